@@ -1,0 +1,75 @@
+/* interp.h — the interpreter: evaluates cells of the vramsheet language against
+ * the session's sheets and hands every result to a sink.
+ *
+ * This is the contract between the transport (src/kernel/) and the language, in
+ * the shape xeus uses: execute, complete, inspect, is_complete. The interpreter
+ * knows nothing of sockets, messages or threads; the kernel knows nothing of
+ * sizing. Offsets are byte offsets into the UTF-8 code; the transport converts
+ * Jupyter's code-point cursors. One interpreter is used by one thread at a time,
+ * except vs_sink.interrupted, which the interpreter polls and which the
+ * transport may flip from another thread.
+ */
+#ifndef VS_LANG_INTERP_H
+#define VS_LANG_INTERP_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+typedef struct vs_interp vs_interp;
+
+/* Where results go while a cell runs. Every callback may be NULL. */
+typedef struct vs_sink {
+    void *ctx;
+    /* A MIME bundle (object: mime type -> data) to publish as display_data, or as
+     * update_display_data when update is non-zero. display_id may be NULL (a
+     * plain display). The bundle is borrowed: copy what you keep. */
+    void (*display)(void *ctx, json_t *bundle, const char *display_id, int update);
+    /* Text for a stream ("stdout" or "stderr"); not NUL-terminated. */
+    void (*stream)(void *ctx, const char *name, const char *text, size_t len);
+    /* Non-zero once an interrupt was requested; long work polls it. */
+    int (*interrupted)(void *ctx);
+    /* Asks the person for a line of text (Jupyter's input_request). Returns 0 and
+     * a malloc'd *out, or a negative code (VS_EVALUE when the client does not
+     * allow stdin, VS_EINTERRUPT when interrupted). */
+    int (*input)(void *ctx, const char *prompt, int password, char **out);
+} vs_sink;
+
+/* Options fixed for the interpreter's life. Zero-initialise, then set. */
+typedef struct vs_interp_options {
+    const char *records_path; /* NULL: VRAMSHEET_RECORDS, else the per-user default */
+} vs_interp_options;
+
+/* Returns a new interpreter, or NULL when memory is short. opts may be NULL. */
+vs_interp *vs_interp_new(const vs_interp_options *opts);
+void vs_interp_free(vs_interp *ip);
+
+/* Evaluates one cell. Every result but the last goes to sink->display as it is
+ * produced; the last is returned in *out_result (a new reference, or NULL when
+ * the cell produced none) for the transport to publish as execute_result.
+ * Returns 0, or a negative code with err filled (err->line/column point into the
+ * cell). On error the session's sheets are as they were before the cell, except
+ * for effects outside the kernel (commits, measurements, push/pull), which stay
+ * and are named in err->message. */
+int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink,
+                      json_t **out_result, vs_error *err);
+
+/* Completion at byte offset cursor: *out_matches is a new array of strings
+ * replacing code[*out_start, *out_end). Returns 0 (possibly no matches). */
+int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **out_matches,
+                       size_t *out_start, size_t *out_end);
+
+/* Help for the word under the cursor: *out_bundle is a new MIME bundle, or NULL
+ * when nothing is known there. detail 0 or 1 as in Jupyter. Returns 0. */
+int vs_interp_inspect(vs_interp *ip, const char *code, size_t cursor, int detail,
+                      json_t **out_bundle);
+
+/* "complete", "incomplete" (open quote, trailing backslash) or "invalid".
+ * *out_indent receives a static string to indent the next line with. */
+const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **out_indent);
+
+/* Static facts for kernel_info_reply's language_info and banner. */
+const char *vs_interp_banner(void);
+
+#endif
