@@ -1,0 +1,96 @@
+/* verb.h — how a verb of the language is defined, and what it may touch.
+ *
+ * Each group of verbs lives in its own file (src/lang/verbs_<group>.c) and
+ * exports a table ending with a {NULL} entry; src/lang/verbs.c lists the tables.
+ * A verb reads its parsed line, changes the session's sheets through the
+ * context, and emits results (MIME bundles) through the context. It never
+ * talks to the transport: it does not know a kernel exists.
+ *
+ * Atomicity: the interpreter snapshots every sheet before a cell and restores
+ * the snapshot when any line fails, so a verb may change the sheet and then fail.
+ * Verbs with effects outside the kernel (commit, measure, push) report them with
+ * vs_ctx_effect() so a later error can say what was kept.
+ */
+#ifndef VS_LANG_VERB_H
+#define VS_LANG_VERB_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "lang/interp.h"
+#include "lang/parse.h"
+#include "util/error.h"
+
+typedef struct vs_ctx vs_ctx;
+
+typedef int (*vs_verb_fn)(vs_ctx *ctx, const vs_line *line, vs_error *err);
+
+typedef struct vs_verb {
+    const char *name;     /* "estimate" */
+    vs_verb_fn run;
+    const char *syntax;   /* "estimate kv layers=L kv_heads=H head_dim=D [dtype=fp16]" */
+    const char *summary;  /* one line, for `help` */
+    const char *help;     /* meaning, formula and source: the text inspect shows */
+    const char *const *keys; /* the key= names it accepts, NULL-terminated (completion) */
+    const char *const *words; /* first words it accepts (sub-verbs, formats), NULL-terminated */
+} vs_verb;
+
+/* The tables of the verb groups, each ending with {NULL}. */
+extern const vs_verb vs_verbs_core[];     /* help, convert, sheet, ...: src/lang/verbs_core.c */
+extern const vs_verb vs_verbs_sizing[];   /* card, reserve, estimate, envelope: verbs_sizing.c */
+extern const vs_verb vs_verbs_gpu[];      /* gpu, require, evidence, candidates: verbs_gpu.c */
+extern const vs_verb vs_verbs_records[];  /* commit, history, show, diff, ...: verbs_records.c */
+extern const vs_verb vs_verbs_measure[];  /* measure, record, probe import: verbs_measure.c */
+
+/* The verb named name across all tables, or NULL. */
+const vs_verb *vs_verb_find(const char *name);
+/* Calls fn for every verb of every table, in order. */
+void vs_verb_each(void (*fn)(const vs_verb *verb, void *data), void *data);
+
+/* --- the context a verb runs in (implemented by src/lang/interp.c) --- */
+
+/* The current sheet (borrowed). When none is open yet, opens one titled
+ * "untitled". NULL only when memory is short. */
+json_t *vs_ctx_sheet(vs_ctx *ctx);
+/* Opens the sheet titled title (creating it when no sheet of that id exists in
+ * the session) and makes it current. Returns 0 or a negative code. */
+int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_error *err);
+/* Adds a sheet built elsewhere (reproduce, show) to the session and makes it
+ * current; takes the reference. Fails with VS_EVALUE if its id is taken. */
+int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err);
+/* The session's sheet of that id (borrowed), or NULL. */
+json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id);
+/* The session's sheets (borrowed array). */
+json_t *vs_ctx_sheets(vs_ctx *ctx);
+
+/* Emits a result bundle (takes the reference). The interpreter publishes every
+ * result but the cell's last as display_data as soon as the next one arrives. */
+void vs_ctx_emit(vs_ctx *ctx, json_t *bundle_take);
+/* Streams text to the notebook now (stdout/stderr). */
+void vs_ctx_stream(vs_ctx *ctx, const char *name, const char *text, size_t len);
+/* Publishes or updates a display with an id now (live gauges). */
+void vs_ctx_display(vs_ctx *ctx, json_t *bundle, const char *display_id, int update);
+/* Non-zero once the person asked to interrupt. */
+int vs_ctx_interrupted(vs_ctx *ctx);
+/* Asks the person for a line of text; see vs_sink.input. */
+int vs_ctx_input(vs_ctx *ctx, const char *prompt, char **out, vs_error *err);
+/* Notes an effect outside the kernel that stays even if the cell fails later
+ * ("committed llama@3f2a... to records"). */
+void vs_ctx_effect(vs_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The records repository path in force: `records PATH`, else VRAMSHEET_RECORDS,
+ * else the per-user default. Borrowed. */
+const char *vs_ctx_records_path(vs_ctx *ctx);
+void vs_ctx_set_records_path(vs_ctx *ctx, const char *path);
+
+/* Small helpers shared by verbs: reject unknown keys (VS_EVALUE naming the
+ * accepted ones, at the key's column), read an integer/bytes/count key. */
+int vs_line_check_keys(const vs_line *line, const char *const *allowed, vs_error *err);
+int vs_line_get_uint(const vs_line *line, const char *key, int required, uint64_t *out,
+                     int *present, vs_error *err);
+int vs_line_get_bytes(const vs_line *line, const char *key, int required, uint64_t *out,
+                      int *present, vs_error *err);
+int vs_line_get_count(const vs_line *line, const char *key, int required, uint64_t *out,
+                      int *present, vs_error *err);
+
+#endif

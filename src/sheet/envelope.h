@@ -1,0 +1,47 @@
+/* envelope.h — weights only, the declared reserve, and the per-GPU envelope.
+ *
+ * Weights only = params x bits / 8 (rounded up to a whole byte), or the exact
+ * bytes of the model's files when `weights from=` read them. Envelope = weights +
+ * every reserve component, per GPU after the sheet's placement (sheet/placement).
+ * Unknown components are counted as missing, never as zero: the envelope then
+ * holds only its known part, and says which names are unknown. A sum of
+ * estimated or independently measured maxima is a conservative envelope, never
+ * an observed peak. Pure: no I/O.
+ */
+#ifndef VS_SHEET_ENVELOPE_H
+#define VS_SHEET_ENVELOPE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+typedef struct vs_envelope {
+    int weights_known;          /* params and bits (or files) are known */
+    uint64_t weights_bytes;     /* whole model, before placement */
+    const char *weights_basis;  /* "params x bits / 8" or "safetensors files" (static) */
+    uint64_t weights_gpu_bytes; /* per GPU, after placement */
+    uint64_t reserve_bytes;     /* known reserve components, per GPU after placement */
+    uint64_t envelope_bytes;    /* weights_gpu_bytes + reserve_bytes: the known part */
+    size_t n_unknown;           /* reserve components with unknown bytes */
+    int conservative;           /* it sums maxima: not an observed peak */
+    unsigned gpus;              /* GPUs of the placement */
+} vs_envelope;
+
+/* Bits per value of a format name ("bf16" -> 16, "nf4" -> 4), or 0 when unknown. */
+unsigned vs_format_bits(const char *format);
+
+/* weights = params x bits / 8 bytes, rounded up; VS_EUNIT on overflow. */
+int vs_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err);
+
+/* Computes the sheet's envelope. Returns 0 (also when the weights are unknown:
+ * out->weights_known says so) or a negative code on overflow. */
+int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err);
+
+/* The `envelope` payload of SPEC §5 (kind "envelope", weights_bytes,
+ * reserve_bytes, envelope_bytes, conservative, components, unknown, ...).
+ * Returns a new reference or NULL. */
+json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet);
+
+#endif

@@ -1,0 +1,124 @@
+/* sheet.h — the sizing sheet: its document layout and the operations on it.
+ *
+ * A sheet is a jansson object (json_t) laid out exactly as below; it is the
+ * model in memory and, written canonically (vs_sheet_dump), the record that git
+ * stores. Every module that reads or changes a sheet goes through this layout, so
+ * that records keep one shape. Keys beginning with "_" are runtime state of the
+ * kernel (for example "_base_blob", the git blob id the sheet was loaded from);
+ * they are never written to records. This module is pure: no I/O, no globals.
+ *
+ * Units: every amount of memory is an exact integer number of bytes (JSON
+ * integer); GB and GiB exist only in rendering. Unknown = JSON null.
+ *
+ * {
+ *   "schema": "vramsheet/sheet/1",
+ *   "id": "llama-2-7b-chat-inference-campaign-a",     slug of the title
+ *   "title": "Llama-2-7B chat, inference, campaign A",
+ *   "lineage": null | {"sheet": ID, "commit": HEX40, "title": STR},
+ *   "card": {
+ *     "model": STR|null, "revision": STR|null,
+ *     "params": INT|null,            parameter count
+ *     "params_source": STR|null,     "declared", "config.json (llama rule)", "safetensors"
+ *     "task": "inference"|"finetune"|"lora"|"qlora"|"pretrain"|null,
+ *     "format": "fp32"|"fp16"|"bf16"|"fp8"|"int8"|"int4"|"nf4"|"fp4"|"bits=N"|null,
+ *     "bits": INT|null,
+ *     "length": INT|null,            required tokens per sequence
+ *     "concurrency": INT|null,       simultaneous sequences (inference)
+ *     "microbatch": INT|null, "accumulation": INT|null,      (training)
+ *     "quality": STR|null,
+ *     "arch": null | {"family": STR, "rule": STR, "config": PATH,
+ *                     "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
+ *                     "vocab", "experts", "experts_per_token", "params_total",
+ *                     "params_active": INT|null, "tied_embeddings": BOOL}
+ *   },
+ *   "weights_files": null | {       set by `weights from=PATH`, cleared by model/format changes
+ *     "path": STR, "bytes": INT, "params": INT,
+ *     "by_dtype": [{"dtype": "BF16", "bytes": INT, "params": INT}],
+ *     "other_dtype": [{"pattern": STR, "dtype": STR, "bytes": INT, "tensors": INT}],
+ *     "files": [{"name": STR, "size": INT, "sha256": STR|null}]
+ *   },
+ *   "components": [                 the reserve, in declaration order; never the weights
+ *     {"name": STR, "bytes": INT|null, "status": "estimated"|"measured"|"unknown",
+ *      "source": STR|null, "phase": STR|null,
+ *      "class": "other"|"kv_cache"|"gradients"|"optimizer"|"activations"|"parameters"}
+ *   ],                              "class" says how a placement shards it (sheet/placement)
+ *   "placement": {"kind": "single"|"ddp"|"zero"|"fsdp"|"tensor", "gpus": INT, "stage": INT|null},
+ *   "stages": [{"name": "short"|"usual"|"limit"|STR, "length": INT|null,
+ *               "concurrency": INT|null, "microbatch": INT|null, "note": STR|null}],
+ *   "offers": [{"name": STR, "memory_bytes": INT|null (nominal, as marketed),
+ *               "reported_bytes": INT|null (device-reported total), "reported_basis": STR|null,
+ *               "price": STR|null (exact decimal text, "47.14"), "currency": STR|null,
+ *               "period": STR|null ("3d"), "cards": INT, "available": STR|null,
+ *               "interconnect": STR|null, "catalog": STR|null (catalogue entry used)}],
+ *   "requirements": [{"name": STR}],            declared with `require` (built-ins are implied)
+ *   "evidence": [{"candidate": STR, "requirement": STR,
+ *                 "verdict": "admissible"|"to-confirm"|"exclude",
+ *                 "source": STR, "version": STR|null, "scope": STR|null}],
+ *   "runs": [{"id": "m1", "command": STR, "phase": STR|null, "exit_status": INT|null,
+ *             "overflow_phase": STR|null, "started": ISO8601, "elapsed_ms": INT,
+ *             "host": STR|null, "driver": STR|null, "nvml": STR|null,
+ *             "gpus": [{"index": INT, "name": STR, "total_bytes": INT, "total_basis": "nvml"|"cuda"}]}],
+ *   "measurements": [{"run": STR|null, "phase": STR, "gpu": INT|null, "gpu_name": STR|null,
+ *                     "counter": STR, "scope": "device"|"process"|"allocator"|"tensors"|STR,
+ *                     "peak_bytes": INT, "dims": {STR: INT}, "stage": STR|null,
+ *                     "host": STR|null, "rank": INT|null, "validates_card": BOOL,
+ *                     "state": "current"|"to re-measure", "time": ISO8601|null}],
+ *   "invalidate": [STR],
+ *   "oom": [{"phase": STR, "note": STR|null}],
+ *   "decision": STR|null
+ * }
+ */
+#ifndef VS_SHEET_SHEET_H
+#define VS_SHEET_SHEET_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+#define VS_SHEET_SCHEMA "vramsheet/sheet/1"
+#define VS_SHEET_ID_MAX 64
+
+/* A new, empty sheet with every key of the layout present (nulls and empty
+ * arrays), "placement" single on 1 GPU. Returns NULL when memory is short. */
+json_t *vs_sheet_new(const char *title);
+
+/* Writes the slug of title into out (lowercase ASCII letters, digits and single
+ * '-', no leading or trailing '-', at most VS_SHEET_ID_MAX-1 chars, never
+ * empty: "sheet" when nothing is left). Returns 0 or VS_EVALUE if outlen < 2. */
+int vs_sheet_slug(const char *title, char *out, size_t outlen);
+
+/* 1 when id is a valid slug as produced above (safe as a folder name). */
+int vs_sheet_id_valid(const char *id);
+
+/* The canonical text of a sheet: fixed key order (the layout's), two-space
+ * indent, one component/measurement per line where possible, integers for bytes,
+ * the shortest exact form for any other number, runtime ("_") keys left out,
+ * ending with a newline. Returns a malloc'd string, or NULL when memory is short. */
+char *vs_sheet_dump(const json_t *sheet);
+
+/* Parses a record (as written by vs_sheet_dump) into a sheet, checking the
+ * schema and the types of the layout; missing keys get their defaults.
+ * Returns 0 and a new reference in *out, or VS_EFORMAT with line/column. */
+int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err);
+
+/* Borrowed accessors for the layout; NULL when absent. */
+json_t *vs_sheet_card(const json_t *sheet);
+json_t *vs_sheet_array(const json_t *sheet, const char *key); /* components, offers, ... */
+
+/* Card integer (params, length, ...): 1 and *out when set, 0 when null/unset. */
+int vs_sheet_card_uint(const json_t *sheet, const char *key, uint64_t *out);
+
+/* The component named name in "components", or NULL. */
+json_t *vs_sheet_component(const json_t *sheet, const char *name);
+
+/* Adds or replaces the component named name. An existing "measured" component is
+ * never replaced by an estimate: returns VS_EVALUE saying so. known=0 stores
+ * bytes null. status is "estimated", "measured" or "unknown"; source and phase
+ * may be NULL; cls is one of the layout's classes (NULL = "other"). */
+int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t bytes,
+                           const char *status, const char *source, const char *phase,
+                           const char *cls, vs_error *err);
+
+#endif
