@@ -1,4 +1,140 @@
+/* kernel_cli.c — the `kernel` and `install` subcommands (cli.h). */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
-int vs_kernel_main(int argc, char **argv) { (void)argc; fprintf(stderr, "vramsheet %s: not built yet\n", argv[0]); return 1; }
-int vs_install_main(int argc, char **argv) { (void)argc; fprintf(stderr, "vramsheet %s: not built yet\n", argv[0]); return 1; }
+#include "kernel/conn.h"
+#include "kernel/install.h"
+#include "kernel/kernel.h"
+#include "lang/interp.h"
+
+static void kernel_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: vramsheet kernel -f CONNECTION_FILE\n\n"
+            "Runs vramsheet as a Jupyter kernel (messaging protocol %s) on the sockets\n"
+            "named in CONNECTION_FILE, the JSON file a Jupyter client writes (tcp or ipc).\n"
+            "Jupyter starts this through the kernelspec; see `vramsheet install`.\n"
+            "Logs go to stderr. Exit status: 0 after a shutdown request, 1 when the\n"
+            "sockets cannot be bound, 2 for a usage error or a bad connection file.\n\n"
+            "  -f, --connection-file FILE   the connection file (required)\n"
+            "  -h, --help                   this text\n",
+            "5.3");
+}
+
+int vs_kernel_main(int argc, char **argv)
+{
+    const char *file = NULL;
+    vs_conn conn;
+    vs_error err;
+    vs_interp *ip = NULL;
+    vs_kernel_options opts = {0};
+    const char *test = getenv("VRAMSHEET_KERNEL_TEST");
+    int i, rc;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            kernel_usage(stdout);
+            return 0;
+        } else if ((!strcmp(argv[i], "-f") || !strcmp(argv[i], "--connection-file")) &&
+                   i + 1 < argc) {
+            file = argv[++i];
+        } else if (!strncmp(argv[i], "--connection-file=", 18)) {
+            file = argv[i] + 18;
+        } else if (!strncmp(argv[i], "-f=", 3)) {
+            file = argv[i] + 3;
+        } else {
+            fprintf(stderr, "vramsheet kernel: unexpected argument '%s'\n\n", argv[i]);
+            kernel_usage(stderr);
+            return 2;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "vramsheet kernel: a connection file is required (-f FILE)\n\n");
+        kernel_usage(stderr);
+        return 2;
+    }
+    vs_error_clear(&err);
+    if (vs_conn_load(&conn, file, &err) < 0) {
+        fprintf(stderr, "vramsheet kernel: %s\n", err.message);
+        return 2;
+    }
+    ip = vs_interp_new(NULL);
+    if (!ip) {
+        fprintf(stderr, "vramsheet kernel: out of memory starting the interpreter\n");
+        return 1;
+    }
+    opts.test_cells = test && !strcmp(test, "1");
+    rc = vs_kernel_serve(&conn, ip, &opts, &err);
+    if (rc < 0)
+        fprintf(stderr, "vramsheet kernel: %s\n", err.message);
+    vs_interp_free(ip);
+    return rc < 0 ? 1 : 0;
+}
+
+static void install_usage(FILE *f)
+{
+    fprintf(f, "usage: vramsheet install [--user | --prefix DIR]\n\n"
+               "Writes the Jupyter kernelspec \"vramsheet\" (kernel.json and logos) naming\n"
+               "this binary, so that Jupyter lists and starts the kernel.\n\n"
+               "  --user        in the per-user data directory (the default):\n"
+               "                $JUPYTER_DATA_DIR, else $XDG_DATA_HOME/jupyter,\n"
+               "                else ~/.local/share/jupyter; then kernels/vramsheet\n"
+               "  --prefix DIR  in DIR/share/jupyter/kernels/vramsheet (for example a\n"
+               "                virtual environment's prefix)\n"
+               "  -h, --help    this text\n");
+}
+
+int vs_install_main(int argc, char **argv)
+{
+    char data_dir[PATH_MAX + 32], binary[PATH_MAX], dir[4096];
+    const char *prefix = NULL;
+    vs_error err;
+    int i, user = 0;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            install_usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--user")) {
+            user = 1;
+        } else if (!strcmp(argv[i], "--prefix") && i + 1 < argc) {
+            prefix = argv[++i];
+        } else if (!strncmp(argv[i], "--prefix=", 9)) {
+            prefix = argv[i] + 9;
+        } else {
+            fprintf(stderr, "vramsheet install: unexpected argument '%s'\n\n", argv[i]);
+            install_usage(stderr);
+            return 2;
+        }
+    }
+    if (user && prefix) {
+        fprintf(stderr, "vramsheet install: --user and --prefix exclude each other\n");
+        return 2;
+    }
+    vs_error_clear(&err);
+    if (prefix) {
+        if (!*prefix) {
+            fprintf(stderr, "vramsheet install: --prefix needs a directory\n");
+            return 2;
+        }
+        snprintf(data_dir, sizeof data_dir, "%s/share/jupyter", prefix);
+    } else if (vs_install_user_data_dir(data_dir, sizeof data_dir, &err) < 0) {
+        fprintf(stderr, "vramsheet install: %s\n", err.message);
+        return 1;
+    }
+    /* The kernelspec names this very binary, wherever it was started from. */
+    if (!realpath("/proc/self/exe", binary)) {
+        fprintf(stderr, "vramsheet install: cannot find the path of this binary\n");
+        return 1;
+    }
+    if (vs_install_kernelspec(data_dir, binary, dir, sizeof dir, &err) < 0) {
+        fprintf(stderr, "vramsheet install: %s\n", err.message);
+        return 1;
+    }
+    printf("installed kernelspec vramsheet in %s\n", dir);
+    return 0;
+}

@@ -1,60 +1,893 @@
-/* Temporary stand-in until the language lands: echoes the cell. */
+/* The interpreter: a session of sheets, cells applied atomically, results
+ * handed to a sink. Completion, inspection and is_complete live here too, since
+ * they read the same verb tables and the same session. */
 #include "lang/interp.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "catalog/catalog.h"
+#include "lang/parse.h"
+#include "lang/verb.h"
+#include "render/bundle.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
 
 struct vs_interp {
-    int unused;
+    json_t *sheets;    /* array of sheet objects */
+    long current;      /* index into sheets, -1 when none is open */
+    char *opt_records; /* from the options */
+    char *set_records; /* from `records PATH` */
+    char *env_records; /* the last path computed from the environment (borrowed out) */
 };
+
+struct vs_ctx {
+    vs_interp *ip;
+    const vs_sink *sink;
+    json_t *pending; /* the latest result, not yet published */
+    vs_buf effects;  /* effects outside the kernel, "; "-separated */
+};
+
+static char *dup_opt(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
 
 vs_interp *vs_interp_new(const vs_interp_options *opts)
 {
-    (void)opts;
-    return calloc(1, sizeof(vs_interp));
+    vs_interp *ip = calloc(1, sizeof *ip);
+    if (!ip)
+        return NULL;
+    ip->sheets = json_array();
+    ip->current = -1;
+    if (opts && opts->records_path) {
+        ip->opt_records = strdup(opts->records_path);
+        if (!ip->opt_records) {
+            vs_interp_free(ip);
+            return NULL;
+        }
+    }
+    if (!ip->sheets) {
+        vs_interp_free(ip);
+        return NULL;
+    }
+    return ip;
 }
 
-void vs_interp_free(vs_interp *ip) { free(ip); }
+void vs_interp_free(vs_interp *ip)
+{
+    if (!ip)
+        return;
+    json_decref(ip->sheets);
+    free(ip->opt_records);
+    free(ip->set_records);
+    free(ip->env_records);
+    free(ip);
+}
+
+const char *vs_interp_banner(void)
+{
+    return "vramsheet " VS_VERSION ": GPU memory sizing sheets (type `help` for the verbs)";
+}
+
+/* ------------------------------------------------------------------ context */
+
+static void publish(vs_ctx *ctx, json_t *bundle)
+{
+    if (ctx->sink && ctx->sink->display)
+        ctx->sink->display(ctx->sink->ctx, bundle, NULL, 0);
+}
+
+static void flush_pending(vs_ctx *ctx)
+{
+    if (ctx->pending) {
+        publish(ctx, ctx->pending);
+        json_decref(ctx->pending);
+        ctx->pending = NULL;
+    }
+}
+
+void vs_ctx_emit(vs_ctx *ctx, json_t *bundle_take)
+{
+    if (!bundle_take)
+        return;
+    flush_pending(ctx);
+    ctx->pending = bundle_take;
+}
+
+void vs_ctx_stream(vs_ctx *ctx, const char *name, const char *text, size_t len)
+{
+    /* results already produced come first, in the order they were made */
+    flush_pending(ctx);
+    if (ctx->sink && ctx->sink->stream)
+        ctx->sink->stream(ctx->sink->ctx, name, text, len);
+}
+
+void vs_ctx_display(vs_ctx *ctx, json_t *bundle, const char *display_id, int update)
+{
+    flush_pending(ctx);
+    if (ctx->sink && ctx->sink->display)
+        ctx->sink->display(ctx->sink->ctx, bundle, display_id, update);
+}
+
+int vs_ctx_interrupted(vs_ctx *ctx)
+{
+    return ctx->sink && ctx->sink->interrupted && ctx->sink->interrupted(ctx->sink->ctx);
+}
+
+int vs_ctx_input(vs_ctx *ctx, const char *prompt, char **out, vs_error *err)
+{
+    int rc;
+    *out = NULL;
+    flush_pending(ctx);
+    if (!ctx->sink || !ctx->sink->input)
+        return vs_error_set(err, VS_EVALUE, "this front end does not accept input");
+    rc = ctx->sink->input(ctx->sink->ctx, prompt, 0, out);
+    if (rc == VS_EINTERRUPT)
+        return vs_error_set(err, rc, "interrupted while waiting for input");
+    if (rc < 0)
+        return vs_error_set(err, rc, "input was not available (the client does not allow stdin)");
+    return 0;
+}
+
+void vs_ctx_effect(vs_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    if (ctx->effects.len)
+        vs_buf_puts(&ctx->effects, "; ");
+    va_start(ap, fmt);
+    vs_buf_vprintf(&ctx->effects, fmt, ap);
+    va_end(ap);
+}
+
+json_t *vs_ctx_sheets(vs_ctx *ctx)
+{
+    return ctx->ip->sheets;
+}
+
+json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(ctx->ip->sheets, i, s)
+    {
+        const char *sid = json_string_value(json_object_get(s, "id"));
+        if (sid && id && !strcmp(sid, id))
+            return s;
+    }
+    return NULL;
+}
+
+static long sheet_index(vs_interp *ip, const json_t *sheet)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(ip->sheets, i, s) if (s == sheet) return (long)i;
+    return -1;
+}
+
+json_t *vs_ctx_sheet(vs_ctx *ctx)
+{
+    vs_interp *ip = ctx->ip;
+    json_t *s;
+    if (ip->current >= 0 && (size_t)ip->current < json_array_size(ip->sheets))
+        return json_array_get(ip->sheets, (size_t)ip->current);
+    if (vs_ctx_open_sheet(ctx, "untitled", &s, NULL) < 0)
+        return NULL;
+    return s;
+}
+
+int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_error *err)
+{
+    char id[VS_SHEET_ID_MAX];
+    json_t *s;
+    if (out_sheet)
+        *out_sheet = NULL;
+    if (!title)
+        return vs_error_set(err, VS_EVALUE, "expected a sheet title");
+    vs_sheet_slug(title, id, sizeof id);
+    s = vs_ctx_find_sheet(ctx, id);
+    if (!s) {
+        s = vs_sheet_new(title);
+        if (!s || json_array_append_new(ctx->ip->sheets, s) < 0)
+            return vs_error_set(err, VS_ENOMEM, "out of memory");
+    }
+    ctx->ip->current = sheet_index(ctx->ip, s);
+    if (out_sheet)
+        *out_sheet = s;
+    return 0;
+}
+
+int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err)
+{
+    const char *id = json_string_value(json_object_get(sheet_take, "id"));
+    if (!id || !vs_sheet_id_valid(id)) {
+        json_decref(sheet_take);
+        return vs_error_set(err, VS_EVALUE, "the sheet has no valid id");
+    }
+    if (vs_ctx_find_sheet(ctx, id)) {
+        int rc = vs_error_set(err, VS_EVALUE,
+                              "a sheet with id '%s' is already open in this session "
+                              "(choose another title)",
+                              id);
+        json_decref(sheet_take);
+        return rc;
+    }
+    if (json_array_append_new(ctx->ip->sheets, sheet_take) < 0)
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    ctx->ip->current = (long)json_array_size(ctx->ip->sheets) - 1;
+    return 0;
+}
+
+const char *vs_ctx_records_path(vs_ctx *ctx)
+{
+    return vs_interp_records_path(ctx->ip);
+}
+
+const char *vs_interp_records_path(vs_interp *ip)
+{
+    const char *env, *home;
+    char *p = NULL;
+    size_t n;
+    if (ip->set_records)
+        return ip->set_records;
+    if (ip->opt_records)
+        return ip->opt_records;
+    env = getenv("VRAMSHEET_RECORDS");
+    if (env && *env) {
+        p = strdup(env);
+    } else if ((env = getenv("XDG_DATA_HOME")) && *env == '/') {
+        n = strlen(env) + sizeof "/vramsheet/records";
+        if ((p = malloc(n)))
+            snprintf(p, n, "%s/vramsheet/records", env);
+    } else {
+        home = getenv("HOME");
+        if (!home || !*home)
+            home = ".";
+        n = strlen(home) + sizeof "/.local/share/vramsheet/records";
+        if ((p = malloc(n)))
+            snprintf(p, n, "%s/.local/share/vramsheet/records", home);
+    }
+    if (!p)
+        return ip->env_records ? ip->env_records : "";
+    free(ip->env_records);
+    ip->env_records = p;
+    return p;
+}
+
+void vs_ctx_set_records_path(vs_ctx *ctx, const char *path)
+{
+    char *p = dup_opt(path);
+    if (path && !p)
+        return;
+    free(ctx->ip->set_records);
+    ctx->ip->set_records = p;
+}
+
+/* ------------------------------------------------------------ line helpers */
+
+static void list_keys(vs_buf *b, const char *const *allowed)
+{
+    size_t i;
+    if (!allowed || !allowed[0]) {
+        vs_buf_puts(b, "none");
+        return;
+    }
+    for (i = 0; allowed[i]; i++)
+        vs_buf_printf(b, "%s%s=", i ? ", " : "", allowed[i]);
+}
+
+int vs_line_check_keys(const vs_line *line, const char *const *allowed, vs_error *err)
+{
+    size_t i, j, k;
+    for (i = 0; i < line->nargs; i++) {
+        const vs_arg *a = &line->args[i];
+        int ok = 0;
+        if (a->kind != VS_ARG_PAIR)
+            continue;
+        for (k = 0; allowed && allowed[k]; k++)
+            if (!strcmp(allowed[k], a->key))
+                ok = 1;
+        if (!ok) {
+            vs_buf b = VS_BUF_INIT;
+            int rc;
+            list_keys(&b, allowed);
+            rc = vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                 "unknown key '%s=' for `%s`; expected one of: %s", a->key,
+                                 line->verb, vs_buf_str(&b));
+            vs_buf_free(&b);
+            return rc;
+        }
+        for (j = 0; j < i; j++)
+            if (line->args[j].kind == VS_ARG_PAIR && !strcmp(line->args[j].key, a->key))
+                return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                       "key '%s=' is given twice; expected it once", a->key);
+    }
+    return 0;
+}
+
+typedef int (*parse_fn)(uint64_t *out, const char *text, vs_error *err);
+
+static int get_key(const vs_line *line, const char *key, int required, uint64_t *out, int *present,
+                   parse_fn fn, const char *what, vs_error *err)
+{
+    const vs_arg *a = vs_line_pair(line, key);
+    int rc;
+    if (present)
+        *present = 0;
+    if (!a) {
+        if (required)
+            return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "`%s` needs %s=%s",
+                                   line->verb, key, what);
+        return 0;
+    }
+    rc = fn(out, a->value, err);
+    if (rc < 0) {
+        vs_error_prefix(err, "%s=: ", key);
+        err->line = a->line;
+        err->column = a->value_column;
+        return rc;
+    }
+    if (present)
+        *present = 1;
+    return 0;
+}
+
+int vs_line_get_uint(const vs_line *line, const char *key, int required, uint64_t *out,
+                     int *present, vs_error *err)
+{
+    return get_key(line, key, required, out, present, vs_units_parse_uint, "N (a whole number)",
+                   err);
+}
+
+int vs_line_get_bytes(const vs_line *line, const char *key, int required, uint64_t *out,
+                      int *present, vs_error *err)
+{
+    return get_key(line, key, required, out, present, vs_units_parse_bytes,
+                   "AMOUNT with a unit (24GB, 6GiB)", err);
+}
+
+int vs_line_get_count(const vs_line *line, const char *key, int required, uint64_t *out,
+                      int *present, vs_error *err)
+{
+    return get_key(line, key, required, out, present, vs_units_parse_count,
+                   "COUNT (7e9, 6.74B, 70M)", err);
+}
+
+/* ------------------------------------------------------------------ execute */
+
+static const vs_verb *lookup(const char *name)
+{
+    const vs_verb *v = vs_verb_find(name);
+    if (!v && name[0] == '%' && name[1] == '%')
+        v = vs_verb_find(name + 2);
+    return v;
+}
+
+static int unknown_verb(const vs_line *l, vs_error *err)
+{
+    const char *near[3];
+    size_t n = vs_verb_suggest(l->verb, near, 3), i;
+    vs_buf b = VS_BUF_INIT;
+    int rc;
+    if (n) {
+        vs_buf_puts(&b, "; did you mean ");
+        for (i = 0; i < n; i++)
+            vs_buf_printf(&b, "%s`%s`", i == 0 ? "" : i + 1 == n ? " or " : ", ", near[i]);
+        vs_buf_puts(&b, "?");
+    }
+    rc = vs_error_set_at(err, VS_ENOTFOUND, l->line, l->column,
+                         "unknown verb '%s'%s (expected a verb; `help` lists them)", l->verb,
+                         vs_buf_str(&b));
+    vs_buf_free(&b);
+    return rc;
+}
+
+/* Runtime keys ("_base_blob", ...) describe the world outside the kernel (the
+ * records as last seen); a commit made before the failure changed that world,
+ * so the restored sheets take them from the state after the failure. */
+static void keep_runtime_keys(json_t *restored, json_t *failed)
+{
+    size_t i, j;
+    json_t *s, *f, *v;
+    const char *k;
+    json_array_foreach(restored, i, s)
+    {
+        const char *id = json_string_value(json_object_get(s, "id"));
+        if (!id)
+            continue;
+        json_array_foreach(failed, j, f)
+        {
+            const char *fid = json_string_value(json_object_get(f, "id"));
+            if (!fid || strcmp(fid, id) != 0)
+                continue;
+            json_object_foreach(f, k, v) if (k[0] == '_') json_object_set(s, k, v);
+            break;
+        }
+    }
+}
 
 int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, json_t **out_result,
                       vs_error *err)
 {
-    (void)ip;
-    (void)sink;
+    vs_cell *cell = NULL;
+    vs_ctx ctx;
+    json_t *snap = NULL;
+    long snap_current;
+    char *snap_records = NULL;
+    size_t i;
+    int rc;
+    vs_error local;
+
+    if (!err)
+        err = &local;
+    vs_error_clear(err);
     *out_result = NULL;
-    if (strstr(code, "error"))
-        return vs_error_set_at(err, VS_ESYNTAX, 1, 1, "expected a verb");
-    *out_result = json_pack("{s:s}", "text/plain", code);
-    return 0;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.ip = ip;
+    ctx.sink = sink;
+    vs_buf_init(&ctx.effects);
+
+    rc = vs_parse_cell(&cell, code ? code : "", code ? strlen(code) : 0, err);
+    if (rc < 0)
+        goto done;
+
+    /* A cell is atomic: everything it may change is copied first. */
+    snap = json_deep_copy(ip->sheets);
+    snap_current = ip->current;
+    if (ip->set_records && !(snap_records = strdup(ip->set_records)))
+        snap = (json_decref(snap), NULL);
+    if (!snap) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory before running the cell");
+        goto done;
+    }
+
+    for (i = 0; i < cell->nlines; i++) {
+        const vs_line *l = &cell->lines[i];
+        const vs_verb *v;
+        if (vs_ctx_interrupted(&ctx)) {
+            rc = vs_error_set_at(err, VS_EINTERRUPT, l->line, l->column, "interrupted before `%s`",
+                                 l->verb);
+            break;
+        }
+        v = lookup(l->verb);
+        if (!v || !v->run) {
+            rc = unknown_verb(l, err);
+            break;
+        }
+        vs_error_clear(err);
+        rc = v->run(&ctx, l, err);
+        if (rc < 0) {
+            if (err->code == 0)
+                vs_error_set(err, rc, "`%s` failed", l->verb);
+            err->code = rc;
+            if (err->line == 0) {
+                err->line = l->line;
+                err->column = l->column;
+            }
+            break;
+        }
+    }
+
+    if (rc < 0) {
+        /* what the person saw before the failure stays visible */
+        flush_pending(&ctx);
+        keep_runtime_keys(snap, ip->sheets);
+        json_decref(ip->sheets);
+        ip->sheets = snap;
+        snap = NULL;
+        ip->current = snap_current;
+        free(ip->set_records);
+        ip->set_records = snap_records;
+        snap_records = NULL;
+        if (ctx.effects.len) {
+            vs_buf m = VS_BUF_INIT;
+            vs_buf_printf(&m, "%s (kept: %s; the sheet is back to its state before the cell)",
+                          err->message, vs_buf_str(&ctx.effects));
+            if (!vs_buf_failed(&m)) {
+                size_t n = m.len < sizeof err->message - 1 ? m.len : sizeof err->message - 1;
+                memcpy(err->message, m.data, n);
+                err->message[n] = '\0';
+            }
+            vs_buf_free(&m);
+        }
+        goto done;
+    }
+    *out_result = ctx.pending;
+    ctx.pending = NULL;
+
+done:
+    json_decref(ctx.pending);
+    json_decref(snap);
+    free(snap_records);
+    vs_buf_free(&ctx.effects);
+    vs_cell_free(cell);
+    return rc;
+}
+
+/* --------------------------------------------------------------- completion */
+
+static const char *const format_names[] = {"fp32", "fp16", "bf16", "fp8", "int8",
+                                           "int4", "nf4",  "fp4",  NULL};
+
+typedef struct {
+    size_t start;   /* byte offset of the token */
+    int quoted;     /* it opens with '"' still unclosed (or closed) */
+    int in_comment; /* the cursor is in a comment or raw text */
+} token_pos;
+
+/* The tokens of the logical line holding the cursor, up to the cursor. Returns
+ * the number of tokens before the current one; the current token's start goes to
+ * cur. first_tok gets the verb's byte range when present. */
+static size_t scan_line(const char *code, size_t cursor, token_pos *cur, size_t *verb_start,
+                        size_t *verb_end, size_t *toks_start, size_t max_toks)
+{
+    size_t ls = cursor, i, ntok = 0;
+    int inq = 0, intok = 0;
+    /* back to the start of the logical line (across `\` continuations) */
+    for (;;) {
+        while (ls > 0 && code[ls - 1] != '\n')
+            ls--;
+        if (ls >= 2 && code[ls - 2] == '\\')
+            ls -= 2;
+        else if (ls >= 3 && code[ls - 2] == '\r' && code[ls - 3] == '\\')
+            ls -= 3;
+        else
+            break;
+    }
+    memset(cur, 0, sizeof *cur);
+    cur->start = cursor;
+    *verb_start = *verb_end = (size_t)-1;
+    for (i = ls; i < cursor; i++) {
+        char c = code[i];
+        if (inq) {
+            if (c == '\\' && i + 1 < cursor)
+                i++;
+            else if (c == '"')
+                inq = 0;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\') {
+            if (intok) {
+                if (ntok == 0)
+                    *verb_end = i;
+                ntok++;
+                intok = 0;
+            }
+            continue;
+        }
+        if (!intok) {
+            if (c == '#') {
+                cur->in_comment = 1;
+                return ntok;
+            }
+            if (c == '-' && i + 1 < cursor && code[i + 1] == '-' &&
+                (i + 2 >= cursor || code[i + 2] == ' ' || code[i + 2] == '\t')) {
+                if (i + 2 < cursor) {
+                    cur->in_comment = 1; /* raw text after `--` */
+                    return ntok;
+                }
+            }
+            intok = 1;
+            cur->start = i;
+            cur->quoted = 0;
+            if (ntok == 0)
+                *verb_start = i;
+            if (ntok < max_toks)
+                toks_start[ntok] = i;
+        }
+        if (c == '"') {
+            inq = 1;
+            if (cur->start == i)
+                cur->quoted = 1;
+        }
+    }
+    if (!intok) {
+        cur->start = cursor;
+        cur->quoted = 0;
+    } else if (ntok == 0) {
+        *verb_end = cursor;
+    }
+    return ntok;
+}
+
+static void add_match(json_t *m, const char *s, const char *prefix, size_t plen)
+{
+    size_t i;
+    json_t *x;
+    if (strncmp(s, prefix, plen) != 0)
+        return;
+    json_array_foreach(m, i, x) if (!strcmp(json_string_value(x), s)) return;
+    json_array_append_new(m, json_string(s));
+}
+
+typedef struct {
+    json_t *m;
+    const char *prefix;
+    size_t plen;
+} verb_match;
+
+static void add_verb(const vs_verb *v, void *data)
+{
+    verb_match *vm = data;
+    add_match(vm->m, v->name, vm->prefix, vm->plen);
+}
+
+static void add_sheet_ids(vs_interp *ip, json_t *m, const char *prefix, size_t plen,
+                          const char *suffix)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(ip->sheets, i, s)
+    {
+        const char *id = json_string_value(json_object_get(s, "id"));
+        char buf[VS_SHEET_ID_MAX + 4];
+        if (!id)
+            continue;
+        snprintf(buf, sizeof buf, "%s%s", id, suffix);
+        add_match(m, buf, prefix, plen);
+    }
+}
+
+/* A GPU name as a completion: quoted when it holds a space; matched without
+ * regard to case, with or without the opening quote typed. */
+static void add_gpu_name(json_t *m, const char *name, const char *prefix, size_t plen)
+{
+    vs_buf b = VS_BUF_INIT;
+    size_t i;
+    json_t *x;
+    int quote = strchr(name, ' ') != NULL || (plen > 0 && prefix[0] == '"');
+    if (plen > 0 && prefix[0] == '"') {
+        prefix++;
+        plen--;
+    }
+    if (strlen(name) < plen || strncasecmp(name, prefix, plen) != 0)
+        return;
+    if (quote)
+        vs_buf_putc(&b, '"');
+    vs_buf_puts(&b, name);
+    if (quote)
+        vs_buf_putc(&b, '"');
+    if (!vs_buf_failed(&b)) {
+        int dup = 0;
+        json_array_foreach(m, i, x) if (!strcmp(json_string_value(x), vs_buf_str(&b))) dup = 1;
+        if (!dup)
+            json_array_append_new(m, json_string(vs_buf_str(&b)));
+    }
+    vs_buf_free(&b);
+}
+
+/* The session's offers first (what this sheet compares), then the catalogue. */
+static void add_gpu_names(vs_interp *ip, json_t *m, const char *prefix, size_t plen)
+{
+    json_t *sheet, *o;
+    size_t i;
+    const char *const *names = vs_catalog_names();
+    if (ip->current >= 0) {
+        sheet = json_array_get(ip->sheets, (size_t)ip->current);
+        json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+        {
+            const char *name = json_string_value(json_object_get(o, "name"));
+            if (name)
+                add_gpu_name(m, name, prefix, plen);
+        }
+    }
+    for (i = 0; names && names[i]; i++)
+        add_gpu_name(m, names[i], prefix, plen);
+}
+
+/* Moves a byte offset back onto the start of a code point. */
+static size_t char_boundary(const char *code, size_t len, size_t pos)
+{
+    if (pos > len)
+        pos = len;
+    while (pos > 0 && pos < len && ((unsigned char)code[pos] & 0xC0) == 0x80)
+        pos--;
+    return pos;
 }
 
 int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **out_matches,
                        size_t *out_start, size_t *out_end)
 {
-    (void)ip;
-    (void)code;
-    *out_matches = json_array();
+    size_t len = code ? strlen(code) : 0, ntok, vs, ve, plen, toks[4];
+    token_pos cur;
+    const char *prefix;
+    char verb[64] = "";
+    const vs_verb *v = NULL;
+    json_t *m = json_array();
+    const char *eq;
+
+    *out_matches = m;
+    cursor = char_boundary(code ? code : "", len, cursor);
     *out_start = *out_end = cursor;
+    if (!m || !code)
+        return 0;
+    ntok = scan_line(code, cursor, &cur, &vs, &ve, toks, 4);
+    if (cur.in_comment)
+        return 0;
+    prefix = code + cur.start;
+    plen = cursor - cur.start;
+    *out_start = cur.start;
+    if (ntok == 0) {
+        verb_match vm = {m, prefix, plen};
+        vs_verb_each(add_verb, &vm);
+        return 0;
+    }
+    if (ve - vs < sizeof verb) {
+        memcpy(verb, code + vs, ve - vs);
+        verb[ve - vs] = '\0';
+    }
+    v = lookup(verb);
+    eq = cur.quoted ? NULL : memchr(prefix, '=', plen);
+    if (eq) {
+        size_t klen = (size_t)(eq - prefix);
+        const char *val = eq + 1;
+        size_t vlen = plen - klen - 1;
+        *out_start = (size_t)(val - code);
+        if ((klen == 5 && !strncmp(prefix, "dtype", 5)) ||
+            (klen == 6 && !strncmp(prefix, "format", 6))) {
+            size_t i;
+            for (i = 0; format_names[i]; i++)
+                add_match(m, format_names[i], val, vlen);
+        }
+        return 0;
+    }
+    if (!strcmp(verb, "format") || !strcmp(verb, "formats")) {
+        size_t i;
+        for (i = 0; format_names[i]; i++)
+            add_match(m, format_names[i], prefix, plen);
+    }
+    if (!strcmp(verb, "help") && ntok == 1) {
+        verb_match vm = {m, prefix, plen};
+        vs_verb_each(add_verb, &vm);
+    }
+    if (!strcmp(verb, "sheet") && ntok == 1)
+        add_sheet_ids(ip, m, prefix, plen, "");
+    if ((!strcmp(verb, "show") || !strcmp(verb, "diff") || !strcmp(verb, "reproduce")) &&
+        !memchr(prefix, '@', plen)) {
+        add_sheet_ids(ip, m, prefix, plen, "@");
+        add_sheet_ids(ip, m, prefix, plen, "");
+    }
+    if ((!strcmp(verb, "gpu") || !strcmp(verb, "evidence")) && ntok == 1)
+        add_gpu_names(ip, m, prefix, plen);
+    if (v && !cur.quoted) {
+        size_t i;
+        if (v->words && ntok == 1)
+            for (i = 0; v->words[i]; i++)
+                add_match(m, v->words[i], prefix, plen);
+        if (v->keys)
+            for (i = 0; v->keys[i]; i++) {
+                char k[80];
+                snprintf(k, sizeof k, "%s=", v->keys[i]);
+                add_match(m, k, prefix, plen);
+            }
+    }
     return 0;
 }
+
+/* ------------------------------------------------------------------ inspect */
 
 int vs_interp_inspect(vs_interp *ip, const char *code, size_t cursor, int detail,
                       json_t **out_bundle)
 {
+    size_t len = code ? strlen(code) : 0, s, e, ntok, vs, ve, toks[4];
+    char word[64];
+    token_pos cur;
+    const vs_verb *v = NULL;
     (void)ip;
-    (void)code;
-    (void)cursor;
     (void)detail;
     *out_bundle = NULL;
+    if (!code)
+        return 0;
+    cursor = char_boundary(code, len, cursor);
+    /* the word under the cursor, if it names a verb */
+    s = e = cursor;
+    while (s > 0 && code[s - 1] != ' ' && code[s - 1] != '\t' && code[s - 1] != '\n')
+        s--;
+    while (e < len && code[e] != ' ' && code[e] != '\t' && code[e] != '\n' && code[e] != '\r')
+        e++;
+    if (e > s && e - s < sizeof word) {
+        memcpy(word, code + s, e - s);
+        word[e - s] = '\0';
+        v = lookup(word);
+    }
+    if (!v) {
+        /* else the verb of the line the cursor is on */
+        ntok = scan_line(code, cursor, &cur, &vs, &ve, toks, 4);
+        if (vs != (size_t)-1) {
+            e = vs;
+            while (e < len && code[e] != ' ' && code[e] != '\t' && code[e] != '\n' &&
+                   code[e] != '\r' && code[e] != '\\')
+                e++;
+            if (e - vs < sizeof word) {
+                memcpy(word, code + vs, e - vs);
+                word[e - vs] = '\0';
+                v = lookup(word);
+            }
+        }
+        (void)ntok;
+    }
+    if (v)
+        *out_bundle = vs_verb_help_bundle(v);
     return 0;
 }
 
+/* -------------------------------------------------------------- is_complete */
+
 const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **out_indent)
 {
+    size_t len, i;
+    int inq = 0, cont = 0, tokstart = 1, line_start = 1;
+    vs_cell *cell = NULL;
+    vs_error err;
     (void)ip;
-    (void)code;
     *out_indent = "";
+    if (!code)
+        return "complete";
+    len = strlen(code);
+    /* invalid UTF-8 (and NUL, which strlen already cut) can never become valid */
+    if (vs_parse_cell(&cell, code, len, &err) == 0) {
+        vs_cell_free(cell);
+    } else if (err.code == VS_ESYNTAX && strstr(err.message, "UTF-8")) {
+        return "invalid";
+    }
+    if (len >= 2 && code[0] == '%' && code[1] == '%') {
+        /* a %% cell: only its first line is language; the body is raw */
+        const char *nl = memchr(code, '\n', len);
+        if (nl)
+            len = (size_t)(nl - code);
+    }
+    for (i = 0; i < len; i++) {
+        char c = code[i];
+        cont = 0;
+        if (inq) {
+            if (c == '\\') {
+                if (i + 1 >= len)
+                    cont = 1;
+                i++;
+            } else if (c == '"') {
+                inq = 0;
+            }
+            continue;
+        }
+        if (c == '\n') {
+            tokstart = 1;
+            line_start = 1;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            tokstart = 1;
+            continue;
+        }
+        if (c == '\\' && (i + 1 >= len || code[i + 1] == '\n' ||
+                          (code[i + 1] == '\r' && i + 2 < len && code[i + 2] == '\n'))) {
+            cont = 1;
+            tokstart = 1;
+            continue;
+        }
+        if (tokstart && c == '#') {
+            while (i + 1 < len && code[i + 1] != '\n')
+                i++;
+            continue;
+        }
+        if (tokstart && !line_start && c == '-' && i + 1 < len && code[i + 1] == '-' &&
+            (i + 2 >= len || code[i + 2] == ' ' || code[i + 2] == '\t' || code[i + 2] == '\n')) {
+            /* raw text to the end of the logical line */
+            while (i + 1 < len && !(code[i + 1] == '\n' && code[i] != '\\'))
+                i++;
+            cont = code[i] == '\\';
+            continue;
+        }
+        if (c == '"')
+            inq = 1;
+        tokstart = 0;
+        line_start = 0;
+    }
+    if (inq || cont)
+        return "incomplete";
     return "complete";
 }
-
-const char *vs_interp_banner(void) { return "vramsheet: GPU memory sizing sheets"; }

@@ -69,6 +69,12 @@ int vs_interp_inspect(vs_interp *ip, const char *code, size_t cursor, int detail
  * *out_indent receives a static string to indent the next line with. */
 const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **out_indent);
 
+/* The records repository path in force (borrowed, valid until the next call):
+ * the last `records PATH` of the session, else opts->records_path, else
+ * VRAMSHEET_RECORDS, else $XDG_DATA_HOME/vramsheet/records (when XDG_DATA_HOME is
+ * an absolute path), else ~/.local/share/vramsheet/records. */
+const char *vs_interp_records_path(vs_interp *ip);
+
 /* Static facts for kernel_info_reply's language_info and banner. */
 const char *vs_interp_banner(void);
 

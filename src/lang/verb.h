@@ -46,6 +46,15 @@ extern const vs_verb vs_verbs_measure[];  /* measure, record, probe import: verb
 const vs_verb *vs_verb_find(const char *name);
 /* Calls fn for every verb of every table, in order. */
 void vs_verb_each(void (*fn)(const vs_verb *verb, void *data), void *data);
+/* The group a verb belongs to ("core", "sizing", "gpu", "records", "measure"),
+ * or NULL when verb is not in any table. Static string. */
+const char *vs_verb_group(const vs_verb *verb);
+/* Up to max names of verbs close to name (typos: edit distance, prefixes), best
+ * first, into out (borrowed static names). Returns how many. */
+size_t vs_verb_suggest(const char *name, const char **out, size_t max);
+/* The help of a verb as a MIME bundle (syntax, summary, help, keys, words; payload
+ * kind "help"), as `help VERB` and inspect show it. New reference or NULL. */
+json_t *vs_verb_help_bundle(const vs_verb *verb);
 
 /* --- the context a verb runs in (implemented by src/lang/interp.c) --- */
 

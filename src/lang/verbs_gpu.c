@@ -1,4 +1,781 @@
-/* Placeholder until this group's verbs land. */
-#include "lang/verb.h"
+/* GPU verbs: gpu (an offer), gpus (the catalogue), require, evidence, candidates.
+ *
+ * They fill the sheet's "offers", "requirements" and "evidence" (layout in
+ * sheet/sheet.h); the verdicts and the ranking come from sheet/classify, the
+ * tables from render/candidates, the GPU facts from catalog/.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-const vs_verb vs_verbs_gpu[] = {{0}};
+#include "catalog/catalog.h"
+#include "lang/verb.h"
+#include "render/bundle.h"
+#include "render/candidates.h"
+#include "render/sizing.h"
+#include "sheet/classify.h"
+#include "sheet/envelope.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+
+static const char *const gpu_keys[] = {"catalog", "memory",    "reported",     "price", "period",
+                                       "cards",   "available", "interconnect", NULL};
+static const char *const evidence_keys[] = {"source", "version", "scope", NULL};
+static const char *const evidence_words[] = {"admissible", "to-confirm", "exclude", NULL};
+
+static int oom(vs_error *err)
+{
+    return vs_error_set(err, VS_ENOMEM, "out of memory");
+}
+
+static int emit(vs_ctx *ctx, vs_buf *text, vs_buf *html, json_t *payload, vs_error *err)
+{
+    json_t *b;
+    if (!payload || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
+        json_decref(payload);
+        return oom(err);
+    }
+    b = vs_bundle_new(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL, payload);
+    if (!b)
+        return oom(err);
+    vs_ctx_emit(ctx, b);
+    return 0;
+}
+
+static const char *str_of(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* Text of a pair's value, or NULL when the key is absent. */
+static const char *pair_text(const vs_line *line, const char *key)
+{
+    const vs_arg *a = vs_line_pair(line, key);
+    return a ? a->value : NULL;
+}
+
+static int extra_arg(const vs_line *line, size_t keep, const char *syntax, vs_error *err)
+{
+    const vs_arg *a = vs_line_positional(line, keep);
+    if (!a)
+        return 0;
+    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                           "unexpected argument '%s'; expected `%s`", a->value, syntax);
+}
+
+/* Adds "<li>text</li>" to html and "  - text" to text. */
+static void bullet(vs_buf *text, vs_buf *html, const char *s)
+{
+    vs_buf_printf(text, "  - %s\n", s);
+    vs_buf_puts(html, "<li>");
+    vs_buf_put_html(html, s);
+    vs_buf_puts(html, "</li>\n");
+}
+
+/* ------------------------------------------------------------------- gpu */
+
+/* "47.14USD", "47.14 usd" -> "47.14" and "USD". */
+static int parse_price(const vs_arg *a, char *amount, size_t alen, char *cur, size_t clen,
+                       vs_error *err)
+{
+    const char *p = a->value, *start = p;
+    size_t n = 0, c = 0;
+    while ((*p >= '0' && *p <= '9') || *p == '.')
+        p++;
+    n = (size_t)(p - start);
+    if (n == 0 || n >= alen)
+        goto bad;
+    memcpy(amount, start, n);
+    amount[n] = '\0';
+    if (!vs_decimal_valid(amount))
+        goto bad;
+    while (*p == ' ')
+        p++;
+    for (; *p; p++) {
+        char ch = *p;
+        if (ch >= 'a' && ch <= 'z')
+            ch = (char)(ch - 'a' + 'A');
+        if (ch < 'A' || ch > 'Z' || c + 1 >= clen)
+            goto bad;
+        cur[c++] = ch;
+    }
+    cur[c] = '\0';
+    if (c < 2)
+        goto bad;
+    return 0;
+bad:
+    return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                           "price=: '%s' is not an exact decimal amount followed by its currency; "
+                           "expected e.g. price=47.14USD (the total cost of the package)",
+                           a->value);
+}
+
+/* "3d", "72h", "2w", "1mo": a whole number and a unit of time. */
+static int check_period(const vs_arg *a, vs_error *err)
+{
+    const char *p = a->value;
+    if (*p < '0' || *p > '9')
+        goto bad;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (!strcmp(p, "h") || !strcmp(p, "d") || !strcmp(p, "w") || !strcmp(p, "mo") ||
+        !strcmp(p, "y"))
+        return 0;
+bad:
+    return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                           "period=: '%s' is not a duration; expected a whole number and h, d, "
+                           "w, mo or y (period=3d)",
+                           a->value);
+}
+
+static const char *flag_text(int f)
+{
+    return f > 0 ? "yes" : f == 0 ? "no" : "unknown";
+}
+
+static void describe_line(vs_buf *text, vs_buf *html, const char *label, const char *value)
+{
+    vs_buf_printf(text, "  %-22s %s\n", label, value);
+    vs_buf_puts(html, "<tr><th style=\"text-align:left\">");
+    vs_buf_put_html(html, label);
+    vs_buf_puts(html, "</th><td style=\"text-align:left\">");
+    vs_buf_put_html(html, value);
+    vs_buf_puts(html, "</td></tr>\n");
+}
+
+static json_t *spec_json(const vs_gpu_spec *s)
+{
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:O}", "name", s->name, "memory_bytes",
+                     s->memory_known ? json_integer((json_int_t)s->memory_bytes) : json_null(),
+                     "reported_bytes",
+                     s->reported_known ? json_integer((json_int_t)s->reported_bytes) : json_null(),
+                     "ecc", s->ecc ? json_string(s->ecc) : json_null(), "bf16",
+                     s->bf16 < 0 ? json_null() : json_boolean(s->bf16), "fp8",
+                     s->fp8 < 0 ? json_null() : json_boolean(s->fp8), "sources",
+                     json_object_get(s->entry, "sources"));
+}
+
+static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB] [price=47.14USD] "
+                         "[period=3d] [cards=N] [available=...] [interconnect=...]";
+    json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL, *payload;
+    const vs_arg *name = vs_line_positional(line, 0), *a;
+    vs_gpu_spec spec;
+    int have_spec = 0, mem_given = 0, rep_given = 0, cards_given = 0, rc;
+    uint64_t memory = 0, reported = 0, cards = 1;
+    char amount[64] = "", currency[16] = "", basis[512] = "", d[160];
+    const char *cat_name;
+    vs_error cat_err = {0};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, nb = VS_BUF_INIT;
+    size_t i;
+    json_t *o;
+
+    if (!sheet)
+        return oom(err);
+    if ((rc = vs_line_check_keys(line, gpu_keys, err)) < 0)
+        return rc;
+    if (!name)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "expected `%s`: the GPU's name comes first", syntax);
+    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+        return rc;
+    if ((rc = vs_line_get_bytes(line, "memory", 0, &memory, &mem_given, err)) < 0 ||
+        (rc = vs_line_get_bytes(line, "reported", 0, &reported, &rep_given, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "cards", 0, &cards, &cards_given, err)) < 0)
+        return rc;
+    if ((mem_given && (memory == 0 || memory > (uint64_t)INT64_MAX)) ||
+        (rep_given && (reported == 0 || reported > (uint64_t)INT64_MAX))) {
+        a = vs_line_pair(line, mem_given && (memory == 0 || memory > (uint64_t)INT64_MAX)
+                                   ? "memory"
+                                   : "reported");
+        return vs_error_set_at(err, VS_EUNIT, a->line, a->value_column,
+                               "%s=: expected a positive amount a record can hold", a->key);
+    }
+    if (cards_given && (cards == 0 || cards > 100000)) {
+        a = vs_line_pair(line, "cards");
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                               "cards=: expected a whole number of cards from 1 to 100000");
+    }
+    if ((a = vs_line_pair(line, "price")) &&
+        (rc = parse_price(a, amount, sizeof amount, currency, sizeof currency, err)) < 0)
+        return rc;
+    if ((a = vs_line_pair(line, "period")) && (rc = check_period(a, err)) < 0)
+        return rc;
+
+    /* The catalogue fills what it knows; what the person gives wins. */
+    cat_name = pair_text(line, "catalog");
+    if (cat_name) {
+        if ((rc = vs_catalog_find(&spec, cat_name, err)) < 0) {
+            a = vs_line_pair(line, "catalog");
+            err->line = a->line;
+            err->column = a->value_column;
+            return rc;
+        }
+        have_spec = 1;
+    } else if (vs_catalog_find(&spec, name->value, &cat_err) == 0) {
+        have_spec = 1;
+    } else if (!mem_given && !rep_given) {
+        return vs_error_set_at(err, VS_ENOTFOUND, name->line, name->column, "%s", cat_err.message);
+    } else {
+        vs_buf_printf(&nb, "not in the catalogue (%s); its memory is as declared", cat_err.message);
+    }
+    notes = json_array();
+    if (!notes)
+        return oom(err);
+    if (nb.len) {
+        json_array_append_new(notes, json_string(vs_buf_str(&nb)));
+        vs_buf_reset(&nb);
+    }
+    if (have_spec && !mem_given && spec.memory_known)
+        memory = spec.memory_bytes, mem_given = 1;
+    if (rep_given) {
+        snprintf(basis, sizeof basis, "declared with reported=");
+    } else if (have_spec && spec.reported_known) {
+        if (spec.memory_known && memory != spec.memory_bytes) {
+            vs_buf_printf(&nb,
+                          "memory= differs from the catalogue's %s nominal figure, so its "
+                          "device-reported total is not used",
+                          spec.name);
+            json_array_append_new(notes, json_string(vs_buf_str(&nb)));
+            vs_buf_reset(&nb);
+        } else {
+            json_t *src = json_object_get(spec.entry, "sources"), *sj;
+            const char *ref = NULL;
+            json_array_foreach(src, i, sj)
+            {
+                const char *fact = str_of(sj, "fact");
+                if (fact && strstr(fact, "reported")) {
+                    ref = str_of(sj, "ref");
+                    break;
+                }
+            }
+            reported = spec.reported_bytes;
+            rep_given = 1;
+            snprintf(basis, sizeof basis, "catalogue %s: nvidia-smi total %llu MiB, ECC %s; %s",
+                     spec.name, (unsigned long long)spec.reported_mib,
+                     spec.ecc ? spec.ecc : "state unknown", ref ? ref : "no source");
+        }
+    }
+    if (have_spec) {
+        const char *fmt = str_of(vs_sheet_card(sheet), "format");
+        if (fmt && !strcmp(fmt, "bf16") && spec.bf16 == 0) {
+            vs_buf_printf(&nb,
+                          "the card's format is bf16 and the catalogue gives %s no bf16 "
+                          "support: compatibility needs evidence",
+                          spec.name);
+            json_array_append_new(notes, json_string(vs_buf_str(&nb)));
+            vs_buf_reset(&nb);
+        }
+        if (fmt && !strcmp(fmt, "fp8") && spec.fp8 == 0) {
+            vs_buf_printf(&nb,
+                          "the card's format is fp8 and the catalogue gives %s no fp8 "
+                          "support: compatibility needs evidence",
+                          spec.name);
+            json_array_append_new(notes, json_string(vs_buf_str(&nb)));
+            vs_buf_reset(&nb);
+        }
+    }
+
+    offer = json_pack(
+        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o}", "name", name->value,
+        "memory_bytes", mem_given ? json_integer((json_int_t)memory) : json_null(),
+        "reported_bytes", rep_given ? json_integer((json_int_t)reported) : json_null(),
+        "reported_basis", basis[0] ? json_string(basis) : json_null(), "price",
+        amount[0] ? json_string(amount) : json_null(), "currency",
+        currency[0] ? json_string(currency) : json_null(), "period",
+        pair_text(line, "period") ? json_string(pair_text(line, "period")) : json_null(), "cards",
+        (json_int_t)cards, "available",
+        pair_text(line, "available") ? json_string(pair_text(line, "available")) : json_null(),
+        "interconnect",
+        pair_text(line, "interconnect") ? json_string(pair_text(line, "interconnect"))
+                                        : json_null(),
+        "catalog", have_spec ? json_string(spec.name) : json_null());
+    if (!offer) {
+        json_decref(notes);
+        vs_buf_free(&nb);
+        return oom(err);
+    }
+    offers = vs_sheet_array(sheet, "offers");
+    if (!offers) {
+        offers = json_array();
+        json_object_set_new(sheet, "offers", offers);
+    }
+    /* Naming an offer again replaces it, so a re-run cell stays idempotent. */
+    json_array_foreach(offers, i, o)
+    {
+        if (!strcmp(str_of(o, "name"), name->value)) {
+            json_array_set(offers, i, offer);
+            break;
+        }
+    }
+    if (i == json_array_size(offers))
+        json_array_append(offers, offer);
+    json_array_append_new(notes, json_string("a catalogue figure or a declared stock proves "
+                                             "neither a software installation, nor free memory, "
+                                             "nor an availability period"));
+
+    vs_buf_printf(&text, "GPU offer: %s%s%s%s\n", name->value, have_spec ? " (catalogue: " : "",
+                  have_spec ? spec.name : "", have_spec ? ")" : "");
+    vs_buf_puts(&html, "<p>GPU offer: <b>");
+    vs_buf_put_html(&html, name->value);
+    vs_buf_puts(&html, "</b></p>\n<table class=\"vramsheet\">\n<tbody>\n");
+    if (mem_given) {
+        vs_units_describe(d, sizeof d, memory);
+        vs_buf_printf(&nb, "%s (as marketed)", d);
+    } else {
+        vs_buf_puts(&nb, "unknown");
+    }
+    describe_line(&text, &html, "nominal memory", vs_buf_str(&nb));
+    vs_buf_reset(&nb);
+    if (rep_given) {
+        vs_units_describe(d, sizeof d, reported);
+        vs_buf_printf(&nb, "%s (device-reported total; %s)", d, basis);
+    } else {
+        vs_buf_puts(&nb, "unknown");
+    }
+    describe_line(&text, &html, "reported total", vs_buf_str(&nb));
+    vs_buf_reset(&nb);
+    describe_line(&text, &html, "capacity check on",
+                  rep_given   ? "the device-reported total"
+                  : mem_given ? "the nominal memory (no device-reported total known)"
+                              : "nothing yet: give memory= or reported=");
+    if (amount[0])
+        vs_buf_printf(&nb, "%s %s", amount, currency);
+    else
+        vs_buf_puts(&nb, "no price");
+    if (pair_text(line, "period"))
+        vs_buf_printf(&nb, " for %s", pair_text(line, "period"));
+    vs_buf_printf(&nb, ", %llu card%s (the total cost of the package, not a speed)",
+                  (unsigned long long)cards, cards == 1 ? "" : "s");
+    describe_line(&text, &html, "package", vs_buf_str(&nb));
+    vs_buf_reset(&nb);
+    describe_line(&text, &html, "available",
+                  pair_text(line, "available") ? pair_text(line, "available") : "not documented");
+    if (pair_text(line, "interconnect"))
+        describe_line(&text, &html, "interconnect", pair_text(line, "interconnect"));
+    if (have_spec) {
+        vs_buf_printf(&nb, "bf16 %s, fp8 %s (catalogue)", flag_text(spec.bf16),
+                      flag_text(spec.fp8));
+        describe_line(&text, &html, "formats", vs_buf_str(&nb));
+        vs_buf_reset(&nb);
+    }
+    vs_buf_puts(&html, "</tbody>\n</table>\n<ul>\n");
+    json_array_foreach(notes, i, o) bullet(&text, &html, json_string_value(o));
+    vs_buf_puts(&html, "</ul>\n");
+    vs_buf_free(&nb);
+
+    payload = json_pack("{s:s, s:O, s:o, s:o}", "kind", "offer", "offer", offer, "catalog",
+                        have_spec ? spec_json(&spec) : json_null(), "notes", notes);
+    json_decref(offer);
+    rc = emit(ctx, &text, &html, payload, err);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ gpus */
+
+static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    static const char *const headers[] = {"GPU", "nominal memory", "reported total (nvidia-smi)",
+                                          "ECC", "bf16",           "fp8"};
+    const vs_arg *filter = vs_line_positional(line, 0);
+    char key[128] = "";
+    vs_table *t;
+    json_t *list = json_array(), *payload;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    size_t i, n = vs_catalog_count();
+    int rc;
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
+        (rc = extra_arg(line, 1, "gpus [FILTER]", err)) < 0) {
+        json_decref(list);
+        return rc;
+    }
+    if (filter)
+        vs_catalog_key(key, sizeof key, filter->value);
+    t = vs_table_new(6, headers);
+    if (!t || !list) {
+        vs_table_free(t);
+        json_decref(list);
+        return oom(err);
+    }
+    vs_table_align_right(t, 1);
+    vs_table_align_right(t, 2);
+    for (i = 0; i < n; i++) {
+        vs_gpu_spec s;
+        char nom[160] = "unknown", rep[200] = "unknown", k[128];
+        const char *cells[6];
+        vs_catalog_at(&s, i);
+        vs_catalog_key(k, sizeof k, s.name);
+        if (key[0] && !strstr(k, key))
+            continue;
+        if (s.memory_known)
+            vs_units_describe(nom, sizeof nom, s.memory_bytes);
+        if (s.reported_known) {
+            char dd[160];
+            vs_units_describe(dd, sizeof dd, s.reported_bytes);
+            snprintf(rep, sizeof rep, "%llu MiB = %s", (unsigned long long)s.reported_mib, dd);
+        }
+        cells[0] = s.name;
+        cells[1] = nom;
+        cells[2] = rep;
+        cells[3] = s.ecc ? s.ecc : "unknown";
+        cells[4] = flag_text(s.bf16);
+        cells[5] = flag_text(s.fp8);
+        vs_table_add_row(t, cells);
+        json_array_append_new(list, json_deep_copy(s.entry));
+    }
+    vs_buf_puts(&text, "GPU catalogue (src/catalog/gpus.json; each figure has its source):\n\n");
+    vs_table_text(t, &text);
+    vs_buf_puts(&text, "\nThe reported total is one nvidia-smi capture and depends on the ECC "
+                       "state; free memory is less (driver, CUDA context, other processes).\n");
+    vs_buf_puts(&html, "<p>GPU catalogue (each figure has its source)</p>\n");
+    vs_table_html(t, &html);
+    vs_buf_puts(&html, "<p>The reported total is one nvidia-smi capture and depends on the ECC "
+                       "state; free memory is less (driver, CUDA context, other processes).</p>\n");
+    if (vs_table_failed(t))
+        text.failed = 1;
+    vs_table_free(t);
+    payload = json_pack("{s:s, s:o}", "kind", "catalog", "gpus", list);
+    rc = emit(ctx, &text, &html, payload, err);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    return rc;
+}
+
+/* --------------------------------------------------------------- require */
+
+static int requirements_bundle(vs_ctx *ctx, const json_t *sheet, const char *added, int was_new,
+                               vs_error *err)
+{
+    json_t *names = vs_classify_requirement_names(sheet), *n, *payload;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    size_t i;
+    int rc;
+    if (!names)
+        return oom(err);
+    vs_buf_printf(&text, "%s \"%s\". Mandatory requirements of this sheet:\n",
+                  was_new ? "Requirement added:" : "Already required:", added);
+    vs_buf_puts(&html, "<p>");
+    vs_buf_printf(&html, "%s ", was_new ? "Requirement added:" : "Already required:");
+    vs_buf_put_html(&html, added);
+    vs_buf_puts(&html, ". Mandatory requirements of this sheet:</p>\n<ul>\n");
+    json_array_foreach(names, i, n) bullet(&text, &html, json_string_value(n));
+    vs_buf_puts(&html, "</ul>\n");
+    vs_buf_puts(&text, "Every one is to-confirm for each candidate until `evidence` says "
+                       "otherwise.\n");
+    payload = json_pack("{s:s, s:s, s:b, s:o}", "kind", "requirements", "added", added, "new",
+                        was_new, "requirements", names);
+    rc = emit(ctx, &text, &html, payload, err);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    return rc;
+}
+
+static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet = vs_ctx_sheet(ctx), *reqs;
+    vs_buf name = VS_BUF_INIT;
+    size_t i, np = vs_line_npositional(line);
+    const char *known;
+    int rc;
+    if (!sheet)
+        return oom(err);
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
+        return rc;
+    if (np == 0)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "expected `require \"TEXT\"`: the mandatory requirement, for "
+                               "example require \"CUDA 12.4 driver\"");
+    for (i = 0; i < np; i++)
+        vs_buf_printf(&name, "%s%s", i ? " " : "", vs_line_positional(line, i)->value);
+    if (vs_buf_failed(&name))
+        return oom(err);
+    known = vs_classify_requirement_find(sheet, vs_buf_str(&name));
+    if (known) {
+        json_t *r;
+        int declared = 0;
+        json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+        {
+            if (str_of(r, "name") == known)
+                declared = 1;
+        }
+        if (!declared) {
+            const vs_arg *a = vs_line_positional(line, 0);
+            rc = vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                 "'%s' is the built-in requirement '%s'; it is always mandatory",
+                                 vs_buf_str(&name), known);
+            vs_buf_free(&name);
+            return rc;
+        }
+        rc = requirements_bundle(ctx, sheet, known, 0, err);
+        vs_buf_free(&name);
+        return rc;
+    }
+    reqs = vs_sheet_array(sheet, "requirements");
+    if (!reqs) {
+        reqs = json_array();
+        json_object_set_new(sheet, "requirements", reqs);
+    }
+    if (json_array_append_new(reqs, json_pack("{s:s}", "name", vs_buf_str(&name)))) {
+        vs_buf_free(&name);
+        return oom(err);
+    }
+    rc = requirements_bundle(ctx, sheet, vs_buf_str(&name), 1, err);
+    vs_buf_free(&name);
+    return rc;
+}
+
+/* -------------------------------------------------------------- evidence */
+
+static void list_names(vs_buf *b, const json_t *arr, const char *key)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x)
+    {
+        const char *s = key ? str_of(x, key) : json_string_value(x);
+        vs_buf_printf(b, "%s\"%s\"", i ? ", " : "", s ? s : "?");
+    }
+}
+
+static int classify_sheet(vs_classification **out, const json_t *sheet, vs_error *err)
+{
+    vs_envelope env;
+    int rc = vs_envelope_compute(&env, sheet, err);
+    if (rc < 0)
+        return rc;
+    return vs_classify(out, sheet, &env, err);
+}
+
+static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "evidence CANDIDATE REQUIREMENT admissible|to-confirm|exclude "
+                         "source=... [version=...] [scope=...]";
+    json_t *sheet = vs_ctx_sheet(ctx), *offer, *entry, *arr, *e, *payload;
+    const vs_arg *cand = vs_line_positional(line, 0), *req = vs_line_positional(line, 1);
+    const vs_arg *verd = vs_line_positional(line, 2), *src = vs_line_pair(line, "source");
+    const char *req_name, *offer_name, *version = pair_text(line, "version");
+    const char *scope = pair_text(line, "scope");
+    vs_verdict v;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, b = VS_BUF_INIT;
+    vs_classification *c = NULL;
+    size_t i;
+    int rc;
+    if (!sheet)
+        return oom(err);
+    if ((rc = vs_line_check_keys(line, evidence_keys, err)) < 0)
+        return rc;
+    if (!cand || !req || !verd)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    if ((rc = extra_arg(line, 3, syntax, err)) < 0)
+        return rc;
+    offer = vs_classify_offer_find(sheet, cand->value);
+    if (!offer) {
+        json_t *offers = vs_sheet_array(sheet, "offers");
+        if (json_array_size(offers))
+            list_names(&b, offers, "name");
+        rc = vs_error_set_at(err, VS_ENOTFOUND, cand->line, cand->column,
+                             "no candidate named '%s'; %s%s", cand->value,
+                             json_array_size(offers)
+                                 ? "the candidates are: "
+                                 : "no GPU offer yet (add one with `gpu NAME ...`)",
+                             vs_buf_str(&b));
+        vs_buf_free(&b);
+        return rc;
+    }
+    offer_name = str_of(offer, "name");
+    req_name = vs_classify_requirement_find(sheet, req->value);
+    if (!req_name) {
+        json_t *names = vs_classify_requirement_names(sheet);
+        if (!names)
+            return oom(err);
+        list_names(&b, names, NULL);
+        json_decref(names);
+        rc = vs_error_set_at(err, VS_ENOTFOUND, req->line, req->column,
+                             "no requirement named '%s'; the requirements are: %s (declare a new "
+                             "one with `require \"...\"` first)",
+                             req->value, vs_buf_str(&b));
+        vs_buf_free(&b);
+        return rc;
+    }
+    if ((rc = vs_verdict_parse(&v, verd->value, err)) < 0) {
+        err->line = verd->line;
+        err->column = verd->column;
+        return rc;
+    }
+    if (!src || !src->value[0])
+        return vs_error_set_at(err, VS_EVALUE, src ? src->line : line->line,
+                               src ? src->value_column : line->column,
+                               "evidence needs source=...: every verdict is tied to a piece of "
+                               "evidence (a document, a measurement, a provider's list)");
+    entry = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "candidate", offer_name, "requirement",
+                      req_name, "verdict", vs_verdict_name(v), "source", src->value, "version",
+                      version ? json_string(version) : json_null(), "scope",
+                      scope ? json_string(scope) : json_null());
+    if (!entry)
+        return oom(err);
+    arr = vs_sheet_array(sheet, "evidence");
+    if (!arr) {
+        arr = json_array();
+        json_object_set_new(sheet, "evidence", arr);
+    }
+    /* The same piece of evidence given again (same source, version and scope)
+     * replaces the earlier verdict: re-running a cell, or correcting it. */
+    json_array_foreach(arr, i, e)
+    {
+        if (!strcmp(str_of(e, "candidate"), offer_name) &&
+            !strcmp(str_of(e, "requirement"), req_name) &&
+            !strcmp(str_of(e, "source"), src->value) &&
+            json_equal(json_object_get(e, "version"), json_object_get(entry, "version")) &&
+            json_equal(json_object_get(e, "scope"), json_object_get(entry, "scope"))) {
+            json_array_set(arr, i, entry);
+            break;
+        }
+    }
+    if (i == json_array_size(arr))
+        json_array_append(arr, entry);
+
+    if ((rc = classify_sheet(&c, sheet, err)) < 0) {
+        json_decref(entry);
+        return rc;
+    }
+    {
+        const vs_classify_row *row = NULL;
+        const vs_classify_req *r = NULL;
+        size_t k;
+        for (k = 0; k < c->nrows; k++)
+            if (!strcmp(c->rows[k].gpu, offer_name))
+                row = &c->rows[k];
+        for (k = 0; row && k < row->nreqs; k++)
+            if (!strcmp(row->reqs[k].name, req_name))
+                r = &row->reqs[k];
+        vs_buf_printf(&b, "Evidence recorded: %s / %s: %s, source: %s", offer_name, req_name,
+                      vs_verdict_name(v), src->value);
+        if (version)
+            vs_buf_printf(&b, ", version %s", version);
+        if (scope)
+            vs_buf_printf(&b, ", scope: %s", scope);
+        vs_buf_printf(&text, "%s\n", vs_buf_str(&b));
+        vs_buf_puts(&html, "<p>");
+        vs_buf_put_html(&html, vs_buf_str(&b));
+        vs_buf_puts(&html, "</p>\n");
+        vs_buf_reset(&b);
+        if (r && row) {
+            vs_buf_printf(&b, "%s for %s is now %s (%s); the candidate is %s.", req_name,
+                          offer_name, vs_verdict_name(r->verdict), r->note,
+                          row->verdict == VS_VERDICT_ADMISSIBLE ? "retained"
+                          : row->verdict == VS_VERDICT_EXCLUDE
+                              ? "excluded"
+                              : "not retained: a requirement is still to confirm");
+            vs_buf_printf(&text, "%s\n", vs_buf_str(&b));
+            vs_buf_puts(&html, "<p>");
+            vs_buf_put_html(&html, vs_buf_str(&b));
+            vs_buf_puts(&html, "</p>\n");
+        }
+        payload =
+            json_pack("{s:s, s:O, s:s, s:s}", "kind", "evidence", "evidence", entry,
+                      "requirement_verdict", r ? vs_verdict_name(r->verdict) : vs_verdict_name(v),
+                      "candidate_verdict", row ? vs_verdict_name(row->verdict) : "to-confirm");
+    }
+    vs_classification_free(c);
+    json_decref(entry);
+    vs_buf_free(&b);
+    rc = emit(ctx, &text, &html, payload, err);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    return rc;
+}
+
+/* ------------------------------------------------------------ candidates */
+
+static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet = vs_ctx_sheet(ctx), *bundle, *envb;
+    vs_classification *c = NULL;
+    const char *svg;
+    int rc;
+    if (!sheet)
+        return oom(err);
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
+        (rc = extra_arg(line, 0, "candidates", err)) < 0)
+        return rc;
+    if ((rc = classify_sheet(&c, sheet, err)) < 0)
+        return rc;
+    /* The chart is the envelope's: every offer's capacity line against the
+     * per-GPU envelope, drawn by render/sizing. */
+    envb = vs_render_envelope(sheet, &c->env);
+    svg = json_string_value(json_object_get(envb, "image/svg+xml"));
+    bundle = vs_candidates_bundle(c, svg);
+    json_decref(envb);
+    vs_classification_free(c);
+    if (!bundle)
+        return oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- table */
+
+const vs_verb vs_verbs_gpu[] = {
+    {"gpu", verb_gpu,
+     "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB] [price=47.14USD] [period=3d] "
+     "[cards=N] [available=...] [interconnect=...]",
+     "add or replace a GPU offer (a candidate)",
+     "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. The catalogue "
+     "(`gpus` lists it) fills what it knows for NAME, or for catalog=ENTRY when the offer has "
+     "its own name: the nominal memory as marketed (GB = 10^9 bytes) and the total the driver "
+     "reports (nvidia-smi's MiB, so bytes, with the ECC state it assumes and its source). What "
+     "you give wins: memory= is the nominal memory, reported= the device-reported total. The "
+     "capacity check uses the reported total when known, else the nominal memory, and says "
+     "which. price= is the exact total cost of the package (all its cards for its period) with "
+     "its currency (47.14USD); it ranks cost, never speed. period= is the package's duration "
+     "(3d, 72h, 2w, 1mo). cards= is how many cards the package has: several cards count only "
+     "with a placement on that many GPUs (`placement tensor gpus=2`); two cards are never one "
+     "memory space. available= documents the schedule (an ISO date or `now`), interconnect= "
+     "the link between cards. A catalogue figure proves neither a software installation, nor "
+     "free memory, nor an availability period.",
+     gpu_keys, NULL},
+    {"gpus", verb_gpus, "gpus [FILTER]", "list the GPU catalogue with its sources",
+     "Lists the GPU catalogue (src/catalog/gpus.json): nominal memory as marketed, the total "
+     "nvidia-smi reported in one public capture (MiB and bytes) with its ECC state, and bf16 "
+     "and fp8 support; unknown facts stay unknown. FILTER keeps the names containing it "
+     "(`gpus rtx`). The payload (kind \"catalog\") carries every entry with its sources.",
+     NULL, NULL},
+    {"require", verb_require, "require \"TEXT\"", "add a mandatory requirement",
+     "Adds a mandatory requirement to the sheet (for example require \"CUDA 12.4 driver\"). "
+     "Built in, always: capacity (the per-GPU envelope within one card's memory) and what the "
+     "card implies: length, concurrency (inference) or microbatch (training), available-memory "
+     "(memory actually available on the device), compatibility (software) and quality. Every "
+     "requirement is to-confirm for each candidate until `evidence` says otherwise; a "
+     "candidate is retained only when all are admissible (SPEC rule 9).",
+     NULL, NULL},
+    {"evidence", verb_evidence,
+     "evidence CANDIDATE REQUIREMENT admissible|to-confirm|exclude source=... [version=...] "
+     "[scope=...]",
+     "tie a verdict to a piece of evidence",
+     "Records that a piece of evidence (source=, required; version= and scope= say which and "
+     "how far) gives CANDIDATE a verdict on REQUIREMENT: admissible (it confirms the "
+     "requirement within its scope), to-confirm, or exclude (an established failure prevents "
+     "the workload). CANDIDATE is a `gpu` offer and REQUIREMENT a built-in (capacity, length, "
+     "concurrency or microbatch, available-memory, compatibility, quality) or one declared "
+     "with `require`. Any exclude excludes; an exclusion is never offset by other evidence or "
+     "a preference, and a computed capacity exclusion is not lifted by evidence. The same "
+     "source, version and scope given again replaces its earlier verdict.",
+     evidence_keys, evidence_words},
+    {"candidates", verb_candidates, "candidates", "classify and rank the GPU offers",
+     "Shows every offer against every mandatory requirement with its verdict and the evidence "
+     "behind it. Capacity is checked per GPU after the placement: exclude when the known part "
+     "of the envelope already exceeds the capacity (or the placement needs more GPUs than the "
+     "offer has), admissible when every component is known and the envelope fits, to-confirm "
+     "when it fits but something is unknown. A candidate is retained only when every "
+     "requirement is admissible; retained candidates are ranked by total package cost (exact "
+     "decimals, one currency), then useful margin (capacity minus the per-GPU envelope), then "
+     "documented schedule. Prices rank cost, never speed. Payload kind \"candidates\": rows of "
+     "{gpu, capacity_bytes, capacity_basis, verdict, requirements: [{name, verdict, "
+     "evidence}], rank}.",
+     NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};

@@ -1,4 +1,1482 @@
-/* Placeholder until this group's verbs land. */
-#include "lang/verb.h"
+/* Measurement verbs: measure (and %%measure), measure import, record, measured,
+ * measurements. They turn src/measure/'s results into the sheet's "runs"
+ * and "measurements" (layout in sheet/sheet.h) and into bundles. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-const vs_verb vs_verbs_measure[] = {{0}};
+#include "lang/verb.h"
+#include "measure/measure.h"
+#include "measure/phasefd.h"
+#include "render/bundle.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+
+static int oom_error(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
+
+static const char one_change[] =
+    "Change one thing at a time (capacity, cache, microbatch or precision) and measure again; "
+    "after each change re-check the quality criterion and the coverage: a shorter length, fewer "
+    "sequences or another quantization may no longer answer the card.";
+
+/* ------------------------------------------------------------ small helpers */
+
+static void iso8601(char *out, size_t n, int64_t wall_ms)
+{
+    time_t t = (time_t)(wall_ms / 1000);
+    struct tm tm;
+    if (wall_ms <= 0 || !gmtime_r(&t, &tm)) {
+        snprintf(out, n, "%s", "");
+        return;
+    }
+    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *iso_json(int64_t wall_ms)
+{
+    char buf[32];
+    iso8601(buf, sizeof buf, wall_ms);
+    return buf[0] ? json_string(buf) : json_null();
+}
+
+static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
+
+static int emit(vs_ctx *ctx, vs_buf *text, vs_buf *html, json_t *payload, vs_error *err)
+{
+    json_t *b;
+    if (!payload || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
+        json_decref(payload);
+        return oom_error(err);
+    }
+    b = vs_bundle_new(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL, payload);
+    if (!b)
+        return oom_error(err);
+    vs_ctx_emit(ctx, b);
+    return 0;
+}
+
+/* The sheet's next run id: m1, m2, ... after the largest in use. */
+static void next_run_id(const json_t *sheet, char *out, size_t n)
+{
+    long max = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
+        const char *id = json_string_value(json_object_get(r, "id"));
+        char *end;
+        long k;
+        if (!id || id[0] != 'm')
+            continue;
+        k = strtol(id + 1, &end, 10);
+        if (!*end && k > max)
+            max = k;
+    }
+    snprintf(out, n, "m%ld", max + 1);
+}
+
+static json_t *ensure_array(json_t *sheet, const char *key)
+{
+    json_t *a = vs_sheet_array(sheet, key);
+    if (!a) {
+        a = json_array();
+        if (!a || json_object_set_new(sheet, key, a) < 0)
+            return NULL;
+    }
+    return a;
+}
+
+/* ------------------------------------------------- dims against the card */
+
+static const char *const card_dims[] = {"length", "concurrency", "microbatch", NULL};
+
+/* 1 when dims meet every dimension the card declares; else 0 and the reasons
+ * appended to why ("; "-separated). A card that declares none is not validated. */
+static int validates_card(const json_t *sheet, const json_t *dims, vs_buf *why)
+{
+    int ok = 1, any = 0;
+    size_t i;
+    for (i = 0; card_dims[i]; i++) {
+        uint64_t want;
+        json_t *have;
+        if (!vs_sheet_card_uint(sheet, card_dims[i], &want))
+            continue;
+        any = 1;
+        have = json_object_get(dims, card_dims[i]);
+        if (!json_is_integer(have)) {
+            if (why) {
+                if (why->len)
+                    vs_buf_puts(why, "; ");
+                vs_buf_printf(why, "%s not reported (the card asks %llu)", card_dims[i],
+                              (unsigned long long)want);
+            }
+            ok = 0;
+        } else if ((uint64_t)json_integer_value(have) < want) {
+            if (why) {
+                if (why->len)
+                    vs_buf_puts(why, "; ");
+                vs_buf_printf(why, "%s %lld < the card's %llu", card_dims[i],
+                              (long long)json_integer_value(have), (unsigned long long)want);
+            }
+            ok = 0;
+        }
+    }
+    if (!any) {
+        if (why) {
+            if (why->len)
+                vs_buf_puts(why, "; ");
+            vs_buf_puts(why, "the card declares no length, concurrency or microbatch");
+        }
+        return 0;
+    }
+    return ok;
+}
+
+/* The first of the sheet's stages whose declared dims all equal the executed
+ * ones, or NULL. */
+static const char *match_stage(const json_t *sheet, const json_t *dims)
+{
+    size_t i, k;
+    json_t *st;
+    json_array_foreach(vs_sheet_array(sheet, "stages"), i, st) {
+        int declared = 0, match = 1;
+        for (k = 0; card_dims[k]; k++) {
+            json_t *want = json_object_get(st, card_dims[k]), *have;
+            if (!json_is_integer(want))
+                continue;
+            declared = 1;
+            have = json_object_get(dims, card_dims[k]);
+            if (!json_is_integer(have) || json_integer_value(have) != json_integer_value(want))
+                match = 0;
+        }
+        if (declared && match)
+            return json_string_value(json_object_get(st, "name"));
+    }
+    return NULL;
+}
+
+static json_t *dims_json(const vs_measure_phase_dims *d)
+{
+    json_t *o = json_object();
+    size_t i;
+    for (i = 0; o && d && i < d->ndims; i++)
+        json_object_set_new(o, d->dims[i].key, json_integer((json_int_t)d->dims[i].value));
+    return o;
+}
+
+static void dims_text(vs_buf *b, const json_t *dims)
+{
+    const char *k;
+    json_t *v;
+    int first = 1;
+    json_object_foreach((json_t *)dims, k, v) {
+        vs_buf_printf(b, "%s%s=%lld", first ? "" : " ", k, (long long)json_integer_value(v));
+        first = 0;
+    }
+}
+
+/* A measurement object as the layout has it. */
+static json_t *measurement_new(const json_t *sheet, const char *run, const char *phase, int gpu,
+                               const char *gpu_name, const char *counter, const char *scope,
+                               uint64_t peak, json_t *dims_take, const char *stage,
+                               const char *host, int rank, int64_t at)
+{
+    json_t *m;
+    if (!dims_take)
+        return NULL;
+    if (!stage)
+        stage = match_stage(sheet, dims_take);
+    m = json_pack("{s:o, s:s, s:o, s:o, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b, s:s, s:o}", "run",
+                  str_or_null(run), "phase", phase, "gpu",
+                  gpu >= 0 ? json_integer(gpu) : json_null(), "gpu_name", str_or_null(gpu_name),
+                  "counter", counter, "scope", scope, "peak_bytes", (json_int_t)peak, "dims",
+                  dims_take, "stage", str_or_null(stage), "host", str_or_null(host), "rank",
+                  rank >= 0 ? json_integer(rank) : json_null(), "validates_card",
+                  validates_card(sheet, dims_take, NULL), "state", "current", "time",
+                  iso_json(at));
+    return m;
+}
+
+/* ----------------------------------------------------- measurement tables */
+
+static const char *const mtable_headers[] = {"phase", "GPU", "counter", "scope", "peak",
+                                             "dims", "stage", "validates card"};
+
+static void add_mrow(vs_table *t, const json_t *m)
+{
+    char gpu[160], peak[160];
+    const char *cells[8];
+    vs_buf d = VS_BUF_INIT;
+    json_t *g = json_object_get(m, "gpu");
+    const char *name = json_string_value(json_object_get(m, "gpu_name"));
+    if (json_is_integer(g))
+        snprintf(gpu, sizeof gpu, "%lld%s%s", (long long)json_integer_value(g), name ? " " : "",
+                 name ? name : "");
+    else
+        snprintf(gpu, sizeof gpu, "%s", "-");
+    vs_units_describe(peak, sizeof peak, (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
+    dims_text(&d, json_object_get(m, "dims"));
+    cells[0] = json_string_value(json_object_get(m, "phase"));
+    cells[1] = gpu;
+    cells[2] = json_string_value(json_object_get(m, "counter"));
+    cells[3] = json_string_value(json_object_get(m, "scope"));
+    cells[4] = peak;
+    cells[5] = d.len ? vs_buf_str(&d) : "-";
+    cells[6] = json_string_value(json_object_get(m, "stage"));
+    cells[7] = json_is_true(json_object_get(m, "validates_card")) ? "yes" : "no";
+    if (!cells[6])
+        cells[6] = "-";
+    vs_table_add_row(t, cells);
+    vs_buf_free(&d);
+}
+
+/* Rows for the payload: the layout's measurement keys that SPEC §5 names. */
+static json_t *payload_row(const json_t *m)
+{
+    return json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "phase",
+                     json_object_get(m, "phase"), "gpu", json_object_get(m, "gpu"), "gpu_name",
+                     json_object_get(m, "gpu_name"), "counter", json_object_get(m, "counter"),
+                     "scope", json_object_get(m, "scope"), "peak_bytes",
+                     json_object_get(m, "peak_bytes"), "dims", json_object_get(m, "dims"),
+                     "stage", json_object_get(m, "stage"), "validates_card",
+                     json_object_get(m, "validates_card"), "run", json_object_get(m, "run"));
+}
+
+static void scope_notes(vs_buf *text, const json_t *rows)
+{
+    size_t i;
+    json_t *m;
+    int device = 0, alloc = 0, tensors = 0;
+    json_array_foreach((json_t *)rows, i, m) {
+        const char *s = json_string_value(json_object_get(m, "scope"));
+        if (!s)
+            continue;
+        device |= !strcmp(s, "device");
+        alloc |= !strcmp(s, "allocator");
+        tensors |= !strcmp(s, "tensors");
+    }
+    if (device)
+        vs_buf_puts(text, "Scope device: the GPU's used memory as NVML reports it, covering every "
+                          "process and the driver's own, more than the command.\n");
+    if (alloc && tensors)
+        vs_buf_puts(text, "Allocated (tensors) and reserved (allocator) are different scopes of "
+                          "the same memory: never add them.\n");
+}
+
+/* ------------------------------------------------------------------ gauge */
+
+typedef struct gauge {
+    vs_ctx *ctx;
+    char id[96];
+    char run[32];
+    int shown;
+    int64_t last_ms;
+    /* UTF-8 carried between reads, per stream */
+    char carry[3][4];
+    size_t ncarry[3];
+} gauge;
+
+static json_t *gauge_bundle(const char *run, const vs_measure_live *live, const char *state)
+{
+    vs_sampler_view *v = NULL;
+    json_t *payload, *gpus;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_table *t;
+    static const char *const headers[] = {"GPU", "used now (device)", "peak this phase",
+                                          "peak this run", "process now"};
+    const char *phase;
+    unsigned g;
+    json_t *b = NULL;
+    if (vs_sampler_view_get(live->sampler, &v) < 0)
+        return NULL;
+    phase = v->phases[v->current].name;
+    t = vs_table_new(5, headers);
+    gpus = json_array();
+    payload = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o}", "kind", "gauge", "run", run, "state",
+                        state, "phase", phase, "elapsed_ms", (json_int_t)live->elapsed_ms,
+                        "gpus", gpus);
+    vs_buf_printf(&text, "%s %s: phase %s, %.1f s\n",
+                  !strcmp(state, "running") ? "measuring" : state, run, phase,
+                  (double)live->elapsed_ms / 1000.0);
+    for (g = 0; t && payload && g < v->ngpus; g++) {
+        uint64_t run_peak = 0, phase_peak = v->phases[v->current].gpus[g].device_peak;
+        size_t p;
+        char name[160], now[160], pp[160], rp[160], proc[160];
+        const char *cells[5];
+        for (p = 0; p < v->nphases; p++)
+            if (v->phases[p].gpus[g].device_peak > run_peak)
+                run_peak = v->phases[p].gpus[g].device_peak;
+        snprintf(name, sizeof name, "%u %s", g, g < live->ngpus ? live->gpus[g].name : "");
+        vs_units_describe(now, sizeof now, v->device_now[g]);
+        vs_units_describe(pp, sizeof pp, phase_peak);
+        vs_units_describe(rp, sizeof rp, run_peak);
+        if (v->process_available && v->process_attributed)
+            vs_units_describe(proc, sizeof proc, v->process_now[g]);
+        else
+            snprintf(proc, sizeof proc, "%s", "unavailable");
+        cells[0] = name;
+        cells[1] = now;
+        cells[2] = pp;
+        cells[3] = rp;
+        cells[4] = proc;
+        vs_table_add_row(t, cells);
+        json_array_append_new(
+            gpus, json_pack("{s:i, s:s, s:I, s:I, s:I, s:o, s:I}", "gpu", (int)g, "gpu_name",
+                            g < live->ngpus ? live->gpus[g].name : "", "used_bytes",
+                            (json_int_t)v->device_now[g], "phase_peak_bytes", (json_int_t)phase_peak,
+                            "run_peak_bytes", (json_int_t)run_peak, "process_bytes",
+                            v->process_available && v->process_attributed
+                                ? json_integer((json_int_t)v->process_now[g])
+                                : json_null(),
+                            "total_bytes",
+                            (json_int_t)(g < live->ngpus ? live->gpus[g].total_bytes : 0)));
+    }
+    if (t && payload) {
+        vs_table_text(t, &text);
+        vs_buf_printf(&html, "<p><b>%s %s</b>: phase ", !strcmp(state, "running") ? "measuring" : state,
+                      run);
+        vs_buf_put_html(&html, phase);
+        vs_buf_printf(&html, ", %.1f s</p>", (double)live->elapsed_ms / 1000.0);
+        vs_table_html(t, &html);
+        if (!vs_buf_failed(&text) && !vs_buf_failed(&html) && !vs_table_failed(t)) {
+            b = vs_bundle_new(vs_buf_str(&text), vs_buf_str(&html), NULL, payload);
+            payload = NULL;
+        }
+    }
+    json_decref(payload);
+    vs_table_free(t);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    vs_sampler_view_free(v);
+    return b;
+}
+
+static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state)
+{
+    json_t *b = gauge_bundle(gz->run, live, state);
+    if (!b)
+        return;
+    vs_ctx_display(gz->ctx, b, gz->id, gz->shown);
+    gz->shown = 1;
+    json_decref(b);
+}
+
+static void on_tick(void *cb, const vs_measure_live *live)
+{
+    gauge_show(cb, live, "running");
+}
+
+/* The gauge's last state, so that it does not stay "running". */
+static void on_end(void *cb, const vs_measure_live *live, const vs_runner_result *run)
+{
+    gauge *gz = cb;
+    if (gz->shown)
+        gauge_show(gz, live, run->interrupted ? "interrupted" : run->timed_out ? "timed out" : "finished");
+}
+
+static int on_interrupted(void *cb) { return vs_ctx_interrupted(((gauge *)cb)->ctx); }
+
+/* The length of a valid UTF-8 sequence at s (n bytes available), 0 when
+ * invalid, -1 when it may be completed by more bytes. */
+static int utf8_len(const unsigned char *s, size_t n)
+{
+    int k, i;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        k = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        k = 3;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        k = 4;
+    else
+        return 0;
+    for (i = 1; i < k; i++) {
+        if ((size_t)i >= n)
+            return -1;
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    }
+    if (k == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F)))
+        return 0;
+    if (k == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F)))
+        return 0;
+    return k;
+}
+
+/* Streams bytes as text: a sequence cut between two reads waits for its end;
+ * invalid bytes and NULs become U+FFFD. */
+static void stream_text(gauge *gz, int stream, const char *data, size_t len, int final)
+{
+    vs_buf in = VS_BUF_INIT, out = VS_BUF_INIT;
+    size_t i = 0;
+    int s = stream == 2 ? 2 : 1;
+    vs_buf_append(&in, gz->carry[s], gz->ncarry[s]);
+    if (len)
+        vs_buf_append(&in, data, len);
+    gz->ncarry[s] = 0;
+    if (vs_buf_failed(&in))
+        goto done;
+    while (i < in.len) {
+        int k = utf8_len((const unsigned char *)in.data + i, in.len - i);
+        if (k < 0 && !final && in.len - i < 4) {
+            memcpy(gz->carry[s], in.data + i, in.len - i);
+            gz->ncarry[s] = in.len - i;
+            break;
+        }
+        if (k <= 0 || in.data[i] == '\0') {
+            vs_buf_puts(&out, "\xEF\xBF\xBD");
+            i++;
+        } else {
+            vs_buf_append(&out, in.data + i, (size_t)k);
+            i += (size_t)k;
+        }
+    }
+    if (out.len && !vs_buf_failed(&out))
+        vs_ctx_stream(gz->ctx, s == 2 ? "stderr" : "stdout", out.data, out.len);
+done:
+    vs_buf_free(&in);
+    vs_buf_free(&out);
+}
+
+static void on_output(void *cb, int stream, const char *data, size_t len)
+{
+    stream_text(cb, stream, data, len, 0);
+}
+
+static void on_bad_line(void *cb, const char *line, const char *why)
+{
+    gauge *gz = cb;
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "vramsheet: ignored phase line '%.120s': %.200s\n", line, why);
+    if (n > 0)
+        stream_text(gz, 2, msg, strlen(msg), 0);
+}
+
+/* ------------------------------------------------------------ measure verb */
+
+static const char *const measure_keys[] = {"phase", "timeout", "interval", "length",
+                                           "concurrency", "microbatch", NULL};
+static const char *const measure_words[] = {"import", NULL};
+
+static int parse_seconds(const vs_line *line, const char *key, double *out, vs_error *err)
+{
+    const vs_arg *a = vs_line_pair(line, key);
+    char *end;
+    double v;
+    if (!a)
+        return 0;
+    v = strtod(a->value, &end);
+    if (end == a->value || *end || !isfinite(v) || v <= 0 || v > 1e7)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                               "expected %s=SECONDS, a positive number (got '%s')", key, a->value);
+    *out = v;
+    return 0;
+}
+
+/* GPUs worth a row: those where the command's processes held memory, or that a
+ * counter names, or (without process attribution) whose used memory changed;
+ * all of them when none qualifies. */
+static void pick_gpus(const vs_measure_result *r, int *keep)
+{
+    const vs_sampler_view *v = r->view;
+    unsigned g;
+    size_t p, c;
+    int any = 0;
+    for (g = 0; g < v->ngpus; g++) {
+        uint64_t lo = UINT64_MAX, hi = 0;
+        keep[g] = 0;
+        for (p = 0; p < v->nphases; p++) {
+            const vs_sampler_cell *cell = &v->phases[p].gpus[g];
+            if (v->process_attributed && cell->process_peak > 0)
+                keep[g] = 1;
+            if (cell->device_peak_at) {
+                if (cell->device_peak > hi)
+                    hi = cell->device_peak;
+            }
+        }
+        lo = v->device_start[g];
+        if (!v->process_attributed && hi > lo)
+            keep[g] = 1;
+        for (c = 0; c < r->ncounters; c++)
+            if (r->counters[c].gpu == (int)g)
+                keep[g] = 1;
+        any |= keep[g];
+    }
+    if (!any)
+        for (g = 0; g < v->ngpus; g++)
+            keep[g] = 1;
+}
+
+static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char *command,
+                      const char *phase_arg, const vs_measure_result *r, json_t *rows,
+                      vs_error *err)
+{
+    json_t *runs = ensure_array(sheet, "runs"), *ms = ensure_array(sheet, "measurements");
+    json_t *run, *gpus = json_array();
+    const vs_sampler_view *v = r->view;
+    int *keep = calloc(r->ngpus ? r->ngpus : 1, sizeof *keep);
+    unsigned g;
+    size_t p, c;
+    char started[32];
+    int rc = 0;
+    if (!runs || !ms || !gpus || !keep) {
+        json_decref(gpus);
+        free(keep);
+        return oom_error(err);
+    }
+    for (g = 0; g < r->ngpus; g++) {
+        const vs_nvml_gpu *gi = &r->gpus[g];
+        int nvml = gi->total_bytes > 0;
+        json_array_append_new(gpus, json_pack("{s:i, s:s, s:I, s:s}", "index", (int)g, "name",
+                                              gi->name, "total_bytes",
+                                              (json_int_t)(nvml ? gi->total_bytes : gi->cuda_total_bytes),
+                                              "total_basis", nvml ? "nvml" : "cuda"));
+    }
+    iso8601(started, sizeof started, r->started_at);
+    run = json_pack("{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:o, s:o, s:o, s:o}", "id", run_id,
+                    "command", command, "phase", str_or_null(phase_arg), "exit_status",
+                    r->run.exit_status, "overflow_phase", str_or_null(r->overflow_phase),
+                    "started", started, "elapsed_ms", (json_int_t)r->run.elapsed_ms, "host",
+                    str_or_null(r->host), "driver", str_or_null(r->driver), "nvml",
+                    str_or_null(r->nvml_version), "gpus", gpus);
+    if (!run || json_array_append_new(runs, run) < 0) {
+        free(keep);
+        return oom_error(err);
+    }
+    pick_gpus(r, keep);
+    for (p = 0; p < v->nphases; p++) {
+        const char *phase = v->phases[p].name;
+        const vs_measure_phase_dims *d = vs_measure_dims_of(r, phase);
+        for (g = 0; g < v->ngpus; g++) {
+            const vs_sampler_cell *cell = &v->phases[p].gpus[g];
+            json_t *m;
+            if (!keep[g] || cell->samples == 0)
+                continue;
+            m = measurement_new(sheet, run_id, phase, (int)g, r->gpus[g].name, VS_COUNTER_DEVICE,
+                                "device", cell->device_peak, dims_json(d), NULL, r->host, -1,
+                                cell->device_peak_at);
+            if (!m || json_array_append_new(ms, m) < 0 || json_array_append_new(rows, json_incref(m)) < 0)
+                rc = oom_error(err);
+            if (v->process_available && v->process_attributed && cell->process_peak_at) {
+                m = measurement_new(sheet, run_id, phase, (int)g, r->gpus[g].name,
+                                    VS_COUNTER_PROCESS, "process", cell->process_peak,
+                                    dims_json(d), NULL, r->host, -1, cell->process_peak_at);
+                if (!m || json_array_append_new(ms, m) < 0 ||
+                    json_array_append_new(rows, json_incref(m)) < 0)
+                    rc = oom_error(err);
+            }
+        }
+        for (c = 0; c < r->ncounters; c++) {
+            const vs_measure_counter *k = &r->counters[c];
+            json_t *m;
+            if (strcmp(k->phase, phase) != 0)
+                continue;
+            m = measurement_new(sheet, run_id, phase, k->gpu,
+                                k->gpu >= 0 ? r->gpus[k->gpu].name : NULL, k->name,
+                                vs_measure_counter_scope(k->name), k->bytes, dims_json(d), NULL,
+                                r->host, -1, k->at);
+            if (!m || json_array_append_new(ms, m) < 0 || json_array_append_new(rows, json_incref(m)) < 0)
+                rc = oom_error(err);
+        }
+    }
+    if (r->overflow_phase[0]) {
+        json_t *o = ensure_array(sheet, "oom");
+        char note[256];
+        snprintf(note, sizeof note, "run %s: \"%s\"", run_id, r->run.oom_pattern);
+        if (!o || json_array_append_new(o, json_pack("{s:s, s:s}", "phase", r->overflow_phase,
+                                                     "note", note)) < 0)
+            rc = oom_error(err);
+    }
+    free(keep);
+    (void)ctx;
+    return rc;
+}
+
+static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_id,
+                              const char *command, const vs_measure_result *r, json_t *rows,
+                              vs_error *err)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, why = VS_BUF_INIT;
+    vs_table *t = vs_table_new(8, mtable_headers);
+    json_t *payload, *prow = json_array(), *gpus = json_array(), *m;
+    const char *process_memory;
+    size_t i;
+    int validates = 1, any = 0;
+    unsigned g;
+    if (!t || !prow || !gpus) {
+        vs_table_free(t);
+        json_decref(prow);
+        json_decref(gpus);
+        return oom_error(err);
+    }
+    vs_table_align_right(t, 4);
+    json_array_foreach(rows, i, m) {
+        add_mrow(t, m);
+        json_array_append_new(prow, payload_row(m));
+        any = 1;
+    }
+    /* The run's dims: the last phase's (dims carry over). */
+    if (r->view->nphases) {
+        const vs_measure_phase_dims *d =
+            vs_measure_dims_of(r, r->view->phases[r->view->nphases - 1].name);
+        json_t *dj = dims_json(d);
+        validates = validates_card(sheet, dj, &why);
+        json_decref(dj);
+    }
+    process_memory = !r->view->process_available ? "not reported by the driver"
+                     : r->view->process_attributed ? "attributed"
+                                                   : "unattributed";
+    for (g = 0; g < r->ngpus; g++)
+        json_array_append_new(
+            gpus, json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name",
+                            r->gpus[g].name, "uuid", r->gpus[g].uuid, "total_bytes",
+                            (json_int_t)r->gpus[g].total_bytes, "total_basis", "nvml",
+                            "cuda_total_bytes",
+                            r->gpus[g].cuda_total_bytes
+                                ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
+                                : json_null()));
+
+    vs_buf_printf(&text, "measured run %s on %s, %.2f s: `%s`\n", run_id,
+                  r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0, command);
+    if (r->run.timed_out)
+        vs_buf_printf(&text, "TIMED OUT: the command's process group was ended (exit status %d); "
+                             "the peaks up to then are recorded.\n",
+                      r->run.exit_status);
+    else if (r->run.term_signal)
+        vs_buf_printf(&text, "The command was ended by signal %d (exit status %d); it was "
+                             "measured all the same.\n",
+                      r->run.term_signal, r->run.exit_status);
+    else if (r->run.exit_status != 0)
+        vs_buf_printf(&text, "The command FAILED with exit status %d; it was measured all the "
+                             "same and the run is recorded.\n",
+                      r->run.exit_status);
+    else
+        vs_buf_puts(&text, "The command exited with status 0.\n");
+    if (r->overflow_phase[0])
+        vs_buf_printf(&text, "OUT OF MEMORY in phase %s (\"%s\" in its output).\n%s\n%s\n",
+                      r->overflow_phase, r->run.oom_pattern, vs_measure_triage(r->overflow_phase),
+                      one_change);
+    if (any)
+        vs_table_text(t, &text);
+    else
+        vs_buf_puts(&text, "No sample was taken.\n");
+    scope_notes(&text, rows);
+    if (!r->view->process_available)
+        vs_buf_puts(&text, "Process memory: not reported by this driver (only the device's used "
+                           "memory is measured).\n");
+    else if (!r->view->process_attributed)
+        vs_buf_printf(&text, "Process memory: the driver listed %u process(es) but none of the "
+                             "command's (another PID namespace?); not recorded.\n",
+                      r->view->foreign_pids);
+    if (validates)
+        vs_buf_puts(&text, "Executed dims meet the card.\n");
+    else
+        vs_buf_printf(&text, "This run does not validate the card: %s.\n", vs_buf_str(&why));
+    if (r->run.leftovers)
+        vs_buf_printf(&text, "%d process(es) left in the command's group were ended.\n",
+                      r->run.leftovers);
+    if (r->bad_lines)
+        vs_buf_printf(&text, "%d phase line(s) ignored; the first: %s\n", r->bad_lines,
+                      r->first_bad_line);
+    vs_buf_printf(&text, "Driver %s, NVML %s; %llu samples every %d ms, longest gap %lld ms.\n",
+                  r->driver[0] ? r->driver : "unknown", r->nvml_version[0] ? r->nvml_version : "unknown",
+                  (unsigned long long)r->view->samples, r->interval_ms,
+                  (long long)r->view->max_gap_ms);
+
+    vs_buf_printf(&html, "<p><b>measured run %s</b> on ", run_id);
+    vs_buf_put_html(&html, r->host[0] ? r->host : "this host");
+    vs_buf_printf(&html, ", %.2f s, exit status %d: <code>", (double)r->run.elapsed_ms / 1000.0,
+                  r->run.exit_status);
+    vs_buf_put_html(&html, command);
+    vs_buf_puts(&html, "</code></p>");
+    if (r->overflow_phase[0]) {
+        vs_buf_puts(&html, "<p><b>Out of memory in phase ");
+        vs_buf_put_html(&html, r->overflow_phase);
+        vs_buf_puts(&html, "</b>. ");
+        vs_buf_put_html(&html, vs_measure_triage(r->overflow_phase));
+        vs_buf_puts(&html, " ");
+        vs_buf_put_html(&html, one_change);
+        vs_buf_puts(&html, "</p>");
+    }
+    if (any)
+        vs_table_html(t, &html);
+    if (!validates) {
+        vs_buf_puts(&html, "<p>This run does not validate the card: ");
+        vs_buf_put_html(&html, vs_buf_str(&why));
+        vs_buf_puts(&html, ".</p>");
+    }
+
+    payload = json_pack(
+        "{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:b, s:b, s:i, s:o, s:i, s:o, s:s, s:b, s:o, s:o,"
+        " s:{s:o, s:o, s:s, s:s}, s:{s:i, s:I, s:I, s:I, s:I}}",
+        "kind", "measurement", "run", run_id, "rows", prow, "exit_status", r->run.exit_status,
+        "overflow_phase", str_or_null(r->overflow_phase), "command", command, "elapsed_ms",
+        (json_int_t)r->run.elapsed_ms, "timed_out", r->run.timed_out, "interrupted", 0,
+        "signal", r->run.term_signal, "oom_pattern", str_or_null(r->run.oom_pattern), "leftovers",
+        r->run.leftovers, "triage",
+        r->overflow_phase[0] ? json_string(vs_measure_triage(r->overflow_phase)) : json_null(),
+        "process_memory", process_memory, "validates_card", validates, "card_check",
+        validates ? json_null() : json_string(vs_buf_str(&why)), "gpus", gpus, "versions",
+        "driver", str_or_null(r->driver), "nvml", str_or_null(r->nvml_version), "memory_api",
+        r->memory_api, "process_api", r->process_api, "sampler", "interval_ms", r->interval_ms, "samples",
+        (json_int_t)r->view->samples, "max_gap_ms", (json_int_t)r->view->max_gap_ms, "cpu_ns",
+        (json_int_t)r->view->cpu_ns, "errors", (json_int_t)r->view->errors);
+    vs_table_free(t);
+    vs_buf_free(&why);
+    {
+        int rc = emit(ctx, &text, &html, payload, err);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return rc;
+    }
+}
+
+static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err);
+
+static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    vs_measure_options o;
+    vs_measure_result r;
+    vs_phasefd_dim dims[3];
+    gauge gz;
+    json_t *sheet, *rows = NULL;
+    const vs_arg *phase = vs_line_pair(line, "phase"), *first = vs_line_positional(line, 0);
+    char run_id[32];
+    uint64_t interval = 0;
+    int rc, present, cell = line->verb[0] == '%';
+    size_t i, nd = 0;
+    const char *command = line->raw;
+
+    if (first && !strcmp(first->value, "import") && !cell)
+        return measure_import(ctx, line, err);
+    if (first)
+        return vs_error_set_at(err, VS_EVALUE, first->line, first->column,
+                               "unexpected '%s'; expected `measure [phase=NAME] "
+                               "[timeout=SECONDS] [interval=MS] -- COMMAND` or `measure import "
+                               "FILE...`",
+                               first->value);
+    if ((rc = vs_line_check_keys(line, measure_keys, err)) < 0)
+        return rc;
+    while (command && (*command == ' ' || *command == '\t' || *command == '\n'))
+        command++;
+    if (!command || !*command)
+        return vs_error_set(err, VS_EVALUE,
+                            cell ? "%%%%measure needs a command: the cell's body is the script"
+                                 : "expected `measure [phase=NAME] [timeout=SECONDS] -- COMMAND` "
+                                   "(the command after --)");
+    if (phase && !vs_phasefd_name_valid(phase->value))
+        return vs_error_set_at(err, VS_EVALUE, phase->line, phase->value_column,
+                               "phase names are 1-63 characters of A-Z a-z 0-9 _ . : / + -");
+    memset(&o, 0, sizeof o);
+    if ((rc = parse_seconds(line, "timeout", &o.timeout_s, err)) < 0)
+        return rc;
+    if ((rc = vs_line_get_uint(line, "interval", 0, &interval, &present, err)) < 0)
+        return rc;
+    if (present && (interval < 1 || interval > 10000)) {
+        const vs_arg *a = vs_line_pair(line, "interval");
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                               "interval is in milliseconds, 1 to 10000");
+    }
+    for (i = 0; card_dims[i]; i++) {
+        uint64_t v;
+        if ((rc = vs_line_get_uint(line, card_dims[i], 0, &v, &present, err)) < 0)
+            return rc;
+        if (present) {
+            snprintf(dims[nd].key, sizeof dims[nd].key, "%s", card_dims[i]);
+            dims[nd++].value = v;
+        }
+    }
+    sheet = vs_ctx_sheet(ctx);
+    if (!sheet)
+        return oom_error(err);
+    next_run_id(sheet, run_id, sizeof run_id);
+
+    memset(&gz, 0, sizeof gz);
+    gz.ctx = ctx;
+    snprintf(gz.run, sizeof gz.run, "%s", run_id);
+    {
+        struct timespec ts;
+        static unsigned serial; /* display ids stay unique within the kernel */
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(gz.id, sizeof gz.id, "vramsheet-gauge-%d-%lld-%u", (int)getpid(),
+                 (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, ++serial);
+    }
+    o.command = command;
+    o.phase = phase ? phase->value : NULL;
+    o.dims = dims;
+    o.ndims = nd;
+    o.interval_ms = (int)interval;
+    o.tick_ms = 250;
+    o.cb = &gz;
+    o.on_output = on_output;
+    o.on_tick = on_tick;
+    o.on_end = on_end;
+    o.interrupted = on_interrupted;
+    o.on_bad_line = on_bad_line;
+    rc = vs_measure_run(&o, &r, err);
+    if (rc < 0)
+        return rc;
+    stream_text(&gz, 1, NULL, 0, 1);
+    stream_text(&gz, 2, NULL, 0, 1);
+    if (r.run.interrupted) {
+        rc = vs_error_set(err, VS_EINTERRUPT,
+                          "interrupted: the command's process group was ended after %.1f s; "
+                          "nothing was recorded",
+                          (double)r.run.elapsed_ms / 1000.0);
+        goto done;
+    }
+    rows = json_array();
+    if (!rows) {
+        rc = oom_error(err);
+        goto done;
+    }
+    rc = record_run(ctx, sheet, run_id, command, phase ? phase->value : NULL, &r, rows, err);
+    if (rc < 0)
+        goto done;
+    vs_ctx_effect(ctx, "measured run %s (%s)", run_id,
+                  r.overflow_phase[0] ? "out of memory" : r.run.exit_status ? "failed" : "exit 0");
+    rc = render_measurement(ctx, sheet, run_id, command, &r, rows, err);
+done:
+    json_decref(rows);
+    vs_measure_result_clear(&r);
+    return rc;
+}
+
+/* ---------------------------------------------------------- measure import */
+
+typedef struct host_run {
+    char host[256];
+    json_t *run;   /* the sheet run being built */
+    int64_t started;
+} host_run;
+
+static int import_error(vs_error *err, const char *file, size_t lineno, const char *what)
+{
+    return vs_error_set(err, VS_EFORMAT, "%s:%zu: %s (expected the JSON lines `vramsheet probe` "
+                                         "writes); nothing was imported",
+                        file, lineno, what);
+}
+
+static json_t *find_measurement(json_t *list, const char *host, json_int_t gpu, const char *phase,
+                                const char *counter)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(list, i, m) {
+        json_t *g = json_object_get(m, "gpu");
+        const char *h = json_string_value(json_object_get(m, "host"));
+        if (((!h && !*host) || (h && !strcmp(h, host))) &&
+            ((json_is_null(g) && gpu < 0) || (json_is_integer(g) && json_integer_value(g) == gpu)) &&
+            !strcmp(json_string_value(json_object_get(m, "phase")), phase) &&
+            !strcmp(json_string_value(json_object_get(m, "counter")), counter))
+            return m;
+    }
+    return NULL;
+}
+
+static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet = vs_ctx_sheet(ctx), *hosts = json_object(), *merged = json_array();
+    json_t *rows = json_array();
+    size_t f, nfiles = vs_line_npositional(line), nlines = 0, npeaks = 0, i;
+    int rc = 0;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    const char *key;
+    json_t *hr;
+    if (!sheet || !hosts || !merged || !rows) {
+        rc = oom_error(err);
+        goto done;
+    }
+    if (line->nargs != nfiles || nfiles < 2) {
+        rc = vs_error_set(err, VS_EVALUE, "expected `measure import FILE...` (files written by "
+                                          "`vramsheet probe --out`)");
+        goto done;
+    }
+    for (f = 1; f < nfiles; f++) {
+        const vs_arg *a = vs_line_positional(line, f);
+        FILE *fp = fopen(a->value, "r");
+        char *buf = NULL;
+        size_t cap = 0, lineno = 0;
+        ssize_t n;
+        if (!fp) {
+            rc = vs_error_set_at(err, VS_EIO, a->line, a->column, "cannot read %s: %s", a->value,
+                                 strerror(errno));
+            goto done;
+        }
+        while ((n = getline(&buf, &cap, fp)) >= 0) {
+            json_error_t je;
+            json_t *j, *h;
+            const char *type, *host;
+            lineno++;
+            if (n == 0 || buf[0] == '\n')
+                continue;
+            j = json_loads(buf, 0, &je);
+            if (!j || !json_is_object(j)) {
+                json_decref(j);
+                rc = import_error(err, a->value, lineno, j ? "not an object" : je.text);
+                break;
+            }
+            nlines++;
+            type = json_string_value(json_object_get(j, "type"));
+            host = json_string_value(json_object_get(j, "host"));
+            if (!type) {
+                json_decref(j);
+                rc = import_error(err, a->value, lineno, "no \"type\"");
+                break;
+            }
+            if (!host)
+                host = "";
+            h = json_object_get(hosts, host);
+            if (!h) {
+                h = json_pack("{s:n, s:n, s:i, s:n, s:I, s:n, s:n, s:[]}", "command", "started",
+                              "exit_status", 0, "overflow_phase", "elapsed_ms", (json_int_t)0,
+                              "driver", "nvml", "gpus");
+                json_object_set_new(hosts, host, h);
+            }
+            if (!strcmp(type, "run")) {
+                json_t *gpus = json_object_get(j, "gpus"), *g;
+                size_t k;
+                if (json_is_null(json_object_get(h, "command")))
+                    json_object_set(h, "command", json_object_get(j, "command"));
+                if (json_is_null(json_object_get(h, "started")) ||
+                    (json_is_string(json_object_get(j, "started")) &&
+                     strcmp(json_string_value(json_object_get(j, "started")),
+                            json_string_value(json_object_get(h, "started"))) < 0))
+                    json_object_set(h, "started", json_object_get(j, "started"));
+                json_object_set(h, "driver", json_object_get(j, "driver"));
+                json_object_set(h, "nvml", json_object_get(j, "nvml"));
+                json_array_foreach(gpus, k, g) {
+                    json_t *have, *list = json_object_get(h, "gpus");
+                    size_t q;
+                    int seen = 0;
+                    json_array_foreach(list, q, have)
+                        if (json_equal(json_object_get(have, "index"), json_object_get(g, "index")))
+                            seen = 1;
+                    if (!seen)
+                        json_array_append_new(
+                            list, json_pack("{s:O, s:O, s:O, s:O}", "index",
+                                            json_object_get(g, "index"), "name",
+                                            json_object_get(g, "name"), "total_bytes",
+                                            json_object_get(g, "total_bytes"), "total_basis",
+                                            json_object_get(g, "total_basis")));
+                }
+            } else if (!strcmp(type, "end")) {
+                json_t *es = json_object_get(j, "exit_status"), *ov = json_object_get(j, "overflow_phase");
+                json_t *el = json_object_get(j, "elapsed_ms");
+                if (json_is_integer(es) && json_integer_value(es) != 0 &&
+                    json_integer_value(json_object_get(h, "exit_status")) == 0)
+                    json_object_set(h, "exit_status", es);
+                if (json_is_string(ov) && json_is_null(json_object_get(h, "overflow_phase")))
+                    json_object_set(h, "overflow_phase", ov);
+                if (json_is_integer(el) &&
+                    json_integer_value(el) > json_integer_value(json_object_get(h, "elapsed_ms")))
+                    json_object_set(h, "elapsed_ms", el);
+            } else if (!strcmp(type, "peak")) {
+                const char *phase = json_string_value(json_object_get(j, "phase"));
+                const char *counter = json_string_value(json_object_get(j, "counter"));
+                const char *scope = json_string_value(json_object_get(j, "scope"));
+                json_t *peak = json_object_get(j, "peak_bytes"), *g = json_object_get(j, "gpu");
+                json_t *old, *dims = json_object_get(j, "dims"), *rank = json_object_get(j, "rank");
+                json_int_t gpu = json_is_integer(g) ? json_integer_value(g) : -1;
+                if (!phase || !counter || !json_is_integer(peak) || json_integer_value(peak) < 0 ||
+                    !vs_phasefd_name_valid(phase) || !vs_phasefd_name_valid(counter)) {
+                    json_decref(j);
+                    rc = import_error(err, a->value, lineno,
+                                      "a peak needs phase, counter and peak_bytes");
+                    break;
+                }
+                npeaks++;
+                old = find_measurement(merged, host, gpu, phase, counter);
+                if (old && json_integer_value(json_object_get(old, "peak_bytes")) >=
+                               json_integer_value(peak)) {
+                    json_decref(j);
+                    continue;
+                }
+                {
+                    json_t *dj = json_is_object(dims) ? json_deep_copy(dims) : json_object();
+                    const char *k2;
+                    json_t *v2;
+                    void *tmp;
+                    /* only integer dims are kept */
+                    json_object_foreach_safe(dj, tmp, k2, v2) {
+                        if (!json_is_integer(v2))
+                            json_object_del(dj, k2);
+                    }
+                    {
+                        json_t *m = measurement_new(
+                            sheet, NULL, phase, (int)gpu,
+                            json_string_value(json_object_get(j, "gpu_name")), counter,
+                            scope ? scope : vs_measure_counter_scope(counter),
+                            (uint64_t)json_integer_value(peak), dj, NULL, host,
+                            json_is_integer(rank) ? (int)json_integer_value(rank) : -1, 0);
+                        if (!m) {
+                            json_decref(j);
+                            rc = oom_error(err);
+                            break;
+                        }
+                        json_object_set(m, "time", json_object_get(j, "time"));
+                        if (!json_object_get(m, "time"))
+                            json_object_set_new(m, "time", json_null());
+                        if (old) {
+                            size_t q;
+                            json_t *x;
+                            json_array_foreach(merged, q, x) if (x == old) {
+                                json_array_set_new(merged, q, m);
+                                break;
+                            }
+                        } else {
+                            json_array_append_new(merged, m);
+                        }
+                    }
+                }
+            }
+            json_decref(j);
+        }
+        free(buf);
+        fclose(fp);
+        if (rc < 0)
+            goto done;
+    }
+    if (json_array_size(merged) == 0) {
+        rc = vs_error_set(err, VS_EVALUE, "no peak lines in the files: nothing was imported");
+        goto done;
+    }
+    /* One run per host; its measurements carry its id. */
+    json_object_foreach(hosts, key, hr) {
+        char run_id[32];
+        json_t *run, *m, *runs = ensure_array(sheet, "runs"), *ms = ensure_array(sheet, "measurements");
+        json_t *st = json_object_get(hr, "started"), *cm = json_object_get(hr, "command");
+        next_run_id(sheet, run_id, sizeof run_id);
+        run = json_pack("{s:s, s:o, s:n, s:O, s:O, s:o, s:O, s:o, s:O, s:O, s:O}", "id", run_id,
+                        "command", json_is_string(cm) ? json_incref(cm) : json_string("(imported)"),
+                        "phase", "exit_status", json_object_get(hr, "exit_status"),
+                        "overflow_phase", json_object_get(hr, "overflow_phase"), "started",
+                        json_is_string(st) ? json_incref(st) : json_null(), "elapsed_ms",
+                        json_object_get(hr, "elapsed_ms"), "host", str_or_null(key), "driver",
+                        json_object_get(hr, "driver"), "nvml", json_object_get(hr, "nvml"), "gpus",
+                        json_object_get(hr, "gpus"));
+        if (!run || !runs || !ms || json_array_append_new(runs, run) < 0) {
+            rc = oom_error(err);
+            goto done;
+        }
+        json_array_foreach(merged, i, m) {
+            const char *h = json_string_value(json_object_get(m, "host"));
+            if (strcmp(h ? h : "", key) != 0)
+                continue;
+            json_object_set_new(m, "run", json_string(run_id));
+            json_array_append(ms, m);
+            json_array_append(rows, m);
+        }
+        if (json_is_string(json_object_get(hr, "overflow_phase"))) {
+            json_t *o = ensure_array(sheet, "oom");
+            json_array_append_new(o, json_pack("{s:O, s:s}", "phase",
+                                               json_object_get(hr, "overflow_phase"), "note",
+                                               "imported probe run"));
+        }
+    }
+    vs_ctx_effect(ctx, "imported %zu peak line(s)", npeaks);
+    {
+        vs_table *t = vs_table_new(8, mtable_headers);
+        json_t *prow = json_array(), *m;
+        if (!t || !prow) {
+            vs_table_free(t);
+            json_decref(prow);
+            rc = oom_error(err);
+            goto done;
+        }
+        vs_table_align_right(t, 4);
+        json_array_foreach(rows, i, m) {
+            add_mrow(t, m);
+            json_array_append_new(prow, payload_row(m));
+        }
+        vs_buf_printf(&text, "imported %zu measurement(s) from %zu file(s), %zu line(s), %zu "
+                             "host(s) (peaks merged per host, GPU, phase and counter: the "
+                             "largest kept)\n",
+                      json_array_size(rows), nfiles - 1, nlines, json_object_size(hosts));
+        vs_table_text(t, &text);
+        scope_notes(&text, rows);
+        vs_buf_printf(&html, "<p>imported %zu measurement(s) from %zu file(s)</p>",
+                      json_array_size(rows), nfiles - 1);
+        vs_table_html(t, &html);
+        vs_table_free(t);
+        rc = emit(ctx, &text, &html,
+                  json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind", "measurement",
+                            "rows", prow, "exit_status", "overflow_phase", "imported", "files",
+                            (json_int_t)(nfiles - 1), "lines", (json_int_t)nlines, "hosts",
+                            (json_int_t)json_object_size(hosts)),
+                  err);
+    }
+done:
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    json_decref(hosts);
+    json_decref(merged);
+    json_decref(rows);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ record */
+
+static const char *const record_keys[] = {"phase", "gpu", "counter", "scope", "gpu_name",
+                                          "length", "concurrency", "microbatch", "stage",
+                                          "host", "rank", NULL};
+
+static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const vs_arg *phase = vs_line_pair(line, "phase"), *counter = vs_line_pair(line, "counter");
+    const vs_arg *amount = vs_line_positional(line, 0), *scope = vs_line_pair(line, "scope");
+    const vs_arg *gname = vs_line_pair(line, "gpu_name"), *stage = vs_line_pair(line, "stage");
+    const vs_arg *host = vs_line_pair(line, "host");
+    json_t *sheet, *dims, *m, *ms, *rows;
+    uint64_t bytes, gpu = 0, rank = 0;
+    int rc, has_gpu = 0, has_rank = 0;
+    size_t i;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, why = VS_BUF_INIT;
+    vs_table *t;
+    static const char syntax[] = "record phase=NAME gpu=I counter=NAME BYTES [length=N] "
+                                 "[concurrency=N] [microbatch=N] [stage=NAME] [scope=S]";
+    if ((rc = vs_line_check_keys(line, record_keys, err)) < 0)
+        return rc;
+    if (!phase || !counter || !amount)
+        return vs_error_set(err, VS_EVALUE, "expected `%s`", syntax);
+    if (vs_line_positional(line, 1)) {
+        const vs_arg *x = vs_line_positional(line, 1);
+        return vs_error_set_at(err, VS_EVALUE, x->line, x->column,
+                               "unexpected '%s'; expected `%s`", x->value, syntax);
+    }
+    if (!vs_phasefd_name_valid(phase->value))
+        return vs_error_set_at(err, VS_EVALUE, phase->line, phase->value_column,
+                               "phase names are 1-63 characters of A-Z a-z 0-9 _ . : / + -");
+    if (!vs_phasefd_name_valid(counter->value))
+        return vs_error_set_at(err, VS_EVALUE, counter->line, counter->value_column,
+                               "counter names are 1-63 characters of A-Z a-z 0-9 _ . : / + -");
+    if (vs_units_parse_bytes(&bytes, amount->value, err) < 0) {
+        err->line = amount->line;
+        err->column = amount->column;
+        return VS_EUNIT;
+    }
+    if (bytes > (uint64_t)INT64_MAX)
+        return vs_error_set_at(err, VS_EUNIT, amount->line, amount->column, "amount too large");
+    if ((rc = vs_line_get_uint(line, "gpu", 0, &gpu, &has_gpu, err)) < 0)
+        return rc;
+    if ((rc = vs_line_get_uint(line, "rank", 0, &rank, &has_rank, err)) < 0)
+        return rc;
+    if (has_gpu && gpu > 4095)
+        return vs_error_set(err, VS_EVALUE, "gpu= is a GPU index, 0 to 4095");
+    if (has_rank && rank > 1000000)
+        return vs_error_set(err, VS_EVALUE, "rank= is a process rank, 0 to 1000000");
+    sheet = vs_ctx_sheet(ctx);
+    dims = json_object();
+    if (!sheet || !dims) {
+        json_decref(dims);
+        return oom_error(err);
+    }
+    for (i = 0; card_dims[i]; i++) {
+        uint64_t v;
+        int present;
+        if ((rc = vs_line_get_uint(line, card_dims[i], 0, &v, &present, err)) < 0) {
+            json_decref(dims);
+            return rc;
+        }
+        if (present)
+            json_object_set_new(dims, card_dims[i], json_integer((json_int_t)v));
+    }
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        m = measurement_new(sheet, NULL, phase->value, has_gpu ? (int)gpu : -1,
+                            gname ? gname->value : NULL, counter->value,
+                            scope ? scope->value : vs_measure_counter_scope(counter->value), bytes,
+                            dims, stage ? stage->value : NULL, host ? host->value : NULL,
+                            has_rank ? (int)rank : -1,
+                            (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+    }
+    ms = ensure_array(sheet, "measurements");
+    rows = json_array();
+    t = vs_table_new(8, mtable_headers);
+    if (!m || !ms || !rows || !t || json_array_append(ms, m) < 0) {
+        json_decref(m);
+        json_decref(rows);
+        vs_table_free(t);
+        return oom_error(err);
+    }
+    json_array_append_new(rows, payload_row(m));
+    vs_table_align_right(t, 4);
+    add_mrow(t, m);
+    vs_buf_puts(&text, "recorded a measurement typed by hand\n");
+    vs_table_text(t, &text);
+    if (!json_is_true(json_object_get(m, "validates_card"))) {
+        validates_card(sheet, json_object_get(m, "dims"), &why);
+        vs_buf_printf(&text, "It does not validate the card: %s.\n", vs_buf_str(&why));
+    }
+    vs_buf_puts(&html, "<p>recorded a measurement typed by hand</p>");
+    vs_table_html(t, &html);
+    vs_table_free(t);
+    json_decref(m);
+    rc = emit(ctx, &text, &html,
+              json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
+                        "exit_status", "overflow_phase"),
+              err);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    vs_buf_free(&why);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- measured */
+
+static const char *const measured_keys[] = {"from", "gpu", "class", NULL};
+static const char *const classes[] = {"other", "kv_cache", "gradients", "optimizer",
+                                      "activations", "parameters", NULL};
+
+static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const vs_arg *name = vs_line_positional(line, 0), *from = vs_line_pair(line, "from");
+    const vs_arg *cls = vs_line_pair(line, "class");
+    json_t *sheet = vs_ctx_sheet(ctx), *m, *found = NULL;
+    uint64_t gpu = 0;
+    int has_gpu = 0, rc, matches = 0;
+    size_t i;
+    char run[64] = "", phase[64] = "", counter[64] = "", source[512], peak[160];
+    vs_buf text = VS_BUF_INIT, gpus = VS_BUF_INIT;
+    static const char syntax[] = "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS] "
+                                 "(or from=#N, the N-th of `measurements`)";
+    if ((rc = vs_line_check_keys(line, measured_keys, err)) < 0)
+        return rc;
+    if (!name || !from || vs_line_positional(line, 1))
+        return vs_error_set(err, VS_EVALUE, "expected `%s`", syntax);
+    if (!sheet)
+        return oom_error(err);
+    if ((rc = vs_line_get_uint(line, "gpu", 0, &gpu, &has_gpu, err)) < 0)
+        return rc;
+    if (cls) {
+        for (i = 0; classes[i] && strcmp(classes[i], cls->value); i++) {
+        }
+        if (!classes[i])
+            return vs_error_set_at(err, VS_EVALUE, cls->line, cls->value_column,
+                                   "class is one of other, kv_cache, gradients, optimizer, "
+                                   "activations, parameters");
+    }
+    if (from->value[0] == '#') {
+        char *end;
+        long k = strtol(from->value + 1, &end, 10);
+        if (*end || k < 1 || (size_t)k > json_array_size(vs_sheet_array(sheet, "measurements")))
+            return vs_error_set_at(err, VS_ENOTFOUND, from->line, from->value_column,
+                                   "no measurement %s (the sheet has %zu; see `measurements`)",
+                                   from->value,
+                                   json_array_size(vs_sheet_array(sheet, "measurements")));
+        found = json_array_get(vs_sheet_array(sheet, "measurements"), (size_t)k - 1);
+        matches = 1;
+    } else {
+        const char *a = from->value, *c1 = strchr(a, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c1 || !c2 || c1 == a || c2 == c1 + 1 || !c2[1] || (size_t)(c1 - a) >= sizeof run ||
+            (size_t)(c2 - c1 - 1) >= sizeof phase || strlen(c2 + 1) >= sizeof counter)
+            return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
+                                   "expected from=RUN:PHASE:COUNTER (m1:load:nvml.device_used) "
+                                   "or from=#N");
+        memcpy(run, a, (size_t)(c1 - a));
+        memcpy(phase, c1 + 1, (size_t)(c2 - c1 - 1));
+        snprintf(counter, sizeof counter, "%s", c2 + 1);
+        json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+            const char *r = json_string_value(json_object_get(m, "run"));
+            json_t *g = json_object_get(m, "gpu");
+            if (!r || strcmp(r, run) || strcmp(json_string_value(json_object_get(m, "phase")), phase) ||
+                strcmp(json_string_value(json_object_get(m, "counter")), counter))
+                continue;
+            if (has_gpu && (!json_is_integer(g) || (uint64_t)json_integer_value(g) != gpu))
+                continue;
+            if (matches++)
+                vs_buf_puts(&gpus, ", ");
+            if (json_is_integer(g))
+                vs_buf_printf(&gpus, "gpu=%lld", (long long)json_integer_value(g));
+            else
+                vs_buf_puts(&gpus, "(no GPU)");
+            found = m;
+        }
+        if (matches == 0) {
+            vs_buf_free(&gpus);
+            return vs_error_set_at(err, VS_ENOTFOUND, from->line, from->value_column,
+                                   "no measurement of run %s, phase %s, counter %s%s (see "
+                                   "`measurements`)",
+                                   run, phase, counter, has_gpu ? " on that GPU" : "");
+        }
+        if (matches > 1) {
+            rc = vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
+                                 "%d measurements match (%s): say which with gpu=", matches,
+                                 vs_buf_str(&gpus));
+            vs_buf_free(&gpus);
+            return rc;
+        }
+    }
+    vs_buf_free(&gpus);
+    {
+        json_t *g = json_object_get(found, "gpu");
+        const char *gn = json_string_value(json_object_get(found, "gpu_name"));
+        const char *r = json_string_value(json_object_get(found, "run"));
+        const char *sc = json_string_value(json_object_get(found, "scope"));
+        char gtext[160];
+        if (json_is_integer(g))
+            snprintf(gtext, sizeof gtext, "GPU %lld%s%s%s", (long long)json_integer_value(g),
+                     gn ? " (" : "", gn ? gn : "", gn ? ")" : "");
+        else
+            snprintf(gtext, sizeof gtext, "%s", "no GPU named");
+        snprintf(source, sizeof source, "measured: %s%s, phase %s, %s, counter %s (scope %s)",
+                 r ? "run " : "typed by hand", r ? r : "",
+                 json_string_value(json_object_get(found, "phase")), gtext,
+                 json_string_value(json_object_get(found, "counter")), sc ? sc : "?");
+        rc = vs_sheet_set_component(sheet, name->value, 1,
+                                    (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")),
+                                    "measured", source,
+                                    json_string_value(json_object_get(found, "phase")),
+                                    cls ? cls->value : NULL, err);
+        if (rc < 0)
+            return rc;
+        vs_units_describe(peak, sizeof peak,
+                          (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")));
+        vs_buf_printf(&text, "component %s = %s, status measured\nsource: %s\n", name->value, peak,
+                      source);
+        if (sc && (!strcmp(sc, "device") || !strcmp(sc, "process")))
+            vs_buf_puts(&text, "Note: this peak covers the whole device or process, weights "
+                               "included; the envelope adds the weights again. A counter of "
+                               "that component alone is a better source.\n");
+        if (!json_is_true(json_object_get(found, "validates_card")))
+            vs_buf_puts(&text, "Note: this measurement does not validate the card (smaller or "
+                               "unknown dims).\n");
+    }
+    rc = emit(ctx, &text, NULL,
+              json_pack("{s:s, s:s, s:O, s:s, s:s}", "kind", "component", "name", name->value,
+                        "bytes", json_object_get(found, "peak_bytes"), "status", "measured",
+                        "source", source),
+              err);
+    vs_buf_free(&text);
+    return rc;
+}
+
+/* ------------------------------------------------------------ measurements */
+
+static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet = vs_ctx_sheet(ctx), *m, *rows;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    static const char *const headers[] = {"#", "run", "phase", "GPU", "counter", "scope", "peak",
+                                          "dims", "stage", "validates card", "state"};
+    vs_table *t;
+    size_t i;
+    int rc;
+    if (line->nargs)
+        return vs_error_set(err, VS_EVALUE, "expected `measurements` alone");
+    if (!sheet)
+        return oom_error(err);
+    t = vs_table_new(11, headers);
+    rows = json_array();
+    if (!t || !rows) {
+        vs_table_free(t);
+        json_decref(rows);
+        return oom_error(err);
+    }
+    vs_table_align_right(t, 6);
+    json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+        char idx[32], gpu[160], peak[160];
+        const char *cells[11];
+        vs_buf d = VS_BUF_INIT;
+        json_t *g = json_object_get(m, "gpu");
+        snprintf(idx, sizeof idx, "#%zu", i + 1);
+        if (json_is_integer(g))
+            snprintf(gpu, sizeof gpu, "%lld", (long long)json_integer_value(g));
+        else
+            snprintf(gpu, sizeof gpu, "-");
+        vs_units_describe(peak, sizeof peak,
+                          (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
+        dims_text(&d, json_object_get(m, "dims"));
+        cells[0] = idx;
+        cells[1] = json_string_value(json_object_get(m, "run"));
+        cells[2] = json_string_value(json_object_get(m, "phase"));
+        cells[3] = gpu;
+        cells[4] = json_string_value(json_object_get(m, "counter"));
+        cells[5] = json_string_value(json_object_get(m, "scope"));
+        cells[6] = peak;
+        cells[7] = d.len ? vs_buf_str(&d) : "-";
+        cells[8] = json_string_value(json_object_get(m, "stage"));
+        cells[9] = json_is_true(json_object_get(m, "validates_card")) ? "yes" : "no";
+        cells[10] = json_string_value(json_object_get(m, "state"));
+        if (!cells[1])
+            cells[1] = "(by hand)";
+        if (!cells[8])
+            cells[8] = "-";
+        vs_table_add_row(t, cells);
+        vs_buf_free(&d);
+        json_array_append_new(rows, payload_row(m));
+    }
+    if (json_array_size(rows) == 0)
+        vs_buf_puts(&text, "no measurements yet (measure ... -- COMMAND, or record ...)\n");
+    else
+        vs_table_text(t, &text);
+    scope_notes(&text, vs_sheet_array(sheet, "measurements"));
+    vs_table_html(t, &html);
+    vs_table_free(t);
+    rc = emit(ctx, &text, &html,
+              json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
+                        "exit_status", "overflow_phase"),
+              err);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    return rc;
+}
+
+/* ------------------------------------------------------------------- table */
+
+const vs_verb vs_verbs_measure[] = {
+    {"measure", verb_measure,
+     "measure [phase=NAME] [timeout=SECONDS] [interval=MS] [length=N] [concurrency=N] "
+     "[microbatch=N] -- COMMAND  |  %%measure ... (the cell's body is the script)  |  measure "
+     "import FILE...",
+     "run a command and record its GPU memory peaks per phase",
+     "Runs COMMAND (the raw text after --, or a %%measure cell's body) with /bin/sh -c in its own "
+     "process group, streams its output, and samples every GPU through NVML every interval "
+     "(10 ms by default): per phase and GPU the peak of the device's used memory (scope device: "
+     "every process and the driver, more than the command) and of the command's process tree "
+     "(scope process, where the driver reports it). A live gauge shows current and peak memory. "
+     "The command names its phases and reports executed dims and its own counters on the file "
+     "descriptor in VRAMSHEET_PHASE_FD: `phase NAME`, `dims length=N concurrency=N ...`, "
+     "`counter NAME BYTES [gpu=I]` (kernel/python/vramsheet_torch.py writes torch's "
+     "max_memory_allocated and max_memory_reserved). length=, concurrency=, microbatch= declare "
+     "executed dims when the command cannot. A run at smaller dims than the card does not "
+     "validate it. An out-of-memory message marks the overflow at the current phase and shows "
+     "what to examine (rule 8). A failing or overflowing command is still measured and "
+     "recorded as run mN; interrupt or timeout= end the whole process group. With no NVIDIA "
+     "driver: MeasureError, nothing recorded. `measure import FILE...` merges the JSON lines of "
+     "`vramsheet probe --out FILE -- COMMAND` (other machines, torchrun, Slurm) per host, GPU, "
+     "phase and counter, keeping the largest peak.",
+     measure_keys, measure_words},
+    {"record", verb_record,
+     "record phase=NAME gpu=I counter=NAME BYTES [length=N] [concurrency=N] [microbatch=N] "
+     "[stage=NAME] [scope=S]",
+     "add a measurement typed by hand",
+     "Adds a raw measurement to the sheet, as read elsewhere (a log, nvidia-smi, torch): the "
+     "phase, the GPU index, the counter (torch.max_memory_reserved, ...), its peak with a byte "
+     "unit, and the dims that were executed. Its scope follows the counter's name (allocated: "
+     "tensors; reserved: allocator) unless scope= says it. A measurement at smaller dims than "
+     "the card does not validate the card.",
+     record_keys, NULL},
+    {"measured", verb_measured,
+     "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS]  |  measured NAME from=#N",
+     "make a reserve component measured, from one named measurement",
+     "Sets the reserve component NAME to the peak of one measurement, with status measured and "
+     "a source naming run, phase, GPU and counter. from=m1:generate:torch.max_memory_reserved "
+     "picks by run, phase and counter (gpu= when several GPUs match); from=#N picks the N-th "
+     "row of `measurements`. One measurement only: allocated and reserved are never added. "
+     "A device or process peak covers the weights too: prefer a counter of the component alone.",
+     measured_keys, NULL},
+    {"measurements", verb_measurements, "measurements",
+     "list the sheet's raw measurements",
+     "Lists every measurement of the current sheet with its run, phase, GPU, counter, scope, "
+     "peak, executed dims, stage and whether it validates the card; #N numbers are those "
+     "`measured NAME from=#N` takes.",
+     NULL, NULL},
+    {0},
+};

@@ -35,6 +35,15 @@ unsigned vs_format_bits(const char *format);
 /* weights = params x bits / 8 bytes, rounded up; VS_EUNIT on overflow. */
 int vs_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err);
 
+/* For a quantised width (8 bits or fewer) weighed as params x bits / 8: the
+ * note that scales, metadata and layers kept in another format are not
+ * included, so the figure is not a guaranteed peak (static). NULL otherwise. */
+const char *vs_format_quant_note(unsigned bits);
+
+/* The bits of the sheet's weights: card.bits, else the bits of card.format;
+ * 0 when neither is set. */
+unsigned vs_sheet_weight_bits(const json_t *sheet);
+
 /* Computes the sheet's envelope. Returns 0 (also when the weights are unknown:
  * out->weights_known says so) or a negative code on overflow. */
 int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err);

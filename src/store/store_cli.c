@@ -1,4 +1,223 @@
+/* `vramsheet log` and `vramsheet show`: the records from a shell, without Jupyter. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
 #include "cli.h"
-int vs_log_main(int argc, char **argv) { (void)argc; fprintf(stderr, "vramsheet %s: not built yet\n", argv[0]); return 1; }
-int vs_show_main(int argc, char **argv) { (void)argc; fprintf(stderr, "vramsheet %s: not built yet\n", argv[0]); return 1; }
+#include "lang/interp.h"
+#include "render/markdown.h"
+#include "sheet/sheet.h"
+#include "store/store.h"
+
+static const char log_help[] =
+    "usage: vramsheet log [SHEET] [--records PATH] [-n N] [--json]\n"
+    "\n"
+    "Lists the revisions of the records repository, newest first: every commit of its\n"
+    "branch, or with SHEET only the commits that changed sheets/SHEET/. One line per\n"
+    "commit: the full commit id, the committer time (ISO 8601) and the message's first\n"
+    "line.\n"
+    "\n"
+    "  --records PATH  the records repository (default: VRAMSHEET_RECORDS, else\n"
+    "                  $XDG_DATA_HOME/vramsheet/records, else\n"
+    "                  ~/.local/share/vramsheet/records)\n"
+    "  -n N            at most N revisions\n"
+    "  --json          one JSON object {\"kind\": \"history\", \"sheet\", \"revisions\":\n"
+    "                  [{\"commit\", \"message\", \"time\"}]} instead of lines\n"
+    "\n"
+    "Exit status: 0 listed (possibly nothing), 1 the records could not be read, 2 usage.\n";
+
+static const char show_help[] =
+    "usage: vramsheet show SHEET[@REV] [--records PATH] [--json]\n"
+    "\n"
+    "Prints a recorded sheet as it is stored: sheets/SHEET/sheet.md (for people) or,\n"
+    "with --json, sheets/SHEET/sheet.json (the canonical record), byte for byte. REV is\n"
+    "a commit id or prefix, HEAD~N or a branch; the branch tip when omitted.\n"
+    "\n"
+    "  --records PATH  the records repository (default: VRAMSHEET_RECORDS, else\n"
+    "                  $XDG_DATA_HOME/vramsheet/records, else\n"
+    "                  ~/.local/share/vramsheet/records)\n"
+    "  --json          print sheet.json instead of sheet.md\n"
+    "\n"
+    "Exit status: 0 printed, 1 no such sheet or revision, or the records could not be\n"
+    "read, 2 usage.\n";
+
+/* The records path in force, as the kernel computes it. Returns a malloc'd string. */
+static char *records_path(const char *given)
+{
+    vs_interp_options o;
+    vs_interp *ip;
+    char *p;
+    if (given)
+        return strdup(given);
+    memset(&o, 0, sizeof o);
+    ip = vs_interp_new(&o);
+    if (!ip)
+        return NULL;
+    p = strdup(vs_interp_records_path(ip));
+    vs_interp_free(ip);
+    return p;
+}
+
+static void iso_time(char *out, size_t len, int64_t t, int offset_min)
+{
+    time_t local = (time_t)(t + (int64_t)offset_min * 60);
+    struct tm tm;
+    int off = offset_min < 0 ? -offset_min : offset_min;
+    gmtime_r(&local, &tm);
+    snprintf(out, len, "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, offset_min < 0 ? '-' : '+', off / 60,
+             off % 60);
+}
+
+static int usage_error(const char *cmd, const char *msg, const char *help)
+{
+    fprintf(stderr, "vramsheet %s: %s\n\n%s", cmd, msg, help);
+    return 2;
+}
+
+int vs_log_main(int argc, char **argv)
+{
+    const char *sheet = NULL, *given = NULL;
+    long limit = 0;
+    int json = 0, i, rc = 1;
+    char *path = NULL;
+    vs_store *st = NULL;
+    vs_store_revisions h = {0};
+    vs_error err;
+    size_t k;
+    vs_error_clear(&err);
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(log_help, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--records") && i + 1 < argc) {
+            given = argv[++i];
+        } else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+            char *end;
+            limit = strtol(argv[++i], &end, 10);
+            if (*end || limit <= 0)
+                return usage_error("log", "-n takes a positive number", log_help);
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (argv[i][0] == '-' || sheet) {
+            char m[300];
+            snprintf(m, sizeof m, "unexpected argument '%s'", argv[i]);
+            return usage_error("log", m, log_help);
+        } else {
+            sheet = argv[i];
+        }
+    }
+    if (sheet && !vs_sheet_id_valid(sheet))
+        return usage_error("log", "SHEET must be a sheet id (lowercase letters, digits, '-')",
+                           log_help);
+    if (!(path = records_path(given))) {
+        fprintf(stderr, "vramsheet log: out of memory\n");
+        return 1;
+    }
+    if (vs_store_open(&st, path, &err) < 0 || vs_store_history(st, sheet, (size_t)limit, &h, &err) < 0)
+        goto done;
+    if (json) {
+        json_t *revs = json_array(), *out;
+        char *s;
+        for (k = 0; k < h.n; k++) {
+            char when[80];
+            iso_time(when, sizeof when, h.revs[k].time, h.revs[k].offset);
+            json_array_append_new(revs, json_pack("{s:s, s:s, s:s}", "commit", h.revs[k].commit,
+                                                  "message", h.revs[k].message, "time", when));
+        }
+        out = json_pack("{s:s, s:s?, s:s, s:o}", "kind", "history", "sheet", sheet, "records", path,
+                        "revisions", revs);
+        s = out ? json_dumps(out, JSON_INDENT(2)) : NULL;
+        json_decref(out);
+        if (!s) {
+            vs_error_set(&err, VS_ENOMEM, "out of memory");
+            goto done;
+        }
+        printf("%s\n", s);
+        free(s);
+    } else {
+        for (k = 0; k < h.n; k++) {
+            char when[80];
+            iso_time(when, sizeof when, h.revs[k].time, h.revs[k].offset);
+            printf("%s %s %.*s\n", h.revs[k].commit, when, (int)strcspn(h.revs[k].message, "\n"),
+                   h.revs[k].message);
+        }
+    }
+    rc = 0;
+done:
+    if (rc)
+        fprintf(stderr, "vramsheet log: %s\n", err.message);
+    vs_store_revisions_clear(&h);
+    vs_store_free(st);
+    free(path);
+    return rc;
+}
+
+int vs_show_main(int argc, char **argv)
+{
+    const char *spec = NULL, *given = NULL, *rev = NULL;
+    int json = 0, i, rc = 1;
+    char id[VS_SHEET_ID_MAX], *path = NULL;
+    vs_store *st = NULL;
+    vs_store_blob blob = {0};
+    vs_error err;
+    vs_error_clear(&err);
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(show_help, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--records") && i + 1 < argc) {
+            given = argv[++i];
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (argv[i][0] == '-' || spec) {
+            char m[300];
+            snprintf(m, sizeof m, "unexpected argument '%s'", argv[i]);
+            return usage_error("show", m, show_help);
+        } else {
+            spec = argv[i];
+        }
+    }
+    if (!spec)
+        return usage_error("show", "which sheet? give SHEET or SHEET@REV", show_help);
+    if (vs_store_parse_spec(spec, id, sizeof id, &rev, &err) < 0)
+        return usage_error("show", err.message, show_help);
+    if (!(path = records_path(given))) {
+        fprintf(stderr, "vramsheet show: out of memory\n");
+        return 1;
+    }
+    if (vs_store_open(&st, path, &err) < 0)
+        goto done;
+    if (json) {
+        if (vs_store_read(st, id, rev, "sheet.json", &blob, &err) < 0)
+            goto done;
+    } else if (vs_store_read(st, id, rev, "sheet.md", &blob, &err) < 0) {
+        /* A record written without its page: render it from the JSON. */
+        json_t *sheet = NULL;
+        char *md;
+        if (err.code != VS_ENOTFOUND || vs_store_read(st, id, rev, "sheet.json", &blob, &err) < 0 ||
+            vs_sheet_load(&sheet, blob.data, blob.len, &err) < 0)
+            goto done;
+        md = vs_markdown_sheet(sheet);
+        json_decref(sheet);
+        if (!md) {
+            vs_error_set(&err, VS_ENOMEM, "out of memory");
+            goto done;
+        }
+        free(blob.data);
+        blob.data = md;
+        blob.len = strlen(md);
+    }
+    fwrite(blob.data, 1, blob.len, stdout);
+    rc = 0;
+done:
+    if (rc)
+        fprintf(stderr, "vramsheet show: %s\n", err.message);
+    vs_store_blob_clear(&blob);
+    vs_store_free(st);
+    free(path);
+    return rc;
+}

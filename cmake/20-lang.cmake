@@ -1,0 +1,28 @@
+# Language core (L1): `vramsheet run` tests, the language benchmark, the cell fuzzer.
+
+# `vramsheet run` on the scripts in tests/lang/: each *.vs file must run cleanly
+# and print what its *.expected file holds; *.fail.vs files must fail with exit 1
+# and the stderr line their *.expected file holds.
+file(GLOB VS_LANG_SCRIPTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/lang/*.vs)
+foreach(script ${VS_LANG_SCRIPTS})
+  get_filename_component(name ${script} NAME_WE)
+  add_test(NAME lang.run.${name}
+           COMMAND ${CMAKE_COMMAND} -DVRAMSHEET=$<TARGET_FILE:vramsheet> -DSCRIPT=${script}
+                   -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/lang-run-${name}
+                   -P ${PROJECT_SOURCE_DIR}/tests/lang/run_script.cmake)
+  set_tests_properties(lang.run.${name} PROPERTIES LABELS "lang")
+endforeach()
+add_test(NAME lang.run.usage
+         COMMAND ${CMAKE_COMMAND} -DVRAMSHEET=$<TARGET_FILE:vramsheet>
+                 -P ${PROJECT_SOURCE_DIR}/tests/lang/run_usage.cmake)
+set_tests_properties(lang.run.usage PROPERTIES LABELS "lang")
+
+# Benchmark (not a test): median time to evaluate and render a 200-line cell.
+add_executable(bench_lang ${PROJECT_SOURCE_DIR}/tests/bench/bench_lang.c)
+target_link_libraries(bench_lang PRIVATE vscore)
+
+if(VS_FUZZ)
+  add_executable(fuzz_cell ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_cell.c)
+  target_link_libraries(fuzz_cell PRIVATE vscore)
+  target_link_options(fuzz_cell PRIVATE -fsanitize=fuzzer)
+endif()

@@ -1,0 +1,25 @@
+# Records (src/store/): the multi-process test helper and its tests, and the
+# store benchmark (kept out of ctest: run tests/bench/bench_store.sh).
+
+if(NOT VS_FUZZ)
+  # Drives the store from separate processes (concurrency, kill -9, racing pushers).
+  add_executable(vs_store_helper ${PROJECT_SOURCE_DIR}/tests/store/store_helper.c)
+  target_link_libraries(vs_store_helper PRIVATE vscore)
+
+  foreach(_part concurrent race kill push)
+    add_test(NAME store.processes.${_part}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_processes.sh
+                     $<TARGET_FILE:vs_store_helper> ${_part})
+    set_tests_properties(store.processes.${_part} PROPERTIES LABELS store TIMEOUT 120)
+  endforeach()
+
+  # The verbs and the CLI through the real binary, with git as the reader.
+  add_test(NAME store.cli
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_cli.sh
+                   $<TARGET_FILE:vramsheet>)
+  set_tests_properties(store.cli PROPERTIES LABELS store TIMEOUT 120)
+
+  # Benchmark: built with the project, run by hand or by CI (not a ctest test).
+  add_executable(bench_store ${PROJECT_SOURCE_DIR}/tests/bench/bench_store.c)
+  target_link_libraries(bench_store PRIVATE vscore)
+endif()

@@ -1,0 +1,69 @@
+# Measurement (src/measure/, src/lang/verbs_measure.c): the fake NVML libraries
+# the tests load through VRAMSHEET_NVML_LIBRARY, the unit tests' paths to them,
+# the kernel-level test, the benchmark, the fuzz target, the CUDA workload
+# (only where nvcc exists) and the PyTorch helper's install rule.
+
+# --- fake NVML: the full API, and the oldest API only (no _v2/_v3 symbols) ---
+add_library(fake_nvml SHARED ${PROJECT_SOURCE_DIR}/tests/fake_nvml/fake_nvml.c)
+add_library(fake_nvml_min SHARED ${PROJECT_SOURCE_DIR}/tests/fake_nvml/fake_nvml.c)
+target_compile_definitions(fake_nvml_min PRIVATE FAKE_NVML_MINIMAL)
+foreach(_lib fake_nvml fake_nvml_min)
+  target_link_libraries(${_lib} PRIVATE Threads::Threads)
+  # Sanitizers stay out of a library dlopen'ed by sanitized and plain programs alike.
+  target_compile_options(${_lib} PRIVATE -fno-sanitize=all)
+  target_link_options(${_lib} PRIVATE -fno-sanitize=all)
+endforeach()
+
+set(VS_MEASURE_TEST_DEFS
+    VS_FAKE_NVML="$<TARGET_FILE:fake_nvml>"
+    VS_FAKE_NVML_MIN="$<TARGET_FILE:fake_nvml_min>"
+    VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+foreach(_t test_measure test_measure_nvml test_measure_runner test_measure_sampler
+           test_measure_phasefd test_measure_verbs test_measure_probe)
+  if(TARGET ${_t})
+    target_compile_definitions(${_t} PRIVATE ${VS_MEASURE_TEST_DEFS})
+    add_dependencies(${_t} fake_nvml fake_nvml_min)
+  endif()
+endforeach()
+
+# --- benchmark: sampler CPU at 10 ms and output latency with the gauge on ---
+add_executable(bench_measure ${PROJECT_SOURCE_DIR}/tests/bench/bench_measure.c)
+target_link_libraries(bench_measure PRIVATE vscore)
+add_dependencies(bench_measure fake_nvml)
+add_test(NAME bench.measure COMMAND bench_measure $<TARGET_FILE:fake_nvml> 3)
+set_tests_properties(bench.measure PROPERTIES LABELS bench TIMEOUT 120)
+
+# --- the PyTorch helper (no torch needed) and the kernel-level measure test ---
+add_test(NAME measure.torch_helper
+         COMMAND /usr/bin/python3 -m unittest -v test_vramsheet_torch
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/measure)
+set_tests_properties(measure.torch_helper PROPERTIES LABELS measure TIMEOUT 60)
+if(DEFINED VS_TEST_JUPYTER_PATH)
+  add_test(NAME measure.kernel
+           COMMAND /usr/bin/python3 -m unittest -v test_measure_kernel
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/measure)
+  set_tests_properties(measure.kernel PROPERTIES LABELS measure TIMEOUT 180
+    ENVIRONMENT "JUPYTER_PATH=${VS_TEST_JUPYTER_PATH};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>;PYTHONUNBUFFERED=1")
+endif()
+
+install(FILES ${PROJECT_SOURCE_DIR}/kernel/python/vramsheet_torch.py
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/jupyter/kernels/vramsheet/python)
+
+# --- fuzz target: the phase-fd line parser ---
+if(VS_FUZZ)
+  add_executable(fuzz_measure ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_measure.c)
+  target_link_libraries(fuzz_measure PRIVATE vscore)
+  target_link_options(fuzz_measure PRIVATE -fsanitize=fuzzer)
+endif()
+
+# --- the CUDA workload for the real-GPU check: built only where nvcc exists ---
+find_program(VS_NVCC nvcc HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
+if(VS_NVCC)
+  add_custom_command(
+    OUTPUT ${PROJECT_BINARY_DIR}/cuda_workload
+    COMMAND ${VS_NVCC} -O2 -o ${PROJECT_BINARY_DIR}/cuda_workload
+            ${PROJECT_SOURCE_DIR}/tests/cuda/workload.cu
+    DEPENDS ${PROJECT_SOURCE_DIR}/tests/cuda/workload.cu
+    COMMENT "nvcc tests/cuda/workload.cu (not run here: needs a GPU)")
+  add_custom_target(cuda_workload ALL DEPENDS ${PROJECT_BINARY_DIR}/cuda_workload)
+endif()

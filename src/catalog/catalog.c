@@ -1,0 +1,210 @@
+#include "catalog/catalog.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+
+/* Generated from src/catalog/gpus.json by cmake/40-catalog.cmake. */
+extern const unsigned char vs_catalog_data[];
+extern const size_t vs_catalog_data_len;
+
+/* Parsed once and never freed: the catalogue lives as long as the process. */
+static pthread_once_t catalog_once = PTHREAD_ONCE_INIT;
+static json_t *catalog_json;
+static const char **catalog_names;
+static const char *const catalog_no_names[] = {NULL};
+
+static const char *str_or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+static void catalog_load(void)
+{
+    json_error_t jerr;
+    json_t *gpus, *g;
+    size_t i, n;
+    catalog_json = json_loadb((const char *)vs_catalog_data, vs_catalog_data_len, 0, &jerr);
+    gpus = json_object_get(catalog_json, "gpus");
+    if (!json_is_array(gpus) ||
+        strcmp(str_or_empty(json_string_value(json_object_get(catalog_json, "schema"))),
+               VS_CATALOG_SCHEMA)) {
+        json_decref(catalog_json);
+        catalog_json = NULL;
+        return;
+    }
+    n = json_array_size(gpus);
+    catalog_names = calloc(n + 1, sizeof *catalog_names);
+    if (!catalog_names)
+        return;
+    json_array_foreach(gpus, i, g) catalog_names[i] = json_string_value(json_object_get(g, "name"));
+}
+
+const json_t *vs_catalog(void)
+{
+    pthread_once(&catalog_once, catalog_load);
+    return catalog_json;
+}
+
+const char *vs_catalog_text(size_t *len)
+{
+    if (len)
+        *len = vs_catalog_data_len;
+    return (const char *)vs_catalog_data;
+}
+
+static json_t *catalog_gpus(void)
+{
+    return json_object_get(vs_catalog(), "gpus");
+}
+
+size_t vs_catalog_count(void)
+{
+    return json_array_size(catalog_gpus());
+}
+
+const char *const *vs_catalog_names(void)
+{
+    vs_catalog();
+    return catalog_names ? (const char *const *)catalog_names : catalog_no_names;
+}
+
+static int flag_of(const json_t *v)
+{
+    return json_is_true(v) ? 1 : json_is_false(v) ? 0 : -1;
+}
+
+static void spec_fill(vs_gpu_spec *out, const json_t *g)
+{
+    json_t *gb = json_object_get(g, "memory_gb");
+    json_t *mib = json_object_get(g, "reported_mib");
+    json_t *rb = json_object_get(g, "reported_bytes");
+    memset(out, 0, sizeof *out);
+    out->entry = g;
+    out->name = json_string_value(json_object_get(g, "name"));
+    out->vendor = json_string_value(json_object_get(g, "vendor"));
+    if (json_is_integer(gb) && json_integer_value(gb) > 0) {
+        out->memory_known = 1;
+        out->memory_bytes = (uint64_t)json_integer_value(gb) * 1000000000u;
+    }
+    /* reported_bytes is the figure used; reported_mib is what the capture printed. */
+    if (json_is_integer(rb) && json_integer_value(rb) > 0) {
+        out->reported_known = 1;
+        out->reported_bytes = (uint64_t)json_integer_value(rb);
+        out->reported_mib = json_is_integer(mib) ? (uint64_t)json_integer_value(mib) : 0;
+    }
+    out->ecc = json_string_value(json_object_get(g, "ecc"));
+    out->bf16 = flag_of(json_object_get(g, "bf16"));
+    out->fp8 = flag_of(json_object_get(g, "fp8"));
+}
+
+int vs_catalog_at(vs_gpu_spec *out, size_t i)
+{
+    json_t *g = json_array_get(catalog_gpus(), i);
+    if (!g)
+        return VS_ENOTFOUND;
+    spec_fill(out, g);
+    return 0;
+}
+
+/* Words that brand a name rather than tell two products apart. */
+static int brand_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"nvidia",   "geforce",    "tesla", "amd",
+                                        "instinct", "generation", NULL};
+    size_t i;
+    for (i = 0; words[i]; i++)
+        if (strlen(words[i]) == n && !strncmp(words[i], w, n))
+            return 1;
+    return 0;
+}
+
+char *vs_catalog_key(char *out, size_t outlen, const char *name)
+{
+    char word[128];
+    size_t n = 0, wn = 0;
+    const char *p = name;
+    if (!outlen)
+        return out;
+    for (;; p++) {
+        char c = *p;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+            if (wn + 1 < sizeof word)
+                word[wn++] = c;
+            continue;
+        }
+        if (wn && !brand_word(word, wn)) {
+            size_t k = wn < outlen - 1 - n ? wn : outlen - 1 - n;
+            memcpy(out + n, word, k);
+            n += k;
+        }
+        wn = 0;
+        if (!c)
+            break;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static int entry_matches(const json_t *g, const char *key, int prefix)
+{
+    char k[256];
+    size_t i, kl = strlen(key);
+    json_t *a;
+    if (!kl)
+        return 0;
+    vs_catalog_key(k, sizeof k, str_or_empty(json_string_value(json_object_get(g, "name"))));
+    if (prefix ? !strncmp(k, key, kl) || strstr(k, key) != NULL : !strcmp(k, key))
+        return 1;
+    json_array_foreach(json_object_get(g, "aliases"), i, a)
+    {
+        vs_catalog_key(k, sizeof k, str_or_empty(json_string_value(a)));
+        if (prefix ? !strncmp(k, key, kl) || strstr(k, key) != NULL : !strcmp(k, key))
+            return 1;
+    }
+    return 0;
+}
+
+int vs_catalog_find(vs_gpu_spec *out, const char *name, vs_error *err)
+{
+    char key[256];
+    json_t *gpus = catalog_gpus(), *g;
+    size_t i, nsugg = 0;
+    vs_buf sugg = VS_BUF_INIT;
+    int rc;
+    if (!gpus)
+        return vs_error_set(err, VS_ENOTFOUND, "the GPU catalogue is unavailable");
+    vs_catalog_key(key, sizeof key, name);
+    json_array_foreach(gpus, i, g)
+    {
+        if (entry_matches(g, key, 0)) {
+            spec_fill(out, g);
+            return 0;
+        }
+    }
+    /* No exact match: name what it may have meant, but never pick for the person
+     * ("RTX 6000" may be the RTX 6000 Ada or the older Quadro RTX 6000). */
+    json_array_foreach(gpus, i, g)
+    {
+        if (entry_matches(g, key, 1)) {
+            vs_buf_printf(&sugg, "%s%s", nsugg ? ", " : "",
+                          json_string_value(json_object_get(g, "name")));
+            nsugg++;
+        }
+    }
+    if (nsugg)
+        rc = vs_error_set(err, VS_ENOTFOUND, "'%s' is not a catalogue name; did you mean: %s?",
+                          name, vs_buf_str(&sugg));
+    else
+        rc = vs_error_set(err, VS_ENOTFOUND,
+                          "'%s' is not in the GPU catalogue (give memory= for a GPU it does not "
+                          "know; `gpus` lists the catalogue)",
+                          name);
+    vs_buf_free(&sugg);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/* catalog.h — the catalogue of common GPUs, for filling offers.
+ *
+ * The catalogue is a data file (src/catalog/gpus.json, with a source for each
+ * fact) compiled into the binary. For each GPU it gives names and aliases, the
+ * nominal memory as marketed (GB = 10^9 bytes), the total the driver reported in
+ * one public nvidia-smi capture (MiB, so bytes) with the ECC state it assumes,
+ * and bf16/fp8 support; what is not known stays unknown. Those are facts about a
+ * product, never about an offer: a catalogue entry proves neither a software
+ * installation, nor free memory, nor an availability period. Names are found
+ * case-insensitively, ignoring spaces, punctuation and the words NVIDIA,
+ * GeForce, Tesla, AMD, Instinct and Generation ("RTX 4090", "rtx4090" and
+ * "NVIDIA GeForce RTX 4090" are one entry); a partial name is never guessed.
+ *
+ * The embedded text is parsed once, on first use (thread-safe); the catalogue is
+ * read-only afterwards. This module does no I/O.
+ */
+#ifndef VS_CATALOG_CATALOG_H
+#define VS_CATALOG_CATALOG_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+#define VS_CATALOG_SCHEMA "vramsheet/gpus/1"
+
+typedef struct vs_gpu_spec {
+    const char *name;   /* canonical name ("RTX 4090"); borrowed from the catalogue */
+    const char *vendor; /* "NVIDIA", "AMD" */
+    int memory_known;
+    uint64_t memory_bytes; /* nominal, as marketed: memory_gb x 10^9 */
+    int reported_known;
+    uint64_t reported_bytes; /* the driver's total (nvidia-smi memory.total) in bytes */
+    uint64_t reported_mib;   /* the same, as nvidia-smi printed it */
+    const char *ecc; /* ECC state that total assumes: "on", "off", "unsupported"; NULL unknown */
+    int bf16;        /* 1 supported, 0 not, -1 unknown */
+    int fp8;
+    const json_t *entry; /* the whole entry (aliases, sources, notes); borrowed */
+} vs_gpu_spec;
+
+/* The parsed catalogue ({"schema", "about", "gpus": [...]}), borrowed and
+ * read-only; NULL when the embedded text could not be parsed (a build error). */
+const json_t *vs_catalog(void);
+
+/* The embedded JSON text and its length in bytes. */
+const char *vs_catalog_text(size_t *len);
+
+/* Number of entries, and entry i filled into out (0, or VS_ENOTFOUND past the end). */
+size_t vs_catalog_count(void);
+int vs_catalog_at(vs_gpu_spec *out, size_t i);
+
+/* Fills out from the entry whose name or alias matches name (see above).
+ * Returns 0, or VS_ENOTFOUND with a message naming the entries it may have
+ * meant ("A100" -> "A100 80GB, A100 40GB"). */
+int vs_catalog_find(vs_gpu_spec *out, const char *name, vs_error *err);
+
+/* The canonical names, NULL-terminated, in catalogue order (for completion).
+ * Never NULL: an empty list when the catalogue is unavailable. */
+const char *const *vs_catalog_names(void);
+
+/* The lookup key of a name: lowercase letters and digits, brand words dropped
+ * ("NVIDIA GeForce RTX 4090" -> "rtx4090"). Returns out; truncates safely. */
+char *vs_catalog_key(char *out, size_t outlen, const char *name);
+
+#endif

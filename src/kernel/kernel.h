@@ -1,0 +1,30 @@
+/* kernel.h — the Jupyter transport: five sockets, three threads, one interpreter.
+ *
+ * vs_kernel_serve binds the sockets of a connection file and serves the protocol
+ * until a shutdown_request: shell requests run on the calling thread (cells run
+ * there), control requests (kernel_info, interrupt, shutdown) on a thread of their
+ * own so that they are answered while a cell runs, the heartbeat on a third.
+ * IOPub is one socket behind a mutex, so outputs may come from any thread.
+ * Interrupts (SIGINT, or interrupt_request on control) set a flag the running cell
+ * polls through vs_sink.interrupted; SIGINT while idle does nothing. Malformed or
+ * forged messages are dropped with one line on stderr. This module knows nothing
+ * of sizing: cells go to the interpreter through interp.h.
+ */
+#ifndef VS_KERNEL_KERNEL_H
+#define VS_KERNEL_KERNEL_H
+
+#include "kernel/conn.h"
+#include "lang/interp.h"
+#include "util/error.h"
+
+typedef struct vs_kernel_options {
+    int test_cells; /* non-zero: "%%kernel-test" cells run testcell.h (tests only) */
+} vs_kernel_options;
+
+/* Serves until shutdown. Returns 0 after a clean shutdown, or a negative code when
+ * the sockets cannot be set up (a port in use: VS_EIO). The interpreter is
+ * borrowed. Installs a SIGINT handler for its duration. */
+int vs_kernel_serve(const vs_conn *conn, vs_interp *ip, const vs_kernel_options *opts,
+                    vs_error *err);
+
+#endif

@@ -1,0 +1,128 @@
+#include "kernel/testcell.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HEADER "%%kernel-test"
+
+int vs_testcell_is(const char *code)
+{
+    size_t n = strlen(HEADER);
+    return !strncmp(code, HEADER, n) && (code[n] == '\0' || code[n] == '\n' || code[n] == ' ');
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Splits "word rest" in place: returns rest ("" when none). */
+static char *split(char *s)
+{
+    char *sp = strchr(s, ' ');
+    if (!sp)
+        return s + strlen(s);
+    *sp = '\0';
+    return sp + 1;
+}
+
+static json_t *text_bundle(const char *text)
+{
+    return json_pack("{s:s}", "text/plain", text);
+}
+
+int vs_testcell_execute(const char *code, const vs_sink *sink, json_t **out_result, vs_error *err)
+{
+    char *copy = strdup(code), *line, *next;
+    json_t *result = NULL;
+    int rc = 0, lineno = 1;
+
+    *out_result = NULL;
+    if (!copy)
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    line = strchr(copy, '\n');
+    line = line ? line + 1 : copy + strlen(copy);
+    for (; *line; line = next) {
+        char *verb = line, *rest;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        else
+            next = line + strlen(line);
+        lineno++;
+        rest = split(verb);
+        if (!strcmp(verb, "sleep")) {
+            long ms = strtol(rest, NULL, 10), waited;
+            for (waited = 0; waited < ms; waited += 5) {
+                if (sink->interrupted && sink->interrupted(sink->ctx)) {
+                    rc = vs_error_set_at(err, VS_EINTERRUPT, lineno, 1, "interrupted");
+                    goto done;
+                }
+                sleep_ms(5);
+            }
+        } else if (!strcmp(verb, "stream") || !strcmp(verb, "bytes")) {
+            char *name = rest, *text = split(rest);
+            if (!strcmp(verb, "bytes")) {
+                size_t i, o = 0;
+                for (i = 0; text[i] && text[i + 1]; i += 2) {
+                    int hi = hexval(text[i]), lo = hexval(text[i + 1]);
+                    if (hi < 0 || lo < 0)
+                        break;
+                    text[o++] = (char)(hi * 16 + lo);
+                }
+                if (sink->stream)
+                    sink->stream(sink->ctx, name, text, o);
+            } else if (sink->stream) {
+                sink->stream(sink->ctx, name, text, strlen(text));
+            }
+        } else if (!strcmp(verb, "display") || !strcmp(verb, "update")) {
+            char *id = rest, *text = split(rest);
+            json_t *b = text_bundle(text);
+            if (b && sink->display)
+                sink->display(sink->ctx, b, strcmp(id, "-") ? id : NULL, verb[0] == 'u');
+            json_decref(b);
+        } else if (!strcmp(verb, "input") || !strcmp(verb, "password")) {
+            char *value = NULL;
+            if (!sink->input) {
+                rc = vs_error_set_at(err, VS_EVALUE, lineno, 1, "no input");
+                goto done;
+            }
+            rc = sink->input(sink->ctx, rest, verb[0] == 'p', &value);
+            if (rc < 0) {
+                vs_error_set_at(err, rc, lineno, 1, "input was not available");
+                goto done;
+            }
+            json_decref(result);
+            result = text_bundle(value);
+            free(value);
+        } else if (!strcmp(verb, "result")) {
+            json_decref(result);
+            result = text_bundle(rest);
+        } else if (!strcmp(verb, "fail")) {
+            rc = vs_error_set_at(err, VS_EVALUE, lineno, 1, "%s", rest);
+            goto done;
+        } else if (*verb) {
+            rc = vs_error_set_at(err, VS_ESYNTAX, lineno, 1, "unknown test command '%s'", verb);
+            goto done;
+        }
+    }
+    *out_result = result;
+    result = NULL;
+done:
+    json_decref(result);
+    free(copy);
+    return rc;
+}

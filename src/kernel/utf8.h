@@ -1,0 +1,26 @@
+/* utf8.h — the text conversions the transport needs between Jupyter and C.
+ *
+ * Jupyter counts cursor positions in Unicode code points; the interpreter counts
+ * bytes of UTF-8. Text from the interpreter or from a command's output may not be
+ * valid UTF-8, which JSON cannot carry: it is repaired with U+FFFD. Pure: no I/O,
+ * no state; every function accepts any bytes and never reads past len.
+ */
+#ifndef VS_KERNEL_UTF8_H
+#define VS_KERNEL_UTF8_H
+
+#include <stddef.h>
+
+/* Byte offset of code point cp in s[0..len); len when cp is past the end. */
+size_t vs_utf8_cp_to_byte(const char *s, size_t len, size_t cp);
+
+/* Number of code points in s[0..byte) (byte is clamped to len). */
+size_t vs_utf8_byte_to_cp(const char *s, size_t len, size_t byte);
+
+/* Non-zero when s[0..len) is valid UTF-8 without NUL bytes. */
+int vs_utf8_valid(const char *s, size_t len);
+
+/* A new NUL-terminated copy of s[0..len) in which every invalid sequence and NUL
+ * is replaced by U+FFFD. Returns NULL when memory is short. */
+char *vs_utf8_repair(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,640 @@
+#include "lang/parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+
+/* The parser walks the text once, left to right, with a cursor that knows its
+ * line and column; it never backtracks more than one character and never
+ * recurses, so any input costs time linear in its length.
+ *
+ * Choices the header leaves open (documented here and in `help syntax`):
+ * - `#` starts a comment only at the start of an argument (after whitespace), so
+ *   that `source=PR#12` stays one value.
+ * - A comment ends at the end of its physical line; a `\` inside it continues
+ *   nothing.
+ * - A double-quoted string may span lines (the newline is part of the value);
+ *   `\` then newline inside a string joins the lines without a newline.
+ *   Escapes: \" \\ \n \t.
+ * - A word is a pair when it reads `key=value` with key = [A-Za-z_][A-Za-z0-9_.-]*;
+ *   any other word containing `=` (a URL) stays a word.
+ * - A verb is [A-Za-z][A-Za-z0-9_-]* (or `%%` followed by one on the cell's first
+ *   line). */
+
+typedef struct {
+    const char *s;
+    size_t len;
+    size_t i;
+    int line;
+    int col;
+} cursor;
+
+static int at_end(const cursor *c)
+{
+    return c->i >= c->len;
+}
+
+static int peek(const cursor *c, size_t k)
+{
+    return c->i + k < c->len ? (unsigned char)c->s[c->i + k] : -1;
+}
+
+static void advance(cursor *c)
+{
+    unsigned char ch;
+    if (at_end(c))
+        return;
+    ch = (unsigned char)c->s[c->i++];
+    if (ch == '\n') {
+        c->line++;
+        c->col = 1;
+    } else if ((ch & 0xC0) != 0x80) {
+        /* a continuation byte belongs to the code point already counted */
+        c->col++;
+    }
+}
+
+/* Advancing counts columns on lead bytes; a lead byte moves the column when it
+ * is consumed, so the column of the next character is right once the whole
+ * sequence is consumed. Copy one whole code point. */
+static void copy_char(cursor *c, vs_buf *b)
+{
+    size_t start = c->i;
+    advance(c);
+    while (!at_end(c) && ((unsigned char)c->s[c->i] & 0xC0) == 0x80)
+        advance(c);
+    vs_buf_append(b, c->s + start, c->i - start);
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len, i;
+    unsigned cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+/* One pass over the bytes before tokenizing: NUL bytes and invalid UTF-8 are
+ * reported at their own position, whatever surrounds them. */
+static int check_text(const char *s, size_t len, vs_error *err)
+{
+    size_t i = 0;
+    int line = 1, col = 1;
+    while (i < len) {
+        unsigned char ch = (unsigned char)s[i];
+        size_t k;
+        if (ch == 0)
+            return vs_error_set_at(err, VS_ESYNTAX, line, col,
+                                   "unexpected NUL byte; expected text (UTF-8)");
+        k = utf8_seq((const unsigned char *)s + i, len - i);
+        if (k == 0)
+            return vs_error_set_at(err, VS_ESYNTAX, line, col,
+                                   "invalid UTF-8 byte 0x%02X; expected text encoded as UTF-8", ch);
+        if (ch == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+        i += k;
+    }
+    return 0;
+}
+
+static int is_space(int ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
+}
+
+static int is_alpha(int ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+static int is_digit(int ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+/* A backslash that ends the physical line (optionally "\r\n"). */
+static int at_continuation(const cursor *c)
+{
+    if (peek(c, 0) != '\\')
+        return 0;
+    if (c->i + 1 >= c->len)
+        return 1; /* a trailing backslash at the very end: nothing follows */
+    return peek(c, 1) == '\n' || (peek(c, 1) == '\r' && peek(c, 2) == '\n');
+}
+
+static void skip_continuation(cursor *c)
+{
+    advance(c); /* the backslash */
+    if (peek(c, 0) == '\r')
+        advance(c);
+    advance(c); /* the newline (no-op at the end) */
+}
+
+/* Skips spaces and continuations within a logical line. */
+static void skip_blanks(cursor *c)
+{
+    for (;;) {
+        if (!at_end(c) && is_space(peek(c, 0)))
+            advance(c);
+        else if (at_continuation(c))
+            skip_continuation(c);
+        else
+            return;
+    }
+}
+
+static void skip_to_eol(cursor *c)
+{
+    while (!at_end(c) && peek(c, 0) != '\n')
+        advance(c);
+}
+
+static int line_ends(const cursor *c)
+{
+    return at_end(c) || peek(c, 0) == '\n';
+}
+
+static int arg_ends(const cursor *c)
+{
+    return line_ends(c) || is_space(peek(c, 0)) || at_continuation(c);
+}
+
+/* Reads a double-quoted string at the cursor (on the quote) into b. */
+static int read_string(cursor *c, vs_buf *b, vs_error *err)
+{
+    int line = c->line, col = c->col;
+    advance(c); /* opening quote */
+    for (;;) {
+        int ch;
+        if (at_end(c))
+            return vs_error_set_at(err, VS_ESYNTAX, line, col,
+                                   "unterminated string: expected a closing '\"' for the "
+                                   "string that starts here");
+        ch = peek(c, 0);
+        if (ch == '"') {
+            advance(c);
+            return 0;
+        }
+        if (ch == '\\') {
+            int eline = c->line, ecol = c->col, nx = peek(c, 1);
+            if (at_continuation(c)) {
+                if (c->i + 1 >= c->len)
+                    return vs_error_set_at(err, VS_ESYNTAX, line, col,
+                                           "unterminated string: expected a closing '\"' for "
+                                           "the string that starts here");
+                skip_continuation(c);
+                continue;
+            }
+            switch (nx) {
+            case '"':
+                vs_buf_putc(b, '"');
+                break;
+            case '\\':
+                vs_buf_putc(b, '\\');
+                break;
+            case 'n':
+                vs_buf_putc(b, '\n');
+                break;
+            case 't':
+                vs_buf_putc(b, '\t');
+                break;
+            default:
+                if (nx < 0)
+                    return vs_error_set_at(err, VS_ESYNTAX, line, col,
+                                           "unterminated string: expected a closing '\"'");
+                if (nx >= 0x20 && nx < 0x7F)
+                    return vs_error_set_at(err, VS_ESYNTAX, eline, ecol,
+                                           "bad escape '\\%c' in string: expected \\\", \\\\, "
+                                           "\\n or \\t",
+                                           nx);
+                return vs_error_set_at(err, VS_ESYNTAX, eline, ecol,
+                                       "bad escape in string: expected \\\", \\\\, \\n or \\t "
+                                       "after '\\'");
+            }
+            advance(c);
+            advance(c);
+            continue;
+        }
+        copy_char(c, b);
+    }
+}
+
+/* Reads an unquoted word up to whitespace; a '"' inside it is an error. */
+static int read_word(cursor *c, vs_buf *b, vs_error *err)
+{
+    size_t start = c->i;
+    while (!arg_ends(c)) {
+        if (peek(c, 0) == '"')
+            return vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
+                                   "unexpected '\"' inside a word: expected a space before it, "
+                                   "or quote the whole argument");
+        advance(c);
+    }
+    vs_buf_append(b, c->s + start, c->i - start);
+    return 0;
+}
+
+static int key_valid(const char *s, size_t n)
+{
+    size_t i;
+    if (n == 0 || !(is_alpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (i = 1; i < n; i++) {
+        int ch = (unsigned char)s[i];
+        if (!(is_alpha(ch) || is_digit(ch) || ch == '_' || ch == '-' || ch == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+static int verb_valid(const char *s)
+{
+    size_t i;
+    if (!is_alpha((unsigned char)s[0]))
+        return 0;
+    for (i = 1; s[i]; i++) {
+        int ch = (unsigned char)s[i];
+        if (!(is_alpha(ch) || is_digit(ch) || ch == '_' || ch == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+static void line_clear(vs_line *l)
+{
+    size_t i;
+    for (i = 0; i < l->nargs; i++) {
+        free(l->args[i].key);
+        free(l->args[i].value);
+    }
+    free(l->args);
+    free(l->verb);
+    free(l->raw);
+    memset(l, 0, sizeof *l);
+}
+
+void vs_cell_free(vs_cell *cell)
+{
+    size_t i;
+    if (!cell)
+        return;
+    for (i = 0; i < cell->nlines; i++)
+        line_clear(&cell->lines[i]);
+    free(cell->lines);
+    free(cell);
+}
+
+static int push_arg(vs_line *l, size_t *cap, vs_arg *a)
+{
+    if (l->nargs == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 4;
+        vs_arg *p = realloc(l->args, ncap * sizeof *p);
+        if (!p)
+            return VS_ENOMEM;
+        l->args = p;
+        *cap = ncap;
+    }
+    l->args[l->nargs++] = *a;
+    return 0;
+}
+
+static int oom(vs_error *err)
+{
+    return vs_error_set(err, VS_ENOMEM, "out of memory while parsing");
+}
+
+/* Parses the arguments of one logical line (the verb is already read). On `--`,
+ * the rest of the logical line becomes raw (when allow_raw). */
+static int parse_args(cursor *c, vs_line *l, int allow_raw, vs_error *err)
+{
+    size_t cap = 0;
+    vs_buf b = VS_BUF_INIT;
+    int rc = 0;
+    for (;;) {
+        vs_arg a;
+        int ch;
+        skip_blanks(c);
+        if (line_ends(c))
+            break;
+        ch = peek(c, 0);
+        memset(&a, 0, sizeof a);
+        a.line = c->line;
+        a.column = c->col;
+        a.value_column = c->col;
+        if (ch == '#') {
+            skip_to_eol(c);
+            break;
+        }
+        if (ch == '-' && peek(c, 1) == '-') {
+            cursor save = *c;
+            advance(c);
+            advance(c);
+            if (arg_ends(c)) {
+                size_t start;
+                if (!allow_raw) {
+                    rc = vs_error_set_at(err, VS_ESYNTAX, a.line, a.column,
+                                         "'--' is not allowed on a %%%% line: the cell's body is "
+                                         "the raw text");
+                    goto done;
+                }
+                while (!line_ends(c) && is_space(peek(c, 0)))
+                    advance(c);
+                l->raw_line = c->line;
+                start = c->i;
+                /* raw text runs to the end of the logical line; a backslash-newline
+                 * stays in it, as the shell that reads it expects */
+                for (;;) {
+                    if (at_end(c))
+                        break;
+                    if (peek(c, 0) == '\n') {
+                        if (c->i > start && c->s[c->i - 1] == '\\') {
+                            advance(c);
+                            continue;
+                        }
+                        break;
+                    }
+                    advance(c);
+                }
+                l->raw = strndup(c->s + start, c->i - start);
+                if (!l->raw) {
+                    rc = oom(err);
+                    goto done;
+                }
+                break;
+            }
+            *c = save;
+        }
+        vs_buf_reset(&b);
+        if (ch == '"') {
+            rc = read_string(c, &b, err);
+            if (rc < 0)
+                goto done;
+            if (!arg_ends(c)) {
+                rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
+                                     "expected a space after the closing '\"'");
+                goto done;
+            }
+            a.kind = VS_ARG_STRING;
+            a.quoted = 1;
+        } else if (ch == '=') {
+            rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
+                                 "expected a key before '=' (key=value)");
+            goto done;
+        } else {
+            /* A word; it becomes a pair if it starts with a valid key and '='. */
+            size_t start = c->i;
+            while (!arg_ends(c) && peek(c, 0) != '=' && peek(c, 0) != '"')
+                advance(c);
+            vs_buf_append(&b, c->s + start, c->i - start);
+            if (peek(c, 0) == '=' && key_valid(vs_buf_str(&b), b.len)) {
+                a.kind = VS_ARG_PAIR;
+                a.key = strdup(vs_buf_str(&b));
+                if (!a.key) {
+                    rc = oom(err);
+                    goto done;
+                }
+                advance(c); /* '=' */
+                a.value_column = c->col;
+                vs_buf_reset(&b);
+                if (arg_ends(c)) {
+                    rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
+                                         "'%s=' has no value: expected %s=VALUE (quote an empty "
+                                         "or spaced value: %s=\"...\")",
+                                         a.key, a.key, a.key);
+                    free(a.key);
+                    goto done;
+                }
+                if (peek(c, 0) == '"') {
+                    rc = read_string(c, &b, err);
+                    if (rc == 0 && !arg_ends(c))
+                        rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
+                                             "expected a space after the closing '\"'");
+                    a.quoted = 1;
+                } else {
+                    rc = read_word(c, &b, err);
+                }
+                if (rc < 0) {
+                    free(a.key);
+                    goto done;
+                }
+            } else {
+                rc = read_word(c, &b, err);
+                if (rc < 0)
+                    goto done;
+                a.kind = VS_ARG_WORD;
+            }
+        }
+        if (vs_buf_failed(&b)) {
+            free(a.key);
+            rc = oom(err);
+            goto done;
+        }
+        a.value = strdup(vs_buf_str(&b));
+        if (!a.value || push_arg(l, &cap, &a) < 0) {
+            free(a.key);
+            free(a.value);
+            rc = oom(err);
+            goto done;
+        }
+    }
+done:
+    vs_buf_free(&b);
+    return rc;
+}
+
+static int push_line(vs_cell *cell, size_t *cap, vs_line *l)
+{
+    if (cell->nlines == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 8;
+        vs_line *p = realloc(cell->lines, ncap * sizeof *p);
+        if (!p)
+            return VS_ENOMEM;
+        cell->lines = p;
+        *cap = ncap;
+    }
+    cell->lines[cell->nlines++] = *l;
+    return 0;
+}
+
+/* Reads the verb at the cursor (a name, or %%name when magic). */
+static int read_verb(cursor *c, vs_line *l, int magic, vs_error *err)
+{
+    vs_buf b = VS_BUF_INIT;
+    char what[32];
+    int rc = 0;
+    if (magic) {
+        advance(c);
+        advance(c);
+        vs_buf_puts(&b, "%%");
+    }
+    if (peek(c, 0) == '"') {
+        rc = vs_error_set_at(err, VS_ESYNTAX, l->line, l->column,
+                             "expected a verb at the start of the line, found a string");
+        goto done;
+    }
+    while (!arg_ends(c) && peek(c, 0) != '#')
+        copy_char(c, &b);
+    if (vs_buf_failed(&b)) {
+        rc = oom(err);
+        goto done;
+    }
+    if (!verb_valid(vs_buf_str(&b) + (magic ? 2 : 0))) {
+        const char *s = vs_buf_str(&b);
+        snprintf(what, sizeof what, "%s", s);
+        if (strlen(s) >= sizeof what) {
+            /* cut on a code point boundary */
+            size_t n = sizeof what - 4;
+            while (n > 0 && ((unsigned char)what[n] & 0xC0) == 0x80)
+                n--;
+            memcpy(what + n, "...", 4);
+        }
+        if (strchr(s, '=') && !magic)
+            rc = vs_error_set_at(err, VS_ESYNTAX, l->line, l->column,
+                                 "expected a verb at the start of the line, found the pair '%s' "
+                                 "(a line reads `verb arguments`; `help` lists the verbs)",
+                                 what);
+        else
+            rc = vs_error_set_at(err, VS_ESYNTAX, l->line, l->column,
+                                 "expected a verb at the start of the line (a name such as "
+                                 "`sheet` or `reserve`; `help` lists them), found '%s'",
+                                 what);
+        goto done;
+    }
+    l->verb = vs_buf_take(&b);
+    if (!l->verb)
+        rc = oom(err);
+done:
+    vs_buf_free(&b);
+    return rc;
+}
+
+int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
+{
+    vs_cell *cell = NULL;
+    cursor c;
+    size_t cap = 0;
+    int rc, first = 1;
+    *out = NULL;
+    rc = check_text(text, len, err);
+    if (rc < 0)
+        return rc;
+    cell = calloc(1, sizeof *cell);
+    if (!cell)
+        return oom(err);
+    c.s = text;
+    c.len = len;
+    c.i = 0;
+    c.line = 1;
+    c.col = 1;
+    for (;;) {
+        vs_line l;
+        int magic;
+        /* between lines: blanks, empty lines, comment lines */
+        for (;;) {
+            skip_blanks(&c);
+            if (peek(&c, 0) == '\n')
+                advance(&c);
+            else if (peek(&c, 0) == '#')
+                skip_to_eol(&c);
+            else
+                break;
+        }
+        if (at_end(&c))
+            break;
+        memset(&l, 0, sizeof l);
+        l.line = c.line;
+        l.column = c.col;
+        magic = peek(&c, 0) == '%' && peek(&c, 1) == '%';
+        if (magic && !(first && c.line == 1)) {
+            rc = vs_error_set_at(err, VS_ESYNTAX, c.line, c.col,
+                                 "a %%%%VERB line must be the cell's first line; expected a verb");
+            goto fail;
+        }
+        first = 0;
+        rc = read_verb(&c, &l, magic, err);
+        if (rc == 0)
+            rc = parse_args(&c, &l, !magic, err);
+        if (rc == 0 && magic) {
+            /* the rest of the cell, after the first line, is the body */
+            if (peek(&c, 0) == '\n')
+                advance(&c);
+            l.raw_line = c.line;
+            l.raw = strndup(c.s + c.i, c.len - c.i);
+            if (!l.raw)
+                rc = oom(err);
+            c.i = c.len;
+        }
+        if (rc == 0 && push_line(cell, &cap, &l) < 0)
+            rc = oom(err);
+        if (rc < 0) {
+            line_clear(&l);
+            goto fail;
+        }
+    }
+    *out = cell;
+    return 0;
+fail:
+    vs_cell_free(cell);
+    return rc;
+}
+
+const vs_arg *vs_line_pair(const vs_line *line, const char *key)
+{
+    size_t i;
+    for (i = 0; i < line->nargs; i++)
+        if (line->args[i].kind == VS_ARG_PAIR && !strcmp(line->args[i].key, key))
+            return &line->args[i];
+    return NULL;
+}
+
+const vs_arg *vs_line_positional(const vs_line *line, size_t i)
+{
+    size_t k;
+    for (k = 0; k < line->nargs; k++) {
+        if (line->args[k].kind == VS_ARG_PAIR)
+            continue;
+        if (i-- == 0)
+            return &line->args[k];
+    }
+    return NULL;
+}
+
+size_t vs_line_npositional(const vs_line *line)
+{
+    size_t k, n = 0;
+    for (k = 0; k < line->nargs; k++)
+        if (line->args[k].kind != VS_ARG_PAIR)
+            n++;
+    return n;
+}

@@ -1,0 +1,179 @@
+/* The registry of verbs: the five group tables, in the order `help` lists them. */
+#include "lang/verb.h"
+
+#include <string.h>
+
+#include "render/bundle.h"
+#include "util/buf.h"
+
+static const struct {
+    const char *group;
+    const vs_verb *table;
+} groups[] = {
+    {"core", vs_verbs_core},       {"sizing", vs_verbs_sizing},   {"gpu", vs_verbs_gpu},
+    {"records", vs_verbs_records}, {"measure", vs_verbs_measure},
+};
+
+#define NGROUPS (sizeof groups / sizeof groups[0])
+
+const vs_verb *vs_verb_find(const char *name)
+{
+    size_t g;
+    const vs_verb *v;
+    if (!name)
+        return NULL;
+    for (g = 0; g < NGROUPS; g++)
+        for (v = groups[g].table; v->name; v++)
+            if (!strcmp(v->name, name))
+                return v;
+    return NULL;
+}
+
+void vs_verb_each(void (*fn)(const vs_verb *verb, void *data), void *data)
+{
+    size_t g;
+    const vs_verb *v;
+    for (g = 0; g < NGROUPS; g++)
+        for (v = groups[g].table; v->name; v++)
+            fn(v, data);
+}
+
+const char *vs_verb_group(const vs_verb *verb)
+{
+    size_t g;
+    const vs_verb *v;
+    for (g = 0; g < NGROUPS; g++)
+        for (v = groups[g].table; v->name; v++)
+            if (v == verb)
+                return groups[g].group;
+    return NULL;
+}
+
+#define MAXLEN 48
+
+/* Levenshtein distance with adjacent transpositions counted as one edit;
+ * strings longer than MAXLEN are too far from any verb to matter. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), i, j;
+    size_t prev2[MAXLEN + 1], prev[MAXLEN + 1], cur[MAXLEN + 1];
+    if (la > MAXLEN || lb > MAXLEN)
+        return (size_t)-1;
+    for (j = 0; j <= lb; j++)
+        prev[j] = j;
+    memset(prev2, 0, sizeof prev2);
+    for (i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = prev[j - 1] + cost;
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < best)
+                best = prev2[j - 2] + 1;
+            cur[j] = best;
+        }
+        memcpy(prev2, prev, sizeof prev);
+        memcpy(prev, cur, sizeof cur);
+    }
+    return prev[lb];
+}
+
+size_t vs_verb_suggest(const char *name, const char **out, size_t max)
+{
+    size_t g, n = 0, k, dists[16];
+    const vs_verb *v;
+    if (!name || max == 0)
+        return 0;
+    if (max > 16)
+        max = 16;
+    for (g = 0; g < NGROUPS; g++) {
+        for (v = groups[g].table; v->name; v++) {
+            size_t d = distance(name, v->name), len = strlen(name);
+            size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+            if (len >= 2 && !strncmp(v->name, name, len))
+                d = 1; /* a prefix of a verb is as good as one typo */
+            if (d > limit)
+                continue;
+            /* insert sorted by distance, keeping table order among equals */
+            for (k = n; k > 0 && dists[k - 1] > d; k--)
+                ;
+            if (k >= max)
+                continue;
+            if (n < max)
+                n++;
+            memmove(out + k + 1, out + k, (n - 1 - k) * sizeof *out);
+            memmove(dists + k + 1, dists + k, (n - 1 - k) * sizeof *dists);
+            out[k] = v->name;
+            dists[k] = d;
+        }
+    }
+    return n;
+}
+
+json_t *vs_verb_help_bundle(const vs_verb *v)
+{
+    vs_buf t = VS_BUF_INIT, h = VS_BUF_INIT;
+    json_t *payload, *keys = json_array(), *words = json_array(), *b;
+    size_t i;
+    const char *group = vs_verb_group(v);
+    vs_buf_printf(&t, "%s\n\n", v->syntax ? v->syntax : v->name);
+    if (v->summary)
+        vs_buf_printf(&t, "%s\n", v->summary);
+    if (v->help)
+        vs_buf_printf(&t, "\n%s\n", v->help);
+    vs_buf_puts(&h, "<div class=\"vramsheet-help\"><pre><code>");
+    vs_buf_put_html(&h, v->syntax ? v->syntax : v->name);
+    vs_buf_puts(&h, "</code></pre>\n");
+    if (v->summary) {
+        vs_buf_puts(&h, "<p><b>");
+        vs_buf_put_html(&h, v->summary);
+        vs_buf_puts(&h, "</b></p>\n");
+    }
+    if (v->help) {
+        vs_buf_puts(&h, "<pre>");
+        vs_buf_put_html(&h, v->help);
+        vs_buf_puts(&h, "</pre>\n");
+    }
+    if (v->keys && v->keys[0]) {
+        vs_buf_puts(&t, "\nkeys:");
+        vs_buf_puts(&h, "<p>keys:");
+        for (i = 0; v->keys[i]; i++) {
+            vs_buf_printf(&t, " %s=", v->keys[i]);
+            vs_buf_puts(&h, " <code>");
+            vs_buf_put_html(&h, v->keys[i]);
+            vs_buf_puts(&h, "=</code>");
+            json_array_append_new(keys, json_string(v->keys[i]));
+        }
+        vs_buf_puts(&t, "\n");
+        vs_buf_puts(&h, "</p>\n");
+    }
+    if (v->words && v->words[0]) {
+        vs_buf_puts(&t, "words:");
+        vs_buf_puts(&h, "<p>words:");
+        for (i = 0; v->words[i]; i++) {
+            vs_buf_printf(&t, " %s", v->words[i]);
+            vs_buf_puts(&h, " <code>");
+            vs_buf_put_html(&h, v->words[i]);
+            vs_buf_puts(&h, "</code>");
+            json_array_append_new(words, json_string(v->words[i]));
+        }
+        vs_buf_puts(&t, "\n");
+        vs_buf_puts(&h, "</p>\n");
+    }
+    vs_buf_puts(&h, "</div>\n");
+    payload = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:o, s:o}", "kind", "help", "verb",
+                        v->name, "group", group, "syntax", v->syntax, "summary", v->summary, "help",
+                        v->help, "keys", keys, "words", words);
+    b = NULL;
+    if (payload && !vs_buf_failed(&t) && !vs_buf_failed(&h))
+        b = vs_bundle_new(vs_buf_str(&t), vs_buf_str(&h), NULL, payload);
+    else
+        json_decref(payload);
+    vs_buf_free(&t);
+    vs_buf_free(&h);
+    return b;
+}

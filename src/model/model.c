@@ -1,0 +1,442 @@
+#include "model/model.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/hfconfig.h"
+#include "model/safetensors.h"
+
+/* config.json and model.safetensors.index.json are small; a bigger file is
+ * not one of them. */
+#define SMALL_FILE_MAX ((off_t)64 * 1024 * 1024)
+
+static int read_small(const char *path, char **out, size_t *len, vs_error *err)
+{
+    struct stat st;
+    char *buf = NULL;
+    size_t got = 0;
+    int fd, rc = 0;
+    *out = NULL;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return vs_error_set(err, VS_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = vs_error_set(err, VS_EIO, "%s is not a readable regular file", path);
+        goto done;
+    }
+    if (st.st_size > SMALL_FILE_MAX) {
+        rc = vs_error_set(err, VS_EFORMAT, "%s: %lld bytes is too large for this kind of file",
+                          path, (long long)st.st_size);
+        goto done;
+    }
+    if (!(buf = malloc((size_t)st.st_size + 1))) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory reading %s", path);
+        goto done;
+    }
+    while (got < (size_t)st.st_size) {
+        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = vs_error_set(err, VS_EIO, "cannot read %s: %s", path, strerror(errno));
+            goto done;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    buf[got] = '\0';
+    *out = buf;
+    *len = got;
+    buf = NULL;
+done:
+    free(buf);
+    close(fd);
+    return rc;
+}
+
+static json_t *jint(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+/* ---- config.json ---- */
+
+int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload, vs_error *err)
+{
+    vs_hfconfig c;
+    char *text = NULL, source[96];
+    size_t len = 0;
+    json_t *card = json_object_get(sheet, "card"), *arch = NULL, *payload = NULL;
+    int moe, rc;
+
+    if (out_payload)
+        *out_payload = NULL;
+    if (!json_is_object(card))
+        return vs_error_set(err, VS_EVALUE, "the sheet has no card");
+    if ((rc = read_small(path, &text, &len, err)))
+        goto done;
+    if ((rc = vs_hfconfig_parse(&c, text, len, err))) {
+        vs_error_prefix(err, "%s: ", path);
+        goto done;
+    }
+    if (c.params_total > (uint64_t)INT64_MAX) {
+        rc = vs_error_set(err, VS_EFORMAT, "%s: the parameter count does not fit a record", path);
+        goto done;
+    }
+    moe = c.experts > 0;
+    arch =
+        json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
+                  "family", c.family, "rule", c.rule, "config", path, "layers", jint(c.layers),
+                  "hidden", jint(c.hidden), "heads", jint(c.heads), "kv_heads", jint(c.kv_heads),
+                  "head_dim", jint(c.head_dim), "intermediate", jint(c.intermediate), "vocab",
+                  jint(c.vocab), "experts", moe ? jint(c.experts) : json_null(),
+                  "experts_per_token", moe ? jint(c.experts_per_token) : json_null(),
+                  "params_total", jint(c.params_total), "params_active",
+                  moe ? jint(c.params_active) : json_null(), "tied_embeddings", c.tied_embeddings);
+    snprintf(source, sizeof source, "config.json (%s)", c.rule);
+    if (arch && out_payload) {
+        payload = json_deep_copy(arch);
+        if (!payload || json_object_set_new(payload, "kind", json_string("model")) ||
+            json_object_set_new(payload, "model_type", json_string(c.model_type)) ||
+            json_object_set_new(payload, "params", jint(c.params_total)) ||
+            json_object_set_new(payload, "params_source", json_string(source)) ||
+            json_object_set_new(payload, "positions",
+                                c.positions ? jint(c.positions) : json_null())) {
+            json_decref(payload);
+            payload = NULL;
+        }
+    }
+    if (!arch || (out_payload && !payload)) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    /* every value is built: from here the sheet changes, all at once */
+    if (json_object_set_new(card, "arch", arch) ||
+        json_object_set_new(card, "params", jint(c.params_total)) ||
+        json_object_set_new(card, "params_source", json_string(source))) {
+        arch = NULL;
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    arch = NULL;
+    if (out_payload) {
+        *out_payload = payload;
+        payload = NULL;
+    }
+done:
+    json_decref(arch);
+    json_decref(payload);
+    free(text);
+    return rc;
+}
+
+/* ---- safetensors ---- */
+
+static int sha256_file(const char *path, char hex[65], vs_error *err)
+{
+    crypto_hash_sha256_state st;
+    unsigned char digest[crypto_hash_sha256_BYTES];
+    unsigned char *buf = NULL;
+    int fd, rc = 0;
+    if (sodium_init() < 0)
+        return vs_error_set(err, VS_EIO, "libsodium failed to initialise");
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return vs_error_set(err, VS_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (!(buf = malloc(1 << 20))) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory hashing %s", path);
+        goto done;
+    }
+    crypto_hash_sha256_init(&st);
+    for (;;) {
+        ssize_t r = read(fd, buf, 1 << 20);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = vs_error_set(err, VS_EIO, "cannot read %s: %s", path, strerror(errno));
+            goto done;
+        }
+        if (r == 0)
+            break;
+        crypto_hash_sha256_update(&st, buf, (unsigned long long)r);
+    }
+    crypto_hash_sha256_final(&st, digest);
+    sodium_bin2hex(hex, 65, digest, sizeof digest);
+done:
+    free(buf);
+    close(fd);
+    return rc;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* One checkpoint being read: its shards and their totals. */
+typedef struct ckpt {
+    vs_st_summary *sum;
+    vs_st_file **files;
+    char **names; /* as the index names them (sorted), or the file's base name */
+    size_t n;
+    json_t *list; /* files[] of the layout */
+} ckpt;
+
+static void ckpt_clear(ckpt *k)
+{
+    size_t i;
+    for (i = 0; i < k->n; i++) {
+        vs_st_file_free(k->files[i]);
+        free(k->names[i]);
+    }
+    free(k->files);
+    free(k->names);
+    vs_st_summary_free(k->sum);
+    json_decref(k->list);
+}
+
+static int read_shard(ckpt *k, size_t i, const char *path, int sha256, vs_error *err)
+{
+    uint64_t size = 0;
+    char hex[65];
+    json_t *entry;
+    int rc = vs_safetensors_read_file(&k->files[i], path, &size, NULL, err);
+    if (rc)
+        return rc;
+    if ((rc = vs_st_summary_add(k->sum, k->files[i], err)))
+        return rc;
+    if (sha256 && (rc = sha256_file(path, hex, err)))
+        return rc;
+    entry = json_pack("{s:s, s:o, s:o}", "name", k->names[i], "size", jint(size), "sha256",
+                      sha256 ? json_string(hex) : json_null());
+    if (!entry || json_array_append_new(k->list, entry))
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    return 0;
+}
+
+static int read_index(ckpt *k, const char *path, int sha256, vs_error *err)
+{
+    char *text = NULL, *dir = NULL, *shard_path = NULL, *slash;
+    vs_st_index *ix = NULL;
+    size_t len = 0, i;
+    int rc;
+
+    if ((rc = read_small(path, &text, &len, err)) ||
+        (rc = vs_st_index_parse(&ix, path, text, len, err)))
+        goto done;
+    k->names = calloc(ix->nshards, sizeof *k->names);
+    k->files = calloc(ix->nshards, sizeof *k->files);
+    if (!k->names || !k->files) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (i = 0; i < ix->nshards; i++) {
+        if (!(k->names[i] = strdup(ix->shards[i]))) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+            goto done;
+        }
+        k->n = i + 1;
+    }
+    if (!(dir = strdup(path))) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    else
+        strcpy(dir, ".");
+    for (i = 0; i < k->n; i++) {
+        struct stat st;
+        free(shard_path);
+        if (!(shard_path = join(dir, k->names[i]))) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+            goto done;
+        }
+        if (stat(shard_path, &st) != 0 && errno == ENOENT) {
+            rc = vs_error_set(err, VS_EFORMAT,
+                              "%s: shard %s is missing (no file %s); the checkpoint is "
+                              "incomplete",
+                              path, k->names[i], shard_path);
+            goto done;
+        }
+        if ((rc = read_shard(k, i, shard_path, sha256, err)))
+            goto done;
+    }
+    rc = vs_st_index_check(ix, (const vs_st_file *const *)k->files, path, err);
+done:
+    free(shard_path);
+    free(dir);
+    vs_st_index_free(ix);
+    free(text);
+    return rc;
+}
+
+static int read_single(ckpt *k, const char *path, int sha256, vs_error *err)
+{
+    const char *base = strrchr(path, '/');
+    k->names = calloc(1, sizeof *k->names);
+    k->files = calloc(1, sizeof *k->files);
+    if (!k->names || !k->files || !(k->names[0] = strdup(base ? base + 1 : path)))
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    k->n = 1;
+    return read_shard(k, 0, path, sha256, err);
+}
+
+/* A folder stands for the checkpoint inside it. */
+static int resolve(const char *path, char **out, vs_error *err)
+{
+    static const char *const names[] = {"model.safetensors.index.json", "model.safetensors"};
+    struct stat st;
+    size_t i;
+    *out = NULL;
+    if (stat(path, &st) != 0)
+        return vs_error_set(err, VS_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        *out = strdup(path);
+        return *out ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");
+    }
+    for (i = 0; i < 2; i++) {
+        char *p = join(path, names[i]);
+        if (!p)
+            return vs_error_set(err, VS_ENOMEM, "out of memory");
+        if (stat(p, &st) == 0) {
+            *out = p;
+            return 0;
+        }
+        free(p);
+    }
+    return vs_error_set(err, VS_EIO,
+                        "%s is a folder without model.safetensors.index.json or "
+                        "model.safetensors; name the file",
+                        path);
+}
+
+int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, json_t **out_payload,
+                                 vs_error *err)
+{
+    ckpt k;
+    char *real = NULL;
+    json_t *card = json_object_get(sheet, "card"), *wf = NULL, *by = NULL, *other = NULL;
+    json_t *payload = NULL, *bits;
+    const vs_st_dtype_total *d;
+    const vs_st_other *o;
+    size_t nd = 0, no = 0, i;
+    int failed = 0, rc;
+
+    memset(&k, 0, sizeof k);
+    if (out_payload)
+        *out_payload = NULL;
+    if (!json_is_object(card))
+        return vs_error_set(err, VS_EVALUE, "the sheet has no card");
+    if (!(k.sum = vs_st_summary_new()) || !(k.list = json_array())) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = resolve(path, &real, err)))
+        goto done;
+    rc = ends_with(real, ".json") ? read_index(&k, real, sha256, err)
+                                  : read_single(&k, real, sha256, err);
+    if (rc)
+        goto done;
+    if (vs_st_summary_tensors(k.sum) == 0) {
+        rc = vs_error_set(err, VS_EFORMAT, "%s: holds no tensors", real);
+        goto done;
+    }
+    if (vs_st_summary_bytes(k.sum) > (uint64_t)INT64_MAX ||
+        vs_st_summary_params(k.sum) > (uint64_t)INT64_MAX) {
+        rc = vs_error_set(err, VS_EFORMAT, "%s: the totals do not fit a record", real);
+        goto done;
+    }
+    d = vs_st_summary_dtypes(k.sum, &nd);
+    o = vs_st_summary_others(k.sum, &no, &failed);
+    by = json_array();
+    other = json_array();
+    if (failed || !by || !other) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (i = 0; i < nd; i++)
+        if (json_array_append_new(by, json_pack("{s:s, s:o, s:o}", "dtype",
+                                                vs_st_dtype_name(d[i].dtype), "bytes",
+                                                jint(d[i].bytes), "params", jint(d[i].params))))
+            failed = 1;
+    for (i = 0; i < no; i++)
+        if (json_array_append_new(other,
+                                  json_pack("{s:s, s:s, s:o, s:o}", "pattern", o[i].pattern,
+                                            "dtype", vs_st_dtype_name(o[i].dtype), "bytes",
+                                            jint(o[i].bytes), "tensors", jint(o[i].tensors))))
+            failed = 1;
+    wf = json_pack("{s:s, s:o, s:o, s:O, s:O, s:O}", "path", path, "bytes",
+                   jint(vs_st_summary_bytes(k.sum)), "params", jint(vs_st_summary_params(k.sum)),
+                   "by_dtype", by, "other_dtype", other, "files", k.list);
+    bits = nd == 1 ? jint(8u * vs_st_dtype_size(d[0].dtype)) : json_null();
+    if (out_payload && wf)
+        payload = json_pack("{s:s, s:o, s:o, s:o, s:O, s:O, s:O, s:s, s:s, s:o}", "kind", "weights",
+                            "params", jint(vs_st_summary_params(k.sum)), "bits", bits, "bytes",
+                            jint(vs_st_summary_bytes(k.sum)), "by_dtype", by, "other_dtype", other,
+                            "files", k.list, "source", "safetensors", "path", path, "tensors",
+                            jint(vs_st_summary_tensors(k.sum)));
+    else
+        json_decref(bits);
+    if (failed || !wf || (out_payload && !payload)) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (payload) {
+        /* the config rule's count beside the stored element count: they differ
+         * when the files keep buffers (GPT-2's attention masks) or pack
+         * quantised weights */
+        json_t *pc = json_object_get(json_object_get(card, "arch"), "params_total");
+        if (json_object_set_new(payload, "params_config",
+                                json_is_integer(pc) ? json_copy(pc) : json_null())) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    /* the payload shares nothing mutable with the sheet */
+    if (payload) {
+        json_t *copy = json_deep_copy(payload);
+        json_decref(payload);
+        payload = copy;
+        if (!payload) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    if (json_object_set(sheet, "weights_files", wf) ||
+        json_object_set_new(card, "params", jint(vs_st_summary_params(k.sum))) ||
+        json_object_set_new(card, "params_source", json_string("safetensors"))) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (out_payload) {
+        *out_payload = payload;
+        payload = NULL;
+    }
+done:
+    json_decref(payload);
+    json_decref(wf);
+    json_decref(by);
+    json_decref(other);
+    free(real);
+    ckpt_clear(&k);
+    return rc;
+}

@@ -1,0 +1,26 @@
+/* candidates.h — how a classification of GPU offers is shown.
+ *
+ * Turns a vs_classification (sheet/classify.h) into the `candidates` result:
+ * the payload of SPEC §5 (kind "candidates", rows of {gpu, capacity_bytes,
+ * capacity_basis, verdict, requirements: [{name, verdict, evidence}], rank},
+ * with more keys), and the same content as aligned text and as HTML tables: one
+ * row per candidate (capacity with its unit and basis, useful margin, package,
+ * verdict, rank), the candidates x requirements matrix of verdicts, the
+ * evidence behind each verdict, and the notes. Prices are shown as the price of
+ * a package, never as a speed. Pure: no I/O.
+ */
+#ifndef VS_RENDER_CANDIDATES_H
+#define VS_RENDER_CANDIDATES_H
+
+#include <jansson.h>
+
+#include "sheet/classify.h"
+
+/* The payload object (kind "candidates"); a new reference, or NULL. */
+json_t *vs_candidates_payload(const vs_classification *c);
+
+/* The whole MIME bundle: text/plain, text/html, the payload, and svg (the
+ * budget chart, may be NULL) as image/svg+xml. A new reference, or NULL. */
+json_t *vs_candidates_bundle(const vs_classification *c, const char *svg);
+
+#endif

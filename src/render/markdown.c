@@ -1,0 +1,445 @@
+#include "render/markdown.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+
+static const char *str(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* A table cell: pipes and line breaks would break the row. */
+static void cell(vs_buf *b, const char *s)
+{
+    vs_buf_puts(b, " ");
+    if (!s || !*s) {
+        vs_buf_puts(b, "—");
+    } else {
+        for (; *s; s++) {
+            if (*s == '|')
+                vs_buf_puts(b, "\\|");
+            else if (*s == '\n' || *s == '\r')
+                vs_buf_puts(b, " ");
+            else
+                vs_buf_putc(b, *s);
+        }
+    }
+    vs_buf_puts(b, " |");
+}
+
+static void row_start(vs_buf *b) { vs_buf_puts(b, "|"); }
+static void row_end(vs_buf *b) { vs_buf_puts(b, "\n"); }
+
+static void header(vs_buf *b, const char *const *cols, const char *align)
+{
+    size_t i;
+    row_start(b);
+    for (i = 0; cols[i]; i++)
+        cell(b, cols[i]);
+    row_end(b);
+    vs_buf_puts(b, "|");
+    for (i = 0; cols[i]; i++)
+        vs_buf_puts(b, align && align[i] == 'r' ? " ---: |" : " --- |");
+    vs_buf_puts(b, "\n");
+}
+
+/* Any JSON scalar as text (integers exact, strings as they are). */
+static void scalar(char *out, size_t len, const json_t *v)
+{
+    if (!v || json_is_null(v))
+        snprintf(out, len, "%s", "");
+    else if (json_is_string(v))
+        snprintf(out, len, "%s", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(out, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else if (json_is_true(v))
+        snprintf(out, len, "%s", "yes");
+    else if (json_is_false(v))
+        snprintf(out, len, "%s", "no");
+    else if (json_is_real(v))
+        snprintf(out, len, "%.17g", json_real_value(v));
+    else
+        snprintf(out, len, "%s", "(structured)");
+}
+
+/* Three cells: exact bytes, GB, GiB; or unknown. */
+static void bytes_cells(vs_buf *b, const json_t *v)
+{
+    char n[64], gb[96], gib[96];
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        cell(b, "unknown");
+        cell(b, "unknown");
+        cell(b, "unknown");
+        return;
+    }
+    vs_units_grouped(n, sizeof n, (uint64_t)json_integer_value(v));
+    vs_units_round(gb, sizeof gb - 3, (uint64_t)json_integer_value(v), VS_UNIT_GB, 2);
+    vs_units_round(gib, sizeof gib - 4, (uint64_t)json_integer_value(v), VS_UNIT_GIB, 2);
+    strcat(n, " B");
+    strcat(gb, " GB");
+    strcat(gib, " GiB");
+    cell(b, n);
+    cell(b, gb);
+    cell(b, gib);
+}
+
+static void describe(char *out, size_t len, const json_t *v)
+{
+    if (json_is_integer(v) && json_integer_value(v) >= 0)
+        vs_units_describe(out, len, (uint64_t)json_integer_value(v));
+    else
+        snprintf(out, len, "%s", "unknown");
+}
+
+static void card_section(vs_buf *b, const json_t *sheet)
+{
+    static const char *const keys[] = {"model", "revision", "params", "params_source", "task",
+                                       "format", "bits", "length", "concurrency", "microbatch",
+                                       "accumulation", "quality", NULL};
+    static const char *const labels[] = {"model", "revision", "parameters", "parameter count from",
+                                         "task", "weight format", "bits per weight",
+                                         "required length (tokens)", "concurrency (sequences)",
+                                         "microbatch", "accumulation", "quality criterion", NULL};
+    static const char *const cols[] = {"card", "value", NULL};
+    const json_t *card = vs_sheet_card(sheet), *arch, *wf;
+    char v[512];
+    size_t i;
+    vs_buf_puts(b, "## Workload card\n\n");
+    header(b, cols, NULL);
+    for (i = 0; keys[i]; i++) {
+        const json_t *x = json_object_get(card, keys[i]);
+        scalar(v, sizeof v, x);
+        if (!strcmp(keys[i], "params") && json_is_integer(x) && json_integer_value(x) >= 0)
+            vs_units_grouped(v, sizeof v, (uint64_t)json_integer_value(x));
+        row_start(b);
+        cell(b, labels[i]);
+        cell(b, *v ? v : "not set");
+        row_end(b);
+    }
+    arch = json_object_get(card, "arch");
+    if (json_is_object(arch)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)arch, k, x) {
+            char label[96];
+            if (json_is_object(x) || json_is_array(x))
+                continue;
+            scalar(v, sizeof v, x);
+            snprintf(label, sizeof label, "architecture: %s", k);
+            row_start(b);
+            cell(b, label);
+            cell(b, *v ? v : "not set");
+            row_end(b);
+        }
+    }
+    vs_buf_puts(b, "\n");
+    wf = json_object_get(sheet, "weights_files");
+    if (json_is_object(wf)) {
+        describe(v, sizeof v, json_object_get(wf, "bytes"));
+        vs_buf_printf(b, "Weights read from the files at `%s`: %s.\n\n",
+                      str(wf, "path") ? str(wf, "path") : "?", v);
+    }
+}
+
+/* Weights only = params × bits / 8, rounded up to a whole byte; 0 when unknown. */
+static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
+{
+    const json_t *wf = json_object_get(sheet, "weights_files");
+    uint64_t params, bits, prod;
+    if (json_is_object(wf) && json_is_integer(json_object_get(wf, "bytes")) &&
+        json_integer_value(json_object_get(wf, "bytes")) >= 0) {
+        *out = (uint64_t)json_integer_value(json_object_get(wf, "bytes"));
+        *basis = "stored bytes of the weight files";
+        return 1;
+    }
+    if (!vs_sheet_card_uint(sheet, "params", &params) || !vs_sheet_card_uint(sheet, "bits", &bits) ||
+        vs_u64_mul(&prod, params, bits) < 0)
+        return 0;
+    *out = prod / 8 + (prod % 8 != 0);
+    *basis = "params × bits / 8";
+    return 1;
+}
+
+static void components_section(vs_buf *b, const json_t *sheet)
+{
+    static const char *const cols[] = {"component", "bytes", "GB", "GiB", "status", "source",
+                                       "phase", NULL};
+    const json_t *arr = vs_sheet_array(sheet, "components"), *c;
+    uint64_t known = 0, w;
+    const char *basis = NULL;
+    size_t i, unknown = 0;
+    int overflow = 0, have_w;
+    vs_buf_puts(b, "## Components\n\n");
+    header(b, cols, "lrrrlll");
+    have_w = weights_bytes(sheet, &w, &basis);
+    row_start(b);
+    cell(b, "weights");
+    if (have_w) {
+        json_t *wj = json_integer((json_int_t)w);
+        bytes_cells(b, wj);
+        json_decref(wj);
+        cell(b, "estimated");
+        cell(b, basis);
+    } else {
+        bytes_cells(b, NULL);
+        cell(b, "unknown");
+        cell(b, "needs params and format");
+    }
+    cell(b, "load");
+    row_end(b);
+    json_array_foreach(arr, i, c) {
+        const json_t *bytes = json_object_get(c, "bytes");
+        row_start(b);
+        cell(b, str(c, "name"));
+        bytes_cells(b, bytes);
+        cell(b, str(c, "status"));
+        cell(b, str(c, "source"));
+        cell(b, str(c, "phase"));
+        row_end(b);
+        if (json_is_integer(bytes) && json_integer_value(bytes) >= 0) {
+            if (vs_u64_add(&known, known, (uint64_t)json_integer_value(bytes)) < 0)
+                overflow = 1;
+        } else {
+            unknown++;
+        }
+    }
+    vs_buf_puts(b, "\n");
+    if (!overflow) {
+        char d[160];
+        vs_units_describe(d, sizeof d, known);
+        vs_buf_printf(b, "Declared reserve (known components): %s", d);
+        if (have_w && vs_u64_add(&known, known, w) == 0) {
+            vs_units_describe(d, sizeof d, known);
+            vs_buf_printf(b, "; with the weights, indicative envelope: %s", d);
+        }
+        vs_buf_puts(b, ".");
+    }
+    if (unknown)
+        vs_buf_printf(b, " %zu component%s unknown: the envelope is incomplete.", unknown,
+                      unknown == 1 ? " is" : "s are");
+    vs_buf_puts(b, " A sum of independent maxima is a conservative envelope, not an observed "
+                   "peak.\n\n");
+}
+
+static void placement_section(vs_buf *b, const json_t *sheet)
+{
+    const json_t *p = json_object_get(sheet, "placement");
+    char gpus[32], stage[32];
+    if (!json_is_object(p))
+        return;
+    scalar(gpus, sizeof gpus, json_object_get(p, "gpus"));
+    scalar(stage, sizeof stage, json_object_get(p, "stage"));
+    vs_buf_printf(b, "## Placement\n\n%s on %s GPU%s%s%s.\n\n",
+                  str(p, "kind") ? str(p, "kind") : "single", *gpus ? gpus : "1",
+                  strcmp(gpus, "1") ? "s" : "", *stage ? ", stage " : "", stage);
+}
+
+static void stages_section(vs_buf *b, const json_t *sheet)
+{
+    static const char *const cols[] = {"stage", "length", "concurrency", "microbatch", "note", NULL};
+    static const char *const keys[] = {"name", "length", "concurrency", "microbatch", "note", NULL};
+    const json_t *arr = vs_sheet_array(sheet, "stages"), *s;
+    size_t i, k;
+    char v[256];
+    vs_buf_puts(b, "## Procedure\n\n");
+    if (!json_array_size(arr)) {
+        vs_buf_puts(b, "No stages declared yet (short input and small batch, then the usual "
+                       "input, then the required limit).\n\n");
+        return;
+    }
+    header(b, cols, "lrrrl");
+    json_array_foreach(arr, i, s) {
+        row_start(b);
+        for (k = 0; keys[k]; k++) {
+            scalar(v, sizeof v, json_object_get(s, keys[k]));
+            cell(b, v);
+        }
+        row_end(b);
+    }
+    vs_buf_puts(b, "\n");
+}
+
+static void dims_text(char *out, size_t len, const json_t *dims)
+{
+    const char *k;
+    json_t *v;
+    size_t n = 0;
+    out[0] = '\0';
+    if (!json_is_object(dims))
+        return;
+    json_object_foreach((json_t *)dims, k, v) {
+        char s[64];
+        scalar(s, sizeof s, v);
+        n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s=%s", n ? " " : "", k, s);
+        if (n >= len)
+            break;
+    }
+}
+
+static void measurements_section(vs_buf *b, const json_t *sheet)
+{
+    static const char *const cols[] = {"phase", "stage", "GPU", "counter", "scope", "peak bytes",
+                                       "GB", "GiB", "dims", "state", "validates card", NULL};
+    const json_t *arr = vs_sheet_array(sheet, "measurements"), *m, *runs;
+    size_t i;
+    char v[512];
+    vs_buf_puts(b, "## Measurements\n\n");
+    if (!json_array_size(arr)) {
+        vs_buf_puts(b, "None yet.\n\n");
+    } else {
+        header(b, cols, "lllllrrrlll");
+        json_array_foreach(arr, i, m) {
+            char gpu[160], idx[32];
+            row_start(b);
+            cell(b, str(m, "phase"));
+            cell(b, str(m, "stage"));
+            scalar(idx, sizeof idx, json_object_get(m, "gpu"));
+            snprintf(gpu, sizeof gpu, "%s%s%s", idx, *idx && str(m, "gpu_name") ? " " : "",
+                     str(m, "gpu_name") ? str(m, "gpu_name") : "");
+            cell(b, gpu);
+            cell(b, str(m, "counter"));
+            cell(b, str(m, "scope"));
+            bytes_cells(b, json_object_get(m, "peak_bytes"));
+            dims_text(v, sizeof v, json_object_get(m, "dims"));
+            cell(b, v);
+            cell(b, str(m, "state") ? str(m, "state") : "current");
+            scalar(v, sizeof v, json_object_get(m, "validates_card"));
+            cell(b, v);
+            row_end(b);
+        }
+        vs_buf_puts(b, "\nAllocated and reserved counters are different scopes and are never "
+                       "added; a device-wide reading covers more than the process.\n\n");
+    }
+    runs = vs_sheet_array(sheet, "runs");
+    json_array_foreach(runs, i, m) {
+        char st[32];
+        scalar(st, sizeof st, json_object_get(m, "exit_status"));
+        vs_buf_printf(b, "- run %s: `%s`%s%s%s%s\n", str(m, "id") ? str(m, "id") : "?",
+                      str(m, "command") ? str(m, "command") : "", *st ? ", exit status " : "", st,
+                      str(m, "overflow_phase") ? ", out of memory in " : "",
+                      str(m, "overflow_phase") ? str(m, "overflow_phase") : "");
+    }
+    if (json_array_size(runs))
+        vs_buf_puts(b, "\n");
+}
+
+static void candidates_section(vs_buf *b, const json_t *sheet)
+{
+    static const char *const ocols[] = {"offer", "nominal memory", "device-reported", "price",
+                                        "period", "cards", "available", NULL};
+    static const char *const ecols[] = {"candidate", "requirement", "verdict", "source", "version",
+                                        "scope", NULL};
+    const json_t *offers = vs_sheet_array(sheet, "offers"), *reqs = vs_sheet_array(sheet, "requirements");
+    const json_t *ev = vs_sheet_array(sheet, "evidence"), *o;
+    size_t i;
+    char v[256];
+    vs_buf_puts(b, "## Candidates\n\n");
+    if (!json_array_size(offers) && !json_array_size(reqs) && !json_array_size(ev)) {
+        vs_buf_puts(b, "No offers yet.\n\n");
+        return;
+    }
+    if (json_array_size(offers)) {
+        header(b, ocols, "lrrrlrl");
+        json_array_foreach(offers, i, o) {
+            char price[128], cards[32];
+            const json_t *mb = json_object_get(o, "memory_bytes");
+            row_start(b);
+            cell(b, str(o, "name"));
+            if (json_is_integer(mb) && json_integer_value(mb) >= 0) {
+                vs_units_round(v, sizeof v - 4, (uint64_t)json_integer_value(mb), VS_UNIT_GB, 2);
+                strcat(v, " GB");
+            } else {
+                snprintf(v, sizeof v, "%s", "unknown");
+            }
+            cell(b, v);
+            describe(v, sizeof v, json_object_get(o, "reported_bytes"));
+            if (!json_is_integer(json_object_get(o, "reported_bytes")))
+                snprintf(v, sizeof v, "%s", "not known");
+            cell(b, v);
+            snprintf(price, sizeof price, "%s%s%s", str(o, "price") ? str(o, "price") : "",
+                     str(o, "currency") ? " " : "", str(o, "currency") ? str(o, "currency") : "");
+            cell(b, price);
+            cell(b, str(o, "period"));
+            scalar(cards, sizeof cards, json_object_get(o, "cards"));
+            cell(b, cards);
+            cell(b, str(o, "available"));
+            row_end(b);
+        }
+        vs_buf_puts(b, "\nA catalogue's nominal memory or declared stock proves neither a software "
+                       "installation nor an availability period; prices rank no speed.\n\n");
+    }
+    if (json_array_size(reqs)) {
+        vs_buf_puts(b, "Mandatory requirements declared (besides capacity, length, concurrency or "
+                       "microbatch, available memory, software compatibility and quality):\n\n");
+        json_array_foreach(reqs, i, o)
+            vs_buf_printf(b, "- %s\n", str(o, "name") ? str(o, "name") : "?");
+        vs_buf_puts(b, "\n");
+    }
+    if (json_array_size(ev)) {
+        static const char *const keys[] = {"candidate", "requirement", "verdict", "source",
+                                           "version", "scope", NULL};
+        size_t k;
+        header(b, ecols, NULL);
+        json_array_foreach(ev, i, o) {
+            row_start(b);
+            for (k = 0; keys[k]; k++)
+                cell(b, str(o, keys[k]));
+            row_end(b);
+        }
+        vs_buf_puts(b, "\n");
+    }
+}
+
+static void tail_sections(vs_buf *b, const json_t *sheet)
+{
+    const json_t *arr, *x;
+    const char *decision = str(sheet, "decision");
+    size_t i;
+    vs_buf_printf(b, "## Decision\n\n%s\n\n", decision ? decision : "None yet.");
+    vs_buf_puts(b, "## Invalidating conditions\n\n");
+    arr = vs_sheet_array(sheet, "invalidate");
+    if (!json_array_size(arr))
+        vs_buf_puts(b, "None declared.\n");
+    json_array_foreach(arr, i, x)
+        vs_buf_printf(b, "- %s\n", json_string_value(x) ? json_string_value(x) : "?");
+    vs_buf_puts(b, "\n");
+    arr = vs_sheet_array(sheet, "oom");
+    if (json_array_size(arr)) {
+        vs_buf_puts(b, "## Overflows\n\n");
+        json_array_foreach(arr, i, x)
+            vs_buf_printf(b, "- out of memory in %s%s%s\n", str(x, "phase") ? str(x, "phase") : "?",
+                          str(x, "note") ? ": " : "", str(x, "note") ? str(x, "note") : "");
+        vs_buf_puts(b, "\n");
+    }
+}
+
+char *vs_markdown_sheet(const json_t *sheet)
+{
+    vs_buf b = VS_BUF_INIT;
+    const json_t *lin = json_object_get(sheet, "lineage");
+    const char *title = str(sheet, "title"), *id = str(sheet, "id");
+    vs_buf_printf(&b, "# %s\n\n", title ? title : id ? id : "untitled sheet");
+    vs_buf_printf(&b, "Sizing sheet `%s` (%s). The record is `sheet.json` beside this file; this "
+                      "page is rendered from it.\n\n",
+                  id ? id : "?", str(sheet, "schema") ? str(sheet, "schema") : VS_SHEET_SCHEMA);
+    if (json_is_object(lin))
+        vs_buf_printf(&b, "Lineage: reproduced from sheet `%s` at commit `%s`%s%s%s.\n\n",
+                      str(lin, "sheet") ? str(lin, "sheet") : "?",
+                      str(lin, "commit") ? str(lin, "commit") : "?", str(lin, "title") ? " (\"" : "",
+                      str(lin, "title") ? str(lin, "title") : "", str(lin, "title") ? "\")" : "");
+    card_section(&b, sheet);
+    components_section(&b, sheet);
+    placement_section(&b, sheet);
+    stages_section(&b, sheet);
+    measurements_section(&b, sheet);
+    candidates_section(&b, sheet);
+    tail_sections(&b, sheet);
+    while (b.len > 1 && b.data[b.len - 1] == '\n' && b.data[b.len - 2] == '\n')
+        b.data[--b.len] = '\0';
+    return vs_buf_take(&b);
+}

@@ -1,0 +1,719 @@
+#include "render/sizing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/bundle.h"
+#include "render/svg.h"
+#include "sheet/placement.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+
+#define AMT 64
+
+void vs_render_amount(uint64_t bytes, char *b, char *gb, char *gib)
+{
+    char t[40];
+    vs_units_grouped(t, sizeof t, bytes);
+    snprintf(b, AMT, "%s B", t);
+    vs_units_round(t, sizeof t, bytes, VS_UNIT_GB, 2);
+    snprintf(gb, AMT, "%s GB", t);
+    vs_units_round(t, sizeof t, bytes, VS_UNIT_GIB, 2);
+    snprintf(gib, AMT, "%s GiB", t);
+}
+
+static json_t *int_or_null(int known, uint64_t v)
+{
+    return known ? json_integer((json_int_t)v) : json_null();
+}
+
+/* Finishes a bundle: text and html must not have failed; payload is taken. */
+static json_t *finish(vs_buf *text, vs_buf *html, const char *svg, json_t *payload)
+{
+    json_t *b = NULL;
+    if (payload && !vs_buf_failed(text) && !vs_buf_failed(html))
+        b = vs_bundle_new(vs_buf_str(text), vs_buf_str(html), svg, payload);
+    else
+        json_decref(payload);
+    vs_buf_free(text);
+    vs_buf_free(html);
+    return b;
+}
+
+static void put_notes(vs_buf *text, vs_buf *html, const char *const *notes, size_t n)
+{
+    size_t i;
+    if (!n)
+        return;
+    vs_buf_puts(html, "<ul>\n");
+    for (i = 0; i < n; i++) {
+        if (!notes[i])
+            continue;
+        vs_buf_printf(text, "%s\n", notes[i]);
+        vs_buf_puts(html, "<li>");
+        vs_buf_put_html(html, notes[i]);
+        vs_buf_puts(html, "</li>\n");
+    }
+    vs_buf_puts(html, "</ul>\n");
+}
+
+static void put_headline(vs_buf *text, vs_buf *html, const char *headline)
+{
+    if (!headline)
+        return;
+    vs_buf_printf(text, "%s\n", headline);
+    vs_buf_puts(html, "<p>");
+    vs_buf_put_html(html, headline);
+    vs_buf_puts(html, "</p>\n");
+}
+
+static void put_table(vs_buf *text, vs_buf *html, vs_table *t)
+{
+    vs_table_text(t, text);
+    vs_table_html(t, html);
+    if (vs_table_failed(t))
+        text->failed = 1;
+}
+
+static const char *placement_text(const json_t *sheet, char *out, size_t outlen)
+{
+    vs_placement pl;
+    if (vs_placement_from_sheet(&pl, sheet, NULL))
+        return "single GPU";
+    return vs_placement_describe(&pl, out, outlen);
+}
+
+/* ----------------------------------------------------------------- weights */
+
+json_t *vs_render_weights(const json_t *sheet, const vs_envelope *env, const json_t *files_payload)
+{
+    static const char *const hdr[] = {"quantity", "bytes", "GB", "GiB", "basis"};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *card = vs_sheet_card(sheet), *p, *wf = json_object_get(sheet, "weights_files");
+    vs_table *t = vs_table_new(5, hdr);
+    uint64_t params = 0;
+    int have_params = vs_sheet_card_uint(sheet, "params", &params);
+    unsigned bits = vs_sheet_weight_bits(sheet);
+    int files = env->weights_basis && !strcmp(env->weights_basis, "safetensors files");
+    char b[AMT], gb[AMT], gib[AMT], desc[160], basis[160], pl[128], gp[40];
+    const char *notes[4];
+    size_t nn = 0;
+    const char *qnote = files ? NULL : vs_format_quant_note(bits);
+
+    if (!t)
+        return NULL;
+    vs_table_align_right(t, 1);
+    vs_table_align_right(t, 2);
+    vs_table_align_right(t, 3);
+    vs_units_grouped(gp, sizeof gp, params);
+    if (files)
+        snprintf(basis, sizeof basis, "the files' tensor bytes (%s)",
+                 json_string_value(json_object_get(wf, "path"))
+                     ? json_string_value(json_object_get(wf, "path"))
+                     : "safetensors");
+    else
+        snprintf(basis, sizeof basis, "%s params x %u bits / 8", gp, bits);
+    vs_render_amount(env->weights_bytes, b, gb, gib);
+    {
+        const char *row[5] = {"weights only", b, gb, gib, basis};
+        vs_table_add_row(t, row);
+    }
+    if (env->weights_gpu_bytes != env->weights_bytes || env->gpus > 1) {
+        char b2[AMT], gb2[AMT], gib2[AMT];
+        const char *row[5] = {"weights per GPU", b2, gb2, gib2,
+                              placement_text(sheet, pl, sizeof pl)};
+        vs_render_amount(env->weights_gpu_bytes, b2, gb2, gib2);
+        vs_table_add_row(t, row);
+    }
+    vs_units_describe(desc, sizeof desc, env->weights_bytes);
+    if (files)
+        vs_buf_printf(&text, "weights only, from the files: %s\n", desc);
+    else
+        vs_buf_printf(&text, "weights only: %s params x %u bits / 8 = %s\n", gp, bits, desc);
+    vs_buf_puts(&html, "<p>");
+    vs_buf_put_html(&html, files ? "weights only, from the files: " : "weights only: ");
+    vs_buf_put_html(&html, desc);
+    vs_buf_puts(&html, "</p>\n");
+    put_table(&text, &html, t);
+    vs_table_free(t);
+    notes[nn++] = "a lower bound, not a GPU recommendation: the KV cache, activations, "
+                  "workspaces, the CUDA context and other allocations come on top";
+    if (qnote)
+        notes[nn++] = qnote;
+    if (files)
+        notes[nn++] = "the sheet's weights are these bytes until the model or the format changes";
+
+    if (files && json_is_array(json_object_get(wf, "by_dtype")) &&
+        json_array_size(json_object_get(wf, "by_dtype"))) {
+        static const char *const h2[] = {"dtype", "params", "bytes", "GB", "GiB"};
+        vs_table *d = vs_table_new(5, h2);
+        size_t i;
+        json_t *x;
+        if (d) {
+            vs_table_align_right(d, 1);
+            vs_table_align_right(d, 2);
+            vs_table_align_right(d, 3);
+            vs_table_align_right(d, 4);
+            json_array_foreach(json_object_get(wf, "by_dtype"), i, x)
+            {
+                char pc[40] = "";
+                json_t *xp = json_object_get(x, "params");
+                const char *row[5] = {json_string_value(json_object_get(x, "dtype")), pc, b, gb,
+                                      gib};
+                if (json_is_integer(xp))
+                    vs_units_grouped(pc, sizeof pc, (uint64_t)json_integer_value(xp));
+                vs_render_amount((uint64_t)json_integer_value(json_object_get(x, "bytes")), b, gb,
+                                 gib);
+                vs_table_add_row(d, row);
+            }
+            vs_buf_puts(&text, "\nby dtype:\n");
+            vs_buf_puts(&html, "<p>by dtype</p>\n");
+            put_table(&text, &html, d);
+            vs_table_free(d);
+        } else {
+            text.failed = 1;
+        }
+    }
+    if (files && json_array_size(json_object_get(wf, "other_dtype"))) {
+        static const char *const h3[] = {"tensors kept in another format", "dtype", "tensors",
+                                         "bytes"};
+        vs_table *d = vs_table_new(4, h3);
+        size_t i;
+        json_t *x;
+        if (d) {
+            vs_table_align_right(d, 2);
+            vs_table_align_right(d, 3);
+            json_array_foreach(json_object_get(wf, "other_dtype"), i, x)
+            {
+                char nt[40] = "";
+                json_t *xt = json_object_get(x, "tensors");
+                const char *row[4] = {json_string_value(json_object_get(x, "pattern")),
+                                      json_string_value(json_object_get(x, "dtype")), nt, desc};
+                if (json_is_integer(xt))
+                    vs_units_grouped(nt, sizeof nt, (uint64_t)json_integer_value(xt));
+                vs_units_describe(desc, sizeof desc,
+                                  (uint64_t)json_integer_value(json_object_get(x, "bytes")));
+                vs_table_add_row(d, row);
+            }
+            vs_buf_puts(&text, "\n");
+            put_table(&text, &html, d);
+            vs_table_free(d);
+        } else {
+            text.failed = 1;
+        }
+    }
+    vs_buf_puts(&text, "\n");
+    put_notes(&text, &html, notes, nn);
+
+    p = files_payload ? json_deep_copy(files_payload) : json_object();
+    if (!p)
+        goto fail;
+    json_object_set_new(p, "kind", json_string("weights"));
+    if (!files || !json_object_get(p, "params"))
+        json_object_set_new(p, "params", int_or_null(have_params, params));
+    if (!files_payload)
+        json_object_set_new(p, "bits", bits && !files ? json_integer(bits) : json_null());
+    json_object_set_new(p, "bytes", json_integer((json_int_t)env->weights_bytes));
+    json_object_set_new(p, "basis", json_string(env->weights_basis));
+    json_object_set_new(p, "gpu_bytes", json_integer((json_int_t)env->weights_gpu_bytes));
+    json_object_set_new(p, "gpus", json_integer(env->gpus));
+    json_object_set_new(p, "format", json_deep_copy(json_object_get(card, "format")));
+    if (!json_object_get(p, "format"))
+        json_object_set_new(p, "format", json_null());
+    json_object_set_new(p, "lower_bound", json_true());
+    if (files && !files_payload) {
+        json_object_set_new(p, "path", json_deep_copy(json_object_get(wf, "path")));
+        json_object_set_new(p, "by_dtype", json_deep_copy(json_object_get(wf, "by_dtype")));
+        json_object_set_new(p, "other_dtype", json_deep_copy(json_object_get(wf, "other_dtype")));
+    }
+    {
+        json_t *ns = json_array();
+        size_t i;
+        for (i = 0; ns && i < nn; i++)
+            json_array_append_new(ns, json_string(notes[i]));
+        json_object_set_new(p, "notes", ns ? ns : json_array());
+    }
+    return finish(&text, &html, NULL, p);
+fail:
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- envelope */
+
+/* Capacity of an offer per GPU: the device-reported bytes when the catalogue has
+ * them, else the nominal bytes; basis says which. 0 when neither. */
+static int offer_capacity(const json_t *offer, uint64_t *bytes, char *basis, size_t blen)
+{
+    json_t *r = json_object_get(offer, "reported_bytes"),
+           *m = json_object_get(offer, "memory_bytes");
+    if (json_is_integer(r) && json_integer_value(r) > 0) {
+        const char *rb = json_string_value(json_object_get(offer, "reported_basis"));
+        *bytes = (uint64_t)json_integer_value(r);
+        snprintf(basis, blen, "device-reported%s%s", rb ? ", " : "", rb ? rb : "");
+        return 1;
+    }
+    if (json_is_integer(m) && json_integer_value(m) > 0) {
+        char g[48];
+        *bytes = (uint64_t)json_integer_value(m);
+        vs_units_round(g, sizeof g, *bytes, VS_UNIT_GB, 0);
+        snprintf(basis, blen, "nominal %s GB", g);
+        return 1;
+    }
+    return 0;
+}
+
+json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
+{
+    static const char *const hdr[] = {"component", "status", "class", "per GPU",
+                                      "GB",        "GiB",    "source"};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT;
+    vs_table *t = vs_table_new(7, hdr);
+    json_t *comps = vs_sheet_array(sheet, "components"), *offers = vs_sheet_array(sheet, "offers");
+    json_t *c, *p = NULL, *caps = NULL;
+    vs_placement pl;
+    vs_svg_segment *segs = NULL;
+    vs_svg_line *lines = NULL;
+    char(*line_basis)[96] = NULL;
+    size_t i, nseg = 0, nlines = 0;
+    char b[AMT], gb[AMT], gib[AMT], desc[160], pls[128], wsrc[160], gp[40];
+    const char *notes[5];
+    size_t nn = 0;
+    char *svg = NULL;
+    unsigned bits = vs_sheet_weight_bits(sheet);
+    uint64_t params = 0;
+    json_t *bundle = NULL;
+
+    if (!t)
+        return NULL;
+    if (vs_placement_from_sheet(&pl, sheet, NULL)) {
+        pl.kind = VS_PLACE_SINGLE;
+        pl.gpus = 1;
+        pl.stage = 0;
+    }
+    vs_placement_describe(&pl, pls, sizeof pls);
+    for (i = 3; i <= 5; i++)
+        vs_table_align_right(t, i);
+    segs = calloc(json_array_size(comps) + 1, sizeof *segs);
+    lines = calloc(json_array_size(offers) + 1, sizeof *lines);
+    line_basis = calloc(json_array_size(offers) + 1, sizeof *line_basis);
+    caps = json_array();
+    if (!segs || !lines || !line_basis || !caps)
+        goto done;
+
+    vs_sheet_card_uint(sheet, "params", &params);
+    vs_units_grouped(gp, sizeof gp, params);
+    if (env->weights_basis && !strcmp(env->weights_basis, "safetensors files"))
+        snprintf(wsrc, sizeof wsrc, "bytes of the safetensors files");
+    else
+        snprintf(wsrc, sizeof wsrc, "%s params x %u bits / 8", gp, bits);
+    if (env->weights_known) {
+        const char *row[7] = {"weights", "weights only", "parameters", b, gb, gib, wsrc};
+        vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
+        vs_table_add_row(t, row);
+        segs[nseg].label = "weights";
+        segs[nseg].known = 1;
+        segs[nseg].bytes = env->weights_gpu_bytes;
+        segs[nseg].status = env->weights_basis;
+        nseg++;
+    } else {
+        const char *row[7] = {
+            "weights", "unknown", "parameters", "unknown", "", "", "no params or format yet"};
+        vs_table_add_row(t, row);
+        segs[nseg].label = "weights";
+        segs[nseg].known = 0;
+        segs[nseg].status = "unknown";
+        nseg++;
+    }
+    json_array_foreach(comps, i, c)
+    {
+        json_t *jb = json_object_get(c, "bytes");
+        const char *name = json_string_value(json_object_get(c, "name"));
+        const char *status = json_string_value(json_object_get(c, "status"));
+        const char *cls = json_string_value(json_object_get(c, "class"));
+        const char *src = json_string_value(json_object_get(c, "source"));
+        int known = json_is_integer(jb) && json_integer_value(jb) >= 0;
+        uint64_t per = known ? vs_placement_per_gpu(&pl, cls, (uint64_t)json_integer_value(jb)) : 0;
+        char srcbuf[512];
+        const char *row[7];
+        if (known)
+            vs_render_amount(per, b, gb, gib);
+        if (known && vs_placement_ways(&pl, cls) > 1) {
+            char whole[48];
+            vs_units_grouped(whole, sizeof whole, (uint64_t)json_integer_value(jb));
+            snprintf(srcbuf, sizeof srcbuf, "%s B / %u GPUs; %s", whole,
+                     vs_placement_ways(&pl, cls), src ? src : "");
+            src = srcbuf;
+        }
+        row[0] = name;
+        row[1] = status;
+        row[2] = cls ? cls : "other";
+        row[3] = known ? b : "unknown";
+        row[4] = known ? gb : "";
+        row[5] = known ? gib : "";
+        row[6] = src ? src : "";
+        vs_table_add_row(t, row);
+        segs[nseg].label = name;
+        segs[nseg].known = known;
+        segs[nseg].bytes = per;
+        segs[nseg].status = status;
+        nseg++;
+        if (!known)
+            vs_buf_printf(&unk, "%s%s", unk.len ? ", " : "", name ? name : "?");
+    }
+    {
+        const char *row[7] = {env->n_unknown || !env->weights_known ? "envelope (known part)"
+                                                                    : "envelope",
+                              env->conservative ? "conservative" : "",
+                              "",
+                              b,
+                              gb,
+                              gib,
+                              pls};
+        vs_render_amount(env->envelope_bytes, b, gb, gib);
+        vs_table_add_row(t, row);
+    }
+
+    json_array_foreach(offers, i, c)
+    {
+        uint64_t cap;
+        const char *name = json_string_value(json_object_get(c, "name"));
+        if (!offer_capacity(c, &cap, line_basis[nlines], sizeof line_basis[nlines]))
+            continue;
+        lines[nlines].label = name;
+        lines[nlines].bytes = cap;
+        lines[nlines].basis = line_basis[nlines];
+        json_array_append_new(caps,
+                              json_pack("{s:s?, s:I, s:s}", "name", name, "capacity_bytes",
+                                        (json_int_t)cap, "capacity_basis", line_basis[nlines]));
+        nlines++;
+    }
+
+    vs_units_describe(desc, sizeof desc, env->envelope_bytes);
+    vs_buf_printf(&text, "envelope per GPU (%s): %s%s\n", pls, desc,
+                  env->n_unknown || !env->weights_known ? " (known part only)" : "");
+    vs_buf_puts(&html, "<p>");
+    vs_buf_put_html(&html, "envelope per GPU (");
+    vs_buf_put_html(&html, pls);
+    vs_buf_put_html(&html, "): ");
+    vs_buf_put_html(&html, desc);
+    if (env->n_unknown || !env->weights_known)
+        vs_buf_put_html(&html, " (known part only)");
+    vs_buf_puts(&html, "</p>\n");
+    put_table(&text, &html, t);
+    vs_buf_puts(&text, "\n");
+
+    if (env->conservative)
+        notes[nn++] = "a conservative envelope: a sum of independent maxima (weights + each "
+                      "component's own peak), not an observed peak";
+    if (unk.len) {
+        vs_buf_puts(&unk, env->n_unknown == 1
+                              ? " is unknown: missing from the envelope, not counted as zero; it "
+                                "is only the known part until it is estimated or measured"
+                              : " are unknown: missing from the envelope, not counted as zero; it "
+                                "is only the known part until they are estimated or measured");
+        notes[nn++] = vs_buf_str(&unk);
+    }
+    if (env->weights_known && env->weights_basis &&
+        !strcmp(env->weights_basis, "params x bits / 8") && vs_format_quant_note(bits))
+        notes[nn++] = vs_format_quant_note(bits);
+    if (pl.gpus > 1)
+        notes[nn++] = "per GPU after the placement: two cards are never one memory space";
+    put_notes(&text, &html, notes, nn);
+    for (i = 0; i < nlines; i++) {
+        vs_units_describe(desc, sizeof desc, lines[i].bytes);
+        vs_buf_printf(&text, "capacity line %s: %s (%s)\n", lines[i].label ? lines[i].label : "?",
+                      desc, lines[i].basis);
+    }
+
+    {
+        char title[200];
+        const char *st = json_string_value(json_object_get(sheet, "title"));
+        snprintf(title, sizeof title, "Memory budget per GPU%s%s", st ? ": " : "", st ? st : "");
+        svg = vs_svg_budget(title, segs, nseg, lines, nlines);
+    }
+    if (!svg)
+        goto done;
+    p = vs_envelope_payload(env, sheet);
+    if (!p)
+        goto done;
+    json_object_set_new(p, "capacities", caps);
+    caps = NULL;
+    bundle = finish(&text, &html, svg, p);
+    p = NULL;
+done:
+    vs_table_free(t);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    vs_buf_free(&unk);
+    json_decref(caps);
+    free(svg);
+    free(segs);
+    free(lines);
+    free(line_basis);
+    return bundle;
+}
+
+/* ----------------------------------------------------------------- formats */
+
+json_t *vs_render_formats(const json_t *sheet, const vs_envelope *env, const vs_format_row *rows,
+                          size_t nrows)
+{
+    static const char *const hdr[] = {"format",      "bits",         "weights",
+                                      "weights GB",  "weights GiB",  "envelope per GPU",
+                                      "envelope GB", "envelope GiB", "note"};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_table *t = vs_table_new(9, hdr);
+    json_t *jrows = json_array(), *p;
+    uint64_t params = 0;
+    char gp[40], desc[160], pls[128], headline[512];
+    const char *notes[4];
+    size_t nn = 0, i;
+    int flagged = 0;
+    if (!t || !jrows) {
+        vs_table_free(t);
+        json_decref(jrows);
+        return NULL;
+    }
+    for (i = 1; i <= 7; i++)
+        vs_table_align_right(t, i);
+    vs_sheet_card_uint(sheet, "params", &params);
+    vs_units_grouped(gp, sizeof gp, params);
+    vs_units_describe(desc, sizeof desc, env->reserve_bytes);
+    snprintf(headline, sizeof headline, "formats for %s params, the same reserve: %s per GPU (%s)",
+             gp, desc, placement_text(sheet, pls, sizeof pls));
+    for (i = 0; i < nrows; i++) {
+        char bits[16], wb[AMT], wgb[AMT], wgib[AMT], eb[AMT], egb[AMT], egib[AMT];
+        const char *q = vs_format_quant_note(rows[i].bits);
+        const char *row[9] = {
+            rows[i].format, bits, wb, wgb, wgib, eb, egb, egib, q ? "* not a guaranteed peak" : ""};
+        snprintf(bits, sizeof bits, "%u", rows[i].bits);
+        vs_render_amount(rows[i].weights_bytes, wb, wgb, wgib);
+        vs_render_amount(rows[i].envelope_bytes, eb, egb, egib);
+        vs_table_add_row(t, row);
+        if (q)
+            flagged = 1;
+        json_array_append_new(
+            jrows,
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:s?}", "format", rows[i].format, "bits",
+                      (json_int_t)rows[i].bits, "weights_bytes", (json_int_t)rows[i].weights_bytes,
+                      "weights_gpu_bytes", (json_int_t)rows[i].weights_gpu_bytes, "envelope_bytes",
+                      (json_int_t)rows[i].envelope_bytes, "quantized", q != NULL, "note", q));
+    }
+    put_headline(&text, &html, headline);
+    put_table(&text, &html, t);
+    vs_table_free(t);
+    vs_buf_puts(&text, "\n");
+    if (flagged)
+        notes[nn++] = "* quantised (8 bits or fewer): scales, metadata and layers kept in another "
+                      "format are not included, so the row is not a guaranteed peak";
+    notes[nn++] = "the same reserve in every row shows only the arithmetic effect of the format; "
+                  "in a real run the other allocations can change too";
+    if (env->n_unknown)
+        notes[nn++] = "some components are unknown: each envelope is only its known part";
+    if (env->conservative)
+        notes[nn++] =
+            "each envelope is a conservative sum of independent maxima, not an observed peak";
+    put_notes(&text, &html, notes, nn);
+    p = json_pack("{s:s, s:o, s:o, s:I, s:I, s:b, s:I}", "kind", "formats", "rows", jrows, "params",
+                  json_integer((json_int_t)params), "reserve_bytes", (json_int_t)env->reserve_bytes,
+                  "gpus", (json_int_t)env->gpus, "conservative", env->conservative, "unknown_count",
+                  (json_int_t)env->n_unknown);
+    return finish(&text, &html, NULL, p);
+}
+
+/* -------------------------------------------------------------- components */
+
+json_t *vs_render_components(const json_t *sheet, const char *estimator, const char *const *names,
+                             size_t nnames, const char *headline, const char *const *notes,
+                             json_t *inputs_take)
+{
+    static const char *const hdr[] = {"component", "status", "class", "bytes",
+                                      "GB",        "GiB",    "source"};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_table *t = vs_table_new(7, hdr);
+    json_t *list = json_array(), *p = NULL;
+    uint64_t total = 0;
+    size_t i, nnotes = 0;
+    int all_known = 1;
+    if (!t || !list) {
+        vs_table_free(t);
+        json_decref(list);
+        json_decref(inputs_take);
+        return NULL;
+    }
+    vs_table_align_right(t, 3);
+    vs_table_align_right(t, 4);
+    vs_table_align_right(t, 5);
+    for (i = 0; i < nnames; i++) {
+        json_t *c = vs_sheet_component(sheet, names[i]), *jb;
+        char b[AMT], gb[AMT], gib[AMT];
+        const char *row[7];
+        int known;
+        if (!c)
+            continue;
+        jb = json_object_get(c, "bytes");
+        known = json_is_integer(jb);
+        if (known) {
+            vs_render_amount((uint64_t)json_integer_value(jb), b, gb, gib);
+            total += (uint64_t)json_integer_value(jb);
+        } else {
+            all_known = 0;
+        }
+        row[0] = names[i];
+        row[1] = json_string_value(json_object_get(c, "status"));
+        row[2] = json_string_value(json_object_get(c, "class"));
+        row[3] = known ? b : "unknown";
+        row[4] = known ? gb : "";
+        row[5] = known ? gib : "";
+        row[6] = json_string_value(json_object_get(c, "source"));
+        vs_table_add_row(t, row);
+        json_array_append_new(list, json_deep_copy(c));
+    }
+    put_headline(&text, &html, headline);
+    put_table(&text, &html, t);
+    vs_table_free(t);
+    while (notes && notes[nnotes])
+        nnotes++;
+    if (nnotes)
+        vs_buf_puts(&text, "\n");
+    put_notes(&text, &html, notes, nnotes);
+    if (json_array_size(list) == 1) {
+        p = json_deep_copy(json_array_get(list, 0));
+        if (p)
+            json_object_set_new(p, "kind", json_string("component"));
+    } else {
+        p = json_pack("{s:s, s:O, s:o}", "kind", "components", "components", list, "total_bytes",
+                      all_known ? json_integer((json_int_t)total) : json_null());
+    }
+    json_decref(list);
+    if (p) {
+        json_object_set_new(p, "estimator", estimator ? json_string(estimator) : json_null());
+        json_object_set_new(p, "formula", headline ? json_string(headline) : json_null());
+        json_object_set_new(p, "inputs", inputs_take ? inputs_take : json_object());
+        inputs_take = NULL;
+    }
+    json_decref(inputs_take);
+    return finish(&text, &html, NULL, p);
+}
+
+/* -------------------------------------------------------------------- card */
+
+static void card_row(vs_table *t, const char *k, const char *v)
+{
+    const char *row[2] = {k, v ? v : "(not set)"};
+    vs_table_add_row(t, row);
+}
+
+static void card_uint_row(vs_table *t, const json_t *card, const char *key, const char *label)
+{
+    json_t *v = json_object_get(card, key);
+    char g[40];
+    if (json_is_integer(v)) {
+        vs_units_grouped(g, sizeof g, (uint64_t)json_integer_value(v));
+        card_row(t, label, g);
+    } else {
+        card_row(t, label, NULL);
+    }
+}
+
+json_t *vs_render_card(const json_t *sheet, const char *headline, const char *const *notes,
+                       json_t *extra_take)
+{
+    static const char *const hdr[] = {"card", "value"};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_table *t = vs_table_new(2, hdr);
+    json_t *card = vs_sheet_card(sheet), *arch = json_object_get(card, "arch"), *p;
+    char buf[512], g[40], pls[128];
+    size_t nnotes = 0;
+    if (!t) {
+        json_decref(extra_take);
+        return NULL;
+    }
+    card_row(t, "model", json_string_value(json_object_get(card, "model")));
+    card_row(t, "revision", json_string_value(json_object_get(card, "revision")));
+    if (json_is_integer(json_object_get(card, "params"))) {
+        const char *src = json_string_value(json_object_get(card, "params_source"));
+        vs_units_grouped(g, sizeof g,
+                         (uint64_t)json_integer_value(json_object_get(card, "params")));
+        snprintf(buf, sizeof buf, "%s%s%s%s", g, src ? " (" : "", src ? src : "", src ? ")" : "");
+        card_row(t, "params", buf);
+    } else {
+        card_row(t, "params", NULL);
+    }
+    card_row(t, "task", json_string_value(json_object_get(card, "task")));
+    if (json_is_string(json_object_get(card, "format"))) {
+        snprintf(buf, sizeof buf, "%s (%u bits)",
+                 json_string_value(json_object_get(card, "format")), vs_sheet_weight_bits(sheet));
+        card_row(t, "format", buf);
+    } else {
+        card_row(t, "format", NULL);
+    }
+    card_uint_row(t, card, "length", "length (tokens)");
+    card_uint_row(t, card, "concurrency", "concurrency");
+    card_uint_row(t, card, "microbatch", "microbatch");
+    card_uint_row(t, card, "accumulation", "accumulation");
+    card_row(t, "quality", json_string_value(json_object_get(card, "quality")));
+    if (json_is_object(arch)) {
+        vs_buf a = VS_BUF_INIT;
+        static const char *const keys[] = {"layers",   "hidden",       "heads", "kv_heads",
+                                           "head_dim", "intermediate", "vocab", "experts"};
+        size_t i;
+        const char *fam = json_string_value(json_object_get(arch, "family"));
+        vs_buf_puts(&a, fam ? fam : "?");
+        for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+            json_t *v = json_object_get(arch, keys[i]);
+            if (json_is_integer(v))
+                vs_buf_printf(&a, " %s=%" JSON_INTEGER_FORMAT, keys[i], json_integer_value(v));
+        }
+        card_row(t, "arch", vs_buf_str(&a));
+        if (vs_buf_failed(&a))
+            text.failed = 1;
+        vs_buf_free(&a);
+    }
+    card_row(t, "placement", placement_text(sheet, pls, sizeof pls));
+    put_headline(&text, &html, headline);
+    put_table(&text, &html, t);
+    vs_table_free(t);
+    while (notes && notes[nnotes])
+        nnotes++;
+    if (nnotes)
+        vs_buf_puts(&text, "\n");
+    put_notes(&text, &html, notes, nnotes);
+    p = json_pack("{s:s, s:o, s:o}", "kind", "card", "card", json_deep_copy(card), "placement",
+                  json_deep_copy(json_object_get(sheet, "placement")));
+    if (p && json_is_object(extra_take))
+        json_object_update(p, extra_take);
+    json_decref(extra_take);
+    if (p && notes) {
+        json_t *ns = json_array();
+        size_t i;
+        for (i = 0; ns && i < nnotes; i++)
+            json_array_append_new(ns, json_string(notes[i]));
+        if (ns)
+            json_object_set_new(p, "notes", ns);
+    }
+    return finish(&text, &html, NULL, p);
+}
+
+json_t *vs_render_lines(const char *headline, const char *const *lines, size_t nlines,
+                        json_t *payload_take)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    size_t i;
+    put_headline(&text, &html, headline);
+    if (nlines) {
+        vs_buf_puts(&html, "<ul>\n");
+        for (i = 0; i < nlines; i++) {
+            vs_buf_printf(&text, "  - %s\n", lines[i] ? lines[i] : "");
+            vs_buf_puts(&html, "<li>");
+            vs_buf_put_html(&html, lines[i] ? lines[i] : "");
+            vs_buf_puts(&html, "</li>\n");
+        }
+        vs_buf_puts(&html, "</ul>\n");
+    }
+    return finish(&text, &html, NULL, payload_take);
+}

@@ -1,0 +1,69 @@
+/* sizing.h — the results of the sizing verbs as MIME bundles.
+ *
+ * Weights only, the envelope (with its budget chart), the formats table, the
+ * components an estimator or `reserve` added, and the workload card. Each
+ * bundle has aligned text/plain where every amount is labelled (exact bytes, GB
+ * and GiB with two decimals, never mixed), an HTML table built from the same
+ * vs_table, and the application/vnd.vramsheet.v1+json payload of SPEC §5 (bytes
+ * as JSON integers). The verbs decide and compute; this module only presents.
+ * Pure: no I/O.
+ */
+#ifndef VS_RENDER_SIZING_H
+#define VS_RENDER_SIZING_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sheet/envelope.h"
+
+/* `weights`: weights only (params x bits / 8, or the files' bytes), per GPU
+ * after the placement, "a lower bound, not a GPU recommendation". files_payload
+ * (borrowed, may be NULL) is the model adapter's "weights" payload when the
+ * bytes were just read from files: its keys are kept. New bundle or NULL. */
+json_t *vs_render_weights(const json_t *sheet, const vs_envelope *env, const json_t *files_payload);
+
+/* `envelope`: the component table per GPU, the known total, unknown names, the
+ * conservative-envelope statement, and the SVG chart against the capacity of
+ * every offer in the sheet. */
+json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env);
+
+typedef struct vs_format_row {
+    const char *format; /* "bf16", "bits=6" */
+    unsigned bits;
+    uint64_t weights_bytes; /* whole model */
+    uint64_t weights_gpu_bytes;
+    uint64_t envelope_bytes; /* per GPU: weights_gpu_bytes + the sheet's known reserve */
+} vs_format_row;
+
+/* `formats`: one row per format with the same reserve; quantised rows are
+ * flagged (scales, metadata and other-format layers not included). */
+json_t *vs_render_formats(const json_t *sheet, const vs_envelope *env, const vs_format_row *rows,
+                          size_t nrows);
+
+/* Components an estimator or `reserve` just set: names (borrowed array of
+ * strings) looked up in the sheet. headline is the first line (the formula
+ * with its numbers); notes (NULL-terminated, may be NULL) follow the table.
+ * inputs (taken, may be NULL) goes into the payload. One component gives kind
+ * "component" (name, bytes, status, source, class, ...); several give kind
+ * "components" with a "components" list and "total_bytes". */
+json_t *vs_render_components(const json_t *sheet, const char *estimator, const char *const *names,
+                             size_t nnames, const char *headline, const char *const *notes,
+                             json_t *inputs_take);
+
+/* The workload card as a table (kind "card", with the whole card). headline
+ * and notes as above; extra_take (may be NULL) is merged into the payload. */
+json_t *vs_render_card(const json_t *sheet, const char *headline, const char *const *notes,
+                       json_t *extra_take);
+
+/* A small bundle for verbs that record a line of the procedure (stage,
+ * invalidate, oom, decide): text lines, an HTML paragraph list, and payload
+ * (taken; must have "kind"). */
+json_t *vs_render_lines(const char *headline, const char *const *lines, size_t nlines,
+                        json_t *payload_take);
+
+/* "14,000,000,000 B", "14.00 GB", "13.04 GiB" into the three buffers (>= 64
+ * bytes each). */
+void vs_render_amount(uint64_t bytes, char *b, char *gb, char *gib);
+
+#endif

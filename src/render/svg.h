@@ -1,0 +1,34 @@
+/* svg.h — the memory budget chart: stacked components against capacity lines.
+ *
+ * One stacked bar per GPU envelope: the weights first, then each known
+ * component in the sheet's order; unknown components are drawn hatched with a
+ * dashed outline and a fixed, labelled height ("unknown": not to scale), never
+ * as zero. Each GPU offer is a horizontal line at its capacity, labelled with
+ * its basis (device-reported bytes or nominal GB). The axis is in GiB and says
+ * so. Pure string building: no I/O; every text is escaped.
+ */
+#ifndef VS_RENDER_SVG_H
+#define VS_RENDER_SVG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct vs_svg_segment {
+    const char *label;  /* "weights", "kv_cache" */
+    int known;          /* 0: unknown (drawn hatched, not to scale) */
+    uint64_t bytes;     /* per GPU, when known */
+    const char *status; /* "estimated", "measured", "unknown", or the weights' basis; may be NULL */
+} vs_svg_segment;
+
+typedef struct vs_svg_line {
+    const char *label; /* "RTX 4090" */
+    uint64_t bytes;    /* capacity per GPU */
+    const char *basis; /* "nominal 24 GB", "device-reported" */
+} vs_svg_line;
+
+/* A complete <svg> document (malloc'd), or NULL when memory is short. title
+ * may be NULL. */
+char *vs_svg_budget(const char *title, const vs_svg_segment *segs, size_t nsegs,
+                    const vs_svg_line *lines, size_t nlines);
+
+#endif

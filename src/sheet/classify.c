@@ -1,0 +1,779 @@
+#include "sheet/classify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sheet/placement.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+
+/* ---- verdicts ---- */
+
+const char *vs_verdict_name(vs_verdict v)
+{
+    switch (v) {
+    case VS_VERDICT_ADMISSIBLE:
+        return "admissible";
+    case VS_VERDICT_EXCLUDE:
+        return "exclude";
+    case VS_VERDICT_TO_CONFIRM:
+    default:
+        return "to-confirm";
+    }
+}
+
+/* Lowercase letters and digits only: "Memory actually-available" -> "memoryactuallyavailable". */
+static void squash(char *out, size_t outlen, const char *s)
+{
+    size_t n = 0;
+    for (; s && *s && n + 1 < outlen; s++) {
+        char c = *s;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (unsigned char)c >= 0x80)
+            out[n++] = c;
+    }
+    out[n] = '\0';
+}
+
+static int same_name(const char *a, const char *b)
+{
+    char ka[256], kb[256];
+    if (!a || !b)
+        return 0;
+    if (!strcmp(a, b))
+        return 1;
+    squash(ka, sizeof ka, a);
+    squash(kb, sizeof kb, b);
+    return ka[0] && !strcmp(ka, kb);
+}
+
+int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err)
+{
+    if (same_name(text, "admissible"))
+        *out = VS_VERDICT_ADMISSIBLE;
+    else if (same_name(text, "to-confirm"))
+        *out = VS_VERDICT_TO_CONFIRM;
+    else if (same_name(text, "exclude") || same_name(text, "excluded"))
+        *out = VS_VERDICT_EXCLUDE;
+    else
+        return vs_error_set(err, VS_EVALUE,
+                            "'%s' is not a verdict: expected admissible, to-confirm or exclude",
+                            text ? text : "");
+    return 0;
+}
+
+/* ---- exact decimals (prices) ---- */
+
+int vs_decimal_valid(const char *text)
+{
+    const char *p = text;
+    size_t digits = 0;
+    if (!p)
+        return 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (*p == '.') {
+        size_t frac = 0;
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            frac++;
+        if (!frac)
+            return 0;
+        digits += frac;
+    }
+    return digits > 0 && *p == '\0';
+}
+
+int vs_decimal_cmp(const char *a, const char *b)
+{
+    const char *ai, *bi, *af, *bf;
+    size_t al, bl;
+    int va = vs_decimal_valid(a), vb = vs_decimal_valid(b);
+    if (!va || !vb)
+        return va - vb ? (va ? -1 : 1) : 0;
+    for (ai = a; *ai == '0'; ai++)
+        ;
+    for (bi = b; *bi == '0'; bi++)
+        ;
+    for (al = 0; ai[al] >= '0' && ai[al] <= '9'; al++)
+        ;
+    for (bl = 0; bi[bl] >= '0' && bi[bl] <= '9'; bl++)
+        ;
+    if (al != bl)
+        return al < bl ? -1 : 1;
+    if (al) {
+        int c = strncmp(ai, bi, al);
+        if (c)
+            return c < 0 ? -1 : 1;
+    }
+    /* Fractions, the shorter one padded with zeros. */
+    af = ai[al] == '.' ? ai + al + 1 : "";
+    bf = bi[bl] == '.' ? bi + bl + 1 : "";
+    while (*af || *bf) {
+        char ca = *af ? *af++ : '0', cb = *bf ? *bf++ : '0';
+        if (ca != cb)
+            return ca < cb ? -1 : 1;
+    }
+    return 0;
+}
+
+/* ---- the requirements ---- */
+
+static int task_is_training(const json_t *sheet)
+{
+    const char *t = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    return t && strcmp(t, "inference") != 0;
+}
+
+/* The built-in requirements, capacity first. The second of "concurrency" and
+ * "microbatch" is chosen by the task. */
+static const struct builtin {
+    const char *name;
+    const char *aliases[4];
+} builtins[] = {
+    {"capacity", {"memory capacity", "capacity check", NULL}},
+    {"length", {"required length", "context", "context length", NULL}},
+    {"concurrency", {"simultaneous sequences", NULL}},
+    {"microbatch", {"micro-batch", "batch", NULL}},
+    {"available-memory", {"memory actually available", "memory available", "free memory", NULL}},
+    {"compatibility", {"software compatibility", "software", NULL}},
+    {"quality", {"quality criterion", NULL}},
+};
+#define NBUILTINS (sizeof builtins / sizeof builtins[0])
+
+static int builtin_applies(const json_t *sheet, const char *name)
+{
+    if (!strcmp(name, "concurrency"))
+        return !task_is_training(sheet);
+    if (!strcmp(name, "microbatch"))
+        return task_is_training(sheet);
+    return 1;
+}
+
+json_t *vs_classify_requirement_names(const json_t *sheet)
+{
+    json_t *out = json_array(), *r;
+    size_t i;
+    if (!out)
+        return NULL;
+    for (i = 0; i < NBUILTINS; i++)
+        if (builtin_applies(sheet, builtins[i].name))
+            json_array_append_new(out, json_string(builtins[i].name));
+    json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+    {
+        const char *n = json_string_value(json_object_get(r, "name"));
+        if (n)
+            json_array_append_new(out, json_string(n));
+    }
+    return out;
+}
+
+const char *vs_classify_requirement_find(const json_t *sheet, const char *spelled)
+{
+    size_t i, j;
+    json_t *r;
+    for (i = 0; i < NBUILTINS; i++) {
+        if (!builtin_applies(sheet, builtins[i].name))
+            continue;
+        if (same_name(spelled, builtins[i].name))
+            return builtins[i].name;
+        for (j = 0; builtins[i].aliases[j]; j++)
+            if (same_name(spelled, builtins[i].aliases[j]))
+                return builtins[i].name;
+    }
+    json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+    {
+        const char *n = json_string_value(json_object_get(r, "name"));
+        if (same_name(spelled, n))
+            return n;
+    }
+    return NULL;
+}
+
+json_t *vs_classify_offer_find(const json_t *sheet, const char *spelled)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    {
+        const char *n = json_string_value(json_object_get(o, "name"));
+        if (n && spelled && !strcmp(n, spelled))
+            return o;
+    }
+    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    {
+        if (same_name(json_string_value(json_object_get(o, "name")), spelled))
+            return o;
+    }
+    return NULL;
+}
+
+/* ---- building the classification ---- */
+
+static char *xstrdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+    vs_buf b = VS_BUF_INIT;
+    va_list ap;
+    va_start(ap, f);
+    vs_buf_vprintf(&b, f, ap);
+    va_end(ap);
+    return vs_buf_take(&b);
+}
+
+static const char *gib(char *out, size_t outlen, uint64_t bytes)
+{
+    char n[96];
+    vs_units_round(n, sizeof n, bytes, VS_UNIT_GIB, 2);
+    snprintf(out, outlen, "%s GiB", n);
+    return out;
+}
+
+static int add_note(vs_classification *c, char *note_take)
+{
+    char **n;
+    if (!note_take)
+        return VS_ENOMEM;
+    n = realloc(c->notes, (c->nnotes + 1) * sizeof *n);
+    if (!n) {
+        free(note_take);
+        return VS_ENOMEM;
+    }
+    c->notes = n;
+    c->notes[c->nnotes++] = note_take;
+    return 0;
+}
+
+static const char *str_of(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static uint64_t card_uint(const json_t *sheet, const char *key, int *known)
+{
+    uint64_t v = 0;
+    *known = vs_sheet_card_uint(sheet, key, &v);
+    return v;
+}
+
+/* What a built-in requirement asks, with the card's figures. */
+static char *builtin_label(const json_t *sheet, const char *name)
+{
+    int k, ka;
+    uint64_t v, a;
+    const char *s;
+    if (!strcmp(name, "capacity"))
+        return xstrdup("the per-GPU envelope within one card's memory");
+    if (!strcmp(name, "length")) {
+        v = card_uint(sheet, "length", &k);
+        return k ? fmt("required length: %llu tokens per sequence", (unsigned long long)v)
+                 : xstrdup("required length: not declared on the card yet");
+    }
+    if (!strcmp(name, "concurrency")) {
+        v = card_uint(sheet, "concurrency", &k);
+        return k ? fmt("concurrency: %llu simultaneous sequences", (unsigned long long)v)
+                 : xstrdup("concurrency: not declared on the card yet");
+    }
+    if (!strcmp(name, "microbatch")) {
+        v = card_uint(sheet, "microbatch", &k);
+        a = card_uint(sheet, "accumulation", &ka);
+        if (!k)
+            return xstrdup("microbatch: not declared on the card yet");
+        return ka ? fmt("microbatch %llu, accumulation %llu", (unsigned long long)v,
+                        (unsigned long long)a)
+                  : fmt("microbatch %llu", (unsigned long long)v);
+    }
+    if (!strcmp(name, "available-memory"))
+        return xstrdup("memory actually available on the device (after the driver, the CUDA "
+                       "context and other processes), not the nominal or reported total");
+    if (!strcmp(name, "compatibility")) {
+        s = str_of(vs_sheet_card(sheet), "format");
+        return s ? fmt("software compatibility: driver, CUDA, framework and the %s format", s)
+                 : xstrdup("software compatibility: driver, CUDA and framework");
+    }
+    if (!strcmp(name, "quality")) {
+        s = str_of(vs_sheet_card(sheet), "quality");
+        return s ? fmt("quality criterion: %s", s)
+                 : xstrdup("quality criterion: not declared on the card yet");
+    }
+    return xstrdup(name);
+}
+
+/* The sheet's evidence, each entry resolved once to the offer and the
+ * requirement it names (as the person's spelling would be, so an alias stored
+ * in an older record still counts); NULL names when it matches none. */
+typedef struct resolved {
+    const json_t *entry;
+    const char *offer; /* borrowed from the sheet */
+    const char *req;   /* canonical: static or borrowed from the sheet */
+    vs_verdict verdict;
+    int valid; /* its verdict could be read */
+} resolved;
+
+static resolved *resolve_evidence(const json_t *sheet, size_t *n)
+{
+    json_t *arr = vs_sheet_array(sheet, "evidence"), *e;
+    resolved *out = calloc(json_array_size(arr) + 1, sizeof *out);
+    size_t i;
+    *n = 0;
+    if (!out)
+        return NULL;
+    json_array_foreach(arr, i, e)
+    {
+        resolved *r = &out[(*n)++];
+        const json_t *o = vs_classify_offer_find(sheet, str_of(e, "candidate"));
+        r->entry = e;
+        r->offer = o ? str_of(o, "name") : NULL;
+        r->req = vs_classify_requirement_find(sheet, str_of(e, "requirement"));
+        r->valid = vs_verdict_parse(&r->verdict, str_of(e, "verdict"), NULL) == 0;
+    }
+    return out;
+}
+
+/* Evidence for (offer, requirement), as copies; worst and best verdicts found. */
+static json_t *evidence_for(const resolved *ev, size_t nev, const char *offer, const char *req,
+                            int *any_exclude, int *any_admissible)
+{
+    json_t *out = json_array();
+    size_t i;
+    *any_exclude = *any_admissible = 0;
+    if (!out)
+        return NULL;
+    for (i = 0; i < nev; i++) {
+        const resolved *r = &ev[i];
+        if (!r->valid || !r->offer || !r->req || strcmp(r->req, req) || strcmp(r->offer, offer))
+            continue;
+        if (r->verdict == VS_VERDICT_EXCLUDE)
+            *any_exclude = 1;
+        else if (r->verdict == VS_VERDICT_ADMISSIBLE)
+            *any_admissible = 1;
+        json_array_append_new(out, json_deep_copy(r->entry));
+    }
+    return out;
+}
+
+static void unknown_text(vs_buf *b, const vs_classification *c)
+{
+    size_t i;
+    json_t *n;
+    int first = 1;
+    if (!c->env.weights_known) {
+        vs_buf_puts(b, "the weights");
+        first = 0;
+    }
+    json_array_foreach(c->unknown, i, n)
+    {
+        vs_buf_printf(b, "%s%s", first ? "" : ", ", json_string_value(n));
+        first = 0;
+    }
+}
+
+/* The built-in capacity check for one row (before evidence). */
+static vs_verdict capacity_check(const vs_classification *c, vs_classify_row *row, char **note)
+{
+    char a[128], b[320], m[128];
+    const vs_envelope *env = &c->env;
+    unsigned gpus = env->gpus ? env->gpus : 1;
+    const char *basis = row->capacity_basis && !strcmp(row->capacity_basis, "reported")
+                            ? "device-reported total"
+                            : "nominal, as marketed";
+    vs_buf buf = VS_BUF_INIT;
+    vs_verdict v;
+    if (row->cards < gpus) {
+        *note = fmt("the placement spreads the work over %u GPUs; this offer has %u card%s, so "
+                    "the per-GPU envelope does not apply to it",
+                    gpus, row->cards, row->cards == 1 ? "" : "s");
+        return VS_VERDICT_EXCLUDE;
+    }
+    if (!row->capacity_known) {
+        *note = xstrdup("the card's memory is unknown: give memory= (nominal) or reported= "
+                        "(device-reported)");
+        return VS_VERDICT_TO_CONFIRM;
+    }
+    gib(a, sizeof a, env->envelope_bytes);
+    gib(b, sizeof b, row->capacity_bytes);
+    snprintf(b + strlen(b), sizeof b - strlen(b), " (%s", basis);
+    if (row->reported_known && row->nominal_known) {
+        /* The nominal figure too, so both scopes are side by side, each labelled. */
+        char nb[128], gb[96];
+        vs_units_round(gb, sizeof gb, row->nominal_bytes, VS_UNIT_GB, 2);
+        gib(nb, sizeof nb, row->nominal_bytes);
+        snprintf(b + strlen(b), sizeof b - strlen(b), "; nominal %s GB = %s", gb, nb);
+    }
+    snprintf(b + strlen(b), sizeof b - strlen(b), ")");
+    if (env->envelope_bytes > row->capacity_bytes) {
+        gib(m, sizeof m, env->envelope_bytes - row->capacity_bytes);
+        *note = fmt("the known part of the per-GPU envelope, %s, already exceeds the capacity, "
+                    "%s, by %s",
+                    a, b, m);
+        return VS_VERDICT_EXCLUDE;
+    }
+    gib(m, sizeof m, row->capacity_bytes - env->envelope_bytes);
+    if (!env->weights_known || json_array_size(c->unknown) > 0 || env->n_unknown > 0) {
+        vs_buf_printf(&buf, "fits so far: %s (known part) within %s, margin %s; unknown: ", a, b,
+                      m);
+        unknown_text(&buf, c);
+        v = VS_VERDICT_TO_CONFIRM;
+    } else {
+        vs_buf_printf(&buf,
+                      "every component known: the per-GPU envelope %s fits within %s, "
+                      "margin %s",
+                      a, b, m);
+        v = VS_VERDICT_ADMISSIBLE;
+    }
+    *note = vs_buf_take(&buf);
+    return v;
+}
+
+static int row_fill_offer(vs_classify_row *row, const json_t *o, unsigned gpus)
+{
+    json_t *mem = json_object_get(o, "memory_bytes"), *rep = json_object_get(o, "reported_bytes");
+    json_t *cards = json_object_get(o, "cards");
+    row->gpu = xstrdup(str_of(o, "name") ? str_of(o, "name") : "(unnamed)");
+    row->catalog = xstrdup(str_of(o, "catalog"));
+    row->reported_basis = xstrdup(str_of(o, "reported_basis"));
+    row->price = xstrdup(str_of(o, "price"));
+    row->currency = xstrdup(str_of(o, "currency"));
+    row->period = xstrdup(str_of(o, "period"));
+    row->available = xstrdup(str_of(o, "available"));
+    row->interconnect = xstrdup(str_of(o, "interconnect"));
+    if (json_is_integer(mem) && json_integer_value(mem) > 0) {
+        row->nominal_known = 1;
+        row->nominal_bytes = (uint64_t)json_integer_value(mem);
+    }
+    if (json_is_integer(rep) && json_integer_value(rep) > 0) {
+        row->reported_known = 1;
+        row->reported_bytes = (uint64_t)json_integer_value(rep);
+    }
+    if (row->reported_known) {
+        row->capacity_known = 1;
+        row->capacity_bytes = row->reported_bytes;
+        row->capacity_basis = "reported";
+    } else if (row->nominal_known) {
+        row->capacity_known = 1;
+        row->capacity_bytes = row->nominal_bytes;
+        row->capacity_basis = "nominal";
+    }
+    row->cards = json_is_integer(cards) && json_integer_value(cards) > 0 &&
+                         json_integer_value(cards) <= 1000000
+                     ? (unsigned)json_integer_value(cards)
+                     : 1;
+    row->cards_counted = row->cards < gpus ? row->cards : gpus;
+    return row->gpu ? 0 : VS_ENOMEM;
+}
+
+static int row_add_req(vs_classify_row *row, const json_t *sheet, const resolved *ev, size_t nev,
+                       const char *name, int builtin, vs_verdict computed, char *note_take)
+{
+    vs_classify_req *r;
+    int ex, ad;
+    vs_classify_req *grown = realloc(row->reqs, (row->nreqs + 1) * sizeof *grown);
+    if (!grown) {
+        free(note_take);
+        return VS_ENOMEM;
+    }
+    row->reqs = grown;
+    r = &row->reqs[row->nreqs++];
+    memset(r, 0, sizeof *r);
+    r->name = xstrdup(name);
+    r->label = builtin ? builtin_label(sheet, name) : xstrdup(name);
+    r->builtin = builtin;
+    r->evidence = evidence_for(ev, nev, row->gpu, name, &ex, &ad);
+    r->note = note_take;
+    if (!r->name || !r->label || !r->evidence)
+        return VS_ENOMEM;
+    if (computed == VS_VERDICT_EXCLUDE) {
+        r->verdict = VS_VERDICT_EXCLUDE;
+        if (ad && !ex && r->note) {
+            /* Evidence never lifts an established failure. */
+            char *n = fmt("%s; evidence marked it admissible, but an established failure is "
+                          "not offset: revise the envelope instead",
+                          r->note);
+            free(r->note);
+            r->note = n;
+        }
+    } else if (ex) {
+        r->verdict = VS_VERDICT_EXCLUDE;
+    } else if (ad) {
+        r->verdict = VS_VERDICT_ADMISSIBLE;
+    } else {
+        r->verdict = computed;
+    }
+    if (!r->note)
+        r->note = xstrdup(ex   ? "excluded by evidence"
+                          : ad ? "confirmed by evidence"
+                               : "no evidence yet");
+    if (!r->note)
+        return VS_ENOMEM;
+    if (r->verdict > row->verdict)
+        row->verdict = r->verdict;
+    return 0;
+}
+
+/* ---- ranking ---- */
+
+static const char *schedule_key(const char *available)
+{
+    if (!available || !*available)
+        return NULL;
+    if (same_name(available, "now") || same_name(available, "immediate") ||
+        same_name(available, "immediately"))
+        return "0000-00-00";
+    return available;
+}
+
+static int iso_date(const char *s)
+{
+    int i;
+    for (i = 0; i < 10; i++) {
+        char c = s[i];
+        if (i == 4 || i == 7) {
+            if (c != '-')
+                return 0;
+        } else if (c < '0' || c > '9') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int rank_cmp(const vs_classify_row *a, const vs_classify_row *b)
+{
+    const char *sa, *sb;
+    int c = vs_decimal_cmp(a->price, b->price);
+    if (c)
+        return c;
+    if (a->margin_bytes != b->margin_bytes)
+        return a->margin_bytes > b->margin_bytes ? -1 : 1;
+    sa = schedule_key(a->available);
+    sb = schedule_key(b->available);
+    if (!sa != !sb)
+        return sa ? -1 : 1;
+    if (sa && iso_date(sa) && iso_date(sb)) {
+        c = strcmp(sa, sb);
+        return c < 0 ? -1 : c > 0;
+    }
+    return 0;
+}
+
+static int rank_rows(vs_classification *c)
+{
+    size_t i, j, n = 0, *idx = NULL;
+    const char *cur = NULL, *period = NULL;
+    int comparable = 1, periods_differ = 0, rc = 0;
+    vs_buf why = VS_BUF_INIT;
+    for (i = 0; i < c->nrows; i++)
+        if (c->rows[i].verdict == VS_VERDICT_ADMISSIBLE)
+            n++;
+    c->nretained = n;
+    if (n == 0)
+        return 0;
+    if (n == 1) {
+        for (i = 0; i < c->nrows; i++)
+            if (c->rows[i].verdict == VS_VERDICT_ADMISSIBLE)
+                c->rows[i].rank = 1;
+        c->ranked = 1;
+        return 0;
+    }
+    for (i = 0; i < c->nrows; i++) {
+        vs_classify_row *r = &c->rows[i];
+        if (r->verdict != VS_VERDICT_ADMISSIBLE)
+            continue;
+        if (!r->price || !vs_decimal_valid(r->price) || !r->currency) {
+            vs_buf_printf(&why, "%s%s has no price", why.len ? "; " : "", r->gpu);
+            comparable = 0;
+        } else if (!cur) {
+            cur = r->currency;
+        } else if (strcmp(cur, r->currency) != 0) {
+            vs_buf_printf(&why,
+                          "%sprices in %s and %s cannot be compared without a documented "
+                          "exchange rate",
+                          why.len ? "; " : "", cur, r->currency);
+            comparable = 0;
+        }
+        if (r->period) {
+            if (period && strcmp(period, r->period))
+                periods_differ = 1;
+            period = period ? period : r->period;
+        }
+    }
+    if (!comparable) {
+        rc = add_note(c, fmt("%zu candidates are retained but not ranked: the total package cost "
+                             "comes first, and %s",
+                             n, vs_buf_str(&why)));
+        vs_buf_free(&why);
+        return rc;
+    }
+    vs_buf_free(&why);
+    idx = malloc(n * sizeof *idx);
+    if (!idx)
+        return VS_ENOMEM;
+    for (i = 0, j = 0; i < c->nrows; i++)
+        if (c->rows[i].verdict == VS_VERDICT_ADMISSIBLE)
+            idx[j++] = i;
+    /* Insertion sort: stable, and the lists are short. */
+    for (i = 1; i < n; i++) {
+        size_t k = idx[i];
+        for (j = i; j > 0 && rank_cmp(&c->rows[idx[j - 1]], &c->rows[k]) > 0; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = k;
+    }
+    for (i = 0; i < n; i++) {
+        if (i > 0 && rank_cmp(&c->rows[idx[i - 1]], &c->rows[idx[i]]) == 0)
+            c->rows[idx[i]].rank = c->rows[idx[i - 1]].rank;
+        else
+            c->rows[idx[i]].rank = i + 1;
+    }
+    free(idx);
+    c->ranked = 1;
+    if (periods_differ)
+        rc = add_note(c, xstrdup("the retained packages cover different periods: the ranking "
+                                 "compares each package's total cost, not a rate"));
+    return rc;
+}
+
+/* ---- entry points ---- */
+
+static int stale_evidence_notes(vs_classification *c, const resolved *ev, size_t nev)
+{
+    size_t i;
+    for (i = 0; i < nev; i++) {
+        const char *cand = str_of(ev[i].entry, "candidate"),
+                   *req = str_of(ev[i].entry, "requirement");
+        int rc;
+        if (ev[i].offer && ev[i].req)
+            continue;
+        rc = add_note(c, fmt("evidence for %s / %s names no current candidate or requirement; "
+                             "it is kept but not used",
+                             cand ? cand : "?", req ? req : "?"));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env, vs_error *err)
+{
+    vs_classification *c = calloc(1, sizeof *c);
+    json_t *offers = vs_sheet_array(sheet, "offers"), *o, *names = NULL, *comp;
+    size_t i, j, nbuiltin, nev = 0;
+    unsigned gpus;
+    int rc = VS_ENOMEM, any_price = 0;
+    resolved *ev = NULL;
+    *out = NULL;
+    if (!c)
+        goto done;
+    ev = resolve_evidence(sheet, &nev);
+    if (!ev)
+        goto done;
+    c->env = *env;
+    gpus = env->gpus ? env->gpus : 1;
+    c->unknown = json_array();
+    names = vs_classify_requirement_names(sheet);
+    if (!c->unknown || !names)
+        goto done;
+    json_array_foreach(vs_sheet_array(sheet, "components"), i, comp)
+    {
+        if (json_is_null(json_object_get(comp, "bytes")) && str_of(comp, "name"))
+            json_array_append_new(c->unknown, json_string(str_of(comp, "name")));
+    }
+    /* The built-ins come first in names, then the declared requirements. */
+    nbuiltin = json_array_size(names) - json_array_size(vs_sheet_array(sheet, "requirements"));
+    c->rows = calloc(json_array_size(offers) + 1, sizeof *c->rows);
+    if (!c->rows)
+        goto done;
+    json_array_foreach(offers, i, o)
+    {
+        vs_classify_row *row = &c->rows[c->nrows++];
+        json_t *nm;
+        if ((rc = row_fill_offer(row, o, gpus)))
+            goto done;
+        if (row->capacity_known) {
+            row->margin_known = 1;
+            row->margin_bytes = (int64_t)row->capacity_bytes - (int64_t)env->envelope_bytes;
+        }
+        if (row->price)
+            any_price = 1;
+        json_array_foreach(names, j, nm)
+        {
+            const char *n = json_string_value(nm);
+            char *note = NULL;
+            vs_verdict computed = VS_VERDICT_TO_CONFIRM;
+            if (j == 0)
+                computed = capacity_check(c, row, &note);
+            if ((rc = row_add_req(row, sheet, ev, nev, n, j < nbuiltin, computed, note)))
+                goto done;
+        }
+        if (row->cards > gpus) {
+            char pl[96];
+            vs_placement p;
+            const char *desc = "a single GPU";
+            if (vs_placement_from_sheet(&p, sheet, NULL) == 0)
+                desc = vs_placement_describe(&p, pl, sizeof pl);
+            rc = gpus == 1
+                     ? add_note(c, fmt("%s: %u cards, but without a placement on %u GPUs a "
+                                       "second card adds nothing: two cards are not one memory "
+                                       "space, so the capacity is one card's",
+                                       row->gpu, row->cards, row->cards))
+                     : add_note(c, fmt("%s: %u cards, of which the placement (%s) uses %u; the "
+                                       "others add nothing to the capacity",
+                                       row->gpu, row->cards, desc, gpus));
+            if (rc)
+                goto done;
+        }
+    }
+    if ((rc = rank_rows(c)) || (rc = stale_evidence_notes(c, ev, nev)))
+        goto done;
+    if (any_price &&
+        (rc = add_note(c, xstrdup("prices rank the total package cost only; they rank no speed"))))
+        goto done;
+    *out = c;
+    c = NULL;
+    rc = 0;
+done:
+    free(ev);
+    json_decref(names);
+    vs_classification_free(c);
+    if (rc == VS_ENOMEM)
+        vs_error_set(err, VS_ENOMEM, "out of memory while classifying candidates");
+    return rc;
+}
+
+void vs_classification_free(vs_classification *c)
+{
+    size_t i, j;
+    if (!c)
+        return;
+    for (i = 0; i < c->nrows; i++) {
+        vs_classify_row *r = &c->rows[i];
+        for (j = 0; j < r->nreqs; j++) {
+            free(r->reqs[j].name);
+            free(r->reqs[j].label);
+            free(r->reqs[j].note);
+            json_decref(r->reqs[j].evidence);
+        }
+        free(r->reqs);
+        free(r->gpu);
+        free(r->catalog);
+        free(r->reported_basis);
+        free(r->price);
+        free(r->currency);
+        free(r->period);
+        free(r->available);
+        free(r->interconnect);
+    }
+    free(c->rows);
+    for (i = 0; i < c->nnotes; i++)
+        free(c->notes[i]);
+    free(c->notes);
+    json_decref(c->unknown);
+    free(c);
+}

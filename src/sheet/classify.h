@@ -1,0 +1,131 @@
+/* classify.h — classifying GPU offers against the sheet's mandatory requirements.
+ *
+ * Each offer of the sheet ("offers") is a candidate; each mandatory requirement
+ * gets a verdict for it (SPEC rule 9): admissible (a piece of evidence confirms
+ * it within its scope), to-confirm (evidence missing), exclude (an established
+ * failure prevents the workload). The requirements are:
+ *   - capacity, built in: the per-GPU envelope (after the placement) against one
+ *     card's capacity, on the device-reported bytes when known, else on the
+ *     nominal bytes (the row says which basis). exclude when the known part of
+ *     the envelope already exceeds the capacity, or when the placement needs more
+ *     GPUs than the offer has; admissible when every component and the weights
+ *     are known and the envelope fits; to-confirm when it fits so far but
+ *     something is unknown, or the capacity itself is unknown;
+ *   - what the card implies: length, concurrency (inference) or microbatch
+ *     (training tasks), available-memory (memory actually free on the device),
+ *     compatibility (software), quality; to-confirm until evidence says otherwise;
+ *   - the sheet's declared "requirements" (`require`).
+ * Evidence decides a verdict: any exclude excludes; else any admissible admits;
+ * computed capacity exclusions are never lifted by evidence (a preference or a
+ * document never offsets an eliminating criterion).
+ *
+ * A candidate is retained only when every requirement is admissible. Retained
+ * candidates are ranked by total package cost (the offer's price, compared as
+ * exact decimals, only within one currency), then useful margin (capacity minus
+ * per-GPU envelope, larger first), then documented schedule (an offer with a
+ * documented `available` before one without; two ISO dates, earlier first);
+ * equal keys share a rank. When retained candidates cannot all be compared by
+ * cost (different currencies, a missing price) none is ranked and a note says
+ * why. Several cards count only through a placement on that many GPUs: a card
+ * beyond the placement adds nothing, and a note says so. Prices are never a
+ * measure of speed.
+ *
+ * Pure: no I/O, no globals. The envelope is an input (vs_envelope_compute).
+ */
+#ifndef VS_SHEET_CLASSIFY_H
+#define VS_SHEET_CLASSIFY_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sheet/envelope.h"
+#include "util/error.h"
+
+typedef enum {
+    VS_VERDICT_ADMISSIBLE = 0,
+    VS_VERDICT_TO_CONFIRM = 1,
+    VS_VERDICT_EXCLUDE = 2
+} vs_verdict;
+
+/* "admissible", "to-confirm", "exclude". */
+const char *vs_verdict_name(vs_verdict v);
+/* Parses those names ("to confirm" and "to_confirm" too, any case).
+ * Returns 0 or VS_EVALUE naming the three. */
+int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err);
+
+typedef struct vs_classify_req {
+    char *name;  /* "capacity", "length", ..., or the declared text */
+    char *label; /* what it asks, for people ("required length: 4096 tokens") */
+    int builtin; /* 1 for capacity and the card's requirements */
+    vs_verdict verdict;
+    char *note;       /* why this verdict */
+    json_t *evidence; /* array: the sheet's evidence entries for this pair (copies) */
+} vs_classify_req;
+
+typedef struct vs_classify_row {
+    char *gpu;     /* the offer's name */
+    char *catalog; /* the catalogue entry it used, or NULL */
+    int nominal_known;
+    uint64_t nominal_bytes; /* memory_bytes: nominal, as marketed */
+    int reported_known;
+    uint64_t reported_bytes; /* device-reported total */
+    char *reported_basis;    /* where the reported figure comes from, or NULL */
+    int capacity_known;
+    uint64_t capacity_bytes;    /* one card: reported when known, else nominal */
+    const char *capacity_basis; /* "reported", "nominal", or NULL when unknown (static) */
+    unsigned cards;             /* cards in the offer */
+    unsigned cards_counted;     /* cards the placement uses (<= cards) */
+    int margin_known;           /* capacity and the envelope's known part are known */
+    int64_t margin_bytes;       /* capacity - per-GPU envelope (known part); may be < 0 */
+    char *price;                /* exact decimal text, or NULL */
+    char *currency;
+    char *period;
+    char *available;
+    char *interconnect;
+    vs_verdict verdict; /* the worst requirement verdict */
+    vs_classify_req *reqs;
+    size_t nreqs;
+    size_t rank; /* 1-based among retained; 0 when not ranked */
+} vs_classify_row;
+
+typedef struct vs_classification {
+    vs_envelope env; /* the per-GPU envelope classified against (copy) */
+    json_t *unknown; /* array of the unknown reserve component names */
+    vs_classify_row *rows;
+    size_t nrows;
+    size_t nretained;
+    int ranked;   /* the retained candidates could be ordered */
+    char **notes; /* said once for the table: why not ranked, idle cards, ... */
+    size_t nnotes;
+} vs_classification;
+
+/* Classifies every offer of sheet against env (the sheet's per-GPU envelope).
+ * Returns 0 and a new classification in *out, or VS_ENOMEM. A sheet without
+ * offers gives zero rows. */
+int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
+                vs_error *err);
+void vs_classification_free(vs_classification *c);
+
+/* The names of the sheet's mandatory requirements, in table order: capacity,
+ * the card's, then the declared ones. Returns a new array of strings or NULL. */
+json_t *vs_classify_requirement_names(const json_t *sheet);
+
+/* The requirement a person's spelling names (case, spaces, '-' and '_' are
+ * ignored; "memory actually available" names available-memory), as its
+ * canonical name (static or borrowed from the sheet), or NULL. */
+const char *vs_classify_requirement_find(const json_t *sheet, const char *spelled);
+
+/* The offer of sheet a person's spelling names (exact name first, then
+ * ignoring case, spaces and punctuation, so "rtx4090" finds "RTX 4090");
+ * borrowed, or NULL. */
+json_t *vs_classify_offer_find(const json_t *sheet, const char *spelled);
+
+/* Exact comparison of two non-negative decimals written as digits with an
+ * optional fraction ("47.14", "047.140"): <0, 0, >0. Text that is not such a
+ * decimal sorts after every decimal. */
+int vs_decimal_cmp(const char *a, const char *b);
+/* 1 when text is a non-negative decimal as above. */
+int vs_decimal_valid(const char *text);
+
+#endif

@@ -1,0 +1,387 @@
+#include "sheet/diff.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/bundle.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+
+static const char *str(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static int is_bytes_key(const char *k)
+{
+    return k && (!strcmp(k, "bytes") || !strcmp(k, "peak_bytes") || !strcmp(k, "memory_bytes") ||
+                 !strcmp(k, "reported_bytes") || !strcmp(k, "total_bytes"));
+}
+
+static int equal(const json_t *a, const json_t *b)
+{
+    if (!a)
+        a = json_null();
+    if (!b)
+        b = json_null();
+    return json_equal((json_t *)a, (json_t *)b);
+}
+
+/* Appends one change; from/to are borrowed (copied here), fields taken. */
+static void add(json_t *out, const char *section, const char *change, const char *item,
+                const json_t *from, const json_t *to, json_t *fields_take, const char *bytes_key)
+{
+    json_t *c = json_object();
+    if (!c) {
+        json_decref(fields_take);
+        return;
+    }
+    json_object_set_new(c, "section", json_string(section));
+    json_object_set_new(c, "change", json_string(change));
+    json_object_set_new(c, "item", json_string(item));
+    json_object_set_new(c, "from", from ? json_deep_copy(from) : json_null());
+    json_object_set_new(c, "to", to ? json_deep_copy(to) : json_null());
+    json_object_set_new(c, "fields", fields_take ? fields_take : json_array());
+    if (bytes_key && from && to) {
+        const json_t *fb = json_object_get(from, bytes_key), *tb = json_object_get(to, bytes_key);
+        if (json_is_integer(fb) && json_is_integer(tb))
+            json_object_set_new(c, "delta_bytes",
+                                json_integer(json_integer_value(tb) - json_integer_value(fb)));
+    }
+    json_array_append_new(out, c);
+}
+
+/* The names of the keys whose values differ between two objects. */
+static json_t *changed_fields(const json_t *a, const json_t *b)
+{
+    json_t *f = json_array();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)a, k, v) {
+        if (k[0] != '_' && !equal(v, json_object_get(b, k)))
+            json_array_append_new(f, json_string(k));
+    }
+    json_object_foreach((json_t *)b, k, v) {
+        if (k[0] != '_' && !json_object_get(a, k))
+            json_array_append_new(f, json_string(k));
+    }
+    return f;
+}
+
+static void scalar_change(json_t *out, const char *section, const char *item, const json_t *a,
+                          const json_t *b)
+{
+    if (equal(a, b))
+        return;
+    add(out, section, json_is_null(a) || !a ? "added" : json_is_null(b) || !b ? "removed" : "changed",
+        item, a, b, NULL, NULL);
+}
+
+typedef void (*key_fn)(const json_t *item, char *out, size_t len);
+
+static void key_name(const json_t *x, char *out, size_t len)
+{
+    snprintf(out, len, "%s", str(x, "name") ? str(x, "name") : "?");
+}
+
+static void key_run(const json_t *x, char *out, size_t len)
+{
+    snprintf(out, len, "%s", str(x, "id") ? str(x, "id") : "?");
+}
+
+static void key_evidence(const json_t *x, char *out, size_t len)
+{
+    snprintf(out, len, "%s / %s", str(x, "candidate") ? str(x, "candidate") : "?",
+             str(x, "requirement") ? str(x, "requirement") : "?");
+}
+
+static void key_measurement(const json_t *x, char *out, size_t len)
+{
+    const json_t *g = json_object_get(x, "gpu");
+    char gpu[32] = "";
+    if (json_is_integer(g))
+        snprintf(gpu, sizeof gpu, " gpu %" JSON_INTEGER_FORMAT, json_integer_value(g));
+    snprintf(out, len, "%s%s%s%s %s", str(x, "phase") ? str(x, "phase") : "?", gpu,
+             str(x, "stage") ? " stage " : "", str(x, "stage") ? str(x, "stage") : "",
+             str(x, "counter") ? str(x, "counter") : "?");
+    if (str(x, "run")) {
+        size_t n = strlen(out);
+        snprintf(out + n, len > n ? len - n : 0, " (run %s)", str(x, "run"));
+    }
+}
+
+static void key_string(const json_t *x, char *out, size_t len)
+{
+    if (json_is_string(x))
+        snprintf(out, len, "%s", json_string_value(x));
+    else
+        key_name(x, out, len);
+}
+
+static void key_oom(const json_t *x, char *out, size_t len)
+{
+    snprintf(out, len, "%s", str(x, "phase") ? str(x, "phase") : "?");
+}
+
+/* Matches items of a and b by key (each used once, in order). */
+static void keyed(json_t *out, const char *section, const json_t *a, const json_t *b, key_fn kf,
+                  const char *bytes_key)
+{
+    size_t na = json_array_size(a), nb = json_array_size(b), i, j;
+    char *used = calloc(nb + 1, 1);
+    char ka[512], kb[512];
+    if (!used)
+        return;
+    for (i = 0; i < na; i++) {
+        const json_t *x = json_array_get(a, i);
+        int found = 0;
+        kf(x, ka, sizeof ka);
+        for (j = 0; j < nb && !found; j++) {
+            const json_t *y = json_array_get(b, j);
+            if (used[j])
+                continue;
+            kf(y, kb, sizeof kb);
+            if (strcmp(ka, kb))
+                continue;
+            used[j] = 1;
+            found = 1;
+            if (!equal(x, y)) {
+                if (json_is_object(x) && json_is_object(y))
+                    add(out, section, "changed", ka, x, y, changed_fields(x, y), bytes_key);
+                else
+                    add(out, section, "changed", ka, x, y, NULL, NULL);
+            }
+        }
+        if (!found)
+            add(out, section, "removed", ka, x, NULL, NULL, NULL);
+    }
+    for (j = 0; j < nb; j++) {
+        if (!used[j]) {
+            kf(json_array_get(b, j), kb, sizeof kb);
+            add(out, section, "added", kb, NULL, json_array_get(b, j), NULL, NULL);
+        }
+    }
+    free(used);
+}
+
+json_t *vs_diff_changes(const json_t *a, const json_t *b)
+{
+    static const char *const card_keys[] = {"model", "revision", "params", "params_source", "task",
+                                            "format", "bits", "length", "concurrency",
+                                            "microbatch", "accumulation", "quality", NULL};
+    json_t *out = json_array();
+    const json_t *ca = vs_sheet_card(a), *cb = vs_sheet_card(b);
+    const json_t *aa, *ab;
+    size_t i;
+    if (!out)
+        return NULL;
+    scalar_change(out, "sheet", "title", json_object_get(a, "title"), json_object_get(b, "title"));
+    scalar_change(out, "sheet", "lineage", json_object_get(a, "lineage"),
+                  json_object_get(b, "lineage"));
+    for (i = 0; card_keys[i]; i++)
+        scalar_change(out, "card", card_keys[i], json_object_get(ca, card_keys[i]),
+                      json_object_get(cb, card_keys[i]));
+    aa = json_object_get(ca, "arch");
+    ab = json_object_get(cb, "arch");
+    if (!equal(aa, ab)) {
+        if (json_is_object(aa) && json_is_object(ab))
+            add(out, "card", "changed", "arch", aa, ab, changed_fields(aa, ab), NULL);
+        else
+            scalar_change(out, "card", "arch", aa, ab);
+    }
+    aa = json_object_get(a, "weights_files");
+    ab = json_object_get(b, "weights_files");
+    if (!equal(aa, ab)) {
+        if (json_is_object(aa) && json_is_object(ab))
+            add(out, "weights", "changed", "weights files", aa, ab, changed_fields(aa, ab), "bytes");
+        else
+            scalar_change(out, "weights", "weights files", aa, ab);
+    }
+    keyed(out, "components", vs_sheet_array(a, "components"), vs_sheet_array(b, "components"),
+          key_name, "bytes");
+    aa = json_object_get(a, "placement");
+    ab = json_object_get(b, "placement");
+    if (!equal(aa, ab)) {
+        if (json_is_object(aa) && json_is_object(ab))
+            add(out, "placement", "changed", "placement", aa, ab, changed_fields(aa, ab), NULL);
+        else
+            scalar_change(out, "placement", "placement", aa, ab);
+    }
+    keyed(out, "stages", vs_sheet_array(a, "stages"), vs_sheet_array(b, "stages"), key_name, NULL);
+    keyed(out, "runs", vs_sheet_array(a, "runs"), vs_sheet_array(b, "runs"), key_run, NULL);
+    keyed(out, "measurements", vs_sheet_array(a, "measurements"),
+          vs_sheet_array(b, "measurements"), key_measurement, "peak_bytes");
+    keyed(out, "offers", vs_sheet_array(a, "offers"), vs_sheet_array(b, "offers"), key_name,
+          "memory_bytes");
+    keyed(out, "requirements", vs_sheet_array(a, "requirements"),
+          vs_sheet_array(b, "requirements"), key_name, NULL);
+    keyed(out, "evidence", vs_sheet_array(a, "evidence"), vs_sheet_array(b, "evidence"),
+          key_evidence, NULL);
+    keyed(out, "oom", vs_sheet_array(a, "oom"), vs_sheet_array(b, "oom"), key_oom, NULL);
+    scalar_change(out, "decision", "decision", json_object_get(a, "decision"),
+                  json_object_get(b, "decision"));
+    keyed(out, "invalidating conditions", vs_sheet_array(a, "invalidate"),
+          vs_sheet_array(b, "invalidate"), key_string, NULL);
+    return out;
+}
+
+/* --- rendering --- */
+
+static void fmt_value(vs_buf *b, const char *key, const json_t *v)
+{
+    char d[160];
+    if (!v || json_is_null(v)) {
+        vs_buf_puts(b, key && is_bytes_key(key) ? "unknown" : "not set");
+    } else if (json_is_integer(v) && is_bytes_key(key) && json_integer_value(v) >= 0) {
+        vs_units_describe(d, sizeof d, (uint64_t)json_integer_value(v));
+        vs_buf_puts(b, d);
+    } else if (json_is_string(v)) {
+        vs_buf_printf(b, "\"%s\"", json_string_value(v));
+    } else {
+        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (s && strlen(s) > 240)
+            strcpy(s + 237, "...");
+        vs_buf_puts(b, s ? s : "?");
+        free(s);
+    }
+}
+
+/* One line about a whole item (added or removed). */
+static void fmt_item(vs_buf *b, const char *section, const json_t *v)
+{
+    if (!strcmp(section, "components")) {
+        fmt_value(b, "bytes", json_object_get(v, "bytes"));
+        vs_buf_printf(b, ", %s", str(v, "status") ? str(v, "status") : "?");
+        if (str(v, "source"))
+            vs_buf_printf(b, ", source: %s", str(v, "source"));
+    } else if (!strcmp(section, "measurements")) {
+        vs_buf_puts(b, "peak ");
+        fmt_value(b, "peak_bytes", json_object_get(v, "peak_bytes"));
+        if (str(v, "gpu_name"))
+            vs_buf_printf(b, " on %s", str(v, "gpu_name"));
+        if (str(v, "scope"))
+            vs_buf_printf(b, " (%s scope)", str(v, "scope"));
+        if (str(v, "state") && strcmp(str(v, "state"), "current"))
+            vs_buf_printf(b, ", %s", str(v, "state"));
+    } else if (!strcmp(section, "offers")) {
+        const json_t *mb = json_object_get(v, "memory_bytes");
+        if (json_is_integer(mb) && json_integer_value(mb) >= 0) {
+            char gb[96];
+            vs_units_round(gb, sizeof gb, (uint64_t)json_integer_value(mb), VS_UNIT_GB, 2);
+            vs_buf_printf(b, "%s GB nominal", gb);
+        } else {
+            vs_buf_puts(b, "memory unknown");
+        }
+        if (str(v, "price"))
+            vs_buf_printf(b, ", %s %s", str(v, "price"), str(v, "currency") ? str(v, "currency") : "");
+        if (str(v, "period"))
+            vs_buf_printf(b, " for %s", str(v, "period"));
+    } else if (!strcmp(section, "evidence")) {
+        vs_buf_printf(b, "%s (source: %s)", str(v, "verdict") ? str(v, "verdict") : "?",
+                      str(v, "source") ? str(v, "source") : "?");
+    } else if (json_is_object(v) && json_object_size(v) == 1 && str(v, "name")) {
+        vs_buf_puts(b, str(v, "name"));
+    } else {
+        fmt_value(b, NULL, v);
+    }
+}
+
+static void fmt_change(vs_buf *b, const json_t *c)
+{
+    const char *section = str(c, "section"), *change = str(c, "change");
+    const json_t *from = json_object_get(c, "from"), *to = json_object_get(c, "to");
+    const json_t *fields = json_object_get(c, "fields"), *f, *delta;
+    size_t i;
+    if (!strcmp(change, "added")) {
+        fmt_item(b, section, to);
+    } else if (!strcmp(change, "removed")) {
+        fmt_item(b, section, from);
+    } else if (json_array_size(fields)) {
+        json_array_foreach(fields, i, f) {
+            const char *k = json_string_value(f);
+            if (i)
+                vs_buf_puts(b, "; ");
+            vs_buf_printf(b, "%s: ", k);
+            fmt_value(b, k, json_object_get(from, k));
+            vs_buf_puts(b, " → ");
+            fmt_value(b, k, json_object_get(to, k));
+        }
+    } else {
+        const char *item = str(c, "item");
+        const char *key = item && !strcmp(section, "card") ? item : NULL;
+        fmt_value(b, key, from);
+        vs_buf_puts(b, " → ");
+        fmt_value(b, key, to);
+    }
+    delta = json_object_get(c, "delta_bytes");
+    if (json_is_integer(delta) && json_integer_value(delta) != 0) {
+        json_int_t d = json_integer_value(delta);
+        char g[64];
+        vs_units_grouped(g, sizeof g, (uint64_t)(d < 0 ? -d : d));
+        vs_buf_printf(b, " (%s%s B)", d < 0 ? "-" : "+", g);
+    }
+}
+
+json_t *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_label,
+                       const char *to_label)
+{
+    static const char *const headers[] = {"section", "change", "item", "detail"};
+    json_t *changes = vs_diff_changes(a, b), *payload = NULL, *bundle = NULL, *c;
+    vs_table *t = NULL;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, d = VS_BUF_INIT;
+    const char *id = str(b, "id") ? str(b, "id") : str(a, "id");
+    size_t i;
+    if (!changes)
+        goto done;
+    if (!from_label)
+        from_label = "before";
+    if (!to_label)
+        to_label = "after";
+    vs_buf_printf(&text, "Difference in sheet %s: %s → %s\n", id ? id : "?", from_label, to_label);
+    vs_buf_puts(&html, "<p>Difference in sheet <code>");
+    vs_buf_put_html(&html, id ? id : "?");
+    vs_buf_puts(&html, "</code>: ");
+    vs_buf_put_html(&html, from_label);
+    vs_buf_puts(&html, " → ");
+    vs_buf_put_html(&html, to_label);
+    vs_buf_puts(&html, "</p>\n");
+    if (!json_array_size(changes)) {
+        vs_buf_puts(&text, "No difference.\n");
+        vs_buf_puts(&html, "<p>No difference.</p>\n");
+    } else {
+        if (!(t = vs_table_new(4, headers)))
+            goto done;
+        json_array_foreach(changes, i, c) {
+            const char *cells[4];
+            vs_buf_reset(&d);
+            fmt_change(&d, c);
+            cells[0] = str(c, "section");
+            cells[1] = str(c, "change");
+            cells[2] = str(c, "item");
+            cells[3] = vs_buf_str(&d);
+            vs_table_add_row(t, cells);
+        }
+        vs_table_text(t, &text);
+        vs_table_html(t, &html);
+        if (vs_table_failed(t))
+            goto done;
+    }
+    payload = json_pack("{s:s, s:s?, s:s, s:s, s:b, s:O}", "kind", "diff", "sheet", id, "from",
+                        from_label, "to", to_label, "same", json_array_size(changes) == 0,
+                        "changes", changes);
+    if (!payload || vs_buf_failed(&text) || vs_buf_failed(&html))
+        goto done;
+    bundle = vs_bundle_new(vs_buf_str(&text), vs_buf_str(&html), NULL, payload);
+    payload = NULL;
+done:
+    json_decref(payload);
+    json_decref(changes);
+    vs_table_free(t);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    vs_buf_free(&d);
+    return bundle;
+}

@@ -1,0 +1,92 @@
+/* estimate.h — the normative estimators of SPEC §4, in exact integer bytes.
+ *
+ * Each estimator turns declared shapes into bytes with the formula its help
+ * cites: the KV cache (2 x L x H x D x bytes(dtype) x length x concurrency),
+ * training state per trainable parameter (ZeRO, Rajbhandari et al. 2020),
+ * saved activations per layer (Korthikanti et al. 2022) and quantisation
+ * metadata per group (QLoRA, Dettmers et al. 2023; GPTQ, Frantar et al. 2022).
+ * Everything is integer arithmetic with overflow checks (VS_EUNIT, never a
+ * wrap-around); fractions of a byte round up once, at the end. This module only
+ * computes: it does not read the sheet, print, or decide what is missing.
+ * Pure: no I/O, no globals.
+ */
+#ifndef VS_SHEET_ESTIMATE_H
+#define VS_SHEET_ESTIMATE_H
+
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* Bits per stored value of a cache or tensor dtype: fp32/float32 32, fp16/bf16
+ * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4; 0 when unknown. */
+unsigned vs_dtype_bits(const char *dtype);
+
+/* KV cache: 2 x layers x kv_heads x head_dim x bits/8 x length x concurrency
+ * bytes, rounded up (GQA and MQA through kv_heads). */
+int vs_estimate_kv(uint64_t *out, uint64_t layers, uint64_t kv_heads, uint64_t head_dim,
+                   unsigned bits, uint64_t length, uint64_t concurrency, vs_error *err);
+
+typedef enum { VS_CKPT_NONE = 0, VS_CKPT_SELECTIVE, VS_CKPT_FULL } vs_checkpointing;
+
+/* "none" | "selective" | "full"; 0 or VS_EVALUE naming them. */
+int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *err);
+const char *vs_checkpointing_name(vs_checkpointing mode);
+
+/* Saved activations of a transformer, 16-bit, per layer (s = length,
+ * b = microbatch, h = hidden, a = heads), times layers:
+ *   none:      s*b*h*(34 + 5*a*s/h) = 34*s*b*h + 5*a*s*s*b   (exact)
+ *   selective: 34*s*b*h
+ *   full:      2*s*b*h (the layer input only)                  */
+int vs_estimate_activations(uint64_t *out, uint64_t layers, uint64_t hidden, uint64_t heads,
+                            uint64_t length, uint64_t microbatch, vs_checkpointing mode,
+                            vs_error *err);
+
+/* Bytes per trainable parameter of one optimizer under one precision policy. */
+typedef struct vs_training_rule {
+    const char *optimizer; /* canonical name: "adamw", "sgd", "adamw8bit" */
+    const char *precision; /* "mixed", "fp32", "bf16" */
+    unsigned gradient_bytes;
+    unsigned master_bytes; /* fp32 master copy (mixed precision only) */
+    unsigned state_bytes;  /* optimizer moments */
+    const char *why;       /* one line: what each number is (static) */
+} vs_training_rule;
+
+/* optimizer: adamw (alias adam), sgd, adamw8bit (alias paged_adamw8bit);
+ * precision (NULL = "mixed"): mixed (16-bit weights and gradients, fp32 master
+ * copy, fp32 moments), fp32 (no master copy), bf16 (pure 16-bit: moments in
+ * 16 bits, no master copy). Returns 0 or VS_EVALUE naming the choices. */
+int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const char *precision,
+                         vs_error *err);
+
+typedef struct vs_training_est {
+    uint64_t gradients;       /* class gradients */
+    uint64_t master_copy;     /* class optimizer */
+    uint64_t optimizer_state; /* class optimizer */
+} vs_training_est;
+
+int vs_estimate_training(vs_training_est *out, const vs_training_rule *rule, uint64_t trainable,
+                         vs_error *err);
+
+/* Quantisation metadata stored beside the packed weights. */
+typedef struct vs_quant_rule {
+    const char *scheme; /* "bnb", "gptq", "group" */
+    uint64_t group;     /* values per group (block) */
+    unsigned meta_bits; /* bits stored per group: scale (+ zero point) */
+    uint64_t group2; /* double quantisation: first-level scales per second-level block, 0 = none */
+    unsigned meta2_bits; /* bits per second-level block */
+    const char *source;  /* citation (static) */
+} vs_quant_rule;
+
+/* scheme: "bnb" (bitsandbytes nf4/fp4: blocks of 64, an fp32 absmax each; with
+ * double quantisation (dq != 0) the absmax is 8-bit, with one fp32 constant per
+ * 256 blocks), "gptq" (group 128: fp16 scale + a zero point of `bits` bits per
+ * group and output column), "group" (generic: scale_bits per group). group 0
+ * keeps the scheme's default. Returns 0 or VS_EVALUE. */
+int vs_quant_rule_get(vs_quant_rule *out, const char *scheme, uint64_t group, int dq, unsigned bits,
+                      unsigned scale_bits, vs_error *err);
+
+/* ceil(params / group) x meta_bits / 8 + ceil(params / (group x group2)) x
+ * meta2_bits / 8, each rounded up to whole bytes. */
+int vs_estimate_quant(uint64_t *out, const vs_quant_rule *rule, uint64_t params, vs_error *err);
+
+#endif

@@ -1,0 +1,134 @@
+#include "sheet/placement.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const kind_names[] = {"single", "ddp", "zero", "fsdp", "tensor"};
+
+int vs_placement_kind_parse(vs_place_kind *out, const char *name, vs_error *err)
+{
+    size_t i;
+    for (i = 0; name && i < sizeof kind_names / sizeof kind_names[0]; i++) {
+        if (!strcmp(name, kind_names[i])) {
+            *out = (vs_place_kind)i;
+            return 0;
+        }
+    }
+    return vs_error_set(err, VS_EVALUE,
+                        "placement must be single, ddp, zero, fsdp or tensor, not '%s'",
+                        name ? name : "");
+}
+
+const char *vs_placement_kind_name(vs_place_kind kind)
+{
+    return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : "single";
+}
+
+int vs_placement_check(const vs_placement *p, vs_error *err)
+{
+    if ((unsigned)p->kind > VS_PLACE_TENSOR)
+        return vs_error_set(err, VS_EVALUE, "unknown placement kind");
+    if (p->gpus < 1)
+        return vs_error_set(err, VS_EVALUE, "a placement needs gpus=1 or more");
+    if (p->kind == VS_PLACE_SINGLE && p->gpus != 1)
+        return vs_error_set(err, VS_EVALUE,
+                            "placement single is one GPU; several GPUs only count with a named "
+                            "placement (ddp, zero, fsdp, tensor)");
+    if (p->kind == VS_PLACE_ZERO && (p->stage < 1 || p->stage > 3))
+        return vs_error_set(err, VS_EVALUE, "placement zero needs stage=1, 2 or 3");
+    if (p->kind != VS_PLACE_ZERO && p->stage != 0)
+        return vs_error_set(err, VS_EVALUE, "stage= belongs to placement zero only");
+    return 0;
+}
+
+int vs_placement_from_sheet(vs_placement *out, const json_t *sheet, vs_error *err)
+{
+    json_t *pl = json_object_get(sheet, "placement"), *g, *st;
+    vs_placement p = {VS_PLACE_SINGLE, 1, 0};
+    int rc;
+    if (json_is_object(pl)) {
+        const char *k = json_string_value(json_object_get(pl, "kind"));
+        if (k && (rc = vs_placement_kind_parse(&p.kind, k, err)))
+            return rc;
+        g = json_object_get(pl, "gpus");
+        st = json_object_get(pl, "stage");
+        if (json_is_integer(g)) {
+            if (json_integer_value(g) < 1 || json_integer_value(g) > 1000000)
+                return vs_error_set(err, VS_EVALUE, "placement gpus must be 1 to 1000000");
+            p.gpus = (unsigned)json_integer_value(g);
+        }
+        if (json_is_integer(st)) {
+            if (json_integer_value(st) < 0 || json_integer_value(st) > 3)
+                return vs_error_set(err, VS_EVALUE, "placement stage must be 1, 2 or 3");
+            p.stage = (unsigned)json_integer_value(st);
+        }
+    }
+    if ((rc = vs_placement_check(&p, err)))
+        return rc;
+    *out = p;
+    return 0;
+}
+
+json_t *vs_placement_to_json(const vs_placement *p)
+{
+    return json_pack("{s:s, s:I, s:o}", "kind", vs_placement_kind_name(p->kind), "gpus",
+                     (json_int_t)p->gpus, "stage",
+                     p->kind == VS_PLACE_ZERO ? json_integer(p->stage) : json_null());
+}
+
+unsigned vs_placement_ways(const vs_placement *p, const char *cls)
+{
+    int params, grads, optim, kv;
+    if (!cls)
+        cls = "other";
+    params = !strcmp(cls, "weights") || !strcmp(cls, "parameters");
+    grads = !strcmp(cls, "gradients");
+    optim = !strcmp(cls, "optimizer");
+    kv = !strcmp(cls, "kv_cache");
+    switch (p->kind) {
+    case VS_PLACE_ZERO:
+        if (optim || (grads && p->stage >= 2) || (params && p->stage >= 3))
+            return p->gpus;
+        return 1;
+    case VS_PLACE_FSDP:
+        return (optim || grads || params) ? p->gpus : 1;
+    case VS_PLACE_TENSOR:
+        return (params || kv) ? p->gpus : 1;
+    default:
+        return 1; /* single; ddp replicates everything */
+    }
+}
+
+uint64_t vs_placement_per_gpu(const vs_placement *p, const char *cls, uint64_t bytes)
+{
+    unsigned n = vs_placement_ways(p, cls);
+    if (n <= 1)
+        return bytes;
+    return bytes / n + (bytes % n != 0);
+}
+
+const char *vs_placement_describe(const vs_placement *p, char *out, size_t outlen)
+{
+    switch (p->kind) {
+    case VS_PLACE_DDP:
+        snprintf(out, outlen, "DDP on %u GPUs (everything replicated)", p->gpus);
+        break;
+    case VS_PLACE_ZERO:
+        snprintf(out, outlen, "ZeRO stage %u on %u GPUs (%s sharded)", p->stage, p->gpus,
+                 p->stage == 1   ? "optimizer state"
+                 : p->stage == 2 ? "optimizer state and gradients"
+                                 : "optimizer state, gradients and parameters");
+        break;
+    case VS_PLACE_FSDP:
+        snprintf(out, outlen, "FSDP on %u GPUs (optimizer state, gradients and parameters sharded)",
+                 p->gpus);
+        break;
+    case VS_PLACE_TENSOR:
+        snprintf(out, outlen, "tensor parallel on %u GPUs (weights and KV cache split)", p->gpus);
+        break;
+    default:
+        snprintf(out, outlen, "single GPU");
+        break;
+    }
+    return out;
+}

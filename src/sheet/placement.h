@@ -1,0 +1,64 @@
+/* placement.h — how a named software placement spreads memory over GPUs.
+ *
+ * Two cards are never one memory space: several GPUs only count through a
+ * named placement. This module says, for each component class of the sheet
+ * layout (sheet/sheet.h) and for the weights, how many ways a placement splits
+ * it, and the bytes left on each GPU (ceil division: the largest shard).
+ *   single              everything on one GPU
+ *   ddp gpus=N          everything replicated on every GPU
+ *   zero stage=1 gpus=N optimizer state (master copy included) sharded N ways
+ *   zero stage=2        ... and gradients
+ *   zero stage=3        ... and parameters (the weights and class "parameters")
+ *   fsdp gpus=N         as zero stage 3
+ *   tensor gpus=N       weights (class "parameters") and the KV cache split N ways
+ * Activations and "other" components are never divided. Pure: no I/O, no globals.
+ */
+#ifndef VS_SHEET_PLACEMENT_H
+#define VS_SHEET_PLACEMENT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+typedef enum {
+    VS_PLACE_SINGLE = 0,
+    VS_PLACE_DDP,
+    VS_PLACE_ZERO,
+    VS_PLACE_FSDP,
+    VS_PLACE_TENSOR
+} vs_place_kind;
+
+typedef struct vs_placement {
+    vs_place_kind kind;
+    unsigned gpus;  /* >= 1 */
+    unsigned stage; /* zero only: 1..3; 0 otherwise */
+} vs_placement;
+
+/* "single" ... "tensor" -> kind; 0 or VS_EVALUE naming them. */
+int vs_placement_kind_parse(vs_place_kind *out, const char *name, vs_error *err);
+const char *vs_placement_kind_name(vs_place_kind kind);
+
+/* Checks a placement (gpus >= 1; single on 1 GPU; zero with stage 1..3, others
+ * with none). 0 or VS_EVALUE saying what is wrong. */
+int vs_placement_check(const vs_placement *p, vs_error *err);
+
+/* Reads the sheet's "placement" (missing = single on 1 GPU) and checks it. */
+int vs_placement_from_sheet(vs_placement *out, const json_t *sheet, vs_error *err);
+
+/* A new {"kind", "gpus", "stage"} object as the layout stores it, or NULL. */
+json_t *vs_placement_to_json(const vs_placement *p);
+
+/* The number of ways p splits a component of class cls ("weights" for the
+ * model's weights; NULL or unknown classes count as "other"): 1 or gpus. */
+unsigned vs_placement_ways(const vs_placement *p, const char *cls);
+
+/* bytes of class cls on each GPU: ceil(bytes / ways). */
+uint64_t vs_placement_per_gpu(const vs_placement *p, const char *cls, uint64_t bytes);
+
+/* A short description: "ZeRO stage 2 on 4 GPUs", "single GPU". Static or
+ * written into out (outlen >= 64). */
+const char *vs_placement_describe(const vs_placement *p, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,474 @@
+#include "sheet/units.h"
+
+#include <string.h>
+#include <strings.h>
+
+/* A parsed decimal is kept as its digits and a power of ten, never as a double:
+ * value = digits x 10^exp10. Digits are bounded so that the work per number is
+ * bounded whatever the input. */
+#define VS_UNITS_MAX_DIGITS 64
+#define VS_UNITS_MAX_EXP 4000
+
+typedef struct {
+    unsigned char d[VS_UNITS_MAX_DIGITS + 24]; /* room for multiplying by a unit */
+    size_t n;                                  /* significant digits, most significant first */
+    long exp10;
+} decimal;
+
+static const struct {
+    const char *name;
+    uint64_t bytes;
+} unit_table[] = {
+    [VS_UNIT_B] = {"B", 1ULL},
+    [VS_UNIT_KB] = {"KB", 1000ULL},
+    [VS_UNIT_MB] = {"MB", 1000000ULL},
+    [VS_UNIT_GB] = {"GB", 1000000000ULL},
+    [VS_UNIT_TB] = {"TB", 1000000000000ULL},
+    [VS_UNIT_KIB] = {"KiB", 1ULL << 10},
+    [VS_UNIT_MIB] = {"MiB", 1ULL << 20},
+    [VS_UNIT_GIB] = {"GiB", 1ULL << 30},
+    [VS_UNIT_TIB] = {"TiB", 1ULL << 40},
+};
+
+#define UNIT_COUNT (sizeof unit_table / sizeof unit_table[0])
+#define UNIT_LIST "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"
+
+int vs_u64_add(uint64_t *out, uint64_t a, uint64_t b)
+{
+    if (a > UINT64_MAX - b)
+        return VS_EUNIT;
+    *out = a + b;
+    return 0;
+}
+
+int vs_u64_mul(uint64_t *out, uint64_t a, uint64_t b)
+{
+    if (a != 0 && b > UINT64_MAX / a)
+        return VS_EUNIT;
+    *out = a * b;
+    return 0;
+}
+
+int vs_unit_parse(vs_unit *out, const char *name, vs_error *err)
+{
+    size_t i;
+    for (i = 0; i < UNIT_COUNT; i++) {
+        if (!strcmp(name, unit_table[i].name)) {
+            *out = (vs_unit)i;
+            return 0;
+        }
+    }
+    return vs_error_set(err, VS_EUNIT, "unknown unit '%s' (expected one of " UNIT_LIST ")", name);
+}
+
+const char *vs_unit_name(vs_unit u)
+{
+    return (size_t)u < UNIT_COUNT ? unit_table[u].name : "?";
+}
+
+uint64_t vs_unit_bytes(vs_unit u)
+{
+    return (size_t)u < UNIT_COUNT ? unit_table[u].bytes : 0;
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Reads digits[.digits][e[+-]digits] from s; *end is set past the number.
+ * Returns 0, or VS_EVALUE with a message naming what was expected. */
+static int decimal_read(decimal *out, const char *s, const char **end, const char *what,
+                        vs_error *err)
+{
+    const char *p = s;
+    int seen = 0, point = 0;
+    long frac = 0;
+    size_t dropped_nonzero = 0;
+    memset(out, 0, sizeof *out);
+    if (*p == '-')
+        return vs_error_set(err, VS_EVALUE, "%s '%s' is negative; expected a non-negative number",
+                            what, s);
+    if (*p == '+')
+        p++;
+    for (;; p++) {
+        if (is_digit(*p)) {
+            seen = 1;
+            if (point)
+                frac++;
+            if (out->n == 0 && *p == '0')
+                continue; /* leading zeros carry no value */
+            if (out->n >= VS_UNITS_MAX_DIGITS) {
+                if (*p != '0')
+                    dropped_nonzero = 1;
+                if (!point)
+                    out->exp10++; /* an integer digit we cannot keep still scales */
+                else
+                    frac--;
+                continue;
+            }
+            out->d[out->n++] = (unsigned char)(*p - '0');
+        } else if (*p == '.' && !point) {
+            point = 1;
+        } else {
+            break;
+        }
+    }
+    if (!seen)
+        return vs_error_set(err, VS_EVALUE, "expected a number in %s '%s'", what, s);
+    if (dropped_nonzero)
+        return vs_error_set(err, VS_EVALUE, "%s '%s' has more than %d significant digits", what, s,
+                            VS_UNITS_MAX_DIGITS);
+    out->exp10 -= frac;
+    if ((*p == 'e' || *p == 'E') &&
+        (is_digit(p[1]) || ((p[1] == '+' || p[1] == '-') && is_digit(p[2])))) {
+        int neg = 0;
+        long e = 0;
+        p++;
+        if (*p == '+' || *p == '-')
+            neg = *p++ == '-';
+        for (; is_digit(*p); p++)
+            if (e < 100000)
+                e = e * 10 + (*p - '0');
+        out->exp10 += neg ? -e : e;
+    }
+    /* Trailing zeros of the digits move into the exponent. */
+    while (out->n > 0 && out->d[out->n - 1] == 0) {
+        out->n--;
+        out->exp10++;
+    }
+    if (out->n == 0)
+        out->exp10 = 0;
+    *end = p;
+    return 0;
+}
+
+/* digits *= m (m < 2^44, so carries fit in 64 bits). */
+static int decimal_mul_small(decimal *x, uint64_t m)
+{
+    unsigned char tmp[sizeof x->d];
+    size_t i, n = 0;
+    uint64_t carry = 0;
+    if (x->n == 0)
+        return 0;
+    for (i = x->n; i-- > 0;) {
+        uint64_t v = (uint64_t)x->d[i] * m + carry;
+        tmp[n++] = (unsigned char)(v % 10);
+        carry = v / 10;
+    }
+    while (carry) {
+        if (n >= sizeof tmp)
+            return VS_EUNIT;
+        tmp[n++] = (unsigned char)(carry % 10);
+        carry /= 10;
+    }
+    for (i = 0; i < n; i++)
+        x->d[i] = tmp[n - 1 - i];
+    x->n = n;
+    /* keep the invariant decimal_to_u64 relies on: no trailing zero digits */
+    while (x->n > 0 && x->d[x->n - 1] == 0) {
+        x->n--;
+        x->exp10++;
+    }
+    return 0;
+}
+
+/* The integer value of x, rounded up when round_up (else *inexact says a fraction
+ * was dropped). VS_EUNIT when it does not fit in 64 bits. */
+static int decimal_to_u64(const decimal *x, int round_up, uint64_t *out, int *inexact)
+{
+    uint64_t v = 0;
+    size_t keep, i;
+    int frac = 0;
+    long e;
+    *inexact = 0;
+    if (x->n == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (x->exp10 > VS_UNITS_MAX_EXP)
+        return VS_EUNIT;
+    if (x->exp10 >= 0) {
+        keep = x->n;
+    } else if ((unsigned long)-x->exp10 >= x->n) {
+        keep = 0;
+        frac = 1;
+    } else {
+        keep = x->n - (size_t)-x->exp10;
+        frac = 1; /* the digits were stripped of trailing zeros: what is dropped is non-zero */
+    }
+    for (i = 0; i < keep; i++)
+        if (vs_u64_mul(&v, v, 10) < 0 || vs_u64_add(&v, v, x->d[i]) < 0)
+            return VS_EUNIT;
+    for (e = x->exp10; e > 0; e--)
+        if (vs_u64_mul(&v, v, 10) < 0)
+            return VS_EUNIT;
+    if (frac) {
+        *inexact = 1;
+        if (round_up && vs_u64_add(&v, v, 1) < 0)
+            return VS_EUNIT;
+    }
+    *out = v;
+    return 0;
+}
+
+static const char *skip_spaces(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
+{
+    decimal x;
+    const char *end, *u;
+    vs_unit unit;
+    int inexact, rc;
+    size_t i;
+    if (!text)
+        return vs_error_set(err, VS_EVALUE, "expected an amount of memory");
+    text = skip_spaces(text);
+    rc = decimal_read(&x, text, &end, "amount", err);
+    if (rc < 0)
+        return rc;
+    u = skip_spaces(end);
+    if (!*u)
+        return vs_error_set(
+            err, VS_EUNIT, "'%s' has no unit; memory amounts always carry one of " UNIT_LIST, text);
+    for (i = 0; i < UNIT_COUNT; i++)
+        if (!strcmp(u, unit_table[i].name))
+            break;
+    if (i == UNIT_COUNT) {
+        size_t j;
+        for (j = 0; j < UNIT_COUNT; j++)
+            if (!strcasecmp(u, unit_table[j].name))
+                return vs_error_set(err, VS_EUNIT,
+                                    "unknown unit '%s' in '%s' (did you mean %s? units are "
+                                    "case-sensitive: " UNIT_LIST ")",
+                                    u, text, unit_table[j].name);
+        return vs_error_set(err, VS_EUNIT,
+                            "unknown unit '%s' in '%s' (expected one of " UNIT_LIST ")", u, text);
+    }
+    unit = (vs_unit)i;
+    if (decimal_mul_small(&x, unit_table[unit].bytes) < 0 ||
+        decimal_to_u64(&x, 1, out, &inexact) < 0)
+        return vs_error_set(err, VS_EUNIT, "'%s' does not fit in 64 bits of bytes", text);
+    return 0;
+}
+
+int vs_units_parse_count(uint64_t *out, const char *text, vs_error *err)
+{
+    decimal x;
+    const char *end;
+    uint64_t mult = 1;
+    int inexact, rc;
+    if (!text)
+        return vs_error_set(err, VS_EVALUE, "expected a count");
+    rc = decimal_read(&x, text, &end, "count", err);
+    if (rc < 0)
+        return rc;
+    if (*end) {
+        if (!strcmp(end, "K"))
+            mult = 1000ULL;
+        else if (!strcmp(end, "M"))
+            mult = 1000000ULL;
+        else if (!strcmp(end, "B"))
+            mult = 1000000000ULL;
+        else if (!strcmp(end, "T"))
+            mult = 1000000000000ULL;
+        else
+            return vs_error_set(err, VS_EVALUE,
+                                "count '%s' ends with '%s'; expected a plain number (7e9, "
+                                "6738415616) or one of the suffixes K, M, B, T",
+                                text, end);
+    }
+    if (decimal_mul_small(&x, mult) < 0 || decimal_to_u64(&x, 0, out, &inexact) < 0)
+        return vs_error_set(err, VS_EUNIT, "count '%s' does not fit in 64 bits", text);
+    if (inexact)
+        return vs_error_set(err, VS_EVALUE, "count '%s' is not a whole number", text);
+    return 0;
+}
+
+int vs_units_parse_uint(uint64_t *out, const char *text, vs_error *err)
+{
+    uint64_t v = 0;
+    const char *p;
+    if (!text || !*text)
+        return vs_error_set(err, VS_EVALUE, "expected a whole number");
+    for (p = text; *p; p++) {
+        if (!is_digit(*p))
+            return vs_error_set(err, VS_EVALUE, "expected a whole number, got '%s'", text);
+        if (vs_u64_mul(&v, v, 10) < 0 || vs_u64_add(&v, v, (uint64_t)(*p - '0')) < 0)
+            return vs_error_set(err, VS_EVALUE, "'%s' is too large (at most %llu)", text,
+                                (unsigned long long)UINT64_MAX);
+    }
+    *out = v;
+    return 0;
+}
+
+/* Decimal digits of n into buf (at least 21 bytes); returns the length. Used
+ * instead of printf on the hot rendering path. */
+static size_t u64_digits(char *buf, uint64_t n)
+{
+    char tmp[24];
+    size_t len = 0, i;
+    do {
+        tmp[len++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    for (i = 0; i < len; i++)
+        buf[i] = tmp[len - 1 - i];
+    buf[len] = '\0';
+    return len;
+}
+
+/* Copies the pieces into out, truncating safely; returns out. */
+static char *join(char *out, size_t outlen, const char *const *parts, size_t n)
+{
+    size_t k = 0, i;
+    for (i = 0; i < n && k + 1 < outlen; i++) {
+        const char *p = parts[i];
+        while (*p && k + 1 < outlen)
+            out[k++] = *p++;
+    }
+    out[k] = '\0';
+    return out;
+}
+
+/* "q" or "q.digits" */
+static char *put_quotient(char *out, size_t outlen, uint64_t q, const char *digits)
+{
+    char qs[24];
+    const char *parts[3];
+    u64_digits(qs, q);
+    parts[0] = qs;
+    parts[1] = digits[0] ? "." : "";
+    parts[2] = digits;
+    return join(out, outlen, parts, 3);
+}
+
+char *vs_units_exact(char *out, size_t outlen, uint64_t bytes, vs_unit u)
+{
+    uint64_t d = vs_unit_bytes(u), q, r;
+    char digits[64];
+    size_t n = 0;
+    if (!out || outlen == 0)
+        return out;
+    if (d == 0)
+        d = 1;
+    q = bytes / d;
+    r = bytes % d;
+    /* d divides a power of ten (10^12 or 2^40 | 10^40), so this ends within 40 digits. */
+    while (r != 0 && n < sizeof digits - 1) {
+        r *= 10;
+        digits[n++] = (char)('0' + r / d);
+        r %= d;
+    }
+    digits[n] = '\0';
+    return put_quotient(out, outlen, q, digits);
+}
+
+char *vs_units_round(char *out, size_t outlen, uint64_t bytes, vs_unit u, int decimals)
+{
+    uint64_t d = vs_unit_bytes(u), q, r;
+    char digits[24];
+    int i;
+    if (!out || outlen == 0)
+        return out;
+    if (d == 0)
+        d = 1;
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 18)
+        decimals = 18;
+    q = bytes / d;
+    r = bytes % d;
+    for (i = 0; i < decimals; i++) {
+        r *= 10;
+        digits[i] = (char)('0' + r / d);
+        r %= d;
+    }
+    digits[decimals] = '\0';
+    /* Half up: the remainder is at least half of the divisor (r < d <= 2^40). */
+    if (r * 2 >= d) {
+        for (i = decimals - 1; i >= 0; i--) {
+            if (digits[i] == '9') {
+                digits[i] = '0';
+            } else {
+                digits[i]++;
+                break;
+            }
+        }
+        if (i < 0)
+            q++; /* q <= 2^64 / d - 1 when d > 1, so this cannot wrap */
+    }
+    return put_quotient(out, outlen, q, digits);
+}
+
+char *vs_units_grouped(char *out, size_t outlen, uint64_t n)
+{
+    char plain[32], tmp[40];
+    size_t len, i, j = 0;
+    if (!out || outlen == 0)
+        return out;
+    len = u64_digits(plain, n);
+    for (i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            tmp[j++] = ',';
+        tmp[j++] = plain[i];
+    }
+    tmp[j] = '\0';
+    {
+        const char *parts[1] = {tmp};
+        return join(out, outlen, parts, 1);
+    }
+}
+
+/* "2000.00" -> "2,000.00" */
+static void group_rounded(char *out, size_t outlen, const char *rounded)
+{
+    const char *dot = strchr(rounded, '.'), *p;
+    uint64_t ip = 0;
+    char g[40];
+    const char *parts[2];
+    for (p = rounded; is_digit(*p); p++)
+        ip = ip * 10 + (uint64_t)(*p - '0'); /* at most 20 digits of a uint64 quotient */
+    vs_units_grouped(g, sizeof g, ip);
+    parts[0] = g;
+    parts[1] = dot ? dot : "";
+    join(out, outlen, parts, 2);
+}
+
+char *vs_units_describe(char *out, size_t outlen, uint64_t bytes)
+{
+    char b[40], dr[48], br[48], dg[64], bg[64];
+    vs_unit du, bu;
+    if (!out || outlen == 0)
+        return out;
+    vs_units_grouped(b, sizeof b, bytes);
+    /* GB/GiB for everything from 0.1 GB up, so that sizes in one sheet read in one
+     * scale; smaller amounts in MB/MiB or KB/KiB so they do not show as 0.00. */
+    if (bytes >= 100000000ULL) {
+        du = VS_UNIT_GB;
+        bu = VS_UNIT_GIB;
+    } else if (bytes >= 100000ULL) {
+        du = VS_UNIT_MB;
+        bu = VS_UNIT_MIB;
+    } else if (bytes >= 1000ULL) {
+        du = VS_UNIT_KB;
+        bu = VS_UNIT_KIB;
+    } else {
+        const char *parts[2] = {b, " B"};
+        return join(out, outlen, parts, 2);
+    }
+    vs_units_round(dr, sizeof dr, bytes, du, 2);
+    vs_units_round(br, sizeof br, bytes, bu, 2);
+    group_rounded(dg, sizeof dg, dr);
+    group_rounded(bg, sizeof bg, br);
+    {
+        const char *parts[9] = {b,   " B = ",         dg, " ", vs_unit_name(du), " = ", bg,
+                                " ", vs_unit_name(bu)};
+        return join(out, outlen, parts, 9);
+    }
+}

@@ -1,0 +1,156 @@
+/* store.h — the records repository: sheets kept as files in git, through libgit2.
+ *
+ * A records repository is an ordinary git repository (with a work tree, or bare).
+ * Each sheet lives in sheets/<id>/ as sheet.json and sheet.md; this module writes
+ * those two files as bytes it is given and knows nothing of their layout. It
+ * never touches anything outside sheets/ (a repository may hold other content).
+ *
+ * Writers lose nothing: a commit is built in memory from the exact parent the
+ * branch is then swapped against (compare-and-swap on the branch reference, with
+ * retry from the new tip), so commits to different sheets never conflict, and a
+ * stale edit of the same sheet (the sheet's blob at the tip is not the one the
+ * caller loaded) is refused with VS_ECONFLICT, never written over. In a
+ * repository with a work tree, the index and the work-tree files of the sheet are
+ * brought to the tip after each commit, so `git status` stays clean. A push is
+ * checked after the fact: it never reports a commit the remote lost as pushed.
+ *
+ * Every failure is a vs_error: VS_ERECORDS (unusable path, locks, git errors,
+ * each saying what to do), VS_ECONFLICT (a concurrent change refused),
+ * VS_ENOTFOUND (no such sheet or revision). A vs_store and everything it returns
+ * belong to one thread at a time (libgit2 objects are not thread-safe).
+ * A busy branch or index is retried for 8 s (VRAMSHEET_RECORDS_WAIT_MS changes
+ * that) before it is reported as a lock, with the lock file to remove.
+ */
+#ifndef VS_STORE_STORE_H
+#define VS_STORE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+#define VS_STORE_HEX 41 /* 40 hex digits and a NUL */
+#define VS_STORE_BRANCH_MAX 256
+
+typedef struct vs_store vs_store;
+
+/* Opens the records at path: a repository with a work tree, a bare repository,
+ * or a folder that does not exist yet or is empty (created on the first commit,
+ * with a work tree and branch `main`). A path that exists but is not usable (a
+ * file, a non-empty folder that is not a repository, a repository owned by
+ * someone else) is VS_ERECORDS saying why and what to do. Returns 0 and a new
+ * store in *out. */
+int vs_store_open(vs_store **out, const char *path, vs_error *err);
+void vs_store_free(vs_store *st);
+
+/* The path as given (borrowed). */
+const char *vs_store_path(const vs_store *st);
+/* 1 when the repository exists (0 before the first commit of a new folder). */
+int vs_store_exists(const vs_store *st);
+/* 1 for a bare repository. */
+int vs_store_is_bare(const vs_store *st);
+/* The branch records go to: HEAD's branch ("main" for a new repository). */
+int vs_store_branch(vs_store *st, char *out, size_t outlen, vs_error *err);
+
+/* One sheet to commit. */
+typedef struct vs_store_write {
+    const char *sheet_id;  /* a slug (vs_sheet_id_valid); anything else is VS_EVALUE */
+    const char *json;      /* bytes of sheets/<id>/sheet.json */
+    size_t json_len;
+    const char *md;        /* bytes of sheets/<id>/sheet.md; NULL leaves it out */
+    size_t md_len;
+    const char *message;   /* the whole commit message */
+    /* The sheet.json blob id (hex) the caller's version was loaded from; NULL when
+     * the caller's sheet is new (then a sheet of that id already in the records is
+     * a conflict). */
+    const char *expected_blob;
+    /* Non-zero: the person chose to record this version on top of whatever the
+     * tip holds (the other version stays in history); no conflict check. */
+    int replace;
+} vs_store_write;
+
+typedef struct vs_store_commit_info {
+    char commit[VS_STORE_HEX]; /* the new commit; on VS_ECONFLICT the tip that refused */
+    char blob[VS_STORE_HEX];   /* the new sheet.json blob; on VS_ECONFLICT the tip's ("" if none) */
+    char branch[VS_STORE_BRANCH_MAX];
+    int attempts;              /* compare-and-swap attempts (1 when nobody raced) */
+    int created;               /* this commit created the repository */
+    /* Non-empty when the commit is recorded but the work tree could not be
+     * brought up to date (for example a stale index.lock): what to do. */
+    char warning[512];
+} vs_store_commit_info;
+
+/* Commits w as one commit on the branch. Returns 0 and fills *info (may be NULL),
+ * VS_ECONFLICT when the sheet changed since the caller loaded it (nothing
+ * written; *info names the tip), or VS_ERECORDS. */
+int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info *info,
+                    vs_error *err);
+
+typedef struct vs_store_revision {
+    char commit[VS_STORE_HEX];
+    char *message;   /* the whole message, without its trailing newline */
+    int64_t time;    /* committer time, seconds since the epoch */
+    int offset;      /* committer's UTC offset in minutes */
+} vs_store_revision;
+
+typedef struct vs_store_revisions {
+    vs_store_revision *revs; /* newest first */
+    size_t n;
+} vs_store_revisions;
+
+/* The commits of the branch that changed sheets/<sheet_id>/ (sheet_id NULL: every
+ * commit), newest first, at most limit (0: all). Fast: one tree-entry compare per
+ * commit, no diff. An empty history is not an error. */
+int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_revisions *out,
+                     vs_error *err);
+void vs_store_revisions_clear(vs_store_revisions *h);
+
+typedef struct vs_store_blob {
+    char *data;                /* malloc'd, NUL-terminated */
+    size_t len;
+    char commit[VS_STORE_HEX]; /* the revision it was read at */
+    char blob[VS_STORE_HEX];
+} vs_store_blob;
+
+/* Reads sheets/<sheet_id>/<file> ("sheet.json" when NULL) at rev: a commit id or
+ * prefix, HEAD~N, a branch, anything git rev-parse takes; NULL is the branch tip.
+ * VS_ENOTFOUND when the revision or the sheet is not there. */
+int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const char *file,
+                  vs_store_blob *out, vs_error *err);
+void vs_store_blob_clear(vs_store_blob *b);
+
+/* The ids of the sheets at rev (NULL: the tip), sorted; *out_ids is a malloc'd
+ * array of malloc'd strings (free each, then the array). None yet: 0 ids. */
+int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n, vs_error *err);
+
+/* Splits "SHEET@REV" into the id and the revision (NULL when there is no '@').
+ * VS_EVALUE when the id is not a valid slug or REV is empty. Pure. */
+int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **rev,
+                        vs_error *err);
+
+typedef struct vs_store_sync {
+    char remote[1024];            /* the URL or path used */
+    char branch[VS_STORE_BRANCH_MAX];
+    char local_before[VS_STORE_HEX];
+    char local_after[VS_STORE_HEX];
+    char remote_after[VS_STORE_HEX]; /* the remote branch as re-read at the end */
+    int up_to_date;   /* nothing to do */
+    int fast_forward; /* pull: local moved forward to the remote's tip */
+    int merged;       /* a merge commit joined both sides (different sheets) */
+    int attempts;
+    char warning[512];
+} vs_store_sync;
+
+/* Sends the branch to remote: a configured remote name, a path to a repository,
+ * a file:// URL, or any URL libgit2 has a transport for (NULL: "origin"). When
+ * the remote has commits this side lacks, they are fetched and merged first
+ * (different sheets never conflict; the same sheet changed on both sides is
+ * VS_ECONFLICT). After the push the remote branch is read back: the call
+ * succeeds only when the local tip is reachable from it. */
+int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err);
+
+/* Fetches the remote's branch and brings it in: fast-forward, or a merge commit
+ * when both sides have new commits to different sheets. */
+int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err);
+
+#endif

@@ -1,0 +1,165 @@
+/* bench_lang — median time to evaluate a 200-line cell and render every output.
+ *
+ * The cell is a realistic, long sizing sheet: the card, an estimate, two offers,
+ * 185 reserve lines and conversions, then weights, the envelope (with its
+ * chart), formats and candidates once each, as a person would write them. Lines whose verb is not
+ * built into this binary (a part still missing) are replaced by `convert` lines so the cell always
+ * has 200 lines. Two passes: evaluating and rendering every result (the bundles), then the same
+ * plus serializing each bundle as the kernel would (json_dumps). Target: median under 1 ms per
+ * cell. Usage: bench_lang [RUNS]   (default 200)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lang/interp.h"
+#include "lang/parse.h"
+#include "lang/verb.h"
+#include "util/buf.h"
+
+static size_t rendered_bytes;
+static int serialize;
+
+static void on_display(void *ctx, json_t *bundle, const char *id, int update)
+{
+    char *s = serialize ? json_dumps(bundle, JSON_COMPACT) : NULL;
+    (void)ctx;
+    (void)id;
+    (void)update;
+    if (s)
+        rendered_bytes += strlen(s);
+    free(s);
+}
+
+/* Appends line if its verb exists, else a conversion, so the count stays fixed. */
+static void add(vs_buf *b, const char *line, int *used_core)
+{
+    char verb[32];
+    size_t n = strcspn(line, " ");
+    if (n >= sizeof verb)
+        n = sizeof verb - 1;
+    memcpy(verb, line, n);
+    verb[n] = '\0';
+    if (vs_verb_find(verb)) {
+        vs_buf_puts(b, line);
+    } else {
+        vs_buf_puts(b, "convert 24GB GiB");
+        (*used_core)++;
+    }
+    vs_buf_putc(b, '\n');
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = argc > 1 ? atoi(argv[1]) : 200, i, lines = 0, substituted = 0;
+    vs_buf cell = VS_BUF_INIT;
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_sink sink;
+    double *t;
+    const char *card[] = {
+        "sheet \"bench: Llama-2-7B chat, inference\"",
+        "model meta-llama/Llama-2-7b-chat-hf revision=f5db02d params=6.74B",
+        "task inference",
+        "format bf16",
+        "length 4096",
+        "concurrency 8",
+        "quality \"exact match within 0.5 points of the bf16 reference\"",
+        "estimate kv layers=32 kv_heads=32 head_dim=128 dtype=fp16",
+        "gpu \"RTX 4090\" memory=24GB price=47.14USD period=3d cards=1",
+        "gpu \"RTX 6000 Ada\" memory=48GB price=55.71USD period=3d cards=1",
+        "require \"CUDA 12.4 driver\"",
+        NULL,
+    };
+    const char *tail[] = {
+        "weights", "envelope", "formats fp32 bf16 int8 int4", "candidates", NULL,
+    };
+    if (runs < 1 || !ip)
+        return 2;
+    memset(&sink, 0, sizeof sink);
+    sink.display = on_display;
+    for (i = 0; card[i]; i++, lines++)
+        add(&cell, card[i], &substituted);
+    /* the body: reserve lines (known and unknown) and a few conversions */
+    while (lines < 196) {
+        char line[160];
+        switch (lines % 4) {
+        case 0:
+        case 1:
+            snprintf(line, sizeof line,
+                     "reserve part_%d %dMiB status=estimated source=\"bench line %d\"", lines,
+                     100 + lines, lines);
+            break;
+        case 2:
+            snprintf(line, sizeof line, "reserve unknown_%d status=unknown source=\"to measure\"",
+                     lines);
+            break;
+        default:
+            snprintf(line, sizeof line, "convert %d.5GB GiB   # a comment", lines);
+            break;
+        }
+        add(&cell, line, &substituted);
+        lines++;
+    }
+    for (i = 0; tail[i]; i++, lines++)
+        add(&cell, tail[i], &substituted);
+    t = calloc((size_t)runs, sizeof *t);
+    if (!t || vs_buf_failed(&cell))
+        return 2;
+    /* the language alone: parsing the same cell */
+    for (i = 0; i < runs; i++) {
+        vs_cell *c = NULL;
+        vs_error err;
+        double t0 = now_ms();
+        if (vs_parse_cell(&c, vs_buf_str(&cell), cell.len, &err) < 0)
+            return 1;
+        vs_cell_free(c);
+        t[i] = now_ms() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    printf("bench_lang: %d-line cell (%d lines substituted by `convert` for missing verbs), "
+           "%d runs\n",
+           lines, substituted, runs);
+    printf("parse only: median %.3f ms per cell\n", t[runs / 2]);
+    for (serialize = 0; serialize < 2; serialize++) {
+        rendered_bytes = 0;
+        for (i = 0; i < runs; i++) {
+            json_t *r = NULL;
+            vs_error err;
+            double t0 = now_ms();
+            if (vs_interp_execute(ip, vs_buf_str(&cell), &sink, &r, &err) < 0) {
+                char ev[1200];
+                fprintf(stderr, "bench_lang: the cell failed: %s: %s\n", vs_error_ename(err.code),
+                        vs_error_evalue(&err, ev, sizeof ev));
+                return 1;
+            }
+            on_display(NULL, r, NULL, 0);
+            json_decref(r);
+            t[i] = now_ms() - t0;
+        }
+        qsort(t, (size_t)runs, sizeof *t, cmp_double);
+        printf("%s: median %.3f ms per cell, p10 %.3f ms, p90 %.3f ms (target < 1 ms)",
+               serialize ? "evaluate + render + serialize" : "evaluate + render", t[runs / 2],
+               t[runs / 10], t[(runs * 9) / 10]);
+        if (serialize)
+            printf("; %zu bytes of JSON per cell", rendered_bytes / (size_t)runs);
+        printf("\n");
+    }
+    free(t);
+    vs_buf_free(&cell);
+    vs_interp_free(ip);
+    return 0;
+}

@@ -1,0 +1,144 @@
+"""Kernel-level tests of the GPU verbs: a real Jupyter client drives the
+vramsheet kernel and checks the application/vnd.vramsheet.v1+json payloads.
+
+Run by ctest (cmake/40-catalog.cmake) with JUPYTER_PATH set to the build
+tree's kernelspec.
+"""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "protocol"))
+from vsclient import Kernel  # noqa: E402
+
+MIME = "application/vnd.vramsheet.v1+json"
+GIB = 1 << 30
+MIB = 1 << 20
+
+SEED = """\
+model example/llama-7b params=7e9
+task inference
+format bf16
+reserve 6GiB
+gpu "RTX 4090" memory=24GB price=47.14USD period=3d cards=1
+gpu "RTX 6000 Ada" memory=48GB price=55.71USD period=3d cards=1
+"""
+
+IMPLIED = ["length", "concurrency", "available-memory", "compatibility", "quality"]
+
+
+def row(payload, gpu):
+    for r in payload["rows"]:
+        if r["gpu"] == gpu:
+            return r
+    raise AssertionError("no row for %s in %r" % (gpu, [r["gpu"] for r in payload["rows"]]))
+
+
+def verdicts(r):
+    return {q["name"]: q["verdict"] for q in r["requirements"]}
+
+
+class CandidatesKernelTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.kernel = Kernel()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kernel.close()
+
+    def run_ok(self, code):
+        r = self.kernel.run(code)
+        self.assertTrue(r.ok, r.text)
+        self.assertIsNotNone(r.result, "the cell returned no result")
+        return r
+
+    def test_seed_selection(self):
+        self.run_ok('sheet "gpu kernel test: seed"\n' + SEED)
+        r = self.run_ok("candidates")
+        p = r.result[MIME]
+        self.assertEqual(p["kind"], "candidates")
+        self.assertEqual(p["envelope_bytes"], 14_000_000_000 + 6 * GIB)
+        self.assertEqual(len(p["rows"]), 2)
+        for gpu in ("RTX 4090", "RTX 6000 Ada"):
+            x = row(p, gpu)
+            for key in ("gpu", "capacity_bytes", "capacity_basis", "verdict", "requirements",
+                        "rank"):
+                self.assertIn(key, x)
+            v = verdicts(x)
+            self.assertEqual(v["capacity"], "admissible")
+            for name in IMPLIED:
+                self.assertEqual(v[name], "to-confirm", name)
+            for q in x["requirements"]:
+                self.assertIsInstance(q["evidence"], list)
+            self.assertEqual(x["verdict"], "to-confirm")
+            self.assertIsNone(x["rank"])
+            self.assertIsInstance(x["capacity_bytes"], int)
+        self.assertEqual(row(p, "RTX 6000 Ada")["capacity_basis"], "nominal")
+        self.assertEqual(row(p, "RTX 6000 Ada")["capacity_bytes"], 48_000_000_000)
+        self.assertEqual(row(p, "RTX 4090")["capacity_basis"], "reported")
+        self.assertEqual(row(p, "RTX 4090")["capacity_bytes"], 24564 * MIB)
+        self.assertEqual(row(p, "RTX 4090")["nominal_bytes"], 24_000_000_000)
+        self.assertEqual(p["retained"], 0)
+        self.assertTrue(any("rank no speed" in n for n in p["notes"]), p["notes"])
+        text = r.result["text/plain"]
+        self.assertIn("19.04 GiB", text)
+        self.assertIn("22.35 GiB", text)
+        self.assertIn("<table", r.result["text/html"])
+        self.assertIn("RTX 6000 Ada", r.result["image/svg+xml"])
+
+    def test_evidence_and_ranking(self):
+        self.run_ok('sheet "gpu kernel test: ranking"\n' + SEED
+                    + 'require "CUDA 12.4 driver"\n')
+        cell = []
+        for gpu in ("RTX 4090", "RTX 6000 Ada"):
+            for name in IMPLIED + ["CUDA 12.4 driver"]:
+                cell.append('evidence "%s" "%s" admissible source="kernel test" '
+                            'version="2026-11" scope="lot of 1 card"' % (gpu, name))
+        r = self.run_ok("\n".join(cell))
+        self.assertEqual(r.result[MIME]["kind"], "evidence")
+        p = self.run_ok("candidates").result[MIME]
+        self.assertEqual(p["retained"], 2)
+        self.assertEqual(row(p, "RTX 4090")["rank"], 1)      # 47.14 USD
+        self.assertEqual(row(p, "RTX 6000 Ada")["rank"], 2)  # 55.71 USD
+        ev = [q for q in row(p, "RTX 4090")["requirements"] if q["name"] == "CUDA 12.4 driver"]
+        self.assertEqual(ev[0]["evidence"][0]["source"], "kernel test")
+        self.assertEqual(ev[0]["evidence"][0]["scope"], "lot of 1 card")
+
+        # One exclusion removes the cheaper candidate; the other is still ranked.
+        self.run_ok('evidence "RTX 4090" quality exclude source="eval run 3"')
+        p = self.run_ok("candidates").result[MIME]
+        self.assertEqual(row(p, "RTX 4090")["verdict"], "exclude")
+        self.assertIsNone(row(p, "RTX 4090")["rank"])
+        self.assertEqual(row(p, "RTX 6000 Ada")["rank"], 1)
+
+    def test_errors(self):
+        self.run_ok('sheet "gpu kernel test: errors"\ngpu "RTX 4090" memory=24GB')
+        r = self.kernel.run('evidence "RTX 3090" compatibility admissible source=x')
+        self.assertFalse(r.ok)
+        self.assertEqual(r.content["ename"], "NameError")
+        self.assertTrue(r.content["evalue"].startswith("line 1, column 10: "), r.content["evalue"])
+        self.assertIn('"RTX 4090"', r.content["evalue"])
+        r = self.kernel.run('evidence "RTX 4090" "ROCm 6" admissible source=x')
+        self.assertFalse(r.ok)
+        self.assertIn('"available-memory"', r.content["evalue"])
+        r = self.kernel.run('evidence "RTX 4090" compatibility admissible')
+        self.assertFalse(r.ok)
+        self.assertEqual(r.content["ename"], "ValueError")
+        self.assertIn("source=", r.content["evalue"])
+
+    def test_catalogue(self):
+        p = self.run_ok("gpus").result[MIME]
+        self.assertEqual(p["kind"], "catalog")
+        names = {g["name"]: g for g in p["gpus"]}
+        for name in ("H200", "H100 SXM", "H100 PCIe", "A100 40GB", "A100 80GB", "L40S", "L4",
+                     "A10G", "RTX 6000 Ada", "RTX 4090", "RTX 3090", "RTX A6000", "V100 16GB",
+                     "V100 32GB", "T4", "MI300X"):
+            self.assertIn(name, names)
+            self.assertTrue(names[name]["sources"], name)
+        self.assertEqual(names["H200"]["reported_bytes"], 143771 * MIB)
+        self.assertIsNone(names["H100 PCIe"]["reported_bytes"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Multi-process tests of the records store, with the git CLI as the independent
+# reader: concurrent writers lose nothing, the same-sheet race is refused, kill -9
+# leaves a clean repository, racing pushers to a bare repository lose nothing.
+#
+#   test_store_processes.sh HELPER [PART]    PART: concurrent | race | kill | push | all
+set -u
+HELPER=$1
+PART=${2:-all}
+T=$(mktemp -d /tmp/vs_store_proc_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+export GIT_AUTHOR_NAME=tester GIT_AUTHOR_EMAIL=tester@example.org
+export GIT_COMMITTER_NAME=tester GIT_COMMITTER_EMAIL=tester@example.org
+
+fsck_clean() { # fsck --strict exits 0 and says nothing (dangling objects of lost races aside)
+    local out
+    out=$(git -C "$1" fsck --strict --no-dangling 2>&1) || { fail "fsck $1: $out"; return; }
+    [ -z "$out" ] || fail "fsck $1: $out"
+}
+
+concurrent() {
+    local R=$T/conc N=200
+    "$HELPER" commit "$R" alpha $N >"$T/a.out" 2>"$T/a.err" &
+    local p1=$!
+    "$HELPER" commit "$R" beta $N >"$T/b.out" 2>"$T/b.err" &
+    local p2=$!
+    wait $p1 || fail "writer alpha: $(cat "$T/a.err")"
+    wait $p2 || fail "writer beta: $(cat "$T/b.err")"
+    [ "$(git -C "$R" rev-list --count main)" = $((2 * N)) ] || fail "expected $((2 * N)) commits"
+    sort "$T/a.out" "$T/b.out" >"$T/reported"
+    git -C "$R" rev-list main | sort >"$T/present"
+    cmp -s "$T/reported" "$T/present" || fail "reported commits differ from the branch"
+    [ "$(git -C "$R" log --format=%H -- sheets/alpha | wc -l)" = $N ] || fail "alpha history"
+    [ "$(git -C "$R" log --format=%H -- sheets/beta | wc -l)" = $N ] || fail "beta history"
+    git -C "$R" show main:sheets/alpha/sheet.json | grep -q "\"n\": $N," || fail "alpha last"
+    git -C "$R" show main:sheets/beta/sheet.json | grep -q "\"n\": $N," || fail "beta last"
+    [ -z "$(git -C "$R" status --porcelain)" ] || fail "status not clean: $(git -C "$R" status --porcelain)"
+    git -C "$R" diff --quiet HEAD || fail "work tree differs from HEAD"
+    fsck_clean "$R"
+    ok "two writers x $N commits: all $((2 * N)) there, status clean, fsck clean"
+}
+
+race() {
+    local R=$T/race i won lost b r1 r2
+    "$HELPER" commit "$R" shared 1 >/dev/null || fail "seed"
+    won=0
+    lost=0
+    for i in $(seq 1 15); do
+        b=$("$HELPER" blob "$R" shared)
+        "$HELPER" race "$R" shared "$b" >/dev/null 2>"$T/r1.err" &
+        local p1=$!
+        "$HELPER" race "$R" shared "$b" >/dev/null 2>"$T/r2.err" &
+        local p2=$!
+        wait $p1; r1=$?
+        wait $p2; r2=$?
+        if { [ $r1 = 0 ] && [ $r2 = 3 ]; } || { [ $r1 = 3 ] && [ $r2 = 0 ]; }; then
+            won=$((won + 1))
+            lost=$((lost + 1))
+        else
+            fail "round $i: exits $r1 and $r2 (want one 0, one 3): $(cat "$T/r1.err" "$T/r2.err")"
+        fi
+    done
+    [ "$(git -C "$R" rev-list --count main)" = $((1 + won)) ] || fail "race: commits $(git -C "$R" rev-list --count main), winners $won"
+    fsck_clean "$R"
+    ok "same-sheet race: 15 rounds, one written and one refused each time"
+}
+
+kill9() {
+    local R=$T/kill i pid out
+    "$HELPER" commit "$R" seed 1 >/dev/null || fail "seed"
+    for i in 1 2 3 4 5 6; do
+        "$HELPER" commit "$R" k$((i % 2)) 0 >/dev/null 2>&1 &
+        pid=$!
+        sleep 0.$((RANDOM % 3 + 1))$((RANDOM % 10))
+        kill -9 $pid
+        wait $pid 2>/dev/null
+        git -C "$R" rev-parse --verify -q main >/dev/null || fail "branch unreadable after kill $i"
+        git -C "$R" log --oneline main >/dev/null || fail "log after kill $i"
+    done
+    fsck_clean "$R"
+    git -C "$R" ls-tree -r main >/dev/null || fail "tree unreadable"
+    # the next writer either proceeds or names the lock a crashed writer left
+    out=$(VRAMSHEET_RECORDS_WAIT_MS=500 "$HELPER" commit "$R" after 1 2>&1)
+    if [ $? != 0 ]; then
+        echo "$out" | grep -q 'remove that file' || fail "after kill: $out"
+        find "$R/.git" -name '*.lock' ! -name vramsheet.lock -delete
+        "$HELPER" commit "$R" after 1 >/dev/null || fail "commit after removing the lock"
+    fi
+    fsck_clean "$R"
+    ok "kill -9 during commits x6: fsck clean, branch readable, next commit fine"
+}
+
+push() {
+    local B=$T/remote.git N=12
+    git init -q --bare -b main "$B"
+    "$HELPER" commit "$T/pa" pa 1 >/dev/null || fail "seed a"
+    "$HELPER" pushloop "$T/pa" "$B" pa 1 >/dev/null || fail "first push"
+    "$HELPER" pull "$T/pb" "$B" || fail "pull b"
+    "$HELPER" pushloop "$T/pa" "$B" pa $N >"$T/pa.out" 2>"$T/pa.err" &
+    local p1=$!
+    "$HELPER" pushloop "$T/pb" "file://$B" pb $N >"$T/pb.out" 2>"$T/pb.err" &
+    local p2=$!
+    wait $p1 || fail "pusher a: $(cat "$T/pa.err")"
+    wait $p2 || fail "pusher b: $(cat "$T/pb.err")"
+    [ "$(cat "$T/pa.out" "$T/pb.out" | wc -l)" = $((2 * N)) ] || fail "pushers reported $(cat "$T/pa.out" "$T/pb.out" | wc -l) pushes"
+    git -C "$B" rev-list main | sort >"$T/remote"
+    for c in $(cat "$T/pa.out" "$T/pb.out"); do
+        grep -q "^$c$" "$T/remote" || fail "commit $c reported pushed but not on the remote"
+    done
+    git -C "$B" show main:sheets/pa/sheet.json | grep -q "\"n\": $N," || fail "pa last on remote"
+    git -C "$B" show main:sheets/pb/sheet.json | grep -q "\"n\": $N," || fail "pb last on remote"
+    fsck_clean "$B"
+    # pushers released at the same instant, 10 rounds: the window where both read
+    # the same remote tip is what loses commits with an unchecked ref update
+    local round
+    for round in $(seq 1 10); do
+        rm -f "$T/go" "$T/pa.ready" "$T/pb.ready"
+        "$HELPER" pushonce "$T/pa" "$B" pa "$T/go" >>"$T/pa.out" 2>"$T/pa.err" &
+        p1=$!
+        "$HELPER" pushonce "$T/pb" "$B" pb "$T/go" >>"$T/pb.out" 2>"$T/pb.err" &
+        p2=$!
+        for _ in $(seq 1 500); do [ -f "$T/pa.ready" ] && [ -f "$T/pb.ready" ] && break; sleep 0.01; done
+        touch "$T/go"
+        wait $p1 || fail "round $round pusher a: $(cat "$T/pa.err")"
+        wait $p2 || fail "round $round pusher b: $(cat "$T/pb.err")"
+    done
+    git -C "$B" rev-list main | sort >"$T/remote"
+    for c in $(cat "$T/pa.out" "$T/pb.out"); do
+        grep -q "^$c$" "$T/remote" || fail "commit $c reported pushed but not on the remote (released together)"
+    done
+    [ "$(cat "$T/pa.out" "$T/pb.out" | wc -l)" = $((2 * N + 20)) ] || fail "released pushes reported"
+    fsck_clean "$B"
+    "$HELPER" pull "$T/pc" "$B" || fail "pull c"
+    [ -f "$T/pc/sheets/pa/sheet.json" ] && [ -f "$T/pc/sheets/pb/sheet.json" ] || fail "pull c files"
+    [ -z "$(git -C "$T/pc" status --porcelain)" ] || fail "c status not clean"
+    "$HELPER" pull "$T/pa" "$B" || fail "pull a"
+    [ -z "$(git -C "$T/pa" status --porcelain)" ] || fail "a status not clean after pull"
+    ok "two racing pushers x $N: every reported push on the remote; pull clean"
+}
+
+case $PART in
+concurrent) concurrent ;;
+race) race ;;
+kill) kill9 ;;
+push) push ;;
+all) concurrent; race; kill9; push ;;
+*) echo "unknown part $PART"; exit 2 ;;
+esac
+[ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }

@@ -1,0 +1,128 @@
+/* MIME bundles and tables: text and HTML agree, alignment by code points,
+ * escaping, invalid UTF-8 kept as U+FFFD. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/bundle.h"
+
+START_TEST(test_bundle_keys)
+{
+    json_t *p = json_pack("{s:s, s:I}", "kind", "convert", "bytes", (json_int_t)24000000000LL);
+    json_t *b = vs_bundle_new("plain", "<p>h</p>", "<svg/>", p);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(json_string_value(json_object_get(b, "text/plain")), "plain");
+    ck_assert_str_eq(json_string_value(json_object_get(b, "text/html")), "<p>h</p>");
+    ck_assert_str_eq(json_string_value(json_object_get(b, "image/svg+xml")), "<svg/>");
+    ck_assert_ptr_eq(json_object_get(b, VS_MIME_JSON), p); /* taken, not copied */
+    ck_assert_uint_eq(json_object_size(b), 4);
+    json_decref(b);
+    b = vs_bundle_new("only", NULL, NULL, NULL);
+    ck_assert_uint_eq(json_object_size(b), 1);
+    json_decref(b);
+    /* no plain text: no bundle, and the payload is released */
+    ck_assert_ptr_null(vs_bundle_new(NULL, "x", NULL, json_object()));
+}
+END_TEST
+
+START_TEST(test_bundle_invalid_utf8)
+{
+    json_t *b = vs_bundle_new("a\xff"
+                              "b",
+                              NULL, NULL, NULL);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(json_string_value(json_object_get(b, "text/plain")), "a\xEF\xBF\xBD"
+                                                                          "b");
+    json_decref(b);
+}
+END_TEST
+
+static const char *const headers[] = {"component", "bytes", "status"};
+
+START_TEST(test_table_text)
+{
+    vs_table *t = vs_table_new(3, headers);
+    vs_buf out = VS_BUF_INIT;
+    const char *r1[] = {"weights", "14,000,000,000", "estimated"};
+    const char *r2[] = {"kv_cache é", "1", NULL};
+    vs_table_align_right(t, 1);
+    vs_table_add_row(t, r1);
+    vs_table_add_row(t, r2);
+    ck_assert_int_eq(vs_table_failed(t), 0);
+    vs_table_text(t, &out);
+    ck_assert_str_eq(vs_buf_str(&out), "component            bytes  status\n"
+                                       "-------------------------------------\n"
+                                       "weights     14,000,000,000  estimated\n"
+                                       "kv_cache é               1\n");
+    vs_buf_free(&out);
+    vs_table_free(t);
+    vs_table_free(NULL);
+}
+END_TEST
+
+START_TEST(test_table_html)
+{
+    vs_table *t = vs_table_new(3, headers);
+    vs_buf out = VS_BUF_INIT;
+    const char *r1[] = {"<script>", "1 & 2", "\"q\""};
+    vs_table_align_right(t, 1);
+    vs_table_add_row(t, r1);
+    vs_table_html(t, &out);
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<table class=\"vramsheet\">"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&lt;script&gt;"));
+    ck_assert_ptr_nonnull(
+        strstr(vs_buf_str(&out), "<td style=\"text-align:right\">1 &amp; 2</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&quot;q&quot;"));
+    ck_assert_ptr_null(strstr(vs_buf_str(&out), "<script>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<th style=\"text-align:left\">component</th>"));
+    vs_buf_free(&out);
+    vs_table_free(t);
+}
+END_TEST
+
+START_TEST(test_table_many_rows)
+{
+    vs_table *t = vs_table_new(3, headers);
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    size_t i, lines = 0;
+    const char *p;
+    for (i = 0; i < 1000; i++) {
+        char n[32];
+        const char *row[3];
+        snprintf(n, sizeof n, "%zu", i);
+        row[0] = n;
+        row[1] = "x\ny"; /* a newline inside a cell prints as a space in text */
+        row[2] = "z";
+        vs_table_add_row(t, row);
+    }
+    vs_table_text(t, &text);
+    vs_table_html(t, &html);
+    for (p = vs_buf_str(&text); *p; p++)
+        lines += *p == '\n';
+    ck_assert_uint_eq(lines, 1002);
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&text), "999        x y    z\n"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), "<td style=\"text-align:left\">999</td>"));
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    vs_table_free(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bundle");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, test_bundle_keys);
+    tcase_add_test(tc, test_bundle_invalid_utf8);
+    tcase_add_test(tc, test_table_text);
+    tcase_add_test(tc, test_table_html);
+    tcase_add_test(tc, test_table_many_rows);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

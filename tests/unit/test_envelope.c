@@ -1,0 +1,242 @@
+/* Weights only, the reserve and the per-GPU envelope (SPEC §2 figures). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sheet/envelope.h"
+#include "sheet/sheet.h"
+
+static json_t *seed_sheet(uint64_t params, const char *format)
+{
+    json_t *s = vs_sheet_new("seed 7b");
+    json_t *card = vs_sheet_card(s);
+    json_object_set_new(card, "params", json_integer((json_int_t)params));
+    json_object_set_new(card, "format", json_string(format));
+    json_object_set_new(card, "bits", json_integer(vs_format_bits(format)));
+    return s;
+}
+
+/* GiB x 100, rounded half up, from exact bytes: what the display shows. */
+static uint64_t gib100(uint64_t b)
+{
+    return (b * 100 + (1ULL << 29)) >> 30;
+}
+
+START_TEST(format_bits)
+{
+    ck_assert_uint_eq(vs_format_bits("fp32"), 32);
+    ck_assert_uint_eq(vs_format_bits("bf16"), 16);
+    ck_assert_uint_eq(vs_format_bits("fp16"), 16);
+    ck_assert_uint_eq(vs_format_bits("fp8"), 8);
+    ck_assert_uint_eq(vs_format_bits("int8"), 8);
+    ck_assert_uint_eq(vs_format_bits("int4"), 4);
+    ck_assert_uint_eq(vs_format_bits("nf4"), 4);
+    ck_assert_uint_eq(vs_format_bits("fp4"), 4);
+    ck_assert_uint_eq(vs_format_bits("bits=6"), 6);
+    ck_assert_uint_eq(vs_format_bits("bits=64"), 64);
+    ck_assert_uint_eq(vs_format_bits("bits=65"), 0);
+    ck_assert_uint_eq(vs_format_bits("bits=0"), 0);
+    ck_assert_uint_eq(vs_format_bits("bits=07"), 0);
+    ck_assert_uint_eq(vs_format_bits("bits="), 0);
+    ck_assert_uint_eq(vs_format_bits("bits=99999999999"), 0);
+    ck_assert_uint_eq(vs_format_bits("BF16"), 0);
+    ck_assert_uint_eq(vs_format_bits(NULL), 0);
+    ck_assert_ptr_nonnull(vs_format_quant_note(4));
+    ck_assert_ptr_nonnull(vs_format_quant_note(8));
+    ck_assert_ptr_null(vs_format_quant_note(16));
+}
+END_TEST
+
+START_TEST(weights_bytes_exact)
+{
+    uint64_t v = 0;
+    vs_error err;
+    ck_assert_int_eq(vs_weights_bytes(&v, 7000000000ULL, 16, &err), 0);
+    ck_assert_uint_eq(v, 14000000000ULL);
+    ck_assert_uint_eq(gib100(v), 1304);
+    ck_assert_int_eq(vs_weights_bytes(&v, 13000000000ULL, 16, &err), 0);
+    ck_assert_uint_eq(v, 26000000000ULL);
+    ck_assert_uint_eq(gib100(v), 2421);
+    ck_assert_int_eq(vs_weights_bytes(&v, 3, 4, &err), 0); /* 12 bits -> 2 bytes */
+    ck_assert_uint_eq(v, 2);
+    ck_assert_int_eq(vs_weights_bytes(&v, 9, 3, &err), 0); /* 27 bits -> 4 bytes */
+    ck_assert_uint_eq(v, 4);
+    ck_assert_int_eq(vs_weights_bytes(&v, UINT64_MAX, 64, &err), VS_EUNIT);
+    ck_assert_int_eq(vs_weights_bytes(&v, UINT64_MAX, 8, &err), 0);
+    ck_assert_uint_eq(v, UINT64_MAX);
+}
+END_TEST
+
+START_TEST(seed_envelope_19_04)
+{
+    json_t *s = seed_sheet(7000000000ULL, "bf16"), *p;
+    vs_envelope e;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_set_component(s, "reserve", 1, 6ULL << 30, "estimated", "declared",
+                                            NULL, NULL, &err),
+                     0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert(e.weights_known);
+    ck_assert_str_eq(e.weights_basis, "params x bits / 8");
+    ck_assert_uint_eq(e.weights_bytes, 14000000000ULL);
+    ck_assert_uint_eq(e.reserve_bytes, 6442450944ULL);
+    ck_assert_uint_eq(e.envelope_bytes, 20442450944ULL);
+    ck_assert_uint_eq(gib100(e.envelope_bytes), 1904);
+    ck_assert(e.conservative);
+    ck_assert_uint_eq(e.n_unknown, 0);
+    p = vs_envelope_payload(&e, s);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "envelope");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "weights_bytes")), 14000000000LL);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "reserve_bytes")), 6442450944LL);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "envelope_bytes")), 20442450944LL);
+    ck_assert(json_is_true(json_object_get(p, "conservative")));
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "components")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(p, "components"), 0), "status")),
+                     "estimated");
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "unknown")), 0);
+    json_decref(p);
+    json_decref(s);
+}
+END_TEST
+
+START_TEST(formats_row_figures)
+{
+    /* 32/16/8/4 bits with the same 6 GiB reserve: 26.08/13.04/6.52/3.26 and
+     * 32.08/19.04/12.52/9.26 GiB. */
+    const char *fmt[] = {"fp32", "bf16", "int8", "int4"};
+    const uint64_t w[] = {2608, 1304, 652, 326}, env[] = {3208, 1904, 1252, 926};
+    size_t i;
+    for (i = 0; i < 4; i++) {
+        json_t *s = seed_sheet(7000000000ULL, fmt[i]);
+        vs_envelope e;
+        vs_error err;
+        vs_sheet_set_component(s, "reserve", 1, 6ULL << 30, "estimated", NULL, NULL, NULL, &err);
+        ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+        ck_assert_uint_eq(gib100(e.weights_bytes), w[i]);
+        ck_assert_uint_eq(gib100(e.envelope_bytes), env[i]);
+        json_decref(s);
+    }
+}
+END_TEST
+
+START_TEST(unknown_components_are_missing_not_zero)
+{
+    json_t *s = seed_sheet(7000000000ULL, "bf16"), *p;
+    vs_envelope e;
+    vs_error err;
+    vs_sheet_set_component(s, "kv_cache", 1, 1000, "estimated", "f", NULL, "kv_cache", &err);
+    vs_sheet_set_component(s, "workspace", 0, 0, "unknown", "attention workspace", NULL, NULL,
+                           &err);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_uint_eq(e.n_unknown, 1);
+    ck_assert_uint_eq(e.reserve_bytes, 1000);
+    p = vs_envelope_payload(&e, s);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "unknown"), 0)),
+                     "workspace");
+    ck_assert(json_is_null(
+        json_object_get(json_array_get(json_object_get(p, "components"), 1), "bytes")));
+    ck_assert(json_is_false(json_object_get(p, "complete")));
+    json_decref(p);
+    json_decref(s);
+}
+END_TEST
+
+START_TEST(weights_only_is_not_conservative)
+{
+    json_t *s = seed_sheet(13000000000ULL, "fp16");
+    vs_envelope e;
+    vs_error err;
+    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert(!e.conservative);
+    ck_assert_uint_eq(e.envelope_bytes, 26000000000ULL);
+    json_decref(s);
+}
+END_TEST
+
+START_TEST(files_beat_nominal_arithmetic)
+{
+    json_t *s = seed_sheet(7000000000ULL, "bf16");
+    vs_envelope e;
+    vs_error err;
+    json_object_set_new(s, "weights_files",
+                        json_pack("{s:s, s:I, s:I, s:[], s:[], s:[]}", "path", "m.safetensors",
+                                  "bytes", (json_int_t)13476839424LL, "params",
+                                  (json_int_t)6738415616LL, "by_dtype", "other_dtype", "files"));
+    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_str_eq(e.weights_basis, "safetensors files");
+    ck_assert_uint_eq(e.weights_bytes, 13476839424ULL);
+    json_decref(s);
+}
+END_TEST
+
+START_TEST(unknown_weights)
+{
+    json_t *s = vs_sheet_new("x");
+    vs_envelope e;
+    vs_error err;
+    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert(!e.weights_known);
+    json_decref(s);
+}
+END_TEST
+
+START_TEST(per_gpu_after_placement)
+{
+    /* ZeRO-3 on 4 GPUs: weights, gradients and optimizer state / 4, activations whole. */
+    json_t *s = seed_sheet(7000000000ULL, "bf16"), *p;
+    vs_envelope e;
+    vs_error err;
+    vs_sheet_set_component(s, "gradients", 1, 14000000000ULL, "estimated", NULL, NULL, "gradients",
+                           &err);
+    vs_sheet_set_component(s, "optimizer_state", 1, 56000000000ULL, "estimated", NULL, NULL,
+                           "optimizer", &err);
+    vs_sheet_set_component(s, "activations", 1, 1000000001ULL, "estimated", NULL, NULL,
+                           "activations", &err);
+    json_object_set_new(s, "placement",
+                        json_pack("{s:s, s:i, s:i}", "kind", "zero", "gpus", 4, "stage", 3));
+    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_uint_eq(e.gpus, 4);
+    ck_assert_uint_eq(e.weights_bytes, 14000000000ULL);
+    ck_assert_uint_eq(e.weights_gpu_bytes, 3500000000ULL);
+    ck_assert_uint_eq(e.reserve_bytes, 3500000000ULL + 14000000000ULL + 1000000001ULL);
+    ck_assert_uint_eq(e.envelope_bytes, 3500000000ULL + e.reserve_bytes);
+    p = vs_envelope_payload(&e, s);
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(p, "components"), 0), "gpu_bytes")),
+                     3500000000LL);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(p, "placement"), "stage")),
+                     3);
+    json_decref(p);
+    /* ddp replicates: per GPU = the whole */
+    json_object_set_new(s, "placement",
+                        json_pack("{s:s, s:i, s:n}", "kind", "ddp", "gpus", 4, "stage"));
+    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_uint_eq(e.envelope_bytes, 14000000000ULL * 2 + 56000000000ULL + 1000000001ULL);
+    json_decref(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("envelope");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, format_bits);
+    tcase_add_test(tc, weights_bytes_exact);
+    tcase_add_test(tc, seed_envelope_19_04);
+    tcase_add_test(tc, formats_row_figures);
+    tcase_add_test(tc, unknown_components_are_missing_not_zero);
+    tcase_add_test(tc, weights_only_is_not_conservative);
+    tcase_add_test(tc, files_beat_nominal_arithmetic);
+    tcase_add_test(tc, unknown_weights);
+    tcase_add_test(tc, per_gpu_after_placement);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,493 @@
+/* The measurement verbs through the interpreter (src/lang/verbs_measure.c):
+ * measure and %%measure against the fake NVML, the gauge, the sheet's runs and
+ * measurements, overflow, interrupt, no driver, record, measured, import. */
+#include "../measure/measure_testlib.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <time.h>
+
+#include "lang/interp.h"
+#include "render/bundle.h"
+#include "util/buf.h"
+
+#define GPU0 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000\n"
+#define GPU1 "gpu 1 name=\"NVIDIA H200\" total=150754820096 used=2000000\n"
+#define SETMEM "setmem() { printf 'gpu 0 used %s\\nproc %s gpu 0 mem %s\\n' \"$1\" \"$$\" \"$2\" > \"$FAKE_NVML_STATE.t\"; mv \"$FAKE_NVML_STATE.t\" \"$FAKE_NVML_STATE\"; }; "
+
+typedef struct cap {
+    vs_buf out, err;
+    int displays, updates, gauges;
+    char last_state[32];
+    char display_id[128];
+    int ids_consistent;
+    int64_t start, interrupt_after_ms;
+    int out_before_end; /* output seen while gauges were still running */
+} cap;
+
+static int64_t ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void on_display(void *ctx, json_t *bundle, const char *id, int update)
+{
+    cap *c = ctx;
+    json_t *p = json_object_get(bundle, VS_MIME_JSON);
+    const char *kind = json_string_value(json_object_get(p, "kind"));
+    if (!kind || strcmp(kind, "gauge") != 0) {
+        c->displays++;
+        return;
+    }
+    c->gauges++;
+    if (update)
+        c->updates++;
+    ck_assert_ptr_nonnull(id);
+    if (!c->display_id[0]) {
+        snprintf(c->display_id, sizeof c->display_id, "%s", id);
+        c->ids_consistent = !update;
+    } else if (strcmp(c->display_id, id) != 0 || !update) {
+        c->ids_consistent = 0;
+    }
+    ck_assert_ptr_nonnull(json_object_get(bundle, "text/plain"));
+    ck_assert_ptr_nonnull(json_object_get(bundle, "text/html"));
+    snprintf(c->last_state, sizeof c->last_state, "%s",
+             json_string_value(json_object_get(p, "state")));
+}
+
+static void on_stream(void *ctx, const char *name, const char *text, size_t len)
+{
+    cap *c = ctx;
+    vs_buf_append(!strcmp(name, "stdout") ? &c->out : &c->err, text, len);
+    if (c->gauges > 0 && !strcmp(c->last_state, "running"))
+        c->out_before_end = 1;
+}
+
+static int on_interrupted(void *ctx)
+{
+    cap *c = ctx;
+    return c->interrupt_after_ms > 0 && ms_now() - c->start >= c->interrupt_after_ms;
+}
+
+static vs_sink sink_of(cap *c)
+{
+    vs_sink s;
+    memset(&s, 0, sizeof s);
+    s.ctx = c;
+    s.display = on_display;
+    s.stream = on_stream;
+    s.interrupted = on_interrupted;
+    return s;
+}
+
+static int exec(vs_interp *ip, cap *c, const char *code, json_t **payload, vs_error *err)
+{
+    vs_sink s = sink_of(c);
+    json_t *result = NULL;
+    int rc;
+    c->start = ms_now();
+    vs_error_clear(err);
+    rc = vs_interp_execute(ip, code, &s, &result, err);
+    *payload = result ? json_incref(json_object_get(result, VS_MIME_JSON)) : NULL;
+    json_decref(result);
+    return rc;
+}
+
+/* The current sheet as stored. */
+static json_t *sheet_of(vs_interp *ip, const char *title)
+{
+    cap c;
+    vs_error err;
+    json_t *p;
+    char code[256];
+    memset(&c, 0, sizeof c);
+    snprintf(code, sizeof code, "sheet \"%s\"", title);
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "sheet");
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    return p;
+}
+
+static json_t *find_row(json_t *rows, const char *phase, const char *counter, int gpu)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        if (!strcmp(json_string_value(json_object_get(r, "phase")), phase) &&
+            !strcmp(json_string_value(json_object_get(r, "counter")), counter) &&
+            (gpu < 0 || json_integer_value(json_object_get(r, "gpu")) == gpu))
+            return r;
+    }
+    return NULL;
+}
+
+static vs_interp *setup(const char *script)
+{
+    vs_interp *ip;
+    char rec[512];
+    mt_fake(VS_FAKE_NVML, script);
+    mt_path(rec, sizeof rec, "records");
+    setenv("VRAMSHEET_RECORDS", rec, 1);
+    ip = vs_interp_new(NULL);
+    ck_assert_ptr_nonnull(ip);
+    return ip;
+}
+
+START_TEST(test_measure_line)
+{
+    vs_interp *ip = setup(GPU0 "proc 1 gpu 0 mem 5\n");
+    cap c;
+    vs_error err;
+    json_t *p, *sheet, *row, *runs, *ms, *m;
+    size_t i;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c,
+                          "sheet \"m\"\nlength 4096\nconcurrency 8\n"
+                          "measure phase=load timeout=20 -- " SETMEM
+                          "echo hello; setmem 5000000000 4000000000; sleep 0.4; "
+                          "echo 'phase generate' >&3; echo 'dims length=128 concurrency=1' >&3; "
+                          "sleep 0.1; setmem 9000000000 8000000000; sleep 0.4; echo bye",
+                          &p, &err),
+                     0);
+    ck_assert_str_eq(vs_buf_str(&c.out), "hello\nbye\n");
+    ck_assert_int_eq(c.out_before_end, 1);
+    /* the gauge: one display, then updates of the same id, ending "finished" */
+    ck_assert_int_ge(c.gauges, 3);
+    ck_assert_int_eq(c.updates, c.gauges - 1);
+    ck_assert_int_eq(c.ids_consistent, 1);
+    ck_assert_str_eq(c.last_state, "finished");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "measurement");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m1");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "exit_status")), 0);
+    ck_assert(json_is_null(json_object_get(p, "overflow_phase")));
+    row = find_row(json_object_get(p, "rows"), "generate", "nvml.device_used", 0);
+    ck_assert_ptr_nonnull(row);
+    ck_assert_int_eq(json_integer_value(json_object_get(row, "peak_bytes")), 9000000000LL);
+    ck_assert_str_eq(json_string_value(json_object_get(row, "scope")), "device");
+    ck_assert_str_eq(json_string_value(json_object_get(row, "gpu_name")), "NVIDIA H200");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(row, "dims"), "length")), 128);
+    row = find_row(json_object_get(p, "rows"), "load", "nvml.process_used", 0);
+    ck_assert_ptr_nonnull(row);
+    ck_assert_int_eq(json_integer_value(json_object_get(row, "peak_bytes")), 4000000000LL);
+    ck_assert_str_eq(json_string_value(json_object_get(row, "scope")), "process");
+    ck_assert(json_is_false(json_object_get(p, "validates_card")));
+    json_decref(p);
+
+    sheet = sheet_of(ip, "m");
+    runs = json_object_get(sheet, "runs");
+    ck_assert_uint_eq(json_array_size(runs), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(runs, 0), "id")), "m1");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(runs, 0), "phase")), "load");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(runs, 0), "driver")), "550.54.15");
+    m = json_array_get(json_object_get(json_array_get(runs, 0), "gpus"), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(m, "total_bytes")), 150754820096LL);
+    ck_assert_str_eq(json_string_value(json_object_get(m, "total_basis")), "nvml");
+    ms = json_object_get(sheet, "measurements");
+    ck_assert_uint_eq(json_array_size(ms), 4); /* load and generate x device and process */
+    json_array_foreach(ms, i, m) {
+        ck_assert_str_eq(json_string_value(json_object_get(m, "run")), "m1");
+        ck_assert_str_eq(json_string_value(json_object_get(m, "state")), "current");
+        ck_assert(json_is_false(json_object_get(m, "validates_card")));
+        ck_assert(json_is_string(json_object_get(m, "time")));
+        ck_assert(json_is_string(json_object_get(m, "host")));
+    }
+    json_decref(sheet);
+
+    /* a second run at the card's dims validates it and is m2 */
+    vs_buf_reset(&c.out);
+    ck_assert_int_eq(exec(ip, &c, "measure length=4096 concurrency=8 -- true", &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m2");
+    ck_assert(json_is_true(json_object_get(p, "validates_card")));
+    row = find_row(json_object_get(p, "rows"), "run", "nvml.device_used", 0);
+    ck_assert_ptr_nonnull(row);
+    ck_assert(json_is_true(json_object_get(row, "validates_card")));
+    json_decref(p);
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_cell_form_and_stage)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *row;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c, "sheet \"s\"\nlength 4096\nconcurrency 8\nstage short length=128 concurrency=1", &p, &err), 0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c,
+                          "%%measure phase=prefill interval=5\n"
+                          "echo body-ran\n"
+                          "echo 'dims length=128 concurrency=1' >&$VRAMSHEET_PHASE_FD\n"
+                          "printf 'caf\\303' ; sleep 0.1; printf '\\251\\n'\n",
+                          &p, &err),
+                     0);
+    ck_assert_str_eq(vs_buf_str(&c.out), "body-ran\ncaf\xc3\xa9\n");
+    row = find_row(json_object_get(p, "rows"), "prefill", "nvml.device_used", 0);
+    ck_assert_ptr_nonnull(row);
+    ck_assert_str_eq(json_string_value(json_object_get(row, "stage")), "short");
+    ck_assert(json_is_false(json_object_get(row, "validates_card")));
+    json_decref(p);
+    /* an empty body is an error */
+    ck_assert_int_eq(exec(ip, &c, "%%measure phase=x\n", &p, &err), VS_EVALUE);
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_overflow_still_measured)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet;
+    json_t *result;
+    vs_sink s;
+    const char *text;
+    memset(&c, 0, sizeof c);
+    s = sink_of(&c);
+    ck_assert_int_eq(vs_interp_execute(ip,
+                                       "sheet \"o\"\nmeasure phase=load -- echo 'phase generate' >&3; sleep 0.05; "
+                                       "echo 'torch.OutOfMemoryError: CUDA out of memory.' >&2; exit 1",
+                                       &s, &result, &err),
+                     0);
+    p = json_object_get(result, VS_MIME_JSON);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "exit_status")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "overflow_phase")), "generate");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "triage")), "concurrency"));
+    text = json_string_value(json_object_get(result, "text/plain"));
+    ck_assert_ptr_nonnull(strstr(text, "OUT OF MEMORY in phase generate"));
+    ck_assert_ptr_nonnull(strstr(text, "one thing at a time"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&c.err), "CUDA out of memory"));
+    json_decref(result);
+    sheet = sheet_of(ip, "o");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(sheet, "runs"), 0), "exit_status")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(sheet, "runs"), 0), "overflow_phase")), "generate");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(sheet, "oom"), 0), "phase")), "generate");
+    json_decref(sheet);
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_no_driver_nothing_recorded)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet;
+    char marker[512], code[1024];
+    memset(&c, 0, sizeof c);
+    setenv("VRAMSHEET_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    mt_path(marker, sizeof marker, "ran");
+    snprintf(code, sizeof code, "sheet \"n\"\nmeasure phase=load -- touch %s", marker);
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EMEASURE);
+    ck_assert_ptr_nonnull(strstr(err.message, "no NVIDIA driver"));
+    ck_assert_int_eq(err.line, 2);
+    ck_assert_int_eq(access(marker, F_OK), -1);
+    sheet = sheet_of(ip, "n");
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "runs")), 0);
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "measurements")), 0);
+    json_decref(sheet);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_interrupt_ends_group)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet;
+    char pidfile[512], code[1024], *pid;
+    memset(&c, 0, sizeof c);
+    c.interrupt_after_ms = 400;
+    mt_path(pidfile, sizeof pidfile, "pid");
+    snprintf(code, sizeof code, "sheet \"i\"\nmeasure -- echo $$ > %s; sleep 30 & sleep 30", pidfile);
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EINTERRUPT);
+    ck_assert_int_lt(ms_now() - c.start, 6000);
+    ck_assert_str_eq(c.last_state, "interrupted");
+    pid = mt_read(pidfile);
+    ck_assert_ptr_nonnull(pid);
+    ck_assert_int_eq(kill(-(pid_t)atoi(pid), 0), -1);
+    ck_assert_int_eq(errno, ESRCH);
+    free(pid);
+    c.interrupt_after_ms = 0;
+    sheet = sheet_of(ip, "i");
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "runs")), 0);
+    json_decref(sheet);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_bad_arguments)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c, "measure phase=load", &p, &err), VS_EVALUE);
+    ck_assert_int_eq(exec(ip, &c, "measure timeout=-1 -- true", &p, &err), VS_EVALUE);
+    ck_assert_int_eq(exec(ip, &c, "measure interval=0 -- true", &p, &err), VS_EVALUE);
+    ck_assert_int_eq(exec(ip, &c, "measure phase=\"a b\" -- true", &p, &err), VS_EVALUE);
+    ck_assert_int_eq(exec(ip, &c, "measure color=red -- true", &p, &err), VS_EVALUE);
+    ck_assert_int_eq(exec(ip, &c, "measure -- /nonexistent/cmd", &p, &err), VS_EMEASURE);
+    ck_assert_ptr_nonnull(strstr(err.message, "could not start"));
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_record_and_measured)
+{
+    vs_interp *ip = setup(GPU0 GPU1);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet, *comp;
+    size_t i;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c,
+                          "sheet \"r\"\nlength 4096\nconcurrency 8\n"
+                          "record phase=generate gpu=0 counter=torch.max_memory_reserved 14.2GiB length=4096 concurrency=8",
+                          &p, &err),
+                     0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "measurement");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "scope")), "allocator");
+    ck_assert(json_is_true(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")),
+                     15247133901LL);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "record phase=load gpu=0 counter=x 12apples", &p, &err), VS_EUNIT);
+    ck_assert_int_eq(exec(ip, &c, "record phase=load counter=x", &p, &err), VS_EVALUE);
+
+    ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=#1 class=kv_cache", &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "component");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "status")), "measured");
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured x from=#9", &p, &err), VS_ENOTFOUND);
+    ck_assert_int_eq(exec(ip, &c, "measured x from=m9:load:y", &p, &err), VS_ENOTFOUND);
+    ck_assert_int_eq(exec(ip, &c, "measured x from=nonsense", &p, &err), VS_EVALUE);
+
+    /* both GPUs moved: two rows match without gpu= */
+    ck_assert_int_eq(exec(ip, &c,
+                          "measure phase=load -- printf 'gpu 0 used 3000000000\\ngpu 1 used 4000000000\\n' > $FAKE_NVML_STATE; sleep 0.2",
+                          &p, &err),
+                     0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured w from=m1:load:nvml.device_used", &p, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "gpu="));
+    ck_assert_int_eq(exec(ip, &c, "measured w from=m1:load:nvml.device_used gpu=1", &p, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "bytes")), 4000000000LL);
+    json_decref(p);
+    sheet = sheet_of(ip, "r");
+    comp = NULL;
+    json_array_foreach(json_object_get(sheet, "components"), i, p) {
+        if (!strcmp(json_string_value(json_object_get(p, "name")), "kv_cache"))
+            comp = p;
+    }
+    ck_assert_ptr_nonnull(comp);
+    ck_assert_str_eq(json_string_value(json_object_get(comp, "status")), "measured");
+    ck_assert_str_eq(json_string_value(json_object_get(comp, "class")), "kv_cache");
+    ck_assert_int_eq(json_integer_value(json_object_get(comp, "bytes")), 15247133901LL);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(comp, "source")), "torch.max_memory_reserved"));
+    json_decref(sheet);
+    ck_assert_int_eq(exec(ip, &c, "measurements", &p, &err), 0);
+    ck_assert_uint_ge(json_array_size(json_object_get(p, "rows")), 3);
+    json_decref(p);
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_import)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet, *ms, *m;
+    char a[512], b[512], code[2048];
+    size_t i;
+    int seen_max = 0;
+    memset(&c, 0, sizeof c);
+    mt_write("rank0.jsonl",
+             "{\"type\":\"run\",\"host\":\"node1\",\"rank\":0,\"command\":\"torchrun train.py\",\"started\":\"2026-01-01T00:00:00Z\",\"driver\":\"550\",\"nvml\":\"12.550\",\"gpus\":[{\"index\":0,\"name\":\"NVIDIA H100\",\"total_bytes\":85899345920,\"total_basis\":\"nvml\"}]}\n"
+             "{\"type\":\"peak\",\"host\":\"node1\",\"rank\":0,\"phase\":\"backward\",\"gpu\":0,\"gpu_name\":\"NVIDIA H100\",\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":70000000000,\"dims\":{\"length\":4096,\"microbatch\":4}}\n"
+             "{\"type\":\"end\",\"host\":\"node1\",\"rank\":0,\"exit_status\":0,\"overflow_phase\":null,\"elapsed_ms\":1000}\n");
+    mt_write("rank1.jsonl",
+             "{\"type\":\"run\",\"host\":\"node1\",\"rank\":1,\"command\":\"torchrun train.py\",\"started\":\"2026-01-01T00:00:00Z\",\"gpus\":[]}\n"
+             "{\"type\":\"peak\",\"host\":\"node1\",\"rank\":1,\"phase\":\"backward\",\"gpu\":0,\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":71000000000,\"dims\":{\"length\":4096}}\n"
+             "{\"type\":\"peak\",\"host\":\"node2\",\"rank\":2,\"phase\":\"backward\",\"gpu\":0,\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":69000000000,\"dims\":{}}\n"
+             "{\"type\":\"end\",\"host\":\"node2\",\"rank\":2,\"exit_status\":1,\"overflow_phase\":\"backward\",\"elapsed_ms\":900}\n");
+    mt_path(a, sizeof a, "rank0.jsonl");
+    mt_path(b, sizeof b, "rank1.jsonl");
+    snprintf(code, sizeof code, "sheet \"imp\"\nmeasure import \"%s\" \"%s\"", a, b);
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), 0);
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), 2);
+    json_decref(p);
+    sheet = sheet_of(ip, "imp");
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "runs")), 2);
+    ms = json_object_get(sheet, "measurements");
+    ck_assert_uint_eq(json_array_size(ms), 2);
+    json_array_foreach(ms, i, m) {
+        const char *host = json_string_value(json_object_get(m, "host"));
+        if (!strcmp(host, "node1")) {
+            ck_assert_int_eq(json_integer_value(json_object_get(m, "peak_bytes")), 71000000000LL);
+            ck_assert_int_eq(json_integer_value(json_object_get(m, "rank")), 1);
+            seen_max = 1;
+        }
+        ck_assert(json_is_string(json_object_get(m, "run")));
+    }
+    ck_assert_int_eq(seen_max, 1);
+    json_array_foreach(json_object_get(sheet, "runs"), i, m) {
+        if (!strcmp(json_string_value(json_object_get(m, "host")), "node2")) {
+            ck_assert_int_eq(json_integer_value(json_object_get(m, "exit_status")), 1);
+            ck_assert_str_eq(json_string_value(json_object_get(m, "overflow_phase")), "backward");
+        }
+    }
+    json_decref(sheet);
+    /* a broken file imports nothing */
+    mt_write("bad.jsonl", "{\"type\":\"peak\",\"phase\":\"x\",\"counter\":\"y\",\"peak_bytes\":1}\nnot json\n");
+    mt_path(a, sizeof a, "bad.jsonl");
+    snprintf(code, sizeof code, "measure import \"%s\"", a);
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, ":2:"));
+    ck_assert_int_eq(exec(ip, &c, "measure import /nonexistent.jsonl", &p, &err), VS_EIO);
+    sheet = sheet_of(ip, "imp");
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "measurements")), 2);
+    json_decref(sheet);
+    vs_interp_free(ip);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("measure_verbs");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_measure_line);
+    tcase_add_test(tc, test_cell_form_and_stage);
+    tcase_add_test(tc, test_overflow_still_measured);
+    tcase_add_test(tc, test_no_driver_nothing_recorded);
+    tcase_add_test(tc, test_interrupt_ends_group);
+    tcase_add_test(tc, test_bad_arguments);
+    tcase_add_test(tc, test_record_and_measured);
+    tcase_add_test(tc, test_import);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,327 @@
+/* The cell parser: arguments, continuations, raw text, %% cells, and every
+ * error path with its line and column. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lang/parse.h"
+
+static vs_cell *parse_ok(const char *text)
+{
+    vs_cell *cell = NULL;
+    vs_error err;
+    vs_error_clear(&err);
+    ck_assert_msg(vs_parse_cell(&cell, text, strlen(text), &err) == 0, "%s: %s", text, err.message);
+    ck_assert_ptr_nonnull(cell);
+    return cell;
+}
+
+/* Expects a syntax error at line:col whose message contains what. */
+static void parse_fails(const char *text, size_t len, int line, int col, const char *what)
+{
+    vs_cell *cell = (vs_cell *)1;
+    vs_error err;
+    vs_error_clear(&err);
+    ck_assert_int_eq(vs_parse_cell(&cell, text, len, &err), VS_ESYNTAX);
+    ck_assert_ptr_null(cell);
+    ck_assert_int_eq(err.code, VS_ESYNTAX);
+    ck_assert_msg(err.line == line && err.column == col, "%s: at %d:%d, expected %d:%d (%s)", text,
+                  err.line, err.column, line, col, err.message);
+    ck_assert_msg(strstr(err.message, what) != NULL, "'%s' not in '%s'", what, err.message);
+}
+
+START_TEST(test_words_pairs_strings)
+{
+    vs_cell *c = parse_ok("reserve kv_cache 16GiB status=estimated source=\"2 x 32 \\\"x\\\"\"");
+    const vs_line *l;
+    ck_assert_uint_eq(c->nlines, 1);
+    l = &c->lines[0];
+    ck_assert_str_eq(l->verb, "reserve");
+    ck_assert_int_eq(l->line, 1);
+    ck_assert_int_eq(l->column, 1);
+    ck_assert_uint_eq(l->nargs, 4);
+    ck_assert_int_eq(l->args[0].kind, VS_ARG_WORD);
+    ck_assert_str_eq(l->args[0].value, "kv_cache");
+    ck_assert_int_eq(l->args[0].column, 9);
+    ck_assert_int_eq(l->args[2].kind, VS_ARG_PAIR);
+    ck_assert_str_eq(l->args[2].key, "status");
+    ck_assert_str_eq(l->args[2].value, "estimated");
+    ck_assert_int_eq(l->args[2].column, 24);
+    ck_assert_int_eq(l->args[2].value_column, 31);
+    ck_assert_int_eq(l->args[3].quoted, 1);
+    ck_assert_str_eq(l->args[3].value, "2 x 32 \"x\"");
+    ck_assert_str_eq(vs_line_pair(l, "source")->value, "2 x 32 \"x\"");
+    ck_assert_ptr_null(vs_line_pair(l, "phase"));
+    ck_assert_uint_eq(vs_line_npositional(l), 2);
+    ck_assert_str_eq(vs_line_positional(l, 1)->value, "16GiB");
+    ck_assert_ptr_null(vs_line_positional(l, 2));
+    ck_assert_ptr_null(l->raw);
+    vs_cell_free(c);
+
+    c = parse_ok("sheet \"Llama-2-7B chat, inference\"\nquality \"a \\\\ b\\n\"");
+    ck_assert_uint_eq(c->nlines, 2);
+    ck_assert_int_eq(c->lines[0].args[0].kind, VS_ARG_STRING);
+    ck_assert_str_eq(c->lines[0].args[0].value, "Llama-2-7B chat, inference");
+    ck_assert_str_eq(c->lines[1].args[0].value, "a \\ b\n");
+    ck_assert_int_eq(c->lines[1].line, 2);
+    vs_cell_free(c);
+
+    /* a word with '=' that is not key=value stays a word (URLs) */
+    c = parse_ok("model http://x/y?a=b key.sub-1=v");
+    ck_assert_int_eq(c->lines[0].args[0].kind, VS_ARG_WORD);
+    ck_assert_str_eq(c->lines[0].args[0].value, "http://x/y?a=b");
+    ck_assert_str_eq(vs_line_pair(&c->lines[0], "key.sub-1")->value, "v");
+    vs_cell_free(c);
+
+    /* an empty quoted value is a value */
+    c = parse_ok("quality source=\"\"");
+    ck_assert_str_eq(c->lines[0].args[0].value, "");
+    vs_cell_free(c);
+}
+END_TEST
+
+START_TEST(test_comments_blank_lines)
+{
+    vs_cell *c = parse_ok("# a comment\n\n   \nweights   # trailing\n  envelope source=PR#12 # x");
+    ck_assert_uint_eq(c->nlines, 2);
+    ck_assert_str_eq(c->lines[0].verb, "weights");
+    ck_assert_uint_eq(c->lines[0].nargs, 0);
+    ck_assert_int_eq(c->lines[0].line, 4);
+    ck_assert_str_eq(c->lines[1].verb, "envelope");
+    ck_assert_int_eq(c->lines[1].column, 3);
+    ck_assert_str_eq(c->lines[1].args[0].value, "PR#12"); /* # inside a word is not a comment */
+    ck_assert_uint_eq(c->lines[1].nargs, 1);
+    vs_cell_free(c);
+    c = parse_ok("");
+    ck_assert_uint_eq(c->nlines, 0);
+    vs_cell_free(c);
+    c = parse_ok("quality \"# not a comment\"");
+    ck_assert_str_eq(c->lines[0].args[0].value, "# not a comment");
+    vs_cell_free(c);
+}
+END_TEST
+
+START_TEST(test_continuation)
+{
+    vs_cell *c = parse_ok("estimate kv \\\n  layers=32 \\\r\n kv_heads=8\nweights");
+    ck_assert_uint_eq(c->nlines, 2);
+    ck_assert_uint_eq(c->lines[0].nargs, 3);
+    ck_assert_str_eq(c->lines[0].args[2].key, "kv_heads");
+    ck_assert_int_eq(c->lines[0].args[2].line, 3);
+    ck_assert_int_eq(c->lines[0].args[2].column, 2);
+    ck_assert_int_eq(c->lines[1].line, 4);
+    vs_cell_free(c);
+    /* a backslash inside a comment continues nothing */
+    c = parse_ok("weights # note \\\nenvelope");
+    ck_assert_uint_eq(c->nlines, 2);
+    vs_cell_free(c);
+    /* continuation inside a string joins without a newline; strings may span lines */
+    c = parse_ok("quality \"a\\\nb\" x\ndecide \"one\ntwo\"");
+    ck_assert_str_eq(c->lines[0].args[0].value, "ab");
+    ck_assert_str_eq(c->lines[1].args[0].value, "one\ntwo");
+    vs_cell_free(c);
+    /* a trailing backslash at the very end is harmless */
+    c = parse_ok("weights \\");
+    ck_assert_uint_eq(c->nlines, 1);
+    vs_cell_free(c);
+}
+END_TEST
+
+START_TEST(test_raw_and_magic)
+{
+    vs_cell *c =
+        parse_ok("measure phase=load timeout=60 -- python3 -c \"print('#x')\" # kept\nweights");
+    ck_assert_uint_eq(c->nlines, 2);
+    ck_assert_uint_eq(c->lines[0].nargs, 2);
+    ck_assert_str_eq(c->lines[0].raw, "python3 -c \"print('#x')\" # kept");
+    ck_assert_int_eq(c->lines[0].raw_line, 1);
+    vs_cell_free(c);
+    /* raw text keeps a backslash-newline for the shell */
+    c = parse_ok("measure phase=x -- a \\\nb\nweights");
+    ck_assert_str_eq(c->lines[0].raw, "a \\\nb");
+    ck_assert_uint_eq(c->lines[1].line, 3);
+    vs_cell_free(c);
+    /* --x is a word, not the separator */
+    c = parse_ok("help --x");
+    ck_assert_ptr_null(c->lines[0].raw);
+    ck_assert_str_eq(c->lines[0].args[0].value, "--x");
+    vs_cell_free(c);
+    c = parse_ok("%%measure phase=train timeout=5\nimport torch\n\"unbalanced\n# %% not a comment");
+    ck_assert_uint_eq(c->nlines, 1);
+    ck_assert_str_eq(c->lines[0].verb, "%%measure");
+    ck_assert_uint_eq(c->lines[0].nargs, 2);
+    ck_assert_str_eq(c->lines[0].raw, "import torch\n\"unbalanced\n# %% not a comment");
+    ck_assert_int_eq(c->lines[0].raw_line, 2);
+    vs_cell_free(c);
+    c = parse_ok("%%measure");
+    ck_assert_str_eq(c->lines[0].raw, "");
+    vs_cell_free(c);
+}
+END_TEST
+
+START_TEST(test_unicode_columns)
+{
+    /* columns count code points: "é" and "日本" are one column per character */
+    vs_cell *c = parse_ok("quality \"é日本\" x=1");
+    ck_assert_int_eq(c->lines[0].args[1].column, 15);
+    vs_cell_free(c);
+    parse_fails("quality \"é日本\" \"x", strlen("quality \"é日本\" \"x"), 1, 15, "unterminated");
+}
+END_TEST
+
+START_TEST(test_error_unterminated_string)
+{
+    parse_fails("weights\nsheet \"abc", 18, 2, 7, "unterminated string");
+    parse_fails("sheet \"abc\\\"", 12, 1, 7, "closing '\"'");
+    parse_fails("sheet x=\"a", 10, 1, 9, "unterminated");
+    parse_fails("sheet \"abc\\", 11, 1, 7, "unterminated");
+}
+END_TEST
+
+START_TEST(test_error_bad_escape)
+{
+    parse_fails("sheet \"a\\qb\"", 12, 1, 9, "bad escape '\\q'");
+    parse_fails("sheet \"a\\qb\"", 12, 1, 9, "expected");
+}
+END_TEST
+
+START_TEST(test_error_key_without_value)
+{
+    parse_fails("reserve kv status=", 18, 1, 19, "'status=' has no value");
+    parse_fails("reserve kv status= x", 20, 1, 19, "has no value");
+    parse_fails("reserve =x", 10, 1, 9, "expected a key before '='");
+}
+END_TEST
+
+START_TEST(test_error_not_a_verb)
+{
+    parse_fails("weights\n  \"quoted\" x", 20, 2, 3, "expected a verb");
+    parse_fails("key=value", 9, 1, 1, "found the pair 'key=value'");
+    parse_fails("123 x", 5, 1, 1, "expected a verb");
+    parse_fails("-- ls", 5, 1, 1, "expected a verb");
+    parse_fails("wei!ghts", 8, 1, 1, "expected a verb");
+    parse_fails("weights\n%%measure x", 19, 2, 1, "first line");
+    parse_fails("%%", 2, 1, 1, "expected a verb");
+    parse_fails("%%measure x -- y", 16, 1, 13, "'--' is not allowed");
+}
+END_TEST
+
+START_TEST(test_error_quotes_in_words)
+{
+    parse_fails("sheet ab\"c\"", 11, 1, 9, "inside a word");
+    parse_fails("sheet \"ab\"c", 11, 1, 11, "expected a space after the closing");
+    parse_fails("sheet k=\"ab\"c", 13, 1, 13, "expected a space after the closing");
+    parse_fails("sheet k=a\"b", 11, 1, 10, "inside a word");
+}
+END_TEST
+
+START_TEST(test_error_bytes)
+{
+    const char nul[] = "weights\nsheet a\0b";
+    parse_fails(nul, sizeof nul - 1, 2, 8, "NUL byte");
+    parse_fails("sheet \"\xff\"", 9, 1, 8, "invalid UTF-8");
+    parse_fails("é \xc3\x28", 5, 1, 3, "invalid UTF-8");
+    parse_fails("sheet \xed\xa0\x80", 9, 1, 7, "UTF-8"); /* a surrogate */
+    parse_fails("sheet \xc0\xaf", 8, 1, 7, "UTF-8");     /* overlong */
+    parse_fails("sheet \xe6\x97", 8, 1, 7, "UTF-8");     /* truncated */
+}
+END_TEST
+
+START_TEST(test_not_nul_terminated)
+{
+    /* len bounds the text: what lies after it is never read */
+    const char text[] = "weights \"abc\" trailing-garbage";
+    vs_cell *c = NULL;
+    vs_error err;
+    ck_assert_int_eq(vs_parse_cell(&c, text, 13, &err), 0);
+    ck_assert_uint_eq(c->lines[0].nargs, 1);
+    ck_assert_str_eq(c->lines[0].args[0].value, "abc");
+    vs_cell_free(c);
+    vs_cell_free(NULL);
+}
+END_TEST
+
+START_TEST(test_random_megabyte)
+{
+    /* a 1 MB cell of random bytes is a clean error (or a clean parse), quickly */
+    size_t n = 1 << 20, i, round;
+    char *buf = malloc(n);
+    unsigned seed = 12345;
+    clock_t t0 = clock();
+    ck_assert_ptr_nonnull(buf);
+    for (round = 0; round < 3; round++) {
+        vs_cell *c = NULL;
+        vs_error err;
+        int rc;
+        for (i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[i] = (char)(seed >> 16);
+            if (round == 1)
+                buf[i] &= 0x7f; /* ASCII only: deeper into the tokenizer */
+            if (round == 2 && buf[i] == 0)
+                buf[i] = '"';
+        }
+        rc = vs_parse_cell(&c, buf, n, &err);
+        ck_assert(rc == 0 || rc == VS_ESYNTAX);
+        if (rc < 0) {
+            ck_assert_ptr_null(c);
+            ck_assert_int_gt(err.line, 0);
+            ck_assert_int_gt(err.column, 0);
+        }
+        vs_cell_free(c);
+    }
+    /* one megabyte of valid, long lines: linear time */
+    for (i = 0; i < n; i++)
+        buf[i] = (i % 100 == 99) ? '\n' : (i % 100 == 0) ? 'w' : (i % 7 == 0) ? ' ' : 'a';
+    {
+        vs_cell *c = NULL;
+        vs_error err;
+        ck_assert_int_eq(vs_parse_cell(&c, buf, n, &err), 0);
+        ck_assert_uint_gt(c->nlines, 10000);
+        vs_cell_free(c);
+    }
+    /* one huge string and one huge line of continuations */
+    memset(buf, 'x', n);
+    buf[0] = 's';
+    buf[1] = ' ';
+    buf[2] = '"';
+    buf[n - 1] = '"';
+    {
+        vs_cell *c = NULL;
+        vs_error err;
+        ck_assert_int_eq(vs_parse_cell(&c, buf, n, &err), 0);
+        ck_assert_uint_eq(strlen(c->lines[0].args[0].value), n - 4);
+        vs_cell_free(c);
+    }
+    ck_assert_msg((double)(clock() - t0) / CLOCKS_PER_SEC < 5.0, "parsing is too slow");
+    free(buf);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("parse");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, test_words_pairs_strings);
+    tcase_add_test(tc, test_comments_blank_lines);
+    tcase_add_test(tc, test_continuation);
+    tcase_add_test(tc, test_raw_and_magic);
+    tcase_add_test(tc, test_unicode_columns);
+    tcase_add_test(tc, test_error_unterminated_string);
+    tcase_add_test(tc, test_error_bad_escape);
+    tcase_add_test(tc, test_error_key_without_value);
+    tcase_add_test(tc, test_error_not_a_verb);
+    tcase_add_test(tc, test_error_quotes_in_words);
+    tcase_add_test(tc, test_error_bytes);
+    tcase_add_test(tc, test_not_nul_terminated);
+    tcase_add_test(tc, test_random_megabyte);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,132 @@
+/* Per-GPU bytes of each component class under each named placement. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sheet/placement.h"
+#include "sheet/sheet.h"
+
+static const char *const classes[] = {"weights",     "parameters", "gradients", "optimizer",
+                                      "activations", "kv_cache",   "other"};
+
+static void expect_ways(vs_place_kind kind, unsigned gpus, unsigned stage, const unsigned *ways)
+{
+    vs_placement p = {kind, gpus, stage};
+    size_t i;
+    for (i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        ck_assert_msg(vs_placement_ways(&p, classes[i]) == ways[i], "%s %s: %u ways, expected %u",
+                      vs_placement_kind_name(kind), classes[i], vs_placement_ways(&p, classes[i]),
+                      ways[i]);
+}
+
+START_TEST(single_and_ddp_replicate)
+{
+    const unsigned one[] = {1, 1, 1, 1, 1, 1, 1};
+    expect_ways(VS_PLACE_SINGLE, 1, 0, one);
+    expect_ways(VS_PLACE_DDP, 4, 0, one);
+}
+END_TEST
+
+START_TEST(zero_stages_shard_more_each_stage)
+{
+    /* weights parameters gradients optimizer activations kv_cache other */
+    const unsigned s1[] = {1, 1, 1, 4, 1, 1, 1};
+    const unsigned s2[] = {1, 1, 4, 4, 1, 1, 1};
+    const unsigned s3[] = {4, 4, 4, 4, 1, 1, 1};
+    expect_ways(VS_PLACE_ZERO, 4, 1, s1);
+    expect_ways(VS_PLACE_ZERO, 4, 2, s2);
+    expect_ways(VS_PLACE_ZERO, 4, 3, s3);
+    expect_ways(VS_PLACE_FSDP, 4, 0, s3);
+}
+END_TEST
+
+START_TEST(tensor_splits_weights_and_kv)
+{
+    const unsigned t[] = {2, 2, 1, 1, 1, 2, 1};
+    expect_ways(VS_PLACE_TENSOR, 2, 0, t);
+}
+END_TEST
+
+START_TEST(per_gpu_is_the_largest_shard)
+{
+    vs_placement p = {VS_PLACE_ZERO, 4, 3};
+    ck_assert_uint_eq(vs_placement_per_gpu(&p, "weights", 14000000000ULL), 3500000000ULL);
+    ck_assert_uint_eq(vs_placement_per_gpu(&p, "optimizer", 10), 3);
+    ck_assert_uint_eq(vs_placement_per_gpu(&p, "activations", 10), 10);
+    ck_assert_uint_eq(vs_placement_per_gpu(&p, NULL, 10), 10);
+    ck_assert_uint_eq(vs_placement_per_gpu(&p, "gradients", 0), 0);
+    p.kind = VS_PLACE_TENSOR;
+    p.stage = 0;
+    p.gpus = 3;
+    ck_assert_uint_eq(vs_placement_per_gpu(&p, "kv_cache", 17179869184ULL), 5726623062ULL);
+}
+END_TEST
+
+START_TEST(check_rejects_meaningless_placements)
+{
+    vs_error err;
+    vs_placement p = {VS_PLACE_SINGLE, 2, 0};
+    vs_place_kind k;
+    ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
+    ck_assert(strstr(err.message, "named placement") != NULL);
+    p = (vs_placement){VS_PLACE_ZERO, 4, 0};
+    ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
+    p = (vs_placement){VS_PLACE_ZERO, 4, 4};
+    ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
+    p = (vs_placement){VS_PLACE_DDP, 4, 2};
+    ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
+    p = (vs_placement){VS_PLACE_DDP, 0, 0};
+    ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
+    p = (vs_placement){VS_PLACE_FSDP, 8, 0};
+    ck_assert_int_eq(vs_placement_check(&p, &err), 0);
+    ck_assert_int_eq(vs_placement_kind_parse(&k, "fsdp", &err), 0);
+    ck_assert_int_eq(k, VS_PLACE_FSDP);
+    ck_assert_int_eq(vs_placement_kind_parse(&k, "pipeline", &err), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(from_sheet_and_back)
+{
+    json_t *s = vs_sheet_new("t"), *j;
+    vs_placement p;
+    vs_error err;
+    char d[128];
+    ck_assert_int_eq(vs_placement_from_sheet(&p, s, &err), 0);
+    ck_assert_int_eq(p.kind, VS_PLACE_SINGLE);
+    ck_assert_uint_eq(p.gpus, 1);
+    json_object_set_new(s, "placement",
+                        json_pack("{s:s, s:i, s:i}", "kind", "zero", "gpus", 4, "stage", 2));
+    ck_assert_int_eq(vs_placement_from_sheet(&p, s, &err), 0);
+    ck_assert_int_eq(p.kind, VS_PLACE_ZERO);
+    ck_assert_uint_eq(p.stage, 2);
+    ck_assert_str_eq(vs_placement_describe(&p, d, sizeof d),
+                     "ZeRO stage 2 on 4 GPUs (optimizer state and gradients sharded)");
+    j = vs_placement_to_json(&p);
+    ck_assert(json_equal(j, json_object_get(s, "placement")));
+    json_decref(j);
+    json_object_set_new(s, "placement",
+                        json_pack("{s:s, s:i, s:n}", "kind", "single", "gpus", 2, "stage"));
+    ck_assert_int_eq(vs_placement_from_sheet(&p, s, &err), VS_EVALUE);
+    json_decref(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("placement");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, single_and_ddp_replicate);
+    tcase_add_test(tc, zero_stages_shard_more_each_stage);
+    tcase_add_test(tc, tensor_splits_weights_and_kv);
+    tcase_add_test(tc, per_gpu_is_the_largest_shard);
+    tcase_add_test(tc, check_rejects_meaningless_placements);
+    tcase_add_test(tc, from_sheet_and_back);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

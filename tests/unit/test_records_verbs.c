@@ -1,0 +1,408 @@
+/* The records verbs (src/lang/verbs_records.c) through the interpreter, with a
+ * temporary records repository; plus the pure diff and markdown renderers. */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/interp.h"
+#include "render/bundle.h"
+#include "render/markdown.h"
+#include "sheet/diff.h"
+#include "sheet/sheet.h"
+
+static char tmpdir[256], records[300];
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs_test_records_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    snprintf(records, sizeof records, "%s/records", tmpdir);
+    setenv("VRAMSHEET_RECORDS", records, 1);
+    setenv("GIT_AUTHOR_NAME", "tester", 1);
+    setenv("GIT_AUTHOR_EMAIL", "tester@example.org", 1);
+}
+
+static void teardown(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+static char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    FILE *p;
+    size_t cap = 1 << 16, len = 0, n;
+    char *out = malloc(cap);
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    while ((n = fread(out + len, 1, cap - len - 1, p)) > 0)
+        len += n;
+    out[len] = '\0';
+    pclose(p);
+    return out;
+}
+
+/* Runs a cell; returns the rc, the last result's payload (new reference) in
+ * *payload when asked. */
+static int run(vs_interp *ip, const char *code, json_t **payload, vs_error *err)
+{
+    json_t *res = NULL;
+    vs_sink sink;
+    int rc;
+    memset(&sink, 0, sizeof sink);
+    vs_error_clear(err);
+    rc = vs_interp_execute(ip, code, &sink, &res, err);
+    if (payload) {
+        *payload = res ? json_incref(json_object_get(res, VS_MIME_JSON)) : NULL;
+    }
+    json_decref(res);
+    return rc;
+}
+
+static const char *pstr(const json_t *p, const char *k)
+{
+    return json_string_value(json_object_get(p, k));
+}
+
+static const char setup_cell[] = "sheet \"Llama 7B campaign A\"\n"
+                                 "model meta-llama/Llama-2-7b-chat-hf params=6.74B\n"
+                                 "format bf16\n"
+                                 "reserve kv_cache 16GiB status=estimated source=\"kv formula\"\n"
+                                 "invalidate \"a context longer than 4096 tokens\"\n";
+
+START_TEST(test_commit_history_show)
+{
+    vs_interp *ip = vs_interp_new(NULL), *ip2 = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL, *revs;
+    char *out, c1[41], c2[41];
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "commit \"first estimate\"", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "kind"), "commit");
+    ck_assert_str_eq(pstr(p, "sheet"), "llama-7b-campaign-a");
+    ck_assert_str_eq(pstr(p, "branch"), "main");
+    ck_assert_int_eq((int)strlen(pstr(p, "commit")), 40);
+    snprintf(c1, sizeof c1, "%s", pstr(p, "commit"));
+    json_decref(p);
+    /* git reads what the verb wrote */
+    out = sh("cd '%s' && git log --format=%%H%%x20%%s && git status --porcelain && "
+             "git fsck --strict --no-dangling 2>&1",
+             records);
+    ck_assert_ptr_nonnull(strstr(out, c1));
+    ck_assert_ptr_nonnull(strstr(out, "llama-7b-campaign-a: first estimate"));
+    ck_assert_int_eq((int)strlen(out), 41 + (int)strlen("llama-7b-campaign-a: first estimate") + 1);
+    free(out);
+    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.md", records);
+    ck_assert_ptr_nonnull(strstr(out, "| kv_cache | 17,179,869,184 B | 17.18 GB | 16.00 GiB |"));
+    ck_assert_ptr_nonnull(strstr(out, "- a context longer than 4096 tokens"));
+    free(out);
+
+    /* a second commit after a change builds on the first (no conflict) */
+    ck_assert_int_eq(run(ip, "reserve workspace 2GiB status=estimated source=\"guess\"\n"
+                             "decide \"RTX 6000 Ada, pending the context check\"\n"
+                             "commit \"with workspace\"",
+                         &p, &err), 0);
+    snprintf(c2, sizeof c2, "%s", pstr(p, "commit"));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "history", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "kind"), "history");
+    revs = json_object_get(p, "revisions");
+    ck_assert_uint_eq(json_array_size(revs), 2);
+    ck_assert_str_eq(pstr(json_array_get(revs, 0), "commit"), c2);
+    ck_assert_str_eq(pstr(json_array_get(revs, 1), "commit"), c1);
+    ck_assert_str_eq(pstr(json_array_get(revs, 0), "message"),
+                     "llama-7b-campaign-a: with workspace");
+    json_decref(p);
+
+    /* another session opens it with show, at a revision */
+    ck_assert_int_eq(run(ip2, "show llama-7b-campaign-a@HEAD~1", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "kind"), "sheet");
+    ck_assert_str_eq(pstr(p, "id"), "llama-7b-campaign-a");
+    ck_assert_str_eq(pstr(json_object_get(p, "revision"), "commit"), c1);
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "components")), 1);
+    json_decref(p);
+    ck_assert_int_eq(run(ip2, "show nope", NULL, &err), VS_ENOTFOUND);
+    ck_assert_int_eq(run(ip2, "show Bad@x", NULL, &err), VS_EVALUE);
+    vs_interp_free(ip);
+    vs_interp_free(ip2);
+}
+END_TEST
+
+START_TEST(test_concurrent_same_sheet_refused)
+{
+    vs_interp *a = vs_interp_new(NULL), *b = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    char *out;
+    ck_assert_int_eq(run(a, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(a, "commit \"base\"", NULL, &err), 0);
+    ck_assert_int_eq(run(b, "show llama-7b-campaign-a", NULL, &err), 0);
+    ck_assert_int_eq(run(b, "reserve extra 1GiB\ncommit \"theirs\"", NULL, &err), 0);
+    ck_assert_int_eq(run(a, "reserve mine 3GiB\ncommit \"mine\"", NULL, &err), VS_ECONFLICT);
+    ck_assert_str_eq(vs_error_ename(err.code), "RecordsError");
+    ck_assert_ptr_nonnull(strstr(err.message, "replace"));
+    ck_assert_int_eq(err.line, 2);
+    out = sh("git -C '%s' log --format=%%s", records);
+    ck_assert_str_eq(out, "llama-7b-campaign-a: theirs\nllama-7b-campaign-a: base\n");
+    free(out);
+    /* the person chooses to record theirs on top */
+    ck_assert_int_eq(run(a, "reserve mine 3GiB\ncommit \"mine\" replace", &p, &err), 0);
+    json_decref(p);
+    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -c '\"name\"'",
+             records);
+    ck_assert_str_eq(out, "2\n"); /* kv_cache and mine: b's extra is in history only */
+    free(out);
+    /* a new session's sheet of the same id does not silently replace the record */
+    vs_interp_free(b);
+    b = vs_interp_new(NULL);
+    ck_assert_int_eq(run(b, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(b, "commit \"again\"", NULL, &err), VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "did not load"));
+    vs_interp_free(a);
+    vs_interp_free(b);
+}
+END_TEST
+
+START_TEST(test_commit_stays_when_cell_fails)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    char *out;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "commit \"kept\"\nconvert 1 parsecs", NULL, &err), VS_EUNIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "committed llama-7b-campaign-a@"));
+    out = sh("git -C '%s' log --format=%%s", records);
+    ck_assert_str_eq(out, "llama-7b-campaign-a: kept\n");
+    free(out);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_diff_and_reproduce)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL, *changes, *c, *lin, *ms;
+    size_t i;
+    int saw_comp = 0, saw_decision = 0, saw_length = 0;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "record phase=load gpu=0 gpu_name=\"RTX 4090\" "
+                             "counter=torch.max_memory_reserved 14GiB\n"
+                             "record phase=generate gpu=0 gpu_name=\"H100\" "
+                             "counter=torch.max_memory_reserved 20GiB\n"
+                             "commit \"one\"",
+                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "reserve kv_cache 32GiB status=estimated source=\"longer\"\n"
+                             "length 8192\ndecide \"H100\"\ncommit \"two\"",
+                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@HEAD~1 HEAD", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "kind"), "diff");
+    ck_assert(json_is_false(json_object_get(p, "same")));
+    changes = json_object_get(p, "changes");
+    json_array_foreach(changes, i, c) {
+        if (!strcmp(pstr(c, "section"), "components") && !strcmp(pstr(c, "item"), "kv_cache")) {
+            saw_comp = 1;
+            ck_assert_str_eq(pstr(c, "change"), "changed");
+            ck_assert_int_eq(json_integer_value(json_object_get(c, "delta_bytes")), 17179869184LL);
+        }
+        if (!strcmp(pstr(c, "section"), "decision"))
+            saw_decision = 1;
+        if (!strcmp(pstr(c, "section"), "card") && !strcmp(pstr(c, "item"), "length"))
+            saw_length = 1;
+    }
+    ck_assert(saw_comp && saw_decision && saw_length);
+    json_decref(p);
+    /* against the session: nothing changed since the commit */
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@HEAD", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "same")));
+    json_decref(p);
+
+    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a@HEAD~1 as \"campaign B\" gpu=\"H100\"",
+                         &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "kind"), "reproduce");
+    ck_assert_str_eq(pstr(p, "sheet"), "campaign-b");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "to_remeasure")), 1);
+    lin = json_object_get(p, "lineage");
+    ck_assert_str_eq(pstr(lin, "sheet"), "llama-7b-campaign-a");
+    ck_assert_int_eq((int)strlen(pstr(lin, "commit")), 40);
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "commit \"from A\"\nshow campaign-b", &p, &err), 0);
+    ck_assert_str_eq(pstr(json_object_get(p, "lineage"), "sheet"), "llama-7b-campaign-a");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(p, "card"), "length")), 0);
+    ms = json_object_get(p, "measurements");
+    ck_assert_uint_eq(json_array_size(ms), 2);
+    ck_assert_str_eq(pstr(json_array_get(ms, 0), "state"), "to re-measure"); /* RTX 4090 */
+    ck_assert_str_eq(pstr(json_array_get(ms, 1), "state"), "current");       /* H100 */
+    ck_assert(json_is_null(json_object_get(p, "decision")));
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "invalidate")), 1);
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\" software=\"vllm 0.6\"",
+                         &p, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "to_remeasure")), 2);
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\"", NULL, &err),
+                     VS_EVALUE);
+    vs_interp_free(ip);
+}
+END_TEST
+
+START_TEST(test_records_paths_and_sync)
+{
+    vs_interp *ip = vs_interp_new(NULL), *ip2 = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    char cell[1200], *out;
+    ck_assert_int_eq(run(ip, "records", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "kind"), "records");
+    ck_assert_str_eq(pstr(p, "path"), records);
+    ck_assert(json_is_false(json_object_get(p, "exists")));
+    json_decref(p);
+    /* an unusable path is refused and the path in force stays */
+    out = sh("mkdir -p '%s/junk' && echo x > '%s/junk/file' && echo ok", tmpdir, tmpdir);
+    free(out);
+    snprintf(cell, sizeof cell, "records %s/junk", tmpdir);
+    ck_assert_int_eq(run(ip, cell, NULL, &err), VS_ERECORDS);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a git repository"));
+    ck_assert_int_eq(run(ip, "records", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "path"), records);
+    json_decref(p);
+    /* a bare repository as records, then push and pull with a remote */
+    out = sh("git init -q --bare -b main '%s/hub.git' && echo ok", tmpdir);
+    ck_assert_str_eq(out, "ok\n");
+    free(out);
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    snprintf(cell, sizeof cell, "commit \"local\"\nrecords push %s/hub.git", tmpdir);
+    ck_assert_int_eq(run(ip, cell, &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "kind"), "push");
+    ck_assert_int_eq((int)strlen(pstr(p, "remote_tip")), 40);
+    json_decref(p);
+    snprintf(cell, sizeof cell, "records %s/other\nrecords pull file://%s/hub.git\nrecords",
+             tmpdir, tmpdir);
+    ck_assert_int_eq(run(ip2, cell, &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "sheets"), 0)),
+                     "llama-7b-campaign-a");
+    json_decref(p);
+    out = sh("cd '%s/other' && git status --porcelain && ls sheets", tmpdir);
+    ck_assert_str_eq(out, "llama-7b-campaign-a\n");
+    free(out);
+    vs_interp_free(ip);
+    vs_interp_free(ip2);
+}
+END_TEST
+
+/* --- pure renderers --- */
+
+static json_t *sample(void)
+{
+    json_t *s = vs_sheet_new("Sample | sheet");
+    vs_error err;
+    json_object_set_new(vs_sheet_card(s), "params", json_integer(7000000000LL));
+    json_object_set_new(vs_sheet_card(s), "bits", json_integer(16));
+    vs_sheet_set_component(s, "kv_cache", 1, 6442450944ULL, "estimated", "2 x L x H", NULL,
+                           "kv_cache", &err);
+    vs_sheet_set_component(s, "workspace", 0, 0, "unknown", NULL, NULL, NULL, &err);
+    return s;
+}
+
+START_TEST(test_markdown)
+{
+    json_t *s = sample();
+    char *md = vs_markdown_sheet(s), *md2;
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "# Sample | sheet\n"));
+    /* seed example: 7e9 params at 16 bits = 14,000,000,000 B = 13.04 GiB; +6 GiB = 19.04 GiB */
+    ck_assert_ptr_nonnull(strstr(md, "| weights | 14,000,000,000 B | 14.00 GB | 13.04 GiB |"));
+    ck_assert_ptr_nonnull(strstr(md, "| kv_cache | 6,442,450,944 B | 6.44 GB | 6.00 GiB |"));
+    ck_assert_ptr_nonnull(strstr(md, "20,442,450,944 B = 20.44 GB = 19.04 GiB"));
+    ck_assert_ptr_nonnull(strstr(md, "| workspace | unknown | unknown | unknown | unknown |"));
+    ck_assert_ptr_nonnull(strstr(md, "1 component is unknown"));
+    ck_assert_ptr_nonnull(strstr(md, "## Invalidating conditions"));
+    ck_assert_int_eq(md[strlen(md) - 1], '\n');
+    ck_assert_int_ne(md[strlen(md) - 2], '\n');
+    md2 = vs_markdown_sheet(s);
+    ck_assert_str_eq(md, md2); /* stable */
+    free(md);
+    free(md2);
+    /* pipes inside a cell are escaped */
+    vs_sheet_set_component(s, "a|b", 1, 1, "estimated", "x|y", NULL, NULL, NULL);
+    md = vs_markdown_sheet(s);
+    ck_assert_ptr_nonnull(strstr(md, "| a\\|b | 1 B |"));
+    free(md);
+    json_decref(s);
+}
+END_TEST
+
+START_TEST(test_diff_pure)
+{
+    json_t *a = sample(), *b = json_deep_copy(a), *ch, *bundle;
+    const char *text;
+    vs_error err;
+    ch = vs_diff_changes(a, b);
+    ck_assert_uint_eq(json_array_size(ch), 0);
+    json_decref(ch);
+    vs_sheet_set_component(b, "kv_cache", 1, 8589934592ULL, "measured", "nvml", "generate",
+                           "kv_cache", &err);
+    vs_sheet_set_component(b, "buffers", 1, 1000, "estimated", NULL, NULL, NULL, &err);
+    json_array_append_new(vs_sheet_array(b, "invalidate"), json_string("new driver"));
+    json_object_set_new(b, "decision", json_string("H100"));
+    json_object_set_new(b, "_base_blob", json_string("ignored"));
+    ch = vs_diff_changes(a, b);
+    ck_assert_uint_eq(json_array_size(ch), 4);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 0), "change")), "changed");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(ch, 0), "delta_bytes")),
+                     2147483648LL);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 1), "item")), "buffers");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 1), "change")), "added");
+    json_decref(ch);
+    bundle = vs_diff_bundle(a, b, "x@1", "x@2");
+    text = json_string_value(json_object_get(bundle, "text/plain"));
+    ck_assert_ptr_nonnull(strstr(text, "bytes: 6,442,450,944 B = 6.44 GB = 6.00 GiB → "
+                                       "8,589,934,592 B = 8.59 GB = 8.00 GiB"));
+    ck_assert_ptr_nonnull(strstr(text, "(+2,147,483,648 B)"));
+    ck_assert_ptr_nonnull(strstr(text, "new driver"));
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(bundle, "text/html")), "<table"));
+    json_decref(bundle);
+    json_decref(a);
+    json_decref(b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("records_verbs");
+    TCase *tc = tcase_create("verbs");
+    TCase *pure = tcase_create("pure");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_commit_history_show);
+    tcase_add_test(tc, test_concurrent_same_sheet_refused);
+    tcase_add_test(tc, test_commit_stays_when_cell_fails);
+    tcase_add_test(tc, test_diff_and_reproduce);
+    tcase_add_test(tc, test_records_paths_and_sync);
+    tcase_add_test(pure, test_markdown);
+    tcase_add_test(pure, test_diff_pure);
+    suite_add_tcase(s, tc);
+    suite_add_tcase(s, pure);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    int failed;
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,720 @@
+/* The sizing verbs through the interpreter: payloads, printed figures, errors.
+ * SPEC §2's worked examples are checked here as the person would type them. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/interp.h"
+#include "lang/verb.h"
+#include "render/bundle.h"
+
+/* ------------------------------------------------------------------ harness */
+
+typedef struct {
+    json_t *bundles; /* every bundle of the last cell, in order */
+    const char *answer;
+} sink_state;
+
+static void on_display(void *ctx, json_t *bundle, const char *id, int update)
+{
+    sink_state *s = ctx;
+    (void)id;
+    (void)update;
+    json_array_append_new(s->bundles, json_deep_copy(bundle));
+}
+
+static int on_input(void *ctx, const char *prompt, int password, char **out)
+{
+    sink_state *s = ctx;
+    (void)prompt;
+    (void)password;
+    if (!s->answer)
+        return VS_EVALUE;
+    *out = strdup(s->answer);
+    return 0;
+}
+
+static vs_interp *ip;
+static sink_state st;
+static vs_error err;
+
+static void setup(void)
+{
+    ip = vs_interp_new(NULL);
+    st.bundles = json_array();
+    st.answer = NULL;
+}
+
+static void teardown(void)
+{
+    vs_interp_free(ip);
+    json_decref(st.bundles);
+}
+
+/* Runs a cell; returns its rc. All bundles land in st.bundles. */
+static int run(const char *code)
+{
+    vs_sink sink;
+    json_t *result = NULL;
+    int rc;
+    memset(&sink, 0, sizeof sink);
+    sink.ctx = &st;
+    sink.display = on_display;
+    sink.input = on_input;
+    json_array_clear(st.bundles);
+    vs_error_clear(&err);
+    rc = vs_interp_execute(ip, code, &sink, &result, &err);
+    if (result)
+        json_array_append_new(st.bundles, result);
+    return rc;
+}
+
+static void run_ok(const char *code)
+{
+    int rc = run(code);
+    ck_assert_msg(rc == 0, "cell failed (%d): line %d col %d: %s\n--\n%s", rc, err.line, err.column,
+                  err.message, code);
+}
+
+static json_t *last(void)
+{
+    return json_array_get(st.bundles, json_array_size(st.bundles) - 1);
+}
+static json_t *payload(json_t *b)
+{
+    return json_object_get(b, VS_MIME_JSON);
+}
+static json_t *lastp(void)
+{
+    return payload(last());
+}
+static const char *text(json_t *b)
+{
+    return json_string_value(json_object_get(b, "text/plain"));
+}
+static long long geti(json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+static const char *gets(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static json_t *component(json_t *env_payload, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(env_payload, "components"), i,
+                       c) if (!strcmp(gets(c, "name"), name)) return c;
+    return NULL;
+}
+
+static int has_string(json_t *arr, const char *s)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i,
+                       x) if (json_is_string(x) && !strcmp(json_string_value(x), s)) return 1;
+    return 0;
+}
+
+#define TEXT_HAS(b, needle)                                                                        \
+    ck_assert_msg(strstr(text(b), needle) != NULL, "text lacks '%s':\n%s", needle, text(b))
+
+/* ----------------------------------------------------- SPEC §2, by the verbs */
+
+START_TEST(seed_weights_13_04_and_envelope_19_04)
+{
+    json_t *p, *b;
+    run_ok("model example/7b params=7e9\nformat bf16\nweights");
+    p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "weights");
+    ck_assert_int_eq(geti(p, "params"), 7000000000LL);
+    ck_assert_int_eq(geti(p, "bits"), 16);
+    ck_assert_int_eq(geti(p, "bytes"), 14000000000LL);
+    TEXT_HAS(last(), "14,000,000,000 B = 14.00 GB = 13.04 GiB");
+    TEXT_HAS(last(), "a lower bound, not a GPU recommendation");
+    ck_assert_ptr_nonnull(json_object_get(last(), "text/html"));
+
+    run_ok("reserve 6GiB\nenvelope");
+    b = last();
+    p = payload(b);
+    ck_assert_str_eq(gets(p, "kind"), "envelope");
+    ck_assert_int_eq(geti(p, "weights_bytes"), 14000000000LL);
+    ck_assert_int_eq(geti(p, "reserve_bytes"), 6442450944LL);
+    ck_assert_int_eq(geti(p, "envelope_bytes"), 20442450944LL);
+    ck_assert(json_is_true(json_object_get(p, "conservative")));
+    ck_assert_int_eq(json_array_size(json_object_get(p, "unknown")), 0);
+    ck_assert_int_eq(json_array_size(json_object_get(p, "components")), 1);
+    ck_assert_str_eq(gets(component(p, "reserve"), "status"), "estimated");
+    ck_assert_ptr_nonnull(gets(component(p, "reserve"), "source"));
+    TEXT_HAS(b, "20,442,450,944 B = 20.44 GB = 19.04 GiB");
+    TEXT_HAS(b, "conservative envelope");
+    TEXT_HAS(b, "not an observed peak");
+    ck_assert(strstr(json_string_value(json_object_get(b, "image/svg+xml")), "<svg") != NULL);
+}
+END_TEST
+
+static void check_formats_rows(json_t *b)
+{
+    static const char *const w[] = {"26.08 GiB", "13.04 GiB", "6.52 GiB", "3.26 GiB"};
+    static const char *const e[] = {"32.08 GiB", "19.04 GiB", "12.52 GiB", "9.26 GiB"};
+    static const long long wb[] = {28000000000LL, 14000000000LL, 7000000000LL, 3500000000LL};
+    json_t *p = payload(b), *rows = json_object_get(p, "rows");
+    const char *t = text(b), *line;
+    size_t i;
+    ck_assert_str_eq(gets(p, "kind"), "formats");
+    ck_assert_int_eq(json_array_size(rows), 4);
+    for (i = 0; i < 4; i++) {
+        json_t *r = json_array_get(rows, i);
+        char needle[128];
+        ck_assert_int_eq(geti(r, "weights_bytes"), wb[i]);
+        ck_assert_int_eq(geti(r, "envelope_bytes"), wb[i] + 6442450944LL);
+        /* the row's line shows both figures */
+        line = strstr(t, w[i]);
+        ck_assert_msg(line != NULL, "%s missing:\n%s", w[i], t);
+        snprintf(needle, sizeof needle, "%s", e[i]);
+        ck_assert_msg(strstr(line, needle) != NULL && strchr(line, '\n') > strstr(line, needle),
+                      "row %zu lacks %s on the line of %s:\n%s", i, e[i], w[i], t);
+    }
+    /* the 4-bit row is flagged, the 32 and 16-bit rows are not */
+    ck_assert(json_is_true(json_object_get(json_array_get(rows, 3), "quantized")));
+    ck_assert(strstr(gets(json_array_get(rows, 3), "note"), "not a guaranteed peak") != NULL);
+    ck_assert(json_is_false(json_object_get(json_array_get(rows, 0), "quantized")));
+    ck_assert(json_is_false(json_object_get(json_array_get(rows, 1), "quantized")));
+    line = strstr(t, "3.26 GiB");
+    ck_assert(strstr(line, "not a guaranteed peak") < strchr(line, '\n'));
+    TEXT_HAS(b, "scales, metadata and layers kept in another format are not included");
+}
+
+START_TEST(seed_formats_32_16_8_4)
+{
+    run_ok("model example/7b params=7e9\nformat bf16\nreserve 6GiB\n"
+           "formats bits=32 bits=16 bits=8 bits=4");
+    check_formats_rows(last());
+    run_ok("formats fp32 bf16 int8 int4");
+    check_formats_rows(last());
+    ck_assert_str_eq(gets(json_array_get(json_object_get(lastp(), "rows"), 3), "format"), "int4");
+}
+END_TEST
+
+START_TEST(thirteen_b_is_a_lower_bound)
+{
+    run_ok("model example/13b params=13e9\nformat fp16\nweights");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 26000000000LL);
+    TEXT_HAS(last(), "26,000,000,000 B = 26.00 GB = 24.21 GiB");
+    TEXT_HAS(last(), "a lower bound, not a GPU recommendation");
+}
+END_TEST
+
+START_TEST(every_verb_emits_a_full_bundle)
+{
+    const char *cell =
+        "model m params=7B\ntask inference\nformat bf16\nlength 4096\nconcurrency 8\n"
+        "microbatch 1 accumulation=4\nquality \"exact match\"\nreserve 1GiB\n"
+        "reserve ws status=unknown\nestimate kv layers=32 kv_heads=8 head_dim=128\n"
+        "placement single\nweights\nenvelope\nformats\nstage short length=128 "
+        "concurrency=1\ninvalidate \"a longer context\"\noom phase=load\n"
+        "decide \"keep it\"";
+    size_t i;
+    json_t *b;
+    run_ok(cell);
+    ck_assert_int_eq(json_array_size(st.bundles), 18);
+    json_array_foreach(st.bundles, i, b)
+    {
+        ck_assert_msg(text(b) && text(b)[0], "bundle %zu has no text", i);
+        ck_assert_msg(json_is_string(json_object_get(b, "text/html")), "bundle %zu has no html", i);
+        ck_assert_msg(gets(payload(b), "kind") != NULL, "bundle %zu has no kind", i);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------- estimators */
+
+START_TEST(estimate_kv_from_the_card)
+{
+    json_t *p;
+    ck_assert_int_eq(run("estimate kv layers=32 kv_heads=8 head_dim=128"), VS_EVALUE);
+    ck_assert(strstr(err.message, "length") != NULL);
+    run_ok("length 4096\nconcurrency 8\nestimate kv layers=32 kv_heads=8 head_dim=128");
+    p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "component");
+    ck_assert_str_eq(gets(p, "name"), "kv_cache");
+    ck_assert_str_eq(gets(p, "class"), "kv_cache");
+    ck_assert_str_eq(gets(p, "status"), "estimated");
+    ck_assert_int_eq(geti(p, "bytes"), 4294967296LL);
+    ck_assert(strstr(gets(p, "source"), "2 x 32 layers x 8 kv_heads x 128 head_dim x 2 B (fp16) x "
+                                        "4,096 tokens x 8 sequences") != NULL);
+    TEXT_HAS(last(), "4,294,967,296 B");
+    /* MQA, fp8 cache, another name */
+    run_ok("estimate kv layers=32 kv_heads=1 head_dim=64 dtype=fp8 name=kv_mqa");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 32 * 1 * 64 * 1 * 4096 * 8);
+    ck_assert_int_eq(run("estimate kv layers=32 kv_heads=8 head_dim=128 dtype=fp12"), VS_EVALUE);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_gt(err.column, 1);
+    ck_assert_int_eq(run("estimate kv layers=32 head_dim=128"), VS_EVALUE);
+    ck_assert(strstr(err.message, "kv_heads") != NULL);
+    ck_assert_int_eq(run("estimate kv layers=32 kv_heads=8 head_dim=128 hidden=3"), VS_EVALUE);
+    ck_assert_int_eq(run("estimate kv layers=0 kv_heads=8 head_dim=128"), VS_EVALUE);
+    ck_assert_int_eq(run("estimate memory"), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(estimate_kv_shapes_from_config)
+{
+    char dir[] = "/tmp/vs-test-sizing-XXXXXX", path[256], line[700];
+    FILE *f;
+    json_t *p;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\", "
+          "\"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_attention_heads\": 32, "
+          "\"num_hidden_layers\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 128256, "
+          "\"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"}\n",
+          f);
+    fclose(f);
+    snprintf(line, sizeof line,
+             "model meta-llama/Meta-Llama-3-8B config=%s\nlength 8192\nconcurrency 1\n"
+             "estimate kv",
+             path);
+    run_ok(line);
+    p = lastp();
+    ck_assert_int_eq(geti(p, "bytes"), 1073741824LL); /* 2*32*8*128*2*8192 */
+    ck_assert_int_eq(geti(json_object_get(p, "inputs"), "head_dim"), 128);
+    TEXT_HAS(last(), "config.json");
+    /* and activations take layers/hidden/heads from it too */
+    run_ok("microbatch 1\nestimate activations checkpointing=full");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 8192 * 1 * 4096 * 32);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(task_training_lists_unknowns_then_estimates)
+{
+    static const char *const listed[] = {"gradients", "optimizer_state", "master_copy",
+                                         "activations", "buffers"};
+    json_t *p, *u;
+    size_t i;
+    run_ok("model m params=7e9\nformat bf16\ntask finetune\nenvelope");
+    p = lastp();
+    u = json_object_get(p, "unknown");
+    for (i = 0; i < 5; i++)
+        ck_assert_msg(has_string(u, listed[i]), "%s not listed as unknown", listed[i]);
+    /* nothing multiplied: the known part is still the weights alone */
+    ck_assert_int_eq(geti(p, "envelope_bytes"), 14000000000LL);
+    ck_assert(json_is_false(json_object_get(p, "complete")));
+    TEXT_HAS(last(), "known part");
+
+    run_ok("estimate training optimizer=adamw\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(geti(component(p, "gradients"), "bytes"), 14000000000LL);
+    ck_assert_int_eq(geti(component(p, "master_copy"), "bytes"), 28000000000LL);
+    ck_assert_int_eq(geti(component(p, "optimizer_state"), "bytes"), 56000000000LL);
+    ck_assert_str_eq(gets(component(p, "optimizer_state"), "class"), "optimizer");
+    ck_assert_str_eq(gets(component(p, "master_copy"), "class"), "optimizer");
+    ck_assert_str_eq(gets(component(p, "gradients"), "class"), "gradients");
+    /* 16 bytes per parameter with the weights */
+    ck_assert_int_eq(geti(p, "envelope_bytes"), 16LL * 7000000000LL);
+    ck_assert_int_eq(json_array_size(json_object_get(p, "unknown")), 2);
+
+    /* back to inference: the untouched placeholders go, the estimates stay */
+    run_ok("task inference\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(json_array_size(json_object_get(p, "unknown")), 0);
+    ck_assert_ptr_nonnull(component(p, "gradients"));
+}
+END_TEST
+
+START_TEST(training_precisions_and_optimizers)
+{
+    json_t *p;
+    run_ok("model m params=1000\nformat bf16\nestimate training optimizer=sgd");
+    p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "components");
+    ck_assert_int_eq(geti(p, "total_bytes"), 1000LL * (2 + 4 + 4));
+    run_ok("estimate training optimizer=adamw8bit precision=mixed");
+    ck_assert_int_eq(geti(lastp(), "total_bytes"), 1000LL * (2 + 4 + 2));
+    run_ok("estimate training optimizer=adamw precision=fp32");
+    ck_assert_int_eq(geti(lastp(), "total_bytes"), 1000LL * (4 + 0 + 8));
+    ck_assert_int_eq(run("estimate training optimizer=lion"), VS_EVALUE);
+    ck_assert_int_gt(err.column, 1);
+    ck_assert_int_eq(run("estimate training precision=fp8"), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(lora_trainable_limits_state)
+{
+    json_t *p;
+    run_ok("model m params=7e9\nformat bf16\ntask lora");
+    ck_assert_int_eq(run("estimate training optimizer=adamw"), VS_EVALUE);
+    ck_assert(strstr(err.message, "trainable=") != NULL);
+    run_ok("estimate training optimizer=adamw trainable=4194304\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(geti(component(p, "gradients"), "bytes"), 8388608LL);
+    ck_assert_int_eq(geti(component(p, "optimizer_state"), "bytes"), 33554432LL);
+    ck_assert_int_eq(geti(component(p, "master_copy"), "bytes"), 16777216LL);
+    ck_assert_int_eq(geti(component(p, "adapter_weights"), "bytes"), 8388608LL);
+    /* frozen weights keep the sheet's format */
+    ck_assert_int_eq(geti(p, "weights_bytes"), 14000000000LL);
+}
+END_TEST
+
+START_TEST(activations_modes_by_verb)
+{
+    ck_assert_int_eq(run("length 2048\nestimate activations layers=32 hidden=4096 heads=32"),
+                     VS_EVALUE);
+    ck_assert(strstr(err.message, "microbatch") != NULL);
+    run_ok("length 2048\nmicrobatch 1\nestimate activations layers=32 hidden=4096 heads=32");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 956301312LL * 32);
+    ck_assert(strstr(gets(lastp(), "source"), "Korthikanti") != NULL);
+    TEXT_HAS(last(), "(34 + 5 x 32 heads x 2,048 / 4,096)");
+    run_ok("estimate activations layers=32 hidden=4096 heads=32 checkpointing=selective");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 34LL * 2048 * 4096 * 32);
+    run_ok("estimate activations layers=32 hidden=4096 checkpointing=full");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 2048 * 4096 * 32);
+    ck_assert_int_eq(run("estimate activations layers=32 hidden=4096 heads=32 checkpointing=some"),
+                     VS_EVALUE);
+}
+END_TEST
+
+START_TEST(quant_metadata_estimate)
+{
+    run_ok("model m params=7e9\nformat nf4\nestimate quant");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 109375000LL + 427247LL * 4);
+    ck_assert_str_eq(gets(lastp(), "class"), "parameters");
+    TEXT_HAS(last(), "QLoRA");
+    run_ok("estimate quant double=no");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 437500000LL);
+    run_ok("format int4\nestimate quant");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 136718750LL);
+    TEXT_HAS(last(), "GPTQ");
+    ck_assert_int_eq(run("format bf16\nestimate quant"), VS_EVALUE);
+    ck_assert(strstr(err.message, "scheme=") != NULL);
+}
+END_TEST
+
+START_TEST(estimates_never_overwrite_a_measurement)
+{
+    json_t *p;
+    run_ok("length 4096\nconcurrency 8\nreserve kv_cache 3GiB status=measured phase=generate "
+           "source=\"torch.max_memory_reserved\"\nestimate kv layers=32 kv_heads=8 head_dim=128");
+    p = lastp();
+    ck_assert_str_eq(gets(p, "status"), "measured");
+    ck_assert_int_eq(geti(p, "bytes"), 3221225472LL);
+    ck_assert_int_eq(geti(p, "estimate_bytes"), 4294967296LL);
+    TEXT_HAS(last(), "never overwrites a measurement");
+    /* reserve with an estimate is refused outright */
+    ck_assert_int_eq(run("reserve kv_cache 2GiB"), VS_EVALUE);
+    ck_assert(strstr(err.message, "measured") != NULL);
+    /* a new measurement replaces the old one */
+    run_ok("reserve kv_cache 2GiB status=measured phase=generate");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2147483648LL);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ reserve */
+
+START_TEST(reserve_forms_and_errors)
+{
+    json_t *p;
+    run_ok("reserve workspace status=unknown source=\"attention workspace\"");
+    p = lastp();
+    ck_assert(json_is_null(json_object_get(p, "bytes")));
+    ck_assert_str_eq(gets(p, "status"), "unknown");
+    run_ok("reserve cuda_context 1343MiB source=\"V100, CUDA 11.2\" phase=load");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 1343LL << 20);
+    ck_assert_str_eq(gets(lastp(), "phase"), "load");
+    run_ok("reserve grads 1GB class=gradients");
+    ck_assert_str_eq(gets(lastp(), "class"), "gradients");
+    run_ok("reserve remove grads");
+    ck_assert_str_eq(gets(lastp(), "kind"), "removed");
+
+    ck_assert_int_eq(run("reserve 6"), VS_EUNIT);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_eq(err.column, 9);
+    ck_assert_int_eq(run("format bf16\nreserve x 6 GiB"), VS_EVALUE); /* extra word */
+    ck_assert_int_eq(err.line, 2);
+    ck_assert_int_eq(run("reserve x"), VS_EVALUE);
+    ck_assert(strstr(err.message, "status=unknown") != NULL);
+    ck_assert_int_eq(run("reserve x 1GiB status=unknown"), VS_EVALUE);
+    ck_assert_int_eq(run("reserve x 1GiB status=guessed"), VS_EVALUE);
+    ck_assert_int_eq(run("reserve x status=measured"), VS_EVALUE);
+    ck_assert_int_eq(run("reserve x 1GiB class=weights"), VS_EVALUE);
+    ck_assert_int_eq(run("reserve x 1GiB colour=red"), VS_EVALUE);
+    ck_assert_int_eq(run("reserve remove nothing"), VS_ENOTFOUND);
+    ck_assert_int_eq(run("reserve x 99999999TiB"), VS_EUNIT);
+}
+END_TEST
+
+START_TEST(a_failing_cell_leaves_the_sheet_as_it_was)
+{
+    run_ok("model m params=7e9\nformat bf16\nreserve 6GiB");
+    ck_assert_int_ne(run("reserve 2GiB\nformat int4\nreserve kv 3"), 0);
+    run_ok("envelope");
+    ck_assert_int_eq(geti(lastp(), "reserve_bytes"), 6442450944LL);
+    ck_assert_int_eq(geti(lastp(), "bits"), 16);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- placement */
+
+START_TEST(placement_per_gpu)
+{
+    json_t *p;
+    run_ok("model m params=7e9\nformat bf16\nestimate training optimizer=adamw\n"
+           "reserve activations 10GB\nplacement zero stage=3 gpus=4\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(geti(p, "gpus"), 4);
+    ck_assert_int_eq(geti(p, "weights_gpu_bytes"), 3500000000LL);
+    ck_assert_int_eq(geti(component(p, "gradients"), "gpu_bytes"), 3500000000LL);
+    ck_assert_int_eq(geti(component(p, "optimizer_state"), "gpu_bytes"), 14000000000LL);
+    ck_assert_int_eq(geti(component(p, "master_copy"), "gpu_bytes"), 7000000000LL);
+    ck_assert_int_eq(geti(component(p, "activations"), "gpu_bytes"), 10000000000LL);
+    ck_assert_int_eq(geti(p, "envelope_bytes"),
+                     3500000000LL * 2 + 14000000000LL + 7000000000LL + 10000000000LL);
+    TEXT_HAS(last(), "ZeRO stage 3 on 4 GPUs");
+
+    run_ok("placement zero stage=1 gpus=4\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(geti(component(p, "gradients"), "gpu_bytes"), 14000000000LL);
+    ck_assert_int_eq(geti(component(p, "master_copy"), "gpu_bytes"), 7000000000LL);
+    run_ok("placement zero stage=2 gpus=4\nenvelope");
+    ck_assert_int_eq(geti(component(lastp(), "gradients"), "gpu_bytes"), 3500000000LL);
+    ck_assert_int_eq(geti(lastp(), "weights_gpu_bytes"), 14000000000LL);
+    run_ok("placement fsdp gpus=8\nenvelope");
+    ck_assert_int_eq(geti(lastp(), "weights_gpu_bytes"), 1750000000LL);
+    run_ok("placement ddp gpus=8\nenvelope");
+    ck_assert_int_eq(geti(lastp(), "envelope_bytes"),
+                     14000000000LL * 2 + 56000000000LL + 28000000000LL + 10000000000LL);
+    run_ok("placement tensor gpus=2\nreserve kv_cache 4GiB\nenvelope");
+    ck_assert_int_eq(geti(lastp(), "weights_gpu_bytes"), 7000000000LL);
+    ck_assert_int_eq(geti(component(lastp(), "kv_cache"), "gpu_bytes"), 2147483648LL);
+    ck_assert_int_eq(geti(component(lastp(), "optimizer_state"), "gpu_bytes"), 56000000000LL);
+    run_ok("placement single");
+    ck_assert_str_eq(gets(lastp(), "kind"), "placement");
+
+    ck_assert_int_eq(run("placement ddp"), VS_EVALUE);
+    ck_assert(strstr(err.message, "gpus=") != NULL);
+    ck_assert_int_eq(run("placement zero gpus=4"), VS_EVALUE);
+    ck_assert(strstr(err.message, "stage=") != NULL);
+    ck_assert_int_eq(run("placement single gpus=2"), VS_EVALUE);
+    ck_assert_int_eq(run("placement ddp gpus=2 stage=2"), VS_EVALUE);
+    ck_assert_int_eq(run("placement pipeline gpus=2"), VS_EVALUE);
+}
+END_TEST
+
+/* ---------------------------------------------------- weights from the files */
+
+START_TEST(weights_from_files_then_format_change)
+{
+    char dir[] = "/tmp/vs-test-sizing-XXXXXX", path[256], line[400];
+    const char *hdr = "{\"w\":{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,8]}}";
+    unsigned char len[8] = {0};
+    size_t n = strlen(hdr), i;
+    FILE *f;
+    json_t *p;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    for (i = 0; i < 8; i++)
+        len[i] = (unsigned char)((n >> (8 * i)) & 0xff);
+    fwrite(len, 1, 8, f);
+    fwrite(hdr, 1, n, f);
+    fwrite("\1\2\3\4\5\6\7\10", 1, 8, f);
+    fclose(f);
+    snprintf(line, sizeof line, "model tiny\nformat bf16\nweights from=%s", path);
+    run_ok(line);
+    p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "weights");
+    ck_assert_int_eq(geti(p, "bytes"), 8);
+    ck_assert_str_eq(gets(p, "basis"), "safetensors files");
+    run_ok("envelope");
+    ck_assert_int_eq(geti(lastp(), "weights_bytes"), 8);
+    ck_assert_str_eq(gets(lastp(), "weights_basis"), "safetensors files");
+    /* another format: the files no longer describe the weights */
+    run_ok("format int8\nweights");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 4); /* 4 params x 8 bits / 8 */
+    ck_assert_str_eq(gets(lastp(), "basis"), "params x bits / 8");
+    ck_assert_int_eq(run("weights sha256=yes"), VS_EVALUE);
+    snprintf(line, sizeof line, "weights from=%s/missing.safetensors", dir);
+    ck_assert_int_ne(run(line), 0);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(weights_need_params_and_format)
+{
+    ck_assert_int_eq(run("weights"), VS_EVALUE);
+    ck_assert(strstr(err.message, "parameter count") != NULL);
+    ck_assert_int_eq(run("model m params=7B\nweights"), VS_EVALUE);
+    ck_assert(strstr(err.message, "format") != NULL);
+    ck_assert_int_eq(err.line, 2);
+    ck_assert_int_eq(run("model m params=7B\nenvelope"), VS_EVALUE);
+    ck_assert_int_eq(run("formats"), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(format_names_bits_and_notes)
+{
+    json_t *p;
+    run_ok("format int4");
+    p = lastp();
+    ck_assert_int_eq(geti(json_object_get(p, "card"), "bits"), 4);
+    ck_assert(strstr(json_string_value(json_array_get(json_object_get(p, "notes"), 0)),
+                     "not a guaranteed peak") != NULL);
+    run_ok("format bits=6");
+    ck_assert_str_eq(gets(json_object_get(lastp(), "card"), "format"), "bits=6");
+    run_ok("format fp8\nmodel m params=1000\nenvelope");
+    ck_assert(strstr(text(last()), "not a guaranteed peak") != NULL);
+    ck_assert_int_eq(run("format fp12"), VS_EVALUE);
+    ck_assert_int_eq(err.column, 8);
+    ck_assert_int_eq(run("format bits=0"), VS_EVALUE);
+    ck_assert_int_eq(run("format bits=65"), VS_EVALUE);
+    ck_assert_int_eq(run("format bf16 bits=16"), VS_EVALUE);
+    ck_assert_int_eq(run("format"), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(card_dims_and_model_changes)
+{
+    json_t *card;
+    run_ok("model a params=7B revision=abc\nlength 4096\nconcurrency 8\nmicrobatch 2 "
+           "accumulation=16\nquality \"within 0.5 points\"");
+    card = json_object_get(lastp(), "card");
+    ck_assert_int_eq(geti(card, "length"), 4096);
+    ck_assert_int_eq(geti(card, "concurrency"), 8);
+    ck_assert_int_eq(geti(card, "microbatch"), 2);
+    ck_assert_int_eq(geti(card, "accumulation"), 16);
+    ck_assert_str_eq(gets(card, "quality"), "within 0.5 points");
+    ck_assert_str_eq(gets(card, "revision"), "abc");
+    ck_assert_str_eq(gets(card, "params_source"), "declared");
+    /* another model forgets the previous one's count and revision */
+    run_ok("model b");
+    card = json_object_get(lastp(), "card");
+    ck_assert(json_is_null(json_object_get(card, "params")));
+    ck_assert(json_is_null(json_object_get(card, "revision")));
+    ck_assert_int_eq(geti(card, "length"), 4096); /* the card's dims stay */
+    ck_assert_int_eq(run("length 0"), VS_EVALUE);
+    ck_assert_int_eq(run("length 4k"), VS_EVALUE);
+    ck_assert_int_eq(run("length 4096 8"), VS_EVALUE);
+    ck_assert_int_eq(run("concurrency"), VS_EVALUE);
+    ck_assert_int_eq(run("model"), VS_EVALUE);
+    ck_assert_int_eq(run("model x params=0"), VS_EVALUE);
+    ck_assert_int_eq(run("task chat"), VS_EVALUE);
+    ck_assert_int_eq(run("quality"), VS_EVALUE);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- procedure */
+
+START_TEST(stages_invalidate_oom_decide)
+{
+    json_t *p;
+    run_ok("length 4096\nconcurrency 8\nstage short length=128 concurrency=1\nstage limit");
+    p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "stages");
+    ck_assert_int_eq(json_array_size(json_object_get(p, "stages")), 2);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "stages"), 1), "length"), 4096);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "stages"), 1), "concurrency"), 8);
+    ck_assert_int_eq(run("stage limit length=2048"), VS_EVALUE);
+    ck_assert(strstr(err.message, "does not validate the card") != NULL);
+    ck_assert_int_eq(run("stage usual"), VS_EVALUE);
+    run_ok("stage short length=256 concurrency=2 note=\"smoke\"");
+    ck_assert_int_eq(json_array_size(json_object_get(lastp(), "stages")), 2); /* replaced */
+
+    run_ok("invalidate \"a context longer than 4096 tokens\"\ninvalidate \"another eval\"\n"
+           "invalidate \"another eval\"");
+    ck_assert_int_eq(json_array_size(json_object_get(lastp(), "conditions")), 2);
+
+    run_ok("reserve kv_cache 16GiB\noom phase=generate");
+    p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "oom");
+    ck_assert(has_string(json_object_get(p, "suspects"), "kv_cache"));
+    TEXT_HAS(last(), "context");
+    TEXT_HAS(last(), "concurrency");
+    TEXT_HAS(last(), "one thing at a time");
+    run_ok("oom load");
+    TEXT_HAS(last(), "format");
+    ck_assert_int_eq(run("oom phase=lunch"), VS_EVALUE);
+    ck_assert_int_eq(run("oom"), VS_EVALUE);
+
+    run_ok("decide \"RTX 6000 Ada, pending the context check\"");
+    ck_assert_str_eq(gets(lastp(), "decision"), "RTX 6000 Ada, pending the context check");
+    st.answer = "RTX 4090 after all";
+    run_ok("decide");
+    ck_assert_str_eq(gets(lastp(), "decision"), "RTX 4090 after all");
+    st.answer = NULL;
+    ck_assert_int_ne(run("decide"), 0);
+}
+END_TEST
+
+/* --------------------------------------------------------------------- help */
+
+START_TEST(help_texts_cite_their_sources)
+{
+    const vs_verb *v;
+    static const char *const mine[] = {
+        "model",   "task",    "format",     "length",    "concurrency", "microbatch",
+        "quality", "reserve", "estimate",   "placement", "weights",     "envelope",
+        "formats", "stage",   "invalidate", "oom",       "decide"};
+    size_t i;
+    for (i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+        v = vs_verb_find(mine[i]);
+        ck_assert_msg(v != NULL, "verb %s missing", mine[i]);
+        ck_assert(v->syntax && strncmp(v->syntax, mine[i], strlen(mine[i])) == 0);
+        ck_assert(v->summary && v->summary[0]);
+        ck_assert(v->help && strlen(v->help) > 80);
+    }
+    v = vs_verb_find("estimate");
+    ck_assert(strstr(v->help, "Korthikanti") && strstr(v->help, "Rajbhandari") &&
+              strstr(v->help, "Dettmers") && strstr(v->help, "Frantar"));
+    ck_assert(strstr(v->help, "2 x layers x kv_heads x head_dim"));
+    ck_assert(strstr(vs_verb_find("weights")->help, "params x bits / 8"));
+    run_ok("help estimate");
+    TEXT_HAS(last(), "Korthikanti");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sizing");
+    TCase *tc = tcase_create("verbs");
+    SRunner *sr;
+    int failed;
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, seed_weights_13_04_and_envelope_19_04);
+    tcase_add_test(tc, seed_formats_32_16_8_4);
+    tcase_add_test(tc, thirteen_b_is_a_lower_bound);
+    tcase_add_test(tc, every_verb_emits_a_full_bundle);
+    tcase_add_test(tc, estimate_kv_from_the_card);
+    tcase_add_test(tc, estimate_kv_shapes_from_config);
+    tcase_add_test(tc, task_training_lists_unknowns_then_estimates);
+    tcase_add_test(tc, training_precisions_and_optimizers);
+    tcase_add_test(tc, lora_trainable_limits_state);
+    tcase_add_test(tc, activations_modes_by_verb);
+    tcase_add_test(tc, quant_metadata_estimate);
+    tcase_add_test(tc, estimates_never_overwrite_a_measurement);
+    tcase_add_test(tc, reserve_forms_and_errors);
+    tcase_add_test(tc, a_failing_cell_leaves_the_sheet_as_it_was);
+    tcase_add_test(tc, placement_per_gpu);
+    tcase_add_test(tc, weights_from_files_then_format_change);
+    tcase_add_test(tc, weights_need_params_and_format);
+    tcase_add_test(tc, format_names_bits_and_notes);
+    tcase_add_test(tc, card_dims_and_model_changes);
+    tcase_add_test(tc, stages_invalidate_oom_decide);
+    tcase_add_test(tc, help_texts_cite_their_sources);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,498 @@
+/* Unit tests of the records store (src/store/store.h) over temporary repositories,
+ * with libgit2 and the git CLI as independent readers. */
+#include <check.h>
+#include <stdarg.h>
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+static char tmpdir[256];
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs_test_store_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    git_libgit2_init();
+}
+
+static void teardown(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    git_libgit2_shutdown();
+}
+
+static void path_in(char *out, size_t len, const char *name)
+{
+    snprintf(out, len, "%s/%s", tmpdir, name);
+}
+
+/* Runs a shell command and returns its stdout (malloc'd). */
+static char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    FILE *p;
+    size_t cap = 4096, len = 0, n;
+    char *out = malloc(cap);
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (len + 1 == cap)
+            out = realloc(out, cap *= 2);
+    }
+    out[len] = '\0';
+    pclose(p);
+    return out;
+}
+
+static int commit_sheet(vs_store *st, const char *id, const char *json, const char *expected,
+                        const char *msg, vs_store_commit_info *info, vs_error *err)
+{
+    vs_store_write w;
+    char md[256];
+    memset(&w, 0, sizeof w);
+    snprintf(md, sizeof md, "# %s\n\n%s", id, json);
+    w.sheet_id = id;
+    w.json = json;
+    w.json_len = strlen(json);
+    w.md = md;
+    w.md_len = strlen(md);
+    w.message = msg;
+    w.expected_blob = expected;
+    return vs_store_commit(st, &w, info, err);
+}
+
+START_TEST(test_create_commit_read)
+{
+    char path[300];
+    vs_store *st = NULL;
+    vs_store_commit_info info;
+    vs_store_blob blob;
+    vs_error err;
+    char *out;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "new/records");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(vs_store_exists(st), 0);
+    ck_assert_int_eq(vs_store_read(st, "a", NULL, NULL, &blob, &err), VS_ENOTFOUND);
+    ck_assert_int_eq(commit_sheet(st, "llama-7b", "{\"id\": \"llama-7b\"}\n", NULL,
+                                  "llama-7b: first", &info, &err), 0);
+    ck_assert_int_eq(info.created, 1);
+    ck_assert_str_eq(info.branch, "main");
+    ck_assert_int_eq((int)strlen(info.commit), 40);
+    ck_assert_int_eq(vs_store_exists(st), 1);
+    ck_assert_int_eq(vs_store_is_bare(st), 0);
+
+    ck_assert_int_eq(vs_store_read(st, "llama-7b", NULL, NULL, &blob, &err), 0);
+    ck_assert_str_eq(blob.data, "{\"id\": \"llama-7b\"}\n");
+    ck_assert_str_eq(blob.commit, info.commit);
+    ck_assert_str_eq(blob.blob, info.blob);
+    vs_store_blob_clear(&blob);
+
+    /* git itself reads the same bytes, ids and message on branch main */
+    out = sh("git -C '%s' show main:sheets/llama-7b/sheet.json", path);
+    ck_assert_str_eq(out, "{\"id\": \"llama-7b\"}\n");
+    free(out);
+    out = sh("git -C '%s' rev-parse main:sheets/llama-7b/sheet.json", path);
+    ck_assert_int_eq(strncmp(out, info.blob, 40), 0);
+    free(out);
+    out = sh("git -C '%s' log --format=%%H%%n%%s main", path);
+    ck_assert_int_eq(strncmp(out, info.commit, 40), 0);
+    ck_assert_ptr_nonnull(strstr(out, "llama-7b: first"));
+    free(out);
+    out = sh("git -C '%s' status --porcelain 2>&1", path);
+    ck_assert_str_eq(out, "");
+    free(out);
+    vs_store_free(st);
+}
+END_TEST
+
+START_TEST(test_history_and_revisions)
+{
+    char path[300], rev[64];
+    vs_store *st = NULL;
+    vs_store_commit_info a1, a2, b1, a3;
+    vs_store_revisions h;
+    vs_store_blob blob;
+    vs_error err;
+    char **ids;
+    size_t n;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "hist");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "a", "1\n", NULL, "a: one", &a1, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "a", "2\n", a1.blob, "a: two", &a2, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "b", "x\n", NULL, "b: one", &b1, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "a", "3\n", a2.blob, "a: three", &a3, &err), 0);
+
+    ck_assert_int_eq(vs_store_history(st, "a", 0, &h, &err), 0);
+    ck_assert_uint_eq(h.n, 3);
+    ck_assert_str_eq(h.revs[0].commit, a3.commit);
+    ck_assert_str_eq(h.revs[0].message, "a: three");
+    ck_assert_str_eq(h.revs[1].commit, a2.commit);
+    ck_assert_str_eq(h.revs[2].commit, a1.commit);
+    ck_assert(h.revs[0].time > 1600000000);
+    vs_store_revisions_clear(&h);
+    ck_assert_int_eq(vs_store_history(st, "b", 0, &h, &err), 0);
+    ck_assert_uint_eq(h.n, 1);
+    ck_assert_str_eq(h.revs[0].commit, b1.commit);
+    vs_store_revisions_clear(&h);
+    ck_assert_int_eq(vs_store_history(st, "nope", 0, &h, &err), 0);
+    ck_assert_uint_eq(h.n, 0);
+    ck_assert_int_eq(vs_store_history(st, NULL, 2, &h, &err), 0);
+    ck_assert_uint_eq(h.n, 2);
+    vs_store_revisions_clear(&h);
+    ck_assert_int_eq(vs_store_history(st, "../x", 0, &h, &err), VS_EVALUE);
+
+    /* revisions: HEAD~N, a prefix, the branch */
+    ck_assert_int_eq(vs_store_read(st, "a", "HEAD~2", NULL, &blob, &err), 0);
+    ck_assert_str_eq(blob.data, "2\n");
+    ck_assert_str_eq(blob.commit, a2.commit);
+    vs_store_blob_clear(&blob);
+    snprintf(rev, sizeof rev, "%.9s", a1.commit);
+    ck_assert_int_eq(vs_store_read(st, "a", rev, NULL, &blob, &err), 0);
+    ck_assert_str_eq(blob.data, "1\n");
+    vs_store_blob_clear(&blob);
+    ck_assert_int_eq(vs_store_read(st, "a", "main", "sheet.md", &blob, &err), 0);
+    ck_assert_ptr_nonnull(strstr(blob.data, "# a"));
+    vs_store_blob_clear(&blob);
+    ck_assert_int_eq(vs_store_read(st, "b", a2.commit, NULL, &blob, &err), VS_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "not in the records"));
+    ck_assert_int_eq(vs_store_read(st, "a", "deadbeefdeadbeef", NULL, &blob, &err), VS_ENOTFOUND);
+    ck_assert_int_eq(vs_store_read(st, "a", "HEAD", "../../x", &blob, &err), VS_EVALUE);
+
+    ck_assert_int_eq(vs_store_list(st, NULL, &ids, &n, &err), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(ids[0], "a");
+    ck_assert_str_eq(ids[1], "b");
+    free(ids[0]);
+    free(ids[1]);
+    free(ids);
+    ck_assert_int_eq(vs_store_list(st, a2.commit, &ids, &n, &err), 0);
+    ck_assert_uint_eq(n, 1);
+    free(ids[0]);
+    free(ids);
+    vs_store_free(st);
+}
+END_TEST
+
+START_TEST(test_conflicts)
+{
+    char path[300];
+    vs_store *st = NULL;
+    vs_store_commit_info a1, a2, info;
+    vs_store_write w;
+    vs_store_blob blob;
+    vs_error err;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "conf");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "s", "base\n", NULL, "s: base", &a1, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "s", "theirs\n", a1.blob, "s: theirs", &a2, &err), 0);
+    /* a second session that loaded the base version is refused */
+    ck_assert_int_eq(commit_sheet(st, "s", "mine\n", a1.blob, "s: mine", &info, &err),
+                     VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "replace"));
+    ck_assert_str_eq(info.commit, a2.commit);
+    ck_assert_str_eq(info.blob, a2.blob);
+    /* a new sheet of an existing id too */
+    ck_assert_int_eq(commit_sheet(st, "s", "other\n", NULL, "s: other", &info, &err), VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "did not load"));
+    ck_assert_int_eq(vs_store_read(st, "s", NULL, NULL, &blob, &err), 0);
+    ck_assert_str_eq(blob.data, "theirs\n");
+    vs_store_blob_clear(&blob);
+    /* the person chose to record theirs-then-mine: allowed */
+    memset(&w, 0, sizeof w);
+    w.sheet_id = "s";
+    w.json = "mine\n";
+    w.json_len = 5;
+    w.message = "s: mine on top";
+    w.expected_blob = a1.blob;
+    w.replace = 1;
+    ck_assert_int_eq(vs_store_commit(st, &w, &info, &err), 0);
+    ck_assert_int_eq(vs_store_read(st, "s", "HEAD~1", NULL, &blob, &err), 0);
+    ck_assert_str_eq(blob.data, "theirs\n");
+    vs_store_blob_clear(&blob);
+    /* ids that are not slugs never reach a path */
+    w.sheet_id = "../evil";
+    ck_assert_int_eq(vs_store_commit(st, &w, &info, &err), VS_EVALUE);
+    w.sheet_id = "a/b";
+    ck_assert_int_eq(vs_store_commit(st, &w, &info, &err), VS_EVALUE);
+    vs_store_free(st);
+}
+END_TEST
+
+START_TEST(test_bare_and_existing)
+{
+    char bare[300], work[300];
+    vs_store *st = NULL;
+    vs_store_commit_info info;
+    vs_store_blob blob;
+    vs_error err;
+    char *out;
+    vs_error_clear(&err);
+    path_in(bare, sizeof bare, "bare.git");
+    path_in(work, sizeof work, "project");
+    out = sh("git init -q --bare -b main '%s' && git init -q -b trunk '%s' && cd '%s' && "
+             "echo hello > README && mkdir -p docs && echo x > docs/a && git add . && "
+             "git -c user.name=t -c user.email=t@t commit -qm init && echo ok",
+             bare, work, work);
+    ck_assert_str_eq(out, "ok\n");
+    free(out);
+
+    ck_assert_int_eq(vs_store_open(&st, bare, &err), 0);
+    ck_assert_int_eq(vs_store_is_bare(st), 1);
+    ck_assert_int_eq(commit_sheet(st, "s", "bare\n", NULL, "s: bare", &info, &err), 0);
+    ck_assert_int_eq(vs_store_read(st, "s", NULL, NULL, &blob, &err), 0);
+    ck_assert_str_eq(blob.data, "bare\n");
+    vs_store_blob_clear(&blob);
+    vs_store_free(st);
+    out = sh("git -C '%s' show main:sheets/s/sheet.json && git -C '%s' fsck --strict 2>&1", bare,
+             bare);
+    ck_assert_str_eq(out, "bare\n");
+    free(out);
+
+    /* an existing repository with other content, on its own branch */
+    ck_assert_int_eq(vs_store_open(&st, work, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "s", "in project\n", NULL, "s: here", &info, &err), 0);
+    ck_assert_str_eq(info.branch, "trunk");
+    vs_store_free(st);
+    out = sh("cd '%s' && git ls-tree -r --name-only trunk && git status --porcelain && "
+             "git diff HEAD~1 --stat | tail -n1",
+             work);
+    ck_assert_str_eq(out, "README\ndocs/a\nsheets/s/sheet.json\nsheets/s/sheet.md\n"
+                          " 2 files changed, 4 insertions(+)\n");
+    free(out);
+    out = sh("cat '%s/sheets/s/sheet.json'", work);
+    ck_assert_str_eq(out, "in project\n");
+    free(out);
+}
+END_TEST
+
+START_TEST(test_worktree_follows_tip)
+{
+    char path[300];
+    vs_store *s1 = NULL, *s2 = NULL;
+    vs_store_commit_info i1, i2;
+    vs_error err;
+    char *out;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "wt");
+    ck_assert_int_eq(vs_store_open(&s1, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(s1, "x", "1\n", NULL, "x: 1", &i1, &err), 0);
+    ck_assert_int_eq(vs_store_open(&s2, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(s2, "y", "1\n", NULL, "y: 1", &i2, &err), 0);
+    ck_assert_int_eq(commit_sheet(s1, "x", "2\n", i1.blob, "x: 2", &i1, &err), 0);
+    ck_assert_int_eq(commit_sheet(s2, "y", "2\n", i2.blob, "y: 2", &i2, &err), 0);
+    out = sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json sheets/y/sheet.json && "
+             "git rev-list --count main",
+             path);
+    ck_assert_str_eq(out, "2\n2\n4\n");
+    free(out);
+    vs_store_free(s1);
+    vs_store_free(s2);
+}
+END_TEST
+
+START_TEST(test_unusable_paths)
+{
+    char path[300], *out;
+    vs_store *st = NULL;
+    vs_error err;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "afile");
+    out = sh("echo x > '%s'", path);
+    free(out);
+    ck_assert_int_eq(vs_store_open(&st, path, &err), VS_ERECORDS);
+    ck_assert_ptr_nonnull(strstr(err.message, "is a file"));
+    path_in(path, sizeof path, "notrepo");
+    out = sh("mkdir '%s' && echo x > '%s/data'", path, path);
+    free(out);
+    ck_assert_int_eq(vs_store_open(&st, path, &err), VS_ERECORDS);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a git repository"));
+    ck_assert_ptr_null(st);
+    /* empty folder: fine, created on the first commit */
+    path_in(path, sizeof path, "empty");
+    mkdir(path, 0777);
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    vs_store_free(st);
+    st = NULL;
+    /* owned by someone else: only testable as root (chown) */
+    if (geteuid() == 0) {
+        path_in(path, sizeof path, "theirs");
+        out = sh("git init -q '%s' && chown -R 65534:65534 '%s' && echo ok", path, path);
+        ck_assert_str_eq(out, "ok\n");
+        free(out);
+        ck_assert_int_eq(vs_store_open(&st, path, &err), VS_ERECORDS);
+        ck_assert_ptr_nonnull(strstr(err.message, "owned by someone else"));
+        ck_assert_ptr_nonnull(strstr(err.message, "safe.directory"));
+    }
+}
+END_TEST
+
+START_TEST(test_stale_lock_reported)
+{
+    char path[300], lock[400], *out;
+    vs_store *st = NULL;
+    vs_store_commit_info info;
+    vs_error err;
+    vs_error_clear(&err);
+    setenv("VRAMSHEET_RECORDS_WAIT_MS", "300", 1);
+    path_in(path, sizeof path, "locked");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "s", "1\n", NULL, "s: 1", &info, &err), 0);
+    snprintf(lock, sizeof lock, "%s/.git/refs/heads/main.lock", path);
+    out = sh("touch '%s'", lock);
+    free(out);
+    ck_assert_int_eq(commit_sheet(st, "t", "1\n", NULL, "t: 1", &info, &err), VS_ERECORDS);
+    ck_assert_ptr_nonnull(strstr(err.message, "main.lock"));
+    ck_assert_ptr_nonnull(strstr(err.message, "remove that file"));
+    unlink(lock);
+    ck_assert_int_eq(commit_sheet(st, "t", "1\n", NULL, "t: 1", &info, &err), 0);
+    /* a stale index.lock: the commit stays, the warning says what to do */
+    snprintf(lock, sizeof lock, "%s/.git/index.lock", path);
+    out = sh("touch '%s'", lock);
+    free(out);
+    ck_assert_int_eq(commit_sheet(st, "u", "1\n", NULL, "u: 1", &info, &err), 0);
+    ck_assert_ptr_nonnull(strstr(info.warning, "index.lock"));
+    unlink(lock);
+    unsetenv("VRAMSHEET_RECORDS_WAIT_MS");
+    vs_store_free(st);
+}
+END_TEST
+
+START_TEST(test_parse_spec)
+{
+    char id[64];
+    const char *rev;
+    vs_error err;
+    ck_assert_int_eq(vs_store_parse_spec("llama-7b@HEAD~2", id, sizeof id, &rev, &err), 0);
+    ck_assert_str_eq(id, "llama-7b");
+    ck_assert_str_eq(rev, "HEAD~2");
+    ck_assert_int_eq(vs_store_parse_spec("llama-7b", id, sizeof id, &rev, &err), 0);
+    ck_assert_ptr_null(rev);
+    ck_assert_int_eq(vs_store_parse_spec("x@main@{1}", id, sizeof id, &rev, &err), 0);
+    ck_assert_str_eq(rev, "main@{1}");
+    ck_assert_int_eq(vs_store_parse_spec("Bad/Id@HEAD", id, sizeof id, &rev, &err), VS_EVALUE);
+    ck_assert_int_eq(vs_store_parse_spec("x@", id, sizeof id, &rev, &err), VS_EVALUE);
+    ck_assert_int_eq(vs_store_parse_spec("@HEAD", id, sizeof id, &rev, &err), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(test_push_pull)
+{
+    char remote[300], a[300], b[300], *out;
+    vs_store *sa = NULL, *sb = NULL;
+    vs_store_commit_info ia, ib;
+    vs_store_sync sync;
+    vs_store_blob blob;
+    vs_error err;
+    vs_error_clear(&err);
+    path_in(remote, sizeof remote, "remote.git");
+    path_in(a, sizeof a, "a");
+    path_in(b, sizeof b, "b");
+    out = sh("git init -q --bare -b main '%s' && echo ok", remote);
+    ck_assert_str_eq(out, "ok\n");
+    free(out);
+    ck_assert_int_eq(vs_store_open(&sa, a, &err), 0);
+    ck_assert_int_eq(vs_store_open(&sb, b, &err), 0);
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), VS_ERECORDS); /* nothing yet */
+    ck_assert_int_eq(commit_sheet(sa, "x", "x1\n", NULL, "x: 1", &ia, &err), 0);
+    ck_assert_int_eq(vs_store_push(sa, NULL, &sync, &err), VS_ERECORDS); /* no origin */
+    ck_assert_ptr_nonnull(strstr(err.message, "origin"));
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
+    ck_assert_str_eq(sync.remote_after, ia.commit);
+    out = sh("git -C '%s' rev-parse main", remote);
+    ck_assert_int_eq(strncmp(out, ia.commit, 40), 0);
+    free(out);
+    /* pushing again: nothing to do */
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
+    ck_assert_int_eq(sync.up_to_date, 1);
+
+    /* b has a commit of its own: pull merges the remote in */
+    ck_assert_int_eq(commit_sheet(sb, "y", "y1\n", NULL, "y: 1", &ib, &err), 0);
+    ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
+    ck_assert_int_eq(sync.merged, 1);
+    ck_assert_int_eq(vs_store_read(sb, "x", NULL, NULL, &blob, &err), 0);
+    ck_assert_str_eq(blob.data, "x1\n");
+    vs_store_blob_clear(&blob);
+    out = sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json", b);
+    ck_assert_str_eq(out, "x1\n");
+    free(out);
+
+    /* both sides commit different sheets; b pushes first, a must merge then push */
+    ck_assert_int_eq(vs_store_push(sb, remote, &sync, &err), 0);
+    ck_assert_int_eq(commit_sheet(sa, "z", "z1\n", NULL, "z: 1", &ia, &err), 0);
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
+    ck_assert_int_eq(sync.merged, 1);
+    out = sh("git -C '%s' merge-base --is-ancestor %s main && git -C '%s' ls-tree --name-only "
+             "main:sheets && git -C '%s' fsck --strict 2>&1",
+             remote, ia.commit, remote, remote);
+    ck_assert_str_eq(out, "x\ny\nz\n");
+    free(out);
+
+    /* the same sheet on both sides: refused, the remote keeps b's */
+    ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
+    ck_assert_int_eq(vs_store_read(sb, "x", NULL, NULL, &blob, &err), 0);
+    ck_assert_int_eq(commit_sheet(sb, "x", "x-b\n", blob.blob, "x: b", &ib, &err), 0);
+    ck_assert_int_eq(commit_sheet(sa, "x", "x-a\n", blob.blob, "x: a", &ia, &err), 0);
+    vs_store_blob_clear(&blob);
+    ck_assert_int_eq(vs_store_push(sb, remote, &sync, &err), 0);
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/sheet.json"));
+    out = sh("git -C '%s' show main:sheets/x/sheet.json", remote);
+    ck_assert_str_eq(out, "x-b\n");
+    free(out);
+
+    /* a configured remote name, and file:// */
+    out = sh("git -C '%s' remote add origin 'file://%s' && echo ok", b, remote);
+    ck_assert_str_eq(out, "ok\n");
+    free(out);
+    ck_assert_int_eq(vs_store_pull(sb, NULL, &sync, &err), 0);
+    ck_assert_int_eq(sync.up_to_date, 1);
+    vs_store_free(sa);
+    vs_store_free(sb);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("store");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_create_commit_read);
+    tcase_add_test(tc, test_history_and_revisions);
+    tcase_add_test(tc, test_conflicts);
+    tcase_add_test(tc, test_bare_and_existing);
+    tcase_add_test(tc, test_worktree_follows_tip);
+    tcase_add_test(tc, test_unusable_paths);
+    tcase_add_test(tc, test_stale_lock_reported);
+    tcase_add_test(tc, test_parse_spec);
+    tcase_add_test(tc, test_push_pull);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    int failed;
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

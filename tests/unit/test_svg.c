@@ -1,0 +1,111 @@
+/* The budget chart: stacked components, unknown ones hatched, capacity lines. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/svg.h"
+
+static size_t count(const char *s, const char *needle)
+{
+    size_t n = 0;
+    const char *p = s;
+    while ((p = strstr(p, needle)) != NULL) {
+        n++;
+        p += strlen(needle);
+    }
+    return n;
+}
+
+START_TEST(seed_chart)
+{
+    vs_svg_segment segs[] = {{"weights", 1, 14000000000ULL, "params x bits / 8"},
+                             {"reserve", 1, 6442450944ULL, "estimated"},
+                             {"workspace", 0, 0, "unknown"}};
+    vs_svg_line lines[] = {{"RTX 4090", 24000000000ULL, "nominal 24 GB"},
+                           {"RTX 6000 Ada", 48000000000ULL, "nominal 48 GB"}};
+    char *svg = vs_svg_budget("Seed <7B> & co", segs, 3, lines, 2);
+    ck_assert_ptr_nonnull(svg);
+    ck_assert(strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"", 39) == 0);
+    ck_assert(strstr(svg, "</svg>\n") != NULL);
+    /* escaped title, never raw markup */
+    ck_assert(strstr(svg, "Seed &lt;7B&gt; &amp; co") != NULL);
+    ck_assert(strstr(svg, "<7B>") == NULL);
+    /* the axis is in GiB and says so */
+    ck_assert(strstr(svg, "GiB (2^30 bytes)") != NULL);
+    /* weights first: the first stacked rect is the weights */
+    ck_assert(strstr(svg, "<title>weights: 13.04 GiB</title>") != NULL);
+    ck_assert(strstr(svg, "<title>weights: 13.04 GiB</title>") <
+              strstr(svg, "<title>reserve: 6.00 GiB</title>"));
+    /* the unknown one is hatched, dashed and labelled unknown */
+    ck_assert_uint_eq(count(svg, "class=\"unknown\""), 1);
+    ck_assert(strstr(svg, "url(#vs-hatch)") != NULL);
+    ck_assert(strstr(svg, "stroke-dasharray") != NULL);
+    ck_assert(strstr(svg, "workspace: unknown") != NULL);
+    ck_assert(strstr(svg, "known part 19.04 GiB + 1 unknown") != NULL);
+    /* one capacity line per offer, labelled with its basis */
+    ck_assert_uint_eq(count(svg, "class=\"capacity\""), 2);
+    ck_assert(strstr(svg, "RTX 4090: 22.35 GiB (nominal 24 GB)") != NULL);
+    ck_assert(strstr(svg, "RTX 6000 Ada: 44.70 GiB (nominal 48 GB)") != NULL);
+    free(svg);
+}
+END_TEST
+
+START_TEST(lines_sit_at_their_capacity)
+{
+    /* With the axis at 0..N GiB, a line's y is proportional to its GiB: the
+     * 48 GB line lies above (smaller y than) the 24 GB one. */
+    vs_svg_segment segs[] = {{"weights", 1, 1ULL << 30, NULL}};
+    vs_svg_line lines[] = {{"a", 24000000000ULL, "nominal"}, {"b", 48000000000ULL, "nominal"}};
+    char *svg = vs_svg_budget(NULL, segs, 1, lines, 2);
+    const char *la = strstr(svg, "class=\"capacity\""), *lb;
+    double ya, yb;
+    ck_assert_ptr_nonnull(la);
+    lb = strstr(la + 1, "class=\"capacity\"");
+    ck_assert_ptr_nonnull(lb);
+    /* the y1 attribute of each line precedes its class */
+    {
+        const char *p = la;
+        while (p > svg && strncmp(p, "<line", 5))
+            p--;
+        ya = atof(strstr(p, "y1=\"") + 4);
+        p = lb;
+        while (p > svg && strncmp(p, "<line", 5))
+            p--;
+        yb = atof(strstr(p, "y1=\"") + 4);
+    }
+    ck_assert(yb < ya);
+    ck_assert(strstr(svg, "envelope 1.00 GiB") != NULL);
+    free(svg);
+}
+END_TEST
+
+START_TEST(empty_and_huge)
+{
+    char *svg = vs_svg_budget(NULL, NULL, 0, NULL, 0);
+    vs_svg_segment big[] = {{"weights", 1, 1ULL << 62, NULL}};
+    ck_assert_ptr_nonnull(svg);
+    ck_assert(strstr(svg, "</svg>") != NULL);
+    free(svg);
+    svg = vs_svg_budget("x", big, 1, NULL, 0);
+    ck_assert_ptr_nonnull(svg);
+    ck_assert(strstr(svg, "4294967296.00 GiB") != NULL);
+    free(svg);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("svg");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, seed_chart);
+    tcase_add_test(tc, lines_sit_at_their_capacity);
+    tcase_add_test(tc, empty_and_huge);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

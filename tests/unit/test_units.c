@@ -1,0 +1,272 @@
+/* Exact units: parsing, overflow, exact and rounded display, SPEC §2's examples. */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sheet/units.h"
+
+static uint64_t bytes_ok(const char *text)
+{
+    uint64_t v = 0;
+    vs_error err;
+    vs_error_clear(&err);
+    ck_assert_msg(vs_units_parse_bytes(&v, text, &err) == 0, "%s: %s", text, err.message);
+    return v;
+}
+
+static int bytes_fails(const char *text, vs_error *err)
+{
+    uint64_t v = 12345;
+    int rc;
+    vs_error_clear(err);
+    rc = vs_units_parse_bytes(&v, text, err);
+    ck_assert_msg(rc < 0, "%s should fail, got %llu", text, (unsigned long long)v);
+    ck_assert_int_eq(err->code, rc);
+    ck_assert_uint_eq(v, 12345); /* nothing written on failure */
+    return rc;
+}
+
+static uint64_t count_ok(const char *text)
+{
+    uint64_t v = 0;
+    vs_error err;
+    vs_error_clear(&err);
+    ck_assert_msg(vs_units_parse_count(&v, text, &err) == 0, "%s: %s", text, err.message);
+    return v;
+}
+
+START_TEST(test_unit_names)
+{
+    vs_unit u;
+    vs_error err;
+    const char *names[] = {"B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"};
+    const uint64_t sizes[] = {1ULL,       1000ULL,    1000000ULL, 1000000000ULL, 1000000000000ULL,
+                              1ULL << 10, 1ULL << 20, 1ULL << 30, 1ULL << 40};
+    size_t i;
+    for (i = 0; i < 9; i++) {
+        ck_assert_int_eq(vs_unit_parse(&u, names[i], &err), 0);
+        ck_assert_str_eq(vs_unit_name(u), names[i]);
+        ck_assert_uint_eq(vs_unit_bytes(u), sizes[i]);
+    }
+    ck_assert_int_eq(vs_unit_parse(&u, "gib", &err), VS_EUNIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "GiB"));
+    ck_assert_int_eq(vs_unit_parse(&u, "", &err), VS_EUNIT);
+}
+END_TEST
+
+START_TEST(test_parse_bytes)
+{
+    ck_assert_uint_eq(bytes_ok("24GB"), 24000000000ULL);
+    ck_assert_uint_eq(bytes_ok("6GiB"), 6442450944ULL);
+    ck_assert_uint_eq(bytes_ok("1.5 TiB"), 1649267441664ULL);
+    ck_assert_uint_eq(bytes_ok("13.04GiB"), 14001593385ULL); /* 14001593384.96 rounds up */
+    ck_assert_uint_eq(bytes_ok("0.5GB"), 500000000ULL);
+    ck_assert_uint_eq(bytes_ok(".5GB"), 500000000ULL);
+    ck_assert_uint_eq(bytes_ok("7e9B"), 7000000000ULL);
+    ck_assert_uint_eq(bytes_ok("14e9 B"), 14000000000ULL);
+    ck_assert_uint_eq(bytes_ok("1.25e3KB"), 1250000ULL);
+    ck_assert_uint_eq(bytes_ok("0B"), 0);
+    ck_assert_uint_eq(bytes_ok("000042B"), 42);
+    ck_assert_uint_eq(bytes_ok("512KiB"), 524288ULL);
+    ck_assert_uint_eq(bytes_ok("3MiB"), 3145728ULL);
+    ck_assert_uint_eq(bytes_ok("2.000000000000000000000000000TB"), 2000000000000ULL);
+}
+END_TEST
+
+START_TEST(test_fraction_rounds_up)
+{
+    ck_assert_uint_eq(bytes_ok("0.1B"), 1);
+    ck_assert_uint_eq(bytes_ok("1.0000001B"), 2);
+    ck_assert_uint_eq(bytes_ok("1e-30GB"), 1);
+    ck_assert_uint_eq(bytes_ok("1.5B"), 2);
+    ck_assert_uint_eq(bytes_ok("0.001KiB"), 2);        /* 1.024 B */
+    ck_assert_uint_eq(bytes_ok("0.0009765625KiB"), 1); /* exactly 1 B, not 2 */
+}
+END_TEST
+
+START_TEST(test_bytes_overflow)
+{
+    vs_error err;
+    ck_assert_uint_eq(bytes_ok("18446744073709551615B"), UINT64_MAX);
+    ck_assert_int_eq(bytes_fails("18446744073709551616B", &err), VS_EUNIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "64 bits"));
+    ck_assert_int_eq(bytes_fails("16777216TiB", &err), VS_EUNIT); /* exactly 2^64 */
+    ck_assert_uint_eq(bytes_ok("16777215TiB"), 16777215ULL << 40);
+    ck_assert_int_eq(bytes_fails("1e5000B", &err), VS_EUNIT);
+    ck_assert_int_eq(bytes_fails("99999999999999999999999TB", &err), VS_EUNIT);
+}
+END_TEST
+
+START_TEST(test_bytes_errors)
+{
+    vs_error err;
+    ck_assert_int_eq(bytes_fails("24", &err), VS_EUNIT); /* a missing unit */
+    ck_assert_ptr_nonnull(strstr(err.message, "no unit"));
+    ck_assert_int_eq(bytes_fails("24gb", &err), VS_EUNIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "did you mean GB"));
+    ck_assert_int_eq(bytes_fails("24GBs", &err), VS_EUNIT);
+    ck_assert_int_eq(bytes_fails("24 Gi", &err), VS_EUNIT);
+    ck_assert_int_eq(bytes_fails("GB", &err), VS_EVALUE);
+    ck_assert_int_eq(bytes_fails("", &err), VS_EVALUE);
+    ck_assert_int_eq(bytes_fails("-1GB", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "negative"));
+    ck_assert_int_eq(bytes_fails("1.2.3GB", &err), VS_EUNIT);
+    ck_assert_int_eq(bytes_fails("1,000GB", &err), VS_EUNIT);
+    /* more significant digits than we keep exactly: refused, not approximated */
+    ck_assert_int_eq(
+        bytes_fails("1.00000000000000000000000000000000000000000000000000000000000000001GB", &err),
+        VS_EVALUE);
+}
+END_TEST
+
+START_TEST(test_parse_count)
+{
+    vs_error err;
+    uint64_t v;
+    ck_assert_uint_eq(count_ok("7e9"), 7000000000ULL);
+    ck_assert_uint_eq(count_ok("6.74B"), 6740000000ULL);
+    ck_assert_uint_eq(count_ok("6738415616"), 6738415616ULL);
+    ck_assert_uint_eq(count_ok("70M"), 70000000ULL);
+    ck_assert_uint_eq(count_ok("1.5K"), 1500ULL);
+    ck_assert_uint_eq(count_ok("1T"), 1000000000000ULL);
+    ck_assert_uint_eq(count_ok("13e9"), 13000000000ULL);
+    ck_assert_uint_eq(count_ok("1.3E10"), 13000000000ULL);
+    ck_assert_uint_eq(count_ok("0.0001T"), 100000000ULL);
+    ck_assert_int_eq(vs_units_parse_count(&v, "1.5", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "whole"));
+    ck_assert_int_eq(vs_units_parse_count(&v, "1.2345K", &err), VS_EVALUE);
+    ck_assert_int_eq(vs_units_parse_count(&v, "7G", &err), VS_EVALUE);
+    ck_assert_int_eq(vs_units_parse_count(&v, "7GB", &err), VS_EVALUE);
+    ck_assert_int_eq(vs_units_parse_count(&v, "1e20", &err), VS_EUNIT);
+    ck_assert_int_eq(vs_units_parse_count(&v, "x", &err), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(test_parse_uint)
+{
+    vs_error err;
+    uint64_t v;
+    ck_assert_int_eq(vs_units_parse_uint(&v, "4096", &err), 0);
+    ck_assert_uint_eq(v, 4096);
+    ck_assert_int_eq(vs_units_parse_uint(&v, "18446744073709551615", &err), 0);
+    ck_assert_uint_eq(v, UINT64_MAX);
+    ck_assert_int_eq(vs_units_parse_uint(&v, "18446744073709551616", &err), VS_EVALUE);
+    ck_assert_int_eq(vs_units_parse_uint(&v, "4k", &err), VS_EVALUE);
+    ck_assert_int_eq(vs_units_parse_uint(&v, "-4", &err), VS_EVALUE);
+    ck_assert_int_eq(vs_units_parse_uint(&v, "", &err), VS_EVALUE);
+    ck_assert_int_eq(vs_units_parse_uint(&v, "1e3", &err), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(test_exact)
+{
+    char b[128];
+    ck_assert_str_eq(vs_units_exact(b, sizeof b, 24000000000ULL, VS_UNIT_GIB),
+                     "22.351741790771484375");
+    ck_assert_str_eq(vs_units_exact(b, sizeof b, 24000000000ULL, VS_UNIT_GB), "24");
+    ck_assert_str_eq(vs_units_exact(b, sizeof b, 6442450944ULL, VS_UNIT_GIB), "6");
+    ck_assert_str_eq(vs_units_exact(b, sizeof b, 1, VS_UNIT_TB), "0.000000000001");
+    ck_assert_str_eq(vs_units_exact(b, sizeof b, 1, VS_UNIT_TIB),
+                     "0.0000000000009094947017729282379150390625");
+    ck_assert_str_eq(vs_units_exact(b, sizeof b, UINT64_MAX, VS_UNIT_B), "18446744073709551615");
+}
+END_TEST
+
+START_TEST(test_round_half_up)
+{
+    char b[64];
+    ck_assert_str_eq(vs_units_round(b, sizeof b, 24000000000ULL, VS_UNIT_GIB, 2), "22.35");
+    ck_assert_str_eq(vs_units_round(b, sizeof b, 14000000000ULL, VS_UNIT_GIB, 2), "13.04");
+    /* exactly half: 1.125 GB -> 1.13 (half up), 1.115 GB -> 1.12 */
+    ck_assert_str_eq(vs_units_round(b, sizeof b, 1125000000ULL, VS_UNIT_GB, 2), "1.13");
+    ck_assert_str_eq(vs_units_round(b, sizeof b, 1115000000ULL, VS_UNIT_GB, 2), "1.12");
+    ck_assert_str_eq(vs_units_round(b, sizeof b, 1114999999ULL, VS_UNIT_GB, 2), "1.11");
+    /* carries through the integer part */
+    ck_assert_str_eq(vs_units_round(b, sizeof b, 9999999999ULL, VS_UNIT_GB, 2), "10.00");
+    ck_assert_str_eq(vs_units_round(b, sizeof b, (1ULL << 30) - 1, VS_UNIT_GIB, 2), "1.00");
+    ck_assert_str_eq(vs_units_round(b, sizeof b, 1500000000ULL, VS_UNIT_GB, 0), "2");
+    ck_assert_str_eq(vs_units_round(b, sizeof b, 0, VS_UNIT_GIB, 2), "0.00");
+    ck_assert_str_eq(vs_units_round(b, sizeof b, UINT64_MAX, VS_UNIT_TIB, 2), "16777216.00");
+}
+END_TEST
+
+START_TEST(test_seed_examples)
+{
+    char b[160];
+    uint64_t w, reserve = bytes_ok("6GiB"), env;
+    const unsigned bits[] = {32, 16, 8, 4};
+    const char *weights[] = {"26.08", "13.04", "6.52", "3.26"};
+    const char *envelopes[] = {"32.08", "19.04", "12.52", "9.26"};
+    size_t i;
+    ck_assert_str_eq(vs_units_describe(b, sizeof b, 24000000000ULL),
+                     "24,000,000,000 B = 24.00 GB = 22.35 GiB");
+    ck_assert_str_eq(vs_units_describe(b, sizeof b, 14000000000ULL),
+                     "14,000,000,000 B = 14.00 GB = 13.04 GiB");
+    ck_assert_str_eq(vs_units_describe(b, sizeof b, 26000000000ULL),
+                     "26,000,000,000 B = 26.00 GB = 24.21 GiB");
+    for (i = 0; i < 4; i++) {
+        ck_assert_int_eq(vs_u64_mul(&w, count_ok("7e9"), bits[i]), 0);
+        w /= 8;
+        ck_assert_str_eq(vs_units_round(b, sizeof b, w, VS_UNIT_GIB, 2), weights[i]);
+        ck_assert_int_eq(vs_u64_add(&env, w, reserve), 0);
+        ck_assert_str_eq(vs_units_round(b, sizeof b, env, VS_UNIT_GIB, 2), envelopes[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_describe_scales)
+{
+    char b[160];
+    ck_assert_str_eq(vs_units_describe(b, sizeof b, 0), "0 B");
+    ck_assert_str_eq(vs_units_describe(b, sizeof b, 512), "512 B");
+    ck_assert_str_eq(vs_units_describe(b, sizeof b, 6291456), "6,291,456 B = 6.29 MB = 6.00 MiB");
+    ck_assert_str_eq(vs_units_describe(b, sizeof b, 2048), "2,048 B = 2.05 KB = 2.00 KiB");
+    ck_assert_str_eq(vs_units_describe(b, sizeof b, 2000000000000ULL),
+                     "2,000,000,000,000 B = 2,000.00 GB = 1,862.65 GiB");
+    ck_assert_str_eq(vs_units_grouped(b, sizeof b, 1234567), "1,234,567");
+    ck_assert_str_eq(vs_units_grouped(b, sizeof b, 123), "123");
+    ck_assert_str_eq(vs_units_grouped(b, sizeof b, UINT64_MAX), "18,446,744,073,709,551,615");
+    /* a short buffer truncates, never overflows */
+    ck_assert_str_eq(vs_units_describe(b, 6, 24000000000ULL), "24,00");
+}
+END_TEST
+
+START_TEST(test_checked_arith)
+{
+    uint64_t v;
+    ck_assert_int_eq(vs_u64_add(&v, UINT64_MAX - 1, 1), 0);
+    ck_assert_uint_eq(v, UINT64_MAX);
+    ck_assert_int_eq(vs_u64_add(&v, UINT64_MAX, 1), VS_EUNIT);
+    ck_assert_int_eq(vs_u64_mul(&v, 1ULL << 32, 1ULL << 31), 0);
+    ck_assert_uint_eq(v, 1ULL << 63);
+    ck_assert_int_eq(vs_u64_mul(&v, 1ULL << 32, 1ULL << 32), VS_EUNIT);
+    ck_assert_int_eq(vs_u64_mul(&v, 0, UINT64_MAX), 0);
+    ck_assert_uint_eq(v, 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("units");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, test_unit_names);
+    tcase_add_test(tc, test_parse_bytes);
+    tcase_add_test(tc, test_fraction_rounds_up);
+    tcase_add_test(tc, test_bytes_overflow);
+    tcase_add_test(tc, test_bytes_errors);
+    tcase_add_test(tc, test_parse_count);
+    tcase_add_test(tc, test_parse_uint);
+    tcase_add_test(tc, test_exact);
+    tcase_add_test(tc, test_round_half_up);
+    tcase_add_test(tc, test_seed_examples);
+    tcase_add_test(tc, test_describe_scales);
+    tcase_add_test(tc, test_checked_arith);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,368 @@
+/* Tests of the GPU verbs (gpu, gpus, require, evidence, candidates) through the
+ * interpreter, as a notebook cell would run them. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/interp.h"
+#include "render/bundle.h"
+#include "util/error.h"
+
+#define MIB (1024ULL * 1024ULL)
+#define GIB (1024ULL * 1024ULL * 1024ULL)
+
+static vs_interp *ip;
+static json_t *last; /* the cell's result bundle */
+static vs_error err;
+
+static void setup(void)
+{
+    ip = vs_interp_new(NULL);
+    ck_assert_ptr_nonnull(ip);
+    last = NULL;
+}
+
+static void teardown(void)
+{
+    json_decref(last);
+    vs_interp_free(ip);
+}
+
+static int run(const char *code)
+{
+    vs_sink sink;
+    memset(&sink, 0, sizeof sink);
+    memset(&err, 0, sizeof err);
+    json_decref(last);
+    last = NULL;
+    return vs_interp_execute(ip, code, &sink, &last, &err);
+}
+
+static void run_ok(const char *code)
+{
+    int rc = run(code);
+    ck_assert_msg(rc == 0, "cell failed (%d): line %d, column %d: %s\n%s", rc, err.line, err.column,
+                  err.message, code);
+    ck_assert_ptr_nonnull(last);
+}
+
+static json_t *payload(void)
+{
+    json_t *p = json_object_get(last, VS_MIME_JSON);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+static const char *text(void)
+{
+    return json_string_value(json_object_get(last, "text/plain"));
+}
+
+static json_t *row_of(json_t *cands, const char *gpu)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(cands, "rows"), i, r)
+    {
+        if (!strcmp(json_string_value(json_object_get(r, "gpu")), gpu))
+            return r;
+    }
+    ck_abort_msg("no row for %s", gpu);
+    return NULL;
+}
+
+static const char *req_verdict(json_t *row, const char *name)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(row, "requirements"), i, r)
+    {
+        if (!strcmp(json_string_value(json_object_get(r, "name")), name))
+            return json_string_value(json_object_get(r, "verdict"));
+    }
+    ck_abort_msg("no requirement %s", name);
+    return NULL;
+}
+
+static int notes_have(json_t *p, const char *needle)
+{
+    size_t i;
+    json_t *n;
+    json_array_foreach(json_object_get(p, "notes"), i, n)
+    {
+        if (strstr(json_string_value(n), needle))
+            return 1;
+    }
+    return 0;
+}
+
+START_TEST(test_gpu_catalogue_fills)
+{
+    json_t *o;
+    run_ok("gpu \"RTX 4090\" memory=24GB price=47.14USD period=3d cards=1");
+    ck_assert_str_eq(json_string_value(json_object_get(payload(), "kind")), "offer");
+    o = json_object_get(payload(), "offer");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 24000000000LL);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
+                     (json_int_t)(24564 * MIB));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "price")), "47.14");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "currency")), "USD");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "period")), "3d");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "RTX 4090");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(o, "reported_basis")), "24564"));
+    ck_assert_ptr_nonnull(strstr(text(), "22.35 GiB"));
+    ck_assert_ptr_nonnull(json_object_get(last, "text/html"));
+
+    /* Nothing given: the catalogue's nominal memory fills memory_bytes. */
+    run_ok("gpu rtx4090");
+    o = json_object_get(payload(), "offer");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 24000000000LL);
+    ck_assert(json_is_null(json_object_get(o, "price")));
+}
+END_TEST
+
+START_TEST(test_gpu_person_wins)
+{
+    json_t *o;
+    run_ok("gpu \"RTX 4090\" reported=24000MiB");
+    o = json_object_get(payload(), "offer");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
+                     (json_int_t)(24000 * MIB));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "reported_basis")),
+                     "declared with reported=");
+    /* A nominal figure other than the catalogue's: its reported total is not used. */
+    run_ok("gpu \"RTX 4090\" memory=20GB");
+    o = json_object_get(payload(), "offer");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 20000000000LL);
+    ck_assert(json_is_null(json_object_get(o, "reported_bytes")));
+    ck_assert(notes_have(payload(), "differs"));
+}
+END_TEST
+
+START_TEST(test_gpu_not_in_catalogue)
+{
+    json_t *o;
+    ck_assert_int_eq(run("gpu \"Voodoo 5\" price=1USD"), VS_ENOTFOUND);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_eq(err.column, 5);
+    ck_assert_int_eq(run("gpu A100"), VS_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "A100 80GB"));
+    run_ok("gpu \"Voodoo 5\" memory=32GB");
+    o = json_object_get(payload(), "offer");
+    ck_assert(json_is_null(json_object_get(o, "catalog")));
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 32000000000LL);
+    /* An offer with its own name points at a catalogue entry with catalog=. */
+    run_ok("gpu \"lot A\" catalog=\"GeForce RTX 4090\" price=10.5EUR");
+    o = json_object_get(payload(), "offer");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "RTX 4090");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "currency")), "EUR");
+    ck_assert_int_eq(run("gpu \"lot B\" catalog=\"RTX 9999\""), VS_ENOTFOUND);
+}
+END_TEST
+
+START_TEST(test_gpu_bad_values)
+{
+    ck_assert_int_eq(run("gpu \"RTX 4090\" price=47.14"), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "47.14USD"));
+    ck_assert_int_eq(err.column, 22);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" price=USD"), VS_EVALUE);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" price=4.7e1USD"), VS_EVALUE);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" period=3days"), VS_EVALUE);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" cards=0"), VS_EVALUE);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" memory=24"), VS_EUNIT);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" speed=fast"), VS_EVALUE);
+    ck_assert_int_eq(run("gpu"), VS_EVALUE);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" extra"), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(test_gpus_lists_catalogue)
+{
+    json_t *p;
+    run_ok("gpus");
+    p = payload();
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "catalog");
+    ck_assert_uint_ge(json_array_size(json_object_get(p, "gpus")), 16);
+    ck_assert_ptr_nonnull(strstr(text(), "143771 MiB"));
+    run_ok("gpus a100");
+    ck_assert_uint_eq(json_array_size(json_object_get(payload(), "gpus")), 2);
+}
+END_TEST
+
+START_TEST(test_require_and_evidence_errors)
+{
+    json_t *p, *row;
+    run_ok("gpu \"RTX 4090\" memory=24GB\nrequire \"CUDA 12.4 driver\"");
+    p = payload();
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "requirements");
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "requirements")), 7);
+    run_ok("require \"cuda 12.4 DRIVER\""); /* the same requirement, spelled differently */
+    ck_assert_uint_eq(json_array_size(json_object_get(payload(), "requirements")), 7);
+    ck_assert(json_is_false(json_object_get(payload(), "new")));
+    ck_assert_int_eq(run("require capacity"), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "built-in"));
+
+    /* Unknown candidate: the error lists the known ones. */
+    ck_assert_int_eq(run("evidence \"RTX 3090\" compatibility admissible source=x"), VS_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "\"RTX 4090\""));
+    ck_assert_int_eq(err.column, 10);
+    /* Unknown requirement: the error lists the requirements. */
+    ck_assert_int_eq(run("evidence \"RTX 4090\" \"ROCm 6\" admissible source=x"), VS_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "\"capacity\""));
+    ck_assert_ptr_nonnull(strstr(err.message, "\"CUDA 12.4 driver\""));
+    ck_assert_ptr_nonnull(strstr(err.message, "require"));
+    /* No source: refused. */
+    ck_assert_int_eq(run("evidence \"RTX 4090\" compatibility admissible"), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "source="));
+    ck_assert_int_eq(run("evidence \"RTX 4090\" compatibility admissible source=\"\""), VS_EVALUE);
+    ck_assert_int_eq(run("evidence \"RTX 4090\" compatibility perhaps source=x"), VS_EVALUE);
+
+    /* A failing line leaves the cell's earlier evidence out of the sheet. */
+    ck_assert_int_eq(run("evidence \"RTX 4090\" quality admissible source=eval\n"
+                         "evidence \"RTX 4090\" nonsense admissible source=x"),
+                     VS_ENOTFOUND);
+    run_ok("candidates");
+    row = row_of(payload(), "RTX 4090");
+    ck_assert_str_eq(req_verdict(row, "quality"), "to-confirm");
+}
+END_TEST
+
+START_TEST(test_evidence_decides_and_replaces)
+{
+    json_t *row, *p;
+    run_ok("gpu \"RTX 4090\" memory=24GB\n"
+           "evidence rtx4090 \"software compatibility\" admissible source=\"provider image "
+           "list\" version=2026-11 scope=\"lot of 1 card\"");
+    p = payload();
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "evidence");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(p, "evidence"), "candidate")),
+        "RTX 4090");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(p, "evidence"), "requirement")),
+        "compatibility");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "requirement_verdict")), "admissible");
+    run_ok("candidates");
+    row = row_of(payload(), "RTX 4090");
+    ck_assert_str_eq(req_verdict(row, "compatibility"), "admissible");
+    /* The same source, version and scope again replaces the verdict. */
+    run_ok("evidence \"RTX 4090\" compatibility exclude source=\"provider image list\" "
+           "version=2026-11 scope=\"lot of 1 card\"\ncandidates");
+    row = row_of(payload(), "RTX 4090");
+    ck_assert_str_eq(req_verdict(row, "compatibility"), "exclude");
+    ck_assert_str_eq(json_string_value(json_object_get(row, "verdict")), "exclude");
+    {
+        json_t *reqs = json_object_get(row, "requirements"), *r;
+        size_t i;
+        json_array_foreach(reqs, i, r)
+        {
+            if (!strcmp(json_string_value(json_object_get(r, "name")), "compatibility"))
+                ck_assert_uint_eq(json_array_size(json_object_get(r, "evidence")), 1);
+        }
+    }
+}
+END_TEST
+
+static void admit_everything(const char *gpu)
+{
+    static const char *const reqs[] = {"length",        "concurrency", "available-memory",
+                                       "compatibility", "quality",     NULL};
+    char cell[256];
+    size_t i;
+    for (i = 0; reqs[i]; i++) {
+        snprintf(cell, sizeof cell, "evidence \"%s\" %s admissible source=test", gpu, reqs[i]);
+        run_ok(cell);
+    }
+}
+
+START_TEST(test_seed_selection)
+{
+    /* SPEC §2: 7e9 params at 16 bits with a 6 GiB reserve (19.04 GiB); the RTX
+     * 4090 (24 GB, 47.14 USD) and RTX 6000 Ada (48 GB, 55.71 USD), lots of one
+     * card for 3 days. */
+    json_t *p, *r4, *r6;
+    const char *implied[] = {"length",        "concurrency", "available-memory",
+                             "compatibility", "quality",     NULL};
+    size_t i;
+    run_ok("model example/llama-7b params=7e9\ntask inference\nformat bf16\nreserve 6GiB\n"
+           "gpu \"RTX 4090\" memory=24GB price=47.14USD period=3d cards=1\n"
+           "gpu \"RTX 6000 Ada\" memory=48GB price=55.71USD period=3d cards=1\n"
+           "candidates");
+    p = payload();
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "candidates");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "envelope_bytes")),
+                     (json_int_t)(14000000000ULL + 6 * GIB));
+    r4 = row_of(p, "RTX 4090");
+    r6 = row_of(p, "RTX 6000 Ada");
+    ck_assert_str_eq(json_string_value(json_object_get(r4, "capacity_basis")), "reported");
+    ck_assert_int_eq(json_integer_value(json_object_get(r4, "nominal_bytes")), 24000000000LL);
+    ck_assert_str_eq(json_string_value(json_object_get(r6, "capacity_basis")), "nominal");
+    ck_assert_int_eq(json_integer_value(json_object_get(r6, "capacity_bytes")), 48000000000LL);
+    ck_assert_str_eq(req_verdict(r4, "capacity"), "admissible");
+    ck_assert_str_eq(req_verdict(r6, "capacity"), "admissible");
+    for (i = 0; implied[i]; i++) {
+        ck_assert_str_eq(req_verdict(r4, implied[i]), "to-confirm");
+        ck_assert_str_eq(req_verdict(r6, implied[i]), "to-confirm");
+    }
+    ck_assert_str_eq(json_string_value(json_object_get(r4, "verdict")), "to-confirm");
+    ck_assert(json_is_null(json_object_get(r4, "rank")));
+    ck_assert(json_is_null(json_object_get(r6, "rank")));
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "retained")), 0);
+    ck_assert(notes_have(p, "rank no speed"));
+    ck_assert_ptr_nonnull(strstr(text(), "19.04 GiB"));
+    ck_assert_ptr_nonnull(strstr(text(), "22.35 GiB"));
+    ck_assert_ptr_nonnull(strstr(text(), "nothing is ranked"));
+    ck_assert_ptr_nonnull(json_object_get(last, "text/html"));
+    /* The budget chart draws both offers' capacity lines. */
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(last, "image/svg+xml")), "RTX 6000 Ada"));
+
+    /* Every requirement confirmed for both: ranked by package cost. */
+    admit_everything("RTX 4090");
+    admit_everything("RTX 6000 Ada");
+    run_ok("candidates");
+    p = payload();
+    ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "RTX 4090"), "rank")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "RTX 6000 Ada"), "rank")), 2);
+}
+END_TEST
+
+START_TEST(test_second_card_needs_placement)
+{
+    json_t *p;
+    run_ok("model x params=7e9\nformat bf16\nreserve 6GiB\n"
+           "gpu \"2x RTX 3090\" catalog=\"RTX 3090\" cards=2\ncandidates");
+    p = payload();
+    ck_assert(notes_have(p, "adds nothing"));
+    ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "2x RTX 3090"), "cards_counted")),
+                     1);
+}
+END_TEST
+
+static Suite *verbs_gpu_suite(void)
+{
+    Suite *s = suite_create("verbs_gpu");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_gpu_catalogue_fills);
+    tcase_add_test(tc, test_gpu_person_wins);
+    tcase_add_test(tc, test_gpu_not_in_catalogue);
+    tcase_add_test(tc, test_gpu_bad_values);
+    tcase_add_test(tc, test_gpus_lists_catalogue);
+    tcase_add_test(tc, test_require_and_evidence_errors);
+    tcase_add_test(tc, test_evidence_decides_and_replaces);
+    tcase_add_test(tc, test_seed_selection);
+    tcase_add_test(tc, test_second_card_needs_placement);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(verbs_gpu_suite());
+    int failed;
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
