@@ -129,8 +129,9 @@ endif()
 add_test(NAME notebooks.run
          COMMAND ${VS_PY} -m unittest -v test_notebooks
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/notebooks)
+# Notebook 04 measures against the tests' fake NVML (a machine without a GPU).
 set_tests_properties(notebooks.run PROPERTIES LABELS notebooks TIMEOUT 300
-                     ENVIRONMENT "${_vs_proto_env}")
+                     ENVIRONMENT "${_vs_proto_env};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>")
 
 # --- libFuzzer target for the wire parser (clang, -DVS_FUZZ=ON) ---
 if(VS_FUZZ)

@@ -387,17 +387,32 @@ static int unknown_verb(const vs_line *l, vs_error *err)
     return rc;
 }
 
-/* Runtime keys ("_base_blob", ...) describe the world outside the kernel (the
- * records as last seen); a commit made before the failure changed that world,
- * so the restored sheets take them from the state after the failure. */
-static void keep_runtime_keys(json_t *restored, json_t *failed)
+static int has_run(const json_t *runs, const char *id)
 {
-    size_t i, j;
+    size_t i;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+    {
+        const char *rid = json_string_value(json_object_get(r, "id"));
+        if (rid && !strcmp(rid, id))
+            return 1;
+    }
+    return 0;
+}
+
+/* What happened outside the kernel stays true after a failed cell: runtime keys
+ * ("_base_blob": the records as last seen, changed by a commit) and the runs a
+ * `measure` made, with their measurements (the command ran; its peaks are data).
+ * So the restored sheets take those from the state after the failure. */
+static void keep_outside_world(json_t *restored, json_t *failed)
+{
+    size_t i, j, k;
     json_t *s, *f, *v;
-    const char *k;
+    const char *key;
     json_array_foreach(restored, i, s)
     {
         const char *id = json_string_value(json_object_get(s, "id"));
+        json_t *runs, *meas;
         if (!id)
             continue;
         json_array_foreach(failed, j, f)
@@ -405,7 +420,26 @@ static void keep_runtime_keys(json_t *restored, json_t *failed)
             const char *fid = json_string_value(json_object_get(f, "id"));
             if (!fid || strcmp(fid, id) != 0)
                 continue;
-            json_object_foreach(f, k, v) if (k[0] == '_') json_object_set(s, k, v);
+            json_object_foreach(f, key, v) if (key[0] == '_') json_object_set(s, key, v);
+            runs = json_object_get(s, "runs");
+            meas = json_object_get(s, "measurements");
+            if (!json_is_array(runs) || !json_is_array(meas))
+                break;
+            json_array_foreach(json_object_get(f, "runs"), k, v)
+            {
+                const char *rid = json_string_value(json_object_get(v, "id"));
+                size_t m;
+                json_t *x;
+                if (!rid || has_run(runs, rid))
+                    continue;
+                json_array_append(runs, v);
+                json_array_foreach(json_object_get(f, "measurements"), m, x)
+                {
+                    const char *mr = json_string_value(json_object_get(x, "run"));
+                    if (mr && !strcmp(mr, rid))
+                        json_array_append(meas, x);
+                }
+            }
             break;
         }
     }
@@ -476,7 +510,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, json
     if (rc < 0) {
         /* what the person saw before the failure stays visible */
         flush_pending(&ctx);
-        keep_runtime_keys(snap, ip->sheets);
+        keep_outside_world(snap, ip->sheets);
         json_decref(ip->sheets);
         ip->sheets = snap;
         snap = NULL;

@@ -22,7 +22,6 @@
 static const char *const gpu_keys[] = {"catalog", "memory",    "reported",     "price", "period",
                                        "cards",   "available", "interconnect", NULL};
 static const char *const evidence_keys[] = {"source", "version", "scope", NULL};
-static const char *const evidence_words[] = {"admissible", "to-confirm", "exclude", NULL};
 
 static int oom(vs_error *err)
 {
@@ -46,6 +45,12 @@ static int emit(vs_ctx *ctx, vs_buf *text, vs_buf *html, json_t *payload, vs_err
 static const char *str_of(const json_t *o, const char *key)
 {
     return json_string_value(json_object_get(o, key));
+}
+
+/* strcmp for a sheet's strings, which a hand-edited record may have left out. */
+static int same(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
 }
 
 /* Text of a pair's value, or NULL when the key is absent. */
@@ -305,7 +310,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     /* Naming an offer again replaces it, so a re-run cell stays idempotent. */
     json_array_foreach(offers, i, o)
     {
-        if (!strcmp(str_of(o, "name"), name->value)) {
+        if (same(str_of(o, "name"), name->value)) {
             json_array_set(offers, i, offer);
             break;
         }
@@ -499,7 +504,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
         int declared = 0;
         json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
         {
-            if (str_of(r, "name") == known)
+            if (str_of(r, "name") == known) /* the sheet's own string: a declared one */
                 declared = 1;
         }
         if (!declared) {
@@ -626,9 +631,8 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
      * replaces the earlier verdict: re-running a cell, or correcting it. */
     json_array_foreach(arr, i, e)
     {
-        if (!strcmp(str_of(e, "candidate"), offer_name) &&
-            !strcmp(str_of(e, "requirement"), req_name) &&
-            !strcmp(str_of(e, "source"), src->value) &&
+        if (same(str_of(e, "candidate"), offer_name) && same(str_of(e, "requirement"), req_name) &&
+            same(str_of(e, "source"), src->value) &&
             json_equal(json_object_get(e, "version"), json_object_get(entry, "version")) &&
             json_equal(json_object_get(e, "scope"), json_object_get(entry, "scope"))) {
             json_array_set(arr, i, entry);
@@ -764,7 +768,7 @@ const vs_verb vs_verbs_gpu[] = {
      "with `require`. Any exclude excludes; an exclusion is never offset by other evidence or "
      "a preference, and a computed capacity exclusion is not lifted by evidence. The same "
      "source, version and scope given again replaces its earlier verdict.",
-     evidence_keys, evidence_words},
+     evidence_keys, NULL},
     {"candidates", verb_candidates, "candidates", "classify and rank the GPU offers",
      "Shows every offer against every mandatory requirement with its verdict and the evidence "
      "behind it. Capacity is checked per GPU after the placement: exclude when the known part "

@@ -584,6 +584,13 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
                 rc = oom_error(err);
         }
     }
+    /* A run that failed or overflowed did not complete the workload: whatever
+     * dims it reached, it validates nothing. */
+    if (r->run.exit_status != 0 || r->run.term_signal || r->overflow_phase[0]) {
+        size_t i;
+        json_t *m;
+        json_array_foreach(rows, i, m) json_object_set_new(m, "validates_card", json_false());
+    }
     if (r->overflow_phase[0]) {
         json_t *o = ensure_array(sheet, "oom");
         char note[256];
@@ -627,6 +634,12 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         json_t *dj = dims_json(d);
         validates = validates_card(sheet, dj, &why);
         json_decref(dj);
+    }
+    if (r->run.exit_status != 0 || r->run.term_signal || r->overflow_phase[0]) {
+        if (why.len)
+            vs_buf_puts(&why, "; ");
+        vs_buf_puts(&why, "the run did not complete (it failed or overflowed)");
+        validates = 0;
     }
     process_memory = !r->view->process_available ? "not reported by the driver"
                      : r->view->process_attributed ? "attributed"

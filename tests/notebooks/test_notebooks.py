@@ -53,8 +53,130 @@ def check_first_steps(test, cells):
     test.assertEqual(help_convert.execution_count, 3)
 
 
+def payloads(cell):
+    """Every vramsheet payload of a cell, in order (displays and the result)."""
+    out = []
+    for o in cell.outputs:
+        data = o.get("data", {}).get(JSON_MIME) if "data" in o else None
+        if data is not None:
+            out.append(json.loads(data) if isinstance(data, str) else data)
+    return out
+
+
+def payload(cell, kind):
+    found = [p for p in payloads(cell) if p.get("kind") == kind]
+    assert found, "no %s payload in %r" % (kind, cell.source)
+    return found[-1]
+
+
+GIB = 2 ** 30
+
+
+def check_seed(test, cells):
+    card, reserve, formats, convert, offers, commit, history = cells
+    w = payload(card, "weights")
+    test.assertEqual((w["params"], w["bits"], w["bytes"]), (7000000000, 16, 14000000000))
+    test.assertIn("13.04 GiB", text_of(card))
+    env = payload(reserve, "envelope")
+    test.assertEqual(env["envelope_bytes"], 14000000000 + 6 * GIB)
+    test.assertTrue(env["conservative"])
+    test.assertIn("19.04 GiB", text_of(reserve))
+    test.assertIn("image/svg+xml", reserve.outputs[-1].data)
+    rows = payload(formats, "formats")["rows"]
+    test.assertEqual([r["weights_bytes"] for r in rows],
+                     [28000000000, 14000000000, 7000000000, 3500000000])
+    for gib in ("26.08", "13.04", "6.52", "3.26", "32.08", "19.04", "12.52", "9.26"):
+        test.assertIn(gib + " GiB", text_of(formats))
+    test.assertIn("not a guaranteed peak", text_of(formats))
+    test.assertIn("22.35 GiB", text_of(convert))
+    cand = payload(offers, "candidates")["rows"]
+    test.assertEqual([r["gpu"] for r in cand], ["RTX 4090", "RTX 6000 Ada"])
+    for r in cand:
+        verdicts = {q["name"]: q["verdict"] for q in r["requirements"]}
+        test.assertEqual(verdicts.pop("capacity"), "admissible")
+        test.assertEqual(set(verdicts.values()), {"to-confirm"})
+        test.assertEqual(r["verdict"], "to-confirm")
+        test.assertIsNone(r["rank"])
+    c = payload(commit, "commit")
+    test.assertRegex(c["commit"], "^[0-9a-f]{40}$")
+    test.assertEqual(c["sheet"], "seed-example-7b-inference-campaign-a")
+    h = payload(history, "history")
+    test.assertEqual([r["commit"] for r in h["revisions"]], [c["commit"]])
+
+
+def check_long_context(test, cells):
+    card, fp8, formats, offers = cells
+    kv16 = payload(card, "component")
+    test.assertEqual(kv16["bytes"], 2 * 32 * 8 * 128 * 2 * 32768 * 16)
+    env = payload(fp8, "envelope")
+    kv = {c["name"]: c for c in env["components"]}
+    test.assertEqual(kv["kv_cache"]["bytes"], 2 * 32 * 8 * 128 * 1 * 32768 * 16)
+    test.assertIsNone(kv["cuda_context"]["bytes"])
+    test.assertEqual(env["unknown"], ["cuda_context"])
+    test.assertEqual(len(payload(formats, "formats")["rows"]), 3)
+    verdicts = {r["gpu"]: r["verdict"] for r in payload(offers, "candidates")["rows"]}
+    test.assertEqual(verdicts, {"H100 SXM": "to-confirm", "H200": "to-confirm", "L40S": "exclude"})
+
+
+def check_qlora(test, cells):
+    card, estimates, full_ckpt, ddp, zero3 = cells
+    unknown = set(payload(card, "envelope")["unknown"])
+    test.assertTrue({"gradients", "optimizer_state", "activations"} <= unknown, unknown)
+    none_ckpt = payload(estimates, "envelope")
+    full = payload(full_ckpt, "envelope")
+    act = lambda e: {c["name"]: c["bytes"] for c in e["components"]}["activations"]
+    s, b, h, a, layers = 2048, 4, 4096, 32, 32
+    test.assertEqual(act(none_ckpt), layers * (s * b * h * 34 + 5 * a * s * s * b))
+    test.assertEqual(act(full), layers * 2 * s * b * h)
+    d, z = payload(ddp, "envelope"), payload(zero3, "envelope")
+    test.assertEqual(d["envelope_bytes"], full["envelope_bytes"])  # DDP replicates
+    test.assertLess(z["envelope_bytes"], d["envelope_bytes"])       # ZeRO-3 shards
+    test.assertIn("two cards are never one memory space", text_of(zero3))
+
+
+def check_measure(test, cells):
+    card, short, usual, limit, oom, measurements = cells
+    for cell in (short, usual):
+        m = payload(cell, "measurement")
+        test.assertEqual((m["exit_status"], m["overflow_phase"]), (0, None))
+        test.assertEqual({r["phase"] for r in m["rows"]}, {"load", "generate"})
+        test.assertIn("FAKE", m["rows"][0]["gpu_name"])
+    # nbclient applies the gauge's updates in place: one display, in its final state
+    gauges = [p for p in payloads(short) if p.get("kind") == "gauge"]
+    test.assertEqual(len(gauges), 1)
+    test.assertEqual(gauges[0]["state"], "finished")
+    m = payload(limit, "measurement")
+    test.assertEqual((m["exit_status"], m["overflow_phase"]), (1, "generate"))
+    gen = [r for r in m["rows"] if r["phase"] == "generate"][0]
+    test.assertEqual(gen["peak_bytes"], 25232932864)
+    test.assertIn("concurrency", text_of(oom))
+    rows = payload(measurements, "measurement")["rows"]
+    test.assertEqual([r["stage"] for r in rows if r["phase"] == "generate"],
+                     ["short", "usual", "limit"])
+    test.assertFalse(any(r["validates_card"] for r in rows))
+
+
+def check_reproduce(test, cells):
+    card, commits, history, diff, reproduce = cells
+    revs = payload(history, "history")["revisions"]
+    test.assertEqual(len(revs), 2)
+    test.assertTrue(revs[0]["message"].endswith("KV cache estimated, one measurement"))
+    test.assertIn("kv_cache", text_of(diff))
+    sheet = payload(reproduce, "sheet") if any(p.get("kind") == "sheet" for p in payloads(reproduce)) else None
+    text = text_of(reproduce)
+    test.assertIn("to re-measure", text)
+    test.assertIn("13b-inference-campaign-a", text)
+    if sheet is not None:
+        test.assertEqual(sheet["lineage"]["commit"], revs[0]["commit"])
+
+
 # notebook file name -> function(test, code cells in order)
-CHECKS = {"00-first-steps.ipynb": check_first_steps}
+CHECKS = {"00-first-steps.ipynb": check_first_steps,
+          "01-seed-7b-inference.ipynb": check_seed,
+          "02-long-context-inference.ipynb": check_long_context,
+          "03-qlora-finetune.ipynb": check_qlora,
+          "04-measure-by-stages.ipynb": check_measure,
+          "05-reproduce-a-decision.ipynb": check_reproduce}
 
 
 class TestNotebooks(unittest.TestCase):
@@ -64,18 +186,35 @@ class TestNotebooks(unittest.TestCase):
         for cell in nb.cells:
             if cell.cell_type == "code":
                 self.assertEqual(cell.outputs, [], "%s is committed with outputs" % path)
-        with tempfile.TemporaryDirectory() as records:
-            old = os.environ.get("VRAMSHEET_RECORDS")
-            os.environ["VRAMSHEET_RECORDS"] = records
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {"VRAMSHEET_RECORDS": os.path.join(tmp, "records")}
+            if os.path.basename(path).startswith("04-"):
+                env.update(self.fake_nvml(tmp))
+            old = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)  # the kernel inherits the environment
             try:
                 NotebookClient(nb, timeout=120, kernel_name="vramsheet",
                                resources={"metadata": {"path": NOTEBOOKS}}).execute()
             finally:
-                if old is None:
-                    os.environ.pop("VRAMSHEET_RECORDS", None)
-                else:
-                    os.environ["VRAMSHEET_RECORDS"] = old
+                for k, v in old.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
         return [c for c in nb.cells if c.cell_type == "code"]
+
+    def fake_nvml(self, tmp):
+        """The tests' fake NVML, as on a machine without a GPU: one scripted H200
+        whose used memory the notebook's stand-in workload writes."""
+        lib = os.environ.get("VS_FAKE_NVML", "")
+        if not os.path.exists(lib):
+            self.skipTest("VS_FAKE_NVML is not built")
+        script = os.path.join(tmp, "fake-nvml-script")
+        with open(script, "w") as f:
+            f.write('gpu 0 name="FAKE NVIDIA H200 (scripted by tests/fake_nvml)" '
+                    'total=150754820096 used=1000000\n')
+        return {"VRAMSHEET_NVML_LIBRARY": lib, "FAKE_NVML_SCRIPT": script,
+                "FAKE_NVML_STATE": os.path.join(tmp, "fake-nvml-state")}
 
     def test_every_notebook(self):
         paths = sorted(glob.glob(os.path.join(NOTEBOOKS, "*.ipynb")))

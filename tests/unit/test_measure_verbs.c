@@ -277,6 +277,39 @@ START_TEST(test_overflow_still_measured)
 }
 END_TEST
 
+START_TEST(test_failed_cell_keeps_measurement)
+{
+    /* The command ran: its run and peaks stay even though a later line fails,
+     * while the cell's other changes are undone. An overflowed run at the card's
+     * dims validates nothing. */
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p = NULL, *sheet, *ms;
+    size_t i;
+    json_t *m;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c, "sheet \"k\"\nlength 128", &p, &err), 0);
+    json_decref(p);
+    ck_assert_int_lt(exec(ip, &c,
+                          "length 4096\nmeasure phase=load -- echo 'dims length=128' >&3; "
+                          "echo 'CUDA out of memory' >&2; exit 1\nno_such_verb",
+                          &p, &err),
+                     0);
+    ck_assert_ptr_nonnull(strstr(err.message, "kept"));
+    sheet = sheet_of(ip, "k");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(sheet, "card"), "length")), 128);
+    ck_assert_int_eq(json_array_size(json_object_get(sheet, "runs")), 1);
+    ms = json_object_get(sheet, "measurements");
+    ck_assert_int_gt(json_array_size(ms), 0);
+    json_array_foreach(ms, i, m) ck_assert(json_is_false(json_object_get(m, "validates_card")));
+    json_decref(sheet);
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
 START_TEST(test_no_driver_nothing_recorded)
 {
     vs_interp *ip = setup(GPU0);
@@ -479,6 +512,7 @@ int main(void)
     tcase_add_test(tc, test_measure_line);
     tcase_add_test(tc, test_cell_form_and_stage);
     tcase_add_test(tc, test_overflow_still_measured);
+    tcase_add_test(tc, test_failed_cell_keeps_measurement);
     tcase_add_test(tc, test_no_driver_nothing_recorded);
     tcase_add_test(tc, test_interrupt_ends_group);
     tcase_add_test(tc, test_bad_arguments);

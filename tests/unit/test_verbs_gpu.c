@@ -336,6 +336,19 @@ START_TEST(test_second_card_needs_placement)
     ck_assert(notes_have(p, "adds nothing"));
     ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "2x RTX 3090"), "cards_counted")),
                      1);
+    /* A named placement on 2 GPUs counts both cards, and the envelope is per GPU. */
+    run_ok("placement tensor gpus=2\ncandidates");
+    p = payload();
+    ck_assert(!notes_have(p, "adds nothing"));
+    ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "2x RTX 3090"), "cards_counted")),
+                     2);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "gpus")), 2);
+    ck_assert_int_lt(json_integer_value(json_object_get(p, "envelope_bytes")),
+                     (json_int_t)(14000000000ULL + 6 * GIB));
+    ck_assert_str_eq(req_verdict(row_of(p, "2x RTX 3090"), "capacity"), "admissible");
+    /* On 4 GPUs, an offer of 2 cards cannot hold the placement. */
+    run_ok("placement tensor gpus=4\ncandidates");
+    ck_assert_str_eq(req_verdict(row_of(payload(), "2x RTX 3090"), "capacity"), "exclude");
 }
 END_TEST
 
