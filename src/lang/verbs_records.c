@@ -148,17 +148,24 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_store_commit(st, &wr, &info, err)) < 0)
         goto fail;
     json_object_set_new(sheet, "_base_blob", json_string(info.blob));
-    vs_ctx_effect(ctx, "committed %s@%.12s to %s", id, info.commit, vs_store_path(st));
-    vs_buf_printf(&text, "Committed sheet %s to %s (branch %s%s)\ncommit %s\nmessage: %s\n", id,
-                  vs_store_path(st), info.branch, info.created ? ", repository created" : "",
-                  info.commit, vs_buf_str(&msg));
+    if (info.unchanged) {
+        vs_buf_printf(&text, "Unchanged: the records %s already hold this state of sheet %s "
+                             "(branch %s at %s); nothing was written\n",
+                      vs_store_path(st), id, info.branch, info.commit);
+    } else {
+        vs_ctx_effect(ctx, "committed %s@%.12s to %s", id, info.commit, vs_store_path(st));
+        vs_buf_printf(&text, "Committed sheet %s to %s (branch %s%s)\ncommit %s\nmessage: %s\n",
+                      id, vs_store_path(st), info.branch,
+                      info.created ? ", repository created" : "", info.commit, vs_buf_str(&msg));
+    }
     if (info.attempts > 1)
         vs_buf_printf(&text, "(other writers moved the branch meanwhile: built again on the new "
                              "tip, %d attempts)\n",
                       info.attempts);
     if (*info.warning)
         vs_buf_printf(&text, "warning: %s\n", info.warning);
-    vs_buf_puts(&html, "<p>Committed sheet <code>");
+    vs_buf_puts(&html, info.unchanged ? "<p>Unchanged (nothing written): sheet <code>"
+                                      : "<p>Committed sheet <code>");
     vs_buf_put_html(&html, id);
     vs_buf_puts(&html, "</code> to <code>");
     vs_buf_put_html(&html, vs_store_path(st));
@@ -169,9 +176,10 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_put_html(&html, info.warning);
         vs_buf_puts(&html, "</p>\n");
     }
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i}", "kind", "commit", "sheet", id,
-                        "commit", info.commit, "branch", info.branch, "records", vs_store_path(st),
-                        "blob", info.blob, "created", info.created, "attempts", info.attempts);
+    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b}", "kind", "commit", "sheet",
+                        id, "commit", info.commit, "branch", info.branch, "records",
+                        vs_store_path(st), "blob", info.blob, "created", info.created, "attempts",
+                        info.attempts, "unchanged", info.unchanged);
     rc = emit(ctx, &text, &html, payload, err);
     goto done;
 fail:

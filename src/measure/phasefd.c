@@ -141,6 +141,9 @@ int vs_phasefd_parse(vs_phasefd_event *ev, const char *line, size_t len, vs_erro
         for (k = 1; k < ntok; k++) {
             const char *v;
             size_t vlen, klen, j, d;
+            if (ev->ndims == VS_PHASEFD_DIMS_MAX)
+                return vs_error_set_at(err, VS_EVALUE, 1, (int)tok[k].col,
+                                       "at most %d dims on one line", VS_PHASEFD_DIMS_MAX);
             if (!split_pair(&tok[k], &v, &vlen, &klen) || klen == 0 ||
                 klen >= VS_PHASEFD_NAME_MAX)
                 return vs_error_set_at(err, VS_ESYNTAX, 1, (int)tok[k].col,

@@ -575,11 +575,22 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
             rc = gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
-        if (!w->replace && ptree &&
+        if (ptree &&
             sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json", &cur, &has_cur) < 0) {
             git_tree_free(ptree);
             git_commit_free(parent);
             rc = gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
+            goto done;
+        }
+        /* The records already hold exactly this sheet (a notebook run again from
+         * the top): nothing can be lost, and an empty commit would only be noise. */
+        if (has_cur && git_oid_equal(&cur, &blob_json)) {
+            hex(info->commit, &tip);
+            hex(info->blob, &cur);
+            info->unchanged = 1;
+            info->attempts = attempt;
+            git_tree_free(ptree);
+            git_commit_free(parent);
             goto done;
         }
         if (!w->replace) {

@@ -75,12 +75,16 @@ typedef struct vs_store_commit_info {
     char branch[VS_STORE_BRANCH_MAX];
     int attempts;              /* compare-and-swap attempts (1 when nobody raced) */
     int created;               /* this commit created the repository */
+    /* The tip already held this exact sheet.json: nothing was written, and
+     * commit/blob name the tip and its blob. */
+    int unchanged;
     /* Non-empty when the commit is recorded but the work tree could not be
      * brought up to date (for example a stale index.lock): what to do. */
     char warning[512];
 } vs_store_commit_info;
 
-/* Commits w as one commit on the branch. Returns 0 and fills *info (may be NULL),
+/* Commits w as one commit on the branch (or nothing, with info->unchanged, when
+ * the tip already holds the same sheet.json). Returns 0 and fills *info (may be NULL),
  * VS_ECONFLICT when the sheet changed since the caller loaded it (nothing
  * written; *info names the tip), or VS_ERECORDS. */
 int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info *info,

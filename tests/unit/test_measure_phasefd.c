@@ -1,6 +1,7 @@
 /* The phase-fd line parser (src/measure/phasefd.c). */
 #include <check.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "measure/phasefd.h"
@@ -103,6 +104,19 @@ START_TEST(test_limits)
     line[6 + 63] = '\0';
     ck_assert_int_eq(parse(&ev, line, &err), 0);
     ck_assert_uint_eq(strlen(ev.name), 63);
+    /* more dims than the event holds: refused, never written past the array
+     * (a libFuzzer find) */
+    {
+        int i, n = 0;
+        n += snprintf(line + n, sizeof line - (size_t)n, "dims");
+        for (i = 0; i < VS_PHASEFD_DIMS_MAX; i++)
+            n += snprintf(line + n, sizeof line - (size_t)n, " k%d=%d", i, i);
+        ck_assert_int_eq(parse(&ev, line, &err), 0);
+        ck_assert_uint_eq(ev.ndims, VS_PHASEFD_DIMS_MAX);
+        snprintf(line + n, sizeof line - (size_t)n, " extra=1");
+        ck_assert_int_eq(parse(&ev, line, &err), VS_EVALUE);
+        ck_assert_ptr_nonnull(strstr(err.message, "at most"));
+    }
     ck_assert_int_eq(vs_phasefd_name_valid("load"), 1);
     ck_assert_int_eq(vs_phasefd_name_valid(""), 0);
     ck_assert_int_eq(vs_phasefd_name_valid("a b"), 0);

@@ -174,6 +174,34 @@ START_TEST(test_concurrent_same_sheet_refused)
 }
 END_TEST
 
+START_TEST(test_rerun_same_state_unchanged)
+{
+    /* A notebook run again from the top in a new kernel states the same sheet:
+     * nothing is written, and the session can go on committing on top of it. */
+    vs_interp *a = vs_interp_new(NULL), *b = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    char *out;
+    ck_assert_int_eq(run(a, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(a, "commit \"first\"", &p, &err), 0);
+    ck_assert(json_is_false(json_object_get(p, "unchanged")));
+    json_decref(p);
+    ck_assert_int_eq(run(b, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(b, "commit \"first\"", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "unchanged")));
+    out = sh("git -C '%s' rev-parse main", records);
+    ck_assert_int_eq(strncmp(out, pstr(p, "commit"), 40), 0);
+    free(out);
+    json_decref(p);
+    ck_assert_int_eq(run(b, "reserve more 1GiB\ncommit \"second\"", NULL, &err), 0);
+    out = sh("git -C '%s' log --format=%%s", records);
+    ck_assert_str_eq(out, "llama-7b-campaign-a: second\nllama-7b-campaign-a: first\n");
+    free(out);
+    vs_interp_free(a);
+    vs_interp_free(b);
+}
+END_TEST
+
 START_TEST(test_commit_stays_when_cell_fails)
 {
     vs_interp *ip = vs_interp_new(NULL);
@@ -387,6 +415,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_commit_history_show);
     tcase_add_test(tc, test_concurrent_same_sheet_refused);
+    tcase_add_test(tc, test_rerun_same_state_unchanged);
     tcase_add_test(tc, test_commit_stays_when_cell_fails);
     tcase_add_test(tc, test_diff_and_reproduce);
     tcase_add_test(tc, test_records_paths_and_sync);
