@@ -419,10 +419,19 @@ static int content_bool(const vs_msg *m, const char *key, int dflt)
     return json_is_boolean(v) ? json_is_true(v) : dflt;
 }
 
+/* The traceback is what frontends print (most show nothing else): one line
+ * that names the error as well as saying what was expected. */
+static json_t *traceback_of(const char *ename, const char *evalue)
+{
+    char line[VS_ERROR_MESSAGE_MAX + 128];
+    snprintf(line, sizeof line, "%s: %s", ename, evalue);
+    return json_pack("[o]", jstr(line));
+}
+
 static json_t *error_content(const char *ename, const char *evalue)
 {
-    return json_pack("{s:s, s:s, s:o, s:[o]}", "status", "error", "ename", ename, "evalue",
-                     jstr(evalue), "traceback", jstr(evalue));
+    return json_pack("{s:s, s:s, s:o, s:o}", "status", "error", "ename", ename, "evalue",
+                     jstr(evalue), "traceback", traceback_of(ename, evalue));
 }
 
 static void abort_execute(vs_kernel *k, const vs_msg *m)
@@ -528,8 +537,8 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
         vs_error_evalue(&err, evalue, sizeof evalue);
         if (!silent)
             publish(k, "error", m,
-                    json_pack("{s:s, s:o, s:[o]}", "ename", ename, "evalue", jstr(evalue),
-                              "traceback", jstr(evalue)));
+                    json_pack("{s:s, s:o, s:o}", "ename", ename, "evalue", jstr(evalue),
+                              "traceback", traceback_of(ename, evalue)));
         rep = error_content(ename, evalue);
         if (rep)
             json_object_set_new(rep, "execution_count", json_integer(count));

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
+#include "util/json.h"
+
 static const char hexdigits[] = "0123456789abcdef";
 
 void vs_wire_sign(const unsigned char *key, size_t keylen, const vs_frame frames[4],
@@ -176,18 +179,31 @@ void vs_wire_frames_free(vs_frame *frames, size_t n)
     free(frames);
 }
 
+/* Content frames carry whole results (a long envelope is a few hundred KB):
+ * vs_json_dump writes what json_dumps(JSON_COMPACT) does, several times
+ * faster. */
 static int dump_into(vs_frame *f, const json_t *v, const char *fallback)
 {
-    char *s = v ? json_dumps(v, JSON_COMPACT) : NULL;
+    vs_buf b = VS_BUF_INIT;
+    size_t len;
     if (!v) {
-        s = strdup(fallback);
+        char *s = strdup(fallback);
         if (!s)
             return VS_ENOMEM;
-    } else if (!s) {
-        return VS_EVALUE;
+        f->data = (unsigned char *)s;
+        f->len = strlen(s);
+        return 0;
     }
-    f->data = (unsigned char *)s;
-    f->len = strlen(s);
+    if (vs_json_dump(v, &b) < 0) {
+        int rc = vs_buf_failed(&b) ? VS_ENOMEM : VS_EVALUE;
+        vs_buf_free(&b);
+        return rc;
+    }
+    len = b.len;
+    f->data = (unsigned char *)vs_buf_take(&b);
+    if (!f->data)
+        return VS_ENOMEM;
+    f->len = len;
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 struct vs_interp {
     json_t *sheets;    /* array of sheet objects */
@@ -470,8 +471,9 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, json
     if (rc < 0)
         goto done;
 
-    /* A cell is atomic: everything it may change is copied first. */
-    snap = json_deep_copy(ip->sheets);
+    /* A cell is atomic: everything it may change is copied first. The copy
+     * shares the strings and numbers, which nothing mutates (util/json.h). */
+    snap = vs_json_copy(ip->sheets);
     snap_current = ip->current;
     if (ip->set_records && !(snap_records = strdup(ip->set_records)))
         snap = (json_decref(snap), NULL);

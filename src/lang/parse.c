@@ -56,6 +56,43 @@ static void advance(cursor *c)
     }
 }
 
+/* Fast paths. A cell is read a byte at a time through advance(), which keeps
+ * line and column right for any text; in the plain runs that make most of a
+ * cell (printable ASCII inside words and strings, spaces between them) one
+ * byte is one column and nothing else can happen, so these skip them whole.
+ * Each stops before any byte the careful path must see. */
+
+/* Printable ASCII that cannot end a word: anything but a space, '"', '\\' and
+ * stop (the caller's own delimiter: '=' in a key, '#' after a verb; 0 for
+ * none). */
+static void skip_word_run(cursor *c, char stop)
+{
+    size_t i = c->i;
+    while (i < c->len) {
+        unsigned char ch = (unsigned char)c->s[i];
+        if (ch <= ' ' || ch >= 0x7F || ch == '"' || ch == '\\' || ch == (unsigned char)stop)
+            break;
+        i++;
+    }
+    c->col += (int)(i - c->i);
+    c->i = i;
+}
+
+/* Printable ASCII inside a string other than '"' and '\\', appended to b. */
+static void copy_string_run(cursor *c, vs_buf *b)
+{
+    size_t i = c->i;
+    while (i < c->len) {
+        unsigned char ch = (unsigned char)c->s[i];
+        if (ch < ' ' || ch >= 0x7F || ch == '"' || ch == '\\')
+            break;
+        i++;
+    }
+    vs_buf_append(b, c->s + c->i, i - c->i);
+    c->col += (int)(i - c->i);
+    c->i = i;
+}
+
 /* Advancing counts columns on lead bytes; a lead byte moves the column when it
  * is consumed, so the column of the next character is right once the whole
  * sequence is consumed. Copy one whole code point. */
@@ -165,6 +202,10 @@ static void skip_continuation(cursor *c)
 static void skip_blanks(cursor *c)
 {
     for (;;) {
+        while (c->i < c->len && c->s[c->i] == ' ') {
+            c->i++;
+            c->col++;
+        }
         if (!at_end(c) && is_space(peek(c, 0)))
             advance(c);
         else if (at_continuation(c))
@@ -246,7 +287,9 @@ static int read_string(cursor *c, vs_buf *b, vs_error *err)
             advance(c);
             continue;
         }
-        copy_char(c, b);
+        copy_string_run(c, b);
+        if (!at_end(c) && peek(c, 0) != '"' && peek(c, 0) != '\\')
+            copy_char(c, b);
     }
 }
 
@@ -254,7 +297,10 @@ static int read_string(cursor *c, vs_buf *b, vs_error *err)
 static int read_word(cursor *c, vs_buf *b, vs_error *err)
 {
     size_t start = c->i;
-    while (!arg_ends(c)) {
+    for (;;) {
+        skip_word_run(c, 0);
+        if (arg_ends(c))
+            break;
         if (peek(c, 0) == '"')
             return vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
                                    "unexpected '\"' inside a word: expected a space before it, "
@@ -414,8 +460,12 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, vs_error *err)
         } else {
             /* A word; it becomes a pair if it starts with a valid key and '='. */
             size_t start = c->i;
-            while (!arg_ends(c) && peek(c, 0) != '=' && peek(c, 0) != '"')
+            for (;;) {
+                skip_word_run(c, '=');
+                if (arg_ends(c) || peek(c, 0) == '=' || peek(c, 0) == '"')
+                    break;
                 advance(c);
+            }
             vs_buf_append(&b, c->s + start, c->i - start);
             if (peek(c, 0) == '=' && key_valid(vs_buf_str(&b), b.len)) {
                 a.kind = VS_ARG_PAIR;
@@ -503,8 +553,14 @@ static int read_verb(cursor *c, vs_line *l, int magic, vs_error *err)
                              "expected a verb at the start of the line, found a string");
         goto done;
     }
-    while (!arg_ends(c) && peek(c, 0) != '#')
+    for (;;) {
+        size_t start = c->i;
+        skip_word_run(c, '#');
+        vs_buf_append(&b, c->s + start, c->i - start);
+        if (arg_ends(c) || peek(c, 0) == '#')
+            break;
         copy_char(c, &b);
+    }
     if (vs_buf_failed(&b)) {
         rc = oom(err);
         goto done;

@@ -1,4 +1,5 @@
 /* Core verbs: help, convert, sheet. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 static int oom(vs_error *err)
 {
@@ -137,6 +139,17 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ----------------------------------------------------------------- convert */
 
+/* Appends each string up to the NULL. */
+__attribute__((sentinel)) static void puts_all(vs_buf *b, ...)
+{
+    va_list ap;
+    const char *s;
+    va_start(ap, b);
+    while ((s = va_arg(ap, const char *)))
+        vs_buf_puts(b, s);
+    va_end(ap);
+}
+
 static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "convert QUANTITY UNIT (convert 24GB GiB)";
@@ -192,34 +205,33 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_units_describe(desc, sizeof desc, bytes);
     vs_units_grouped(grouped, sizeof grouped, bytes);
     {
+        /* appended piece by piece: a cell of conversions spent most of its time
+         * in printf */
         char unitb[40];
+        const char *un = vs_unit_name(unit);
         vs_units_grouped(unitb, sizeof unitb, vs_unit_bytes(unit));
-        vs_buf_printf(&text, "%s = %s\n", vs_buf_str(&qty), desc);
+        puts_all(&text, vs_buf_str(&qty), " = ", desc, "\n", NULL);
         if (unit == VS_UNIT_B)
-            vs_buf_printf(&text, "%s B exactly\n", grouped);
+            puts_all(&text, grouped, " B exactly\n", NULL);
         else
-            vs_buf_printf(&text, "%s B / %s B per %s = %s %s exactly (%s %s rounded)\n", grouped,
-                          unitb, vs_unit_name(unit), exact, vs_unit_name(unit), rounded,
-                          vs_unit_name(unit));
+            puts_all(&text, grouped, " B / ", unitb, " B per ", un, " = ", exact, " ", un,
+                     " exactly (", rounded, " ", un, " rounded)\n", NULL);
         vs_buf_puts(&html, "<table class=\"vramsheet\">\n<tbody>\n<tr><th "
                            "style=\"text-align:left\">bytes</th><td style=\"text-align:right\">");
         vs_buf_put_html(&html, grouped);
-        vs_buf_printf(&html,
-                      " B</td></tr>\n<tr><th style=\"text-align:left\">%s (exact)</th><td "
-                      "style=\"text-align:right\">",
-                      vs_unit_name(unit));
+        puts_all(&html, " B</td></tr>\n<tr><th style=\"text-align:left\">", un,
+                 " (exact)</th><td style=\"text-align:right\">", NULL);
         vs_buf_put_html(&html, exact);
-        vs_buf_printf(&html,
-                      " %s</td></tr>\n<tr><th style=\"text-align:left\">%s (2 decimals)</th><td "
-                      "style=\"text-align:right\">%s %s</td></tr>\n</tbody>\n</table>\n",
-                      vs_unit_name(unit), vs_unit_name(unit), rounded, vs_unit_name(unit));
-        vs_buf_puts(&html, "<p>");
+        puts_all(&html, " ", un, "</td></tr>\n<tr><th style=\"text-align:left\">", un,
+                 " (2 decimals)</th><td style=\"text-align:right\">", rounded, " ", un,
+                 "</td></tr>\n</tbody>\n</table>\n<p>", NULL);
         vs_buf_put_html(&html, desc);
         vs_buf_puts(&html, "</p>\n");
     }
-    payload = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "kind", "convert", "bytes",
-                        (json_int_t)bytes, "unit", vs_unit_name(unit), "value", exact, "rounded",
-                        rounded, "input", vs_buf_str(&qty));
+    payload = vs_json_object_of(
+        "kind", json_string_nocheck("convert"), "bytes", json_integer((json_int_t)bytes), "unit",
+        json_string_nocheck(vs_unit_name(unit)), "value", json_string_nocheck(exact), "rounded",
+        json_string_nocheck(rounded), "input", vs_json_stringn(vs_buf_str(&qty), qty.len), NULL);
     rc = emit(ctx, &text, &html, payload, err);
 done:
     vs_buf_free(&qty);
@@ -304,7 +316,7 @@ static json_t *sheet_payload(const json_t *sheet, const char *action)
     {
         if (k[0] == '_')
             continue;
-        json_object_set_new(p, k, json_deep_copy(v));
+        json_object_set_new(p, k, vs_json_copy(v));
     }
     return p;
 }

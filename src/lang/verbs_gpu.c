@@ -697,9 +697,9 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    json_t *sheet = vs_ctx_sheet(ctx), *bundle, *envb;
+    json_t *sheet = vs_ctx_sheet(ctx), *bundle;
     vs_classification *c = NULL;
-    const char *svg;
+    char *svg;
     int rc;
     if (!sheet)
         return oom(err);
@@ -710,10 +710,9 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     /* The chart is the envelope's: every offer's capacity line against the
      * per-GPU envelope, drawn by render/sizing. */
-    envb = vs_render_envelope(sheet, &c->env);
-    svg = json_string_value(json_object_get(envb, "image/svg+xml"));
-    bundle = vs_candidates_bundle(c, svg);
-    json_decref(envb);
+    svg = vs_render_envelope_svg(sheet, &c->env);
+    bundle = svg ? vs_candidates_bundle(c, svg) : NULL;
+    free(svg);
     vs_classification_free(c);
     if (!bundle)
         return oom(err);

@@ -2,6 +2,7 @@
  * measurements. They turn src/measure/'s results into the sheet's "runs"
  * and "measurements" (layout in sheet/sheet.h) and into bundles. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "lang/verb.h"
 #include "measure/measure.h"
 #include "measure/phasefd.h"
+#include "model/safetensors.h"
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -132,6 +134,42 @@ static int validates_card(const json_t *sheet, const json_t *dims, vs_buf *why)
             vs_buf_puts(why, "the card declares no length, concurrency or microbatch");
         }
         return 0;
+    }
+    return ok;
+}
+
+/* 1 when measurement m validates the sheet's card as it is now: its dims meet
+ * the card and the run it came from completed. The "validates_card" flag stored
+ * with m was computed against the card of that moment, and the card may have
+ * changed since (length 4096 declared after a short run), so whatever decides
+ * (measured, measurements) asks again. A failed or overflowed run reached its
+ * dims without completing the workload: it validates nothing (rule 7). A
+ * measurement typed by hand has no run to check. */
+static int measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
+{
+    int ok = validates_card(sheet, json_object_get(m, "dims"), why);
+    const char *run = json_string_value(json_object_get(m, "run"));
+    size_t i;
+    json_t *r;
+    if (!run)
+        return ok;
+    json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
+        json_t *es = json_object_get(r, "exit_status");
+        const char *ov = json_string_value(json_object_get(r, "overflow_phase"));
+        const char *id = json_string_value(json_object_get(r, "id"));
+        if (!id || strcmp(id, run) != 0)
+            continue;
+        if ((json_is_integer(es) && json_integer_value(es) != 0) || ov) {
+            if (why) {
+                if (why->len)
+                    vs_buf_puts(why, "; ");
+                vs_buf_printf(why, "run %s did not complete (exit status %lld%s%s)", run,
+                              json_is_integer(es) ? (long long)json_integer_value(es) : 0LL,
+                              ov ? ", out of memory in phase " : "", ov ? ov : "");
+            }
+            ok = 0;
+        }
+        break;
     }
     return ok;
 }
@@ -875,33 +913,61 @@ static int import_error(vs_error *err, const char *file, size_t lineno, const ch
                         file, lineno, what);
 }
 
-static json_t *find_measurement(json_t *list, const char *host, json_int_t gpu, const char *phase,
-                                const char *counter)
+/* Limits of `measure import`: a probe line is a few hundred bytes (a run line
+ * lists the GPUs), and a file of samples every 10 ms for days stays far below
+ * the size cap. Anything beyond is not a probe file; reading it would only
+ * spend memory and time. */
+#define IMPORT_LINE_MAX ((size_t)1 << 20)
+#define IMPORT_FILE_MAX ((uint64_t)16 << 30)
+/* GPU indices NVML and CUDA hand out are small; anything beyond is not one. */
+#define IMPORT_GPU_MAX 4095
+
+/* The next line of fp (newline dropped) in *buf; its length, -1 at the end,
+ * -2 when it is longer than max (getline would grow without bound). */
+static long read_line(FILE *fp, char **buf, size_t *cap, size_t max)
 {
-    size_t i;
-    json_t *m;
-    json_array_foreach(list, i, m) {
-        json_t *g = json_object_get(m, "gpu");
-        const char *h = json_string_value(json_object_get(m, "host"));
-        if (((!h && !*host) || (h && !strcmp(h, host))) &&
-            ((json_is_null(g) && gpu < 0) || (json_is_integer(g) && json_integer_value(g) == gpu)) &&
-            !strcmp(json_string_value(json_object_get(m, "phase")), phase) &&
-            !strcmp(json_string_value(json_object_get(m, "counter")), counter))
-            return m;
+    size_t n = 0;
+    int ch;
+    while ((ch = getc_unlocked(fp)) != EOF && ch != '\n') {
+        if (n >= max)
+            return -2;
+        if (n + 1 >= *cap) {
+            size_t nc = *cap ? *cap * 2 : 4096;
+            char *nb = realloc(*buf, nc);
+            if (!nb)
+                return -3;
+            *buf = nb;
+            *cap = nc;
+        }
+        (*buf)[n++] = (char)ch;
     }
-    return NULL;
+    if (ch == EOF && n == 0)
+        return -1;
+    if (!*buf && !(*buf = malloc(*cap = 4096)))
+        return -3;
+    (*buf)[n] = '\0';
+    return (long)n;
+}
+
+/* The key peaks merge on: phase and counter are names without newlines and the
+ * GPU a number, so with the host last the key is unambiguous. */
+static void merge_key(vs_buf *k, const char *host, json_int_t gpu, const char *phase,
+                      const char *counter)
+{
+    vs_buf_reset(k);
+    vs_buf_printf(k, "%s\n%s\n%lld\n%s", phase, counter, (long long)gpu, host);
 }
 
 static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet = vs_ctx_sheet(ctx), *hosts = json_object(), *merged = json_array();
-    json_t *rows = json_array();
+    json_t *rows = json_array(), *where = json_object(), *byhost = json_object();
     size_t f, nfiles = vs_line_npositional(line), nlines = 0, npeaks = 0, i;
     int rc = 0;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, mkey = VS_BUF_INIT;
     const char *key;
     json_t *hr;
-    if (!sheet || !hosts || !merged || !rows) {
+    if (!sheet || !hosts || !merged || !rows || !where || !byhost) {
         rc = oom_error(err);
         goto done;
     }
@@ -912,23 +978,44 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     for (f = 1; f < nfiles; f++) {
         const vs_arg *a = vs_line_positional(line, f);
-        FILE *fp = fopen(a->value, "r");
+        FILE *fp;
         char *buf = NULL;
         size_t cap = 0, lineno = 0;
-        ssize_t n;
-        if (!fp) {
-            rc = vs_error_set_at(err, VS_EIO, a->line, a->column, "cannot read %s: %s", a->value,
-                                 strerror(errno));
+        long n;
+        /* A FIFO would block, /dev/zero never ends, a folder reads as nothing:
+         * only regular files of a probe file's size are read. */
+        int fd = vs_open_regular(a->value, IMPORT_FILE_MAX, NULL, err);
+        if (fd < 0) {
+            rc = fd;
+            if (err) {
+                err->line = a->line;
+                err->column = a->column;
+            }
+            vs_error_prefix(err, "measure import (expected files written by `vramsheet probe "
+                                 "--out`): ");
             goto done;
         }
-        while ((n = getline(&buf, &cap, fp)) >= 0) {
+        if (!(fp = fdopen(fd, "r"))) {
+            close(fd);
+            rc = oom_error(err);
+            goto done;
+        }
+        while ((n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
             json_error_t je;
             json_t *j, *h;
             const char *type, *host;
             lineno++;
-            if (n == 0 || buf[0] == '\n')
+            if (n == -2) {
+                rc = import_error(err, a->value, lineno, "line longer than 1 MiB");
+                break;
+            }
+            if (n < 0) {
+                rc = oom_error(err);
+                break;
+            }
+            if (n == 0)
                 continue;
-            j = json_loads(buf, 0, &je);
+            j = json_loadb(buf, (size_t)n, 0, &je);
             if (!j || !json_is_object(j)) {
                 json_decref(j);
                 rc = import_error(err, a->value, lineno, j ? "not an object" : je.text);
@@ -996,15 +1083,45 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 json_t *peak = json_object_get(j, "peak_bytes"), *g = json_object_get(j, "gpu");
                 json_t *old, *dims = json_object_get(j, "dims"), *rank = json_object_get(j, "rank");
                 json_int_t gpu = json_is_integer(g) ? json_integer_value(g) : -1;
+                const char *bad = NULL;
+                json_t *at;
                 if (!phase || !counter || !json_is_integer(peak) || json_integer_value(peak) < 0 ||
-                    !vs_phasefd_name_valid(phase) || !vs_phasefd_name_valid(counter)) {
+                    !vs_phasefd_name_valid(phase) || !vs_phasefd_name_valid(counter))
+                    bad = "a peak needs phase, counter and peak_bytes (a byte count >= 0)";
+                /* An out-of-range value would be cast to another GPU or rank
+                 * (1099511627776 became GPU 0) or stand for executed dims that
+                 * never ran: the file is refused, not silently repaired. */
+                else if (g && !json_is_null(g) &&
+                         (!json_is_integer(g) || gpu < 0 || gpu > IMPORT_GPU_MAX))
+                    bad = "\"gpu\" must be a GPU index from 0 to 4095 (or null)";
+                else if (rank && !json_is_null(rank) &&
+                         (!json_is_integer(rank) || json_integer_value(rank) < 0 ||
+                          json_integer_value(rank) > INT_MAX))
+                    bad = "\"rank\" must be an integer >= 0 (or null)";
+                else if (dims && !json_is_null(dims) && !json_is_object(dims))
+                    bad = "\"dims\" must be an object of executed dims";
+                else {
+                    const char *dk;
+                    json_t *dv;
+                    json_object_foreach(dims, dk, dv) {
+                        if (json_is_integer(dv) && json_integer_value(dv) < 0)
+                            bad = "executed dims (\"dims\") must be integers >= 0";
+                    }
+                }
+                if (bad) {
                     json_decref(j);
-                    rc = import_error(err, a->value, lineno,
-                                      "a peak needs phase, counter and peak_bytes");
+                    rc = import_error(err, a->value, lineno, bad);
                     break;
                 }
                 npeaks++;
-                old = find_measurement(merged, host, gpu, phase, counter);
+                merge_key(&mkey, host, gpu, phase, counter);
+                if (vs_buf_failed(&mkey)) {
+                    json_decref(j);
+                    rc = oom_error(err);
+                    break;
+                }
+                at = json_object_get(where, vs_buf_str(&mkey));
+                old = at ? json_array_get(merged, (size_t)json_integer_value(at)) : NULL;
                 if (old && json_integer_value(json_object_get(old, "peak_bytes")) >=
                                json_integer_value(peak)) {
                     json_decref(j);
@@ -1035,15 +1152,17 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
                         json_object_set(m, "time", json_object_get(j, "time"));
                         if (!json_object_get(m, "time"))
                             json_object_set_new(m, "time", json_null());
+                        /* where[key] is the peak's index in merged: one lookup a
+                         * line, where a scan of merged made the import quadratic */
                         if (old) {
-                            size_t q;
-                            json_t *x;
-                            json_array_foreach(merged, q, x) if (x == old) {
-                                json_array_set_new(merged, q, m);
-                                break;
-                            }
-                        } else {
-                            json_array_append_new(merged, m);
+                            json_array_set_new(merged, (size_t)json_integer_value(at), m);
+                        } else if (json_object_set_new(
+                                       where, vs_buf_str(&mkey),
+                                       json_integer((json_int_t)json_array_size(merged))) < 0 ||
+                                   json_array_append_new(merged, m) < 0) {
+                            json_decref(j);
+                            rc = oom_error(err);
+                            break;
                         }
                     }
                 }
@@ -1058,6 +1177,20 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (json_array_size(merged) == 0) {
         rc = vs_error_set(err, VS_EVALUE, "no peak lines in the files: nothing was imported");
         goto done;
+    }
+    /* Group the peaks by host in one pass (hosts times peaks would be quadratic
+     * again with one host per rank). */
+    json_array_foreach(merged, i, hr) {
+        const char *h = json_string_value(json_object_get(hr, "host"));
+        json_t *list = json_object_get(byhost, h ? h : "");
+        if (!list && (json_object_set_new(byhost, h ? h : "", list = json_array()) < 0 || !list)) {
+            rc = oom_error(err);
+            goto done;
+        }
+        if (json_array_append(list, hr) < 0) {
+            rc = oom_error(err);
+            goto done;
+        }
     }
     /* One run per host; its measurements carry its id. */
     json_object_foreach(hosts, key, hr) {
@@ -1077,11 +1210,13 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = oom_error(err);
             goto done;
         }
-        json_array_foreach(merged, i, m) {
-            const char *h = json_string_value(json_object_get(m, "host"));
-            if (strcmp(h ? h : "", key) != 0)
-                continue;
+        json_array_foreach(json_object_get(byhost, key), i, m) {
             json_object_set_new(m, "run", json_string(run_id));
+            /* a run that failed or overflowed validates nothing, as for measure */
+            if (!json_is_integer(json_object_get(hr, "exit_status")) ||
+                json_integer_value(json_object_get(hr, "exit_status")) != 0 ||
+                json_is_string(json_object_get(hr, "overflow_phase")))
+                json_object_set_new(m, "validates_card", json_false());
             json_array_append(ms, m);
             json_array_append(rows, m);
         }
@@ -1127,9 +1262,12 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
 done:
     vs_buf_free(&text);
     vs_buf_free(&html);
+    vs_buf_free(&mkey);
     json_decref(hosts);
     json_decref(merged);
     json_decref(rows);
+    json_decref(where);
+    json_decref(byhost);
     return rc;
 }
 
@@ -1327,6 +1465,30 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     vs_buf_free(&gpus);
+    /* Rule 1: a run at smaller dims (or one that failed) must not stand for the
+     * declared card; as a measured component it would turn a capacity verdict
+     * into admissible on the strength of a run that never met the need. */
+    {
+        vs_buf why = VS_BUF_INIT, dims = VS_BUF_INIT;
+        if (!measurement_validates(sheet, found, &why)) {
+            uint64_t want;
+            for (i = 0; card_dims[i]; i++)
+                if (vs_sheet_card_uint(sheet, card_dims[i], &want))
+                    vs_buf_printf(&dims, " %s=%llu", card_dims[i], (unsigned long long)want);
+            rc = vs_error_set_at(
+                err, VS_EVALUE, from->line, from->value_column,
+                "measurement %s does not validate the card: %s. A measured component must come "
+                "from a completed run at the card's dimensions (rule 1: a smaller run never "
+                "stands for the card): measure at those dims, the `limit` stage (`stage "
+                "limit%s`, then `measure%s -- COMMAND`), or keep the component estimated",
+                from->value, vs_buf_str(&why), dims.len ? vs_buf_str(&dims) : " length=N",
+                dims.len ? vs_buf_str(&dims) : " length=N");
+            vs_buf_free(&why);
+            vs_buf_free(&dims);
+            return rc;
+        }
+        vs_buf_free(&why);
+    }
     {
         json_t *g = json_object_get(found, "gpu");
         const char *gn = json_string_value(json_object_get(found, "gpu_name"));
@@ -1357,9 +1519,6 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
             vs_buf_puts(&text, "Note: this peak covers the whole device or process, weights "
                                "included; the envelope adds the weights again. A counter of "
                                "that component alone is a better source.\n");
-        if (!json_is_true(json_object_get(found, "validates_card")))
-            vs_buf_puts(&text, "Note: this measurement does not validate the card (smaller or "
-                               "unknown dims).\n");
     }
     rc = emit(ctx, &text, NULL,
               json_pack("{s:s, s:s, s:O, s:s, s:s}", "kind", "component", "name", name->value,
@@ -1396,6 +1555,8 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
         char idx[32], gpu[160], peak[160];
         const char *cells[11];
+        json_t *prow;
+        int valid;
         vs_buf d = VS_BUF_INIT;
         json_t *g = json_object_get(m, "gpu");
         snprintf(idx, sizeof idx, "#%zu", i + 1);
@@ -1415,7 +1576,9 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
         cells[6] = peak;
         cells[7] = d.len ? vs_buf_str(&d) : "-";
         cells[8] = json_string_value(json_object_get(m, "stage"));
-        cells[9] = json_is_true(json_object_get(m, "validates_card")) ? "yes" : "no";
+        /* against the card as it is now, not the flag frozen at record time */
+        valid = measurement_validates(sheet, m, NULL);
+        cells[9] = valid ? "yes" : "no";
         cells[10] = json_string_value(json_object_get(m, "state"));
         if (!cells[1])
             cells[1] = "(by hand)";
@@ -1423,7 +1586,10 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
             cells[8] = "-";
         vs_table_add_row(t, cells);
         vs_buf_free(&d);
-        json_array_append_new(rows, payload_row(m));
+        prow = payload_row(m);
+        if (prow)
+            json_object_set_new(prow, "validates_card", json_boolean(valid));
+        json_array_append_new(rows, prow);
     }
     if (json_array_size(rows) == 0)
         vs_buf_puts(&text, "no measurements yet (measure ... -- COMMAND, or record ...)\n");

@@ -472,6 +472,14 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_store_parse_spec(src->value, id, sizeof id, &rev, err)) < 0)
         return at_arg(src, err, rc);
     vs_sheet_slug(title->value, new_id, sizeof new_id);
+    /* The new campaign under the source's own id would commit over the source's
+     * history (and its lineage would name itself); refused here whether or not
+     * the source is open in this session. */
+    if (!strcmp(new_id, id))
+        return vs_error_set_at(err, VS_EVALUE, title->line, title->column,
+                               "the title \"%s\" gives the id '%s', the source sheet's own: "
+                               "choose another title for the new campaign",
+                               title->value, new_id);
     if (vs_ctx_find_sheet(ctx, new_id))
         return vs_error_set_at(err, VS_EVALUE, title->line, title->column,
                                "a sheet with id '%s' is already open in this session: choose "

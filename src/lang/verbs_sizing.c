@@ -137,6 +137,62 @@ static int valid_class(const char *c)
     return 0;
 }
 
+/* -------------------------------------------------------------------- card */
+
+/* The whole card as a table: the card-setting verbs print one line each. */
+static int verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    static const char *const dims[] = {"params", "length", NULL};
+    json_t *sheet, *card;
+    vs_buf head = VS_BUF_INIT, unset = VS_BUF_INIT;
+    const char *notes[2] = {NULL, NULL}, *task, *id, *title;
+    uint64_t v;
+    size_t i;
+    int rc;
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
+        (rc = extra_arg(line, 0, "card", err)) < 0)
+        return rc;
+    if (!(sheet = sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    card = vs_sheet_card(sheet);
+    task = card_str(sheet, "task");
+    id = json_string_value(json_object_get(sheet, "id"));
+    title = json_string_value(json_object_get(sheet, "title"));
+    vs_buf_printf(&head,
+                  "workload card of sheet %s (\"%s\"), held fixed: every candidate is "
+                  "compared against it",
+                  id ? id : "?", title ? title : "");
+    /* what the method needs on the card and the sheet does not say yet */
+    if (!card_str(sheet, "model"))
+        vs_buf_puts(&unset, "model");
+    for (i = 0; dims[i]; i++)
+        if (!vs_sheet_card_uint(sheet, dims[i], &v))
+            vs_buf_printf(&unset, "%s%s", unset.len ? ", " : "", dims[i]);
+    if (!task)
+        vs_buf_printf(&unset, "%stask", unset.len ? ", " : "");
+    if (!vs_sheet_weight_bits(sheet))
+        vs_buf_printf(&unset, "%sformat", unset.len ? ", " : "");
+    if (!task || !strcmp(task, "inference")) {
+        if (!vs_sheet_card_uint(sheet, "concurrency", &v))
+            vs_buf_printf(&unset, "%sconcurrency", unset.len ? ", " : "");
+    } else if (!vs_sheet_card_uint(sheet, "microbatch", &v)) {
+        vs_buf_printf(&unset, "%smicrobatch", unset.len ? ", " : "");
+    }
+    if (!json_is_string(json_object_get(card, "quality")))
+        vs_buf_printf(&unset, "%squality", unset.len ? ", " : "");
+    if (unset.len) {
+        vs_buf_puts(&unset, ": not set yet");
+        notes[0] = vs_buf_str(&unset);
+    }
+    if (vs_buf_failed(&head) || vs_buf_failed(&unset))
+        rc = oom(err);
+    else
+        rc = emit(ctx, vs_render_card(sheet, vs_buf_str(&head), notes, NULL), err);
+    vs_buf_free(&head);
+    vs_buf_free(&unset);
+    return rc;
+}
+
 /* ------------------------------------------------------------------- model */
 
 static const char *const model_keys[] = {"revision", "params", "config", NULL};
@@ -150,7 +206,8 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
     const char *notes[4] = {NULL};
     size_t nn = 0;
-    char note[256], head[512];
+    char note[256];
+    vs_buf head = VS_BUF_INIT;
 
     if ((rc = vs_line_check_keys(line, model_keys, err)) < 0)
         return rc;
@@ -211,13 +268,31 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
                       "(`weights from=PATH` reads them again)";
     if (!vs_sheet_card_uint(sheet, "params", &params))
         notes[nn++] = "no parameter count yet: give params=COUNT or config=PATH";
-    snprintf(head, sizeof head, "model %s%s%s", name->value,
-             card_str(sheet, "revision") ? " at revision " : "",
-             card_str(sheet, "revision") ? card_str(sheet, "revision") : "");
+    vs_buf_printf(&head, "model %s", name->value);
+    if (card_str(sheet, "revision"))
+        vs_buf_printf(&head, " at revision %s", card_str(sheet, "revision"));
+    if (vs_sheet_card_uint(sheet, "params", &params)) {
+        char g[40];
+        const char *src = card_str(sheet, "params_source");
+        vs_units_grouped(g, sizeof g, params);
+        vs_buf_printf(&head, ": %s params%s%s%s", g, src ? " (" : "", src ? src : "",
+                      src ? ")" : "");
+    }
+    if (json_is_object(json_object_get(vs_sheet_card(sheet), "arch"))) {
+        vs_buf_puts(&head, "; architecture ");
+        vs_render_arch(json_object_get(vs_sheet_card(sheet), "arch"), &head);
+    }
+    if (vs_buf_failed(&head)) {
+        json_decref(cfg_payload);
+        vs_buf_free(&head);
+        return oom(err);
+    }
     {
         json_t *extra = cfg_payload ? json_pack("{s:o}", "config", cfg_payload) : NULL;
-        return emit(ctx, vs_render_card(sheet, head, notes, extra), err);
+        rc = emit(ctx, vs_render_card_line(sheet, "model", vs_buf_str(&head), notes, extra), err);
     }
+    vs_buf_free(&head);
+    return rc;
 }
 
 /* -------------------------------------------------------------------- task */
@@ -314,7 +389,7 @@ static int verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = oom(err);
         goto done;
     }
-    rc = emit(ctx, vs_render_card(sheet, vs_buf_str(&head), notes, NULL), err);
+    rc = emit(ctx, vs_render_card_line(sheet, "task", vs_buf_str(&head), notes, NULL), err);
 done:
     vs_buf_free(&head);
     vs_buf_free(&src);
@@ -377,7 +452,7 @@ static int verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         notes[nn++] = "the weights read from files were in another format: cleared (`weights "
                       "from=PATH` reads the files of this format)";
     snprintf(head, sizeof head, "format %s: %u bits per weight", name, bits);
-    return emit(ctx, vs_render_card(sheet, head, notes, NULL), err);
+    return emit(ctx, vs_render_card_line(sheet, "format", head, notes, NULL), err);
 }
 
 /* ---------------------------------------------- length, concurrency, batch */
@@ -399,7 +474,7 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return rc;
     vs_units_grouped(g, sizeof g, v);
     snprintf(head, sizeof head, "%s %s: %s", key, g, what);
-    return emit(ctx, vs_render_card(sheet, head, NULL, NULL), err);
+    return emit(ctx, vs_render_card_line(sheet, key, head, NULL, NULL), err);
 }
 
 static int verb_length(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -446,7 +521,7 @@ static int verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
     else
         snprintf(head, sizeof head, "microbatch %llu: sequences per forward/backward pass",
                  (unsigned long long)v);
-    return emit(ctx, vs_render_card(sheet, head, NULL, NULL), err);
+    return emit(ctx, vs_render_card_line(sheet, "microbatch", head, NULL, NULL), err);
 }
 
 /* Joins the positional arguments with single spaces (quality "a b" or quality a b). */
@@ -464,9 +539,8 @@ static int join_positionals(const vs_line *line, size_t from, vs_buf *out)
 static int verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet;
-    vs_buf q = VS_BUF_INIT;
+    vs_buf q = VS_BUF_INIT, head = VS_BUF_INIT;
     int rc;
-    char head[120];
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if (vs_line_npositional(line) == 0)
@@ -480,13 +554,22 @@ static int verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     }
     rc = card_set(sheet, "quality", json_string(vs_buf_str(&q)), err);
-    vs_buf_free(&q);
-    if (rc < 0)
+    if (rc < 0) {
+        vs_buf_free(&q);
         return rc;
-    snprintf(head, sizeof head,
-             "quality criterion set: every change (format, length, candidate) is "
-             "re-checked against it");
-    return emit(ctx, vs_render_card(sheet, head, NULL, NULL), err);
+    }
+    vs_buf_printf(&head,
+                  "quality \"%s\": the criterion every change (format, length, candidate) is "
+                  "re-checked against",
+                  vs_buf_str(&q));
+    vs_buf_free(&q);
+    if (vs_buf_failed(&head)) {
+        vs_buf_free(&head);
+        return oom(err);
+    }
+    rc = emit(ctx, vs_render_card_line(sheet, "quality", vs_buf_str(&head), NULL, NULL), err);
+    vs_buf_free(&head);
+    return rc;
 }
 
 /* ----------------------------------------------------------------- reserve */
@@ -503,7 +586,7 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                  *cl = vs_line_pair(line, "class");
     const vs_arg *src = vs_line_pair(line, "source"), *ph = vs_line_pair(line, "phase");
     const char *name, *status, *cls;
-    json_t *sheet;
+    json_t *sheet, *comp;
     uint64_t bytes = 0;
     int rc, known = 0;
     char head[400], desc[160];
@@ -587,7 +670,7 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "class must be other, kv_cache, gradients, optimizer, activations "
                                "or parameters, not '%s'",
                                cls);
-    if ((rc = vs_sheet_set_component(sheet, name, known, bytes, status,
+    if ((rc = vs_sheet_put_component(&comp, sheet, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)
         return at_arg(err, a0, rc);
@@ -601,12 +684,23 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
         snprintf(head, sizeof head, "reserve %s: unknown, still to estimate or measure", name);
     }
     {
-        const char *names[1] = {name};
-        const char *notes[2] = {NULL, NULL};
+        /* One line, not a one-row table: a cell of many reserve lines reads as a
+         * list, and `envelope` shows them all as a table. */
+        vs_buf where = VS_BUF_INIT;
+        const char *notes[3] = {NULL, NULL, NULL};
+        vs_buf_printf(&where, "class %s%s%s, source: %s", cls, ph ? ", phase " : "",
+                      ph ? ph->value : "", src ? src->value : "declared");
+        if (vs_buf_failed(&where)) {
+            vs_buf_free(&where);
+            return oom(err);
+        }
+        notes[0] = vs_buf_str(&where);
         if (!strcmp(status, "measured") && !ph)
-            notes[0] = "a measurement keeps its context: say its phase=, and the counter in "
+            notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
                        "source=";
-        return emit(ctx, vs_render_components(sheet, "reserve", names, 1, head, notes, NULL), err);
+        rc = emit(ctx, vs_render_component_line(comp, "reserve", head, notes, NULL), err);
+        vs_buf_free(&where);
+        return rc;
     }
 }
 
@@ -1705,6 +1799,16 @@ static int verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
 /* ------------------------------------------------------------------- table */
 
 const vs_verb vs_verbs_sizing[] = {
+    {"card", verb_card, "card", "show the whole workload card as a table",
+     "Shows the current sheet's workload card as a table: model and revision, parameter count "
+     "and where it came from, task, format and its bits, required length, concurrency "
+     "(inference) or microbatch and accumulation (training), the quality criterion, the "
+     "architecture read from a config.json, and the placement; a note names what the method "
+     "still needs on the card. The card is held fixed: every candidate is compared against it. "
+     "The verbs that set it (model, task, format, length, concurrency, microbatch, quality) "
+     "each print one line saying what they set; `card` shows the whole. Payload kind \"card\", "
+     "with the whole card, as those verbs give it too.",
+     NULL, NULL},
     {"model", verb_model, "model NAME [revision=REV] [params=COUNT] [config=PATH]",
      "the model and revision of the workload card, and its parameter count",
      "Sets the card's model (a Hugging Face id or any name) and revision. params= takes a count "

@@ -14,33 +14,24 @@
 
 /* config.json and model.safetensors.index.json are small; a bigger file is
  * not one of them. */
-#define SMALL_FILE_MAX ((off_t)64 * 1024 * 1024)
+#define SMALL_FILE_MAX ((uint64_t)64 * 1024 * 1024)
 
 static int read_small(const char *path, char **out, size_t *len, vs_error *err)
 {
-    struct stat st;
+    uint64_t size = 0;
     char *buf = NULL;
     size_t got = 0;
     int fd, rc = 0;
     *out = NULL;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return vs_error_set(err, VS_EIO, "cannot open %s: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        rc = vs_error_set(err, VS_EIO, "%s is not a readable regular file", path);
-        goto done;
-    }
-    if (st.st_size > SMALL_FILE_MAX) {
-        rc = vs_error_set(err, VS_EFORMAT, "%s: %lld bytes is too large for this kind of file",
-                          path, (long long)st.st_size);
-        goto done;
-    }
-    if (!(buf = malloc((size_t)st.st_size + 1))) {
+    /* a FIFO, a device or a folder would block or never end: regular files only */
+    if ((fd = vs_open_regular(path, SMALL_FILE_MAX, &size, err)) < 0)
+        return fd;
+    if (!(buf = malloc((size_t)size + 1))) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory reading %s", path);
         goto done;
     }
-    while (got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+    while (got < (size_t)size) {
+        ssize_t r = read(fd, buf + got, (size_t)size - got);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
@@ -147,9 +138,8 @@ static int sha256_file(const char *path, char hex[65], vs_error *err)
     int fd, rc = 0;
     if (sodium_init() < 0)
         return vs_error_set(err, VS_EIO, "libsodium failed to initialise");
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return vs_error_set(err, VS_EIO, "cannot open %s: %s", path, strerror(errno));
+    if ((fd = vs_open_regular(path, 0, NULL, err)) < 0)
+        return fd;
     if (!(buf = malloc(1 << 20))) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory hashing %s", path);
         goto done;

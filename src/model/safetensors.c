@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -298,6 +299,44 @@ static int cmp_offsets(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* "__metadata__" is a map of strings to strings in the format (the reference
+ * loader deserialises it as Option<HashMap<String, String>> and refuses a file
+ * where it is anything else); null stands for none, as there. Skipping any value
+ * accepted files that loader rejects. */
+static int read_metadata(vs_jscan *j, const char *name, vs_error *err)
+{
+    static const char expected[] =
+        "(expected an object of string keys to string values, as the safetensors format says)";
+    char key[64];
+    int more, first = 1, cut;
+    char c = vs_jscan_peek(j);
+    if (c == 'n')
+        return vs_jscan_skip(j) ? not_json(j, name, "header", err) : 0;
+    if (c != '{') {
+        if (vs_jscan_skip(j))
+            return not_json(j, name, "header", err);
+        return vs_error_set(err, VS_EFORMAT, "%s: \"__metadata__\" is not an object %s", name,
+                            expected);
+    }
+    if (vs_jscan_object(j))
+        return not_json(j, name, "header", err);
+    while ((more = vs_jscan_key(j, first)) == 1) {
+        first = 0;
+        snprintf(key, sizeof key, "%s", j->str);
+        cut = j->str_len >= sizeof key; /* j->str is reused by what follows */
+        if (vs_jscan_peek(j) != '"') {
+            if (vs_jscan_skip(j))
+                return not_json(j, name, "header", err);
+            return vs_error_set(err, VS_EFORMAT,
+                                "%s: \"__metadata__\" value of '%s%s' is not a string %s", name,
+                                key, cut ? "..." : "", expected);
+        }
+        if (vs_jscan_string(j))
+            return not_json(j, name, "header", err);
+    }
+    return more < 0 ? not_json(j, name, "header", err) : 0;
+}
+
 int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *json, size_t len,
                                 uint64_t data_size, vs_error *err)
 {
@@ -329,10 +368,8 @@ int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *
                 rc = vs_error_set(err, VS_EFORMAT, "%s: \"__metadata__\" is given twice", name);
                 goto done;
             }
-            if (vs_jscan_skip(&j)) {
-                rc = not_json(&j, name, "header", err);
+            if ((rc = read_metadata(&j, name, err)))
                 goto done;
-            }
             continue;
         }
         if (f->count == cap) {
@@ -753,29 +790,71 @@ static long long pread_fn(void *ctx, void *buf, size_t n, uint64_t offset)
     return (long long)r;
 }
 
-int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_size,
-                             uint64_t *bytes_read, vs_error *err)
+static const char *file_kind(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "a folder";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
+}
+
+int vs_open_regular(const char *path, uint64_t max_size, uint64_t *size, vs_error *err)
 {
     struct stat st;
-    int fd, rc;
-    *out = NULL;
-    if (bytes_read)
-        *bytes_read = 0;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd, fl, rc;
+    /* O_NONBLOCK: opening a FIFO for reading waits for a writer otherwise, so
+     * the check below would never be reached. It is cleared once the file is
+     * known to be regular (where it changes nothing anyway). */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return vs_error_set(err, VS_EIO, "cannot open %s: %s", path, strerror(errno));
     if (fstat(fd, &st) != 0) {
         rc = vs_error_set(err, VS_EIO, "cannot stat %s: %s", path, strerror(errno));
-        goto done;
+        goto fail;
     }
     if (!S_ISREG(st.st_mode)) {
-        rc = vs_error_set(err, VS_EIO, "%s is not a regular file", path);
-        goto done;
+        rc = vs_error_set(err, VS_EIO, "%s is %s, not a regular file: expected a file on disk",
+                          path, S_ISLNK(st.st_mode) ? "a link" : file_kind(st.st_mode));
+        goto fail;
     }
+    if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        rc = vs_error_set(err, VS_EIO, "cannot read %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (max_size && (uint64_t)st.st_size > max_size) {
+        rc = vs_error_set(err, VS_EFORMAT,
+                          "%s: %lld bytes is too large for this kind of file (at most %llu)", path,
+                          (long long)st.st_size, (unsigned long long)max_size);
+        goto fail;
+    }
+    if (size)
+        *size = (uint64_t)st.st_size;
+    return fd;
+fail:
+    close(fd);
+    return rc;
+}
+
+int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_size,
+                             uint64_t *bytes_read, vs_error *err)
+{
+    uint64_t size = 0;
+    int fd, rc;
+    *out = NULL;
+    if (bytes_read)
+        *bytes_read = 0;
+    if ((fd = vs_open_regular(path, 0, &size, err)) < 0)
+        return fd;
     if (file_size)
-        *file_size = (uint64_t)st.st_size;
-    rc = vs_safetensors_read(out, path, (uint64_t)st.st_size, pread_fn, &fd, bytes_read, err);
-done:
+        *file_size = size;
+    rc = vs_safetensors_read(out, path, size, pread_fn, &fd, bytes_read, err);
     close(fd);
     return rc;
 }

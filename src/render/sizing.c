@@ -10,18 +10,28 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 #define AMT 64
+
+/* out = s + suffix (out holds AMT bytes; s is at most 39 characters) */
+static void with_unit(char *out, const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    memcpy(out, s, n);
+    memcpy(out + n, suffix, k + 1);
+}
 
 void vs_render_amount(uint64_t bytes, char *b, char *gb, char *gib)
 {
     char t[40];
+    /* every row of an envelope shows three amounts: no printf here */
     vs_units_grouped(t, sizeof t, bytes);
-    snprintf(b, AMT, "%s B", t);
+    with_unit(b, t, " B");
     vs_units_round(t, sizeof t, bytes, VS_UNIT_GB, 2);
-    snprintf(gb, AMT, "%s GB", t);
+    with_unit(gb, t, " GB");
     vs_units_round(t, sizeof t, bytes, VS_UNIT_GIB, 2);
-    snprintf(gib, AMT, "%s GiB", t);
+    with_unit(gib, t, " GiB");
 }
 
 static json_t *int_or_null(int known, uint64_t v)
@@ -266,19 +276,108 @@ static int offer_capacity(const json_t *offer, uint64_t *bytes, char *basis, siz
     return 0;
 }
 
+/* What the budget chart draws: the weights and each component per GPU, and
+ * each offer's capacity line. */
+typedef struct budget {
+    vs_svg_segment *segs;
+    size_t nseg;
+    vs_svg_line *lines;
+    size_t nlines;
+    char (*basis)[96]; /* each line's capacity basis */
+} budget;
+
+static void budget_free(budget *b)
+{
+    free(b->segs);
+    free(b->lines);
+    free(b->basis);
+}
+
+static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
+                        const vs_placement *pl)
+{
+    json_t *comps = vs_sheet_array(sheet, "components"), *offers = vs_sheet_array(sheet, "offers");
+    json_t *c;
+    size_t i;
+    memset(b, 0, sizeof *b);
+    b->segs = calloc(json_array_size(comps) + 1, sizeof *b->segs);
+    b->lines = calloc(json_array_size(offers) + 1, sizeof *b->lines);
+    b->basis = calloc(json_array_size(offers) + 1, sizeof *b->basis);
+    if (!b->segs || !b->lines || !b->basis) {
+        budget_free(b);
+        return -1;
+    }
+    b->segs[0].label = "weights";
+    b->segs[0].known = env->weights_known;
+    b->segs[0].bytes = env->weights_known ? env->weights_gpu_bytes : 0;
+    b->segs[0].status = env->weights_known ? env->weights_basis : "unknown";
+    b->nseg = 1;
+    json_array_foreach(comps, i, c)
+    {
+        json_t *jb = json_object_get(c, "bytes");
+        const char *cls = json_string_value(json_object_get(c, "class"));
+        int known = json_is_integer(jb) && json_integer_value(jb) >= 0;
+        vs_svg_segment *sg = &b->segs[b->nseg++];
+        sg->label = json_string_value(json_object_get(c, "name"));
+        sg->known = known;
+        sg->bytes = known ? vs_placement_per_gpu(pl, cls, (uint64_t)json_integer_value(jb)) : 0;
+        sg->status = json_string_value(json_object_get(c, "status"));
+    }
+    json_array_foreach(offers, i, c)
+    {
+        uint64_t cap;
+        if (!offer_capacity(c, &cap, b->basis[b->nlines], sizeof b->basis[b->nlines]))
+            continue;
+        b->lines[b->nlines].label = json_string_value(json_object_get(c, "name"));
+        b->lines[b->nlines].bytes = cap;
+        b->lines[b->nlines].basis = b->basis[b->nlines];
+        b->nlines++;
+    }
+    return 0;
+}
+
+static char *budget_svg(const json_t *sheet, const budget *b)
+{
+    char title[200];
+    const char *st = json_string_value(json_object_get(sheet, "title"));
+    snprintf(title, sizeof title, "Memory budget per GPU%s%s", st ? ": " : "", st ? st : "");
+    return vs_svg_budget(title, b->segs, b->nseg, b->lines, b->nlines);
+}
+
+static void placement_or_single(vs_placement *pl, const json_t *sheet)
+{
+    if (vs_placement_from_sheet(pl, sheet, NULL)) {
+        pl->kind = VS_PLACE_SINGLE;
+        pl->gpus = 1;
+        pl->stage = 0;
+    }
+}
+
+char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env)
+{
+    vs_placement pl;
+    budget b;
+    char *svg;
+    placement_or_single(&pl, sheet);
+    if (budget_build(&b, sheet, env, &pl) < 0)
+        return NULL;
+    svg = budget_svg(sheet, &b);
+    budget_free(&b);
+    return svg;
+}
+
 json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
 {
     static const char *const hdr[] = {"component", "status", "class", "per GPU",
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
-    json_t *comps = vs_sheet_array(sheet, "components"), *offers = vs_sheet_array(sheet, "offers");
+    json_t *comps = vs_sheet_array(sheet, "components");
     json_t *c, *p = NULL, *caps = NULL;
     vs_placement pl;
-    vs_svg_segment *segs = NULL;
-    vs_svg_line *lines = NULL;
-    char(*line_basis)[96] = NULL;
-    size_t i, nseg = 0, nlines = 0;
+    budget bud;
+    int have_budget = 0;
+    size_t i;
     char b[AMT], gb[AMT], gib[AMT], desc[160], pls[128], wsrc[160], gp[40];
     const char *notes[5];
     size_t nn = 0;
@@ -289,20 +388,14 @@ json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
 
     if (!t)
         return NULL;
-    if (vs_placement_from_sheet(&pl, sheet, NULL)) {
-        pl.kind = VS_PLACE_SINGLE;
-        pl.gpus = 1;
-        pl.stage = 0;
-    }
+    placement_or_single(&pl, sheet);
     vs_placement_describe(&pl, pls, sizeof pls);
     for (i = 3; i <= 5; i++)
         vs_table_align_right(t, i);
-    segs = calloc(json_array_size(comps) + 1, sizeof *segs);
-    lines = calloc(json_array_size(offers) + 1, sizeof *lines);
-    line_basis = calloc(json_array_size(offers) + 1, sizeof *line_basis);
     caps = json_array();
-    if (!segs || !lines || !line_basis || !caps)
+    if (!caps || budget_build(&bud, sheet, env, &pl) < 0)
         goto done;
+    have_budget = 1;
 
     vs_sheet_card_uint(sheet, "params", &params);
     vs_units_grouped(gp, sizeof gp, params);
@@ -314,19 +407,10 @@ json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
         const char *row[7] = {"weights", "weights only", "parameters", b, gb, gib, wsrc};
         vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
         vs_table_add_row(t, row);
-        segs[nseg].label = "weights";
-        segs[nseg].known = 1;
-        segs[nseg].bytes = env->weights_gpu_bytes;
-        segs[nseg].status = env->weights_basis;
-        nseg++;
     } else {
         const char *row[7] = {
             "weights", "unknown", "parameters", "unknown", "", "", "no params or format yet"};
         vs_table_add_row(t, row);
-        segs[nseg].label = "weights";
-        segs[nseg].known = 0;
-        segs[nseg].status = "unknown";
-        nseg++;
     }
     json_array_foreach(comps, i, c)
     {
@@ -356,11 +440,6 @@ json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
         row[5] = known ? gib : "";
         row[6] = src ? src : "";
         vs_table_add_row(t, row);
-        segs[nseg].label = name;
-        segs[nseg].known = known;
-        segs[nseg].bytes = per;
-        segs[nseg].status = status;
-        nseg++;
         if (!known)
             vs_buf_printf(&unk, "%s%s", unk.len ? ", " : "", name ? name : "?");
     }
@@ -376,21 +455,10 @@ json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
         vs_render_amount(env->envelope_bytes, b, gb, gib);
         vs_table_add_row(t, row);
     }
-
-    json_array_foreach(offers, i, c)
-    {
-        uint64_t cap;
-        const char *name = json_string_value(json_object_get(c, "name"));
-        if (!offer_capacity(c, &cap, line_basis[nlines], sizeof line_basis[nlines]))
-            continue;
-        lines[nlines].label = name;
-        lines[nlines].bytes = cap;
-        lines[nlines].basis = line_basis[nlines];
-        json_array_append_new(caps,
-                              json_pack("{s:s?, s:I, s:s}", "name", name, "capacity_bytes",
-                                        (json_int_t)cap, "capacity_basis", line_basis[nlines]));
-        nlines++;
-    }
+    for (i = 0; i < bud.nlines; i++)
+        json_array_append_new(caps, json_pack("{s:s?, s:I, s:s}", "name", bud.lines[i].label,
+                                              "capacity_bytes", (json_int_t)bud.lines[i].bytes,
+                                              "capacity_basis", bud.lines[i].basis));
 
     vs_units_describe(desc, sizeof desc, env->envelope_bytes);
     vs_buf_printf(&text, "envelope per GPU (%s): %s%s\n", pls, desc,
@@ -423,18 +491,13 @@ json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
     if (pl.gpus > 1)
         notes[nn++] = "per GPU after the placement: two cards are never one memory space";
     put_notes(&text, &html, notes, nn);
-    for (i = 0; i < nlines; i++) {
-        vs_units_describe(desc, sizeof desc, lines[i].bytes);
-        vs_buf_printf(&text, "capacity line %s: %s (%s)\n", lines[i].label ? lines[i].label : "?",
-                      desc, lines[i].basis);
+    for (i = 0; i < bud.nlines; i++) {
+        vs_units_describe(desc, sizeof desc, bud.lines[i].bytes);
+        vs_buf_printf(&text, "capacity line %s: %s (%s)\n",
+                      bud.lines[i].label ? bud.lines[i].label : "?", desc, bud.lines[i].basis);
     }
 
-    {
-        char title[200];
-        const char *st = json_string_value(json_object_get(sheet, "title"));
-        snprintf(title, sizeof title, "Memory budget per GPU%s%s", st ? ": " : "", st ? st : "");
-        svg = vs_svg_budget(title, segs, nseg, lines, nlines);
-    }
+    svg = budget_svg(sheet, &bud);
     if (!svg)
         goto done;
     p = vs_envelope_payload(env, sheet);
@@ -451,9 +514,8 @@ done:
     vs_buf_free(&unk);
     json_decref(caps);
     free(svg);
-    free(segs);
-    free(lines);
-    free(line_basis);
+    if (have_budget)
+        budget_free(&bud);
     return bundle;
 }
 
@@ -527,6 +589,59 @@ json_t *vs_render_formats(const json_t *sheet, const vs_envelope *env, const vs_
 
 /* -------------------------------------------------------------- components */
 
+/* The payload of the components an estimator or `reserve` set: one gives kind
+ * "component", several kind "components" with their total (null when any is
+ * unknown). Takes inputs_take. */
+static json_t *components_payload(const json_t *sheet, const char *estimator,
+                                  const char *const *names, size_t nnames, const char *headline,
+                                  json_t *inputs_take)
+{
+    json_t *list, *p = NULL, *one;
+    uint64_t total = 0;
+    size_t i;
+    int all_known = 1;
+    if (nnames == 1 && (one = vs_sheet_component(sheet, names[0]))) {
+        /* the common case (`reserve`, most estimators): one copy, no list */
+        p = vs_json_copy(one);
+        if (p)
+            json_object_set_new_nocheck(p, "kind", json_string_nocheck("component"));
+    } else {
+        if (!(list = json_array())) {
+            json_decref(inputs_take);
+            return NULL;
+        }
+        for (i = 0; i < nnames; i++) {
+            json_t *c = vs_sheet_component(sheet, names[i]), *jb;
+            if (!c)
+                continue;
+            jb = json_object_get(c, "bytes");
+            if (json_is_integer(jb))
+                total += (uint64_t)json_integer_value(jb);
+            else
+                all_known = 0;
+            json_array_append_new(list, vs_json_copy(c));
+        }
+        if (json_array_size(list) == 1) {
+            p = json_incref(json_array_get(list, 0));
+            if (p)
+                json_object_set_new(p, "kind", json_string("component"));
+        } else {
+            p = json_pack("{s:s, s:O, s:o}", "kind", "components", "components", list,
+                          "total_bytes", all_known ? json_integer((json_int_t)total) : json_null());
+        }
+        json_decref(list);
+    }
+    if (p) {
+        json_object_set_new_nocheck(p, "estimator",
+                                    estimator ? json_string(estimator) : json_null());
+        json_object_set_new_nocheck(p, "formula", headline ? json_string(headline) : json_null());
+        json_object_set_new_nocheck(p, "inputs", inputs_take ? inputs_take : json_object());
+        inputs_take = NULL;
+    }
+    json_decref(inputs_take);
+    return p;
+}
+
 json_t *vs_render_components(const json_t *sheet, const char *estimator, const char *const *names,
                              size_t nnames, const char *headline, const char *const *notes,
                              json_t *inputs_take)
@@ -535,13 +650,8 @@ json_t *vs_render_components(const json_t *sheet, const char *estimator, const c
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
-    json_t *list = json_array(), *p = NULL;
-    uint64_t total = 0;
     size_t i, nnotes = 0;
-    int all_known = 1;
-    if (!t || !list) {
-        vs_table_free(t);
-        json_decref(list);
+    if (!t) {
         json_decref(inputs_take);
         return NULL;
     }
@@ -557,12 +667,8 @@ json_t *vs_render_components(const json_t *sheet, const char *estimator, const c
             continue;
         jb = json_object_get(c, "bytes");
         known = json_is_integer(jb);
-        if (known) {
+        if (known)
             vs_render_amount((uint64_t)json_integer_value(jb), b, gb, gib);
-            total += (uint64_t)json_integer_value(jb);
-        } else {
-            all_known = 0;
-        }
         row[0] = names[i];
         row[1] = json_string_value(json_object_get(c, "status"));
         row[2] = json_string_value(json_object_get(c, "class"));
@@ -571,7 +677,6 @@ json_t *vs_render_components(const json_t *sheet, const char *estimator, const c
         row[5] = known ? gib : "";
         row[6] = json_string_value(json_object_get(c, "source"));
         vs_table_add_row(t, row);
-        json_array_append_new(list, json_deep_copy(c));
     }
     put_headline(&text, &html, headline);
     put_table(&text, &html, t);
@@ -581,22 +686,52 @@ json_t *vs_render_components(const json_t *sheet, const char *estimator, const c
     if (nnotes)
         vs_buf_puts(&text, "\n");
     put_notes(&text, &html, notes, nnotes);
-    if (json_array_size(list) == 1) {
-        p = json_deep_copy(json_array_get(list, 0));
-        if (p)
-            json_object_set_new(p, "kind", json_string("component"));
-    } else {
-        p = json_pack("{s:s, s:O, s:o}", "kind", "components", "components", list, "total_bytes",
-                      all_known ? json_integer((json_int_t)total) : json_null());
+    return finish(&text, &html, NULL,
+                  components_payload(sheet, estimator, names, nnames, headline, inputs_take));
+}
+
+/* Appends headline and then each note, "; "-separated, as one line. */
+static void put_one_line(vs_buf *text, vs_buf *html, const char *headline, const char *const *notes)
+{
+    size_t i, n = headline ? strlen(headline) : 0;
+    for (i = 0; notes && notes[i]; i++)
+        n += strlen(notes[i]) + 2;
+    /* one allocation each, not a doubling series: most lines of a cell are these */
+    vs_buf_reserve(text, n + 2);
+    vs_buf_reserve(html, n + n / 8 + 16);
+    vs_buf_puts(text, headline ? headline : "");
+    vs_buf_puts(html, "<p>");
+    vs_buf_put_html(html, headline ? headline : "");
+    for (i = 0; notes && notes[i]; i++) {
+        vs_buf_puts(text, "; ");
+        vs_buf_puts(text, notes[i]);
+        vs_buf_puts(html, "; ");
+        vs_buf_put_html(html, notes[i]);
     }
-    json_decref(list);
-    if (p) {
-        json_object_set_new(p, "estimator", estimator ? json_string(estimator) : json_null());
-        json_object_set_new(p, "formula", headline ? json_string(headline) : json_null());
-        json_object_set_new(p, "inputs", inputs_take ? inputs_take : json_object());
-        inputs_take = NULL;
+    vs_buf_putc(text, '\n');
+    vs_buf_puts(html, "</p>\n");
+}
+
+json_t *vs_render_component_line(const json_t *component, const char *estimator,
+                                 const char *headline, const char *const *notes,
+                                 json_t *inputs_take)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *p = vs_json_copy((json_t *)component);
+    put_one_line(&text, &html, headline, notes);
+    if (p &&
+        (json_object_set_new_nocheck(p, "kind", json_string_nocheck("component")) ||
+         json_object_set_new_nocheck(p, "estimator",
+                                     estimator ? json_string(estimator) : json_null()) ||
+         json_object_set_new_nocheck(
+             p, "formula", headline ? vs_json_stringn(headline, strlen(headline)) : json_null()) ||
+         json_object_set_new_nocheck(p, "inputs", inputs_take ? inputs_take : json_object()))) {
+        inputs_take = NULL; /* set_new released it */
+        json_decref(p);
+        p = NULL;
     }
-    json_decref(inputs_take);
+    if (!p)
+        json_decref(inputs_take);
     return finish(&text, &html, NULL, p);
 }
 
@@ -620,13 +755,35 @@ static void card_uint_row(vs_table *t, const json_t *card, const char *key, cons
     }
 }
 
+/* The card payload: kind "card", the whole card and the placement, notes (when
+ * given), and extra_take merged in. */
+static json_t *card_payload(const json_t *sheet, const char *const *notes, json_t *extra_take)
+{
+    json_t *card = vs_json_copy(vs_sheet_card(sheet));
+    json_t *pl = vs_json_copy(json_object_get(sheet, "placement"));
+    json_t *p = json_pack("{s:s, s:o, s:o}", "kind", "card", "card", card ? card : json_null(),
+                          "placement", pl ? pl : json_null());
+    size_t i;
+    if (p && json_is_object(extra_take))
+        json_object_update(p, extra_take);
+    json_decref(extra_take);
+    if (p && notes) {
+        json_t *ns = json_array();
+        for (i = 0; ns && notes[i]; i++)
+            json_array_append_new(ns, json_string(notes[i]));
+        if (ns)
+            json_object_set_new(p, "notes", ns);
+    }
+    return p;
+}
+
 json_t *vs_render_card(const json_t *sheet, const char *headline, const char *const *notes,
                        json_t *extra_take)
 {
     static const char *const hdr[] = {"card", "value"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     vs_table *t = vs_table_new(2, hdr);
-    json_t *card = vs_sheet_card(sheet), *arch = json_object_get(card, "arch"), *p;
+    json_t *card = vs_sheet_card(sheet), *arch = json_object_get(card, "arch");
     char buf[512], g[40], pls[128];
     size_t nnotes = 0;
     if (!t) {
@@ -659,16 +816,7 @@ json_t *vs_render_card(const json_t *sheet, const char *headline, const char *co
     card_row(t, "quality", json_string_value(json_object_get(card, "quality")));
     if (json_is_object(arch)) {
         vs_buf a = VS_BUF_INIT;
-        static const char *const keys[] = {"layers",   "hidden",       "heads", "kv_heads",
-                                           "head_dim", "intermediate", "vocab", "experts"};
-        size_t i;
-        const char *fam = json_string_value(json_object_get(arch, "family"));
-        vs_buf_puts(&a, fam ? fam : "?");
-        for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-            json_t *v = json_object_get(arch, keys[i]);
-            if (json_is_integer(v))
-                vs_buf_printf(&a, " %s=%" JSON_INTEGER_FORMAT, keys[i], json_integer_value(v));
-        }
+        vs_render_arch(arch, &a);
         card_row(t, "arch", vs_buf_str(&a));
         if (vs_buf_failed(&a))
             text.failed = 1;
@@ -683,20 +831,33 @@ json_t *vs_render_card(const json_t *sheet, const char *headline, const char *co
     if (nnotes)
         vs_buf_puts(&text, "\n");
     put_notes(&text, &html, notes, nnotes);
-    p = json_pack("{s:s, s:o, s:o}", "kind", "card", "card", json_deep_copy(card), "placement",
-                  json_deep_copy(json_object_get(sheet, "placement")));
-    if (p && json_is_object(extra_take))
-        json_object_update(p, extra_take);
-    json_decref(extra_take);
-    if (p && notes) {
-        json_t *ns = json_array();
-        size_t i;
-        for (i = 0; ns && i < nnotes; i++)
-            json_array_append_new(ns, json_string(notes[i]));
-        if (ns)
-            json_object_set_new(p, "notes", ns);
-    }
+    return finish(&text, &html, NULL, card_payload(sheet, notes, extra_take));
+}
+
+json_t *vs_render_card_line(const json_t *sheet, const char *set, const char *headline,
+                            const char *const *notes, json_t *extra_take)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *p;
+    put_one_line(&text, &html, headline, notes);
+    p = card_payload(sheet, notes, extra_take);
+    if (p && set)
+        json_object_set_new(p, "set", json_string(set));
     return finish(&text, &html, NULL, p);
+}
+
+void vs_render_arch(const json_t *arch, vs_buf *out)
+{
+    static const char *const keys[] = {"layers",   "hidden",       "heads", "kv_heads",
+                                       "head_dim", "intermediate", "vocab", "experts"};
+    size_t i;
+    const char *fam = json_string_value(json_object_get(arch, "family"));
+    vs_buf_puts(out, fam ? fam : "?");
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_t *v = json_object_get(arch, keys[i]);
+        if (json_is_integer(v))
+            vs_buf_printf(out, " %s=%" JSON_INTEGER_FORMAT, keys[i], json_integer_value(v));
+    }
 }
 
 json_t *vs_render_lines(const char *headline, const char *const *lines, size_t nlines,

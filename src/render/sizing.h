@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "sheet/envelope.h"
+#include "util/buf.h"
 
 /* `weights`: weights only (params x bits / 8, or the files' bytes), per GPU
  * after the placement, "a lower bound, not a GPU recommendation". files_payload
@@ -27,6 +28,10 @@ json_t *vs_render_weights(const json_t *sheet, const vs_envelope *env, const jso
  * conservative-envelope statement, and the SVG chart against the capacity of
  * every offer in the sheet. */
 json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env);
+
+/* The envelope's budget chart alone (the SVG document of vs_render_envelope),
+ * malloc'd, or NULL when memory is short: `candidates` draws it too. */
+char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env);
 
 typedef struct vs_format_row {
     const char *format; /* "bf16", "bits=6" */
@@ -51,10 +56,27 @@ json_t *vs_render_components(const json_t *sheet, const char *estimator, const c
                              size_t nnames, const char *headline, const char *const *notes,
                              json_t *inputs_take);
 
+/* A component `reserve` just set (borrowed), as one line: headline then each
+ * note, "; "-separated, in text/plain and in an HTML paragraph. The payload is
+ * the one vs_render_components gives for one component (kind "component"). */
+json_t *vs_render_component_line(const json_t *component, const char *estimator,
+                                 const char *headline, const char *const *notes,
+                                 json_t *inputs_take);
+
 /* The workload card as a table (kind "card", with the whole card). headline
  * and notes as above; extra_take (may be NULL) is merged into the payload. */
 json_t *vs_render_card(const json_t *sheet, const char *headline, const char *const *notes,
                        json_t *extra_take);
+
+/* What a card verb just set, as one line (headline then each note,
+ * "; "-separated) in text/plain and in an HTML paragraph; the payload is the
+ * same as vs_render_card's (kind "card", the whole card), with "set" naming
+ * the card key that was set (may be NULL). */
+json_t *vs_render_card_line(const json_t *sheet, const char *set, const char *headline,
+                            const char *const *notes, json_t *extra_take);
+
+/* The card's architecture as one line: "llama layers=32 hidden=4096 ...". */
+void vs_render_arch(const json_t *arch, vs_buf *out);
 
 /* A small bundle for verbs that record a line of the procedure (stage,
  * invalidate, oom, decide): text lines, an HTML paragraph list, and payload

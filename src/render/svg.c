@@ -14,8 +14,9 @@ static const char *const line_colors[] = {"#d62728", "#2ca02c", "#9467bd",
 
 #define GIB 1073741824.0
 
-/* Appends v with one decimal (a coordinate) by integer arithmetic: charts are
- * rendered on every `envelope`, and printf's float path dominated them. */
+/* Appends v with one decimal (a coordinate) by integer arithmetic, straight
+ * into the buffer: charts are rendered on every `envelope` and `candidates`,
+ * with a few numbers per component, and printf's float path dominated them. */
 static void put_num(vs_buf *b, double v)
 {
     char tmp[32], *p = tmp + sizeof tmp;
@@ -26,7 +27,6 @@ static void put_num(vs_buf *b, double v)
     if (!(v < 1e15)) /* also NaN */
         v = 1e15;
     t = (unsigned long long)(v * 10 + 0.5);
-    *--p = '\0';
     *--p = (char)('0' + t % 10);
     *--p = '.';
     t /= 10;
@@ -36,22 +36,21 @@ static void put_num(vs_buf *b, double v)
     } while (t);
     if (neg)
         *--p = '-';
-    vs_buf_puts(b, p);
+    vs_buf_append(b, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 /* A small formatter for the chart: %f a coordinate (one decimal), %s a string
- * as is, %e a string escaped for XML, %z a size_t, %% a percent sign. */
+ * as is, %e a string escaped for XML, %z a size_t, %% a percent sign. The
+ * literal text between directives is copied whole. */
 static void svgf(vs_buf *b, const char *fmt, ...)
 {
     va_list ap;
-    const char *run = fmt, *p;
+    const char *p = fmt, *pct;
     va_start(ap, fmt);
-    for (p = fmt; *p; p++) {
-        if (*p != '%')
-            continue;
-        vs_buf_append(b, run, (size_t)(p - run));
-        p++;
-        switch (*p) {
+    while ((pct = strchr(p, '%')) != NULL) {
+        vs_buf_append(b, p, (size_t)(pct - p));
+        p = pct + 2;
+        switch (pct[1]) {
         case 'f':
             put_num(b, va_arg(ap, double));
             break;
@@ -71,12 +70,13 @@ static void svgf(vs_buf *b, const char *fmt, ...)
             vs_buf_putc(b, '%');
             break;
         default:
-            p--; /* not a directive: keep it as text */
+            /* not a directive: keep it as text */
+            vs_buf_putc(b, '%');
+            p = pct + 1;
             break;
         }
-        run = p + 1;
     }
-    vs_buf_append(b, run, (size_t)(p - run));
+    vs_buf_puts(b, p);
     va_end(ap);
 }
 

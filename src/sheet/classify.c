@@ -520,19 +520,11 @@ static int row_add_req(vs_classify_row *row, const json_t *sheet, const resolved
 
 /* ---- ranking ---- */
 
-static const char *schedule_key(const char *available)
-{
-    if (!available || !*available)
-        return NULL;
-    if (same_name(available, "now") || same_name(available, "immediate") ||
-        same_name(available, "immediately"))
-        return "0000-00-00";
-    return available;
-}
-
+/* 1 when s is exactly YYYY-MM-DD naming a real day (2026-13-45 is not one). */
 static int iso_date(const char *s)
 {
-    int i;
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int i, y = 0, m, d;
     for (i = 0; i < 10; i++) {
         char c = s[i];
         if (i == 4 || i == 7) {
@@ -542,23 +534,53 @@ static int iso_date(const char *s)
             return 0;
         }
     }
+    if (s[10] != '\0')
+        return 0;
+    for (i = 0; i < 4; i++)
+        y = y * 10 + (s[i] - '0');
+    m = (s[5] - '0') * 10 + (s[6] - '0');
+    d = (s[8] - '0') * 10 + (s[9] - '0');
+    if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
+        return 0;
+    if (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+        return 0;
     return 1;
+}
+
+/* The schedule as a sort class: 0 available now, 1 a documented date (in
+ * *date), 2 anything else, including text that is not a date. Every value
+ * falls in exactly one class, so the order is total: a free-text `available`
+ * that compared equal to everything made rank_cmp intransitive, and the
+ * ranking depended on the order of the offers. */
+static int schedule_class(const char *available, const char **date)
+{
+    *date = NULL;
+    if (!available || !*available)
+        return 2;
+    if (same_name(available, "now") || same_name(available, "immediate") ||
+        same_name(available, "immediately"))
+        return 0;
+    if (iso_date(available)) {
+        *date = available;
+        return 1;
+    }
+    return 2;
 }
 
 static int rank_cmp(const vs_classify_row *a, const vs_classify_row *b)
 {
-    const char *sa, *sb;
-    int c = vs_decimal_cmp(a->price, b->price);
+    const char *da, *db;
+    int ca, cb, c = vs_decimal_cmp(a->price, b->price);
     if (c)
         return c;
     if (a->margin_bytes != b->margin_bytes)
         return a->margin_bytes > b->margin_bytes ? -1 : 1;
-    sa = schedule_key(a->available);
-    sb = schedule_key(b->available);
-    if (!sa != !sb)
-        return sa ? -1 : 1;
-    if (sa && iso_date(sa) && iso_date(sb)) {
-        c = strcmp(sa, sb);
+    ca = schedule_class(a->available, &da);
+    cb = schedule_class(b->available, &db);
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    if (ca == 1) {
+        c = strcmp(da, db);
         return c < 0 ? -1 : c > 0;
     }
     return 0;
@@ -663,7 +685,7 @@ static int stale_evidence_notes(vs_classification *c, const resolved *ev, size_t
 int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env, vs_error *err)
 {
     vs_classification *c = calloc(1, sizeof *c);
-    json_t *offers = vs_sheet_array(sheet, "offers"), *o, *names = NULL, *comp;
+    json_t *offers = vs_sheet_array(sheet, "offers"), *o, *names = NULL, *comp, *comps;
     size_t i, j, nbuiltin, nev = 0;
     unsigned gpus;
     int rc = VS_ENOMEM, any_price = 0;
@@ -680,7 +702,8 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     names = vs_classify_requirement_names(sheet);
     if (!c->unknown || !names)
         goto done;
-    json_array_foreach(vs_sheet_array(sheet, "components"), i, comp)
+    comps = vs_sheet_array(sheet, "components"); /* not re-evaluated per turn */
+    json_array_foreach(comps, i, comp)
     {
         if (json_is_null(json_object_get(comp, "bytes")) && str_of(comp, "name"))
             json_array_append_new(c->unknown, json_string(str_of(comp, "name")));

@@ -23,7 +23,9 @@
  * candidates are ranked by total package cost (the offer's price, compared as
  * exact decimals, only within one currency), then useful margin (capacity minus
  * per-GPU envelope, larger first), then documented schedule (an offer with a
- * documented `available` before one without; two ISO dates, earlier first);
+ * documented `available` before one without; two ISO dates, earlier first;
+ * `now` first; anything that is not `now` or a real YYYY-MM-DD counts as not
+ * documented, so the order is total);
  * equal keys share a rank. When retained candidates cannot all be compared by
  * cost (different currencies, a missing price) none is ranked and a note says
  * why. Several cards count only through a placement on that many GPUs: a card

@@ -69,6 +69,7 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
     vs_envelope e;
     vs_placement pl;
     json_t *wf = json_object_get(sheet, "weights_files"), *c;
+    json_t *comps = vs_sheet_array(sheet, "components");
     uint64_t params;
     unsigned bits;
     size_t i;
@@ -91,7 +92,8 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
     }
     if (e.weights_known)
         e.weights_gpu_bytes = vs_placement_per_gpu(&pl, "weights", e.weights_bytes);
-    json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    /* json_array_foreach evaluates its array argument on every turn */
+    json_array_foreach(comps, i, c)
     {
         json_t *b = json_object_get(c, "bytes");
         const char *cls = json_string_value(json_object_get(c, "class"));
@@ -116,10 +118,17 @@ static json_t *bytes_or_null(int known, uint64_t v)
     return known ? json_integer((json_int_t)v) : json_null();
 }
 
+/* The string at c[key] (shared: scalars are never mutated), or null. */
+static json_t *shared_string(const json_t *c, const char *key)
+{
+    json_t *v = json_object_get(c, key);
+    return json_is_string(v) ? json_incref(v) : json_null();
+}
+
 json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet)
 {
     json_t *p = NULL, *comps = NULL, *unknown = NULL, *notes = NULL, *c,
-           *card = vs_sheet_card(sheet);
+           *card = vs_sheet_card(sheet), *sheet_comps = vs_sheet_array(sheet, "components");
     vs_placement pl;
     size_t i;
     unsigned bits = vs_sheet_weight_bits(sheet);
@@ -136,23 +145,30 @@ json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet)
     notes = json_array();
     if (!comps || !unknown || !notes)
         goto fail;
-    json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    json_array_foreach(sheet_comps, i, c)
     {
         json_t *b = json_object_get(c, "bytes");
         const char *cls = json_string_value(json_object_get(c, "class"));
         const char *name = json_string_value(json_object_get(c, "name"));
         int known = json_is_integer(b) && json_integer_value(b) >= 0;
         uint64_t v = known ? (uint64_t)json_integer_value(b) : 0;
-        json_t *o = json_pack(
-            "{s:s?, s:o, s:s?, s:s?, s:s?, s:s, s:o, s:I}", "name", name, "bytes",
-            bytes_or_null(known, v), "status", json_string_value(json_object_get(c, "status")),
-            "source", json_string_value(json_object_get(c, "source")), "phase",
-            json_string_value(json_object_get(c, "phase")), "class", cls ? cls : "other",
-            "gpu_bytes", bytes_or_null(known, vs_placement_per_gpu(&pl, cls, v)), "ways",
-            (json_int_t)vs_placement_ways(&pl, cls));
-        if (!o || json_array_append_new(comps, o))
+        /* Built key by key, sharing the sheet's strings: json_pack parses its
+         * format for every one of a long sheet's components. */
+        json_t *o = json_object();
+        if (!o || json_array_append_new(comps, o) ||
+            json_object_set_new_nocheck(o, "name", shared_string(c, "name")) ||
+            json_object_set_new_nocheck(o, "bytes", bytes_or_null(known, v)) ||
+            json_object_set_new_nocheck(o, "status", shared_string(c, "status")) ||
+            json_object_set_new_nocheck(o, "source", shared_string(c, "source")) ||
+            json_object_set_new_nocheck(o, "phase", shared_string(c, "phase")) ||
+            json_object_set_new_nocheck(
+                o, "class", cls ? shared_string(c, "class") : json_string_nocheck("other")) ||
+            json_object_set_new_nocheck(o, "gpu_bytes",
+                                        bytes_or_null(known, vs_placement_per_gpu(&pl, cls, v))) ||
+            json_object_set_new_nocheck(o, "ways",
+                                        json_integer((json_int_t)vs_placement_ways(&pl, cls))))
             goto fail;
-        if (!known && name && json_array_append_new(unknown, json_string(name)))
+        if (!known && name && json_array_append_new(unknown, shared_string(c, "name")))
             goto fail;
     }
     if (env->weights_known && env->weights_basis &&

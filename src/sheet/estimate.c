@@ -1,5 +1,6 @@
 #include "sheet/estimate.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int mul(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
@@ -191,6 +192,15 @@ int vs_estimate_training(vs_training_est *out, const vs_training_rule *rule, uin
     return 0;
 }
 
+int vs_quant_group_check(uint64_t group, vs_error *err)
+{
+    if (group == 0)
+        return vs_error_set(err, VS_EVALUE,
+                            "group= must be at least 1 (values per group); leave it out for the "
+                            "scheme's default (bnb 64, gptq 128)");
+    return 0;
+}
+
 int vs_quant_rule_get(vs_quant_rule *out, const char *scheme, uint64_t group, int dq, unsigned bits,
                       unsigned scale_bits, vs_error *err)
 {
@@ -204,13 +214,18 @@ int vs_quant_rule_get(vs_quant_rule *out, const char *scheme, uint64_t group, in
             out->meta_bits = 8;
             out->group2 = 256;
             out->meta2_bits = 32;
-            out->source = "bitsandbytes 4-bit (nf4/fp4) with double quantisation: an 8-bit absmax "
-                          "per block of 64 and an fp32 constant per 256 blocks (Dettmers et al. "
-                          "2023, QLoRA, section 3: 0.127 bits per parameter)";
+            snprintf(out->source, sizeof out->source,
+                     "bitsandbytes 4-bit (nf4/fp4) with double quantisation: an 8-bit absmax per "
+                     "block of %llu and an fp32 constant per 256 blocks (Dettmers et al. 2023, "
+                     "QLoRA, section 3: 0.127 bits per parameter with the default blocks of 64)",
+                     (unsigned long long)out->group);
         } else {
             out->meta_bits = 32;
-            out->source = "bitsandbytes 4-bit (nf4/fp4): an fp32 absmax per block of 64 (Dettmers "
-                          "et al. 2023, QLoRA, section 3: 0.5 bits per parameter)";
+            snprintf(out->source, sizeof out->source,
+                     "bitsandbytes 4-bit (nf4/fp4): an fp32 absmax per block of %llu (Dettmers et "
+                     "al. 2023, QLoRA, section 3: 0.5 bits per parameter with the default blocks "
+                     "of 64)",
+                     (unsigned long long)out->group);
         }
     } else if (!strcmp(scheme, "gptq")) {
         if (bits == 0)
@@ -220,20 +235,22 @@ int vs_quant_rule_get(vs_quant_rule *out, const char *scheme, uint64_t group, in
         out->scheme = "gptq";
         out->group = group ? group : 128;
         out->meta_bits = 16 + bits;
-        out->source = "GPTQ (Frantar et al. 2022) as packed by AutoGPTQ: an fp16 scale and a "
-                      "packed zero point per group of 128 input rows and output column";
+        snprintf(out->source, sizeof out->source,
+                 "GPTQ (Frantar et al. 2022) as packed by AutoGPTQ: an fp16 scale and a packed "
+                 "zero point per group of %llu input rows (128 by default) and output column",
+                 (unsigned long long)out->group);
     } else if (!strcmp(scheme, "group")) {
         if (group == 0)
-            return vs_error_set(err, VS_EVALUE, "scheme=group needs group=N");
+            return vs_error_set(err, VS_EVALUE, "scheme=group needs group=N (N >= 1)");
         out->scheme = "group";
         out->group = group;
         out->meta_bits = scale_bits ? scale_bits : 16;
-        out->source = "one scale per group of values (generic group-wise quantisation)";
+        snprintf(out->source, sizeof out->source,
+                 "one %u-bit scale per group of %llu values (generic group-wise quantisation)",
+                 out->meta_bits, (unsigned long long)out->group);
     } else {
         return vs_error_set(err, VS_EVALUE, "scheme must be bnb, gptq or group, not '%s'", scheme);
     }
-    if (out->group == 0)
-        return vs_error_set(err, VS_EVALUE, "group must be at least 1");
     return 0;
 }
 

@@ -74,7 +74,9 @@ typedef struct vs_quant_rule {
     unsigned meta_bits; /* bits stored per group: scale (+ zero point) */
     uint64_t group2; /* double quantisation: first-level scales per second-level block, 0 = none */
     unsigned meta2_bits; /* bits per second-level block */
-    const char *source;  /* citation (static) */
+    /* citation, naming the group actually used (a static text said 128 for any
+     * group=) */
+    char source[400];
 } vs_quant_rule;
 
 /* scheme: "bnb" (bitsandbytes nf4/fp4: blocks of 64, an fp32 absmax each; with
@@ -84,6 +86,12 @@ typedef struct vs_quant_rule {
  * keeps the scheme's default. Returns 0 or VS_EVALUE. */
 int vs_quant_rule_get(vs_quant_rule *out, const char *scheme, uint64_t group, int dq, unsigned bits,
                       unsigned scale_bits, vs_error *err);
+
+/* 0 when group= as a person gave it is usable; VS_EVALUE for 0, which
+ * vs_quant_rule_get would otherwise read as "the scheme's default": a verb that
+ * reads group= calls this when the key is present, so group=0 is refused
+ * instead of silently becoming 64 or 128. */
+int vs_quant_group_check(uint64_t group, vs_error *err);
 
 /* ceil(params / group) x meta_bits / 8 + ceil(params / (group x group2)) x
  * meta2_bits / 8, each rounded up to whole bytes. */

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/json.h"
+
 json_t *vs_sheet_new(const char *title)
 {
     char id[VS_SHEET_ID_MAX];
@@ -79,23 +81,81 @@ int vs_sheet_card_uint(const json_t *sheet, const char *key, uint64_t *out)
     return 1;
 }
 
+/* The name of component c, or NULL. Components are built (here and by the
+ * record loader) with "name" as their first key: taking the first key skips a
+ * hash lookup; any other layout falls back to the lookup. */
+static json_t *name_of(json_t *c)
+{
+    void *it = json_object_iter(c);
+    const char *k = it ? json_object_iter_key(it) : "";
+    if (k[0] == 'n' && k[1] == 'a' && k[2] == 'm' && k[3] == 'e' && k[4] == '\0')
+        return json_object_iter_value(it);
+    return json_object_get(c, "name");
+}
+
+static int is_named(json_t *c, const char *name, size_t name_len)
+{
+    json_t *v = name_of(c);
+    return json_is_string(v) && json_string_length(v) == name_len &&
+           !memcmp(json_string_value(v), name, name_len);
+}
+
+/* Where the next lookup starts: just after the component set last. A cell
+ * that declares its components in order (and runs again, as notebook cells
+ * do) finds each at the first place it looks instead of scanning a long
+ * sheet once per line. Runtime state ("_"): never recorded, and only a hint,
+ * checked by name before it is trusted. */
+#define HINT_KEY "_next_component"
+
+/* Index of the component named name (name_len bytes) in comps, or -1. */
+static long find_component(const json_t *sheet, json_t *comps, const char *name,
+                           size_t name_len)
+{
+    size_t i, n = json_array_size(comps), start = 0;
+    json_t *h = json_object_get(sheet, HINT_KEY);
+    if (json_is_integer(h) && json_integer_value(h) >= 0 && (size_t)json_integer_value(h) < n)
+        start = (size_t)json_integer_value(h);
+    for (i = start; i < n; i++)
+        if (is_named(json_array_get(comps, i), name, name_len))
+            return (long)i;
+    for (i = 0; i < start; i++)
+        if (is_named(json_array_get(comps, i), name, name_len))
+            return (long)i;
+    return -1;
+}
+
 json_t *vs_sheet_component(const json_t *sheet, const char *name)
 {
-    size_t i;
-    json_t *c;
-    json_array_foreach(vs_sheet_array(sheet, "components"), i, c) {
-        const char *n = json_string_value(json_object_get(c, "name"));
-        if (n && !strcmp(n, name))
-            return c;
-    }
-    return NULL;
+    json_t *comps = vs_sheet_array(sheet, "components");
+    long i = find_component(sheet, comps, name, strlen(name));
+    return i < 0 ? NULL : json_array_get(comps, (size_t)i);
+}
+
+/* A JSON string of s, or null for NULL. Strings come from the person's cells
+ * and records, which the parser and the loader have checked as UTF-8; a bad
+ * one still fails here rather than reaching the record. */
+static json_t *str_or_null(const char *s)
+{
+    return s ? vs_json_stringn(s, strlen(s)) : json_null();
 }
 
 int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t bytes,
                            const char *status, const char *source, const char *phase,
                            const char *cls, vs_error *err)
 {
-    json_t *old = vs_sheet_component(sheet, name), *c, *arr;
+    json_t *c;
+    return vs_sheet_put_component(&c, sheet, name, known, bytes, status, source, phase, cls,
+                                  err);
+}
+
+int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int known,
+                           uint64_t bytes, const char *status, const char *source,
+                           const char *phase, const char *cls, vs_error *err)
+{
+    json_t *arr = vs_sheet_array(sheet, "components"), *c;
+    long at = find_component(sheet, arr, name, strlen(name));
+    *out = NULL;
+    json_t *old = at < 0 ? NULL : json_array_get(arr, (size_t)at);
     if (known && bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT, "%s: %s bytes does not fit a record", name, "the amount");
     if (old && strcmp(status, "measured") != 0) {
@@ -107,30 +167,29 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
                                 "status=measured` to replace it)",
                                 name, name);
     }
-    c = json_pack("{s:s, s:o, s:s, s:s?, s:s?, s:s}", "name", name, "bytes",
-                  known ? json_integer((json_int_t)bytes) : json_null(), "status", status,
-                  "source", source, "phase", phase, "class", cls ? cls : "other");
-    if (!c)
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
-    if (!json_object_get(c, "source"))
-        json_object_set_new(c, "source", json_null());
-    if (!json_object_get(c, "phase"))
-        json_object_set_new(c, "phase", json_null());
-    arr = vs_sheet_array(sheet, "components");
+    /* key by key in the layout's order; json_pack parsed its format each time */
+    c = json_object();
+    if (!c || json_object_set_new_nocheck(c, "name", str_or_null(name)) ||
+        json_object_set_new_nocheck(c, "bytes",
+                                    known ? json_integer((json_int_t)bytes) : json_null()) ||
+        json_object_set_new_nocheck(c, "status", str_or_null(status)) ||
+        json_object_set_new_nocheck(c, "source", str_or_null(source)) ||
+        json_object_set_new_nocheck(c, "phase", str_or_null(phase)) ||
+        json_object_set_new_nocheck(c, "class", str_or_null(cls ? cls : "other"))) {
+        json_decref(c);
+        return vs_error_set(err, VS_ENOMEM, "out of memory (or a name that is not UTF-8)");
+    }
     if (!arr) {
         arr = json_array();
-        json_object_set_new(sheet, "components", arr);
-    }
-    if (old) {
-        size_t i;
-        json_t *x;
-        json_array_foreach(arr, i, x) {
-            if (x == old) {
-                json_array_set_new(arr, i, c);
-                return 0;
-            }
+        if (!arr || json_object_set_new(sheet, "components", arr)) {
+            json_decref(c);
+            return vs_error_set(err, VS_ENOMEM, "out of memory");
         }
     }
-    json_array_append_new(arr, c);
+    if (old ? json_array_set_new(arr, (size_t)at, c) : json_array_append_new(arr, c))
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    json_object_set_new_nocheck(sheet, HINT_KEY,
+                                json_integer(old ? at + 1 : (json_int_t)json_array_size(arr)));
+    *out = c;
     return 0;
 }

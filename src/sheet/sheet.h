@@ -116,9 +116,17 @@ json_t *vs_sheet_component(const json_t *sheet, const char *name);
 /* Adds or replaces the component named name. An existing "measured" component is
  * never replaced by an estimate: returns VS_EVALUE saying so. known=0 stores
  * bytes null. status is "estimated", "measured" or "unknown"; source and phase
- * may be NULL; cls is one of the layout's classes (NULL = "other"). */
+ * may be NULL; cls is one of the layout's classes (NULL = "other"). The
+ * runtime key "_next_component" remembers where the next lookup starts (cells
+ * declare components in order): a hint, checked by name, never recorded. */
 int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t bytes,
                            const char *status, const char *source, const char *phase,
                            const char *cls, vs_error *err);
+
+/* As vs_sheet_set_component; *out (borrowed) receives the component as stored,
+ * so that the caller need not look it up again. */
+int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int known,
+                           uint64_t bytes, const char *status, const char *source,
+                           const char *phase, const char *cls, vs_error *err);
 
 #endif

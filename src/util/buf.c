@@ -40,7 +40,7 @@ static int grow(vs_buf *b, size_t extra)
     need = b->len + extra + 1;
     if (need <= b->cap)
         return 0;
-    cap = b->cap ? b->cap : 64;
+    cap = b->cap ? b->cap : 256; /* most texts fit: no doubling series */
     while (cap < need)
         cap = cap > (size_t)-1 / 2 ? need : cap * 2;
     p = realloc(b->data, cap);
@@ -53,7 +53,7 @@ static int grow(vs_buf *b, size_t extra)
     return 0;
 }
 
-void vs_buf_append(vs_buf *b, const char *s, size_t n)
+void vs_buf_append_slow(vs_buf *b, const char *s, size_t n)
 {
     if (grow(b, n) < 0)
         return;
@@ -65,21 +65,47 @@ void vs_buf_append(vs_buf *b, const char *s, size_t n)
 
 void vs_buf_puts(vs_buf *b, const char *s) { vs_buf_append(b, s, strlen(s)); }
 
-void vs_buf_putc(vs_buf *b, char c) { vs_buf_append(b, &c, 1); }
+void vs_buf_putc_slow(vs_buf *b, char c) { vs_buf_append(b, &c, 1); }
+
+void vs_buf_fill(vs_buf *b, char c, size_t n)
+{
+    if ((b->cap - b->len <= n || b->failed) && grow(b, n) < 0)
+        return;
+    memset(b->data + b->len, c, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void vs_buf_reserve(vs_buf *b, size_t n) { grow(b, n); }
 
 void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
+    size_t room;
     int n;
+    if (b->failed)
+        return;
+    /* Format straight into the free space; only text that does not fit is
+     * formatted a second time, after growing. */
+    room = b->data ? b->cap - b->len : 0;
     va_copy(ap2, ap);
-    n = vsnprintf(NULL, 0, fmt, ap2);
+    n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap2);
     va_end(ap2);
     if (n < 0) {
+        if (b->data)
+            b->data[b->len] = '\0';
         b->failed = 1;
         return;
     }
-    if (grow(b, (size_t)n) < 0)
+    if ((size_t)n < room) {
+        b->len += (size_t)n;
         return;
+    }
+    if (grow(b, (size_t)n) < 0) {
+        if (b->data)
+            b->data[b->len] = '\0'; /* drop the truncated attempt */
+        return;
+    }
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
 }
@@ -94,14 +120,18 @@ void vs_buf_printf(vs_buf *b, const char *fmt, ...)
 
 void vs_buf_put_html(vs_buf *b, const char *s)
 {
-    for (; *s; s++) {
+    for (;;) {
+        size_t n = strcspn(s, "&<>\""); /* runs without markup, copied whole */
+        vs_buf_append(b, s, n);
+        s += n;
         switch (*s) {
-        case '&': vs_buf_puts(b, "&amp;"); break;
-        case '<': vs_buf_puts(b, "&lt;"); break;
-        case '>': vs_buf_puts(b, "&gt;"); break;
-        case '"': vs_buf_puts(b, "&quot;"); break;
-        default: vs_buf_putc(b, *s);
+        case '&': vs_buf_append(b, "&amp;", 5); break;
+        case '<': vs_buf_append(b, "&lt;", 4); break;
+        case '>': vs_buf_append(b, "&gt;", 4); break;
+        case '"': vs_buf_append(b, "&quot;", 6); break;
+        default: return; /* the end */
         }
+        s++;
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct vs_buf {
     char *data; /* NUL-terminated; NULL until the first append */
@@ -23,9 +24,37 @@ typedef struct vs_buf {
 void vs_buf_init(vs_buf *b);
 void vs_buf_free(vs_buf *b); /* frees the data; the struct is reusable after */
 void vs_buf_reset(vs_buf *b); /* length 0, keeps capacity */
-void vs_buf_append(vs_buf *b, const char *s, size_t n);
+/* vs_buf_append and vs_buf_putc take the common case (the text fits) inline:
+ * renderers append a few bytes at a time, hundreds of thousands of times per
+ * long cell. The _slow functions grow the buffer; call the plain ones. */
+void vs_buf_append_slow(vs_buf *b, const char *s, size_t n);
+void vs_buf_putc_slow(vs_buf *b, char c);
+static inline void vs_buf_append(vs_buf *b, const char *s, size_t n)
+{
+    if (n < b->cap - b->len && !b->failed) {
+        if (n)
+            memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+    } else {
+        vs_buf_append_slow(b, s, n);
+    }
+}
 void vs_buf_puts(vs_buf *b, const char *s);
-void vs_buf_putc(vs_buf *b, char c);
+static inline void vs_buf_putc(vs_buf *b, char c)
+{
+    if (b->len + 1 < b->cap && !b->failed) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+    } else {
+        vs_buf_putc_slow(b, c);
+    }
+}
+/* Appends n copies of c (padding). */
+void vs_buf_fill(vs_buf *b, char c, size_t n);
+/* Makes room for n more bytes, so that the next appends up to n do not
+ * reallocate. Marks the buffer failed when memory is short. */
+void vs_buf_reserve(vs_buf *b, size_t n);
 void vs_buf_printf(vs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap);
 /* Appends s with &, <, >, " escaped for HTML and SVG text and attributes. */

@@ -7,7 +7,12 @@ One thin pyzmq client (the same code for every target) measures:
   - process start -> first kernel_info_reply (median of --starts starts);
   - resident memory (VmRSS) after 1,000 and after all --cells cells;
   - the floor: a C ROUTER (vs_bench_echo, tests/bench/zmq_echo.c) that checks
-    and signs HMAC-SHA256 and parses the JSON, with no kernel behind it.
+    and signs HMAC-SHA256 and parses the JSON, with no kernel behind it;
+  - when the build has bench_lang: its 200-line cell (bench_lang --cell), once
+    evaluated and rendered in process (bench_lang's medians) and once sent
+    through the kernel (send -> IOPub idle, every one of its 200 results
+    signed, published and received), so the language's figure reads beside the
+    kernel's round trip.
 Prints the figures side by side with the targets. Not a test: nothing fails.
 
     /usr/bin/python3 tests/bench/bench_kernel.py --build build [--cells 10000]
@@ -17,6 +22,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -150,7 +156,23 @@ def stop_kernel(proc, c):
     c.close()
 
 
-def bench_kernel(name, argv_for, code, cells, starts, ctx):
+def bench_lang(build, runs):
+    """bench_lang's in-process medians (ms, by pass name) and its cell; None
+    when the build has no bench_lang."""
+    exe = os.path.join(build, "bench_lang")
+    if not os.path.exists(exe):
+        return None
+    out = subprocess.run([exe, str(runs)], capture_output=True, text=True, timeout=900).stdout
+    cell = subprocess.run([exe, "--cell"], capture_output=True, text=True, timeout=60).stdout
+    medians = {}
+    for line in out.splitlines():
+        m = re.match(r"(evaluate \+ render(?: \+ serialize)?): median ([0-9.]+) ms", line)
+        if m:
+            medians[m.group(1)] = float(m.group(2))
+    return {"medians": medians, "cell": cell}
+
+
+def bench_kernel(name, argv_for, code, cells, starts, ctx, big_cell=None, big_cells=0):
     res = {"name": name}
     times = []
     for _ in range(starts):
@@ -179,6 +201,19 @@ def bench_kernel(name, argv_for, code, cells, starts, ctx):
     res["rtt_ms"] = statistics.median(rtt) * 1000
     res["rtt_p99_ms"] = sorted(rtt)[int(len(rtt) * 0.99) - 1] * 1000
     res["cells"] = cells
+    # After the memory figures: the long cell grows the session's sheet.
+    big = []
+    for i in range(big_cells if big_cell else 0):
+        t0 = time.perf_counter()
+        msg_id = c.send("execute_request", {"code": big_cell, "silent": False,
+                                            "store_history": True, "user_expressions": {},
+                                            "allow_stdin": False, "stop_on_error": True})
+        if not c.wait_idle(msg_id, timeout=60):
+            raise RuntimeError("%s: no idle for the 200-line cell %d" % (name, i))
+        big.append(time.perf_counter() - t0)
+        c.wait_reply(msg_id, timeout=5)
+    if big:
+        res["big_rtt_ms"] = statistics.median(big) * 1000
     stop_kernel(proc, c)
     return res
 
@@ -207,6 +242,8 @@ def main():
     ap.add_argument("--ipykernel-cells", type=int, default=2000,
                     help="cells for ipykernel (it is slow); 0 skips ipykernel")
     ap.add_argument("--starts", type=int, default=10, help="starts timed per kernel")
+    ap.add_argument("--big-cells", type=int, default=50,
+                    help="runs of bench_lang's 200-line cell through the kernel; 0 skips it")
     args = ap.parse_args()
     binary = os.path.join(args.build, "vramsheet")
     echo = os.path.join(args.build, "vs_bench_echo")
@@ -214,10 +251,12 @@ def main():
 
     records = tempfile.mkdtemp(prefix="bench-records-")
     os.environ["VRAMSHEET_RECORDS"] = records
+    lang = bench_lang(args.build, 200) if args.big_cells else None
     try:
         raw = bench_raw(echo, 5000, ctx) if os.path.exists(echo) else None
         vs = bench_kernel("vramsheet", lambda p: [binary, "kernel", "-f", p], "# pass",
-                          args.cells, args.starts, ctx)
+                          args.cells, args.starts, ctx, lang["cell"] if lang else None,
+                          args.big_cells)
         ipk = None
         if args.ipykernel_cells:
             try:
@@ -254,6 +293,18 @@ def main():
          "%.2f" % (ipk["file_end"] / 1024) if ipk else "-", "", ""),
         ("cells", str(vs["cells"]), str(ipk["cells"]) if ipk else "-", "5000", ""),
     ]
+    if lang:
+        med = lang["medians"]
+        rows += [
+            ("200-line cell: evaluate + render, in process (ms)",
+             "%.3f" % med["evaluate + render"] if "evaluate + render" in med else "-", "-", "",
+             "< 1"),
+            ("200-line cell: + serialize, in process (ms)",
+             "%.3f" % med["evaluate + render + serialize"]
+             if "evaluate + render + serialize" in med else "-", "-", "", ""),
+            ("200-line cell: execute round trip, median (ms)", col(vs, "big_rtt_ms", "%.3f"),
+             "-", "", ""),
+        ]
     head = ("", "vramsheet", "ipykernel", "raw zmq+HMAC", "target")
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(5)]
     for r in [head] + rows:

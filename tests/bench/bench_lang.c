@@ -5,8 +5,9 @@
  * chart), formats and candidates once each, as a person would write them. Lines whose verb is not
  * built into this binary (a part still missing) are replaced by `convert` lines so the cell always
  * has 200 lines. Two passes: evaluating and rendering every result (the bundles), then the same
- * plus serializing each bundle as the kernel would (json_dumps). Target: median under 1 ms per
- * cell. Usage: bench_lang [RUNS]   (default 200)
+ * plus serializing each bundle as the kernel's wire does (vs_json_dump). Target: median under
+ * 1 ms per cell. Usage: bench_lang [RUNS]   (default 200); bench_lang --cell prints the cell
+ * (bench_kernel.py sends it through the kernel and prints both figures beside its round trip).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,19 +18,23 @@
 #include "lang/parse.h"
 #include "lang/verb.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 static size_t rendered_bytes;
 static int serialize;
+static vs_buf wire = VS_BUF_INIT;
 
+/* Serialises as the kernel's wire does (vs_json_dump), into a reused buffer. */
 static void on_display(void *ctx, json_t *bundle, const char *id, int update)
 {
-    char *s = serialize ? json_dumps(bundle, JSON_COMPACT) : NULL;
     (void)ctx;
     (void)id;
     (void)update;
-    if (s)
-        rendered_bytes += strlen(s);
-    free(s);
+    if (!serialize)
+        return;
+    vs_buf_reset(&wire);
+    if (vs_json_dump(bundle, &wire) == 0)
+        rendered_bytes += wire.len;
 }
 
 /* Appends line if its verb exists, else a conversion, so the count stays fixed. */
@@ -65,7 +70,8 @@ static double now_ms(void)
 
 int main(int argc, char **argv)
 {
-    int runs = argc > 1 ? atoi(argv[1]) : 200, i, lines = 0, substituted = 0;
+    int print_cell = argc > 1 && !strcmp(argv[1], "--cell");
+    int runs = argc > 1 && !print_cell ? atoi(argv[1]) : 200, i, lines = 0, substituted = 0;
     vs_buf cell = VS_BUF_INIT;
     vs_interp *ip = vs_interp_new(NULL);
     vs_sink sink;
@@ -116,6 +122,13 @@ int main(int argc, char **argv)
     }
     for (i = 0; tail[i]; i++, lines++)
         add(&cell, tail[i], &substituted);
+    if (print_cell) {
+        /* the same cell for the kernel's round trip (bench_kernel.py) */
+        fputs(vs_buf_str(&cell), stdout);
+        vs_buf_free(&cell);
+        vs_interp_free(ip);
+        return 0;
+    }
     t = calloc((size_t)runs, sizeof *t);
     if (!t || vs_buf_failed(&cell))
         return 2;
@@ -159,6 +172,7 @@ int main(int argc, char **argv)
         printf("\n");
     }
     free(t);
+    vs_buf_free(&wire);
     vs_buf_free(&cell);
     vs_interp_free(ip);
     return 0;

@@ -183,7 +183,8 @@ class TestMessages(KernelCase):
         self.assertEqual(r.content["status"], "error")
         self.assertEqual(r.content["ename"], "ValueError")
         self.assertEqual(r.content["evalue"], "line 3, column 1: what was expected")
-        self.assertEqual(r.content["traceback"], [r.content["evalue"]])
+        self.assertEqual(r.content["traceback"],
+                         ["ValueError: line 3, column 1: what was expected"])
         errors = r.of_type("error")
         self.assertEqual(len(errors), 1)
         self.assertEqual(errors[0]["content"]["ename"], "ValueError")

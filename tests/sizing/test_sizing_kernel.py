@@ -70,6 +70,17 @@ class SizingKernelTest(unittest.TestCase):
         self.assertEqual(kinds[-1], "weights")
         self.assertIn("card", kinds)
         self.assertIn("text/html", c.result)
+        # the card verbs say in one line what they set; the payload keeps the whole card
+        for b in c.bundles:
+            if b[MIME]["kind"] == "card":
+                self.assertEqual(b["text/plain"].count("\n"), 1, b["text/plain"])
+                self.assertNotIn("<table", b["text/html"])
+                self.assertEqual(b[MIME]["card"]["model"], "example/7b")
+        c = self.run_ok("card")
+        self.assertEqual(c.payload()["kind"], "card")
+        self.assertEqual(c.payload()["card"]["task"], "inference")
+        self.assertIn("<table", c.result["text/html"])
+        self.assertIn("7,000,000,000 (declared)", c.text())
 
         c = self.run_ok("reserve 6GiB\nenvelope")
         p = c.payload()

@@ -12,10 +12,15 @@ START_TEST(test_bundle_keys)
     json_t *b = vs_bundle_new("plain", "<p>h</p>", "<svg/>", p);
     ck_assert_ptr_nonnull(b);
     ck_assert_str_eq(json_string_value(json_object_get(b, "text/plain")), "plain");
-    ck_assert_str_eq(json_string_value(json_object_get(b, "text/html")), "<p>h</p>");
+    /* the chart is also inside the HTML, which frontends prefer to the SVG */
+    ck_assert_str_eq(json_string_value(json_object_get(b, "text/html")),
+                     "<p>h</p><div class=\"vramsheet-chart\">\n<svg/></div>\n");
     ck_assert_str_eq(json_string_value(json_object_get(b, "image/svg+xml")), "<svg/>");
     ck_assert_ptr_eq(json_object_get(b, VS_MIME_JSON), p); /* taken, not copied */
     ck_assert_uint_eq(json_object_size(b), 4);
+    json_decref(b);
+    b = vs_bundle_new("plain", "<p>h</p>", NULL, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(b, "text/html")), "<p>h</p>");
     json_decref(b);
     b = vs_bundle_new("only", NULL, NULL, NULL);
     ck_assert_uint_eq(json_object_size(b), 1);

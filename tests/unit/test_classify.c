@@ -313,6 +313,40 @@ START_TEST(test_ranking_order_and_ties)
 }
 END_TEST
 
+/* A free-text or impossible `available` compared equal to everything, so the
+ * order was not transitive and the ranks depended on the offers' order. Now
+ * anything but `now` or a real YYYY-MM-DD ranks as undocumented. */
+START_TEST(test_schedule_order_is_total)
+{
+    static const char *const avail[] = {"2026-12-01", "soon", "2026-11-20", "now",
+                                        "2026-13-45", "2026-02-30", "2024-02-29", "2026-11-20x"};
+    /* expected ranks: now, 2024-02-29, 2026-11-20, 2026-12-01, then the rest tied */
+    static const size_t want[] = {4, 5, 3, 1, 5, 5, 2, 5};
+    size_t order, i;
+    for (order = 0; order < 2; order++) {
+        json_t *s = seed_sheet();
+        vs_envelope e = seed_envelope();
+        vs_classification *c;
+        char name[32];
+        for (i = 0; i < 8; i++) {
+            size_t k = order ? 7 - i : i;
+            snprintf(name, sizeof name, "offer %zu", k);
+            add_offer(s, name, 48000000000LL, 0, "9.5", "USD", 1, avail[k]);
+            admit_all(s, name);
+        }
+        c = classify(s, &e);
+        ck_assert(c->ranked);
+        for (i = 0; i < 8; i++) {
+            size_t k = order ? 7 - i : i;
+            ck_assert_msg(c->rows[i].rank == want[k], "%s: rank %zu, expected %zu", avail[k],
+                          c->rows[i].rank, want[k]);
+        }
+        vs_classification_free(c);
+        json_decref(s);
+    }
+}
+END_TEST
+
 START_TEST(test_currencies_not_ranked)
 {
     json_t *s = seed_sheet();
@@ -506,6 +540,7 @@ static Suite *classify_suite(void)
     tcase_add_test(tc, test_decimal);
     tcase_add_test(tc, test_verdict_names);
     tcase_add_test(tc, test_no_offers);
+    tcase_add_test(tc, test_schedule_order_is_total);
     suite_add_tcase(s, tc);
     return s;
 }

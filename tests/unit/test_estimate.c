@@ -192,6 +192,21 @@ START_TEST(quant_bitsandbytes_and_gptq)
     ck_assert_int_eq(vs_estimate_quant(&v, &q, 1024, &err), 0);
     ck_assert_uint_eq(v, 64);
     ck_assert_int_eq(vs_quant_rule_get(&q, "group", 0, 0, 0, 16, &err), VS_EVALUE);
+    /* the citation names the group actually used, not a fixed 128 or 64 */
+    ck_assert_int_eq(vs_quant_rule_get(&q, "gptq", 1, 0, 4, 0, &err), 0);
+    ck_assert_ptr_nonnull(strstr(q.source, "per group of 1 input rows"));
+    ck_assert_int_eq(vs_quant_rule_get(&q, "gptq", 0, 0, 4, 0, &err), 0);
+    ck_assert_ptr_nonnull(strstr(q.source, "per group of 128 input rows"));
+    ck_assert_int_eq(vs_quant_rule_get(&q, "bnb", 32, 0, 4, 0, &err), 0);
+    ck_assert_ptr_nonnull(strstr(q.source, "per block of 32"));
+    ck_assert_int_eq(vs_quant_rule_get(&q, "bnb", 32, 1, 4, 0, &err), 0);
+    ck_assert_ptr_nonnull(strstr(q.source, "per block of 32"));
+    ck_assert_int_eq(vs_quant_rule_get(&q, "group", 32, 0, 0, 8, &err), 0);
+    ck_assert_ptr_nonnull(strstr(q.source, "8-bit scale per group of 32"));
+    /* group=0 as given is refused, with what to write instead */
+    ck_assert_int_eq(vs_quant_group_check(0, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "at least 1"));
+    ck_assert_int_eq(vs_quant_group_check(1, &err), 0);
     ck_assert_int_eq(vs_quant_rule_get(&q, "awq2", 0, 0, 0, 0, &err), VS_EVALUE);
     ck_assert_int_eq(vs_quant_rule_get(&q, "gptq", 0, 0, 16, 0, &err), VS_EVALUE);
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "lang/interp.h"
@@ -412,7 +413,7 @@ START_TEST(test_record_and_measured)
 
     /* both GPUs moved: two rows match without gpu= */
     ck_assert_int_eq(exec(ip, &c,
-                          "measure phase=load -- printf 'gpu 0 used 3000000000\\ngpu 1 used 4000000000\\n' > $FAKE_NVML_STATE; sleep 0.2",
+                          "measure phase=load length=4096 concurrency=8 -- printf 'gpu 0 used 3000000000\\ngpu 1 used 4000000000\\n' > $FAKE_NVML_STATE; sleep 0.2",
                           &p, &err),
                      0);
     json_decref(p);
@@ -436,6 +437,76 @@ START_TEST(test_record_and_measured)
     ck_assert_int_eq(exec(ip, &c, "measurements", &p, &err), 0);
     ck_assert_uint_ge(json_array_size(json_object_get(p, "rows")), 3);
     json_decref(p);
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* Rule 1: a measurement that does not validate the card (smaller dims, or a
+ * run that failed) never becomes a measured component, and the check is made
+ * against the card as it is when `measured` runs, not when it was recorded. */
+START_TEST(test_measured_needs_card)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet, *comp, *rows;
+    size_t i;
+    memset(&c, 0, sizeof c);
+    /* the reviewer's reproducer: a T4 exclude must not turn admissible */
+    ck_assert_int_eq(exec(ip, &c,
+                          "sheet \"small\"\nmodel m params=7e9\nformat bf16\nlength 4096\nconcurrency 8\n"
+                          "estimate kv layers=32 kv_heads=32 head_dim=128\ngpu \"T4\"\n"
+                          "record phase=generate gpu=0 counter=torch.max_memory_allocated 100MB length=128 concurrency=1",
+                          &p, &err),
+                     0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=#1", &p, &err), VS_EVALUE);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_nonnull(strstr(err.message, "does not validate the card"));
+    ck_assert_ptr_nonnull(strstr(err.message, "length 128 < the card's 4096"));
+    ck_assert_ptr_nonnull(strstr(err.message, "limit"));
+    sheet = sheet_of(ip, "small");
+    json_array_foreach(json_object_get(sheet, "components"), i, comp)
+        ck_assert_str_ne(json_string_value(json_object_get(comp, "status")), "measured");
+    json_decref(sheet);
+    ck_assert_int_eq(exec(ip, &c, "candidates", &p, &err), 0);
+    rows = json_object_get(p, "rows");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 0), "verdict")), "exclude");
+    json_decref(p);
+
+    /* validated when recorded, not after the card grew */
+    ck_assert_int_eq(exec(ip, &c,
+                          "sheet \"grow\"\nlength 128\nconcurrency 1\n"
+                          "record phase=generate gpu=0 counter=torch.max_memory_allocated 100MB length=128 concurrency=1\n"
+                          "length 4096",
+                          &p, &err),
+                     0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measurements", &p, &err), 0);
+    ck_assert(json_is_false(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=#1", &p, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "length 128 < the card's 4096"));
+    /* and the other way: a short card that grew back makes it valid again */
+    ck_assert_int_eq(exec(ip, &c, "length 128", &p, &err), 0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measurements", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=#1", &p, &err), 0);
+    json_decref(p);
+
+    /* a run that failed at the card's dims did not complete the workload */
+    ck_assert_int_eq(exec(ip, &c,
+                          "sheet \"failed\"\nlength 128\nconcurrency 1\n"
+                          "measure phase=load length=128 concurrency=1 -- printf 'gpu 0 used 3000000000\\n' > $FAKE_NVML_STATE; sleep 0.2; exit 3",
+                          &p, &err),
+                     0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured w from=m1:load:nvml.device_used", &p, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "run m1 did not complete (exit status 3)"));
     vs_buf_free(&c.out);
     vs_buf_free(&c.err);
     vs_interp_free(ip);
@@ -502,6 +573,115 @@ START_TEST(test_import)
 }
 END_TEST
 
+/* Files that are not a probe's: a FIFO (blocked), /dev/zero (read forever), a
+ * folder ("no peak lines"), a line without end; and values that were cast or
+ * kept (gpu 2^40 became GPU 0, gpu -1, rank -1, dims length -1). Each is
+ * refused with nothing imported. */
+START_TEST(test_import_refuses)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet;
+    char a[512], code[2048];
+    size_t k;
+    static const char *const bad[][2] = {
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":1099511627776,\"counter\":\"y\",\"peak_bytes\":1}\n", "\"gpu\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":-1,\"counter\":\"y\",\"peak_bytes\":1}\n", "\"gpu\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":\"0\",\"counter\":\"y\",\"peak_bytes\":1}\n", "\"gpu\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"rank\":-1,\"counter\":\"y\",\"peak_bytes\":1}\n", "\"rank\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"rank\":4294967296,\"counter\":\"y\",\"peak_bytes\":1}\n", "\"rank\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1,\"dims\":{\"length\":-1}}\n", "dims"},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1,\"dims\":[4096]}\n", "dims"},
+    };
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c, "sheet \"ir\"", &p, &err), 0);
+    json_decref(p);
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        mt_write("bad.jsonl", "{\"type\":\"peak\",\"phase\":\"ok\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1}\n%s", bad[k][0]);
+        mt_path(a, sizeof a, "bad.jsonl");
+        snprintf(code, sizeof code, "measure import \"%s\"", a);
+        ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EFORMAT);
+        ck_assert_ptr_nonnull(strstr(err.message, ":2:"));
+        ck_assert_ptr_nonnull(strstr(err.message, bad[k][1]));
+        ck_assert_ptr_nonnull(strstr(err.message, "nothing was imported"));
+    }
+    /* gpu null is a counter with no GPU: still fine */
+    mt_write("null.jsonl", "{\"type\":\"peak\",\"phase\":\"ok\",\"gpu\":null,\"rank\":null,\"counter\":\"y\",\"peak_bytes\":1}\n");
+    mt_path(a, sizeof a, "null.jsonl");
+    snprintf(code, sizeof code, "measure import \"%s\"", a);
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), 0);
+    json_decref(p);
+    /* not regular files */
+    mt_path(a, sizeof a, "fifo");
+    ck_assert_int_eq(mkfifo(a, 0600), 0);
+    snprintf(code, sizeof code, "measure import \"%s\"", a);
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "FIFO"));
+    ck_assert_int_eq(exec(ip, &c, "measure import /dev/zero", &p, &err), VS_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "character device"));
+    ck_assert_int_eq(exec(ip, &c, "measure import /tmp", &p, &err), VS_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "folder"));
+    /* a line longer than any probe line */
+    {
+        char path[512];
+        FILE *f;
+        mt_path(path, sizeof path, "long.jsonl");
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        for (k = 0; k < (2u << 20); k++)
+            fputc(' ', f);
+        fclose(f);
+        snprintf(code, sizeof code, "measure import \"%s\"", path);
+        ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EFORMAT);
+        ck_assert_ptr_nonnull(strstr(err.message, "longer than"));
+    }
+    sheet = sheet_of(ip, "ir");
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "measurements")), 1);
+    json_decref(sheet);
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* Merging peaks was a scan of every kept peak per line: 16,000 lines took 36 s
+ * under ASan. Now one lookup per line. */
+START_TEST(test_import_is_linear)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p;
+    char path[512], code[1024];
+    FILE *f;
+    int k;
+    int64_t t0;
+    memset(&c, 0, sizeof c);
+    mt_path(path, sizeof path, "many.jsonl");
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (k = 0; k < 20000; k++)
+        fprintf(f, "{\"type\":\"peak\",\"host\":\"n%d\",\"phase\":\"p%d\",\"gpu\":%d,\"counter\":\"c\",\"peak_bytes\":%d}\n",
+                k % 50, k / 8, k % 8, k);
+    /* and a second pass over the same keys, all larger: every one replaced */
+    for (k = 0; k < 20000; k++)
+        fprintf(f, "{\"type\":\"peak\",\"host\":\"n%d\",\"phase\":\"p%d\",\"gpu\":%d,\"counter\":\"c\",\"peak_bytes\":%d}\n",
+                k % 50, k / 8, k % 8, 100000 + k);
+    fclose(f);
+    snprintf(code, sizeof code, "sheet \"lin\"\nmeasure import \"%s\"", path);
+    t0 = ms_now();
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), 0);
+    ck_assert_int_lt(ms_now() - t0, 10000);
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), 20000);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")), 100000);
+    json_decref(p);
+    vs_buf_free(&c.out);
+    vs_buf_free(&c.err);
+    vs_interp_free(ip);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("measure_verbs");
@@ -517,7 +697,10 @@ int main(void)
     tcase_add_test(tc, test_interrupt_ends_group);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_record_and_measured);
+    tcase_add_test(tc, test_measured_needs_card);
     tcase_add_test(tc, test_import);
+    tcase_add_test(tc, test_import_refuses);
+    tcase_add_test(tc, test_import_is_linear);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -522,6 +522,29 @@ START_TEST(weights_errors_leave_the_sheet)
 }
 END_TEST
 
+/* A FIFO with no writer blocked open() forever; a device never ends. Both are
+ * refused at once, naming the file and what it is. */
+START_TEST(not_regular_files_are_refused)
+{
+    json_t *sheet = vs_sheet_new("f"), *before = json_deep_copy(sheet);
+    vs_error err;
+    make_dir();
+    ck_assert_int_eq(mkfifo(at("fifo"), 0600), 0);
+    expect_unchanged(sheet, vs_model_apply_config(sheet, at("fifo"), NULL, &err), VS_EIO, &err,
+                     "is a FIFO, not a regular file", before);
+    ck_assert_ptr_nonnull(strstr(err.message, at("fifo")));
+    expect_unchanged(sheet, vs_model_apply_weights_files(sheet, at("fifo"), 0, NULL, &err), VS_EIO,
+                     &err, "is a FIFO, not a regular file", before);
+    expect_unchanged(sheet, vs_model_apply_config(sheet, "/dev/zero", NULL, &err), VS_EIO, &err,
+                     "character device", before);
+    expect_unchanged(sheet, vs_model_apply_weights_files(sheet, "/dev/zero", 0, NULL, &err),
+                     VS_EIO, &err, "character device", before);
+    json_decref(before);
+    json_decref(sheet);
+    remove_dir();
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("model");
@@ -532,6 +555,7 @@ static Suite *suite(void)
     tcase_add_test(tc, single_dtype_bits_and_sha256);
     tcase_add_test(tc, weights_from_an_index);
     tcase_add_test(tc, weights_errors_leave_the_sheet);
+    tcase_add_test(tc, not_regular_files_are_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -285,6 +285,33 @@ START_TEST(test_diff_and_reproduce)
 }
 END_TEST
 
+/* A title whose id is the source's own: refused at the reproduce line even
+ * when the source is only recorded (a fresh session), where it used to create
+ * a sheet that committed over the source's history. */
+START_TEST(test_reproduce_own_id_refused)
+{
+    vs_interp *ip = vs_interp_new(NULL), *ip2 = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "commit \"one\"", NULL, &err), 0);
+    ck_assert_int_eq(run(ip2, "reproduce llama-7b-campaign-a as \"Llama 7B: campaign A\"", &p, &err),
+                     VS_EVALUE);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_nonnull(strstr(err.message, "source sheet's own"));
+    ck_assert_ptr_nonnull(strstr(err.message, "choose another title"));
+    ck_assert_int_gt(err.column, 0);
+    ck_assert_int_eq(run(ip2, "reproduce llama-7b-campaign-a@HEAD as \"llama-7b-campaign-a\"", NULL, &err),
+                     VS_EVALUE);
+    /* another title is fine */
+    ck_assert_int_eq(run(ip2, "reproduce llama-7b-campaign-a as \"campaign A2\"", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "sheet"), "campaign-a2");
+    json_decref(p);
+    vs_interp_free(ip);
+    vs_interp_free(ip2);
+}
+END_TEST
+
 START_TEST(test_records_paths_and_sync)
 {
     vs_interp *ip = vs_interp_new(NULL), *ip2 = vs_interp_new(NULL);
@@ -418,6 +445,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_rerun_same_state_unchanged);
     tcase_add_test(tc, test_commit_stays_when_cell_fails);
     tcase_add_test(tc, test_diff_and_reproduce);
+    tcase_add_test(tc, test_reproduce_own_id_refused);
     tcase_add_test(tc, test_records_paths_and_sync);
     tcase_add_test(pure, test_markdown);
     tcase_add_test(pure, test_diff_pure);

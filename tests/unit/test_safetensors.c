@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/safetensors.h"
@@ -341,6 +342,25 @@ START_TEST(sparse_file_reads_only_the_header)
     ck_assert_int_eq(vs_safetensors_read_file(&f, path, NULL, NULL, &err), VS_EIO);
     ck_assert_ptr_nonnull(strstr(err.message, path));
     ck_assert_int_eq(vs_safetensors_read_file(&f, "/tmp", NULL, NULL, &err), VS_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "folder"));
+    /* a FIFO with no writer: refused at once, not a blocked open() */
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(vs_safetensors_read_file(&f, path, NULL, NULL, &err), VS_EIO);
+    ck_assert_ptr_nonnull(strstr(err.message, "FIFO"));
+    ck_assert_int_eq(vs_open_regular(path, 0, NULL, &err), VS_EIO);
+    unlink(path);
+    /* a size cap, and a regular file's descriptor reads normally (blocking) */
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    ck_assert_int_eq(write(fd, "12345", 5), 5);
+    close(fd);
+    ck_assert_int_eq(vs_open_regular(path, 4, NULL, &err), VS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "too large"));
+    fd = vs_open_regular(path, 5, &fsize, &err);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_uint_eq(fsize, 5);
+    ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+    close(fd);
+    unlink(path);
     free(h);
 }
 END_TEST
@@ -543,8 +563,8 @@ END_TEST
 START_TEST(header_details)
 {
     /* escaped names decode; unknown keys inside an entry are ignored, as the
-     * reference loader does; __metadata__ may hold anything JSON */
-    const char *h = "{\"__metadata__\": {\"a\": [1, {\"b\": null}]}, \"caf\\u00e9.w\": "
+     * reference loader does; __metadata__ maps strings to strings */
+    const char *h = "{\"__metadata__\": {\"format\": \"pt\", \"b\": \"\"}, \"caf\\u00e9.w\": "
                     "{\"extra\": [true], \"dtype\": \"U16\", \"shape\": [3], "
                     "\"data_offsets\": [0, 6]}}   ";
     vs_st_file *f = NULL;
@@ -561,6 +581,35 @@ START_TEST(header_details)
     ck_assert_ptr_nonnull(strstr(err.message, "twice"));
     ck_assert_int_eq(bad_header("{\"__metadata__\": {}, \"__metadata__\": {}}", 0, &err),
                      VS_EFORMAT);
+    /* __metadata__ other than string -> string: the reference loader refuses it */
+    {
+        static const char *const bad_meta[] = {
+            "{\"__metadata__\": {\"a\": [1, {\"b\": null}]}}",
+            "{\"__metadata__\": {\"format\": \"pt\", \"n\": 3}}",
+            "{\"__metadata__\": {\"x\": null}}",
+            "{\"__metadata__\": {\"x\": {}}}",
+            "{\"__metadata__\": [\"pt\"]}",
+            "{\"__metadata__\": \"pt\"}",
+            "{\"__metadata__\": 1}",
+        };
+        size_t k;
+        for (k = 0; k < sizeof bad_meta / sizeof bad_meta[0]; k++) {
+            ck_assert_int_eq(bad_header(bad_meta[k], 0, &err), VS_EFORMAT);
+            ck_assert_ptr_nonnull(strstr(err.message, "__metadata__"));
+            ck_assert_ptr_nonnull(strstr(err.message, "string values"));
+        }
+        ck_assert_ptr_nonnull(strstr(err.message, "not an object"));
+        ck_assert_int_eq(bad_header("{\"__metadata__\": {\"a\": 1}}", 0, &err), VS_EFORMAT);
+        ck_assert_ptr_nonnull(strstr(err.message, "'a'"));
+        /* malformed JSON inside still says so */
+        ck_assert_int_eq(bad_header("{\"__metadata__\": {\"a\": \"b\",}}", 0, &err), VS_EFORMAT);
+        ck_assert_ptr_nonnull(strstr(err.message, "not JSON"));
+        /* an empty map and null are no metadata */
+        ck_assert_int_eq(vs_safetensors_parse_header(&f, "x", "{\"__metadata__\": {}}", 20, 0, &err), 0);
+        vs_st_file_free(f);
+        ck_assert_int_eq(vs_safetensors_parse_header(&f, "x", "{\"__metadata__\": null}", 22, 0, &err), 0);
+        vs_st_file_free(f);
+    }
     ck_assert_int_eq(
         bad_header("{\"w\": {\"dtype\": \"F16\", \"shape\": [2], \"data_offsets\": [0, 4]}} x", 4,
                    &err),

@@ -214,7 +214,7 @@ START_TEST(every_verb_emits_a_full_bundle)
 {
     const char *cell =
         "model m params=7B\ntask inference\nformat bf16\nlength 4096\nconcurrency 8\n"
-        "microbatch 1 accumulation=4\nquality \"exact match\"\nreserve 1GiB\n"
+        "microbatch 1 accumulation=4\nquality \"exact match\"\ncard\nreserve 1GiB\n"
         "reserve ws status=unknown\nestimate kv layers=32 kv_heads=8 head_dim=128\n"
         "placement single\nweights\nenvelope\nformats\nstage short length=128 "
         "concurrency=1\ninvalidate \"a longer context\"\noom phase=load\n"
@@ -222,7 +222,7 @@ START_TEST(every_verb_emits_a_full_bundle)
     size_t i;
     json_t *b;
     run_ok(cell);
-    ck_assert_int_eq(json_array_size(st.bundles), 18);
+    ck_assert_int_eq(json_array_size(st.bundles), 19);
     json_array_foreach(st.bundles, i, b)
     {
         ck_assert_msg(text(b) && text(b)[0], "bundle %zu has no text", i);
@@ -613,6 +613,101 @@ START_TEST(card_dims_and_model_changes)
 }
 END_TEST
 
+/* One line per card verb (not seven near-identical tables), the whole card in
+ * every payload, and `card` for the table. */
+START_TEST(card_verbs_print_one_line_card_prints_the_table)
+{
+    static const char *const verbs[] = {"model",       "task",    "format",    "length",
+                                        "concurrency", "quality", "microbatch"};
+    const char *t, *h;
+    json_t *b, *p, *card;
+    size_t i;
+    run_ok("sheet \"card lines\"\nmodel example/dense-7b revision=main params=7e9\n"
+           "task inference\nformat int4\nlength 4096\nconcurrency 8\n"
+           "quality \"exact match within 0.5 points\"\nmicrobatch 2 accumulation=8");
+    ck_assert_int_eq(json_array_size(st.bundles), 8);
+    /* `sheet TITLE` still says what it did */
+    TEXT_HAS(json_array_get(st.bundles, 0), "sheet card-lines: created");
+    for (i = 0; i < 7; i++) {
+        b = json_array_get(st.bundles, i + 1);
+        t = text(b);
+        h = json_string_value(json_object_get(b, "text/html"));
+        p = payload(b);
+        ck_assert_msg(strncmp(t, verbs[i], strlen(verbs[i])) == 0, "%s: %s", verbs[i], t);
+        ck_assert_msg(strchr(t, '\n') == t + strlen(t) - 1, "%s prints more than a line:\n%s",
+                      verbs[i], t);
+        ck_assert_msg(h && !strstr(h, "<table") && !strncmp(h, "<p>", 3), "%s html: %s", verbs[i],
+                      h);
+        ck_assert_str_eq(gets(p, "kind"), "card");
+        ck_assert_str_eq(gets(p, "set"), verbs[i]);
+        ck_assert(json_is_object(json_object_get(p, "placement")));
+        /* machine readers lose nothing: the whole card, as set so far */
+        card = json_object_get(p, "card");
+        ck_assert_str_eq(gets(card, "model"), "example/dense-7b");
+        ck_assert_int_eq(geti(card, "params"), 7000000000LL);
+        if (i >= 3)
+            ck_assert_int_eq(geti(card, "length"), 4096);
+    }
+    /* what each line says it set, and what that implies */
+    TEXT_HAS(json_array_get(st.bundles, 1), "at revision main: 7,000,000,000 params (declared)");
+    TEXT_HAS(json_array_get(st.bundles, 2), "adds no component by itself");
+    TEXT_HAS(json_array_get(st.bundles, 3), "4 bits per weight");
+    TEXT_HAS(json_array_get(st.bundles, 3), "not a guaranteed peak");
+    p = json_object_get(payload(json_array_get(st.bundles, 3)), "notes");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_array_get(p, 0)), "not a guaranteed peak"));
+    TEXT_HAS(json_array_get(st.bundles, 4), "length 4,096: the required tokens per sequence");
+    TEXT_HAS(json_array_get(st.bundles, 6), "exact match within 0.5 points");
+    TEXT_HAS(json_array_get(st.bundles, 7), "accumulation 8");
+    ck_assert_int_eq(geti(json_object_get(lastp(), "card"), "accumulation"), 8);
+
+    /* `card`: the whole table, every value labelled */
+    run_ok("card");
+    b = last();
+    p = payload(b);
+    ck_assert_str_eq(gets(p, "kind"), "card");
+    ck_assert_int_eq(geti(json_object_get(p, "card"), "concurrency"), 8);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(b, "text/html")), "<table"));
+    TEXT_HAS(b, "workload card of sheet card-lines");
+    TEXT_HAS(b, "example/dense-7b");
+    TEXT_HAS(b, "7,000,000,000 (declared)");
+    TEXT_HAS(b, "int4 (4 bits)");
+    TEXT_HAS(b, "length (tokens)  4,096");
+    TEXT_HAS(b, "exact match within 0.5 points");
+    TEXT_HAS(b, "single GPU");
+    ck_assert_ptr_null(strstr(text(b), "not set yet"));
+    ck_assert_int_eq(run("card extra"), VS_EVALUE);
+    ck_assert_int_eq(run("card x=1"), VS_EVALUE);
+
+    /* a card still missing pieces says which */
+    run_ok("sheet \"half a card\"\nmodel m\ncard");
+    TEXT_HAS(last(), "(not set)");
+    TEXT_HAS(last(), "params, length, task, format, concurrency, quality: not set yet");
+    ck_assert(json_is_null(json_object_get(json_object_get(lastp(), "card"), "params")));
+}
+END_TEST
+
+/* A reserve line is one line too; `envelope` is where the components are a table. */
+START_TEST(reserve_prints_one_line_with_class_and_source)
+{
+    json_t *b;
+    run_ok("reserve kv_cache 16GiB source=\"2 x 32 x 32 x 128 x 2 B x 4096 x 8\"");
+    b = last();
+    ck_assert_str_eq(text(b), "reserve kv_cache: 17,179,869,184 B = 17.18 GB = 16.00 GiB "
+                              "(estimated); class kv_cache, source: 2 x 32 x 32 x 128 x 2 B x "
+                              "4096 x 8\n");
+    ck_assert_ptr_null(strstr(json_string_value(json_object_get(b, "text/html")), "<table"));
+    ck_assert_str_eq(gets(lastp(), "kind"), "component");
+    ck_assert_str_eq(gets(lastp(), "class"), "kv_cache");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 17179869184LL);
+    run_ok("reserve ws status=unknown phase=prefill");
+    TEXT_HAS(last(), "reserve ws: unknown, still to estimate or measure; class other, phase "
+                     "prefill, source: declared\n");
+    run_ok("reserve peak 3GiB status=measured");
+    TEXT_HAS(last(), "a measurement keeps its context");
+    ck_assert_ptr_eq(strchr(text(last()), '\n'), text(last()) + strlen(text(last())) - 1);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- procedure */
 
 START_TEST(stages_invalidate_oom_decide)
@@ -662,9 +757,9 @@ START_TEST(help_texts_cite_their_sources)
 {
     const vs_verb *v;
     static const char *const mine[] = {
-        "model",   "task",    "format",     "length",    "concurrency", "microbatch",
-        "quality", "reserve", "estimate",   "placement", "weights",     "envelope",
-        "formats", "stage",   "invalidate", "oom",       "decide"};
+        "card",       "model",   "task",    "format",     "length",    "concurrency",
+        "microbatch", "quality", "reserve", "estimate",   "placement", "weights",
+        "envelope",   "formats", "stage",   "invalidate", "oom",       "decide"};
     size_t i;
     for (i = 0; i < sizeof mine / sizeof mine[0]; i++) {
         v = vs_verb_find(mine[i]);
@@ -709,6 +804,8 @@ int main(void)
     tcase_add_test(tc, weights_need_params_and_format);
     tcase_add_test(tc, format_names_bits_and_notes);
     tcase_add_test(tc, card_dims_and_model_changes);
+    tcase_add_test(tc, card_verbs_print_one_line_card_prints_the_table);
+    tcase_add_test(tc, reserve_prints_one_line_with_class_and_source);
     tcase_add_test(tc, stages_invalidate_oom_decide);
     tcase_add_test(tc, help_texts_cite_their_sources);
     suite_add_tcase(s, tc);

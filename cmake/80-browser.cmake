@@ -1,0 +1,31 @@
+# End-to-end tests with a person's own tools: the seed notebook in Debian's
+# classic Jupyter Notebook through Debian's Chromium (playwright-core from npm,
+# installed into ${PROJECT_BINARY_DIR}/browser by the test itself), and a
+# jupyter-console session in a pseudo-terminal. Both use the build tree's
+# kernelspec (VS_TEST_JUPYTER_PATH, cmake/10-kernel.cmake).
+#
+#   ctest -L browser -V   # screenshot: ${PROJECT_BINARY_DIR}/browser/seed-notebook.png
+#   ctest -L console -V
+#
+# browser.notebook exits 77 (skipped) only where Chromium cannot start or npm
+# cannot install playwright-core (no network); any other problem fails it.
+
+set(_vs_e2e_env
+    "JUPYTER_PATH=${VS_TEST_JUPYTER_PATH}"
+    "JUPYTER_PLATFORM_DIRS=1"
+    "PYTHONDONTWRITEBYTECODE=1"
+    "VS_BUILD_DIR=${PROJECT_BINARY_DIR}"
+    "VS_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+
+add_test(NAME browser.notebook
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/browser/run_browser.py
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+# 60 s of test; the first run also spends up to 120 s on `npm ci`.
+set_tests_properties(browser.notebook PROPERTIES LABELS browser TIMEOUT 200
+                     SKIP_RETURN_CODE 77 ENVIRONMENT "${_vs_e2e_env}")
+
+add_test(NAME console.session
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/console/run_console.py
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+set_tests_properties(console.session PROPERTIES LABELS console TIMEOUT 90
+                     ENVIRONMENT "${_vs_e2e_env}")

@@ -1,0 +1,315 @@
+#include "util/json.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+size_t vs_json_utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len, i;
+    unsigned cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+static uint64_t load8(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+int vs_json_utf8_valid(const char *s, size_t len)
+{
+    size_t i = 0, k;
+    while (i < len) {
+        /* eight ASCII bytes at a time: the common case by far */
+        while (i + 8 <= len && !(load8(s + i) & HIGHS))
+            i += 8;
+        if (i >= len)
+            break;
+        k = vs_json_utf8_seq((const unsigned char *)s + i, len - i);
+        if (!k)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+json_t *vs_json_stringn(const char *s, size_t len)
+{
+    if (!vs_json_utf8_valid(s, len))
+        return NULL;
+    return json_stringn_nocheck(s, len);
+}
+
+json_t *vs_json_copy(json_t *v)
+{
+    json_t *c = NULL;
+    if (!v)
+        return NULL;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        void *it;
+        if (!(c = json_object()))
+            return NULL;
+        for (it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
+            json_t *x = vs_json_copy(json_object_iter_value(it));
+            if (!x || json_object_setn_new_nocheck(c, json_object_iter_key(it),
+                                                   json_object_iter_key_len(it), x) < 0) {
+                json_decref(c);
+                return NULL;
+            }
+        }
+        return c;
+    }
+    case JSON_ARRAY: {
+        size_t i, n = json_array_size(v);
+        if (!(c = json_array()))
+            return NULL;
+        for (i = 0; i < n; i++) {
+            json_t *x = vs_json_copy(json_array_get(v, i));
+            if (!x || json_array_append_new(c, x) < 0) {
+                json_decref(c);
+                return NULL;
+            }
+        }
+        return c;
+    }
+    default:
+        return json_incref(v);
+    }
+}
+
+json_t *vs_json_object_of(const char *key, ...)
+{
+    va_list ap;
+    json_t *o = json_object(), *v;
+    int ok = o != NULL;
+    va_start(ap, key);
+    for (; key; key = va_arg(ap, const char *)) {
+        v = va_arg(ap, json_t *);
+        if (!v)
+            ok = 0;
+        else if (!ok)
+            json_decref(v);
+        else if (json_object_set_new_nocheck(o, key, v) < 0) /* it releases v */
+            ok = 0;
+    }
+    va_end(ap);
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Non-zero when one of the eight bytes in x needs more than a copy: a
+ * control character, '"', '\\', or a byte of a multi-byte sequence. */
+static uint64_t needs_care(uint64_t x)
+{
+    uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+    return (x & HIGHS) | ((x - ONES * 0x20) & ~x & HIGHS) | ((q - ONES) & ~q & HIGHS) |
+           ((b - ONES) & ~b & HIGHS);
+}
+
+/* What dump_string does with each byte: 0 copy, 1 escape, 2 check a UTF-8
+ * sequence. */
+static const unsigned char byte_class[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+
+/* Writes the escaped string straight into out's spare room: results are
+ * mostly text, HTML and SVG, where quotes and newlines are frequent. */
+static int dump_string(const char *s, size_t len, vs_buf *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, run = 0, k;
+    char *w;
+    /* room for the common case; escapes make more as they go */
+    if (out->cap - out->len <= len + len / 8 + 16 || out->failed) {
+        vs_buf_reserve(out, len + len / 8 + 16);
+        if (out->failed)
+            return -1;
+    }
+    out->data[out->len++] = '"';
+    for (;;) {
+        unsigned char c;
+        uint64_t m = 0;
+        while (i + 8 <= len && !(m = needs_care(load8(s + i))))
+            i += 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* the lowest flagged byte is exact (a false positive can only follow
+         * a true one): jump straight to it */
+        if (m)
+            i += (size_t)__builtin_ctzll(m) >> 3;
+#endif
+        while (i < len && !byte_class[u[i]])
+            i++;
+        if (i >= len)
+            break;
+        c = u[i];
+        if (byte_class[c] == 2) {
+            if (!(k = vs_json_utf8_seq(u + i, len - i)))
+                return -1;
+            i += k;
+            continue;
+        }
+        /* the plain run before it, then the escape (at most 6 bytes) */
+        if (out->cap - out->len <= i - run + 6) {
+            vs_buf_reserve(out, i - run + 6 + (len - i) + (len - i) / 8 + 16);
+            if (vs_buf_failed(out))
+                return -1;
+        }
+        memcpy(out->data + out->len, s + run, i - run);
+        out->len += i - run;
+        w = out->data + out->len;
+        w[0] = '\\';
+        switch (c) {
+        case '"':
+            w[1] = '"';
+            break;
+        case '\\':
+            w[1] = '\\';
+            break;
+        case '\b':
+            w[1] = 'b';
+            break;
+        case '\f':
+            w[1] = 'f';
+            break;
+        case '\n':
+            w[1] = 'n';
+            break;
+        case '\r':
+            w[1] = 'r';
+            break;
+        case '\t':
+            w[1] = 't';
+            break;
+        default:
+            w[1] = 'u';
+            w[2] = '0';
+            w[3] = '0';
+            w[4] = hex[c >> 4];
+            w[5] = hex[c & 15];
+            out->len += 4;
+        }
+        out->len += 2;
+        run = ++i;
+    }
+    vs_buf_append(out, s + run, len - run);
+    vs_buf_putc(out, '"');
+    return out->failed ? -1 : 0;
+}
+
+static void dump_integer(json_int_t v, vs_buf *out)
+{
+    char d[24], *p = d + sizeof d;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    vs_buf_append(out, p, (size_t)(d + sizeof d - p));
+}
+
+int vs_json_dump(const json_t *v, vs_buf *out)
+{
+    json_t *jv = (json_t *)v; /* jansson's iterators take non-const objects */
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        void *it;
+        int first = 1;
+        vs_buf_putc(out, '{');
+        for (it = json_object_iter(jv); it; it = json_object_iter_next(jv, it)) {
+            if (!first)
+                vs_buf_putc(out, ',');
+            first = 0;
+            if (dump_string(json_object_iter_key(it), json_object_iter_key_len(it), out) < 0)
+                return -1;
+            vs_buf_putc(out, ':');
+            if (vs_json_dump(json_object_iter_value(it), out) < 0)
+                return -1;
+        }
+        vs_buf_putc(out, '}');
+        break;
+    }
+    case JSON_ARRAY: {
+        size_t i, n = json_array_size(v);
+        vs_buf_putc(out, '[');
+        for (i = 0; i < n; i++) {
+            if (i)
+                vs_buf_putc(out, ',');
+            if (vs_json_dump(json_array_get(v, i), out) < 0)
+                return -1;
+        }
+        vs_buf_putc(out, ']');
+        break;
+    }
+    case JSON_STRING:
+        if (dump_string(json_string_value(v), json_string_length(v), out) < 0)
+            return -1;
+        break;
+    case JSON_INTEGER:
+        dump_integer(json_integer_value(v), out);
+        break;
+    case JSON_REAL: {
+        /* rare in results, and jansson's shortest-exact formatting is the
+         * reference: let it write them */
+        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (!s)
+            return -1;
+        vs_buf_puts(out, s);
+        free(s);
+        break;
+    }
+    case JSON_TRUE:
+        vs_buf_append(out, "true", 4);
+        break;
+    case JSON_FALSE:
+        vs_buf_append(out, "false", 5);
+        break;
+    case JSON_NULL:
+        vs_buf_append(out, "null", 4);
+        break;
+    }
+    return vs_buf_failed(out) ? -1 : 0;
+}

@@ -1,0 +1,57 @@
+/* json.h — jansson helpers for the paths every result takes.
+ *
+ * A cell of a few hundred lines makes a few hundred MIME bundles of a few
+ * hundred KB in all, copies the session's sheets once (atomic cells), and the
+ * kernel serialises every bundle. jansson's generic routines for these are
+ * slow in ways that dominated a cell: json_dumps detects cycles with a hash
+ * table keyed by printed pointers and walks strings one code point at a time;
+ * json_deep_copy does the same cycle tracking and copies every string;
+ * json_string checks UTF-8 one code point at a time. The routines here do the
+ * same jobs for the trees this project builds (no cycles) with the same
+ * results. Pure: no I/O, no globals.
+ *
+ * Scalars are shared, never mutated: nothing in vramsheet calls
+ * json_string_set, json_integer_set or json_real_set, so a string or number
+ * may be referenced from several trees (a sheet and its snapshot, a sheet and
+ * a payload). Keep it that way, or stop using vs_json_copy.
+ */
+#ifndef VS_UTIL_JSON_H
+#define VS_UTIL_JSON_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+
+/* Length (1..4) of the valid UTF-8 sequence at s (n bytes available), or 0
+ * when it is invalid: overlong forms, surrogates and code points above
+ * U+10FFFF are invalid, as jansson has them. */
+size_t vs_json_utf8_seq(const unsigned char *s, size_t n);
+
+/* 1 when s[0..len) is valid UTF-8 (NUL bytes included), else 0. */
+int vs_json_utf8_valid(const char *s, size_t len);
+
+/* A new JSON string of s[0..len), or NULL when s is not valid UTF-8 or memory
+ * is short. One pass over the bytes instead of jansson's two. */
+json_t *vs_json_stringn(const char *s, size_t len);
+
+/* A new tree equal to v: objects (keys in the same order) and arrays are
+ * copied, strings, numbers, true, false and null are shared (their reference
+ * count goes up). NULL when v is NULL or memory is short. */
+json_t *vs_json_copy(json_t *v);
+
+/* A new object of the given key, value pairs, in order, ending with a NULL
+ * key: vs_json_object_of("kind", json_string_nocheck("convert"), "bytes",
+ * json_integer(n), NULL). Keys are ASCII literals (not checked); values are
+ * taken. NULL when a value is NULL or memory is short; every value is
+ * released then. For hot paths, where json_pack parsing its format string
+ * for every result showed. */
+json_t *vs_json_object_of(const char *key, ...) __attribute__((sentinel));
+
+/* Appends the compact JSON text of v to out: byte for byte what
+ * json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) writes. Returns 0, or -1 when
+ * a string is not valid UTF-8 (jansson's json_dumps fails there too) or an
+ * append failed; out keeps what was written before. */
+int vs_json_dump(const json_t *v, vs_buf *out);
+
+#endif

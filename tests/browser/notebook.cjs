@@ -1,0 +1,184 @@
+// Drives Debian's Chromium through playwright-core against a running classic
+// Jupyter Notebook server: opens the seed notebook, runs every cell with the
+// vramsheet kernel from the menu (Cell > Run All), waits for every cell, checks
+// what a reader would see (HTML tables, the SVG chart, no error) and saves a
+// screenshot. Started by run_browser.py, which owns the server and the cleanup.
+//
+// Environment (all set by run_browser.py):
+//   VS_PLAYWRIGHT     path of the npm-installed playwright-core module
+//   VS_NOTEBOOK_URL   http://127.0.0.1:PORT/notebooks/01-seed-7b-inference.ipynb?token=T
+//   VS_USER_DATA_DIR  a fresh Chromium profile directory
+//   VS_SCREENSHOT     where the PNG goes
+//   VS_BUDGET_MS      overall bound for the browser part
+// Exit status: 0 passed, 77 Chromium could not start (ctest skips), 1 failed.
+'use strict';
+
+const { chromium } = require(process.env.VS_PLAYWRIGHT);
+
+const SKIP = 77;
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+              '--disable-background-networking', '--disable-component-update', '--disable-sync',
+              '--disable-dev-shm-usage'];
+const started = Date.now();
+const budget = Number(process.env.VS_BUDGET_MS || 45000);
+const left = () => Math.max(1000, budget - (Date.now() - started));
+const log = (...a) => console.log('[browser %ss]', ((Date.now() - started) / 1000).toFixed(1), ...a);
+
+// The code cells in the order of the notebook, with what each must show.
+const EXPECT = [
+  { text: ['13.04 GiB', 'example/dense-7b'], table: true },               // the card, weights only
+  { text: ['19.04 GiB', 'conservative'], table: true, svg: true },        // reserve, envelope: chart
+  { text: ['26.08 GiB', '3.26 GiB', '32.08 GiB', '9.26 GiB'], table: true },  // formats
+  { text: ['22.35 GiB'], table: true },                                   // convert 24GB GiB
+  { text: ['RTX 4090', 'RTX 6000 Ada', 'to-confirm'], table: true, svg: true },  // candidates
+  { text: ['decision recorded', 'Committed sheet'] },                     // invalidate, decide, commit
+  { text: ['first estimate, before measuring'], table: true },            // history
+];
+
+async function main() {
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(process.env.VS_USER_DATA_DIR, {
+      executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 20000,
+      viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1,
+      env: { ...process.env, TZ: 'UTC' },
+    });
+  } catch (e) {
+    console.log('SKIP: Chromium (%s) cannot start: %s', CHROMIUM, String(e.message).split('\n')[0]);
+    return SKIP;
+  }
+  try {
+    return await run(context);
+  } finally {
+    await context.close().catch(() => {});
+  }
+}
+
+async function run(context) {
+  const page = context.pages()[0] || await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') log('console error:', m.text()); });
+  page.setDefaultTimeout(15000);
+
+  log('open', process.env.VS_NOTEBOOK_URL.replace(/token=[^&]*/, 'token=…'));
+  await page.goto(process.env.VS_NOTEBOOK_URL, { waitUntil: 'load', timeout: left() });
+
+  // The notebook is loaded and its kernel (the vramsheet one) has answered kernel_info.
+  await page.waitForFunction(() => {
+    const nb = window.Jupyter && window.Jupyter.notebook;
+    return nb && nb._fully_loaded && nb.kernel && nb.kernel.is_connected() && nb.kernel.info_reply
+      && nb.kernel.info_reply.status === 'ok';
+  }, null, { timeout: Math.min(20000, left()), polling: 100 });
+  const info = await page.evaluate(() => ({
+    name: Jupyter.notebook.kernel.name,
+    lang: Jupyter.notebook.kernel.info_reply.language_info.name,
+    impl: Jupyter.notebook.kernel.info_reply.implementation,
+    cells: Jupyter.notebook.get_cells().filter((c) => c.cell_type === 'code').length,
+  }));
+  log('kernel ready:', JSON.stringify(info));
+  if (info.name !== 'vramsheet' || info.lang !== 'vramsheet')
+    throw new Error('the notebook did not start the vramsheet kernel: ' + JSON.stringify(info));
+  if (info.cells !== EXPECT.length)
+    throw new Error(`expected ${EXPECT.length} code cells, the notebook has ${info.cells}`);
+
+  // What a person does: Cell > Run All, from the menu bar.
+  await page.click('#celllink');
+  await page.click('#run_all_cells');
+
+  // Every code cell finished: a number in its prompt (none left at "*"), the
+  // numbers 1..N in order, and the kernel idle again. Bounded.
+  await page.waitForFunction((n) => {
+    const prompts = [...document.querySelectorAll('.code_cell .input_prompt')]
+      .map((p) => p.textContent.replace(/\s+/g, ''));
+    const want = Array.from({ length: n }, (_, i) => `In[${i + 1}]:`);
+    return prompts.length === n && prompts.every((p, i) => p === want[i])
+      && document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null;
+  }, EXPECT.length, { timeout: Math.min(30000, left()), polling: 100 }).catch(async (e) => {
+    const prompts = await page.$$eval('.code_cell .input_prompt', (ps) => ps.map((p) => p.textContent.trim()));
+    throw new Error('cells did not all finish: prompts ' + JSON.stringify(prompts) + ' (' + e.message.split('\n')[0] + ')');
+  });
+  log('all cells finished');
+
+  // What the page shows, cell by cell.
+  const cells = await page.$$eval('.code_cell', (els) => els.map((el) => ({
+    outputs: el.querySelectorAll('.output_area').length,
+    errors: [...el.querySelectorAll('.output_error, .output_stderr')].map((o) => o.textContent.trim()),
+    text: el.querySelector('.output') ? el.querySelector('.output').textContent : '',
+    tables: el.querySelectorAll('.output_html table.vramsheet').length,
+    tableRows: el.querySelectorAll('.output_html table.vramsheet tbody tr').length,
+    escapedTable: /<table/.test(el.querySelector('.output') ? el.querySelector('.output').textContent : ''),
+    svgs: [...el.querySelectorAll('.output_area svg')].map((s) => {
+      const r = s.getBoundingClientRect();
+      return { w: r.width, h: r.height, rects: s.querySelectorAll('rect').length };
+    }),
+  })));
+  const failures = [];
+  let tables = 0, svgs = 0;
+  cells.forEach((c, i) => {
+    const want = EXPECT[i], where = `cell ${i + 1}`;
+    if (c.outputs === 0) failures.push(`${where}: no output`);
+    if (c.errors.length) failures.push(`${where}: error output: ${c.errors.join(' | ').slice(0, 400)}`);
+    if (c.escapedTable) failures.push(`${where}: HTML shown as text, not rendered`);
+    for (const t of want.text)
+      if (!c.text.includes(t)) failures.push(`${where}: "${t}" not shown`);
+    if (want.table && !(c.tables > 0 && c.tableRows > 0))
+      failures.push(`${where}: no rendered table.vramsheet with rows`);
+    if (want.svg && !c.svgs.some((s) => s.w > 50 && s.h > 20 && s.rects > 0))
+      failures.push(`${where}: no rendered SVG chart (${JSON.stringify(c.svgs)})`);
+    tables += c.tables;
+    svgs += c.svgs.length;
+  });
+  if (pageErrors.length) failures.push('uncaught errors in the page: ' + pageErrors.join(' | '));
+  log(`rendered: ${tables} table.vramsheet, ${svgs} svg`);
+
+  await screenshot(page, process.env.VS_SCREENSHOT);
+  log('screenshot:', process.env.VS_SCREENSHOT);
+
+  if (failures.length) {
+    for (const f of failures) console.log('FAIL:', f);
+    return 1;
+  }
+  log('PASS');
+  return 0;
+}
+
+// The classic notebook scrolls inside #site, so a plain full-page shot would stop
+// at the viewport: let the page grow to the notebook's height first (1280 wide).
+async function screenshot(page, file) {
+  await page.addStyleTag({ content: `
+    html, body { height: auto !important; overflow: visible !important; }
+    #site { height: auto !important; overflow: visible !important; }
+    #header { position: static !important; }
+    #notification_area { visibility: hidden; }
+    .cell.selected, .cell.selected.jupyter-soft-selected { border-color: transparent !important;
+      background: none !important; }
+    .cell.selected::before { display: none !important; }` });
+  await page.evaluate(() => {
+    Jupyter.notebook.command_mode();
+    window.dispatchEvent(new Event('resize'));
+  });
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: file, fullPage: true, timeout: Math.min(15000, left()) });
+
+  // The excerpt for the README: the page from its top to the end of the formats
+  // cell (the card, the envelope with its chart, the formats table), cut to the
+  // notebook's own width.
+  const box = await page.evaluate(() => {
+    const nb = document.querySelector('#notebook-container').getBoundingClientRect();
+    const cells = document.querySelectorAll('.code_cell');
+    const end = cells[2].getBoundingClientRect();
+    return { x: Math.max(0, nb.left - 12), y: 0, width: Math.min(nb.width + 24, document.documentElement.clientWidth),
+             height: end.bottom + window.scrollY + 16 };
+  });
+  await page.screenshot({ path: file.replace(/\.png$/, '') + '-readme.png', clip: box,
+                          fullPage: true, timeout: Math.min(15000, left()) });
+}
+
+const timer = setTimeout(() => {
+  console.log('FAIL: the browser part ran past its bound of %d ms', budget);
+  process.exit(1);
+}, budget + 5000);
+main().then((code) => { clearTimeout(timer); process.exitCode = code; },
+            (e) => { clearTimeout(timer); console.log('FAIL:', e && e.stack || e); process.exitCode = 1; });

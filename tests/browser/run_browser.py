@@ -1,0 +1,292 @@
+"""The seed notebook in a real browser: Debian's classic Jupyter Notebook server
+and Debian's Chromium, driven by playwright-core from npm (notebook.cjs).
+
+Starts `jupyter-notebook` on 127.0.0.1 (a free port, a random token, no
+browser) with the build tree's kernelspec (JUPYTER_PATH), a temporary copy of
+notebooks/ as its notebook directory, temporary Jupyter config/data/runtime
+directories and a temporary records repository (VRAMSHEET_RECORDS); installs
+playwright-core with `npm ci` into VS_BUILD_DIR/browser (once: again only when
+the lock file changes); runs notebook.cjs; and stops the server, its kernels and
+Chromium whatever happens.
+
+Exit status: 0 passed, 77 skipped (Chromium cannot start, or npm cannot install
+playwright-core for want of a network), anything else failed.
+
+Environment: VS_SOURCE_DIR, VS_BUILD_DIR, JUPYTER_PATH (ctest sets them);
+VS_SCREENSHOT overrides the screenshot path (default VS_BUILD_DIR/browser/seed-notebook.png).
+"""
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+SKIP = 77
+NOTEBOOK = "01-seed-7b-inference.ipynb"
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.environ.get("VS_SOURCE_DIR", os.path.join(HERE, "..", ".."))
+BUILD = os.environ.get("VS_BUILD_DIR")
+JUPYTER_NOTEBOOK = "/usr/bin/jupyter-notebook"
+CHROMIUM = "/usr/bin/chromium"
+BUDGET_S = 55          # the whole test, npm ci excepted
+NPM_BOUND_S = 120      # npm ci, the first time only
+NETWORK_ERRORS = re.compile(r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|"
+                            r"EHOSTUNREACH|network|proxy|getaddrinfo|socket hang up|request to .* failed",
+                            re.IGNORECASE)
+T0 = time.monotonic()
+
+
+def log(*a):
+    print("[run_browser %5.1fs]" % (time.monotonic() - T0), *a, flush=True)
+
+
+def skip(why):
+    print("SKIP: " + why, flush=True)
+    sys.exit(SKIP)
+
+
+def fail(why):
+    print("FAIL: " + why, flush=True)
+    sys.exit(1)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def install_playwright(folder):
+    """npm ci of tests/browser/package*.json into folder (the build tree), unless
+    the same lock file is already installed there. Returns the module path."""
+    npm = shutil.which("npm")
+    node = shutil.which("node")
+    if not npm or not node:
+        skip("node/npm are not installed, so playwright-core cannot be installed")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(HERE, "package-lock.json"), "rb") as f:
+        lock = f.read()
+    module = os.path.join(folder, "node_modules", "playwright-core")
+    stamp = os.path.join(folder, "node_modules", ".vramsheet-lock")
+    try:
+        with open(stamp, "rb") as f:
+            if f.read() == lock and os.path.exists(os.path.join(module, "package.json")):
+                return module
+    except OSError:
+        pass
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(os.path.join(HERE, name), os.path.join(folder, name))
+    log("npm ci (playwright-core) in", folder)
+    env = dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1")
+    try:
+        r = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=NPM_BOUND_S)
+    except subprocess.TimeoutExpired:
+        skip("npm ci did not finish in %d s (no network?)" % NPM_BOUND_S)
+    if r.returncode != 0:
+        tail = r.stdout[-1500:]
+        if NETWORK_ERRORS.search(r.stdout):
+            skip("npm cannot install playwright-core (no network?):\n" + tail)
+        fail("npm ci failed:\n" + tail)
+    if not os.path.exists(os.path.join(module, "package.json")):
+        fail("npm ci left no %s" % module)
+    with open(stamp, "wb") as f:
+        f.write(lock)
+    return module
+
+
+def pids_mentioning(marker):
+    """Processes whose command line names marker (our temporary folder)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(d))
+        except OSError:
+            pass
+    return found
+
+
+def stop_group(proc, grace=5.0):
+    """SIGTERM the process group proc leads, then SIGKILL what is left."""
+    if proc is None or proc.poll() is not None and not _group_alive(proc.pid):
+        return
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 2.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
+            if proc.poll() is not None and not _group_alive(proc.pid):
+                return
+            time.sleep(0.05)
+
+
+def _group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def kill_leftovers(marker):
+    """Kernels (their connection files are in our runtime dir) and Chromium (its
+    profile is in our temporary folder) that outlived their parents."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = pids_mentioning(marker)
+        if not pids:
+            return
+        log("stopping leftover processes", pids, signal.Signals(sig).name)
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        end = time.monotonic() + 3
+        while time.monotonic() < end and any(os.path.exists("/proc/%d" % p) for p in pids_mentioning(marker)):
+            time.sleep(0.05)
+
+
+def wait_for_server(proc, url, logfile, bound):
+    end = time.monotonic() + bound
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    json.load(r)
+                    return True
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def tail(path, n=4000):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()[-n:]
+    except OSError:
+        return "(no log)"
+
+
+def on_signal(signum, _frame):
+    # ctest's timeout or a Ctrl-C: leave through main()'s cleanup
+    fail("stopped by signal %d" % signum)
+
+
+def main():
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    if not BUILD:
+        fail("VS_BUILD_DIR is not set (run through ctest)")
+    if not os.environ.get("JUPYTER_PATH"):
+        fail("JUPYTER_PATH is not set (the build tree's kernelspec)")
+    spec = os.path.join(os.environ["JUPYTER_PATH"].split(os.pathsep)[0], "kernels", "vramsheet", "kernel.json")
+    if not os.path.exists(spec):
+        fail("no vramsheet kernelspec at %s" % spec)
+    if not os.access(CHROMIUM, os.X_OK):
+        skip("%s is not installed" % CHROMIUM)
+    if not os.access(JUPYTER_NOTEBOOK, os.X_OK):
+        fail("%s is not installed (apt-get install jupyter-notebook)" % JUPYTER_NOTEBOOK)
+
+    browser_dir = os.path.join(BUILD, "browser")
+    module = install_playwright(browser_dir)
+    screenshot = os.environ.get("VS_SCREENSHOT") or os.path.join(browser_dir, "seed-notebook.png")
+    if os.path.exists(screenshot):
+        os.unlink(screenshot)
+
+    tmp = tempfile.mkdtemp(prefix="vs-browser-")
+    server = node = None
+    try:
+        nbdir = os.path.join(tmp, "notebooks")
+        shutil.copytree(os.path.join(SOURCE, "notebooks"), nbdir,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        for d in ("config", "data", "runtime", "profile", "home"):
+            os.makedirs(os.path.join(tmp, d))
+        token = secrets.token_hex(16)
+        env = dict(os.environ,
+                   JUPYTER_CONFIG_DIR=os.path.join(tmp, "config"),
+                   JUPYTER_DATA_DIR=os.path.join(tmp, "data"),
+                   JUPYTER_RUNTIME_DIR=os.path.join(tmp, "runtime"),
+                   IPYTHONDIR=os.path.join(tmp, "home", ".ipython"),
+                   VRAMSHEET_RECORDS=os.path.join(tmp, "records"),
+                   PYTHONDONTWRITEBYTECODE="1", PYDEVD_DISABLE_FILE_VALIDATION="1")
+        env.pop("VRAMSHEET_KERNEL_TEST", None)
+        server_log = os.path.join(tmp, "notebook-server.log")
+        for attempt in range(3):
+            port = free_port()
+            args = [JUPYTER_NOTEBOOK, "--no-browser", "--ip=127.0.0.1", "--port=%d" % port,
+                    "--port-retries=0", "--notebook-dir=" + nbdir,
+                    "--NotebookApp.token=" + token, "--NotebookApp.password=",
+                    "--NotebookApp.open_browser=False", "--NotebookApp.quit_button=False",
+                    # should this script die unseen (SIGKILL), the server culls
+                    # its idle kernel and then shuts itself down
+                    "--MappingKernelManager.cull_idle_timeout=%d" % (BUDGET_S * 2),
+                    "--MappingKernelManager.cull_interval=30",
+                    "--NotebookApp.shutdown_no_activity_timeout=%d" % (BUDGET_S * 3)]
+            if os.geteuid() == 0:
+                args.append("--allow-root")
+            log("jupyter-notebook on 127.0.0.1:%d, notebooks in %s" % (port, nbdir))
+            with open(server_log, "ab") as lf:
+                server = subprocess.Popen(args, cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                                          stdout=lf, stderr=subprocess.STDOUT, start_new_session=True)
+            status = "http://127.0.0.1:%d/api/status?token=%s" % (port, token)
+            if wait_for_server(server, status, server_log, 20):
+                break
+            if server.poll() is None:
+                fail("the notebook server did not answer in 20 s:\n" + tail(server_log))
+            if "already in use" not in tail(server_log):
+                fail("the notebook server exited (%s):\n%s" % (server.returncode, tail(server_log)))
+            server = None
+        else:
+            fail("no free port for the notebook server:\n" + tail(server_log))
+        log("server ready")
+
+        url = "http://127.0.0.1:%d/notebooks/%s?token=%s" % (port, NOTEBOOK, token)
+        left = BUDGET_S - (time.monotonic() - T0)
+        node_env = dict(os.environ, VS_PLAYWRIGHT=module, VS_NOTEBOOK_URL=url, VS_SCREENSHOT=screenshot,
+                        VS_USER_DATA_DIR=os.path.join(tmp, "profile"), HOME=os.path.join(tmp, "home"),
+                        VS_BUDGET_MS=str(int(max(10, left - 5) * 1000)),
+                        XDG_CONFIG_HOME=os.path.join(tmp, "home", ".config"),
+                        XDG_CACHE_HOME=os.path.join(tmp, "home", ".cache"))
+        node = subprocess.Popen([shutil.which("node"), os.path.join(HERE, "notebook.cjs")],
+                                env=node_env, stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            rc = node.wait(timeout=max(10, left))
+        except subprocess.TimeoutExpired:
+            fail("the browser part ran past %d s" % left)
+        if rc == SKIP:
+            sys.exit(SKIP)
+        if rc != 0:
+            print("---- notebook server log (tail) ----\n" + tail(server_log, 3000), flush=True)
+            fail("the browser check failed (exit %d)" % rc)
+        if not os.path.exists(screenshot):
+            fail("no screenshot at %s" % screenshot)
+        log("PASS; screenshot", screenshot)
+    finally:
+        stop_group(node, grace=2)
+        stop_group(server)
+        kill_leftovers(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+        log("cleaned up")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+/* util/json: the serialiser writes exactly what jansson's json_dumps writes,
+ * the copy is equal and shares its scalars, strings are checked as jansson
+ * checks them. jansson is the reference throughout. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json.h"
+
+/* vs_json_dump and json_dumps(JSON_COMPACT | JSON_ENCODE_ANY) agree on v. */
+static void same_as_jansson(json_t *v)
+{
+    char *ref = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    vs_buf b = VS_BUF_INIT;
+    ck_assert_ptr_nonnull(ref);
+    vs_buf_puts(&b, "prefix:"); /* it appends */
+    ck_assert_int_eq(vs_json_dump(v, &b), 0);
+    ck_assert_str_eq(vs_buf_str(&b) + 7, ref);
+    ck_assert_uint_eq(b.len, strlen(ref) + 7);
+    free(ref);
+    vs_buf_free(&b);
+}
+
+/* Every byte jansson escapes, and the ones it does not. */
+START_TEST(strings_escape_like_jansson)
+{
+    char s[200];
+    size_t i, n = 0;
+    json_t *v;
+    for (i = 1; i < 0x80; i++)
+        s[n++] = (char)i;
+    memcpy(s + n, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\x7f\"\\/", 14);
+    n += 14;
+    v = json_stringn(s, n);
+    ck_assert_ptr_nonnull(v);
+    same_as_jansson(v);
+    json_decref(v);
+    /* an embedded NUL, and runs of every length around the 8-byte fast path */
+    v = json_stringn("a\0b", 3);
+    same_as_jansson(v);
+    json_decref(v);
+    for (n = 0; n < 40; n++) {
+        char t[64];
+        memset(t, 'x', n);
+        t[n] = n % 3 ? '"' : '\n';
+        memset(t + n + 1, 'y', 40 - n);
+        v = json_stringn(t, 41);
+        same_as_jansson(v);
+        json_decref(v);
+    }
+}
+END_TEST
+
+/* Random strings over a mix of plain ASCII, escapes and multi-byte sequences,
+ * at every alignment: the 8-byte scan must land on each special byte. */
+START_TEST(random_strings_dump_like_jansson)
+{
+    static const char *const pieces[] = {"a",
+                                         "bc",
+                                         "defghijk",
+                                         "\"",
+                                         "\\",
+                                         "\n",
+                                         "\t",
+                                         "\x01",
+                                         "\x1f",
+                                         "/",
+                                         "\x7f",
+                                         "\xc3\xa9",
+                                         "\xe2\x82\xac",
+                                         "\xf0\x9f\x98\x80",
+                                         " ",
+                                         "<td style=\"x\">"};
+    unsigned seed = 12345;
+    int round;
+    for (round = 0; round < 3000; round++) {
+        char buf[256];
+        size_t n = 0;
+        int k, count;
+        json_t *v;
+        seed = seed * 1103515245u + 12345u;
+        count = (int)((seed >> 16) % 24);
+        for (k = 0; k < count; k++) {
+            const char *p;
+            seed = seed * 1103515245u + 12345u;
+            p = pieces[(seed >> 16) % (sizeof pieces / sizeof pieces[0])];
+            memcpy(buf + n, p, strlen(p));
+            n += strlen(p);
+        }
+        v = json_stringn(buf, n);
+        ck_assert_ptr_nonnull(v);
+        same_as_jansson(v);
+        json_decref(v);
+    }
+}
+END_TEST
+
+START_TEST(object_of_builds_in_order_and_releases_on_failure)
+{
+    json_t *shared = json_string("kept"), *o;
+    char *text;
+    o = vs_json_object_of("kind", json_string("convert"), "bytes", json_integer(24), "same",
+                          json_incref(shared), NULL);
+    ck_assert_ptr_nonnull(o);
+    text = json_dumps(o, JSON_COMPACT);
+    ck_assert_str_eq(text, "{\"kind\":\"convert\",\"bytes\":24,\"same\":\"kept\"}");
+    free(text);
+    json_decref(o);
+    /* a NULL value (a failed allocation upstream) fails the whole object, and
+     * the other values are released, not leaked (the sanitizer build checks) */
+    ck_assert_ptr_null(
+        vs_json_object_of("a", json_incref(shared), "b", NULL, "c", json_incref(shared), NULL));
+    ck_assert_int_eq(shared->refcount, 1);
+    json_decref(shared);
+}
+END_TEST
+
+START_TEST(trees_dump_like_jansson)
+{
+    json_t *v = json_pack(
+        "{s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:b, s:b, s:n, s:[], s:{}, s:[i, [s, {s:[]}], f],"
+        " s:{s:{s:{}}}}",
+        "text/plain", "line 1\nline 2\t\"quoted\" \\ back", "zero", 0, "max",
+        (json_int_t)9223372036854775807LL, "min", (json_int_t)(-9223372036854775807LL - 1), "neg",
+        (json_int_t)-42, "pi", 3.141592653589793, "tenth", 0.1, "t", 1, "f", 0, "null",
+        "empty_array", "empty_object", "nested", 1, "x", "k", 1e300, "deep", "a", "b");
+    json_t *keyed = json_object();
+    ck_assert_ptr_nonnull(v);
+    /* keys are escaped as strings are, and kept in insertion order */
+    json_object_set_new(keyed, "z\"key\n", json_integer(1));
+    json_object_set_new(keyed, "a", json_integer(2));
+    json_object_set_new(keyed, "\xc3\xa9t\xc3\xa9", json_true());
+    json_object_set_new(v, "keyed", keyed);
+    same_as_jansson(v);
+    same_as_jansson(json_object_get(v, "pi")); /* any value, as JSON_ENCODE_ANY */
+    same_as_jansson(json_object_get(v, "text/plain"));
+    json_decref(v);
+}
+END_TEST
+
+/* What jansson refuses to write, vs_json_dump refuses too. */
+START_TEST(invalid_utf8_fails_like_jansson)
+{
+    static const char *const bad[] = {
+        "\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "ok then \xe2\x82", "\x80"};
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *s = json_stringn_nocheck(bad[i], strlen(bad[i]));
+        json_t *o = json_pack("{s:o}", "k", s);
+        vs_buf b = VS_BUF_INIT;
+        ck_assert_ptr_null(json_dumps(o, JSON_COMPACT));
+        ck_assert_int_eq(vs_json_dump(o, &b), -1);
+        ck_assert(!vs_json_utf8_valid(bad[i], strlen(bad[i])));
+        ck_assert_ptr_null(vs_json_stringn(bad[i], strlen(bad[i])));
+        ck_assert_ptr_null(json_string(bad[i]));
+        vs_buf_free(&b);
+        json_decref(o);
+    }
+    {
+        static const char ok[] = "caf\xc3\xa9 \xf0\x9f\x98\x80 and a long ASCII tail";
+        ck_assert(vs_json_utf8_valid(ok, sizeof ok - 1));
+        ck_assert(!vs_json_utf8_valid(ok, 8)); /* cut inside the 4-byte sequence */
+    }
+    ck_assert(vs_json_utf8_valid("a\0b", 3));
+    ck_assert_uint_eq(vs_json_utf8_seq((const unsigned char *)"\xe2\x82\xac", 3), 3);
+    ck_assert_uint_eq(vs_json_utf8_seq((const unsigned char *)"\xe2\x82\xac", 2), 0);
+}
+END_TEST
+
+START_TEST(stringn_keeps_bytes_and_length)
+{
+    json_t *s = vs_json_stringn("a\0b\xc3\xa9", 5);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(json_string_length(s), 5);
+    ck_assert_int_eq(memcmp(json_string_value(s), "a\0b\xc3\xa9", 5), 0);
+    json_decref(s);
+}
+END_TEST
+
+/* The copy is equal, its containers are new (changing one leaves the other),
+ * and its scalars are the same objects. */
+START_TEST(copy_is_equal_and_shares_scalars)
+{
+    json_t *v =
+        json_pack("{s:s, s:[{s:s, s:I}, n, b], s:{}, s:f}", "title", "a sheet", "components",
+                  "name", "kv_cache", "bytes", (json_int_t)17179869184LL, 1, "card", "x", 0.5);
+    json_t *c = vs_json_copy(v), *comp, *ccomp;
+    char *a, *b;
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_ne(c, v);
+    ck_assert(json_equal(c, v));
+    a = json_dumps(v, JSON_COMPACT);
+    b = json_dumps(c, JSON_COMPACT);
+    ck_assert_str_eq(a, b); /* key order kept */
+    free(a);
+    free(b);
+    comp = json_array_get(json_object_get(v, "components"), 0);
+    ccomp = json_array_get(json_object_get(c, "components"), 0);
+    ck_assert_ptr_ne(comp, ccomp);
+    ck_assert_ptr_eq(json_object_get(comp, "name"), json_object_get(ccomp, "name"));
+    ck_assert_ptr_ne(json_object_get(v, "card"), json_object_get(c, "card"));
+    json_object_set_new(ccomp, "bytes", json_null());
+    json_array_append_new(json_object_get(c, "components"), json_true());
+    ck_assert_int_eq(json_integer_value(json_object_get(comp, "bytes")), 17179869184LL);
+    ck_assert_uint_eq(json_array_size(json_object_get(v, "components")), 3);
+    /* freeing either leaves the other whole */
+    json_decref(v);
+    ck_assert_str_eq(json_string_value(json_object_get(ccomp, "name")), "kv_cache");
+    json_decref(c);
+    ck_assert_ptr_null(vs_json_copy(NULL));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("json");
+    TCase *tc = tcase_create("json");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, strings_escape_like_jansson);
+    tcase_add_test(tc, random_strings_dump_like_jansson);
+    tcase_add_test(tc, object_of_builds_in_order_and_releases_on_failure);
+    tcase_add_test(tc, trees_dump_like_jansson);
+    tcase_add_test(tc, invalid_utf8_fails_like_jansson);
+    tcase_add_test(tc, stringn_keeps_bytes_and_length);
+    tcase_add_test(tc, copy_is_equal_and_shares_scalars);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
