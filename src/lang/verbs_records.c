@@ -696,11 +696,25 @@ static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!a)
         return records_info(ctx, line, NULL, err);
-    /* Check the new path before switching to it: an unusable one changes nothing. */
-    if ((rc = vs_store_open(&st, a->value, err)) < 0)
-        return at_arg(a, err, rc);
-    vs_store_free(st);
-    vs_ctx_set_records_path(ctx, a->value);
+    {
+        /* `records ~/x` means what it means in a shell; no shell expands it here */
+        const char *home = getenv("HOME");
+        vs_buf path = VS_BUF_INIT;
+        if (a->value[0] == '~' && (a->value[1] == '/' || !a->value[1]) && home && *home)
+            vs_buf_printf(&path, "%s%s", home, a->value + 1);
+        else
+            vs_buf_puts(&path, a->value);
+        if (vs_buf_failed(&path))
+            return oom(err);
+        /* Check the new path before switching to it: an unusable one changes nothing. */
+        if ((rc = vs_store_open(&st, vs_buf_str(&path), err)) < 0) {
+            vs_buf_free(&path);
+            return at_arg(a, err, rc);
+        }
+        vs_store_free(st);
+        vs_ctx_set_records_path(ctx, vs_buf_str(&path));
+        vs_buf_free(&path);
+    }
     return records_info(ctx, line, "Records path set for this session.\n", err);
 }
 

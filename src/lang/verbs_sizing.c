@@ -1095,7 +1095,7 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
                *format = card_str(sheet, "format");
     vs_quant_rule q;
     uint64_t group = 0, params = 0, bits = 0, bytes;
-    int rc, have_params = 0, dbl = 1, have_bits = 0;
+    int rc, have_params = 0, dbl = 1, have_bits = 0, have_group = 0;
     char gp[40], gg[40], gbytes[40], g2[40], src[700], head[800];
     const char *notes[4] = {NULL};
     size_t nn = 0;
@@ -1130,10 +1130,15 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
             goto done;
         }
     }
-    if ((rc = vs_line_get_uint(line, "group", 0, &group, NULL, err)) < 0 ||
+    if ((rc = vs_line_get_uint(line, "group", 0, &group, &have_group, err)) < 0 ||
         (rc = vs_line_get_uint(line, "bits", 0, &bits, &have_bits, err)) < 0 ||
         (rc = vs_line_get_count(line, "params", 0, &params, &have_params, err)) < 0)
         goto done;
+    /* 0 stands for "the scheme's default" below; a written group=0 is a mistake */
+    if (have_group && (rc = vs_quant_group_check(group, err)) < 0) {
+        rc = at_arg(err, vs_line_pair(line, "group"), rc);
+        goto done;
+    }
     if (!have_bits)
         bits = vs_sheet_weight_bits(sheet) <= 8 ? vs_sheet_weight_bits(sheet) : 0;
     if (bits > 64) {

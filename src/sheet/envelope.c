@@ -56,9 +56,10 @@ int vs_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *er
      * last term has a fraction, and it rounds up. */
     uint64_t q = params / 8, r = params % 8, v;
     if (__builtin_mul_overflow(q, (uint64_t)bits, &v) ||
-        __builtin_add_overflow(v, (r * bits + 7) / 8, &v))
+        __builtin_add_overflow(v, (r * bits + 7) / 8, &v) || v > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT,
-                            "the weights (%llu params x %u bits) do not fit in 64 bits",
+                            "the weights (%llu params x %u bits) exceed the largest amount a "
+                            "record holds, 9,223,372,036,854,775,807 B (2^63 - 1)",
                             (unsigned long long)params, bits);
     *out = v;
     return 0;
@@ -107,8 +108,12 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
             return vs_error_set(err, VS_EUNIT, "the reserve does not fit in 64 bits");
         e.conservative = 1;
     }
-    if (__builtin_add_overflow(e.weights_gpu_bytes, e.reserve_bytes, &e.envelope_bytes))
-        return vs_error_set(err, VS_EUNIT, "the envelope does not fit in 64 bits");
+    /* records keep bytes as JSON integers, which are signed 64-bit */
+    if (__builtin_add_overflow(e.weights_gpu_bytes, e.reserve_bytes, &e.envelope_bytes) ||
+        e.envelope_bytes > (uint64_t)INT64_MAX)
+        return vs_error_set(err, VS_EUNIT,
+                            "the envelope exceeds the largest amount a record holds, "
+                            "9,223,372,036,854,775,807 B (2^63 - 1)");
     *out = e;
     return 0;
 }

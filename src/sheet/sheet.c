@@ -23,20 +23,39 @@ json_t *vs_sheet_new(const char *title)
     return s;
 }
 
+/* 32-bit FNV-1a: a short, stable fingerprint for titles the slug cannot spell. */
+static uint32_t fnv1a(const unsigned char *p)
+{
+    uint32_t h = 2166136261u;
+    for (; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
 int vs_sheet_slug(const char *title, char *out, size_t outlen)
 {
-    size_t n = 0;
-    int dash = 0;
     const unsigned char *p;
+    size_t n = 0, cap;
+    int dash = 0, foreign = 0;
     if (outlen < 2)
         return VS_EVALUE;
-    for (p = (const unsigned char *)title; *p && n + 1 < outlen && n + 1 < VS_SHEET_ID_MAX; p++) {
+    for (p = (const unsigned char *)title; *p; p++)
+        foreign |= *p >= 0x80;
+    /* Letters outside ASCII cannot be spelled in a slug; without a fingerprint
+     * "日本" and "中国" (or "Ünïcödé" and "Anïcödé") would name the same sheet. */
+    cap = outlen < VS_SHEET_ID_MAX ? outlen : VS_SHEET_ID_MAX;
+    if (foreign)
+        cap = cap > 10 ? cap - 9 : 1;
+    for (p = (const unsigned char *)title; *p && n + 1 < cap; p++) {
         unsigned char c = *p;
         if (c >= 'A' && c <= 'Z')
             c = (unsigned char)(c - 'A' + 'a');
         if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-            if (dash && n > 0 && n + 2 < outlen && n + 2 < VS_SHEET_ID_MAX)
+            if (dash && n > 0) {
+                if (n + 2 >= cap)
+                    break;
                 out[n++] = '-';
+            }
             dash = 0;
             out[n++] = (char)c;
         } else {
@@ -46,6 +65,9 @@ int vs_sheet_slug(const char *title, char *out, size_t outlen)
     out[n] = '\0';
     if (n == 0)
         snprintf(out, outlen, "%s", "sheet");
+    if (foreign)
+        snprintf(out + strlen(out), outlen - strlen(out), "-%08x",
+                 (unsigned)fnv1a((const unsigned char *)title));
     return 0;
 }
 

@@ -86,7 +86,9 @@ json_t *vs_sheet_new(const char *title);
 
 /* Writes the slug of title into out (lowercase ASCII letters, digits and single
  * '-', no leading or trailing '-', at most VS_SHEET_ID_MAX-1 chars, never
- * empty: "sheet" when nothing is left). Returns 0 or VS_EVALUE if outlen < 2. */
+ * empty: "sheet" when nothing is left). A title with characters beyond ASCII
+ * gets "-" and 8 hex digits of a fingerprint of the whole title, so that two
+ * such titles do not share an id. Returns 0 or VS_EVALUE if outlen < 2. */
 int vs_sheet_slug(const char *title, char *out, size_t outlen);
 
 /* 1 when id is a valid slug as produced above (safe as a folder name). */

@@ -1187,6 +1187,18 @@ static int new_remote(vs_store *st, const remote_spec *rs, git_remote **out, vs_
 }
 
 /* Reads the remote's branch as it is now: 1 with *oid, 0 when it has none. */
+/* Listing a local remote reads every reference under refs/: another pusher's
+ * temporary reference can vanish between the directory listing and its read,
+ * which libgit2 reports as a reference not found. That is a race, not a fault:
+ * worth a few more tries. */
+static int ref_vanished(void)
+{
+    const git_error *e = git_error_last();
+    return e && e->klass == GIT_ERROR_REFERENCE && e->message && strstr(e->message, "not found");
+}
+
+#define REF_RACE_TRIES 5
+
 static int remote_tip(vs_store *st, const remote_spec *rs, const char *refname, git_oid *oid,
                       vs_error *err)
 {
@@ -1194,12 +1206,19 @@ static int remote_tip(vs_store *st, const remote_spec *rs, const char *refname, 
     git_remote_callbacks cb;
     const git_remote_head **heads;
     size_t n, i;
-    int rc = 0;
+    int rc = 0, tries = 0, lc;
     if ((rc = new_remote(st, rs, &r, err)) < 0)
         return rc;
     git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
-    if (git_remote_connect(r, GIT_DIRECTION_FETCH, &cb, NULL, NULL) < 0 ||
-        git_remote_ls(&heads, &n, r) < 0) {
+    for (;;) {
+        lc = git_remote_connect(r, GIT_DIRECTION_FETCH, &cb, NULL, NULL);
+        if (lc == 0)
+            lc = git_remote_ls(&heads, &n, r);
+        if (lc == 0 || ++tries >= REF_RACE_TRIES || !ref_vanished())
+            break;
+        git_remote_disconnect(r);
+    }
+    if (lc < 0) {
         rc = gfail(err, VS_ERECORDS, "cannot read remote %s", rs->url);
         goto done;
     }
@@ -1237,9 +1256,15 @@ static int fetch_branch(vs_store *st, const remote_spec *rs, const char *refname
     specs[0] = spec;
     arr.strings = specs;
     arr.count = 1;
-    if (git_remote_fetch(r, &arr, &fo, "records pull") < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot fetch from %s", rs->url);
-        goto done;
+    {
+        int fc, tries = 0;
+        while ((fc = git_remote_fetch(r, &arr, &fo, "records pull")) < 0 &&
+               ++tries < REF_RACE_TRIES && ref_vanished())
+            ;
+        if (fc < 0) {
+            rc = gfail(err, VS_ERECORDS, "cannot fetch from %s", rs->url);
+            goto done;
+        }
     }
     if (git_reference_name_to_id(oid, st->repo, rs->track) < 0) {
         rc = gfail(err, VS_ERECORDS, "fetched from %s but cannot read %s", rs->url, rs->track);

@@ -62,8 +62,26 @@ START_TEST(weights_bytes_exact)
     ck_assert_int_eq(vs_weights_bytes(&v, 9, 3, &err), 0); /* 27 bits -> 4 bytes */
     ck_assert_uint_eq(v, 4);
     ck_assert_int_eq(vs_weights_bytes(&v, UINT64_MAX, 64, &err), VS_EUNIT);
-    ck_assert_int_eq(vs_weights_bytes(&v, UINT64_MAX, 8, &err), 0);
-    ck_assert_uint_eq(v, UINT64_MAX);
+    /* a record holds signed 64-bit integers: 2^63 - 1 bytes at most */
+    ck_assert_int_eq(vs_weights_bytes(&v, (uint64_t)INT64_MAX, 8, &err), 0);
+    ck_assert_uint_eq(v, (uint64_t)INT64_MAX);
+    ck_assert_int_eq(vs_weights_bytes(&v, (uint64_t)INT64_MAX + 1, 8, &err), VS_EUNIT);
+    ck_assert_int_eq(vs_weights_bytes(&v, UINT64_MAX, 8, &err), VS_EUNIT);
+}
+END_TEST
+
+START_TEST(envelope_beyond_a_record_is_a_unit_error)
+{
+    /* 8e18 B of weights + 2e18 B of reserve: fits 64 unsigned bits, not a record */
+    json_t *s = seed_sheet(2000000000000000000ULL, "fp32");
+    vs_envelope e;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_set_component(s, "a", 1, 2000000000000000000ULL, "estimated",
+                                            NULL, NULL, NULL, &err),
+                     0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), VS_EUNIT);
+    ck_assert(strstr(err.message, "2^63") != NULL);
+    json_decref(s);
 }
 END_TEST
 
@@ -226,6 +244,7 @@ int main(void)
     int failed;
     tcase_add_test(tc, format_bits);
     tcase_add_test(tc, weights_bytes_exact);
+    tcase_add_test(tc, envelope_beyond_a_record_is_a_unit_error);
     tcase_add_test(tc, seed_envelope_19_04);
     tcase_add_test(tc, formats_row_figures);
     tcase_add_test(tc, unknown_components_are_missing_not_zero);

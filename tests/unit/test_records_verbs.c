@@ -332,6 +332,22 @@ START_TEST(test_records_paths_and_sync)
     ck_assert_int_eq(run(ip, "records", &p, &err), 0);
     ck_assert_str_eq(pstr(p, "path"), records);
     json_decref(p);
+    /* `records ~/x` is the home folder's x, as in a shell */
+    {
+        const char *home = getenv("HOME");
+        setenv("HOME", tmpdir, 1);
+        ck_assert_int_eq(run(ip, "records ~/tilde", &p, &err), 0);
+        snprintf(cell, sizeof cell, "%s/tilde", tmpdir);
+        ck_assert_str_eq(pstr(p, "path"), cell);
+        json_decref(p);
+        ck_assert_int_eq(run(ip, "records \"~nobody/x\"", &p, &err), 0); /* only ~ and ~/ */
+        json_decref(p);
+        if (home)
+            setenv("HOME", home, 1);
+        snprintf(cell, sizeof cell, "records %s", records);
+        ck_assert_int_eq(run(ip, cell, &p, &err), 0);
+        json_decref(p);
+    }
     /* a bare repository as records, then push and pull with a remote */
     out = sh("git init -q --bare -b main '%s/hub.git' && echo ok", tmpdir);
     ck_assert_str_eq(out, "ok\n");

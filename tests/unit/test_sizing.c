@@ -396,6 +396,12 @@ START_TEST(quant_metadata_estimate)
     TEXT_HAS(last(), "GPTQ");
     ck_assert_int_eq(run("format bf16\nestimate quant"), VS_EVALUE);
     ck_assert(strstr(err.message, "scheme=") != NULL);
+    /* group=0 is a mistake, never "the default" in disguise */
+    ck_assert_int_eq(run("format int4\nestimate quant scheme=gptq group=0"), VS_EVALUE);
+    ck_assert(strstr(err.message, "group=") != NULL);
+    ck_assert_int_eq(err.column, (int)strlen("estimate quant scheme=gptq group=") + 1);
+    run_ok("format int4\nestimate quant scheme=gptq group=32");
+    TEXT_HAS(last(), "32");
 }
 END_TEST
 

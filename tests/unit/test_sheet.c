@@ -1,0 +1,138 @@
+/* The sheet document (src/sheet/sheet.c): the layout of a new sheet, slugs,
+ * components that never lose a measurement. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sheet/sheet.h"
+
+static const char *slug(const char *title)
+{
+    static char id[VS_SHEET_ID_MAX];
+    ck_assert_int_eq(vs_sheet_slug(title, id, sizeof id), 0);
+    ck_assert_msg(vs_sheet_id_valid(id), "'%s' -> invalid id '%s'", title, id);
+    return id;
+}
+
+START_TEST(new_sheet_has_the_whole_layout)
+{
+    static const char *const keys[] = {"schema", "id", "title", "lineage", "card",
+                                       "weights_files", "components", "placement", "stages",
+                                       "offers", "requirements", "evidence", "runs",
+                                       "measurements", "invalidate", "oom", "decision", NULL};
+    json_t *s = vs_sheet_new("Llama-2-7B chat, inference, campaign A");
+    size_t i;
+    ck_assert_ptr_nonnull(s);
+    for (i = 0; keys[i]; i++)
+        ck_assert_msg(json_object_get(s, keys[i]) != NULL, "missing %s", keys[i]);
+    ck_assert_str_eq(json_string_value(json_object_get(s, "id")),
+                     "llama-2-7b-chat-inference-campaign-a");
+    ck_assert_str_eq(json_string_value(json_object_get(s, "schema")), VS_SHEET_SCHEMA);
+    ck_assert(json_is_null(json_object_get(vs_sheet_card(s), "params")));
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(s, "placement"), "kind")),
+                     "single");
+    json_decref(s);
+}
+END_TEST
+
+START_TEST(slugs)
+{
+    ck_assert_str_eq(slug("Llama-2-7B chat, inference, campaign A"),
+                     "llama-2-7b-chat-inference-campaign-a");
+    ck_assert_str_eq(slug("  --a  b--  "), "a-b");
+    ck_assert_str_eq(slug("../../etc/passwd"), "etc-passwd"); /* no path escapes */
+    ck_assert_str_eq(slug("...."), "sheet");
+    ck_assert_str_eq(slug(""), "sheet");
+    /* at most VS_SHEET_ID_MAX - 1 characters, never ending with '-' */
+    {
+        char t[300];
+        memset(t, 'a', sizeof t - 1);
+        t[sizeof t - 1] = '\0';
+        t[62] = ' ';
+        ck_assert_uint_lt(strlen(slug(t)), VS_SHEET_ID_MAX);
+    }
+}
+END_TEST
+
+START_TEST(non_ascii_titles_keep_distinct_ids)
+{
+    char a[VS_SHEET_ID_MAX], b[VS_SHEET_ID_MAX];
+    snprintf(a, sizeof a, "%s", slug("\xe6\x97\xa5\xe6\x9c\xac")); /* 日本 */
+    snprintf(b, sizeof b, "%s", slug("\xe4\xb8\xad\xe5\x9b\xbd")); /* 中国 */
+    ck_assert_str_ne(a, b);
+    ck_assert_int_eq(strncmp(a, "sheet-", 6), 0);
+    /* stable: the same title always gives the same id */
+    ck_assert_str_eq(slug("\xe6\x97\xa5\xe6\x9c\xac"), a);
+    snprintf(a, sizeof a, "%s", slug("\xc3\x9c" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9")); /* Ünïcödé */
+    snprintf(b, sizeof b, "%s", slug("An\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9"));     /* Anïcödé */
+    ck_assert_str_ne(a, b);
+    ck_assert_int_eq(strncmp(a, "n-c-d-", 6), 0);
+    /* a long non-ASCII title still fits */
+    {
+        char t[400];
+        size_t i;
+        for (i = 0; i + 2 < sizeof t; i += 2)
+            memcpy(t + i, "\xc3\xa9", 2);
+        t[i] = '\0';
+        ck_assert_uint_lt(strlen(slug(t)), VS_SHEET_ID_MAX);
+    }
+}
+END_TEST
+
+START_TEST(id_validity)
+{
+    ck_assert(vs_sheet_id_valid("a-b-1"));
+    ck_assert(!vs_sheet_id_valid(""));
+    ck_assert(!vs_sheet_id_valid("-a"));
+    ck_assert(!vs_sheet_id_valid("a-"));
+    ck_assert(!vs_sheet_id_valid("a--b"));
+    ck_assert(!vs_sheet_id_valid("A"));
+    ck_assert(!vs_sheet_id_valid("a/b"));
+    ck_assert(!vs_sheet_id_valid(".."));
+}
+END_TEST
+
+START_TEST(measured_components_are_never_overwritten_by_estimates)
+{
+    json_t *s = vs_sheet_new("t");
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_set_component(s, "kv", 1, 100, "estimated", "formula", NULL,
+                                            "kv_cache", &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_set_component(s, "kv", 1, 90, "measured", "m1", "generate",
+                                            "kv_cache", &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_set_component(s, "kv", 1, 200, "estimated", "formula", NULL,
+                                            "kv_cache", &err),
+                     VS_EVALUE);
+    ck_assert_int_eq(json_integer_value(json_object_get(vs_sheet_component(s, "kv"), "bytes")),
+                     90);
+    /* unknown stores null bytes, and the order of declaration is kept */
+    ck_assert_int_eq(vs_sheet_set_component(s, "ws", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
+    ck_assert(json_is_null(json_object_get(vs_sheet_component(s, "ws"), "bytes")));
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(vs_sheet_array(s, "components"), 1),
+                                          "name")),
+        "ws");
+    json_decref(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sheet");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, new_sheet_has_the_whole_layout);
+    tcase_add_test(tc, slugs);
+    tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
+    tcase_add_test(tc, id_validity);
+    tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
