@@ -282,6 +282,39 @@ static void list_keys(vs_buf *b, const char *const *allowed)
         vs_buf_printf(b, "%s%s=", i ? ", " : "", allowed[i]);
 }
 
+int vs_ctx_emit_text(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, json_t *payload_take,
+                     vs_error *err)
+{
+    json_t *b;
+    if (!payload_take || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
+        json_decref(payload_take);
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    }
+    b = vs_bundle_new(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL, payload_take);
+    if (!b)
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    vs_ctx_emit(ctx, b);
+    return 0;
+}
+
+int vs_line_no_extra(const vs_line *line, size_t keep, const char *syntax, vs_error *err)
+{
+    const vs_arg *a = vs_line_positional(line, keep);
+    if (!a)
+        return 0;
+    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                           "unexpected argument '%s'; expected `%s`", a->value, syntax);
+}
+
+int vs_arg_error(const vs_arg *a, vs_error *err, int rc)
+{
+    if (rc < 0 && a && err) {
+        err->line = a->line;
+        err->column = a->kind == VS_ARG_PAIR ? a->value_column : a->column;
+    }
+    return rc;
+}
+
 int vs_line_check_keys(const vs_line *line, const char *const *allowed, vs_error *err)
 {
     size_t i, j, k;

@@ -19,6 +19,7 @@
 
 #include "lang/interp.h"
 #include "lang/parse.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 typedef struct vs_ctx vs_ctx;
@@ -91,6 +92,19 @@ void vs_ctx_effect(vs_ctx *ctx, const char *fmt, ...) __attribute__((format(prin
  * else the per-user default. Borrowed. */
 const char *vs_ctx_records_path(vs_ctx *ctx);
 void vs_ctx_set_records_path(vs_ctx *ctx, const char *path);
+
+/* Emits a result built from a text and an HTML buffer (html may be NULL),
+ * taking the payload. A failed buffer or a NULL payload is VS_ENOMEM. */
+int vs_ctx_emit_text(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, json_t *payload_take,
+                     vs_error *err);
+
+/* VS_EVALUE at the first positional argument past the first `keep`, quoting
+ * the verb's syntax; 0 when there is none. */
+int vs_line_no_extra(const vs_line *line, size_t keep, const char *syntax, vs_error *err);
+
+/* When rc < 0 and a is not NULL, points err at a (at its value, for a pair).
+ * Returns rc, so that `return vs_arg_error(a, err, rc)` reads naturally. */
+int vs_arg_error(const vs_arg *a, vs_error *err, int rc);
 
 /* Small helpers shared by verbs: reject unknown keys (VS_EVALUE naming the
  * accepted ones, at the key's column), read an integer/bytes/count key. */

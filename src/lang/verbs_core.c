@@ -16,31 +16,6 @@ static int oom(vs_error *err)
     return vs_error_set(err, VS_ENOMEM, "out of memory");
 }
 
-/* Emits a bundle built from a text and an html buffer; the payload is taken. */
-static int emit(vs_ctx *ctx, vs_buf *text, vs_buf *html, json_t *payload, vs_error *err)
-{
-    json_t *b;
-    if (!payload || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
-        json_decref(payload);
-        return oom(err);
-    }
-    b = vs_bundle_new(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL, payload);
-    if (!b)
-        return oom(err);
-    vs_ctx_emit(ctx, b);
-    return 0;
-}
-
-/* A positional argument that should not be there. */
-static int extra_arg(const vs_line *line, size_t keep, const char *syntax, vs_error *err)
-{
-    const vs_arg *a = vs_line_positional(line, keep);
-    if (!a)
-        return 0;
-    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unexpected argument '%s'; expected `%s`", a->value, syntax);
-}
-
 /* ------------------------------------------------------------------- help */
 
 typedef struct {
@@ -72,7 +47,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int rc = vs_line_check_keys(line, NULL, err);
     if (rc < 0)
         return rc;
-    if ((rc = extra_arg(line, 1, "help [VERB]", err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, "help [VERB]", err)) < 0)
         return rc;
     a = vs_line_positional(line, 0);
     if (a) {
@@ -130,7 +105,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
             text.failed = 1;
         vs_table_free(acc.table);
         payload = json_pack("{s:s, s:o}", "kind", "help", "verbs", acc.list);
-        rc = emit(ctx, &text, &html, payload, err);
+        rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
         vs_buf_free(&text);
         vs_buf_free(&html);
         return rc;
@@ -173,7 +148,7 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         u = vs_line_positional(line, 2);
         vs_buf_printf(&qty, "%s%s", q->value, vs_line_positional(line, 1)->value);
     } else {
-        if ((rc = extra_arg(line, 2, syntax, err)) < 0)
+        if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
             return rc;
         u = vs_line_positional(line, 1);
         vs_buf_puts(&qty, q->value);
@@ -232,7 +207,7 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         "kind", json_string_nocheck("convert"), "bytes", json_integer((json_int_t)bytes), "unit",
         json_string_nocheck(vs_unit_name(unit)), "value", json_string_nocheck(exact), "rounded",
         json_string_nocheck(rounded), "input", vs_json_stringn(vs_buf_str(&qty), qty.len), NULL);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
 done:
     vs_buf_free(&qty);
     vs_buf_free(&text);
@@ -296,7 +271,7 @@ static int list_sheets(vs_ctx *ctx, vs_error *err)
         text.failed = 1;
     vs_table_free(t);
     payload = json_pack("{s:s, s:o, s:s?}", "kind", "sheets", "sheets", list, "current", current);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     vs_buf_free(&text);
     vs_buf_free(&html);
     return rc;
@@ -332,7 +307,7 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int rc = vs_line_check_keys(line, NULL, err);
     if (rc < 0)
         return rc;
-    if ((rc = extra_arg(line, 1, "sheet \"TITLE\"", err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, "sheet \"TITLE\"", err)) < 0)
         return rc;
     a = vs_line_positional(line, 0);
     if (!a)
@@ -370,7 +345,7 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf_put_html(&html, title ? title : "");
     vs_buf_puts(&html, ")</p>\n");
     payload = sheet_payload(sheet, action);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     vs_buf_free(&text);
     vs_buf_free(&html);
     return rc;

@@ -28,20 +28,6 @@ static int oom(vs_error *err)
     return vs_error_set(err, VS_ENOMEM, "out of memory");
 }
 
-static int emit(vs_ctx *ctx, vs_buf *text, vs_buf *html, json_t *payload, vs_error *err)
-{
-    json_t *b;
-    if (!payload || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
-        json_decref(payload);
-        return oom(err);
-    }
-    b = vs_bundle_new(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL, payload);
-    if (!b)
-        return oom(err);
-    vs_ctx_emit(ctx, b);
-    return 0;
-}
-
 static const char *str_of(const json_t *o, const char *key)
 {
     return json_string_value(json_object_get(o, key));
@@ -58,15 +44,6 @@ static const char *pair_text(const vs_line *line, const char *key)
 {
     const vs_arg *a = vs_line_pair(line, key);
     return a ? a->value : NULL;
-}
-
-static int extra_arg(const vs_line *line, size_t keep, const char *syntax, vs_error *err)
-{
-    const vs_arg *a = vs_line_positional(line, keep);
-    if (!a)
-        return 0;
-    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unexpected argument '%s'; expected `%s`", a->value, syntax);
 }
 
 /* Adds "<li>text</li>" to html and "  - text" to text. */
@@ -184,7 +161,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!name)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "expected `%s`: the GPU's name comes first", syntax);
-    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if ((rc = vs_line_get_bytes(line, "memory", 0, &memory, &mem_given, err)) < 0 ||
         (rc = vs_line_get_bytes(line, "reported", 0, &reported, &rep_given, err)) < 0 ||
@@ -374,7 +351,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     payload = json_pack("{s:s, s:O, s:o, s:o}", "kind", "offer", "offer", offer, "catalog",
                         have_spec ? spec_json(&spec) : json_null(), "notes", notes);
     json_decref(offer);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     vs_buf_free(&text);
     vs_buf_free(&html);
     return rc;
@@ -394,7 +371,7 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
     size_t i, n = vs_catalog_count();
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
-        (rc = extra_arg(line, 1, "gpus [FILTER]", err)) < 0) {
+        (rc = vs_line_no_extra(line, 1, "gpus [FILTER]", err)) < 0) {
         json_decref(list);
         return rc;
     }
@@ -444,7 +421,7 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
         text.failed = 1;
     vs_table_free(t);
     payload = json_pack("{s:s, s:o}", "kind", "catalog", "gpus", list);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     vs_buf_free(&text);
     vs_buf_free(&html);
     return rc;
@@ -473,7 +450,7 @@ static int requirements_bundle(vs_ctx *ctx, const json_t *sheet, const char *add
                        "otherwise.\n");
     payload = json_pack("{s:s, s:s, s:b, s:o}", "kind", "requirements", "added", added, "new",
                         was_new, "requirements", names);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     vs_buf_free(&text);
     vs_buf_free(&html);
     return rc;
@@ -575,7 +552,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!cand || !req || !verd)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = extra_arg(line, 3, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 3, syntax, err)) < 0)
         return rc;
     offer = vs_classify_offer_find(sheet, cand->value);
     if (!offer) {
@@ -687,7 +664,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_classification_free(c);
     json_decref(entry);
     vs_buf_free(&b);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     vs_buf_free(&text);
     vs_buf_free(&html);
     return rc;
@@ -704,7 +681,7 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!sheet)
         return oom(err);
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
-        (rc = extra_arg(line, 0, "candidates", err)) < 0)
+        (rc = vs_line_no_extra(line, 0, "candidates", err)) < 0)
         return rc;
     if ((rc = classify_sheet(&c, sheet, err)) < 0)
         return rc;

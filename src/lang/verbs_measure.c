@@ -48,20 +48,6 @@ static json_t *iso_json(int64_t wall_ms)
 
 static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
 
-static int emit(vs_ctx *ctx, vs_buf *text, vs_buf *html, json_t *payload, vs_error *err)
-{
-    json_t *b;
-    if (!payload || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
-        json_decref(payload);
-        return oom_error(err);
-    }
-    b = vs_bundle_new(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL, payload);
-    if (!b)
-        return oom_error(err);
-    vs_ctx_emit(ctx, b);
-    return 0;
-}
-
 /* The sheet's next run id: m1, m2, ... after the largest in use. */
 static void next_run_id(const json_t *sheet, char *out, size_t n)
 {
@@ -780,7 +766,7 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
     vs_table_free(t);
     vs_buf_free(&why);
     {
-        int rc = emit(ctx, &text, &html, payload, err);
+        int rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
         vs_buf_free(&text);
         vs_buf_free(&html);
         return rc;
@@ -1252,7 +1238,7 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
                       json_array_size(rows), nfiles - 1);
         vs_table_html(t, &html);
         vs_table_free(t);
-        rc = emit(ctx, &text, &html,
+        rc = vs_ctx_emit_text(ctx, &text, &html,
                   json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind", "measurement",
                             "rows", prow, "exit_status", "overflow_phase", "imported", "files",
                             (json_int_t)(nfiles - 1), "lines", (json_int_t)nlines, "hosts",
@@ -1369,7 +1355,7 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_table_html(t, &html);
     vs_table_free(t);
     json_decref(m);
-    rc = emit(ctx, &text, &html,
+    rc = vs_ctx_emit_text(ctx, &text, &html,
               json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
                         "exit_status", "overflow_phase"),
               err);
@@ -1520,7 +1506,7 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "included; the envelope adds the weights again. A counter of "
                                "that component alone is a better source.\n");
     }
-    rc = emit(ctx, &text, NULL,
+    rc = vs_ctx_emit_text(ctx, &text, NULL,
               json_pack("{s:s, s:s, s:O, s:s, s:s}", "kind", "component", "name", name->value,
                         "bytes", json_object_get(found, "peak_bytes"), "status", "measured",
                         "source", source),
@@ -1598,7 +1584,7 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
     scope_notes(&text, vs_sheet_array(sheet, "measurements"));
     vs_table_html(t, &html);
     vs_table_free(t);
-    rc = emit(ctx, &text, &html,
+    rc = vs_ctx_emit_text(ctx, &text, &html,
               json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
                         "exit_status", "overflow_phase"),
               err);

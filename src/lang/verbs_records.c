@@ -21,44 +21,12 @@
 
 static int oom(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
 
-static int emit(vs_ctx *ctx, vs_buf *text, vs_buf *html, json_t *payload, vs_error *err)
-{
-    json_t *b;
-    if (!payload || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
-        json_decref(payload);
-        return oom(err);
-    }
-    b = vs_bundle_new(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL, payload);
-    if (!b)
-        return oom(err);
-    vs_ctx_emit(ctx, b);
-    return 0;
-}
-
-static int extra_arg(const vs_line *line, size_t keep, const char *syntax, vs_error *err)
-{
-    const vs_arg *a = vs_line_positional(line, keep);
-    if (!a)
-        return 0;
-    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unexpected argument '%s'; expected `%s`", a->value, syntax);
-}
-
 /* Errors of the store are about the records; they point at the line's verb. */
 static int at_line(const vs_line *line, vs_error *err, int rc)
 {
     if (err && err->line == 0) {
         err->line = line->line;
         err->column = line->column;
-    }
-    return rc;
-}
-
-static int at_arg(const vs_arg *a, vs_error *err, int rc)
-{
-    if (err && a) {
-        err->line = a->line;
-        err->column = a->column;
     }
     return rc;
 }
@@ -121,7 +89,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (w && strcmp(w->value, "replace"))
         return vs_error_set_at(err, VS_EVALUE, w->line, w->column,
                                "unexpected '%s'; expected `%s`", w->value, syntax);
-    if ((rc = extra_arg(line, 2, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
         return rc;
     id = json_string_value(json_object_get(sheet, "id"));
     if (!id || !vs_sheet_id_valid(id))
@@ -180,7 +148,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                         id, "commit", info.commit, "branch", info.branch, "records",
                         vs_store_path(st), "blob", info.blob, "created", info.created, "attempts",
                         info.attempts, "unchanged", info.unchanged);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
     at_line(line, err, rc);
@@ -215,11 +183,11 @@ static int verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if ((rc = vs_line_get_uint(line, "limit", 0, &limit, NULL, err)) < 0)
         return rc;
-    if ((rc = extra_arg(line, 1, "history [SHEET] [limit=N]", err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, "history [SHEET] [limit=N]", err)) < 0)
         return rc;
     if (a) {
         if ((rc = vs_store_parse_spec(a->value, id, sizeof id, &rev, err)) < 0)
-            return at_arg(a, err, rc);
+            return vs_arg_error(a, err, rc);
     } else {
         json_t *s = vs_ctx_sheet(ctx);
         if (!s)
@@ -265,7 +233,7 @@ static int verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     payload = json_pack("{s:s, s:s, s:s, s:O}", "kind", "history", "sheet", id, "records",
                         vs_store_path(st), "revisions", revs);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
 done:
     json_decref(revs);
     vs_table_free(t);
@@ -298,11 +266,11 @@ static int verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int rc, loaded = 0;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
-    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if (a) {
         if ((rc = vs_store_parse_spec(a->value, id, sizeof id, &rev, err)) < 0)
-            return at_arg(a, err, rc);
+            return vs_arg_error(a, err, rc);
     } else {
         json_t *s = vs_ctx_sheet(ctx);
         if (!s)
@@ -311,7 +279,7 @@ static int verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if ((rc = open_store(ctx, &st, err)) < 0 ||
         (rc = load_sheet(st, id, rev, &sheet, &blob, err)) < 0) {
-        at_arg(a, err, rc);
+        vs_arg_error(a, err, rc);
         if (!a)
             at_line(line, err, rc);
         goto done;
@@ -344,7 +312,7 @@ static int verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf_printf(&html, "<p>Sheet <code>%s</code> at commit <code>%s</code>%s</p>\n", id,
                   blob.commit, loaded ? ", now open as the current sheet" : " (the open sheet was left as it is)");
     html_pre(&html, md);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     payload = NULL;
 done:
     json_decref(payload);
@@ -372,7 +340,7 @@ static int verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
-    if ((rc = extra_arg(line, 2, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
         return rc;
     if (!a1)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
@@ -380,13 +348,13 @@ static int verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "sheet, or the tip)",
                                syntax);
     if ((rc = vs_store_parse_spec(a1->value, id, sizeof id, &rev1, err)) < 0)
-        return at_arg(a1, err, rc);
+        return vs_arg_error(a1, err, rc);
     if (a2) {
         /* REV2 or SHEET@REV2 of the same sheet */
         const char *at = strchr(a2->value, '@');
         if (at) {
             if ((rc = vs_store_parse_spec(a2->value, id2, sizeof id2, &rev2, err)) < 0)
-                return at_arg(a2, err, rc);
+                return vs_arg_error(a2, err, rc);
             if (strcmp(id, id2))
                 return vs_error_set_at(err, VS_EVALUE, a2->line, a2->column,
                                        "diff compares two revisions of one sheet (%s, not %s)", id,
@@ -398,13 +366,13 @@ static int verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = open_store(ctx, &st, err)) < 0)
         goto fail_line;
     if ((rc = load_sheet(st, id, rev1, &from, &b1, err)) < 0) {
-        at_arg(a1, err, rc);
+        vs_arg_error(a1, err, rc);
         goto done;
     }
     snprintf(l1, sizeof l1, "%s@%.12s", id, b1.commit);
     if (a2) {
         if ((rc = load_sheet(st, id, rev2, &to, &b2, err)) < 0) {
-            at_arg(a2, err, rc);
+            vs_arg_error(a2, err, rc);
             goto done;
         }
         snprintf(l2, sizeof l2, "%s@%.12s", id, b2.commit);
@@ -467,10 +435,10 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!src || !as || strcmp(as->value, "as") || !title || !*title->value)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = extra_arg(line, 3, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 3, syntax, err)) < 0)
         return rc;
     if ((rc = vs_store_parse_spec(src->value, id, sizeof id, &rev, err)) < 0)
-        return at_arg(src, err, rc);
+        return vs_arg_error(src, err, rc);
     vs_sheet_slug(title->value, new_id, sizeof new_id);
     /* The new campaign under the source's own id would commit over the source's
      * history (and its lineage would name itself); refused here whether or not
@@ -488,7 +456,7 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = open_store(ctx, &st, err)) < 0)
         goto fail_line;
     if ((rc = load_sheet(st, id, rev, &old, &blob, err)) < 0) {
-        at_arg(src, err, rc);
+        vs_arg_error(src, err, rc);
         goto done;
     }
     if (!(fresh = vs_sheet_new(title->value))) {
@@ -553,7 +521,7 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(payload);
         goto fail_line;
     }
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail_line:
     at_line(line, err, rc);
@@ -608,7 +576,7 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
                         vs_store_path(st), "exists", vs_store_exists(st), "bare",
                         vs_store_is_bare(st), "branch", branch, "sheets", list, "tip",
                         h.n ? h.revs[0].commit : NULL);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
 done:
     for (i = 0; i < n; i++)
         free(ids[i]);
@@ -664,11 +632,11 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
                         "after", *s.local_after ? s.local_after : NULL, "remote_tip",
                         *s.remote_after ? s.remote_after : NULL, "up_to_date", s.up_to_date,
                         "merged", s.merged, "fast_forward", s.fast_forward);
-    rc = emit(ctx, &text, &html, payload, err);
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
     if (remote)
-        at_arg(remote, err, rc);
+        vs_arg_error(remote, err, rc);
     else
         at_line(line, err, rc);
 done:
@@ -687,12 +655,12 @@ static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if (a && (!strcmp(a->value, "push") || !strcmp(a->value, "pull")) && !a->quoted) {
-        if ((rc = extra_arg(line, 2, syntax, err)) < 0)
+        if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
             return rc;
         return records_sync(ctx, line, !strcmp(a->value, "push"),
                             vs_line_positional(line, 1), err);
     }
-    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if (!a)
         return records_info(ctx, line, NULL, err);
@@ -709,7 +677,7 @@ static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
         /* Check the new path before switching to it: an unusable one changes nothing. */
         if ((rc = vs_store_open(&st, vs_buf_str(&path), err)) < 0) {
             vs_buf_free(&path);
-            return at_arg(a, err, rc);
+            return vs_arg_error(a, err, rc);
         }
         vs_store_free(st);
         vs_ctx_set_records_path(ctx, vs_buf_str(&path));

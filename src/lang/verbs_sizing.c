@@ -38,25 +38,6 @@ static json_t *sheet_of(vs_ctx *ctx, vs_error *err)
     return s;
 }
 
-/* A positional argument beyond the first `keep` that should not be there. */
-static int extra_arg(const vs_line *line, size_t keep, const char *syntax, vs_error *err)
-{
-    const vs_arg *a = vs_line_positional(line, keep);
-    if (!a)
-        return 0;
-    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unexpected argument '%s'; expected `%s`", a->value, syntax);
-}
-
-static int at_arg(vs_error *err, const vs_arg *a, int rc)
-{
-    if (rc < 0 && a) {
-        err->line = a->line;
-        err->column = a->kind == VS_ARG_PAIR ? a->value_column : a->column;
-    }
-    return rc;
-}
-
 /* The first positional as a whole number >= 1. */
 static int positional_uint(const vs_line *line, const char *syntax, uint64_t *out, vs_error *err)
 {
@@ -65,11 +46,11 @@ static int positional_uint(const vs_line *line, const char *syntax, uint64_t *ou
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     if ((rc = vs_units_parse_uint(out, a->value, err)) < 0)
-        return at_arg(err, a, rc);
+        return vs_arg_error(a, err, rc);
     if (*out == 0 || *out > (uint64_t)INT64_MAX)
         return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                "expected a whole number of at least 1, not %s", a->value);
-    return extra_arg(line, 1, syntax, err);
+    return vs_line_no_extra(line, 1, syntax, err);
 }
 
 static int card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err)
@@ -150,7 +131,7 @@ static int verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     size_t i;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
-        (rc = extra_arg(line, 0, "card", err)) < 0)
+        (rc = vs_line_no_extra(line, 0, "card", err)) < 0)
         return rc;
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
@@ -216,12 +197,12 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "expected `%s`: the model's name (a Hugging Face id or your own)",
                                syntax);
-    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if ((rc = vs_line_get_count(line, "params", 0, &params, &have_params, err)) < 0)
         return rc;
     if (have_params && (params == 0 || params > (uint64_t)INT64_MAX))
-        return at_arg(err, vs_line_pair(line, "params"),
+        return vs_arg_error(vs_line_pair(line, "params"), err,
                       vs_error_set(err, VS_EVALUE, "params= must be at least 1"));
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
@@ -245,7 +226,7 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (cfg) {
         rc = vs_model_apply_config(sheet, cfg->value, &cfg_payload, err);
         if (rc < 0)
-            return at_arg(err, cfg, rc);
+            return vs_arg_error(cfg, err, rc);
         have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);
     }
     if (have_params) {
@@ -328,7 +309,7 @@ static int verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "unknown task '%s'; expected inference, finetune, lora, qlora or "
                                "pretrain",
                                a->value);
-    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
@@ -437,7 +418,7 @@ static int verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     } else {
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     }
-    if ((rc = extra_arg(line, kb ? 0 : 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, kb ? 0 : 1, syntax, err)) < 0)
         return rc;
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
@@ -505,7 +486,7 @@ static int verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_line_get_uint(line, "accumulation", 0, &acc, &have_acc, err)) < 0)
         return rc;
     if (have_acc && (acc == 0 || acc > (uint64_t)INT64_MAX))
-        return at_arg(err, vs_line_pair(line, "accumulation"),
+        return vs_arg_error(vs_line_pair(line, "accumulation"), err,
                       vs_error_set(err, VS_EVALUE, "accumulation= must be at least 1"));
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
@@ -604,7 +585,7 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (!a1)
             return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column,
                                    "expected `reserve remove NAME`");
-        if ((rc = extra_arg(line, 2, "reserve remove NAME", err)) < 0)
+        if ((rc = vs_line_no_extra(line, 2, "reserve remove NAME", err)) < 0)
             return rc;
         for (i = 0; i < json_array_size(comps); i++) {
             const char *n = json_string_value(json_object_get(json_array_get(comps, i), "name"));
@@ -627,19 +608,19 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
         /* one declared lump: reserve 6GiB */
         name = "reserve";
         amount_arg = a0;
-        if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+        if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
             return rc;
     } else {
         name = a0->value;
         amount_arg = a1;
-        if ((rc = extra_arg(line, 2, syntax, err)) < 0)
+        if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
             return rc;
     }
     if (!name[0])
         return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column, "a component needs a name");
     if (amount_arg) {
         if ((rc = vs_units_parse_bytes(&bytes, amount_arg->value, err)) < 0)
-            return at_arg(err, amount_arg, rc);
+            return vs_arg_error(amount_arg, err, rc);
         if (bytes > (uint64_t)INT64_MAX)
             return vs_error_set_at(err, VS_EUNIT, amount_arg->line, amount_arg->column,
                                    "'%s' is more bytes than a record can hold", amount_arg->value);
@@ -673,7 +654,7 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_sheet_put_component(&comp, sheet, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)
-        return at_arg(err, a0, rc);
+        return vs_arg_error(a0, err, rc);
     if (known) {
         vs_units_describe(desc, sizeof desc, bytes);
         if (amount_arg == a0)
@@ -727,7 +708,7 @@ static int shape(const vs_line *line, const json_t *sheet, const char *key, cons
         return rc;
     if (present) {
         if (*out == 0)
-            return at_arg(err, vs_line_pair(line, key),
+            return vs_arg_error(vs_line_pair(line, key), err,
                           vs_error_set(err, VS_EVALUE, "%s= must be at least 1", key));
         return 1;
     }
@@ -907,7 +888,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     if ((rc = vs_line_check_keys(line, training_keys, err)) < 0)
         goto done;
     if ((rc = vs_training_rule_get(&rule, op ? op->value : NULL, pr ? pr->value : NULL, err)) < 0) {
-        rc = at_arg(err, op && (!pr || strstr(err->message, "optimizer")) ? op : pr, rc);
+        rc = vs_arg_error(op && (!pr || strstr(err->message, "optimizer")) ? op : pr, err, rc);
         goto done;
     }
     if ((rc = vs_line_get_count(line, "trainable", 0, &trainable, &have_trainable, err)) < 0)
@@ -1011,7 +992,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     if ((rc = vs_line_check_keys(line, act_keys, err)) < 0)
         goto done;
     if ((rc = vs_checkpointing_parse(&mode, ck ? ck->value : NULL, err)) < 0) {
-        rc = at_arg(err, ck, rc);
+        rc = vs_arg_error(ck, err, rc);
         goto done;
     }
     if ((rc = shape(line, sheet, "layers", "layers", &L, &from_arch, err)) <= 0) {
@@ -1136,18 +1117,18 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
         goto done;
     /* 0 stands for "the scheme's default" below; a written group=0 is a mistake */
     if (have_group && (rc = vs_quant_group_check(group, err)) < 0) {
-        rc = at_arg(err, vs_line_pair(line, "group"), rc);
+        rc = vs_arg_error(vs_line_pair(line, "group"), err, rc);
         goto done;
     }
     if (!have_bits)
         bits = vs_sheet_weight_bits(sheet) <= 8 ? vs_sheet_weight_bits(sheet) : 0;
     if (bits > 64) {
-        rc = at_arg(err, vs_line_pair(line, "bits"),
+        rc = vs_arg_error(vs_line_pair(line, "bits"), err,
                     vs_error_set(err, VS_EVALUE, "bits= must be 1 to 8"));
         goto done;
     }
     if ((rc = vs_quant_rule_get(&q, scheme, group, dbl, (unsigned)bits, 16, err)) < 0) {
-        rc = at_arg(err, sc ? sc : vs_line_pair(line, "group"), rc);
+        rc = vs_arg_error(sc ? sc : vs_line_pair(line, "group"), err, rc);
         goto done;
     }
     if (!have_params && !vs_sheet_card_uint(sheet, "params", &params)) {
@@ -1205,7 +1186,7 @@ static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int rc;
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
@@ -1246,10 +1227,10 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if ((rc = vs_placement_kind_parse(&p.kind, a->value, err)) < 0)
-        return at_arg(err, a, rc);
+        return vs_arg_error(a, err, rc);
     if ((rc = vs_line_get_uint(line, "gpus", 0, &gpus, &have_gpus, err)) < 0 ||
         (rc = vs_line_get_uint(line, "stage", 0, &stage, &have_stage, err)) < 0)
         return rc;
@@ -1268,10 +1249,9 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "placement zero needs stage=1, 2 or 3 (1 shards the optimizer "
                                "state, 2 also the gradients, 3 also the parameters)");
     if ((rc = vs_placement_check(&p, err)) < 0)
-        return at_arg(err,
-                      have_stage && p.kind != VS_PLACE_ZERO ? vs_line_pair(line, "stage")
-                                                            : (gp ? gp : a),
-                      rc);
+        return vs_arg_error(have_stage && p.kind != VS_PLACE_ZERO ? vs_line_pair(line, "stage")
+                                                                  : (gp ? gp : a),
+                            err, rc);
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
     pj = vs_placement_to_json(&p);
@@ -1329,7 +1309,7 @@ static int verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int rc, hash = 0;
     if ((rc = vs_line_check_keys(line, weights_keys, err)) < 0)
         return rc;
-    if ((rc = extra_arg(line, 0, "weights [from=PATH] [sha256=yes]", err)) < 0)
+    if ((rc = vs_line_no_extra(line, 0, "weights [from=PATH] [sha256=yes]", err)) < 0)
         return rc;
     if (sh) {
         if (!from)
@@ -1344,7 +1324,7 @@ static int verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
     if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
-        return at_arg(err, from, rc);
+        return vs_arg_error(from, err, rc);
     if ((rc = vs_envelope_compute(&env, sheet, err)) < 0) {
         json_decref(files);
         return rc;
@@ -1364,7 +1344,7 @@ static int verb_envelope(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_envelope env;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
-        (rc = extra_arg(line, 0, "envelope", err)) < 0)
+        (rc = vs_line_no_extra(line, 0, "envelope", err)) < 0)
         return rc;
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
@@ -1403,7 +1383,7 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                        "or bits=N",
                                        a->key);
             if ((rc = vs_units_parse_uint(&v, a->value, err)) < 0)
-                return at_arg(err, a, rc);
+                return vs_arg_error(a, err, rc);
             if (v < 1 || v > 64)
                 return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
                                        "bits= must be 1 to 64");
@@ -1469,7 +1449,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = extra_arg(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
@@ -1478,7 +1458,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if ((rc = vs_line_get_uint(line, dims[i], 0, &v[i], &have[i], err)) < 0)
             return rc;
         if (have[i] && (v[i] == 0 || v[i] > (uint64_t)INT64_MAX))
-            return at_arg(err, vs_line_pair(line, dims[i]),
+            return vs_arg_error(vs_line_pair(line, dims[i]), err,
                           vs_error_set(err, VS_EVALUE, "%s= must be at least 1", dims[i]));
         if (limit) {
             /* The limit stage is the card's requirement, never a smaller run. */
