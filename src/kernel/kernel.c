@@ -14,7 +14,7 @@
 
 #include "kernel/history.h"
 #include "kernel/testcell.h"
-#include "kernel/utf8.h"
+#include "util/utf8.h"
 #include "kernel/wire.h"
 
 #define MAX_FRAMES 1024   /* more frames than this is not a Jupyter message */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/utf8.h"
 
 /* The parser walks the text once, left to right, with a cursor that knows its
  * line and column; it never backtracks more than one character and never
@@ -105,39 +106,6 @@ static void copy_char(cursor *c, vs_buf *b)
     vs_buf_append(b, c->s + start, c->i - start);
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len, i;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
-}
-
 /* One pass over the bytes before tokenizing: NUL bytes and invalid UTF-8 are
  * reported at their own position, whatever surrounds them. */
 static int check_text(const char *s, size_t len, vs_error *err)
@@ -150,7 +118,7 @@ static int check_text(const char *s, size_t len, vs_error *err)
         if (ch == 0)
             return vs_error_set_at(err, VS_ESYNTAX, line, col,
                                    "unexpected NUL byte; expected text (UTF-8)");
-        k = utf8_seq((const unsigned char *)s + i, len - i);
+        k = vs_utf8_seq((const unsigned char *)s + i, len - i);
         if (k == 0)
             return vs_error_set_at(err, VS_ESYNTAX, line, col,
                                    "invalid UTF-8 byte 0x%02X; expected text encoded as UTF-8", ch);

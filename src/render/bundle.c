@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "util/utf8.h"
 
 /* Cells live in one text arena (NUL-separated), each with its display width
  * measured once: a table of a few hundred rows is rendered twice (text and
@@ -38,7 +39,7 @@ static json_t *string_safe(const char *s)
     if (j)
         return j;
     while (i < n) {
-        size_t k = vs_json_utf8_seq((const unsigned char *)s + i, n - i);
+        size_t k = vs_utf8_seq((const unsigned char *)s + i, n - i);
         if (k == 0) {
             vs_buf_puts(&b, "\xEF\xBF\xBD");
             i++;

@@ -5,40 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
 
-size_t vs_json_utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len, i;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
-}
 
 static uint64_t load8(const char *p)
 {
@@ -56,7 +27,7 @@ int vs_json_utf8_valid(const char *s, size_t len)
             i += 8;
         if (i >= len)
             break;
-        k = vs_json_utf8_seq((const unsigned char *)s + i, len - i);
+        k = vs_utf8_seq((const unsigned char *)s + i, len - i);
         if (!k)
             return 0;
         i += k;
@@ -185,7 +156,7 @@ static int dump_string(const char *s, size_t len, vs_buf *out)
             break;
         c = u[i];
         if (byte_class[c] == 2) {
-            if (!(k = vs_json_utf8_seq(u + i, len - i)))
+            if (!(k = vs_utf8_seq(u + i, len - i)))
                 return -1;
             i += k;
             continue;

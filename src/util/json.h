@@ -23,11 +23,6 @@
 
 #include "util/buf.h"
 
-/* Length (1..4) of the valid UTF-8 sequence at s (n bytes available), or 0
- * when it is invalid: overlong forms, surrogates and code points above
- * U+10FFFF are invalid, as jansson has them. */
-size_t vs_json_utf8_seq(const unsigned char *s, size_t n);
-
 /* 1 when s[0..len) is valid UTF-8 (NUL bytes included), else 0. */
 int vs_json_utf8_valid(const char *s, size_t len);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "util/utf8.h"
 
 /* vs_json_dump and json_dumps(JSON_COMPACT | JSON_ENCODE_ANY) agree on v. */
 static void same_as_jansson(json_t *v)
@@ -163,8 +164,8 @@ START_TEST(invalid_utf8_fails_like_jansson)
         ck_assert(!vs_json_utf8_valid(ok, 8)); /* cut inside the 4-byte sequence */
     }
     ck_assert(vs_json_utf8_valid("a\0b", 3));
-    ck_assert_uint_eq(vs_json_utf8_seq((const unsigned char *)"\xe2\x82\xac", 3), 3);
-    ck_assert_uint_eq(vs_json_utf8_seq((const unsigned char *)"\xe2\x82\xac", 2), 0);
+    ck_assert_uint_eq(vs_utf8_seq((const unsigned char *)"\xe2\x82\xac", 3), 3);
+    ck_assert_uint_eq(vs_utf8_seq((const unsigned char *)"\xe2\x82\xac", 2), 0);
 }
 END_TEST
 

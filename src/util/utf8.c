@@ -1,40 +1,44 @@
-#include "kernel/utf8.h"
+#include "util/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s[i] (1..4), or 0 when it is invalid
- * (overlong forms, surrogates and values past U+10FFFF included). */
-static size_t seq_len(const unsigned char *s, size_t len, size_t i)
+size_t vs_utf8_seq(const unsigned char *s, size_t n)
 {
-    unsigned char c = s[i];
-    size_t n, k;
-    unsigned long cp;
+    unsigned char c = s[0];
+    size_t len, i;
+    unsigned cp;
     if (c < 0x80)
-        return c ? 1 : 0;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
         cp = c & 0x07;
     } else {
         return 0;
     }
-    if (len - i < n)
+    if (n < len)
         return 0;
-    for (k = 1; k < n; k++) {
-        if ((s[i + k] & 0xc0) != 0x80)
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
             return 0;
-        cp = (cp << 6) | (s[i + k] & 0x3f);
+        cp = (cp << 6) | (s[i] & 0x3F);
     }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
         return 0;
-    return n;
+    return len;
+}
+
+/* As vs_utf8_seq, with NUL refused: JSON text and C strings cannot carry it. */
+static size_t seq_len(const unsigned char *s, size_t len, size_t i)
+{
+    return s[i] ? vs_utf8_seq(s + i, len - i) : 0;
 }
 
 /* Code points are counted as lead bytes (anything but 10xxxxxx), so that the

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/utf8.h"
+#include "util/utf8.h"
 
 /* "é€😀a": 2 + 3 + 4 + 1 bytes, 4 code points. */
 static const char *const S = "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"

@@ -1,14 +1,19 @@
-/* utf8.h — the text conversions the transport needs between Jupyter and C.
+/* utf8.h — UTF-8 checks and the conversions between Jupyter and C.
  *
  * Jupyter counts cursor positions in Unicode code points; the interpreter counts
  * bytes of UTF-8. Text from the interpreter or from a command's output may not be
  * valid UTF-8, which JSON cannot carry: it is repaired with U+FFFD. Pure: no I/O,
  * no state; every function accepts any bytes and never reads past len.
  */
-#ifndef VS_KERNEL_UTF8_H
-#define VS_KERNEL_UTF8_H
+#ifndef VS_UTIL_UTF8_H
+#define VS_UTIL_UTF8_H
 
 #include <stddef.h>
+
+/* Length of the valid UTF-8 sequence at s[0..n) (1 to 4; a NUL byte is 1), or
+ * 0 when it is invalid: overlong forms, surrogates, values past U+10FFFF, or a
+ * sequence cut by the end. n must be at least 1. */
+size_t vs_utf8_seq(const unsigned char *s, size_t n);
 
 /* Byte offset of code point cp in s[0..len); len when cp is past the end. */
 size_t vs_utf8_cp_to_byte(const char *s, size_t len, size_t cp);
