@@ -656,9 +656,34 @@ static void do_connect(vs_kernel *k, const vs_msg *m)
                     p[VS_CHAN_CONTROL]));
 }
 
+/* A request whose content could not be read gets its reply with status error,
+ * between busy and idle, so that the client does not wait forever. */
+static void reply_bad_content(vs_kernel *k, void *sock, const vs_msg *m)
+{
+    const char *t = m->msg_type;
+    size_t n = strlen(t);
+    char rtype[128], evalue[VS_ERROR_MESSAGE_MAX + 64];
+    json_t *c;
+    klog("a %s with unreadable content: %s", t, m->content_error);
+    if (n <= 8 || strcmp(t + n - 8, "_request") != 0 || n - 8 + 7 >= sizeof rtype)
+        return; /* not a request: nothing to answer */
+    snprintf(rtype, sizeof rtype, "%.*s_reply", (int)(n - 8), t);
+    snprintf(evalue, sizeof evalue, "the request's content cannot be read: %s", m->content_error);
+    publish_status(k, m, "busy");
+    c = error_content(vs_error_ename(VS_EPROTOCOL), evalue);
+    if (c && !strcmp(t, "execute_request"))
+        json_object_set_new(c, "execution_count", json_integer(k->execution_count));
+    reply(k, sock, m, rtype, c);
+    publish_status(k, m, "idle");
+}
+
 static void handle_shell(vs_kernel *k, const vs_msg *m)
 {
     const char *t = m->msg_type;
+    if (m->content_error) {
+        reply_bad_content(k, k->shell, m);
+        return;
+    }
     if (!strcmp(t, "execute_request")) {
         do_execute(k, m); /* publishes its own busy and idle */
         return;

@@ -96,6 +96,7 @@ void vs_msg_free(vs_msg *m)
     json_decref(m->metadata);
     json_decref(m->content);
     free(m->header_raw.data);
+    free(m->content_error);
     free(m);
 }
 
@@ -140,10 +141,18 @@ int vs_wire_parse(vs_msg **out, const vs_frame *frames, size_t nframes, const un
         }
     if (!(m->header = load_object(&parts[0], "header", err)) ||
         !(m->parent_header = load_object(&parts[1], "parent_header", err)) ||
-        !(m->metadata = load_object(&parts[2], "metadata", err)) ||
-        !(m->content = load_object(&parts[3], "content", err))) {
+        !(m->metadata = load_object(&parts[2], "metadata", err))) {
         rc = err ? err->code : VS_EPROTOCOL;
         goto done;
+    }
+    if (!(m->content = load_object(&parts[3], "content", err))) {
+        /* signed and addressed: worth an error reply rather than silence */
+        if (!(m->content = json_object()) ||
+            !(m->content_error = strdup(err && err->message[0] ? err->message : "bad content"))) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory parsing a message");
+            goto done;
+        }
+        vs_error_clear(err);
     }
     v = json_object_get(m->header, "msg_type");
     if (!json_is_string(v) || !json_string_length(v)) {

@@ -40,6 +40,10 @@ typedef struct vs_msg {
     vs_frame header_raw;   /* the header frame as received: the parent of replies */
     const char *msg_type;  /* borrowed from header */
     const char *msg_id;    /* borrowed from header */
+    /* Non-NULL when the content frame was not a JSON object (a NUL or a lone
+     * surrogate that jansson refuses, say): the message is kept with an empty
+     * content so that a request can still be answered, with an error. */
+    char *content_error;
 } vs_msg;
 
 /* HMAC-SHA256 of frames[0..3] with a key of any length, as 64 lowercase hex

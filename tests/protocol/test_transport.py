@@ -336,6 +336,27 @@ class TestBadInput(KernelCase):
         self.assertEqual(header["msg_type"], "kernel_info_reply")
         self.assertIsNone(self.k.km.provisioner.process.poll())
 
+    def test_unreadable_content_is_answered_with_an_error(self):
+        # json.dumps writes these; jansson refuses a NUL, a lone surrogate and an
+        # integer past 64 bits. The client must get a reply, never silence.
+        sock = self.raw.socket("shell")
+        cases = [("execute_request", {"code": "help\x00", "silent": False}),
+                 ("execute_request", {"code": "\ud800"}),
+                 ("is_complete_request", {"code": "\x00"}),
+                 ("complete_request", {"code": "help", "cursor_pos": 2 ** 64})]
+        for msg_type, content in cases:
+            frames, msg_id = self.raw.frames(msg_type, content)
+            sock.send_multipart(frames)
+            got = Raw.recv(sock, 10 * SLOW)
+            self.assertIsNotNone(got, "no reply to a %s with unreadable content" % msg_type)
+            _, header, parent, reply = Raw.parse(got)
+            self.assertEqual(parent["msg_id"], msg_id)
+            self.assertEqual(header["msg_type"], msg_type.replace("_request", "_reply"))
+            self.assertEqual(reply["status"], "error")
+            self.assertEqual(reply["ename"], "ProtocolError")
+            self.assertTrue(reply["traceback"][0].startswith("ProtocolError: "))
+        self.assert_alive()
+
     def test_forged_signature_is_neither_answered_nor_executed(self):
         n = self.count()
         sock = self.raw.socket("shell")
