@@ -479,6 +479,23 @@ static void keep_outside_world(json_t *restored, json_t *failed)
     }
 }
 
+/* `gpu ""`, `quality ""`, `source=""`: an empty text names nothing and would
+ * stand in a record as if something had been said. No verb has a use for it. */
+static int no_empty_text(const vs_line *l, vs_error *err)
+{
+    size_t i;
+    for (i = 0; i < l->nargs; i++) {
+        const vs_arg *a = &l->args[i];
+        if (a->quoted && !a->value[0])
+            return vs_error_set_at(err, VS_EVALUE, a->line,
+                                   a->kind == VS_ARG_PAIR ? a->value_column : a->column,
+                                   "an empty text says nothing: write it, or leave %s%s out",
+                                   a->kind == VS_ARG_PAIR ? a->key : "the argument",
+                                   a->kind == VS_ARG_PAIR ? "=" : "");
+    }
+    return 0;
+}
+
 int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, json_t **out_result,
                       vs_error *err)
 {
@@ -529,6 +546,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, json
             break;
         }
         vs_error_clear(err);
+        if ((rc = no_empty_text(l, err)) < 0)
+            break;
         rc = v->run(&ctx, l, err);
         if (rc < 0) {
             if (err->code == 0)

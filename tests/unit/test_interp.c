@@ -218,6 +218,21 @@ START_TEST(test_atomic_cell)
 }
 END_TEST
 
+START_TEST(test_empty_text_refused)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    ck_assert_int_eq(run_err(ip, "sheet \"\"", &err), VS_EVALUE);
+    ck_assert_int_eq(err.column, 7);
+    ck_assert_ptr_nonnull(strstr(err.message, "empty text"));
+    ck_assert_int_eq(run_err(ip, "convert 1GB GiB\nhelp x=\"\"", &err), VS_EVALUE);
+    ck_assert_int_eq(err.line, 2);
+    ck_assert_int_eq(err.column, 8); /* at the value */
+    ck_assert_ptr_nonnull(strstr(err.message, "x="));
+    vs_interp_free(ip);
+}
+END_TEST
+
 START_TEST(test_unknown_verb_suggests)
 {
     vs_interp *ip = vs_interp_new(NULL);
@@ -577,6 +592,7 @@ int main(void)
     tcase_add_test(tc, test_convert_errors);
     tcase_add_test(tc, test_sheets);
     tcase_add_test(tc, test_atomic_cell);
+    tcase_add_test(tc, test_empty_text_refused);
     tcase_add_test(tc, test_unknown_verb_suggests);
     tcase_add_test(tc, test_help);
     tcase_add_test(tc, test_complete);
