@@ -49,7 +49,9 @@ static int positional_uint(const vs_line *line, const char *syntax, uint64_t *ou
         return vs_arg_error(a, err, rc);
     if (*out == 0 || *out > (uint64_t)INT64_MAX)
         return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                               "expected a whole number of at least 1, not %s", a->value);
+                               "expected a whole number from 1 to 9,223,372,036,854,775,807 "
+                               "(what a record holds), not %s",
+                               a->value);
     return vs_line_no_extra(line, 1, syntax, err);
 }
 
@@ -203,7 +205,9 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (have_params && (params == 0 || params > (uint64_t)INT64_MAX))
         return vs_arg_error(vs_line_pair(line, "params"), err,
-                      vs_error_set(err, VS_EVALUE, "params= must be at least 1"));
+                            vs_error_set(err, VS_EVALUE,
+                                         "params= must be from 1 to 9,223,372,036,854,775,807 "
+                                         "(what a record holds)"));
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
 

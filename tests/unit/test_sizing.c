@@ -609,6 +609,11 @@ START_TEST(card_dims_and_model_changes)
     ck_assert(json_is_null(json_object_get(card, "revision")));
     ck_assert_int_eq(geti(card, "length"), 4096); /* the card's dims stay */
     ck_assert_int_eq(run("length 0"), VS_EVALUE);
+    /* fits 64 unsigned bits, not a record: the message says the real limit */
+    ck_assert_int_eq(run("length 18446744073709551615"), VS_EVALUE);
+    ck_assert(strstr(err.message, "9,223,372,036,854,775,807") != NULL);
+    ck_assert_int_eq(run("model m params=1e19"), VS_EVALUE);
+    ck_assert(strstr(err.message, "9,223,372,036,854,775,807") != NULL);
     ck_assert_int_eq(run("length 4k"), VS_EVALUE);
     ck_assert_int_eq(run("length 4096 8"), VS_EVALUE);
     ck_assert_int_eq(run("concurrency"), VS_EVALUE);
