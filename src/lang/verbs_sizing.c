@@ -69,6 +69,19 @@ static int card_set(json_t *sheet, const char *key, json_t *value_take, vs_error
     }
     if (json_object_set_new(card, key, value_take))
         return oom(err);
+    /* The limit stage is the card's dimensions by definition (rule 7): it follows
+     * the card rather than keeping the value the card had when it was written. */
+    if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch")) {
+        size_t i;
+        json_t *st;
+        json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+        {
+            const char *name = json_string_value(json_object_get(st, "name"));
+            if (name && !strcmp(name, "limit") &&
+                json_object_set(st, key, json_object_get(card, key)) < 0)
+                return oom(err);
+        }
+    }
     return 0;
 }
 

@@ -735,6 +735,13 @@ START_TEST(stages_invalidate_oom_decide)
     ck_assert_int_eq(run("stage usual"), VS_EVALUE);
     run_ok("stage short length=256 concurrency=2 note=\"smoke\"");
     ck_assert_int_eq(json_array_size(json_object_get(lastp(), "stages")), 2); /* replaced */
+    /* the limit stage follows the card; the short one keeps its own dims */
+    run_ok("length 8192\nstage short length=256 concurrency=2");
+    p = lastp();
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "stages"), 1), "length"), 8192);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "stages"), 0), "length"), 256);
+    run_ok("length 4096\nstage short length=256 concurrency=2");
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "stages"), 1), "length"), 4096);
 
     run_ok("invalidate \"a context longer than 4096 tokens\"\ninvalidate \"another eval\"\n"
            "invalidate \"another eval\"");
