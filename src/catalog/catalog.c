@@ -7,7 +7,7 @@
 
 #include "util/buf.h"
 
-/* Generated from src/catalog/gpus.json by cmake/40-catalog.cmake. */
+/* Generated from src/catalog/gpus.json by src/catalog/build.cmake. */
 extern const unsigned char vs_catalog_data[];
 extern const size_t vs_catalog_data_len;
 

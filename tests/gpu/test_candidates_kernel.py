@@ -1,7 +1,7 @@
 """Kernel-level tests of the GPU verbs: a real Jupyter client drives the
 vramsheet kernel and checks the application/vnd.vramsheet.v1+json payloads.
 
-Run by ctest (cmake/40-catalog.cmake) with JUPYTER_PATH set to the build
+Run by ctest (src/catalog/build.cmake) with JUPYTER_PATH set to the build
 tree's kernelspec.
 """
 import os

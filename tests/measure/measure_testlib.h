@@ -1,6 +1,6 @@
 /* Helpers shared by the measurement unit tests: a temporary folder, a fake
  * NVML script, and the environment that points vramsheet at the fake library.
- * VS_FAKE_NVML and VS_FAKE_NVML_MIN are defined by cmake/50-measure.cmake. */
+ * VS_FAKE_NVML and VS_FAKE_NVML_MIN are defined by tests/measure/build.cmake. */
 #ifndef VS_TEST_MEASURE_TESTLIB_H
 #define VS_TEST_MEASURE_TESTLIB_H
 

@@ -1,7 +1,7 @@
 """The protocol tests once more with the kernel under valgrind memcheck.
 
 Runs test_transport and test_kernel_suite with the build tree's
-"vramsheet-valgrind" kernelspec (cmake/10-kernel.cmake), then requires every
+"vramsheet-valgrind" kernelspec (kernel/build.cmake), then requires every
 kernel process's log to end with zero errors (definite leaks count as errors).
 Exit status 0 only when the tests pass and every log is clean.
 """

@@ -1,7 +1,7 @@
 """Start the vramsheet kernel through jupyter_client and collect a cell's outputs.
 
 Shared by the protocol, notebook and language tests. The kernelspec comes from
-JUPYTER_PATH (ctest sets it to the build tree's, see cmake/10-kernel.cmake);
+JUPYTER_PATH (ctest sets it to the build tree's, see kernel/build.cmake);
 VS_KERNEL_NAME picks another spec (e.g. "vramsheet-valgrind"), and
 VRAMSHEET_KERNEL_PREFIX, when set, is a command line put in front of the
 kernel's argv (e.g. "valgrind --error-exitcode=99").

@@ -3,7 +3,7 @@ drives the vramsheet kernel, and the application/vnd.vramsheet.v1+json payloads
 and the printed GiB figures of SPEC section 2 are checked. A sheet taken from
 the kernel is also validated against records/sheet.schema.json.
 
-Run by ctest (cmake/21-sizing.cmake) with JUPYTER_PATH set to the build tree's
+Run by ctest (tests/sizing/build.cmake) with JUPYTER_PATH set to the build tree's
 kernelspec; by hand:
   JUPYTER_PATH=build/jupyter /usr/bin/python3 -m unittest -v test_sizing_kernel
 """

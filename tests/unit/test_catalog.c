@@ -173,7 +173,7 @@ START_TEST(test_embedded_text_is_the_file)
     free(buf);
     ck_assert_str_eq(json_string_value(json_object_get(vs_catalog(), "schema")), VS_CATALOG_SCHEMA);
 #else
-    ck_abort_msg("VS_CATALOG_FILE not defined by cmake/40-catalog.cmake");
+    ck_abort_msg("VS_CATALOG_FILE not defined by src/catalog/build.cmake");
 #endif
 }
 END_TEST

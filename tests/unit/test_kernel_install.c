@@ -9,7 +9,7 @@
 #include "kernel/install.h"
 
 #ifndef VS_SOURCE_DIR
-#error "VS_SOURCE_DIR is set by cmake/10-kernel.cmake"
+#error "VS_SOURCE_DIR is set by kernel/build.cmake"
 #endif
 
 static char *slurp(const char *path, size_t *len)

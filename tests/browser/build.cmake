@@ -2,7 +2,7 @@
 # classic Jupyter Notebook through Debian's Chromium (playwright-core from npm,
 # installed into ${PROJECT_BINARY_DIR}/browser by the test itself), and a
 # jupyter-console session in a pseudo-terminal. Both use the build tree's
-# kernelspec (VS_TEST_JUPYTER_PATH, cmake/10-kernel.cmake).
+# kernelspec (VS_TEST_JUPYTER_PATH, kernel/build.cmake).
 #
 #   ctest -L browser -V   # screenshot: ${PROJECT_BINARY_DIR}/browser/seed-notebook.png
 #   ctest -L console -V

@@ -7,7 +7,7 @@ if(TARGET test_sizing_records)
 endif()
 
 # Kernel-level test: SPEC §2's figures and payloads through a real Jupyter client
-# (needs the build tree's kernelspec from cmake/10-kernel.cmake).
+# (needs the build tree's kernelspec from kernel/build.cmake).
 if(DEFINED VS_TEST_JUPYTER_PATH)
   add_test(NAME sizing.kernel
            COMMAND /usr/bin/python3 -m unittest -v test_sizing_kernel
