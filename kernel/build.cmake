@@ -56,6 +56,9 @@ endif()
 # --- install: the binary goes to bin (top level), the kernelspec here ---
 set(VS_KERNELSPEC_DESTINATION ${CMAKE_INSTALL_DATADIR}/jupyter/kernels/vramsheet)
 install(FILES ${VS_KERNEL_LOGOS} DESTINATION ${VS_KERNELSPEC_DESTINATION})
+# the PyTorch helper that measured programs import (README, "Measurement")
+install(FILES ${PROJECT_SOURCE_DIR}/kernel/python/vramsheet_torch.py
+        DESTINATION ${VS_KERNELSPEC_DESTINATION}/python)
 # argv must name the installed binary, and the prefix is only known at install
 # time (cmake --install --prefix P), so kernel.json is written by a script then.
 file(WRITE ${PROJECT_BINARY_DIR}/vs_install_kernelspec.cmake

@@ -1,7 +1,7 @@
 # Measurement (src/measure/, src/lang/verbs_measure.c): the fake NVML libraries
 # the tests load through VRAMSHEET_NVML_LIBRARY, the unit tests' paths to them,
 # the kernel-level test, the benchmark, the fuzz target, the CUDA workload
-# (only where nvcc exists) and the PyTorch helper's install rule.
+# (only where nvcc exists). The PyTorch helper is installed by kernel/build.cmake.
 
 # --- fake NVML: the full API, and the oldest API only (no _v2/_v3 symbols) ---
 add_library(fake_nvml SHARED ${PROJECT_SOURCE_DIR}/tests/fake_nvml/fake_nvml.c)
@@ -45,9 +45,6 @@ if(DEFINED VS_TEST_JUPYTER_PATH)
   set_tests_properties(measure.kernel PROPERTIES LABELS measure TIMEOUT 180
     ENVIRONMENT "JUPYTER_PATH=${VS_TEST_JUPYTER_PATH};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>;PYTHONUNBUFFERED=1")
 endif()
-
-install(FILES ${PROJECT_SOURCE_DIR}/kernel/python/vramsheet_torch.py
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/jupyter/kernels/vramsheet/python)
 
 # --- fuzz target: the phase-fd line parser ---
 if(VS_FUZZ)
