@@ -137,18 +137,7 @@ set_tests_properties(notebooks.run PROPERTIES LABELS notebooks TIMEOUT 300
                      ENVIRONMENT "${_vs_proto_env};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>")
 
 # --- libFuzzer target for the wire parser (clang, -DVS_FUZZ=ON) ---
-if(VS_FUZZ)
-  add_executable(fuzz_wire ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_wire.c)
-  target_link_libraries(fuzz_wire PRIVATE vscore)
-  target_link_options(fuzz_wire PRIVATE -fsanitize=fuzzer)
-  # New inputs go to the build tree's corpus; the committed seeds stay as they are.
-  file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/corpus_wire)
-  add_test(NAME fuzz.wire
-           COMMAND fuzz_wire -max_total_time=20 -rss_limit_mb=2048
-                   -artifact_prefix=${PROJECT_BINARY_DIR}/fuzz_wire-
-                   ${PROJECT_BINARY_DIR}/corpus_wire ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus_wire)
-  set_tests_properties(fuzz.wire PROPERTIES LABELS fuzz TIMEOUT 300)
-endif()
+vs_fuzz_target(fuzz_wire)
 
 # test_kernel_install compares the compiled-in spec and logos with kernel/.
 if(TARGET test_kernel_install)

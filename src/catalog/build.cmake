@@ -45,30 +45,10 @@ endif()
 
 # Kernel-level test of the GPU verbs through jupyter_client (needs the build
 # tree's kernelspec from kernel/build.cmake).
-if(DEFINED VS_TEST_JUPYTER_PATH)
-  add_test(NAME gpu.kernel
-           COMMAND /usr/bin/python3 -m unittest -v test_candidates_kernel
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/gpu)
-  set_tests_properties(gpu.kernel PROPERTIES LABELS gpu TIMEOUT 120
-                       ENVIRONMENT "JUPYTER_PATH=${VS_TEST_JUPYTER_PATH}")
-endif()
+vs_kernel_test(gpu.kernel ${PROJECT_SOURCE_DIR}/tests/gpu test_candidates_kernel gpu 120)
 
 # Benchmark of classification and rendering (run by hand: build-dir/bench_gpu [OFFERS]).
-if(NOT VS_FUZZ)
-  add_executable(bench_gpu ${PROJECT_SOURCE_DIR}/tests/bench/bench_gpu.c)
-  target_link_libraries(bench_gpu PRIVATE vscore)
-endif()
+vs_bench(bench_gpu)
 
 # Fuzz target for classification and rendering (CC=clang cmake -DVS_FUZZ=ON).
-if(VS_FUZZ)
-  add_executable(fuzz_gpu ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_gpu.c)
-  target_link_libraries(fuzz_gpu PRIVATE vscore)
-  target_link_options(fuzz_gpu PRIVATE -fsanitize=fuzzer)
-  # New inputs go to the build tree's corpus; the committed seeds stay as they are.
-  file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/corpus_gpu)
-  add_test(NAME fuzz.gpu
-           COMMAND fuzz_gpu -max_total_time=20 -rss_limit_mb=2048
-                   -artifact_prefix=${PROJECT_BINARY_DIR}/fuzz_gpu-
-                   ${PROJECT_BINARY_DIR}/corpus_gpu ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus_gpu)
-  set_tests_properties(fuzz.gpu PROPERTIES LABELS fuzz TIMEOUT 300)
-endif()
+vs_fuzz_target(fuzz_gpu)

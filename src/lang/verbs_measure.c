@@ -18,6 +18,7 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 static int oom_error(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
 
@@ -28,21 +29,10 @@ static const char one_change[] =
 
 /* ------------------------------------------------------------ small helpers */
 
-static void iso8601(char *out, size_t n, int64_t wall_ms)
-{
-    time_t t = (time_t)(wall_ms / 1000);
-    struct tm tm;
-    if (wall_ms <= 0 || !gmtime_r(&t, &tm)) {
-        snprintf(out, n, "%s", "");
-        return;
-    }
-    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static json_t *iso_json(int64_t wall_ms)
 {
     char buf[32];
-    iso8601(buf, sizeof buf, wall_ms);
+    vs_clock_iso_utc(buf, sizeof buf, wall_ms);
     return buf[0] ? json_string(buf) : json_null();
 }
 
@@ -561,7 +551,7 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
                                               (json_int_t)(nvml ? gi->total_bytes : gi->cuda_total_bytes),
                                               "total_basis", nvml ? "nvml" : "cuda"));
     }
-    iso8601(started, sizeof started, r->started_at);
+    vs_clock_iso_utc(started, sizeof started, r->started_at);
     run = json_pack("{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:o, s:o, s:o, s:o}", "id", run_id,
                     "command", command, "phase", str_or_null(phase_arg), "exit_status",
                     r->run.exit_status, "overflow_phase", str_or_null(r->overflow_phase),

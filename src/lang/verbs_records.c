@@ -18,6 +18,7 @@
 #include "sheet/sheet.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 static int oom(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
 
@@ -35,17 +36,6 @@ static int open_store(vs_ctx *ctx, vs_store **st, vs_error *err)
 {
     const char *path = vs_ctx_records_path(ctx);
     return vs_store_open(st, path, err);
-}
-
-static void iso_time(char *out, size_t len, int64_t t, int offset_min)
-{
-    time_t local = (time_t)(t + (int64_t)offset_min * 60);
-    struct tm tm;
-    int off = offset_min < 0 ? -offset_min : offset_min;
-    gmtime_r(&local, &tm);
-    snprintf(out, len, "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, offset_min < 0 ? '-' : '+', off / 60,
-             off % 60);
 }
 
 /* Loads sheets/<id>/sheet.json at rev into a new sheet with its _base_blob set. */
@@ -206,7 +196,7 @@ static int verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = 0; i < h.n; i++) {
         char when[80], shortc[16];
         const char *cells[3];
-        iso_time(when, sizeof when, h.revs[i].time, h.revs[i].offset);
+        vs_clock_iso_offset(when, sizeof when, h.revs[i].time, h.revs[i].offset);
         snprintf(shortc, sizeof shortc, "%.12s", h.revs[i].commit);
         cells[0] = shortc;
         cells[1] = when;

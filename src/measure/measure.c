@@ -1,4 +1,5 @@
 #include "measure/measure.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,20 +17,6 @@ typedef struct session {
     size_t nrunning;
     int oom_noted;
 } session;
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void merge_dims(vs_phasefd_dim *into, size_t *n, const vs_phasefd_dim *from, size_t nfrom)
 {
@@ -121,7 +108,7 @@ static void on_phase_line(void *cb, const char *line, size_t len)
             if (c->gpu == gpu && !strcmp(c->phase, phase) && !strcmp(c->name, ev.name)) {
                 if (ev.bytes > c->bytes) {
                     c->bytes = ev.bytes;
-                    c->at = wall_ms();
+                    c->at = vs_clock_wall_ms();
                 }
                 return;
             }
@@ -136,7 +123,7 @@ static void on_phase_line(void *cb, const char *line, size_t len)
             snprintf(c->name, sizeof c->name, "%s", ev.name);
             c->gpu = gpu;
             c->bytes = ev.bytes;
-            c->at = wall_ms();
+            c->at = vs_clock_wall_ms();
         }
         break;
     }
@@ -176,7 +163,7 @@ static void on_tick(void *cb)
     live.sampler = s->sampler;
     live.gpus = s->res->gpus;
     live.ngpus = s->res->ngpus;
-    live.elapsed_ms = mono_ms() - s->start_mono;
+    live.elapsed_ms = vs_clock_mono_ms() - s->start_mono;
     s->o->on_tick(s->o->cb, &live);
 }
 
@@ -230,8 +217,8 @@ int vs_measure_run(const vs_measure_options *o, vs_measure_result *res, vs_error
     if (rc < 0)
         goto done;
     dims_entry(&s, first);
-    res->started_at = wall_ms();
-    s.start_mono = mono_ms();
+    res->started_at = vs_clock_wall_ms();
+    s.start_mono = vs_clock_mono_ms();
     rc = vs_sampler_start(s.sampler, err);
     if (rc < 0)
         goto done;

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "measure/measure.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 static const char usage_text[] =
     "usage: vramsheet probe --out FILE [--interval MS] [--phase NAME] [--timeout SECONDS]\n"
@@ -108,20 +109,10 @@ static void put_line(probe *p, json_t *j)
     free(s);
 }
 
-static void iso(char *out, size_t n, int64_t ms)
-{
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    if (ms <= 0 || !gmtime_r(&t, &tm))
-        snprintf(out, n, "%s", "");
-    else
-        strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static json_t *iso_json(int64_t ms)
 {
     char b[32];
-    iso(b, sizeof b, ms);
+    vs_clock_iso_utc(b, sizeof b, ms);
     return b[0] ? json_string(b) : json_null();
 }
 

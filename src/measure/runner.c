@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* memmem */
 #include "measure/runner.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,13 +40,6 @@ const char *vs_runner_oom_pattern(const char *text, size_t len)
         if (memmem(text, len, oom_patterns[i], strlen(oom_patterns[i])))
             return oom_patterns[i];
     return NULL;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Reads state, ppid and pgrp of pid from /proc; 0 or -1 when gone. */
@@ -232,8 +226,8 @@ static void end_group(pid_t pgid, int first_sig, int grace_ms, int *count)
     if (left == 0)
         goto reap;
     signal_group(pgid, first_sig);
-    deadline = now_ms() + grace_ms;
-    while (now_ms() < deadline && vs_runner_group_count(pgid) > 0) {
+    deadline = vs_clock_mono_ms() + grace_ms;
+    while (vs_clock_mono_ms() < deadline && vs_runner_group_count(pgid) > 0) {
         struct timespec ts = {0, 10 * 1000000L};
         while (waitpid(-pgid, NULL, WNOHANG) > 0) {
         }
@@ -241,8 +235,8 @@ static void end_group(pid_t pgid, int first_sig, int grace_ms, int *count)
     }
     signal_group(pgid, SIGKILL);
 reap:
-    deadline = now_ms() + 2000;
-    while (now_ms() < deadline) {
+    deadline = vs_clock_mono_ms() + 2000;
+    while (vs_clock_mono_ms() < deadline) {
         struct timespec ts = {0, 5 * 1000000L};
         while (waitpid(-pgid, NULL, WNOHANG) > 0) {
         }
@@ -396,7 +390,7 @@ int vs_runner_run(const vs_runner_options *o, vs_runner_result *res, vs_error *e
     if (prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper) == 0 && !was_subreaper)
         set_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 
-    start = now_ms();
+    start = vs_clock_mono_ms();
     pid = fork();
     if (pid < 0) {
         rc = vs_error_set(err, VS_EMEASURE, "cannot start the command: fork: %s", strerror(errno));
@@ -441,7 +435,7 @@ int vs_runner_run(const vs_runner_options *o, vs_runner_result *res, vs_error *e
     for (;;) {
         struct pollfd pfd[3];
         int nfd = 0, map[3], timeout;
-        int64_t t = now_ms(), wake = next_tick;
+        int64_t t = vs_clock_mono_ms(), wake = next_tick;
         if (deadline && !killing && deadline < wake)
             wake = deadline;
         if (killing && kill_at < wake)
@@ -479,7 +473,7 @@ int vs_runner_run(const vs_runner_options *o, vs_runner_result *res, vs_error *e
             struct timespec ts = {0, (long)timeout * 1000000L};
             nanosleep(&ts, NULL);
         }
-        t = now_ms();
+        t = vs_clock_mono_ms();
         if (!child_done) {
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid) {
@@ -560,7 +554,7 @@ int vs_runner_run(const vs_runner_options *o, vs_runner_result *res, vs_error *e
         if (left > res->leftovers && !res->interrupted && !res->timed_out)
             res->leftovers = left;
     }
-    res->elapsed_ms = now_ms() - start;
+    res->elapsed_ms = vs_clock_mono_ms() - start;
     if (o->command && (res->exit_status == 127 || res->exit_status == 126) && !res->term_signal &&
         res->phase_lines == 0 && !res->interrupted && !res->timed_out)
         rc = vs_error_set(err, VS_EMEASURE,

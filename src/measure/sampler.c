@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "measure/runner.h"
+#include "util/clock.h"
 
 #define PID_CACHE 256
 
@@ -39,20 +40,6 @@ struct vs_sampler {
     size_t ncache;
     unsigned long tick;
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int add_phase(vs_sampler *s, const char *name)
 {
@@ -121,7 +108,7 @@ static int in_tree(vs_sampler *s, unsigned pid, pid_t root)
 static void sample_round(vs_sampler *s)
 {
     unsigned g;
-    int64_t at = wall_ms(), mono = mono_ms();
+    int64_t at = vs_clock_wall_ms(), mono = vs_clock_mono_ms();
     int want_procs;
     pid_t root;
     pthread_mutex_lock(&s->mu);

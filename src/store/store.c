@@ -15,6 +15,7 @@
 #include <dirent.h>
 
 #include "sheet/sheet.h"
+#include "util/clock.h"
 
 /* How long writers keep retrying a busy branch or index before calling a lock
  * stale; long enough for a burst of concurrent writers, short enough for a cell. */
@@ -56,13 +57,6 @@ static int gfail(vs_error *err, int code, const char *fmt, ...)
 }
 
 static void hex(char out[VS_STORE_HEX], const git_oid *oid) { git_oid_tostr(out, VS_STORE_HEX, oid); }
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A short random pause so that racing writers do not retry in lock step. */
 static void backoff(int attempt)
@@ -369,14 +363,14 @@ static int write_file_atomic(const char *path, const void *data, size_t len)
 static int worktree_lock(vs_store *st, int *fd_out, vs_error *err)
 {
     char p[4096];
-    int64_t deadline = now_ms() + STORE_RETRY_MS;
+    int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
     int fd;
     snprintf(p, sizeof p, "%svramsheet.lock", git_repository_path(st->repo));
     fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return vs_error_set(err, VS_ERECORDS, "cannot open %s: %s", p, strerror(errno));
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if (now_ms() > deadline) {
+        if (vs_clock_mono_ms() > deadline) {
             close(fd);
             return vs_error_set(err, VS_ERECORDS, "another writer held %s for %.1f s", p,
                                 STORE_RETRY_MS / 1000.0);
@@ -459,8 +453,8 @@ static int sync_sheets(vs_store *st, const char *refname, const char *const *ids
         }
         rmdir(dir); /* only when empty */
     }
-    deadline = now_ms() + STORE_RETRY_MS / 4;
-    while ((rc = git_index_write(idx)) == GIT_ELOCKED && now_ms() < deadline)
+    deadline = vs_clock_mono_ms() + STORE_RETRY_MS / 4;
+    while ((rc = git_index_write(idx)) == GIT_ELOCKED && vs_clock_mono_ms() < deadline)
         usleep(5000);
     if (rc == GIT_ELOCKED) {
         char p[4096];
@@ -555,7 +549,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         nupd = 2;
     }
 
-    deadline = now_ms() + STORE_RETRY_MS;
+    deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
     for (;;) {
         git_commit *parent = NULL;
         git_tree *ptree = NULL, *tree = NULL;
@@ -650,7 +644,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         if (crc == 0)
             break;
         /* Somebody moved the branch (or holds its lock): rebuild from the new tip. */
-        if (now_ms() > deadline) {
+        if (vs_clock_mono_ms() > deadline) {
             lock_report(st, refname, err);
             rc = VS_ERECORDS;
             goto done;
@@ -1316,7 +1310,7 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
 {
     git_signature *sig = NULL;
     int rc = 0, attempt = 0;
-    int64_t deadline = now_ms() + STORE_RETRY_MS;
+    int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
     git_oid tip, result;
     int have = 0;
     for (;;) {
@@ -1401,7 +1395,7 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             rc = gfail(err, VS_ERECORDS, "cannot move %s", refname);
             goto done;
         }
-        if (now_ms() > deadline) {
+        if (vs_clock_mono_ms() > deadline) {
             lock_report(st, refname, err);
             rc = VS_ERECORDS;
             goto done;
@@ -1607,7 +1601,7 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
     if (!*out->local_before)
         return vs_error_set(err, VS_ERECORDS, "nothing to push: records %s have no commit yet",
                             st->path);
-    deadline = now_ms() + STORE_RETRY_MS;
+    deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
     for (attempt = 1;; attempt++) {
         int need_merge = 0, have;
         out->attempts = attempt;
@@ -1644,7 +1638,7 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
             return have;
         if (have && (rc = integrate(st, refname, &rtip, rs.url, out, err)) < 0)
             return rc;
-        if (attempt >= STORE_PUSH_ATTEMPTS && now_ms() > deadline)
+        if (attempt >= STORE_PUSH_ATTEMPTS && vs_clock_mono_ms() > deadline)
             return vs_error_set(err, VS_ERECORDS,
                                 "the push to %s did not hold after %d attempts (other pushers kept "
                                 "moving %s); your commits are safe here: run `records push` again",

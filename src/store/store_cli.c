@@ -11,6 +11,7 @@
 #include "render/markdown.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 static const char log_help[] =
     "usage: vramsheet log [SHEET] [--records PATH] [-n N] [--json]\n"
@@ -59,17 +60,6 @@ static char *records_path(const char *given)
     p = strdup(vs_interp_records_path(ip));
     vs_interp_free(ip);
     return p;
-}
-
-static void iso_time(char *out, size_t len, int64_t t, int offset_min)
-{
-    time_t local = (time_t)(t + (int64_t)offset_min * 60);
-    struct tm tm;
-    int off = offset_min < 0 ? -offset_min : offset_min;
-    gmtime_r(&local, &tm);
-    snprintf(out, len, "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, offset_min < 0 ? '-' : '+', off / 60,
-             off % 60);
 }
 
 static int usage_error(const char *cmd, const char *msg, const char *help)
@@ -124,7 +114,7 @@ int vs_log_main(int argc, char **argv)
         char *s;
         for (k = 0; k < h.n; k++) {
             char when[80];
-            iso_time(when, sizeof when, h.revs[k].time, h.revs[k].offset);
+            vs_clock_iso_offset(when, sizeof when, h.revs[k].time, h.revs[k].offset);
             json_array_append_new(revs, json_pack("{s:s, s:s, s:s}", "commit", h.revs[k].commit,
                                                   "message", h.revs[k].message, "time", when));
         }
@@ -141,7 +131,7 @@ int vs_log_main(int argc, char **argv)
     } else {
         for (k = 0; k < h.n; k++) {
             char when[80];
-            iso_time(when, sizeof when, h.revs[k].time, h.revs[k].offset);
+            vs_clock_iso_offset(when, sizeof when, h.revs[k].time, h.revs[k].offset);
             printf("%s %s %.*s\n", h.revs[k].commit, when, (int)strcspn(h.revs[k].message, "\n"),
                    h.revs[k].message);
         }

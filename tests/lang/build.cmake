@@ -18,11 +18,5 @@ add_test(NAME lang.run.usage
 set_tests_properties(lang.run.usage PROPERTIES LABELS "lang")
 
 # Benchmark (not a test): median time to evaluate and render a 200-line cell.
-add_executable(bench_lang ${PROJECT_SOURCE_DIR}/tests/bench/bench_lang.c)
-target_link_libraries(bench_lang PRIVATE vscore)
-
-if(VS_FUZZ)
-  add_executable(fuzz_cell ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_cell.c)
-  target_link_libraries(fuzz_cell PRIVATE vscore)
-  target_link_options(fuzz_cell PRIVATE -fsanitize=fuzzer)
-endif()
+vs_bench(bench_lang)
+vs_fuzz_target(fuzz_cell)

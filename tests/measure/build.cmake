@@ -27,8 +27,7 @@ foreach(_t test_measure test_measure_nvml test_measure_runner test_measure_sampl
 endforeach()
 
 # --- benchmark: sampler CPU at 10 ms and output latency with the gauge on ---
-add_executable(bench_measure ${PROJECT_SOURCE_DIR}/tests/bench/bench_measure.c)
-target_link_libraries(bench_measure PRIVATE vscore)
+vs_bench(bench_measure)
 add_dependencies(bench_measure fake_nvml)
 add_test(NAME bench.measure COMMAND bench_measure $<TARGET_FILE:fake_nvml> 3)
 set_tests_properties(bench.measure PROPERTIES LABELS bench TIMEOUT 120)
@@ -38,20 +37,11 @@ add_test(NAME measure.torch_helper
          COMMAND /usr/bin/python3 -m unittest -v test_vramsheet_torch
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/measure)
 set_tests_properties(measure.torch_helper PROPERTIES LABELS measure TIMEOUT 60)
-if(DEFINED VS_TEST_JUPYTER_PATH)
-  add_test(NAME measure.kernel
-           COMMAND /usr/bin/python3 -m unittest -v test_measure_kernel
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/measure)
-  set_tests_properties(measure.kernel PROPERTIES LABELS measure TIMEOUT 180
-    ENVIRONMENT "JUPYTER_PATH=${VS_TEST_JUPYTER_PATH};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>;PYTHONUNBUFFERED=1")
-endif()
+vs_kernel_test(measure.kernel ${PROJECT_SOURCE_DIR}/tests/measure test_measure_kernel measure 180
+               "VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>;PYTHONUNBUFFERED=1")
 
 # --- fuzz target: the phase-fd line parser ---
-if(VS_FUZZ)
-  add_executable(fuzz_measure ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_measure.c)
-  target_link_libraries(fuzz_measure PRIVATE vscore)
-  target_link_options(fuzz_measure PRIVATE -fsanitize=fuzzer)
-endif()
+vs_fuzz_target(fuzz_measure)
 
 # --- the CUDA workload for the real-GPU check: built only where nvcc exists ---
 find_program(VS_NVCC nvcc HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)

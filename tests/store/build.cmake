@@ -20,6 +20,5 @@ if(NOT VS_FUZZ)
   set_tests_properties(store.cli PROPERTIES LABELS store TIMEOUT 120)
 
   # Benchmark: built with the project, run by hand or by CI (not a ctest test).
-  add_executable(bench_store ${PROJECT_SOURCE_DIR}/tests/bench/bench_store.c)
-  target_link_libraries(bench_store PRIVATE vscore)
+  vs_bench(bench_store)
 endif()
