@@ -32,6 +32,24 @@ static int at_line(const vs_line *line, vs_error *err, int rc)
     return rc;
 }
 
+/* The sheet an optional SHEET[@REV] argument names, else the current sheet
+ * (rev stays as the caller set it). */
+static int sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen, const char **rev,
+                      vs_error *err)
+{
+    json_t *s;
+    int rc;
+    if (a) {
+        if ((rc = vs_store_parse_spec(a->value, id, idlen, rev, err)) < 0)
+            return vs_arg_error(a, err, rc);
+        return 0;
+    }
+    if (!(s = vs_ctx_sheet(ctx)))
+        return oom(err);
+    snprintf(id, idlen, "%s", json_string_value(json_object_get(s, "id")));
+    return 0;
+}
+
 static int open_store(vs_ctx *ctx, vs_store **st, vs_error *err)
 {
     const char *path = vs_ctx_records_path(ctx);
@@ -175,15 +193,8 @@ static int verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if ((rc = vs_line_no_extra(line, 1, "history [SHEET] [limit=N]", err)) < 0)
         return rc;
-    if (a) {
-        if ((rc = vs_store_parse_spec(a->value, id, sizeof id, &rev, err)) < 0)
-            return vs_arg_error(a, err, rc);
-    } else {
-        json_t *s = vs_ctx_sheet(ctx);
-        if (!s)
-            return oom(err);
-        snprintf(id, sizeof id, "%s", json_string_value(json_object_get(s, "id")));
-    }
+    if ((rc = sheet_spec(ctx, a, id, sizeof id, &rev, err)) < 0)
+        return rc;
     if ((rc = open_store(ctx, &st, err)) < 0 ||
         (rc = vs_store_history(st, id, (size_t)limit, &h, err)) < 0) {
         at_line(line, err, rc);
@@ -258,15 +269,8 @@ static int verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
-    if (a) {
-        if ((rc = vs_store_parse_spec(a->value, id, sizeof id, &rev, err)) < 0)
-            return vs_arg_error(a, err, rc);
-    } else {
-        json_t *s = vs_ctx_sheet(ctx);
-        if (!s)
-            return oom(err);
-        snprintf(id, sizeof id, "%s", json_string_value(json_object_get(s, "id")));
-    }
+    if ((rc = sheet_spec(ctx, a, id, sizeof id, &rev, err)) < 0)
+        return rc;
     if ((rc = open_store(ctx, &st, err)) < 0 ||
         (rc = load_sheet(st, id, rev, &sheet, &blob, err)) < 0) {
         vs_arg_error(a, err, rc);
