@@ -49,6 +49,8 @@ if(VS_VALGRIND)
   string(JOIN "" _vg_argv ${_vg_argv})
   string(JSON _vs_spec_vg SET "${_vs_spec}" argv "[${_vg_argv}]")
   string(JSON _vs_spec_vg SET "${_vs_spec_vg}" display_name "\"vramsheet (valgrind)\"")
+  # memcheck sees each JSON node only when jansson stays on malloc (src/util/pool.h)
+  string(JSON _vs_spec_vg SET "${_vs_spec_vg}" env "{\"VRAMSHEET_POOL\": \"0\"}")
   file(GENERATE OUTPUT ${VS_TEST_JUPYTER_PATH}/kernels/vramsheet-valgrind/kernel.json
        CONTENT "${_vs_spec_vg}\n")
 endif()

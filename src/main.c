@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/pool.h"
 
 static const struct {
     const char *name;
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     size_t i;
+    vs_pool_install(); /* before any JSON value exists */
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -14,6 +14,7 @@
 #include "measure/measure.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/pool.h"
 
 static const char usage_text[] =
     "usage: vramsheet probe --out FILE [--interval MS] [--phase NAME] [--timeout SECONDS]\n"
@@ -106,7 +107,7 @@ static void put_line(probe *p, json_t *j)
         }
         off += (size_t)w;
     }
-    free(s);
+    vs_json_free(s);
 }
 
 static json_t *iso_json(int64_t ms)

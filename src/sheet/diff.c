@@ -9,6 +9,7 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/pool.h"
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -245,7 +246,7 @@ static void fmt_value(vs_buf *b, const char *key, const json_t *v)
         if (s && strlen(s) > 240)
             strcpy(s + 237, "...");
         vs_buf_puts(b, s ? s : "?");
-        free(s);
+        vs_json_free(s);
     }
 }
 

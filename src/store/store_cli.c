@@ -12,6 +12,7 @@
 #include "sheet/sheet.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/pool.h"
 
 static const char log_help[] =
     "usage: vramsheet log [SHEET] [--records PATH] [-n N] [--json]\n"
@@ -127,7 +128,7 @@ int vs_log_main(int argc, char **argv)
             goto done;
         }
         printf("%s\n", s);
-        free(s);
+        vs_json_free(s);
     } else {
         for (k = 0; k < h.n; k++) {
             char when[80];

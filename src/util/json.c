@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/pool.h"
 #include "util/utf8.h"
 
 #define ONES 0x0101010101010101ULL
@@ -269,7 +270,7 @@ int vs_json_dump(const json_t *v, vs_buf *out)
         if (!s)
             return -1;
         vs_buf_puts(out, s);
-        free(s);
+        vs_json_free(s);
         break;
     }
     case JSON_TRUE:

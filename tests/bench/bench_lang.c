@@ -19,6 +19,7 @@
 #include "lang/verb.h"
 #include "util/buf.h"
 #include "util/json.h"
+#include "util/pool.h"
 
 static size_t rendered_bytes;
 static int serialize;
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
     int print_cell = argc > 1 && !strcmp(argv[1], "--cell");
     int runs = argc > 1 && !print_cell ? atoi(argv[1]) : 200, i, lines = 0, substituted = 0;
     vs_buf cell = VS_BUF_INIT;
-    vs_interp *ip = vs_interp_new(NULL);
+    vs_interp *ip = (vs_pool_install(), vs_interp_new(NULL));
     vs_sink sink;
     double *t;
     const char *card[] = {

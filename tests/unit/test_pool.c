@@ -1,0 +1,156 @@
+/* util/pool: blocks of every size keep their bytes, are reused by size class,
+ * survive a free on another thread, and jansson works on top of the pool
+ * (whole trees built, copied, serialised and freed). Each test runs in its own
+ * process (Check forks), so installing the pool in one leaves the others alone. */
+#include <check.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json.h"
+#include "util/pool.h"
+
+START_TEST(blocks_keep_their_bytes_at_every_size)
+{
+    enum { N = 700 };
+    unsigned char *p[N];
+    size_t i, k;
+    for (i = 0; i < N; i++) {
+        p[i] = vs_pool_alloc(i);
+        ck_assert_ptr_nonnull(p[i]);
+        ck_assert_uint_eq((uintptr_t)p[i] % 8, 0);
+        memset(p[i], (int)(i & 0xFF), i);
+    }
+    for (i = 0; i < N; i++)
+        for (k = 0; k < i; k++)
+            ck_assert_uint_eq(p[i][k], i & 0xFF);
+    for (i = 0; i < N; i++)
+        vs_pool_free(p[i]);
+    vs_pool_free(NULL);
+}
+END_TEST
+
+START_TEST(a_freed_block_is_reused_by_its_size_class)
+{
+    void *a = vs_pool_alloc(40), *b;
+    vs_pool_free(a);
+    b = vs_pool_alloc(33); /* 33 and 40 bytes share a class (48 with the header) */
+    ck_assert_ptr_eq(a, b);
+    vs_pool_free(b);
+    b = vs_pool_alloc(100); /* another class: not the freed block */
+    ck_assert_ptr_ne(a, b);
+    vs_pool_free(b);
+    /* large blocks go to malloc and come back whole */
+    a = vs_pool_alloc(1 << 20);
+    ck_assert_ptr_nonnull(a);
+    memset(a, 7, 1 << 20);
+    vs_pool_free(a);
+}
+END_TEST
+
+static void *free_all(void *arg)
+{
+    void **blocks = arg;
+    size_t i;
+    for (i = 0; blocks[i]; i++)
+        vs_pool_free(blocks[i]);
+    /* and this thread's own blocks, from the ones it was given */
+    for (i = 0; i < 100; i++)
+        blocks[i] = vs_pool_alloc(24);
+    for (i = 0; i < 100; i++)
+        vs_pool_free(blocks[i]);
+    return NULL;
+}
+
+START_TEST(blocks_made_on_one_thread_are_freed_on_another)
+{
+    void *blocks[1001];
+    pthread_t t;
+    size_t i;
+    for (i = 0; i < 1000; i++) {
+        blocks[i] = vs_pool_alloc(i % 300);
+        memset(blocks[i], 1, i % 300);
+    }
+    blocks[1000] = NULL;
+    ck_assert_int_eq(pthread_create(&t, NULL, free_all, blocks), 0);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    /* this thread's lists are intact */
+    for (i = 0; i < 1000; i++) {
+        void *p = vs_pool_alloc(64);
+        memset(p, 2, 64);
+        vs_pool_free(p);
+    }
+}
+END_TEST
+
+START_TEST(jansson_builds_copies_dumps_and_frees_through_the_pool)
+{
+    json_malloc_t m;
+    json_free_t f;
+    json_t *root, *copy;
+    vs_buf b = VS_BUF_INIT;
+    char *ref;
+    int installed = vs_pool_install(), i;
+    json_get_alloc_funcs(&m, &f);
+    if (installed) {
+        ck_assert_ptr_eq(m, vs_pool_alloc);
+        ck_assert_ptr_eq(f, vs_pool_free);
+    } else {
+        /* a sanitizer build: jansson stays on malloc so ASan sees every node */
+        ck_assert_ptr_eq(f, free);
+    }
+    ck_assert_int_eq(vs_pool_install(), installed); /* a second call changes nothing */
+    root = json_object();
+    for (i = 0; i < 2000; i++) {
+        char key[32], val[600];
+        snprintf(key, sizeof key, "component_%d", i);
+        memset(val, 'a' + i % 26, (size_t)(i % 599));
+        val[i % 599] = '\0';
+        json_object_set_new(root, key,
+                            json_pack("{s:s, s:I, s:[i, s]}", "name", val, "bytes",
+                                      (json_int_t)i << 20, "list", i, key));
+    }
+    copy = vs_json_copy(root);
+    ck_assert(json_equal(root, copy));
+    ref = json_dumps(root, JSON_COMPACT);
+    ck_assert_ptr_nonnull(ref);
+    ck_assert_int_eq(vs_json_dump(copy, &b), 0);
+    ck_assert_str_eq(vs_buf_str(&b), ref);
+    vs_json_free(ref); /* json_dumps's text goes back to jansson's allocator */
+    json_decref(root);
+    ck_assert_uint_eq(json_object_size(copy), 2000);
+    json_decref(copy);
+    vs_buf_free(&b);
+}
+END_TEST
+
+START_TEST(pool_can_be_turned_off_from_the_environment)
+{
+    json_malloc_t m;
+    json_free_t f;
+    setenv("VRAMSHEET_POOL", "0", 1);
+    ck_assert_int_eq(vs_pool_install(), 0);
+    json_get_alloc_funcs(&m, &f);
+    ck_assert_ptr_eq(f, free);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pool");
+    TCase *tc = tcase_create("pool");
+    SRunner *sr;
+    int failed;
+    tcase_add_test(tc, blocks_keep_their_bytes_at_every_size);
+    tcase_add_test(tc, a_freed_block_is_reused_by_its_size_class);
+    tcase_add_test(tc, blocks_made_on_one_thread_are_freed_on_another);
+    tcase_add_test(tc, jansson_builds_copies_dumps_and_frees_through_the_pool);
+    tcase_add_test(tc, pool_can_be_turned_off_from_the_environment);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
