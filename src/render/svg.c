@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sheet/units.h"
@@ -102,32 +103,119 @@ static void put_gib(vs_buf *b, uint64_t bytes)
     vs_buf_puts(b, " GiB");
 }
 
-char *vs_svg_budget(const char *title, const vs_svg_segment *segs, size_t nsegs,
+/* What the chart draws of a long reserve. Past a dozen slices a stack is
+ * unreadable (a 185-component sheet drew 185 slivers and as many legend rows)
+ * and the unknown ones, each at a fixed height, outgrew the known part. The
+ * chart keeps the first segment (the weights), the largest known components
+ * in the sheet's order, one slice for the other known ones summed, and one
+ * hatched slice for the unknown ones when there are more than a few. The
+ * envelope's table beside it lists every component. */
+#define CHART_KNOWN_MAX 12
+#define CHART_UNKNOWN_MAX 3
+
+typedef struct {
+    vs_svg_segment segs[CHART_KNOWN_MAX + CHART_UNKNOWN_MAX + 1];
+    size_t n;
+    char rest_label[48], unknown_label[48];
+} drawn_segments;
+
+static int larger_first(const void *a, const void *b)
+{
+    const vs_svg_segment *x = *(const vs_svg_segment *const *)a;
+    const vs_svg_segment *y = *(const vs_svg_segment *const *)b;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : (x > y) - (x < y);
+}
+
+/* Fills d from segs; the segments drawn point into segs. -1 when memory is short. */
+static int group_segments(drawn_segments *d, const vs_svg_segment *segs, size_t nsegs,
+                          size_t nunknown)
+{
+    /* slots: the first known segment, `keep` others, the summed rest */
+    const size_t keep = CHART_KNOWN_MAX - 2;
+    size_t i, k = 0, nknown = nsegs - nunknown, nrest = 0, ties = 0;
+    uint64_t threshold = 0, rest = 0;
+    const vs_svg_segment *first = NULL;
+    int grouping = nknown > CHART_KNOWN_MAX;
+
+    d->n = 0;
+    if (grouping) {
+        const vs_svg_segment **by_size = malloc(nknown * sizeof *by_size);
+        if (!by_size)
+            return -1;
+        for (i = 0; i < nsegs; i++) {
+            if (!segs[i].known)
+                continue;
+            if (!first)
+                first = &segs[i];
+            else
+                by_size[k++] = &segs[i];
+        }
+        qsort(by_size, k, sizeof *by_size, larger_first);
+        threshold = by_size[keep - 1]->bytes;
+        /* of the components as large as the threshold, the earliest are kept */
+        for (i = 0; i < keep; i++)
+            ties += by_size[i]->bytes == threshold;
+        free(by_size);
+    }
+    for (i = 0; i < nsegs; i++) {
+        const vs_svg_segment *s = &segs[i];
+        if (!s->known) {
+            if (nunknown <= CHART_UNKNOWN_MAX)
+                d->segs[d->n++] = *s;
+        } else if (!grouping || s == first || s->bytes > threshold ||
+                   (s->bytes == threshold && ties && ties--)) {
+            d->segs[d->n++] = *s;
+        } else {
+            rest += s->bytes;
+            nrest++;
+        }
+    }
+    if (nrest) {
+        snprintf(d->rest_label, sizeof d->rest_label, "%zu smaller components", nrest);
+        d->segs[d->n++] = (vs_svg_segment){d->rest_label, 1, rest, "summed"};
+    }
+    if (nunknown > CHART_UNKNOWN_MAX) {
+        snprintf(d->unknown_label, sizeof d->unknown_label, "%zu unknown components", nunknown);
+        d->segs[d->n++] = (vs_svg_segment){d->unknown_label, 0, 0, NULL};
+    }
+    return 0;
+}
+
+char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t all_nsegs,
                     const vs_svg_line *lines, size_t nlines)
 {
     const double left = 70, right = 450, top = 50, bar_x = 140, bar_w = 150, legend_x = 470;
     vs_buf b = VS_BUF_INIT;
     double known = 0, maxcap = 0, base, stub, top_val, step, axis_max, bottom, width = 780, height;
     double y_cursor, v;
-    size_t i, nunknown = 0, nlegend = nsegs + nlines;
+    size_t i, nunknown = 0, ndrawn_unknown = 0, nlegend, nsegs;
     uint64_t known_bytes = 0;
+    drawn_segments d;
+    const vs_svg_segment *segs;
 
-    for (i = 0; i < nsegs; i++) {
-        if (segs[i].known) {
-            known += (double)segs[i].bytes / GIB;
-            known_bytes += segs[i].bytes;
+    for (i = 0; i < all_nsegs; i++) {
+        if (all_segs[i].known) {
+            known += (double)all_segs[i].bytes / GIB;
+            known_bytes += all_segs[i].bytes;
         } else {
             nunknown++;
         }
     }
+    if (group_segments(&d, all_segs, all_nsegs, nunknown) < 0)
+        return NULL;
+    segs = d.segs;
+    nsegs = d.n;
+    for (i = 0; i < nsegs; i++)
+        ndrawn_unknown += !segs[i].known;
+    nlegend = nsegs + nlines;
     for (i = 0; i < nlines; i++)
         if ((double)lines[i].bytes / GIB > maxcap)
             maxcap = (double)lines[i].bytes / GIB;
     base = known > maxcap ? known : maxcap;
     if (base < 1)
         base = 1;
-    stub = base * 0.06; /* drawing height of one unknown component: not to scale */
-    top_val = known + (double)nunknown * stub;
+    stub = base * 0.06; /* drawing height of one unknown slice: not to scale */
+    top_val = known + (double)ndrawn_unknown * stub;
     if (maxcap > top_val)
         top_val = maxcap;
     top_val *= 1.1;
@@ -242,7 +330,7 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *segs, size_t nsegs,
     {
         double ly = top + 10;
         size_t color, k;
-        size_t nknown = nsegs - nunknown;
+        size_t nknown = nsegs - ndrawn_unknown;
         svgf(&b, "<text x=\"%f\" y=\"%f\" font-weight=\"bold\">components, per GPU</text>\n",
              legend_x, ly);
         ly += 18;

@@ -5,7 +5,10 @@
  * dashed outline and a fixed, labelled height ("unknown": not to scale), never
  * as zero. Each GPU offer is a horizontal line at its capacity, labelled with
  * its basis (device-reported bytes or nominal GB). The axis is in GiB and says
- * so. Pure string building: no I/O; every text is escaped.
+ * so. A long reserve is grouped so the chart stays readable: past 12 known
+ * components, the 10 largest are drawn and the others summed in one slice;
+ * past 3 unknown ones, one hatched slice stands for all of them (the totals
+ * still count each one). Pure string building: no I/O; every text is escaped.
  */
 #ifndef VS_RENDER_SVG_H
 #define VS_RENDER_SVG_H

@@ -1,5 +1,7 @@
 /* The budget chart: stacked components, unknown ones hatched, capacity lines. */
 #include <check.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +95,47 @@ START_TEST(empty_and_huge)
 }
 END_TEST
 
+/* A long reserve: the weights, the ten largest components in the sheet's
+ * order, one slice for the rest summed, one hatched slice for the unknown. */
+START_TEST(long_reserves_are_grouped)
+{
+    vs_svg_segment segs[41];
+    char names[41][16], *svg;
+    size_t i;
+    segs[0] = (vs_svg_segment){"weights", 1, 13ULL << 30, "params x bits / 8"};
+    for (i = 1; i <= 30; i++) {
+        snprintf(names[i], sizeof names[i], "part_%zu", i);
+        /* sizes 1..30 MiB, but part_20 and part_22 weigh 21 MiB as part_21 does:
+         * three ties at the threshold for two places */
+        segs[i] = (vs_svg_segment){names[i], 1, (uint64_t)(i == 20 || i == 22 ? 21 : i) << 20,
+                                   "estimated"};
+    }
+    for (i = 31; i <= 40; i++) {
+        snprintf(names[i], sizeof names[i], "unk_%zu", i);
+        segs[i] = (vs_svg_segment){names[i], 0, 0, "unknown"};
+    }
+    svg = vs_svg_budget(NULL, segs, 41, NULL, 0);
+    ck_assert_ptr_nonnull(svg);
+    ck_assert(strstr(svg, "<title>weights: 13.00 GiB</title>") != NULL);
+    /* the ten largest: part_23 .. part_30, then the two earliest of the ties */
+    for (i = 20; i <= 30; i++) {
+        char t[64];
+        snprintf(t, sizeof t, "<title>part_%zu: ", i);
+        ck_assert_msg(i == 22 ? !strstr(svg, t) : strstr(svg, t) != NULL, "%s", t);
+    }
+    ck_assert(strstr(svg, "<title>part_19: ") == NULL);
+    /* the other 20 summed: 1+..+19 MiB + 21 MiB (part_22) = 211 MiB = 0.21 GiB */
+    ck_assert(strstr(svg, "<title>20 smaller components: 0.21 GiB</title>") != NULL);
+    ck_assert_uint_eq(count(svg, "class=\"unknown\""), 1);
+    ck_assert(strstr(svg, "10 unknown components: unknown") != NULL);
+    /* the total still counts every component */
+    ck_assert(strstr(svg, "known part 13.45 GiB + 10 unknown") != NULL);
+    /* one legend row per slice drawn, not per component */
+    ck_assert_uint_eq(count(svg, "<rect x="), 13);
+    free(svg);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("svg");
@@ -102,6 +145,7 @@ int main(void)
     tcase_add_test(tc, seed_chart);
     tcase_add_test(tc, lines_sit_at_their_capacity);
     tcase_add_test(tc, empty_and_huge);
+    tcase_add_test(tc, long_reserves_are_grouped);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
