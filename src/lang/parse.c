@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/utf8.h"
 
@@ -305,42 +306,43 @@ static int verb_valid(const char *s)
     return 1;
 }
 
-static void line_clear(vs_line *l)
-{
-    size_t i;
-    for (i = 0; i < l->nargs; i++) {
-        free(l->args[i].key);
-        free(l->args[i].value);
-    }
-    free(l->args);
-    free(l->verb);
-    free(l->raw);
-    memset(l, 0, sizeof *l);
-}
-
 void vs_cell_free(vs_cell *cell)
 {
-    size_t i;
     if (!cell)
         return;
-    for (i = 0; i < cell->nlines; i++)
-        line_clear(&cell->lines[i]);
     free(cell->lines);
+    vs_arena_free(cell->arena);
     free(cell);
 }
 
-static int push_arg(vs_line *l, size_t *cap, vs_arg *a)
+/* What a line is built in before it is copied to the cell's arena: one text
+ * buffer and one argument array, reused line after line. */
+typedef struct {
+    vs_arena *arena;
+    vs_buf text;
+    vs_arg *args;
+    size_t nargs, cap;
+} scratch;
+
+static int push_arg(scratch *s, const vs_arg *a)
 {
-    if (l->nargs == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 4;
-        vs_arg *p = realloc(l->args, ncap * sizeof *p);
+    if (s->nargs == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 8;
+        vs_arg *p = realloc(s->args, ncap * sizeof *p);
         if (!p)
             return VS_ENOMEM;
-        l->args = p;
-        *cap = ncap;
+        s->args = p;
+        s->cap = ncap;
     }
-    l->args[l->nargs++] = *a;
+    s->args[s->nargs++] = *a;
     return 0;
+}
+
+/* The text buffer's contents, copied to the arena. */
+static char *keep_text(scratch *s)
+{
+    return vs_buf_failed(&s->text) ? NULL
+                                   : vs_arena_strndup(s->arena, vs_buf_str(&s->text), s->text.len);
 }
 
 static int oom(vs_error *err)
@@ -350,11 +352,11 @@ static int oom(vs_error *err)
 
 /* Parses the arguments of one logical line (the verb is already read). On `--`,
  * the rest of the logical line becomes raw (when allow_raw). */
-static int parse_args(cursor *c, vs_line *l, int allow_raw, vs_error *err)
+static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error *err)
 {
-    size_t cap = 0;
-    vs_buf b = VS_BUF_INIT;
+    vs_buf *b = &s->text;
     int rc = 0;
+    s->nargs = 0;
     for (;;) {
         vs_arg a;
         int ch;
@@ -400,7 +402,7 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, vs_error *err)
                     }
                     advance(c);
                 }
-                l->raw = strndup(c->s + start, c->i - start);
+                l->raw = vs_arena_strndup(s->arena, c->s + start, c->i - start);
                 if (!l->raw) {
                     rc = oom(err);
                     goto done;
@@ -409,9 +411,9 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, vs_error *err)
             }
             *c = save;
         }
-        vs_buf_reset(&b);
+        vs_buf_reset(b);
         if (ch == '"') {
-            rc = read_string(c, &b, err);
+            rc = read_string(c, b, err);
             if (rc < 0)
                 goto done;
             if (!arg_ends(c)) {
@@ -434,60 +436,63 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, vs_error *err)
                     break;
                 advance(c);
             }
-            vs_buf_append(&b, c->s + start, c->i - start);
-            if (peek(c, 0) == '=' && key_valid(vs_buf_str(&b), b.len)) {
+            vs_buf_append(b, c->s + start, c->i - start);
+            if (peek(c, 0) == '=' && key_valid(vs_buf_str(b), b->len)) {
                 a.kind = VS_ARG_PAIR;
-                a.key = strdup(vs_buf_str(&b));
+                a.key = keep_text(s);
                 if (!a.key) {
                     rc = oom(err);
                     goto done;
                 }
                 advance(c); /* '=' */
                 a.value_column = c->col;
-                vs_buf_reset(&b);
+                vs_buf_reset(b);
                 if (arg_ends(c)) {
                     rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
                                          "'%s=' has no value: expected %s=VALUE (quote an empty "
                                          "or spaced value: %s=\"...\")",
                                          a.key, a.key, a.key);
-                    free(a.key);
                     goto done;
                 }
                 if (peek(c, 0) == '"') {
-                    rc = read_string(c, &b, err);
+                    rc = read_string(c, b, err);
                     if (rc == 0 && !arg_ends(c))
                         rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
                                              "expected a space after the closing '\"'");
                     a.quoted = 1;
                 } else {
-                    rc = read_word(c, &b, err);
+                    rc = read_word(c, b, err);
                 }
                 if (rc < 0) {
-                    free(a.key);
                     goto done;
                 }
             } else {
-                rc = read_word(c, &b, err);
+                rc = read_word(c, b, err);
                 if (rc < 0)
                     goto done;
                 a.kind = VS_ARG_WORD;
             }
         }
-        if (vs_buf_failed(&b)) {
-            free(a.key);
+        if (vs_buf_failed(b)) {
             rc = oom(err);
             goto done;
         }
-        a.value = strdup(vs_buf_str(&b));
-        if (!a.value || push_arg(l, &cap, &a) < 0) {
-            free(a.key);
-            free(a.value);
+        a.value = keep_text(s);
+        if (!a.value || push_arg(s, &a) < 0) {
             rc = oom(err);
             goto done;
         }
     }
+    if (s->nargs) {
+        l->args = vs_arena_alloc(s->arena, s->nargs * sizeof *l->args);
+        if (!l->args) {
+            rc = oom(err);
+            goto done;
+        }
+        memcpy(l->args, s->args, s->nargs * sizeof *l->args);
+        l->nargs = s->nargs;
+    }
 done:
-    vs_buf_free(&b);
     return rc;
 }
 
@@ -506,15 +511,16 @@ static int push_line(vs_cell *cell, size_t *cap, vs_line *l)
 }
 
 /* Reads the verb at the cursor (a name, or %%name when magic). */
-static int read_verb(cursor *c, vs_line *l, int magic, vs_error *err)
+static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err)
 {
-    vs_buf b = VS_BUF_INIT;
+    vs_buf *b = &s->text;
     char what[32];
     int rc = 0;
+    vs_buf_reset(b);
     if (magic) {
         advance(c);
         advance(c);
-        vs_buf_puts(&b, "%%");
+        vs_buf_puts(b, "%%");
     }
     if (peek(c, 0) == '"') {
         rc = vs_error_set_at(err, VS_ESYNTAX, l->line, l->column,
@@ -524,26 +530,26 @@ static int read_verb(cursor *c, vs_line *l, int magic, vs_error *err)
     for (;;) {
         size_t start = c->i;
         skip_word_run(c, '#');
-        vs_buf_append(&b, c->s + start, c->i - start);
+        vs_buf_append(b, c->s + start, c->i - start);
         if (arg_ends(c) || peek(c, 0) == '#')
             break;
-        copy_char(c, &b);
+        copy_char(c, b);
     }
-    if (vs_buf_failed(&b)) {
+    if (vs_buf_failed(b)) {
         rc = oom(err);
         goto done;
     }
-    if (!verb_valid(vs_buf_str(&b) + (magic ? 2 : 0))) {
-        const char *s = vs_buf_str(&b);
-        snprintf(what, sizeof what, "%s", s);
-        if (strlen(s) >= sizeof what) {
+    if (!verb_valid(vs_buf_str(b) + (magic ? 2 : 0))) {
+        const char *v = vs_buf_str(b);
+        snprintf(what, sizeof what, "%s", v);
+        if (strlen(v) >= sizeof what) {
             /* cut on a code point boundary */
             size_t n = sizeof what - 4;
             while (n > 0 && ((unsigned char)what[n] & 0xC0) == 0x80)
                 n--;
             memcpy(what + n, "...", 4);
         }
-        if (strchr(s, '=') && !magic)
+        if (strchr(v, '=') && !magic)
             rc = vs_error_set_at(err, VS_ESYNTAX, l->line, l->column,
                                  "expected a verb at the start of the line, found the pair '%s' "
                                  "(a line reads `verb arguments`; `help` lists the verbs)",
@@ -555,11 +561,10 @@ static int read_verb(cursor *c, vs_line *l, int magic, vs_error *err)
                                  what);
         goto done;
     }
-    l->verb = vs_buf_take(&b);
+    l->verb = keep_text(s);
     if (!l->verb)
         rc = oom(err);
 done:
-    vs_buf_free(&b);
     return rc;
 }
 
@@ -567,6 +572,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
 {
     vs_cell *cell = NULL;
     cursor c;
+    scratch sc = {NULL, VS_BUF_INIT, NULL, 0, 0};
     size_t cap = 0;
     int rc, first = 1;
     *out = NULL;
@@ -574,8 +580,10 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
     if (rc < 0)
         return rc;
     cell = calloc(1, sizeof *cell);
-    if (!cell)
+    if (!cell || !(cell->arena = sc.arena = vs_arena_new())) {
+        free(cell);
         return oom(err);
+    }
     c.s = text;
     c.len = len;
     c.i = 0;
@@ -606,30 +614,30 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
             goto fail;
         }
         first = 0;
-        rc = read_verb(&c, &l, magic, err);
+        rc = read_verb(&c, &l, magic, &sc, err);
         if (rc == 0)
-            rc = parse_args(&c, &l, !magic, err);
+            rc = parse_args(&c, &l, !magic, &sc, err);
         if (rc == 0 && magic) {
             /* the rest of the cell, after the first line, is the body */
             if (peek(&c, 0) == '\n')
                 advance(&c);
             l.raw_line = c.line;
-            l.raw = strndup(c.s + c.i, c.len - c.i);
+            l.raw = vs_arena_strndup(sc.arena, c.s + c.i, c.len - c.i);
             if (!l.raw)
                 rc = oom(err);
             c.i = c.len;
         }
         if (rc == 0 && push_line(cell, &cap, &l) < 0)
             rc = oom(err);
-        if (rc < 0) {
-            line_clear(&l);
+        if (rc < 0)
             goto fail;
-        }
     }
     *out = cell;
-    return 0;
+    cell = NULL;
 fail:
     vs_cell_free(cell);
+    vs_buf_free(&sc.text);
+    free(sc.args);
     return rc;
 }
 
