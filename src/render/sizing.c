@@ -314,14 +314,13 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     b->nseg = 1;
     json_array_foreach(comps, i, c)
     {
-        json_t *jb = json_object_get(c, "bytes");
-        const char *cls = json_string_value(json_object_get(c, "class"));
-        int known = json_is_integer(jb) && json_integer_value(jb) >= 0;
+        vs_component_view v;
         vs_svg_segment *sg = &b->segs[b->nseg++];
-        sg->label = json_string_value(json_object_get(c, "name"));
-        sg->known = known;
-        sg->bytes = known ? vs_placement_per_gpu(pl, cls, (uint64_t)json_integer_value(jb)) : 0;
-        sg->status = json_string_value(json_object_get(c, "status"));
+        vs_component_view_read(&v, c);
+        sg->label = json_string_value(v.name);
+        sg->known = v.known;
+        sg->bytes = v.known ? vs_placement_per_gpu(pl, json_string_value(v.cls), v.value) : 0;
+        sg->status = json_string_value(v.status);
     }
     json_array_foreach(offers, i, c)
     {
@@ -414,20 +413,24 @@ json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
     }
     json_array_foreach(comps, i, c)
     {
-        json_t *jb = json_object_get(c, "bytes");
-        const char *name = json_string_value(json_object_get(c, "name"));
-        const char *status = json_string_value(json_object_get(c, "status"));
-        const char *cls = json_string_value(json_object_get(c, "class"));
-        const char *src = json_string_value(json_object_get(c, "source"));
-        int known = json_is_integer(jb) && json_integer_value(jb) >= 0;
-        uint64_t per = known ? vs_placement_per_gpu(&pl, cls, (uint64_t)json_integer_value(jb)) : 0;
+        vs_component_view v;
+        const char *name, *status, *cls, *src;
+        int known;
+        uint64_t per;
         char srcbuf[512];
         const char *row[7];
+        vs_component_view_read(&v, c);
+        name = json_string_value(v.name);
+        status = json_string_value(v.status);
+        cls = json_string_value(v.cls);
+        src = json_string_value(v.source);
+        known = v.known;
+        per = known ? vs_placement_per_gpu(&pl, cls, v.value) : 0;
         if (known)
             vs_render_amount(per, b, gb, gib);
         if (known && vs_placement_ways(&pl, cls) > 1) {
             char whole[48];
-            vs_units_grouped(whole, sizeof whole, (uint64_t)json_integer_value(jb));
+            vs_units_grouped(whole, sizeof whole, v.value);
             snprintf(srcbuf, sizeof srcbuf, "%s B / %u GPUs; %s", whole,
                      vs_placement_ways(&pl, cls), src ? src : "");
             src = srcbuf;

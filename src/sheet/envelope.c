@@ -96,14 +96,14 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
     /* json_array_foreach evaluates its array argument on every turn */
     json_array_foreach(comps, i, c)
     {
-        json_t *b = json_object_get(c, "bytes");
-        const char *cls = json_string_value(json_object_get(c, "class"));
+        vs_component_view v;
         uint64_t per;
-        if (!json_is_integer(b) || json_integer_value(b) < 0) {
+        vs_component_view_read(&v, c);
+        if (!v.known) {
             e.n_unknown++;
             continue;
         }
-        per = vs_placement_per_gpu(&pl, cls, (uint64_t)json_integer_value(b));
+        per = vs_placement_per_gpu(&pl, json_string_value(v.cls), v.value);
         if (__builtin_add_overflow(e.reserve_bytes, per, &e.reserve_bytes))
             return vs_error_set(err, VS_EUNIT, "the reserve does not fit in 64 bits");
         e.conservative = 1;
@@ -123,11 +123,10 @@ static json_t *bytes_or_null(int known, uint64_t v)
     return known ? json_integer((json_int_t)v) : json_null();
 }
 
-/* The string at c[key] (shared: scalars are never mutated), or null. */
-static json_t *shared_string(const json_t *c, const char *key)
+/* A string of the sheet (shared: scalars are never mutated), or null. */
+static json_t *shared_string(json_t *v)
 {
-    json_t *v = json_object_get(c, key);
-    return json_is_string(v) ? json_incref(v) : json_null();
+    return v ? json_incref(v) : json_null();
 }
 
 json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet)
@@ -152,28 +151,28 @@ json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet)
         goto fail;
     json_array_foreach(sheet_comps, i, c)
     {
-        json_t *b = json_object_get(c, "bytes");
-        const char *cls = json_string_value(json_object_get(c, "class"));
-        const char *name = json_string_value(json_object_get(c, "name"));
-        int known = json_is_integer(b) && json_integer_value(b) >= 0;
-        uint64_t v = known ? (uint64_t)json_integer_value(b) : 0;
+        vs_component_view v;
+        const char *cls;
+        json_t *o;
+        vs_component_view_read(&v, c);
+        cls = json_string_value(v.cls);
         /* Built key by key, sharing the sheet's strings: json_pack parses its
          * format for every one of a long sheet's components. */
-        json_t *o = json_object();
+        o = json_object();
         if (!o || json_array_append_new(comps, o) ||
-            json_object_set_new_nocheck(o, "name", shared_string(c, "name")) ||
-            json_object_set_new_nocheck(o, "bytes", bytes_or_null(known, v)) ||
-            json_object_set_new_nocheck(o, "status", shared_string(c, "status")) ||
-            json_object_set_new_nocheck(o, "source", shared_string(c, "source")) ||
-            json_object_set_new_nocheck(o, "phase", shared_string(c, "phase")) ||
+            json_object_set_new_nocheck(o, "name", shared_string(v.name)) ||
+            json_object_set_new_nocheck(o, "bytes", bytes_or_null(v.known, v.value)) ||
+            json_object_set_new_nocheck(o, "status", shared_string(v.status)) ||
+            json_object_set_new_nocheck(o, "source", shared_string(v.source)) ||
+            json_object_set_new_nocheck(o, "phase", shared_string(v.phase)) ||
+            json_object_set_new_nocheck(o, "class",
+                                        cls ? shared_string(v.cls) : json_string_nocheck("other")) ||
             json_object_set_new_nocheck(
-                o, "class", cls ? shared_string(c, "class") : json_string_nocheck("other")) ||
-            json_object_set_new_nocheck(o, "gpu_bytes",
-                                        bytes_or_null(known, vs_placement_per_gpu(&pl, cls, v))) ||
+                o, "gpu_bytes", bytes_or_null(v.known, vs_placement_per_gpu(&pl, cls, v.value))) ||
             json_object_set_new_nocheck(o, "ways",
                                         json_integer((json_int_t)vs_placement_ways(&pl, cls))))
             goto fail;
-        if (!known && name && json_array_append_new(unknown, shared_string(c, "name")))
+        if (!v.known && v.name && json_array_append_new(unknown, shared_string(v.name)))
             goto fail;
     }
     if (env->weights_known && env->weights_basis &&

@@ -103,6 +103,40 @@ int vs_sheet_card_uint(const json_t *sheet, const char *key, uint64_t *out)
     return 1;
 }
 
+/* Key k of length n is the literal lit: lengths first, then a fixed-size
+ * compare the compiler inlines. */
+#define KEY_IS(k, n, lit) ((n) == sizeof(lit) - 1 && !memcmp((k), (lit), sizeof(lit) - 1))
+
+void vs_component_view_read(vs_component_view *out, const json_t *component)
+{
+    void *it;
+    json_t *c = (json_t *)component;
+    memset(out, 0, sizeof *out);
+    for (it = json_object_iter(c); it; it = json_object_iter_next(c, it)) {
+        const char *k = json_object_iter_key(it);
+        size_t n = json_object_iter_key_len(it);
+        json_t *v = json_object_iter_value(it), **slot = NULL;
+        if (KEY_IS(k, n, "name"))
+            slot = &out->name;
+        else if (KEY_IS(k, n, "bytes"))
+            out->bytes = v;
+        else if (KEY_IS(k, n, "status"))
+            slot = &out->status;
+        else if (KEY_IS(k, n, "source"))
+            slot = &out->source;
+        else if (KEY_IS(k, n, "phase"))
+            slot = &out->phase;
+        else if (KEY_IS(k, n, "class"))
+            slot = &out->cls;
+        if (slot && json_is_string(v))
+            *slot = v;
+    }
+    if (json_is_integer(out->bytes) && json_integer_value(out->bytes) >= 0) {
+        out->known = 1;
+        out->value = (uint64_t)json_integer_value(out->bytes);
+    }
+}
+
 /* The name of component c, or NULL. Components are built (here and by the
  * record loader) with "name" as their first key: taking the first key skips a
  * hash lookup; any other layout falls back to the lookup. */

@@ -115,6 +115,19 @@ int vs_sheet_card_uint(const json_t *sheet, const char *key, uint64_t *out);
 /* The component named name in "components", or NULL. */
 json_t *vs_sheet_component(const json_t *sheet, const char *name);
 
+/* A component's fields, read in one walk over its keys: a long sheet's
+ * envelope, chart, table and payload read five or six fields of each of
+ * hundreds of components, and a hashed lookup per field was a tenth of a
+ * cell. Values are borrowed from the component; a field that is absent, or
+ * not of its type, reads as NULL (bytes: known = 0). */
+typedef struct vs_component_view {
+    json_t *name, *status, *source, *phase, *cls; /* JSON strings */
+    json_t *bytes;                               /* the JSON integer */
+    int known;                                   /* bytes is an integer >= 0 */
+    uint64_t value;                              /* bytes when known, else 0 */
+} vs_component_view;
+void vs_component_view_read(vs_component_view *out, const json_t *component);
+
 /* Adds or replaces the component named name. An existing "measured" component is
  * never replaced by an estimate: returns VS_EVALUE saying so. known=0 stores
  * bytes null. status is "estimated", "measured" or "unknown"; source and phase

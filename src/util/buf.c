@@ -88,6 +88,12 @@ void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap)
     /* Format straight into the free space; only text that does not fit is
      * formatted a second time, after growing. */
     room = b->data ? b->cap - b->len : 0;
+    if (room < 64) {
+        /* a fresh or full buffer: room first, so one formatting pass is enough */
+        if (grow(b, 64) < 0)
+            return;
+        room = b->cap - b->len;
+    }
     va_copy(ap2, ap);
     n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap2);
     va_end(ap2);
