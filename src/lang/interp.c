@@ -522,8 +522,9 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, json
         goto done;
 
     /* A cell is atomic: everything it may change is copied first. The copy
-     * shares the strings and numbers, which nothing mutates (util/json.h). */
-    snap = vs_json_copy(ip->sheets);
+     * shares the strings and numbers, which nothing mutates (util/json.h),
+     * and the components, which are replaced, never edited (sheet.h). */
+    snap = vs_sheets_snapshot(ip->sheets);
     snap_current = ip->current;
     if (ip->set_records && !(snap_records = strdup(ip->set_records)))
         snap = (json_decref(snap), NULL);

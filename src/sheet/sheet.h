@@ -115,6 +115,14 @@ int vs_sheet_card_uint(const json_t *sheet, const char *key, uint64_t *out);
 /* The component named name in "components", or NULL. */
 json_t *vs_sheet_component(const json_t *sheet, const char *name);
 
+/* A copy of a session's sheets (a JSON array of sheets) to put back when a
+ * cell fails. A stored component is never edited in place (it is replaced
+ * whole by vs_sheet_put_component or removed), so the copy shares the
+ * component objects; everything else a verb may edit in place (the sheets,
+ * their card, arrays and other objects) is copied. Scalars are shared as
+ * util/json says. A new reference, or NULL when memory is short. */
+json_t *vs_sheets_snapshot(json_t *sheets);
+
 /* A component's fields, read in one walk over its keys: a long sheet's
  * envelope, chart, table and payload read five or six fields of each of
  * hundreds of components, and a hashed lookup per field was a tenth of a

@@ -212,6 +212,25 @@ START_TEST(test_atomic_cell)
         ck_assert_str_eq(s1, s2);
         free(s1);
         free(s2);
+        /* components the failed cell replaced, changed status of or removed
+         * come back as they were: the snapshot shares them (sheet.h) */
+        r = run_ok(ip, "reserve kv 16GiB source=\"first\"\nreserve act status=unknown", NULL);
+        json_decref(r);
+        r = run_ok(ip, "sheet first", NULL);
+        s1 = json_dumps(payload(r), JSON_SORT_KEYS | JSON_COMPACT);
+        json_decref(r);
+        ck_assert_ptr_nonnull(strstr(s1, "\"source\":\"first\""));
+        ck_assert_int_lt(run_err(ip,
+                                 "reserve kv 20GiB source=\"second\"\nreserve act 1GiB\n"
+                                 "reserve remove reserve\nreserve extra 1GiB\nbogus",
+                                 &err),
+                         0);
+        r = run_ok(ip, "sheet first", NULL);
+        s2 = json_dumps(payload(r), JSON_SORT_KEYS | JSON_COMPACT);
+        json_decref(r);
+        ck_assert_str_eq(s1, s2);
+        free(s1);
+        free(s2);
     }
     free(before);
     vs_interp_free(ip);
