@@ -672,31 +672,49 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)
         return vs_arg_error(a0, err, rc);
-    if (known) {
-        vs_units_describe(desc, sizeof desc, bytes);
-        if (amount_arg == a0)
-            snprintf(head, sizeof head, "reserve: %s, one declared lump (%s)", desc, status);
-        else
-            snprintf(head, sizeof head, "reserve %s: %s (%s)", name, desc, status);
-    } else {
-        snprintf(head, sizeof head, "reserve %s: unknown, still to estimate or measure", name);
-    }
     {
         /* One line, not a one-row table: a cell of many reserve lines reads as a
-         * list, and `envelope` shows them all as a table. */
-        vs_buf where = VS_BUF_INIT;
+         * list, and `envelope` shows them all as a table. Pieces, not printf:
+         * most lines of a long cell are these. */
+        vs_buf headline = VS_BUF_INIT, where = VS_BUF_INIT;
         const char *notes[3] = {NULL, NULL, NULL};
-        vs_buf_printf(&where, "class %s%s%s, source: %s", cls, ph ? ", phase " : "",
-                      ph ? ph->value : "", src ? src->value : "declared");
-        if (vs_buf_failed(&where)) {
-            vs_buf_free(&where);
-            return oom(err);
+        if (known) {
+            vs_units_describe(desc, sizeof desc, bytes);
+            vs_buf_puts(&headline, "reserve");
+            if (amount_arg != a0) {
+                vs_buf_putc(&headline, ' ');
+                vs_buf_puts(&headline, name);
+            }
+            vs_buf_puts(&headline, ": ");
+            vs_buf_puts(&headline, desc);
+            vs_buf_puts(&headline, amount_arg == a0 ? ", one declared lump (" : " (");
+            vs_buf_puts(&headline, status);
+            vs_buf_putc(&headline, ')');
+        } else {
+            vs_buf_puts(&headline, "reserve ");
+            vs_buf_puts(&headline, name);
+            vs_buf_puts(&headline, ": unknown, still to estimate or measure");
         }
-        notes[0] = vs_buf_str(&where);
-        if (!strcmp(status, "measured") && !ph)
-            notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
-                       "source=";
-        rc = emit(ctx, vs_render_component_line(comp, "reserve", head, notes, NULL), err);
+        vs_buf_puts(&where, "class ");
+        vs_buf_puts(&where, cls);
+        if (ph) {
+            vs_buf_puts(&where, ", phase ");
+            vs_buf_puts(&where, ph->value);
+        }
+        vs_buf_puts(&where, ", source: ");
+        vs_buf_puts(&where, src ? src->value : "declared");
+        if (vs_buf_failed(&headline) || vs_buf_failed(&where)) {
+            rc = oom(err);
+        } else {
+            notes[0] = vs_buf_str(&where);
+            if (!strcmp(status, "measured") && !ph)
+                notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
+                           "source=";
+            rc = emit(ctx,
+                      vs_render_component_line(comp, "reserve", vs_buf_str(&headline), notes, NULL),
+                      err);
+        }
+        vs_buf_free(&headline);
         vs_buf_free(&where);
         return rc;
     }

@@ -79,6 +79,10 @@ json_t *vs_placement_to_json(const vs_placement *p)
 unsigned vs_placement_ways(const vs_placement *p, const char *cls)
 {
     int params, grads, optim, kv;
+    /* one GPU, or replicas: every component whole (asked per component of
+     * every envelope, so answered before any name is compared) */
+    if (p->gpus <= 1 || p->kind == VS_PLACE_SINGLE || p->kind == VS_PLACE_DDP)
+        return 1;
     if (!cls)
         cls = "other";
     params = !strcmp(cls, "weights") || !strcmp(cls, "parameters");
