@@ -291,7 +291,7 @@ static json_t *sheet_payload(const json_t *sheet, const char *action)
     {
         if (k[0] == '_')
             continue;
-        json_object_set_new(p, k, vs_json_copy(v));
+        json_object_set_new(p, k, vs_sheet_copy_field(k, v));
     }
     return p;
 }

@@ -121,6 +121,12 @@ static json_t *share_components(json_t *comps)
     return a;
 }
 
+json_t *vs_sheet_copy_field(const char *key, json_t *value)
+{
+    return json_is_array(value) && !strcmp(key, "components") ? share_components(value)
+                                                              : vs_json_copy(value);
+}
+
 json_t *vs_sheets_snapshot(json_t *sheets)
 {
     json_t *out = json_array(), *sheet;
@@ -136,8 +142,7 @@ json_t *vs_sheets_snapshot(json_t *sheets)
         for (it = json_object_iter(sheet); it; it = json_object_iter_next(sheet, it)) {
             const char *k = json_object_iter_key(it);
             json_t *v = json_object_iter_value(it);
-            json_t *x = json_is_array(v) && !strcmp(k, "components") ? share_components(v)
-                                                                     : vs_json_copy(v);
+            json_t *x = vs_sheet_copy_field(k, v);
             if (!x || json_object_setn_new_nocheck(copy, k, json_object_iter_key_len(it), x) < 0)
                 goto fail;
         }

@@ -122,6 +122,9 @@ json_t *vs_sheet_component(const json_t *sheet, const char *name);
  * their card, arrays and other objects) is copied. Scalars are shared as
  * util/json says. A new reference, or NULL when memory is short. */
 json_t *vs_sheets_snapshot(json_t *sheets);
+/* A copy of one field of a sheet (key, value) on the same terms: a new
+ * reference to a copy that shares the components and the scalars. */
+json_t *vs_sheet_copy_field(const char *key, json_t *value);
 
 /* A component's fields, read in one walk over its keys: a long sheet's
  * envelope, chart, table and payload read five or six fields of each of
