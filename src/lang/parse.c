@@ -108,11 +108,14 @@ static void copy_char(cursor *c, vs_buf *b)
 }
 
 /* One pass over the bytes before tokenizing: NUL bytes and invalid UTF-8 are
- * reported at their own position, whatever surrounds them. */
+ * reported at their own position, whatever surrounds them (the careful walk,
+ * which counts lines and columns, runs only when there is one). */
 static int check_text(const char *s, size_t len, vs_error *err)
 {
     size_t i = 0;
     int line = 1, col = 1;
+    if (vs_utf8_valid(s, len))
+        return 0;
     while (i < len) {
         unsigned char ch = (unsigned char)s[i];
         size_t k;

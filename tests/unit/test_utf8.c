@@ -37,6 +37,23 @@ START_TEST(test_valid_and_repair)
     ck_assert(!vs_utf8_valid("\xf4\x90\x80\x80", 4)); /* past U+10FFFF */
     ck_assert(!vs_utf8_valid("\xe2\x82", 2));         /* truncated */
     ck_assert(!vs_utf8_valid("a\0b", 3));
+    /* past the eight-bytes-at-a-time path: a NUL or a bad byte at every
+     * offset of a long ASCII text is still found */
+    {
+        char t[40];
+        size_t i;
+        memset(t, 'x', sizeof t);
+        ck_assert(vs_utf8_valid(t, sizeof t));
+        for (i = 0; i < sizeof t; i++) {
+            t[i] = '\0';
+            ck_assert_msg(!vs_utf8_valid(t, sizeof t), "NUL at %zu", i);
+            t[i] = (char)0xC0;
+            ck_assert_msg(!vs_utf8_valid(t, sizeof t), "0xC0 at %zu", i);
+            t[i] = 'x';
+        }
+        memcpy(t + 20, "\xe2\x82\xac", 3); /* a euro sign mid-text */
+        ck_assert(vs_utf8_valid(t, sizeof t));
+    }
     r = vs_utf8_repair("a\xffz\xe2\x82", 5);
     ck_assert_str_eq(r, "a\xef\xbf\xbdz\xef\xbf\xbd\xef\xbf\xbd");
     ck_assert(vs_utf8_valid(r, strlen(r)));
