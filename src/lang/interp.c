@@ -323,9 +323,8 @@ int vs_line_check_keys(const vs_line *line, const char *const *allowed, vs_error
         int ok = 0;
         if (a->kind != VS_ARG_PAIR)
             continue;
-        for (k = 0; allowed && allowed[k]; k++)
-            if (!strcmp(allowed[k], a->key))
-                ok = 1;
+        for (k = 0; allowed && allowed[k] && !ok; k++)
+            ok = allowed[k][0] == a->key[0] && !strcmp(allowed[k], a->key);
         if (!ok) {
             vs_buf b = VS_BUF_INIT;
             int rc;

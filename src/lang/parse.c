@@ -648,7 +648,8 @@ const vs_arg *vs_line_pair(const vs_line *line, const char *key)
 {
     size_t i;
     for (i = 0; i < line->nargs; i++)
-        if (line->args[i].kind == VS_ARG_PAIR && !strcmp(line->args[i].key, key))
+        if (line->args[i].kind == VS_ARG_PAIR && line->args[i].key[0] == key[0] &&
+            !strcmp(line->args[i].key, key))
             return &line->args[i];
     return NULL;
 }

@@ -23,7 +23,11 @@ int vs_json_utf8_valid(const char *s, size_t len)
 {
     size_t i = 0, k;
     while (i < len) {
-        /* eight ASCII bytes at a time: the common case by far */
+        /* ASCII, 32 then 8 bytes at a time: the common case by far (a long
+         * envelope's HTML is tens of KB of it) */
+        while (i + 32 <= len &&
+               !((load8(s + i) | load8(s + i + 8) | load8(s + i + 16) | load8(s + i + 24)) & HIGHS))
+            i += 32;
         while (i + 8 <= len && !(load8(s + i) & HIGHS))
             i += 8;
         if (i >= len)
