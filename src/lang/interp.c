@@ -778,6 +778,23 @@ static size_t char_boundary(const char *code, size_t len, size_t pos)
     return pos;
 }
 
+/* The keys to offer on a line of verb v: those of the form its first word
+ * names (vs_verb_forms), else all the verb's keys. toks holds the starts of
+ * the line's first tokens (the verb first). */
+static const char *const *form_keys(const vs_verb *v, const char *code, size_t ntok,
+                                    const size_t *toks)
+{
+    size_t i, n;
+    if (ntok < 2)
+        return v->keys;
+    n = strcspn(code + toks[1], " \t\r\n");
+    for (i = 0; vs_verb_forms[i].verb; i++)
+        if (!strcmp(vs_verb_forms[i].verb, v->name) && strlen(vs_verb_forms[i].word) == n &&
+            !strncmp(vs_verb_forms[i].word, code + toks[1], n))
+            return vs_verb_forms[i].keys;
+    return v->keys;
+}
+
 int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **out_matches,
                        size_t *out_start, size_t *out_end)
 {
@@ -847,12 +864,12 @@ int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **
         if (v->words && ntok == 1)
             for (i = 0; v->words[i]; i++)
                 add_match(m, v->words[i], prefix, plen);
-        if (v->keys)
-            for (i = 0; v->keys[i]; i++) {
-                char k[80];
-                snprintf(k, sizeof k, "%s=", v->keys[i]);
-                add_match(m, k, prefix, plen);
-            }
+        const char *const *keys = form_keys(v, code, ntok, toks);
+        for (i = 0; keys && keys[i]; i++) {
+            char k[80];
+            snprintf(k, sizeof k, "%s=", keys[i]);
+            add_match(m, k, prefix, plen);
+        }
     }
     return 0;
 }

@@ -36,6 +36,18 @@ typedef struct vs_verb {
     const char *const *words; /* first words it accepts (sub-verbs, formats), NULL-terminated */
 } vs_verb;
 
+/* A verb whose first word picks a form with keys of its own (`estimate kv`,
+ * `estimate training`): completion offers that form's keys, not every key the
+ * verb accepts. */
+typedef struct vs_verb_form {
+    const char *verb;        /* "estimate" */
+    const char *word;        /* "kv" */
+    const char *const *keys; /* NULL-terminated */
+} vs_verb_form;
+
+/* The forms with keys of their own, ending with {NULL}: src/lang/verbs_sizing.c. */
+extern const vs_verb_form vs_verb_forms[];
+
 /* The tables of the verb groups, each ending with {NULL}. */
 extern const vs_verb vs_verbs_core[];     /* help, convert, sheet, ...: src/lang/verbs_core.c */
 extern const vs_verb vs_verbs_sizing[];   /* card, reserve, estimate, envelope: verbs_sizing.c */

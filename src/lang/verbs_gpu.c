@@ -93,14 +93,21 @@ bad:
                            a->value);
 }
 
-/* "3d", "72h", "2w", "1mo": a whole number and a unit of time. */
+/* "3d", "72h", "2w", "1mo": a whole number and a unit of time. A package of
+ * no time ("0d") has no price per anything: refused. */
 static int check_period(const vs_arg *a, vs_error *err)
 {
     const char *p = a->value;
+    int nonzero = 0;
     if (*p < '0' || *p > '9')
         goto bad;
     while (*p >= '0' && *p <= '9')
-        p++;
+        nonzero |= *p++ != '0';
+    if (!nonzero)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                               "period=: '%s' is no time at all; expected a duration of at "
+                               "least one unit (period=3d)",
+                               a->value);
     if (!strcmp(p, "h") || !strcmp(p, "d") || !strcmp(p, "w") || !strcmp(p, "mo") ||
         !strcmp(p, "y"))
         return 0;

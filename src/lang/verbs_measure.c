@@ -1249,6 +1249,39 @@ done:
 
 /* ------------------------------------------------------------------ record */
 
+/* The scopes a counter can have (vs_measure_counter_scope says which a name
+ * implies): a measurement is compared only with others of its scope. */
+static int known_scope(const char *s)
+{
+    static const char *const scopes[] = {"device", "process", "tensors", "allocator", "reported",
+                                         NULL};
+    size_t i;
+    for (i = 0; scopes[i]; i++)
+        if (!strcmp(scopes[i], s))
+            return 1;
+    return 0;
+}
+
+/* A measurement's stage= names a stage of the sheet's procedure: one of the
+ * three the method names, or one declared with `stage`. */
+static int check_stage(const json_t *sheet, const vs_arg *a, vs_error *err)
+{
+    const json_t *st;
+    size_t i;
+    if (!strcmp(a->value, "short") || !strcmp(a->value, "usual") || !strcmp(a->value, "limit"))
+        return 0;
+    json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+    {
+        const char *n = json_string_value(json_object_get(st, "name"));
+        if (n && !strcmp(n, a->value))
+            return 0;
+    }
+    return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                           "stage=%s: no such stage on this sheet; expected short, usual, limit "
+                           "or a stage declared with `stage %s length=N ...`",
+                           a->value, a->value);
+}
+
 static const char *const record_keys[] = {"phase", "gpu", "counter", "scope", "gpu_name",
                                           "length", "concurrency", "microbatch", "stage",
                                           "host", "rank", NULL};
@@ -1289,6 +1322,13 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (bytes > (uint64_t)INT64_MAX)
         return vs_error_set_at(err, VS_EUNIT, amount->line, amount->column, "amount too large");
+    if (scope && !known_scope(scope->value))
+        return vs_error_set_at(err, VS_EVALUE, scope->line, scope->value_column,
+                               "scope=%s: expected device, process, tensors, allocator or "
+                               "reported (what the counter counts)",
+                               scope->value);
+    if (stage && (rc = check_stage(vs_ctx_sheet(ctx), stage, err)) < 0)
+        return rc;
     if ((rc = vs_line_get_uint(line, "gpu", 0, &gpu, &has_gpu, err)) < 0)
         return rc;
     if ((rc = vs_line_get_uint(line, "rank", 0, &rank, &has_rank, err)) < 0)
@@ -1615,8 +1655,9 @@ const vs_verb vs_verbs_measure[] = {
      "Adds a raw measurement to the sheet, as read elsewhere (a log, nvidia-smi, torch): the "
      "phase, the GPU index, the counter (torch.max_memory_reserved, ...), its peak with a byte "
      "unit, and the dims that were executed. Its scope follows the counter's name (allocated: "
-     "tensors; reserved: allocator) unless scope= says it. A measurement at smaller dims than "
-     "the card does not validate the card.",
+     "tensors; reserved: allocator) unless scope= says it: device, process, tensors, allocator "
+     "or reported. stage= is short, usual, limit or a stage declared with `stage`. A "
+     "measurement at smaller dims than the card does not validate the card.",
      record_keys, NULL},
     {"measured", verb_measured,
      "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS]  |  measured NAME from=#N",

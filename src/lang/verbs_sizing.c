@@ -733,6 +733,12 @@ static const char *const act_keys[] = {"layers", "hidden", "heads", "checkpointi
 static const char *const quant_keys[] = {"scheme", "group", "double", "bits",
                                          "params", "name",  NULL};
 
+const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", kv_keys},
+                                      {"estimate", "training", training_keys},
+                                      {"estimate", "activations", act_keys},
+                                      {"estimate", "quant", quant_keys},
+                                      {NULL, NULL, NULL}};
+
 /* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
 static int shape(const vs_line *line, const json_t *sheet, const char *key, const char *arch_key,
                  uint64_t *out, int *from_arch, vs_error *err)

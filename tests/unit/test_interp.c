@@ -340,6 +340,26 @@ START_TEST(test_complete)
     ck_assert(!has_match(m, "bf16"));
     ck_assert_uint_eq(start, strlen("estimate kv dtype="));
     json_decref(m);
+    /* the keys of the form the first word names, not every estimator's */
+    if (vs_verb_find("estimate")) {
+        code = "estimate kv ";
+        ck_assert_int_eq(vs_interp_complete(ip, code, strlen(code), &m, &start, &end), 0);
+        ck_assert(has_match(m, "kv_heads="));
+        ck_assert(has_match(m, "head_dim="));
+        ck_assert(!has_match(m, "optimizer="));
+        ck_assert(!has_match(m, "checkpointing="));
+        json_decref(m);
+        code = "estimate training o";
+        ck_assert_int_eq(vs_interp_complete(ip, code, strlen(code), &m, &start, &end), 0);
+        ck_assert(has_match(m, "optimizer="));
+        ck_assert_uint_eq(json_array_size(m), 1);
+        json_decref(m);
+        code = "estimate h"; /* no form yet: every key */
+        ck_assert_int_eq(vs_interp_complete(ip, code, strlen(code), &m, &start, &end), 0);
+        ck_assert(has_match(m, "head_dim="));
+        ck_assert(has_match(m, "hidden="));
+        json_decref(m);
+    }
     code = "format b";
     ck_assert_int_eq(vs_interp_complete(ip, code, strlen(code), &m, &start, &end), 0);
     ck_assert(has_match(m, "bf16"));

@@ -402,6 +402,21 @@ START_TEST(test_record_and_measured)
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c, "record phase=load gpu=0 counter=x 12apples", &p, &err), VS_EUNIT);
     ck_assert_int_eq(exec(ip, &c, "record phase=load counter=x", &p, &err), VS_EVALUE);
+    /* scope= is one of the five scopes; stage= names a stage of the procedure */
+    ck_assert_int_eq(exec(ip, &c, "record phase=load gpu=0 counter=x 1GiB scope=everything", &p,
+                          &err),
+                     VS_EVALUE);
+    ck_assert_int_eq(err.column, 46); /* the value */
+    ck_assert_int_eq(exec(ip, &c, "record phase=load gpu=0 counter=x 1GiB stage=warmup", &p, &err),
+                     VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "stage warmup length=N"));
+    ck_assert_int_eq(exec(ip, &c,
+                          "stage warmup length=128 concurrency=1\n"
+                          "record phase=load gpu=0 counter=x 1GiB stage=warmup scope=tensors\n"
+                          "record phase=load gpu=0 counter=y 1GiB stage=limit",
+                          &p, &err),
+                     0);
+    json_decref(p);
 
     ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=#1 class=kv_cache", &p, &err), 0);
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "component");

@@ -168,6 +168,8 @@ START_TEST(test_gpu_bad_values)
     ck_assert_int_eq(run("gpu \"RTX 4090\" price=USD"), VS_EVALUE);
     ck_assert_int_eq(run("gpu \"RTX 4090\" price=4.7e1USD"), VS_EVALUE);
     ck_assert_int_eq(run("gpu \"RTX 4090\" period=3days"), VS_EVALUE);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" period=0d"), VS_EVALUE);
+    ck_assert_int_eq(run("gpu \"RTX 4090\" period=000h"), VS_EVALUE);
     ck_assert_int_eq(run("gpu \"RTX 4090\" cards=0"), VS_EVALUE);
     ck_assert_int_eq(run("gpu \"RTX 4090\" memory=24"), VS_EUNIT);
     ck_assert_int_eq(run("gpu \"RTX 4090\" speed=fast"), VS_EVALUE);
