@@ -1,6 +1,7 @@
 #include "util/pool.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,13 @@ typedef union block {
 static _Thread_local block *free_list[NCLASS];
 static _Thread_local char *bump, *bump_end;
 
+/* Every chunk, linked through its first word. Chunks outlive the thread that
+ * took them (its blocks may be in use anywhere), so they stay reachable from
+ * here for the life of the process: a leak checker sees memory in use, not
+ * memory lost. Taken rarely (64 KiB at a time), so a lock costs nothing. */
+static pthread_mutex_t chunks_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *chunks;
+
 static void *carve(size_t size)
 {
     char *p;
@@ -34,7 +42,11 @@ static void *carve(size_t size)
         char *c = malloc(CHUNK);
         if (!c)
             return NULL;
-        bump = c;
+        pthread_mutex_lock(&chunks_lock);
+        *(void **)c = chunks;
+        chunks = c;
+        pthread_mutex_unlock(&chunks_lock);
+        bump = c + 16; /* after the link, keeping blocks 16-aligned */
         bump_end = c + CHUNK;
     }
     p = bump;
