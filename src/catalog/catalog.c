@@ -16,6 +16,10 @@ static pthread_once_t catalog_once = PTHREAD_ONCE_INIT;
 static json_t *catalog_json;
 static const char **catalog_names;
 static const char *const catalog_no_names[] = {NULL};
+/* Per entry, the lookup keys of its name and aliases (vs_catalog_key), each
+ * NUL-terminated, the list ending with an empty key: computed once, since
+ * every `gpu` line searches the whole catalogue. */
+static char **catalog_keys;
 
 static const char *str_or_empty(const char *s)
 {
@@ -38,9 +42,33 @@ static void catalog_load(void)
     }
     n = json_array_size(gpus);
     catalog_names = calloc(n + 1, sizeof *catalog_names);
-    if (!catalog_names)
+    catalog_keys = calloc(n + 1, sizeof *catalog_keys);
+    if (!catalog_names || !catalog_keys) {
+        free(catalog_names);
+        free(catalog_keys);
+        catalog_names = NULL;
+        catalog_keys = NULL;
         return;
-    json_array_foreach(gpus, i, g) catalog_names[i] = json_string_value(json_object_get(g, "name"));
+    }
+    json_array_foreach(gpus, i, g)
+    {
+        vs_buf keys = VS_BUF_INIT;
+        char k[256];
+        size_t j;
+        json_t *a;
+        catalog_names[i] = json_string_value(json_object_get(g, "name"));
+        vs_catalog_key(k, sizeof k, str_or_empty(catalog_names[i]));
+        if (k[0]) /* an empty key would end the list */
+            vs_buf_append(&keys, k, strlen(k) + 1);
+        json_array_foreach(json_object_get(g, "aliases"), j, a)
+        {
+            vs_catalog_key(k, sizeof k, str_or_empty(json_string_value(a)));
+            if (k[0])
+                vs_buf_append(&keys, k, strlen(k) + 1);
+        }
+        vs_buf_putc(&keys, '\0');
+        catalog_keys[i] = vs_buf_take(&keys); /* NULL when memory was short: no match */
+    }
 }
 
 const json_t *vs_catalog(void)
@@ -151,22 +179,15 @@ char *vs_catalog_key(char *out, size_t outlen, const char *name)
     return out;
 }
 
-static int entry_matches(const json_t *g, const char *key, int prefix)
+static int entry_matches(size_t i, const char *key, int prefix)
 {
-    char k[256];
-    size_t i, kl = strlen(key);
-    json_t *a;
-    if (!kl)
+    size_t kl = strlen(key);
+    const char *k;
+    if (!kl || !catalog_keys || !catalog_keys[i])
         return 0;
-    vs_catalog_key(k, sizeof k, str_or_empty(json_string_value(json_object_get(g, "name"))));
-    if (prefix ? !strncmp(k, key, kl) || strstr(k, key) != NULL : !strcmp(k, key))
-        return 1;
-    json_array_foreach(json_object_get(g, "aliases"), i, a)
-    {
-        vs_catalog_key(k, sizeof k, str_or_empty(json_string_value(a)));
+    for (k = catalog_keys[i]; *k; k += strlen(k) + 1)
         if (prefix ? !strncmp(k, key, kl) || strstr(k, key) != NULL : !strcmp(k, key))
             return 1;
-    }
     return 0;
 }
 
@@ -182,7 +203,7 @@ int vs_catalog_find(vs_gpu_spec *out, const char *name, vs_error *err)
     vs_catalog_key(key, sizeof key, name);
     json_array_foreach(gpus, i, g)
     {
-        if (entry_matches(g, key, 0)) {
+        if (entry_matches(i, key, 0)) {
             spec_fill(out, g);
             return 0;
         }
@@ -191,7 +212,7 @@ int vs_catalog_find(vs_gpu_spec *out, const char *name, vs_error *err)
      * ("RTX 6000" may be the RTX 6000 Ada or the older Quadro RTX 6000). */
     json_array_foreach(gpus, i, g)
     {
-        if (entry_matches(g, key, 1)) {
+        if (entry_matches(i, key, 1)) {
             vs_buf_printf(&sugg, "%s%s", nsugg ? ", " : "",
                           json_string_value(json_object_get(g, "name")));
             nsugg++;

@@ -7,6 +7,7 @@
 #include "render/bundle.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 static json_t *str_or_null(const char *s)
 {
@@ -18,45 +19,49 @@ static json_t *bytes_or_null(int known, uint64_t b)
     return known ? json_integer((json_int_t)b) : json_null();
 }
 
+/* Built key by key (vs_json_object_of): json_pack parsing its format for
+ * every row and requirement was most of a `candidates` payload. */
 static json_t *req_payload(const vs_classify_req *r)
 {
-    return json_pack("{s:s, s:s, s:b, s:s, s:O, s:s}", "name", r->name, "label", r->label,
-                     "builtin", r->builtin, "verdict", vs_verdict_name(r->verdict), "evidence",
-                     r->evidence, "note", r->note);
+    return vs_json_object_of("name", json_string(r->name), "label", json_string(r->label),
+                             "builtin", json_boolean(r->builtin), "verdict",
+                             json_string(vs_verdict_name(r->verdict)), "evidence",
+                             json_incref(r->evidence), "note", json_string(r->note), NULL);
 }
 
 static json_t *row_payload(const vs_classify_row *r)
 {
-    json_t *reqs = json_array(), *o;
+    json_t *reqs = json_array();
     size_t i;
     if (!reqs)
         return NULL;
     for (i = 0; i < r->nreqs; i++)
         json_array_append_new(reqs, req_payload(&r->reqs[i]));
-    o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o,"
-                  " s:o, s:s, s:b, s:o, s:o}",
-                  "gpu", r->gpu, "catalog", str_or_null(r->catalog), "capacity_bytes",
-                  bytes_or_null(r->capacity_known, r->capacity_bytes), "capacity_basis",
-                  str_or_null(r->capacity_basis), "nominal_bytes",
-                  bytes_or_null(r->nominal_known, r->nominal_bytes), "reported_bytes",
-                  bytes_or_null(r->reported_known, r->reported_bytes), "reported_basis",
-                  str_or_null(r->reported_basis), "margin_bytes",
-                  r->margin_known ? json_integer((json_int_t)r->margin_bytes) : json_null(),
-                  "cards", (int)r->cards, "cards_counted", (int)r->cards_counted, "price",
-                  str_or_null(r->price), "currency", str_or_null(r->currency), "period",
-                  str_or_null(r->period), "available", str_or_null(r->available), "interconnect",
-                  str_or_null(r->interconnect), "requirements", reqs, "verdict",
-                  vs_verdict_name(r->verdict), "retained", r->verdict == VS_VERDICT_ADMISSIBLE,
-                  "rank", r->rank ? json_integer((json_int_t)r->rank) : json_null(), "package_cost",
-                  r->price && r->currency
-                      ? json_pack("{s:s, s:s}", "amount", r->price, "currency", r->currency)
-                      : json_null());
-    return o;
+    return vs_json_object_of(
+        "gpu", json_string(r->gpu), "catalog", str_or_null(r->catalog), "capacity_bytes",
+        bytes_or_null(r->capacity_known, r->capacity_bytes), "capacity_basis",
+        str_or_null(r->capacity_basis), "nominal_bytes",
+        bytes_or_null(r->nominal_known, r->nominal_bytes), "reported_bytes",
+        bytes_or_null(r->reported_known, r->reported_bytes), "reported_basis",
+        str_or_null(r->reported_basis), "margin_bytes",
+        r->margin_known ? json_integer((json_int_t)r->margin_bytes) : json_null(), "cards",
+        json_integer((json_int_t)r->cards), "cards_counted",
+        json_integer((json_int_t)r->cards_counted), "price", str_or_null(r->price), "currency",
+        str_or_null(r->currency), "period", str_or_null(r->period), "available",
+        str_or_null(r->available), "interconnect", str_or_null(r->interconnect), "requirements",
+        reqs, "verdict", json_string(vs_verdict_name(r->verdict)), "retained",
+        json_boolean(r->verdict == VS_VERDICT_ADMISSIBLE), "rank",
+        r->rank ? json_integer((json_int_t)r->rank) : json_null(), "package_cost",
+        r->price && r->currency
+            ? vs_json_object_of("amount", json_string(r->price), "currency",
+                                json_string(r->currency), NULL)
+            : json_null(),
+        NULL);
 }
 
 json_t *vs_candidates_payload(const vs_classification *c)
 {
-    json_t *rows = json_array(), *notes = json_array(), *names = json_array();
+    json_t *rows = json_array(), *notes = json_array(), *names = json_array(), *by;
     size_t i;
     if (!rows || !notes || !names) {
         json_decref(rows);
@@ -71,14 +76,21 @@ json_t *vs_candidates_payload(const vs_classification *c)
     if (c->nrows)
         for (i = 0; i < c->rows[0].nreqs; i++)
             json_array_append_new(names, json_string(c->rows[0].reqs[i].name));
-    return json_pack(
-        "{s:s, s:I, s:b, s:b, s:O, s:i, s:o, s:o, s:i, s:b, s:[s,s,s], s:o}", "kind", "candidates",
-        "envelope_bytes", (json_int_t)c->env.envelope_bytes, "envelope_complete",
-        c->env.weights_known && json_array_size(c->unknown) == 0 && c->env.n_unknown == 0,
-        "conservative", c->env.conservative, "unknown", c->unknown, "gpus",
-        (int)(c->env.gpus ? c->env.gpus : 1), "requirements", names, "rows", rows, "retained",
-        (int)c->nretained, "ranked", c->ranked, "ranked_by", "total package cost", "useful margin",
-        "documented schedule", "notes", notes);
+    by = json_array();
+    if (by) {
+        json_array_append_new(by, json_string_nocheck("total package cost"));
+        json_array_append_new(by, json_string_nocheck("useful margin"));
+        json_array_append_new(by, json_string_nocheck("documented schedule"));
+    }
+    return vs_json_object_of(
+        "kind", json_string_nocheck("candidates"), "envelope_bytes",
+        json_integer((json_int_t)c->env.envelope_bytes), "envelope_complete",
+        json_boolean(c->env.weights_known && json_array_size(c->unknown) == 0 &&
+                     c->env.n_unknown == 0),
+        "conservative", json_boolean(c->env.conservative), "unknown", json_incref(c->unknown),
+        "gpus", json_integer((json_int_t)(c->env.gpus ? c->env.gpus : 1)), "requirements", names,
+        "rows", rows, "retained", json_integer((json_int_t)c->nretained), "ranked",
+        json_boolean(c->ranked), "ranked_by", by, "notes", notes, NULL);
 }
 
 /* ---- text and HTML ---- */
