@@ -1,5 +1,6 @@
 /* Exact units: parsing, overflow, exact and rounded display, SPEC §2's examples. */
 #include <check.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -226,6 +227,25 @@ START_TEST(test_describe_scales)
     ck_assert_str_eq(vs_units_grouped(b, sizeof b, 1234567), "1,234,567");
     ck_assert_str_eq(vs_units_grouped(b, sizeof b, 123), "123");
     ck_assert_str_eq(vs_units_grouped(b, sizeof b, UINT64_MAX), "18,446,744,073,709,551,615");
+    {
+        /* every digit count, against printf: digits come two at a time */
+        uint64_t v = 0;
+        int k;
+        for (k = 0; k < 20; k++) {
+            char ref[32], got[40], *q = got;
+            size_t i;
+            v = v * 10 + (uint64_t)(k % 10);
+            snprintf(ref, sizeof ref, "%llu", (unsigned long long)v);
+            vs_units_grouped(got, sizeof got, v);
+            for (i = 0; got[i]; i++)
+                if (got[i] != ',')
+                    *q++ = got[i];
+            *q = '\0';
+            ck_assert_str_eq(got, ref);
+        }
+        ck_assert_str_eq(vs_units_grouped(b, sizeof b, 0), "0");
+        ck_assert_str_eq(vs_units_grouped(b, 4, 1234567), "1,2"); /* cut to fit */
+    }
     /* a short buffer truncates, never overflows */
     ck_assert_str_eq(vs_units_describe(b, 6, 24000000000ULL), "24,00");
 }
