@@ -6,7 +6,8 @@
  * built into this binary (a part still missing) are replaced by `convert` lines so the cell always
  * has 200 lines. Two passes: evaluating and rendering every result (the bundles), then the same
  * plus serializing each bundle as the kernel's wire does (vs_json_dump). Target: median under
- * 1 ms per cell. Usage: bench_lang [RUNS]   (default 200); bench_lang --cell prints the cell
+ * 1 ms per cell. jansson allocates through util/pool, as in the vramsheet binary (main.c installs
+ * it). Usage: bench_lang [RUNS]   (default 200); bench_lang --cell prints the cell
  * (bench_kernel.py sends it through the kernel and prints both figures beside its round trip).
  */
 #include <stdio.h>
