@@ -10,6 +10,8 @@
 
 #include "util/arena.h"
 
+#include "check_run.h"
+
 START_TEST(pieces_keep_bytes_and_alignment)
 {
     vs_arena *a = vs_arena_new();
@@ -59,15 +61,9 @@ int main(void)
 {
     Suite *s = suite_create("arena");
     TCase *tc = tcase_create("arena");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, pieces_keep_bytes_and_alignment);
     tcase_add_test(tc, a_large_piece_leaves_the_current_block_in_use);
     tcase_add_test(tc, strndup_copies_and_terminates);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

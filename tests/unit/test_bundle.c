@@ -6,6 +6,8 @@
 
 #include "render/bundle.h"
 
+#include "check_run.h"
+
 START_TEST(test_bundle_keys)
 {
     json_t *p = json_pack("{s:s, s:I}", "kind", "convert", "bytes", (json_int_t)24000000000LL);
@@ -117,17 +119,11 @@ int main(void)
 {
     Suite *s = suite_create("bundle");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_bundle_keys);
     tcase_add_test(tc, test_bundle_invalid_utf8);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);
     tcase_add_test(tc, test_table_many_rows);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return vs_check_run(s);
 }

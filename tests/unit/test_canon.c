@@ -5,6 +5,8 @@
 
 #include "sheet/sheet.h"
 
+#include "check_run.h"
+
 static char *roundtrip(const char *text, vs_error *err)
 {
     json_t *s = NULL;
@@ -326,8 +328,6 @@ int main(void)
 {
     Suite *s = suite_create("canon");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, new_sheet_exact_text);
     tcase_add_test(tc, key_order_is_the_layout_not_insertion);
     tcase_add_test(tc, one_component_per_line);
@@ -338,9 +338,5 @@ int main(void)
     tcase_add_test(tc, bad_json_has_line_and_column);
     tcase_add_test(tc, schema_and_types_checked);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

@@ -6,6 +6,8 @@
 
 #include "catalog/catalog.h"
 
+#include "check_run.h"
+
 #define MIB (1024ULL * 1024ULL)
 
 static void find_ok(const char *query, const char *expected)
@@ -197,10 +199,5 @@ static Suite *catalog_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(catalog_suite());
-    int failed;
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(catalog_suite());
 }

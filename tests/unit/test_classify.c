@@ -8,6 +8,8 @@
 #include "sheet/classify.h"
 #include "sheet/sheet.h"
 
+#include "check_run.h"
+
 #define GIB (1024ULL * 1024ULL * 1024ULL)
 #define MIB (1024ULL * 1024ULL)
 
@@ -547,10 +549,5 @@ static Suite *classify_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(classify_suite());
-    int failed;
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(classify_suite());
 }

@@ -7,6 +7,8 @@
 
 #include "kernel/conn.h"
 
+#include "check_run.h"
+
 static const char *const good =
     "{\"shell_port\": 5001, \"iopub_port\": 5002, \"stdin_port\": 5003,"
     " \"control_port\": 5004, \"hb_port\": 5005, \"ip\": \"127.0.0.1\","
@@ -131,16 +133,10 @@ int main(void)
 {
     Suite *s = suite_create("conn");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_parse_tcp);
     tcase_add_test(tc, test_parse_ipc_and_ipv6);
     tcase_add_test(tc, test_bad_files_are_explained);
     tcase_add_test(tc, test_load_file);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

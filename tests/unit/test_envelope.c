@@ -6,6 +6,8 @@
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 
+#include "check_run.h"
+
 static json_t *seed_sheet(uint64_t params, const char *format)
 {
     json_t *s = vs_sheet_new("seed 7b");
@@ -240,8 +242,6 @@ int main(void)
 {
     Suite *s = suite_create("envelope");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, format_bits);
     tcase_add_test(tc, weights_bytes_exact);
     tcase_add_test(tc, envelope_beyond_a_record_is_a_unit_error);
@@ -253,9 +253,5 @@ int main(void)
     tcase_add_test(tc, unknown_weights);
     tcase_add_test(tc, per_gpu_after_placement);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

@@ -5,6 +5,8 @@
 
 #include "sheet/estimate.h"
 
+#include "check_run.h"
+
 START_TEST(kv_llama2_7b_mha)
 {
     /* 2 x 32 x 32 x 128 x 2 B x 4096 x 8: SPEC §4's reserve example, 16 GiB. */
@@ -216,8 +218,6 @@ int main(void)
 {
     Suite *s = suite_create("estimate");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, kv_llama2_7b_mha);
     tcase_add_test(tc, kv_gqa_and_mqa);
     tcase_add_test(tc, kv_fp8_and_int4_cache);
@@ -229,9 +229,5 @@ int main(void)
     tcase_add_test(tc, training_lora_trainable_only);
     tcase_add_test(tc, quant_bitsandbytes_and_gptq);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

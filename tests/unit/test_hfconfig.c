@@ -10,6 +10,8 @@
 
 #include "model/hfconfig.h"
 
+#include "check_run.h"
+
 /* ---- an independent state-dict tally ---- */
 
 typedef struct tally {
@@ -718,10 +720,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(suite());
-    int failed;
-    srunner_run_all(r, CK_NORMAL);
-    failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return vs_check_run(suite());
 }

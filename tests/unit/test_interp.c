@@ -13,6 +13,8 @@
 #include "lang/verb.h"
 #include "render/bundle.h"
 
+#include "check_run.h"
+
 typedef struct {
     json_t *displays; /* array of bundles shown, in order */
 } capture;
@@ -624,8 +626,6 @@ int main(void)
 {
     Suite *s = suite_create("interp");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_last_result_and_displays);
     tcase_add_test(tc, test_convert_payload);
     tcase_add_test(tc, test_convert_errors);
@@ -644,9 +644,5 @@ int main(void)
     tcase_add_test(tc, test_registry);
     tcase_add_test(tc, test_banner);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return vs_check_run(s);
 }

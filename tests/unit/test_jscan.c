@@ -8,6 +8,8 @@
 
 #include "model/jscan.h"
 
+#include "check_run.h"
+
 /* 1 when the whole text is one JSON value by jscan. */
 static int valid(const char *text, size_t len)
 {
@@ -206,10 +208,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(suite());
-    int failed;
-    srunner_run_all(r, CK_NORMAL);
-    failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return vs_check_run(suite());
 }

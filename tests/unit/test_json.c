@@ -9,6 +9,8 @@
 #include "util/json.h"
 #include "util/utf8.h"
 
+#include "check_run.h"
+
 /* vs_json_dump and json_dumps(JSON_COMPACT | JSON_ENCODE_ANY) agree on v. */
 static void same_as_jansson(json_t *v)
 {
@@ -217,8 +219,6 @@ int main(void)
 {
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("json");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, strings_escape_like_jansson);
     tcase_add_test(tc, random_strings_dump_like_jansson);
     tcase_add_test(tc, object_of_builds_in_order_and_releases_on_failure);
@@ -227,9 +227,5 @@ int main(void)
     tcase_add_test(tc, stringn_keeps_bytes_and_length);
     tcase_add_test(tc, copy_is_equal_and_shares_scalars);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

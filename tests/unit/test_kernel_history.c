@@ -5,6 +5,8 @@
 
 #include "kernel/history.h"
 
+#include "check_run.h"
+
 static vs_history *filled(void)
 {
     vs_history *h = vs_history_new(100, 1 << 20);
@@ -142,17 +144,11 @@ int main(void)
 {
     Suite *s = suite_create("kernel_history");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_tail);
     tcase_add_test(tc, test_range);
     tcase_add_test(tc, test_search);
     tcase_add_test(tc, test_glob);
     tcase_add_test(tc, test_bounds);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

@@ -8,6 +8,8 @@
 
 #include "kernel/install.h"
 
+#include "check_run.h"
+
 #ifndef VS_SOURCE_DIR
 #error "VS_SOURCE_DIR is set by kernel/build.cmake"
 #endif
@@ -113,15 +115,9 @@ int main(void)
 {
     Suite *s = suite_create("kernel_install");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_spec_matches_template);
     tcase_add_test(tc, test_install_writes_folder);
     tcase_add_test(tc, test_user_data_dir);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

@@ -3,6 +3,8 @@
 
 #include "measure/nvml.h"
 
+#include "check_run.h"
+
 #define H200 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000\n"
 
 START_TEST(test_open_v2)
@@ -187,8 +189,6 @@ int main(void)
 {
     Suite *s = suite_create("measure_nvml");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_open_v2);
     tcase_add_test(tc, test_memory_v1_fallback);
     tcase_add_test(tc, test_minimal_library);
@@ -204,9 +204,5 @@ int main(void)
     tcase_add_test(tc, test_not_nvml);
     tcase_add_test(tc, test_cuda_totals_by_uuid);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

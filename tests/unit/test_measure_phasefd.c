@@ -6,6 +6,8 @@
 
 #include "measure/phasefd.h"
 
+#include "check_run.h"
+
 static int parse(vs_phasefd_event *ev, const char *s, vs_error *err)
 {
     vs_error_clear(err);
@@ -127,17 +129,11 @@ int main(void)
 {
     Suite *s = suite_create("measure_phasefd");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_phase);
     tcase_add_test(tc, test_blank_comment_unknown);
     tcase_add_test(tc, test_dims);
     tcase_add_test(tc, test_counter);
     tcase_add_test(tc, test_limits);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

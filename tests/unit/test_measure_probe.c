@@ -8,6 +8,8 @@
 #include "lang/interp.h"
 #include "render/bundle.h"
 
+#include "check_run.h"
+
 #define GPU0 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000\n"
 
 static int probe(const char *out, const char *extra, const char *cmd)
@@ -188,16 +190,10 @@ int main(void)
 {
     Suite *s = suite_create("measure_probe");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_probe_lines);
     tcase_add_test(tc, test_probe_usage_and_errors);
     tcase_add_test(tc, test_probe_then_import);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

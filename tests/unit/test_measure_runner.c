@@ -9,6 +9,8 @@
 #include "measure/runner.h"
 #include "util/buf.h"
 
+#include "check_run.h"
+
 typedef struct rec {
     vs_buf out, err, phase;
     int64_t start, first_out_ms;
@@ -293,8 +295,6 @@ int main(void)
 {
     Suite *s = suite_create("measure_runner");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_streams_and_phase_pipe);
     tcase_add_test(tc, test_output_arrives_as_it_comes);
@@ -307,9 +307,5 @@ int main(void)
     tcase_add_test(tc, test_oom_detection);
     tcase_add_test(tc, test_environment_and_tree);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

@@ -8,6 +8,8 @@
 
 #include "measure/measure.h"
 
+#include "check_run.h"
+
 #define GPU0 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000 uuid=GPU-11111111-2222-3333-4444-555555555555\n"
 #define GPU1 "gpu 1 name=\"NVIDIA H200\" total=150754820096 used=2000000 uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee\n"
 
@@ -231,8 +233,6 @@ int main(void)
 {
     Suite *s = suite_create("measure_sampler");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_peaks_per_phase);
     tcase_add_test(tc, test_short_peak_caught);
@@ -243,9 +243,5 @@ int main(void)
     tcase_add_test(tc, test_no_driver_runs_nothing);
     tcase_add_test(tc, test_timeout_through_measure);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

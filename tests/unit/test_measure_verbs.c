@@ -12,6 +12,8 @@
 #include "render/bundle.h"
 #include "util/buf.h"
 
+#include "check_run.h"
+
 #define GPU0 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000\n"
 #define GPU1 "gpu 1 name=\"NVIDIA H200\" total=150754820096 used=2000000\n"
 #define SETMEM "setmem() { printf 'gpu 0 used %s\\nproc %s gpu 0 mem %s\\n' \"$1\" \"$$\" \"$2\" > \"$FAKE_NVML_STATE.t\"; mv \"$FAKE_NVML_STATE.t\" \"$FAKE_NVML_STATE\"; }; "
@@ -701,8 +703,6 @@ int main(void)
 {
     Suite *s = suite_create("measure_verbs");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_measure_line);
     tcase_add_test(tc, test_cell_form_and_stage);
@@ -717,9 +717,5 @@ int main(void)
     tcase_add_test(tc, test_import_refuses);
     tcase_add_test(tc, test_import_is_linear);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

@@ -15,6 +15,8 @@
 #include "sheet/sheet.h"
 #include "util/buf.h"
 
+#include "check_run.h"
+
 static char dir[256];
 
 static void make_dir(void)
@@ -562,10 +564,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(suite());
-    int failed;
-    srunner_run_all(r, CK_NORMAL);
-    failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return vs_check_run(suite());
 }

@@ -7,6 +7,8 @@
 
 #include "lang/parse.h"
 
+#include "check_run.h"
+
 static vs_cell *parse_ok(const char *text)
 {
     vs_cell *cell = NULL;
@@ -303,8 +305,6 @@ int main(void)
 {
     Suite *s = suite_create("parse");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_words_pairs_strings);
     tcase_add_test(tc, test_comments_blank_lines);
     tcase_add_test(tc, test_continuation);
@@ -319,9 +319,5 @@ int main(void)
     tcase_add_test(tc, test_not_nul_terminated);
     tcase_add_test(tc, test_random_megabyte);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return vs_check_run(s);
 }

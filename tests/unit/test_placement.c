@@ -6,6 +6,8 @@
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 
+#include "check_run.h"
+
 static const char *const classes[] = {"weights",     "parameters", "gradients", "optimizer",
                                       "activations", "kv_cache",   "other"};
 
@@ -115,8 +117,6 @@ int main(void)
 {
     Suite *s = suite_create("placement");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, single_and_ddp_replicate);
     tcase_add_test(tc, zero_stages_shard_more_each_stage);
     tcase_add_test(tc, tensor_splits_weights_and_kv);
@@ -124,9 +124,5 @@ int main(void)
     tcase_add_test(tc, check_rejects_meaningless_placements);
     tcase_add_test(tc, from_sheet_and_back);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

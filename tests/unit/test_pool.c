@@ -11,6 +11,8 @@
 #include "util/json.h"
 #include "util/pool.h"
 
+#include "check_run.h"
+
 START_TEST(blocks_keep_their_bytes_at_every_size)
 {
     enum { N = 700 };
@@ -140,17 +142,11 @@ int main(void)
 {
     Suite *s = suite_create("pool");
     TCase *tc = tcase_create("pool");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, blocks_keep_their_bytes_at_every_size);
     tcase_add_test(tc, a_freed_block_is_reused_by_its_size_class);
     tcase_add_test(tc, blocks_made_on_one_thread_are_freed_on_another);
     tcase_add_test(tc, jansson_builds_copies_dumps_and_frees_through_the_pool);
     tcase_add_test(tc, pool_can_be_turned_off_from_the_environment);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

@@ -13,6 +13,8 @@
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
 
+#include "check_run.h"
+
 static char tmpdir[256], records[300];
 
 static void setup(void)
@@ -472,10 +474,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    int failed;
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(suite());
 }

@@ -14,6 +14,8 @@
 #include "model/safetensors.h"
 #include "util/buf.h"
 
+#include "check_run.h"
+
 typedef struct tspec {
     const char *name;
     const char *dtype;
@@ -775,10 +777,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(suite());
-    int failed;
-    srunner_run_all(r, CK_NORMAL);
-    failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return vs_check_run(suite());
 }

@@ -6,6 +6,8 @@
 
 #include "sheet/sheet.h"
 
+#include "check_run.h"
+
 static const char *slug(const char *title)
 {
     static char id[VS_SHEET_ID_MAX];
@@ -122,17 +124,11 @@ int main(void)
 {
     Suite *s = suite_create("sheet");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, new_sheet_has_the_whole_layout);
     tcase_add_test(tc, slugs);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
     tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

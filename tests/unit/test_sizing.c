@@ -10,6 +10,8 @@
 #include "lang/verb.h"
 #include "render/bundle.h"
 
+#include "check_run.h"
+
 /* ------------------------------------------------------------------ harness */
 
 typedef struct {
@@ -800,8 +802,6 @@ int main(void)
 {
     Suite *s = suite_create("sizing");
     TCase *tc = tcase_create("verbs");
-    SRunner *sr;
-    int failed;
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, seed_weights_13_04_and_envelope_19_04);
     tcase_add_test(tc, seed_formats_32_16_8_4);
@@ -827,9 +827,5 @@ int main(void)
     tcase_add_test(tc, stages_invalidate_oom_decide);
     tcase_add_test(tc, help_texts_cite_their_sources);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

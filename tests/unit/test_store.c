@@ -11,6 +11,8 @@
 
 #include "store/store.h"
 
+#include "check_run.h"
+
 static char tmpdir[256];
 
 static void setup(void)
@@ -489,10 +491,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    int failed;
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(suite());
 }

@@ -7,6 +7,8 @@
 
 #include "render/svg.h"
 
+#include "check_run.h"
+
 static size_t count(const char *s, const char *needle)
 {
     size_t n = 0;
@@ -140,16 +142,10 @@ int main(void)
 {
     Suite *s = suite_create("svg");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, seed_chart);
     tcase_add_test(tc, lines_sit_at_their_capacity);
     tcase_add_test(tc, empty_and_huge);
     tcase_add_test(tc, long_reserves_are_grouped);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

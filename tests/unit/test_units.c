@@ -6,6 +6,8 @@
 
 #include "sheet/units.h"
 
+#include "check_run.h"
+
 static uint64_t bytes_ok(const char *text)
 {
     uint64_t v = 0;
@@ -269,8 +271,6 @@ int main(void)
 {
     Suite *s = suite_create("units");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_unit_names);
     tcase_add_test(tc, test_parse_bytes);
     tcase_add_test(tc, test_fraction_rounds_up);
@@ -284,9 +284,5 @@ int main(void)
     tcase_add_test(tc, test_describe_scales);
     tcase_add_test(tc, test_checked_arith);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return vs_check_run(s);
 }

@@ -5,6 +5,8 @@
 
 #include "util/utf8.h"
 
+#include "check_run.h"
+
 /* "é€😀a": 2 + 3 + 4 + 1 bytes, 4 code points. */
 static const char *const S = "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
                              "a";
@@ -68,14 +70,8 @@ int main(void)
 {
     Suite *s = suite_create("kernel_utf8");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_cursor_conversions);
     tcase_add_test(tc, test_valid_and_repair);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }

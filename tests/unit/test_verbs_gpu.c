@@ -8,6 +8,8 @@
 #include "render/bundle.h"
 #include "util/error.h"
 
+#include "check_run.h"
+
 #define MIB (1024ULL * 1024ULL)
 #define GIB (1024ULL * 1024ULL * 1024ULL)
 
@@ -374,10 +376,5 @@ static Suite *verbs_gpu_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(verbs_gpu_suite());
-    int failed;
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(verbs_gpu_suite());
 }

@@ -7,6 +7,8 @@
 
 #include "kernel/wire.h"
 
+#include "check_run.h"
+
 #define KEY "a0436f6c-1916-498b-8eb9-e81ab9368e84"
 #define VECTOR "c127e7d687f9b04ac08b5d4d8d044e23d5af43c9f4c7df6ab23ca59210031b80"
 
@@ -257,8 +259,6 @@ int main(void)
 {
     Suite *s = suite_create("wire");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
     tcase_add_test(tc, test_sign_vector_from_notes);
     tcase_add_test(tc, test_parse_valid_with_ids_and_buffers);
     tcase_add_test(tc, test_parse_rejects);
@@ -267,9 +267,5 @@ int main(void)
     tcase_add_test(tc, test_uuid4_and_date);
     tcase_add_test(tc, test_large_message);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return vs_check_run(s);
 }
