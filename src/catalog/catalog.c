@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/json.h"
 
 /* Generated from src/catalog/gpus.json by src/catalog/build.cmake. */
 extern const unsigned char vs_catalog_data[];
@@ -60,7 +61,7 @@ static void catalog_load(void)
         vs_catalog_key(k, sizeof k, str_or_empty(catalog_names[i]));
         if (k[0]) /* an empty key would end the list */
             vs_buf_append(&keys, k, strlen(k) + 1);
-        json_array_foreach(json_object_get(g, "aliases"), j, a)
+        vs_json_array_foreach(json_object_get(g, "aliases"), j, a)
         {
             vs_catalog_key(k, sizeof k, str_or_empty(json_string_value(a)));
             if (k[0])

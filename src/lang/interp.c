@@ -458,7 +458,7 @@ static void keep_outside_world(json_t *restored, json_t *failed)
             meas = json_object_get(s, "measurements");
             if (!json_is_array(runs) || !json_is_array(meas))
                 break;
-            json_array_foreach(json_object_get(f, "runs"), k, v)
+            vs_json_array_foreach(json_object_get(f, "runs"), k, v)
             {
                 const char *rid = json_string_value(json_object_get(v, "id"));
                 size_t m;
@@ -466,7 +466,7 @@ static void keep_outside_world(json_t *restored, json_t *failed)
                 if (!rid || has_run(runs, rid))
                     continue;
                 json_array_append(runs, v);
-                json_array_foreach(json_object_get(f, "measurements"), m, x)
+                vs_json_array_foreach(json_object_get(f, "measurements"), m, x)
                 {
                     const char *mr = json_string_value(json_object_get(x, "run"));
                     if (mr && !strcmp(mr, rid))
@@ -757,7 +757,7 @@ static void add_gpu_names(vs_interp *ip, json_t *m, const char *prefix, size_t p
     const char *const *names = vs_catalog_names();
     if (ip->current >= 0) {
         sheet = json_array_get(ip->sheets, (size_t)ip->current);
-        json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+        vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
         {
             const char *name = json_string_value(json_object_get(o, "name"));
             if (name)

@@ -18,6 +18,7 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 static const char *const gpu_keys[] = {"catalog", "memory",    "reported",     "price", "period",
                                        "cards",   "available", "interconnect", NULL};
@@ -486,7 +487,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (known) {
         json_t *r;
         int declared = 0;
-        json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+        vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
         {
             if (str_of(r, "name") == known) /* the sheet's own string: a declared one */
                 declared = 1;

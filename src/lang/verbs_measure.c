@@ -19,6 +19,7 @@
 #include "sheet/units.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/json.h"
 
 static int oom_error(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
 
@@ -44,7 +45,7 @@ static void next_run_id(const json_t *sheet, char *out, size_t n)
     long max = 0;
     size_t i;
     json_t *r;
-    json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
         const char *id = json_string_value(json_object_get(r, "id"));
         char *end;
         long k;
@@ -129,7 +130,7 @@ static int measurement_validates(const json_t *sheet, const json_t *m, vs_buf *w
     json_t *r;
     if (!run)
         return ok;
-    json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
         json_t *es = json_object_get(r, "exit_status");
         const char *ov = json_string_value(json_object_get(r, "overflow_phase"));
         const char *id = json_string_value(json_object_get(r, "id"));
@@ -156,7 +157,7 @@ static const char *match_stage(const json_t *sheet, const json_t *dims)
 {
     size_t i, k;
     json_t *st;
-    json_array_foreach(vs_sheet_array(sheet, "stages"), i, st) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st) {
         int declared = 0, match = 1;
         for (k = 0; card_dims[k]; k++) {
             json_t *want = json_object_get(st, card_dims[k]), *have;
@@ -1186,7 +1187,7 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = oom_error(err);
             goto done;
         }
-        json_array_foreach(json_object_get(byhost, key), i, m) {
+        vs_json_array_foreach(json_object_get(byhost, key), i, m) {
             json_object_set_new(m, "run", json_string(run_id));
             /* a run that failed or overflowed validates nothing, as for measure */
             if (!json_is_integer(json_object_get(hr, "exit_status")) ||
@@ -1270,7 +1271,7 @@ static int check_stage(const json_t *sheet, const vs_arg *a, vs_error *err)
     size_t i;
     if (!strcmp(a->value, "short") || !strcmp(a->value, "usual") || !strcmp(a->value, "limit"))
         return 0;
-    json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+    vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
     {
         const char *n = json_string_value(json_object_get(st, "name"));
         if (n && !strcmp(n, a->value))
@@ -1449,7 +1450,7 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         memcpy(run, a, (size_t)(c1 - a));
         memcpy(phase, c1 + 1, (size_t)(c2 - c1 - 1));
         snprintf(counter, sizeof counter, "%s", c2 + 1);
-        json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+        vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
             const char *r = json_string_value(json_object_get(m, "run"));
             json_t *g = json_object_get(m, "gpu");
             if (!r || strcmp(r, run) || strcmp(json_string_value(json_object_get(m, "phase")), phase) ||
@@ -1568,7 +1569,7 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return oom_error(err);
     }
     vs_table_align_right(t, 6);
-    json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
         char idx[32], gpu[160], peak[160];
         const char *cells[11];
         json_t *prow;

@@ -16,6 +16,7 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 static int oom(vs_error *err)
 {
@@ -74,7 +75,7 @@ static int card_set(json_t *sheet, const char *key, json_t *value_take, vs_error
     if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch")) {
         size_t i;
         json_t *st;
-        json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+        vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
         {
             const char *name = json_string_value(json_object_get(st, "name"));
             if (name && !strcmp(name, "limit") &&
@@ -1728,7 +1729,7 @@ static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
         lines[n++] = triage[t].examine[i];
         json_array_append_new(examine, json_string(triage[t].examine[i]));
     }
-    json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
     {
         const char *cls = json_string_value(json_object_get(c, "class"));
         const char *nm = json_string_value(json_object_get(c, "name"));
@@ -1792,7 +1793,7 @@ static int verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
     unknown = json_array();
     if (!unknown)
         return oom(err);
-    json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
     {
         if (!json_is_integer(json_object_get(c, "bytes"))) {
             const char *nm = json_string_value(json_object_get(c, "name"));

@@ -166,7 +166,7 @@ json_t *vs_render_weights(const json_t *sheet, const vs_envelope *env, const jso
             vs_table_align_right(d, 2);
             vs_table_align_right(d, 3);
             vs_table_align_right(d, 4);
-            json_array_foreach(json_object_get(wf, "by_dtype"), i, x)
+            vs_json_array_foreach(json_object_get(wf, "by_dtype"), i, x)
             {
                 char pc[40] = "";
                 json_t *xp = json_object_get(x, "params");
@@ -195,7 +195,7 @@ json_t *vs_render_weights(const json_t *sheet, const vs_envelope *env, const jso
         if (d) {
             vs_table_align_right(d, 2);
             vs_table_align_right(d, 3);
-            json_array_foreach(json_object_get(wf, "other_dtype"), i, x)
+            vs_json_array_foreach(json_object_get(wf, "other_dtype"), i, x)
             {
                 char nt[40] = "";
                 json_t *xt = json_object_get(x, "tensors");

@@ -9,6 +9,7 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 /* ---- verdicts ---- */
 
@@ -25,30 +26,43 @@ const char *vs_verdict_name(vs_verdict v)
     }
 }
 
-/* Lowercase letters and digits only: "Memory actually-available" -> "memoryactuallyavailable". */
-static void squash(char *out, size_t outlen, const char *s)
+/* The next byte of *p that counts in a name (a letter, lowercased, a digit,
+ * or any byte of a non-ASCII character), moving past it; 0 at the end. */
+static int next_significant(const char **p)
 {
-    size_t n = 0;
-    for (; s && *s && n + 1 < outlen; s++) {
-        char c = *s;
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (unsigned char)c >= 0x80)
-            out[n++] = c;
+    for (; **p; (*p)++) {
+        unsigned char c = (unsigned char)**p;
+        if (c >= 'A' && c <= 'Z') {
+            (*p)++;
+            return c - 'A' + 'a';
+        }
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80) {
+            (*p)++;
+            return c;
+        }
     }
-    out[n] = '\0';
+    return 0;
 }
 
+/* Names match ignoring case, spaces and punctuation ("Memory actually-available"
+ * is "memoryactuallyavailable"). Compared as they are
+ * walked, without copies: evidence is matched against every offer and
+ * requirement, and most pairs differ at their first letter. */
 static int same_name(const char *a, const char *b)
 {
-    char ka[256], kb[256];
+    const char *a0 = a, *b0 = b;
+    int ca, cb, any = 0;
     if (!a || !b)
         return 0;
-    if (!strcmp(a, b))
-        return 1;
-    squash(ka, sizeof ka, a);
-    squash(kb, sizeof kb, b);
-    return ka[0] && !strcmp(ka, kb);
+    do {
+        ca = next_significant(&a);
+        cb = next_significant(&b);
+        if (ca != cb)
+            return 0;
+        any |= ca;
+    } while (ca);
+    /* nothing significant on either side: only the very same text matches */
+    return any != 0 || !strcmp(a0, b0);
 }
 
 int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err)
@@ -162,7 +176,7 @@ json_t *vs_classify_requirement_names(const json_t *sheet)
     for (i = 0; i < NBUILTINS; i++)
         if (builtin_applies(sheet, builtins[i].name))
             json_array_append_new(out, json_string(builtins[i].name));
-    json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+    vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
     {
         const char *n = json_string_value(json_object_get(r, "name"));
         if (n)
@@ -184,7 +198,7 @@ const char *vs_classify_requirement_find(const json_t *sheet, const char *spelle
             if (same_name(spelled, builtins[i].aliases[j]))
                 return builtins[i].name;
     }
-    json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+    vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
     {
         const char *n = json_string_value(json_object_get(r, "name"));
         if (same_name(spelled, n))
@@ -197,13 +211,13 @@ json_t *vs_classify_offer_find(const json_t *sheet, const char *spelled)
 {
     size_t i;
     json_t *o;
-    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
     {
         const char *n = json_string_value(json_object_get(o, "name"));
         if (n && spelled && !strcmp(n, spelled))
             return o;
     }
-    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
     {
         if (same_name(json_string_value(json_object_get(o, "name")), spelled))
             return o;

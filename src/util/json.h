@@ -23,6 +23,23 @@
 
 #include "util/buf.h"
 
+/* jansson's json_array_foreach, with array evaluated once: jansson's macro
+ * evaluates it on every turn, so `json_array_foreach(vs_sheet_array(sheet,
+ * "offers"), i, o)` hashed a key per element (a third of classifying 300
+ * pieces of evidence). break and continue work as in any for loop. */
+#define vs_json_array_foreach(array, index, value)                                             \
+    vs_json_array_foreach_(array, index, value, VS_JSON_CAT_(vs_arr_, __LINE__),               \
+                           VS_JSON_CAT_(vs_once_, __LINE__))
+/* (the loop's own variables are named after the line, so nested loops do not
+ * shadow each other) */
+#define VS_JSON_CAT_(a, b) VS_JSON_CAT2_(a, b)
+#define VS_JSON_CAT2_(a, b) a##b
+#define vs_json_array_foreach_(array, index, value, arr, once)                                 \
+    for (json_t *arr = (json_t *)(array), *once = arr; once; once = NULL)                       \
+        for ((index) = 0;                                                                       \
+             (index) < json_array_size(arr) && ((value) = json_array_get(arr, (index)));        \
+             (index)++)
+
 /* 1 when s[0..len) is valid UTF-8 (NUL bytes included), else 0. */
 int vs_json_utf8_valid(const char *s, size_t len);
 

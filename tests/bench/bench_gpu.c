@@ -9,6 +9,7 @@
 #include "render/candidates.h"
 #include "sheet/classify.h"
 #include "sheet/sheet.h"
+#include "util/pool.h"
 
 static double now_us(void)
 {
@@ -26,6 +27,8 @@ static int cmp_d(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     size_t noffers = argc > 1 ? (size_t)atoi(argv[1]) : 50, nreq = 10, i, j, runs = 200;
+    /* jansson on the pool, as in the vramsheet binary: before any JSON value */
+    int pooled = vs_pool_install();
     json_t *s = vs_sheet_new("bench");
     vs_envelope env;
     double *tc = calloc(runs, sizeof *tc), *tr = calloc(runs, sizeof *tr);
@@ -80,9 +83,9 @@ int main(int argc, char **argv)
     qsort(tc, runs, sizeof *tc, cmp_d);
     qsort(tr, runs, sizeof *tr, cmp_d);
     printf("candidates: %zu offers x %zu requirements (%zu evidence): classify %.1f us, render "
-           "%.1f us (median of %zu)\n",
+           "%.1f us (median of %zu%s)\n",
            noffers, nreq + 6, json_array_size(vs_sheet_array(s, "evidence")), tc[runs / 2],
-           tr[runs / 2], runs);
+           tr[runs / 2], runs, pooled ? "" : "; jansson on malloc");
     free(tc);
     free(tr);
     json_decref(s);

@@ -12,6 +12,7 @@
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
+#include "util/pool.h"
 
 static double now_ms(void)
 {
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
     json_t *sheet_payload = NULL;
     int lines = 0;
 
+    vs_pool_install(); /* jansson on the pool, as in the vramsheet binary */
     vs_buf_puts(&cell, "model example/7b params=7e9\ntask finetune\nformat bf16\nlength 4096\n"
                        "concurrency 8\nmicrobatch 4 accumulation=8\n");
     lines += 6;
