@@ -215,6 +215,44 @@ START_TEST(copy_is_equal_and_shares_scalars)
 }
 END_TEST
 
+/* vs_json_array_foreach: every element in order, its array argument
+ * evaluated once, nothing for NULL or a non-array, break and nesting work. */
+static int evaluations;
+static json_t *counted(json_t *a)
+{
+    evaluations++;
+    return a;
+}
+
+START_TEST(array_foreach_evaluates_once)
+{
+    json_t *a = json_pack("[i, i, i, i]", 1, 2, 3, 4), *v, *w, *o = json_object();
+    size_t i, j;
+    json_int_t sum = 0;
+    int turns = 0;
+    evaluations = 0;
+    vs_json_array_foreach(counted(a), i, v) sum += json_integer_value(v);
+    ck_assert_int_eq(sum, 10);
+    ck_assert_int_eq(evaluations, 1);
+    vs_json_array_foreach(NULL, i, v) turns++;
+    vs_json_array_foreach(o, i, v) turns++;
+    ck_assert_int_eq(turns, 0);
+    vs_json_array_foreach(a, i, v)
+    {
+        if (json_integer_value(v) == 3)
+            break;
+        vs_json_array_foreach(a, j, w)
+        {
+            turns++;
+        }
+    }
+    ck_assert_int_eq(turns, 8); /* two outer turns of four inner ones */
+    ck_assert_uint_eq(i, 2);
+    json_decref(a);
+    json_decref(o);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("json");
@@ -226,6 +264,7 @@ int main(void)
     tcase_add_test(tc, invalid_utf8_fails_like_jansson);
     tcase_add_test(tc, stringn_keeps_bytes_and_length);
     tcase_add_test(tc, copy_is_equal_and_shares_scalars);
+    tcase_add_test(tc, array_foreach_evaluates_once);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
