@@ -59,7 +59,7 @@ void *vs_pool_alloc(size_t n)
     size_t c = (n + HEADER + STEP - 1) / STEP; /* 1..NCLASS for pooled sizes */
     block *b;
     if (n > NCLASS * STEP - HEADER) {
-        b = malloc(n + HEADER);
+        b = n <= SIZE_MAX - HEADER ? malloc(n + HEADER) : NULL;
         if (!b)
             return NULL;
         b->cls = LARGE;

@@ -48,6 +48,8 @@ START_TEST(a_freed_block_is_reused_by_its_size_class)
     ck_assert_ptr_nonnull(a);
     memset(a, 7, 1 << 20);
     vs_pool_free(a);
+    /* a size the header would wrap around is refused, not under-allocated */
+    ck_assert_ptr_null(vs_pool_alloc(SIZE_MAX - 4));
 }
 END_TEST
 
