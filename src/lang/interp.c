@@ -860,11 +860,11 @@ int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **
     if ((!strcmp(verb, "gpu") || !strcmp(verb, "evidence")) && ntok == 1)
         add_gpu_names(ip, m, prefix, plen);
     if (v && !cur.quoted) {
+        const char *const *keys = form_keys(v, code, ntok, toks);
         size_t i;
         if (v->words && ntok == 1)
             for (i = 0; v->words[i]; i++)
                 add_match(m, v->words[i], prefix, plen);
-        const char *const *keys = form_keys(v, code, ntok, toks);
         for (i = 0; keys && keys[i]; i++) {
             char k[80];
             snprintf(k, sizeof k, "%s=", keys[i]);
