@@ -15,6 +15,7 @@
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 enum { F_STR = 1, F_UINT, F_INT, F_BOOL, F_OBJ, F_ARR, F_MAP_UINT };
 
@@ -218,42 +219,12 @@ static const field sheet_f[] = {{"schema", F_STR, 0, NULL, NULL, NULL, valid_sch
 
 /* ---- writing ---- */
 
+/* Strings are escaped as everywhere else (util/json): a string that is not
+ * UTF-8, which the sheet's setters refuse, fails the whole text. */
 static void put_string(vs_buf *b, const char *s, size_t n)
 {
-    size_t i;
-    vs_buf_putc(b, '"');
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"':
-            vs_buf_puts(b, "\\\"");
-            break;
-        case '\\':
-            vs_buf_puts(b, "\\\\");
-            break;
-        case '\n':
-            vs_buf_puts(b, "\\n");
-            break;
-        case '\t':
-            vs_buf_puts(b, "\\t");
-            break;
-        case '\r':
-            vs_buf_puts(b, "\\r");
-            break;
-        case '\b':
-            vs_buf_puts(b, "\\b");
-            break;
-        case '\f':
-            vs_buf_puts(b, "\\f");
-            break;
-        default:
-            if (c < 0x20)
-                vs_buf_printf(b, "\\u%04x", c);
-            else
-                vs_buf_putc(b, (char)c);
-        }
-    }
-    vs_buf_putc(b, '"');
+    if (vs_json_dump_string(s, n, b) < 0)
+        b->failed = 1;
 }
 
 /* The shortest digits that read back to the same double (%.{1..17}g), written

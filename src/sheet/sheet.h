@@ -97,7 +97,9 @@ int vs_sheet_id_valid(const char *id);
 /* The canonical text of a sheet: fixed key order (the layout's), two-space
  * indent, one component/measurement per line where possible, integers for bytes,
  * the shortest exact form for any other number, runtime ("_") keys left out,
- * ending with a newline. Returns a malloc'd string, or NULL when memory is short. */
+ * strings escaped as json_dumps escapes them, ending with a newline. Returns a
+ * malloc'd string, or NULL when memory is short (or a string is not UTF-8, which
+ * the setters never store). */
 char *vs_sheet_dump(const json_t *sheet);
 
 /* Parses a record (as written by vs_sheet_dump) into a sheet, checking the

@@ -117,7 +117,7 @@ static uint64_t needs_care(uint64_t x)
            ((b - ONES) & ~b & HIGHS);
 }
 
-/* What dump_string does with each byte: 0 copy, 1 escape, 2 check a UTF-8
+/* What vs_json_dump_string does with each byte: 0 copy, 1 escape, 2 check a UTF-8
  * sequence. */
 static const unsigned char byte_class[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -131,7 +131,7 @@ static const unsigned char byte_class[256] = {
 
 /* Writes the escaped string straight into out's spare room: results are
  * mostly text, HTML and SVG, where quotes and newlines are frequent. */
-static int dump_string(const char *s, size_t len, vs_buf *out)
+int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
 {
     static const char hex[] = "0123456789ABCDEF";
     const unsigned char *u = (const unsigned char *)s;
@@ -239,7 +239,7 @@ int vs_json_dump(const json_t *v, vs_buf *out)
             if (!first)
                 vs_buf_putc(out, ',');
             first = 0;
-            if (dump_string(json_object_iter_key(it), json_object_iter_key_len(it), out) < 0)
+            if (vs_json_dump_string(json_object_iter_key(it), json_object_iter_key_len(it), out) < 0)
                 return -1;
             vs_buf_putc(out, ':');
             if (vs_json_dump(json_object_iter_value(it), out) < 0)
@@ -261,7 +261,7 @@ int vs_json_dump(const json_t *v, vs_buf *out)
         break;
     }
     case JSON_STRING:
-        if (dump_string(json_string_value(v), json_string_length(v), out) < 0)
+        if (vs_json_dump_string(json_string_value(v), json_string_length(v), out) < 0)
             return -1;
         break;
     case JSON_INTEGER:

@@ -60,6 +60,11 @@ json_t *vs_json_copy(json_t *v);
  * for every result showed. */
 json_t *vs_json_object_of(const char *key, ...) __attribute__((sentinel));
 
+/* Appends s[0..len) as a JSON string literal, quotes included, escaped as
+ * json_dumps escapes it (\" \\ \b \f \n \r \t, other control bytes as
+ * \u00XX). Returns 0, or -1 when s is not valid UTF-8 or an append failed. */
+int vs_json_dump_string(const char *s, size_t len, vs_buf *out);
+
 /* Appends the compact JSON text of v to out: byte for byte what
  * json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) writes. Returns 0, or -1 when
  * a string is not valid UTF-8 (jansson's json_dumps fails there too) or an

@@ -1,5 +1,6 @@
 /* Canonical JSON of a sheet: fixed order, stable text, lossless round trip. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,23 @@ START_TEST(strings_escape_and_utf8)
     free(d);
     free(d2);
     json_decref(l);
+    {
+        /* every control byte is escaped as json_dumps escapes it */
+        char ctl[33], *ref, *want;
+        int c;
+        for (c = 1; c < 32; c++)
+            ctl[c - 1] = (char)c;
+        ctl[31] = '\0';
+        json_object_set_new(s, "decision", json_string(ctl));
+        ref = json_dumps(json_object_get(s, "decision"), JSON_ENCODE_ANY);
+        want = malloc(strlen(ref) + 16);
+        sprintf(want, "\"decision\": %s", ref);
+        d = vs_sheet_dump(s);
+        ck_assert_ptr_nonnull(strstr(d, want));
+        free(d);
+        free(want);
+        free(ref);
+    }
     json_decref(s);
 }
 END_TEST
