@@ -87,6 +87,23 @@ static void put_table(vs_buf *text, vs_buf *html, vs_table *t)
         text->failed = 1;
 }
 
+/* The shape of a table result: headline, table (freed here), the notes of a
+ * NULL-terminated list after a blank line, then the bundle with payload. */
+static json_t *finish_table(vs_buf *text, vs_buf *html, const char *headline, vs_table *t,
+                            const char *const *notes, json_t *payload)
+{
+    size_t nnotes = 0;
+    put_headline(text, html, headline);
+    put_table(text, html, t);
+    vs_table_free(t);
+    while (notes && notes[nnotes])
+        nnotes++;
+    if (nnotes)
+        vs_buf_puts(text, "\n");
+    put_notes(text, html, notes, nnotes);
+    return finish(text, html, NULL, payload);
+}
+
 static const char *placement_text(const json_t *sheet, char *out, size_t outlen)
 {
     vs_placement pl;
@@ -653,7 +670,7 @@ json_t *vs_render_components(const json_t *sheet, const char *estimator, const c
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
-    size_t i, nnotes = 0;
+    size_t i;
     if (!t) {
         json_decref(inputs_take);
         return NULL;
@@ -681,16 +698,9 @@ json_t *vs_render_components(const json_t *sheet, const char *estimator, const c
         row[6] = json_string_value(json_object_get(c, "source"));
         vs_table_add_row(t, row);
     }
-    put_headline(&text, &html, headline);
-    put_table(&text, &html, t);
-    vs_table_free(t);
-    while (notes && notes[nnotes])
-        nnotes++;
-    if (nnotes)
-        vs_buf_puts(&text, "\n");
-    put_notes(&text, &html, notes, nnotes);
-    return finish(&text, &html, NULL,
-                  components_payload(sheet, estimator, names, nnames, headline, inputs_take));
+    return finish_table(
+        &text, &html, headline, t, notes,
+        components_payload(sheet, estimator, names, nnames, headline, inputs_take));
 }
 
 /* Appends headline and then each note, "; "-separated, as one line. */
@@ -788,7 +798,6 @@ json_t *vs_render_card(const json_t *sheet, const char *headline, const char *co
     vs_table *t = vs_table_new(2, hdr);
     json_t *card = vs_sheet_card(sheet), *arch = json_object_get(card, "arch");
     char buf[512], g[40], pls[128];
-    size_t nnotes = 0;
     if (!t) {
         json_decref(extra_take);
         return NULL;
@@ -826,15 +835,8 @@ json_t *vs_render_card(const json_t *sheet, const char *headline, const char *co
         vs_buf_free(&a);
     }
     card_row(t, "placement", placement_text(sheet, pls, sizeof pls));
-    put_headline(&text, &html, headline);
-    put_table(&text, &html, t);
-    vs_table_free(t);
-    while (notes && notes[nnotes])
-        nnotes++;
-    if (nnotes)
-        vs_buf_puts(&text, "\n");
-    put_notes(&text, &html, notes, nnotes);
-    return finish(&text, &html, NULL, card_payload(sheet, notes, extra_take));
+    return finish_table(&text, &html, headline, t, notes,
+                        card_payload(sheet, notes, extra_take));
 }
 
 json_t *vs_render_card_line(const json_t *sheet, const char *set, const char *headline,
