@@ -75,6 +75,20 @@ static uint64_t add(acc *a, uint64_t x, uint64_t y)
     return r;
 }
 
+/* Stores a family's counts, or says the arithmetic overflowed (then the
+ * dimensions are not a real model's). */
+static int set_counts(vs_hfconfig *c, const acc *a, uint64_t total, uint64_t active,
+                      vs_error *err)
+{
+    if (a->overflow)
+        return vs_error_set(err, VS_EFORMAT,
+                            "the parameter count overflows 64 bits; the "
+                            "dimensions are not a real model's");
+    c->params_total = total;
+    c->params_active = active;
+    return 0;
+}
+
 /* The first of keys present and not null; NULL when none. */
 static json_t *lookup(const json_t *o, const char *const *keys, const char **found)
 {
@@ -254,13 +268,7 @@ static int count_llama_like(vs_hfconfig *c, const json_t *o, enum family f, vs_e
     embed = add(&a, embed, c->hidden); /* the final norm */
     total = add(&a, mul(&a, c->layers, layer), embed);
     active = add(&a, mul(&a, c->layers, layer_active), embed);
-    if (a.overflow)
-        return vs_error_set(err, VS_EFORMAT,
-                            "the parameter count overflows 64 bits; the "
-                            "dimensions are not a real model's");
-    c->params_total = total;
-    c->params_active = active;
-    return 0;
+    return set_counts(c, &a, total, active, err);
 }
 
 static int count_gpt2(vs_hfconfig *c, const json_t *o, vs_error *err)
@@ -295,10 +303,7 @@ static int count_gpt2(vs_hfconfig *c, const json_t *o, vs_error *err)
     if (!tied)
         total = add(&a, total, mul(&a, c->vocab, h));
     total = add(&a, total, mul(&a, 2, h)); /* ln_f */
-    if (a.overflow)
-        return vs_error_set(err, VS_EFORMAT, "the parameter count overflows 64 bits");
-    c->params_total = c->params_active = total;
-    return 0;
+    return set_counts(c, &a, total, total, err);
 }
 
 static int count_neox(vs_hfconfig *c, const json_t *o, vs_error *err)
@@ -332,10 +337,7 @@ static int count_neox(vs_hfconfig *c, const json_t *o, vs_error *err)
                 add(&a, mul(&a, 2, mul(&a, h, c->intermediate)), add(&a, c->intermediate, h)));
     total = add(&a, mul(&a, c->layers, layer), mul(&a, 2, h));
     total = add(&a, total, mul(&a, mul(&a, tied ? 1 : 2, c->vocab), h));
-    if (a.overflow)
-        return vs_error_set(err, VS_EFORMAT, "the parameter count overflows 64 bits");
-    c->params_total = c->params_active = total;
-    return 0;
+    return set_counts(c, &a, total, total, err);
 }
 
 static int count_falcon(vs_hfconfig *c, const json_t *o, vs_error *err)
@@ -389,10 +391,7 @@ static int count_falcon(vs_hfconfig *c, const json_t *o, vs_error *err)
     layer = add(&a, layer, mul(&a, ln_count, mul(&a, 2, h)));
     total = add(&a, mul(&a, c->layers, layer), mul(&a, 2, h));
     total = add(&a, total, mul(&a, mul(&a, tied ? 1 : 2, c->vocab), h));
-    if (a.overflow)
-        return vs_error_set(err, VS_EFORMAT, "the parameter count overflows 64 bits");
-    c->params_total = c->params_active = total;
-    return 0;
+    return set_counts(c, &a, total, total, err);
 }
 
 int vs_hfconfig_parse(vs_hfconfig *out, const char *text, size_t len, vs_error *err)
