@@ -160,7 +160,7 @@ fail:
 void vs_component_view_read(vs_component_view *out, const json_t *component)
 {
     void *it;
-    json_t *c = (json_t *)component;
+    json_t *c = (json_t *)component, *bytes = NULL;
     memset(out, 0, sizeof *out);
     for (it = json_object_iter(c); it; it = json_object_iter_next(c, it)) {
         const char *k = json_object_iter_key(it);
@@ -169,7 +169,7 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
         if (KEY_IS(k, n, "name"))
             slot = &out->name;
         else if (KEY_IS(k, n, "bytes"))
-            out->bytes = v;
+            bytes = v;
         else if (KEY_IS(k, n, "status"))
             slot = &out->status;
         else if (KEY_IS(k, n, "source"))
@@ -181,9 +181,9 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
         if (slot && json_is_string(v))
             *slot = v;
     }
-    if (json_is_integer(out->bytes) && json_integer_value(out->bytes) >= 0) {
+    if (json_is_integer(bytes) && json_integer_value(bytes) >= 0) {
         out->known = 1;
-        out->value = (uint64_t)json_integer_value(out->bytes);
+        out->value = (uint64_t)json_integer_value(bytes);
     }
 }
 

@@ -132,12 +132,11 @@ json_t *vs_sheet_copy_field(const char *key, json_t *value);
  * envelope, chart, table and payload read five or six fields of each of
  * hundreds of components, and a hashed lookup per field was a tenth of a
  * cell. Values are borrowed from the component; a field that is absent, or
- * not of its type, reads as NULL (bytes: known = 0). */
+ * not of its type, reads as NULL ("bytes": known = 0). */
 typedef struct vs_component_view {
     json_t *name, *status, *source, *phase, *cls; /* JSON strings */
-    json_t *bytes;                               /* the JSON integer */
-    int known;                                   /* bytes is an integer >= 0 */
-    uint64_t value;                              /* bytes when known, else 0 */
+    int known;                                   /* "bytes" is an integer >= 0 */
+    uint64_t value;                              /* "bytes" when known, else 0 */
 } vs_component_view;
 void vs_component_view_read(vs_component_view *out, const json_t *component);
 

@@ -120,12 +120,39 @@ START_TEST(measured_components_are_never_overwritten_by_estimates)
 }
 END_TEST
 
+/* A component view: each field from one walk, in any key order; a field of
+ * the wrong type, or a negative amount, reads as absent. */
+START_TEST(component_view_reads_fields)
+{
+    vs_component_view v;
+    json_t *c = json_pack("{s:s, s:s, s:I, s:s, s:n, s:s, s:i}", "class", "kv_cache", "status",
+                          "estimated", "bytes", (json_int_t)17179869184LL, "name", "kv_cache",
+                          "phase", "source", "2 x 32 x 8", "extra", 1);
+    vs_component_view_read(&v, c);
+    ck_assert_str_eq(json_string_value(v.name), "kv_cache");
+    ck_assert_str_eq(json_string_value(v.status), "estimated");
+    ck_assert_str_eq(json_string_value(v.source), "2 x 32 x 8");
+    ck_assert_str_eq(json_string_value(v.cls), "kv_cache");
+    ck_assert_ptr_null(v.phase); /* null is not a string */
+    ck_assert_int_eq(v.known, 1);
+    ck_assert_uint_eq(v.value, 17179869184ULL);
+    json_decref(c);
+    c = json_pack("{s:i, s:I}", "name", 7, "bytes", (json_int_t)-1);
+    vs_component_view_read(&v, c);
+    ck_assert_ptr_null(v.name);
+    ck_assert_int_eq(v.known, 0);
+    ck_assert_uint_eq(v.value, 0);
+    json_decref(c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sheet");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, new_sheet_has_the_whole_layout);
     tcase_add_test(tc, slugs);
+    tcase_add_test(tc, component_view_reads_fields);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
     tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
