@@ -19,30 +19,9 @@ static uint64_t load8(const char *p)
     return x;
 }
 
-int vs_json_utf8_valid(const char *s, size_t len)
-{
-    size_t i = 0, k;
-    while (i < len) {
-        /* ASCII, 32 then 8 bytes at a time: the common case by far (a long
-         * envelope's HTML is tens of KB of it) */
-        while (i + 32 <= len &&
-               !((load8(s + i) | load8(s + i + 8) | load8(s + i + 16) | load8(s + i + 24)) & HIGHS))
-            i += 32;
-        while (i + 8 <= len && !(load8(s + i) & HIGHS))
-            i += 8;
-        if (i >= len)
-            break;
-        k = vs_utf8_seq((const unsigned char *)s + i, len - i);
-        if (!k)
-            return 0;
-        i += k;
-    }
-    return 1;
-}
-
 json_t *vs_json_stringn(const char *s, size_t len)
 {
-    if (!vs_json_utf8_valid(s, len))
+    if (!vs_utf8_valid_nul(s, len))
         return NULL;
     return json_stringn_nocheck(s, len);
 }

@@ -40,9 +40,6 @@
              (index) < json_array_size(arr) && ((value) = json_array_get(arr, (index)));        \
              (index)++)
 
-/* 1 when s[0..len) is valid UTF-8 (NUL bytes included), else 0. */
-int vs_json_utf8_valid(const char *s, size_t len);
-
 /* A new JSON string of s[0..len), or NULL when s is not valid UTF-8 or memory
  * is short. One pass over the bytes instead of jansson's two. */
 json_t *vs_json_stringn(const char *s, size_t len);

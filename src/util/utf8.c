@@ -69,27 +69,58 @@ size_t vs_utf8_byte_to_cp(const char *s, size_t len, size_t byte)
     return n;
 }
 
-int vs_utf8_valid(const char *s, size_t len)
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+static uint64_t load8(const char *p)
 {
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* Eight bytes of ASCII (and, unless nul_ok, none of them NUL). */
+static int clean8(uint64_t x, int nul_ok)
+{
+    return !(x & HIGHS) && (nul_ok || !((x - ONES) & ~x & HIGHS));
+}
+
+/* The one UTF-8 check: NUL bytes refused or allowed. ASCII is skipped 32, then
+ * 8 bytes at a time: cells, HTML and SVG are almost all ASCII, and every byte
+ * of them is checked (the parser, every JSON string of a result). */
+static inline int valid(const char *s, size_t len, int nul_ok)
+{
     size_t i = 0, n;
     while (i < len) {
-        /* eight ASCII bytes, none NUL, at a time: a cell is almost all ASCII,
-         * and the parser checks every byte of it */
-        if (i + 8 <= len) {
-            uint64_t x;
-            memcpy(&x, s + i, 8);
-            if (!(x & highs) && !((x - ones) & ~x & highs)) {
-                i += 8;
-                continue;
-            }
+        while (i + 32 <= len) {
+            uint64_t a = load8(s + i), b = load8(s + i + 8), c = load8(s + i + 16),
+                     d = load8(s + i + 24);
+            if ((a | b | c | d) & HIGHS ||
+                (!nul_ok && !(clean8(a, 0) && clean8(b, 0) && clean8(c, 0) && clean8(d, 0))))
+                break;
+            i += 32;
         }
-        n = seq_len((const unsigned char *)s, len, i);
+        while (i + 8 <= len && clean8(load8(s + i), nul_ok))
+            i += 8;
+        if (i >= len)
+            break;
+        n = nul_ok ? vs_utf8_seq((const unsigned char *)s + i, len - i)
+                   : seq_len((const unsigned char *)s, len, i);
         if (!n)
             return 0;
         i += n;
     }
     return 1;
+}
+
+int vs_utf8_valid(const char *s, size_t len)
+{
+    return valid(s, len, 0);
+}
+
+int vs_utf8_valid_nul(const char *s, size_t len)
+{
+    return valid(s, len, 1);
 }
 
 char *vs_utf8_repair(const char *s, size_t len)

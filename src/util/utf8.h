@@ -23,6 +23,8 @@ size_t vs_utf8_byte_to_cp(const char *s, size_t len, size_t byte);
 
 /* Non-zero when s[0..len) is valid UTF-8 without NUL bytes. */
 int vs_utf8_valid(const char *s, size_t len);
+/* The same with NUL bytes allowed, as in a JSON string. */
+int vs_utf8_valid_nul(const char *s, size_t len);
 
 /* A new NUL-terminated copy of s[0..len) in which every invalid sequence and NUL
  * is replaced by U+FFFD. Returns NULL when memory is short. */

@@ -154,7 +154,7 @@ START_TEST(invalid_utf8_fails_like_jansson)
         vs_buf b = VS_BUF_INIT;
         ck_assert_ptr_null(json_dumps(o, JSON_COMPACT));
         ck_assert_int_eq(vs_json_dump(o, &b), -1);
-        ck_assert(!vs_json_utf8_valid(bad[i], strlen(bad[i])));
+        ck_assert(!vs_utf8_valid_nul(bad[i], strlen(bad[i])));
         ck_assert_ptr_null(vs_json_stringn(bad[i], strlen(bad[i])));
         ck_assert_ptr_null(json_string(bad[i]));
         vs_buf_free(&b);
@@ -162,10 +162,10 @@ START_TEST(invalid_utf8_fails_like_jansson)
     }
     {
         static const char ok[] = "caf\xc3\xa9 \xf0\x9f\x98\x80 and a long ASCII tail";
-        ck_assert(vs_json_utf8_valid(ok, sizeof ok - 1));
-        ck_assert(!vs_json_utf8_valid(ok, 8)); /* cut inside the 4-byte sequence */
+        ck_assert(vs_utf8_valid_nul(ok, sizeof ok - 1));
+        ck_assert(!vs_utf8_valid_nul(ok, 8)); /* cut inside the 4-byte sequence */
     }
-    ck_assert(vs_json_utf8_valid("a\0b", 3));
+    ck_assert(vs_utf8_valid_nul("a\0b", 3));
     ck_assert_uint_eq(vs_utf8_seq((const unsigned char *)"\xe2\x82\xac", 3), 3);
     ck_assert_uint_eq(vs_utf8_seq((const unsigned char *)"\xe2\x82\xac", 2), 0);
 }
