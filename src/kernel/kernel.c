@@ -14,8 +14,9 @@
 
 #include "kernel/history.h"
 #include "kernel/testcell.h"
-#include "util/utf8.h"
 #include "kernel/wire.h"
+#include "util/json.h"
+#include "util/utf8.h"
 
 #define MAX_FRAMES 1024   /* more frames than this is not a Jupyter message */
 #define LINGER_MS 200     /* how long close waits for unsent messages */
@@ -123,10 +124,12 @@ static int send_frames(void *sock, const vs_frame *f, size_t n)
     return 0;
 }
 
-/* Signs and sends one message; steals content. lock, when given, is held around
- * the send (IOPub is shared by threads). */
-static int kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
-                       size_t nids, const char *msg_type, const vs_msg *parent, json_t *content)
+/* Signs and sends one message; steals content, or raw (its JSON text, malloc'd)
+ * when content is NULL. lock, when given, is held around the send (IOPub is
+ * shared by threads). */
+static int kernel_send_either(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
+                              size_t nids, const char *msg_type, const vs_msg *parent,
+                              json_t *content, char *raw, size_t raw_len)
 {
     char msg_id[37], date[32];
     json_t *header;
@@ -139,13 +142,19 @@ static int kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs
     vs_wire_uuid4(msg_id);
     vs_wire_date_now(date);
     header = vs_wire_header_new(msg_type, msg_id, k->session, k->username, date);
-    if (!header || !content) {
+    if (!header || (!content && !raw)) {
         klog("out of memory building %s", msg_type);
+        free(raw);
         rc = VS_ENOMEM;
         goto done;
     }
-    rc = vs_wire_serialize(&frames, &n, ids, nids, header, parent ? &parent->header_raw : NULL,
-                           NULL, content, k->key, k->keylen, &err);
+    if (content)
+        rc = vs_wire_serialize(&frames, &n, ids, nids, header, parent ? &parent->header_raw : NULL,
+                               NULL, content, k->key, k->keylen, &err);
+    else
+        rc = vs_wire_serialize_raw(&frames, &n, ids, nids, header,
+                                   parent ? &parent->header_raw : NULL, NULL, raw, raw_len, k->key,
+                                   k->keylen, &err);
     if (rc < 0) {
         klog("cannot serialise %s: %s", msg_type, err.message);
         goto done;
@@ -163,7 +172,15 @@ done:
     return rc;
 }
 
-static void publish(vs_kernel *k, const char *msg_type, const vs_msg *parent, json_t *content)
+static int kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
+                       size_t nids, const char *msg_type, const vs_msg *parent, json_t *content)
+{
+    return kernel_send_either(k, sock, lock, ids, nids, msg_type, parent, content, NULL, 0);
+}
+
+/* On IOPub: content, or (content NULL) raw, as kernel_send_either takes them. */
+static void publish_either(vs_kernel *k, const char *msg_type, const vs_msg *parent,
+                           json_t *content, char *raw, size_t raw_len)
 {
     /* The topic frame only helps subscribers filter; clients subscribe to all. */
     char topic[64];
@@ -171,7 +188,32 @@ static void publish(vs_kernel *k, const char *msg_type, const vs_msg *parent, js
     snprintf(topic, sizeof topic, "kernel.%.8s.%s", k->session, msg_type);
     t.data = (unsigned char *)topic;
     t.len = strlen(topic);
-    kernel_send(k, k->iopub, &k->iopub_lock, &t, 1, msg_type, parent, content);
+    kernel_send_either(k, k->iopub, &k->iopub_lock, &t, 1, msg_type, parent, content, raw, raw_len);
+}
+
+static void publish(vs_kernel *k, const char *msg_type, const vs_msg *parent, json_t *content)
+{
+    publish_either(k, msg_type, parent, content, NULL, 0);
+}
+
+/* A result on IOPub: {head"data":bundle,"metadata":{}tail}, where head and tail
+ * are JSON members (each with its comma) or "". The bundle's text goes in as
+ * it is. */
+static void publish_bundle(vs_kernel *k, const char *msg_type, const vs_msg *parent,
+                           const char *head, const vs_bundle *bundle, const char *tail)
+{
+    vs_buf c = VS_BUF_INIT;
+    size_t len;
+    vs_buf_reserve(&c, bundle->len + strlen(head) + strlen(tail) + 32);
+    vs_buf_putc(&c, '{');
+    vs_buf_puts(&c, head);
+    vs_buf_puts(&c, "\"data\":");
+    vs_buf_append(&c, bundle->json, bundle->len);
+    vs_buf_puts(&c, ",\"metadata\":{}");
+    vs_buf_puts(&c, tail);
+    vs_buf_putc(&c, '}');
+    len = c.len;
+    publish_either(k, msg_type, parent, NULL, vs_buf_take(&c), len);
 }
 
 static void publish_status(vs_kernel *k, const vs_msg *parent, const char *state)
@@ -319,17 +361,21 @@ typedef struct exec_ctx {
     int allow_stdin;
 } exec_ctx;
 
-static void sink_display(void *ctx, json_t *bundle, const char *display_id, int update)
+static void sink_display(void *ctx, const vs_bundle *bundle, const char *display_id, int update)
 {
     exec_ctx *ec = ctx;
-    json_t *content;
-    if (ec->silent || !json_is_object(bundle))
+    vs_buf tail = VS_BUF_INIT;
+    if (ec->silent || !bundle)
         return;
-    content = json_pack("{s:O, s:{}}", "data", bundle, "metadata");
-    if (content && display_id)
-        json_object_set_new(content, "transient",
-                            json_pack("{s:o}", "display_id", jstr(display_id)));
-    publish(ec->k, update ? "update_display_data" : "display_data", ec->req, content);
+    if (display_id) {
+        vs_buf_puts(&tail, ",\"transient\":{\"display_id\":");
+        vs_json_dump_string_lossy(display_id, strlen(display_id), &tail);
+        vs_buf_putc(&tail, '}');
+    }
+    if (!vs_buf_failed(&tail))
+        publish_bundle(ec->k, update ? "update_display_data" : "display_data", ec->req, "", bundle,
+                       vs_buf_str(&tail));
+    vs_buf_free(&tail);
 }
 
 static void sink_stream(void *ctx, const char *name, const char *text, size_t len)
@@ -491,7 +537,8 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
     int stop_on_error = content_bool(m, "stop_on_error", 1);
     exec_ctx ec = {k, m, silent, content_bool(m, "allow_stdin", 0)};
     vs_sink sink = {&ec, sink_display, sink_stream, sink_interrupted, sink_input};
-    json_t *result = NULL, *rep;
+    vs_bundle *result = NULL;
+    json_t *rep;
     vs_msg **queue = NULL;
     size_t nqueue = 0, i;
     vs_error err;
@@ -519,16 +566,17 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
         rc = vs_interp_execute(k->ip, code, &sink, &result, &err);
 
     if (store_history) {
-        json_t *plain = json_object_get(result, "text/plain");
-        if (vs_history_add(k->hist, count, code,
-                           rc == 0 && json_is_string(plain) ? json_string_value(plain) : NULL) < 0)
+        char *plain = rc == 0 ? vs_bundle_plain(result) : NULL;
+        if (vs_history_add(k->hist, count, code, plain) < 0)
             klog("out of memory: cell %d not kept in history", count);
+        free(plain);
     }
     if (rc == 0) {
-        if (result && json_is_object(result) && !silent)
-            publish(k, "execute_result", m,
-                    json_pack("{s:i, s:O, s:{}}", "execution_count", count, "data", result,
-                              "metadata"));
+        if (result && !silent) {
+            char head[48];
+            snprintf(head, sizeof head, "\"execution_count\":%d,", count);
+            publish_bundle(k, "execute_result", m, head, result, "");
+        }
         rep = json_pack("{s:s, s:i, s:[], s:{}}", "status", "ok", "execution_count", count,
                         "payload", "user_expressions");
     } else {
@@ -545,7 +593,7 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
         if (stop_on_error && (queue = calloc(MAX_QUEUED, sizeof *queue)))
             nqueue = collect_queued(k, queue, MAX_QUEUED);
     }
-    json_decref(result);
+    vs_bundle_free(result);
     reply(k, k->shell, m, "execute_reply", rep);
     publish_status(k, m, "idle");
 

@@ -39,15 +39,16 @@ static char *split(char *s)
     return sp + 1;
 }
 
-static json_t *text_bundle(const char *text)
+static vs_bundle *text_bundle(const char *text)
 {
-    return json_pack("{s:s}", "text/plain", text);
+    return vs_bundle_new(text, NULL, NULL, NULL);
 }
 
-int vs_testcell_execute(const char *code, const vs_sink *sink, json_t **out_result, vs_error *err)
+int vs_testcell_execute(const char *code, const vs_sink *sink, vs_bundle **out_result,
+                        vs_error *err)
 {
     char *copy = strdup(code), *line, *next;
-    json_t *result = NULL;
+    vs_bundle *result = NULL;
     int rc = 0, lineno = 1;
 
     *out_result = NULL;
@@ -90,10 +91,10 @@ int vs_testcell_execute(const char *code, const vs_sink *sink, json_t **out_resu
             }
         } else if (!strcmp(verb, "display") || !strcmp(verb, "update")) {
             char *id = rest, *text = split(rest);
-            json_t *b = text_bundle(text);
+            vs_bundle *b = text_bundle(text);
             if (b && sink->display)
                 sink->display(sink->ctx, b, strcmp(id, "-") ? id : NULL, verb[0] == 'u');
-            json_decref(b);
+            vs_bundle_free(b);
         } else if (!strcmp(verb, "input") || !strcmp(verb, "password")) {
             char *value = NULL;
             if (!sink->input) {
@@ -105,11 +106,11 @@ int vs_testcell_execute(const char *code, const vs_sink *sink, json_t **out_resu
                 vs_error_set_at(err, rc, lineno, 1, "input was not available");
                 goto done;
             }
-            json_decref(result);
+            vs_bundle_free(result);
             result = text_bundle(value);
             free(value);
         } else if (!strcmp(verb, "result")) {
-            json_decref(result);
+            vs_bundle_free(result);
             result = text_bundle(rest);
         } else if (!strcmp(verb, "fail")) {
             rc = vs_error_set_at(err, VS_EVALUE, lineno, 1, "%s", rest);
@@ -122,7 +123,7 @@ int vs_testcell_execute(const char *code, const vs_sink *sink, json_t **out_resu
     *out_result = result;
     result = NULL;
 done:
-    json_decref(result);
+    vs_bundle_free(result);
     free(copy);
     return rc;
 }

@@ -26,6 +26,7 @@
 int vs_testcell_is(const char *code);
 
 /* Runs a test cell as vs_interp_execute would. */
-int vs_testcell_execute(const char *code, const vs_sink *sink, json_t **out_result, vs_error *err);
+int vs_testcell_execute(const char *code, const vs_sink *sink, vs_bundle **out_result,
+                        vs_error *err);
 
 #endif

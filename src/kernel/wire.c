@@ -216,9 +216,10 @@ static int dump_into(vs_frame *f, const json_t *v, const char *fallback)
     return 0;
 }
 
-int vs_wire_serialize(vs_frame **out, size_t *nout, const vs_frame *ids, size_t nids,
-                      const json_t *header, const vs_frame *parent, const json_t *metadata,
-                      const json_t *content, const unsigned char *key, size_t keylen, vs_error *err)
+int vs_wire_serialize_raw(vs_frame **out, size_t *nout, const vs_frame *ids, size_t nids,
+                          const json_t *header, const vs_frame *parent, const json_t *metadata,
+                          char *content_take, size_t content_len, const unsigned char *key,
+                          size_t keylen, vs_error *err)
 {
     size_t n = nids + 6, i;
     vs_frame *f;
@@ -229,8 +230,14 @@ int vs_wire_serialize(vs_frame **out, size_t *nout, const vs_frame *ids, size_t 
     *out = NULL;
     *nout = 0;
     f = calloc(n, sizeof *f);
-    if (!f)
+    if (!f) {
+        free(content_take);
         return vs_error_set(err, VS_ENOMEM, "out of memory serialising a message");
+    }
+    f[nids + 5].data = (unsigned char *)content_take;
+    f[nids + 5].len = content_len;
+    if (!content_take)
+        goto nomem;
     for (i = 0; i < nids; i++)
         if ((rc = copy_frame(&f[i], &ids[i])) < 0)
             goto nomem;
@@ -241,8 +248,6 @@ int vs_wire_serialize(vs_frame **out, size_t *nout, const vs_frame *ids, size_t 
     if ((rc = copy_frame(&f[nids + 3], parent && parent->len ? parent : &empty)) < 0)
         goto nomem;
     if ((rc = dump_into(&f[nids + 4], metadata, "{}")) < 0)
-        goto bad;
-    if ((rc = dump_into(&f[nids + 5], content, "{}")) < 0)
         goto bad;
     vs_wire_sign(key, keylen, &f[nids + 2], sig);
     if ((rc = copy_frame(&f[nids + 1], &(vs_frame){(unsigned char *)sig, strlen(sig)})) < 0)
@@ -258,6 +263,22 @@ bad:
     if (rc == VS_ENOMEM)
         return vs_error_set(err, VS_ENOMEM, "out of memory serialising a message");
     return vs_error_set(err, VS_EVALUE, "a message part cannot be serialised as JSON");
+}
+
+int vs_wire_serialize(vs_frame **out, size_t *nout, const vs_frame *ids, size_t nids,
+                      const json_t *header, const vs_frame *parent, const json_t *metadata,
+                      const json_t *content, const unsigned char *key, size_t keylen, vs_error *err)
+{
+    vs_frame c = {NULL, 0};
+    int rc = dump_into(&c, content, "{}");
+    *out = NULL;
+    *nout = 0;
+    if (rc < 0)
+        return vs_error_set(err, rc,
+                            rc == VS_ENOMEM ? "out of memory serialising a message"
+                                            : "a message part cannot be serialised as JSON");
+    return vs_wire_serialize_raw(out, nout, ids, nids, header, parent, metadata, (char *)c.data,
+                                 c.len, key, keylen, err);
 }
 
 void vs_wire_uuid4_from(const unsigned char rnd[16], char out[37])

@@ -73,6 +73,13 @@ int vs_wire_serialize(vs_frame **out, size_t *nout, const vs_frame *ids, size_t 
                       const json_t *header, const vs_frame *parent, const json_t *metadata,
                       const json_t *content, const unsigned char *key, size_t keylen,
                       vs_error *err);
+/* The same with the content already JSON text (an object, not checked again):
+ * results arrive as text (render/bundle.h) and go out without a second pass.
+ * content_take (malloc'd) is taken, whatever the call returns. */
+int vs_wire_serialize_raw(vs_frame **out, size_t *nout, const vs_frame *ids, size_t nids,
+                          const json_t *header, const vs_frame *parent, const json_t *metadata,
+                          char *content_take, size_t content_len, const unsigned char *key,
+                          size_t keylen, vs_error *err);
 
 void vs_wire_frames_free(vs_frame *frames, size_t n);
 

@@ -29,7 +29,7 @@ struct vs_interp {
 struct vs_ctx {
     vs_interp *ip;
     const vs_sink *sink;
-    json_t *pending; /* the latest result, not yet published */
+    vs_bundle *pending; /* the latest result, not yet published */
     vs_buf effects;  /* effects outside the kernel, "; "-separated */
 };
 
@@ -77,7 +77,7 @@ const char *vs_interp_banner(void)
 
 /* ------------------------------------------------------------------ context */
 
-static void publish(vs_ctx *ctx, json_t *bundle)
+static void publish(vs_ctx *ctx, const vs_bundle *bundle)
 {
     if (ctx->sink && ctx->sink->display)
         ctx->sink->display(ctx->sink->ctx, bundle, NULL, 0);
@@ -87,12 +87,12 @@ static void flush_pending(vs_ctx *ctx)
 {
     if (ctx->pending) {
         publish(ctx, ctx->pending);
-        json_decref(ctx->pending);
+        vs_bundle_free(ctx->pending);
         ctx->pending = NULL;
     }
 }
 
-void vs_ctx_emit(vs_ctx *ctx, json_t *bundle_take)
+void vs_ctx_emit(vs_ctx *ctx, vs_bundle *bundle_take)
 {
     if (!bundle_take)
         return;
@@ -108,7 +108,7 @@ void vs_ctx_stream(vs_ctx *ctx, const char *name, const char *text, size_t len)
         ctx->sink->stream(ctx->sink->ctx, name, text, len);
 }
 
-void vs_ctx_display(vs_ctx *ctx, json_t *bundle, const char *display_id, int update)
+void vs_ctx_display(vs_ctx *ctx, const vs_bundle *bundle, const char *display_id, int update)
 {
     flush_pending(ctx);
     if (ctx->sink && ctx->sink->display)
@@ -282,10 +282,23 @@ static void list_keys(vs_buf *b, const char *const *allowed)
         vs_buf_printf(b, "%s%s=", i ? ", " : "", allowed[i]);
 }
 
+int vs_ctx_emit_written(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, const vs_buf *payload,
+                        vs_error *err)
+{
+    vs_bundle *b = NULL;
+    if (!vs_buf_failed(text) && !(html && vs_buf_failed(html)) && !vs_buf_failed(payload))
+        b = vs_bundle_new_text(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL,
+                               vs_buf_str(payload), payload->len);
+    if (!b)
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    vs_ctx_emit(ctx, b);
+    return 0;
+}
+
 int vs_ctx_emit_text(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, json_t *payload_take,
                      vs_error *err)
 {
-    json_t *b;
+    vs_bundle *b;
     if (!payload_take || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
         json_decref(payload_take);
         return vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -495,7 +508,7 @@ static int no_empty_text(const vs_line *l, vs_error *err)
     return 0;
 }
 
-int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, json_t **out_result,
+int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_bundle **out_result,
                       vs_error *err)
 {
     vs_cell *cell = NULL;
@@ -589,7 +602,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, json
     ctx.pending = NULL;
 
 done:
-    json_decref(ctx.pending);
+    vs_bundle_free(ctx.pending);
     json_decref(snap);
     free(snap_records);
     vs_buf_free(&ctx.effects);
@@ -916,8 +929,11 @@ int vs_interp_inspect(vs_interp *ip, const char *code, size_t cursor, int detail
         }
         (void)ntok;
     }
-    if (v)
-        *out_bundle = vs_verb_help_bundle(v);
+    if (v) {
+        vs_bundle *b = vs_verb_help_bundle(v);
+        *out_bundle = vs_bundle_to_json(b);
+        vs_bundle_free(b);
+    }
     return 0;
 }
 

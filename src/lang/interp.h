@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "render/bundle.h"
 #include "util/error.h"
 
 typedef struct vs_interp vs_interp;
@@ -22,10 +23,11 @@ typedef struct vs_interp vs_interp;
 /* Where results go while a cell runs. Every callback may be NULL. */
 typedef struct vs_sink {
     void *ctx;
-    /* A MIME bundle (object: mime type -> data) to publish as display_data, or as
-     * update_display_data when update is non-zero. display_id may be NULL (a
-     * plain display). The bundle is borrowed: copy what you keep. */
-    void (*display)(void *ctx, json_t *bundle, const char *display_id, int update);
+    /* A MIME bundle (JSON text of an object: mime type -> data) to publish as
+     * display_data, or as update_display_data when update is non-zero.
+     * display_id may be NULL (a plain display). The bundle is borrowed: copy
+     * what you keep. */
+    void (*display)(void *ctx, const vs_bundle *bundle, const char *display_id, int update);
     /* Text for a stream ("stdout" or "stderr"); not NUL-terminated. */
     void (*stream)(void *ctx, const char *name, const char *text, size_t len);
     /* Non-zero once an interrupt was requested; long work polls it. */
@@ -46,14 +48,14 @@ vs_interp *vs_interp_new(const vs_interp_options *opts);
 void vs_interp_free(vs_interp *ip);
 
 /* Evaluates one cell. Every result but the last goes to sink->display as it is
- * produced; the last is returned in *out_result (a new reference, or NULL when
- * the cell produced none) for the transport to publish as execute_result.
+ * produced; the last is returned in *out_result (the caller frees it with
+ * vs_bundle_free; NULL when the cell produced none) for the transport to publish as execute_result.
  * Returns 0, or a negative code with err filled (err->line/column point into the
  * cell). On error the session's sheets are as they were before the cell, except
  * for effects outside the kernel (commits, measurements, push/pull), which stay
  * and are named in err->message. */
-int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink,
-                      json_t **out_result, vs_error *err);
+int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_bundle **out_result,
+                      vs_error *err);
 
 /* Completion at byte offset cursor: *out_matches is a new array of strings
  * replacing code[*out_start, *out_end). Returns 0 (possibly no matches). */

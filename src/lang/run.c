@@ -19,9 +19,9 @@ static void on_sigint(int sig)
     run_interrupted = 1;
 }
 
-static void print_bundle(json_t *bundle)
+static void print_bundle(const vs_bundle *bundle)
 {
-    const char *text = json_string_value(json_object_get(bundle, "text/plain"));
+    char *text = vs_bundle_plain(bundle);
     size_t n;
     if (!text)
         return;
@@ -30,9 +30,10 @@ static void print_bundle(json_t *bundle)
     if (n == 0 || text[n - 1] != '\n')
         fputc('\n', stdout);
     fflush(stdout);
+    free(text);
 }
 
-static void sink_display(void *ctx, json_t *bundle, const char *display_id, int update)
+static void sink_display(void *ctx, const vs_bundle *bundle, const char *display_id, int update)
 {
     (void)ctx;
     (void)display_id;
@@ -175,7 +176,7 @@ int vs_run_main(int argc, char **argv)
         }
         if (sep || last) {
             if (has_code) {
-                json_t *result = NULL;
+                vs_bundle *result = NULL;
                 vs_error err;
                 cellno++;
                 if (vs_buf_failed(&cell)) {
@@ -199,7 +200,7 @@ int vs_run_main(int argc, char **argv)
                 }
                 if (result)
                     print_bundle(result);
-                json_decref(result);
+                vs_bundle_free(result);
             }
             vs_buf_reset(&cell);
             has_code = 0;

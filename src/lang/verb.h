@@ -67,7 +67,7 @@ const char *vs_verb_group(const vs_verb *verb);
 size_t vs_verb_suggest(const char *name, const char **out, size_t max);
 /* The help of a verb as a MIME bundle (syntax, summary, help, keys, words; payload
  * kind "help"), as `help VERB` and inspect show it. New reference or NULL. */
-json_t *vs_verb_help_bundle(const vs_verb *verb);
+vs_bundle *vs_verb_help_bundle(const vs_verb *verb);
 
 /* --- the context a verb runs in (implemented by src/lang/interp.c) --- */
 
@@ -87,11 +87,11 @@ json_t *vs_ctx_sheets(vs_ctx *ctx);
 
 /* Emits a result bundle (takes the reference). The interpreter publishes every
  * result but the cell's last as display_data as soon as the next one arrives. */
-void vs_ctx_emit(vs_ctx *ctx, json_t *bundle_take);
+void vs_ctx_emit(vs_ctx *ctx, vs_bundle *bundle_take);
 /* Streams text to the notebook now (stdout/stderr). */
 void vs_ctx_stream(vs_ctx *ctx, const char *name, const char *text, size_t len);
 /* Publishes or updates a display with an id now (live gauges). */
-void vs_ctx_display(vs_ctx *ctx, json_t *bundle, const char *display_id, int update);
+void vs_ctx_display(vs_ctx *ctx, const vs_bundle *bundle, const char *display_id, int update);
 /* Non-zero once the person asked to interrupt. */
 int vs_ctx_interrupted(vs_ctx *ctx);
 /* Asks the person for a line of text; see vs_sink.input. */
@@ -104,6 +104,11 @@ void vs_ctx_effect(vs_ctx *ctx, const char *fmt, ...) __attribute__((format(prin
  * else the per-user default. Borrowed. */
 const char *vs_ctx_records_path(vs_ctx *ctx);
 void vs_ctx_set_records_path(vs_ctx *ctx, const char *path);
+
+/* Emits a result whose payload was written as JSON text (vs_jw). The buffers
+ * stay the caller's. A failed buffer is VS_ENOMEM. */
+int vs_ctx_emit_written(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, const vs_buf *payload,
+                        vs_error *err);
 
 /* Emits a result built from a text and an HTML buffer (html may be NULL),
  * taking the payload. A failed buffer or a NULL payload is VS_ENOMEM. */

@@ -116,10 +116,11 @@ size_t vs_verb_suggest(const char *name, const char **out, size_t max)
     return n;
 }
 
-json_t *vs_verb_help_bundle(const vs_verb *v)
+vs_bundle *vs_verb_help_bundle(const vs_verb *v)
 {
     vs_buf t = VS_BUF_INIT, h = VS_BUF_INIT;
-    json_t *payload, *keys = json_array(), *words = json_array(), *b;
+    json_t *payload, *keys = json_array(), *words = json_array();
+    vs_bundle *b;
     size_t i;
     const char *group = vs_verb_group(v);
     vs_buf_printf(&t, "%s\n\n", v->syntax ? v->syntax : v->name);
@@ -127,7 +128,7 @@ json_t *vs_verb_help_bundle(const vs_verb *v)
         vs_buf_printf(&t, "%s\n", v->summary);
     if (v->help)
         vs_buf_printf(&t, "\n%s\n", v->help);
-    vs_buf_puts(&h, "<div class=\"vramsheet-help\"><pre><code>");
+    vs_buf_puts(&h, "<div class='vramsheet-help'><pre><code>");
     vs_buf_put_html(&h, v->syntax ? v->syntax : v->name);
     vs_buf_puts(&h, "</code></pre>\n");
     if (v->summary) {

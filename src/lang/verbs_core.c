@@ -52,7 +52,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
     a = vs_line_positional(line, 0);
     if (a) {
         const vs_verb *v = vs_verb_find(a->value);
-        json_t *b;
+        vs_bundle *b;
         if (!v) {
             const char *near[3];
             size_t n = vs_verb_suggest(a->value, near, 3), i;
@@ -129,12 +129,11 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "convert QUANTITY UNIT (convert 24GB GiB)";
     const vs_arg *q, *u;
-    vs_buf qty = VS_BUF_INIT, text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_buf qty = VS_BUF_INIT, text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
     uint64_t bytes;
     vs_unit unit;
     char exact[128], rounded[64], desc[160], grouped[40];
     size_t np = vs_line_npositional(line);
-    json_t *payload;
     int rc = vs_line_check_keys(line, NULL, err);
     if (rc < 0)
         return rc;
@@ -191,27 +190,41 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         else
             puts_all(&text, grouped, " B / ", unitb, " B per ", un, " = ", exact, " ", un,
                      " exactly (", rounded, " ", un, " rounded)\n", NULL);
-        vs_buf_puts(&html, "<table class=\"vramsheet\">\n<tbody>\n<tr><th "
-                           "style=\"text-align:left\">bytes</th><td style=\"text-align:right\">");
+        vs_buf_puts(&html, "<table class='vramsheet'>\n<tbody>\n<tr><th "
+                           "style='text-align:left'>bytes</th><td style='text-align:right'>");
         vs_buf_put_html(&html, grouped);
-        puts_all(&html, " B</td></tr>\n<tr><th style=\"text-align:left\">", un,
-                 " (exact)</th><td style=\"text-align:right\">", NULL);
+        puts_all(&html, " B</td></tr>\n<tr><th style='text-align:left'>", un,
+                 " (exact)</th><td style='text-align:right'>", NULL);
         vs_buf_put_html(&html, exact);
-        puts_all(&html, " ", un, "</td></tr>\n<tr><th style=\"text-align:left\">", un,
-                 " (2 decimals)</th><td style=\"text-align:right\">", rounded, " ", un,
+        puts_all(&html, " ", un, "</td></tr>\n<tr><th style='text-align:left'>", un,
+                 " (2 decimals)</th><td style='text-align:right'>", rounded, " ", un,
                  "</td></tr>\n</tbody>\n</table>\n<p>", NULL);
         vs_buf_put_html(&html, desc);
         vs_buf_puts(&html, "</p>\n");
     }
-    payload = vs_json_object_of(
-        "kind", json_string_nocheck("convert"), "bytes", json_integer((json_int_t)bytes), "unit",
-        json_string_nocheck(vs_unit_name(unit)), "value", json_string_nocheck(exact), "rounded",
-        json_string_nocheck(rounded), "input", vs_json_stringn(vs_buf_str(&qty), qty.len), NULL);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    {
+        vs_jw w = VS_JW_INIT(&payload);
+        vs_jw_open(&w, '{');
+        vs_jw_key(&w, "kind");
+        vs_jw_str(&w, "convert");
+        vs_jw_key(&w, "bytes");
+        vs_jw_u64(&w, bytes);
+        vs_jw_key(&w, "unit");
+        vs_jw_str(&w, vs_unit_name(unit));
+        vs_jw_key(&w, "value");
+        vs_jw_str(&w, exact);
+        vs_jw_key(&w, "rounded");
+        vs_jw_str(&w, rounded);
+        vs_jw_key(&w, "input");
+        vs_jw_strn(&w, vs_buf_str(&qty), qty.len);
+        vs_jw_close(&w, '}');
+    }
+    rc = vs_ctx_emit_written(ctx, &text, &html, &payload, err);
 done:
     vs_buf_free(&qty);
     vs_buf_free(&text);
     vs_buf_free(&html);
+    vs_buf_free(&payload);
     return rc;
 }
 

@@ -127,9 +127,9 @@ static const char *flag_text(int f)
 static void describe_line(vs_buf *text, vs_buf *html, const char *label, const char *value)
 {
     vs_buf_printf(text, "  %-22s %s\n", label, value);
-    vs_buf_puts(html, "<tr><th style=\"text-align:left\">");
+    vs_buf_puts(html, "<tr><th style='text-align:left'>");
     vs_buf_put_html(html, label);
-    vs_buf_puts(html, "</th><td style=\"text-align:left\">");
+    vs_buf_puts(html, "</th><td style='text-align:left'>");
     vs_buf_put_html(html, value);
     vs_buf_puts(html, "</td></tr>\n");
 }
@@ -310,7 +310,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
                   have_spec ? spec.name : "", have_spec ? ")" : "");
     vs_buf_puts(&html, "<p>GPU offer: <b>");
     vs_buf_put_html(&html, name->value);
-    vs_buf_puts(&html, "</b></p>\n<table class=\"vramsheet\">\n<tbody>\n");
+    vs_buf_puts(&html, "</b></p>\n<table class='vramsheet'>\n<tbody>\n");
     if (mem_given) {
         vs_units_describe(d, sizeof d, memory);
         vs_buf_printf(&nb, "%s (as marketed)", d);
@@ -682,7 +682,8 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    json_t *sheet = vs_ctx_sheet(ctx), *bundle;
+    json_t *sheet = vs_ctx_sheet(ctx);
+    vs_bundle *bundle;
     vs_classification *c = NULL;
     char *svg;
     int rc;

@@ -295,7 +295,7 @@ typedef struct gauge {
     size_t ncarry[3];
 } gauge;
 
-static json_t *gauge_bundle(const char *run, const vs_measure_live *live, const char *state)
+static vs_bundle *gauge_bundle(const char *run, const vs_measure_live *live, const char *state)
 {
     vs_sampler_view *v = NULL;
     json_t *payload, *gpus;
@@ -305,7 +305,7 @@ static json_t *gauge_bundle(const char *run, const vs_measure_live *live, const 
                                           "peak this run", "process now"};
     const char *phase;
     unsigned g;
-    json_t *b = NULL;
+    vs_bundle *b = NULL;
     if (vs_sampler_view_get(live->sampler, &v) < 0)
         return NULL;
     phase = v->phases[v->current].name;
@@ -372,12 +372,12 @@ static json_t *gauge_bundle(const char *run, const vs_measure_live *live, const 
 
 static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state)
 {
-    json_t *b = gauge_bundle(gz->run, live, state);
+    vs_bundle *b = gauge_bundle(gz->run, live, state);
     if (!b)
         return;
     vs_ctx_display(gz->ctx, b, gz->id, gz->shown);
     gz->shown = 1;
-    json_decref(b);
+    vs_bundle_free(b);
 }
 
 static void on_tick(void *cb, const vs_measure_live *live)

@@ -249,7 +249,7 @@ done:
 
 static void html_pre(vs_buf *html, const char *text)
 {
-    vs_buf_puts(html, "<pre class=\"vramsheet-sheet\">");
+    vs_buf_puts(html, "<pre class='vramsheet-sheet'>");
     vs_buf_put_html(html, text);
     vs_buf_puts(html, "</pre>\n");
 }
@@ -325,7 +325,8 @@ static int verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax = "diff SHEET[@REV1] [REV2]";
     const vs_arg *a1 = vs_line_positional(line, 0), *a2 = vs_line_positional(line, 1);
-    json_t *from = NULL, *to = NULL, *bundle;
+    json_t *from = NULL, *to = NULL;
+    vs_bundle *bundle;
     const json_t *to_ref;
     vs_store *st = NULL;
     vs_store_blob b1 = {0}, b2 = {0};
@@ -379,14 +380,12 @@ static int verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
         snprintf(l2, sizeof l2, "%s@%.12s (tip)", id, b2.commit);
         to_ref = to;
     }
-    if (!(bundle = vs_diff_bundle(from, to_ref, l1, l2))) {
+    bundle = vs_diff_bundle(from, to_ref, l1, l2,
+                            json_pack("{s:s, s:o}", "from_commit", b1.commit, "to_commit",
+                                      *b2.commit ? json_string(b2.commit) : json_null()));
+    if (!bundle) {
         rc = oom(err);
         goto done;
-    }
-    {
-        json_t *p = json_object_get(bundle, VS_MIME_JSON);
-        json_object_set_new(p, "from_commit", json_string(b1.commit));
-        json_object_set_new(p, "to_commit", *b2.commit ? json_string(b2.commit) : json_null());
     }
     vs_ctx_emit(ctx, bundle);
     rc = 0;

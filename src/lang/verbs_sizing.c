@@ -23,7 +23,7 @@ static int oom(vs_error *err)
     return vs_error_set(err, VS_ENOMEM, "out of memory");
 }
 
-static int emit(vs_ctx *ctx, json_t *bundle, vs_error *err)
+static int emit(vs_ctx *ctx, vs_bundle *bundle, vs_error *err)
 {
     if (!bundle)
         return oom(err);
@@ -898,11 +898,12 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         const char *names[1] = {name};
         char head[600];
         snprintf(head, sizeof head, "estimate kv: %s", src);
-        json_t *b = vs_render_components(sheet, "kv", names, 1, head, notes, inputs);
-        if (b && json_array_size(sk))
-            json_object_set_new(json_object_get(b, VS_MIME_JSON), "estimate_bytes",
-                                json_integer((json_int_t)bytes));
-        rc = emit(ctx, b, err);
+        json_t *extra =
+            json_array_size(sk)
+                ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes), NULL)
+                : NULL;
+        rc =
+            emit(ctx, vs_render_components(sheet, "kv", names, 1, head, notes, inputs, extra), err);
     }
 done:
     vs_buf_free(&skipped);
@@ -1009,7 +1010,8 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
                        (int)rule.gradient_bytes, "master_bytes", (int)rule.master_bytes,
                        "state_bytes", (int)rule.state_bytes, "skipped", sk);
     rc =
-        emit(ctx, vs_render_components(sheet, "training", names, nnames, head, notes, inputs), err);
+        emit(ctx, vs_render_components(sheet, "training", names, nnames, head, notes, inputs, NULL),
+             err);
 done:
     vs_buf_free(&skipped);
     json_decref(sk);
@@ -1101,7 +1103,8 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
                        (json_int_t)b, "checkpointing", vs_checkpointing_name(mode), "skipped", sk);
     {
         const char *names[1] = {name};
-        rc = emit(ctx, vs_render_components(sheet, "activations", names, 1, head, notes, inputs),
+        rc = emit(ctx,
+                  vs_render_components(sheet, "activations", names, 1, head, notes, inputs, NULL),
                   err);
     }
 done:
@@ -1212,7 +1215,8 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
                        (json_int_t)params, "skipped", sk);
     {
         const char *names[1] = {name};
-        rc = emit(ctx, vs_render_components(sheet, "quant", names, 1, head, notes, inputs), err);
+        rc = emit(ctx, vs_render_components(sheet, "quant", names, 1, head, notes, inputs, NULL),
+                  err);
     }
 done:
     vs_buf_free(&skipped);
@@ -1346,7 +1350,8 @@ static int no_weights(const json_t *sheet, vs_error *err)
 static int verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *from = vs_line_pair(line, "from"), *sh = vs_line_pair(line, "sha256");
-    json_t *sheet, *files = NULL, *b;
+    json_t *sheet, *files = NULL;
+    vs_bundle *b;
     vs_envelope env;
     int rc, hash = 0;
     if ((rc = vs_line_check_keys(line, weights_keys, err)) < 0)

@@ -29,68 +29,94 @@ struct vs_table {
     int failed;
 };
 
-/* A JSON string of s; invalid UTF-8 (which jansson refuses) becomes U+FFFD so a
- * result is never lost over one bad byte. */
-static json_t *string_safe(const char *s)
-{
-    size_t n = strlen(s), i = 0;
-    json_t *j = vs_json_stringn(s, n);
-    vs_buf b = VS_BUF_INIT;
-    if (j)
-        return j;
-    while (i < n) {
-        size_t k = vs_utf8_seq((const unsigned char *)s + i, n - i);
-        if (k == 0) {
-            vs_buf_puts(&b, "\xEF\xBF\xBD");
-            i++;
-        } else {
-            vs_buf_append(&b, s + i, k);
-            i += k;
-        }
-    }
-    if (!vs_buf_failed(&b))
-        j = vs_json_stringn(vs_buf_str(&b), b.len);
-    vs_buf_free(&b);
-    return j;
-}
+#define PLAIN_KEY "{\"text/plain\":"
 
-json_t *vs_bundle_new(const char *plain, const char *html, const char *svg, json_t *payload_take)
+vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *svg,
+                              const char *payload_json, size_t payload_len)
 {
-    json_t *b = json_object(), *v;
-    if (!b || !plain)
-        goto fail;
-    if (!(v = string_safe(plain)) || json_object_set_new_nocheck(b, "text/plain", v) < 0)
-        goto fail;
+    vs_buf out = VS_BUF_INIT;
+    vs_bundle *b;
+    size_t np, nh = html ? strlen(html) : 0, ns = svg ? strlen(svg) : 0;
+    if (!plain)
+        return NULL;
+    np = strlen(plain);
+    vs_buf_reserve(&out, np + nh + 2 * ns + payload_len + 160);
+    vs_buf_puts(&out, PLAIN_KEY);
+    vs_json_dump_string_lossy(plain, np, &out);
     if (html && svg) {
         /* Frontends show one representation per output, and every one of them
          * (classic Notebook, JupyterLab, nbconvert) ranks text/html above
          * image/svg+xml: the chart must be inside the HTML to be seen. */
         vs_buf both = VS_BUF_INIT;
-        vs_buf_puts(&both, html);
-        vs_buf_puts(&both, "<div class=\"vramsheet-chart\">\n");
-        vs_buf_puts(&both, svg);
+        vs_buf_append(&both, html, nh);
+        vs_buf_puts(&both, "<div class='vramsheet-chart'>\n");
+        vs_buf_append(&both, svg, ns);
         vs_buf_puts(&both, "</div>\n");
-        v = vs_buf_failed(&both) ? NULL : string_safe(vs_buf_str(&both));
+        vs_buf_puts(&out, ",\"text/html\":");
+        if (vs_buf_failed(&both))
+            out.failed = 1;
+        else
+            vs_json_dump_string_lossy(both.data, both.len, &out);
         vs_buf_free(&both);
-        if (!v || json_object_set_new_nocheck(b, "text/html", v) < 0)
-            goto fail;
-    } else if (html &&
-               (!(v = string_safe(html)) || json_object_set_new_nocheck(b, "text/html", v) < 0)) {
-        goto fail;
+    } else if (html) {
+        vs_buf_puts(&out, ",\"text/html\":");
+        vs_json_dump_string_lossy(html, nh, &out);
     }
-    if (svg && (!(v = string_safe(svg)) || json_object_set_new_nocheck(b, "image/svg+xml", v) < 0))
-        goto fail;
-    if (payload_take) {
-        if (json_object_set_new_nocheck(b, VS_MIME_JSON, payload_take) < 0) {
-            payload_take = NULL; /* set_new releases it on failure */
-            goto fail;
-        }
+    if (svg) {
+        vs_buf_puts(&out, ",\"image/svg+xml\":");
+        vs_json_dump_string_lossy(svg, ns, &out);
     }
+    if (payload_json) {
+        vs_buf_puts(&out, ",\"" VS_MIME_JSON "\":");
+        vs_buf_append(&out, payload_json, payload_len);
+    }
+    vs_buf_putc(&out, '}');
+    if (vs_buf_failed(&out) || !(b = malloc(sizeof *b))) {
+        vs_buf_free(&out);
+        return NULL;
+    }
+    b->len = out.len;
+    b->json = vs_buf_take(&out);
     return b;
-fail:
+}
+
+vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg, json_t *payload_take)
+{
+    vs_buf p = VS_BUF_INIT;
+    vs_bundle *b = NULL;
+    if (!payload_take || vs_json_dump(payload_take, &p) == 0)
+        b = vs_bundle_new_text(plain, html, svg, payload_take ? vs_buf_str(&p) : NULL, p.len);
+    vs_buf_free(&p);
     json_decref(payload_take);
-    json_decref(b);
-    return NULL;
+    return b;
+}
+
+void vs_bundle_free(vs_bundle *b)
+{
+    if (b) {
+        free(b->json);
+        free(b);
+    }
+}
+
+json_t *vs_bundle_to_json(const vs_bundle *b)
+{
+    return b ? json_loadb(b->json, b->len, 0, NULL) : NULL;
+}
+
+char *vs_bundle_plain(const vs_bundle *b)
+{
+    size_t k = sizeof PLAIN_KEY - 1;
+    json_t *s;
+    char *out = NULL;
+    if (!b || b->len <= k || memcmp(b->json, PLAIN_KEY, k))
+        return NULL;
+    /* the one string after the key; the rest of the bundle is not parsed */
+    s = json_loadb(b->json + k, b->len - k, JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, NULL);
+    if (json_is_string(s))
+        out = strdup(json_string_value(s));
+    json_decref(s);
+    return out;
 }
 
 /* Display width in code points (continuation bytes do not count), and whether
@@ -270,15 +296,15 @@ void vs_table_text(const vs_table *t, vs_buf *out)
 
 void vs_table_html(const vs_table *t, vs_buf *out)
 {
-    static const char th_l[] = "<th style=\"text-align:left\">",
-                      th_r[] = "<th style=\"text-align:right\">",
-                      td_l[] = "<td style=\"text-align:left\">",
-                      td_r[] = "<td style=\"text-align:right\">";
+    static const char th_l[] = "<th style='text-align:left'>",
+                      th_r[] = "<th style='text-align:right'>",
+                      td_l[] = "<td style='text-align:left'>",
+                      td_r[] = "<td style='text-align:right'>";
     size_t r, c;
     if (!t || t->failed)
         return;
     vs_buf_reserve(out, t->text.len + (t->nrows + 1) * (t->ncols * 40 + 12) + 64);
-    vs_buf_puts(out, "<table class=\"vramsheet\">\n<thead><tr>");
+    vs_buf_puts(out, "<table class='vramsheet'>\n<thead><tr>");
     for (c = 0; c < t->ncols; c++) {
         if (t->right[c])
             vs_buf_append(out, th_r, sizeof th_r - 1);

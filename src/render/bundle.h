@@ -1,10 +1,13 @@
 /* bundle.h — the MIME bundle every result is, and the tables results print.
  *
- * A bundle is a JSON object: "text/plain" always, "text/html" for tables,
- * "image/svg+xml" for charts, and "application/vnd.vramsheet.v1+json" with the
- * machine-readable payload (an object with "kind", SPEC §5). A table is built
- * once and rendered both as aligned plain text and as an HTML table, so the two
- * never disagree. Pure: no I/O.
+ * A bundle is the compact JSON text of an object: "text/plain" always (its
+ * first key), "text/html" for tables, "image/svg+xml" for charts, and
+ * "application/vnd.vramsheet.v1+json" with the machine-readable payload (an
+ * object with "kind", SPEC §5). It is built as text, not as a jansson tree:
+ * the kernel splices it into the wire message as it is, and a long cell makes
+ * hundreds of them (a tree per result, then a pass to serialise it, were most
+ * of a cell's time). A table is built once and rendered both as aligned plain
+ * text and as an HTML table, so the two never disagree. Pure: no I/O.
  */
 #ifndef VS_RENDER_BUNDLE_H
 #define VS_RENDER_BUNDLE_H
@@ -16,9 +19,27 @@
 
 #define VS_MIME_JSON "application/vnd.vramsheet.v1+json"
 
-/* A new bundle. plain is required; html and svg may be NULL; payload is taken
- * (may be NULL). Returns NULL when memory is short. */
-json_t *vs_bundle_new(const char *plain, const char *html, const char *svg, json_t *payload_take);
+typedef struct vs_bundle {
+    char *json; /* NUL-terminated */
+    size_t len;
+} vs_bundle;
+
+/* A new bundle. plain is required; html and svg may be NULL (with both, the
+ * chart is also placed inside the HTML); payload_json is the payload's JSON
+ * text (borrowed, written with vs_jw; NULL for none). Bytes of plain, html or
+ * svg that are not UTF-8 become U+FFFD. NULL when memory is short. */
+vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *svg,
+                              const char *payload_json, size_t payload_len);
+/* The same with the payload as a jansson tree, taken (may be NULL). */
+vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg,
+                         json_t *payload_take);
+void vs_bundle_free(vs_bundle *b);
+
+/* The bundle as a jansson object (a new reference), for callers that look
+ * inside results: tests, the notebook runner. NULL for NULL. */
+json_t *vs_bundle_to_json(const vs_bundle *b);
+/* The text/plain of b, malloc'd, or NULL. Reads that one string only. */
+char *vs_bundle_plain(const vs_bundle *b);
 
 typedef struct vs_table vs_table;
 

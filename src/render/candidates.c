@@ -332,10 +332,11 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
     vs_table_free(mx);
 }
 
-json_t *vs_candidates_bundle(const vs_classification *c, const char *svg)
+vs_bundle *vs_candidates_bundle(const vs_classification *c, const char *svg)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *payload = vs_candidates_payload(c), *bundle = NULL;
+    json_t *payload = vs_candidates_payload(c);
+    vs_bundle *bundle = NULL;
     if (!payload)
         goto done;
     render(c, &text, &html);

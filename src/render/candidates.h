@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "render/bundle.h"
 #include "sheet/classify.h"
 
 /* The payload object (kind "candidates"); a new reference, or NULL. */
@@ -21,6 +22,6 @@ json_t *vs_candidates_payload(const vs_classification *c);
 
 /* The whole MIME bundle: text/plain, text/html, the payload, and svg (the
  * budget chart, may be NULL) as image/svg+xml. A new reference, or NULL. */
-json_t *vs_candidates_bundle(const vs_classification *c, const char *svg);
+vs_bundle *vs_candidates_bundle(const vs_classification *c, const char *svg);
 
 #endif

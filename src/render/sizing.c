@@ -39,10 +39,24 @@ static json_t *int_or_null(int known, uint64_t v)
     return known ? json_integer((json_int_t)v) : json_null();
 }
 
-/* Finishes a bundle: text and html must not have failed; payload is taken. */
-static json_t *finish(vs_buf *text, vs_buf *html, const char *svg, json_t *payload)
+/* Finishes a bundle whose payload was written as JSON text (vs_jw); frees all
+ * three buffers. */
+static vs_bundle *finish_text(vs_buf *text, vs_buf *html, const char *svg, vs_buf *payload)
 {
-    json_t *b = NULL;
+    vs_bundle *b = NULL;
+    if (!vs_buf_failed(payload) && !vs_buf_failed(text) && !vs_buf_failed(html))
+        b = vs_bundle_new_text(vs_buf_str(text), vs_buf_str(html), svg, vs_buf_str(payload),
+                               payload->len);
+    vs_buf_free(text);
+    vs_buf_free(html);
+    vs_buf_free(payload);
+    return b;
+}
+
+/* Finishes a bundle: text and html must not have failed; payload is taken. */
+static vs_bundle *finish(vs_buf *text, vs_buf *html, const char *svg, json_t *payload)
+{
+    vs_bundle *b = NULL;
     if (payload && !vs_buf_failed(text) && !vs_buf_failed(html))
         b = vs_bundle_new(vs_buf_str(text), vs_buf_str(html), svg, payload);
     else
@@ -89,8 +103,8 @@ static void put_table(vs_buf *text, vs_buf *html, vs_table *t)
 
 /* The shape of a table result: headline, table (freed here), the notes of a
  * NULL-terminated list after a blank line, then the bundle with payload. */
-static json_t *finish_table(vs_buf *text, vs_buf *html, const char *headline, vs_table *t,
-                            const char *const *notes, json_t *payload)
+static vs_bundle *finish_table(vs_buf *text, vs_buf *html, const char *headline, vs_table *t,
+                               const char *const *notes, json_t *payload)
 {
     size_t nnotes = 0;
     put_headline(text, html, headline);
@@ -114,7 +128,8 @@ static const char *placement_text(const json_t *sheet, char *out, size_t outlen)
 
 /* ----------------------------------------------------------------- weights */
 
-json_t *vs_render_weights(const json_t *sheet, const vs_envelope *env, const json_t *files_payload)
+vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
+                             const json_t *files_payload)
 {
     static const char *const hdr[] = {"quantity", "bytes", "GB", "GiB", "basis"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
@@ -382,14 +397,14 @@ char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env)
     return svg;
 }
 
-json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
+vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
 {
     static const char *const hdr[] = {"component", "status", "class", "per GPU",
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
     json_t *comps = vs_sheet_array(sheet, "components");
-    json_t *c, *p = NULL, *caps = NULL;
+    json_t *c, *caps = NULL;
     vs_placement pl;
     budget bud;
     int have_budget = 0;
@@ -400,7 +415,7 @@ json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
     char *svg = NULL;
     unsigned bits = vs_sheet_weight_bits(sheet);
     uint64_t params = 0;
-    json_t *bundle = NULL;
+    vs_bundle *bundle = NULL;
 
     if (!t)
         return NULL;
@@ -520,13 +535,16 @@ json_t *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
     svg = budget_svg(sheet, &bud);
     if (!svg)
         goto done;
-    p = vs_envelope_payload(env, sheet);
-    if (!p)
-        goto done;
-    json_object_set_new(p, "capacities", caps);
-    caps = NULL;
-    bundle = finish(&text, &html, svg, p);
-    p = NULL;
+    {
+        vs_buf pb = VS_BUF_INIT;
+        vs_jw w = VS_JW_INIT(&pb);
+        vs_jw_open(&w, '{');
+        vs_envelope_payload_write(&w, env, sheet);
+        vs_jw_key(&w, "capacities");
+        vs_jw_value(&w, caps);
+        vs_jw_close(&w, '}');
+        bundle = finish_text(&text, &html, svg, &pb);
+    }
 done:
     vs_table_free(t);
     vs_buf_free(&text);
@@ -541,8 +559,8 @@ done:
 
 /* ----------------------------------------------------------------- formats */
 
-json_t *vs_render_formats(const json_t *sheet, const vs_envelope *env, const vs_format_row *rows,
-                          size_t nrows)
+vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const vs_format_row *rows,
+                             size_t nrows)
 {
     static const char *const hdr[] = {"format",      "bits",         "weights",
                                       "weights GB",  "weights GiB",  "envelope per GPU",
@@ -662,17 +680,19 @@ static json_t *components_payload(const json_t *sheet, const char *estimator,
     return p;
 }
 
-json_t *vs_render_components(const json_t *sheet, const char *estimator, const char *const *names,
-                             size_t nnames, const char *headline, const char *const *notes,
-                             json_t *inputs_take)
+vs_bundle *vs_render_components(const json_t *sheet, const char *estimator,
+                                const char *const *names, size_t nnames, const char *headline,
+                                const char *const *notes, json_t *inputs_take, json_t *extra_take)
 {
     static const char *const hdr[] = {"component", "status", "class", "bytes",
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
     size_t i;
+    json_t *p;
     if (!t) {
         json_decref(inputs_take);
+        json_decref(extra_take);
         return NULL;
     }
     vs_table_align_right(t, 3);
@@ -698,9 +718,11 @@ json_t *vs_render_components(const json_t *sheet, const char *estimator, const c
         row[6] = json_string_value(json_object_get(c, "source"));
         vs_table_add_row(t, row);
     }
-    return finish_table(
-        &text, &html, headline, t, notes,
-        components_payload(sheet, estimator, names, nnames, headline, inputs_take));
+    p = components_payload(sheet, estimator, names, nnames, headline, inputs_take);
+    if (p && json_is_object(extra_take))
+        json_object_update(p, extra_take);
+    json_decref(extra_take);
+    return finish_table(&text, &html, headline, t, notes, p);
 }
 
 /* Appends headline and then each note, "; "-separated, as one line. */
@@ -725,27 +747,48 @@ static void put_one_line(vs_buf *text, vs_buf *html, const char *headline, const
     vs_buf_puts(html, "</p>\n");
 }
 
-json_t *vs_render_component_line(const json_t *component, const char *estimator,
-                                 const char *headline, const char *const *notes,
-                                 json_t *inputs_take)
+vs_bundle *vs_render_component_line(const json_t *component, const char *estimator,
+                                    const char *headline, const char *const *notes,
+                                    json_t *inputs_take)
 {
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *p = vs_json_copy((json_t *)component);
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&p);
+    vs_component_view v;
     put_one_line(&text, &html, headline, notes);
-    if (p &&
-        (json_object_set_new_nocheck(p, "kind", json_string_nocheck("component")) ||
-         json_object_set_new_nocheck(p, "estimator",
-                                     estimator ? json_string(estimator) : json_null()) ||
-         json_object_set_new_nocheck(
-             p, "formula", headline ? vs_json_stringn(headline, strlen(headline)) : json_null()) ||
-         json_object_set_new_nocheck(p, "inputs", inputs_take ? inputs_take : json_object()))) {
-        inputs_take = NULL; /* set_new released it */
-        json_decref(p);
-        p = NULL;
+    /* the component's fields in the sheet's order, then what produced it:
+     * most lines of a long cell are these, so the payload is written, not
+     * built as a tree */
+    vs_component_view_read(&v, component);
+    vs_buf_reserve(&p, 256 + (headline ? strlen(headline) : 0));
+    vs_jw_open(&w, '{');
+    vs_jw_key(&w, "name");
+    vs_jw_value(&w, v.name);
+    vs_jw_key(&w, "bytes");
+    vs_jw_bytes(&w, v.known, v.value);
+    vs_jw_key(&w, "status");
+    vs_jw_value(&w, v.status);
+    vs_jw_key(&w, "source");
+    vs_jw_value(&w, v.source);
+    vs_jw_key(&w, "phase");
+    vs_jw_value(&w, v.phase);
+    vs_jw_key(&w, "class");
+    vs_jw_value(&w, v.cls);
+    vs_jw_key(&w, "kind");
+    vs_jw_str(&w, "component");
+    vs_jw_key(&w, "estimator");
+    vs_jw_str(&w, estimator);
+    vs_jw_key(&w, "formula");
+    vs_jw_str(&w, headline);
+    vs_jw_key(&w, "inputs");
+    if (inputs_take) {
+        vs_jw_value(&w, inputs_take);
+    } else {
+        vs_jw_open(&w, '{');
+        vs_jw_close(&w, '}');
     }
-    if (!p)
-        json_decref(inputs_take);
-    return finish(&text, &html, NULL, p);
+    vs_jw_close(&w, '}');
+    json_decref(inputs_take);
+    return finish_text(&text, &html, NULL, &p);
 }
 
 /* -------------------------------------------------------------------- card */
@@ -790,8 +833,8 @@ static json_t *card_payload(const json_t *sheet, const char *const *notes, json_
     return p;
 }
 
-json_t *vs_render_card(const json_t *sheet, const char *headline, const char *const *notes,
-                       json_t *extra_take)
+vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char *const *notes,
+                          json_t *extra_take)
 {
     static const char *const hdr[] = {"card", "value"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
@@ -839,8 +882,8 @@ json_t *vs_render_card(const json_t *sheet, const char *headline, const char *co
                         card_payload(sheet, notes, extra_take));
 }
 
-json_t *vs_render_card_line(const json_t *sheet, const char *set, const char *headline,
-                            const char *const *notes, json_t *extra_take)
+vs_bundle *vs_render_card_line(const json_t *sheet, const char *set, const char *headline,
+                               const char *const *notes, json_t *extra_take)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     json_t *p;
@@ -865,8 +908,8 @@ void vs_render_arch(const json_t *arch, vs_buf *out)
     }
 }
 
-json_t *vs_render_lines(const char *headline, const char *const *lines, size_t nlines,
-                        json_t *payload_take)
+vs_bundle *vs_render_lines(const char *headline, const char *const *lines, size_t nlines,
+                           json_t *payload_take)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     size_t i;

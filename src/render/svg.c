@@ -230,38 +230,38 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
 #define Y(g) (bottom - (g) / axis_max * (bottom - top))
 
     svgf(&b,
-         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%f\" height=\"%f\" "
-         "viewBox=\"0 0 %f %f\" font-family=\"sans-serif\" font-size=\"12\" "
-         "role=\"img\">\n",
+         "<svg xmlns='http://www.w3.org/2000/svg' width='%f' height='%f' "
+         "viewBox='0 0 %f %f' font-family='sans-serif' font-size='12' "
+         "role='img'>\n",
          width, height, width, height);
-    vs_buf_puts(&b, "<defs><pattern id=\"vs-hatch\" width=\"8\" height=\"8\" "
-                    "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-                    "<rect width=\"8\" height=\"8\" fill=\"#f4f4f4\"/>"
-                    "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"#888\" stroke-width=\"3\"/>"
+    vs_buf_puts(&b, "<defs><pattern id='vs-hatch' width='8' height='8' "
+                    "patternUnits='userSpaceOnUse' patternTransform='rotate(45)'>"
+                    "<rect width='8' height='8' fill='#f4f4f4'/>"
+                    "<line x1='0' y1='0' x2='0' y2='8' stroke='#888' stroke-width='3'/>"
                     "</pattern></defs>\n");
     vs_buf_puts(&b, "<title>");
     vs_buf_put_html(&b, title ? title : "memory budget per GPU");
-    vs_buf_puts(&b, "</title>\n<text x=\"16\" y=\"24\" font-size=\"15\" font-weight=\"bold\">");
+    vs_buf_puts(&b, "</title>\n<text x='16' y='24' font-size='15' font-weight='bold'>");
     vs_buf_put_html(&b, title ? title : "memory budget per GPU");
     vs_buf_puts(&b, "</text>\n");
 
     /* axis and grid, in GiB */
     svgf(&b,
-         "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\" stroke=\"#333\"/>\n"
-         "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\" stroke=\"#333\"/>\n",
+         "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#333'/>\n"
+         "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#333'/>\n",
          left, top, left, bottom, left, bottom, right, bottom);
     for (v = 0; v <= axis_max + step / 1000; v += step) {
         double y = Y(v);
         char tick[32];
         snprintf(tick, sizeof tick, "%g", v);
         svgf(&b,
-             "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\" stroke=\"#ddd\"/>"
-             "<text x=\"%f\" y=\"%f\" text-anchor=\"end\">%s</text>\n",
+             "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#ddd'/>"
+             "<text x='%f' y='%f' text-anchor='end'>%s</text>\n",
              left, y, right, y, left - 6, y + 4, tick);
     }
     svgf(&b,
-         "<text x=\"18\" y=\"%f\" transform=\"rotate(-90 18 %f)\" "
-         "text-anchor=\"middle\">memory per GPU, GiB (2^30 bytes)</text>\n",
+         "<text x='18' y='%f' transform='rotate(-90 18 %f)' "
+         "text-anchor='middle'>memory per GPU, GiB (2^30 bytes)</text>\n",
          (top + bottom) / 2, (top + bottom) / 2);
 
     /* the stack, weights first */
@@ -273,13 +273,12 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
             double y1 = Y(y_cursor + h), y0 = Y(y_cursor);
             vs_buf_puts(&b, "<rect ");
             if (segs[i].known)
-                svgf(&b, "fill=\"%s\" stroke=\"#fff\"",
+                svgf(&b, "fill='%s' stroke='#fff'",
                      seg_colors[color++ % (sizeof seg_colors / sizeof seg_colors[0])]);
             else
-                vs_buf_puts(&b, "fill=\"url(#vs-hatch)\" stroke=\"#555\" stroke-dasharray=\"4 3\" "
-                                "class=\"unknown\"");
-            svgf(&b, " x=\"%f\" y=\"%f\" width=\"%f\" height=\"%f\"><title>", bar_x, y1, bar_w,
-                 y0 - y1);
+                vs_buf_puts(&b, "fill='url(#vs-hatch)' stroke='#555' stroke-dasharray='4 3' "
+                                "class='unknown'");
+            svgf(&b, " x='%f' y='%f' width='%f' height='%f'><title>", bar_x, y1, bar_w, y0 - y1);
             vs_buf_put_html(&b, segs[i].label ? segs[i].label : "");
             vs_buf_puts(&b, ": ");
             if (segs[i].known)
@@ -289,8 +288,8 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
             vs_buf_puts(&b, "</title></rect>\n");
             if (!segs[i].known && y0 - y1 >= 11) {
                 svgf(&b,
-                     "<text x=\"%f\" y=\"%f\" text-anchor=\"middle\" "
-                     "font-size=\"10\">",
+                     "<text x='%f' y='%f' text-anchor='middle' "
+                     "font-size='10'>",
                      bar_x + bar_w / 2, (y0 + y1) / 2 + 4);
                 vs_buf_put_html(&b, segs[i].label ? segs[i].label : "");
                 vs_buf_puts(&b, ": unknown</text>\n");
@@ -298,8 +297,8 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
             y_cursor += h;
         }
     }
-    svgf(&b, "<text x=\"%f\" y=\"%f\" text-anchor=\"middle\" font-weight=\"bold\">",
-         bar_x + bar_w / 2, Y(y_cursor) - 6);
+    svgf(&b, "<text x='%f' y='%f' text-anchor='middle' font-weight='bold'>", bar_x + bar_w / 2,
+         Y(y_cursor) - 6);
     vs_buf_puts(&b, nunknown ? "known part " : "envelope ");
     put_gib(&b, known_bytes);
     if (nunknown)
@@ -311,9 +310,9 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
         const char *c = line_colors[i % (sizeof line_colors / sizeof line_colors[0])];
         double y = Y((double)lines[i].bytes / GIB);
         svgf(&b,
-             "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\" stroke=\"%s\" "
-             "stroke-width=\"2\" class=\"capacity\"/>\n<text x=\"%f\" y=\"%f\" "
-             "text-anchor=\"end\" fill=\"%s\">",
+             "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='%s' "
+             "stroke-width='2' class='capacity'/>\n<text x='%f' y='%f' "
+             "text-anchor='end' fill='%s'>",
              left, y, right, y, c, right - 2, y - 4 - 13.0 * (double)(i % 2), c);
         vs_buf_put_html(&b, lines[i].label ? lines[i].label : "");
         vs_buf_puts(&b, ": ");
@@ -331,23 +330,22 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
         double ly = top + 10;
         size_t color, k;
         size_t nknown = nsegs - ndrawn_unknown;
-        svgf(&b, "<text x=\"%f\" y=\"%f\" font-weight=\"bold\">components, per GPU</text>\n",
-             legend_x, ly);
+        svgf(&b, "<text x='%f' y='%f' font-weight='bold'>components, per GPU</text>\n", legend_x,
+             ly);
         ly += 18;
         color = nknown;
         for (k = nsegs; k-- > 0;) {
             if (segs[k].known) {
                 color--;
-                svgf(&b, "<rect x=\"%f\" y=\"%f\" width=\"12\" height=\"12\" fill=\"%s\"/>",
-                     legend_x, ly - 10,
-                     seg_colors[color % (sizeof seg_colors / sizeof seg_colors[0])]);
+                svgf(&b, "<rect x='%f' y='%f' width='12' height='12' fill='%s'/>", legend_x,
+                     ly - 10, seg_colors[color % (sizeof seg_colors / sizeof seg_colors[0])]);
             } else {
                 svgf(&b,
-                     "<rect x=\"%f\" y=\"%f\" width=\"12\" height=\"12\" "
-                     "fill=\"url(#vs-hatch)\" stroke=\"#555\" stroke-dasharray=\"2 2\"/>",
+                     "<rect x='%f' y='%f' width='12' height='12' "
+                     "fill='url(#vs-hatch)' stroke='#555' stroke-dasharray='2 2'/>",
                      legend_x, ly - 10);
             }
-            svgf(&b, "<text x=\"%f\" y=\"%f\">", legend_x + 18, ly);
+            svgf(&b, "<text x='%f' y='%f'>", legend_x + 18, ly);
             vs_buf_put_html(&b, segs[k].label ? segs[k].label : "");
             vs_buf_puts(&b, ": ");
             if (segs[k].known)
@@ -364,15 +362,15 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
         }
         if (nlines) {
             ly += 6;
-            svgf(&b, "<text x=\"%f\" y=\"%f\" font-weight=\"bold\">capacity per GPU</text>\n",
-                 legend_x, ly);
+            svgf(&b, "<text x='%f' y='%f' font-weight='bold'>capacity per GPU</text>\n", legend_x,
+                 ly);
             ly += 18;
         }
         for (k = 0; k < nlines; k++) {
             const char *c = line_colors[k % (sizeof line_colors / sizeof line_colors[0])];
             svgf(&b,
-                 "<line x1=\"%f\" y1=\"%f\" x2=\"%f\" y2=\"%f\" stroke=\"%s\" "
-                 "stroke-width=\"2\"/><text x=\"%f\" y=\"%f\">",
+                 "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='%s' "
+                 "stroke-width='2'/><text x='%f' y='%f'>",
                  legend_x, ly - 4, legend_x + 12, ly - 4, c, legend_x + 18, ly);
             vs_buf_put_html(&b, lines[k].label ? lines[k].label : "");
             vs_buf_puts(&b, ": ");
@@ -388,7 +386,7 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
     }
     if (nunknown)
         svgf(&b,
-             "<text x=\"%f\" y=\"%f\" font-size=\"11\" fill=\"#555\">hatched: unknown "
+             "<text x='%f' y='%f' font-size='11' fill='#555'>hatched: unknown "
              "components, drawn at a fixed height, not to scale; missing from the "
              "envelope, not zero</text>\n",
              left, height - 14);

@@ -326,11 +326,12 @@ static void fmt_change(vs_buf *b, const json_t *c)
     }
 }
 
-json_t *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_label,
-                       const char *to_label)
+vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_label,
+                          const char *to_label, json_t *extra_take)
 {
     static const char *const headers[] = {"section", "change", "item", "detail"};
-    json_t *changes = vs_diff_changes(a, b), *payload = NULL, *bundle = NULL, *c;
+    json_t *changes = vs_diff_changes(a, b), *payload = NULL, *c;
+    vs_bundle *bundle = NULL;
     vs_table *t = NULL;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, d = VS_BUF_INIT;
     const char *id = str(b, "id") ? str(b, "id") : str(a, "id");
@@ -375,9 +376,12 @@ json_t *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_label,
                         "changes", changes);
     if (!payload || vs_buf_failed(&text) || vs_buf_failed(&html))
         goto done;
+    if (json_is_object(extra_take))
+        json_object_update(payload, extra_take);
     bundle = vs_bundle_new(vs_buf_str(&text), vs_buf_str(&html), NULL, payload);
     payload = NULL;
 done:
+    json_decref(extra_take);
     json_decref(payload);
     json_decref(changes);
     vs_table_free(t);

@@ -19,13 +19,16 @@
 
 #include <jansson.h>
 
+#include "render/bundle.h"
+
 /* The list of changes from a to b (a new array, in section order), or NULL when
  * memory is short. */
 json_t *vs_diff_changes(const json_t *a, const json_t *b);
 
 /* The bundle showing the changes; from_label and to_label name the two versions
- * ("llama@3f2a1c0", "this session"). Returns a new bundle or NULL. */
-json_t *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_label,
-                       const char *to_label);
+ * ("llama@3f2a1c0", "this session"). The keys of extra_take (an object, taken,
+ * may be NULL) are added to the payload. Returns a new bundle or NULL. */
+vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_label,
+                          const char *to_label, json_t *extra_take);
 
 #endif

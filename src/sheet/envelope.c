@@ -118,94 +118,122 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
     return 0;
 }
 
-static json_t *bytes_or_null(int known, uint64_t v)
+void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet)
 {
-    return known ? json_integer((json_int_t)v) : json_null();
-}
-
-/* A string of the sheet (shared: scalars are never mutated), or null. */
-static json_t *shared_string(json_t *v)
-{
-    return v ? json_incref(v) : json_null();
-}
-
-json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet)
-{
-    json_t *p = NULL, *comps = NULL, *unknown = NULL, *notes = NULL, *c,
-           *card = vs_sheet_card(sheet), *sheet_comps = vs_sheet_array(sheet, "components");
+    json_t *card = vs_sheet_card(sheet), *sheet_comps = vs_sheet_array(sheet, "components"), *c;
     vs_placement pl;
     size_t i;
     unsigned bits = vs_sheet_weight_bits(sheet);
     uint64_t params;
     int have_params = vs_sheet_card_uint(sheet, "params", &params);
     const char *note;
+    vs_buf unknown = VS_BUF_INIT;
+    vs_jw uw = VS_JW_INIT(&unknown);
     if (vs_placement_from_sheet(&pl, sheet, NULL)) {
         pl.kind = VS_PLACE_SINGLE;
         pl.gpus = 1;
         pl.stage = 0;
     }
-    comps = json_array();
-    unknown = json_array();
-    notes = json_array();
-    if (!comps || !unknown || !notes)
-        goto fail;
-    json_array_foreach(sheet_comps, i, c)
+    vs_jw_open(&uw, '[');
+    vs_jw_key(w, "kind");
+    vs_jw_str(w, "envelope");
+    vs_jw_key(w, "weights_bytes");
+    vs_jw_bytes(w, env->weights_known, env->weights_bytes);
+    vs_jw_key(w, "weights_gpu_bytes");
+    vs_jw_bytes(w, env->weights_known, env->weights_gpu_bytes);
+    vs_jw_key(w, "weights_basis");
+    vs_jw_str(w, env->weights_known ? env->weights_basis : NULL);
+    vs_jw_key(w, "weights_known");
+    vs_jw_bool(w, env->weights_known);
+    vs_jw_key(w, "reserve_bytes");
+    vs_jw_u64(w, env->reserve_bytes);
+    vs_jw_key(w, "envelope_bytes");
+    vs_jw_u64(w, env->envelope_bytes);
+    vs_jw_key(w, "conservative");
+    vs_jw_bool(w, env->conservative);
+    vs_jw_key(w, "complete");
+    vs_jw_bool(w, env->weights_known && env->n_unknown == 0);
+    /* Written, not built as a tree: a long sheet has hundreds of components,
+     * and this payload is most of an `envelope` result. */
+    vs_jw_key(w, "components");
+    vs_jw_open(w, '[');
+    vs_json_array_foreach(sheet_comps, i, c)
     {
         vs_component_view v;
         const char *cls;
-        json_t *o;
         vs_component_view_read(&v, c);
         cls = json_string_value(v.cls);
-        /* Built key by key, sharing the sheet's strings: json_pack parses its
-         * format for every one of a long sheet's components. */
-        o = json_object();
-        if (!o || json_array_append_new(comps, o) ||
-            json_object_set_new_nocheck(o, "name", shared_string(v.name)) ||
-            json_object_set_new_nocheck(o, "bytes", bytes_or_null(v.known, v.value)) ||
-            json_object_set_new_nocheck(o, "status", shared_string(v.status)) ||
-            json_object_set_new_nocheck(o, "source", shared_string(v.source)) ||
-            json_object_set_new_nocheck(o, "phase", shared_string(v.phase)) ||
-            json_object_set_new_nocheck(o, "class",
-                                        cls ? shared_string(v.cls) : json_string_nocheck("other")) ||
-            json_object_set_new_nocheck(
-                o, "gpu_bytes", bytes_or_null(v.known, vs_placement_per_gpu(&pl, cls, v.value))) ||
-            json_object_set_new_nocheck(o, "ways",
-                                        json_integer((json_int_t)vs_placement_ways(&pl, cls))))
-            goto fail;
-        if (!v.known && v.name && json_array_append_new(unknown, shared_string(v.name)))
-            goto fail;
+        vs_jw_open(w, '{');
+        vs_jw_key(w, "name");
+        vs_jw_value(w, v.name);
+        vs_jw_key(w, "bytes");
+        vs_jw_bytes(w, v.known, v.value);
+        vs_jw_key(w, "status");
+        vs_jw_value(w, v.status);
+        vs_jw_key(w, "source");
+        vs_jw_value(w, v.source);
+        vs_jw_key(w, "phase");
+        vs_jw_value(w, v.phase);
+        vs_jw_key(w, "class");
+        vs_jw_str(w, cls ? cls : "other");
+        vs_jw_key(w, "gpu_bytes");
+        vs_jw_bytes(w, v.known, vs_placement_per_gpu(&pl, cls, v.value));
+        vs_jw_key(w, "ways");
+        vs_jw_u64(w, vs_placement_ways(&pl, cls));
+        vs_jw_close(w, '}');
+        if (!v.known && v.name) /* the names list, written beside in the same walk */
+            vs_jw_value(&uw, v.name);
     }
+    vs_jw_close(w, ']');
+    vs_jw_key(w, "unknown");
+    vs_jw_close(&uw, ']');
+    if (vs_buf_failed(&unknown))
+        w->out->failed = 1;
+    vs_jw_raw(w, vs_buf_str(&unknown), unknown.len);
+    vs_buf_free(&unknown);
+    vs_jw_key(w, "gpus");
+    vs_jw_u64(w, env->gpus);
+    vs_jw_key(w, "placement");
+    vs_jw_open(w, '{');
+    vs_jw_key(w, "kind");
+    vs_jw_str(w, vs_placement_kind_name(pl.kind));
+    vs_jw_key(w, "gpus");
+    vs_jw_u64(w, pl.gpus);
+    vs_jw_key(w, "stage");
+    if (pl.kind == VS_PLACE_ZERO)
+        vs_jw_i64(w, pl.stage);
+    else
+        vs_jw_null(w);
+    vs_jw_close(w, '}');
+    vs_jw_key(w, "params");
+    vs_jw_bytes(w, have_params, params);
+    vs_jw_key(w, "bits");
+    vs_jw_bytes(w, bits != 0, bits);
+    vs_jw_key(w, "format");
+    vs_jw_str(w, json_string_value(json_object_get(card, "format")));
+    vs_jw_key(w, "notes");
+    vs_jw_open(w, '[');
     if (env->weights_known && env->weights_basis &&
         !strcmp(env->weights_basis, "params x bits / 8") && (note = vs_format_quant_note(bits)))
-        json_array_append_new(notes, json_string(note));
+        vs_jw_str(w, note);
     if (env->conservative)
-        json_array_append_new(notes,
-                              json_string("a conservative envelope: a sum of independent maxima, "
-                                          "not an observed peak"));
+        vs_jw_str(w, "a conservative envelope: a sum of independent maxima, not an observed peak");
     if (env->n_unknown)
-        json_array_append_new(notes, json_string("unknown components are missing from the "
-                                                 "envelope, not counted as zero: it is only the "
-                                                 "known part"));
-    p = json_pack(
-        "{s:s, s:o, s:o, s:s?, s:o, s:I, s:I, s:b, s:b, s:o, s:o, s:I, s:o, s:o, s:o,"
-        " s:s?, s:o}",
-        "kind", "envelope", "weights_bytes", bytes_or_null(env->weights_known, env->weights_bytes),
-        "weights_gpu_bytes", bytes_or_null(env->weights_known, env->weights_gpu_bytes),
-        "weights_basis", env->weights_known ? env->weights_basis : NULL, "weights_known",
-        json_boolean(env->weights_known), "reserve_bytes", (json_int_t)env->reserve_bytes,
-        "envelope_bytes", (json_int_t)env->envelope_bytes, "conservative", env->conservative,
-        "complete", env->weights_known && env->n_unknown == 0, "components", comps, "unknown",
-        unknown, "gpus", (json_int_t)env->gpus, "placement", vs_placement_to_json(&pl), "params",
-        bytes_or_null(have_params, params), "bits", bits ? json_integer(bits) : json_null(),
-        "format", json_string_value(json_object_get(card, "format")), "notes", notes);
-    if (p && !json_object_get(p, "weights_basis"))
-        json_object_set_new(p, "weights_basis", json_null());
-    if (p && !json_object_get(p, "format"))
-        json_object_set_new(p, "format", json_null());
+        vs_jw_str(w, "unknown components are missing from the envelope, not counted as zero: it "
+                     "is only the known part");
+    vs_jw_close(w, ']');
+}
+
+json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet)
+{
+    vs_buf b = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&b);
+    json_t *p = NULL;
+    vs_jw_open(&w, '{');
+    vs_envelope_payload_write(&w, env, sheet);
+    vs_jw_close(&w, '}');
+    if (!vs_buf_failed(&b))
+        p = json_loadb(b.data, b.len, 0, NULL);
+    vs_buf_free(&b);
     return p;
-fail:
-    json_decref(comps);
-    json_decref(unknown);
-    json_decref(notes);
-    return NULL;
 }

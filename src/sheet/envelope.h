@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/json.h"
 
 typedef struct vs_envelope {
     int weights_known;          /* params and bits (or files) are known */
@@ -48,9 +49,11 @@ unsigned vs_sheet_weight_bits(const json_t *sheet);
  * out->weights_known says so) or a negative code on overflow. */
 int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err);
 
-/* The `envelope` payload of SPEC §5 (kind "envelope", weights_bytes,
- * reserve_bytes, envelope_bytes, conservative, components, unknown, ...).
- * Returns a new reference or NULL. */
+/* Writes the members of the `envelope` payload of SPEC §5 (kind "envelope",
+ * weights_bytes, reserve_bytes, envelope_bytes, conservative, components,
+ * unknown, ...) into the object w has open, so a renderer can add its own. */
+void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet);
+/* The same payload as a jansson object (a new reference, or NULL). */
 json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet);
 
 #endif

@@ -127,7 +127,7 @@ void vs_buf_printf(vs_buf *b, const char *fmt, ...)
 void vs_buf_put_html(vs_buf *b, const char *s)
 {
     for (;;) {
-        size_t n = strcspn(s, "&<>\""); /* runs without markup, copied whole */
+        size_t n = strcspn(s, "&<>\"'"); /* runs without markup, copied whole */
         vs_buf_append(b, s, n);
         s += n;
         switch (*s) {
@@ -135,6 +135,9 @@ void vs_buf_put_html(vs_buf *b, const char *s)
         case '<': vs_buf_append(b, "&lt;", 4); break;
         case '>': vs_buf_append(b, "&gt;", 4); break;
         case '"': vs_buf_append(b, "&quot;", 6); break;
+        case '\'':
+            vs_buf_append(b, "&#39;", 5);
+            break;
         default: return; /* the end */
         }
         s++;

@@ -57,7 +57,8 @@ void vs_buf_fill(vs_buf *b, char c, size_t n);
 void vs_buf_reserve(vs_buf *b, size_t n);
 void vs_buf_printf(vs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap);
-/* Appends s with &, <, >, " escaped for HTML and SVG text and attributes. */
+/* Appends s with &, <, >, " and ' escaped for HTML and SVG text and attributes
+ * (results quote attributes with ', which JSON strings need not escape). */
 void vs_buf_put_html(vs_buf *b, const char *s);
 int vs_buf_failed(const vs_buf *b);
 /* The text ("" when empty); borrowed, valid until the next append. */

@@ -96,20 +96,54 @@ static uint64_t needs_care(uint64_t x)
            ((b - ONES) & ~b & HIGHS);
 }
 
-/* What vs_json_dump_string does with each byte: 0 copy, 1 escape, 2 check a UTF-8
- * sequence. */
+/* What vs_json_dump_string does with each byte: 0 copy it, 1 check a UTF-8
+ * sequence, else the letter of its escape ('u': \u00XX). */
 static const unsigned char byte_class[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u', 'u',  'u', 'u',
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 0,   0,   '"', 0,    0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,    0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,    0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   '\\', 0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,    0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   1,   1,   1,    1,   1,
+    1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,    1,   1,
+    1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,    1,   1,
+    1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,    1,   1,
+    1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,    1,   1,
+    1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,    1,   1,
+    1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,    1,   1,
+    1,   1,   1,   1,   1,   1,   1,   1,   1};
+
+/* The offset of the first byte at or after i that needs more than a copy, or
+ * len. Eight bytes at a time; the last few are read padded with spaces, so a
+ * short string (most keys and values) takes no byte-by-byte loop. */
+static size_t next_care(const char *s, size_t i, size_t len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t m;
+    while (i + 8 <= len) {
+        if ((m = needs_care(load8(s + i))))
+            /* the lowest flagged byte is exact (a false positive can only
+             * follow a true one) */
+            return i + ((size_t)__builtin_ctzll(m) >> 3);
+        i += 8;
+    }
+    if (i < len) {
+        uint64_t x = ONES * ' ';
+        memcpy(&x, s + i, len - i);
+        if ((m = needs_care(x)))
+            return i + ((size_t)__builtin_ctzll(m) >> 3);
+    }
+    return len;
+#else
+    while (i < len && !byte_class[(unsigned char)s[i]])
+        i++;
+    return i;
+#endif
+}
 
 /* Writes the escaped string straight into out's spare room: results are
- * mostly text, HTML and SVG, where quotes and newlines are frequent. */
+ * mostly text, HTML and SVG. */
 int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -123,23 +157,9 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
             return -1;
     }
     out->data[out->len++] = '"';
-    for (;;) {
-        unsigned char c;
-        uint64_t m = 0;
-        while (i + 8 <= len && !(m = needs_care(load8(s + i))))
-            i += 8;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        /* the lowest flagged byte is exact (a false positive can only follow
-         * a true one): jump straight to it */
-        if (m)
-            i += (size_t)__builtin_ctzll(m) >> 3;
-#endif
-        while (i < len && !byte_class[u[i]])
-            i++;
-        if (i >= len)
-            break;
-        c = u[i];
-        if (byte_class[c] == 2) {
+    while ((i = next_care(s, i, len)) < len) {
+        unsigned char c = u[i], e = byte_class[c];
+        if (e == 1) {
             if (!(k = vs_utf8_seq(u + i, len - i)))
                 return -1;
             i += k;
@@ -155,30 +175,8 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
         out->len += i - run;
         w = out->data + out->len;
         w[0] = '\\';
-        switch (c) {
-        case '"':
-            w[1] = '"';
-            break;
-        case '\\':
-            w[1] = '\\';
-            break;
-        case '\b':
-            w[1] = 'b';
-            break;
-        case '\f':
-            w[1] = 'f';
-            break;
-        case '\n':
-            w[1] = 'n';
-            break;
-        case '\r':
-            w[1] = 'r';
-            break;
-        case '\t':
-            w[1] = 't';
-            break;
-        default:
-            w[1] = 'u';
+        w[1] = (char)e;
+        if (e == 'u') {
             w[2] = '0';
             w[3] = '0';
             w[4] = hex[c >> 4];
@@ -193,14 +191,19 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
     return out->failed ? -1 : 0;
 }
 
+/* The decimal digits of v, written backwards ending at end; returns the first. */
+static char *u64_digits(uint64_t v, char *end)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
 static void dump_integer(json_int_t v, vs_buf *out)
 {
-    char d[24], *p = d + sizeof d;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    char d[24], *p = u64_digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, d + sizeof d);
     if (v < 0)
         *--p = '-';
     vs_buf_append(out, p, (size_t)(d + sizeof d - p));
@@ -267,4 +270,141 @@ int vs_json_dump(const json_t *v, vs_buf *out)
         break;
     }
     return vs_buf_failed(out) ? -1 : 0;
+}
+
+void vs_json_dump_string_lossy(const char *s, size_t len, vs_buf *out)
+{
+    size_t mark = out->len, i = 0, k;
+    vs_buf fixed = VS_BUF_INIT;
+    if (vs_json_dump_string(s, len, out) == 0 || vs_buf_failed(out))
+        return;
+    /* rare: take back the partial literal and write a repaired copy */
+    out->len = mark;
+    out->data[mark] = '\0';
+    while (i < len) {
+        if (!(k = vs_utf8_seq((const unsigned char *)s + i, len - i))) {
+            vs_buf_append(&fixed, "\xEF\xBF\xBD", 3);
+            i++;
+        } else {
+            vs_buf_append(&fixed, s + i, k);
+            i += k;
+        }
+    }
+    if (vs_buf_failed(&fixed))
+        out->failed = 1;
+    else
+        vs_json_dump_string(fixed.data ? fixed.data : "", fixed.len, out);
+    vs_buf_free(&fixed);
+}
+
+/* the comma before a key or an array element */
+static void jw_sep(vs_jw *w)
+{
+    if (w->comma)
+        vs_buf_putc(w->out, ',');
+    w->comma = 1;
+}
+
+void vs_jw_open(vs_jw *w, char bracket)
+{
+    jw_sep(w);
+    vs_buf_putc(w->out, bracket);
+    w->comma = 0;
+}
+
+void vs_jw_close(vs_jw *w, char bracket)
+{
+    vs_buf_putc(w->out, bracket);
+    w->comma = 1;
+}
+
+void vs_jw_keyn(vs_jw *w, const char *key, size_t len)
+{
+    vs_buf *b = w->out;
+    char *p;
+    if (b->cap - b->len <= len + 5 || b->failed) {
+        vs_buf_reserve(b, len + 5);
+        if (b->failed)
+            return;
+    }
+    p = b->data + b->len;
+    if (w->comma)
+        *p++ = ',';
+    *p++ = '"';
+    memcpy(p, key, len);
+    p += len;
+    *p++ = '"';
+    *p++ = ':';
+    *p = '\0';
+    b->len = (size_t)(p - b->data);
+    w->comma = 0; /* the value follows without one */
+}
+
+void vs_jw_strn(vs_jw *w, const char *s, size_t len)
+{
+    jw_sep(w);
+    vs_json_dump_string_lossy(s, len, w->out);
+}
+
+void vs_jw_str(vs_jw *w, const char *s)
+{
+    if (s)
+        vs_jw_strn(w, s, strlen(s));
+    else
+        vs_jw_null(w);
+}
+
+void vs_jw_u64(vs_jw *w, uint64_t v)
+{
+    char d[24], *p = u64_digits(v, d + sizeof d);
+    jw_sep(w);
+    vs_buf_append(w->out, p, (size_t)(d + sizeof d - p));
+}
+
+void vs_jw_i64(vs_jw *w, int64_t v)
+{
+    jw_sep(w);
+    dump_integer((json_int_t)v, w->out);
+}
+
+void vs_jw_bool(vs_jw *w, int v)
+{
+    jw_sep(w);
+    vs_buf_puts(w->out, v ? "true" : "false");
+}
+
+void vs_jw_null(vs_jw *w)
+{
+    jw_sep(w);
+    vs_buf_append(w->out, "null", 4);
+}
+
+void vs_jw_bytes(vs_jw *w, int known, uint64_t v)
+{
+    if (known)
+        vs_jw_u64(w, v);
+    else
+        vs_jw_null(w);
+}
+
+void vs_jw_raw(vs_jw *w, const char *json, size_t len)
+{
+    jw_sep(w);
+    vs_buf_append(w->out, json, len);
+}
+
+void vs_jw_value(vs_jw *w, const json_t *v)
+{
+    if (!v) {
+        vs_jw_null(w);
+        return;
+    }
+    jw_sep(w);
+    if (json_is_string(v)) { /* most values written are the sheet's strings */
+        if (vs_json_dump_string(json_string_value(v), json_string_length(v), w->out) < 0)
+            w->out->failed = 1;
+        return;
+    }
+    if (vs_json_dump(v, w->out) < 0)
+        w->out->failed = 1;
 }

@@ -20,6 +20,8 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "util/buf.h"
 
@@ -67,5 +69,56 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out);
  * a string is not valid UTF-8 (jansson's json_dumps fails there too) or an
  * append failed; out keeps what was written before. */
 int vs_json_dump(const json_t *v, vs_buf *out);
+
+/* Writing JSON text straight into a buffer, for results built on hot paths:
+ * no tree, no hashing, no second pass to serialise. Each call writes the
+ * comma its position needs, so a payload reads as the object it writes:
+ *
+ *     vs_jw w = VS_JW_INIT(&buf);
+ *     vs_jw_open(&w, '{');
+ *     vs_jw_key(&w, "name");  vs_jw_str(&w, name);
+ *     vs_jw_key(&w, "bytes"); vs_jw_u64(&w, n);
+ *     vs_jw_close(&w, '}');
+ *
+ * Keys are ASCII literals without escapes (not checked). Strings are escaped
+ * as vs_json_dump_string escapes them; bytes that are not UTF-8 (a snprintf
+ * that cut a character) are written as U+FFFD rather than failing the result.
+ * Errors are the buffer's: check vs_buf_failed once at the end. */
+typedef struct vs_jw {
+    vs_buf *out;
+    int comma; /* the next key or array element needs a ',' first */
+} vs_jw;
+#define VS_JW_INIT(buf)                                                                            \
+    {                                                                                              \
+        (buf), 0                                                                                   \
+    }
+
+void vs_jw_open(vs_jw *w, char bracket);  /* '{' or '[' */
+void vs_jw_close(vs_jw *w, char bracket); /* '}' or ']' */
+void vs_jw_keyn(vs_jw *w, const char *key, size_t len);
+/* (inline so that a literal's length is known when compiling) */
+static inline void vs_jw_key(vs_jw *w, const char *key)
+{
+    vs_jw_keyn(w, key, strlen(key));
+}
+/* A string, or null for NULL. */
+void vs_jw_str(vs_jw *w, const char *s);
+void vs_jw_strn(vs_jw *w, const char *s, size_t len);
+void vs_jw_u64(vs_jw *w, uint64_t v);
+void vs_jw_i64(vs_jw *w, int64_t v);
+void vs_jw_bool(vs_jw *w, int v);
+void vs_jw_null(vs_jw *w);
+/* v when known, else null: the shape of every amount in a payload. */
+void vs_jw_bytes(vs_jw *w, int known, uint64_t v);
+/* Any jansson value, as vs_json_dump writes it (null for NULL); marks the
+ * buffer failed when a string in it is not valid UTF-8. */
+void vs_jw_value(vs_jw *w, const json_t *v);
+/* A value already written as JSON text (by another vs_jw, not checked). */
+void vs_jw_raw(vs_jw *w, const char *json, size_t len);
+
+/* Appends s[0..len) as a JSON string literal like vs_json_dump_string, but
+ * never fails on encoding: each byte that does not start a valid UTF-8
+ * sequence is written as U+FFFD. */
+void vs_json_dump_string_lossy(const char *s, size_t len, vs_buf *out);
 
 #endif

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < runs; i++) {
         vs_classification *c = NULL;
-        json_t *b;
+        vs_bundle *b;
         double t0 = now_us(), t1, t2;
         if (vs_classify(&c, s, &env, NULL))
             return 1;
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
         t2 = now_us();
         if (!b)
             return 1;
-        json_decref(b);
+        vs_bundle_free(b);
         vs_classification_free(c);
         tc[i] = t1 - t0;
         tr[i] = t2 - t1;

@@ -4,8 +4,9 @@
  * 185 reserve lines and conversions, then weights, the envelope (with its
  * chart), formats and candidates once each, as a person would write them. Lines whose verb is not
  * built into this binary (a part still missing) are replaced by `convert` lines so the cell always
- * has 200 lines. Two passes: evaluating and rendering every result (the bundles), then the same
- * plus serializing each bundle as the kernel's wire does (vs_json_dump). Target: median under
+ * has 200 lines. Two passes: evaluating and rendering every result (each bundle is its JSON
+ * text, render/bundle.h), then the same plus building each message's content as the kernel does
+ * (the bundle copied into {"data":...}). Target: median under
  * 1 ms per cell. jansson allocates through util/pool, as in the vramsheet binary (main.c installs
  * it). Usage: bench_lang [RUNS]   (default 200); bench_lang --cell prints the cell
  * (bench_kernel.py sends it through the kernel and prints both figures beside its round trip).
@@ -26,17 +27,20 @@ static size_t rendered_bytes;
 static int serialize;
 static vs_buf wire = VS_BUF_INIT;
 
-/* Serialises as the kernel's wire does (vs_json_dump), into a reused buffer. */
-static void on_display(void *ctx, json_t *bundle, const char *id, int update)
+/* Builds the message content as the kernel does (publish_bundle): the
+ * bundle's text copied once into {"data":...,"metadata":{}}. */
+static void on_display(void *ctx, const vs_bundle *bundle, const char *id, int update)
 {
     (void)ctx;
     (void)id;
     (void)update;
-    if (!serialize)
+    if (!serialize || !bundle)
         return;
     vs_buf_reset(&wire);
-    if (vs_json_dump(bundle, &wire) == 0)
-        rendered_bytes += wire.len;
+    vs_buf_puts(&wire, "{\"data\":");
+    vs_buf_append(&wire, bundle->json, bundle->len);
+    vs_buf_puts(&wire, ",\"metadata\":{}}");
+    rendered_bytes += bundle->len;
 }
 
 /* Appends line if its verb exists, else a conversion, so the count stays fixed. */
@@ -152,7 +156,7 @@ int main(int argc, char **argv)
     for (serialize = 0; serialize < 2; serialize++) {
         rendered_bytes = 0;
         for (i = 0; i < runs; i++) {
-            json_t *r = NULL;
+            vs_bundle *r = NULL;
             vs_error err;
             double t0 = now_ms();
             if (vs_interp_execute(ip, vs_buf_str(&cell), &sink, &r, &err) < 0) {
@@ -162,7 +166,7 @@ int main(int argc, char **argv)
                 return 1;
             }
             on_display(NULL, r, NULL, 0);
-            json_decref(r);
+            vs_bundle_free(r);
             t[i] = now_ms() - t0;
         }
         qsort(t, (size_t)runs, sizeof *t, cmp_double);

@@ -29,12 +29,12 @@ static int cmp_double(const void *a, const void *b)
 
 static size_t rendered;
 
-static void on_display(void *ctx, json_t *bundle, const char *id, int update)
+static void on_display(void *ctx, const vs_bundle *bundle, const char *id, int update)
 {
     (void)ctx;
     (void)id;
     (void)update;
-    rendered += strlen(json_string_value(json_object_get(bundle, "text/plain")));
+    rendered += bundle->len;
 }
 
 int main(int argc, char **argv)
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     sink.display = on_display;
     for (i = 0; i < runs; i++) {
         vs_interp *ip = vs_interp_new(NULL);
-        json_t *result = NULL;
+        vs_bundle *result = NULL, *sheet_result = NULL;
         vs_error err;
         double t0 = now_ms();
         if (vs_interp_execute(ip, vs_buf_str(&cell), &sink, &result, &err) != 0) {
@@ -79,13 +79,16 @@ int main(int argc, char **argv)
             return 1;
         }
         t[i] = now_ms() - t0;
-        json_decref(result);
+        vs_bundle_free(result);
         if (i == runs - 1 &&
-            vs_interp_execute(ip, "sheet untitled", &sink, &sheet_payload, &err) == 0) {
-            json_t *p = json_object_get(sheet_payload, VS_MIME_JSON);
+            vs_interp_execute(ip, "sheet untitled", &sink, &sheet_result, &err) == 0) {
+            json_t *p;
+            sheet_payload = vs_bundle_to_json(sheet_result);
+            p = json_object_get(sheet_payload, VS_MIME_JSON);
             json_object_del(p, "kind");
             json_object_del(p, "action");
         }
+        vs_bundle_free(sheet_result);
         vs_interp_free(ip);
     }
     qsort(t, (size_t)runs, sizeof *t, cmp_double);

@@ -28,6 +28,23 @@ static int has_outside_effect(const vs_cell *cell)
     return 0;
 }
 
+/* Every result is written as JSON text: whatever the cell, it must parse as
+ * one object whose text/plain comes first. */
+static void check_bundle(void *ctx, const vs_bundle *b, const char *id, int update)
+{
+    json_t *j;
+    (void)ctx;
+    (void)id;
+    (void)update;
+    if (!b)
+        return;
+    j = json_loadb(b->json, b->len, 0, NULL);
+    if (!json_is_string(json_object_get(j, "text/plain")) ||
+        strncmp(b->json, "{\"text/plain\":", 14) != 0)
+        abort();
+    json_decref(j);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vs_cell *cell = NULL;
     vs_error err;
     char *code;
-    json_t *r = NULL;
+    vs_bundle *r = NULL;
+    vs_sink sink = {NULL, check_bundle, NULL, NULL, NULL};
     const char *indent;
     size_t i;
 
@@ -73,9 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* a NUL inside: the interpreter sees the text before it (as strlen would) */
     if (!has_outside_effect(cell) && strlen(code) == size) {
-        if (vs_interp_execute(ip, code, NULL, &r, &err) < 0 && err.code >= 0)
+        if (vs_interp_execute(ip, code, &sink, &r, &err) < 0 && err.code >= 0)
             abort();
-        json_decref(r);
+        check_bundle(NULL, r, NULL, 0);
+        vs_bundle_free(r);
     }
     /* keep the session small so that the fuzzer's runs stay independent enough */
     {

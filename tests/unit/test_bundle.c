@@ -7,40 +7,76 @@
 #include "render/bundle.h"
 
 #include "check_run.h"
+#include "results.h"
 
 START_TEST(test_bundle_keys)
 {
     json_t *p = json_pack("{s:s, s:I}", "kind", "convert", "bytes", (json_int_t)24000000000LL);
-    json_t *b = vs_bundle_new("plain", "<p>h</p>", "<svg/>", p);
-    ck_assert_ptr_nonnull(b);
+    vs_bundle *vb = vs_bundle_new("plain", "<p>h</p>", "<svg/>", p);
+    json_t *b = vs_test_bundle_json(vb);
+    char *plain;
     ck_assert_str_eq(json_string_value(json_object_get(b, "text/plain")), "plain");
     /* the chart is also inside the HTML, which frontends prefer to the SVG */
     ck_assert_str_eq(json_string_value(json_object_get(b, "text/html")),
-                     "<p>h</p><div class=\"vramsheet-chart\">\n<svg/></div>\n");
+                     "<p>h</p><div class='vramsheet-chart'>\n<svg/></div>\n");
     ck_assert_str_eq(json_string_value(json_object_get(b, "image/svg+xml")), "<svg/>");
-    ck_assert_ptr_eq(json_object_get(b, VS_MIME_JSON), p); /* taken, not copied */
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(b, VS_MIME_JSON), "bytes")),
+                     24000000000LL);
     ck_assert_uint_eq(json_object_size(b), 4);
+    plain = vs_bundle_plain(vb);
+    ck_assert_str_eq(plain, "plain");
+    free(plain);
     json_decref(b);
-    b = vs_bundle_new("plain", "<p>h</p>", NULL, NULL);
+    vs_bundle_free(vb);
+    vb = vs_bundle_new("plain", "<p>h</p>", NULL, NULL);
+    b = vs_test_bundle_json(vb);
     ck_assert_str_eq(json_string_value(json_object_get(b, "text/html")), "<p>h</p>");
     json_decref(b);
-    b = vs_bundle_new("only", NULL, NULL, NULL);
+    vs_bundle_free(vb);
+    vb = vs_bundle_new("only", NULL, NULL, NULL);
+    b = vs_test_bundle_json(vb);
     ck_assert_uint_eq(json_object_size(b), 1);
     json_decref(b);
+    vs_bundle_free(vb);
     /* no plain text: no bundle, and the payload is released */
     ck_assert_ptr_null(vs_bundle_new(NULL, "x", NULL, json_object()));
+    ck_assert_ptr_null(vs_bundle_plain(NULL));
+}
+END_TEST
+
+/* The text is what the kernel sends: byte for byte json_dumps of the same
+ * object, so a bundle built as text and one built as a tree cannot differ. */
+START_TEST(test_bundle_text_is_json_dumps)
+{
+    const char *plain = "line 1\n\ttab \"q\" \\ \x01 é → 😀";
+    const char *html = "<p class=\"x\">a &amp; b</p>\n";
+    json_t *want = json_pack("{s:s, s:s, s:{s:s, s:[i, n, b]}}", "text/plain", plain, "text/html",
+                             html, VS_MIME_JSON, "kind", "t", "v", 1, 1);
+    const char *payload = "{\"kind\":\"t\",\"v\":[1,null,true]}";
+    vs_bundle *vb = vs_bundle_new_text(plain, html, NULL, payload, strlen(payload));
+    char *dumped = json_dumps(want, JSON_COMPACT), *back;
+    ck_assert_str_eq(vb->json, dumped);
+    ck_assert_uint_eq(vb->len, strlen(dumped));
+    back = vs_bundle_plain(vb);
+    ck_assert_str_eq(back, plain);
+    free(back);
+    free(dumped);
+    vs_bundle_free(vb);
+    json_decref(want);
 }
 END_TEST
 
 START_TEST(test_bundle_invalid_utf8)
 {
-    json_t *b = vs_bundle_new("a\xff"
-                              "b",
-                              NULL, NULL, NULL);
-    ck_assert_ptr_nonnull(b);
+    vs_bundle *vb = vs_bundle_new("a\xff"
+                                  "b",
+                                  "<p>\xc3</p>", NULL, NULL);
+    json_t *b = vs_test_bundle_json(vb);
     ck_assert_str_eq(json_string_value(json_object_get(b, "text/plain")), "a\xEF\xBF\xBD"
                                                                           "b");
+    ck_assert_str_eq(json_string_value(json_object_get(b, "text/html")), "<p>\xEF\xBF\xBD</p>");
     json_decref(b);
+    vs_bundle_free(vb);
 }
 END_TEST
 
@@ -71,17 +107,17 @@ START_TEST(test_table_html)
 {
     vs_table *t = vs_table_new(3, headers);
     vs_buf out = VS_BUF_INIT;
-    const char *r1[] = {"<script>", "1 & 2", "\"q\""};
+    const char *r1[] = {"<script>", "1 & 2", "\"q\" 'a'"};
     vs_table_align_right(t, 1);
     vs_table_add_row(t, r1);
     vs_table_html(t, &out);
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<table class=\"vramsheet\">"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<table class='vramsheet'>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&lt;script&gt;"));
-    ck_assert_ptr_nonnull(
-        strstr(vs_buf_str(&out), "<td style=\"text-align:right\">1 &amp; 2</td>"));
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&quot;q&quot;"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:right'>1 &amp; 2</td>"));
+    /* attributes are quoted with ': a value can close neither quote */
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&quot;q&quot; &#39;a&#39;"));
     ck_assert_ptr_null(strstr(vs_buf_str(&out), "<script>"));
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<th style=\"text-align:left\">component</th>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<th style='text-align:left'>component</th>"));
     vs_buf_free(&out);
     vs_table_free(t);
 }
@@ -108,7 +144,7 @@ START_TEST(test_table_many_rows)
         lines += *p == '\n';
     ck_assert_uint_eq(lines, 1002);
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&text), "999        x y    z\n"));
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), "<td style=\"text-align:left\">999</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), "<td style='text-align:left'>999</td>"));
     vs_buf_free(&text);
     vs_buf_free(&html);
     vs_table_free(t);
@@ -120,6 +156,7 @@ int main(void)
     Suite *s = suite_create("bundle");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_bundle_keys);
+    tcase_add_test(tc, test_bundle_text_is_json_dumps);
     tcase_add_test(tc, test_bundle_invalid_utf8);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);

@@ -14,17 +14,18 @@
 #include "render/bundle.h"
 
 #include "check_run.h"
+#include "results.h"
 
 typedef struct {
     json_t *displays; /* array of bundles shown, in order */
 } capture;
 
-static void cap_display(void *ctx, json_t *bundle, const char *display_id, int update)
+static void cap_display(void *ctx, const vs_bundle *bundle, const char *display_id, int update)
 {
     capture *c = ctx;
     (void)display_id;
     (void)update;
-    json_array_append_new(c->displays, json_deep_copy(bundle));
+    json_array_append_new(c->displays, vs_test_bundle_json(bundle));
 }
 
 static vs_sink make_sink(capture *c)
@@ -41,14 +42,14 @@ static json_t *run_ok(vs_interp *ip, const char *code, const vs_sink *sink)
 {
     json_t *r = NULL;
     vs_error err;
-    int rc = vs_interp_execute(ip, code, sink, &r, &err);
+    int rc = vs_test_execute(ip, code, sink, &r, &err);
     ck_assert_msg(rc == 0, "%s: %s", code, err.message);
     return r;
 }
 
 static int run_err(vs_interp *ip, const char *code, vs_error *err)
 {
-    json_t *r = (json_t *)1;
+    vs_bundle *r = (vs_bundle *)1;
     int rc = vs_interp_execute(ip, code, NULL, &r, err);
     ck_assert_msg(rc < 0, "%s should fail", code);
     ck_assert_ptr_null(r);
@@ -540,7 +541,7 @@ START_TEST(test_null_callbacks)
     vs_error err;
     memset(&s, 0, sizeof s);
     s.interrupted = NULL;
-    ck_assert_int_eq(vs_interp_execute(ip, "sheet a", &s, &r, &err), 0);
+    ck_assert_int_eq(vs_test_execute(ip, "sheet a", &s, &r, &err), 0);
     json_decref(r);
     vs_interp_free(ip);
 }
@@ -562,7 +563,7 @@ START_TEST(test_interrupt_restores)
     before = session_state(ip);
     memset(&s, 0, sizeof s);
     s.interrupted = always;
-    ck_assert_int_eq(vs_interp_execute(ip, "sheet a\nsheet b", &s, &r, &err), VS_EINTERRUPT);
+    ck_assert_int_eq(vs_test_execute(ip, "sheet a\nsheet b", &s, &r, &err), VS_EINTERRUPT);
     ck_assert_str_eq(vs_error_ename(err.code), "KeyboardInterrupt");
     ck_assert_ptr_null(r);
     after = session_state(ip);

@@ -224,6 +224,79 @@ static json_t *counted(json_t *a)
     return a;
 }
 
+/* The writer gives the text json_dumps gives for the same tree: commas in
+ * nested objects and arrays, empty ones, every scalar, jansson values, a
+ * value written beside and spliced in, and a string that is not
+ * UTF-8 written with U+FFFD instead of failing. */
+START_TEST(writer_writes_what_jansson_dumps)
+{
+    vs_buf out = VS_BUF_INIT, side = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out), sw = VS_JW_INIT(&side);
+    json_t *comp = json_pack("{s:s, s:I, s:n}", "name", "kv \"cache\"", "bytes",
+                             (json_int_t)17179869184LL, "phase", "a"),
+           *want = json_pack("{s:s, s:I, s:n, s:s, s:[], s:{}, s:[i, s:i, b, b, n, I, s], s:o, "
+                             "s:{s:[s, s]}, s:s}",
+                             "name", "kv \"cache\"", "bytes", (json_int_t)17179869184LL, "phase",
+                             "kind", "component", "empty_list", "empty_object", "mixed", 1, "two",
+                             -2, 1, 0, (json_int_t)INT64_MIN, "\n\t", "tree",
+                             json_pack("{s:[i]}", "x", 3), "nested", "names", "a", "b", "bad",
+                             "a\xEF\xBF\xBD"
+                             "b");
+    char *dumped = json_dumps(want, JSON_COMPACT);
+
+    vs_jw_open(&w, '{');
+    vs_jw_key(&w, "name");
+    vs_jw_value(&w, json_object_get(comp, "name"));
+    vs_jw_key(&w, "bytes");
+    vs_jw_value(&w, json_object_get(comp, "bytes"));
+    vs_jw_key(&w, "phase");
+    vs_jw_value(&w, json_object_get(comp, "phase"));
+    vs_jw_key(&w, "kind");
+    vs_jw_str(&w, "component");
+    vs_jw_key(&w, "empty_list");
+    vs_jw_open(&w, '[');
+    vs_jw_close(&w, ']');
+    vs_jw_key(&w, "empty_object");
+    vs_jw_open(&w, '{');
+    vs_jw_close(&w, '}');
+    vs_jw_key(&w, "mixed");
+    vs_jw_open(&w, '[');
+    vs_jw_u64(&w, 1);
+    vs_jw_str(&w, "two");
+    vs_jw_i64(&w, -2);
+    vs_jw_bool(&w, 1);
+    vs_jw_bool(&w, 0);
+    vs_jw_bytes(&w, 0, 99);
+    vs_jw_i64(&w, INT64_MIN);
+    vs_jw_strn(&w, "\n\tX", 2);
+    vs_jw_close(&w, ']');
+    vs_jw_key(&w, "tree");
+    vs_jw_value(&w, json_object_get(want, "tree"));
+    /* a list written beside, then spliced in as one value */
+    vs_jw_open(&sw, '[');
+    vs_jw_str(&sw, "a");
+    vs_jw_str(&sw, "b");
+    vs_jw_close(&sw, ']');
+    vs_jw_key(&w, "nested");
+    vs_jw_open(&w, '{');
+    vs_jw_key(&w, "names");
+    vs_jw_raw(&w, side.data, side.len);
+    vs_jw_close(&w, '}');
+    vs_jw_key(&w, "bad");
+    vs_jw_str(&w, "a\xff"
+                  "b");
+    vs_jw_close(&w, '}');
+
+    ck_assert(!vs_buf_failed(&out));
+    ck_assert_str_eq(vs_buf_str(&out), dumped);
+    free(dumped);
+    json_decref(want);
+    json_decref(comp);
+    vs_buf_free(&out);
+    vs_buf_free(&side);
+}
+END_TEST
+
 START_TEST(array_foreach_evaluates_once)
 {
     json_t *a = json_pack("[i, i, i, i]", 1, 2, 3, 4), *v, *w, *o = json_object();
@@ -265,6 +338,7 @@ int main(void)
     tcase_add_test(tc, stringn_keeps_bytes_and_length);
     tcase_add_test(tc, copy_is_equal_and_shares_scalars);
     tcase_add_test(tc, array_foreach_evaluates_once);
+    tcase_add_test(tc, writer_writes_what_jansson_dumps);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

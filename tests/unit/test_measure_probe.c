@@ -9,6 +9,7 @@
 #include "render/bundle.h"
 
 #include "check_run.h"
+#include "results.h"
 
 #define GPU0 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000\n"
 
@@ -133,7 +134,7 @@ START_TEST(test_probe_usage_and_errors)
 }
 END_TEST
 
-static void on_display(void *ctx, json_t *b, const char *id, int update)
+static void on_display(void *ctx, const vs_bundle *b, const char *id, int update)
 {
     (void)ctx;
     (void)b;
@@ -160,7 +161,7 @@ START_TEST(test_probe_then_import)
     memset(&sink, 0, sizeof sink);
     sink.display = on_display;
     snprintf(code, sizeof code, "sheet \"cluster\"\nmeasure import \"%s\"\nsheet \"cluster\"", out);
-    ck_assert_int_eq(vs_interp_execute(ip, code, &sink, &result, &err), 0);
+    ck_assert_int_eq(vs_test_execute(ip, code, &sink, &result, &err), 0);
     rows = json_object_get(json_object_get(result, VS_MIME_JSON), "measurements");
     ck_assert_uint_ge(json_array_size(rows), 2);
     {

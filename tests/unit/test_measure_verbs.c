@@ -13,6 +13,7 @@
 #include "util/buf.h"
 
 #include "check_run.h"
+#include "results.h"
 
 #define GPU0 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000\n"
 #define GPU1 "gpu 1 name=\"NVIDIA H200\" total=150754820096 used=2000000\n"
@@ -35,13 +36,15 @@ static int64_t ms_now(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void on_display(void *ctx, json_t *bundle, const char *id, int update)
+static void on_display(void *ctx, const vs_bundle *vb, const char *id, int update)
 {
     cap *c = ctx;
+    json_t *bundle = vs_test_bundle_json(vb);
     json_t *p = json_object_get(bundle, VS_MIME_JSON);
     const char *kind = json_string_value(json_object_get(p, "kind"));
     if (!kind || strcmp(kind, "gauge") != 0) {
         c->displays++;
+        json_decref(bundle);
         return;
     }
     c->gauges++;
@@ -58,6 +61,7 @@ static void on_display(void *ctx, json_t *bundle, const char *id, int update)
     ck_assert_ptr_nonnull(json_object_get(bundle, "text/html"));
     snprintf(c->last_state, sizeof c->last_state, "%s",
              json_string_value(json_object_get(p, "state")));
+    json_decref(bundle);
 }
 
 static void on_stream(void *ctx, const char *name, const char *text, size_t len)
@@ -92,7 +96,7 @@ static int exec(vs_interp *ip, cap *c, const char *code, json_t **payload, vs_er
     int rc;
     c->start = ms_now();
     vs_error_clear(err);
-    rc = vs_interp_execute(ip, code, &s, &result, err);
+    rc = vs_test_execute(ip, code, &s, &result, err);
     *payload = result ? json_incref(json_object_get(result, VS_MIME_JSON)) : NULL;
     json_decref(result);
     return rc;
@@ -255,11 +259,12 @@ START_TEST(test_overflow_still_measured)
     const char *text;
     memset(&c, 0, sizeof c);
     s = sink_of(&c);
-    ck_assert_int_eq(vs_interp_execute(ip,
-                                       "sheet \"o\"\nmeasure phase=load -- echo 'phase generate' >&3; sleep 0.05; "
-                                       "echo 'torch.OutOfMemoryError: CUDA out of memory.' >&2; exit 1",
-                                       &s, &result, &err),
-                     0);
+    ck_assert_int_eq(
+        vs_test_execute(ip,
+                        "sheet \"o\"\nmeasure phase=load -- echo 'phase generate' >&3; sleep 0.05; "
+                        "echo 'torch.OutOfMemoryError: CUDA out of memory.' >&2; exit 1",
+                        &s, &result, &err),
+        0);
     p = json_object_get(result, VS_MIME_JSON);
     ck_assert_int_eq(json_integer_value(json_object_get(p, "exit_status")), 1);
     ck_assert_str_eq(json_string_value(json_object_get(p, "overflow_phase")), "generate");

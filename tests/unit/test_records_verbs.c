@@ -14,6 +14,7 @@
 #include "sheet/sheet.h"
 
 #include "check_run.h"
+#include "results.h"
 
 static char tmpdir[256], records[300];
 
@@ -64,7 +65,7 @@ static int run(vs_interp *ip, const char *code, json_t **payload, vs_error *err)
     int rc;
     memset(&sink, 0, sizeof sink);
     vs_error_clear(err);
-    rc = vs_interp_execute(ip, code, &sink, &res, err);
+    rc = vs_test_execute(ip, code, &sink, &res, err);
     if (payload) {
         *payload = res ? json_incref(json_object_get(res, VS_MIME_JSON)) : NULL;
     }
@@ -420,6 +421,7 @@ START_TEST(test_diff_pure)
 {
     json_t *a = sample(), *b = json_deep_copy(a), *ch, *bundle;
     const char *text;
+    vs_bundle *vb;
     vs_error err;
     ch = vs_diff_changes(a, b);
     ck_assert_uint_eq(json_array_size(ch), 0);
@@ -438,7 +440,12 @@ START_TEST(test_diff_pure)
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 1), "item")), "buffers");
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 1), "change")), "added");
     json_decref(ch);
-    bundle = vs_diff_bundle(a, b, "x@1", "x@2");
+    vb = vs_diff_bundle(a, b, "x@1", "x@2", json_pack("{s:s}", "from_commit", "abc"));
+    bundle = vs_test_bundle_json(vb);
+    vs_bundle_free(vb);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(bundle, VS_MIME_JSON), "from_commit")),
+        "abc");
     text = json_string_value(json_object_get(bundle, "text/plain"));
     ck_assert_ptr_nonnull(strstr(text, "bytes: 6,442,450,944 B = 6.44 GB = 6.00 GiB → "
                                        "8,589,934,592 B = 8.59 GB = 8.00 GiB"));

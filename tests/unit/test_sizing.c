@@ -11,6 +11,7 @@
 #include "render/bundle.h"
 
 #include "check_run.h"
+#include "results.h"
 
 /* ------------------------------------------------------------------ harness */
 
@@ -19,12 +20,12 @@ typedef struct {
     const char *answer;
 } sink_state;
 
-static void on_display(void *ctx, json_t *bundle, const char *id, int update)
+static void on_display(void *ctx, const vs_bundle *bundle, const char *id, int update)
 {
     sink_state *s = ctx;
     (void)id;
     (void)update;
-    json_array_append_new(s->bundles, json_deep_copy(bundle));
+    json_array_append_new(s->bundles, vs_test_bundle_json(bundle));
 }
 
 static int on_input(void *ctx, const char *prompt, int password, char **out)
@@ -67,7 +68,7 @@ static int run(const char *code)
     sink.input = on_input;
     json_array_clear(st.bundles);
     vs_error_clear(&err);
-    rc = vs_interp_execute(ip, code, &sink, &result, &err);
+    rc = vs_test_execute(ip, code, &sink, &result, &err);
     if (result)
         json_array_append_new(st.bundles, result);
     return rc;

@@ -11,6 +11,8 @@
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 
+#include "results.h"
+
 #ifndef VS_SOURCE_DIR
 #define VS_SOURCE_DIR "."
 #endif
@@ -53,7 +55,7 @@ static char *seed_from_verbs(void)
     setenv("VRAMSHEET_RECORDS", "/nonexistent/vramsheet-test-records", 1);
     ip = vs_interp_new(NULL);
     memset(&sink, 0, sizeof sink);
-    ck_assert_msg(vs_interp_execute(ip, SEED_CELL, &sink, &result, &err) == 0, "%s", err.message);
+    ck_assert_msg(vs_test_execute(ip, SEED_CELL, &sink, &result, &err) == 0, "%s", err.message);
     p = json_object_get(result, VS_MIME_JSON);
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "sheet");
     /* the `sheet` payload is the whole sheet as stored, plus what the verb did */

@@ -29,7 +29,7 @@ START_TEST(seed_chart)
                            {"RTX 6000 Ada", 48000000000ULL, "nominal 48 GB"}};
     char *svg = vs_svg_budget("Seed <7B> & co", segs, 3, lines, 2);
     ck_assert_ptr_nonnull(svg);
-    ck_assert(strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"", 39) == 0);
+    ck_assert(strncmp(svg, "<svg xmlns='http://www.w3.org/2000/svg'", 39) == 0);
     ck_assert(strstr(svg, "</svg>\n") != NULL);
     /* escaped title, never raw markup */
     ck_assert(strstr(svg, "Seed &lt;7B&gt; &amp; co") != NULL);
@@ -41,13 +41,13 @@ START_TEST(seed_chart)
     ck_assert(strstr(svg, "<title>weights: 13.04 GiB</title>") <
               strstr(svg, "<title>reserve: 6.00 GiB</title>"));
     /* the unknown one is hatched, dashed and labelled unknown */
-    ck_assert_uint_eq(count(svg, "class=\"unknown\""), 1);
+    ck_assert_uint_eq(count(svg, "class='unknown'"), 1);
     ck_assert(strstr(svg, "url(#vs-hatch)") != NULL);
     ck_assert(strstr(svg, "stroke-dasharray") != NULL);
     ck_assert(strstr(svg, "workspace: unknown") != NULL);
     ck_assert(strstr(svg, "known part 19.04 GiB + 1 unknown") != NULL);
     /* one capacity line per offer, labelled with its basis */
-    ck_assert_uint_eq(count(svg, "class=\"capacity\""), 2);
+    ck_assert_uint_eq(count(svg, "class='capacity'"), 2);
     ck_assert(strstr(svg, "RTX 4090: 22.35 GiB (nominal 24 GB)") != NULL);
     ck_assert(strstr(svg, "RTX 6000 Ada: 44.70 GiB (nominal 48 GB)") != NULL);
     free(svg);
@@ -61,21 +61,21 @@ START_TEST(lines_sit_at_their_capacity)
     vs_svg_segment segs[] = {{"weights", 1, 1ULL << 30, NULL}};
     vs_svg_line lines[] = {{"a", 24000000000ULL, "nominal"}, {"b", 48000000000ULL, "nominal"}};
     char *svg = vs_svg_budget(NULL, segs, 1, lines, 2);
-    const char *la = strstr(svg, "class=\"capacity\""), *lb;
+    const char *la = strstr(svg, "class='capacity'"), *lb;
     double ya, yb;
     ck_assert_ptr_nonnull(la);
-    lb = strstr(la + 1, "class=\"capacity\"");
+    lb = strstr(la + 1, "class='capacity'");
     ck_assert_ptr_nonnull(lb);
     /* the y1 attribute of each line precedes its class */
     {
         const char *p = la;
         while (p > svg && strncmp(p, "<line", 5))
             p--;
-        ya = atof(strstr(p, "y1=\"") + 4);
+        ya = atof(strstr(p, "y1='") + 4);
         p = lb;
         while (p > svg && strncmp(p, "<line", 5))
             p--;
-        yb = atof(strstr(p, "y1=\"") + 4);
+        yb = atof(strstr(p, "y1='") + 4);
     }
     ck_assert(yb < ya);
     ck_assert(strstr(svg, "envelope 1.00 GiB") != NULL);
@@ -128,7 +128,7 @@ START_TEST(long_reserves_are_grouped)
     ck_assert(strstr(svg, "<title>part_19: ") == NULL);
     /* the other 20 summed: 1+..+19 MiB + 21 MiB (part_22) = 211 MiB = 0.21 GiB */
     ck_assert(strstr(svg, "<title>20 smaller components: 0.21 GiB</title>") != NULL);
-    ck_assert_uint_eq(count(svg, "class=\"unknown\""), 1);
+    ck_assert_uint_eq(count(svg, "class='unknown'"), 1);
     ck_assert(strstr(svg, "10 unknown components: unknown") != NULL);
     /* the total still counts every component */
     ck_assert(strstr(svg, "known part 13.45 GiB + 10 unknown") != NULL);

@@ -9,6 +9,7 @@
 #include "util/error.h"
 
 #include "check_run.h"
+#include "results.h"
 
 #define MIB (1024ULL * 1024ULL)
 #define GIB (1024ULL * 1024ULL * 1024ULL)
@@ -37,7 +38,7 @@ static int run(const char *code)
     memset(&err, 0, sizeof err);
     json_decref(last);
     last = NULL;
-    return vs_interp_execute(ip, code, &sink, &last, &err);
+    return vs_test_execute(ip, code, &sink, &last, &err);
 }
 
 static void run_ok(const char *code)
