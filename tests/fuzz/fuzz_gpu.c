@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     vs_envelope env;
     vs_classification *c = NULL;
-    json_t *sheet, *in, *b;
+    json_t *sheet, *in, *parsed;
+    vs_bundle *b;
     uint64_t bytes = 0;
     size_t i;
     if (size < 16)
@@ -39,7 +40,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (sheet && vs_classify(&c, sheet, &env, NULL) == 0) {
         b = vs_candidates_bundle(c, NULL);
-        json_decref(b);
+        /* whatever the offers hold, the result is one JSON object */
+        parsed = vs_bundle_to_json(b);
+        if (b && !json_is_object(parsed))
+            abort();
+        json_decref(parsed);
+        vs_bundle_free(b);
         vs_classification_free(c);
     }
     json_decref(in);
