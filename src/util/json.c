@@ -7,17 +7,8 @@
 
 #include "util/pool.h"
 #include "util/utf8.h"
+#include "util/word.h"
 
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-
-static uint64_t load8(const char *p)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return x;
-}
 
 json_t *vs_json_stringn(const char *s, size_t len)
 {
@@ -91,9 +82,8 @@ json_t *vs_json_object_of(const char *key, ...)
  * control character, '"', '\\', or a byte of a multi-byte sequence. */
 static uint64_t needs_care(uint64_t x)
 {
-    uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
-    return (x & HIGHS) | ((x - ONES * 0x20) & ~x & HIGHS) | ((q - ONES) & ~q & HIGHS) |
-           ((b - ONES) & ~b & HIGHS);
+    return vs_word_high(x) | vs_word_below(x, 0x20) | vs_word_equal(x, '"') |
+           vs_word_equal(x, '\\');
 }
 
 /* What vs_json_dump_string does with each byte: 0 copy it, 1 check a UTF-8
@@ -122,14 +112,14 @@ static size_t next_care(const char *s, size_t i, size_t len)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t m;
     while (i + 8 <= len) {
-        if ((m = needs_care(load8(s + i))))
+        if ((m = needs_care(vs_word_load(s + i))))
             /* the lowest flagged byte is exact (a false positive can only
              * follow a true one) */
             return i + ((size_t)__builtin_ctzll(m) >> 3);
         i += 8;
     }
     if (i < len) {
-        uint64_t x = ONES * ' ';
+        uint64_t x = VS_WORD_ONES * ' ';
         memcpy(&x, s + i, len - i);
         if ((m = needs_care(x)))
             return i + ((size_t)__builtin_ctzll(m) >> 3);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/word.h"
+
 size_t vs_utf8_seq(const unsigned char *s, size_t n)
 {
     unsigned char c = s[0];
@@ -69,20 +71,10 @@ size_t vs_utf8_byte_to_cp(const char *s, size_t len, size_t byte)
     return n;
 }
 
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-static uint64_t load8(const char *p)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return x;
-}
-
 /* Eight bytes of ASCII (and, unless nul_ok, none of them NUL). */
 static int clean8(uint64_t x, int nul_ok)
 {
-    return !(x & HIGHS) && (nul_ok || !((x - ONES) & ~x & HIGHS));
+    return !vs_word_high(x) && (nul_ok || !vs_word_below(x, 1));
 }
 
 /* The one UTF-8 check: NUL bytes refused or allowed. ASCII is skipped 32, then
@@ -93,14 +85,14 @@ static inline int valid(const char *s, size_t len, int nul_ok)
     size_t i = 0, n;
     while (i < len) {
         while (i + 32 <= len) {
-            uint64_t a = load8(s + i), b = load8(s + i + 8), c = load8(s + i + 16),
-                     d = load8(s + i + 24);
-            if ((a | b | c | d) & HIGHS ||
+            uint64_t a = vs_word_load(s + i), b = vs_word_load(s + i + 8), c = vs_word_load(s + i + 16),
+                     d = vs_word_load(s + i + 24);
+            if (vs_word_high(a | b | c | d) ||
                 (!nul_ok && !(clean8(a, 0) && clean8(b, 0) && clean8(c, 0) && clean8(d, 0))))
                 break;
             i += 32;
         }
-        while (i + 8 <= len && clean8(load8(s + i), nul_ok))
+        while (i + 8 <= len && clean8(vs_word_load(s + i), nul_ok))
             i += 8;
         if (i >= len)
             break;
