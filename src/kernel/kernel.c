@@ -124,12 +124,12 @@ static int send_frames(void *sock, const vs_frame *f, size_t n)
     return 0;
 }
 
-/* Signs and sends one message; steals content, or raw (its JSON text, malloc'd)
- * when content is NULL. lock, when given, is held around the send (IOPub is
- * shared by threads). */
-static int kernel_send_either(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
-                              size_t nids, const char *msg_type, const vs_msg *parent,
-                              json_t *content, char *raw, size_t raw_len)
+/* Signs and sends one message whose content is already JSON text (malloc'd,
+ * taken; NULL when it could not be made, which is logged and dropped). lock,
+ * when given, is held around the send (IOPub is shared by threads). */
+static int kernel_send_raw(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
+                           size_t nids, const char *msg_type, const vs_msg *parent, char *content,
+                           size_t content_len)
 {
     char msg_id[37], date[32];
     json_t *header;
@@ -142,19 +142,14 @@ static int kernel_send_either(vs_kernel *k, void *sock, pthread_mutex_t *lock, c
     vs_wire_uuid4(msg_id);
     vs_wire_date_now(date);
     header = vs_wire_header_new(msg_type, msg_id, k->session, k->username, date);
-    if (!header || (!content && !raw)) {
-        klog("out of memory building %s", msg_type);
-        free(raw);
+    if (!header || !content) {
+        klog("out of memory (or content that is not JSON) building %s", msg_type);
+        free(content);
         rc = VS_ENOMEM;
         goto done;
     }
-    if (content)
-        rc = vs_wire_serialize(&frames, &n, ids, nids, header, parent ? &parent->header_raw : NULL,
-                               NULL, content, k->key, k->keylen, &err);
-    else
-        rc = vs_wire_serialize_raw(&frames, &n, ids, nids, header,
-                                   parent ? &parent->header_raw : NULL, NULL, raw, raw_len, k->key,
-                                   k->keylen, &err);
+    rc = vs_wire_serialize_raw(&frames, &n, ids, nids, header, parent ? &parent->header_raw : NULL,
+                               NULL, content, content_len, k->key, k->keylen, &err);
     if (rc < 0) {
         klog("cannot serialise %s: %s", msg_type, err.message);
         goto done;
@@ -168,19 +163,36 @@ static int kernel_send_either(vs_kernel *k, void *sock, pthread_mutex_t *lock, c
 done:
     vs_wire_frames_free(frames, n);
     json_decref(header);
-    json_decref(content);
     return rc;
 }
 
+/* content's compact JSON text (malloc'd) and its length; takes content. NULL
+ * when content is NULL or cannot be written. */
+static char *content_text(json_t *content, size_t *len)
+{
+    vs_buf b = VS_BUF_INIT;
+    char *text = NULL;
+    if (content && vs_json_dump(content, &b) == 0) {
+        *len = b.len;
+        text = vs_buf_take(&b);
+    }
+    vs_buf_free(&b);
+    json_decref(content);
+    return text;
+}
+
+/* Signs and sends one message; steals content. */
 static int kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
                        size_t nids, const char *msg_type, const vs_msg *parent, json_t *content)
 {
-    return kernel_send_either(k, sock, lock, ids, nids, msg_type, parent, content, NULL, 0);
+    size_t len = 0;
+    char *text = content_text(content, &len);
+    return kernel_send_raw(k, sock, lock, ids, nids, msg_type, parent, text, len);
 }
 
-/* On IOPub: content, or (content NULL) raw, as kernel_send_either takes them. */
-static void publish_either(vs_kernel *k, const char *msg_type, const vs_msg *parent,
-                           json_t *content, char *raw, size_t raw_len)
+/* On IOPub, content already JSON text (taken, as kernel_send_raw takes it). */
+static void publish_raw(vs_kernel *k, const char *msg_type, const vs_msg *parent, char *content,
+                        size_t content_len)
 {
     /* The topic frame only helps subscribers filter; clients subscribe to all. */
     char topic[64];
@@ -188,12 +200,14 @@ static void publish_either(vs_kernel *k, const char *msg_type, const vs_msg *par
     snprintf(topic, sizeof topic, "kernel.%.8s.%s", k->session, msg_type);
     t.data = (unsigned char *)topic;
     t.len = strlen(topic);
-    kernel_send_either(k, k->iopub, &k->iopub_lock, &t, 1, msg_type, parent, content, raw, raw_len);
+    kernel_send_raw(k, k->iopub, &k->iopub_lock, &t, 1, msg_type, parent, content, content_len);
 }
 
 static void publish(vs_kernel *k, const char *msg_type, const vs_msg *parent, json_t *content)
 {
-    publish_either(k, msg_type, parent, content, NULL, 0);
+    size_t len = 0;
+    char *text = content_text(content, &len);
+    publish_raw(k, msg_type, parent, text, len);
 }
 
 /* A result on IOPub: {head"data":bundle,"metadata":{}tail}, where head and tail
@@ -213,7 +227,7 @@ static void publish_bundle(vs_kernel *k, const char *msg_type, const vs_msg *par
     vs_buf_puts(&c, tail);
     vs_buf_putc(&c, '}');
     len = c.len;
-    publish_either(k, msg_type, parent, NULL, vs_buf_take(&c), len);
+    publish_raw(k, msg_type, parent, vs_buf_take(&c), len);
 }
 
 static void publish_status(vs_kernel *k, const vs_msg *parent, const char *state)
