@@ -298,16 +298,12 @@ int vs_ctx_emit_written(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, con
 int vs_ctx_emit_text(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, json_t *payload_take,
                      vs_error *err)
 {
-    vs_bundle *b;
-    if (!payload_take || vs_buf_failed(text) || (html && vs_buf_failed(html))) {
-        json_decref(payload_take);
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
-    }
-    b = vs_bundle_new(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL, payload_take);
-    if (!b)
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
-    vs_ctx_emit(ctx, b);
-    return 0;
+    vs_buf p = VS_BUF_INIT;
+    int rc;
+    vs_json_dump_take(payload_take, &p);
+    rc = vs_ctx_emit_written(ctx, text, html, &p, err);
+    vs_buf_free(&p);
+    return rc;
 }
 
 int vs_line_no_extra(const vs_line *line, size_t keep, const char *syntax, vs_error *err)

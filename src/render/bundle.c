@@ -84,10 +84,11 @@ vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg, j
 {
     vs_buf p = VS_BUF_INIT;
     vs_bundle *b = NULL;
-    if (!payload_take || vs_json_dump(payload_take, &p) == 0)
-        b = vs_bundle_new_text(plain, html, svg, payload_take ? vs_buf_str(&p) : NULL, p.len);
+    if (!payload_take)
+        return vs_bundle_new_text(plain, html, svg, NULL, 0);
+    if (vs_json_dump_take(payload_take, &p) == 0)
+        b = vs_bundle_new_text(plain, html, svg, vs_buf_str(&p), p.len);
     vs_buf_free(&p);
-    json_decref(payload_take);
     return b;
 }
 

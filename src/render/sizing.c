@@ -53,17 +53,12 @@ static vs_bundle *finish_text(vs_buf *text, vs_buf *html, const char *svg, vs_bu
     return b;
 }
 
-/* Finishes a bundle: text and html must not have failed; payload is taken. */
+/* finish_text for a payload built as a tree (taken). */
 static vs_bundle *finish(vs_buf *text, vs_buf *html, const char *svg, json_t *payload)
 {
-    vs_bundle *b = NULL;
-    if (payload && !vs_buf_failed(text) && !vs_buf_failed(html))
-        b = vs_bundle_new(vs_buf_str(text), vs_buf_str(html), svg, payload);
-    else
-        json_decref(payload);
-    vs_buf_free(text);
-    vs_buf_free(html);
-    return b;
+    vs_buf p = VS_BUF_INIT;
+    vs_json_dump_take(payload, &p);
+    return finish_text(text, html, svg, &p);
 }
 
 static void put_notes(vs_buf *text, vs_buf *html, const char *const *notes, size_t n)
@@ -102,9 +97,10 @@ static void put_table(vs_buf *text, vs_buf *html, vs_table *t)
 }
 
 /* The shape of a table result: headline, table (freed here), the notes of a
- * NULL-terminated list after a blank line, then the bundle with payload. */
+ * NULL-terminated list after a blank line, then the bundle with the payload's
+ * text (freed here, as finish_text does). */
 static vs_bundle *finish_table(vs_buf *text, vs_buf *html, const char *headline, vs_table *t,
-                               const char *const *notes, json_t *payload)
+                               const char *const *notes, vs_buf *payload)
 {
     size_t nnotes = 0;
     put_headline(text, html, headline);
@@ -115,7 +111,7 @@ static vs_bundle *finish_table(vs_buf *text, vs_buf *html, const char *headline,
     if (nnotes)
         vs_buf_puts(text, "\n");
     put_notes(text, html, notes, nnotes);
-    return finish(text, html, NULL, payload);
+    return finish_text(text, html, NULL, payload);
 }
 
 static const char *placement_text(const json_t *sheet, char *out, size_t outlen)
@@ -627,57 +623,115 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
 
 /* -------------------------------------------------------------- components */
 
-/* The payload of the components an estimator or `reserve` set: one gives kind
- * "component", several kind "components" with their total (null when any is
- * unknown). Takes inputs_take. */
-static json_t *components_payload(const json_t *sheet, const char *estimator,
-                                  const char *const *names, size_t nnames, const char *headline,
-                                  json_t *inputs_take)
+/* The fields of a component, in the sheet's order, as members of the object
+ * w has open. */
+static void write_component_fields(vs_jw *w, const json_t *component)
 {
-    json_t *list, *p = NULL, *one;
-    uint64_t total = 0;
-    size_t i;
-    int all_known = 1;
-    if (nnames == 1 && (one = vs_sheet_component(sheet, names[0]))) {
-        /* the common case (`reserve`, most estimators): one copy, no list */
-        p = vs_json_copy(one);
-        if (p)
-            json_object_set_new_nocheck(p, "kind", json_string_nocheck("component"));
+    vs_component_view v;
+    vs_component_view_read(&v, component);
+    vs_jw_key(w, "name");
+    vs_jw_value(w, v.name);
+    vs_jw_key(w, "bytes");
+    vs_jw_bytes(w, v.known, v.value);
+    vs_jw_key(w, "status");
+    vs_jw_value(w, v.status);
+    vs_jw_key(w, "source");
+    vs_jw_value(w, v.source);
+    vs_jw_key(w, "phase");
+    vs_jw_value(w, v.phase);
+    vs_jw_key(w, "class");
+    vs_jw_value(w, v.cls);
+}
+
+/* What produced the components, as members: estimator, formula (the
+ * headline), inputs (taken; {} when NULL), then the keys of extra (taken, may
+ * be NULL). */
+static void write_origin(vs_jw *w, const char *estimator, const char *headline, json_t *inputs_take,
+                         json_t *extra_take)
+{
+    const char *k;
+    json_t *v;
+    vs_jw_key(w, "estimator");
+    vs_jw_str(w, estimator);
+    vs_jw_key(w, "formula");
+    vs_jw_str(w, headline);
+    vs_jw_key(w, "inputs");
+    if (inputs_take) {
+        vs_jw_value(w, inputs_take);
     } else {
-        if (!(list = json_array())) {
-            json_decref(inputs_take);
-            return NULL;
-        }
-        for (i = 0; i < nnames; i++) {
-            json_t *c = vs_sheet_component(sheet, names[i]), *jb;
-            if (!c)
-                continue;
-            jb = json_object_get(c, "bytes");
-            if (json_is_integer(jb))
-                total += (uint64_t)json_integer_value(jb);
-            else
-                all_known = 0;
-            json_array_append_new(list, vs_json_copy(c));
-        }
-        if (json_array_size(list) == 1) {
-            p = json_incref(json_array_get(list, 0));
-            if (p)
-                json_object_set_new(p, "kind", json_string("component"));
-        } else {
-            p = json_pack("{s:s, s:O, s:o}", "kind", "components", "components", list,
-                          "total_bytes", all_known ? json_integer((json_int_t)total) : json_null());
-        }
-        json_decref(list);
+        vs_jw_open(w, '{');
+        vs_jw_close(w, '}');
     }
-    if (p) {
-        json_object_set_new_nocheck(p, "estimator",
-                                    estimator ? json_string(estimator) : json_null());
-        json_object_set_new_nocheck(p, "formula", headline ? json_string(headline) : json_null());
-        json_object_set_new_nocheck(p, "inputs", inputs_take ? inputs_take : json_object());
-        inputs_take = NULL;
+    json_object_foreach(extra_take, k, v)
+    {
+        vs_jw_key(w, k);
+        vs_jw_value(w, v);
     }
     json_decref(inputs_take);
-    return p;
+    json_decref(extra_take);
+}
+
+/* The payload of one component (kind "component"): its fields, then what
+ * produced it. Written, not built as a tree: most lines of a long cell are
+ * `reserve` lines. */
+static void component_payload(vs_buf *out, const json_t *component, const char *estimator,
+                              const char *headline, json_t *inputs_take, json_t *extra_take)
+{
+    vs_jw w = VS_JW_INIT(out);
+    vs_buf_reserve(out, 256 + (headline ? strlen(headline) : 0));
+    vs_jw_open(&w, '{');
+    write_component_fields(&w, component);
+    vs_jw_key(&w, "kind");
+    vs_jw_str(&w, "component");
+    write_origin(&w, estimator, headline, inputs_take, extra_take);
+    vs_jw_close(&w, '}');
+}
+
+/* The payload of the components an estimator set: one found gives kind
+ * "component", several kind "components" with their total (null when any is
+ * unknown). */
+static void components_payload(vs_buf *out, const json_t *sheet, const char *estimator,
+                               const char *const *names, size_t nnames, const char *headline,
+                               json_t *inputs_take, json_t *extra_take)
+{
+    vs_jw w = VS_JW_INIT(out);
+    json_t *c, *one = NULL;
+    uint64_t total = 0;
+    size_t i, found = 0;
+    int all_known = 1;
+    for (i = 0; i < nnames; i++) {
+        vs_component_view v;
+        if (!(c = vs_sheet_component(sheet, names[i])))
+            continue;
+        one = c;
+        found++;
+        vs_component_view_read(&v, c);
+        if (v.known)
+            total += v.value;
+        else
+            all_known = 0;
+    }
+    if (found == 1) {
+        component_payload(out, one, estimator, headline, inputs_take, extra_take);
+        return;
+    }
+    vs_jw_open(&w, '{');
+    vs_jw_key(&w, "kind");
+    vs_jw_str(&w, "components");
+    vs_jw_key(&w, "components");
+    vs_jw_open(&w, '[');
+    for (i = 0; i < nnames; i++) {
+        if (!(c = vs_sheet_component(sheet, names[i])))
+            continue;
+        vs_jw_open(&w, '{');
+        write_component_fields(&w, c);
+        vs_jw_close(&w, '}');
+    }
+    vs_jw_close(&w, ']');
+    vs_jw_key(&w, "total_bytes");
+    vs_jw_bytes(&w, all_known, total);
+    write_origin(&w, estimator, headline, inputs_take, extra_take);
+    vs_jw_close(&w, '}');
 }
 
 vs_bundle *vs_render_components(const json_t *sheet, const char *estimator,
@@ -686,10 +740,9 @@ vs_bundle *vs_render_components(const json_t *sheet, const char *estimator,
 {
     static const char *const hdr[] = {"component", "status", "class", "bytes",
                                       "GB",        "GiB",    "source"};
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
     size_t i;
-    json_t *p;
     if (!t) {
         json_decref(inputs_take);
         json_decref(extra_take);
@@ -718,11 +771,8 @@ vs_bundle *vs_render_components(const json_t *sheet, const char *estimator,
         row[6] = json_string_value(json_object_get(c, "source"));
         vs_table_add_row(t, row);
     }
-    p = components_payload(sheet, estimator, names, nnames, headline, inputs_take);
-    if (p && json_is_object(extra_take))
-        json_object_update(p, extra_take);
-    json_decref(extra_take);
-    return finish_table(&text, &html, headline, t, notes, p);
+    components_payload(&p, sheet, estimator, names, nnames, headline, inputs_take, extra_take);
+    return finish_table(&text, &html, headline, t, notes, &p);
 }
 
 /* Appends headline and then each note, "; "-separated, as one line. */
@@ -752,42 +802,8 @@ vs_bundle *vs_render_component_line(const json_t *component, const char *estimat
                                     json_t *inputs_take)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
-    vs_jw w = VS_JW_INIT(&p);
-    vs_component_view v;
     put_one_line(&text, &html, headline, notes);
-    /* the component's fields in the sheet's order, then what produced it:
-     * most lines of a long cell are these, so the payload is written, not
-     * built as a tree */
-    vs_component_view_read(&v, component);
-    vs_buf_reserve(&p, 256 + (headline ? strlen(headline) : 0));
-    vs_jw_open(&w, '{');
-    vs_jw_key(&w, "name");
-    vs_jw_value(&w, v.name);
-    vs_jw_key(&w, "bytes");
-    vs_jw_bytes(&w, v.known, v.value);
-    vs_jw_key(&w, "status");
-    vs_jw_value(&w, v.status);
-    vs_jw_key(&w, "source");
-    vs_jw_value(&w, v.source);
-    vs_jw_key(&w, "phase");
-    vs_jw_value(&w, v.phase);
-    vs_jw_key(&w, "class");
-    vs_jw_value(&w, v.cls);
-    vs_jw_key(&w, "kind");
-    vs_jw_str(&w, "component");
-    vs_jw_key(&w, "estimator");
-    vs_jw_str(&w, estimator);
-    vs_jw_key(&w, "formula");
-    vs_jw_str(&w, headline);
-    vs_jw_key(&w, "inputs");
-    if (inputs_take) {
-        vs_jw_value(&w, inputs_take);
-    } else {
-        vs_jw_open(&w, '{');
-        vs_jw_close(&w, '}');
-    }
-    vs_jw_close(&w, '}');
-    json_decref(inputs_take);
+    component_payload(&p, component, estimator, headline, inputs_take, NULL);
     return finish_text(&text, &html, NULL, &p);
 }
 
@@ -837,7 +853,7 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
                           json_t *extra_take)
 {
     static const char *const hdr[] = {"card", "value"};
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
     vs_table *t = vs_table_new(2, hdr);
     json_t *card = vs_sheet_card(sheet), *arch = json_object_get(card, "arch");
     char buf[512], g[40], pls[128];
@@ -878,8 +894,8 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
         vs_buf_free(&a);
     }
     card_row(t, "placement", placement_text(sheet, pls, sizeof pls));
-    return finish_table(&text, &html, headline, t, notes,
-                        card_payload(sheet, notes, extra_take));
+    vs_json_dump_take(card_payload(sheet, notes, extra_take), &p);
+    return finish_table(&text, &html, headline, t, notes, &p);
 }
 
 vs_bundle *vs_render_card_line(const json_t *sheet, const char *set, const char *headline,

@@ -223,17 +223,3 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
                      "is only the known part");
     vs_jw_close(w, ']');
 }
-
-json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet)
-{
-    vs_buf b = VS_BUF_INIT;
-    vs_jw w = VS_JW_INIT(&b);
-    json_t *p = NULL;
-    vs_jw_open(&w, '{');
-    vs_envelope_payload_write(&w, env, sheet);
-    vs_jw_close(&w, '}');
-    if (!vs_buf_failed(&b))
-        p = json_loadb(b.data, b.len, 0, NULL);
-    vs_buf_free(&b);
-    return p;
-}

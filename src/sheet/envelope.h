@@ -53,7 +53,5 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err);
  * weights_bytes, reserve_bytes, envelope_bytes, conservative, components,
  * unknown, ...) into the object w has open, so a renderer can add its own. */
 void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet);
-/* The same payload as a jansson object (a new reference, or NULL). */
-json_t *vs_envelope_payload(const vs_envelope *env, const json_t *sheet);
 
 #endif

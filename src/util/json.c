@@ -262,6 +262,15 @@ int vs_json_dump(const json_t *v, vs_buf *out)
     return vs_buf_failed(out) ? -1 : 0;
 }
 
+int vs_json_dump_take(json_t *v_take, vs_buf *out)
+{
+    int rc = v_take ? vs_json_dump(v_take, out) : -1;
+    json_decref(v_take);
+    if (rc < 0)
+        out->failed = 1;
+    return rc;
+}
+
 void vs_json_dump_string_lossy(const char *s, size_t len, vs_buf *out)
 {
     size_t mark = out->len, i = 0, k;

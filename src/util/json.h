@@ -69,6 +69,10 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out);
  * a string is not valid UTF-8 (jansson's json_dumps fails there too) or an
  * append failed; out keeps what was written before. */
 int vs_json_dump(const json_t *v, vs_buf *out);
+/* vs_json_dump of v, then v released: a payload built as a tree becomes the
+ * text a result carries. When v is NULL (memory was short building it) or
+ * cannot be written, out is marked failed and -1 returned. */
+int vs_json_dump_take(json_t *v_take, vs_buf *out);
 
 /* Writing JSON text straight into a buffer, for results built on hot paths:
  * no tree, no hashing, no second pass to serialise. Each call writes the
