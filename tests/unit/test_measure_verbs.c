@@ -143,6 +143,14 @@ static vs_interp *setup(const char *script)
     return ip;
 }
 
+/* What setup and a test's capture hold, released. */
+static void teardown(vs_interp *ip, cap *c)
+{
+    vs_buf_free(&c->out);
+    vs_buf_free(&c->err);
+    vs_interp_free(ip);
+}
+
 START_TEST(test_measure_line)
 {
     vs_interp *ip = setup(GPU0 "proc 1 gpu 0 mem 5\n");
@@ -212,9 +220,7 @@ START_TEST(test_measure_line)
     ck_assert_ptr_nonnull(row);
     ck_assert(json_is_true(json_object_get(row, "validates_card")));
     json_decref(p);
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
@@ -242,9 +248,7 @@ START_TEST(test_cell_form_and_stage)
     json_decref(p);
     /* an empty body is an error */
     ck_assert_int_eq(exec(ip, &c, "%%measure phase=x\n", &p, &err), VS_EVALUE);
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
@@ -279,9 +283,7 @@ START_TEST(test_overflow_still_measured)
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(sheet, "runs"), 0), "overflow_phase")), "generate");
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(sheet, "oom"), 0), "phase")), "generate");
     json_decref(sheet);
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
@@ -312,9 +314,7 @@ START_TEST(test_failed_cell_keeps_measurement)
     ck_assert_int_gt(json_array_size(ms), 0);
     json_array_foreach(ms, i, m) ck_assert(json_is_false(json_object_get(m, "validates_card")));
     json_decref(sheet);
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
@@ -382,9 +382,7 @@ START_TEST(test_bad_arguments)
     ck_assert_int_eq(exec(ip, &c, "measure color=red -- true", &p, &err), VS_EVALUE);
     ck_assert_int_eq(exec(ip, &c, "measure -- /nonexistent/cmd", &p, &err), VS_EMEASURE);
     ck_assert_ptr_nonnull(strstr(err.message, "could not start"));
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
@@ -459,9 +457,7 @@ START_TEST(test_record_and_measured)
     ck_assert_int_eq(exec(ip, &c, "measurements", &p, &err), 0);
     ck_assert_uint_ge(json_array_size(json_object_get(p, "rows")), 3);
     json_decref(p);
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
@@ -529,9 +525,7 @@ START_TEST(test_measured_needs_card)
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c, "measured w from=m1:load:nvml.device_used", &p, &err), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "run m1 did not complete (exit status 3)"));
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
@@ -661,9 +655,7 @@ START_TEST(test_import_refuses)
     sheet = sheet_of(ip, "ir");
     ck_assert_uint_eq(json_array_size(json_object_get(sheet, "measurements")), 1);
     json_decref(sheet);
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
@@ -698,9 +690,7 @@ START_TEST(test_import_is_linear)
     ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), 20000);
     ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")), 100000);
     json_decref(p);
-    vs_buf_free(&c.out);
-    vs_buf_free(&c.err);
-    vs_interp_free(ip);
+    teardown(ip, &c);
 }
 END_TEST
 
