@@ -623,24 +623,12 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
 
 /* -------------------------------------------------------------- components */
 
-/* The fields of a component, in the sheet's order, as members of the object
- * w has open. */
+/* A component's fields as members of the object w has open. */
 static void write_component_fields(vs_jw *w, const json_t *component)
 {
     vs_component_view v;
     vs_component_view_read(&v, component);
-    vs_jw_key(w, "name");
-    vs_jw_value(w, v.name);
-    vs_jw_key(w, "bytes");
-    vs_jw_bytes(w, v.known, v.value);
-    vs_jw_key(w, "status");
-    vs_jw_value(w, v.status);
-    vs_jw_key(w, "source");
-    vs_jw_value(w, v.source);
-    vs_jw_key(w, "phase");
-    vs_jw_value(w, v.phase);
-    vs_jw_key(w, "class");
-    vs_jw_value(w, v.cls);
+    vs_component_view_write(&v, w);
 }
 
 /* What produced the components, as members: estimator, formula (the

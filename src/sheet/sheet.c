@@ -187,6 +187,25 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
     }
 }
 
+void vs_component_view_write(const vs_component_view *v, vs_jw *w)
+{
+    vs_jw_key(w, "name");
+    vs_jw_value(w, v->name);
+    vs_jw_key(w, "bytes");
+    vs_jw_bytes(w, v->known, v->value);
+    vs_jw_key(w, "status");
+    vs_jw_value(w, v->status);
+    vs_jw_key(w, "source");
+    vs_jw_value(w, v->source);
+    vs_jw_key(w, "phase");
+    vs_jw_value(w, v->phase);
+    vs_jw_key(w, "class");
+    if (v->cls)
+        vs_jw_value(w, v->cls);
+    else
+        vs_jw_str(w, "other");
+}
+
 /* The name of component c, or NULL. Components are built (here and by the
  * record loader) with "name" as their first key: taking the first key skips a
  * hash lookup; any other layout falls back to the lookup. */

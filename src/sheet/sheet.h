@@ -76,6 +76,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/json.h"
 
 #define VS_SHEET_SCHEMA "vramsheet/sheet/1"
 #define VS_SHEET_ID_MAX 64
@@ -139,6 +140,10 @@ typedef struct vs_component_view {
     uint64_t value;                              /* "bytes" when known, else 0 */
 } vs_component_view;
 void vs_component_view_read(vs_component_view *out, const json_t *component);
+/* Writes the fields of v in the sheet's order (name, bytes, status, source,
+ * phase, class; a missing class as "other") as members of the object w has
+ * open: every payload that lists components shows them the same way. */
+void vs_component_view_write(const vs_component_view *v, vs_jw *w);
 
 /* Adds or replaces the component named name. An existing "measured" component is
  * never replaced by an estimate: returns VS_EVALUE saying so. known=0 stores

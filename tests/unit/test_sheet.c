@@ -122,6 +122,40 @@ END_TEST
 
 /* A component view: each field from one walk, in any key order; a field of
  * the wrong type, or a negative amount, reads as absent. */
+/* A view writes the component as the sheet stores it (same keys, same
+ * order), and a component without a class as class "other". */
+START_TEST(component_view_writes_the_stored_shape)
+{
+    json_t *s = vs_sheet_new("w"), *c, *bare = json_pack("{s:s, s:n}", "name", "x", "bytes");
+    vs_component_view v;
+    vs_buf out = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out);
+    vs_error err;
+    char *want;
+    ck_assert_int_eq(vs_sheet_put_component(&c, s, "kv \"cache\"", 1, 17179869184ULL, "estimated",
+                                            "formula", "generate", "kv_cache", &err),
+                     0);
+    vs_component_view_read(&v, c);
+    vs_jw_open(&w, '{');
+    vs_component_view_write(&v, &w);
+    vs_jw_close(&w, '}');
+    want = json_dumps(c, JSON_COMPACT);
+    ck_assert_str_eq(vs_buf_str(&out), want);
+    free(want);
+    vs_buf_reset(&out);
+    w.comma = 0;
+    vs_component_view_read(&v, bare);
+    vs_jw_open(&w, '{');
+    vs_component_view_write(&v, &w);
+    vs_jw_close(&w, '}');
+    ck_assert_str_eq(vs_buf_str(&out), "{\"name\":\"x\",\"bytes\":null,\"status\":null,"
+                                       "\"source\":null,\"phase\":null,\"class\":\"other\"}");
+    vs_buf_free(&out);
+    json_decref(bare);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(component_view_reads_fields)
 {
     vs_component_view v;
@@ -153,6 +187,7 @@ int main(void)
     tcase_add_test(tc, new_sheet_has_the_whole_layout);
     tcase_add_test(tc, slugs);
     tcase_add_test(tc, component_view_reads_fields);
+    tcase_add_test(tc, component_view_writes_the_stored_shape);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
     tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
