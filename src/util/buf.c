@@ -63,8 +63,6 @@ void vs_buf_append_slow(vs_buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void vs_buf_puts(vs_buf *b, const char *s) { vs_buf_append(b, s, strlen(s)); }
-
 void vs_buf_putc_slow(vs_buf *b, char c) { vs_buf_append(b, &c, 1); }
 
 void vs_buf_fill(vs_buf *b, char c, size_t n)

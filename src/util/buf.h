@@ -40,7 +40,8 @@ static inline void vs_buf_append(vs_buf *b, const char *s, size_t n)
         vs_buf_append_slow(b, s, n);
     }
 }
-void vs_buf_puts(vs_buf *b, const char *s);
+/* Inline so that a literal's length is known where it is written. */
+static inline void vs_buf_puts(vs_buf *b, const char *s) { vs_buf_append(b, s, strlen(s)); }
 static inline void vs_buf_putc(vs_buf *b, char c)
 {
     if (b->len + 1 < b->cap && !b->failed) {

@@ -4,6 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "util/pool.h"
 #include "util/utf8.h"
@@ -78,14 +81,6 @@ json_t *vs_json_object_of(const char *key, ...)
     return o;
 }
 
-/* Non-zero when one of the eight bytes in x needs more than a copy: a
- * control character, '"', '\\', or a byte of a multi-byte sequence. */
-static uint64_t needs_care(uint64_t x)
-{
-    return vs_word_high(x) | vs_word_below(x, 0x20) | vs_word_equal(x, '"') |
-           vs_word_equal(x, '\\');
-}
-
 /* What vs_json_dump_string does with each byte: 0 copy it, 1 check a UTF-8
  * sequence, else the letter of its escape ('u': \u00XX). */
 static const unsigned char byte_class[256] = {
@@ -104,81 +99,109 @@ static const unsigned char byte_class[256] = {
     1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,    1,   1,
     1,   1,   1,   1,   1,   1,   1,   1,   1};
 
-/* The offset of the first byte at or after i that needs more than a copy, or
- * len. Eight bytes at a time; the last few are read padded with spaces, so a
- * short string (most keys and values) takes no byte-by-byte loop. */
-static size_t next_care(const char *s, size_t i, size_t len)
+/* Copies one block of BLOCK bytes from src to dst and returns how many of
+ * them, from the first, need no more than that copy (BLOCK when all): a
+ * control character, '"', '\\' or a byte of a multi-byte sequence stops it.
+ * Copying before looking is what makes the common case one load, one store
+ * and one test per block; the bytes copied past the stop are overwritten. */
+#if defined(__SSE2__)
+#define BLOCK 16
+static inline size_t block_copy(const char *src, char *dst)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t m;
-    while (i + 8 <= len) {
-        if ((m = needs_care(vs_word_load(s + i))))
-            /* the lowest flagged byte is exact (a false positive can only
-             * follow a true one) */
-            return i + ((size_t)__builtin_ctzll(m) >> 3);
-        i += 8;
-    }
-    if (i < len) {
-        uint64_t x = VS_WORD_ONES * ' ';
-        memcpy(&x, s + i, len - i);
-        if ((m = needs_care(x)))
-            return i + ((size_t)__builtin_ctzll(m) >> 3);
-    }
-    return len;
-#else
-    while (i < len && !byte_class[(unsigned char)s[i]])
-        i++;
-    return i;
-#endif
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)src);
+    /* signed: bytes >= 0x80 are negative, so "< 0x20" flags them too */
+    __m128i m = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    unsigned bits = (unsigned)_mm_movemask_epi8(m);
+    _mm_storeu_si128((__m128i *)(void *)dst, x);
+    return bits ? (size_t)__builtin_ctz(bits) : BLOCK;
 }
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BLOCK 8
+static inline size_t block_copy(const char *src, char *dst)
+{
+    uint64_t x = vs_word_load(src), m;
+    m = vs_word_high(x) | vs_word_below(x, 0x20) | vs_word_equal(x, '"') | vs_word_equal(x, '\\');
+    memcpy(dst, &x, 8);
+    /* the lowest flagged byte is exact (a false positive only follows a true one) */
+    return m ? (size_t)__builtin_ctzll(m) >> 3 : BLOCK;
+}
+#else
+#define BLOCK 1
+static inline size_t block_copy(const char *src, char *dst)
+{
+    *dst = *src;
+    return !byte_class[(unsigned char)*src];
+}
+#endif
 
 /* Writes the escaped string straight into out's spare room: results are
- * mostly text, HTML and SVG. */
+ * mostly text, HTML and SVG. The room kept ahead is the rest of the input,
+ * a block, and one escape, so every block and escape is written unchecked. */
 int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
 {
     static const char hex[] = "0123456789ABCDEF";
     const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0, run = 0, k;
-    char *w;
-    /* room for the common case; escapes make more as they go */
-    if (out->cap - out->len <= len + len / 8 + 16 || out->failed) {
-        vs_buf_reserve(out, len + len / 8 + 16);
-        if (out->failed)
-            return -1;
-    }
-    out->data[out->len++] = '"';
-    while ((i = next_care(s, i, len)) < len) {
-        unsigned char c = u[i], e = byte_class[c];
+    size_t i = 0, k;
+    char *w, *room_end;
+    vs_buf_reserve(out, len + len / 8 + BLOCK + 16);
+    if (out->failed)
+        return -1;
+    w = out->data + out->len;
+    room_end = out->data + out->cap;
+    *w++ = '"';
+    for (;;) {
+        unsigned char c, e;
+        while (i + BLOCK <= len) {
+            k = block_copy(s + i, w);
+            i += k;
+            w += k;
+            if (k < BLOCK)
+                break;
+        }
+        if (i + BLOCK > len) {
+            /* the tail, a byte at a time */
+            while (i < len && !byte_class[u[i]])
+                *w++ = s[i++];
+            if (i == len)
+                break;
+        }
+        c = u[i];
+        e = byte_class[c];
         if (e == 1) {
             if (!(k = vs_utf8_seq(u + i, len - i)))
                 return -1;
+            memcpy(w, s + i, k);
+            w += k;
             i += k;
-            continue;
+        } else {
+            w[0] = '\\';
+            w[1] = (char)e;
+            if (e == 'u') {
+                w[2] = '0';
+                w[3] = '0';
+                w[4] = hex[c >> 4];
+                w[5] = hex[c & 15];
+                w += 4;
+            }
+            w += 2;
+            i++;
         }
-        /* the plain run before it, then the escape (at most 6 bytes) */
-        if (out->cap - out->len <= i - run + 6) {
-            vs_buf_reserve(out, i - run + 6 + (len - i) + (len - i) / 8 + 16);
-            if (vs_buf_failed(out))
+        if ((size_t)(room_end - w) <= (len - i) + BLOCK + 8) {
+            /* escapes used up the slack: make more */
+            out->len = (size_t)(w - out->data);
+            vs_buf_reserve(out, (len - i) + (len - i) / 8 + BLOCK + 16);
+            if (out->failed)
                 return -1;
+            w = out->data + out->len;
+            room_end = out->data + out->cap;
         }
-        memcpy(out->data + out->len, s + run, i - run);
-        out->len += i - run;
-        w = out->data + out->len;
-        w[0] = '\\';
-        w[1] = (char)e;
-        if (e == 'u') {
-            w[2] = '0';
-            w[3] = '0';
-            w[4] = hex[c >> 4];
-            w[5] = hex[c & 15];
-            out->len += 4;
-        }
-        out->len += 2;
-        run = ++i;
     }
-    vs_buf_append(out, s + run, len - run);
-    vs_buf_putc(out, '"');
-    return out->failed ? -1 : 0;
+    *w++ = '"';
+    *w = '\0';
+    out->len = (size_t)(w - out->data);
+    return 0;
 }
 
 /* The decimal digits of v, written backwards ending at end; returns the first. */

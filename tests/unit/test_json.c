@@ -99,6 +99,31 @@ START_TEST(random_strings_dump_like_jansson)
 }
 END_TEST
 
+/* Escapes write up to six bytes for one: strings dense with them, of every
+ * length around the block size and long ones, outgrow the room reserved at
+ * the start, which must grow as they go; long plain runs between them cross
+ * many blocks. */
+START_TEST(dense_escapes_grow_the_room)
+{
+    static char buf[70000];
+    size_t n, i;
+    json_t *v;
+    for (n = 0; n < 70; n++) {
+        memset(buf, '\x01', n);
+        v = json_stringn(buf, n);
+        same_as_jansson(v);
+        json_decref(v);
+    }
+    for (i = 0; i < sizeof buf; i++) /* runs of plain text, escapes, UTF-8 */
+        buf[i] = i % 97 < 60 ? (char)('a' + i % 26) : i % 97 < 90 ? '\x02' : '\n';
+    memcpy(buf + 1000, "\xe2\x82\xac\xf0\x9f\x98\x80", 7);
+    v = json_stringn(buf, sizeof buf);
+    ck_assert_ptr_nonnull(v);
+    same_as_jansson(v);
+    json_decref(v);
+}
+END_TEST
+
 START_TEST(object_of_builds_in_order_and_releases_on_failure)
 {
     json_t *shared = json_string("kept"), *o;
@@ -331,6 +356,7 @@ int main(void)
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("json");
     tcase_add_test(tc, strings_escape_like_jansson);
+    tcase_add_test(tc, dense_escapes_grow_the_room);
     tcase_add_test(tc, random_strings_dump_like_jansson);
     tcase_add_test(tc, object_of_builds_in_order_and_releases_on_failure);
     tcase_add_test(tc, trees_dump_like_jansson);
