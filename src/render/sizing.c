@@ -322,13 +322,13 @@ static void budget_free(budget *b)
 }
 
 static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
-                        const vs_placement *pl)
+                        const vs_component_views *views, const vs_placement *pl)
 {
-    json_t *comps = vs_sheet_array(sheet, "components"), *offers = vs_sheet_array(sheet, "offers");
+    json_t *offers = vs_sheet_array(sheet, "offers");
     json_t *c;
     size_t i;
     memset(b, 0, sizeof *b);
-    b->segs = calloc(json_array_size(comps) + 1, sizeof *b->segs);
+    b->segs = calloc(views->n + 1, sizeof *b->segs);
     b->lines = calloc(json_array_size(offers) + 1, sizeof *b->lines);
     b->basis = calloc(json_array_size(offers) + 1, sizeof *b->basis);
     if (!b->segs || !b->lines || !b->basis) {
@@ -340,15 +340,13 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     b->segs[0].bytes = env->weights_known ? env->weights_gpu_bytes : 0;
     b->segs[0].status = env->weights_known ? env->weights_basis : "unknown";
     b->nseg = 1;
-    json_array_foreach(comps, i, c)
-    {
-        vs_component_view v;
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
         vs_svg_segment *sg = &b->segs[b->nseg++];
-        vs_component_view_read(&v, c);
-        sg->label = json_string_value(v.name);
-        sg->known = v.known;
-        sg->bytes = v.known ? vs_placement_per_gpu(pl, json_string_value(v.cls), v.value) : 0;
-        sg->status = json_string_value(v.status);
+        sg->label = json_string_value(v->name);
+        sg->known = v->known;
+        sg->bytes = v->known ? vs_placement_per_gpu(pl, json_string_value(v->cls), v->value) : 0;
+        sg->status = json_string_value(v->status);
     }
     json_array_foreach(offers, i, c)
     {
@@ -383,13 +381,17 @@ static void placement_or_single(vs_placement *pl, const json_t *sheet)
 char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env)
 {
     vs_placement pl;
+    vs_component_views views;
     budget b;
-    char *svg;
+    char *svg = NULL;
     placement_or_single(&pl, sheet);
-    if (budget_build(&b, sheet, env, &pl) < 0)
+    if (vs_component_views_read(&views, sheet) < 0)
         return NULL;
-    svg = budget_svg(sheet, &b);
-    budget_free(&b);
+    if (budget_build(&b, sheet, env, &views, &pl) == 0) {
+        svg = budget_svg(sheet, &b);
+        budget_free(&b);
+    }
+    vs_component_views_free(&views);
     return svg;
 }
 
@@ -399,8 +401,8 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
-    json_t *comps = vs_sheet_array(sheet, "components");
-    json_t *c, *caps = NULL;
+    vs_component_views views = {NULL, 0};
+    json_t *caps = NULL;
     vs_placement pl;
     budget bud;
     int have_budget = 0;
@@ -420,7 +422,8 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
     for (i = 3; i <= 5; i++)
         vs_table_align_right(t, i);
     caps = json_array();
-    if (!caps || budget_build(&bud, sheet, env, &pl) < 0)
+    if (!caps || vs_component_views_read(&views, sheet) < 0 ||
+        budget_build(&bud, sheet, env, &views, &pl) < 0)
         goto done;
     have_budget = 1;
 
@@ -439,26 +442,24 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
             "weights", "unknown", "parameters", "unknown", "", "", "no params or format yet"};
         vs_table_add_row(t, row);
     }
-    json_array_foreach(comps, i, c)
-    {
-        vs_component_view v;
+    for (i = 0; i < views.n; i++) {
+        const vs_component_view *v = &views.v[i];
         const char *name, *status, *cls, *src;
         int known;
         uint64_t per;
         char srcbuf[512];
         const char *row[7];
-        vs_component_view_read(&v, c);
-        name = json_string_value(v.name);
-        status = json_string_value(v.status);
-        cls = json_string_value(v.cls);
-        src = json_string_value(v.source);
-        known = v.known;
-        per = known ? vs_placement_per_gpu(&pl, cls, v.value) : 0;
+        name = json_string_value(v->name);
+        status = json_string_value(v->status);
+        cls = json_string_value(v->cls);
+        src = json_string_value(v->source);
+        known = v->known;
+        per = known ? vs_placement_per_gpu(&pl, cls, v->value) : 0;
         if (known)
             vs_render_amount(per, b, gb, gib);
         if (known && vs_placement_ways(&pl, cls) > 1) {
             char whole[48];
-            vs_units_grouped(whole, sizeof whole, v.value);
+            vs_units_grouped(whole, sizeof whole, v->value);
             snprintf(srcbuf, sizeof srcbuf, "%s B / %u GPUs; %s", whole,
                      vs_placement_ways(&pl, cls), src ? src : "");
             src = srcbuf;
@@ -535,7 +536,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
         vs_buf pb = VS_BUF_INIT;
         vs_jw w = VS_JW_INIT(&pb);
         vs_jw_open(&w, '{');
-        vs_envelope_payload_write(&w, env, sheet);
+        vs_envelope_payload_write(&w, env, sheet, &views);
         vs_jw_key(&w, "capacities");
         vs_jw_value(&w, caps);
         vs_jw_close(&w, '}');
@@ -548,6 +549,7 @@ done:
     vs_buf_free(&unk);
     json_decref(caps);
     free(svg);
+    vs_component_views_free(&views);
     if (have_budget)
         budget_free(&bud);
     return bundle;

@@ -118,9 +118,10 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
     return 0;
 }
 
-void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet)
+void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet,
+                               const vs_component_views *views)
 {
-    json_t *card = vs_sheet_card(sheet), *sheet_comps = vs_sheet_array(sheet, "components"), *c;
+    json_t *card = vs_sheet_card(sheet);
     vs_placement pl;
     size_t i;
     unsigned bits = vs_sheet_weight_bits(sheet);
@@ -157,21 +158,18 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
      * and this payload is most of an `envelope` result. */
     vs_jw_key(w, "components");
     vs_jw_open(w, '[');
-    vs_json_array_foreach(sheet_comps, i, c)
-    {
-        vs_component_view v;
-        const char *cls;
-        vs_component_view_read(&v, c);
-        cls = json_string_value(v.cls);
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
+        const char *cls = json_string_value(v->cls);
         vs_jw_open(w, '{');
-        vs_component_view_write(&v, w);
+        vs_component_view_write(v, w);
         vs_jw_key(w, "gpu_bytes");
-        vs_jw_bytes(w, v.known, vs_placement_per_gpu(&pl, cls, v.value));
+        vs_jw_bytes(w, v->known, vs_placement_per_gpu(&pl, cls, v->value));
         vs_jw_key(w, "ways");
         vs_jw_u64(w, vs_placement_ways(&pl, cls));
         vs_jw_close(w, '}');
-        if (!v.known && v.name) /* the names list, written beside in the same walk */
-            vs_jw_value(&uw, v.name);
+        if (!v->known && v->name) /* the names list, written beside in the same walk */
+            vs_jw_value(&uw, v->name);
     }
     vs_jw_close(w, ']');
     vs_jw_key(w, "unknown");

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sheet/sheet.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -51,7 +52,9 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err);
 
 /* Writes the members of the `envelope` payload of SPEC §5 (kind "envelope",
  * weights_bytes, reserve_bytes, envelope_bytes, conservative, components,
- * unknown, ...) into the object w has open, so a renderer can add its own. */
-void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet);
+ * unknown, ...) into the object w has open, so a renderer can add its own.
+ * views are the sheet's components (vs_component_views_read). */
+void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet,
+                               const vs_component_views *views);
 
 #endif

@@ -1,6 +1,7 @@
 #include "sheet/sheet.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/json.h"
@@ -185,6 +186,27 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
         out->known = 1;
         out->value = (uint64_t)json_integer_value(bytes);
     }
+}
+
+int vs_component_views_read(vs_component_views *out, const json_t *sheet)
+{
+    json_t *comps = vs_sheet_array(sheet, "components");
+    size_t i, n = json_array_size(comps);
+    out->n = 0;
+    out->v = malloc((n ? n : 1) * sizeof *out->v);
+    if (!out->v)
+        return VS_ENOMEM;
+    for (i = 0; i < n; i++)
+        vs_component_view_read(&out->v[i], json_array_get(comps, i));
+    out->n = n;
+    return 0;
+}
+
+void vs_component_views_free(vs_component_views *views)
+{
+    free(views->v);
+    views->v = NULL;
+    views->n = 0;
 }
 
 void vs_component_view_write(const vs_component_view *v, vs_jw *w)

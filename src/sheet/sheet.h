@@ -140,6 +140,16 @@ typedef struct vs_component_view {
     uint64_t value;                              /* "bytes" when known, else 0 */
 } vs_component_view;
 void vs_component_view_read(vs_component_view *out, const json_t *component);
+/* The views of every component of a sheet, in its order, for a verb that
+ * walks them several times (`envelope`: its chart, table and payload). They
+ * borrow from the sheet: valid until a component is set or removed. */
+typedef struct vs_component_views {
+    vs_component_view *v;
+    size_t n;
+} vs_component_views;
+/* Returns 0, or VS_ENOMEM with out empty. */
+int vs_component_views_read(vs_component_views *out, const json_t *sheet);
+void vs_component_views_free(vs_component_views *views);
 /* Writes the fields of v in the sheet's order (name, bytes, status, source,
  * phase, class; a missing class as "other") as members of the object w has
  * open: every payload that lists components shows them the same way. */

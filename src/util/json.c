@@ -145,9 +145,11 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0, k;
     char *w, *room_end;
-    vs_buf_reserve(out, len + len / 8 + BLOCK + 16);
-    if (out->failed)
-        return -1;
+    if (out->cap - out->len <= len + len / 8 + BLOCK + 16 || out->failed) {
+        vs_buf_reserve(out, len + len / 8 + BLOCK + 16);
+        if (out->failed)
+            return -1;
+    }
     w = out->data + out->len;
     room_end = out->data + out->cap;
     *w++ = '"';
@@ -161,9 +163,16 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
                 break;
         }
         if (i + BLOCK > len) {
-            /* the tail, a byte at a time */
-            while (i < len && !byte_class[u[i]])
-                *w++ = s[i++];
+            /* the tail, as one block padded with spaces (there is room for a
+             * whole block): most strings, keys and short values, are only this */
+            char tail[BLOCK];
+            memset(tail, ' ', BLOCK);
+            memcpy(tail, s + i, len - i);
+            k = block_copy(tail, w);
+            if (k > len - i)
+                k = len - i;
+            i += k;
+            w += k;
             if (i == len)
                 break;
         }

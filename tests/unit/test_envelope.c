@@ -14,10 +14,13 @@ static json_t *payload_of(const vs_envelope *e, const json_t *sheet)
 {
     vs_buf b = VS_BUF_INIT;
     vs_jw w = VS_JW_INIT(&b);
+    vs_component_views views;
     json_t *p;
+    ck_assert_int_eq(vs_component_views_read(&views, sheet), 0);
     vs_jw_open(&w, '{');
-    vs_envelope_payload_write(&w, e, sheet);
+    vs_envelope_payload_write(&w, e, sheet, &views);
     vs_jw_close(&w, '}');
+    vs_component_views_free(&views);
     ck_assert(!vs_buf_failed(&b));
     p = json_loadb(b.data, b.len, 0, NULL);
     ck_assert_msg(json_is_object(p), "not one JSON object: %s", vs_buf_str(&b));

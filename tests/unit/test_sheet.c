@@ -156,6 +156,39 @@ START_TEST(component_view_writes_the_stored_shape)
 }
 END_TEST
 
+/* The views of a sheet are its components' views, in the sheet's order; a
+ * sheet without components gives none. */
+START_TEST(component_views_follow_the_sheet)
+{
+    json_t *s = vs_sheet_new("v"), *c;
+    vs_component_views views;
+    vs_error err;
+    size_t i;
+    ck_assert_int_eq(vs_component_views_read(&views, s), 0);
+    ck_assert_uint_eq(views.n, 0);
+    vs_component_views_free(&views);
+    ck_assert_int_eq(vs_sheet_put_component(&c, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, s, "a", 0, 0, "unknown", "to measure", "train",
+                                            "activations", &err),
+                     0);
+    ck_assert_int_eq(vs_component_views_read(&views, s), 0);
+    ck_assert_uint_eq(views.n, 2);
+    for (i = 0; i < views.n; i++) {
+        vs_component_view one;
+        vs_component_view_read(&one, json_array_get(vs_sheet_array(s, "components"), i));
+        ck_assert_mem_eq(&views.v[i], &one, sizeof one);
+    }
+    ck_assert_str_eq(json_string_value(views.v[0].name), "b");
+    ck_assert_uint_eq(views.v[0].value, 7);
+    ck_assert_int_eq(views.v[1].known, 0);
+    ck_assert_str_eq(json_string_value(views.v[1].phase), "train");
+    vs_component_views_free(&views);
+    ck_assert_ptr_null(views.v);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(component_view_reads_fields)
 {
     vs_component_view v;
@@ -188,6 +221,7 @@ int main(void)
     tcase_add_test(tc, slugs);
     tcase_add_test(tc, component_view_reads_fields);
     tcase_add_test(tc, component_view_writes_the_stored_shape);
+    tcase_add_test(tc, component_views_follow_the_sheet);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
     tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
