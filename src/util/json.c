@@ -349,28 +349,6 @@ void vs_jw_close(vs_jw *w, char bracket)
     w->comma = 1;
 }
 
-void vs_jw_keyn(vs_jw *w, const char *key, size_t len)
-{
-    vs_buf *b = w->out;
-    char *p;
-    if (b->cap - b->len <= len + 5 || b->failed) {
-        vs_buf_reserve(b, len + 5);
-        if (b->failed)
-            return;
-    }
-    p = b->data + b->len;
-    if (w->comma)
-        *p++ = ',';
-    *p++ = '"';
-    memcpy(p, key, len);
-    p += len;
-    *p++ = '"';
-    *p++ = ':';
-    *p = '\0';
-    b->len = (size_t)(p - b->data);
-    w->comma = 0; /* the value follows without one */
-}
-
 void vs_jw_strn(vs_jw *w, const char *s, size_t len)
 {
     jw_sep(w);

@@ -99,12 +99,30 @@ typedef struct vs_jw {
 
 void vs_jw_open(vs_jw *w, char bracket);  /* '{' or '[' */
 void vs_jw_close(vs_jw *w, char bracket); /* '}' or ']' */
-void vs_jw_keyn(vs_jw *w, const char *key, size_t len);
-/* (inline so that a literal's length is known when compiling) */
-static inline void vs_jw_key(vs_jw *w, const char *key)
+/* Inline, as vs_jw_key: a payload writes a key per field, and a literal's
+ * length and copy are then settled when compiling. */
+static inline void vs_jw_keyn(vs_jw *w, const char *key, size_t len)
 {
-    vs_jw_keyn(w, key, strlen(key));
+    vs_buf *b = w->out;
+    char *p;
+    if (b->cap - b->len <= len + 5 || b->failed) {
+        vs_buf_reserve(b, len + 5);
+        if (b->failed)
+            return;
+    }
+    p = b->data + b->len;
+    if (w->comma)
+        *p++ = ',';
+    *p++ = '"';
+    memcpy(p, key, len);
+    p += len;
+    *p++ = '"';
+    *p++ = ':';
+    *p = '\0';
+    b->len = (size_t)(p - b->data);
+    w->comma = 0; /* the value follows without one */
 }
+static inline void vs_jw_key(vs_jw *w, const char *key) { vs_jw_keyn(w, key, strlen(key)); }
 /* A string, or null for NULL. */
 void vs_jw_str(vs_jw *w, const char *s);
 void vs_jw_strn(vs_jw *w, const char *s, size_t len);
