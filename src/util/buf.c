@@ -12,11 +12,33 @@ void vs_buf_init(vs_buf *b)
     b->failed = 0;
 }
 
+/* Freed buffers kept for the next ones, per thread: a long cell makes and
+ * frees six buffers a line (text, HTML, payload, pieces), and their malloc,
+ * realloc and free were a twentieth of it. Only while recycling is on (the
+ * vramsheet binary turns it on with the pool; sanitizers and valgrind see
+ * every allocation). Blocks past KEEP_MAX go back to malloc. */
+#define KEEP 16
+#define KEEP_MAX ((size_t)64 << 10)
+static int recycling;
+static _Thread_local struct kept {
+    char *data;
+    size_t cap;
+} kept[KEEP];
+static _Thread_local size_t nkept;
+
+void vs_buf_recycle(int on) { recycling = on; }
+
 void vs_buf_free(vs_buf *b)
 {
     if (!b)
         return;
-    free(b->data);
+    if (recycling && b->data && b->cap <= KEEP_MAX && nkept < KEEP) {
+        kept[nkept].data = b->data;
+        kept[nkept].cap = b->cap;
+        nkept++;
+    } else {
+        free(b->data);
+    }
     vs_buf_init(b);
 }
 
@@ -40,6 +62,16 @@ static int grow(vs_buf *b, size_t extra)
     need = b->len + extra + 1;
     if (need <= b->cap)
         return 0;
+    if (!b->data && nkept) {
+        /* a kept block, the last one freed (warm in the cache) when it fits */
+        struct kept k = kept[--nkept];
+        if (k.cap >= need) {
+            b->data = k.data;
+            b->cap = k.cap;
+            return 0;
+        }
+        free(k.data);
+    }
     cap = b->cap ? b->cap : 256; /* most texts fit: no doubling series */
     while (cap < need)
         cap = cap > (size_t)-1 / 2 ? need : cap * 2;

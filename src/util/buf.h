@@ -23,6 +23,10 @@ typedef struct vs_buf {
 
 void vs_buf_init(vs_buf *b);
 void vs_buf_free(vs_buf *b); /* frees the data; the struct is reusable after */
+/* on: vs_buf_free keeps up to 16 blocks of at most 64 KiB per thread, and a
+ * new buffer takes the last one kept (process-wide switch, off by default;
+ * util/pool turns it on). Data handed out by vs_buf_take is plain malloc'd. */
+void vs_buf_recycle(int on);
 void vs_buf_reset(vs_buf *b); /* length 0, keeps capacity */
 /* vs_buf_append and vs_buf_putc take the common case (the text fits) inline:
  * renderers append a few bytes at a time, hundreds of thousands of times per

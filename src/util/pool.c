@@ -1,5 +1,7 @@
 #include "util/pool.h"
 
+#include "util/buf.h"
+
 #include <jansson.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -122,6 +124,7 @@ int vs_pool_install(void)
     mallopt(M_TRIM_THRESHOLD, 2 << 20);
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+    vs_buf_recycle(1);
     installed = 1;
     return installed;
 }

@@ -163,6 +163,59 @@ START_TEST(freed_cell_buffers_stay_in_the_heap)
 }
 END_TEST
 
+/* With the pool installed, a freed buffer's block is the next buffer's (the
+ * last kept first), its old bytes never show through, a block over 64 KiB is
+ * not kept, and what vs_buf_take hands out is plain malloc'd. */
+START_TEST(freed_buffers_are_recycled)
+{
+    vs_buf a = VS_BUF_INIT, b = VS_BUF_INIT, big = VS_BUF_INIT;
+    char *block, *taken, *other;
+    int i;
+    if (!vs_pool_install())
+        return; /* a sanitizer build: nothing kept */
+    vs_buf_puts(&a, "first buffer, long enough to matter");
+    block = a.data;
+    vs_buf_free(&a);
+    ck_assert_ptr_null(a.data);
+    other = malloc(256); /* would take a block handed back to malloc */
+    ck_assert_ptr_ne(other, block);
+    vs_buf_puts(&b, "x");
+    ck_assert_ptr_eq(b.data, block);
+    free(other);
+    ck_assert_str_eq(vs_buf_str(&b), "x");
+    ck_assert_uint_eq(b.len, 1);
+    taken = vs_buf_take(&b);
+    ck_assert_str_eq(taken, "x");
+    free(taken);
+    for (i = 0; i < 70; i++)
+        vs_buf_fill(&big, 'y', 1024);
+    block = big.data;
+    vs_buf_free(&big);
+    vs_buf_puts(&a, "z");
+    ck_assert_ptr_ne(a.data, block);
+    /* more buffers than are kept: every one still correct */
+    {
+        vs_buf many[40];
+        for (i = 0; i < 40; i++) {
+            vs_buf_init(&many[i]);
+            vs_buf_fill(&many[i], (char)('a' + i % 26), (size_t)(100 * i + 1));
+        }
+        for (i = 0; i < 40; i++)
+            vs_buf_free(&many[i]);
+        for (i = 0; i < 40; i++) {
+            vs_buf_init(&many[i]);
+            vs_buf_fill(&many[i], 'q', (size_t)(5000 - 100 * i));
+            ck_assert_uint_eq(many[i].len, (size_t)(5000 - 100 * i));
+            ck_assert_int_eq(many[i].data[many[i].len - 1], 'q');
+            ck_assert_int_eq(many[i].data[many[i].len], '\0');
+        }
+        for (i = 0; i < 40; i++)
+            vs_buf_free(&many[i]);
+    }
+    vs_buf_free(&a);
+}
+END_TEST
+
 START_TEST(pool_can_be_turned_off_from_the_environment)
 {
     json_malloc_t m;
@@ -183,6 +236,7 @@ int main(void)
     tcase_add_test(tc, blocks_made_on_one_thread_are_freed_on_another);
     tcase_add_test(tc, jansson_builds_copies_dumps_and_frees_through_the_pool);
     tcase_add_test(tc, freed_cell_buffers_stay_in_the_heap);
+    tcase_add_test(tc, freed_buffers_are_recycled);
     tcase_add_test(tc, pool_can_be_turned_off_from_the_environment);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
