@@ -450,7 +450,6 @@ static void keep_outside_world(json_t *restored, json_t *failed)
 {
     size_t i, j, k;
     json_t *s, *f, *v;
-    const char *key;
     json_array_foreach(restored, i, s)
     {
         const char *id = json_string_value(json_object_get(s, "id"));
@@ -462,7 +461,7 @@ static void keep_outside_world(json_t *restored, json_t *failed)
             const char *fid = json_string_value(json_object_get(f, "id"));
             if (!fid || strcmp(fid, id) != 0)
                 continue;
-            json_object_foreach(f, key, v) if (key[0] == '_') json_object_set(s, key, v);
+            vs_sheet_carry_runtime(s, f);
             runs = json_object_get(s, "runs");
             meas = json_object_get(s, "measurements");
             if (!json_is_array(runs) || !json_is_array(meas))

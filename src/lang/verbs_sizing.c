@@ -343,7 +343,7 @@ static int verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
         s = json_string_value(json_object_get(c, "source"));
         st = json_string_value(json_object_get(c, "status"));
         if (s && st && !strcmp(st, "unknown") && !strncmp(s, TASK_MARK, strlen(TASK_MARK)))
-            json_array_remove(comps, i);
+            vs_sheet_remove_component(sheet, i);
     }
 
     if (strcmp(a->value, "inference") != 0) {
@@ -608,7 +608,7 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
         for (i = 0; i < json_array_size(comps); i++) {
             const char *n = json_string_value(json_object_get(json_array_get(comps, i), "name"));
             if (n && !strcmp(n, a1->value)) {
-                json_array_remove(comps, i);
+                vs_sheet_remove_component(sheet, i);
                 snprintf(head, sizeof head, "removed component %s from the reserve", a1->value);
                 /* the name lives in the parsed line, not in the removed object */
                 return emit(

@@ -6,6 +6,9 @@
 
 #include "util/json.h"
 
+/* Where each component is, by name (see index_of). */
+#define INDEX_KEY "_component_at"
+
 json_t *vs_sheet_new(const char *title)
 {
     char id[VS_SHEET_ID_MAX];
@@ -142,8 +145,10 @@ json_t *vs_sheets_snapshot(json_t *sheets)
             goto fail;
         for (it = json_object_iter(sheet); it; it = json_object_iter_next(sheet, it)) {
             const char *k = json_object_iter_key(it);
-            json_t *v = json_object_iter_value(it);
-            json_t *x = vs_sheet_copy_field(k, v);
+            json_t *v = json_object_iter_value(it), *x;
+            if (!strcmp(k, INDEX_KEY))
+                continue; /* a cache: a restored sheet rebuilds it when needed */
+            x = vs_sheet_copy_field(k, v);
             if (!x || json_object_setn_new_nocheck(copy, k, json_object_iter_key_len(it), x) < 0)
                 goto fail;
         }
@@ -247,28 +252,81 @@ static int is_named(json_t *c, const char *name, size_t name_len)
            !memcmp(json_string_value(v), name, name_len);
 }
 
-/* Where the next lookup starts: just after the component set last. A cell
- * that declares its components in order (and runs again, as notebook cells
- * do) finds each at the first place it looks instead of scanning a long
- * sheet once per line. Runtime state ("_"): never recorded, and only a hint,
- * checked by name before it is trusted. */
-#define HINT_KEY "_next_component"
+/* Where each component is, by name: an object name -> position kept under a
+ * runtime key ("_": never recorded). Without it, every new component of a
+ * long cell scanned the whole reserve for its name (quadratic: 9,700 name
+ * checks for 139 lines, an eighth of a cell). It is a cache: trusted only
+ * while it holds as many names as the sheet has components (names are
+ * unique), a hit is checked by name, and anything else scans and rebuilds
+ * it. Removals drop it (vs_sheet_remove_component); a snapshot leaves it
+ * out. The index of sheet when it covers comps, else NULL. */
+static json_t *index_of(const json_t *sheet, const json_t *comps)
+{
+    json_t *index = json_object_get(sheet, INDEX_KEY);
+    return json_is_object(index) && json_object_size(index) == json_array_size(comps) ? index
+                                                                                     : NULL;
+}
 
 /* Index of the component named name (name_len bytes) in comps, or -1. */
 static long find_component(const json_t *sheet, json_t *comps, const char *name,
                            size_t name_len)
 {
-    size_t i, n = json_array_size(comps), start = 0;
-    json_t *h = json_object_get(sheet, HINT_KEY);
-    if (json_is_integer(h) && json_integer_value(h) >= 0 && (size_t)json_integer_value(h) < n)
-        start = (size_t)json_integer_value(h);
-    for (i = start; i < n; i++)
-        if (is_named(json_array_get(comps, i), name, name_len))
-            return (long)i;
-    for (i = 0; i < start; i++)
+    size_t i, n = json_array_size(comps);
+    json_t *index = index_of(sheet, comps);
+    if (index) {
+        json_t *at = json_object_getn(index, name, name_len);
+        json_int_t k;
+        if (!at)
+            return -1;
+        k = json_integer_value(at);
+        if (k >= 0 && (size_t)k < n && is_named(json_array_get(comps, (size_t)k), name, name_len))
+            return (long)k;
+    }
+    for (i = 0; i < n; i++)
         if (is_named(json_array_get(comps, i), name, name_len))
             return (long)i;
     return -1;
+}
+
+/* Records that position at holds name, rebuilding the index first when it
+ * does not cover the other components. Best effort: a failure only leaves
+ * the next lookup to scan. */
+static void index_put(json_t *sheet, json_t *comps, size_t at, const char *name)
+{
+    json_t *index = json_object_get(sheet, INDEX_KEY), *c;
+    size_t i, n = json_array_size(comps);
+    if (!json_is_object(index) || json_object_size(index) + 1 != n) {
+        if (!(index = json_object()) || json_object_set_new_nocheck(sheet, INDEX_KEY, index) < 0)
+            return;
+        json_array_foreach(comps, i, c)
+        {
+            json_t *nm = name_of(c);
+            if (i != at && json_is_string(nm))
+                json_object_setn_new_nocheck(index, json_string_value(nm), json_string_length(nm),
+                                             json_integer((json_int_t)i));
+        }
+    }
+    json_object_setn_new_nocheck(index, name, strlen(name), json_integer((json_int_t)at));
+    if (json_object_size(index) != n) /* a name twice, or an entry lost: no index */
+        json_object_del(sheet, INDEX_KEY);
+}
+
+void vs_sheet_carry_runtime(json_t *to, const json_t *from)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)from, k, v)
+    {
+        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0)
+            json_object_set(to, k, v);
+    }
+}
+
+int vs_sheet_remove_component(json_t *sheet, size_t i)
+{
+    json_t *comps = vs_sheet_array(sheet, "components");
+    json_object_del(sheet, INDEX_KEY); /* positions after i move */
+    return json_array_remove(comps, i);
 }
 
 json_t *vs_sheet_component(const json_t *sheet, const char *name)
@@ -333,10 +391,14 @@ int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int kn
             return vs_error_set(err, VS_ENOMEM, "out of memory");
         }
     }
-    if (old ? json_array_set_new(arr, (size_t)at, c) : json_array_append_new(arr, c))
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
-    json_object_set_new_nocheck(sheet, HINT_KEY,
-                                json_integer(old ? at + 1 : (json_int_t)json_array_size(arr)));
+    if (old) {
+        if (json_array_set_new(arr, (size_t)at, c))
+            return vs_error_set(err, VS_ENOMEM, "out of memory");
+    } else {
+        if (json_array_append_new(arr, c))
+            return vs_error_set(err, VS_ENOMEM, "out of memory");
+        index_put(sheet, arr, json_array_size(arr) - 1, name);
+    }
     *out = c;
     return 0;
 }

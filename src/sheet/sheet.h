@@ -158,9 +158,10 @@ void vs_component_view_write(const vs_component_view *v, vs_jw *w);
 /* Adds or replaces the component named name. An existing "measured" component is
  * never replaced by an estimate: returns VS_EVALUE saying so. known=0 stores
  * bytes null. status is "estimated", "measured" or "unknown"; source and phase
- * may be NULL; cls is one of the layout's classes (NULL = "other"). The
- * runtime key "_next_component" remembers where the next lookup starts (cells
- * declare components in order): a hint, checked by name, never recorded. */
+ * may be NULL; cls is one of the layout's classes (NULL = "other"). Lookups
+ * by name go through a runtime key, "_component_at" (name -> position, never
+ * recorded): a cache that this module keeps, so the components of a sheet
+ * change only through these functions (set, put, remove). */
 int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t bytes,
                            const char *status, const char *source, const char *phase,
                            const char *cls, vs_error *err);
@@ -170,5 +171,13 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
 int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int known,
                            uint64_t bytes, const char *status, const char *source,
                            const char *phase, const char *cls, vs_error *err);
+
+/* Removes component i (json_array_remove's result). */
+int vs_sheet_remove_component(json_t *sheet, size_t i);
+
+/* Copies onto to the runtime keys of from that record the world outside the
+ * sheet ("_base_blob": the records as last seen), not the caches about its
+ * own contents: a cell that failed after a commit keeps what the commit did. */
+void vs_sheet_carry_runtime(json_t *to, const json_t *from);
 
 #endif

@@ -234,6 +234,26 @@ START_TEST(test_atomic_cell)
         ck_assert_str_eq(s1, s2);
         free(s1);
         free(s2);
+        /* the restored sheet still finds each component by name: declaring
+         * the removed-then-restored one again replaces it, never a second */
+        r = run_ok(ip, "reserve 7GiB\nreserve act 2GiB", NULL);
+        json_decref(r);
+        r = run_ok(ip, "sheet first", NULL);
+        {
+            json_t *comps = json_object_get(payload(r), "components"), *c;
+            size_t i, lumps = 0;
+            ck_assert_uint_eq(json_array_size(comps), 3);
+            json_array_foreach(comps, i, c)
+            {
+                if (!strcmp(json_string_value(json_object_get(c, "name")), "reserve")) {
+                    lumps++;
+                    ck_assert_int_eq(json_integer_value(json_object_get(c, "bytes")),
+                                     7LL << 30);
+                }
+            }
+            ck_assert_uint_eq(lumps, 1);
+        }
+        json_decref(r);
     }
     free(before);
     vs_interp_free(ip);

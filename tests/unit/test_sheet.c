@@ -189,6 +189,91 @@ START_TEST(component_views_follow_the_sheet)
 }
 END_TEST
 
+/* Components are found by name through the sheet's index whatever happened
+ * to the sheet: many added, some replaced, some removed, the sheet copied
+ * by a snapshot or loaded from its record. A name is never stored twice. */
+static void put_named(json_t *s, const char *name, uint64_t bytes)
+{
+    json_t *c;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_put_component(&c, s, name, 1, bytes, "estimated", NULL, NULL, NULL,
+                                            &err),
+                     0);
+    ck_assert_ptr_eq(vs_sheet_component(s, name), c);
+}
+
+static void assert_unique_and_found(json_t *s)
+{
+    json_t *comps = vs_sheet_array(s, "components"), *c, *seen = json_object();
+    size_t i;
+    json_array_foreach(comps, i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        ck_assert_msg(!json_object_get(seen, n), "%s stored twice", n);
+        json_object_set_new(seen, n, json_true());
+        ck_assert_ptr_eq(vs_sheet_component(s, n), c);
+    }
+    json_decref(seen);
+}
+
+START_TEST(components_are_found_by_name_after_any_change)
+{
+    json_t *s = vs_sheet_new("index"), *sheets, *snap, *copy, *loaded;
+    char name[32], *text;
+    size_t i;
+    vs_error err;
+    for (i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "part_%zu", i);
+        put_named(s, name, i + 1);
+    }
+    for (i = 0; i < 300; i += 7) { /* replaced in place, not appended */
+        snprintf(name, sizeof name, "part_%zu", i);
+        put_named(s, name, 1000 + i);
+    }
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 300);
+    ck_assert_uint_eq(json_object_size(json_object_get(s, "_component_at")), 300);
+    assert_unique_and_found(s);
+    ck_assert_ptr_null(vs_sheet_component(s, "part_300"));
+    /* removals move the positions after them */
+    ck_assert_int_eq(vs_sheet_remove_component(s, 10), 0);
+    ck_assert_int_eq(vs_sheet_remove_component(s, 0), 0);
+    ck_assert_ptr_null(vs_sheet_component(s, "part_10"));
+    ck_assert_ptr_null(vs_sheet_component(s, "part_0"));
+    put_named(s, "part_299", 5); /* still there: replaced */
+    put_named(s, "part_10", 6);  /* gone: appended */
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 299);
+    assert_unique_and_found(s);
+    /* a snapshot leaves the cache out and still finds everything */
+    sheets = json_pack("[O]", s);
+    snap = vs_sheets_snapshot(sheets);
+    json_decref(sheets);
+    copy = json_array_get(snap, 0);
+    ck_assert_ptr_null(json_object_get(copy, "_component_at"));
+    assert_unique_and_found(copy);
+    put_named(copy, "part_5", 7);
+    put_named(copy, "new", 8);
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(copy, "components")), 300);
+    assert_unique_and_found(copy);
+    /* the cache is never recorded; a loaded sheet finds by name too */
+    text = vs_sheet_dump(s);
+    ck_assert_ptr_null(strstr(text, "_component_at"));
+    ck_assert_int_eq(vs_sheet_load(&loaded, text, strlen(text), &err), 0);
+    put_named(loaded, "part_42", 9);
+    put_named(loaded, "another", 10);
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(loaded, "components")), 300);
+    assert_unique_and_found(loaded);
+    /* runtime state about the world is carried, the cache is not */
+    json_object_set_new(s, "_base_blob", json_string("abc"));
+    vs_sheet_carry_runtime(loaded, s);
+    ck_assert_str_eq(json_string_value(json_object_get(loaded, "_base_blob")), "abc");
+    ck_assert_ptr_ne(json_object_get(loaded, "_component_at"), json_object_get(s, "_component_at"));
+    free(text);
+    json_decref(loaded);
+    json_decref(snap);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(component_view_reads_fields)
 {
     vs_component_view v;
@@ -222,6 +307,7 @@ int main(void)
     tcase_add_test(tc, component_view_reads_fields);
     tcase_add_test(tc, component_view_writes_the_stored_shape);
     tcase_add_test(tc, component_views_follow_the_sheet);
+    tcase_add_test(tc, components_are_found_by_name_after_any_change);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
     tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
