@@ -344,6 +344,30 @@ static json_t *str_or_null(const char *s)
     return s ? vs_json_stringn(s, strlen(s)) : json_null();
 }
 
+/* v (a JSON string, or NULL for null) says s (NULL for null). */
+static int same_text(const json_t *v, const char *s)
+{
+    return s ? v && !strcmp(json_string_value(v), s) : v == NULL;
+}
+
+/* Whether component c holds exactly these fields (and no others), as
+ * vs_sheet_put_component would store them. */
+static int same_component(const json_t *c, int known, uint64_t bytes, const char *status,
+                          const char *source, const char *phase, const char *cls)
+{
+    vs_component_view v;
+    if (json_object_size(c) != 6)
+        return 0;
+    vs_component_view_read(&v, c);
+    if (v.known != known || (known && v.value != bytes) ||
+        (!known && !json_is_null(json_object_get(c, "bytes"))))
+        return 0;
+    return same_text(v.status, status) && same_text(v.source, source) &&
+           same_text(v.phase, phase) && same_text(v.cls, cls) &&
+           (v.phase || json_is_null(json_object_get(c, "phase"))) &&
+           (v.source || json_is_null(json_object_get(c, "source")));
+}
+
 int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t bytes,
                            const char *status, const char *source, const char *phase,
                            const char *cls, vs_error *err)
@@ -371,6 +395,11 @@ int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int kn
                                 "measurement (use another name, or `reserve %s ... "
                                 "status=measured` to replace it)",
                                 name, name);
+    }
+    if (old && same_component(old, known, bytes, status, source, phase, cls ? cls : "other")) {
+        /* a cell run again declares what the sheet holds: nothing to rebuild */
+        *out = old;
+        return 0;
     }
     /* key by key in the layout's order; json_pack parsed its format each time */
     c = json_object();

@@ -274,6 +274,64 @@ START_TEST(components_are_found_by_name_after_any_change)
 }
 END_TEST
 
+/* Declaring a component again with the same fields keeps the stored object
+ * (a cell run again); any field that differs replaces it with the new one. */
+START_TEST(the_same_declaration_keeps_the_component)
+{
+    json_t *s = vs_sheet_new("same"), *c, *again;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_put_component(&c, s, "kv", 1, 100, "estimated", "formula", NULL,
+                                            "kv_cache", &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 100, "estimated", "formula", NULL,
+                                            "kv_cache", &err),
+                     0);
+    ck_assert_ptr_eq(again, c);
+    /* each field in turn */
+    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 101, "estimated", "formula", NULL,
+                                            "kv_cache", &err),
+                     0);
+    ck_assert_ptr_ne(again, c);
+    ck_assert_int_eq(json_integer_value(json_object_get(again, "bytes")), 101);
+    c = again;
+    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 101, "estimated", "other source",
+                                            NULL, "kv_cache", &err),
+                     0);
+    ck_assert_ptr_ne(again, c);
+    c = again;
+    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 101, "estimated", "other source",
+                                            "generate", "kv_cache", &err),
+                     0);
+    ck_assert_ptr_ne(again, c);
+    ck_assert_str_eq(json_string_value(json_object_get(again, "phase")), "generate");
+    c = again;
+    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 101, "estimated", "other source",
+                                            "generate", NULL, &err),
+                     0);
+    ck_assert_ptr_ne(again, c);
+    ck_assert_str_eq(json_string_value(json_object_get(again, "class")), "other");
+    c = again;
+    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 0, 0, "unknown", "other source",
+                                            "generate", NULL, &err),
+                     0);
+    ck_assert_ptr_ne(again, c);
+    ck_assert(json_is_null(json_object_get(again, "bytes")));
+    c = again;
+    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 0, 0, "unknown", NULL, "generate",
+                                            NULL, &err),
+                     0);
+    ck_assert_ptr_ne(again, c);
+    ck_assert(json_is_null(json_object_get(again, "source")));
+    c = again;
+    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 0, 0, "unknown", NULL, "generate",
+                                            NULL, &err),
+                     0);
+    ck_assert_ptr_eq(again, c);
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 1);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(component_view_reads_fields)
 {
     vs_component_view v;
@@ -308,6 +366,7 @@ int main(void)
     tcase_add_test(tc, component_view_writes_the_stored_shape);
     tcase_add_test(tc, component_views_follow_the_sheet);
     tcase_add_test(tc, components_are_found_by_name_after_any_change);
+    tcase_add_test(tc, the_same_declaration_keeps_the_component);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
     tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
