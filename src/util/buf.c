@@ -174,10 +174,6 @@ void vs_buf_put_html(vs_buf *b, const char *s)
     }
 }
 
-int vs_buf_failed(const vs_buf *b) { return b->failed; }
-
-const char *vs_buf_str(const vs_buf *b) { return b->data ? b->data : ""; }
-
 char *vs_buf_take(vs_buf *b)
 {
     char *p;

@@ -65,9 +65,9 @@ void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap);
 /* Appends s with &, <, >, " and ' escaped for HTML and SVG text and attributes
  * (results quote attributes with ', which JSON strings need not escape). */
 void vs_buf_put_html(vs_buf *b, const char *s);
-int vs_buf_failed(const vs_buf *b);
+static inline int vs_buf_failed(const vs_buf *b) { return b->failed; }
 /* The text ("" when empty); borrowed, valid until the next append. */
-const char *vs_buf_str(const vs_buf *b);
+static inline const char *vs_buf_str(const vs_buf *b) { return b->data ? b->data : ""; }
 /* Transfers the data to the caller (free()); the buffer is empty after.
  * Returns NULL when an append failed. */
 char *vs_buf_take(vs_buf *b);
