@@ -184,6 +184,9 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
             slot = &out->phase;
         else if (KEY_IS(k, n, "class"))
             slot = &out->cls;
+        else
+            continue;
+        out->keys++;
         if (slot && json_is_string(v))
             *slot = v;
     }
@@ -350,22 +353,23 @@ static int same_text(const json_t *v, const char *s)
     return s ? v && !strcmp(json_string_value(v), s) : v == NULL;
 }
 
-/* Whether component c holds exactly these fields (and no others), as
- * vs_sheet_put_component would store them. */
-static int same_component(const json_t *c, int known, uint64_t bytes, const char *status,
-                          const char *source, const char *phase, const char *cls)
+/* Whether component c (read as v) holds exactly these fields and no others,
+ * as vs_sheet_put_component would store them: its six keys, and every one
+ * that is not a string or an integer is null, as stored. */
+static int same_component(const json_t *c, const vs_component_view *v, int known,
+                          uint64_t bytes, const char *status, const char *source,
+                          const char *phase, const char *cls)
 {
-    vs_component_view v;
-    if (json_object_size(c) != 6)
+    if (json_object_size(c) != 6 || v->keys != 6 || v->known != known ||
+        (known && v->value != bytes))
         return 0;
-    vs_component_view_read(&v, c);
-    if (v.known != known || (known && v.value != bytes) ||
-        (!known && !json_is_null(json_object_get(c, "bytes"))))
+    if (!known && !json_is_null(json_object_get(c, "bytes")))
         return 0;
-    return same_text(v.status, status) && same_text(v.source, source) &&
-           same_text(v.phase, phase) && same_text(v.cls, cls) &&
-           (v.phase || json_is_null(json_object_get(c, "phase"))) &&
-           (v.source || json_is_null(json_object_get(c, "source")));
+    if ((!source && !json_is_null(json_object_get(c, "source"))) ||
+        (!phase && !json_is_null(json_object_get(c, "phase"))))
+        return 0;
+    return same_text(v->status, status) && same_text(v->source, source) &&
+           same_text(v->phase, phase) && same_text(v->cls, cls);
 }
 
 int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t bytes,
@@ -383,12 +387,15 @@ int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int kn
 {
     json_t *arr = vs_sheet_array(sheet, "components"), *c;
     long at = find_component(sheet, arr, name, strlen(name));
+    vs_component_view was;
     *out = NULL;
     json_t *old = at < 0 ? NULL : json_array_get(arr, (size_t)at);
     if (known && bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT, "%s: %s bytes does not fit a record", name, "the amount");
+    if (old)
+        vs_component_view_read(&was, old);
     if (old && strcmp(status, "measured") != 0) {
-        const char *st = json_string_value(json_object_get(old, "status"));
+        const char *st = json_string_value(was.status);
         if (st && !strcmp(st, "measured"))
             return vs_error_set(err, VS_EVALUE,
                                 "component '%s' is measured; an estimate never overwrites a "
@@ -396,7 +403,8 @@ int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int kn
                                 "status=measured` to replace it)",
                                 name, name);
     }
-    if (old && same_component(old, known, bytes, status, source, phase, cls ? cls : "other")) {
+    if (old &&
+        same_component(old, &was, known, bytes, status, source, phase, cls ? cls : "other")) {
         /* a cell run again declares what the sheet holds: nothing to rebuild */
         *out = old;
         return 0;
