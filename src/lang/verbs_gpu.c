@@ -531,10 +531,11 @@ static void list_names(vs_buf *b, const json_t *arr, const char *key)
     }
 }
 
-static int classify_sheet(vs_classification **out, const json_t *sheet, vs_error *err)
+static int classify_sheet(vs_classification **out, const json_t *sheet,
+                          const vs_component_views *views, vs_error *err)
 {
     vs_envelope env;
-    int rc = vs_envelope_compute(&env, sheet, err);
+    int rc = vs_envelope_compute(&env, sheet, views, err);
     if (rc < 0)
         return rc;
     return vs_classify(out, sheet, &env, err);
@@ -627,7 +628,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (i == json_array_size(arr))
         json_array_append(arr, entry);
 
-    if ((rc = classify_sheet(&c, sheet, err)) < 0) {
+    if ((rc = classify_sheet(&c, sheet, NULL, err)) < 0) {
         json_decref(entry);
         return rc;
     }
@@ -685,6 +686,7 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet = vs_ctx_sheet(ctx);
     vs_bundle *bundle;
     vs_classification *c = NULL;
+    vs_component_views views;
     char *svg;
     int rc;
     if (!sheet)
@@ -692,13 +694,18 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 0, "candidates", err)) < 0)
         return rc;
-    if ((rc = classify_sheet(&c, sheet, err)) < 0)
+    if (vs_component_views_read(&views, sheet) < 0)
+        return oom(err);
+    if ((rc = classify_sheet(&c, sheet, &views, err)) < 0) {
+        vs_component_views_free(&views);
         return rc;
+    }
     /* The chart is the envelope's: every offer's capacity line against the
      * per-GPU envelope, drawn by render/sizing. */
-    svg = vs_render_envelope_svg(sheet, &c->env);
+    svg = vs_render_envelope_svg(sheet, &c->env, &views);
     bundle = svg ? vs_candidates_bundle(c, svg) : NULL;
     free(svg);
+    vs_component_views_free(&views);
     vs_classification_free(c);
     if (!bundle)
         return oom(err);

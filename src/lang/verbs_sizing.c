@@ -1372,7 +1372,7 @@ static int verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
         return vs_arg_error(from, err, rc);
-    if ((rc = vs_envelope_compute(&env, sheet, err)) < 0) {
+    if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0) {
         json_decref(files);
         return rc;
     }
@@ -1389,17 +1389,19 @@ static int verb_envelope(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet;
     vs_envelope env;
+    vs_component_views views;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 0, "envelope", err)) < 0)
         return rc;
-    if (!(sheet = sheet_of(ctx, err)))
-        return VS_ENOMEM;
-    if ((rc = vs_envelope_compute(&env, sheet, err)) < 0)
-        return rc;
-    if (!env.weights_known)
-        return no_weights(sheet, err);
-    return emit(ctx, vs_render_envelope(sheet, &env), err);
+    if (!(sheet = sheet_of(ctx, err)) || vs_component_views_read(&views, sheet) < 0)
+        return oom(err);
+    /* the components read once, for the sum, the chart, the table and the payload */
+    if ((rc = vs_envelope_compute(&env, sheet, &views, err)) == 0)
+        rc = env.weights_known ? emit(ctx, vs_render_envelope(sheet, &env, &views), err)
+                               : no_weights(sheet, err);
+    vs_component_views_free(&views);
+    return rc;
 }
 
 static const char *const formats_keys[] = {"bits", NULL};
@@ -1459,7 +1461,7 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "`formats` needs the card's parameter count (`model NAME "
                                "params=COUNT` or config=PATH)");
-    if ((rc = vs_envelope_compute(&env, sheet, err)) < 0 ||
+    if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0 ||
         (rc = vs_placement_from_sheet(&pl, sheet, err)) < 0)
         return rc;
     for (i = 0; i < n; i++) {

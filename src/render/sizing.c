@@ -378,30 +378,27 @@ static void placement_or_single(vs_placement *pl, const json_t *sheet)
     }
 }
 
-char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env)
+char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
+                             const vs_component_views *views)
 {
     vs_placement pl;
-    vs_component_views views;
     budget b;
     char *svg = NULL;
     placement_or_single(&pl, sheet);
-    if (vs_component_views_read(&views, sheet) < 0)
-        return NULL;
-    if (budget_build(&b, sheet, env, &views, &pl) == 0) {
+    if (budget_build(&b, sheet, env, views, &pl) == 0) {
         svg = budget_svg(sheet, &b);
         budget_free(&b);
     }
-    vs_component_views_free(&views);
     return svg;
 }
 
-vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
+vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
+                              const vs_component_views *views)
 {
     static const char *const hdr[] = {"component", "status", "class", "per GPU",
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
-    vs_component_views views = {NULL, 0};
     json_t *caps = NULL;
     vs_placement pl;
     budget bud;
@@ -422,8 +419,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
     for (i = 3; i <= 5; i++)
         vs_table_align_right(t, i);
     caps = json_array();
-    if (!caps || vs_component_views_read(&views, sheet) < 0 ||
-        budget_build(&bud, sheet, env, &views, &pl) < 0)
+    if (!caps || budget_build(&bud, sheet, env, views, &pl) < 0)
         goto done;
     have_budget = 1;
 
@@ -442,8 +438,8 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
             "weights", "unknown", "parameters", "unknown", "", "", "no params or format yet"};
         vs_table_add_row(t, row);
     }
-    for (i = 0; i < views.n; i++) {
-        const vs_component_view *v = &views.v[i];
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
         const char *name, *status, *cls, *src;
         int known;
         uint64_t per;
@@ -536,7 +532,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env)
         vs_buf pb = VS_BUF_INIT;
         vs_jw w = VS_JW_INIT(&pb);
         vs_jw_open(&w, '{');
-        vs_envelope_payload_write(&w, env, sheet, &views);
+        vs_envelope_payload_write(&w, env, sheet, views);
         vs_jw_key(&w, "capacities");
         vs_jw_value(&w, caps);
         vs_jw_close(&w, '}');
@@ -549,7 +545,6 @@ done:
     vs_buf_free(&unk);
     json_decref(caps);
     free(svg);
-    vs_component_views_free(&views);
     if (have_budget)
         budget_free(&bud);
     return bundle;

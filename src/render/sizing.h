@@ -28,12 +28,15 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
 
 /* `envelope`: the component table per GPU, the known total, unknown names, the
  * conservative-envelope statement, and the SVG chart against the capacity of
- * every offer in the sheet. */
-vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env);
+ * every offer in the sheet. views are the sheet's components, as env was
+ * computed from (vs_component_views_read). */
+vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
+                              const vs_component_views *views);
 
 /* The envelope's budget chart alone (the SVG document of vs_render_envelope),
  * malloc'd, or NULL when memory is short: `candidates` draws it too. */
-char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env);
+char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
+                             const vs_component_views *views);
 
 typedef struct vs_format_row {
     const char *format; /* "bf16", "bits=6" */

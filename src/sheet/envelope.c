@@ -65,12 +65,13 @@ int vs_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *er
     return 0;
 }
 
-int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
+/* The envelope of the components in views (see vs_envelope_compute). */
+static int compute(vs_envelope *out, const json_t *sheet, const vs_component_views *views,
+                   vs_error *err)
 {
     vs_envelope e;
     vs_placement pl;
-    json_t *wf = json_object_get(sheet, "weights_files"), *c;
-    json_t *comps = vs_sheet_array(sheet, "components");
+    json_t *wf = json_object_get(sheet, "weights_files");
     uint64_t params;
     unsigned bits;
     size_t i;
@@ -93,17 +94,14 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
     }
     if (e.weights_known)
         e.weights_gpu_bytes = vs_placement_per_gpu(&pl, "weights", e.weights_bytes);
-    /* json_array_foreach evaluates its array argument on every turn */
-    json_array_foreach(comps, i, c)
-    {
-        vs_component_view v;
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
         uint64_t per;
-        vs_component_view_read(&v, c);
-        if (!v.known) {
+        if (!v->known) {
             e.n_unknown++;
             continue;
         }
-        per = vs_placement_per_gpu(&pl, json_string_value(v.cls), v.value);
+        per = vs_placement_per_gpu(&pl, json_string_value(v->cls), v->value);
         if (__builtin_add_overflow(e.reserve_bytes, per, &e.reserve_bytes))
             return vs_error_set(err, VS_EUNIT, "the reserve does not fit in 64 bits");
         e.conservative = 1;
@@ -116,6 +114,20 @@ int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err)
                             "9,223,372,036,854,775,807 B (2^63 - 1)");
     *out = e;
     return 0;
+}
+
+int vs_envelope_compute(vs_envelope *out, const json_t *sheet, const vs_component_views *views,
+                        vs_error *err)
+{
+    vs_component_views own;
+    int rc;
+    if (views)
+        return compute(out, sheet, views, err);
+    if (vs_component_views_read(&own, sheet) < 0)
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    rc = compute(out, sheet, &own, err);
+    vs_component_views_free(&own);
+    return rc;
 }
 
 void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet,

@@ -46,9 +46,12 @@ const char *vs_format_quant_note(unsigned bits);
  * 0 when neither is set. */
 unsigned vs_sheet_weight_bits(const json_t *sheet);
 
-/* Computes the sheet's envelope. Returns 0 (also when the weights are unknown:
- * out->weights_known says so) or a negative code on overflow. */
-int vs_envelope_compute(vs_envelope *out, const json_t *sheet, vs_error *err);
+/* Computes the sheet's envelope from views, the sheet's components
+ * (vs_component_views_read; NULL: read here). Returns 0 (also when the
+ * weights are unknown: out->weights_known says so) or a negative code on
+ * overflow or when memory is short. */
+int vs_envelope_compute(vs_envelope *out, const json_t *sheet, const vs_component_views *views,
+                        vs_error *err);
 
 /* Writes the members of the `envelope` payload of SPEC §5 (kind "envelope",
  * weights_bytes, reserve_bytes, envelope_bytes, conservative, components,

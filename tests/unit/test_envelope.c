@@ -101,7 +101,7 @@ START_TEST(envelope_beyond_a_record_is_a_unit_error)
     ck_assert_int_eq(vs_sheet_set_component(s, "a", 1, 2000000000000000000ULL, "estimated",
                                             NULL, NULL, NULL, &err),
                      0);
-    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), VS_EUNIT);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), VS_EUNIT);
     ck_assert(strstr(err.message, "2^63") != NULL);
     json_decref(s);
 }
@@ -115,7 +115,7 @@ START_TEST(seed_envelope_19_04)
     ck_assert_int_eq(vs_sheet_set_component(s, "reserve", 1, 6ULL << 30, "estimated", "declared",
                                             NULL, NULL, &err),
                      0);
-    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
     ck_assert(e.weights_known);
     ck_assert_str_eq(e.weights_basis, "params x bits / 8");
     ck_assert_uint_eq(e.weights_bytes, 14000000000ULL);
@@ -153,7 +153,7 @@ START_TEST(formats_row_figures)
         vs_envelope e;
         vs_error err;
         vs_sheet_set_component(s, "reserve", 1, 6ULL << 30, "estimated", NULL, NULL, NULL, &err);
-        ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+        ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
         ck_assert_uint_eq(gib100(e.weights_bytes), w[i]);
         ck_assert_uint_eq(gib100(e.envelope_bytes), env[i]);
         json_decref(s);
@@ -169,9 +169,21 @@ START_TEST(unknown_components_are_missing_not_zero)
     vs_sheet_set_component(s, "kv_cache", 1, 1000, "estimated", "f", NULL, "kv_cache", &err);
     vs_sheet_set_component(s, "workspace", 0, 0, "unknown", "attention workspace", NULL, NULL,
                            &err);
-    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
     ck_assert_uint_eq(e.n_unknown, 1);
     ck_assert_uint_eq(e.reserve_bytes, 1000);
+    {
+        /* from the views a verb read once: the same envelope */
+        vs_component_views views;
+        vs_envelope from_views;
+        ck_assert_int_eq(vs_component_views_read(&views, s), 0);
+        ck_assert_int_eq(vs_envelope_compute(&from_views, s, &views, &err), 0);
+        ck_assert_uint_eq(from_views.reserve_bytes, e.reserve_bytes);
+        ck_assert_uint_eq(from_views.envelope_bytes, e.envelope_bytes);
+        ck_assert_uint_eq(from_views.n_unknown, e.n_unknown);
+        ck_assert_int_eq(from_views.conservative, e.conservative);
+        vs_component_views_free(&views);
+    }
     p = payload_of(&e, s);
     ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "unknown"), 0)),
                      "workspace");
@@ -188,7 +200,7 @@ START_TEST(weights_only_is_not_conservative)
     json_t *s = seed_sheet(13000000000ULL, "fp16");
     vs_envelope e;
     vs_error err;
-    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
     ck_assert(!e.conservative);
     ck_assert_uint_eq(e.envelope_bytes, 26000000000ULL);
     json_decref(s);
@@ -204,7 +216,7 @@ START_TEST(files_beat_nominal_arithmetic)
                         json_pack("{s:s, s:I, s:I, s:[], s:[], s:[]}", "path", "m.safetensors",
                                   "bytes", (json_int_t)13476839424LL, "params",
                                   (json_int_t)6738415616LL, "by_dtype", "other_dtype", "files"));
-    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
     ck_assert_str_eq(e.weights_basis, "safetensors files");
     ck_assert_uint_eq(e.weights_bytes, 13476839424ULL);
     json_decref(s);
@@ -216,7 +228,7 @@ START_TEST(unknown_weights)
     json_t *s = vs_sheet_new("x");
     vs_envelope e;
     vs_error err;
-    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
     ck_assert(!e.weights_known);
     json_decref(s);
 }
@@ -236,7 +248,7 @@ START_TEST(per_gpu_after_placement)
                            "activations", &err);
     json_object_set_new(s, "placement",
                         json_pack("{s:s, s:i, s:i}", "kind", "zero", "gpus", 4, "stage", 3));
-    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
     ck_assert_uint_eq(e.gpus, 4);
     ck_assert_uint_eq(e.weights_bytes, 14000000000ULL);
     ck_assert_uint_eq(e.weights_gpu_bytes, 3500000000ULL);
@@ -252,7 +264,7 @@ START_TEST(per_gpu_after_placement)
     /* ddp replicates: per GPU = the whole */
     json_object_set_new(s, "placement",
                         json_pack("{s:s, s:i, s:n}", "kind", "ddp", "gpus", 4, "stage"));
-    ck_assert_int_eq(vs_envelope_compute(&e, s, &err), 0);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
     ck_assert_uint_eq(e.envelope_bytes, 14000000000ULL * 2 + 56000000000ULL + 1000000001ULL);
     json_decref(s);
 }
