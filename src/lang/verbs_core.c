@@ -292,27 +292,10 @@ static int list_sheets(vs_ctx *ctx, vs_error *err)
 
 /* The `sheet` payload: the whole sheet as stored (runtime "_" keys left out),
  * with "kind" and what the verb did. */
-static json_t *sheet_payload(const json_t *sheet, const char *action)
-{
-    json_t *p = json_object(), *v;
-    const char *k;
-    if (!p)
-        return NULL;
-    json_object_set_new(p, "kind", json_string("sheet"));
-    json_object_set_new(p, "action", json_string(action));
-    json_object_foreach((json_t *)sheet, k, v)
-    {
-        if (k[0] == '_')
-            continue;
-        json_object_set_new(p, k, vs_sheet_copy_field(k, v));
-    }
-    return p;
-}
-
 static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *a;
-    json_t *sheet, *payload;
+    json_t *sheet;
     char id[VS_SHEET_ID_MAX];
     const char *action, *title;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
@@ -357,8 +340,19 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf_printf(&html, "</code>: %s (", action);
     vs_buf_put_html(&html, title ? title : "");
     vs_buf_puts(&html, ")</p>\n");
-    payload = sheet_payload(sheet, action);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    {
+        vs_buf payload = VS_BUF_INIT;
+        vs_jw w = VS_JW_INIT(&payload);
+        vs_jw_open(&w, '{');
+        vs_jw_key(&w, "kind");
+        vs_jw_str(&w, "sheet");
+        vs_jw_key(&w, "action");
+        vs_jw_str(&w, action);
+        vs_sheet_fields_write(sheet, &w);
+        vs_jw_close(&w, '}');
+        rc = vs_ctx_emit_written(ctx, &text, &html, &payload, err);
+        vs_buf_free(&payload);
+    }
     vs_buf_free(&text);
     vs_buf_free(&html);
     return rc;

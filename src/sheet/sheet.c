@@ -125,7 +125,7 @@ static json_t *share_components(json_t *comps)
     return a;
 }
 
-json_t *vs_sheet_copy_field(const char *key, json_t *value)
+static json_t *copy_field(const char *key, json_t *value)
 {
     return json_is_array(value) && !strcmp(key, "components") ? share_components(value)
                                                               : vs_json_copy(value);
@@ -148,7 +148,7 @@ json_t *vs_sheets_snapshot(json_t *sheets)
             json_t *v = json_object_iter_value(it), *x;
             if (!strcmp(k, INDEX_KEY))
                 continue; /* a cache: a restored sheet rebuilds it when needed */
-            x = vs_sheet_copy_field(k, v);
+            x = copy_field(k, v);
             if (!x || json_object_setn_new_nocheck(copy, k, json_object_iter_key_len(it), x) < 0)
                 goto fail;
         }
@@ -193,6 +193,45 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
     if (json_is_integer(bytes) && json_integer_value(bytes) >= 0) {
         out->known = 1;
         out->value = (uint64_t)json_integer_value(bytes);
+    }
+}
+
+/* A component as stored: through its view when it has exactly the layout's
+ * keys (most of a long sheet's payload), else as it is. */
+static void component_write(const json_t *c, vs_jw *w)
+{
+    vs_component_view v;
+    vs_component_view_read(&v, c);
+    if (v.keys == 6 && json_object_size(c) == 6 &&
+        (v.known || json_is_null(json_object_get(c, "bytes")))) {
+        vs_jw_open(w, '{');
+        vs_component_view_write(&v, w);
+        vs_jw_close(w, '}');
+    } else {
+        vs_jw_value(w, c);
+    }
+}
+
+void vs_sheet_fields_write(const json_t *sheet, vs_jw *w)
+{
+    const char *k;
+    json_t *v, *c;
+    size_t i;
+    json_object_foreach((json_t *)sheet, k, v)
+    {
+        if (k[0] == '_')
+            continue;
+        vs_jw_key(w, k);
+        if (strcmp(k, "components") != 0 || !json_is_array(v)) {
+            vs_jw_value(w, v);
+            continue;
+        }
+        vs_jw_open(w, '[');
+        json_array_foreach(v, i, c)
+        {
+            component_write(c, w);
+        }
+        vs_jw_close(w, ']');
     }
 }
 

@@ -125,9 +125,6 @@ json_t *vs_sheet_component(const json_t *sheet, const char *name);
  * their card, arrays and other objects) is copied. Scalars are shared as
  * util/json says. A new reference, or NULL when memory is short. */
 json_t *vs_sheets_snapshot(json_t *sheets);
-/* A copy of one field of a sheet (key, value) on the same terms: a new
- * reference to a copy that shares the components and the scalars. */
-json_t *vs_sheet_copy_field(const char *key, json_t *value);
 
 /* A component's fields, read in one walk over its keys: a long sheet's
  * envelope, chart, table and payload read five or six fields of each of
@@ -155,6 +152,10 @@ void vs_component_views_free(vs_component_views *views);
  * phase, class; a missing class as "other") as members of the object w has
  * open: every payload that lists components shows them the same way. */
 void vs_component_view_write(const vs_component_view *v, vs_jw *w);
+
+/* Writes the sheet's fields, as stored, as members of the object w has open
+ * (runtime "_" keys left out): the `sheet` result's payload. */
+void vs_sheet_fields_write(const json_t *sheet, vs_jw *w);
 
 /* Adds or replaces the component named name. An existing "measured" component is
  * never replaced by an estimate: returns VS_EVALUE saying so. known=0 stores

@@ -332,6 +332,45 @@ START_TEST(the_same_declaration_keeps_the_component)
 }
 END_TEST
 
+/* The `sheet` payload's fields are the sheet as stored, byte for byte what
+ * jansson writes, without the runtime keys: components of the layout (known,
+ * unknown) and one with a key the layout lacks. */
+START_TEST(fields_write_the_sheet_as_stored)
+{
+    json_t *s = vs_sheet_new("fields"), *c, *odd, *want = json_object();
+    vs_buf out = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out);
+    vs_error err;
+    const char *k;
+    json_t *v;
+    char *text;
+    ck_assert_int_eq(vs_sheet_put_component(&c, s, "kv \"q\"", 1, 17179869184ULL, "estimated",
+                                            "formula", "generate", "kv_cache", &err),
+                     0);
+    ck_assert_int_eq(
+        vs_sheet_put_component(&c, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
+    odd = json_pack("{s:s, s:i, s:s}", "name", "odd", "bytes", 5, "note", "not in the layout");
+    json_array_append_new(vs_sheet_array(s, "components"), odd);
+    json_object_set_new(s, "_base_blob", json_string("abc"));
+    json_object_foreach(s, k, v)
+    {
+        if (k[0] != '_')
+            json_object_set(want, k, v);
+    }
+    vs_jw_open(&w, '{');
+    vs_sheet_fields_write(s, &w);
+    vs_jw_close(&w, '}');
+    ck_assert(!vs_buf_failed(&out));
+    text = json_dumps(want, JSON_COMPACT);
+    ck_assert_str_eq(vs_buf_str(&out), text);
+    ck_assert_ptr_null(strstr(vs_buf_str(&out), "_base_blob"));
+    free(text);
+    vs_buf_free(&out);
+    json_decref(want);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(component_view_reads_fields)
 {
     vs_component_view v;
@@ -367,6 +406,7 @@ int main(void)
     tcase_add_test(tc, component_views_follow_the_sheet);
     tcase_add_test(tc, components_are_found_by_name_after_any_change);
     tcase_add_test(tc, the_same_declaration_keeps_the_component);
+    tcase_add_test(tc, fields_write_the_sheet_as_stored);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
     tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
