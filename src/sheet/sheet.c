@@ -392,9 +392,9 @@ static int same_text(const json_t *v, const char *s)
     return s ? v && !strcmp(json_string_value(v), s) : v == NULL;
 }
 
-/* Whether component c (read as v) holds exactly these fields and no others,
- * as vs_sheet_put_component would store them: its six keys, and every one
- * that is not a string or an integer is null, as stored. */
+/* Whether component c (read as v) is what vs_sheet_put_component would store
+ * for these fields: the six layout keys and no other, each with the value
+ * given (null where NULL or unknown). */
 static int same_component(const json_t *c, const vs_component_view *v, int known,
                           uint64_t bytes, const char *status, const char *source,
                           const char *phase, const char *cls)

@@ -278,56 +278,40 @@ END_TEST
  * (a cell run again); any field that differs replaces it with the new one. */
 START_TEST(the_same_declaration_keeps_the_component)
 {
-    json_t *s = vs_sheet_new("same"), *c, *again;
+    static const struct {
+        int known;
+        uint64_t bytes;
+        const char *status, *source, *phase, *cls;
+        int kept; /* the same fields as the declaration before */
+    } steps[] = {
+        {1, 100, "estimated", "formula", NULL, "kv_cache", 0},
+        {1, 100, "estimated", "formula", NULL, "kv_cache", 1},
+        {1, 101, "estimated", "formula", NULL, "kv_cache", 0},      /* bytes */
+        {1, 101, "estimated", "other", NULL, "kv_cache", 0},        /* source */
+        {1, 101, "estimated", "other", "generate", "kv_cache", 0},  /* phase */
+        {1, 101, "estimated", "other", "generate", NULL, 0},        /* class */
+        {1, 101, "estimated", "other", "generate", "other", 1},     /* NULL class is "other" */
+        {0, 0, "unknown", "other", "generate", "other", 0},         /* status, bytes null */
+        {0, 0, "unknown", NULL, "generate", "other", 0},            /* source null */
+        {0, 0, "unknown", NULL, "generate", "other", 1},
+    };
+    json_t *s = vs_sheet_new("same"), *c = NULL, *now;
     vs_error err;
-    ck_assert_int_eq(vs_sheet_put_component(&c, s, "kv", 1, 100, "estimated", "formula", NULL,
-                                            "kv_cache", &err),
-                     0);
-    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 100, "estimated", "formula", NULL,
-                                            "kv_cache", &err),
-                     0);
-    ck_assert_ptr_eq(again, c);
-    /* each field in turn */
-    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 101, "estimated", "formula", NULL,
-                                            "kv_cache", &err),
-                     0);
-    ck_assert_ptr_ne(again, c);
-    ck_assert_int_eq(json_integer_value(json_object_get(again, "bytes")), 101);
-    c = again;
-    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 101, "estimated", "other source",
-                                            NULL, "kv_cache", &err),
-                     0);
-    ck_assert_ptr_ne(again, c);
-    c = again;
-    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 101, "estimated", "other source",
-                                            "generate", "kv_cache", &err),
-                     0);
-    ck_assert_ptr_ne(again, c);
-    ck_assert_str_eq(json_string_value(json_object_get(again, "phase")), "generate");
-    c = again;
-    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 1, 101, "estimated", "other source",
-                                            "generate", NULL, &err),
-                     0);
-    ck_assert_ptr_ne(again, c);
-    ck_assert_str_eq(json_string_value(json_object_get(again, "class")), "other");
-    c = again;
-    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 0, 0, "unknown", "other source",
-                                            "generate", NULL, &err),
-                     0);
-    ck_assert_ptr_ne(again, c);
-    ck_assert(json_is_null(json_object_get(again, "bytes")));
-    c = again;
-    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 0, 0, "unknown", NULL, "generate",
-                                            NULL, &err),
-                     0);
-    ck_assert_ptr_ne(again, c);
-    ck_assert(json_is_null(json_object_get(again, "source")));
-    c = again;
-    ck_assert_int_eq(vs_sheet_put_component(&again, s, "kv", 0, 0, "unknown", NULL, "generate",
-                                            NULL, &err),
-                     0);
-    ck_assert_ptr_eq(again, c);
-    ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 1);
+    size_t i;
+    for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        ck_assert_int_eq(vs_sheet_put_component(&now, s, "kv", steps[i].known, steps[i].bytes,
+                                                steps[i].status, steps[i].source, steps[i].phase,
+                                                steps[i].cls, &err),
+                         0);
+        if (steps[i].kept)
+            ck_assert_msg(now == c, "step %zu: the same fields, a new object", i);
+        else
+            ck_assert_msg(now != c, "step %zu: other fields, the old object kept", i);
+        ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 1);
+        ck_assert_str_eq(json_string_value(json_object_get(now, "status")), steps[i].status);
+        ck_assert_int_eq(json_is_null(json_object_get(now, "bytes")), !steps[i].known);
+        c = now;
+    }
     json_decref(s);
 }
 END_TEST
