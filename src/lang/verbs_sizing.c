@@ -586,6 +586,7 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *src = vs_line_pair(line, "source"), *ph = vs_line_pair(line, "phase");
     const char *name, *status, *cls;
     json_t *sheet, *comp;
+    vs_component_view stored;
     uint64_t bytes = 0;
     int rc, known = 0;
     char head[400], desc[160];
@@ -669,7 +670,7 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "class must be other, kv_cache, gradients, optimizer, activations "
                                "or parameters, not '%s'",
                                cls);
-    if ((rc = vs_sheet_put_component(&comp, sheet, name, known, bytes, status,
+    if ((rc = vs_sheet_put_component(&comp, &stored, sheet, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)
         return vs_arg_error(a0, err, rc);
@@ -712,7 +713,7 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
                            "source=";
             rc = emit(ctx,
-                      vs_render_component_line(comp, "reserve", vs_buf_str(&headline), notes, NULL),
+                      vs_render_component_line(&stored, "reserve", vs_buf_str(&headline), notes, NULL),
                       err);
         }
         vs_buf_free(&headline);

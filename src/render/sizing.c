@@ -620,14 +620,6 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
 
 /* -------------------------------------------------------------- components */
 
-/* A component's fields as members of the object w has open. */
-static void write_component_fields(vs_jw *w, const json_t *component)
-{
-    vs_component_view v;
-    vs_component_view_read(&v, component);
-    vs_component_view_write(&v, w);
-}
-
 /* What produced the components, as members: estimator, formula (the
  * headline), inputs (taken; {} when NULL), then the keys of extra (taken, may
  * be NULL). */
@@ -659,13 +651,14 @@ static void write_origin(vs_jw *w, const char *estimator, const char *headline, 
 /* The payload of one component (kind "component"): its fields, then what
  * produced it. Written, not built as a tree: most lines of a long cell are
  * `reserve` lines. */
-static void component_payload(vs_buf *out, const json_t *component, const char *estimator,
-                              const char *headline, json_t *inputs_take, json_t *extra_take)
+static void component_payload(vs_buf *out, const vs_component_view *component,
+                              const char *estimator, const char *headline, json_t *inputs_take,
+                              json_t *extra_take)
 {
     vs_jw w = VS_JW_INIT(out);
     vs_buf_reserve(out, 256 + (headline ? strlen(headline) : 0));
     vs_jw_open(&w, '{');
-    write_component_fields(&w, component);
+    vs_component_view_write(component, &w);
     vs_jw_key(&w, "kind");
     vs_jw_str(&w, "component");
     write_origin(&w, estimator, headline, inputs_take, extra_take);
@@ -680,24 +673,30 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
                                json_t *inputs_take, json_t *extra_take)
 {
     vs_jw w = VS_JW_INIT(out);
-    json_t *c, *one = NULL;
+    vs_component_view *found = malloc((nnames ? nnames : 1) * sizeof *found);
+    json_t *c;
     uint64_t total = 0;
-    size_t i, found = 0;
+    size_t i, n = 0;
     int all_known = 1;
+    if (!found) {
+        out->failed = 1;
+        json_decref(inputs_take);
+        json_decref(extra_take);
+        return;
+    }
     for (i = 0; i < nnames; i++) {
-        vs_component_view v;
         if (!(c = vs_sheet_component(sheet, names[i])))
             continue;
-        one = c;
-        found++;
-        vs_component_view_read(&v, c);
-        if (v.known)
-            total += v.value;
+        vs_component_view_read(&found[n], c);
+        if (found[n].known)
+            total += found[n].value;
         else
             all_known = 0;
+        n++;
     }
-    if (found == 1) {
-        component_payload(out, one, estimator, headline, inputs_take, extra_take);
+    if (n == 1) {
+        component_payload(out, &found[0], estimator, headline, inputs_take, extra_take);
+        free(found);
         return;
     }
     vs_jw_open(&w, '{');
@@ -705,11 +704,9 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
     vs_jw_str(&w, "components");
     vs_jw_key(&w, "components");
     vs_jw_open(&w, '[');
-    for (i = 0; i < nnames; i++) {
-        if (!(c = vs_sheet_component(sheet, names[i])))
-            continue;
+    for (i = 0; i < n; i++) {
         vs_jw_open(&w, '{');
-        write_component_fields(&w, c);
+        vs_component_view_write(&found[i], &w);
         vs_jw_close(&w, '}');
     }
     vs_jw_close(&w, ']');
@@ -717,6 +714,7 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
     vs_jw_bytes(&w, all_known, total);
     write_origin(&w, estimator, headline, inputs_take, extra_take);
     vs_jw_close(&w, '}');
+    free(found);
 }
 
 vs_bundle *vs_render_components(const json_t *sheet, const char *estimator,
@@ -782,7 +780,7 @@ static void put_one_line(vs_buf *text, vs_buf *html, const char *headline, const
     vs_buf_puts(html, "</p>\n");
 }
 
-vs_bundle *vs_render_component_line(const json_t *component, const char *estimator,
+vs_bundle *vs_render_component_line(const vs_component_view *component, const char *estimator,
                                     const char *headline, const char *const *notes,
                                     json_t *inputs_take)
 {

@@ -62,10 +62,11 @@ vs_bundle *vs_render_components(const json_t *sheet, const char *estimator,
                                 const char *const *names, size_t nnames, const char *headline,
                                 const char *const *notes, json_t *inputs_take, json_t *extra_take);
 
-/* A component `reserve` just set (borrowed), as one line: headline then each
- * note, "; "-separated, in text/plain and in an HTML paragraph. The payload is
- * the one vs_render_components gives for one component (kind "component"). */
-vs_bundle *vs_render_component_line(const json_t *component, const char *estimator,
+/* A component `reserve` just set (its view, vs_sheet_put_component's), as one
+ * line: headline then each note, "; "-separated, in text/plain and in an HTML
+ * paragraph. The payload is the one vs_render_components gives for one
+ * component (kind "component"). */
+vs_bundle *vs_render_component_line(const vs_component_view *component, const char *estimator,
                                     const char *headline, const char *const *notes,
                                     json_t *inputs_take);
 

@@ -416,12 +416,12 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
                            const char *cls, vs_error *err)
 {
     json_t *c;
-    return vs_sheet_put_component(&c, sheet, name, known, bytes, status, source, phase, cls,
+    return vs_sheet_put_component(&c, NULL, sheet, name, known, bytes, status, source, phase, cls,
                                   err);
 }
 
-int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int known,
-                           uint64_t bytes, const char *status, const char *source,
+int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet, const char *name,
+                           int known, uint64_t bytes, const char *status, const char *source,
                            const char *phase, const char *cls, vs_error *err)
 {
     json_t *arr = vs_sheet_array(sheet, "components"), *c;
@@ -446,6 +446,8 @@ int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int kn
         same_component(old, &was, known, bytes, status, source, phase, cls ? cls : "other")) {
         /* a cell run again declares what the sheet holds: nothing to rebuild */
         *out = old;
+        if (view)
+            *view = was;
         return 0;
     }
     /* key by key in the layout's order; json_pack parsed its format each time */
@@ -476,5 +478,7 @@ int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int kn
         index_put(sheet, arr, json_array_size(arr) - 1, name);
     }
     *out = c;
+    if (view)
+        vs_component_view_read(view, c);
     return 0;
 }

@@ -169,11 +169,11 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
                            const char *cls, vs_error *err);
 
 /* As vs_sheet_set_component; *out (borrowed) receives the component as stored,
- * so that the caller need not look it up again. A component that already
- * holds exactly these fields is kept as it is (*out is that object): a cell
- * run again rebuilds nothing. */
-int vs_sheet_put_component(json_t **out, json_t *sheet, const char *name, int known,
-                           uint64_t bytes, const char *status, const char *source,
+ * and *view (when not NULL) its view, so that the caller need not look it up
+ * or read it again. A component that already holds exactly these fields is
+ * kept as it is (*out is that object): a cell run again rebuilds nothing. */
+int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet, const char *name,
+                           int known, uint64_t bytes, const char *status, const char *source,
                            const char *phase, const char *cls, vs_error *err);
 
 /* Removes component i (json_array_remove's result). */

@@ -132,7 +132,7 @@ START_TEST(component_view_writes_the_stored_shape)
     vs_jw w = VS_JW_INIT(&out);
     vs_error err;
     char *want;
-    ck_assert_int_eq(vs_sheet_put_component(&c, s, "kv \"cache\"", 1, 17179869184ULL, "estimated",
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "kv \"cache\"", 1, 17179869184ULL, "estimated",
                                             "formula", "generate", "kv_cache", &err),
                      0);
     vs_component_view_read(&v, c);
@@ -167,9 +167,9 @@ START_TEST(component_views_follow_the_sheet)
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
     ck_assert_uint_eq(views.n, 0);
     vs_component_views_free(&views);
-    ck_assert_int_eq(vs_sheet_put_component(&c, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err),
                      0);
-    ck_assert_int_eq(vs_sheet_put_component(&c, s, "a", 0, 0, "unknown", "to measure", "train",
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "a", 0, 0, "unknown", "to measure", "train",
                                             "activations", &err),
                      0);
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
@@ -196,7 +196,7 @@ static void put_named(json_t *s, const char *name, uint64_t bytes)
 {
     json_t *c;
     vs_error err;
-    ck_assert_int_eq(vs_sheet_put_component(&c, s, name, 1, bytes, "estimated", NULL, NULL, NULL,
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, name, 1, bytes, "estimated", NULL, NULL, NULL,
                                             &err),
                      0);
     ck_assert_ptr_eq(vs_sheet_component(s, name), c);
@@ -296,10 +296,11 @@ START_TEST(the_same_declaration_keeps_the_component)
         {0, 0, "unknown", NULL, "generate", "other", 1},
     };
     json_t *s = vs_sheet_new("same"), *c = NULL, *now;
+    vs_component_view view, read;
     vs_error err;
     size_t i;
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        ck_assert_int_eq(vs_sheet_put_component(&now, s, "kv", steps[i].known, steps[i].bytes,
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, s, "kv", steps[i].known, steps[i].bytes,
                                                 steps[i].status, steps[i].source, steps[i].phase,
                                                 steps[i].cls, &err),
                          0);
@@ -309,6 +310,12 @@ START_TEST(the_same_declaration_keeps_the_component)
             ck_assert_msg(now != c, "step %zu: other fields, the old object kept", i);
         ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 1);
         ck_assert_str_eq(json_string_value(json_object_get(now, "status")), steps[i].status);
+        /* the view handed back is the stored component's */
+        vs_component_view_read(&read, now);
+        ck_assert(view.name == read.name && view.status == read.status &&
+                  view.source == read.source && view.phase == read.phase &&
+                  view.cls == read.cls && view.known == read.known &&
+                  view.value == read.value && view.keys == read.keys);
         ck_assert_int_eq(json_is_null(json_object_get(now, "bytes")), !steps[i].known);
         c = now;
     }
@@ -328,11 +335,11 @@ START_TEST(fields_write_the_sheet_as_stored)
     const char *k;
     json_t *v;
     char *text;
-    ck_assert_int_eq(vs_sheet_put_component(&c, s, "kv \"q\"", 1, 17179869184ULL, "estimated",
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "kv \"q\"", 1, 17179869184ULL, "estimated",
                                             "formula", "generate", "kv_cache", &err),
                      0);
     ck_assert_int_eq(
-        vs_sheet_put_component(&c, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
+        vs_sheet_put_component(&c, NULL, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
     odd = json_pack("{s:s, s:i, s:s}", "name", "odd", "bytes", 5, "note", "not in the layout");
     json_array_append_new(vs_sheet_array(s, "components"), odd);
     json_object_set_new(s, "_base_blob", json_string("abc"));
