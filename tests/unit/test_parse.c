@@ -1,6 +1,7 @@
 /* The cell parser: arguments, continuations, raw text, %% cells, and every
  * error path with its line and column. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +33,55 @@ static void parse_fails(const char *text, size_t len, int line, int col, const c
                   err.line, err.column, line, col, err.message);
     ck_assert_msg(strstr(err.message, what) != NULL, "'%s' not in '%s'", what, err.message);
 }
+
+/* Runs of every length around the 16-byte scan, ended by each byte that
+ * stops one (a space, '=', '"', an escape, a multi-byte character, the end of
+ * the cell): values and columns come out as a byte-at-a-time reader gives. */
+START_TEST(test_runs_of_every_length)
+{
+    size_t n;
+    for (n = 0; n < 40; n++) {
+        char word[64], str[64], text[400], want_str[80];
+        vs_cell *c;
+        const vs_line *l;
+        int col;
+        memset(word, 'a', n);
+        word[n] = '\0';
+        memset(str, 'b', n);
+        str[n] = '\0';
+        /* v Xa..a key=Ya..a "b..b\"c" b..bé z   (é: two bytes, one column) */
+        snprintf(text, sizeof text, "v X%s key=Y%s \"%s\\\"c\" %s\xc3\xa9 z", word, word, str,
+                 str);
+        c = parse_ok(text);
+        l = &c->lines[0];
+        ck_assert_uint_eq(l->nargs, 5);
+        ck_assert_str_eq(l->args[0].value + 1, word);
+        ck_assert_int_eq(l->args[1].kind, VS_ARG_PAIR);
+        ck_assert_str_eq(l->args[1].key, "key");
+        ck_assert_str_eq(l->args[1].value + 1, word);
+        snprintf(want_str, sizeof want_str, "%s\"c", str);
+        ck_assert_str_eq(l->args[2].value, want_str);
+        col = 3 + 1 + (int)n + 1;
+        ck_assert_int_eq(l->args[1].column, col);
+        col += 4 + 1 + (int)n + 1;
+        ck_assert_int_eq(l->args[2].column, col);
+        col += (int)n + 5 + 1;
+        ck_assert_int_eq(l->args[3].column, col);
+        ck_assert_int_eq(l->args[4].column, col + (int)n + 2);
+        ck_assert_str_eq(l->args[4].value, "z");
+        vs_cell_free(c);
+        /* the run ends at the end of the cell */
+        snprintf(text, sizeof text, "v %s", str);
+        c = parse_ok(text);
+        if (n) {
+            ck_assert_str_eq(c->lines[0].args[0].value, str);
+        } else {
+            ck_assert_uint_eq(c->lines[0].nargs, 0);
+        }
+        vs_cell_free(c);
+    }
+}
+END_TEST
 
 START_TEST(test_words_pairs_strings)
 {
@@ -305,6 +355,7 @@ int main(void)
 {
     Suite *s = suite_create("parse");
     TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_runs_of_every_length);
     tcase_add_test(tc, test_words_pairs_strings);
     tcase_add_test(tc, test_comments_blank_lines);
     tcase_add_test(tc, test_continuation);
