@@ -77,9 +77,8 @@ static void advance(cursor *c)
 static size_t plain_run(const char *s, size_t i, size_t len, char lo, char stop)
 {
 #if defined(__SSE2__)
-    const __m128i vlo = _mm_set1_epi8(lo), del = _mm_set1_epi8(0x7F),
-                  quote = _mm_set1_epi8('"'), back = _mm_set1_epi8('\\'),
-                  vstop = _mm_set1_epi8(stop);
+    const __m128i vlo = _mm_set1_epi8(lo), del = _mm_set1_epi8(0x7F), quote = _mm_set1_epi8('"'),
+                  back = _mm_set1_epi8('\\'), vstop = _mm_set1_epi8(stop);
     while (i + 16 <= len) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
         /* signed: bytes >= 0x80 are negative, below lo */

@@ -712,9 +712,10 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
             if (!strcmp(status, "measured") && !ph)
                 notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
                            "source=";
-            rc = emit(ctx,
-                      vs_render_component_line(&stored, "reserve", vs_buf_str(&headline), notes, NULL),
-                      err);
+            rc = emit(
+                ctx,
+                vs_render_component_line(&stored, "reserve", vs_buf_str(&headline), notes, NULL),
+                err);
         }
         vs_buf_free(&headline);
         vs_buf_free(&where);

@@ -306,7 +306,7 @@ static json_t *index_of(const json_t *sheet, const json_t *comps)
 {
     json_t *index = json_object_get(sheet, INDEX_KEY);
     return json_is_object(index) && json_object_size(index) == json_array_size(comps) ? index
-                                                                                     : NULL;
+                                                                                      : NULL;
 }
 
 /* Index of the component named name (name_len bytes) in comps, or -1. */
@@ -395,9 +395,9 @@ static int same_text(const json_t *v, const char *s)
 /* Whether component c (read as v) is what vs_sheet_put_component would store
  * for these fields: the six layout keys and no other, each with the value
  * given (null where NULL or unknown). */
-static int same_component(const json_t *c, const vs_component_view *v, int known,
-                          uint64_t bytes, const char *status, const char *source,
-                          const char *phase, const char *cls)
+static int same_component(const json_t *c, const vs_component_view *v, int known, uint64_t bytes,
+                          const char *status, const char *source, const char *phase,
+                          const char *cls)
 {
     if (json_object_size(c) != 6 || v->keys != 6 || v->known != known ||
         (known && v->value != bytes))

@@ -26,7 +26,10 @@ static _Thread_local struct kept {
 } kept[KEEP];
 static _Thread_local size_t nkept;
 
-void vs_buf_recycle(int on) { recycling = on; }
+void vs_buf_recycle(int on)
+{
+    recycling = on;
+}
 
 void vs_buf_free(vs_buf *b)
 {

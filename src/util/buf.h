@@ -45,7 +45,10 @@ static inline void vs_buf_append(vs_buf *b, const char *s, size_t n)
     }
 }
 /* Inline so that a literal's length is known where it is written. */
-static inline void vs_buf_puts(vs_buf *b, const char *s) { vs_buf_append(b, s, strlen(s)); }
+static inline void vs_buf_puts(vs_buf *b, const char *s)
+{
+    vs_buf_append(b, s, strlen(s));
+}
 static inline void vs_buf_putc(vs_buf *b, char c)
 {
     if (b->len + 1 < b->cap && !b->failed) {
@@ -65,9 +68,15 @@ void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap);
 /* Appends s with &, <, >, " and ' escaped for HTML and SVG text and attributes
  * (results quote attributes with ', which JSON strings need not escape). */
 void vs_buf_put_html(vs_buf *b, const char *s);
-static inline int vs_buf_failed(const vs_buf *b) { return b->failed; }
+static inline int vs_buf_failed(const vs_buf *b)
+{
+    return b->failed;
+}
 /* The text ("" when empty); borrowed, valid until the next append. */
-static inline const char *vs_buf_str(const vs_buf *b) { return b->data ? b->data : ""; }
+static inline const char *vs_buf_str(const vs_buf *b)
+{
+    return b->data ? b->data : "";
+}
 /* Transfers the data to the caller (free()); the buffer is empty after.
  * Returns NULL when an append failed. */
 char *vs_buf_take(vs_buf *b);

@@ -122,7 +122,10 @@ static inline void vs_jw_keyn(vs_jw *w, const char *key, size_t len)
     b->len = (size_t)(p - b->data);
     w->comma = 0; /* the value follows without one */
 }
-static inline void vs_jw_key(vs_jw *w, const char *key) { vs_jw_keyn(w, key, strlen(key)); }
+static inline void vs_jw_key(vs_jw *w, const char *key)
+{
+    vs_jw_keyn(w, key, strlen(key));
+}
 /* A string, or null for NULL. */
 void vs_jw_str(vs_jw *w, const char *s);
 void vs_jw_strn(vs_jw *w, const char *s, size_t len);

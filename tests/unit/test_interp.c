@@ -247,8 +247,7 @@ START_TEST(test_atomic_cell)
             {
                 if (!strcmp(json_string_value(json_object_get(c, "name")), "reserve")) {
                     lumps++;
-                    ck_assert_int_eq(json_integer_value(json_object_get(c, "bytes")),
-                                     7LL << 30);
+                    ck_assert_int_eq(json_integer_value(json_object_get(c, "bytes")), 7LL << 30);
                 }
             }
             ck_assert_uint_eq(lumps, 1);

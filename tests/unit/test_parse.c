@@ -50,8 +50,7 @@ START_TEST(test_runs_of_every_length)
         memset(str, 'b', n);
         str[n] = '\0';
         /* v Xa..a key=Ya..a "b..b\"c" b..bé z   (é: two bytes, one column) */
-        snprintf(text, sizeof text, "v X%s key=Y%s \"%s\\\"c\" %s\xc3\xa9 z", word, word, str,
-                 str);
+        snprintf(text, sizeof text, "v X%s key=Y%s \"%s\\\"c\" %s\xc3\xa9 z", word, word, str, str);
         c = parse_ok(text);
         l = &c->lines[0];
         ck_assert_uint_eq(l->nargs, 5);

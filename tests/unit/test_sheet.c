@@ -132,8 +132,8 @@ START_TEST(component_view_writes_the_stored_shape)
     vs_jw w = VS_JW_INIT(&out);
     vs_error err;
     char *want;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "kv \"cache\"", 1, 17179869184ULL, "estimated",
-                                            "formula", "generate", "kv_cache", &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "kv \"cache\"", 1, 17179869184ULL,
+                                            "estimated", "formula", "generate", "kv_cache", &err),
                      0);
     vs_component_view_read(&v, c);
     vs_jw_open(&w, '{');
@@ -167,10 +167,10 @@ START_TEST(component_views_follow_the_sheet)
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
     ck_assert_uint_eq(views.n, 0);
     vs_component_views_free(&views);
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err),
-                     0);
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "a", 0, 0, "unknown", "to measure", "train",
-                                            "activations", &err),
+    ck_assert_int_eq(
+        vs_sheet_put_component(&c, NULL, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err), 0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "a", 0, 0, "unknown", "to measure",
+                                            "train", "activations", &err),
                      0);
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
     ck_assert_uint_eq(views.n, 2);
@@ -196,9 +196,9 @@ static void put_named(json_t *s, const char *name, uint64_t bytes)
 {
     json_t *c;
     vs_error err;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, name, 1, bytes, "estimated", NULL, NULL, NULL,
-                                            &err),
-                     0);
+    ck_assert_int_eq(
+        vs_sheet_put_component(&c, NULL, s, name, 1, bytes, "estimated", NULL, NULL, NULL, &err),
+        0);
     ck_assert_ptr_eq(vs_sheet_component(s, name), c);
 }
 
@@ -286,13 +286,13 @@ START_TEST(the_same_declaration_keeps_the_component)
     } steps[] = {
         {1, 100, "estimated", "formula", NULL, "kv_cache", 0},
         {1, 100, "estimated", "formula", NULL, "kv_cache", 1},
-        {1, 101, "estimated", "formula", NULL, "kv_cache", 0},      /* bytes */
-        {1, 101, "estimated", "other", NULL, "kv_cache", 0},        /* source */
-        {1, 101, "estimated", "other", "generate", "kv_cache", 0},  /* phase */
-        {1, 101, "estimated", "other", "generate", NULL, 0},        /* class */
-        {1, 101, "estimated", "other", "generate", "other", 1},     /* NULL class is "other" */
-        {0, 0, "unknown", "other", "generate", "other", 0},         /* status, bytes null */
-        {0, 0, "unknown", NULL, "generate", "other", 0},            /* source null */
+        {1, 101, "estimated", "formula", NULL, "kv_cache", 0},     /* bytes */
+        {1, 101, "estimated", "other", NULL, "kv_cache", 0},       /* source */
+        {1, 101, "estimated", "other", "generate", "kv_cache", 0}, /* phase */
+        {1, 101, "estimated", "other", "generate", NULL, 0},       /* class */
+        {1, 101, "estimated", "other", "generate", "other", 1},    /* NULL class is "other" */
+        {0, 0, "unknown", "other", "generate", "other", 0},        /* status, bytes null */
+        {0, 0, "unknown", NULL, "generate", "other", 0},           /* source null */
         {0, 0, "unknown", NULL, "generate", "other", 1},
     };
     json_t *s = vs_sheet_new("same"), *c = NULL, *now;
@@ -300,9 +300,9 @@ START_TEST(the_same_declaration_keeps_the_component)
     vs_error err;
     size_t i;
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        ck_assert_int_eq(vs_sheet_put_component(&now, &view, s, "kv", steps[i].known, steps[i].bytes,
-                                                steps[i].status, steps[i].source, steps[i].phase,
-                                                steps[i].cls, &err),
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, s, "kv", steps[i].known,
+                                                steps[i].bytes, steps[i].status, steps[i].source,
+                                                steps[i].phase, steps[i].cls, &err),
                          0);
         if (steps[i].kept)
             ck_assert_msg(now == c, "step %zu: the same fields, a new object", i);
@@ -313,9 +313,8 @@ START_TEST(the_same_declaration_keeps_the_component)
         /* the view handed back is the stored component's */
         vs_component_view_read(&read, now);
         ck_assert(view.name == read.name && view.status == read.status &&
-                  view.source == read.source && view.phase == read.phase &&
-                  view.cls == read.cls && view.known == read.known &&
-                  view.value == read.value && view.keys == read.keys);
+                  view.source == read.source && view.phase == read.phase && view.cls == read.cls &&
+                  view.known == read.known && view.value == read.value && view.keys == read.keys);
         ck_assert_int_eq(json_is_null(json_object_get(now, "bytes")), !steps[i].known);
         c = now;
     }
