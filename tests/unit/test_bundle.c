@@ -123,6 +123,61 @@ START_TEST(test_table_html)
 }
 END_TEST
 
+/* Cells of every length around the 16-byte block, plain, with a two-byte
+ * character or a tab at every place: each prints as wide as its code points
+ * (a tab as a space), so the next column starts at the same place on every
+ * row. */
+START_TEST(test_table_widths_of_every_length)
+{
+    static const char *const two[] = {"a", "b"};
+    vs_table *t = vs_table_new(2, two);
+    vs_buf out = VS_BUF_INIT;
+    char cells[3 * 40 * 40][48];
+    size_t n, at, k = 0, col = 0, lines = 0;
+    const char *p;
+    for (n = 1; n < 40; n++)
+        for (at = 0; at < n; at++) {
+            const char *row[2];
+            int kind;
+            for (kind = 0; kind < 3; kind++, k++) {
+                memset(cells[k], 'x', n);
+                cells[k][n] = '\0';
+                if (kind == 1) { /* é in place of one x: one more byte, the same width */
+                    memmove(cells[k] + at + 2, cells[k] + at + 1, n - at);
+                    memcpy(cells[k] + at, "\xc3\xa9", 2);
+                } else if (kind == 2) {
+                    cells[k][at] = '\t';
+                }
+                row[0] = cells[k];
+                row[1] = "|";
+                vs_table_add_row(t, row);
+            }
+        }
+    ck_assert(!vs_table_failed(t));
+    vs_table_text(t, &out);
+    p = vs_buf_str(&out);
+    p = strchr(p, '\n') + 1; /* the header */
+    p = strchr(p, '\n') + 1; /* the rule */
+    while (*p) {
+        size_t w = 0;
+        for (; *p != '|'; p++) {
+            ck_assert_int_ne(*p, '\t');
+            ck_assert_int_ne(*p, '\n');
+            w += ((unsigned char)*p & 0xC0) != 0x80;
+        }
+        if (!col)
+            col = w;
+        ck_assert_uint_eq(w, col);
+        p = strchr(p, '\n') + 1;
+        lines++;
+    }
+    ck_assert_uint_eq(lines, k);
+    ck_assert_uint_eq(col, 39 + 2);
+    vs_buf_free(&out);
+    vs_table_free(t);
+}
+END_TEST
+
 START_TEST(test_table_many_rows)
 {
     vs_table *t = vs_table_new(3, headers);
@@ -161,6 +216,7 @@ int main(void)
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);
     tcase_add_test(tc, test_table_many_rows);
+    tcase_add_test(tc, test_table_widths_of_every_length);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
