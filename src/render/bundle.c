@@ -9,6 +9,7 @@
 
 #include "util/json.h"
 #include "util/utf8.h"
+#include "util/word.h"
 
 /* Cells live in one text arena (NUL-separated), each with its display width
  * measured once: a table of a few hundred rows is rendered twice (text and
@@ -129,16 +130,8 @@ char *vs_bundle_plain(const vs_bundle *b)
 static int plain_block(const char *s, size_t n)
 {
     char pad[16];
-    size_t k;
     if (n < 16) {
-        memset(pad, ' ', sizeof pad);
-        if (n >= 8) { /* two overlapping words: no call to memcpy for a short cell */
-            memcpy(pad, s, 8);
-            memcpy(pad + n - 8, s + n - 8, 8);
-        } else {
-            for (k = 0; k < n; k++)
-                pad[k] = s[k];
-        }
+        vs_word_pad16(pad, s, n);
         s = pad;
     }
 #if defined(__SSE2__)
@@ -146,6 +139,7 @@ static int plain_block(const char *s, size_t n)
     return !_mm_movemask_epi8(_mm_cmplt_epi8(_mm_loadu_si128((const __m128i *)(const void *)s),
                                              _mm_set1_epi8(0x20)));
 #else
+    size_t k;
     for (k = 0; k < 16; k++)
         if ((unsigned char)s[k] < 0x20 || (unsigned char)s[k] >= 0x80)
             return 0;

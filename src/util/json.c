@@ -165,16 +165,8 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
         if (i + BLOCK > len) {
             /* the tail, as one block padded with spaces (there is room for a
              * whole block): most strings, keys and short values, are only this */
-            char tail[BLOCK];
-            size_t t = len - i, j;
-            memset(tail, ' ', BLOCK);
-            if (t >= 8) { /* two overlapping words: no call to memcpy for a few bytes */
-                memcpy(tail, s + i, 8);
-                memcpy(tail + t - 8, s + len - 8, 8);
-            } else {
-                for (j = 0; j < t; j++)
-                    tail[j] = s[i + j];
-            }
+            char tail[16];
+            vs_word_pad16(tail, s + i, len - i);
             k = block_copy(tail, w);
             if (k > len - i)
                 k = len - i;

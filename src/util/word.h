@@ -1,5 +1,5 @@
 /* word.h — eight bytes at a time, for the scanners that see every byte of a
- * cell or a result (UTF-8 checks, JSON escaping).
+ * cell or a result (UTF-8 checks, JSON escaping, table widths).
  *
  * The tests are the classic SWAR ones: each sets the high bit of a byte that
  * matches. The lowest flagged byte is always exact; bytes above it may be
@@ -9,6 +9,7 @@
 #ifndef VS_UTIL_WORD_H
 #define VS_UTIL_WORD_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -39,6 +40,22 @@ static inline uint64_t vs_word_equal(uint64_t x, unsigned char c)
 static inline uint64_t vs_word_high(uint64_t x)
 {
     return x & VS_WORD_HIGHS;
+}
+
+/* The n (< 16) bytes at s into pad, the rest of its 16 bytes spaces: a short
+ * string read as one block by a scanner that takes sixteen at a time. Two
+ * overlapping words, not memcpy: no library call for a few bytes. */
+static inline void vs_word_pad16(char pad[16], const char *s, size_t n)
+{
+    size_t k;
+    memset(pad, ' ', 16);
+    if (n >= 8) {
+        memcpy(pad, s, 8);
+        memcpy(pad + n - 8, s + n - 8, 8);
+    } else {
+        for (k = 0; k < n; k++)
+            pad[k] = s[k];
+    }
 }
 
 #endif
