@@ -101,6 +101,21 @@ async function run(context) {
   });
   log('all cells finished');
 
+  // The prompts are numbered by the shell replies and the kernel icon can still
+  // read idle from an earlier cell, while the outputs come on IOPub: a fast
+  // kernel's last outputs may land after the wait above. So wait, bounded, for
+  // every cell to show what it must; the checks below say what is missing.
+  await page.waitForFunction((expect) => {
+    const els = [...document.querySelectorAll('.code_cell')];
+    return els.length === expect.length && els.every((el, i) => {
+      const out = el.querySelector('.output');
+      const text = out ? out.textContent : '';
+      return expect[i].text.every((t) => text.includes(t));
+    });
+  }, EXPECT, { timeout: Math.min(10000, left()), polling: 100 }).catch(() => {
+    log('not every expected output arrived within 10 s');
+  });
+
   // What the page shows, cell by cell.
   const cells = await page.$$eval('.code_cell', (els) => els.map((el) => ({
     outputs: el.querySelectorAll('.output_area').length,
