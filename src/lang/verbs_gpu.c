@@ -538,7 +538,7 @@ static int classify_sheet(vs_classification **out, const json_t *sheet,
     int rc = vs_envelope_compute(&env, sheet, views, err);
     if (rc < 0)
         return rc;
-    return vs_classify(out, sheet, &env, err);
+    return vs_classify(out, sheet, &env, views, err);
 }
 
 static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)

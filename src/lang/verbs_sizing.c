@@ -340,9 +340,11 @@ static int verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = json_array_size(comps); i-- > 0;) {
         const char *s, *st;
         c = json_array_get(comps, i);
-        s = json_string_value(json_object_get(c, "source"));
         st = json_string_value(json_object_get(c, "status"));
-        if (s && st && !strcmp(st, "unknown") && !strncmp(s, TASK_MARK, strlen(TASK_MARK)))
+        if (!st || strcmp(st, "unknown") != 0) /* most are not: one lookup for them */
+            continue;
+        s = json_string_value(json_object_get(c, "source"));
+        if (s && !strncmp(s, TASK_MARK, strlen(TASK_MARK)))
             vs_sheet_remove_component(sheet, i);
     }
 

@@ -696,10 +696,12 @@ static int stale_evidence_notes(vs_classification *c, const resolved *ev, size_t
     return 0;
 }
 
-int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env, vs_error *err)
+int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
+                const vs_component_views *views, vs_error *err)
 {
     vs_classification *c = calloc(1, sizeof *c);
-    json_t *offers = vs_sheet_array(sheet, "offers"), *o, *names = NULL, *comp, *comps;
+    json_t *offers = vs_sheet_array(sheet, "offers"), *o, *names = NULL;
+    vs_component_views own = {NULL, 0};
     size_t i, j, nbuiltin, nev = 0;
     unsigned gpus;
     int rc = VS_ENOMEM, any_price = 0;
@@ -716,12 +718,14 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     names = vs_classify_requirement_names(sheet);
     if (!c->unknown || !names)
         goto done;
-    comps = vs_sheet_array(sheet, "components"); /* not re-evaluated per turn */
-    json_array_foreach(comps, i, comp)
-    {
-        if (json_is_null(json_object_get(comp, "bytes")) && str_of(comp, "name"))
-            json_array_append_new(c->unknown, json_string(str_of(comp, "name")));
+    if (!views) {
+        if (vs_component_views_read(&own, sheet) < 0)
+            goto done;
+        views = &own;
     }
+    for (i = 0; i < views->n; i++) /* unknown: no amount, as the envelope counts them */
+        if (!views->v[i].known && views->v[i].name)
+            json_array_append_new(c->unknown, json_incref(views->v[i].name));
     /* The built-ins come first in names, then the declared requirements. */
     nbuiltin = json_array_size(names) - json_array_size(vs_sheet_array(sheet, "requirements"));
     c->rows = calloc(json_array_size(offers) + 1, sizeof *c->rows);
@@ -778,6 +782,7 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
 done:
     free(ev);
     json_decref(names);
+    vs_component_views_free(&own);
     vs_classification_free(c);
     if (rc == VS_ENOMEM)
         vs_error_set(err, VS_ENOMEM, "out of memory while classifying candidates");

@@ -102,11 +102,12 @@ typedef struct vs_classification {
     size_t nnotes;
 } vs_classification;
 
-/* Classifies every offer of sheet against env (the sheet's per-GPU envelope).
+/* Classifies every offer of sheet against env (the sheet's per-GPU envelope,
+ * computed from views, the sheet's components: NULL reads them here).
  * Returns 0 and a new classification in *out, or VS_ENOMEM. A sheet without
  * offers gives zero rows. */
 int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
-                vs_error *err);
+                const vs_component_views *views, vs_error *err);
 void vs_classification_free(vs_classification *c);
 
 /* The names of the sheet's mandatory requirements, in table order: capacity,

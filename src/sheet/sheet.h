@@ -135,7 +135,8 @@ typedef struct vs_component_view {
     json_t *name, *status, *source, *phase, *cls; /* JSON strings */
     int known;                                   /* "bytes" is an integer >= 0 */
     uint64_t value;                              /* "bytes" when known, else 0 */
-    unsigned keys; /* how many of the six layout keys it has, whatever their values */
+    unsigned keys;  /* how many of the six layout keys it has, whatever their values */
+    unsigned nulls; /* how many of them hold null */
 } vs_component_view;
 void vs_component_view_read(vs_component_view *out, const json_t *component);
 /* The views of every component of a sheet, in its order, for a verb that

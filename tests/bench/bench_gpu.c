@@ -68,7 +68,7 @@ int main(int argc, char **argv)
         vs_classification *c = NULL;
         vs_bundle *b;
         double t0 = now_us(), t1, t2;
-        if (vs_classify(&c, s, &env, NULL))
+        if (vs_classify(&c, s, &env, NULL, NULL))
             return 1;
         t1 = now_us();
         b = vs_candidates_bundle(c, NULL);

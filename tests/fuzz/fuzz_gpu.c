@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 json_object_set(sheet, keys[i], v);
         }
     }
-    if (sheet && vs_classify(&c, sheet, &env, NULL) == 0) {
+    if (sheet && vs_classify(&c, sheet, &env, NULL, NULL) == 0) {
         b = vs_candidates_bundle(c, NULL);
         /* whatever the offers hold, the result is one JSON object */
         parsed = vs_bundle_to_json(b);

@@ -80,7 +80,7 @@ static vs_classification *classify(const json_t *s, const vs_envelope *e)
 {
     vs_classification *c = NULL;
     vs_error err = {0};
-    ck_assert_int_eq(vs_classify(&c, s, e, &err), 0);
+    ck_assert_int_eq(vs_classify(&c, s, e, NULL, &err), 0);
     ck_assert_ptr_nonnull(c);
     return c;
 }
@@ -204,6 +204,18 @@ START_TEST(test_unknowns_keep_capacity_to_confirm)
     ck_assert_ptr_null(c->rows[1].capacity_basis);
     ck_assert_uint_eq(json_array_size(c->unknown), 1);
     vs_classification_free(c);
+    {
+        /* from the views a verb read once: the same unknown names */
+        vs_component_views views;
+        vs_error err = {0};
+        ck_assert_int_eq(vs_component_views_read(&views, s), 0);
+        ck_assert_int_eq(vs_classify(&c, s, &e, &views, &err), 0);
+        ck_assert_uint_eq(json_array_size(c->unknown), 1);
+        ck_assert_str_eq(json_string_value(json_array_get(c->unknown, 0)), "workspace");
+        ck_assert_int_eq(c->rows[0].reqs[0].verdict, VS_VERDICT_TO_CONFIRM);
+        vs_classification_free(c);
+        vs_component_views_free(&views);
+    }
 
     /* Unknown weights: only the reserve is known, so it may still exclude. */
     e = seed_envelope();
