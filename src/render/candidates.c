@@ -9,88 +9,129 @@
 #include "util/buf.h"
 #include "util/json.h"
 
-static json_t *str_or_null(const char *s)
+/* Written, not built as a tree and dumped: a candidates payload repeats
+ * every requirement's evidence and notes for every offer. */
+static void req_write(vs_jw *w, const vs_classify_req *r)
 {
-    return s ? json_string(s) : json_null();
+    vs_jw_open(w, '{');
+    vs_jw_key(w, "name");
+    vs_jw_str(w, r->name);
+    vs_jw_key(w, "label");
+    vs_jw_str(w, r->label);
+    vs_jw_key(w, "builtin");
+    vs_jw_bool(w, r->builtin);
+    vs_jw_key(w, "verdict");
+    vs_jw_str(w, vs_verdict_name(r->verdict));
+    vs_jw_key(w, "evidence");
+    vs_jw_value(w, r->evidence);
+    vs_jw_key(w, "note");
+    vs_jw_str(w, r->note);
+    vs_jw_close(w, '}');
 }
 
-static json_t *bytes_or_null(int known, uint64_t b)
+static void row_write(vs_jw *w, const vs_classify_row *r)
 {
-    return known ? json_integer((json_int_t)b) : json_null();
-}
-
-/* Built key by key (vs_json_object_of): json_pack parsing its format for
- * every row and requirement was most of a `candidates` payload. */
-static json_t *req_payload(const vs_classify_req *r)
-{
-    return vs_json_object_of("name", json_string(r->name), "label", json_string(r->label),
-                             "builtin", json_boolean(r->builtin), "verdict",
-                             json_string(vs_verdict_name(r->verdict)), "evidence",
-                             json_incref(r->evidence), "note", json_string(r->note), NULL);
-}
-
-static json_t *row_payload(const vs_classify_row *r)
-{
-    json_t *reqs = json_array();
     size_t i;
-    if (!reqs)
-        return NULL;
+    vs_jw_open(w, '{');
+    vs_jw_key(w, "gpu");
+    vs_jw_str(w, r->gpu);
+    vs_jw_key(w, "catalog");
+    vs_jw_str(w, r->catalog);
+    vs_jw_key(w, "capacity_bytes");
+    vs_jw_bytes(w, r->capacity_known, r->capacity_bytes);
+    vs_jw_key(w, "capacity_basis");
+    vs_jw_str(w, r->capacity_basis);
+    vs_jw_key(w, "nominal_bytes");
+    vs_jw_bytes(w, r->nominal_known, r->nominal_bytes);
+    vs_jw_key(w, "reported_bytes");
+    vs_jw_bytes(w, r->reported_known, r->reported_bytes);
+    vs_jw_key(w, "reported_basis");
+    vs_jw_str(w, r->reported_basis);
+    vs_jw_key(w, "margin_bytes");
+    if (r->margin_known)
+        vs_jw_i64(w, r->margin_bytes);
+    else
+        vs_jw_null(w);
+    vs_jw_key(w, "cards");
+    vs_jw_u64(w, r->cards);
+    vs_jw_key(w, "cards_counted");
+    vs_jw_u64(w, r->cards_counted);
+    vs_jw_key(w, "price");
+    vs_jw_str(w, r->price);
+    vs_jw_key(w, "currency");
+    vs_jw_str(w, r->currency);
+    vs_jw_key(w, "period");
+    vs_jw_str(w, r->period);
+    vs_jw_key(w, "available");
+    vs_jw_str(w, r->available);
+    vs_jw_key(w, "interconnect");
+    vs_jw_str(w, r->interconnect);
+    vs_jw_key(w, "requirements");
+    vs_jw_open(w, '[');
     for (i = 0; i < r->nreqs; i++)
-        json_array_append_new(reqs, req_payload(&r->reqs[i]));
-    return vs_json_object_of(
-        "gpu", json_string(r->gpu), "catalog", str_or_null(r->catalog), "capacity_bytes",
-        bytes_or_null(r->capacity_known, r->capacity_bytes), "capacity_basis",
-        str_or_null(r->capacity_basis), "nominal_bytes",
-        bytes_or_null(r->nominal_known, r->nominal_bytes), "reported_bytes",
-        bytes_or_null(r->reported_known, r->reported_bytes), "reported_basis",
-        str_or_null(r->reported_basis), "margin_bytes",
-        r->margin_known ? json_integer((json_int_t)r->margin_bytes) : json_null(), "cards",
-        json_integer((json_int_t)r->cards), "cards_counted",
-        json_integer((json_int_t)r->cards_counted), "price", str_or_null(r->price), "currency",
-        str_or_null(r->currency), "period", str_or_null(r->period), "available",
-        str_or_null(r->available), "interconnect", str_or_null(r->interconnect), "requirements",
-        reqs, "verdict", json_string(vs_verdict_name(r->verdict)), "retained",
-        json_boolean(r->verdict == VS_VERDICT_ADMISSIBLE), "rank",
-        r->rank ? json_integer((json_int_t)r->rank) : json_null(), "package_cost",
-        r->price && r->currency
-            ? vs_json_object_of("amount", json_string(r->price), "currency",
-                                json_string(r->currency), NULL)
-            : json_null(),
-        NULL);
+        req_write(w, &r->reqs[i]);
+    vs_jw_close(w, ']');
+    vs_jw_key(w, "verdict");
+    vs_jw_str(w, vs_verdict_name(r->verdict));
+    vs_jw_key(w, "retained");
+    vs_jw_bool(w, r->verdict == VS_VERDICT_ADMISSIBLE);
+    vs_jw_key(w, "rank");
+    vs_jw_bytes(w, r->rank != 0, r->rank);
+    vs_jw_key(w, "package_cost");
+    if (r->price && r->currency) {
+        vs_jw_open(w, '{');
+        vs_jw_key(w, "amount");
+        vs_jw_str(w, r->price);
+        vs_jw_key(w, "currency");
+        vs_jw_str(w, r->currency);
+        vs_jw_close(w, '}');
+    } else {
+        vs_jw_null(w);
+    }
+    vs_jw_close(w, '}');
 }
 
-json_t *vs_candidates_payload(const vs_classification *c)
+void vs_candidates_payload_write(vs_jw *w, const vs_classification *c)
 {
-    json_t *rows = json_array(), *notes = json_array(), *names = json_array(), *by;
     size_t i;
-    if (!rows || !notes || !names) {
-        json_decref(rows);
-        json_decref(notes);
-        json_decref(names);
-        return NULL;
-    }
+    vs_jw_key(w, "kind");
+    vs_jw_str(w, "candidates");
+    vs_jw_key(w, "envelope_bytes");
+    vs_jw_u64(w, c->env.envelope_bytes);
+    vs_jw_key(w, "envelope_complete");
+    vs_jw_bool(w, c->env.weights_known && json_array_size(c->unknown) == 0 &&
+                      c->env.n_unknown == 0);
+    vs_jw_key(w, "conservative");
+    vs_jw_bool(w, c->env.conservative);
+    vs_jw_key(w, "unknown");
+    vs_jw_value(w, c->unknown);
+    vs_jw_key(w, "gpus");
+    vs_jw_u64(w, c->env.gpus ? c->env.gpus : 1);
+    vs_jw_key(w, "requirements");
+    vs_jw_open(w, '[');
+    for (i = 0; c->nrows && i < c->rows[0].nreqs; i++)
+        vs_jw_str(w, c->rows[0].reqs[i].name);
+    vs_jw_close(w, ']');
+    vs_jw_key(w, "rows");
+    vs_jw_open(w, '[');
     for (i = 0; i < c->nrows; i++)
-        json_array_append_new(rows, row_payload(&c->rows[i]));
+        row_write(w, &c->rows[i]);
+    vs_jw_close(w, ']');
+    vs_jw_key(w, "retained");
+    vs_jw_u64(w, c->nretained);
+    vs_jw_key(w, "ranked");
+    vs_jw_bool(w, c->ranked);
+    vs_jw_key(w, "ranked_by");
+    vs_jw_open(w, '[');
+    vs_jw_str(w, "total package cost");
+    vs_jw_str(w, "useful margin");
+    vs_jw_str(w, "documented schedule");
+    vs_jw_close(w, ']');
+    vs_jw_key(w, "notes");
+    vs_jw_open(w, '[');
     for (i = 0; i < c->nnotes; i++)
-        json_array_append_new(notes, json_string(c->notes[i]));
-    if (c->nrows)
-        for (i = 0; i < c->rows[0].nreqs; i++)
-            json_array_append_new(names, json_string(c->rows[0].reqs[i].name));
-    by = json_array();
-    if (by) {
-        json_array_append_new(by, json_string_nocheck("total package cost"));
-        json_array_append_new(by, json_string_nocheck("useful margin"));
-        json_array_append_new(by, json_string_nocheck("documented schedule"));
-    }
-    return vs_json_object_of(
-        "kind", json_string_nocheck("candidates"), "envelope_bytes",
-        json_integer((json_int_t)c->env.envelope_bytes), "envelope_complete",
-        json_boolean(c->env.weights_known && json_array_size(c->unknown) == 0 &&
-                     c->env.n_unknown == 0),
-        "conservative", json_boolean(c->env.conservative), "unknown", json_incref(c->unknown),
-        "gpus", json_integer((json_int_t)(c->env.gpus ? c->env.gpus : 1)), "requirements", names,
-        "rows", rows, "retained", json_integer((json_int_t)c->nretained), "ranked",
-        json_boolean(c->ranked), "ranked_by", by, "notes", notes, NULL);
+        vs_jw_str(w, c->notes[i]);
+    vs_jw_close(w, ']');
 }
 
 /* ---- text and HTML ---- */
@@ -334,19 +375,18 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
 
 vs_bundle *vs_candidates_bundle(const vs_classification *c, const char *svg)
 {
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *payload = vs_candidates_payload(c);
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&payload);
     vs_bundle *bundle = NULL;
-    if (!payload)
-        goto done;
+    vs_jw_open(&w, '{');
+    vs_candidates_payload_write(&w, c);
+    vs_jw_close(&w, '}');
     render(c, &text, &html);
-    if (vs_buf_failed(&text) || vs_buf_failed(&html))
-        goto done;
-    bundle = vs_bundle_new(vs_buf_str(&text), vs_buf_str(&html), svg, payload);
-    payload = NULL;
-done:
-    json_decref(payload);
+    if (!vs_buf_failed(&text) && !vs_buf_failed(&html) && !vs_buf_failed(&payload))
+        bundle = vs_bundle_new_text(vs_buf_str(&text), vs_buf_str(&html), svg,
+                                    vs_buf_str(&payload), payload.len);
     vs_buf_free(&text);
     vs_buf_free(&html);
+    vs_buf_free(&payload);
     return bundle;
 }

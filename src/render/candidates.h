@@ -16,9 +16,11 @@
 
 #include "render/bundle.h"
 #include "sheet/classify.h"
+#include "util/json.h"
 
-/* The payload object (kind "candidates"); a new reference, or NULL. */
-json_t *vs_candidates_payload(const vs_classification *c);
+/* Writes the payload's members (kind "candidates", ...) into the object w
+ * has open. */
+void vs_candidates_payload_write(vs_jw *w, const vs_classification *c);
 
 /* The whole MIME bundle: text/plain, text/html, the payload, and svg (the
  * budget chart, may be NULL) as image/svg+xml. A new reference, or NULL. */
