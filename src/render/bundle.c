@@ -136,8 +136,8 @@ static int plain_block(const char *s, size_t n)
     }
 #if defined(__SSE2__)
     /* signed: bytes >= 0x80 are negative, below 0x20 */
-    return !_mm_movemask_epi8(_mm_cmplt_epi8(_mm_loadu_si128((const __m128i *)(const void *)s),
-                                             _mm_set1_epi8(0x20)));
+    return !_mm_movemask_epi8(
+        _mm_cmplt_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), _mm_set1_epi8(0x20)));
 #else
     size_t k;
     for (k = 0; k < 16; k++)

@@ -99,8 +99,8 @@ void vs_candidates_payload_write(vs_jw *w, const vs_classification *c)
     vs_jw_key(w, "envelope_bytes");
     vs_jw_u64(w, c->env.envelope_bytes);
     vs_jw_key(w, "envelope_complete");
-    vs_jw_bool(w, c->env.weights_known && json_array_size(c->unknown) == 0 &&
-                      c->env.n_unknown == 0);
+    vs_jw_bool(w,
+               c->env.weights_known && json_array_size(c->unknown) == 0 && c->env.n_unknown == 0);
     vs_jw_key(w, "conservative");
     vs_jw_bool(w, c->env.conservative);
     vs_jw_key(w, "unknown");
@@ -383,8 +383,8 @@ vs_bundle *vs_candidates_bundle(const vs_classification *c, const char *svg)
     vs_jw_close(&w, '}');
     render(c, &text, &html);
     if (!vs_buf_failed(&text) && !vs_buf_failed(&html) && !vs_buf_failed(&payload))
-        bundle = vs_bundle_new_text(vs_buf_str(&text), vs_buf_str(&html), svg,
-                                    vs_buf_str(&payload), payload.len);
+        bundle = vs_bundle_new_text(vs_buf_str(&text), vs_buf_str(&html), svg, vs_buf_str(&payload),
+                                    payload.len);
     vs_buf_free(&text);
     vs_buf_free(&html);
     vs_buf_free(&payload);
