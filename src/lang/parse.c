@@ -67,9 +67,6 @@ static void advance(cursor *c)
  * byte is one column and nothing else can happen, so these skip them whole.
  * Each stops before any byte the careful path must see. */
 
-/* Printable ASCII that cannot end a word: anything but a space, '"', '\\' and
- * stop (the caller's own delimiter: '=' in a key, '#' after a verb; 0 for
- * none). */
 /* The end of the run of printable ASCII at s[i..len) that holds no byte below
  * lo (0x21: a space ends it too; 0x20: it does not), no '"', '\\' or stop.
  * Sixteen bytes at a time where SSE2 is (x86-64 always): most runs, words
@@ -102,6 +99,9 @@ static size_t plain_run(const char *s, size_t i, size_t len, char lo, char stop)
     return i;
 }
 
+/* Printable ASCII that cannot end a word: anything but a space, '"', '\\' and
+ * stop (the caller's own delimiter: '=' in a key, '#' after a verb; 0 for
+ * none). */
 static void skip_word_run(cursor *c, char stop)
 {
     size_t i = plain_run(c->s, c->i, c->len, 0x21, stop);
