@@ -20,6 +20,7 @@ typedef struct {
     size_t len;   /* bytes */
     size_t width; /* code points */
     int flat;     /* 0: holds a newline, CR or tab (printed as spaces in text) */
+    int markup;   /* holds &, <, >, " or ' (escaped in HTML) */
 } table_cell;
 
 struct vs_table {
@@ -124,9 +125,14 @@ char *vs_bundle_plain(const vs_bundle *b)
     return out;
 }
 
+static int is_markup(char c)
+{
+    return c == '&' || c == '<' || c == '>' || c == '"' || c == '\'';
+}
+
 /* Whether the n (<= 16) bytes at s are all printable ASCII (one column each,
- * no newline, CR or tab): sixteen at a time with SSE2, a short cell read as
- * one block padded with spaces. */
+ * no newline, CR or tab) and none is markup (&, <, >, " or '): sixteen at a
+ * time with SSE2, a short cell read as one block padded with spaces. */
 static int plain_block(const char *s, size_t n)
 {
     char pad[16];
@@ -135,25 +141,38 @@ static int plain_block(const char *s, size_t n)
         s = pad;
     }
 #if defined(__SSE2__)
-    /* signed: bytes >= 0x80 are negative, below 0x20 */
-    return !_mm_movemask_epi8(
-        _mm_cmplt_epi8(_mm_loadu_si128((const __m128i *)(const void *)s), _mm_set1_epi8(0x20)));
+    {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+        /* signed: bytes >= 0x80 are negative, below 0x20 */
+        __m128i m = _mm_or_si128(
+            _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                         _mm_cmpeq_epi8(x, _mm_set1_epi8('&'))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('<')),
+                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('>'))),
+                         _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('\'')))));
+        return !_mm_movemask_epi8(m);
+    }
 #else
-    size_t k;
-    for (k = 0; k < 16; k++)
-        if ((unsigned char)s[k] < 0x20 || (unsigned char)s[k] >= 0x80)
-            return 0;
-    return 1;
+    {
+        size_t k;
+        for (k = 0; k < 16; k++)
+            if ((unsigned char)s[k] < 0x20 || (unsigned char)s[k] >= 0x80 || is_markup(s[k]))
+                return 0;
+        return 1;
+    }
 #endif
 }
 
-/* Display width in code points (continuation bytes do not count), and whether
- * the text has no newline, CR or tab. Cells are mostly short printable ASCII
- * (one column a byte), counted a block at a time. */
-static size_t measure(const char *s, size_t len, int *flat)
+/* Display width in code points (continuation bytes do not count), whether
+ * the text has no newline, CR or tab (flat), and whether it holds markup.
+ * Cells are mostly short plain ASCII (one column a byte), counted a block at
+ * a time. */
+static size_t measure(const char *s, size_t len, int *flat, int *markup)
 {
     size_t w = 0, i = 0, k, n;
     *flat = 1;
+    *markup = 0;
     for (; i < len; i += n) {
         n = len - i < 16 ? len - i : 16;
         if (plain_block(s + i, n)) {
@@ -166,6 +185,8 @@ static size_t measure(const char *s, size_t len, int *flat)
                 w++;
             if (c == '\n' || c == '\r' || c == '\t')
                 *flat = 0;
+            if (is_markup((char)c))
+                *markup = 1;
         }
     }
     return w;
@@ -177,7 +198,7 @@ static void store(vs_table *t, table_cell *c, const char *s)
         s = "";
     c->off = t->text.len;
     c->len = strlen(s);
-    c->width = measure(s, c->len, &c->flat);
+    c->width = measure(s, c->len, &c->flat, &c->markup);
     vs_buf_append(&t->text, s, c->len + 1); /* with its NUL */
     if (vs_buf_failed(&t->text))
         t->failed = 1;
@@ -315,6 +336,15 @@ void vs_table_text(const vs_table *t, vs_buf *out)
     free(w);
 }
 
+/* A cell's text in HTML: copied whole when measure() found no markup in it. */
+static void put_cell_html(vs_buf *out, const vs_table *t, const table_cell *c)
+{
+    if (c->markup)
+        vs_buf_put_html(out, cell_text(t, c));
+    else
+        vs_buf_append(out, cell_text(t, c), c->len);
+}
+
 void vs_table_html(const vs_table *t, vs_buf *out)
 {
     static const char th_l[] = "<th style='text-align:left'>",
@@ -331,7 +361,7 @@ void vs_table_html(const vs_table *t, vs_buf *out)
             vs_buf_append(out, th_r, sizeof th_r - 1);
         else
             vs_buf_append(out, th_l, sizeof th_l - 1);
-        vs_buf_put_html(out, cell_text(t, &t->headers[c]));
+        put_cell_html(out, t, &t->headers[c]);
         vs_buf_append(out, "</th>", 5);
     }
     vs_buf_puts(out, "</tr></thead>\n<tbody>\n");
@@ -342,7 +372,7 @@ void vs_table_html(const vs_table *t, vs_buf *out)
                 vs_buf_append(out, td_r, sizeof td_r - 1);
             else
                 vs_buf_append(out, td_l, sizeof td_l - 1);
-            vs_buf_put_html(out, cell_text(t, &t->cells[r * t->ncols + c]));
+            put_cell_html(out, t, &t->cells[r * t->ncols + c]);
             vs_buf_append(out, "</td>", 5);
         }
         vs_buf_append(out, "</tr>\n", 6);

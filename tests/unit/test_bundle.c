@@ -178,6 +178,49 @@ START_TEST(test_table_widths_of_every_length)
 }
 END_TEST
 
+/* Markup at every place of cells of every length around the 16-byte block is
+ * escaped in the HTML table; cells without it are copied as they are. */
+START_TEST(test_table_html_escapes_markup_anywhere)
+{
+    static const char marks[] = "&<>\"'";
+    static const char *const entity[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
+    static const char *const one[] = {"c"};
+    size_t m, n, at;
+    for (m = 0; m < 5; m++)
+        for (n = 1; n < 36; n++)
+            for (at = 0; at < n; at++) {
+                vs_table *t = vs_table_new(1, one);
+                vs_buf out = VS_BUF_INIT;
+                char cell[48], want[96];
+                const char *row[1] = {cell};
+                memset(cell, 'x', n);
+                cell[n] = '\0';
+                cell[at] = marks[m];
+                vs_table_add_row(t, row);
+                vs_table_html(t, &out);
+                snprintf(want, sizeof want, "<td style='text-align:left'>%.*s%s%s</td>", (int)at,
+                         cell, entity[m], cell + at + 1);
+                ck_assert_msg(strstr(vs_buf_str(&out), want) != NULL, "%s not in %s", want,
+                              vs_buf_str(&out));
+                vs_buf_free(&out);
+                vs_table_free(t);
+            }
+    {
+        /* and a plain cell, copied */
+        vs_table *t = vs_table_new(1, one);
+        vs_buf out = VS_BUF_INIT;
+        const char *row[1] = {"plain cell, sixteen bytes and more"};
+        vs_table_add_row(t, row);
+        vs_table_html(t, &out);
+        ck_assert_ptr_nonnull(
+            strstr(vs_buf_str(&out), "<td style='text-align:left'>plain cell, sixteen bytes and "
+                                     "more</td>"));
+        vs_buf_free(&out);
+        vs_table_free(t);
+    }
+}
+END_TEST
+
 START_TEST(test_table_many_rows)
 {
     vs_table *t = vs_table_new(3, headers);
@@ -217,6 +260,7 @@ int main(void)
     tcase_add_test(tc, test_table_html);
     tcase_add_test(tc, test_table_many_rows);
     tcase_add_test(tc, test_table_widths_of_every_length);
+    tcase_add_test(tc, test_table_html_escapes_markup_anywhere);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
