@@ -144,13 +144,13 @@ static int plain_block(const char *s, size_t n)
     {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
         /* signed: bytes >= 0x80 are negative, below 0x20 */
-        __m128i m = _mm_or_si128(
-            _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
-                         _mm_cmpeq_epi8(x, _mm_set1_epi8('&'))),
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('<')),
-                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('>'))),
-                         _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('\'')))));
+        __m128i m =
+            _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('&'))),
+                         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('<')),
+                                                   _mm_cmpeq_epi8(x, _mm_set1_epi8('>'))),
+                                      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                                   _mm_cmpeq_epi8(x, _mm_set1_epi8('\'')))));
         return !_mm_movemask_epi8(m);
     }
 #else

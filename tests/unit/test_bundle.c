@@ -212,8 +212,8 @@ START_TEST(test_table_html_escapes_markup_anywhere)
         const char *row[1] = {"plain cell, sixteen bytes and more"};
         vs_table_add_row(t, row);
         vs_table_html(t, &out);
-        ck_assert_ptr_nonnull(
-            strstr(vs_buf_str(&out), "<td style='text-align:left'>plain cell, sixteen bytes and "
+        ck_assert_ptr_nonnull(strstr(vs_buf_str(&out),
+                                     "<td style='text-align:left'>plain cell, sixteen bytes and "
                                      "more</td>"));
         vs_buf_free(&out);
         vs_table_free(t);
