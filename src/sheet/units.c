@@ -438,50 +438,76 @@ char *vs_units_grouped(char *out, size_t outlen, uint64_t n)
     return out;
 }
 
-/* "2000.00" -> "2,000.00" */
-static void group_rounded(char *out, size_t outlen, const char *rounded)
+/* n with a comma every three digits, written at p; returns the end. */
+static char *put_grouped(char *p, uint64_t n)
 {
-    const char *dot = strchr(rounded, '.'), *p;
-    uint64_t ip = 0;
-    char g[40];
-    const char *parts[2];
-    for (p = rounded; is_digit(*p); p++)
-        ip = ip * 10 + (uint64_t)(*p - '0'); /* at most 20 digits of a uint64 quotient */
-    vs_units_grouped(g, sizeof g, ip);
-    parts[0] = g;
-    parts[1] = dot ? dot : "";
-    join(out, outlen, parts, 2);
+    char plain[24];
+    size_t len = u64_digits(plain, n), i;
+    for (i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            *p++ = ',';
+        *p++ = plain[i];
+    }
+    return p;
+}
+
+/* bytes in units of d, rounded half up to two decimals, written grouped
+ * ("1,862.65"), then " " and the unit's name; returns the end. As
+ * vs_units_round gives it: r < d <= 2^40, so r * 200 cannot overflow. */
+static char *put_rounded2(char *p, uint64_t bytes, vs_unit u)
+{
+    uint64_t d = unit_table[u].bytes, q = bytes / d, r = bytes % d;
+    uint64_t cents = (r * 200 + d) / (2 * d); /* floor(100 r / d + 1/2) */
+    const char *name = unit_table[u].name;
+    if (cents == 100) {
+        q++;
+        cents = 0;
+    }
+    p = put_grouped(p, q);
+    *p++ = '.';
+    *p++ = (char)('0' + cents / 10);
+    *p++ = (char)('0' + cents % 10);
+    *p++ = ' ';
+    while (*name)
+        *p++ = *name++;
+    return p;
 }
 
 char *vs_units_describe(char *out, size_t outlen, uint64_t bytes)
 {
-    char b[40], dr[48], br[48], dg[64], bg[64];
+    /* at most 26 + 4 + 2 x (26 + 3 + 4) + 3 bytes: written whole, then cut to
+     * fit; formatted here in one pass, not printed, rounded and grouped again
+     * (most lines of a long cell describe an amount) */
+    char full[112], *p = full;
     vs_unit du, bu;
+    size_t n;
     if (!out || outlen == 0)
         return out;
-    vs_units_grouped(b, sizeof b, bytes);
+    p = put_grouped(p, bytes);
+    memcpy(p, " B", 2);
+    p += 2;
     /* GB/GiB for everything from 0.1 GB up, so that sizes in one sheet read in one
      * scale; smaller amounts in MB/MiB or KB/KiB so they do not show as 0.00. */
-    if (bytes >= 100000000ULL) {
-        du = VS_UNIT_GB;
-        bu = VS_UNIT_GIB;
-    } else if (bytes >= 100000ULL) {
-        du = VS_UNIT_MB;
-        bu = VS_UNIT_MIB;
-    } else if (bytes >= 1000ULL) {
-        du = VS_UNIT_KB;
-        bu = VS_UNIT_KIB;
-    } else {
-        const char *parts[2] = {b, " B"};
-        return join(out, outlen, parts, 2);
+    if (bytes >= 1000ULL) {
+        if (bytes >= 100000000ULL) {
+            du = VS_UNIT_GB;
+            bu = VS_UNIT_GIB;
+        } else if (bytes >= 100000ULL) {
+            du = VS_UNIT_MB;
+            bu = VS_UNIT_MIB;
+        } else {
+            du = VS_UNIT_KB;
+            bu = VS_UNIT_KIB;
+        }
+        memcpy(p, " = ", 3);
+        p = put_rounded2(p + 3, bytes, du);
+        memcpy(p, " = ", 3);
+        p = put_rounded2(p + 3, bytes, bu);
     }
-    vs_units_round(dr, sizeof dr, bytes, du, 2);
-    vs_units_round(br, sizeof br, bytes, bu, 2);
-    group_rounded(dg, sizeof dg, dr);
-    group_rounded(bg, sizeof bg, br);
-    {
-        const char *parts[9] = {b,   " B = ",         dg, " ", vs_unit_name(du), " = ", bg,
-                                " ", vs_unit_name(bu)};
-        return join(out, outlen, parts, 9);
-    }
+    n = (size_t)(p - full);
+    if (n >= outlen)
+        n = outlen - 1;
+    memcpy(out, full, n);
+    out[n] = '\0';
+    return out;
 }

@@ -1,6 +1,7 @@
 /* Exact units: parsing, overflow, exact and rounded display, SPEC §2's examples. */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -253,6 +254,57 @@ START_TEST(test_describe_scales)
 }
 END_TEST
 
+/* vs_units_describe against the parts it is made of, for amounts at every
+ * scale and around every rounding carry: vs_units_grouped for the bytes,
+ * vs_units_round to two decimals (its integer part grouped) for each unit. */
+static void reference_part(char *out, size_t outlen, uint64_t bytes, vs_unit u)
+{
+    char r[64], g[40];
+    const char *dot;
+    vs_units_round(r, sizeof r, bytes, u, 2);
+    dot = strchr(r, '.');
+    vs_units_grouped(g, sizeof g, strtoull(r, NULL, 10));
+    snprintf(out, outlen, "%s%s %s", g, dot ? dot : "", vs_unit_name(u));
+}
+
+START_TEST(test_describe_agrees_with_round_and_grouped)
+{
+    static const uint64_t edges[] = {999, 1000, 1004, 1005, 99994, 99995, 99999, 100000,
+                                     99999999, 100000000, 999994999, 999995000, 1073736581,
+                                     1073741823, 1073741824, UINT64_MAX / 2, UINT64_MAX - 1,
+                                     UINT64_MAX};
+    uint64_t x = 88172645463325252ULL;
+    int i;
+    for (i = 0; i < 200000; i++) {
+        uint64_t bytes;
+        char got[200], want[200], b[40], dp[64], bp[64];
+        if (i < (int)(sizeof edges / sizeof edges[0])) {
+            bytes = edges[i];
+        } else {
+            x ^= x << 13; /* xorshift: every magnitude, by a random shift */
+            x ^= x >> 7;
+            x ^= x << 17;
+            bytes = x >> (x % 64);
+        }
+        vs_units_grouped(b, sizeof b, bytes);
+        if (bytes < 1000) {
+            snprintf(want, sizeof want, "%s B", b);
+        } else {
+            vs_unit du = bytes >= 100000000ULL ? VS_UNIT_GB
+                         : bytes >= 100000ULL  ? VS_UNIT_MB
+                                               : VS_UNIT_KB;
+            vs_unit bu = bytes >= 100000000ULL ? VS_UNIT_GIB
+                         : bytes >= 100000ULL  ? VS_UNIT_MIB
+                                               : VS_UNIT_KIB;
+            reference_part(dp, sizeof dp, bytes, du);
+            reference_part(bp, sizeof bp, bytes, bu);
+            snprintf(want, sizeof want, "%s B = %s = %s", b, dp, bp);
+        }
+        ck_assert_str_eq(vs_units_describe(got, sizeof got, bytes), want);
+    }
+}
+END_TEST
+
 START_TEST(test_checked_arith)
 {
     uint64_t v;
@@ -282,6 +334,7 @@ int main(void)
     tcase_add_test(tc, test_round_half_up);
     tcase_add_test(tc, test_seed_examples);
     tcase_add_test(tc, test_describe_scales);
+    tcase_add_test(tc, test_describe_agrees_with_round_and_grouped);
     tcase_add_test(tc, test_checked_arith);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
