@@ -468,8 +468,11 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         row[5] = known ? gib : "";
         row[6] = src ? src : "";
         vs_table_add_row(t, row);
-        if (!known)
-            vs_buf_printf(&unk, "%s%s", unk.len ? ", " : "", name ? name : "?");
+        if (!known) { /* the names, without printf: a long reserve has dozens */
+            if (unk.len)
+                vs_buf_puts(&unk, ", ");
+            vs_buf_puts(&unk, name ? name : "?");
+        }
     }
     {
         const char *row[7] = {env->n_unknown || !env->weights_known ? "envelope (known part)"
