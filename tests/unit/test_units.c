@@ -1,8 +1,8 @@
 /* Exact units: parsing, overflow, exact and rounded display, SPEC §2's examples. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "sheet/units.h"
@@ -269,10 +269,10 @@ static void reference_part(char *out, size_t outlen, uint64_t bytes, vs_unit u)
 
 START_TEST(test_describe_agrees_with_round_and_grouped)
 {
-    static const uint64_t edges[] = {999, 1000, 1004, 1005, 99994, 99995, 99999, 100000,
-                                     99999999, 100000000, 999994999, 999995000, 1073736581,
-                                     1073741823, 1073741824, UINT64_MAX / 2, UINT64_MAX - 1,
-                                     UINT64_MAX};
+    static const uint64_t edges[] = {
+        999,        1000,       1004,       1005,           99994,          99995,
+        99999,      100000,     99999999,   100000000,      999994999,      999995000,
+        1073736581, 1073741823, 1073741824, UINT64_MAX / 2, UINT64_MAX - 1, UINT64_MAX};
     uint64_t x = 88172645463325252ULL;
     int i;
     for (i = 0; i < 200000; i++) {
