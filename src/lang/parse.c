@@ -3,13 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/utf8.h"
+#include "util/word.h"
 
 /* The parser walks the text once, left to right, with a cursor that knows its
  * line and column; it never backtracks more than one character and never
@@ -69,26 +67,16 @@ static void advance(cursor *c)
 
 /* The end of the run of printable ASCII at s[i..len) that holds no byte below
  * lo (0x21: a space ends it too; 0x20: it does not), no '"', '\\' or stop.
- * Sixteen bytes at a time where SSE2 is (x86-64 always): most runs, words
- * and string values, are one block. */
+ * Sixteen bytes at a time (util/word): most runs, words and string values,
+ * are one block; the cell's last few bytes go one by one. */
 static size_t plain_run(const char *s, size_t i, size_t len, char lo, char stop)
 {
-#if defined(__SSE2__)
-    const __m128i vlo = _mm_set1_epi8(lo), del = _mm_set1_epi8(0x7F), quote = _mm_set1_epi8('"'),
-                  back = _mm_set1_epi8('\\'), vstop = _mm_set1_epi8(stop);
     while (i + 16 <= len) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        /* signed: bytes >= 0x80 are negative, below lo */
-        __m128i m = _mm_or_si128(
-            _mm_or_si128(_mm_cmplt_epi8(x, vlo), _mm_cmpeq_epi8(x, del)),
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, back)),
-                         _mm_cmpeq_epi8(x, vstop)));
-        unsigned bits = (unsigned)_mm_movemask_epi8(m);
-        if (bits)
-            return i + (size_t)__builtin_ctz(bits);
-        i += 16;
+        size_t k = vs_block_run(s + i, lo, 0x7F, '"', '\\', stop, 0);
+        i += k;
+        if (k < 16)
+            return i;
     }
-#endif
     while (i < len) {
         unsigned char ch = (unsigned char)s[i];
         if (ch < (unsigned char)lo || ch >= 0x7F || ch == '"' || ch == '\\' ||

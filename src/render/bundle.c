@@ -3,9 +3,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "util/json.h"
 #include "util/utf8.h"
@@ -140,28 +137,7 @@ static int plain_block(const char *s, size_t n)
         vs_word_pad16(pad, s, n);
         s = pad;
     }
-#if defined(__SSE2__)
-    {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
-        /* signed: bytes >= 0x80 are negative, below 0x20 */
-        __m128i m =
-            _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
-                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('&'))),
-                         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('<')),
-                                                   _mm_cmpeq_epi8(x, _mm_set1_epi8('>'))),
-                                      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                                   _mm_cmpeq_epi8(x, _mm_set1_epi8('\'')))));
-        return !_mm_movemask_epi8(m);
-    }
-#else
-    {
-        size_t k;
-        for (k = 0; k < 16; k++)
-            if ((unsigned char)s[k] < 0x20 || (unsigned char)s[k] >= 0x80 || is_markup(s[k]))
-                return 0;
-        return 1;
-    }
-#endif
+    return vs_block_run(s, 0x20, '&', '<', '>', '"', '\'') == 16;
 }
 
 /* Display width in code points (continuation bytes do not count), whether

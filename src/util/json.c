@@ -4,9 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "util/pool.h"
 #include "util/utf8.h"
@@ -99,42 +96,18 @@ static const unsigned char byte_class[256] = {
     1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,    1,   1,
     1,   1,   1,   1,   1,   1,   1,   1,   1};
 
-/* Copies one block of BLOCK bytes from src to dst and returns how many of
- * them, from the first, need no more than that copy (BLOCK when all): a
- * control character, '"', '\\' or a byte of a multi-byte sequence stops it.
- * Copying before looking is what makes the common case one load, one store
- * and one test per block; the bytes copied past the stop are overwritten. */
-#if defined(__SSE2__)
+/* Copies the BLOCK bytes at src to dst and returns how many of them, from
+ * the first, need no more than that copy (BLOCK when all): a control
+ * character, '"', '\\' or a byte of a multi-byte sequence stops it. Copying
+ * whatever comes is what makes the common case one load, one store and one
+ * test per block; the bytes copied past the stop are overwritten. */
 #define BLOCK 16
 static inline size_t block_copy(const char *src, char *dst)
 {
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)src);
-    /* signed: bytes >= 0x80 are negative, so "< 0x20" flags them too */
-    __m128i m = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
-                             _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                          _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
-    unsigned bits = (unsigned)_mm_movemask_epi8(m);
-    _mm_storeu_si128((__m128i *)(void *)dst, x);
-    return bits ? (size_t)__builtin_ctz(bits) : BLOCK;
+    size_t k = vs_block_run(src, 0x20, '"', '\\', 0, 0, 0);
+    memcpy(dst, src, BLOCK);
+    return k;
 }
-#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define BLOCK 8
-static inline size_t block_copy(const char *src, char *dst)
-{
-    uint64_t x = vs_word_load(src), m;
-    m = vs_word_high(x) | vs_word_below(x, 0x20) | vs_word_equal(x, '"') | vs_word_equal(x, '\\');
-    memcpy(dst, &x, 8);
-    /* the lowest flagged byte is exact (a false positive only follows a true one) */
-    return m ? (size_t)__builtin_ctzll(m) >> 3 : BLOCK;
-}
-#else
-#define BLOCK 1
-static inline size_t block_copy(const char *src, char *dst)
-{
-    *dst = *src;
-    return !byte_class[(unsigned char)*src];
-}
-#endif
 
 /* Writes the escaped string straight into out's spare room: results are
  * mostly text, HTML and SVG. The room kept ahead is the rest of the input,

@@ -1,10 +1,13 @@
-/* word.h — eight bytes at a time, for the scanners that see every byte of a
- * cell or a result (UTF-8 checks, JSON escaping, table widths).
+/* word.h — many bytes at a time, for the scanners that see every byte of a
+ * cell or a result (UTF-8 checks, JSON escaping, the parser's runs, table
+ * widths and markup).
  *
- * The tests are the classic SWAR ones: each sets the high bit of a byte that
- * matches. The lowest flagged byte is always exact; bytes above it may be
- * flagged falsely (a borrow), so callers stop at the lowest one. Header only:
- * the compiler inlines them into the loops that use them. Pure.
+ * The word tests are the classic SWAR ones: each sets the high bit of a byte
+ * that matches. The lowest flagged byte is always exact; bytes above it may
+ * be flagged falsely (a borrow), so callers stop at the lowest one. On top of
+ * them, vs_block_run scans sixteen bytes for the first that stops a run (with
+ * SSE2 where the compiler has it: x86-64 always). Header only: the compiler
+ * inlines them into the loops that use them. Pure.
  */
 #ifndef VS_UTIL_WORD_H
 #define VS_UTIL_WORD_H
@@ -12,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define VS_WORD_ONES 0x0101010101010101ULL
 #define VS_WORD_HIGHS 0x8080808080808080ULL
@@ -56,6 +62,46 @@ static inline void vs_word_pad16(char pad[16], const char *s, size_t n)
         for (k = 0; k < n; k++)
             pad[k] = s[k];
     }
+}
+
+#if defined(__SSE2__)
+/* m, and the bytes of x equal to c when c is a stop (not 0) */
+static inline __m128i vs_block_stop_(__m128i m, __m128i x, char c)
+{
+    return c ? _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8(c))) : m;
+}
+#endif
+
+/* How many of the 16 bytes at p, from the first, continue a run (16 when
+ * all): a byte stops it when it is below lo (1..0x7F; every byte >= 0x80
+ * stops it too) or equals one of s1..s5 (0 for none). The callers pass
+ * constants, so the tests for unused stops fold away. */
+static inline size_t vs_block_run(const char *p, char lo, char s1, char s2, char s3, char s4,
+                                  char s5)
+{
+#if defined(__SSE2__)
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    /* signed: bytes >= 0x80 are negative, below lo */
+    __m128i m = _mm_cmplt_epi8(x, _mm_set1_epi8(lo));
+    unsigned bits;
+    m = vs_block_stop_(m, x, s1);
+    m = vs_block_stop_(m, x, s2);
+    m = vs_block_stop_(m, x, s3);
+    m = vs_block_stop_(m, x, s4);
+    m = vs_block_stop_(m, x, s5);
+    bits = (unsigned)_mm_movemask_epi8(m);
+    return bits ? (size_t)__builtin_ctz(bits) : 16;
+#else
+    /* a byte at a time where there is no SSE2: correct, not tuned */
+    size_t k;
+    for (k = 0; k < 16; k++) {
+        char c = p[k];
+        if ((unsigned char)c < (unsigned char)lo || (unsigned char)c >= 0x80 ||
+            (c && (c == s1 || c == s2 || c == s3 || c == s4 || c == s5)))
+            return k;
+    }
+    return 16;
+#endif
 }
 
 #endif
