@@ -205,16 +205,11 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
     {
         vs_jw w = VS_JW_INIT(&payload);
         vs_jw_open(&w, '{');
-        vs_jw_key(&w, "kind");
-        vs_jw_str(&w, "convert");
-        vs_jw_key(&w, "bytes");
-        vs_jw_u64(&w, bytes);
-        vs_jw_key(&w, "unit");
-        vs_jw_str(&w, vs_unit_name(unit));
-        vs_jw_key(&w, "value");
-        vs_jw_str(&w, exact);
-        vs_jw_key(&w, "rounded");
-        vs_jw_str(&w, rounded);
+        vs_jw_member_str(&w, "kind", "convert");
+        vs_jw_member_u64(&w, "bytes", bytes);
+        vs_jw_member_str(&w, "unit", vs_unit_name(unit));
+        vs_jw_member_str(&w, "value", exact);
+        vs_jw_member_str(&w, "rounded", rounded);
         vs_jw_key(&w, "input");
         vs_jw_strn(&w, vs_buf_str(&qty), qty.len);
         vs_jw_close(&w, '}');
@@ -344,10 +339,8 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf payload = VS_BUF_INIT;
         vs_jw w = VS_JW_INIT(&payload);
         vs_jw_open(&w, '{');
-        vs_jw_key(&w, "kind");
-        vs_jw_str(&w, "sheet");
-        vs_jw_key(&w, "action");
-        vs_jw_str(&w, action);
+        vs_jw_member_str(&w, "kind", "sheet");
+        vs_jw_member_str(&w, "action", action);
         vs_sheet_fields_write(sheet, &w);
         vs_jw_close(&w, '}');
         rc = vs_ctx_emit_written(ctx, &text, &html, &payload, err);

@@ -14,18 +14,12 @@
 static void req_write(vs_jw *w, const vs_classify_req *r)
 {
     vs_jw_open(w, '{');
-    vs_jw_key(w, "name");
-    vs_jw_str(w, r->name);
-    vs_jw_key(w, "label");
-    vs_jw_str(w, r->label);
-    vs_jw_key(w, "builtin");
-    vs_jw_bool(w, r->builtin);
-    vs_jw_key(w, "verdict");
-    vs_jw_str(w, vs_verdict_name(r->verdict));
-    vs_jw_key(w, "evidence");
-    vs_jw_value(w, r->evidence);
-    vs_jw_key(w, "note");
-    vs_jw_str(w, r->note);
+    vs_jw_member_str(w, "name", r->name);
+    vs_jw_member_str(w, "label", r->label);
+    vs_jw_member_bool(w, "builtin", r->builtin);
+    vs_jw_member_str(w, "verdict", vs_verdict_name(r->verdict));
+    vs_jw_member_value(w, "evidence", r->evidence);
+    vs_jw_member_str(w, "note", r->note);
     vs_jw_close(w, '}');
 }
 
@@ -33,57 +27,38 @@ static void row_write(vs_jw *w, const vs_classify_row *r)
 {
     size_t i;
     vs_jw_open(w, '{');
-    vs_jw_key(w, "gpu");
-    vs_jw_str(w, r->gpu);
-    vs_jw_key(w, "catalog");
-    vs_jw_str(w, r->catalog);
-    vs_jw_key(w, "capacity_bytes");
-    vs_jw_bytes(w, r->capacity_known, r->capacity_bytes);
-    vs_jw_key(w, "capacity_basis");
-    vs_jw_str(w, r->capacity_basis);
-    vs_jw_key(w, "nominal_bytes");
-    vs_jw_bytes(w, r->nominal_known, r->nominal_bytes);
-    vs_jw_key(w, "reported_bytes");
-    vs_jw_bytes(w, r->reported_known, r->reported_bytes);
-    vs_jw_key(w, "reported_basis");
-    vs_jw_str(w, r->reported_basis);
+    vs_jw_member_str(w, "gpu", r->gpu);
+    vs_jw_member_str(w, "catalog", r->catalog);
+    vs_jw_member_bytes(w, "capacity_bytes", r->capacity_known, r->capacity_bytes);
+    vs_jw_member_str(w, "capacity_basis", r->capacity_basis);
+    vs_jw_member_bytes(w, "nominal_bytes", r->nominal_known, r->nominal_bytes);
+    vs_jw_member_bytes(w, "reported_bytes", r->reported_known, r->reported_bytes);
+    vs_jw_member_str(w, "reported_basis", r->reported_basis);
     vs_jw_key(w, "margin_bytes");
     if (r->margin_known)
         vs_jw_i64(w, r->margin_bytes);
     else
         vs_jw_null(w);
-    vs_jw_key(w, "cards");
-    vs_jw_u64(w, r->cards);
-    vs_jw_key(w, "cards_counted");
-    vs_jw_u64(w, r->cards_counted);
-    vs_jw_key(w, "price");
-    vs_jw_str(w, r->price);
-    vs_jw_key(w, "currency");
-    vs_jw_str(w, r->currency);
-    vs_jw_key(w, "period");
-    vs_jw_str(w, r->period);
-    vs_jw_key(w, "available");
-    vs_jw_str(w, r->available);
-    vs_jw_key(w, "interconnect");
-    vs_jw_str(w, r->interconnect);
+    vs_jw_member_u64(w, "cards", r->cards);
+    vs_jw_member_u64(w, "cards_counted", r->cards_counted);
+    vs_jw_member_str(w, "price", r->price);
+    vs_jw_member_str(w, "currency", r->currency);
+    vs_jw_member_str(w, "period", r->period);
+    vs_jw_member_str(w, "available", r->available);
+    vs_jw_member_str(w, "interconnect", r->interconnect);
     vs_jw_key(w, "requirements");
     vs_jw_open(w, '[');
     for (i = 0; i < r->nreqs; i++)
         req_write(w, &r->reqs[i]);
     vs_jw_close(w, ']');
-    vs_jw_key(w, "verdict");
-    vs_jw_str(w, vs_verdict_name(r->verdict));
-    vs_jw_key(w, "retained");
-    vs_jw_bool(w, r->verdict == VS_VERDICT_ADMISSIBLE);
-    vs_jw_key(w, "rank");
-    vs_jw_bytes(w, r->rank != 0, r->rank);
+    vs_jw_member_str(w, "verdict", vs_verdict_name(r->verdict));
+    vs_jw_member_bool(w, "retained", r->verdict == VS_VERDICT_ADMISSIBLE);
+    vs_jw_member_bytes(w, "rank", r->rank != 0, r->rank);
     vs_jw_key(w, "package_cost");
     if (r->price && r->currency) {
         vs_jw_open(w, '{');
-        vs_jw_key(w, "amount");
-        vs_jw_str(w, r->price);
-        vs_jw_key(w, "currency");
-        vs_jw_str(w, r->currency);
+        vs_jw_member_str(w, "amount", r->price);
+        vs_jw_member_str(w, "currency", r->currency);
         vs_jw_close(w, '}');
     } else {
         vs_jw_null(w);
@@ -94,19 +69,14 @@ static void row_write(vs_jw *w, const vs_classify_row *r)
 void vs_candidates_payload_write(vs_jw *w, const vs_classification *c)
 {
     size_t i;
-    vs_jw_key(w, "kind");
-    vs_jw_str(w, "candidates");
-    vs_jw_key(w, "envelope_bytes");
-    vs_jw_u64(w, c->env.envelope_bytes);
+    vs_jw_member_str(w, "kind", "candidates");
+    vs_jw_member_u64(w, "envelope_bytes", c->env.envelope_bytes);
     vs_jw_key(w, "envelope_complete");
     vs_jw_bool(w,
                c->env.weights_known && json_array_size(c->unknown) == 0 && c->env.n_unknown == 0);
-    vs_jw_key(w, "conservative");
-    vs_jw_bool(w, c->env.conservative);
-    vs_jw_key(w, "unknown");
-    vs_jw_value(w, c->unknown);
-    vs_jw_key(w, "gpus");
-    vs_jw_u64(w, c->env.gpus ? c->env.gpus : 1);
+    vs_jw_member_bool(w, "conservative", c->env.conservative);
+    vs_jw_member_value(w, "unknown", c->unknown);
+    vs_jw_member_u64(w, "gpus", c->env.gpus ? c->env.gpus : 1);
     vs_jw_key(w, "requirements");
     vs_jw_open(w, '[');
     for (i = 0; c->nrows && i < c->rows[0].nreqs; i++)
@@ -117,10 +87,8 @@ void vs_candidates_payload_write(vs_jw *w, const vs_classification *c)
     for (i = 0; i < c->nrows; i++)
         row_write(w, &c->rows[i]);
     vs_jw_close(w, ']');
-    vs_jw_key(w, "retained");
-    vs_jw_u64(w, c->nretained);
-    vs_jw_key(w, "ranked");
-    vs_jw_bool(w, c->ranked);
+    vs_jw_member_u64(w, "retained", c->nretained);
+    vs_jw_member_bool(w, "ranked", c->ranked);
     vs_jw_key(w, "ranked_by");
     vs_jw_open(w, '[');
     vs_jw_str(w, "total package cost");

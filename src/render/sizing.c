@@ -536,8 +536,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         vs_jw w = VS_JW_INIT(&pb);
         vs_jw_open(&w, '{');
         vs_envelope_payload_write(&w, env, sheet, views);
-        vs_jw_key(&w, "capacities");
-        vs_jw_value(&w, caps);
+        vs_jw_member_value(&w, "capacities", caps);
         vs_jw_close(&w, '}');
         bundle = finish_text(&text, &html, svg, &pb);
     }
@@ -631,10 +630,8 @@ static void write_origin(vs_jw *w, const char *estimator, const char *headline, 
 {
     const char *k;
     json_t *v;
-    vs_jw_key(w, "estimator");
-    vs_jw_str(w, estimator);
-    vs_jw_key(w, "formula");
-    vs_jw_str(w, headline);
+    vs_jw_member_str(w, "estimator", estimator);
+    vs_jw_member_str(w, "formula", headline);
     vs_jw_key(w, "inputs");
     if (inputs_take) {
         vs_jw_value(w, inputs_take);
@@ -662,8 +659,7 @@ static void component_payload(vs_buf *out, const vs_component_view *component,
     vs_buf_reserve(out, 256 + (headline ? strlen(headline) : 0));
     vs_jw_open(&w, '{');
     vs_component_view_write(component, &w);
-    vs_jw_key(&w, "kind");
-    vs_jw_str(&w, "component");
+    vs_jw_member_str(&w, "kind", "component");
     write_origin(&w, estimator, headline, inputs_take, extra_take);
     vs_jw_close(&w, '}');
 }
@@ -703,8 +699,7 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
         return;
     }
     vs_jw_open(&w, '{');
-    vs_jw_key(&w, "kind");
-    vs_jw_str(&w, "components");
+    vs_jw_member_str(&w, "kind", "components");
     vs_jw_key(&w, "components");
     vs_jw_open(&w, '[');
     for (i = 0; i < n; i++) {
@@ -713,8 +708,7 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
         vs_jw_close(&w, '}');
     }
     vs_jw_close(&w, ']');
-    vs_jw_key(&w, "total_bytes");
-    vs_jw_bytes(&w, all_known, total);
+    vs_jw_member_bytes(&w, "total_bytes", all_known, total);
     write_origin(&w, estimator, headline, inputs_take, extra_take);
     vs_jw_close(&w, '}');
     free(found);

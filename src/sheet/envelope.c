@@ -148,24 +148,15 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         pl.stage = 0;
     }
     vs_jw_open(&uw, '[');
-    vs_jw_key(w, "kind");
-    vs_jw_str(w, "envelope");
-    vs_jw_key(w, "weights_bytes");
-    vs_jw_bytes(w, env->weights_known, env->weights_bytes);
-    vs_jw_key(w, "weights_gpu_bytes");
-    vs_jw_bytes(w, env->weights_known, env->weights_gpu_bytes);
-    vs_jw_key(w, "weights_basis");
-    vs_jw_str(w, env->weights_known ? env->weights_basis : NULL);
-    vs_jw_key(w, "weights_known");
-    vs_jw_bool(w, env->weights_known);
-    vs_jw_key(w, "reserve_bytes");
-    vs_jw_u64(w, env->reserve_bytes);
-    vs_jw_key(w, "envelope_bytes");
-    vs_jw_u64(w, env->envelope_bytes);
-    vs_jw_key(w, "conservative");
-    vs_jw_bool(w, env->conservative);
-    vs_jw_key(w, "complete");
-    vs_jw_bool(w, env->weights_known && env->n_unknown == 0);
+    vs_jw_member_str(w, "kind", "envelope");
+    vs_jw_member_bytes(w, "weights_bytes", env->weights_known, env->weights_bytes);
+    vs_jw_member_bytes(w, "weights_gpu_bytes", env->weights_known, env->weights_gpu_bytes);
+    vs_jw_member_str(w, "weights_basis", env->weights_known ? env->weights_basis : NULL);
+    vs_jw_member_bool(w, "weights_known", env->weights_known);
+    vs_jw_member_u64(w, "reserve_bytes", env->reserve_bytes);
+    vs_jw_member_u64(w, "envelope_bytes", env->envelope_bytes);
+    vs_jw_member_bool(w, "conservative", env->conservative);
+    vs_jw_member_bool(w, "complete", env->weights_known && env->n_unknown == 0);
     /* Written, not built as a tree: a long sheet has hundreds of components,
      * and this payload is most of an `envelope` result. */
     vs_jw_key(w, "components");
@@ -175,10 +166,8 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         const char *cls = json_string_value(v->cls);
         vs_jw_open(w, '{');
         vs_component_view_write(v, w);
-        vs_jw_key(w, "gpu_bytes");
-        vs_jw_bytes(w, v->known, vs_placement_per_gpu(&pl, cls, v->value));
-        vs_jw_key(w, "ways");
-        vs_jw_u64(w, vs_placement_ways(&pl, cls));
+        vs_jw_member_bytes(w, "gpu_bytes", v->known, vs_placement_per_gpu(&pl, cls, v->value));
+        vs_jw_member_u64(w, "ways", vs_placement_ways(&pl, cls));
         vs_jw_close(w, '}');
         if (!v->known && v->name) /* the names list, written beside in the same walk */
             vs_jw_value(&uw, v->name);
@@ -190,26 +179,20 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         w->out->failed = 1;
     vs_jw_raw(w, vs_buf_str(&unknown), unknown.len);
     vs_buf_free(&unknown);
-    vs_jw_key(w, "gpus");
-    vs_jw_u64(w, env->gpus);
+    vs_jw_member_u64(w, "gpus", env->gpus);
     vs_jw_key(w, "placement");
     vs_jw_open(w, '{');
-    vs_jw_key(w, "kind");
-    vs_jw_str(w, vs_placement_kind_name(pl.kind));
-    vs_jw_key(w, "gpus");
-    vs_jw_u64(w, pl.gpus);
+    vs_jw_member_str(w, "kind", vs_placement_kind_name(pl.kind));
+    vs_jw_member_u64(w, "gpus", pl.gpus);
     vs_jw_key(w, "stage");
     if (pl.kind == VS_PLACE_ZERO)
         vs_jw_i64(w, pl.stage);
     else
         vs_jw_null(w);
     vs_jw_close(w, '}');
-    vs_jw_key(w, "params");
-    vs_jw_bytes(w, have_params, params);
-    vs_jw_key(w, "bits");
-    vs_jw_bytes(w, bits != 0, bits);
-    vs_jw_key(w, "format");
-    vs_jw_str(w, json_string_value(json_object_get(card, "format")));
+    vs_jw_member_bytes(w, "params", have_params, params);
+    vs_jw_member_bytes(w, "bits", bits != 0, bits);
+    vs_jw_member_str(w, "format", json_string_value(json_object_get(card, "format")));
     vs_jw_key(w, "notes");
     vs_jw_open(w, '[');
     if (env->weights_known && env->weights_basis &&

@@ -259,16 +259,11 @@ void vs_component_views_free(vs_component_views *views)
 
 void vs_component_view_write(const vs_component_view *v, vs_jw *w)
 {
-    vs_jw_key(w, "name");
-    vs_jw_value(w, v->name);
-    vs_jw_key(w, "bytes");
-    vs_jw_bytes(w, v->known, v->value);
-    vs_jw_key(w, "status");
-    vs_jw_value(w, v->status);
-    vs_jw_key(w, "source");
-    vs_jw_value(w, v->source);
-    vs_jw_key(w, "phase");
-    vs_jw_value(w, v->phase);
+    vs_jw_member_value(w, "name", v->name);
+    vs_jw_member_bytes(w, "bytes", v->known, v->value);
+    vs_jw_member_value(w, "status", v->status);
+    vs_jw_member_value(w, "source", v->source);
+    vs_jw_member_value(w, "phase", v->phase);
     vs_jw_key(w, "class");
     if (v->cls)
         vs_jw_value(w, v->cls);

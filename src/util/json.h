@@ -141,6 +141,35 @@ void vs_jw_value(vs_jw *w, const json_t *v);
 /* A value already written as JSON text (by another vs_jw, not checked). */
 void vs_jw_raw(vs_jw *w, const char *json, size_t len);
 
+/* A member of the object w has open, key then value, in one call: payloads
+ * are mostly such pairs. */
+static inline void vs_jw_member_str(vs_jw *w, const char *key, const char *s)
+{
+    vs_jw_key(w, key);
+    vs_jw_str(w, s);
+}
+static inline void vs_jw_member_u64(vs_jw *w, const char *key, uint64_t v)
+{
+    vs_jw_key(w, key);
+    vs_jw_u64(w, v);
+}
+static inline void vs_jw_member_bool(vs_jw *w, const char *key, int v)
+{
+    vs_jw_key(w, key);
+    vs_jw_bool(w, v);
+}
+static inline void vs_jw_member_bytes(vs_jw *w, const char *key, int known, uint64_t v)
+{
+    vs_jw_key(w, key);
+    vs_jw_bytes(w, known, v);
+}
+static inline void vs_jw_member_value(vs_jw *w, const char *key, const json_t *v)
+{
+    vs_jw_key(w, key);
+    vs_jw_value(w, v);
+}
+
+
 /* Appends s[0..len) as a JSON string literal like vs_json_dump_string, but
  * never fails on encoding: each byte that does not start a valid UTF-8
  * sequence is written as U+FFFD. */

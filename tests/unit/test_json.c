@@ -253,6 +253,46 @@ static json_t *counted(json_t *a)
  * nested objects and arrays, empty ones, every scalar, jansson values, a
  * value written beside and spliced in, and a string that is not
  * UTF-8 written with U+FFFD instead of failing. */
+/* A member is its key then its value: the same text as the two calls. */
+START_TEST(members_are_a_key_then_a_value)
+{
+    vs_buf a = VS_BUF_INIT, b = VS_BUF_INIT;
+    vs_jw wa = VS_JW_INIT(&a), wb = VS_JW_INIT(&b);
+    json_t *v = json_pack("[i, s]", 1, "x");
+    vs_jw_open(&wa, '{');
+    vs_jw_member_str(&wa, "s", "a \"q\"");
+    vs_jw_member_str(&wa, "none", NULL);
+    vs_jw_member_u64(&wa, "u", UINT64_MAX);
+    vs_jw_member_bool(&wa, "b", 1);
+    vs_jw_member_bytes(&wa, "known", 1, 42);
+    vs_jw_member_bytes(&wa, "unknown", 0, 42);
+    vs_jw_member_value(&wa, "v", v);
+    vs_jw_close(&wa, '}');
+    vs_jw_open(&wb, '{');
+    vs_jw_key(&wb, "s");
+    vs_jw_str(&wb, "a \"q\"");
+    vs_jw_key(&wb, "none");
+    vs_jw_null(&wb);
+    vs_jw_key(&wb, "u");
+    vs_jw_u64(&wb, UINT64_MAX);
+    vs_jw_key(&wb, "b");
+    vs_jw_bool(&wb, 1);
+    vs_jw_key(&wb, "known");
+    vs_jw_u64(&wb, 42);
+    vs_jw_key(&wb, "unknown");
+    vs_jw_null(&wb);
+    vs_jw_key(&wb, "v");
+    vs_jw_value(&wb, v);
+    vs_jw_close(&wb, '}');
+    ck_assert_str_eq(vs_buf_str(&a), vs_buf_str(&b));
+    ck_assert_str_eq(vs_buf_str(&a), "{\"s\":\"a \\\"q\\\"\",\"none\":null,\"u\":18446744073709551615,"
+                                     "\"b\":true,\"known\":42,\"unknown\":null,\"v\":[1,\"x\"]}");
+    json_decref(v);
+    vs_buf_free(&a);
+    vs_buf_free(&b);
+}
+END_TEST
+
 START_TEST(writer_writes_what_jansson_dumps)
 {
     vs_buf out = VS_BUF_INIT, side = VS_BUF_INIT;
@@ -365,6 +405,7 @@ int main(void)
     tcase_add_test(tc, copy_is_equal_and_shares_scalars);
     tcase_add_test(tc, array_foreach_evaluates_once);
     tcase_add_test(tc, writer_writes_what_jansson_dumps);
+    tcase_add_test(tc, members_are_a_key_then_a_value);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
