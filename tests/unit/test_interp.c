@@ -76,6 +76,15 @@ static char *session_state(vs_interp *ip)
     return s;
 }
 
+/* The payload of `sheet first` (its member key when not NULL), as text. */
+static char *first_sheet(vs_interp *ip, const char *key)
+{
+    json_t *r = run_ok(ip, "sheet first", NULL), *p = payload(r);
+    char *s = json_dumps(key ? json_object_get(p, key) : p, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(r);
+    return s;
+}
+
 START_TEST(test_last_result_and_displays)
 {
     vs_interp *ip = vs_interp_new(NULL);
@@ -205,13 +214,9 @@ START_TEST(test_atomic_cell)
         char *s1, *s2;
         r = run_ok(ip, "sheet first\nreserve 6GiB", NULL);
         json_decref(r);
-        r = run_ok(ip, "sheet first", NULL);
-        s1 = json_dumps(json_object_get(payload(r), "components"), JSON_SORT_KEYS);
-        json_decref(r);
+        s1 = first_sheet(ip, "components");
         ck_assert_int_lt(run_err(ip, "reserve kv 16GiB\nreserve w 1GiB\nbogus", &err), 0);
-        r = run_ok(ip, "sheet first", NULL);
-        s2 = json_dumps(json_object_get(payload(r), "components"), JSON_SORT_KEYS);
-        json_decref(r);
+        s2 = first_sheet(ip, "components");
         ck_assert_str_eq(s1, s2);
         free(s1);
         free(s2);
@@ -219,18 +224,14 @@ START_TEST(test_atomic_cell)
          * come back as they were: the snapshot shares them (sheet.h) */
         r = run_ok(ip, "reserve kv 16GiB source=\"first\"\nreserve act status=unknown", NULL);
         json_decref(r);
-        r = run_ok(ip, "sheet first", NULL);
-        s1 = json_dumps(payload(r), JSON_SORT_KEYS | JSON_COMPACT);
-        json_decref(r);
+        s1 = first_sheet(ip, NULL);
         ck_assert_ptr_nonnull(strstr(s1, "\"source\":\"first\""));
         ck_assert_int_lt(run_err(ip,
                                  "reserve kv 20GiB source=\"second\"\nreserve act 1GiB\n"
                                  "reserve remove reserve\nreserve extra 1GiB\nbogus",
                                  &err),
                          0);
-        r = run_ok(ip, "sheet first", NULL);
-        s2 = json_dumps(payload(r), JSON_SORT_KEYS | JSON_COMPACT);
-        json_decref(r);
+        s2 = first_sheet(ip, NULL);
         ck_assert_str_eq(s1, s2);
         free(s1);
         free(s2);
