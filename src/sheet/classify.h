@@ -69,12 +69,13 @@ typedef struct vs_classify_row {
     char *gpu;     /* the offer's name */
     char *catalog; /* the catalogue entry it used, or NULL */
     int nominal_known;
-    uint64_t nominal_bytes; /* memory_bytes: nominal, as marketed */
+    uint64_t nominal_bytes;        /* memory_bytes: nominal, as marketed */
+    uint64_t nominal_binary_bytes; /* the nominal figure read in binary units (GB as GiB) */
     int reported_known;
     uint64_t reported_bytes; /* device-reported total */
     char *reported_basis;    /* where the reported figure comes from, or NULL */
     int capacity_known;
-    uint64_t capacity_bytes;    /* one card: reported when known, else nominal */
+    uint64_t capacity_bytes;    /* one card: vs_offer_capacity (reported, else nominal) */
     const char *capacity_basis; /* "reported", "nominal", or NULL when unknown (static) */
     unsigned cards;             /* cards in the offer */
     unsigned cards_counted;     /* cards the placement uses (<= cards) */
