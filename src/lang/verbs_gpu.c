@@ -172,8 +172,9 @@ static int unquoted_name(const vs_line *line, vs_error *err)
 
 static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB] [price=47.14USD] "
-                         "[period=3d] [cards=N] [available=...] [interconnect=...]";
+    const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
+                         "[price=47.14USD] [period=3d] [cards=N] [available=...] "
+                         "[interconnect=...]";
     json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL, *payload;
     const vs_arg *name = vs_line_positional(line, 0), *a;
     vs_gpu_spec spec;
@@ -782,16 +783,20 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 const vs_verb vs_verbs_gpu[] = {
     {"gpu", verb_gpu,
-     "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB] [price=47.14USD] [period=3d] "
-     "[cards=N] [available=...] [interconnect=...]",
+     "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
+     "[price=47.14USD] [period=3d] [cards=N] [available=...] [interconnect=...]",
      "add or replace a GPU offer (a candidate)",
      "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. The catalogue "
      "(`gpus` lists it) fills what it knows for NAME, or for catalog=ENTRY when the offer has "
      "its own name: the nominal memory as marketed (GB = 10^9 bytes) and the total the driver "
-     "reports (nvidia-smi's MiB, so bytes, with the ECC state it assumes and its source). What "
-     "you give wins: memory= is the nominal memory, reported= the device-reported total. The "
-     "capacity check uses the reported total when known, else the nominal memory, and says "
-     "which. price= is the exact total cost of the package (all its cards for its period) with "
+     "reports (nvidia-smi's MiB, so bytes, with the ECC state it assumes and the link to the "
+     "public capture that printed it). A name with spaces is quoted (gpu \"H100 SXM\"). What "
+     "you give wins: memory= is the nominal memory, reported= the device-reported total (the "
+     "card's own nvidia-smi memory.total) and reported_source= where that figure comes from. "
+     "The capacity check uses the reported total when known, else the nominal memory, and says "
+     "which; on the nominal memory alone it excludes only when the need exceeds the nominal "
+     "figure read in binary units (80 GB read as 80 GiB), and is to-confirm in between, naming "
+     "the missing device-reported total. price= is the exact total cost of the package (all its cards for its period) with "
      "its currency (47.14USD); it ranks cost, never speed. period= is the package's duration "
      "(3d, 72h, 2w, 1mo). cards= is how many cards the package has: several cards count only "
      "with a placement on that many GPUs (`placement tensor gpus=2`); two cards are never one "
@@ -801,8 +806,9 @@ const vs_verb vs_verbs_gpu[] = {
      gpu_keys, NULL},
     {"gpus", verb_gpus, "gpus [FILTER]", "list the GPU catalogue with its sources",
      "Lists the GPU catalogue (src/catalog/gpus.json): nominal memory as marketed, the total "
-     "nvidia-smi reported in one public capture (MiB and bytes) with its ECC state, and bf16 "
-     "and fp8 support; unknown facts stay unknown. FILTER keeps the names containing it "
+     "nvidia-smi reported in one public capture (MiB and bytes) with its ECC state and link, "
+     "CUDA's total where a public log printed it, and bf16 and fp8 support; unknown facts stay "
+     "unknown and the list says which totals are not sourced. FILTER keeps the names containing it "
      "(`gpus rtx`). The payload (kind \"catalog\") carries every entry with its sources.",
      NULL, NULL},
     {"require", verb_require, "require \"TEXT\"", "add a mandatory requirement",
@@ -829,8 +835,10 @@ const vs_verb vs_verbs_gpu[] = {
     {"candidates", verb_candidates, "candidates", "classify and rank the GPU offers",
      "Shows every offer against every mandatory requirement with its verdict and the evidence "
      "behind it. Capacity is checked per GPU after the placement: exclude when the known part "
-     "of the envelope already exceeds the capacity (or the placement needs more GPUs than the "
-     "offer has), admissible when every component is known and the envelope fits, to-confirm "
+     "of the envelope already exceeds the capacity (on a nominal basis: exceeds even the "
+     "nominal figure read in binary units, else to-confirm until the device-reported total is "
+     "given), or when the placement needs more GPUs than the offer has (said on its own line), "
+     "admissible when every component is known and the envelope fits, to-confirm "
      "when it fits but something is unknown. A candidate is retained only when every "
      "requirement is admissible; retained candidates are ranked by total package cost (exact "
      "decimals, one currency), then useful margin (capacity minus the per-GPU envelope), then "
