@@ -254,8 +254,8 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         memory = spec.memory_bytes, mem_given = 1;
     if (rep_given) {
         const char *src = pair_text(line, "reported_source");
-        snprintf(basis, sizeof basis, "declared with reported=%s%s", src && src[0] ? "; source: " : " (no source given)",
-                 src && src[0] ? src : "");
+        snprintf(basis, sizeof basis, "declared with reported=%s%s",
+                 src && src[0] ? "; source: " : " (no source given)", src && src[0] ? src : "");
     } else if (have_spec && spec.reported_known) {
         if (spec.memory_known && memory != spec.memory_bytes) {
             vs_buf_printf(&nb,
@@ -796,8 +796,8 @@ const vs_verb vs_verbs_gpu[] = {
      "The capacity check uses the reported total when known, else the nominal memory, and says "
      "which; on the nominal memory alone it excludes only when the need exceeds the nominal "
      "figure read in binary units (80 GB read as 80 GiB), and is to-confirm in between, naming "
-     "the missing device-reported total. price= is the exact total cost of the package (all its cards for its period) with "
-     "its currency (47.14USD); it ranks cost, never speed. period= is the package's duration "
+     "the missing device-reported total. price= is the exact total cost of the package (all "
+     "its cards for its period) with its currency (47.14USD); it ranks cost, never speed. period= is the package's duration "
      "(3d, 72h, 2w, 1mo). cards= is how many cards the package has: several cards count only "
      "with a placement on that many GPUs (`placement tensor gpus=2`); two cards are never one "
      "memory space. available= documents the schedule (an ISO date or `now`), interconnect= "

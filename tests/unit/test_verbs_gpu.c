@@ -381,8 +381,8 @@ START_TEST(test_gpu_names_forgiven)
     ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
                      (json_int_t)(81559 * MIB));
     run_ok("gpu \"NVIDIA H100 80GB HBM3\"");
-    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(payload(), "offer"), "catalog")),
-                     "H100 SXM");
+    o = json_object_get(payload(), "offer");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "H100 SXM");
 
     /* Unquoted words: the fix, with the catalogue's spelling, at the name. */
     ck_assert_int_eq(run("gpu h100 sxm"), VS_EVALUE);
