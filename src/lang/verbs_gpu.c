@@ -793,16 +793,17 @@ const vs_verb vs_verbs_gpu[] = {
      "public capture that printed it). A name with spaces is quoted (gpu \"H100 SXM\"). What "
      "you give wins: memory= is the nominal memory, reported= the device-reported total (the "
      "card's own nvidia-smi memory.total) and reported_source= where that figure comes from. "
-     "The capacity check uses the reported total when known, else the nominal memory, and says "
-     "which; on the nominal memory alone it excludes only when the need exceeds the nominal "
-     "figure read in binary units (80 GB read as 80 GiB), and is to-confirm in between, naming "
-     "the missing device-reported total. price= is the exact total cost of the package (all "
-     "its cards for its period) with its currency (47.14USD); it ranks cost, never speed. "
-     "period= is the package's duration (3d, 72h, 2w, 1mo). cards= is how many cards the package has: several cards count only "
-     "with a placement on that many GPUs (`placement tensor gpus=2`); two cards are never one "
-     "memory space. available= documents the schedule (an ISO date or `now`), interconnect= "
-     "the link between cards. A catalogue figure proves neither a software installation, nor "
-     "free memory, nor an availability period.",
+     "The capacity check uses the reported total when known, else the nominal memory, and "
+     "says which; on the nominal memory alone it excludes only when the need exceeds the "
+     "nominal figure read in binary units (80 GB read as 80 GiB), and is to-confirm in "
+     "between, naming the missing device-reported total. price= is the exact total cost of "
+     "the package (all its cards for its period) with its currency (47.14USD); it ranks cost, "
+     "never speed. period= is the package's duration (3d, 72h, 2w, 1mo). cards= is how many "
+     "cards the package has: several cards count only with a placement on that many GPUs "
+     "(`placement tensor gpus=2`); two cards are never one memory space. available= documents "
+     "the schedule (an ISO date or `now`), interconnect= the link between cards. A catalogue "
+     "figure proves neither a software installation, nor free memory, nor an availability "
+     "period.",
      gpu_keys, NULL},
     {"gpus", verb_gpus, "gpus [FILTER]", "list the GPU catalogue with its sources",
      "Lists the GPU catalogue (src/catalog/gpus.json): nominal memory as marketed, the total "
