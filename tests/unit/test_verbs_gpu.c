@@ -393,6 +393,9 @@ START_TEST(test_gpu_names_forgiven)
     /* Words the catalogue does not know are quoted as written. */
     ck_assert_int_eq(run("gpu my lab card memory=24GB"), VS_EVALUE);
     ck_assert_str_eq(err.message, "quote a name with spaces: gpu \"my lab card\"");
+    /* A quoted name followed by a stray word is another mistake: the syntax. */
+    ck_assert_int_eq(run("gpu \"RTX 4090\" spare"), VS_EVALUE);
+    ck_assert_ptr_null(strstr(err.message, "quote a name"));
 }
 END_TEST
 
