@@ -6,9 +6,12 @@
  * failure prevents the workload). The requirements are:
  *   - capacity, built in: the per-GPU envelope (after the placement) against one
  *     card's capacity, on the device-reported bytes when known, else on the
- *     nominal bytes (the row says which basis). exclude when the known part of
- *     the envelope already exceeds the capacity, or when the placement needs more
- *     GPUs than the offer has; admissible when every component and the weights
+ *     nominal bytes (the row says which basis; the rule is vs_offer_capacity's,
+ *     sheet/capacity.h). exclude when the known part of the envelope already
+ *     exceeds the capacity (on a nominal basis: exceeds even the nominal figure
+ *     read in binary units, 80 GB as 80 GiB; in between it is to-confirm, naming
+ *     the missing device-reported total), or when the placement needs more GPUs
+ *     than the offer has (also a note of its own); admissible when every component and the weights
  *     are known and the envelope fits; to-confirm when it fits so far but
  *     something is unknown, or the capacity itself is unknown;
  *   - what the card implies: length, concurrency (inference) or microbatch
