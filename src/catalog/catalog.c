@@ -126,6 +126,16 @@ static void spec_fill(vs_gpu_spec *out, const json_t *g)
         out->reported_mib = json_is_integer(mib) ? (uint64_t)json_integer_value(mib) : 0;
     }
     out->ecc = json_string_value(json_object_get(g, "ecc"));
+    out->reported_source = json_string_value(json_object_get(g, "reported_source"));
+    out->reported_unknown = json_string_value(json_object_get(g, "reported_unknown"));
+    {
+        json_t *cb = json_object_get(g, "cuda_total_bytes");
+        if (json_is_integer(cb) && json_integer_value(cb) > 0) {
+            out->cuda_known = 1;
+            out->cuda_bytes = (uint64_t)json_integer_value(cb);
+            out->cuda_source = json_string_value(json_object_get(g, "cuda_total_source"));
+        }
+    }
     out->bf16 = flag_of(json_object_get(g, "bf16"));
     out->fp8 = flag_of(json_object_get(g, "fp8"));
 }

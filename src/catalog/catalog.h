@@ -3,8 +3,10 @@
  * The catalogue is a data file (src/catalog/gpus.json, with a source for each
  * fact) compiled into the binary. For each GPU it gives names and aliases, the
  * nominal memory as marketed (GB = 10^9 bytes), the total the driver reported in
- * one public nvidia-smi capture (MiB, so bytes) with the ECC state it assumes,
- * and bf16/fp8 support; what is not known stays unknown. Those are facts about a
+ * one public nvidia-smi capture (MiB, so bytes) with the ECC state it assumes and
+ * the link to that capture, the total CUDA reports (cudaMemGetInfo) where a
+ * public log printed it, and bf16/fp8 support; what is not known stays unknown,
+ * with the reason. Those are facts about a
  * product, never about an offer: a catalogue entry proves neither a software
  * installation, nor free memory, nor an availability period. Names are found
  * case-insensitively, ignoring spaces, punctuation and the words NVIDIA,
@@ -34,6 +36,11 @@ typedef struct vs_gpu_spec {
     uint64_t reported_bytes; /* the driver's total (nvidia-smi memory.total) in bytes */
     uint64_t reported_mib;   /* the same, as nvidia-smi printed it */
     const char *ecc; /* ECC state that total assumes: "on", "off", "unsupported"; NULL unknown */
+    const char *reported_source;  /* the public capture that printed it (a link); NULL unknown */
+    const char *reported_unknown; /* why no total is given, when none is; else NULL */
+    int cuda_known;
+    uint64_t cuda_bytes;      /* CUDA's total (cudaMemGetInfo), below nvidia-smi's */
+    const char *cuda_source;  /* the public log that printed it; NULL unknown */
     int bf16;        /* 1 supported, 0 not, -1 unknown */
     int fp8;
     const json_t *entry; /* the whole entry (aliases, sources, notes); borrowed */
@@ -50,7 +57,9 @@ const char *vs_catalog_text(size_t *len);
 size_t vs_catalog_count(void);
 int vs_catalog_at(vs_gpu_spec *out, size_t i);
 
-/* Fills out from the entry whose name or alias matches name (see above).
+/* Fills out from the entry whose name or alias matches name (see above); the
+ * aliases are the catalogue's ("H100 80GB" is listed for the H100 SXM, whose
+ * nvidia-smi name is "NVIDIA H100 80GB HBM3"), never guessed.
  * Returns 0, or VS_ENOTFOUND with a message naming the entries it may have
  * meant ("A100" -> "A100 80GB, A100 40GB"). */
 int vs_catalog_find(vs_gpu_spec *out, const char *name, vs_error *err);

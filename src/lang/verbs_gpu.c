@@ -20,8 +20,9 @@
 #include "util/buf.h"
 #include "util/json.h"
 
-static const char *const gpu_keys[] = {"catalog", "memory",    "reported",     "price", "period",
-                                       "cards",   "available", "interconnect", NULL};
+static const char *const gpu_keys[] = {"catalog", "memory",    "reported",     "reported_source",
+                                       "price",   "period",    "cards",        "available",
+                                       "interconnect", NULL};
 static const char *const evidence_keys[] = {"source", "version", "scope", NULL};
 
 static int oom(vs_error *err)
@@ -146,10 +147,34 @@ static json_t *spec_json(const vs_gpu_spec *s)
                      json_object_get(s->entry, "sources"));
 }
 
+/* `gpu h100 sxm`: several words where one name was expected. The fix is in
+ * the message, with the catalogue's spelling when the words name an entry. */
+static int unquoted_name(const vs_line *line, vs_error *err)
+{
+    vs_buf words = VS_BUF_INIT;
+    vs_gpu_spec spec;
+    vs_error ignored = {0};
+    const vs_arg *first = vs_line_positional(line, 0);
+    size_t i, n = vs_line_npositional(line);
+    int rc;
+    for (i = 0; i < n; i++)
+        vs_buf_printf(&words, "%s%s", i ? " " : "", vs_line_positional(line, i)->value);
+    if (vs_buf_failed(&words))
+        return oom(err);
+    rc = vs_error_set_at(err, VS_EVALUE, first->line, first->column,
+                         "quote a name with spaces: gpu \"%s\"",
+                         vs_catalog_find(&spec, vs_buf_str(&words), &ignored) == 0
+                             ? spec.name
+                             : vs_buf_str(&words));
+    vs_buf_free(&words);
+    return rc;
+}
+
 static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB] [price=47.14USD] "
-                         "[period=3d] [cards=N] [available=...] [interconnect=...]";
+    const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
+                         "[price=47.14USD] [period=3d] [cards=N] [available=...] "
+                         "[interconnect=...]";
     json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL, *payload;
     const vs_arg *name = vs_line_positional(line, 0), *a;
     vs_gpu_spec spec;
@@ -169,6 +194,8 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!name)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "expected `%s`: the GPU's name comes first", syntax);
+    if (vs_line_npositional(line) > 1 && !name->quoted)
+        return unquoted_name(line, err);
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if ((rc = vs_line_get_bytes(line, "memory", 0, &memory, &mem_given, err)) < 0 ||
@@ -193,6 +220,11 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if ((a = vs_line_pair(line, "period")) && (rc = check_period(a, err)) < 0)
         return rc;
+    if ((a = vs_line_pair(line, "reported_source")) && !rep_given)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                               "reported_source= says where reported= comes from: give "
+                               "reported=AMOUNT too (e.g. reported=81559MiB "
+                               "reported_source=\"nvidia-smi memory.total\")");
 
     /* The catalogue fills what it knows; what the person gives wins. */
     cat_name = pair_text(line, "catalog");
@@ -221,7 +253,9 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (have_spec && !mem_given && spec.memory_known)
         memory = spec.memory_bytes, mem_given = 1;
     if (rep_given) {
-        snprintf(basis, sizeof basis, "declared with reported=");
+        const char *src = pair_text(line, "reported_source");
+        snprintf(basis, sizeof basis, "declared with reported=%s%s",
+                 src && src[0] ? "; source: " : " (no source given)", src && src[0] ? src : "");
     } else if (have_spec && spec.reported_known) {
         if (spec.memory_known && memory != spec.memory_bytes) {
             vs_buf_printf(&nb,
@@ -231,21 +265,12 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
             json_array_append_new(notes, json_string(vs_buf_str(&nb)));
             vs_buf_reset(&nb);
         } else {
-            json_t *src = json_object_get(spec.entry, "sources"), *sj;
-            const char *ref = NULL;
-            json_array_foreach(src, i, sj)
-            {
-                const char *fact = str_of(sj, "fact");
-                if (fact && strstr(fact, "reported")) {
-                    ref = str_of(sj, "ref");
-                    break;
-                }
-            }
             reported = spec.reported_bytes;
             rep_given = 1;
             snprintf(basis, sizeof basis, "catalogue %s: nvidia-smi total %llu MiB, ECC %s; %s",
                      spec.name, (unsigned long long)spec.reported_mib,
-                     spec.ecc ? spec.ecc : "state unknown", ref ? ref : "no source");
+                     spec.ecc ? spec.ecc : "state unknown",
+                     spec.reported_source ? spec.reported_source : "no source");
         }
     }
     if (have_spec) {
@@ -367,6 +392,39 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ------------------------------------------------------------------ gpus */
 
+/* What the `gpus` table cannot say in a cell: where totals are unknown, and
+ * which CUDA totals (what vLLM budgets from) the catalogue knows. */
+static void catalogue_notes(vs_buf *text, vs_buf *html, const vs_buf *unsourced,
+                            const vs_buf *cuda)
+{
+    vs_buf b = VS_BUF_INIT;
+    vs_buf_puts(&b, "The reported total is one nvidia-smi capture and depends on the ECC state; "
+                    "free memory is less (driver, CUDA context, other processes).");
+    vs_buf_printf(text, "\n%s\n", vs_buf_str(&b));
+    vs_buf_puts(html, "<p>");
+    vs_buf_put_html(html, vs_buf_str(&b));
+    vs_buf_puts(html, "</p>\n<ul>\n");
+    vs_buf_reset(&b);
+    if (unsourced->len) {
+        vs_buf_printf(&b,
+                      "Device-reported total unknown (no public capture found): %s. Their "
+                      "capacity check is on the nominal memory until you give reported= (the "
+                      "card's own nvidia-smi memory.total, or amd-smi's VRAM total).",
+                      vs_buf_str(unsourced));
+        bullet(text, html, vs_buf_str(&b));
+        vs_buf_reset(&b);
+    }
+    if (cuda->len)
+        vs_buf_printf(&b, "CUDA totals (cudaMemGetInfo, what vLLM budgets from): %s.",
+                      vs_buf_str(cuda));
+    else
+        vs_buf_puts(&b, "CUDA totals (cudaMemGetInfo, what vLLM budgets from, below nvidia-smi's): "
+                        "none is given here, for want of a public log printing one in bytes.");
+    bullet(text, html, vs_buf_str(&b));
+    vs_buf_puts(html, "</ul>\n");
+    vs_buf_free(&b);
+}
+
 static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const headers[] = {"GPU", "nominal memory", "reported total (nvidia-smi)",
@@ -375,7 +433,7 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
     char key[128] = "";
     vs_table *t;
     json_t *list = json_array(), *payload;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unsourced = VS_BUF_INIT, cuda = VS_BUF_INIT;
     size_t i, n = vs_catalog_count();
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
@@ -407,6 +465,15 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
             char dd[160];
             vs_units_describe(dd, sizeof dd, s.reported_bytes);
             snprintf(rep, sizeof rep, "%llu MiB = %s", (unsigned long long)s.reported_mib, dd);
+        } else {
+            snprintf(rep, sizeof rep, "unknown (no public capture)");
+            vs_buf_printf(&unsourced, "%s%s", unsourced.len ? ", " : "", s.name);
+        }
+        if (s.cuda_known) {
+            char dd[160];
+            vs_units_describe(dd, sizeof dd, s.cuda_bytes);
+            vs_buf_printf(&cuda, "%s%s: %s (%s)", cuda.len ? "; " : "", s.name, dd,
+                          s.cuda_source ? s.cuda_source : "no source");
         }
         cells[0] = s.name;
         cells[1] = nom;
@@ -419,12 +486,11 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     vs_buf_puts(&text, "GPU catalogue (src/catalog/gpus.json; each figure has its source):\n\n");
     vs_table_text(t, &text);
-    vs_buf_puts(&text, "\nThe reported total is one nvidia-smi capture and depends on the ECC "
-                       "state; free memory is less (driver, CUDA context, other processes).\n");
     vs_buf_puts(&html, "<p>GPU catalogue (each figure has its source)</p>\n");
     vs_table_html(t, &html);
-    vs_buf_puts(&html, "<p>The reported total is one nvidia-smi capture and depends on the ECC "
-                       "state; free memory is less (driver, CUDA context, other processes).</p>\n");
+    catalogue_notes(&text, &html, &unsourced, &cuda);
+    vs_buf_free(&unsourced);
+    vs_buf_free(&cuda);
     if (vs_table_failed(t))
         text.failed = 1;
     vs_table_free(t);
@@ -717,27 +783,33 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 const vs_verb vs_verbs_gpu[] = {
     {"gpu", verb_gpu,
-     "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB] [price=47.14USD] [period=3d] "
-     "[cards=N] [available=...] [interconnect=...]",
+     "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
+     "[price=47.14USD] [period=3d] [cards=N] [available=...] [interconnect=...]",
      "add or replace a GPU offer (a candidate)",
      "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. The catalogue "
      "(`gpus` lists it) fills what it knows for NAME, or for catalog=ENTRY when the offer has "
      "its own name: the nominal memory as marketed (GB = 10^9 bytes) and the total the driver "
-     "reports (nvidia-smi's MiB, so bytes, with the ECC state it assumes and its source). What "
-     "you give wins: memory= is the nominal memory, reported= the device-reported total. The "
-     "capacity check uses the reported total when known, else the nominal memory, and says "
-     "which. price= is the exact total cost of the package (all its cards for its period) with "
-     "its currency (47.14USD); it ranks cost, never speed. period= is the package's duration "
-     "(3d, 72h, 2w, 1mo). cards= is how many cards the package has: several cards count only "
-     "with a placement on that many GPUs (`placement tensor gpus=2`); two cards are never one "
-     "memory space. available= documents the schedule (an ISO date or `now`), interconnect= "
-     "the link between cards. A catalogue figure proves neither a software installation, nor "
-     "free memory, nor an availability period.",
+     "reports (nvidia-smi's MiB, so bytes, with the ECC state it assumes and the link to the "
+     "public capture that printed it). A name with spaces is quoted (gpu \"H100 SXM\"). What "
+     "you give wins: memory= is the nominal memory, reported= the device-reported total (the "
+     "card's own nvidia-smi memory.total) and reported_source= where that figure comes from. "
+     "The capacity check uses the reported total when known, else the nominal memory, and "
+     "says which; on the nominal memory alone it excludes only when the need exceeds the "
+     "nominal figure read in binary units (80 GB read as 80 GiB), and is to-confirm in "
+     "between, naming the missing device-reported total. price= is the exact total cost of "
+     "the package (all its cards for its period) with its currency (47.14USD); it ranks cost, "
+     "never speed. period= is the package's duration (3d, 72h, 2w, 1mo). cards= is how many "
+     "cards the package has: several cards count only with a placement on that many GPUs "
+     "(`placement tensor gpus=2`); two cards are never one memory space. available= documents "
+     "the schedule (an ISO date or `now`), interconnect= the link between cards. A catalogue "
+     "figure proves neither a software installation, nor free memory, nor an availability "
+     "period.",
      gpu_keys, NULL},
     {"gpus", verb_gpus, "gpus [FILTER]", "list the GPU catalogue with its sources",
      "Lists the GPU catalogue (src/catalog/gpus.json): nominal memory as marketed, the total "
-     "nvidia-smi reported in one public capture (MiB and bytes) with its ECC state, and bf16 "
-     "and fp8 support; unknown facts stay unknown. FILTER keeps the names containing it "
+     "nvidia-smi reported in one public capture (MiB and bytes) with its ECC state and link, "
+     "CUDA's total where a public log printed it, and bf16 and fp8 support; unknown facts stay "
+     "unknown and the list says which totals are not sourced. FILTER keeps the names containing it "
      "(`gpus rtx`). The payload (kind \"catalog\") carries every entry with its sources.",
      NULL, NULL},
     {"require", verb_require, "require \"TEXT\"", "add a mandatory requirement",
@@ -764,8 +836,10 @@ const vs_verb vs_verbs_gpu[] = {
     {"candidates", verb_candidates, "candidates", "classify and rank the GPU offers",
      "Shows every offer against every mandatory requirement with its verdict and the evidence "
      "behind it. Capacity is checked per GPU after the placement: exclude when the known part "
-     "of the envelope already exceeds the capacity (or the placement needs more GPUs than the "
-     "offer has), admissible when every component is known and the envelope fits, to-confirm "
+     "of the envelope already exceeds the capacity (on a nominal basis: exceeds even the "
+     "nominal figure read in binary units, else to-confirm until the device-reported total is "
+     "given), or when the placement needs more GPUs than the offer has (said on its own line), "
+     "admissible when every component is known and the envelope fits, to-confirm "
      "when it fits but something is unknown. A candidate is retained only when every "
      "requirement is admissible; retained candidates are ranked by total package cost (exact "
      "decimals, one currency), then useful margin (capacity minus the per-GPU envelope), then "

@@ -6,6 +6,7 @@
 
 #include "render/bundle.h"
 #include "render/svg.h"
+#include "sheet/capacity.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -282,26 +283,55 @@ fail:
 
 /* ---------------------------------------------------------------- envelope */
 
-/* Capacity of an offer per GPU: the device-reported bytes when the catalogue has
- * them, else the nominal bytes; basis says which. 0 when neither. */
+/* The words for an offer's capacity basis (the rule is vs_offer_capacity's):
+ * "device-reported, <source>" or "nominal 80 GB". 0 when neither is known. */
 static int offer_capacity(const json_t *offer, uint64_t *bytes, char *basis, size_t blen)
 {
-    json_t *r = json_object_get(offer, "reported_bytes"),
-           *m = json_object_get(offer, "memory_bytes");
-    if (json_is_integer(r) && json_integer_value(r) > 0) {
-        const char *rb = json_string_value(json_object_get(offer, "reported_basis"));
-        *bytes = (uint64_t)json_integer_value(r);
-        snprintf(basis, blen, "device-reported%s%s", rb ? ", " : "", rb ? rb : "");
+    vs_offer_cap cap;
+    vs_offer_capacity(&cap, offer);
+    *bytes = cap.bytes;
+    if (cap.basis == VS_CAPACITY_REPORTED) {
+        snprintf(basis, blen, "device-reported%s%s", cap.reported_source ? ", " : "",
+                 cap.reported_source ? cap.reported_source : "");
         return 1;
     }
-    if (json_is_integer(m) && json_integer_value(m) > 0) {
+    if (cap.basis == VS_CAPACITY_NOMINAL) {
         char g[48];
-        *bytes = (uint64_t)json_integer_value(m);
-        vs_units_round(g, sizeof g, *bytes, VS_UNIT_GB, 0);
+        vs_units_round(g, sizeof g, cap.bytes, VS_UNIT_GB, 0);
         snprintf(basis, blen, "nominal %s GB", g);
         return 1;
     }
     return 0;
+}
+
+/* One line per offer with fewer cards than the placement's GPUs: its
+ * capacity line is one card's, and the per-GPU envelope does not apply to it. */
+static void cards_short_lines(vs_buf *text, vs_buf *html, const json_t *sheet,
+                              const vs_placement *pl)
+{
+    json_t *o;
+    size_t i;
+    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    {
+        json_t *c = json_object_get(o, "cards");
+        json_int_t cards = json_is_integer(c) && json_integer_value(c) > 0 ? json_integer_value(c)
+                                                                          : 1;
+        const char *name = json_string_value(json_object_get(o, "name"));
+        vs_buf line = VS_BUF_INIT;
+        if ((uint64_t)cards >= pl->gpus)
+            continue;
+        vs_buf_printf(&line,
+                      "%s: cards=%lld is fewer than the placement's gpus=%u: the per-GPU "
+                      "envelope does not apply to this offer (give cards=%u, or a placement on "
+                      "%lld GPU%s)",
+                      name ? name : "?", (long long)cards, pl->gpus, pl->gpus, (long long)cards,
+                      cards == 1 ? "" : "s");
+        vs_buf_printf(text, "%s\n", vs_buf_str(&line));
+        vs_buf_puts(html, "<p>");
+        vs_buf_put_html(html, vs_buf_str(&line));
+        vs_buf_puts(html, "</p>\n");
+        vs_buf_free(&line);
+    }
 }
 
 /* What the budget chart draws: the weights and each component per GPU, and
@@ -527,6 +557,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         vs_buf_printf(&text, "capacity line %s: %s (%s)\n",
                       bud.lines[i].label ? bud.lines[i].label : "?", desc, bud.lines[i].basis);
     }
+    cards_short_lines(&text, &html, sheet, &pl);
 
     svg = budget_svg(sheet, &bud);
     if (!svg)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sheet/capacity.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -413,7 +414,13 @@ static vs_verdict capacity_check(const vs_classification *c, vs_classify_row *ro
         return VS_VERDICT_TO_CONFIRM;
     }
     gib(a, sizeof a, env->envelope_bytes);
-    gib(b, sizeof b, row->capacity_bytes);
+    b[0] = '\0';
+    if (!row->reported_known) { /* a nominal capacity: its marketed GB first */
+        char gb[96];
+        vs_units_round(gb, sizeof gb, row->capacity_bytes, VS_UNIT_GB, 2);
+        snprintf(b, sizeof b, "%s GB = ", gb);
+    }
+    gib(b + strlen(b), sizeof b - strlen(b), row->capacity_bytes);
     snprintf(b + strlen(b), sizeof b - strlen(b), " (%s", basis);
     if (row->reported_known && row->nominal_known) {
         /* The nominal figure too, so both scopes are side by side, each labelled. */
@@ -424,7 +431,27 @@ static vs_verdict capacity_check(const vs_classification *c, vs_classify_row *ro
     }
     snprintf(b + strlen(b), sizeof b - strlen(b), ")");
     if (env->envelope_bytes > row->capacity_bytes) {
+        int nominal = !row->capacity_basis || strcmp(row->capacity_basis, "reported");
         gib(m, sizeof m, env->envelope_bytes - row->capacity_bytes);
+        if (nominal) {
+            char bin[128];
+            gib(bin, sizeof bin, row->nominal_binary_bytes);
+            if (env->envelope_bytes <= row->nominal_binary_bytes) {
+                /* A marketed "80 GB" may be 80 x 10^9 bytes or 80 GiB: between
+                 * the two, only the device's own total can tell. */
+                *note = fmt("the known part of the per-GPU envelope, %s, exceeds the capacity, "
+                            "%s, by %s, but not %s, the nominal figure read in binary units: "
+                            "a nominal figure cannot exclude alone; missing: the "
+                            "device-reported total in bytes (give reported=AMOUNT "
+                            "reported_source=\"...\", e.g. nvidia-smi's memory.total)",
+                            a, b, m, bin);
+                return VS_VERDICT_TO_CONFIRM;
+            }
+            *note = fmt("the known part of the per-GPU envelope, %s, already exceeds the capacity, "
+                        "%s, by %s, and even %s, the nominal figure read in binary units",
+                        a, b, m, bin);
+            return VS_VERDICT_EXCLUDE;
+        }
         *note = fmt("the known part of the per-GPU envelope, %s, already exceeds the capacity, "
                     "%s, by %s",
                     a, b, m);
@@ -449,8 +476,8 @@ static vs_verdict capacity_check(const vs_classification *c, vs_classify_row *ro
 
 static int row_fill_offer(vs_classify_row *row, const json_t *o, unsigned gpus)
 {
-    json_t *mem = json_object_get(o, "memory_bytes"), *rep = json_object_get(o, "reported_bytes");
     json_t *cards = json_object_get(o, "cards");
+    vs_offer_cap cap;
     row->gpu = xstrdup(str_of(o, "name") ? str_of(o, "name") : "(unnamed)");
     row->catalog = xstrdup(str_of(o, "catalog"));
     row->reported_basis = xstrdup(str_of(o, "reported_basis"));
@@ -459,23 +486,15 @@ static int row_fill_offer(vs_classify_row *row, const json_t *o, unsigned gpus)
     row->period = xstrdup(str_of(o, "period"));
     row->available = xstrdup(str_of(o, "available"));
     row->interconnect = xstrdup(str_of(o, "interconnect"));
-    if (json_is_integer(mem) && json_integer_value(mem) > 0) {
-        row->nominal_known = 1;
-        row->nominal_bytes = (uint64_t)json_integer_value(mem);
-    }
-    if (json_is_integer(rep) && json_integer_value(rep) > 0) {
-        row->reported_known = 1;
-        row->reported_bytes = (uint64_t)json_integer_value(rep);
-    }
-    if (row->reported_known) {
-        row->capacity_known = 1;
-        row->capacity_bytes = row->reported_bytes;
-        row->capacity_basis = "reported";
-    } else if (row->nominal_known) {
-        row->capacity_known = 1;
-        row->capacity_bytes = row->nominal_bytes;
-        row->capacity_basis = "nominal";
-    }
+    vs_offer_capacity(&cap, o);
+    row->nominal_known = cap.nominal_known;
+    row->nominal_bytes = cap.nominal_bytes;
+    row->nominal_binary_bytes = cap.nominal_binary_bytes;
+    row->reported_known = cap.reported_known;
+    row->reported_bytes = cap.reported_bytes;
+    row->capacity_known = cap.basis != VS_CAPACITY_UNKNOWN;
+    row->capacity_bytes = cap.bytes;
+    row->capacity_basis = vs_capacity_basis_code(cap.basis);
     row->cards = json_is_integer(cards) && json_integer_value(cards) > 0 &&
                          json_integer_value(cards) <= 1000000
                      ? (unsigned)json_integer_value(cards)
@@ -751,6 +770,20 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
             if (j == 0)
                 computed = capacity_check(c, row, &note);
             if ((rc = row_add_req(row, sheet, ev, nev, n, j < nbuiltin, computed, note)))
+                goto done;
+        }
+        if (row->cards < gpus) {
+            char pl[96];
+            vs_placement p;
+            const char *desc = "the placement";
+            if (vs_placement_from_sheet(&p, sheet, NULL) == 0)
+                desc = vs_placement_describe(&p, pl, sizeof pl);
+            if ((rc = add_note(c, fmt("%s: cards=%u is fewer than the placement's gpus=%u (%s): "
+                                      "the per-GPU envelope does not apply to this offer, so "
+                                      "its capacity is excluded; give cards=%u, or a placement "
+                                      "on %u GPU%s",
+                                      row->gpu, row->cards, gpus, desc, gpus, row->cards,
+                                      row->cards == 1 ? "" : "s"))))
                 goto done;
         }
         if (row->cards > gpus) {

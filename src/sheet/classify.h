@@ -6,9 +6,12 @@
  * failure prevents the workload). The requirements are:
  *   - capacity, built in: the per-GPU envelope (after the placement) against one
  *     card's capacity, on the device-reported bytes when known, else on the
- *     nominal bytes (the row says which basis). exclude when the known part of
- *     the envelope already exceeds the capacity, or when the placement needs more
- *     GPUs than the offer has; admissible when every component and the weights
+ *     nominal bytes (the row says which basis; the rule is vs_offer_capacity's,
+ *     sheet/capacity.h). exclude when the known part of the envelope already
+ *     exceeds the capacity (on a nominal basis: exceeds even the nominal figure
+ *     read in binary units, 80 GB as 80 GiB; in between it is to-confirm, naming
+ *     the missing device-reported total), or when the placement needs more GPUs
+ *     than the offer has (also a note of its own); admissible when every component and the weights
  *     are known and the envelope fits; to-confirm when it fits so far but
  *     something is unknown, or the capacity itself is unknown;
  *   - what the card implies: length, concurrency (inference) or microbatch
@@ -69,12 +72,13 @@ typedef struct vs_classify_row {
     char *gpu;     /* the offer's name */
     char *catalog; /* the catalogue entry it used, or NULL */
     int nominal_known;
-    uint64_t nominal_bytes; /* memory_bytes: nominal, as marketed */
+    uint64_t nominal_bytes;        /* memory_bytes: nominal, as marketed */
+    uint64_t nominal_binary_bytes; /* the nominal figure read in binary units (GB as GiB) */
     int reported_known;
     uint64_t reported_bytes; /* device-reported total */
     char *reported_basis;    /* where the reported figure comes from, or NULL */
     int capacity_known;
-    uint64_t capacity_bytes;    /* one card: reported when known, else nominal */
+    uint64_t capacity_bytes;    /* one card: vs_offer_capacity (reported, else nominal) */
     const char *capacity_basis; /* "reported", "nominal", or NULL when unknown (static) */
     unsigned cards;             /* cards in the offer */
     unsigned cards_counted;     /* cards the placement uses (<= cards) */

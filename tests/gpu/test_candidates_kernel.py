@@ -138,6 +138,73 @@ class CandidatesKernelTest(unittest.TestCase):
             self.assertTrue(names[name]["sources"], name)
         self.assertEqual(names["H200"]["reported_bytes"], 143771 * MIB)
         self.assertIsNone(names["H100 PCIe"]["reported_bytes"])
+        for name in ("H100 NVL", "B200", "A10", "RTX 5090", "MI325X"):
+            self.assertIn(name, names)
+        # Every total the catalogue gives has its public link; every one it
+        # lacks says why.
+        for g in p["gpus"]:
+            if g["reported_bytes"] is not None:
+                self.assertEqual(g["reported_bytes"], g["reported_mib"] * MIB, g["name"])
+                self.assertTrue(g["reported_source"].startswith("https://"), g["name"])
+            else:
+                self.assertTrue(g["reported_unknown"], g["name"])
+            if g["cuda_total_bytes"] is not None:
+                self.assertTrue(g["cuda_total_source"].startswith("https://"), g["name"])
+        text = self.run_ok("gpus").result["text/plain"]
+        self.assertIn("Device-reported total unknown (no public capture found): H100 PCIe", text)
+
+    def test_nominal_basis_cannot_exclude_alone(self):
+        # 1e9 params x 16 bits = 2,000,000,000 B, plus 73.98 GiB
+        # (79,435,420,139.52 B, rounded up) = 81,435,420,140 B = 75.84 GiB per GPU:
+        # over 80 GB (74.51 GiB) but not over 80 GiB (85,899,345,920 B). The
+        # H100 SXM's nvidia-smi total, 81559 MiB = 85,520,809,984 B, holds it.
+        self.run_ok('sheet "gpu kernel test: nominal basis"\nmodel x params=1e9\nformat bf16\n'
+                    'reserve 73.98GiB\ngpu "H100 PCIe"\ngpu "H100 SXM"')
+        p = self.run_ok("candidates").result[MIME]
+        self.assertEqual(p["envelope_bytes"], 81_435_420_140)
+        pcie, sxm = row(p, "H100 PCIe"), row(p, "H100 SXM")
+        self.assertEqual(pcie["capacity_basis"], "nominal")
+        self.assertEqual(pcie["capacity_bytes"], 80_000_000_000)
+        cap = [q for q in pcie["requirements"] if q["name"] == "capacity"][0]
+        self.assertEqual(cap["verdict"], "to-confirm")
+        self.assertIn("80.00 GiB, the nominal figure read in binary units", cap["note"])
+        self.assertIn("missing: the device-reported total", cap["note"])
+        self.assertNotEqual(pcie["verdict"], "exclude")
+        self.assertEqual(sxm["capacity_basis"], "reported")
+        self.assertEqual(verdicts(sxm)["capacity"], "admissible")
+        # Past 80 GiB the nominal figure excludes on its own: 2,000,000,000 B
+        # + 79 GiB (84,825,604,096 B) = 86,825,604,096 B > 85,899,345,920 B.
+        self.run_ok("reserve 79GiB")
+        p = self.run_ok("candidates").result[MIME]
+        self.assertEqual(verdicts(row(p, "H100 PCIe"))["capacity"], "exclude")
+        # The card's own total, with its source, decides at once.
+        self.run_ok("reserve 73.98GiB\n"
+                    'gpu "H100 PCIe" reported=75GiB reported_source="nvidia-smi memory.total"')
+        p = self.run_ok("candidates").result[MIME]
+        self.assertEqual(row(p, "H100 PCIe")["capacity_basis"], "reported")
+        self.assertEqual(row(p, "H100 PCIe")["reported_basis"],
+                         "declared with reported=; source: nvidia-smi memory.total")
+        self.assertEqual(verdicts(row(p, "H100 PCIe"))["capacity"], "exclude")
+
+    def test_names_and_cards(self):
+        self.run_ok('sheet "gpu kernel test: names"\nmodel x params=7e9\nformat bf16\n'
+                    'reserve 6GiB')
+        r = self.kernel.run("gpu h100 sxm")
+        self.assertFalse(r.ok)
+        self.assertEqual(r.content["ename"], "ValueError")
+        self.assertEqual(r.content["evalue"],
+                         'line 1, column 5: quote a name with spaces: gpu "H100 SXM"')
+        p = self.run_ok('gpu "H100 80GB"').result[MIME]
+        self.assertEqual(p["offer"]["catalog"], "H100 SXM")
+        self.assertEqual(p["offer"]["reported_bytes"], 81559 * MIB)
+        # Fewer cards than the placement's GPUs: said on a line of its own.
+        r = self.run_ok("placement tensor gpus=2\ncandidates")
+        self.assertTrue(any(n.startswith("H100 80GB: cards=1 is fewer than the placement's gpus=2")
+                            for n in r.result[MIME]["notes"]), r.result[MIME]["notes"])
+        text = self.run_ok("envelope").result["text/plain"]
+        self.assertIn("\nH100 80GB: cards=1 is fewer than the placement's gpus=2: the per-GPU "
+                      "envelope does not apply to this offer (give cards=2, or a placement on "
+                      "1 GPU)\n", text)
 
 
 if __name__ == "__main__":

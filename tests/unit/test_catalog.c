@@ -1,5 +1,6 @@
 /* Unit tests for src/catalog: the embedded GPU catalogue and its name lookup. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,10 @@ static void find_ok(const char *query, const char *expected)
 START_TEST(test_required_entries)
 {
     static const char *const required[] = {
-        "H200",      "H100 SXM",  "H100 PCIe",    "A100 40GB", "A100 80GB", "L40S",
-        "L4",        "A10G",      "RTX 6000 Ada", "RTX 4090",  "RTX 3090",  "RTX A6000",
-        "V100 16GB", "V100 32GB", "T4",           "MI300X",    NULL};
+        "H200",     "H100 SXM",  "H100 PCIe", "H100 NVL",     "B200",      "A100 40GB",
+        "A100 80GB", "L40S",     "L4",        "A10",          "A10G",      "RTX 6000 Ada",
+        "RTX 5090", "RTX 4090",  "RTX 3090",  "RTX A6000",    "V100 16GB", "V100 32GB",
+        "T4",       "MI300X",    "MI325X",    NULL};
     size_t i;
     for (i = 0; required[i]; i++)
         find_ok(required[i], required[i]);
@@ -41,6 +43,14 @@ START_TEST(test_aliases_and_spelling)
     find_ok("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada");
     find_ok("A100-SXM4-80GB", "A100 80GB");
     find_ok("NVIDIA H100 80GB HBM3", "H100 SXM");
+    /* The vendor's name without the memory type: the same card (nvidia-smi
+     * prints "NVIDIA H100 80GB HBM3" for the SXM module). */
+    find_ok("H100 80GB", "H100 SXM");
+    find_ok("h100 80gb", "H100 SXM");
+    find_ok("NVIDIA H100 NVL", "H100 NVL");
+    find_ok("NVIDIA GeForce RTX 5090", "RTX 5090");
+    find_ok("A10", "A10");
+    find_ok("AMD Instinct MI325X", "MI325X");
     find_ok("Tesla T4", "T4");
     find_ok("AMD Instinct MI300X", "MI300X");
     find_ok("rtx a6000", "RTX A6000");
@@ -58,43 +68,151 @@ START_TEST(test_key)
 }
 END_TEST
 
-START_TEST(test_figures_from_notes)
+/* Each figure below is the MiB nvidia-smi printed in the public capture the
+ * catalogue links (the link is in the comment), times 2^20 by hand. */
+START_TEST(test_figures_from_public_captures)
 {
-    vs_gpu_spec s;
-    vs_error err = {0};
-    ck_assert_int_eq(vs_catalog_find(&s, "H200", &err), 0);
-    ck_assert(s.reported_known);
-    ck_assert_uint_eq(s.reported_mib, 143771);
-    ck_assert_uint_eq(s.reported_bytes, 143771ULL * MIB);
-    ck_assert_uint_eq(s.memory_bytes, 141000000000ULL);
-
-    ck_assert_int_eq(vs_catalog_find(&s, "RTX A6000", &err), 0);
-    ck_assert_uint_eq(s.reported_bytes, 46068ULL * MIB);
-    ck_assert_str_eq(s.ecc, "on");
-    ck_assert_int_eq(s.fp8, 0);
-    ck_assert_int_eq(s.bf16, 1);
-
-    ck_assert_int_eq(vs_catalog_find(&s, "RTX 4090", &err), 0);
-    ck_assert_uint_eq(s.memory_bytes, 24000000000ULL);
-    ck_assert_uint_eq(s.reported_bytes, 24564ULL * MIB);
-
-    ck_assert_int_eq(vs_catalog_find(&s, "V100 32GB", &err), 0);
-    ck_assert_int_eq(s.bf16, 0);
+    static const struct {
+        const char *name;
+        uint64_t mib, bytes;
+        const char *ecc;
+    } want[] = {
+        /* sgl-project/sglang#3196: 143771MiB */
+        {"H200", 143771, 150754820096ULL, "on"},
+        /* NVIDIA/nccl#1264: 81559MiB */
+        {"H100 SXM", 81559, 85520809984ULL, "on"},
+        /* NVIDIA/gpu-admin-tools#4: 95830MiB */
+        {"H100 NVL", 95830, 100485038080ULL, "on"},
+        /* NVIDIA/TensorRT-LLM#10278: 183359MiB */
+        {"B200", 183359, 192265846784ULL, "on"},
+        /* modal-labs/modal-client#2797: A100 40GB 40960MiB, L4 23034MiB, T4 15360MiB */
+        {"A100 40GB", 40960, 42949672960ULL, NULL},
+        {"L4", 23034, 24152899584ULL, "on"},
+        {"T4", 15360, 16106127360ULL, "on"},
+        /* akash-network/provider-configs#99: 46068 MiB */
+        {"L40S", 46068, 48305799168ULL, "on"},
+        /* NVIDIA/DCGM#232: 23028MiB */
+        {"A10G", 23028, 24146608128ULL, "on"},
+        /* noonghunna/club-3090#617: 32607MiB, ECC N/A */
+        {"RTX 5090", 32607, 34190917632ULL, "unsupported"},
+        /* RLinf/RLinf#255: 24564MiB, ECC Off */
+        {"RTX 4090", 24564, 25757220864ULL, "off"},
+        /* 1CatAI/1Cat-vLLM#85: 16384MiB; Wan-Video/Wan2.1#5: 32768MiB */
+        {"V100 16GB", 16384, 17179869184ULL, "on"},
+        {"V100 32GB", 32768, 34359738368ULL, "on"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        vs_gpu_spec s;
+        vs_error err = {0};
+        ck_assert_int_eq(vs_catalog_find(&s, want[i].name, &err), 0);
+        ck_assert_msg(s.reported_known, "%s", want[i].name);
+        ck_assert_uint_eq(s.reported_mib, want[i].mib);
+        ck_assert_uint_eq(s.reported_bytes, want[i].bytes);
+        if (want[i].ecc)
+            ck_assert_str_eq(s.ecc, want[i].ecc);
+        ck_assert_msg(s.reported_source && !strncmp(s.reported_source, "https://", 8), "%s: %s",
+                      want[i].name, s.reported_source ? s.reported_source : "(none)");
+    }
+    {
+        vs_gpu_spec s;
+        vs_error err = {0};
+        ck_assert_int_eq(vs_catalog_find(&s, "H200", &err), 0);
+        ck_assert_uint_eq(s.memory_bytes, 141000000000ULL);
+        ck_assert_int_eq(vs_catalog_find(&s, "RTX 4090", &err), 0);
+        ck_assert_uint_eq(s.memory_bytes, 24000000000ULL);
+        ck_assert_int_eq(vs_catalog_find(&s, "RTX A6000", &err), 0);
+        ck_assert_int_eq(s.fp8, 0);
+        ck_assert_int_eq(s.bf16, 1);
+        ck_assert_int_eq(vs_catalog_find(&s, "V100 32GB", &err), 0);
+        ck_assert_int_eq(s.bf16, 0);
+    }
 }
 END_TEST
 
 START_TEST(test_unknown_stays_unknown)
 {
-    vs_gpu_spec s;
-    vs_error err = {0};
-    /* No public capture was sourced for these: the catalogue must not invent one. */
-    ck_assert_int_eq(vs_catalog_find(&s, "H100 PCIe", &err), 0);
-    ck_assert_int_eq(s.reported_known, 0);
-    ck_assert_ptr_null(s.ecc);
-    ck_assert(s.memory_known);
-    ck_assert_int_eq(vs_catalog_find(&s, "MI300X", &err), 0);
-    ck_assert_int_eq(s.reported_known, 0);
-    ck_assert_uint_eq(s.memory_bytes, 192000000000ULL);
+    /* No public capture was sourced for these: the catalogue must not invent
+     * one, and says why. */
+    static const char *const unknown[] = {"H100 PCIe", "RTX 6000 Ada", "RTX A6000", "MI300X",
+                                          "MI325X", NULL};
+    size_t i;
+    for (i = 0; unknown[i]; i++) {
+        vs_gpu_spec s;
+        vs_error err = {0};
+        ck_assert_int_eq(vs_catalog_find(&s, unknown[i], &err), 0);
+        ck_assert_msg(!s.reported_known, "%s", unknown[i]);
+        ck_assert_ptr_null(s.ecc);
+        ck_assert_ptr_null(s.reported_source);
+        ck_assert_msg(s.reported_unknown && strstr(s.reported_unknown, "no public"), "%s",
+                      unknown[i]);
+        ck_assert(s.memory_known);
+    }
+    {
+        vs_gpu_spec s;
+        vs_error err = {0};
+        ck_assert_int_eq(vs_catalog_find(&s, "MI300X", &err), 0);
+        ck_assert_uint_eq(s.memory_bytes, 192000000000ULL);
+        ck_assert_int_eq(vs_catalog_find(&s, "MI325X", &err), 0);
+        ck_assert_uint_eq(s.memory_bytes, 256000000000ULL);
+    }
+}
+END_TEST
+
+/* The JSON file itself, read here with jansson from the tree (not through the
+ * embedded copy): every non-null total has a public source, every null one
+ * says why, and nothing cites an internal file. */
+START_TEST(test_every_total_has_a_public_source)
+{
+#ifdef VS_CATALOG_FILE
+    json_error_t jerr;
+    json_t *root = json_load_file(VS_CATALOG_FILE, 0, &jerr), *g;
+    size_t i, n = 0;
+    FILE *f;
+    char line[4096];
+    ck_assert_msg(root != NULL, "%s:%d: %s", VS_CATALOG_FILE, jerr.line, jerr.text);
+    json_array_foreach(json_object_get(root, "gpus"), i, g)
+    {
+        const char *name = json_string_value(json_object_get(g, "name"));
+        json_t *rb = json_object_get(g, "reported_bytes");
+        json_t *mib = json_object_get(g, "reported_mib");
+        json_t *cb = json_object_get(g, "cuda_total_bytes");
+        const char *rs = json_string_value(json_object_get(g, "reported_source"));
+        const char *cs = json_string_value(json_object_get(g, "cuda_total_source"));
+        ck_assert_msg(rb && cb, "%s: reported_bytes and cuda_total_bytes (null if unknown)", name);
+        if (!json_is_null(rb)) {
+            ck_assert_msg(json_is_integer(rb) && json_is_integer(mib), "%s", name);
+            ck_assert_msg((uint64_t)json_integer_value(rb) ==
+                              (uint64_t)json_integer_value(mib) * MIB,
+                          "%s: reported_bytes is not reported_mib x 2^20", name);
+            ck_assert_msg(rs && !strncmp(rs, "https://", 8) && strlen(rs) > 20,
+                          "%s: a reported total without a public link", name);
+            n++;
+        } else {
+            ck_assert_msg(json_is_null(mib), "%s", name);
+            ck_assert_msg(json_string_value(json_object_get(g, "reported_unknown")),
+                          "%s: an unknown total must say why", name);
+        }
+        if (!json_is_null(cb))
+            ck_assert_msg(json_is_integer(cb) && cs && !strncmp(cs, "https://", 8),
+                          "%s: a CUDA total without a public link", name);
+        else
+            ck_assert_msg(cs == NULL, "%s: a CUDA source without a total", name);
+    }
+    ck_assert_uint_ge(n, 15);
+    json_decref(root);
+    /* No internal file is cited: line by line, as a person would grep it. */
+    f = fopen(VS_CATALOG_FILE, "r");
+    ck_assert_ptr_nonnull(f);
+    while (fgets(line, sizeof line, f)) {
+        ck_assert_msg(!strstr(line, "NOTES") && !strstr(line, "SPEC") &&
+                          !strstr(line, "project notes") && !strstr(line, "seed"),
+                      "cites an internal file: %s", line);
+    }
+    fclose(f);
+#else
+    ck_abort_msg("VS_CATALOG_FILE not defined by src/catalog/build.cmake");
+#endif
 }
 END_TEST
 
@@ -187,8 +305,9 @@ static Suite *catalog_suite(void)
     tcase_add_test(tc, test_required_entries);
     tcase_add_test(tc, test_aliases_and_spelling);
     tcase_add_test(tc, test_key);
-    tcase_add_test(tc, test_figures_from_notes);
+    tcase_add_test(tc, test_figures_from_public_captures);
     tcase_add_test(tc, test_unknown_stays_unknown);
+    tcase_add_test(tc, test_every_total_has_a_public_source);
     tcase_add_test(tc, test_every_entry_consistent);
     tcase_add_test(tc, test_partial_names_not_guessed);
     tcase_add_test(tc, test_names);

@@ -454,6 +454,66 @@ START_TEST(test_several_gpus)
     c = classify(s, &e);
     ck_assert_int_eq(c->rows[0].reqs[0].verdict, VS_VERDICT_EXCLUDE);
     ck_assert_ptr_nonnull(strstr(c->rows[0].reqs[0].note, "4 GPUs"));
+    /* ... and says so on its own line, with the fix. */
+    ck_assert(has_note(c, "2x24: cards=2 is fewer than the placement's gpus=4"));
+    ck_assert(has_note(c, "give cards=4, or a placement on 2 GPUs"));
+    vs_classification_free(c);
+    json_decref(s);
+}
+END_TEST
+
+START_TEST(test_nominal_cannot_exclude_alone)
+{
+    /* Issue: an H100 PCIe (80 GB, no device-reported total) was excluded for a
+     * 75.84 GiB envelope because 80 GB was read as 74.51 GiB, while the H100 SXM
+     * with the same memory (nvidia-smi: 81559 MiB = 79.65 GiB) fits. On a
+     * nominal basis, exclusion needs more than 80 GB read as 80 GiB. */
+    json_t *s = seed_sheet();
+    vs_envelope e = seed_envelope();
+    vs_classification *c;
+    const vs_classify_req *cap;
+    e.envelope_bytes = 7584 * GIB / 100; /* 75.84 GiB */
+    add_offer(s, "H100 PCIe", 80000000000LL, 0, NULL, NULL, 1, NULL);
+    add_offer(s, "H100 SXM", 80000000000LL, (long long)(81559 * MIB), NULL, NULL, 1, NULL);
+    c = classify(s, &e);
+    cap = req(&c->rows[0], "capacity");
+    ck_assert_str_eq(c->rows[0].capacity_basis, "nominal");
+    ck_assert_uint_eq(c->rows[0].nominal_binary_bytes, 80 * GIB);
+    ck_assert_int_eq(cap->verdict, VS_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(c->rows[0].verdict, VS_VERDICT_TO_CONFIRM);
+    ck_assert_msg(strstr(cap->note, "75.84 GiB") && strstr(cap->note, "80.00 GB = 74.51 GiB") &&
+                      strstr(cap->note, "80.00 GiB, the nominal figure read in binary units") &&
+                      strstr(cap->note, "missing: the device-reported total"),
+                  "%s", cap->note);
+    ck_assert(c->rows[0].margin_bytes < 0); /* the margin stays what it is */
+    /* The SXM's device-reported 79.65 GiB: the envelope fits. */
+    ck_assert_str_eq(c->rows[1].capacity_basis, "reported");
+    ck_assert_int_eq(req(&c->rows[1], "capacity")->verdict, VS_VERDICT_ADMISSIBLE);
+    ck_assert_ptr_nonnull(strstr(req(&c->rows[1], "capacity")->note, "79.65 GiB"));
+    vs_classification_free(c);
+
+    /* Exactly 80 GiB: still within the binary reading, to-confirm. */
+    e.envelope_bytes = 80 * GIB;
+    c = classify(s, &e);
+    ck_assert_int_eq(req(&c->rows[0], "capacity")->verdict, VS_VERDICT_TO_CONFIRM);
+    ck_assert_int_eq(req(&c->rows[1], "capacity")->verdict, VS_VERDICT_EXCLUDE);
+    vs_classification_free(c);
+
+    /* One byte more: beyond any reading of 80 GB, the nominal figure excludes. */
+    e.envelope_bytes = 80 * GIB + 1;
+    c = classify(s, &e);
+    cap = req(&c->rows[0], "capacity");
+    ck_assert_int_eq(cap->verdict, VS_VERDICT_EXCLUDE);
+    ck_assert_ptr_nonnull(strstr(cap->note, "and even 80.00 GiB"));
+    vs_classification_free(c);
+
+    /* A device-reported total below the need excludes at once (no binary reading). */
+    e.envelope_bytes = 7584 * GIB / 100;
+    json_object_set_new(json_array_get(vs_sheet_array(s, "offers"), 0), "reported_bytes",
+                        json_integer((json_int_t)(75 * GIB)));
+    c = classify(s, &e);
+    ck_assert_str_eq(c->rows[0].capacity_basis, "reported");
+    ck_assert_int_eq(req(&c->rows[0], "capacity")->verdict, VS_VERDICT_EXCLUDE);
     vs_classification_free(c);
     json_decref(s);
 }
@@ -549,6 +609,7 @@ static Suite *classify_suite(void)
     tcase_add_test(tc, test_currencies_not_ranked);
     tcase_add_test(tc, test_evidence_for_unknown_requirement);
     tcase_add_test(tc, test_several_gpus);
+    tcase_add_test(tc, test_nominal_cannot_exclude_alone);
     tcase_add_test(tc, test_training_asks_microbatch);
     tcase_add_test(tc, test_offer_find);
     tcase_add_test(tc, test_decimal);

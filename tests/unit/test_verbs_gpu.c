@@ -132,7 +132,20 @@ START_TEST(test_gpu_person_wins)
     ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
                      (json_int_t)(24000 * MIB));
     ck_assert_str_eq(json_string_value(json_object_get(o, "reported_basis")),
-                     "declared with reported=");
+                     "declared with reported= (no source given)");
+    /* With its source, the offer records where the figure comes from. */
+    run_ok("gpu \"H100 PCIe\" reported=81559MiB reported_source=\"nvidia-smi on the rented host, "
+           "2026-11-30\"");
+    o = json_object_get(payload(), "offer");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
+                     (json_int_t)(81559 * MIB));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "reported_basis")),
+                     "declared with reported=; source: nvidia-smi on the rented host, 2026-11-30");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 80000000000LL);
+    /* A source with no figure is refused, with the fix. */
+    ck_assert_int_eq(run("gpu \"H100 PCIe\" reported_source=\"nvidia-smi\""), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "give reported=AMOUNT too"));
+    ck_assert_int_eq(err.column, 17);
     /* A nominal figure other than the catalogue's: its reported total is not used. */
     run_ok("gpu \"RTX 4090\" memory=20GB");
     o = json_object_get(payload(), "offer");
@@ -357,6 +370,91 @@ START_TEST(test_second_card_needs_placement)
 }
 END_TEST
 
+START_TEST(test_gpu_names_forgiven)
+{
+    json_t *o;
+    /* The vendor's name without the memory type is the H100 SXM (nvidia-smi
+     * prints "NVIDIA H100 80GB HBM3" for it), as the full name already was. */
+    run_ok("gpu \"H100 80GB\"");
+    o = json_object_get(payload(), "offer");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "H100 SXM");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
+                     (json_int_t)(81559 * MIB));
+    run_ok("gpu \"NVIDIA H100 80GB HBM3\"");
+    o = json_object_get(payload(), "offer");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "H100 SXM");
+
+    /* Unquoted words: the fix, with the catalogue's spelling, at the name. */
+    ck_assert_int_eq(run("gpu h100 sxm"), VS_EVALUE);
+    ck_assert_str_eq(err.message, "quote a name with spaces: gpu \"H100 SXM\"");
+    ck_assert_int_eq(err.column, 5);
+    ck_assert_int_eq(run("gpu rtx 4090 price=47.14USD"), VS_EVALUE);
+    ck_assert_str_eq(err.message, "quote a name with spaces: gpu \"RTX 4090\"");
+    /* Words the catalogue does not know are quoted as written. */
+    ck_assert_int_eq(run("gpu my lab card memory=24GB"), VS_EVALUE);
+    ck_assert_str_eq(err.message, "quote a name with spaces: gpu \"my lab card\"");
+    /* A quoted name followed by a stray word is another mistake: the syntax. */
+    ck_assert_int_eq(run("gpu \"RTX 4090\" spare"), VS_EVALUE);
+    ck_assert_ptr_null(strstr(err.message, "quote a name"));
+}
+END_TEST
+
+START_TEST(test_nominal_basis_cannot_exclude_alone)
+{
+    /* 1e9 params at 16 bits (2,000,000,000 B) + 73.98 GiB reserve
+     * (73 x 2^30 + 0.98 x 2^30 = 79,435,420,139.52, rounded up to 79,435,420,140 B)
+     * = 81,435,420,140 B = 75.84 GiB per GPU:
+     * above 80 GB = 74.51 GiB, below 80 GiB = 85,899,345,920 B, below the
+     * H100 SXM's 81559 MiB = 85,520,809,984 B. */
+    json_t *p, *pcie, *sxm, *r;
+    size_t i;
+    const char *note = NULL;
+    run_ok("model x params=1e9\nformat bf16\nreserve 73.98GiB\n"
+           "gpu \"H100 PCIe\"\ngpu \"H100 SXM\"\ncandidates");
+    p = payload();
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "envelope_bytes")), 81435420140LL);
+    pcie = row_of(p, "H100 PCIe");
+    sxm = row_of(p, "H100 SXM");
+    ck_assert_str_eq(json_string_value(json_object_get(pcie, "capacity_basis")), "nominal");
+    ck_assert_str_eq(req_verdict(pcie, "capacity"), "to-confirm");
+    json_array_foreach(json_object_get(pcie, "requirements"), i, r)
+    {
+        if (!strcmp(json_string_value(json_object_get(r, "name")), "capacity"))
+            note = json_string_value(json_object_get(r, "note"));
+    }
+    ck_assert_ptr_nonnull(note);
+    ck_assert_msg(strstr(note, "80.00 GiB, the nominal figure read in binary units") &&
+                      strstr(note, "missing: the device-reported total"),
+                  "%s", note);
+    ck_assert_str_eq(json_string_value(json_object_get(sxm, "capacity_basis")), "reported");
+    ck_assert_str_eq(req_verdict(sxm, "capacity"), "admissible");
+
+    /* Given the card's own total, the check is on it: 75 GiB excludes. */
+    run_ok("gpu \"H100 PCIe\" reported=75GiB reported_source=\"nvidia-smi\"\ncandidates");
+    ck_assert_str_eq(req_verdict(row_of(payload(), "H100 PCIe"), "capacity"), "exclude");
+}
+END_TEST
+
+START_TEST(test_cards_fewer_than_placement)
+{
+    const char *t;
+    run_ok("model x params=7e9\nformat bf16\nreserve 6GiB\nplacement tensor gpus=2\n"
+           "gpu \"RTX 4090\" cards=1\ncandidates");
+    ck_assert(notes_have(payload(), "RTX 4090: cards=1 is fewer than the placement's gpus=2"));
+    t = strstr(text(), "RTX 4090: cards=1 is fewer than the placement's gpus=2");
+    ck_assert_msg(t && (t[-1] == '\n' || t[-1] == ' '), "not on its own line:\n%s", text());
+    run_ok("envelope");
+    t = text();
+    ck_assert_msg(strstr(t, "\nRTX 4090: cards=1 is fewer than the placement's gpus=2: the per-GPU "
+                            "envelope does not apply to this offer (give cards=2, or a placement "
+                            "on 1 GPU)\n"),
+                  "%s", t);
+    /* Enough cards: no such line. */
+    run_ok("gpu \"RTX 4090\" cards=2\nenvelope");
+    ck_assert_ptr_null(strstr(text(), "is fewer than the placement"));
+}
+END_TEST
+
 static Suite *verbs_gpu_suite(void)
 {
     Suite *s = suite_create("verbs_gpu");
@@ -371,6 +469,9 @@ static Suite *verbs_gpu_suite(void)
     tcase_add_test(tc, test_evidence_decides_and_replaces);
     tcase_add_test(tc, test_seed_selection);
     tcase_add_test(tc, test_second_card_needs_placement);
+    tcase_add_test(tc, test_gpu_names_forgiven);
+    tcase_add_test(tc, test_nominal_basis_cannot_exclude_alone);
+    tcase_add_test(tc, test_cards_fewer_than_placement);
     suite_add_tcase(s, tc);
     return s;
 }
