@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <signal.h>
+#include <sodium.h>
 
 #include "sheet/sheet.h"
 #include "util/clock.h"
@@ -34,6 +36,7 @@ static int retry_ms(void)
 struct vs_store {
     char *path;
     git_repository *repo; /* NULL until the first commit creates it */
+    char notice[1024];    /* what opening repaired, for the person ("" if nothing) */
 };
 
 /* --- errors --- */
@@ -58,11 +61,13 @@ static int gfail(vs_error *err, int code, const char *fmt, ...)
 
 static void hex(char out[VS_STORE_HEX], const git_oid *oid) { git_oid_tostr(out, VS_STORE_HEX, oid); }
 
-/* A short random pause so that racing writers do not retry in lock step. */
+/* A short random pause so that racing writers do not retry in lock step. The
+ * draw is libsodium's (seeded from the system per process): rand() unseeded
+ * gave every process the same sequence, so racing writers backed off alike. */
 static void backoff(int attempt)
 {
     int cap = attempt < 20 ? attempt + 1 : 20;
-    long us = (long)(rand() % (cap * 500 + 1)) + 100;
+    long us = (long)randombytes_uniform((uint32_t)(cap * 500 + 1)) + 100;
     usleep((useconds_t)us);
 }
 
@@ -143,6 +148,8 @@ static int open_patiently(git_repository **repo, const char *path)
     return -1;
 }
 
+static void repair_interrupted(vs_store *st);
+
 int vs_store_open(vs_store **out, const char *path, vs_error *err)
 {
     vs_store *st = NULL;
@@ -152,6 +159,8 @@ int vs_store_open(vs_store **out, const char *path, vs_error *err)
     if (!path || !*path)
         return vs_error_set(err, VS_ERECORDS, "no records path: set one with `records PATH` or "
                                               "VRAMSHEET_RECORDS");
+    if (sodium_init() < 0)
+        return vs_error_set(err, VS_ERECORDS, "libsodium failed to initialise");
     if (git_libgit2_init() < 0)
         return gfail(err, VS_ERECORDS, "cannot start libgit2");
     /* libgit2 re-hashes every object it reads by default (git does not; fsck
@@ -187,6 +196,8 @@ done:
         vs_store_free(st);
         return rc;
     }
+    if (st->repo && !git_repository_is_bare(st->repo))
+        repair_interrupted(st);
     *out = st;
     return 0;
 }
@@ -202,6 +213,7 @@ void vs_store_free(vs_store *st)
 }
 
 const char *vs_store_path(const vs_store *st) { return st->path; }
+const char *vs_store_notice(const vs_store *st) { return st->notice; }
 int vs_store_exists(const vs_store *st) { return st->repo != NULL; }
 int vs_store_is_bare(const vs_store *st) { return st->repo && git_repository_is_bare(st->repo); }
 
@@ -478,6 +490,186 @@ done:
     return rc;
 }
 
+/* --- interrupted commits --- */
+
+/* A commit in a repository with a work tree writes a journal entry
+ * <gitdir>/vramsheet-sync/<sheet>.<pid> before it moves the branch and removes
+ * it once the sheet's index entries and files follow the tip. A writer killed
+ * in between (kill -9) leaves the entry behind; the next open finds it and
+ * brings that sheet's files and index to the tip. The entry is what tells
+ * such a half-updated sheet from a person's own edits, which are left alone. */
+static void journal_path(const vs_store *st, const char *id, long pid, char *out, size_t len)
+{
+    snprintf(out, len, "%svramsheet-sync/%s.%ld", git_repository_path(st->repo), id, pid);
+}
+
+static int journal_begin(vs_store *st, const char *id, vs_error *err)
+{
+    char p[4096];
+    int fd;
+    snprintf(p, sizeof p, "%svramsheet-sync", git_repository_path(st->repo));
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        return vs_error_set(err, VS_ERECORDS, "cannot create %s: %s", p, strerror(errno));
+    journal_path(st, id, (long)getpid(), p, sizeof p);
+    fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
+    close(fd);
+    return 0;
+}
+
+static void journal_end(vs_store *st, const char *id)
+{
+    char p[4096];
+    journal_path(st, id, (long)getpid(), p, sizeof p);
+    unlink(p);
+}
+
+/* 1 when a journal entry of a live writer other than this process names id. */
+static int journal_live(vs_store *st, const char *id)
+{
+    char p[4096];
+    DIR *d;
+    struct dirent *e;
+    size_t n = strlen(id);
+    int live = 0;
+    snprintf(p, sizeof p, "%svramsheet-sync", git_repository_path(st->repo));
+    if (!(d = opendir(p)))
+        return 0;
+    while (!live && (e = readdir(d))) {
+        long pid;
+        if (strncmp(e->d_name, id, n) || e->d_name[n] != '.')
+            continue;
+        pid = strtol(e->d_name + n + 1, NULL, 10);
+        live = pid > 0 && pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+    }
+    closedir(d);
+    return live;
+}
+
+static int sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
+                       vs_error *err);
+
+static void repair_interrupted(vs_store *st)
+{
+    char p[4096], refname[VS_STORE_BRANCH_MAX + 16], done_ids[600] = "";
+    DIR *d;
+    struct dirent *e;
+    vs_error err;
+    int failed = 0;
+    vs_error_clear(&err);
+    snprintf(p, sizeof p, "%svramsheet-sync", git_repository_path(st->repo));
+    if (!(d = opendir(p)))
+        return;
+    while ((e = readdir(d))) {
+        char id[VS_SHEET_ID_MAX], jp[4400];
+        const char *dot = strrchr(e->d_name, '.');
+        const char *ids[1];
+        long pid;
+        if (!dot || dot == e->d_name || (size_t)(dot - e->d_name) >= sizeof id)
+            continue;
+        memcpy(id, e->d_name, (size_t)(dot - e->d_name));
+        id[dot - e->d_name] = '\0';
+        pid = strtol(dot + 1, NULL, 10);
+        if (!vs_sheet_id_valid(id) || pid <= 0)
+            continue;
+        /* A live writer is still on its way to the tip; this process holds no
+         * commit open while it opens a store. */
+        if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+            continue;
+        ids[0] = id;
+        if (head_branch(st, refname, sizeof refname, &err) < 0 ||
+            sync_sheets(st, refname, ids, 1, &err) < 0) {
+            failed = 1;
+            break;
+        }
+        snprintf(jp, sizeof jp, "%s/%s", p, e->d_name);
+        unlink(jp);
+        if (strlen(done_ids) + strlen(id) + 16 < sizeof done_ids)
+            snprintf(done_ids + strlen(done_ids), sizeof done_ids - strlen(done_ids), "%ssheets/%s/",
+                     *done_ids ? ", " : "", id);
+    }
+    closedir(d);
+    if (failed)
+        snprintf(st->notice, sizeof st->notice,
+                 "the records work tree of %.200s was left half-updated by an interrupted commit "
+                 "and could not be repaired (%.300s); `git -C %.200s reset --hard` brings it to the "
+                 "branch tip",
+                 st->path, err.message, st->path);
+    else if (*done_ids)
+        snprintf(st->notice, sizeof st->notice,
+                 "repaired the records work tree of %.200s: a commit interrupted before it "
+                 "finished had left %.500s half-updated; the index and files now match the branch "
+                 "tip",
+                 st->path, done_ids);
+}
+
+/* The sheet's files in the work tree that differ from what git knows: edited,
+ * deleted or staged by hand (names joined into out). A sheet another live
+ * writer is bringing to the tip right now is not judged on its index. */
+static int hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_error *err)
+{
+    static const char *const files[] = {"sheet.json", "sheet.md"};
+    int live = journal_live(st, id), fd = -1, rc;
+    size_t f;
+    *out = '\0';
+    if ((rc = worktree_lock(st, &fd, err)) < 0)
+        return rc;
+    for (f = 0; f < 2; f++) {
+        char rel[256];
+        unsigned int flags = 0;
+        unsigned int bad = GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_NEW |
+                           GIT_STATUS_WT_TYPECHANGE;
+        snprintf(rel, sizeof rel, "sheets/%s/%s", id, files[f]);
+        if (!live)
+            bad |= GIT_STATUS_INDEX_MODIFIED | GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_NEW |
+                   GIT_STATUS_INDEX_TYPECHANGE;
+        if (git_status_file(&flags, st->repo, rel) < 0)
+            continue; /* not in the tip, the index or the work tree */
+        if (flags & bad)
+            snprintf(out + strlen(out), len - strlen(out), "%s%s", *out ? ", " : "", rel);
+    }
+    flock(fd, LOCK_UN);
+    close(fd);
+    return 0;
+}
+
+/* 1 with *at when sheets/<id>/sheet.json was blob at some commit of the branch
+ * from tip, 0 when never; libgit2 errors negative. */
+static int sheet_held(git_repository *repo, const git_oid *tip, const char *id,
+                      const git_oid *blob, git_oid *at)
+{
+    git_revwalk *walk = NULL;
+    git_oid oid;
+    int rc, found = 0;
+    if ((rc = git_revwalk_new(&walk, repo)) < 0 || (rc = git_revwalk_push(walk, tip)) < 0)
+        goto done;
+    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+    /* The commit that wrote that state: the oldest of the newest run of
+     * commits holding it (later commits of other sheets hold it too). */
+    while ((rc = git_revwalk_next(&oid, walk)) == 0) {
+        git_commit *c = NULL;
+        git_oid cur;
+        int has = 0;
+        if ((rc = git_commit_lookup(&c, repo, &oid)) < 0)
+            goto done;
+        rc = sheet_blob_at(repo, git_commit_tree_id(c), id, "sheet.json", &cur, &has);
+        git_commit_free(c);
+        if (rc < 0)
+            goto done;
+        if (has && git_oid_equal(&cur, blob)) {
+            git_oid_cpy(at, &oid);
+            found = 1;
+        } else if (found) {
+            break;
+        }
+    }
+    rc = rc == GIT_ITEROVER ? 0 : rc;
+done:
+    git_revwalk_free(walk);
+    return rc < 0 ? rc : found;
+}
+
 /* --- commit --- */
 
 int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info *info,
@@ -490,7 +682,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     git_oid blob_json, blob_md, expected, tip, tree_oid, commit_oid;
     git_tree_update upd[2];
     size_t nupd = 1, mlen;
-    int rc = 0, attempt = 0, created = 0;
+    int rc = 0, attempt = 0, created = 0, journaled = 0, keep_journal = 0;
     int64_t deadline;
 
     if (!w || !w->sheet_id || !vs_sheet_id_valid(w->sheet_id))
@@ -514,6 +706,22 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     snprintf(info->branch, sizeof info->branch, "%.255s", refname + 11);
     snprintf(path_json, sizeof path_json, "sheets/%s/sheet.json", w->sheet_id);
     snprintf(path_md, sizeof path_md, "sheets/%s/sheet.md", w->sheet_id);
+    if (!git_repository_is_bare(st->repo)) {
+        char edited[600];
+        if ((rc = hand_edits(st, w->sheet_id, edited, sizeof edited, err)) < 0)
+            return rc;
+        if (*edited)
+            return vs_error_set(err, VS_ERECORDS,
+                                "the records work tree %s has changes of its own to %s (edited, "
+                                "deleted or staged by hand, see `git -C %s status`); a commit "
+                                "would write over them, so nothing was written. Keep them with "
+                                "`git -C %s commit`, or drop them with `git -C %s checkout HEAD -- "
+                                "sheets/%s/`, then commit again",
+                                st->path, edited, st->path, st->path, st->path, w->sheet_id);
+        if ((rc = journal_begin(st, w->sheet_id, err)) < 0)
+            return rc;
+        journaled = 1;
+    }
 
     mlen = strlen(w->message);
     if (!(msg = malloc(mlen + 2))) {
@@ -589,6 +797,29 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         }
         if (!w->replace) {
             int stale = w->expected_blob ? (!has_cur || !git_oid_equal(&cur, &expected)) : has_cur;
+            git_oid held_at;
+            int held = 0;
+            /* A state of this sheet the records already hold at an older
+             * revision (a notebook run again from the top, in a kernel that did
+             * not load it): restating it writes nothing, and the caller goes on
+             * from that revision (a later change then meets the newer ones as a
+             * concurrent change, as it should). */
+            if (stale && (held = sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &held_at)) < 0) {
+                git_tree_free(ptree);
+                git_commit_free(parent);
+                rc = gfail(err, VS_ERECORDS, "cannot read the history of %s", refname);
+                goto done;
+            }
+            if (held) {
+                hex(info->commit, &held_at);
+                hex(info->blob, &blob_json);
+                info->unchanged = 1;
+                info->held_earlier = 1;
+                info->attempts = attempt;
+                git_tree_free(ptree);
+                git_commit_free(parent);
+                goto done;
+            }
             if (stale) {
                 hex(info->commit, &tip);
                 if (has_cur)
@@ -659,12 +890,16 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         const char *ids[1];
         ids[0] = w->sheet_id;
         vs_error_clear(&werr);
-        if (sync_sheets(st, refname, ids, 1, &werr) < 0)
+        if (sync_sheets(st, refname, ids, 1, &werr) < 0) {
             snprintf(info->warning, sizeof info->warning,
                      "committed, but the work tree of %.80s was not updated: %.360s", st->path,
                      werr.message);
+            keep_journal = 1; /* the next open tries again */
+        }
     }
 done:
+    if (journaled && !keep_journal)
+        journal_end(st, w->sheet_id);
     git_signature_free(sig);
     free(msg);
     return rc;
@@ -926,7 +1161,8 @@ static int resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_er
     if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC || rc == GIT_EAMBIGUOUS) {
         rc = vs_error_set(err, VS_ENOTFOUND,
                           "no revision '%s' in the records %s%s (give a commit id or prefix, "
-                          "HEAD~N or a branch; `history` lists them)",
+                          "~N for N revisions back in the sheet's own history, HEAD~N for N "
+                          "commits back on the branch, or a branch; `history` lists them)",
                           rev, st->path, rc == GIT_EAMBIGUOUS ? " (ambiguous prefix)" : "");
         goto done;
     }
@@ -946,9 +1182,60 @@ done:
     return rc;
 }
 
+int vs_store_sheet_rev(const char *rev, unsigned long *n)
+{
+    char *end;
+    if (!rev || rev[0] != '~')
+        return 0;
+    if (!rev[1]) {
+        *n = 1; /* as git reads a bare ~ */
+        return 1;
+    }
+    if (rev[1] < '0' || rev[1] > '9')
+        return 0;
+    errno = 0;
+    *n = strtoul(rev + 1, &end, 10);
+    return !*end && errno == 0;
+}
+
+/* The commit of the revision N back in the sheet's own history (~0 its latest). */
+static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev,
+                             unsigned long n, git_commit **out, vs_error *err)
+{
+    vs_store_revisions h = {0};
+    git_oid oid;
+    int rc;
+    *out = NULL;
+    if ((rc = need_repo(st, err)) < 0)
+        return rc;
+    if (n > 1000000)
+        return vs_error_set(err, VS_ENOTFOUND, "no revision '%s' of sheet '%s'", rev, sheet_id);
+    if ((rc = vs_store_history(st, sheet_id, (size_t)n + 1, &h, err)) < 0)
+        return rc;
+    if (h.n <= n) {
+        if (h.n == 0)
+            rc = vs_error_set(err, VS_ENOTFOUND, "sheet '%s' has no revisions in the records %s",
+                              sheet_id, st->path);
+        else
+            rc = vs_error_set(err, VS_ENOTFOUND,
+                              "sheet '%s' has %zu revision%s in the records %s: %s@~0 is the "
+                              "latest, %s@~%zu the oldest (`history %s` lists them)",
+                              sheet_id, h.n, h.n == 1 ? "" : "s", st->path, sheet_id, sheet_id,
+                              h.n - 1, sheet_id);
+        vs_store_revisions_clear(&h);
+        return rc;
+    }
+    rc = git_oid_fromstr(&oid, h.revs[n].commit) < 0 || git_commit_lookup(out, st->repo, &oid) < 0
+             ? gfail(err, VS_ERECORDS, "cannot read commit %s", h.revs[n].commit)
+             : 0;
+    vs_store_revisions_clear(&h);
+    return rc;
+}
+
 int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const char *file,
                   vs_store_blob *out, vs_error *err)
 {
+    unsigned long back;
     git_commit *c = NULL;
     git_tree *tree = NULL;
     git_tree_entry *e = NULL;
@@ -963,7 +1250,8 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
         file = "sheet.json";
     if (strcmp(file, "sheet.json") && strcmp(file, "sheet.md"))
         return vs_error_set(err, VS_EVALUE, "a sheet has sheet.json and sheet.md, not %s", file);
-    if ((rc = resolve_commit(st, rev, &c, err)) < 0)
+    if (vs_store_sheet_rev(rev, &back) ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, err)) < 0
+                                       : (rc = resolve_commit(st, rev, &c, err)) < 0)
         return rc;
     hex(out->commit, git_commit_id(c));
     snprintf(path, sizeof path, "sheets/%s/%s", sheet_id, file);
@@ -1099,7 +1387,8 @@ int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **r
     if (at) {
         if (!at[1])
             return vs_error_set(err, VS_EVALUE,
-                                "expected a revision after '@' in '%s' (a commit, HEAD~N, a branch)",
+                                "expected a revision after '@' in '%s' (~N: N revisions back in the "
+                                "sheet's history; HEAD~N, a commit, a branch)",
                                 spec);
         *rev = at + 1;
     }
@@ -1304,6 +1593,80 @@ done:
     return rc;
 }
 
+/* The sheets/ tree of a commit, or *out NULL when it has none. */
+static int sheets_tree(git_repository *repo, const git_oid *commit_id, git_tree **out)
+{
+    git_commit *c = NULL;
+    git_tree *t = NULL;
+    const git_tree_entry *e;
+    int rc;
+    *out = NULL;
+    if ((rc = git_commit_lookup(&c, repo, commit_id)) < 0 || (rc = git_commit_tree(&t, c)) < 0)
+        goto done;
+    e = git_tree_entry_byname(t, "sheets");
+    if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
+        rc = git_tree_lookup(out, repo, git_tree_entry_id(e));
+done:
+    git_tree_free(t);
+    git_commit_free(c);
+    return rc;
+}
+
+static const git_oid *folder_in(const git_tree *sheets, const char *name)
+{
+    const git_tree_entry *e = sheets ? git_tree_entry_byname(sheets, name) : NULL;
+    return e && git_tree_entry_type(e) == GIT_OBJECT_TREE ? git_tree_entry_id(e) : NULL;
+}
+
+static int same_folder(const git_oid *a, const git_oid *b)
+{
+    return a == b || (a && b && git_oid_equal(a, b));
+}
+
+/* A sheet is never merged: the ids of the sheets whose folder changed on both
+ * sides since their merge base, to different contents, joined into names (as
+ * "sheets/<id>/"). Returns how many, or a libgit2 error. */
+static int diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
+                           char *names, size_t len)
+{
+    git_oid base;
+    git_tree *tb = NULL, *to = NULL, *tt = NULL;
+    const git_tree *sides[2];
+    int rc, n = 0, s;
+    size_t i;
+    *names = '\0';
+    rc = git_merge_base(&base, repo, ours, theirs);
+    if (rc < 0 && rc != GIT_ENOTFOUND)
+        return rc;
+    if ((rc == 0 && (rc = sheets_tree(repo, &base, &tb)) < 0) ||
+        (rc = sheets_tree(repo, ours, &to)) < 0 || (rc = sheets_tree(repo, theirs, &tt)) < 0)
+        goto done;
+    sides[0] = to;
+    sides[1] = tt;
+    for (s = 0; s < 2; s++) {
+        size_t cnt = sides[s] ? git_tree_entrycount(sides[s]) : 0;
+        for (i = 0; i < cnt; i++) {
+            const char *name = git_tree_entry_name(git_tree_entry_byindex(sides[s], i));
+            const git_oid *b = folder_in(tb, name), *o = folder_in(to, name), *t = folder_in(tt, name);
+            if (s == 1 && o)
+                continue; /* seen from our side */
+            if (same_folder(o, b) || same_folder(t, b) || same_folder(o, t))
+                continue;
+            n++;
+            if (strlen(names) + strlen(name) + 12 < len)
+                snprintf(names + strlen(names), len - strlen(names), "%ssheets/%s/",
+                         *names ? ", " : "", name);
+        }
+    }
+    /* a sheet removed on both sides differently cannot be: removal is one content */
+    rc = n;
+done:
+    git_tree_free(tb);
+    git_tree_free(to);
+    git_tree_free(tt);
+    return rc;
+}
+
 /* Brings theirs into the branch: nothing, fast-forward, or a merge commit. */
 static int integrate(vs_store *st, const char *refname, const git_oid *theirs, const char *from,
                      vs_store_sync *out, vs_error *err)
@@ -1337,7 +1700,28 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             git_tree *tree = NULL;
             const git_commit *parents[2];
             char msg[1200];
+            char both[600];
+            int nd;
             git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+            if ((nd = diverged_sheets(st->repo, &tip, theirs, both, sizeof both)) < 0) {
+                rc = gfail(err, VS_ERECORDS, "cannot compare the sheets here and in %s", from);
+                goto done;
+            }
+            if (nd > 0) {
+                char th[VS_STORE_HEX];
+                hex(th, theirs);
+                rc = vs_error_set(err, VS_ECONFLICT,
+                                  "the same sheet changed here and in %s since they last agreed "
+                                  "(%s); a sheet is never merged, so nothing was merged or "
+                                  "pushed and both sides keep their commits. Look at theirs with "
+                                  "`show SHEET@%.12s` (in a session where that sheet is not "
+                                  "open); then keep one version: to keep yours, pull into a "
+                                  "fresh folder with `records PATH` and `records pull %s`, open "
+                                  "yours there and record it on top with `commit \"...\" "
+                                  "replace` (theirs stays in history), then push from there",
+                                  from, both, th, from);
+                goto done;
+            }
             if (git_commit_lookup(&ours, st->repo, &tip) < 0 ||
                 git_commit_lookup(&other, st->repo, theirs) < 0 ||
                 git_merge_commits(&idx, st->repo, ours, other, &mo) < 0) {

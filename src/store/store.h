@@ -45,6 +45,10 @@ void vs_store_free(vs_store *st);
 
 /* The path as given (borrowed). */
 const char *vs_store_path(const vs_store *st);
+/* What opening had to repair, for the person to read ("" when nothing): a
+ * commit killed before it finished leaves a journal entry behind, and the
+ * next open brings that sheet's index and work-tree files to the branch tip. */
+const char *vs_store_notice(const vs_store *st);
 /* 1 when the repository exists (0 before the first commit of a new folder). */
 int vs_store_exists(const vs_store *st);
 /* 1 for a bare repository. */
@@ -78,15 +82,22 @@ typedef struct vs_store_commit_info {
     /* The tip already held this exact sheet.json: nothing was written, and
      * commit/blob name the tip and its blob. */
     int unchanged;
+    /* With unchanged: the tip holds another version, but an older revision of
+     * the branch held exactly this one (commit names it; blob is this one's). A
+     * sheet restated so continues from that revision. */
+    int held_earlier;
     /* Non-empty when the commit is recorded but the work tree could not be
      * brought up to date (for example a stale index.lock): what to do. */
     char warning[512];
 } vs_store_commit_info;
 
 /* Commits w as one commit on the branch (or nothing, with info->unchanged, when
- * the tip already holds the same sheet.json). Returns 0 and fills *info (may be NULL),
- * VS_ECONFLICT when the sheet changed since the caller loaded it (nothing
- * written; *info names the tip), or VS_ERECORDS. */
+ * the tip already holds the same sheet.json, or when an older revision held it
+ * and the commit would otherwise be refused as stale: info->held_earlier).
+ * Returns 0 and fills *info (may be NULL), VS_ECONFLICT when the sheet changed
+ * since the caller loaded it (nothing written; *info names the tip), or
+ * VS_ERECORDS; among these, in a repository with a work tree, when the sheet's
+ * files there were edited, deleted or staged by hand (named; nothing written). */
 int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info *info,
                     vs_error *err);
 
@@ -116,9 +127,12 @@ typedef struct vs_store_blob {
     char blob[VS_STORE_HEX];
 } vs_store_blob;
 
-/* Reads sheets/<sheet_id>/<file> ("sheet.json" when NULL) at rev: a commit id or
- * prefix, HEAD~N, a branch, anything git rev-parse takes; NULL is the branch tip.
- * VS_ENOTFOUND when the revision or the sheet is not there. */
+/* Reads sheets/<sheet_id>/<file> ("sheet.json" when NULL) at rev: "~N", N
+ * revisions back in that sheet's own history (the commits that changed
+ * sheets/<sheet_id>/, as vs_store_history lists them; "~0" its latest, "~" is
+ * "~1"), or anything git rev-parse takes, with git's meaning (a commit id or
+ * prefix, HEAD~N = N commits back on the branch, a branch); NULL is the branch
+ * tip. VS_ENOTFOUND when the revision or the sheet is not there. */
 int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const char *file,
                   vs_store_blob *out, vs_error *err);
 void vs_store_blob_clear(vs_store_blob *b);
@@ -126,6 +140,10 @@ void vs_store_blob_clear(vs_store_blob *b);
 /* The ids of the sheets at rev (NULL: the tip), sorted; *out_ids is a malloc'd
  * array of malloc'd strings (free each, then the array). None yet: 0 ids. */
 int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n, vs_error *err);
+
+/* 1 with *n when rev is "~N" (or "~": 1), a revision of one sheet's own
+ * history; 0 for any other revision. Pure. */
+int vs_store_sheet_rev(const char *rev, unsigned long *n);
 
 /* Splits "SHEET@REV" into the id and the revision (NULL when there is no '@').
  * VS_EVALUE when the id is not a valid slug or REV is empty. Pure. */

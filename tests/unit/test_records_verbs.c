@@ -166,12 +166,29 @@ START_TEST(test_concurrent_same_sheet_refused)
              records);
     ck_assert_str_eq(out, "2\n"); /* kv_cache and mine: b's extra is in history only */
     free(out);
-    /* a new session's sheet of the same id does not silently replace the record */
+    /* a new session's sheet of the same id does not silently replace the record:
+     * restating a state the records hold (base, two revisions back) writes
+     * nothing, and a change from there meets the newer revisions as a conflict */
     vs_interp_free(b);
     b = vs_interp_new(NULL);
     ck_assert_int_eq(run(b, setup_cell, NULL, &err), 0);
-    ck_assert_int_eq(run(b, "commit \"again\"", NULL, &err), VS_ECONFLICT);
+    ck_assert_int_eq(run(b, "commit \"again\"", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "unchanged")));
+    ck_assert(json_is_true(json_object_get(p, "held_earlier")));
+    out = sh("git -C '%s' log --format=%%H -1 --skip=2", records); /* base */
+    ck_assert_int_eq(strncmp(out, pstr(p, "commit"), 40), 0);
+    free(out);
+    json_decref(p);
+    ck_assert_int_eq(run(b, "reserve other 2GiB\ncommit \"again\"", NULL, &err), VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "changed in the records"));
+    vs_interp_free(b);
+    b = vs_interp_new(NULL);
+    ck_assert_int_eq(run(b, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(b, "reserve other 2GiB\ncommit \"again\"", NULL, &err), VS_ECONFLICT);
     ck_assert_ptr_nonnull(strstr(err.message, "did not load"));
+    out = sh("git -C '%s' rev-list --count main", records);
+    ck_assert_str_eq(out, "3\n");
+    free(out);
     vs_interp_free(a);
     vs_interp_free(b);
 }
@@ -282,6 +299,14 @@ START_TEST(test_diff_and_reproduce)
                          &p, &err), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(p, "to_remeasure")), 2);
     json_decref(p);
+    /* run again from the same source: the campaign is reopened, not refused */
+    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\"", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "reopened")));
+    ck_assert_str_eq(pstr(p, "from"), "session");
+    json_decref(p);
+    /* from another state of the source: the id is taken */
+    ck_assert_int_eq(run(ip, "sheet \"Llama 7B campaign A\"\nreserve later 1GiB\ncommit \"later\"",
+                         NULL, &err), 0);
     ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\"", NULL, &err),
                      VS_EVALUE);
     vs_interp_free(ip);
