@@ -483,6 +483,154 @@ START_TEST(test_diff_pure)
 }
 END_TEST
 
+
+static int has_match(const json_t *m, const char *s)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(m, i, x) if (!strcmp(json_string_value(x), s)) return 1;
+    return 0;
+}
+
+/* SHEET@~N through show and diff, with another sheet's commits interleaved;
+ * the git CLI names the commits. Ids complete from the records in a new kernel. */
+START_TEST(test_sheet_revisions_verbs)
+{
+    vs_interp *ip = vs_interp_new(NULL), *ip2;
+    vs_error err;
+    json_t *p = NULL, *m;
+    size_t start, end;
+    char *out, want[64];
+    const char *code;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "commit \"a1\"\nsheet \"other\"\ncommit \"o1\"", NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "sheet \"Llama 7B campaign A\"\nreserve extra 1GiB\ncommit \"a2\"\n"
+                             "sheet \"other\"\nreserve o 1GiB\ncommit \"o2\"",
+                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@~1", &p, &err), 0);
+    out = sh("git -C '%s' log --format=%%H -- sheets/llama-7b-campaign-a/ | sed -n 2p", records);
+    snprintf(want, sizeof want, "%s\n", pstr(json_object_get(p, "revision"), "commit"));
+    ck_assert_str_eq(out, want);
+    free(out);
+    ck_assert_ptr_null(vs_sheet_component(p, "extra"));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@HEAD~1", &p, &err), 0);
+    out = sh("git -C '%s' rev-parse HEAD~1", records);
+    snprintf(want, sizeof want, "%s\n", pstr(json_object_get(p, "revision"), "commit"));
+    ck_assert_str_eq(out, want);
+    free(out);
+    ck_assert_ptr_nonnull(vs_sheet_component(p, "extra"));
+    json_decref(p);
+    /* the sheet's last change, whatever came after it on the branch */
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@~1 ~0", &p, &err), 0);
+    ck_assert(json_is_false(json_object_get(p, "same")));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@HEAD~1 HEAD", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "same")));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@~2", NULL, &err), VS_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "@~1 the oldest"));
+    ck_assert_int_eq(run(ip, "help show", &p, &err), 0);
+    ck_assert_ptr_nonnull(strstr(pstr(p, "help"), "~N"));
+    ck_assert_ptr_nonnull(strstr(pstr(p, "help"), "HEAD~N"));
+    json_decref(p);
+    /* a new kernel: the records' ids complete */
+    ip2 = vs_interp_new(NULL);
+    code = "show ll";
+    ck_assert_int_eq(vs_interp_complete(ip2, code, strlen(code), &m, &start, &end), 0);
+    ck_assert(has_match(m, "llama-7b-campaign-a@"));
+    ck_assert(has_match(m, "llama-7b-campaign-a"));
+    ck_assert(!has_match(m, "other"));
+    json_decref(m);
+    code = "diff oth";
+    ck_assert_int_eq(vs_interp_complete(ip2, code, strlen(code), &m, &start, &end), 0);
+    ck_assert(has_match(m, "other@"));
+    json_decref(m);
+    vs_interp_free(ip2);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* validates_card is written as the card is at commit time. */
+START_TEST(test_validates_card_fresh_at_commit)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    char *out;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "length 4096\nconcurrency 8\n"
+                             "record phase=generate gpu=0 counter=torch.max_memory_reserved 20GiB "
+                             "length=4096 concurrency=8\ncommit \"validates\"",
+                         NULL, &err), 0);
+    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+             "'\"validates_card\": [a-z]*'",
+             records);
+    ck_assert_str_eq(out, "\"validates_card\": true\n");
+    free(out);
+    ck_assert_int_eq(run(ip, "concurrency 16\ncommit \"more sequences\"", NULL, &err), 0);
+    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+             "'\"validates_card\": [a-z]*'; git -C '%s' show "
+             "main:sheets/llama-7b-campaign-a/sheet.md | grep -c '| yes |'",
+             records, records);
+    ck_assert_str_eq(out, "\"validates_card\": false\n0\n");
+    free(out);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* One change at a time: commit and diff warn when a revision changes two axes. */
+START_TEST(test_one_change_at_a_time)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "length 4096\ncommit \"base\"", NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "length 8192\ncommit \"longer\"", &p, &err), 0);
+    ck_assert(json_is_null(json_object_get(p, "warning")));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "format int4\nlength 16384\ncommit \"two at once\"", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "warning"),
+                     "this revision changes format and length together; compare one change at a "
+                     "time");
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@~1 ~0", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "warning"),
+                     "this revision changes format and length together; compare one change at a "
+                     "time");
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@~2 ~1", &p, &err), 0);
+    ck_assert(json_is_null(json_object_get(p, "warning")));
+    json_decref(p);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* reproduce ... as NAME run again in a new kernel reopens the campaign from the records. */
+START_TEST(test_reproduce_reopens_in_new_kernel)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "commit \"a\"\nreproduce llama-7b-campaign-a@~0 as \"campaign B\" "
+                             "gpu=\"H100\"\nreserve b 1GiB\ncommit \"b\"",
+                         NULL, &err), 0);
+    vs_interp_free(ip);
+    ip = vs_interp_new(NULL);
+    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a@HEAD as \"campaign B\" gpu=\"H100\"",
+                         &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "reopened")));
+    ck_assert_str_eq(pstr(p, "from"), "records");
+    json_decref(p);
+    /* the reopened sheet is the recorded one, loaded: committing it writes nothing */
+    ck_assert_int_eq(run(ip, "commit \"b\"", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "unchanged")));
+    json_decref(p);
+    vs_interp_free(ip);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("records_verbs");
@@ -497,6 +645,10 @@ static Suite *suite(void)
     tcase_add_test(tc, test_diff_and_reproduce);
     tcase_add_test(tc, test_reproduce_own_id_refused);
     tcase_add_test(tc, test_records_paths_and_sync);
+    tcase_add_test(tc, test_sheet_revisions_verbs);
+    tcase_add_test(tc, test_validates_card_fresh_at_commit);
+    tcase_add_test(tc, test_one_change_at_a_time);
+    tcase_add_test(tc, test_reproduce_reopens_in_new_kernel);
     tcase_add_test(pure, test_markdown);
     tcase_add_test(pure, test_diff_pure);
     suite_add_tcase(s, tc);
