@@ -168,6 +168,12 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                       id, vs_store_path(st), info.branch,
                       info.created ? ", repository created" : "", info.commit, vs_buf_str(&msg));
     }
+    if (*info.joined)
+        vs_buf_printf(&text, "This commit joins the remote's %.12s: each sheet changed on both "
+                             "sides keeps the version chosen here (theirs stay in history), the "
+                             "other sheets come from the side that changed them; `records push` "
+                             "now goes through.\n",
+                      info.joined);
     if (info.attempts > 1)
         vs_buf_printf(&text, "(other writers moved the branch meanwhile: built again on the new "
                              "tip, %d attempts)\n",
@@ -193,11 +199,11 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_put_html(&html, vs_buf_str(&warn));
         vs_buf_puts(&html, "</p>\n");
     }
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s?}", "kind",
+    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s?, s:s?}", "kind",
                         "commit", "sheet", id, "commit", info.commit, "branch", info.branch,
                         "records", vs_store_path(st), "blob", info.blob, "created", info.created,
                         "attempts", info.attempts, "unchanged", info.unchanged, "held_earlier",
-                        info.held_earlier,
+                        info.held_earlier, "joined", *info.joined ? info.joined : NULL,
                         "warning", !info.unchanged && warn.len ? vs_buf_str(&warn) : NULL);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
@@ -712,14 +718,87 @@ done:
     return rc;
 }
 
+/* After a pull: each sheet that arrived is written with what is derived from
+ * its card recomputed (another kernel may have recorded a stale
+ * validates_card); a sheet that needs it gets one commit saying so. */
+static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, vs_buf *text,
+                          json_t *fixed, vs_error *err)
+{
+    char **ids = NULL;
+    size_t n = 0, i;
+    int rc;
+    if ((rc = vs_store_list(st, NULL, &ids, &n, err)) < 0)
+        return rc;
+    for (i = 0; i < n && rc == 0; i++) {
+        vs_store_blob now = {0}, was = {0};
+        json_t *sheet = NULL, *open;
+        const char *base;
+        vs_error e;
+        int changed;
+        vs_error_clear(&e);
+        if (vs_store_read(st, ids[i], NULL, NULL, &now, &e) < 0)
+            continue;
+        if (*s->local_before && vs_store_read(st, ids[i], s->local_before, NULL, &was, &e) == 0 &&
+            !strcmp(was.blob, now.blob)) {
+            vs_store_blob_clear(&was);
+            vs_store_blob_clear(&now);
+            continue; /* not changed by this pull */
+        }
+        vs_store_blob_clear(&was);
+        if (vs_sheet_load(&sheet, now.data, now.len, &e) == 0 &&
+            (changed = vs_sheet_refresh_derived(sheet)) > 0) {
+            char *json = vs_sheet_dump(sheet), *md = vs_markdown_sheet(sheet);
+            vs_buf msg = VS_BUF_INIT;
+            vs_store_write w;
+            vs_store_commit_info info;
+            vs_buf_printf(&msg, "%s: validates_card recomputed from the card (records pull)",
+                          ids[i]);
+            memset(&w, 0, sizeof w);
+            w.sheet_id = ids[i];
+            w.json = json;
+            w.json_len = json ? strlen(json) : 0;
+            w.md = md;
+            w.md_len = md ? strlen(md) : 0;
+            w.message = vs_buf_str(&msg);
+            w.expected_blob = now.blob;
+            if (!json || !md || vs_buf_failed(&msg))
+                rc = oom(err);
+            else if ((rc = vs_store_commit(st, &w, &info, err)) == 0) {
+                vs_buf_printf(text, "Sheet %s: validates_card recomputed from its card for %d "
+                                    "measurement%s, recorded as commit %s.\n",
+                              ids[i], changed, changed == 1 ? "" : "s", info.commit);
+                vs_ctx_effect(ctx, "committed %s@%.12s to %s", ids[i], info.commit,
+                              vs_store_path(st));
+                json_array_append_new(fixed, json_string(ids[i]));
+                /* a session copy loaded from the stale record goes on from the fix */
+                open = vs_ctx_find_sheet(ctx, ids[i]);
+                base = open ? json_string_value(json_object_get(open, "_base_blob")) : NULL;
+                if (base && !strcmp(base, now.blob))
+                    json_object_set_new(open, "_base_blob", json_string(info.blob));
+            }
+            free(json);
+            free(md);
+            vs_buf_free(&msg);
+        }
+        json_decref(sheet);
+        vs_store_blob_clear(&now);
+    }
+    for (i = 0; i < n; i++)
+        free(ids[i]);
+    free(ids);
+    return rc;
+}
+
 static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg *remote,
                         vs_error *err)
 {
     vs_store *st = NULL;
     vs_store_sync s;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *payload;
+    json_t *payload, *fixed = json_array();
     int rc;
+    if (!fixed)
+        return oom(err);
     if ((rc = open_store(ctx, &st, err)) < 0)
         goto fail;
     rc = push ? vs_store_push(st, remote ? remote->value : NULL, &s, err)
@@ -743,6 +822,8 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
             vs_buf_printf(&text, "Pulled %s from %s: %s, now at %s.\n", s.branch, s.remote,
                           s.merged ? "merged (different sheets)" : "fast-forward", s.local_after);
         vs_ctx_effect(ctx, "pulled %s from %s", s.branch, s.remote);
+        if (!s.up_to_date && (rc = refresh_pulled(ctx, st, &s, &text, fixed, err)) < 0)
+            goto fail;
     }
     if (*s.warning)
         vs_buf_printf(&text, "warning: %s\n", s.warning);
@@ -755,6 +836,8 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
                         "after", *s.local_after ? s.local_after : NULL, "remote_tip",
                         *s.remote_after ? s.remote_after : NULL, "up_to_date", s.up_to_date,
                         "merged", s.merged, "fast_forward", s.fast_forward);
+    if (payload && !push)
+        json_object_set(payload, "recomputed", fixed);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
@@ -763,6 +846,7 @@ fail:
     else
         at_line(line, err, rc);
 done:
+    json_decref(fixed);
     vs_store_free(st);
     vs_buf_free(&text);
     vs_buf_free(&html);

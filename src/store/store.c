@@ -670,6 +670,269 @@ done:
     return rc < 0 ? rc : found;
 }
 
+/* --- sheets changed on both sides --- */
+
+/* The sheets/ tree of a commit, or *out NULL when it has none. */
+static int sheets_tree(git_repository *repo, const git_oid *commit_id, git_tree **out)
+{
+    git_commit *c = NULL;
+    git_tree *t = NULL;
+    const git_tree_entry *e;
+    int rc;
+    *out = NULL;
+    if ((rc = git_commit_lookup(&c, repo, commit_id)) < 0 || (rc = git_commit_tree(&t, c)) < 0)
+        goto done;
+    e = git_tree_entry_byname(t, "sheets");
+    if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
+        rc = git_tree_lookup(out, repo, git_tree_entry_id(e));
+done:
+    git_tree_free(t);
+    git_commit_free(c);
+    return rc;
+}
+
+static const git_oid *folder_in(const git_tree *sheets, const char *name)
+{
+    const git_tree_entry *e = sheets ? git_tree_entry_byname(sheets, name) : NULL;
+    return e && git_tree_entry_type(e) == GIT_OBJECT_TREE ? git_tree_entry_id(e) : NULL;
+}
+
+static int same_folder(const git_oid *a, const git_oid *b)
+{
+    return a == b || (a && b && git_oid_equal(a, b));
+}
+
+/* A sheet is never merged: the ids of the sheets whose folder changed on both
+ * sides since their merge base, to different contents, joined into names (as
+ * "sheets/<id>/") and, when ids is not NULL, listed there (at most
+ * STORE_DIVERGED_MAX, *nids of them). Returns how many, or a libgit2 error. */
+#define STORE_DIVERGED_MAX 32
+
+static int diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
+                           char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids)
+{
+    git_oid base;
+    git_tree *tb = NULL, *to = NULL, *tt = NULL;
+    const git_tree *sides[2];
+    int rc, n = 0, s;
+    size_t i;
+    *names = '\0';
+    if (nids)
+        *nids = 0;
+    rc = git_merge_base(&base, repo, ours, theirs);
+    if (rc < 0 && rc != GIT_ENOTFOUND)
+        return rc;
+    if ((rc == 0 && (rc = sheets_tree(repo, &base, &tb)) < 0) ||
+        (rc = sheets_tree(repo, ours, &to)) < 0 || (rc = sheets_tree(repo, theirs, &tt)) < 0)
+        goto done;
+    sides[0] = to;
+    sides[1] = tt;
+    for (s = 0; s < 2; s++) {
+        size_t cnt = sides[s] ? git_tree_entrycount(sides[s]) : 0;
+        for (i = 0; i < cnt; i++) {
+            const char *name = git_tree_entry_name(git_tree_entry_byindex(sides[s], i));
+            const git_oid *b = folder_in(tb, name), *o = folder_in(to, name), *t = folder_in(tt, name);
+            if (s == 1 && o)
+                continue; /* seen from our side */
+            if (same_folder(o, b) || same_folder(t, b) || same_folder(o, t))
+                continue;
+            if (ids && *nids < STORE_DIVERGED_MAX && strlen(name) < VS_SHEET_ID_MAX)
+                snprintf(ids[(*nids)++], VS_SHEET_ID_MAX, "%s", name);
+            n++;
+            if (strlen(names) + strlen(name) + 12 < len)
+                snprintf(names + strlen(names), len - strlen(names), "%ssheets/%s/",
+                         *names ? ", " : "", name);
+        }
+    }
+    /* a sheet removed on both sides differently cannot be: removal is one content */
+    rc = n;
+done:
+    git_tree_free(tb);
+    git_tree_free(to);
+    git_tree_free(tt);
+    return rc;
+}
+
+/* When a pull or push is refused because sheets changed on both sides, the
+ * other side's tip is remembered in <gitdir>/vramsheet-theirs: its id on the
+ * first line, then one line per diverged sheet the person has already chosen a
+ * version of. `commit ... replace` of a diverged sheet is that choice; the
+ * commit that makes the last choice joins theirs as a second parent, so that
+ * both histories meet with the chosen versions and a push goes through. */
+typedef struct theirs_note {
+    int has;
+    git_oid theirs;
+    char chosen[STORE_DIVERGED_MAX][VS_SHEET_ID_MAX];
+    size_t n;
+} theirs_note;
+
+static void note_path(vs_store *st, char *p, size_t n)
+{
+    snprintf(p, n, "%svramsheet-theirs", git_repository_path(st->repo));
+}
+
+static void note_write(vs_store *st, const theirs_note *tn)
+{
+    char p[4096], h[VS_STORE_HEX], *text = NULL;
+    size_t i, len;
+    FILE *f;
+    hex(h, &tn->theirs);
+    note_path(st, p, sizeof p);
+    if (!(f = open_memstream(&text, &len)))
+        return;
+    fprintf(f, "%s\n", h);
+    for (i = 0; i < tn->n; i++)
+        fprintf(f, "%s\n", tn->chosen[i]);
+    if (fclose(f) == 0)
+        write_file_atomic(p, text, len);
+    free(text);
+}
+
+static void note_read(vs_store *st, theirs_note *tn)
+{
+    char p[4096], line[128];
+    FILE *f;
+    memset(tn, 0, sizeof *tn);
+    note_path(st, p, sizeof p);
+    if (!(f = fopen(p, "r")))
+        return;
+    if (fgets(line, sizeof line, f) && strlen(line) > 40 && (line[40] = '\0', 1) &&
+        git_oid_fromstr(&tn->theirs, line) == 0) {
+        tn->has = 1;
+        while (tn->n < STORE_DIVERGED_MAX && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = '\0';
+            if (vs_sheet_id_valid(line))
+                snprintf(tn->chosen[tn->n++], VS_SHEET_ID_MAX, "%s", line);
+        }
+    }
+    fclose(f);
+}
+
+static void note_remove(vs_store *st)
+{
+    char p[4096];
+    note_path(st, p, sizeof p);
+    unlink(p);
+}
+
+static int note_has(const theirs_note *tn, const char *id)
+{
+    size_t i;
+    for (i = 0; i < tn->n; i++)
+        if (!strcmp(tn->chosen[i], id))
+            return 1;
+    return 0;
+}
+
+/* The tree joining ours_tree (the tip with this commit's files) and theirs:
+ * each sheet changed on one side comes from that side, and each chosen sheet
+ * from ours, whole. */
+static int joined_tree(git_repository *repo, const git_oid *ours_tree, const git_oid *tip,
+                       const git_oid *theirs, const theirs_note *tn, git_oid *out)
+{
+    git_oid base;
+    git_commit *bc = NULL, *tc = NULL;
+    git_tree *bt = NULL, *ot = NULL, *tt = NULL, *folder = NULL;
+    git_index *idx = NULL;
+    git_merge_options mo;
+    size_t i, k;
+    int rc, stage;
+    git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+    mo.file_favor = GIT_MERGE_FILE_FAVOR_OURS;
+    if ((rc = git_merge_base(&base, repo, tip, theirs)) < 0 ||
+        (rc = git_commit_lookup(&bc, repo, &base)) < 0 || (rc = git_commit_tree(&bt, bc)) < 0 ||
+        (rc = git_commit_lookup(&tc, repo, theirs)) < 0 || (rc = git_commit_tree(&tt, tc)) < 0 ||
+        (rc = git_tree_lookup(&ot, repo, ours_tree)) < 0 ||
+        (rc = git_merge_trees(&idx, repo, bt, ot, tt, &mo)) < 0)
+        goto done;
+    for (i = 0; i < tn->n; i++) {
+        char dir[VS_SHEET_ID_MAX + 16];
+        git_tree_entry *e = NULL;
+        snprintf(dir, sizeof dir, "sheets/%s", tn->chosen[i]);
+        for (stage = 0; stage <= 3; stage++)
+            git_index_remove_directory(idx, dir, stage);
+        if (git_tree_entry_bypath(&e, ot, dir) != 0)
+            continue; /* chosen as removed */
+        rc = git_tree_lookup(&folder, repo, git_tree_entry_id(e));
+        git_tree_entry_free(e);
+        if (rc < 0)
+            goto done;
+        for (k = 0; k < git_tree_entrycount(folder); k++) {
+            const git_tree_entry *fe = git_tree_entry_byindex(folder, k);
+            git_index_entry ie;
+            char path[VS_SHEET_ID_MAX + 300];
+            if (git_tree_entry_type(fe) != GIT_OBJECT_BLOB)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, git_tree_entry_name(fe));
+            memset(&ie, 0, sizeof ie);
+            ie.mode = git_tree_entry_filemode(fe);
+            git_oid_cpy(&ie.id, git_tree_entry_id(fe));
+            ie.path = path;
+            if ((rc = git_index_add(idx, &ie)) < 0)
+                goto done;
+        }
+        git_tree_free(folder);
+        folder = NULL;
+    }
+    if (git_index_has_conflicts(idx)) {
+        git_error_set_str(GIT_ERROR_MERGE, "files outside the chosen sheets conflict");
+        rc = GIT_EMERGECONFLICT;
+        goto done;
+    }
+    rc = git_index_write_tree_to(out, idx, repo);
+done:
+    git_index_free(idx);
+    git_tree_free(folder);
+    git_tree_free(bt);
+    git_tree_free(ot);
+    git_tree_free(tt);
+    git_commit_free(bc);
+    git_commit_free(tc);
+    return rc;
+}
+
+/* For a replace commit of sheet id while a divergence is remembered: *join
+ * when this choice is the last one needed (the commit joins theirs); *chosen
+ * when id is one of the diverged sheets. Drops a note that no longer applies. */
+static int divergence_choice(vs_store *st, const git_oid *tip, const char *id, theirs_note *tn,
+                             int *join, int *chosen)
+{
+    char names[600], ids[STORE_DIVERGED_MAX][VS_SHEET_ID_MAX];
+    size_t nids = 0, i;
+    int nd;
+    git_commit *tc = NULL;
+    int missing;
+    *join = *chosen = 0;
+    note_read(st, tn);
+    if (!tn->has)
+        return 0;
+    missing = git_commit_lookup(&tc, st->repo, &tn->theirs) < 0;
+    git_commit_free(tc);
+    if (missing || git_oid_equal(tip, &tn->theirs) ||
+        git_graph_descendant_of(st->repo, tip, &tn->theirs) == 1) {
+        note_remove(st);
+        tn->has = 0;
+        return 0;
+    }
+    if ((nd = diverged_sheets(st->repo, tip, &tn->theirs, names, sizeof names, ids, &nids)) < 0)
+        return nd;
+    for (i = 0; i < nids; i++)
+        if (!strcmp(ids[i], id))
+            *chosen = 1;
+    if (!*chosen)
+        return 0;
+    if (!note_has(tn, id) && tn->n < STORE_DIVERGED_MAX)
+        snprintf(tn->chosen[tn->n++], VS_SHEET_ID_MAX, "%s", id);
+    *join = 1;
+    for (i = 0; i < nids; i++)
+        if (!note_has(tn, ids[i]))
+            *join = 0;
+    return 0;
+}
+
+static int checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
+                          vs_error *err);
+
 /* --- commit --- */
 
 int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info *info,
@@ -682,8 +945,11 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     git_oid blob_json, blob_md, expected, tip, tree_oid, commit_oid;
     git_tree_update upd[2];
     size_t nupd = 1, mlen;
-    int rc = 0, attempt = 0, created = 0, journaled = 0, keep_journal = 0;
+    int rc = 0, attempt = 0, created = 0, journaled = 0, keep_journal = 0, joined = 0;
     int64_t deadline;
+    theirs_note note;
+    git_oid before;
+    int had_before = 0;
 
     if (!w || !w->sheet_id || !vs_sheet_id_valid(w->sheet_id))
         return vs_error_set(err, VS_EVALUE, "'%s' is not a sheet id (a slug: a-z, 0-9, '-')",
@@ -759,12 +1025,12 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
 
     deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
     for (;;) {
-        git_commit *parent = NULL;
+        git_commit *parent = NULL, *their_commit = NULL;
         git_tree *ptree = NULL, *tree = NULL;
         git_reference *ref = NULL;
-        const git_commit *parents[1];
+        const git_commit *parents[2];
         git_oid cur;
-        int have, crc, has_cur = 0;
+        int have, crc, has_cur = 0, join = 0, chosen = 0;
 
         attempt++;
         if ((have = branch_tip(st->repo, refname, &tip, err)) < 0) {
@@ -784,9 +1050,17 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
             rc = gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
+        if (have && w->replace &&
+            (crc = divergence_choice(st, &tip, w->sheet_id, &note, &join, &chosen)) < 0) {
+            git_tree_free(ptree);
+            git_commit_free(parent);
+            rc = gfail(err, VS_ERECORDS, "cannot compare the sheets here and in the remote");
+            goto done;
+        }
         /* The records already hold exactly this sheet (a notebook run again from
-         * the top): nothing can be lost, and an empty commit would only be noise. */
-        if (has_cur && git_oid_equal(&cur, &blob_json)) {
+         * the top): nothing can be lost, and an empty commit would only be noise.
+         * Unless it is the version chosen over theirs: that choice is recorded. */
+        if (has_cur && git_oid_equal(&cur, &blob_json) && !chosen) {
             hex(info->commit, &tip);
             hex(info->blob, &cur);
             info->unchanged = 1;
@@ -850,13 +1124,21 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                 goto done;
             }
         }
+        had_before = have;
+        if (have)
+            git_oid_cpy(&before, &tip);
         crc = git_tree_create_updated(&tree_oid, st->repo, ptree, nupd, upd);
+        if (crc == 0 && join)
+            crc = joined_tree(st->repo, &tree_oid, &tip, &note.theirs, &note, &tree_oid);
+        if (crc == 0 && join)
+            crc = git_commit_lookup(&their_commit, st->repo, &note.theirs);
         if (crc == 0)
             crc = git_tree_lookup(&tree, st->repo, &tree_oid);
         if (crc == 0) {
             parents[0] = parent;
+            parents[1] = their_commit;
             crc = git_commit_create(&commit_oid, st->repo, NULL, sig, sig, NULL, msg, tree,
-                                    have ? 1 : 0, parents);
+                                    have ? (join ? 2 : 1) : 0, parents);
         }
         if (crc < 0) {
             rc = gfail(err, VS_ERECORDS, "cannot write the commit to %s", st->path);
@@ -870,10 +1152,19 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         git_tree_free(tree);
         git_tree_free(ptree);
         git_commit_free(parent);
+        git_commit_free(their_commit);
         if (rc < 0)
             goto done;
-        if (crc == 0)
+        if (crc == 0) {
+            joined = join;
+            if (join)
+                hex(info->joined, &note.theirs);
+            if (join)
+                note_remove(st);
+            else if (chosen)
+                note_write(st, &note);
             break;
+        }
         /* Somebody moved the branch (or holds its lock): rebuild from the new tip. */
         if (vs_clock_mono_ms() > deadline) {
             lock_report(st, refname, err);
@@ -890,7 +1181,9 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         const char *ids[1];
         ids[0] = w->sheet_id;
         vs_error_clear(&werr);
-        if (sync_sheets(st, refname, ids, 1, &werr) < 0) {
+        /* joined: theirs' other sheets arrive too */
+        if ((joined && checkout_moved(st, had_before ? &before : NULL, &commit_oid, &werr) < 0) ||
+            sync_sheets(st, refname, ids, 1, &werr) < 0) {
             snprintf(info->warning, sizeof info->warning,
                      "committed, but the work tree of %.80s was not updated: %.360s", st->path,
                      werr.message);
@@ -1593,80 +1886,6 @@ done:
     return rc;
 }
 
-/* The sheets/ tree of a commit, or *out NULL when it has none. */
-static int sheets_tree(git_repository *repo, const git_oid *commit_id, git_tree **out)
-{
-    git_commit *c = NULL;
-    git_tree *t = NULL;
-    const git_tree_entry *e;
-    int rc;
-    *out = NULL;
-    if ((rc = git_commit_lookup(&c, repo, commit_id)) < 0 || (rc = git_commit_tree(&t, c)) < 0)
-        goto done;
-    e = git_tree_entry_byname(t, "sheets");
-    if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
-        rc = git_tree_lookup(out, repo, git_tree_entry_id(e));
-done:
-    git_tree_free(t);
-    git_commit_free(c);
-    return rc;
-}
-
-static const git_oid *folder_in(const git_tree *sheets, const char *name)
-{
-    const git_tree_entry *e = sheets ? git_tree_entry_byname(sheets, name) : NULL;
-    return e && git_tree_entry_type(e) == GIT_OBJECT_TREE ? git_tree_entry_id(e) : NULL;
-}
-
-static int same_folder(const git_oid *a, const git_oid *b)
-{
-    return a == b || (a && b && git_oid_equal(a, b));
-}
-
-/* A sheet is never merged: the ids of the sheets whose folder changed on both
- * sides since their merge base, to different contents, joined into names (as
- * "sheets/<id>/"). Returns how many, or a libgit2 error. */
-static int diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
-                           char *names, size_t len)
-{
-    git_oid base;
-    git_tree *tb = NULL, *to = NULL, *tt = NULL;
-    const git_tree *sides[2];
-    int rc, n = 0, s;
-    size_t i;
-    *names = '\0';
-    rc = git_merge_base(&base, repo, ours, theirs);
-    if (rc < 0 && rc != GIT_ENOTFOUND)
-        return rc;
-    if ((rc == 0 && (rc = sheets_tree(repo, &base, &tb)) < 0) ||
-        (rc = sheets_tree(repo, ours, &to)) < 0 || (rc = sheets_tree(repo, theirs, &tt)) < 0)
-        goto done;
-    sides[0] = to;
-    sides[1] = tt;
-    for (s = 0; s < 2; s++) {
-        size_t cnt = sides[s] ? git_tree_entrycount(sides[s]) : 0;
-        for (i = 0; i < cnt; i++) {
-            const char *name = git_tree_entry_name(git_tree_entry_byindex(sides[s], i));
-            const git_oid *b = folder_in(tb, name), *o = folder_in(to, name), *t = folder_in(tt, name);
-            if (s == 1 && o)
-                continue; /* seen from our side */
-            if (same_folder(o, b) || same_folder(t, b) || same_folder(o, t))
-                continue;
-            n++;
-            if (strlen(names) + strlen(name) + 12 < len)
-                snprintf(names + strlen(names), len - strlen(names), "%ssheets/%s/",
-                         *names ? ", " : "", name);
-        }
-    }
-    /* a sheet removed on both sides differently cannot be: removal is one content */
-    rc = n;
-done:
-    git_tree_free(tb);
-    git_tree_free(to);
-    git_tree_free(tt);
-    return rc;
-}
-
 /* Brings theirs into the branch: nothing, fast-forward, or a merge commit. */
 static int integrate(vs_store *st, const char *refname, const git_oid *theirs, const char *from,
                      vs_store_sync *out, vs_error *err)
@@ -1703,23 +1922,32 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             char both[600];
             int nd;
             git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
-            if ((nd = diverged_sheets(st->repo, &tip, theirs, both, sizeof both)) < 0) {
+            if ((nd = diverged_sheets(st->repo, &tip, theirs, both, sizeof both, NULL, NULL)) < 0) {
                 rc = gfail(err, VS_ERECORDS, "cannot compare the sheets here and in %s", from);
                 goto done;
             }
             if (nd > 0) {
                 char th[VS_STORE_HEX];
+                theirs_note tn;
+                note_read(st, &tn);
+                if (!tn.has || !git_oid_equal(&tn.theirs, theirs)) {
+                    memset(&tn, 0, sizeof tn);
+                    tn.has = 1;
+                    git_oid_cpy(&tn.theirs, theirs);
+                    note_write(st, &tn);
+                }
                 hex(th, theirs);
                 rc = vs_error_set(err, VS_ECONFLICT,
                                   "the same sheet changed here and in %s since they last agreed "
                                   "(%s); a sheet is never merged, so nothing was merged or "
                                   "pushed and both sides keep their commits. Look at theirs with "
                                   "`show SHEET@%.12s` (in a session where that sheet is not "
-                                  "open); then keep one version: to keep yours, pull into a "
-                                  "fresh folder with `records PATH` and `records pull %s`, open "
-                                  "yours there and record it on top with `commit \"...\" "
-                                  "replace` (theirs stays in history), then push from there",
-                                  from, both, th, from);
+                                  "open), then keep one version of each: `commit \"...\" "
+                                  "replace` records the version open in the session over "
+                                  "theirs (theirs stays in history); once each such sheet is "
+                                  "recorded so, that commit joins both histories and `records "
+                                  "push` goes through",
+                                  from, both, th);
                 goto done;
             }
             if (git_commit_lookup(&ours, st->repo, &tip) < 0 ||

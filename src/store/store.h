@@ -86,6 +86,10 @@ typedef struct vs_store_commit_info {
      * the branch held exactly this one (commit names it; blob is this one's). A
      * sheet restated so continues from that revision. */
     int held_earlier;
+    /* Non-empty when this replace commit made the last choice among sheets that
+     * a refused pull or push found changed on both sides: the commit has that
+     * remote tip (named here) as its second parent, and a push now goes through. */
+    char joined[VS_STORE_HEX];
     /* Non-empty when the commit is recorded but the work tree could not be
      * brought up to date (for example a stale index.lock): what to do. */
     char warning[512];

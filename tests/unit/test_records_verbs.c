@@ -631,6 +631,50 @@ START_TEST(test_reproduce_reopens_in_new_kernel)
 }
 END_TEST
 
+
+/* records pull writes validates_card fresh: a sheet recorded elsewhere with a
+ * value its card contradicts (edited with the git CLI here) is corrected by
+ * one commit that says so. */
+START_TEST(test_validates_card_fresh_at_pull)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    char cell[900], *out;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "length 4096\nconcurrency 8\n"
+                             "record phase=generate gpu=0 counter=torch.max_memory_reserved 20GiB "
+                             "length=4096 concurrency=8\ncommit \"validates\"",
+                         NULL, &err), 0);
+    out = sh("cd '%s' && git init -q --bare -b main hub.git && git -C '%s' push -q '%s/hub.git' "
+             "main && git clone -q hub.git clone && cd clone && sed -i '0,/\"concurrency\": 8/s//"
+             "\"concurrency\": 16/' sheets/llama-7b-campaign-a/sheet.json && git -c "
+             "user.name=t -c user.email=t@e commit -qam 'llama-7b-campaign-a: by hand' && git push "
+             "-q origin main && grep -c '\"validates_card\": true' "
+             "sheets/llama-7b-campaign-a/sheet.json",
+             tmpdir, records, tmpdir);
+    ck_assert_str_eq(out, "1\n");
+    free(out);
+    snprintf(cell, sizeof cell, "records pull %s/hub.git", tmpdir);
+    ck_assert_int_eq(run(ip, cell, &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "recomputed"), 0)),
+                     "llama-7b-campaign-a");
+    json_decref(p);
+    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+             "'\"validates_card\": [a-z]*\\|\"concurrency\": 16'; git -C '%s' log -1 --format=%%s; "
+             "git -C '%s' status --porcelain",
+             records, records, records);
+    ck_assert_str_eq(out, "\"concurrency\": 16\n\"validates_card\": false\n"
+                          "llama-7b-campaign-a: validates_card recomputed from the card (records "
+                          "pull)\n");
+    free(out);
+    /* the open sheet was loaded before the hand edit: its next commit meets
+     * that edit as a concurrent change */
+    ck_assert_int_eq(run(ip, "decide \"later\"\ncommit \"on top\"", NULL, &err), VS_ECONFLICT);
+    vs_interp_free(ip);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("records_verbs");
@@ -649,6 +693,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_validates_card_fresh_at_commit);
     tcase_add_test(tc, test_one_change_at_a_time);
     tcase_add_test(tc, test_reproduce_reopens_in_new_kernel);
+    tcase_add_test(tc, test_validates_card_fresh_at_pull);
     tcase_add_test(pure, test_markdown);
     tcase_add_test(pure, test_diff_pure);
     suite_add_tcase(s, tc);

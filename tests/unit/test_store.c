@@ -727,7 +727,34 @@ START_TEST(test_same_sheet_divergence_refused)
              remote, a, remote, a);
     ck_assert_str_eq(out, "x: b\nx: base\ny: a\nx: a\nx: base\n");
     free(out);
-    /* different sheets still travel: b's change of z arrives; x stays refused */
+    /* the person keeps a's version: a replace commit joins both histories */
+    {
+        vs_store_write w;
+        vs_store_blob tipx = {0};
+        ck_assert_int_eq(vs_store_read(sa, "x", NULL, NULL, &tipx, &err), 0);
+        memset(&w, 0, sizeof w);
+        w.sheet_id = "x";
+        w.json = "A1\nl2\nl3\nl4\nl5\nl6\n";
+        w.json_len = strlen(w.json);
+        w.message = "x: keep a's";
+        w.expected_blob = tipx.blob;
+        w.replace = 1;
+        ck_assert_int_eq(vs_store_commit(sa, &w, &ia, &err), 0);
+        vs_store_blob_clear(&tipx);
+    }
+    ck_assert_str_eq(ia.joined, ib.commit);
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
+    snprintf(want, sizeof want, "%s\n%s\n", ia.commit, ib.commit);
+    out = sh("git -C '%s' rev-parse main && git -C '%s' rev-parse main^2", remote, remote);
+    ck_assert_str_eq(out, want);
+    free(out);
+    out = sh("git -C '%s' show main:sheets/x/sheet.json && git -C '%s' status --porcelain && "
+             "git -C '%s' fsck --strict 2>&1",
+             remote, a, remote);
+    ck_assert_str_eq(out, "A1\nl2\nl3\nl4\nl5\nl6\n");
+    free(out);
+    ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
+    ck_assert_int_eq(sync.fast_forward, 1);
     vs_store_free(sa);
     vs_store_free(sb);
 }
