@@ -101,6 +101,66 @@ static void axes_warning(vs_store *st, const char *id, const json_t *sheet, vs_b
 
 /* ------------------------------------------------------------------ commit */
 
+/* 1 when two measurements are the same but for when they were recorded (and
+ * what is derived from the card of the moment). */
+static int same_measurement(const json_t *a, const json_t *b)
+{
+    json_t *x = json_copy((json_t *)a), *y = json_copy((json_t *)b);
+    int same;
+    json_object_del(x, "time");
+    json_object_del(y, "time");
+    json_object_del(x, "validates_card");
+    json_object_del(y, "validates_card");
+    same = x && y && json_equal(x, y);
+    json_decref(x);
+    json_decref(y);
+    return same;
+}
+
+#define RESTATE_REVISIONS 64
+
+/* A measurement restated by a cell run again (in a new kernel: the same line,
+ * so the same fields but a new time) is the one the records hold: it keeps the
+ * time it was first recorded there, so that the same state is the same bytes
+ * and its commit writes nothing. Looks at the sheet's last revisions. */
+static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
+{
+    json_t *ms = vs_sheet_array(sheet, "measurements"), *m, *t;
+    vs_store_revisions h = {0};
+    char *done;
+    size_t r, i, j, n = json_array_size(ms);
+    vs_error e;
+    vs_error_clear(&e);
+    if (!n || vs_store_history(st, id, RESTATE_REVISIONS, &h, &e) < 0)
+        return;
+    if (!(done = calloc(n, 1))) {
+        vs_store_revisions_clear(&h);
+        return;
+    }
+    for (r = 0; r < h.n; r++) {
+        vs_store_blob b = {0};
+        json_t *rec = NULL;
+        if (vs_store_read(st, id, h.revs[r].commit, NULL, &b, &e) == 0 &&
+            vs_sheet_load(&rec, b.data, b.len, &e) == 0) {
+            json_array_foreach(ms, i, m) {
+                if (done[i])
+                    continue;
+                vs_json_array_foreach(vs_sheet_array(rec, "measurements"), j, t) {
+                    if (same_measurement(m, t)) {
+                        json_object_set(m, "time", json_object_get(t, "time"));
+                        done[i] = 1;
+                        break;
+                    }
+                }
+            }
+        }
+        json_decref(rec);
+        vs_store_blob_clear(&b);
+    }
+    free(done);
+    vs_store_revisions_clear(&h);
+}
+
 static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax = "commit \"MESSAGE\" [replace]";
@@ -129,6 +189,9 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!id || !vs_sheet_id_valid(id))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "the current sheet has no valid id");
+    if ((rc = open_store(ctx, &st, err)) < 0)
+        goto fail;
+    adopt_recorded_times(st, id, sheet);
     /* What is derived from the card is written as the card is now. */
     vs_sheet_refresh_derived(sheet);
     json = vs_sheet_dump(sheet);
@@ -138,8 +201,6 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = oom(err);
         goto done;
     }
-    if ((rc = open_store(ctx, &st, err)) < 0)
-        goto fail;
     axes_warning(st, id, sheet, &warn);
     memset(&wr, 0, sizeof wr);
     wr.sheet_id = id;

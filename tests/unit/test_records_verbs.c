@@ -675,6 +675,41 @@ START_TEST(test_validates_card_fresh_at_pull)
 }
 END_TEST
 
+
+/* The same cell run again in a new kernel a second later: its `record` is the
+ * measurement the records hold (it keeps its recorded time), so the commit
+ * writes nothing. */
+START_TEST(test_restated_record_unchanged)
+{
+    static const char cell[] = "length 4096\nrecord phase=generate gpu=0 "
+                               "counter=torch.max_memory_reserved 20GiB length=4096\n"
+                               "commit \"measured\"";
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    char *out;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, cell, NULL, &err), 0);
+    vs_interp_free(ip);
+    sleep(1);
+    ip = vs_interp_new(NULL);
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, cell, &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "unchanged")));
+    json_decref(p);
+    out = sh("git -C '%s' rev-list --count main", records);
+    ck_assert_str_eq(out, "1\n");
+    free(out);
+    /* a different measurement is a new one */
+    ck_assert_int_eq(run(ip, "record phase=generate gpu=0 counter=torch.max_memory_reserved 21GiB "
+                             "length=4096\ncommit \"again\"",
+                         &p, &err), 0);
+    ck_assert(json_is_false(json_object_get(p, "unchanged")));
+    json_decref(p);
+    vs_interp_free(ip);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("records_verbs");
@@ -694,6 +729,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_one_change_at_a_time);
     tcase_add_test(tc, test_reproduce_reopens_in_new_kernel);
     tcase_add_test(tc, test_validates_card_fresh_at_pull);
+    tcase_add_test(tc, test_restated_record_unchanged);
     tcase_add_test(pure, test_markdown);
     tcase_add_test(pure, test_diff_pure);
     suite_add_tcase(s, tc);
