@@ -12,6 +12,7 @@
 #include "render/markdown.h"
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
+#include "util/buf.h"
 
 #include "check_run.h"
 #include "results.h"
@@ -710,6 +711,83 @@ START_TEST(test_restated_record_unchanged)
 }
 END_TEST
 
+
+/* Which axes a revision changes, and the warning's words (pure). */
+START_TEST(test_diff_axes_pure)
+{
+    json_t *a = vs_sheet_new("axes"), *b = json_deep_copy(a), *m;
+    vs_buf w = VS_BUF_INIT;
+    ck_assert_uint_eq(vs_diff_axes(a, b), 0);
+    ck_assert_int_eq(vs_diff_axes_warning(0, &w), 0);
+    json_object_set_new(vs_sheet_card(b), "format", json_string("int4"));
+    json_object_set_new(vs_sheet_card(b), "bits", json_integer(4));
+    ck_assert_uint_eq(vs_diff_axes(a, b), VS_AXIS_FORMAT);
+    ck_assert_int_eq(vs_diff_axes_warning(VS_AXIS_FORMAT, &w), 0);
+    ck_assert_uint_eq(w.len, 0);
+    json_object_set_new(vs_sheet_card(b), "length", json_integer(8192));
+    json_object_set_new(vs_sheet_card(b), "concurrency", json_integer(4));
+    ck_assert_uint_eq(vs_diff_axes(a, b), VS_AXIS_FORMAT | VS_AXIS_LENGTH | VS_AXIS_CONCURRENCY);
+    ck_assert_int_eq(vs_diff_axes_warning(vs_diff_axes(a, b), &w), 1);
+    ck_assert_str_eq(vs_buf_str(&w), "this revision changes format, length and concurrency "
+                                     "together; compare one change at a time");
+    json_decref(b);
+    b = json_deep_copy(a);
+    json_object_set_new(vs_sheet_card(b), "model", json_string("other/model"));
+    json_object_set_new(json_object_get(b, "placement"), "gpus", json_integer(4));
+    json_array_append_new(vs_sheet_array(b, "offers"), json_pack("{s:s}", "name", "H100"));
+    json_object_set_new(vs_sheet_card(b), "engine", json_string("vllm"));
+    json_object_set_new(vs_sheet_card(b), "accumulation", json_integer(8));
+    ck_assert_uint_eq(vs_diff_axes(a, b), VS_AXIS_MODEL | VS_AXIS_PLACEMENT | VS_AXIS_OFFERS |
+                                              VS_AXIS_ENGINE | VS_AXIS_MICROBATCH);
+    json_decref(b);
+    /* a decision, a component or a measurement is not an axis */
+    b = json_deep_copy(a);
+    json_object_set_new(b, "decision", json_string("H100"));
+    m = json_pack("{s:s}", "name", "x");
+    json_array_append_new(vs_sheet_array(b, "measurements"), m);
+    ck_assert_uint_eq(vs_diff_axes(a, b), 0);
+    ck_assert_str_eq(vs_diff_axis_name(0), "model");
+    ck_assert_ptr_null(vs_diff_axis_name(VS_AXIS_COUNT));
+    vs_buf_free(&w);
+    json_decref(a);
+    json_decref(b);
+}
+END_TEST
+
+/* validates_card as a function of the dims, the card and the run (pure). */
+START_TEST(test_refresh_derived_pure)
+{
+    json_t *s = vs_sheet_new("derived"), *ms = vs_sheet_array(s, "measurements"), *m;
+    json_array_append_new(ms, json_pack("{s:s?, s:{s:i, s:i}, s:b, s:s}", "run", NULL, "dims",
+                                        "length", 4096, "concurrency", 8, "validates_card", 0,
+                                        "state", "current"));
+    json_array_append_new(ms, json_pack("{s:s, s:{s:i, s:i}, s:b, s:s}", "run", "m1", "dims",
+                                        "length", 4096, "concurrency", 8, "validates_card", 1,
+                                        "state", "current"));
+    json_array_append_new(vs_sheet_array(s, "runs"),
+                          json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 0,
+                                    "overflow_phase", "generate"));
+    /* a card that declares no dims is not validated */
+    ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
+    ck_assert(json_is_false(json_object_get(json_array_get(ms, 1), "validates_card")));
+    json_object_set_new(vs_sheet_card(s), "length", json_integer(4096));
+    json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(8));
+    ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
+    m = json_array_get(ms, 0);
+    ck_assert(json_is_true(json_object_get(m, "validates_card")));
+    /* an out-of-memory run validates nothing */
+    ck_assert(json_is_false(json_object_get(json_array_get(ms, 1), "validates_card")));
+    json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(16));
+    ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
+    ck_assert(json_is_false(json_object_get(m, "validates_card")));
+    json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(8));
+    json_object_set_new(m, "state", json_string("to re-measure"));
+    ck_assert_int_eq(vs_sheet_refresh_derived(s), 0);
+    ck_assert(json_is_false(json_object_get(m, "validates_card")));
+    json_decref(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("records_verbs");
@@ -732,6 +810,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_restated_record_unchanged);
     tcase_add_test(pure, test_markdown);
     tcase_add_test(pure, test_diff_pure);
+    tcase_add_test(pure, test_diff_axes_pure);
+    tcase_add_test(pure, test_refresh_derived_pure);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, pure);
     return s;
