@@ -14,6 +14,11 @@
  * brought to the tip after each commit, so `git status` stays clean. A push is
  * checked after the fact: it never reports a commit the remote lost as pushed.
  *
+ * A commit in a repository with a work tree never writes over a person's own
+ * edits of the sheet's files there (refused, naming them), and leaves a journal
+ * entry until the files follow the tip: a writer killed halfway is repaired by
+ * the next open (vs_store_notice says so).
+ *
  * Every failure is a vs_error: VS_ERECORDS (unusable path, locks, git errors,
  * each saying what to do), VS_ECONFLICT (a concurrent change refused),
  * VS_ENOTFOUND (no such sheet or revision). A vs_store and everything it returns
@@ -169,14 +174,21 @@ typedef struct vs_store_sync {
 
 /* Sends the branch to remote: a configured remote name, a path to a repository,
  * a file:// URL, or any URL libgit2 has a transport for (NULL: "origin"). When
- * the remote has commits this side lacks, they are fetched and merged first
- * (different sheets never conflict; the same sheet changed on both sides is
- * VS_ECONFLICT). After the push the remote branch is read back: the call
- * succeeds only when the local tip is reachable from it. */
+ * the remote has commits this side lacks, they are fetched and integrated first,
+ * per sheet: a sheet changed on one side only is taken from that side; a sheet
+ * changed on both sides since the merge base is never merged, even where git
+ * would merge its lines: VS_ECONFLICT naming the sheets, nothing merged or
+ * pushed. The remote's tip is then remembered, so that `commit ... replace` of
+ * each such sheet (vs_store_write.replace) chooses its version, and the last
+ * choice joins the two histories (vs_store_commit_info.joined). After the push
+ * the remote branch is read back: the call succeeds only when the local tip is
+ * reachable from it. */
 int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err);
 
 /* Fetches the remote's branch and brings it in: fast-forward, or a merge commit
- * when both sides have new commits to different sheets. */
+ * when both sides have new commits to different sheets; a sheet changed on both
+ * sides is VS_ECONFLICT as for vs_store_push (the branch and work tree are left
+ * as they were). */
 int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err);
 
 #endif
