@@ -111,7 +111,11 @@ int vs_log_main(int argc, char **argv)
         fprintf(stderr, "vramsheet log: out of memory\n");
         return 1;
     }
-    if (vs_store_open(&st, path, &err) < 0 || vs_store_history(st, sheet, (size_t)limit, &h, &err) < 0)
+    if (vs_store_open(&st, path, &err) < 0)
+        goto done;
+    if (*vs_store_notice(st))
+        fprintf(stderr, "vramsheet log: %s\n", vs_store_notice(st));
+    if (vs_store_history(st, sheet, (size_t)limit, &h, &err) < 0)
         goto done;
     if (json) {
         json_t *revs = json_array(), *out;
@@ -185,6 +189,8 @@ int vs_show_main(int argc, char **argv)
     }
     if (vs_store_open(&st, path, &err) < 0)
         goto done;
+    if (*vs_store_notice(st))
+        fprintf(stderr, "vramsheet show: %s\n", vs_store_notice(st));
     if (json) {
         if (vs_store_read(st, id, rev, "sheet.json", &blob, &err) < 0)
             goto done;
