@@ -49,12 +49,13 @@ void vs_st_hex(char out[VS_STORE_HEX], const git_oid *oid) { git_oid_tostr(out, 
 /* A short random pause so that racing writers do not retry in lock step. The
  * draw is libsodium's (seeded from the system per process): rand() unseeded
  * gave every process the same sequence, so racing writers backed off alike. */
-void vs_st_backoff(int attempt)
+unsigned vs_st_backoff_us(int attempt)
 {
     int cap = attempt < 20 ? attempt + 1 : 20;
-    long us = (long)randombytes_uniform((uint32_t)(cap * 500 + 1)) + 100;
-    usleep((useconds_t)us);
+    return randombytes_uniform((uint32_t)(cap * 500 + 1)) + 100;
 }
+
+void vs_st_backoff(int attempt) { usleep((useconds_t)vs_st_backoff_us(attempt)); }
 
 int vs_st_is_busy(int rc) { return rc == GIT_EMODIFIED || rc == GIT_ELOCKED || rc == GIT_EEXISTS; }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/store_internal.h"
 
 #include "check_run.h"
 
@@ -760,6 +761,37 @@ START_TEST(test_same_sheet_divergence_refused)
 }
 END_TEST
 
+
+/* Racing writers back off by different pauses: two processes draw different
+ * sequences (rand() unseeded gave every process the same one). */
+START_TEST(test_backoff_differs_per_process)
+{
+    unsigned draws[2][16];
+    int k, fd[2];
+    for (k = 0; k < 2; k++) {
+        pid_t pid;
+        ck_assert_int_eq(pipe(fd), 0);
+        pid = fork();
+        if (pid == 0) {
+            unsigned d[16];
+            int i;
+            for (i = 0; i < 16; i++)
+                d[i] = vs_st_backoff_us(19);
+            _exit(write(fd[1], d, sizeof d) == (ssize_t)sizeof d ? 0 : 1);
+        }
+        close(fd[1]);
+        ck_assert_int_eq(read(fd[0], draws[k], sizeof draws[k]), (int)sizeof draws[k]);
+        close(fd[0]);
+        ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+    }
+    for (k = 0; k < 16; k++) {
+        ck_assert_uint_ge(draws[0][k], 100);
+        ck_assert_uint_le(draws[0][k], 10100);
+    }
+    ck_assert(memcmp(draws[0], draws[1], sizeof draws[0]) != 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("store");
@@ -780,6 +812,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_hand_edits_refused);
     tcase_add_test(tc, test_interrupted_commit_repaired);
     tcase_add_test(tc, test_same_sheet_divergence_refused);
+    tcase_add_test(tc, test_backoff_differs_per_process);
     suite_add_tcase(s, tc);
     return s;
 }
