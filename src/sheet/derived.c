@@ -53,7 +53,10 @@ int vs_sheet_refresh_derived(json_t *sheet)
     json_t *m;
     int changed = 0;
     vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
-        int v = vs_sheet_measurement_validates(sheet, m);
+        int v;
+        if (!json_is_object(m))
+            continue;
+        v = vs_sheet_measurement_validates(sheet, m);
         if (json_is_true(json_object_get(m, "validates_card")) != v) {
             json_object_set_new(m, "validates_card", json_boolean(v));
             changed++;
