@@ -379,12 +379,12 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
                     }
                     git_index_conflict_iterator_free(it);
                 }
+                /* Sheets were checked above: what conflicts is other content. */
                 rc = vs_error_set(err, VS_ECONFLICT,
-                                  "the same sheet changed here and in %s (%s); nothing was merged. "
-                                  "Look at both with `git -C %s log -p --all -- sheets/`, keep one "
-                                  "(for example by committing yours again with `commit \"...\" "
-                                  "replace` after a pull in a fresh folder), then sync again",
-                                  from, paths, st->path);
+                                  "files outside the sheets changed both here and in %s (%s); "
+                                  "nothing was merged. They are not records: merge them with git "
+                                  "(`git -C %s pull %s`), then sync again",
+                                  from, paths, st->path, from);
             } else if (!sig && vs_st_make_signature(st->repo, &sig) < 0) {
                 rc = vs_st_gfail(err, VS_ERECORDS, "cannot make a signature");
             } else if (git_index_write_tree_to(&tree_oid, idx, st->repo) < 0 ||
