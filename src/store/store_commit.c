@@ -226,6 +226,16 @@ void vs_st_repair_interrupted(vs_store *st)
             failed = 1;
             break;
         }
+        /* and the temporary files it was about to rename into place */
+        if (git_repository_workdir(st->repo)) {
+            static const char *const files[] = {"sheet.json", "sheet.md"};
+            size_t f;
+            for (f = 0; f < 2; f++) {
+                snprintf(jp, sizeof jp, "%ssheets/%s/%s.vs-tmp-%ld",
+                         git_repository_workdir(st->repo), id, files[f], pid);
+                unlink(jp);
+            }
+        }
         snprintf(jp, sizeof jp, "%s/%s", p, e->d_name);
         unlink(jp);
         if (strlen(done_ids) + strlen(id) + 16 < sizeof done_ids)

@@ -648,6 +648,10 @@ START_TEST(test_interrupted_commit_repaired)
     snprintf(jp, sizeof jp, "%s/.git/vramsheet-sync/x.%ld", path, (long)dead);
     ck_assert_ptr_nonnull(f = fopen(jp, "w"));
     fclose(f);
+    /* killed before its rename: a temporary file beside the sheet */
+    snprintf(jp, sizeof jp, "%s/sheets/x/sheet.md.vs-tmp-%ld", path, (long)dead);
+    ck_assert_ptr_nonnull(f = fopen(jp, "w"));
+    fclose(f);
     ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
     ck_assert_ptr_nonnull(strstr(vs_store_notice(st), "repaired"));
     ck_assert_ptr_nonnull(strstr(vs_store_notice(st), "sheets/x/"));
