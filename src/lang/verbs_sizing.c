@@ -12,6 +12,7 @@
 #include "render/sizing.h"
 #include "sheet/envelope.h"
 #include "sheet/estimate.h"
+#include "sheet/kvlayout.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -730,9 +731,10 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
 static const char *const estimate_keys[] = {
     "layers",    "kv_heads", "head_dim", "dtype",         "name",   "optimizer", "precision",
     "trainable", "hidden",   "heads",    "checkpointing", "scheme", "group",     "double",
-    "bits",      "params",   NULL};
+    "bits",      "params",   "encoder_length", NULL};
 static const char *const estimate_words[] = {"kv", "training", "activations", "quant", NULL};
-static const char *const kv_keys[] = {"layers", "kv_heads", "head_dim", "dtype", "name", NULL};
+static const char *const kv_keys[] = {"layers", "kv_heads", "head_dim", "dtype",
+                                      "encoder_length", "name", NULL};
 static const char *const training_keys[] = {"optimizer", "precision", "trainable", NULL};
 static const char *const act_keys[] = {"layers", "hidden", "heads", "checkpointing", "name", NULL};
 static const char *const quant_keys[] = {"scheme", "group", "double", "bits",
@@ -814,47 +816,119 @@ static void grouped(char *out, size_t n, uint64_t v)
     vs_units_grouped(out, n, v);
 }
 
+/* The layout estimate kv sizes: layers= kv_heads= head_dim= on the line
+ * describe one full group (shapes not given taken from the card's arch);
+ * otherwise the card's kv_layout; otherwise the arch's one shape. Returns 1
+ * when a layout was found, 0 when a shape is missing (*missing names it). */
+static int kv_layout_for(vs_kv_layout *l, const vs_line *line, const json_t *sheet, int *from_arch,
+                         const char **missing, vs_error *err)
+{
+    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *kv = json_object_get(arch, "kv_layout");
+    uint64_t L, H, D;
+    int rc, on_line = vs_line_pair(line, "layers") || vs_line_pair(line, "kv_heads") ||
+                      vs_line_pair(line, "head_dim");
+    if (!on_line && json_is_array(kv) && json_array_size(kv) > 0 &&
+        vs_kv_layout_from_json(l, kv, NULL) == 0) {
+        *from_arch = 1;
+        return 1;
+    }
+    *missing = "layers";
+    if ((rc = shape(line, sheet, "layers", "layers", &L, from_arch, err)) <= 0)
+        return rc;
+    *missing = "kv_heads";
+    if ((rc = shape(line, sheet, "kv_heads", "kv_heads", &H, from_arch, err)) == 0)
+        rc = shape(line, sheet, "kv_heads", "heads", &H, from_arch, err);
+    if (rc <= 0)
+        return rc;
+    *missing = "head_dim";
+    if ((rc = shape(line, sheet, "head_dim", "head_dim", &D, from_arch, err)) == 0) {
+        json_t *hid = json_object_get(arch, "hidden"), *hd = json_object_get(arch, "heads");
+        if (json_is_integer(hid) && json_is_integer(hd) && json_integer_value(hd) > 0 &&
+            json_integer_value(hid) > 0 && json_integer_value(hid) % json_integer_value(hd) == 0) {
+            D = (uint64_t)(json_integer_value(hid) / json_integer_value(hd));
+            *from_arch = 1;
+            rc = 1;
+        }
+    }
+    if (rc <= 0)
+        return rc;
+    vs_kv_layout_uniform(l, L, H, D);
+    return 1;
+}
+
+/* One group's formula with its numbers, as the text and the source show it. */
+static void kv_group_formula(vs_buf *b, const vs_kv_group *g, const vs_kv_group_bytes *r,
+                             const vs_kv_dims *d, const char *per, const char *dtype)
+{
+    char gl[40], gh[40], gd[40], gdv[40], gt[40], gc[40], gb[40], gw[40], glen[40];
+    grouped(gl, sizeof gl, g->layers);
+    grouped(gh, sizeof gh, r->kv_heads);
+    grouped(gd, sizeof gd, g->head_dim);
+    grouped(gdv, sizeof gdv, g->head_dim_v ? g->head_dim_v : g->head_dim);
+    grouped(gt, sizeof gt, r->tokens);
+    grouped(gc, sizeof gc, d->concurrency);
+    grouped(gb, sizeof gb, r->bytes);
+    grouped(gw, sizeof gw, g->window);
+    grouped(glen, sizeof glen, d->length);
+    switch (g->kind) {
+    case VS_KV_FULL:
+    case VS_KV_SLIDING:
+    case VS_KV_CHUNKED:
+    case VS_KV_CROSS:
+        if (g->head_dim_v && g->head_dim_v != g->head_dim)
+            vs_buf_printf(b, "%s layers x %s kv_heads x (%s + %s) head_dim", gl, gh, gd, gdv);
+        else
+            vs_buf_printf(b, "2 x %s layers x %s kv_heads x %s head_dim", gl, gh, gd);
+        vs_buf_printf(b, " x %s (%s) x ", per, dtype);
+        if (g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED)
+            vs_buf_printf(b, "min(%s window, %s) = %s tokens", gw, glen, gt);
+        else if (g->kind == VS_KV_CROSS)
+            vs_buf_printf(b, "%s encoder tokens", gt);
+        else
+            vs_buf_printf(b, "%s tokens", gt);
+        vs_buf_printf(b, " x %s sequences = %s B", gc, gb);
+        break;
+    case VS_KV_LATENT:
+        vs_buf_printf(b, "%s layers x %llu latent x %s (%s) x %s tokens x %s sequences = %s B", gl,
+                      (unsigned long long)g->latent, per, dtype, gt, gc, gb);
+        break;
+    case VS_KV_STATE:
+        vs_buf_printf(b, "%s layers x %llu B state x %s sequences = %s B", gl,
+                      (unsigned long long)g->state_bytes, gc, gb);
+        break;
+    default:
+        vs_buf_printf(b, "%s layers keep no cache = 0 B", gl);
+        break;
+    }
+}
+
 static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
-    uint64_t L, H, D, len, conc, bytes;
-    int rc, from_arch = 0;
+    uint64_t len, conc, bytes, per_gpu = 0, per_token = 0, enc = 0;
+    int rc, from_arch = 0, have_enc = 0, cross = 0, uniform;
     const vs_arg *dt = vs_line_pair(line, "dtype"), *nm = vs_line_pair(line, "name");
-    const char *dtype = dt ? dt->value : "fp16", *name = nm ? nm->value : "kv_cache";
+    const char *dtype = dt ? dt->value : "fp16", *name = nm ? nm->value : "kv_cache", *missing;
     unsigned bits;
-    char gL[40], gH[40], gD[40], glen[40], gconc[40], gb[40], per[32], src[512];
-    vs_buf skipped = VS_BUF_INIT;
-    json_t *sk = json_array(), *inputs;
-    const char *notes[4] = {NULL};
-    size_t nn = 0;
+    char per[32], gb[40], gtp[40];
+    vs_buf src = VS_BUF_INIT, skipped = VS_BUF_INIT, tpnote = VS_BUF_INIT;
+    json_t *sk = json_array(), *inputs = NULL, *groups = NULL;
+    const char *notes[6] = {NULL};
+    size_t nn = 0, i;
+    vs_kv_layout l;
+    vs_kv_dims d;
+    vs_kv_group_bytes r[VS_KV_GROUPS_MAX];
+    vs_placement pl;
 
     if (!sk)
         return oom(err);
     if ((rc = vs_line_check_keys(line, kv_keys, err)) < 0)
         goto done;
-    if ((rc = shape(line, sheet, "layers", "layers", &L, &from_arch, err)) <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, "layers", "kv", err);
+    if ((rc = kv_layout_for(&l, line, sheet, &from_arch, &missing, err)) <= 0) {
+        rc = rc < 0 ? rc : need_shape(line, missing, "kv", err);
         goto done;
     }
-    if ((rc = shape(line, sheet, "kv_heads", "kv_heads", &H, &from_arch, err)) == 0)
-        rc = shape(line, sheet, "kv_heads", "heads", &H, &from_arch, err);
-    if (rc <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, "kv_heads", "kv", err);
-        goto done;
-    }
-    if ((rc = shape(line, sheet, "head_dim", "head_dim", &D, &from_arch, err)) == 0) {
-        json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
-        json_t *hid = json_object_get(arch, "hidden"), *hd = json_object_get(arch, "heads");
-        if (json_is_integer(hid) && json_is_integer(hd) && json_integer_value(hd) > 0 &&
-            json_integer_value(hid) > 0 && json_integer_value(hid) % json_integer_value(hd) == 0) {
-            D = (uint64_t)(json_integer_value(hid) / json_integer_value(hd));
-            from_arch = 1;
-            rc = 1;
-        }
-    }
-    if (rc <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, "head_dim", "kv", err);
-        goto done;
-    }
+    uniform = l.n == 1 && l.g[0].kind == VS_KV_FULL;
     bits = vs_dtype_bits(dtype);
     if (!bits) {
         rc = vs_error_set_at(
@@ -870,47 +944,124 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         rc = need_card(line, "concurrency", "kv", "concurrency 8", err);
         goto done;
     }
-    if ((rc = vs_estimate_kv(&bytes, L, H, D, bits, len, conc, err)) < 0)
+    if ((rc = vs_line_get_uint(line, "encoder_length", 0, &enc, &have_enc, err)) < 0)
         goto done;
-    grouped(gL, sizeof gL, L);
-    grouped(gH, sizeof gH, H);
-    grouped(gD, sizeof gD, D);
-    grouped(glen, sizeof glen, len);
-    grouped(gconc, sizeof gconc, conc);
-    grouped(gb, sizeof gb, bytes);
+    if (have_enc && enc == 0) {
+        rc = vs_arg_error(vs_line_pair(line, "encoder_length"), err,
+                          vs_error_set(err, VS_EVALUE, "encoder_length= must be at least 1"));
+        goto done;
+    }
+    for (i = 0; i < l.n; i++)
+        cross |= l.g[i].kind == VS_KV_CROSS;
+    /* under tensor parallelism each GPU holds its share of the KV heads (one at
+     * least) and the whole latent: the component is what all GPUs hold together */
+    memset(&d, 0, sizeof d);
+    d.length = len;
+    d.concurrency = conc;
+    d.encoder_length = enc;
+    d.bits = bits;
+    d.tp = 1;
+    if (vs_placement_from_sheet(&pl, sheet, NULL) == 0 && pl.kind == VS_PLACE_TENSOR &&
+        pl.gpus > 1)
+        d.tp = pl.gpus;
+    if ((rc = vs_kv_layout_bytes(&per_gpu, &per_token, r, &l, &d, err)) < 0)
+        goto done;
+    if (__builtin_mul_overflow(per_gpu, d.tp, &bytes)) {
+        rc = vs_error_set(err, VS_EUNIT, "the KV cache does not fit in 64-bit bytes");
+        goto done;
+    }
     if (bits % 8 == 0)
         snprintf(per, sizeof per, "%u B", bits / 8);
     else
         snprintf(per, sizeof per, "%u/8 B", bits);
-    snprintf(
-        src, sizeof src,
-        "2 x %s layers x %s kv_heads x %s head_dim x %s (%s) x %s tokens x %s sequences = %s B", gL,
-        gH, gD, per, dtype, glen, gconc, gb);
-    if ((rc = store_estimate(sheet, name, bytes, src, "kv_cache", &skipped, sk, err)) < 0)
+    groups = json_array();
+    for (i = 0; groups && i < l.n; i++) {
+        if (i)
+            vs_buf_puts(&src, " + ");
+        if (l.n > 1)
+            vs_buf_printf(&src, "%s: ", vs_kv_kind_name(l.g[i].kind));
+        kv_group_formula(&src, &l.g[i], &r[i], &d, per, dtype);
+        json_array_append_new(groups,
+                              json_pack("{s:s, s:I, s:I, s:I, s:I}", "kind",
+                                        vs_kv_kind_name(l.g[i].kind), "layers",
+                                        (json_int_t)l.g[i].layers, "tokens",
+                                        (json_int_t)r[i].tokens, "kv_heads",
+                                        (json_int_t)r[i].kv_heads, "bytes", (json_int_t)r[i].bytes));
+    }
+    if (!groups) {
+        rc = oom(err);
         goto done;
-    notes[nn++] = "keys and values of every layer for every token kept: GQA and MQA through "
-                  "kv_heads; the cache dtype, not the weights' format, sets the bytes per value";
+    }
+    grouped(gb, sizeof gb, bytes);
+    if (l.n > 1)
+        vs_buf_printf(&src, " = %s B", gb);
+    if (d.tp > 1) {
+        grouped(gtp, sizeof gtp, d.tp);
+        vs_buf_printf(&src, ", per GPU; x %s GPUs (placement tensor) = %s B", gtp, gb);
+    }
+    if (vs_buf_failed(&src)) {
+        rc = oom(err);
+        goto done;
+    }
+    if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), "kv_cache", &skipped, sk,
+                             err)) < 0)
+        goto done;
+    if (uniform)
+        notes[nn++] = "keys and values of every layer for every token kept: GQA and MQA through "
+                      "kv_heads; the cache dtype, not the weights' format, sets the bytes per value";
+    else
+        notes[nn++] = "each group of layers keeps what its attention needs: full layers every "
+                      "token, sliding and chunked layers at most their window, a latent layer one "
+                      "compressed vector per token (DeepSeek-V2, Liu et al. 2024, section 2.1), a "
+                      "cross-attention layer the encoder's tokens; an engine's pages and padding "
+                      "come on top";
+    if (cross && !have_enc)
+        notes[nn++] = "cross-attention layers sized for encoder_length = length (give "
+                      "encoder_length=N for the encoder's tokens)";
+    if (d.tp > 1) {
+        vs_buf_printf(&tpnote,
+                      "placement tensor on %llu GPUs: each GPU holds ceil(kv_heads / %llu) KV "
+                      "heads, one at least (fewer heads than GPUs are replicated), and the whole "
+                      "of any latent cache",
+                      (unsigned long long)d.tp, (unsigned long long)d.tp);
+        notes[nn++] = vs_buf_str(&tpnote);
+    }
     if (from_arch)
         notes[nn++] = "shapes not given on the line come from the card's config.json architecture";
     if (skipped.len)
         notes[nn++] = vs_buf_str(&skipped);
-    inputs =
-        json_pack("{s:I, s:I, s:I, s:s, s:i, s:I, s:I, s:O}", "layers", (json_int_t)L, "kv_heads",
-                  (json_int_t)H, "head_dim", (json_int_t)D, "dtype", dtype, "bits", (int)bits,
-                  "length", (json_int_t)len, "concurrency", (json_int_t)conc, "skipped", sk);
+    inputs = json_pack("{s:o, s:o, s:o, s:s, s:i, s:I, s:I, s:o, s:I, s:O, s:I, s:O}", "layers",
+                       uniform ? json_integer((json_int_t)l.g[0].layers) : json_null(),
+                       "kv_heads",
+                       uniform ? json_integer((json_int_t)l.g[0].kv_heads) : json_null(),
+                       "head_dim",
+                       uniform ? json_integer((json_int_t)l.g[0].head_dim) : json_null(), "dtype",
+                       dtype, "bits", (int)bits, "length", (json_int_t)len, "concurrency",
+                       (json_int_t)conc, "encoder_length",
+                       cross ? json_integer((json_int_t)(enc ? enc : len)) : json_null(), "tp",
+                       (json_int_t)d.tp, "groups", groups, "bytes_per_token",
+                       (json_int_t)per_token, "skipped", sk);
     {
         const char *names[1] = {name};
-        char head[600];
-        snprintf(head, sizeof head, "estimate kv: %s", src);
+        vs_buf head = VS_BUF_INIT;
         json_t *extra =
             json_array_size(sk)
                 ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes), NULL)
                 : NULL;
-        rc =
-            emit(ctx, vs_render_components(sheet, "kv", names, 1, head, notes, inputs, extra), err);
+        vs_buf_printf(&head, "estimate kv: %s", vs_buf_str(&src));
+        rc = vs_buf_failed(&head) ? oom(err)
+                                  : emit(ctx,
+                                         vs_render_components(sheet, "kv", names, 1,
+                                                              vs_buf_str(&head), notes, inputs,
+                                                              extra),
+                                         err);
+        vs_buf_free(&head);
     }
 done:
+    vs_buf_free(&src);
     vs_buf_free(&skipped);
+    vs_buf_free(&tpnote);
+    json_decref(groups);
     json_decref(sk);
     return rc;
 }
