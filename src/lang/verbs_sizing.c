@@ -1477,14 +1477,53 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
                  "placement: %s; the envelope and the capacity check are per GPU",
                  vs_placement_describe(&p, d, sizeof d));
     }
-    return emit(
-        ctx,
-        vs_render_lines(
-            head, lines, sizeof classes / sizeof classes[0],
-            json_pack("{s:s, s:s, s:I, s:o, s:o}", "kind", "placement", "placement",
-                      vs_placement_kind_name(p.kind), "gpus", (json_int_t)p.gpus, "stage",
-                      p.kind == VS_PLACE_ZERO ? json_integer(p.stage) : json_null(), "ways", ways)),
-        err);
+    {
+        /* the KV heads each GPU holds, group by group, when the card knows them */
+        json_t *kvj = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "kv_layout");
+        json_t *heads = json_array();
+        vs_kv_layout l;
+        char kvline[400];
+        size_t n = sizeof classes / sizeof classes[0], k, used = 0;
+        if (!heads) {
+            json_decref(ways);
+            return oom(err);
+        }
+        if (p.kind == VS_PLACE_TENSOR && json_is_array(kvj) &&
+            vs_kv_layout_from_json(&l, kvj, NULL) == 0 && l.n) {
+            used = (size_t)snprintf(kvline, sizeof kvline, "KV heads per GPU:");
+            for (k = 0; k < l.n && used < sizeof kvline; k++) {
+                const vs_kv_group *g = &l.g[k];
+                uint64_t h = vs_kv_group_heads_per_gpu(g, p.gpus);
+                if (g->kind == VS_KV_LATENT)
+                    used += (size_t)snprintf(kvline + used, sizeof kvline - used,
+                                             "%s %llu latent layers not split (each GPU holds "
+                                             "the whole latent)",
+                                             k ? ";" : "", (unsigned long long)g->layers);
+                else if (g->kind == VS_KV_NONE || g->kind == VS_KV_STATE)
+                    continue;
+                else
+                    used += (size_t)snprintf(
+                        kvline + used, sizeof kvline - used, "%s %s layers %llu of %llu%s", k ? ";" : "",
+                        vs_kv_kind_name(g->kind), (unsigned long long)h,
+                        (unsigned long long)g->kv_heads,
+                        g->kv_heads < p.gpus ? " (fewer KV heads than GPUs: replicated)" : "");
+                json_array_append_new(heads,
+                                      json_pack("{s:s, s:I, s:I}", "kind", vs_kv_kind_name(g->kind),
+                                                "kv_heads", (json_int_t)g->kv_heads, "per_gpu",
+                                                (json_int_t)(g->kind == VS_KV_LATENT ? 0 : h)));
+            }
+            lines[n++] = kvline;
+        }
+        return emit(ctx,
+                    vs_render_lines(head, lines, n,
+                                    json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "kind", "placement",
+                                              "placement", vs_placement_kind_name(p.kind), "gpus",
+                                              (json_int_t)p.gpus, "stage",
+                                              p.kind == VS_PLACE_ZERO ? json_integer(p.stage)
+                                                                      : json_null(),
+                                              "ways", ways, "kv_heads_per_gpu", heads)),
+                    err);
+    }
 }
 
 /* ----------------------------------------------------- weights and envelope */

@@ -21,3 +21,5 @@ target_compile_definitions(test_families PRIVATE
 add_test(NAME model.tally COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/model/tally.py
                                   ${PROJECT_SOURCE_DIR}/tests/model/configs)
 set_tests_properties(model.tally PROPERTIES LABELS "model" TIMEOUT 60)
+target_compile_definitions(test_kv_estimate PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
