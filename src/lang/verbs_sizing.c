@@ -1379,29 +1379,57 @@ done:
     return rc;
 }
 
+/* The estimators: one row each. The verb, its completion (vs_verb_forms
+ * above) and its refusal list come from here; an estimator is a new function
+ * and a new row. */
+typedef struct estimator {
+    const char *name;
+    const char *const *keys;
+    int (*run)(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+} estimator;
+
+static const estimator estimators[] = {{"kv", kv_keys, estimate_kv},
+                                       {"training", training_keys, estimate_training},
+                                       {"activations", act_keys, estimate_activations},
+                                       {"quant", quant_keys, estimate_quant}};
+
+#define N_ESTIMATORS (sizeof estimators / sizeof estimators[0])
+
+int vs_estimate_run(vs_ctx *ctx, const char *name, const vs_line *line, vs_error *err)
+{
+    json_t *sheet;
+    vs_buf known = VS_BUF_INIT;
+    size_t i;
+    int rc;
+    for (i = 0; i < N_ESTIMATORS; i++)
+        if (!strcmp(estimators[i].name, name)) {
+            if (!(sheet = sheet_of(ctx, err)))
+                return VS_ENOMEM;
+            return estimators[i].run(ctx, line, sheet, err);
+        }
+    for (i = 0; i < N_ESTIMATORS; i++)
+        vs_buf_printf(&known, "%s%s", i ? (i + 1 == N_ESTIMATORS ? " or " : ", ") : "",
+                      estimators[i].name);
+    rc = vs_error_set(err, VS_EVALUE, "unknown estimator '%s'; expected %s", name,
+                      vs_buf_failed(&known) ? "kv, training, activations or quant"
+                                            : vs_buf_str(&known));
+    vs_buf_free(&known);
+    return rc;
+}
+
 static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "estimate kv|training|activations|quant [KEY=VALUE ...]";
     const vs_arg *a = vs_line_positional(line, 0);
-    json_t *sheet;
     int rc;
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
-    if (!(sheet = sheet_of(ctx, err)))
-        return VS_ENOMEM;
-    if (!strcmp(a->value, "kv"))
-        return estimate_kv(ctx, line, sheet, err);
-    if (!strcmp(a->value, "training"))
-        return estimate_training(ctx, line, sheet, err);
-    if (!strcmp(a->value, "activations"))
-        return estimate_activations(ctx, line, sheet, err);
-    if (!strcmp(a->value, "quant"))
-        return estimate_quant(ctx, line, sheet, err);
-    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unknown estimator '%s'; expected kv, training, activations or quant",
-                           a->value);
+    rc = vs_estimate_run(ctx, a->value, line, err);
+    if (rc < 0 && err && err->line == 0 && !strncmp(err->message, "unknown estimator", 17))
+        return vs_arg_error(a, err, rc);
+    return rc;
 }
 
 /* --------------------------------------------------------------- placement */
@@ -2041,8 +2069,16 @@ const vs_verb vs_verbs_sizing[] = {
      "the model and revision of the workload card, and its parameter count",
      "Sets the card's model (a Hugging Face id or any name) and revision. params= takes a count "
      "(6.74B, 7e9, 6738415616). config=PATH reads a Hugging Face config.json on disk: the "
-     "architecture (layers, hidden, heads, KV heads, head dim, ...) goes into the card and the "
-     "parameter count is computed for the common decoder families; `estimate kv` and `estimate "
+     "architecture (layers, hidden, heads, KV heads, head dim, ...) and its KV layout (groups of "
+     "full, sliding, chunked, latent, cross or no-cache layers) go into the card, and the "
+     "parameter count is the sum of the checkpoint's tensors as the family's Hugging Face model "
+     "class stores them (params_active: what one token uses in a mixture of experts; "
+     "params_excluded: what the checkpoint holds and the count leaves out, such as "
+     "DeepSeek-V3's multi-token-prediction layers; vision towers and projectors of multimodal "
+     "models counted and named). Families: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
+     "qwen3_moe, gemma, gemma2, gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, "
+     "falcon, bloom, deepseek_v2, deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, "
+     "llava, mllama. `estimate kv` and `estimate "
      "activations` then take their shapes from it. A declared params= wins over the computed "
      "one. Changing the model or its revision clears what was learnt about the previous one "
      "(architecture, weights read from files). Nothing is downloaded.",
@@ -2098,7 +2134,8 @@ const vs_verb vs_verbs_sizing[] = {
      "is never replaced by an estimate.",
      reserve_keys, NULL},
     {"estimate", verb_estimate,
-     "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] | estimate training "
+     "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] [encoder_length=N] | "
+     "estimate training "
      "[optimizer=adamw] [precision=mixed] [trainable=N] | estimate activations [layers=L] "
      "[hidden=H] [heads=A] [checkpointing=none|selective|full] | estimate quant "
      "[scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
@@ -2106,8 +2143,18 @@ const vs_verb vs_verbs_sizing[] = {
      "Each estimator prints its formula with the numbers and adds `estimated` components "
      "(never over a measured one). Shapes not given come from the card's config.json "
      "architecture (`model ... config=PATH`).\n"
-     "kv: 2 x layers x kv_heads x head_dim x bytes(dtype) x length x concurrency bytes "
-     "(component kv_cache; GQA and MQA through kv_heads; dtype fp32 fp16 bf16 fp8 int8 int4).\n"
+     "kv: the sum over the model's KV layer groups (the card's kv_layout from config.json), "
+     "bytes(dtype) per value, length tokens, concurrency sequences: full 2 x layers x kv_heads x "
+     "head_dim x bytes x length x concurrency (head_dim + head_dim_v when values differ); "
+     "sliding and chunked the same over min(window, length) tokens; latent (DeepSeek MLA: "
+     "kv_lora_rank + qk_rope_head_dim values, keys and values at once) layers x latent x bytes x "
+     "length x concurrency; cross-attention over encoder_length=N encoder tokens (default: "
+     "length); encoder-only layers keep nothing. layers= kv_heads= head_dim= on the line "
+     "describe one full group instead. Under `placement tensor gpus=N` a GPU holds "
+     "ceil(kv_heads / N) KV heads, one at least (replicated), and a latent cache whole. The "
+     "payload gives each group (kind, layers, tokens, bytes) and bytes_per_token, what one more "
+     "token costs; an engine's pages and padding come on top. Component kv_cache; dtype fp32 "
+     "fp16 bf16 fp8 int8 int4.\n"
      "training: per trainable parameter, precision=mixed (default: 16-bit weights and "
      "gradients, fp32 master copy and moments): gradients 2 B, master copy 4 B, optimizer "
      "state 8 B (adamw), 4 B (sgd, one fp32 momentum), 2 B (adamw8bit); precision=fp32: 4 B "

@@ -1,5 +1,7 @@
 #include "sheet/estimate.h"
 
+#include "sheet/kvlayout.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -42,28 +44,13 @@ unsigned vs_dtype_bits(const char *dtype)
 int vs_estimate_kv(uint64_t *out, uint64_t layers, uint64_t kv_heads, uint64_t head_dim,
                    unsigned bits, uint64_t length, uint64_t concurrency, vs_error *err)
 {
-    uint64_t v = 2;
-    int rc;
+    /* one full group: the KV formula itself lives once, in sheet/kvlayout.c */
+    vs_kv_layout l;
+    vs_kv_dims d = {length, concurrency, 0, bits, 1};
     if (bits == 0)
         return vs_error_set(err, VS_EVALUE, "the cache dtype has no known width");
-    /* Multiply by the bits last and divide by 8 once: an int4 cache of an odd
-     * count still rounds up to a whole byte, and nothing is lost before. */
-    if ((rc = mul(&v, layers, "the KV cache", err)) ||
-        (rc = mul(&v, kv_heads, "the KV cache", err)) ||
-        (rc = mul(&v, head_dim, "the KV cache", err)) ||
-        (rc = mul(&v, length, "the KV cache", err)) ||
-        (rc = mul(&v, concurrency, "the KV cache", err)))
-        return rc;
-    if (bits % 8 == 0) {
-        if ((rc = mul(&v, bits / 8, "the KV cache", err)))
-            return rc;
-    } else {
-        if ((rc = mul(&v, bits, "the KV cache", err)))
-            return rc;
-        v = ceil_div(v, 8);
-    }
-    *out = v;
-    return 0;
+    vs_kv_layout_uniform(&l, layers, kv_heads, head_dim);
+    return vs_kv_layout_bytes(out, NULL, NULL, &l, &d, err);
 }
 
 int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *err)

@@ -21,8 +21,10 @@
  * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4; 0 when unknown. */
 unsigned vs_dtype_bits(const char *dtype);
 
-/* KV cache: 2 x layers x kv_heads x head_dim x bits/8 x length x concurrency
- * bytes, rounded up (GQA and MQA through kv_heads). */
+/* KV cache of one full group (every layer full attention): 2 x layers x
+ * kv_heads x head_dim x bits/8 x length x concurrency bytes, rounded up (GQA
+ * and MQA through kv_heads). A shorthand for sheet/kvlayout.h, where the
+ * formula of every layout kind lives. */
 int vs_estimate_kv(uint64_t *out, uint64_t layers, uint64_t kv_heads, uint64_t head_dim,
                    unsigned bits, uint64_t length, uint64_t concurrency, vs_error *err);
 
