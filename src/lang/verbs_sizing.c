@@ -733,17 +733,11 @@ static const char *const estimate_keys[] = {
     "trainable", "hidden",   "heads",    "checkpointing", "scheme", "group",     "double",
     "bits",      "params",   "encoder_length", NULL};
 static const char *const estimate_words[] = {"kv", "training", "activations", "quant", NULL};
-static const char *const kv_keys[] = {"layers", "kv_heads", "head_dim", "dtype",
-                                      "encoder_length", "name", NULL};
-static const char *const training_keys[] = {"optimizer", "precision", "trainable", NULL};
-static const char *const act_keys[] = {"layers", "hidden", "heads", "checkpointing", "name", NULL};
-static const char *const quant_keys[] = {"scheme", "group", "double", "bits",
-                                         "params", "name",  NULL};
-
-const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", kv_keys},
-                                      {"estimate", "training", training_keys},
-                                      {"estimate", "activations", act_keys},
-                                      {"estimate", "quant", quant_keys},
+/* each estimator's keys come from its row of sheet/estimate.h */
+const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
+                                      {"estimate", "training", vs_estimate_training_keys},
+                                      {"estimate", "activations", vs_estimate_activations_keys},
+                                      {"estimate", "quant", vs_estimate_quant_keys},
                                       {NULL, NULL, NULL}};
 
 /* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
@@ -922,7 +916,7 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
 
     if (!sk)
         return oom(err);
-    if ((rc = vs_line_check_keys(line, kv_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_estimate_kv_keys, err)) < 0)
         goto done;
     if ((rc = kv_layout_for(&l, line, sheet, &from_arch, &missing, err)) <= 0) {
         rc = rc < 0 ? rc : need_shape(line, missing, "kv", err);
@@ -1083,7 +1077,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
 
     if (!sk)
         return oom(err);
-    if ((rc = vs_line_check_keys(line, training_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_estimate_training_keys, err)) < 0)
         goto done;
     if ((rc = vs_training_rule_get(&rule, op ? op->value : NULL, pr ? pr->value : NULL, err)) < 0) {
         rc = vs_arg_error(op && (!pr || strstr(err->message, "optimizer")) ? op : pr, err, rc);
@@ -1188,7 +1182,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
 
     if (!sk)
         return oom(err);
-    if ((rc = vs_line_check_keys(line, act_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_estimate_activations_keys, err)) < 0)
         goto done;
     if ((rc = vs_checkpointing_parse(&mode, ck ? ck->value : NULL, err)) < 0) {
         rc = vs_arg_error(ck, err, rc);
@@ -1285,7 +1279,7 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
 
     if (!sk)
         return oom(err);
-    if ((rc = vs_line_check_keys(line, quant_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_estimate_quant_keys, err)) < 0)
         goto done;
     if (sc)
         scheme = sc->value;
@@ -1383,15 +1377,14 @@ done:
  * above) and its refusal list come from here; an estimator is a new function
  * and a new row. */
 typedef struct estimator {
-    const char *name;
-    const char *const *keys;
+    const vs_estimator_info *info; /* name, keys, syntax (sheet/estimate.h) */
     int (*run)(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
 } estimator;
 
-static const estimator estimators[] = {{"kv", kv_keys, estimate_kv},
-                                       {"training", training_keys, estimate_training},
-                                       {"activations", act_keys, estimate_activations},
-                                       {"quant", quant_keys, estimate_quant}};
+static const estimator estimators[] = {{&vs_estimator_kv, estimate_kv},
+                                       {&vs_estimator_training, estimate_training},
+                                       {&vs_estimator_activations, estimate_activations},
+                                       {&vs_estimator_quant, estimate_quant}};
 
 #define N_ESTIMATORS (sizeof estimators / sizeof estimators[0])
 
@@ -1402,14 +1395,14 @@ int vs_estimate_run(vs_ctx *ctx, const char *name, const vs_line *line, vs_error
     size_t i;
     int rc;
     for (i = 0; i < N_ESTIMATORS; i++)
-        if (!strcmp(estimators[i].name, name)) {
+        if (!strcmp(estimators[i].info->name, name)) {
             if (!(sheet = sheet_of(ctx, err)))
                 return VS_ENOMEM;
             return estimators[i].run(ctx, line, sheet, err);
         }
     for (i = 0; i < N_ESTIMATORS; i++)
         vs_buf_printf(&known, "%s%s", i ? (i + 1 == N_ESTIMATORS ? " or " : ", ") : "",
-                      estimators[i].name);
+                      estimators[i].info->name);
     rc = vs_error_set(err, VS_EVALUE, "unknown estimator '%s'; expected %s", name,
                       vs_buf_failed(&known) ? "kv, training, activations or quant"
                                             : vs_buf_str(&known));
