@@ -278,6 +278,34 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_printf(&head, ": %s params%s%s%s", g, src ? " (" : "", src ? src : "",
                       src ? ")" : "");
     }
+    if (cfg_payload) {
+        /* what one token uses, what is counted besides the language model, and
+         * what the checkpoint holds that the count leaves out */
+        json_t *x, *active = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"),
+                                             "params_active");
+        size_t k;
+        char g[40];
+        if (json_is_integer(active)) {
+            vs_units_grouped(g, sizeof g, (uint64_t)json_integer_value(active));
+            vs_buf_printf(&head, ", %s active per token", g);
+        }
+        if (json_array_size(json_object_get(cfg_payload, "parts")) > 1) {
+            vs_json_array_foreach(json_object_get(cfg_payload, "parts"), k, x)
+            {
+                vs_units_grouped(g, sizeof g,
+                                 (uint64_t)json_integer_value(json_object_get(x, "params")));
+                vs_buf_printf(&head, "%s %s %s", k ? "," : "; counted:",
+                              json_string_value(json_object_get(x, "part")), g);
+            }
+        }
+        vs_json_array_foreach(json_object_get(cfg_payload, "params_excluded"), k, x)
+        {
+            vs_units_grouped(g, sizeof g,
+                             (uint64_t)json_integer_value(json_object_get(x, "params")));
+            vs_buf_printf(&head, "; left out: %s params of %s", g,
+                          json_string_value(json_object_get(x, "reason")));
+        }
+    }
     if (json_is_object(json_object_get(vs_sheet_card(sheet), "arch"))) {
         vs_buf_puts(&head, "; architecture ");
         vs_render_arch(json_object_get(vs_sheet_card(sheet), "arch"), &head);

@@ -181,6 +181,9 @@ START_TEST(latent)
     TEXT_HAS(last(), "61 layers x 576 latent x 2 B (bf16) x 4,096 tokens");
     /* the model payload names what it left out */
     with_model("deepseek-v3.json", "");
+    TEXT_HAS(json_array_get(st.bundles, 0), "left out: 13,463,426,304 params of 1 "
+                                            "multi-token-prediction layer");
+    TEXT_HAS(json_array_get(st.bundles, 0), "37,552,297,472 active per token");
     {
         json_t *cfg = json_object_get(lastp(), "config");
         json_t *ex = json_array_get(json_object_get(cfg, "params_excluded"), 0);
