@@ -1,7 +1,7 @@
 /* hfconfig.h — a Hugging Face config.json read as an architecture and an exact
  * parameter count: the name kept for model/family.h's vs_arch_parse.
  *
- * Seed 2: plan from the model's own files. The families, their parameter
+ * The families, their parameter
  * rules (the checkpoint's tensor lists) and their KV layouts live in the
  * registry of model/family.h; this header keeps the names the rest of the
  * code used before the registry. A family without a rule is refused
