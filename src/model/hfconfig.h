@@ -1,10 +1,9 @@
 /* hfconfig.h — a Hugging Face config.json read as an architecture and an exact
  * parameter count: the name kept for model/family.h's vs_arch_parse.
  *
- * The families, their parameter
- * rules (the checkpoint's tensor lists) and their KV layouts live in the
- * registry of model/family.h; this header keeps the names the rest of the
- * code used before the registry. A family without a rule is refused
+ * The families, their parameter rules (the checkpoint's tensor lists) and
+ * their KV layouts live in the registry of model/family.h; this header keeps
+ * the names the rest of the code used before the registry. A family without a rule is refused
  * (VS_EVALUE), never guessed: `params=` remains the way out. Pure.
  */
 #ifndef VS_MODEL_HFCONFIG_H
