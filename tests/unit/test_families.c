@@ -284,6 +284,49 @@ START_TEST(generic_layer_types)
 }
 END_TEST
 
+/* A missing or impossible key is named, never guessed. */
+START_TEST(refusals_name_the_key)
+{
+    static const struct {
+        const char *json, *needle;
+    } bad[] = {
+        {"{\"model_type\": \"deepseek_v3\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100}",
+         "kv_lora_rank"},
+        {"{\"model_type\": \"llava\", \"text_config\": {\"model_type\": \"llama\"}}",
+         "vision_config"},
+        {"{\"model_type\": \"llava\", \"text_config\": {\"model_type\": \"rwkv\"}, "
+         "\"vision_config\": {}}",
+         "rwkv"},
+        {"{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": [40]}, "
+         "\"vision_config\": {}}",
+         "cross_attention_layers[0]"},
+        {"{\"model_type\": \"gemma3\"}", "text_config"},
+        {"{\"model_type\": \"qwen3_moe\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100, "
+         "\"num_experts\": 4, \"num_experts_per_tok\": 8, \"moe_intermediate_size\": 8}",
+         "num_experts_per_tok"},
+        {"{\"model_type\": \"t5\", \"num_layers\": 2, \"d_model\": 64, \"d_kv\": 8, "
+         "\"num_heads\": 8, \"vocab_size\": 100}",
+         "d_ff"},
+        {"{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 2, \"hidden_size\": 64, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100, "
+         "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, \"sliding_window\": 8, "
+         "\"layer_types\": [\"sliding_attention\", \"linear_attention\"]}",
+         "linear_attention"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        vs_arch a;
+        vs_error err;
+        vs_error_clear(&err);
+        ck_assert_int_lt(vs_arch_parse(&a, bad[i].json, strlen(bad[i].json), &err), 0);
+        ck_assert_msg(strstr(err.message, bad[i].needle) != NULL, "'%s' lacks '%s'", err.message,
+                      bad[i].needle);
+    }
+}
+END_TEST
+
 START_TEST(every_family_in_the_table)
 {
     size_t n, i;
@@ -307,6 +350,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tensor_names);
     tcase_add_test(tc, kv_layouts);
     tcase_add_test(tc, generic_layer_types);
+    tcase_add_test(tc, refusals_name_the_key);
     tcase_add_test(tc, every_family_in_the_table);
     suite_add_tcase(s, tc);
     return s;
