@@ -48,6 +48,11 @@ typedef struct vs_verb_form {
 /* The forms with keys of their own, ending with {NULL}: src/lang/verbs_sizing.c. */
 extern const vs_verb_form vs_verb_forms[];
 
+/* Runs estimator name ("kv", "training", "activations", "quant") with the keys
+ * of line (as written on an `estimate NAME ...` line) against the current
+ * sheet: what `estimate` does, for whoever re-runs an estimate. */
+int vs_estimate_run(vs_ctx *ctx, const char *name, const vs_line *line, vs_error *err);
+
 /* The tables of the verb groups, each ending with {NULL}. */
 extern const vs_verb vs_verbs_core[];     /* help, convert, sheet, ...: src/lang/verbs_core.c */
 extern const vs_verb vs_verbs_sizing[];   /* card, reserve, estimate, envelope: verbs_sizing.c */

@@ -7,6 +7,7 @@
 #include "render/bundle.h"
 #include "render/svg.h"
 #include "sheet/capacity.h"
+#include "sheet/kvlayout.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -932,6 +933,45 @@ void vs_render_arch(const json_t *arch, vs_buf *out)
         json_t *v = json_object_get(arch, keys[i]);
         if (json_is_integer(v))
             vs_buf_printf(out, " %s=%" JSON_INTEGER_FORMAT, keys[i], json_integer_value(v));
+    }
+    vs_render_kv_layout(json_object_get(arch, "kv_layout"), out);
+}
+
+void vs_render_kv_layout(const json_t *kv, vs_buf *out)
+{
+    vs_kv_layout l;
+    size_t i;
+    if (!json_is_array(kv) || vs_kv_layout_from_json(&l, kv, NULL) < 0 || l.n == 0)
+        return;
+    vs_buf_puts(out, "; KV cache per layer: ");
+    for (i = 0; i < l.n; i++) {
+        const vs_kv_group *g = &l.g[i];
+        unsigned long long hv = g->head_dim_v ? g->head_dim_v : g->head_dim;
+        vs_buf_printf(out, "%s%llu %s", i ? " + " : "", (unsigned long long)g->layers,
+                      vs_kv_kind_name(g->kind));
+        switch (g->kind) {
+        case VS_KV_FULL:
+        case VS_KV_CROSS:
+        case VS_KV_SLIDING:
+        case VS_KV_CHUNKED:
+            vs_buf_printf(out, " (%llu KV heads x %llu", (unsigned long long)g->kv_heads,
+                          (unsigned long long)g->head_dim);
+            if (hv != g->head_dim)
+                vs_buf_printf(out, "+%llu", hv);
+            if (g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED)
+                vs_buf_printf(out, ", window %llu", (unsigned long long)g->window);
+            vs_buf_puts(out, ")");
+            break;
+        case VS_KV_LATENT:
+            vs_buf_printf(out, " (%llu values)", (unsigned long long)g->latent);
+            break;
+        case VS_KV_STATE:
+            vs_buf_printf(out, " (%llu B per sequence)", (unsigned long long)g->state_bytes);
+            break;
+        default:
+            vs_buf_puts(out, " (no cache)");
+            break;
+        }
     }
 }
 

@@ -84,6 +84,9 @@ vs_bundle *vs_render_card_line(const json_t *sheet, const char *set, const char 
 
 /* The card's architecture as one line: "llama layers=32 hidden=4096 ...". */
 void vs_render_arch(const json_t *arch, vs_buf *out);
+/* "; KV cache per layer: 52 sliding (16 KV heads x 128, window 1024) + 10 full
+ * (16 KV heads x 128)" from an arch's kv_layout (nothing when it has none). */
+void vs_render_kv_layout(const json_t *kv_layout, vs_buf *out);
 
 /* A small bundle for verbs that record a line of the procedure (stage,
  * invalidate, oom, decide): text lines, an HTML paragraph list, and payload

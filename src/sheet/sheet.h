@@ -29,7 +29,11 @@
  *     "arch": null | {"family": STR, "rule": STR, "config": PATH,
  *                     "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
  *                     "vocab", "experts", "experts_per_token", "params_total",
- *                     "params_active": INT|null, "tied_embeddings": BOOL}
+ *                     "params_active": INT|null, "tied_embeddings": BOOL,
+ *                     "kv_layout": null | [{"kind", "layers", "kv_heads", "head_dim",
+ *                                           "head_dim_v", "window", "latent", "state_bytes"}]}
+ *                     (the layer groups of sheet/kvlayout.h; a schema-1 record's arch
+ *                     loads as one full group)
  *   },
  *   "weights_files": null | {       set by `weights from=PATH`, cleared by model/format changes
  *     "path": STR, "bytes": INT, "params": INT,
@@ -78,7 +82,9 @@
 #include "util/error.h"
 #include "util/json.h"
 
-#define VS_SHEET_SCHEMA "vramsheet/sheet/1"
+#define VS_SHEET_SCHEMA "vramsheet/sheet/2"
+/* The previous schema, still loaded (card.arch.kv_layout added in /2). */
+#define VS_SHEET_SCHEMA_1 "vramsheet/sheet/1"
 #define VS_SHEET_ID_MAX 64
 
 /* A new, empty sheet with every key of the layout present (nulls and empty
