@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/derive.h"
 #include "lang/verb.h"
 #include "model/model.h"
 #include "render/bundle.h"
@@ -1228,10 +1229,34 @@ done:
     return rc;
 }
 
+/* What each estimator reads from the card (sheet/derived.h): when any of it
+ * changes, the estimate is recomputed from its keys (lang/derive.h). A read
+ * with `unless` keys is skipped when the line wrote all of them. */
+static const vs_derived_read kv_reads[] = {{"length", NULL},
+                                           {"concurrency", NULL},
+                                           {"arch", "layers,kv_heads,head_dim"},
+                                           {"placement", NULL},
+                                           {NULL, NULL}};
+static const vs_derived_read training_reads[] = {
+    {"params", "trainable"}, {"task", NULL}, {NULL, NULL}};
+static const vs_derived_read act_reads[] = {{"length", NULL},
+                                            {"microbatch", NULL},
+                                            {"arch", "layers,hidden,heads"},
+                                            {NULL, NULL}};
+static const vs_derived_read quant_reads[] = {
+    {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
+
+const vs_estimator vs_estimators[] = {{"kv", estimate_kv, kv_reads},
+                                      {"training", estimate_training, training_reads},
+                                      {"activations", estimate_activations, act_reads},
+                                      {"quant", estimate_quant, quant_reads},
+                                      {NULL, NULL, NULL}};
+
 static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "estimate kv|training|activations|quant [KEY=VALUE ...]";
     const vs_arg *a = vs_line_positional(line, 0);
+    const vs_estimator *e;
     json_t *sheet;
     int rc;
     if (!a)
@@ -1240,14 +1265,8 @@ static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if (!strcmp(a->value, "kv"))
-        return estimate_kv(ctx, line, sheet, err);
-    if (!strcmp(a->value, "training"))
-        return estimate_training(ctx, line, sheet, err);
-    if (!strcmp(a->value, "activations"))
-        return estimate_activations(ctx, line, sheet, err);
-    if (!strcmp(a->value, "quant"))
-        return estimate_quant(ctx, line, sheet, err);
+    if ((e = vs_estimator_find(a->value)) != NULL)
+        return vs_estimate_run(ctx, line, sheet, e, err);
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                            "unknown estimator '%s'; expected kv, training, activations or quant",
                            a->value);

@@ -43,7 +43,7 @@ static int valid_format(const char *s)
 }
 static int valid_schema(const char *s)
 {
-    return !strcmp(s, VS_SHEET_SCHEMA);
+    return !strcmp(s, VS_SHEET_SCHEMA) || !strcmp(s, VS_SHEET_SCHEMA_V1);
 }
 
 #define STR(k)                                                                                     \
@@ -666,7 +666,7 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         return vs_error_set_at(err, VS_EFORMAT, 1, 1, "sheet record: expected an object");
     }
     if (!json_is_string(json_object_get(root, "schema")) ||
-        strcmp(json_string_value(json_object_get(root, "schema")), VS_SHEET_SCHEMA) != 0) {
+        !valid_schema(json_string_value(json_object_get(root, "schema")))) {
         json_decref(root);
         return vs_error_set(err, VS_EFORMAT,
                             "sheet record: expected \"schema\": \"%s\" (another schema, or not "
@@ -677,6 +677,11 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         json_decref(root);
         vs_error_prefix(err, "sheet record: ");
         return rc;
+    }
+    /* an older record is the same sheet with the later keys at their defaults */
+    if (json_object_set_new(root, "schema", json_string(VS_SHEET_SCHEMA))) {
+        json_decref(root);
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
     }
     *out = root;
     return 0;
