@@ -14,6 +14,7 @@
 #include "render/candidates.h"
 #include "render/sizing.h"
 #include "sheet/classify.h"
+#include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -606,8 +607,12 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
                       req_name, "verdict", vs_verdict_name(v), "source", src->value, "version",
                       version ? json_string(version) : json_null(), "scope",
                       scope ? json_string(scope) : json_null());
-    if (!entry)
+    /* the card it was obtained under: once the card moves past it, it no
+     * longer decides the verdict (sheet/derived.h) */
+    if (!entry || json_object_set_new(entry, "card", vs_evidence_card(sheet, req_name)) < 0) {
+        json_decref(entry);
         return oom(err);
+    }
     arr = vs_sheet_array(sheet, "evidence");
     if (!arr) {
         arr = json_array();
