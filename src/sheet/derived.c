@@ -167,7 +167,7 @@ static void why_add(vs_buf *why, const char *fmt, long long a, unsigned long lon
         vs_buf_printf(why, fmt, dim, a, b);
 }
 
-static int dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
+int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
 {
     int ok = 1, any = 0;
     size_t i;
@@ -201,7 +201,7 @@ static int dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
 
 int vs_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
 {
-    int ok = dims_validate(sheet, json_object_get(m, "dims"), why);
+    int ok = vs_dims_validate(sheet, json_object_get(m, "dims"), why);
     const char *run = str_of(m, "run");
     size_t i;
     json_t *r;

@@ -50,6 +50,10 @@ json_t *vs_derived_reads_now(const json_t *sheet, const json_t *old);
  * → 40"), appending to out. Returns how many values differ. */
 size_t vs_derived_changes(const json_t *old, const json_t *now, vs_buf *out);
 
+/* 1 when executed dims (an object dimension -> INT) meet every dimension the
+ * card declares; else 0 with the reasons appended to why (when not NULL). */
+int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why);
+
 /* 1 when measurement m validates the card as it is now: every dimension the
  * card declares (length, concurrency, microbatch) was executed at least at the
  * card's value, and the run it came from (if any) completed (exit status 0, no

@@ -20,7 +20,7 @@ static char *roundtrip(const char *text, vs_error *err)
 }
 
 static const char *EMPTY_SHEET = "{\n"
-                                 "  \"schema\": \"vramsheet/sheet/1\",\n"
+                                 "  \"schema\": \"vramsheet/sheet/2\",\n"
                                  "  \"id\": \"seed-7b\",\n"
                                  "  \"title\": \"Seed 7B\",\n"
                                  "  \"lineage\": null,\n"
@@ -299,7 +299,7 @@ static void expect_type_error(const char *text, const char *needle)
 START_TEST(schema_and_types_checked)
 {
     expect_type_error("{\"id\": \"x\"}", "schema");
-    expect_type_error("{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\"}", "schema");
+    expect_type_error("{\"schema\": \"vramsheet/sheet/3\", \"id\": \"x\"}", "schema");
     expect_type_error("{\"schema\": \"vramsheet/sheet/1\"}", "id: missing");
     expect_type_error("{\"schema\": \"vramsheet/sheet/1\", \"id\": \"../etc\"}", "id");
     expect_type_error("{\"schema\": \"vramsheet/sheet/1\", \"id\": \"x\", \"components\": "
