@@ -751,7 +751,7 @@ const vs_verb vs_verbs_gpu[] = {
      "card implies: length, concurrency (inference) or microbatch (training), available-memory "
      "(memory actually available on the device), compatibility (software) and quality. Every "
      "requirement is to-confirm for each candidate until `evidence` says otherwise; a "
-     "candidate is retained only when all are admissible (SPEC rule 9).",
+     "candidate is retained only when all are admissible.",
      NULL, NULL},
     {"evidence", verb_evidence,
      "evidence CANDIDATE REQUIREMENT admissible|to-confirm|exclude source=... [version=...] "

@@ -184,7 +184,7 @@ static void add_mrow(vs_table *t, const json_t *m)
     vs_buf_free(&d);
 }
 
-/* Rows for the payload: the layout's measurement keys that SPEC §5 names. */
+/* Rows for the payload: the layout's measurement keys of the `measurement` result. */
 static json_t *payload_row(const json_t *m)
 {
     return json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "phase",
@@ -1450,7 +1450,7 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     vs_buf_free(&gpus);
-    /* Rule 1: a run at smaller dims (or one that failed) must not stand for the
+    /* A run at smaller dims (or one that failed) must not stand for the
      * declared card; as a measured component it would turn a capacity verdict
      * into admissible on the strength of a run that never met the need. */
     {
@@ -1463,8 +1463,8 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = vs_error_set_at(
                 err, VS_EVALUE, from->line, from->value_column,
                 "measurement %s does not validate the card: %s. A measured component must come "
-                "from a completed run at the card's dimensions (rule 1: a smaller run never "
-                "stands for the card): measure at those dims, the `limit` stage (`stage "
+                "from a completed run at the card's dimensions (a smaller run never stands for "
+                "the card): measure at those dims, the `limit` stage (`stage "
                 "limit%s`, then `measure%s -- COMMAND`), or keep the component estimated",
                 from->value, vs_buf_str(&why), dims.len ? vs_buf_str(&dims) : " length=N",
                 dims.len ? vs_buf_str(&dims) : " length=N");
@@ -1611,7 +1611,7 @@ const vs_verb vs_verbs_measure[] = {
      "max_memory_allocated and max_memory_reserved). length=, concurrency=, microbatch= declare "
      "executed dims when the command cannot. A run at smaller dims than the card does not "
      "validate it. An out-of-memory message marks the overflow at the current phase and shows "
-     "what to examine (rule 8). A failing or overflowing command is still measured and "
+     "what to examine for that phase. A failing or overflowing command is still measured and "
      "recorded as run mN; interrupt or timeout= end the whole process group. With no NVIDIA "
      "driver: MeasureError, nothing recorded. `measure import FILE...` merges the JSON lines of "
      "`vramsheet probe --out FILE -- COMMAND` (other machines, torchrun, Slurm) per host, GPU, "

@@ -71,7 +71,7 @@ static int card_set(json_t *sheet, const char *key, json_t *value_take, vs_error
     }
     if (json_object_set_new(card, key, value_take))
         return oom(err);
-    /* The limit stage is the card's dimensions by definition (rule 7): it follows
+    /* The limit stage is the card's dimensions by definition: it follows
      * the card rather than keeping the value the card had when it was written. */
     if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch")) {
         size_t i;
@@ -1776,7 +1776,7 @@ static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (n < 16)
         lines[n++] = "change one thing at a time, then re-check the quality criterion and the "
                      "coverage (length, data kept)";
-    snprintf(head, sizeof head, "overflow at %s: what to examine (rule 8)", phase);
+    snprintf(head, sizeof head, "overflow at %s: what to examine", phase);
     return emit(ctx,
                 vs_render_lines(head, lines, n,
                                 json_pack("{s:s, s:s, s:o, s:o, s:s}", "kind", "oom", "phase",
@@ -1889,8 +1889,8 @@ const vs_verb vs_verbs_sizing[] = {
      "Sets the card's weight format and its bits: fp32 32, fp16/bf16 16, fp8/int8 8, "
      "int4/nf4/fp4 4, or bits=N. Weights only = params x bits / 8 bytes, rounded up. Quantised "
      "formats (8 bits or fewer) say that scales, metadata and layers kept in another format are "
-     "not included, so the figure is not a guaranteed peak (seed: Transformers, bitsandbytes "
-     "formats and limits); `estimate quant` and `weights from=PATH` document the rest. Changing "
+     "not included, so the figure is not a guaranteed peak (Hugging Face Transformers "
+     "quantization docs, bitsandbytes: formats and limits); `estimate quant` and `weights from=PATH` document the rest. Changing "
      "the format clears the weights read from files.",
      format_keys, format_words},
     {"length", verb_length, "length TOKENS", "the required tokens per sequence",
@@ -1990,7 +1990,7 @@ const vs_verb vs_verbs_sizing[] = {
     {"stage", verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",
      "a stage of the validation procedure",
-     "Records a stage of the staged validation (rule 7): short input and small batch first, "
+     "Records a stage of the staged validation: short input and small batch first, "
      "then the usual input, then the required limit. The limit stage is the card's dimensions "
      "(filled from the card; other values are refused): a run at smaller dimensions never "
      "validates the card.",
@@ -2003,7 +2003,7 @@ const vs_verb vs_verbs_sizing[] = {
     {"oom", verb_oom,
      "oom phase=load|prefill|generate|forward|backward|optimizer|validation|export [note=\"...\"]",
      "after an overflow: what to examine for its phase",
-     "Records where the first overflow happened and shows the triage of rule 8: load -> "
+     "Records where the first overflow happened and shows what to examine for it: load -> "
      "weights, format, transient allocation; prefill/generate -> context and concurrency (KV "
      "cache); forward/backward -> microbatch, activations, computation strategy; optimizer -> "
      "optimizer state, precision, sharding. Change one thing at a time, then re-check quality "

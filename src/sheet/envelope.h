@@ -58,7 +58,7 @@ unsigned vs_sheet_weight_bits(const json_t *sheet);
 int vs_envelope_compute(vs_envelope *out, const json_t *sheet, const vs_component_views *views,
                         vs_error *err);
 
-/* Writes the members of the `envelope` payload of SPEC §5 (kind "envelope",
+/* Writes the members of the `envelope` payload (kind "envelope",
  * weights_bytes, reserve_bytes, envelope_bytes, conservative, components,
  * unknown, ...) into the object w has open, so a renderer can add its own.
  * views are the sheet's components (vs_component_views_read). */

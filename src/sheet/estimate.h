@@ -1,4 +1,4 @@
-/* estimate.h — the normative estimators of SPEC §4, in exact integer bytes.
+/* estimate.h — the estimators of the sizing method, in exact integer bytes.
  *
  * Each estimator turns declared shapes into bytes with the formula its help
  * cites: the KV cache (2 x L x H x D x bytes(dtype) x length x concurrency),
