@@ -294,12 +294,38 @@ done:
     return rc;
 }
 
+/* The card and placement as the last check saw them, in a runtime key (never
+ * recorded): a line that changed neither leaves everything derived as it was,
+ * and most lines change neither, so the check after each line is two
+ * comparisons. A sheet loaded from the records has no such key: checked whole. */
+#define SEEN_KEY "_card_seen"
+
+static int card_seen(const json_t *sheet)
+{
+    json_t *seen = json_object_get(sheet, SEEN_KEY);
+    return json_is_object(seen) &&
+           json_equal(json_object_get(seen, "card"), vs_sheet_card(sheet)) &&
+           json_equal(json_object_get(seen, "placement"), json_object_get(sheet, "placement"));
+}
+
+static void card_saw(json_t *sheet)
+{
+    json_t *card = vs_sheet_card(sheet), *pl = json_object_get(sheet, "placement");
+    json_object_set_new(sheet, SEEN_KEY,
+                        json_pack("{s:o, s:o}", "card", card ? json_deep_copy(card) : json_null(),
+                                  "placement", pl ? json_deep_copy(pl) : json_null()));
+}
+
 int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err)
 {
-    json_t *done = json_array(), *rows = json_array(), *c;
+    json_t *done, *rows, *c;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     size_t i;
     int rc = 0;
+    if (card_seen(sheet))
+        return 0;
+    done = json_array();
+    rows = json_array();
     if (!done || !rows) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
         goto out;
@@ -317,7 +343,7 @@ int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err)
         for (k = 0; k < json_array_size(done); k++)
             if (same_estimate(json_array_get(done, k), d))
                 seen = 1;
-        if (seen)
+        if (seen || !vs_derived_moved(sheet, json_object_get(d, "reads")))
             continue;
         if (!(now = vs_derived_reads_now(sheet, json_object_get(d, "reads")))) {
             rc = vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -352,6 +378,8 @@ int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err)
         rc = vs_ctx_emit_text(ctx, &text, &html,
                               json_pack("{s:s, s:O}", "kind", "rederived", "rows", rows), err);
     }
+    if (rc >= 0)
+        card_saw(sheet);
 out:
     vs_buf_free(&text);
     vs_buf_free(&html);

@@ -44,7 +44,8 @@ int vs_estimate_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_es
 
 /* Recomputes every estimate of sheet whose reads no longer match the card, as
  * described above, and emits what changed (nothing when nothing did). Also
- * refreshes the measurements' validation flags. Returns 0 or a negative code
+ * refreshes the measurements' validation flags. A sheet whose card and
+ * placement are as the last call saw them (a runtime key) is left as it is. Returns 0 or a negative code
  * (memory; an estimator failing otherwise than on its inputs). */
 int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err);
 

@@ -1231,11 +1231,13 @@ done:
 
 /* What each estimator reads from the card (sheet/derived.h): when any of it
  * changes, the estimate is recomputed from its keys (lang/derive.h). A read
- * with `unless` keys is skipped when the line wrote all of them. */
+ * with `unless` keys is skipped when the line wrote all of them. An estimator
+ * whose figure depends on the placement (or, later, the engine) lists
+ * {"placement", NULL}; today's are per GPU before the placement, which the
+ * envelope applies by class, so none reads it. */
 static const vs_derived_read kv_reads[] = {{"length", NULL},
                                            {"concurrency", NULL},
                                            {"arch", "layers,kv_heads,head_dim"},
-                                           {"placement", NULL},
                                            {NULL, NULL}};
 static const vs_derived_read training_reads[] = {
     {"params", "trainable"}, {"task", NULL}, {NULL, NULL}};

@@ -83,6 +83,19 @@ json_t *vs_derived_reads_now(const json_t *sheet, const json_t *old)
     return out;
 }
 
+int vs_derived_moved(const json_t *sheet, const json_t *reads)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)reads, k, v)
+    {
+        json_t *now = value_at(sheet, k);
+        if (!json_equal(v, now) && !(json_is_null(v) && json_is_null(now)))
+            return 1;
+    }
+    return 0;
+}
+
 static void put_scalar(vs_buf *out, const json_t *v)
 {
     char g[40];
@@ -114,16 +127,18 @@ static size_t changes_at(const char *prefix, const json_t *old, const json_t *no
         return 0;
     if (json_is_object(old) && json_is_object(now)) {
         char p[128];
+        /* the model shape's fields read as they are named in the card */
+        int bare = !strcmp(prefix, "model shape");
         json_object_foreach((json_t *)old, k, v)
         {
-            snprintf(p, sizeof p, "%s.%s", prefix, k);
+            snprintf(p, sizeof p, "%s%s%s", bare ? "" : prefix, bare ? "" : ".", k);
             n += changes_at(p, v, json_object_get(now, k), out);
         }
         json_object_foreach((json_t *)now, k, v)
         {
             if (json_object_get(old, k))
                 continue;
-            snprintf(p, sizeof p, "%s.%s", prefix, k);
+            snprintf(p, sizeof p, "%s%s%s", bare ? "" : prefix, bare ? "" : ".", k);
             n += changes_at(p, json_null(), v, out);
         }
         return n;
@@ -146,7 +161,8 @@ size_t vs_derived_changes(const json_t *old, const json_t *now, vs_buf *out)
     json_object_foreach((json_t *)old, k, v)
     {
         json_t *w = json_object_get(now, k);
-        n += changes_at(k, v, w ? w : json_null(), out ? out : &local);
+        n += changes_at(!strcmp(k, "arch") ? "model shape" : k, v, w ? w : json_null(),
+                        out ? out : &local);
     }
     vs_buf_free(&local);
     return n;

@@ -46,8 +46,13 @@ json_t *vs_derived_reads(const json_t *sheet, const vs_derived_read *reads, cons
  * vs_derived_reads): what the estimator would read now. New object or NULL. */
 json_t *vs_derived_reads_now(const json_t *sheet, const json_t *old);
 
-/* Describes how now differs from old ("length 4,096 → 65,536; arch.layers 32
- * → 40"), appending to out. Returns how many values differ. */
+/* 1 when the card no longer holds the values of reads (as stored): a walk
+ * with no copy, for the check made after every line. */
+int vs_derived_moved(const json_t *sheet, const json_t *reads);
+
+/* Describes how now differs from old ("length 4,096 → 65,536; layers 32 →
+ * 40", the model shape's fields by their own names, an object's otherwise as
+ * "placement.kind"), appending to out. Returns how many values differ. */
 size_t vs_derived_changes(const json_t *old, const json_t *now, vs_buf *out);
 
 /* 1 when executed dims (an object dimension -> INT) meet every dimension the

@@ -355,7 +355,8 @@ void vs_sheet_carry_runtime(json_t *to, const json_t *from)
     json_t *v;
     json_object_foreach((json_t *)from, k, v)
     {
-        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0)
+        /* "_card_seen" (lang/derive.c) is a cache about the sheet's own card */
+        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0 && strcmp(k, "_card_seen") != 0)
             json_object_set(to, k, v);
     }
 }

@@ -187,7 +187,7 @@ class CardKernelTest(unittest.TestCase):
         row, text = self.rederived(r)["kv_cache"]
         self.assertEqual((row["from_bytes"], row["to_bytes"]),
                          (kv_bytes(32, 8, 128, 4096, 8), kv_bytes(40, 8, 128, 4096, 8)))
-        self.assertIn("arch.layers 32 %s 40" % ARROW, text)
+        self.assertIn("; layers 32 %s 40;" % ARROW, text)
         # another model without a config: no shape left; unknown, saying why
         r = self.run_ok("model other")
         row, text = self.rederived(r)["kv_cache"]
@@ -200,20 +200,29 @@ class CardKernelTest(unittest.TestCase):
         r = self.run_ok("model other config=%s" % a)
         self.assertEqual(self.rederived(r)["kv_cache"][0]["to_bytes"], kv_bytes(32, 8, 128, 4096, 8))
 
-    def test_placement_is_read(self):
-        t = "card: placement is read"
+    def test_placement_follows_without_recomputing(self):
+        # Estimates are per GPU before the placement, which the envelope applies
+        # by class: a placement change re-runs no estimate (none reads it), and
+        # the per-GPU share follows at once.
+        t = "card: placement"
         self.run_ok('sheet "%s"\nmodel example/7b params=7e9\nformat bf16\nlength 4096\n'
-                    "concurrency 8\nestimate kv layers=32 kv_heads=8 head_dim=128" % t)
-        r = self.run_ok("placement tensor gpus=2")
-        row, text = self.rederived(r)["kv_cache"]
-        self.assertIn("placement.kind single %s tensor" % ARROW, text)
-        self.assertEqual(row["to_bytes"], 4 * GIB)  # per GPU before placement: the same
-        reads = self.component(self.sheet(t), "kv_cache")["derived"]["reads"]
-        self.assertEqual(reads["placement"]["kind"], "tensor")
-        self.assertEqual(reads["placement"]["gpus"], 2)
-        env = self.run_ok("envelope").result[MIME]
+                    "concurrency 8\nestimate kv layers=32 kv_heads=8 head_dim=128\n"
+                    "task pretrain\nmicrobatch 1\nestimate training optimizer=adamw" % t)
+        r = self.run_ok("placement zero stage=1 gpus=4")
+        self.assertEqual(self.rederived(r), {})
+        c = self.component(self.sheet(t), "kv_cache")
+        self.assertNotIn("placement", c["derived"]["reads"])
+        env = self.run_ok("placement tensor gpus=2\nenvelope").result[MIME]
         kv = [c for c in env["components"] if c["name"] == "kv_cache"][0]
-        self.assertEqual(kv["gpu_bytes"], 2 * GIB)
+        self.assertEqual((kv["bytes"], kv["gpu_bytes"]), (4 * GIB, 2 * GIB))
+        env = self.run_ok("placement zero stage=1 gpus=4\nenvelope").result[MIME]
+        opt = [c for c in env["components"] if c["name"] == "optimizer_state"][0]
+        self.assertEqual((opt["bytes"], opt["gpu_bytes"]), (8 * 7000000000, 2 * 7000000000))
+        # and once the card moves, the estimate that read it follows under the placement
+        r = self.run_ok("length 8192\nenvelope")
+        self.assertEqual(self.rederived(r)["kv_cache"][0]["to_bytes"], 8 * GIB)
+        kv = [c for c in r.result[MIME]["components"] if c["name"] == "kv_cache"][0]
+        self.assertEqual(kv["gpu_bytes"], 8 * GIB)  # zero stage 1 replicates the KV cache
 
     def test_declared_amounts_are_never_recomputed(self):
         t = "card: declared amounts stay"

@@ -57,6 +57,7 @@ START_TEST(changes_are_described)
     json_t *then = vs_derived_reads(s, kv_like, NULL), *now;
     vs_buf b = VS_BUF_INIT;
     now = vs_derived_reads_now(s, then);
+    ck_assert_int_eq(vs_derived_moved(s, then), 0);
     ck_assert_uint_eq(vs_derived_changes(then, now, &b), 0);
     ck_assert_str_eq(vs_buf_str(&b), "");
     json_decref(now);
@@ -64,6 +65,7 @@ START_TEST(changes_are_described)
     json_object_set_new(s, "placement",
                         json_pack("{s:s, s:i, s:n}", "kind", "tensor", "gpus", 2, "stage"));
     now = vs_derived_reads_now(s, then);
+    ck_assert_int_eq(vs_derived_moved(s, then), 1);
     ck_assert_uint_eq(vs_derived_changes(then, now, &b), 3);
     ck_assert_str_eq(vs_buf_str(&b), "length 4,096 \xe2\x86\x92 65,536; placement.kind single "
                                      "\xe2\x86\x92 tensor; placement.gpus 1 \xe2\x86\x92 2");
