@@ -376,7 +376,8 @@ int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err)
             vs_buf_puts(&html, "</p>\n");
         }
         rc = vs_ctx_emit_text(ctx, &text, &html,
-                              json_pack("{s:s, s:O}", "kind", "rederived", "rows", rows), err);
+                              json_pack("{s:s, s:O, s:O}", "kind", "rederived", "sheet",
+                                        json_object_get(sheet, "id"), "rows", rows), err);
     }
     if (rc >= 0)
         card_saw(sheet);

@@ -1926,7 +1926,8 @@ const vs_verb vs_verbs_sizing[] = {
      "GiB TiB powers of 2). status is estimated (default with an amount), measured or unknown; "
      "phase= says when it peaks; class= (other, kv_cache, gradients, optimizer, activations, "
      "parameters; guessed from the name) says how a placement shards it. A measured component "
-     "is never replaced by an estimate.",
+     "is never replaced by an estimate. A declared amount is never recomputed when the card "
+     "changes (an `estimate` is).",
      reserve_keys, NULL},
     {"estimate", verb_estimate,
      "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] | estimate training "
@@ -1936,7 +1937,12 @@ const vs_verb vs_verbs_sizing[] = {
      "estimators that print their formula and add estimated components",
      "Each estimator prints its formula with the numbers and adds `estimated` components "
      "(never over a measured one). Shapes not given come from the card's config.json "
-     "architecture (`model ... config=PATH`).\n"
+     "architecture (`model ... config=PATH`). An estimate follows the card: it keeps its "
+     "keys as written and what it read from the card (length, concurrency, microbatch, "
+     "format, params, task, the model's shape), and a later line that changes any of those "
+     "recomputes it in the same cell, saying so (kv_cache re-estimated: length 4,096 -> "
+     "65,536, 4.00 GiB -> 64.00 GiB); one the new card cannot compute becomes unknown, "
+     "saying why.\n"
      "kv: 2 x layers x kv_heads x head_dim x bytes(dtype) x length x concurrency bytes "
      "(component kv_cache; GQA and MQA through kv_heads; dtype fp32 fp16 bf16 fp8 int8 int4).\n"
      "training: per trainable parameter, precision=mixed (default: 16-bit weights and "

@@ -323,25 +323,32 @@ int vs_component_stale(const json_t *sheet, const json_t *component, vs_buf *why
 
 /* ----------------------------------------------------------- evidence */
 
+static void copy_fields(json_t *out, const json_t *card, const char *const *fields)
+{
+    size_t i;
+    for (i = 0; fields[i]; i++) {
+        json_t *v = json_object_get(card, fields[i]);
+        json_object_set_new(out, fields[i], v ? json_deep_copy(v) : json_null());
+    }
+}
+
 json_t *vs_evidence_card(const json_t *sheet, const char *requirement)
 {
     static const char *const model_fields[] = {"model", "revision", "format", NULL};
     json_t *out = json_object(), *card = vs_sheet_card(sheet);
     size_t i;
-    int dim = 0;
     if (!out)
         return NULL;
     for (i = 0; card_dims[i]; i++)
         if (requirement && !strcmp(requirement, card_dims[i])) {
-            json_t *v = json_object_get(card, card_dims[i]);
-            json_object_set_new(out, card_dims[i], v ? json_deep_copy(v) : json_null());
-            dim = 1;
+            const char *one[2] = {card_dims[i], NULL};
+            copy_fields(out, card, one);
+            return out;
         }
-    if (!dim)
-        for (i = 0; model_fields[i]; i++) {
-            json_t *v = json_object_get(card, model_fields[i]);
-            json_object_set_new(out, model_fields[i], v ? json_deep_copy(v) : json_null());
-        }
+    copy_fields(out, card, model_fields);
+    /* memory that fits or is free holds for the whole workload: every dimension */
+    if (requirement && (!strcmp(requirement, "capacity") || !strcmp(requirement, "available-memory")))
+        copy_fields(out, card, card_dims);
     return out;
 }
 

@@ -91,7 +91,8 @@ int vs_component_stale(const json_t *sheet, const json_t *component, vs_buf *why
 /* The card fields a piece of evidence for requirement holds under: quality
  * and compatibility (and declared requirements) depend on the model, its
  * revision and the format; length, concurrency and microbatch on that
- * dimension; capacity and available-memory on the model and format. A new
+ * dimension; capacity and available-memory on the model, its revision, the
+ * format and every dimension. A new
  * object of the current values (null when unset), or NULL when memory is short. */
 json_t *vs_evidence_card(const json_t *sheet, const char *requirement);
 

@@ -179,6 +179,12 @@ START_TEST(evidence_moves_with_the_card)
     ck_assert_uint_eq(json_object_size(json_object_get(q, "card")), 3); /* model, revision, format */
     ck_assert_uint_eq(json_object_size(json_object_get(l, "card")), 1);
     ck_assert_int_eq(vs_evidence_moved(s, q, NULL), 0);
+    {
+        json_t *cap = vs_evidence_card(s, "available-memory"); /* model, revision, format, dims */
+        ck_assert_uint_eq(json_object_size(cap), 6);
+        ck_assert_int_eq(json_integer_value(json_object_get(cap, "concurrency")), 8);
+        json_decref(cap);
+    }
     json_object_set_new(vs_sheet_card(s), "format", json_string("int4"));
     ck_assert_int_eq(vs_evidence_moved(s, q, &why), 1);
     ck_assert_str_eq(vs_buf_str(&why), "format bf16 \xe2\x86\x92 int4");
