@@ -218,9 +218,18 @@ int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
 int vs_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
 {
     int ok = vs_dims_validate(sheet, json_object_get(m, "dims"), why);
-    const char *run = str_of(m, "run");
+    const char *run = str_of(m, "run"), *state = str_of(m, "state");
     size_t i;
     json_t *r;
+    if (state && !strcmp(state, "to re-measure")) {
+        /* taken on other hardware or software than this campaign's */
+        if (why) {
+            if (why->len)
+                vs_buf_puts(why, "; ");
+            vs_buf_puts(why, "to re-measure on this campaign's hardware and software");
+        }
+        ok = 0;
+    }
     if (!run)
         return ok;
     vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)

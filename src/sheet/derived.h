@@ -61,8 +61,9 @@ int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why);
 
 /* 1 when measurement m validates the card as it is now: every dimension the
  * card declares (length, concurrency, microbatch) was executed at least at the
- * card's value, and the run it came from (if any) completed (exit status 0, no
- * overflow). A card that declares none is not validated. Else 0, with the
+ * card's value, the run it came from (if any) completed (exit status 0, no
+ * overflow), and it is not "to re-measure" (taken on the hardware or software
+ * of another campaign). A card that declares none is not validated. Else 0, with the
  * reasons appended to why ("; "-separated) when why is not NULL. */
 int vs_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why);
 

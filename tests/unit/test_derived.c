@@ -105,6 +105,12 @@ START_TEST(validation_follows_the_card)
     json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(4));
     ck_assert_uint_eq(vs_sheet_refresh_derived(s), 1); /* smaller card: validated again */
     ck_assert(json_is_true(json_object_get(m, "validates_card")));
+    /* reproduced for another campaign's hardware: to re-measure, validating nothing */
+    json_object_set_new(m, "state", json_string("to re-measure"));
+    vs_buf_reset(&why);
+    ck_assert_int_eq(vs_measurement_validates(s, m, &why), 0);
+    ck_assert_str_eq(vs_buf_str(&why), "to re-measure on this campaign's hardware and software");
+    ck_assert_uint_eq(vs_sheet_refresh_derived(s), 1);
     vs_buf_free(&why);
     json_decref(s);
 }
