@@ -764,7 +764,12 @@ const vs_verb vs_verbs_gpu[] = {
      "concurrency or microbatch, available-memory, compatibility, quality) or one declared "
      "with `require`. Any exclude excludes; an exclusion is never offset by other evidence or "
      "a preference, and a computed capacity exclusion is not lifted by evidence. The same "
-     "source, version and scope given again replaces its earlier verdict.",
+     "source, version and scope given again replaces its earlier verdict. A piece of "
+     "evidence holds for the card it was given under: quality, compatibility and declared "
+     "requirements for the model, its revision and the format; length, concurrency and "
+     "microbatch up to the value confirmed; capacity and available-memory for all of them. "
+     "Once the card moves past it (format bf16 -> int4, a longer length), it decides nothing "
+     "and the requirement is to-confirm again, naming the change.",
      evidence_keys, NULL},
     {"candidates", verb_candidates, "candidates", "classify and rank the GPU offers",
      "Shows every offer against every mandatory requirement with its verdict and the evidence "

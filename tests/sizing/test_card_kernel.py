@@ -305,6 +305,12 @@ class CardKernelTest(unittest.TestCase):
         self.assertEqual(req["verdict"], "to-confirm")
         self.assertEqual(req["evidence"][0]["moved"], "format bf16 %s int4" % ARROW)
         self.assertIn("format bf16 %s int4" % ARROW, r.text)
+        # the record for people says so too
+        self.run_ok('commit "int4 after a bf16 quality check"')
+        md = subprocess.run(["git", "-C", self.records, "show",
+                             "HEAD:sheets/card-evidence-follows-the-format/sheet.md"],
+                            check=True, capture_output=True, text=True).stdout
+        self.assertIn("admissible (no longer holds: format bf16 %s int4)" % ARROW, md)
         # back to the format it was obtained under: it holds again
         self.assertEqual(q(self.run_ok("format bf16\ncandidates").result[MIME])["verdict"],
                          "admissible")
