@@ -268,6 +268,12 @@ class CardKernelTest(unittest.TestCase):
         self.assertEqual(len(row), 1, md)
         cells = [c.strip() for c in row[0].strip().strip("|").split("|")]
         self.assertEqual(cells[-1], "no", row[0])  # the "validates card" column
+        # the diff says what the recomputation read, not two JSON objects
+        self.run_ok("estimate kv layers=32 kv_heads=8 head_dim=128\ncommit \"kv\"\n"
+                    "concurrency 32\ncommit \"concurrency 32\"")
+        d = self.run_ok("diff %s@HEAD~1 HEAD" % sid).text
+        self.assertIn("re-estimated for concurrency 16 %s 32" % ARROW, d)
+        self.assertNotIn('"reads"', d)
 
     def test_measured_at_smaller_dims_is_flagged(self):
         t = "card: measured at smaller dims"
