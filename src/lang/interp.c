@@ -11,6 +11,7 @@
 
 #include "catalog/catalog.h"
 #include "lang/parse.h"
+#include "lang/derive.h"
 #include "lang/verb.h"
 #include "render/bundle.h"
 #include "sheet/sheet.h"
@@ -32,6 +33,7 @@ struct vs_ctx {
     const vs_sink *sink;
     vs_bundle *pending; /* the latest result, not yet published */
     vs_buf effects;  /* effects outside the kernel, "; "-separated */
+    int quiet;       /* results are dropped (an estimate recomputed after a card change) */
 };
 
 static char *dup_opt(const char *s)
@@ -93,10 +95,21 @@ static void flush_pending(vs_ctx *ctx)
     }
 }
 
+int vs_ctx_quiet(vs_ctx *ctx, int on)
+{
+    int was = ctx->quiet;
+    ctx->quiet = on;
+    return was;
+}
+
 void vs_ctx_emit(vs_ctx *ctx, vs_bundle *bundle_take)
 {
     if (!bundle_take)
         return;
+    if (ctx->quiet) {
+        vs_bundle_free(bundle_take);
+        return;
+    }
     flush_pending(ctx);
     ctx->pending = bundle_take;
 }
@@ -504,6 +517,21 @@ static int no_empty_text(const vs_line *l, vs_error *err)
     return 0;
 }
 
+/* vs_rederive on every sheet of the session: a line may open, load or change
+ * any of them (`reproduce`, `show`, `sheet`). */
+static int rederive_all(vs_ctx *ctx, vs_error *err)
+{
+    size_t i;
+    json_t *s;
+    int rc;
+    json_array_foreach(ctx->ip->sheets, i, s)
+    {
+        if ((rc = vs_rederive(ctx, s, err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
 int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_bundle **out_result,
                       vs_error *err)
 {
@@ -558,6 +586,10 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
         if ((rc = no_empty_text(l, err)) < 0)
             break;
         rc = v->run(&ctx, l, err);
+        /* the card stays the truth: whatever the line changed, the estimates and
+         * validations derived from the card follow it in the same cell */
+        if (rc >= 0 && strcmp(l->verb, "estimate") != 0)
+            rc = rederive_all(&ctx, err);
         if (rc < 0) {
             if (err->code == 0)
                 vs_error_set(err, rc, "`%s` failed", l->verb);

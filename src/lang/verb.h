@@ -48,11 +48,6 @@ typedef struct vs_verb_form {
 /* The forms with keys of their own, ending with {NULL}: src/lang/verbs_sizing.c. */
 extern const vs_verb_form vs_verb_forms[];
 
-/* Runs estimator name ("kv", "training", "activations", "quant") with the keys
- * of line (as written on an `estimate NAME ...` line) against the current
- * sheet: what `estimate` does, for whoever re-runs an estimate. */
-int vs_estimate_run(vs_ctx *ctx, const char *name, const vs_line *line, vs_error *err);
-
 /* The tables of the verb groups, each ending with {NULL}. */
 extern const vs_verb vs_verbs_core[];     /* help, convert, sheet, ...: src/lang/verbs_core.c */
 extern const vs_verb vs_verbs_sizing[];   /* card, reserve, estimate, envelope: verbs_sizing.c */
@@ -90,6 +85,10 @@ json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id);
 /* The session's sheets (borrowed array). */
 json_t *vs_ctx_sheets(vs_ctx *ctx);
 
+/* Sets whether results are dropped (on != 0) rather than emitted, returning
+ * the previous setting: an estimator run again after a card change computes
+ * and stores without speaking; derive.c says what changed, once. */
+int vs_ctx_quiet(vs_ctx *ctx, int on);
 /* Emits a result bundle (takes the reference). The interpreter publishes every
  * result but the cell's last as display_data as soon as the next one arrives. */
 void vs_ctx_emit(vs_ctx *ctx, vs_bundle *bundle_take);

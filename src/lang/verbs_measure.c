@@ -15,6 +15,7 @@
 #include "measure/phasefd.h"
 #include "model/safetensors.h"
 #include "render/bundle.h"
+#include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
@@ -73,82 +74,16 @@ static json_t *ensure_array(json_t *sheet, const char *key)
 
 static const char *const card_dims[] = {"length", "concurrency", "microbatch", NULL};
 
-/* 1 when dims meet every dimension the card declares; else 0 and the reasons
- * appended to why ("; "-separated). A card that declares none is not validated. */
+/* One definition of what validates the card, in sheet/derived.c: recomputed
+ * after every line, so the stored flag is never stale. */
 static int validates_card(const json_t *sheet, const json_t *dims, vs_buf *why)
 {
-    int ok = 1, any = 0;
-    size_t i;
-    for (i = 0; card_dims[i]; i++) {
-        uint64_t want;
-        json_t *have;
-        if (!vs_sheet_card_uint(sheet, card_dims[i], &want))
-            continue;
-        any = 1;
-        have = json_object_get(dims, card_dims[i]);
-        if (!json_is_integer(have)) {
-            if (why) {
-                if (why->len)
-                    vs_buf_puts(why, "; ");
-                vs_buf_printf(why, "%s not reported (the card asks %llu)", card_dims[i],
-                              (unsigned long long)want);
-            }
-            ok = 0;
-        } else if ((uint64_t)json_integer_value(have) < want) {
-            if (why) {
-                if (why->len)
-                    vs_buf_puts(why, "; ");
-                vs_buf_printf(why, "%s %lld < the card's %llu", card_dims[i],
-                              (long long)json_integer_value(have), (unsigned long long)want);
-            }
-            ok = 0;
-        }
-    }
-    if (!any) {
-        if (why) {
-            if (why->len)
-                vs_buf_puts(why, "; ");
-            vs_buf_puts(why, "the card declares no length, concurrency or microbatch");
-        }
-        return 0;
-    }
-    return ok;
+    return vs_dims_validate(sheet, dims, why);
 }
 
-/* 1 when measurement m validates the sheet's card as it is now: its dims meet
- * the card and the run it came from completed. The "validates_card" flag stored
- * with m was computed against the card of that moment, and the card may have
- * changed since (length 4096 declared after a short run), so whatever decides
- * (measured, measurements) asks again. A failed or overflowed run reached its
- * dims without completing the workload: it validates nothing (rule 7). A
- * measurement typed by hand has no run to check. */
 static int measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
 {
-    int ok = validates_card(sheet, json_object_get(m, "dims"), why);
-    const char *run = json_string_value(json_object_get(m, "run"));
-    size_t i;
-    json_t *r;
-    if (!run)
-        return ok;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
-        json_t *es = json_object_get(r, "exit_status");
-        const char *ov = json_string_value(json_object_get(r, "overflow_phase"));
-        const char *id = json_string_value(json_object_get(r, "id"));
-        if (!id || strcmp(id, run) != 0)
-            continue;
-        if ((json_is_integer(es) && json_integer_value(es) != 0) || ov) {
-            if (why) {
-                if (why->len)
-                    vs_buf_puts(why, "; ");
-                vs_buf_printf(why, "run %s did not complete (exit status %lld%s%s)", run,
-                              json_is_integer(es) ? (long long)json_integer_value(es) : 0LL,
-                              ov ? ", out of memory in phase " : "", ov ? ov : "");
-            }
-            ok = 0;
-        }
-        break;
-    }
-    return ok;
+    return vs_measurement_validates(sheet, m, why);
 }
 
 /* The first of the sheet's stages whose declared dims all equal the executed
@@ -249,7 +184,7 @@ static void add_mrow(vs_table *t, const json_t *m)
     vs_buf_free(&d);
 }
 
-/* Rows for the payload: the layout's measurement keys that SPEC §5 names. */
+/* Rows for the payload: the layout's measurement keys of the `measurement` result. */
 static json_t *payload_row(const json_t *m)
 {
     return json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "phase",
@@ -1287,13 +1222,38 @@ static const char *const record_keys[] = {"phase", "gpu", "counter", "scope", "g
                                           "length", "concurrency", "microbatch", "stage",
                                           "host", "rank", NULL};
 
+/* The measurement typed by hand in ms that holds what m holds, but for the
+ * time it was typed (borrowed), or NULL. */
+static json_t *same_typed(const json_t *ms, const json_t *m)
+{
+    size_t i;
+    json_t *x;
+    vs_json_array_foreach(ms, i, x)
+    {
+        const char *k;
+        json_t *v;
+        int same = json_is_null(json_object_get(x, "run")) &&
+                   json_object_size(x) == json_object_size(m);
+        json_object_foreach((json_t *)m, k, v)
+        {
+            if (!same)
+                break;
+            if (strcmp(k, "time") != 0 && !json_equal(v, json_object_get(x, k)))
+                same = 0;
+        }
+        if (same)
+            return x;
+    }
+    return NULL;
+}
+
 static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *phase = vs_line_pair(line, "phase"), *counter = vs_line_pair(line, "counter");
     const vs_arg *amount = vs_line_positional(line, 0), *scope = vs_line_pair(line, "scope");
     const vs_arg *gname = vs_line_pair(line, "gpu_name"), *stage = vs_line_pair(line, "stage");
     const vs_arg *host = vs_line_pair(line, "host");
-    json_t *sheet, *dims, *m, *ms, *rows;
+    json_t *sheet, *dims, *m, *ms, *rows, *again = NULL;
     uint64_t bytes, gpu = 0, rank = 0;
     int rc, has_gpu = 0, has_rank = 0;
     size_t i;
@@ -1367,7 +1327,13 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     ms = ensure_array(sheet, "measurements");
     rows = json_array();
     t = vs_table_new(8, mtable_headers);
-    if (!m || !ms || !rows || !t || json_array_append(ms, m) < 0) {
+    if (m && ms && (again = same_typed(ms, m)) != NULL) {
+        /* the same line run again (Run All twice) restates it: one measurement */
+        json_decref(m);
+        m = json_incref(again);
+    } else
+        again = NULL;
+    if (!m || !ms || !rows || !t || (!again && json_array_append(ms, m) < 0)) {
         json_decref(m);
         json_decref(rows);
         vs_table_free(t);
@@ -1376,7 +1342,9 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_array_append_new(rows, payload_row(m));
     vs_table_align_right(t, 4);
     add_mrow(t, m);
-    vs_buf_puts(&text, "recorded a measurement typed by hand\n");
+    vs_buf_puts(&text, again ? "already recorded: the same measurement typed by hand (not "
+                               "added again)\n"
+                             : "recorded a measurement typed by hand\n");
     vs_table_text(t, &text);
     if (!json_is_true(json_object_get(m, "validates_card"))) {
         validates_card(sheet, json_object_get(m, "dims"), &why);
@@ -1482,7 +1450,7 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     vs_buf_free(&gpus);
-    /* Rule 1: a run at smaller dims (or one that failed) must not stand for the
+    /* A run at smaller dims (or one that failed) must not stand for the
      * declared card; as a measured component it would turn a capacity verdict
      * into admissible on the strength of a run that never met the need. */
     {
@@ -1495,8 +1463,8 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = vs_error_set_at(
                 err, VS_EVALUE, from->line, from->value_column,
                 "measurement %s does not validate the card: %s. A measured component must come "
-                "from a completed run at the card's dimensions (rule 1: a smaller run never "
-                "stands for the card): measure at those dims, the `limit` stage (`stage "
+                "from a completed run at the card's dimensions (a smaller run never stands for "
+                "the card): measure at those dims, the `limit` stage (`stage "
                 "limit%s`, then `measure%s -- COMMAND`), or keep the component estimated",
                 from->value, vs_buf_str(&why), dims.len ? vs_buf_str(&dims) : " length=N",
                 dims.len ? vs_buf_str(&dims) : " length=N");
@@ -1643,7 +1611,7 @@ const vs_verb vs_verbs_measure[] = {
      "max_memory_allocated and max_memory_reserved). length=, concurrency=, microbatch= declare "
      "executed dims when the command cannot. A run at smaller dims than the card does not "
      "validate it. An out-of-memory message marks the overflow at the current phase and shows "
-     "what to examine (rule 8). A failing or overflowing command is still measured and "
+     "what to examine for that phase. A failing or overflowing command is still measured and "
      "recorded as run mN; interrupt or timeout= end the whole process group. With no NVIDIA "
      "driver: MeasureError, nothing recorded. `measure import FILE...` merges the JSON lines of "
      "`vramsheet probe --out FILE -- COMMAND` (other machines, torchrun, Slurm) per host, GPU, "

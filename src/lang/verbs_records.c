@@ -14,6 +14,7 @@
 #include "lang/verb.h"
 #include "render/bundle.h"
 #include "render/markdown.h"
+#include "sheet/derived.h"
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
 #include "store/store.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/derive.h"
 #include "lang/verb.h"
 #include "model/model.h"
 #include "render/bundle.h"
@@ -71,7 +72,7 @@ static int card_set(json_t *sheet, const char *key, json_t *value_take, vs_error
     }
     if (json_object_set_new(card, key, value_take))
         return oom(err);
-    /* The limit stage is the card's dimensions by definition (rule 7): it follows
+    /* The limit stage is the card's dimensions by definition: it follows
      * the card rather than keeping the value the card had when it was written. */
     if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch")) {
         size_t i;
@@ -1401,56 +1402,49 @@ done:
     return rc;
 }
 
-/* The estimators: one row each. The verb, its completion (vs_verb_forms
- * above) and its refusal list come from here; an estimator is a new function
- * and a new row. */
-typedef struct estimator {
-    const vs_estimator_info *info; /* name, keys, syntax (sheet/estimate.h) */
-    int (*run)(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
-} estimator;
+/* What each estimator reads from the card (sheet/derived.h): when any of it
+ * changes, the estimate is recomputed from its keys (lang/derive.h). A read
+ * with `unless` keys is skipped when the line wrote all of them. An estimator
+ * whose figure depends on the placement (or, later, the engine) lists
+ * {"placement", NULL}; today's are per GPU before the placement, which the
+ * envelope applies by class, so none reads it. */
+static const vs_derived_read kv_reads[] = {{"length", NULL},
+                                           {"concurrency", NULL},
+                                           {"arch", "layers,kv_heads,head_dim"},
+                                           {NULL, NULL}};
+static const vs_derived_read training_reads[] = {
+    {"params", "trainable"}, {"task", NULL}, {NULL, NULL}};
+static const vs_derived_read act_reads[] = {{"length", NULL},
+                                            {"microbatch", NULL},
+                                            {"arch", "layers,hidden,heads"},
+                                            {NULL, NULL}};
+static const vs_derived_read quant_reads[] = {
+    {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
 
-static const estimator estimators[] = {{&vs_estimator_kv, estimate_kv},
-                                       {&vs_estimator_training, estimate_training},
-                                       {&vs_estimator_activations, estimate_activations},
-                                       {&vs_estimator_quant, estimate_quant}};
-
-#define N_ESTIMATORS (sizeof estimators / sizeof estimators[0])
-
-int vs_estimate_run(vs_ctx *ctx, const char *name, const vs_line *line, vs_error *err)
-{
-    json_t *sheet;
-    vs_buf known = VS_BUF_INIT;
-    size_t i;
-    int rc;
-    for (i = 0; i < N_ESTIMATORS; i++)
-        if (!strcmp(estimators[i].info->name, name)) {
-            if (!(sheet = sheet_of(ctx, err)))
-                return VS_ENOMEM;
-            return estimators[i].run(ctx, line, sheet, err);
-        }
-    for (i = 0; i < N_ESTIMATORS; i++)
-        vs_buf_printf(&known, "%s%s", i ? (i + 1 == N_ESTIMATORS ? " or " : ", ") : "",
-                      estimators[i].info->name);
-    rc = vs_error_set(err, VS_EVALUE, "unknown estimator '%s'; expected %s", name,
-                      vs_buf_failed(&known) ? "kv, training, activations or quant"
-                                            : vs_buf_str(&known));
-    vs_buf_free(&known);
-    return rc;
-}
+const vs_estimator vs_estimators[] = {{&vs_estimator_kv, estimate_kv, kv_reads},
+                                      {&vs_estimator_training, estimate_training, training_reads},
+                                      {&vs_estimator_activations, estimate_activations, act_reads},
+                                      {&vs_estimator_quant, estimate_quant, quant_reads},
+                                      {NULL, NULL, NULL}};
 
 static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "estimate kv|training|activations|quant [KEY=VALUE ...]";
     const vs_arg *a = vs_line_positional(line, 0);
+    const vs_estimator *e;
+    json_t *sheet;
     int rc;
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
-    rc = vs_estimate_run(ctx, a->value, line, err);
-    if (rc < 0 && err && err->line == 0 && !strncmp(err->message, "unknown estimator", 17))
-        return vs_arg_error(a, err, rc);
-    return rc;
+    if (!(sheet = sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if ((e = vs_estimator_find(a->value)) != NULL)
+        return vs_estimate_run(ctx, line, sheet, e, err);
+    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                           "unknown estimator '%s'; expected kv, training, activations or quant",
+                           a->value);
 }
 
 /* --------------------------------------------------------------- placement */
@@ -1996,7 +1990,7 @@ static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (n < 16)
         lines[n++] = "change one thing at a time, then re-check the quality criterion and the "
                      "coverage (length, data kept)";
-    snprintf(head, sizeof head, "overflow at %s: what to examine (rule 8)", phase);
+    snprintf(head, sizeof head, "overflow at %s: what to examine", phase);
     return emit(ctx,
                 vs_render_lines(head, lines, n,
                                 json_pack("{s:s, s:s, s:o, s:o, s:s}", "kind", "oom", "phase",
@@ -2117,8 +2111,8 @@ const vs_verb vs_verbs_sizing[] = {
      "Sets the card's weight format and its bits: fp32 32, fp16/bf16 16, fp8/int8 8, "
      "int4/nf4/fp4 4, or bits=N. Weights only = params x bits / 8 bytes, rounded up. Quantised "
      "formats (8 bits or fewer) say that scales, metadata and layers kept in another format are "
-     "not included, so the figure is not a guaranteed peak (seed: Transformers, bitsandbytes "
-     "formats and limits); `estimate quant` and `weights from=PATH` document the rest. Changing "
+     "not included, so the figure is not a guaranteed peak (Hugging Face Transformers "
+     "quantization docs, bitsandbytes: formats and limits); `estimate quant` and `weights from=PATH` document the rest. Changing "
      "the format clears the weights read from files.",
      format_keys, format_words},
     {"length", verb_length, "length TOKENS", "the required tokens per sequence",
@@ -2152,7 +2146,8 @@ const vs_verb vs_verbs_sizing[] = {
      "GiB TiB powers of 2). status is estimated (default with an amount), measured or unknown; "
      "phase= says when it peaks; class= (other, kv_cache, gradients, optimizer, activations, "
      "parameters; guessed from the name) says how a placement shards it. A measured component "
-     "is never replaced by an estimate.",
+     "is never replaced by an estimate. A declared amount is never recomputed when the card "
+     "changes (an `estimate` is).",
      reserve_keys, NULL},
     {"estimate", verb_estimate,
      "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] [encoder_length=N] | "
@@ -2163,7 +2158,12 @@ const vs_verb vs_verbs_sizing[] = {
      "estimators that print their formula and add estimated components",
      "Each estimator prints its formula with the numbers and adds `estimated` components "
      "(never over a measured one). Shapes not given come from the card's config.json "
-     "architecture (`model ... config=PATH`).\n"
+     "architecture (`model ... config=PATH`). An estimate follows the card: it keeps its "
+     "keys as written and what it read from the card (length, concurrency, microbatch, "
+     "format, params, task, the model's shape), and a later line that changes any of those "
+     "recomputes it in the same cell, saying so (kv_cache re-estimated: length 4,096 -> "
+     "65,536, 4.00 GiB -> 64.00 GiB); one the new card cannot compute becomes unknown, "
+     "saying why.\n"
      "kv: the sum over the model's KV layer groups (the card's kv_layout from config.json), "
      "bytes(dtype) per value, length tokens, concurrency sequences: full 2 x layers x kv_heads x "
      "head_dim x bytes x length x concurrency (head_dim + head_dim_v when values differ); "
@@ -2229,7 +2229,7 @@ const vs_verb vs_verbs_sizing[] = {
     {"stage", verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",
      "a stage of the validation procedure",
-     "Records a stage of the staged validation (rule 7): short input and small batch first, "
+     "Records a stage of the staged validation: short input and small batch first, "
      "then the usual input, then the required limit. The limit stage is the card's dimensions "
      "(filled from the card; other values are refused): a run at smaller dimensions never "
      "validates the card.",
@@ -2242,7 +2242,7 @@ const vs_verb vs_verbs_sizing[] = {
     {"oom", verb_oom,
      "oom phase=load|prefill|generate|forward|backward|optimizer|validation|export [note=\"...\"]",
      "after an overflow: what to examine for its phase",
-     "Records where the first overflow happened and shows the triage of rule 8: load -> "
+     "Records where the first overflow happened and shows what to examine for it: load -> "
      "weights, format, transient allocation; prefill/generate -> context and concurrency (KV "
      "cache); forward/backward -> microbatch, activations, computation strategy; optimizer -> "
      "optimizer state, precision, sharding. Change one thing at a time, then re-check quality "

@@ -8,6 +8,7 @@
 #include "render/svg.h"
 #include "sheet/capacity.h"
 #include "sheet/kvlayout.h"
+#include "sheet/derived.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -428,7 +429,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
 {
     static const char *const hdr[] = {"component", "status", "class", "per GPU",
                                       "GB",        "GiB",    "source"};
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT, stale = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
     json_t *caps = NULL;
     vs_placement pl;
@@ -552,6 +553,12 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         notes[nn++] = vs_format_quant_note(bits);
     if (pl.gpus > 1)
         notes[nn++] = "per GPU after the placement: two cards are never one memory space";
+    if (env->n_stale) {
+        vs_buf_printf(&stale, "%s: %s; no capacity verdict is admissible on it until it is "
+                              "measured again at the card's dims",
+                      VS_STALE_FLAG, env->stale);
+        notes[nn++] = vs_buf_str(&stale);
+    }
     put_notes(&text, &html, notes, nn);
     for (i = 0; i < bud.nlines; i++) {
         vs_units_describe(desc, sizeof desc, bud.lines[i].bytes);
@@ -577,6 +584,7 @@ done:
     vs_buf_free(&text);
     vs_buf_free(&html);
     vs_buf_free(&unk);
+    vs_buf_free(&stale);
     json_decref(caps);
     free(svg);
     if (have_budget)

@@ -4,7 +4,7 @@
  * components an estimator or `reserve` added, and the workload card. Each
  * bundle has aligned text/plain where every amount is labelled (exact bytes, GB
  * and GiB with two decimals, never mixed), an HTML table built from the same
- * vs_table, and the application/vnd.vramsheet.v1+json payload of SPEC §5 (bytes
+ * vs_table, and the application/vnd.vramsheet.v1+json payload (bytes
  * as JSON integers). The verbs decide and compute; this module only presents.
  * Pure: no I/O.
  */

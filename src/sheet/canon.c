@@ -44,7 +44,7 @@ static int valid_format(const char *s)
 }
 static int valid_schema(const char *s)
 {
-    return !strcmp(s, VS_SHEET_SCHEMA);
+    return !strcmp(s, VS_SHEET_SCHEMA) || !strcmp(s, VS_SHEET_SCHEMA_V1);
 }
 
 #define STR(k)                                                                                     \
@@ -707,7 +707,7 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         return vs_error_set_at(err, VS_EFORMAT, 1, 1, "sheet record: expected an object");
     }
     if (json_is_string(json_object_get(root, "schema")) &&
-        !strcmp(json_string_value(json_object_get(root, "schema")), VS_SHEET_SCHEMA_1)) {
+        !strcmp(json_string_value(json_object_get(root, "schema")), VS_SHEET_SCHEMA_V1)) {
         /* the previous schema: read as this one, its new keys at their defaults */
         if (json_object_set_new(root, "schema", json_string(VS_SHEET_SCHEMA))) {
             json_decref(root);
@@ -716,12 +716,12 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         old_schema = 1;
     }
     if (!json_is_string(json_object_get(root, "schema")) ||
-        strcmp(json_string_value(json_object_get(root, "schema")), VS_SHEET_SCHEMA) != 0) {
+        !valid_schema(json_string_value(json_object_get(root, "schema")))) {
         json_decref(root);
         return vs_error_set(err, VS_EFORMAT,
                             "sheet record: expected \"schema\": \"%s\" or \"%s\" (another "
                             "schema, or not a vramsheet sheet)",
-                            VS_SHEET_SCHEMA, VS_SHEET_SCHEMA_1);
+                            VS_SHEET_SCHEMA, VS_SHEET_SCHEMA_V1);
     }
     if ((rc = check_object(root, sheet_f, &p, err))) {
         json_decref(root);

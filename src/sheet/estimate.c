@@ -32,7 +32,7 @@ const vs_estimator_info *const *vs_estimator_table(size_t *n)
     return estimators;
 }
 
-const vs_estimator_info *vs_estimator_find(const char *name)
+const vs_estimator_info *vs_estimator_info_find(const char *name)
 {
     size_t i;
     for (i = 0; name && i < sizeof estimators / sizeof estimators[0]; i++)

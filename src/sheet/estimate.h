@@ -1,4 +1,4 @@
-/* estimate.h — the normative estimators of SPEC §4, in exact integer bytes.
+/* estimate.h — the estimators of the sizing method, in exact integer bytes.
  *
  * Each estimator turns declared shapes into bytes with the formula its help
  * cites: the KV cache (2 x L x H x D x bytes(dtype) x length x concurrency),
@@ -37,7 +37,7 @@ extern const char *const vs_estimate_kv_keys[], *const vs_estimate_training_keys
 /* The table, in the order `estimate` lists them. */
 const vs_estimator_info *const *vs_estimator_table(size_t *n);
 /* The estimator called name, or NULL. */
-const vs_estimator_info *vs_estimator_find(const char *name);
+const vs_estimator_info *vs_estimator_info_find(const char *name);
 
 /* Bits per stored value of a cache or tensor dtype: fp32/float32 32, fp16/bf16
  * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4; 0 when unknown. */

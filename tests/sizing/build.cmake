@@ -17,3 +17,11 @@ vs_bench(bench_sizing)
 # Fuzz target for canonical records: load arbitrary bytes; what loads must dump,
 # re-load and re-dump to the same text.
 vs_fuzz_target(fuzz_sizing)
+
+# Fuzz target for derived state: a loaded record refreshed against its card is
+# a fixed point; the checks on its components, evidence and estimate reads agree.
+vs_fuzz_target(fuzz_derived)
+
+# Kernel-level test of derived state (the card stays the truth): estimates,
+# validation and evidence follow the card; re-running restates.
+vs_kernel_test(card.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_card_kernel sizing 180)

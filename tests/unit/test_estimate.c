@@ -226,7 +226,7 @@ START_TEST(estimator_table_is_the_verb)
     ck_assert_uint_eq(n, 4);
     for (i = 0; i < n; i++) {
         int found = 0;
-        ck_assert_ptr_eq(vs_estimator_find(t[i]->name), t[i]);
+        ck_assert_ptr_eq(vs_estimator_info_find(t[i]->name), t[i]);
         ck_assert_ptr_nonnull(t[i]->keys[0]);
         ck_assert_ptr_nonnull(strstr(t[i]->syntax, t[i]->name));
         for (k = 0; vs_verb_forms[k].verb; k++)
@@ -237,7 +237,7 @@ START_TEST(estimator_table_is_the_verb)
             }
         ck_assert_msg(found, "no completion form for estimate %s", t[i]->name);
     }
-    ck_assert_ptr_null(vs_estimator_find("memory"));
+    ck_assert_ptr_null(vs_estimator_info_find("memory"));
 }
 END_TEST
 

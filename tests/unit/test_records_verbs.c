@@ -11,6 +11,7 @@
 #include "render/bundle.h"
 #include "render/markdown.h"
 #include "sheet/diff.h"
+#include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 
