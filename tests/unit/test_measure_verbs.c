@@ -318,6 +318,39 @@ START_TEST(test_failed_cell_keeps_measurement)
 }
 END_TEST
 
+START_TEST(test_failed_cell_keeps_oom)
+{
+    /* All of a run's effects stay together: the run, its overflow_phase and the
+     * sheet's oom entry for it, while a later line's failure undoes the rest. */
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p = NULL, *sheet, *oom, *run;
+    char note[128];
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c, "sheet \"q\"\noom phase=load note=\"by hand\"", &p, &err), 0);
+    json_decref(p);
+    ck_assert_int_lt(exec(ip, &c,
+                          "oom phase=prefill note=\"undone\"\nmeasure phase=load -- echo 'phase generate' >&3; "
+                          "echo 'CUDA out of memory' >&2; exit 1\nno_such_verb",
+                          &p, &err),
+                     0);
+    sheet = sheet_of(ip, "q");
+    ck_assert_int_eq(json_array_size(json_object_get(sheet, "runs")), 1);
+    run = json_array_get(json_object_get(sheet, "runs"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(run, "overflow_phase")), "generate");
+    oom = json_object_get(sheet, "oom");
+    ck_assert_int_eq(json_array_size(oom), 2); /* "by hand" and the run's; not "undone" */
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 0), "note")), "by hand");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "phase")), "generate");
+    snprintf(note, sizeof note, "run %s: \"CUDA out of memory\"",
+             json_string_value(json_object_get(run, "id")));
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "note")), note);
+    json_decref(sheet);
+    teardown(ip, &c);
+}
+END_TEST
+
 START_TEST(test_no_driver_nothing_recorded)
 {
     vs_interp *ip = setup(GPU0);
@@ -702,6 +735,7 @@ int main(void)
     tcase_add_test(tc, test_measure_line);
     tcase_add_test(tc, test_cell_form_and_stage);
     tcase_add_test(tc, test_overflow_still_measured);
+    tcase_add_test(tc, test_failed_cell_keeps_oom);
     tcase_add_test(tc, test_failed_cell_keeps_measurement);
     tcase_add_test(tc, test_no_driver_nothing_recorded);
     tcase_add_test(tc, test_interrupt_ends_group);
