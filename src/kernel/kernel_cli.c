@@ -68,6 +68,14 @@ int vs_kernel_main(int argc, char **argv)
         return 1;
     }
     opts.test_cells = test && !strcmp(test, "1");
+    {
+        /* Set by jupyter_client's launcher to the pid of the process that
+         * started this kernel (jupyter_client/launcher.py). */
+        const char *parent = getenv("JPY_PARENT_PID");
+        char *end;
+        long p = parent && *parent ? strtol(parent, &end, 10) : 0;
+        opts.parent_pid = parent && *parent && !*end && p > 1 && p < 1L << 30 ? (int)p : 0;
+    }
     rc = vs_kernel_serve(&conn, ip, &opts, &err);
     if (rc < 0)
         fprintf(stderr, "vramsheet kernel: %s\n", err.message);
