@@ -54,3 +54,9 @@ if(VS_NVCC)
     COMMENT "nvcc tests/cuda/workload.cu (not run here: needs a GPU)")
   add_custom_target(cuda_workload ALL DEPENDS ${PROJECT_BINARY_DIR}/cuda_workload)
 endif()
+
+# --- the kernel against failing surroundings (tests/protocol/test_reliability.py):
+# replayed messages, the measured command when the kernel is killed, setsid
+# strays, JPY_PARENT_PID, deep JSON nesting ---
+vs_kernel_test(proto.reliability ${PROJECT_SOURCE_DIR}/tests/protocol test_reliability protocol 300
+               "VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>;VS_BINARY=$<TARGET_FILE:vramsheet>;PYTHONUNBUFFERED=1")
