@@ -17,3 +17,9 @@ vs_bench(bench_sizing)
 # Fuzz target for canonical records: load arbitrary bytes; what loads must dump,
 # re-load and re-dump to the same text.
 vs_fuzz_target(fuzz_sizing)
+
+# The tool that writes records/examples/ (test_sizing_records only compares):
+# built on demand, `cmake --build build --target regen_records`, never run by a test.
+add_executable(regen_records EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/tests/tools/regen_records.c)
+target_link_libraries(regen_records PRIVATE vscore)
+target_compile_definitions(regen_records PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
