@@ -18,8 +18,11 @@ static void kernel_usage(FILE *f)
             "Runs vramsheet as a Jupyter kernel (messaging protocol %s) on the sockets\n"
             "named in CONNECTION_FILE, the JSON file a Jupyter client writes (tcp or ipc).\n"
             "Jupyter starts this through the kernelspec; see `vramsheet install`.\n"
-            "Logs go to stderr. Exit status: 0 after a shutdown request, 1 when the\n"
-            "sockets cannot be bound, 2 for a usage error or a bad connection file.\n\n"
+            "Logs go to stderr. SIGTERM ends a running measured command, then the\n"
+            "kernel; with JPY_PARENT_PID set (as Jupyter's launcher does), the kernel\n"
+            "exits when that process is gone. Exit status: 0 after a shutdown request\n"
+            "or SIGTERM, 1 when the sockets cannot be bound, 2 for a usage error or a\n"
+            "bad connection file.\n\n"
             "  -f, --connection-file FILE   the connection file (required)\n"
             "  -h, --help                   this text\n",
             "5.3");
