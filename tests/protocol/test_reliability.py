@@ -150,6 +150,31 @@ class TestReplay(MeasureEnv, unittest.TestCase):
                          [info_id])
         self.assertTrue(self.k.run("convert 24GB GiB").ok)
 
+    def test_two_clients_queued_cells_are_not_misrouted(self):
+        # 2 clients x 400 cells sent without waiting: each client gets exactly
+        # its own 400 replies, in order, with its own results.
+        clients = []
+        for _ in range(2):
+            # a session of its own: the shell socket's identity is the session id
+            kc = BlockingKernelClient()
+            kc.load_connection_info(self.k.km.get_connection_info())
+            kc.start_channels()
+            clients.append(kc)
+        try:
+            sent = []
+            for c, kc in enumerate(clients):
+                sent.append([kc.execute("%%%%kernel-test\nresult c%d-%d" % (c, i))
+                             for i in range(400)])
+            for c, kc in enumerate(clients):
+                got = []
+                while len(got) < 400:
+                    got.append(kc.get_shell_msg(timeout=60 * SLOW))
+                self.assertEqual([m["parent_header"]["msg_id"] for m in got], sent[c])
+                self.assertTrue(all(m["content"]["status"] == "ok" for m in got))
+        finally:
+            for kc in clients:
+                kc.stop_channels()
+
     def test_deep_nesting_in_each_frame(self):
         # 200,000 nested arrays in the header, parent, metadata and content in
         # turn (signed: they pass the HMAC), then all four: each dropped or
