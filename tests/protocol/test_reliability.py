@@ -4,7 +4,8 @@ Replayed signed messages run once; a measured command does not outlive its
 kernel (shutdown_kernel(now=True), SIGTERM, SIGKILL; a child ignoring SIGTERM);
 a child that escaped its group with setsid is reaped, not left a zombie; the
 kernel exits when the client that started it (JPY_PARENT_PID) dies; 200,000-deep
-JSON nesting in each frame is dropped without harm. The measure cells run
+JSON nesting in each frame is dropped without harm; two clients' 400 queued
+cells each are not misrouted; a 50 MB cell is answered. The measure cells run
 against the tests' fake NVML (VS_FAKE_NVML, tests/fake_nvml).
 """
 import json
@@ -174,6 +175,15 @@ class TestReplay(MeasureEnv, unittest.TestCase):
         finally:
             for kc in clients:
                 kc.stop_channels()
+
+    def test_fifty_megabyte_cell(self):
+        # 50 MB of code (one comment line and a verb): answered, and the kernel
+        # serves the next request.
+        code = "# " + "x" * (50 << 20) + "\nconvert 24GB GiB"
+        r = self.k.run(code, timeout=120)
+        self.assertTrue(r.ok, r.text[:500])
+        self.assertIn("22.35 GiB", r.text)
+        self.assertTrue(self.k.run("convert 1GiB MiB").ok)
 
     def test_deep_nesting_in_each_frame(self):
         # 200,000 nested arrays in the header, parent, metadata and content in
