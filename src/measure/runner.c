@@ -301,9 +301,10 @@ static void child(pid_t runner, int out_w, int err_w, int phase_w, int status_w,
     }
     st_write(status_w, ST_GROUP, (int)cmd);
     close(status_w);
-    /* The pipes are the command's: their ends close when it and its own do. */
-    dup2(devnull, 1);
-    dup2(devnull, 2);
+    /* The pipes are the command's: their ends close when it and its own do
+     * (fd 0 is /dev/null here; devnull itself was closed above). */
+    dup2(0, 1);
+    dup2(0, 2);
     close(VS_RUNNER_PHASE_FD);
     while (waitpid(cmd, &status, 0) < 0)
         if (errno != EINTR)
