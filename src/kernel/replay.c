@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIGEST 32 /* bytes kept per signature */
+#define DIGEST 32        /* bytes of a signature's digest */
+#define KEYLEN (DIGEST + 1) /* and one byte: which kind of key it is */
 
-/* One generation: an open-addressing table at most half full. A slot holds
- * the signature's first 32 bytes, hex-decoded where it is hex (an HMAC-SHA256
- * signature is 64 hex digits); the length is part of the key. */
+/* One generation: an open-addressing table at most half full. A slot holds a
+ * signature's key (key_of). */
 typedef struct gen {
-    unsigned char *keys; /* slots × DIGEST */
+    unsigned char *keys; /* slots × KEYLEN */
     unsigned char *used; /* slots */
     size_t count;
 } gen;
@@ -32,12 +32,15 @@ static int hexval(unsigned char c)
     return -1;
 }
 
-/* The key of a signature: its digest when it is 64 hex digits, else a fold of
- * its bytes (then a collision can only refuse a message, never accept one). */
-static void key_of(const unsigned char *sig, size_t len, unsigned char out[DIGEST])
+/* The key of a signature: an HMAC-SHA256 signature (64 hex digits, either case)
+ * is its 32-byte digest, exactly, tagged 0; anything else a fold of its bytes
+ * and length, tagged 1. So two HMAC signatures share a key only when they are
+ * the same digest, and a fold's collision can only refuse another non-HMAC
+ * signature, never an HMAC one. */
+static void key_of(const unsigned char *sig, size_t len, unsigned char out[KEYLEN])
 {
     size_t i;
-    memset(out, 0, DIGEST);
+    memset(out, 0, KEYLEN);
     if (len == 2 * DIGEST) {
         for (i = 0; i < DIGEST; i++) {
             int hi = hexval(sig[2 * i]), lo = hexval(sig[2 * i + 1]);
@@ -47,14 +50,16 @@ static void key_of(const unsigned char *sig, size_t len, unsigned char out[DIGES
         }
         if (i == DIGEST)
             return;
-        memset(out, 0, DIGEST);
+        memset(out, 0, KEYLEN);
     }
     for (i = 0; i < len; i++)
         out[i % DIGEST] = (unsigned char)(out[i % DIGEST] * 31u + sig[i] + 1u);
-    out[DIGEST - 1] ^= (unsigned char)len;
+    for (i = 0; i < sizeof len; i++)
+        out[i] ^= (unsigned char)(len >> (8 * i));
+    out[DIGEST] = 1;
 }
 
-static size_t slot_of(const unsigned char key[DIGEST], size_t slots)
+static size_t slot_of(const unsigned char key[KEYLEN], size_t slots)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a: the keys are already uniform */
     size_t i;
@@ -63,24 +68,24 @@ static size_t slot_of(const unsigned char key[DIGEST], size_t slots)
     return (size_t)(h & (slots - 1));
 }
 
-static int gen_has(const gen *g, size_t slots, const unsigned char key[DIGEST])
+static int gen_has(const gen *g, size_t slots, const unsigned char key[KEYLEN])
 {
     size_t s = slot_of(key, slots);
     while (g->used[s]) {
-        if (!memcmp(g->keys + s * DIGEST, key, DIGEST))
+        if (!memcmp(g->keys + s * KEYLEN, key, KEYLEN))
             return 1;
         s = (s + 1) & (slots - 1);
     }
     return 0;
 }
 
-static void gen_add(gen *g, size_t slots, const unsigned char key[DIGEST])
+static void gen_add(gen *g, size_t slots, const unsigned char key[KEYLEN])
 {
     size_t s = slot_of(key, slots);
     while (g->used[s])
         s = (s + 1) & (slots - 1);
     g->used[s] = 1;
-    memcpy(g->keys + s * DIGEST, key, DIGEST);
+    memcpy(g->keys + s * KEYLEN, key, KEYLEN);
     g->count++;
 }
 
@@ -98,7 +103,7 @@ vs_replay *vs_replay_new(size_t capacity)
     r->capacity = capacity;
     r->slots = slots;
     for (k = 0; k < 2; k++) {
-        r->g[k].keys = malloc(slots * DIGEST);
+        r->g[k].keys = malloc(slots * KEYLEN);
         r->g[k].used = calloc(slots, 1);
         if (!r->g[k].keys || !r->g[k].used) {
             vs_replay_free(r);
@@ -122,7 +127,7 @@ void vs_replay_free(vs_replay *r)
 
 int vs_replay_seen(vs_replay *r, const unsigned char *sig, size_t len)
 {
-    unsigned char key[DIGEST];
+    unsigned char key[KEYLEN];
     gen *g;
     if (!len)
         return 0;
