@@ -254,8 +254,10 @@ class TestCommandDiesWithKernel(MeasureEnv, unittest.TestCase):
         self.assertTrue(left, "%s left %s running" % (what, [p for p in pids if live(p)]))
 
     def test_shutdown_now(self):
+        # jupyter_client interrupts first (SIGINT), then SIGKILLs the kernel's
+        # group at once: a command that ignores SIGINT is still ended.
         m = self.marker()
-        k, pids = self.start("measure -- sleep %s" % m, ["sleep", m])
+        k, pids = self.start("measure -- trap '' INT; sleep %s" % m, ["sleep", m])
         k.km.shutdown_kernel(now=True)
         self.check_gone(pids, "shutdown_kernel(now=True)")
         k.kc.stop_channels()
