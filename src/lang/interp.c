@@ -456,9 +456,31 @@ static int has_run(const json_t *runs, const char *id)
     return 0;
 }
 
+/* The `oom` entries the run rid wrote (lang/verbs_measure.c notes them as
+ * "run ID: ..."): an overflow seen by a command that ran is as true as its run. */
+static void keep_run_oom(json_t *restored, json_t *failed, const char *rid)
+{
+    size_t k, n = strlen(rid);
+    json_t *o, *have = json_object_get(restored, "oom");
+    vs_json_array_foreach(json_object_get(failed, "oom"), k, o)
+    {
+        const char *note = json_string_value(json_object_get(o, "note"));
+        if (!note || strncmp(note, "run ", 4) != 0 || strncmp(note + 4, rid, n) != 0 ||
+            note[4 + n] != ':')
+            continue;
+        if (!json_is_array(have)) {
+            if (json_object_set_new(restored, "oom", json_array()) < 0)
+                return;
+            have = json_object_get(restored, "oom");
+        }
+        json_array_append(have, o);
+    }
+}
+
 /* What happened outside the kernel stays true after a failed cell: runtime keys
  * ("_base_blob": the records as last seen, changed by a commit) and the runs a
- * `measure` made, with their measurements (the command ran; its peaks are data).
+ * `measure` made, with their measurements and `oom` entries (the command ran; its peaks
+ * and its overflow are data).
  * So the restored sheets take those from the state after the failure. */
 static void keep_outside_world(json_t *restored, json_t *failed)
 {
@@ -494,6 +516,7 @@ static void keep_outside_world(json_t *restored, json_t *failed)
                     if (mr && !strcmp(mr, rid))
                         json_array_append(meas, x);
                 }
+                keep_run_oom(s, f, rid);
             }
             break;
         }

@@ -25,3 +25,9 @@ vs_fuzz_target(fuzz_derived)
 # Kernel-level test of derived state (the card stays the truth): estimates,
 # validation and evidence follow the card; re-running restates.
 vs_kernel_test(card.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_card_kernel sizing 180)
+
+# The tool that writes records/examples/ (test_sizing_records only compares):
+# built on demand, `cmake --build build --target regen_records`, never run by a test.
+add_executable(regen_records EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/tests/tools/regen_records.c)
+target_link_libraries(regen_records PRIVATE vscore)
+target_compile_definitions(regen_records PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
