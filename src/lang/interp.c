@@ -311,6 +311,13 @@ int vs_line_no_extra(const vs_line *line, size_t keep, const char *syntax, vs_er
     const vs_arg *a = vs_line_positional(line, keep);
     if (!a)
         return 0;
+    /* "24 GiB": an amount written as two words */
+    if (a > line->args && !a->quoted &&
+        vs_units_space_error(err, a[-1].value, a->value) < 0) {
+        err->line = a[-1].line;
+        err->column = a[-1].kind == VS_ARG_PAIR ? a[-1].value_column : a[-1].column;
+        return VS_EUNIT;
+    }
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                            "unexpected argument '%s'; expected `%s`", a->value, syntax);
 }
@@ -368,6 +375,9 @@ static int get_key(const vs_line *line, const char *key, int required, uint64_t 
         return 0;
     }
     rc = fn(out, a->value, err);
+    if (rc < 0 && fn == vs_units_parse_bytes && a + 1 < line->args + line->nargs &&
+        a[1].kind == VS_ARG_WORD && !a[1].quoted)
+        vs_units_space_error(err, a->value, a[1].value); /* "memory=24 GiB" */
     if (rc < 0) {
         vs_error_prefix(err, "%s=: ", key);
         err->line = a->line;

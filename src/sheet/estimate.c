@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static int mul(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
 {
@@ -22,21 +23,29 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
+static const struct {
+    const char *name;
+    unsigned bits;
+} dtype_table[] = {{"fp32", 32},     {"float32", 32}, {"fp16", 16}, {"float16", 16}, {"bf16", 16},
+                   {"bfloat16", 16}, {"fp8", 8},      {"e4m3", 8},  {"e5m2", 8},     {"fp8_e4m3", 8},
+                   {"fp8_e5m2", 8},  {"int8", 8},     {"int4", 4},  {"nf4", 4},      {"fp4", 4}};
+
 unsigned vs_dtype_bits(const char *dtype)
 {
-    static const struct {
-        const char *name;
-        unsigned bits;
-    } t[] = {{"fp32", 32},     {"float32", 32}, {"fp16", 16}, {"float16", 16}, {"bf16", 16},
-             {"bfloat16", 16}, {"fp8", 8},      {"e4m3", 8},  {"e5m2", 8},     {"fp8_e4m3", 8},
-             {"fp8_e5m2", 8},  {"int8", 8},     {"int4", 4},  {"nf4", 4},      {"fp4", 4}};
     size_t i;
     if (!dtype)
         return 0;
-    for (i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(dtype, t[i].name))
-            return t[i].bits;
+    for (i = 0; i < sizeof dtype_table / sizeof dtype_table[0]; i++)
+        if (!strcasecmp(dtype, dtype_table[i].name))
+            return dtype_table[i].bits;
     return 0;
+}
+
+const char *vs_dtype_names(void)
+{
+    /* every name of dtype_table, in its order */
+    return "fp32, float32, fp16, float16, bf16, bfloat16, fp8, e4m3, e5m2, fp8_e4m3, fp8_e5m2, "
+           "int8, int4, nf4 or fp4";
 }
 
 int vs_estimate_kv(uint64_t *out, uint64_t layers, uint64_t kv_heads, uint64_t head_dim,
