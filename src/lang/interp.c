@@ -944,6 +944,27 @@ int vs_interp_inspect(vs_interp *ip, const char *code, size_t cursor, int detail
 
 /* -------------------------------------------------------------- is_complete */
 
+int vs_interp_is_exit(const char *code)
+{
+    const char *p = code, *w;
+    size_t n;
+    if (!p)
+        return 0;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    w = p;
+    while (*p >= 'a' && *p <= 'z')
+        p++;
+    n = (size_t)(p - w);
+    if (!((n == 4 && !strncmp(w, "exit", 4)) || (n == 4 && !strncmp(w, "quit", 4))))
+        return 0;
+    if (p[0] == '(' && p[1] == ')') /* as typed at a Python prompt */
+        p += 2;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return *p == '\0';
+}
+
 const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **out_indent)
 {
     size_t len, i;
@@ -1013,7 +1034,11 @@ const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **
         tokstart = 0;
         line_start = 0;
     }
-    if (inq || cont)
+    if (inq)
         return "incomplete";
+    if (cont) {
+        *out_indent = "    "; /* the continued line, set off */
+        return "incomplete";
+    }
     return "complete";
 }
