@@ -328,6 +328,8 @@ static vs_bundle *gauge_bundle(const gauge *gz, const vs_measure_live *live, con
     }
     if (!v->process_available)
         snprintf(why, sizeof why, "the driver lists no processes");
+    else if (!v->process_attributed && !v->foreign_pids)
+        snprintf(why, sizeof why, "the driver lists no process of the command's yet");
     else if (!v->process_attributed)
         snprintf(why, sizeof why,
                  "the driver lists %u process(es), none of the command's (another PID "

@@ -290,8 +290,15 @@ static int offer_capacity(const json_t *offer, uint64_t *bytes, char *basis, siz
            *m = json_object_get(offer, "memory_bytes");
     if (json_is_integer(r) && json_integer_value(r) > 0) {
         const char *rb = json_string_value(json_object_get(offer, "reported_basis"));
+        /* a chart's legend keeps where the figure comes from ("catalogue"),
+         * not its whole citation: the offer's own output gives that */
+        size_t n = rb ? strcspn(rb, ":;(") : 0;
+        if (rb && !strncmp(rb, "catalogue", 9))
+            n = 9;
+        while (n && rb[n - 1] == ' ')
+            n--;
         *bytes = (uint64_t)json_integer_value(r);
-        snprintf(basis, blen, "device-reported%s%s", rb ? ", " : "", rb ? rb : "");
+        snprintf(basis, blen, "device-reported%s%.*s", n ? ", " : "", (int)n, n ? rb : "");
         return 1;
     }
     if (json_is_integer(m) && json_integer_value(m) > 0) {

@@ -1,5 +1,8 @@
-"""The seed notebook in a real browser: Debian's classic Jupyter Notebook server
-and Debian's Chromium, driven by playwright-core from npm (notebook.cjs).
+"""Notebooks in a real browser: Debian's classic Jupyter Notebook server and
+Debian's Chromium, driven by playwright-core from npm (notebook.cjs). The seed
+notebook (01), the long-context one with four offers (02) and the staged
+measurement (04), run against the tests' fake NVML (one scripted H200, as in
+tests/notebooks), whose live gauge must show its bars while each run goes.
 
 Starts `jupyter-notebook` on 127.0.0.1 (a free port, a random token, no
 browser) with the build tree's kernelspec (JUPYTER_PATH), a temporary copy of
@@ -12,8 +15,10 @@ Chromium whatever happens.
 Exit status: 0 passed, 77 skipped (Chromium cannot start, or npm cannot install
 playwright-core for want of a network), anything else failed.
 
-Environment: VS_SOURCE_DIR, VS_BUILD_DIR, JUPYTER_PATH (ctest sets them);
-VS_SCREENSHOT overrides the screenshot path (default VS_BUILD_DIR/browser/seed-notebook.png).
+Environment: VS_SOURCE_DIR, VS_BUILD_DIR, JUPYTER_PATH, VS_FAKE_NVML (ctest sets
+them); VS_SCREENSHOT overrides the seed notebook's screenshot path (default
+VS_BUILD_DIR/browser/seed-notebook.png); the others are
+VS_BUILD_DIR/browser/notebook-02.png and notebook-04.png.
 """
 import json
 import os
@@ -29,13 +34,14 @@ import time
 import urllib.request
 
 SKIP = 77
-NOTEBOOK = "01-seed-7b-inference.ipynb"
+NOTEBOOKS = ["01-seed-7b-inference.ipynb", "02-long-context-inference.ipynb",
+             "04-measure-by-stages.ipynb"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.environ.get("VS_SOURCE_DIR", os.path.join(HERE, "..", ".."))
 BUILD = os.environ.get("VS_BUILD_DIR")
 JUPYTER_NOTEBOOK = "/usr/bin/jupyter-notebook"
 CHROMIUM = "/usr/bin/chromium"
-BUDGET_S = 55          # the whole test, npm ci excepted
+BUDGET_S = 110         # the whole test, npm ci excepted
 NPM_BOUND_S = 120      # npm ci, the first time only
 NETWORK_ERRORS = re.compile(r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|"
                             r"EHOSTUNREACH|network|proxy|getaddrinfo|socket hang up|request to .* failed",
@@ -206,11 +212,18 @@ def main():
     if not os.access(JUPYTER_NOTEBOOK, os.X_OK):
         fail("%s is not installed (apt-get install jupyter-notebook)" % JUPYTER_NOTEBOOK)
 
+    fake_nvml = os.environ.get("VS_FAKE_NVML", "")
+    if not os.path.exists(fake_nvml):
+        fail("VS_FAKE_NVML (the tests' fake NVML, for notebook 04) is not built: %r" % fake_nvml)
+
     browser_dir = os.path.join(BUILD, "browser")
     module = install_playwright(browser_dir)
-    screenshot = os.environ.get("VS_SCREENSHOT") or os.path.join(browser_dir, "seed-notebook.png")
-    if os.path.exists(screenshot):
-        os.unlink(screenshot)
+    screenshots = [os.environ.get("VS_SCREENSHOT") or os.path.join(browser_dir, "seed-notebook.png"),
+                   os.path.join(browser_dir, "notebook-02.png"),
+                   os.path.join(browser_dir, "notebook-04.png")]
+    for shot in screenshots:
+        if os.path.exists(shot):
+            os.unlink(shot)
 
     tmp = tempfile.mkdtemp(prefix="vs-browser-")
     server = node = None
@@ -227,7 +240,15 @@ def main():
                    JUPYTER_RUNTIME_DIR=os.path.join(tmp, "runtime"),
                    IPYTHONDIR=os.path.join(tmp, "home", ".ipython"),
                    VRAMSHEET_RECORDS=os.path.join(tmp, "records"),
+                   # the kernels measure against the fake NVML: one scripted H200
+                   # whose used memory notebook 04's stand-in workload writes
+                   VRAMSHEET_NVML_LIBRARY=fake_nvml,
+                   FAKE_NVML_SCRIPT=os.path.join(tmp, "fake-nvml-script"),
+                   FAKE_NVML_STATE=os.path.join(tmp, "fake-nvml-state"),
                    PYTHONDONTWRITEBYTECODE="1", PYDEVD_DISABLE_FILE_VALIDATION="1")
+        with open(env["FAKE_NVML_SCRIPT"], "w") as f:
+            f.write('gpu 0 name="FAKE NVIDIA H200 (scripted by tests/fake_nvml)" '
+                    'total=150754820096 used=1000000\n')
         env.pop("VRAMSHEET_KERNEL_TEST", None)
         server_log = os.path.join(tmp, "notebook-server.log")
         for attempt in range(3):
@@ -259,9 +280,11 @@ def main():
             fail("no free port for the notebook server:\n" + tail(server_log))
         log("server ready")
 
-        url = "http://127.0.0.1:%d/notebooks/%s?token=%s" % (port, NOTEBOOK, token)
+        notebooks = [{"name": name, "screenshot": shot,
+                      "url": "http://127.0.0.1:%d/notebooks/%s?token=%s" % (port, name, token)}
+                     for name, shot in zip(NOTEBOOKS, screenshots)]
         left = BUDGET_S - (time.monotonic() - T0)
-        node_env = dict(os.environ, VS_PLAYWRIGHT=module, VS_NOTEBOOK_URL=url, VS_SCREENSHOT=screenshot,
+        node_env = dict(os.environ, VS_PLAYWRIGHT=module, VS_NOTEBOOKS=json.dumps(notebooks),
                         VS_USER_DATA_DIR=os.path.join(tmp, "profile"), HOME=os.path.join(tmp, "home"),
                         VS_BUDGET_MS=str(int(max(10, left - 5) * 1000)),
                         XDG_CONFIG_HOME=os.path.join(tmp, "home", ".config"),
@@ -277,9 +300,10 @@ def main():
         if rc != 0:
             print("---- notebook server log (tail) ----\n" + tail(server_log, 3000), flush=True)
             fail("the browser check failed (exit %d)" % rc)
-        if not os.path.exists(screenshot):
-            fail("no screenshot at %s" % screenshot)
-        log("PASS; screenshot", screenshot)
+        for shot in screenshots:
+            if not os.path.exists(shot):
+                fail("no screenshot at %s" % shot)
+        log("PASS; screenshots", " ".join(screenshots))
     finally:
         stop_group(node, grace=2)
         stop_group(server)

@@ -226,14 +226,20 @@ END_TEST
 START_TEST(test_table_html_wrapping)
 {
     static const char *const h[] = {"component", "bytes", "source"};
+    const char *row2[3] = {"length=4096 concurrency=8", "x=1 y", "a=b"};
     const char *row[3] = {"kv cache", "14,000,000,000 B = 14.00 GB = 13.04 GiB",
                           "https://huggingface.co/meta-llama/Llama-3.1-70B-Instruct/blob/main/"
                           "config.json"};
     vs_table *t = vs_table_new(3, h);
     vs_buf out = VS_BUF_INIT;
     vs_table_add_row(t, row);
+    vs_table_add_row(t, row2);
     vs_table_html(t, &out);
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>kv cache</td>"));
+    /* executed dimensions are numbers too; other words are not */
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "nowrap'>length=4096 concurrency=8</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>x=1 y</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>a=b</td>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left;white-space:nowrap'>"
                                                    "14,000,000,000 B = 14.00 GB = 13.04 GiB</td>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "overflow-wrap:anywhere;min-width:16em'>https://"));
