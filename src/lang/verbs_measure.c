@@ -772,7 +772,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     for (i = 0; card_dims[i]; i++) {
         uint64_t v;
-        if ((rc = vs_line_get_uint(line, card_dims[i], 0, &v, &present, err)) < 0)
+        if ((rc = vs_line_get_count(line, card_dims[i], 0, &v, &present, err)) < 0)
             return rc;
         if (present) {
             snprintf(dims[nd].key, sizeof dims[nd].key, "%s", card_dims[i]);
@@ -1313,7 +1313,7 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = 0; card_dims[i]; i++) {
         uint64_t v;
         int present;
-        if ((rc = vs_line_get_uint(line, card_dims[i], 0, &v, &present, err)) < 0) {
+        if ((rc = vs_line_get_count(line, card_dims[i], 0, &v, &present, err)) < 0) {
             json_decref(dims);
             return rc;
         }

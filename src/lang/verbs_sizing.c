@@ -1515,7 +1515,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     limit = !strcmp(a->value, "limit");
     for (i = 0; i < 3; i++) {
-        if ((rc = vs_line_get_uint(line, dims[i], 0, &v[i], &have[i], err)) < 0)
+        if ((rc = vs_line_get_count(line, dims[i], 0, &v[i], &have[i], err)) < 0) /* 32k, 32Ki */
             return rc;
         if (have[i] && (v[i] == 0 || v[i] > (uint64_t)INT64_MAX))
             return vs_arg_error(vs_line_pair(line, dims[i]), err,

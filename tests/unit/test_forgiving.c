@@ -68,6 +68,10 @@ START_TEST(length_with_suffixes)
     r = ok("length 4096");
     ck_assert_ptr_null(strstr(plain(r), "write"));
     json_decref(r);
+    /* a stage's dimensions too */
+    r = ok("length 32Ki\nconcurrency 8\nstage short length=1k concurrency=1");
+    ck_assert_ptr_nonnull(strstr(plain(r), "short: length=1000 concurrency=1"));
+    json_decref(r);
 }
 END_TEST
 
