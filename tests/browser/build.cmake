@@ -26,6 +26,20 @@ set_tests_properties(browser.notebook PROPERTIES LABELS browser TIMEOUT 260
                      SKIP_RETURN_CODE 77
                      ENVIRONMENT "${_vs_e2e_env};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>")
 
+# The same notebooks in JupyterLab 4 and Notebook 7 from PyPI (a virtual
+# environment made once in ${PROJECT_BINARY_DIR}/lab-venv; skipped without a
+# network), with Tab, Shift-Tab and an interrupt. Screenshots: browser/lab-NN.png,
+# browser/nb7-NN.png.
+foreach(_vs_front lab nb7)
+    add_test(NAME browser.${_vs_front}
+             COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/browser/run_browser.py
+                     --frontend ${_vs_front}
+             WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(browser.${_vs_front} PROPERTIES LABELS browser TIMEOUT 560
+                         SKIP_RETURN_CODE 77 RESOURCE_LOCK vs_lab_venv
+                         ENVIRONMENT "${_vs_e2e_env};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>")
+endforeach()
+
 add_test(NAME console.session
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/console/run_console.py
          WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
