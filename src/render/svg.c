@@ -326,7 +326,7 @@ static void label_text(cap_label *l, const vs_svg_line *lines, size_t nlines, co
             off += (size_t)snprintf(list + off, sizeof list - off, "%s%zu", n > 1 ? "," : "", k + 1);
     }
     snprintf(l->text, sizeof l->text, "%s GiB [%s]", value, list);
-    if (strlen(l->text) > LABEL_MAX)
+    if (strlen(l->text) > LABEL_MAX && n > 1)
         snprintf(l->text, sizeof l->text, "%s GiB [%zu offers]", value, n);
 }
 
