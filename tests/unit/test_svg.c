@@ -322,6 +322,18 @@ START_TEST(close_and_equal_lines)
     ck_assert(strstr(svg, "\xe2\x80\xa6") == NULL);
     check_layout(svg, "three lines");
     free(svg);
+    {
+        /* eight equal lines: one label, their count, past the label's width */
+        vs_svg_line eight[8];
+        size_t i;
+        for (i = 0; i < 8; i++)
+            eight[i] = (vs_svg_line){"A100 80GB", 85899345920ULL, "nominal 86 GB"};
+        svg = vs_svg_budget(NULL, segs, 1, eight, 8);
+        ck_assert_ptr_nonnull(strstr(svg, ">80.00 GiB [8 offers]<"));
+        ck_assert_uint_eq(count(svg, "GiB [8 offers]"), 1);
+        check_layout(svg, "eight equal lines");
+        free(svg);
+    }
 }
 END_TEST
 
