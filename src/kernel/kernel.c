@@ -574,8 +574,13 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
                 json_pack("{s:s, s:i}", "code", code, "execution_count", count));
 
     atomic_store(&g_interrupt, 0);
-    if (vs_interp_is_exit(code))
-        rc = 0; /* answered below with the ask_exit payload */
+    if (vs_interp_is_exit(code)) {
+        /* answered below with the ask_exit payload; a notebook ignores it */
+        static const char bye[] = "exit: asking the client to leave (jupyter console does; in a "
+                                  "notebook, File > Close and Halt)\n";
+        sink_stream(&ec, "stdout", bye, sizeof bye - 1);
+        rc = 0;
+    }
     else if (k->test_cells && vs_testcell_is(code))
         rc = vs_testcell_execute(code, &sink, &result, &err);
     else

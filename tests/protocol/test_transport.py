@@ -250,6 +250,7 @@ class TestMessages(KernelCase):
             self.assertEqual(r.content["status"], "ok")
             self.assertEqual(r.content["payload"], [{"source": "ask_exit", "keepkernel": False}])
             self.assertEqual(r.of_type("error"), [])
+            self.assertIn("asking the client to leave", r.of_type("stream")[0]["content"]["text"])
         r = self.k.run("convert 1GiB MiB")
         self.assertEqual(r.content["payload"], [])
         # a continued line: incomplete, with an indent
