@@ -327,27 +327,6 @@ static void put_cell_html(vs_buf *out, const vs_table *t, const table_cell *c)
  * past the page; the rest breaks at spaces as usual. */
 enum { CELL_TEXT, CELL_NUMBER, CELL_LONG };
 
-/* Words KEY=NUMBER only, separated by single spaces: executed dimensions. */
-static int dims_only(const char *s)
-{
-    int any = 0;
-    while (*s) {
-        const char *k = s;
-        while ((*s >= 'a' && *s <= 'z') || *s == '_')
-            s++;
-        if (s == k || *s++ != '=' || !(*s >= '0' && *s <= '9'))
-            return 0;
-        while ((*s >= '0' && *s <= '9') || *s == '.' || *s == ',')
-            s++;
-        any = 1;
-        if (*s == ' ')
-            s++;
-        else if (*s)
-            return 0;
-    }
-    return any;
-}
-
 static int cell_kind(const vs_table *t, const table_cell *c, int right)
 {
     const unsigned char *p = (const unsigned char *)cell_text(t, c);
@@ -357,8 +336,6 @@ static int cell_kind(const vs_table *t, const table_cell *c, int right)
         p++;
     if (*p >= '0' && *p <= '9' && c->width <= 64)
         return CELL_NUMBER;
-    if (c->width <= 64 && dims_only((const char *)p))
-        return CELL_NUMBER; /* "length=4096 concurrency=8" */
     return c->width > 48 ? CELL_LONG : CELL_TEXT;
 }
 
