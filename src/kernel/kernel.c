@@ -669,7 +669,14 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
                 json_pack("{s:s, s:i}", "code", code, "execution_count", count));
 
     atomic_store(&g_interrupt, 0);
-    if (k->test_cells && vs_testcell_is(code))
+    if (vs_interp_is_exit(code)) {
+        /* answered below with the ask_exit payload; a notebook ignores it */
+        static const char bye[] = "exit: asking the client to leave (jupyter console does; in a "
+                                  "notebook, File > Close and Halt)\n";
+        sink_stream(&ec, "stdout", bye, sizeof bye - 1);
+        rc = 0;
+    }
+    else if (k->test_cells && vs_testcell_is(code))
         rc = vs_testcell_execute(code, &sink, &result, &err);
     else
         rc = vs_interp_execute(k->ip, code, &sink, &result, &err);
@@ -686,8 +693,15 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
             snprintf(head, sizeof head, "\"execution_count\":%d,", count);
             publish_bundle(k, "execute_result", m, head, result, "");
         }
-        rep = json_pack("{s:s, s:i, s:[], s:{}}", "status", "ok", "execution_count", count,
-                        "payload", "user_expressions");
+        if (vs_interp_is_exit(code))
+            /* what ipykernel sends for exit: jupyter console leaves and shuts
+             * the kernel down (jupyter_console/ptshell.py, handle_execute_reply) */
+            rep = json_pack("{s:s, s:i, s:[{s:s, s:b}], s:{}}", "status", "ok",
+                            "execution_count", count, "payload", "source", "ask_exit",
+                            "keepkernel", 0, "user_expressions");
+        else
+            rep = json_pack("{s:s, s:i, s:[], s:{}}", "status", "ok", "execution_count", count,
+                            "payload", "user_expressions");
     } else {
         char evalue[VS_ERROR_MESSAGE_MAX + 64];
         const char *ename = vs_error_ename(err.code ? err.code : rc);

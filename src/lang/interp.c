@@ -325,6 +325,13 @@ int vs_line_no_extra(const vs_line *line, size_t keep, const char *syntax, vs_er
     const vs_arg *a = vs_line_positional(line, keep);
     if (!a)
         return 0;
+    /* "24 GiB": an amount written as two words */
+    if (a > line->args && !a->quoted &&
+        vs_units_space_error(err, a[-1].value, a->value) < 0) {
+        err->line = a[-1].line;
+        err->column = a[-1].kind == VS_ARG_PAIR ? a[-1].value_column : a[-1].column;
+        return VS_EUNIT;
+    }
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                            "unexpected argument '%s'; expected `%s`", a->value, syntax);
 }
@@ -382,6 +389,9 @@ static int get_key(const vs_line *line, const char *key, int required, uint64_t 
         return 0;
     }
     rc = fn(out, a->value, err);
+    if (rc < 0 && fn == vs_units_parse_bytes && a + 1 < line->args + line->nargs &&
+        a[1].kind == VS_ARG_WORD && !a[1].quoted)
+        vs_units_space_error(err, a->value, a[1].value); /* "memory=24 GiB" */
     if (rc < 0) {
         vs_error_prefix(err, "%s=: ", key);
         err->line = a->line;
@@ -1017,6 +1027,27 @@ int vs_interp_inspect(vs_interp *ip, const char *code, size_t cursor, int detail
 
 /* -------------------------------------------------------------- is_complete */
 
+int vs_interp_is_exit(const char *code)
+{
+    const char *p = code, *w;
+    size_t n;
+    if (!p)
+        return 0;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    w = p;
+    while (*p >= 'a' && *p <= 'z')
+        p++;
+    n = (size_t)(p - w);
+    if (!((n == 4 && !strncmp(w, "exit", 4)) || (n == 4 && !strncmp(w, "quit", 4))))
+        return 0;
+    if (p[0] == '(' && p[1] == ')') /* as typed at a Python prompt */
+        p += 2;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return *p == '\0';
+}
+
 const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **out_indent)
 {
     size_t len, i;
@@ -1086,7 +1117,11 @@ const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **
         tokstart = 0;
         line_start = 0;
     }
-    if (inq || cont)
+    if (inq)
         return "incomplete";
+    if (cont) {
+        *out_indent = "    "; /* the continued line, set off */
+        return "incomplete";
+    }
     return "complete";
 }

@@ -15,7 +15,9 @@
 #include "measure/phasefd.h"
 #include "model/safetensors.h"
 #include "render/bundle.h"
+#include "render/gauge.h"
 #include "sheet/derived.h"
+#include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
@@ -223,6 +225,7 @@ typedef struct gauge {
     vs_ctx *ctx;
     char id[96];
     char run[32];
+    uint64_t envelope_bytes; /* the sheet's, per GPU: the gauge's mark (0: none) */
     int shown;
     int64_t last_ms;
     /* UTF-8 carried between reads, per stream */
@@ -230,84 +233,55 @@ typedef struct gauge {
     size_t ncarry[3];
 } gauge;
 
-static vs_bundle *gauge_bundle(const char *run, const vs_measure_live *live, const char *state)
+/* The gauge's numbers from the sampler; render/gauge.c draws them. */
+static vs_bundle *gauge_bundle(const gauge *gz, const vs_measure_live *live, const char *state)
 {
     vs_sampler_view *v = NULL;
-    json_t *payload, *gpus;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    vs_table *t;
-    static const char *const headers[] = {"GPU", "used now (device)", "peak this phase",
-                                          "peak this run", "process now"};
-    const char *phase;
-    unsigned g;
-    vs_bundle *b = NULL;
+    vs_gauge g;
+    vs_gauge_gpu *gp;
+    char why[160];
+    unsigned i;
+    vs_bundle *b;
     if (vs_sampler_view_get(live->sampler, &v) < 0)
         return NULL;
-    phase = v->phases[v->current].name;
-    t = vs_table_new(5, headers);
-    gpus = json_array();
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o}", "kind", "gauge", "run", run, "state",
-                        state, "phase", phase, "elapsed_ms", (json_int_t)live->elapsed_ms,
-                        "gpus", gpus);
-    vs_buf_printf(&text, "%s %s: phase %s, %.1f s\n",
-                  !strcmp(state, "running") ? "measuring" : state, run, phase,
-                  (double)live->elapsed_ms / 1000.0);
-    for (g = 0; t && payload && g < v->ngpus; g++) {
-        uint64_t run_peak = 0, phase_peak = v->phases[v->current].gpus[g].device_peak;
+    gp = calloc(v->ngpus ? v->ngpus : 1, sizeof *gp);
+    if (!gp) {
+        vs_sampler_view_free(v);
+        return NULL;
+    }
+    for (i = 0; i < v->ngpus; i++) {
         size_t p;
-        char name[160], now[160], pp[160], rp[160], proc[160];
-        const char *cells[5];
+        gp[i].name = i < live->ngpus ? live->gpus[i].name : "";
+        gp[i].total_bytes = i < live->ngpus ? live->gpus[i].total_bytes : 0;
+        gp[i].used_bytes = v->device_now[i];
+        gp[i].phase_peak_bytes = v->phases[v->current].gpus[i].device_peak;
         for (p = 0; p < v->nphases; p++)
-            if (v->phases[p].gpus[g].device_peak > run_peak)
-                run_peak = v->phases[p].gpus[g].device_peak;
-        snprintf(name, sizeof name, "%u %s", g, g < live->ngpus ? live->gpus[g].name : "");
-        vs_units_describe(now, sizeof now, v->device_now[g]);
-        vs_units_describe(pp, sizeof pp, phase_peak);
-        vs_units_describe(rp, sizeof rp, run_peak);
-        if (v->process_available && v->process_attributed)
-            vs_units_describe(proc, sizeof proc, v->process_now[g]);
-        else
-            snprintf(proc, sizeof proc, "%s", "unavailable");
-        cells[0] = name;
-        cells[1] = now;
-        cells[2] = pp;
-        cells[3] = rp;
-        cells[4] = proc;
-        vs_table_add_row(t, cells);
-        json_array_append_new(
-            gpus, json_pack("{s:i, s:s, s:I, s:I, s:I, s:o, s:I}", "gpu", (int)g, "gpu_name",
-                            g < live->ngpus ? live->gpus[g].name : "", "used_bytes",
-                            (json_int_t)v->device_now[g], "phase_peak_bytes", (json_int_t)phase_peak,
-                            "run_peak_bytes", (json_int_t)run_peak, "process_bytes",
-                            v->process_available && v->process_attributed
-                                ? json_integer((json_int_t)v->process_now[g])
-                                : json_null(),
-                            "total_bytes",
-                            (json_int_t)(g < live->ngpus ? live->gpus[g].total_bytes : 0)));
+            if (v->phases[p].gpus[i].device_peak > gp[i].run_peak_bytes)
+                gp[i].run_peak_bytes = v->phases[p].gpus[i].device_peak;
+        gp[i].process_known = v->process_available && v->process_attributed;
+        gp[i].process_bytes = v->process_now[i];
     }
-    if (t && payload) {
-        vs_table_text(t, &text);
-        vs_buf_printf(&html, "<p><b>%s %s</b>: phase ", !strcmp(state, "running") ? "measuring" : state,
-                      run);
-        vs_buf_put_html(&html, phase);
-        vs_buf_printf(&html, ", %.1f s</p>", (double)live->elapsed_ms / 1000.0);
-        vs_table_html(t, &html);
-        if (!vs_buf_failed(&text) && !vs_buf_failed(&html) && !vs_table_failed(t)) {
-            b = vs_bundle_new(vs_buf_str(&text), vs_buf_str(&html), NULL, payload);
-            payload = NULL;
-        }
-    }
-    json_decref(payload);
-    vs_table_free(t);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
+    if (!v->process_available)
+        snprintf(why, sizeof why, "the driver lists no processes");
+    else if (!v->process_attributed && !v->foreign_pids)
+        snprintf(why, sizeof why, "the driver lists no process of the command's yet");
+    else if (!v->process_attributed)
+        snprintf(why, sizeof why,
+                 "the driver lists %u process(es), none of the command's (another PID "
+                 "namespace?)",
+                 v->foreign_pids);
+    g = (vs_gauge){gz->run, state, v->phases[v->current].name, live->elapsed_ms,
+                   gz->envelope_bytes,
+                   v->process_available && v->process_attributed ? NULL : why, gp, v->ngpus};
+    b = vs_render_gauge(&g);
+    free(gp);
     vs_sampler_view_free(v);
     return b;
 }
 
 static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state)
 {
-    vs_bundle *b = gauge_bundle(gz->run, live, state);
+    vs_bundle *b = gauge_bundle(gz, live, state);
     if (!b)
         return;
     vs_ctx_display(gz->ctx, b, gz->id, gz->shown);
@@ -604,8 +578,10 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                                 ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
                                 : json_null()));
 
-    vs_buf_printf(&text, "measured run %s on %s, %.2f s: `%s`\n", run_id,
-                  r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0, command);
+    vs_buf_printf(&text, "measured run %s on %s, %.2f s: `", run_id,
+                  r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0);
+    vs_render_command_head(&text, command, 0);
+    vs_buf_puts(&text, "`\n");
     if (r->run.timed_out)
         vs_buf_printf(&text, "TIMED OUT: the command's process group was ended (exit status %d); "
                              "the peaks up to then are recorded.\n",
@@ -651,27 +627,11 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                   (unsigned long long)r->view->samples, r->interval_ms,
                   (long long)r->view->max_gap_ms);
 
-    vs_buf_printf(&html, "<p><b>measured run %s</b> on ", run_id);
-    vs_buf_put_html(&html, r->host[0] ? r->host : "this host");
-    vs_buf_printf(&html, ", %.2f s, exit status %d: <code>", (double)r->run.elapsed_ms / 1000.0,
-                  r->run.exit_status);
-    vs_buf_put_html(&html, command);
-    vs_buf_puts(&html, "</code></p>");
-    if (r->overflow_phase[0]) {
-        vs_buf_puts(&html, "<p><b>Out of memory in phase ");
-        vs_buf_put_html(&html, r->overflow_phase);
-        vs_buf_puts(&html, "</b>. ");
-        vs_buf_put_html(&html, vs_measure_triage(r->overflow_phase));
-        vs_buf_puts(&html, " ");
-        vs_buf_put_html(&html, one_change);
-        vs_buf_puts(&html, "</p>");
-    }
-    if (any)
-        vs_table_html(t, &html);
-    if (!validates) {
-        vs_buf_puts(&html, "<p>This run does not validate the card: ");
-        vs_buf_put_html(&html, vs_buf_str(&why));
-        vs_buf_puts(&html, ".</p>");
+    {
+        vs_run_head h = {run_id, r->host, command, r->run.elapsed_ms, r->run.exit_status,
+                         r->overflow_phase, vs_measure_triage(r->overflow_phase), one_change,
+                         validates ? NULL : vs_buf_str(&why)};
+        vs_render_run_html(&html, &h, any ? t : NULL);
     }
 
     payload = json_pack(
@@ -747,7 +707,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     for (i = 0; card_dims[i]; i++) {
         uint64_t v;
-        if ((rc = vs_line_get_uint(line, card_dims[i], 0, &v, &present, err)) < 0)
+        if ((rc = vs_line_get_count(line, card_dims[i], 0, &v, &present, err)) < 0)
             return rc;
         if (present) {
             snprintf(dims[nd].key, sizeof dims[nd].key, "%s", card_dims[i]);
@@ -762,6 +722,12 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     memset(&gz, 0, sizeof gz);
     gz.ctx = ctx;
     snprintf(gz.run, sizeof gz.run, "%s", run_id);
+    {
+        vs_envelope env;
+        vs_error e;
+        if (vs_envelope_compute(&env, sheet, NULL, &e) == 0 && env.weights_known)
+            gz.envelope_bytes = env.envelope_bytes;
+    }
     {
         struct timespec ts;
         static unsigned serial; /* display ids stay unique within the kernel */
@@ -1307,7 +1273,7 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = 0; card_dims[i]; i++) {
         uint64_t v;
         int present;
-        if ((rc = vs_line_get_uint(line, card_dims[i], 0, &v, &present, err)) < 0) {
+        if ((rc = vs_line_get_count(line, card_dims[i], 0, &v, &present, err)) < 0) {
             json_decref(dims);
             return rc;
         }

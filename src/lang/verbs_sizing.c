@@ -2,6 +2,7 @@
  * weights only, the envelope and the formats table, and the procedure lines
  * (stage, invalidate, oom, decide). Each verb checks its line, changes the
  * current sheet through sheet.h, and emits one bundle built by render/sizing. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static int positional_uint(const vs_line *line, const char *syntax, uint64_t *ou
     int rc;
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = vs_units_parse_uint(out, a->value, err)) < 0)
+    if ((rc = vs_units_parse_count(out, a->value, err)) < 0) /* 4096, 32k, 32Ki */
         return vs_arg_error(a, err, rc);
     if (*out == 0 || *out > (uint64_t)INT64_MAX)
         return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
@@ -460,11 +461,15 @@ static int verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         bits = (unsigned)n;
         snprintf(name, sizeof name, "bits=%u", bits);
     } else if (a) {
-        bits = vs_format_bits(a->value);
-        if (!bits || !strncmp(a->value, "bits=", 5))
+        size_t k;
+        /* FP8, BF16: any case, kept in lower case */
+        snprintf(name, sizeof name, "%s", a->value);
+        for (k = 0; name[k]; k++)
+            name[k] = (char)tolower((unsigned char)name[k]);
+        bits = vs_format_bits(name);
+        if (!bits || !strncmp(name, "bits=", 5) || strlen(a->value) >= sizeof name)
             return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                    "unknown format '%s'; expected %s", a->value, syntax);
-        snprintf(name, sizeof name, "%s", a->value);
     } else {
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     }
@@ -494,7 +499,8 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
     json_t *sheet;
     uint64_t v;
     int rc;
-    char head[200], g[40];
+    char head[200], g[40], note[160];
+    const char *notes[2] = {NULL, NULL};
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if ((rc = positional_uint(line, syntax, &v, err)) < 0)
@@ -505,7 +511,8 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return rc;
     vs_units_grouped(g, sizeof g, v);
     snprintf(head, sizeof head, "%s %s: %s", key, g, what);
-    return emit(ctx, vs_render_card_line(sheet, key, head, NULL, NULL), err);
+    notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
+    return emit(ctx, vs_render_card_line(sheet, key, head, notes, NULL), err);
 }
 
 static int verb_length(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -956,7 +963,7 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
     if (!bits) {
         rc = vs_error_set_at(
             err, VS_EVALUE, dt->line, dt->value_column,
-            "unknown cache dtype '%s'; expected fp32, fp16, bf16, fp8, int8 or int4", dtype);
+            "unknown cache dtype '%s'; expected %s (in any case)", dtype, vs_dtype_names());
         goto done;
     }
     if (!vs_sheet_card_uint(sheet, "length", &len)) {
@@ -1741,7 +1748,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     limit = !strcmp(a->value, "limit");
     for (i = 0; i < 3; i++) {
-        if ((rc = vs_line_get_uint(line, dims[i], 0, &v[i], &have[i], err)) < 0)
+        if ((rc = vs_line_get_count(line, dims[i], 0, &v[i], &have[i], err)) < 0) /* 32k, 32Ki */
             return rc;
         if (have[i] && (v[i] == 0 || v[i] > (uint64_t)INT64_MAX))
             return vs_arg_error(vs_line_pair(line, dims[i]), err,

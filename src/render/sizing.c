@@ -293,8 +293,15 @@ static int offer_capacity(const json_t *offer, uint64_t *bytes, char *basis, siz
     vs_offer_capacity(&cap, offer);
     *bytes = cap.bytes;
     if (cap.basis == VS_CAPACITY_REPORTED) {
-        snprintf(basis, blen, "device-reported%s%s", cap.reported_source ? ", " : "",
-                 cap.reported_source ? cap.reported_source : "");
+        const char *rb = cap.reported_source;
+        /* a chart's legend keeps where the figure comes from ("catalogue"),
+         * not its whole citation: the offer's own output gives that */
+        size_t n = rb ? strcspn(rb, ":;(") : 0;
+        if (rb && !strncmp(rb, "catalogue", 9))
+            n = 9;
+        while (n && rb[n - 1] == ' ')
+            n--;
+        snprintf(basis, blen, "device-reported%s%.*s", n ? ", " : "", (int)n, n ? rb : "");
         return 1;
     }
     if (cap.basis == VS_CAPACITY_NOMINAL) {

@@ -2,22 +2,31 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+
+static const struct {
+    const char *name;
+    unsigned bits;
+} dtype_table[] = {{"fp32", 32},     {"float32", 32}, {"fp16", 16}, {"float16", 16}, {"bf16", 16},
+                   {"bfloat16", 16}, {"fp8", 8},      {"e4m3", 8},  {"e5m2", 8},     {"fp8_e4m3", 8},
+                   {"fp8_e5m2", 8},  {"int8", 8},     {"int4", 4},  {"nf4", 4},      {"fp4", 4}};
 
 unsigned vs_dtype_bits(const char *dtype)
 {
-    static const struct {
-        const char *name;
-        unsigned bits;
-    } t[] = {{"fp32", 32},     {"float32", 32}, {"fp16", 16}, {"float16", 16}, {"bf16", 16},
-             {"bfloat16", 16}, {"fp8", 8},      {"e4m3", 8},  {"e5m2", 8},     {"fp8_e4m3", 8},
-             {"fp8_e5m2", 8},  {"int8", 8},     {"int4", 4},  {"nf4", 4},      {"fp4", 4}};
     size_t i;
     if (!dtype)
         return 0;
-    for (i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(dtype, t[i].name))
-            return t[i].bits;
+    for (i = 0; i < sizeof dtype_table / sizeof dtype_table[0]; i++)
+        if (!strcasecmp(dtype, dtype_table[i].name))
+            return dtype_table[i].bits;
     return 0;
+}
+
+const char *vs_dtype_names(void)
+{
+    /* every name of dtype_table, in its order */
+    return "fp32, float32, fp16, float16, bf16, bfloat16, fp8, e4m3, e5m2, fp8_e4m3, fp8_e5m2, "
+           "int8, int4, nf4 or fp4";
 }
 
 /* The estimators, in the order `estimate` lists them: one file each under

@@ -42,6 +42,8 @@ const vs_estimator_info *vs_estimator_info_find(const char *name);
 /* Bits per stored value of a cache or tensor dtype: fp32/float32 32, fp16/bf16
  * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4; 0 when unknown. */
 unsigned vs_dtype_bits(const char *dtype);
+/* The names vs_dtype_bits accepts, as a list for messages ("fp32, ..., nf4 or fp4"). */
+const char *vs_dtype_names(void);
 
 /* KV cache of one full group (every layer full attention): 2 x layers x
  * kv_heads x head_dim x bits/8 x length x concurrency bytes, rounded up (GQA

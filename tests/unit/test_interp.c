@@ -500,6 +500,14 @@ START_TEST(test_is_complete)
     ck_assert_str_eq(vs_interp_is_complete(ip, "sheet \"Llama", &indent), "incomplete");
     ck_assert_str_eq(vs_interp_is_complete(ip, "sheet \"a \\\"b", &indent), "incomplete");
     ck_assert_str_eq(vs_interp_is_complete(ip, "estimate kv \\", &indent), "incomplete");
+    ck_assert_str_eq(indent, "    "); /* a continued line is set off */
+    ck_assert_str_eq(vs_interp_is_complete(ip, "exit", &indent), "complete");
+    ck_assert_int_eq(vs_interp_is_exit("exit"), 1);
+    ck_assert_int_eq(vs_interp_is_exit("  quit\n"), 1);
+    ck_assert_int_eq(vs_interp_is_exit("exit()"), 1);
+    ck_assert_int_eq(vs_interp_is_exit("exit now"), 0);
+    ck_assert_int_eq(vs_interp_is_exit("exits"), 0);
+    ck_assert_int_eq(vs_interp_is_exit("sheet \"exit\""), 0);
     ck_assert_str_eq(vs_interp_is_complete(ip, "estimate kv \\\n layers=3", &indent), "complete");
     ck_assert_str_eq(vs_interp_is_complete(ip, "weights # it's \"open", &indent), "complete");
     ck_assert_str_eq(vs_interp_is_complete(ip, "weights # \\", &indent), "complete");
