@@ -219,6 +219,26 @@ static json_t *measurement_new(const json_t *sheet, const char *run, const char 
 
 /* ----------------------------------------------------- measurement tables */
 
+/* The peak cell: bytes, or an imported count with its unit ("158,656 tokens",
+ * "4.84 x") whose peak_bytes is null. */
+static void peak_text(char *out, size_t n, const json_t *m)
+{
+    json_t *v = json_object_get(m, "value");
+    const char *unit = json_string_value(json_object_get(m, "unit"));
+    if (json_is_null(json_object_get(m, "peak_bytes")) && json_is_number(v)) {
+        if (json_is_integer(v) && json_integer_value(v) >= 0)
+            vs_units_grouped(out, n, (uint64_t)json_integer_value(v));
+        else
+            snprintf(out, n, "%.4g", json_number_value(v));
+        if (unit && strlen(out) + strlen(unit) + 2 < n) {
+            strcat(out, " ");
+            strcat(out, unit);
+        }
+        return;
+    }
+    vs_units_describe(out, n, (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
+}
+
 static const char *const mtable_headers[] = {"phase", "GPU", "counter", "scope", "peak",
                                              "dims", "stage", "validates card"};
 
@@ -234,7 +254,7 @@ static void add_mrow(vs_table *t, const json_t *m)
                  name ? name : "");
     else
         snprintf(gpu, sizeof gpu, "%s", "-");
-    vs_units_describe(peak, sizeof peak, (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
+    peak_text(peak, sizeof peak, m);
     dims_text(&d, json_object_get(m, "dims"));
     cells[0] = json_string_value(json_object_get(m, "phase"));
     cells[1] = gpu;
@@ -1519,8 +1539,7 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snprintf(gpu, sizeof gpu, "%lld", (long long)json_integer_value(g));
         else
             snprintf(gpu, sizeof gpu, "-");
-        vs_units_describe(peak, sizeof peak,
-                          (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
+        peak_text(peak, sizeof peak, m);
         dims_text(&d, json_object_get(m, "dims"));
         cells[0] = idx;
         cells[1] = json_string_value(json_object_get(m, "run"));

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/utf8.h"
@@ -305,16 +306,19 @@ int vs_import_decimal(const char *s, size_t n, uint64_t mult, int commas, uint64
 json_t *vs_import_number(const char *s, size_t n, int commas, size_t *used)
 {
     uint64_t m;
-    unsigned d, k;
-    double x;
+    unsigned d;
+    char digits[64];
+    size_t i, o = 0;
     if (read_decimal(s, n, commas, &m, &d, used) < 0 || m > (uint64_t)INT64_MAX)
         return NULL;
     if (d == 0)
         return json_integer((json_int_t)m);
-    x = (double)m;
-    for (k = 0; k < d; k++)
-        x /= 10;
-    return json_real(x);
+    /* the nearest double to the printed decimal: strtod of its digits */
+    for (i = 0; i < *used && o + 1 < sizeof digits; i++)
+        if (s[i] != ',')
+            digits[o++] = s[i];
+    digits[o] = '\0';
+    return json_real(strtod(digits, NULL));
 }
 
 uint64_t vs_import_unit(const char *s, size_t n, size_t *used)

@@ -166,7 +166,9 @@ static size_t row_numbers(const char *s, size_t n, uint64_t *v, size_t max, int 
                 i++;
             }
             v[k++] = x;
-        } else if (s[i] == ' ' || s[i] == '=' || s[i] == '+' || s[i] == '(' || s[i] == ')') {
+        } else if (s[i] == ' ' || s[i] == '=' || s[i] == '+' || s[i] == '(' || s[i] == ')' ||
+                   (s[i] == '-' && i + 1 < n && is_digit(s[i + 1]))) {
+            /* a negative unaccounted column (printed since the fit code) */
             i++;
         } else {
             break;
@@ -189,17 +191,29 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
     vs_import_at at = {"exit", -1, -1, NULL};
     while (name < line + n && *name == ' ')
         name++;
-    bar = memchr(name, '|', (size_t)(line + n - name));
-    if (!bar)
-        return 0;
     nend = name;
-    while (nend < bar && *nend != ' ')
+    while (nend < line + n && *nend != ' ' && *nend != ':' && *nend != '|')
         nend++;
     dn = (size_t)(nend - name);
     if (dn == 0 || dn >= sizeof devname)
         return 0;
     memcpy(devname, name, dn);
     devname[dn] = '\0';
+    /* the numbers follow the device's description "(RTX 4090)" and a '|' (or,
+     * in the first form of llama.cpp PR #15860, a ':') */
+    bar = nend;
+    while (bar < line + n && *bar == ' ')
+        bar++;
+    if (bar < line + n && *bar == '(') {
+        const char *close = memchr(bar, ')', (size_t)(line + n - bar));
+        if (!close)
+            return 0;
+        bar = close + 1;
+    }
+    while (bar < line + n && *bar == ' ')
+        bar++;
+    if (bar >= line + n || (*bar != '|' && *bar != ':'))
+        return 0;
     k = row_numbers(bar + 1, (size_t)(line + n - bar - 1), v, 8, &overflow);
     if (k == 7) {
         cols = gpu_cols;
@@ -214,10 +228,13 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
         if (v[i] > (uint64_t)INT64_MAX / MIB)
             return vs_import_refuse(im, "a breakdown figure of %llu MiB is beyond 2^63 bytes",
                                     (unsigned long long)v[i]);
-    if (k == 7 && v[2] != v[3] + v[4] + v[5])
-        return vs_import_refuse(im, "the breakdown row does not add up (self %llu != model + "
-                                    "context + compute)",
-                                (unsigned long long)v[2]);
+    /* each figure is its byte count truncated to whole MiB: self is the sum
+     * of its three parts, or up to 2 MiB more */
+    if (k == 7 && (v[2] < v[3] + v[4] + v[5] || v[2] > v[3] + v[4] + v[5] + 2))
+        return vs_import_refuse(im, "the breakdown row does not add up (self %llu MiB, model + "
+                                    "context + compute %llu MiB)",
+                                (unsigned long long)v[2],
+                                (unsigned long long)(v[3] + v[4] + v[5]));
     at.gpu = device_gpu(name, dn);
     at.gpu_name = devname;
     for (i = 0; i < ncols; i++) {
@@ -240,12 +257,11 @@ static int llamacpp_line(vs_import *im, void *state, const char *line, size_t n)
     (void)state;
     if ((p = vs_import_find(line, n, "buffer size =", 0)) != NULL)
         return buffer_line(im, line, n, p);
-    if ((p = vs_import_find(line, n, "memory_breakdown_print:", 0)) != NULL) {
-        const char *q = memchr(p, '|', (size_t)(line + n - p));
-        if (!q)
-            return 0;
-        for (q++; q < line + n && *q == ' '; q++)
-            ;
+    if ((p = vs_import_find(line, n, "memory_breakdown_print:", 0)) != NULL ||
+        (p = vs_import_find(line, n, "print_memory_breakdown:", 0)) != NULL) {
+        const char *q = p + 23;
+        while (q < line + n && (*q == ' ' || *q == '|'))
+            q++;
         if (q < line + n && *q == '-')
             return breakdown_line(im, line, n, q);
     }

@@ -152,7 +152,7 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
     int rc, blocks_seen = 0;
     (void)state;
     if (!memchr(line, ':', n) && !memchr(line, '=', n) && !vs_import_find(line, n, "take", 0) &&
-        !vs_import_find(line, n, " is ", 0))
+        !vs_import_find(line, n, "took", 0) && !vs_import_find(line, n, " is ", 0))
         return 0;
     at.rank = rank_of(line, n);
     for (i = 0; phrases[i].text; i++) {
