@@ -496,7 +496,7 @@ static void on_bad_line(void *cb, const char *line, const char *why)
 /* ------------------------------------------------------------ measure verb */
 
 static const char *const measure_keys[] = {"phase", "timeout", "interval", "length",
-                                           "concurrency", "microbatch", NULL};
+                                           "concurrency", "microbatch", "format", NULL};
 static const char *const measure_words[] = {"import", NULL};
 
 static int parse_seconds(const vs_line *line, const char *key, double *out, vs_error *err)
@@ -811,6 +811,8 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                first->value);
     if ((rc = vs_line_check_keys(line, measure_keys, err)) < 0)
         return rc;
+    if (vs_line_pair(line, "format"))
+        return vs_error_set(err, VS_EVALUE, "format= is for `measure import FILE...`");
     while (command && (*command == ' ' || *command == '\t' || *command == '\n'))
         command++;
     if (!command || !*command)
@@ -1587,7 +1589,7 @@ const vs_verb vs_verbs_measure[] = {
     {"measure", verb_measure,
      "measure [phase=NAME] [timeout=SECONDS] [interval=MS] [length=N] [concurrency=N] "
      "[microbatch=N] -- COMMAND  |  %%measure ... (the cell's body is the script)  |  measure "
-     "import FILE...",
+     "import FILE... [format=auto|probe|vllm|llamacpp|torchtune|nvidia-smi|torch]",
      "run a command and record its GPU memory peaks per phase",
      "Runs COMMAND (the raw text after --, or a %%measure cell's body) with /bin/sh -c in its own "
      "process group, streams its output, and samples every GPU through NVML every interval "
@@ -1602,9 +1604,26 @@ const vs_verb vs_verbs_measure[] = {
      "validate it. An out-of-memory message marks the overflow at the current phase and shows "
      "what to examine (rule 8). A failing or overflowing command is still measured and "
      "recorded as run mN; interrupt or timeout= end the whole process group. With no NVIDIA "
-     "driver: MeasureError, nothing recorded. `measure import FILE...` merges the JSON lines of "
-     "`vramsheet probe --out FILE -- COMMAND` (other machines, torchrun, Slurm) per host, GPU, "
-     "phase and counter, keeping the largest peak.",
+     "driver: MeasureError, nothing recorded. `measure import FILE... [format=...]` reads what "
+     "real runs printed, as measurements with phase, GPU or rank, counter, scope, exact bytes, "
+     "the printed text and resolution_bytes (half a unit of the last printed digit); counts "
+     "(tokens, blocks, concurrency) keep their value and unit. format=auto (the default) "
+     "sniffs each file's first lines. probe: the JSON lines of `vramsheet probe --out FILE -- "
+     "COMMAND` (other machines, torchrun, Slurm), merged per host, GPU, phase and counter, the "
+     "largest kept. vllm: V0 \"Memory profiling results\" (one line or block), \"model weights "
+     "take ...; non_torch_memory takes ...; PyTorch activation peak memory takes ...\", \"# GPU "
+     "blocks\" / \"# CUDA blocks\", \"Loading model weights took X GB\" read as GiB "
+     "(vllm/worker/model_runner.py in 0.4-0.6 divides by 2**30 and prints GB), V1 \"Model "
+     "loading took X GiB\", \"Available KV cache memory\", \"GPU KV cache size: N tokens\", "
+     "\"Maximum concurrency for N tokens per request: X.XXx\" (vllm/v1/core/kv_cache_utils.py), "
+     "\"Graph capturing finished in S secs, took X GiB\". llamacpp: per-device model, KV and "
+     "compute buffer sizes in MiB and the memory breakdown table at exit "
+     "(llama_memory_breakdown_print, src/llama-context.cpp). torchtune: \"GPU peak memory "
+     "allocation / reserved / active\" (torchtune/training/memory.py, GiB; GB of 1e9 in "
+     "torchtune/utils/memory.py) and the step lines' peak_memory_*. nvidia-smi: `--query-gpu="
+     "index,name,memory.total,memory.used --format=csv` (nounits too; MiB = 2^20). torch: a JSON "
+     "dump of torch.cuda.memory_stats(). Every value is checked against the record before it "
+     "enters the sheet: a bad one is refused with file and line, and nothing is imported.",
      measure_keys, measure_words},
     {"record", verb_record,
      "record phase=NAME gpu=I counter=NAME BYTES [length=N] [concurrency=N] [microbatch=N] "
@@ -1632,5 +1651,18 @@ const vs_verb vs_verbs_measure[] = {
      "peak, executed dims, stage and whether it validates the card; #N numbers are those "
      "`measured NAME from=#N` takes.",
      NULL, NULL},
+    {"compare", vs_verb_compare, "compare [gpu=I]",
+     "the estimate against what was measured, per component class",
+     "Lines up, per component class (weights, kv_cache, activations, non_torch: CUDA context "
+     "and memory outside the framework's allocator, cuda_graphs, other), the sheet's estimate "
+     "on one GPU after placement against the largest current measurement that stands for the "
+     "class (vLLM's model weights, KV cache memory, activation peak, non-torch memory, CUDA "
+     "graph memory; llama.cpp's model, KV and compute buffers or breakdown), with estimate - "
+     "measured and a status; an estimate below its measurement by more than the printed "
+     "figures' rounding (resolution_bytes) is flagged as an under-estimate. The unaccounted "
+     "row is the measured total (device used, nvidia-smi used, llama.cpp's self, or vLLM's "
+     "usable budget) minus the measured parts. gpu= picks the GPU (default: the lowest index "
+     "measured; figures with no GPU count for every GPU).",
+     vs_verb_compare_keys, NULL},
     {0},
 };

@@ -727,6 +727,17 @@ START_TEST(verb_refuses_and_reads_back)
     ck_assert_int_eq(exec(ip, code, &p, &err), 0);
     ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), 4);
     json_decref(p);
+    /* compare: the imported weights against a sheet with no estimate */
+    ck_assert_int_eq(exec(ip, "compare", &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "compare");
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), 8);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0),
+                                                        "measured_bytes")),
+                     16094208826LL);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0),
+                                                       "status")),
+                     "not estimated");
+    json_decref(p);
     snprintf(code, sizeof code, "measure import \"%s\" format=llama", path);
     ck_assert_int_eq(exec(ip, code, &p, &err), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "probe|"));
