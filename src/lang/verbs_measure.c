@@ -1003,7 +1003,7 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
             rc = import_error(err, a->value, lineno, imp->summary, "line longer than 1 MiB");
         else if (n < 0)
             rc = oom_error(err);
-        else if ((rc = imp->line(im, state, buf, (size_t)n)) == -1)
+        else if ((rc = imp->line(im, state, buf, (size_t)n)) == VS_IMPORT_REFUSED)
             rc = import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->summary,
                               im->why);
         else if (rc < 0)
@@ -1014,7 +1014,7 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
             (*nlines)++;
     }
     if (imp->finish && (rc = imp->finish(im, state)) < 0)
-        rc = rc == -1 ? import_error(err, a->value, im->why_line ? im->why_line : lineno,
+        rc = rc == VS_IMPORT_REFUSED ? import_error(err, a->value, im->why_line ? im->why_line : lineno,
                                      imp->summary, im->why)
                       : oom_error(err);
 done:

@@ -85,7 +85,7 @@ int vs_import_refuse(vs_import *im, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(im->why, sizeof im->why, fmt, ap);
     va_end(ap);
-    return -1;
+    return VS_IMPORT_REFUSED;
 }
 
 json_t *vs_import_run(vs_import *im, const char *key)
@@ -117,9 +117,50 @@ static int larger(const json_t *a, const json_t *b)
            json_number_value(json_object_get(b, "value"));
 }
 
+/* The merge key: phase and counter are names without newlines and the GPU a
+ * number, so with the run last it is unambiguous. A probe's ranks on one host
+ * merge (each rank's GPU 0 may be another device: the largest is kept); a
+ * log's ranks are its workers, kept apart. */
+static void put_int(vs_buf *b, long long v)
+{
+    char t[24];
+    int i = (int)sizeof t;
+    unsigned long long u = v < 0 ? (unsigned long long)(-v) : (unsigned long long)v;
+    do {
+        t[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u && i > 1);
+    if (v < 0)
+        t[--i] = '-';
+    vs_buf_append(b, t + i, sizeof t - (size_t)i);
+}
+
+static int make_key(vs_import *im, const char *phase, const char *counter, long long gpu,
+                    long long rank, const char *run)
+{
+    vs_buf_reset(&im->key);
+    vs_buf_puts(&im->key, phase ? phase : "");
+    vs_buf_putc(&im->key, '\n');
+    vs_buf_puts(&im->key, counter ? counter : "");
+    vs_buf_putc(&im->key, '\n');
+    put_int(&im->key, gpu);
+    vs_buf_putc(&im->key, '\n');
+    put_int(&im->key, im->run_key ? rank : -1);
+    vs_buf_putc(&im->key, '\n');
+    vs_buf_puts(&im->key, run);
+    return vs_buf_failed(&im->key) ? VS_ENOMEM : 0;
+}
+
+/* The measurement kept under the key in im->key, or NULL. */
+static json_t *kept(vs_import *im)
+{
+    json_t *at = json_object_get(im->where, vs_buf_str(&im->key));
+    return at ? json_array_get(im->items, (size_t)json_integer_value(at)) : NULL;
+}
+
 int vs_import_add(vs_import *im, json_t *m)
 {
-    json_t *at, *old;
+    json_t *old, *g, *r;
     const char *host = json_string_value(json_object_get(m, "host"));
     const char *run = im->run_key ? im->run_key : host ? host : "";
     if (!m)
@@ -128,28 +169,17 @@ int vs_import_add(vs_import *im, json_t *m)
         json_decref(m);
         return VS_ENOMEM;
     }
-    /* phase and counter are names without newlines and the GPU a number, so
-     * with the run last the key is unambiguous. A probe's ranks on one host
-     * merge (each rank's GPU 0 may be another device: the largest is kept);
-     * a log's ranks are its workers, kept apart. */
-    vs_buf_reset(&im->key);
-    vs_buf_printf(&im->key, "%s\n%s\n%lld\n%lld\n%s",
-                  json_string_value(json_object_get(m, "phase")),
-                  json_string_value(json_object_get(m, "counter")),
-                  (long long)(json_is_integer(json_object_get(m, "gpu"))
-                                  ? json_integer_value(json_object_get(m, "gpu"))
-                                  : -1),
-                  (long long)(im->run_key && json_is_integer(json_object_get(m, "rank"))
-                                  ? json_integer_value(json_object_get(m, "rank"))
-                                  : -1),
-                  run);
-    if (vs_buf_failed(&im->key)) {
+    g = json_object_get(m, "gpu");
+    r = json_object_get(m, "rank");
+    if (make_key(im, json_string_value(json_object_get(m, "phase")),
+                 json_string_value(json_object_get(m, "counter")),
+                 json_is_integer(g) ? (long long)json_integer_value(g) : -1,
+                 json_is_integer(r) ? (long long)json_integer_value(r) : -1, run) < 0) {
         json_decref(m);
         return VS_ENOMEM;
     }
-    at = json_object_get(im->where, vs_buf_str(&im->key));
-    old = at ? json_array_get(im->items, (size_t)json_integer_value(at)) : NULL;
-    if (old) {
+    if ((old = kept(im)) != NULL) {
+        json_t *at = json_object_get(im->where, vs_buf_str(&im->key));
         if (!larger(m, old)) {
             json_decref(m);
             return 0;
@@ -162,6 +192,20 @@ int vs_import_add(vs_import *im, json_t *m)
         json_array_append_new(im->items, m) < 0)
         return VS_ENOMEM;
     return 0;
+}
+
+/* 1 when a log's figure at at would replace nothing kept (an equal or larger
+ * one is there): the object is then never built. */
+static int already_covered(vs_import *im, const vs_import_at *at, const char *counter,
+                           int64_t bytes, double value, int is_count)
+{
+    json_t *old;
+    const char *run = im->run_key ? im->run_key : "";
+    if (make_key(im, at->phase, counter, at->gpu, at->rank, run) < 0 || !(old = kept(im)))
+        return 0;
+    if (is_count)
+        return json_number_value(json_object_get(old, "value")) >= value;
+    return json_integer_value(json_object_get(old, "peak_bytes")) >= bytes;
 }
 
 /* The printed text kept with a measurement: printable ASCII, runs of blanks
@@ -210,8 +254,10 @@ int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter,
                     const char *scope, uint64_t bytes, uint64_t resolution, const char *text,
                     size_t text_len)
 {
-    json_t *m = item_new(at, counter, scope, text, text_len);
-    if (!m)
+    json_t *m;
+    if (already_covered(im, at, counter, (int64_t)bytes, 0, 0))
+        return 0;
+    if (!(m = item_new(at, counter, scope, text, text_len)))
         return VS_ENOMEM;
     if (json_object_set_new(m, "peak_bytes", json_integer((json_int_t)bytes)) < 0 ||
         json_object_set_new(m, "resolution_bytes", json_integer((json_int_t)resolution)) < 0) {
@@ -224,7 +270,12 @@ int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter,
 int vs_import_count(vs_import *im, const vs_import_at *at, const char *counter, json_t *value,
                     const char *unit, const char *text, size_t text_len)
 {
-    json_t *m = value ? item_new(at, counter, "reported", text, text_len) : NULL;
+    json_t *m;
+    if (value && already_covered(im, at, counter, 0, json_number_value(value), 1)) {
+        json_decref(value);
+        return 0;
+    }
+    m = value ? item_new(at, counter, "reported", text, text_len) : NULL;
     if (!m) {
         json_decref(value);
         return VS_ENOMEM;

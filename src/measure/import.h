@@ -27,6 +27,8 @@
 #include "util/error.h"
 
 #define VS_IMPORT_GPU_MAX 4095
+/* What an importer returns when it refuses a line (the reason in im->why). */
+#define VS_IMPORT_REFUSED VS_EFORMAT
 #define VS_IMPORT_TEXT_MAX 200
 
 typedef struct vs_import {
@@ -58,9 +60,10 @@ typedef struct vs_importer {
     /* 1 when line (n bytes, no newline) is this format's beyond doubt. */
     int (*sniff)(const char *line, size_t n);
     /* One line (n bytes, no newline; line[n] == '\0'). 0 (taken, or not a
-     * line this importer reads), -1 refused (why in im->why), VS_ENOMEM. */
+     * line this importer reads), VS_IMPORT_REFUSED (why in im->why), or
+     * VS_ENOMEM. */
     int (*line)(vs_import *im, void *state, const char *line, size_t n);
-    /* After the file's last line: 0, -1 refused (why set), VS_ENOMEM. NULL: nothing. */
+    /* After the file's last line: 0, VS_IMPORT_REFUSED, VS_ENOMEM. NULL: nothing. */
     int (*finish)(vs_import *im, void *state);
     /* Frees what state holds (not state itself). NULL: nothing. */
     void (*clear)(void *state);
@@ -116,7 +119,7 @@ const char *vs_import_find(const char *s, size_t n, const char *needle, int ci);
 /* 1 when s holds no control characters (below 0x20, 0x7f) and is UTF-8. */
 int vs_import_text_valid(const char *s);
 
-/* Writes the reason of a refusal into im->why; returns -1. */
+/* Writes the reason of a refusal into im->why; returns VS_IMPORT_REFUSED. */
 int vs_import_refuse(vs_import *im, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

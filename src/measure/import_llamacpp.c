@@ -124,6 +124,8 @@ static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs
         what = "kv_buffer";
     memcpy(devname, dev, dn);
     devname[dn] = '\0';
+    if (!vs_import_text_valid(devname))
+        return vs_import_refuse(im, "a device name that is not printable text");
     at.gpu = device_gpu(dev, dn);
     at.gpu_name = devname;
     off = (size_t)(bs - line) + strlen("buffer size =");
@@ -199,6 +201,8 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
         return 0;
     memcpy(devname, name, dn);
     devname[dn] = '\0';
+    if (!vs_import_text_valid(devname))
+        return vs_import_refuse(im, "a device name that is not printable text");
     /* the numbers follow the device's description "(RTX 4090)" and a '|' (or,
      * in the first form of llama.cpp PR #15860, a ':') */
     bar = nend;

@@ -114,7 +114,7 @@ static int check_value(vs_import *im, const char *k, const json_t *v, int t)
             if (!json_is_object(g))
                 return vs_import_refuse(im, "\"gpus\"[%zu] must be an object", i);
             if (check_keys(im, g, gpu_keys, "a GPU of \"gpus\"") < 0)
-                return -1;
+                return VS_IMPORT_REFUSED;
         }
         return 0;
     }
@@ -134,7 +134,7 @@ static int check_keys(vs_import *im, const json_t *obj, const key_type *own, con
         if (!t)
             return vs_import_refuse(im, "unknown key \"%.64s\" in %s", k, what);
         if (check_value(im, k, v, t->type) < 0)
-            return -1;
+            return VS_IMPORT_REFUSED;
     }
     return 0;
 }
@@ -245,12 +245,13 @@ static int probe_line(vs_import *im, void *state, const char *line, size_t n)
           : !strcmp(type, "sample") ? sample_keys
                                     : NULL;
     if (!own) {
+        rc = vs_import_refuse(im, "unknown \"type\" \"%.32s\" (run, sample, peak or end)", type);
         json_decref(j);
-        return vs_import_refuse(im, "unknown \"type\" \"%.32s\" (run, sample, peak or end)", type);
+        return rc;
     }
-    if (check_keys(im, j, own, "a probe line") < 0) {
+    if ((rc = check_keys(im, j, own, "a probe line")) < 0) {
         json_decref(j);
-        return -1;
+        return rc;
     }
     if (json_is_string(json_object_get(j, "host")) &&
         json_string_length(json_object_get(j, "host")) > 255) {

@@ -18,7 +18,8 @@
 #define GIB 1073741824ull
 #define MIB 1048576ull
 
-/* Feeds text line by line to imp; 0, or the first refusal (-1, why in im). */
+/* Feeds text line by line to imp; 0, or the first refusal (VS_IMPORT_REFUSED,
+ * why in im). */
 static int feed(const vs_importer *imp, vs_import *im, const char *text, size_t *bad_line)
 {
     void *state = calloc(1, imp->state_size ? imp->state_size : 1);
@@ -609,7 +610,7 @@ START_TEST(malformed_refused_with_line)
         size_t line = 0;
         ck_assert_int_eq(vs_import_init(&im), 0);
         im.run_key = strcmp(bad[k].format, "probe") ? "log" : NULL;
-        ck_assert_msg(feed(imp(bad[k].format), &im, bad[k].text, &line) == -1, "%zu accepted", k);
+        ck_assert_msg(feed(imp(bad[k].format), &im, bad[k].text, &line) == VS_IMPORT_REFUSED, "%zu accepted", k);
         ck_assert_msg(strstr(im.why, bad[k].needle) != NULL, "%zu: '%s' lacks '%s'", k, im.why,
                       bad[k].needle);
         ck_assert_msg(line == bad[k].line, "%zu: line %zu, not %zu", k, line, bad[k].line);
