@@ -918,8 +918,9 @@ static int import_error(vs_error *err, const char *file, size_t lineno, const ch
 {
     return vs_error_set(err, VS_EFORMAT, "%s:%zu: %s (expected %s); nothing was imported", file,
                         lineno, what,
-                        fmt ? fmt : "the JSON lines `vramsheet probe` writes, or a log of a "
-                                    "format= it reads");
+                        fmt ? fmt
+                            : "the JSON lines `vramsheet probe` writes, or a log of a "
+                              "format= it reads");
 }
 
 /* The next line of fp (newline dropped) in *buf; its length, -1 at the end,
@@ -974,7 +975,8 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
         close(fd);
         return oom_error(err);
     }
-    while (!imp && lineno < IMPORT_SNIFF_LINES && (n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
+    while (!imp && lineno < IMPORT_SNIFF_LINES &&
+           (n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
         lineno++;
         if (n < 0) {
             rc = n == -2 ? import_error(err, a->value, lineno, NULL, "line longer than 1 MiB")
@@ -984,7 +986,8 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
         imp = vs_importer_sniff(buf, (size_t)n);
     }
     if (!imp) {
-        rc = import_error(err, a->value, 1, NULL, "no line of a known format in its first 64 lines");
+        rc =
+            import_error(err, a->value, 1, NULL, "no line of a known format in its first 64 lines");
         goto done;
     }
     rewind(fp);
@@ -1014,9 +1017,10 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
             (*nlines)++;
     }
     if (imp->finish && (rc = imp->finish(im, state)) < 0)
-        rc = rc == VS_IMPORT_REFUSED ? import_error(err, a->value, im->why_line ? im->why_line : lineno,
-                                     imp->summary, im->why)
-                      : oom_error(err);
+        rc = rc == VS_IMPORT_REFUSED
+                 ? import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->summary,
+                                im->why)
+                 : oom_error(err);
 done:
     im->run_key = NULL;
     if (state && imp && imp->clear)
@@ -1029,8 +1033,7 @@ done:
 
 /* The imported runs and measurements into the sheet: each checked against
  * the record's layout first, then all appended, or none. */
-static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *rows,
-                             vs_error *err)
+static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *rows, vs_error *err)
 {
     json_t *newruns = json_array(), *ids = json_object(), *hr, *m;
     json_t *runs = ensure_array(sheet, "runs"), *ms = ensure_array(sheet, "measurements");
@@ -1045,7 +1048,8 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
     }
     next_run_id(sheet, run_id, sizeof run_id);
     base = strtol(run_id + 1, NULL, 10);
-    json_object_foreach(im->runs, key, hr) {
+    json_object_foreach(im->runs, key, hr)
+    {
         json_t *run;
         int log = json_is_true(json_object_get(hr, "_log"));
         snprintf(run_id, sizeof run_id, "m%ld", base + serial++);
@@ -1068,7 +1072,8 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
             goto done;
         }
     }
-    json_array_foreach(im->items, i, m) {
+    json_array_foreach(im->items, i, m)
+    {
         const char *rk = json_string_value(json_object_get(m, "_run"));
         json_t *hrun = json_object_get(im->runs, rk ? rk : "");
         json_t *es = json_object_get(hrun, "exit_status"), *st;
@@ -1080,17 +1085,17 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
          * log's figures are start-up evidence, not a run of the card's dims */
         json_object_set_new(m, "validates_card",
                             json_boolean(!json_is_true(json_object_get(hrun, "_log")) &&
-                                         json_is_integer(es) &&
-                                         json_integer_value(es) == 0 &&
+                                         json_is_integer(es) && json_integer_value(es) == 0 &&
                                          !json_is_string(json_object_get(hrun, "overflow_phase")) &&
                                          validates_card(sheet, json_object_get(m, "dims"), NULL)));
         st = json_object_get(m, "scope");
         if ((json_is_string(st) && !vs_import_text_valid(json_string_value(st))) ||
             (json_is_string(json_object_get(m, "gpu_name")) &&
              !vs_import_text_valid(json_string_value(json_object_get(m, "gpu_name"))))) {
-            rc = vs_error_set(err, VS_EFORMAT, "measure import: a control character in a "
-                                               "measurement's scope or GPU name; nothing was "
-                                               "imported");
+            rc = vs_error_set(err, VS_EFORMAT,
+                              "measure import: a control character in a "
+                              "measurement's scope or GPU name; nothing was "
+                              "imported");
             goto done;
         }
         if ((rc = vs_sheet_check_entry(m, "measurements", err)) < 0) {
@@ -1100,7 +1105,8 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
         }
     }
     /* every entry passed: now the sheet changes */
-    json_array_foreach(newruns, i, hr) {
+    json_array_foreach(newruns, i, hr)
+    {
         if (json_array_append(runs, hr) < 0) {
             rc = oom_error(err);
             goto done;
@@ -1112,7 +1118,8 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
                                                "imported probe run"));
         }
     }
-    json_array_foreach(im->items, i, m) {
+    json_array_foreach(im->items, i, m)
+    {
         if (json_array_append(ms, m) < 0 || json_array_append(rows, m) < 0) {
             rc = oom_error(err);
             goto done;
@@ -1184,8 +1191,9 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
             }
             json_array_append_new(prow, pr);
         }
-        vs_buf_printf(&text, "imported %zu measurement(s) from %zu file(s), %zu line(s) "
-                             "(merged per run, GPU, phase and counter: the largest kept)\n",
+        vs_buf_printf(&text,
+                      "imported %zu measurement(s) from %zu file(s), %zu line(s) "
+                      "(merged per run, GPU, phase and counter: the largest kept)\n",
                       json_array_size(rows), nfiles - 1, nlines);
         vs_table_text(t, &text);
         scope_notes(&text, rows);
@@ -1194,11 +1202,12 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_table_html(t, &html);
         vs_table_free(t);
         rc = vs_ctx_emit_text(ctx, &text, &html,
-                  json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind", "measurement",
-                            "rows", prow, "exit_status", "overflow_phase", "imported", "files",
-                            (json_int_t)(nfiles - 1), "lines", (json_int_t)nlines, "runs",
-                            (json_int_t)json_object_size(im.runs)),
-                  err);
+                              json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind",
+                                        "measurement", "rows", prow, "exit_status",
+                                        "overflow_phase", "imported", "files",
+                                        (json_int_t)(nfiles - 1), "lines", (json_int_t)nlines,
+                                        "runs", (json_int_t)json_object_size(im.runs)),
+                              err);
     }
 done:
     vs_buf_free(&text);
@@ -1645,8 +1654,7 @@ const vs_verb vs_verbs_measure[] = {
      "row of `measurements`. One measurement only: allocated and reserved are never added. "
      "A device or process peak covers the weights too: prefer a counter of the component alone.",
      measured_keys, NULL},
-    {"measurements", verb_measurements, "measurements",
-     "list the sheet's raw measurements",
+    {"measurements", verb_measurements, "measurements", "list the sheet's raw measurements",
      "Lists every measurement of the current sheet with its run, phase, GPU, counter, scope, "
      "peak, executed dims, stage and whether it validates the card; #N numbers are those "
      "`measured NAME from=#N` takes.",

@@ -24,7 +24,10 @@ static const vs_importer *const importers[] = {
 };
 #define NIMPORTERS (sizeof importers / sizeof importers[0])
 
-const vs_importer *vs_importer_at(size_t i) { return i < NIMPORTERS ? importers[i] : NULL; }
+const vs_importer *vs_importer_at(size_t i)
+{
+    return i < NIMPORTERS ? importers[i] : NULL;
+}
 
 const vs_importer *vs_importer_find(const char *name)
 {
@@ -93,9 +96,8 @@ json_t *vs_import_run(vs_import *im, const char *key)
     json_t *r = json_object_get(im->runs, key);
     if (r)
         return r;
-    r = json_pack("{s:n, s:n, s:n, s:n, s:I, s:n, s:n, s:[]}", "command", "started",
-                  "exit_status", "overflow_phase", "elapsed_ms", (json_int_t)0, "driver",
-                  "nvml", "gpus");
+    r = json_pack("{s:n, s:n, s:n, s:n, s:I, s:n, s:n, s:[]}", "command", "started", "exit_status",
+                  "overflow_phase", "elapsed_ms", (json_int_t)0, "driver", "nvml", "gpus");
     if (!r || json_object_set_new(im->runs, key, r) < 0)
         return NULL;
     /* a probe run's exit status is 0 until an end line says otherwise; a log's
@@ -184,8 +186,7 @@ int vs_import_add(vs_import *im, json_t *m)
             json_decref(m);
             return 0;
         }
-        return json_array_set_new(im->items, (size_t)json_integer_value(at), m) < 0 ? VS_ENOMEM
-                                                                                  : 0;
+        return json_array_set_new(im->items, (size_t)json_integer_value(at), m) < 0 ? VS_ENOMEM : 0;
     }
     if (json_object_set_new(im->where, vs_buf_str(&im->key),
                             json_integer((json_int_t)json_array_size(im->items))) < 0 ||
@@ -250,9 +251,8 @@ static json_t *item_new(const vs_import_at *at, const char *counter, const char 
                      text_json(text, text_len));
 }
 
-int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter,
-                    const char *scope, uint64_t bytes, uint64_t resolution, const char *text,
-                    size_t text_len)
+int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter, const char *scope,
+                    uint64_t bytes, uint64_t resolution, const char *text, size_t text_len)
 {
     json_t *m;
     if (already_covered(im, at, counter, (int64_t)bytes, 0, 0))
@@ -291,7 +291,10 @@ int vs_import_count(vs_import *im, const vs_import_at *at, const char *counter, 
 
 /* ---------------------------------------------------------------- figures */
 
-static int isd(const char *s, size_t n, size_t i) { return i < n && s[i] >= '0' && s[i] <= '9'; }
+static int isd(const char *s, size_t n, size_t i)
+{
+    return i < n && s[i] >= '0' && s[i] <= '9';
+}
 
 /* Reads digits (and one '.') into a decimal mantissa and its count of
  * decimals: at most 18 significant digits, so that mantissa x mult stays in
@@ -316,8 +319,7 @@ static int read_decimal(const char *s, size_t n, int commas, uint64_t *mant, uns
             if (dot)
                 d++;
             i++;
-        } else if (c == '.' && !dot && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9' &&
-                   digits) {
+        } else if (c == '.' && !dot && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9' && digits) {
             dot = 1;
             i++;
         } else if (c == ',' && commas && !dot && digits && isd(s, n, i + 1) && isd(s, n, i + 2) &&
@@ -378,10 +380,9 @@ uint64_t vs_import_unit(const char *s, size_t n, size_t *used)
         const char *word;
         uint64_t bytes;
     } units[] = {
-        {"GiB", 1ull << 30},   {"MiB", 1ull << 20}, {"KiB", 1ull << 10},
-        {"TiB", 1ull << 40},   {"GB", 1000000000ull}, {"MB", 1000000ull},
-        {"kB", 1000ull},       {"KB", 1000ull},     {"TB", 1000000000000ull},
-        {"B", 1ull},
+        {"GiB", 1ull << 30},      {"MiB", 1ull << 20}, {"KiB", 1ull << 10}, {"TiB", 1ull << 40},
+        {"GB", 1000000000ull},    {"MB", 1000000ull},  {"kB", 1000ull},     {"KB", 1000ull},
+        {"TB", 1000000000000ull}, {"B", 1ull},
     };
     size_t i;
     for (i = 0; i < sizeof units / sizeof units[0]; i++) {
@@ -395,7 +396,10 @@ uint64_t vs_import_unit(const char *s, size_t n, size_t *used)
     return 0;
 }
 
-static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+static char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
 
 const char *vs_import_find(const char *s, size_t n, const char *needle, int ci)
 {

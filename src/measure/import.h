@@ -32,16 +32,16 @@
 #define VS_IMPORT_TEXT_MAX 200
 
 typedef struct vs_import {
-    json_t *runs;         /* run key -> run skeleton (command, started, exit_status, ...) */
-    json_t *items;        /* measurements, merged: one per key, the largest kept */
-    json_t *where;        /* merge key -> index in items */
-    const char *run_key;  /* log formats: the run the file's measurements belong to
-                             (the verb sets it per file); NULL: by the line's host */
-    const char *format;   /* the importer's name, for the run it makes */
-    char why[256];        /* the reason of the last refusal (importers write it) */
-    size_t why_line;      /* the line it is about when not the line at hand (a JSON
-                             dump read whole at the end); 0: the line at hand */
-    vs_buf key;           /* scratch */
+    json_t *runs;        /* run key -> run skeleton (command, started, exit_status, ...) */
+    json_t *items;       /* measurements, merged: one per key, the largest kept */
+    json_t *where;       /* merge key -> index in items */
+    const char *run_key; /* log formats: the run the file's measurements belong to
+                            (the verb sets it per file); NULL: by the line's host */
+    const char *format;  /* the importer's name, for the run it makes */
+    char why[256];       /* the reason of the last refusal (importers write it) */
+    size_t why_line;     /* the line it is about when not the line at hand (a JSON
+                            dump read whole at the end); 0: the line at hand */
+    vs_buf key;          /* scratch */
 } vs_import;
 
 /* Where a log's figure was: phase (a phase name), GPU index or -1, rank or -1,
@@ -93,12 +93,11 @@ json_t *vs_import_run(vs_import *im, const char *key);
 
 /* A measurement of bytes (with the printed text and its resolution) at at;
  * scope as the program reported it ("reported", "device", ...). 0 or VS_ENOMEM. */
-int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter,
-                    const char *scope, uint64_t bytes, uint64_t resolution_bytes,
-                    const char *text, size_t text_len);
+int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter, const char *scope,
+                    uint64_t bytes, uint64_t resolution_bytes, const char *text, size_t text_len);
 /* A count (value_take: a JSON integer or real >= 0) with its unit. */
-int vs_import_count(vs_import *im, const vs_import_at *at, const char *counter,
-                    json_t *value_take, const char *unit, const char *text, size_t text_len);
+int vs_import_count(vs_import *im, const vs_import_at *at, const char *counter, json_t *value_take,
+                    const char *unit, const char *text, size_t text_len);
 
 /* A decimal figure at s (digits, optional '.', digits; ',' thousands
  * separators when commas is set) times mult bytes per unit: *bytes rounded half

@@ -32,8 +32,14 @@ static int llamacpp_sniff(const char *line, size_t n)
            vs_import_find(line, n, "llm_load_tensors:", 0) != NULL;
 }
 
-static int is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_alpha(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 /* GPU index of a device name: letters (and '_' inside) then digits only; -1
  * for others. name is name[0..n). */
@@ -65,8 +71,8 @@ static void counter_name(char *out, size_t cap, const char *dev, size_t dn, int 
         return;
     }
     for (i = 0; i < dn && o + 1 < sizeof d; i++)
-        d[o++] = is_alpha(dev[i]) || is_digit(dev[i]) || dev[i] == '_' || dev[i] == '-' ? dev[i]
-                                                                                        : '_';
+        d[o++] =
+            is_alpha(dev[i]) || is_digit(dev[i]) || dev[i] == '_' || dev[i] == '-' ? dev[i] : '_';
     d[o] = '\0';
     snprintf(out, cap, "llamacpp.%s.%s", o ? d : "device", what);
 }
@@ -235,21 +241,20 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
     /* each figure is its byte count truncated to whole MiB: self is the sum
      * of its three parts, or up to 2 MiB more */
     if (k == 7 && (v[2] < v[3] + v[4] + v[5] || v[2] > v[3] + v[4] + v[5] + 2))
-        return vs_import_refuse(im, "the breakdown row does not add up (self %llu MiB, model + "
-                                    "context + compute %llu MiB)",
-                                (unsigned long long)v[2],
-                                (unsigned long long)(v[3] + v[4] + v[5]));
+        return vs_import_refuse(im,
+                                "the breakdown row does not add up (self %llu MiB, model + "
+                                "context + compute %llu MiB)",
+                                (unsigned long long)v[2], (unsigned long long)(v[3] + v[4] + v[5]));
     at.gpu = device_gpu(name, dn);
     at.gpu_name = devname;
     for (i = 0; i < ncols; i++) {
         int rc;
         counter_name(counter, sizeof counter, name, dn, at.gpu, cols[i]);
         /* whole MiB: the resolution is half of one */
-        if ((rc = vs_import_bytes(im, &at, counter, !strcmp(cols[i], "total") ||
-                                                            !strcmp(cols[i], "free")
-                                                        ? "device"
-                                                        : "reported",
-                                  v[i] * MIB, MIB / 2, dash, (size_t)(line + n - dash))) < 0)
+        if ((rc = vs_import_bytes(
+                 im, &at, counter,
+                 !strcmp(cols[i], "total") || !strcmp(cols[i], "free") ? "device" : "reported",
+                 v[i] * MIB, MIB / 2, dash, (size_t)(line + n - dash))) < 0)
             return rc;
     }
     return 0;

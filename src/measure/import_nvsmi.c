@@ -184,9 +184,8 @@ static int nvsmi_line(vs_import *im, void *state, const char *line, size_t n)
     if (!(run = vs_import_run(im, im->run_key ? im->run_key : "")))
         return VS_ENOMEM;
     gpus = json_object_get(run, "gpus");
-    json_array_foreach(gpus, k, g)
-        if (json_integer_value(json_object_get(g, "index")) == gpu)
-            return 0;
+    json_array_foreach(gpus, k,
+                       g) if (json_integer_value(json_object_get(g, "index")) == gpu) return 0;
     g = json_pack("{s:i, s:o, s:o, s:s}", "index", gpu, "name",
                   name[0] ? json_string(name) : json_null(), "total_bytes",
                   v[C_TOTAL].set ? json_integer((json_int_t)v[C_TOTAL].bytes) : json_null(),

@@ -22,26 +22,34 @@ typedef struct key_type {
 
 static const key_type common_keys[] = {
     {"type", T_STR}, {"host", T_STR}, {"rank", T_UINT}, {"local_rank", T_UINT}, {NULL, 0}};
-static const key_type run_keys[] = {
-    {"command", T_STR},     {"started", T_STR},     {"driver", T_STR},
-    {"nvml", T_STR},        {"memory_api", T_STR},  {"process_api", T_STR},
-    {"interval_ms", T_UINT}, {"gpus", T_GPUS},      {"process_memory", T_STR},
-    {NULL, 0}};
-static const key_type peak_keys[] = {
-    {"phase", T_STR},   {"gpu", T_GPU},       {"gpu_name", T_STR}, {"counter", T_STR},
-    {"scope", T_STR},   {"peak_bytes", T_UINT}, {"dims", T_DIMS},  {"time", T_STR},
-    {NULL, 0}};
-static const key_type end_keys[] = {
-    {"exit_status", T_INT},  {"signal", T_INT},       {"overflow_phase", T_STR},
-    {"oom_pattern", T_STR},  {"elapsed_ms", T_UINT},  {"timed_out", T_BOOL},
-    {"interrupted", T_BOOL}, {"leftovers", T_INT},    {"samples", T_UINT},
-    {"sampler_cpu_ns", T_UINT}, {NULL, 0}};
-static const key_type sample_keys[] = {{"t_ms", T_UINT},       {"phase", T_STR},
-                                       {"gpu", T_GPU},         {"used_bytes", T_UINT},
-                                       {"process_bytes", T_UINT}, {NULL, 0}};
-static const key_type gpu_keys[] = {{"index", T_GPU},         {"name", T_STR},
-                                    {"uuid", T_STR},          {"total_bytes", T_UINT},
-                                    {"total_basis", T_STR},   {"cuda_total_bytes", T_UINT},
+static const key_type run_keys[] = {{"command", T_STR},        {"started", T_STR},
+                                    {"driver", T_STR},         {"nvml", T_STR},
+                                    {"memory_api", T_STR},     {"process_api", T_STR},
+                                    {"interval_ms", T_UINT},   {"gpus", T_GPUS},
+                                    {"process_memory", T_STR}, {NULL, 0}};
+static const key_type peak_keys[] = {{"phase", T_STR},   {"gpu", T_GPU},   {"gpu_name", T_STR},
+                                     {"counter", T_STR}, {"scope", T_STR}, {"peak_bytes", T_UINT},
+                                     {"dims", T_DIMS},   {"time", T_STR},  {NULL, 0}};
+static const key_type end_keys[] = {{"exit_status", T_INT},
+                                    {"signal", T_INT},
+                                    {"overflow_phase", T_STR},
+                                    {"oom_pattern", T_STR},
+                                    {"elapsed_ms", T_UINT},
+                                    {"timed_out", T_BOOL},
+                                    {"interrupted", T_BOOL},
+                                    {"leftovers", T_INT},
+                                    {"samples", T_UINT},
+                                    {"sampler_cpu_ns", T_UINT},
+                                    {NULL, 0}};
+static const key_type sample_keys[] = {
+    {"t_ms", T_UINT},       {"phase", T_STR},          {"gpu", T_GPU},
+    {"used_bytes", T_UINT}, {"process_bytes", T_UINT}, {NULL, 0}};
+static const key_type gpu_keys[] = {{"index", T_GPU},
+                                    {"name", T_STR},
+                                    {"uuid", T_STR},
+                                    {"total_bytes", T_UINT},
+                                    {"total_basis", T_STR},
+                                    {"cuda_total_bytes", T_UINT},
                                     {NULL, 0}};
 
 static const key_type *find_key(const key_type *t, const char *k)
@@ -96,7 +104,8 @@ static int check_value(vs_import *im, const char *k, const json_t *v, int t)
         json_t *dv;
         if (!json_is_object(v))
             return vs_import_refuse(im, "\"dims\" must be an object of executed dims");
-        json_object_foreach((json_t *)v, dk, dv) {
+        json_object_foreach((json_t *)v, dk, dv)
+        {
             if (!vs_phasefd_name_valid(dk))
                 return vs_import_refuse(im, "executed dims (\"dims\") need names of A-Z a-z "
                                             "0-9 _ . : / + -");
@@ -110,7 +119,8 @@ static int check_value(vs_import *im, const char *k, const json_t *v, int t)
         json_t *g;
         if (!json_is_array(v))
             return vs_import_refuse(im, "\"gpus\" must be an array of GPUs");
-        json_array_foreach((json_t *)v, i, g) {
+        json_array_foreach((json_t *)v, i, g)
+        {
             if (!json_is_object(g))
                 return vs_import_refuse(im, "\"gpus\"[%zu] must be an object", i);
             if (check_keys(im, g, gpu_keys, "a GPU of \"gpus\"") < 0)
@@ -127,7 +137,8 @@ static int check_keys(vs_import *im, const json_t *obj, const key_type *own, con
 {
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)obj, k, v) {
+    json_object_foreach((json_t *)obj, k, v)
+    {
         const key_type *t = find_key(own, k);
         if (!t && own != gpu_keys)
             t = find_key(common_keys, k);
@@ -150,23 +161,24 @@ static int run_line(vs_import *im, json_t *h, json_t *j)
 {
     json_t *gpus = json_object_get(j, "gpus"), *g, *st = json_object_get(j, "started");
     size_t k;
-    if (json_is_null(json_object_get(h, "command")) && json_is_string(json_object_get(j, "command")))
+    if (json_is_null(json_object_get(h, "command")) &&
+        json_is_string(json_object_get(j, "command")))
         json_object_set(h, "command", json_object_get(j, "command"));
-    if (json_is_string(st) && (!json_is_string(json_object_get(h, "started")) ||
-                               strcmp(json_string_value(st),
-                                      json_string_value(json_object_get(h, "started"))) < 0))
+    if (json_is_string(st) &&
+        (!json_is_string(json_object_get(h, "started")) ||
+         strcmp(json_string_value(st), json_string_value(json_object_get(h, "started"))) < 0))
         json_object_set(h, "started", st);
     if (json_object_get(j, "driver"))
         json_object_set(h, "driver", json_object_get(j, "driver"));
     if (json_object_get(j, "nvml"))
         json_object_set(h, "nvml", json_object_get(j, "nvml"));
-    json_array_foreach(gpus, k, g) {
+    json_array_foreach(gpus, k, g)
+    {
         json_t *have, *list = json_object_get(h, "gpus");
         size_t q;
         int seen = 0;
-        json_array_foreach(list, q, have)
-            if (json_equal(json_object_get(have, "index"), json_object_get(g, "index")))
-                seen = 1;
+        json_array_foreach(list, q, have) if (json_equal(json_object_get(have, "index"),
+                                                         json_object_get(g, "index"))) seen = 1;
         if (!seen) {
             json_t *e = json_pack("{s:O?, s:O?, s:O?, s:O?}", "index", json_object_get(g, "index"),
                                   "name", json_object_get(g, "name"), "total_bytes",
@@ -204,11 +216,10 @@ static int peak_line(vs_import *im, json_t *j)
         !vs_phasefd_name_valid(counter))
         return vs_import_refuse(im, "a peak needs phase, counter and peak_bytes (a byte count "
                                     ">= 0)");
-    m = json_pack("{s:s, s:O?, s:O?, s:s, s:O?, s:O, s:o, s:O?, s:O?, s:O?}", "phase", phase,
-                  "gpu", json_object_get(j, "gpu"), "gpu_name", json_object_get(j, "gpu_name"),
-                  "counter", counter, "scope", json_is_string(scope) ? scope : NULL,
-                  "peak_bytes", peak, "dims",
-                  json_is_object(dims) ? json_deep_copy(dims) : json_object(), "host",
+    m = json_pack("{s:s, s:O?, s:O?, s:s, s:O?, s:O, s:o, s:O?, s:O?, s:O?}", "phase", phase, "gpu",
+                  json_object_get(j, "gpu"), "gpu_name", json_object_get(j, "gpu_name"), "counter",
+                  counter, "scope", json_is_string(scope) ? scope : NULL, "peak_bytes", peak,
+                  "dims", json_is_object(dims) ? json_deep_copy(dims) : json_object(), "host",
                   json_object_get(j, "host"), "rank", json_object_get(j, "rank"), "time",
                   json_object_get(j, "time"));
     if (!m)

@@ -26,10 +26,14 @@ static const struct {
     const char *key;
     const char *scope; /* NULL: a count */
 } keys[] = {
-    {"allocated_bytes.all.peak", "tensors"},  {"reserved_bytes.all.peak", "allocator"},
-    {"active_bytes.all.peak", "tensors"},     {"requested_bytes.all.peak", "tensors"},
-    {"allocated_bytes.all.current", "tensors"}, {"reserved_bytes.all.current", "allocator"},
-    {"num_ooms", NULL},                       {"num_alloc_retries", NULL},
+    {"allocated_bytes.all.peak", "tensors"},
+    {"reserved_bytes.all.peak", "allocator"},
+    {"active_bytes.all.peak", "tensors"},
+    {"requested_bytes.all.peak", "tensors"},
+    {"allocated_bytes.all.current", "tensors"},
+    {"reserved_bytes.all.current", "allocator"},
+    {"num_ooms", NULL},
+    {"num_alloc_retries", NULL},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -81,8 +85,7 @@ static int one_device(vs_import *im, torch_state *st, const json_t *obj, int gpu
         int rc, tl;
         if (!v)
             continue;
-        if (!json_is_integer(v) || json_integer_value(v) < 0)
-        {
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
             im->why_line = line_of(st->text.data, st->text.len, keys[k].key);
             return vs_import_refuse(im, "\"%s\" must be an integer >= 0", keys[k].key);
         }
@@ -90,8 +93,8 @@ static int one_device(vs_import *im, torch_state *st, const json_t *obj, int gpu
         tl = snprintf(text, sizeof text, "\"%s\": %lld", keys[k].key,
                       (long long)json_integer_value(v));
         if (keys[k].scope)
-            rc = vs_import_bytes(im, &at, counter, keys[k].scope,
-                                 (uint64_t)json_integer_value(v), 0, text, (size_t)tl);
+            rc = vs_import_bytes(im, &at, counter, keys[k].scope, (uint64_t)json_integer_value(v),
+                                 0, text, (size_t)tl);
         else
             rc = vs_import_count(im, &at, counter, json_integer(json_integer_value(v)), "events",
                                  text, (size_t)tl);
@@ -127,13 +130,13 @@ static int torch_finish(vs_import *im, void *state)
     if (!st->started || st->text.len == 0)
         return 0;
     root = json_loadb(st->text.data, st->text.len, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-    {
+    if (!root) {
         im->why_line = je.line > 0 ? (size_t)je.line : 1;
         return vs_import_refuse(im, "%s", je.text);
     }
     if (json_is_array(root)) {
-        json_array_foreach(root, i, v) {
+        json_array_foreach(root, i, v)
+        {
             if (i > VS_IMPORT_GPU_MAX || !json_is_object(v)) {
                 im->why_line = 1;
                 rc = vs_import_refuse(im, "an array of memory_stats() objects, one per GPU");
@@ -143,7 +146,8 @@ static int torch_finish(vs_import *im, void *state)
                 break;
         }
     } else if (json_is_object(root)) {
-        json_object_foreach(root, k, v) {
+        json_object_foreach(root, k, v)
+        {
             if (json_is_object(v)) {
                 int g = device_key(k);
                 any = 1;

@@ -8,7 +8,7 @@
  * torchtune/utils/memory.py divided by 1e9 and printed "GB": each figure is
  * read with the unit it prints. Its dict form "Memory Stats after model init:
  * {'peak_memory_active': 9.478172672, ...}" (torchtune.utils.memory_stats_log)
- * is in GB of 1e9. The training loop's metric lines "Step 1 | loss:... 
+ * is in GB of 1e9. The training loop's metric lines "Step 1 | loss:...
  * peak_memory_active:47.32 peak_memory_alloc:... peak_memory_reserved:..."
  * carry get_memory_stats's figures without a unit: GiB (torchtune.training).
  * Phases: "model_init" for the stats after model init, "train" for steps (the

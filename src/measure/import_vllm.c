@@ -112,10 +112,16 @@ static int match_at(const char *s, size_t n, const phrase *ph)
 
 static int vllm_sniff(const char *line, size_t n)
 {
-    static const char *const marks[] = {
-        "Memory profiling results", "Model loading took", "Loading model weights took",
-        "GPU KV cache size:", "Maximum concurrency for", "# GPU blocks:", "# CUDA blocks:",
-        "Available KV cache memory:", "vLLM", NULL};
+    static const char *const marks[] = {"Memory profiling results",
+                                        "Model loading took",
+                                        "Loading model weights took",
+                                        "GPU KV cache size:",
+                                        "Maximum concurrency for",
+                                        "# GPU blocks:",
+                                        "# CUDA blocks:",
+                                        "Available KV cache memory:",
+                                        "vLLM",
+                                        NULL};
     size_t i;
     for (i = 0; marks[i]; i++)
         if (vs_import_find(line, n, marks[i], 0))

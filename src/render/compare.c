@@ -18,12 +18,15 @@ static void amount(char *out, size_t n, int has, int64_t v)
     snprintf(out, n, "%s%s", v < 0 ? "-" : "", b);
 }
 
-static json_t *int_or_null(int has, int64_t v) { return has ? json_integer(v) : json_null(); }
+static json_t *int_or_null(int has, int64_t v)
+{
+    return has ? json_integer(v) : json_null();
+}
 
 int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **payload)
 {
-    static const char *const headers[] = {"class", "estimated", "measured", "from",
-                                          "estimate - measured", "status"};
+    static const char *const headers[] = {"class", "estimated",           "measured",
+                                          "from",  "estimate - measured", "status"};
     vs_table *t = vs_table_new(6, headers);
     json_t *rows = json_array();
     int k;
@@ -57,14 +60,14 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
         cells[5] = status;
         vs_table_add_row(t, cells);
         json_array_append_new(
-            rows, json_pack("{s:s, s:o, s:o, s:o, s:s, s:I, s:o, s:I}", "class", r->cls,
-                            "estimated_bytes", int_or_null(r->has_estimate, r->estimated_bytes),
-                            "measured_bytes", int_or_null(r->has_measured, r->measured_bytes),
-                            "delta_bytes", int_or_null(r->has_delta, r->delta_bytes), "status",
-                            r->status, "resolution_bytes", (json_int_t)r->resolution_bytes,
-                            "measured_from",
-                            r->measured_from ? json_string(r->measured_from) : json_null(),
-                            "unknown", (json_int_t)r->unknown));
+            rows,
+            json_pack("{s:s, s:o, s:o, s:o, s:s, s:I, s:o, s:I}", "class", r->cls,
+                      "estimated_bytes", int_or_null(r->has_estimate, r->estimated_bytes),
+                      "measured_bytes", int_or_null(r->has_measured, r->measured_bytes),
+                      "delta_bytes", int_or_null(r->has_delta, r->delta_bytes), "status", r->status,
+                      "resolution_bytes", (json_int_t)r->resolution_bytes, "measured_from",
+                      r->measured_from ? json_string(r->measured_from) : json_null(), "unknown",
+                      (json_int_t)r->unknown));
     }
     if (c->gpu >= 0)
         vs_buf_printf(text, "estimate against measurement on GPU %d, per GPU of %u\n", c->gpu,
@@ -74,13 +77,16 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
                       c->gpus);
     vs_table_text(t, text);
     if (c->under)
-        vs_buf_printf(text, "%zu under-estimate(s) (!): the estimate is below what was measured "
-                            "by more than the printed figures' rounding\n",
+        vs_buf_printf(text,
+                      "%zu under-estimate(s) (!): the estimate is below what was measured "
+                      "by more than the printed figures' rounding\n",
                       c->under);
     vs_buf_puts(text, "unaccounted = the measured total minus the measured parts; a printed "
                       "figure is rounded: resolution_bytes says by how much\n");
-    vs_buf_printf(html, "<p>estimate against measurement%s</p>", c->under ? " (under-estimates "
-                                                                            "flagged)" : "");
+    vs_buf_printf(html, "<p>estimate against measurement%s</p>",
+                  c->under ? " (under-estimates "
+                             "flagged)"
+                           : "");
     vs_table_html(t, html);
     vs_table_free(t);
     *payload = json_pack("{s:s, s:o, s:o, s:I, s:I}", "kind", "compare", "rows", rows, "gpu",

@@ -7,9 +7,9 @@
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 
-static const char *const class_names[VS_CMP_NROWS] = {
-    "weights", "kv_cache", "activations", "non_torch", "cuda_graphs", "other", "unaccounted",
-    "total"};
+static const char *const class_names[VS_CMP_NROWS] = {"weights",     "kv_cache",    "activations",
+                                                      "non_torch",   "cuda_graphs", "other",
+                                                      "unaccounted", "total"};
 
 /* Which counter stands for which class. Several counters of one class are
  * the same quantity as different programs print it (a llama.cpp buffer line
@@ -35,8 +35,8 @@ static const struct {
 
 /* Totals, most telling first: what the device had in use, else what the
  * engine says it holds. */
-static const char *const totals[] = {"nvml.device_used", "nvidia-smi.memory.used",
-                                     "llamacpp.self", "vllm.usable_memory", NULL};
+static const char *const totals[] = {"nvml.device_used", "nvidia-smi.memory.used", "llamacpp.self",
+                                     "vllm.usable_memory", NULL};
 
 int vs_compare_counter_class(const char *counter)
 {
@@ -78,7 +78,10 @@ static int component_class(const char *name, const char *cls)
     return VS_CMP_OTHER;
 }
 
-static int overflow(vs_error *err) { return vs_error_set(err, VS_EUNIT, "compare: bytes overflow"); }
+static int overflow(vs_error *err)
+{
+    return vs_error_set(err, VS_EUNIT, "compare: bytes overflow");
+}
 
 /* 1 when m is a current byte measurement on gpu (or with no GPU). */
 static int counts(const json_t *m, int gpu)
@@ -168,7 +171,8 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *er
     }
     /* the GPU compared: the lowest index a mapped measurement names */
     if (gpu < 0) {
-        vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+        vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+        {
             json_t *g = json_object_get(m, "gpu");
             if (json_is_integer(g) &&
                 vs_compare_counter_class(json_string_value(json_object_get(m, "counter"))) >= 0 &&
@@ -178,7 +182,8 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *er
     }
     out->gpu = gpu;
     /* measurements: the largest of a class's counters */
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    {
         const char *counter = json_string_value(json_object_get(m, "counter"));
         int c = vs_compare_counter_class(counter);
         int64_t b;
@@ -219,7 +224,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *er
             u->resolution_bytes = res;
             u->measured_from = t->measured_from;
             u->status = (u->measured_bytes < 0 ? (uint64_t)(-u->measured_bytes)
-                                                : (uint64_t)u->measured_bytes) > res
+                                               : (uint64_t)u->measured_bytes) > res
                             ? "unaccounted"
                             : "accounted";
         } else {

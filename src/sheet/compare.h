@@ -35,25 +35,25 @@ enum {
 };
 
 typedef struct vs_compare_row {
-    const char *cls;           /* "weights", ..., "unaccounted", "total" (static) */
-    int has_estimate;          /* at least one component of the class is known */
-    size_t unknown;            /* components of the class with unknown bytes */
-    int64_t estimated_bytes;   /* per GPU */
+    const char *cls;         /* "weights", ..., "unaccounted", "total" (static) */
+    int has_estimate;        /* at least one component of the class is known */
+    size_t unknown;          /* components of the class with unknown bytes */
+    int64_t estimated_bytes; /* per GPU */
     int has_measured;
     int64_t measured_bytes;    /* per GPU (unaccounted: may be negative) */
     uint64_t resolution_bytes; /* how far the printed figures may be from the bytes */
     const char *measured_from; /* the counter taken (borrowed from the sheet), or NULL */
     int has_delta;
-    int64_t delta_bytes;       /* estimated - measured */
-    const char *status;        /* "under-estimate", "covers", "not measured",
-                                  "not estimated", "unaccounted", "accounted" (static) */
+    int64_t delta_bytes; /* estimated - measured */
+    const char *status;  /* "under-estimate", "covers", "not measured",
+                            "not estimated", "unaccounted", "accounted" (static) */
 } vs_compare_row;
 
 typedef struct vs_compare {
     vs_compare_row rows[VS_CMP_NROWS];
-    int gpu;           /* the GPU compared, -1: measurements with no GPU only */
-    unsigned gpus;     /* GPUs of the placement */
-    size_t under;      /* rows flagged under-estimate */
+    int gpu;       /* the GPU compared, -1: measurements with no GPU only */
+    unsigned gpus; /* GPUs of the placement */
+    size_t under;  /* rows flagged under-estimate */
 } vs_compare;
 
 /* The class a measurement counter stands for ("vllm.model_weights" ->

@@ -22,16 +22,25 @@ static double now_ms(void)
 }
 
 static const char *const vllm_lines[] = {
-    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:32:03 [loader.py:458] Loading weights took 2.72 seconds",
-    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:00 [gpu_model_runner.py:1316] Model loading took 14.9889 GiB and 3.652170 seconds",
-    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:06 [backends.py:420] Using cache directory: /home/u/.cache/vllm/torch_compile_cache/0dd1850a5d/rank_0_0 for vLLM's torch.compile",
-    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:12 [monitor.py:33] torch.compile takes 6.41 s in total",
-    "(VllmWorker rank=%d pid=4%d) INFO 10-03 16:22:17 [gpu_worker.py:298] Available KV cache memory: 6.51 GiB",
-    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:13 [kv_cache_utils.py:634] GPU KV cache size: 158,656 tokens",
-    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:13 [kv_cache_utils.py:637] Maximum concurrency for 32,768 tokens per request: 4.84x",
+    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:32:03 [loader.py:458] Loading weights took 2.72 "
+    "seconds",
+    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:00 [gpu_model_runner.py:1316] Model loading "
+    "took 14.9889 GiB and 3.652170 seconds",
+    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:06 [backends.py:420] Using cache directory: "
+    "/home/u/.cache/vllm/torch_compile_cache/0dd1850a5d/rank_0_0 for vLLM's torch.compile",
+    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:12 [monitor.py:33] torch.compile takes 6.41 s "
+    "in total",
+    "(VllmWorker rank=%d pid=4%d) INFO 10-03 16:22:17 [gpu_worker.py:298] Available KV cache "
+    "memory: 6.51 GiB",
+    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:13 [kv_cache_utils.py:634] GPU KV cache size: "
+    "158,656 tokens",
+    "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:33:13 [kv_cache_utils.py:637] Maximum concurrency "
+    "for 32,768 tokens per request: 4.84x",
     "INFO:     127.0.0.1:5%d%d - \"POST /v1/completions HTTP/1.1\" 200 OK",
-    "(VllmWorker rank=%d pid=4%d) INFO 12-19 22:58:41 model_runner.py:1535] Graph capturing finished in 14 secs, took 0.21 GiB",
-    "INFO 04-12 08:21:1%d [metrics.py:%d] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 84.1 tokens/s, Running: 1 reqs",
+    "(VllmWorker rank=%d pid=4%d) INFO 12-19 22:58:41 model_runner.py:1535] Graph capturing "
+    "finished in 14 secs, took 0.21 GiB",
+    "INFO 04-12 08:21:1%d [metrics.py:%d] Avg prompt throughput: 0.0 tokens/s, Avg generation "
+    "throughput: 84.1 tokens/s, Running: 1 reqs",
 };
 
 static const char *const llama_lines[] = {

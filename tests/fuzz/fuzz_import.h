@@ -44,7 +44,8 @@ static int vs_fuzz_import(const char *format, const uint8_t *data, size_t size)
     if (rc != 0 && rc != VS_IMPORT_REFUSED)
         __builtin_trap(); /* no other failure than memory, which a fuzzer does not run short of */
     if (rc == 0) {
-        json_array_foreach(im.items, i, m) {
+        json_array_foreach(im.items, i, m)
+        {
             json_t *c = json_deep_copy(m), *t = json_object_get(m, "text");
             vs_error err;
             if (!json_is_integer(json_object_get(m, "peak_bytes")) &&

@@ -22,16 +22,24 @@ static const char *SHEET =
     "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"cmp\", "
     "\"card\": {\"params\": 8030261248, \"format\": \"bf16\"}, "
     "\"components\": ["
-    " {\"name\": \"kv\", \"bytes\": 53687091200, \"status\": \"estimated\", \"class\": \"kv_cache\"},"
-    " {\"name\": \"activation_peak\", \"bytes\": 1610612736, \"status\": \"estimated\", \"class\": \"activations\"},"
+    " {\"name\": \"kv\", \"bytes\": 53687091200, \"status\": \"estimated\", \"class\": "
+    "\"kv_cache\"},"
+    " {\"name\": \"activation_peak\", \"bytes\": 1610612736, \"status\": \"estimated\", \"class\": "
+    "\"activations\"},"
     " {\"name\": \"non_torch\", \"bytes\": null, \"status\": \"unknown\", \"class\": \"other\"}],"
     "\"measurements\": ["
-    " {\"phase\": \"startup\", \"counter\": \"vllm.model_weights\", \"peak_bytes\": 16063177687, \"resolution_bytes\": 5368709},"
-    " {\"phase\": \"startup\", \"counter\": \"vllm.kv_cache_memory\", \"peak_bytes\": 57219701801, \"resolution_bytes\": 5368709},"
-    " {\"phase\": \"startup\", \"counter\": \"vllm.activation_peak\", \"peak_bytes\": 1352914698, \"resolution_bytes\": 5368709},"
-    " {\"phase\": \"startup\", \"counter\": \"vllm.non_torch_memory\", \"peak_bytes\": 1921997865, \"resolution_bytes\": 5368709},"
-    " {\"phase\": \"startup\", \"counter\": \"vllm.usable_memory\", \"peak_bytes\": 76547054633, \"resolution_bytes\": 5368709},"
-    " {\"phase\": \"startup\", \"counter\": \"vllm.kv_cache_tokens\", \"peak_bytes\": null, \"value\": 158656, \"unit\": \"tokens\"}]}";
+    " {\"phase\": \"startup\", \"counter\": \"vllm.model_weights\", \"peak_bytes\": 16063177687, "
+    "\"resolution_bytes\": 5368709},"
+    " {\"phase\": \"startup\", \"counter\": \"vllm.kv_cache_memory\", \"peak_bytes\": 57219701801, "
+    "\"resolution_bytes\": 5368709},"
+    " {\"phase\": \"startup\", \"counter\": \"vllm.activation_peak\", \"peak_bytes\": 1352914698, "
+    "\"resolution_bytes\": 5368709},"
+    " {\"phase\": \"startup\", \"counter\": \"vllm.non_torch_memory\", \"peak_bytes\": 1921997865, "
+    "\"resolution_bytes\": 5368709},"
+    " {\"phase\": \"startup\", \"counter\": \"vllm.usable_memory\", \"peak_bytes\": 76547054633, "
+    "\"resolution_bytes\": 5368709},"
+    " {\"phase\": \"startup\", \"counter\": \"vllm.kv_cache_tokens\", \"peak_bytes\": null, "
+    "\"value\": 158656, \"unit\": \"tokens\"}]}";
 
 START_TEST(classes_against_vllm)
 {
@@ -78,8 +86,9 @@ START_TEST(classes_against_vllm)
         ck_assert_int_eq(json_integer_value(json_object_get(kv, "measured_bytes")), 57219701801LL);
         ck_assert_int_eq(json_integer_value(json_object_get(kv, "delta_bytes")), -3532610601LL);
         ck_assert_str_eq(json_string_value(json_object_get(kv, "status")), "under-estimate");
-        ck_assert(json_is_null(json_object_get(
-            json_array_get(json_object_get(payload, "rows"), VS_CMP_UNACCOUNTED), "estimated_bytes")));
+        ck_assert(json_is_null(
+            json_object_get(json_array_get(json_object_get(payload, "rows"), VS_CMP_UNACCOUNTED),
+                            "estimated_bytes")));
     }
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&text), "under-estimate (!)"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), "<table"));
@@ -96,18 +105,24 @@ END_TEST
  * larger), never added. */
 START_TEST(placement_gpu_and_alternatives)
 {
-    const char *text =
-        "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"tp\", "
-        "\"card\": {\"params\": 1000, \"format\": \"fp16\"}, "
-        "\"placement\": {\"kind\": \"tensor\", \"gpus\": 2, \"stage\": null},"
-        "\"components\": [{\"name\": \"kv\", \"bytes\": 4000, \"status\": \"estimated\", \"class\": \"kv_cache\"},"
-        " {\"name\": \"act\", \"bytes\": 300, \"status\": \"estimated\", \"class\": \"activations\"}],"
-        "\"measurements\": ["
-        " {\"phase\": \"load\", \"gpu\": 0, \"counter\": \"llamacpp.model_buffer\", \"peak_bytes\": 990},"
-        " {\"phase\": \"exit\", \"gpu\": 0, \"counter\": \"llamacpp.model\", \"peak_bytes\": 1048576, \"resolution_bytes\": 524288},"
-        " {\"phase\": \"load\", \"gpu\": 1, \"counter\": \"llamacpp.kv_buffer\", \"peak_bytes\": 99999},"
-        " {\"phase\": \"load\", \"gpu\": 0, \"counter\": \"llamacpp.kv_buffer\", \"peak_bytes\": 2000},"
-        " {\"phase\": \"exit\", \"gpu\": 0, \"counter\": \"llamacpp.self\", \"peak_bytes\": 1051000}]}";
+    const char *text = "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"tp\", "
+                       "\"card\": {\"params\": 1000, \"format\": \"fp16\"}, "
+                       "\"placement\": {\"kind\": \"tensor\", \"gpus\": 2, \"stage\": null},"
+                       "\"components\": [{\"name\": \"kv\", \"bytes\": 4000, \"status\": "
+                       "\"estimated\", \"class\": \"kv_cache\"},"
+                       " {\"name\": \"act\", \"bytes\": 300, \"status\": \"estimated\", \"class\": "
+                       "\"activations\"}],"
+                       "\"measurements\": ["
+                       " {\"phase\": \"load\", \"gpu\": 0, \"counter\": \"llamacpp.model_buffer\", "
+                       "\"peak_bytes\": 990},"
+                       " {\"phase\": \"exit\", \"gpu\": 0, \"counter\": \"llamacpp.model\", "
+                       "\"peak_bytes\": 1048576, \"resolution_bytes\": 524288},"
+                       " {\"phase\": \"load\", \"gpu\": 1, \"counter\": \"llamacpp.kv_buffer\", "
+                       "\"peak_bytes\": 99999},"
+                       " {\"phase\": \"load\", \"gpu\": 0, \"counter\": \"llamacpp.kv_buffer\", "
+                       "\"peak_bytes\": 2000},"
+                       " {\"phase\": \"exit\", \"gpu\": 0, \"counter\": \"llamacpp.self\", "
+                       "\"peak_bytes\": 1051000}]}";
     json_t *sheet = NULL;
     vs_error err;
     vs_compare c;

@@ -51,13 +51,16 @@ static json_t *find(const vs_import *im, const char *counter, int gpu, int rank)
 {
     size_t i;
     json_t *m;
-    json_array_foreach(im->items, i, m) {
+    json_array_foreach(im->items, i, m)
+    {
         json_t *g = json_object_get(m, "gpu"), *r = json_object_get(m, "rank");
         if (strcmp(json_string_value(json_object_get(m, "counter")), counter) != 0)
             continue;
-        if (gpu != -2 && (gpu < 0 ? !json_is_null(g) : !json_is_integer(g) || json_integer_value(g) != gpu))
+        if (gpu != -2 &&
+            (gpu < 0 ? !json_is_null(g) : !json_is_integer(g) || json_integer_value(g) != gpu))
             continue;
-        if (rank != -2 && (rank < 0 ? !json_is_null(r) : !json_is_integer(r) || json_integer_value(r) != rank))
+        if (rank != -2 &&
+            (rank < 0 ? !json_is_null(r) : !json_is_integer(r) || json_integer_value(r) != rank))
             continue;
         return m;
     }
@@ -74,8 +77,7 @@ static void expect_bytes(const vs_import *im, const char *counter, int gpu, int 
     ck_assert(json_is_string(json_object_get(m, "text")));
 }
 
-static void expect_count(const vs_import *im, const char *counter, double value,
-                         const char *unit)
+static void expect_count(const vs_import *im, const char *counter, double value, const char *unit)
 {
     json_t *m = find(im, counter, -2, -2);
     ck_assert_msg(m != NULL, "no %s", counter);
@@ -126,9 +128,9 @@ START_TEST(vllm_v0_one_line)
     expect_count(&im, "vllm.cpu_blocks", 2048, "blocks");
     expect_count(&im, "vllm.tokens_per_request", 20000, "tokens");
     expect_count(&im, "vllm.max_concurrency", 1.56, "x");
-    ck_assert_str_eq(json_string_value(json_object_get(find(&im, "vllm.model_weights", -1, -1),
-                                                       "text")),
-                     "Loading model weights took 14.9888 GB");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(find(&im, "vllm.model_weights", -1, -1), "text")),
+        "Loading model weights took 14.9888 GB");
     vs_import_clear(&im);
 }
 END_TEST
@@ -143,18 +145,19 @@ START_TEST(vllm_v0_block_and_breakdown)
     vs_import im;
     ck_assert_int_eq(vs_import_init(&im), 0);
     im.run_key = "log";
-    ck_assert_int_eq(feed(imp("vllm"), &im,
-                          "INFO 12-13 19:54:18 worker.py:243] Memory profiling results:\n"
-                          "INFO 12-13 19:54:18 worker.py:243] duration     0.75 seconds\n"
-                          "INFO 12-13 19:54:18 worker.py:243] total_gpu_memory     79.22GiB\n"
-                          "INFO 12-13 19:54:18 worker.py:243] gpu_memory_utilization       0.90\n"
-                          "INFO 12-13 19:54:18 worker.py:243] the current vLLM instance can use    71.29GiB\n"
-                          "INFO 12-13 19:54:18 worker.py:243] model weights take   14.96GiB\n"
-                          "INFO 12-13 19:54:18 worker.py:243] non_torch_memory     1.79GiB\n"
-                          "INFO 12-13 19:54:18 worker.py:243] PyTorch activation peak memory       1.26GiB\n"
-                          "INFO 12-13 19:54:18 worker.py:243] available_kv_cache_memory    53.29GiB\n",
-                          NULL),
-                     0);
+    ck_assert_int_eq(
+        feed(imp("vllm"), &im,
+             "INFO 12-13 19:54:18 worker.py:243] Memory profiling results:\n"
+             "INFO 12-13 19:54:18 worker.py:243] duration     0.75 seconds\n"
+             "INFO 12-13 19:54:18 worker.py:243] total_gpu_memory     79.22GiB\n"
+             "INFO 12-13 19:54:18 worker.py:243] gpu_memory_utilization       0.90\n"
+             "INFO 12-13 19:54:18 worker.py:243] the current vLLM instance can use    71.29GiB\n"
+             "INFO 12-13 19:54:18 worker.py:243] model weights take   14.96GiB\n"
+             "INFO 12-13 19:54:18 worker.py:243] non_torch_memory     1.79GiB\n"
+             "INFO 12-13 19:54:18 worker.py:243] PyTorch activation peak memory       1.26GiB\n"
+             "INFO 12-13 19:54:18 worker.py:243] available_kv_cache_memory    53.29GiB\n",
+             NULL),
+        0);
     /* 79.22 x 2^30 = 85061827297.28; 71.29 x 2^30 = 76547054632.96;
      * 14.96 x 2^30 = 16063177687.04; 1.79 x 2^30 = 1921997864.96;
      * 1.26 x 2^30 = 1352914698.24; 53.29 x 2^30 = 57219701800.96 */
@@ -169,14 +172,16 @@ START_TEST(vllm_v0_block_and_breakdown)
     ck_assert_int_eq(vs_import_init(&im), 0);
     im.run_key = "log";
     ck_assert_int_eq(
-        feed(imp("vllm"), &im,
-             "INFO 01-16 09:40:00 worker.py:238] the current vLLM instance can use total_gpu_memory "
-             "(79.22GiB) x gpu_memory_utilization (0.90) = 71.29GiB\n"
-             "INFO 01-16 09:40:00 worker.py:238] model weights take 19.86GiB; non_torch_memory takes "
-             "0.16GiB; PyTorch activation peak memory takes 36.63GiB; the rest of the memory "
-             "reserved for KV Cache is 14.65GiB.\n"
-             "INFO 01-16 09:40:00 executor_base.py:95] # CUDA blocks: 6001, # CPU blocks: 1638\n",
-             NULL),
+        feed(
+            imp("vllm"), &im,
+            "INFO 01-16 09:40:00 worker.py:238] the current vLLM instance can use total_gpu_memory "
+            "(79.22GiB) x gpu_memory_utilization (0.90) = 71.29GiB\n"
+            "INFO 01-16 09:40:00 worker.py:238] model weights take 19.86GiB; non_torch_memory "
+            "takes "
+            "0.16GiB; PyTorch activation peak memory takes 36.63GiB; the rest of the memory "
+            "reserved for KV Cache is 14.65GiB.\n"
+            "INFO 01-16 09:40:00 executor_base.py:95] # CUDA blocks: 6001, # CPU blocks: 1638\n",
+            NULL),
         0);
     expect_bytes(&im, "vllm.usable_memory", -1, -1, 76547054633LL, 5368709);
     expect_bytes(&im, "vllm.total_gpu_memory", -1, -1, 85061827297LL, 5368709);
@@ -377,9 +382,9 @@ START_TEST(llamacpp_breakdown)
     expect_bytes(&im, "llamacpp.Host.self", -1, -1, 197LL * 1048576, 524288);
     expect_bytes(&im, "llamacpp.Host.model", -1, -1, 166LL * 1048576, 524288);
     expect_bytes(&im, "llamacpp.Host.compute", -1, -1, 30LL * 1048576, 524288);
-    ck_assert_str_eq(json_string_value(json_object_get(find(&im, "llamacpp.model", 0, -1),
-                                                       "gpu_name")),
-                     "CUDA0");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(find(&im, "llamacpp.model", 0, -1), "gpu_name")),
+        "CUDA0");
     vs_import_clear(&im);
 
     ck_assert_int_eq(vs_import_init(&im), 0);
@@ -429,13 +434,12 @@ START_TEST(torchtune_stats)
 
     ck_assert_int_eq(vs_import_init(&im), 0);
     im.run_key = "log";
-    ck_assert_int_eq(
-        feed(imp("torchtune"), &im,
-             "INFO:torchtune.utils.logging:Memory Stats after model init:\n"
-             "{'peak_memory_active': 9.478172672, 'peak_memory_alloc': 8.953868288, "
-             "'peak_memory_reserved': 11.112808448}\n",
-             NULL),
-        0);
+    ck_assert_int_eq(feed(imp("torchtune"), &im,
+                          "INFO:torchtune.utils.logging:Memory Stats after model init:\n"
+                          "{'peak_memory_active': 9.478172672, 'peak_memory_alloc': 8.953868288, "
+                          "'peak_memory_reserved': 11.112808448}\n",
+                          NULL),
+                     0);
     /* GB of 1e9, nine decimals: exact bytes, resolution 0.0000000005 GB = 0.5 -> 1 */
     expect_bytes(&im, "torchtune.peak_memory_active", -1, -1, 9478172672LL, 1);
     expect_bytes(&im, "torchtune.peak_memory_alloc", -1, -1, 8953868288LL, 1);
@@ -445,14 +449,15 @@ START_TEST(torchtune_stats)
     ck_assert_int_eq(vs_import_init(&im), 0);
     im.run_key = "log";
     ck_assert_int_eq(
-        feed(imp("torchtune"), &im,
-             "Step 1 | loss:2.4555773735046387 lr:2e-05 tokens_per_second_per_gpu:46.73149108886719 "
-             "peak_memory_active:47.32469987869263 peak_memory_alloc:52.001708984375 "
-             "peak_memory_reserved:52.001708984375 \n"
-             "Step 2 | loss:1.4622046947479248 lr:2e-05 tokens_per_second_per_gpu:45.71133041381836 "
-             "peak_memory_active:47.32469987869263 peak_memory_alloc:53.99104309082031 "
-             "peak_memory_reserved:53.99104309082031 \n",
-             NULL),
+        feed(
+            imp("torchtune"), &im,
+            "Step 1 | loss:2.4555773735046387 lr:2e-05 tokens_per_second_per_gpu:46.73149108886719 "
+            "peak_memory_active:47.32469987869263 peak_memory_alloc:52.001708984375 "
+            "peak_memory_reserved:52.001708984375 \n"
+            "Step 2 | loss:1.4622046947479248 lr:2e-05 tokens_per_second_per_gpu:45.71133041381836 "
+            "peak_memory_active:47.32469987869263 peak_memory_alloc:53.99104309082031 "
+            "peak_memory_reserved:53.99104309082031 \n",
+            NULL),
         0);
     /* the largest step kept: 53.99104309082031 GiB. 53.99104309082031 x 2^30 =
      * 57972441088.0 (bytes / 2^30 printed by Python's repr: exact to the byte);
@@ -509,9 +514,8 @@ START_TEST(nvsmi_csv)
 
     ck_assert_int_eq(vs_import_init(&im), 0);
     im.run_key = "log";
-    ck_assert_int_eq(feed(imp("nvidia-smi"), &im, "0, NVIDIA H100 80GB HBM3, 81559 MiB, 412 MiB\n",
-                          NULL),
-                     0);
+    ck_assert_int_eq(
+        feed(imp("nvidia-smi"), &im, "0, NVIDIA H100 80GB HBM3, 81559 MiB, 412 MiB\n", NULL), 0);
     expect_bytes(&im, "nvidia-smi.memory.total", 0, -1, 85520809984LL, 524288);
     vs_import_clear(&im);
 }
@@ -574,13 +578,17 @@ START_TEST(malformed_refused_with_line)
         {"probe", "{\"type\":\"run\",\"gpus\":[{\"index\":0,\"total_bytes\":-5}]}\n",
          "\"total_bytes\"", 1},
         {"probe",
-         "{\"type\":\"peak\",\"phase\":\"p\",\"counter\":\"c\",\"peak_bytes\":1,\"scope\":\"dev\\nice\"}\n",
+         "{\"type\":\"peak\",\"phase\":\"p\",\"counter\":\"c\",\"peak_bytes\":1,\"scope\":"
+         "\"dev\\nice\"}\n",
          "control character", 1},
-        {"probe", "{\"type\":\"peak\",\"phase\":\"p\",\"counter\":\"c\",\"peak_bytes\":1,\"evil\":1}\n",
+        {"probe",
+         "{\"type\":\"peak\",\"phase\":\"p\",\"counter\":\"c\",\"peak_bytes\":1,\"evil\":1}\n",
          "unknown key", 1},
         {"probe", "{\"type\":\"peak\",\"phase\":\"p\",\"counter\":\"c\",\"peak_bytes\":-1}\n",
          "peak_bytes", 1},
-        {"probe", "{\"type\":\"peak\",\"phase\":\"p\",\"counter\":\"c\",\"peak_bytes\":9223372036854775808}\n",
+        {"probe",
+         "{\"type\":\"peak\",\"phase\":\"p\",\"counter\":\"c\",\"peak_bytes\":9223372036854775808}"
+         "\n",
          "too big", 1},
         {"probe", "{\"type\":\"magic\"}\n", "unknown \"type\"", 1},
         {"probe", "{\"type\":\"run\",\"gpus\":[{\"index\":0,\"evil\":true}]}\n", "unknown key", 1},
@@ -588,13 +596,15 @@ START_TEST(malformed_refused_with_line)
          "llama_memory_breakdown_print: |   - CUDA0 (X) | 10 = 1 + (9 = 1 + 1 + 1) + 0 |\n",
          "does not add up", 1},
         {"llamacpp",
-         "llama_memory_breakdown_print: |   - CUDA0 (X) | 99999999999999 = 1 + (9 = 7 + 1 + 1) + 0 |\n",
+         "llama_memory_breakdown_print: |   - CUDA0 (X) | 99999999999999 = 1 + (9 = 7 + 1 + 1) + 0 "
+         "|\n",
          "beyond 2^63", 1},
         {"llamacpp", "load_tensors: CUDA0 model buffer size = 99999999999999999 MiB\n",
          "beyond 2^63", 1},
         {"torchtune", "ok\n  GPU peak memory allocation: lots\n", "needs a figure", 2},
-        {"nvidia-smi", "index, name, memory.total [MiB], memory.used [MiB]\nzero, X, 1 MiB, 1 MiB\n",
-         "\"index\"", 2},
+        {"nvidia-smi",
+         "index, name, memory.total [MiB], memory.used [MiB]\nzero, X, 1 MiB, 1 MiB\n", "\"index\"",
+         2},
         {"nvidia-smi", "index, name, memory.total [MiB], memory.used [MiB]\n0, X, 1 MiB, lots\n",
          "figure", 2},
         {"nvidia-smi", "index, name, memory.total, memory.used\n0, X, 1, 2\n", "unit", 2},
@@ -610,7 +620,8 @@ START_TEST(malformed_refused_with_line)
         size_t line = 0;
         ck_assert_int_eq(vs_import_init(&im), 0);
         im.run_key = strcmp(bad[k].format, "probe") ? "log" : NULL;
-        ck_assert_msg(feed(imp(bad[k].format), &im, bad[k].text, &line) == VS_IMPORT_REFUSED, "%zu accepted", k);
+        ck_assert_msg(feed(imp(bad[k].format), &im, bad[k].text, &line) == VS_IMPORT_REFUSED,
+                      "%zu accepted", k);
         ck_assert_msg(strstr(im.why, bad[k].needle) != NULL, "%zu: '%s' lacks '%s'", k, im.why,
                       bad[k].needle);
         ck_assert_msg(line == bad[k].line, "%zu: line %zu, not %zu", k, line, bad[k].line);
@@ -689,7 +700,8 @@ START_TEST(verb_refuses_and_reads_back)
         "{\"type\":\"run\",\"driver\":{\"evil\":[1,2]},\"gpus\":[]}\n",
         "{\"type\":\"run\",\"gpus\":[{\"index\":\"zero\"}]}\n",
         "{\"type\":\"run\",\"gpus\":[{\"index\":0,\"total_bytes\":-5}]}\n",
-        "{\"type\":\"peak\",\"phase\":\"p\",\"gpu\":0,\"counter\":\"c\",\"scope\":\"a\\nb\",\"peak_bytes\":1}\n",
+        "{\"type\":\"peak\",\"phase\":\"p\",\"gpu\":0,\"counter\":\"c\",\"scope\":\"a\\nb\",\"peak_"
+        "bytes\":1}\n",
     };
     vs_interp *ip;
     vs_error err;
@@ -705,9 +717,10 @@ START_TEST(verb_refuses_and_reads_back)
     ck_assert_int_eq(exec(ip, "sheet \"imp\"", &p, &err), 0);
     json_decref(p);
     for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        mt_write("bad.jsonl",
-                 "{\"type\":\"peak\",\"phase\":\"ok\",\"gpu\":0,\"counter\":\"c\",\"peak_bytes\":1}\n%s",
-                 bad[k]);
+        mt_write(
+            "bad.jsonl",
+            "{\"type\":\"peak\",\"phase\":\"ok\",\"gpu\":0,\"counter\":\"c\",\"peak_bytes\":1}\n%s",
+            bad[k]);
         mt_path(path, sizeof path, "bad.jsonl");
         snprintf(code, sizeof code, "measure import \"%s\"", path);
         ck_assert_int_eq(exec(ip, code, &p, &err), VS_EFORMAT);
@@ -732,12 +745,12 @@ START_TEST(verb_refuses_and_reads_back)
     ck_assert_int_eq(exec(ip, "compare", &p, &err), 0);
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "compare");
     ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), 8);
-    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0),
-                                                        "measured_bytes")),
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(p, "rows"), 0), "measured_bytes")),
                      16094208826LL);
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0),
-                                                       "status")),
-                     "not estimated");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "status")),
+        "not estimated");
     json_decref(p);
     snprintf(code, sizeof code, "measure import \"%s\" format=llama", path);
     ck_assert_int_eq(exec(ip, code, &p, &err), VS_EVALUE);
