@@ -214,6 +214,14 @@ static json_t *measurement_new(const json_t *sheet, const char *run, const char 
                   rank >= 0 ? json_integer(rank) : json_null(), "validates_card",
                   validates_card(sheet, dims_take, NULL), "state", "current", "time",
                   iso_json(at));
+    /* schema 2's keys of a log's figure: none for a measured run */
+    if (m && (json_object_set_new(m, "text", json_null()) < 0 ||
+              json_object_set_new(m, "resolution_bytes", json_null()) < 0 ||
+              json_object_set_new(m, "value", json_null()) < 0 ||
+              json_object_set_new(m, "unit", json_null()) < 0)) {
+        json_decref(m);
+        return NULL;
+    }
     return m;
 }
 
