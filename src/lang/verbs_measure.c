@@ -924,11 +924,12 @@ done:
 static int import_error(vs_error *err, const char *file, size_t lineno, const char *fmt,
                         const char *what)
 {
-    return vs_error_set(err, VS_EFORMAT, "%s:%zu: %s (expected %s); nothing was imported", file,
-                        lineno, what,
-                        fmt ? fmt
-                            : "the JSON lines `vramsheet probe` writes, or a log of a "
-                              "format= it reads");
+    if (!fmt)
+        return vs_error_set(err, VS_EFORMAT,
+                            "%s:%zu: %s (format=auto reads %s); nothing was imported", file,
+                            lineno, what, vs_importer_names());
+    return vs_error_set(err, VS_EFORMAT, "%s:%zu: %s (read as format=%s); nothing was imported",
+                        file, lineno, what, fmt);
 }
 
 /* The next line of fp (newline dropped) in *buf; its length, -1 at the end,
@@ -1011,11 +1012,11 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
     while ((n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
         lineno++;
         if (n == -2)
-            rc = import_error(err, a->value, lineno, imp->summary, "line longer than 1 MiB");
+            rc = import_error(err, a->value, lineno, imp->name, "line longer than 1 MiB");
         else if (n < 0)
             rc = oom_error(err);
         else if ((rc = imp->line(im, state, buf, (size_t)n)) == VS_IMPORT_REFUSED)
-            rc = import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->summary,
+            rc = import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->name,
                               im->why);
         else if (rc < 0)
             rc = oom_error(err);
@@ -1026,7 +1027,7 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
     }
     if (imp->finish && (rc = imp->finish(im, state)) < 0)
         rc = rc == VS_IMPORT_REFUSED
-                 ? import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->summary,
+                 ? import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->name,
                                 im->why)
                  : oom_error(err);
 done:
