@@ -37,6 +37,12 @@ vs_bench(bench_import)
 add_test(NAME bench.import COMMAND bench_import 100000)
 set_tests_properties(bench.import PROPERTIES LABELS bench TIMEOUT 120)
 
+# --- `measure import` records read by independent readers (jsonschema, decimal) ---
+add_test(NAME measure.import_records
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/measure/test_import_records.py
+                 $<TARGET_FILE:vramsheet>)
+set_tests_properties(measure.import_records PROPERTIES LABELS measure TIMEOUT 60)
+
 # --- the PyTorch helper (no torch needed) and the kernel-level measure test ---
 add_test(NAME measure.torch_helper
          COMMAND /usr/bin/python3 -m unittest -v test_vramsheet_torch
