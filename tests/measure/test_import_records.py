@@ -101,5 +101,5 @@ class ImportRecords(unittest.TestCase):
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
-        VRAMSHEET = sys.argv.pop(1)
+        VRAMSHEET = os.path.abspath(sys.argv.pop(1))
     unittest.main()
