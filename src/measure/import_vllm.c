@@ -24,7 +24,7 @@
 
 #include "measure/import.h"
 
-enum { P_BYTES = 1, P_GB_IS_GIB, P_USABLE, P_GRAPH, P_COUNT, P_REAL };
+enum { P_BYTES = 1, P_GB_IS_GIB, P_USABLE, P_GRAPH, P_COUNT, P_REAL, P_BEFORE };
 
 typedef struct phrase {
     const char *text;    /* as printed */
@@ -52,6 +52,15 @@ static const phrase phrases[] = {
     {"gpu_memory_utilization", "vllm.gpu_memory_utilization", P_REAL, "fraction", 0},
     {"Graph capturing finished in", "vllm.cuda_graph_memory", P_GRAPH, NULL, 0},
     {"CUDA graph takes", "vllm.cuda_graph_memory", P_BYTES, NULL, 0},
+    {"Estimated CUDA graph memory:", "vllm.cuda_graph_memory_estimate", P_BYTES, NULL, 0},
+    /* "Actual usage: 1.14 GiB for weights, 0.22 GiB for peak activation, 0.13
+     * GiB for non-torch memory, 0.04 GiB for NPU graph memory": the figure
+     * before its name */
+    {"for weight", "vllm.model_weights", P_BEFORE, NULL, 0},
+    {"for peak activation", "vllm.activation_peak", P_BEFORE, NULL, 0},
+    {"for non-torch memory", "vllm.non_torch_memory", P_BEFORE, NULL, 0},
+    {"for CUDAGraph memory", "vllm.cuda_graph_memory", P_BEFORE, NULL, 0},
+    {"for NPU graph memory", "vllm.cuda_graph_memory", P_BEFORE, NULL, 0},
     {"# GPU blocks:", "vllm.gpu_blocks", P_COUNT, "blocks", 1},
     {"# CUDA blocks:", "vllm.gpu_blocks", P_COUNT, "blocks", 1},
     {"GPU blocks:", "vllm.gpu_blocks", P_COUNT, "blocks", 1},
@@ -268,6 +277,27 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
                                  (size_t)(line + o2 + used - p));
             break;
         }
+        case P_BEFORE: {
+            /* back over the unit and the number: "0.22 GiB" */
+            const char *q = p, *num;
+            size_t u = 0;
+            while (q > line && q[-1] == ' ')
+                q--;
+            while (q > line && ((q[-1] >= 'A' && q[-1] <= 'Z') || (q[-1] >= 'a' && q[-1] <= 'z')))
+                q--;
+            num = q;
+            while (num > line && num[-1] == ' ')
+                num--;
+            while (num > line && ((num[-1] >= '0' && num[-1] <= '9') || num[-1] == '.'))
+                num--;
+            if (num == q || !vs_import_unit(q, (size_t)(p - q), &u))
+                continue;
+            if (figure(num, (size_t)(p - num), 0, &bytes, &res, &used) < 0)
+                continue;
+            rc = vs_import_bytes(im, &at, ph->counter, "reported", bytes, res, num,
+                                 (size_t)(p + strlen(ph->text) - num));
+            break;
+        }
         case P_GRAPH: {
             const char *t = vs_import_find(line + off, n - off, "took", 0);
             size_t o2;
@@ -343,8 +373,10 @@ const vs_importer vs_import_vllm = {
     "/ \"# CUDA blocks\"; \"Loading model weights took X GB\" read as GiB (vllm/worker/"
     "model_runner.py, 0.4-0.6, divides by 2**30 and prints GB); V1 \"Model loading took X "
     "GiB\", \"Available KV cache memory\", \"GPU KV cache size: N tokens\", \"Maximum "
-    "concurrency for N tokens per request: X.XXx\" (vllm/v1/core/kv_cache_utils.py); CUDA "
-    "graphs \"Graph capturing finished in S secs, took X GiB\"",
+    "concurrency for N tokens per request: X.XXx\" (vllm/v1/core/kv_cache_utils.py), \"Actual "
+    "usage: X GiB for weights, Y GiB for peak activation, Z GiB for non-torch memory, ...\"; "
+    "CUDA graphs \"Graph capturing finished in S secs, took X GiB\", \"Estimated CUDA graph "
+    "memory: X GiB total\"",
     sizeof(vllm_state),
     vllm_sniff,
     vllm_line,

@@ -29,6 +29,7 @@ static const struct {
     {"llamacpp.compute", VS_CMP_ACTIVATIONS},
     {"vllm.non_torch_memory", VS_CMP_NON_TORCH},
     {"vllm.cuda_graph_memory", VS_CMP_CUDA_GRAPHS},
+    {"vllm.cuda_graph_memory_estimate", VS_CMP_CUDA_GRAPHS},
     {"llamacpp.output_buffer", VS_CMP_OTHER},
     {"llamacpp.rs_buffer", VS_CMP_OTHER},
 };

@@ -4,7 +4,8 @@
  * phrase, and python3 matching the same phrases with a regular expression.
  * Logs: a vLLM start-up log (eight TP workers' lines among plain INFO lines)
  * and a llama.cpp one. Usage: bench_import [LINES]. Exit status 1 when an
- * import takes 200 ms or more. */
+ * import takes 200 ms of CPU or more (wall time is printed too: on a shared
+ * machine it also counts the others' work). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,13 @@ static void write_log(const char *path, const char *const *lines, size_t nl, siz
     fclose(f);
 }
 
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static double run_cmd(const char *cmd)
 {
     double t0 = now_ms();
@@ -80,23 +88,27 @@ static void on_display(void *ctx, const vs_bundle *b, const char *id, int update
     (void)ctx, (void)b, (void)id, (void)update;
 }
 
-static double import_ms(const char *path, const char *format, size_t *rows)
+/* Wall milliseconds of one import; *cpu its CPU milliseconds (the machine
+ * may be shared: the CPU time is what the gate reads). */
+static double import_ms(const char *path, const char *format, size_t *rows, double *cpu)
 {
     vs_interp *ip = vs_interp_new(NULL);
     vs_sink sink;
     vs_bundle *b = NULL;
     vs_error err;
     char code[1024];
-    double t0, t;
+    double t0, t, c0;
     memset(&sink, 0, sizeof sink);
     sink.display = on_display;
     snprintf(code, sizeof code, "sheet \"bench\"\nmeasure import \"%s\" format=%s", path, format);
     t0 = now_ms();
+    c0 = cpu_ms();
     if (vs_interp_execute(ip, code, &sink, &b, &err) != 0) {
         fprintf(stderr, "bench_import: %s\n", err.message);
         exit(2);
     }
     t = now_ms() - t0;
+    *cpu = cpu_ms() - c0;
     *rows = b ? b->len : 0;
     vs_bundle_free(b);
     vs_interp_free(ip);
@@ -107,7 +119,7 @@ int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 100000, len;
     char dir[] = "/tmp/vs-bench-import-XXXXXX", vpath[256], lpath[256], cmd[1024];
-    double best_v = 1e9, best_l = 1e9, g, py;
+    double best_v = 1e9, best_l = 1e9, cpu_v = 1e9, cpu_l = 1e9, g, py, cv, cl;
     int k, fail = 0;
     char records[300];
     if (!mkdtemp(dir))
@@ -119,11 +131,15 @@ int main(int argc, char **argv)
     write_log(vpath, vllm_lines, sizeof vllm_lines / sizeof vllm_lines[0], n);
     write_log(lpath, llama_lines, sizeof llama_lines / sizeof llama_lines[0], n);
     for (k = 0; k < 5; k++) {
-        double v = import_ms(vpath, "auto", &len), l = import_ms(lpath, "llamacpp", &len);
+        double v = import_ms(vpath, "auto", &len, &cv), l = import_ms(lpath, "llamacpp", &len, &cl);
         if (v < best_v)
             best_v = v;
         if (l < best_l)
             best_l = l;
+        if (cv < cpu_v)
+            cpu_v = cv;
+        if (cl < cpu_l)
+            cpu_l = cl;
     }
     snprintf(cmd, sizeof cmd, "grep -c 'KV cache' '%s' > /dev/null", vpath);
     g = run_cmd(cmd);
@@ -135,12 +151,14 @@ int main(int argc, char **argv)
              vpath);
     py = run_cmd(cmd);
     printf("import of %zu lines (best of 5, through the interpreter):\n", n);
-    printf("  vllm log, format=auto   %8.1f ms   (target < 200 ms)\n", best_v);
-    printf("  llama.cpp log           %8.1f ms   (target < 200 ms)\n", best_l);
+    printf("  vllm log, format=auto   %8.1f ms wall, %8.1f ms CPU   (target < 200 ms)\n", best_v,
+           cpu_v);
+    printf("  llama.cpp log           %8.1f ms wall, %8.1f ms CPU   (target < 200 ms)\n", best_l,
+           cpu_l);
     printf("references on the vllm log:\n");
     printf("  grep -c 'KV cache'      %8.1f ms\n", g);
     printf("  python3 re, 5 phrases   %8.1f ms   (process start included)\n", py);
-    if (best_v >= 200 || best_l >= 200)
+    if (cpu_v >= 200 || cpu_l >= 200)
         fail = 1;
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

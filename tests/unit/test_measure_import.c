@@ -295,6 +295,40 @@ START_TEST(vllm_v1)
 }
 END_TEST
 
+/* The figure before its name: https://github.com/vllm-project/vllm-ascend/pull/8289
+ * ("Actual usage: 1.14 GiB for weights, ..."); the CUDA graph estimate of
+ * vLLM 0.27: https://github.com/gpustack/runner/pull/251. */
+START_TEST(vllm_actual_usage)
+{
+    vs_import im;
+    ck_assert_int_eq(vs_import_init(&im), 0);
+    im.run_key = "log";
+    ck_assert_int_eq(
+        feed(imp("vllm"), &im,
+             "(EngineCore pid=2884597) INFO 04-15 06:30:01 [worker.py:575] Free memory on device "
+             "(60.86/61.27 GiB) on startup. Desired GPU memory utilization is (0.9, 55.14 GiB). "
+             "Actual usage: 1.14 GiB for weights, 0.22 GiB for peak activation, 0.13 GiB for "
+             "non-torch memory, 0.04 GiB for NPU graph memory. Replace gpu_memory_utilization "
+             "with `--kv-cache-memory=57403864576` (53.46 GiB) to fit in\n"
+             "(Worker_TP1 pid=448) INFO 08-14 14:07:22 [gpu_model_runner.py:6806] Estimated CUDA "
+             "graph memory: 0.36 GiB total\n",
+             NULL),
+        0);
+    /* 1.14 x 2^30 = 1224065679.36; 0.22 x 2^30 = 236223201.28;
+     * 0.13 x 2^30 = 139586437.12; 0.04 x 2^30 = 42949672.96;
+     * 0.36 x 2^30 = 386547056.64 */
+    expect_bytes(&im, "vllm.model_weights", -1, -1, 1224065679LL, 5368709);
+    expect_bytes(&im, "vllm.activation_peak", -1, -1, 236223201LL, 5368709);
+    expect_bytes(&im, "vllm.non_torch_memory", -1, -1, 139586437LL, 5368709);
+    expect_bytes(&im, "vllm.cuda_graph_memory", -1, -1, 42949673LL, 5368709);
+    expect_bytes(&im, "vllm.cuda_graph_memory_estimate", -1, 1, 386547057LL, 5368709);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(find(&im, "vllm.non_torch_memory", -1, -1), "text")),
+        "0.13 GiB for non-torch memory");
+    vs_import_clear(&im);
+}
+END_TEST
+
 /* ------------------------------------------------------------- llama.cpp */
 
 /* https://github.com/mozilla-ai/llamafile/pull/552 (RTX 4080, older names);
@@ -779,6 +813,7 @@ int main(void)
     tcase_add_test(tc, vllm_v0_block_and_breakdown);
     tcase_add_test(tc, vllm_workers);
     tcase_add_test(tc, vllm_v1);
+    tcase_add_test(tc, vllm_actual_usage);
     tcase_add_test(tc, llamacpp_buffers);
     tcase_add_test(tc, llamacpp_breakdown);
     tcase_add_test(tc, torchtune_stats);
