@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lang/verb.h"
+#include "model/hfcache.h"
 #include "model/model.h"
 #include "render/bundle.h"
 #include "render/sizing.h"
@@ -201,7 +202,8 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *name, *rev = vs_line_pair(line, "revision"), *cfg = vs_line_pair(line, "config");
     uint64_t params = 0, cfg_params = 0;
     int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
-    const char *notes[4] = {NULL};
+    const char *notes[6] = {NULL}, *revision;
+    char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL;
     size_t nn = 0;
     char note[256];
     vs_buf head = VS_BUF_INIT;
@@ -224,6 +226,12 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                          "(what a record holds)"));
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
+    /* without config=, an ORG/NAME is looked for in the local Hugging Face cache */
+    if (!cfg && vs_hf_is_repo_id(name->value) &&
+        (rc = vs_hf_model_config(name->value, rev ? rev->value : NULL, &hf_config, &hf_commit,
+                                 &hf_note, err)) < 0)
+        return vs_arg_error(rev ? rev : name, err, rc);
+    revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
 
     if (!same_str(card_str(sheet, "model"), name->value)) {
         /* another model: nothing learnt about the previous one still holds */
@@ -232,26 +240,30 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             (rc = card_set(sheet, "params", json_null(), err)) ||
             (rc = card_set(sheet, "params_source", json_null(), err)) ||
             (rc = card_set(sheet, "revision", json_null(), err)))
-            return rc;
+            goto hf_done;
     }
     if ((rc = card_set(sheet, "model", json_string(name->value), err)) < 0)
-        return rc;
-    if (rev && !same_str(card_str(sheet, "revision"), rev->value)) {
+        goto hf_done;
+    if (revision && !same_str(card_str(sheet, "revision"), revision)) {
         had_files |= clear_weights_files(sheet);
-        if ((rc = card_set(sheet, "revision", json_string(rev->value), err)) < 0)
-            return rc;
+        if ((rc = card_set(sheet, "revision", json_string(revision), err)) < 0)
+            goto hf_done;
     }
-    if (cfg) {
-        rc = vs_model_apply_config(sheet, cfg->value, &cfg_payload, err);
-        if (rc < 0)
-            return vs_arg_error(cfg, err, rc);
+    if (cfg || hf_config) {
+        rc = vs_model_apply_config(sheet, cfg ? cfg->value : hf_config, &cfg_payload, err);
+        if (rc < 0) {
+            rc = vs_arg_error(cfg ? cfg : name, err, rc);
+            goto hf_done;
+        }
         have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);
     }
+    if (hf_note && !have_params)
+        notes[nn++] = hf_note;
     if (have_params) {
         if ((rc = card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
             (rc = card_set(sheet, "params_source", json_string("declared"), err))) {
             json_decref(cfg_payload);
-            return rc;
+            goto hf_done;
         }
         if (have_cfg_params && cfg_params != params) {
             char a[40], b[40];
@@ -284,13 +296,22 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (vs_buf_failed(&head)) {
         json_decref(cfg_payload);
         vs_buf_free(&head);
-        return oom(err);
+        rc = oom(err);
+        goto hf_done;
     }
     {
         json_t *extra = cfg_payload ? json_pack("{s:o}", "config", cfg_payload) : NULL;
+        if (extra && hf_config)
+            json_object_set_new(extra, "hf_cache",
+                                json_pack("{s:s, s:s, s:s}", "config", hf_config, "commit",
+                                          hf_commit, "ref", rev ? rev->value : "main"));
         rc = emit(ctx, vs_render_card_line(sheet, "model", vs_buf_str(&head), notes, extra), err);
     }
     vs_buf_free(&head);
+hf_done:
+    free(hf_config);
+    free(hf_commit);
+    free(hf_note);
     return rc;
 }
 
@@ -1376,6 +1397,18 @@ static int verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
         return vs_arg_error(from, err, rc);
+    if (!from && json_is_null(json_object_get(sheet, "weights_files"))) {
+        /* a card read from a Hugging Face cache snapshot: that snapshot's files */
+        char *cached = NULL, msg[VS_ERROR_MESSAGE_MAX];
+        if ((rc = vs_hf_card_weights(sheet, &cached, err)) == 0 && cached) {
+            rc = vs_model_apply_weights_files(sheet, cached, 0, &files, err);
+            free(cached);
+        }
+        if (rc < 0) {
+            snprintf(msg, sizeof msg, "%s", err->message);
+            return vs_error_set_at(err, rc, line->line, line->column, "%s", msg);
+        }
+    }
     if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0) {
         json_decref(files);
         return rc;
