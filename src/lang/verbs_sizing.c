@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lang/verb.h"
+#include "model/gguf.h"
 #include "model/hfcache.h"
 #include "model/model.h"
 #include "render/bundle.h"
@@ -1450,10 +1451,12 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_envelope env;
     vs_placement pl;
     vs_format_row rows[32];
-    char names[32][16];
+    char names[32][16], bits_text[32][24], basis[32][160];
+    const vs_arg *gguf[32] = {NULL};
     size_t n = 0, i;
     uint64_t params;
     int rc;
+    memset(rows, 0, sizeof rows);
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
     for (i = 0; i < line->nargs; i++) {
@@ -1477,10 +1480,15 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snprintf(names[n], sizeof names[n], "bits=%u", bits);
         } else {
             bits = vs_format_bits(a->value);
+            if (!bits && (vs_gguf_type_by_name(a->value) || vs_gguf_ftype_parse(a->value) >= 0)) {
+                gguf[n] = a; /* a GGUF type or a llama.cpp file type: once params are known */
+                bits = 1;
+            }
             if (!bits)
                 return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                        "unknown format '%s'; expected fp32 fp16 bf16 fp8 int8 int4 "
-                                       "nf4 fp4 or bits=N",
+                                       "nf4 fp4, a GGUF type (q4_k q6_k q8_0 iq4_xs mxfp4 ...), a "
+                                       "llama.cpp file type (q4_k_m q5_k_m q3_k_m ...) or bits=N",
                                        a->value);
             snprintf(names[n], sizeof names[n], "%s", a->value);
         }
@@ -1503,7 +1511,15 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     for (i = 0; i < n; i++) {
         rows[i].format = names[i];
-        if ((rc = vs_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits, err)) < 0)
+        if (gguf[i]) {
+            rc = vs_model_gguf_format_row(sheet, gguf[i]->value, params, &rows[i].bits,
+                                          bits_text[i], sizeof bits_text[i], basis[i],
+                                          sizeof basis[i], &rows[i].weights_bytes, err);
+            if (rc < 0)
+                return vs_arg_error(gguf[i], err, rc);
+            rows[i].bits_text = bits_text[i];
+            rows[i].basis = basis[i][0] ? basis[i] : NULL;
+        } else if ((rc = vs_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits, err)) < 0)
             return rc;
         rows[i].weights_gpu_bytes = vs_placement_per_gpu(&pl, "weights", rows[i].weights_bytes);
         if (__builtin_add_overflow(rows[i].weights_gpu_bytes, env.reserve_bytes,
@@ -1994,12 +2010,19 @@ const vs_verb vs_verbs_sizing[] = {
      "zero: the envelope is then its known part, and says so. A sum of independent maxima is a "
      "conservative envelope, not an observed peak.",
      NULL, NULL},
-    {"formats", verb_formats, "formats F1 F2 ... (names or bits=N)",
+    {"formats", verb_formats, "formats F1 F2 ... (names, GGUF types, llama.cpp file types or bits=N)",
      "one row per format, with the same reserve",
      "One row per format: weights = params x bits / 8 and the envelope per GPU with the same "
      "reserve, to show only the arithmetic effect of the format. Quantised rows are flagged: "
      "scales, metadata and layers kept in another format are not included, so they are not a "
-     "guaranteed peak. With no format: fp32 bf16 int8 int4.",
+     "guaranteed peak. With no format: fp32 bf16 int8 int4. A GGUF type (q4_0 q4_k q5_k q6_k "
+     "q8_0 iq4_xs mxfp4 nvfp4 ...) counts its exact bits per weight, block scales included "
+     "(ggml/src/ggml-common.h, llama.cpp commit 01243c58: Q4_K 4.5, Q6_K 6.5625, Q8_0 8.5). A "
+     "llama.cpp file type (q4_k_m q5_k_m q3_k_m q4_0 q8_0 q6_k iq4_xs ...) with the card's "
+     "architecture known gives the bytes tensor by tensor as llama-quantize would write them "
+     "(src/llama-quant.cpp at commit 007dbbf3: the output at Q6_K, attn_v and ffn_down at Q6_K "
+     "in half the layers for Q4_K_M, norms in F32, rows of the wrong width falling back), not "
+     "one uniform width.",
      formats_keys, format_words},
     {"stage", verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",

@@ -10,6 +10,8 @@
 #define VS_MODEL_MODEL_H
 
 #include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "util/error.h"
 
@@ -34,5 +36,15 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256,
  * model.safetensors.index.json, model.safetensors, or its one GGUF file (the
  * first shard of a split set). *out is malloc'd. VS_EIO otherwise. */
 int vs_model_weights_in(const char *path, char **out, vs_error *err);
+
+/* A `formats` name that is a GGUF type ("q4_k": params x its exact bits per
+ * weight, the scales of its blocks included) or a llama.cpp file type
+ * ("q4_k_m": tensor by tensor, llama.cpp's choices over the card's
+ * architecture): 0 with *bits (rounded down), bits_text, basis ("" for a
+ * uniform type) and *bytes; 1 when the name is neither; a negative code
+ * (a file type without an architecture) otherwise. */
+int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t params,
+                             unsigned *bits, char *bits_text, size_t nbt, char *basis, size_t nb,
+                             uint64_t *bytes, vs_error *err);
 
 #endif

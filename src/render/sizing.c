@@ -582,10 +582,13 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
              gp, desc, placement_text(sheet, pls, sizeof pls));
     for (i = 0; i < nrows; i++) {
         char bits[16], wb[AMT], wgb[AMT], wgib[AMT], eb[AMT], egb[AMT], egib[AMT];
-        const char *q = vs_format_quant_note(rows[i].bits);
+        const char *q = rows[i].basis ? NULL : vs_format_quant_note(rows[i].bits);
         const char *row[9] = {
             rows[i].format, bits, wb, wgb, wgib, eb, egb, egib, q ? "* not a guaranteed peak" : ""};
-        snprintf(bits, sizeof bits, "%u", rows[i].bits);
+        if (rows[i].bits_text)
+            snprintf(bits, sizeof bits, "%s", rows[i].bits_text);
+        else
+            snprintf(bits, sizeof bits, "%u", rows[i].bits);
         vs_render_amount(rows[i].weights_bytes, wb, wgb, wgib);
         vs_render_amount(rows[i].envelope_bytes, eb, egb, egib);
         vs_table_add_row(t, row);
@@ -593,10 +596,12 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
             flagged = 1;
         json_array_append_new(
             jrows,
-            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:s?}", "format", rows[i].format, "bits",
-                      (json_int_t)rows[i].bits, "weights_bytes", (json_int_t)rows[i].weights_bytes,
-                      "weights_gpu_bytes", (json_int_t)rows[i].weights_gpu_bytes, "envelope_bytes",
-                      (json_int_t)rows[i].envelope_bytes, "quantized", q != NULL, "note", q));
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:s?, s:s?, s:s?}", "format",
+                      rows[i].format, "bits", (json_int_t)rows[i].bits, "weights_bytes",
+                      (json_int_t)rows[i].weights_bytes, "weights_gpu_bytes",
+                      (json_int_t)rows[i].weights_gpu_bytes, "envelope_bytes",
+                      (json_int_t)rows[i].envelope_bytes, "quantized", q != NULL, "note", q,
+                      "bits_per_weight", rows[i].bits_text, "basis", rows[i].basis));
     }
     put_headline(&text, &html, headline);
     put_table(&text, &html, t);
