@@ -133,6 +133,7 @@ int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_
 int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out,
                size_t n, vs_error *err)
 {
+    struct stat st;
     if ((size_t)snprintf(out, n, "%s/%s", s->path, name) >= n)
         return vs_error_set(err, VS_EVALUE, "the cache path is too long");
     if (exists_file(out))
@@ -141,7 +142,7 @@ int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, c
                         "%s at %s: the snapshot has no %s (%s%s): `huggingface-cli download %s "
                         "%s --revision %s` puts it there",
                         repo_id, s->commit, name, out,
-                        access(out, F_OK) != 0 && errno == ENOENT ? "" : ", a link to a missing blob",
+                        lstat(out, &st) == 0 ? ", a link to a missing blob" : "",
                         repo_id, name, s->commit);
 }
 

@@ -257,9 +257,14 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     json_object_set_new(p, "basis", json_string(env->weights_basis));
     json_object_set_new(p, "gpu_bytes", json_integer((json_int_t)env->weights_gpu_bytes));
     json_object_set_new(p, "gpus", json_integer(env->gpus));
-    json_object_set_new(p, "format", json_deep_copy(json_object_get(card, "format")));
+    /* read from files, "format" is theirs ("gguf", "safetensors"); the card's is card_format */
+    if (!json_is_string(json_object_get(files_payload, "format")))
+        json_object_set_new(p, "format", json_deep_copy(json_object_get(card, "format")));
     if (!json_object_get(p, "format"))
         json_object_set_new(p, "format", json_null());
+    json_object_set_new(p, "card_format", json_deep_copy(json_object_get(card, "format")));
+    if (!json_object_get(p, "card_format"))
+        json_object_set_new(p, "card_format", json_null());
     json_object_set_new(p, "lower_bound", json_true());
     if (files && !files_payload) {
         json_object_set_new(p, "path", json_deep_copy(json_object_get(wf, "path")));
