@@ -1400,12 +1400,8 @@ static int verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_arg_error(from, err, rc);
     if (!from && json_is_null(json_object_get(sheet, "weights_files"))) {
         /* a card read from a Hugging Face cache snapshot: that snapshot's files */
-        char *cached = NULL, msg[VS_ERROR_MESSAGE_MAX];
-        if ((rc = vs_hf_card_weights(sheet, &cached, err)) == 0 && cached) {
-            rc = vs_model_apply_weights_files(sheet, cached, 0, &files, err);
-            free(cached);
-        }
-        if (rc < 0) {
+        char msg[VS_ERROR_MESSAGE_MAX];
+        if ((rc = vs_hf_card_weights(sheet, &files, err)) < 0) {
             snprintf(msg, sizeof msg, "%s", err->message);
             return vs_error_set_at(err, rc, line->line, line->column, "%s", msg);
         }

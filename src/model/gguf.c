@@ -151,20 +151,32 @@ typedef struct rd {
     size_t buf_len;
     uint64_t counted;
     vs_error *err;
+    const char *subj; /* the key or tensor the field belongs to (errors only) */
+    char label[224];
 } rd;
+
+/* "the value of key 'general.name'": built only when an error is told */
+static const char *ctx(rd *r, const char *what)
+{
+    if (r->subj)
+        snprintf(r->label, sizeof r->label, "%s '%.160s'", what, r->subj);
+    else
+        snprintf(r->label, sizeof r->label, "%s", what);
+    return r->label;
+}
 
 static int fill(rd *r, const char *what)
 {
     size_t want = CHUNK, got = 0;
     if (r->pos >= r->size)
         return vs_error_set(r->err, VS_EFORMAT, "%s: truncated: the file ends inside %s", r->name,
-                            what);
+                            ctx(r, what));
     if (r->size - r->pos < want)
         want = (size_t)(r->size - r->pos);
     while (got < want) {
         long long k = r->read(r->ctx, r->buf + got, want - got, r->pos + got);
         if (k < 0)
-            return vs_error_set(r->err, VS_EIO, "%s: cannot read %s: %s", r->name, what,
+            return vs_error_set(r->err, VS_EIO, "%s: cannot read %s: %s", r->name, ctx(r, what),
                                 strerror(errno));
         if (k == 0)
             break;
@@ -175,7 +187,7 @@ static int fill(rd *r, const char *what)
     }
     if (got == 0)
         return vs_error_set(r->err, VS_EFORMAT, "%s: truncated: the file ends inside %s", r->name,
-                            what);
+                            ctx(r, what));
     r->buf_at = r->pos;
     r->buf_len = got;
     return 0;
@@ -193,7 +205,8 @@ static int take(rd *r, void *out, uint64_t n, const char *what)
     if (n > left(r))
         return vs_error_set(r->err, VS_EFORMAT,
                             "%s: truncated: the file ends inside %s (%llu bytes needed, %llu left)",
-                            r->name, what, (unsigned long long)n, (unsigned long long)left(r));
+                            r->name, ctx(r, what), (unsigned long long)n,
+                            (unsigned long long)left(r));
     while (n > 0) {
         size_t k;
         int rc;
@@ -250,12 +263,13 @@ static int str(rd *r, char **out, uint64_t max, const char *what)
     if (n > left(r))
         return vs_error_set(r->err, VS_EFORMAT,
                             "%s: %s claims %llu bytes, more than the %llu left in the file",
-                            r->name, what, (unsigned long long)n, (unsigned long long)left(r));
+                            r->name, ctx(r, what), (unsigned long long)n,
+                            (unsigned long long)left(r));
     if (!out)
         return take(r, NULL, n, what);
     if (n > max)
         return vs_error_set(r->err, VS_EFORMAT, "%s: %s is %llu bytes, longer than %llu", r->name,
-                            what, (unsigned long long)n, (unsigned long long)max);
+                            ctx(r, what), (unsigned long long)n, (unsigned long long)max);
     if (!(*out = malloc((size_t)n + 1)))
         return vs_error_set(r->err, VS_ENOMEM, "%s: out of memory", r->name);
     if ((rc = take(r, *out, n, what))) {
@@ -267,7 +281,7 @@ static int str(rd *r, char **out, uint64_t max, const char *what)
     if (memchr(*out, '\0', (size_t)n)) {
         free(*out);
         *out = NULL;
-        return vs_error_set(r->err, VS_EFORMAT, "%s: %s holds a NUL byte", r->name, what);
+        return vs_error_set(r->err, VS_EFORMAT, "%s: %s holds a NUL byte", r->name, ctx(r, what));
     }
     return 0;
 }
@@ -328,8 +342,8 @@ static int skip_array(rd *r, unsigned depth, const char *key, kept *keep)
     uint32_t et;
     uint64_t n, i;
     int rc;
-    char what[160];
-    snprintf(what, sizeof what, "the array of key '%s'", key);
+    const char *what = "the array of key";
+    r->subj = key;
     if ((rc = u32(r, &et, what)) || (rc = u64(r, &n, what)))
         return rc;
     if (et >= T_COUNT)
@@ -371,8 +385,8 @@ static int skip_array(rd *r, unsigned depth, const char *key, kept *keep)
 
 static int skip_value(rd *r, uint32_t type, unsigned depth, const char *key)
 {
-    char what[160];
-    snprintf(what, sizeof what, "the value of key '%s'", key);
+    const char *what = "the value of key";
+    r->subj = key;
     if (type == T_STRING)
         return str(r, NULL, 0, what);
     if (type == T_ARRAY)
@@ -492,6 +506,7 @@ static int read_kv(rd *r, meta *m, uint64_t index)
     kept *slot;
     int rc;
     snprintf(what, sizeof what, "metadata key %llu", (unsigned long long)index);
+    r->subj = NULL;
     if ((rc = str(r, &key, 65535, what)))
         return rc;
     if (!key[0]) {
@@ -499,8 +514,8 @@ static int read_kv(rd *r, meta *m, uint64_t index)
                           (unsigned long long)index);
         goto done;
     }
-    snprintf(what, sizeof what, "the type of key '%.40s'", key);
-    if ((rc = u32(r, &type, what)))
+    r->subj = key;
+    if ((rc = u32(r, &type, "the type of key")))
         goto done;
     if (type >= T_COUNT) {
         rc = vs_error_set(r->err, VS_EFORMAT, "%s: key '%s' has unknown value type %u", r->name,
@@ -515,6 +530,7 @@ static int read_kv(rd *r, meta *m, uint64_t index)
         }
         free(m->architecture);
         m->architecture = NULL;
+        r->subj = NULL;
         rc = str(r, &m->architecture, 63, "general.architecture");
         goto done;
     }
@@ -527,8 +543,7 @@ static int read_kv(rd *r, meta *m, uint64_t index)
     }
     if (slot && is_int(type)) {
         int neg = 0;
-        snprintf(what, sizeof what, "the value of key '%.40s'", key);
-        if ((rc = scalar(r, type, &slot->v, &neg, what)))
+        if ((rc = scalar(r, type, &slot->v, &neg, "the value of key")))
             goto done;
         slot->neg = neg;
         slot->have = 1;
@@ -538,6 +553,7 @@ static int read_kv(rd *r, meta *m, uint64_t index)
         rc = skip_value(r, type, 0, key);
     }
 done:
+    r->subj = NULL;
     free(key);
     return rc;
 }
@@ -566,15 +582,16 @@ static int cmp_name(const void *a, const void *b)
 
 static int read_tensor(rd *r, vs_gguf_tensor *t, uint64_t index)
 {
-    char what[96];
+    char what[64];
     uint32_t type, d;
     uint64_t elements = 1;
     int rc;
     snprintf(what, sizeof what, "the name of tensor %llu", (unsigned long long)index);
+    r->subj = NULL;
     if ((rc = str(r, &t->name, VS_GGUF_MAX_NAME - 1, what)))
         return rc;
-    snprintf(what, sizeof what, "the dimensions of tensor '%s'", t->name);
-    if ((rc = u32(r, &t->ndims, what)))
+    r->subj = t->name;
+    if ((rc = u32(r, &t->ndims, "the dimensions of tensor")))
         return rc;
     if (t->ndims < 1 || t->ndims > VS_GGUF_MAX_DIMS)
         return vs_error_set(r->err, VS_EFORMAT, "%s: tensor '%s' has %u dimensions (1 to %d)",
@@ -583,8 +600,7 @@ static int read_tensor(rd *r, vs_gguf_tensor *t, uint64_t index)
         t->ne[d] = 1;
         if (d >= t->ndims)
             continue;
-        snprintf(what, sizeof what, "the shape of tensor '%s'", t->name);
-        if ((rc = u64(r, &t->ne[d], what)))
+        if ((rc = u64(r, &t->ne[d], "the shape of tensor")))
             return rc;
         if (t->ne[d] > (uint64_t)INT64_MAX)
             return vs_error_set(r->err, VS_EFORMAT, "%s: tensor '%s' has a negative dimension",
@@ -595,8 +611,7 @@ static int read_tensor(rd *r, vs_gguf_tensor *t, uint64_t index)
                                 "%s: tensor '%s' has more elements than 64 bits count", r->name,
                                 t->name);
     }
-    snprintf(what, sizeof what, "the type of tensor '%s'", t->name);
-    if ((rc = u32(r, &type, what)))
+    if ((rc = u32(r, &type, "the type of tensor")))
         return rc;
     if (!(t->type = vs_gguf_type_by_id(type)))
         return vs_error_set(r->err, VS_EFORMAT,
@@ -612,8 +627,9 @@ static int read_tensor(rd *r, vs_gguf_tensor *t, uint64_t index)
     if (vs_gguf_type_bytes(t->type, elements, &t->bytes))
         return vs_error_set(r->err, VS_EFORMAT, "%s: tensor '%s' has more bytes than 64 bits count",
                             r->name, t->name);
-    snprintf(what, sizeof what, "the offset of tensor '%s'", t->name);
-    return u64(r, &t->offset, what);
+    rc = u64(r, &t->offset, "the offset of tensor");
+    r->subj = NULL;
+    return rc;
 }
 
 static int take_arch(rd *r, vs_gguf_file *f, meta *m)

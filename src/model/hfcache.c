@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "model/gguf.h"
+#include "model/model.h"
 #include "model/safetensors.h"
 
 #define SMALL_MAX (64 * 1024 * 1024)
@@ -166,8 +167,56 @@ static int read_text(const char *path, char **out, size_t *len)
     return 0;
 }
 
-int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
-                  vs_error *err)
+/* 0 when every shard the index names is in the snapshot; VS_ENOTFOUND naming
+ * the missing ones and the command that fetches them otherwise. */
+static int missing_shards(const vs_hf_snapshot *s, const char *repo_id, const char *index_path,
+                          vs_error *err)
+{
+    char *text = NULL, *missing = NULL;
+    size_t len = 0, i, nmissing = 0, cap = 0, used = 0;
+    vs_st_index *ix = NULL;
+    int rc;
+    if (read_text(index_path, &text, &len))
+        return vs_error_set(err, VS_EIO, "cannot read %s", index_path);
+    rc = vs_st_index_parse(&ix, index_path, text, len, err);
+    free(text);
+    if (rc)
+        return rc;
+    for (i = 0; i < ix->nshards; i++) {
+        char sp[VS_HF_PATH_MAX + 300];
+        size_t k = strlen(ix->shards[i]) + 2;
+        snprintf(sp, sizeof sp, "%s/%s", s->path, ix->shards[i]);
+        if (exists_file(sp))
+            continue;
+        if (used + k + 1 > cap) {
+            char *g;
+            cap = (used + k + 1) * 2;
+            if (!(g = realloc(missing, cap))) {
+                free(missing);
+                vs_st_index_free(ix);
+                return vs_error_set(err, VS_ENOMEM, "out of memory");
+            }
+            missing = g;
+        }
+        used += (size_t)snprintf(missing + used, cap - used, " %s", ix->shards[i]);
+        nmissing++;
+    }
+    rc = 0;
+    if (nmissing)
+        rc = vs_error_set(err, VS_ENOTFOUND,
+                          "%s at %s: %zu of the %zu shards model.safetensors.index.json names "
+                          "are not in the snapshot %s: `huggingface-cli download %s%s "
+                          "--revision %s` puts them there",
+                          repo_id, s->commit, nmissing, ix->nshards, s->path, repo_id,
+                          nmissing <= 8 ? missing : " --include \"*.safetensors\"", s->commit);
+    free(missing);
+    vs_st_index_free(ix);
+    return rc;
+}
+
+/* The weights file of the snapshot, its shards not yet checked. */
+static int locate_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
+                          vs_error *err)
 {
     char p[VS_HF_PATH_MAX + 300];
     DIR *d;
@@ -176,47 +225,6 @@ int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_
     int ngguf = 0;
     snprintf(p, sizeof p, "%s/model.safetensors.index.json", s->path);
     if (exists_file(p)) {
-        char *text = NULL, *missing = NULL;
-        size_t len = 0, i, nmissing = 0, cap = 0, used = 0;
-        vs_st_index *ix = NULL;
-        int rc;
-        if (read_text(p, &text, &len))
-            return vs_error_set(err, VS_EIO, "cannot read %s", p);
-        rc = vs_st_index_parse(&ix, p, text, len, err);
-        free(text);
-        if (rc)
-            return rc;
-        for (i = 0; i < ix->nshards; i++) {
-            char sp[VS_HF_PATH_MAX + 300];
-            size_t k = strlen(ix->shards[i]) + 2;
-            snprintf(sp, sizeof sp, "%s/%s", s->path, ix->shards[i]);
-            if (exists_file(sp))
-                continue;
-            if (used + k + 1 > cap) {
-                char *g;
-                cap = (used + k + 1) * 2;
-                if (!(g = realloc(missing, cap))) {
-                    free(missing);
-                    vs_st_index_free(ix);
-                    return vs_error_set(err, VS_ENOMEM, "out of memory");
-                }
-                missing = g;
-            }
-            used += (size_t)snprintf(missing + used, cap - used, " %s", ix->shards[i]);
-            nmissing++;
-        }
-        if (nmissing) {
-            rc = vs_error_set(err, VS_ENOTFOUND,
-                              "%s at %s: %zu of the %zu shards model.safetensors.index.json names "
-                              "are not in the snapshot %s: `huggingface-cli download %s%s "
-                              "--revision %s` puts them there",
-                              repo_id, s->commit, nmissing, ix->nshards, s->path, repo_id,
-                              nmissing <= 8 ? missing : " --include \"*.safetensors\"", s->commit);
-            free(missing);
-            vs_st_index_free(ix);
-            return rc;
-        }
-        vs_st_index_free(ix);
         snprintf(out, n, "%s", p);
         return 0;
     }
@@ -255,6 +263,21 @@ int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_
                         "index (then the shards it names; a one-file checkpoint is "
                         "model.safetensors, a GGUF repository's files end in .gguf) into it",
                         repo_id, s->commit, s->path, repo_id, s->commit);
+}
+
+static int is_index(const char *p)
+{
+    size_t n = strlen(p);
+    return n >= 5 && !strcmp(p + n - 5, ".json");
+}
+
+int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
+                  vs_error *err)
+{
+    int rc = locate_weights(s, repo_id, out, n, err);
+    if (rc == 0 && is_index(out))
+        rc = missing_shards(s, repo_id, out, err);
+    return rc;
 }
 
 int vs_hf_snapshot_of_config(const char *path, char *dir, size_t n)
@@ -316,20 +339,20 @@ int vs_hf_model_config(const char *repo_id, const char *revision, char **config_
     return rc;
 }
 
-int vs_hf_card_weights(const json_t *sheet, char **path, vs_error *err)
+int vs_hf_card_weights(json_t *sheet, json_t **payload, vs_error *err)
 {
     const json_t *card = json_object_get(sheet, "card");
     const char *cfg = json_string_value(json_object_get(json_object_get(card, "arch"), "config"));
     const char *model = json_string_value(json_object_get(card, "model"));
     const char *rev = json_string_value(json_object_get(card, "revision"));
-    char dir[VS_HF_PATH_MAX];
+    char dir[VS_HF_PATH_MAX], *path = NULL;
     vs_hf_snapshot *s;
     int rc;
-    *path = NULL;
+    *payload = NULL;
     if (!cfg || !model || !rev || !vs_hf_snapshot_of_config(cfg, dir, sizeof dir) ||
         strlen(dir) < 40 || strcmp(dir + strlen(dir) - 40, rev))
-        return 0;
-    if (!(s = malloc(sizeof *s)) || !(*path = malloc(VS_HF_PATH_MAX + 300))) {
+        return 1;
+    if (!(s = malloc(sizeof *s)) || !(path = malloc(VS_HF_PATH_MAX + 300))) {
         free(s);
         return vs_error_set(err, VS_ENOMEM, "out of memory");
     }
@@ -337,11 +360,22 @@ int vs_hf_card_weights(const json_t *sheet, char **path, vs_error *err)
     /* the snapshot the config came from, as it was found */
     snprintf(s->path, sizeof s->path, "%s", dir);
     snprintf(s->commit, sizeof s->commit, "%s", rev);
-    rc = vs_hf_weights(s, model, *path, VS_HF_PATH_MAX + 300, err);
-    if (rc) {
-        free(*path);
-        *path = NULL;
+    rc = locate_weights(s, model, path, VS_HF_PATH_MAX + 300, err);
+    if (rc == 0) {
+        rc = vs_model_apply_weights_files(sheet, path, 0, payload, err);
+        /* a shard missing: say which to fetch (checked only then: the index is
+         * read once on the way that works) */
+        if (rc == VS_EFORMAT && is_index(path)) {
+            vs_error e;
+            vs_error_clear(&e);
+            if (missing_shards(s, model, path, &e) == VS_ENOTFOUND) {
+                if (err)
+                    *err = e;
+                rc = VS_ENOTFOUND;
+            }
+        }
     }
+    free(path);
     free(s);
     return rc;
 }

@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "util/error.h"
 
 #define VS_HF_PATH_MAX 4096
@@ -65,10 +67,10 @@ int vs_hf_model_config(const char *repo_id, const char *revision, char **config_
                        char **commit, char **note, vs_error *err);
 
 /* `weights` with no from=: when the card's config was read from a cache
- * snapshot (card.arch.config), the weights file of that snapshot in *path
- * (malloc'd), or VS_ENOTFOUND saying which files to fetch. 0 and *path NULL
- * when the card did not come from the cache. */
-struct json_t;
-int vs_hf_card_weights(const struct json_t *sheet, char **path, vs_error *err);
+ * snapshot (card.arch.config, the revision its commit), reads that snapshot's
+ * weights (model/model.h, vs_model_apply_weights_files) into the sheet: 0
+ * and *payload; VS_ENOTFOUND saying which files to fetch and where when they
+ * are not there; 1 when the card did not come from the cache. */
+int vs_hf_card_weights(json_t *sheet, json_t **payload, vs_error *err);
 
 #endif
