@@ -675,6 +675,7 @@ static int take_arch(rd *r, vs_gguf_file *f, meta *m)
         }
         if (a->which == K_HEADS_KV) {
             size_t j;
+            free(f->arch.head_count_kv_layers); /* a key given twice: the last */
             f->arch.head_count_kv_layers = a->k.arr;
             f->arch.n_head_count_kv_layers = a->k.n;
             for (j = 0; j < a->k.n; j++)
@@ -682,6 +683,7 @@ static int take_arch(rd *r, vs_gguf_file *f, meta *m)
                     *dst = a->k.arr[j];
             a->k.arr = NULL;
         } else if (a->which == K_SWA_PATTERN) {
+            free(f->arch.sliding_window_layers);
             f->arch.sliding_window_layers = a->k.arr;
             f->arch.n_sliding_window_layers = a->k.n;
             a->k.arr = NULL;
@@ -700,7 +702,7 @@ static int parse(vs_gguf_file **out, rd *r)
 {
     unsigned char magic[4];
     uint32_t version;
-    uint64_t n_tensors, n_kv, i, expect, end;
+    uint64_t n_tensors, n_kv, i, expect, end, cap;
     vs_gguf_file *f = NULL;
     vs_gguf_tensor **by_name = NULL;
     meta m;
@@ -751,8 +753,9 @@ static int parse(vs_gguf_file **out, rd *r)
     for (i = 0; i < n_kv; i++)
         if ((rc = read_kv(r, &m, i)))
             goto done;
-    if (!(f = calloc(1, sizeof *f)) ||
-        !(f->tensors = calloc(n_tensors ? (size_t)n_tensors : 1, sizeof *f->tensors))) {
+    /* the table grows as entries are read: what it holds is bounded by the
+     * bytes read, never by the count a header claims */
+    if (!(f = calloc(1, sizeof *f)) || !(f->tensors = calloc(1, sizeof *f->tensors))) {
         rc = vs_error_set(r->err, VS_ENOMEM, "%s: out of memory", r->name);
         goto done;
     }
@@ -789,7 +792,17 @@ static int parse(vs_gguf_file **out, rd *r)
     }
     if ((rc = take_arch(r, f, &m)))
         goto done;
-    for (i = 0; i < n_tensors; i++) {
+    for (i = 0, cap = 1; i < n_tensors; i++) {
+        if (i == cap) {
+            vs_gguf_tensor *g;
+            cap = cap * 2 < n_tensors ? cap * 2 : n_tensors;
+            if (!(g = realloc(f->tensors, (size_t)cap * sizeof *g))) {
+                rc = vs_error_set(r->err, VS_ENOMEM, "%s: out of memory", r->name);
+                goto done;
+            }
+            f->tensors = g;
+        }
+        memset(&f->tensors[i], 0, sizeof f->tensors[i]);
         if ((rc = read_tensor(r, &f->tensors[i], i))) {
             f->count = (size_t)i + 1;
             goto done;
@@ -891,6 +904,8 @@ int vs_gguf_read(vs_gguf_file **out, const char *name, uint64_t file_size, vs_st
     r->buf_len = 0;
     r->counted = 0;
     r->err = err;
+    r->subj = NULL;
+    r->label[0] = '\0';
     rc = parse(out, r);
     if (bytes_read)
         *bytes_read = r->counted;
