@@ -69,7 +69,7 @@ static int not_json(const vs_jscan *j, const char *file, const char *what, vs_er
 /* Reads [d0, d1, ...] as non-negative integers into *n (the product, overflow
  * checked) or, with pair != NULL, exactly two of them into pair. */
 static int read_dims(vs_jscan *j, const char *file, const char *name, const char *key, uint64_t *n,
-                     uint64_t pair[2], vs_error *err)
+                     uint64_t pair[2], vs_st_tensor *shape_of, vs_error *err)
 {
     int more, first = 1, rc;
     size_t count = 0;
@@ -101,10 +101,14 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
                                 "%s: tensor '%s': the shape's element count overflows 64 bits",
                                 file, name);
         }
+        if (shape_of && count < VS_ST_MAX_DIMS)
+            shape_of->shape[count] = d;
         count++;
     }
     if (more < 0)
         return not_json(j, file, "header", err);
+    if (shape_of)
+        shape_of->ndims = count < VS_ST_MAX_DIMS ? (unsigned)count : VS_ST_MAX_DIMS;
     if (pair && count != 2)
         return vs_error_set(err, VS_EFORMAT,
                             "%s: tensor '%s': \"data_offsets\" must be [begin, end], not %zu "
@@ -150,13 +154,13 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
             if (have_shape++)
                 return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': \"shape\" given twice", file,
                                     name);
-            if ((rc = read_dims(j, file, name, "shape", &n, NULL, err)))
+            if ((rc = read_dims(j, file, name, "shape", &n, NULL, t, err)))
                 return rc;
         } else if (!strcmp(j->str, "data_offsets")) {
             if (have_off++)
                 return vs_error_set(err, VS_EFORMAT,
                                     "%s: tensor '%s': \"data_offsets\" given twice", file, name);
-            if ((rc = read_dims(j, file, name, "data_offsets", NULL, off, err)))
+            if ((rc = read_dims(j, file, name, "data_offsets", NULL, off, NULL, err)))
                 return rc;
         } else if (vs_jscan_skip(j)) {
             return not_json(j, file, "header", err);

@@ -59,9 +59,13 @@ unsigned vs_st_dtype_size(vs_st_dtype d);
 /* 0 and *out for a dtype name as the header spells it; VS_EFORMAT otherwise. */
 int vs_st_dtype_parse(const char *name, vs_st_dtype *out);
 
+#define VS_ST_MAX_DIMS 8
+
 typedef struct vs_st_tensor {
     char *name;
     vs_st_dtype dtype;
+    unsigned ndims;                 /* the shape's length (at most VS_ST_MAX_DIMS kept) */
+    uint64_t shape[VS_ST_MAX_DIMS]; /* as the header writes it */
     uint64_t elements; /* product of the shape (1 for a scalar) */
     uint64_t begin;    /* data_offsets, relative to the end of the header */
     uint64_t end;

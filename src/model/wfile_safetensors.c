@@ -49,6 +49,8 @@ int vs_wf_from_st(vs_wf_list **out, const vs_st_file *f, vs_error *err)
         t.dtype_rank = (unsigned)s->dtype;
         t.elements = s->elements;
         t.bytes = s->end - s->begin;
+        t.ndims = s->ndims;
+        memcpy(t.shape, s->shape, sizeof t.shape);
         if ((rc = vs_wf_list_add(l, &t, err))) {
             vs_wf_list_free(l);
             return rc;

@@ -17,6 +17,7 @@
 #include "model/gguf.h"
 #include "model/gguf_quant.h"
 #include "model/model.h"
+#include "model/wfile.h"
 #include "sheet/sheet.h"
 
 #include "check_run.h"
@@ -884,6 +885,58 @@ START_TEST(huge_sparse_file)
 }
 END_TEST
 
+/* the weights-file interface: each format sniffed and listed (name, type,
+ * elements, bytes, shape) */
+START_TEST(wfile_interface)
+{
+    static const char hdr[] =
+        "{\"w\":{\"dtype\":\"F8_E4M3\",\"shape\":[64,32],\"data_offsets\":[0,2048]}}";
+    tdesc t[1] = {{"blk.0.attn_q.weight", 2, {256, 8}, 12}};
+    unsigned char len8[8];
+    wb w = {0};
+    uint64_t dl, size = 0, read = 0;
+    const vs_wf_format *f;
+    vs_wf_list *l = NULL;
+    vs_error err;
+    size_t i, n;
+    int fd;
+    vs_wf_formats(&n);
+    ck_assert_uint_eq(n, 2);
+    put(&w, "GGUF", 4);
+    p32(&w, 3);
+    p64(&w, 1);
+    p64(&w, 0);
+    tensor_table(&w, t, 1, 32, &dl);
+    write_sparse(at("m.gguf"), &w, dl);
+    free(w.p);
+    ck_assert_ptr_nonnull(f = vs_wf_sniff_file(at("m.gguf"), &err));
+    ck_assert_str_eq(f->name, "gguf");
+    ck_assert_int_eq(f->read(&l, at("m.gguf"), &size, &read, &err), 0);
+    ck_assert_uint_eq(l->count, 1);
+    ck_assert_str_eq(l->tensors[0].dtype, "Q4_K");
+    ck_assert_uint_eq(l->tensors[0].bytes, 8 * 144);
+    ck_assert_uint_eq(l->tensors[0].ndims, 2);
+    ck_assert_uint_eq(l->tensors[0].shape[1], 8);
+    vs_wf_list_free(l);
+    fd = open(at("m.safetensors"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    for (i = 0; i < 8; i++)
+        len8[i] = (unsigned char)((sizeof hdr - 1) >> (8 * i));
+    ck_assert_int_eq(write(fd, len8, 8), 8);
+    ck_assert_int_eq(write(fd, hdr, sizeof hdr - 1), (ssize_t)(sizeof hdr - 1));
+    ck_assert_int_eq(ftruncate(fd, (off_t)(8 + sizeof hdr - 1 + 2048)), 0);
+    close(fd);
+    ck_assert_ptr_nonnull(f = vs_wf_sniff_file(at("m.safetensors"), &err));
+    ck_assert_str_eq(f->name, "safetensors");
+    ck_assert_int_eq(f->read(&l, at("m.safetensors"), &size, &read, &err), 0);
+    ck_assert_str_eq(l->tensors[0].dtype, "F8_E4M3");
+    ck_assert_uint_eq(l->tensors[0].bytes, 2048);
+    ck_assert_uint_eq(l->tensors[0].ndims, 2);
+    ck_assert_uint_eq(l->tensors[0].shape[0], 64);
+    ck_assert_uint_eq(l->tensors[0].shape[1], 32);
+    vs_wf_list_free(l);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gguf");
@@ -896,6 +949,7 @@ int main(void)
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, weights_payload_and_split);
     tcase_add_test(tc, huge_sparse_file);
+    tcase_add_test(tc, wfile_interface);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
