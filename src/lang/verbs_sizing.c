@@ -1900,7 +1900,13 @@ const vs_verb vs_verbs_sizing[] = {
      "parameter count is computed for the common decoder families; `estimate kv` and `estimate "
      "activations` then take their shapes from it. A declared params= wins over the computed "
      "one. Changing the model or its revision clears what was learnt about the previous one "
-     "(architecture, weights read from files). Nothing is downloaded.",
+     "(architecture, weights read from files). Nothing is downloaded. Without config=, an "
+     "ORG/NAME is looked for in the local Hugging Face cache ($HF_HUB_CACHE, else $HF_HOME/hub, "
+     "else ~/.cache/huggingface/hub, as huggingface_hub lays it out): "
+     "models--ORG--NAME/refs/REV (default main; a 40-hex revision= is used as it is) names the "
+     "snapshot commit, its config.json sets the shapes, and the revision recorded is that full "
+     "commit; when the model, the ref, the snapshot or config.json is missing, a note says which "
+     "files to fetch (`huggingface-cli download ...`) and where they go.",
      model_keys, NULL},
     {"task", verb_task, "task inference|finetune|lora|qlora|pretrain",
      "inference or adaptation/training; training lists its components as unknown",
@@ -1997,7 +2003,18 @@ const vs_verb vs_verbs_sizing[] = {
      "(one file, or a model.safetensors.index.json with its shards) without loading tensors: the "
      "exact stored bytes per dtype, the tensors kept in another format, and the parameter count; "
      "from then on the sheet's weights are those bytes until the model or format changes. "
-     "sha256=yes also hashes the files.",
+     "sha256=yes also hashes the files. from=FILE.gguf reads a GGUF header (versions 2 and 3; "
+     "the first file of a split set NAME-00001-of-0000N.gguf brings the others) without its "
+     "tensor data: bytes per tensor from each ggml type's block size and bytes per block "
+     "(ggml/src/ggml-common.h, llama.cpp commit 01243c58), by_dtype keyed by ggml type (Q4_K, "
+     "Q6_K, F32), the file type as llama.cpp names it (MOSTLY_Q4_K_M) and the architecture's "
+     "metadata (block_count, head_count_kv, one per layer or one number, key/value lengths, "
+     "sliding window and its pattern, MLA ranks, experts, context length). A folder stands for "
+     "its index, model.safetensors or one GGUF file. After `model ORG/NAME` found in the local "
+     "Hugging Face cache, `weights` without from= reads that snapshot's files, or says which to "
+     "fetch. Quantised safetensors checkpoints (GPTQ, AWQ, FP8, MXFP4, NVFP4, bitsandbytes) "
+     "count their stored tensors as they are (packed integers, scales, zeros), with the "
+     "quantization_config of a config.json beside them named.",
      weights_keys, NULL},
     {"envelope", verb_envelope, "envelope", "weights + reserve per GPU, with the budget chart",
      "Indicative envelope = weights + every known reserve component, per GPU after the "
