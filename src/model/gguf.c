@@ -428,6 +428,8 @@ typedef struct archval {
 } archval;
 
 typedef struct meta {
+    char **keys; /* every key, for the duplicate check */
+    size_t nkeys, kcap;
     char *architecture;
     kept alignment, file_type, split_no, split_count, split_tensors;
     archval *av;
@@ -443,6 +445,9 @@ static void kept_free(kept *k)
 static void meta_free(meta *m)
 {
     size_t i;
+    for (i = 0; i < m->nkeys; i++)
+        free(m->keys[i]);
+    free(m->keys);
     free(m->architecture);
     kept_free(&m->alignment);
     kept_free(&m->file_type);
@@ -554,8 +559,35 @@ static int read_kv(rd *r, meta *m, uint64_t index)
     }
 done:
     r->subj = NULL;
-    free(key);
+    if (m->nkeys == m->kcap) {
+        size_t cap = m->kcap ? m->kcap * 2 : 32;
+        char **g = realloc(m->keys, cap * sizeof *g);
+        if (!g) {
+            free(key);
+            return rc ? rc : vs_error_set(r->err, VS_ENOMEM, "%s: out of memory", r->name);
+        }
+        m->keys = g;
+        m->kcap = cap;
+    }
+    m->keys[m->nkeys++] = key; /* kept for the duplicate check */
     return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* gguf.cpp refuses a key given twice */
+static int unique_keys(rd *r, meta *m)
+{
+    size_t i;
+    qsort(m->keys, m->nkeys, sizeof *m->keys, cmp_str);
+    for (i = 1; i < m->nkeys; i++)
+        if (!strcmp(m->keys[i - 1], m->keys[i]))
+            return vs_error_set(r->err, VS_EFORMAT, "%s: key '%s' appears twice", r->name,
+                                m->keys[i]);
+    return 0;
 }
 
 /* ---- the whole header ---- */
@@ -753,6 +785,8 @@ static int parse(vs_gguf_file **out, rd *r)
     for (i = 0; i < n_kv; i++)
         if ((rc = read_kv(r, &m, i)))
             goto done;
+    if ((rc = unique_keys(r, &m)))
+        goto done;
     /* the table grows as entries are read: what it holds is bounded by the
      * bytes read, never by the count a header claims */
     if (!(f = calloc(1, sizeof *f)) || !(f->tensors = calloc(1, sizeof *f->tensors))) {

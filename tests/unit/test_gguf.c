@@ -744,9 +744,9 @@ START_TEST(malformed)
             int which;
             const char *needle;
         } kv[] = {{0, "power of two"}, {1, "appears twice"}, {2, "not a string"},
-                  {3, "split set"}};
+                  {3, "split set"},    {4, "key 'llama.block_count' appears twice"}};
         size_t k;
-        for (k = 0; k < 4; k++) {
+        for (k = 0; k < 5; k++) {
             memset(&w, 0, sizeof w);
             put(&w, "GGUF", 4);
             p32(&w, 3);
@@ -768,6 +768,10 @@ START_TEST(malformed)
             case 3:
                 kv_u16(&w, "split.no", 3);
                 kv_u16(&w, "split.count", 3);
+                break;
+            case 4: /* 30: any key given twice, as gguf.cpp refuses */
+                kv_u32(&w, "llama.block_count", 3);
+                kv_u32(&w, "llama.block_count", 4);
                 break;
             }
             refused(&w, w.len, kv[k].needle);
