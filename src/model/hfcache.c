@@ -280,25 +280,20 @@ int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_
     return rc;
 }
 
-int vs_hf_snapshot_of_config(const char *path, char *dir, size_t n)
+
+static int has_gguf(const char *dir)
 {
-    size_t len = strlen(path);
-    const char *cfg = "/config.json", *snap;
-    size_t cl = strlen(cfg);
-    if (len < cl + 41 + 11 || strcmp(path + len - cl, cfg))
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    if (!d)
         return 0;
-    if (!is_hex40(path + len - cl - 40, 40))
-        return 0;
-    snap = path + len - cl - 40 - 11;
-    if (memcmp(snap, "/snapshots/", 11))
-        return 0;
-    if (!strstr(path, "/models--"))
-        return 0;
-    if (len - cl >= n)
-        return 0;
-    memcpy(dir, path, len - cl);
-    dir[len - cl] = '\0';
-    return 1;
+    while (!found && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        found = l > 5 && !strcmp(e->d_name + l - 5, ".gguf");
+    }
+    closedir(d);
+    return found;
 }
 
 int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path,
@@ -307,7 +302,7 @@ int vs_hf_model_config(const char *repo_id, const char *revision, char **config_
     vs_hf_snapshot *s = malloc(sizeof *s);
     char *cfg = malloc(VS_HF_PATH_MAX + 300);
     vs_error e;
-    int rc;
+    int rc, found;
     *config_path = *commit = *note = NULL;
     if (!s || !cfg) {
         free(s);
@@ -316,18 +311,27 @@ int vs_hf_model_config(const char *repo_id, const char *revision, char **config_
     }
     vs_error_clear(&e);
     rc = vs_hf_find(s, repo_id, revision, &e);
+    found = rc == 0;
+    if (found && !(*commit = strdup(s->commit)))
+        rc = vs_error_set(&e, VS_ENOMEM, "out of memory");
     if (rc == 0)
         rc = vs_hf_file(s, repo_id, "config.json", cfg, VS_HF_PATH_MAX + 300, &e);
     if (rc == 0) {
         *config_path = cfg;
         cfg = NULL;
-        if (!(*commit = strdup(s->commit)))
-            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+    } else if (rc == VS_ENOTFOUND && found && has_gguf(s->path)) {
+        /* a GGUF repository has no config.json: its files carry the metadata */
+        char msg[VS_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof msg,
+                 "%s at %s: the snapshot has no config.json but holds GGUF files; `weights` "
+                 "reads their headers (the tensors, the file type and the architecture's "
+                 "metadata)",
+                 repo_id, s->commit);
+        rc = (*note = strdup(msg)) ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");
     } else if (rc == VS_ENOTFOUND) {
         rc = (*note = strdup(e.message)) ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");
-    } else {
-        if (err)
-            *err = e;
+    } else if (err) {
+        *err = e;
     }
     if (rc) {
         free(*config_path);
@@ -342,31 +346,32 @@ int vs_hf_model_config(const char *repo_id, const char *revision, char **config_
 int vs_hf_card_weights(json_t *sheet, json_t **payload, vs_error *err)
 {
     const json_t *card = json_object_get(sheet, "card");
-    const char *cfg = json_string_value(json_object_get(json_object_get(card, "arch"), "config"));
     const char *model = json_string_value(json_object_get(card, "model"));
     const char *rev = json_string_value(json_object_get(card, "revision"));
-    char dir[VS_HF_PATH_MAX], *path = NULL;
+    char *path = NULL;
     vs_hf_snapshot *s;
+    vs_error e;
     int rc;
     *payload = NULL;
-    if (!cfg || !model || !rev || !vs_hf_snapshot_of_config(cfg, dir, sizeof dir) ||
-        strlen(dir) < 40 || strcmp(dir + strlen(dir) - 40, rev))
+    /* a card naming a repository at a commit whose snapshot is in the cache */
+    if (!model || !rev || !vs_hf_is_repo_id(model) || !is_hex40(rev, strlen(rev)))
         return 1;
     if (!(s = malloc(sizeof *s)) || !(path = malloc(VS_HF_PATH_MAX + 300))) {
         free(s);
         return vs_error_set(err, VS_ENOMEM, "out of memory");
     }
-    memset(s, 0, sizeof *s);
-    /* the snapshot the config came from, as it was found */
-    snprintf(s->path, sizeof s->path, "%s", dir);
-    snprintf(s->commit, sizeof s->commit, "%s", rev);
+    vs_error_clear(&e);
+    if (vs_hf_find(s, model, rev, &e) != 0) {
+        free(path);
+        free(s);
+        return 1;
+    }
     rc = locate_weights(s, model, path, VS_HF_PATH_MAX + 300, err);
     if (rc == 0) {
         rc = vs_model_apply_weights_files(sheet, path, 0, payload, err);
         /* a shard missing: say which to fetch (checked only then: the index is
          * read once on the way that works) */
         if (rc == VS_EFORMAT && is_index(path)) {
-            vs_error e;
             vs_error_clear(&e);
             if (missing_shards(s, model, path, &e) == VS_ENOTFOUND) {
                 if (err)

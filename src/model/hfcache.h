@@ -54,23 +54,20 @@ int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, c
 int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
                   vs_error *err);
 
-/* 1 when path is <hub>/models--ORG--NAME/snapshots/<40 hex>/config.json (a config read
- * from the cache), with the snapshot folder copied to dir. */
-int vs_hf_snapshot_of_config(const char *path, char *dir, size_t n);
-
 /* `model ORG/NAME [revision=REV]` without config=: the snapshot's
  * config.json. 0 with *config_path and *commit (malloc'd) when found; 0 with
- * them NULL and *note (malloc'd) saying what to fetch and where when the
- * model, the ref, the snapshot or its config.json is not in the cache; a
- * negative code for a cache that is there but malformed. */
+ * *config_path NULL and *note (malloc'd) saying what to fetch and where when
+ * the model, the ref, the snapshot or its config.json is not in the cache
+ * (*commit still set when the snapshot is: a GGUF repository has no
+ * config.json); a negative code for a cache that is there but malformed. */
 int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path,
                        char **commit, char **note, vs_error *err);
 
-/* `weights` with no from=: when the card's config was read from a cache
- * snapshot (card.arch.config, the revision its commit), reads that snapshot's
- * weights (model/model.h, vs_model_apply_weights_files) into the sheet: 0
- * and *payload; VS_ENOTFOUND saying which files to fetch and where when they
- * are not there; 1 when the card did not come from the cache. */
+/* `weights` with no from=: when the card names a repository (ORG/NAME) at a
+ * commit whose snapshot is in the cache, reads that snapshot's weights
+ * (model/model.h, vs_model_apply_weights_files) into the sheet: 0 and
+ * *payload; VS_ENOTFOUND saying which files to fetch and where when they are
+ * not there; 1 when the card's model and revision are not in the cache. */
 int vs_hf_card_weights(json_t *sheet, json_t **payload, vs_error *err);
 
 #endif

@@ -189,6 +189,17 @@ static void setup(void)
     blob(repo, C2, "config.json", "cfg");
     blob(repo, C2, "tiny-F16.gguf", "gg");
     blob(repo, C3, "config.json", "cfg");
+    /* a GGUF repository: no config.json, one .gguf file */
+    {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd,
+                 "mkdir -p %s/models--acme--tiny-GGUF/refs %s/models--acme--tiny-GGUF/blobs && "
+                 "printf %s > %s/models--acme--tiny-GGUF/refs/main && "
+                 "cp %s/%s/blobs/gg %s/models--acme--tiny-GGUF/blobs/gg",
+                 hub, hub, C3, hub, hub, repo, hub);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+    blob("models--acme--tiny-GGUF", C3, "tiny-Q8_0.gguf", "gg");
     ip = vs_interp_new(NULL);
     bundles = json_array();
 }
@@ -240,6 +251,16 @@ START_TEST(weights_without_from)
     ck_assert_str_eq(json_string_value(json_object_get(p, "format")), "gguf");
     ck_assert_int_eq(json_integer_value(json_object_get(p, "bytes")), 256);
     ck_assert_int_eq(json_integer_value(json_object_get(p, "params")), 128);
+    /* a GGUF repository has no config.json: the revision is still the commit,
+     * and `weights` reads the GGUF headers */
+    run_ok("model acme/tiny-GGUF");
+    ck_assert_str_eq(card_rev(), C3);
+    ck_assert(strstr(json_string_value(json_array_get(json_object_get(lastp(), "notes"), 0)),
+                     "holds GGUF files"));
+    run_ok("weights");
+    p = lastp();
+    ck_assert_str_eq(json_string_value(json_object_get(p, "format")), "gguf");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "bytes")), 256);
     /* config only: says what to fetch and where */
     ck_assert_int_eq(run("model acme/tiny revision=" C3 "\nweights"), VS_ENOTFOUND);
     ck_assert_msg(strstr(err.message, "huggingface-cli download acme/tiny "
