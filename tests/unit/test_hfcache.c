@@ -411,6 +411,47 @@ START_TEST(quantised_safetensors)
 }
 END_TEST
 
+/* `formats` with GGUF types and llama.cpp file types over the config's
+ * architecture (2 layers, hidden 64, 4 heads, 2 KV heads, intermediate 128,
+ * vocab 256: rows of 64 and 128 values are not whole Q4_K/Q6_K blocks of
+ * 256, so llama.cpp falls back to Q5_0 and Q8_0) */
+START_TEST(formats_rows)
+{
+    json_t *rows, *r;
+    run_ok("model acme/tiny\nformats q4_k_m q4_k q8_0 bf16");
+    rows = json_object_get(lastp(), "rows");
+    ck_assert_uint_eq(json_array_size(rows), 4);
+    r = json_array_get(rows, 0);
+    /* by hand: token_embd Q5_0 11264 + output Q8_0 17408 + output_norm 256;
+     * layer 0: norms 512, q 2816, k 1408, v Q5_0 1408, o 2816, gate/up 2 x 5632,
+     * down Q5_0 5632; layer 1 (use_more_bits): v Q6_K->Q8_0 2176, down Q6_K->Q8_0 8704 */
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "weights_bytes")),
+                     11264 + 17408 + 256 + (512 + 2816 + 1408 + 1408 + 2816 + 3 * 5632) +
+                         (512 + 2816 + 1408 + 2176 + 2816 + 2 * 5632 + 8704));
+    ck_assert_ptr_nonnull(json_string_value(json_object_get(r, "basis")));
+    ck_assert(!json_is_true(json_object_get(r, "quantized")));
+    r = json_array_get(rows, 1);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "bits_per_weight")), "4.5");
+    /* the config's parameter count x 144 / 256, rounded up */
+    {
+        long long params = json_integer_value(json_object_get(lastp(), "params"));
+        ck_assert_int_eq(json_integer_value(json_object_get(r, "weights_bytes")),
+                         (params * 144 + 255) / 256);
+    }
+    r = json_array_get(rows, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "format")), "q8_0");
+    ck_assert_ptr_nonnull(json_string_value(json_object_get(r, "basis"))); /* the file type */
+    /* a file type without an architecture */
+    run_ok("model other params=1B");
+    ck_assert_int_eq(run("formats q4_k_m"), VS_EVALUE);
+    ck_assert_msg(strstr(err.message, "architecture"), "%s", err.message);
+    run_ok("formats q4_k q6_k");
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(lastp(), "rows"), 1), "bits_per_weight")),
+                     "6.5625");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hfcache");
@@ -421,6 +462,7 @@ int main(void)
     tcase_add_test(tc, missing_messages);
     tcase_add_test(tc, env_resolution);
     tcase_add_test(tc, quantised_safetensors);
+    tcase_add_test(tc, formats_rows);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
