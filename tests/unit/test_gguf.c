@@ -312,8 +312,10 @@ START_TEST(llama_q4_k_m_file)
 END_TEST
 
 /* The predictor on the same tensor list gives the same types as the file
- * built by hand, and the totals llama.cpp publishes for Llama-3-8B
- * (tools/quantize README: Q4_K_M 4.58 GiB, Q8_0 7.96 GiB) within 0.5%. */
+ * built by hand, and the sizes llama.cpp reports for Llama-3-8B files within
+ * 0.5%: Q4_K_M 4.58 GiB and Q8_0 7.96 GiB (the figures the issue quotes), and
+ * the "size" column of published llama-bench runs on Llama-3.1-8B Instruct
+ * (Q5_K_M 5.33 GiB, Q6_K 6.14 GiB, Q3_K_M 3.74 GiB, Q2_K 2.96 GiB, Q8_0 7.95 GiB). */
 START_TEST(llama_rules_predict)
 {
     static tdesc t[L * 9 + 3];
@@ -365,6 +367,21 @@ START_TEST(llama_rules_predict)
     ck_assert_str_eq(types[1 + 3 * 9 + 8]->name, "Q5_K");
     ck_assert_str_eq(types[1 + 4 * 9 + 8]->name, "IQ4_XS");
     ck_assert_str_eq(types[n - 1]->name, "Q6_K");
+    {
+        static const struct {
+            int ftype;
+            double gib;
+        } published[] = {{17, 5.33}, {18, 6.14}, {12, 3.74}, {10, 2.96}, {7, 7.95}};
+        size_t k;
+        for (k = 0; k < sizeof published / sizeof published[0]; k++) {
+            ck_assert_int_eq(
+                vs_llq_predict(list, m, published[k].ftype, &md, types, NULL, &total, &err), 0);
+            gib = (double)total / (1 << 30);
+            ck_assert_msg(gib > published[k].gib * 0.995 && gib < published[k].gib * 1.005,
+                          "file type %d: %.3f GiB, published %.2f", published[k].ftype, gib,
+                          published[k].gib);
+        }
+    }
     vs_llq_list_free(list, m);
 
     /* tied embeddings: token_embd takes the output's Q6_K */
