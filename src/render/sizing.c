@@ -135,7 +135,7 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     int have_params = vs_sheet_card_uint(sheet, "params", &params);
     unsigned bits = vs_sheet_weight_bits(sheet);
     int files = env->weights_basis && !strcmp(env->weights_basis, "safetensors files");
-    char b[AMT], gb[AMT], gib[AMT], desc[160], basis[160], pl[128], gp[40];
+    char b[AMT], gb[AMT], gib[AMT], desc[160], basis[160], pl[128], gp[40], ftnote[96];
     const char *notes[4];
     size_t nn = 0;
     const char *qnote = files ? NULL : vs_format_quant_note(bits);
@@ -182,6 +182,11 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
         notes[nn++] = qnote;
     if (files)
         notes[nn++] = "the sheet's weights are these bytes until the model or the format changes";
+    if (files && json_is_string(json_object_get(files_payload, "file_type"))) {
+        snprintf(ftnote, sizeof ftnote, "GGUF file type %s (general.file_type)",
+                 json_string_value(json_object_get(files_payload, "file_type")));
+        notes[nn++] = ftnote;
+    }
 
     if (files && json_is_array(json_object_get(wf, "by_dtype")) &&
         json_array_size(json_object_get(wf, "by_dtype"))) {
