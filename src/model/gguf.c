@@ -582,6 +582,8 @@ static int cmp_str(const void *a, const void *b)
 static int unique_keys(rd *r, meta *m)
 {
     size_t i;
+    if (m->nkeys < 2)
+        return 0;
     qsort(m->keys, m->nkeys, sizeof *m->keys, cmp_str);
     for (i = 1; i < m->nkeys; i++)
         if (!strcmp(m->keys[i - 1], m->keys[i]))

@@ -259,7 +259,8 @@ const vs_wf_dtype_total *vs_wf_summary_dtypes(vs_wf_summary *s, size_t *n)
     for (i = 0; i < s->ntotals; i++)
         if (s->totals[i].tensors > 0)
             s->sorted[m++] = s->totals[i];
-    qsort(s->sorted, m, sizeof s->sorted[0], cmp_total);
+    if (m > 1)
+        qsort(s->sorted, m, sizeof s->sorted[0], cmp_total);
     *n = m;
     return s->sorted;
 }
