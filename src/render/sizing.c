@@ -435,8 +435,14 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
 
     vs_sheet_card_uint(sheet, "params", &params);
     vs_units_grouped(gp, sizeof gp, params);
-    if (env->weights_basis && !strcmp(env->weights_basis, "safetensors files"))
-        snprintf(wsrc, sizeof wsrc, "bytes of the safetensors files");
+    if (env->weights_basis && !strcmp(env->weights_basis, "safetensors files")) {
+        /* the basis names the files read, whatever their format */
+        const json_t *fs = json_object_get(json_object_get(sheet, "weights_files"), "files");
+        const char *first = json_string_value(json_object_get(json_array_get(fs, 0), "name"));
+        size_t fl = first ? strlen(first) : 0;
+        snprintf(wsrc, sizeof wsrc, "bytes of the %s files",
+                 fl > 5 && !strcmp(first + fl - 5, ".gguf") ? "GGUF" : "safetensors");
+    }
     else
         snprintf(wsrc, sizeof wsrc, "%s params x %u bits / 8", gp, bits);
     if (env->weights_known) {

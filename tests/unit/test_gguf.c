@@ -313,7 +313,7 @@ END_TEST
 
 /* The predictor on the same tensor list gives the same types as the file
  * built by hand, and the sizes llama.cpp reports for Llama-3-8B files within
- * 0.5%: Q4_K_M 4.58 GiB and Q8_0 7.96 GiB (the figures the issue quotes), and
+ * 0.5%: Q4_K_M 4.58 GiB and Q8_0 7.96 GiB (the sizes quoted for llama.cpp's own files), and
  * the "size" column of published llama-bench runs on Llama-3.1-8B Instruct
  * (Q5_K_M 5.33 GiB, Q6_K 6.14 GiB, Q3_K_M 3.74 GiB, Q2_K 2.96 GiB, Q8_0 7.95 GiB). */
 START_TEST(llama_rules_predict)
