@@ -96,8 +96,8 @@ int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_
                             "%s is not in the local Hugging Face cache (no folder %s); nothing is "
                             "downloaded: `huggingface-cli download %s config.json "
                             "model.safetensors.index.json%s%s` fetches its config and index "
-                            "(then the shards the index names) into %s/snapshots/<commit>/, or "
-                            "give config=PATH",
+                            "(then the shards the index names; from a GGUF repository, the .gguf "
+                            "file) into %s/snapshots/<commit>/, or give config=PATH",
                             repo_id, s->repo_dir, repo_id,
                             strcmp(revision, "main") ? " --revision " : "",
                             strcmp(revision, "main") ? revision : "", s->repo_dir);
