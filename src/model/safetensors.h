@@ -13,7 +13,8 @@
  * A summary adds files together (the shards of one checkpoint): bytes and
  * elements per dtype, the bulk dtype (the one with most bytes), and the tensors
  * stored in another dtype grouped by name pattern (layer indices replaced by
- * '*': "model.layers.*.input_layernorm.weight").
+ * '*': "model.layers.*.input_layernorm.weight"). It is the format-neutral
+ * summary of model/wfile.h, given in safetensors' dtypes.
  *
  * The header and index texts are read with model/jscan.h rather than built as
  * jansson trees: a 30-shard checkpoint's 2 MB of headers must read in well
