@@ -301,10 +301,12 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto hf_done;
     }
     {
-        json_t *extra = cfg_payload ? json_pack("{s:o}", "config", cfg_payload) : NULL;
-        if (extra && hf_config)
+        json_t *extra = cfg_payload ? json_pack("{s:o}", "config", cfg_payload)
+                        : hf_commit ? json_object()
+                                    : NULL;
+        if (extra && hf_commit) /* where the cache put it */
             json_object_set_new(extra, "hf_cache",
-                                json_pack("{s:s, s:s, s:s}", "config", hf_config, "commit",
+                                json_pack("{s:s?, s:s, s:s}", "config", hf_config, "commit",
                                           hf_commit, "ref", rev ? rev->value : "main"));
         rc = emit(ctx, vs_render_card_line(sheet, "model", vs_buf_str(&head), notes, extra), err);
     }

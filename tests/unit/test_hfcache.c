@@ -255,6 +255,9 @@ START_TEST(weights_without_from)
      * and `weights` reads the GGUF headers */
     run_ok("model acme/tiny-GGUF");
     ck_assert_str_eq(card_rev(), C3);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(lastp(), "hf_cache"), "commit")), C3);
+    ck_assert(json_is_null(json_object_get(json_object_get(lastp(), "hf_cache"), "config")));
     ck_assert(strstr(json_string_value(json_array_get(json_object_get(lastp(), "notes"), 0)),
                      "holds GGUF files"));
     run_ok("weights");
