@@ -54,6 +54,7 @@ extern const vs_verb vs_verbs_sizing[];   /* card, reserve, estimate, envelope: 
 extern const vs_verb vs_verbs_gpu[];      /* gpu, require, evidence, candidates: verbs_gpu.c */
 extern const vs_verb vs_verbs_records[];  /* commit, history, show, diff, ...: verbs_records.c */
 extern const vs_verb vs_verbs_measure[];  /* measure, record, probe import: verbs_measure.c */
+extern const vs_verb vs_verbs_engine[];   /* engine, fit: verbs_engine.c */
 
 /* The verb named name across all tables, or NULL. */
 const vs_verb *vs_verb_find(const char *name);

@@ -43,7 +43,7 @@ static int valid_format(const char *s)
 }
 static int valid_schema(const char *s)
 {
-    return !strcmp(s, VS_SHEET_SCHEMA);
+    return !strcmp(s, VS_SHEET_SCHEMA) || !strcmp(s, VS_SHEET_SCHEMA_1);
 }
 
 #define STR(k)                                                                                     \
@@ -86,6 +86,11 @@ static const field arch_f[] = {STRN("family"),
                                {"tied_embeddings", F_BOOL, 1, NULL, NULL, NULL, NULL},
                                END};
 
+static const field engine_keys_f[] = {END}; /* the keys as written: strings, any names */
+static const field engine_f[] = {STR("name"),
+                                 {"keys", F_OBJ, 0, engine_keys_f, NULL, "{}", NULL},
+                                 END};
+
 static const field card_f[] = {STRN("model"),
                                STRN("revision"),
                                UINTN("params"),
@@ -99,6 +104,7 @@ static const field card_f[] = {STRN("model"),
                                UINTN("accumulation"),
                                STRN("quality"),
                                {"arch", F_OBJ, 1, arch_f, NULL, NULL, NULL},
+                               {"engine", F_OBJ, 1, engine_f, NULL, NULL, NULL},
                                END};
 
 static const field by_dtype_f[] = {STR("dtype"), UINT("bytes"), UINTN("params"), END};
@@ -666,7 +672,7 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         return vs_error_set_at(err, VS_EFORMAT, 1, 1, "sheet record: expected an object");
     }
     if (!json_is_string(json_object_get(root, "schema")) ||
-        strcmp(json_string_value(json_object_get(root, "schema")), VS_SHEET_SCHEMA) != 0) {
+        !valid_schema(json_string_value(json_object_get(root, "schema")))) {
         json_decref(root);
         return vs_error_set(err, VS_EFORMAT,
                             "sheet record: expected \"schema\": \"%s\" (another schema, or not "
@@ -677,6 +683,11 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         json_decref(root);
         vs_error_prefix(err, "sheet record: ");
         return rc;
+    }
+    /* a schema-1 record loads with the new keys at their defaults, as schema 2 */
+    if (json_object_set_new(root, "schema", json_string(VS_SHEET_SCHEMA))) {
+        json_decref(root);
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
     }
     *out = root;
     return 0;

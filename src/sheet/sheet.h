@@ -11,7 +11,7 @@
  * integer); GB and GiB exist only in rendering. Unknown = JSON null.
  *
  * {
- *   "schema": "vramsheet/sheet/1",
+ *   "schema": "vramsheet/sheet/2",                   (schema 1 records still load)
  *   "id": "llama-2-7b-chat-inference-campaign-a",     slug of the title
  *   "title": "Llama-2-7B chat, inference, campaign A",
  *   "lineage": null | {"sheet": ID, "commit": HEX40, "title": STR},
@@ -29,7 +29,8 @@
  *     "arch": null | {"family": STR, "rule": STR, "config": PATH,
  *                     "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
  *                     "vocab", "experts", "experts_per_token", "params_total",
- *                     "params_active": INT|null, "tied_embeddings": BOOL}
+ *                     "params_active": INT|null, "tied_embeddings": BOOL},
+ *     "engine": null | {"name": "vllm"|"llamacpp"|..., "keys": {STR: STR as written}}
  *   },
  *   "weights_files": null | {       set by `weights from=PATH`, cleared by model/format changes
  *     "path": STR, "bytes": INT, "params": INT,
@@ -78,7 +79,8 @@
 #include "util/error.h"
 #include "util/json.h"
 
-#define VS_SHEET_SCHEMA "vramsheet/sheet/1"
+#define VS_SHEET_SCHEMA "vramsheet/sheet/2"
+#define VS_SHEET_SCHEMA_1 "vramsheet/sheet/1" /* still read: the new keys take their defaults */
 #define VS_SHEET_ID_MAX 64
 
 /* A new, empty sheet with every key of the layout present (nulls and empty

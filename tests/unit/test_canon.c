@@ -20,7 +20,7 @@ static char *roundtrip(const char *text, vs_error *err)
 }
 
 static const char *EMPTY_SHEET = "{\n"
-                                 "  \"schema\": \"vramsheet/sheet/1\",\n"
+                                 "  \"schema\": \"vramsheet/sheet/2\",\n"
                                  "  \"id\": \"seed-7b\",\n"
                                  "  \"title\": \"Seed 7B\",\n"
                                  "  \"lineage\": null,\n"
@@ -37,7 +37,8 @@ static const char *EMPTY_SHEET = "{\n"
                                  "    \"microbatch\": null,\n"
                                  "    \"accumulation\": null,\n"
                                  "    \"quality\": null,\n"
-                                 "    \"arch\": null\n"
+                                 "    \"arch\": null,\n"
+                                 "    \"engine\": null\n"
                                  "  },\n"
                                  "  \"weights_files\": null,\n"
                                  "  \"components\": [],\n"
@@ -257,7 +258,7 @@ START_TEST(full_layout_roundtrip)
     d = vs_sheet_dump(l);
     ck_assert(strstr(d, "\"dims\": {\"concurrency\": 8, \"length\": 4096}") != NULL);
     ck_assert(strstr(d, "    \"arch\": {\n      \"family\": \"llama\",\n") != NULL);
-    ck_assert(strstr(d, "      \"rope_theta\": 10000.0\n    }\n") != NULL);
+    ck_assert(strstr(d, "      \"rope_theta\": 10000.0\n    },\n    \"engine\": null\n") != NULL);
     ck_assert(strstr(d, "\"exit_status\": -9") != NULL);
     d2 = roundtrip(d, &err);
     ck_assert_ptr_nonnull(d2);
@@ -299,7 +300,7 @@ static void expect_type_error(const char *text, const char *needle)
 START_TEST(schema_and_types_checked)
 {
     expect_type_error("{\"id\": \"x\"}", "schema");
-    expect_type_error("{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\"}", "schema");
+    expect_type_error("{\"schema\": \"vramsheet/sheet/3\", \"id\": \"x\"}", "schema");
     expect_type_error("{\"schema\": \"vramsheet/sheet/1\"}", "id: missing");
     expect_type_error("{\"schema\": \"vramsheet/sheet/1\", \"id\": \"../etc\"}", "id");
     expect_type_error("{\"schema\": \"vramsheet/sheet/1\", \"id\": \"x\", \"components\": "

@@ -165,7 +165,7 @@ START_TEST(test_sheets)
     ck_assert_str_eq(json_string_value(json_object_get(p, "action")), "created");
     ck_assert_str_eq(json_string_value(json_object_get(p, "id")),
                      "llama-2-7b-chat-inference-campaign-a");
-    ck_assert_str_eq(json_string_value(json_object_get(p, "schema")), "vramsheet/sheet/1");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "schema")), "vramsheet/sheet/2");
     ck_assert(json_is_object(json_object_get(p, "card")));
     json_decref(r);
     r = run_ok(ip, "sheet B\nsheet \"llama 2 7b chat inference campaign a\"", NULL);
