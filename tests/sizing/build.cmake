@@ -17,3 +17,10 @@ vs_bench(bench_sizing)
 # Fuzz target for canonical records: load arbitrary bytes; what loads must dump,
 # re-load and re-dump to the same text.
 vs_fuzz_target(fuzz_sizing)
+
+# Engines and fit: the kernel-level test of `engine` and `fit` through jupyter_client,
+# and the fit benchmark (20 offers x 8 formats; `bench_fit --check` fails past 5 ms).
+vs_kernel_test(engine.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_engine_kernel sizing 120)
+vs_bench(bench_fit)
+add_test(NAME bench.fit COMMAND bench_fit 50)
+set_tests_properties(bench.fit PROPERTIES LABELS bench TIMEOUT 60)
