@@ -41,6 +41,7 @@ static const char help[] =
     "window x (kv_unified ? parallel : 1) + ubatch), 256) (swa_full: as full)\n"
     "  bytes = cells x layers x (kv_heads x head_dim x K type + kv_heads x head_dim_v x V "
     "type), f16 2 bytes, q8_0 34 per 32 values, q4_0 18 per 32 (ggml-common.h)\n"
+    "  the sliding-window cache stays f16 whatever the cache types (pull request #21277)\n"
     "  older releases padded n_ctx to 256 with flash attention and 32 without "
     "(llama_kv_cache_unified::get_padding)\n"
     "Runtime items: non_torch (CUDA context and cuBLAS), activation_peak (the compute buffer, "
@@ -109,7 +110,11 @@ static uint64_t lc_bytes(const lc *c, uint64_t ctx, uint64_t par, uint64_t *cell
                 uint64_t w = g->window * (c->unified ? par : 1) + c->ubatch;
                 cells = pad(seq < w ? seq : w, 256);
             }
-            /* fall through */
+            /* the sliding-window cache stays f16 whatever cache_type_k/v say
+             * (ggml-org/llama.cpp pull request #21277, 2026) */
+            row = (heads * g->head_dim * 64 + 31) / 32 + (heads * dv * 64 + 31) / 32;
+            total += g->layers * cells * streams * row;
+            break;
         case VS_KV_FULL:
         case VS_KV_CROSS:
             row = (heads * g->head_dim * c->k32 + 31) / 32 + (heads * dv * c->v32 + 31) / 32;

@@ -38,10 +38,10 @@ static const struct ctxrule {
 } ctx_rules[] = {
     /* Hopper: non_torch_memory 0.16 GiB (H100, TP 1, generative-computing/mellea#416) and
      * 0.13 GiB (H100 workers, vllm-project/vllm#50722) */
-    {"Hopper", (uint64_t)150 << 20, 0.15},
+    {"Hopper", (uint64_t)150 << 20, 0.13},
     /* Ampere: 0.35 GiB (RTX 3090, vllm-project/vllm#10517), 0.20 GiB (RTX 3090 workers at
      * TP > 1, vllm-project/vllm#14447) */
-    {"Ampere", (uint64_t)300 << 20, 0.50},
+    {"Ampere", (uint64_t)300 << 20, 0.47},
 };
 
 int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, uint64_t tp,

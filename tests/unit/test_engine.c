@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "engine/fit.h"
@@ -585,6 +587,51 @@ START_TEST(activation_rule)
 }
 END_TEST
 
+/* estimate=yes through the verbs: a Llama-3-8B config.json (hidden 4096, intermediate
+ * 14336), max_num_batched_tokens 8192: activation_peak = 973,078,528 B as above; the
+ * H100 SXM of the catalogue is a Hopper: non_torch 150 MiB. */
+START_TEST(engine_estimate_items)
+{
+    char path[] = "/tmp/vs-engine-cfg-XXXXXX";
+    char cell[512];
+    int fd = mkstemp(path);
+    FILE *f;
+    json_t *comps, *c;
+    size_t i;
+    int seen = 0;
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    fputs("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+          "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+          "\"vocab_size\": 128256, \"tie_word_embeddings\": false}",
+          f);
+    fclose(f);
+    snprintf(cell, sizeof cell,
+             "sheet \"est\"\nmodel llama config=%s\nformat bf16\ntask inference\n"
+             "length 8192\nconcurrency 8\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",
+             path);
+    run_ok(cell);
+    unlink(path);
+    comps = json_object_get(payload(), "components");
+    json_array_foreach(comps, i, c)
+    {
+        const char *n = sval(c, "name");
+        if (!strcmp(n, "activation_peak")) {
+            ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
+            ck_assert_str_eq(sval(c, "status"), "estimated");
+            seen++;
+        } else if (!strcmp(n, "non_torch")) {
+            ck_assert_int_eq(ival(c, "bytes"), 150 * (long long)MIB);
+            seen++;
+        }
+    }
+    ck_assert_int_eq(seen, 2);
+    /* the layout came from the config: fit knows it */
+    run_ok("fit");
+    ck_assert(strstr(sval(payload(), "layout_source"), "card.arch") != NULL);
+}
+END_TEST
+
 /* ---- candidates agrees with fit ---- */
 
 START_TEST(candidates_agree_with_fit)
@@ -650,6 +697,7 @@ static Suite *suite(void)
     tcase_add_test(t, engine_record_roundtrip);
     tcase_add_test(t, activation_rule);
     tcase_add_test(t, candidates_agree_with_fit);
+    tcase_add_test(t, engine_estimate_items);
     suite_add_tcase(s, t);
     return s;
 }
