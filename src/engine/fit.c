@@ -330,8 +330,20 @@ static void judge(const one *o, const vs_fit_ctx *c, uint64_t total, int unknown
         *len = VS_VERDICT_TO_CONFIRM;
 }
 
+static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
+                     const char *const *formats, size_t nformats, vs_error *err);
+
 int vs_fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
                  const char *const *formats, size_t nformats, vs_error *err)
+{
+    int rc = fit_offer(row, c, offer, formats, nformats, err);
+    if (rc < 0)
+        vs_fit_row_free(row); /* a failed row holds nothing */
+    return rc;
+}
+
+static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
+                     const char *const *formats, size_t nformats, vs_error *err)
 {
     one o, ob;
     int rc, unknown;

@@ -86,7 +86,8 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err);
 void vs_fit_ctx_free(vs_fit_ctx *c);
 
 /* One offer (a sheet offer object). formats may be NULL (nformats 0).
- * row->unknown is a new array the caller frees with vs_fit_row_free. */
+ * row->unknown is a new array the caller frees with vs_fit_row_free; on an
+ * error (VS_EVALUE: an engine rule refuses the keys) the row holds nothing. */
 int vs_fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
                  const char *const *formats, size_t nformats, vs_error *err);
 void vs_fit_row_free(vs_fit_row *row);

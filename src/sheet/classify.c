@@ -781,8 +781,6 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
             vs_error ferr;
             if (vs_fit_offer(&fr, &fitc, o, NULL, 0, &ferr) == 0)
                 have_fit = 1;
-            else
-                vs_fit_row_free(&fr);
         }
         json_array_foreach(names, j, nm)
         {
