@@ -15,6 +15,7 @@
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -729,6 +730,30 @@ static void add_sheet_ids(vs_interp *ip, json_t *m, const char *prefix, size_t p
     }
 }
 
+/* The ids of the sheets the records hold at their tip, after the session's:
+ * a sheet committed by another kernel (or before a restart) completes too. */
+static void add_record_ids(vs_interp *ip, json_t *m, const char *prefix, size_t plen,
+                           const char *suffix)
+{
+    vs_store *st = NULL;
+    vs_error e;
+    char **ids = NULL;
+    size_t n = 0, i;
+    vs_error_clear(&e);
+    if (vs_store_open(&st, vs_interp_records_path(ip), &e) == 0 &&
+        vs_store_list(st, NULL, &ids, &n, &e) == 0) {
+        for (i = 0; i < n; i++) {
+            char buf[VS_SHEET_ID_MAX + 4];
+            snprintf(buf, sizeof buf, "%s%s", ids[i], suffix);
+            add_match(m, buf, prefix, plen);
+        }
+    }
+    for (i = 0; i < n; i++)
+        free(ids[i]);
+    free(ids);
+    vs_store_free(st);
+}
+
 /* A GPU name as a completion: quoted when it holds a space; matched without
  * regard to case, with or without the opening quote typed. */
 static void add_gpu_name(json_t *m, const char *name, const char *prefix, size_t plen)
@@ -860,10 +885,13 @@ int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **
     }
     if (!strcmp(verb, "sheet") && ntok == 1)
         add_sheet_ids(ip, m, prefix, plen, "");
-    if ((!strcmp(verb, "show") || !strcmp(verb, "diff") || !strcmp(verb, "reproduce")) &&
+    if ((!strcmp(verb, "show") || !strcmp(verb, "diff") || !strcmp(verb, "reproduce") ||
+         !strcmp(verb, "history")) &&
         !memchr(prefix, '@', plen)) {
         add_sheet_ids(ip, m, prefix, plen, "@");
         add_sheet_ids(ip, m, prefix, plen, "");
+        add_record_ids(ip, m, prefix, plen, "@");
+        add_record_ids(ip, m, prefix, plen, "");
     }
     if ((!strcmp(verb, "gpu") || !strcmp(verb, "evidence")) && ntok == 1)
         add_gpu_names(ip, m, prefix, plen);

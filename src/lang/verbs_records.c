@@ -50,10 +50,20 @@ static int sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen, cons
     return 0;
 }
 
+/* Opens the records in force; what opening repaired (a commit killed halfway)
+ * is said at once, whatever the verb does next. */
 static int open_store(vs_ctx *ctx, vs_store **st, vs_error *err)
 {
     const char *path = vs_ctx_records_path(ctx);
-    return vs_store_open(st, path, err);
+    int rc = vs_store_open(st, path, err);
+    if (rc == 0 && *vs_store_notice(*st)) {
+        vs_buf b = VS_BUF_INIT;
+        vs_buf_printf(&b, "records: %s\n", vs_store_notice(*st));
+        if (!vs_buf_failed(&b))
+            vs_ctx_stream(ctx, "stdout", vs_buf_str(&b), b.len);
+        vs_buf_free(&b);
+    }
+    return rc;
 }
 
 /* Loads sheets/<id>/sheet.json at rev into a new sheet with its _base_blob set. */
@@ -70,10 +80,86 @@ static int load_sheet(vs_store *st, const char *id, const char *rev, json_t **ou
         return rc;
     }
     json_object_set_new(*out, "_base_blob", json_string(blob->blob));
+    vs_sheet_refresh_derived(*out);
     return 0;
 }
 
+/* The warning when the sheet's recorded version and this one differ on more
+ * than one axis (model, format, length, ...); "" otherwise. */
+static void axes_warning(vs_store *st, const char *id, const json_t *sheet, vs_buf *out)
+{
+    vs_store_blob b = {0};
+    json_t *prev = NULL;
+    vs_error e;
+    vs_error_clear(&e);
+    if (vs_store_read(st, id, NULL, NULL, &b, &e) == 0 &&
+        vs_sheet_load(&prev, b.data, b.len, &e) == 0)
+        vs_diff_axes_warning(vs_diff_axes(prev, sheet), out);
+    json_decref(prev);
+    vs_store_blob_clear(&b);
+}
+
 /* ------------------------------------------------------------------ commit */
+
+/* 1 when two measurements are the same but for when they were recorded (and
+ * what is derived from the card of the moment). */
+static int same_measurement(const json_t *a, const json_t *b)
+{
+    json_t *x = json_copy((json_t *)a), *y = json_copy((json_t *)b);
+    int same;
+    json_object_del(x, "time");
+    json_object_del(y, "time");
+    json_object_del(x, "validates_card");
+    json_object_del(y, "validates_card");
+    same = x && y && json_equal(x, y);
+    json_decref(x);
+    json_decref(y);
+    return same;
+}
+
+#define RESTATE_REVISIONS 64
+
+/* A measurement restated by a cell run again (in a new kernel: the same line,
+ * so the same fields but a new time) is the one the records hold: it keeps the
+ * time it was first recorded there, so that the same state is the same bytes
+ * and its commit writes nothing. Looks at the sheet's last revisions. */
+static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
+{
+    json_t *ms = vs_sheet_array(sheet, "measurements"), *m, *t;
+    vs_store_revisions h = {0};
+    char *done;
+    size_t r, i, j, n = json_array_size(ms);
+    vs_error e;
+    vs_error_clear(&e);
+    if (!n || vs_store_history(st, id, RESTATE_REVISIONS, &h, &e) < 0)
+        return;
+    if (!(done = calloc(n, 1))) {
+        vs_store_revisions_clear(&h);
+        return;
+    }
+    for (r = 0; r < h.n; r++) {
+        vs_store_blob b = {0};
+        json_t *rec = NULL;
+        if (vs_store_read(st, id, h.revs[r].commit, NULL, &b, &e) == 0 &&
+            vs_sheet_load(&rec, b.data, b.len, &e) == 0) {
+            json_array_foreach(ms, i, m) {
+                if (done[i])
+                    continue;
+                vs_json_array_foreach(vs_sheet_array(rec, "measurements"), j, t) {
+                    if (same_measurement(m, t)) {
+                        json_object_set(m, "time", json_object_get(t, "time"));
+                        done[i] = 1;
+                        break;
+                    }
+                }
+            }
+        }
+        json_decref(rec);
+        vs_store_blob_clear(&b);
+    }
+    free(done);
+    vs_store_revisions_clear(&h);
+}
 
 static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
@@ -83,7 +169,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_store *st = NULL;
     vs_store_write wr;
     vs_store_commit_info info;
-    vs_buf msg = VS_BUF_INIT, text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_buf msg = VS_BUF_INIT, text = VS_BUF_INIT, html = VS_BUF_INIT, warn = VS_BUF_INIT;
     char *json = NULL, *md = NULL;
     const char *id;
     int rc;
@@ -103,6 +189,11 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!id || !vs_sheet_id_valid(id))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "the current sheet has no valid id");
+    if ((rc = open_store(ctx, &st, err)) < 0)
+        goto fail;
+    adopt_recorded_times(st, id, sheet);
+    /* What is derived from the card is written as the card is now. */
+    vs_sheet_refresh_derived(sheet);
     json = vs_sheet_dump(sheet);
     md = vs_markdown_sheet(sheet);
     vs_buf_printf(&msg, "%s: %s", id, m->value);
@@ -110,8 +201,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = oom(err);
         goto done;
     }
-    if ((rc = open_store(ctx, &st, err)) < 0)
-        goto fail;
+    axes_warning(st, id, sheet, &warn);
     memset(&wr, 0, sizeof wr);
     wr.sheet_id = id;
     wr.json = json;
@@ -124,7 +214,12 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_store_commit(st, &wr, &info, err)) < 0)
         goto fail;
     json_object_set_new(sheet, "_base_blob", json_string(info.blob));
-    if (info.unchanged) {
+    if (info.unchanged && info.held_earlier) {
+        vs_buf_printf(&text, "Unchanged: the records %s already hold this state of sheet %s, "
+                             "at commit %s (branch %s has newer revisions of it since); nothing "
+                             "was written. The sheet goes on from that revision\n",
+                      vs_store_path(st), id, info.commit, info.branch);
+    } else if (info.unchanged) {
         vs_buf_printf(&text, "Unchanged: the records %s already hold this state of sheet %s "
                              "(branch %s at %s); nothing was written\n",
                       vs_store_path(st), id, info.branch, info.commit);
@@ -134,12 +229,20 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                       id, vs_store_path(st), info.branch,
                       info.created ? ", repository created" : "", info.commit, vs_buf_str(&msg));
     }
+    if (*info.joined)
+        vs_buf_printf(&text, "This commit joins the remote's %.12s: each sheet changed on both "
+                             "sides keeps the version chosen here (theirs stay in history), the "
+                             "other sheets come from the side that changed them; `records push` "
+                             "now goes through.\n",
+                      info.joined);
     if (info.attempts > 1)
         vs_buf_printf(&text, "(other writers moved the branch meanwhile: built again on the new "
                              "tip, %d attempts)\n",
                       info.attempts);
     if (*info.warning)
         vs_buf_printf(&text, "warning: %s\n", info.warning);
+    if (!info.unchanged && warn.len)
+        vs_buf_printf(&text, "warning: %s\n", vs_buf_str(&warn));
     vs_buf_puts(&html, info.unchanged ? "<p>Unchanged (nothing written): sheet <code>"
                                       : "<p>Committed sheet <code>");
     vs_buf_put_html(&html, id);
@@ -152,10 +255,17 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_put_html(&html, info.warning);
         vs_buf_puts(&html, "</p>\n");
     }
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b}", "kind", "commit", "sheet",
-                        id, "commit", info.commit, "branch", info.branch, "records",
-                        vs_store_path(st), "blob", info.blob, "created", info.created, "attempts",
-                        info.attempts, "unchanged", info.unchanged);
+    if (!info.unchanged && warn.len) {
+        vs_buf_puts(&html, "<p>warning: ");
+        vs_buf_put_html(&html, vs_buf_str(&warn));
+        vs_buf_puts(&html, "</p>\n");
+    }
+    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s?, s:s?}", "kind",
+                        "commit", "sheet", id, "commit", info.commit, "branch", info.branch,
+                        "records", vs_store_path(st), "blob", info.blob, "created", info.created,
+                        "attempts", info.attempts, "unchanged", info.unchanged, "held_earlier",
+                        info.held_earlier, "joined", *info.joined ? info.joined : NULL,
+                        "warning", !info.unchanged && warn.len ? vs_buf_str(&warn) : NULL);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
@@ -167,6 +277,7 @@ done:
     vs_buf_free(&msg);
     vs_buf_free(&text);
     vs_buf_free(&html);
+    vs_buf_free(&warn);
     return rc;
 }
 
@@ -380,9 +491,16 @@ static int verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
         snprintf(l2, sizeof l2, "%s@%.12s (tip)", id, b2.commit);
         to_ref = to;
     }
-    bundle = vs_diff_bundle(from, to_ref, l1, l2,
-                            json_pack("{s:s, s:o}", "from_commit", b1.commit, "to_commit",
-                                      *b2.commit ? json_string(b2.commit) : json_null()));
+    {
+        vs_buf w = VS_BUF_INIT;
+        vs_diff_axes_warning(vs_diff_axes(from, to_ref), &w);
+        bundle = vs_diff_bundle(from, to_ref, l1, l2,
+                                json_pack("{s:s, s:o, s:s?}", "from_commit", b1.commit,
+                                          "to_commit",
+                                          *b2.commit ? json_string(b2.commit) : json_null(),
+                                          "warning", w.len ? vs_buf_str(&w) : NULL));
+        vs_buf_free(&w);
+    }
     if (!bundle) {
         rc = oom(err);
         goto done;
@@ -404,6 +522,84 @@ done:
 /* --------------------------------------------------------------- reproduce */
 
 static int differs(const char *a, const char *b) { return !a || !b || strcasecmp(a, b) != 0; }
+
+/* 1 when lineage names sheet id at a commit whose sheet.json is blob src's. */
+static int same_source(vs_store *st, const json_t *sheet, const char *id, const vs_store_blob *src)
+{
+    const json_t *lin = json_object_get(sheet, "lineage");
+    const char *lid = json_string_value(json_object_get(lin, "sheet"));
+    const char *lc = json_string_value(json_object_get(lin, "commit"));
+    vs_store_blob b = {0};
+    vs_error e;
+    int same;
+    if (!lid || !lc || strcmp(lid, id))
+        return 0;
+    if (!strcmp(lc, src->commit))
+        return 1;
+    vs_error_clear(&e);
+    same = vs_store_read(st, id, lc, NULL, &b, &e) == 0 && !strcmp(b.blob, src->blob);
+    vs_store_blob_clear(&b);
+    return same;
+}
+
+/* The target id of a reproduce, already open in the session or held in the
+ * records: reopened (0, after emitting what it did) when it came from the same
+ * source, refused when not; 1 when the id is free and the campaign is new. */
+static int reopen_reproduced(vs_ctx *ctx, vs_store *st, const vs_line *line, const char *id,
+                             const vs_store_blob *src, const vs_arg *title, const char *new_id,
+                             vs_error *err)
+{
+    json_t *open = vs_ctx_find_sheet(ctx, new_id), *rec = NULL, *cur = NULL, *payload;
+    vs_store_blob b = {0};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_error e;
+    int rc = 0, from_records = 0;
+    vs_error_clear(&e);
+    if (!open) {
+        int lr = load_sheet(st, new_id, NULL, &rec, &b, &e);
+        if (lr == VS_ENOTFOUND)
+            return 1;
+        if (lr < 0) {
+            if (err)
+                *err = e;
+            return at_line(line, err, lr);
+        }
+        from_records = 1;
+    }
+    if (!same_source(st, open ? open : rec, id, src)) {
+        rc = vs_error_set_at(err, VS_EVALUE, title->line, title->column,
+                             "a sheet with id '%s' is already %s, and not from %s at %.12s: "
+                             "choose another title for the new campaign",
+                             new_id, open ? "open in this session" : "in the records", id,
+                             src->commit);
+        goto done;
+    }
+    if (from_records) {
+        if ((rc = vs_ctx_add_sheet(ctx, rec, err)) < 0) {
+            rec = NULL;
+            goto done;
+        }
+        rec = NULL;
+    } else if ((rc = vs_ctx_open_sheet(ctx, title->value, &cur, err)) < 0) {
+        goto done;
+    }
+    vs_buf_printf(&text, "Sheet %s (\"%s\") was reproduced from %s at %.12s before; %s, as the "
+                         "current sheet (nothing new was started).\n",
+                  new_id, title->value, id, src->commit,
+                  from_records ? "reopened from the records" : "it is open in this session");
+    vs_buf_puts(&html, "<p>");
+    vs_buf_put_html(&html, vs_buf_str(&text));
+    vs_buf_puts(&html, "</p>\n");
+    payload = json_pack("{s:s, s:s, s:s, s:b, s:s}", "kind", "reproduce", "sheet", new_id, "title",
+                        title->value, "reopened", 1, "from", from_records ? "records" : "session");
+    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+done:
+    json_decref(rec);
+    vs_store_blob_clear(&b);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    return rc;
+}
 
 static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
@@ -441,17 +637,17 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "the title \"%s\" gives the id '%s', the source sheet's own: "
                                "choose another title for the new campaign",
                                title->value, new_id);
-    if (vs_ctx_find_sheet(ctx, new_id))
-        return vs_error_set_at(err, VS_EVALUE, title->line, title->column,
-                               "a sheet with id '%s' is already open in this session: choose "
-                               "another title for the new campaign",
-                               new_id);
     if ((rc = open_store(ctx, &st, err)) < 0)
         goto fail_line;
     if ((rc = load_sheet(st, id, rev, &old, &blob, err)) < 0) {
         vs_arg_error(src, err, rc);
         goto done;
     }
+    /* Run again (the same kernel, or a new one against the same records): the
+     * campaign this line started before, from this same source, is reopened. */
+    if ((rc = reopen_reproduced(ctx, st, line, id, &blob, title, new_id, err)) != 1)
+        goto done;
+    rc = 0;
     if (!(fresh = vs_sheet_new(title->value))) {
         rc = oom(err);
         goto done;
@@ -486,6 +682,7 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     json_object_set_new(fresh, "measurements", ms);
+    vs_sheet_refresh_derived(fresh);
     vs_buf_printf(&text, "New sheet %s (\"%s\") from %s at %s (commit %s): card, components, "
                          "procedure, offers, requirements and invalidating conditions carried%s.\n",
                   new_id, title->value, id, rev ? rev : "the tip", blob.commit,
@@ -582,14 +779,87 @@ done:
     return rc;
 }
 
+/* After a pull: each sheet that arrived is written with what is derived from
+ * its card recomputed (another kernel may have recorded a stale
+ * validates_card); a sheet that needs it gets one commit saying so. */
+static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, vs_buf *text,
+                          json_t *fixed, vs_error *err)
+{
+    char **ids = NULL;
+    size_t n = 0, i;
+    int rc;
+    if ((rc = vs_store_list(st, NULL, &ids, &n, err)) < 0)
+        return rc;
+    for (i = 0; i < n && rc == 0; i++) {
+        vs_store_blob now = {0}, was = {0};
+        json_t *sheet = NULL, *open;
+        const char *base;
+        vs_error e;
+        int changed;
+        vs_error_clear(&e);
+        if (vs_store_read(st, ids[i], NULL, NULL, &now, &e) < 0)
+            continue;
+        if (*s->local_before && vs_store_read(st, ids[i], s->local_before, NULL, &was, &e) == 0 &&
+            !strcmp(was.blob, now.blob)) {
+            vs_store_blob_clear(&was);
+            vs_store_blob_clear(&now);
+            continue; /* not changed by this pull */
+        }
+        vs_store_blob_clear(&was);
+        if (vs_sheet_load(&sheet, now.data, now.len, &e) == 0 &&
+            (changed = vs_sheet_refresh_derived(sheet)) > 0) {
+            char *json = vs_sheet_dump(sheet), *md = vs_markdown_sheet(sheet);
+            vs_buf msg = VS_BUF_INIT;
+            vs_store_write w;
+            vs_store_commit_info info;
+            vs_buf_printf(&msg, "%s: validates_card recomputed from the card (records pull)",
+                          ids[i]);
+            memset(&w, 0, sizeof w);
+            w.sheet_id = ids[i];
+            w.json = json;
+            w.json_len = json ? strlen(json) : 0;
+            w.md = md;
+            w.md_len = md ? strlen(md) : 0;
+            w.message = vs_buf_str(&msg);
+            w.expected_blob = now.blob;
+            if (!json || !md || vs_buf_failed(&msg))
+                rc = oom(err);
+            else if ((rc = vs_store_commit(st, &w, &info, err)) == 0) {
+                vs_buf_printf(text, "Sheet %s: validates_card recomputed from its card for %d "
+                                    "measurement%s, recorded as commit %s.\n",
+                              ids[i], changed, changed == 1 ? "" : "s", info.commit);
+                vs_ctx_effect(ctx, "committed %s@%.12s to %s", ids[i], info.commit,
+                              vs_store_path(st));
+                json_array_append_new(fixed, json_string(ids[i]));
+                /* a session copy loaded from the stale record goes on from the fix */
+                open = vs_ctx_find_sheet(ctx, ids[i]);
+                base = open ? json_string_value(json_object_get(open, "_base_blob")) : NULL;
+                if (base && !strcmp(base, now.blob))
+                    json_object_set_new(open, "_base_blob", json_string(info.blob));
+            }
+            free(json);
+            free(md);
+            vs_buf_free(&msg);
+        }
+        json_decref(sheet);
+        vs_store_blob_clear(&now);
+    }
+    for (i = 0; i < n; i++)
+        free(ids[i]);
+    free(ids);
+    return rc;
+}
+
 static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg *remote,
                         vs_error *err)
 {
     vs_store *st = NULL;
     vs_store_sync s;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *payload;
+    json_t *payload, *fixed = json_array();
     int rc;
+    if (!fixed)
+        return oom(err);
     if ((rc = open_store(ctx, &st, err)) < 0)
         goto fail;
     rc = push ? vs_store_push(st, remote ? remote->value : NULL, &s, err)
@@ -613,6 +883,8 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
             vs_buf_printf(&text, "Pulled %s from %s: %s, now at %s.\n", s.branch, s.remote,
                           s.merged ? "merged (different sheets)" : "fast-forward", s.local_after);
         vs_ctx_effect(ctx, "pulled %s from %s", s.branch, s.remote);
+        if (!s.up_to_date && (rc = refresh_pulled(ctx, st, &s, &text, fixed, err)) < 0)
+            goto fail;
     }
     if (*s.warning)
         vs_buf_printf(&text, "warning: %s\n", s.warning);
@@ -625,6 +897,8 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
                         "after", *s.local_after ? s.local_after : NULL, "remote_tip",
                         *s.remote_after ? s.remote_after : NULL, "up_to_date", s.up_to_date,
                         "merged", s.merged, "fast_forward", s.fast_forward);
+    if (payload && !push)
+        json_object_set(payload, "recomputed", fixed);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
@@ -633,6 +907,7 @@ fail:
     else
         at_line(line, err, rc);
 done:
+    json_decref(fixed);
     vs_store_free(st);
     vs_buf_free(&text);
     vs_buf_free(&html);
@@ -699,8 +974,12 @@ const vs_verb vs_verbs_records[] = {
      "since this session loaded it, the commit is refused (RecordsError) and nothing is written: "
      "compare with `diff`, then `commit \"MESSAGE\" replace` records this version on top (the "
      "other stays in history). A commit stays in the records even if a later line of the cell "
-     "fails. In a records repository with a work tree, the index and files follow, so `git "
-     "status` stays clean.",
+     "fails. Committing a state the records already hold writes nothing and says so (a "
+     "notebook run again from the top, even in a new kernel). In a records repository with a "
+     "work tree, the index and files follow, so `git status` stays clean; a sheet whose files "
+     "there were edited by hand is refused, naming them, rather than written over. A commit "
+     "that changes more than one of model, format, length, concurrency, microbatch, "
+     "placement, engine and the offers says so (a warning: compare one change at a time).",
      no_keys, commit_words},
     {"history", verb_history, "history [SHEET] [limit=N]",
      "the revisions of a sheet in the records, newest first",
@@ -709,8 +988,12 @@ const vs_verb vs_verbs_records[] = {
      "The payload (kind \"history\") has full 40-hex commit ids.",
      history_keys, NULL},
     {"show", verb_show, "show SHEET[@REV]", "print a recorded sheet (and open it if it is not open)",
-     "show SHEET[@REV] reads sheets/<SHEET>/sheet.json at REV (a commit id or prefix, HEAD~N, a "
-     "branch; the tip when omitted) and prints it. If no sheet of that id is open in this "
+     "show SHEET[@REV] reads sheets/<SHEET>/sheet.json at REV and prints it. REV is ~N, N "
+     "revisions back in that sheet's own history (the commits that changed sheets/<SHEET>/, as "
+     "`history SHEET` lists them: SHEET@~0 is its latest revision, SHEET@~1 the one before, "
+     "whatever other sheets were committed in between), or git's own revisions: HEAD~N is N "
+     "commits back on the branch (of any sheet), a commit id or prefix, a branch; the tip when "
+     "omitted. If no sheet of that id is open in this "
      "session, it is opened as the current sheet, remembering the revision it came from so that "
      "its next commit detects concurrent changes. The payload (kind \"sheet\") is the whole "
      "sheet as stored, with \"revision\": {commit, blob, records}.",
@@ -719,13 +1002,18 @@ const vs_verb vs_verbs_records[] = {
      "diff SHEET@REV1 REV2 compares two revisions of a sheet: card fields, components (added, "
      "removed, changed, with bytes and the difference in bytes), placement, stages, "
      "measurements, offers, requirements, evidence, decision and invalidating conditions. "
-     "Without REV2 the sheet open in this session (or else the tip) is compared with REV1; "
+     "REV1 and REV2 are revisions as in `help show`: ~N counts the sheet's own revisions "
+     "(diff SHEET@~1 ~0 is its last change), HEAD~N counts the branch's commits. When the two "
+     "differ in more than one of model, format, length, concurrency, microbatch, placement, "
+     "engine and the offers, a warning says so (compare one change at a time); `commit` warns "
+     "the same way against the sheet's last revision. Without REV2 the sheet open in this session (or else the tip) is compared with REV1; "
      "without @REV1 the tip is REV1. The payload has kind \"diff\" and a list of changes.",
      no_keys, NULL},
     {"reproduce", verb_reproduce,
      "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\"] [software=\"VERSIONS\"]",
      "start a new campaign's sheet from a recorded one, with lineage",
-     "reproduce SHEET@REV as \"TITLE\" opens a new sheet titled TITLE carrying the card, weight "
+     "reproduce SHEET@REV as \"TITLE\" (REV as in `help show`: SHEET@~N for the sheet's own "
+     "revisions, SHEET@HEAD~N for the branch's) opens a new sheet titled TITLE carrying the card, weight "
      "files, components, placement, procedure (stages), offers, requirements, runs, "
      "measurements and invalidating conditions of SHEET at REV, with lineage {sheet, commit, "
      "title} naming the source. The decision is not carried: the new campaign decides anew. "
@@ -733,7 +1021,10 @@ const vs_verb vs_verbs_records[] = {
      "GPU (its gpu_name differs, or is unknown) \"to re-measure\"; software=\"vllm 0.6, CUDA "
      "12.4\" marks every measurement \"to re-measure\" (the records keep no software version "
      "per measurement that could match). Measurements marked so no longer validate the card. "
-     "Evidence carries over only when neither gpu= nor software= is given.",
+     "Evidence carries over only when neither gpu= nor software= is given. Run again (a "
+     "notebook from the top, in this kernel or a new one), a reproduce whose TITLE names a "
+     "sheet already reproduced from the same source reopens that sheet (from the session, "
+     "else from the records) instead of starting anew.",
      reproduce_keys, reproduce_words},
     {"records", verb_records, "records [PATH] | records push [REMOTE] | records pull [REMOTE]",
      "show or set the git records repository; push or pull it",
@@ -747,7 +1038,10 @@ const vs_verb vs_verbs_records[] = {
      "bare repository path, a file:// URL, or any URL libgit2 supports; origin when omitted), "
      "merging the remote's new commits to other sheets first, and checks after the push that "
      "the remote's branch contains this side's tip. `records pull [REMOTE]` fetches and "
-     "fast-forwards or merges. A folder literally named push or pull is given as ./push.",
+     "fast-forwards or merges. Sheets are never merged: each sheet changed on one side only "
+     "is taken from that side; a sheet changed on both sides is refused (RecordsError, "
+     "nothing merged or pushed, both sides keep their commits), saying how to look at theirs "
+     "and keep one. A folder literally named push or pull is given as ./push.",
      no_keys, records_words},
     {0},
 };

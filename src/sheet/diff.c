@@ -229,6 +229,71 @@ json_t *vs_diff_changes(const json_t *a, const json_t *b)
     return out;
 }
 
+/* --- one change at a time --- */
+
+static const char *const axis_names[VS_AXIS_COUNT] = {
+    "model", "format", "length", "concurrency", "microbatch", "placement", "engine", "offers"};
+
+const char *vs_diff_axis_name(unsigned i) { return i < VS_AXIS_COUNT ? axis_names[i] : NULL; }
+
+static int keys_differ(const json_t *a, const json_t *b, const char *const *keys)
+{
+    size_t i;
+    for (i = 0; keys[i]; i++)
+        if (!equal(json_object_get(a, keys[i]), json_object_get(b, keys[i])))
+            return 1;
+    return 0;
+}
+
+unsigned vs_diff_axes(const json_t *a, const json_t *b)
+{
+    static const char *const model[] = {"model", "revision", "params", "arch", NULL};
+    static const char *const format[] = {"format", "bits", NULL};
+    static const char *const length[] = {"length", NULL};
+    static const char *const concurrency[] = {"concurrency", NULL};
+    static const char *const microbatch[] = {"microbatch", "accumulation", NULL};
+    static const char *const engine[] = {"engine", NULL};
+    const json_t *ca = vs_sheet_card(a), *cb = vs_sheet_card(b);
+    unsigned axes = 0;
+    if (keys_differ(ca, cb, model))
+        axes |= VS_AXIS_MODEL;
+    if (keys_differ(ca, cb, format))
+        axes |= VS_AXIS_FORMAT;
+    if (keys_differ(ca, cb, length))
+        axes |= VS_AXIS_LENGTH;
+    if (keys_differ(ca, cb, concurrency))
+        axes |= VS_AXIS_CONCURRENCY;
+    if (keys_differ(ca, cb, microbatch))
+        axes |= VS_AXIS_MICROBATCH;
+    if (!equal(json_object_get(a, "placement"), json_object_get(b, "placement")))
+        axes |= VS_AXIS_PLACEMENT;
+    if (keys_differ(ca, cb, engine) || keys_differ(a, b, engine))
+        axes |= VS_AXIS_ENGINE;
+    if (!equal(json_object_get(a, "offers"), json_object_get(b, "offers")))
+        axes |= VS_AXIS_OFFERS;
+    return axes;
+}
+
+int vs_diff_axes_warning(unsigned axes, vs_buf *out)
+{
+    unsigned i, n = 0, k = 0;
+    for (i = 0; i < VS_AXIS_COUNT; i++)
+        n += (axes >> i) & 1u;
+    if (n < 2)
+        return 0;
+    vs_buf_puts(out, "this revision changes ");
+    for (i = 0; i < VS_AXIS_COUNT; i++) {
+        if (!((axes >> i) & 1u))
+            continue;
+        k++;
+        if (k > 1)
+            vs_buf_puts(out, k == n ? " and " : ", ");
+        vs_buf_puts(out, axis_names[i]);
+    }
+    vs_buf_puts(out, " together; compare one change at a time");
+    return 1;
+}
+
 /* --- rendering --- */
 
 static void fmt_value(vs_buf *b, const char *key, const json_t *v)
@@ -376,8 +441,16 @@ vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_lab
                         "changes", changes);
     if (!payload || vs_buf_failed(&text) || vs_buf_failed(&html))
         goto done;
-    if (json_is_object(extra_take))
+    if (json_is_object(extra_take)) {
+        const char *warning = str(extra_take, "warning");
         json_object_update(payload, extra_take);
+        if (warning) {
+            vs_buf_printf(&text, "warning: %s\n", warning);
+            vs_buf_puts(&html, "<p>warning: ");
+            vs_buf_put_html(&html, warning);
+            vs_buf_puts(&html, "</p>\n");
+        }
+    }
     bundle = vs_bundle_new(vs_buf_str(&text), vs_buf_str(&html), NULL, payload);
     payload = NULL;
 done:

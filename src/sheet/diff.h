@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "render/bundle.h"
+#include "util/buf.h"
 
 /* The list of changes from a to b (a new array, in section order), or NULL when
  * memory is short. */
@@ -27,8 +28,33 @@ json_t *vs_diff_changes(const json_t *a, const json_t *b);
 
 /* The bundle showing the changes; from_label and to_label name the two versions
  * ("llama@3f2a1c0", "this session"). The keys of extra_take (an object, taken,
- * may be NULL) are added to the payload. Returns a new bundle or NULL. */
+ * may be NULL) are added to the payload; a string "warning" among them is also
+ * printed, after the table. Returns a new bundle or NULL. */
 vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_label,
                           const char *to_label, json_t *extra_take);
+
+/* The axes of a sizing campaign that one revision should change one at a time. */
+enum {
+    VS_AXIS_MODEL = 1 << 0,       /* card model, revision, params, arch */
+    VS_AXIS_FORMAT = 1 << 1,      /* card format, bits */
+    VS_AXIS_LENGTH = 1 << 2,
+    VS_AXIS_CONCURRENCY = 1 << 3,
+    VS_AXIS_MICROBATCH = 1 << 4,  /* microbatch, accumulation */
+    VS_AXIS_PLACEMENT = 1 << 5,
+    VS_AXIS_ENGINE = 1 << 6,      /* card or sheet "engine", when present */
+    VS_AXIS_OFFERS = 1 << 7,
+    VS_AXIS_COUNT = 8
+};
+
+/* Which axes differ between sheets a and b (a bit set of VS_AXIS_*). Pure. */
+unsigned vs_diff_axes(const json_t *a, const json_t *b);
+
+/* The name of axis i (0 <= i < VS_AXIS_COUNT): "model", "format", ... */
+const char *vs_diff_axis_name(unsigned i);
+
+/* Writes "this revision changes format and length together; compare one change
+ * at a time" into out when axes holds more than one axis; returns 1 then, else
+ * 0 (out untouched). */
+int vs_diff_axes_warning(unsigned axes, vs_buf *out);
 
 #endif

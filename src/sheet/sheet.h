@@ -187,4 +187,15 @@ int vs_sheet_remove_component(json_t *sheet, size_t i);
  * own contents: a cell that failed after a commit keeps what the commit did. */
 void vs_sheet_carry_runtime(json_t *to, const json_t *from);
 
+/* 1 when measurement m validates the sheet's card as it is now: the card
+ * declares at least one of length, concurrency, microbatch, each declared one
+ * is met by m's executed dims, m is not "to re-measure", and its run (if any)
+ * completed (exit status 0, no out-of-memory phase). */
+int vs_sheet_measurement_validates(const json_t *sheet, const json_t *m);
+
+/* Recomputes what is derived from the rest of the sheet (each measurement's
+ * "validates_card") in place; called before a sheet is recorded (commit,
+ * records pull, reproduce). Returns how many values changed. */
+int vs_sheet_refresh_derived(json_t *sheet);
+
 #endif

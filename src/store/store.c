@@ -1,8 +1,11 @@
-#include "store/store.h"
+/* store.c — opening the records, and what every part of the store shares:
+ * errors, the branch and its tip, locks, signatures. */
+#include "store/store_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <git2.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,29 +15,15 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
-
-#include "sheet/sheet.h"
-#include "util/clock.h"
-
-/* How long writers keep retrying a busy branch or index before calling a lock
- * stale; long enough for a burst of concurrent writers, short enough for a cell. */
-#define STORE_RETRY_MS_DEFAULT 8000
-#define STORE_PUSH_ATTEMPTS 3
+#include <sodium.h>
 
 /* VRAMSHEET_RECORDS_WAIT_MS shortens the wait (tests of stale locks). */
-static int retry_ms(void)
+int vs_st_retry_ms(void)
 {
     const char *e = getenv("VRAMSHEET_RECORDS_WAIT_MS");
     long v = e ? strtol(e, NULL, 10) : 0;
     return v > 0 && v < 600000 ? (int)v : STORE_RETRY_MS_DEFAULT;
 }
-#define STORE_RETRY_MS retry_ms()
-
-struct vs_store {
-    char *path;
-    git_repository *repo; /* NULL until the first commit creates it */
-};
 
 /* --- errors --- */
 
@@ -45,8 +34,7 @@ static const char *git_msg(void)
 }
 
 /* Copies libgit2's thread-local message at once into err, after our context. */
-static int gfail(vs_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int gfail(vs_error *err, int code, const char *fmt, ...)
+int vs_st_gfail(vs_error *err, int code, const char *fmt, ...)
 {
     char ctx[512];
     va_list ap;
@@ -56,20 +44,20 @@ static int gfail(vs_error *err, int code, const char *fmt, ...)
     return vs_error_set(err, code, "%s: %s", ctx, git_msg());
 }
 
-static void hex(char out[VS_STORE_HEX], const git_oid *oid) { git_oid_tostr(out, VS_STORE_HEX, oid); }
+void vs_st_hex(char out[VS_STORE_HEX], const git_oid *oid) { git_oid_tostr(out, VS_STORE_HEX, oid); }
 
-/* A short random pause so that racing writers do not retry in lock step. */
-static void backoff(int attempt)
+/* A short random pause so that racing writers do not retry in lock step. The
+ * draw is libsodium's (seeded from the system per process): rand() unseeded
+ * gave every process the same sequence, so racing writers backed off alike. */
+unsigned vs_st_backoff_us(int attempt)
 {
     int cap = attempt < 20 ? attempt + 1 : 20;
-    long us = (long)(rand() % (cap * 500 + 1)) + 100;
-    usleep((useconds_t)us);
+    return randombytes_uniform((uint32_t)(cap * 500 + 1)) + 100;
 }
 
-static int sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
-                         const char *file, git_oid *out, int *has);
+void vs_st_backoff(int attempt) { usleep((useconds_t)vs_st_backoff_us(attempt)); }
 
-static int is_busy(int rc) { return rc == GIT_EMODIFIED || rc == GIT_ELOCKED || rc == GIT_EEXISTS; }
+int vs_st_is_busy(int rc) { return rc == GIT_EMODIFIED || rc == GIT_ELOCKED || rc == GIT_EEXISTS; }
 
 /* --- opening --- */
 
@@ -152,8 +140,10 @@ int vs_store_open(vs_store **out, const char *path, vs_error *err)
     if (!path || !*path)
         return vs_error_set(err, VS_ERECORDS, "no records path: set one with `records PATH` or "
                                               "VRAMSHEET_RECORDS");
+    if (sodium_init() < 0)
+        return vs_error_set(err, VS_ERECORDS, "libsodium failed to initialise");
     if (git_libgit2_init() < 0)
-        return gfail(err, VS_ERECORDS, "cannot start libgit2");
+        return vs_st_gfail(err, VS_ERECORDS, "cannot start libgit2");
     /* libgit2 re-hashes every object it reads by default (git does not; fsck
      * does): that was 70% of `history` on a 40 KB sheets/ tree per commit. */
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
@@ -187,6 +177,8 @@ done:
         vs_store_free(st);
         return rc;
     }
+    if (st->repo && !git_repository_is_bare(st->repo))
+        vs_st_repair_interrupted(st);
     *out = st;
     return 0;
 }
@@ -202,10 +194,11 @@ void vs_store_free(vs_store *st)
 }
 
 const char *vs_store_path(const vs_store *st) { return st->path; }
+const char *vs_store_notice(const vs_store *st) { return st->notice; }
 int vs_store_exists(const vs_store *st) { return st->repo != NULL; }
 int vs_store_is_bare(const vs_store *st) { return st->repo && git_repository_is_bare(st->repo); }
 
-static int ensure_repo(vs_store *st, int *created, vs_error *err)
+int vs_st_ensure_repo(vs_store *st, int *created, vs_error *err)
 {
     git_repository_init_options o;
     int rc;
@@ -221,7 +214,7 @@ static int ensure_repo(vs_store *st, int *created, vs_error *err)
         st->repo = NULL;
         if (open_patiently(&st->repo, st->path) == 0)
             return 0;
-        return gfail(err, VS_ERECORDS,
+        return vs_st_gfail(err, VS_ERECORDS,
                      "cannot create the records repository at %s (choose a writable folder with "
                      "`records PATH` or VRAMSHEET_RECORDS; the sheet stays open in the kernel)",
                      st->path);
@@ -231,7 +224,7 @@ static int ensure_repo(vs_store *st, int *created, vs_error *err)
     return 0;
 }
 
-static int need_repo(vs_store *st, vs_error *err)
+int vs_st_need_repo(vs_store *st, vs_error *err)
 {
     if (st->repo)
         return 0;
@@ -240,13 +233,13 @@ static int need_repo(vs_store *st, vs_error *err)
 }
 
 /* The branch HEAD names, as a full reference name. */
-static int head_branch(vs_store *st, char *refname, size_t len, vs_error *err)
+int vs_st_head_branch(vs_store *st, char *refname, size_t len, vs_error *err)
 {
     git_reference *head = NULL;
     const char *target;
     int rc = 0;
     if (git_reference_lookup(&head, st->repo, "HEAD") < 0)
-        return gfail(err, VS_ERECORDS, "records %s: cannot read HEAD", st->path);
+        return vs_st_gfail(err, VS_ERECORDS, "records %s: cannot read HEAD", st->path);
     if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC ||
         !(target = git_reference_symbolic_target(head)) || strncmp(target, "refs/heads/", 11)) {
         rc = vs_error_set(err, VS_ERECORDS,
@@ -273,25 +266,25 @@ int vs_store_branch(vs_store *st, char *out, size_t outlen, vs_error *err)
         snprintf(out, outlen, "%s", "main");
         return 0;
     }
-    if ((rc = head_branch(st, ref, sizeof ref, err)) < 0)
+    if ((rc = vs_st_head_branch(st, ref, sizeof ref, err)) < 0)
         return rc;
     snprintf(out, outlen, "%s", ref + 11);
     return 0;
 }
 
 /* The branch tip: 1 with *tip, 0 when the branch has no commit yet. */
-static int branch_tip(git_repository *repo, const char *refname, git_oid *tip, vs_error *err)
+int vs_st_branch_tip(git_repository *repo, const char *refname, git_oid *tip, vs_error *err)
 {
     int rc = git_reference_name_to_id(tip, repo, refname);
     if (rc == 0)
         return 1;
     if (rc == GIT_ENOTFOUND)
         return 0;
-    return gfail(err, VS_ERECORDS, "cannot read %s", refname);
+    return vs_st_gfail(err, VS_ERECORDS, "cannot read %s", refname);
 }
 
 /* Where libgit2 keeps the lock of a reference, to name it in a stale-lock report. */
-static void lock_report(vs_store *st, const char *file, vs_error *err)
+void vs_st_lock_report(vs_store *st, const char *file, vs_error *err)
 {
     char p[4096];
     struct stat sb;
@@ -311,7 +304,7 @@ static void lock_report(vs_store *st, const char *file, vs_error *err)
     }
 }
 
-static int check_writable(vs_store *st, vs_error *err)
+int vs_st_check_writable(vs_store *st, vs_error *err)
 {
     char p[4096];
     snprintf(p, sizeof p, "%sobjects", git_repository_path(st->repo));
@@ -323,7 +316,7 @@ static int check_writable(vs_store *st, vs_error *err)
     return 0;
 }
 
-static int make_signature(git_repository *repo, git_signature **sig)
+int vs_st_make_signature(git_repository *repo, git_signature **sig)
 {
     const char *n = getenv("GIT_COMMITTER_NAME"), *e = getenv("GIT_COMMITTER_EMAIL");
     if (!n)
@@ -337,1315 +330,3 @@ static int make_signature(git_repository *repo, git_signature **sig)
     return git_signature_now(sig, "vramsheet", "vramsheet@localhost");
 }
 
-/* --- the work tree --- */
-
-static int write_file_atomic(const char *path, const void *data, size_t len)
-{
-    char tmp[4500];
-    FILE *f;
-    int ok;
-    snprintf(tmp, sizeof tmp, "%s.vs-tmp-%ld", path, (long)getpid());
-    f = fopen(tmp, "wb");
-    if (!f)
-        return -1;
-    ok = fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
-/* Writers in several processes update the index one after another: libgit2's
- * index.lock guards only the write, not our read-modify-write. flock is released
- * by the kernel if a writer dies, so a crash cannot leave it held. */
-static int worktree_lock(vs_store *st, int *fd_out, vs_error *err)
-{
-    char p[4096];
-    int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
-    int fd;
-    snprintf(p, sizeof p, "%svramsheet.lock", git_repository_path(st->repo));
-    fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return vs_error_set(err, VS_ERECORDS, "cannot open %s: %s", p, strerror(errno));
-    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if (vs_clock_mono_ms() > deadline) {
-            close(fd);
-            return vs_error_set(err, VS_ERECORDS, "another writer held %s for %.1f s", p,
-                                STORE_RETRY_MS / 1000.0);
-        }
-        usleep(2000);
-    }
-    *fd_out = fd;
-    return 0;
-}
-
-/* Brings the index and work-tree files of the given sheets to the branch tip
- * (not to a commit of ours: a later writer may already have moved it). */
-static int sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
-                       vs_error *err)
-{
-    static const char *const files[] = {"sheet.json", "sheet.md"};
-    const char *wd = git_repository_workdir(st->repo);
-    git_index *idx = NULL;
-    git_commit *c = NULL;
-    git_tree *tree = NULL;
-    git_oid tip;
-    int fd = -1, rc = 0, have;
-    size_t i, f;
-    int64_t deadline;
-    if (!wd)
-        return 0;
-    if ((rc = worktree_lock(st, &fd, err)) < 0)
-        return rc;
-    if ((have = branch_tip(st->repo, refname, &tip, err)) < 0) {
-        rc = have;
-        goto done;
-    }
-    if (have && (git_commit_lookup(&c, st->repo, &tip) < 0 || git_commit_tree(&tree, c) < 0)) {
-        rc = gfail(err, VS_ERECORDS, "cannot read the tip");
-        goto done;
-    }
-    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 1) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot read the index");
-        goto done;
-    }
-    for (i = 0; i < nids; i++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%ssheets", wd);
-        mkdir(dir, 0777);
-        snprintf(dir, sizeof dir, "%ssheets/%s", wd, ids[i]);
-        for (f = 0; f < 2; f++) {
-            char rel[256], abs[4400];
-            git_tree_entry *e = NULL;
-            snprintf(rel, sizeof rel, "sheets/%s/%s", ids[i], files[f]);
-            snprintf(abs, sizeof abs, "%s%s", wd, rel);
-            if (tree && git_tree_entry_bypath(&e, tree, rel) == 0 &&
-                git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
-                git_blob *b = NULL;
-                int wrc;
-                if (git_blob_lookup(&b, st->repo, git_tree_entry_id(e)) < 0) {
-                    git_tree_entry_free(e);
-                    rc = gfail(err, VS_ERECORDS, "cannot read %s", rel);
-                    goto done;
-                }
-                mkdir(dir, 0777);
-                wrc = write_file_atomic(abs, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b));
-                git_blob_free(b);
-                git_tree_entry_free(e);
-                if (wrc < 0) {
-                    rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", abs, strerror(errno));
-                    goto done;
-                }
-                if (git_index_add_bypath(idx, rel) < 0) {
-                    rc = gfail(err, VS_ERECORDS, "cannot add %s to the index", rel);
-                    goto done;
-                }
-            } else {
-                git_tree_entry_free(e);
-                if (unlink(abs) != 0 && errno != ENOENT) {
-                    rc = vs_error_set(err, VS_ERECORDS, "cannot remove %s: %s", abs, strerror(errno));
-                    goto done;
-                }
-                git_index_remove_bypath(idx, rel);
-            }
-        }
-        rmdir(dir); /* only when empty */
-    }
-    deadline = vs_clock_mono_ms() + STORE_RETRY_MS / 4;
-    while ((rc = git_index_write(idx)) == GIT_ELOCKED && vs_clock_mono_ms() < deadline)
-        usleep(5000);
-    if (rc == GIT_ELOCKED) {
-        char p[4096];
-        snprintf(p, sizeof p, "%sindex.lock", git_repository_path(st->repo));
-        rc = vs_error_set(err, VS_ERECORDS,
-                          "the index of %s is locked by %s (a git command running, or one that "
-                          "crashed); if none is running, remove that file, then `git -C %s reset "
-                          "-q` brings the index to the commit",
-                          st->path, p, st->path);
-    } else if (rc < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot write the index");
-    }
-done:
-    git_index_free(idx);
-    git_tree_free(tree);
-    git_commit_free(c);
-    if (fd >= 0) {
-        flock(fd, LOCK_UN);
-        close(fd);
-    }
-    return rc;
-}
-
-/* --- commit --- */
-
-int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info *info,
-                    vs_error *err)
-{
-    vs_store_commit_info tmp_info;
-    char refname[VS_STORE_BRANCH_MAX + 16], path_json[128], path_md[128], logmsg[300];
-    char *msg = NULL;
-    git_signature *sig = NULL;
-    git_oid blob_json, blob_md, expected, tip, tree_oid, commit_oid;
-    git_tree_update upd[2];
-    size_t nupd = 1, mlen;
-    int rc = 0, attempt = 0, created = 0;
-    int64_t deadline;
-
-    if (!w || !w->sheet_id || !vs_sheet_id_valid(w->sheet_id))
-        return vs_error_set(err, VS_EVALUE, "'%s' is not a sheet id (a slug: a-z, 0-9, '-')",
-                            w && w->sheet_id ? w->sheet_id : "");
-    if (!w->json || !w->message)
-        return vs_error_set(err, VS_EVALUE, "nothing to commit");
-    /* Parsed before info is cleared: the caller may pass info->blob as expected_blob. */
-    if (w->expected_blob && git_oid_fromstr(&expected, w->expected_blob) < 0)
-        return vs_error_set(err, VS_EVALUE, "'%s' is not a blob id", w->expected_blob);
-    if (!info)
-        info = &tmp_info;
-    memset(info, 0, sizeof *info);
-    if ((rc = ensure_repo(st, &created, err)) < 0)
-        return rc;
-    info->created = created;
-    if ((rc = check_writable(st, err)) < 0)
-        return rc;
-    if ((rc = head_branch(st, refname, sizeof refname, err)) < 0)
-        return rc;
-    snprintf(info->branch, sizeof info->branch, "%.255s", refname + 11);
-    snprintf(path_json, sizeof path_json, "sheets/%s/sheet.json", w->sheet_id);
-    snprintf(path_md, sizeof path_md, "sheets/%s/sheet.md", w->sheet_id);
-
-    mlen = strlen(w->message);
-    if (!(msg = malloc(mlen + 2))) {
-        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-        goto done;
-    }
-    memcpy(msg, w->message, mlen + 1);
-    if (mlen == 0 || msg[mlen - 1] != '\n') {
-        msg[mlen] = '\n';
-        msg[mlen + 1] = '\0';
-    }
-    snprintf(logmsg, sizeof logmsg, "commit: %.*s", (int)strcspn(msg, "\n") > 200 ? 200 : (int)strcspn(msg, "\n"), msg);
-
-    if (make_signature(st->repo, &sig) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot make a commit signature");
-        goto done;
-    }
-    if (git_blob_create_from_buffer(&blob_json, st->repo, w->json, w->json_len) < 0 ||
-        (w->md && git_blob_create_from_buffer(&blob_md, st->repo, w->md, w->md_len) < 0)) {
-        rc = gfail(err, VS_ERECORDS, "cannot write to records %s", st->path);
-        goto done;
-    }
-    memset(upd, 0, sizeof upd);
-    upd[0].action = GIT_TREE_UPDATE_UPSERT;
-    git_oid_cpy(&upd[0].id, &blob_json);
-    upd[0].filemode = GIT_FILEMODE_BLOB;
-    upd[0].path = path_json;
-    if (w->md) {
-        upd[1].action = GIT_TREE_UPDATE_UPSERT;
-        git_oid_cpy(&upd[1].id, &blob_md);
-        upd[1].filemode = GIT_FILEMODE_BLOB;
-        upd[1].path = path_md;
-        nupd = 2;
-    }
-
-    deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
-    for (;;) {
-        git_commit *parent = NULL;
-        git_tree *ptree = NULL, *tree = NULL;
-        git_reference *ref = NULL;
-        const git_commit *parents[1];
-        git_oid cur;
-        int have, crc, has_cur = 0;
-
-        attempt++;
-        if ((have = branch_tip(st->repo, refname, &tip, err)) < 0) {
-            rc = have;
-            goto done;
-        }
-        if (have && (git_commit_lookup(&parent, st->repo, &tip) < 0 ||
-                     git_commit_tree(&ptree, parent) < 0)) {
-            git_commit_free(parent);
-            rc = gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
-            goto done;
-        }
-        if (ptree &&
-            sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json", &cur, &has_cur) < 0) {
-            git_tree_free(ptree);
-            git_commit_free(parent);
-            rc = gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
-            goto done;
-        }
-        /* The records already hold exactly this sheet (a notebook run again from
-         * the top): nothing can be lost, and an empty commit would only be noise. */
-        if (has_cur && git_oid_equal(&cur, &blob_json)) {
-            hex(info->commit, &tip);
-            hex(info->blob, &cur);
-            info->unchanged = 1;
-            info->attempts = attempt;
-            git_tree_free(ptree);
-            git_commit_free(parent);
-            goto done;
-        }
-        if (!w->replace) {
-            int stale = w->expected_blob ? (!has_cur || !git_oid_equal(&cur, &expected)) : has_cur;
-            if (stale) {
-                hex(info->commit, &tip);
-                if (has_cur)
-                    hex(info->blob, &cur);
-                if (w->expected_blob && has_cur)
-                    rc = vs_error_set(err, VS_ECONFLICT,
-                                      "sheet '%s' changed in the records (%s, now at %.12s) since "
-                                      "this version was loaded; nothing was written. Compare the "
-                                      "two, then record yours on top with `commit \"...\" "
-                                      "replace` (theirs stays in history) or start from theirs",
-                                      w->sheet_id, st->path, info->commit);
-                else if (w->expected_blob)
-                    rc = vs_error_set(err, VS_ECONFLICT,
-                                      "sheet '%s' is no longer in the records %s (tip %.12s), "
-                                      "though this version was loaded from there; nothing was "
-                                      "written. Record it again with `commit \"...\" replace`",
-                                      w->sheet_id, st->path, info->commit);
-                else
-                    rc = vs_error_set(err, VS_ECONFLICT,
-                                      "sheet '%s' already has a record in %s (at %.12s) that this "
-                                      "session did not load; nothing was written. Load it with "
-                                      "`show %s` (in a session where it is not open), use another "
-                                      "title, or record this version on top with `commit \"...\" "
-                                      "replace` (the other stays in history)",
-                                      w->sheet_id, st->path, info->commit, w->sheet_id);
-                git_tree_free(ptree);
-                git_commit_free(parent);
-                goto done;
-            }
-        }
-        crc = git_tree_create_updated(&tree_oid, st->repo, ptree, nupd, upd);
-        if (crc == 0)
-            crc = git_tree_lookup(&tree, st->repo, &tree_oid);
-        if (crc == 0) {
-            parents[0] = parent;
-            crc = git_commit_create(&commit_oid, st->repo, NULL, sig, sig, NULL, msg, tree,
-                                    have ? 1 : 0, parents);
-        }
-        if (crc < 0) {
-            rc = gfail(err, VS_ERECORDS, "cannot write the commit to %s", st->path);
-        } else {
-            crc = git_reference_create_matching(&ref, st->repo, refname, &commit_oid, have ? 1 : 0,
-                                                have ? &tip : NULL, logmsg);
-            git_reference_free(ref);
-            if (crc < 0 && !is_busy(crc))
-                rc = gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, st->path);
-        }
-        git_tree_free(tree);
-        git_tree_free(ptree);
-        git_commit_free(parent);
-        if (rc < 0)
-            goto done;
-        if (crc == 0)
-            break;
-        /* Somebody moved the branch (or holds its lock): rebuild from the new tip. */
-        if (vs_clock_mono_ms() > deadline) {
-            lock_report(st, refname, err);
-            rc = VS_ERECORDS;
-            goto done;
-        }
-        backoff(attempt);
-    }
-    hex(info->commit, &commit_oid);
-    hex(info->blob, &blob_json);
-    info->attempts = attempt;
-    if (!git_repository_is_bare(st->repo)) {
-        vs_error werr;
-        const char *ids[1];
-        ids[0] = w->sheet_id;
-        vs_error_clear(&werr);
-        if (sync_sheets(st, refname, ids, 1, &werr) < 0)
-            snprintf(info->warning, sizeof info->warning,
-                     "committed, but the work tree of %.80s was not updated: %.360s", st->path,
-                     werr.message);
-    }
-done:
-    git_signature_free(sig);
-    free(msg);
-    return rc;
-}
-
-/* --- reading --- */
-
-/* The tree id of sheets/<id> in a commit (the folder: both files), or 0 when absent. */
-typedef struct folder_cache {
-    git_oid commit;
-    git_oid folder;
-    int has;
-    int valid;
-} folder_cache;
-
-/* Finds name in a raw tree object ("<mode> <name>\0<20-byte id>" entries) without
- * parsing the whole tree: the sheets/ tree has one entry per sheet, and history
- * reads one per commit. Returns 1 with *out (and *is_tree), 0 when absent. */
-static int raw_tree_find(const unsigned char *data, size_t len, const char *name, git_oid *out,
-                         int *is_tree)
-{
-    const unsigned char *p = data, *end = data + len;
-    size_t nlen = strlen(name);
-    while (p < end) {
-        const unsigned char *sp = memchr(p, ' ', (size_t)(end - p)), *nul;
-        if (!sp)
-            return 0;
-        nul = memchr(sp + 1, '\0', (size_t)(end - sp - 1));
-        if (!nul || end - nul < 21)
-            return 0;
-        if ((size_t)(nul - sp - 1) == nlen && !memcmp(sp + 1, name, nlen)) {
-            git_oid_fromraw(out, nul + 1);
-            if (is_tree)
-                *is_tree = sp - p == 5 && !memcmp(p, "40000", 5);
-            return 1;
-        }
-        p = nul + 21;
-    }
-    return 0;
-}
-
-/* The id of entry name in tree tree_id, read raw from the object database. */
-static int odb_tree_entry(git_odb *odb, const git_oid *tree_id, const char *name, git_oid *out,
-                          int *found, int *is_tree)
-{
-    git_odb_object *o = NULL;
-    int rc;
-    *found = 0;
-    if ((rc = git_odb_read(&o, odb, tree_id)) < 0)
-        return rc;
-    if (git_odb_object_type(o) == GIT_OBJECT_TREE)
-        *found = raw_tree_find(git_odb_object_data(o), git_odb_object_size(o), name, out, is_tree);
-    git_odb_object_free(o);
-    return 0;
-}
-
-static int folder_of(git_repository *repo, const git_oid *commit_id, const char *id,
-                     git_oid *folder, int *has)
-{
-    git_commit *c = NULL;
-    git_odb *odb = NULL;
-    git_oid sheets;
-    int rc = 0, found, is_tree = 0;
-    *has = 0;
-    if ((rc = git_commit_lookup(&c, repo, commit_id)) < 0 || (rc = git_repository_odb(&odb, repo)) < 0)
-        goto done;
-    if ((rc = odb_tree_entry(odb, git_commit_tree_id(c), "sheets", &sheets, &found, &is_tree)) < 0 ||
-        !found || !is_tree)
-        goto done;
-    if ((rc = odb_tree_entry(odb, &sheets, id, folder, &found, &is_tree)) < 0)
-        goto done;
-    *has = found && is_tree;
-done:
-    git_odb_free(odb);
-    git_commit_free(c);
-    return rc;
-}
-
-/* The blob id of sheets/<id>/<file> in a commit's tree, read raw. */
-static int sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
-                         const char *file, git_oid *out, int *has)
-{
-    git_odb *odb = NULL;
-    git_oid sheets, folder;
-    int rc, found, is_tree = 0;
-    *has = 0;
-    if ((rc = git_repository_odb(&odb, repo)) < 0)
-        return rc;
-    if ((rc = odb_tree_entry(odb, tree_id, "sheets", &sheets, &found, &is_tree)) < 0 || !found ||
-        !is_tree)
-        goto done;
-    if ((rc = odb_tree_entry(odb, &sheets, id, &folder, &found, &is_tree)) < 0 || !found ||
-        !is_tree)
-        goto done;
-    if ((rc = odb_tree_entry(odb, &folder, file, out, &found, &is_tree)) < 0)
-        goto done;
-    *has = found && !is_tree;
-done:
-    git_odb_free(odb);
-    return rc;
-}
-
-static int folder_cached(git_repository *repo, folder_cache *fc, const git_oid *cid,
-                         const char *id, git_oid *folder, int *has)
-{
-    int rc;
-    if (fc->valid && git_oid_equal(&fc->commit, cid)) {
-        git_oid_cpy(folder, &fc->folder);
-        *has = fc->has;
-        return 0;
-    }
-    if ((rc = folder_of(repo, cid, id, folder, has)) < 0)
-        return rc;
-    git_oid_cpy(&fc->commit, cid);
-    git_oid_cpy(&fc->folder, folder);
-    fc->has = *has;
-    fc->valid = 1;
-    return 0;
-}
-
-static int history_push(vs_store_revisions *out, size_t *cap, git_commit *c, const git_oid *oid)
-{
-    vs_store_revision *r;
-    const char *m = git_commit_message(c);
-    size_t len = m ? strlen(m) : 0;
-    if (out->n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 16;
-        vs_store_revision *nr = realloc(out->revs, ncap * sizeof *nr);
-        if (!nr)
-            return VS_ENOMEM;
-        out->revs = nr;
-        *cap = ncap;
-    }
-    r = &out->revs[out->n];
-    while (len && (m[len - 1] == '\n' || m[len - 1] == ' '))
-        len--;
-    if (!(r->message = malloc(len + 1)))
-        return VS_ENOMEM;
-    memcpy(r->message, m ? m : "", len);
-    r->message[len] = '\0';
-    hex(r->commit, oid);
-    r->time = (int64_t)git_commit_time(c);
-    r->offset = git_commit_time_offset(c);
-    out->n++;
-    return 0;
-}
-
-int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_revisions *out,
-                     vs_error *err)
-{
-    char refname[VS_STORE_BRANCH_MAX + 16];
-    git_revwalk *walk = NULL;
-    git_oid tip, oid;
-    folder_cache fc;
-    size_t cap = 0;
-    int rc = 0, have;
-
-    memset(out, 0, sizeof *out);
-    memset(&fc, 0, sizeof fc);
-    if (sheet_id && !vs_sheet_id_valid(sheet_id))
-        return vs_error_set(err, VS_EVALUE, "'%s' is not a sheet id", sheet_id);
-    if (!st->repo)
-        return 0;
-    if ((rc = head_branch(st, refname, sizeof refname, err)) < 0)
-        return rc;
-    if ((have = branch_tip(st->repo, refname, &tip, err)) <= 0)
-        return have;
-    if (git_revwalk_new(&walk, st->repo) < 0 || git_revwalk_push(walk, &tip) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot walk the history of %s", st->path);
-        goto done;
-    }
-    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
-    while ((rc = git_revwalk_next(&oid, walk)) == 0) {
-        git_commit *c = NULL;
-        int touched = 1;
-        if (git_commit_lookup(&c, st->repo, &oid) < 0) {
-            rc = gfail(err, VS_ERECORDS, "cannot read commit");
-            goto done;
-        }
-        if (sheet_id) {
-            git_oid mine, theirs;
-            int has_mine, has_theirs;
-            unsigned int p, np = git_commit_parentcount(c);
-            if ((rc = folder_cached(st->repo, &fc, &oid, sheet_id, &mine, &has_mine)) < 0) {
-                git_commit_free(c);
-                rc = gfail(err, VS_ERECORDS, "cannot read a tree");
-                goto done;
-            }
-            touched = np == 0 ? has_mine : 1;
-            /* Like git log's simplification: a commit that leaves the folder as one of
-             * its parents had it did not change the sheet. */
-            for (p = 0; p < np && touched; p++) {
-                if ((rc = folder_cached(st->repo, &fc, git_commit_parent_id(c, p), sheet_id,
-                                        &theirs, &has_theirs)) < 0) {
-                    git_commit_free(c);
-                    rc = gfail(err, VS_ERECORDS, "cannot read a tree");
-                    goto done;
-                }
-                if (has_mine == has_theirs && (!has_mine || git_oid_equal(&mine, &theirs)))
-                    touched = 0;
-            }
-        }
-        if (touched && (rc = history_push(out, &cap, c, &oid)) < 0) {
-            git_commit_free(c);
-            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-            goto done;
-        }
-        git_commit_free(c);
-        if (limit && out->n >= limit)
-            break;
-    }
-    if (rc == GIT_ITEROVER)
-        rc = 0;
-    else if (rc < 0 && rc != VS_ENOMEM)
-        rc = gfail(err, VS_ERECORDS, "cannot walk the history of %s", st->path);
-done:
-    git_revwalk_free(walk);
-    if (rc < 0)
-        vs_store_revisions_clear(out);
-    return rc < 0 ? rc : 0;
-}
-
-void vs_store_revisions_clear(vs_store_revisions *h)
-{
-    size_t i;
-    if (!h)
-        return;
-    for (i = 0; i < h->n; i++)
-        free(h->revs[i].message);
-    free(h->revs);
-    h->revs = NULL;
-    h->n = 0;
-}
-
-/* The commit a revision names (rev NULL: the branch tip). */
-static int resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_error *err)
-{
-    git_object *obj = NULL, *peeled = NULL;
-    int rc;
-    *out = NULL;
-    if ((rc = need_repo(st, err)) < 0)
-        return rc;
-    if (!rev) {
-        char refname[VS_STORE_BRANCH_MAX + 16];
-        git_oid tip;
-        int have;
-        if ((rc = head_branch(st, refname, sizeof refname, err)) < 0)
-            return rc;
-        if ((have = branch_tip(st->repo, refname, &tip, err)) < 0)
-            return have;
-        if (!have)
-            return vs_error_set(err, VS_ENOTFOUND, "no records yet in %s (branch %s has no commit)",
-                                st->path, refname + 11);
-        if (git_commit_lookup(out, st->repo, &tip) < 0)
-            return gfail(err, VS_ERECORDS, "cannot read the tip");
-        return 0;
-    }
-    rc = git_revparse_single(&obj, st->repo, rev);
-    if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC || rc == GIT_EAMBIGUOUS) {
-        rc = vs_error_set(err, VS_ENOTFOUND,
-                          "no revision '%s' in the records %s%s (give a commit id or prefix, "
-                          "HEAD~N or a branch; `history` lists them)",
-                          rev, st->path, rc == GIT_EAMBIGUOUS ? " (ambiguous prefix)" : "");
-        goto done;
-    }
-    if (rc < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot read revision '%s'", rev);
-        goto done;
-    }
-    if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
-        rc = vs_error_set(err, VS_ENOTFOUND, "'%s' does not name a commit", rev);
-        goto done;
-    }
-    *out = (git_commit *)peeled;
-    peeled = NULL;
-done:
-    git_object_free(peeled);
-    git_object_free(obj);
-    return rc;
-}
-
-int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const char *file,
-                  vs_store_blob *out, vs_error *err)
-{
-    git_commit *c = NULL;
-    git_tree *tree = NULL;
-    git_tree_entry *e = NULL;
-    git_blob *b = NULL;
-    char path[160];
-    int rc = 0;
-    size_t len;
-    memset(out, 0, sizeof *out);
-    if (!sheet_id || !vs_sheet_id_valid(sheet_id))
-        return vs_error_set(err, VS_EVALUE, "'%s' is not a sheet id", sheet_id ? sheet_id : "");
-    if (!file)
-        file = "sheet.json";
-    if (strcmp(file, "sheet.json") && strcmp(file, "sheet.md"))
-        return vs_error_set(err, VS_EVALUE, "a sheet has sheet.json and sheet.md, not %s", file);
-    if ((rc = resolve_commit(st, rev, &c, err)) < 0)
-        return rc;
-    hex(out->commit, git_commit_id(c));
-    snprintf(path, sizeof path, "sheets/%s/%s", sheet_id, file);
-    if (git_commit_tree(&tree, c) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot read a tree");
-        goto done;
-    }
-    if (git_tree_entry_bypath(&e, tree, path) < 0 || git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
-        rc = vs_error_set(err, VS_ENOTFOUND, "sheet '%s' is not in the records %s at %s (%.12s)",
-                          sheet_id, st->path, rev ? rev : "the tip", out->commit);
-        goto done;
-    }
-    if (git_blob_lookup(&b, st->repo, git_tree_entry_id(e)) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot read %s", path);
-        goto done;
-    }
-    hex(out->blob, git_tree_entry_id(e));
-    len = (size_t)git_blob_rawsize(b);
-    if (!(out->data = malloc(len + 1))) {
-        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-        goto done;
-    }
-    memcpy(out->data, git_blob_rawcontent(b), len);
-    out->data[len] = '\0';
-    out->len = len;
-done:
-    git_blob_free(b);
-    git_tree_entry_free(e);
-    git_tree_free(tree);
-    git_commit_free(c);
-    if (rc < 0)
-        vs_store_blob_clear(out);
-    return rc;
-}
-
-void vs_store_blob_clear(vs_store_blob *b)
-{
-    if (!b)
-        return;
-    free(b->data);
-    memset(b, 0, sizeof *b);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n, vs_error *err)
-{
-    git_commit *c = NULL;
-    git_tree *tree = NULL, *sheets = NULL;
-    git_tree_entry *e = NULL;
-    char **ids = NULL;
-    size_t n = 0, i, cnt;
-    int rc = 0;
-    *out_ids = NULL;
-    *out_n = 0;
-    if (!st->repo)
-        return 0;
-    if (!rev) {
-        char refname[VS_STORE_BRANCH_MAX + 16];
-        git_oid tip;
-        if ((rc = head_branch(st, refname, sizeof refname, err)) < 0)
-            return rc;
-        if ((rc = branch_tip(st->repo, refname, &tip, err)) <= 0)
-            return rc;
-    }
-    if ((rc = resolve_commit(st, rev, &c, err)) < 0)
-        return rc;
-    if (git_commit_tree(&tree, c) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot read a tree");
-        goto done;
-    }
-    if (git_tree_entry_bypath(&e, tree, "sheets") < 0 || git_tree_entry_type(e) != GIT_OBJECT_TREE)
-        goto done;
-    if (git_tree_lookup(&sheets, st->repo, git_tree_entry_id(e)) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot read sheets/");
-        goto done;
-    }
-    cnt = git_tree_entrycount(sheets);
-    if (cnt && !(ids = calloc(cnt, sizeof *ids))) {
-        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (i = 0; i < cnt; i++) {
-        const git_tree_entry *se = git_tree_entry_byindex(sheets, i);
-        const char *name = git_tree_entry_name(se);
-        if (git_tree_entry_type(se) != GIT_OBJECT_TREE || !vs_sheet_id_valid(name))
-            continue;
-        if (!(ids[n] = strdup(name))) {
-            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-            goto done;
-        }
-        n++;
-    }
-    if (n)
-        qsort(ids, n, sizeof *ids, cmp_str);
-done:
-    git_tree_entry_free(e);
-    git_tree_free(sheets);
-    git_tree_free(tree);
-    git_commit_free(c);
-    if (rc < 0) {
-        for (i = 0; i < n; i++)
-            free(ids[i]);
-        free(ids);
-        return rc;
-    }
-    if (!n) {
-        free(ids);
-        ids = NULL;
-    }
-    *out_ids = ids;
-    *out_n = n;
-    return 0;
-}
-
-int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **rev, vs_error *err)
-{
-    const char *at = strchr(spec, '@');
-    size_t n = at ? (size_t)(at - spec) : strlen(spec);
-    *rev = NULL;
-    if (n == 0 || n >= idlen)
-        return vs_error_set(err, VS_EVALUE, "expected SHEET or SHEET@REV, got '%s'", spec);
-    memcpy(id, spec, n);
-    id[n] = '\0';
-    if (!vs_sheet_id_valid(id))
-        return vs_error_set(err, VS_EVALUE,
-                            "'%s' is not a sheet id (ids are slugs: lowercase letters, digits and "
-                            "'-')",
-                            id);
-    if (at) {
-        if (!at[1])
-            return vs_error_set(err, VS_EVALUE,
-                                "expected a revision after '@' in '%s' (a commit, HEAD~N, a branch)",
-                                spec);
-        *rev = at + 1;
-    }
-    return 0;
-}
-
-/* --- push and pull --- */
-
-typedef struct remote_spec {
-    char url[1024];
-    char track[VS_STORE_BRANCH_MAX + 64]; /* where fetched tips are kept locally */
-    char local_path[1024];                /* non-empty for a repository on this machine */
-} remote_spec;
-
-static int resolve_remote(vs_store *st, const char *name, const char *branch, remote_spec *rs,
-                          vs_error *err)
-{
-    git_config *cfg = NULL;
-    git_buf val = {0};
-    char key[300];
-    int rc = 0, named = 0;
-    struct stat sb;
-    const char *p;
-    memset(rs, 0, sizeof *rs);
-    if (!name || !*name)
-        name = "origin";
-    if (git_remote_name_is_valid(&named, name) < 0)
-        named = 0;
-    if (named && strlen(name) < 200) {
-        snprintf(key, sizeof key, "remote.%s.url", name);
-        if (git_repository_config_snapshot(&cfg, st->repo) == 0 &&
-            git_config_get_string_buf(&val, cfg, key) == 0) {
-            snprintf(rs->url, sizeof rs->url, "%s", val.ptr);
-            snprintf(rs->track, sizeof rs->track, "refs/remotes/%s/%s", name, branch);
-        } else {
-            named = 0;
-        }
-    }
-    if (!named) {
-        if (!strcmp(name, "origin")) {
-            rc = vs_error_set(err, VS_ERECORDS,
-                              "records %s have no remote named origin: name one, as in `records "
-                              "push /path/to/records.git` (a bare repository, a file:// or another "
-                              "git URL), or add it with `git -C %s remote add origin URL`",
-                              st->path, st->path);
-            goto done;
-        }
-        snprintf(rs->url, sizeof rs->url, "%s", name);
-        snprintf(rs->track, sizeof rs->track, "refs/remotes/vramsheet/%s", branch);
-    }
-    p = rs->url;
-    if (!strncmp(p, "file://", 7))
-        p += 7;
-    else if (strstr(p, "://"))
-        p = NULL;
-    if (p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
-        snprintf(rs->local_path, sizeof rs->local_path, "%s", p);
-    else if (p && !strncmp(rs->url, "file://", 7)) {
-        rc = vs_error_set(err, VS_ERECORDS, "remote %s does not exist", rs->url);
-        goto done;
-    }
-done:
-    git_buf_dispose(&val);
-    git_config_free(cfg);
-    return rc;
-}
-
-static int new_remote(vs_store *st, const remote_spec *rs, git_remote **out, vs_error *err)
-{
-    git_remote_create_options o;
-    git_remote_create_options_init(&o, GIT_REMOTE_CREATE_OPTIONS_VERSION);
-    o.repository = st->repo;
-    o.name = NULL;
-    /* create_anonymous leaks in 1.5.1 (pcre2 match data for insteadOf); this does not. */
-    o.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
-    if (git_remote_create_with_opts(out, rs->url, &o) < 0)
-        return gfail(err, VS_ERECORDS, "remote %s", rs->url);
-    return 0;
-}
-
-/* Reads the remote's branch as it is now: 1 with *oid, 0 when it has none. */
-/* Listing a local remote reads every reference under refs/: another pusher's
- * temporary reference can vanish between the directory listing and its read,
- * which libgit2 reports as a reference not found. That is a race, not a fault:
- * worth a few more tries. */
-static int ref_vanished(void)
-{
-    const git_error *e = git_error_last();
-    return e && e->klass == GIT_ERROR_REFERENCE && e->message && strstr(e->message, "not found");
-}
-
-#define REF_RACE_TRIES 5
-
-static int remote_tip(vs_store *st, const remote_spec *rs, const char *refname, git_oid *oid,
-                      vs_error *err)
-{
-    git_remote *r = NULL;
-    git_remote_callbacks cb;
-    const git_remote_head **heads;
-    size_t n, i;
-    int rc = 0, tries = 0, lc;
-    if ((rc = new_remote(st, rs, &r, err)) < 0)
-        return rc;
-    git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
-    for (;;) {
-        lc = git_remote_connect(r, GIT_DIRECTION_FETCH, &cb, NULL, NULL);
-        if (lc == 0)
-            lc = git_remote_ls(&heads, &n, r);
-        if (lc == 0 || ++tries >= REF_RACE_TRIES || !ref_vanished())
-            break;
-        git_remote_disconnect(r);
-    }
-    if (lc < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot read remote %s", rs->url);
-        goto done;
-    }
-    for (i = 0; i < n; i++) {
-        if (!strcmp(heads[i]->name, refname)) {
-            git_oid_cpy(oid, &heads[i]->oid);
-            rc = 1;
-            break;
-        }
-    }
-done:
-    if (r)
-        git_remote_disconnect(r);
-    git_remote_free(r);
-    return rc;
-}
-
-/* Fetches the remote's branch into rs->track: 1 with *oid, 0 when it has none. */
-static int fetch_branch(vs_store *st, const remote_spec *rs, const char *refname, git_oid *oid,
-                        vs_error *err)
-{
-    git_remote *r = NULL;
-    git_fetch_options fo;
-    char spec[600];
-    char *specs[1];
-    git_strarray arr;
-    int rc;
-    if ((rc = remote_tip(st, rs, refname, oid, err)) <= 0)
-        return rc;
-    if ((rc = new_remote(st, rs, &r, err)) < 0)
-        return rc;
-    git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
-    fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-    snprintf(spec, sizeof spec, "+%s:%s", refname, rs->track);
-    specs[0] = spec;
-    arr.strings = specs;
-    arr.count = 1;
-    {
-        int fc, tries = 0;
-        while ((fc = git_remote_fetch(r, &arr, &fo, "records pull")) < 0 &&
-               ++tries < REF_RACE_TRIES && ref_vanished())
-            ;
-        if (fc < 0) {
-            rc = gfail(err, VS_ERECORDS, "cannot fetch from %s", rs->url);
-            goto done;
-        }
-    }
-    if (git_reference_name_to_id(oid, st->repo, rs->track) < 0) {
-        rc = gfail(err, VS_ERECORDS, "fetched from %s but cannot read %s", rs->url, rs->track);
-        goto done;
-    }
-    rc = 1;
-done:
-    git_remote_free(r);
-    return rc;
-}
-
-/* After the branch moved from old_tree to new_tree in a repository with a work
- * tree, update the files that changed, leaving the person's own edits alone. */
-static int checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
-                          vs_error *err)
-{
-    git_checkout_options co;
-    git_commit *oc = NULL, *nc = NULL;
-    git_tree *ot = NULL, *nt = NULL;
-    int rc = 0, fd = -1;
-    if (git_repository_is_bare(st->repo))
-        return 0;
-    if ((rc = worktree_lock(st, &fd, err)) < 0)
-        return rc;
-    if ((old_commit && (git_commit_lookup(&oc, st->repo, old_commit) < 0 ||
-                        git_commit_tree(&ot, oc) < 0)) ||
-        git_commit_lookup(&nc, st->repo, new_commit) < 0 || git_commit_tree(&nt, nc) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot read trees");
-        goto done;
-    }
-    git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
-    co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS;
-    co.baseline = ot;
-    if (git_checkout_tree(st->repo, (git_object *)nt, &co) < 0)
-        rc = gfail(err, VS_ERECORDS, "cannot update the work tree");
-done:
-    git_tree_free(ot);
-    git_tree_free(nt);
-    git_commit_free(oc);
-    git_commit_free(nc);
-    flock(fd, LOCK_UN);
-    close(fd);
-    return rc;
-}
-
-/* Brings theirs into the branch: nothing, fast-forward, or a merge commit. */
-static int integrate(vs_store *st, const char *refname, const git_oid *theirs, const char *from,
-                     vs_store_sync *out, vs_error *err)
-{
-    git_signature *sig = NULL;
-    int rc = 0, attempt = 0;
-    int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
-    git_oid tip, result;
-    int have = 0;
-    for (;;) {
-        git_reference *ref = NULL;
-        int crc;
-        attempt++;
-        if ((have = branch_tip(st->repo, refname, &tip, err)) < 0) {
-            rc = have;
-            goto done;
-        }
-        if (have && (git_oid_equal(&tip, theirs) || git_graph_descendant_of(st->repo, &tip, theirs) == 1)) {
-            out->up_to_date = 1;
-            goto done;
-        }
-        if (!have || git_graph_descendant_of(st->repo, theirs, &tip) == 1) {
-            git_oid_cpy(&result, theirs);
-            out->fast_forward = 1;
-            out->merged = 0;
-        } else {
-            git_commit *ours = NULL, *other = NULL;
-            git_index *idx = NULL;
-            git_merge_options mo;
-            git_oid tree_oid;
-            git_tree *tree = NULL;
-            const git_commit *parents[2];
-            char msg[1200];
-            git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
-            if (git_commit_lookup(&ours, st->repo, &tip) < 0 ||
-                git_commit_lookup(&other, st->repo, theirs) < 0 ||
-                git_merge_commits(&idx, st->repo, ours, other, &mo) < 0) {
-                rc = gfail(err, VS_ERECORDS, "cannot merge %s", from);
-            } else if (git_index_has_conflicts(idx)) {
-                const git_index_entry *anc, *o, *t;
-                git_index_conflict_iterator *it = NULL;
-                char paths[600] = "";
-                if (git_index_conflict_iterator_new(&it, idx) == 0) {
-                    while (git_index_conflict_next(&anc, &o, &t, it) == 0) {
-                        const char *pth = o ? o->path : t ? t->path : anc->path;
-                        if (strlen(paths) + strlen(pth) + 3 < sizeof paths) {
-                            if (*paths)
-                                strcat(paths, ", ");
-                            strcat(paths, pth);
-                        }
-                    }
-                    git_index_conflict_iterator_free(it);
-                }
-                rc = vs_error_set(err, VS_ECONFLICT,
-                                  "the same sheet changed here and in %s (%s); nothing was merged. "
-                                  "Look at both with `git -C %s log -p --all -- sheets/`, keep one "
-                                  "(for example by committing yours again with `commit \"...\" "
-                                  "replace` after a pull in a fresh folder), then sync again",
-                                  from, paths, st->path);
-            } else if (!sig && make_signature(st->repo, &sig) < 0) {
-                rc = gfail(err, VS_ERECORDS, "cannot make a signature");
-            } else if (git_index_write_tree_to(&tree_oid, idx, st->repo) < 0 ||
-                       git_tree_lookup(&tree, st->repo, &tree_oid) < 0) {
-                rc = gfail(err, VS_ERECORDS, "cannot write the merged tree");
-            } else {
-                snprintf(msg, sizeof msg, "records: merge %s\n", from);
-                parents[0] = ours;
-                parents[1] = other;
-                if (git_commit_create(&result, st->repo, NULL, sig, sig, NULL, msg, tree, 2,
-                                      parents) < 0)
-                    rc = gfail(err, VS_ERECORDS, "cannot write the merge commit");
-                out->merged = 1;
-                out->fast_forward = 0;
-            }
-            git_tree_free(tree);
-            git_index_free(idx);
-            git_commit_free(ours);
-            git_commit_free(other);
-            if (rc < 0)
-                goto done;
-        }
-        crc = git_reference_create_matching(&ref, st->repo, refname, &result, have ? 1 : 0,
-                                            have ? &tip : NULL,
-                                            out->merged ? "records: merge" : "records: fast-forward");
-        git_reference_free(ref);
-        if (crc == 0)
-            break;
-        if (!is_busy(crc)) {
-            rc = gfail(err, VS_ERECORDS, "cannot move %s", refname);
-            goto done;
-        }
-        if (vs_clock_mono_ms() > deadline) {
-            lock_report(st, refname, err);
-            rc = VS_ERECORDS;
-            goto done;
-        }
-        backoff(attempt);
-    }
-    {
-        vs_error werr;
-        vs_error_clear(&werr);
-        if (checkout_moved(st, have ? &tip : NULL, &result, &werr) < 0)
-            snprintf(out->warning, sizeof out->warning, "the work tree was not updated: %.460s",
-                     werr.message);
-    }
-done:
-    git_signature_free(sig);
-    return rc;
-}
-
-static int sync_begin(vs_store *st, const char *remote, vs_store_sync *out, char *refname,
-                      size_t reflen, remote_spec *rs, vs_error *err)
-{
-    int rc;
-    git_oid tip;
-    memset(out, 0, sizeof *out);
-    if ((rc = need_repo(st, err)) < 0)
-        return rc;
-    if ((rc = head_branch(st, refname, reflen, err)) < 0)
-        return rc;
-    snprintf(out->branch, sizeof out->branch, "%s", refname + 11);
-    if ((rc = resolve_remote(st, remote, out->branch, rs, err)) < 0)
-        return rc;
-    snprintf(out->remote, sizeof out->remote, "%s", rs->url);
-    if ((rc = branch_tip(st->repo, refname, &tip, err)) < 0)
-        return rc;
-    if (rc)
-        hex(out->local_before, &tip);
-    return 0;
-}
-
-int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err)
-{
-    char refname[VS_STORE_BRANCH_MAX + 16];
-    remote_spec rs;
-    git_oid theirs, tip;
-    int rc;
-    if ((rc = ensure_repo(st, NULL, err)) < 0)
-        return rc;
-    if ((rc = sync_begin(st, remote, out, refname, sizeof refname, &rs, err)) < 0)
-        return rc;
-    out->attempts = 1;
-    if ((rc = fetch_branch(st, &rs, refname, &theirs, err)) < 0)
-        return rc;
-    if (rc == 0) {
-        out->up_to_date = 1;
-    } else {
-        hex(out->remote_after, &theirs);
-        if ((rc = integrate(st, refname, &theirs, rs.url, out, err)) < 0)
-            return rc;
-    }
-    if (branch_tip(st->repo, refname, &tip, err) == 1)
-        hex(out->local_after, &tip);
-    return 0;
-}
-
-/* A repository on this machine: its branch is moved with a compare-and-swap of
- * our own, because libgit2's local transport writes the remote ref without
- * checking its old value (two racing pushers could both be told "ok"). The
- * objects travel by an ordinary push to a reference of our own. */
-static int push_local(vs_store *st, const remote_spec *rs, const char *refname, const git_oid *tip,
-                      int *need_merge, vs_error *err)
-{
-    git_repository *r = NULL;
-    git_remote *remote = NULL;
-    git_reference *ref = NULL;
-    git_push_options po;
-    git_oid rtip;
-    char tmpref[200], spec[500];
-    char *specs[1];
-    git_strarray arr;
-    int rc = 0, have, crc;
-    struct timeval tv;
-    *need_merge = 0;
-    if (git_repository_open_ext(&r, rs->local_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
-        rc = gfail(err, VS_ERECORDS, "remote %s is not a repository you can use", rs->url);
-        r = NULL;
-        goto done;
-    }
-    if (!git_repository_is_bare(r)) {
-        git_reference *h = NULL;
-        int checked_out = git_reference_lookup(&h, r, "HEAD") == 0 &&
-                          git_reference_type(h) == GIT_REFERENCE_SYMBOLIC &&
-                          !strcmp(git_reference_symbolic_target(h), refname);
-        git_reference_free(h);
-        if (checked_out) {
-            rc = vs_error_set(err, VS_ERECORDS,
-                              "remote %s has a work tree with %s checked out; pushing there would "
-                              "leave its files stale. Push to a bare repository (`git clone --bare "
-                              "%s records.git`)",
-                              rs->url, refname + 11, rs->url);
-            goto done;
-        }
-    }
-    if ((have = branch_tip(r, refname, &rtip, err)) < 0) {
-        rc = have;
-        goto done;
-    }
-    if (have && !git_oid_equal(&rtip, tip) && git_graph_descendant_of(st->repo, tip, &rtip) != 1) {
-        *need_merge = 1;
-        goto done;
-    }
-    if (have && git_oid_equal(&rtip, tip))
-        goto done;
-    gettimeofday(&tv, NULL);
-    snprintf(tmpref, sizeof tmpref, "refs/vramsheet/incoming/%ld-%ld-%d", (long)getpid(),
-             (long)tv.tv_sec, (int)tv.tv_usec);
-    snprintf(spec, sizeof spec, "+%s:%s", refname, tmpref);
-    specs[0] = spec;
-    arr.strings = specs;
-    arr.count = 1;
-    if ((rc = new_remote(st, rs, &remote, err)) < 0)
-        goto done;
-    git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
-    if (git_remote_push(remote, &arr, &po) < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot send the commits to %s", rs->url);
-        goto done;
-    }
-    crc = git_reference_create_matching(&ref, r, refname, tip, have ? 1 : 0, have ? &rtip : NULL,
-                                        "vramsheet: push");
-    git_reference_free(ref);
-    ref = NULL;
-    if (crc < 0 && !is_busy(crc))
-        rc = gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, rs->url);
-    else if (crc < 0)
-        *need_merge = 1; /* somebody pushed meanwhile: merge theirs and try again */
-    {
-        git_reference *t = NULL;
-        if (git_reference_lookup(&t, r, tmpref) == 0)
-            git_reference_delete(t);
-        git_reference_free(t);
-    }
-done:
-    git_remote_free(remote);
-    git_repository_free(r);
-    return rc;
-}
-
-typedef struct push_status {
-    char rejected[300];
-} push_status;
-
-static int on_push_update(const char *ref, const char *status, void *data)
-{
-    push_status *ps = data;
-    if (status && !*ps->rejected)
-        snprintf(ps->rejected, sizeof ps->rejected, "%s: %s", ref, status);
-    return 0;
-}
-
-static int push_remote(vs_store *st, const remote_spec *rs, const char *refname, int *need_merge,
-                       vs_error *err)
-{
-    git_remote *remote = NULL;
-    git_push_options po;
-    push_status ps;
-    char spec[600];
-    char *specs[1];
-    git_strarray arr;
-    int rc = 0;
-    *need_merge = 0;
-    memset(&ps, 0, sizeof ps);
-    snprintf(spec, sizeof spec, "%s:%s", refname, refname);
-    specs[0] = spec;
-    arr.strings = specs;
-    arr.count = 1;
-    if ((rc = new_remote(st, rs, &remote, err)) < 0)
-        return rc;
-    git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
-    po.callbacks.push_update_reference = on_push_update;
-    po.callbacks.payload = &ps;
-    rc = git_remote_push(remote, &arr, &po);
-    if (rc == GIT_ENONFASTFORWARD || (rc == 0 && *ps.rejected)) {
-        *need_merge = 1;
-        rc = 0;
-    } else if (rc < 0) {
-        rc = gfail(err, VS_ERECORDS, "cannot push to %s", rs->url);
-    }
-    git_remote_free(remote);
-    return rc;
-}
-
-int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err)
-{
-    char refname[VS_STORE_BRANCH_MAX + 16];
-    remote_spec rs;
-    git_oid tip, rtip;
-    int rc, attempt;
-    int64_t deadline;
-    if (!st->repo)
-        return vs_error_set(err, VS_ERECORDS, "nothing to push: records %s do not exist yet",
-                            st->path);
-    if ((rc = sync_begin(st, remote, out, refname, sizeof refname, &rs, err)) < 0)
-        return rc;
-    if (!*out->local_before)
-        return vs_error_set(err, VS_ERECORDS, "nothing to push: records %s have no commit yet",
-                            st->path);
-    deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
-    for (attempt = 1;; attempt++) {
-        int need_merge = 0, have;
-        out->attempts = attempt;
-        if (branch_tip(st->repo, refname, &tip, err) != 1)
-            return err && err->code ? err->code : VS_ERECORDS;
-        if ((have = remote_tip(st, &rs, refname, &rtip, err)) < 0)
-            return have;
-        if (have && git_oid_equal(&rtip, &tip)) {
-            out->up_to_date = attempt == 1;
-            hex(out->remote_after, &rtip);
-            break;
-        }
-        rc = rs.local_path[0] ? push_local(st, &rs, refname, &tip, &need_merge, err)
-                              : push_remote(st, &rs, refname, &need_merge, err);
-        if (rc < 0)
-            return rc;
-        if (!need_merge) {
-            /* After the fact: the remote branch, read back, must contain our tip. */
-            if ((have = remote_tip(st, &rs, refname, &rtip, err)) < 0)
-                return have;
-            if (have && git_oid_equal(&rtip, &tip)) {
-                hex(out->remote_after, &rtip);
-                break;
-            }
-            if (have && (have = fetch_branch(st, &rs, refname, &rtip, err)) < 0)
-                return have;
-            if (have && git_graph_descendant_of(st->repo, &rtip, &tip) == 1) {
-                hex(out->remote_after, &rtip);
-                break;
-            }
-            /* Lost to a racing pusher: merge what is there and push again. */
-        }
-        if ((have = fetch_branch(st, &rs, refname, &rtip, err)) < 0)
-            return have;
-        if (have && (rc = integrate(st, refname, &rtip, rs.url, out, err)) < 0)
-            return rc;
-        if (attempt >= STORE_PUSH_ATTEMPTS && vs_clock_mono_ms() > deadline)
-            return vs_error_set(err, VS_ERECORDS,
-                                "the push to %s did not hold after %d attempts (other pushers kept "
-                                "moving %s); your commits are safe here: run `records push` again",
-                                rs.url, attempt, out->branch);
-        backoff(attempt * 4);
-    }
-    if (branch_tip(st->repo, refname, &tip, err) == 1)
-        hex(out->local_after, &tip);
-    return 0;
-}

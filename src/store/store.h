@@ -14,6 +14,11 @@
  * brought to the tip after each commit, so `git status` stays clean. A push is
  * checked after the fact: it never reports a commit the remote lost as pushed.
  *
+ * A commit in a repository with a work tree never writes over a person's own
+ * edits of the sheet's files there (refused, naming them), and leaves a journal
+ * entry until the files follow the tip: a writer killed halfway is repaired by
+ * the next open (vs_store_notice says so).
+ *
  * Every failure is a vs_error: VS_ERECORDS (unusable path, locks, git errors,
  * each saying what to do), VS_ECONFLICT (a concurrent change refused),
  * VS_ENOTFOUND (no such sheet or revision). A vs_store and everything it returns
@@ -45,6 +50,10 @@ void vs_store_free(vs_store *st);
 
 /* The path as given (borrowed). */
 const char *vs_store_path(const vs_store *st);
+/* What opening had to repair, for the person to read ("" when nothing): a
+ * commit killed before it finished leaves a journal entry behind, and the
+ * next open brings that sheet's index and work-tree files to the branch tip. */
+const char *vs_store_notice(const vs_store *st);
 /* 1 when the repository exists (0 before the first commit of a new folder). */
 int vs_store_exists(const vs_store *st);
 /* 1 for a bare repository. */
@@ -78,15 +87,26 @@ typedef struct vs_store_commit_info {
     /* The tip already held this exact sheet.json: nothing was written, and
      * commit/blob name the tip and its blob. */
     int unchanged;
+    /* With unchanged: the tip holds another version, but an older revision of
+     * the branch held exactly this one (commit names it; blob is this one's). A
+     * sheet restated so continues from that revision. */
+    int held_earlier;
+    /* Non-empty when this replace commit made the last choice among sheets that
+     * a refused pull or push found changed on both sides: the commit has that
+     * remote tip (named here) as its second parent, and a push now goes through. */
+    char joined[VS_STORE_HEX];
     /* Non-empty when the commit is recorded but the work tree could not be
      * brought up to date (for example a stale index.lock): what to do. */
     char warning[512];
 } vs_store_commit_info;
 
 /* Commits w as one commit on the branch (or nothing, with info->unchanged, when
- * the tip already holds the same sheet.json). Returns 0 and fills *info (may be NULL),
- * VS_ECONFLICT when the sheet changed since the caller loaded it (nothing
- * written; *info names the tip), or VS_ERECORDS. */
+ * the tip already holds the same sheet.json, or when an older revision held it
+ * and the commit would otherwise be refused as stale: info->held_earlier).
+ * Returns 0 and fills *info (may be NULL), VS_ECONFLICT when the sheet changed
+ * since the caller loaded it (nothing written; *info names the tip), or
+ * VS_ERECORDS; among these, in a repository with a work tree, when the sheet's
+ * files there were edited, deleted or staged by hand (named; nothing written). */
 int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info *info,
                     vs_error *err);
 
@@ -116,9 +136,12 @@ typedef struct vs_store_blob {
     char blob[VS_STORE_HEX];
 } vs_store_blob;
 
-/* Reads sheets/<sheet_id>/<file> ("sheet.json" when NULL) at rev: a commit id or
- * prefix, HEAD~N, a branch, anything git rev-parse takes; NULL is the branch tip.
- * VS_ENOTFOUND when the revision or the sheet is not there. */
+/* Reads sheets/<sheet_id>/<file> ("sheet.json" when NULL) at rev: "~N", N
+ * revisions back in that sheet's own history (the commits that changed
+ * sheets/<sheet_id>/, as vs_store_history lists them; "~0" its latest, "~" is
+ * "~1"), or anything git rev-parse takes, with git's meaning (a commit id or
+ * prefix, HEAD~N = N commits back on the branch, a branch); NULL is the branch
+ * tip. VS_ENOTFOUND when the revision or the sheet is not there. */
 int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const char *file,
                   vs_store_blob *out, vs_error *err);
 void vs_store_blob_clear(vs_store_blob *b);
@@ -126,6 +149,10 @@ void vs_store_blob_clear(vs_store_blob *b);
 /* The ids of the sheets at rev (NULL: the tip), sorted; *out_ids is a malloc'd
  * array of malloc'd strings (free each, then the array). None yet: 0 ids. */
 int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n, vs_error *err);
+
+/* 1 with *n when rev is "~N" (or "~": 1), a revision of one sheet's own
+ * history; 0 for any other revision. Pure. */
+int vs_store_sheet_rev(const char *rev, unsigned long *n);
 
 /* Splits "SHEET@REV" into the id and the revision (NULL when there is no '@').
  * VS_EVALUE when the id is not a valid slug or REV is empty. Pure. */
@@ -147,14 +174,21 @@ typedef struct vs_store_sync {
 
 /* Sends the branch to remote: a configured remote name, a path to a repository,
  * a file:// URL, or any URL libgit2 has a transport for (NULL: "origin"). When
- * the remote has commits this side lacks, they are fetched and merged first
- * (different sheets never conflict; the same sheet changed on both sides is
- * VS_ECONFLICT). After the push the remote branch is read back: the call
- * succeeds only when the local tip is reachable from it. */
+ * the remote has commits this side lacks, they are fetched and integrated first,
+ * per sheet: a sheet changed on one side only is taken from that side; a sheet
+ * changed on both sides since the merge base is never merged, even where git
+ * would merge its lines: VS_ECONFLICT naming the sheets, nothing merged or
+ * pushed. The remote's tip is then remembered, so that `commit ... replace` of
+ * each such sheet (vs_store_write.replace) chooses its version, and the last
+ * choice joins the two histories (vs_store_commit_info.joined). After the push
+ * the remote branch is read back: the call succeeds only when the local tip is
+ * reachable from it. */
 int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err);
 
 /* Fetches the remote's branch and brings it in: fast-forward, or a merge commit
- * when both sides have new commits to different sheets. */
+ * when both sides have new commits to different sheets; a sheet changed on both
+ * sides is VS_ECONFLICT as for vs_store_push (the branch and work tree are left
+ * as they were). */
 int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err);
 
 #endif

@@ -36,7 +36,10 @@ static const char show_help[] =
     "\n"
     "Prints a recorded sheet as it is stored: sheets/SHEET/sheet.md (for people) or,\n"
     "with --json, sheets/SHEET/sheet.json (the canonical record), byte for byte. REV is\n"
-    "a commit id or prefix, HEAD~N or a branch; the branch tip when omitted.\n"
+    "~N, N revisions back in that sheet's own history (the commits that changed\n"
+    "sheets/SHEET/: SHEET@~0 its latest, SHEET@~1 the one before), or git's own:\n"
+    "HEAD~N (N commits back on the branch, of any sheet), a commit id or prefix, a\n"
+    "branch; the branch tip when omitted.\n"
     "\n"
     "  --records PATH  the records repository (default: VRAMSHEET_RECORDS, else\n"
     "                  $XDG_DATA_HOME/vramsheet/records, else\n"
@@ -108,7 +111,11 @@ int vs_log_main(int argc, char **argv)
         fprintf(stderr, "vramsheet log: out of memory\n");
         return 1;
     }
-    if (vs_store_open(&st, path, &err) < 0 || vs_store_history(st, sheet, (size_t)limit, &h, &err) < 0)
+    if (vs_store_open(&st, path, &err) < 0)
+        goto done;
+    if (*vs_store_notice(st))
+        fprintf(stderr, "vramsheet log: %s\n", vs_store_notice(st));
+    if (vs_store_history(st, sheet, (size_t)limit, &h, &err) < 0)
         goto done;
     if (json) {
         json_t *revs = json_array(), *out;
@@ -182,6 +189,8 @@ int vs_show_main(int argc, char **argv)
     }
     if (vs_store_open(&st, path, &err) < 0)
         goto done;
+    if (*vs_store_notice(st))
+        fprintf(stderr, "vramsheet show: %s\n", vs_store_notice(st));
     if (json) {
         if (vs_store_read(st, id, rev, "sheet.json", &blob, &err) < 0)
             goto done;

@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import tempfile
+import time
 import unittest
 
 import nbformat
@@ -180,14 +181,14 @@ CHECKS = {"00-first-steps.ipynb": check_first_steps,
 
 
 class TestNotebooks(unittest.TestCase):
-    def execute(self, path):
+    def execute(self, path, records=None):
         nb = nbformat.read(path, as_version=4)
         self.assertEqual(nb.metadata.kernelspec.name, "vramsheet")
         for cell in nb.cells:
             if cell.cell_type == "code":
                 self.assertEqual(cell.outputs, [], "%s is committed with outputs" % path)
         with tempfile.TemporaryDirectory() as tmp:
-            env = {"VRAMSHEET_RECORDS": os.path.join(tmp, "records")}
+            env = {"VRAMSHEET_RECORDS": records or os.path.join(tmp, "records")}
             if os.path.basename(path).startswith("04-"):
                 env.update(self.fake_nvml(tmp))
             old = {k: os.environ.get(k) for k in env}
@@ -215,6 +216,28 @@ class TestNotebooks(unittest.TestCase):
                     'total=150754820096 used=1000000\n')
         return {"VRAMSHEET_NVML_LIBRARY": lib, "FAKE_NVML_SCRIPT": script,
                 "FAKE_NVML_STATE": os.path.join(tmp, "fake-nvml-state")}
+
+    def test_reproduce_rerun_in_new_kernel(self):
+        """Notebook 05 again in a new kernel against the records it wrote: the
+        same sheets, no error, no new commit; commit says the records hold it."""
+        path = os.path.join(NOTEBOOKS, "05-reproduce-a-decision.ipynb")
+        with tempfile.TemporaryDirectory() as tmp:
+            records = os.path.join(tmp, "records")
+            first = self.execute(path, records)
+            time.sleep(1.1)  # a `record` line run again is recorded a second later
+            again = self.execute(path, records)
+            for cell in again:
+                errors = [o for o in cell.outputs if o.output_type == "error"]
+                self.assertEqual(errors, [], cell.source)
+            check_reproduce(self, again)
+            commits = [p for p in payloads(again[1]) if p.get("kind") == "commit"]
+            self.assertEqual(len(commits), 2)
+            self.assertTrue(all(c["unchanged"] for c in commits), commits)
+            self.assertIn("already hold this state", text_of(again[1]))
+            self.assertEqual(payload(again[2], "history")["revisions"],
+                             payload(first[2], "history")["revisions"])
+            self.assertEqual(payload(again[3], "diff")["changes"],
+                             payload(first[3], "diff")["changes"])
 
     def test_every_notebook(self):
         paths = sorted(glob.glob(os.path.join(NOTEBOOKS, "*.ipynb")))

@@ -22,3 +22,11 @@ if(NOT VS_FUZZ)
   # Benchmark: built with the project, run by hand or by CI (not a ctest test).
   vs_bench(bench_store)
 endif()
+
+# Kernel-level: the records verbs through a real Jupyter client, git as the reader
+# (needs the build tree's kernelspec from kernel/build.cmake).
+vs_kernel_test(store.kernel ${PROJECT_SOURCE_DIR}/tests/store test_records_kernel store 180)
+
+# Fuzz target for what the records verbs compute from two versions of a sheet
+# (axes, derived state) and revision specs.
+vs_fuzz_target(fuzz_records)

@@ -56,5 +56,56 @@ printf 'sheet "x"\ncommit "y"\n' >"$T/b.vs"
 VRAMSHEET_RECORDS=$T/junk "$VS" run "$T/b.vs" >"$T/b.out" 2>&1 && fail "commit to a non-repository folder succeeded"
 grep -q 'RecordsError' "$T/b.out" || fail "no RecordsError: $(cat "$T/b.out")"
 
+# run again from the top in a new process: the records hold both states, nothing is written
+"$VS" run "$T/a.vs" >"$T/rerun.out" 2>&1 || fail "re-run: $(cat "$T/rerun.out")"
+[ "$(git -C "$T/records" rev-list --count main)" = 2 ] || fail "re-run wrote commits"
+grep -q 'Unchanged: the records .* already hold this state' "$T/rerun.out" || fail "re-run says: $(cat "$T/rerun.out")"
+
+# SHEET@~N: the sheet's own revisions, with another sheet's commit in between
+printf 'sheet "other"\nreserve 1GiB\ncommit "o1"\n' >"$T/o.vs"
+"$VS" run "$T/o.vs" >/dev/null 2>&1 || fail "other sheet"
+second=$(git -C "$T/records" log --format=%H -- "sheets/$ID/" | sed -n 2p)
+"$VS" show "$ID@~1" --json | cmp -s - <(git -C "$T/records" show "$second:sheets/$ID/sheet.json") || fail "show @~1"
+"$VS" show "$ID@HEAD~1" --json | cmp -s - <(git -C "$T/records" show "main~1:sheets/$ID/sheet.json") || fail "show @HEAD~1"
+"$VS" show "$ID@~1" --json | cmp -s - <("$VS" show "$ID@HEAD~1" --json) && fail "@~1 and @HEAD~1 should differ here"
+"$VS" show --help | grep -q 'HEAD~N' || fail "show --help names HEAD~N"
+
+# hand edits in the records work tree: refused, named, kept
+echo "mine" >>"$T/records/sheets/$ID/sheet.md"
+printf 'show %s\nlength 4096\ncommit "longer"\n' "$ID" >"$T/c.vs"
+"$VS" run "$T/c.vs" >"$T/c.out" 2>&1 && fail "commit over a hand edit succeeded"
+grep -q "sheets/$ID/sheet.md" "$T/c.out" || fail "hand edit not named: $(cat "$T/c.out")"
+[ "$(tail -1 "$T/records/sheets/$ID/sheet.md")" = mine ] || fail "hand edit lost"
+git -C "$T/records" checkout -q HEAD -- "sheets/$ID/"
+
+# a sheet is never merged: the same sheet changed on two sides of a bare hub
+H=$T/hub.git
+git init -q --bare -b main "$H"
+git -C "$T/records" push -q "$H" main
+git clone -q "$H" "$T/b-records"
+printf 'show %s\ndecide "theirs: one 48 GB card"\ncommit "their decision"\nrecords push %s\n' "$ID" "$H" >"$T/b.vs"
+VRAMSHEET_RECORDS=$T/b-records "$VS" run "$T/b.vs" >"$T/bb.out" 2>&1 || fail "b commit and push: $(cat "$T/bb.out")"
+printf 'show %s\ninvalidate "a context longer than 4096 tokens"\ncommit "our invalidating condition"\n' "$ID" >"$T/a2.vs"
+"$VS" run "$T/a2.vs" >"$T/a2.out" 2>&1 || fail "a commit: $(cat "$T/a2.out")"
+printf 'records push %s\n' "$H" >"$T/push.vs"
+"$VS" run "$T/push.vs" >"$T/a3.out" 2>&1 && fail "same-sheet push succeeded"
+grep -q 'RecordsError' "$T/a3.out" && grep -q "sheets/$ID/" "$T/a3.out" || fail "push refusal: $(cat "$T/a3.out")"
+printf 'records pull %s\n' "$H" >"$T/pull.vs"
+"$VS" run "$T/pull.vs" >"$T/a4.out" 2>&1 && fail "same-sheet pull succeeded"
+grep -q 'never merged' "$T/a4.out" || fail "pull refusal: $(cat "$T/a4.out")"
+for r in "$H" "$T/records"; do
+    out=$(git -C "$r" fsck --strict --no-dangling 2>&1) && [ -z "$out" ] || fail "fsck $r: $out"
+done
+[ "$(git -C "$H" log -1 --format=%s main)" = "$ID: their decision" ] || fail "hub tip"
+[ "$(git -C "$T/records" log -1 --format=%s main)" = "$ID: our invalidating condition" ] || fail "local tip"
+git -C "$T/records" show "main:sheets/$ID/sheet.json" | grep -q 'theirs' && fail "theirs merged into ours"
+[ -z "$(git -C "$T/records" status --porcelain)" ] || fail "local work tree after refusals"
+# keep ours: commit ... replace joins both histories, then the push goes through
+printf 'show %s\ncommit "keep our invalidating condition" replace\nrecords push %s\n' "$ID" "$H" >"$T/a5.vs"
+"$VS" run "$T/a5.vs" >"$T/a5.out" 2>&1 || fail "replace and push: $(cat "$T/a5.out")"
+git -C "$H" merge-base --is-ancestor "$(git -C "$T/b-records" rev-parse main)" main || fail "theirs not in the hub's history"
+git -C "$H" show "main:sheets/$ID/sheet.json" | grep -q '4096 tokens' || fail "ours not at the hub's tip"
+git -C "$H" show "main:sheets/$ID/sheet.json" | grep -q 'theirs' && fail "theirs merged at the hub's tip"
+
 [ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "ok: run/commit, log, show, git log/show/status/fsck agree"
+echo "ok: run/commit, re-run, log, show @~N/@HEAD~N, hand edits, same-sheet divergence; git log/show/status/fsck agree"

@@ -90,7 +90,15 @@ kill9() {
         "$HELPER" commit "$R" after 1 >/dev/null || fail "commit after removing the lock"
     fi
     fsck_clean "$R"
-    ok "kill -9 during commits x6: fsck clean, branch readable, next commit fine"
+    # a commit killed halfway left its sheet half-synced; the next open repaired it
+    out=$(git -C "$R" status --porcelain)
+    [ -z "$out" ] || fail "work tree not clean after the next open: $out"
+    [ -z "$(ls -A "$R/.git/vramsheet-sync" 2>/dev/null)" ] || fail "journal entries left behind"
+    for i in 0 1; do
+        [ "$(git -C "$R" show main:sheets/k$i/sheet.json 2>/dev/null)" = "$(cat "$R/sheets/k$i/sheet.json" 2>/dev/null)" ] ||
+            fail "sheets/k$i/sheet.json differs from the tip"
+    done
+    ok "kill -9 during commits x6: fsck clean, branch readable, next commit fine, work tree repaired"
 }
 
 push() {

@@ -12,6 +12,7 @@
 #include "render/markdown.h"
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
+#include "util/buf.h"
 
 #include "check_run.h"
 #include "results.h"
@@ -166,12 +167,29 @@ START_TEST(test_concurrent_same_sheet_refused)
              records);
     ck_assert_str_eq(out, "2\n"); /* kv_cache and mine: b's extra is in history only */
     free(out);
-    /* a new session's sheet of the same id does not silently replace the record */
+    /* a new session's sheet of the same id does not silently replace the record:
+     * restating a state the records hold (base, two revisions back) writes
+     * nothing, and a change from there meets the newer revisions as a conflict */
     vs_interp_free(b);
     b = vs_interp_new(NULL);
     ck_assert_int_eq(run(b, setup_cell, NULL, &err), 0);
-    ck_assert_int_eq(run(b, "commit \"again\"", NULL, &err), VS_ECONFLICT);
+    ck_assert_int_eq(run(b, "commit \"again\"", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "unchanged")));
+    ck_assert(json_is_true(json_object_get(p, "held_earlier")));
+    out = sh("git -C '%s' log --format=%%H -1 --skip=2", records); /* base */
+    ck_assert_int_eq(strncmp(out, pstr(p, "commit"), 40), 0);
+    free(out);
+    json_decref(p);
+    ck_assert_int_eq(run(b, "reserve other 2GiB\ncommit \"again\"", NULL, &err), VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "changed in the records"));
+    vs_interp_free(b);
+    b = vs_interp_new(NULL);
+    ck_assert_int_eq(run(b, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(b, "reserve other 2GiB\ncommit \"again\"", NULL, &err), VS_ECONFLICT);
     ck_assert_ptr_nonnull(strstr(err.message, "did not load"));
+    out = sh("git -C '%s' rev-list --count main", records);
+    ck_assert_str_eq(out, "3\n");
+    free(out);
     vs_interp_free(a);
     vs_interp_free(b);
 }
@@ -282,6 +300,14 @@ START_TEST(test_diff_and_reproduce)
                          &p, &err), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(p, "to_remeasure")), 2);
     json_decref(p);
+    /* run again from the same source: the campaign is reopened, not refused */
+    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\"", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "reopened")));
+    ck_assert_str_eq(pstr(p, "from"), "session");
+    json_decref(p);
+    /* from another state of the source: the id is taken */
+    ck_assert_int_eq(run(ip, "sheet \"Llama 7B campaign A\"\nreserve later 1GiB\ncommit \"later\"",
+                         NULL, &err), 0);
     ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\"", NULL, &err),
                      VS_EVALUE);
     vs_interp_free(ip);
@@ -458,6 +484,310 @@ START_TEST(test_diff_pure)
 }
 END_TEST
 
+
+static int has_match(const json_t *m, const char *s)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(m, i, x) if (!strcmp(json_string_value(x), s)) return 1;
+    return 0;
+}
+
+/* SHEET@~N through show and diff, with another sheet's commits interleaved;
+ * the git CLI names the commits. Ids complete from the records in a new kernel. */
+START_TEST(test_sheet_revisions_verbs)
+{
+    vs_interp *ip = vs_interp_new(NULL), *ip2;
+    vs_error err;
+    json_t *p = NULL, *m;
+    size_t start, end;
+    char *out, want[64];
+    const char *code;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "commit \"a1\"\nsheet \"other\"\ncommit \"o1\"", NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "sheet \"Llama 7B campaign A\"\nreserve extra 1GiB\ncommit \"a2\"\n"
+                             "sheet \"other\"\nreserve o 1GiB\ncommit \"o2\"",
+                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@~1", &p, &err), 0);
+    out = sh("git -C '%s' log --format=%%H -- sheets/llama-7b-campaign-a/ | sed -n 2p", records);
+    snprintf(want, sizeof want, "%s\n", pstr(json_object_get(p, "revision"), "commit"));
+    ck_assert_str_eq(out, want);
+    free(out);
+    ck_assert_ptr_null(vs_sheet_component(p, "extra"));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@HEAD~1", &p, &err), 0);
+    out = sh("git -C '%s' rev-parse HEAD~1", records);
+    snprintf(want, sizeof want, "%s\n", pstr(json_object_get(p, "revision"), "commit"));
+    ck_assert_str_eq(out, want);
+    free(out);
+    ck_assert_ptr_nonnull(vs_sheet_component(p, "extra"));
+    json_decref(p);
+    /* the sheet's last change, whatever came after it on the branch */
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@~1 ~0", &p, &err), 0);
+    ck_assert(json_is_false(json_object_get(p, "same")));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@HEAD~1 HEAD", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "same")));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@~2", NULL, &err), VS_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "@~1 the oldest"));
+    ck_assert_int_eq(run(ip, "help show", &p, &err), 0);
+    ck_assert_ptr_nonnull(strstr(pstr(p, "help"), "~N"));
+    ck_assert_ptr_nonnull(strstr(pstr(p, "help"), "HEAD~N"));
+    json_decref(p);
+    /* a new kernel: the records' ids complete */
+    ip2 = vs_interp_new(NULL);
+    code = "show ll";
+    ck_assert_int_eq(vs_interp_complete(ip2, code, strlen(code), &m, &start, &end), 0);
+    ck_assert(has_match(m, "llama-7b-campaign-a@"));
+    ck_assert(has_match(m, "llama-7b-campaign-a"));
+    ck_assert(!has_match(m, "other"));
+    json_decref(m);
+    code = "diff oth";
+    ck_assert_int_eq(vs_interp_complete(ip2, code, strlen(code), &m, &start, &end), 0);
+    ck_assert(has_match(m, "other@"));
+    json_decref(m);
+    vs_interp_free(ip2);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* validates_card is written as the card is at commit time. */
+START_TEST(test_validates_card_fresh_at_commit)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    char *out;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "length 4096\nconcurrency 8\n"
+                             "record phase=generate gpu=0 counter=torch.max_memory_reserved 20GiB "
+                             "length=4096 concurrency=8\ncommit \"validates\"",
+                         NULL, &err), 0);
+    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+             "'\"validates_card\": [a-z]*'",
+             records);
+    ck_assert_str_eq(out, "\"validates_card\": true\n");
+    free(out);
+    ck_assert_int_eq(run(ip, "concurrency 16\ncommit \"more sequences\"", NULL, &err), 0);
+    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+             "'\"validates_card\": [a-z]*'; git -C '%s' show "
+             "main:sheets/llama-7b-campaign-a/sheet.md | grep -c '| yes |'",
+             records, records);
+    ck_assert_str_eq(out, "\"validates_card\": false\n0\n");
+    free(out);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* One change at a time: commit and diff warn when a revision changes two axes. */
+START_TEST(test_one_change_at_a_time)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "length 4096\ncommit \"base\"", NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "length 8192\ncommit \"longer\"", &p, &err), 0);
+    ck_assert(json_is_null(json_object_get(p, "warning")));
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "format int4\nlength 16384\ncommit \"two at once\"", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "warning"),
+                     "this revision changes format and length together; compare one change at a "
+                     "time");
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@~1 ~0", &p, &err), 0);
+    ck_assert_str_eq(pstr(p, "warning"),
+                     "this revision changes format and length together; compare one change at a "
+                     "time");
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@~2 ~1", &p, &err), 0);
+    ck_assert(json_is_null(json_object_get(p, "warning")));
+    json_decref(p);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* reproduce ... as NAME run again in a new kernel reopens the campaign from the records. */
+START_TEST(test_reproduce_reopens_in_new_kernel)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "commit \"a\"\nreproduce llama-7b-campaign-a@~0 as \"campaign B\" "
+                             "gpu=\"H100\"\nreserve b 1GiB\ncommit \"b\"",
+                         NULL, &err), 0);
+    vs_interp_free(ip);
+    ip = vs_interp_new(NULL);
+    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a@HEAD as \"campaign B\" gpu=\"H100\"",
+                         &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "reopened")));
+    ck_assert_str_eq(pstr(p, "from"), "records");
+    json_decref(p);
+    /* the reopened sheet is the recorded one, loaded: committing it writes nothing */
+    ck_assert_int_eq(run(ip, "commit \"b\"", &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "unchanged")));
+    json_decref(p);
+    vs_interp_free(ip);
+}
+END_TEST
+
+
+/* records pull writes validates_card fresh: a sheet recorded elsewhere with a
+ * value its card contradicts (edited with the git CLI here) is corrected by
+ * one commit that says so. */
+START_TEST(test_validates_card_fresh_at_pull)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    char cell[900], *out;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "length 4096\nconcurrency 8\n"
+                             "record phase=generate gpu=0 counter=torch.max_memory_reserved 20GiB "
+                             "length=4096 concurrency=8\ncommit \"validates\"",
+                         NULL, &err), 0);
+    out = sh("cd '%s' && git init -q --bare -b main hub.git && git -C '%s' push -q '%s/hub.git' "
+             "main && git clone -q hub.git clone && cd clone && sed -i '0,/\"concurrency\": 8/s//"
+             "\"concurrency\": 16/' sheets/llama-7b-campaign-a/sheet.json && git -c "
+             "user.name=t -c user.email=t@e commit -qam 'llama-7b-campaign-a: by hand' && git push "
+             "-q origin main && grep -c '\"validates_card\": true' "
+             "sheets/llama-7b-campaign-a/sheet.json",
+             tmpdir, records, tmpdir);
+    ck_assert_str_eq(out, "1\n");
+    free(out);
+    snprintf(cell, sizeof cell, "records pull %s/hub.git", tmpdir);
+    ck_assert_int_eq(run(ip, cell, &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "recomputed"), 0)),
+                     "llama-7b-campaign-a");
+    json_decref(p);
+    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+             "'\"validates_card\": [a-z]*\\|\"concurrency\": 16'; git -C '%s' log -1 --format=%%s; "
+             "git -C '%s' status --porcelain",
+             records, records, records);
+    ck_assert_str_eq(out, "\"concurrency\": 16\n\"validates_card\": false\n"
+                          "llama-7b-campaign-a: validates_card recomputed from the card (records "
+                          "pull)\n");
+    free(out);
+    /* the open sheet was loaded before the hand edit: its next commit meets
+     * that edit as a concurrent change */
+    ck_assert_int_eq(run(ip, "decide \"later\"\ncommit \"on top\"", NULL, &err), VS_ECONFLICT);
+    vs_interp_free(ip);
+}
+END_TEST
+
+
+/* The same cell run again in a new kernel a second later: its `record` is the
+ * measurement the records hold (it keeps its recorded time), so the commit
+ * writes nothing. */
+START_TEST(test_restated_record_unchanged)
+{
+    static const char cell[] = "length 4096\nrecord phase=generate gpu=0 "
+                               "counter=torch.max_memory_reserved 20GiB length=4096\n"
+                               "commit \"measured\"";
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    char *out;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, cell, NULL, &err), 0);
+    vs_interp_free(ip);
+    sleep(1);
+    ip = vs_interp_new(NULL);
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, cell, &p, &err), 0);
+    ck_assert(json_is_true(json_object_get(p, "unchanged")));
+    json_decref(p);
+    out = sh("git -C '%s' rev-list --count main", records);
+    ck_assert_str_eq(out, "1\n");
+    free(out);
+    /* a different measurement is a new one */
+    ck_assert_int_eq(run(ip, "record phase=generate gpu=0 counter=torch.max_memory_reserved 21GiB "
+                             "length=4096\ncommit \"again\"",
+                         &p, &err), 0);
+    ck_assert(json_is_false(json_object_get(p, "unchanged")));
+    json_decref(p);
+    vs_interp_free(ip);
+}
+END_TEST
+
+
+/* Which axes a revision changes, and the warning's words (pure). */
+START_TEST(test_diff_axes_pure)
+{
+    json_t *a = vs_sheet_new("axes"), *b = json_deep_copy(a), *m;
+    vs_buf w = VS_BUF_INIT;
+    ck_assert_uint_eq(vs_diff_axes(a, b), 0);
+    ck_assert_int_eq(vs_diff_axes_warning(0, &w), 0);
+    json_object_set_new(vs_sheet_card(b), "format", json_string("int4"));
+    json_object_set_new(vs_sheet_card(b), "bits", json_integer(4));
+    ck_assert_uint_eq(vs_diff_axes(a, b), VS_AXIS_FORMAT);
+    ck_assert_int_eq(vs_diff_axes_warning(VS_AXIS_FORMAT, &w), 0);
+    ck_assert_uint_eq(w.len, 0);
+    json_object_set_new(vs_sheet_card(b), "length", json_integer(8192));
+    json_object_set_new(vs_sheet_card(b), "concurrency", json_integer(4));
+    ck_assert_uint_eq(vs_diff_axes(a, b), VS_AXIS_FORMAT | VS_AXIS_LENGTH | VS_AXIS_CONCURRENCY);
+    ck_assert_int_eq(vs_diff_axes_warning(vs_diff_axes(a, b), &w), 1);
+    ck_assert_str_eq(vs_buf_str(&w), "this revision changes format, length and concurrency "
+                                     "together; compare one change at a time");
+    json_decref(b);
+    b = json_deep_copy(a);
+    json_object_set_new(vs_sheet_card(b), "model", json_string("other/model"));
+    json_object_set_new(json_object_get(b, "placement"), "gpus", json_integer(4));
+    json_array_append_new(vs_sheet_array(b, "offers"), json_pack("{s:s}", "name", "H100"));
+    json_object_set_new(vs_sheet_card(b), "engine", json_string("vllm"));
+    json_object_set_new(vs_sheet_card(b), "accumulation", json_integer(8));
+    ck_assert_uint_eq(vs_diff_axes(a, b), VS_AXIS_MODEL | VS_AXIS_PLACEMENT | VS_AXIS_OFFERS |
+                                              VS_AXIS_ENGINE | VS_AXIS_MICROBATCH);
+    json_decref(b);
+    /* a decision, a component or a measurement is not an axis */
+    b = json_deep_copy(a);
+    json_object_set_new(b, "decision", json_string("H100"));
+    m = json_pack("{s:s}", "name", "x");
+    json_array_append_new(vs_sheet_array(b, "measurements"), m);
+    ck_assert_uint_eq(vs_diff_axes(a, b), 0);
+    ck_assert_str_eq(vs_diff_axis_name(0), "model");
+    ck_assert_ptr_null(vs_diff_axis_name(VS_AXIS_COUNT));
+    vs_buf_free(&w);
+    json_decref(a);
+    json_decref(b);
+}
+END_TEST
+
+/* validates_card as a function of the dims, the card and the run (pure). */
+START_TEST(test_refresh_derived_pure)
+{
+    json_t *s = vs_sheet_new("derived"), *ms = vs_sheet_array(s, "measurements"), *m;
+    json_array_append_new(ms, json_pack("{s:s?, s:{s:i, s:i}, s:b, s:s}", "run", NULL, "dims",
+                                        "length", 4096, "concurrency", 8, "validates_card", 0,
+                                        "state", "current"));
+    json_array_append_new(ms, json_pack("{s:s, s:{s:i, s:i}, s:b, s:s}", "run", "m1", "dims",
+                                        "length", 4096, "concurrency", 8, "validates_card", 1,
+                                        "state", "current"));
+    json_array_append_new(vs_sheet_array(s, "runs"),
+                          json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 0,
+                                    "overflow_phase", "generate"));
+    /* a card that declares no dims is not validated */
+    ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
+    ck_assert(json_is_false(json_object_get(json_array_get(ms, 1), "validates_card")));
+    json_object_set_new(vs_sheet_card(s), "length", json_integer(4096));
+    json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(8));
+    ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
+    m = json_array_get(ms, 0);
+    ck_assert(json_is_true(json_object_get(m, "validates_card")));
+    /* an out-of-memory run validates nothing */
+    ck_assert(json_is_false(json_object_get(json_array_get(ms, 1), "validates_card")));
+    json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(16));
+    ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
+    ck_assert(json_is_false(json_object_get(m, "validates_card")));
+    json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(8));
+    json_object_set_new(m, "state", json_string("to re-measure"));
+    ck_assert_int_eq(vs_sheet_refresh_derived(s), 0);
+    ck_assert(json_is_false(json_object_get(m, "validates_card")));
+    json_decref(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("records_verbs");
@@ -472,8 +802,16 @@ static Suite *suite(void)
     tcase_add_test(tc, test_diff_and_reproduce);
     tcase_add_test(tc, test_reproduce_own_id_refused);
     tcase_add_test(tc, test_records_paths_and_sync);
+    tcase_add_test(tc, test_sheet_revisions_verbs);
+    tcase_add_test(tc, test_validates_card_fresh_at_commit);
+    tcase_add_test(tc, test_one_change_at_a_time);
+    tcase_add_test(tc, test_reproduce_reopens_in_new_kernel);
+    tcase_add_test(tc, test_validates_card_fresh_at_pull);
+    tcase_add_test(tc, test_restated_record_unchanged);
     tcase_add_test(pure, test_markdown);
     tcase_add_test(pure, test_diff_pure);
+    tcase_add_test(pure, test_diff_axes_pure);
+    tcase_add_test(pure, test_refresh_derived_pure);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, pure);
     return s;

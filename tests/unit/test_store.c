@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/store_internal.h"
 
 #include "check_run.h"
 
@@ -454,7 +456,7 @@ START_TEST(test_push_pull)
     vs_store_blob_clear(&blob);
     ck_assert_int_eq(vs_store_push(sb, remote, &sync, &err), 0);
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), VS_ECONFLICT);
-    ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/sheet.json"));
+    ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/"));
     out = sh("git -C '%s' show main:sheets/x/sheet.json", remote);
     ck_assert_str_eq(out, "x-b\n");
     free(out);
@@ -467,6 +469,330 @@ START_TEST(test_push_pull)
     ck_assert_int_eq(sync.up_to_date, 1);
     vs_store_free(sa);
     vs_store_free(sb);
+}
+END_TEST
+
+
+/* SHEET@~N counts the sheet's own revisions; SHEET@HEAD~N the branch's commits.
+ * Commits of another sheet are interleaved; the git CLI says which is which. */
+START_TEST(test_sheet_revisions)
+{
+    char path[300], *out, want[64];
+    vs_store *st = NULL;
+    vs_store_commit_info ix, iy;
+    vs_store_blob b = {0};
+    vs_error err;
+    unsigned long n;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "wt");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "x", "x1\n", NULL, "x: 1", &ix, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "y", "y1\n", NULL, "y: 1", &iy, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "x", "x2\n", ix.blob, "x: 2", &ix, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "y", "y2\n", iy.blob, "y: 2", &iy, &err), 0);
+    /* the sheet's own history: x2 then x1 */
+    ck_assert_int_eq(vs_store_read(st, "x", "~1", NULL, &b, &err), 0);
+    ck_assert_str_eq(b.data, "x1\n");
+    out = sh("git -C '%s' log --format=%%H -- sheets/x/ | sed -n 2p", path);
+    snprintf(want, sizeof want, "%s\n", b.commit);
+    ck_assert_str_eq(out, want);
+    free(out);
+    vs_store_blob_clear(&b);
+    ck_assert_int_eq(vs_store_read(st, "x", "~", NULL, &b, &err), 0); /* ~ is ~1 */
+    ck_assert_str_eq(b.data, "x1\n");
+    vs_store_blob_clear(&b);
+    ck_assert_int_eq(vs_store_read(st, "x", "~0", NULL, &b, &err), 0);
+    ck_assert_str_eq(b.data, "x2\n");
+    out = sh("git -C '%s' log -1 --format=%%H -- sheets/x/", path);
+    snprintf(want, sizeof want, "%s\n", b.commit);
+    ck_assert_str_eq(out, want);
+    free(out);
+    vs_store_blob_clear(&b);
+    /* git's meaning: one commit back on the branch (y's), where x was x2 */
+    ck_assert_int_eq(vs_store_read(st, "x", "HEAD~1", NULL, &b, &err), 0);
+    ck_assert_str_eq(b.data, "x2\n");
+    out = sh("git -C '%s' rev-parse HEAD~1 && git -C '%s' show HEAD~1:sheets/x/sheet.json", path,
+             path);
+    snprintf(want, sizeof want, "%s\nx2\n", b.commit);
+    ck_assert_str_eq(out, want);
+    free(out);
+    vs_store_blob_clear(&b);
+    ck_assert_int_eq(vs_store_read(st, "x", "~2", NULL, &b, &err), VS_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(err.message, "2 revisions"));
+    ck_assert_int_eq(vs_store_read(st, "y", "~1", "sheet.md", &b, &err), 0);
+    ck_assert_str_eq(b.data, "# y\n\ny1\n");
+    vs_store_blob_clear(&b);
+    ck_assert_int_eq(vs_store_sheet_rev("~12", &n), 1);
+    ck_assert_uint_eq(n, 12);
+    ck_assert_int_eq(vs_store_sheet_rev("~1x", &n), 0);
+    ck_assert_int_eq(vs_store_sheet_rev("HEAD~1", &n), 0);
+    ck_assert_int_eq(vs_store_sheet_rev("~-1", &n), 0);
+    vs_store_free(st);
+}
+END_TEST
+
+/* Restating a state the records held at an older revision, without having
+ * loaded it: nothing is written, and the caller goes on from that revision. */
+START_TEST(test_restate_held_state)
+{
+    char path[300], *out, want[64];
+    vs_store *st = NULL;
+    vs_store_commit_info i1, i2, i;
+    vs_error err;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "wt");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "x", "x1\n", NULL, "x: 1", &i1, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "y", "y1\n", NULL, "y: 1", &i, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "x", "x2\n", i1.blob, "x: 2", &i2, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "x", "x1\n", NULL, "x: again", &i, &err), 0);
+    ck_assert_int_eq(i.unchanged, 1);
+    ck_assert_int_eq(i.held_earlier, 1);
+    ck_assert_str_eq(i.commit, i1.commit);
+    ck_assert_str_eq(i.blob, i1.blob);
+    /* the tip's own state, too (not loaded) */
+    ck_assert_int_eq(commit_sheet(st, "x", "x2\n", NULL, "x: again", &i, &err), 0);
+    ck_assert_int_eq(i.unchanged, 1);
+    ck_assert_int_eq(i.held_earlier, 0);
+    /* going on from x1 meets x2 as a concurrent change */
+    ck_assert_int_eq(commit_sheet(st, "x", "x3\n", i1.blob, "x: 3", &i, &err), VS_ECONFLICT);
+    out = sh("git -C '%s' rev-list --count main && git -C '%s' status --porcelain", path, path);
+    ck_assert_str_eq(out, "3\n");
+    free(out);
+    /* a state never held is still refused when the session did not load it */
+    ck_assert_int_eq(commit_sheet(st, "x", "x4\n", NULL, "x: 4", &i, &err), VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "did not load"));
+    snprintf(want, sizeof want, "%s\n", i2.commit);
+    out = sh("git -C '%s' rev-parse main", path);
+    ck_assert_str_eq(out, want);
+    free(out);
+    vs_store_free(st);
+}
+END_TEST
+
+/* Hand edits of a sheet's files in the records work tree are never written over. */
+START_TEST(test_hand_edits_refused)
+{
+    char path[300], *out;
+    vs_store *st = NULL;
+    vs_store_commit_info i, iy, ix;
+    vs_error err;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "wt");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "x", "x1\n", NULL, "x: 1", &ix, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "y", "y1\n", NULL, "y: 1", &iy, &err), 0);
+    out = sh("cd '%s' && echo mine >> sheets/x/sheet.json && echo mine >> sheets/x/sheet.md && "
+             "git rev-parse HEAD",
+             path);
+    free(out);
+    ck_assert_int_eq(commit_sheet(st, "x", "x2\n", NULL, "x: 2", &i, &err), VS_ERECORDS);
+    ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/sheet.json, sheets/x/sheet.md"));
+    ck_assert_ptr_nonnull(strstr(err.message, "nothing was written"));
+    out = sh("cd '%s' && git status --porcelain && tail -1 sheets/x/sheet.json && git rev-list "
+             "--count main",
+             path);
+    ck_assert_str_eq(out, " M sheets/x/sheet.json\n M sheets/x/sheet.md\nmine\n2\n");
+    free(out);
+    /* another sheet is not held back by them */
+    ck_assert_int_eq(commit_sheet(st, "y", "y2\n", iy.blob, "y: 2", &i, &err), 0);
+    /* staged by hand: refused too */
+    out = sh("cd '%s' && git checkout -q HEAD -- sheets/x/sheet.md && git add sheets/x/sheet.json "
+             "&& git status --porcelain",
+             path);
+    ck_assert_str_eq(out, "M  sheets/x/sheet.json\n");
+    free(out);
+    ck_assert_int_eq(commit_sheet(st, "x", "x2\n", NULL, "x: 2", &i, &err), VS_ERECORDS);
+    ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/sheet.json"));
+    ck_assert_ptr_null(strstr(err.message, "sheet.md"));
+    /* dropped as the message says: the commit goes through, the tree is clean */
+    out = sh("cd '%s' && git checkout -q HEAD -- sheets/x/ && git status --porcelain", path);
+    ck_assert_str_eq(out, "");
+    free(out);
+    ck_assert_int_eq(commit_sheet(st, "x", "x2\n", ix.blob, "x: 2", &i, &err), 0);
+    out = sh("cd '%s' && git status --porcelain && git rev-list --count main", path);
+    ck_assert_str_eq(out, "4\n");
+    free(out);
+    vs_store_free(st);
+}
+END_TEST
+
+/* A commit killed between moving the branch and updating the work tree leaves
+ * its journal entry; the next open repairs the sheet from the tip and says so. */
+START_TEST(test_interrupted_commit_repaired)
+{
+    char path[300], *out, jp[600];
+    vs_store *st = NULL;
+    vs_store_commit_info i1, i2;
+    vs_error err;
+    pid_t dead;
+    FILE *f;
+    vs_error_clear(&err);
+    path_in(path, sizeof path, "wt");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "x", "x1\n", NULL, "x: 1", &i1, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "x", "x2\n", i1.blob, "x: 2", &i2, &err), 0);
+    vs_store_free(st);
+    /* the half state: index at x1, sheet.json's file at a third content, sheet.md at x1 */
+    out = sh("cd '%s' && git reset -q HEAD~1 -- sheets/x/ && git checkout -q -- sheets/x/ && "
+             "echo half > sheets/x/sheet.json && git status --porcelain",
+             path);
+    ck_assert_str_eq(out, "MM sheets/x/sheet.json\nM  sheets/x/sheet.md\n");
+    free(out);
+    dead = fork();
+    if (dead == 0)
+        _exit(0);
+    ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+    snprintf(jp, sizeof jp, "%s/.git/vramsheet-sync", path);
+    mkdir(jp, 0777);
+    snprintf(jp, sizeof jp, "%s/.git/vramsheet-sync/x.%ld", path, (long)dead);
+    ck_assert_ptr_nonnull(f = fopen(jp, "w"));
+    fclose(f);
+    /* killed before its rename: a temporary file beside the sheet */
+    snprintf(jp, sizeof jp, "%s/sheets/x/sheet.md.vs-tmp-%ld", path, (long)dead);
+    ck_assert_ptr_nonnull(f = fopen(jp, "w"));
+    fclose(f);
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_ptr_nonnull(strstr(vs_store_notice(st), "repaired"));
+    ck_assert_ptr_nonnull(strstr(vs_store_notice(st), "sheets/x/"));
+    out = sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json && ls .git/vramsheet-sync",
+             path);
+    ck_assert_str_eq(out, "x2\n");
+    free(out);
+    vs_store_free(st);
+    /* nothing to repair: nothing said */
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_str_eq(vs_store_notice(st), "");
+    /* a journal entry of a live writer is left alone */
+    snprintf(jp, sizeof jp, "%s/.git/vramsheet-sync/x.%ld", path, (long)getppid());
+    ck_assert_ptr_nonnull(f = fopen(jp, "w"));
+    fclose(f);
+    vs_store_free(st);
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_str_eq(vs_store_notice(st), "");
+    ck_assert_int_eq(access(jp, F_OK), 0);
+    vs_store_free(st);
+}
+END_TEST
+
+/* A sheet is never merged: the same sheet changed on both sides (in lines git
+ * would merge without a conflict) is refused on push and on pull, nothing is
+ * written, and both sides keep their commits. */
+START_TEST(test_same_sheet_divergence_refused)
+{
+    char remote[300], a[300], b[300], *out, want[200];
+    vs_store *sa = NULL, *sb = NULL;
+    vs_store_commit_info ia, ib;
+    vs_store_sync sync;
+    vs_error err;
+    vs_error_clear(&err);
+    path_in(remote, sizeof remote, "remote.git");
+    path_in(a, sizeof a, "a");
+    path_in(b, sizeof b, "b");
+    out = sh("git init -q --bare -b main '%s' && echo ok", remote);
+    ck_assert_str_eq(out, "ok\n");
+    free(out);
+    ck_assert_int_eq(vs_store_open(&sa, a, &err), 0);
+    ck_assert_int_eq(vs_store_open(&sb, b, &err), 0);
+    ck_assert_int_eq(commit_sheet(sa, "x", "l1\nl2\nl3\nl4\nl5\nl6\n", NULL, "x: base", &ia, &err), 0);
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
+    ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
+    ck_assert_int_eq(commit_sheet(sb, "x", "l1\nl2\nl3\nl4\nl5\nB6\n", ia.blob, "x: b", &ib, &err), 0);
+    ck_assert_int_eq(vs_store_push(sb, remote, &sync, &err), 0);
+    ck_assert_int_eq(commit_sheet(sa, "x", "A1\nl2\nl3\nl4\nl5\nl6\n", ia.blob, "x: a", &ia, &err), 0);
+    ck_assert_int_eq(commit_sheet(sa, "y", "ya\n", NULL, "y: a", &ia, &err), 0);
+    /* git itself would merge the two edits of x */
+    out = sh("cd '%s' && git fetch -q '%s' main && git merge-tree $(git merge-base HEAD FETCH_HEAD) "
+             "HEAD FETCH_HEAD | grep -c '^+<<<<<<<'",
+             a, remote);
+    ck_assert_str_eq(out, "0\n");
+    free(out);
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), VS_ECONFLICT);
+    ck_assert_str_eq(vs_error_ename(err.code), "RecordsError");
+    ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/"));
+    ck_assert_ptr_null(strstr(err.message, "sheets/y/"));
+    ck_assert_ptr_nonnull(strstr(err.message, "nothing was merged or pushed"));
+    ck_assert_ptr_nonnull(strstr(err.message, "show SHEET@"));
+    ck_assert_ptr_nonnull(strstr(err.message, "replace"));
+    /* the remote keeps b's, a keeps its own; nothing written on either */
+    snprintf(want, sizeof want, "%s\n%s\n", ib.commit, ia.commit);
+    out = sh("git -C '%s' rev-parse main && git -C '%s' rev-parse main", remote, a);
+    ck_assert_str_eq(out, want);
+    free(out);
+    ck_assert_int_eq(vs_store_pull(sa, remote, &sync, &err), VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/"));
+    out = sh("git -C '%s' rev-parse main && git -C '%s' status --porcelain && cat '%s/sheets/x/sheet.json'",
+             a, a, a);
+    snprintf(want, sizeof want, "%s\nA1\nl2\nl3\nl4\nl5\nl6\n", ia.commit);
+    ck_assert_str_eq(out, want);
+    free(out);
+    /* both histories intact and readable */
+    out = sh("git -C '%s' fsck --strict 2>&1 && git -C '%s' fsck --strict 2>&1 && git -C '%s' log "
+             "--format=%%s main && git -C '%s' log --format=%%s main",
+             remote, a, remote, a);
+    ck_assert_str_eq(out, "x: b\nx: base\ny: a\nx: a\nx: base\n");
+    free(out);
+    /* the person keeps a's version: a replace commit joins both histories */
+    {
+        vs_store_write w;
+        vs_store_blob tipx = {0};
+        ck_assert_int_eq(vs_store_read(sa, "x", NULL, NULL, &tipx, &err), 0);
+        memset(&w, 0, sizeof w);
+        w.sheet_id = "x";
+        w.json = "A1\nl2\nl3\nl4\nl5\nl6\n";
+        w.json_len = strlen(w.json);
+        w.message = "x: keep a's";
+        w.expected_blob = tipx.blob;
+        w.replace = 1;
+        ck_assert_int_eq(vs_store_commit(sa, &w, &ia, &err), 0);
+        vs_store_blob_clear(&tipx);
+    }
+    ck_assert_str_eq(ia.joined, ib.commit);
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
+    snprintf(want, sizeof want, "%s\n%s\n", ia.commit, ib.commit);
+    out = sh("git -C '%s' rev-parse main && git -C '%s' rev-parse main^2", remote, remote);
+    ck_assert_str_eq(out, want);
+    free(out);
+    out = sh("git -C '%s' show main:sheets/x/sheet.json && git -C '%s' status --porcelain && "
+             "git -C '%s' fsck --strict 2>&1",
+             remote, a, remote);
+    ck_assert_str_eq(out, "A1\nl2\nl3\nl4\nl5\nl6\n");
+    free(out);
+    ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
+    ck_assert_int_eq(sync.fast_forward, 1);
+    vs_store_free(sa);
+    vs_store_free(sb);
+}
+END_TEST
+
+
+/* Racing writers back off by different pauses: two processes draw different
+ * sequences (rand() unseeded gave every process the same one). */
+START_TEST(test_backoff_differs_per_process)
+{
+    unsigned draws[2][16];
+    int k, fd[2];
+    for (k = 0; k < 2; k++) {
+        pid_t pid;
+        ck_assert_int_eq(pipe(fd), 0);
+        pid = fork();
+        if (pid == 0) {
+            unsigned d[16];
+            int i;
+            for (i = 0; i < 16; i++)
+                d[i] = vs_st_backoff_us(19);
+            _exit(write(fd[1], d, sizeof d) == (ssize_t)sizeof d ? 0 : 1);
+        }
+        close(fd[1]);
+        ck_assert_int_eq(read(fd[0], draws[k], sizeof draws[k]), (int)sizeof draws[k]);
+        close(fd[0]);
+        ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+    }
+    for (k = 0; k < 16; k++) {
+        ck_assert_uint_ge(draws[0][k], 100);
+        ck_assert_uint_le(draws[0][k], 10100);
+    }
+    ck_assert(memcmp(draws[0], draws[1], sizeof draws[0]) != 0);
 }
 END_TEST
 
@@ -485,6 +811,12 @@ static Suite *suite(void)
     tcase_add_test(tc, test_stale_lock_reported);
     tcase_add_test(tc, test_parse_spec);
     tcase_add_test(tc, test_push_pull);
+    tcase_add_test(tc, test_sheet_revisions);
+    tcase_add_test(tc, test_restate_held_state);
+    tcase_add_test(tc, test_hand_edits_refused);
+    tcase_add_test(tc, test_interrupted_commit_repaired);
+    tcase_add_test(tc, test_same_sheet_divergence_refused);
+    tcase_add_test(tc, test_backoff_differs_per_process);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,803 @@
+/* store_commit.c — a commit: the compare-and-swap on the branch, the work tree
+ * and index brought to the tip, a commit killed halfway repaired, hand edits
+ * refused, and the choice among sheets changed on both sides of a remote. */
+#include "store/store_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+/* --- the work tree --- */
+
+int vs_st_write_file_atomic(const char *path, const void *data, size_t len)
+{
+    char tmp[4500];
+    FILE *f;
+    int ok;
+    snprintf(tmp, sizeof tmp, "%s.vs-tmp-%ld", path, (long)getpid());
+    f = fopen(tmp, "wb");
+    if (!f)
+        return -1;
+    ok = fwrite(data, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writers in several processes update the index one after another: libgit2's
+ * index.lock guards only the write, not our read-modify-write. flock is released
+ * by the kernel if a writer dies, so a crash cannot leave it held. */
+int vs_st_worktree_lock(vs_store *st, int *fd_out, vs_error *err)
+{
+    char p[4096];
+    int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
+    int fd;
+    snprintf(p, sizeof p, "%svramsheet.lock", git_repository_path(st->repo));
+    fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return vs_error_set(err, VS_ERECORDS, "cannot open %s: %s", p, strerror(errno));
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (vs_clock_mono_ms() > deadline) {
+            close(fd);
+            return vs_error_set(err, VS_ERECORDS, "another writer held %s for %.1f s", p,
+                                STORE_RETRY_MS / 1000.0);
+        }
+        usleep(2000);
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+/* Brings the index and work-tree files of the given sheets to the branch tip
+ * (not to a commit of ours: a later writer may already have moved it). */
+static int sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
+                       vs_error *err)
+{
+    static const char *const files[] = {"sheet.json", "sheet.md"};
+    const char *wd = git_repository_workdir(st->repo);
+    git_index *idx = NULL;
+    git_commit *c = NULL;
+    git_tree *tree = NULL;
+    git_oid tip;
+    int fd = -1, rc = 0, have;
+    size_t i, f;
+    int64_t deadline;
+    if (!wd)
+        return 0;
+    if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
+        return rc;
+    if ((have = vs_st_branch_tip(st->repo, refname, &tip, err)) < 0) {
+        rc = have;
+        goto done;
+    }
+    if (have && (git_commit_lookup(&c, st->repo, &tip) < 0 || git_commit_tree(&tree, c) < 0)) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip");
+        goto done;
+    }
+    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 1) < 0) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the index");
+        goto done;
+    }
+    for (i = 0; i < nids; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%ssheets", wd);
+        mkdir(dir, 0777);
+        snprintf(dir, sizeof dir, "%ssheets/%s", wd, ids[i]);
+        for (f = 0; f < 2; f++) {
+            char rel[256], abs[4400];
+            git_tree_entry *e = NULL;
+            snprintf(rel, sizeof rel, "sheets/%s/%s", ids[i], files[f]);
+            snprintf(abs, sizeof abs, "%s%s", wd, rel);
+            if (tree && git_tree_entry_bypath(&e, tree, rel) == 0 &&
+                git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+                git_blob *b = NULL;
+                int wrc;
+                if (git_blob_lookup(&b, st->repo, git_tree_entry_id(e)) < 0) {
+                    git_tree_entry_free(e);
+                    rc = vs_st_gfail(err, VS_ERECORDS, "cannot read %s", rel);
+                    goto done;
+                }
+                mkdir(dir, 0777);
+                wrc = vs_st_write_file_atomic(abs, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b));
+                git_blob_free(b);
+                git_tree_entry_free(e);
+                if (wrc < 0) {
+                    rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", abs, strerror(errno));
+                    goto done;
+                }
+                if (git_index_add_bypath(idx, rel) < 0) {
+                    rc = vs_st_gfail(err, VS_ERECORDS, "cannot add %s to the index", rel);
+                    goto done;
+                }
+            } else {
+                git_tree_entry_free(e);
+                if (unlink(abs) != 0 && errno != ENOENT) {
+                    rc = vs_error_set(err, VS_ERECORDS, "cannot remove %s: %s", abs, strerror(errno));
+                    goto done;
+                }
+                git_index_remove_bypath(idx, rel);
+            }
+        }
+        rmdir(dir); /* only when empty */
+    }
+    deadline = vs_clock_mono_ms() + STORE_RETRY_MS / 4;
+    while ((rc = git_index_write(idx)) == GIT_ELOCKED && vs_clock_mono_ms() < deadline)
+        usleep(5000);
+    if (rc == GIT_ELOCKED) {
+        char p[4096];
+        snprintf(p, sizeof p, "%sindex.lock", git_repository_path(st->repo));
+        rc = vs_error_set(err, VS_ERECORDS,
+                          "the index of %s is locked by %s (a git command running, or one that "
+                          "crashed); if none is running, remove that file, then `git -C %s reset "
+                          "-q` brings the index to the commit",
+                          st->path, p, st->path);
+    } else if (rc < 0) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the index");
+    }
+done:
+    git_index_free(idx);
+    git_tree_free(tree);
+    git_commit_free(c);
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+    return rc;
+}
+
+/* --- interrupted commits --- */
+
+/* A commit in a repository with a work tree writes a journal entry
+ * <gitdir>/vramsheet-sync/<sheet>.<pid> before it moves the branch and removes
+ * it once the sheet's index entries and files follow the tip. A writer killed
+ * in between (kill -9) leaves the entry behind; the next open finds it and
+ * brings that sheet's files and index to the tip. The entry is what tells
+ * such a half-updated sheet from a person's own edits, which are left alone. */
+static void journal_path(const vs_store *st, const char *id, long pid, char *out, size_t len)
+{
+    snprintf(out, len, "%svramsheet-sync/%s.%ld", git_repository_path(st->repo), id, pid);
+}
+
+static int journal_begin(vs_store *st, const char *id, vs_error *err)
+{
+    char p[4096];
+    int fd;
+    snprintf(p, sizeof p, "%svramsheet-sync", git_repository_path(st->repo));
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        return vs_error_set(err, VS_ERECORDS, "cannot create %s: %s", p, strerror(errno));
+    journal_path(st, id, (long)getpid(), p, sizeof p);
+    fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
+    close(fd);
+    return 0;
+}
+
+static void journal_end(vs_store *st, const char *id)
+{
+    char p[4096];
+    journal_path(st, id, (long)getpid(), p, sizeof p);
+    unlink(p);
+}
+
+void vs_st_repair_interrupted(vs_store *st)
+{
+    char p[4096], refname[VS_STORE_BRANCH_MAX + 16], done_ids[600] = "";
+    DIR *d;
+    struct dirent *e;
+    vs_error err;
+    int failed = 0;
+    vs_error_clear(&err);
+    snprintf(p, sizeof p, "%svramsheet-sync", git_repository_path(st->repo));
+    if (!(d = opendir(p)))
+        return;
+    while ((e = readdir(d))) {
+        char id[VS_SHEET_ID_MAX], jp[4400];
+        const char *dot = strrchr(e->d_name, '.');
+        const char *ids[1];
+        long pid;
+        if (!dot || dot == e->d_name || (size_t)(dot - e->d_name) >= sizeof id)
+            continue;
+        memcpy(id, e->d_name, (size_t)(dot - e->d_name));
+        id[dot - e->d_name] = '\0';
+        pid = strtol(dot + 1, NULL, 10);
+        if (!vs_sheet_id_valid(id) || pid <= 0)
+            continue;
+        /* A live writer is still on its way to the tip; this process holds no
+         * commit open while it opens a store. */
+        if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+            continue;
+        ids[0] = id;
+        if (vs_st_head_branch(st, refname, sizeof refname, &err) < 0 ||
+            sync_sheets(st, refname, ids, 1, &err) < 0) {
+            failed = 1;
+            break;
+        }
+        /* and the temporary files it was about to rename into place */
+        if (git_repository_workdir(st->repo)) {
+            static const char *const files[] = {"sheet.json", "sheet.md"};
+            size_t f;
+            for (f = 0; f < 2; f++) {
+                snprintf(jp, sizeof jp, "%ssheets/%s/%s.vs-tmp-%ld",
+                         git_repository_workdir(st->repo), id, files[f], pid);
+                unlink(jp);
+            }
+        }
+        snprintf(jp, sizeof jp, "%s/%s", p, e->d_name);
+        unlink(jp);
+        if (strlen(done_ids) + strlen(id) + 16 < sizeof done_ids)
+            snprintf(done_ids + strlen(done_ids), sizeof done_ids - strlen(done_ids), "%ssheets/%s/",
+                     *done_ids ? ", " : "", id);
+    }
+    closedir(d);
+    if (failed)
+        snprintf(st->notice, sizeof st->notice,
+                 "the records work tree of %.200s was left half-updated by an interrupted commit "
+                 "and could not be repaired (%.300s); `git -C %.200s reset --hard` brings it to the "
+                 "branch tip",
+                 st->path, err.message, st->path);
+    else if (*done_ids)
+        snprintf(st->notice, sizeof st->notice,
+                 "repaired the records work tree of %.200s: a commit interrupted before it "
+                 "finished had left %.500s half-updated; the index and files now match the branch "
+                 "tip",
+                 st->path, done_ids);
+}
+
+#define STORE_RECENT_COMMITS 64
+
+/* 1 when the index's entry for path (or its absence) is what one of the
+ * branch's last commits holds there: an index that another writer is about to
+ * bring to the tip it just moved, not an edit staged by hand. */
+static int index_is_recent(vs_store *st, git_index *idx, const char *id, const char *file,
+                           const char *path)
+{
+    const git_index_entry *ie = git_index_get_bypath(idx, path, 0);
+    char refname[VS_STORE_BRANCH_MAX + 16];
+    git_revwalk *walk = NULL;
+    git_oid tip, oid;
+    vs_error e;
+    int n = 0, recent = 0;
+    vs_error_clear(&e);
+    if (vs_st_head_branch(st, refname, sizeof refname, &e) < 0 ||
+        vs_st_branch_tip(st->repo, refname, &tip, &e) != 1)
+        return !ie;
+    if (git_revwalk_new(&walk, st->repo) < 0 || git_revwalk_push(walk, &tip) < 0)
+        goto done;
+    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+    while (!recent && n++ < STORE_RECENT_COMMITS && git_revwalk_next(&oid, walk) == 0) {
+        git_commit *c = NULL;
+        git_oid blob;
+        int has = 0;
+        if (git_commit_lookup(&c, st->repo, &oid) < 0)
+            break;
+        if (vs_st_sheet_blob_at(st->repo, git_commit_tree_id(c), id, file, &blob, &has) == 0)
+            recent = ie ? has && git_oid_equal(&blob, &ie->id) : !has;
+        git_commit_free(c);
+    }
+done:
+    git_revwalk_free(walk);
+    return recent;
+}
+
+/* The sheet's files in the work tree that differ from what git knows: edited,
+ * deleted or staged by hand (names joined into out). Judged under the work-tree
+ * lock, so that no writer is halfway through bringing them to the tip; an index
+ * entry a racing writer has not brought to its new tip yet is not an edit. */
+static int hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_error *err)
+{
+    static const char *const files[] = {"sheet.json", "sheet.md"};
+    const unsigned int in_wt = GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_NEW |
+                               GIT_STATUS_WT_TYPECHANGE;
+    const unsigned int in_index = GIT_STATUS_INDEX_MODIFIED | GIT_STATUS_INDEX_DELETED |
+                                  GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_TYPECHANGE;
+    git_index *idx = NULL;
+    int fd = -1, rc;
+    size_t f;
+    *out = '\0';
+    if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
+        return rc;
+    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 0) < 0) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the index of %s", st->path);
+        goto done;
+    }
+    for (f = 0; f < 2; f++) {
+        char rel[256];
+        unsigned int flags = 0;
+        snprintf(rel, sizeof rel, "sheets/%s/%s", id, files[f]);
+        if (git_status_file(&flags, st->repo, rel) < 0)
+            continue; /* not in the tip, the index or the work tree */
+        if ((flags & in_wt) || ((flags & in_index) && !index_is_recent(st, idx, id, files[f], rel)))
+            snprintf(out + strlen(out), len - strlen(out), "%s%s", *out ? ", " : "", rel);
+    }
+done:
+    git_index_free(idx);
+    flock(fd, LOCK_UN);
+    close(fd);
+    return rc;
+}
+
+/* 1 with *at when sheets/<id>/sheet.json was blob at some commit of the branch
+ * from tip, 0 when never; libgit2 errors negative. */
+static int sheet_held(git_repository *repo, const git_oid *tip, const char *id,
+                      const git_oid *blob, git_oid *at)
+{
+    git_revwalk *walk = NULL;
+    git_oid oid;
+    int rc, found = 0;
+    if ((rc = git_revwalk_new(&walk, repo)) < 0 || (rc = git_revwalk_push(walk, tip)) < 0)
+        goto done;
+    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+    /* The commit that wrote that state: the oldest of the newest run of
+     * commits holding it (later commits of other sheets hold it too). */
+    while ((rc = git_revwalk_next(&oid, walk)) == 0) {
+        git_commit *c = NULL;
+        git_oid cur;
+        int has = 0;
+        if ((rc = git_commit_lookup(&c, repo, &oid)) < 0)
+            goto done;
+        rc = vs_st_sheet_blob_at(repo, git_commit_tree_id(c), id, "sheet.json", &cur, &has);
+        git_commit_free(c);
+        if (rc < 0)
+            goto done;
+        if (has && git_oid_equal(&cur, blob)) {
+            git_oid_cpy(at, &oid);
+            found = 1;
+        } else if (found) {
+            break;
+        }
+    }
+    rc = rc == GIT_ITEROVER ? 0 : rc;
+done:
+    git_revwalk_free(walk);
+    return rc < 0 ? rc : found;
+}
+
+/* When a pull or push is refused because sheets changed on both sides, the
+ * other side's tip is remembered in <gitdir>/vramsheet-theirs: its id on the
+ * first line, then one line per diverged sheet the person has already chosen a
+ * version of. `commit ... replace` of a diverged sheet is that choice; the
+ * commit that makes the last choice joins theirs as a second parent, so that
+ * both histories meet with the chosen versions and a push goes through. */
+static void note_path(vs_store *st, char *p, size_t n)
+{
+    snprintf(p, n, "%svramsheet-theirs", git_repository_path(st->repo));
+}
+
+void vs_st_note_write(vs_store *st, const vs_st_theirs_note *tn)
+{
+    char p[4096], h[VS_STORE_HEX], *text = NULL;
+    size_t i, len;
+    FILE *f;
+    vs_st_hex(h, &tn->theirs);
+    note_path(st, p, sizeof p);
+    if (!(f = open_memstream(&text, &len)))
+        return;
+    fprintf(f, "%s\n", h);
+    for (i = 0; i < tn->n; i++)
+        fprintf(f, "%s\n", tn->chosen[i]);
+    if (fclose(f) == 0)
+        vs_st_write_file_atomic(p, text, len);
+    free(text);
+}
+
+void vs_st_note_read(vs_store *st, vs_st_theirs_note *tn)
+{
+    char p[4096], line[128];
+    FILE *f;
+    memset(tn, 0, sizeof *tn);
+    note_path(st, p, sizeof p);
+    if (!(f = fopen(p, "r")))
+        return;
+    if (fgets(line, sizeof line, f) && strlen(line) > 40 && (line[40] = '\0', 1) &&
+        git_oid_fromstr(&tn->theirs, line) == 0) {
+        tn->has = 1;
+        while (tn->n < STORE_DIVERGED_MAX && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = '\0';
+            if (vs_sheet_id_valid(line))
+                snprintf(tn->chosen[tn->n++], VS_SHEET_ID_MAX, "%s", line);
+        }
+    }
+    fclose(f);
+}
+
+static void note_remove(vs_store *st)
+{
+    char p[4096];
+    note_path(st, p, sizeof p);
+    unlink(p);
+}
+
+static int note_has(const vs_st_theirs_note *tn, const char *id)
+{
+    size_t i;
+    for (i = 0; i < tn->n; i++)
+        if (!strcmp(tn->chosen[i], id))
+            return 1;
+    return 0;
+}
+
+/* The tree joining ours_tree (the tip with this commit's files) and theirs:
+ * each sheet changed on one side comes from that side, and each chosen sheet
+ * from ours, whole. */
+static int joined_tree(git_repository *repo, const git_oid *ours_tree, const git_oid *tip,
+                       const git_oid *theirs, const vs_st_theirs_note *tn, git_oid *out)
+{
+    git_oid base;
+    git_commit *bc = NULL, *tc = NULL;
+    git_tree *bt = NULL, *ot = NULL, *tt = NULL, *folder = NULL;
+    git_index *idx = NULL;
+    git_merge_options mo;
+    size_t i, k;
+    int rc, stage;
+    git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
+    mo.file_favor = GIT_MERGE_FILE_FAVOR_OURS;
+    if ((rc = git_merge_base(&base, repo, tip, theirs)) < 0 ||
+        (rc = git_commit_lookup(&bc, repo, &base)) < 0 || (rc = git_commit_tree(&bt, bc)) < 0 ||
+        (rc = git_commit_lookup(&tc, repo, theirs)) < 0 || (rc = git_commit_tree(&tt, tc)) < 0 ||
+        (rc = git_tree_lookup(&ot, repo, ours_tree)) < 0 ||
+        (rc = git_merge_trees(&idx, repo, bt, ot, tt, &mo)) < 0)
+        goto done;
+    for (i = 0; i < tn->n; i++) {
+        char dir[VS_SHEET_ID_MAX + 16];
+        git_tree_entry *e = NULL;
+        snprintf(dir, sizeof dir, "sheets/%s", tn->chosen[i]);
+        for (stage = 0; stage <= 3; stage++)
+            git_index_remove_directory(idx, dir, stage);
+        if (git_tree_entry_bypath(&e, ot, dir) != 0)
+            continue; /* chosen as removed */
+        rc = git_tree_lookup(&folder, repo, git_tree_entry_id(e));
+        git_tree_entry_free(e);
+        if (rc < 0)
+            goto done;
+        for (k = 0; k < git_tree_entrycount(folder); k++) {
+            const git_tree_entry *fe = git_tree_entry_byindex(folder, k);
+            git_index_entry ie;
+            char path[VS_SHEET_ID_MAX + 300];
+            if (git_tree_entry_type(fe) != GIT_OBJECT_BLOB)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, git_tree_entry_name(fe));
+            memset(&ie, 0, sizeof ie);
+            ie.mode = git_tree_entry_filemode(fe);
+            git_oid_cpy(&ie.id, git_tree_entry_id(fe));
+            ie.path = path;
+            if ((rc = git_index_add(idx, &ie)) < 0)
+                goto done;
+        }
+        git_tree_free(folder);
+        folder = NULL;
+    }
+    if (git_index_has_conflicts(idx)) {
+        git_error_set_str(GIT_ERROR_MERGE, "files outside the chosen sheets conflict");
+        rc = GIT_EMERGECONFLICT;
+        goto done;
+    }
+    rc = git_index_write_tree_to(out, idx, repo);
+done:
+    git_index_free(idx);
+    git_tree_free(folder);
+    git_tree_free(bt);
+    git_tree_free(ot);
+    git_tree_free(tt);
+    git_commit_free(bc);
+    git_commit_free(tc);
+    return rc;
+}
+
+/* For a replace commit of sheet id while a divergence is remembered: *join
+ * when this choice is the last one needed (the commit joins theirs); *chosen
+ * when id is one of the diverged sheets. Drops a note that no longer applies. */
+static int divergence_choice(vs_store *st, const git_oid *tip, const char *id, vs_st_theirs_note *tn,
+                             int *join, int *chosen)
+{
+    char names[600], ids[STORE_DIVERGED_MAX][VS_SHEET_ID_MAX];
+    size_t nids = 0, i;
+    int nd;
+    git_commit *tc = NULL;
+    int missing;
+    *join = *chosen = 0;
+    vs_st_note_read(st, tn);
+    if (!tn->has)
+        return 0;
+    missing = git_commit_lookup(&tc, st->repo, &tn->theirs) < 0;
+    git_commit_free(tc);
+    if (missing || git_oid_equal(tip, &tn->theirs) ||
+        git_graph_descendant_of(st->repo, tip, &tn->theirs) == 1) {
+        note_remove(st);
+        tn->has = 0;
+        return 0;
+    }
+    if ((nd = vs_st_diverged_sheets(st->repo, tip, &tn->theirs, names, sizeof names, ids, &nids)) < 0)
+        return nd;
+    for (i = 0; i < nids; i++)
+        if (!strcmp(ids[i], id))
+            *chosen = 1;
+    if (!*chosen)
+        return 0;
+    if (!note_has(tn, id) && tn->n < STORE_DIVERGED_MAX)
+        snprintf(tn->chosen[tn->n++], VS_SHEET_ID_MAX, "%s", id);
+    *join = 1;
+    for (i = 0; i < nids; i++)
+        if (!note_has(tn, ids[i]))
+            *join = 0;
+    return 0;
+}
+
+/* --- commit --- */
+
+int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info *info,
+                    vs_error *err)
+{
+    vs_store_commit_info tmp_info;
+    char refname[VS_STORE_BRANCH_MAX + 16], path_json[128], path_md[128], logmsg[300];
+    char *msg = NULL;
+    git_signature *sig = NULL;
+    git_oid blob_json, blob_md, expected, tip, tree_oid, commit_oid;
+    git_tree_update upd[2];
+    size_t nupd = 1, mlen;
+    int rc = 0, attempt = 0, created = 0, journaled = 0, keep_journal = 0, joined = 0;
+    int64_t deadline;
+    vs_st_theirs_note note;
+    git_oid before;
+    int had_before = 0;
+
+    if (!w || !w->sheet_id || !vs_sheet_id_valid(w->sheet_id))
+        return vs_error_set(err, VS_EVALUE, "'%s' is not a sheet id (a slug: a-z, 0-9, '-')",
+                            w && w->sheet_id ? w->sheet_id : "");
+    if (!w->json || !w->message)
+        return vs_error_set(err, VS_EVALUE, "nothing to commit");
+    /* Parsed before info is cleared: the caller may pass info->blob as expected_blob. */
+    if (w->expected_blob && git_oid_fromstr(&expected, w->expected_blob) < 0)
+        return vs_error_set(err, VS_EVALUE, "'%s' is not a blob id", w->expected_blob);
+    if (!info)
+        info = &tmp_info;
+    memset(info, 0, sizeof *info);
+    if ((rc = vs_st_ensure_repo(st, &created, err)) < 0)
+        return rc;
+    info->created = created;
+    if ((rc = vs_st_check_writable(st, err)) < 0)
+        return rc;
+    if ((rc = vs_st_head_branch(st, refname, sizeof refname, err)) < 0)
+        return rc;
+    snprintf(info->branch, sizeof info->branch, "%.255s", refname + 11);
+    snprintf(path_json, sizeof path_json, "sheets/%s/sheet.json", w->sheet_id);
+    snprintf(path_md, sizeof path_md, "sheets/%s/sheet.md", w->sheet_id);
+    if (!git_repository_is_bare(st->repo)) {
+        char edited[600];
+        if ((rc = hand_edits(st, w->sheet_id, edited, sizeof edited, err)) < 0)
+            return rc;
+        if (*edited)
+            return vs_error_set(err, VS_ERECORDS,
+                                "the records work tree %s has changes of its own to %s (edited, "
+                                "deleted or staged by hand, see `git -C %s status`); a commit "
+                                "would write over them, so nothing was written. Keep them with "
+                                "`git -C %s commit`, or drop them with `git -C %s checkout HEAD -- "
+                                "sheets/%s/`, then commit again",
+                                st->path, edited, st->path, st->path, st->path, w->sheet_id);
+        if ((rc = journal_begin(st, w->sheet_id, err)) < 0)
+            return rc;
+        journaled = 1;
+    }
+
+    mlen = strlen(w->message);
+    if (!(msg = malloc(mlen + 2))) {
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    memcpy(msg, w->message, mlen + 1);
+    if (mlen == 0 || msg[mlen - 1] != '\n') {
+        msg[mlen] = '\n';
+        msg[mlen + 1] = '\0';
+    }
+    snprintf(logmsg, sizeof logmsg, "commit: %.*s", (int)strcspn(msg, "\n") > 200 ? 200 : (int)strcspn(msg, "\n"), msg);
+
+    if (vs_st_make_signature(st->repo, &sig) < 0) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot make a commit signature");
+        goto done;
+    }
+    if (git_blob_create_from_buffer(&blob_json, st->repo, w->json, w->json_len) < 0 ||
+        (w->md && git_blob_create_from_buffer(&blob_md, st->repo, w->md, w->md_len) < 0)) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot write to records %s", st->path);
+        goto done;
+    }
+    memset(upd, 0, sizeof upd);
+    upd[0].action = GIT_TREE_UPDATE_UPSERT;
+    git_oid_cpy(&upd[0].id, &blob_json);
+    upd[0].filemode = GIT_FILEMODE_BLOB;
+    upd[0].path = path_json;
+    if (w->md) {
+        upd[1].action = GIT_TREE_UPDATE_UPSERT;
+        git_oid_cpy(&upd[1].id, &blob_md);
+        upd[1].filemode = GIT_FILEMODE_BLOB;
+        upd[1].path = path_md;
+        nupd = 2;
+    }
+
+    deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
+    for (;;) {
+        git_commit *parent = NULL, *their_commit = NULL;
+        git_tree *ptree = NULL, *tree = NULL;
+        git_reference *ref = NULL;
+        const git_commit *parents[2];
+        git_oid cur;
+        int have, crc, has_cur = 0, join = 0, chosen = 0;
+
+        attempt++;
+        if ((have = vs_st_branch_tip(st->repo, refname, &tip, err)) < 0) {
+            rc = have;
+            goto done;
+        }
+        if (have && (git_commit_lookup(&parent, st->repo, &tip) < 0 ||
+                     git_commit_tree(&ptree, parent) < 0)) {
+            git_commit_free(parent);
+            rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
+            goto done;
+        }
+        if (ptree &&
+            vs_st_sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json", &cur, &has_cur) < 0) {
+            git_tree_free(ptree);
+            git_commit_free(parent);
+            rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
+            goto done;
+        }
+        if (have && w->replace &&
+            (crc = divergence_choice(st, &tip, w->sheet_id, &note, &join, &chosen)) < 0) {
+            git_tree_free(ptree);
+            git_commit_free(parent);
+            rc = vs_st_gfail(err, VS_ERECORDS, "cannot compare the sheets here and in the remote");
+            goto done;
+        }
+        /* The records already hold exactly this sheet (a notebook run again from
+         * the top): nothing can be lost, and an empty commit would only be noise.
+         * Unless it is the version chosen over theirs: that choice is recorded. */
+        if (has_cur && git_oid_equal(&cur, &blob_json) && !chosen) {
+            vs_st_hex(info->commit, &tip);
+            vs_st_hex(info->blob, &cur);
+            info->unchanged = 1;
+            info->attempts = attempt;
+            git_tree_free(ptree);
+            git_commit_free(parent);
+            goto done;
+        }
+        if (!w->replace) {
+            int stale = w->expected_blob ? (!has_cur || !git_oid_equal(&cur, &expected)) : has_cur;
+            git_oid held_at;
+            int held = 0;
+            /* A state of this sheet the records already hold at an older
+             * revision (a notebook run again from the top, in a kernel that did
+             * not load it): restating it writes nothing, and the caller goes on
+             * from that revision (a later change then meets the newer ones as a
+             * concurrent change, as it should). */
+            if (stale && (held = sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &held_at)) < 0) {
+                git_tree_free(ptree);
+                git_commit_free(parent);
+                rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the history of %s", refname);
+                goto done;
+            }
+            if (held) {
+                vs_st_hex(info->commit, &held_at);
+                vs_st_hex(info->blob, &blob_json);
+                info->unchanged = 1;
+                info->held_earlier = 1;
+                info->attempts = attempt;
+                git_tree_free(ptree);
+                git_commit_free(parent);
+                goto done;
+            }
+            if (stale) {
+                vs_st_hex(info->commit, &tip);
+                if (has_cur)
+                    vs_st_hex(info->blob, &cur);
+                if (w->expected_blob && has_cur)
+                    rc = vs_error_set(err, VS_ECONFLICT,
+                                      "sheet '%s' changed in the records (%s, now at %.12s) since "
+                                      "this version was loaded; nothing was written. Compare the "
+                                      "two, then record yours on top with `commit \"...\" "
+                                      "replace` (theirs stays in history) or start from theirs",
+                                      w->sheet_id, st->path, info->commit);
+                else if (w->expected_blob)
+                    rc = vs_error_set(err, VS_ECONFLICT,
+                                      "sheet '%s' is no longer in the records %s (tip %.12s), "
+                                      "though this version was loaded from there; nothing was "
+                                      "written. Record it again with `commit \"...\" replace`",
+                                      w->sheet_id, st->path, info->commit);
+                else
+                    rc = vs_error_set(err, VS_ECONFLICT,
+                                      "sheet '%s' already has a record in %s (at %.12s) that this "
+                                      "session did not load; nothing was written. Load it with "
+                                      "`show %s` (in a session where it is not open), use another "
+                                      "title, or record this version on top with `commit \"...\" "
+                                      "replace` (the other stays in history)",
+                                      w->sheet_id, st->path, info->commit, w->sheet_id);
+                git_tree_free(ptree);
+                git_commit_free(parent);
+                goto done;
+            }
+        }
+        had_before = have;
+        if (have)
+            git_oid_cpy(&before, &tip);
+        crc = git_tree_create_updated(&tree_oid, st->repo, ptree, nupd, upd);
+        if (crc == 0 && join)
+            crc = joined_tree(st->repo, &tree_oid, &tip, &note.theirs, &note, &tree_oid);
+        if (crc == 0 && join)
+            crc = git_commit_lookup(&their_commit, st->repo, &note.theirs);
+        if (crc == 0)
+            crc = git_tree_lookup(&tree, st->repo, &tree_oid);
+        if (crc == 0) {
+            parents[0] = parent;
+            parents[1] = their_commit;
+            crc = git_commit_create(&commit_oid, st->repo, NULL, sig, sig, NULL, msg, tree,
+                                    have ? (join ? 2 : 1) : 0, parents);
+        }
+        if (crc < 0) {
+            rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the commit to %s", st->path);
+        } else {
+            crc = git_reference_create_matching(&ref, st->repo, refname, &commit_oid, have ? 1 : 0,
+                                                have ? &tip : NULL, logmsg);
+            git_reference_free(ref);
+            if (crc < 0 && !vs_st_is_busy(crc))
+                rc = vs_st_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, st->path);
+        }
+        git_tree_free(tree);
+        git_tree_free(ptree);
+        git_commit_free(parent);
+        git_commit_free(their_commit);
+        if (rc < 0)
+            goto done;
+        if (crc == 0) {
+            joined = join;
+            if (join)
+                vs_st_hex(info->joined, &note.theirs);
+            if (join)
+                note_remove(st);
+            else if (chosen)
+                vs_st_note_write(st, &note);
+            break;
+        }
+        /* Somebody moved the branch (or holds its lock): rebuild from the new tip. */
+        if (vs_clock_mono_ms() > deadline) {
+            vs_st_lock_report(st, refname, err);
+            rc = VS_ERECORDS;
+            goto done;
+        }
+        vs_st_backoff(attempt);
+    }
+    vs_st_hex(info->commit, &commit_oid);
+    vs_st_hex(info->blob, &blob_json);
+    info->attempts = attempt;
+    if (!git_repository_is_bare(st->repo)) {
+        vs_error werr;
+        const char *ids[1];
+        ids[0] = w->sheet_id;
+        vs_error_clear(&werr);
+        /* joined: theirs' other sheets arrive too */
+        if ((joined && vs_st_checkout_moved(st, had_before ? &before : NULL, &commit_oid, &werr) < 0) ||
+            sync_sheets(st, refname, ids, 1, &werr) < 0) {
+            snprintf(info->warning, sizeof info->warning,
+                     "committed, but the work tree of %.80s was not updated: %.360s", st->path,
+                     werr.message);
+            keep_journal = 1; /* the next open tries again */
+        }
+    }
+done:
+    if (journaled && !keep_journal)
+        journal_end(st, w->sheet_id);
+    git_signature_free(sig);
+    free(msg);
+    return rc;
+}
+
