@@ -119,6 +119,7 @@ typedef struct vs_engine_kv {
     uint64_t page_bytes;   /* paged engines: bytes of one block over every layer */
     double max_concurrency; /* requests of the card's length the pool holds (fractional) */
     uint64_t max_length;    /* longest sequence at the card's concurrency (0: not one token) */
+    uint64_t seq_limit;     /* sequences the engine schedules at once (0: no limit of its own) */
     char rule[400];         /* the allocation in words, with its figures */
 } vs_engine_kv;
 

@@ -320,7 +320,8 @@ static void judge(const one *o, const vs_fit_ctx *c, uint64_t total, int unknown
         *start = VS_VERDICT_EXCLUDE;
     if (e->length_known && c->engine != vs_engine_default() && o->kv.max_concurrency < 1.0)
         *start = VS_VERDICT_EXCLUDE; /* vLLM refuses to start below one request */
-    if (o->kv.need_known && o->kv.need_bytes > (uint64_t)o->pool)
+    if ((o->kv.need_known && o->kv.need_bytes > (uint64_t)o->pool) ||
+        (o->kv.seq_limit && e->concurrency_known && e->concurrency > o->kv.seq_limit))
         *conc = VS_VERDICT_EXCLUDE;
     else if (!o->kv.need_known)
         *conc = VS_VERDICT_TO_CONFIRM;
@@ -426,6 +427,12 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         snprintf(row->note, sizeof row->note,
                  "the KV pool does not hold one request of the card's length: the engine "
                  "refuses to start");
+    else if (k == VS_VERDICT_EXCLUDE && o.kv_ok && o.kv.seq_limit && c->env.concurrency_known &&
+             c->env.concurrency > o.kv.seq_limit)
+        snprintf(row->note, sizeof row->note,
+                 "the engine schedules at most %llu sequences at once, fewer than the card's "
+                 "concurrency %llu (raise max_num_seqs)",
+                 (unsigned long long)o.kv.seq_limit, (unsigned long long)c->env.concurrency);
     else if (k == VS_VERDICT_EXCLUDE)
         snprintf(row->note, sizeof row->note,
                  "the KV pool holds %.2f requests of the card's length, fewer than its "

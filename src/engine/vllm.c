@@ -255,6 +255,7 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
             out->need_bytes = bpr * e->concurrency * blk_bytes;
         }
     }
+    out->seq_limit = vs_engine_get(e, "max_num_seqs")->u;
     fd.p = &p;
     fd.blocks = out->blocks;
     fd.conc = e->concurrency_known ? e->concurrency : 1;

@@ -632,6 +632,29 @@ START_TEST(engine_estimate_items)
 }
 END_TEST
 
+/* A GPU named on the fit line that is no offer comes from the catalogue, with its
+ * nvidia-smi total (basis "device"); vLLM schedules at most max_num_seqs at once. */
+START_TEST(fit_named_gpu_and_seq_limit)
+{
+    json_t *r;
+    run_ok("sheet \"named\"\nmodel m params=1B\nformat bf16\ntask inference\nlength 1024\n"
+           "concurrency 300\nestimate kv layers=16 kv_heads=8 head_dim=64\n"
+           "engine vllm kv_cache_memory=40GiB\nfit \"H100 SXM\"");
+    r = fit_row(0);
+    ck_assert_str_eq(sval(r, "gpu"), "H100 SXM");
+    ck_assert_str_eq(sval(r, "capacity_basis"), "device");
+    /* 300 requests of 1024 tokens fit the pool (40 GiB / (16 x 16 x 2 x 8 x 64 x 2 B) =
+     * 81,920 blocks, 64 per request: 1280 requests), but max_num_seqs is 256 */
+    ck_assert_msg(fabs(dval(r, "max_concurrency") - 1280.0) < 1e-9, "%f",
+                  dval(r, "max_concurrency"));
+    ck_assert_str_eq(sval(r, "concurrency"), "exclude");
+    ck_assert(strstr(sval(r, "note"), "max_num_seqs") != NULL);
+    run_ok("engine vllm kv_cache_memory=40GiB max_num_seqs=512\nfit \"H100 SXM\"");
+    ck_assert_str_ne(sval(fit_row(0), "concurrency"), "exclude");
+    ck_assert_int_eq(run("fit \"H1000\""), VS_ENOTFOUND);
+}
+END_TEST
+
 /* ---- candidates agrees with fit ---- */
 
 START_TEST(candidates_agree_with_fit)
@@ -698,6 +721,7 @@ static Suite *suite(void)
     tcase_add_test(t, activation_rule);
     tcase_add_test(t, candidates_agree_with_fit);
     tcase_add_test(t, engine_estimate_items);
+    tcase_add_test(t, fit_named_gpu_and_seq_limit);
     suite_add_tcase(s, t);
     return s;
 }
