@@ -14,6 +14,7 @@
 #include "engine/fit.h"
 #include "lang/interp.h"
 #include "render/bundle.h"
+#include "render/markdown.h"
 #include "sheet/sheet.h"
 #include "util/error.h"
 
@@ -555,6 +556,11 @@ START_TEST(engine_record_roundtrip)
     free(d);
     free(d2);
     json_decref(l);
+    /* sheet.md shows the engine as written */
+    d = vs_markdown_sheet(s);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_msg(strstr(d, "| engine | vllm max_num_seqs=64 block_size=32 |") != NULL, "%s", d);
+    free(d);
     json_decref(s);
     /* a schema-1 record loads, as schema 2, with engine null */
     {
