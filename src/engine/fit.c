@@ -61,6 +61,8 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
     {
         const json_t *k = json_object_get(c, "keys");
         const char *cls = json_string_value(json_object_get(c, "class"));
+        if (!k) /* the keys an estimate line wrote, as lang/derive records them */
+            k = json_object_get(json_object_get(c, "derived"), "keys");
         if (!k)
             k = json_object_get(json_object_get(c, "estimate"), "keys");
         if (!cls || strcmp(cls, "kv_cache"))
