@@ -313,11 +313,11 @@ int vs_engine_token_kv(const vs_engine_env *e, uint64_t pool, unsigned bits, uin
     t.extra = extra_per_seq;
     if ((rc = vs_engine_layout_bytes(&per_token, e, 1, 1, bits, err)) < 0)
         return rc;
-    if (per_token)
+    if (per_token && per_token * t.block / t.block == per_token)
         out->kv_tokens = pool / (per_token * t.block) * t.block;
-    if (t.block > 1) {
+    if (t.block > 1 && per_token && per_token * t.block / t.block == per_token) {
         out->page_bytes = per_token * t.block;
-        out->blocks = per_token ? pool / out->page_bytes : 0;
+        out->blocks = pool / out->page_bytes;
     }
     if (e->length_known && e->length) {
         if (tok_bytes(&one, &t, e->length, 1) < 0)

@@ -93,9 +93,13 @@ static void lc_init(lc *c, const vs_engine_env *e)
 static uint64_t lc_bytes(const lc *c, uint64_t ctx, uint64_t par, uint64_t *cells_out)
 {
     const vs_engine_env *e = c->e;
-    uint64_t n_ctx = pad(ctx * par, 256), streams = c->unified ? 1 : par, seq, total = 0;
+    uint64_t n_ctx, streams, seq, total = 0;
     uint64_t tp = e->tp ? e->tp : 1;
     size_t i;
+    if (par == 0)
+        par = 1;
+    n_ctx = pad(ctx * par, 256);
+    streams = c->unified ? 1 : par;
     seq = c->unified ? n_ctx : pad(n_ctx / par, 256);
     if (cells_out)
         *cells_out = seq * streams;

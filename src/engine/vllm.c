@@ -242,6 +242,9 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
         return rc;
     len = vs_engine_get(e, "max_model_len")->set ? vs_engine_get(e, "max_model_len")->u : e->length;
     blk_bytes = p.page * p.group_size; /* one block across the layers sharing it */
+    if (!p.page || blk_bytes / p.page != p.group_size)
+        return vs_error_set(err, VS_EVALUE,
+                            "vllm: the layout's page size is zero or out of range");
     out->page_bytes = blk_bytes;
     out->blocks = pool / blk_bytes;
     out->kv_tokens = p.uniform ? out->blocks * p.block : out->blocks / p.ngroups * p.block;

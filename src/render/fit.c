@@ -34,15 +34,23 @@ static const char *basis_words(const char *b)
     return "nominal";
 }
 
+/* Pixels for v of scale over w pixels, clamped to the bar (and a little past it). */
+static int px(uint64_t v, uint64_t scale, int w)
+{
+    double r = scale ? (double)v / (double)scale : 0;
+    if (r > 1.07)
+        r = 1.07;
+    return (int)(r * w);
+}
+
 /* One small chart per offer: the budget as a bar, split into the non-KV part
  * and the KV pool, and a mark where the card's KV need ends. */
 static void chart(vs_buf *s, const vs_fit_row *r, int y)
 {
     const int x0 = 170, w = 300, h = 14;
     uint64_t scale = r->capacity_bytes ? r->capacity_bytes : 1;
-    int wb = (int)((double)r->budget_bytes / (double)scale * w);
-    int wn = (int)((double)(r->non_kv_bytes < r->budget_bytes ? r->non_kv_bytes : r->budget_bytes) /
-                   (double)scale * w);
+    int wb = px(r->budget_bytes, scale, w);
+    int wn = px(r->non_kv_bytes < r->budget_bytes ? r->non_kv_bytes : r->budget_bytes, scale, w);
     char a[64], b[64];
     vs_buf_printf(s, "<text x='4' y='%d' font-size='11'>", y + 11);
     vs_buf_put_html(s, r->gpu);
@@ -53,9 +61,8 @@ static void chart(vs_buf *s, const vs_fit_row *r, int y)
                   "<rect x='%d' y='%d' width='%d' height='%d' fill='#7cc48a'/>",
                   x0, y, w, h, x0, y, wn, h, x0 + wn, y, wb > wn ? wb - wn : 0, h);
     if (r->need_known) {
-        int wk = (int)((double)(r->non_kv_bytes + r->need_bytes) / (double)scale * w);
-        if (wk > w + 20)
-            wk = w + 20;
+        uint64_t end = r->non_kv_bytes + r->need_bytes;
+        int wk = px(end < r->need_bytes ? UINT64_MAX : end, scale, w);
         vs_buf_printf(s,
                       "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'/>",
                       x0 + wk, y - 2, x0 + wk, y + h + 2,

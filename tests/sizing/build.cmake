@@ -24,3 +24,4 @@ vs_kernel_test(engine.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_engine_kern
 vs_bench(bench_fit)
 add_test(NAME bench.fit COMMAND bench_fit 50)
 set_tests_properties(bench.fit PROPERTIES LABELS bench TIMEOUT 60)
+vs_fuzz_target(fuzz_fit)
