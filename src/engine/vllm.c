@@ -10,7 +10,8 @@ static const char *const dtype_words[] = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2",
 
 static const vs_engine_key keys[] = {
     {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
-     "vllm/config/cache.py (CacheConfig.gpu_memory_utilization, v0.11)", NULL,
+     "vllm/config/cache.py (CacheConfig.gpu_memory_utilization: 0.9 through v0.11; later "
+     "releases default to 0.92)", NULL,
      "the fraction of CUDA's total this instance may use: weights, profiling peak, non-torch "
      "memory and the KV pool"},
     {"block_size", VS_EKEY_COUNT, "16", "vllm/config/cache.py (block_size on CUDA, v0.11)", NULL,
