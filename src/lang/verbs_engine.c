@@ -176,7 +176,8 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf said = VS_BUF_INIT;
     vs_fit_ctx c;
     size_t i;
-    int rc, estimate = 0;
+    int rc, estimate = 0, same_engine = 0, old_known[VS_RT_COUNT];
+    uint64_t old_bytes[VS_RT_COUNT];
     if (!sheet)
         return oom(err);
     if (!name)
@@ -235,6 +236,20 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(keys);
         return vs_error_set(err, VS_EVALUE, "the sheet has no card");
     }
+    {
+        /* estimates of this same engine follow its keys: they are made again below */
+        const char *prev = json_string_value(json_object_get(json_object_get(card, "engine"), "name"));
+        same_engine = prev && !strcmp(prev, e->name);
+    }
+    for (i = 0; i < VS_RT_COUNT; i++) {
+        json_t *old = vs_sheet_component(sheet, vs_runtime_item_name((vs_runtime_item)i));
+        const char *src = json_string_value(json_object_get(old, "source"));
+        old_known[i] = old && json_is_integer(json_object_get(old, "bytes"));
+        old_bytes[i] = old_known[i] ? (uint64_t)json_integer_value(json_object_get(old, "bytes")) : 0;
+        if (same_engine && old && src && !strncmp(src, EST_SOURCE, strlen(EST_SOURCE)) &&
+            !strstr(src, "enforce_eager"))
+            estimate = 1;
+    }
     eng = json_pack("{s:s, s:o}", "name", e->name, "keys", keys);
     if (!eng || json_object_set_new(card, "engine", eng))
         return oom(err);
@@ -257,10 +272,6 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         old = vs_sheet_component(sheet, nm);
         if (old && !ours(old))
             continue;
-        if (old && !json_is_null(json_object_get(old, "bytes")) && !estimate &&
-            !strncmp(json_string_value(json_object_get(old, "source")), EST_SOURCE,
-                     strlen(EST_SOURCE)))
-            continue; /* an earlier estimate stays until the engine says otherwise */
         snprintf(src, sizeof src, ITEM_SOURCE "%s: unknown until measured or estimated", e->name);
         if ((rc = put_item(sheet, nm, 0, 0, src, &said, err)) < 0)
             goto done;
@@ -285,6 +296,19 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_fit_ctx_free(&c);
         if (rc < 0)
             goto done;
+        for (i = 0; i < VS_RT_COUNT; i++) {
+            const char *nm = vs_runtime_item_name((vs_runtime_item)i);
+            json_t *now = vs_sheet_component(sheet, nm);
+            if (same_engine && old_known[i] && now && ours(now) &&
+                json_is_integer(json_object_get(now, "bytes")) &&
+                (uint64_t)json_integer_value(json_object_get(now, "bytes")) != old_bytes[i]) {
+                char a[96], b[96];
+                vs_units_describe(a, sizeof a, old_bytes[i]);
+                vs_units_describe(b, sizeof b,
+                                  (uint64_t)json_integer_value(json_object_get(now, "bytes")));
+                vs_buf_printf(&said, "%s re-estimated: %s → %s. ", nm, a, b);
+            }
+        }
     }
     rc = show_engine(ctx, sheet, vs_buf_str(&said), err);
 done:

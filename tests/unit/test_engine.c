@@ -15,6 +15,8 @@
 #include "lang/interp.h"
 #include "render/bundle.h"
 #include "render/markdown.h"
+#include "sheet/classify.h"
+#include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "util/error.h"
 
@@ -348,6 +350,36 @@ START_TEST(vllm_sliding_groups)
     ck_assert_msg(fabs(r.max_concurrency - 32768.0 / 5510.0) < 1e-9, "%f", r.max_concurrency);
     ck_assert_int_eq(r.concurrency_verdict, VS_VERDICT_ADMISSIBLE); /* 4 <= 5.95 */
     vs_fit_row_free(&r);
+    /* candidates decides capacity and concurrency the same way: 4 requests fit,
+     * 6 do not (5.95) */
+    {
+        static const int conc[2] = {4, 6};
+        static const vs_verdict want[2] = {VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE};
+        size_t k, q;
+        json_error_t je;
+        json_array_append_new(vs_sheet_array(s, "offers"), json_loads(H100, 0, &je));
+        for (k = 0; k < 2; k++) {
+            vs_classification *cl = NULL;
+            vs_envelope env;
+            vs_error e;
+            json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(conc[k]));
+            fit_one(&r, s, H100);
+            ck_assert_int_eq(r.concurrency_verdict, want[k]);
+            ck_assert_int_eq(vs_envelope_compute(&env, s, NULL, &e), 0);
+            ck_assert_int_eq(vs_classify(&cl, s, &env, NULL, &e), 0);
+            for (q = 0; q < cl->rows[0].nreqs; q++) {
+                const vs_classify_req *rq = &cl->rows[0].reqs[q];
+                if (!strcmp(rq->name, "capacity"))
+                    ck_assert_int_eq(rq->verdict, r.start_verdict);
+                if (!strcmp(rq->name, "concurrency"))
+                    ck_assert_int_eq(rq->verdict, r.concurrency_verdict);
+                if (!strcmp(rq->name, "length"))
+                    ck_assert_int_eq(rq->verdict, r.length_verdict);
+            }
+            vs_classification_free(cl);
+            vs_fit_row_free(&r);
+        }
+    }
     json_decref(s);
 }
 END_TEST
@@ -632,6 +664,20 @@ START_TEST(engine_estimate_items)
         }
     }
     ck_assert_int_eq(seen, 2);
+    /* the estimate follows the engine's keys: half the tokens, half the peak
+     * (4096 x 59392 x 2 = 486,539,264 B), and the result says so */
+    run_ok("engine vllm max_num_batched_tokens=4096");
+    ck_assert(strstr(sval(payload(), "notes"), "activation_peak re-estimated") != NULL);
+    run_ok("envelope");
+    json_array_foreach(json_object_get(payload(), "components"), i, c)
+        if (!strcmp(sval(c, "name"), "activation_peak"))
+            ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
+    /* another engine: vLLM's estimates do not carry over */
+    run_ok("engine llamacpp\nenvelope");
+    json_array_foreach(json_object_get(payload(), "components"), i, c)
+        if (!strcmp(sval(c, "name"), "activation_peak"))
+            ck_assert(json_is_null(json_object_get(c, "bytes")));
+    run_ok("engine vllm estimate=yes");
     /* the layout came from the config: fit knows it */
     run_ok("fit");
     ck_assert(strstr(sval(payload(), "layout_source"), "card.arch") != NULL);
