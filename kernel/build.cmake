@@ -140,6 +140,7 @@ set_tests_properties(notebooks.run PROPERTIES LABELS notebooks TIMEOUT 300
 
 # --- libFuzzer target for the wire parser (clang, -DVS_FUZZ=ON) ---
 vs_fuzz_target(fuzz_wire)
+vs_fuzz_target(fuzz_replay)
 
 # test_kernel_install compares the compiled-in spec and logos with kernel/.
 if(TARGET test_kernel_install)

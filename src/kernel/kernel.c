@@ -13,8 +13,10 @@
 #include <zmq.h>
 
 #include "kernel/history.h"
+#include "kernel/replay.h"
 #include "kernel/testcell.h"
 #include "kernel/wire.h"
+#include "measure/runner.h"
 #include "util/json.h"
 #include "util/utf8.h"
 
@@ -25,6 +27,8 @@
 #define HISTORY_ENTRIES 1000 /* jupyter console asks for the last 1,000 */
 #define HISTORY_BYTES (1u << 20)
 #define WAKE_ENDPOINT "inproc://vramsheet-wake"
+#define IDLE_POLL_MS 500 /* how often the idle loop reaps strays and looks at SIGTERM */
+#define REPLAY_REMEMBERED 8192 /* signatures remembered at least (about 1 MB) */
 
 /* The one process-wide piece of state: a signal handler can reach nothing else.
  * Set by SIGINT and by interrupt_request; cleared when a cell starts. */
@@ -34,6 +38,19 @@ static void on_sigint(int sig)
 {
     (void)sig;
     atomic_store(&g_interrupt, 1);
+}
+
+/* Set by SIGTERM (jupyter_client's shutdown sends it after shutdown_request, and
+ * it is what `kill` sends): the kernel ends. A measured command's group is ended
+ * first, at once (runner.h), and the running cell stops as if interrupted. */
+static atomic_int g_terminate;
+
+static void on_sigterm(int sig)
+{
+    (void)sig;
+    atomic_store(&g_terminate, 1);
+    atomic_store(&g_interrupt, 1);
+    vs_runner_terminate();
 }
 
 typedef struct vs_kernel {
@@ -49,8 +66,11 @@ typedef struct vs_kernel {
     char username[64];
     vs_interp *ip;
     vs_history *hist;
+    vs_replay *replay; /* signatures accepted so far, on every channel */
+    pthread_mutex_t replay_lock;
     int execution_count;
     int test_cells;
+    pid_t parent_pid; /* JPY_PARENT_PID, watched; 0 when none */
     atomic_int stop;
 } vs_kernel;
 
@@ -113,6 +133,32 @@ static int rx_recv(void *sock, rx *r, int flags)
     if (overflow)
         rx_close(r);
     return 1;
+}
+
+/* Parses a received message (vs_wire_parse) and refuses one whose signature was
+ * accepted before, on any channel and from any identity: a replay. Returns 0,
+ * or a negative code with err saying why (the message is then dropped). */
+static int parse_fresh(vs_kernel *k, vs_msg **m, const rx *r, vs_error *err)
+{
+    size_t d;
+    int rc = vs_wire_parse(m, r->frames, r->n, k->key, k->keylen, err);
+    if (rc < 0 || !k->keylen)
+        return rc;
+    for (d = 0; d < r->n; d++)
+        if (r->frames[d].len == sizeof VS_WIRE_DELIM - 1 &&
+            !memcmp(r->frames[d].data, VS_WIRE_DELIM, sizeof VS_WIRE_DELIM - 1))
+            break;
+    if (d + 1 < r->n) {
+        int seen;
+        pthread_mutex_lock(&k->replay_lock);
+        seen = vs_replay_seen(k->replay, r->frames[d + 1].data, r->frames[d + 1].len);
+        pthread_mutex_unlock(&k->replay_lock);
+        if (!seen)
+            return 0;
+    }
+    vs_msg_free(*m);
+    *m = NULL;
+    return vs_error_set(err, VS_EPROTOCOL, "a signature already seen (a replayed message)");
 }
 
 static int send_frames(void *sock, const vs_frame *f, size_t n)
@@ -310,7 +356,7 @@ static void *control_main(void *arg)
             continue;
         }
         vs_error_clear(&err);
-        if (vs_wire_parse(&m, r->frames, r->n, k->key, k->keylen, &err) < 0) {
+        if (parse_fresh(k, &m, r, &err) < 0) {
             klog("dropped a message on control: %s", err.message);
             rx_close(r);
             continue;
@@ -363,6 +409,55 @@ static void *hb_main(void *arg)
         }
     }
     zmq_close(k->hb);
+    return NULL;
+}
+
+/* ---- parent watch: the kernel does not outlive the client that started it ---- */
+
+#define PARENT_POLL_MS 1000
+#define PARENT_EXIT_MS 10000 /* after SIGTERM, at most this long to end cleanly */
+
+/* 1 when the parent named in JPY_PARENT_PID is gone. As ipykernel does
+ * (ipykernel/parentpoller.py, ParentPollerUnix): when it was this process's
+ * parent, a change of getppid() says so (a subreaper or init adopted us);
+ * else the process itself is looked for (kill 0; EPERM means it is there). */
+static int parent_gone(pid_t parent, pid_t original_ppid)
+{
+    if (original_ppid == parent && getppid() != parent)
+        return 1;
+    return kill(parent, 0) < 0 && errno == ESRCH;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
+static void *parent_main(void *arg)
+{
+    vs_kernel *k = arg;
+    pid_t original = getppid();
+    int waited = 0;
+    while (!atomic_load(&k->stop)) {
+        sleep_ms(100);
+        waited += 100;
+        if (waited < PARENT_POLL_MS)
+            continue;
+        waited = 0;
+        if (!parent_gone(k->parent_pid, original))
+            continue;
+        klog("the parent process %d (JPY_PARENT_PID) is gone: shutting down", (int)k->parent_pid);
+        kill(getpid(), SIGTERM); /* taken by the main thread: the others block it */
+        for (waited = 0; waited < PARENT_EXIT_MS && !atomic_load(&k->stop); waited += 100)
+            sleep_ms(100);
+        if (!atomic_load(&k->stop)) {
+            klog("still running %d s after the parent went: exiting", PARENT_EXIT_MS / 1000);
+            _exit(1);
+        }
+        break;
+    }
     return NULL;
 }
 
@@ -439,7 +534,7 @@ static int sink_input(void *ctx, const char *prompt, int password, char **out)
         if (rx_recv(k->stdin_sock, r, ZMQ_DONTWAIT) != 1 || !r->n)
             continue;
         vs_error_clear(&err);
-        if (vs_wire_parse(&m, r->frames, r->n, k->key, k->keylen, &err) < 0) {
+        if (parse_fresh(k, &m, r, &err) < 0) {
             klog("dropped a message on stdin: %s", err.message);
             rx_close(r);
             continue;
@@ -531,7 +626,7 @@ static size_t collect_queued(vs_kernel *k, vs_msg **queue, size_t max)
             continue;
         }
         vs_error_clear(&err);
-        if (vs_wire_parse(&queue[n], r->frames, r->n, k->key, k->keylen, &err) < 0)
+        if (parse_fresh(k, &queue[n], r, &err) < 0)
             klog("dropped a message on shell: %s", err.message);
         else
             n++;
@@ -574,7 +669,14 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
                 json_pack("{s:s, s:i}", "code", code, "execution_count", count));
 
     atomic_store(&g_interrupt, 0);
-    if (k->test_cells && vs_testcell_is(code))
+    if (vs_interp_is_exit(code)) {
+        /* answered below with the ask_exit payload; a notebook ignores it */
+        static const char bye[] = "exit: asking the client to leave (jupyter console does; in a "
+                                  "notebook, File > Close and Halt)\n";
+        sink_stream(&ec, "stdout", bye, sizeof bye - 1);
+        rc = 0;
+    }
+    else if (k->test_cells && vs_testcell_is(code))
         rc = vs_testcell_execute(code, &sink, &result, &err);
     else
         rc = vs_interp_execute(k->ip, code, &sink, &result, &err);
@@ -591,8 +693,15 @@ static void do_execute(vs_kernel *k, const vs_msg *m)
             snprintf(head, sizeof head, "\"execution_count\":%d,", count);
             publish_bundle(k, "execute_result", m, head, result, "");
         }
-        rep = json_pack("{s:s, s:i, s:[], s:{}}", "status", "ok", "execution_count", count,
-                        "payload", "user_expressions");
+        if (vs_interp_is_exit(code))
+            /* what ipykernel sends for exit: jupyter console leaves and shuts
+             * the kernel down (jupyter_console/ptshell.py, handle_execute_reply) */
+            rep = json_pack("{s:s, s:i, s:[{s:s, s:b}], s:{}}", "status", "ok",
+                            "execution_count", count, "payload", "source", "ask_exit",
+                            "keepkernel", 0, "user_expressions");
+        else
+            rep = json_pack("{s:s, s:i, s:[], s:{}}", "status", "ok", "execution_count", count,
+                            "payload", "user_expressions");
     } else {
         char evalue[VS_ERROR_MESSAGE_MAX + 64];
         const char *ename = vs_error_ename(err.code ? err.code : rc);
@@ -822,12 +931,24 @@ static void serve_shell(vs_kernel *k)
         zmq_pollitem_t items[2] = {{k->shell, 0, ZMQ_POLLIN, 0}, {k->wake_rx, 0, ZMQ_POLLIN, 0}};
         vs_msg *m = NULL;
         vs_error err;
-        if (zmq_poll(items, 2, -1) < 0) {
+        int got;
+        if (atomic_load(&g_terminate)) {
+            klog("ended by SIGTERM");
+            atomic_store(&k->stop, 1);
+            break;
+        }
+        /* A measured command's descendant that left its group (setsid) is
+         * our child now (runner.h): reaped here, not left a zombie. */
+        vs_runner_reap_strays();
+        got = zmq_poll(items, 2, IDLE_POLL_MS);
+        if (got < 0) {
             if (errno == EINTR)
                 continue; /* SIGINT while idle: nothing to interrupt */
             klog("poll failed: %s", zmq_strerror(errno));
             break;
         }
+        if (got == 0)
+            continue;
         if (items[1].revents & ZMQ_POLLIN) {
             char b;
             while (zmq_recv(k->wake_rx, &b, 1, ZMQ_DONTWAIT) >= 0)
@@ -842,7 +963,7 @@ static void serve_shell(vs_kernel *k)
             continue;
         }
         vs_error_clear(&err);
-        if (vs_wire_parse(&m, r->frames, r->n, k->key, k->keylen, &err) < 0) {
+        if (parse_fresh(k, &m, r, &err) < 0) {
             klog("dropped a message on shell: %s", err.message);
             rx_close(r);
             continue;
@@ -851,6 +972,7 @@ static void serve_shell(vs_kernel *k)
         handle_shell(k, m);
         vs_msg_free(m);
     }
+    atomic_store(&k->stop, 1);
     free(r);
 }
 
@@ -858,10 +980,10 @@ int vs_kernel_serve(const vs_conn *conn, vs_interp *ip, const vs_kernel_options 
                     vs_error *err)
 {
     vs_kernel k;
-    struct sigaction sa, old_sa;
+    struct sigaction sa, old_sa, old_term;
     sigset_t block, old_mask;
-    int rc = 0, control_started = 0, hb_started = 0, zero = 0;
-    pthread_t control_thr, hb_thr;
+    int rc = 0, control_started = 0, hb_started = 0, parent_started = 0, zero = 0;
+    pthread_t control_thr, hb_thr, parent_thr;
     const char *user = getenv("USER");
 
     memset(&k, 0, sizeof k);
@@ -872,20 +994,24 @@ int vs_kernel_serve(const vs_conn *conn, vs_interp *ip, const vs_kernel_options 
     k.keylen = conn->key_len;
     k.ip = ip;
     k.test_cells = opts ? opts->test_cells : 0;
+    k.parent_pid = opts && opts->parent_pid > 1 ? opts->parent_pid : 0;
     pthread_mutex_init(&k.iopub_lock, NULL);
     atomic_store(&g_interrupt, 0);
     vs_wire_uuid4(k.session);
     snprintf(k.username, sizeof k.username, "%s", user && *user ? user : "vramsheet");
+    pthread_mutex_init(&k.replay_lock, NULL);
     k.hist = vs_history_new(HISTORY_ENTRIES, HISTORY_BYTES);
-    if (!k.hist) {
+    k.replay = vs_replay_new(REPLAY_REMEMBERED);
+    if (!k.hist || !k.replay) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
         goto done;
     }
 
-    /* SIGINT goes to the main thread only: every thread started from here on
-     * (libzmq's included) inherits a mask that blocks it. */
+    /* SIGINT and SIGTERM go to the main thread only: every thread started from
+     * here on (libzmq's included) inherits a mask that blocks them. */
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old_mask);
 
     k.ctx = zmq_ctx_new();
@@ -921,6 +1047,13 @@ int vs_kernel_serve(const vs_conn *conn, vs_interp *ip, const vs_kernel_options 
         goto unmask;
     }
     control_started = 1;
+    if (k.parent_pid) {
+        if (pthread_create(&parent_thr, NULL, parent_main, &k) != 0) {
+            rc = vs_error_set(err, VS_ENOMEM, "cannot start the parent-watch thread");
+            goto unmask;
+        }
+        parent_started = 1;
+    }
 
 unmask:
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
@@ -931,11 +1064,14 @@ unmask:
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_sa);
+    sa.sa_handler = on_sigterm;
+    sigaction(SIGTERM, &sa, &old_term);
 
     publish_status(&k, NULL, "starting");
     serve_shell(&k);
 
     sigaction(SIGINT, &old_sa, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
 done:
     if (k.ctx) {
         /* Wakes the control and heartbeat threads out of their blocking receives
@@ -949,6 +1085,9 @@ done:
             if (k.wake_tx)
                 zmq_close(k.wake_tx);
         }
+        atomic_store(&k.stop, 1);
+        if (parent_started)
+            pthread_join(parent_thr, NULL);
         if (hb_started)
             pthread_join(hb_thr, NULL);
         else if (k.hb)
@@ -964,6 +1103,8 @@ done:
         zmq_ctx_term(k.ctx);
     }
     vs_history_free(k.hist);
+    vs_replay_free(k.replay);
+    pthread_mutex_destroy(&k.replay_lock);
     pthread_mutex_destroy(&k.iopub_lock);
     return rc;
 }

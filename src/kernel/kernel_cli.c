@@ -18,8 +18,11 @@ static void kernel_usage(FILE *f)
             "Runs vramsheet as a Jupyter kernel (messaging protocol %s) on the sockets\n"
             "named in CONNECTION_FILE, the JSON file a Jupyter client writes (tcp or ipc).\n"
             "Jupyter starts this through the kernelspec; see `vramsheet install`.\n"
-            "Logs go to stderr. Exit status: 0 after a shutdown request, 1 when the\n"
-            "sockets cannot be bound, 2 for a usage error or a bad connection file.\n\n"
+            "Logs go to stderr. SIGTERM ends a running measured command, then the\n"
+            "kernel; with JPY_PARENT_PID set (as Jupyter's launcher does), the kernel\n"
+            "exits when that process is gone. Exit status: 0 after a shutdown request\n"
+            "or SIGTERM, 1 when the sockets cannot be bound, 2 for a usage error or a\n"
+            "bad connection file.\n\n"
             "  -f, --connection-file FILE   the connection file (required)\n"
             "  -h, --help                   this text\n",
             "5.3");
@@ -68,6 +71,14 @@ int vs_kernel_main(int argc, char **argv)
         return 1;
     }
     opts.test_cells = test && !strcmp(test, "1");
+    {
+        /* Set by jupyter_client's launcher to the pid of the process that
+         * started this kernel (jupyter_client/launcher.py). */
+        const char *parent = getenv("JPY_PARENT_PID");
+        char *end;
+        long p = parent && *parent ? strtol(parent, &end, 10) : 0;
+        opts.parent_pid = parent && *parent && !*end && p > 1 && p < 1L << 30 ? (int)p : 0;
+    }
     rc = vs_kernel_serve(&conn, ip, &opts, &err);
     if (rc < 0)
         fprintf(stderr, "vramsheet kernel: %s\n", err.message);

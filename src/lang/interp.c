@@ -11,6 +11,7 @@
 
 #include "catalog/catalog.h"
 #include "lang/parse.h"
+#include "lang/derive.h"
 #include "lang/verb.h"
 #include "render/bundle.h"
 #include "sheet/sheet.h"
@@ -32,6 +33,7 @@ struct vs_ctx {
     const vs_sink *sink;
     vs_bundle *pending; /* the latest result, not yet published */
     vs_buf effects;  /* effects outside the kernel, "; "-separated */
+    int quiet;       /* results are dropped (an estimate recomputed after a card change) */
 };
 
 static char *dup_opt(const char *s)
@@ -93,10 +95,21 @@ static void flush_pending(vs_ctx *ctx)
     }
 }
 
+int vs_ctx_quiet(vs_ctx *ctx, int on)
+{
+    int was = ctx->quiet;
+    ctx->quiet = on;
+    return was;
+}
+
 void vs_ctx_emit(vs_ctx *ctx, vs_bundle *bundle_take)
 {
     if (!bundle_take)
         return;
+    if (ctx->quiet) {
+        vs_bundle_free(bundle_take);
+        return;
+    }
     flush_pending(ctx);
     ctx->pending = bundle_take;
 }
@@ -312,6 +325,13 @@ int vs_line_no_extra(const vs_line *line, size_t keep, const char *syntax, vs_er
     const vs_arg *a = vs_line_positional(line, keep);
     if (!a)
         return 0;
+    /* "24 GiB": an amount written as two words */
+    if (a > line->args && !a->quoted &&
+        vs_units_space_error(err, a[-1].value, a->value) < 0) {
+        err->line = a[-1].line;
+        err->column = a[-1].kind == VS_ARG_PAIR ? a[-1].value_column : a[-1].column;
+        return VS_EUNIT;
+    }
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                            "unexpected argument '%s'; expected `%s`", a->value, syntax);
 }
@@ -369,6 +389,9 @@ static int get_key(const vs_line *line, const char *key, int required, uint64_t 
         return 0;
     }
     rc = fn(out, a->value, err);
+    if (rc < 0 && fn == vs_units_parse_bytes && a + 1 < line->args + line->nargs &&
+        a[1].kind == VS_ARG_WORD && !a[1].quoted)
+        vs_units_space_error(err, a->value, a[1].value); /* "memory=24 GiB" */
     if (rc < 0) {
         vs_error_prefix(err, "%s=: ", key);
         err->line = a->line;
@@ -443,9 +466,31 @@ static int has_run(const json_t *runs, const char *id)
     return 0;
 }
 
+/* The `oom` entries the run rid wrote (lang/verbs_measure.c notes them as
+ * "run ID: ..."): an overflow seen by a command that ran is as true as its run. */
+static void keep_run_oom(json_t *restored, json_t *failed, const char *rid)
+{
+    size_t k, n = strlen(rid);
+    json_t *o, *have = json_object_get(restored, "oom");
+    vs_json_array_foreach(json_object_get(failed, "oom"), k, o)
+    {
+        const char *note = json_string_value(json_object_get(o, "note"));
+        if (!note || strncmp(note, "run ", 4) != 0 || strncmp(note + 4, rid, n) != 0 ||
+            note[4 + n] != ':')
+            continue;
+        if (!json_is_array(have)) {
+            if (json_object_set_new(restored, "oom", json_array()) < 0)
+                return;
+            have = json_object_get(restored, "oom");
+        }
+        json_array_append(have, o);
+    }
+}
+
 /* What happened outside the kernel stays true after a failed cell: runtime keys
  * ("_base_blob": the records as last seen, changed by a commit) and the runs a
- * `measure` made, with their measurements (the command ran; its peaks are data).
+ * `measure` made, with their measurements and `oom` entries (the command ran; its peaks
+ * and its overflow are data).
  * So the restored sheets take those from the state after the failure. */
 static void keep_outside_world(json_t *restored, json_t *failed)
 {
@@ -481,6 +526,7 @@ static void keep_outside_world(json_t *restored, json_t *failed)
                     if (mr && !strcmp(mr, rid))
                         json_array_append(meas, x);
                 }
+                keep_run_oom(s, f, rid);
             }
             break;
         }
@@ -500,6 +546,21 @@ static int no_empty_text(const vs_line *l, vs_error *err)
                                    "an empty text says nothing: write it, or leave %s%s out",
                                    a->kind == VS_ARG_PAIR ? a->key : "the argument",
                                    a->kind == VS_ARG_PAIR ? "=" : "");
+    }
+    return 0;
+}
+
+/* vs_rederive on every sheet of the session: a line may open, load or change
+ * any of them (`reproduce`, `show`, `sheet`). */
+static int rederive_all(vs_ctx *ctx, vs_error *err)
+{
+    size_t i;
+    json_t *s;
+    int rc;
+    json_array_foreach(ctx->ip->sheets, i, s)
+    {
+        if ((rc = vs_rederive(ctx, s, err)) < 0)
+            return rc;
     }
     return 0;
 }
@@ -558,6 +619,10 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
         if ((rc = no_empty_text(l, err)) < 0)
             break;
         rc = v->run(&ctx, l, err);
+        /* the card stays the truth: whatever the line changed, the estimates and
+         * validations derived from the card follow it in the same cell */
+        if (rc >= 0 && strcmp(l->verb, "estimate") != 0)
+            rc = rederive_all(&ctx, err);
         if (rc < 0) {
             if (err->code == 0)
                 vs_error_set(err, rc, "`%s` failed", l->verb);
@@ -962,6 +1027,27 @@ int vs_interp_inspect(vs_interp *ip, const char *code, size_t cursor, int detail
 
 /* -------------------------------------------------------------- is_complete */
 
+int vs_interp_is_exit(const char *code)
+{
+    const char *p = code, *w;
+    size_t n;
+    if (!p)
+        return 0;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    w = p;
+    while (*p >= 'a' && *p <= 'z')
+        p++;
+    n = (size_t)(p - w);
+    if (!((n == 4 && !strncmp(w, "exit", 4)) || (n == 4 && !strncmp(w, "quit", 4))))
+        return 0;
+    if (p[0] == '(' && p[1] == ')') /* as typed at a Python prompt */
+        p += 2;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return *p == '\0';
+}
+
 const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **out_indent)
 {
     size_t len, i;
@@ -1031,7 +1117,11 @@ const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **
         tokstart = 0;
         line_start = 0;
     }
-    if (inq || cont)
+    if (inq)
         return "incomplete";
+    if (cont) {
+        *out_indent = "    "; /* the continued line, set off */
+        return "incomplete";
+    }
     return "complete";
 }

@@ -67,7 +67,13 @@ int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **
 int vs_interp_inspect(vs_interp *ip, const char *code, size_t cursor, int detail,
                       json_t **out_bundle);
 
-/* "complete", "incomplete" (open quote, trailing backslash) or "invalid".
+/* 1 when the cell is only `exit` or `quit` (or `exit()`, `quit()`): the
+ * kernel then asks its client to leave (jupyter console does), as ipykernel
+ * does, instead of evaluating it. */
+int vs_interp_is_exit(const char *code);
+
+/* "complete", "incomplete" (open quote, trailing backslash: then the indent
+ * is four spaces) or "invalid".
  * *out_indent receives a static string to indent the next line with. */
 const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **out_indent);
 

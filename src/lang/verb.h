@@ -86,6 +86,10 @@ json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id);
 /* The session's sheets (borrowed array). */
 json_t *vs_ctx_sheets(vs_ctx *ctx);
 
+/* Sets whether results are dropped (on != 0) rather than emitted, returning
+ * the previous setting: an estimator run again after a card change computes
+ * and stores without speaking; derive.c says what changed, once. */
+int vs_ctx_quiet(vs_ctx *ctx, int on);
 /* Emits a result bundle (takes the reference). The interpreter publishes every
  * result but the cell's last as display_data as soon as the next one arrives. */
 void vs_ctx_emit(vs_ctx *ctx, vs_bundle *bundle_take);

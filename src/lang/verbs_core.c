@@ -366,7 +366,8 @@ static const char convert_help[] =
     "half up (22.35 GiB).\n"
     "Payload: {\"kind\": \"convert\", \"bytes\": INT, \"unit\": UNIT, \"value\": EXACT}; value\n"
     "is the exact decimal as a string, so no reader rounds it through a double.\n"
-    "Source: SPEC §2 (24,000,000,000 bytes = 22.35 GiB).";
+    "Units: GB = 10^9 bytes (SI), GiB = 2^30 bytes (IEC 80000-13): 24,000,000,000 bytes\n"
+    "= 22.35 GiB.";
 
 static const char sheet_help[] =
     "Opens the sheet titled TITLE and makes it current, creating it when the session\n"

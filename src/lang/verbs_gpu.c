@@ -14,6 +14,7 @@
 #include "render/candidates.h"
 #include "render/sizing.h"
 #include "sheet/classify.h"
+#include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -672,8 +673,12 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
                       req_name, "verdict", vs_verdict_name(v), "source", src->value, "version",
                       version ? json_string(version) : json_null(), "scope",
                       scope ? json_string(scope) : json_null());
-    if (!entry)
+    /* the card it was obtained under: once the card moves past it, it no
+     * longer decides the verdict (sheet/derived.h) */
+    if (!entry || json_object_set_new(entry, "card", vs_evidence_card(sheet, req_name)) < 0) {
+        json_decref(entry);
         return oom(err);
+    }
     arr = vs_sheet_array(sheet, "evidence");
     if (!arr) {
         arr = json_array();
@@ -818,7 +823,7 @@ const vs_verb vs_verbs_gpu[] = {
      "card implies: length, concurrency (inference) or microbatch (training), available-memory "
      "(memory actually available on the device), compatibility (software) and quality. Every "
      "requirement is to-confirm for each candidate until `evidence` says otherwise; a "
-     "candidate is retained only when all are admissible (SPEC rule 9).",
+     "candidate is retained only when all are admissible.",
      NULL, NULL},
     {"evidence", verb_evidence,
      "evidence CANDIDATE REQUIREMENT admissible|to-confirm|exclude source=... [version=...] "
@@ -831,7 +836,12 @@ const vs_verb vs_verbs_gpu[] = {
      "concurrency or microbatch, available-memory, compatibility, quality) or one declared "
      "with `require`. Any exclude excludes; an exclusion is never offset by other evidence or "
      "a preference, and a computed capacity exclusion is not lifted by evidence. The same "
-     "source, version and scope given again replaces its earlier verdict.",
+     "source, version and scope given again replaces its earlier verdict. A piece of "
+     "evidence holds for the card it was given under: quality, compatibility and declared "
+     "requirements for the model, its revision and the format; length, concurrency and "
+     "microbatch up to the value confirmed; capacity and available-memory for all of them. "
+     "Once the card moves past it (format bf16 -> int4, a longer length), it decides nothing "
+     "and the requirement is to-confirm again, naming the change.",
      evidence_keys, NULL},
     {"candidates", verb_candidates, "candidates", "classify and rank the GPU offers",
      "Shows every offer against every mandatory requirement with its verdict and the evidence "

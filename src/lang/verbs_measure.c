@@ -15,6 +15,9 @@
 #include "measure/phasefd.h"
 #include "model/safetensors.h"
 #include "render/bundle.h"
+#include "render/gauge.h"
+#include "sheet/derived.h"
+#include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
@@ -73,82 +76,16 @@ static json_t *ensure_array(json_t *sheet, const char *key)
 
 static const char *const card_dims[] = {"length", "concurrency", "microbatch", NULL};
 
-/* 1 when dims meet every dimension the card declares; else 0 and the reasons
- * appended to why ("; "-separated). A card that declares none is not validated. */
+/* One definition of what validates the card, in sheet/derived.c: recomputed
+ * after every line, so the stored flag is never stale. */
 static int validates_card(const json_t *sheet, const json_t *dims, vs_buf *why)
 {
-    int ok = 1, any = 0;
-    size_t i;
-    for (i = 0; card_dims[i]; i++) {
-        uint64_t want;
-        json_t *have;
-        if (!vs_sheet_card_uint(sheet, card_dims[i], &want))
-            continue;
-        any = 1;
-        have = json_object_get(dims, card_dims[i]);
-        if (!json_is_integer(have)) {
-            if (why) {
-                if (why->len)
-                    vs_buf_puts(why, "; ");
-                vs_buf_printf(why, "%s not reported (the card asks %llu)", card_dims[i],
-                              (unsigned long long)want);
-            }
-            ok = 0;
-        } else if ((uint64_t)json_integer_value(have) < want) {
-            if (why) {
-                if (why->len)
-                    vs_buf_puts(why, "; ");
-                vs_buf_printf(why, "%s %lld < the card's %llu", card_dims[i],
-                              (long long)json_integer_value(have), (unsigned long long)want);
-            }
-            ok = 0;
-        }
-    }
-    if (!any) {
-        if (why) {
-            if (why->len)
-                vs_buf_puts(why, "; ");
-            vs_buf_puts(why, "the card declares no length, concurrency or microbatch");
-        }
-        return 0;
-    }
-    return ok;
+    return vs_dims_validate(sheet, dims, why);
 }
 
-/* 1 when measurement m validates the sheet's card as it is now: its dims meet
- * the card and the run it came from completed. The "validates_card" flag stored
- * with m was computed against the card of that moment, and the card may have
- * changed since (length 4096 declared after a short run), so whatever decides
- * (measured, measurements) asks again. A failed or overflowed run reached its
- * dims without completing the workload: it validates nothing (rule 7). A
- * measurement typed by hand has no run to check. */
 static int measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
 {
-    int ok = validates_card(sheet, json_object_get(m, "dims"), why);
-    const char *run = json_string_value(json_object_get(m, "run"));
-    size_t i;
-    json_t *r;
-    if (!run)
-        return ok;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
-        json_t *es = json_object_get(r, "exit_status");
-        const char *ov = json_string_value(json_object_get(r, "overflow_phase"));
-        const char *id = json_string_value(json_object_get(r, "id"));
-        if (!id || strcmp(id, run) != 0)
-            continue;
-        if ((json_is_integer(es) && json_integer_value(es) != 0) || ov) {
-            if (why) {
-                if (why->len)
-                    vs_buf_puts(why, "; ");
-                vs_buf_printf(why, "run %s did not complete (exit status %lld%s%s)", run,
-                              json_is_integer(es) ? (long long)json_integer_value(es) : 0LL,
-                              ov ? ", out of memory in phase " : "", ov ? ov : "");
-            }
-            ok = 0;
-        }
-        break;
-    }
-    return ok;
+    return vs_measurement_validates(sheet, m, why);
 }
 
 /* The first of the sheet's stages whose declared dims all equal the executed
@@ -249,7 +186,7 @@ static void add_mrow(vs_table *t, const json_t *m)
     vs_buf_free(&d);
 }
 
-/* Rows for the payload: the layout's measurement keys that SPEC §5 names. */
+/* Rows for the payload: the layout's measurement keys of the `measurement` result. */
 static json_t *payload_row(const json_t *m)
 {
     return json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "phase",
@@ -288,6 +225,7 @@ typedef struct gauge {
     vs_ctx *ctx;
     char id[96];
     char run[32];
+    uint64_t envelope_bytes; /* the sheet's, per GPU: the gauge's mark (0: none) */
     int shown;
     int64_t last_ms;
     /* UTF-8 carried between reads, per stream */
@@ -295,84 +233,55 @@ typedef struct gauge {
     size_t ncarry[3];
 } gauge;
 
-static vs_bundle *gauge_bundle(const char *run, const vs_measure_live *live, const char *state)
+/* The gauge's numbers from the sampler; render/gauge.c draws them. */
+static vs_bundle *gauge_bundle(const gauge *gz, const vs_measure_live *live, const char *state)
 {
     vs_sampler_view *v = NULL;
-    json_t *payload, *gpus;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    vs_table *t;
-    static const char *const headers[] = {"GPU", "used now (device)", "peak this phase",
-                                          "peak this run", "process now"};
-    const char *phase;
-    unsigned g;
-    vs_bundle *b = NULL;
+    vs_gauge g;
+    vs_gauge_gpu *gp;
+    char why[160];
+    unsigned i;
+    vs_bundle *b;
     if (vs_sampler_view_get(live->sampler, &v) < 0)
         return NULL;
-    phase = v->phases[v->current].name;
-    t = vs_table_new(5, headers);
-    gpus = json_array();
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o}", "kind", "gauge", "run", run, "state",
-                        state, "phase", phase, "elapsed_ms", (json_int_t)live->elapsed_ms,
-                        "gpus", gpus);
-    vs_buf_printf(&text, "%s %s: phase %s, %.1f s\n",
-                  !strcmp(state, "running") ? "measuring" : state, run, phase,
-                  (double)live->elapsed_ms / 1000.0);
-    for (g = 0; t && payload && g < v->ngpus; g++) {
-        uint64_t run_peak = 0, phase_peak = v->phases[v->current].gpus[g].device_peak;
+    gp = calloc(v->ngpus ? v->ngpus : 1, sizeof *gp);
+    if (!gp) {
+        vs_sampler_view_free(v);
+        return NULL;
+    }
+    for (i = 0; i < v->ngpus; i++) {
         size_t p;
-        char name[160], now[160], pp[160], rp[160], proc[160];
-        const char *cells[5];
+        gp[i].name = i < live->ngpus ? live->gpus[i].name : "";
+        gp[i].total_bytes = i < live->ngpus ? live->gpus[i].total_bytes : 0;
+        gp[i].used_bytes = v->device_now[i];
+        gp[i].phase_peak_bytes = v->phases[v->current].gpus[i].device_peak;
         for (p = 0; p < v->nphases; p++)
-            if (v->phases[p].gpus[g].device_peak > run_peak)
-                run_peak = v->phases[p].gpus[g].device_peak;
-        snprintf(name, sizeof name, "%u %s", g, g < live->ngpus ? live->gpus[g].name : "");
-        vs_units_describe(now, sizeof now, v->device_now[g]);
-        vs_units_describe(pp, sizeof pp, phase_peak);
-        vs_units_describe(rp, sizeof rp, run_peak);
-        if (v->process_available && v->process_attributed)
-            vs_units_describe(proc, sizeof proc, v->process_now[g]);
-        else
-            snprintf(proc, sizeof proc, "%s", "unavailable");
-        cells[0] = name;
-        cells[1] = now;
-        cells[2] = pp;
-        cells[3] = rp;
-        cells[4] = proc;
-        vs_table_add_row(t, cells);
-        json_array_append_new(
-            gpus, json_pack("{s:i, s:s, s:I, s:I, s:I, s:o, s:I}", "gpu", (int)g, "gpu_name",
-                            g < live->ngpus ? live->gpus[g].name : "", "used_bytes",
-                            (json_int_t)v->device_now[g], "phase_peak_bytes", (json_int_t)phase_peak,
-                            "run_peak_bytes", (json_int_t)run_peak, "process_bytes",
-                            v->process_available && v->process_attributed
-                                ? json_integer((json_int_t)v->process_now[g])
-                                : json_null(),
-                            "total_bytes",
-                            (json_int_t)(g < live->ngpus ? live->gpus[g].total_bytes : 0)));
+            if (v->phases[p].gpus[i].device_peak > gp[i].run_peak_bytes)
+                gp[i].run_peak_bytes = v->phases[p].gpus[i].device_peak;
+        gp[i].process_known = v->process_available && v->process_attributed;
+        gp[i].process_bytes = v->process_now[i];
     }
-    if (t && payload) {
-        vs_table_text(t, &text);
-        vs_buf_printf(&html, "<p><b>%s %s</b>: phase ", !strcmp(state, "running") ? "measuring" : state,
-                      run);
-        vs_buf_put_html(&html, phase);
-        vs_buf_printf(&html, ", %.1f s</p>", (double)live->elapsed_ms / 1000.0);
-        vs_table_html(t, &html);
-        if (!vs_buf_failed(&text) && !vs_buf_failed(&html) && !vs_table_failed(t)) {
-            b = vs_bundle_new(vs_buf_str(&text), vs_buf_str(&html), NULL, payload);
-            payload = NULL;
-        }
-    }
-    json_decref(payload);
-    vs_table_free(t);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
+    if (!v->process_available)
+        snprintf(why, sizeof why, "the driver lists no processes");
+    else if (!v->process_attributed && !v->foreign_pids)
+        snprintf(why, sizeof why, "the driver lists no process of the command's yet");
+    else if (!v->process_attributed)
+        snprintf(why, sizeof why,
+                 "the driver lists %u process(es), none of the command's (another PID "
+                 "namespace?)",
+                 v->foreign_pids);
+    g = (vs_gauge){gz->run, state, v->phases[v->current].name, live->elapsed_ms,
+                   gz->envelope_bytes,
+                   v->process_available && v->process_attributed ? NULL : why, gp, v->ngpus};
+    b = vs_render_gauge(&g);
+    free(gp);
     vs_sampler_view_free(v);
     return b;
 }
 
 static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state)
 {
-    vs_bundle *b = gauge_bundle(gz->run, live, state);
+    vs_bundle *b = gauge_bundle(gz, live, state);
     if (!b)
         return;
     vs_ctx_display(gz->ctx, b, gz->id, gz->shown);
@@ -669,8 +578,10 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                                 ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
                                 : json_null()));
 
-    vs_buf_printf(&text, "measured run %s on %s, %.2f s: `%s`\n", run_id,
-                  r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0, command);
+    vs_buf_printf(&text, "measured run %s on %s, %.2f s: `", run_id,
+                  r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0);
+    vs_render_command_head(&text, command, 0);
+    vs_buf_puts(&text, "`\n");
     if (r->run.timed_out)
         vs_buf_printf(&text, "TIMED OUT: the command's process group was ended (exit status %d); "
                              "the peaks up to then are recorded.\n",
@@ -716,27 +627,11 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                   (unsigned long long)r->view->samples, r->interval_ms,
                   (long long)r->view->max_gap_ms);
 
-    vs_buf_printf(&html, "<p><b>measured run %s</b> on ", run_id);
-    vs_buf_put_html(&html, r->host[0] ? r->host : "this host");
-    vs_buf_printf(&html, ", %.2f s, exit status %d: <code>", (double)r->run.elapsed_ms / 1000.0,
-                  r->run.exit_status);
-    vs_buf_put_html(&html, command);
-    vs_buf_puts(&html, "</code></p>");
-    if (r->overflow_phase[0]) {
-        vs_buf_puts(&html, "<p><b>Out of memory in phase ");
-        vs_buf_put_html(&html, r->overflow_phase);
-        vs_buf_puts(&html, "</b>. ");
-        vs_buf_put_html(&html, vs_measure_triage(r->overflow_phase));
-        vs_buf_puts(&html, " ");
-        vs_buf_put_html(&html, one_change);
-        vs_buf_puts(&html, "</p>");
-    }
-    if (any)
-        vs_table_html(t, &html);
-    if (!validates) {
-        vs_buf_puts(&html, "<p>This run does not validate the card: ");
-        vs_buf_put_html(&html, vs_buf_str(&why));
-        vs_buf_puts(&html, ".</p>");
+    {
+        vs_run_head h = {run_id, r->host, command, r->run.elapsed_ms, r->run.exit_status,
+                         r->overflow_phase, vs_measure_triage(r->overflow_phase), one_change,
+                         validates ? NULL : vs_buf_str(&why)};
+        vs_render_run_html(&html, &h, any ? t : NULL);
     }
 
     payload = json_pack(
@@ -812,7 +707,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     for (i = 0; card_dims[i]; i++) {
         uint64_t v;
-        if ((rc = vs_line_get_uint(line, card_dims[i], 0, &v, &present, err)) < 0)
+        if ((rc = vs_line_get_count(line, card_dims[i], 0, &v, &present, err)) < 0)
             return rc;
         if (present) {
             snprintf(dims[nd].key, sizeof dims[nd].key, "%s", card_dims[i]);
@@ -827,6 +722,12 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     memset(&gz, 0, sizeof gz);
     gz.ctx = ctx;
     snprintf(gz.run, sizeof gz.run, "%s", run_id);
+    {
+        vs_envelope env;
+        vs_error e;
+        if (vs_envelope_compute(&env, sheet, NULL, &e) == 0 && env.weights_known)
+            gz.envelope_bytes = env.envelope_bytes;
+    }
     {
         struct timespec ts;
         static unsigned serial; /* display ids stay unique within the kernel */
@@ -1287,13 +1188,38 @@ static const char *const record_keys[] = {"phase", "gpu", "counter", "scope", "g
                                           "length", "concurrency", "microbatch", "stage",
                                           "host", "rank", NULL};
 
+/* The measurement typed by hand in ms that holds what m holds, but for the
+ * time it was typed (borrowed), or NULL. */
+static json_t *same_typed(const json_t *ms, const json_t *m)
+{
+    size_t i;
+    json_t *x;
+    vs_json_array_foreach(ms, i, x)
+    {
+        const char *k;
+        json_t *v;
+        int same = json_is_null(json_object_get(x, "run")) &&
+                   json_object_size(x) == json_object_size(m);
+        json_object_foreach((json_t *)m, k, v)
+        {
+            if (!same)
+                break;
+            if (strcmp(k, "time") != 0 && !json_equal(v, json_object_get(x, k)))
+                same = 0;
+        }
+        if (same)
+            return x;
+    }
+    return NULL;
+}
+
 static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *phase = vs_line_pair(line, "phase"), *counter = vs_line_pair(line, "counter");
     const vs_arg *amount = vs_line_positional(line, 0), *scope = vs_line_pair(line, "scope");
     const vs_arg *gname = vs_line_pair(line, "gpu_name"), *stage = vs_line_pair(line, "stage");
     const vs_arg *host = vs_line_pair(line, "host");
-    json_t *sheet, *dims, *m, *ms, *rows;
+    json_t *sheet, *dims, *m, *ms, *rows, *again = NULL;
     uint64_t bytes, gpu = 0, rank = 0;
     int rc, has_gpu = 0, has_rank = 0;
     size_t i;
@@ -1347,7 +1273,7 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = 0; card_dims[i]; i++) {
         uint64_t v;
         int present;
-        if ((rc = vs_line_get_uint(line, card_dims[i], 0, &v, &present, err)) < 0) {
+        if ((rc = vs_line_get_count(line, card_dims[i], 0, &v, &present, err)) < 0) {
             json_decref(dims);
             return rc;
         }
@@ -1367,7 +1293,13 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     ms = ensure_array(sheet, "measurements");
     rows = json_array();
     t = vs_table_new(8, mtable_headers);
-    if (!m || !ms || !rows || !t || json_array_append(ms, m) < 0) {
+    if (m && ms && (again = same_typed(ms, m)) != NULL) {
+        /* the same line run again (Run All twice) restates it: one measurement */
+        json_decref(m);
+        m = json_incref(again);
+    } else
+        again = NULL;
+    if (!m || !ms || !rows || !t || (!again && json_array_append(ms, m) < 0)) {
         json_decref(m);
         json_decref(rows);
         vs_table_free(t);
@@ -1376,7 +1308,9 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_array_append_new(rows, payload_row(m));
     vs_table_align_right(t, 4);
     add_mrow(t, m);
-    vs_buf_puts(&text, "recorded a measurement typed by hand\n");
+    vs_buf_puts(&text, again ? "already recorded: the same measurement typed by hand (not "
+                               "added again)\n"
+                             : "recorded a measurement typed by hand\n");
     vs_table_text(t, &text);
     if (!json_is_true(json_object_get(m, "validates_card"))) {
         validates_card(sheet, json_object_get(m, "dims"), &why);
@@ -1482,7 +1416,7 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     vs_buf_free(&gpus);
-    /* Rule 1: a run at smaller dims (or one that failed) must not stand for the
+    /* A run at smaller dims (or one that failed) must not stand for the
      * declared card; as a measured component it would turn a capacity verdict
      * into admissible on the strength of a run that never met the need. */
     {
@@ -1495,8 +1429,8 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = vs_error_set_at(
                 err, VS_EVALUE, from->line, from->value_column,
                 "measurement %s does not validate the card: %s. A measured component must come "
-                "from a completed run at the card's dimensions (rule 1: a smaller run never "
-                "stands for the card): measure at those dims, the `limit` stage (`stage "
+                "from a completed run at the card's dimensions (a smaller run never stands for "
+                "the card): measure at those dims, the `limit` stage (`stage "
                 "limit%s`, then `measure%s -- COMMAND`), or keep the component estimated",
                 from->value, vs_buf_str(&why), dims.len ? vs_buf_str(&dims) : " length=N",
                 dims.len ? vs_buf_str(&dims) : " length=N");
@@ -1643,7 +1577,7 @@ const vs_verb vs_verbs_measure[] = {
      "max_memory_allocated and max_memory_reserved). length=, concurrency=, microbatch= declare "
      "executed dims when the command cannot. A run at smaller dims than the card does not "
      "validate it. An out-of-memory message marks the overflow at the current phase and shows "
-     "what to examine (rule 8). A failing or overflowing command is still measured and "
+     "what to examine for that phase. A failing or overflowing command is still measured and "
      "recorded as run mN; interrupt or timeout= end the whole process group. With no NVIDIA "
      "driver: MeasureError, nothing recorded. `measure import FILE...` merges the JSON lines of "
      "`vramsheet probe --out FILE -- COMMAND` (other machines, torchrun, Slurm) per host, GPU, "

@@ -14,6 +14,7 @@
 #include "lang/verb.h"
 #include "render/bundle.h"
 #include "render/markdown.h"
+#include "sheet/derived.h"
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
@@ -44,6 +45,11 @@ static int sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen, cons
             return vs_arg_error(a, err, rc);
         return 0;
     }
+    /* no sheet named and none open: say so, rather than open "untitled" */
+    if (!json_array_size(vs_ctx_sheets(ctx)))
+        return vs_error_set(err, VS_EVALUE,
+                            "no sheet is open in this session: name one (`history SHEET`, "
+                            "`show SHEET`) or open one with `sheet \"TITLE\"`");
     if (!(s = vs_ctx_sheet(ctx)))
         return oom(err);
     snprintf(id, idlen, "%s", json_string_value(json_object_get(s, "id")));

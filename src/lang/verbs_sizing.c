@@ -2,16 +2,19 @@
  * weights only, the envelope and the formats table, and the procedure lines
  * (stage, invalidate, oom, decide). Each verb checks its line, changes the
  * current sheet through sheet.h, and emits one bundle built by render/sizing. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/derive.h"
 #include "lang/verb.h"
 #include "model/model.h"
 #include "render/bundle.h"
 #include "render/sizing.h"
 #include "sheet/envelope.h"
 #include "sheet/estimate.h"
+#include "sheet/kvlayout.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -46,7 +49,7 @@ static int positional_uint(const vs_line *line, const char *syntax, uint64_t *ou
     int rc;
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = vs_units_parse_uint(out, a->value, err)) < 0)
+    if ((rc = vs_units_parse_count(out, a->value, err)) < 0) /* 4096, 32k, 32Ki */
         return vs_arg_error(a, err, rc);
     if (*out == 0 || *out > (uint64_t)INT64_MAX)
         return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
@@ -70,7 +73,7 @@ static int card_set(json_t *sheet, const char *key, json_t *value_take, vs_error
     }
     if (json_object_set_new(card, key, value_take))
         return oom(err);
-    /* The limit stage is the card's dimensions by definition (rule 7): it follows
+    /* The limit stage is the card's dimensions by definition: it follows
      * the card rather than keeping the value the card had when it was written. */
     if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch")) {
         size_t i;
@@ -277,6 +280,34 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_printf(&head, ": %s params%s%s%s", g, src ? " (" : "", src ? src : "",
                       src ? ")" : "");
     }
+    if (cfg_payload) {
+        /* what one token uses, what is counted besides the language model, and
+         * what the checkpoint holds that the count leaves out */
+        json_t *x, *active = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"),
+                                             "params_active");
+        size_t k;
+        char g[40];
+        if (json_is_integer(active)) {
+            vs_units_grouped(g, sizeof g, (uint64_t)json_integer_value(active));
+            vs_buf_printf(&head, ", %s active per token", g);
+        }
+        if (json_array_size(json_object_get(cfg_payload, "parts")) > 1) {
+            vs_json_array_foreach(json_object_get(cfg_payload, "parts"), k, x)
+            {
+                vs_units_grouped(g, sizeof g,
+                                 (uint64_t)json_integer_value(json_object_get(x, "params")));
+                vs_buf_printf(&head, "%s %s %s", k ? "," : "; counted:",
+                              json_string_value(json_object_get(x, "part")), g);
+            }
+        }
+        vs_json_array_foreach(json_object_get(cfg_payload, "params_excluded"), k, x)
+        {
+            vs_units_grouped(g, sizeof g,
+                             (uint64_t)json_integer_value(json_object_get(x, "params")));
+            vs_buf_printf(&head, "; left out: %s params of %s", g,
+                          json_string_value(json_object_get(x, "reason")));
+        }
+    }
     if (json_is_object(json_object_get(vs_sheet_card(sheet), "arch"))) {
         vs_buf_puts(&head, "; architecture ");
         vs_render_arch(json_object_get(vs_sheet_card(sheet), "arch"), &head);
@@ -430,11 +461,15 @@ static int verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         bits = (unsigned)n;
         snprintf(name, sizeof name, "bits=%u", bits);
     } else if (a) {
-        bits = vs_format_bits(a->value);
-        if (!bits || !strncmp(a->value, "bits=", 5))
+        size_t k;
+        /* FP8, BF16: any case, kept in lower case */
+        snprintf(name, sizeof name, "%s", a->value);
+        for (k = 0; name[k]; k++)
+            name[k] = (char)tolower((unsigned char)name[k]);
+        bits = vs_format_bits(name);
+        if (!bits || !strncmp(name, "bits=", 5) || strlen(a->value) >= sizeof name)
             return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                    "unknown format '%s'; expected %s", a->value, syntax);
-        snprintf(name, sizeof name, "%s", a->value);
     } else {
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     }
@@ -464,7 +499,8 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
     json_t *sheet;
     uint64_t v;
     int rc;
-    char head[200], g[40];
+    char head[200], g[40], note[160];
+    const char *notes[2] = {NULL, NULL};
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if ((rc = positional_uint(line, syntax, &v, err)) < 0)
@@ -475,7 +511,8 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return rc;
     vs_units_grouped(g, sizeof g, v);
     snprintf(head, sizeof head, "%s %s: %s", key, g, what);
-    return emit(ctx, vs_render_card_line(sheet, key, head, NULL, NULL), err);
+    notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
+    return emit(ctx, vs_render_card_line(sheet, key, head, notes, NULL), err);
 }
 
 static int verb_length(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -730,18 +767,13 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
 static const char *const estimate_keys[] = {
     "layers",    "kv_heads", "head_dim", "dtype",         "name",   "optimizer", "precision",
     "trainable", "hidden",   "heads",    "checkpointing", "scheme", "group",     "double",
-    "bits",      "params",   NULL};
+    "bits",      "params",   "encoder_length", NULL};
 static const char *const estimate_words[] = {"kv", "training", "activations", "quant", NULL};
-static const char *const kv_keys[] = {"layers", "kv_heads", "head_dim", "dtype", "name", NULL};
-static const char *const training_keys[] = {"optimizer", "precision", "trainable", NULL};
-static const char *const act_keys[] = {"layers", "hidden", "heads", "checkpointing", "name", NULL};
-static const char *const quant_keys[] = {"scheme", "group", "double", "bits",
-                                         "params", "name",  NULL};
-
-const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", kv_keys},
-                                      {"estimate", "training", training_keys},
-                                      {"estimate", "activations", act_keys},
-                                      {"estimate", "quant", quant_keys},
+/* each estimator's keys come from its row of sheet/estimate.h */
+const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
+                                      {"estimate", "training", vs_estimate_training_keys},
+                                      {"estimate", "activations", vs_estimate_activations_keys},
+                                      {"estimate", "quant", vs_estimate_quant_keys},
                                       {NULL, NULL, NULL}};
 
 /* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
@@ -814,52 +846,124 @@ static void grouped(char *out, size_t n, uint64_t v)
     vs_units_grouped(out, n, v);
 }
 
-static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+/* The layout estimate kv sizes: layers= kv_heads= head_dim= on the line
+ * describe one full group (shapes not given taken from the card's arch);
+ * otherwise the card's kv_layout; otherwise the arch's one shape. Returns 1
+ * when a layout was found, 0 when a shape is missing (*missing names it). */
+static int kv_layout_for(vs_kv_layout *l, const vs_line *line, const json_t *sheet, int *from_arch,
+                         const char **missing, vs_error *err)
 {
-    uint64_t L, H, D, len, conc, bytes;
-    int rc, from_arch = 0;
-    const vs_arg *dt = vs_line_pair(line, "dtype"), *nm = vs_line_pair(line, "name");
-    const char *dtype = dt ? dt->value : "fp16", *name = nm ? nm->value : "kv_cache";
-    unsigned bits;
-    char gL[40], gH[40], gD[40], glen[40], gconc[40], gb[40], per[32], src[512];
-    vs_buf skipped = VS_BUF_INIT;
-    json_t *sk = json_array(), *inputs;
-    const char *notes[4] = {NULL};
-    size_t nn = 0;
-
-    if (!sk)
-        return oom(err);
-    if ((rc = vs_line_check_keys(line, kv_keys, err)) < 0)
-        goto done;
-    if ((rc = shape(line, sheet, "layers", "layers", &L, &from_arch, err)) <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, "layers", "kv", err);
-        goto done;
+    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *kv = json_object_get(arch, "kv_layout");
+    uint64_t L, H, D;
+    int rc, on_line = vs_line_pair(line, "layers") || vs_line_pair(line, "kv_heads") ||
+                      vs_line_pair(line, "head_dim");
+    if (!on_line && json_is_array(kv) && json_array_size(kv) > 0 &&
+        vs_kv_layout_from_json(l, kv, NULL) == 0) {
+        *from_arch = 1;
+        return 1;
     }
-    if ((rc = shape(line, sheet, "kv_heads", "kv_heads", &H, &from_arch, err)) == 0)
-        rc = shape(line, sheet, "kv_heads", "heads", &H, &from_arch, err);
-    if (rc <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, "kv_heads", "kv", err);
-        goto done;
-    }
-    if ((rc = shape(line, sheet, "head_dim", "head_dim", &D, &from_arch, err)) == 0) {
-        json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    *missing = "layers";
+    if ((rc = shape(line, sheet, "layers", "layers", &L, from_arch, err)) <= 0)
+        return rc;
+    *missing = "kv_heads";
+    if ((rc = shape(line, sheet, "kv_heads", "kv_heads", &H, from_arch, err)) == 0)
+        rc = shape(line, sheet, "kv_heads", "heads", &H, from_arch, err);
+    if (rc <= 0)
+        return rc;
+    *missing = "head_dim";
+    if ((rc = shape(line, sheet, "head_dim", "head_dim", &D, from_arch, err)) == 0) {
         json_t *hid = json_object_get(arch, "hidden"), *hd = json_object_get(arch, "heads");
         if (json_is_integer(hid) && json_is_integer(hd) && json_integer_value(hd) > 0 &&
             json_integer_value(hid) > 0 && json_integer_value(hid) % json_integer_value(hd) == 0) {
             D = (uint64_t)(json_integer_value(hid) / json_integer_value(hd));
-            from_arch = 1;
+            *from_arch = 1;
             rc = 1;
         }
     }
-    if (rc <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, "head_dim", "kv", err);
+    if (rc <= 0)
+        return rc;
+    vs_kv_layout_uniform(l, L, H, D);
+    return 1;
+}
+
+/* One group's formula with its numbers, as the text and the source show it. */
+static void kv_group_formula(vs_buf *b, const vs_kv_group *g, const vs_kv_group_bytes *r,
+                             const vs_kv_dims *d, const char *per, const char *dtype)
+{
+    char gl[40], gh[40], gd[40], gdv[40], gt[40], gc[40], gb[40], gw[40], glen[40];
+    grouped(gl, sizeof gl, g->layers);
+    grouped(gh, sizeof gh, r->kv_heads);
+    grouped(gd, sizeof gd, g->head_dim);
+    grouped(gdv, sizeof gdv, g->head_dim_v ? g->head_dim_v : g->head_dim);
+    grouped(gt, sizeof gt, r->tokens);
+    grouped(gc, sizeof gc, d->concurrency);
+    grouped(gb, sizeof gb, r->bytes);
+    grouped(gw, sizeof gw, g->window);
+    grouped(glen, sizeof glen, d->length);
+    switch (g->kind) {
+    case VS_KV_FULL:
+    case VS_KV_SLIDING:
+    case VS_KV_CHUNKED:
+    case VS_KV_CROSS:
+        if (g->head_dim_v && g->head_dim_v != g->head_dim)
+            vs_buf_printf(b, "%s layers x %s kv_heads x (%s + %s) head_dim", gl, gh, gd, gdv);
+        else
+            vs_buf_printf(b, "2 x %s layers x %s kv_heads x %s head_dim", gl, gh, gd);
+        vs_buf_printf(b, " x %s (%s) x ", per, dtype);
+        if (g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED)
+            vs_buf_printf(b, "min(%s window, %s) = %s tokens", gw, glen, gt);
+        else if (g->kind == VS_KV_CROSS)
+            vs_buf_printf(b, "%s encoder tokens", gt);
+        else
+            vs_buf_printf(b, "%s tokens", gt);
+        vs_buf_printf(b, " x %s sequences = %s B", gc, gb);
+        break;
+    case VS_KV_LATENT:
+        vs_buf_printf(b, "%s layers x %llu latent x %s (%s) x %s tokens x %s sequences = %s B", gl,
+                      (unsigned long long)g->latent, per, dtype, gt, gc, gb);
+        break;
+    case VS_KV_STATE:
+        vs_buf_printf(b, "%s layers x %llu B state x %s sequences = %s B", gl,
+                      (unsigned long long)g->state_bytes, gc, gb);
+        break;
+    default:
+        vs_buf_printf(b, "%s layers keep no cache = 0 B", gl);
+        break;
+    }
+}
+
+static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    uint64_t len, conc, bytes, per_gpu = 0, per_token = 0, enc = 0;
+    int rc, from_arch = 0, have_enc = 0, cross = 0, uniform;
+    const vs_arg *dt = vs_line_pair(line, "dtype"), *nm = vs_line_pair(line, "name");
+    const char *dtype = dt ? dt->value : "fp16", *name = nm ? nm->value : "kv_cache", *missing;
+    unsigned bits;
+    char per[32], gb[40], gtp[40];
+    vs_buf src = VS_BUF_INIT, skipped = VS_BUF_INIT, tpnote = VS_BUF_INIT;
+    json_t *sk = json_array(), *inputs = NULL, *groups = NULL;
+    const char *notes[6] = {NULL};
+    size_t nn = 0, i;
+    vs_kv_layout l;
+    vs_kv_dims d;
+    vs_kv_group_bytes r[VS_KV_GROUPS_MAX];
+    vs_placement pl;
+
+    if (!sk)
+        return oom(err);
+    if ((rc = vs_line_check_keys(line, vs_estimate_kv_keys, err)) < 0)
+        goto done;
+    if ((rc = kv_layout_for(&l, line, sheet, &from_arch, &missing, err)) <= 0) {
+        rc = rc < 0 ? rc : need_shape(line, missing, "kv", err);
         goto done;
     }
+    uniform = l.n == 1 && l.g[0].kind == VS_KV_FULL;
     bits = vs_dtype_bits(dtype);
     if (!bits) {
         rc = vs_error_set_at(
             err, VS_EVALUE, dt->line, dt->value_column,
-            "unknown cache dtype '%s'; expected fp32, fp16, bf16, fp8, int8 or int4", dtype);
+            "unknown cache dtype '%s'; expected %s (in any case)", dtype, vs_dtype_names());
         goto done;
     }
     if (!vs_sheet_card_uint(sheet, "length", &len)) {
@@ -870,47 +974,124 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         rc = need_card(line, "concurrency", "kv", "concurrency 8", err);
         goto done;
     }
-    if ((rc = vs_estimate_kv(&bytes, L, H, D, bits, len, conc, err)) < 0)
+    if ((rc = vs_line_get_uint(line, "encoder_length", 0, &enc, &have_enc, err)) < 0)
         goto done;
-    grouped(gL, sizeof gL, L);
-    grouped(gH, sizeof gH, H);
-    grouped(gD, sizeof gD, D);
-    grouped(glen, sizeof glen, len);
-    grouped(gconc, sizeof gconc, conc);
-    grouped(gb, sizeof gb, bytes);
+    if (have_enc && enc == 0) {
+        rc = vs_arg_error(vs_line_pair(line, "encoder_length"), err,
+                          vs_error_set(err, VS_EVALUE, "encoder_length= must be at least 1"));
+        goto done;
+    }
+    for (i = 0; i < l.n; i++)
+        cross |= l.g[i].kind == VS_KV_CROSS;
+    /* under tensor parallelism each GPU holds its share of the KV heads (one at
+     * least) and the whole latent: the component is what all GPUs hold together */
+    memset(&d, 0, sizeof d);
+    d.length = len;
+    d.concurrency = conc;
+    d.encoder_length = enc;
+    d.bits = bits;
+    d.tp = 1;
+    if (vs_placement_from_sheet(&pl, sheet, NULL) == 0 && pl.kind == VS_PLACE_TENSOR &&
+        pl.gpus > 1)
+        d.tp = pl.gpus;
+    if ((rc = vs_kv_layout_bytes(&per_gpu, &per_token, r, &l, &d, err)) < 0)
+        goto done;
+    if (__builtin_mul_overflow(per_gpu, d.tp, &bytes)) {
+        rc = vs_error_set(err, VS_EUNIT, "the KV cache does not fit in 64-bit bytes");
+        goto done;
+    }
     if (bits % 8 == 0)
         snprintf(per, sizeof per, "%u B", bits / 8);
     else
         snprintf(per, sizeof per, "%u/8 B", bits);
-    snprintf(
-        src, sizeof src,
-        "2 x %s layers x %s kv_heads x %s head_dim x %s (%s) x %s tokens x %s sequences = %s B", gL,
-        gH, gD, per, dtype, glen, gconc, gb);
-    if ((rc = store_estimate(sheet, name, bytes, src, "kv_cache", &skipped, sk, err)) < 0)
+    groups = json_array();
+    for (i = 0; groups && i < l.n; i++) {
+        if (i)
+            vs_buf_puts(&src, " + ");
+        if (l.n > 1)
+            vs_buf_printf(&src, "%s: ", vs_kv_kind_name(l.g[i].kind));
+        kv_group_formula(&src, &l.g[i], &r[i], &d, per, dtype);
+        json_array_append_new(groups,
+                              json_pack("{s:s, s:I, s:I, s:I, s:I}", "kind",
+                                        vs_kv_kind_name(l.g[i].kind), "layers",
+                                        (json_int_t)l.g[i].layers, "tokens",
+                                        (json_int_t)r[i].tokens, "kv_heads",
+                                        (json_int_t)r[i].kv_heads, "bytes", (json_int_t)r[i].bytes));
+    }
+    if (!groups) {
+        rc = oom(err);
         goto done;
-    notes[nn++] = "keys and values of every layer for every token kept: GQA and MQA through "
-                  "kv_heads; the cache dtype, not the weights' format, sets the bytes per value";
+    }
+    grouped(gb, sizeof gb, bytes);
+    if (l.n > 1)
+        vs_buf_printf(&src, " = %s B", gb);
+    if (d.tp > 1) {
+        grouped(gtp, sizeof gtp, d.tp);
+        vs_buf_printf(&src, ", per GPU; x %s GPUs (placement tensor) = %s B", gtp, gb);
+    }
+    if (vs_buf_failed(&src)) {
+        rc = oom(err);
+        goto done;
+    }
+    if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), "kv_cache", &skipped, sk,
+                             err)) < 0)
+        goto done;
+    if (uniform)
+        notes[nn++] = "keys and values of every layer for every token kept: GQA and MQA through "
+                      "kv_heads; the cache dtype, not the weights' format, sets the bytes per value";
+    else
+        notes[nn++] = "each group of layers keeps what its attention needs: full layers every "
+                      "token, sliding and chunked layers at most their window, a latent layer one "
+                      "compressed vector per token (DeepSeek-V2, Liu et al. 2024, section 2.1), a "
+                      "cross-attention layer the encoder's tokens; an engine's pages and padding "
+                      "come on top";
+    if (cross && !have_enc)
+        notes[nn++] = "cross-attention layers sized for encoder_length = length (give "
+                      "encoder_length=N for the encoder's tokens)";
+    if (d.tp > 1) {
+        vs_buf_printf(&tpnote,
+                      "placement tensor on %llu GPUs: each GPU holds ceil(kv_heads / %llu) KV "
+                      "heads, one at least (fewer heads than GPUs are replicated), and the whole "
+                      "of any latent cache",
+                      (unsigned long long)d.tp, (unsigned long long)d.tp);
+        notes[nn++] = vs_buf_str(&tpnote);
+    }
     if (from_arch)
         notes[nn++] = "shapes not given on the line come from the card's config.json architecture";
     if (skipped.len)
         notes[nn++] = vs_buf_str(&skipped);
-    inputs =
-        json_pack("{s:I, s:I, s:I, s:s, s:i, s:I, s:I, s:O}", "layers", (json_int_t)L, "kv_heads",
-                  (json_int_t)H, "head_dim", (json_int_t)D, "dtype", dtype, "bits", (int)bits,
-                  "length", (json_int_t)len, "concurrency", (json_int_t)conc, "skipped", sk);
+    inputs = json_pack("{s:o, s:o, s:o, s:s, s:i, s:I, s:I, s:o, s:I, s:O, s:I, s:O}", "layers",
+                       uniform ? json_integer((json_int_t)l.g[0].layers) : json_null(),
+                       "kv_heads",
+                       uniform ? json_integer((json_int_t)l.g[0].kv_heads) : json_null(),
+                       "head_dim",
+                       uniform ? json_integer((json_int_t)l.g[0].head_dim) : json_null(), "dtype",
+                       dtype, "bits", (int)bits, "length", (json_int_t)len, "concurrency",
+                       (json_int_t)conc, "encoder_length",
+                       cross ? json_integer((json_int_t)(enc ? enc : len)) : json_null(), "tp",
+                       (json_int_t)d.tp, "groups", groups, "bytes_per_token",
+                       (json_int_t)per_token, "skipped", sk);
     {
         const char *names[1] = {name};
-        char head[600];
-        snprintf(head, sizeof head, "estimate kv: %s", src);
+        vs_buf head = VS_BUF_INIT;
         json_t *extra =
             json_array_size(sk)
                 ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes), NULL)
                 : NULL;
-        rc =
-            emit(ctx, vs_render_components(sheet, "kv", names, 1, head, notes, inputs, extra), err);
+        vs_buf_printf(&head, "estimate kv: %s", vs_buf_str(&src));
+        rc = vs_buf_failed(&head) ? oom(err)
+                                  : emit(ctx,
+                                         vs_render_components(sheet, "kv", names, 1,
+                                                              vs_buf_str(&head), notes, inputs,
+                                                              extra),
+                                         err);
+        vs_buf_free(&head);
     }
 done:
+    vs_buf_free(&src);
     vs_buf_free(&skipped);
+    vs_buf_free(&tpnote);
+    json_decref(groups);
     json_decref(sk);
     return rc;
 }
@@ -932,7 +1113,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
 
     if (!sk)
         return oom(err);
-    if ((rc = vs_line_check_keys(line, training_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_estimate_training_keys, err)) < 0)
         goto done;
     if ((rc = vs_training_rule_get(&rule, op ? op->value : NULL, pr ? pr->value : NULL, err)) < 0) {
         rc = vs_arg_error(op && (!pr || strstr(err->message, "optimizer")) ? op : pr, err, rc);
@@ -1037,7 +1218,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
 
     if (!sk)
         return oom(err);
-    if ((rc = vs_line_check_keys(line, act_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_estimate_activations_keys, err)) < 0)
         goto done;
     if ((rc = vs_checkpointing_parse(&mode, ck ? ck->value : NULL, err)) < 0) {
         rc = vs_arg_error(ck, err, rc);
@@ -1134,7 +1315,7 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
 
     if (!sk)
         return oom(err);
-    if ((rc = vs_line_check_keys(line, quant_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_estimate_quant_keys, err)) < 0)
         goto done;
     if (sc)
         scheme = sc->value;
@@ -1228,10 +1409,36 @@ done:
     return rc;
 }
 
+/* What each estimator reads from the card (sheet/derived.h): when any of it
+ * changes, the estimate is recomputed from its keys (lang/derive.h). A read
+ * with `unless` keys is skipped when the line wrote all of them. An estimator
+ * whose figure depends on the placement (or, later, the engine) lists
+ * {"placement", NULL}; today's are per GPU before the placement, which the
+ * envelope applies by class, so none reads it. */
+static const vs_derived_read kv_reads[] = {{"length", NULL},
+                                           {"concurrency", NULL},
+                                           {"arch", "layers,kv_heads,head_dim"},
+                                           {NULL, NULL}};
+static const vs_derived_read training_reads[] = {
+    {"params", "trainable"}, {"task", NULL}, {NULL, NULL}};
+static const vs_derived_read act_reads[] = {{"length", NULL},
+                                            {"microbatch", NULL},
+                                            {"arch", "layers,hidden,heads"},
+                                            {NULL, NULL}};
+static const vs_derived_read quant_reads[] = {
+    {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
+
+const vs_estimator vs_estimators[] = {{&vs_estimator_kv, estimate_kv, kv_reads},
+                                      {&vs_estimator_training, estimate_training, training_reads},
+                                      {&vs_estimator_activations, estimate_activations, act_reads},
+                                      {&vs_estimator_quant, estimate_quant, quant_reads},
+                                      {NULL, NULL, NULL}};
+
 static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "estimate kv|training|activations|quant [KEY=VALUE ...]";
     const vs_arg *a = vs_line_positional(line, 0);
+    const vs_estimator *e;
     json_t *sheet;
     int rc;
     if (!a)
@@ -1240,14 +1447,8 @@ static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if (!strcmp(a->value, "kv"))
-        return estimate_kv(ctx, line, sheet, err);
-    if (!strcmp(a->value, "training"))
-        return estimate_training(ctx, line, sheet, err);
-    if (!strcmp(a->value, "activations"))
-        return estimate_activations(ctx, line, sheet, err);
-    if (!strcmp(a->value, "quant"))
-        return estimate_quant(ctx, line, sheet, err);
+    if ((e = vs_estimator_find(a->value)) != NULL)
+        return vs_estimate_run(ctx, line, sheet, e, err);
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                            "unknown estimator '%s'; expected kv, training, activations or quant",
                            a->value);
@@ -1326,14 +1527,53 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
                  "placement: %s; the envelope and the capacity check are per GPU",
                  vs_placement_describe(&p, d, sizeof d));
     }
-    return emit(
-        ctx,
-        vs_render_lines(
-            head, lines, sizeof classes / sizeof classes[0],
-            json_pack("{s:s, s:s, s:I, s:o, s:o}", "kind", "placement", "placement",
-                      vs_placement_kind_name(p.kind), "gpus", (json_int_t)p.gpus, "stage",
-                      p.kind == VS_PLACE_ZERO ? json_integer(p.stage) : json_null(), "ways", ways)),
-        err);
+    {
+        /* the KV heads each GPU holds, group by group, when the card knows them */
+        json_t *kvj = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "kv_layout");
+        json_t *heads = json_array();
+        vs_kv_layout l;
+        char kvline[400];
+        size_t n = sizeof classes / sizeof classes[0], k, used = 0;
+        if (!heads) {
+            json_decref(ways);
+            return oom(err);
+        }
+        if (p.kind == VS_PLACE_TENSOR && json_is_array(kvj) &&
+            vs_kv_layout_from_json(&l, kvj, NULL) == 0 && l.n) {
+            used = (size_t)snprintf(kvline, sizeof kvline, "KV heads per GPU:");
+            for (k = 0; k < l.n && used < sizeof kvline; k++) {
+                const vs_kv_group *g = &l.g[k];
+                uint64_t h = vs_kv_group_heads_per_gpu(g, p.gpus);
+                if (g->kind == VS_KV_LATENT)
+                    used += (size_t)snprintf(kvline + used, sizeof kvline - used,
+                                             "%s %llu latent layers not split (each GPU holds "
+                                             "the whole latent)",
+                                             k ? ";" : "", (unsigned long long)g->layers);
+                else if (g->kind == VS_KV_NONE || g->kind == VS_KV_STATE)
+                    continue;
+                else
+                    used += (size_t)snprintf(
+                        kvline + used, sizeof kvline - used, "%s %s layers %llu of %llu%s", k ? ";" : "",
+                        vs_kv_kind_name(g->kind), (unsigned long long)h,
+                        (unsigned long long)g->kv_heads,
+                        g->kv_heads < p.gpus ? " (fewer KV heads than GPUs: replicated)" : "");
+                json_array_append_new(heads,
+                                      json_pack("{s:s, s:I, s:I}", "kind", vs_kv_kind_name(g->kind),
+                                                "kv_heads", (json_int_t)g->kv_heads, "per_gpu",
+                                                (json_int_t)(g->kind == VS_KV_LATENT ? 0 : h)));
+            }
+            lines[n++] = kvline;
+        }
+        return emit(ctx,
+                    vs_render_lines(head, lines, n,
+                                    json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "kind", "placement",
+                                              "placement", vs_placement_kind_name(p.kind), "gpus",
+                                              (json_int_t)p.gpus, "stage",
+                                              p.kind == VS_PLACE_ZERO ? json_integer(p.stage)
+                                                                      : json_null(),
+                                              "ways", ways, "kv_heads_per_gpu", heads)),
+                    err);
+    }
 }
 
 /* ----------------------------------------------------- weights and envelope */
@@ -1508,7 +1748,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     limit = !strcmp(a->value, "limit");
     for (i = 0; i < 3; i++) {
-        if ((rc = vs_line_get_uint(line, dims[i], 0, &v[i], &have[i], err)) < 0)
+        if ((rc = vs_line_get_count(line, dims[i], 0, &v[i], &have[i], err)) < 0) /* 32k, 32Ki */
             return rc;
         if (have[i] && (v[i] == 0 || v[i] > (uint64_t)INT64_MAX))
             return vs_arg_error(vs_line_pair(line, dims[i]), err,
@@ -1757,7 +1997,7 @@ static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (n < 16)
         lines[n++] = "change one thing at a time, then re-check the quality criterion and the "
                      "coverage (length, data kept)";
-    snprintf(head, sizeof head, "overflow at %s: what to examine (rule 8)", phase);
+    snprintf(head, sizeof head, "overflow at %s: what to examine", phase);
     return emit(ctx,
                 vs_render_lines(head, lines, n,
                                 json_pack("{s:s, s:s, s:o, s:o, s:s}", "kind", "oom", "phase",
@@ -1851,8 +2091,16 @@ const vs_verb vs_verbs_sizing[] = {
      "the model and revision of the workload card, and its parameter count",
      "Sets the card's model (a Hugging Face id or any name) and revision. params= takes a count "
      "(6.74B, 7e9, 6738415616). config=PATH reads a Hugging Face config.json on disk: the "
-     "architecture (layers, hidden, heads, KV heads, head dim, ...) goes into the card and the "
-     "parameter count is computed for the common decoder families; `estimate kv` and `estimate "
+     "architecture (layers, hidden, heads, KV heads, head dim, ...) and its KV layout (groups of "
+     "full, sliding, chunked, latent, cross or no-cache layers) go into the card, and the "
+     "parameter count is the sum of the checkpoint's tensors as the family's Hugging Face model "
+     "class stores them (params_active: what one token uses in a mixture of experts; "
+     "params_excluded: what the checkpoint holds and the count leaves out, such as "
+     "DeepSeek-V3's multi-token-prediction layers; vision towers and projectors of multimodal "
+     "models counted and named). Families: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
+     "qwen3_moe, gemma, gemma2, gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, "
+     "falcon, bloom, deepseek_v2, deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, "
+     "llava, mllama. `estimate kv` and `estimate "
      "activations` then take their shapes from it. A declared params= wins over the computed "
      "one. Changing the model or its revision clears what was learnt about the previous one "
      "(architecture, weights read from files). Nothing is downloaded.",
@@ -1870,8 +2118,8 @@ const vs_verb vs_verbs_sizing[] = {
      "Sets the card's weight format and its bits: fp32 32, fp16/bf16 16, fp8/int8 8, "
      "int4/nf4/fp4 4, or bits=N. Weights only = params x bits / 8 bytes, rounded up. Quantised "
      "formats (8 bits or fewer) say that scales, metadata and layers kept in another format are "
-     "not included, so the figure is not a guaranteed peak (seed: Transformers, bitsandbytes "
-     "formats and limits); `estimate quant` and `weights from=PATH` document the rest. Changing "
+     "not included, so the figure is not a guaranteed peak (Hugging Face Transformers "
+     "quantization docs, bitsandbytes: formats and limits); `estimate quant` and `weights from=PATH` document the rest. Changing "
      "the format clears the weights read from files.",
      format_keys, format_words},
     {"length", verb_length, "length TOKENS", "the required tokens per sequence",
@@ -1905,19 +2153,36 @@ const vs_verb vs_verbs_sizing[] = {
      "GiB TiB powers of 2). status is estimated (default with an amount), measured or unknown; "
      "phase= says when it peaks; class= (other, kv_cache, gradients, optimizer, activations, "
      "parameters; guessed from the name) says how a placement shards it. A measured component "
-     "is never replaced by an estimate.",
+     "is never replaced by an estimate. A declared amount is never recomputed when the card "
+     "changes (an `estimate` is).",
      reserve_keys, NULL},
     {"estimate", verb_estimate,
-     "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] | estimate training "
+     "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] [encoder_length=N] | "
+     "estimate training "
      "[optimizer=adamw] [precision=mixed] [trainable=N] | estimate activations [layers=L] "
      "[hidden=H] [heads=A] [checkpointing=none|selective|full] | estimate quant "
      "[scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
      "estimators that print their formula and add estimated components",
      "Each estimator prints its formula with the numbers and adds `estimated` components "
      "(never over a measured one). Shapes not given come from the card's config.json "
-     "architecture (`model ... config=PATH`).\n"
-     "kv: 2 x layers x kv_heads x head_dim x bytes(dtype) x length x concurrency bytes "
-     "(component kv_cache; GQA and MQA through kv_heads; dtype fp32 fp16 bf16 fp8 int8 int4).\n"
+     "architecture (`model ... config=PATH`). An estimate follows the card: it keeps its "
+     "keys as written and what it read from the card (length, concurrency, microbatch, "
+     "format, params, task, the model's shape), and a later line that changes any of those "
+     "recomputes it in the same cell, saying so (kv_cache re-estimated: length 4,096 -> "
+     "65,536, 4.00 GiB -> 64.00 GiB); one the new card cannot compute becomes unknown, "
+     "saying why.\n"
+     "kv: the sum over the model's KV layer groups (the card's kv_layout from config.json), "
+     "bytes(dtype) per value, length tokens, concurrency sequences: full 2 x layers x kv_heads x "
+     "head_dim x bytes x length x concurrency (head_dim + head_dim_v when values differ); "
+     "sliding and chunked the same over min(window, length) tokens; latent (DeepSeek MLA: "
+     "kv_lora_rank + qk_rope_head_dim values, keys and values at once) layers x latent x bytes x "
+     "length x concurrency; cross-attention over encoder_length=N encoder tokens (default: "
+     "length); encoder-only layers keep nothing. layers= kv_heads= head_dim= on the line "
+     "describe one full group instead. Under `placement tensor gpus=N` a GPU holds "
+     "ceil(kv_heads / N) KV heads, one at least (replicated), and a latent cache whole. The "
+     "payload gives each group (kind, layers, tokens, bytes) and bytes_per_token, what one more "
+     "token costs; an engine's pages and padding come on top. Component kv_cache; dtype fp32 "
+     "fp16 bf16 fp8 int8 int4.\n"
      "training: per trainable parameter, precision=mixed (default: 16-bit weights and "
      "gradients, fp32 master copy and moments): gradients 2 B, master copy 4 B, optimizer "
      "state 8 B (adamw), 4 B (sgd, one fp32 momentum), 2 B (adamw8bit); precision=fp32: 4 B "
@@ -1971,7 +2236,7 @@ const vs_verb vs_verbs_sizing[] = {
     {"stage", verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",
      "a stage of the validation procedure",
-     "Records a stage of the staged validation (rule 7): short input and small batch first, "
+     "Records a stage of the staged validation: short input and small batch first, "
      "then the usual input, then the required limit. The limit stage is the card's dimensions "
      "(filled from the card; other values are refused): a run at smaller dimensions never "
      "validates the card.",
@@ -1984,7 +2249,7 @@ const vs_verb vs_verbs_sizing[] = {
     {"oom", verb_oom,
      "oom phase=load|prefill|generate|forward|backward|optimizer|validation|export [note=\"...\"]",
      "after an overflow: what to examine for its phase",
-     "Records where the first overflow happened and shows the triage of rule 8: load -> "
+     "Records where the first overflow happened and shows what to examine for it: load -> "
      "weights, format, transient allocation; prefill/generate -> context and concurrency (KV "
      "cache); forward/backward -> microbatch, activations, computation strategy; optimizer -> "
      "optimizer state, precision, sharding. Change one thing at a time, then re-check quality "

@@ -124,6 +124,12 @@ int vs_nvml_index_of_uuid(const vs_nvml *n, const char *uuid)
     return -1;
 }
 
+/* A byte count a record can hold: below 2^63 (records are JSON integers read as
+ * int64). NVML answers 2^64 - 1 (NVML_VALUE_NOT_AVAILABLE_ULL) for what it does
+ * not know, and a broken driver may answer anything: such a value is unknown,
+ * never wrapped to a negative number. */
+static int in_range(uint64_t v) { return v <= (uint64_t)INT64_MAX; }
+
 /* CUDA's own total per GPU, matched to NVML's GPUs by UUID. cuInit creates no
  * context and takes no device memory; the library stays loaded because
  * unloading an initialised CUDA driver is not safe. Any failure leaves the
@@ -167,7 +173,7 @@ static void cuda_totals(vs_nvml *n)
         uuid_text(text, sizeof text, u);
         idx = vs_nvml_index_of_uuid(n, text);
         if (idx >= 0)
-            n->gpus[idx].cuda_total_bytes = (uint64_t)bytes;
+            n->gpus[idx].cuda_total_bytes = in_range((uint64_t)bytes) ? (uint64_t)bytes : 0;
     }
 }
 
@@ -308,7 +314,7 @@ int vs_nvml_open(vs_nvml **out, vs_error *err)
                              errstr(n, r));
                 goto done;
             }
-            n->gpus[i].total_bytes = total;
+            n->gpus[i].total_bytes = in_range(total) ? total : 0; /* 0: unknown */
         }
     }
     for (i = 0; i < 3; i++) {
@@ -366,8 +372,16 @@ int vs_nvml_memory(vs_nvml *n, unsigned i, uint64_t *used, uint64_t *total, vs_e
     if (query_memory(n, i, used, &t, &r) < 0)
         return vs_error_set(err, VS_EMEASURE, "NVML cannot read GPU %u's memory (%s)", i,
                             errstr(n, r));
+    if (!in_range(*used)) {
+        uint64_t bad = *used;
+        *used = 0;
+        return vs_error_set(err, VS_EMEASURE,
+                            "NVML reported %llu bytes used on GPU %u: out of range (2^63 or "
+                            "more), not a reading",
+                            (unsigned long long)bad, i);
+    }
     if (total)
-        *total = t;
+        *total = in_range(t) ? t : 0;
     return 0;
 }
 
@@ -474,7 +488,7 @@ int vs_nvml_processes(vs_nvml *n, unsigned i, const vs_nvml_proc **procs, size_t
             memcpy(&pid, e, sizeof pid);
             memcpy(&used, e + 8, sizeof used);
             n->procs[k].pid = pid;
-            n->procs[k].used_bytes = used == NVML_VALUE_NOT_AVAILABLE_ULL ? UINT64_MAX : used;
+            n->procs[k].used_bytes = in_range(used) ? used : UINT64_MAX; /* not available */
         }
         *procs = n->procs;
         *count = c;

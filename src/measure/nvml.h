@@ -27,6 +27,8 @@ typedef struct vs_nvml_gpu {
     unsigned index;                 /* NVML's index */
     char name[VS_NVML_NAME_MAX];    /* "NVIDIA H200" */
     char uuid[VS_NVML_NAME_MAX];    /* "GPU-xxxxxxxx-..." or "" */
+    /* Every byte count this module hands out is below 2^63 (a record's integer):
+     * a larger answer is unknown (0 for a total, UINT64_MAX for a process). */
     uint64_t total_bytes;           /* NVML's total (basis "nvml"); 0 when unknown */
     uint64_t cuda_total_bytes;      /* CUDA's total (basis "cuda"); 0 when unknown */
 } vs_nvml_gpu;
@@ -56,7 +58,8 @@ const char *vs_nvml_process_api(const vs_nvml *n);
 int vs_nvml_index_of_uuid(const vs_nvml *n, const char *uuid);
 
 /* Device used memory of GPU i now (covers every process and the driver's own).
- * Returns 0, or VS_EMEASURE with NVML's message. */
+ * Returns 0, or VS_EMEASURE with NVML's message or when used is 2^63 or more
+ * (out of range: not a reading; *total, when asked, is 0 when out of range). */
 int vs_nvml_memory(vs_nvml *n, unsigned i, uint64_t *used, uint64_t *total, vs_error *err);
 
 /* The compute processes on GPU i now. *available is 0 when the driver does not

@@ -7,7 +7,11 @@
  * lines. A timeout or an interrupt (a callback polled every few ms) ends the
  * whole group: SIGINT (interrupt) or SIGTERM (timeout), then SIGKILL after a
  * grace period; processes left in the group after the command exits are ended
- * the same way, so that nothing keeps holding GPU memory. Out-of-memory messages
+ * the same way, so that nothing keeps holding GPU memory. A guard process
+ * (the command's parent, in its group) ends the group when the calling
+ * thread dies, even by SIGKILL (PR_SET_PDEATHSIG): so the thread that calls
+ * vs_runner_run must be the one that lives as long as the process (the main
+ * thread). Out-of-memory messages
  * in the output are recognised. This module starts processes; it knows nothing
  * of GPUs or sheets. The caller's thread runs the loop; callbacks run on it.
  */
@@ -59,6 +63,20 @@ typedef struct vs_runner_result {
  * the command cannot start (fork or exec failed; /bin/sh answering 126 or 127
  * without a phase line: not found or not executable); VS_ENOMEM. */
 int vs_runner_run(const vs_runner_options *o, vs_runner_result *res, vs_error *err);
+
+/* For a SIGTERM handler (async-signal-safe): the process is ending. The group of
+ * the command running now gets SIGTERM at once, and SIGKILL 1 s later if it
+ * is still there; vs_runner_run then returns with res->interrupted set, and
+ * every later run is ended as soon as it starts. */
+void vs_runner_terminate(void);
+
+/* Reaps, without waiting, every ended child of this process; returns how many.
+ * A measured command's descendant that left its group (setsid) is reparented
+ * to the caller (a subreaper while a command runs) and would stay a zombie:
+ * vs_runner_run calls this before and after each command, and a long-lived
+ * caller (the kernel) calls it while idle. Only for a process whose children
+ * are all its runner's (waitpid(-1)). */
+int vs_runner_reap_strays(void);
 
 /* The out-of-memory pattern found in text (len bytes), or NULL. Patterns:
  * "CUDA out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED",

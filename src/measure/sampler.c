@@ -132,8 +132,10 @@ static void sample_round(vs_sampler *s)
             for (i = 0; avail && i < n; i++) {
                 if (in_tree(s, procs[i].pid, root)) {
                     attributed = 1;
-                    if (procs[i].used_bytes != UINT64_MAX)
-                        proc_sum += procs[i].used_bytes;
+                    if (procs[i].used_bytes != UINT64_MAX) /* each below 2^63 (nvml.h) */
+                        proc_sum = procs[i].used_bytes > (uint64_t)INT64_MAX - proc_sum
+                                       ? (uint64_t)INT64_MAX
+                                       : proc_sum + procs[i].used_bytes;
                 } else {
                     foreign++;
                 }

@@ -321,12 +321,33 @@ static void put_cell_html(vs_buf *out, const vs_table *t, const table_cell *c)
         vs_buf_append(out, cell_text(t, c), c->len);
 }
 
+/* How a cell may break in a page: a number with its unit ("13.04 GiB",
+ * "14,000,000,000 B = 14.00 GB = 13.04 GiB", "25.0%") never does; a long text
+ * (a source, a URL, a path) may break anywhere rather than widen the table
+ * past the page; the rest breaks at spaces as usual. */
+enum { CELL_TEXT, CELL_NUMBER, CELL_LONG };
+
+static int cell_kind(const vs_table *t, const table_cell *c, int right)
+{
+    const unsigned char *p = (const unsigned char *)cell_text(t, c);
+    if (right)
+        return CELL_NUMBER;
+    if (*p == '-' || *p == '+' || *p == '~' || *p == '<' || *p == '>')
+        p++;
+    if (*p >= '0' && *p <= '9' && c->width <= 64)
+        return CELL_NUMBER;
+    return c->width > 48 ? CELL_LONG : CELL_TEXT;
+}
+
 void vs_table_html(const vs_table *t, vs_buf *out)
 {
     static const char th_l[] = "<th style='text-align:left'>",
                       th_r[] = "<th style='text-align:right'>",
                       td_l[] = "<td style='text-align:left'>",
-                      td_r[] = "<td style='text-align:right'>";
+                      td_r[] = "<td style='text-align:right;white-space:nowrap'>",
+                      td_n[] = "<td style='text-align:left;white-space:nowrap'>",
+                      td_w[] = "<td style='text-align:left;white-space:normal;"
+                               "overflow-wrap:anywhere;min-width:16em'>";
     size_t r, c;
     if (!t || t->failed)
         return;
@@ -344,11 +365,17 @@ void vs_table_html(const vs_table *t, vs_buf *out)
     for (r = 0; r < t->nrows; r++) {
         vs_buf_append(out, "<tr>", 4);
         for (c = 0; c < t->ncols; c++) {
+            const table_cell *cell = &t->cells[r * t->ncols + c];
+            int kind = cell_kind(t, cell, t->right[c]);
             if (t->right[c])
                 vs_buf_append(out, td_r, sizeof td_r - 1);
+            else if (kind == CELL_NUMBER)
+                vs_buf_append(out, td_n, sizeof td_n - 1);
+            else if (kind == CELL_LONG)
+                vs_buf_append(out, td_w, sizeof td_w - 1);
             else
                 vs_buf_append(out, td_l, sizeof td_l - 1);
-            put_cell_html(out, t, &t->cells[r * t->ncols + c]);
+            put_cell_html(out, t, cell);
             vs_buf_append(out, "</td>", 5);
         }
         vs_buf_append(out, "</tr>\n", 6);

@@ -3,7 +3,7 @@
  * A bundle is the compact JSON text of an object: "text/plain" always (its
  * first key), "text/html" for tables, "image/svg+xml" for charts, and
  * "application/vnd.vramsheet.v1+json" with the machine-readable payload (an
- * object with "kind", SPEC §5). It is built as text, not as a jansson tree:
+ * object with "kind"). It is built as text, not as a jansson tree:
  * the kernel splices it into the wire message as it is, and a long cell makes
  * hundreds of them (a tree per result, then a pass to serialise it, were most
  * of a cell's time). A table is built once and rendered both as aligned plain

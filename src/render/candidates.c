@@ -226,6 +226,9 @@ static void evidence_line(vs_buf *b, const char *gpu, const vs_classify_req *r, 
         vs_buf_printf(b, ", version %s", ver);
     if (scope)
         vs_buf_printf(b, ", scope: %s", scope);
+    if (json_string_value(json_object_get(e, "moved")))
+        vs_buf_printf(b, "; no longer holds, the card changed since (%s): to confirm again",
+                      json_string_value(json_object_get(e, "moved")));
 }
 
 static void header_text(vs_buf *b, const vs_classification *c)

@@ -1,7 +1,7 @@
 /* candidates.h — how a classification of GPU offers is shown.
  *
  * Turns a vs_classification (sheet/classify.h) into the `candidates` result:
- * the payload of SPEC §5 (kind "candidates", rows of {gpu, capacity_bytes,
+ * the payload (kind "candidates", rows of {gpu, capacity_bytes,
  * capacity_basis, verdict, requirements: [{name, verdict, evidence}], rank},
  * with more keys), and the same content as aligned text and as HTML tables: one
  * row per candidate (capacity with its unit and basis, useful margin, package,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
@@ -404,9 +405,21 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
         size_t k;
         header(b, ecols, NULL);
         json_array_foreach(ev, i, o) {
+            vs_buf moved = VS_BUF_INIT;
             row_start(b);
-            for (k = 0; keys[k]; k++)
-                cell(b, str(o, keys[k]));
+            for (k = 0; keys[k]; k++) {
+                if (!strcmp(keys[k], "verdict") && vs_evidence_moved(sheet, o, &moved)) {
+                    /* obtained under another card: it decides nothing now */
+                    vs_buf cv = VS_BUF_INIT;
+                    vs_buf_printf(&cv, "%s (no longer holds: %s)", str(o, "verdict"),
+                                  vs_buf_str(&moved));
+                    cell(b, vs_buf_str(&cv));
+                    vs_buf_free(&cv);
+                } else {
+                    cell(b, str(o, keys[k]));
+                }
+            }
+            vs_buf_free(&moved);
             row_end(b);
         }
         vs_buf_puts(b, "\n");

@@ -7,6 +7,8 @@
 #include "render/bundle.h"
 #include "render/svg.h"
 #include "sheet/capacity.h"
+#include "sheet/kvlayout.h"
+#include "sheet/derived.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -291,8 +293,15 @@ static int offer_capacity(const json_t *offer, uint64_t *bytes, char *basis, siz
     vs_offer_capacity(&cap, offer);
     *bytes = cap.bytes;
     if (cap.basis == VS_CAPACITY_REPORTED) {
-        snprintf(basis, blen, "device-reported%s%s", cap.reported_source ? ", " : "",
-                 cap.reported_source ? cap.reported_source : "");
+        const char *rb = cap.reported_source;
+        /* a chart's legend keeps where the figure comes from ("catalogue"),
+         * not its whole citation: the offer's own output gives that */
+        size_t n = rb ? strcspn(rb, ":;(") : 0;
+        if (rb && !strncmp(rb, "catalogue", 9))
+            n = 9;
+        while (n && rb[n - 1] == ' ')
+            n--;
+        snprintf(basis, blen, "device-reported%s%.*s", n ? ", " : "", (int)n, n ? rb : "");
         return 1;
     }
     if (cap.basis == VS_CAPACITY_NOMINAL) {
@@ -427,7 +436,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
 {
     static const char *const hdr[] = {"component", "status", "class", "per GPU",
                                       "GB",        "GiB",    "source"};
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT, stale = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
     json_t *caps = NULL;
     vs_placement pl;
@@ -551,6 +560,12 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         notes[nn++] = vs_format_quant_note(bits);
     if (pl.gpus > 1)
         notes[nn++] = "per GPU after the placement: two cards are never one memory space";
+    if (env->n_stale) {
+        vs_buf_printf(&stale, "%s: %s; no capacity verdict is admissible on it until it is "
+                              "measured again at the card's dims",
+                      VS_STALE_FLAG, env->stale);
+        notes[nn++] = vs_buf_str(&stale);
+    }
     put_notes(&text, &html, notes, nn);
     for (i = 0; i < bud.nlines; i++) {
         vs_units_describe(desc, sizeof desc, bud.lines[i].bytes);
@@ -576,6 +591,7 @@ done:
     vs_buf_free(&text);
     vs_buf_free(&html);
     vs_buf_free(&unk);
+    vs_buf_free(&stale);
     json_decref(caps);
     free(svg);
     if (have_budget)
@@ -932,6 +948,45 @@ void vs_render_arch(const json_t *arch, vs_buf *out)
         json_t *v = json_object_get(arch, keys[i]);
         if (json_is_integer(v))
             vs_buf_printf(out, " %s=%" JSON_INTEGER_FORMAT, keys[i], json_integer_value(v));
+    }
+    vs_render_kv_layout(json_object_get(arch, "kv_layout"), out);
+}
+
+void vs_render_kv_layout(const json_t *kv, vs_buf *out)
+{
+    vs_kv_layout l;
+    size_t i;
+    if (!json_is_array(kv) || vs_kv_layout_from_json(&l, kv, NULL) < 0 || l.n == 0)
+        return;
+    vs_buf_puts(out, "; KV cache per layer: ");
+    for (i = 0; i < l.n; i++) {
+        const vs_kv_group *g = &l.g[i];
+        unsigned long long hv = g->head_dim_v ? g->head_dim_v : g->head_dim;
+        vs_buf_printf(out, "%s%llu %s", i ? " + " : "", (unsigned long long)g->layers,
+                      vs_kv_kind_name(g->kind));
+        switch (g->kind) {
+        case VS_KV_FULL:
+        case VS_KV_CROSS:
+        case VS_KV_SLIDING:
+        case VS_KV_CHUNKED:
+            vs_buf_printf(out, " (%llu KV heads x %llu", (unsigned long long)g->kv_heads,
+                          (unsigned long long)g->head_dim);
+            if (hv != g->head_dim)
+                vs_buf_printf(out, "+%llu", hv);
+            if (g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED)
+                vs_buf_printf(out, ", window %llu", (unsigned long long)g->window);
+            vs_buf_puts(out, ")");
+            break;
+        case VS_KV_LATENT:
+            vs_buf_printf(out, " (%llu values)", (unsigned long long)g->latent);
+            break;
+        case VS_KV_STATE:
+            vs_buf_printf(out, " (%llu B per sequence)", (unsigned long long)g->state_bytes);
+            break;
+        default:
+            vs_buf_puts(out, " (no cache)");
+            break;
+        }
     }
 }
 

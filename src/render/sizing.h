@@ -4,7 +4,7 @@
  * components an estimator or `reserve` added, and the workload card. Each
  * bundle has aligned text/plain where every amount is labelled (exact bytes, GB
  * and GiB with two decimals, never mixed), an HTML table built from the same
- * vs_table, and the application/vnd.vramsheet.v1+json payload of SPEC §5 (bytes
+ * vs_table, and the application/vnd.vramsheet.v1+json payload (bytes
  * as JSON integers). The verbs decide and compute; this module only presents.
  * Pure: no I/O.
  */
@@ -84,6 +84,9 @@ vs_bundle *vs_render_card_line(const json_t *sheet, const char *set, const char 
 
 /* The card's architecture as one line: "llama layers=32 hidden=4096 ...". */
 void vs_render_arch(const json_t *arch, vs_buf *out);
+/* "; KV cache per layer: 52 sliding (16 KV heads x 128, window 1024) + 10 full
+ * (16 KV heads x 128)" from an arch's kv_layout (nothing when it has none). */
+void vs_render_kv_layout(const json_t *kv_layout, vs_buf *out);
 
 /* A small bundle for verbs that record a line of the procedure (stage,
  * invalidate, oom, decide): text lines, an HTML paragraph list, and payload

@@ -181,17 +181,167 @@ static int group_segments(drawn_segments *d, const vs_svg_segment *segs, size_t 
     return 0;
 }
 
+/* ------------------------------------------------------------------ text
+ * Every text of the chart is set in one monospaced face at a fixed size, so
+ * its box is known before a browser draws it: a line of n characters at
+ * font-size s is n x 0.6 s wide (DejaVu Sans Mono's advance is 1233/2048 em,
+ * Liberation Mono's and Courier's 1229/2048) and spans s x 0.8 above the
+ * baseline and s x 0.2 below it. The layout below places every text from
+ * those boxes; tests/unit/test_svg.c recomputes them from the SVG alone. */
+#define FONT_PX 12.0
+#define ADVANCE 0.6 /* em per character */
+#define CH(px) ((px) * ADVANCE)
+
+/* Code points of s (UTF-8), the unit of the advance. */
+static size_t cps(const char *s, size_t len)
+{
+    size_t i, n = 0;
+    for (i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+/* The byte length of the first max code points of s[0..len). */
+static size_t cp_prefix(const char *s, size_t len, size_t max)
+{
+    size_t i, n = 0;
+    for (i = 0; i < len; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (n == max)
+                return i;
+            n++;
+        }
+    }
+    return len;
+}
+
+static void put_escaped_n(vs_buf *b, const char *s, size_t len)
+{
+    char *t = malloc(len + 1);
+    if (!t) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(t, s, len);
+    t[len] = '\0';
+    vs_buf_put_html(b, t);
+    free(t);
+}
+
+/* One <text> of s, cut to max code points with an ellipsis. attrs is put
+ * as is after x and y ("" for none). */
+static void put_text(vs_buf *b, double x, double y, const char *attrs, const char *s, size_t max)
+{
+    size_t len = strlen(s);
+    svgf(b, "<text x='%f' y='%f'%s>", x, y, attrs);
+    if (max && cps(s, len) > max) {
+        put_escaped_n(b, s, cp_prefix(s, len, max - 1));
+        vs_buf_puts(b, "\xe2\x80\xa6"); /* … */
+    } else {
+        vs_buf_put_html(b, s);
+    }
+    vs_buf_puts(b, "</text>\n");
+}
+
+/* s as lines of at most max code points, broken after spaces (a word longer
+ * than a line is cut), one <text> each, from baseline *y down by lh; the
+ * lines after the first start at x + indent. Returns the number of lines. */
+static size_t put_wrapped(vs_buf *b, double x, double indent, double *y, double lh,
+                          const char *s, size_t max)
+{
+    size_t len = strlen(s), pos = 0, lines = 0;
+    while (pos < len) {
+        size_t room = lines ? max - (size_t)(indent / CH(FONT_PX) + 0.5) : max;
+        size_t end = pos + cp_prefix(s + pos, len - pos, room), cut = end;
+        if (end < len) {
+            /* before the last " (" in the line's second half, a basis or a
+             * status kept whole; else after its last space, if any */
+            size_t k = end, half = pos + (end - pos) / 2;
+            while (k > half && !(s[k] == ' ' && s[k + 1] == '('))
+                k--;
+            if (k <= half) {
+                k = end;
+                while (k > pos && s[k] != ' ')
+                    k--;
+            }
+            if (k > pos)
+                cut = k;
+        }
+        svgf(b, "<text x='%f' y='%f'>", lines ? x + indent : x, *y);
+        put_escaped_n(b, s + pos, cut - pos);
+        vs_buf_puts(b, "</text>\n");
+        lines++;
+        *y += lh;
+        pos = cut;
+        while (pos < len && s[pos] == ' ')
+            pos++;
+    }
+    return lines;
+}
+
+/* ------------------------------------------------------------------ chart */
+
+/* Geometry, in user units (the viewBox is W x height). */
+#define W 900.0
+#define PLOT_LEFT 76.0   /* the y axis; tick labels end 6 to its left */
+#define PLOT_RIGHT 420.0 /* capacity lines end here */
+#define PLOT_TOP 50.0
+#define BAR_X 96.0
+#define BAR_W 150.0
+#define LABEL_X 428.0   /* capacity labels: a column right of the plot */
+#define LABEL_MAX 20    /* characters */
+#define LEGEND_X 580.0
+#define LEGEND_MAX 40   /* characters after the swatch: (W - 8 - LEGEND_X - 18) / 7.2 */
+#define LINE_H 16.0     /* legend line pitch */
+#define LABEL_GAP 15.0  /* least pitch of capacity labels */
+#define TITLE_PX 15.0
+
+/* Capacity lines with the same displayed value share one label. */
+typedef struct cap_label {
+    double want, y;     /* baselines: where the line is, where the label goes */
+    double line_y;
+    size_t first;       /* index of its first line */
+    char text[400];
+} cap_label;
+
+static int by_want(const void *a, const void *b)
+{
+    const cap_label *x = a, *y = b;
+    return x->want < y->want ? -1 : x->want > y->want;
+}
+
+/* "80.00 GiB [2,3]"; past LABEL_MAX, "80.00 GiB [7 offers]". */
+static void label_text(cap_label *l, const vs_svg_line *lines, size_t nlines, const char *value)
+{
+    char list[256];
+    size_t k, off = 0, n = 0;
+    list[0] = '\0';
+    for (k = 0; k < nlines; k++) {
+        char r[64];
+        vs_units_round(r, sizeof r, lines[k].bytes, VS_UNIT_GIB, 2);
+        if (strcmp(r, value))
+            continue;
+        n++;
+        if (off < sizeof list - 8)
+            off += (size_t)snprintf(list + off, sizeof list - off, "%s%zu", n > 1 ? "," : "", k + 1);
+    }
+    snprintf(l->text, sizeof l->text, "%s GiB [%s]", value, list);
+    if (strlen(l->text) > LABEL_MAX && n > 1)
+        snprintf(l->text, sizeof l->text, "%s GiB [%zu offers]", value, n);
+}
+
 char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t all_nsegs,
                     const vs_svg_line *lines, size_t nlines)
 {
-    const double left = 70, right = 450, top = 50, bar_x = 140, bar_w = 150, legend_x = 470;
-    vs_buf b = VS_BUF_INIT;
-    double known = 0, maxcap = 0, base, stub, top_val, step, axis_max, bottom, width = 780, height;
-    double y_cursor, v;
-    size_t i, nunknown = 0, ndrawn_unknown = 0, nlegend, nsegs;
+    vs_buf b = VS_BUF_INIT, s = VS_BUF_INIT;
+    double known = 0, maxcap = 0, base, stub, top_val, step, axis_max, bottom, height;
+    double y_cursor, v, legend_h = 0;
+    size_t i, nunknown = 0, ndrawn_unknown = 0, nsegs, nlabels = 0;
     uint64_t known_bytes = 0;
     drawn_segments d;
     const vs_svg_segment *segs;
+    cap_label *labels = NULL;
+    const char *ttl = title ? title : "memory budget per GPU";
 
     for (i = 0; i < all_nsegs; i++) {
         if (all_segs[i].known) {
@@ -207,7 +357,6 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
     nsegs = d.n;
     for (i = 0; i < nsegs; i++)
         ndrawn_unknown += !segs[i].known;
-    nlegend = nsegs + nlines;
     for (i = 0; i < nlines; i++)
         if ((double)lines[i].bytes / GIB > maxcap)
             maxcap = (double)lines[i].bytes / GIB;
@@ -223,46 +372,77 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
     axis_max = step;
     while (axis_max < top_val)
         axis_max += step;
+
+    /* The legend's entries, wrapped, decide the height: a dry run counts
+     * their lines. */
+    {
+        vs_buf dry = VS_BUF_INIT;
+        double ly = 0;
+        for (i = 0; i < nsegs; i++) {
+            vs_buf_reset(&s);
+            vs_buf_printf(&s, "%s: ", segs[i].label ? segs[i].label : "");
+            if (segs[i].known)
+                put_gib(&s, segs[i].bytes);
+            else
+                vs_buf_puts(&s, "unknown, not to scale");
+            if (segs[i].known && segs[i].status)
+                vs_buf_printf(&s, " (%s)", segs[i].status);
+            put_wrapped(&dry, 0, 0, &ly, LINE_H, vs_buf_str(&s), LEGEND_MAX);
+            ly += 2;
+        }
+        for (i = 0; i < nlines; i++) {
+            vs_buf_reset(&s);
+            vs_buf_printf(&s, "[%zu] %s: ", i + 1, lines[i].label ? lines[i].label : "");
+            put_gib(&s, lines[i].bytes);
+            if (lines[i].basis)
+                vs_buf_printf(&s, " (%s)", lines[i].basis);
+            put_wrapped(&dry, 0, 0, &ly, LINE_H, vs_buf_str(&s), LEGEND_MAX);
+            ly += 2;
+        }
+        vs_buf_free(&dry);
+        legend_h = ly + 18 + (nlines ? 24 + 18 : 0);
+    }
     height = 440;
-    if (top + 20 + 18.0 * (double)(nlegend + 3) > height)
-        height = top + 20 + 18.0 * (double)(nlegend + 3);
+    if (PLOT_TOP + 10 + legend_h + 44 > height)
+        height = PLOT_TOP + 10 + legend_h + 44;
+    if (PLOT_TOP + 20 + LABEL_GAP * (double)nlines + 50 > height)
+        height = PLOT_TOP + 20 + LABEL_GAP * (double)nlines + 50;
     bottom = height - 50;
-#define Y(g) (bottom - (g) / axis_max * (bottom - top))
+#define Y(g) (bottom - (g) / axis_max * (bottom - PLOT_TOP))
 
     svgf(&b,
          "<svg xmlns='http://www.w3.org/2000/svg' width='%f' height='%f' "
-         "viewBox='0 0 %f %f' font-family='sans-serif' font-size='12' "
-         "role='img'>\n",
-         width, height, width, height);
+         "viewBox='0 0 %f %f' font-family=\"'DejaVu Sans Mono', 'Liberation Mono', "
+         "monospace\" font-size='12' role='img'>\n",
+         W, height, W, height);
     vs_buf_puts(&b, "<defs><pattern id='vs-hatch' width='8' height='8' "
                     "patternUnits='userSpaceOnUse' patternTransform='rotate(45)'>"
                     "<rect width='8' height='8' fill='#f4f4f4'/>"
                     "<line x1='0' y1='0' x2='0' y2='8' stroke='#888' stroke-width='3'/>"
                     "</pattern></defs>\n");
     vs_buf_puts(&b, "<title>");
-    vs_buf_put_html(&b, title ? title : "memory budget per GPU");
-    vs_buf_puts(&b, "</title>\n<text x='16' y='24' font-size='15' font-weight='bold'>");
-    vs_buf_put_html(&b, title ? title : "memory budget per GPU");
-    vs_buf_puts(&b, "</text>\n");
+    vs_buf_put_html(&b, ttl);
+    vs_buf_puts(&b, "</title>\n");
+    put_text(&b, 16, 24, " font-size='15' font-weight='bold'", ttl,
+             (size_t)((W - 32) / CH(TITLE_PX)));
 
     /* axis and grid, in GiB */
     svgf(&b,
          "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#333'/>\n"
          "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#333'/>\n",
-         left, top, left, bottom, left, bottom, right, bottom);
+         PLOT_LEFT, PLOT_TOP, PLOT_LEFT, bottom, PLOT_LEFT, bottom, PLOT_RIGHT, bottom);
     for (v = 0; v <= axis_max + step / 1000; v += step) {
         double y = Y(v);
         char tick[32];
         snprintf(tick, sizeof tick, "%g", v);
-        svgf(&b,
-             "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#ddd'/>"
-             "<text x='%f' y='%f' text-anchor='end'>%s</text>\n",
-             left, y, right, y, left - 6, y + 4, tick);
+        svgf(&b, "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#ddd'/>", PLOT_LEFT, y,
+             PLOT_RIGHT, y);
+        put_text(&b, PLOT_LEFT - 6, y + 4, " text-anchor='end'", tick, 7);
     }
     svgf(&b,
-         "<text x='18' y='%f' transform='rotate(-90 18 %f)' "
+         "<text x='14' y='%f' transform='rotate(-90 14 %f)' "
          "text-anchor='middle'>memory per GPU, GiB (2^30 bytes)</text>\n",
-         (top + bottom) / 2, (top + bottom) / 2);
+         (PLOT_TOP + bottom) / 2, (PLOT_TOP + bottom) / 2);
 
     /* the stack, weights first */
     y_cursor = 0;
@@ -278,7 +458,7 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
             else
                 vs_buf_puts(&b, "fill='url(#vs-hatch)' stroke='#555' stroke-dasharray='4 3' "
                                 "class='unknown'");
-            svgf(&b, " x='%f' y='%f' width='%f' height='%f'><title>", bar_x, y1, bar_w, y0 - y1);
+            svgf(&b, " x='%f' y='%f' width='%f' height='%f'><title>", BAR_X, y1, BAR_W, y0 - y1);
             vs_buf_put_html(&b, segs[i].label ? segs[i].label : "");
             vs_buf_puts(&b, ": ");
             if (segs[i].known)
@@ -287,110 +467,150 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
                 vs_buf_puts(&b, "unknown (not to scale)");
             vs_buf_puts(&b, "</title></rect>\n");
             if (!segs[i].known && y0 - y1 >= 11) {
-                svgf(&b,
-                     "<text x='%f' y='%f' text-anchor='middle' "
-                     "font-size='10'>",
-                     bar_x + bar_w / 2, (y0 + y1) / 2 + 4);
-                vs_buf_put_html(&b, segs[i].label ? segs[i].label : "");
-                vs_buf_puts(&b, ": unknown</text>\n");
+                vs_buf_reset(&s);
+                vs_buf_printf(&s, "%s: unknown", segs[i].label ? segs[i].label : "");
+                put_text(&b, BAR_X + BAR_W / 2, (y0 + y1) / 2 + 4,
+                         " text-anchor='middle' font-size='10'", vs_buf_str(&s),
+                         (size_t)((BAR_W - 6) / CH(10.0)));
             }
             y_cursor += h;
         }
     }
-    svgf(&b, "<text x='%f' y='%f' text-anchor='middle' font-weight='bold'>", bar_x + bar_w / 2,
-         Y(y_cursor) - 6);
-    vs_buf_puts(&b, nunknown ? "known part " : "envelope ");
-    put_gib(&b, known_bytes);
+    vs_buf_reset(&s);
+    vs_buf_puts(&s, nunknown ? "known part " : "envelope ");
+    put_gib(&s, known_bytes);
     if (nunknown)
-        svgf(&b, " + %z unknown", nunknown);
-    vs_buf_puts(&b, "</text>\n");
+        vs_buf_printf(&s, " + %zu unknown", nunknown);
+    put_text(&b, BAR_X, Y(y_cursor) - 6, " font-weight='bold'", vs_buf_str(&s),
+             (size_t)((PLOT_RIGHT - BAR_X) / CH(FONT_PX)));
 
-    /* capacity lines */
-    for (i = 0; i < nlines; i++) {
+    /* capacity lines, then their labels in a column right of the plot: one
+     * label per displayed value, spaced LABEL_GAP apart at least, each tied
+     * to its line by a leader */
+    if (nlines && !(labels = calloc(nlines, sizeof *labels)))
+        b.failed = 1;
+    for (i = 0; labels && i < nlines; i++) {
         const char *c = line_colors[i % (sizeof line_colors / sizeof line_colors[0])];
         double y = Y((double)lines[i].bytes / GIB);
+        char r[64];
+        size_t k;
         svgf(&b,
              "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='%s' "
-             "stroke-width='2' class='capacity'/>\n<text x='%f' y='%f' "
-             "text-anchor='end' fill='%s'>",
-             left, y, right, y, c, right - 2, y - 4 - 13.0 * (double)(i % 2), c);
+             "stroke-width='2' class='capacity'><title>",
+             PLOT_LEFT, y, PLOT_RIGHT, y, c);
         vs_buf_put_html(&b, lines[i].label ? lines[i].label : "");
         vs_buf_puts(&b, ": ");
         put_gib(&b, lines[i].bytes);
-        if (lines[i].basis) {
-            vs_buf_puts(&b, " (");
-            vs_buf_put_html(&b, lines[i].basis);
-            vs_buf_puts(&b, ")");
+        vs_buf_puts(&b, "</title></line>\n");
+        vs_units_round(r, sizeof r, lines[i].bytes, VS_UNIT_GIB, 2);
+        for (k = 0; k < i; k++) {
+            char q[64];
+            vs_units_round(q, sizeof q, lines[k].bytes, VS_UNIT_GIB, 2);
+            if (!strcmp(q, r))
+                break;
         }
-        vs_buf_puts(&b, "</text>\n");
+        if (k < i)
+            continue; /* labelled with an earlier line */
+        labels[nlabels].line_y = y;
+        labels[nlabels].want = y + 4;
+        labels[nlabels].first = i;
+        label_text(&labels[nlabels], lines, nlines, r);
+        nlabels++;
     }
+    if (labels) {
+        const double lo = PLOT_TOP + 10, hi = bottom + 4;
+        qsort(labels, nlabels, sizeof *labels, by_want);
+        for (i = 0; i < nlabels; i++) {
+            double y = labels[i].want < lo ? lo : labels[i].want;
+            if (i && y < labels[i - 1].y + LABEL_GAP)
+                y = labels[i - 1].y + LABEL_GAP;
+            labels[i].y = y;
+        }
+        for (i = nlabels; i-- > 0;) {
+            if (labels[i].y > hi)
+                labels[i].y = hi;
+            if (i + 1 < nlabels && labels[i].y > labels[i + 1].y - LABEL_GAP)
+                labels[i].y = labels[i + 1].y - LABEL_GAP;
+        }
+        for (i = 0; i < nlabels; i++) {
+            const char *c =
+                line_colors[labels[i].first % (sizeof line_colors / sizeof line_colors[0])];
+            char attrs[48];
+            svgf(&b,
+                 "<polyline points='%f,%f %f,%f %f,%f' fill='none' stroke='%s' "
+                 "stroke-width='1'/>\n",
+                 PLOT_RIGHT, labels[i].line_y, PLOT_RIGHT + 4, labels[i].line_y, LABEL_X - 3,
+                 labels[i].y - 4, c);
+            snprintf(attrs, sizeof attrs, " fill='%s'", c);
+            put_text(&b, LABEL_X, labels[i].y, attrs, labels[i].text, LABEL_MAX);
+        }
+    }
+    free(labels);
 
-    /* legend: the top of the stack first, then the capacities */
+    /* legend: the top of the stack first, then the capacities, each entry
+     * wrapped to the legend's width */
     {
-        double ly = top + 10;
+        double ly = PLOT_TOP + 10;
         size_t color, k;
         size_t nknown = nsegs - ndrawn_unknown;
-        svgf(&b, "<text x='%f' y='%f' font-weight='bold'>components, per GPU</text>\n", legend_x,
-             ly);
+        put_text(&b, LEGEND_X, ly, " font-weight='bold'", "components, per GPU", 0);
         ly += 18;
         color = nknown;
         for (k = nsegs; k-- > 0;) {
             if (segs[k].known) {
                 color--;
-                svgf(&b, "<rect x='%f' y='%f' width='12' height='12' fill='%s'/>", legend_x,
+                svgf(&b, "<rect x='%f' y='%f' width='12' height='12' fill='%s'/>", LEGEND_X,
                      ly - 10, seg_colors[color % (sizeof seg_colors / sizeof seg_colors[0])]);
             } else {
                 svgf(&b,
                      "<rect x='%f' y='%f' width='12' height='12' "
                      "fill='url(#vs-hatch)' stroke='#555' stroke-dasharray='2 2'/>",
-                     legend_x, ly - 10);
+                     LEGEND_X, ly - 10);
             }
-            svgf(&b, "<text x='%f' y='%f'>", legend_x + 18, ly);
-            vs_buf_put_html(&b, segs[k].label ? segs[k].label : "");
-            vs_buf_puts(&b, ": ");
+            vs_buf_reset(&s);
+            vs_buf_printf(&s, "%s: ", segs[k].label ? segs[k].label : "");
             if (segs[k].known)
-                put_gib(&b, segs[k].bytes);
+                put_gib(&s, segs[k].bytes);
             else
-                vs_buf_puts(&b, "unknown, not to scale");
-            if (segs[k].known && segs[k].status) {
-                vs_buf_puts(&b, " (");
-                vs_buf_put_html(&b, segs[k].status);
-                vs_buf_puts(&b, ")");
-            }
-            vs_buf_puts(&b, "</text>\n");
-            ly += 18;
+                vs_buf_puts(&s, "unknown, not to scale");
+            if (segs[k].known && segs[k].status)
+                vs_buf_printf(&s, " (%s)", segs[k].status);
+            put_wrapped(&b, LEGEND_X + 18, CH(FONT_PX) * 2, &ly, LINE_H, vs_buf_str(&s),
+                        LEGEND_MAX);
+            ly += 2;
         }
         if (nlines) {
             ly += 6;
-            svgf(&b, "<text x='%f' y='%f' font-weight='bold'>capacity per GPU</text>\n", legend_x,
-                 ly);
+            put_text(&b, LEGEND_X, ly, " font-weight='bold'", "capacity per GPU", 0);
             ly += 18;
         }
         for (k = 0; k < nlines; k++) {
             const char *c = line_colors[k % (sizeof line_colors / sizeof line_colors[0])];
             svgf(&b,
                  "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='%s' "
-                 "stroke-width='2'/><text x='%f' y='%f'>",
-                 legend_x, ly - 4, legend_x + 12, ly - 4, c, legend_x + 18, ly);
-            vs_buf_put_html(&b, lines[k].label ? lines[k].label : "");
-            vs_buf_puts(&b, ": ");
-            put_gib(&b, lines[k].bytes);
-            if (lines[k].basis) {
-                vs_buf_puts(&b, " (");
-                vs_buf_put_html(&b, lines[k].basis);
-                vs_buf_puts(&b, ")");
-            }
-            vs_buf_puts(&b, "</text>\n");
-            ly += 18;
+                 "stroke-width='2'/>",
+                 LEGEND_X, ly - 4, LEGEND_X + 12, ly - 4, c);
+            vs_buf_reset(&s);
+            vs_buf_printf(&s, "[%zu] %s: ", k + 1, lines[k].label ? lines[k].label : "");
+            put_gib(&s, lines[k].bytes);
+            if (lines[k].basis)
+                vs_buf_printf(&s, " (%s)", lines[k].basis);
+            put_wrapped(&b, LEGEND_X + 18, CH(FONT_PX) * 2, &ly, LINE_H, vs_buf_str(&s),
+                        LEGEND_MAX);
+            ly += 2;
         }
     }
     if (nunknown)
-        svgf(&b,
-             "<text x='%f' y='%f' font-size='11' fill='#555'>hatched: unknown "
-             "components, drawn at a fixed height, not to scale; missing from the "
-             "envelope, not zero</text>\n",
-             left, height - 14);
+        put_text(&b, PLOT_LEFT, height - 14, " font-size='11' fill='#555'",
+                 "hatched: unknown components, drawn at a fixed height, not to scale; "
+                 "missing from the envelope, not zero",
+                 0);
     vs_buf_puts(&b, "</svg>\n");
 #undef Y
+    vs_buf_free(&s);
+    if (vs_buf_failed(&b)) {
+        vs_buf_free(&b);
+        return NULL;
+    }
     return vs_buf_take(&b);
 }

@@ -9,6 +9,14 @@
  * components, the 10 largest are drawn and the others summed in one slice;
  * past 3 unknown ones, one hatched slice stands for all of them (the totals
  * still count each one). Pure string building: no I/O; every text is escaped.
+ *
+ * Layout: every text is set in one monospaced face at a fixed size, so its
+ * box is known here (n characters are n x 0.6 em wide, 0.8 em above the
+ * baseline, 0.2 em below). The capacity labels stand in a column right of the
+ * plot, spaced 15 units apart at least and tied to their lines by leaders;
+ * lines with the same displayed value share one label ("80.00 GiB [2,3]", the
+ * numbers of the legend); legend entries wrap. No text leaves the picture or
+ * overlaps another (tests/unit/test_svg.c checks 1-16 offers x 1-30 components).
  */
 #ifndef VS_RENDER_SVG_H
 #define VS_RENDER_SVG_H

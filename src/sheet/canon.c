@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sheet/envelope.h"
+#include "sheet/kvlayout.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -43,7 +44,7 @@ static int valid_format(const char *s)
 }
 static int valid_schema(const char *s)
 {
-    return !strcmp(s, VS_SHEET_SCHEMA) || !strcmp(s, VS_SHEET_SCHEMA_1);
+    return !strcmp(s, VS_SHEET_SCHEMA) || !strcmp(s, VS_SHEET_SCHEMA_V1);
 }
 
 #define STR(k)                                                                                     \
@@ -69,6 +70,19 @@ static int valid_schema(const char *s)
 
 static const field lineage_f[] = {STR("sheet"), STR("commit"), STRN("title"), END};
 
+static const char *const kv_kinds[] = {"full",  "sliding", "chunked", "latent",
+                                       "state", "cross",   "none",    NULL};
+static const field kv_group_f[] = {{"kind", F_STR, 0, NULL, kv_kinds, NULL, NULL},
+                                   UINT("layers"),
+                                   UINTN("kv_heads"),
+                                   UINTN("head_dim"),
+                                   UINTN("head_dim_v"),
+                                   UINTN("window"),
+                                   UINTN("latent"),
+                                   UINTN("state_bytes"),
+                                   END};
+static const field kv_group_e = {NULL, F_OBJ, 0, kv_group_f, NULL, NULL, NULL};
+
 static const field arch_f[] = {STRN("family"),
                                STRN("rule"),
                                STRN("config"),
@@ -84,6 +98,7 @@ static const field arch_f[] = {STRN("family"),
                                UINTN("params_total"),
                                UINTN("params_active"),
                                {"tied_embeddings", F_BOOL, 1, NULL, NULL, NULL, NULL},
+                               {"kv_layout", F_ARR, 1, &kv_group_e, NULL, NULL, NULL},
                                END};
 
 static const field engine_keys_f[] = {END}; /* the keys as written: strings, any names */
@@ -654,12 +669,38 @@ static int check_value(json_t *v, const field *f, path *p, vs_error *err)
     return vs_error_set(err, VS_EFORMAT, "%s: expected %s", where, type_word(f));
 }
 
+/* A schema-1 record's architecture knew one attention shape: every layer
+ * full, layers x kv_heads x head_dim (head_dim = hidden / heads when absent). */
+static int old_arch_layout(json_t *root, vs_error *err)
+{
+    json_t *arch = json_object_get(json_object_get(root, "card"), "arch"), *j;
+    json_int_t L, H, D, hid, heads;
+    vs_kv_layout l;
+    if (!json_is_object(arch) || !json_is_null(json_object_get(arch, "kv_layout")))
+        return 0;
+    L = json_integer_value(json_object_get(arch, "layers"));
+    H = json_integer_value(json_object_get(arch, "kv_heads"));
+    D = json_integer_value(json_object_get(arch, "head_dim"));
+    hid = json_integer_value(json_object_get(arch, "hidden"));
+    heads = json_integer_value(json_object_get(arch, "heads"));
+    if (H <= 0)
+        H = heads;
+    if (D <= 0 && heads > 0 && hid > 0 && hid % heads == 0)
+        D = hid / heads;
+    if (L <= 0 || H <= 0 || D <= 0)
+        return 0;
+    vs_kv_layout_uniform(&l, (uint64_t)L, (uint64_t)H, (uint64_t)D);
+    if (!(j = vs_kv_layout_to_json(&l)) || json_object_set_new(arch, "kv_layout", j))
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    return 0;
+}
+
 int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
 {
     json_error_t jerr;
     json_t *root;
     path p;
-    int rc;
+    int rc, old_schema = 0;
     *out = NULL;
     p.len = 0;
     p.text[0] = '\0';
@@ -671,23 +712,31 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         json_decref(root);
         return vs_error_set_at(err, VS_EFORMAT, 1, 1, "sheet record: expected an object");
     }
+    if (json_is_string(json_object_get(root, "schema")) &&
+        !strcmp(json_string_value(json_object_get(root, "schema")), VS_SHEET_SCHEMA_V1)) {
+        /* the previous schema: read as this one, its new keys at their defaults */
+        if (json_object_set_new(root, "schema", json_string(VS_SHEET_SCHEMA))) {
+            json_decref(root);
+            return vs_error_set(err, VS_ENOMEM, "out of memory");
+        }
+        old_schema = 1;
+    }
     if (!json_is_string(json_object_get(root, "schema")) ||
         !valid_schema(json_string_value(json_object_get(root, "schema")))) {
         json_decref(root);
         return vs_error_set(err, VS_EFORMAT,
-                            "sheet record: expected \"schema\": \"%s\" (another schema, or not "
-                            "a vramsheet sheet)",
-                            VS_SHEET_SCHEMA);
+                            "sheet record: expected \"schema\": \"%s\" or \"%s\" (another "
+                            "schema, or not a vramsheet sheet)",
+                            VS_SHEET_SCHEMA, VS_SHEET_SCHEMA_V1);
     }
     if ((rc = check_object(root, sheet_f, &p, err))) {
         json_decref(root);
         vs_error_prefix(err, "sheet record: ");
         return rc;
     }
-    /* a schema-1 record loads with the new keys at their defaults, as schema 2 */
-    if (json_object_set_new(root, "schema", json_string(VS_SHEET_SCHEMA))) {
+    if (old_schema && (rc = old_arch_layout(root, err))) {
         json_decref(root);
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
+        return rc;
     }
     *out = root;
     return 0;

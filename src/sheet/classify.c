@@ -7,6 +7,7 @@
 
 #include "sheet/capacity.h"
 #include "engine/fit.h"
+#include "sheet/derived.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -332,6 +333,7 @@ typedef struct resolved {
     const char *req;   /* canonical: static or borrowed from the sheet */
     vs_verdict verdict;
     int valid; /* its verdict could be read */
+    char *moved; /* the card has moved past it since ("format bf16 → int4"), or NULL */
 } resolved;
 
 static resolved *resolve_evidence(const json_t *sheet, size_t *n)
@@ -350,23 +352,46 @@ static resolved *resolve_evidence(const json_t *sheet, size_t *n)
         r->offer = o ? str_of(o, "name") : NULL;
         r->req = vs_classify_requirement_find(sheet, str_of(e, "requirement"));
         r->valid = vs_verdict_parse(&r->verdict, str_of(e, "verdict"), NULL) == 0;
+        {
+            vs_buf why = VS_BUF_INIT;
+            if (vs_evidence_moved(sheet, e, &why))
+                r->moved = vs_buf_take(&why);
+            vs_buf_free(&why);
+        }
     }
     return out;
 }
 
+static void resolved_free(resolved *ev, size_t n)
+{
+    size_t i;
+    for (i = 0; ev && i < n; i++)
+        free(ev[i].moved);
+    free(ev);
+}
+
 /* Evidence for (offer, requirement), as copies; worst and best verdicts found. */
 static json_t *evidence_for(const resolved *ev, size_t nev, const char *offer, const char *req,
-                            int *any_exclude, int *any_admissible)
+                            int *any_exclude, int *any_admissible, const char **moved)
 {
     json_t *out = json_array();
     size_t i;
     *any_exclude = *any_admissible = 0;
+    *moved = NULL;
     if (!out)
         return NULL;
     for (i = 0; i < nev; i++) {
         const resolved *r = &ev[i];
         if (!r->valid || !r->offer || !r->req || strcmp(r->req, req) || strcmp(r->offer, offer))
             continue;
+        if (r->moved) {
+            /* obtained under another card: shown, but it decides nothing now */
+            json_t *copy = json_deep_copy(r->entry);
+            json_object_set_new(copy, "moved", json_string(r->moved));
+            json_array_append_new(out, copy);
+            *moved = r->moved;
+            continue;
+        }
         if (r->verdict == VS_VERDICT_EXCLUDE)
             *any_exclude = 1;
         else if (r->verdict == VS_VERDICT_ADMISSIBLE)
@@ -464,6 +489,11 @@ static vs_verdict capacity_check(const vs_classification *c, vs_classify_row *ro
                       m);
         unknown_text(&buf, c);
         v = VS_VERDICT_TO_CONFIRM;
+    } else if (env->n_stale) {
+        /* a run at smaller dims than the card never stands for it */
+        vs_buf_printf(&buf, "fits so far: %s within %s, margin %s; but %s: %s", a, b, m,
+                      VS_STALE_FLAG, env->stale);
+        v = VS_VERDICT_TO_CONFIRM;
     } else {
         vs_buf_printf(&buf,
                       "every component known: the per-GPU envelope %s fits within %s, "
@@ -509,6 +539,7 @@ static int row_add_req(vs_classify_row *row, const json_t *sheet, const resolved
 {
     vs_classify_req *r;
     int ex, ad;
+    const char *moved;
     vs_classify_req *grown = realloc(row->reqs, (row->nreqs + 1) * sizeof *grown);
     if (!grown) {
         free(note_take);
@@ -520,7 +551,7 @@ static int row_add_req(vs_classify_row *row, const json_t *sheet, const resolved
     r->name = xstrdup(name);
     r->label = builtin ? builtin_label(sheet, name) : xstrdup(name);
     r->builtin = builtin;
-    r->evidence = evidence_for(ev, nev, row->gpu, name, &ex, &ad);
+    r->evidence = evidence_for(ev, nev, row->gpu, name, &ex, &ad, &moved);
     r->note = note_take;
     if (!r->name || !r->label || !r->evidence)
         return VS_ENOMEM;
@@ -541,6 +572,10 @@ static int row_add_req(vs_classify_row *row, const json_t *sheet, const resolved
     } else {
         r->verdict = computed;
     }
+    if (!r->note && !ex && !ad && moved)
+        r->note = fmt("the evidence no longer holds: the card changed since it was given (%s); "
+                      "confirm it again for this card",
+                      moved);
     if (!r->note)
         r->note = xstrdup(ex   ? "excluded by evidence"
                           : ad ? "confirmed by evidence"
@@ -865,7 +900,7 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     rc = 0;
 done:
     vs_fit_ctx_free(&fitc);
-    free(ev);
+    resolved_free(ev, nev);
     json_decref(names);
     vs_component_views_free(&own);
     vs_classification_free(c);

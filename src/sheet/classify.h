@@ -1,7 +1,7 @@
 /* classify.h — classifying GPU offers against the sheet's mandatory requirements.
  *
  * Each offer of the sheet ("offers") is a candidate; each mandatory requirement
- * gets a verdict for it (SPEC rule 9): admissible (a piece of evidence confirms
+ * gets a verdict for it: admissible (a piece of evidence confirms
  * it within its scope), to-confirm (evidence missing), exclude (an established
  * failure prevents the workload). The requirements are:
  *   - capacity, built in: the per-GPU envelope (after the placement) against one

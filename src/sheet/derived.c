@@ -1,66 +1,400 @@
-/* derived.c — the parts of a sheet that are a function of the rest of it, written
- * fresh before the sheet is recorded (commit, records pull, reproduce), so that a
- * record never keeps a value the card contradicts. Pure: no I/O, no globals. */
+/* derived.c — derived state against the card: the reads of an estimate, the
+ * validation of a measurement, stale measured components, evidence that the
+ * card has moved past. See derived.h. */
+#include "sheet/derived.h"
+
+#include <stdio.h>
 #include <string.h>
 
 #include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/json.h"
 
 static const char *const card_dims[] = {"length", "concurrency", "microbatch", NULL};
 
-/* The run of that id did not complete: a non-zero exit, or out of memory. */
-static int run_failed(const json_t *sheet, const char *run)
+static const char *str_of(const json_t *o, const char *k)
 {
+    return json_string_value(json_object_get(o, k));
+}
+
+/* ------------------------------------------------------------ reads */
+
+static json_t *value_at(const json_t *sheet, const char *path)
+{
+    json_t *v;
+    if (!strcmp(path, "placement"))
+        v = json_object_get(sheet, "placement");
+    else
+        v = json_object_get(vs_sheet_card(sheet), path);
+    return v ? v : json_null();
+}
+
+/* 1 when every key of the comma-separated list is written in keys. */
+static int all_written(const char *list, const json_t *keys)
+{
+    char k[64];
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof k)
+            return 0;
+        memcpy(k, p, n);
+        k[n] = '\0';
+        if (!json_object_get(keys, k))
+            return 0;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 1;
+}
+
+json_t *vs_derived_reads(const json_t *sheet, const vs_derived_read *reads, const json_t *keys)
+{
+    json_t *out = json_object();
     size_t i;
-    json_t *r;
-    if (!run)
-        return 0;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
-        const json_t *es = json_object_get(r, "exit_status");
-        const char *id = json_string_value(json_object_get(r, "id"));
-        if (!id || strcmp(id, run))
+    if (!out)
+        return NULL;
+    for (i = 0; reads && reads[i].path; i++) {
+        if (reads[i].unless && keys && all_written(reads[i].unless, keys))
             continue;
-        return (json_is_integer(es) && json_integer_value(es) != 0) ||
-               json_is_string(json_object_get(r, "overflow_phase"));
+        if (json_object_set_new(out, reads[i].path, json_deep_copy(value_at(sheet, reads[i].path)))) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+json_t *vs_derived_reads_now(const json_t *sheet, const json_t *old)
+{
+    json_t *out = json_object(), *v;
+    const char *k;
+    if (!out)
+        return NULL;
+    json_object_foreach((json_t *)old, k, v)
+    {
+        (void)v;
+        if (json_object_set_new(out, k, json_deep_copy(value_at(sheet, k)))) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+int vs_derived_moved(const json_t *sheet, const json_t *reads)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)reads, k, v)
+    {
+        json_t *now = value_at(sheet, k);
+        if (!json_equal(v, now) && !(json_is_null(v) && json_is_null(now)))
+            return 1;
     }
     return 0;
 }
 
-int vs_sheet_measurement_validates(const json_t *sheet, const json_t *m)
+static void put_scalar(vs_buf *out, const json_t *v)
 {
-    const json_t *dims = json_object_get(m, "dims");
-    const char *state = json_string_value(json_object_get(m, "state"));
-    int any = 0;
-    size_t i;
-    if (state && !strcmp(state, "to re-measure"))
+    char g[40];
+    if (!v || json_is_null(v))
+        vs_buf_puts(out, "unset");
+    else if (json_is_integer(v) && json_integer_value(v) >= 0) {
+        vs_units_grouped(g, sizeof g, (uint64_t)json_integer_value(v));
+        vs_buf_puts(out, g);
+    } else if (json_is_integer(v))
+        vs_buf_printf(out, "%lld", (long long)json_integer_value(v));
+    else if (json_is_string(v))
+        vs_buf_puts(out, json_string_value(v));
+    else if (json_is_true(v))
+        vs_buf_puts(out, "yes");
+    else if (json_is_false(v))
+        vs_buf_puts(out, "no");
+    else if (json_is_object(v))
+        vs_buf_puts(out, "set");
+    else
+        vs_buf_puts(out, "a value");
+}
+
+static size_t changes_at(const char *prefix, const json_t *old, const json_t *now, vs_buf *out)
+{
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    if (json_equal((json_t *)old, (json_t *)now) || (json_is_null(old) && json_is_null(now)))
         return 0;
+    if (json_is_object(old) && json_is_object(now)) {
+        char p[128];
+        /* the model shape's fields read as they are named in the card */
+        int bare = !strcmp(prefix, "model shape");
+        json_object_foreach((json_t *)old, k, v)
+        {
+            snprintf(p, sizeof p, "%s%s%s", bare ? "" : prefix, bare ? "" : ".", k);
+            n += changes_at(p, v, json_object_get(now, k), out);
+        }
+        json_object_foreach((json_t *)now, k, v)
+        {
+            if (json_object_get(old, k))
+                continue;
+            snprintf(p, sizeof p, "%s%s%s", bare ? "" : prefix, bare ? "" : ".", k);
+            n += changes_at(p, json_null(), v, out);
+        }
+        return n;
+    }
+    if (out->len)
+        vs_buf_puts(out, "; ");
+    vs_buf_printf(out, "%s ", prefix);
+    put_scalar(out, old);
+    vs_buf_puts(out, " \xe2\x86\x92 ");
+    put_scalar(out, now);
+    return 1;
+}
+
+size_t vs_derived_changes(const json_t *old, const json_t *now, vs_buf *out)
+{
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    vs_buf local = VS_BUF_INIT;
+    json_object_foreach((json_t *)old, k, v)
+    {
+        json_t *w = json_object_get(now, k);
+        n += changes_at(!strcmp(k, "arch") ? "model shape" : k, v, w ? w : json_null(),
+                        out ? out : &local);
+    }
+    vs_buf_free(&local);
+    return n;
+}
+
+/* ------------------------------------------------------- validation */
+
+static void why_add(vs_buf *why, const char *fmt, long long a, unsigned long long b,
+                    const char *dim)
+{
+    if (!why)
+        return;
+    if (why->len)
+        vs_buf_puts(why, "; ");
+    if (a < 0)
+        vs_buf_printf(why, fmt, dim, b);
+    else
+        vs_buf_printf(why, fmt, dim, a, b);
+}
+
+int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
+{
+    int ok = 1, any = 0;
+    size_t i;
     for (i = 0; card_dims[i]; i++) {
         uint64_t want;
-        const json_t *have;
+        json_t *have;
         if (!vs_sheet_card_uint(sheet, card_dims[i], &want))
             continue;
         any = 1;
         have = json_object_get(dims, card_dims[i]);
-        if (!json_is_integer(have) || json_integer_value(have) < 0 ||
-            (uint64_t)json_integer_value(have) < want)
-            return 0;
-    }
-    return any && !run_failed(sheet, json_string_value(json_object_get(m, "run")));
-}
-
-int vs_sheet_refresh_derived(json_t *sheet)
-{
-    size_t i;
-    json_t *m;
-    int changed = 0;
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
-        int v;
-        if (!json_is_object(m))
-            continue;
-        v = vs_sheet_measurement_validates(sheet, m);
-        if (json_is_true(json_object_get(m, "validates_card")) != v) {
-            json_object_set_new(m, "validates_card", json_boolean(v));
-            changed++;
+        if (!json_is_integer(have)) {
+            why_add(why, "%s not reported (the card asks %llu)", -1, (unsigned long long)want,
+                    card_dims[i]);
+            ok = 0;
+        } else if ((uint64_t)json_integer_value(have) < want) {
+            why_add(why, "%s %lld < the card's %llu", (long long)json_integer_value(have),
+                    (unsigned long long)want, card_dims[i]);
+            ok = 0;
         }
     }
-    return changed;
+    if (!any) {
+        if (why) {
+            if (why->len)
+                vs_buf_puts(why, "; ");
+            vs_buf_puts(why, "the card declares no length, concurrency or microbatch");
+        }
+        return 0;
+    }
+    return ok;
+}
+
+int vs_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
+{
+    int ok = vs_dims_validate(sheet, json_object_get(m, "dims"), why);
+    const char *run = str_of(m, "run"), *state = str_of(m, "state");
+    size_t i;
+    json_t *r;
+    if (state && !strcmp(state, "to re-measure")) {
+        /* taken on other hardware or software than this campaign's */
+        if (why) {
+            if (why->len)
+                vs_buf_puts(why, "; ");
+            vs_buf_puts(why, "to re-measure on this campaign's hardware and software");
+        }
+        ok = 0;
+    }
+    if (!run)
+        return ok;
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    {
+        json_t *es = json_object_get(r, "exit_status");
+        const char *ov = str_of(r, "overflow_phase");
+        const char *id = str_of(r, "id");
+        if (!id || strcmp(id, run) != 0)
+            continue;
+        if ((json_is_integer(es) && json_integer_value(es) != 0) || ov) {
+            if (why) {
+                if (why->len)
+                    vs_buf_puts(why, "; ");
+                vs_buf_printf(why, "run %s did not complete (exit status %lld%s%s)", run,
+                              json_is_integer(es) ? (long long)json_integer_value(es) : 0LL,
+                              ov ? ", out of memory in phase " : "", ov ? ov : "");
+            }
+            ok = 0;
+        }
+        break;
+    }
+    return ok;
+}
+
+size_t vs_sheet_refresh_validation(json_t *sheet)
+{
+    size_t i, n = 0;
+    json_t *m;
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    {
+        int now = vs_measurement_validates(sheet, m, NULL);
+        json_t *was = json_object_get(m, "validates_card");
+        if (json_is_boolean(was) && json_is_true(was) == now)
+            continue;
+        if (json_object_set_new(m, "validates_card", json_boolean(now)) == 0)
+            n++;
+    }
+    return n;
+}
+
+size_t vs_sheet_refresh_derived(json_t *sheet)
+{
+    return vs_sheet_refresh_validation(sheet);
+}
+
+/* ------------------------------------------------ measured components */
+
+/* 1 when text contains needle followed by one of the bytes in ends (or the end). */
+static int contains_word(const char *text, const char *needle, const char *ends)
+{
+    size_t n = strlen(needle);
+    const char *p = text;
+    while ((p = strstr(p, needle)) != NULL) {
+        char c = p[n];
+        if (!c || strchr(ends, c))
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
+const json_t *vs_component_measurement(const json_t *sheet, const json_t *component)
+{
+    const char *source = str_of(component, "source"), *phase = str_of(component, "phase");
+    const char *status = str_of(component, "status");
+    json_t *bytes = json_object_get(component, "bytes"), *m;
+    size_t i;
+    if (!status || strcmp(status, "measured") || !source || !phase || !json_is_integer(bytes) ||
+        strncmp(source, "measured: ", 10) != 0)
+        return NULL;
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    {
+        const char *run = str_of(m, "run"), *ph = str_of(m, "phase"), *ct = str_of(m, "counter");
+        char needle[160];
+        if (!ph || !ct || strcmp(ph, phase) ||
+            !json_equal(json_object_get(m, "peak_bytes"), bytes))
+            continue;
+        snprintf(needle, sizeof needle, "counter %s", ct);
+        if (!contains_word(source, needle, " "))
+            continue;
+        if (run) {
+            snprintf(needle, sizeof needle, "run %s", run);
+            if (!contains_word(source, needle, ","))
+                continue;
+        } else if (!strstr(source, "typed by hand")) {
+            continue;
+        }
+        return m;
+    }
+    return NULL;
+}
+
+int vs_component_stale(const json_t *sheet, const json_t *component, vs_buf *why)
+{
+    const json_t *m = vs_component_measurement(sheet, component);
+    if (!m)
+        return 0;
+    return !vs_measurement_validates(sheet, m, why);
+}
+
+/* ----------------------------------------------------------- evidence */
+
+static void copy_fields(json_t *out, const json_t *card, const char *const *fields)
+{
+    size_t i;
+    for (i = 0; fields[i]; i++) {
+        json_t *v = json_object_get(card, fields[i]);
+        json_object_set_new(out, fields[i], v ? json_deep_copy(v) : json_null());
+    }
+}
+
+json_t *vs_evidence_card(const json_t *sheet, const char *requirement)
+{
+    static const char *const model_fields[] = {"model", "revision", "format", NULL};
+    json_t *out = json_object(), *card = vs_sheet_card(sheet);
+    size_t i;
+    if (!out)
+        return NULL;
+    for (i = 0; card_dims[i]; i++)
+        if (requirement && !strcmp(requirement, card_dims[i])) {
+            const char *one[2] = {card_dims[i], NULL};
+            copy_fields(out, card, one);
+            return out;
+        }
+    copy_fields(out, card, model_fields);
+    /* memory that fits or is free holds for the whole workload: every dimension */
+    if (requirement && (!strcmp(requirement, "capacity") || !strcmp(requirement, "available-memory")))
+        copy_fields(out, card, card_dims);
+    return out;
+}
+
+int vs_evidence_moved(const json_t *sheet, const json_t *entry, vs_buf *why)
+{
+    json_t *then = json_object_get(entry, "card"), *v, *card = vs_sheet_card(sheet);
+    const char *k;
+    int moved = 0;
+    if (!json_is_object(then))
+        return 0;
+    json_object_foreach(then, k, v)
+    {
+        json_t *now = json_object_get(card, k);
+        size_t d;
+        int dim = 0, past;
+        if (!now)
+            now = json_null();
+        for (d = 0; card_dims[d]; d++)
+            if (!strcmp(k, card_dims[d]))
+                dim = 1;
+        if (dim && json_is_integer(v) && json_is_integer(now))
+            past = json_integer_value(now) > json_integer_value(v);
+        else if (dim && json_is_integer(v))
+            past = 0; /* the dimension was unset since: nothing asks more */
+        else
+            past = !json_equal(v, now) && !(json_is_null(v) && json_is_null(now));
+        if (!past)
+            continue;
+        moved = 1;
+        if (why) {
+            if (why->len)
+                vs_buf_puts(why, "; ");
+            vs_buf_printf(why, "%s ", k);
+            put_scalar(why, v);
+            vs_buf_puts(why, " \xe2\x86\x92 ");
+            put_scalar(why, now);
+        }
+    }
+    return moved;
 }

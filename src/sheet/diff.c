@@ -1,11 +1,14 @@
 #include "sheet/diff.h"
 
+#include "sheet/derived.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/bundle.h"
+#include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
@@ -368,12 +371,23 @@ static void fmt_change(vs_buf *b, const json_t *c)
     } else if (json_array_size(fields)) {
         json_array_foreach(fields, i, f) {
             const char *k = json_string_value(f);
+            const json_t *df = json_object_get(from, k), *dt = json_object_get(to, k);
             if (i)
                 vs_buf_puts(b, "; ");
+            if (!strcmp(k, "derived") && json_is_object(df) && json_is_object(dt) &&
+                json_equal(json_object_get(df, "estimator"), json_object_get(dt, "estimator")) &&
+                json_equal(json_object_get(df, "keys"), json_object_get(dt, "keys"))) {
+                /* the same estimate recomputed for another card: what it read */
+                vs_buf ch = VS_BUF_INIT;
+                vs_derived_changes(json_object_get(df, "reads"), json_object_get(dt, "reads"), &ch);
+                vs_buf_printf(b, "re-estimated for %s", ch.len ? vs_buf_str(&ch) : "the same card");
+                vs_buf_free(&ch);
+                continue;
+            }
             vs_buf_printf(b, "%s: ", k);
-            fmt_value(b, k, json_object_get(from, k));
+            fmt_value(b, k, df);
             vs_buf_puts(b, " → ");
-            fmt_value(b, k, json_object_get(to, k));
+            fmt_value(b, k, dt);
         }
     } else {
         const char *item = str(c, "item");

@@ -1,5 +1,7 @@
 #include "sheet/envelope.h"
 
+#include "sheet/derived.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +108,24 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
             return vs_error_set(err, VS_EUNIT, "the reserve does not fit in 64 bits");
         e.conservative = 1;
     }
+    /* a measured component stands for the card only while its measurement
+     * validates the card */
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
+        const char *st = json_string_value(v->status);
+        vs_buf why = VS_BUF_INIT;
+        if (!st || strcmp(st, "measured") ||
+            !vs_component_stale(sheet, json_array_get(vs_sheet_array(sheet, "components"), i),
+                                &why)) {
+            vs_buf_free(&why);
+            continue;
+        }
+        snprintf(e.stale + strlen(e.stale), sizeof e.stale - strlen(e.stale), "%s%s (%s)",
+                 e.n_stale ? ", " : "", json_string_value(v->name) ? json_string_value(v->name) : "?",
+                 vs_buf_str(&why));
+        e.n_stale++;
+        vs_buf_free(&why);
+    }
     /* records keep bytes as JSON integers, which are signed 64-bit */
     if (__builtin_add_overflow(e.weights_gpu_bytes, e.reserve_bytes, &e.envelope_bytes) ||
         e.envelope_bytes > (uint64_t)INT64_MAX)
@@ -168,6 +188,10 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         vs_component_view_write(v, w);
         vs_jw_member_bytes(w, "gpu_bytes", v->known, vs_placement_per_gpu(&pl, cls, v->value));
         vs_jw_member_u64(w, "ways", vs_placement_ways(&pl, cls));
+        if (env->n_stale && v->status && !strcmp(json_string_value(v->status), "measured") &&
+            vs_component_stale(sheet, json_array_get(vs_sheet_array(sheet, "components"), i),
+                               NULL))
+            vs_jw_member_str(w, "flag", VS_STALE_FLAG);
         vs_jw_close(w, '}');
         if (!v->known && v->name) /* the names list, written beside in the same walk */
             vs_jw_value(&uw, v->name);
@@ -203,5 +227,13 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     if (env->n_unknown)
         vs_jw_str(w, "unknown components are missing from the envelope, not counted as zero: it "
                      "is only the known part");
+    if (env->n_stale) {
+        vs_buf sn = VS_BUF_INIT;
+        vs_buf_printf(&sn, "%s: %s; no capacity verdict is admissible on it until it is "
+                           "measured again at the card's dims",
+                      VS_STALE_FLAG, env->stale);
+        vs_jw_str(w, vs_buf_str(&sn));
+        vs_buf_free(&sn);
+    }
     vs_jw_close(w, ']');
 }

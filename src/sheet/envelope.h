@@ -29,6 +29,11 @@ typedef struct vs_envelope {
     size_t n_unknown;           /* reserve components with unknown bytes */
     int conservative;           /* it sums maxima: not an observed peak */
     unsigned gpus;              /* GPUs of the placement */
+    size_t n_stale;             /* measured components whose measurement no longer validates
+                                   the card (sheet/derived.h): no capacity verdict is
+                                   admissible on them */
+    char stale[400];            /* "kv_cache (length 4096 < the card's 8192)", ", "-joined,
+                                   cut short when long; "" when none */
 } vs_envelope;
 
 /* Bits per value of a format name ("bf16" -> 16, "nf4" -> 4), or 0 when unknown. */
@@ -53,7 +58,7 @@ unsigned vs_sheet_weight_bits(const json_t *sheet);
 int vs_envelope_compute(vs_envelope *out, const json_t *sheet, const vs_component_views *views,
                         vs_error *err);
 
-/* Writes the members of the `envelope` payload of SPEC §5 (kind "envelope",
+/* Writes the members of the `envelope` payload (kind "envelope",
  * weights_bytes, reserve_bytes, envelope_bytes, conservative, components,
  * unknown, ...) into the object w has open, so a renderer can add its own.
  * views are the sheet's components (vs_component_views_read). */

@@ -1,4 +1,4 @@
-/* estimate.h — the normative estimators of SPEC §4, in exact integer bytes.
+/* estimate.h — the estimators of the sizing method, in exact integer bytes.
  *
  * Each estimator turns declared shapes into bytes with the formula its help
  * cites: the KV cache (2 x L x H x D x bytes(dtype) x length x concurrency),
@@ -13,16 +13,42 @@
 #ifndef VS_SHEET_ESTIMATE_H
 #define VS_SHEET_ESTIMATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/error.h"
 
+/* An estimator as `estimate NAME` knows it: its name, the keys its line
+ * takes, its syntax and a one-line summary. The arithmetic of each is in
+ * sheet/estimators/NAME.c; the verb (lang/) pairs each row with what it
+ * reads from the sheet and prints. */
+typedef struct vs_estimator_info {
+    const char *name;
+    const char *const *keys; /* NULL-terminated */
+    const char *syntax;
+    const char *summary;
+} vs_estimator_info;
+
+extern const vs_estimator_info vs_estimator_kv, vs_estimator_training, vs_estimator_activations,
+    vs_estimator_quant;
+extern const char *const vs_estimate_kv_keys[], *const vs_estimate_training_keys[],
+    *const vs_estimate_activations_keys[], *const vs_estimate_quant_keys[];
+
+/* The table, in the order `estimate` lists them. */
+const vs_estimator_info *const *vs_estimator_table(size_t *n);
+/* The estimator called name, or NULL. */
+const vs_estimator_info *vs_estimator_info_find(const char *name);
+
 /* Bits per stored value of a cache or tensor dtype: fp32/float32 32, fp16/bf16
  * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4; 0 when unknown. */
 unsigned vs_dtype_bits(const char *dtype);
+/* The names vs_dtype_bits accepts, as a list for messages ("fp32, ..., nf4 or fp4"). */
+const char *vs_dtype_names(void);
 
-/* KV cache: 2 x layers x kv_heads x head_dim x bits/8 x length x concurrency
- * bytes, rounded up (GQA and MQA through kv_heads). */
+/* KV cache of one full group (every layer full attention): 2 x layers x
+ * kv_heads x head_dim x bits/8 x length x concurrency bytes, rounded up (GQA
+ * and MQA through kv_heads). A shorthand for sheet/kvlayout.h, where the
+ * formula of every layout kind lives. */
 int vs_estimate_kv(uint64_t *out, uint64_t layers, uint64_t kv_heads, uint64_t head_dim,
                    unsigned bits, uint64_t length, uint64_t concurrency, vs_error *err);
 

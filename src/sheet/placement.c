@@ -8,6 +8,10 @@ static const char *const kind_names[] = {"single", "ddp", "zero", "fsdp", "tenso
 int vs_placement_kind_parse(vs_place_kind *out, const char *name, vs_error *err)
 {
     size_t i;
+    if (name && !strcmp(name, "tp")) { /* tensor parallelism, as engines spell it */
+        *out = VS_PLACE_TENSOR;
+        return 0;
+    }
     for (i = 0; name && i < sizeof kind_names / sizeof kind_names[0]; i++) {
         if (!strcmp(name, kind_names[i])) {
             *out = (vs_place_kind)i;
@@ -15,7 +19,7 @@ int vs_placement_kind_parse(vs_place_kind *out, const char *name, vs_error *err)
         }
     }
     return vs_error_set(err, VS_EVALUE,
-                        "placement must be single, ddp, zero, fsdp or tensor, not '%s'",
+                        "placement must be single, ddp, zero, fsdp or tensor (tp), not '%s'",
                         name ? name : "");
 }
 

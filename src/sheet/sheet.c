@@ -355,9 +355,24 @@ void vs_sheet_carry_runtime(json_t *to, const json_t *from)
     json_t *v;
     json_object_foreach((json_t *)from, k, v)
     {
-        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0)
+        /* "_card_seen" (lang/derive.c) is a cache about the sheet's own card */
+        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0 && strcmp(k, "_card_seen") != 0)
             json_object_set(to, k, v);
     }
+}
+
+int vs_sheet_component_with(json_t *sheet, size_t i, const char *key, json_t *value_take)
+{
+    json_t *comps = vs_sheet_array(sheet, "components");
+    json_t *old = json_array_get(comps, i), *c;
+    if (!old || !(c = json_copy(old))) {
+        json_decref(value_take);
+        return VS_ENOMEM;
+    }
+    if (!value_take || json_object_set_new(c, key, value_take) ||
+        json_array_set_new(comps, i, c))
+        return VS_ENOMEM;
+    return 0;
 }
 
 int vs_sheet_remove_component(json_t *sheet, size_t i)

@@ -11,7 +11,7 @@
  * integer); GB and GiB exist only in rendering. Unknown = JSON null.
  *
  * {
- *   "schema": "vramsheet/sheet/2",                   (schema 1 records still load)
+ *   "schema": "vramsheet/sheet/2",                  (records of /1 load too)
  *   "id": "llama-2-7b-chat-inference-campaign-a",     slug of the title
  *   "title": "Llama-2-7B chat, inference, campaign A",
  *   "lineage": null | {"sheet": ID, "commit": HEX40, "title": STR},
@@ -29,7 +29,11 @@
  *     "arch": null | {"family": STR, "rule": STR, "config": PATH,
  *                     "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
  *                     "vocab", "experts", "experts_per_token", "params_total",
- *                     "params_active": INT|null, "tied_embeddings": BOOL},
+ *                     "params_active": INT|null, "tied_embeddings": BOOL,
+ *                     "kv_layout": null | [{"kind", "layers", "kv_heads", "head_dim",
+ *                                           "head_dim_v", "window", "latent", "state_bytes"}]}
+ *                     (the layer groups of sheet/kvlayout.h; a schema-1 record's arch
+ *                     loads as one full group)
  *     "engine": null | {"name": "vllm"|"llamacpp"|..., "keys": {STR: STR as written}}
  *   },
  *   "weights_files": null | {       set by `weights from=PATH`, cleared by model/format changes
@@ -41,8 +45,10 @@
  *   "components": [                 the reserve, in declaration order; never the weights
  *     {"name": STR, "bytes": INT|null, "status": "estimated"|"measured"|"unknown",
  *      "source": STR|null, "phase": STR|null,
- *      "class": "other"|"kv_cache"|"gradients"|"optimizer"|"activations"|"parameters"}
- *   ],                              "class" says how a placement shards it (sheet/placement)
+ *      "class": "other"|"kv_cache"|"gradients"|"optimizer"|"activations"|"parameters",
+ *      "derived": {"estimator": "kv", "keys": {KEY: "as written"}, "reads": {FIELD: VALUE}}}
+ *   ],                              "class" says how a placement shards it (sheet/placement);
+ *                                   "derived" (estimates only, sheet/derived.h): how to recompute it
  *   "placement": {"kind": "single"|"ddp"|"zero"|"fsdp"|"tensor", "gpus": INT, "stage": INT|null},
  *   "stages": [{"name": "short"|"usual"|"limit"|STR, "length": INT|null,
  *               "concurrency": INT|null, "microbatch": INT|null, "note": STR|null}],
@@ -54,7 +60,8 @@
  *   "requirements": [{"name": STR}],            declared with `require` (built-ins are implied)
  *   "evidence": [{"candidate": STR, "requirement": STR,
  *                 "verdict": "admissible"|"to-confirm"|"exclude",
- *                 "source": STR, "version": STR|null, "scope": STR|null}],
+ *                 "source": STR, "version": STR|null, "scope": STR|null,
+ *                 "card": {FIELD: VALUE}}],  the card it was obtained under (sheet/derived.h)
  *   "runs": [{"id": "m1", "command": STR, "phase": STR|null, "exit_status": INT|null,
  *             "overflow_phase": STR|null, "started": ISO8601, "elapsed_ms": INT,
  *             "host": STR|null, "driver": STR|null, "nvml": STR|null,
@@ -80,7 +87,8 @@
 #include "util/json.h"
 
 #define VS_SHEET_SCHEMA "vramsheet/sheet/2"
-#define VS_SHEET_SCHEMA_1 "vramsheet/sheet/1" /* still read: the new keys take their defaults */
+/* Records of the previous schema load, with the later keys at their defaults. */
+#define VS_SHEET_SCHEMA_V1 "vramsheet/sheet/1"
 #define VS_SHEET_ID_MAX 64
 
 /* A new, empty sheet with every key of the layout present (nulls and empty
@@ -179,6 +187,12 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
                            int known, uint64_t bytes, const char *status, const char *source,
                            const char *phase, const char *cls, vs_error *err);
 
+/* Replaces component i by a copy of it with key set to value (taken): a
+ * stored component is never edited in place, so that snapshots sharing it
+ * keep what they saw. For keys beyond the six of the layout ("derived").
+ * Returns 0 or VS_ENOMEM. */
+int vs_sheet_component_with(json_t *sheet, size_t i, const char *key, json_t *value_take);
+
 /* Removes component i (json_array_remove's result). */
 int vs_sheet_remove_component(json_t *sheet, size_t i);
 
@@ -187,15 +201,7 @@ int vs_sheet_remove_component(json_t *sheet, size_t i);
  * own contents: a cell that failed after a commit keeps what the commit did. */
 void vs_sheet_carry_runtime(json_t *to, const json_t *from);
 
-/* 1 when measurement m validates the sheet's card as it is now: the card
- * declares at least one of length, concurrency, microbatch, each declared one
- * is met by m's executed dims, m is not "to re-measure", and its run (if any)
- * completed (exit status 0, no out-of-memory phase). */
-int vs_sheet_measurement_validates(const json_t *sheet, const json_t *m);
-
-/* Recomputes what is derived from the rest of the sheet (each measurement's
- * "validates_card") in place; called before a sheet is recorded (commit,
- * records pull, reproduce). Returns how many values changed. */
-int vs_sheet_refresh_derived(json_t *sheet);
+/* What is derived from the rest of the sheet (validation, estimate reads,
+ * stale measured components, evidence the card moved past): sheet/derived.h. */
 
 #endif

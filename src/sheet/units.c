@@ -1,5 +1,6 @@
 #include "sheet/units.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -241,6 +242,16 @@ int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
             break;
     if (i == UNIT_COUNT) {
         size_t j;
+        static const char *const prefix[] = {"K", "M", "G", "T"};
+        for (j = 0; j < sizeof prefix / sizeof prefix[0]; j++)
+            if (!strcasecmp(u, prefix[j]) ||
+                ((u[0] == prefix[j][0] || u[0] == prefix[j][0] + 32) && u[1] == 'i' && !u[2]))
+                return vs_error_set(err, VS_EUNIT,
+                                    "'%s' has no byte unit: did you mean %.*s%sB or %.*s%siB? (%sB "
+                                    "is 10^%d bytes, %siB is 2^%d)",
+                                    text, (int)(u - text), text, prefix[j], (int)(u - text), text,
+                                    prefix[j], prefix[j], 3 * (int)(j + 1), prefix[j],
+                                    10 * (int)(j + 1));
         for (j = 0; j < UNIT_COUNT; j++)
             if (!strcasecmp(u, unit_table[j].name))
                 return vs_error_set(err, VS_EUNIT,
@@ -257,37 +268,127 @@ int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
     return 0;
 }
 
+/* The suffixes of a count: K, M, B, T are powers of ten as in every other
+ * figure here (k is K); Ki, Mi, Gi, Ti powers of two, for the "32k context"
+ * that means 32,768 tokens. */
+static const struct {
+    const char *name;
+    uint64_t mult;
+} count_suffix[] = {{"K", 1000ULL},          {"k", 1000ULL},       {"M", 1000000ULL},
+                    {"B", 1000000000ULL},    {"T", 1000000000000ULL}, {"Ki", 1ULL << 10},
+                    {"Mi", 1ULL << 20},      {"Gi", 1ULL << 30},   {"Ti", 1ULL << 40}};
+
+#define COUNT_SUFFIXES "K (or k), M, B, T (powers of 10) or Ki, Mi, Gi, Ti (powers of 2)"
+
 int vs_units_parse_count(uint64_t *out, const char *text, vs_error *err)
 {
     decimal x;
     const char *end;
     uint64_t mult = 1;
     int inexact, rc;
+    size_t i;
     if (!text)
         return vs_error_set(err, VS_EVALUE, "expected a count");
     rc = decimal_read(&x, text, &end, "count", err);
     if (rc < 0)
         return rc;
     if (*end) {
-        if (!strcmp(end, "K"))
-            mult = 1000ULL;
-        else if (!strcmp(end, "M"))
-            mult = 1000000ULL;
-        else if (!strcmp(end, "B"))
-            mult = 1000000000ULL;
-        else if (!strcmp(end, "T"))
-            mult = 1000000000000ULL;
-        else
+        for (i = 0; i < sizeof count_suffix / sizeof count_suffix[0]; i++)
+            if (!strcmp(end, count_suffix[i].name))
+                break;
+        if (i == sizeof count_suffix / sizeof count_suffix[0]) {
+            if (!strcmp(end, "G"))
+                return vs_error_set(err, VS_EVALUE,
+                                    "count '%s' ends with 'G'; did you mean %.*sB (10^9) or "
+                                    "%.*sGi (2^30)? a count takes " COUNT_SUFFIXES,
+                                    text, (int)(end - text), text, (int)(end - text), text);
+            if (!strcmp(end, "m") || !strcmp(end, "b") || !strcmp(end, "t"))
+                return vs_error_set(err, VS_EVALUE,
+                                    "count '%s' ends with '%s'; did you mean %.*s%s? a count "
+                                    "takes " COUNT_SUFFIXES,
+                                    text, end, (int)(end - text), text,
+                                    !strcmp(end, "m")   ? "M"
+                                    : !strcmp(end, "b") ? "B"
+                                                        : "T");
             return vs_error_set(err, VS_EVALUE,
                                 "count '%s' ends with '%s'; expected a plain number (7e9, "
-                                "6738415616) or one of the suffixes K, M, B, T",
+                                "6738415616) or one of the suffixes " COUNT_SUFFIXES,
                                 text, end);
+        }
+        mult = count_suffix[i].mult;
     }
     if (decimal_mul_small(&x, mult) < 0 || decimal_to_u64(&x, 0, out, &inexact) < 0)
         return vs_error_set(err, VS_EUNIT, "count '%s' does not fit in 64 bits", text);
     if (inexact)
         return vs_error_set(err, VS_EVALUE, "count '%s' is not a whole number", text);
     return 0;
+}
+
+char *vs_units_count_note(char *out, size_t outlen, const char *text)
+{
+    size_t n = text ? strlen(text) : 0;
+    uint64_t v, alt;
+    char g[32], ga[32];
+    const char *suffix, *altsuffix;
+    vs_error e;
+    if (!outlen)
+        return NULL;
+    out[0] = '\0';
+    if (n < 2 || vs_units_parse_count(&v, text, &e) < 0)
+        return NULL;
+    if (text[n - 1] == 'i') {
+        suffix = text[n - 2] == 'K' ? "Ki = 2^10" : text[n - 2] == 'M' ? "Mi = 2^20"
+                 : text[n - 2] == 'G'                                 ? "Gi = 2^30"
+                                                                      : "Ti = 2^40";
+        vs_units_grouped(g, sizeof g, v);
+        snprintf(out, outlen, "%s is %s (%s)", text, g, suffix);
+        return out;
+    }
+    if (text[n - 1] == 'K' || text[n - 1] == 'k')
+        suffix = "K = 10^3", altsuffix = "Ki";
+    else if (text[n - 1] == 'M')
+        suffix = "M = 10^6", altsuffix = "Mi";
+    else
+        return NULL;
+    /* the same digits read with the binary suffix */
+    {
+        char bin[64];
+        snprintf(bin, sizeof bin, "%.*s%s", (int)(n - 1), text, altsuffix);
+        if (vs_units_parse_count(&alt, bin, &e) < 0)
+            return NULL;
+        vs_units_grouped(g, sizeof g, v);
+        vs_units_grouped(ga, sizeof ga, alt);
+        snprintf(out, outlen, "%s is %s (%s, as everywhere here); for %s write %s", text, g,
+                 suffix, ga, bin);
+    }
+    return out;
+}
+
+int vs_units_unit_word(const char *w)
+{
+    static const char *const bare[] = {"K", "M", "G", "T", "Ki", "Mi", "Gi", "Ti"};
+    size_t i;
+    if (!w || !*w)
+        return 0;
+    for (i = 0; i < UNIT_COUNT; i++)
+        if (!strcasecmp(w, unit_table[i].name))
+            return 1;
+    for (i = 0; i < sizeof bare / sizeof bare[0]; i++)
+        if (!strcasecmp(w, bare[i]))
+            return 1;
+    return 0;
+}
+
+int vs_units_space_error(vs_error *err, const char *number, const char *unit)
+{
+    decimal x;
+    const char *end;
+    vs_error e;
+    if (!number || !vs_units_unit_word(unit) || decimal_read(&x, number, &end, "amount", &e) < 0 ||
+        *end)
+        return 0;
+    return vs_error_set(err, VS_EUNIT, "'%s %s': write %s%s (no space between the number and its unit)",
+                        number, unit, number, unit);
 }
 
 int vs_units_parse_uint(uint64_t *out, const char *text, vs_error *err)

@@ -30,9 +30,23 @@ uint64_t vs_unit_bytes(vs_unit u); /* bytes in one unit */
  * unknown unit is VS_EUNIT naming the allowed units. */
 int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err);
 
-/* "7e9", "6.74B", "6738415616", "70M" -> exact count; a fractional count is
- * VS_EVALUE. */
+/* "7e9", "6.74B", "6738415616", "70M", "32k" -> exact count; K (or k), M, B,
+ * T are powers of 10, Ki, Mi, Gi, Ti powers of 2 ("32Ki" = 32,768); a
+ * fractional count is VS_EVALUE. */
 int vs_units_parse_count(uint64_t *out, const char *text, vs_error *err);
+
+/* What a count with a suffix means, for its echo: "32k is 32,000 (K = 10^3,
+ * as everywhere here); for 32,768 write 32Ki", "32Ki is 32,768 (Ki = 2^10)".
+ * NULL (out empty) for a plain number or one that does not parse. */
+char *vs_units_count_note(char *out, size_t outlen, const char *text);
+
+/* 1 when w, in any case, is a byte unit (GiB, gb) or a bare prefix (G, Gi). */
+int vs_units_unit_word(const char *w);
+
+/* For an amount written as two words ("24" then "GiB"): sets err to "write
+ * 24GiB (no space ...)" and returns VS_EUNIT, or returns 0 when number is not
+ * a plain number or unit not a unit. */
+int vs_units_space_error(vs_error *err, const char *number, const char *unit);
 
 /* A plain non-negative integer ("4096", "8"); VS_EVALUE otherwise. */
 int vs_units_parse_uint(uint64_t *out, const char *text, vs_error *err);

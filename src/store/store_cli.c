@@ -117,6 +117,13 @@ int vs_log_main(int argc, char **argv)
         fprintf(stderr, "vramsheet log: %s\n", vs_store_notice(st));
     if (vs_store_history(st, sheet, (size_t)limit, &h, &err) < 0)
         goto done;
+    if (sheet && h.n == 0) {
+        /* a sheet the records never held: a typo, or other records */
+        vs_error_set(&err, VS_ENOTFOUND,
+                     "no sheet '%s' in the records %s (`vramsheet log` lists every commit)",
+                     sheet, vs_store_path(st));
+        goto done;
+    }
     if (json) {
         json_t *revs = json_array(), *out;
         char *s;

@@ -63,7 +63,7 @@ static double median(double *v, int n)
 static void sheet_json(char *out, size_t len, int sheet, long rev)
 {
     snprintf(out, len,
-             "{\n  \"schema\": \"vramsheet/sheet/1\",\n  \"id\": \"sheet-%04d\",\n  \"title\": "
+             "{\n  \"schema\": \"vramsheet/sheet/2\",\n  \"id\": \"sheet-%04d\",\n  \"title\": "
              "\"Sheet %d\",\n  \"components\": [\n    {\"name\": \"kv_cache\", \"bytes\": %ld, "
              "\"status\": \"estimated\"}\n  ],\n  \"decision\": null\n}\n",
              sheet, sheet, 1000000L + rev);

@@ -1,10 +1,11 @@
-# End-to-end tests with a person's own tools: the seed notebook in Debian's
-# classic Jupyter Notebook through Debian's Chromium (playwright-core from npm,
+# End-to-end tests with a person's own tools: notebooks 01, 02 and 04 (this one
+# against the fake NVML) in Debian's classic Jupyter Notebook through Debian's Chromium (playwright-core from npm,
 # installed into ${PROJECT_BINARY_DIR}/browser by the test itself), and a
 # jupyter-console session in a pseudo-terminal. Both use the build tree's
 # kernelspec (VS_TEST_JUPYTER_PATH, kernel/build.cmake).
 #
-#   ctest -L browser -V   # screenshot: ${PROJECT_BINARY_DIR}/browser/seed-notebook.png
+#   ctest -L browser -V   # screenshots: ${PROJECT_BINARY_DIR}/browser/seed-notebook.png,
+#                         # notebook-02.png, notebook-04.png
 #   ctest -L console -V
 #
 # browser.notebook exits 77 (skipped) only where Chromium cannot start or npm
@@ -20,9 +21,24 @@ set(_vs_e2e_env
 add_test(NAME browser.notebook
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/browser/run_browser.py
          WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
-# 60 s of test; the first run also spends up to 120 s on `npm ci`.
-set_tests_properties(browser.notebook PROPERTIES LABELS browser TIMEOUT 200
-                     SKIP_RETURN_CODE 77 ENVIRONMENT "${_vs_e2e_env}")
+# 110 s of test; the first run also spends up to 120 s on `npm ci`.
+set_tests_properties(browser.notebook PROPERTIES LABELS browser TIMEOUT 260
+                     SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${_vs_e2e_env};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>")
+
+# The same notebooks in JupyterLab 4 and Notebook 7 from PyPI (a virtual
+# environment made once in ${PROJECT_BINARY_DIR}/lab-venv; skipped without a
+# network), with Tab, Shift-Tab and an interrupt. Screenshots: browser/lab-NN.png,
+# browser/nb7-NN.png.
+foreach(_vs_front lab nb7)
+    add_test(NAME browser.${_vs_front}
+             COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/browser/run_browser.py
+                     --frontend ${_vs_front}
+             WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+    set_tests_properties(browser.${_vs_front} PROPERTIES LABELS browser TIMEOUT 560
+                         SKIP_RETURN_CODE 77 RESOURCE_LOCK vs_lab_venv
+                         ENVIRONMENT "${_vs_e2e_env};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>")
+endforeach()
 
 add_test(NAME console.session
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/console/run_console.py

@@ -1,14 +1,14 @@
 // Drives Debian's Chromium through playwright-core against a running classic
-// Jupyter Notebook server: opens the seed notebook, runs every cell with the
+// Jupyter Notebook server: opens each notebook, runs every cell with the
 // vramsheet kernel from the menu (Cell > Run All), waits for every cell, checks
-// what a reader would see (HTML tables, the SVG chart, no error) and saves a
-// screenshot. Started by run_browser.py, which owns the server and the cleanup.
+// what a reader would see (HTML tables, the SVG charts, the live gauge's bars
+// while a measurement runs, no error) and saves a screenshot of each. Started
+// by run_browser.py, which owns the server and the cleanup.
 //
 // Environment (all set by run_browser.py):
 //   VS_PLAYWRIGHT     path of the npm-installed playwright-core module
-//   VS_NOTEBOOK_URL   http://127.0.0.1:PORT/notebooks/01-seed-7b-inference.ipynb?token=T
+//   VS_NOTEBOOKS      JSON list of {name, url, screenshot}: the notebooks in order
 //   VS_USER_DATA_DIR  a fresh Chromium profile directory
-//   VS_SCREENSHOT     where the PNG goes
 //   VS_BUDGET_MS      overall bound for the browser part
 // Exit status: 0 passed, 77 Chromium could not start (ctest skips), 1 failed.
 'use strict';
@@ -25,16 +25,8 @@ const budget = Number(process.env.VS_BUDGET_MS || 45000);
 const left = () => Math.max(1000, budget - (Date.now() - started));
 const log = (...a) => console.log('[browser %ss]', ((Date.now() - started) / 1000).toFixed(1), ...a);
 
-// The code cells in the order of the notebook, with what each must show.
-const EXPECT = [
-  { text: ['13.04 GiB', 'example/dense-7b'], table: true },               // the card, weights only
-  { text: ['19.04 GiB', 'conservative'], table: true, svg: true },        // reserve, envelope: chart
-  { text: ['26.08 GiB', '3.26 GiB', '32.08 GiB', '9.26 GiB'], table: true },  // formats
-  { text: ['22.35 GiB'], table: true },                                   // convert 24GB GiB
-  { text: ['RTX 4090', 'RTX 6000 Ada', 'to-confirm'], table: true, svg: true },  // candidates
-  { text: ['decision recorded', 'Committed sheet'] },                     // invalidate, decide, commit
-  { text: ['first estimate, before measuring'], table: true },            // history
-];
+// What each notebook's cells must show: expect.cjs (shared with lab.cjs).
+const { EXPECTS } = require('./expect.cjs');
 
 async function main() {
   let context;
@@ -56,14 +48,29 @@ async function main() {
 }
 
 async function run(context) {
-  const page = context.pages()[0] || await context.newPage();
+  const notebooks = JSON.parse(process.env.VS_NOTEBOOKS);
+  let failed = 0;
+  for (const nb of notebooks) {
+    const page = await context.newPage();
+    try {
+      failed += await runNotebook(page, nb);
+    } finally {
+      await page.close().catch(() => {});
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+async function runNotebook(page, nb) {
+  const EXPECT = EXPECTS[nb.name];
+  if (!EXPECT) throw new Error('no expectations for ' + nb.name);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') log('console error:', m.text()); });
   page.setDefaultTimeout(15000);
 
-  log('open', process.env.VS_NOTEBOOK_URL.replace(/token=[^&]*/, 'token=…'));
-  await page.goto(process.env.VS_NOTEBOOK_URL, { waitUntil: 'load', timeout: left() });
+  log('open', nb.url.replace(/token=[^&]*/, 'token=…'));
+  await page.goto(nb.url, { waitUntil: 'load', timeout: left() });
 
   // The notebook is loaded and its kernel (the vramsheet one) has answered kernel_info.
   await page.waitForFunction(() => {
@@ -77,15 +84,46 @@ async function run(context) {
     impl: Jupyter.notebook.kernel.info_reply.implementation,
     cells: Jupyter.notebook.get_cells().filter((c) => c.cell_type === 'code').length,
   }));
-  log('kernel ready:', JSON.stringify(info));
+  log(nb.name, 'kernel ready:', JSON.stringify(info));
   if (info.name !== 'vramsheet' || info.lang !== 'vramsheet')
     throw new Error('the notebook did not start the vramsheet kernel: ' + JSON.stringify(info));
   if (info.cells !== EXPECT.length)
     throw new Error(`expected ${EXPECT.length} code cells, the notebook has ${info.cells}`);
 
+  // The live gauge: watch the page while the cells run, and note, per code
+  // cell, a gauge that shows its bars (the used part inside the bar) while it
+  // still reads "measuring" and its cell has not finished.
+  await page.evaluate(() => {
+    window.vsGaugeSeen = {};
+    const look = () => {
+      document.querySelectorAll('.code_cell').forEach((cell, i) => {
+        const g = cell.querySelector('.vs-gauge');
+        if (!g || !/measuring/.test(g.textContent)) return;
+        const bar = g.querySelector('.vs-gauge-bar'), used = g.querySelector('.vs-gauge-used');
+        const running = /\*/.test(cell.querySelector('.input_prompt').textContent);
+        if (bar && used && running && bar.getBoundingClientRect().width > 50
+            && used.getBoundingClientRect().width > 0)
+          window.vsGaugeSeen[i] = (window.vsGaugeSeen[i] || 0) + 1;
+      });
+    };
+    new MutationObserver(look).observe(document.querySelector('#notebook'),
+      { childList: true, subtree: true, characterData: true });
+  });
+
   // What a person does: Cell > Run All, from the menu bar.
   await page.click('#celllink');
   await page.click('#run_all_cells');
+
+  // A picture of the first gauge seen running, for the reviewer.
+  const base = nb.screenshot.replace(/\.png$/, '');
+  let runningShot = null;
+  if (EXPECT.some((c) => c.gauge))
+    runningShot = page.waitForFunction(() => [...document.querySelectorAll('.vs-gauge')]
+      .find((g) => /measuring/.test(g.textContent) && g.querySelector('.vs-gauge-used')),
+    null, { timeout: Math.min(20000, left()), polling: 20 })
+      .then((h) => h.asElement().screenshot({ path: base + '-gauge-running.png' }))
+      .then(() => log('screenshot:', base + '-gauge-running.png'))
+      .catch((e) => log('no picture of a running gauge:', e.message.split('\n')[0]));
 
   // Every code cell finished: a number in its prompt (none left at "*"), the
   // numbers 1..N in order, and the kernel idle again. Bounded.
@@ -99,7 +137,7 @@ async function run(context) {
     const prompts = await page.$$eval('.code_cell .input_prompt', (ps) => ps.map((p) => p.textContent.trim()));
     throw new Error('cells did not all finish: prompts ' + JSON.stringify(prompts) + ' (' + e.message.split('\n')[0] + ')');
   });
-  log('all cells finished');
+  log(nb.name, 'all cells finished');
 
   // The prompts are numbered by the shell replies and the kernel icon can still
   // read idle from an earlier cell, while the outputs come on IOPub: a fast
@@ -119,7 +157,8 @@ async function run(context) {
   // What the page shows, cell by cell.
   const cells = await page.$$eval('.code_cell', (els) => els.map((el) => ({
     outputs: el.querySelectorAll('.output_area').length,
-    errors: [...el.querySelectorAll('.output_error, .output_stderr')].map((o) => o.textContent.trim()),
+    errors: [...el.querySelectorAll('.output_error')].map((o) => o.textContent.trim()),
+    stderr: [...el.querySelectorAll('.output_stderr')].map((o) => o.textContent.trim()),
     text: el.querySelector('.output') ? el.querySelector('.output').textContent : '',
     tables: el.querySelectorAll('.output_html table.vramsheet').length,
     tableRows: el.querySelectorAll('.output_html table.vramsheet tbody tr').length,
@@ -128,13 +167,22 @@ async function run(context) {
       const r = s.getBoundingClientRect();
       return { w: r.width, h: r.height, rects: s.querySelectorAll('rect').length };
     }),
+    // a number with its unit never wraps: such a cell is one line high
+    wrappedNumbers: [...el.querySelectorAll('table.vramsheet td')].filter((td) =>
+      /white-space:\s*nowrap/.test(td.getAttribute('style') || '')
+      && td.getClientRects().length && td.firstChild
+      && (() => { const r = document.createRange(); r.selectNodeContents(td);
+                  return r.getClientRects().length > 1; })()).map((td) => td.textContent).slice(0, 3),
   })));
+  const gaugeSeen = await page.evaluate(() => window.vsGaugeSeen);
   const failures = [];
   let tables = 0, svgs = 0;
   cells.forEach((c, i) => {
-    const want = EXPECT[i], where = `cell ${i + 1}`;
+    const want = EXPECT[i], where = `${nb.name} cell ${i + 1}`;
     if (c.outputs === 0) failures.push(`${where}: no output`);
     if (c.errors.length) failures.push(`${where}: error output: ${c.errors.join(' | ').slice(0, 400)}`);
+    if (c.stderr.length && !want.stderr)
+      failures.push(`${where}: stderr output: ${c.stderr.join(' | ').slice(0, 400)}`);
     if (c.escapedTable) failures.push(`${where}: HTML shown as text, not rendered`);
     for (const t of want.text)
       if (!c.text.includes(t)) failures.push(`${where}: "${t}" not shown`);
@@ -142,26 +190,42 @@ async function run(context) {
       failures.push(`${where}: no rendered table.vramsheet with rows`);
     if (want.svg && !c.svgs.some((s) => s.w > 50 && s.h > 20 && s.rects > 0))
       failures.push(`${where}: no rendered SVG chart (${JSON.stringify(c.svgs)})`);
+    if (want.gauge && !gaugeSeen[i])
+      failures.push(`${where}: the gauge's bars were not seen while the measurement ran`);
+    if (c.wrappedNumbers.length)
+      failures.push(`${where}: numbers wrapped inside a cell: ${JSON.stringify(c.wrappedNumbers)}`);
     tables += c.tables;
     svgs += c.svgs.length;
   });
-  if (pageErrors.length) failures.push('uncaught errors in the page: ' + pageErrors.join(' | '));
-  log(`rendered: ${tables} table.vramsheet, ${svgs} svg`);
+  if (pageErrors.length) failures.push(`${nb.name}: uncaught errors in the page: ` + pageErrors.join(' | '));
+  log(`${nb.name} rendered: ${tables} table.vramsheet, ${svgs} svg, gauges seen running `
+      + JSON.stringify(gaugeSeen));
 
-  await screenshot(page, process.env.VS_SCREENSHOT);
-  log('screenshot:', process.env.VS_SCREENSHOT);
+  if (runningShot)
+    await runningShot;
+  await screenshot(page, nb.screenshot, nb.name.startsWith('01-'));
+  log('screenshot:', nb.screenshot);
+  // each chart on its own, also those inside a folded (scrolled) output
+  const charts = await page.$$('.output_area svg');
+  for (let k = 0; k < charts.length; k++) {
+    await charts[k].scrollIntoViewIfNeeded().catch(() => {});
+    await charts[k].screenshot({ path: `${base}-chart-${k + 1}.png` }).catch((e) =>
+      failures.push(`${nb.name}: chart ${k + 1} cannot be pictured: ${e.message.split('\n')[0]}`));
+  }
+  if (charts.length)
+    log(`${charts.length} chart picture(s): ${base}-chart-N.png`);
 
   if (failures.length) {
     for (const f of failures) console.log('FAIL:', f);
     return 1;
   }
-  log('PASS');
+  log(nb.name, 'PASS');
   return 0;
 }
 
 // The classic notebook scrolls inside #site, so a plain full-page shot would stop
 // at the viewport: let the page grow to the notebook's height first (1280 wide).
-async function screenshot(page, file) {
+async function screenshot(page, file, readme) {
   await page.addStyleTag({ content: `
     html, body { height: auto !important; overflow: visible !important; }
     #site { height: auto !important; overflow: visible !important; }
@@ -176,6 +240,8 @@ async function screenshot(page, file) {
   });
   await page.mouse.move(0, 0);
   await page.screenshot({ path: file, fullPage: true, timeout: Math.min(15000, left()) });
+  if (!readme)
+    return;
 
   // The excerpt for the README: the page from its top to the end of the formats
   // cell (the card, the envelope with its chart, the formats table), cut to the

@@ -1,5 +1,8 @@
-"""The seed notebook in a real browser: Debian's classic Jupyter Notebook server
-and Debian's Chromium, driven by playwright-core from npm (notebook.cjs).
+"""Notebooks in a real browser: Debian's classic Jupyter Notebook server and
+Debian's Chromium, driven by playwright-core from npm (notebook.cjs). The seed
+notebook (01), the long-context one with four offers (02) and the staged
+measurement (04), run against the tests' fake NVML (one scripted H200, as in
+tests/notebooks), whose live gauge must show its bars while each run goes.
 
 Starts `jupyter-notebook` on 127.0.0.1 (a free port, a random token, no
 browser) with the build tree's kernelspec (JUPYTER_PATH), a temporary copy of
@@ -12,8 +15,16 @@ Chromium whatever happens.
 Exit status: 0 passed, 77 skipped (Chromium cannot start, or npm cannot install
 playwright-core for want of a network), anything else failed.
 
-Environment: VS_SOURCE_DIR, VS_BUILD_DIR, JUPYTER_PATH (ctest sets them);
-VS_SCREENSHOT overrides the screenshot path (default VS_BUILD_DIR/browser/seed-notebook.png).
+With --frontend lab or --frontend nb7, the same notebooks run in JupyterLab 4 or
+Notebook 7 instead (lab.cjs: also Tab, Shift-Tab and an interrupt), both from PyPI
+in a virtual environment the test makes once in VS_BUILD_DIR/lab-venv (again only
+when REQUIREMENTS change; skipped, 77, when pip has no network); screenshots
+VS_BUILD_DIR/browser/lab-NN.png or nb7-NN.png.
+
+Environment: VS_SOURCE_DIR, VS_BUILD_DIR, JUPYTER_PATH, VS_FAKE_NVML (ctest sets
+them); VS_SCREENSHOT overrides the seed notebook's screenshot path (default
+VS_BUILD_DIR/browser/seed-notebook.png); the others are
+VS_BUILD_DIR/browser/notebook-02.png and notebook-04.png.
 """
 import json
 import os
@@ -29,18 +40,22 @@ import time
 import urllib.request
 
 SKIP = 77
-NOTEBOOK = "01-seed-7b-inference.ipynb"
+NOTEBOOKS = ["01-seed-7b-inference.ipynb", "02-long-context-inference.ipynb",
+             "04-measure-by-stages.ipynb"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.environ.get("VS_SOURCE_DIR", os.path.join(HERE, "..", ".."))
 BUILD = os.environ.get("VS_BUILD_DIR")
 JUPYTER_NOTEBOOK = "/usr/bin/jupyter-notebook"
 CHROMIUM = "/usr/bin/chromium"
-BUDGET_S = 55          # the whole test, npm ci excepted
+BUDGET_S = 110         # the whole test, npm ci excepted
 NPM_BOUND_S = 120      # npm ci, the first time only
 NETWORK_ERRORS = re.compile(r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|"
                             r"EHOSTUNREACH|network|proxy|getaddrinfo|socket hang up|request to .* failed",
                             re.IGNORECASE)
 T0 = time.monotonic()
+FRONTEND = sys.argv[sys.argv.index("--frontend") + 1] if "--frontend" in sys.argv else "classic"
+REQUIREMENTS = ["jupyterlab>=4,<5", "notebook>=7,<8"]
+PIP_BOUND_S = 300      # pip install, the first time only
 
 
 def log(*a):
@@ -101,6 +116,87 @@ def install_playwright(folder):
     with open(stamp, "wb") as f:
         f.write(lock)
     return module
+
+
+def install_lab(folder):
+    """A virtual environment with JupyterLab 4 and Notebook 7 from PyPI, made once
+    (again only when REQUIREMENTS change). Returns its bin folder."""
+    stamp = os.path.join(folder, ".vramsheet-requirements")
+    bin_dir = os.path.join(folder, "bin")
+    want = "\n".join(REQUIREMENTS)
+    try:
+        with open(stamp) as f:
+            if f.read() == want and os.access(os.path.join(bin_dir, "jupyter-lab"), os.X_OK):
+                return bin_dir
+    except OSError:
+        pass
+    # Debian's python3 makes environments only with python3-venv installed; a
+    # python3 earlier on PATH (pyenv, ...) may have ensurepip where it has not
+    python = None
+    for candidate in ("/usr/bin/python3", shutil.which("python3")):
+        if candidate and subprocess.run([candidate, "-c", "import ensurepip, venv"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+            python = candidate
+            break
+    if not python:
+        fail("no python3 here can make a virtual environment (apt-get install python3-venv)")
+    log("%s -m venv + pip install %s in %s" % (python, " ".join(REQUIREMENTS), folder))
+    shutil.rmtree(folder, ignore_errors=True)
+    r = subprocess.run([python, "-m", "venv", folder], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        fail("%s -m venv failed:\n%s" % (python, r.stdout[-1500:]))
+    try:
+        r = subprocess.run([os.path.join(bin_dir, "pip"), "install", "--disable-pip-version-check",
+                            "-q"] + REQUIREMENTS, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=PIP_BOUND_S)
+    except subprocess.TimeoutExpired:
+        skip("pip install did not finish in %d s (no network?)" % PIP_BOUND_S)
+    if r.returncode != 0:
+        if NETWORK_ERRORS.search(r.stdout) or "No matching distribution" in r.stdout:
+            skip("pip cannot install JupyterLab and Notebook 7 (no network?):\n" + r.stdout[-1500:])
+        fail("pip install failed:\n" + r.stdout[-1500:])
+    # no news or update prompts over the pages
+    settings = os.path.join(folder, "share", "jupyter", "lab", "settings")
+    os.makedirs(settings, exist_ok=True)
+    with open(os.path.join(settings, "overrides.json"), "w") as f:
+        json.dump({"@jupyterlab/apputils-extension:notification":
+                   {"fetchNews": "false", "checkForUpdates": False}}, f)
+    with open(stamp, "w") as f:
+        f.write(want)
+    return bin_dir
+
+
+def server_args(port, nbdir, token, lab_bin):
+    """The command line of the server for FRONTEND."""
+    culling = [  # should this script die unseen (SIGKILL), the server culls
+        # its idle kernel and then shuts itself down
+        "--MappingKernelManager.cull_idle_timeout=%d" % (BUDGET_S * 2),
+        "--MappingKernelManager.cull_interval=30"]
+    if FRONTEND == "classic":
+        args = [JUPYTER_NOTEBOOK, "--no-browser", "--ip=127.0.0.1", "--port=%d" % port,
+                "--port-retries=0", "--notebook-dir=" + nbdir,
+                "--NotebookApp.token=" + token, "--NotebookApp.password=",
+                "--NotebookApp.open_browser=False", "--NotebookApp.quit_button=False",
+                "--NotebookApp.shutdown_no_activity_timeout=%d" % (BUDGET_S * 3)] + culling
+    else:
+        app = "LabApp" if FRONTEND == "lab" else "JupyterNotebookApp"
+        exe = os.path.join(lab_bin, "jupyter-lab" if FRONTEND == "lab" else "jupyter-notebook")
+        args = [exe, "--no-browser", "--ip=127.0.0.1", "--port=%d" % port, "--port-retries=0",
+                "--ServerApp.root_dir=" + nbdir, "--IdentityProvider.token=" + token,
+                "--ServerApp.password=", "--%s.expose_app_in_browser=True" % app,
+                "--ServerApp.shutdown_no_activity_timeout=%d" % (BUDGET_S * 3)] + culling
+    if os.geteuid() == 0:
+        args.append("--allow-root")
+    return args
+
+
+def notebook_url(port, name, token):
+    if FRONTEND == "lab":
+        # a workspace of its own, reset: no notebook restored from the last page
+        return "http://127.0.0.1:%d/lab/workspaces/vs-%s/tree/%s?reset&token=%s" % (
+            port, name[:2], name, token)
+    return "http://127.0.0.1:%d/notebooks/%s?token=%s" % (port, name, token)
 
 
 def pids_mentioning(marker):
@@ -203,14 +299,27 @@ def main():
         fail("no vramsheet kernelspec at %s" % spec)
     if not os.access(CHROMIUM, os.X_OK):
         skip("%s is not installed" % CHROMIUM)
-    if not os.access(JUPYTER_NOTEBOOK, os.X_OK):
+    if FRONTEND == "classic" and not os.access(JUPYTER_NOTEBOOK, os.X_OK):
         fail("%s is not installed (apt-get install jupyter-notebook)" % JUPYTER_NOTEBOOK)
 
+    fake_nvml = os.environ.get("VS_FAKE_NVML", "")
+    if not os.path.exists(fake_nvml):
+        fail("VS_FAKE_NVML (the tests' fake NVML, for notebook 04) is not built: %r" % fake_nvml)
+
+    if FRONTEND not in ("classic", "lab", "nb7"):
+        fail("--frontend is classic, lab or nb7, not %r" % FRONTEND)
     browser_dir = os.path.join(BUILD, "browser")
     module = install_playwright(browser_dir)
-    screenshot = os.environ.get("VS_SCREENSHOT") or os.path.join(browser_dir, "seed-notebook.png")
-    if os.path.exists(screenshot):
-        os.unlink(screenshot)
+    lab_bin = install_lab(os.path.join(BUILD, "lab-venv")) if FRONTEND != "classic" else None
+    if FRONTEND == "classic":
+        screenshots = [os.environ.get("VS_SCREENSHOT") or os.path.join(browser_dir, "seed-notebook.png"),
+                       os.path.join(browser_dir, "notebook-02.png"),
+                       os.path.join(browser_dir, "notebook-04.png")]
+    else:
+        screenshots = [os.path.join(browser_dir, "%s-%s.png" % (FRONTEND, n[:2])) for n in NOTEBOOKS]
+    for shot in screenshots:
+        if os.path.exists(shot):
+            os.unlink(shot)
 
     tmp = tempfile.mkdtemp(prefix="vs-browser-")
     server = node = None
@@ -227,23 +336,21 @@ def main():
                    JUPYTER_RUNTIME_DIR=os.path.join(tmp, "runtime"),
                    IPYTHONDIR=os.path.join(tmp, "home", ".ipython"),
                    VRAMSHEET_RECORDS=os.path.join(tmp, "records"),
+                   # the kernels measure against the fake NVML: one scripted H200
+                   # whose used memory notebook 04's stand-in workload writes
+                   VRAMSHEET_NVML_LIBRARY=fake_nvml,
+                   FAKE_NVML_SCRIPT=os.path.join(tmp, "fake-nvml-script"),
+                   FAKE_NVML_STATE=os.path.join(tmp, "fake-nvml-state"),
                    PYTHONDONTWRITEBYTECODE="1", PYDEVD_DISABLE_FILE_VALIDATION="1")
+        with open(env["FAKE_NVML_SCRIPT"], "w") as f:
+            f.write('gpu 0 name="FAKE NVIDIA H200 (scripted by tests/fake_nvml)" '
+                    'total=150754820096 used=1000000\n')
         env.pop("VRAMSHEET_KERNEL_TEST", None)
         server_log = os.path.join(tmp, "notebook-server.log")
         for attempt in range(3):
             port = free_port()
-            args = [JUPYTER_NOTEBOOK, "--no-browser", "--ip=127.0.0.1", "--port=%d" % port,
-                    "--port-retries=0", "--notebook-dir=" + nbdir,
-                    "--NotebookApp.token=" + token, "--NotebookApp.password=",
-                    "--NotebookApp.open_browser=False", "--NotebookApp.quit_button=False",
-                    # should this script die unseen (SIGKILL), the server culls
-                    # its idle kernel and then shuts itself down
-                    "--MappingKernelManager.cull_idle_timeout=%d" % (BUDGET_S * 2),
-                    "--MappingKernelManager.cull_interval=30",
-                    "--NotebookApp.shutdown_no_activity_timeout=%d" % (BUDGET_S * 3)]
-            if os.geteuid() == 0:
-                args.append("--allow-root")
-            log("jupyter-notebook on 127.0.0.1:%d, notebooks in %s" % (port, nbdir))
+            args = server_args(port, nbdir, token, lab_bin)
+            log("%s on 127.0.0.1:%d, notebooks in %s" % (os.path.basename(args[0]), port, nbdir))
             with open(server_log, "ab") as lf:
                 server = subprocess.Popen(args, cwd=tmp, env=env, stdin=subprocess.DEVNULL,
                                           stdout=lf, stderr=subprocess.STDOUT, start_new_session=True)
@@ -259,14 +366,17 @@ def main():
             fail("no free port for the notebook server:\n" + tail(server_log))
         log("server ready")
 
-        url = "http://127.0.0.1:%d/notebooks/%s?token=%s" % (port, NOTEBOOK, token)
+        notebooks = [{"name": name, "screenshot": shot, "url": notebook_url(port, name, token)}
+                     for name, shot in zip(NOTEBOOKS, screenshots)]
         left = BUDGET_S - (time.monotonic() - T0)
-        node_env = dict(os.environ, VS_PLAYWRIGHT=module, VS_NOTEBOOK_URL=url, VS_SCREENSHOT=screenshot,
+        node_env = dict(os.environ, VS_PLAYWRIGHT=module, VS_NOTEBOOKS=json.dumps(notebooks),
                         VS_USER_DATA_DIR=os.path.join(tmp, "profile"), HOME=os.path.join(tmp, "home"),
                         VS_BUDGET_MS=str(int(max(10, left - 5) * 1000)),
                         XDG_CONFIG_HOME=os.path.join(tmp, "home", ".config"),
                         XDG_CACHE_HOME=os.path.join(tmp, "home", ".cache"))
-        node = subprocess.Popen([shutil.which("node"), os.path.join(HERE, "notebook.cjs")],
+        node_env["VS_FRONTEND"] = FRONTEND
+        driver = "notebook.cjs" if FRONTEND == "classic" else "lab.cjs"
+        node = subprocess.Popen([shutil.which("node"), os.path.join(HERE, driver)],
                                 env=node_env, stdin=subprocess.DEVNULL, start_new_session=True)
         try:
             rc = node.wait(timeout=max(10, left))
@@ -277,9 +387,10 @@ def main():
         if rc != 0:
             print("---- notebook server log (tail) ----\n" + tail(server_log, 3000), flush=True)
             fail("the browser check failed (exit %d)" % rc)
-        if not os.path.exists(screenshot):
-            fail("no screenshot at %s" % screenshot)
-        log("PASS; screenshot", screenshot)
+        for shot in screenshots:
+            if not os.path.exists(shot):
+                fail("no screenshot at %s" % shot)
+        log("PASS; screenshots", " ".join(screenshots))
     finally:
         stop_group(node, grace=2)
         stop_group(server)

@@ -4,13 +4,15 @@ Session 1, /usr/bin/jupyter-console --kernel vramsheet as installed:
   * `convert 24GB GiB` shows 22.35 GiB;
   * `conv` + TAB completes to `convert` (the kernel's complete_reply), and the
     completed line runs;
-  * Ctrl-D, `y`: the console exits 0 and the kernel process is gone.
+  * a line ending in `\` opens a continuation line; both run as one cell;
+  * `exit`: the console leaves at once (the kernel's ask_exit payload), exits 0
+    and the kernel process is gone.
 Session 2, the same console through console_relay.py, which keeps the console's
 own Ctrl-C relay in place (Debian's 6.4 loses it at the first prompt, for every
 kernel: jupyter/jupyter_console#296; Ctrl-C then never reaches the kernel):
   * a `%%kernel-test` cell sleeping far longer than the test is interrupted by
     Ctrl-C: the kernel reports the interruption at once, the next cell evaluates
-    within seconds, and the console exits cleanly.
+    within seconds, and Ctrl-D, `y` exits the console cleanly.
 
 The kernelspec comes from JUPYTER_PATH (ctest: the build tree's); config, data,
 runtime, IPython and records directories are temporary. Every wait is bounded.
@@ -153,6 +155,24 @@ def exit_cleanly(con, runtime):
     log(con.name, "exited 0, kernel gone")
 
 
+def exit_by_word(con, runtime, word):
+    """`exit` or `quit` typed at the prompt: the kernel answers with the
+    ask_exit payload, the console leaves at once and shuts the kernel down."""
+    if not kernel_pids(runtime):
+        raise Failure("%s: no vramsheet kernel process found before %s" % (con.name, word))
+    con.send(word + "\r")
+    con.expect(r"Shutting down kernel", 10, "'Shutting down kernel' after %s" % word)
+    end = time.monotonic() + 10
+    while con.child.isalive() and time.monotonic() < end:
+        con.pump(0.1)
+    status = con.exit_status()
+    if status != 0:
+        raise Failure("%s: the console exited with %s after %s" % (con.name, status, word))
+    if not wait_no_kernel(runtime, 5):
+        raise Failure("%s: the kernel outlived the console: pids %s" % (con.name, kernel_pids(runtime)))
+    log(con.name, "`%s` left the console (exit 0), kernel gone" % word)
+
+
 def session_plain(env, tmp):
     runtime = env["JUPYTER_RUNTIME_DIR"]
     con = Console([CONSOLE, "--kernel", "vramsheet"], env, tmp, "jupyter-console")
@@ -183,7 +203,23 @@ def session_plain(env, tmp):
         n = prompt_after(con, "the completed line")
         log("conv<TAB> -> convert, ran")
 
-        exit_cleanly(con, runtime)
+        # A trailing backslash continues the line: the kernel's is_complete says
+        # incomplete with an indent, the console opens a continuation line, and
+        # the two lines run as one.
+        con.send("convert 24GB \\\r")
+        con.expect(r"\.\.\.: ", 5, "the continuation prompt")
+        # the indent: the cursor set 4 columns past the 8 of the prompt
+        if "\x1b[12C" not in con.raw[-400:]:
+            raise Failure("no indent on the continuation line:\n%r" % con.raw[-400:])
+        if re.search(r"Out\[%d\]:" % n, con.since(con.mark)):
+            raise Failure("the continued line ran before its end:\n" + con.since(con.mark))
+        con.send("GiB\r")
+        con.expect(r"Out\[%d\]:" % n, 10, "Out[%d] of the continued line" % n)
+        con.expect(r"22\.35 GiB", 5, "the continued convert's result")
+        n = prompt_after(con, "the continued line")
+        log("a continued line ran as one")
+
+        exit_by_word(con, runtime, "exit")
     finally:
         con.stop()
 

@@ -20,3 +20,12 @@ set_tests_properties(lang.run.usage PROPERTIES LABELS "lang")
 # Benchmark (not a test): median time to evaluate and render a 200-line cell.
 vs_bench(bench_lang)
 vs_fuzz_target(fuzz_cell)
+
+# The product's words stand alone: no string of src/ or kernel/, notebook or
+# example record cites the specification, internal notes, seeds or rule numbers.
+add_test(NAME lang.words.selftest
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/check_words.py --self-test)
+add_test(NAME lang.words
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/check_words.py
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(lang.words.selftest lang.words PROPERTIES LABELS "lang")

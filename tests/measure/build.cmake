@@ -51,6 +51,20 @@ if(VS_NVCC)
     COMMAND ${VS_NVCC} -O2 -o ${PROJECT_BINARY_DIR}/cuda_workload
             ${PROJECT_SOURCE_DIR}/tests/cuda/workload.cu
     DEPENDS ${PROJECT_SOURCE_DIR}/tests/cuda/workload.cu
-    COMMENT "nvcc tests/cuda/workload.cu (not run here: needs a GPU)")
+    COMMENT "nvcc tests/cuda/workload.cu (run by the test measure.cuda_workload)")
   add_custom_target(cuda_workload ALL DEPENDS ${PROJECT_BINARY_DIR}/cuda_workload)
 endif()
+
+# --- the kernel against failing surroundings (tests/protocol/test_reliability.py):
+# replayed messages, the measured command when the kernel is killed, setsid
+# strays, JPY_PARENT_PID, deep JSON nesting ---
+vs_kernel_test(proto.reliability ${PROJECT_SOURCE_DIR}/tests/protocol test_reliability protocol 300
+               "VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>;VS_BINARY=$<TARGET_FILE:vramsheet>;PYTHONUNBUFFERED=1")
+
+# --- the CUDA workload under `measure` on a real GPU: skipped (ctest shows it,
+# with the reason on its output) where there is no driver or GPU, or no nvcc ---
+add_test(NAME measure.cuda_workload
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/cuda/run_workload.py
+                 $<TARGET_FILE:vramsheet> ${PROJECT_BINARY_DIR}/cuda_workload)
+set_tests_properties(measure.cuda_workload PROPERTIES LABELS "measure;gpu" TIMEOUT 600
+                     SKIP_RETURN_CODE 77)

@@ -12,3 +12,19 @@ set_tests_properties(model.bench_headers_only PROPERTIES LABELS "model" TIMEOUT 
 
 vs_fuzz_target(fuzz_safetensors)
 vs_fuzz_target(fuzz_hfconfig)
+
+# The family registry against the fixtures of tests/model/configs (each a
+# published checkpoint's config.json): test_families reads them from here, and
+# tally.py sums the same tensor lists independently against the same totals.
+target_compile_definitions(test_families PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+add_test(NAME model.tally COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/model/tally.py
+                                  ${PROJECT_SOURCE_DIR}/tests/model/configs)
+set_tests_properties(model.tally PROPERTIES LABELS "model" TIMEOUT 60)
+target_compile_definitions(test_kv_estimate PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+
+# Benchmark: `model config=` and `estimate kv` on every fixture (1 ms each).
+vs_bench(bench_families)
+target_compile_definitions(bench_families PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")

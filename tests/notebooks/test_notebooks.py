@@ -4,8 +4,10 @@ Each must run without an error output; notebooks named in CHECKS also have their
 outputs checked. The kernelspec comes from JUPYTER_PATH (ctest: the build tree's).
 Records go to a temporary repository, so notebooks that commit leave nothing.
 """
+import copy
 import glob
 import json
+import re
 import os
 import tempfile
 import time
@@ -204,6 +206,34 @@ class TestNotebooks(unittest.TestCase):
                         os.environ[k] = v
         return [c for c in nb.cells if c.cell_type == "code"]
 
+    def execute_twice(self, path, times=2):
+        """Run All `times` times in one kernel: the code cells' outputs of each run."""
+        nb = nbformat.read(path, as_version=4)
+        runs = []
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {"VRAMSHEET_RECORDS": os.path.join(tmp, "records")}
+            if os.path.basename(path).startswith("04-"):
+                env.update(self.fake_nvml(tmp))
+            old = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)
+            try:
+                client = NotebookClient(nb, timeout=120, kernel_name="vramsheet",
+                                        resources={"metadata": {"path": NOTEBOOKS}})
+                with client.setup_kernel():
+                    for _ in range(times):
+                        for i, cell in enumerate(nb.cells):
+                            if cell.cell_type == "code":
+                                client.execute_cell(cell, i)
+                        runs.append([copy.deepcopy(c.outputs) for c in nb.cells
+                                     if c.cell_type == "code"])
+            finally:
+                for k, v in old.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+        return runs
+
     def fake_nvml(self, tmp):
         """The tests' fake NVML, as on a machine without a GPU: one scripted H200
         whose used memory the notebook's stand-in workload writes."""
@@ -253,6 +283,81 @@ class TestNotebooks(unittest.TestCase):
                     self.assertTrue(cell.outputs, "%s: no output for %r" % (name, cell.source))
                 if name in CHECKS:
                     CHECKS[name](self, cells)
+
+
+# What may differ between two runs of the same cells: clocks (times, elapsed
+# milliseconds, the gauge's samples) and the commit ids they feed. Everything
+# else, every figure, verdict and message, must be the same.
+VOLATILE = [
+    (re.compile(r"\b[0-9a-f]{40}\b"), "<commit>"),
+    (re.compile(r"\b[0-9a-f]{7,12}\b(?=[^0-9a-f])"), "<short>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?"), "<time>"),
+    (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?( [+-]\d{4}| UTC)?"), "<time>"),
+    (re.compile(r'("(elapsed_ms|time|started|elapsed_s|t_ms|samples|pid)": ?)[^,}\]]+'), r"\1<n>"),
+    (re.compile(r"\b\d+(\.\d+)? ?(ms|s)\b"), "<dt>"),
+]
+
+
+def restated(o):
+    """False for the output of `sheet "TITLE"`, which says by design whether it
+    created the sheet or found it current, and shows the whole sheet as it is."""
+    data = o.get("data", {}).get(JSON_MIME) if "data" in o else None
+    if isinstance(data, str):
+        data = json.loads(data)
+    return not (isinstance(data, dict) and data.get("kind") == "sheet")
+
+
+def normalized(outputs):
+    text = json.dumps([{k: v for k, v in o.items() if k not in ("execution_count", "metadata",
+                                                                "transient")}
+                       for o in outputs if restated(o)], sort_keys=True, ensure_ascii=False)
+    for rx, rep in VOLATILE:
+        text = rx.sub(rep, text)
+    return text
+
+
+class TestRunTwice(TestNotebooks):
+    """Re-running is restating. Run All again in the same kernel: no error, no
+    duplicate (a measurement, evidence, offer or commit), the notebook's
+    conclusion (its last cell) unchanged, and a third run identical to the
+    second, cell by cell. (Cells in between show the sheet as it is when they
+    run, and in a second run it already holds what later cells add: a card line
+    shows the whole card, an envelope the offers named further down.)"""
+
+    def test_every_notebook(self):
+        pass  # run by TestNotebooks
+
+    def check_rerun(self, name):
+        first, second, third = self.execute_twice(os.path.join(NOTEBOOKS, name), times=3)
+        for k, b in enumerate(second + third):
+            errors = [o for o in b if o.get("output_type") == "error"]
+            self.assertEqual(errors, [], "%s cell %d, a later run" % (name, k % len(first) + 1))
+        result = lambda outs: [o for o in outs if o.get("output_type") == "execute_result"]
+        self.assertEqual(normalized(result(first[-1])), normalized(result(second[-1])),
+                         "%s: the last cell's result differs on the second run" % name)
+        for k, (b, c) in enumerate(zip(second, third)):
+            self.assertEqual(normalized(b), normalized(c),
+                             "%s cell %d differs between the second and third runs" % (name, k + 1))
+
+    def test_run_all_again_in_one_kernel(self):
+        names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(NOTEBOOKS, "*.ipynb")))
+        self.assertIn("01-seed-7b-inference.ipynb", names)
+        for name in names:
+            if name in RERUN_RECORDS:
+                continue
+            with self.subTest(notebook=name):
+                self.check_rerun(name)
+
+    @unittest.expectedFailure
+    def test_run_all_again_measure(self):
+        """`measure` runs its command again: today a second run is recorded beside
+        the first (m4, m5, ...), so the measurements table grows. Remove it from
+        RERUN_RECORDS when a re-run measurement restates the earlier one."""
+        self.check_rerun("04-measure-by-stages.ipynb")
+
+
+# Notebooks whose re-run needs what another part still lacks (see above).
+RERUN_RECORDS = ["04-measure-by-stages.ipynb"]
 
 
 if __name__ == "__main__":

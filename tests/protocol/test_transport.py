@@ -242,6 +242,22 @@ class TestMessages(KernelCase):
         self.assertEqual(m["content"]["comm_id"], "c-1")
         self.assertEqual(m["parent_header"]["msg_id"], msg["header"]["msg_id"])
 
+    def test_exit_asks_the_client_to_leave(self):
+        # What ipykernel answers to `exit`: jupyter console leaves on this payload
+        # (jupyter_console/ptshell.py, handle_execute_reply); the kernel keeps running.
+        for word in ("exit", "quit", "  exit()\n"):
+            r = self.k.run(word)
+            self.assertEqual(r.content["status"], "ok")
+            self.assertEqual(r.content["payload"], [{"source": "ask_exit", "keepkernel": False}])
+            self.assertEqual(r.of_type("error"), [])
+            self.assertIn("asking the client to leave", r.of_type("stream")[0]["content"]["text"])
+        r = self.k.run("convert 1GiB MiB")
+        self.assertEqual(r.content["payload"], [])
+        # a continued line: incomplete, with an indent
+        msg_id = self.k.kc.is_complete("convert 24GB \\")
+        c = self.k.reply(msg_id)["content"]
+        self.assertEqual((c["status"], c["indent"]), ("incomplete", "    "))
+
     def test_completion_cursor_in_code_points(self):
         code = 'sheet "é€😀 ü"\nconv'
         msg_id = self.k.kc.complete(code, len(code))

@@ -18,6 +18,20 @@ vs_bench(bench_sizing)
 # re-load and re-dump to the same text.
 vs_fuzz_target(fuzz_sizing)
 
+# Fuzz target for derived state: a loaded record refreshed against its card is
+# a fixed point; the checks on its components, evidence and estimate reads agree.
+vs_fuzz_target(fuzz_derived)
+
+# Kernel-level test of derived state (the card stays the truth): estimates,
+# validation and evidence follow the card; re-running restates.
+vs_kernel_test(card.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_card_kernel sizing 180)
+
+# The tool that writes records/examples/ (test_sizing_records only compares):
+# built on demand, `cmake --build build --target regen_records`, never run by a test.
+add_executable(regen_records EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/tests/tools/regen_records.c)
+target_link_libraries(regen_records PRIVATE vscore)
+target_compile_definitions(regen_records PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
 # Engines and fit: the kernel-level test of `engine` and `fit` through jupyter_client,
 # and the fit benchmark (20 offers x 8 formats; `bench_fit --check` fails past 5 ms).
 vs_kernel_test(engine.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_engine_kernel sizing 120)

@@ -38,6 +38,8 @@ git -C "$T/records" show "main~1:sheets/$ID/sheet.md" | grep -q '14,000,000,000 
 "$VS" log "$ID" --json | grep -q '"kind": "history"' || fail "log --json"
 "$VS" log --records "$T/nowhere" >/dev/null || fail "log of records not created yet"
 [ -z "$("$VS" log --records "$T/nowhere")" ] || fail "log of nothing prints nothing"
+"$VS" log nope >"$T/nope.out" 2>&1; [ $? = 1 ] || fail "log of an unknown sheet exits 1"
+grep -q "no sheet 'nope' in the records" "$T/nope.out" || fail "log of an unknown sheet says so: $(cat "$T/nope.out")"
 
 # vramsheet show: byte for byte what git has, at revisions
 "$VS" show "$ID@HEAD~1" --json >"$T/show.json" || fail "show --json"

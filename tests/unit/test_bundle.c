@@ -113,7 +113,7 @@ START_TEST(test_table_html)
     vs_table_html(t, &out);
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<table class='vramsheet'>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&lt;script&gt;"));
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:right'>1 &amp; 2</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:right;white-space:nowrap'>1 &amp; 2</td>"));
     /* attributes are quoted with ': a value can close neither quote */
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&quot;q&quot; &#39;a&#39;"));
     ck_assert_ptr_null(strstr(vs_buf_str(&out), "<script>"));
@@ -221,6 +221,33 @@ START_TEST(test_table_html_escapes_markup_anywhere)
 }
 END_TEST
 
+/* In a page, a number and its unit never break; a long source may break
+ * anywhere; other text breaks at spaces. */
+START_TEST(test_table_html_wrapping)
+{
+    static const char *const h[] = {"component", "bytes", "source"};
+    const char *row2[3] = {"length=4096 concurrency=8", "x=1 y", "a=b"};
+    const char *row[3] = {"kv cache", "14,000,000,000 B = 14.00 GB = 13.04 GiB",
+                          "https://huggingface.co/meta-llama/Llama-3.1-70B-Instruct/blob/main/"
+                          "config.json"};
+    vs_table *t = vs_table_new(3, h);
+    vs_buf out = VS_BUF_INIT;
+    vs_table_add_row(t, row);
+    vs_table_add_row(t, row2);
+    vs_table_html(t, &out);
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>kv cache</td>"));
+    /* executed dimensions may break between their pairs, never inside one */
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>length=4096 concurrency=8</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>x=1 y</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>a=b</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left;white-space:nowrap'>"
+                                                   "14,000,000,000 B = 14.00 GB = 13.04 GiB</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "overflow-wrap:anywhere;min-width:16em'>https://"));
+    vs_buf_free(&out);
+    vs_table_free(t);
+}
+END_TEST
+
 START_TEST(test_table_many_rows)
 {
     vs_table *t = vs_table_new(3, headers);
@@ -242,7 +269,7 @@ START_TEST(test_table_many_rows)
         lines += *p == '\n';
     ck_assert_uint_eq(lines, 1002);
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&text), "999        x y    z\n"));
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), "<td style='text-align:left'>999</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), "<td style='text-align:left;white-space:nowrap'>999</td>"));
     vs_buf_free(&text);
     vs_buf_free(&html);
     vs_table_free(t);
@@ -258,6 +285,7 @@ int main(void)
     tcase_add_test(tc, test_bundle_invalid_utf8);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);
+    tcase_add_test(tc, test_table_html_wrapping);
     tcase_add_test(tc, test_table_many_rows);
     tcase_add_test(tc, test_table_widths_of_every_length);
     tcase_add_test(tc, test_table_html_escapes_markup_anywhere);

@@ -269,6 +269,51 @@ START_TEST(full_layout_roundtrip)
 }
 END_TEST
 
+/* A record of the previous schema loads, its arch as one full attention group
+ * (what that schema's one formula assumed), and re-commits unchanged but for
+ * the schema bump and that group. */
+START_TEST(schema_1_record_loads_as_one_full_group)
+{
+    const char *now = "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"old\", \"card\": {\"model\": "
+                      "\"m\", \"arch\": {\"family\": \"llama\", \"layers\": 32, \"hidden\": 4096, "
+                      "\"heads\": 32, \"kv_heads\": 8, \"head_dim\": 128, \"tied_embeddings\": false}}}";
+    json_t *l = NULL, *g;
+    vs_error err;
+    char *d2, *d1, *d3, *cut, *end;
+    const char *line = ",\n      \"kv_layout\": null";
+    ck_assert_msg(vs_sheet_load(&l, now, strlen(now), &err) == 0, "%s", err.message);
+    d2 = vs_sheet_dump(l);
+    json_decref(l);
+    /* the same record as schema 1 wrote it: no kv_layout key */
+    d1 = strdup(d2);
+    ck_assert_ptr_nonnull(cut = strstr(d1, line));
+    memmove(cut, cut + strlen(line), strlen(cut + strlen(line)) + 1);
+    ck_assert_ptr_nonnull(cut = strstr(d1, "sheet/2"));
+    cut[6] = '1';
+    ck_assert_msg(vs_sheet_load(&l, d1, strlen(d1), &err) == 0, "%s", err.message);
+    ck_assert_str_eq(json_string_value(json_object_get(l, "schema")), "vramsheet/sheet/2");
+    g = json_array_get(json_object_get(json_object_get(json_object_get(l, "card"), "arch"),
+                                       "kv_layout"),
+                       0);
+    ck_assert_str_eq(json_string_value(json_object_get(g, "kind")), "full");
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "layers")), 32);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "kv_heads")), 8);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "head_dim")), 128);
+    d3 = vs_sheet_dump(l);
+    json_decref(l);
+    /* everything else is byte for byte the schema-2 text */
+    ck_assert_ptr_nonnull(cut = strstr(d3, "\"kv_layout\": ["));
+    ck_assert_ptr_nonnull(end = strstr(cut, "\n      ]"));
+    end += strlen("\n      ]");
+    memmove(cut + strlen("\"kv_layout\": null"), end, strlen(end) + 1);
+    memcpy(cut, "\"kv_layout\": null", strlen("\"kv_layout\": null"));
+    ck_assert_str_eq(d3, d2);
+    free(d1);
+    free(d2);
+    free(d3);
+}
+END_TEST
+
 START_TEST(bad_json_has_line_and_column)
 {
     json_t *l = (json_t *)1;
@@ -354,6 +399,7 @@ int main(void)
     tcase_add_test(tc, extra_keys_kept_sorted_and_reals_shortest);
     tcase_add_test(tc, strings_escape_and_utf8);
     tcase_add_test(tc, full_layout_roundtrip);
+    tcase_add_test(tc, schema_1_record_loads_as_one_full_group);
     tcase_add_test(tc, bad_json_has_line_and_column);
     tcase_add_test(tc, schema_and_types_checked);
     suite_add_tcase(s, tc);

@@ -3,6 +3,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "lang/verb.h"
 #include "sheet/estimate.h"
 
 #include "check_run.h"
@@ -214,10 +217,35 @@ START_TEST(quant_bitsandbytes_and_gptq)
 }
 END_TEST
 
+/* Every estimator of the table is one `estimate NAME` form, with the table's
+ * keys for completion. */
+START_TEST(estimator_table_is_the_verb)
+{
+    size_t n, i, k;
+    const vs_estimator_info *const *t = vs_estimator_table(&n);
+    ck_assert_uint_eq(n, 4);
+    for (i = 0; i < n; i++) {
+        int found = 0;
+        ck_assert_ptr_eq(vs_estimator_info_find(t[i]->name), t[i]);
+        ck_assert_ptr_nonnull(t[i]->keys[0]);
+        ck_assert_ptr_nonnull(strstr(t[i]->syntax, t[i]->name));
+        for (k = 0; vs_verb_forms[k].verb; k++)
+            if (!strcmp(vs_verb_forms[k].verb, "estimate") &&
+                !strcmp(vs_verb_forms[k].word, t[i]->name)) {
+                ck_assert_ptr_eq(vs_verb_forms[k].keys, t[i]->keys);
+                found = 1;
+            }
+        ck_assert_msg(found, "no completion form for estimate %s", t[i]->name);
+    }
+    ck_assert_ptr_null(vs_estimator_info_find("memory"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("estimate");
     TCase *tc = tcase_create("core");
+    tcase_add_test(tc, estimator_table_is_the_verb);
     tcase_add_test(tc, kv_llama2_7b_mha);
     tcase_add_test(tc, kv_gqa_and_mqa);
     tcase_add_test(tc, kv_fp8_and_int4_cache);

@@ -583,13 +583,16 @@ START_TEST(unknown_architecture_is_refused)
     ck_assert_ptr_nonnull(strstr(err.message, "mamba"));
     ck_assert_ptr_nonnull(strstr(err.message, "params="));
     /* a known architectures entry does not override an unknown model_type */
-    rc = parse_err("{\"model_type\": \"qwen2_moe\", \"architectures\": [\"LlamaForCausalLM\"]}",
+    rc = parse_err("{\"model_type\": \"rwkv\", \"architectures\": [\"LlamaForCausalLM\"]}",
                    &err);
     ck_assert_int_eq(rc, VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "qwen2_moe"));
-    rc = parse_err("{\"architectures\": [\"BertModel\"]}", &err);
+    ck_assert_ptr_nonnull(strstr(err.message, "rwkv"));
+    /* the refusal names every known family */
+    ck_assert_ptr_nonnull(strstr(err.message, "deepseek_v3"));
+    ck_assert_ptr_nonnull(strstr(err.message, "mllama"));
+    rc = parse_err("{\"architectures\": [\"XLNetLMHeadModel\"]}", &err);
     ck_assert_int_eq(rc, VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "BertModel"));
+    ck_assert_ptr_nonnull(strstr(err.message, "XLNetLMHeadModel"));
     rc = parse_err("{}", &err);
     ck_assert_int_eq(rc, VS_EVALUE);
 }

@@ -209,7 +209,9 @@ START_TEST(test_atomic_cell)
     after = session_state(ip);
     ck_assert_str_eq(before, after);
     free(after);
-    if (vs_verb_find("reserve")) {
+    /* a renamed verb fails here rather than skipping what follows */
+    ck_assert_msg(vs_verb_find("reserve") != NULL, "no verb `reserve`");
+    {
         /* with the sizing verbs: the sheet's content is restored too */
         char *s1, *s2;
         r = run_ok(ip, "sheet first\nreserve 6GiB", NULL);
@@ -364,7 +366,8 @@ START_TEST(test_complete)
     ck_assert_uint_eq(start, strlen("estimate kv dtype="));
     json_decref(m);
     /* the keys of the form the first word names, not every estimator's */
-    if (vs_verb_find("estimate")) {
+    ck_assert_msg(vs_verb_find("estimate") != NULL, "no verb `estimate`");
+    {
         code = "estimate kv ";
         ck_assert_int_eq(vs_interp_complete(ip, code, strlen(code), &m, &start, &end), 0);
         ck_assert(has_match(m, "kv_heads="));
@@ -416,7 +419,8 @@ START_TEST(test_complete)
             if (vs_verb_find(cands[i]) && vs_verb_find(cands[i])->keys &&
                 vs_verb_find(cands[i])->keys[0])
                 v = vs_verb_find(cands[i]);
-        if (v) {
+        ck_assert_msg(v != NULL, "none of reserve, estimate, gpu, measure, commit has keys");
+        {
             char buf[128], want[96];
             snprintf(buf, sizeof buf, "%s x ", v->name);
             snprintf(want, sizeof want, "%s=", v->keys[0]);
@@ -496,6 +500,14 @@ START_TEST(test_is_complete)
     ck_assert_str_eq(vs_interp_is_complete(ip, "sheet \"Llama", &indent), "incomplete");
     ck_assert_str_eq(vs_interp_is_complete(ip, "sheet \"a \\\"b", &indent), "incomplete");
     ck_assert_str_eq(vs_interp_is_complete(ip, "estimate kv \\", &indent), "incomplete");
+    ck_assert_str_eq(indent, "    "); /* a continued line is set off */
+    ck_assert_str_eq(vs_interp_is_complete(ip, "exit", &indent), "complete");
+    ck_assert_int_eq(vs_interp_is_exit("exit"), 1);
+    ck_assert_int_eq(vs_interp_is_exit("  quit\n"), 1);
+    ck_assert_int_eq(vs_interp_is_exit("exit()"), 1);
+    ck_assert_int_eq(vs_interp_is_exit("exit now"), 0);
+    ck_assert_int_eq(vs_interp_is_exit("exits"), 0);
+    ck_assert_int_eq(vs_interp_is_exit("sheet \"exit\""), 0);
     ck_assert_str_eq(vs_interp_is_complete(ip, "estimate kv \\\n layers=3", &indent), "complete");
     ck_assert_str_eq(vs_interp_is_complete(ip, "weights # it's \"open", &indent), "complete");
     ck_assert_str_eq(vs_interp_is_complete(ip, "weights # \\", &indent), "complete");
@@ -531,12 +543,11 @@ END_TEST
 
 START_TEST(test_effect_kept_in_message)
 {
-    /* needs the records verbs; without them there is no verb with an outside effect */
+    /* a verb with an effect outside the kernel: the records verbs' commit */
     char dir[] = "/tmp/vs-test-interp-XXXXXX";
     vs_interp *ip;
     vs_error err;
-    if (!vs_verb_find("commit"))
-        return;
+    ck_assert_msg(vs_verb_find("commit") != NULL, "no verb `commit`");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     setenv("VRAMSHEET_RECORDS", dir, 1);
     ip = vs_interp_new(NULL);
@@ -546,8 +557,8 @@ START_TEST(test_effect_kept_in_message)
      * sheet's runtime record of the last commit survives the rollback) */
     json_decref(run_ok(ip, "sheet kept2", NULL));
     ck_assert_int_lt(run_err(ip, "commit \"one\"\nnosuchverb", &err), 0);
-    if (vs_verb_find("quality"))
-        json_decref(run_ok(ip, "quality \"changed\"\ncommit \"two\"", NULL));
+    ck_assert_msg(vs_verb_find("quality") != NULL, "no verb `quality`");
+    json_decref(run_ok(ip, "quality \"changed\"\ncommit \"two\"", NULL));
     vs_interp_free(ip);
     unsetenv("VRAMSHEET_RECORDS");
 }

@@ -185,6 +185,43 @@ START_TEST(test_cuda_totals_by_uuid)
 }
 END_TEST
 
+/* 18446744073709551615 is 2^64 - 1 (NVML_VALUE_NOT_AVAILABLE_ULL in nvml.h), and
+ * 9223372036854775808 is 2^63: both past a record's int64. A total is then
+ * unknown (0), a used reading an error (not a reading), a process "not said". */
+START_TEST(test_values_past_int64)
+{
+    vs_nvml *n;
+    vs_error err;
+    uint64_t used = 7, total = 7;
+    const vs_nvml_proc *procs;
+    size_t count = 0;
+    int avail = 0;
+    mt_fake(VS_FAKE_NVML, "gpu 0 name=\"W\" total=18446744073709551615 used=18446744073709551615\n"
+                          "gpu 1 name=\"X\" total=9223372036854775807 used=9223372036854775808\n"
+                          "proc 0 gpu 0 mem 9223372036854775808\nproc 0 gpu 1 mem 9223372036854775807\n");
+    setenv("VRAMSHEET_CUDA_LIBRARY", VS_FAKE_NVML, 1);
+    ck_assert_int_eq(vs_nvml_open(&n, &err), 0);
+    ck_assert_uint_eq(vs_nvml_gpu_at(n, 0)->total_bytes, 0);
+    ck_assert_uint_eq(vs_nvml_gpu_at(n, 0)->cuda_total_bytes, 0); /* 2^64 - 1 - 453 MiB */
+    ck_assert_uint_eq(vs_nvml_gpu_at(n, 1)->total_bytes, 9223372036854775807ULL);
+    vs_error_clear(&err);
+    ck_assert_int_eq(vs_nvml_memory(n, 0, &used, &total, &err), VS_EMEASURE);
+    ck_assert_ptr_nonnull(strstr(err.message, "18446744073709551615"));
+    ck_assert_ptr_nonnull(strstr(err.message, "out of range"));
+    ck_assert_int_eq(vs_nvml_memory(n, 1, &used, &total, &err), VS_EMEASURE);
+    ck_assert_ptr_nonnull(strstr(err.message, "9223372036854775808"));
+    ck_assert_int_eq(vs_nvml_processes(n, 0, &procs, &count, &avail, &err), 0);
+    ck_assert_int_eq(avail, 1);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_uint_eq(procs[0].used_bytes, UINT64_MAX);
+    ck_assert_int_eq(vs_nvml_processes(n, 1, &procs, &count, &avail, &err), 0);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_uint_eq(procs[0].used_bytes, 9223372036854775807ULL);
+    vs_nvml_free(n);
+    unsetenv("VRAMSHEET_CUDA_LIBRARY");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("measure_nvml");
@@ -203,6 +240,7 @@ int main(void)
     tcase_add_test(tc, test_init_fails);
     tcase_add_test(tc, test_not_nvml);
     tcase_add_test(tc, test_cuda_totals_by_uuid);
+    tcase_add_test(tc, test_values_past_int64);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

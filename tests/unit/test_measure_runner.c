@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "measure/runner.h"
@@ -291,6 +293,169 @@ START_TEST(test_environment_and_tree)
 }
 END_TEST
 
+/* Running (not gone and not a zombie), from /proc. */
+static int alive(pid_t pid)
+{
+    char path[64], buf[512], *p;
+    FILE *f;
+    size_t n;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (!(f = fopen(path, "r")))
+        return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    p = strrchr(buf, ')');
+    return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static pid_t read_pid(const char *path, int wait_ms)
+{
+    int64_t until = ms_now() + wait_ms;
+    do {
+        char *t = mt_read(path);
+        pid_t p = t ? (pid_t)atoi(t) : 0;
+        free(t);
+        if (p > 0)
+            return p;
+        usleep(20000);
+    } while (ms_now() < until);
+    return 0;
+}
+
+/* A process running the runner, started with fork; the command writes the pid
+ * of its sleep (the shell's child: no death signal of its own) to pidfile. */
+static pid_t runner_process(const char *cmd)
+{
+    pid_t p = fork();
+    ck_assert_int_ge(p, 0);
+    if (p == 0) {
+        rec r;
+        vs_runner_result res;
+        vs_error err;
+        memset(&r, 0, sizeof r);
+        signal(SIGTERM, SIG_DFL);
+        _exit(run(cmd, 0, 300, 0, &r, &res, &err) == 0 ? res.interrupted ? 3 : 0 : 1);
+    }
+    return p;
+}
+
+START_TEST(test_runner_killed_ends_group)
+{
+    /* kill -9 of the runner's process: its guard kills the group (the shell
+     * and the sleep the shell forked). */
+    char pidfile[512], cmd[1024];
+    pid_t runner, sleeper;
+    int64_t t0;
+    mt_tmpdir();
+    mt_path(pidfile, sizeof pidfile, "sleeper");
+    snprintf(cmd, sizeof cmd, "sleep 44 & echo $! > %s; wait", pidfile);
+    runner = runner_process(cmd);
+    sleeper = read_pid(pidfile, 5000);
+    ck_assert_int_gt(sleeper, 0);
+    ck_assert(alive(sleeper));
+    kill(runner, SIGKILL);
+    ck_assert_int_eq(waitpid(runner, NULL, 0), runner);
+    t0 = ms_now();
+    while (alive(sleeper) && ms_now() - t0 < 3000)
+        usleep(20000);
+    ck_assert_msg(!alive(sleeper), "the sleep outlived the runner by 3 s");
+}
+END_TEST
+
+static void on_term(int sig)
+{
+    (void)sig;
+    vs_runner_terminate();
+}
+
+START_TEST(test_terminate_ends_stubborn_group)
+{
+    /* SIGTERM to the runner's process (its handler calls vs_runner_terminate):
+     * the group goes first, even one that ignores SIGTERM, within about 1 s. */
+    char pidfile[512], cmd[1024];
+    pid_t runner, sleeper;
+    int status = 0;
+    int64_t t0;
+    mt_tmpdir();
+    mt_path(pidfile, sizeof pidfile, "stubborn");
+    snprintf(cmd, sizeof cmd, "trap '' TERM INT; sleep 44 & echo $! > %s; wait; sleep 44", pidfile);
+    runner = fork();
+    ck_assert_int_ge(runner, 0);
+    if (runner == 0) {
+        rec r;
+        vs_runner_result res;
+        vs_error err;
+        memset(&r, 0, sizeof r);
+        signal(SIGTERM, on_term);
+        _exit(run(cmd, 0, 5000, 0, &r, &res, &err) == 0 && res.interrupted ? 3 : 1);
+    }
+    sleeper = read_pid(pidfile, 5000);
+    ck_assert_int_gt(sleeper, 0);
+    t0 = ms_now();
+    kill(runner, SIGTERM);
+    ck_assert_int_eq(waitpid(runner, &status, 0), runner);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 3); /* returned, marked interrupted */
+    ck_assert_int_lt(ms_now() - t0, 3000);     /* 1 s to SIGKILL, not the 5 s grace */
+    ck_assert(!alive(sleeper));
+}
+END_TEST
+
+START_TEST(test_setsid_stray_reaped)
+{
+    /* A child that left the group (setsid) outlives the command; it was
+     * adopted (subreaper) and is reaped once it ends, never left a zombie. */
+    rec r;
+    vs_runner_result res;
+    vs_error err;
+    char pidfile[512], cmd[1024], path[64];
+    pid_t stray;
+    int64_t t0;
+    memset(&r, 0, sizeof r);
+    mt_tmpdir();
+    mt_path(pidfile, sizeof pidfile, "stray");
+    snprintf(cmd, sizeof cmd, "setsid sh -c 'echo $$ > %s; exec sleep 1' >/dev/null 2>&1 3>&- & sleep 0.1", pidfile);
+    ck_assert_int_eq(run(cmd, 0, 300, 0, &r, &res, &err), 0);
+    stray = read_pid(pidfile, 2000);
+    ck_assert_int_gt(stray, 0);
+    t0 = ms_now();
+    while (alive(stray) && ms_now() - t0 < 3000)
+        usleep(20000);
+    ck_assert(!alive(stray));
+    usleep(50000);
+    snprintf(path, sizeof path, "/proc/%d", (int)stray);
+    ck_assert_int_eq(access(path, F_OK), 0);             /* a zombie of ours, until: */
+    ck_assert_int_eq(vs_runner_reap_strays(), 1);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    ck_assert_int_eq(vs_runner_reap_strays(), 0);
+    vs_buf_free(&r.out);
+    vs_buf_free(&r.err);
+    vs_buf_free(&r.phase);
+}
+END_TEST
+
+START_TEST(test_exit_status_passes_the_guard)
+{
+    /* The guard exits as the command did: a code, or the signal that ended it. */
+    rec r;
+    vs_runner_result res;
+    vs_error err;
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(run("exit 42", 0, 300, 0, &r, &res, &err), 0);
+    ck_assert_int_eq(res.exit_status, 42);
+    ck_assert_int_eq(res.term_signal, 0);
+    ck_assert_int_eq(run("kill -SEGV $$", 0, 300, 0, &r, &res, &err), 0);
+    ck_assert_int_eq(res.term_signal, SIGSEGV);
+    ck_assert_int_eq(res.exit_status, 128 + SIGSEGV);
+    ck_assert_int_eq(run("kill -TERM $$", 0, 300, 0, &r, &res, &err), 0);
+    ck_assert_int_eq(res.term_signal, SIGTERM); /* the guard ignores it, then passes it on */
+    vs_buf_free(&r.out);
+    vs_buf_free(&r.err);
+    vs_buf_free(&r.phase);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("measure_runner");
@@ -306,6 +471,10 @@ int main(void)
     tcase_add_test(tc, test_cannot_start);
     tcase_add_test(tc, test_oom_detection);
     tcase_add_test(tc, test_environment_and_tree);
+    tcase_add_test(tc, test_runner_killed_ends_group);
+    tcase_add_test(tc, test_terminate_ends_stubborn_group);
+    tcase_add_test(tc, test_setsid_stray_reaped);
+    tcase_add_test(tc, test_exit_status_passes_the_guard);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

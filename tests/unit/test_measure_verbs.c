@@ -10,6 +10,7 @@
 
 #include "lang/interp.h"
 #include "render/bundle.h"
+#include "sheet/sheet.h"
 #include "util/buf.h"
 
 #include "check_run.h"
@@ -313,6 +314,89 @@ START_TEST(test_failed_cell_keeps_measurement)
     ms = json_object_get(sheet, "measurements");
     ck_assert_int_gt(json_array_size(ms), 0);
     json_array_foreach(ms, i, m) ck_assert(json_is_false(json_object_get(m, "validates_card")));
+    json_decref(sheet);
+    teardown(ip, &c);
+}
+END_TEST
+
+START_TEST(test_failed_cell_keeps_oom)
+{
+    /* All of a run's effects stay together: the run, its overflow_phase and the
+     * sheet's oom entry for it, while a later line's failure undoes the rest. */
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p = NULL, *sheet, *oom, *run;
+    char note[128];
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c, "sheet \"q\"\noom phase=load note=\"by hand\"", &p, &err), 0);
+    json_decref(p);
+    ck_assert_int_lt(exec(ip, &c,
+                          "oom phase=prefill note=\"undone\"\nmeasure phase=load -- echo 'phase generate' >&3; "
+                          "echo 'CUDA out of memory' >&2; exit 1\nno_such_verb",
+                          &p, &err),
+                     0);
+    sheet = sheet_of(ip, "q");
+    ck_assert_int_eq(json_array_size(json_object_get(sheet, "runs")), 1);
+    run = json_array_get(json_object_get(sheet, "runs"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(run, "overflow_phase")), "generate");
+    oom = json_object_get(sheet, "oom");
+    ck_assert_int_eq(json_array_size(oom), 2); /* "by hand" and the run's; not "undone" */
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 0), "note")), "by hand");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "phase")), "generate");
+    snprintf(note, sizeof note, "run %s: \"CUDA out of memory\"",
+             json_string_value(json_object_get(run, "id")));
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "note")), note);
+    json_decref(sheet);
+    teardown(ip, &c);
+}
+END_TEST
+
+/* How many integers below 0 v holds, at any depth. */
+static int negatives(const json_t *v)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+    int n = 0;
+    if (json_is_integer(v))
+        return json_integer_value(v) < 0;
+    if (json_is_array(v))
+        json_array_foreach(v, i, x) n += negatives(x);
+    if (json_is_object(v))
+        json_object_foreach((json_t *)v, k, x) n += negatives(x);
+    return n;
+}
+
+/* NVML answering 2^64 - 1 for total and used (NVML_VALUE_NOT_AVAILABLE_ULL) at
+ * first, then 1 MB: no figure in the record wraps to -1, and the record reads
+ * back. The total is then unknown (0), the out-of-range samples are errors. */
+START_TEST(test_nvml_past_int64_stays_loadable)
+{
+    vs_interp *ip = setup("gpu 0 name=\"NVIDIA H200\" total=18446744073709551615 "
+                          "used=18446744073709551615\nat 0 gpu 0 used 18446744073709551615\n"
+                          "at 150 gpu 0 used 1000000\n");
+    cap c;
+    vs_error err;
+    json_t *p = NULL, *sheet, *back = NULL, *gpu, *m;
+    char *text;
+    size_t i;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c, "sheet \"w\"\nmeasure phase=load -- sleep 0.6", &p, &err), 0);
+    json_decref(p);
+    sheet = sheet_of(ip, "w");
+    gpu = json_array_get(json_object_get(json_array_get(json_object_get(sheet, "runs"), 0), "gpus"), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(gpu, "total_bytes")), 0);
+    ck_assert_int_gt(json_array_size(json_object_get(sheet, "measurements")), 0);
+    json_array_foreach(json_object_get(sheet, "measurements"), i, m)
+        ck_assert_int_eq(json_integer_value(json_object_get(m, "peak_bytes")), 1000000);
+    text = vs_sheet_dump(sheet);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(negatives(sheet), 0);
+    vs_error_clear(&err);
+    ck_assert_msg(vs_sheet_load(&back, text, strlen(text), &err) == 0, "%s", err.message);
+    json_decref(back);
+    free(text);
     json_decref(sheet);
     teardown(ip, &c);
 }
@@ -702,6 +786,8 @@ int main(void)
     tcase_add_test(tc, test_measure_line);
     tcase_add_test(tc, test_cell_form_and_stage);
     tcase_add_test(tc, test_overflow_still_measured);
+    tcase_add_test(tc, test_failed_cell_keeps_oom);
+    tcase_add_test(tc, test_nvml_past_int64_stays_loadable);
     tcase_add_test(tc, test_failed_cell_keeps_measurement);
     tcase_add_test(tc, test_no_driver_nothing_recorded);
     tcase_add_test(tc, test_interrupt_ends_group);

@@ -183,7 +183,7 @@ START_TEST(config_fills_the_card)
     const char *keys[] = {"family",       "rule",          "config",         "layers",
                           "hidden",       "heads",         "kv_heads",       "head_dim",
                           "intermediate", "vocab",         "experts",        "experts_per_token",
-                          "params_total", "params_active", "tied_embeddings"};
+                          "params_total", "params_active", "tied_embeddings", "kv_layout"};
     size_t i;
     tspec t[64];
     size_t n = llama_tensors(t, 0, 3, 1, 1);
@@ -212,6 +212,11 @@ START_TEST(config_fills_the_card)
     ck_assert(json_is_null(get(arch, "experts_per_token")));
     ck_assert(json_is_null(get(arch, "params_active")));
     ck_assert(json_is_false(get(arch, "tied_embeddings")));
+    /* one full group: 3 layers of 2 KV heads x 8 */
+    ck_assert_str_eq(json_string_value(get(json_array_get(get(arch, "kv_layout"), 0), "kind")),
+                     "full");
+    ck_assert_int_eq(iget(json_array_get(get(arch, "kv_layout"), 0), "layers"), 3);
+    ck_assert_int_eq(iget(json_array_get(get(arch, "kv_layout"), 0), "kv_heads"), 2);
     ck_assert_int_eq(iget(arch, "params_total"), (long long)want);
     ck_assert_int_eq(iget(sheet, "card.params"), (long long)want);
     ck_assert_str_eq(json_string_value(get(sheet, "card.params_source")),

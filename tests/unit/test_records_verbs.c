@@ -11,6 +11,7 @@
 #include "render/bundle.h"
 #include "render/markdown.h"
 #include "sheet/diff.h"
+#include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 
@@ -317,6 +318,27 @@ END_TEST
 /* A title whose id is the source's own: refused at the reproduce line even
  * when the source is only recorded (a fresh session), where it used to create
  * a sheet that committed over the source's history. */
+/* `history` with no sheet open names none: no "untitled" sheet is opened
+ * behind the person's back, and the session stays empty. */
+START_TEST(test_history_opens_no_untitled)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    ck_assert_int_eq(run(ip, "history", &p, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "no sheet is open"));
+    ck_assert_ptr_nonnull(strstr(err.message, "history SHEET"));
+    ck_assert_int_eq(run(ip, "sheet", &p, &err), 0);
+    {
+        char *dump = json_dumps(p, JSON_COMPACT);
+        ck_assert_ptr_null(strstr(dump, "untitled"));
+        free(dump);
+    }
+    json_decref(p);
+    vs_interp_free(ip);
+}
+END_TEST
+
 START_TEST(test_reproduce_own_id_refused)
 {
     vs_interp *ip = vs_interp_new(NULL), *ip2 = vs_interp_new(NULL);
@@ -801,6 +823,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_commit_stays_when_cell_fails);
     tcase_add_test(tc, test_diff_and_reproduce);
     tcase_add_test(tc, test_reproduce_own_id_refused);
+    tcase_add_test(tc, test_history_opens_no_untitled);
     tcase_add_test(tc, test_records_paths_and_sync);
     tcase_add_test(tc, test_sheet_revisions_verbs);
     tcase_add_test(tc, test_validates_card_fresh_at_commit);

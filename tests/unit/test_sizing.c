@@ -447,8 +447,11 @@ START_TEST(reserve_forms_and_errors)
     ck_assert_int_eq(run("reserve 6"), VS_EUNIT);
     ck_assert_int_eq(err.line, 1);
     ck_assert_int_eq(err.column, 9);
-    ck_assert_int_eq(run("format bf16\nreserve x 6 GiB"), VS_EVALUE); /* extra word */
+    /* a number apart from its unit: the message says how to write it */
+    ck_assert_int_eq(run("format bf16\nreserve x 6 GiB"), VS_EUNIT);
     ck_assert_int_eq(err.line, 2);
+    ck_assert(strstr(err.message, "write 6GiB (no space") != NULL);
+    ck_assert_int_eq(run("format bf16\nreserve x 6GiB y"), VS_EVALUE); /* extra word */
     ck_assert_int_eq(run("reserve x"), VS_EVALUE);
     ck_assert(strstr(err.message, "status=unknown") != NULL);
     ck_assert_int_eq(run("reserve x 1GiB status=unknown"), VS_EVALUE);
@@ -617,7 +620,8 @@ START_TEST(card_dims_and_model_changes)
     ck_assert(strstr(err.message, "9,223,372,036,854,775,807") != NULL);
     ck_assert_int_eq(run("model m params=1e19"), VS_EVALUE);
     ck_assert(strstr(err.message, "9,223,372,036,854,775,807") != NULL);
-    ck_assert_int_eq(run("length 4k"), VS_EVALUE);
+    ck_assert_int_eq(run("length 4x"), VS_EVALUE);
+    ck_assert_int_eq(run("length 4.5"), VS_EVALUE);
     ck_assert_int_eq(run("length 4096 8"), VS_EVALUE);
     ck_assert_int_eq(run("concurrency"), VS_EVALUE);
     ck_assert_int_eq(run("model"), VS_EVALUE);

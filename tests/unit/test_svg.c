@@ -48,8 +48,13 @@ START_TEST(seed_chart)
     ck_assert(strstr(svg, "known part 19.04 GiB + 1 unknown") != NULL);
     /* one capacity line per offer, labelled with its basis */
     ck_assert_uint_eq(count(svg, "class='capacity'"), 2);
-    ck_assert(strstr(svg, "RTX 4090: 22.35 GiB (nominal 24 GB)") != NULL);
-    ck_assert(strstr(svg, "RTX 6000 Ada: 44.70 GiB (nominal 48 GB)") != NULL);
+    ck_assert(strstr(svg, ">[1] RTX 4090: 22.35 GiB (nominal 24 GB)<") != NULL);
+    /* 43 characters: wrapped at the space before the basis */
+    ck_assert(strstr(svg, ">[2] RTX 6000 Ada: 44.70 GiB<") != NULL);
+    ck_assert(strstr(svg, ">(nominal 48 GB)<") != NULL);
+    /* each line's label, by its number in the legend */
+    ck_assert(strstr(svg, ">22.35 GiB [1]<") != NULL);
+    ck_assert(strstr(svg, ">44.70 GiB [2]<") != NULL);
     free(svg);
 }
 END_TEST
@@ -138,6 +143,200 @@ START_TEST(long_reserves_are_grouped)
 }
 END_TEST
 
+/* ------------------------------------------------------------- layout
+ * The text boxes, recomputed from the SVG alone with the metrics the chart
+ * declares (src/render/svg.c): a monospaced face, each character 0.6 em wide
+ * (DejaVu Sans Mono: advance 1233 of 2048 units per em), 0.8 em above the
+ * baseline and 0.2 em below it. */
+typedef struct box {
+    double x0, y0, x1, y1;
+    char text[160];
+} box;
+
+static double attr_num(const char *tag, const char *end, const char *name, double dflt)
+{
+    char key[32];
+    const char *p;
+    snprintf(key, sizeof key, " %s='", name);
+    p = strstr(tag, key);
+    if (!p || p > end)
+        return dflt;
+    return atof(p + strlen(key));
+}
+
+static int attr_is(const char *tag, const char *end, const char *kv)
+{
+    const char *p = strstr(tag, kv);
+    return p && p < end;
+}
+
+/* Code points of the text between > and </text>, with the five XML
+ * entities read as one character each. */
+static size_t text_chars(const char *s, const char *end, char *copy, size_t cap)
+{
+    size_t n = 0, o = 0;
+    while (s < end) {
+        unsigned char c = (unsigned char)*s;
+        ck_assert_msg(c != '<', "markup inside a text: %.40s", s);
+        if (o + 1 < cap)
+            copy[o++] = (char)c;
+        if (c == '&') {
+            const char *semi = strchr(s, ';');
+            ck_assert(semi && semi < end);
+            s = semi + 1;
+            n++;
+            continue;
+        }
+        n += (c & 0xC0) != 0x80;
+        s++;
+    }
+    copy[o] = '\0';
+    return n;
+}
+
+static size_t text_boxes(const char *svg, box **out, double *vw, double *vh)
+{
+    const char *p = strstr(svg, "viewBox='0 0 "), *root_end = strchr(svg, '>');
+    double root_fs;
+    size_t n = 0, cap = 64;
+    box *b = malloc(cap * sizeof *b);
+    ck_assert_ptr_nonnull(p);
+    ck_assert(sscanf(p, "viewBox='0 0 %lf %lf'", vw, vh) == 2);
+    root_fs = attr_num(svg, root_end, "font-size", 16);
+    ck_assert(attr_is(svg, root_end, "monospace"));
+    p = svg;
+    while ((p = strstr(p, "<text ")) != NULL) {
+        const char *tag_end = strchr(p, '>'), *close = strstr(tag_end, "</text>");
+        double x = attr_num(p, tag_end, "x", 0), y = attr_num(p, tag_end, "y", 0);
+        double fs = attr_num(p, tag_end, "font-size", root_fs), w, x0;
+        size_t chars;
+        if (n == cap)
+            b = realloc(b, (cap *= 2) * sizeof *b);
+        chars = text_chars(tag_end + 1, close, b[n].text, sizeof b[n].text);
+        w = (double)chars * 0.6 * fs;
+        x0 = attr_is(p, tag_end, "text-anchor='end'")      ? x - w
+             : attr_is(p, tag_end, "text-anchor='middle'") ? x - w / 2
+                                                           : x;
+        b[n].x0 = x0;
+        b[n].x1 = x0 + w;
+        b[n].y0 = y - 0.8 * fs;
+        b[n].y1 = y + 0.2 * fs;
+        {
+            const char *rot = strstr(p, "rotate(-90 ");
+            if (rot && rot < tag_end) {
+                /* turned a quarter left about (cx, cy): (px, py) -> (cx + py - cy, cy - px + cx) */
+                double cx, cy;
+                box r;
+                ck_assert(sscanf(rot, "rotate(-90 %lf %lf)", &cx, &cy) == 2);
+                r.x0 = cx + b[n].y0 - cy;
+                r.x1 = cx + b[n].y1 - cy;
+                r.y0 = cy - (b[n].x1 - cx);
+                r.y1 = cy - (b[n].x0 - cx);
+                b[n].x0 = r.x0, b[n].x1 = r.x1, b[n].y0 = r.y0, b[n].y1 = r.y1;
+            }
+        }
+        n++;
+        p = close;
+    }
+    *out = b;
+    return n;
+}
+
+static void check_layout(const char *svg, const char *what)
+{
+    box *b;
+    double vw, vh;
+    size_t n = text_boxes(svg, &b, &vw, &vh), i, j;
+    ck_assert_msg(n > 0, "%s: no text", what);
+    for (i = 0; i < n; i++) {
+        ck_assert_msg(b[i].x0 >= 0 && b[i].y0 >= 0 && b[i].x1 <= vw && b[i].y1 <= vh,
+                      "%s: '%s' [%.1f %.1f %.1f %.1f] leaves the %.0f x %.0f picture", what,
+                      b[i].text, b[i].x0, b[i].y0, b[i].x1, b[i].y1, vw, vh);
+        for (j = 0; j < i; j++)
+            ck_assert_msg(b[i].x1 <= b[j].x0 || b[j].x1 <= b[i].x0 || b[i].y1 <= b[j].y0 ||
+                              b[j].y1 <= b[i].y0,
+                          "%s: '%s' overlaps '%s'", what, b[i].text, b[j].text);
+    }
+    free(b);
+}
+
+/* Offers as the catalogue and the notebooks give them: long names, long
+ * bases, two lines 0.35 GiB apart (79.65 and 80.00 GiB), equal capacities. */
+static const vs_svg_line offers[16] = {
+    {"H100 SXM", 85520809984ULL, "device-reported, catalogue"},
+    {"H100 80GB PCIe (another vendor's board)", 85899345920ULL, "nominal 86 GB"},
+    {"A100 80GB", 85899345920ULL, "nominal 86 GB"},
+    {"RTX 4090", 24000000000ULL, "nominal 24 GB"},
+    {"RTX 6000 Ada", 48000000000ULL, "nominal 48 GB"},
+    {"L4", 24000000000ULL, "nominal 24 GB"},
+    {"H200", 150754820096ULL, "device-reported, catalogue"},
+    {"MI300X", 206158430208ULL, "nominal 206 GB"},
+    {"A10G", 23836033024ULL, "device-reported, catalogue"},
+    {"T4", 16000000000ULL, "nominal 16 GB"},
+    {"L40S", 48000000000ULL, "nominal 48 GB"},
+    {"B200", 192000000000ULL, "nominal 192 GB"},
+    {"RTX 3090", 25769803776ULL, "device-reported, catalogue"},
+    {"GH200 (Grace Hopper superchip, HBM3e)", 154618822656ULL, "nominal 155 GB"},
+    {"V100 32GB", 34359738368ULL, "nominal 34 GB"},
+    {"laptop RTX 4060", 8589934592ULL, "device-reported, catalogue"},
+};
+
+START_TEST(layout_for_every_count)
+{
+    static char names[30][48];
+    vs_svg_segment segs[30];
+    size_t nl, nc, i;
+    segs[0] = (vs_svg_segment){"weights", 1, 70000000000ULL, "params x bits / 8"};
+    for (i = 1; i < 30; i++) {
+        snprintf(names[i], sizeof names[i], i % 3 ? "kv_cache_%zu" : "activations_per_microbatch_%zu",
+                 i);
+        segs[i] = (vs_svg_segment){names[i], i % 7 != 3, (uint64_t)i * 700000000ULL,
+                                   i % 2 ? "estimated" : "measured"};
+    }
+    for (nl = 1; nl <= 16; nl++)
+        for (nc = 1; nc <= 30; nc++) {
+            char what[64], *svg;
+            snprintf(what, sizeof what, "%zu offers, %zu components", nl, nc);
+            svg = vs_svg_budget("Memory budget per GPU: Llama-3.1-70B-Instruct on vLLM, "
+                                "tensor placement over two GPUs, 32,768 tokens",
+                                segs, nc, offers, nl);
+            ck_assert_ptr_nonnull(svg);
+            check_layout(svg, what);
+            free(svg);
+        }
+}
+END_TEST
+
+START_TEST(close_and_equal_lines)
+{
+    vs_svg_segment segs[] = {{"weights", 1, 70000000000ULL, "params x bits / 8"}};
+    char *svg = vs_svg_budget(NULL, segs, 1, offers, 3);
+    const char *a, *c;
+    ck_assert_ptr_nonnull(svg);
+    /* 79.65 GiB has its own label; the two 80.00 GiB lines share one */
+    ck_assert((a = strstr(svg, ">79.65 GiB [1]<")) != NULL);
+    ck_assert((c = strstr(svg, ">80.00 GiB [2,3]<")) != NULL);
+    ck_assert_uint_eq(count(svg, "class='capacity'"), 3);
+    /* the legend keeps the whole basis, wrapped, never cut */
+    ck_assert(strstr(svg, "catalogue)<") != NULL);
+    ck_assert(strstr(svg, "\xe2\x80\xa6") == NULL);
+    check_layout(svg, "three lines");
+    free(svg);
+    {
+        /* eight equal lines: one label, their count, past the label's width */
+        vs_svg_line eight[8];
+        size_t i;
+        for (i = 0; i < 8; i++)
+            eight[i] = (vs_svg_line){"A100 80GB", 85899345920ULL, "nominal 86 GB"};
+        svg = vs_svg_budget(NULL, segs, 1, eight, 8);
+        ck_assert_ptr_nonnull(strstr(svg, ">80.00 GiB [8 offers]<"));
+        ck_assert_uint_eq(count(svg, "GiB [8 offers]"), 1);
+        check_layout(svg, "eight equal lines");
+        free(svg);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("svg");
@@ -146,6 +345,8 @@ int main(void)
     tcase_add_test(tc, lines_sit_at_their_capacity);
     tcase_add_test(tc, empty_and_huge);
     tcase_add_test(tc, long_reserves_are_grouped);
+    tcase_add_test(tc, layout_for_every_count);
+    tcase_add_test(tc, close_and_equal_lines);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

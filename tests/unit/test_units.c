@@ -319,6 +319,67 @@ START_TEST(test_checked_arith)
 }
 END_TEST
 
+/* Forgiving counts: k is K; Ki, Mi are powers of two; the echo says which. */
+START_TEST(test_count_suffixes)
+{
+    uint64_t v;
+    vs_error err;
+    char note[200];
+    ck_assert_int_eq(vs_units_parse_count(&v, "32k", &err), 0);
+    ck_assert_uint_eq(v, 32000); /* 32 x 10^3 */
+    ck_assert_int_eq(vs_units_parse_count(&v, "128K", &err), 0);
+    ck_assert_uint_eq(v, 128000);
+    ck_assert_int_eq(vs_units_parse_count(&v, "1M", &err), 0);
+    ck_assert_uint_eq(v, 1000000);
+    ck_assert_int_eq(vs_units_parse_count(&v, "32Ki", &err), 0);
+    ck_assert_uint_eq(v, 32768); /* 32 x 1024 */
+    ck_assert_int_eq(vs_units_parse_count(&v, "1Mi", &err), 0);
+    ck_assert_uint_eq(v, 1048576);
+    ck_assert_int_eq(vs_units_parse_count(&v, "0.5Ki", &err), 0);
+    ck_assert_uint_eq(v, 512);
+    /* near misses name the fix */
+    ck_assert_int_eq(vs_units_parse_count(&v, "7G", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "did you mean 7B (10^9) or 7Gi (2^30)?"));
+    ck_assert_int_eq(vs_units_parse_count(&v, "2m", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "did you mean 2M?"));
+    ck_assert_int_eq(vs_units_parse_count(&v, "3x", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "Ki, Mi, Gi, Ti"));
+    /* the notes for an echo */
+    ck_assert_ptr_nonnull(vs_units_count_note(note, sizeof note, "32k"));
+    ck_assert_str_eq(note, "32k is 32,000 (K = 10^3, as everywhere here); for 32,768 write 32Ki");
+    ck_assert_ptr_nonnull(vs_units_count_note(note, sizeof note, "1M"));
+    ck_assert_str_eq(note, "1M is 1,000,000 (M = 10^6, as everywhere here); for 1,048,576 write 1Mi");
+    ck_assert_ptr_nonnull(vs_units_count_note(note, sizeof note, "32Ki"));
+    ck_assert_str_eq(note, "32Ki is 32,768 (Ki = 2^10)");
+    ck_assert_ptr_null(vs_units_count_note(note, sizeof note, "4096"));
+    ck_assert_ptr_null(vs_units_count_note(note, sizeof note, "7B"));
+    ck_assert_ptr_null(vs_units_count_note(note, sizeof note, "zz"));
+}
+END_TEST
+
+/* Forgiving amounts: a bare prefix, and a number apart from its unit. */
+START_TEST(test_bytes_hints)
+{
+    uint64_t v;
+    vs_error err;
+    ck_assert_int_eq(vs_units_parse_bytes(&v, "24G", &err), VS_EUNIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "did you mean 24GB or 24GiB?"));
+    ck_assert_int_eq(vs_units_parse_bytes(&v, "512m", &err), VS_EUNIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "did you mean 512MB or 512MiB?"));
+    ck_assert_int_eq(vs_units_parse_bytes(&v, "1.5Ti", &err), VS_EUNIT);
+    ck_assert_ptr_nonnull(strstr(err.message, "did you mean 1.5TB or 1.5TiB?"));
+    ck_assert_int_eq(vs_units_unit_word("GiB"), 1);
+    ck_assert_int_eq(vs_units_unit_word("gb"), 1);
+    ck_assert_int_eq(vs_units_unit_word("G"), 1);
+    ck_assert_int_eq(vs_units_unit_word("GPU"), 0);
+    ck_assert_int_eq(vs_units_space_error(&err, "24", "GiB"), VS_EUNIT);
+    ck_assert_str_eq(err.message,
+                     "'24 GiB': write 24GiB (no space between the number and its unit)");
+    ck_assert_int_eq(vs_units_space_error(&err, "24", "cards"), 0);
+    ck_assert_int_eq(vs_units_space_error(&err, "kv", "GiB"), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("units");
@@ -336,6 +397,8 @@ int main(void)
     tcase_add_test(tc, test_describe_scales);
     tcase_add_test(tc, test_describe_agrees_with_round_and_grouped);
     tcase_add_test(tc, test_checked_arith);
+    tcase_add_test(tc, test_count_suffixes);
+    tcase_add_test(tc, test_bytes_hints);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -121,6 +121,14 @@ START_TEST(test_gpu_catalogue_fills)
     o = json_object_get(payload(), "offer");
     ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 24000000000LL);
     ck_assert(json_is_null(json_object_get(o, "price")));
+    /* the chart's legend names the basis, not the catalogue's whole citation */
+    run_ok("model m params=7B\nformat bf16\nenvelope");
+    {
+        const char *svg = json_string_value(json_object_get(last, "image/svg+xml"));
+        ck_assert_ptr_nonnull(svg);
+        ck_assert_ptr_nonnull(strstr(svg, "(device-reported, catalogue)"));
+        ck_assert_ptr_null(strstr(svg, "https://"));
+    }
 }
 END_TEST
 

@@ -1,0 +1,252 @@
+#include "model/family.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/families/fam.h"
+
+/* The families, in the order help lists them. A new family: one file under
+ * model/families/ and one row here. */
+static const vs_family *const families[] = {
+    &vs_family_llama,      &vs_family_mistral,   &vs_family_mixtral,     &vs_family_qwen2,
+    &vs_family_qwen2_moe,  &vs_family_qwen3,     &vs_family_qwen3_moe,   &vs_family_gemma,
+    &vs_family_gemma2,     &vs_family_gemma3_text, &vs_family_gemma3,    &vs_family_phi3,
+    &vs_family_gpt2,       &vs_family_gpt_bigcode, &vs_family_gpt_neox,  &vs_family_falcon,
+    &vs_family_bloom,      &vs_family_deepseek_v2, &vs_family_deepseek_v3, &vs_family_gpt_oss,
+    &vs_family_olmo2,      &vs_family_starcoder2, &vs_family_t5,         &vs_family_bert,
+    &vs_family_llava,      &vs_family_mllama,
+};
+
+#define N_FAMILIES (sizeof families / sizeof families[0])
+
+const vs_family *const *vs_family_table(size_t *n)
+{
+    *n = N_FAMILIES;
+    return families;
+}
+
+static const char *const part_names[VS_PART_COUNT] = {"text", "vision_tower", "projector", "mtp",
+                                                      "pretraining_heads"};
+
+const char *vs_part_name(vs_part p)
+{
+    return (unsigned)p < VS_PART_COUNT ? part_names[p] : "?";
+}
+
+const vs_family *vs_family_find(const char *model_type, const char *architecture)
+{
+    size_t i, j;
+    for (i = 0; i < N_FAMILIES; i++) {
+        const vs_family *f = families[i];
+        if (model_type) {
+            for (j = 0; f->model_types[j]; j++)
+                if (!strcmp(f->model_types[j], model_type))
+                    return f;
+        } else if (architecture && f->architectures) {
+            for (j = 0; f->architectures[j]; j++)
+                if (!strcmp(f->architectures[j], architecture))
+                    return f;
+        }
+    }
+    return NULL;
+}
+
+const char *vs_family_names(void)
+{
+    return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, "
+           "gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, falcon, bloom, deepseek_v2, "
+           "deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, llava, mllama";
+}
+
+/* ---- counting ---- */
+
+typedef struct counter {
+    const vs_arch *a;
+    uint64_t total, active, part[VS_PART_COUNT];
+    int overflow;
+} counter;
+
+static int count_rule(void *ud, const vs_tensor_rule *r)
+{
+    counter *c = ud;
+    uint64_t n = 1, act;
+    unsigned i;
+    int o = 0;
+    for (i = 0; i < r->ndims; i++)
+        o |= __builtin_mul_overflow(n, r->shape[i], &n);
+    o |= __builtin_mul_overflow(n, r->layers, &n);
+    if (r->experts)
+        o |= __builtin_mul_overflow(n, r->experts, &n);
+    act = n;
+    if (r->routed && r->routed > c->a->experts_per_token) {
+        /* the rule's tensors are r->routed experts' equal shares */
+        act = n / r->routed;
+        o |= __builtin_mul_overflow(act, c->a->experts_per_token, &act);
+    }
+    o |= __builtin_add_overflow(c->part[r->part], n, &c->part[r->part]);
+    if (r->part != VS_PART_MTP) {
+        o |= __builtin_add_overflow(c->total, n, &c->total);
+        o |= __builtin_add_overflow(c->active, act, &c->active);
+    }
+    c->overflow |= o;
+    return 0;
+}
+
+int vs_arch_count(vs_arch *a, vs_error *err)
+{
+    counter c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    vs_family_tensor_rules(a, count_rule, &c);
+    if (c.overflow || c.total > (uint64_t)INT64_MAX)
+        return vs_error_set(err, VS_EFORMAT,
+                            "the parameter count overflows 64 bits; the dimensions are not a "
+                            "real model's");
+    a->params_total = c.total;
+    a->params_active = c.active;
+    memcpy(a->part_params, c.part, sizeof c.part);
+    return 0;
+}
+
+int vs_family_tensor_rules(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
+{
+    if (!a->fam || !a->fam->tensors)
+        return 0;
+    return a->fam->tensors(a, cb, ud);
+}
+
+/* ---- expansion into concrete names ---- */
+
+typedef struct expander {
+    vs_tensor_cb cb;
+    void *ud;
+} expander;
+
+/* prefix + pattern with {L} = layer and {E} = expert. */
+static void expand_name(char *out, size_t n, const vs_tensor_rule *r, uint64_t layer,
+                        uint64_t expert)
+{
+    size_t k = 0;
+    const char *p;
+    k = (size_t)snprintf(out, n, "%s", r->prefix ? r->prefix : "");
+    for (p = r->pattern; *p && k + 24 < n; p++) {
+        if (p[0] == '{' && (p[1] == 'L' || p[1] == 'E') && p[2] == '}') {
+            k += (size_t)snprintf(out + k, n - k, "%llu",
+                                  (unsigned long long)(p[1] == 'L' ? layer : expert));
+            p += 2;
+        } else {
+            out[k++] = *p;
+        }
+    }
+    out[k < n ? k : n - 1] = '\0';
+}
+
+static int expand_rule(void *ud, const vs_tensor_rule *r)
+{
+    expander *x = ud;
+    char name[256];
+    vs_tensor t;
+    uint64_t l, e, ne = r->experts ? r->experts : 1;
+    int rc;
+    t.name = name;
+    t.ndims = r->ndims;
+    memcpy(t.shape, r->shape, sizeof t.shape);
+    t.part = r->part;
+    for (l = r->layer0; l < r->layer0 + r->layers; l++)
+        for (e = 0; e < ne; e++) {
+            expand_name(name, sizeof name, r, l, e);
+            if ((rc = x->cb(x->ud, &t)))
+                return rc;
+        }
+    return 0;
+}
+
+int vs_family_tensors(const vs_arch *a, vs_tensor_cb cb, void *ud)
+{
+    expander x = {cb, ud};
+    return vs_family_tensor_rules(a, expand_rule, &x);
+}
+
+/* ---- parsing ---- */
+
+/* Shapes are products of two or three dimensions: above 2^30 each, they
+ * could wrap before the counting checks them. */
+static int too_big(const vs_arch *a)
+{
+    const uint64_t lim = (uint64_t)1 << 30;
+    const uint64_t d[] = {a->layers,         a->hidden,           a->heads,
+                          a->kv_heads,       a->head_dim,         a->head_dim_v,
+                          a->intermediate,   a->vocab,            a->positions,
+                          a->experts,        a->moe_intermediate, a->shared_intermediate,
+                          a->q_lora_rank,    a->kv_lora_rank,     a->rope_dim,
+                          a->nope_dim,       a->mtp_layers,       a->encoder_layers,
+                          a->type_vocab,     a->num_buckets,      a->vision.layers,
+                          a->vision.hidden,  a->vision.intermediate, a->vision.image_size,
+                          a->vision.global_layers, a->vision.max_tiles, a->vision.output_dim,
+                          a->vision.channels, a->vision.patch, a->shared_experts};
+    size_t i;
+    for (i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (d[i] > lim)
+            return 1;
+    return 0;
+}
+
+int vs_arch_from_json(vs_arch *out, const json_t *root, vs_error *err)
+{
+    json_t *mt = json_object_get(root, "model_type");
+    json_t *archs = json_object_get(root, "architectures");
+    const char *shown = "(none)";
+    const vs_family *f = NULL;
+    vs_arch a;
+    int rc;
+
+    memset(&a, 0, sizeof a);
+    if (!json_is_object(root))
+        return vs_error_set(err, VS_EFORMAT, "expected a JSON object");
+    if (json_is_string(mt)) {
+        shown = json_string_value(mt);
+        f = vs_family_find(shown, NULL);
+    } else if (mt && !json_is_null(mt)) {
+        return vs_error_set(err, VS_EFORMAT, "'model_type' must be a string");
+    } else if (json_is_array(archs) && json_array_size(archs) > 0 &&
+               json_is_string(json_array_get(archs, 0))) {
+        shown = json_string_value(json_array_get(archs, 0));
+        f = vs_family_find(NULL, shown);
+    }
+    if (!f)
+        return vs_error_set(err, VS_EVALUE,
+                            "no parameter rule for architecture '%s' (rules exist for: %s); "
+                            "give the count yourself with params=",
+                            shown, vs_family_names());
+    a.fam = f;
+    snprintf(a.model_type, sizeof a.model_type, "%s", json_is_string(mt) ? json_string_value(mt) : "");
+    snprintf(a.family, sizeof a.family, "%s", f->name);
+    snprintf(a.rule, sizeof a.rule, "%s rule", f->name);
+    if ((rc = f->parse(&a, root, err)))
+        return rc;
+    if (too_big(&a))
+        return vs_error_set(err, VS_EFORMAT,
+                            "the parameter count overflows 64 bits; a dimension above 2^30 is "
+                            "not a real model's");
+    if ((rc = f->kv_layout(&a, root, err)) || (rc = vs_arch_count(&a, err)))
+        return rc;
+    if (a.layers == 0 || (a.head_dim == 0 && a.kv.n && a.kv.g[0].kind != VS_KV_LATENT))
+        return vs_error_set(err, VS_EFORMAT, "the config gives no layers or no head size");
+    *out = a;
+    return 0;
+}
+
+int vs_arch_parse(vs_arch *out, const char *text, size_t len, vs_error *err)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    int rc;
+    if (!root)
+        /* the position goes in the text: a vs_error's own line and column
+         * belong to the cell that named the file */
+        return vs_error_set(err, VS_EFORMAT, "not JSON (line %d, column %d of the file: %s)",
+                            jerr.line, jerr.column, jerr.text);
+    rc = vs_arch_from_json(out, root, err);
+    json_decref(root);
+    return rc;
+}

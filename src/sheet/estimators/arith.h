@@ -1,0 +1,28 @@
+/* arith.h — checked integer steps the estimator files share. Internal. */
+#ifndef VS_SHEET_ESTIMATORS_ARITH_H
+#define VS_SHEET_ESTIMATORS_ARITH_H
+
+#include <stdint.h>
+
+#include "util/error.h"
+
+static inline int mul(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
+{
+    if (__builtin_mul_overflow(*acc, x, acc))
+        return vs_error_set(err, VS_EUNIT, "%s does not fit in 64-bit bytes", what);
+    return 0;
+}
+
+static inline int add(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
+{
+    if (__builtin_add_overflow(*acc, x, acc))
+        return vs_error_set(err, VS_EUNIT, "%s does not fit in 64-bit bytes", what);
+    return 0;
+}
+
+static inline uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+#endif

@@ -1,0 +1,80 @@
+/* estimate training: bytes per trainable parameter of an optimizer under a
+ * precision policy (Rajbhandari et al. 2020, ZeRO). */
+#include "sheet/estimate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sheet/estimators/arith.h"
+
+const char *const vs_estimate_training_keys[] = {"optimizer", "precision", "trainable", NULL};
+
+const vs_estimator_info vs_estimator_training = {"training", vs_estimate_training_keys, "estimate training [optimizer=adamw] [precision=mixed] [trainable=N]",
+                                            "gradients, master copy and optimizer state per trainable parameter (ZeRO)"};
+
+int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const char *precision,
+                         vs_error *err)
+{
+    enum { ADAMW, SGD, ADAMW8 } opt;
+    if (!optimizer)
+        optimizer = "adamw";
+    if (!precision)
+        precision = "mixed";
+    if (!strcmp(optimizer, "adamw") || !strcmp(optimizer, "adam"))
+        opt = ADAMW;
+    else if (!strcmp(optimizer, "sgd"))
+        opt = SGD;
+    else if (!strcmp(optimizer, "adamw8bit") || !strcmp(optimizer, "paged_adamw8bit"))
+        opt = ADAMW8;
+    else
+        return vs_error_set(err, VS_EVALUE,
+                            "optimizer must be adamw, adam, sgd, adamw8bit or paged_adamw8bit, "
+                            "not '%s'",
+                            optimizer);
+    memset(out, 0, sizeof *out);
+    out->optimizer = opt == ADAMW ? "adamw" : opt == SGD ? "sgd" : "adamw8bit";
+    if (!strcmp(precision, "mixed")) {
+        out->precision = "mixed";
+        out->gradient_bytes = 2;
+        out->master_bytes = 4;
+        out->state_bytes = opt == ADAMW ? 8 : opt == SGD ? 4 : 2;
+        out->why = opt == ADAMW ? "16-bit gradients 2 B, fp32 master copy 4 B, two fp32 moments 8 B"
+                   : opt == SGD
+                       ? "16-bit gradients 2 B, fp32 master copy 4 B, one fp32 momentum 4 B"
+                       : "16-bit gradients 2 B, fp32 master copy 4 B, two 8-bit moments 2 B";
+    } else if (!strcmp(precision, "fp32")) {
+        out->precision = "fp32";
+        out->gradient_bytes = 4;
+        out->master_bytes = 0;
+        out->state_bytes = opt == ADAMW ? 8 : opt == SGD ? 4 : 2;
+        out->why = opt == ADAMW ? "fp32 gradients 4 B, no master copy, two fp32 moments 8 B"
+                   : opt == SGD ? "fp32 gradients 4 B, no master copy, one fp32 momentum 4 B"
+                                : "fp32 gradients 4 B, no master copy, two 8-bit moments 2 B";
+    } else if (!strcmp(precision, "bf16")) {
+        out->precision = "bf16";
+        out->gradient_bytes = 2;
+        out->master_bytes = 0;
+        out->state_bytes = opt == ADAMW ? 4 : 2;
+        out->why = opt == ADAMW ? "bf16 gradients 2 B, no master copy, two bf16 moments 4 B"
+                   : opt == SGD ? "bf16 gradients 2 B, no master copy, one bf16 momentum 2 B"
+                                : "bf16 gradients 2 B, no master copy, two 8-bit moments 2 B";
+    } else {
+        return vs_error_set(err, VS_EVALUE, "precision must be mixed, fp32 or bf16, not '%s'",
+                            precision);
+    }
+    return 0;
+}
+
+int vs_estimate_training(vs_training_est *out, const vs_training_rule *rule, uint64_t trainable,
+                         vs_error *err)
+{
+    vs_training_est e;
+    int rc;
+    e.gradients = e.master_copy = e.optimizer_state = trainable;
+    if ((rc = mul(&e.gradients, rule->gradient_bytes, "the gradients", err)) ||
+        (rc = mul(&e.master_copy, rule->master_bytes, "the master copy", err)) ||
+        (rc = mul(&e.optimizer_state, rule->state_bytes, "the optimizer state", err)))
+        return rc;
+    *out = e;
+    return 0;
+}

@@ -1,0 +1,278 @@
+/* estimate kv and placement tensor through the verbs, on the fixture configs
+ * of tests/model/configs (published checkpoints' config.json): the bytes of
+ * each KV layout kind against hand-worked products. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/interp.h"
+#include "lang/verb.h"
+#include "render/bundle.h"
+
+#include "check_run.h"
+#include "results.h"
+
+#ifndef VS_MODEL_CONFIGS
+#error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
+#endif
+
+/* ------------------------------------------------------------------ harness */
+
+typedef struct {
+    json_t *bundles; /* every bundle of the last cell, in order */
+    const char *answer;
+} sink_state;
+
+static void on_display(void *ctx, const vs_bundle *bundle, const char *id, int update)
+{
+    sink_state *s = ctx;
+    (void)id;
+    (void)update;
+    json_array_append_new(s->bundles, vs_test_bundle_json(bundle));
+}
+
+static int on_input(void *ctx, const char *prompt, int password, char **out)
+{
+    sink_state *s = ctx;
+    (void)prompt;
+    (void)password;
+    if (!s->answer)
+        return VS_EVALUE;
+    *out = strdup(s->answer);
+    return 0;
+}
+
+static vs_interp *ip;
+static sink_state st;
+static vs_error err;
+
+static void setup(void)
+{
+    ip = vs_interp_new(NULL);
+    st.bundles = json_array();
+    st.answer = NULL;
+}
+
+static void teardown(void)
+{
+    vs_interp_free(ip);
+    json_decref(st.bundles);
+}
+
+/* Runs a cell; returns its rc. All bundles land in st.bundles. */
+static int run(const char *code)
+{
+    vs_sink sink;
+    json_t *result = NULL;
+    int rc;
+    memset(&sink, 0, sizeof sink);
+    sink.ctx = &st;
+    sink.display = on_display;
+    sink.input = on_input;
+    json_array_clear(st.bundles);
+    vs_error_clear(&err);
+    rc = vs_test_execute(ip, code, &sink, &result, &err);
+    if (result)
+        json_array_append_new(st.bundles, result);
+    return rc;
+}
+
+static void run_ok(const char *code)
+{
+    int rc = run(code);
+    ck_assert_msg(rc == 0, "cell failed (%d): line %d col %d: %s\n--\n%s", rc, err.line, err.column,
+                  err.message, code);
+}
+
+static json_t *last(void)
+{
+    return json_array_get(st.bundles, json_array_size(st.bundles) - 1);
+}
+static json_t *payload(json_t *b)
+{
+    return json_object_get(b, VS_MIME_JSON);
+}
+static json_t *lastp(void)
+{
+    return payload(last());
+}
+static const char *text(json_t *b)
+{
+    return json_string_value(json_object_get(b, "text/plain"));
+}
+static long long geti(json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+static const char *gets(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+
+static json_t *inputs(void)
+{
+    return json_object_get(lastp(), "inputs");
+}
+
+static json_t *group(size_t i)
+{
+    return json_array_get(json_object_get(inputs(), "groups"), i);
+}
+
+/* model NAME config=<fixture> then the rest of the cell */
+static void with_model(const char *fixture, const char *rest)
+{
+    char cell[1024];
+    snprintf(cell, sizeof cell, "model m config=%s/%s\n%s", VS_MODEL_CONFIGS, fixture, rest);
+    run_ok(cell);
+}
+
+#define TEXT_HAS(b, needle)                                                                        \
+    ck_assert_msg(strstr(text(b), needle) != NULL, "text lacks '%s':\n%s", needle, text(b))
+
+/* Mistral 7B v0.1: 32 layers sliding over 4,096 tokens, 8 KV heads of 128. */
+START_TEST(sliding_below_and_above_the_window)
+{
+    with_model("mistral-7b-v0.1.json", "length 2048\nconcurrency 1\nestimate kv");
+    /* below: every token, 2 x 32 x 8 x 128 x 2 B x 2,048 */
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 32 * 8 * 128 * 2 * 2048);
+    ck_assert_int_eq(geti(inputs(), "bytes_per_token"), 2LL * 32 * 8 * 128 * 2);
+    ck_assert_str_eq(gets(group(0), "kind"), "sliding");
+    ck_assert_int_eq(geti(group(0), "tokens"), 2048);
+    run_ok("length 65536\nestimate kv");
+    /* above: the window only, 2 x 32 x 8 x 128 x 2 B x 4,096 */
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 32 * 8 * 128 * 2 * 4096);
+    ck_assert_int_eq(geti(group(0), "tokens"), 4096);
+    ck_assert_int_eq(geti(inputs(), "bytes_per_token"), 0);
+    TEXT_HAS(last(), "min(4,096 window, 65,536) = 4,096 tokens");
+}
+END_TEST
+
+/* Gemma 3 27B at 131,072 tokens: 52 local layers over 1,024 tokens and 10
+ * global layers, 16 KV heads of 128 each. */
+START_TEST(interleaved_local_global)
+{
+    long long local = 2LL * 52 * 16 * 128 * 2 * 1024, global = 2LL * 10 * 16 * 128 * 2 * 131072;
+    with_model("gemma-3-27b-it.json", "length 131072\nconcurrency 1\nestimate kv dtype=bf16");
+    ck_assert_int_eq(geti(lastp(), "bytes"), local + global); /* 11,173,625,856 B, 10.4 GiB */
+    ck_assert_int_eq(local + global, 11173625856LL);
+    ck_assert_int_eq(geti(group(0), "bytes"), local);
+    ck_assert_int_eq(geti(group(1), "bytes"), global);
+    ck_assert_int_eq(geti(inputs(), "bytes_per_token"), 2LL * 10 * 16 * 128 * 2);
+    ck_assert(json_is_null(json_object_get(inputs(), "layers")));
+    TEXT_HAS(last(), "sliding: 2 x 52 layers x 16 kv_heads x 128 head_dim");
+    TEXT_HAS(last(), "full: 2 x 10 layers");
+    /* the card shows the layout */
+    run_ok("card");
+    TEXT_HAS(last(), "52 sliding (16 KV heads x 128, window 1024) + 10 full");
+}
+END_TEST
+
+/* DeepSeek-V3: 61 latent layers of 512 + 64 values, 70,272 B per token in bf16. */
+START_TEST(latent)
+{
+    with_model("deepseek-v3.json", "length 4096\nconcurrency 1\nestimate kv dtype=bf16");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 61LL * 576 * 2 * 4096);
+    ck_assert_int_eq(geti(inputs(), "bytes_per_token"), 70272);
+    ck_assert_str_eq(gets(group(0), "kind"), "latent");
+    TEXT_HAS(last(), "61 layers x 576 latent x 2 B (bf16) x 4,096 tokens");
+    /* the model payload names what it left out */
+    with_model("deepseek-v3.json", "");
+    TEXT_HAS(json_array_get(st.bundles, 0), "left out: 13,463,426,304 params of 1 "
+                                            "multi-token-prediction layer");
+    TEXT_HAS(json_array_get(st.bundles, 0), "37,552,297,472 active per token");
+    {
+        json_t *cfg = json_object_get(lastp(), "config");
+        json_t *ex = json_array_get(json_object_get(cfg, "params_excluded"), 0);
+        ck_assert_int_eq(geti(cfg, "params"), 671026419200LL);
+        ck_assert_str_eq(gets(ex, "part"), "mtp");
+        ck_assert(strstr(gets(ex, "reason"), "speculative decoding") != NULL);
+        ck_assert_str_eq(gets(json_array_get(json_object_get(cfg, "kv_layout"), 0), "kind"),
+                         "latent");
+        ck_assert_int_lt(geti(cfg, "params_active"), geti(cfg, "params"));
+    }
+}
+END_TEST
+
+/* T5-base: 12 decoder layers, 12 heads of 64: own keys and values, and the
+ * encoder's 1,024 tokens in every cross-attention layer. */
+START_TEST(encoder_decoder)
+{
+    long long per = 2LL * 12 * 12 * 64 * 2;
+    with_model("t5-base.json", "length 512\nconcurrency 4\nestimate kv encoder_length=1024");
+    ck_assert_int_eq(geti(group(0), "bytes"), per * 512 * 4);
+    ck_assert_int_eq(geti(group(1), "bytes"), per * 1024 * 4);
+    ck_assert_int_eq(geti(lastp(), "bytes"), per * (512 + 1024) * 4);
+    ck_assert_int_eq(geti(inputs(), "encoder_length"), 1024);
+    TEXT_HAS(last(), "1,024 encoder tokens");
+    ck_assert_int_eq(run("estimate kv encoder_length=0"), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(encoder_only)
+{
+    with_model("bert-base-uncased.json", "length 512\nconcurrency 8\nestimate kv");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 0);
+    ck_assert_str_eq(gets(group(0), "kind"), "none");
+    TEXT_HAS(last(), "12 layers keep no cache");
+}
+END_TEST
+
+/* Gemma 7B: hidden 3,072 over 16 heads would be 192, its head_dim is 256. */
+START_TEST(head_dim_not_hidden_over_heads)
+{
+    with_model("gemma-7b.json", "length 1024\nconcurrency 1\nestimate kv");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 28 * 16 * 256 * 2 * 1024);
+    ck_assert_int_eq(geti(inputs(), "head_dim"), 256);
+    /* the line still describes one full group */
+    run_ok("estimate kv layers=2 kv_heads=1 head_dim=8");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 2 * 1 * 8 * 2 * 1024);
+}
+END_TEST
+
+/* Llama 3.1 8B has 8 KV heads: on 4 GPUs each holds 2, on 16 each holds one
+ * (replicated); the component is what all GPUs hold together, so the envelope's
+ * per-GPU share is one GPU's heads. */
+START_TEST(tensor_placement_fewer_kv_heads_than_gpus)
+{
+    long long one_head = 2LL * 32 * 1 * 128 * 2 * 8192;
+    with_model("llama-3.1-8b.json", "length 8192\nconcurrency 1\nplacement tensor gpus=16");
+    TEXT_HAS(last(), "full layers 1 of 8 (fewer KV heads than GPUs: replicated)");
+    run_ok("estimate kv");
+    ck_assert_int_eq(geti(group(0), "kv_heads"), 1);
+    ck_assert_int_eq(geti(lastp(), "bytes"), one_head * 16);
+    ck_assert_int_eq(geti(inputs(), "tp"), 16);
+    run_ok("placement tensor gpus=4\nestimate kv");
+    ck_assert_int_eq(geti(group(0), "kv_heads"), 2);
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2 * one_head * 4);
+    /* a latent cache is not split: every GPU holds all of it */
+    with_model("deepseek-v3.json", "length 4096\nconcurrency 1\nplacement tensor gpus=8");
+    TEXT_HAS(last(), "61 latent layers not split");
+    run_ok("estimate kv");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 61LL * 576 * 2 * 4096 * 8);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("kv_estimate");
+    TCase *tc = tcase_create("kv");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, sliding_below_and_above_the_window);
+    tcase_add_test(tc, interleaved_local_global);
+    tcase_add_test(tc, latent);
+    tcase_add_test(tc, encoder_decoder);
+    tcase_add_test(tc, encoder_only);
+    tcase_add_test(tc, head_dim_not_hidden_over_heads);
+    tcase_add_test(tc, tensor_placement_fewer_kv_heads_than_gpus);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return vs_check_run(suite());
+}
