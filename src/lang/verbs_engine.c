@@ -6,6 +6,7 @@
 #include "catalog/catalog.h"
 #include "engine/engine.h"
 #include "engine/fit.h"
+#include "lang/derive.h"
 #include "lang/verb.h"
 #include "render/bundle.h"
 #include "render/fit.h"
@@ -34,9 +35,19 @@ static int emit(vs_ctx *ctx, vs_bundle *b, vs_error *err)
     return 0;
 }
 
+/* An item `estimate runtime` made: it follows the engine through lang/derive. */
+static int derived_runtime(const json_t *comp)
+{
+    const char *e =
+        json_string_value(json_object_get(json_object_get(comp, "derived"), "estimator"));
+    return e && !strcmp(e, "runtime");
+}
+
 static int ours(const json_t *comp)
 {
     const char *src = json_string_value(json_object_get(comp, "source"));
+    if (derived_runtime(comp))
+        return 1;
     return src && (!strncmp(src, ITEM_SOURCE, strlen(ITEM_SOURCE)) ||
                    !strncmp(src, EST_SOURCE, strlen(EST_SOURCE)));
 }
@@ -87,45 +98,106 @@ static int put_item(json_t *sheet, const char *name, int known, uint64_t bytes, 
     return 0;
 }
 
-static int estimate_items(json_t *sheet, const vs_fit_ctx *c, vs_buf *said, vs_error *err)
+/* The items `estimate runtime` can give, by name. */
+static int wanted(const char *items, const char *name)
 {
-    vs_runtime_estimate est;
-    vs_error e2;
-    char src[640];
-    int rc;
-    const vs_engine_val *mnbt = vs_engine_get(&c->env, "max_num_batched_tokens"),
-                        *seqs = vs_engine_get(&c->env, "max_num_seqs");
-    if (c->engine->runtime & VS_RT_BIT(VS_RT_ACTIVATION_PEAK)) {
-        if (mnbt && mnbt->set &&
-            vs_runtime_estimate_activation(&est, mnbt->u, seqs ? seqs->u : 0,
-                                           arch_uint(sheet, "hidden"),
-                                           arch_uint(sheet, "intermediate"),
-                                           arch_uint(sheet, "vocab"), c->env.tp, &e2) == 0) {
-            snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
-                     est.rule, est.error * 100);
-            if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, said, err)) < 0)
-                return rc;
-        } else {
-            vs_buf_printf(said, "activation_peak not estimated: %s. ",
-                          mnbt && mnbt->set ? e2.message
-                                            : "this engine has no profiling-pass rule");
-        }
-    }
-    if (c->engine->runtime & VS_RT_BIT(VS_RT_NON_TORCH)) {
-        const char *arch = offer_architecture(sheet);
-        if (vs_runtime_estimate_context(&est, arch, c->env.tp, &e2) == 0) {
-            snprintf(src, sizeof src, EST_SOURCE "%s (%s); within %.0f%% of the published figures",
-                     est.rule, arch, est.error * 100);
-            if ((rc = put_item(sheet, "non_torch", 1, est.bytes, src, said, err)) < 0)
-                return rc;
-        } else {
-            vs_buf_printf(said, "non_torch not estimated: %s. ",
-                          arch ? e2.message
-                               : "no offer names a catalogue GPU, whose architecture the rule "
-                                 "needs");
-        }
+    const char *p = items;
+    size_t n = strlen(name);
+    if (!items)
+        return 1;
+    while ((p = strstr(p, name)) != NULL) {
+        if ((p == items || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+        p += n;
     }
     return 0;
+}
+
+const vs_derived_read vs_runtime_reads[] = {
+    {"engine", NULL}, {"arch", NULL}, {"placement", NULL}, {NULL, NULL}};
+
+/* estimate runtime [items=activation_peak,non_torch]: the runtime items of the
+ * card's engine by the rules of engine/runtime.c, as estimated components that
+ * follow the engine, the model and the placement (lang/derive.h). The rules
+ * come from vLLM's start-up logs: other engines have none yet. */
+int vs_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    static const char *const keys[] = {"items", NULL};
+    const vs_arg *it = vs_line_pair(line, "items");
+    const char *items = it ? it->value : NULL;
+    vs_runtime_estimate est;
+    vs_fit_ctx c;
+    vs_error e2;
+    vs_buf said = VS_BUF_INIT, why = VS_BUF_INIT;
+    char src[640];
+    int rc, stored = 0;
+    const vs_engine_val *mnbt, *seqs;
+    if ((rc = vs_line_check_keys(line, keys, err)) < 0)
+        return rc;
+    if (items && !wanted(items, "activation_peak") && !wanted(items, "non_torch"))
+        return vs_arg_error(it, err,
+                            vs_error_set(err, VS_EVALUE,
+                                         "items=: expected activation_peak, non_torch or both "
+                                         "(comma-separated)"));
+    if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
+        return rc;
+    if (strcmp(c.engine->name, "vllm")) {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                             "estimate runtime has rules for vLLM's runtime items only (from its "
+                             "start-up logs); the card's engine is %s: measure or declare them",
+                             c.engine->name);
+        goto done;
+    }
+    mnbt = vs_engine_get(&c.env, "max_num_batched_tokens");
+    seqs = vs_engine_get(&c.env, "max_num_seqs");
+    if (wanted(items, "activation_peak")) {
+        if (vs_runtime_estimate_activation(&est, mnbt->u, seqs ? seqs->u : 0,
+                                           arch_uint(sheet, "hidden"),
+                                           arch_uint(sheet, "intermediate"),
+                                           arch_uint(sheet, "vocab"), c.env.tp, &e2) == 0) {
+            snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
+                     est.rule, est.error * 100);
+            if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) < 0)
+                goto done;
+            stored++;
+        } else {
+            vs_buf_printf(&why, "activation_peak: %s. ", e2.message);
+        }
+    }
+    if (wanted(items, "non_torch")) {
+        const char *arch = offer_architecture(sheet);
+        if (vs_runtime_estimate_context(&est, arch, c.env.tp, &e2) == 0) {
+            snprintf(src, sizeof src, EST_SOURCE "%s (%s); within %.0f%% of the published figures",
+                     est.rule, arch, est.error * 100);
+            if ((rc = put_item(sheet, "non_torch", 1, est.bytes, src, &said, err)) < 0)
+                goto done;
+            stored++;
+        } else {
+            vs_buf_printf(&why, "non_torch: %s. ",
+                          arch ? e2.message
+                               : "no offer names a catalogue GPU, whose generation the rule needs");
+        }
+    }
+    if (!stored) {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column, "nothing estimated: %s",
+                             vs_buf_str(&why));
+        goto done;
+    }
+    vs_buf_puts(&said, vs_buf_str(&why));
+    {
+        vs_buf t = VS_BUF_INIT;
+        vs_buf_printf(&t, "estimate runtime: %s\n", vs_buf_str(&said));
+        rc = vs_ctx_emit_text(ctx, &t, NULL,
+                              json_pack("{s:s, s:s, s:s}", "kind", "component", "name",
+                                        "runtime items", "source", vs_buf_str(&said)),
+                              err);
+        vs_buf_free(&t);
+    }
+done:
+    vs_buf_free(&said);
+    vs_buf_free(&why);
+    vs_fit_ctx_free(&c);
+    return rc;
 }
 
 static const char *const engine_words[] = {"none", "vllm", "llamacpp", "transformers", "sglang",
@@ -174,10 +246,8 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *name = vs_line_positional(line, 0), *est = vs_line_pair(line, "estimate");
     const vs_engine *e;
     vs_buf said = VS_BUF_INIT;
-    vs_fit_ctx c;
     size_t i;
-    int rc, estimate = 0, same_engine = 0, old_known[VS_RT_COUNT];
-    uint64_t old_bytes[VS_RT_COUNT];
+    int rc, estimate = 0;
     if (!sheet)
         return oom(err);
     if (!name)
@@ -236,20 +306,6 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(keys);
         return vs_error_set(err, VS_EVALUE, "the sheet has no card");
     }
-    {
-        /* estimates of this same engine follow its keys: they are made again below */
-        const char *prev = json_string_value(json_object_get(json_object_get(card, "engine"), "name"));
-        same_engine = prev && !strcmp(prev, e->name);
-    }
-    for (i = 0; i < VS_RT_COUNT; i++) {
-        json_t *old = vs_sheet_component(sheet, vs_runtime_item_name((vs_runtime_item)i));
-        const char *src = json_string_value(json_object_get(old, "source"));
-        old_known[i] = old && json_is_integer(json_object_get(old, "bytes"));
-        old_bytes[i] = old_known[i] ? (uint64_t)json_integer_value(json_object_get(old, "bytes")) : 0;
-        if (same_engine && old && src && !strncmp(src, EST_SOURCE, strlen(EST_SOURCE)) &&
-            !strstr(src, "enforce_eager"))
-            estimate = 1;
-    }
     eng = json_pack("{s:s, s:o}", "name", e->name, "keys", keys);
     if (!eng || json_object_set_new(card, "engine", eng))
         return oom(err);
@@ -270,8 +326,8 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (!(e->runtime & VS_RT_BIT(i)))
             continue;
         old = vs_sheet_component(sheet, nm);
-        if (old && !ours(old))
-            continue;
+        if (old && (!ours(old) || derived_runtime(old)))
+            continue; /* the person's, or an estimate that follows the engine (lang/derive.h) */
         snprintf(src, sizeof src, ITEM_SOURCE "%s: unknown until measured or estimated", e->name);
         if ((rc = put_item(sheet, nm, 0, 0, src, &said, err)) < 0)
             goto done;
@@ -290,25 +346,22 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto done;
     }
     if (estimate) {
-        if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
+        /* `estimate runtime`, recorded as an estimate that follows the engine */
+        vs_arg arg;
+        vs_line el;
+        memset(&arg, 0, sizeof arg);
+        memset(&el, 0, sizeof el);
+        arg.kind = VS_ARG_WORD;
+        arg.value = (char *)"runtime";
+        arg.line = est->line;
+        arg.column = arg.value_column = est->column;
+        el.verb = (char *)"estimate";
+        el.line = est->line;
+        el.column = est->column;
+        el.args = &arg;
+        el.nargs = 1;
+        if ((rc = vs_estimate_run(ctx, &el, sheet, vs_estimator_find("runtime"), err)) < 0)
             goto done;
-        rc = estimate_items(sheet, &c, &said, err);
-        vs_fit_ctx_free(&c);
-        if (rc < 0)
-            goto done;
-        for (i = 0; i < VS_RT_COUNT; i++) {
-            const char *nm = vs_runtime_item_name((vs_runtime_item)i);
-            json_t *now = vs_sheet_component(sheet, nm);
-            if (same_engine && old_known[i] && now && ours(now) &&
-                json_is_integer(json_object_get(now, "bytes")) &&
-                (uint64_t)json_integer_value(json_object_get(now, "bytes")) != old_bytes[i]) {
-                char a[96], b[96];
-                vs_units_describe(a, sizeof a, old_bytes[i]);
-                vs_units_describe(b, sizeof b,
-                                  (uint64_t)json_integer_value(json_object_get(now, "bytes")));
-                vs_buf_printf(&said, "%s re-estimated: %s → %s. ", nm, a, b);
-            }
-        }
     }
     rc = show_engine(ctx, sheet, vs_buf_str(&said), err);
 done:

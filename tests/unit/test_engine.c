@@ -667,17 +667,36 @@ START_TEST(engine_estimate_items)
     /* the estimate follows the engine's keys: half the tokens, half the peak
      * (4096 x 59392 x 2 = 486,539,264 B), and the result says so */
     run_ok("engine vllm max_num_batched_tokens=4096");
-    ck_assert(strstr(sval(payload(), "notes"), "activation_peak re-estimated") != NULL);
+    ck_assert_str_eq(sval(payload(), "kind"), "rederived");
+    {
+        json_t *rows = json_object_get(payload(), "rows");
+        int found = 0;
+        json_array_foreach(rows, i, c)
+            if (!strcmp(sval(c, "name"), "activation_peak")) {
+                ck_assert_int_eq(ival(c, "to_bytes"), 486539264LL);
+                ck_assert_int_eq(ival(c, "from_bytes"), 973078528LL);
+                found = 1;
+            }
+        ck_assert(found);
+    }
     run_ok("envelope");
     json_array_foreach(json_object_get(payload(), "components"), i, c)
         if (!strcmp(sval(c, "name"), "activation_peak"))
             ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
-    /* another engine: vLLM's estimates do not carry over */
+    /* another engine: vLLM's rules do not apply, the items become unknown saying why;
+     * back under vLLM they come back by themselves */
     run_ok("engine llamacpp\nenvelope");
     json_array_foreach(json_object_get(payload(), "components"), i, c)
-        if (!strcmp(sval(c, "name"), "activation_peak"))
+        if (!strcmp(sval(c, "name"), "activation_peak")) {
             ck_assert(json_is_null(json_object_get(c, "bytes")));
-    run_ok("engine vllm estimate=yes");
+            ck_assert(strstr(sval(c, "source"), "vLLM") != NULL);
+        }
+    run_ok("engine vllm\nenvelope");
+    json_array_foreach(json_object_get(payload(), "components"), i, c)
+        if (!strcmp(sval(c, "name"), "activation_peak"))
+            ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
+    /* the estimator on its own line, too */
+    run_ok("estimate runtime items=non_torch");
     /* the layout came from the config: fit knows it */
     run_ok("fit");
     ck_assert(strstr(sval(payload(), "layout_source"), "card.arch") != NULL);
