@@ -487,8 +487,8 @@ static const char engine_help[] =
     "unknown until a `reserve` or a measurement of that name fills them (`reserve cuda_graphs "
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
     "profiling peak (from max_num_batched_tokens and the model's widths) and the non-torch "
-    "memory of the offers' GPU generation, each with its stated error. `help engine` lists "
-    "each engine's rules; the README gives each default's source.";
+    "memory of the offers' GPU generation, each with its stated error. `engine NAME` shows "
+    "that engine's rules with the engine files they come from.";
 
 static const char fit_help[] =
     "For each offer (or the GPUs named, from the sheet or the catalogue), under the card's "

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/fit.h"
 #include "lang/interp.h"
+#include "lang/verb.h"
 #include "render/bundle.h"
 #include "render/markdown.h"
 #include "sheet/classify.h"
@@ -533,6 +534,29 @@ START_TEST(engine_defaults_parse)
 }
 END_TEST
 
+/* completion: the verb's words and keys are the table's engines and keys */
+START_TEST(engine_completion_is_the_table)
+{
+    const vs_verb *v = vs_verb_find("engine");
+    size_t i, j, k;
+    ck_assert_ptr_nonnull(v);
+    for (i = 0; vs_engines[i]; i++) {
+        int found = 0;
+        for (j = 0; v->words[j]; j++)
+            found |= !strcmp(v->words[j], vs_engines[i]->name);
+        ck_assert_msg(found, "engine %s not offered", vs_engines[i]->name);
+        for (k = 0; vs_engines[i]->keys[k].name; k++) {
+            found = 0;
+            for (j = 0; v->keys[j]; j++)
+                found |= !strcmp(v->keys[j], vs_engines[i]->keys[k].name);
+            ck_assert_msg(found, "key %s not offered", vs_engines[i]->keys[k].name);
+        }
+    }
+    for (j = 0; v->words[j]; j++)
+        ck_assert_ptr_nonnull(vs_engine_find(v->words[j]));
+}
+END_TEST
+
 START_TEST(engine_verb)
 {
     json_t *p, *comps;
@@ -788,6 +812,7 @@ static Suite *suite(void)
     tcase_add_test(t, transformers_eager_scores);
     tcase_add_test(t, engine_defaults_parse);
     tcase_add_test(t, engine_verb);
+    tcase_add_test(t, engine_completion_is_the_table);
     tcase_add_test(t, engine_record_roundtrip);
     tcase_add_test(t, activation_rule);
     tcase_add_test(t, candidates_agree_with_fit);
