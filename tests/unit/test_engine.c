@@ -747,6 +747,17 @@ START_TEST(fit_named_gpu_and_seq_limit)
     run_ok("engine vllm kv_cache_memory=40GiB max_num_seqs=512\nfit \"H100 SXM\"");
     ck_assert_str_ne(sval(fit_row(0), "concurrency"), "exclude");
     ck_assert_int_eq(run("fit \"H1000\""), VS_ENOTFOUND);
+    /* no engine declared: the sheet's own components against the whole card; the
+     * sheet's KV estimate is the need (16 x 2 x 8 x 64 x 2 B x 1024 x 300 =
+     * 10,066,329,600 B) */
+    run_ok("sheet \"no engine\"\nmodel m params=1B\nformat bf16\ntask inference\nlength 1024\n"
+           "concurrency 300\nestimate kv layers=16 kv_heads=8 head_dim=64\nfit \"H100 SXM\"");
+    ck_assert_str_eq(sval(payload(), "engine"), "none");
+    r = fit_row(0);
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 10066329600LL);
+    ck_assert_int_eq(ival(r, "budget_bytes"), ival(r, "capacity_bytes"));
+    ck_assert_int_eq(ival(r, "kv_pool_bytes"), ival(r, "capacity_bytes") - 2000000000LL);
+    ck_assert_str_eq(sval(r, "verdict"), "admissible");
 }
 END_TEST
 
