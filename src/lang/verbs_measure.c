@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lang/verb.h"
+#include "measure/import.h"
 #include "measure/measure.h"
 #include "measure/phasefd.h"
 #include "model/safetensors.h"
@@ -150,10 +151,38 @@ static json_t *measurement_new(const json_t *sheet, const char *run, const char 
                   rank >= 0 ? json_integer(rank) : json_null(), "validates_card",
                   validates_card(sheet, dims_take, NULL), "state", "current", "time",
                   iso_json(at));
+    /* schema 2's keys of a log's figure: none for a measured run */
+    if (m && (json_object_set_new(m, "text", json_null()) < 0 ||
+              json_object_set_new(m, "resolution_bytes", json_null()) < 0 ||
+              json_object_set_new(m, "value", json_null()) < 0 ||
+              json_object_set_new(m, "unit", json_null()) < 0)) {
+        json_decref(m);
+        return NULL;
+    }
     return m;
 }
 
 /* ----------------------------------------------------- measurement tables */
+
+/* The peak cell: bytes, or an imported count with its unit ("158,656 tokens",
+ * "4.84 x") whose peak_bytes is null. */
+static void peak_text(char *out, size_t n, const json_t *m)
+{
+    json_t *v = json_object_get(m, "value");
+    const char *unit = json_string_value(json_object_get(m, "unit"));
+    if (json_is_null(json_object_get(m, "peak_bytes")) && json_is_number(v)) {
+        if (json_is_integer(v) && json_integer_value(v) >= 0)
+            vs_units_grouped(out, n, (uint64_t)json_integer_value(v));
+        else
+            snprintf(out, n, "%.4g", json_number_value(v));
+        if (unit && strlen(out) + strlen(unit) + 2 < n) {
+            strcat(out, " ");
+            strcat(out, unit);
+        }
+        return;
+    }
+    vs_units_describe(out, n, (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
+}
 
 static const char *const mtable_headers[] = {"phase", "GPU", "counter", "scope", "peak",
                                              "dims", "stage", "validates card"};
@@ -170,7 +199,7 @@ static void add_mrow(vs_table *t, const json_t *m)
                  name ? name : "");
     else
         snprintf(gpu, sizeof gpu, "%s", "-");
-    vs_units_describe(peak, sizeof peak, (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
+    peak_text(peak, sizeof peak, m);
     dims_text(&d, json_object_get(m, "dims"));
     cells[0] = json_string_value(json_object_get(m, "phase"));
     cells[1] = gpu;
@@ -384,7 +413,7 @@ static void on_bad_line(void *cb, const char *line, const char *why)
 /* ------------------------------------------------------------ measure verb */
 
 static const char *const measure_keys[] = {"phase", "timeout", "interval", "length",
-                                           "concurrency", "microbatch", NULL};
+                                           "concurrency", "microbatch", "format", NULL};
 static const char *const measure_words[] = {"import", NULL};
 
 static int parse_seconds(const vs_line *line, const char *key, double *out, vs_error *err)
@@ -685,6 +714,8 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                first->value);
     if ((rc = vs_line_check_keys(line, measure_keys, err)) < 0)
         return rc;
+    if (vs_line_pair(line, "format"))
+        return vs_error_set(err, VS_EVALUE, "format= is for `measure import FILE...`");
     while (command && (*command == ' ' || *command == '\t' || *command == '\n'))
         command++;
     if (!command || !*command)
@@ -778,27 +809,29 @@ done:
 
 /* ---------------------------------------------------------- measure import */
 
-typedef struct host_run {
-    char host[256];
-    json_t *run;   /* the sheet run being built */
-    int64_t started;
-} host_run;
+/* The files are read here and handed line by line to an importer
+ * (src/measure/import.h): one per format, format=auto sniffing each file's
+ * first lines. Nothing enters the sheet until every file was read and every
+ * run and measurement passed the record's layout (vs_sheet_check_entry): a
+ * value the record could not read back is refused with file and line. */
 
-static int import_error(vs_error *err, const char *file, size_t lineno, const char *what)
-{
-    return vs_error_set(err, VS_EFORMAT, "%s:%zu: %s (expected the JSON lines `vramsheet probe` "
-                                         "writes); nothing was imported",
-                        file, lineno, what);
-}
-
-/* Limits of `measure import`: a probe line is a few hundred bytes (a run line
- * lists the GPUs), and a file of samples every 10 ms for days stays far below
- * the size cap. Anything beyond is not a probe file; reading it would only
- * spend memory and time. */
+/* Limits: a probe line is a few hundred bytes and a log line rarely more than
+ * a few KiB; a file of samples every 10 ms for days stays below the size cap.
+ * Anything beyond is not one of these files. */
 #define IMPORT_LINE_MAX ((size_t)1 << 20)
 #define IMPORT_FILE_MAX ((uint64_t)16 << 30)
-/* GPU indices NVML and CUDA hand out are small; anything beyond is not one. */
-#define IMPORT_GPU_MAX 4095
+#define IMPORT_SNIFF_LINES 64
+
+static int import_error(vs_error *err, const char *file, size_t lineno, const char *fmt,
+                        const char *what)
+{
+    if (!fmt)
+        return vs_error_set(err, VS_EFORMAT,
+                            "%s:%zu: %s (format=auto reads %s); nothing was imported", file,
+                            lineno, what, vs_importer_names());
+    return vs_error_set(err, VS_EFORMAT, "%s:%zu: %s (read as format=%s); nothing was imported",
+                        file, lineno, what, fmt);
+}
 
 /* The next line of fp (newline dropped) in *buf; its length, -1 at the end,
  * -2 when it is longer than max (getline would grow without bound). */
@@ -827,276 +860,166 @@ static long read_line(FILE *fp, char **buf, size_t *cap, size_t max)
     return (long)n;
 }
 
-/* The key peaks merge on: phase and counter are names without newlines and the
- * GPU a number, so with the host last the key is unambiguous. */
-static void merge_key(vs_buf *k, const char *host, json_int_t gpu, const char *phase,
-                      const char *counter)
+/* One file through one importer (imp NULL: sniffed from its first lines). */
+static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, size_t *nlines,
+                       vs_error *err)
 {
-    vs_buf_reset(k);
-    vs_buf_printf(k, "%s\n%s\n%lld\n%s", phase, counter, (long long)gpu, host);
-}
-
-static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
-{
-    json_t *sheet = vs_ctx_sheet(ctx), *hosts = json_object(), *merged = json_array();
-    json_t *rows = json_array(), *where = json_object(), *byhost = json_object();
-    size_t f, nfiles = vs_line_npositional(line), nlines = 0, npeaks = 0, i;
-    int rc = 0;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, mkey = VS_BUF_INIT;
-    const char *key;
-    json_t *hr;
-    if (!sheet || !hosts || !merged || !rows || !where || !byhost) {
+    char *buf = NULL;
+    size_t cap = 0, lineno = 0;
+    long n;
+    void *state = NULL;
+    char label[1200];
+    FILE *fp;
+    int rc = 0, fd = vs_open_regular(a->value, IMPORT_FILE_MAX, NULL, err);
+    /* A FIFO would block, /dev/zero never ends, a folder reads as nothing:
+     * only regular files are read. */
+    if (fd < 0) {
+        if (err) {
+            err->line = a->line;
+            err->column = a->column;
+        }
+        vs_error_prefix(err, "measure import: ");
+        return fd;
+    }
+    if (!(fp = fdopen(fd, "r"))) {
+        close(fd);
+        return oom_error(err);
+    }
+    while (!imp && lineno < IMPORT_SNIFF_LINES &&
+           (n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
+        lineno++;
+        if (n < 0) {
+            rc = n == -2 ? import_error(err, a->value, lineno, NULL, "line longer than 1 MiB")
+                         : oom_error(err);
+            goto done;
+        }
+        imp = vs_importer_sniff(buf, (size_t)n);
+    }
+    if (!imp) {
+        rc =
+            import_error(err, a->value, 1, NULL, "no line of a known format in its first 64 lines");
+        goto done;
+    }
+    rewind(fp);
+    lineno = 0;
+    im->format = imp->name;
+    /* the probe's runs merge per host across files; a log is a run of its own */
+    snprintf(label, sizeof label, "measure import %s (format %s)", a->value, imp->name);
+    im->run_key = strcmp(imp->name, "probe") ? label : NULL;
+    if (!(state = calloc(1, imp->state_size ? imp->state_size : 1))) {
         rc = oom_error(err);
         goto done;
     }
-    if (line->nargs != nfiles || nfiles < 2) {
-        rc = vs_error_set(err, VS_EVALUE, "expected `measure import FILE...` (files written by "
-                                          "`vramsheet probe --out`)");
-        goto done;
-    }
-    for (f = 1; f < nfiles; f++) {
-        const vs_arg *a = vs_line_positional(line, f);
-        FILE *fp;
-        char *buf = NULL;
-        size_t cap = 0, lineno = 0;
-        long n;
-        /* A FIFO would block, /dev/zero never ends, a folder reads as nothing:
-         * only regular files of a probe file's size are read. */
-        int fd = vs_open_regular(a->value, IMPORT_FILE_MAX, NULL, err);
-        if (fd < 0) {
-            rc = fd;
-            if (err) {
-                err->line = a->line;
-                err->column = a->column;
-            }
-            vs_error_prefix(err, "measure import (expected files written by `vramsheet probe "
-                                 "--out`): ");
-            goto done;
-        }
-        if (!(fp = fdopen(fd, "r"))) {
-            close(fd);
+    while ((n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
+        lineno++;
+        if (n == -2)
+            rc = import_error(err, a->value, lineno, imp->name, "line longer than 1 MiB");
+        else if (n < 0)
             rc = oom_error(err);
-            goto done;
-        }
-        while ((n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
-            json_error_t je;
-            json_t *j, *h;
-            const char *type, *host;
-            lineno++;
-            if (n == -2) {
-                rc = import_error(err, a->value, lineno, "line longer than 1 MiB");
-                break;
-            }
-            if (n < 0) {
-                rc = oom_error(err);
-                break;
-            }
-            if (n == 0)
-                continue;
-            j = json_loadb(buf, (size_t)n, 0, &je);
-            if (!j || !json_is_object(j)) {
-                json_decref(j);
-                rc = import_error(err, a->value, lineno, j ? "not an object" : je.text);
-                break;
-            }
-            nlines++;
-            type = json_string_value(json_object_get(j, "type"));
-            host = json_string_value(json_object_get(j, "host"));
-            if (!type) {
-                json_decref(j);
-                rc = import_error(err, a->value, lineno, "no \"type\"");
-                break;
-            }
-            if (!host)
-                host = "";
-            h = json_object_get(hosts, host);
-            if (!h) {
-                h = json_pack("{s:n, s:n, s:i, s:n, s:I, s:n, s:n, s:[]}", "command", "started",
-                              "exit_status", 0, "overflow_phase", "elapsed_ms", (json_int_t)0,
-                              "driver", "nvml", "gpus");
-                json_object_set_new(hosts, host, h);
-            }
-            if (!strcmp(type, "run")) {
-                json_t *gpus = json_object_get(j, "gpus"), *g;
-                size_t k;
-                if (json_is_null(json_object_get(h, "command")))
-                    json_object_set(h, "command", json_object_get(j, "command"));
-                if (json_is_null(json_object_get(h, "started")) ||
-                    (json_is_string(json_object_get(j, "started")) &&
-                     strcmp(json_string_value(json_object_get(j, "started")),
-                            json_string_value(json_object_get(h, "started"))) < 0))
-                    json_object_set(h, "started", json_object_get(j, "started"));
-                json_object_set(h, "driver", json_object_get(j, "driver"));
-                json_object_set(h, "nvml", json_object_get(j, "nvml"));
-                json_array_foreach(gpus, k, g) {
-                    json_t *have, *list = json_object_get(h, "gpus");
-                    size_t q;
-                    int seen = 0;
-                    json_array_foreach(list, q, have)
-                        if (json_equal(json_object_get(have, "index"), json_object_get(g, "index")))
-                            seen = 1;
-                    if (!seen)
-                        json_array_append_new(
-                            list, json_pack("{s:O, s:O, s:O, s:O}", "index",
-                                            json_object_get(g, "index"), "name",
-                                            json_object_get(g, "name"), "total_bytes",
-                                            json_object_get(g, "total_bytes"), "total_basis",
-                                            json_object_get(g, "total_basis")));
-                }
-            } else if (!strcmp(type, "end")) {
-                json_t *es = json_object_get(j, "exit_status"), *ov = json_object_get(j, "overflow_phase");
-                json_t *el = json_object_get(j, "elapsed_ms");
-                if (json_is_integer(es) && json_integer_value(es) != 0 &&
-                    json_integer_value(json_object_get(h, "exit_status")) == 0)
-                    json_object_set(h, "exit_status", es);
-                if (json_is_string(ov) && json_is_null(json_object_get(h, "overflow_phase")))
-                    json_object_set(h, "overflow_phase", ov);
-                if (json_is_integer(el) &&
-                    json_integer_value(el) > json_integer_value(json_object_get(h, "elapsed_ms")))
-                    json_object_set(h, "elapsed_ms", el);
-            } else if (!strcmp(type, "peak")) {
-                const char *phase = json_string_value(json_object_get(j, "phase"));
-                const char *counter = json_string_value(json_object_get(j, "counter"));
-                const char *scope = json_string_value(json_object_get(j, "scope"));
-                json_t *peak = json_object_get(j, "peak_bytes"), *g = json_object_get(j, "gpu");
-                json_t *old, *dims = json_object_get(j, "dims"), *rank = json_object_get(j, "rank");
-                json_int_t gpu = json_is_integer(g) ? json_integer_value(g) : -1;
-                const char *bad = NULL;
-                json_t *at;
-                if (!phase || !counter || !json_is_integer(peak) || json_integer_value(peak) < 0 ||
-                    !vs_phasefd_name_valid(phase) || !vs_phasefd_name_valid(counter))
-                    bad = "a peak needs phase, counter and peak_bytes (a byte count >= 0)";
-                /* An out-of-range value would be cast to another GPU or rank
-                 * (1099511627776 became GPU 0) or stand for executed dims that
-                 * never ran: the file is refused, not silently repaired. */
-                else if (g && !json_is_null(g) &&
-                         (!json_is_integer(g) || gpu < 0 || gpu > IMPORT_GPU_MAX))
-                    bad = "\"gpu\" must be a GPU index from 0 to 4095 (or null)";
-                else if (rank && !json_is_null(rank) &&
-                         (!json_is_integer(rank) || json_integer_value(rank) < 0 ||
-                          json_integer_value(rank) > INT_MAX))
-                    bad = "\"rank\" must be an integer >= 0 (or null)";
-                else if (dims && !json_is_null(dims) && !json_is_object(dims))
-                    bad = "\"dims\" must be an object of executed dims";
-                else {
-                    const char *dk;
-                    json_t *dv;
-                    json_object_foreach(dims, dk, dv) {
-                        if (json_is_integer(dv) && json_integer_value(dv) < 0)
-                            bad = "executed dims (\"dims\") must be integers >= 0";
-                    }
-                }
-                if (bad) {
-                    json_decref(j);
-                    rc = import_error(err, a->value, lineno, bad);
-                    break;
-                }
-                npeaks++;
-                merge_key(&mkey, host, gpu, phase, counter);
-                if (vs_buf_failed(&mkey)) {
-                    json_decref(j);
-                    rc = oom_error(err);
-                    break;
-                }
-                at = json_object_get(where, vs_buf_str(&mkey));
-                old = at ? json_array_get(merged, (size_t)json_integer_value(at)) : NULL;
-                if (old && json_integer_value(json_object_get(old, "peak_bytes")) >=
-                               json_integer_value(peak)) {
-                    json_decref(j);
-                    continue;
-                }
-                {
-                    json_t *dj = json_is_object(dims) ? json_deep_copy(dims) : json_object();
-                    const char *k2;
-                    json_t *v2;
-                    void *tmp;
-                    /* only integer dims are kept */
-                    json_object_foreach_safe(dj, tmp, k2, v2) {
-                        if (!json_is_integer(v2))
-                            json_object_del(dj, k2);
-                    }
-                    {
-                        json_t *m = measurement_new(
-                            sheet, NULL, phase, (int)gpu,
-                            json_string_value(json_object_get(j, "gpu_name")), counter,
-                            scope ? scope : vs_measure_counter_scope(counter),
-                            (uint64_t)json_integer_value(peak), dj, NULL, host,
-                            json_is_integer(rank) ? (int)json_integer_value(rank) : -1, 0);
-                        if (!m) {
-                            json_decref(j);
-                            rc = oom_error(err);
-                            break;
-                        }
-                        json_object_set(m, "time", json_object_get(j, "time"));
-                        if (!json_object_get(m, "time"))
-                            json_object_set_new(m, "time", json_null());
-                        /* where[key] is the peak's index in merged: one lookup a
-                         * line, where a scan of merged made the import quadratic */
-                        if (old) {
-                            json_array_set_new(merged, (size_t)json_integer_value(at), m);
-                        } else if (json_object_set_new(
-                                       where, vs_buf_str(&mkey),
-                                       json_integer((json_int_t)json_array_size(merged))) < 0 ||
-                                   json_array_append_new(merged, m) < 0) {
-                            json_decref(j);
-                            rc = oom_error(err);
-                            break;
-                        }
-                    }
-                }
-            }
-            json_decref(j);
-        }
-        free(buf);
-        fclose(fp);
+        else if ((rc = imp->line(im, state, buf, (size_t)n)) == VS_IMPORT_REFUSED)
+            rc = import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->name,
+                              im->why);
+        else if (rc < 0)
+            rc = oom_error(err);
         if (rc < 0)
             goto done;
+        if (n > 0)
+            (*nlines)++;
     }
-    if (json_array_size(merged) == 0) {
-        rc = vs_error_set(err, VS_EVALUE, "no peak lines in the files: nothing was imported");
+    if (imp->finish && (rc = imp->finish(im, state)) < 0)
+        rc = rc == VS_IMPORT_REFUSED
+                 ? import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->name,
+                                im->why)
+                 : oom_error(err);
+done:
+    im->run_key = NULL;
+    if (state && imp && imp->clear)
+        imp->clear(state);
+    free(state);
+    free(buf);
+    fclose(fp);
+    return rc;
+}
+
+/* The imported runs and measurements into the sheet: each checked against
+ * the record's layout first, then all appended, or none. */
+static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *rows, vs_error *err)
+{
+    json_t *newruns = json_array(), *ids = json_object(), *hr, *m;
+    json_t *runs = ensure_array(sheet, "runs"), *ms = ensure_array(sheet, "measurements");
+    const char *key;
+    size_t i;
+    int rc = 0, serial = 0;
+    long base = 0;
+    char run_id[32];
+    if (!newruns || !ids || !runs || !ms) {
+        rc = oom_error(err);
         goto done;
     }
-    /* Group the peaks by host in one pass (hosts times peaks would be quadratic
-     * again with one host per rank). */
-    json_array_foreach(merged, i, hr) {
-        const char *h = json_string_value(json_object_get(hr, "host"));
-        json_t *list = json_object_get(byhost, h ? h : "");
-        if (!list && (json_object_set_new(byhost, h ? h : "", list = json_array()) < 0 || !list)) {
+    next_run_id(sheet, run_id, sizeof run_id);
+    base = strtol(run_id + 1, NULL, 10);
+    json_object_foreach(im->runs, key, hr)
+    {
+        json_t *run;
+        int log = json_is_true(json_object_get(hr, "_log"));
+        snprintf(run_id, sizeof run_id, "m%ld", base + serial++);
+        run = json_deep_copy(hr);
+        if (!run || json_object_set_new(run, "id", json_string(run_id)) < 0 ||
+            json_object_set_new(run, "phase", json_null()) < 0 ||
+            json_object_set_new(run, "host", log ? json_null() : str_or_null(key)) < 0 ||
+            json_object_set_new(ids, key, json_string(run_id)) < 0) {
+            json_decref(run);
             rc = oom_error(err);
             goto done;
         }
-        if (json_array_append(list, hr) < 0) {
-            rc = oom_error(err);
+        if (json_is_null(json_object_get(run, "command")))
+            json_object_set_new(run, "command", json_string(log ? key : "(imported)"));
+        if ((rc = vs_sheet_check_entry(run, "runs", err)) < 0 ||
+            (rc = json_array_append_new(newruns, run) < 0 ? oom_error(err) : 0) < 0) {
+            if (rc != VS_ENOMEM)
+                vs_error_prefix(err, "measure import: a run the record could not read back; "
+                                     "nothing was imported: ");
             goto done;
         }
     }
-    /* One run per host; its measurements carry its id. */
-    json_object_foreach(hosts, key, hr) {
-        char run_id[32];
-        json_t *run, *m, *runs = ensure_array(sheet, "runs"), *ms = ensure_array(sheet, "measurements");
-        json_t *st = json_object_get(hr, "started"), *cm = json_object_get(hr, "command");
-        next_run_id(sheet, run_id, sizeof run_id);
-        run = json_pack("{s:s, s:o, s:n, s:O, s:O, s:o, s:O, s:o, s:O, s:O, s:O}", "id", run_id,
-                        "command", json_is_string(cm) ? json_incref(cm) : json_string("(imported)"),
-                        "phase", "exit_status", json_object_get(hr, "exit_status"),
-                        "overflow_phase", json_object_get(hr, "overflow_phase"), "started",
-                        json_is_string(st) ? json_incref(st) : json_null(), "elapsed_ms",
-                        json_object_get(hr, "elapsed_ms"), "host", str_or_null(key), "driver",
-                        json_object_get(hr, "driver"), "nvml", json_object_get(hr, "nvml"), "gpus",
-                        json_object_get(hr, "gpus"));
-        if (!run || !runs || !ms || json_array_append_new(runs, run) < 0) {
-            rc = oom_error(err);
+    json_array_foreach(im->items, i, m)
+    {
+        const char *rk = json_string_value(json_object_get(m, "_run"));
+        json_t *hrun = json_object_get(im->runs, rk ? rk : "");
+        json_t *es = json_object_get(hrun, "exit_status"), *st;
+        const char *stage = match_stage(sheet, json_object_get(m, "dims"));
+        json_object_set(m, "run", json_object_get(ids, rk ? rk : ""));
+        json_object_set_new(m, "stage", str_or_null(stage));
+        json_object_set_new(m, "state", json_string("current"));
+        /* a run that failed or overflowed validates nothing, as for measure; a
+         * log's figures are start-up evidence, not a run of the card's dims */
+        json_object_set_new(m, "validates_card",
+                            json_boolean(!json_is_true(json_object_get(hrun, "_log")) &&
+                                         json_is_integer(es) && json_integer_value(es) == 0 &&
+                                         !json_is_string(json_object_get(hrun, "overflow_phase")) &&
+                                         validates_card(sheet, json_object_get(m, "dims"), NULL)));
+        st = json_object_get(m, "scope");
+        if ((json_is_string(st) && !vs_import_text_valid(json_string_value(st))) ||
+            (json_is_string(json_object_get(m, "gpu_name")) &&
+             !vs_import_text_valid(json_string_value(json_object_get(m, "gpu_name"))))) {
+            rc = vs_error_set(err, VS_EFORMAT,
+                              "measure import: a control character in a "
+                              "measurement's scope or GPU name; nothing was "
+                              "imported");
             goto done;
         }
-        vs_json_array_foreach(json_object_get(byhost, key), i, m) {
-            json_object_set_new(m, "run", json_string(run_id));
-            /* a run that failed or overflowed validates nothing, as for measure */
-            if (!json_is_integer(json_object_get(hr, "exit_status")) ||
-                json_integer_value(json_object_get(hr, "exit_status")) != 0 ||
-                json_is_string(json_object_get(hr, "overflow_phase")))
-                json_object_set_new(m, "validates_card", json_false());
-            json_array_append(ms, m);
-            json_array_append(rows, m);
+        if ((rc = vs_sheet_check_entry(m, "measurements", err)) < 0) {
+            vs_error_prefix(err, "measure import: a measurement the record could not read back; "
+                                 "nothing was imported: ");
+            goto done;
+        }
+    }
+    /* every entry passed: now the sheet changes */
+    json_array_foreach(newruns, i, hr)
+    {
+        if (json_array_append(runs, hr) < 0) {
+            rc = oom_error(err);
+            goto done;
         }
         if (json_is_string(json_object_get(hr, "overflow_phase"))) {
             json_t *o = ensure_array(sheet, "oom");
@@ -1105,7 +1028,57 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                                "imported probe run"));
         }
     }
-    vs_ctx_effect(ctx, "imported %zu peak line(s)", npeaks);
+    json_array_foreach(im->items, i, m)
+    {
+        if (json_array_append(ms, m) < 0 || json_array_append(rows, m) < 0) {
+            rc = oom_error(err);
+            goto done;
+        }
+    }
+    vs_ctx_effect(ctx, "imported %zu measurement(s)", json_array_size(im->items));
+done:
+    json_decref(newruns);
+    json_decref(ids);
+    return rc;
+}
+
+static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet = vs_ctx_sheet(ctx), *rows = json_array();
+    const vs_arg *fa = vs_line_pair(line, "format");
+    const vs_importer *imp = NULL;
+    size_t f, nfiles = vs_line_npositional(line), nlines = 0, i;
+    vs_import im;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    int rc;
+    if ((rc = vs_import_init(&im)) < 0 || !sheet || !rows) {
+        json_decref(rows);
+        if (rc == 0)
+            vs_import_clear(&im);
+        return oom_error(err);
+    }
+    if (line->nargs != nfiles + (fa ? 1 : 0) || nfiles < 2) {
+        rc = vs_error_set(err, VS_EVALUE, "expected `measure import FILE... [format=auto|%s]`",
+                          vs_importer_names());
+        goto done;
+    }
+    if (fa && strcmp(fa->value, "auto") != 0 && !(imp = vs_importer_find(fa->value))) {
+        rc = vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
+                             "format=%s is not one this reads: auto|%s", fa->value,
+                             vs_importer_names());
+        goto done;
+    }
+    for (f = 1; f < nfiles; f++) {
+        const vs_arg *a = vs_line_positional(line, f);
+        if ((rc = import_file(&im, imp, a, &nlines, err)) < 0)
+            goto done;
+    }
+    if (json_array_size(im.items) == 0) {
+        rc = vs_error_set(err, VS_EVALUE, "no measurements in the files: nothing was imported");
+        goto done;
+    }
+    if ((rc = import_into_sheet(ctx, sheet, &im, rows, err)) < 0)
+        goto done;
     {
         vs_table *t = vs_table_new(8, mtable_headers);
         json_t *prow = json_array(), *m;
@@ -1117,13 +1090,21 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
         vs_table_align_right(t, 4);
         json_array_foreach(rows, i, m) {
+            json_t *pr = payload_row(m);
             add_mrow(t, m);
-            json_array_append_new(prow, payload_row(m));
+            if (pr) {
+                static const char *const extra[] = {"text", "resolution_bytes", "value", "unit",
+                                                    NULL};
+                size_t k;
+                for (k = 0; extra[k]; k++)
+                    json_object_set(pr, extra[k], json_object_get(m, extra[k]));
+            }
+            json_array_append_new(prow, pr);
         }
-        vs_buf_printf(&text, "imported %zu measurement(s) from %zu file(s), %zu line(s), %zu "
-                             "host(s) (peaks merged per host, GPU, phase and counter: the "
-                             "largest kept)\n",
-                      json_array_size(rows), nfiles - 1, nlines, json_object_size(hosts));
+        vs_buf_printf(&text,
+                      "imported %zu measurement(s) from %zu file(s), %zu line(s) "
+                      "(merged per run, GPU, phase and counter: the largest kept)\n",
+                      json_array_size(rows), nfiles - 1, nlines);
         vs_table_text(t, &text);
         scope_notes(&text, rows);
         vs_buf_printf(&html, "<p>imported %zu measurement(s) from %zu file(s)</p>",
@@ -1131,21 +1112,18 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_table_html(t, &html);
         vs_table_free(t);
         rc = vs_ctx_emit_text(ctx, &text, &html,
-                  json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind", "measurement",
-                            "rows", prow, "exit_status", "overflow_phase", "imported", "files",
-                            (json_int_t)(nfiles - 1), "lines", (json_int_t)nlines, "hosts",
-                            (json_int_t)json_object_size(hosts)),
-                  err);
+                              json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind",
+                                        "measurement", "rows", prow, "exit_status",
+                                        "overflow_phase", "imported", "files",
+                                        (json_int_t)(nfiles - 1), "lines", (json_int_t)nlines,
+                                        "runs", (json_int_t)json_object_size(im.runs)),
+                              err);
     }
 done:
     vs_buf_free(&text);
     vs_buf_free(&html);
-    vs_buf_free(&mkey);
-    json_decref(hosts);
-    json_decref(merged);
+    vs_import_clear(&im);
     json_decref(rows);
-    json_decref(where);
-    json_decref(byhost);
     return rc;
 }
 
@@ -1515,8 +1493,7 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snprintf(gpu, sizeof gpu, "%lld", (long long)json_integer_value(g));
         else
             snprintf(gpu, sizeof gpu, "-");
-        vs_units_describe(peak, sizeof peak,
-                          (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
+        peak_text(peak, sizeof peak, m);
         dims_text(&d, json_object_get(m, "dims"));
         cells[0] = idx;
         cells[1] = json_string_value(json_object_get(m, "run"));
@@ -1564,7 +1541,7 @@ const vs_verb vs_verbs_measure[] = {
     {"measure", verb_measure,
      "measure [phase=NAME] [timeout=SECONDS] [interval=MS] [length=N] [concurrency=N] "
      "[microbatch=N] -- COMMAND  |  %%measure ... (the cell's body is the script)  |  measure "
-     "import FILE...",
+     "import FILE... [format=auto|probe|vllm|llamacpp|torchtune|nvidia-smi|torch]",
      "run a command and record its GPU memory peaks per phase",
      "Runs COMMAND (the raw text after --, or a %%measure cell's body) with /bin/sh -c in its own "
      "process group, streams its output, and samples every GPU through NVML every interval "
@@ -1579,9 +1556,26 @@ const vs_verb vs_verbs_measure[] = {
      "validate it. An out-of-memory message marks the overflow at the current phase and shows "
      "what to examine for that phase. A failing or overflowing command is still measured and "
      "recorded as run mN; interrupt or timeout= end the whole process group. With no NVIDIA "
-     "driver: MeasureError, nothing recorded. `measure import FILE...` merges the JSON lines of "
-     "`vramsheet probe --out FILE -- COMMAND` (other machines, torchrun, Slurm) per host, GPU, "
-     "phase and counter, keeping the largest peak.",
+     "driver: MeasureError, nothing recorded. `measure import FILE... [format=...]` reads what "
+     "real runs printed, as measurements with phase, GPU or rank, counter, scope, exact bytes, "
+     "the printed text and resolution_bytes (half a unit of the last printed digit); counts "
+     "(tokens, blocks, concurrency) keep their value and unit. format=auto (the default) "
+     "sniffs each file's first lines. probe: the JSON lines of `vramsheet probe --out FILE -- "
+     "COMMAND` (other machines, torchrun, Slurm), merged per host, GPU, phase and counter, the "
+     "largest kept. vllm: V0 \"Memory profiling results\" (one line or block), \"model weights "
+     "take ...; non_torch_memory takes ...; PyTorch activation peak memory takes ...\", \"# GPU "
+     "blocks\" / \"# CUDA blocks\", \"Loading model weights took X GB\" read as GiB "
+     "(vllm/worker/model_runner.py in 0.4-0.6 divides by 2**30 and prints GB), V1 \"Model "
+     "loading took X GiB\", \"Available KV cache memory\", \"GPU KV cache size: N tokens\", "
+     "\"Maximum concurrency for N tokens per request: X.XXx\" (vllm/v1/core/kv_cache_utils.py), "
+     "\"Graph capturing finished in S secs, took X GiB\". llamacpp: per-device model, KV and "
+     "compute buffer sizes in MiB and the memory breakdown table at exit "
+     "(llama_memory_breakdown_print, src/llama-context.cpp). torchtune: \"GPU peak memory "
+     "allocation / reserved / active\" (torchtune/training/memory.py, GiB; GB of 1e9 in "
+     "torchtune/utils/memory.py) and the step lines' peak_memory_*. nvidia-smi: `--query-gpu="
+     "index,name,memory.total,memory.used --format=csv` (nounits too; MiB = 2^20). torch: a JSON "
+     "dump of torch.cuda.memory_stats(). Every value is checked against the record before it "
+     "enters the sheet: a bad one is refused with file and line, and nothing is imported.",
      measure_keys, measure_words},
     {"record", verb_record,
      "record phase=NAME gpu=I counter=NAME BYTES [length=N] [concurrency=N] [microbatch=N] "
@@ -1603,11 +1597,23 @@ const vs_verb vs_verbs_measure[] = {
      "row of `measurements`. One measurement only: allocated and reserved are never added. "
      "A device or process peak covers the weights too: prefer a counter of the component alone.",
      measured_keys, NULL},
-    {"measurements", verb_measurements, "measurements",
-     "list the sheet's raw measurements",
+    {"measurements", verb_measurements, "measurements", "list the sheet's raw measurements",
      "Lists every measurement of the current sheet with its run, phase, GPU, counter, scope, "
      "peak, executed dims, stage and whether it validates the card; #N numbers are those "
      "`measured NAME from=#N` takes.",
      NULL, NULL},
+    {"compare", vs_verb_compare, "compare [gpu=I]",
+     "the estimate against what was measured, per component class",
+     "Lines up, per component class (weights, kv_cache, activations, non_torch: CUDA context "
+     "and memory outside the framework's allocator, cuda_graphs, other), the sheet's estimate "
+     "on one GPU after placement against the largest current measurement that stands for the "
+     "class (vLLM's model weights, KV cache memory, activation peak, non-torch memory, CUDA "
+     "graph memory; llama.cpp's model, KV and compute buffers or breakdown), with estimate - "
+     "measured and a status; an estimate below its measurement by more than the printed "
+     "figures' rounding (resolution_bytes) is flagged as an under-estimate. The unaccounted "
+     "row is the measured total (device used, nvidia-smi used, llama.cpp's self, or vLLM's "
+     "usable budget) minus the measured parts. gpu= picks the GPU (default: the lowest index "
+     "measured; figures with no GPU count for every GPU).",
+     vs_verb_compare_keys, NULL},
     {0},
 };

@@ -9,6 +9,8 @@
 
 #include "lang/derive.h"
 #include "lang/verb.h"
+#include "model/gguf.h"
+#include "model/hfcache.h"
 #include "model/model.h"
 #include "render/bundle.h"
 #include "render/sizing.h"
@@ -204,7 +206,8 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *name, *rev = vs_line_pair(line, "revision"), *cfg = vs_line_pair(line, "config");
     uint64_t params = 0, cfg_params = 0;
     int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
-    const char *notes[4] = {NULL};
+    const char *notes[6] = {NULL}, *revision;
+    char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL;
     size_t nn = 0;
     char note[256];
     vs_buf head = VS_BUF_INIT;
@@ -227,6 +230,12 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                          "(what a record holds)"));
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
+    /* without config=, an ORG/NAME is looked for in the local Hugging Face cache */
+    if (!cfg && vs_hf_is_repo_id(name->value) &&
+        (rc = vs_hf_model_config(name->value, rev ? rev->value : NULL, &hf_config, &hf_commit,
+                                 &hf_note, err)) < 0)
+        return vs_arg_error(rev ? rev : name, err, rc);
+    revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
 
     if (!same_str(card_str(sheet, "model"), name->value)) {
         /* another model: nothing learnt about the previous one still holds */
@@ -235,26 +244,30 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             (rc = card_set(sheet, "params", json_null(), err)) ||
             (rc = card_set(sheet, "params_source", json_null(), err)) ||
             (rc = card_set(sheet, "revision", json_null(), err)))
-            return rc;
+            goto hf_done;
     }
     if ((rc = card_set(sheet, "model", json_string(name->value), err)) < 0)
-        return rc;
-    if (rev && !same_str(card_str(sheet, "revision"), rev->value)) {
+        goto hf_done;
+    if (revision && !same_str(card_str(sheet, "revision"), revision)) {
         had_files |= clear_weights_files(sheet);
-        if ((rc = card_set(sheet, "revision", json_string(rev->value), err)) < 0)
-            return rc;
+        if ((rc = card_set(sheet, "revision", json_string(revision), err)) < 0)
+            goto hf_done;
     }
-    if (cfg) {
-        rc = vs_model_apply_config(sheet, cfg->value, &cfg_payload, err);
-        if (rc < 0)
-            return vs_arg_error(cfg, err, rc);
+    if (cfg || hf_config) {
+        rc = vs_model_apply_config(sheet, cfg ? cfg->value : hf_config, &cfg_payload, err);
+        if (rc < 0) {
+            rc = vs_arg_error(cfg ? cfg : name, err, rc);
+            goto hf_done;
+        }
         have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);
     }
+    if (hf_note && !have_params)
+        notes[nn++] = hf_note;
     if (have_params) {
         if ((rc = card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
             (rc = card_set(sheet, "params_source", json_string("declared"), err))) {
             json_decref(cfg_payload);
-            return rc;
+            goto hf_done;
         }
         if (have_cfg_params && cfg_params != params) {
             char a[40], b[40];
@@ -315,13 +328,24 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (vs_buf_failed(&head)) {
         json_decref(cfg_payload);
         vs_buf_free(&head);
-        return oom(err);
+        rc = oom(err);
+        goto hf_done;
     }
     {
-        json_t *extra = cfg_payload ? json_pack("{s:o}", "config", cfg_payload) : NULL;
+        json_t *extra = cfg_payload ? json_pack("{s:o}", "config", cfg_payload)
+                        : hf_commit ? json_object()
+                                    : NULL;
+        if (extra && hf_commit) /* where the cache put it */
+            json_object_set_new(extra, "hf_cache",
+                                json_pack("{s:s?, s:s, s:s}", "config", hf_config, "commit",
+                                          hf_commit, "ref", rev ? rev->value : "main"));
         rc = emit(ctx, vs_render_card_line(sheet, "model", vs_buf_str(&head), notes, extra), err);
     }
     vs_buf_free(&head);
+hf_done:
+    free(hf_config);
+    free(hf_commit);
+    free(hf_note);
     return rc;
 }
 
@@ -1623,6 +1647,14 @@ static int verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
         return vs_arg_error(from, err, rc);
+    if (!from && json_is_null(json_object_get(sheet, "weights_files"))) {
+        /* a card read from a Hugging Face cache snapshot: that snapshot's files */
+        char msg[VS_ERROR_MESSAGE_MAX];
+        if ((rc = vs_hf_card_weights(sheet, &files, err)) < 0) {
+            snprintf(msg, sizeof msg, "%s", err->message);
+            return vs_error_set_at(err, rc, line->line, line->column, "%s", msg);
+        }
+    }
     if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0) {
         json_decref(files);
         return rc;
@@ -1664,10 +1696,12 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_envelope env;
     vs_placement pl;
     vs_format_row rows[32];
-    char names[32][16];
+    char names[32][16], bits_text[32][24], basis[32][160];
+    const vs_arg *gguf[32] = {NULL};
     size_t n = 0, i;
     uint64_t params;
     int rc;
+    memset(rows, 0, sizeof rows);
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
     for (i = 0; i < line->nargs; i++) {
@@ -1691,10 +1725,15 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snprintf(names[n], sizeof names[n], "bits=%u", bits);
         } else {
             bits = vs_format_bits(a->value);
+            if (!bits && (vs_gguf_type_by_name(a->value) || vs_gguf_ftype_parse(a->value) >= 0)) {
+                gguf[n] = a; /* a GGUF type or a llama.cpp file type: once params are known */
+                bits = 1;
+            }
             if (!bits)
                 return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                        "unknown format '%s'; expected fp32 fp16 bf16 fp8 int8 int4 "
-                                       "nf4 fp4 or bits=N",
+                                       "nf4 fp4, a GGUF type (q4_k q6_k q8_0 iq4_xs mxfp4 ...), a "
+                                       "llama.cpp file type (q4_k_m q5_k_m q3_k_m ...) or bits=N",
                                        a->value);
             snprintf(names[n], sizeof names[n], "%s", a->value);
         }
@@ -1717,7 +1756,15 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     for (i = 0; i < n; i++) {
         rows[i].format = names[i];
-        if ((rc = vs_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits, err)) < 0)
+        if (gguf[i]) {
+            rc = vs_model_gguf_format_row(sheet, gguf[i]->value, params, &rows[i].bits,
+                                          bits_text[i], sizeof bits_text[i], basis[i],
+                                          sizeof basis[i], &rows[i].weights_bytes, err);
+            if (rc < 0)
+                return vs_arg_error(gguf[i], err, rc);
+            rows[i].bits_text = bits_text[i];
+            rows[i].basis = basis[i][0] ? basis[i] : NULL;
+        } else if ((rc = vs_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits, err)) < 0)
             return rc;
         rows[i].weights_gpu_bytes = vs_placement_per_gpu(&pl, "weights", rows[i].weights_bytes);
         if (__builtin_add_overflow(rows[i].weights_gpu_bytes, env.reserve_bytes,
@@ -2110,7 +2157,13 @@ const vs_verb vs_verbs_sizing[] = {
      "llava, mllama. `estimate kv` and `estimate "
      "activations` then take their shapes from it. A declared params= wins over the computed "
      "one. Changing the model or its revision clears what was learnt about the previous one "
-     "(architecture, weights read from files). Nothing is downloaded.",
+     "(architecture, weights read from files). Nothing is downloaded. Without config=, an "
+     "ORG/NAME is looked for in the local Hugging Face cache ($HF_HUB_CACHE, else $HF_HOME/hub, "
+     "else ~/.cache/huggingface/hub, as huggingface_hub lays it out): "
+     "models--ORG--NAME/refs/REV (default main; a 40-hex revision= is used as it is) names the "
+     "snapshot commit, its config.json sets the shapes, and the revision recorded is that full "
+     "commit; when the model, the ref, the snapshot or config.json is missing, a note says which "
+     "files to fetch (`huggingface-cli download ...`) and where they go.",
      model_keys, NULL},
     {"task", verb_task, "task inference|finetune|lora|qlora|pretrain",
      "inference or adaptation/training; training lists its components as unknown",
@@ -2224,7 +2277,18 @@ const vs_verb vs_verbs_sizing[] = {
      "(one file, or a model.safetensors.index.json with its shards) without loading tensors: the "
      "exact stored bytes per dtype, the tensors kept in another format, and the parameter count; "
      "from then on the sheet's weights are those bytes until the model or format changes. "
-     "sha256=yes also hashes the files.",
+     "sha256=yes also hashes the files. from=FILE.gguf reads a GGUF header (versions 2 and 3; "
+     "the first file of a split set NAME-00001-of-0000N.gguf brings the others) without its "
+     "tensor data: bytes per tensor from each ggml type's block size and bytes per block "
+     "(ggml/src/ggml-common.h, llama.cpp commit 01243c58), by_dtype keyed by ggml type (Q4_K, "
+     "Q6_K, F32), the file type as llama.cpp names it (MOSTLY_Q4_K_M) and the architecture's "
+     "metadata (block_count, head_count_kv, one per layer or one number, key/value lengths, "
+     "sliding window and its pattern, MLA ranks, experts, context length). A folder stands for "
+     "its index, model.safetensors or one GGUF file. After `model ORG/NAME` found in the local "
+     "Hugging Face cache, `weights` without from= reads that snapshot's files, or says which to "
+     "fetch. Quantised safetensors checkpoints (GPTQ, AWQ, FP8, MXFP4, NVFP4, bitsandbytes) "
+     "count their stored tensors as they are (packed integers, scales, zeros), with the "
+     "quantization_config of a config.json beside them named.",
      weights_keys, NULL},
     {"envelope", verb_envelope, "envelope", "weights + reserve per GPU, with the budget chart",
      "Indicative envelope = weights + every known reserve component, per GPU after the "
@@ -2233,12 +2297,19 @@ const vs_verb vs_verbs_sizing[] = {
      "zero: the envelope is then its known part, and says so. A sum of independent maxima is a "
      "conservative envelope, not an observed peak.",
      NULL, NULL},
-    {"formats", verb_formats, "formats F1 F2 ... (names or bits=N)",
+    {"formats", verb_formats, "formats F1 F2 ... (names, GGUF types, llama.cpp file types or bits=N)",
      "one row per format, with the same reserve",
      "One row per format: weights = params x bits / 8 and the envelope per GPU with the same "
      "reserve, to show only the arithmetic effect of the format. Quantised rows are flagged: "
      "scales, metadata and layers kept in another format are not included, so they are not a "
-     "guaranteed peak. With no format: fp32 bf16 int8 int4.",
+     "guaranteed peak. With no format: fp32 bf16 int8 int4. A GGUF type (q4_0 q4_k q5_k q6_k "
+     "q8_0 iq4_xs mxfp4 nvfp4 ...) counts its exact bits per weight, block scales included "
+     "(ggml/src/ggml-common.h, llama.cpp commit 01243c58: Q4_K 4.5, Q6_K 6.5625, Q8_0 8.5). A "
+     "llama.cpp file type (q4_k_m q5_k_m q3_k_m q4_0 q8_0 q6_k iq4_xs ...) with the card's "
+     "architecture known gives the bytes tensor by tensor as llama-quantize would write them "
+     "(src/llama-quant.cpp at commit 007dbbf3: the output at Q6_K, attn_v and ffn_down at Q6_K "
+     "in half the layers for Q4_K_M, norms in F32, rows of the wrong width falling back), not "
+     "one uniform width.",
      formats_keys, format_words},
     {"stage", verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",

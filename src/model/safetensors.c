@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "model/jscan.h"
+#include "model/wfile.h"
+#include "model/wfile_safetensors.h"
 
 static const struct {
     const char *name;
@@ -69,7 +71,7 @@ static int not_json(const vs_jscan *j, const char *file, const char *what, vs_er
 /* Reads [d0, d1, ...] as non-negative integers into *n (the product, overflow
  * checked) or, with pair != NULL, exactly two of them into pair. */
 static int read_dims(vs_jscan *j, const char *file, const char *name, const char *key, uint64_t *n,
-                     uint64_t pair[2], vs_error *err)
+                     uint64_t pair[2], vs_st_tensor *shape_of, vs_error *err)
 {
     int more, first = 1, rc;
     size_t count = 0;
@@ -101,10 +103,14 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
                                 "%s: tensor '%s': the shape's element count overflows 64 bits",
                                 file, name);
         }
+        if (shape_of && count < VS_ST_MAX_DIMS)
+            shape_of->shape[count] = d;
         count++;
     }
     if (more < 0)
         return not_json(j, file, "header", err);
+    if (shape_of)
+        shape_of->ndims = count < VS_ST_MAX_DIMS ? (unsigned)count : VS_ST_MAX_DIMS;
     if (pair && count != 2)
         return vs_error_set(err, VS_EFORMAT,
                             "%s: tensor '%s': \"data_offsets\" must be [begin, end], not %zu "
@@ -150,13 +156,13 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
             if (have_shape++)
                 return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': \"shape\" given twice", file,
                                     name);
-            if ((rc = read_dims(j, file, name, "shape", &n, NULL, err)))
+            if ((rc = read_dims(j, file, name, "shape", &n, NULL, t, err)))
                 return rc;
         } else if (!strcmp(j->str, "data_offsets")) {
             if (have_off++)
                 return vs_error_set(err, VS_EFORMAT,
                                     "%s: tensor '%s': \"data_offsets\" given twice", file, name);
-            if ((rc = read_dims(j, file, name, "data_offsets", NULL, off, err)))
+            if ((rc = read_dims(j, file, name, "data_offsets", NULL, off, NULL, err)))
                 return rc;
         } else if (vs_jscan_skip(j)) {
             return not_json(j, file, "header", err);
@@ -859,57 +865,31 @@ int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_
     return rc;
 }
 
-/* ---- summary ---- */
-
-typedef struct entry {
-    char *pattern;
-    vs_st_dtype dtype;
-    uint64_t bytes;
-} entry;
+/* ---- summary: the format-neutral one (model/wfile.h), in safetensors' dtypes ---- */
 
 struct vs_st_summary {
-    vs_st_dtype_total totals[VS_ST_NDTYPES];
+    vs_wf_summary *w;
     vs_st_dtype_total sorted[VS_ST_NDTYPES];
-    size_t nsorted;
-    uint64_t bytes, params, tensors;
-    entry *entries;
-    size_t nentries, cap;
     vs_st_other *others;
     size_t nothers;
-    int others_valid;
 };
 
 vs_st_summary *vs_st_summary_new(void)
 {
     vs_st_summary *s = calloc(1, sizeof *s);
-    int i;
-    if (!s)
+    if (s && !(s->w = vs_wf_summary_new())) {
+        free(s);
         return NULL;
-    for (i = 0; i < VS_ST_NDTYPES; i++)
-        s->totals[i].dtype = (vs_st_dtype)i;
+    }
     return s;
-}
-
-static void drop_others(vs_st_summary *s)
-{
-    size_t i;
-    for (i = 0; i < s->nothers; i++)
-        free(s->others[i].pattern);
-    free(s->others);
-    s->others = NULL;
-    s->nothers = 0;
-    s->others_valid = 0;
 }
 
 void vs_st_summary_free(vs_st_summary *s)
 {
-    size_t i;
     if (!s)
         return;
-    drop_others(s);
-    for (i = 0; i < s->nentries; i++)
-        free(s->entries[i].pattern);
-    free(s->entries);
+    vs_wf_summary_free(s->w);
+    free(s->others);
     free(s);
 }
 
@@ -945,164 +925,63 @@ void vs_st_name_pattern(const char *name, char *out, size_t outlen)
 
 int vs_st_summary_add(vs_st_summary *s, const vs_st_file *f, vs_error *err)
 {
-    size_t i;
-    vs_st_dtype_total next[VS_ST_NDTYPES];
-    uint64_t bytes, params, tensors;
-    char small[256];
-
-    memcpy(next, s->totals, sizeof next);
-    if (__builtin_add_overflow(s->bytes, f->data_bytes, &bytes) ||
-        __builtin_add_overflow(s->params, f->params, &params) ||
-        __builtin_add_overflow(s->tensors, (uint64_t)f->count, &tensors))
-        return vs_error_set(err, VS_EFORMAT, "the checkpoint's totals overflow 64 bits");
-    if (s->nentries + f->count > s->cap) {
-        size_t cap = s->cap ? s->cap : 256;
-        entry *e;
-        while (cap < s->nentries + f->count)
-            cap *= 2;
-        if (!(e = realloc(s->entries, cap * sizeof *e)))
-            return vs_error_set(err, VS_ENOMEM, "out of memory summing the checkpoint");
-        s->entries = e;
-        s->cap = cap;
-    }
-    for (i = 0; i < f->count; i++) {
-        const vs_st_tensor *t = &f->tensors[i];
-        vs_st_dtype_total *d = &next[t->dtype];
-        d->bytes += t->end - t->begin; /* bounded by the total checked above */
-        d->params += t->elements;
-        d->tensors++;
-    }
-    for (i = 0; i < f->count; i++) {
-        const vs_st_tensor *t = &f->tensors[i];
-        size_t len = strlen(t->name) + 1;
-        char *pat = len <= sizeof small ? small : malloc(len);
-        entry *e = &s->entries[s->nentries + i];
-        if (!pat)
-            goto oom;
-        vs_st_name_pattern(t->name, pat, len);
-        e->pattern = strdup(pat);
-        if (pat != small)
-            free(pat);
-        if (!e->pattern)
-            goto oom;
-        e->dtype = t->dtype;
-        e->bytes = t->end - t->begin;
-        continue;
-    oom:
-        while (i-- > 0)
-            free(s->entries[s->nentries + i].pattern);
-        return vs_error_set(err, VS_ENOMEM, "out of memory summing the checkpoint");
-    }
-    s->nentries += f->count;
-    memcpy(s->totals, next, sizeof next);
-    s->bytes = bytes;
-    s->params = params;
-    s->tensors = tensors;
-    drop_others(s);
-    s->nsorted = 0;
-    return 0;
+    vs_wf_list *l = NULL;
+    int rc = vs_wf_from_st(&l, f, err);
+    if (rc == VS_EFORMAT)
+        rc = vs_error_set(err, VS_EFORMAT, "the checkpoint's totals overflow 64 bits");
+    if (!rc)
+        rc = vs_wf_summary_add(s->w, l, err);
+    vs_wf_list_free(l);
+    return rc;
 }
 
 uint64_t vs_st_summary_bytes(const vs_st_summary *s)
 {
-    return s->bytes;
+    return vs_wf_summary_bytes(s->w);
 }
 uint64_t vs_st_summary_params(const vs_st_summary *s)
 {
-    return s->params;
+    return vs_wf_summary_params(s->w);
 }
 uint64_t vs_st_summary_tensors(const vs_st_summary *s)
 {
-    return s->tensors;
-}
-
-static int cmp_total(const void *a, const void *b)
-{
-    const vs_st_dtype_total *x = a, *y = b;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes ? -1 : 1;
-    return (int)x->dtype - (int)y->dtype;
+    return vs_wf_summary_tensors(s->w);
 }
 
 const vs_st_dtype_total *vs_st_summary_dtypes(vs_st_summary *s, size_t *n)
 {
-    int i;
-    s->nsorted = 0;
-    for (i = 0; i < VS_ST_NDTYPES; i++)
-        if (s->totals[i].tensors > 0)
-            s->sorted[s->nsorted++] = s->totals[i];
-    qsort(s->sorted, s->nsorted, sizeof s->sorted[0], cmp_total);
-    *n = s->nsorted;
+    size_t nd, i;
+    const vs_wf_dtype_total *d = vs_wf_summary_dtypes(s->w, &nd);
+    for (i = 0; i < nd && i < VS_ST_NDTYPES; i++) {
+        s->sorted[i].dtype = (vs_st_dtype)d[i].rank; /* the rank is the dtype */
+        s->sorted[i].bytes = d[i].bytes;
+        s->sorted[i].params = d[i].params;
+        s->sorted[i].tensors = d[i].tensors;
+    }
+    *n = i;
     return s->sorted;
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-    const entry *x = *(const entry *const *)a, *y = *(const entry *const *)b;
-    int c = strcmp(x->pattern, y->pattern);
-    if (c)
-        return c;
-    return (int)x->dtype - (int)y->dtype;
-}
-
-static int cmp_other(const void *a, const void *b)
-{
-    const vs_st_other *x = a, *y = b;
-    int c;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes ? -1 : 1;
-    c = strcmp(x->pattern, y->pattern);
-    if (c)
-        return c;
-    return (int)x->dtype - (int)y->dtype;
 }
 
 const vs_st_other *vs_st_summary_others(vs_st_summary *s, size_t *n, int *failed)
 {
-    const vs_st_dtype_total *d;
-    size_t nd, i, m = 0, k;
-    entry **sel = NULL;
+    size_t no, i;
+    const vs_wf_other *o = vs_wf_summary_others(s->w, &no, failed);
+    vs_st_other *g;
     *n = 0;
-    *failed = 0;
-    if (s->others_valid) {
-        *n = s->nothers;
-        return s->others;
-    }
-    d = vs_st_summary_dtypes(s, &nd);
-    if (nd < 2) {
-        s->others_valid = 1;
+    if (!o || !no)
+        return NULL;
+    if (!(g = realloc(s->others, no * sizeof *g))) {
+        *failed = 1;
         return NULL;
     }
-    sel = malloc(s->nentries * sizeof *sel);
-    if (!sel)
-        goto oom;
-    for (i = 0; i < s->nentries; i++)
-        if (s->entries[i].dtype != d[0].dtype)
-            sel[m++] = &s->entries[i];
-    qsort(sel, m, sizeof *sel, cmp_entry);
-    s->others = calloc(m ? m : 1, sizeof *s->others);
-    if (!s->others)
-        goto oom;
-    for (i = 0; i < m; i = k) {
-        vs_st_other *o = &s->others[s->nothers];
-        o->pattern = strdup(sel[i]->pattern);
-        if (!o->pattern)
-            goto oom;
-        o->dtype = sel[i]->dtype;
-        s->nothers++;
-        for (k = i; k < m && !cmp_entry(&sel[i], &sel[k]); k++) {
-            o->bytes += sel[k]->bytes;
-            o->tensors++;
-        }
+    s->others = g;
+    for (i = 0; i < no; i++) {
+        g[i].pattern = o[i].pattern; /* borrowed from the neutral summary */
+        g[i].dtype = (vs_st_dtype)o[i].rank;
+        g[i].bytes = o[i].bytes;
+        g[i].tensors = o[i].tensors;
     }
-    qsort(s->others, s->nothers, sizeof *s->others, cmp_other);
-    free(sel);
-    s->others_valid = 1;
-    *n = s->nothers;
-    return s->others;
-oom:
-    free(sel);
-    drop_others(s);
-    *failed = 1;
-    return NULL;
+    s->nothers = no;
+    *n = no;
+    return g;
 }

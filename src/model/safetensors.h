@@ -13,7 +13,8 @@
  * A summary adds files together (the shards of one checkpoint): bytes and
  * elements per dtype, the bulk dtype (the one with most bytes), and the tensors
  * stored in another dtype grouped by name pattern (layer indices replaced by
- * '*': "model.layers.*.input_layernorm.weight").
+ * '*': "model.layers.*.input_layernorm.weight"). It is the format-neutral
+ * summary of model/wfile.h, given in safetensors' dtypes.
  *
  * The header and index texts are read with model/jscan.h rather than built as
  * jansson trees: a 30-shard checkpoint's 2 MB of headers must read in well
@@ -59,9 +60,13 @@ unsigned vs_st_dtype_size(vs_st_dtype d);
 /* 0 and *out for a dtype name as the header spells it; VS_EFORMAT otherwise. */
 int vs_st_dtype_parse(const char *name, vs_st_dtype *out);
 
+#define VS_ST_MAX_DIMS 8
+
 typedef struct vs_st_tensor {
     char *name;
     vs_st_dtype dtype;
+    unsigned ndims;                 /* the shape's length (at most VS_ST_MAX_DIMS kept) */
+    uint64_t shape[VS_ST_MAX_DIMS]; /* as the header writes it */
     uint64_t elements; /* product of the shape (1 for a scalar) */
     uint64_t begin;    /* data_offsets, relative to the end of the header */
     uint64_t end;

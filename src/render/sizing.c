@@ -138,7 +138,7 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     int have_params = vs_sheet_card_uint(sheet, "params", &params);
     unsigned bits = vs_sheet_weight_bits(sheet);
     int files = env->weights_basis && !strcmp(env->weights_basis, "safetensors files");
-    char b[AMT], gb[AMT], gib[AMT], desc[160], basis[160], pl[128], gp[40];
+    char b[AMT], gb[AMT], gib[AMT], desc[160], basis[160], pl[128], gp[40], ftnote[96];
     const char *notes[4];
     size_t nn = 0;
     const char *qnote = files ? NULL : vs_format_quant_note(bits);
@@ -185,6 +185,11 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
         notes[nn++] = qnote;
     if (files)
         notes[nn++] = "the sheet's weights are these bytes until the model or the format changes";
+    if (files && json_is_string(json_object_get(files_payload, "file_type"))) {
+        snprintf(ftnote, sizeof ftnote, "GGUF file type %s (general.file_type)",
+                 json_string_value(json_object_get(files_payload, "file_type")));
+        notes[nn++] = ftnote;
+    }
 
     if (files && json_is_array(json_object_get(wf, "by_dtype")) &&
         json_array_size(json_object_get(wf, "by_dtype"))) {
@@ -260,9 +265,14 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     json_object_set_new(p, "basis", json_string(env->weights_basis));
     json_object_set_new(p, "gpu_bytes", json_integer((json_int_t)env->weights_gpu_bytes));
     json_object_set_new(p, "gpus", json_integer(env->gpus));
-    json_object_set_new(p, "format", json_deep_copy(json_object_get(card, "format")));
+    /* read from files, "format" is theirs ("gguf", "safetensors"); the card's is card_format */
+    if (!json_is_string(json_object_get(files_payload, "format")))
+        json_object_set_new(p, "format", json_deep_copy(json_object_get(card, "format")));
     if (!json_object_get(p, "format"))
         json_object_set_new(p, "format", json_null());
+    json_object_set_new(p, "card_format", json_deep_copy(json_object_get(card, "format")));
+    if (!json_object_get(p, "card_format"))
+        json_object_set_new(p, "card_format", json_null());
     json_object_set_new(p, "lower_bound", json_true());
     if (files && !files_payload) {
         json_object_set_new(p, "path", json_deep_copy(json_object_get(wf, "path")));
@@ -464,8 +474,14 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
 
     vs_sheet_card_uint(sheet, "params", &params);
     vs_units_grouped(gp, sizeof gp, params);
-    if (env->weights_basis && !strcmp(env->weights_basis, "safetensors files"))
-        snprintf(wsrc, sizeof wsrc, "bytes of the safetensors files");
+    if (env->weights_basis && !strcmp(env->weights_basis, "safetensors files")) {
+        /* the basis names the files read, whatever their format */
+        const json_t *fs = json_object_get(json_object_get(sheet, "weights_files"), "files");
+        const char *first = json_string_value(json_object_get(json_array_get(fs, 0), "name"));
+        size_t fl = first ? strlen(first) : 0;
+        snprintf(wsrc, sizeof wsrc, "bytes of the %s files",
+                 fl > 5 && !strcmp(first + fl - 5, ".gguf") ? "GGUF" : "safetensors");
+    }
     else
         snprintf(wsrc, sizeof wsrc, "%s params x %u bits / 8", gp, bits);
     if (env->weights_known) {
@@ -629,10 +645,13 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
              gp, desc, placement_text(sheet, pls, sizeof pls));
     for (i = 0; i < nrows; i++) {
         char bits[16], wb[AMT], wgb[AMT], wgib[AMT], eb[AMT], egb[AMT], egib[AMT];
-        const char *q = vs_format_quant_note(rows[i].bits);
+        const char *q = rows[i].basis ? NULL : vs_format_quant_note(rows[i].bits);
         const char *row[9] = {
             rows[i].format, bits, wb, wgb, wgib, eb, egb, egib, q ? "* not a guaranteed peak" : ""};
-        snprintf(bits, sizeof bits, "%u", rows[i].bits);
+        if (rows[i].bits_text)
+            snprintf(bits, sizeof bits, "%s", rows[i].bits_text);
+        else
+            snprintf(bits, sizeof bits, "%u", rows[i].bits);
         vs_render_amount(rows[i].weights_bytes, wb, wgb, wgib);
         vs_render_amount(rows[i].envelope_bytes, eb, egb, egib);
         vs_table_add_row(t, row);
@@ -640,10 +659,12 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
             flagged = 1;
         json_array_append_new(
             jrows,
-            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:s?}", "format", rows[i].format, "bits",
-                      (json_int_t)rows[i].bits, "weights_bytes", (json_int_t)rows[i].weights_bytes,
-                      "weights_gpu_bytes", (json_int_t)rows[i].weights_gpu_bytes, "envelope_bytes",
-                      (json_int_t)rows[i].envelope_bytes, "quantized", q != NULL, "note", q));
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:s?, s:s?, s:s?}", "format",
+                      rows[i].format, "bits", (json_int_t)rows[i].bits, "weights_bytes",
+                      (json_int_t)rows[i].weights_bytes, "weights_gpu_bytes",
+                      (json_int_t)rows[i].weights_gpu_bytes, "envelope_bytes",
+                      (json_int_t)rows[i].envelope_bytes, "quantized", q != NULL, "note", q,
+                      "bits_per_weight", rows[i].bits_text, "basis", rows[i].basis));
     }
     put_headline(&text, &html, headline);
     put_table(&text, &html, t);

@@ -18,7 +18,7 @@
 #include "util/buf.h"
 #include "util/json.h"
 
-enum { F_STR = 1, F_UINT, F_INT, F_BOOL, F_OBJ, F_ARR, F_MAP_UINT };
+enum { F_STR = 1, F_UINT, F_INT, F_BOOL, F_OBJ, F_ARR, F_MAP_UINT, F_NUM };
 
 typedef struct field {
     const char *key;
@@ -204,7 +204,7 @@ static const field measurement_f[] = {STRN("run"),
                                       STRN("gpu_name"),
                                       STR("counter"),
                                       STRN("scope"),
-                                      UINT("peak_bytes"),
+                                      UINTN("peak_bytes"), /* null: a count (value) */
                                       {"dims", F_MAP_UINT, 0, NULL, NULL, "{}", NULL},
                                       STRN("stage"),
                                       STRN("host"),
@@ -212,6 +212,11 @@ static const field measurement_f[] = {STRN("run"),
                                       {"validates_card", F_BOOL, 0, NULL, NULL, "false", NULL},
                                       {"state", F_STR, 0, NULL, states, "\"current\"", NULL},
                                       STRN("time"),
+                                      /* schema 2: what a log printed (measure import) */
+                                      STRN("text"),
+                                      UINTN("resolution_bytes"),
+                                      {"value", F_NUM, 1, NULL, NULL, NULL, NULL},
+                                      STRN("unit"),
                                       END};
 static const field measurement_e = {NULL, F_OBJ, 0, measurement_f, NULL, NULL, NULL};
 
@@ -519,6 +524,8 @@ static const char *type_word(const field *f)
         return "an array";
     case F_MAP_UINT:
         return "an object of non-negative integers";
+    case F_NUM:
+        return "a number >= 0";
     default:
         return "a value";
     }
@@ -627,6 +634,10 @@ static int check_value(json_t *v, const field *f, path *p, vs_error *err)
         if (json_is_integer(v))
             return 0;
         break;
+    case F_NUM:
+        if (json_is_number(v) && json_number_value(v) >= 0)
+            return 0;
+        break;
     case F_BOOL:
         if (json_is_boolean(v))
             return 0;
@@ -693,6 +704,18 @@ static int old_arch_layout(json_t *root, vs_error *err)
     if (!(j = vs_kv_layout_to_json(&l)) || json_object_set_new(arch, "kv_layout", j))
         return vs_error_set(err, VS_ENOMEM, "out of memory");
     return 0;
+}
+
+int vs_sheet_check_entry(json_t *entry, const char *array_key, vs_error *err)
+{
+    const field *f = find_field(sheet_f, array_key);
+    path p;
+    if (!f || f->type != F_ARR)
+        return vs_error_set(err, VS_EVALUE, "the sheet has no array \"%s\"", array_key);
+    p.len = 0;
+    p.text[0] = '\0';
+    path_push_key(&p, array_key);
+    return check_value(entry, f->sub, &p, err);
 }
 
 int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)

@@ -70,7 +70,9 @@
  *                     "counter": STR, "scope": "device"|"process"|"allocator"|"tensors"|STR,
  *                     "peak_bytes": INT, "dims": {STR: INT}, "stage": STR|null,
  *                     "host": STR|null, "rank": INT|null, "validates_card": BOOL,
- *                     "state": "current"|"to re-measure", "time": ISO8601|null}],
+ *                     "state": "current"|"to re-measure", "time": ISO8601|null,
+ *                     "text": STR|null, "resolution_bytes": INT|null,    (schema 2: from a log,
+ *                     "value": NUMBER|null, "unit": STR|null}],           a count has peak_bytes null)
  *   "invalidate": [STR],
  *   "oom": [{"phase": STR, "note": STR|null}],
  *   "decision": STR|null
@@ -117,6 +119,12 @@ char *vs_sheet_dump(const json_t *sheet);
  * schema and the types of the layout; missing keys get their defaults.
  * Returns 0 and a new reference in *out, or VS_EFORMAT with line/column. */
 int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err);
+
+/* Checks one new element of the array array_key ("runs", "measurements", ...)
+ * against the record's layout, as vs_sheet_load would, adding the keys it
+ * lacks at their defaults and dropping runtime ("_") keys: what passes can be
+ * appended and read back. 0, or VS_EFORMAT naming the key. */
+int vs_sheet_check_entry(json_t *entry, const char *array_key, vs_error *err);
 
 /* Borrowed accessors for the layout; NULL when absent. */
 json_t *vs_sheet_card(const json_t *sheet);

@@ -32,6 +32,17 @@ add_dependencies(bench_measure fake_nvml)
 add_test(NAME bench.measure COMMAND bench_measure $<TARGET_FILE:fake_nvml> 3)
 set_tests_properties(bench.measure PROPERTIES LABELS bench TIMEOUT 120)
 
+# --- benchmark: `measure import` of a 100,000-line log (< 200 ms) ---
+vs_bench(bench_import)
+add_test(NAME bench.import COMMAND bench_import 100000)
+set_tests_properties(bench.import PROPERTIES LABELS bench TIMEOUT 120)
+
+# --- `measure import` records read by independent readers (jsonschema, decimal) ---
+add_test(NAME measure.import_records
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/measure/test_import_records.py
+                 $<TARGET_FILE:vramsheet>)
+set_tests_properties(measure.import_records PROPERTIES LABELS measure TIMEOUT 60)
+
 # --- the PyTorch helper (no torch needed) and the kernel-level measure test ---
 add_test(NAME measure.torch_helper
          COMMAND /usr/bin/python3 -m unittest -v test_vramsheet_torch
@@ -40,8 +51,11 @@ set_tests_properties(measure.torch_helper PROPERTIES LABELS measure TIMEOUT 60)
 vs_kernel_test(measure.kernel ${PROJECT_SOURCE_DIR}/tests/measure test_measure_kernel measure 180
                "VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>;PYTHONUNBUFFERED=1")
 
-# --- fuzz target: the phase-fd line parser ---
+# --- fuzz targets: the phase-fd line parser; one per log importer ---
 vs_fuzz_target(fuzz_measure)
+foreach(_fmt probe vllm llamacpp torchtune nvsmi torch)
+  vs_fuzz_target(fuzz_import_${_fmt})
+endforeach()
 
 # --- the CUDA workload for the real-GPU check: built only where nvcc exists ---
 find_program(VS_NVCC nvcc HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)

@@ -28,3 +28,24 @@ target_compile_definitions(test_kv_estimate PRIVATE
 vs_bench(bench_families)
 target_compile_definitions(bench_families PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+
+vs_fuzz_target(fuzz_gguf)
+
+# GGUF headers: vramsheet's reader against Hugging Face's @huggingface/gguf
+# (npm ci of tests/model/gguf_js into ${PROJECT_BINARY_DIR}/gguf_js), tensor
+# by tensor, on files the test writes. Exits 77 (skipped, saying why) when
+# node/npm are missing or npm has no network.
+add_executable(gguf_dump ${PROJECT_SOURCE_DIR}/tests/model/gguf_dump.c)
+target_link_libraries(gguf_dump PRIVATE vscore)
+add_test(NAME model.gguf_independent
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/model/gguf_independent.py
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+set_tests_properties(model.gguf_independent PROPERTIES LABELS "model" TIMEOUT 200
+                     SKIP_RETURN_CODE 77
+                     ENVIRONMENT "VS_BUILD_DIR=${PROJECT_BINARY_DIR};VS_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+
+# Benchmarks: GGUF headers of a 400 GB sparse file (1,200 tensors), and the
+# Hugging Face cache resolution plus the headers of a 163-shard index.
+vs_bench(bench_gguf)
+add_test(NAME model.bench_gguf_headers_only COMMAND bench_gguf --bytes-only)
+set_tests_properties(model.bench_gguf_headers_only PROPERTIES LABELS "model" TIMEOUT 120)

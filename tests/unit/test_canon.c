@@ -388,6 +388,42 @@ START_TEST(schema_and_types_checked)
 }
 END_TEST
 
+/* A schema 1 record loads with schema 2's measurement keys at their defaults
+ * and is written back as schema 2; schema 2's new keys are typed. */
+START_TEST(schema_1_read_as_2)
+{
+    json_t *l = NULL, *m;
+    vs_error err;
+    const char *v1 =
+        "{\"schema\": \"vramsheet/sheet/1\", \"id\": \"old\", \"measurements\": [{\"run\": null, "
+        "\"phase\": \"p\", \"counter\": \"c\", \"peak_bytes\": 5}]}";
+    char *d;
+    ck_assert_int_eq(vs_sheet_load(&l, v1, strlen(v1), &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(l, "schema")), "vramsheet/sheet/2");
+    m = json_array_get(json_object_get(l, "measurements"), 0);
+    ck_assert(json_is_null(json_object_get(m, "text")));
+    ck_assert(json_is_null(json_object_get(m, "resolution_bytes")));
+    ck_assert(json_is_null(json_object_get(m, "value")));
+    ck_assert(json_is_null(json_object_get(m, "unit")));
+    d = vs_sheet_dump(l);
+    ck_assert_ptr_nonnull(strstr(d, "\"schema\": \"vramsheet/sheet/2\""));
+    ck_assert_ptr_nonnull(strstr(d, "\"text\": null, \"resolution_bytes\": null, \"value\": null, \"unit\": null}"));
+    free(d);
+    json_decref(l);
+    /* a count: peak_bytes null, value a number >= 0 */
+    v1 = "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"new\", \"measurements\": [{\"phase\": \"p\", "
+         "\"counter\": \"vllm.max_concurrency\", \"peak_bytes\": null, \"value\": 4.84, \"unit\": \"x\"}]}";
+    ck_assert_int_eq(vs_sheet_load(&l, v1, strlen(v1), &err), 0);
+    json_decref(l);
+    expect_type_error("{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\", \"measurements\": [{\"phase\": "
+                      "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"value\": -1}]}",
+                      "value");
+    expect_type_error("{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\", \"measurements\": [{\"phase\": "
+                      "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"resolution_bytes\": \"a\"}]}",
+                      "resolution_bytes");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("canon");
@@ -402,6 +438,7 @@ int main(void)
     tcase_add_test(tc, schema_1_record_loads_as_one_full_group);
     tcase_add_test(tc, bad_json_has_line_and_column);
     tcase_add_test(tc, schema_and_types_checked);
+    tcase_add_test(tc, schema_1_read_as_2);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

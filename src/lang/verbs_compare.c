@@ -1,0 +1,39 @@
+/* The `compare` verb: the sheet's estimate per component class against its
+ * measurements (sheet/compare.c), shown by render/compare.c. */
+#include <string.h>
+
+#include "lang/verb.h"
+#include "render/compare.h"
+#include "sheet/compare.h"
+
+const char *const vs_verb_compare_keys[] = {"gpu", NULL};
+
+int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    vs_compare c;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload = NULL, *sheet = vs_ctx_sheet(ctx);
+    uint64_t gpu = 0;
+    int rc, present = 0;
+    if (!sheet)
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    if (vs_line_npositional(line) > 0)
+        return vs_error_set(err, VS_EVALUE, "expected `compare [gpu=I]`");
+    if ((rc = vs_line_check_keys(line, vs_verb_compare_keys, err)) < 0)
+        return rc;
+    if ((rc = vs_line_get_uint(line, "gpu", 0, &gpu, &present, err)) < 0)
+        return rc;
+    if (present && gpu > 4095)
+        return vs_error_set(err, VS_EVALUE, "gpu= is a GPU index from 0 to 4095");
+    if ((rc = vs_compare_sheet(&c, sheet, present ? (int)gpu : -1, err)) < 0)
+        return rc;
+    if ((rc = vs_compare_render(&c, &text, &html, &payload)) < 0) {
+        json_decref(payload);
+        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+    } else {
+        rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    }
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    return rc;
+}

@@ -1,0 +1,119 @@
+/* `formats` rows for GGUF: a ggml type's exact bits per weight, or a
+ * llama.cpp file type's bytes tensor by tensor (model/gguf_quant.h) over the
+ * card's architecture. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model/gguf.h"
+#include "model/gguf_quant.h"
+#include "model/model.h"
+
+static uint64_t arch_u(const json_t *arch, const char *k)
+{
+    json_t *v = json_object_get(arch, k);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* "4.5", "6.5625": bits per weight, exact for a block type (bytes*8/block
+ * has at most 8 binary decimals; printed with as many digits as it needs). */
+static void exact_bits(char *out, size_t n, uint64_t num, uint64_t den)
+{
+    unsigned long long whole = (unsigned long long)(num / den), rest = num % den;
+    size_t k;
+    int len = snprintf(out, n, "%llu", whole);
+    if (!rest || len < 0 || (size_t)len + 2 >= n)
+        return;
+    out[len++] = '.';
+    for (k = 0; rest && k < 8 && (size_t)len + 1 < n; k++) {
+        rest *= 10;
+        out[len++] = (char)('0' + rest / den);
+        rest %= den;
+    }
+    out[len] = '\0';
+}
+
+int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t params,
+                             unsigned *bits, char *bits_text, size_t nbt, char *basis, size_t nb,
+                             uint64_t *bytes, vs_error *err)
+{
+    const json_t *arch = json_object_get(json_object_get(sheet, "card"), "arch");
+    int ft = vs_gguf_ftype_parse(name);
+    const vs_gguf_type *t = vs_gguf_type_by_name(name);
+    basis[0] = '\0';
+    if (ft >= 0 && !vs_llq_default_type(ft))
+        ft = -1;
+    if (ft >= 0 && json_is_object(arch) && arch_u(arch, "layers") && arch_u(arch, "hidden")) {
+        vs_llq_tensor *list = NULL;
+        const vs_gguf_type **types;
+        vs_llq_model m;
+        size_t n = 0;
+        uint64_t total = 0, elements = 0, i;
+        const char *fname = vs_gguf_ftype_name((uint32_t)ft);
+        int rc;
+        json_t *tied = json_object_get(arch, "tied_embeddings");
+        if (arch_u(arch, "experts") > 1)
+            return vs_error_set(err, VS_EVALUE,
+                                "`formats %s`: llama.cpp's per-tensor choice is computed here "
+                                "for dense decoders, and this architecture has experts; "
+                                "`formats %s` with a GGUF type (q4_k) gives a uniform figure",
+                                name, name);
+        if ((rc = vs_llq_llama_list(&list, &n, arch_u(arch, "layers"), arch_u(arch, "hidden"),
+                                    arch_u(arch, "heads"), arch_u(arch, "kv_heads"),
+                                    arch_u(arch, "head_dim"), arch_u(arch, "intermediate"),
+                                    arch_u(arch, "vocab"), json_is_true(tied), err)))
+            return rc;
+        if (!(types = calloc(n ? n : 1, sizeof *types))) {
+            vs_llq_list_free(list, n);
+            return vs_error_set(err, VS_ENOMEM, "out of memory");
+        }
+        memset(&m, 0, sizeof m);
+        m.n_layer = (unsigned)arch_u(arch, "layers");
+        m.n_head = (unsigned)arch_u(arch, "heads");
+        m.n_head_kv = (unsigned)arch_u(arch, "kv_heads");
+        m.type_70b = m.n_layer == 80; /* llama.cpp's LLM_TYPE_70B for Llama */
+        rc = vs_llq_predict(list, n, ft, &m, types, NULL, &total, err);
+        for (i = 0; rc == 0 && i < n; i++) {
+            uint64_t e = 1;
+            unsigned d;
+            for (d = 0; d < list[i].ndims; d++)
+                e *= list[i].shape[d];
+            elements += e;
+        }
+        free(types);
+        vs_llq_list_free(list, n);
+        if (rc)
+            return rc;
+        *bytes = total;
+        *bits = elements ? (unsigned)(total * 8 / elements) : 0;
+        if (elements) {
+            unsigned long long hundredths =
+                (unsigned long long)((total * 800 + elements / 2) / elements);
+            snprintf(bits_text, nbt, "%llu.%02llu", hundredths / 100, hundredths % 100);
+        }
+        snprintf(basis, nb,
+                 "llama.cpp %s, type per tensor (src/llama-quant.cpp at 007dbbf3) over the "
+                 "card's architecture",
+                 fname ? fname : name);
+        return 0;
+    }
+    if (t) {
+        unsigned __int128 b = (unsigned __int128)params * t->bytes;
+        b = (b + t->block - 1) / t->block;
+        if (b > (unsigned __int128)INT64_MAX)
+            return vs_error_set(err, VS_EUNIT, "the weights do not fit in 64 bits");
+        *bytes = (uint64_t)b;
+        *bits = t->bytes * 8u / t->block;
+        exact_bits(bits_text, nbt, (uint64_t)t->bytes * 8u, t->block);
+        return 0;
+    }
+    if (ft >= 0)
+        return vs_error_set(err, VS_EVALUE,
+                            "`formats %s` is a llama.cpp file type: its bytes follow the tensor "
+                            "list, so the card needs the architecture (`model NAME "
+                            "config=PATH`, or a model in the Hugging Face cache)",
+                            name);
+    return 1;
+}

@@ -1,0 +1,386 @@
+#include "model/hfcache.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "model/gguf.h"
+#include "model/model.h"
+#include "model/safetensors.h"
+
+#define SMALL_MAX (64 * 1024 * 1024)
+
+int vs_hf_hub_dir(char *out, size_t n, vs_error *err)
+{
+    const char *v = getenv("HF_HUB_CACHE");
+    int k;
+    if (v && *v)
+        k = snprintf(out, n, "%s", v);
+    else if ((v = getenv("HF_HOME")) && *v)
+        k = snprintf(out, n, "%s/hub", v);
+    else if ((v = getenv("HOME")) && *v)
+        k = snprintf(out, n, "%s/.cache/huggingface/hub", v);
+    else
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "no Hugging Face cache: none of HF_HUB_CACHE, HF_HOME, HOME is set");
+    if (k < 0 || (size_t)k >= n)
+        return vs_error_set(err, VS_EVALUE, "the Hugging Face cache path is too long");
+    return 0;
+}
+
+int vs_hf_is_repo_id(const char *name)
+{
+    const char *slash = strchr(name, '/'), *p;
+    if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/'))
+        return 0;
+    for (p = name; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.' || *p == '/'))
+            return 0;
+    return strstr(name, "..") == NULL;
+}
+
+static int is_hex40(const char *s, size_t n)
+{
+    size_t i;
+    if (n != 40)
+        return 0;
+    for (i = 0; i < 40; i++)
+        if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+            return 0;
+    return 1;
+}
+
+static int exists_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int exists_file(const char *p)
+{
+    struct stat st; /* follows the snapshot's symlink to its blob */
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_error *err)
+{
+    const char *slash = strchr(repo_id, '/');
+    char refpath[VS_HF_PATH_MAX + 300], buf[128];
+    FILE *fp;
+    size_t len;
+    int rc;
+    memset(s, 0, sizeof *s);
+    if (!vs_hf_is_repo_id(repo_id))
+        return vs_error_set(err, VS_EVALUE, "'%s' is not a Hugging Face repository id (ORG/NAME)",
+                            repo_id);
+    if ((rc = vs_hf_hub_dir(s->hub, sizeof s->hub, err)))
+        return rc;
+    if (!revision)
+        revision = "main";
+    if (strlen(revision) >= sizeof s->ref || strstr(revision, "..") || revision[0] == '/')
+        return vs_error_set(err, VS_EVALUE, "revision '%s' is not a branch, tag or commit",
+                            revision);
+    snprintf(s->ref, sizeof s->ref, "%s", revision);
+    if ((size_t)snprintf(s->repo_dir, sizeof s->repo_dir, "%s/models--%.*s--%s", s->hub,
+                         (int)(slash - repo_id), repo_id, slash + 1) >= sizeof s->repo_dir)
+        return vs_error_set(err, VS_EVALUE, "the cache path is too long");
+    if (!exists_dir(s->repo_dir))
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "%s is not in the local Hugging Face cache (no folder %s); nothing is "
+                            "downloaded: `huggingface-cli download %s config.json "
+                            "model.safetensors.index.json%s%s` fetches its config and index "
+                            "(then the shards the index names; from a GGUF repository, the .gguf "
+                            "file) into %s/snapshots/<commit>/, or give config=PATH",
+                            repo_id, s->repo_dir, repo_id,
+                            strcmp(revision, "main") ? " --revision " : "",
+                            strcmp(revision, "main") ? revision : "", s->repo_dir);
+    if (is_hex40(revision, strlen(revision))) {
+        memcpy(s->commit, revision, 41);
+    } else {
+        snprintf(refpath, sizeof refpath, "%s/refs/%s", s->repo_dir, revision);
+        if (!(fp = fopen(refpath, "r")))
+            return vs_error_set(err, VS_ENOTFOUND,
+                                "%s is in the cache but has no ref '%s' (no file %s): `huggingface-cli "
+                                "download %s config.json --revision %s` fetches that revision",
+                                repo_id, revision, refpath, repo_id, revision);
+        len = fread(buf, 1, sizeof buf - 1, fp);
+        fclose(fp);
+        buf[len] = '\0';
+        while (len > 0 && isspace((unsigned char)buf[len - 1]))
+            buf[--len] = '\0';
+        if (!is_hex40(buf, len))
+            return vs_error_set(err, VS_EFORMAT, "%s: does not hold a 40-hex commit", refpath);
+        memcpy(s->commit, buf, 41);
+    }
+    if ((size_t)snprintf(s->path, sizeof s->path, "%s/snapshots/%s", s->repo_dir, s->commit) >=
+        sizeof s->path)
+        return vs_error_set(err, VS_EVALUE, "the cache path is too long");
+    if (!exists_dir(s->path))
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "%s: revision %s (commit %s) has no snapshot in the cache (no folder "
+                            "%s): `huggingface-cli download %s config.json --revision %s` fetches "
+                            "it there",
+                            repo_id, revision, s->commit, s->path, repo_id, s->commit);
+    return 0;
+}
+
+int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out,
+               size_t n, vs_error *err)
+{
+    struct stat st;
+    if ((size_t)snprintf(out, n, "%s/%s", s->path, name) >= n)
+        return vs_error_set(err, VS_EVALUE, "the cache path is too long");
+    if (exists_file(out))
+        return 0;
+    return vs_error_set(err, VS_ENOTFOUND,
+                        "%s at %s: the snapshot has no %s (%s%s): `huggingface-cli download %s "
+                        "%s --revision %s` puts it there",
+                        repo_id, s->commit, name, out,
+                        lstat(out, &st) == 0 ? ", a link to a missing blob" : "",
+                        repo_id, name, s->commit);
+}
+
+static int read_text(const char *path, char **out, size_t *len)
+{
+    uint64_t size = 0;
+    ssize_t r;
+    size_t got = 0;
+    int fd = vs_open_regular(path, SMALL_MAX, &size, NULL);
+    if (fd < 0)
+        return -1;
+    if (!(*out = malloc((size_t)size + 1))) {
+        close(fd);
+        return -1;
+    }
+    while (got < size && (r = read(fd, *out + got, (size_t)size - got)) > 0)
+        got += (size_t)r;
+    close(fd);
+    (*out)[got] = '\0';
+    *len = got;
+    return 0;
+}
+
+/* 0 when every shard the index names is in the snapshot; VS_ENOTFOUND naming
+ * the missing ones and the command that fetches them otherwise. */
+static int missing_shards(const vs_hf_snapshot *s, const char *repo_id, const char *index_path,
+                          vs_error *err)
+{
+    char *text = NULL, *missing = NULL;
+    size_t len = 0, i, nmissing = 0, cap = 0, used = 0;
+    vs_st_index *ix = NULL;
+    int rc;
+    if (read_text(index_path, &text, &len))
+        return vs_error_set(err, VS_EIO, "cannot read %s", index_path);
+    rc = vs_st_index_parse(&ix, index_path, text, len, err);
+    free(text);
+    if (rc)
+        return rc;
+    for (i = 0; i < ix->nshards; i++) {
+        char sp[VS_HF_PATH_MAX + 300];
+        size_t k = strlen(ix->shards[i]) + 2;
+        snprintf(sp, sizeof sp, "%s/%s", s->path, ix->shards[i]);
+        if (exists_file(sp))
+            continue;
+        if (used + k + 1 > cap) {
+            char *g;
+            cap = (used + k + 1) * 2;
+            if (!(g = realloc(missing, cap))) {
+                free(missing);
+                vs_st_index_free(ix);
+                return vs_error_set(err, VS_ENOMEM, "out of memory");
+            }
+            missing = g;
+        }
+        used += (size_t)snprintf(missing + used, cap - used, " %s", ix->shards[i]);
+        nmissing++;
+    }
+    rc = 0;
+    if (nmissing)
+        rc = vs_error_set(err, VS_ENOTFOUND,
+                          "%s at %s: %zu of the %zu shards model.safetensors.index.json names "
+                          "are not in the snapshot %s: `huggingface-cli download %s%s "
+                          "--revision %s` puts them there",
+                          repo_id, s->commit, nmissing, ix->nshards, s->path, repo_id,
+                          nmissing <= 8 ? missing : " --include \"*.safetensors\"", s->commit);
+    free(missing);
+    vs_st_index_free(ix);
+    return rc;
+}
+
+/* The weights file of the snapshot, its shards not yet checked. */
+static int locate_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
+                          vs_error *err)
+{
+    char p[VS_HF_PATH_MAX + 300];
+    DIR *d;
+    struct dirent *e;
+    char gguf[512] = "";
+    int ngguf = 0;
+    snprintf(p, sizeof p, "%s/model.safetensors.index.json", s->path);
+    if (exists_file(p)) {
+        snprintf(out, n, "%s", p);
+        return 0;
+    }
+    snprintf(p, sizeof p, "%s/model.safetensors", s->path);
+    if (exists_file(p)) {
+        snprintf(out, n, "%s", p);
+        return 0;
+    }
+    if ((d = opendir(s->path))) {
+        while ((e = readdir(d))) {
+            size_t l = strlen(e->d_name);
+            unsigned no, count;
+            size_t plen;
+            if (l < 5 || strcmp(e->d_name + l - 5, ".gguf"))
+                continue;
+            if (vs_gguf_split_name(e->d_name, &no, &count, &plen) && no != 1)
+                continue;
+            ngguf++;
+            if (!gguf[0] || strcmp(e->d_name, gguf) < 0)
+                snprintf(gguf, sizeof gguf, "%s", e->d_name);
+        }
+        closedir(d);
+    }
+    if (ngguf == 1) {
+        snprintf(out, n, "%s/%s", s->path, gguf);
+        return 0;
+    }
+    if (ngguf > 1)
+        return vs_error_set(err, VS_EVALUE,
+                            "%s at %s: the snapshot holds %d GGUF files; name one with "
+                            "`weights from=%s/FILE.gguf`",
+                            repo_id, s->commit, ngguf, s->path);
+    return vs_error_set(err, VS_ENOTFOUND,
+                        "%s at %s: the snapshot %s holds no weights files: `huggingface-cli "
+                        "download %s model.safetensors.index.json --revision %s` fetches the "
+                        "index (then the shards it names; a one-file checkpoint is "
+                        "model.safetensors, a GGUF repository's files end in .gguf) into it",
+                        repo_id, s->commit, s->path, repo_id, s->commit);
+}
+
+static int is_index(const char *p)
+{
+    size_t n = strlen(p);
+    return n >= 5 && !strcmp(p + n - 5, ".json");
+}
+
+int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
+                  vs_error *err)
+{
+    int rc = locate_weights(s, repo_id, out, n, err);
+    if (rc == 0 && is_index(out))
+        rc = missing_shards(s, repo_id, out, err);
+    return rc;
+}
+
+
+static int has_gguf(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    if (!d)
+        return 0;
+    while (!found && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        found = l > 5 && !strcmp(e->d_name + l - 5, ".gguf");
+    }
+    closedir(d);
+    return found;
+}
+
+int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path,
+                       char **commit, char **note, vs_error *err)
+{
+    vs_hf_snapshot *s = malloc(sizeof *s);
+    char *cfg = malloc(VS_HF_PATH_MAX + 300);
+    vs_error e;
+    int rc, found;
+    *config_path = *commit = *note = NULL;
+    if (!s || !cfg) {
+        free(s);
+        free(cfg);
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    }
+    vs_error_clear(&e);
+    rc = vs_hf_find(s, repo_id, revision, &e);
+    found = rc == 0;
+    if (found && !(*commit = strdup(s->commit)))
+        rc = vs_error_set(&e, VS_ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = vs_hf_file(s, repo_id, "config.json", cfg, VS_HF_PATH_MAX + 300, &e);
+    if (rc == 0) {
+        *config_path = cfg;
+        cfg = NULL;
+    } else if (rc == VS_ENOTFOUND && found && has_gguf(s->path)) {
+        /* a GGUF repository has no config.json: its files carry the metadata */
+        char msg[VS_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof msg,
+                 "%s at %s: the snapshot has no config.json but holds GGUF files; `weights` "
+                 "reads their headers (the tensors, the file type and the architecture's "
+                 "metadata)",
+                 repo_id, s->commit);
+        rc = (*note = strdup(msg)) ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");
+    } else if (rc == VS_ENOTFOUND) {
+        rc = (*note = strdup(e.message)) ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");
+    } else if (err) {
+        *err = e;
+    }
+    if (rc) {
+        free(*config_path);
+        free(*commit);
+        *config_path = *commit = NULL;
+    }
+    free(cfg);
+    free(s);
+    return rc;
+}
+
+int vs_hf_card_weights(json_t *sheet, json_t **payload, vs_error *err)
+{
+    const json_t *card = json_object_get(sheet, "card");
+    const char *model = json_string_value(json_object_get(card, "model"));
+    const char *rev = json_string_value(json_object_get(card, "revision"));
+    char *path = NULL;
+    vs_hf_snapshot *s;
+    vs_error e;
+    int rc;
+    *payload = NULL;
+    /* a card naming a repository at a commit whose snapshot is in the cache */
+    if (!model || !rev || !vs_hf_is_repo_id(model) || !is_hex40(rev, strlen(rev)))
+        return 1;
+    if (!(s = malloc(sizeof *s)) || !(path = malloc(VS_HF_PATH_MAX + 300))) {
+        free(s);
+        return vs_error_set(err, VS_ENOMEM, "out of memory");
+    }
+    vs_error_clear(&e);
+    if (vs_hf_find(s, model, rev, &e) != 0) {
+        free(path);
+        free(s);
+        return 1;
+    }
+    rc = locate_weights(s, model, path, VS_HF_PATH_MAX + 300, err);
+    if (rc == 0) {
+        rc = vs_model_apply_weights_files(sheet, path, 0, payload, err);
+        /* a shard missing: say which to fetch (checked only then: the index is
+         * read once on the way that works) */
+        if (rc == VS_EFORMAT && is_index(path)) {
+            vs_error_clear(&e);
+            if (missing_shards(s, model, path, &e) == VS_ENOTFOUND) {
+                if (err)
+                    *err = e;
+                rc = VS_ENOTFOUND;
+            }
+        }
+    }
+    free(path);
+    free(s);
+    return rc;
+}

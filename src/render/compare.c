@@ -1,0 +1,98 @@
+/* compare.c (render) — the `compare` table and payload. */
+#include "render/compare.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "render/bundle.h"
+#include "sheet/units.h"
+
+static void amount(char *out, size_t n, int has, int64_t v)
+{
+    char b[96];
+    if (!has) {
+        snprintf(out, n, "-");
+        return;
+    }
+    vs_units_describe(b, sizeof b, (uint64_t)(v < 0 ? -v : v));
+    snprintf(out, n, "%s%s", v < 0 ? "-" : "", b);
+}
+
+static json_t *int_or_null(int has, int64_t v)
+{
+    return has ? json_integer(v) : json_null();
+}
+
+int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **payload)
+{
+    static const char *const headers[] = {"class", "estimated",           "measured",
+                                          "from",  "estimate - measured", "status"};
+    vs_table *t = vs_table_new(6, headers);
+    json_t *rows = json_array();
+    int k;
+    *payload = NULL;
+    if (!t || !rows) {
+        vs_table_free(t);
+        json_decref(rows);
+        return VS_ENOMEM;
+    }
+    vs_table_align_right(t, 1);
+    vs_table_align_right(t, 2);
+    vs_table_align_right(t, 4);
+    for (k = 0; k < VS_CMP_NROWS; k++) {
+        const vs_compare_row *r = &c->rows[k];
+        char est[128], meas[128], delta[128], status[64];
+        const char *cells[6];
+        amount(est, sizeof est, r->has_estimate, r->estimated_bytes);
+        if (r->has_estimate && r->unknown)
+            snprintf(est + strlen(est), sizeof est - strlen(est), " + %zu unknown", r->unknown);
+        else if (!r->has_estimate && r->unknown)
+            snprintf(est, sizeof est, "unknown (%zu)", r->unknown);
+        amount(meas, sizeof meas, r->has_measured, r->measured_bytes);
+        amount(delta, sizeof delta, r->has_delta, r->delta_bytes);
+        snprintf(status, sizeof status, "%s%s", r->status,
+                 !strcmp(r->status, "under-estimate") ? " (!)" : "");
+        cells[0] = r->cls;
+        cells[1] = est;
+        cells[2] = meas;
+        cells[3] = r->measured_from ? r->measured_from : "-";
+        cells[4] = delta;
+        cells[5] = status;
+        vs_table_add_row(t, cells);
+        json_array_append_new(
+            rows,
+            json_pack("{s:s, s:o, s:o, s:o, s:s, s:I, s:o, s:I}", "class", r->cls,
+                      "estimated_bytes", int_or_null(r->has_estimate, r->estimated_bytes),
+                      "measured_bytes", int_or_null(r->has_measured, r->measured_bytes),
+                      "delta_bytes", int_or_null(r->has_delta, r->delta_bytes), "status", r->status,
+                      "resolution_bytes", (json_int_t)r->resolution_bytes, "measured_from",
+                      r->measured_from ? json_string(r->measured_from) : json_null(), "unknown",
+                      (json_int_t)r->unknown));
+    }
+    if (c->gpu >= 0)
+        vs_buf_printf(text, "estimate against measurement on GPU %d, per GPU of %u\n", c->gpu,
+                      c->gpus);
+    else
+        vs_buf_printf(text, "estimate against measurement (figures with no GPU), per GPU of %u\n",
+                      c->gpus);
+    vs_table_text(t, text);
+    if (c->under)
+        vs_buf_printf(text,
+                      "%zu under-estimate(s) (!): the estimate is below what was measured "
+                      "by more than the printed figures' rounding\n",
+                      c->under);
+    vs_buf_puts(text, "unaccounted = the measured total minus the measured parts; a printed "
+                      "figure is rounded: resolution_bytes says by how much\n");
+    vs_buf_printf(html, "<p>estimate against measurement%s</p>",
+                  c->under ? " (under-estimates "
+                             "flagged)"
+                           : "");
+    vs_table_html(t, html);
+    vs_table_free(t);
+    *payload = json_pack("{s:s, s:o, s:o, s:I, s:I}", "kind", "compare", "rows", rows, "gpu",
+                         c->gpu >= 0 ? json_integer(c->gpu) : json_null(), "gpus",
+                         (json_int_t)c->gpus, "under_estimates", (json_int_t)c->under);
+    if (!*payload || vs_buf_failed(text) || vs_buf_failed(html))
+        return VS_ENOMEM;
+    return 0;
+}

@@ -1,0 +1,242 @@
+/* compare.c — estimate against measurement per component class. */
+#include "sheet/compare.h"
+
+#include <string.h>
+
+#include "sheet/envelope.h"
+#include "sheet/placement.h"
+#include "sheet/sheet.h"
+
+static const char *const class_names[VS_CMP_NROWS] = {"weights",     "kv_cache",    "activations",
+                                                      "non_torch",   "cuda_graphs", "other",
+                                                      "unaccounted", "total"};
+
+/* Which counter stands for which class. Several counters of one class are
+ * the same quantity as different programs print it (a llama.cpp buffer line
+ * and its breakdown row): the largest is taken, never their sum. */
+static const struct {
+    const char *counter;
+    int cls;
+} counters[] = {
+    {"vllm.model_weights", VS_CMP_WEIGHTS},
+    {"llamacpp.model_buffer", VS_CMP_WEIGHTS},
+    {"llamacpp.model", VS_CMP_WEIGHTS},
+    {"vllm.kv_cache_memory", VS_CMP_KV},
+    {"llamacpp.kv_buffer", VS_CMP_KV},
+    {"llamacpp.context", VS_CMP_KV},
+    {"vllm.activation_peak", VS_CMP_ACTIVATIONS},
+    {"llamacpp.compute_buffer", VS_CMP_ACTIVATIONS},
+    {"llamacpp.compute", VS_CMP_ACTIVATIONS},
+    {"vllm.non_torch_memory", VS_CMP_NON_TORCH},
+    {"vllm.cuda_graph_memory", VS_CMP_CUDA_GRAPHS},
+    {"vllm.cuda_graph_memory_estimate", VS_CMP_CUDA_GRAPHS},
+    {"llamacpp.output_buffer", VS_CMP_OTHER},
+    {"llamacpp.rs_buffer", VS_CMP_OTHER},
+};
+
+/* Totals, most telling first: what the device had in use, else what the
+ * engine says it holds. */
+static const char *const totals[] = {"nvml.device_used", "nvidia-smi.memory.used", "llamacpp.self",
+                                     "vllm.usable_memory", NULL};
+
+int vs_compare_counter_class(const char *counter)
+{
+    size_t i;
+    if (!counter)
+        return -1;
+    for (i = 0; totals[i]; i++)
+        if (!strcmp(totals[i], counter))
+            return VS_CMP_TOTAL;
+    for (i = 0; i < sizeof counters / sizeof counters[0]; i++)
+        if (!strcmp(counters[i].counter, counter))
+            return counters[i].cls;
+    return -1;
+}
+
+static int total_rank(const char *counter)
+{
+    int i;
+    for (i = 0; totals[i]; i++)
+        if (!strcmp(totals[i], counter))
+            return i;
+    return 99;
+}
+
+static int component_class(const char *name, const char *cls)
+{
+    if (name && !strcmp(name, "non_torch"))
+        return VS_CMP_NON_TORCH;
+    if (name && !strcmp(name, "activation_peak"))
+        return VS_CMP_ACTIVATIONS;
+    if (name && !strcmp(name, "cuda_graphs"))
+        return VS_CMP_CUDA_GRAPHS;
+    if (cls && !strcmp(cls, "kv_cache"))
+        return VS_CMP_KV;
+    if (cls && !strcmp(cls, "activations"))
+        return VS_CMP_ACTIVATIONS;
+    if (cls && !strcmp(cls, "parameters"))
+        return VS_CMP_WEIGHTS;
+    return VS_CMP_OTHER;
+}
+
+static int overflow(vs_error *err)
+{
+    return vs_error_set(err, VS_EUNIT, "compare: bytes overflow");
+}
+
+/* 1 when m is a current byte measurement on gpu (or with no GPU). */
+static int counts(const json_t *m, int gpu)
+{
+    json_t *g = json_object_get(m, "gpu"), *st = json_object_get(m, "state");
+    if (!json_is_integer(json_object_get(m, "peak_bytes")))
+        return 0;
+    if (json_is_string(st) && strcmp(json_string_value(st), "current") != 0)
+        return 0;
+    return json_is_null(g) || !g || (gpu >= 0 && json_integer_value(g) == gpu);
+}
+
+static void set_status(vs_compare *out, vs_compare_row *r)
+{
+    if (!r->has_measured) {
+        r->status = "not measured";
+        return;
+    }
+    if (!r->has_estimate) {
+        r->status = "not estimated";
+        return;
+    }
+    r->has_delta = 1;
+    r->delta_bytes = r->estimated_bytes - r->measured_bytes;
+    if (r->delta_bytes < 0 && (uint64_t)(-r->delta_bytes) > r->resolution_bytes) {
+        r->status = "under-estimate";
+        out->under++;
+    } else {
+        r->status = "covers";
+    }
+}
+
+int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *err)
+{
+    vs_placement pl;
+    vs_envelope env;
+    vs_component_views views;
+    json_t *m;
+    size_t i;
+    int rc, k, best_total = 99;
+    memset(out, 0, sizeof *out);
+    for (k = 0; k < VS_CMP_NROWS; k++)
+        out->rows[k].cls = class_names[k];
+    if ((rc = vs_placement_from_sheet(&pl, sheet, err)) < 0)
+        return rc;
+    out->gpus = pl.gpus;
+    if ((rc = vs_component_views_read(&views, sheet)) < 0)
+        return vs_error_set(err, rc, "out of memory");
+    if ((rc = vs_envelope_compute(&env, sheet, &views, err)) < 0)
+        goto done;
+    /* estimates, per GPU after placement */
+    if (env.weights_known) {
+        out->rows[VS_CMP_WEIGHTS].has_estimate = 1;
+        out->rows[VS_CMP_WEIGHTS].estimated_bytes = (int64_t)env.weights_gpu_bytes;
+    } else {
+        out->rows[VS_CMP_WEIGHTS].unknown++;
+    }
+    for (i = 0; i < views.n; i++) {
+        const vs_component_view *v = &views.v[i];
+        const char *cls = json_string_value(v->cls);
+        int c = component_class(json_string_value(v->name), cls);
+        vs_compare_row *r = &out->rows[c];
+        uint64_t per;
+        if (!v->known) {
+            r->unknown++;
+            continue;
+        }
+        per = vs_placement_per_gpu(&pl, cls, v->value);
+        if (per > (uint64_t)INT64_MAX - (uint64_t)r->estimated_bytes) {
+            rc = overflow(err);
+            goto done;
+        }
+        r->has_estimate = 1;
+        r->estimated_bytes += (int64_t)per;
+    }
+    for (k = 0; k < VS_CMP_UNACCOUNTED; k++) {
+        vs_compare_row *r = &out->rows[k], *t = &out->rows[VS_CMP_TOTAL];
+        t->unknown += r->unknown;
+        if (r->has_estimate) {
+            if (r->estimated_bytes > INT64_MAX - t->estimated_bytes) {
+                rc = overflow(err);
+                goto done;
+            }
+            t->has_estimate = 1;
+            t->estimated_bytes += r->estimated_bytes;
+        }
+    }
+    /* the GPU compared: the lowest index a mapped measurement names */
+    if (gpu < 0) {
+        vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+        {
+            json_t *g = json_object_get(m, "gpu");
+            if (json_is_integer(g) &&
+                vs_compare_counter_class(json_string_value(json_object_get(m, "counter"))) >= 0 &&
+                (gpu < 0 || json_integer_value(g) < gpu))
+                gpu = (int)json_integer_value(g);
+        }
+    }
+    out->gpu = gpu;
+    /* measurements: the largest of a class's counters */
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    {
+        const char *counter = json_string_value(json_object_get(m, "counter"));
+        int c = vs_compare_counter_class(counter);
+        int64_t b;
+        vs_compare_row *r;
+        json_t *res = json_object_get(m, "resolution_bytes");
+        if (c < 0 || !counts(m, gpu))
+            continue;
+        b = json_integer_value(json_object_get(m, "peak_bytes"));
+        r = &out->rows[c];
+        if (c == VS_CMP_TOTAL) {
+            int tr = total_rank(counter);
+            if (tr > best_total || (tr == best_total && b <= r->measured_bytes))
+                continue;
+            best_total = tr;
+        } else if (r->has_measured && b <= r->measured_bytes) {
+            continue;
+        }
+        r->has_measured = 1;
+        r->measured_bytes = b;
+        r->resolution_bytes = json_is_integer(res) ? (uint64_t)json_integer_value(res) : 0;
+        r->measured_from = counter;
+    }
+    /* unaccounted: the measured total minus the measured parts */
+    {
+        vs_compare_row *u = &out->rows[VS_CMP_UNACCOUNTED], *t = &out->rows[VS_CMP_TOTAL];
+        int parts = 0;
+        int64_t sum = 0;
+        uint64_t res = t->resolution_bytes;
+        for (k = 0; k < VS_CMP_UNACCOUNTED; k++)
+            if (out->rows[k].has_measured) {
+                parts = 1;
+                sum += out->rows[k].measured_bytes;
+                res += out->rows[k].resolution_bytes;
+            }
+        if (t->has_measured && parts) {
+            u->has_measured = 1;
+            u->measured_bytes = t->measured_bytes - sum;
+            u->resolution_bytes = res;
+            u->measured_from = t->measured_from;
+            u->status = (u->measured_bytes < 0 ? (uint64_t)(-u->measured_bytes)
+                                               : (uint64_t)u->measured_bytes) > res
+                            ? "unaccounted"
+                            : "accounted";
+        } else {
+            u->status = "not measured";
+        }
+    }
+    for (k = 0; k < VS_CMP_NROWS; k++)
+        if (k != VS_CMP_UNACCOUNTED)
+            set_status(out, &out->rows[k]);
+    rc = 0;
+done:
+    vs_component_views_free(&views);
+    return rc;
+}

@@ -1,0 +1,67 @@
+/* compare.h — the sheet's estimate against what was measured, per component
+ * class (`compare`, SPEC §12).
+ *
+ * Classes: weights, kv_cache, activations, non_torch (CUDA context, NCCL and
+ * other memory outside the framework's allocator), cuda_graphs, other. The
+ * estimate of a class is the sum of the sheet's components of that class on
+ * one GPU after placement (the weights as the envelope weighs them; the
+ * runtime items by their fixed names non_torch, activation_peak, cuda_graphs).
+ * The measurement of a class is the largest current measurement of the
+ * counters that stand for it (vLLM's, llama.cpp's), on the GPU compared or
+ * with no GPU; a total (device used, nvidia-smi used, vLLM's usable budget,
+ * llama.cpp's self) gives the `unaccounted` row: the measured total minus the
+ * measured parts. An estimate below its measurement by more than the printed
+ * figures' resolution is an under-estimate, flagged. Pure: no I/O.
+ */
+#ifndef VS_SHEET_COMPARE_H
+#define VS_SHEET_COMPARE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+enum {
+    VS_CMP_WEIGHTS = 0,
+    VS_CMP_KV,
+    VS_CMP_ACTIVATIONS,
+    VS_CMP_NON_TORCH,
+    VS_CMP_CUDA_GRAPHS,
+    VS_CMP_OTHER,
+    VS_CMP_UNACCOUNTED,
+    VS_CMP_TOTAL,
+    VS_CMP_NROWS
+};
+
+typedef struct vs_compare_row {
+    const char *cls;         /* "weights", ..., "unaccounted", "total" (static) */
+    int has_estimate;        /* at least one component of the class is known */
+    size_t unknown;          /* components of the class with unknown bytes */
+    int64_t estimated_bytes; /* per GPU */
+    int has_measured;
+    int64_t measured_bytes;    /* per GPU (unaccounted: may be negative) */
+    uint64_t resolution_bytes; /* how far the printed figures may be from the bytes */
+    const char *measured_from; /* the counter taken (borrowed from the sheet), or NULL */
+    int has_delta;
+    int64_t delta_bytes; /* estimated - measured */
+    const char *status;  /* "under-estimate", "covers", "not measured",
+                            "not estimated", "unaccounted", "accounted" (static) */
+} vs_compare_row;
+
+typedef struct vs_compare {
+    vs_compare_row rows[VS_CMP_NROWS];
+    int gpu;       /* the GPU compared, -1: measurements with no GPU only */
+    unsigned gpus; /* GPUs of the placement */
+    size_t under;  /* rows flagged under-estimate */
+} vs_compare;
+
+/* The class a measurement counter stands for ("vllm.model_weights" ->
+ * VS_CMP_WEIGHTS), VS_CMP_TOTAL for a total, or -1 for none. */
+int vs_compare_counter_class(const char *counter);
+
+/* Compares the sheet on gpu (-1: the lowest GPU index among the
+ * measurements, or none). 0, or a negative code on overflow. */
+int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *err);
+
+#endif
