@@ -19,6 +19,7 @@
 #include "sheet/classify.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #include "check_run.h"
@@ -143,6 +144,88 @@ START_TEST(vllm_log_mellea_416)
 }
 END_TEST
 
+/* The same log, imported (`measure import`, src/measure/import_vllm.c): the runtime items
+ * are set from its measurements with `measured`, and fit's blocks and concurrency agree
+ * with the log's 36184 blocks and 70.67x within the same 11 blocks and 0.027 worked out
+ * above. */
+static const char MELLEA_LOG[] =
+    "INFO 02-11 10:17:54 [worker.py:294] Memory profiling takes 0.44 seconds\n"
+    "INFO 02-11 10:17:54 [worker.py:294] the current vLLM instance can use total_gpu_memory "
+    "(79.19GiB) x gpu_memory_utilization (0.80) = 63.35GiB\n"
+    "INFO 02-11 10:17:54 [worker.py:294] model weights take 1.12GiB; non_torch_memory takes "
+    "0.16GiB; PyTorch activation peak memory takes 0.23GiB; the rest of the memory reserved "
+    "for KV Cache is 61.84GiB.\n"
+    "INFO 02-11 10:17:54 [executor_base.py:113] # cuda blocks: 36184, # CPU blocks: 2340\n"
+    "INFO 02-11 10:17:54 [executor_base.py:118] Maximum concurrency for 8192 tokens per "
+    "request: 70.67x\n"
+    "INFO 02-11 10:17:59 [model_runner.py:1671] Graph capturing finished in 2 secs, took 0.13 "
+    "GiB\n";
+
+START_TEST(vllm_log_imported)
+{
+    char path[] = "/tmp/vs-engine-log-XXXXXX", cell[768];
+    int fd = mkstemp(path);
+    FILE *f;
+    json_t *r;
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    fputs(MELLEA_LOG, f);
+    fclose(f);
+    snprintf(cell, sizeof cell,
+             "sheet \"mellea 416 imported\"\n"
+             "model qwen3-0.6b params=601295421\nformat bf16\ntask inference\n"
+             "length 8192\nconcurrency 64\n"
+             "estimate kv layers=28 kv_heads=8 head_dim=128\n"
+             "measure import %s format=vllm\n",
+             path);
+    run_ok(cell);
+    unlink(path);
+    {
+        /* the imported figures, exact bytes, as the runtime items (a start-up counter has
+         * no dims, so it is declared measured with its source rather than through
+         * `measured`, which asks for a run at the card's dims) */
+        static const char *const map[][2] = {{"vllm.non_torch_memory", "non_torch"},
+                                             {"vllm.activation_peak", "activation_peak"},
+                                             {"vllm.cuda_graph_memory", "cuda_graphs"},
+                                             {"vllm.total_gpu_memory", NULL}};
+        json_t *rows, *m;
+        size_t i, k;
+        long long total = 0;
+        vs_buf b = VS_BUF_INIT;
+        run_ok("measurements");
+        rows = json_object_get(payload(), "rows");
+        for (k = 0; k < 4; k++) {
+            int found = 0;
+            json_array_foreach(rows, i, m)
+            {
+                if (strcmp(sval(m, "counter"), map[k][0]))
+                    continue;
+                found = 1;
+                if (map[k][1])
+                    vs_buf_printf(&b, "reserve %s %lldB status=measured source=\"imported %s\"\n",
+                                  map[k][1], ival(m, "peak_bytes"), map[k][0]);
+                else
+                    total = ival(m, "peak_bytes");
+            }
+            ck_assert_msg(found, "no %s", map[k][0]);
+        }
+        vs_buf_printf(&b,
+                      "gpu \"log GPU\" memory=80GB reported=%lldB reported_source=\"imported "
+                      "total_gpu_memory\"\n"
+                      "engine vllm gpu_memory_utilization=0.80 graphs_in_budget=no\nfit",
+                      total);
+        run_ok(vs_buf_str(&b));
+        vs_buf_free(&b);
+    }
+    r = fit_row(0);
+    /* the log's "# cuda blocks: 36184" and "70.67x" */
+    ck_assert_msg(llabs(ival(r, "blocks") - 36184) <= 11, "blocks %lld", ival(r, "blocks"));
+    ck_assert_msg(fabs(dval(r, "max_concurrency") - 70.67) <= 0.027, "%f",
+                  dval(r, "max_concurrency"));
+    ck_assert(json_is_false(json_object_get(r, "upper_bound")));
+}
+END_TEST
+
 /* vllm-project/vllm issue #10517 (https://github.com/vllm-project/vllm/issues/10517),
  * Llama-3.1-8B-Instruct on an RTX 3090, vLLM 0.6.4:
  *   Loading model weights took 14.9888 GB            (GiB, as that release prints)
@@ -252,6 +335,37 @@ START_TEST(llamacpp_log_logdetective_106)
     /* llama.cpp's budget: the total less --fit's 1024 MiB (RTX 4090: nvidia-smi total of
      * the catalogue, 24564 MiB) */
     ck_assert_int_eq(ival(r, "budget_bytes"), ival(r, "capacity_bytes") - 1024 * (long long)MIB);
+    {
+        /* the same log lines imported (src/measure/import_llamacpp.c): the KV buffer
+         * measured is the KV fit allocates */
+        char path[] = "/tmp/vs-engine-llama-XXXXXX", cell[256];
+        int fd = mkstemp(path);
+        FILE *f;
+        json_t *rows, *m;
+        size_t i;
+        int found = 0;
+        long long need = ival(r, "kv_need_bytes");
+        ck_assert_int_ge(fd, 0);
+        f = fdopen(fd, "w");
+        fputs("llama_new_context_with_model: n_ctx      = 32768\n"
+              "llama_new_context_with_model: flash_attn = 0\n"
+              "llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB\n"
+              "llama_new_context_with_model: KV self size  = 4096.00 MiB, K (f16): 2048.00 MiB, "
+              "V (f16): 2048.00 MiB\n"
+              "llama_new_context_with_model:      CUDA0 compute buffer size =  2144.00 MiB\n",
+              f);
+        fclose(f);
+        snprintf(cell, sizeof cell, "measure import %s format=llamacpp\nmeasurements", path);
+        run_ok(cell);
+        unlink(path);
+        rows = json_object_get(payload(), "rows");
+        json_array_foreach(rows, i, m)
+            if (!strcmp(sval(m, "counter"), "llamacpp.kv_buffer")) {
+                ck_assert_int_eq(ival(m, "peak_bytes"), need);
+                found = 1;
+            }
+        ck_assert(found);
+    }
 }
 END_TEST
 
@@ -811,6 +925,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("core");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, vllm_log_mellea_416);
+    tcase_add_test(t, vllm_log_imported);
     tcase_add_test(t, vllm_log_10517);
     tcase_add_test(t, vllm_log_10511);
     tcase_add_test(t, llamacpp_log_logdetective_106);
