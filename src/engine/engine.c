@@ -190,7 +190,7 @@ int vs_engine_resolve(vs_engine_env *env, const vs_engine *engine, const json_t 
             return rc;
         env->val[idx].given = 1;
     }
-    for (i = 0; engine->keys[i].name && i < VS_ENGINE_KEYS_MAX; i++) {
+    for (i = 0; i < VS_ENGINE_KEYS_MAX && engine->keys[i].name; i++) {
         if (env->val[i].set || !engine->keys[i].def)
             continue;
         if ((rc = vs_engine_key_parse(&env->val[i], &engine->keys[i], engine->keys[i].def, err)) <
@@ -306,6 +306,7 @@ int vs_engine_token_kv(const vs_engine_env *e, uint64_t pool, unsigned bits, uin
     tokfit t;
     uint64_t per_token = 0, one = 0;
     int rc;
+    memset(&t, 0, sizeof t);
     t.e = e;
     t.bits = bits;
     t.block = block ? block : 1;
