@@ -644,6 +644,12 @@ START_TEST(engine_defaults_parse)
         ck_assert_msg(vs_engine_resolve(&env, vs_engines[i], NULL, &e) == 0, "%s: %s",
                       vs_engines[i]->name, e.message);
         ck_assert_ptr_nonnull(vs_engines[i]->help);
+        {
+            size_t k = 0;
+            while (vs_engines[i]->keys[k].name)
+                k++;
+            ck_assert_uint_lt(k, VS_ENGINE_KEYS_MAX); /* the resolved values fit */
+        }
     }
 }
 END_TEST
