@@ -792,12 +792,14 @@ static const char *const estimate_keys[] = {
     "layers",    "kv_heads", "head_dim", "dtype",         "name",   "optimizer", "precision",
     "trainable", "hidden",   "heads",    "checkpointing", "scheme", "group",     "double",
     "bits",      "params",   "encoder_length", NULL};
-static const char *const estimate_words[] = {"kv", "training", "activations", "quant", NULL};
+static const char *const estimate_words[] = {"kv", "training", "activations", "quant", "runtime",
+                                             NULL};
 /* each estimator's keys come from its row of sheet/estimate.h */
 const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
                                       {"estimate", "training", vs_estimate_training_keys},
                                       {"estimate", "activations", vs_estimate_activations_keys},
                                       {"estimate", "quant", vs_estimate_quant_keys},
+                                      {"estimate", "runtime", vs_estimate_runtime_keys},
                                       {NULL, NULL, NULL}};
 
 /* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
@@ -1452,15 +1454,20 @@ static const vs_derived_read act_reads[] = {{"length", NULL},
 static const vs_derived_read quant_reads[] = {
     {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
 
+/* estimate runtime: lang/verbs_engine.c (it reads the engine, the model and the placement) */
+extern const vs_derived_read vs_runtime_reads[];
+int vs_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+
 const vs_estimator vs_estimators[] = {{&vs_estimator_kv, estimate_kv, kv_reads},
                                       {&vs_estimator_training, estimate_training, training_reads},
                                       {&vs_estimator_activations, estimate_activations, act_reads},
                                       {&vs_estimator_quant, estimate_quant, quant_reads},
+                                      {&vs_estimator_runtime, vs_estimate_runtime, vs_runtime_reads},
                                       {NULL, NULL, NULL}};
 
 static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "estimate kv|training|activations|quant [KEY=VALUE ...]";
+    const char *syntax = "estimate kv|training|activations|quant|runtime [KEY=VALUE ...]";
     const vs_arg *a = vs_line_positional(line, 0);
     const vs_estimator *e;
     json_t *sheet;
@@ -1474,7 +1481,7 @@ static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((e = vs_estimator_find(a->value)) != NULL)
         return vs_estimate_run(ctx, line, sheet, e, err);
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unknown estimator '%s'; expected kv, training, activations or quant",
+                           "unknown estimator '%s'; expected kv, training, activations, quant or runtime",
                            a->value);
 }
 
