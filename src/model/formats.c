@@ -7,7 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/family.h"
 #include "model/gguf.h"
+#include "model/gguf_arch.h"
 #include "model/gguf_quant.h"
 #include "model/model.h"
 
@@ -52,28 +54,56 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
         size_t n = 0;
         uint64_t total = 0, elements = 0, i;
         const char *fname = vs_gguf_ftype_name((uint32_t)ft);
-        int rc;
+        const char *cfg = json_string_value(json_object_get(arch, "config"));
+        int rc, from_family = 0;
         json_t *tied = json_object_get(arch, "tied_embeddings");
-        if (arch_u(arch, "experts") > 1)
-            return vs_error_set(err, VS_EVALUE,
-                                "`formats %s`: llama.cpp's per-tensor choice is computed here "
-                                "for dense decoders, and this architecture has experts; "
-                                "`formats %s` with a GGUF type (q4_k) gives a uniform figure",
-                                name, name);
-        if ((rc = vs_llq_llama_list(&list, &n, arch_u(arch, "layers"), arch_u(arch, "hidden"),
-                                    arch_u(arch, "heads"), arch_u(arch, "kv_heads"),
-                                    arch_u(arch, "head_dim"), arch_u(arch, "intermediate"),
-                                    arch_u(arch, "vocab"), json_is_true(tied), err)))
-            return rc;
+        if (cfg) {
+            /* the family's own tensor list, from the config.json the card was read from */
+            vs_arch *a = calloc(1, sizeof *a);
+            json_error_t je;
+            json_t *root;
+            if (!a)
+                return vs_error_set(err, VS_ENOMEM, "out of memory");
+            if (!(root = json_load_file(cfg, 0, &je))) {
+                free(a);
+                return vs_error_set(err, VS_EIO,
+                                    "`formats %s` reads the tensor list from %s, which cannot "
+                                    "be read now (%s); `model` it again",
+                                    name, cfg, je.text);
+            }
+            rc = vs_arch_from_json(a, root, err);
+            json_decref(root);
+            if (rc == 0)
+                rc = vs_gguf_from_family(a, &list, &n, err);
+            if (rc == 0)
+                vs_gguf_llq_model(&m, a);
+            free(a);
+            if (rc)
+                return rc;
+            from_family = 1;
+        } else {
+            /* an architecture from GGUF metadata: a dense Llama-style list */
+            if (arch_u(arch, "experts") > 1)
+                return vs_error_set(err, VS_EVALUE,
+                                    "`formats %s`: the card's architecture has experts but no "
+                                    "config.json, whose tensor list the per-tensor choice "
+                                    "needs; `formats q4_k` gives a uniform figure",
+                                    name);
+            if ((rc = vs_llq_llama_list(&list, &n, arch_u(arch, "layers"), arch_u(arch, "hidden"),
+                                        arch_u(arch, "heads"), arch_u(arch, "kv_heads"),
+                                        arch_u(arch, "head_dim"), arch_u(arch, "intermediate"),
+                                        arch_u(arch, "vocab"), json_is_true(tied), err)))
+                return rc;
+            memset(&m, 0, sizeof m);
+            m.n_layer = (unsigned)arch_u(arch, "layers");
+            m.n_head = (unsigned)arch_u(arch, "heads");
+            m.n_head_kv = (unsigned)arch_u(arch, "kv_heads");
+            m.type_70b = m.n_layer == 80; /* llama.cpp's LLM_TYPE_70B for Llama */
+        }
         if (!(types = calloc(n ? n : 1, sizeof *types))) {
             vs_llq_list_free(list, n);
             return vs_error_set(err, VS_ENOMEM, "out of memory");
         }
-        memset(&m, 0, sizeof m);
-        m.n_layer = (unsigned)arch_u(arch, "layers");
-        m.n_head = (unsigned)arch_u(arch, "heads");
-        m.n_head_kv = (unsigned)arch_u(arch, "kv_heads");
-        m.type_70b = m.n_layer == 80; /* llama.cpp's LLM_TYPE_70B for Llama */
         rc = vs_llq_predict(list, n, ft, &m, types, NULL, &total, err);
         for (i = 0; rc == 0 && i < n; i++) {
             uint64_t e = 1;
@@ -94,9 +124,10 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
             snprintf(bits_text, nbt, "%llu.%02llu", hundredths / 100, hundredths % 100);
         }
         snprintf(basis, nb,
-                 "llama.cpp %s, type per tensor (src/llama-quant.cpp at 007dbbf3) over the "
-                 "card's architecture",
-                 fname ? fname : name);
+                 "llama.cpp %s, type per tensor (src/llama-quant.cpp at 007dbbf3) over %s",
+                 fname ? fname : name,
+                 from_family ? "the family's tensor list as convert_hf_to_gguf.py names it"
+                             : "the card's architecture");
         return 0;
     }
     if (t) {

@@ -12,6 +12,7 @@
 
 #include "model/hfconfig.h"
 #include "model/gguf.h"
+#include "model/gguf_arch.h"
 #include "model/safetensors.h"
 #include "model/wfile.h"
 #include "model/wfile_gguf.h"
@@ -540,6 +541,55 @@ static int gguf_payload(json_t *payload, const vs_gguf_file *g)
     return 0;
 }
 
+/* card.arch from a GGUF header's metadata, for a card no config.json
+ * described: the shapes, the KV layout (model/gguf_arch.h), the context
+ * length. NULL with err set when the metadata cannot give a layout. */
+static json_t *gguf_card_arch(const vs_gguf_file *g, uint64_t params, const char *path,
+                              vs_error *err)
+{
+    const vs_gguf_arch *a = &g->arch;
+    vs_kv_layout l;
+    json_t *kv, *arch;
+    uint64_t vocab = a->vocab_size, hd = a->key_length;
+    int has_output = 0;
+    size_t i;
+    if (vs_gguf_arch_kv_layout(&l, a, err)) {
+        vs_error_prefix(err, "%s: ", path);
+        return NULL;
+    }
+    for (i = 0; i < g->count; i++) {
+        if (!strcmp(g->tensors[i].name, "output.weight"))
+            has_output = 1;
+        if (!vocab && !strcmp(g->tensors[i].name, "token_embd.weight") && g->tensors[i].ndims == 2)
+            vocab = g->tensors[i].ne[1];
+    }
+    if (!hd && a->head_count && a->embedding_length % a->head_count == 0)
+        hd = a->embedding_length / a->head_count;
+    if (a->kv_lora_rank && a->key_length_mla)
+        hd = a->key_length_mla;
+    if (!(kv = vs_kv_layout_to_json(&l))) {
+        vs_error_set(err, VS_ENOMEM, "out of memory");
+        return NULL;
+    }
+    arch = json_pack("{s:s, s:s, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:n, s:b, "
+                     "s:o, s:o}",
+                     "family", a->name[0] ? a->name : "unknown", "rule", "GGUF metadata",
+                     "config", "layers", juint_or_null(a->block_count), "hidden",
+                     juint_or_null(a->embedding_length), "heads", juint_or_null(a->head_count),
+                     "kv_heads", juint_or_null(a->head_count_kv ? a->head_count_kv : a->head_count),
+                     "head_dim", juint_or_null(hd), "intermediate",
+                     juint_or_null(a->feed_forward_length), "vocab", juint_or_null(vocab),
+                     "experts", juint_or_null(a->expert_count > 1 ? a->expert_count : 0),
+                     "experts_per_token",
+                     juint_or_null(a->expert_count > 1 ? a->expert_used_count : 0),
+                     "params_total", (json_int_t)params, "params_active", "tied_embeddings",
+                     !has_output, "kv_layout", kv, "context_length",
+                     juint_or_null(a->context_length));
+    if (!arch)
+        vs_error_set(err, VS_ENOMEM, "out of memory");
+    return arch;
+}
+
 /* config.json beside a safetensors checkpoint: its quantization_config (GPTQ,
  * AWQ, FP8, MXFP4, NVFP4, bitsandbytes ...), or NULL. */
 static json_t *quant_config_beside(const char *real)
@@ -691,6 +741,20 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
         json_decref(payload);
         payload = copy;
         if (!payload) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    /* a GGUF file describes the architecture too: it fills the card when no
+     * config.json did */
+    if (k.gguf && k.gguf->arch.block_count &&
+        !json_is_string(json_object_get(json_object_get(card, "arch"), "config"))) {
+        json_t *ga = gguf_card_arch(k.gguf, vs_wf_summary_params(k.sum), real, err);
+        if (!ga) {
+            rc = err && err->code ? err->code : VS_EFORMAT;
+            goto done;
+        }
+        if (json_object_set_new(card, "arch", ga)) {
             rc = vs_error_set(err, VS_ENOMEM, "out of memory");
             goto done;
         }
