@@ -1,0 +1,713 @@
+/* GGUF metadata -> the card's kv_layout (and `estimate kv` with no config),
+ * and llama.cpp file types over the family registry's tensor lists
+ * (model/gguf_arch.h). Expected numbers are hand arithmetic in this file or
+ * published GGUF file sizes (cited where used). */
+#include <check.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lang/interp.h"
+#include "lang/verb.h"
+#include "model/family.h"
+#include "model/gguf.h"
+#include "model/gguf_arch.h"
+#include "model/gguf_quant.h"
+#include "render/bundle.h"
+
+#include "check_run.h"
+#include "results.h"
+
+#ifndef VS_MODEL_CONFIGS
+#error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
+#endif
+
+/* ---- a GGUF writer (docs/gguf.md of ggml-org/ggml) ---- */
+
+typedef struct wb {
+    unsigned char *p;
+    size_t len, cap;
+} wb;
+
+static void put(wb *w, const void *src, size_t n)
+{
+    if (w->len + n > w->cap) {
+        w->cap = (w->len + n) * 2 + 64;
+        w->p = realloc(w->p, w->cap);
+        ck_assert_ptr_nonnull(w->p);
+    }
+    memcpy(w->p + w->len, src, n);
+    w->len += n;
+}
+static void p32(wb *w, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    put(w, b, 4);
+}
+static void p64(wb *w, uint64_t v)
+{
+    p32(w, (uint32_t)v);
+    p32(w, (uint32_t)(v >> 32));
+}
+static void pstr(wb *w, const char *s)
+{
+    p64(w, strlen(s));
+    put(w, s, strlen(s));
+}
+static void kv_u32(wb *w, const char *k, uint32_t v)
+{
+    pstr(w, k);
+    p32(w, 4);
+    p32(w, v);
+}
+static void kv_str(wb *w, const char *k, const char *v)
+{
+    pstr(w, k);
+    p32(w, 8);
+    pstr(w, v);
+}
+static void kv_arr_u32(wb *w, const char *k, const uint32_t *v, size_t n)
+{
+    size_t i;
+    pstr(w, k);
+    p32(w, 9);
+    p32(w, 4);
+    p64(w, n);
+    for (i = 0; i < n; i++)
+        p32(w, v[i]);
+}
+static void kv_arr_bool(wb *w, const char *k, const unsigned char *v, size_t n)
+{
+    pstr(w, k);
+    p32(w, 9);
+    p32(w, 7);
+    p64(w, n);
+    put(w, v, n);
+}
+
+static char tmpdir[256];
+
+static const char *at(const char *name)
+{
+    static char p[8][512];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(p[k], sizeof p[k], "%s/%s", tmpdir, name);
+    return p[k];
+}
+
+/* Starts a header of nkv pairs holding one F16 tensor token_embd.weight
+ * {hidden, vocab}; finish() writes the table and the data as a hole. */
+static void begin(wb *w, uint64_t nkv, const char *arch)
+{
+    memset(w, 0, sizeof *w);
+    put(w, "GGUF", 4);
+    p32(w, 3);
+    p64(w, 1);
+    p64(w, nkv + 1);
+    kv_str(w, "general.architecture", arch);
+}
+
+static void finish(wb *w, const char *path, uint64_t hidden, uint64_t vocab)
+{
+    int fd;
+    pstr(w, "token_embd.weight");
+    p32(w, 2);
+    p64(w, hidden);
+    p64(w, vocab);
+    p32(w, 1); /* F16 */
+    p64(w, 0);
+    while (w->len % 32)
+        put(w, "", 1);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, w->p, w->len), (ssize_t)w->len);
+    ck_assert_int_eq(ftruncate(fd, (off_t)(w->len + hidden * vocab * 2)), 0);
+    close(fd);
+    free(w->p);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---- the interpreter ---- */
+
+typedef struct {
+    json_t *bundles;
+} sink_state;
+
+static void on_display(void *ctx, const vs_bundle *bundle, const char *id, int update)
+{
+    sink_state *s = ctx;
+    (void)id;
+    (void)update;
+    json_array_append_new(s->bundles, vs_test_bundle_json(bundle));
+}
+
+static vs_interp *ip;
+static sink_state st;
+static vs_error err;
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs-gguf-arch-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    ip = vs_interp_new(NULL);
+    st.bundles = json_array();
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    vs_interp_free(ip);
+    json_decref(st.bundles);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static int run(const char *code)
+{
+    vs_sink sink;
+    json_t *result = NULL;
+    int rc;
+    memset(&sink, 0, sizeof sink);
+    sink.ctx = &st;
+    sink.display = on_display;
+    json_array_clear(st.bundles);
+    vs_error_clear(&err);
+    rc = vs_test_execute(ip, code, &sink, &result, &err);
+    if (result)
+        json_array_append_new(st.bundles, result);
+    return rc;
+}
+
+static void run_ok(const char *code)
+{
+    int rc = run(code);
+    ck_assert_msg(rc == 0, "cell failed (%d): %s\n--\n%s", rc, err.message, code);
+}
+
+static json_t *lastp(void)
+{
+    return json_object_get(json_array_get(st.bundles, json_array_size(st.bundles) - 1),
+                           VS_MIME_JSON);
+}
+
+static long long geti(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+static json_t *card_arch(void)
+{
+    run_ok("card");
+    return json_object_get(json_object_get(lastp(), "card"), "arch");
+}
+
+/* ---- metadata -> layout, pure ---- */
+
+START_TEST(layout_from_metadata)
+{
+    vs_gguf_arch a;
+    vs_kv_layout l;
+    vs_error e;
+    uint64_t kvh[6] = {8, 8, 4, 8, 8, 0}, swa[6] = {1, 1, 0, 1, 1, 0};
+
+    /* Llama-3-8B: 32 layers of 8 KV heads, head size 4096 / 32 */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "llama");
+    a.block_count = 32;
+    a.embedding_length = 4096;
+    a.head_count = 32;
+    a.head_count_kv = 8;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[0].layers, 32);
+    ck_assert_uint_eq(l.g[0].kv_heads, 8);
+    ck_assert_uint_eq(l.g[0].head_dim, 128);
+    /* no head_count_kv: llama.cpp's default, head_count */
+    a.head_count_kv = 0;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.g[0].kv_heads, 32);
+
+    /* Gemma-3 with a number pattern 6 over 12 layers: layers 5 and 11 full */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "gemma3");
+    a.block_count = 12;
+    a.head_count = 8;
+    a.head_count_kv = 4;
+    a.key_length = a.value_length = 256;
+    a.sliding_window = 1024;
+    a.sliding_window_pattern = 6;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_SLIDING);
+    ck_assert_uint_eq(l.g[0].layers, 10);
+    ck_assert_uint_eq(l.g[0].window, 1024);
+    ck_assert_uint_eq(l.g[0].head_dim, 256);
+    ck_assert_int_eq(l.g[1].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[1].layers, 2);
+    /* no pattern key: llama.cpp fixes 6 for gemma3 (and 2 for gemma2) */
+    a.sliding_window_pattern = 0;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.g[0].layers, 10);
+    strcpy(a.name, "gemma2");
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.g[0].layers, 6);
+    ck_assert_uint_eq(l.g[1].layers, 6);
+    /* an architecture llama.cpp fixes no pattern for: every layer full */
+    strcpy(a.name, "qwen2");
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_FULL);
+
+    /* per-layer KV heads and a per-layer pattern: layer 5 keeps no cache,
+     * layer 2 is full with 4 heads, the others slide with 8 */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "hybrid");
+    a.block_count = 6;
+    a.head_count = 16;
+    a.head_count_kv = 8;
+    a.head_count_kv_layers = kvh;
+    a.n_head_count_kv_layers = 6;
+    a.sliding_window_layers = swa;
+    a.n_sliding_window_layers = 6;
+    a.sliding_window = 512;
+    a.key_length = 128;
+    a.value_length = 64;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_SLIDING);
+    ck_assert_uint_eq(l.g[0].layers, 4);
+    ck_assert_uint_eq(l.g[0].kv_heads, 8);
+    ck_assert_uint_eq(l.g[0].head_dim_v, 64);
+    ck_assert_int_eq(l.g[1].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[1].layers, 1);
+    ck_assert_uint_eq(l.g[1].kv_heads, 4);
+    ck_assert_int_eq(l.g[2].kind, VS_KV_NONE);
+    ck_assert_uint_eq(l.g[2].layers, 1);
+    /* arrays that do not match the layers are refused */
+    a.n_head_count_kv_layers = 5;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EFORMAT);
+    ck_assert_msg(strstr(e.message, "head_count_kv holds 5 values for 6 layers"), "%s",
+                  e.message);
+
+    /* DeepSeek-V3: 61 latent layers of 512 + 64 */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "deepseek2");
+    a.block_count = 61;
+    a.head_count = a.head_count_kv = 128;
+    a.kv_lora_rank = 512;
+    a.rope_dimension_count = 64;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_LATENT);
+    ck_assert_uint_eq(l.g[0].latent, 576);
+    ck_assert_uint_eq(l.g[0].layers, 61);
+    a.rope_dimension_count = 0;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EFORMAT);
+
+    /* no block_count */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "llama");
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EFORMAT);
+    ck_assert_msg(strstr(e.message, "llama.block_count"), "%s", e.message);
+}
+END_TEST
+
+/* ---- GGUF files -> card -> estimate kv, no config ---- */
+
+START_TEST(llama_file_estimate_kv)
+{
+    wb w;
+    char cell[1024];
+    json_t *arch;
+    begin(&w, 6, "llama");
+    kv_u32(&w, "llama.block_count", 32);
+    kv_u32(&w, "llama.context_length", 8192);
+    kv_u32(&w, "llama.embedding_length", 4096);
+    kv_u32(&w, "llama.feed_forward_length", 14336);
+    kv_u32(&w, "llama.attention.head_count", 32);
+    kv_u32(&w, "llama.attention.head_count_kv", 8);
+    finish(&w, at("llama.gguf"), 4096, 128256);
+    snprintf(cell, sizeof cell, "model m params=8B\nweights from=%s", at("llama.gguf"));
+    run_ok(cell);
+    arch = card_arch();
+    ck_assert_str_eq(json_string_value(json_object_get(arch, "family")), "llama");
+    ck_assert_str_eq(json_string_value(json_object_get(arch, "rule")), "GGUF metadata");
+    ck_assert_int_eq(geti(arch, "layers"), 32);
+    ck_assert_int_eq(geti(arch, "kv_heads"), 8);
+    ck_assert_int_eq(geti(arch, "head_dim"), 128);
+    ck_assert_int_eq(geti(arch, "vocab"), 128256); /* token_embd's rows */
+    ck_assert_int_eq(geti(arch, "context_length"), 8192);
+    ck_assert(json_is_true(json_object_get(arch, "tied_embeddings"))); /* no output.weight */
+    run_ok("length 8192\nconcurrency 1\nestimate kv");
+    /* by hand: K and V x 32 layers x 8 heads x 128 x 2 B x 8,192 tokens */
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 32 * 8 * 128 * 2 * 8192);
+
+    /* a Hugging Face snapshot folder holding only the GGUF file */
+    mkdir(at("snap"), 0755);
+    ck_assert_int_eq(rename(at("llama.gguf"), at("snap/model-Q4_K_M.gguf")), 0);
+    snprintf(cell, sizeof cell, "model m2 params=8B\nweights from=%s\nlength 4096\nconcurrency "
+                                "2\nestimate kv",
+             at("snap"));
+    run_ok(cell);
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 32 * 8 * 128 * 2 * 4096 * 2);
+}
+END_TEST
+
+/* Gemma-3-27B's metadata as convert_hf_to_gguf.py writes it (no pattern
+ * key: llama.cpp's gemma3 loader fixes one full layer in six): the same
+ * bytes as the config.json route of test_kv_estimate, by hand. */
+START_TEST(gemma3_file_estimate_kv)
+{
+    wb w;
+    char cell[1024];
+    long long local = 2LL * 52 * 16 * 128 * 2 * 1024, global = 2LL * 10 * 16 * 128 * 2 * 131072;
+    begin(&w, 8, "gemma3");
+    kv_u32(&w, "gemma3.block_count", 62);
+    kv_u32(&w, "gemma3.context_length", 131072);
+    kv_u32(&w, "gemma3.embedding_length", 5376);
+    kv_u32(&w, "gemma3.attention.head_count", 32);
+    kv_u32(&w, "gemma3.attention.head_count_kv", 16);
+    kv_u32(&w, "gemma3.attention.key_length", 128);
+    kv_u32(&w, "gemma3.attention.value_length", 128);
+    kv_u32(&w, "gemma3.attention.sliding_window", 1024);
+    finish(&w, at("gemma.gguf"), 5376, 262208);
+    snprintf(cell, sizeof cell,
+             "model g params=27B\nweights from=%s\nlength 131072\nconcurrency 1\nestimate kv "
+             "dtype=bf16",
+             at("gemma.gguf"));
+    run_ok(cell);
+    ck_assert_int_eq(geti(lastp(), "bytes"), local + global);
+    ck_assert_int_eq(local + global, 11173625856LL);
+
+    /* the same with a per-layer bool pattern: layers 5, 11, ... not sliding */
+    {
+        unsigned char pat[62];
+        int i;
+        for (i = 0; i < 62; i++)
+            pat[i] = i % 6 != 5;
+        begin(&w, 9, "gemma3");
+        kv_u32(&w, "gemma3.block_count", 62);
+        kv_u32(&w, "gemma3.context_length", 131072);
+        kv_u32(&w, "gemma3.embedding_length", 5376);
+        kv_u32(&w, "gemma3.attention.head_count", 32);
+        kv_u32(&w, "gemma3.attention.head_count_kv", 16);
+        kv_u32(&w, "gemma3.attention.key_length", 128);
+        kv_u32(&w, "gemma3.attention.value_length", 128);
+        kv_u32(&w, "gemma3.attention.sliding_window", 1024);
+        kv_arr_bool(&w, "gemma3.attention.sliding_window_pattern", pat, 62);
+        finish(&w, at("gemma-b.gguf"), 5376, 262208);
+    }
+    snprintf(cell, sizeof cell,
+             "model g params=27B\nweights from=%s\nlength 131072\nconcurrency 1\nestimate kv "
+             "dtype=bf16",
+             at("gemma-b.gguf"));
+    run_ok(cell);
+    ck_assert_int_eq(geti(lastp(), "bytes"), local + global);
+}
+END_TEST
+
+/* DeepSeek-V3's MLA keys: 61 layers x (512 + 64) latent values. Also a
+ * per-layer head_count_kv with 0 (a layer keeping no cache). */
+START_TEST(mla_and_per_layer_files)
+{
+    wb w;
+    char cell[1024];
+    static const uint32_t kvh[4] = {8, 0, 8, 4};
+    begin(&w, 7, "deepseek2");
+    kv_u32(&w, "deepseek2.block_count", 61);
+    kv_u32(&w, "deepseek2.embedding_length", 7168);
+    kv_u32(&w, "deepseek2.attention.head_count", 128);
+    kv_u32(&w, "deepseek2.attention.head_count_kv", 128);
+    kv_u32(&w, "deepseek2.attention.kv_lora_rank", 512);
+    kv_u32(&w, "deepseek2.rope.dimension_count", 64);
+    kv_u32(&w, "deepseek2.expert_count", 256);
+    finish(&w, at("ds.gguf"), 7168, 129280);
+    snprintf(cell, sizeof cell,
+             "model d params=671B\nweights from=%s\nlength 4096\nconcurrency 1\nestimate kv "
+             "dtype=bf16",
+             at("ds.gguf"));
+    run_ok(cell);
+    ck_assert_int_eq(geti(lastp(), "bytes"), 61LL * 576 * 2 * 4096);
+    ck_assert_int_eq(geti(card_arch(), "experts"), 256);
+
+    begin(&w, 4, "hybrid");
+    kv_u32(&w, "hybrid.block_count", 4);
+    kv_u32(&w, "hybrid.embedding_length", 1024);
+    kv_u32(&w, "hybrid.attention.head_count", 8);
+    kv_arr_u32(&w, "hybrid.attention.head_count_kv", kvh, 4);
+    finish(&w, at("hy.gguf"), 1024, 1000);
+    snprintf(cell, sizeof cell,
+             "model h params=1B\nweights from=%s\nlength 1000\nconcurrency 1\nestimate kv",
+             at("hy.gguf"));
+    run_ok(cell);
+    /* by hand: head size 1024 / 8 = 128; layers of 8, 8, 4 heads; one with none */
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * (8 + 8 + 4) * 128 * 2 * 1000);
+
+    /* a config.json keeps the card's shapes: the GGUF does not replace them */
+    snprintf(cell, sizeof cell, "model q config=%s/qwen3-8b.json\nweights from=%s", VS_MODEL_CONFIGS,
+             at("hy.gguf"));
+    run_ok(cell);
+    ck_assert_int_eq(geti(card_arch(), "layers"), 36);
+}
+END_TEST
+
+/* ---- file types over the family tensor lists ---- */
+
+static uint64_t q4k(uint64_t e) { return e / 256 * 144; }
+static uint64_t q6k(uint64_t e) { return e / 256 * 210; }
+static uint64_t q5k(uint64_t e) { return e / 256 * 176; }
+static uint64_t q80(uint64_t e) { return e / 32 * 34; }
+
+/* llama.cpp's use_more_bits(i, n), written out */
+static int more_bits(int i, int n)
+{
+    return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+static int load_arch(vs_arch *a, const char *fixture)
+{
+    char path[512];
+    json_t *root;
+    int rc;
+    snprintf(path, sizeof path, "%s/%s", VS_MODEL_CONFIGS, fixture);
+    root = json_load_file(path, 0, NULL);
+    ck_assert_ptr_nonnull(root);
+    rc = vs_arch_from_json(a, root, &err);
+    json_decref(root);
+    return rc;
+}
+
+typedef struct predicted {
+    vs_llq_tensor *t;
+    size_t n;
+    const vs_gguf_type **types;
+    uint64_t *bytes, total;
+} predicted;
+
+static void predict(predicted *p, const char *fixture, int ftype)
+{
+    static vs_arch a;
+    vs_llq_model m;
+    memset(&a, 0, sizeof a);
+    ck_assert_msg(load_arch(&a, fixture) == 0, "%s", err.message);
+    ck_assert_msg(vs_gguf_from_family(&a, &p->t, &p->n, &err) == 0, "%s", err.message);
+    vs_gguf_llq_model(&m, &a);
+    p->types = calloc(p->n, sizeof *p->types);
+    p->bytes = calloc(p->n, sizeof *p->bytes);
+    ck_assert_int_eq(vs_llq_predict(p->t, p->n, ftype, &m, p->types, p->bytes, &p->total, &err),
+                     0);
+}
+
+static void predicted_free(predicted *p)
+{
+    vs_llq_list_free(p->t, p->n);
+    free(p->types);
+    free(p->bytes);
+}
+
+static const char *type_of(const predicted *p, const char *name)
+{
+    size_t i;
+    for (i = 0; i < p->n; i++)
+        if (!strcmp(p->t[i].name, name))
+            return p->types[i]->name;
+    ck_abort_msg("no tensor %s", name);
+    return NULL;
+}
+
+/* Qwen3-8B at Q4_K_M, every tensor by hand: 36 layers; attn_v and ffn_down
+ * at Q6_K where use_more_bits, Q4_K elsewhere; output Q6_K; norms F32. */
+START_TEST(qwen3_8b_q4_k_m_by_hand)
+{
+    predicted p;
+    const uint64_t H = 4096, Q = 32 * 128, KV = 8 * 128, FF = 12288, V = 151936;
+    uint64_t want = 0;
+    int l;
+    char nm[64];
+    predict(&p, "qwen3-8b.json", 15);
+    ck_assert_str_eq(type_of(&p, "token_embd.weight"), "Q4_K");
+    ck_assert_str_eq(type_of(&p, "output.weight"), "Q6_K");
+    ck_assert_str_eq(type_of(&p, "blk.0.attn_q_norm.weight"), "F32");
+    want += q4k(H * V) + q6k(H * V) + 4 * H;
+    for (l = 0; l < 36; l++) {
+        int mb = more_bits(l, 36);
+        snprintf(nm, sizeof nm, "blk.%d.attn_v.weight", l);
+        ck_assert_str_eq(type_of(&p, nm), mb ? "Q6_K" : "Q4_K");
+        snprintf(nm, sizeof nm, "blk.%d.ffn_down.weight", l);
+        ck_assert_str_eq(type_of(&p, nm), mb ? "Q6_K" : "Q4_K");
+        snprintf(nm, sizeof nm, "blk.%d.attn_k.weight", l);
+        ck_assert_str_eq(type_of(&p, nm), "Q4_K");
+        want += q4k(H * Q) + q4k(H * KV) + (mb ? q6k(H * KV) : q4k(H * KV)) + q4k(Q * H);
+        want += 2 * q4k(H * FF) + (mb ? q6k(FF * H) : q4k(FF * H));
+        want += 4 * (2 * H + 2 * 128); /* attn_norm, ffn_norm, q_norm, k_norm */
+    }
+    ck_assert_uint_eq(p.total, want);
+    predicted_free(&p);
+}
+END_TEST
+
+/* Gemma-3-27B (multimodal checkpoint: the language model only; the vision
+ * tower goes to the mmproj file): tied embeddings, so token_embd is the
+ * output and goes to Q6_K; attn_v by use_more_bits over 62 layers. */
+START_TEST(gemma3_q4_k_m_rules)
+{
+    predicted p;
+    size_t i;
+    predict(&p, "gemma-3-27b-it.json", 15);
+    ck_assert_str_eq(type_of(&p, "token_embd.weight"), "Q6_K");
+    for (i = 0; i < p.n; i++) {
+        ck_assert_msg(strcmp(p.t[i].name, "output.weight"), "tied: no output tensor");
+        ck_assert_msg(!strstr(p.t[i].name, "vision"), "%s", p.t[i].name);
+    }
+    /* 62 / 8 = 7: layers 0-6 and 54-61, and 9, 12, ... 51 */
+    ck_assert_str_eq(type_of(&p, "blk.6.attn_v.weight"), "Q6_K");
+    ck_assert_str_eq(type_of(&p, "blk.7.attn_v.weight"), "Q4_K");
+    ck_assert_str_eq(type_of(&p, "blk.9.attn_v.weight"), "Q6_K");
+    ck_assert_str_eq(type_of(&p, "blk.53.ffn_down.weight"), "Q4_K");
+    ck_assert_str_eq(type_of(&p, "blk.54.ffn_down.weight"), "Q6_K");
+    ck_assert_str_eq(type_of(&p, "blk.10.post_ffw_norm.weight"), "F32");
+    predicted_free(&p);
+}
+END_TEST
+
+/* Mixtral-8x7B at Q4_K_M, per tensor (llama-quant.cpp, n_expert == 8):
+ * attn_v and attn_k Q8_0, attn_output Q5_K, the merged ffn_down_exps by
+ * use_more_bits of its layer (from the name), ffn_gate/up_exps Q4_K, the
+ * router F16 (never quantised). Published: 26.49 GiB for the Q4_K_M file
+ * (localmodel.run/model/mixtral-8x7b, sizes of the
+ * MaziyarPanahi/Mixtral-8x7B-Instruct-v0.1-GGUF files; its Q8_0 at 46.22
+ * shows the unit is GiB: 46.7 B params x 8.5 / 8 = 46.2 GiB). */
+START_TEST(mixtral_q4_k_m)
+{
+    predicted p;
+    const uint64_t H = 4096, KV = 1024, FF = 14336, V = 32000, E = 8;
+    uint64_t want = 0;
+    double pub = 26.49 * 1073741824.0;
+    int l;
+    char nm[64];
+    predict(&p, "mixtral-8x7b-v0.1.json", 15);
+    want += q4k(H * V) + q6k(H * V) + 4 * H;
+    for (l = 0; l < 32; l++) {
+        int mb = more_bits(l, 32);
+        snprintf(nm, sizeof nm, "blk.%d.ffn_down_exps.weight", l);
+        ck_assert_str_eq(type_of(&p, nm), mb ? "Q6_K" : "Q4_K");
+        snprintf(nm, sizeof nm, "blk.%d.attn_v.weight", l);
+        ck_assert_str_eq(type_of(&p, nm), "Q8_0");
+        snprintf(nm, sizeof nm, "blk.%d.attn_k.weight", l);
+        ck_assert_str_eq(type_of(&p, nm), "Q8_0");
+        snprintf(nm, sizeof nm, "blk.%d.attn_output.weight", l);
+        ck_assert_str_eq(type_of(&p, nm), "Q5_K");
+        snprintf(nm, sizeof nm, "blk.%d.ffn_gate_inp.weight", l);
+        ck_assert_str_eq(type_of(&p, nm), "F16");
+        want += q4k(H * H) + 2 * q80(H * KV) + q5k(H * H);
+        want += 2 * q4k(H * FF * E) + (mb ? q6k(FF * H * E) : q4k(FF * H * E));
+        want += H * E * 2 + 2 * 4 * H;
+    }
+    ck_assert_uint_eq(p.total, want);
+    printf("Mixtral-8x7B Q4_K_M: %llu B = %.3f GiB (published 26.49 GiB)\n",
+           (unsigned long long)p.total, p.total / 1073741824.0);
+    ck_assert_msg(p.total > pub * 0.99 && p.total < pub * 1.01, "%llu B against %.0f B",
+                  (unsigned long long)p.total, pub);
+    predicted_free(&p);
+
+    /* through the verb: the row follows the family list */
+    {
+        char cell[512];
+        json_t *r;
+        snprintf(cell, sizeof cell, "model mx config=%s/mixtral-8x7b-v0.1.json\nformats q4_k_m",
+                 VS_MODEL_CONFIGS);
+        run_ok(cell);
+        r = json_array_get(json_object_get(lastp(), "rows"), 0);
+        ck_assert_int_eq(geti(r, "weights_bytes"), (long long)want);
+        ck_assert(strstr(json_string_value(json_object_get(r, "basis")), "tensor list"));
+    }
+}
+END_TEST
+
+/* Mixtral-8x22B-v0.1 at Q4_K_M: 85.58 GB published by
+ * huggingface.co/bartowski/Mixtral-8x22B-v0.1-GGUF (llama.cpp b2636). The
+ * config is mistral-community/Mixtral-8x22B-v0.1's. */
+START_TEST(mixtral_8x22b_published)
+{
+    static const char cfg[] =
+        "{\"architectures\": [\"MixtralForCausalLM\"], \"hidden_size\": 6144, "
+        "\"intermediate_size\": 16384, \"max_position_embeddings\": 65536, \"model_type\": "
+        "\"mixtral\", \"num_attention_heads\": 48, \"num_experts_per_tok\": 2, "
+        "\"num_hidden_layers\": 56, \"num_key_value_heads\": 8, \"num_local_experts\": 8, "
+        "\"rms_norm_eps\": 1e-05, \"rope_theta\": 1000000, \"sliding_window\": null, "
+        "\"tie_word_embeddings\": false, \"vocab_size\": 32000}";
+    char cell[512];
+    FILE *f = fopen(at("mixtral-8x22b.json"), "w");
+    long long b;
+    ck_assert_ptr_nonnull(f);
+    fputs(cfg, f);
+    fclose(f);
+    snprintf(cell, sizeof cell, "model mx config=%s\nformats q4_k_m", at("mixtral-8x22b.json"));
+    run_ok(cell);
+    b = geti(json_array_get(json_object_get(lastp(), "rows"), 0), "weights_bytes");
+    printf("Mixtral-8x22B Q4_K_M: %lld B = %.3f GB (published 85.58 GB)\n", b, b / 1e9);
+    ck_assert_msg(b > 85.58e9 * 0.99 && b < 85.58e9 * 1.01, "%lld B against 85.58 GB", b);
+}
+END_TEST
+
+/* Qwen3-30B-A3B (128 experts) and DeepSeek-V3 (MLA, 256 experts, shared
+ * experts, 3 dense layers): mapped, and the MoE rule keyed to 8 experts
+ * does not apply. */
+START_TEST(other_moe_families)
+{
+    predicted p;
+    size_t i;
+    int mtp = 0;
+    predict(&p, "qwen3-30b-a3b.json", 15);
+    ck_assert_str_eq(type_of(&p, "blk.0.ffn_gate_exps.weight"), "Q4_K");
+    ck_assert_str_eq(type_of(&p, "blk.0.ffn_down_exps.weight"), "Q6_K"); /* layer 0 */
+    ck_assert_str_eq(type_of(&p, "blk.8.attn_k.weight"), "Q4_K");
+    predicted_free(&p);
+
+    predict(&p, "deepseek-v3.json", 15);
+    ck_assert_str_eq(type_of(&p, "blk.0.ffn_down.weight"), "Q6_K");       /* dense layer */
+    ck_assert_str_eq(type_of(&p, "blk.3.ffn_up_exps.weight"), "Q4_K");
+    /* ffn_down by the layer in the name: 3 < 61 / 8 = 7 more bits, 10 not, 9 yes */
+    ck_assert_str_eq(type_of(&p, "blk.3.ffn_down_exps.weight"), "Q6_K");
+    ck_assert_str_eq(type_of(&p, "blk.3.ffn_down_shexp.weight"), "Q6_K");
+    ck_assert_str_eq(type_of(&p, "blk.10.ffn_down_exps.weight"), "Q4_K");
+    ck_assert_str_eq(type_of(&p, "blk.10.ffn_down_shexp.weight"), "Q4_K");
+    ck_assert_str_eq(type_of(&p, "blk.9.ffn_down_exps.weight"), "Q6_K");
+    ck_assert_str_eq(type_of(&p, "blk.3.attn_kv_a_mqa.weight"), "Q4_K");
+    /* k_b rows of 128 (qk_nope) are not whole Q4_K blocks: llama.cpp falls back to Q5_0 */
+    ck_assert_str_eq(type_of(&p, "blk.3.attn_k_b.weight"), "Q5_0");
+    ck_assert_str_eq(type_of(&p, "blk.3.attn_v_b.weight"), "Q4_K");
+    for (i = 0; i < p.n; i++)
+        if (!strncmp(p.t[i].name, "blk.61.", 7))
+            mtp = 1;
+    ck_assert_msg(!mtp, "the multi-token-prediction layer is not converted");
+    predicted_free(&p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gguf_arch");
+    TCase *tc = tcase_create("gguf_arch");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, layout_from_metadata);
+    tcase_add_test(tc, llama_file_estimate_kv);
+    tcase_add_test(tc, gemma3_file_estimate_kv);
+    tcase_add_test(tc, mla_and_per_layer_files);
+    tcase_add_test(tc, qwen3_8b_q4_k_m_by_hand);
+    tcase_add_test(tc, gemma3_q4_k_m_rules);
+    tcase_add_test(tc, mixtral_q4_k_m);
+    tcase_add_test(tc, mixtral_8x22b_published);
+    tcase_add_test(tc, other_moe_families);
+    suite_add_tcase(s, tc);
+    return vs_check_run(s);
+}
