@@ -55,7 +55,7 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
         vs_kv_group g;
         memset(&g, 0, sizeof g);
         if (!a->rope_dimension_count)
-            return vs_error_set(err, VS_EFORMAT,
+            return vs_error_set(err, VS_EVALUE,
                                 "%s.attention.kv_lora_rank is set but %s.rope.dimension_count "
                                 "is not: the latent size cannot be told",
                                 a->name, a->name);
@@ -75,7 +75,7 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
     hd = a->key_length;
     if (!hd) {
         if (!a->embedding_length || !a->head_count || a->embedding_length % a->head_count)
-            return vs_error_set(err, VS_EFORMAT,
+            return vs_error_set(err, VS_EVALUE,
                                 "the GGUF metadata has no %s.attention.key_length, and "
                                 "embedding_length / head_count does not give one",
                                 a->name);

@@ -31,9 +31,11 @@
 #include "util/error.h"
 
 /* The KV layout the metadata describes. VS_EFORMAT (naming the key) when
- * block_count is missing, a per-layer array is not one value per layer, or
- * the head size cannot be told; VS_EVALUE when the layers need more than
- * VS_KV_GROUPS_MAX groups. Layers of the same kind and shape share a group
+ * block_count is missing or a per-layer array is not one value per layer;
+ * VS_EVALUE when the metadata does not say enough (no head size: neither
+ * key_length nor embedding_length / head_count; MLA without
+ * rope.dimension_count) or the layers need more than VS_KV_GROUPS_MAX
+ * groups. Layers of the same kind and shape share a group
  * wherever they sit. */
 int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *err);
 

@@ -543,9 +543,10 @@ static int gguf_payload(json_t *payload, const vs_gguf_file *g)
 
 /* card.arch from a GGUF header's metadata, for a card no config.json
  * described: the shapes, the KV layout (model/gguf_arch.h), the context
- * length. NULL with err set when the metadata cannot give a layout. */
+ * length. NULL with err set when the metadata contradicts itself; *note
+ * (malloc'd) says why kv_layout is null when it says too little. */
 static json_t *gguf_card_arch(const vs_gguf_file *g, uint64_t params, const char *path,
-                              vs_error *err)
+                              char **note, vs_error *err)
 {
     const vs_gguf_arch *a = &g->arch;
     vs_kv_layout l;
@@ -553,8 +554,17 @@ static json_t *gguf_card_arch(const vs_gguf_file *g, uint64_t params, const char
     uint64_t vocab = a->vocab_size, hd = a->key_length;
     int has_output = 0;
     size_t i;
-    if (vs_gguf_arch_kv_layout(&l, a, err)) {
-        vs_error_prefix(err, "%s: ", path);
+    vs_error le;
+    int rc = vs_gguf_arch_kv_layout(&l, a, &le);
+    if (rc == VS_EVALUE) {
+        /* the metadata says too little for a layout: the shapes it gives, and
+         * why there is no layout */
+        if (!(*note = strdup(le.message))) {
+            vs_error_set(err, VS_ENOMEM, "out of memory");
+            return NULL;
+        }
+    } else if (rc) {
+        vs_error_set(err, rc, "%s: %s", path, le.message);
         return NULL;
     }
     for (i = 0; i < g->count; i++) {
@@ -567,7 +577,7 @@ static json_t *gguf_card_arch(const vs_gguf_file *g, uint64_t params, const char
         hd = a->embedding_length / a->head_count;
     if (a->kv_lora_rank && a->key_length_mla)
         hd = a->key_length_mla;
-    if (!(kv = vs_kv_layout_to_json(&l))) {
+    if (!(kv = *note ? json_null() : vs_kv_layout_to_json(&l))) {
         vs_error_set(err, VS_ENOMEM, "out of memory");
         return NULL;
     }
@@ -749,15 +759,22 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
      * config.json did */
     if (k.gguf && k.gguf->arch.block_count &&
         !json_is_string(json_object_get(json_object_get(card, "arch"), "config"))) {
-        json_t *ga = gguf_card_arch(k.gguf, vs_wf_summary_params(k.sum), real, err);
+        char *note = NULL;
+        json_t *ga = gguf_card_arch(k.gguf, vs_wf_summary_params(k.sum), real, &note, err);
         if (!ga) {
+            free(note);
             rc = err && err->code ? err->code : VS_EFORMAT;
             goto done;
         }
-        if (json_object_set_new(card, "arch", ga)) {
+        if ((payload && (json_object_set_new(payload, "arch_from", json_string("gguf")) ||
+                         json_object_set_new(payload, "kv_layout_note",
+                                             note ? json_string(note) : json_null()))) ||
+            json_object_set_new(card, "arch", ga)) {
+            free(note);
             rc = vs_error_set(err, VS_ENOMEM, "out of memory");
             goto done;
         }
+        free(note);
     }
     if (json_object_set(sheet, "weights_files", wf) ||
         json_object_set_new(card, "params", jint(vs_wf_summary_params(k.sum))) ||

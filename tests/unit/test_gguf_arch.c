@@ -197,6 +197,19 @@ static json_t *lastp(void)
                            VS_MIME_JSON);
 }
 
+/* the payload of the cell's bundle of that kind */
+static json_t *of_kind(const char *kind)
+{
+    size_t i;
+    for (i = 0; i < json_array_size(st.bundles); i++) {
+        json_t *p = json_object_get(json_array_get(st.bundles, i), VS_MIME_JSON);
+        if (!strcmp(json_is_string(json_object_get(p, "kind")) ? json_string_value(json_object_get(p, "kind")) : "", kind))
+            return p;
+    }
+    ck_abort_msg("no %s bundle", kind);
+    return NULL;
+}
+
 static long long geti(const json_t *o, const char *k)
 {
     return json_integer_value(json_object_get(o, k));
@@ -309,8 +322,8 @@ START_TEST(layout_from_metadata)
     ck_assert_int_eq(l.g[0].kind, VS_KV_LATENT);
     ck_assert_uint_eq(l.g[0].latent, 576);
     ck_assert_uint_eq(l.g[0].layers, 61);
-    a.rope_dimension_count = 0;
-    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EFORMAT);
+    a.rope_dimension_count = 0; /* too little said: no latent size */
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EVALUE);
 
     /* no block_count */
     memset(&a, 0, sizeof a);
@@ -349,6 +362,21 @@ START_TEST(llama_file_estimate_kv)
     run_ok("length 8192\nconcurrency 1\nestimate kv");
     /* by hand: K and V x 32 layers x 8 heads x 128 x 2 B x 8,192 tokens */
     ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 32 * 8 * 128 * 2 * 8192);
+
+    /* metadata without a head size: the weights are read, the shapes it
+     * gives fill the card, kv_layout stays null and the payload says why */
+    begin(&w, 2, "llama");
+    kv_u32(&w, "llama.block_count", 32);
+    kv_u32(&w, "llama.attention.head_count_kv", 8);
+    finish(&w, at("thin.gguf"), 4096, 1000);
+    snprintf(cell, sizeof cell, "model t params=8B\nweights from=%s", at("thin.gguf"));
+    run_ok(cell);
+    ck_assert_msg(strstr(json_string_value(json_object_get(of_kind("weights"), "kv_layout_note")),
+                         "key_length"),
+                  "%s", json_dumps(of_kind("weights"), 0));
+    arch = card_arch();
+    ck_assert_int_eq(geti(arch, "layers"), 32);
+    ck_assert(json_is_null(json_object_get(arch, "head_dim")));
 
     /* a Hugging Face snapshot folder holding only the GGUF file */
     mkdir(at("snap"), 0755);
