@@ -389,6 +389,38 @@ START_TEST(llama_file_estimate_kv)
 }
 END_TEST
 
+/* A Hugging Face cache snapshot of a GGUF repository (no config.json):
+ * `model ORG/NAME` then `weights` without from= fills the shapes from the
+ * header, and `estimate kv` works. */
+START_TEST(hf_cache_gguf_only)
+{
+    wb w;
+    char cmd[1024];
+    const char *commit = "0123456789abcdef0123456789abcdef01234567";
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/hub/models--acme--small-GGUF/refs "
+             "%s/hub/models--acme--small-GGUF/snapshots/%s && printf %s > "
+             "%s/hub/models--acme--small-GGUF/refs/main",
+             tmpdir, tmpdir, commit, commit, tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+    begin(&w, 5, "qwen3");
+    kv_u32(&w, "qwen3.block_count", 28);
+    kv_u32(&w, "qwen3.embedding_length", 1024);
+    kv_u32(&w, "qwen3.attention.head_count", 16);
+    kv_u32(&w, "qwen3.attention.head_count_kv", 8);
+    kv_u32(&w, "qwen3.attention.key_length", 128);
+    snprintf(cmd, sizeof cmd, "%s/hub/models--acme--small-GGUF/snapshots/%s/small-Q8_0.gguf",
+             tmpdir, commit);
+    finish(&w, cmd, 1024, 151936);
+    snprintf(cmd, sizeof cmd, "%s/hub", tmpdir);
+    setenv("HF_HUB_CACHE", cmd, 1);
+    run_ok("model acme/small-GGUF\nweights\nlength 2048\nconcurrency 1\nestimate kv");
+    unsetenv("HF_HUB_CACHE");
+    /* by hand: K and V x 28 layers x 8 heads x 128 x 2 B x 2,048 */
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 28 * 8 * 128 * 2 * 2048);
+}
+END_TEST
+
 /* Gemma-3-27B's metadata as convert_hf_to_gguf.py writes it (no pattern
  * key: llama.cpp's gemma3 loader fixes one full layer in six): the same
  * bytes as the config.json route of test_kv_estimate, by hand. */
@@ -729,6 +761,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, layout_from_metadata);
     tcase_add_test(tc, llama_file_estimate_kv);
+    tcase_add_test(tc, hf_cache_gguf_only);
     tcase_add_test(tc, gemma3_file_estimate_kv);
     tcase_add_test(tc, mla_and_per_layer_files);
     tcase_add_test(tc, qwen3_8b_q4_k_m_by_hand);
