@@ -692,6 +692,26 @@ START_TEST(mixtral_q4_k_m)
 }
 END_TEST
 
+/* Llama-3.1-8B through the family list: the same bytes as test_gguf's
+ * Q4_K_M file built tensor by tensor by hand (4,912,898,048 B: 4.58 GiB, as
+ * llama.cpp's own table gives for Llama-3-8B), and a family with no GGUF
+ * names here is refused, naming the tensor. */
+START_TEST(llama_family_and_refusal)
+{
+    char cell[512];
+    snprintf(cell, sizeof cell, "model l config=%s/llama-3.1-8b.json\nformats q4_k_m",
+             VS_MODEL_CONFIGS);
+    run_ok(cell);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "rows"), 0), "weights_bytes"),
+                     4912898048LL);
+    snprintf(cell, sizeof cell, "model g config=%s/gpt2.json\nformats q4_k_m", VS_MODEL_CONFIGS);
+    ck_assert_int_eq(run(cell), VS_EVALUE);
+    ck_assert_msg(strstr(err.message, "not mapped to GGUF names"), "%s", err.message);
+    snprintf(cell, sizeof cell, "model g config=%s/gpt2.json\nformats q4_k", VS_MODEL_CONFIGS);
+    run_ok(cell);
+}
+END_TEST
+
 /* Mixtral-8x22B-v0.1 at Q4_K_M: 85.58 GB published by
  * huggingface.co/bartowski/Mixtral-8x22B-v0.1-GGUF (llama.cpp b2636). The
  * config is mistral-community/Mixtral-8x22B-v0.1's. */
@@ -768,6 +788,7 @@ int main(void)
     tcase_add_test(tc, gemma3_q4_k_m_rules);
     tcase_add_test(tc, mixtral_q4_k_m);
     tcase_add_test(tc, mixtral_8x22b_published);
+    tcase_add_test(tc, llama_family_and_refusal);
     tcase_add_test(tc, other_moe_families);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
