@@ -773,6 +773,42 @@ START_TEST(other_moe_families)
 }
 END_TEST
 
+/* Every mapped family's fixture: the GGUF list holds exactly the language
+ * model's elements (the family's own count of its text part), so no tensor
+ * is lost or counted twice when the experts are merged or kv_b is split. */
+START_TEST(mapping_keeps_every_element)
+{
+    static const char *const fixtures[] = {
+        "llama-3.1-8b.json",      "mistral-7b-v0.1.json",  "qwen2.5-7b.json",
+        "qwen3-8b.json",          "gemma-7b.json",         "gemma-2-9b.json",
+        "gemma-3-1b-it.json",     "gemma-3-27b-it.json",   "olmo-2-1124-7b.json",
+        "mixtral-8x7b-v0.1.json", "qwen1.5-moe-a2.7b.json", "qwen3-30b-a3b.json",
+        "deepseek-v2-lite.json",  "deepseek-v3.json",      "phi-3-mini-4k-instruct.json"};
+    size_t f;
+    for (f = 0; f < sizeof fixtures / sizeof fixtures[0]; f++) {
+        static vs_arch a;
+        vs_llq_tensor *t = NULL;
+        size_t n = 0, i;
+        uint64_t el = 0;
+        memset(&a, 0, sizeof a);
+        ck_assert_msg(load_arch(&a, fixtures[f]) == 0, "%s: %s", fixtures[f], err.message);
+        ck_assert_msg(vs_gguf_from_family(&a, &t, &n, &err) == 0, "%s: %s", fixtures[f],
+                      err.message);
+        for (i = 0; i < n; i++) {
+            uint64_t e = 1;
+            unsigned d;
+            for (d = 0; d < t[i].ndims; d++)
+                e *= t[i].shape[d];
+            el += e;
+        }
+        ck_assert_msg(el == a.part_params[VS_PART_TEXT], "%s: %llu elements, the text part %llu",
+                      fixtures[f], (unsigned long long)el,
+                      (unsigned long long)a.part_params[VS_PART_TEXT]);
+        vs_llq_list_free(t, n);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gguf_arch");
@@ -790,6 +826,7 @@ int main(void)
     tcase_add_test(tc, mixtral_8x22b_published);
     tcase_add_test(tc, llama_family_and_refusal);
     tcase_add_test(tc, other_moe_families);
+    tcase_add_test(tc, mapping_keeps_every_element);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
