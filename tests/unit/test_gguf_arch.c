@@ -18,7 +18,9 @@
 #include "model/gguf.h"
 #include "model/gguf_arch.h"
 #include "model/gguf_quant.h"
+#include "model/model.h"
 #include "render/bundle.h"
+#include "sheet/sheet.h"
 
 #include "check_run.h"
 #include "results.h"
@@ -362,6 +364,28 @@ START_TEST(llama_file_estimate_kv)
     run_ok("length 8192\nconcurrency 1\nestimate kv");
     /* by hand: K and V x 32 layers x 8 heads x 128 x 2 B x 8,192 tokens */
     ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 32 * 8 * 128 * 2 * 8192);
+
+    /* the card's GGUF arch survives the record's canonical text */
+    {
+        json_t *sheet = vs_sheet_new("t"), *back = NULL, *p = NULL, *ba;
+        char *text;
+        vs_error e;
+        vs_kv_layout l;
+        ck_assert_int_eq(vs_model_apply_weights_files(sheet, at("llama.gguf"), 0, &p, &e), 0);
+        ck_assert_str_eq(json_string_value(json_object_get(p, "arch_from")), "gguf");
+        text = vs_sheet_dump(sheet);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_msg(vs_sheet_load(&back, text, strlen(text), &e) == 0, "%s", e.message);
+        ba = json_object_get(vs_sheet_card(back), "arch");
+        ck_assert_int_eq(geti(ba, "context_length"), 8192);
+        ck_assert_int_eq(vs_kv_layout_from_json(&l, json_object_get(ba, "kv_layout"), &e), 0);
+        ck_assert_uint_eq(l.n, 1);
+        ck_assert_uint_eq(l.g[0].layers, 32);
+        free(text);
+        json_decref(p);
+        json_decref(back);
+        json_decref(sheet);
+    }
 
     /* metadata without a head size: the weights are read, the shapes it
      * gives fill the card, kv_layout stays null and the payload says why */
