@@ -51,6 +51,11 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
     if (!L)
         return vs_error_set(err, VS_EFORMAT, "the GGUF metadata has no %s.block_count",
                             a->name[0] ? a->name : "<arch>");
+    if (L > VS_GGUF_ARCH_LAYERS_MAX) /* the layers are walked one by one below */
+        return vs_error_set(err, VS_EFORMAT,
+                            "%s.block_count %llu is not a model's (llama.cpp loads at most "
+                            "LLAMA_MAX_LAYERS = 512)",
+                            a->name, (unsigned long long)L);
     if (a->kv_lora_rank) {
         vs_kv_group g;
         memset(&g, 0, sizeof g);

@@ -30,8 +30,12 @@
 #include "sheet/kvlayout.h"
 #include "util/error.h"
 
+/* More layers than this is a corrupt header (llama.cpp's src/llama-hparams.h
+ * LLAMA_MAX_LAYERS is 512). */
+#define VS_GGUF_ARCH_LAYERS_MAX 65536
+
 /* The KV layout the metadata describes. VS_EFORMAT (naming the key) when
- * block_count is missing or a per-layer array is not one value per layer;
+ * block_count is missing or above VS_GGUF_ARCH_LAYERS_MAX, a per-layer array is not one value per layer;
  * VS_EVALUE when the metadata does not say enough (no head size: neither
  * key_length nor embedding_length / head_count; MLA without
  * rope.dimension_count) or the layers need more than VS_KV_GROUPS_MAX

@@ -327,6 +327,11 @@ START_TEST(layout_from_metadata)
     a.rope_dimension_count = 0; /* too little said: no latent size */
     ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EVALUE);
 
+    /* a block_count no model has: refused before the layers are walked */
+    a.block_count = (uint64_t)1 << 40;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EFORMAT);
+    ck_assert_msg(strstr(e.message, "not a model's"), "%s", e.message);
+
     /* no block_count */
     memset(&a, 0, sizeof a);
     strcpy(a.name, "llama");
