@@ -136,6 +136,44 @@ static void finish(wb *w, const char *path, uint64_t hidden, uint64_t vocab)
     memset(w, 0, sizeof *w);
 }
 
+/* A header of nkv pairs (then the caller's) and a table of n F16/F32
+ * tensors, data as a hole. */
+typedef struct tdesc {
+    const char *name;
+    unsigned ndims;
+    uint64_t ne[3];
+    uint32_t type; /* 0 F32, 1 F16 */
+} tdesc;
+
+static void finish_table(wb *w, const char *path, const tdesc *t, size_t n)
+{
+    uint64_t off = 0;
+    size_t i;
+    unsigned d;
+    int fd;
+    for (i = 0; i < n; i++) {
+        uint64_t e = 1;
+        pstr(w, t[i].name);
+        p32(w, t[i].ndims);
+        for (d = 0; d < t[i].ndims; d++) {
+            p64(w, t[i].ne[d]);
+            e *= t[i].ne[d];
+        }
+        p32(w, t[i].type);
+        p64(w, off);
+        off += (e * (t[i].type ? 2 : 4) + 31) / 32 * 32;
+    }
+    while (w->len % 32)
+        put(w, "", 1);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, w->p, w->len), (ssize_t)w->len);
+    ck_assert_int_eq(ftruncate(fd, (off_t)(w->len + off)), 0);
+    close(fd);
+    free(w->p);
+    memset(w, 0, sizeof *w);
+}
+
 /* ---- the interpreter ---- */
 
 typedef struct {
@@ -741,6 +779,83 @@ START_TEST(llama_family_and_refusal)
 }
 END_TEST
 
+/* A GGUF file with experts and no config.json: `formats q4_k_m` follows the
+ * file's own tensors with the 8-expert rules, by hand. */
+START_TEST(gguf_file_tensor_list)
+{
+    static char names[32][48];
+    tdesc t[32];
+    size_t n = 0;
+    int l;
+    wb w;
+    char cell[512];
+    long long want = 0, per;
+    memset(&w, 0, sizeof w);
+    put(&w, "GGUF", 4);
+    p32(&w, 3);
+    p64(&w, 3 + 2 * 11); /* tensors */
+    p64(&w, 7);
+    kv_str(&w, "general.architecture", "llama");
+    kv_u32(&w, "llama.block_count", 2);
+    kv_u32(&w, "llama.embedding_length", 256);
+    kv_u32(&w, "llama.feed_forward_length", 512);
+    kv_u32(&w, "llama.attention.head_count", 4);
+    kv_u32(&w, "llama.attention.head_count_kv", 1);
+    kv_u32(&w, "llama.expert_count", 8);
+#define T(nm, nd, a, b, c, ty)                                                                     \
+    do {                                                                                           \
+        t[n].name = nm;                                                                            \
+        t[n].ndims = nd;                                                                           \
+        t[n].ne[0] = a;                                                                            \
+        t[n].ne[1] = b;                                                                            \
+        t[n].ne[2] = c;                                                                            \
+        t[n].type = ty;                                                                            \
+        n++;                                                                                       \
+    } while (0)
+    T("token_embd.weight", 2, 256, 1000, 1, 1);
+    for (l = 0; l < 2; l++) {
+        static const char *const parts[] = {"attn_norm",     "attn_q",        "attn_k",
+                                            "attn_v",        "attn_output",   "ffn_norm",
+                                            "ffn_gate_inp",  "ffn_gate_exps", "ffn_up_exps",
+                                            "ffn_down_exps", "attn_q_norm"};
+        int j;
+        for (j = 0; j < 11; j++) {
+            char *nm = names[l * 11 + j];
+            snprintf(nm, sizeof names[0], "blk.%d.%s.weight", l, parts[j]);
+            switch (j) {
+            case 0: case 5: case 10: T(nm, 1, 256, 1, 1, 0); break;
+            case 1: case 4: T(nm, 2, 256, 256, 1, 1); break;
+            case 2: case 3: T(nm, 2, 256, 64, 1, 1); break;
+            case 6: T(nm, 2, 256, 8, 1, 0); break;
+            case 7: case 8: T(nm, 3, 256, 512, 8, 1); break;
+            case 9: T(nm, 3, 512, 256, 8, 1); break;
+            }
+        }
+    }
+    T("output_norm.weight", 1, 256, 1, 1, 0);
+    T("output.weight", 2, 256, 1000, 1, 1);
+#undef T
+    finish_table(&w, at("moe.gguf"), t, n);
+    snprintf(cell, sizeof cell, "model m params=1B\nweights from=%s\nformats q4_k_m",
+             at("moe.gguf"));
+    run_ok(cell);
+    /* by hand (Q4_K 144 B per 256, Q6_K 210 per 256, Q5_K 176 per 256,
+     * Q8_0 34 per 32): token_embd Q4_K, output Q6_K; per layer attn_q Q4_K,
+     * attn_k and attn_v Q8_0 and attn_output Q5_K (8 experts), the router and
+     * norms F32, gate/up exps Q4_K; down exps Q4_K in layer 0 and Q6_K in
+     * layer 1 (use_more_bits(1, 2): 1 >= 7 * 2 / 8) */
+    want = 256000 / 256 * 144 + 256000 / 256 * 210 + 256 * 4;
+    per = 65536 / 256 * 144 + 2 * (16384 / 32 * 34) + 65536 / 256 * 176 + 2048 * 4 + 3 * 256 * 4 +
+          2 * (1048576 / 256 * 144);
+    want += per + 1048576 / 256 * 144 + per + 1048576 / 256 * 210;
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "rows"), 0), "weights_bytes"),
+                     want);
+    ck_assert(strstr(json_string_value(json_object_get(
+                         json_array_get(json_object_get(lastp(), "rows"), 0), "basis")),
+                     "GGUF file"));
+}
+END_TEST
+
 /* Mixtral-8x22B-v0.1 at Q4_K_M: 85.58 GB published by
  * huggingface.co/bartowski/Mixtral-8x22B-v0.1-GGUF (llama.cpp b2636). The
  * config is mistral-community/Mixtral-8x22B-v0.1's. */
@@ -854,6 +969,7 @@ int main(void)
     tcase_add_test(tc, mixtral_q4_k_m);
     tcase_add_test(tc, mixtral_8x22b_published);
     tcase_add_test(tc, llama_family_and_refusal);
+    tcase_add_test(tc, gguf_file_tensor_list);
     tcase_add_test(tc, other_moe_families);
     tcase_add_test(tc, mapping_keeps_every_element);
     suite_add_tcase(s, tc);
