@@ -912,6 +912,14 @@ START_TEST(other_moe_families)
     for (i = 0; i < p.n; i++)
         if (!strncmp(p.t[i].name, "blk.61.", 7))
             mtp = 1;
+    /* published: 404.43 GB for DeepSeek-V3-0324 Q4_K_M
+     * (huggingface.co/bartowski/deepseek-ai_DeepSeek-V3-0324-GGUF, llama.cpp
+     * b4944, when the file still held attn_kv_b unsplit: ~1 B params laid
+     * out differently, well inside 1%) */
+    printf("DeepSeek-V3 Q4_K_M: %llu B = %.2f GB (published 404.43 GB)\n",
+           (unsigned long long)p.total, p.total / 1e9);
+    ck_assert_msg(p.total > 404.43e9 * 0.99 && p.total < 404.43e9 * 1.01, "%llu",
+                  (unsigned long long)p.total);
     ck_assert_msg(!mtp, "the multi-token-prediction layer is not converted");
     predicted_free(&p);
 }
