@@ -759,6 +759,33 @@ START_TEST(mixtral_q4_k_m)
 }
 END_TEST
 
+/* Qwen3-4B (tied embeddings: token_embd at Q6_K) at Q4_K_M: 2.50 GB
+ * published by huggingface.co/bartowski/Qwen_Qwen3-4B-GGUF (llama.cpp
+ * b5200); the file also holds the tokenizer in its metadata, a few MB. The
+ * config is Qwen/Qwen3-4B's. */
+START_TEST(qwen3_4b_published)
+{
+    static const char cfg[] =
+        "{\"architectures\": [\"Qwen3ForCausalLM\"], \"head_dim\": 128, \"hidden_size\": 2560, "
+        "\"intermediate_size\": 9728, \"max_position_embeddings\": 40960, \"max_window_layers\": "
+        "36, \"model_type\": \"qwen3\", \"num_attention_heads\": 32, \"num_hidden_layers\": 36, "
+        "\"num_key_value_heads\": 8, \"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000, "
+        "\"sliding_window\": null, \"tie_word_embeddings\": true, \"use_sliding_window\": false, "
+        "\"vocab_size\": 151936}";
+    char cell[512];
+    FILE *f = fopen(at("qwen3-4b.json"), "w");
+    long long b;
+    ck_assert_ptr_nonnull(f);
+    fputs(cfg, f);
+    fclose(f);
+    snprintf(cell, sizeof cell, "model q config=%s\nformats q4_k_m", at("qwen3-4b.json"));
+    run_ok(cell);
+    b = geti(json_array_get(json_object_get(lastp(), "rows"), 0), "weights_bytes");
+    printf("Qwen3-4B Q4_K_M: %lld B = %.3f GB (published 2.50 GB)\n", b, b / 1e9);
+    ck_assert_msg(b > 2.50e9 * 0.99 && b < 2.50e9 * 1.01, "%lld B against 2.50 GB", b);
+}
+END_TEST
+
 /* Llama-3.1-8B through the family list: the same bytes as test_gguf's
  * Q4_K_M file built tensor by tensor by hand (4,912,898,048 B: 4.58 GiB, as
  * llama.cpp's own table gives for Llama-3-8B), and a family with no GGUF
@@ -977,6 +1004,7 @@ int main(void)
     tcase_add_test(tc, mixtral_q4_k_m);
     tcase_add_test(tc, mixtral_8x22b_published);
     tcase_add_test(tc, llama_family_and_refusal);
+    tcase_add_test(tc, qwen3_4b_published);
     tcase_add_test(tc, gguf_file_tensor_list);
     tcase_add_test(tc, other_moe_families);
     tcase_add_test(tc, mapping_keeps_every_element);
