@@ -27,24 +27,38 @@ static int add_layer(vs_kv_layout *l, const vs_kv_group *g, vs_error *err)
     return 0;
 }
 
-/* The pattern llama.cpp's load_hparams fixes when the file has no
- * sliding_window_pattern key (set_swa_pattern(n)); 0 when it reads none. */
-static uint64_t fixed_pattern(const char *arch)
+/* What llama.cpp's load_hparams fixes per architecture when the file has
+ * no sliding_window_pattern key (set_swa_pattern(n)), the window it assumes
+ * when the file has none, and the first layer that keeps no cache of its
+ * own (n_layer_kv_from_start; 0 = every layer keeps one). */
+typedef struct fixed {
+    const char *arch;
+    uint64_t pattern, window, kv_from;
+} fixed;
+
+static const fixed fixed_archs[] = {
+    {"gemma2", 2, 4096, 0}, /* "default value of gemma 2" */
+    {"gemma3", 6, 0, 0},
+    {"gemma3n", 5, 0, 20},
+    {"cohere2", 4, 0, 0},
+    {"olmo2", 4, 0, 0}, /* only with a window > 0 */
+};
+
+static const fixed *fixed_for(const char *arch)
 {
-    if (!strcmp(arch, "gemma2"))
-        return 2;
-    if (!strcmp(arch, "gemma3"))
-        return 6;
-    if (!strcmp(arch, "cohere2"))
-        return 4;
-    return 0;
+    size_t i;
+    for (i = 0; i < sizeof fixed_archs / sizeof fixed_archs[0]; i++)
+        if (!strcmp(arch, fixed_archs[i].arch))
+            return &fixed_archs[i];
+    return NULL;
 }
 
 int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *err)
 {
     uint64_t L = a->block_count, il, pattern = a->sliding_window_pattern;
-    uint64_t hd, hdv;
+    uint64_t hd, hdv, window = a->sliding_window, kv_from = 0;
     int has_pattern = a->sliding_window_layers || pattern;
+    const fixed *fx = fixed_for(a->name);
     vs_kv_layout l;
     memset(&l, 0, sizeof l);
     memset(out, 0, sizeof *out);
@@ -87,8 +101,13 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
         hd = a->embedding_length / a->head_count;
     }
     hdv = a->value_length ? a->value_length : hd;
-    if (!has_pattern && a->sliding_window)
-        pattern = fixed_pattern(a->name);
+    if (fx) {
+        if (!window)
+            window = fx->window;
+        if (!has_pattern && window)
+            pattern = fx->pattern;
+        kv_from = fx->kv_from < L ? fx->kv_from : 0;
+    }
     for (il = 0; il < L; il++) {
         vs_kv_group g;
         uint64_t kvh = a->head_count_kv_layers ? a->head_count_kv_layers[il]
@@ -97,21 +116,21 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
         int sliding = 0;
         int rc;
         memset(&g, 0, sizeof g);
-        if (a->sliding_window) {
+        if (window) {
             if (a->sliding_window_layers)
                 sliding = a->sliding_window_layers[il] != 0;
             else if (has_pattern || pattern)
                 sliding = pattern == 0 || il % pattern < pattern - 1;
         }
         g.layers = 1;
-        if (!kvh) {
-            g.kind = VS_KV_NONE;
+        if (!kvh || (kv_from && il >= kv_from)) {
+            g.kind = VS_KV_NONE; /* no heads, or reusing an earlier layer's cache */
         } else {
             g.kind = sliding ? VS_KV_SLIDING : VS_KV_FULL;
             g.kv_heads = kvh;
             g.head_dim = hd;
             g.head_dim_v = hdv == hd ? 0 : hdv;
-            g.window = sliding ? a->sliding_window : 0;
+            g.window = sliding ? window : 0;
         }
         if ((rc = add_layer(&l, &g, err)))
             return rc;

@@ -3,16 +3,20 @@
  * Two directions, both pure:
  * - a GGUF header's architecture metadata (model/gguf.h vs_gguf_arch) as the
  *   card's KV layout (sheet/kvlayout.h), the way llama.cpp reads it
- *   (src/llama-model.cpp load_hparams and src/llama-hparams.cpp at commit
- *   01b77b579398): attention.head_count_kv one number or one per layer (a
- *   layer with 0 KV heads keeps no cache), key_length / value_length (default
+ *   (ggml-org/llama.cpp src/llama-model.cpp load_hparams at commit
+ *   00342301d01a, src/llama-hparams.cpp at 01b77b579398):
+ *   attention.head_count_kv one number or one per layer (a layer with 0 KV
+ *   heads keeps no cache), key_length / value_length (default
  *   embedding_length / head_count), attention.sliding_window with
- *   attention.sliding_window_pattern as a per-layer array (true: sliding) or a
- *   number n (set_swa_pattern: layer il slides unless il % n == n - 1; 0 = all),
- *   without a pattern key the pattern llama.cpp fixes for the architecture
- *   (gemma2: 2, gemma3: 6, cohere2: 4), and MLA (attention.kv_lora_rank with
- *   rope.dimension_count: one latent vector of their sum per token and layer,
- *   as llama.cpp's DeepSeek-V2/V3 cache keeps it);
+ *   attention.sliding_window_pattern as a per-layer array (true: sliding) or
+ *   a number n (set_swa_pattern: layer il slides unless il % n == n - 1;
+ *   0 = all), without a pattern key the pattern llama.cpp fixes for the
+ *   architecture (gemma2: 2 with a 4,096 window when none is given; gemma3:
+ *   6; gemma3n: 5, layers from 20 on reusing earlier caches; cohere2 and
+ *   olmo2: 4), any other architecture every layer full; and MLA
+ *   (attention.kv_lora_rank with rope.dimension_count: one latent vector of
+ *   their sum per token and layer, as llama.cpp's DeepSeek-V2/V3 cache keeps
+ *   it);
  * - a family's Hugging Face tensor list (model/family.h) as the tensors
  *   convert_hf_to_gguf.py writes (token_embd, output, blk.N.attn_q/k/v/output,
  *   ffn_gate/up/down, experts merged into one 3-D ffn_*_exps per layer, shared

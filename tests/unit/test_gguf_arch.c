@@ -313,6 +313,24 @@ START_TEST(layout_from_metadata)
     ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
     ck_assert_uint_eq(l.g[0].layers, 6);
     ck_assert_uint_eq(l.g[1].layers, 6);
+    /* gemma2 without a window key: llama.cpp's default of 4,096 */
+    a.sliding_window = 0;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.g[0].window, 4096);
+    ck_assert_uint_eq(l.g[0].layers, 6);
+    a.sliding_window = 1024;
+    /* gemma3n over 30 layers: one full in five, layers 20 on keep no cache */
+    strcpy(a.name, "gemma3n");
+    a.block_count = 30;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_SLIDING);
+    ck_assert_uint_eq(l.g[0].layers, 16); /* 0-19 but 4, 9, 14, 19 */
+    ck_assert_int_eq(l.g[1].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[1].layers, 4);
+    ck_assert_int_eq(l.g[2].kind, VS_KV_NONE);
+    ck_assert_uint_eq(l.g[2].layers, 10);
+    a.block_count = 12;
     /* an architecture llama.cpp fixes no pattern for: every layer full */
     strcpy(a.name, "qwen2");
     ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
