@@ -2231,7 +2231,8 @@ const vs_verb vs_verbs_sizing[] = {
      "recomputes it in the same cell, saying so (kv_cache re-estimated: length 4,096 -> "
      "65,536, 4.00 GiB -> 64.00 GiB); one the new card cannot compute becomes unknown, "
      "saying why.\n"
-     "kv: the sum over the model's KV layer groups (the card's kv_layout from config.json), "
+     "kv: the sum over the model's KV layer groups (the card's kv_layout, from config.json or a "
+     "GGUF header's metadata), "
      "bytes(dtype) per value, length tokens, concurrency sequences: full 2 x layers x kv_heads x "
      "head_dim x bytes x length x concurrency (head_dim + head_dim_v when values differ); "
      "sliding and chunked the same over min(window, length) tokens; latent (DeepSeek MLA: "
@@ -2309,7 +2310,9 @@ const vs_verb vs_verbs_sizing[] = {
      "architecture known gives the bytes tensor by tensor as llama-quantize would write them "
      "(src/llama-quant.cpp at commit 007dbbf3: the output at Q6_K, attn_v and ffn_down at Q6_K "
      "in half the layers for Q4_K_M, norms in F32, rows of the wrong width falling back), not "
-     "one uniform width.",
+     "one uniform width, over the family's tensor list as convert_hf_to_gguf.py names it "
+     "(experts merged into ffn_*_exps; with 8 experts attn_v and attn_k at Q8_0, attn_output "
+     "at Q5_K).",
      formats_keys, format_words},
     {"stage", verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",
