@@ -267,12 +267,17 @@ int vs_pipeline_apply(json_t *sheet, const char *dir, const char *variant, json_
             goto done;
         }
         if (!find_weights(wpath, sizeof wpath, cdir, variant, &used_variant)) {
+            /* transformers' models save model.safetensors, diffusers' diffusion_pytorch_model */
+            int tf = !strcmp(c->library, "transformers");
+            const char *first = tf ? "model" : "diffusion_pytorch_model";
+            const char *other = tf ? "diffusion_pytorch_model" : "model";
             rc = vs_error_set(err, VS_EIO,
                               "pipeline %s: component %s (%s) has no weights file: expected "
-                              "%s/%s/diffusion_pytorch_model%s%s.safetensors (or model%s%s."
-                              "safetensors, or their .index.json with the shards)",
-                              dir, c->name, c->cls, dir, c->name, variant ? "." : "",
-                              variant ? variant : "", variant ? "." : "", variant ? variant : "");
+                              "%s/%s/%s%s%s.safetensors (or %s%s%s.safetensors, or a sharded "
+                              ".index.json with its shards)",
+                              dir, c->name, c->cls, dir, c->name, first, variant ? "." : "",
+                              variant ? variant : "", other, variant ? "." : "",
+                              variant ? variant : "");
             goto done;
         }
         json_decref(scratch);
