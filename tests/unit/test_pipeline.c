@@ -684,6 +684,38 @@ START_TEST(verbs_end_to_end)
 }
 END_TEST
 
+/* `model ORG/NAME` without config=: a cached snapshot holding a model_index.json */
+START_TEST(pipeline_from_the_hf_cache)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    sink_state st = {json_array()};
+    vs_error err;
+    char cmd[2048];
+    const char *commit = "0123456789abcdef0123456789abcdef01234567";
+    build_pipeline();
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && mkdir -p hub/models--acme--sdxl-mini/refs "
+             "hub/models--acme--sdxl-mini/snapshots/%s && printf %s > "
+             "hub/models--acme--sdxl-mini/refs/main && mv model_index.json unet vae text_encoder "
+             "tokenizer scheduler hub/models--acme--sdxl-mini/snapshots/%s/",
+             dir, commit, commit, commit);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(setenv("HF_HUB_CACHE", at("hub"), 1), 0);
+    ck_assert_msg(run(ip, &st, "model acme/sdxl-mini variant=fp16\nweights", &err) == 0, "%s",
+                  err.message);
+    ck_assert_uint_eq(json_integer_value(json_object_get(lastp(&st), "bytes")),
+                      37320320ull + 633600 + 77073408);
+    ck_assert_int_eq(run(ip, &st, "card", &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(lastp(&st), "card"), "revision")),
+                     commit);
+    unsetenv("HF_HUB_CACHE");
+    json_decref(st.bundles);
+    vs_interp_free(ip);
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pipeline");
@@ -697,6 +729,7 @@ int main(void)
     tcase_add_test(tc, validates_card_on_resolution_and_frames);
     tcase_add_test(tc, estimator_formulas_by_hand);
     tcase_add_test(tc, verbs_end_to_end);
+    tcase_add_test(tc, pipeline_from_the_hf_cache);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
