@@ -79,7 +79,9 @@ static int card_set(json_t *sheet, const char *key, json_t *value_take, vs_error
         return oom(err);
     /* The limit stage is the card's dimensions by definition: it follows
      * the card rather than keeping the value the card had when it was written. */
-    if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch")) {
+    if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch") ||
+        !strcmp(key, "width") || !strcmp(key, "height") || !strcmp(key, "frames") ||
+        !strcmp(key, "batch")) {
         size_t i;
         json_t *st;
         vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
@@ -1984,17 +1986,21 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
 /* ---------------------------------------------------------------- procedure */
 
 static const char *const stage_words[] = {"short", "usual", "limit", NULL};
-static const char *const stage_keys[] = {"length", "concurrency", "microbatch", "note", NULL};
+static const char *const stage_keys[] = {"length", "concurrency", "microbatch", "width",
+                                         "height", "frames",      "batch",      "note", NULL};
 
 static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] "
-                         "[note=\"...\"]";
-    static const char *const dims[] = {"length", "concurrency", "microbatch"};
+                         "[width=N height=N frames=N batch=N] [note=\"...\"]";
+    /* the card's dimensions: language models', then image and video generation's */
+    static const char *const dims[] = {"length", "concurrency", "microbatch", "width",
+                                       "height", "frames",      "batch"};
+#define NDIMS (sizeof dims / sizeof dims[0])
     const vs_arg *a = vs_line_positional(line, 0), *note = vs_line_pair(line, "note");
     json_t *sheet, *stages, *st, *x;
-    uint64_t v[3], card_v;
-    int have[3], rc, any = 0, limit;
+    uint64_t v[NDIMS], card_v;
+    int have[NDIMS], rc, any = 0, limit;
     size_t i, nlines = 0;
     char lbuf[16][200], head[200];
     const char *lines[16];
@@ -2008,7 +2014,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
     limit = !strcmp(a->value, "limit");
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < NDIMS; i++) {
         if ((rc = vs_line_get_count(line, dims[i], 0, &v[i], &have[i], err)) < 0) /* 32k, 32Ki */
             return rc;
         if (have[i] && (v[i] == 0 || v[i] > (uint64_t)INT64_MAX))
@@ -2044,6 +2050,12 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
                    note ? note->value : NULL);
     if (!st)
         return oom(err);
+    /* generation's dimensions only when given: a language model's stage keeps its shape */
+    for (i = 3; i < NDIMS; i++)
+        if (have[i] && json_object_set_new(st, dims[i], json_integer((json_int_t)v[i]))) {
+            json_decref(st);
+            return oom(err);
+        }
     stages = vs_sheet_array(sheet, "stages");
     if (!stages) {
         stages = json_array();
@@ -2069,7 +2081,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
             break;
         vs_buf_puts(&l, json_string_value(json_object_get(x, "name")));
         vs_buf_putc(&l, ':');
-        for (k = 0; k < 3; k++)
+        for (k = 0; k < NDIMS; k++)
             if (json_is_integer(json_object_get(x, dims[k])))
                 vs_buf_printf(&l, " %s=%" JSON_INTEGER_FORMAT, dims[k],
                               json_integer_value(json_object_get(x, dims[k])));
@@ -2089,6 +2101,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
                     json_pack("{s:s, s:o}", "kind", "stages", "stages", json_deep_copy(stages))),
                 err);
 }
+#undef NDIMS
 
 static int verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
@@ -2592,12 +2605,14 @@ const vs_verb vs_verbs_sizing[] = {
      "one uniform width.",
      formats_keys, format_words},
     {"stage", verb_stage,
-     "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",
+     "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [width=N height=N "
+     "frames=N batch=N] [note=\"...\"]",
      "a stage of the validation procedure",
      "Records a stage of the staged validation: short input and small batch first, "
      "then the usual input, then the required limit. The limit stage is the card's dimensions "
      "(filled from the card; other values are refused): a run at smaller dimensions never "
-     "validates the card.",
+     "validates the card. Image and video generation stage their width, height, frames and "
+     "batch the same way.",
      stage_keys, stage_words},
     {"invalidate", verb_invalidate, "invalidate \"CONDITION\"",
      "a condition that would invalidate the conclusion",

@@ -168,7 +168,10 @@ static const field placement_f[] = {{"kind", F_STR, 0, NULL, kinds, "\"single\""
                                     END};
 
 static const field stage_f[] = {STR("name"),         UINTN("length"), UINTN("concurrency"),
-                                UINTN("microbatch"), STRN("note"),    END};
+                                UINTN("microbatch"), STRN("note"),
+                                /* schema 2: image and video generation */
+                                UINTN("width"), UINTN("height"), UINTN("frames"), UINTN("batch"),
+                                END};
 static const field stage_e = {NULL, F_OBJ, 0, stage_f, NULL, NULL, NULL};
 
 static const field offer_f[] = {STR("name"),

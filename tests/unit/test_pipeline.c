@@ -684,6 +684,38 @@ START_TEST(verbs_end_to_end)
 }
 END_TEST
 
+/* stages take the generation dimensions; the limit stage follows the card */
+START_TEST(stages_hold_resolution_and_frames)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    sink_state st = {json_array()};
+    vs_error err;
+    json_t *stages, *x;
+    size_t i;
+    ck_assert_msg(run(ip, &st, "task generate-video\nresolution 832x480\nframes 81\nbatch 1\n"
+                               "stage short width=416 height=240 frames=17 batch=1\nstage limit",
+                      &err) == 0,
+                  "%s", err.message);
+    stages = json_object_get(lastp(&st), "stages");
+    ck_assert_uint_eq(json_array_size(stages), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(stages, 0), "frames")), 17);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(stages, 1), "width")), 832);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(stages, 1), "frames")), 81);
+    /* the limit stage is the card's: another frame count is refused */
+    ck_assert_int_eq(run(ip, &st, "stage limit frames=49", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "frames"));
+    ck_assert_int_eq(run(ip, &st, "frames 121\nstage usual width=832 height=480 frames=81", &err),
+                     0);
+    json_array_foreach(json_object_get(lastp(&st), "stages"), i, x)
+    {
+        if (!strcmp(json_string_value(json_object_get(x, "name")), "limit"))
+            ck_assert_int_eq(json_integer_value(json_object_get(x, "frames")), 121);
+    }
+    json_decref(st.bundles);
+    vs_interp_free(ip);
+}
+END_TEST
+
 /* `model ORG/NAME` without config=: a cached snapshot holding a model_index.json */
 START_TEST(pipeline_from_the_hf_cache)
 {
@@ -730,6 +762,7 @@ int main(void)
     tcase_add_test(tc, estimator_formulas_by_hand);
     tcase_add_test(tc, verbs_end_to_end);
     tcase_add_test(tc, pipeline_from_the_hf_cache);
+    tcase_add_test(tc, stages_hold_resolution_and_frames);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
