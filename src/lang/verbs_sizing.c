@@ -172,13 +172,22 @@ static int verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!card_str(sheet, "model"))
         vs_buf_puts(&unset, "model");
     for (i = 0; dims[i]; i++)
-        if (!vs_sheet_card_uint(sheet, dims[i], &v))
+        if (!vs_sheet_card_uint(sheet, dims[i], &v) &&
+            (strcmp(dims[i], "length") || !task || strncmp(task, "generate-", 9)))
             vs_buf_printf(&unset, "%s%s", unset.len ? ", " : "", dims[i]);
     if (!task)
         vs_buf_printf(&unset, "%stask", unset.len ? ", " : "");
-    if (!vs_sheet_weight_bits(sheet))
+    if (!vs_sheet_weight_bits(sheet) && !json_is_object(json_object_get(sheet, "weights_files")))
         vs_buf_printf(&unset, "%sformat", unset.len ? ", " : "");
-    if (!task || !strcmp(task, "inference")) {
+    if (task && !strncmp(task, "generate-", 9)) {
+        /* image and video generation: the resolution, the batch, the frames */
+        if (!vs_sheet_card_uint(sheet, "width", &v))
+            vs_buf_printf(&unset, "%sresolution", unset.len ? ", " : "");
+        if (!vs_sheet_card_uint(sheet, "batch", &v))
+            vs_buf_printf(&unset, "%sbatch", unset.len ? ", " : "");
+        if (!strcmp(task, "generate-video") && !vs_sheet_card_uint(sheet, "frames", &v))
+            vs_buf_printf(&unset, "%sframes", unset.len ? ", " : "");
+    } else if (!task || !strcmp(task, "inference")) {
         if (!vs_sheet_card_uint(sheet, "concurrency", &v))
             vs_buf_printf(&unset, "%sconcurrency", unset.len ? ", " : "");
     } else if (!vs_sheet_card_uint(sheet, "microbatch", &v)) {

@@ -1015,6 +1015,23 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
     card_uint_row(t, card, "concurrency", "concurrency");
     card_uint_row(t, card, "microbatch", "microbatch");
     card_uint_row(t, card, "accumulation", "accumulation");
+    {
+        /* image and video generation: shown when the task is one, or when set */
+        const char *task = json_string_value(json_object_get(card, "task"));
+        int gen = task && !strncmp(task, "generate-", 9);
+        json_t *w = json_object_get(card, "width"), *h = json_object_get(card, "height");
+        if (json_is_integer(w) && json_is_integer(h)) {
+            snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT "x%" JSON_INTEGER_FORMAT " px",
+                     json_integer_value(w), json_integer_value(h));
+            card_row(t, "resolution", buf);
+        } else if (gen) {
+            card_row(t, "resolution", NULL);
+        }
+        if (gen || json_is_integer(json_object_get(card, "frames")))
+            card_uint_row(t, card, "frames", "frames");
+        if (gen || json_is_integer(json_object_get(card, "batch")))
+            card_uint_row(t, card, "batch", "batch");
+    }
     card_row(t, "quality", json_string_value(json_object_get(card, "quality")));
     if (json_is_object(arch)) {
         vs_buf a = VS_BUF_INIT;
