@@ -670,7 +670,11 @@ START_TEST(verbs_end_to_end)
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 1153433600ull);
     ck_assert_int_eq(run(ip, &st, "resolution 1000x1001", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "oom phase=decode", &err), 0);
-    ck_assert_ptr_nonnull(strstr(json_dumps(lastp(&st), 0), "enable_vae_tiling"));
+    {
+        char *dumped = json_dumps(lastp(&st), 0);
+        ck_assert_ptr_nonnull(strstr(dumped, "enable_vae_tiling"));
+        free(dumped);
+    }
     /* a missing component file: the error names it, the sheet keeps its weights */
     ck_assert_int_eq(unlink(at("vae/diffusion_pytorch_model.safetensors")), 0);
     snprintf(cell, sizeof cell, "model sdxl-other pipeline=%s", dir);
