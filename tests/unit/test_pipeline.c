@@ -610,6 +610,11 @@ static int run(vs_interp *ip, sink_state *st, const char *code, vs_error *err)
     return rc;
 }
 
+static json_t *last_bundle(sink_state *st)
+{
+    return json_array_get(st->bundles, json_array_size(st->bundles) - 1);
+}
+
 static json_t *lastp(sink_state *st)
 {
     return json_object_get(json_array_get(st->bundles, json_array_size(st->bundles) - 1),
@@ -639,6 +644,13 @@ START_TEST(verbs_end_to_end)
     ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(
                                      json_array_get(st.bundles, 0), "text/plain")),
                                  "weights: unet"));
+    {
+        /* the budget chart stacks the components */
+        const char *svg = json_string_value(json_object_get(last_bundle(&st), "image/svg+xml"));
+        ck_assert_ptr_nonnull(svg);
+        ck_assert_ptr_nonnull(strstr(svg, "text_encoder"));
+        ck_assert_ptr_nonnull(strstr(svg, "unet"));
+    }
     ck_assert_int_eq(run(ip, &st, "placement offload=model\nenvelope", &err), 0);
     p = lastp(&st);
     ck_assert_uint_eq(json_integer_value(json_object_get(p, "weights_gpu_bytes")), 77073408);
