@@ -362,6 +362,11 @@ json_t *vs_evidence_card(const json_t *sheet, const char *requirement)
             copy_fields(out, card, one);
             return out;
         }
+    if (requirement && !strcmp(requirement, "resolution")) {
+        static const char *const wh[] = {"width", "height", NULL};
+        copy_fields(out, card, wh);
+        return out;
+    }
     copy_fields(out, card, model_fields);
     /* memory that fits or is free holds for the whole workload: every dimension */
     if (requirement && (!strcmp(requirement, "capacity") || !strcmp(requirement, "available-memory")))

@@ -18,6 +18,7 @@
 #include "model/pipeline.h"
 #include "model/pipeline_files.h"
 #include "render/bundle.h"
+#include "sheet/classify.h"
 #include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/estimate.h"
@@ -542,6 +543,48 @@ START_TEST(validates_card_on_resolution_and_frames)
 }
 END_TEST
 
+static int names_have(const json_t *names, const char *n)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach((json_t *)names, i, x) if (!strcmp(json_string_value(x), n)) return 1;
+    return 0;
+}
+
+/* a generation task is confirmed on its resolution and batch (and frames), not on a length */
+START_TEST(generation_requirements)
+{
+    json_t *s = vs_sheet_new("gen"), *card = vs_sheet_card(s), *names, *ev;
+    json_object_set_new(card, "task", json_string("generate-image"));
+    names = vs_classify_requirement_names(s);
+    ck_assert(names_have(names, "resolution") && names_have(names, "batch"));
+    ck_assert(!names_have(names, "length") && !names_have(names, "concurrency") &&
+              !names_have(names, "microbatch") && !names_have(names, "frames"));
+    json_decref(names);
+    json_object_set_new(card, "task", json_string("generate-video"));
+    names = vs_classify_requirement_names(s);
+    ck_assert(names_have(names, "frames"));
+    json_decref(names);
+    ck_assert_str_eq(vs_classify_requirement_find(s, "image size"), "resolution");
+    /* evidence on the resolution holds for that width and height */
+    json_object_set_new(card, "width", json_integer(1024));
+    json_object_set_new(card, "height", json_integer(1024));
+    ev = json_pack("{s:s, s:s, s:o}", "candidate", "x", "requirement", "resolution", "card",
+                   vs_evidence_card(s, "resolution"));
+    ck_assert_uint_eq(json_object_size(json_object_get(ev, "card")), 2);
+    ck_assert_int_eq(vs_evidence_moved(s, ev, NULL), 0);
+    json_object_set_new(card, "width", json_integer(2048));
+    ck_assert_int_eq(vs_evidence_moved(s, ev, NULL), 1);
+    json_decref(ev);
+    /* a language model keeps its requirements */
+    json_object_set_new(card, "task", json_string("inference"));
+    names = vs_classify_requirement_names(s);
+    ck_assert(names_have(names, "length") && !names_have(names, "resolution"));
+    json_decref(names);
+    json_decref(s);
+}
+END_TEST
+
 /* ------------------------------------------------------- estimators */
 
 START_TEST(estimator_formulas_by_hand)
@@ -776,6 +819,7 @@ int main(void)
     tcase_add_test(tc, offload_placements_per_gpu);
     tcase_add_test(tc, validates_card_on_resolution_and_frames);
     tcase_add_test(tc, estimator_formulas_by_hand);
+    tcase_add_test(tc, generation_requirements);
     tcase_add_test(tc, verbs_end_to_end);
     tcase_add_test(tc, pipeline_from_the_hf_cache);
     tcase_add_test(tc, stages_hold_resolution_and_frames);
