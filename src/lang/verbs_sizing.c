@@ -314,6 +314,15 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (pipe_dir) {
         /* every weighted component's safetensors headers; the sheet's weights are their sum */
         rc = vs_pipeline_apply(sheet, pipe_dir, var ? var->value : NULL, &pipe_payload, err);
+        if (rc < 0 && snap && rc != VS_ENOMEM) {
+            /* from the cache: say how to fetch what is missing, and where it goes */
+            char m[VS_ERROR_MESSAGE_MAX];
+            snprintf(m, sizeof m, "%s", err->message);
+            vs_error_set(err, rc,
+                         "%s; nothing is downloaded: `huggingface-cli download %s --revision %s` "
+                         "fetches the pipeline's files into %s",
+                         m, name->value, snap->commit, snap->path);
+        }
         if (rc < 0) {
             rc = vs_arg_error(pipe ? pipe : name, err, rc);
             goto hf_done;

@@ -800,6 +800,17 @@ START_TEST(pipeline_from_the_hf_cache)
     ck_assert_str_eq(json_string_value(json_object_get(
                          json_object_get(lastp(&st), "card"), "revision")),
                      commit);
+    /* a component file missing from the snapshot: named, with what fetches it */
+    {
+        char rel[200];
+        snprintf(rel, sizeof rel,
+                 "hub/models--acme--sdxl-mini/snapshots/%s/vae/diffusion_pytorch_model.safetensors",
+                 commit);
+        ck_assert_int_eq(unlink(at(rel)), 0);
+    }
+    ck_assert_int_lt(run(ip, &st, "model acme/sdxl-mini", &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "component vae (AutoencoderKL)"));
+    ck_assert_ptr_nonnull(strstr(err.message, "huggingface-cli download acme/sdxl-mini"));
     unsetenv("HF_HUB_CACHE");
     json_decref(st.bundles);
     vs_interp_free(ip);
