@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sheet/diff.h"
+#include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
 #include "util/buf.h"

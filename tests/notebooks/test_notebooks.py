@@ -173,17 +173,62 @@ def check_reproduce(test, cells):
         test.assertEqual(sheet["lineage"]["commit"], revs[0]["commit"])
 
 
+def check_image_generation(test, cells):
+    card, estimates, offers, offload, decode, lora = cells
+    # the published parameter counts, stored as fp16: 2 bytes each
+    published = {"unet": 2567463684, "vae": 83653863, "text_encoder": 123060480,
+                 "text_encoder_2": 694659840}
+    w = payload(card, "weights")
+    test.assertEqual({c["name"]: c["bytes"] for c in w["components"]},
+                     {k: 2 * v for k, v in published.items()})
+    test.assertEqual(w["bytes"], 2 * sum(published.values()))
+    env = payload(estimates, "envelope")
+    comp = {c["name"]: c["bytes"] for c in env["components"]}
+    test.assertEqual(comp["latents"], 4 * 4 * 128 * 128 * 2)
+    test.assertEqual(comp["attention_scores"], 0)  # fused attention holds no scores
+    test.assertEqual(comp["vae_decode"], 4 * 1024 * 1024 * 2 * 2200)
+    test.assertEqual(env["envelope_bytes"],
+                     2 * sum(published.values()) + comp["latents"] + comp["vae_decode"] + GIB)
+    verdicts = {r["gpu"]: r["verdict"] for r in payload(offers, "candidates")["rows"]}
+    test.assertEqual(verdicts["RTX 4090"], "exclude")
+    test.assertNotEqual(verdicts["H100 SXM"], "exclude")
+    off = payload(offload, "envelope")
+    test.assertEqual(off["weights_gpu_bytes"], 2 * published["unet"])  # the largest component
+    test.assertEqual(off["host_bytes"], 2 * sum(published.values()))
+    verdicts = {r["gpu"]: r["verdict"] for r in payload(offload, "candidates")["rows"]}
+    test.assertNotEqual(verdicts["RTX 4090"], "exclude")
+    test.assertIn("enable_vae_tiling", text_of(decode))
+    sliced = {c["name"]: c["bytes"] for c in payload(decode, "envelope")["components"]}
+    test.assertEqual(sliced["vae_decode"], 1024 * 1024 * 2 * 2200)
+    trained = {c["name"]: c["bytes"] for c in payload(lora, "envelope")["components"]}
+    rank4 = 4 * (10 * (14 * 640 + 4096) + 60 * (14 * 1280 + 4096))
+    test.assertEqual(rank4, 5806080)
+    test.assertEqual(trained["gradients"], 2 * rank4)
+    test.assertEqual(trained["optimizer_state"], 8 * rank4)
+
+
+def prepare_pipelines():
+    """Notebook 07 reads sparse safetensors files that git cannot hold: written first."""
+    import subprocess
+    import sys
+    subprocess.run([sys.executable, os.path.join(NOTEBOOKS, "pipelines", "write_sparse.py")],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
 # notebook file name -> function(test, code cells in order)
 CHECKS = {"00-first-steps.ipynb": check_first_steps,
           "01-seed-7b-inference.ipynb": check_seed,
           "02-long-context-inference.ipynb": check_long_context,
           "03-qlora-finetune.ipynb": check_qlora,
           "04-measure-by-stages.ipynb": check_measure,
-          "05-reproduce-a-decision.ipynb": check_reproduce}
+          "05-reproduce-a-decision.ipynb": check_reproduce,
+          "07-image-generation.ipynb": check_image_generation}
 
 
 class TestNotebooks(unittest.TestCase):
     def execute(self, path, records=None):
+        if os.path.basename(path).startswith("07-"):
+            prepare_pipelines()
         nb = nbformat.read(path, as_version=4)
         self.assertEqual(nb.metadata.kernelspec.name, "vramsheet")
         for cell in nb.cells:
@@ -208,6 +253,8 @@ class TestNotebooks(unittest.TestCase):
 
     def execute_twice(self, path, times=2):
         """Run All `times` times in one kernel: the code cells' outputs of each run."""
+        if os.path.basename(path).startswith("07-"):
+            prepare_pipelines()
         nb = nbformat.read(path, as_version=4)
         runs = []
         with tempfile.TemporaryDirectory() as tmp:
