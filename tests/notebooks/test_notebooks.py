@@ -109,7 +109,8 @@ def check_seed(test, cells):
 
 
 def check_long_context(test, cells):
-    card, fp8, formats, offers = cells
+    card, fp8, formats, offers, candidates = cells
+    test.assertIn("GPU offer: L40S", text_of(offers))
     kv16 = payload(card, "component")
     test.assertEqual(kv16["bytes"], 2 * 32 * 8 * 128 * 2 * 32768 * 16)
     env = payload(fp8, "envelope")
@@ -118,7 +119,7 @@ def check_long_context(test, cells):
     test.assertIsNone(kv["cuda_context"]["bytes"])
     test.assertEqual(env["unknown"], ["cuda_context"])
     test.assertEqual(len(payload(formats, "formats")["rows"]), 3)
-    verdicts = {r["gpu"]: r["verdict"] for r in payload(offers, "candidates")["rows"]}
+    verdicts = {r["gpu"]: r["verdict"] for r in payload(candidates, "candidates")["rows"]}
     test.assertEqual(verdicts, {"H100 SXM": "to-confirm", "H200": "to-confirm", "L40S": "exclude"})
 
 
@@ -177,12 +178,14 @@ def check_reproduce(test, cells):
 def check_engines(test, cells):
     """Llama-3.1-70B-Instruct (its public config.json: 80 layers, 8 KV heads of 128,
     70,553,706,496 parameters) in fp8 under vLLM, tensor parallel 2; by hand below."""
-    card, kv, offers, candidates, evidence, compare, refit, commits = cells
+    card, kv, offers, engine, candidates, evidence, compare, refit, commits = cells
+    test.assertIn("KV heads per GPU: full layers 4 of 8", text_of(offers))
+    test.assertIn("gpu_memory_utilization", text_of(engine))
     test.assertIn("70,553,706,496 params", text_of(card))
     # per GPU: 2 (K and V) x 80 layers x 4 of 8 KV heads x 128 x 2 B x 32,768 x 4
     test.assertIn("80 full (8 KV heads x 128)", text_of(card))
     test.assertEqual(payload(kv, "component")["bytes"], 2 * 80 * 8 * 128 * 2 * 32768 * 4)
-    fit = {r["gpu"]: r for r in payload(offers, "fit")["rows"]}
+    fit = {r["gpu"]: r for r in payload(engine, "fit")["rows"]}
     test.assertEqual(list(fit), ["H100 SXM", "H200", "A100 80GB", "L40S"])
     h100 = fit["H100 SXM"]
     # budget ceil(85,520,809,984 x 0.9) = 76,968,728,986; fp8 weights per GPU
