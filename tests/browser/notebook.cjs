@@ -234,6 +234,7 @@ async function screenshot(page, file, readme) {
     #site { height: auto !important; overflow: visible !important; }
     #header { position: static !important; }
     #notification_area { visibility: hidden; }
+    #MathJax_Message { display: none !important; }  /* "Loading [MathJax]..." is no output */
     .cell.selected, .cell.selected.jupyter-soft-selected { border-color: transparent !important;
       background: none !important; }
     .cell.selected::before { display: none !important; }` });
