@@ -85,14 +85,41 @@ json_t *vs_derived_reads_now(const json_t *sheet, const json_t *old)
     return out;
 }
 
+/* Equal as reads compare: a key absent on one side reads as null, at any
+ * depth (a record's card gains the layout's null keys when it loads, the reads
+ * an estimator kept do not). vs_derived_moved and vs_derived_changes both
+ * compare through this, so the cheap check and the description agree. */
+static int same_value(const json_t *a, const json_t *b)
+{
+    const char *k;
+    json_t *v;
+    if (!a)
+        a = json_null();
+    if (!b)
+        b = json_null();
+    if (json_is_object(a) && json_is_object(b)) {
+        json_object_foreach((json_t *)a, k, v)
+        {
+            if (!same_value(v, json_object_get(b, k)))
+                return 0;
+        }
+        json_object_foreach((json_t *)b, k, v)
+        {
+            if (!json_object_get(a, k) && !json_is_null(v))
+                return 0;
+        }
+        return 1;
+    }
+    return json_equal((json_t *)a, (json_t *)b);
+}
+
 int vs_derived_moved(const json_t *sheet, const json_t *reads)
 {
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)reads, k, v)
     {
-        json_t *now = value_at(sheet, k);
-        if (!json_equal(v, now) && !(json_is_null(v) && json_is_null(now)))
+        if (!same_value(v, value_at(sheet, k)))
             return 1;
     }
     return 0;
@@ -130,7 +157,7 @@ static size_t changes_at(const char *prefix, const json_t *old, const json_t *no
         old = json_null();
     if (!now)
         now = json_null();
-    if (json_equal((json_t *)old, (json_t *)now) || (json_is_null(old) && json_is_null(now)))
+    if (same_value(old, now))
         return 0;
     if (json_is_object(old) && json_is_object(now)) {
         char p[128];
