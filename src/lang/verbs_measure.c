@@ -24,6 +24,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/json.h"
+#include "util/pool.h"
 
 static int oom_error(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
 
@@ -557,9 +558,151 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
     return rc;
 }
 
+/* --------------------------------------------------------- restating a run */
+
+/* What makes two runs the same result: the command text, the exit status, the
+ * phase it overflowed in, and every recorded peak (phase, GPU, counter, scope,
+ * bytes, executed dims). Times, elapsed milliseconds and the run id are not
+ * part of it. One string, the rows sorted, so that order does not matter. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *run_signature(const json_t *sheet, const json_t *run)
+{
+    const char *id = json_string_value(json_object_get(run, "id"));
+    json_t *m, *head;
+    char **keys = NULL, *out = NULL;
+    size_t i, n = 0, cap = 0, k;
+    vs_buf b = VS_BUF_INIT;
+    if (!id)
+        return NULL;
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+        json_t *key;
+        char *d;
+        if (!json_is_string(json_object_get(m, "run")) ||
+            strcmp(json_string_value(json_object_get(m, "run")), id) != 0)
+            continue;
+        key = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "phase",
+                        json_object_get(m, "phase"), "gpu", json_object_get(m, "gpu"), "gpu_name",
+                        json_object_get(m, "gpu_name"), "counter", json_object_get(m, "counter"),
+                        "scope", json_object_get(m, "scope"), "peak_bytes",
+                        json_object_get(m, "peak_bytes"), "dims", json_object_get(m, "dims"));
+        d = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(key);
+        if (!d)
+            goto done;
+        if (n == cap) {
+            char **nk = realloc(keys, (cap = cap ? 2 * cap : 8) * sizeof *nk);
+            if (!nk) {
+                vs_json_free(d);
+                goto done;
+            }
+            keys = nk;
+        }
+        keys[n++] = d;
+    }
+    if (n)
+        qsort(keys, n, sizeof *keys, cmp_str);
+    head = json_pack("{s:O?, s:O?, s:O?}", "command", json_object_get(run, "command"),
+                     "exit_status", json_object_get(run, "exit_status"), "overflow_phase",
+                     json_object_get(run, "overflow_phase"));
+    if (head) {
+        char *d = json_dumps(head, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(head);
+        if (d) {
+            vs_buf_puts(&b, d);
+            vs_json_free(d);
+            for (k = 0; k < n; k++) {
+                vs_buf_puts(&b, "\n");
+                vs_buf_puts(&b, keys[k]);
+            }
+            out = strdup(vs_buf_str(&b));
+        }
+    }
+done:
+    for (k = 0; k < n; k++)
+        vs_json_free(keys[k]);
+    free(keys);
+    vs_buf_free(&b);
+    return out;
+}
+
+/* The earlier run of the sheet that run_id (just recorded, the last run)
+ * restates, or NULL. A run with no peak recorded restates nothing. */
+static const char *restated_run(const json_t *sheet, const char *run_id)
+{
+    const json_t *runs = vs_sheet_array(sheet, "runs");
+    json_t *r, *mine = NULL;
+    char *want;
+    const char *found = NULL;
+    size_t i;
+    vs_json_array_foreach(runs, i, r) {
+        const char *id = json_string_value(json_object_get(r, "id"));
+        if (id && !strcmp(id, run_id))
+            mine = r;
+    }
+    if (!mine || !(want = run_signature(sheet, mine)))
+        return NULL;
+    if (!strchr(want, '\n')) {
+        free(want);
+        return NULL;
+    }
+    vs_json_array_foreach(runs, i, r) {
+        const char *id = json_string_value(json_object_get(r, "id"));
+        char *sig;
+        if (!id || r == mine || !(sig = run_signature(sheet, r)))
+            continue;
+        if (!strcmp(sig, want))
+            found = id;
+        free(sig);
+        if (found)
+            break;
+    }
+    free(want);
+    return found;
+}
+
+/* Takes back what record_run added for run_id: its run, its measurements, its
+ * out-of-memory note. */
+static void unrecord_run(json_t *sheet, const char *run_id, int overflowed)
+{
+    json_t *runs = json_object_get(sheet, "runs"), *ms = json_object_get(sheet, "measurements");
+    json_t *o = json_object_get(sheet, "oom");
+    size_t i;
+    for (i = json_array_size(runs); i-- > 0;) {
+        const char *id = json_string_value(json_object_get(json_array_get(runs, i), "id"));
+        if (id && !strcmp(id, run_id))
+            json_array_remove(runs, i);
+    }
+    for (i = json_array_size(ms); i-- > 0;) {
+        const char *id = json_string_value(json_object_get(json_array_get(ms, i), "run"));
+        if (id && !strcmp(id, run_id))
+            json_array_remove(ms, i);
+    }
+    if (overflowed && json_array_size(o))
+        json_array_remove(o, json_array_size(o) - 1);
+}
+
+/* The measurements of an earlier run, in the sheet's order (references). */
+static json_t *rows_of_run(const json_t *sheet, const char *run_id)
+{
+    json_t *rows = json_array(), *m;
+    size_t i;
+    if (!rows)
+        return NULL;
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+        const char *id = json_string_value(json_object_get(m, "run"));
+        if (id && !strcmp(id, run_id))
+            json_array_append(rows, m);
+    }
+    return rows;
+}
+
 static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_id,
                               const char *command, const vs_measure_result *r, json_t *rows,
-                              vs_error *err)
+                              const char *fresh_id, vs_error *err)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, why = VS_BUF_INIT;
     vs_table *t = vs_table_new(8, mtable_headers);
@@ -607,10 +750,20 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                                 ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
                                 : json_null()));
 
-    vs_buf_printf(&text, "measured run %s on %s, %.2f s: `", run_id,
-                  r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0);
-    vs_render_command_head(&text, command, 0);
-    vs_buf_puts(&text, "`\n");
+    if (fresh_id) {
+        vs_buf_printf(&text, "measured again on %s, %.2f s: `", r->host[0] ? r->host : "this host",
+                      (double)r->run.elapsed_ms / 1000.0);
+        vs_render_command_head(&text, command, 0);
+        vs_buf_printf(&text, "`\nThe same result as run %s (the same command, exit status, "
+                             "peaks per phase, GPU and counter, and executed dims): this run "
+                             "restates %s, which stays as recorded; nothing new was recorded.\n",
+                      run_id, run_id);
+    } else {
+        vs_buf_printf(&text, "measured run %s on %s, %.2f s: `", run_id,
+                      r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0);
+        vs_render_command_head(&text, command, 0);
+        vs_buf_puts(&text, "`\n");
+    }
     if (r->run.timed_out)
         vs_buf_printf(&text, "TIMED OUT: the command's process group was ended (exit status %d); "
                              "the peaks up to then are recorded.\n",
@@ -621,8 +774,8 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                       r->run.term_signal, r->run.exit_status);
     else if (r->run.exit_status != 0)
         vs_buf_printf(&text, "The command FAILED with exit status %d; it was measured all the "
-                             "same and the run is recorded.\n",
-                      r->run.exit_status);
+                             "same%s.\n",
+                      r->run.exit_status, fresh_id ? "" : " and the run is recorded");
     else
         vs_buf_puts(&text, "The command exited with status 0.\n");
     if (r->overflow_phase[0])
@@ -678,6 +831,10 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         r->memory_api, "process_api", r->process_api, "sampler", "interval_ms", r->interval_ms, "samples",
         (json_int_t)r->view->samples, "max_gap_ms", (json_int_t)r->view->max_gap_ms, "cpu_ns",
         (json_int_t)r->view->cpu_ns, "errors", (json_int_t)r->view->errors);
+    /* a run again with the same result: which run it restates (the payload's
+     * run), and that nothing new was recorded */
+    if (payload && fresh_id)
+        json_object_set_new(payload, "restates", json_true());
     vs_table_free(t);
     vs_buf_free(&why);
     {
@@ -798,9 +955,28 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     rc = record_run(ctx, sheet, run_id, command, phase ? phase->value : NULL, &r, rows, err);
     if (rc < 0)
         goto done;
+    /* Re-running is restating: a run that gives the result of an earlier run of
+     * the sheet (a notebook run again from the top) keeps the earlier one. */
+    {
+        const char *earlier = restated_run(sheet, run_id);
+        if (earlier) {
+            char was[32];
+            snprintf(was, sizeof was, "%s", earlier);
+            unrecord_run(sheet, run_id, r.overflow_phase[0] != '\0');
+            json_decref(rows);
+            if (!(rows = rows_of_run(sheet, was))) {
+                rc = oom_error(err);
+                goto done;
+            }
+            vs_ctx_effect(ctx, "measured again: the same result as run %s, nothing new recorded",
+                          was);
+            rc = render_measurement(ctx, sheet, was, command, &r, rows, run_id, err);
+            goto done;
+        }
+    }
     vs_ctx_effect(ctx, "measured run %s (%s)", run_id,
                   r.overflow_phase[0] ? "out of memory" : r.run.exit_status ? "failed" : "exit 0");
-    rc = render_measurement(ctx, sheet, run_id, command, &r, rows, err);
+    rc = render_measurement(ctx, sheet, run_id, command, &r, rows, NULL, err);
 done:
     json_decref(rows);
     vs_measure_result_clear(&r);
