@@ -17,6 +17,7 @@
 #include "model/safetensors.h"
 #include "render/bundle.h"
 #include "render/gauge.h"
+#include "sheet/compare.h"
 #include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
@@ -1490,15 +1491,46 @@ static const char *const measured_keys[] = {"from", "gpu", "class", NULL};
 static const char *const classes[] = {"other", "kv_cache", "gradients", "optimizer",
                                       "activations", "parameters", NULL};
 
+/* The runtime items an engine reports at start-up, by their fixed names, and
+ * the class of counter that fills each; -1 for any other component. */
+static int runtime_item_class(const char *name)
+{
+    if (!strcmp(name, "non_torch"))
+        return VS_CMP_NON_TORCH;
+    if (!strcmp(name, "activation_peak"))
+        return VS_CMP_ACTIVATIONS;
+    if (!strcmp(name, "cuda_graphs"))
+        return VS_CMP_CUDA_GRAPHS;
+    return -1;
+}
+
+/* 1 for a figure imported from an engine's log (`measure import`): its run
+ * has no exit status (a log is not a run of a command) and it names no
+ * executed dims. */
+static int from_engine_log(const json_t *sheet, const json_t *m)
+{
+    const char *run = json_string_value(json_object_get(m, "run"));
+    json_t *dims = json_object_get(m, "dims"), *r;
+    size_t i;
+    if (!run || (json_is_object(dims) && json_object_size(dims) > 0))
+        return 0;
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
+        const char *id = json_string_value(json_object_get(r, "id"));
+        if (id && !strcmp(id, run))
+            return !json_is_integer(json_object_get(r, "exit_status"));
+    }
+    return 0;
+}
+
 static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *name = vs_line_positional(line, 0), *from = vs_line_pair(line, "from");
     const vs_arg *cls = vs_line_pair(line, "class");
     json_t *sheet = vs_ctx_sheet(ctx), *m, *found = NULL;
     uint64_t gpu = 0;
-    int has_gpu = 0, rc, matches = 0;
+    int has_gpu = 0, rc, matches = 0, log_item = 0;
     size_t i;
-    char run[64] = "", phase[64] = "", counter[64] = "", source[512], peak[160];
+    char run[64] = "", phase[64] = "", counter[64] = "", source[600], peak[160];
     vs_buf text = VS_BUF_INIT, gpus = VS_BUF_INIT;
     static const char syntax[] = "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS] "
                                  "(or from=#N, the N-th of `measurements`)";
@@ -1570,10 +1602,32 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     vs_buf_free(&gpus);
+    if (!json_is_integer(json_object_get(found, "peak_bytes"))) {
+        const char *unit = json_string_value(json_object_get(found, "unit"));
+        return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
+                               "measurement %s is a count (%s), not bytes: a component needs a "
+                               "figure in bytes",
+                               from->value, unit ? unit : "no unit");
+    }
+    /* The runtime items an engine prints at start-up (vLLM's non-torch
+     * memory, activation peak, CUDA graphs) come from its log, which names no
+     * executed dims: such a figure fills that item, said to be not at the
+     * card's dims (the envelope flags it as such); everything else keeps the
+     * rule below. */
+    if (runtime_item_class(name->value) >= 0 && from_engine_log(sheet, found)) {
+        const char *ct = json_string_value(json_object_get(found, "counter"));
+        if (vs_compare_counter_class(ct) != runtime_item_class(name->value))
+            return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
+                                   "measurement %s (counter %s) is not a figure of %s: an "
+                                   "engine log's figure fills a runtime item only from the "
+                                   "counter that reports it (see `compare`)",
+                                   from->value, ct ? ct : "?", name->value);
+        log_item = 1;
+    }
     /* A run at smaller dims (or one that failed) must not stand for the
      * declared card; as a measured component it would turn a capacity verdict
      * into admissible on the strength of a run that never met the need. */
-    {
+    if (!log_item) {
         vs_buf why = VS_BUF_INIT, dims = VS_BUF_INIT;
         if (!measurement_validates(sheet, found, &why)) {
             uint64_t want;
@@ -1605,10 +1659,11 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                      gn ? " (" : "", gn ? gn : "", gn ? ")" : "");
         else
             snprintf(gtext, sizeof gtext, "%s", "no GPU named");
-        snprintf(source, sizeof source, "measured: %s%s, phase %s, %s, counter %s (scope %s)",
+        snprintf(source, sizeof source, "measured: %s%s, phase %s, %s, counter %s (scope %s)%s",
                  r ? "run " : "typed by hand", r ? r : "",
                  json_string_value(json_object_get(found, "phase")), gtext,
-                 json_string_value(json_object_get(found, "counter")), sc ? sc : "?");
+                 json_string_value(json_object_get(found, "counter")), sc ? sc : "?",
+                 log_item ? " from an engine log, not taken at the card's dims" : "");
         rc = vs_sheet_set_component(sheet, name->value, 1,
                                     (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")),
                                     "measured", source,
@@ -1620,15 +1675,21 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                           (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")));
         vs_buf_printf(&text, "component %s = %s, status measured\nsource: %s\n", name->value, peak,
                       source);
+        if (log_item)
+            vs_buf_printf(&text, "Not taken at the card's dims: an engine log's start-up figure "
+                                 "names no executed length, concurrency or microbatch. It fills "
+                                 "the runtime item %s as the engine reported it; the envelope "
+                                 "flags it until a run at the card's dims confirms it.\n",
+                          name->value);
         if (sc && (!strcmp(sc, "device") || !strcmp(sc, "process")))
             vs_buf_puts(&text, "Note: this peak covers the whole device or process, weights "
                                "included; the envelope adds the weights again. A counter of "
                                "that component alone is a better source.\n");
     }
     rc = vs_ctx_emit_text(ctx, &text, NULL,
-              json_pack("{s:s, s:s, s:O, s:s, s:s}", "kind", "component", "name", name->value,
+              json_pack("{s:s, s:s, s:O, s:s, s:s, s:b}", "kind", "component", "name", name->value,
                         "bytes", json_object_get(found, "peak_bytes"), "status", "measured",
-                        "source", source),
+                        "source", source, "validates_card", !log_item),
               err);
     vs_buf_free(&text);
     return rc;
