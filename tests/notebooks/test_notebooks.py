@@ -334,6 +334,9 @@ class TestRunTwice(TestNotebooks):
     def test_every_notebook(self):
         pass  # run by TestNotebooks
 
+    def test_reproduce_rerun_in_new_kernel(self):
+        pass  # run by TestNotebooks
+
     def check_rerun(self, name):
         first, second, third = self.execute_twice(os.path.join(NOTEBOOKS, name), times=3)
         for k, b in enumerate(second + third):
@@ -389,6 +392,9 @@ class TestRunInNewKernel(TestNotebooks):
     commit the first run wrote (same bytes, same state)."""
 
     def test_every_notebook(self):
+        pass  # run by TestNotebooks
+
+    def test_reproduce_rerun_in_new_kernel(self):
         pass  # run by TestNotebooks
 
     def test_every_notebook_in_a_new_kernel(self):
