@@ -252,10 +252,20 @@ static void scope_notes(vs_buf *text, const json_t *rows)
 
 /* ------------------------------------------------------------------ gauge */
 
+/* The gauge's last state, kept so that a run that restates an earlier one
+ * can name that run in the gauge too. */
+typedef struct gauge_snap {
+    vs_gauge g;
+    vs_gauge_gpu *gpus;
+    char (*names)[128];
+    char state[24], phase[64], why[160];
+} gauge_snap;
+
 typedef struct gauge {
     vs_ctx *ctx;
     char id[96];
     char run[32];
+    gauge_snap snap; /* gpus NULL until the run ended */
     uint64_t envelope_bytes; /* the sheet's, per GPU: the gauge's mark (0: none) */
     int shown;
     int64_t last_ms;
@@ -265,7 +275,7 @@ typedef struct gauge {
 } gauge;
 
 /* The gauge's numbers from the sampler; render/gauge.c draws them. */
-static vs_bundle *gauge_bundle(const gauge *gz, const vs_measure_live *live, const char *state)
+static vs_bundle *gauge_bundle(gauge *gz, const vs_measure_live *live, const char *state, int keep)
 {
     vs_sampler_view *v = NULL;
     vs_gauge g;
@@ -305,14 +315,33 @@ static vs_bundle *gauge_bundle(const gauge *gz, const vs_measure_live *live, con
                    gz->envelope_bytes,
                    v->process_available && v->process_attributed ? NULL : why, gp, v->ngpus};
     b = vs_render_gauge(&g);
+    if (keep && !gz->snap.gpus) {
+        gauge_snap *sn = &gz->snap;
+        sn->names = calloc(v->ngpus ? v->ngpus : 1, sizeof *sn->names);
+        if (sn->names) {
+            sn->g = g;
+            sn->g.gpus = sn->gpus = gp;
+            gp = NULL;
+            for (i = 0; i < v->ngpus; i++) {
+                snprintf(sn->names[i], sizeof sn->names[i], "%s", sn->gpus[i].name);
+                sn->gpus[i].name = sn->names[i];
+            }
+            snprintf(sn->state, sizeof sn->state, "%s", state);
+            snprintf(sn->phase, sizeof sn->phase, "%s", g.phase ? g.phase : "");
+            snprintf(sn->why, sizeof sn->why, "%s", g.process_why ? g.process_why : "");
+            sn->g.state = sn->state;
+            sn->g.phase = sn->phase;
+            sn->g.process_why = g.process_why ? sn->why : NULL;
+        }
+    }
     free(gp);
     vs_sampler_view_free(v);
     return b;
 }
 
-static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state)
+static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state, int keep)
 {
-    vs_bundle *b = gauge_bundle(gz, live, state);
+    vs_bundle *b = gauge_bundle(gz, live, state, keep);
     if (!b)
         return;
     vs_ctx_display(gz->ctx, b, gz->id, gz->shown);
@@ -322,7 +351,7 @@ static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state
 
 static void on_tick(void *cb, const vs_measure_live *live)
 {
-    gauge_show(cb, live, "running");
+    gauge_show(cb, live, "running", 0);
 }
 
 /* The gauge's last state, so that it does not stay "running". */
@@ -330,7 +359,21 @@ static void on_end(void *cb, const vs_measure_live *live, const vs_runner_result
 {
     gauge *gz = cb;
     if (gz->shown)
-        gauge_show(gz, live, run->interrupted ? "interrupted" : run->timed_out ? "timed out" : "finished");
+        gauge_show(gz, live, run->interrupted ? "interrupted" : run->timed_out ? "timed out" : "finished",
+                   1);
+}
+
+/* The gauge shown again in its last state, naming the run it restates. */
+static void gauge_restated(gauge *gz, const char *run)
+{
+    vs_bundle *b;
+    if (!gz->shown || !gz->snap.gpus)
+        return;
+    gz->snap.g.run = run;
+    if ((b = vs_render_gauge(&gz->snap.g)) != NULL) {
+        vs_ctx_display(gz->ctx, b, gz->id, 1);
+        vs_bundle_free(b);
+    }
 }
 
 static int on_interrupted(void *cb) { return vs_ctx_interrupted(((gauge *)cb)->ctx); }
@@ -937,8 +980,11 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     o.interrupted = on_interrupted;
     o.on_bad_line = on_bad_line;
     rc = vs_measure_run(&o, &r, err);
-    if (rc < 0)
+    if (rc < 0) {
+        free(gz.snap.gpus);
+        free(gz.snap.names);
         return rc;
+    }
     stream_text(&gz, 1, NULL, 0, 1);
     stream_text(&gz, 2, NULL, 0, 1);
     if (r.run.interrupted) {
@@ -971,6 +1017,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
             }
             vs_ctx_effect(ctx, "measured again: the same result as run %s, nothing new recorded",
                           was);
+            gauge_restated(&gz, was);
             rc = render_measurement(ctx, sheet, was, command, &r, rows, run_id, err);
             goto done;
         }
@@ -979,6 +1026,8 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
                   r.overflow_phase[0] ? "out of memory" : r.run.exit_status ? "failed" : "exit 0");
     rc = render_measurement(ctx, sheet, run_id, command, &r, rows, NULL, err);
 done:
+    free(gz.snap.gpus);
+    free(gz.snap.names);
     json_decref(rows);
     vs_measure_result_clear(&r);
     return rc;

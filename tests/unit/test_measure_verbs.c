@@ -24,6 +24,7 @@ typedef struct cap {
     vs_buf out, err;
     int displays, updates, gauges;
     char last_state[32];
+    char last_run[32];
     char display_id[128];
     int ids_consistent;
     int64_t start, interrupt_after_ms;
@@ -62,6 +63,7 @@ static void on_display(void *ctx, const vs_bundle *vb, const char *id, int updat
     ck_assert_ptr_nonnull(json_object_get(bundle, "text/html"));
     snprintf(c->last_state, sizeof c->last_state, "%s",
              json_string_value(json_object_get(p, "state")));
+    snprintf(c->last_run, sizeof c->last_run, "%s", json_string_value(json_object_get(p, "run")));
     json_decref(bundle);
 }
 
@@ -806,6 +808,9 @@ START_TEST(test_measure_again_restates)
         ck_assert_int_eq(exec(ip, &c, same, &p, &err), 0);
         ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m1");
         ck_assert(json_is_true(json_object_get(p, "restates")));
+        /* the gauge, last shown as m2, ends naming the run restated */
+        ck_assert_str_eq(c.last_run, "m1");
+        ck_assert_str_eq(c.last_state, "finished");
         ck_assert_int_eq(json_integer_value(json_object_get(
                              json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")),
                          3000000000LL);
