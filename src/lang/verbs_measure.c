@@ -17,6 +17,7 @@
 #include "model/safetensors.h"
 #include "render/bundle.h"
 #include "render/gauge.h"
+#include "sheet/compare.h"
 #include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
@@ -24,6 +25,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/json.h"
+#include "util/pool.h"
 
 static int oom_error(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
 
@@ -250,10 +252,20 @@ static void scope_notes(vs_buf *text, const json_t *rows)
 
 /* ------------------------------------------------------------------ gauge */
 
+/* The gauge's last state, kept so that a run that restates an earlier one
+ * can name that run in the gauge too. */
+typedef struct gauge_snap {
+    vs_gauge g;
+    vs_gauge_gpu *gpus;
+    char (*names)[128];
+    char state[24], phase[64], why[160];
+} gauge_snap;
+
 typedef struct gauge {
     vs_ctx *ctx;
     char id[96];
     char run[32];
+    gauge_snap snap; /* gpus NULL until the run ended */
     uint64_t envelope_bytes; /* the sheet's, per GPU: the gauge's mark (0: none) */
     int shown;
     int64_t last_ms;
@@ -263,7 +275,7 @@ typedef struct gauge {
 } gauge;
 
 /* The gauge's numbers from the sampler; render/gauge.c draws them. */
-static vs_bundle *gauge_bundle(const gauge *gz, const vs_measure_live *live, const char *state)
+static vs_bundle *gauge_bundle(gauge *gz, const vs_measure_live *live, const char *state, int keep)
 {
     vs_sampler_view *v = NULL;
     vs_gauge g;
@@ -303,14 +315,33 @@ static vs_bundle *gauge_bundle(const gauge *gz, const vs_measure_live *live, con
                    gz->envelope_bytes,
                    v->process_available && v->process_attributed ? NULL : why, gp, v->ngpus};
     b = vs_render_gauge(&g);
+    if (keep && !gz->snap.gpus) {
+        gauge_snap *sn = &gz->snap;
+        sn->names = calloc(v->ngpus ? v->ngpus : 1, sizeof *sn->names);
+        if (sn->names) {
+            sn->g = g;
+            sn->g.gpus = sn->gpus = gp;
+            gp = NULL;
+            for (i = 0; i < v->ngpus; i++) {
+                snprintf(sn->names[i], sizeof sn->names[i], "%s", sn->gpus[i].name);
+                sn->gpus[i].name = sn->names[i];
+            }
+            snprintf(sn->state, sizeof sn->state, "%s", state);
+            snprintf(sn->phase, sizeof sn->phase, "%s", g.phase ? g.phase : "");
+            snprintf(sn->why, sizeof sn->why, "%s", g.process_why ? g.process_why : "");
+            sn->g.state = sn->state;
+            sn->g.phase = sn->phase;
+            sn->g.process_why = g.process_why ? sn->why : NULL;
+        }
+    }
     free(gp);
     vs_sampler_view_free(v);
     return b;
 }
 
-static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state)
+static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state, int keep)
 {
-    vs_bundle *b = gauge_bundle(gz, live, state);
+    vs_bundle *b = gauge_bundle(gz, live, state, keep);
     if (!b)
         return;
     vs_ctx_display(gz->ctx, b, gz->id, gz->shown);
@@ -320,7 +351,7 @@ static void gauge_show(gauge *gz, const vs_measure_live *live, const char *state
 
 static void on_tick(void *cb, const vs_measure_live *live)
 {
-    gauge_show(cb, live, "running");
+    gauge_show(cb, live, "running", 0);
 }
 
 /* The gauge's last state, so that it does not stay "running". */
@@ -328,7 +359,21 @@ static void on_end(void *cb, const vs_measure_live *live, const vs_runner_result
 {
     gauge *gz = cb;
     if (gz->shown)
-        gauge_show(gz, live, run->interrupted ? "interrupted" : run->timed_out ? "timed out" : "finished");
+        gauge_show(gz, live, run->interrupted ? "interrupted" : run->timed_out ? "timed out" : "finished",
+                   1);
+}
+
+/* The gauge shown again in its last state, naming the run it restates. */
+static void gauge_restated(gauge *gz, const char *run)
+{
+    vs_bundle *b;
+    if (!gz->shown || !gz->snap.gpus)
+        return;
+    gz->snap.g.run = run;
+    if ((b = vs_render_gauge(&gz->snap.g)) != NULL) {
+        vs_ctx_display(gz->ctx, b, gz->id, 1);
+        vs_bundle_free(b);
+    }
 }
 
 static int on_interrupted(void *cb) { return vs_ctx_interrupted(((gauge *)cb)->ctx); }
@@ -557,9 +602,151 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
     return rc;
 }
 
+/* --------------------------------------------------------- restating a run */
+
+/* What makes two runs the same result: the command text, the exit status, the
+ * phase it overflowed in, and every recorded peak (phase, GPU, counter, scope,
+ * bytes, executed dims). Times, elapsed milliseconds and the run id are not
+ * part of it. One string, the rows sorted, so that order does not matter. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *run_signature(const json_t *sheet, const json_t *run)
+{
+    const char *id = json_string_value(json_object_get(run, "id"));
+    json_t *m, *head;
+    char **keys = NULL, *out = NULL;
+    size_t i, n = 0, cap = 0, k;
+    vs_buf b = VS_BUF_INIT;
+    if (!id)
+        return NULL;
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+        json_t *key;
+        char *d;
+        if (!json_is_string(json_object_get(m, "run")) ||
+            strcmp(json_string_value(json_object_get(m, "run")), id) != 0)
+            continue;
+        key = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "phase",
+                        json_object_get(m, "phase"), "gpu", json_object_get(m, "gpu"), "gpu_name",
+                        json_object_get(m, "gpu_name"), "counter", json_object_get(m, "counter"),
+                        "scope", json_object_get(m, "scope"), "peak_bytes",
+                        json_object_get(m, "peak_bytes"), "dims", json_object_get(m, "dims"));
+        d = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(key);
+        if (!d)
+            goto done;
+        if (n == cap) {
+            char **nk = realloc(keys, (cap = cap ? 2 * cap : 8) * sizeof *nk);
+            if (!nk) {
+                vs_json_free(d);
+                goto done;
+            }
+            keys = nk;
+        }
+        keys[n++] = d;
+    }
+    if (n)
+        qsort(keys, n, sizeof *keys, cmp_str);
+    head = json_pack("{s:O?, s:O?, s:O?}", "command", json_object_get(run, "command"),
+                     "exit_status", json_object_get(run, "exit_status"), "overflow_phase",
+                     json_object_get(run, "overflow_phase"));
+    if (head) {
+        char *d = json_dumps(head, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(head);
+        if (d) {
+            vs_buf_puts(&b, d);
+            vs_json_free(d);
+            for (k = 0; k < n; k++) {
+                vs_buf_puts(&b, "\n");
+                vs_buf_puts(&b, keys[k]);
+            }
+            out = strdup(vs_buf_str(&b));
+        }
+    }
+done:
+    for (k = 0; k < n; k++)
+        vs_json_free(keys[k]);
+    free(keys);
+    vs_buf_free(&b);
+    return out;
+}
+
+/* The earlier run of the sheet that run_id (just recorded, the last run)
+ * restates, or NULL. A run with no peak recorded restates nothing. */
+static const char *restated_run(const json_t *sheet, const char *run_id)
+{
+    const json_t *runs = vs_sheet_array(sheet, "runs");
+    json_t *r, *mine = NULL;
+    char *want;
+    const char *found = NULL;
+    size_t i;
+    vs_json_array_foreach(runs, i, r) {
+        const char *id = json_string_value(json_object_get(r, "id"));
+        if (id && !strcmp(id, run_id))
+            mine = r;
+    }
+    if (!mine || !(want = run_signature(sheet, mine)))
+        return NULL;
+    if (!strchr(want, '\n')) {
+        free(want);
+        return NULL;
+    }
+    vs_json_array_foreach(runs, i, r) {
+        const char *id = json_string_value(json_object_get(r, "id"));
+        char *sig;
+        if (!id || r == mine || !(sig = run_signature(sheet, r)))
+            continue;
+        if (!strcmp(sig, want))
+            found = id;
+        free(sig);
+        if (found)
+            break;
+    }
+    free(want);
+    return found;
+}
+
+/* Takes back what record_run added for run_id: its run, its measurements, its
+ * out-of-memory note. */
+static void unrecord_run(json_t *sheet, const char *run_id, int overflowed)
+{
+    json_t *runs = json_object_get(sheet, "runs"), *ms = json_object_get(sheet, "measurements");
+    json_t *o = json_object_get(sheet, "oom");
+    size_t i;
+    for (i = json_array_size(runs); i-- > 0;) {
+        const char *id = json_string_value(json_object_get(json_array_get(runs, i), "id"));
+        if (id && !strcmp(id, run_id))
+            json_array_remove(runs, i);
+    }
+    for (i = json_array_size(ms); i-- > 0;) {
+        const char *id = json_string_value(json_object_get(json_array_get(ms, i), "run"));
+        if (id && !strcmp(id, run_id))
+            json_array_remove(ms, i);
+    }
+    if (overflowed && json_array_size(o))
+        json_array_remove(o, json_array_size(o) - 1);
+}
+
+/* The measurements of an earlier run, in the sheet's order (references). */
+static json_t *rows_of_run(const json_t *sheet, const char *run_id)
+{
+    json_t *rows = json_array(), *m;
+    size_t i;
+    if (!rows)
+        return NULL;
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+        const char *id = json_string_value(json_object_get(m, "run"));
+        if (id && !strcmp(id, run_id))
+            json_array_append(rows, m);
+    }
+    return rows;
+}
+
 static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_id,
                               const char *command, const vs_measure_result *r, json_t *rows,
-                              vs_error *err)
+                              const char *fresh_id, vs_error *err)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, why = VS_BUF_INIT;
     vs_table *t = vs_table_new(8, mtable_headers);
@@ -607,10 +794,20 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                                 ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
                                 : json_null()));
 
-    vs_buf_printf(&text, "measured run %s on %s, %.2f s: `", run_id,
-                  r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0);
-    vs_render_command_head(&text, command, 0);
-    vs_buf_puts(&text, "`\n");
+    if (fresh_id) {
+        vs_buf_printf(&text, "measured again on %s, %.2f s: `", r->host[0] ? r->host : "this host",
+                      (double)r->run.elapsed_ms / 1000.0);
+        vs_render_command_head(&text, command, 0);
+        vs_buf_printf(&text, "`\nThe same result as run %s (the same command, exit status, "
+                             "peaks per phase, GPU and counter, and executed dims): this run "
+                             "restates %s, which stays as recorded; nothing new was recorded.\n",
+                      run_id, run_id);
+    } else {
+        vs_buf_printf(&text, "measured run %s on %s, %.2f s: `", run_id,
+                      r->host[0] ? r->host : "this host", (double)r->run.elapsed_ms / 1000.0);
+        vs_render_command_head(&text, command, 0);
+        vs_buf_puts(&text, "`\n");
+    }
     if (r->run.timed_out)
         vs_buf_printf(&text, "TIMED OUT: the command's process group was ended (exit status %d); "
                              "the peaks up to then are recorded.\n",
@@ -621,8 +818,8 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                       r->run.term_signal, r->run.exit_status);
     else if (r->run.exit_status != 0)
         vs_buf_printf(&text, "The command FAILED with exit status %d; it was measured all the "
-                             "same and the run is recorded.\n",
-                      r->run.exit_status);
+                             "same%s.\n",
+                      r->run.exit_status, fresh_id ? "" : " and the run is recorded");
     else
         vs_buf_puts(&text, "The command exited with status 0.\n");
     if (r->overflow_phase[0])
@@ -678,6 +875,10 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         r->memory_api, "process_api", r->process_api, "sampler", "interval_ms", r->interval_ms, "samples",
         (json_int_t)r->view->samples, "max_gap_ms", (json_int_t)r->view->max_gap_ms, "cpu_ns",
         (json_int_t)r->view->cpu_ns, "errors", (json_int_t)r->view->errors);
+    /* a run again with the same result: which run it restates (the payload's
+     * run), and that nothing new was recorded */
+    if (payload && fresh_id)
+        json_object_set_new(payload, "restates", json_true());
     vs_table_free(t);
     vs_buf_free(&why);
     {
@@ -779,8 +980,11 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     o.interrupted = on_interrupted;
     o.on_bad_line = on_bad_line;
     rc = vs_measure_run(&o, &r, err);
-    if (rc < 0)
+    if (rc < 0) {
+        free(gz.snap.gpus);
+        free(gz.snap.names);
         return rc;
+    }
     stream_text(&gz, 1, NULL, 0, 1);
     stream_text(&gz, 2, NULL, 0, 1);
     if (r.run.interrupted) {
@@ -798,10 +1002,32 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     rc = record_run(ctx, sheet, run_id, command, phase ? phase->value : NULL, &r, rows, err);
     if (rc < 0)
         goto done;
+    /* Re-running is restating: a run that gives the result of an earlier run of
+     * the sheet (a notebook run again from the top) keeps the earlier one. */
+    {
+        const char *earlier = restated_run(sheet, run_id);
+        if (earlier) {
+            char was[32];
+            snprintf(was, sizeof was, "%s", earlier);
+            unrecord_run(sheet, run_id, r.overflow_phase[0] != '\0');
+            json_decref(rows);
+            if (!(rows = rows_of_run(sheet, was))) {
+                rc = oom_error(err);
+                goto done;
+            }
+            vs_ctx_effect(ctx, "measured again: the same result as run %s, nothing new recorded",
+                          was);
+            gauge_restated(&gz, was);
+            rc = render_measurement(ctx, sheet, was, command, &r, rows, run_id, err);
+            goto done;
+        }
+    }
     vs_ctx_effect(ctx, "measured run %s (%s)", run_id,
                   r.overflow_phase[0] ? "out of memory" : r.run.exit_status ? "failed" : "exit 0");
-    rc = render_measurement(ctx, sheet, run_id, command, &r, rows, err);
+    rc = render_measurement(ctx, sheet, run_id, command, &r, rows, NULL, err);
 done:
+    free(gz.snap.gpus);
+    free(gz.snap.names);
     json_decref(rows);
     vs_measure_result_clear(&r);
     return rc;
@@ -941,9 +1167,89 @@ done:
     return rc;
 }
 
+/* 1 when a and b hold the same keys and values but for the keys in skip. */
+static int same_but(const json_t *a, const json_t *b, const char *const *skip)
+{
+    const char *k;
+    json_t *v;
+    size_t i, na = 0, nb = 0;
+    json_object_foreach((json_t *)a, k, v)
+    {
+        for (i = 0; skip[i] && strcmp(skip[i], k); i++)
+            ;
+        if (skip[i] || k[0] == '_')
+            continue;
+        na++;
+        if (!json_equal(v, json_object_get(b, k)))
+            return 0;
+    }
+    json_object_foreach((json_t *)b, k, v)
+    {
+        for (i = 0; skip[i] && strcmp(skip[i], k); i++)
+            ;
+        if (!skip[i] && k[0] != '_')
+            nb++;
+    }
+    return na == nb;
+}
+
+/* An import that brings nothing new: every run it would add is already a run
+ * of the sheet (the same but for its id and times), and each of its
+ * measurements is already recorded under that run (but for the time). Then
+ * the import restates those (rows gets them) and the sheet is left as it is:
+ * a notebook run again imports its log once. Returns 1, or 0 (rows untouched). */
+static int import_restates(const json_t *sheet, const json_t *newruns, const json_t *items,
+                           json_t *rows)
+{
+    static const char *const run_skip[] = {"id", "started", "elapsed_ms", NULL};
+    static const char *const m_skip[] = {"run", "time", NULL};
+    const json_t *runs = vs_sheet_array(sheet, "runs"), *ms = vs_sheet_array(sheet, "measurements");
+    json_t *map = json_object(), *found = json_array(), *hr, *x, *m;
+    size_t i, j, k;
+    int ok = map && found && json_array_size(newruns) > 0;
+    vs_json_array_foreach(newruns, i, hr)
+    {
+        const char *was = NULL;
+        if (!ok)
+            break;
+        vs_json_array_foreach(runs, j, x)
+        {
+            if (same_but(hr, x, run_skip)) {
+                was = json_string_value(json_object_get(x, "id"));
+                break;
+            }
+        }
+        ok = was && json_object_set_new(map, json_string_value(json_object_get(hr, "id")),
+                                        json_string(was)) == 0;
+    }
+    vs_json_array_foreach(items, i, m)
+    {
+        const char *mine = json_string_value(json_object_get(m, "run"));
+        const char *was = mine ? json_string_value(json_object_get(map, mine)) : NULL;
+        json_t *hit = NULL;
+        if (!ok)
+            break;
+        vs_json_array_foreach(ms, k, x)
+        {
+            const char *xr = json_string_value(json_object_get(x, "run"));
+            if (was && xr && !strcmp(xr, was) && same_but(m, x, m_skip)) {
+                hit = x;
+                break;
+            }
+        }
+        ok = hit && json_array_append(found, hit) == 0;
+    }
+    if (ok)
+        ok = json_array_extend(rows, found) == 0;
+    json_decref(map);
+    json_decref(found);
+    return ok;
+}
+
 /* The imported runs and measurements into the sheet: each checked against
  * the record's layout first, then all appended, or none. */
-static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *rows, vs_error *err)
+static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *rows,
+                             int *restated, vs_error *err)
 {
     json_t *newruns = json_array(), *ids = json_object(), *hr, *m;
     json_t *runs = ensure_array(sheet, "runs"), *ms = ensure_array(sheet, "measurements");
@@ -1014,6 +1320,8 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
             goto done;
         }
     }
+    if ((*restated = import_restates(sheet, newruns, im->items, rows)))
+        goto done;
     /* every entry passed: now the sheet changes */
     json_array_foreach(newruns, i, hr)
     {
@@ -1048,6 +1356,7 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *fa = vs_line_pair(line, "format");
     const vs_importer *imp = NULL;
     size_t f, nfiles = vs_line_npositional(line), nlines = 0, i;
+    int restated = 0;
     vs_import im;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     int rc;
@@ -1077,7 +1386,7 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = vs_error_set(err, VS_EVALUE, "no measurements in the files: nothing was imported");
         goto done;
     }
-    if ((rc = import_into_sheet(ctx, sheet, &im, rows, err)) < 0)
+    if ((rc = import_into_sheet(ctx, sheet, &im, rows, &restated, err)) < 0)
         goto done;
     {
         vs_table *t = vs_table_new(8, mtable_headers);
@@ -1101,10 +1410,16 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
             }
             json_array_append_new(prow, pr);
         }
-        vs_buf_printf(&text,
-                      "imported %zu measurement(s) from %zu file(s), %zu line(s) "
-                      "(merged per run, GPU, phase and counter: the largest kept)\n",
-                      json_array_size(rows), nfiles - 1, nlines);
+        if (restated)
+            vs_buf_printf(&text,
+                          "the same %zu measurement(s) as already recorded from %zu file(s): "
+                          "this import restates them; nothing new was recorded\n",
+                          json_array_size(rows), nfiles - 1);
+        else
+            vs_buf_printf(&text,
+                          "imported %zu measurement(s) from %zu file(s), %zu line(s) "
+                          "(merged per run, GPU, phase and counter: the largest kept)\n",
+                          json_array_size(rows), nfiles - 1, nlines);
         vs_table_text(t, &text);
         scope_notes(&text, rows);
         vs_buf_printf(&html, "<p>imported %zu measurement(s) from %zu file(s)</p>",
@@ -1314,15 +1629,46 @@ static const char *const measured_keys[] = {"from", "gpu", "class", NULL};
 static const char *const classes[] = {"other", "kv_cache", "gradients", "optimizer",
                                       "activations", "parameters", NULL};
 
+/* The runtime items an engine reports at start-up, by their fixed names, and
+ * the class of counter that fills each; -1 for any other component. */
+static int runtime_item_class(const char *name)
+{
+    if (!strcmp(name, "non_torch"))
+        return VS_CMP_NON_TORCH;
+    if (!strcmp(name, "activation_peak"))
+        return VS_CMP_ACTIVATIONS;
+    if (!strcmp(name, "cuda_graphs"))
+        return VS_CMP_CUDA_GRAPHS;
+    return -1;
+}
+
+/* 1 for a figure imported from an engine's log (`measure import`): its run
+ * has no exit status (a log is not a run of a command) and it names no
+ * executed dims. */
+static int from_engine_log(const json_t *sheet, const json_t *m)
+{
+    const char *run = json_string_value(json_object_get(m, "run"));
+    json_t *dims = json_object_get(m, "dims"), *r;
+    size_t i;
+    if (!run || (json_is_object(dims) && json_object_size(dims) > 0))
+        return 0;
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
+        const char *id = json_string_value(json_object_get(r, "id"));
+        if (id && !strcmp(id, run))
+            return !json_is_integer(json_object_get(r, "exit_status"));
+    }
+    return 0;
+}
+
 static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *name = vs_line_positional(line, 0), *from = vs_line_pair(line, "from");
     const vs_arg *cls = vs_line_pair(line, "class");
     json_t *sheet = vs_ctx_sheet(ctx), *m, *found = NULL;
     uint64_t gpu = 0;
-    int has_gpu = 0, rc, matches = 0;
+    int has_gpu = 0, rc, matches = 0, log_item = 0;
     size_t i;
-    char run[64] = "", phase[64] = "", counter[64] = "", source[512], peak[160];
+    char run[64] = "", phase[64] = "", counter[64] = "", source[600], peak[160];
     vs_buf text = VS_BUF_INIT, gpus = VS_BUF_INIT;
     static const char syntax[] = "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS] "
                                  "(or from=#N, the N-th of `measurements`)";
@@ -1394,10 +1740,32 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     vs_buf_free(&gpus);
+    if (!json_is_integer(json_object_get(found, "peak_bytes"))) {
+        const char *unit = json_string_value(json_object_get(found, "unit"));
+        return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
+                               "measurement %s is a count (%s), not bytes: a component needs a "
+                               "figure in bytes",
+                               from->value, unit ? unit : "no unit");
+    }
+    /* The runtime items an engine prints at start-up (vLLM's non-torch
+     * memory, activation peak, CUDA graphs) come from its log, which names no
+     * executed dims: such a figure fills that item, said to be not at the
+     * card's dims (the envelope flags it as such); everything else keeps the
+     * rule below. */
+    if (runtime_item_class(name->value) >= 0 && from_engine_log(sheet, found)) {
+        const char *ct = json_string_value(json_object_get(found, "counter"));
+        if (vs_compare_counter_class(ct) != runtime_item_class(name->value))
+            return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
+                                   "measurement %s (counter %s) is not a figure of %s: an "
+                                   "engine log's figure fills a runtime item only from the "
+                                   "counter that reports it (see `compare`)",
+                                   from->value, ct ? ct : "?", name->value);
+        log_item = 1;
+    }
     /* A run at smaller dims (or one that failed) must not stand for the
      * declared card; as a measured component it would turn a capacity verdict
      * into admissible on the strength of a run that never met the need. */
-    {
+    if (!log_item) {
         vs_buf why = VS_BUF_INIT, dims = VS_BUF_INIT;
         if (!measurement_validates(sheet, found, &why)) {
             uint64_t want;
@@ -1429,10 +1797,11 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                      gn ? " (" : "", gn ? gn : "", gn ? ")" : "");
         else
             snprintf(gtext, sizeof gtext, "%s", "no GPU named");
-        snprintf(source, sizeof source, "measured: %s%s, phase %s, %s, counter %s (scope %s)",
+        snprintf(source, sizeof source, "measured: %s%s, phase %s, %s, counter %s (scope %s)%s",
                  r ? "run " : "typed by hand", r ? r : "",
                  json_string_value(json_object_get(found, "phase")), gtext,
-                 json_string_value(json_object_get(found, "counter")), sc ? sc : "?");
+                 json_string_value(json_object_get(found, "counter")), sc ? sc : "?",
+                 log_item ? " from an engine log, not taken at the card's dims" : "");
         rc = vs_sheet_set_component(sheet, name->value, 1,
                                     (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")),
                                     "measured", source,
@@ -1444,15 +1813,21 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                           (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")));
         vs_buf_printf(&text, "component %s = %s, status measured\nsource: %s\n", name->value, peak,
                       source);
+        if (log_item)
+            vs_buf_printf(&text, "Not taken at the card's dims: an engine log's start-up figure "
+                                 "names no executed length, concurrency or microbatch. It fills "
+                                 "the runtime item %s as the engine reported it; the envelope "
+                                 "flags it until a run at the card's dims confirms it.\n",
+                          name->value);
         if (sc && (!strcmp(sc, "device") || !strcmp(sc, "process")))
             vs_buf_puts(&text, "Note: this peak covers the whole device or process, weights "
                                "included; the envelope adds the weights again. A counter of "
                                "that component alone is a better source.\n");
     }
     rc = vs_ctx_emit_text(ctx, &text, NULL,
-              json_pack("{s:s, s:s, s:O, s:s, s:s}", "kind", "component", "name", name->value,
+              json_pack("{s:s, s:s, s:O, s:s, s:s, s:b}", "kind", "component", "name", name->value,
                         "bytes", json_object_get(found, "peak_bytes"), "status", "measured",
-                        "source", source),
+                        "source", source, "validates_card", !log_item),
               err);
     vs_buf_free(&text);
     return rc;

@@ -227,7 +227,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                       vs_store_path(st), id, info.commit, info.branch);
     } else if (info.unchanged) {
         vs_buf_printf(&text, "Unchanged: the records %s already hold this state of sheet %s "
-                             "(branch %s at %s); nothing was written\n",
+                             "(branch %s, written at commit %s); nothing was written\n",
                       vs_store_path(st), id, info.branch, info.commit);
     } else {
         vs_ctx_effect(ctx, "committed %s@%.12s to %s", id, info.commit, vs_store_path(st));

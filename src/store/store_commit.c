@@ -61,6 +61,146 @@ int vs_st_worktree_lock(vs_store *st, int *fd_out, vs_error *err)
     return 0;
 }
 
+/* --- the index, written so that a writer killed halfway is recognised ---
+ *
+ * git_index_write takes <gitdir>/index.lock, writes the new index into it and
+ * renames it over the index. A writer killed by kill -9 in between leaves
+ * index.lock behind, holding index data that says nothing of who wrote it, and
+ * every later commit found the index locked: the branch moved, but the work
+ * tree and the index stayed behind until a person removed the file. So our
+ * writers take index.lock themselves, by link(2) of a file that names them
+ * ("vramsheet <pid>": created whole or not at all), put the new index in place
+ * with a rename while they hold it, and remove it. An index.lock that names a
+ * process no longer alive is one of ours that crashed: the next writer (under
+ * the work-tree lock, so no writer of ours is live in there) removes it. Any
+ * other index.lock is a git command's, and is waited on as before. */
+#define INDEX_LOCK_TAG "vramsheet "
+
+/* The pid an index.lock of ours names; 0 when it is not ours (or is gone). */
+static long index_lock_owner(const char *lock)
+{
+    char buf[64];
+    ssize_t n;
+    int fd = open(lock, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= (ssize_t)strlen(INDEX_LOCK_TAG))
+        return 0;
+    buf[n] = '\0';
+    if (strncmp(buf, INDEX_LOCK_TAG, strlen(INDEX_LOCK_TAG)) != 0)
+        return 0;
+    return strtol(buf + strlen(INDEX_LOCK_TAG), NULL, 10);
+}
+
+static int pid_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
+
+/* Removes what a dead writer of ours left: its index.lock and its temporary files. */
+static void remove_dead_index_lock(vs_store *st, const char *lock, long pid)
+{
+    const char *gd = git_repository_path(st->repo);
+    char p[4200];
+    unlink(lock);
+    snprintf(p, sizeof p, "%svramsheet-index.%ld", gd, pid);
+    unlink(p);
+    snprintf(p, sizeof p, "%svramsheet-index.%ld.lock", gd, pid);
+    unlink(p);
+    snprintf(p, sizeof p, "%svramsheet-index-lock.%ld", gd, pid);
+    unlink(p);
+}
+
+/* The temporary files of writers of ours killed before they took index.lock. */
+static void remove_dead_index_files(vs_store *st)
+{
+    DIR *d = opendir(git_repository_path(st->repo));
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        const char *rest = NULL;
+        char p[4400];
+        long pid;
+        if (!strncmp(e->d_name, "vramsheet-index-lock.", 21))
+            rest = e->d_name + 21;
+        else if (!strncmp(e->d_name, "vramsheet-index.", 16))
+            rest = e->d_name + 16;
+        if (!rest || (pid = strtol(rest, NULL, 10)) <= 0 || pid == (long)getpid() || pid_alive(pid))
+            continue;
+        snprintf(p, sizeof p, "%s%s", git_repository_path(st->repo), e->d_name);
+        unlink(p);
+    }
+    closedir(d);
+}
+
+/* Writes idx (the repository's index, changed in memory) as <gitdir>/index. */
+static int write_index(vs_store *st, git_index *idx, vs_error *err)
+{
+    const char *gd = git_repository_path(st->repo);
+    char tmp[4200], tag[4200], lock[4200], dst[4200], who[64];
+    git_index *out = NULL;
+    int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS / 4;
+    long me = (long)getpid(), owner;
+    int rc = 0, fd, locked = 0;
+    size_t n, i;
+    snprintf(tmp, sizeof tmp, "%svramsheet-index.%ld", gd, me);
+    snprintf(tag, sizeof tag, "%svramsheet-index-lock.%ld", gd, me);
+    snprintf(lock, sizeof lock, "%sindex.lock", gd);
+    snprintf(dst, sizeof dst, "%sindex", gd);
+    remove_dead_index_files(st);
+    unlink(tmp);
+    /* the new index, complete, beside the old one */
+    if (git_index_open(&out, tmp) < 0)
+        rc = -1;
+    for (i = 0; rc == 0 && i < git_index_entrycount(idx); i++)
+        if (git_index_add(out, git_index_get_byindex(idx, i)) < 0)
+            rc = -1;
+    if (rc < 0 || git_index_write(out) < 0) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the index of %s", st->path);
+        goto done;
+    }
+    n = (size_t)snprintf(who, sizeof who, INDEX_LOCK_TAG "%ld\n", me);
+    if ((fd = open(tag, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+        write(fd, who, n) != (ssize_t)n || close(fd) != 0) {
+        rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", tag, strerror(errno));
+        goto done;
+    }
+    while (link(tag, lock) != 0) {
+        if (errno != EEXIST) {
+            rc = vs_error_set(err, VS_ERECORDS, "cannot create %s: %s", lock, strerror(errno));
+            goto done;
+        }
+        owner = index_lock_owner(lock);
+        if (owner > 0 && owner != me && !pid_alive(owner)) {
+            remove_dead_index_lock(st, lock, owner);
+            continue;
+        }
+        if (vs_clock_mono_ms() > deadline) {
+            rc = vs_error_set(err, VS_ERECORDS,
+                              "the index of %s is locked by %s (a git command running, or one "
+                              "that crashed); if none is running, remove that file, then `git -C "
+                              "%s reset -q` brings the index to the commit",
+                              st->path, lock, st->path);
+            goto done;
+        }
+        usleep(5000);
+    }
+    locked = 1;
+    if (rename(tmp, dst) != 0) {
+        rc = vs_error_set(err, VS_ERECORDS, "cannot replace %s: %s", dst, strerror(errno));
+        goto done;
+    }
+    /* the in-memory index, read back: it is what is on disk now */
+    git_index_read(idx, 1);
+done:
+    if (locked)
+        unlink(lock);
+    unlink(tag);
+    unlink(tmp);
+    git_index_free(out);
+    return rc;
+}
+
 /* Brings the index and work-tree files of the given sheets to the branch tip
  * (not to a commit of ours: a later writer may already have moved it). */
 static int sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
@@ -74,7 +214,6 @@ static int sync_sheets(vs_store *st, const char *refname, const char *const *ids
     git_oid tip;
     int fd = -1, rc = 0, have;
     size_t i, f;
-    int64_t deadline;
     if (!wd)
         return 0;
     if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
@@ -133,20 +272,7 @@ static int sync_sheets(vs_store *st, const char *refname, const char *const *ids
         }
         rmdir(dir); /* only when empty */
     }
-    deadline = vs_clock_mono_ms() + STORE_RETRY_MS / 4;
-    while ((rc = git_index_write(idx)) == GIT_ELOCKED && vs_clock_mono_ms() < deadline)
-        usleep(5000);
-    if (rc == GIT_ELOCKED) {
-        char p[4096];
-        snprintf(p, sizeof p, "%sindex.lock", git_repository_path(st->repo));
-        rc = vs_error_set(err, VS_ERECORDS,
-                          "the index of %s is locked by %s (a git command running, or one that "
-                          "crashed); if none is running, remove that file, then `git -C %s reset "
-                          "-q` brings the index to the commit",
-                          st->path, p, st->path);
-    } else if (rc < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the index");
-    }
+    rc = write_index(st, idx, err);
 done:
     git_index_free(idx);
     git_tree_free(tree);
@@ -664,7 +790,14 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
          * the top): nothing can be lost, and an empty commit would only be noise.
          * Unless it is the version chosen over theirs: that choice is recorded. */
         if (has_cur && git_oid_equal(&cur, &blob_json) && !chosen) {
-            vs_st_hex(info->commit, &tip);
+            git_oid wrote;
+            /* the commit that wrote this state, not the tip: the same whatever
+             * other sheets were committed since (a notebook run again names the
+             * commit its first run wrote) */
+            if (sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &wrote) > 0)
+                vs_st_hex(info->commit, &wrote);
+            else
+                vs_st_hex(info->commit, &tip);
             vs_st_hex(info->blob, &cur);
             info->unchanged = 1;
             info->attempts = attempt;

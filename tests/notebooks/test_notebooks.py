@@ -12,6 +12,7 @@ import re
 import os
 import tempfile
 import time
+import types
 import unittest
 
 import nbformat
@@ -65,6 +66,11 @@ def payloads(cell):
         if data is not None:
             out.append(json.loads(data) if isinstance(data, str) else data)
     return out
+
+
+def cell_of(outputs):
+    """A cell-like holder of outputs kept from one run."""
+    return types.SimpleNamespace(outputs=outputs)
 
 
 def payload(cell, kind):
@@ -221,7 +227,7 @@ def check_engines(test, cells):
     """Llama-3.1-70B-Instruct (its public config.json: 80 layers, 8 KV heads of 128,
     70,553,706,496 parameters) in fp8 under vLLM, tensor parallel 2; by hand below."""
     card, kv, offers, engine, candidates, evidence, compare, refit, commits = cells
-    test.assertIn("KV heads per GPU: full layers 4 of 8", text_of(offers))
+    test.assertIn("KV heads per GPU: full layers 4 of 8", text_of(kv))
     test.assertIn("gpu_memory_utilization", text_of(engine))
     test.assertIn("70,553,706,496 params", text_of(card))
     # per GPU: 2 (K and V) x 80 layers x 4 of 8 KV heads x 128 x 2 B x 32,768 x 4
@@ -307,14 +313,14 @@ class TestNotebooks(unittest.TestCase):
                         os.environ[k] = v
         return [c for c in nb.cells if c.cell_type == "code"]
 
-    def execute_twice(self, path, times=2):
+    def execute_twice(self, path, times=2, records=None):
         """Run All `times` times in one kernel: the code cells' outputs of each run."""
         if os.path.basename(path).startswith("07-"):
             prepare_pipelines()
         nb = nbformat.read(path, as_version=4)
         runs = []
         with tempfile.TemporaryDirectory() as tmp:
-            env = {"VRAMSHEET_RECORDS": os.path.join(tmp, "records")}
+            env = {"VRAMSHEET_RECORDS": records or os.path.join(tmp, "records")}
             if os.path.basename(path).startswith("04-"):
                 env.update(self.fake_nvml(tmp))
             old = {k: os.environ.get(k) for k in env}
@@ -396,7 +402,8 @@ VOLATILE = [
     (re.compile(r"\b[0-9a-f]{7,12}\b(?=[^0-9a-f])"), "<short>"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?"), "<time>"),
     (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?( [+-]\d{4}| UTC)?"), "<time>"),
-    (re.compile(r'("(elapsed_ms|time|started|elapsed_s|t_ms|samples|pid)": ?)[^,}\]]+'), r"\1<n>"),
+    (re.compile(r'("(elapsed_ms|time|started|elapsed_s|t_ms|samples|pid|max_gap_ms|cpu_ns)": ?)[^,}\]]+'), r"\1<n>"),
+    (re.compile(r"\b\d+ samples every"), "<n> samples every"),
     (re.compile(r"\b\d+(\.\d+)? ?(ms|s)\b"), "<dt>"),
 ]
 
@@ -430,12 +437,18 @@ class TestRunTwice(TestNotebooks):
     def test_every_notebook(self):
         pass  # run by TestNotebooks
 
+    def test_reproduce_rerun_in_new_kernel(self):
+        pass  # run by TestNotebooks
+
     def check_rerun(self, name):
         first, second, third = self.execute_twice(os.path.join(NOTEBOOKS, name), times=3)
         for k, b in enumerate(second + third):
             errors = [o for o in b if o.get("output_type") == "error"]
             self.assertEqual(errors, [], "%s cell %d, a later run" % (name, k % len(first) + 1))
-        result = lambda outs: [o for o in outs if o.get("output_type") == "execute_result"]
+        # the conclusion: a commit's result says whether it wrote, which a run again
+        # restates (the new-kernel test checks it names the first run's commit)
+        result = lambda outs: [o for o in outs if o.get("output_type") == "execute_result"
+                               and commit_payload(o) is None]
         self.assertEqual(normalized(result(first[-1])), normalized(result(second[-1])),
                          "%s: the last cell's result differs on the second run" % name)
         for k, (b, c) in enumerate(zip(second, third)):
@@ -445,29 +458,83 @@ class TestRunTwice(TestNotebooks):
     def test_run_all_again_in_one_kernel(self):
         names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(NOTEBOOKS, "*.ipynb")))
         self.assertIn("01-seed-7b-inference.ipynb", names)
+        self.assertIn("04-measure-by-stages.ipynb", names)
         for name in names:
-            if name in RERUN_RECORDS:
-                continue
             with self.subTest(notebook=name):
                 self.check_rerun(name)
 
-    @unittest.expectedFailure
-    def test_run_all_again_measure(self):
-        """`measure` runs its command again: today a second run is recorded beside
-        the first (m4, m5, ...), so the measurements table grows. Remove it from
-        RERUN_RECORDS when a re-run measurement restates the earlier one."""
-        self.check_rerun("04-measure-by-stages.ipynb")
+    def test_measure_run_again_restates(self):
+        """Notebook 04 run again: each `measure` gives the result of the run it
+        made the first time, so it restates that run (m1, m2, m3 stay; no m4)."""
+        path = os.path.join(NOTEBOOKS, "04-measure-by-stages.ipynb")
+        first, second = self.execute_twice(path, times=2)
+        for k in (1, 2, 3):
+            p1 = [p for p in payloads(cell_of(first[k])) if p.get("kind") == "measurement"]
+            p2 = [p for p in payloads(cell_of(second[k])) if p.get("kind") == "measurement"]
+            self.assertEqual(p1[-1]["run"], "m%d" % k)
+            self.assertIsNone(p1[-1].get("restates"))
+            self.assertEqual(p2[-1]["run"], "m%d" % k)
+            self.assertTrue(p2[-1]["restates"])
+            self.assertEqual(p2[-1]["rows"], p1[-1]["rows"])
+            text = text_of(cell_of(second[k]))
+            self.assertIn("this run restates m%d" % k, text)
+        rows = [p for p in payloads(cell_of(second[5])) if p.get("kind") == "measurement"][-1]["rows"]
+        self.assertEqual(sorted({r["run"] for r in rows}), ["m1", "m2", "m3"])
+        self.assertEqual(len(rows), 6)  # load and generate, three runs
 
-    @unittest.expectedFailure
-    def test_run_all_again_import(self):
-        """`measure import` of the same log again records a new run (m2, m3, ...)
-        instead of restating the first: remove notebook 06 from RERUN_RECORDS when
-        a re-imported file restates the earlier import."""
-        self.check_rerun("06-engines-and-fit.ipynb")
+
+def commit_payload(o):
+    data = o.get("data", {}).get(JSON_MIME) if "data" in o else None
+    if isinstance(data, str):
+        data = json.loads(data)
+    return data if isinstance(data, dict) and data.get("kind") == "commit" else None
 
 
-# Notebooks whose re-run needs what another part still lacks (see above).
-RERUN_RECORDS = ["04-measure-by-stages.ipynb", "06-engines-and-fit.ipynb"]
+class TestRunInNewKernel(TestNotebooks):
+    """Run All twice in one kernel, then once more in a new kernel against the
+    same records: no error in any run, and the new kernel's outputs are the
+    first run's, output by output, except a `commit`'s: there the new kernel
+    writes nothing, and says that the records hold that state at the very
+    commit the first run wrote (same bytes, same state)."""
+
+    def test_every_notebook(self):
+        pass  # run by TestNotebooks
+
+    def test_reproduce_rerun_in_new_kernel(self):
+        pass  # run by TestNotebooks
+
+    def test_every_notebook_in_a_new_kernel(self):
+        names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(NOTEBOOKS, "*.ipynb")))
+        self.assertEqual(len(names), 8, names)
+        for name in names:
+            with self.subTest(notebook=name):
+                path = os.path.join(NOTEBOOKS, name)
+                with tempfile.TemporaryDirectory() as tmp:
+                    records = os.path.join(tmp, "records")
+                    first, second = self.execute_twice(path, times=2, records=records)
+                    (third,) = self.execute_twice(path, times=1, records=records)
+                for k, outs in enumerate(second + third):
+                    errors = [o for o in outs if o.get("output_type") == "error"]
+                    self.assertEqual(errors, [], "%s cell %d, a later run" % (name, k % len(first) + 1))
+                commits = 0
+                for k, (a, c) in enumerate(zip(first, third)):
+                    where = "%s cell %d" % (name, k + 1)
+                    self.assertEqual(len(c), len(a), where + ": outputs in a new kernel")
+                    for oa, oc in zip(a, c):
+                        pa, pc = commit_payload(oa), commit_payload(oc)
+                        if pa is None:
+                            self.assertEqual(normalized([oc]), normalized([oa]),
+                                             where + " differs in a new kernel")
+                            continue
+                        commits += 1
+                        self.assertIsNotNone(pc, where + ": no commit in a new kernel")
+                        self.assertFalse(pa["unchanged"], where)
+                        self.assertTrue(pc["unchanged"], where + ": a new kernel wrote again")
+                        self.assertEqual(pc["commit"], pa["commit"], where)
+                        self.assertIn("already hold this state", text_of(cell_of([oc])), where)
+                self.assertEqual(commits, {"01-seed-7b-inference.ipynb": 1,
+                                           "05-reproduce-a-decision.ipynb": 2,
+                                           "06-engines-and-fit.ipynb": 2}.get(name, 0), name)
 
 
 if __name__ == "__main__":

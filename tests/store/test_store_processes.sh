@@ -99,10 +99,46 @@ kill9() {
             fail "sheets/k$i/sheet.json differs from the tip"
     done
     ok "kill -9 during commits x6: fsck clean, branch readable, next commit fine, work tree repaired"
+    # A writer killed while it held index.lock (the flake of issue 15's kill test:
+    # every later commit found the index locked, moved the branch but left the
+    # index behind) is recognised by the lock naming it, and the lock is removed.
+    local dead
+    sleep 0 &
+    dead=$!
+    wait $dead
+    printf 'vramsheet %s\n' $dead >"$R/.git/index.lock"
+    out=$(VRAMSHEET_RECORDS_WAIT_MS=500 "$HELPER" commit "$R" after 1 2>&1) || fail "commit over a dead writer's index.lock: $out"
+    echo "$out" | grep -q warning && fail "warned over a dead writer's index.lock: $out"
+    [ ! -e "$R/.git/index.lock" ] || fail "a dead writer's index.lock was left"
+    out=$(git -C "$R" status --porcelain)
+    [ -z "$out" ] || fail "work tree not clean after a dead writer's index.lock: $out"
+    # one that a git command holds (index data, not our name) is left to it
+    printf 'DIRC' >"$R/.git/index.lock"
+    out=$(VRAMSHEET_RECORDS_WAIT_MS=400 "$HELPER" commit "$R" after 1 2>&1)
+    echo "$out" | grep -q 'index.lock' || fail "no word of a git command's index.lock: $out"
+    [ -e "$R/.git/index.lock" ] || fail "a git command's index.lock was removed"
+    rm -f "$R/.git/index.lock"
+    [ -n "$(ls -A "$R/.git/vramsheet-sync" 2>/dev/null)" ] || fail "no journal entry for the sheet left behind"
+    "$HELPER" blob "$R" after >/dev/null || fail "open after the git command's lock went"
+    out=$(git -C "$R" status --porcelain)
+    [ -z "$out" ] || fail "work tree not clean after the next open: $out"
+    [ -z "$(ls -A "$R/.git/vramsheet-sync" 2>/dev/null)" ] || fail "journal entries left behind (index.lock)"
+    [ -z "$(ls "$R/.git" | grep vramsheet-index)" ] || fail "temporary index files left: $(ls "$R/.git")"
+    ok "an index.lock of a writer that died is removed; a git command's is waited on, then repaired"
 }
 
 push() {
     local B=$T/remote.git N=12
+    # Sanitizer builds: libgit2 1.5's local transport leaks the heads it had
+    # listed when a ref vanishes while it lists them (store_refs' on_error
+    # disposes of the vector, not of its heads: src/libgit2/transports/local.c),
+    # which racing pushers hit now and then, on connecting and on the reconnect
+    # that ends a local push. Only those call paths are suppressed (full
+    # unwinding, so that the frame is seen); our own libgit2 objects are still
+    # checked.
+    printf 'leak:git_remote_connect_ext\nleak:git_remote_upload\n' >"$T/lsan.supp"
+    export LSAN_OPTIONS="suppressions=$T/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+    export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
     git init -q --bare -b main "$B"
     "$HELPER" commit "$T/pa" pa 1 >/dev/null || fail "seed a"
     "$HELPER" pushloop "$T/pa" "$B" pa 1 >/dev/null || fail "first push"

@@ -24,6 +24,7 @@ typedef struct cap {
     vs_buf out, err;
     int displays, updates, gauges;
     char last_state[32];
+    char last_run[32];
     char display_id[128];
     int ids_consistent;
     int64_t start, interrupt_after_ms;
@@ -62,6 +63,7 @@ static void on_display(void *ctx, const vs_bundle *vb, const char *id, int updat
     ck_assert_ptr_nonnull(json_object_get(bundle, "text/html"));
     snprintf(c->last_state, sizeof c->last_state, "%s",
              json_string_value(json_object_get(p, "state")));
+    snprintf(c->last_run, sizeof c->last_run, "%s", json_string_value(json_object_get(p, "run")));
     json_decref(bundle);
 }
 
@@ -778,6 +780,157 @@ START_TEST(test_import_is_linear)
 }
 END_TEST
 
+/* Re-running is restating: a `measure` whose run gives the result of an
+ * earlier run of the sheet (same command, exit status, overflow phase, peaks
+ * and dims; times aside) keeps that run and records nothing; another result
+ * is a new run. */
+START_TEST(test_measure_again_restates)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet;
+    int k;
+    static const char same[] =
+        "measure phase=load -- printf 'gpu 0 used 3000000000\\n' > $FAKE_NVML_STATE; sleep 0.3";
+    static const char oom[] =
+        "measure phase=generate -- printf 'gpu 0 used 5000000000\\n' > $FAKE_NVML_STATE; "
+        "sleep 0.3; echo 'CUDA out of memory' >&2; exit 1";
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c, "sheet \"again\"\nlength 128\nconcurrency 1", &p, &err), 0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, same, &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m1");
+    ck_assert_ptr_null(json_object_get(p, "restates"));
+    json_decref(p);
+    for (k = 0; k < 2; k++) {
+        vs_buf_reset(&c.out);
+        ck_assert_int_eq(exec(ip, &c, same, &p, &err), 0);
+        ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m1");
+        ck_assert(json_is_true(json_object_get(p, "restates")));
+        /* the gauge, last shown as m2, ends naming the run restated */
+        ck_assert_str_eq(c.last_run, "m1");
+        ck_assert_str_eq(c.last_state, "finished");
+        ck_assert_int_eq(json_integer_value(json_object_get(
+                             json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")),
+                         3000000000LL);
+        json_decref(p);
+    }
+    sheet = sheet_of(ip, "again");
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "runs")), 1);
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "measurements")), 1);
+    json_decref(sheet);
+    /* another peak is another result: m2 */
+    ck_assert_int_eq(exec(ip, &c,
+                          "measure phase=load -- printf 'gpu 0 used 4000000000\\n' > "
+                          "$FAKE_NVML_STATE; sleep 0.3",
+                          &p, &err),
+                     0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m2");
+    ck_assert_ptr_null(json_object_get(p, "restates"));
+    json_decref(p);
+    /* the same command text with another phase= is another command */
+    ck_assert_int_eq(exec(ip, &c,
+                          "measure phase=warm -- printf 'gpu 0 used 4000000000\\n' > "
+                          "$FAKE_NVML_STATE; sleep 0.3",
+                          &p, &err),
+                     0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m3");
+    json_decref(p);
+    /* an overflow run again: its out-of-memory note is not written twice */
+    ck_assert_int_eq(exec(ip, &c, oom, &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m4");
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, oom, &p, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "run")), "m4");
+    ck_assert(json_is_true(json_object_get(p, "restates")));
+    ck_assert_str_eq(json_string_value(json_object_get(p, "overflow_phase")), "generate");
+    json_decref(p);
+    sheet = sheet_of(ip, "again");
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "runs")), 4);
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "oom")), 1);
+    json_decref(sheet);
+    teardown(ip, &c);
+}
+END_TEST
+
+/* The runtime items (non_torch, activation_peak, cuda_graphs) are filled from
+ * an engine log's start-up figures, which name no executed dims: allowed for
+ * those names only, from the counter that reports the item, and said to be not
+ * at the card's dims. Line: vLLM 0.7's one-line form (vllm/worker/worker.py,
+ * quoted in src/measure/import_vllm.c). Expected bytes by hand:
+ * 1.79 GiB = 1.79 x 1,073,741,824 = 1,921,997,864.96 -> 1,921,997,865;
+ * 1.26 GiB = 1.26 x 1,073,741,824 = 1,352,914,698.24 -> 1,352,914,698. */
+START_TEST(test_measured_runtime_item_from_log)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet, *comp;
+    char a[512], code[2048];
+    size_t i;
+    int seen = 0;
+    memset(&c, 0, sizeof c);
+    mt_write("vllm.log",
+             "INFO 01-24 10:00:00 worker.py:241] Memory profiling takes 4.12 seconds\n"
+             "INFO 01-24 10:00:00 worker.py:241] model weights take 14.96GiB; non_torch_memory "
+             "takes 1.79GiB; PyTorch activation peak memory takes 1.26GiB; the rest of the memory "
+             "reserved for KV Cache is 53.29GiB.\n");
+    mt_path(a, sizeof a, "vllm.log");
+    snprintf(code, sizeof code,
+             "sheet \"log\"\nmodel m params=7e9\nformat bf16\nlength 4096\nconcurrency 8\n"
+             "measure import \"%s\" format=vllm",
+             a);
+    ck_assert_int_eq(exec(ip, &c, code, &p, &err), 0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured non_torch from=m1:startup:vllm.non_torch_memory", &p, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "bytes")), 1921997865LL);
+    ck_assert(json_is_false(json_object_get(p, "validates_card")));
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "source")),
+                                 "not taken at the card's dims"));
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured activation_peak from=m1:startup:vllm.activation_peak", &p, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "bytes")), 1352914698LL);
+    json_decref(p);
+    /* the item's own counter only */
+    ck_assert_int_eq(exec(ip, &c, "measured cuda_graphs from=m1:startup:vllm.kv_cache_memory", &p, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "is not a figure of cuda_graphs"));
+    /* everything else keeps the rule: a log's figure does not validate the card */
+    ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=m1:startup:vllm.kv_cache_memory", &p, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "does not validate the card"));
+    ck_assert_int_eq(exec(ip, &c, "measured weights_seen from=m1:startup:vllm.model_weights", &p, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "does not validate the card"));
+    /* and a runtime item from a run of a command at smaller dims keeps it too */
+    ck_assert_int_eq(exec(ip, &c,
+                          "record phase=generate gpu=0 counter=vllm.non_torch_memory 1GB length=128 concurrency=1",
+                          &p, &err),
+                     0);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c, "measured non_torch from=#5", &p, &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "does not validate the card"));
+    sheet = sheet_of(ip, "log");
+    json_array_foreach(json_object_get(sheet, "components"), i, comp) {
+        const char *n = json_string_value(json_object_get(comp, "name"));
+        if (!strcmp(n, "non_torch")) {
+            ck_assert_str_eq(json_string_value(json_object_get(comp, "status")), "measured");
+            ck_assert_int_eq(json_integer_value(json_object_get(comp, "bytes")), 1921997865LL);
+            seen++;
+        }
+        ck_assert_str_ne(n, "kv_cache");
+        ck_assert_str_ne(n, "cuda_graphs");
+    }
+    ck_assert_int_eq(seen, 1);
+    json_decref(sheet);
+    /* the envelope counts it, flagged: no capacity verdict rests on it */
+    ck_assert_int_eq(exec(ip, &c, "envelope", &p, &err), 0);
+    json_array_foreach(json_object_get(p, "components"), i, comp)
+        if (!strcmp(json_string_value(json_object_get(comp, "name")), "non_torch"))
+            ck_assert(json_is_string(json_object_get(comp, "flag")));
+    json_decref(p);
+    teardown(ip, &c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("measure_verbs");
@@ -797,6 +950,8 @@ int main(void)
     tcase_add_test(tc, test_import);
     tcase_add_test(tc, test_import_refuses);
     tcase_add_test(tc, test_import_is_linear);
+    tcase_add_test(tc, test_measure_again_restates);
+    tcase_add_test(tc, test_measured_runtime_item_from_log);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
