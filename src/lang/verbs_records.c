@@ -13,6 +13,7 @@
 
 #include "lang/verb.h"
 #include "render/bundle.h"
+#include "render/diff.h"
 #include "render/markdown.h"
 #include "sheet/derived.h"
 #include "sheet/diff.h"
