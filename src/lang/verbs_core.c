@@ -9,12 +9,8 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/error.h"
 #include "util/json.h"
-
-static int oom(vs_error *err)
-{
-    return vs_error_set(err, VS_ENOMEM, "out of memory");
-}
 
 /* ------------------------------------------------------------------- help */
 
@@ -73,7 +69,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
         b = vs_verb_help_bundle(v);
         if (!b)
-            return oom(err);
+            return vs_oom(err);
         vs_ctx_emit(ctx, b);
         return 0;
     }
@@ -88,7 +84,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (!acc.table || !acc.list) {
             vs_table_free(acc.table);
             json_decref(acc.list);
-            return oom(err);
+            return vs_oom(err);
         }
         vs_verb_each(help_each, &acc);
         vs_buf_puts(&text,
@@ -153,7 +149,7 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_puts(&qty, q->value);
     }
     if (vs_buf_failed(&qty)) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     rc = vs_units_parse_bytes(&bytes, vs_buf_str(&qty), err);
@@ -238,7 +234,7 @@ static int list_sheets(vs_ctx *ctx, vs_error *err)
     if (!t || !list) {
         vs_table_free(t);
         json_decref(list);
-        return oom(err);
+        return vs_oom(err);
     }
     /* which one is current, without opening "untitled" as a side effect */
     if (json_array_size(sheets))

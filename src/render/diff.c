@@ -11,12 +11,8 @@
 #include "sheet/diff.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/pool.h"
-
-static const char *str(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
 
 static int is_bytes_key(const char *k)
 {
@@ -50,18 +46,18 @@ static void fmt_item(vs_buf *b, const char *section, const json_t *v)
 {
     if (!strcmp(section, "components")) {
         fmt_value(b, "bytes", json_object_get(v, "bytes"));
-        vs_buf_printf(b, ", %s", str(v, "status") ? str(v, "status") : "?");
-        if (str(v, "source"))
-            vs_buf_printf(b, ", source: %s", str(v, "source"));
+        vs_buf_printf(b, ", %s", vs_json_str_of(v, "status") ? vs_json_str_of(v, "status") : "?");
+        if (vs_json_str_of(v, "source"))
+            vs_buf_printf(b, ", source: %s", vs_json_str_of(v, "source"));
     } else if (!strcmp(section, "measurements")) {
         vs_buf_puts(b, "peak ");
         fmt_value(b, "peak_bytes", json_object_get(v, "peak_bytes"));
-        if (str(v, "gpu_name"))
-            vs_buf_printf(b, " on %s", str(v, "gpu_name"));
-        if (str(v, "scope"))
-            vs_buf_printf(b, " (%s scope)", str(v, "scope"));
-        if (str(v, "state") && strcmp(str(v, "state"), "current"))
-            vs_buf_printf(b, ", %s", str(v, "state"));
+        if (vs_json_str_of(v, "gpu_name"))
+            vs_buf_printf(b, " on %s", vs_json_str_of(v, "gpu_name"));
+        if (vs_json_str_of(v, "scope"))
+            vs_buf_printf(b, " (%s scope)", vs_json_str_of(v, "scope"));
+        if (vs_json_str_of(v, "state") && strcmp(vs_json_str_of(v, "state"), "current"))
+            vs_buf_printf(b, ", %s", vs_json_str_of(v, "state"));
     } else if (!strcmp(section, "offers")) {
         const json_t *mb = json_object_get(v, "memory_bytes");
         if (json_is_integer(mb) && json_integer_value(mb) >= 0) {
@@ -71,15 +67,15 @@ static void fmt_item(vs_buf *b, const char *section, const json_t *v)
         } else {
             vs_buf_puts(b, "memory unknown");
         }
-        if (str(v, "price"))
-            vs_buf_printf(b, ", %s %s", str(v, "price"), str(v, "currency") ? str(v, "currency") : "");
-        if (str(v, "period"))
-            vs_buf_printf(b, " for %s", str(v, "period"));
+        if (vs_json_str_of(v, "price"))
+            vs_buf_printf(b, ", %s %s", vs_json_str_of(v, "price"), vs_json_str_of(v, "currency") ? vs_json_str_of(v, "currency") : "");
+        if (vs_json_str_of(v, "period"))
+            vs_buf_printf(b, " for %s", vs_json_str_of(v, "period"));
     } else if (!strcmp(section, "evidence")) {
-        vs_buf_printf(b, "%s (source: %s)", str(v, "verdict") ? str(v, "verdict") : "?",
-                      str(v, "source") ? str(v, "source") : "?");
-    } else if (json_is_object(v) && json_object_size(v) == 1 && str(v, "name")) {
-        vs_buf_puts(b, str(v, "name"));
+        vs_buf_printf(b, "%s (source: %s)", vs_json_str_of(v, "verdict") ? vs_json_str_of(v, "verdict") : "?",
+                      vs_json_str_of(v, "source") ? vs_json_str_of(v, "source") : "?");
+    } else if (json_is_object(v) && json_object_size(v) == 1 && vs_json_str_of(v, "name")) {
+        vs_buf_puts(b, vs_json_str_of(v, "name"));
     } else {
         fmt_value(b, NULL, v);
     }
@@ -87,7 +83,7 @@ static void fmt_item(vs_buf *b, const char *section, const json_t *v)
 
 static void fmt_change(vs_buf *b, const json_t *c)
 {
-    const char *section = str(c, "section"), *change = str(c, "change");
+    const char *section = vs_json_str_of(c, "section"), *change = vs_json_str_of(c, "change");
     const json_t *from = json_object_get(c, "from"), *to = json_object_get(c, "to");
     const json_t *fields = json_object_get(c, "fields"), *f, *delta;
     size_t i;
@@ -117,7 +113,7 @@ static void fmt_change(vs_buf *b, const json_t *c)
             fmt_value(b, k, dt);
         }
     } else {
-        const char *item = str(c, "item");
+        const char *item = vs_json_str_of(c, "item");
         const char *key = item && !strcmp(section, "card") ? item : NULL;
         fmt_value(b, key, from);
         vs_buf_puts(b, " → ");
@@ -140,7 +136,7 @@ vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_lab
     vs_bundle *bundle = NULL;
     vs_table *t = NULL;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, d = VS_BUF_INIT;
-    const char *id = str(b, "id") ? str(b, "id") : str(a, "id");
+    const char *id = vs_json_str_of(b, "id") ? vs_json_str_of(b, "id") : vs_json_str_of(a, "id");
     size_t i;
     if (!changes)
         goto done;
@@ -166,9 +162,9 @@ vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_lab
             const char *cells[4];
             vs_buf_reset(&d);
             fmt_change(&d, c);
-            cells[0] = str(c, "section");
-            cells[1] = str(c, "change");
-            cells[2] = str(c, "item");
+            cells[0] = vs_json_str_of(c, "section");
+            cells[1] = vs_json_str_of(c, "change");
+            cells[2] = vs_json_str_of(c, "item");
             cells[3] = vs_buf_str(&d);
             vs_table_add_row(t, cells);
         }
@@ -183,7 +179,7 @@ vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_lab
     if (!payload || vs_buf_failed(&text) || vs_buf_failed(&html))
         goto done;
     if (json_is_object(extra_take)) {
-        const char *warning = str(extra_take, "warning");
+        const char *warning = vs_json_str_of(extra_take, "warning");
         json_object_update(payload, extra_take);
         if (warning) {
             vs_buf_printf(&text, "warning: %s\n", warning);

@@ -11,12 +11,8 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/pool.h"
-
-static const char *str(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
 
 static int equal(const json_t *a, const json_t *b)
 {
@@ -81,18 +77,18 @@ typedef void (*key_fn)(const json_t *item, char *out, size_t len);
 
 static void key_name(const json_t *x, char *out, size_t len)
 {
-    snprintf(out, len, "%s", str(x, "name") ? str(x, "name") : "?");
+    snprintf(out, len, "%s", vs_json_str_of(x, "name") ? vs_json_str_of(x, "name") : "?");
 }
 
 static void key_run(const json_t *x, char *out, size_t len)
 {
-    snprintf(out, len, "%s", str(x, "id") ? str(x, "id") : "?");
+    snprintf(out, len, "%s", vs_json_str_of(x, "id") ? vs_json_str_of(x, "id") : "?");
 }
 
 static void key_evidence(const json_t *x, char *out, size_t len)
 {
-    snprintf(out, len, "%s / %s", str(x, "candidate") ? str(x, "candidate") : "?",
-             str(x, "requirement") ? str(x, "requirement") : "?");
+    snprintf(out, len, "%s / %s", vs_json_str_of(x, "candidate") ? vs_json_str_of(x, "candidate") : "?",
+             vs_json_str_of(x, "requirement") ? vs_json_str_of(x, "requirement") : "?");
 }
 
 static void key_measurement(const json_t *x, char *out, size_t len)
@@ -101,12 +97,12 @@ static void key_measurement(const json_t *x, char *out, size_t len)
     char gpu[32] = "";
     if (json_is_integer(g))
         snprintf(gpu, sizeof gpu, " gpu %" JSON_INTEGER_FORMAT, json_integer_value(g));
-    snprintf(out, len, "%s%s%s%s %s", str(x, "phase") ? str(x, "phase") : "?", gpu,
-             str(x, "stage") ? " stage " : "", str(x, "stage") ? str(x, "stage") : "",
-             str(x, "counter") ? str(x, "counter") : "?");
-    if (str(x, "run")) {
+    snprintf(out, len, "%s%s%s%s %s", vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?", gpu,
+             vs_json_str_of(x, "stage") ? " stage " : "", vs_json_str_of(x, "stage") ? vs_json_str_of(x, "stage") : "",
+             vs_json_str_of(x, "counter") ? vs_json_str_of(x, "counter") : "?");
+    if (vs_json_str_of(x, "run")) {
         size_t n = strlen(out);
-        snprintf(out + n, len > n ? len - n : 0, " (run %s)", str(x, "run"));
+        snprintf(out + n, len > n ? len - n : 0, " (run %s)", vs_json_str_of(x, "run"));
     }
 }
 
@@ -120,7 +116,7 @@ static void key_string(const json_t *x, char *out, size_t len)
 
 static void key_oom(const json_t *x, char *out, size_t len)
 {
-    snprintf(out, len, "%s", str(x, "phase") ? str(x, "phase") : "?");
+    snprintf(out, len, "%s", vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?");
 }
 
 /* Matches items of a and b by key (each used once, in order). */

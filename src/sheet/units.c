@@ -4,6 +4,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/checked.h"
+
 /* A parsed decimal is kept as its digits and a power of ten, never as a double:
  * value = digits x 10^exp10. Digits are bounded so that the work per number is
  * bounded whatever the input. */
@@ -36,17 +38,19 @@ static const struct {
 
 int vs_u64_add(uint64_t *out, uint64_t a, uint64_t b)
 {
-    if (a > UINT64_MAX - b)
+    uint64_t r;
+    if (vs_ckd_add(&r, a, b))
         return VS_EUNIT;
-    *out = a + b;
+    *out = r;
     return 0;
 }
 
 int vs_u64_mul(uint64_t *out, uint64_t a, uint64_t b)
 {
-    if (a != 0 && b > UINT64_MAX / a)
+    uint64_t r;
+    if (vs_ckd_mul(&r, a, b))
         return VS_EUNIT;
-    *out = a * b;
+    *out = r;
     return 0;
 }
 
