@@ -180,21 +180,21 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         char unitb[40];
         const char *un = vs_unit_name(unit);
         vs_units_grouped(unitb, sizeof unitb, vs_unit_bytes(unit));
-        puts_all(&text, vs_buf_str(&qty), " = ", desc, "\n", NULL);
+        puts_all(&text, vs_buf_str(&qty), " = ", desc, "\n", (const char *)NULL);
         if (unit == VS_UNIT_B)
-            puts_all(&text, grouped, " B exactly\n", NULL);
+            puts_all(&text, grouped, " B exactly\n", (const char *)NULL);
         else
             puts_all(&text, grouped, " B / ", unitb, " B per ", un, " = ", exact, " ", un,
-                     " exactly (", rounded, " ", un, " rounded)\n", NULL);
+                     " exactly (", rounded, " ", un, " rounded)\n", (const char *)NULL);
         vs_buf_puts(&html, "<table class='vramsheet'>\n<tbody>\n<tr><th "
                            "style='text-align:left'>bytes</th><td style='text-align:right'>");
         vs_buf_put_html(&html, grouped);
         puts_all(&html, " B</td></tr>\n<tr><th style='text-align:left'>", un,
-                 " (exact)</th><td style='text-align:right'>", NULL);
+                 " (exact)</th><td style='text-align:right'>", (const char *)NULL);
         vs_buf_put_html(&html, exact);
         puts_all(&html, " ", un, "</td></tr>\n<tr><th style='text-align:left'>", un,
                  " (2 decimals)</th><td style='text-align:right'>", rounded, " ", un,
-                 "</td></tr>\n</tbody>\n</table>\n<p>", NULL);
+                 "</td></tr>\n</tbody>\n</table>\n<p>", (const char *)NULL);
         vs_buf_put_html(&html, desc);
         vs_buf_puts(&html, "</p>\n");
     }

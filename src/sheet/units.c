@@ -478,10 +478,10 @@ char *vs_units_exact(char *out, size_t outlen, uint64_t bytes, vs_unit u)
     q = bytes / d;
     r = bytes % d;
     /* d divides a power of ten (10^12 or 2^40 | 10^40), so this ends within 40 digits. */
-    while (r != 0 && n < sizeof digits - 1) {
-        r *= 10;
-        digits[n++] = (char)('0' + r / d);
-        r %= d;
+    for (; r != 0 && n < sizeof digits - 1; n++) {
+        uint64_t t = r * 10;
+        digits[n] = (char)('0' + t / d);
+        r = t % d;
     }
     digits[n] = '\0';
     return put_quotient(out, outlen, q, digits);
