@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sheet/derived.h"
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
