@@ -1,3 +1,6 @@
+/* kernel.c — the server (kernel.h): sockets, signals, the control, heartbeat and
+ * parent-watch threads, and the shell loop; the rest of the transport is in
+ * kernel_io.c, kernel_shell.c and kernel_sink.c (kernel_internal.h). */
 #include "kernel/kernel.h"
 
 #include <errno.h>
