@@ -54,6 +54,7 @@ extern const vs_verb vs_verbs_sizing[];   /* card, reserve, estimate, envelope: 
 extern const vs_verb vs_verbs_gpu[];      /* gpu, require, evidence, candidates: verbs_gpu.c */
 extern const vs_verb vs_verbs_records[];  /* commit, history, show, diff, ...: verbs_records.c */
 extern const vs_verb vs_verbs_measure[];  /* measure, record, probe import: verbs_measure.c */
+extern const vs_verb vs_verbs_engine[];   /* engine, fit: verbs_engine.c */
 /* `compare` (a row of vs_verbs_measure): src/lang/verbs_compare.c */
 int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err);
 extern const char *const vs_verb_compare_keys[];

@@ -792,12 +792,14 @@ static const char *const estimate_keys[] = {
     "layers",    "kv_heads", "head_dim", "dtype",         "name",   "optimizer", "precision",
     "trainable", "hidden",   "heads",    "checkpointing", "scheme", "group",     "double",
     "bits",      "params",   "encoder_length", NULL};
-static const char *const estimate_words[] = {"kv", "training", "activations", "quant", NULL};
+static const char *const estimate_words[] = {"kv", "training", "activations", "quant", "runtime",
+                                             NULL};
 /* each estimator's keys come from its row of sheet/estimate.h */
 const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
                                       {"estimate", "training", vs_estimate_training_keys},
                                       {"estimate", "activations", vs_estimate_activations_keys},
                                       {"estimate", "quant", vs_estimate_quant_keys},
+                                      {"estimate", "runtime", vs_estimate_runtime_keys},
                                       {NULL, NULL, NULL}};
 
 /* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
@@ -1452,15 +1454,20 @@ static const vs_derived_read act_reads[] = {{"length", NULL},
 static const vs_derived_read quant_reads[] = {
     {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
 
+/* estimate runtime: lang/verbs_engine.c (it reads the engine, the model and the placement) */
+extern const vs_derived_read vs_runtime_reads[];
+int vs_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+
 const vs_estimator vs_estimators[] = {{&vs_estimator_kv, estimate_kv, kv_reads},
                                       {&vs_estimator_training, estimate_training, training_reads},
                                       {&vs_estimator_activations, estimate_activations, act_reads},
                                       {&vs_estimator_quant, estimate_quant, quant_reads},
+                                      {&vs_estimator_runtime, vs_estimate_runtime, vs_runtime_reads},
                                       {NULL, NULL, NULL}};
 
 static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "estimate kv|training|activations|quant [KEY=VALUE ...]";
+    const char *syntax = "estimate kv|training|activations|quant|runtime [KEY=VALUE ...]";
     const vs_arg *a = vs_line_positional(line, 0);
     const vs_estimator *e;
     json_t *sheet;
@@ -1474,7 +1481,7 @@ static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((e = vs_estimator_find(a->value)) != NULL)
         return vs_estimate_run(ctx, line, sheet, e, err);
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unknown estimator '%s'; expected kv, training, activations or quant",
+                           "unknown estimator '%s'; expected kv, training, activations, quant or runtime",
                            a->value);
 }
 
@@ -2224,7 +2231,8 @@ const vs_verb vs_verbs_sizing[] = {
      "recomputes it in the same cell, saying so (kv_cache re-estimated: length 4,096 -> "
      "65,536, 4.00 GiB -> 64.00 GiB); one the new card cannot compute becomes unknown, "
      "saying why.\n"
-     "kv: the sum over the model's KV layer groups (the card's kv_layout from config.json), "
+     "kv: the sum over the model's KV layer groups (the card's kv_layout, from config.json or a "
+     "GGUF header's metadata), "
      "bytes(dtype) per value, length tokens, concurrency sequences: full 2 x layers x kv_heads x "
      "head_dim x bytes x length x concurrency (head_dim + head_dim_v when values differ); "
      "sliding and chunked the same over min(window, length) tokens; latent (DeepSeek MLA: "
@@ -2302,7 +2310,9 @@ const vs_verb vs_verbs_sizing[] = {
      "architecture known gives the bytes tensor by tensor as llama-quantize would write them "
      "(src/llama-quant.cpp at commit 007dbbf3: the output at Q6_K, attn_v and ffn_down at Q6_K "
      "in half the layers for Q4_K_M, norms in F32, rows of the wrong width falling back), not "
-     "one uniform width.",
+     "one uniform width, over the family's tensor list as convert_hf_to_gguf.py names it "
+     "(experts merged into ffn_*_exps; with 8 experts attn_v and attn_k at Q8_0, attn_output "
+     "at Q5_K).",
      formats_keys, format_words},
     {"stage", verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/family.h"
 #include "model/gguf.h"
+#include "model/gguf_arch.h"
 #include "model/gguf_quant.h"
 #include "model/model.h"
 
@@ -35,6 +37,79 @@ static void exact_bits(char *out, size_t n, uint64_t num, uint64_t den)
     out[len] = '\0';
 }
 
+/* The tensor list of the GGUF file(s) the sheet's weights were read from
+ * (names and shapes as stored; the first shard names the others in
+ * weights_files.files). 1 when the weights are not GGUF. */
+static int gguf_file_list(const json_t *sheet, vs_llq_tensor **out, size_t *n, vs_error *err)
+{
+    const json_t *wf = json_object_get(sheet, "weights_files");
+    const char *path = json_string_value(json_object_get(wf, "path"));
+    const json_t *files = json_object_get(wf, "files");
+    char *real = NULL, *slash;
+    vs_llq_tensor *t = NULL;
+    size_t cap = 0, k = 0, i;
+    int rc = 0;
+    *out = NULL;
+    *n = 0;
+    if (!path || !json_is_array(files) || !json_array_size(files))
+        return 1;
+    for (i = 0; i < json_array_size(files); i++) {
+        const char *nm = json_string_value(json_object_get(json_array_get(files, i), "name"));
+        size_t len = nm ? strlen(nm) : 0;
+        if (len < 5 || strcmp(nm + len - 5, ".gguf"))
+            return 1;
+    }
+    if ((rc = vs_model_weights_in(path, &real, err)))
+        return rc;
+    if ((slash = strrchr(real, '/')))
+        slash[1] = '\0';
+    else
+        real[0] = '\0';
+    for (i = 0; rc == 0 && i < json_array_size(files); i++) {
+        const char *nm = json_string_value(json_object_get(json_array_get(files, i), "name"));
+        size_t plen = strlen(real) + strlen(nm) + 1, j;
+        char *shard = malloc(plen);
+        vs_gguf_file *g = NULL;
+        if (!shard) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+            break;
+        }
+        snprintf(shard, plen, "%s%s", real, nm);
+        rc = vs_gguf_read_file(&g, shard, NULL, NULL, err);
+        free(shard);
+        for (j = 0; rc == 0 && j < g->count; j++) {
+            unsigned d;
+            if (k == cap) {
+                vs_llq_tensor *nt;
+                cap = cap ? cap * 2 : 512;
+                if (!(nt = realloc(t, cap * sizeof *t))) {
+                    rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+                    break;
+                }
+                t = nt;
+            }
+            memset(&t[k], 0, sizeof t[k]);
+            if (!(t[k].name = strdup(g->tensors[j].name))) {
+                rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+                break;
+            }
+            t[k].ndims = g->tensors[j].ndims;
+            for (d = 0; d < 4; d++)
+                t[k].shape[d] = g->tensors[j].ne[d] ? g->tensors[j].ne[d] : 1;
+            k++;
+        }
+        vs_gguf_file_free(g);
+    }
+    free(real);
+    if (rc) {
+        vs_llq_list_free(t, k);
+        return rc;
+    }
+    *out = t;
+    *n = k;
+    return 0;
+}
+
 int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t params,
                              unsigned *bits, char *bits_text, size_t nbt, char *basis, size_t nb,
                              uint64_t *bytes, vs_error *err)
@@ -52,28 +127,71 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
         size_t n = 0;
         uint64_t total = 0, elements = 0, i;
         const char *fname = vs_gguf_ftype_name((uint32_t)ft);
-        int rc;
+        const char *cfg = json_string_value(json_object_get(arch, "config"));
+        int rc, from_family = 0;
         json_t *tied = json_object_get(arch, "tied_embeddings");
-        if (arch_u(arch, "experts") > 1)
-            return vs_error_set(err, VS_EVALUE,
-                                "`formats %s`: llama.cpp's per-tensor choice is computed here "
-                                "for dense decoders, and this architecture has experts; "
-                                "`formats %s` with a GGUF type (q4_k) gives a uniform figure",
-                                name, name);
-        if ((rc = vs_llq_llama_list(&list, &n, arch_u(arch, "layers"), arch_u(arch, "hidden"),
-                                    arch_u(arch, "heads"), arch_u(arch, "kv_heads"),
-                                    arch_u(arch, "head_dim"), arch_u(arch, "intermediate"),
-                                    arch_u(arch, "vocab"), json_is_true(tied), err)))
-            return rc;
+        if (cfg) {
+            /* the family's own tensor list, from the config.json the card was read from */
+            vs_arch *a = calloc(1, sizeof *a);
+            json_error_t je;
+            json_t *root;
+            if (!a)
+                return vs_error_set(err, VS_ENOMEM, "out of memory");
+            if (!(root = json_load_file(cfg, 0, &je))) {
+                free(a);
+                return vs_error_set(err, VS_EIO,
+                                    "`formats %s` reads the tensor list from %s, which cannot "
+                                    "be read now (%s); `model` it again",
+                                    name, cfg, je.text);
+            }
+            rc = vs_arch_from_json(a, root, err);
+            json_decref(root);
+            if (rc == 0)
+                rc = vs_gguf_from_family(a, &list, &n, err);
+            if (rc == 0)
+                vs_gguf_llq_model(&m, a);
+            free(a);
+            if (rc)
+                return rc;
+            from_family = 1;
+        } else if ((rc = gguf_file_list(sheet, &list, &n, err)) <= 0) {
+            /* an architecture from GGUF metadata: the file's own tensors */
+            const char *fam = json_string_value(json_object_get(arch, "family"));
+            if (rc)
+                return rc;
+            memset(&m, 0, sizeof m);
+            m.n_layer = (unsigned)arch_u(arch, "layers");
+            m.n_head = (unsigned)arch_u(arch, "heads");
+            m.n_head_kv = (unsigned)arch_u(arch, "kv_heads");
+            m.n_expert = (unsigned)arch_u(arch, "experts");
+            m.falcon = fam && !strcmp(fam, "falcon");
+            /* llama-model.cpp, LLM_ARCH_LLAMA: 80 layers with grouped KV heads */
+            m.type_70b = fam && !strcmp(fam, "llama") && m.n_layer == 80 &&
+                         m.n_head_kv && m.n_head_kv != m.n_head;
+            from_family = 2;
+        } else {
+            /* an architecture from GGUF metadata: a dense Llama-style list */
+            if (arch_u(arch, "experts") > 1)
+                return vs_error_set(err, VS_EVALUE,
+                                    "`formats %s`: the card's architecture has experts but no "
+                                    "config.json, whose tensor list the per-tensor choice "
+                                    "needs; `formats q4_k` gives a uniform figure",
+                                    name);
+            if ((rc = vs_llq_llama_list(&list, &n, arch_u(arch, "layers"), arch_u(arch, "hidden"),
+                                        arch_u(arch, "heads"), arch_u(arch, "kv_heads"),
+                                        arch_u(arch, "head_dim"), arch_u(arch, "intermediate"),
+                                        arch_u(arch, "vocab"), json_is_true(tied), err)))
+                return rc;
+            memset(&m, 0, sizeof m);
+            m.n_layer = (unsigned)arch_u(arch, "layers");
+            m.n_head = (unsigned)arch_u(arch, "heads");
+            m.n_head_kv = (unsigned)arch_u(arch, "kv_heads");
+            m.type_70b = m.n_layer == 80; /* llama.cpp's LLM_TYPE_70B for Llama */
+        }
         if (!(types = calloc(n ? n : 1, sizeof *types))) {
             vs_llq_list_free(list, n);
             return vs_error_set(err, VS_ENOMEM, "out of memory");
         }
-        memset(&m, 0, sizeof m);
-        m.n_layer = (unsigned)arch_u(arch, "layers");
-        m.n_head = (unsigned)arch_u(arch, "heads");
-        m.n_head_kv = (unsigned)arch_u(arch, "kv_heads");
-        m.type_70b = m.n_layer == 80; /* llama.cpp's LLM_TYPE_70B for Llama */
         rc = vs_llq_predict(list, n, ft, &m, types, NULL, &total, err);
         for (i = 0; rc == 0 && i < n; i++) {
             uint64_t e = 1;
@@ -94,9 +212,11 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
             snprintf(bits_text, nbt, "%llu.%02llu", hundredths / 100, hundredths % 100);
         }
         snprintf(basis, nb,
-                 "llama.cpp %s, type per tensor (src/llama-quant.cpp at 007dbbf3) over the "
-                 "card's architecture",
-                 fname ? fname : name);
+                 "llama.cpp %s, type per tensor (src/llama-quant.cpp at 007dbbf3) over %s",
+                 fname ? fname : name,
+                 from_family == 1 ? "the family's tensor list as convert_hf_to_gguf.py names it"
+                 : from_family == 2 ? "the tensors of the GGUF file the weights were read from"
+                                    : "the card's architecture");
         return 0;
     }
     if (t) {

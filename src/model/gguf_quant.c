@@ -459,7 +459,11 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
                                     x->name);
             }
         if (!allows_quantization(x)) {
-            ty = x->ndims <= 1 ? vs_gguf_type_by_id(T_F32) : source;
+            /* kept as stored: convert_hf_to_gguf.py (prepare_tensors) writes 1-D
+             * tensors and the expert routers (ffn_gate_inp) in F32, other 2-D
+             * tensors in the source type */
+            ty = x->ndims <= 1 || has(x->name, "ffn_gate_inp") ? vs_gguf_type_by_id(T_F32)
+                                                                : source;
         } else {
             type = dflt;
             if (is_quantized(dflt)) {

@@ -11,9 +11,15 @@
  * (tensor_allows_quantization, llama_tensor_get_type_impl, its use_more_bits
  * and layer_info helpers, tensor_type_fallback, llama_ftype_get_default_type,
  * the tensor order of llama_model_loader's weight_name_comparer: by layer,
- * then by name). Not modelled: --tensor-type overrides, --pure, --leave-output
- * and the per-architecture exceptions other than Falcon's (none of them
- * change a Llama-style model).
+ * then by name). Mixtures of experts as there: with 8 experts attn_v and
+ * attn_k go to Q8_0 and attn_output to Q5_K, and ffn_* (the merged
+ * ffn_*_exps and ffn_*_shexp included) take their layer from the name
+ * (layer_info). Tensors never quantised keep the type convert_hf_to_gguf.py
+ * stored them in (F32 for 1-D tensors and the ffn_gate_inp routers).
+ * model/gguf_arch.h gives the tensor list of each mapped family. Not
+ * modelled: --tensor-type overrides, --pure, --leave-output and the
+ * per-architecture exceptions other than Falcon's (none of them change a
+ * Llama-style model).
  */
 #ifndef VS_MODEL_GGUF_QUANT_H
 #define VS_MODEL_GGUF_QUANT_H

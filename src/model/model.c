@@ -12,6 +12,7 @@
 
 #include "model/hfconfig.h"
 #include "model/gguf.h"
+#include "model/gguf_arch.h"
 #include "model/safetensors.h"
 #include "model/wfile.h"
 #include "model/wfile_gguf.h"
@@ -540,6 +541,65 @@ static int gguf_payload(json_t *payload, const vs_gguf_file *g)
     return 0;
 }
 
+/* card.arch from a GGUF header's metadata, for a card no config.json
+ * described: the shapes, the KV layout (model/gguf_arch.h), the context
+ * length. NULL with err set when the metadata contradicts itself; *note
+ * (malloc'd) says why kv_layout is null when it says too little. */
+static json_t *gguf_card_arch(const vs_gguf_file *g, uint64_t params, const char *path,
+                              char **note, vs_error *err)
+{
+    const vs_gguf_arch *a = &g->arch;
+    vs_kv_layout l;
+    json_t *kv, *arch;
+    uint64_t vocab = a->vocab_size, hd = a->key_length;
+    int has_output = 0;
+    size_t i;
+    vs_error le;
+    int rc = vs_gguf_arch_kv_layout(&l, a, &le);
+    if (rc == VS_EVALUE) {
+        /* the metadata says too little for a layout: the shapes it gives, and
+         * why there is no layout */
+        if (!(*note = strdup(le.message))) {
+            vs_error_set(err, VS_ENOMEM, "out of memory");
+            return NULL;
+        }
+    } else if (rc) {
+        vs_error_set(err, rc, "%s: %s", path, le.message);
+        return NULL;
+    }
+    for (i = 0; i < g->count; i++) {
+        if (!strcmp(g->tensors[i].name, "output.weight"))
+            has_output = 1;
+        if (!vocab && !strcmp(g->tensors[i].name, "token_embd.weight") && g->tensors[i].ndims == 2)
+            vocab = g->tensors[i].ne[1];
+    }
+    if (!hd && a->head_count && a->embedding_length % a->head_count == 0)
+        hd = a->embedding_length / a->head_count;
+    if (a->kv_lora_rank && a->key_length_mla)
+        hd = a->key_length_mla;
+    if (!(kv = *note ? json_null() : vs_kv_layout_to_json(&l))) {
+        vs_error_set(err, VS_ENOMEM, "out of memory");
+        return NULL;
+    }
+    arch = json_pack("{s:s, s:s, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:n, s:b, "
+                     "s:o, s:o}",
+                     "family", a->name[0] ? a->name : "unknown", "rule", "GGUF metadata",
+                     "config", "layers", juint_or_null(a->block_count), "hidden",
+                     juint_or_null(a->embedding_length), "heads", juint_or_null(a->head_count),
+                     "kv_heads", juint_or_null(a->head_count_kv ? a->head_count_kv : a->head_count),
+                     "head_dim", juint_or_null(hd), "intermediate",
+                     juint_or_null(a->feed_forward_length), "vocab", juint_or_null(vocab),
+                     "experts", juint_or_null(a->expert_count > 1 ? a->expert_count : 0),
+                     "experts_per_token",
+                     juint_or_null(a->expert_count > 1 ? a->expert_used_count : 0),
+                     "params_total", (json_int_t)params, "params_active", "tied_embeddings",
+                     !has_output, "kv_layout", kv, "context_length",
+                     juint_or_null(a->context_length));
+    if (!arch)
+        vs_error_set(err, VS_ENOMEM, "out of memory");
+    return arch;
+}
+
 /* config.json beside a safetensors checkpoint: its quantization_config (GPTQ,
  * AWQ, FP8, MXFP4, NVFP4, bitsandbytes ...), or NULL. */
 static json_t *quant_config_beside(const char *real)
@@ -694,6 +754,27 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
             rc = vs_error_set(err, VS_ENOMEM, "out of memory");
             goto done;
         }
+    }
+    /* a GGUF file describes the architecture too: it fills the card when no
+     * config.json did */
+    if (k.gguf && k.gguf->arch.block_count &&
+        !json_is_string(json_object_get(json_object_get(card, "arch"), "config"))) {
+        char *note = NULL;
+        json_t *ga = gguf_card_arch(k.gguf, vs_wf_summary_params(k.sum), real, &note, err);
+        if (!ga) {
+            free(note);
+            rc = err && err->code ? err->code : VS_EFORMAT;
+            goto done;
+        }
+        if ((payload && (json_object_set_new(payload, "arch_from", json_string("gguf")) ||
+                         json_object_set_new(payload, "kv_layout_note",
+                                             note ? json_string(note) : json_null()))) ||
+            json_object_set_new(card, "arch", ga)) {
+            free(note);
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+            goto done;
+        }
+        free(note);
     }
     if (json_object_set(sheet, "weights_files", wf) ||
         json_object_set_new(card, "params", jint(vs_wf_summary_params(k.sum))) ||

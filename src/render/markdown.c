@@ -138,6 +138,24 @@ static void card_section(vs_buf *b, const json_t *sheet)
             row_end(b);
         }
     }
+    {
+        /* the runtime: its name and the keys as written (defaults are the engine's) */
+        const json_t *eng = json_object_get(card, "engine");
+        const char *name = str(eng, "name");
+        if (name) {
+            const char *k;
+            json_t *x;
+            vs_buf e = VS_BUF_INIT;
+            vs_buf_puts(&e, name);
+            json_object_foreach(json_object_get(eng, "keys"), k, x)
+                vs_buf_printf(&e, " %s=%s", k, json_string_value(x) ? json_string_value(x) : "?");
+            row_start(b);
+            cell(b, "engine");
+            cell(b, vs_buf_str(&e));
+            row_end(b);
+            vs_buf_free(&e);
+        }
+    }
     vs_buf_puts(b, "\n");
     wf = json_object_get(sheet, "weights_files");
     if (json_is_object(wf)) {

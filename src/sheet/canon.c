@@ -102,6 +102,11 @@ static const field arch_f[] = {STRN("family"),
                                {"kv_layout", F_ARR, 1, &kv_group_e, NULL, NULL, NULL},
                                END};
 
+static const field engine_keys_f[] = {END}; /* the keys as written: strings, any names */
+static const field engine_f[] = {STR("name"),
+                                 {"keys", F_OBJ, 0, engine_keys_f, NULL, "{}", NULL},
+                                 END};
+
 static const field card_f[] = {STRN("model"),
                                STRN("revision"),
                                UINTN("params"),
@@ -115,6 +120,7 @@ static const field card_f[] = {STRN("model"),
                                UINTN("accumulation"),
                                STRN("quality"),
                                {"arch", F_OBJ, 1, arch_f, NULL, NULL, NULL},
+                               {"engine", F_OBJ, 1, engine_f, NULL, NULL, NULL},
                                END};
 
 static const field by_dtype_f[] = {STR("dtype"), UINT("bytes"), UINTN("params"), END};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sheet/capacity.h"
+#include "engine/fit.h"
 #include "sheet/derived.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
@@ -760,9 +761,21 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     unsigned gpus;
     int rc = VS_ENOMEM, any_price = 0;
     resolved *ev = NULL;
+    vs_fit_ctx fitc;
+    int use_fit = 0;
     *out = NULL;
+    memset(&fitc, 0, sizeof fitc);
     if (!c)
         goto done;
+    {
+        /* an engine other than none decides capacity, length and concurrency by its
+         * own budget and KV allocation (engine/fit.h) */
+        const char *en = json_string_value(
+            json_object_get(json_object_get(vs_sheet_card(sheet), "engine"), "name"));
+        vs_error ferr;
+        if (en && strcmp(en, "none") && vs_fit_prepare(&fitc, sheet, &ferr) == 0)
+            use_fit = 1;
+    }
     ev = resolve_evidence(sheet, &nev);
     if (!ev)
         goto done;
@@ -797,16 +810,49 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
         }
         if (row->price)
             any_price = 1;
+        vs_fit_row fr;
+        int have_fit = 0;
+        if (use_fit) {
+            vs_error ferr;
+            if (vs_fit_offer(&fr, &fitc, o, NULL, 0, &ferr) == 0)
+                have_fit = 1;
+        }
         json_array_foreach(names, j, nm)
         {
             const char *n = json_string_value(nm);
             char *note = NULL;
             vs_verdict computed = VS_VERDICT_TO_CONFIRM;
-            if (j == 0)
+            if (j == 0 && have_fit) {
+                char p[64], b[64];
+                vs_units_round(p, sizeof p, fr.kv_pool_bytes > 0 ? (uint64_t)fr.kv_pool_bytes : 0,
+                               VS_UNIT_GIB, 2);
+                vs_units_round(b, sizeof b, fr.budget_bytes, VS_UNIT_GIB, 2);
+                computed = fr.start_verdict;
+                note = fmt("engine %s: budget %s GiB, KV pool %s GiB%s; %s", fitc.engine->name, b,
+                           p, fr.upper_bound ? " (an upper bound: some items are unknown)" : "",
+                           fr.note);
+            } else if (j == 0) {
                 computed = capacity_check(c, row, &note);
-            if ((rc = row_add_req(row, sheet, ev, nev, n, j < nbuiltin, computed, note)))
+            } else if (have_fit && j < nbuiltin && !strcmp(n, "concurrency")) {
+                computed = fr.concurrency_verdict;
+                note = fmt("engine %s: the KV pool holds %.2f requests of the card's length%s",
+                           fitc.engine->name, fr.max_concurrency,
+                           fr.upper_bound ? " at most" : "");
+            } else if (have_fit && j < nbuiltin && !strcmp(n, "length")) {
+                computed = fr.length_verdict;
+                note = fmt("engine %s: at the card's concurrency the longest sequence is %llu "
+                           "tokens%s",
+                           fitc.engine->name, (unsigned long long)fr.max_length,
+                           fr.upper_bound ? " at most" : "");
+            }
+            if ((rc = row_add_req(row, sheet, ev, nev, n, j < nbuiltin, computed, note))) {
+                if (have_fit)
+                    vs_fit_row_free(&fr);
                 goto done;
+            }
         }
+        if (have_fit)
+            vs_fit_row_free(&fr);
         if (row->cards < gpus) {
             char pl[96];
             vs_placement p;
@@ -841,6 +887,11 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     }
     if ((rc = rank_rows(c)) || (rc = stale_evidence_notes(c, ev, nev)))
         goto done;
+    if (use_fit &&
+        (rc = add_note(c, fmt("capacity, length and concurrency follow `fit` under engine %s: "
+                              "its budget and KV pool, not the envelope's sum",
+                              fitc.engine->name))))
+        goto done;
     if (any_price &&
         (rc = add_note(c, xstrdup("prices rank the total package cost only; they rank no speed"))))
         goto done;
@@ -848,6 +899,7 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     c = NULL;
     rc = 0;
 done:
+    vs_fit_ctx_free(&fitc);
     resolved_free(ev, nev);
     json_decref(names);
     vs_component_views_free(&own);

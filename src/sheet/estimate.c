@@ -33,7 +33,7 @@ const char *vs_dtype_names(void)
  * sheet/estimators/ and one row here. */
 static const vs_estimator_info *const estimators[] = {&vs_estimator_kv, &vs_estimator_training,
                                                       &vs_estimator_activations,
-                                                      &vs_estimator_quant};
+                                                      &vs_estimator_quant, &vs_estimator_runtime};
 
 const vs_estimator_info *const *vs_estimator_table(size_t *n)
 {

@@ -30,9 +30,10 @@ typedef struct vs_estimator_info {
 } vs_estimator_info;
 
 extern const vs_estimator_info vs_estimator_kv, vs_estimator_training, vs_estimator_activations,
-    vs_estimator_quant;
+    vs_estimator_quant, vs_estimator_runtime;
 extern const char *const vs_estimate_kv_keys[], *const vs_estimate_training_keys[],
-    *const vs_estimate_activations_keys[], *const vs_estimate_quant_keys[];
+    *const vs_estimate_activations_keys[], *const vs_estimate_quant_keys[],
+    *const vs_estimate_runtime_keys[];
 
 /* The table, in the order `estimate` lists them. */
 const vs_estimator_info *const *vs_estimator_table(size_t *n);

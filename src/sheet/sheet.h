@@ -34,6 +34,7 @@
  *                                           "head_dim_v", "window", "latent", "state_bytes"}]}
  *                     (the layer groups of sheet/kvlayout.h; a schema-1 record's arch
  *                     loads as one full group)
+ *     "engine": null | {"name": "vllm"|"llamacpp"|..., "keys": {STR: STR as written}}
  *   },
  *   "weights_files": null | {       set by `weights from=PATH`, cleared by model/format changes
  *     "path": STR, "bytes": INT, "params": INT,

@@ -408,7 +408,7 @@ void vs_st_note_read(vs_store *st, vs_st_theirs_note *tn)
         while (tn->n < STORE_DIVERGED_MAX && fgets(line, sizeof line, f)) {
             line[strcspn(line, "\n")] = '\0';
             if (vs_sheet_id_valid(line))
-                snprintf(tn->chosen[tn->n++], VS_SHEET_ID_MAX, "%s", line);
+                snprintf(tn->chosen[tn->n++], VS_SHEET_ID_MAX, "%.*s", VS_SHEET_ID_MAX - 1, line);
         }
     }
     fclose(f);

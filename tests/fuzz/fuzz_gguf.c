@@ -2,12 +2,13 @@
  * twice: as the whole file, and as the start of a file claiming 2^40 bytes
  * (counts are then bounded by that size, not the input's: no allocation may
  * follow them); then what it parsed through the weights-file list and the
- * summary. */
+ * summary, and its architecture metadata as a KV layout (model/gguf_arch.h). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "model/gguf.h"
+#include "model/gguf_arch.h"
 #include "model/wfile.h"
 #include "model/wfile_gguf.h"
 
@@ -44,6 +45,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             vs_wf_summary_add(s, l, &err);
             vs_wf_summary_dtypes(s, &n);
             vs_wf_summary_others(s, &n, &failed);
+        }
+        {
+            /* the metadata as a KV layout, and its bytes (overflow is refused) */
+            vs_kv_layout kl;
+            vs_kv_dims d = {131072, 64, 0, 16, 1};
+            uint64_t total, per_token;
+            if (vs_gguf_arch_kv_layout(&kl, &f->arch, &err) == 0)
+                vs_kv_layout_bytes(&total, &per_token, NULL, &kl, &d, &err);
         }
         vs_wf_list_free(l);
         vs_wf_summary_free(s);

@@ -49,3 +49,6 @@ set_tests_properties(model.gguf_independent PROPERTIES LABELS "model" TIMEOUT 20
 vs_bench(bench_gguf)
 add_test(NAME model.bench_gguf_headers_only COMMAND bench_gguf --bytes-only)
 set_tests_properties(model.bench_gguf_headers_only PROPERTIES LABELS "model" TIMEOUT 120)
+# GGUF metadata -> kv_layout, and llama.cpp file types over the family lists.
+target_compile_definitions(test_gguf_arch PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")

@@ -31,3 +31,11 @@ vs_kernel_test(card.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_card_kernel s
 add_executable(regen_records EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/tests/tools/regen_records.c)
 target_link_libraries(regen_records PRIVATE vscore)
 target_compile_definitions(regen_records PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# Engines and fit: the kernel-level test of `engine` and `fit` through jupyter_client,
+# and the fit benchmark (20 offers x 8 formats; `bench_fit --check` fails past 5 ms).
+vs_kernel_test(engine.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_engine_kernel sizing 120)
+vs_bench(bench_fit)
+add_test(NAME bench.fit COMMAND bench_fit 50)
+set_tests_properties(bench.fit PROPERTIES LABELS bench TIMEOUT 60)
+vs_fuzz_target(fuzz_fit)

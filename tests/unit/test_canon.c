@@ -37,7 +37,8 @@ static const char *EMPTY_SHEET = "{\n"
                                  "    \"microbatch\": null,\n"
                                  "    \"accumulation\": null,\n"
                                  "    \"quality\": null,\n"
-                                 "    \"arch\": null\n"
+                                 "    \"arch\": null,\n"
+                                 "    \"engine\": null\n"
                                  "  },\n"
                                  "  \"weights_files\": null,\n"
                                  "  \"components\": [],\n"
@@ -257,7 +258,7 @@ START_TEST(full_layout_roundtrip)
     d = vs_sheet_dump(l);
     ck_assert(strstr(d, "\"dims\": {\"concurrency\": 8, \"length\": 4096}") != NULL);
     ck_assert(strstr(d, "    \"arch\": {\n      \"family\": \"llama\",\n") != NULL);
-    ck_assert(strstr(d, "      \"rope_theta\": 10000.0\n    }\n") != NULL);
+    ck_assert(strstr(d, "      \"rope_theta\": 10000.0\n    },\n    \"engine\": null\n") != NULL);
     ck_assert(strstr(d, "\"exit_status\": -9") != NULL);
     d2 = roundtrip(d, &err);
     ck_assert_ptr_nonnull(d2);

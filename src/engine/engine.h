@@ -1,0 +1,206 @@
+/* engine.h — the runtimes a card runs under, and what each does with a GPU.
+ *
+ * An inference engine does not use a GPU the way the sheet's sum of components
+ * does: vLLM budgets a fraction of CUDA's total and fills what its weights,
+ * profiling pass and runtime leave with pages of KV cache; llama.cpp allocates
+ * exactly the cells of its context, padded; transformers keeps the model's own
+ * cache and, in eager attention, materialises the score matrix. Each engine is
+ * one file (src/engine/<name>.c) behind one struct: its keys with their
+ * defaults and sources, its budget rule, its KV allocation rule and the
+ * runtime items it has; the table below lists them, and help, completion and
+ * `engine` come from it. The sizing code never branches on an engine's name.
+ *
+ * Runtime items are components with fixed names (non_torch, activation_peak,
+ * cuda_graphs): what the engine needs outside weights and KV that only a run
+ * can measure. A sheet's component of that name fills the item; an item no
+ * component fills is unknown, and every figure that depends on it is an upper
+ * bound.
+ *
+ * Pure: no I/O, no globals beyond the constant tables.
+ */
+#ifndef VS_ENGINE_ENGINE_H
+#define VS_ENGINE_ENGINE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sheet/kvlayout.h"
+#include "util/error.h"
+
+/* ---- runtime items ---- */
+
+typedef enum {
+    VS_RT_NON_TORCH = 0,   /* CUDA context, NCCL, memory outside the framework's allocator */
+    VS_RT_ACTIVATION_PEAK, /* the profiling (or largest) forward pass's transient peak */
+    VS_RT_CUDA_GRAPHS,     /* captured CUDA graphs' memory pool */
+    VS_RT_COUNT
+} vs_runtime_item;
+
+#define VS_RT_BIT(i) (1u << (i))
+
+/* "non_torch", "activation_peak", "cuda_graphs" (static). */
+const char *vs_runtime_item_name(vs_runtime_item i);
+/* The item of that component name, or -1. */
+int vs_runtime_item_find(const char *name);
+
+/* ---- keys ---- */
+
+typedef enum {
+    VS_EKEY_FRACTION = 0, /* a decimal in (0, 1]: stored as parts per million */
+    VS_EKEY_COUNT,        /* a count (K, M, Ki accepted) */
+    VS_EKEY_BYTES,        /* an amount with its unit */
+    VS_EKEY_BOOL,         /* yes/no, true/false, 1/0, on/off */
+    VS_EKEY_WORD          /* one of words[] */
+} vs_ekey_kind;
+
+typedef struct vs_engine_key {
+    const char *name;
+    vs_ekey_kind kind;
+    const char *def;    /* the default as text; NULL when it comes from the card or is unset */
+    const char *source; /* where the default comes from (an engine source file and release) */
+    const char *const *words; /* VS_EKEY_WORD: the accepted values, NULL-terminated */
+    const char *help;
+} vs_engine_key;
+
+#define VS_ENGINE_KEYS_MAX 16
+
+/* One resolved key. */
+typedef struct vs_engine_val {
+    int set;          /* a value is known (given, defaulted, or from the card) */
+    int given;        /* written on the engine line */
+    uint64_t u;       /* count, bytes, bool (0/1), fraction in parts per million */
+    const char *word; /* VS_EKEY_WORD: the value (static, from words[]) */
+} vs_engine_val;
+
+/* ---- what an engine computes with ---- */
+
+typedef struct vs_engine vs_engine;
+
+typedef struct vs_engine_env {
+    const vs_engine *engine;
+    vs_engine_val val[VS_ENGINE_KEYS_MAX]; /* in the order of engine->keys */
+    /* one GPU of the offer */
+    uint64_t total_bytes; /* what the engine sees as the device's total */
+    /* the card */
+    int length_known, concurrency_known;
+    uint64_t length, concurrency;
+    unsigned weight_bits; /* the weights' format (16 for bf16) */
+    uint64_t tp;          /* tensor-parallel ways (1: none) */
+    uint64_t heads;       /* query heads (card.arch), 0 unknown */
+    int layout_known;
+    vs_kv_layout layout;
+    /* per GPU, after the placement */
+    int weights_known;
+    uint64_t weights_bytes;
+    uint64_t other_bytes;  /* known reserve components that are neither KV nor runtime items */
+    size_t other_unknown;  /* such components of unknown size */
+    int item_known[VS_RT_COUNT];
+    uint64_t item_bytes[VS_RT_COUNT];
+    uint64_t kv_component_bytes; /* the sheet's own kv_cache components (engine none) */
+    int kv_component_known;
+} vs_engine_env;
+
+typedef struct vs_engine_budget {
+    uint64_t budget_bytes; /* what the engine lets itself use on one GPU */
+    int pool_fixed;        /* the KV pool is given directly (vLLM kv_cache_memory=) */
+    uint64_t pool_fraction_ppm; /* the pool is this fraction of what is left (0: all of it) */
+    uint64_t pool_fixed_bytes;
+    unsigned inside;  /* runtime items taken out of the budget before the KV pool */
+    unsigned outside; /* runtime items the engine holds beyond its budget (must fit the total) */
+    char rule[320];   /* the rule in words, with its figures */
+} vs_engine_budget;
+
+typedef struct vs_engine_kv {
+    int need_known;
+    uint64_t need_bytes;   /* what the card's length x concurrency takes as the engine allocates */
+    uint64_t kv_tokens;    /* tokens of context the pool holds, as the engine counts them */
+    uint64_t blocks;       /* paged engines: blocks of the pool; 0 otherwise */
+    uint64_t page_bytes;   /* paged engines: bytes of one block over every layer */
+    double max_concurrency; /* requests of the card's length the pool holds (fractional) */
+    uint64_t max_length;    /* longest sequence at the card's concurrency (0: not one token) */
+    uint64_t seq_limit;     /* sequences the engine schedules at once (0: no limit of its own) */
+    char rule[400];         /* the allocation in words, with its figures */
+} vs_engine_kv;
+
+struct vs_engine {
+    const char *name;
+    const char *summary; /* one line */
+    const char *help;    /* the rules with their sources (file and release) */
+    const vs_engine_key *keys; /* ending with {NULL} */
+    unsigned runtime;          /* VS_RT_BIT of the runtime items this engine has */
+    /* The budget of one GPU (out zeroed by the caller). */
+    int (*budget)(const vs_engine_env *e, vs_engine_budget *out, vs_error *err);
+    /* The KV allocation from a pool of pool_bytes (out zeroed by the caller). */
+    int (*kv)(const vs_engine_env *e, uint64_t pool_bytes, vs_engine_kv *out, vs_error *err);
+};
+
+/* The engines, in help order, NULL-terminated; "none" is the default. */
+extern const vs_engine *const vs_engines[];
+const vs_engine *vs_engine_find(const char *name);
+const vs_engine *vs_engine_default(void);
+/* The index of key name in engine->keys, or -1. */
+int vs_engine_key_index(const vs_engine *engine, const char *name);
+
+/* Parses one key's value text. 0, or VS_EVALUE / VS_EUNIT saying what is expected. */
+int vs_engine_key_parse(vs_engine_val *out, const vs_engine_key *key, const char *text,
+                        vs_error *err);
+
+/* Resolves every key of engine: the card's engine.keys (text as written)
+ * first, then the defaults; keys whose default comes from the card
+ * (max_model_len, ctx, parallel) are filled by the engine's rules from env.
+ * VS_EVALUE naming an unknown key or a bad value. */
+int vs_engine_resolve(vs_engine_env *env, const vs_engine *engine, const json_t *keys,
+                      vs_error *err);
+
+/* The value of key name (NULL when the engine has no such key). */
+const vs_engine_val *vs_engine_get(const vs_engine_env *e, const char *name);
+
+/* ---- helpers the engines share ---- */
+
+/* ceil(bytes x ppm / 10^6), without overflow for any byte count a GPU has. */
+uint64_t vs_engine_fraction_ceil(uint64_t bytes, uint64_t ppm);
+/* floor(bytes x ppm / 10^6). */
+uint64_t vs_engine_fraction_floor(uint64_t bytes, uint64_t ppm);
+/* Bits per cached value of a KV dtype word ("auto" gives auto_bits). 0: unknown. */
+unsigned vs_engine_kv_bits(const char *word, unsigned auto_bits);
+
+/* The KV bytes of the layout for length tokens x concurrency on one GPU (tp
+ * from env) at bits per value, exact (kvlayout's rule). VS_EUNIT on overflow. */
+int vs_engine_layout_bytes(uint64_t *out, const vs_engine_env *e, uint64_t length,
+                           uint64_t concurrency, unsigned bits, vs_error *err);
+/* The token-level allocation the engines without pages share (and TensorRT-LLM
+ * with blocks of `block` tokens; block 1 = token level): need = the layout's
+ * bytes at the card's dims (+ extra_per_seq(length) per sequence when given),
+ * tokens = pool / bytes of one token over every layer, concurrency and length
+ * by search. */
+int vs_engine_token_kv(const vs_engine_env *e, uint64_t pool, unsigned bits, uint64_t block,
+                       uint64_t (*extra_per_seq)(const vs_engine_env *e, uint64_t length),
+                       vs_engine_kv *out, vs_error *err);
+
+/* The longest length in [0, cap] for which fits(length) holds, fits being
+ * monotone (binary search); 0 when not even one token fits. */
+uint64_t vs_engine_max_length(uint64_t cap, int (*fits)(const void *data, uint64_t length),
+                              const void *data);
+
+/* ---- runtime-item estimates (each with its source and stated error) ---- */
+
+typedef struct vs_runtime_estimate {
+    uint64_t bytes;
+    const char *rule;   /* static: the rule and its source */
+    double error;       /* the largest relative error seen against published logs */
+} vs_runtime_estimate;
+
+/* The activation peak of vLLM's profiling pass: tokens = max_num_batched_tokens,
+ * seqs = max_num_seqs, with the model's hidden size, intermediate size and
+ * vocabulary. 0, or VS_EVALUE when a width is missing (0). */
+int vs_runtime_estimate_activation(vs_runtime_estimate *out, uint64_t tokens, uint64_t seqs,
+                                   uint64_t hidden, uint64_t intermediate, uint64_t vocab,
+                                   uint64_t tp, vs_error *err);
+/* Non-torch memory (CUDA context, cuBLAS workspace, NCCL under tp > 1) by GPU
+ * architecture ("Ampere", "Hopper", ...: the catalogue's word). VS_ENOTFOUND
+ * for an architecture without published figures. */
+int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, uint64_t tp,
+                                vs_error *err);
+
+#endif

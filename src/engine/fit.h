@@ -1,0 +1,98 @@
+/* fit.h — what the declared engine will do with each offer, before renting it.
+ *
+ * Per offer and per GPU of the placement: the capacity the engine sees (the
+ * offer's declared reported= total, else the catalogue's CUDA total, else the
+ * device-reported nvidia-smi total, else the nominal figure, and which), the
+ * engine's budget, the non-KV part (weights, the other components, the runtime
+ * items the engine takes out of its budget), the KV pool, its capacity in
+ * tokens, the maximum concurrency at the card's length, the maximum length at
+ * the card's concurrency, and which formats of a list fit. What is unknown is
+ * named; with unknown items every figure is an upper bound. `fit` and the
+ * capacity requirement of `candidates` both come from here.
+ *
+ * Pure: no I/O (the catalogue is embedded data).
+ */
+#ifndef VS_ENGINE_FIT_H
+#define VS_ENGINE_FIT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "sheet/classify.h"
+#include "sheet/placement.h"
+#include "util/error.h"
+
+#define VS_FIT_FORMATS_MAX 16
+
+/* What a sheet gives every offer's fit, read once. */
+typedef struct vs_fit_ctx {
+    const json_t *sheet;
+    const vs_engine *engine;
+    vs_engine_env env; /* every field but the offer's total (and the weights per format) */
+    vs_placement placement;
+    int params_known;
+    uint64_t params;
+    const char *layout_source; /* static: where the KV layout came from, NULL unknown */
+    json_t *unknown;           /* names of unknown components and items (array, owned) */
+    const char *format;        /* the card's format, borrowed */
+} vs_fit_ctx;
+
+typedef struct vs_fit_format {
+    const char *format; /* borrowed from the caller's list */
+    unsigned bits;
+    int weights_known;
+    uint64_t weights_bytes; /* per GPU */
+    int64_t kv_pool_bytes;
+    uint64_t kv_tokens;
+    double max_concurrency;
+    vs_verdict verdict;
+} vs_fit_format;
+
+typedef struct vs_fit_row {
+    char gpu[128];
+    int capacity_known;
+    uint64_t capacity_bytes;
+    const char *capacity_basis; /* "reported" (declared), "cuda", "device", "nominal"; NULL */
+    char capacity_note[320];
+    unsigned cards;
+    uint64_t budget_bytes;
+    uint64_t non_kv_bytes;  /* known part */
+    int64_t kv_pool_bytes;  /* may be negative: the non-KV part exceeds the budget */
+    uint64_t kv_tokens;
+    uint64_t blocks, page_bytes;
+    int need_known;
+    uint64_t need_bytes;
+    double max_concurrency;
+    uint64_t max_length;
+    uint64_t outside_bytes; /* known runtime items held beyond the budget */
+    int upper_bound;        /* something unknown: the figures are upper bounds */
+    json_t *unknown;        /* names (new array) */
+    vs_verdict verdict;           /* overall */
+    vs_verdict start_verdict;     /* the engine starts: non-KV within the budget, one request */
+    vs_verdict concurrency_verdict;
+    vs_verdict length_verdict;
+    char note[640];
+    char budget_rule[320];
+    char kv_rule[400];
+    vs_fit_format formats[VS_FIT_FORMATS_MAX];
+    size_t nformats;
+} vs_fit_row;
+
+/* Reads the sheet once (engine, keys, layout, components, placement).
+ * 0, or a negative code (an engine key that does not parse, memory). */
+int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err);
+void vs_fit_ctx_free(vs_fit_ctx *c);
+
+/* One offer (a sheet offer object). formats may be NULL (nformats 0).
+ * row->unknown is a new array the caller frees with vs_fit_row_free; on an
+ * error (VS_EVALUE: an engine rule refuses the keys) the row holds nothing. */
+int vs_fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
+                 const char *const *formats, size_t nformats, vs_error *err);
+void vs_fit_row_free(vs_fit_row *row);
+
+/* The capacity the engine sees for an offer, and its basis (see above). */
+void vs_fit_capacity(vs_fit_row *row, const json_t *offer);
+
+#endif

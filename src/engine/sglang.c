@@ -1,0 +1,62 @@
+/* SGLang: a static fraction of the card for weights and the KV pool; token pages. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "sheet/units.h"
+
+static const char *const dtype_words[] = {"auto", "fp8_e4m3", "fp8_e5m2", "bf16", NULL};
+
+static const vs_engine_key keys[] = {
+    {"mem_fraction_static", VS_EKEY_FRACTION, "0.88",
+     "python/sglang/srt/server_args.py (tp 1 on a large GPU, v0.4; lower for larger tp and "
+     "smaller GPUs)",
+     NULL, "the fraction of the card for weights and the KV pool"},
+    {"kv_cache_dtype", VS_EKEY_WORD, "auto", "python/sglang/srt/server_args.py (v0.4)",
+     dtype_words, "auto: the model's 16-bit type"},
+    {NULL, 0, NULL, NULL, NULL, NULL}};
+
+static const char help[] =
+    "SGLang (python/sglang/srt/model_executor/model_runner.py profile_max_num_token, v0.4):\n"
+    "  KV pool = free memory after loading the weights - total x (1 - mem_fraction_static), "
+    "so = total x mem_fraction_static - weights - non_torch\n"
+    "  tokens = pool / (bytes of one token over every layer) (page size 1)\n"
+    "  activations and CUDA graphs live in the remaining (1 - mem_fraction_static) of the "
+    "card, beyond the budget.";
+
+static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
+{
+    const vs_engine_val *f = vs_engine_get(e, "mem_fraction_static");
+    char tot[64], b[64];
+    (void)err;
+    out->budget_bytes = vs_engine_fraction_floor(e->total_bytes, f->u);
+    out->inside = VS_RT_BIT(VS_RT_NON_TORCH);
+    out->outside = VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS);
+    vs_units_round(tot, sizeof tot, e->total_bytes, VS_UNIT_GIB, 2);
+    vs_units_round(b, sizeof b, out->budget_bytes, VS_UNIT_GIB, 2);
+    snprintf(out->rule, sizeof out->rule, "%s GiB x mem_fraction_static %.6g = %s GiB", tot,
+             (double)f->u / 1e6, b);
+    return 0;
+}
+
+static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error *err)
+{
+    const vs_engine_val *d = vs_engine_get(e, "kv_cache_dtype");
+    unsigned bits = vs_engine_kv_bits(d->word && !strcmp(d->word, "bf16") ? "bf16" : d->word,
+                                      e->weight_bits == 32 ? 32 : 16);
+    int rc = vs_engine_token_kv(e, pool, bits, 1, NULL, out, err);
+    if (rc < 0)
+        return rc;
+    snprintf(out->rule, sizeof out->rule, "token pages of the model's layout, %u-bit values",
+             bits);
+    return 0;
+}
+
+const vs_engine vs_engine_sglang = {
+    "sglang",
+    "SGLang: total x mem_fraction_static for weights and the KV pool",
+    help,
+    keys,
+    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
+    budget,
+    kv};

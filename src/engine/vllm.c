@@ -1,0 +1,297 @@
+/* vLLM: a budget of CUDA's total x gpu_memory_utilization, filled with pages of KV. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "sheet/units.h"
+
+static const char *const dtype_words[] = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16",
+                                          "float16", "bf16", "fp16", "float32", NULL};
+
+static const vs_engine_key keys[] = {
+    {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
+     "vllm/config/cache.py (CacheConfig.gpu_memory_utilization: 0.9 through v0.11; later "
+     "releases default to 0.92)", NULL,
+     "the fraction of CUDA's total this instance may use: weights, profiling peak, non-torch "
+     "memory and the KV pool"},
+    {"block_size", VS_EKEY_COUNT, "16", "vllm/config/cache.py (block_size on CUDA, v0.11)", NULL,
+     "tokens per KV page"},
+    {"max_model_len", VS_EKEY_COUNT, NULL, "the card's length", NULL,
+     "tokens per request; maximum concurrency is computed at this length"},
+    {"max_num_seqs", VS_EKEY_COUNT, "256",
+     "vllm/engine/arg_utils.py (256 for the LLM class; vllm serve on large GPUs raises it)", NULL,
+     "requests scheduled at once; the profiling pass samples this many"},
+    {"max_num_batched_tokens", VS_EKEY_COUNT, "8192",
+     "vllm/engine/arg_utils.py (V1 with chunked prefill, vllm serve, v0.10-0.11)", NULL,
+     "tokens of one forward pass: the profiling pass runs this many, and a sliding-window "
+     "group keeps window - 1 + this many tokens per request"},
+    {"kv_cache_dtype", VS_EKEY_WORD, "auto", "vllm/config/cache.py (v0.11)", dtype_words,
+     "auto: the model's 16-bit type; fp8: one byte per value"},
+    {"kv_cache_memory", VS_EKEY_BYTES, NULL, "unset (vllm/config/cache.py kv_cache_memory_bytes)",
+     NULL, "the KV pool per GPU, given: gpu_memory_utilization is then not used"},
+    {"enforce_eager", VS_EKEY_BOOL, "no", "vllm/config/model.py (v0.11)", NULL,
+     "no CUDA graphs: cuda_graphs is then 0"},
+    {"graphs_in_budget", VS_EKEY_BOOL, "yes",
+     "vllm/v1/worker/gpu_worker.py determine_available_memory (recent V1 subtracts its CUDA "
+     "graph estimate; v0 and early V1 capture graphs after the KV cache, beyond the budget)",
+     NULL, "whether the CUDA graph pool is taken out of the budget (yes) or held beyond it (no)"},
+    {NULL, 0, NULL, NULL, NULL, NULL}};
+
+static const char help[] =
+    "vLLM's start-up sizing, before renting the GPU:\n"
+    "  budget  = ceil(total x gpu_memory_utilization), total being CUDA's (cudaMemGetInfo); "
+    "vllm/v1/worker/gpu_worker.py (requested_memory), v0.11\n"
+    "  KV pool = budget - (weights + activation_peak + non_torch [+ cuda_graphs when "
+    "graphs_in_budget]); gpu_worker.py determine_available_memory; kv_cache_memory= gives "
+    "the pool directly\n"
+    "  page    = block_size x kv_heads per GPU x (head_size + head_size_v) x dtype bytes for one "
+    "layer (2 x block x heads x head_size x bytes), latent (MLA) caches block x latent x "
+    "bytes: vllm/v1/kv_cache_interface.py page_size_bytes\n"
+    "  blocks  = pool // page // layers (one layer type); with sliding and full groups of one "
+    "page size, layers are grouped in groups of the smaller type's count and blocks = pool "
+    "// (page x group size): vllm/v1/core/kv_cache_utils.py _get_kv_cache_config_uniform_type "
+    "/ _uniform_page_size\n"
+    "  tokens  = blocks x block_size (divided among the groups): 'GPU KV cache size'\n"
+    "  per request: full cdiv(max_model_len, block) pages, sliding cdiv(min(window - 1 + "
+    "max_num_batched_tokens, max_model_len), block) + 1, chunked cdiv(min(chunk + "
+    "max_num_batched_tokens, max_model_len), block): kv_cache_interface.py "
+    "max_memory_usage_bytes\n"
+    "  maximum concurrency = blocks / pages per request (get_max_concurrency_for_kv_cache_"
+    "config); tensor-parallel ranks hold ceil(kv_heads / tp) heads (at least one) and take "
+    "the minimum\n"
+    "Runtime items: non_torch, activation_peak (the profiling pass of max_num_batched_tokens "
+    "tokens), cuda_graphs; unknown unless a component of that name says, or `engine vllm "
+    "estimate=yes` estimates them.";
+
+static unsigned kv_bits(const vs_engine_env *e)
+{
+    const vs_engine_val *d = vs_engine_get(e, "kv_cache_dtype");
+    unsigned auto_bits = e->weight_bits == 32 ? 32 : 16; /* auto: the model's 16-bit dtype */
+    return vs_engine_kv_bits(d && d->word ? d->word : "auto", auto_bits);
+}
+
+static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
+{
+    const vs_engine_val *u = vs_engine_get(e, "gpu_memory_utilization"),
+                        *m = vs_engine_get(e, "kv_cache_memory"),
+                        *eager = vs_engine_get(e, "enforce_eager"),
+                        *gib = vs_engine_get(e, "graphs_in_budget");
+    char tot[64], bud[64];
+    (void)err;
+    out->budget_bytes = vs_engine_fraction_ceil(e->total_bytes, u->u);
+    out->inside = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK);
+    if (!(eager->set && eager->u)) {
+        if (gib->u)
+            out->inside |= VS_RT_BIT(VS_RT_CUDA_GRAPHS);
+        else
+            out->outside |= VS_RT_BIT(VS_RT_CUDA_GRAPHS);
+    }
+    vs_units_round(tot, sizeof tot, e->total_bytes, VS_UNIT_GIB, 2);
+    vs_units_round(bud, sizeof bud, out->budget_bytes, VS_UNIT_GIB, 2);
+    if (m && m->set) {
+        out->pool_fixed = 1;
+        out->pool_fixed_bytes = m->u;
+        snprintf(out->rule, sizeof out->rule,
+                 "kv_cache_memory= gives the KV pool; the budget shown is %s GiB x %.6g = %s GiB, "
+                 "which vLLM then does not enforce",
+                 tot, (double)u->u / 1e6, bud);
+    } else {
+        snprintf(out->rule, sizeof out->rule,
+                 "ceil(%s GiB x %.6g) = %s GiB (gpu_memory_utilization of CUDA's total)", tot,
+                 (double)u->u / 1e6, bud);
+    }
+    return 0;
+}
+
+/* vLLM's KV cache groups for one GPU. */
+typedef struct vgroup {
+    vs_kv_kind kind;
+    uint64_t layers;
+    uint64_t window; /* sliding, chunked */
+    uint64_t page;   /* bytes of one block of one layer */
+} vgroup;
+
+typedef struct vplan {
+    vgroup g[VS_KV_GROUPS_MAX];
+    size_t n;
+    uint64_t page;       /* the (largest) page of one layer */
+    int padded;          /* groups of different pages: the smaller ones padded */
+    uint64_t group_size; /* layers per KV cache group (hybrid); layers when uniform */
+    uint64_t ngroups;    /* KV cache groups */
+    int uniform;         /* one layer type */
+    uint64_t block, mnbt;
+} vplan;
+
+static int plan(vplan *p, const vs_engine_env *e, vs_error *err)
+{
+    size_t i, j;
+    unsigned bits = kv_bits(e);
+    uint64_t tp = e->tp ? e->tp : 1, minl = 0, maxl = 0;
+    memset(p, 0, sizeof *p);
+    p->block = vs_engine_get(e, "block_size")->u;
+    p->mnbt = vs_engine_get(e, "max_num_batched_tokens")->u;
+    if (!bits)
+        return vs_error_set(err, VS_EVALUE, "vllm: unknown kv_cache_dtype");
+    for (i = 0; i < e->layout.n; i++) {
+        const vs_kv_group *g = &e->layout.g[i];
+        vgroup v;
+        uint64_t vals;
+        memset(&v, 0, sizeof v);
+        if (g->kind == VS_KV_NONE || g->layers == 0)
+            continue;
+        v.kind = g->kind == VS_KV_CROSS ? VS_KV_FULL : g->kind;
+        v.layers = g->layers;
+        v.window = g->window;
+        if (g->kind == VS_KV_STATE) {
+            v.page = g->state_bytes; /* MambaSpec: one page per request */
+        } else {
+            vals = vs_kv_group_values_per_token(g, tp); /* heads x (k + v) or latent */
+            v.page = p->block * vals * bits / 8;
+        }
+        /* merge layers of one type and page (vLLM groups by spec) */
+        for (j = 0; j < p->n; j++)
+            if (p->g[j].kind == v.kind && p->g[j].window == v.window && p->g[j].page == v.page)
+                break;
+        if (j < p->n)
+            p->g[j].layers += v.layers;
+        else
+            p->g[p->n++] = v;
+    }
+    if (p->n == 0)
+        return vs_error_set(err, VS_EVALUE, "vllm: the model's layout keeps no KV cache");
+    for (i = 0; i < p->n; i++) {
+        if (p->g[i].page > p->page)
+            p->page = p->g[i].page;
+        if (!minl || p->g[i].layers < minl)
+            minl = p->g[i].layers;
+        if (p->g[i].layers > maxl)
+            maxl = p->g[i].layers;
+    }
+    for (i = 0; i < p->n; i++)
+        if (p->g[i].page != p->page)
+            p->padded = 1;
+    if (p->n == 1) {
+        p->uniform = 1;
+        p->group_size = p->g[0].layers;
+        p->ngroups = 1;
+    } else {
+        /* kv_cache_utils.py: groups of the smallest type's layer count, or of the
+         * largest when it is less than 1.25 times the smallest (fewer padding layers) */
+        p->group_size = maxl * 4 < minl * 5 ? maxl : minl;
+        for (i = 0; i < p->n; i++)
+            p->ngroups += (p->g[i].layers + p->group_size - 1) / p->group_size;
+    }
+    return 0;
+}
+
+static uint64_t cdiv(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Pages one request of len tokens takes from one group of this kind. */
+static uint64_t pages_per_request(const vplan *p, const vgroup *g, uint64_t len)
+{
+    uint64_t t;
+    switch (g->kind) {
+    case VS_KV_SLIDING:
+        t = g->window - 1 + p->mnbt;
+        return cdiv(t < len ? t : len, p->block) + 1;
+    case VS_KV_CHUNKED:
+        t = g->window + p->mnbt;
+        return cdiv(t < len ? t : len, p->block);
+    case VS_KV_STATE:
+        return 1;
+    default:
+        return cdiv(len, p->block);
+    }
+}
+
+/* Blocks one request of len tokens takes from the shared pool: per group of
+ * layers, as get_max_concurrency_for_kv_cache_config sums them. */
+static uint64_t blocks_per_request(const vplan *p, uint64_t len)
+{
+    size_t i;
+    uint64_t n = 0;
+    if (p->uniform)
+        return pages_per_request(p, &p->g[0], len);
+    for (i = 0; i < p->n; i++)
+        n += cdiv(p->g[i].layers, p->group_size) * pages_per_request(p, &p->g[i], len);
+    return n;
+}
+
+typedef struct fitdata {
+    const vplan *p;
+    uint64_t blocks, conc;
+} fitdata;
+
+static int fits_length(const void *data, uint64_t len)
+{
+    const fitdata *f = data;
+    uint64_t need = blocks_per_request(f->p, len);
+    return need && f->conc <= f->blocks / need;
+}
+
+static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error *err)
+{
+    vplan p;
+    int rc;
+    uint64_t len, bpr, blk_bytes;
+    char pg[48], bb[48];
+    fitdata fd;
+    if ((rc = plan(&p, e, err)) < 0)
+        return rc;
+    len = vs_engine_get(e, "max_model_len")->set ? vs_engine_get(e, "max_model_len")->u : e->length;
+    blk_bytes = p.page * p.group_size; /* one block across the layers sharing it */
+    if (!p.page || blk_bytes / p.page != p.group_size)
+        return vs_error_set(err, VS_EVALUE,
+                            "vllm: the layout's page size is zero or out of range");
+    out->page_bytes = blk_bytes;
+    out->blocks = pool / blk_bytes;
+    out->kv_tokens = p.uniform ? out->blocks * p.block : out->blocks / p.ngroups * p.block;
+    vs_units_grouped(pg, sizeof pg, p.page);
+    vs_units_grouped(bb, sizeof bb, out->blocks);
+    if (len) {
+        bpr = blocks_per_request(&p, len);
+        out->max_concurrency = (double)out->blocks / (double)bpr;
+        if (e->concurrency_known) {
+            out->need_known = 1;
+            out->need_bytes = bpr * e->concurrency * blk_bytes;
+        }
+    }
+    out->seq_limit = vs_engine_get(e, "max_num_seqs")->u;
+    fd.p = &p;
+    fd.blocks = out->blocks;
+    fd.conc = e->concurrency_known ? e->concurrency : 1;
+    /* a request never exceeds the pool's tokens */
+    out->max_length = vs_engine_max_length(out->blocks * p.block, fits_length, &fd);
+    if (p.uniform)
+        snprintf(out->rule, sizeof out->rule,
+                 "page %s B per layer (%llu tokens); %s blocks = pool // page // %llu layers; "
+                 "%llu blocks per request of %llu tokens",
+                 pg, (unsigned long long)p.block, bb, (unsigned long long)p.group_size,
+                 len ? (unsigned long long)blocks_per_request(&p, len) : 0ull,
+                 (unsigned long long)len);
+    else
+        snprintf(out->rule, sizeof out->rule,
+                 "page %s B per layer (%llu tokens)%s; %llu KV cache groups of %llu layers; %s "
+                 "blocks = pool // (page x %llu); %llu blocks per request of %llu tokens "
+                 "(sliding groups keep window - 1 + %llu tokens)",
+                 pg, (unsigned long long)p.block,
+                 p.padded ? ", smaller pages padded to the largest (an approximation)" : "",
+                 (unsigned long long)p.ngroups, (unsigned long long)p.group_size, bb,
+                 (unsigned long long)p.group_size,
+                 len ? (unsigned long long)blocks_per_request(&p, len) : 0ull,
+                 (unsigned long long)len, (unsigned long long)p.mnbt);
+    return 0;
+}
+
+const vs_engine vs_engine_vllm = {
+    "vllm",
+    "vLLM: budget = CUDA total x gpu_memory_utilization, the rest after weights and runtime "
+    "filled with KV pages",
+    help,
+    keys,
+    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
+    budget,
+    kv};

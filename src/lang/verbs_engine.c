@@ -1,0 +1,512 @@
+/* The engine verbs: `engine` (the runtime the card runs under) and `fit`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog.h"
+#include "engine/engine.h"
+#include "engine/fit.h"
+#include "lang/derive.h"
+#include "lang/verb.h"
+#include "render/bundle.h"
+#include "render/fit.h"
+#include "sheet/classify.h"
+#include "sheet/envelope.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+
+/* The source every component this verb adds starts with, so that a later
+ * `engine` line knows which ones are its own (a declared reserve or a
+ * measurement of the same name is never touched). */
+#define ITEM_SOURCE "runtime item of engine "
+#define EST_SOURCE "engine estimate: "
+
+static int oom(vs_error *err)
+{
+    return vs_error_set(err, VS_ENOMEM, "out of memory");
+}
+
+static int emit(vs_ctx *ctx, vs_bundle *b, vs_error *err)
+{
+    if (!b)
+        return oom(err);
+    vs_ctx_emit(ctx, b);
+    return 0;
+}
+
+/* An item `estimate runtime` made: it follows the engine through lang/derive. */
+static int derived_runtime(const json_t *comp)
+{
+    const char *e =
+        json_string_value(json_object_get(json_object_get(comp, "derived"), "estimator"));
+    return e && !strcmp(e, "runtime");
+}
+
+static int ours(const json_t *comp)
+{
+    const char *src = json_string_value(json_object_get(comp, "source"));
+    if (derived_runtime(comp))
+        return 1;
+    return src && (!strncmp(src, ITEM_SOURCE, strlen(ITEM_SOURCE)) ||
+                   !strncmp(src, EST_SOURCE, strlen(EST_SOURCE)));
+}
+
+/* The catalogue's architecture word of the sheet's first offer with one. */
+static const char *offer_architecture(const json_t *sheet)
+{
+    size_t i;
+    json_t *o;
+    vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    {
+        vs_gpu_spec spec;
+        vs_error err;
+        const char *cat = json_string_value(json_object_get(o, "catalog"));
+        if (cat && vs_catalog_find(&spec, cat, &err) == 0) {
+            const char *a = json_string_value(json_object_get(spec.entry, "architecture"));
+            if (a)
+                return a;
+        }
+    }
+    return NULL;
+}
+
+static uint64_t arch_uint(const json_t *sheet, const char *key)
+{
+    const json_t *v = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* Puts one runtime item: estimated (bytes known) or unknown, unless a
+ * component of that name is the person's (declared or measured). */
+static int put_item(json_t *sheet, const char *name, int known, uint64_t bytes, const char *source,
+                    vs_buf *said, vs_error *err)
+{
+    json_t *old = vs_sheet_component(sheet, name);
+    int rc;
+    if (old && !ours(old))
+        return 0;
+    rc = vs_sheet_set_component(sheet, name, known, bytes, known ? "estimated" : "unknown", source,
+                                NULL, "other", err);
+    if (rc < 0)
+        return rc;
+    if (known) {
+        char d[96];
+        vs_units_describe(d, sizeof d, bytes);
+        vs_buf_printf(said, "%s estimated: %s (%s). ", name, d, source + strlen(EST_SOURCE));
+    }
+    return 0;
+}
+
+/* The items `estimate runtime` can give, by name. */
+static int wanted(const char *items, const char *name)
+{
+    const char *p = items;
+    size_t n = strlen(name);
+    if (!items)
+        return 1;
+    while ((p = strstr(p, name)) != NULL) {
+        if ((p == items || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+const vs_derived_read vs_runtime_reads[] = {
+    {"engine", NULL}, {"arch", NULL}, {"placement", NULL}, {NULL, NULL}};
+
+/* estimate runtime [items=activation_peak,non_torch]: the runtime items of the
+ * card's engine by the rules of engine/runtime.c, as estimated components that
+ * follow the engine, the model and the placement (lang/derive.h). The rules
+ * come from vLLM's start-up logs: other engines have none yet. */
+int vs_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    static const char *const keys[] = {"items", NULL};
+    const vs_arg *it = vs_line_pair(line, "items");
+    const char *items = it ? it->value : NULL;
+    vs_runtime_estimate est;
+    vs_fit_ctx c;
+    vs_error e2;
+    vs_buf said = VS_BUF_INIT, why = VS_BUF_INIT;
+    char src[640];
+    int rc, stored = 0;
+    const vs_engine_val *mnbt, *seqs;
+    if ((rc = vs_line_check_keys(line, keys, err)) < 0)
+        return rc;
+    if (items && !wanted(items, "activation_peak") && !wanted(items, "non_torch"))
+        return vs_arg_error(it, err,
+                            vs_error_set(err, VS_EVALUE,
+                                         "items=: expected activation_peak, non_torch or both "
+                                         "(comma-separated)"));
+    if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
+        return rc;
+    if (strcmp(c.engine->name, "vllm")) {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                             "estimate runtime has rules for vLLM's runtime items only (from its "
+                             "start-up logs); the card's engine is %s: measure or declare them",
+                             c.engine->name);
+        goto done;
+    }
+    mnbt = vs_engine_get(&c.env, "max_num_batched_tokens");
+    seqs = vs_engine_get(&c.env, "max_num_seqs");
+    if (wanted(items, "activation_peak")) {
+        if (vs_runtime_estimate_activation(&est, mnbt->u, seqs ? seqs->u : 0,
+                                           arch_uint(sheet, "hidden"),
+                                           arch_uint(sheet, "intermediate"),
+                                           arch_uint(sheet, "vocab"), c.env.tp, &e2) == 0) {
+            snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
+                     est.rule, est.error * 100);
+            if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) < 0)
+                goto done;
+            stored++;
+        } else {
+            vs_buf_printf(&why, "activation_peak: %s. ", e2.message);
+        }
+    }
+    if (wanted(items, "non_torch")) {
+        const char *arch = offer_architecture(sheet);
+        if (vs_runtime_estimate_context(&est, arch, c.env.tp, &e2) == 0) {
+            snprintf(src, sizeof src, EST_SOURCE "%s (%s); within %.0f%% of the published figures",
+                     est.rule, arch, est.error * 100);
+            if ((rc = put_item(sheet, "non_torch", 1, est.bytes, src, &said, err)) < 0)
+                goto done;
+            stored++;
+        } else {
+            vs_buf_printf(&why, "non_torch: %s. ",
+                          arch ? e2.message
+                               : "no offer names a catalogue GPU, whose generation the rule needs");
+        }
+    }
+    if (!stored) {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column, "nothing estimated: %s",
+                             vs_buf_str(&why));
+        goto done;
+    }
+    vs_buf_puts(&said, vs_buf_str(&why));
+    {
+        vs_buf t = VS_BUF_INIT;
+        vs_buf_printf(&t, "estimate runtime: %s\n", vs_buf_str(&said));
+        rc = vs_ctx_emit_text(ctx, &t, NULL,
+                              json_pack("{s:s, s:s, s:s}", "kind", "component", "name",
+                                        "runtime items", "source", vs_buf_str(&said)),
+                              err);
+        vs_buf_free(&t);
+    }
+done:
+    vs_buf_free(&said);
+    vs_buf_free(&why);
+    vs_fit_ctx_free(&c);
+    return rc;
+}
+
+static const char *const engine_words[] = {"none", "vllm", "llamacpp", "transformers", "sglang",
+                                           "tensorrt_llm", NULL};
+static const char *const engine_keys[] = {"gpu_memory_utilization",
+                                          "block_size",
+                                          "max_model_len",
+                                          "max_num_seqs",
+                                          "max_num_batched_tokens",
+                                          "kv_cache_dtype",
+                                          "kv_cache_memory",
+                                          "enforce_eager",
+                                          "graphs_in_budget",
+                                          "ctx",
+                                          "parallel",
+                                          "ubatch",
+                                          "flash_attn",
+                                          "cache_type_k",
+                                          "cache_type_v",
+                                          "swa_full",
+                                          "kv_unified",
+                                          "fit_target",
+                                          "attention",
+                                          "cache",
+                                          "mem_fraction_static",
+                                          "free_gpu_memory_fraction",
+                                          "tokens_per_block",
+                                          "estimate",
+                                          NULL};
+
+static int show_engine(vs_ctx *ctx, json_t *sheet, const char *notes, vs_error *err)
+{
+    vs_fit_ctx c;
+    int rc = vs_fit_prepare(&c, sheet, err);
+    const json_t *eng = json_object_get(vs_sheet_card(sheet), "engine");
+    if (rc < 0)
+        return rc;
+    rc = emit(ctx, vs_render_engine(&c, json_object_get(eng, "keys"), notes), err);
+    vs_fit_ctx_free(&c);
+    return rc;
+}
+
+static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet = vs_ctx_sheet(ctx), *card, *keys, *eng, *comps, *cm;
+    const vs_arg *name = vs_line_positional(line, 0), *est = vs_line_pair(line, "estimate");
+    const vs_engine *e;
+    vs_buf said = VS_BUF_INIT;
+    size_t i;
+    int rc, estimate = 0;
+    if (!sheet)
+        return oom(err);
+    if (!name)
+        return show_engine(ctx, sheet, NULL, err);
+    if ((rc = vs_line_no_extra(line, 1, "engine NAME [key=value ...] [estimate=yes]", err)) < 0)
+        return rc;
+    e = vs_engine_find(name->value);
+    if (!e) {
+        vs_buf b = VS_BUF_INIT;
+        for (i = 0; vs_engines[i]; i++)
+            vs_buf_printf(&b, "%s%s", i ? ", " : "", vs_engines[i]->name);
+        vs_error_set_at(err, VS_ENOTFOUND, name->line, name->column,
+                        "unknown engine '%s'; the engines: %s", name->value, vs_buf_str(&b));
+        vs_buf_free(&b);
+        return VS_ENOTFOUND;
+    }
+    if (est) {
+        if (!strcmp(est->value, "yes") || !strcmp(est->value, "true"))
+            estimate = 1;
+        else if (strcmp(est->value, "no") && strcmp(est->value, "false"))
+            return vs_error_set_at(err, VS_EVALUE, est->line, est->value_column,
+                                   "estimate=: expected yes or no");
+    }
+    if (!(keys = json_object()))
+        return oom(err);
+    for (i = 0; i < line->nargs; i++) {
+        const vs_arg *a = &line->args[i];
+        int idx;
+        vs_engine_val v;
+        if (a->kind != VS_ARG_PAIR || !strcmp(a->key, "estimate"))
+            continue;
+        idx = vs_engine_key_index(e, a->key);
+        if (idx < 0) {
+            vs_buf b = VS_BUF_INIT;
+            int k;
+            for (k = 0; e->keys[k].name; k++)
+                vs_buf_printf(&b, "%s%s=", k ? " " : "", e->keys[k].name);
+            vs_error_set_at(err, VS_EVALUE, a->line, a->column, "engine %s has no key %s=; %s",
+                            e->name, a->key,
+                            e->keys[0].name ? "its keys: " : "it takes no keys");
+            if (e->keys[0].name)
+                snprintf(err->message + strlen(err->message),
+                         sizeof err->message - strlen(err->message), "%s", vs_buf_str(&b));
+            vs_buf_free(&b);
+            json_decref(keys);
+            return VS_EVALUE;
+        }
+        if ((rc = vs_engine_key_parse(&v, &e->keys[idx], a->value, err)) < 0) {
+            json_decref(keys);
+            return vs_arg_error(a, err, rc);
+        }
+        json_object_set_new(keys, e->keys[idx].name, json_string(a->value));
+    }
+    card = vs_sheet_card(sheet);
+    if (!json_is_object(card)) {
+        json_decref(keys);
+        return vs_error_set(err, VS_EVALUE, "the sheet has no card");
+    }
+    eng = json_pack("{s:s, s:o}", "name", e->name, "keys", keys);
+    if (!eng || json_object_set_new(card, "engine", eng))
+        return oom(err);
+    /* Runtime items: this engine's are added as unknown (unless the person's
+     * components fill them); another engine's that this one does not have go. */
+    comps = vs_sheet_array(sheet, "components");
+    for (i = json_array_size(comps); i-- > 0;) {
+        int item;
+        cm = json_array_get(comps, i);
+        item = vs_runtime_item_find(json_string_value(json_object_get(cm, "name")));
+        if (item >= 0 && ours(cm) && !(e->runtime & VS_RT_BIT(item)))
+            vs_sheet_remove_component(sheet, i);
+    }
+    for (i = 0; i < VS_RT_COUNT; i++) {
+        const char *nm = vs_runtime_item_name((vs_runtime_item)i);
+        char src[128];
+        json_t *old;
+        if (!(e->runtime & VS_RT_BIT(i)))
+            continue;
+        old = vs_sheet_component(sheet, nm);
+        if (old && (!ours(old) || derived_runtime(old)))
+            continue; /* the person's, or an estimate that follows the engine (lang/derive.h) */
+        snprintf(src, sizeof src, ITEM_SOURCE "%s: unknown until measured or estimated", e->name);
+        if ((rc = put_item(sheet, nm, 0, 0, src, &said, err)) < 0)
+            goto done;
+    }
+    if (json_is_true(json_object_get(keys, "enforce_eager")) ||
+        (json_object_get(keys, "enforce_eager") &&
+         vs_engine_key_index(e, "enforce_eager") >= 0)) {
+        vs_engine_val v;
+        vs_error e2;
+        if (vs_engine_key_parse(&v, &e->keys[vs_engine_key_index(e, "enforce_eager")],
+                                json_string_value(json_object_get(keys, "enforce_eager")),
+                                &e2) == 0 &&
+            v.u && (rc = put_item(sheet, "cuda_graphs", 1, 0,
+                                  EST_SOURCE "enforce_eager=yes: no CUDA graphs are captured",
+                                  &said, err)) < 0)
+            goto done;
+    }
+    if (estimate) {
+        /* `estimate runtime`, recorded as an estimate that follows the engine */
+        vs_arg arg;
+        vs_line el;
+        memset(&arg, 0, sizeof arg);
+        memset(&el, 0, sizeof el);
+        arg.kind = VS_ARG_WORD;
+        arg.value = (char *)"runtime";
+        arg.line = est->line;
+        arg.column = arg.value_column = est->column;
+        el.verb = (char *)"estimate";
+        el.line = est->line;
+        el.column = est->column;
+        el.args = &arg;
+        el.nargs = 1;
+        if ((rc = vs_estimate_run(ctx, &el, sheet, vs_estimator_find("runtime"), err)) < 0)
+            goto done;
+    }
+    rc = show_engine(ctx, sheet, vs_buf_str(&said), err);
+done:
+    vs_buf_free(&said);
+    return rc;
+}
+
+static const char *const fit_keys[] = {"formats", NULL};
+
+/* A GPU named on the fit line that is not an offer: a temporary offer from the
+ * catalogue, with as many cards as the placement uses. */
+static json_t *catalogue_offer(const json_t *sheet, const char *name, vs_error *err)
+{
+    vs_gpu_spec spec;
+    json_t *pl = json_object_get(sheet, "placement");
+    json_int_t gpus = json_is_integer(json_object_get(pl, "gpus"))
+                          ? json_integer_value(json_object_get(pl, "gpus"))
+                          : 1;
+    char basis[512];
+    if (vs_catalog_find(&spec, name, err) < 0)
+        return NULL;
+    snprintf(basis, sizeof basis, "catalogue %s: nvidia-smi total %llu MiB; %s", spec.name,
+             (unsigned long long)spec.reported_mib,
+             spec.reported_source ? spec.reported_source : "no source");
+    return json_pack("{s:s, s:o, s:o, s:o, s:I, s:s}", "name", spec.name, "memory_bytes",
+                     spec.memory_known ? json_integer((json_int_t)spec.memory_bytes) : json_null(),
+                     "reported_bytes",
+                     spec.reported_known ? json_integer((json_int_t)spec.reported_bytes)
+                                         : json_null(),
+                     "reported_basis", spec.reported_known ? json_string(basis) : json_null(),
+                     "cards", gpus, "catalog", spec.name);
+}
+
+static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet = vs_ctx_sheet(ctx), *offers = NULL, *o;
+    const vs_arg *fa = vs_line_pair(line, "formats");
+    const char *formats[VS_FIT_FORMATS_MAX];
+    char fbuf[512];
+    size_t nf = 0, i, n = 0;
+    vs_fit_ctx c;
+    vs_fit_row *rows = NULL;
+    int rc;
+    if (!sheet)
+        return oom(err);
+    if ((rc = vs_line_check_keys(line, fit_keys, err)) < 0)
+        return rc;
+    if (fa) {
+        char *p, *save = NULL;
+        snprintf(fbuf, sizeof fbuf, "%s", fa->value);
+        for (p = strtok_r(fbuf, ", ", &save); p && nf < VS_FIT_FORMATS_MAX;
+             p = strtok_r(NULL, ", ", &save)) {
+            if (!vs_format_bits(p))
+                return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
+                                       "formats=: unknown format '%s' (fp32 fp16 bf16 fp8 int8 "
+                                       "int4 nf4 fp4, or bits=N)",
+                                       p);
+            formats[nf++] = p;
+        }
+    }
+    if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
+        return rc;
+    if (!(offers = json_array())) {
+        rc = oom(err);
+        goto done;
+    }
+    if (vs_line_npositional(line) == 0) {
+        json_array_extend(offers, vs_sheet_array(sheet, "offers"));
+    } else {
+        for (i = 0; i < vs_line_npositional(line); i++) {
+            const vs_arg *a = vs_line_positional(line, i);
+            json_t *found = vs_classify_offer_find(sheet, a->value);
+            if (found) {
+                json_array_append(offers, found);
+            } else if ((o = catalogue_offer(sheet, a->value, err))) {
+                json_array_append_new(offers, o);
+            } else {
+                err->line = a->line;
+                err->column = a->column;
+                rc = VS_ENOTFOUND;
+                goto done;
+            }
+        }
+    }
+    if (json_array_size(offers) == 0) {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                             "no offer to fit: add one with `gpu NAME`, or name a GPU "
+                             "(`fit \"H100 SXM\"`)");
+        goto done;
+    }
+    rows = calloc(json_array_size(offers), sizeof *rows);
+    if (!rows) {
+        rc = oom(err);
+        goto done;
+    }
+    json_array_foreach(offers, i, o)
+    {
+        if ((rc = vs_fit_offer(&rows[n], &c, o, formats, nf, err)) < 0)
+            goto done;
+        n++;
+    }
+    rc = emit(ctx, vs_render_fit(&c, rows, n), err);
+done:
+    for (i = 0; i < n; i++)
+        vs_fit_row_free(&rows[i]);
+    free(rows);
+    json_decref(offers);
+    vs_fit_ctx_free(&c);
+    return rc;
+}
+
+static const char engine_help[] =
+    "Declares the runtime the card runs under (card.engine: its name and the keys as "
+    "written); `engine` alone shows it with every default and its source. The engines:\n"
+    "  none          the sheet's own components only (the default)\n"
+    "  vllm          budget = CUDA total x gpu_memory_utilization (0.9), KV pages of "
+    "block_size (16) tokens\n"
+    "  llamacpp      ctx x parallel cells padded to 256, f16 K and V, --fit keeps 1024 MiB\n"
+    "  transformers  the model's own cache; attention=eager adds the score matrix\n"
+    "  sglang        mem_fraction_static of the card for weights and KV\n"
+    "  tensorrt_llm  free_gpu_memory_fraction (0.9) of the memory left after weights\n"
+    "The engine's runtime items (non_torch, activation_peak, cuda_graphs) become components, "
+    "unknown until a `reserve` or a measurement of that name fills them (`reserve cuda_graphs "
+    "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
+    "profiling peak (from max_num_batched_tokens and the model's widths) and the non-torch "
+    "memory of the offers' GPU generation, each with its stated error. `engine NAME` shows "
+    "that engine's rules with the engine files they come from.";
+
+static const char fit_help[] =
+    "For each offer (or the GPUs named, from the sheet or the catalogue), under the card's "
+    "engine and placement, per GPU: the capacity the engine sees (the offer's reported=, "
+    "else the catalogue's CUDA total, else the nvidia-smi total, else the nominal figure, and "
+    "which), the engine's budget, the non-KV part (weights, the other components, the "
+    "runtime items inside the budget), the KV pool, its tokens, the maximum concurrency at "
+    "the card's length and the maximum length at the card's concurrency; formats=\"bf16 "
+    "fp8 int4\" tries each weights format. With unknown runtime items every figure is an "
+    "upper bound (marked ≤) and the verdict is at best to-confirm; exclude when even the "
+    "upper bound does not hold the card. Payload kind fit.";
+
+const vs_verb vs_verbs_engine[] = {
+    {"engine", verb_engine, "engine [NAME [key=value ...] [estimate=yes]]",
+     "the runtime the card runs under (vllm, llamacpp, transformers, sglang, tensorrt_llm, "
+     "none)",
+     engine_help, engine_keys, engine_words},
+    {"fit", verb_fit, "fit [GPU ...] [formats=\"bf16 int4\"]",
+     "what the engine does with each offer: budget, KV pool, tokens, concurrency, length",
+     fit_help, fit_keys, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL}};

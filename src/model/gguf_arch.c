@@ -1,0 +1,330 @@
+#include "model/gguf_arch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- GGUF metadata -> KV layout ---- */
+
+/* Adds one layer to the group of the same kind and shape, wherever it is. */
+static int add_layer(vs_kv_layout *l, const vs_kv_group *g, vs_error *err)
+{
+    size_t i;
+    for (i = 0; i < l->n; i++) {
+        vs_kv_group *h = &l->g[i];
+        if (h->kind == g->kind && h->kv_heads == g->kv_heads && h->head_dim == g->head_dim &&
+            h->head_dim_v == g->head_dim_v && h->window == g->window && h->latent == g->latent &&
+            h->state_bytes == g->state_bytes) {
+            h->layers += g->layers;
+            return 0;
+        }
+    }
+    if (l->n >= VS_KV_GROUPS_MAX)
+        return vs_error_set(err, VS_EVALUE,
+                            "the GGUF metadata describes more than %d kinds of attention layer",
+                            VS_KV_GROUPS_MAX);
+    l->g[l->n++] = *g;
+    return 0;
+}
+
+/* What llama.cpp's load_hparams fixes per architecture when the file has
+ * no sliding_window_pattern key (set_swa_pattern(n)), the window it assumes
+ * when the file has none, and the first layer that keeps no cache of its
+ * own (n_layer_kv_from_start; 0 = every layer keeps one). */
+typedef struct fixed {
+    const char *arch;
+    uint64_t pattern, window, kv_from;
+} fixed;
+
+static const fixed fixed_archs[] = {
+    {"gemma2", 2, 4096, 0}, /* "default value of gemma 2" */
+    {"gemma3", 6, 0, 0},
+    {"gemma3n", 5, 0, 20},
+    {"cohere2", 4, 0, 0},
+    {"olmo2", 4, 0, 0}, /* only with a window > 0 */
+};
+
+static const fixed *fixed_for(const char *arch)
+{
+    size_t i;
+    for (i = 0; i < sizeof fixed_archs / sizeof fixed_archs[0]; i++)
+        if (!strcmp(arch, fixed_archs[i].arch))
+            return &fixed_archs[i];
+    return NULL;
+}
+
+int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *err)
+{
+    uint64_t L = a->block_count, il, pattern = a->sliding_window_pattern;
+    uint64_t hd, hdv, window = a->sliding_window, kv_from = 0;
+    int has_pattern = a->sliding_window_layers || pattern;
+    const fixed *fx = fixed_for(a->name);
+    vs_kv_layout l;
+    memset(&l, 0, sizeof l);
+    memset(out, 0, sizeof *out);
+    if (!L)
+        return vs_error_set(err, VS_EFORMAT, "the GGUF metadata has no %s.block_count",
+                            a->name[0] ? a->name : "<arch>");
+    if (L > VS_GGUF_ARCH_LAYERS_MAX) /* the layers are walked one by one below */
+        return vs_error_set(err, VS_EFORMAT,
+                            "%s.block_count %llu is not a model's (llama.cpp loads at most "
+                            "LLAMA_MAX_LAYERS = 512)",
+                            a->name, (unsigned long long)L);
+    if (a->kv_lora_rank) {
+        vs_kv_group g;
+        memset(&g, 0, sizeof g);
+        if (!a->rope_dimension_count)
+            return vs_error_set(err, VS_EVALUE,
+                                "%s.attention.kv_lora_rank is set but %s.rope.dimension_count "
+                                "is not: the latent size cannot be told",
+                                a->name, a->name);
+        g.kind = VS_KV_LATENT;
+        g.layers = L;
+        g.latent = a->kv_lora_rank + a->rope_dimension_count;
+        return vs_kv_layout_add(out, &g, err);
+    }
+    if (a->head_count_kv_layers && a->n_head_count_kv_layers != L)
+        return vs_error_set(err, VS_EFORMAT,
+                            "%s.attention.head_count_kv holds %zu values for %llu layers",
+                            a->name, a->n_head_count_kv_layers, (unsigned long long)L);
+    if (a->sliding_window_layers && a->n_sliding_window_layers != L)
+        return vs_error_set(err, VS_EFORMAT,
+                            "%s.attention.sliding_window_pattern holds %zu values for %llu layers",
+                            a->name, a->n_sliding_window_layers, (unsigned long long)L);
+    hd = a->key_length;
+    if (!hd) {
+        if (!a->embedding_length || !a->head_count || a->embedding_length % a->head_count)
+            return vs_error_set(err, VS_EVALUE,
+                                "the GGUF metadata has no %s.attention.key_length, and "
+                                "embedding_length / head_count does not give one",
+                                a->name);
+        hd = a->embedding_length / a->head_count;
+    }
+    hdv = a->value_length ? a->value_length : hd;
+    if (fx) {
+        if (!window)
+            window = fx->window;
+        if (!has_pattern && window)
+            pattern = fx->pattern;
+        kv_from = fx->kv_from < L ? fx->kv_from : 0;
+    }
+    for (il = 0; il < L; il++) {
+        vs_kv_group g;
+        uint64_t kvh = a->head_count_kv_layers ? a->head_count_kv_layers[il]
+                       : a->head_count_kv      ? a->head_count_kv
+                                               : a->head_count;
+        int sliding = 0;
+        int rc;
+        memset(&g, 0, sizeof g);
+        if (window) {
+            if (a->sliding_window_layers)
+                sliding = a->sliding_window_layers[il] != 0;
+            else if (has_pattern || pattern)
+                sliding = pattern == 0 || il % pattern < pattern - 1;
+        }
+        g.layers = 1;
+        if (!kvh || (kv_from && il >= kv_from)) {
+            g.kind = VS_KV_NONE; /* no heads, or reusing an earlier layer's cache */
+        } else {
+            g.kind = sliding ? VS_KV_SLIDING : VS_KV_FULL;
+            g.kv_heads = kvh;
+            g.head_dim = hd;
+            g.head_dim_v = hdv == hd ? 0 : hdv;
+            g.window = sliding ? window : 0;
+        }
+        if ((rc = add_layer(&l, &g, err)))
+            return rc;
+    }
+    *out = l;
+    return 0;
+}
+
+/* ---- family tensor list -> GGUF tensor list ---- */
+
+typedef struct conv {
+    const vs_arch *a;
+    vs_llq_tensor *t;
+    size_t n, cap;
+    int rc;
+    vs_error *err;
+} conv;
+
+static int push(conv *c, const char *name, unsigned nd, uint64_t d0, uint64_t d1, uint64_t d2)
+{
+    vs_llq_tensor *x;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        vs_llq_tensor *t = realloc(c->t, cap * sizeof *t);
+        if (!t)
+            return vs_error_set(c->err, VS_ENOMEM, "out of memory");
+        c->t = t;
+        c->cap = cap;
+    }
+    x = &c->t[c->n];
+    memset(x, 0, sizeof *x);
+    if (!(x->name = strdup(name)))
+        return vs_error_set(c->err, VS_ENOMEM, "out of memory");
+    x->ndims = nd;
+    x->shape[0] = d0;
+    x->shape[1] = nd > 1 ? d1 : 1;
+    x->shape[2] = nd > 2 ? d2 : 1;
+    x->shape[3] = 1;
+    c->n++;
+    return 0;
+}
+
+/* Hugging Face names inside a layer -> convert_hf_to_gguf.py's (gguf-py
+ * tensor_mapping.py). */
+static const struct {
+    const char *hf, *gguf;
+} per_layer[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"pre_feedforward_layernorm.weight", "ffn_norm.weight"},
+    {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.q_proj.bias", "attn_q.bias"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.k_proj.bias", "attn_k.bias"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"self_attn.v_proj.bias", "attn_v.bias"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"self_attn.o_proj.bias", "attn_output.bias"},
+    {"self_attn.qkv_proj.weight", "attn_qkv.weight"},
+    {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+    {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+    {"self_attn.q_a_proj.weight", "attn_q_a.weight"},
+    {"self_attn.q_a_layernorm.weight", "attn_q_a_norm.weight"},
+    {"self_attn.q_b_proj.weight", "attn_q_b.weight"},
+    {"self_attn.kv_a_proj_with_mqa.weight", "attn_kv_a_mqa.weight"},
+    {"self_attn.kv_a_layernorm.weight", "attn_kv_a_norm.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.gate_up_proj.weight", "ffn_up.weight"},
+    {"mlp.gate.weight", "ffn_gate_inp.weight"},
+    {"block_sparse_moe.gate.weight", "ffn_gate_inp.weight"},
+    {"mlp.gate.e_score_correction_bias", "exp_probs_b.bias"},
+    {"mlp.shared_expert.gate_proj.weight", "ffn_gate_shexp.weight"},
+    {"mlp.shared_expert.up_proj.weight", "ffn_up_shexp.weight"},
+    {"mlp.shared_expert.down_proj.weight", "ffn_down_shexp.weight"},
+    {"mlp.shared_experts.gate_proj.weight", "ffn_gate_shexp.weight"},
+    {"mlp.shared_experts.up_proj.weight", "ffn_up_shexp.weight"},
+    {"mlp.shared_experts.down_proj.weight", "ffn_down_shexp.weight"},
+    {"mlp.shared_expert_gate.weight", "ffn_gate_inp_shexp.weight"},
+};
+
+/* Routed experts: "mlp.experts.{E}.gate_proj.weight" and Mixtral's
+ * "block_sparse_moe.experts.{E}.w1.weight", merged into one tensor. */
+static const struct {
+    const char *hf, *gguf;
+} experts[] = {
+    {"gate_proj.weight", "ffn_gate_exps.weight"}, {"up_proj.weight", "ffn_up_exps.weight"},
+    {"down_proj.weight", "ffn_down_exps.weight"}, {"w1.weight", "ffn_gate_exps.weight"},
+    {"w3.weight", "ffn_up_exps.weight"},          {"w2.weight", "ffn_down_exps.weight"},
+};
+
+static int is_gemma(const vs_arch *a)
+{
+    return !strncmp(a->family, "gemma", 5);
+}
+
+static int conv_one(void *ud, const vs_tensor *t)
+{
+    conv *c = ud;
+    const vs_arch *a = c->a;
+    const char *n = t->name, *p;
+    char out[128];
+    unsigned long long layer;
+    int used = 0;
+    size_t i;
+    /* HF [out, in] -> ggml ne {in, out} */
+    uint64_t d0 = t->ndims >= 2 ? t->shape[t->ndims - 1] : t->shape[0];
+    uint64_t d1 = t->ndims >= 2 ? t->shape[t->ndims - 2] : 1;
+    if (t->part != VS_PART_TEXT)
+        return 0;
+    if ((p = strstr(n, "model.layers.")) && sscanf(p, "model.layers.%llu.%n", &layer, &used) == 1 &&
+        used > 0) {
+        const char *rest = p + used, *e;
+        if (!strcmp(rest, "post_attention_layernorm.weight")) {
+            snprintf(out, sizeof out, "blk.%llu.%s", layer,
+                     is_gemma(a) ? "post_attention_norm.weight" : "ffn_norm.weight");
+            return push(c, out, 1, d0, 1, 1);
+        }
+        if (!strcmp(rest, "self_attn.kv_b_proj.weight")) {
+            /* split for MLA's absorption: k_b transposed, {nope, kv_lora, heads},
+             * v_b {kv_lora, v_head, heads} */
+            int rc;
+            snprintf(out, sizeof out, "blk.%llu.attn_k_b.weight", layer);
+            if ((rc = push(c, out, 3, a->nope_dim, a->kv_lora_rank, a->heads)))
+                return rc;
+            snprintf(out, sizeof out, "blk.%llu.attn_v_b.weight", layer);
+            return push(c, out, 3, a->kv_lora_rank, a->head_dim_v, a->heads);
+        }
+        for (i = 0; i < sizeof per_layer / sizeof per_layer[0]; i++)
+            if (!strcmp(rest, per_layer[i].hf)) {
+                snprintf(out, sizeof out, "blk.%llu.%s", layer, per_layer[i].gguf);
+                return push(c, out, t->ndims >= 2 ? 2 : 1, d0, d1, 1);
+            }
+        if ((!strncmp(rest, "mlp.experts.", 12) && (e = rest + 12)) ||
+            (!strncmp(rest, "block_sparse_moe.experts.", 25) && (e = rest + 25))) {
+            unsigned long long x;
+            int u = 0;
+            if (sscanf(e, "%llu.%n", &x, &u) == 1 && u > 0) {
+                for (i = 0; i < sizeof experts / sizeof experts[0]; i++)
+                    if (!strcmp(e + u, experts[i].hf)) {
+                        if (x != 0)
+                            return 0; /* merged into expert 0's entry */
+                        snprintf(out, sizeof out, "blk.%llu.%s", layer, experts[i].gguf);
+                        return push(c, out, 3, d0, d1, a->experts);
+                    }
+            }
+        }
+    } else {
+        size_t len = strlen(n);
+        if (len >= 25 && !strcmp(n + len - 25, "model.embed_tokens.weight"))
+            return push(c, "token_embd.weight", 2, d0, d1, 1);
+        if (len >= 17 && !strcmp(n + len - 17, "model.norm.weight"))
+            return push(c, "output_norm.weight", 1, d0, 1, 1);
+        if (len >= 14 && !strcmp(n + len - 14, "lm_head.weight"))
+            return push(c, "output.weight", 2, d0, d1, 1);
+    }
+    return vs_error_set(c->err, VS_EVALUE,
+                        "the %s tensor list is not mapped to GGUF names here (no name for %s); "
+                        "`formats` with a GGUF type (q4_k) gives a uniform figure",
+                        a->family, n);
+}
+
+int vs_gguf_from_family(const vs_arch *a, vs_llq_tensor **out, size_t *n, vs_error *err)
+{
+    conv c;
+    int rc;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.err = err;
+    *out = NULL;
+    *n = 0;
+    if (!a->fam)
+        return vs_error_set(err, VS_EVALUE, "the architecture has no family tensor list");
+    if ((rc = vs_family_tensors(a, conv_one, &c))) {
+        vs_llq_list_free(c.t, c.n);
+        return rc;
+    }
+    *out = c.t;
+    *n = c.n;
+    return 0;
+}
+
+void vs_gguf_llq_model(vs_llq_model *m, const vs_arch *a)
+{
+    memset(m, 0, sizeof *m);
+    m->n_layer = (unsigned)a->layers;
+    m->n_head = (unsigned)a->heads;
+    m->n_head_kv = (unsigned)(a->kv_heads ? a->kv_heads : a->heads);
+    m->n_expert = (unsigned)a->experts;
+    m->falcon = !strcmp(a->family, "falcon");
+    /* llama-model.cpp, LLM_ARCH_LLAMA: 80 layers are LLM_TYPE_70B with grouped
+     * KV heads (LLM_TYPE_65B without); Mistral and Mixtral convert as llama */
+    m->type_70b = (!strcmp(a->family, "llama") || !strcmp(a->family, "mistral") ||
+                   !strcmp(a->family, "mixtral")) &&
+                  a->layers == 80 && m->n_head_kv != m->n_head;
+}

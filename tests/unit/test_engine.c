@@ -1,0 +1,960 @@
+/* Tests of the engine profiles and `fit`: public start-up logs reproduced, each
+ * engine's rules by hand, layouts with sliding-window groups, a latent cache,
+ * tensor placement with fewer KV heads than GPUs, and candidates agreeing with
+ * fit. Expected numbers are worked by hand in the comments, from the logs'
+ * printed figures; never from the code under test. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "engine/fit.h"
+#include "lang/interp.h"
+#include "lang/verb.h"
+#include "render/bundle.h"
+#include "render/markdown.h"
+#include "sheet/classify.h"
+#include "sheet/envelope.h"
+#include "sheet/sheet.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#include "check_run.h"
+#include "results.h"
+
+#define MIB (1024ULL * 1024ULL)
+#define GIB (1024ULL * 1024ULL * 1024ULL)
+
+static vs_interp *ip;
+static json_t *last;
+static vs_error err;
+
+static void setup(void)
+{
+    ip = vs_interp_new(NULL);
+    ck_assert_ptr_nonnull(ip);
+    last = NULL;
+}
+
+static void teardown(void)
+{
+    json_decref(last);
+    vs_interp_free(ip);
+}
+
+static int run(const char *code)
+{
+    vs_sink sink;
+    memset(&sink, 0, sizeof sink);
+    memset(&err, 0, sizeof err);
+    json_decref(last);
+    last = NULL;
+    return vs_test_execute(ip, code, &sink, &last, &err);
+}
+
+static void run_ok(const char *code)
+{
+    int rc = run(code);
+    ck_assert_msg(rc == 0, "cell failed (%d): line %d, column %d: %s\n%s", rc, err.line, err.column,
+                  err.message, code);
+    ck_assert_ptr_nonnull(last);
+}
+
+static json_t *payload(void)
+{
+    json_t *p = json_object_get(last, VS_MIME_JSON);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+static json_t *fit_row(size_t i)
+{
+    json_t *p = payload();
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "fit");
+    ck_assert_ptr_nonnull(json_array_get(json_object_get(p, "rows"), i));
+    return json_array_get(json_object_get(p, "rows"), i);
+}
+
+static long long ival(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    ck_assert_msg(json_is_integer(v), "%s is not an integer", k);
+    return (long long)json_integer_value(v);
+}
+
+static double dval(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    ck_assert_msg(json_is_number(v), "%s is not a number", k);
+    return json_number_value(v);
+}
+
+static const char *sval(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    ck_assert_msg(s != NULL, "%s is not a string", k);
+    return s;
+}
+
+/* ---- vLLM logs ---- */
+
+/* generative-computing/mellea pull request #416
+ * (https://github.com/generative-computing/mellea/pull/416), vLLM v0 worker.py:
+ *   total_gpu_memory (79.19GiB) x gpu_memory_utilization (0.80) = 63.35GiB
+ *   model weights take 1.12GiB; non_torch_memory takes 0.16GiB; PyTorch activation peak
+ *   memory takes 0.23GiB; the rest of the memory reserved for KV Cache is 61.84GiB.
+ *   # cuda blocks: 36184
+ *   Maximum concurrency for 8192 tokens per request: 70.67x
+ * The model's shape, 28 layers of 8 KV heads of 128 (Qwen3-0.6B's; its 0.6B bf16
+ * parameters are the 1.12 GiB of weights), gives a block of 16 x 28 x 2 x 8 x 128 x 2 B
+ * = 1,835,008 B; 36,184 blocks x 1,835,008 B = 61.838 GiB, the printed 61.84.
+ * By hand: 79.19 x 0.8 - 1.12 - 0.16 - 0.23 = 61.842 GiB. Each of the four inputs is
+ * printed to 0.005 GiB (the total's error scaled by 0.8): at most 0.019 GiB =
+ * 20.4 MB = 11.1 blocks either way. Concurrency: blocks / cdiv(8192, 16) = blocks / 512,
+ * so 36184 / 512 = 70.67, within 11.1 / 512 + 0.005 = 0.027. The CUDA graphs (0.13 GiB
+ * in the log) were captured after the KV cache in that release: graphs_in_budget=no. */
+START_TEST(vllm_log_mellea_416)
+{
+    json_t *r;
+    run_ok("sheet \"mellea 416\"\n"
+           "model qwen3-0.6b params=601295421\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 64\n"
+           "estimate kv layers=28 kv_heads=8 head_dim=128\n"
+           "gpu \"log GPU\" memory=80GB reported=79.19GiB reported_source=\"mellea#416 log\"\n"
+           "engine vllm gpu_memory_utilization=0.80 graphs_in_budget=no\n"
+           "reserve non_torch 0.16GiB status=measured source=\"mellea#416\"\n"
+           "reserve activation_peak 0.23GiB status=measured source=\"mellea#416\"\n"
+           "reserve cuda_graphs 0.13GiB status=measured source=\"mellea#416\"\n"
+           "fit");
+    r = fit_row(0);
+    ck_assert_str_eq(sval(r, "capacity_basis"), "reported");
+    ck_assert_int_eq(ival(r, "block_bytes"), 1835008);
+    ck_assert_msg(llabs(ival(r, "blocks") - 36184) <= 11, "blocks %lld", ival(r, "blocks"));
+    ck_assert_msg(llabs(ival(r, "kv_pool_bytes") - (long long)(61.84 * GIB)) <= 20401094,
+                  "pool %lld", ival(r, "kv_pool_bytes"));
+    ck_assert_int_eq(ival(r, "kv_tokens"), ival(r, "blocks") * 16);
+    ck_assert_msg(fabs(dval(r, "max_concurrency") - 70.67) <= 0.027, "%f",
+                  dval(r, "max_concurrency"));
+    /* every runtime item known: no upper bound; 64 requests fit 70 */
+    ck_assert(json_is_false(json_object_get(r, "upper_bound")));
+    ck_assert_str_eq(sval(r, "verdict"), "admissible");
+}
+END_TEST
+
+/* The same log, imported (`measure import`, src/measure/import_vllm.c): the runtime items
+ * are set from its measurements with `measured`, and fit's blocks and concurrency agree
+ * with the log's 36184 blocks and 70.67x within the same 11 blocks and 0.027 worked out
+ * above. */
+static const char MELLEA_LOG[] =
+    "INFO 02-11 10:17:54 [worker.py:294] Memory profiling takes 0.44 seconds\n"
+    "INFO 02-11 10:17:54 [worker.py:294] the current vLLM instance can use total_gpu_memory "
+    "(79.19GiB) x gpu_memory_utilization (0.80) = 63.35GiB\n"
+    "INFO 02-11 10:17:54 [worker.py:294] model weights take 1.12GiB; non_torch_memory takes "
+    "0.16GiB; PyTorch activation peak memory takes 0.23GiB; the rest of the memory reserved "
+    "for KV Cache is 61.84GiB.\n"
+    "INFO 02-11 10:17:54 [executor_base.py:113] # cuda blocks: 36184, # CPU blocks: 2340\n"
+    "INFO 02-11 10:17:54 [executor_base.py:118] Maximum concurrency for 8192 tokens per "
+    "request: 70.67x\n"
+    "INFO 02-11 10:17:59 [model_runner.py:1671] Graph capturing finished in 2 secs, took 0.13 "
+    "GiB\n";
+
+START_TEST(vllm_log_imported)
+{
+    char path[] = "/tmp/vs-engine-log-XXXXXX", cell[768];
+    int fd = mkstemp(path);
+    FILE *f;
+    json_t *r;
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    fputs(MELLEA_LOG, f);
+    fclose(f);
+    snprintf(cell, sizeof cell,
+             "sheet \"mellea 416 imported\"\n"
+             "model qwen3-0.6b params=601295421\nformat bf16\ntask inference\n"
+             "length 8192\nconcurrency 64\n"
+             "estimate kv layers=28 kv_heads=8 head_dim=128\n"
+             "measure import %s format=vllm\n",
+             path);
+    run_ok(cell);
+    unlink(path);
+    {
+        /* the imported figures, exact bytes, as the runtime items (a start-up counter has
+         * no dims, so it is declared measured with its source rather than through
+         * `measured`, which asks for a run at the card's dims) */
+        static const char *const map[][2] = {{"vllm.non_torch_memory", "non_torch"},
+                                             {"vllm.activation_peak", "activation_peak"},
+                                             {"vllm.cuda_graph_memory", "cuda_graphs"},
+                                             {"vllm.total_gpu_memory", NULL}};
+        json_t *rows, *m;
+        size_t i, k;
+        long long total = 0;
+        vs_buf b = VS_BUF_INIT;
+        run_ok("measurements");
+        rows = json_object_get(payload(), "rows");
+        for (k = 0; k < 4; k++) {
+            int found = 0;
+            json_array_foreach(rows, i, m)
+            {
+                if (strcmp(sval(m, "counter"), map[k][0]))
+                    continue;
+                found = 1;
+                if (map[k][1])
+                    vs_buf_printf(&b, "reserve %s %lldB status=measured source=\"imported %s\"\n",
+                                  map[k][1], ival(m, "peak_bytes"), map[k][0]);
+                else
+                    total = ival(m, "peak_bytes");
+            }
+            ck_assert_msg(found, "no %s", map[k][0]);
+        }
+        vs_buf_printf(&b,
+                      "gpu \"log GPU\" memory=80GB reported=%lldB reported_source=\"imported "
+                      "total_gpu_memory\"\n"
+                      "engine vllm gpu_memory_utilization=0.80 graphs_in_budget=no\nfit",
+                      total);
+        run_ok(vs_buf_str(&b));
+        vs_buf_free(&b);
+    }
+    r = fit_row(0);
+    /* the log's "# cuda blocks: 36184" and "70.67x" */
+    ck_assert_msg(llabs(ival(r, "blocks") - 36184) <= 11, "blocks %lld", ival(r, "blocks"));
+    ck_assert_msg(fabs(dval(r, "max_concurrency") - 70.67) <= 0.027, "%f",
+                  dval(r, "max_concurrency"));
+    ck_assert(json_is_false(json_object_get(r, "upper_bound")));
+}
+END_TEST
+
+/* vllm-project/vllm issue #10517 (https://github.com/vllm-project/vllm/issues/10517),
+ * Llama-3.1-8B-Instruct on an RTX 3090, vLLM 0.6.4:
+ *   Loading model weights took 14.9888 GB            (GiB, as that release prints)
+ *   Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB
+ *   peak_torch_memory=17.06GiB ... non_torch_memory=0.35GiB kv_cache_size=3.81GiB
+ *   gpu_memory_utilization=0.90
+ *   # GPU blocks: 1952
+ *   Maximum concurrency for 20000 tokens per request: 1.56x
+ * and at --max-model-len 29000: peak_torch_memory=17.98GiB, kv_cache_size=2.89GiB,
+ * # GPU blocks: 1478, 0.82x, "larger than the maximum number of tokens that can be
+ * stored in KV cache (23648)", so vLLM refused to start.
+ * peak_torch includes the weights: activation peak = 17.06 - 14.9888 = 2.0712 GiB
+ * (17.98 - 14.9888 = 2.9912 at 29000). Llama-3.1-8B: 32 layers, 8 KV heads of 128:
+ * a block is 16 x 32 x 2 x 8 x 128 x 2 B = 2 MiB, 512 blocks per GiB.
+ * By hand: 23.58 x 0.9 - 14.9888 - 2.0712 - 0.35 = 3.8124 GiB -> 1951.9 blocks; the
+ * printed inputs (0.0045 + 0.005 + 0.005 GiB) allow 0.0145 GiB = 7.4 blocks.
+ * Concurrency 1952 / cdiv(20000, 16) = 1952 / 1250 = 1.5616 ("1.56x"), within
+ * 7.4 / 1250 + 0.005. At 29000: 3.8124 - 0.92 = 2.8924 GiB -> 1480.9 blocks against
+ * the printed 1478 (within 7.4); 1478 / cdiv(29000, 16) = 1478 / 1813 = 0.815 < 1. */
+START_TEST(vllm_log_10517)
+{
+    json_t *r;
+    run_ok("sheet \"vllm 10517\"\n"
+           "model llama-3.1-8b params=8047050726\nformat bf16\ntask inference\n"
+           "length 20000\nconcurrency 1\n"
+           "estimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"RTX 3090 log\" memory=24GB reported=23.58GiB reported_source=\"vllm#10517\"\n"
+           "engine vllm graphs_in_budget=no\n"
+           "reserve non_torch 0.35GiB status=measured source=\"vllm#10517\"\n"
+           "reserve activation_peak 2.0712GiB status=measured source=\"vllm#10517\"\n"
+           "reserve cuda_graphs 0GiB status=measured source=\"outside the budget here\"\n"
+           "fit");
+    r = fit_row(0);
+    ck_assert_int_eq(ival(r, "block_bytes"), 2 * MIB);
+    ck_assert_msg(llabs(ival(r, "blocks") - 1952) <= 7, "blocks %lld", ival(r, "blocks"));
+    ck_assert_msg(fabs(dval(r, "max_concurrency") - 1.56) <= 7.4 / 1250 + 0.005, "%f",
+                  dval(r, "max_concurrency"));
+    ck_assert_str_eq(sval(r, "start"), "admissible");
+    run_ok("length 29000\n"
+           "reserve activation_peak 2.9912GiB status=measured source=\"vllm#10517\"\n"
+           "fit");
+    r = fit_row(0);
+    ck_assert_msg(llabs(ival(r, "blocks") - 1478) <= 7, "blocks %lld", ival(r, "blocks"));
+    ck_assert_msg(llabs(ival(r, "kv_tokens") - 23648) <= 7 * 16, "tokens %lld",
+                  ival(r, "kv_tokens"));
+    ck_assert(dval(r, "max_concurrency") < 1.0);
+    /* vLLM refused to start: fewer tokens than one request */
+    ck_assert_str_eq(sval(r, "start"), "exclude");
+    ck_assert_str_eq(sval(r, "verdict"), "exclude");
+}
+END_TEST
+
+/* vllm-project/vllm pull request #10511 (https://github.com/vllm-project/vllm/pull/10511),
+ * vllm serve meta-llama/Meta-Llama-3-8B on an H100:
+ *   total_gpu_memory 79.22GiB, gpu_memory_utilization 0.90, the current vLLM instance
+ *   can use 71.29GiB, model weights take 14.96GiB, non_torch_memory 1.79GiB, PyTorch
+ *   activation peak memory 1.26GiB, available_kv_cache_memory 53.29GiB.
+ * By hand: 79.22 x 0.9 = 71.298; - 14.96 - 1.79 - 1.26 = 53.288 GiB; the printed
+ * inputs allow 0.0045 + 3 x 0.005 = 0.0195 GiB. */
+START_TEST(vllm_log_10511)
+{
+    json_t *r;
+    run_ok("sheet \"vllm 10511\"\n"
+           "model meta-llama-3-8b params=8031588844\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 1\n"
+           "estimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 log\" memory=80GB reported=79.22GiB reported_source=\"vllm#10511\"\n"
+           "engine vllm\n"
+           "reserve non_torch 1.79GiB status=measured source=\"vllm#10511\"\n"
+           "reserve activation_peak 1.26GiB status=measured source=\"vllm#10511\"\n"
+           "fit");
+    r = fit_row(0);
+    ck_assert_msg(llabs(ival(r, "kv_pool_bytes") - (long long)(53.29 * GIB)) <=
+                      (long long)(0.0195 * GIB),
+                  "pool %lld", ival(r, "kv_pool_bytes"));
+    /* the CUDA graphs are unknown: an upper bound, at best to-confirm */
+    ck_assert(json_is_true(json_object_get(r, "upper_bound")));
+    ck_assert_str_eq(sval(r, "verdict"), "to-confirm");
+}
+END_TEST
+
+/* ---- llama.cpp logs ---- */
+
+/* fedora-copr/logdetective pull request #106
+ * (https://github.com/fedora-copr/logdetective/pull/106), llama-server with
+ * flash_attn = 0 and a 32-layer model of 8 KV heads of 128 (rope freq_base 1e6):
+ *   n_ctx = 2048:  KV self size =  256.00 MiB, K (f16):  128.00 MiB, V (f16):  128.00 MiB
+ *   n_ctx = 32768: KV self size = 4096.00 MiB, K (f16): 2048.00 MiB, V (f16): 2048.00 MiB
+ * By hand: 2048 cells x 32 layers x (8 x 128 x 2 B + 8 x 128 x 2 B) = 256 MiB;
+ * 32768 cells -> 4096 MiB; exact. */
+START_TEST(llamacpp_log_logdetective_106)
+{
+    json_t *r;
+    run_ok("sheet \"logdetective 106\"\n"
+           "model m7b params=7.24B\nformat int4\ntask inference\nlength 2048\nconcurrency 1\n"
+           "estimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"RTX 4090\"\n"
+           "engine llamacpp flash_attn=off\n"
+           "fit");
+    r = fit_row(0);
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 256 * MIB);
+    ck_assert_int_eq(ival(r, "kv_tokens"), 2048);
+    run_ok("engine llamacpp ctx=32768 flash_attn=off\nfit");
+    r = fit_row(0);
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 4096 * MIB);
+    ck_assert_int_eq(ival(r, "kv_tokens"), 32768);
+    /* llama.cpp's budget: the total less --fit's 1024 MiB (RTX 4090: nvidia-smi total of
+     * the catalogue, 24564 MiB) */
+    ck_assert_int_eq(ival(r, "budget_bytes"), ival(r, "capacity_bytes") - 1024 * (long long)MIB);
+    {
+        /* the same log lines imported (src/measure/import_llamacpp.c): the KV buffer
+         * measured is the KV fit allocates */
+        char path[] = "/tmp/vs-engine-llama-XXXXXX", cell[256];
+        int fd = mkstemp(path);
+        FILE *f;
+        json_t *rows, *m;
+        size_t i;
+        int found = 0;
+        long long need = ival(r, "kv_need_bytes");
+        ck_assert_int_ge(fd, 0);
+        f = fdopen(fd, "w");
+        fputs("llama_new_context_with_model: n_ctx      = 32768\n"
+              "llama_new_context_with_model: flash_attn = 0\n"
+              "llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB\n"
+              "llama_new_context_with_model: KV self size  = 4096.00 MiB, K (f16): 2048.00 MiB, "
+              "V (f16): 2048.00 MiB\n"
+              "llama_new_context_with_model:      CUDA0 compute buffer size =  2144.00 MiB\n",
+              f);
+        fclose(f);
+        snprintf(cell, sizeof cell, "measure import %s format=llamacpp\nmeasurements", path);
+        run_ok(cell);
+        unlink(path);
+        rows = json_object_get(payload(), "rows");
+        json_array_foreach(rows, i, m)
+            if (!strcmp(sval(m, "counter"), "llamacpp.kv_buffer")) {
+                ck_assert_int_eq(ival(m, "peak_bytes"), need);
+                found = 1;
+            }
+        ck_assert(found);
+    }
+}
+END_TEST
+
+/* llama.cpp's padding and streams (src/llama-context.cpp): n_ctx padded to 256, one
+ * stream of n_ctx / n_seq cells per sequence. By hand, for the same 128 KiB cell:
+ *   ctx 35000 x 1      -> 35072 cells -> 35072 x 128 KiB = 4384 MiB
+ *   ctx 2048  x 4 seqs -> 8192 cells (4 streams of 2048) -> 1024 MiB
+ *   q8_0 K and V: 34 bytes per 32 values -> 8192 cells x 32 x 2 x 1024 x 34 / 32 = 544 MiB */
+START_TEST(llamacpp_padding_streams)
+{
+    json_t *r;
+    run_ok("sheet \"llama pad\"\nmodel m params=8B\nformat int4\ntask inference\n"
+           "length 35000\nconcurrency 1\nestimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"RTX 4090\"\nengine llamacpp\nfit");
+    r = fit_row(0);
+    ck_assert_int_eq(ival(r, "kv_tokens"), 35072);
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 4384 * MIB);
+    run_ok("length 2048\nconcurrency 4\nfit");
+    r = fit_row(0);
+    ck_assert_int_eq(ival(r, "kv_tokens"), 8192);
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 1024 * MIB);
+    run_ok("length 8192\nconcurrency 1\nengine llamacpp cache_type_k=q8_0 cache_type_v=q8_0\nfit");
+    r = fit_row(0);
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 544 * MIB);
+    /* a quantised V cache needs flash attention */
+    ck_assert_int_ne(run("engine llamacpp cache_type_v=q8_0 flash_attn=off\nfit"), 0);
+}
+END_TEST
+
+/* ---- layouts through the pure API ---- */
+
+static json_t *sheet_with(const char *layout_json, unsigned tp, uint64_t length,
+                          uint64_t concurrency, const char *engine_json)
+{
+    json_t *s = vs_sheet_new("t"), *card = vs_sheet_card(s), *arch;
+    json_error_t je;
+    vs_error e;
+    ck_assert_ptr_nonnull(s);
+    arch = json_pack("{s:o}", "kv_layout", json_loads(layout_json, 0, &je));
+    json_object_set_new(card, "arch", arch);
+    json_object_set_new(card, "params", json_integer(7000000000));
+    json_object_set_new(card, "format", json_string("bf16"));
+    json_object_set_new(card, "length", json_integer((json_int_t)length));
+    json_object_set_new(card, "concurrency", json_integer((json_int_t)concurrency));
+    json_object_set_new(card, "engine", json_loads(engine_json, 0, &je));
+    json_object_set_new(s, "placement",
+                        json_pack("{s:s, s:i, s:n}", "kind", tp > 1 ? "tensor" : "single", "gpus",
+                                  (int)tp, "stage"));
+    ck_assert_int_eq(vs_sheet_set_component(s, "non_torch", 1, 0, "measured", "t", NULL, NULL, &e),
+                     0);
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "activation_peak", 1, 0, "measured", "t", NULL, NULL, &e), 0);
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "cuda_graphs", 1, 0, "measured", "t", NULL, NULL, &e), 0);
+    return s;
+}
+
+static void fit_one(vs_fit_row *row, json_t *s, const char *offer_json)
+{
+    vs_fit_ctx c;
+    vs_error e;
+    json_error_t je;
+    json_t *o = json_loads(offer_json, 0, &je);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_msg(vs_fit_prepare(&c, s, &e) == 0, "%s", e.message);
+    ck_assert_msg(vs_fit_offer(row, &c, o, NULL, 0, &e) == 0, "%s", e.message);
+    json_decref(o);
+    vs_fit_ctx_free(&c);
+}
+
+#define H100 "{\"name\": \"x\", \"memory_bytes\": 80000000000, \"reported_bytes\": 85000000000, " \
+             "\"reported_basis\": \"declared with reported=\", \"cards\": 8}"
+
+/* A Gemma 3 27B-like layout: 52 sliding layers (window 1024) and 10 full, 16 KV heads
+ * of 128, bf16, under vLLM with kv_cache_memory=40GiB, max_model_len 32768,
+ * max_num_batched_tokens 8192. By hand (kv_cache_utils.py, uniform page size):
+ *   page = 16 x 16 x (128 + 128) x 2 B = 131,072 B per layer
+ *   group size: the smaller type's 10 layers (52 is not below 1.25 x 10)
+ *   groups: cdiv(52, 10) = 6 sliding + 1 full = 7
+ *   blocks = 40 GiB // (131072 x 10) = 42,949,672,960 // 1,310,720 = 32,768
+ *   tokens = 32768 // 7 x 16 = 4681 x 16 = 74,896
+ *   per request: sliding cdiv(min(1023 + 8192, 32768), 16) + 1 = 577 per group, x 6 =
+ *   3462; full cdiv(32768, 16) = 2048; 5510 blocks -> 32768 / 5510 = 5.947 requests. */
+START_TEST(vllm_sliding_groups)
+{
+    vs_fit_row r;
+    json_t *s = sheet_with("[{\"kind\": \"sliding\", \"layers\": 52, \"kv_heads\": 16, "
+                           "\"head_dim\": 128, \"window\": 1024},"
+                           " {\"kind\": \"full\", \"layers\": 10, \"kv_heads\": 16, "
+                           "\"head_dim\": 128}]",
+                           1, 32768, 4,
+                           "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"40GiB\"}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.page_bytes, 1310720);
+    ck_assert_uint_eq(r.blocks, 32768);
+    ck_assert_uint_eq(r.kv_tokens, 74896);
+    ck_assert_msg(fabs(r.max_concurrency - 32768.0 / 5510.0) < 1e-9, "%f", r.max_concurrency);
+    ck_assert_int_eq(r.concurrency_verdict, VS_VERDICT_ADMISSIBLE); /* 4 <= 5.95 */
+    vs_fit_row_free(&r);
+    /* candidates decides capacity and concurrency the same way: 4 requests fit,
+     * 6 do not (5.95) */
+    {
+        static const int conc[2] = {4, 6};
+        static const vs_verdict want[2] = {VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE};
+        size_t k, q;
+        json_error_t je;
+        json_array_append_new(vs_sheet_array(s, "offers"), json_loads(H100, 0, &je));
+        for (k = 0; k < 2; k++) {
+            vs_classification *cl = NULL;
+            vs_envelope env;
+            vs_error e;
+            json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(conc[k]));
+            fit_one(&r, s, H100);
+            ck_assert_int_eq(r.concurrency_verdict, want[k]);
+            ck_assert_int_eq(vs_envelope_compute(&env, s, NULL, &e), 0);
+            ck_assert_int_eq(vs_classify(&cl, s, &env, NULL, &e), 0);
+            for (q = 0; q < cl->rows[0].nreqs; q++) {
+                const vs_classify_req *rq = &cl->rows[0].reqs[q];
+                if (!strcmp(rq->name, "capacity"))
+                    ck_assert_int_eq(rq->verdict, r.start_verdict);
+                if (!strcmp(rq->name, "concurrency"))
+                    ck_assert_int_eq(rq->verdict, r.concurrency_verdict);
+                if (!strcmp(rq->name, "length"))
+                    ck_assert_int_eq(rq->verdict, r.length_verdict);
+            }
+            vs_classification_free(cl);
+            vs_fit_row_free(&r);
+        }
+    }
+    json_decref(s);
+}
+END_TEST
+
+/* llama.cpp on the same sliding layers (src/llama-kv-cache-iswa.cpp): a sliding layer
+ * keeps pad(min(n_ctx_seq, window + ubatch), 256) cells per stream.
+ * ctx 4096, one sequence, ubatch 512: full 4096 cells, sliding pad(min(4096, 1536)) =
+ * 1536 cells. Bytes: 10 x 4096 x 16 x 256 x 2 + 52 x 1536 x 16 x 256 x 2 =
+ * 335,544,320 + 654,311,424 = 989,855,744 B. */
+START_TEST(llamacpp_sliding_cells)
+{
+    vs_fit_row r;
+    json_t *s = sheet_with("[{\"kind\": \"sliding\", \"layers\": 52, \"kv_heads\": 16, "
+                           "\"head_dim\": 128, \"window\": 1024},"
+                           " {\"kind\": \"full\", \"layers\": 10, \"kv_heads\": 16, "
+                           "\"head_dim\": 128}]",
+                           1, 4096, 1, "{\"name\": \"llamacpp\", \"keys\": {}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.need_bytes, 989855744ULL);
+    ck_assert_uint_eq(r.kv_tokens, 4096);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
+/* A DeepSeek-V2-Lite-like latent cache: 27 layers of 512 + 64 = 576 values, bf16, under
+ * vLLM at tensor parallel 2 (a latent cache is not split) with kv_cache_memory=10GiB.
+ * By hand (MLAAttentionSpec: no factor 2): page = 16 x 576 x 2 = 18,432 B per layer;
+ * blocks = 10,737,418,240 // (18,432 x 27 = 497,664) = 21,575; tokens 345,200;
+ * at 8192 tokens 21575 / 512 = 42.138 requests. */
+START_TEST(vllm_latent_cache)
+{
+    vs_fit_row r;
+    json_t *s = sheet_with("[{\"kind\": \"latent\", \"layers\": 27, \"latent\": 576}]", 2, 8192,
+                           8, "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"10GiB\"}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.blocks, 21575);
+    ck_assert_uint_eq(r.kv_tokens, 345200);
+    ck_assert_msg(fabs(r.max_concurrency - 21575.0 / 512.0) < 1e-9, "%f", r.max_concurrency);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
+/* Tensor placement on 4 GPUs with 2 KV heads: each GPU holds one (replicated), so a
+ * 28-layer model of 128-dim heads has page = 2 x 16 x 1 x 128 x 2 = 8,192 B per layer;
+ * kv_cache_memory=8GiB: 8,589,934,592 // (8192 x 28 = 229,376) = 37,449 blocks.
+ * Weights split 4 ways: 7e9 x 2 B / 4 = 3.5e9 B per GPU. */
+START_TEST(vllm_tensor_fewer_heads)
+{
+    vs_fit_row r;
+    json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 28, \"kv_heads\": 2, "
+                           "\"head_dim\": 128}]",
+                           4, 8192, 8,
+                           "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"8GiB\"}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.blocks, 37449);
+    ck_assert_uint_eq(r.non_kv_bytes, 3500000000ULL);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
+/* ---- each engine's budget rule ---- */
+
+/* On a declared total of 85e9 B with 14e9 B of weights (7e9 params, bf16) and the
+ * runtime items at 1e9 B (non_torch) and 2e9 B (activation_peak), full layout of
+ * 32 x 8 x 128 (128 KiB per token):
+ *   vllm 0.9:    budget ceil(85e9 x 0.9) = 76.5e9; pool 76.5e9 - 14e9 - 3e9 = 59.5e9
+ *   sglang 0.88: budget floor(85e9 x 0.88) = 74.8e9; pool 74.8e9 - 14e9 - 1e9 = 59.8e9
+ *               (activations beyond the budget)
+ *   trt 0.9:     pool 0.9 x (85e9 - 14e9 - 3e9) = 61.2e9
+ *   llamacpp:    budget 85e9 - 1 GiB = 83,926,258,176; pool that - 17e9
+ *   none:        pool 85e9 - 17e9 = 68e9, tokens 68e9 // 131072 = 518,798 */
+START_TEST(engine_budget_rules)
+{
+    static const struct {
+        const char *engine;
+        long long budget, pool;
+    } cases[] = {
+        {"{\"name\": \"vllm\", \"keys\": {}}", 76500000000LL, 59500000000LL},
+        {"{\"name\": \"sglang\", \"keys\": {}}", 74800000000LL, 59800000000LL},
+        {"{\"name\": \"tensorrt_llm\", \"keys\": {}}", 85000000000LL, 61200000000LL},
+        {"{\"name\": \"llamacpp\", \"keys\": {}}", 83926258176LL, 66926258176LL},
+        {"{\"name\": \"none\", \"keys\": {}}", 85000000000LL, 68000000000LL},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        vs_error e;
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               1, 4096, 1, cases[i].engine);
+        ck_assert_int_eq(
+            vs_sheet_set_component(s, "non_torch", 1, 1000000000, "measured", "t", NULL, NULL, &e),
+            0);
+        ck_assert_int_eq(vs_sheet_set_component(s, "activation_peak", 1, 2000000000, "measured",
+                                                "t", NULL, NULL, &e),
+                         0);
+        fit_one(&r, s, "{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": "
+                       "\"declared with reported=\"}");
+        ck_assert_msg(r.budget_bytes == (uint64_t)cases[i].budget, "%s budget %llu",
+                      cases[i].engine, (unsigned long long)r.budget_bytes);
+        ck_assert_msg(r.kv_pool_bytes == cases[i].pool, "%s pool %lld", cases[i].engine,
+                      (long long)r.kv_pool_bytes);
+        if (strstr(cases[i].engine, "none"))
+            ck_assert_uint_eq(r.kv_tokens, 68000000000ULL / 131072);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
+/* transformers eager attention: one layer's scores, heads x length^2 x (2 + 4) bytes per
+ * sequence. 32 query heads at 4096 tokens: 32 x 4096^2 x 6 = 3,221,225,472 B, on top of
+ * the cache, 4096 x 128 KiB = 536,870,912 B. */
+START_TEST(transformers_eager_scores)
+{
+    vs_fit_row r;
+    json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                           "\"head_dim\": 128}]",
+                           1, 4096, 1,
+                           "{\"name\": \"transformers\", \"keys\": {\"attention\": \"eager\"}}");
+    json_object_set_new(json_object_get(vs_sheet_card(s), "arch"), "heads", json_integer(32));
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.need_bytes, 536870912ULL + 3221225472ULL);
+    vs_fit_row_free(&r);
+    json_decref(s);
+    s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, \"head_dim\": 128}]",
+                   1, 4096, 1, "{\"name\": \"transformers\", \"keys\": {}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.need_bytes, 536870912ULL); /* sdpa: no score matrix */
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
+/* ---- keys, defaults, runtime items ---- */
+
+START_TEST(engine_defaults_parse)
+{
+    size_t i;
+    for (i = 0; vs_engines[i]; i++) {
+        vs_engine_env env;
+        vs_error e;
+        memset(&env, 0, sizeof env);
+        ck_assert_msg(vs_engine_resolve(&env, vs_engines[i], NULL, &e) == 0, "%s: %s",
+                      vs_engines[i]->name, e.message);
+        ck_assert_ptr_nonnull(vs_engines[i]->help);
+        {
+            size_t k = 0;
+            while (vs_engines[i]->keys[k].name)
+                k++;
+            ck_assert_uint_lt(k, VS_ENGINE_KEYS_MAX); /* the resolved values fit */
+        }
+    }
+}
+END_TEST
+
+/* completion: the verb's words and keys are the table's engines and keys */
+START_TEST(engine_completion_is_the_table)
+{
+    const vs_verb *v = vs_verb_find("engine");
+    size_t i, j, k;
+    ck_assert_ptr_nonnull(v);
+    for (i = 0; vs_engines[i]; i++) {
+        int found = 0;
+        for (j = 0; v->words[j]; j++)
+            found |= !strcmp(v->words[j], vs_engines[i]->name);
+        ck_assert_msg(found, "engine %s not offered", vs_engines[i]->name);
+        for (k = 0; vs_engines[i]->keys[k].name; k++) {
+            found = 0;
+            for (j = 0; v->keys[j]; j++)
+                found |= !strcmp(v->keys[j], vs_engines[i]->keys[k].name);
+            ck_assert_msg(found, "key %s not offered", vs_engines[i]->keys[k].name);
+        }
+    }
+    for (j = 0; v->words[j]; j++)
+        ck_assert_ptr_nonnull(vs_engine_find(v->words[j]));
+}
+END_TEST
+
+START_TEST(engine_verb)
+{
+    json_t *p, *comps;
+    run_ok("sheet \"e\"\nmodel m params=7B\nformat bf16\nengine vllm");
+    p = payload();
+    ck_assert_str_eq(sval(p, "kind"), "engine");
+    ck_assert_str_eq(sval(p, "name"), "vllm");
+    /* the defaults with their sources */
+    ck_assert_str_eq(sval(json_array_get(json_object_get(p, "keys"), 0), "value"), "0.9");
+    ck_assert(strstr(sval(json_array_get(json_object_get(p, "keys"), 0), "source"),
+                     "vllm/config/cache.py") != NULL);
+    /* the runtime items are components, unknown */
+    run_ok("envelope");
+    comps = json_object_get(payload(), "components");
+    ck_assert_uint_eq(json_array_size(comps), 3);
+    ck_assert(json_is_null(json_object_get(json_array_get(comps, 0), "bytes")));
+    /* a measurement fills an item; enforce_eager says there are no graphs */
+    run_ok("reserve cuda_graphs 0GiB status=measured source=\"--enforce-eager\"\nengine vllm");
+    run_ok("engine");
+    p = payload();
+    ck_assert(json_is_integer(
+        json_object_get(json_array_get(json_object_get(p, "runtime_items"), 2), "bytes")));
+    /* errors: an unknown engine, an unknown key, a bad value */
+    ck_assert_int_eq(run("engine vlm"), VS_ENOTFOUND);
+    ck_assert_int_eq(run("engine vllm gpu_util=0.9"), VS_EVALUE);
+    ck_assert(strstr(err.message, "gpu_memory_utilization=") != NULL);
+    ck_assert_int_eq(run("engine vllm gpu_memory_utilization=1.5"), VS_EVALUE);
+    /* engine none takes the engine's unknown items away, keeps the measurement */
+    run_ok("engine none\nenvelope");
+    comps = json_object_get(payload(), "components");
+    ck_assert_uint_eq(json_array_size(comps), 1);
+    ck_assert_str_eq(sval(json_array_get(comps, 0), "name"), "cuda_graphs");
+}
+END_TEST
+
+START_TEST(engine_record_roundtrip)
+{
+    json_t *s = vs_sheet_new("r"), *l = NULL;
+    char *d, *d2;
+    vs_error e;
+    json_error_t je;
+    json_object_set_new(vs_sheet_card(s), "engine",
+                        json_loads("{\"name\": \"vllm\", \"keys\": {\"max_num_seqs\": \"64\", "
+                                   "\"block_size\": \"32\"}}",
+                                   0, &je));
+    d = vs_sheet_dump(s);
+    ck_assert_ptr_nonnull(d);
+    ck_assert(strstr(d, "\"schema\": \"vramsheet/sheet/2\"") != NULL);
+    ck_assert(strstr(d, "\"engine\": {") != NULL);
+    ck_assert_msg(vs_sheet_load(&l, d, strlen(d), &e) == 0, "%s", e.message);
+    d2 = vs_sheet_dump(l);
+    ck_assert_str_eq(d, d2);
+    free(d);
+    free(d2);
+    json_decref(l);
+    /* sheet.md shows the engine as written */
+    d = vs_markdown_sheet(s);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_msg(strstr(d, "| engine | vllm max_num_seqs=64 block_size=32 |") != NULL, "%s", d);
+    free(d);
+    json_decref(s);
+    /* a schema-1 record loads, as schema 2, with engine null */
+    {
+        const char *old = "{\"schema\": \"vramsheet/sheet/1\", \"id\": \"o\"}";
+        ck_assert_int_eq(vs_sheet_load(&l, old, strlen(old), &e), 0);
+        ck_assert(json_is_null(json_object_get(vs_sheet_card(l), "engine")));
+        ck_assert_str_eq(json_string_value(json_object_get(l, "schema")), "vramsheet/sheet/2");
+        json_decref(l);
+    }
+}
+END_TEST
+
+/* ---- runtime-item estimates ---- */
+
+/* max_num_batched_tokens x (3 x intermediate + 4 x hidden) x 2 B; Llama-3-8B widths
+ * (hidden 4096, intermediate 14336) at 8192 tokens: 8192 x 59392 x 2 = 973,078,528 B. */
+START_TEST(activation_rule)
+{
+    vs_runtime_estimate est;
+    vs_error e;
+    ck_assert_int_eq(vs_runtime_estimate_activation(&est, 8192, 256, 4096, 14336, 128256, 1, &e),
+                     0);
+    ck_assert_uint_eq(est.bytes, 973078528ULL);
+    ck_assert(est.error > 0 && est.rule != NULL);
+    ck_assert_int_eq(vs_runtime_estimate_activation(&est, 8192, 256, 0, 14336, 0, 1, &e),
+                     VS_EVALUE);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 1, &e), 0);
+    ck_assert_uint_eq(est.bytes, 150 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Kepler", 1, &e), VS_ENOTFOUND);
+}
+END_TEST
+
+/* estimate=yes through the verbs: a Llama-3-8B config.json (hidden 4096, intermediate
+ * 14336), max_num_batched_tokens 8192: activation_peak = 973,078,528 B as above; the
+ * H100 SXM of the catalogue is a Hopper: non_torch 150 MiB. */
+START_TEST(engine_estimate_items)
+{
+    char path[] = "/tmp/vs-engine-cfg-XXXXXX";
+    char cell[512];
+    int fd = mkstemp(path);
+    FILE *f;
+    json_t *comps, *c;
+    size_t i;
+    int seen = 0;
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    fputs("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+          "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+          "\"vocab_size\": 128256, \"tie_word_embeddings\": false}",
+          f);
+    fclose(f);
+    snprintf(cell, sizeof cell,
+             "sheet \"est\"\nmodel llama config=%s\nformat bf16\ntask inference\n"
+             "length 8192\nconcurrency 8\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",
+             path);
+    run_ok(cell);
+    unlink(path);
+    comps = json_object_get(payload(), "components");
+    json_array_foreach(comps, i, c)
+    {
+        const char *n = sval(c, "name");
+        if (!strcmp(n, "activation_peak")) {
+            ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
+            ck_assert_str_eq(sval(c, "status"), "estimated");
+            seen++;
+        } else if (!strcmp(n, "non_torch")) {
+            ck_assert_int_eq(ival(c, "bytes"), 150 * (long long)MIB);
+            seen++;
+        }
+    }
+    ck_assert_int_eq(seen, 2);
+    /* the estimate follows the engine's keys: half the tokens, half the peak
+     * (4096 x 59392 x 2 = 486,539,264 B), and the result says so */
+    run_ok("engine vllm max_num_batched_tokens=4096");
+    ck_assert_str_eq(sval(payload(), "kind"), "rederived");
+    {
+        json_t *rows = json_object_get(payload(), "rows");
+        int found = 0;
+        json_array_foreach(rows, i, c)
+            if (!strcmp(sval(c, "name"), "activation_peak")) {
+                ck_assert_int_eq(ival(c, "to_bytes"), 486539264LL);
+                ck_assert_int_eq(ival(c, "from_bytes"), 973078528LL);
+                found = 1;
+            }
+        ck_assert(found);
+    }
+    run_ok("envelope");
+    json_array_foreach(json_object_get(payload(), "components"), i, c)
+        if (!strcmp(sval(c, "name"), "activation_peak"))
+            ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
+    /* another engine: vLLM's rules do not apply, the items become unknown saying why;
+     * back under vLLM they come back by themselves */
+    run_ok("engine llamacpp\nenvelope");
+    json_array_foreach(json_object_get(payload(), "components"), i, c)
+        if (!strcmp(sval(c, "name"), "activation_peak")) {
+            ck_assert(json_is_null(json_object_get(c, "bytes")));
+            ck_assert(strstr(sval(c, "source"), "vLLM") != NULL);
+        }
+    run_ok("engine vllm\nenvelope");
+    json_array_foreach(json_object_get(payload(), "components"), i, c)
+        if (!strcmp(sval(c, "name"), "activation_peak"))
+            ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
+    /* the estimator on its own line, too */
+    run_ok("estimate runtime items=non_torch");
+    /* the layout came from the config: fit knows it */
+    run_ok("fit");
+    ck_assert(strstr(sval(payload(), "layout_source"), "card.arch") != NULL);
+}
+END_TEST
+
+/* A GPU named on the fit line that is no offer comes from the catalogue, with its
+ * nvidia-smi total (basis "device"); vLLM schedules at most max_num_seqs at once. */
+START_TEST(fit_named_gpu_and_seq_limit)
+{
+    json_t *r;
+    run_ok("sheet \"named\"\nmodel m params=1B\nformat bf16\ntask inference\nlength 1024\n"
+           "concurrency 300\nestimate kv layers=16 kv_heads=8 head_dim=64\n"
+           "engine vllm kv_cache_memory=40GiB\nfit \"H100 SXM\"");
+    r = fit_row(0);
+    ck_assert_str_eq(sval(r, "gpu"), "H100 SXM");
+    ck_assert_str_eq(sval(r, "capacity_basis"), "device");
+    /* 300 requests of 1024 tokens fit the pool (40 GiB / (16 x 16 x 2 x 8 x 64 x 2 B) =
+     * 81,920 blocks, 64 per request: 1280 requests), but max_num_seqs is 256 */
+    ck_assert_msg(fabs(dval(r, "max_concurrency") - 1280.0) < 1e-9, "%f",
+                  dval(r, "max_concurrency"));
+    ck_assert_str_eq(sval(r, "concurrency"), "exclude");
+    ck_assert(strstr(sval(r, "note"), "max_num_seqs") != NULL);
+    run_ok("engine vllm kv_cache_memory=40GiB max_num_seqs=512\nfit \"H100 SXM\"");
+    ck_assert_str_ne(sval(fit_row(0), "concurrency"), "exclude");
+    ck_assert_int_eq(run("fit \"H1000\""), VS_ENOTFOUND);
+    /* no engine declared: the sheet's own components against the whole card; the
+     * sheet's KV estimate is the need (16 x 2 x 8 x 64 x 2 B x 1024 x 300 =
+     * 10,066,329,600 B) */
+    run_ok("sheet \"no engine\"\nmodel m params=1B\nformat bf16\ntask inference\nlength 1024\n"
+           "concurrency 300\nestimate kv layers=16 kv_heads=8 head_dim=64\nfit \"H100 SXM\"");
+    ck_assert_str_eq(sval(payload(), "engine"), "none");
+    r = fit_row(0);
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 10066329600LL);
+    ck_assert_int_eq(ival(r, "budget_bytes"), ival(r, "capacity_bytes"));
+    ck_assert_int_eq(ival(r, "kv_pool_bytes"), ival(r, "capacity_bytes") - 2000000000LL);
+    ck_assert_str_eq(sval(r, "verdict"), "admissible");
+}
+END_TEST
+
+/* ---- candidates agrees with fit ---- */
+
+START_TEST(candidates_agree_with_fit)
+{
+    json_t *rows, *row, *reqs, *r;
+    size_t i, j;
+    const char *fit_v[2], *fit_c[2];
+    /* two offers: the H100's pool holds the card's 64 requests, the 4090's does not */
+    run_ok("sheet \"agree\"\nmodel m params=8031588844\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 64\nestimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 log\" memory=80GB reported=79.22GiB reported_source=\"x\"\n"
+           "gpu \"RTX 4090\"\n"
+           "engine vllm\n"
+           "reserve non_torch 1GiB status=measured source=\"x\"\n"
+           "reserve activation_peak 1GiB status=measured source=\"x\"\n"
+           "reserve cuda_graphs 0GiB status=measured source=\"--enforce-eager\"\nfit");
+    for (i = 0; i < 2; i++) {
+        r = fit_row(i);
+        fit_v[i] = strdup(sval(r, "start"));
+        fit_c[i] = strdup(sval(r, "concurrency"));
+    }
+    /* 71.298 - 14.96 - 2 = 54.34 GiB holds 54.34 / 2 MiB = 27,821 blocks, 54.3 requests
+     * of 512 blocks: fewer than 64 */
+    ck_assert_str_eq(fit_c[0], "exclude");
+    run_ok("candidates");
+    rows = json_object_get(payload(), "rows");
+    ck_assert_uint_eq(json_array_size(rows), 2);
+    json_array_foreach(rows, i, row)
+    {
+        reqs = json_object_get(row, "requirements");
+        json_array_foreach(reqs, j, r)
+        {
+            const char *n = sval(r, "name");
+            if (!strcmp(n, "capacity"))
+                ck_assert_str_eq(sval(r, "verdict"), fit_v[i]);
+            if (!strcmp(n, "concurrency"))
+                ck_assert_str_eq(sval(r, "verdict"), fit_c[i]);
+        }
+        free((void *)fit_v[i]);
+        free((void *)fit_c[i]);
+    }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *t = tcase_create("core");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, vllm_log_mellea_416);
+    tcase_add_test(t, vllm_log_imported);
+    tcase_add_test(t, vllm_log_10517);
+    tcase_add_test(t, vllm_log_10511);
+    tcase_add_test(t, llamacpp_log_logdetective_106);
+    tcase_add_test(t, llamacpp_padding_streams);
+    tcase_add_test(t, vllm_sliding_groups);
+    tcase_add_test(t, llamacpp_sliding_cells);
+    tcase_add_test(t, vllm_latent_cache);
+    tcase_add_test(t, vllm_tensor_fewer_heads);
+    tcase_add_test(t, engine_budget_rules);
+    tcase_add_test(t, transformers_eager_scores);
+    tcase_add_test(t, engine_defaults_parse);
+    tcase_add_test(t, engine_verb);
+    tcase_add_test(t, engine_completion_is_the_table);
+    tcase_add_test(t, engine_record_roundtrip);
+    tcase_add_test(t, activation_rule);
+    tcase_add_test(t, candidates_agree_with_fit);
+    tcase_add_test(t, engine_estimate_items);
+    tcase_add_test(t, fit_named_gpu_and_seq_limit);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return vs_check_run(suite());
+}
