@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "lang/derive.h"
+#include "lang/estimate_generate.h"
 #include "lang/verb.h"
 #include "model/gguf.h"
 #include "model/hfcache.h"
 #include "model/model.h"
+#include "model/pipeline_files.h"
 #include "render/bundle.h"
 #include "render/sizing.h"
 #include "sheet/envelope.h"
@@ -77,7 +79,9 @@ static int card_set(json_t *sheet, const char *key, json_t *value_take, vs_error
         return oom(err);
     /* The limit stage is the card's dimensions by definition: it follows
      * the card rather than keeping the value the card had when it was written. */
-    if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch")) {
+    if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch") ||
+        !strcmp(key, "width") || !strcmp(key, "height") || !strcmp(key, "frames") ||
+        !strcmp(key, "batch")) {
         size_t i;
         json_t *st;
         vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
@@ -168,13 +172,22 @@ static int verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!card_str(sheet, "model"))
         vs_buf_puts(&unset, "model");
     for (i = 0; dims[i]; i++)
-        if (!vs_sheet_card_uint(sheet, dims[i], &v))
+        if (!vs_sheet_card_uint(sheet, dims[i], &v) &&
+            (strcmp(dims[i], "length") || !task || strncmp(task, "generate-", 9)))
             vs_buf_printf(&unset, "%s%s", unset.len ? ", " : "", dims[i]);
     if (!task)
         vs_buf_printf(&unset, "%stask", unset.len ? ", " : "");
-    if (!vs_sheet_weight_bits(sheet))
+    if (!vs_sheet_weight_bits(sheet) && !json_is_object(json_object_get(sheet, "weights_files")))
         vs_buf_printf(&unset, "%sformat", unset.len ? ", " : "");
-    if (!task || !strcmp(task, "inference")) {
+    if (task && !strncmp(task, "generate-", 9)) {
+        /* image and video generation: the resolution, the batch, the frames */
+        if (!vs_sheet_card_uint(sheet, "width", &v))
+            vs_buf_printf(&unset, "%sresolution", unset.len ? ", " : "");
+        if (!vs_sheet_card_uint(sheet, "batch", &v))
+            vs_buf_printf(&unset, "%sbatch", unset.len ? ", " : "");
+        if (!strcmp(task, "generate-video") && !vs_sheet_card_uint(sheet, "frames", &v))
+            vs_buf_printf(&unset, "%sframes", unset.len ? ", " : "");
+    } else if (!task || !strcmp(task, "inference")) {
         if (!vs_sheet_card_uint(sheet, "concurrency", &v))
             vs_buf_printf(&unset, "%sconcurrency", unset.len ? ", " : "");
     } else if (!vs_sheet_card_uint(sheet, "microbatch", &v)) {
@@ -197,13 +210,30 @@ static int verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ------------------------------------------------------------------- model */
 
-static const char *const model_keys[] = {"revision", "params", "config", NULL};
+static const char *const model_keys[] = {"revision", "params", "config", "pipeline", "variant",
+                                         NULL};
+
+/* 1 when a variant name is a plain word (fp16, bf16, non_ema): it is spliced into file names. */
+static int plain_variant(const char *v)
+{
+    size_t i;
+    if (!v[0] || strlen(v) > 32)
+        return 0;
+    for (i = 0; v[i]; i++)
+        if (!isalnum((unsigned char)v[i]) && v[i] != '_' && v[i] != '-')
+            return 0;
+    return 1;
+}
 
 static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "model NAME [revision=REV] [params=COUNT] [config=PATH]";
-    json_t *sheet, *cfg_payload = NULL;
+    const char *syntax =
+        "model NAME [revision=REV] [params=COUNT] [config=PATH | pipeline=DIR [variant=fp16]]";
+    json_t *sheet, *cfg_payload = NULL, *pipe_payload = NULL;
     const vs_arg *name, *rev = vs_line_pair(line, "revision"), *cfg = vs_line_pair(line, "config");
+    const vs_arg *pipe = vs_line_pair(line, "pipeline"), *var = vs_line_pair(line, "variant");
+    vs_hf_snapshot *snap = NULL;
+    const char *pipe_dir = pipe ? pipe->value : NULL;
     uint64_t params = 0, cfg_params = 0;
     int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
     const char *notes[6] = {NULL}, *revision;
@@ -228,10 +258,38 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
                             vs_error_set(err, VS_EVALUE,
                                          "params= must be from 1 to 9,223,372,036,854,775,807 "
                                          "(what a record holds)"));
+    if (cfg && pipe)
+        return vs_error_set_at(err, VS_EVALUE, pipe->line, pipe->column,
+                               "give config=PATH (a language model) or pipeline=DIR (a diffusers "
+                               "pipeline), not both");
+    if (var && (!plain_variant(var->value)))
+        return vs_error_set_at(err, VS_EVALUE, var->line, var->value_column,
+                               "variant= is a plain word (fp16, bf16), not '%s'", var->value);
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
+    /* an ORG/NAME whose cached snapshot holds a model_index.json is a diffusers pipeline */
+    if (!cfg && !pipe && vs_hf_is_repo_id(name->value)) {
+        vs_error quiet;
+        vs_error_clear(&quiet);
+        if (!(snap = calloc(1, sizeof *snap)))
+            return oom(err);
+        if (vs_hf_find(snap, name->value, rev ? rev->value : NULL, &quiet) == 0 &&
+            vs_pipeline_is_dir(snap->path) && (hf_commit = strdup(snap->commit)))
+            pipe_dir = snap->path;
+        if (!pipe_dir) {
+            free(snap);
+            snap = NULL;
+        }
+    }
+    if (var && !pipe_dir) {
+        free(snap);
+        free(hf_commit);
+        return vs_error_set_at(err, VS_EVALUE, var->line, var->column,
+                               "variant= goes with a diffusers pipeline (pipeline=DIR, or a "
+                               "cached ORG/NAME with a model_index.json)");
+    }
     /* without config=, an ORG/NAME is looked for in the local Hugging Face cache */
-    if (!cfg && vs_hf_is_repo_id(name->value) &&
+    if (!cfg && !pipe_dir && vs_hf_is_repo_id(name->value) &&
         (rc = vs_hf_model_config(name->value, rev ? rev->value : NULL, &hf_config, &hf_commit,
                                  &hf_note, err)) < 0)
         return vs_arg_error(rev ? rev : name, err, rc);
@@ -251,6 +309,26 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (revision && !same_str(card_str(sheet, "revision"), revision)) {
         had_files |= clear_weights_files(sheet);
         if ((rc = card_set(sheet, "revision", json_string(revision), err)) < 0)
+            goto hf_done;
+    }
+    if (pipe_dir) {
+        /* every weighted component's safetensors headers; the sheet's weights are their sum */
+        rc = vs_pipeline_apply(sheet, pipe_dir, var ? var->value : NULL, &pipe_payload, err);
+        if (rc < 0 && snap && rc != VS_ENOMEM) {
+            /* from the cache: say how to fetch what is missing, and where it goes */
+            char m[VS_ERROR_MESSAGE_MAX];
+            snprintf(m, sizeof m, "%s", err->message);
+            vs_error_set(err, rc,
+                         "%s; nothing is downloaded: `huggingface-cli download %s --revision %s` "
+                         "fetches the pipeline's files into %s",
+                         m, name->value, snap->commit, snap->path);
+        }
+        if (rc < 0) {
+            rc = vs_arg_error(pipe ? pipe : name, err, rc);
+            goto hf_done;
+        }
+        had_files = 0;
+        if ((rc = card_set(sheet, "arch", json_null(), err)) < 0)
             goto hf_done;
     }
     if (cfg || hf_config) {
@@ -321,6 +399,23 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
                           json_string_value(json_object_get(x, "reason")));
         }
     }
+    if (pipe_payload) {
+        json_t *x;
+        size_t k;
+        vs_buf_printf(&head, "; diffusers pipeline %s:",
+                      json_string_value(json_object_get(pipe_payload, "pipeline")));
+        vs_json_array_foreach(json_object_get(pipe_payload, "components"), k, x)
+        {
+            char d[160];
+            vs_units_describe(d, sizeof d,
+                              (uint64_t)json_integer_value(json_object_get(x, "bytes")));
+            vs_buf_printf(&head, "%s %s %s", k ? "," : "",
+                          json_string_value(json_object_get(x, "name")), d);
+        }
+        vs_json_array_foreach(json_object_get(pipe_payload, "notes"), k, x)
+            if (nn < 5)
+                notes[nn++] = json_string_value(x);
+    }
     if (json_is_object(json_object_get(vs_sheet_card(sheet), "arch"))) {
         vs_buf_puts(&head, "; architecture ");
         vs_render_arch(json_object_get(vs_sheet_card(sheet), "arch"), &head);
@@ -333,8 +428,10 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     {
         json_t *extra = cfg_payload ? json_pack("{s:o}", "config", cfg_payload)
-                        : hf_commit ? json_object()
-                                    : NULL;
+                        : hf_commit || pipe_payload ? json_object()
+                                                    : NULL;
+        if (extra && pipe_payload)
+            json_object_set(extra, "weights", pipe_payload);
         if (extra && hf_commit) /* where the cache put it */
             json_object_set_new(extra, "hf_cache",
                                 json_pack("{s:s?, s:s, s:s}", "config", hf_config, "commit",
@@ -343,6 +440,8 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     vs_buf_free(&head);
 hf_done:
+    json_decref(pipe_payload);
+    free(snap);
     free(hf_config);
     free(hf_commit);
     free(hf_note);
@@ -351,14 +450,15 @@ hf_done:
 
 /* -------------------------------------------------------------------- task */
 
-static const char *const task_words[] = {"inference", "finetune", "lora",
-                                         "qlora",     "pretrain", NULL};
+static const char *const task_words[] = {"inference", "finetune",       "lora",          "qlora",
+                                         "pretrain",  "generate-image", "generate-video", NULL};
 
 #define TASK_MARK "listed by `task "
 
 static int verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "task inference|finetune|lora|qlora|pretrain";
+    const char *syntax =
+        "task inference|finetune|lora|qlora|pretrain|generate-image|generate-video";
     static const char *const training[] = {"gradients",   "optimizer_state", "master_copy",
                                            "activations", "buffers",         NULL};
     const vs_arg *a;
@@ -379,8 +479,8 @@ static int verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
             known = 1;
     if (!known)
         return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                               "unknown task '%s'; expected inference, finetune, lora, qlora or "
-                               "pretrain",
+                               "unknown task '%s'; expected inference, finetune, lora, qlora, "
+                               "pretrain, generate-image or generate-video",
                                a->value);
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
@@ -403,7 +503,13 @@ static int verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
             vs_sheet_remove_component(sheet, i);
     }
 
-    if (strcmp(a->value, "inference") != 0) {
+    if (!strncmp(a->value, "generate-", 9)) {
+        vs_buf_printf(&head, "task %s: adds no component by itself", a->value);
+        notes[0] = "a diffusers pipeline (`model NAME pipeline=DIR`) sets the weights; `resolution "
+                   "WxH`, `batch N`"
+                   " and (video) `frames N` are held fixed; `estimate latents`, `estimate "
+                   "attention` and `estimate decode` (its own phase) document the rest";
+    } else if (strcmp(a->value, "inference") != 0) {
         const char *list[10];
         size_t n = 0;
         if (!strcmp(a->value, "lora") || !strcmp(a->value, "qlora"))
@@ -549,6 +655,55 @@ static int verb_concurrency(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     return set_dim(ctx, line, "concurrency", "concurrency N (concurrency 8)",
                    "simultaneous sequences (inference), held fixed for every candidate", err);
+}
+
+static int verb_frames(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    return set_dim(ctx, line, "frames", "frames N (frames 81)",
+                   "frames per generated video, held fixed for every candidate", err);
+}
+
+static int verb_batch(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    return set_dim(ctx, line, "batch", "batch N (batch 4)",
+                   "images or videos generated together, held fixed for every candidate", err);
+}
+
+/* `resolution WxH`: the card's width and height in pixels. */
+static int verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "resolution WIDTHxHEIGHT (resolution 1024x1024)";
+    const vs_arg *a = vs_line_positional(line, 0);
+    unsigned long long w = 0, h = 0;
+    char tail = 0, head[200];
+    json_t *sheet;
+    int rc;
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
+        return rc;
+    if (!a)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
+        return rc;
+    if (sscanf(a->value, "%llu%*[xX]%llu%c", &w, &h, &tail) != 2 || !isdigit((unsigned char)a->value[0]) ||
+        w == 0 || h == 0 || w > 1048576 || h > 1048576)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                               "expected `%s`: width and height in pixels, 1 to 1,048,576, not '%s'",
+                               syntax, a->value);
+    if (w % 8 || h % 8)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                               "%llux%llu: diffusers pipelines need a width and height divisible "
+                               "by 8 (the VAE's factor; their check_inputs refuses others)",
+                               w, h);
+    if (!(sheet = sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if ((rc = card_set(sheet, "width", json_integer((json_int_t)w), err)) < 0 ||
+        (rc = card_set(sheet, "height", json_integer((json_int_t)h), err)) < 0)
+        return rc;
+    snprintf(head, sizeof head,
+             "resolution %llux%llu: the generated image or video frame in pixels, held fixed for "
+             "every candidate",
+             w, h);
+    return emit(ctx, vs_render_card_line(sheet, "resolution", head, NULL, NULL), err);
 }
 
 static const char *const microbatch_keys[] = {"accumulation", NULL};
@@ -791,15 +946,19 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
 static const char *const estimate_keys[] = {
     "layers",    "kv_heads", "head_dim", "dtype",         "name",   "optimizer", "precision",
     "trainable", "hidden",   "heads",    "checkpointing", "scheme", "group",     "double",
-    "bits",      "params",   "encoder_length", NULL};
-static const char *const estimate_words[] = {"kv", "training", "activations", "quant", "runtime",
-                                             NULL};
+    "bits",      "params",   "encoder_length", "component", "channels", "factor", "temporal",
+    "patch", "downsample", "text_tokens", "attention", "cfg", "live", "tile", "slicing", NULL};
+static const char *const estimate_words[] = {"kv",      "training", "activations", "quant",  "runtime",
+                                             "latents", "attention", "decode",     NULL};
 /* each estimator's keys come from its row of sheet/estimate.h */
 const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
                                       {"estimate", "training", vs_estimate_training_keys},
                                       {"estimate", "activations", vs_estimate_activations_keys},
                                       {"estimate", "quant", vs_estimate_quant_keys},
                                       {"estimate", "runtime", vs_estimate_runtime_keys},
+                                      {"estimate", "latents", vs_estimate_latents_keys},
+                                      {"estimate", "attention", vs_estimate_attention_keys},
+                                      {"estimate", "decode", vs_estimate_decode_keys},
                                       {NULL, NULL, NULL}};
 
 /* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
@@ -1125,6 +1284,9 @@ done:
 static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *op = vs_line_pair(line, "optimizer"), *pr = vs_line_pair(line, "precision");
+    const vs_arg *comp_arg = vs_line_pair(line, "component");
+    json_t *comp = NULL;
+    char compnote[300];
     vs_training_rule rule;
     vs_training_est e;
     uint64_t trainable = 0, adapter = 0;
@@ -1133,7 +1295,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     char gt[40], src[3][320], head[700], asrc[320];
     const char *names[4];
     size_t nnames = 0, nn = 0;
-    const char *notes[5] = {NULL};
+    const char *notes[7] = {NULL};
     vs_buf skipped = VS_BUF_INIT;
     json_t *sk = json_array(), *inputs;
 
@@ -1148,7 +1310,34 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     if ((rc = vs_line_get_count(line, "trainable", 0, &trainable, &have_trainable, err)) < 0)
         goto done;
     lora = task && (!strcmp(task, "lora") || !strcmp(task, "qlora"));
-    if (!have_trainable) {
+    if (comp_arg) {
+        /* one component of a diffusers pipeline is trained; the others stay frozen */
+        json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *x;
+        size_t k;
+        vs_buf cnames = VS_BUF_INIT;
+        json_array_foreach(wc, k, x)
+        {
+            const char *n = json_string_value(json_object_get(x, "name"));
+            if (n && !strcmp(n, comp_arg->value))
+                comp = x;
+            vs_buf_printf(&cnames, "%s%s", cnames.len ? ", " : "", n ? n : "?");
+        }
+        if (!comp) {
+            rc = vs_arg_error(comp_arg, err,
+                              vs_error_set(err, VS_EVALUE,
+                                           json_array_size(wc)
+                                               ? "component=%s: the pipeline's components are %s"
+                                               : "component=%s needs a diffusers pipeline on the "
+                                                 "card (`model NAME pipeline=DIR`)%s",
+                                           comp_arg->value, vs_buf_str(&cnames)));
+            vs_buf_free(&cnames);
+            goto done;
+        }
+        vs_buf_free(&cnames);
+        if (!have_trainable && !lora)
+            trainable = (uint64_t)json_integer_value(json_object_get(comp, "params"));
+    }
+    if (!have_trainable && !comp) {
         if (lora) {
             rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                  "task %s trains an adapter: give trainable=N (its parameter "
@@ -1212,6 +1401,14 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     if (lora)
         notes[nn++] = "LoRA/QLoRA: gradients and optimizer state cover the trainable adapter only; "
                       "the frozen weights keep the sheet's format";
+    if (comp) {
+        snprintf(compnote, sizeof compnote,
+                 "component %s (%s) is trained%s; the pipeline's other components stay frozen in "
+                 "their stored format (their bytes are the sheet's weights, unchanged)",
+                 comp_arg->value, json_string_value(json_object_get(comp, "class")),
+                 lora ? " through its adapter" : ": trainable = its parameters, from its files");
+        notes[nn++] = compnote;
+    }
     notes[nn++] = "activations are separate: `estimate activations`";
     if (skipped.len)
         notes[nn++] = vs_buf_str(&skipped);
@@ -1463,11 +1660,18 @@ const vs_estimator vs_estimators[] = {{&vs_estimator_kv, estimate_kv, kv_reads},
                                       {&vs_estimator_activations, estimate_activations, act_reads},
                                       {&vs_estimator_quant, estimate_quant, quant_reads},
                                       {&vs_estimator_runtime, vs_estimate_runtime, vs_runtime_reads},
+                                      {&vs_estimator_latents, vs_estimate_latents_run,
+                                       vs_generate_reads},
+                                      {&vs_estimator_attention, vs_estimate_attention_run,
+                                       vs_generate_reads},
+                                      {&vs_estimator_decode, vs_estimate_decode_run,
+                                       vs_generate_reads},
                                       {NULL, NULL, NULL}};
 
 static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "estimate kv|training|activations|quant|runtime [KEY=VALUE ...]";
+    const char *syntax = "estimate kv|training|activations|quant|runtime|latents|attention|decode "
+                         "[KEY=VALUE ...]";
     const vs_arg *a = vs_line_positional(line, 0);
     const vs_estimator *e;
     json_t *sheet;
@@ -1481,38 +1685,44 @@ static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((e = vs_estimator_find(a->value)) != NULL)
         return vs_estimate_run(ctx, line, sheet, e, err);
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unknown estimator '%s'; expected kv, training, activations, quant or runtime",
+                           "unknown estimator '%s'; expected kv, training, activations, quant, "
+                           "runtime, latents, attention or decode",
                            a->value);
 }
 
 /* --------------------------------------------------------------- placement */
 
 static const char *const placement_words[] = {"single", "ddp", "zero", "fsdp", "tensor", NULL};
-static const char *const placement_keys[] = {"stage", "gpus", NULL};
+static const char *const placement_keys[] = {"stage", "gpus", "offload", NULL};
 
 static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | "
-                         "tensor gpus=N";
+                         "tensor gpus=N | placement offload=model|sequential";
     static const char *const classes[] = {"weights",     "parameters", "gradients", "optimizer",
                                           "activations", "kv_cache",   "other"};
     const vs_arg *a = vs_line_positional(line, 0), *gp = vs_line_pair(line, "gpus");
-    vs_placement p = {VS_PLACE_SINGLE, 1, 0};
+    const vs_arg *off = vs_line_pair(line, "offload");
+    vs_placement p = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_NONE};
     uint64_t gpus = 1, stage = 0;
     int rc, have_gpus = 0, have_stage = 0;
-    json_t *sheet, *ways, *pj;
-    char head[200], lines_buf[7][120];
-    const char *lines[8];
+    json_t *sheet, *ways, *pj, *offj = json_null();
+    char head[200], lines_buf[7][120], offline[400];
+    const char *lines[10];
     size_t i;
 
     if ((rc = vs_line_check_keys(line, placement_keys, err)) < 0)
         return rc;
-    if (!a)
+    if (!a && !off)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, a ? 1 : 0, syntax, err)) < 0)
         return rc;
-    if ((rc = vs_placement_kind_parse(&p.kind, a->value, err)) < 0)
+    if (a && (rc = vs_placement_kind_parse(&p.kind, a->value, err)) < 0)
         return vs_arg_error(a, err, rc);
+    if (off && (rc = vs_offload_parse(&p.offload, off->value, err)) < 0)
+        return vs_arg_error(off, err, rc);
+    if (!a) /* `placement offload=model`: one GPU */
+        a = off;
     if ((rc = vs_line_get_uint(line, "gpus", 0, &gpus, &have_gpus, err)) < 0 ||
         (rc = vs_line_get_uint(line, "stage", 0, &stage, &have_stage, err)) < 0)
         return rc;
@@ -1569,6 +1779,27 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
             json_decref(ways);
             return oom(err);
         }
+        if (p.offload != VS_OFFLOAD_NONE) {
+            /* what one GPU holds of the weights, and the host memory beside it */
+            vs_envelope env;
+            char g1[160], g2[160];
+            if (vs_envelope_compute(&env, sheet, NULL, NULL) == 0 && env.weights_known) {
+                vs_units_describe(g1, sizeof g1, env.weights_gpu_bytes);
+                vs_units_describe(g2, sizeof g2, env.host_bytes);
+                snprintf(offline, sizeof offline,
+                         "offload=%s: weights on the GPU %s (%s); host memory for the weights %s",
+                         vs_offload_name(p.offload), g1, env.offload_basis, g2);
+                offj = json_pack("{s:s, s:I, s:I, s:s}", "offload", vs_offload_name(p.offload),
+                                 "weights_gpu_bytes", (json_int_t)env.weights_gpu_bytes,
+                                 "host_bytes", (json_int_t)env.host_bytes, "basis",
+                                 env.offload_basis);
+            } else {
+                snprintf(offline, sizeof offline,
+                         "offload=%s: the weights are not known yet (`model NAME pipeline=DIR`)",
+                         vs_offload_name(p.offload));
+            }
+            lines[n++] = offline;
+        }
         if (p.kind == VS_PLACE_TENSOR && json_is_array(kvj) &&
             vs_kv_layout_from_json(&l, kvj, NULL) == 0 && l.n) {
             used = (size_t)snprintf(kvline, sizeof kvline, "KV heads per GPU:");
@@ -1597,12 +1828,14 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
         return emit(ctx,
                     vs_render_lines(head, lines, n,
-                                    json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "kind", "placement",
-                                              "placement", vs_placement_kind_name(p.kind), "gpus",
+                                    json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "kind",
+                                              "placement", "placement",
+                                              vs_placement_kind_name(p.kind), "gpus",
                                               (json_int_t)p.gpus, "stage",
                                               p.kind == VS_PLACE_ZERO ? json_integer(p.stage)
                                                                       : json_null(),
-                                              "ways", ways, "kv_heads_per_gpu", heads)),
+                                              "ways", ways, "kv_heads_per_gpu", heads, "offload",
+                                              offj ? offj : json_null())),
                     err);
     }
 }
@@ -1777,17 +2010,21 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
 /* ---------------------------------------------------------------- procedure */
 
 static const char *const stage_words[] = {"short", "usual", "limit", NULL};
-static const char *const stage_keys[] = {"length", "concurrency", "microbatch", "note", NULL};
+static const char *const stage_keys[] = {"length", "concurrency", "microbatch", "width",
+                                         "height", "frames",      "batch",      "note", NULL};
 
 static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] "
-                         "[note=\"...\"]";
-    static const char *const dims[] = {"length", "concurrency", "microbatch"};
+                         "[width=N height=N frames=N batch=N] [note=\"...\"]";
+    /* the card's dimensions: language models', then image and video generation's */
+    static const char *const dims[] = {"length", "concurrency", "microbatch", "width",
+                                       "height", "frames",      "batch"};
+#define NDIMS (sizeof dims / sizeof dims[0])
     const vs_arg *a = vs_line_positional(line, 0), *note = vs_line_pair(line, "note");
     json_t *sheet, *stages, *st, *x;
-    uint64_t v[3], card_v;
-    int have[3], rc, any = 0, limit;
+    uint64_t v[NDIMS], card_v;
+    int have[NDIMS], rc, any = 0, limit;
     size_t i, nlines = 0;
     char lbuf[16][200], head[200];
     const char *lines[16];
@@ -1801,7 +2038,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
     limit = !strcmp(a->value, "limit");
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < NDIMS; i++) {
         if ((rc = vs_line_get_count(line, dims[i], 0, &v[i], &have[i], err)) < 0) /* 32k, 32Ki */
             return rc;
         if (have[i] && (v[i] == 0 || v[i] > (uint64_t)INT64_MAX))
@@ -1837,6 +2074,12 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
                    note ? note->value : NULL);
     if (!st)
         return oom(err);
+    /* generation's dimensions only when given: a language model's stage keeps its shape */
+    for (i = 3; i < NDIMS; i++)
+        if (have[i] && json_object_set_new(st, dims[i], json_integer((json_int_t)v[i]))) {
+            json_decref(st);
+            return oom(err);
+        }
     stages = vs_sheet_array(sheet, "stages");
     if (!stages) {
         stages = json_array();
@@ -1862,7 +2105,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
             break;
         vs_buf_puts(&l, json_string_value(json_object_get(x, "name")));
         vs_buf_putc(&l, ':');
-        for (k = 0; k < 3; k++)
+        for (k = 0; k < NDIMS; k++)
             if (json_is_integer(json_object_get(x, dims[k])))
                 vs_buf_printf(&l, " %s=%" JSON_INTEGER_FORMAT, dims[k],
                               json_integer_value(json_object_get(x, dims[k])));
@@ -1882,6 +2125,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
                     json_pack("{s:s, s:o}", "kind", "stages", "stages", json_deep_copy(stages))),
                 err);
 }
+#undef NDIMS
 
 static int verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
@@ -1927,7 +2171,8 @@ static int verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 static const char *const oom_words[] = {"load",       "prefill",  "generate",
                                         "forward",    "backward", "optimizer",
-                                        "validation", "export",   NULL};
+                                        "validation", "export",   "denoise",
+                                        "decode",     NULL};
 static const char *const oom_keys[] = {"phase", "note", NULL};
 
 static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -1972,6 +2217,23 @@ static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
          "parameters",
          {"copies made while merging adapters or saving", "dtype conversion of the whole model",
           NULL, NULL}},
+        {"denoise",
+         "activations",
+         {"the denoiser's attention over latent tokens: fused attention (SDPA, flash) instead of "
+          "eager, which holds tokens^2 scores per head",
+          "the resolution and the batch (tokens grow with H x W; classifier-free guidance doubles "
+          "the batch)",
+          "the weights on the GPU: pipe.enable_model_cpu_offload() keeps one component there, "
+          "enable_sequential_cpu_offload() one block",
+          NULL}},
+        {"decode",
+         "activations",
+         {"the VAE decode at the card's resolution and frames: pipe.enable_vae_tiling() decodes "
+          "one tile at a time",
+          "pipe.enable_vae_slicing(): one image of the batch decoded at a time",
+          "a lower resolution or fewer frames (the decode grows with H x W x frames)",
+          "the denoiser still on the GPU during the decode: model CPU offload moves it out "
+          "first"}},
     };
     const vs_arg *ph = vs_line_pair(line, "phase"), *nt = vs_line_pair(line, "note");
     const char *phase;
@@ -1989,8 +2251,8 @@ static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (!a)
             return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                    "expected `oom phase=load|prefill|generate|forward|backward|"
-                                   "optimizer|validation|export`: where the first overflow "
-                                   "happened");
+                                   "optimizer|validation|export|denoise|decode`: where the first "
+                                   "overflow happened");
         ph = a;
     }
     phase = ph->value;
@@ -2001,7 +2263,7 @@ static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set_at(err, VS_EVALUE, ph->line,
                                ph->kind == VS_ARG_PAIR ? ph->value_column : ph->column,
                                "unknown phase '%s'; expected load, prefill, generate, forward, "
-                               "backward, optimizer, validation or export",
+                               "backward, optimizer, validation, export, denoise or decode",
                                phase);
     if (nt)
         vs_buf_puts(&note, nt->value);
@@ -2141,7 +2403,8 @@ const vs_verb vs_verbs_sizing[] = {
      "each print one line saying what they set; `card` shows the whole. Payload kind \"card\", "
      "with the whole card, as those verbs give it too.",
      NULL, NULL},
-    {"model", verb_model, "model NAME [revision=REV] [params=COUNT] [config=PATH]",
+    {"model", verb_model,
+     "model NAME [revision=REV] [params=COUNT] [config=PATH | pipeline=DIR [variant=fp16]]",
      "the model and revision of the workload card, and its parameter count",
      "Sets the card's model (a Hugging Face id or any name) and revision. params= takes a count "
      "(6.74B, 7e9, 6738415616). config=PATH reads a Hugging Face config.json on disk: the "
@@ -2163,15 +2426,30 @@ const vs_verb vs_verbs_sizing[] = {
      "models--ORG--NAME/refs/REV (default main; a 40-hex revision= is used as it is) names the "
      "snapshot commit, its config.json sets the shapes, and the revision recorded is that full "
      "commit; when the model, the ref, the snapshot or config.json is missing, a note says which "
-     "files to fetch (`huggingface-cli download ...`) and where they go.",
+     "files to fetch (`huggingface-cli download ...`) and where they go.\n"
+     "pipeline=DIR reads a diffusers pipeline folder: its model_index.json names the components "
+     "(unet or transformer, vae, text_encoder, text_encoder_2, text_encoder_3, image_encoder, "
+     "...; tokenizers, schedulers and feature extractors hold no weights), and each one's exact "
+     "bytes per dtype come from its folder's safetensors headers "
+     "(diffusion_pytorch_model.safetensors or model.safetensors, or their sharded "
+     ".index.json), as diffusers' from_pretrained finds them; variant=fp16 picks "
+     "*.fp16.safetensors (a component without it falls back to its plain files, as diffusers "
+     "does, and says so). The sheet's weights are the components' sum; `weights` and "
+     "`envelope` list one row per component and the budget chart stacks them. A cached ORG/NAME "
+     "whose snapshot holds a model_index.json is read the same way. A missing component file is "
+     "named in the error.",
      model_keys, NULL},
-    {"task", verb_task, "task inference|finetune|lora|qlora|pretrain",
+    {"task", verb_task,
+     "task inference|finetune|lora|qlora|pretrain|generate-image|generate-video",
      "inference or adaptation/training; training lists its components as unknown",
      "Sets the card's task. No hidden multiplier: `task inference` adds no component; finetune, "
      "lora, qlora and pretrain add the components still to document (gradients, optimizer_state, "
      "master_copy, activations, buffers; adapter_weights for lora/qlora; quant_metadata for "
      "qlora) with status unknown, until `estimate training`, `estimate activations` or `reserve` "
-     "documents them. Placeholders an earlier task listed and nobody documented are removed.",
+     "documents them. Placeholders an earlier task listed and nobody documented are removed. "
+     "generate-image and generate-video (diffusers pipelines) add no component: `resolution`, "
+     "`batch` and `frames` set their dimensions, `estimate latents|attention|decode` their "
+     "activations.",
      NULL, task_words},
     {"format", verb_format, "format fp32|fp16|bf16|fp8|int8|int4|nf4|fp4 | format bits=N",
      "the weights' format (bits per value)",
@@ -2197,6 +2475,23 @@ const vs_verb vs_verbs_sizing[] = {
      "`estimate activations`) and gradient accumulation (micro-steps per optimizer update: it "
      "keeps the update comparable without more memory).",
      microbatch_keys, NULL},
+    {"resolution", verb_resolution, "resolution WIDTHxHEIGHT",
+     "the generated image's (or video frame's) size in pixels (image and video generation)",
+     "Sets the card's width and height (resolution 1024x1024), divisible by 8 as diffusers "
+     "pipelines require. Held fixed like length: `estimate latents`, `estimate attention` and "
+     "`estimate decode` follow it, and only a measurement run at least at this width and height "
+     "validates the card (dims width= and height=).",
+     NULL, NULL},
+    {"frames", verb_frames, "frames N", "frames per generated video (task generate-video)",
+     "Sets the card's frames (frames 81). Video VAEs compress time too: the latents hold "
+     "(frames - 1) / 4 + 1 frames (Wan 2.1, HunyuanVideo; temporal= on the estimate line). Held "
+     "fixed: a run with fewer frames does not validate the card.",
+     NULL, NULL},
+    {"batch", verb_batch, "batch N", "images or videos generated together (image and video generation)",
+     "Sets the card's batch: images (num_images_per_prompt x prompts) or videos generated at "
+     "once. The latents, the denoiser's attention and the VAE decode scale with it (cfg=yes on "
+     "`estimate attention` doubles it for classifier-free guidance). Held fixed like concurrency.",
+     NULL, NULL},
     {"quality", verb_quality, "quality \"CRITERION\"", "the quality criterion of the card",
      "Sets the card's quality criterion, e.g. \"exact match within 0.5 points of the bf16 "
      "reference\". A change of format, length or candidate is accepted only once it is "
@@ -2259,7 +2554,24 @@ const vs_verb vs_verbs_sizing[] = {
      "per block of 64, or with double quantisation (default) an 8-bit absmax per block and an "
      "fp32 constant per 256 blocks: 0.127 bits per parameter (Dettmers et al. 2023, QLoRA); "
      "GPTQ (scheme=gptq, group 128) an fp16 scale and a packed zero point per group (Frantar et "
-     "al. 2022); scheme=group group=N a 16-bit scale per group. Component quant_metadata.",
+     "al. 2022); scheme=group group=N a 16-bit scale per group. Component quant_metadata.\n"
+     "training component=NAME (a diffusers pipeline's unet or transformer): trainable = that "
+     "component's parameters from its files (a LoRA gives trainable=N); the other components "
+     "stay frozen in their stored format.\n"
+     "latents channels=C [factor=8] [temporal=4] [dtype=]: batch x channels x (H / 8) x (W / 8) "
+     "[x (frames - 1) / temporal + 1] x bytes (diffusers' prepare_latents). Component latents.\n"
+     "attention heads=A [patch=1|2] [downsample=1] [text_tokens=N] [attention=sdpa|eager] "
+     "[cfg=yes|no]: the denoiser's attention over latent tokens, tokens = (H / (8 x patch x "
+     "downsample)) x (W / ...) [x latent frames] + text tokens; eager attention materialises "
+     "batch x heads x tokens^2 x bytes of scores (Vaswani et al. 2017), fused SDPA / flash "
+     "attention none (0 B, said so). Component attention_scores.\n"
+     "decode [tile=N] [slicing=yes] [channels=128 live=6]: the VAE decode, its own phase "
+     "(decode): batch x frames x H x W x bytes x 2200, InvokeAI's measured constant for the SD "
+     "and SDXL AutoencoderKL (invokeai/backend/util/vae_working_memory.py); channels= live= "
+     "derive it from the decoder's last, full-resolution block instead (128 channels x 6 live "
+     "tensors in diffusers' ResnetBlock2D). tile= is enable_vae_tiling (one tile at a time), "
+     "slicing=yes enable_vae_slicing (one image at a time). Component vae_decode. All three "
+     "follow the card's resolution, frames and batch.",
      estimate_keys, estimate_words},
     {"placement", verb_placement,
      "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | tensor gpus=N",
@@ -2269,7 +2581,12 @@ const vs_verb vs_verbs_sizing[] = {
      "the optimizer state (master copy included) N ways, stage=2 also the gradients, stage=3 "
      "also the parameters. fsdp: as ZeRO stage 3. tensor: the weights and the KV cache split N "
      "ways. Activations and other components are never divided. Two cards are never one memory "
-     "space: without a placement a second GPU adds nothing.",
+     "space: without a placement a second GPU adds nothing. offload=model|sequential (single "
+     "only): diffusers' enable_model_cpu_offload keeps one component on the GPU at a time (the "
+     "per-GPU weights are the largest component) and enable_sequential_cpu_offload one block "
+     "(the largest block of any component: its tensors grouped by name up to the first layer "
+     "index, such as down_blocks.1 or transformer_blocks.7), the weights all in host memory, "
+     "shown beside; capacity verdicts use the per-GPU figure.",
      placement_keys, placement_words},
     {"weights", verb_weights, "weights [from=PATH] [sha256=yes]",
      "weights only, in bytes, GB and GiB (a lower bound)",
@@ -2315,12 +2632,14 @@ const vs_verb vs_verbs_sizing[] = {
      "at Q5_K).",
      formats_keys, format_words},
     {"stage", verb_stage,
-     "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [note=\"...\"]",
+     "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [width=N height=N "
+     "frames=N batch=N] [note=\"...\"]",
      "a stage of the validation procedure",
      "Records a stage of the staged validation: short input and small batch first, "
      "then the usual input, then the required limit. The limit stage is the card's dimensions "
      "(filled from the card; other values are refused): a run at smaller dimensions never "
-     "validates the card.",
+     "validates the card. Image and video generation stage their width, height, frames and "
+     "batch the same way.",
      stage_keys, stage_words},
     {"invalidate", verb_invalidate, "invalidate \"CONDITION\"",
      "a condition that would invalidate the conclusion",
@@ -2328,13 +2647,16 @@ const vs_verb vs_verbs_sizing[] = {
      "evaluation, a new driver). It is committed with the sheet.",
      NULL, NULL},
     {"oom", verb_oom,
-     "oom phase=load|prefill|generate|forward|backward|optimizer|validation|export [note=\"...\"]",
+     "oom phase=load|prefill|generate|forward|backward|optimizer|validation|export|denoise|decode "
+     "[note=\"...\"]",
      "after an overflow: what to examine for its phase",
      "Records where the first overflow happened and shows what to examine for it: load -> "
      "weights, format, transient allocation; prefill/generate -> context and concurrency (KV "
      "cache); forward/backward -> microbatch, activations, computation strategy; optimizer -> "
-     "optimizer state, precision, sharding. Change one thing at a time, then re-check quality "
-     "and coverage.",
+     "optimizer state, precision, sharding; denoise -> the denoiser's attention, resolution, "
+     "batch, CPU offload; decode (the VAE decode, its own phase) -> tiled decoding "
+     "(enable_vae_tiling), sliced decoding (enable_vae_slicing), a lower resolution, fewer "
+     "frames. Change one thing at a time, then re-check quality and coverage.",
      oom_keys, oom_words},
     {"decide", verb_decide, "decide \"DECISION\"", "the decision, with what is still pending",
      "Records the decision (with no text, asks for it). It lists what the decision still rests "

@@ -324,7 +324,8 @@ static void put_cell_html(vs_buf *out, const vs_table *t, const table_cell *c)
 /* How a cell may break in a page: a number with its unit ("13.04 GiB",
  * "14,000,000,000 B = 14.00 GB = 13.04 GiB", "25.0%") never does; a long text
  * (a source, a URL, a path) may break anywhere rather than widen the table
- * past the page; the rest breaks at spaces as usual. */
+ * past the page; one short hyphenated word ("to-confirm") never; the rest breaks at
+ * spaces as usual. */
 enum { CELL_TEXT, CELL_NUMBER, CELL_LONG };
 
 static int cell_kind(const vs_table *t, const table_cell *c, int right)
@@ -335,6 +336,9 @@ static int cell_kind(const vs_table *t, const table_cell *c, int right)
     if (*p == '-' || *p == '+' || *p == '~' || *p == '<' || *p == '>')
         p++;
     if (*p >= '0' && *p <= '9' && c->width <= 64)
+        return CELL_NUMBER;
+    /* one short hyphenated word ("to-confirm") is not split at its hyphen */
+    if (c->width <= 24 && strchr(cell_text(t, c), '-') && !strchr(cell_text(t, c), ' '))
         return CELL_NUMBER;
     return c->width > 48 ? CELL_LONG : CELL_TEXT;
 }

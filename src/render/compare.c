@@ -18,6 +18,22 @@ static void amount(char *out, size_t n, int has, int64_t v)
     snprintf(out, n, "%s%s", v < 0 ? "-" : "", b);
 }
 
+/* The page's form: GiB with two decimals (MiB under 1 GiB), so that the six
+ * columns stay within a notebook's width; the text and the payload keep the
+ * exact bytes. */
+static void amount_short(char *out, size_t n, int has, int64_t v)
+{
+    char b[64];
+    uint64_t m = (uint64_t)(v < 0 ? -v : v);
+    if (!has) {
+        snprintf(out, n, "-");
+        return;
+    }
+    vs_unit u = m >= ((uint64_t)1 << 30) ? VS_UNIT_GIB : VS_UNIT_MIB;
+    vs_units_round(b, sizeof b, m, u, 2);
+    snprintf(out, n, "%s%s %s", v < 0 ? "-" : "", b, vs_unit_name(u));
+}
+
 static json_t *int_or_null(int has, int64_t v)
 {
     return has ? json_integer(v) : json_null();
@@ -28,17 +44,22 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
     static const char *const headers[] = {"class", "estimated",           "measured",
                                           "from",  "estimate - measured", "status"};
     vs_table *t = vs_table_new(6, headers);
+    vs_table *th = vs_table_new(6, headers);
     json_t *rows = json_array();
     int k;
     *payload = NULL;
-    if (!t || !rows) {
+    if (!t || !th || !rows) {
         vs_table_free(t);
+        vs_table_free(th);
         json_decref(rows);
         return VS_ENOMEM;
     }
     vs_table_align_right(t, 1);
     vs_table_align_right(t, 2);
     vs_table_align_right(t, 4);
+    vs_table_align_right(th, 1);
+    vs_table_align_right(th, 2);
+    vs_table_align_right(th, 4);
     for (k = 0; k < VS_CMP_NROWS; k++) {
         const vs_compare_row *r = &c->rows[k];
         char est[128], meas[128], delta[128], status[64];
@@ -59,6 +80,14 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
         cells[4] = delta;
         cells[5] = status;
         vs_table_add_row(t, cells);
+        amount_short(est, sizeof est, r->has_estimate, r->estimated_bytes);
+        if (r->has_estimate && r->unknown)
+            snprintf(est + strlen(est), sizeof est - strlen(est), " + %zu unknown", r->unknown);
+        else if (!r->has_estimate && r->unknown)
+            snprintf(est, sizeof est, "unknown (%zu)", r->unknown);
+        amount_short(meas, sizeof meas, r->has_measured, r->measured_bytes);
+        amount_short(delta, sizeof delta, r->has_delta, r->delta_bytes);
+        vs_table_add_row(th, cells);
         json_array_append_new(
             rows,
             json_pack("{s:s, s:o, s:o, s:o, s:s, s:I, s:o, s:I}", "class", r->cls,
@@ -87,8 +116,11 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
                   c->under ? " (under-estimates "
                              "flagged)"
                            : "");
-    vs_table_html(t, html);
+    vs_table_html(th, html);
+    vs_buf_puts(html, "<p>in GiB (2^30 bytes; MiB = 2^20 under 1 GiB), rounded to two decimals: the "
+                      "exact bytes are in the plain text and the payload</p>");
     vs_table_free(t);
+    vs_table_free(th);
     *payload = json_pack("{s:s, s:o, s:o, s:I, s:I}", "kind", "compare", "rows", rows, "gpu",
                          c->gpu >= 0 ? json_integer(c->gpu) : json_null(), "gpus",
                          (json_int_t)c->gpus, "under_estimates", (json_int_t)c->under);

@@ -47,7 +47,10 @@ static int px(uint64_t v, uint64_t scale, int w)
  * and the KV pool, and a mark where the card's KV need ends. */
 static void chart(vs_buf *s, const vs_fit_row *r, int y)
 {
-    const int x0 = 170, w = 300, h = 14;
+    /* 640 wide: the name to x0, the bar (and a need mark up to 1.07 of it), then
+     * "pool 140.40 GiB, need 160.00 GiB" (33 characters of 10 px sans-serif,
+     * under 0.6 em each: 198 px) from x0 + 1.07 w + 8 = 436 to 634 */
+    const int x0 = 150, w = 260, h = 14;
     uint64_t scale = r->capacity_bytes ? r->capacity_bytes : 1;
     int wb = px(r->budget_bytes, scale, w);
     int wn = px(r->non_kv_bytes < r->budget_bytes ? r->non_kv_bytes : r->budget_bytes, scale, w);
@@ -70,7 +73,8 @@ static void chart(vs_buf *s, const vs_fit_row *r, int y)
                           ? "#c0392b"
                           : "#222");
     }
-    vs_buf_printf(s, "<text x='%d' y='%d' font-size='10'>pool %s, need %s</text>", x0 + w + 26,
+    vs_buf_printf(s, "<text x='%d' y='%d' font-size='10'>pool %s, need %s</text>",
+                  x0 + w * 107 / 100 + 8,
                   y + 11, gib(a, sizeof a, r->kv_pool_bytes),
                   r->need_known ? gib(b, sizeof b, (int64_t)r->need_bytes) : "?");
 }
@@ -258,8 +262,8 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
     vs_buf_puts(&html, "</div>\n");
     vs_buf_printf(&svg,
                   "<svg xmlns='http://www.w3.org/2000/svg' width='640' height='%d' "
-                  "font-family='sans-serif'>",
-                  (int)(n * 24 + 8));
+                  "viewBox='0 0 640 %d' font-family='sans-serif'>",
+                  (int)(n * 24 + 8), (int)(n * 24 + 8));
     for (i = 0; i < n; i++)
         if (rows[i].capacity_known)
             chart(&svg, &rows[i], (int)(i * 24 + 4));
@@ -299,6 +303,46 @@ static void key_value(char *out, size_t n, const vs_engine_key *k, const vs_engi
     default:
         vs_units_grouped(out, n, v->u);
     }
+}
+
+/* The engine's rules as the page shows them: the first line, then one list item
+ * per indented line (a `name = rule` line keeps its words whole, where a <pre>
+ * would wrap a source path in the middle), then the lines after. */
+static void engine_help_html(vs_buf *html, const char *help)
+{
+    const char *p = help;
+    int in_list = 0;
+    while (p && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[1024];
+        int item = n >= 2 && p[0] == ' ' && p[1] == ' ';
+        const char *q = p;
+        size_t m = n;
+        while (m && *q == ' ') {
+            q++;
+            m--;
+        }
+        if (m >= sizeof line)
+            m = sizeof line - 1;
+        memcpy(line, q, m);
+        line[m] = '\0';
+        if (item && !in_list) {
+            vs_buf_puts(html, "<ul>");
+            in_list = 1;
+        } else if (!item && in_list) {
+            vs_buf_puts(html, "</ul>\n");
+            in_list = 0;
+        }
+        if (m) {
+            vs_buf_puts(html, item ? "<li>" : "<p>");
+            vs_buf_put_html(html, line);
+            vs_buf_puts(html, item ? "</li>" : "</p>\n");
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    if (in_list)
+        vs_buf_puts(html, "</ul>\n");
 }
 
 vs_bundle *vs_render_engine(const vs_fit_ctx *c, const json_t *keys_written, const char *notes)
@@ -364,9 +408,7 @@ vs_bundle *vs_render_engine(const vs_fit_ctx *c, const json_t *keys_written, con
     vs_table_text(t, &text);
     vs_table_html(t, &html);
     vs_buf_printf(&text, "%s\n", e->help);
-    vs_buf_puts(&html, "<pre>");
-    vs_buf_put_html(&html, e->help);
-    vs_buf_puts(&html, "</pre>\n");
+    engine_help_html(&html, e->help);
     for (i = 0; i < VS_RT_COUNT; i++) {
         const char *nm = vs_runtime_item_name((vs_runtime_item)i);
         char d[96];

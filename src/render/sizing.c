@@ -222,6 +222,38 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
             text.failed = 1;
         }
     }
+    if (files && json_array_size(json_object_get(wf, "components"))) {
+        /* a diffusers pipeline: each component's bytes */
+        static const char *const h4[] = {"component", "class", "params", "bytes", "GB", "GiB"};
+        vs_table *d = vs_table_new(6, h4);
+        size_t i;
+        json_t *x;
+        if (d) {
+            vs_table_align_right(d, 2);
+            vs_table_align_right(d, 3);
+            vs_table_align_right(d, 4);
+            vs_table_align_right(d, 5);
+            vs_json_array_foreach(json_object_get(wf, "components"), i, x)
+            {
+                char pc[40] = "";
+                const char *row[6] = {json_string_value(json_object_get(x, "name")),
+                                      json_string_value(json_object_get(x, "class")), pc, b, gb,
+                                      gib};
+                if (json_is_integer(json_object_get(x, "params")))
+                    vs_units_grouped(pc, sizeof pc,
+                                     (uint64_t)json_integer_value(json_object_get(x, "params")));
+                vs_render_amount((uint64_t)json_integer_value(json_object_get(x, "bytes")), b, gb,
+                                 gib);
+                vs_table_add_row(d, row);
+            }
+            vs_buf_puts(&text, "\npipeline components:\n");
+            vs_buf_puts(&html, "<p>pipeline components</p>\n");
+            put_table(&text, &html, d);
+            vs_table_free(d);
+        } else {
+            text.failed = 1;
+        }
+    }
     if (files && json_array_size(json_object_get(wf, "other_dtype"))) {
         static const char *const h3[] = {"tensors kept in another format", "dtype", "tensors",
                                          "bytes"};
@@ -274,6 +306,9 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     if (!json_object_get(p, "card_format"))
         json_object_set_new(p, "card_format", json_null());
     json_object_set_new(p, "lower_bound", json_true());
+    if (files && !json_object_get(p, "components") &&
+        json_is_array(json_object_get(wf, "components")))
+        json_object_set_new(p, "components", json_deep_copy(json_object_get(wf, "components")));
     if (files && !files_payload) {
         json_object_set_new(p, "path", json_deep_copy(json_object_get(wf, "path")));
         json_object_set_new(p, "by_dtype", json_deep_copy(json_object_get(wf, "by_dtype")));
@@ -376,19 +411,35 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     json_t *offers = vs_sheet_array(sheet, "offers");
     json_t *c;
     size_t i;
+    /* a pipeline's weights stack component by component (unless offloaded:
+     * then the GPU holds one of them at a time) */
+    json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components");
+    size_t nw = env->weights_known && !env->offload_basis ? json_array_size(wc) : 0;
     memset(b, 0, sizeof *b);
-    b->segs = calloc(views->n + 1, sizeof *b->segs);
+    b->segs = calloc(views->n + 1 + nw, sizeof *b->segs);
     b->lines = calloc(json_array_size(offers) + 1, sizeof *b->lines);
     b->basis = calloc(json_array_size(offers) + 1, sizeof *b->basis);
     if (!b->segs || !b->lines || !b->basis) {
         budget_free(b);
         return -1;
     }
-    b->segs[0].label = "weights";
+    b->segs[0].label = env->offload_basis ? "weights on the GPU (offload)" : "weights";
     b->segs[0].known = env->weights_known;
     b->segs[0].bytes = env->weights_known ? env->weights_gpu_bytes : 0;
     b->segs[0].status = env->weights_known ? env->weights_basis : "unknown";
     b->nseg = 1;
+    if (nw) {
+        b->nseg = 0;
+        json_array_foreach(wc, i, c)
+        {
+            vs_svg_segment *sg = &b->segs[b->nseg++];
+            sg->label = json_string_value(json_object_get(c, "name"));
+            sg->known = 1;
+            sg->bytes = vs_placement_per_gpu(
+                pl, "weights", (uint64_t)json_integer_value(json_object_get(c, "bytes")));
+            sg->status = env->weights_basis;
+        }
+    }
     for (i = 0; i < views->n; i++) {
         const vs_component_view *v = &views->v[i];
         vs_svg_segment *sg = &b->segs[b->nseg++];
@@ -484,8 +535,40 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     }
     else
         snprintf(wsrc, sizeof wsrc, "%s params x %u bits / 8", gp, bits);
-    if (env->weights_known) {
-        const char *row[7] = {"weights", "weights only", "parameters", b, gb, gib, wsrc};
+    if (env->weights_known &&
+        json_array_size(json_object_get(json_object_get(sheet, "weights_files"), "components"))) {
+        /* a diffusers pipeline: one row per component, then what one GPU holds */
+        json_t *c;
+        json_array_foreach(json_object_get(json_object_get(sheet, "weights_files"), "components"),
+                           i, c)
+        {
+            char nm[128], src2[256];
+            const char *row[7] = {nm, "weights only", "parameters", b, gb, gib, src2};
+            uint64_t cb = (uint64_t)json_integer_value(json_object_get(c, "bytes"));
+            snprintf(nm, sizeof nm, "weights: %s", json_string_value(json_object_get(c, "name")));
+            snprintf(src2, sizeof src2, "%s, bytes of its safetensors files%s",
+                     json_string_value(json_object_get(c, "class"))
+                         ? json_string_value(json_object_get(c, "class"))
+                         : "?",
+                     env->offload_basis ? " (in host memory; on the GPU in turn)" : "");
+            vs_render_amount(env->offload_basis ? cb : vs_placement_per_gpu(&pl, "weights", cb), b,
+                             gb, gib);
+            vs_table_add_row(t, row);
+        }
+        if (env->offload_basis) {
+            char hb[AMT], hgb[AMT], hgib[AMT];
+            const char *row[7] = {"weights on the GPU", "offload", "parameters", b, gb, gib,
+                                  env->offload_basis};
+            const char *hrow[7] = {"host memory (not GPU)", "offload", "parameters", hb, hgb,
+                                   hgib, "every component stays in host RAM; not in the envelope"};
+            vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
+            vs_table_add_row(t, row);
+            vs_render_amount(env->host_bytes, hb, hgb, hgib);
+            vs_table_add_row(t, hrow);
+        }
+    } else if (env->weights_known) {
+        const char *row[7] = {"weights", "weights only", "parameters", b, gb, gib,
+                              env->offload_basis ? env->offload_basis : wsrc};
         vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
         vs_table_add_row(t, row);
     } else {
@@ -932,6 +1015,23 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
     card_uint_row(t, card, "concurrency", "concurrency");
     card_uint_row(t, card, "microbatch", "microbatch");
     card_uint_row(t, card, "accumulation", "accumulation");
+    {
+        /* image and video generation: shown when the task is one, or when set */
+        const char *task = json_string_value(json_object_get(card, "task"));
+        int gen = task && !strncmp(task, "generate-", 9);
+        json_t *w = json_object_get(card, "width"), *h = json_object_get(card, "height");
+        if (json_is_integer(w) && json_is_integer(h)) {
+            snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT "x%" JSON_INTEGER_FORMAT " px",
+                     json_integer_value(w), json_integer_value(h));
+            card_row(t, "resolution", buf);
+        } else if (gen) {
+            card_row(t, "resolution", NULL);
+        }
+        if (gen || json_is_integer(json_object_get(card, "frames")))
+            card_uint_row(t, card, "frames", "frames");
+        if (gen || json_is_integer(json_object_get(card, "batch")))
+            card_uint_row(t, card, "batch", "batch");
+    }
     card_row(t, "quality", json_string_value(json_object_get(card, "quality")));
     if (json_is_object(arch)) {
         vs_buf a = VS_BUF_INIT;

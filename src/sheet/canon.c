@@ -31,11 +31,13 @@ typedef struct field {
     int (*valid)(const char *s); /* F_STR: extra check */
 } field;
 
-static const char *const tasks[] = {"inference", "finetune", "lora", "qlora", "pretrain", NULL};
+static const char *const tasks[] = {"inference", "finetune",       "lora",           "qlora",
+                                    "pretrain",  "generate-image", "generate-video", NULL};
 static const char *const statuses[] = {"estimated", "measured", "unknown", NULL};
 static const char *const classes[] = {"other",       "kv_cache",   "gradients", "optimizer",
                                       "activations", "parameters", NULL};
 static const char *const kinds[] = {"single", "ddp", "zero", "fsdp", "tensor", NULL};
+static const char *const offloads[] = {"model", "sequential", NULL};
 static const char *const verdicts[] = {"admissible", "to-confirm", "exclude", NULL};
 static const char *const states[] = {"current", "to re-measure", NULL};
 
@@ -118,6 +120,11 @@ static const field card_f[] = {STRN("model"),
                                UINTN("concurrency"),
                                UINTN("microbatch"),
                                UINTN("accumulation"),
+                               /* schema 2: image and video generation (diffusers pipelines) */
+                               UINTN("width"),
+                               UINTN("height"),
+                               UINTN("frames"),
+                               UINTN("batch"),
                                STRN("quality"),
                                {"arch", F_OBJ, 1, arch_f, NULL, NULL, NULL},
                                {"engine", F_OBJ, 1, engine_f, NULL, NULL, NULL},
@@ -130,12 +137,25 @@ static const field file_f[] = {STR("name"), UINTN("size"), STRN("sha256"), END};
 static const field by_dtype_e = {NULL, F_OBJ, 0, by_dtype_f, NULL, NULL, NULL};
 static const field other_dtype_e = {NULL, F_OBJ, 0, other_dtype_f, NULL, NULL, NULL};
 static const field file_e = {NULL, F_OBJ, 0, file_f, NULL, NULL, NULL};
+/* schema 2: a diffusers pipeline's components (model/pipeline_files.h) */
+static const field wcomponent_f[] = {STR("name"),
+                                     STRN("class"),
+                                     STRN("library"),
+                                     UINT("bytes"),
+                                     UINTN("params"),
+                                     {"by_dtype", F_ARR, 0, &by_dtype_e, NULL, NULL, NULL},
+                                     STRN("largest_group"),
+                                     UINTN("largest_group_bytes"),
+                                     STRN("variant"),
+                                     END};
+static const field wcomponent_e = {NULL, F_OBJ, 0, wcomponent_f, NULL, NULL, NULL};
 static const field weights_files_f[] = {STRN("path"),
                                         UINT("bytes"),
                                         UINTN("params"),
                                         {"by_dtype", F_ARR, 0, &by_dtype_e, NULL, NULL, NULL},
                                         {"other_dtype", F_ARR, 0, &other_dtype_e, NULL, NULL, NULL},
                                         {"files", F_ARR, 0, &file_e, NULL, NULL, NULL},
+                                        {"components", F_ARR, 1, &wcomponent_e, NULL, NULL, NULL},
                                         END};
 
 static const field component_f[] = {STR("name"),
@@ -150,10 +170,15 @@ static const field component_e = {NULL, F_OBJ, 0, component_f, NULL, NULL, NULL}
 static const field placement_f[] = {{"kind", F_STR, 0, NULL, kinds, "\"single\"", NULL},
                                     {"gpus", F_UINT, 0, NULL, NULL, "1", NULL},
                                     UINTN("stage"),
+                                    /* schema 2: diffusers' CPU offload */
+                                    {"offload", F_STR, 1, NULL, offloads, NULL, NULL},
                                     END};
 
 static const field stage_f[] = {STR("name"),         UINTN("length"), UINTN("concurrency"),
-                                UINTN("microbatch"), STRN("note"),    END};
+                                UINTN("microbatch"), STRN("note"),
+                                /* schema 2: image and video generation */
+                                UINTN("width"), UINTN("height"), UINTN("frames"), UINTN("batch"),
+                                END};
 static const field stage_e = {NULL, F_OBJ, 0, stage_f, NULL, NULL, NULL};
 
 static const field offer_f[] = {STR("name"),

@@ -145,8 +145,16 @@ static int task_is_training(const json_t *sheet)
     return t && strcmp(t, "inference") != 0;
 }
 
+/* 1 for task generate-image or generate-video (diffusers pipelines). */
+static int task_is_generation(const json_t *sheet)
+{
+    const char *t = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    return t && !strncmp(t, "generate-", 9);
+}
+
 /* The built-in requirements, capacity first. The second of "concurrency" and
- * "microbatch" is chosen by the task. */
+ * "microbatch" is chosen by the task; image and video generation ask for
+ * resolution and batch (and frames, for video) instead of both and of length. */
 static const struct builtin {
     const char *name;
     const char *aliases[4];
@@ -155,6 +163,9 @@ static const struct builtin {
     {"length", {"required length", "context", "context length", NULL}},
     {"concurrency", {"simultaneous sequences", NULL}},
     {"microbatch", {"micro-batch", "batch", NULL}},
+    {"resolution", {"image size", "image resolution", NULL}},
+    {"frames", {"video frames", "frame count", NULL}},
+    {"batch", {"images per batch", "generation batch", NULL}},
     {"available-memory", {"memory actually available", "memory available", "free memory", NULL}},
     {"compatibility", {"software compatibility", "software", NULL}},
     {"quality", {"quality criterion", NULL}},
@@ -163,6 +174,15 @@ static const struct builtin {
 
 static int builtin_applies(const json_t *sheet, const char *name)
 {
+    int gen = task_is_generation(sheet);
+    if (!strcmp(name, "resolution") || !strcmp(name, "batch"))
+        return gen;
+    if (!strcmp(name, "frames"))
+        return gen && !strcmp(json_string_value(json_object_get(vs_sheet_card(sheet), "task")),
+                              "generate-video");
+    if (gen && (!strcmp(name, "length") || !strcmp(name, "concurrency") ||
+                !strcmp(name, "microbatch")))
+        return 0;
     if (!strcmp(name, "concurrency"))
         return !task_is_training(sheet);
     if (!strcmp(name, "microbatch"))
@@ -307,6 +327,18 @@ static char *builtin_label(const json_t *sheet, const char *name)
         return ka ? fmt("microbatch %llu, accumulation %llu", (unsigned long long)v,
                         (unsigned long long)a)
                   : fmt("microbatch %llu", (unsigned long long)v);
+    }
+    if (!strcmp(name, "resolution")) {
+        v = card_uint(sheet, "width", &k);
+        a = card_uint(sheet, "height", &ka);
+        return k && ka ? fmt("resolution %llux%llu pixels", (unsigned long long)v,
+                             (unsigned long long)a)
+                       : xstrdup("resolution: not declared on the card yet");
+    }
+    if (!strcmp(name, "frames") || !strcmp(name, "batch")) {
+        v = card_uint(sheet, name, &k);
+        return k ? fmt("%s: %llu", name, (unsigned long long)v)
+                 : fmt("%s: not declared on the card yet", name);
     }
     if (!strcmp(name, "available-memory"))
         return xstrdup("memory actually available on the device (after the driver, the CUDA "

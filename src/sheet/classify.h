@@ -15,7 +15,8 @@
  *     are known and the envelope fits; to-confirm when it fits so far but
  *     something is unknown, or the capacity itself is unknown;
  *   - what the card implies: length, concurrency (inference) or microbatch
- *     (training tasks), available-memory (memory actually free on the device),
+ *     (training tasks) — for image and video generation resolution, batch and
+ *     (video) frames instead —, available-memory (memory actually free on the device),
  *     compatibility (software), quality; to-confirm until evidence says otherwise;
  *   - the sheet's declared "requirements" (`require`).
  * Evidence decides a verdict: any exclude excludes; else any admissible admits;

@@ -10,7 +10,9 @@
 #include "sheet/units.h"
 #include "util/json.h"
 
-static const char *const card_dims[] = {"length", "concurrency", "microbatch", NULL};
+/* width, height, frames, batch: image and video generation (diffusers pipelines) */
+static const char *const card_dims[] = {"length", "concurrency", "microbatch", "width",
+                                        "height", "frames",      "batch",      NULL};
 
 /* ------------------------------------------------------------ reads */
 
@@ -118,6 +120,11 @@ static size_t changes_at(const char *prefix, const json_t *old, const json_t *no
     size_t n = 0;
     const char *k;
     json_t *v;
+    /* a key absent on one side reads as null (a schema-2 key such as placement.offload) */
+    if (!old)
+        old = json_null();
+    if (!now)
+        now = json_null();
     if (json_equal((json_t *)old, (json_t *)now) || (json_is_null(old) && json_is_null(now)))
         return 0;
     if (json_is_object(old) && json_is_object(now)) {
@@ -203,7 +210,8 @@ int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
         if (why) {
             if (why->len)
                 vs_buf_puts(why, "; ");
-            vs_buf_puts(why, "the card declares no length, concurrency or microbatch");
+            vs_buf_puts(why, "the card declares no length, concurrency, microbatch, resolution, "
+                             "frames or batch");
         }
         return 0;
     }
@@ -349,6 +357,11 @@ json_t *vs_evidence_card(const json_t *sheet, const char *requirement)
             copy_fields(out, card, one);
             return out;
         }
+    if (requirement && !strcmp(requirement, "resolution")) {
+        static const char *const wh[] = {"width", "height", NULL};
+        copy_fields(out, card, wh);
+        return out;
+    }
     copy_fields(out, card, model_fields);
     /* memory that fits or is free holds for the whole workload: every dimension */
     if (requirement && (!strcmp(requirement, "capacity") || !strcmp(requirement, "available-memory")))

@@ -61,7 +61,9 @@ int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why);
 
 /* 1 when measurement m validates the card as it is now: every dimension the
  * card declares (length, concurrency, microbatch) was executed at least at the
- * card's value, the run it came from (if any) completed (exit status 0, no
+ * card's value (and, for image and video generation, width, height, frames
+ * and batch: a run at 512x512 does not validate a 1024x1024 card), the run it
+ * came from (if any) completed (exit status 0, no
  * overflow), and it is not "to re-measure" (taken on the hardware or software
  * of another campaign). A card that declares none is not validated. Else 0, with the
  * reasons appended to why ("; "-separated) when why is not NULL. */

@@ -95,8 +95,12 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         e.weights_known = 1;
         e.weights_basis = "params x bits / 8";
     }
-    if (e.weights_known)
+    if (e.weights_known) {
         e.weights_gpu_bytes = vs_placement_per_gpu(&pl, "weights", e.weights_bytes);
+        /* offload=: the GPU holds one component (or block) of the weights */
+        vs_placement_offload_weights(&pl, wf, e.weights_bytes, e.weights_gpu_bytes,
+                                     &e.weights_gpu_bytes, &e.host_bytes, &e.offload_basis);
+    }
     for (i = 0; i < views->n; i++) {
         const vs_component_view *v = &views->v[i];
         uint64_t per;
@@ -174,6 +178,31 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     vs_jw_member_bytes(w, "weights_gpu_bytes", env->weights_known, env->weights_gpu_bytes);
     vs_jw_member_str(w, "weights_basis", env->weights_known ? env->weights_basis : NULL);
     vs_jw_member_bool(w, "weights_known", env->weights_known);
+    vs_jw_member_u64(w, "host_bytes", env->host_bytes);
+    vs_jw_member_str(w, "offload_basis", env->offload_basis);
+    {
+        /* a pipeline's weights, one row per component (model/pipeline_files.h) */
+        json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *c;
+        vs_jw_key(w, "weights_components");
+        if (!json_is_array(wc))
+            vs_jw_null(w);
+        else {
+            vs_jw_open(w, '[');
+            json_array_foreach(wc, i, c)
+            {
+                vs_jw_open(w, '{');
+                vs_jw_member_str(w, "name", json_string_value(json_object_get(c, "name")));
+                vs_jw_member_str(w, "class", json_string_value(json_object_get(c, "class")));
+                vs_jw_member_u64(w, "bytes",
+                                 (uint64_t)json_integer_value(json_object_get(c, "bytes")));
+                vs_jw_member_u64(w, "largest_group_bytes",
+                                 (uint64_t)json_integer_value(
+                                     json_object_get(c, "largest_group_bytes")));
+                vs_jw_close(w, '}');
+            }
+            vs_jw_close(w, ']');
+        }
+    }
     vs_jw_member_u64(w, "reserve_bytes", env->reserve_bytes);
     vs_jw_member_u64(w, "envelope_bytes", env->envelope_bytes);
     vs_jw_member_bool(w, "conservative", env->conservative);
@@ -209,6 +238,7 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     vs_jw_open(w, '{');
     vs_jw_member_str(w, "kind", vs_placement_kind_name(pl.kind));
     vs_jw_member_u64(w, "gpus", pl.gpus);
+    vs_jw_member_str(w, "offload", vs_offload_name(pl.offload));
     vs_jw_key(w, "stage");
     if (pl.kind == VS_PLACE_ZERO)
         vs_jw_i64(w, pl.stage);

@@ -34,6 +34,8 @@ typedef struct vs_envelope {
                                    admissible on them */
     char stale[400];            /* "kv_cache (length 4096 < the card's 8192)", ", "-joined,
                                    cut short when long; "" when none */
+    uint64_t host_bytes;        /* weights kept in host memory (offload=), 0 without */
+    const char *offload_basis;  /* what weights_gpu_bytes is under offload= (static), or NULL */
 } vs_envelope;
 
 /* Bits per value of a format name ("bf16" -> 16, "nf4" -> 4), or 0 when unknown. */

@@ -31,9 +31,9 @@ const char *vs_dtype_names(void)
 
 /* The estimators, in the order `estimate` lists them: one file each under
  * sheet/estimators/ and one row here. */
-static const vs_estimator_info *const estimators[] = {&vs_estimator_kv, &vs_estimator_training,
-                                                      &vs_estimator_activations,
-                                                      &vs_estimator_quant, &vs_estimator_runtime};
+static const vs_estimator_info *const estimators[] = {
+    &vs_estimator_kv,      &vs_estimator_training,  &vs_estimator_activations, &vs_estimator_quant,
+    &vs_estimator_runtime, &vs_estimator_latents,   &vs_estimator_attention,   &vs_estimator_decode};
 
 const vs_estimator_info *const *vs_estimator_table(size_t *n)
 {

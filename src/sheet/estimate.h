@@ -30,10 +30,12 @@ typedef struct vs_estimator_info {
 } vs_estimator_info;
 
 extern const vs_estimator_info vs_estimator_kv, vs_estimator_training, vs_estimator_activations,
-    vs_estimator_quant, vs_estimator_runtime;
+    vs_estimator_quant, vs_estimator_runtime, vs_estimator_latents, vs_estimator_attention,
+    vs_estimator_decode;
 extern const char *const vs_estimate_kv_keys[], *const vs_estimate_training_keys[],
     *const vs_estimate_activations_keys[], *const vs_estimate_quant_keys[],
-    *const vs_estimate_runtime_keys[];
+    *const vs_estimate_runtime_keys[], *const vs_estimate_latents_keys[],
+    *const vs_estimate_attention_keys[], *const vs_estimate_decode_keys[];
 
 /* The table, in the order `estimate` lists them. */
 const vs_estimator_info *const *vs_estimator_table(size_t *n);
@@ -123,5 +125,41 @@ int vs_quant_group_check(uint64_t group, vs_error *err);
 /* ceil(params / group) x meta_bits / 8 + ceil(params / (group x group2)) x
  * meta2_bits / 8, each rounded up to whole bytes. */
 int vs_estimate_quant(uint64_t *out, const vs_quant_rule *rule, uint64_t params, vs_error *err);
+
+/* ---- image and video generation (diffusers pipelines) ---- */
+
+/* Latent frames of a video VAE with temporal compression t (t = 0 or 1: none):
+ * (frames - 1) / t + 1, the causal first frame kept whole (diffusers'
+ * pipeline_wan.py, pipeline_hunyuan_video.py: num_latent_frames). frames 0
+ * reads as 1 (an image). */
+uint64_t vs_latent_frames(uint64_t frames, uint64_t temporal);
+
+/* Latents: batch x channels x (height / factor) x (width / factor) x
+ * latent_frames x bits / 8, rounded up (diffusers' prepare_latents: shape
+ * (batch, num_channels_latents, height // vae_scale_factor, width //
+ * vae_scale_factor)). */
+int vs_estimate_latents(uint64_t *out, uint64_t batch, uint64_t channels, uint64_t width,
+                        uint64_t height, uint64_t factor, uint64_t latent_frames, unsigned bits,
+                        vs_error *err);
+
+/* Latent tokens the denoiser attends over: (height / div) x (width / div) x
+ * latent_frames + text_tokens, div = the VAE factor x the patch size x the
+ * extra downsampling before the attention level. */
+int vs_latent_tokens(uint64_t *out, uint64_t width, uint64_t height, uint64_t div,
+                     uint64_t latent_frames, uint64_t text_tokens, vs_error *err);
+
+/* The attention score matrix eager attention materialises: batch x heads x
+ * tokens^2 x bits / 8 (fused scaled-dot-product / flash attention does not
+ * materialise it). */
+int vs_estimate_attention_scores(uint64_t *out, uint64_t batch, uint64_t heads, uint64_t tokens,
+                                 unsigned bits, vs_error *err);
+
+/* The VAE decode's working memory: batch x frames x height x width x bits/8
+ * x per_pixel, per_pixel the bytes per output pixel per byte of element: a
+ * measured constant (2200 for the SD/SDXL AutoencoderKL, InvokeAI's
+ * vae_working_memory.py) or channels x live tensors of the decoder's last,
+ * full-resolution block. */
+int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t width,
+                       uint64_t height, unsigned bits, uint64_t per_pixel, vs_error *err);
 
 #endif

@@ -28,6 +28,63 @@ const char *vs_placement_kind_name(vs_place_kind kind)
     return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : "single";
 }
 
+int vs_offload_parse(vs_offload *out, const char *name, vs_error *err)
+{
+    if (name && !strcmp(name, "model"))
+        *out = VS_OFFLOAD_MODEL;
+    else if (name && !strcmp(name, "sequential"))
+        *out = VS_OFFLOAD_SEQUENTIAL;
+    else if (name && !strcmp(name, "none"))
+        *out = VS_OFFLOAD_NONE;
+    else
+        return vs_error_set(err, VS_EVALUE, "offload= must be model, sequential or none, not '%s'",
+                            name ? name : "");
+    return 0;
+}
+
+const char *vs_offload_name(vs_offload o)
+{
+    return o == VS_OFFLOAD_MODEL ? "model" : o == VS_OFFLOAD_SEQUENTIAL ? "sequential" : NULL;
+}
+
+void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_files,
+                                  uint64_t whole, uint64_t per_gpu_whole, uint64_t *gpu,
+                                  uint64_t *host, const char **basis)
+{
+    json_t *comps = json_object_get(weights_files, "components"), *c;
+    uint64_t best = 0;
+    size_t i;
+    int any = 0;
+    if (p->offload == VS_OFFLOAD_NONE) {
+        *gpu = per_gpu_whole;
+        *host = 0;
+        *basis = NULL;
+        return;
+    }
+    *host = whole;
+    json_array_foreach(comps, i, c)
+    {
+        json_t *v = json_object_get(c, p->offload == VS_OFFLOAD_MODEL ? "bytes"
+                                                                       : "largest_group_bytes");
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            continue;
+        any = 1;
+        if ((uint64_t)json_integer_value(v) > best)
+            best = (uint64_t)json_integer_value(v);
+    }
+    if (!any) {
+        *gpu = whole;
+        *basis = p->offload == VS_OFFLOAD_MODEL
+                     ? "the whole model: read as one checkpoint, it is one component"
+                     : "the whole model: no pipeline components with blocks were read";
+        return;
+    }
+    *gpu = best;
+    *basis = p->offload == VS_OFFLOAD_MODEL ? "the largest component (model CPU offload)"
+                                            : "the largest block of any component (sequential "
+                                              "CPU offload)";
+}
+
 int vs_placement_check(const vs_placement *p, vs_error *err)
 {
     if ((unsigned)p->kind > VS_PLACE_TENSOR)
@@ -42,13 +99,18 @@ int vs_placement_check(const vs_placement *p, vs_error *err)
         return vs_error_set(err, VS_EVALUE, "placement zero needs stage=1, 2 or 3");
     if (p->kind != VS_PLACE_ZERO && p->stage != 0)
         return vs_error_set(err, VS_EVALUE, "stage= belongs to placement zero only");
+    if (p->offload != VS_OFFLOAD_NONE && (p->kind != VS_PLACE_SINGLE || p->gpus != 1))
+        return vs_error_set(err, VS_EVALUE,
+                            "offload= is one GPU with the weights in host memory (diffusers' "
+                            "enable_model_cpu_offload, enable_sequential_cpu_offload): placement "
+                            "single only");
     return 0;
 }
 
 int vs_placement_from_sheet(vs_placement *out, const json_t *sheet, vs_error *err)
 {
-    json_t *pl = json_object_get(sheet, "placement"), *g, *st;
-    vs_placement p = {VS_PLACE_SINGLE, 1, 0};
+    json_t *pl = json_object_get(sheet, "placement"), *g, *st, *off;
+    vs_placement p = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_NONE};
     int rc;
     if (json_is_object(pl)) {
         const char *k = json_string_value(json_object_get(pl, "kind"));
@@ -56,6 +118,9 @@ int vs_placement_from_sheet(vs_placement *out, const json_t *sheet, vs_error *er
             return rc;
         g = json_object_get(pl, "gpus");
         st = json_object_get(pl, "stage");
+        off = json_object_get(pl, "offload");
+        if (json_is_string(off) && (rc = vs_offload_parse(&p.offload, json_string_value(off), err)))
+            return rc;
         if (json_is_integer(g)) {
             if (json_integer_value(g) < 1 || json_integer_value(g) > 1000000)
                 return vs_error_set(err, VS_EVALUE, "placement gpus must be 1 to 1000000");
@@ -75,9 +140,16 @@ int vs_placement_from_sheet(vs_placement *out, const json_t *sheet, vs_error *er
 
 json_t *vs_placement_to_json(const vs_placement *p)
 {
-    return json_pack("{s:s, s:I, s:o}", "kind", vs_placement_kind_name(p->kind), "gpus",
-                     (json_int_t)p->gpus, "stage",
-                     p->kind == VS_PLACE_ZERO ? json_integer(p->stage) : json_null());
+    json_t *j = json_pack("{s:s, s:I, s:o}", "kind", vs_placement_kind_name(p->kind), "gpus",
+                          (json_int_t)p->gpus, "stage",
+                          p->kind == VS_PLACE_ZERO ? json_integer(p->stage) : json_null());
+    /* "offload" only when there is one: a record without it loads as none */
+    if (j && p->offload != VS_OFFLOAD_NONE &&
+        json_object_set_new(j, "offload", json_string(vs_offload_name(p->offload)))) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }
 
 unsigned vs_placement_ways(const vs_placement *p, const char *cls)
@@ -135,7 +207,14 @@ const char *vs_placement_describe(const vs_placement *p, char *out, size_t outle
         snprintf(out, outlen, "tensor parallel on %u GPUs (weights and KV cache split)", p->gpus);
         break;
     default:
-        snprintf(out, outlen, "single GPU");
+        if (p->offload == VS_OFFLOAD_MODEL)
+            snprintf(out, outlen, "single GPU, model CPU offload (one component on the GPU at a "
+                                  "time)");
+        else if (p->offload == VS_OFFLOAD_SEQUENTIAL)
+            snprintf(out, outlen, "single GPU, sequential CPU offload (one block on the GPU at a "
+                                  "time)");
+        else
+            snprintf(out, outlen, "single GPU");
         break;
     }
     return out;

@@ -11,7 +11,13 @@
  *   zero stage=3        ... and parameters (the weights and class "parameters")
  *   fsdp gpus=N         as zero stage 3
  *   tensor gpus=N       weights (class "parameters") and the KV cache split N ways
- * Activations and "other" components are never divided. Pure: no I/O, no globals.
+ * Activations and "other" components are never divided.
+ * On one GPU, a diffusers pipeline may keep its weights in host memory
+ * (offload=, diffusers' DiffusionPipeline.enable_model_cpu_offload and
+ * enable_sequential_cpu_offload, through accelerate's hooks):
+ *   offload=model       one component on the GPU at a time: the largest component
+ *   offload=sequential  one block of one component at a time: the largest block
+ * the whole set of weights staying in host memory. Pure: no I/O, no globals.
  */
 #ifndef VS_SHEET_PLACEMENT_H
 #define VS_SHEET_PLACEMENT_H
@@ -30,11 +36,32 @@ typedef enum {
     VS_PLACE_TENSOR
 } vs_place_kind;
 
+typedef enum { VS_OFFLOAD_NONE = 0, VS_OFFLOAD_MODEL, VS_OFFLOAD_SEQUENTIAL } vs_offload;
+
 typedef struct vs_placement {
     vs_place_kind kind;
     unsigned gpus;  /* >= 1 */
     unsigned stage; /* zero only: 1..3; 0 otherwise */
+    vs_offload offload; /* single only */
 } vs_placement;
+
+/* "model" | "sequential" -> offload ("none" too); 0 or VS_EVALUE naming them. */
+int vs_offload_parse(vs_offload *out, const char *name, vs_error *err);
+/* "model", "sequential", or NULL for none. */
+const char *vs_offload_name(vs_offload o);
+
+/* The weights one GPU holds under p's offload, from weights_files (the
+ * sheet's; its "components" when a pipeline was read) and the whole
+ * weights' bytes: *gpu the largest component (model) or the largest block
+ * of any component (sequential: largest_group_bytes), *host the weights kept
+ * in host memory (all of them), *basis a static phrase saying which figure
+ * it is. Without offload, *gpu = per_gpu_whole and *host = 0. Without
+ * components (a model read as one checkpoint), both offloads keep the whole
+ * model as the one component, and sequential, lacking blocks, is the whole
+ * model too (said in *basis). */
+void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_files,
+                                  uint64_t whole, uint64_t per_gpu_whole, uint64_t *gpu,
+                                  uint64_t *host, const char **basis);
 
 /* "single" ... "tensor" -> kind; 0 or VS_EVALUE naming them. */
 int vs_placement_kind_parse(vs_place_kind *out, const char *name, vs_error *err);
@@ -47,7 +74,8 @@ int vs_placement_check(const vs_placement *p, vs_error *err);
 /* Reads the sheet's "placement" (missing = single on 1 GPU) and checks it. */
 int vs_placement_from_sheet(vs_placement *out, const json_t *sheet, vs_error *err);
 
-/* A new {"kind", "gpus", "stage"} object as the layout stores it, or NULL. */
+/* A new {"kind", "gpus", "stage"} object as the layout stores it ("offload"
+ * added when there is one), or NULL. */
 json_t *vs_placement_to_json(const vs_placement *p);
 
 /* The number of ways p splits a component of class cls ("weights" for the

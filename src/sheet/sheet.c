@@ -15,13 +15,15 @@ json_t *vs_sheet_new(const char *title)
     json_t *s;
     vs_sheet_slug(title ? title : "untitled", id, sizeof id);
     s = json_pack("{s:s, s:s, s:s?, s:n,"
-                  " s:{s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n},"
-                  " s:n, s:[], s:{s:s, s:i, s:n}, s:[], s:[], s:[], s:[], s:[], s:[], s:[],"
+                  " s:{s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n,"
+                  " s:n, s:n, s:n, s:n},"
+                  " s:n, s:[], s:{s:s, s:i, s:n, s:n}, s:[], s:[], s:[], s:[], s:[], s:[], s:[],"
                   " s:[], s:n}",
                   "schema", VS_SHEET_SCHEMA, "id", id, "title", title, "lineage",
                   "card", "model", "revision", "params", "params_source", "task", "format",
-                  "bits", "length", "concurrency", "microbatch", "accumulation", "quality", "arch",
-                  "engine", "weights_files", "components", "placement", "kind", "single", "gpus", 1, "stage",
+                  "bits", "length", "concurrency", "microbatch", "accumulation", "width", "height",
+                  "frames", "batch", "quality", "arch", "engine",
+                  "weights_files", "components", "placement", "kind", "single", "gpus", 1, "stage", "offload",
                   "stages", "offers", "requirements", "evidence", "runs", "measurements",
                   "invalidate", "oom", "decision");
     return s;

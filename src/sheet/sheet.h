@@ -19,12 +19,15 @@
  *     "model": STR|null, "revision": STR|null,
  *     "params": INT|null,            parameter count
  *     "params_source": STR|null,     "declared", "config.json (llama rule)", "safetensors"
- *     "task": "inference"|"finetune"|"lora"|"qlora"|"pretrain"|null,
+ *     "task": "inference"|"finetune"|"lora"|"qlora"|"pretrain"|"generate-image"|
+ *             "generate-video"|null,
  *     "format": "fp32"|"fp16"|"bf16"|"fp8"|"int8"|"int4"|"nf4"|"fp4"|"bits=N"|null,
  *     "bits": INT|null,
  *     "length": INT|null,            required tokens per sequence
  *     "concurrency": INT|null,       simultaneous sequences (inference)
  *     "microbatch": INT|null, "accumulation": INT|null,      (training)
+ *     "width": INT|null, "height": INT|null, "frames": INT|null, "batch": INT|null,
+ *                                    (schema 2: image and video generation)
  *     "quality": STR|null,
  *     "arch": null | {"family": STR, "rule": STR, "config": PATH,
  *                     "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
@@ -40,7 +43,10 @@
  *     "path": STR, "bytes": INT, "params": INT,
  *     "by_dtype": [{"dtype": "BF16", "bytes": INT, "params": INT}],
  *     "other_dtype": [{"pattern": STR, "dtype": STR, "bytes": INT, "tensors": INT}],
- *     "files": [{"name": STR, "size": INT, "sha256": STR|null}]
+ *     "files": [{"name": STR, "size": INT, "sha256": STR|null}],
+ *     "components": null | [{"name", "class", "library", "bytes", "params", "by_dtype",
+ *                            "largest_group", "largest_group_bytes", "variant"}]
+ *                                    (schema 2: a diffusers pipeline, model/pipeline_files.h)
  *   },
  *   "components": [                 the reserve, in declaration order; never the weights
  *     {"name": STR, "bytes": INT|null, "status": "estimated"|"measured"|"unknown",
@@ -49,9 +55,11 @@
  *      "derived": {"estimator": "kv", "keys": {KEY: "as written"}, "reads": {FIELD: VALUE}}}
  *   ],                              "class" says how a placement shards it (sheet/placement);
  *                                   "derived" (estimates only, sheet/derived.h): how to recompute it
- *   "placement": {"kind": "single"|"ddp"|"zero"|"fsdp"|"tensor", "gpus": INT, "stage": INT|null},
+ *   "placement": {"kind": "single"|"ddp"|"zero"|"fsdp"|"tensor", "gpus": INT, "stage": INT|null,
+ *                 "offload": "model"|"sequential"|null},     (schema 2: CPU offload, single)
  *   "stages": [{"name": "short"|"usual"|"limit"|STR, "length": INT|null,
- *               "concurrency": INT|null, "microbatch": INT|null, "note": STR|null}],
+ *               "concurrency": INT|null, "microbatch": INT|null, "note": STR|null,
+ *               "width", "height", "frames", "batch": INT|null (schema 2)}],
  *   "offers": [{"name": STR, "memory_bytes": INT|null (nominal, as marketed),
  *               "reported_bytes": INT|null (device-reported total), "reported_basis": STR|null,
  *               "price": STR|null (exact decimal text, "47.14"), "currency": STR|null,

@@ -21,8 +21,8 @@ set(_vs_e2e_env
 add_test(NAME browser.notebook
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/browser/run_browser.py
          WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
-# 110 s of test; the first run also spends up to 120 s on `npm ci`.
-set_tests_properties(browser.notebook PROPERTIES LABELS browser TIMEOUT 260
+# 200 s of test; the first run also spends up to 120 s on `npm ci`.
+set_tests_properties(browser.notebook PROPERTIES LABELS browser TIMEOUT 350
                      SKIP_RETURN_CODE 77
                      ENVIRONMENT "${_vs_e2e_env};VS_FAKE_NVML=$<TARGET_FILE:fake_nvml>")
 

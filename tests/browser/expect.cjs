@@ -7,6 +7,11 @@
 // cell's live gauge must show its bars while the measurement still runs.
 // stderr: the cell's command writes to stderr on purpose.
 const EXPECTS = {
+  '00-first-steps.ipynb': [
+    { text: ['convert'] },                                                  // help
+    { text: ['22.35 GiB'] },                                                // convert 24GB GiB
+    { text: ['GiB'] },                                                      // help convert
+  ],
   '01-seed-7b-inference.ipynb': [
     { text: ['13.04 GiB', 'example/dense-7b'], table: true },               // the card, weights only
     { text: ['19.04 GiB', 'conservative'], table: true, svg: true },        // reserve, envelope: chart
@@ -21,6 +26,7 @@ const EXPECTS = {
     { text: ['64.00 GiB', 'kv_cache'], table: true },                       // card, KV cache in bf16
     { text: ['48.96 GiB', 'cuda_context'], table: true, svg: true },        // fp8 cache, envelope
     { text: ['41.48 GiB', 'not a guaranteed peak'], table: true },          // formats
+    { text: ['GPU offer: H100 SXM', 'GPU offer: L40S', 'vLLM 0.6 with fp8 KV cache'], table: true },  // offers
     { text: ['H100 SXM', 'L40S', 'exclude', '79.65 GiB [1]'], table: true, svg: true },  // candidates
   ],
   '04-measure-by-stages.ipynb': [
@@ -32,6 +38,31 @@ const EXPECTS = {
       stderr: true },
     { text: ['concurrency'] },                                              // oom
     { text: ['short', 'usual', 'limit'], table: true },                     // measurements
+  ],
+  '03-qlora-finetune.ipynb': [
+    { text: ['gradients', 'optimizer_state'], table: true },                // card, unknowns
+    { text: ['activations'], table: true },                                 // estimates
+    { text: ['activations'], table: true },                                 // full checkpointing
+    { text: ['activations'], table: true },                                 // DDP
+    { text: ['two cards are never one memory space'], table: true },        // ZeRO-3
+  ],
+  '05-reproduce-a-decision.ipynb': [
+    { text: ['13b-inference-campaign-a'] },                                 // card
+    { text: ['Committed sheet'] },                                          // commits
+    { text: ['KV cache estimated, one measurement'], table: true },         // history
+    { text: ['kv_cache'] },                                                 // diff
+    { text: ['to re-measure'] },                                            // reproduce
+  ],
+  '06-engines-and-fit.ipynb': [
+    { text: ['70,553,706,496 params'] },                                    // card from config.json
+    { text: ['40.00 GiB', 'kv_cache'], table: true },                       // KV layout
+    { text: ['GPU offer: L40S', 'KV heads per GPU: full layers 4 of 8'], table: true },  // offers, placement
+    { text: ['7.77x', '254,464', 'bf16 no (pool 5.97 GiB, 1.19x)'], table: true },  // engine, fit
+    { text: ['H100 SXM', 'L40S', 'exclude', 'to-confirm'], table: true },   // candidates
+    { text: ['imported 7 measurement(s)', 'vllm.kv_cache_memory'], table: true },  // log
+    { text: ['covers', 'vllm.model_weights'], table: true },                // compare
+    { text: ['53.68 GiB', 'admissible'], table: true },                     // fit, all known
+    { text: ['Committed sheet'] },                                          // commit both
   ],
 };
 

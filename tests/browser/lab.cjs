@@ -134,6 +134,9 @@ async function runNotebook(page, nb, interactive) {
     const out = el.querySelector('.jp-Cell-outputWrapper');
     return {
       outputs: el.querySelectorAll('.jp-OutputArea-output').length,
+      // an output folded into a scroll box (Notebook 7 scrolls long outputs)
+      folded: el.classList.contains('jp-mod-outputsScrolled')
+        || !!el.querySelector('.jp-mod-outputsScrolled'),
       errors: [...el.querySelectorAll('[data-mime-type="application/vnd.jupyter.error"]')].map((o) => o.textContent.trim()),
       stderr: [...el.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]')].map((o) => o.textContent.trim()),
       text: out ? out.textContent : '',
@@ -160,6 +163,7 @@ async function runNotebook(page, nb, interactive) {
       failures.push(`${where}: no rendered SVG chart (${JSON.stringify(c.svgs)})`);
     if (want.gauge && !gaugeSeen[i])
       failures.push(`${where}: the gauge's bars were not seen while the measurement ran`);
+    if (c.folded) failures.push(`${where}: the output is folded into a scroll box`);
   });
   log(`${nb.name}: ${cells.reduce((n, c) => n + c.tables, 0)} table.vramsheet, `
       + `${cells.reduce((n, c) => n + c.svgs.length, 0)} svg, gauges seen running ${JSON.stringify(gaugeSeen)}`);

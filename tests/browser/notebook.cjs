@@ -157,6 +157,8 @@ async function runNotebook(page, nb) {
   // What the page shows, cell by cell.
   const cells = await page.$$eval('.code_cell', (els) => els.map((el) => ({
     outputs: el.querySelectorAll('.output_area').length,
+    // the classic Notebook folds an output taller than its threshold into a scroll box
+    folded: !!el.querySelector('.output_scroll'),
     errors: [...el.querySelectorAll('.output_error')].map((o) => o.textContent.trim()),
     stderr: [...el.querySelectorAll('.output_stderr')].map((o) => o.textContent.trim()),
     text: el.querySelector('.output') ? el.querySelector('.output').textContent : '',
@@ -192,6 +194,7 @@ async function runNotebook(page, nb) {
       failures.push(`${where}: no rendered SVG chart (${JSON.stringify(c.svgs)})`);
     if (want.gauge && !gaugeSeen[i])
       failures.push(`${where}: the gauge's bars were not seen while the measurement ran`);
+    if (c.folded) failures.push(`${where}: the output is folded into a scroll box`);
     if (c.wrappedNumbers.length)
       failures.push(`${where}: numbers wrapped inside a cell: ${JSON.stringify(c.wrappedNumbers)}`);
     tables += c.tables;
@@ -231,6 +234,7 @@ async function screenshot(page, file, readme) {
     #site { height: auto !important; overflow: visible !important; }
     #header { position: static !important; }
     #notification_area { visibility: hidden; }
+    #MathJax_Message { display: none !important; }  /* "Loading [MathJax]..." is no output */
     .cell.selected, .cell.selected.jupyter-soft-selected { border-color: transparent !important;
       background: none !important; }
     .cell.selected::before { display: none !important; }` });

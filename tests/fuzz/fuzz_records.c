@@ -10,6 +10,7 @@
 
 #include "sheet/derived.h"
 #include "sheet/diff.h"
+#include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
 #include "util/buf.h"

@@ -12,6 +12,7 @@ set_tests_properties(model.bench_headers_only PROPERTIES LABELS "model" TIMEOUT 
 
 vs_fuzz_target(fuzz_safetensors)
 vs_fuzz_target(fuzz_hfconfig)
+vs_fuzz_target(fuzz_pipeline)
 
 # The family registry against the fixtures of tests/model/configs (each a
 # published checkpoint's config.json): test_families reads them from here, and

@@ -7,6 +7,7 @@ Records go to a temporary repository, so notebooks that commit leave nothing.
 import copy
 import glob
 import json
+import math
 import re
 import os
 import tempfile
@@ -108,7 +109,8 @@ def check_seed(test, cells):
 
 
 def check_long_context(test, cells):
-    card, fp8, formats, offers = cells
+    card, fp8, formats, offers, candidates = cells
+    test.assertIn("GPU offer: L40S", text_of(offers))
     kv16 = payload(card, "component")
     test.assertEqual(kv16["bytes"], 2 * 32 * 8 * 128 * 2 * 32768 * 16)
     env = payload(fp8, "envelope")
@@ -117,7 +119,7 @@ def check_long_context(test, cells):
     test.assertIsNone(kv["cuda_context"]["bytes"])
     test.assertEqual(env["unknown"], ["cuda_context"])
     test.assertEqual(len(payload(formats, "formats")["rows"]), 3)
-    verdicts = {r["gpu"]: r["verdict"] for r in payload(offers, "candidates")["rows"]}
+    verdicts = {r["gpu"]: r["verdict"] for r in payload(candidates, "candidates")["rows"]}
     test.assertEqual(verdicts, {"H100 SXM": "to-confirm", "H200": "to-confirm", "L40S": "exclude"})
 
 
@@ -173,17 +175,116 @@ def check_reproduce(test, cells):
         test.assertEqual(sheet["lineage"]["commit"], revs[0]["commit"])
 
 
+def check_image_generation(test, cells):
+    card, estimates, offers, offload, decode, lora = cells
+    # the published parameter counts, stored as fp16: 2 bytes each
+    published = {"unet": 2567463684, "vae": 83653863, "text_encoder": 123060480,
+                 "text_encoder_2": 694659840}
+    w = payload(card, "weights")
+    test.assertEqual({c["name"]: c["bytes"] for c in w["components"]},
+                     {k: 2 * v for k, v in published.items()})
+    test.assertEqual(w["bytes"], 2 * sum(published.values()))
+    env = payload(estimates, "envelope")
+    comp = {c["name"]: c["bytes"] for c in env["components"]}
+    test.assertEqual(comp["latents"], 4 * 4 * 128 * 128 * 2)
+    test.assertEqual(comp["attention_scores"], 0)  # fused attention holds no scores
+    test.assertEqual(comp["vae_decode"], 4 * 1024 * 1024 * 2 * 2200)
+    test.assertEqual(env["envelope_bytes"],
+                     2 * sum(published.values()) + comp["latents"] + comp["vae_decode"] + GIB)
+    verdicts = {r["gpu"]: r["verdict"] for r in payload(offers, "candidates")["rows"]}
+    test.assertEqual(verdicts["RTX 4090"], "exclude")
+    test.assertNotEqual(verdicts["H100 SXM"], "exclude")
+    off = payload(offload, "envelope")
+    test.assertEqual(off["weights_gpu_bytes"], 2 * published["unet"])  # the largest component
+    test.assertEqual(off["host_bytes"], 2 * sum(published.values()))
+    verdicts = {r["gpu"]: r["verdict"] for r in payload(offload, "candidates")["rows"]}
+    test.assertNotEqual(verdicts["RTX 4090"], "exclude")
+    test.assertIn("enable_vae_tiling", text_of(decode))
+    sliced = {c["name"]: c["bytes"] for c in payload(decode, "envelope")["components"]}
+    test.assertEqual(sliced["vae_decode"], 1024 * 1024 * 2 * 2200)
+    trained = {c["name"]: c["bytes"] for c in payload(lora, "envelope")["components"]}
+    rank4 = 4 * (10 * (14 * 640 + 4096) + 60 * (14 * 1280 + 4096))
+    test.assertEqual(rank4, 5806080)
+    test.assertEqual(trained["gradients"], 2 * rank4)
+    test.assertEqual(trained["optimizer_state"], 8 * rank4)
+
+
+def prepare_pipelines():
+    """Notebook 07 reads sparse safetensors files that git cannot hold: written first."""
+    import subprocess
+    import sys
+    subprocess.run([sys.executable, os.path.join(NOTEBOOKS, "pipelines", "write_sparse.py")],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def check_engines(test, cells):
+    """Llama-3.1-70B-Instruct (its public config.json: 80 layers, 8 KV heads of 128,
+    70,553,706,496 parameters) in fp8 under vLLM, tensor parallel 2; by hand below."""
+    card, kv, offers, engine, candidates, evidence, compare, refit, commits = cells
+    test.assertIn("KV heads per GPU: full layers 4 of 8", text_of(offers))
+    test.assertIn("gpu_memory_utilization", text_of(engine))
+    test.assertIn("70,553,706,496 params", text_of(card))
+    # per GPU: 2 (K and V) x 80 layers x 4 of 8 KV heads x 128 x 2 B x 32,768 x 4
+    test.assertIn("80 full (8 KV heads x 128)", text_of(card))
+    test.assertEqual(payload(kv, "component")["bytes"], 2 * 80 * 8 * 128 * 2 * 32768 * 4)
+    fit = {r["gpu"]: r for r in payload(engine, "fit")["rows"]}
+    test.assertEqual(list(fit), ["H100 SXM", "H200", "A100 80GB", "L40S"])
+    h100 = fit["H100 SXM"]
+    # budget ceil(85,520,809,984 x 0.9) = 76,968,728,986; fp8 weights per GPU
+    # 70,553,706,496 / 2 = 35,276,853,248; pool 41,691,875,738; page 2 x 16 x 4 x
+    # 128 x 2 = 32,768 B a layer: 41,691,875,738 // 32,768 // 80 = 15,904 blocks,
+    # 254,464 tokens; a request of 32,768 tokens is 2,048 blocks: 7.765625x
+    test.assertEqual(h100["budget_bytes"], 76968728986)
+    test.assertEqual(h100["non_kv_bytes"], 35276853248)
+    test.assertEqual(h100["blocks"], 15904)
+    test.assertEqual(h100["kv_tokens"], 15904 * 16)
+    test.assertAlmostEqual(float(h100["max_concurrency"]), 15904 / 2048, places=9)
+    test.assertTrue(h100["upper_bound"])
+    test.assertEqual(h100["verdict"], "to-confirm")
+    # L40S: ceil(48,305,799,168 x 0.9) = 43,475,219,252 - 35,276,853,248 leaves
+    # 8,198,366,004 B: 3,127 blocks, 1.53 requests of 32,768 < 4
+    test.assertEqual(fit["L40S"]["blocks"], 8198366004 // 32768 // 80)
+    test.assertEqual(fit["L40S"]["verdict"], "exclude")
+    # bf16 weights (70,553,706,496 B per GPU) leave an H100 1.19 requests
+    bf16 = [f for f in h100["formats"] if f["format"] == "bf16"][0]
+    test.assertEqual(bf16["kv_pool_bytes"], 76968728986 - 70553706496)
+    verdicts = {r["gpu"]: r["verdict"] for r in payload(candidates, "candidates")["rows"]}
+    test.assertEqual(verdicts, {"H100 SXM": "to-confirm", "H200": "to-confirm",
+                                "A100 80GB": "to-confirm", "L40S": "exclude"})
+    # https://github.com/vllm-project/vllm/pull/10511, as printed: model weights
+    # take 14.96GiB; available_kv_cache_memory 53.29GiB
+    rows = {r["class"]: r for r in payload(compare, "compare")["rows"]}
+    test.assertEqual(rows["weights"]["measured_bytes"], round(14.96 * 2 ** 30))
+    test.assertEqual(rows["weights"]["status"], "covers")
+    test.assertEqual(rows["kv_cache"]["measured_bytes"], round(53.29 * 2 ** 30))
+    test.assertIn("vllm#10511", text_of(evidence) + text_of(compare) + evidence.source)
+    # every item known: ceil(85,520,809,984 x 0.9) - 8,030,261,248 x 2 - 1.79 GiB -
+    # 1.26 GiB (a declared size rounds up to a whole byte) = the log's 53.29 GiB plus
+    # 0.9 x (79.65 - 79.22) GiB, the difference of the two totals
+    r = payload(refit, "fit")["rows"][0]
+    test.assertFalse(r["upper_bound"])
+    test.assertEqual(r["kv_pool_bytes"], 76968728986 - 16060522496 - math.ceil(1.79 * GIB)
+                     - math.ceil(1.26 * GIB))
+    test.assertAlmostEqual(r["kv_pool_bytes"] / GIB, 53.29 + 0.9 * (79.65 - 79.22), delta=0.02)
+    test.assertEqual(r["verdict"], "admissible")
+    test.assertEqual(len([p for p in payloads(commits) if p.get("kind") == "commit"]), 2)
+
+
 # notebook file name -> function(test, code cells in order)
 CHECKS = {"00-first-steps.ipynb": check_first_steps,
           "01-seed-7b-inference.ipynb": check_seed,
           "02-long-context-inference.ipynb": check_long_context,
           "03-qlora-finetune.ipynb": check_qlora,
           "04-measure-by-stages.ipynb": check_measure,
-          "05-reproduce-a-decision.ipynb": check_reproduce}
+          "05-reproduce-a-decision.ipynb": check_reproduce,
+          "06-engines-and-fit.ipynb": check_engines,
+          "07-image-generation.ipynb": check_image_generation}
 
 
 class TestNotebooks(unittest.TestCase):
     def execute(self, path, records=None):
+        if os.path.basename(path).startswith("07-"):
+            prepare_pipelines()
         nb = nbformat.read(path, as_version=4)
         self.assertEqual(nb.metadata.kernelspec.name, "vramsheet")
         for cell in nb.cells:
@@ -208,6 +309,8 @@ class TestNotebooks(unittest.TestCase):
 
     def execute_twice(self, path, times=2):
         """Run All `times` times in one kernel: the code cells' outputs of each run."""
+        if os.path.basename(path).startswith("07-"):
+            prepare_pipelines()
         nb = nbformat.read(path, as_version=4)
         runs = []
         with tempfile.TemporaryDirectory() as tmp:
@@ -355,9 +458,16 @@ class TestRunTwice(TestNotebooks):
         RERUN_RECORDS when a re-run measurement restates the earlier one."""
         self.check_rerun("04-measure-by-stages.ipynb")
 
+    @unittest.expectedFailure
+    def test_run_all_again_import(self):
+        """`measure import` of the same log again records a new run (m2, m3, ...)
+        instead of restating the first: remove notebook 06 from RERUN_RECORDS when
+        a re-imported file restates the earlier import."""
+        self.check_rerun("06-engines-and-fit.ipynb")
+
 
 # Notebooks whose re-run needs what another part still lacks (see above).
-RERUN_RECORDS = ["04-measure-by-stages.ipynb"]
+RERUN_RECORDS = ["04-measure-by-stages.ipynb", "06-engines-and-fit.ipynb"]
 
 
 if __name__ == "__main__":

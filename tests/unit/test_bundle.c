@@ -227,6 +227,7 @@ START_TEST(test_table_html_wrapping)
 {
     static const char *const h[] = {"component", "bytes", "source"};
     const char *row2[3] = {"length=4096 concurrency=8", "x=1 y", "a=b"};
+    const char *row3[3] = {"to-confirm", "a-b c", "x"};
     const char *row[3] = {"kv cache", "14,000,000,000 B = 14.00 GB = 13.04 GiB",
                           "https://huggingface.co/meta-llama/Llama-3.1-70B-Instruct/blob/main/"
                           "config.json"};
@@ -234,7 +235,11 @@ START_TEST(test_table_html_wrapping)
     vs_buf out = VS_BUF_INIT;
     vs_table_add_row(t, row);
     vs_table_add_row(t, row2);
+    vs_table_add_row(t, row3);
     vs_table_html(t, &out);
+    /* a verdict is not split at its hyphen ("to-" over "confirm"); words with spaces are */
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left;white-space:nowrap'>to-confirm</td>"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>a-b c</td>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>kv cache</td>"));
     /* executed dimensions may break between their pairs, never inside one */
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>length=4096 concurrency=8</td>"));

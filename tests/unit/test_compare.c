@@ -92,6 +92,14 @@ START_TEST(classes_against_vllm)
     }
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&text), "under-estimate (!)"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), "<table"));
+    /* the page's short form, within a notebook's width: 57,219,701,801 / 2^30 =
+     * 53.289...; -3,532,610,601 / 2^30 = -3.290...; -10,737,418 / 2^20 = -10.239...
+     * MiB; the exact bytes stay in the text */
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), ">53.29 GiB<"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), ">-3.29 GiB<"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), ">-10.24 MiB<"));
+    ck_assert_ptr_null(strstr(vs_buf_str(&html), "57,219,701,801 B"));
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&text), "57,219,701,801 B"));
     json_decref(payload);
     vs_buf_free(&text);
     vs_buf_free(&html);

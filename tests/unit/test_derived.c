@@ -186,8 +186,10 @@ START_TEST(evidence_moves_with_the_card)
     ck_assert_uint_eq(json_object_size(json_object_get(l, "card")), 1);
     ck_assert_int_eq(vs_evidence_moved(s, q, NULL), 0);
     {
-        json_t *cap = vs_evidence_card(s, "available-memory"); /* model, revision, format, dims */
-        ck_assert_uint_eq(json_object_size(cap), 6);
+        /* model, revision, format, and the dims: length, concurrency, microbatch, width,
+         * height, frames, batch */
+        json_t *cap = vs_evidence_card(s, "available-memory");
+        ck_assert_uint_eq(json_object_size(cap), 10);
         ck_assert_int_eq(json_integer_value(json_object_get(cap, "concurrency")), 8);
         json_decref(cap);
     }

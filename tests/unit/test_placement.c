@@ -13,7 +13,7 @@ static const char *const classes[] = {"weights",     "parameters", "gradients", 
 
 static void expect_ways(vs_place_kind kind, unsigned gpus, unsigned stage, const unsigned *ways)
 {
-    vs_placement p = {kind, gpus, stage};
+    vs_placement p = {kind, gpus, stage, VS_OFFLOAD_NONE};
     size_t i;
     for (i = 0; i < sizeof classes / sizeof classes[0]; i++)
         ck_assert_msg(vs_placement_ways(&p, classes[i]) == ways[i], "%s %s: %u ways, expected %u",
@@ -51,7 +51,7 @@ END_TEST
 
 START_TEST(per_gpu_is_the_largest_shard)
 {
-    vs_placement p = {VS_PLACE_ZERO, 4, 3};
+    vs_placement p = {VS_PLACE_ZERO, 4, 3, VS_OFFLOAD_NONE};
     ck_assert_uint_eq(vs_placement_per_gpu(&p, "weights", 14000000000ULL), 3500000000ULL);
     ck_assert_uint_eq(vs_placement_per_gpu(&p, "optimizer", 10), 3);
     ck_assert_uint_eq(vs_placement_per_gpu(&p, "activations", 10), 10);
@@ -67,19 +67,19 @@ END_TEST
 START_TEST(check_rejects_meaningless_placements)
 {
     vs_error err;
-    vs_placement p = {VS_PLACE_SINGLE, 2, 0};
+    vs_placement p = {VS_PLACE_SINGLE, 2, 0, VS_OFFLOAD_NONE};
     vs_place_kind k;
     ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
     ck_assert(strstr(err.message, "named placement") != NULL);
-    p = (vs_placement){VS_PLACE_ZERO, 4, 0};
+    p = (vs_placement){VS_PLACE_ZERO, 4, 0, VS_OFFLOAD_NONE};
     ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
-    p = (vs_placement){VS_PLACE_ZERO, 4, 4};
+    p = (vs_placement){VS_PLACE_ZERO, 4, 4, VS_OFFLOAD_NONE};
     ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
-    p = (vs_placement){VS_PLACE_DDP, 4, 2};
+    p = (vs_placement){VS_PLACE_DDP, 4, 2, VS_OFFLOAD_NONE};
     ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
-    p = (vs_placement){VS_PLACE_DDP, 0, 0};
+    p = (vs_placement){VS_PLACE_DDP, 0, 0, VS_OFFLOAD_NONE};
     ck_assert_int_eq(vs_placement_check(&p, &err), VS_EVALUE);
-    p = (vs_placement){VS_PLACE_FSDP, 8, 0};
+    p = (vs_placement){VS_PLACE_FSDP, 8, 0, VS_OFFLOAD_NONE};
     ck_assert_int_eq(vs_placement_check(&p, &err), 0);
     ck_assert_int_eq(vs_placement_kind_parse(&k, "fsdp", &err), 0);
     ck_assert_int_eq(k, VS_PLACE_FSDP);

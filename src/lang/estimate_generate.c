@@ -1,0 +1,376 @@
+/* estimate_generate.c — `estimate latents|attention|decode` (see estimate_generate.h). */
+#include "lang/estimate_generate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "render/sizing.h"
+#include "sheet/estimate.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+
+const vs_derived_read vs_generate_reads[] = {{"width", NULL},  {"height", NULL}, {"frames", NULL},
+                                             {"batch", NULL},  {"task", NULL},   {"format", "dtype"},
+                                             {NULL, NULL}};
+
+static int oom(vs_error *err)
+{
+    return vs_error_set(err, VS_ENOMEM, "out of memory");
+}
+
+static void grouped(char *out, size_t n, uint64_t v)
+{
+    vs_units_grouped(out, n, v);
+}
+
+/* The card's generation dimensions. */
+typedef struct gen_card {
+    uint64_t width, height, frames, batch;
+    int video;
+} gen_card;
+
+static int read_card(gen_card *g, const vs_line *line, const json_t *sheet, const char *sub,
+                     vs_error *err)
+{
+    const char *task = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    if (!vs_sheet_card_uint(sheet, "width", &g->width) ||
+        !vs_sheet_card_uint(sheet, "height", &g->height))
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "`estimate %s` uses the card's resolution: set it first "
+                               "(`resolution 1024x1024`)",
+                               sub);
+    if (!vs_sheet_card_uint(sheet, "batch", &g->batch))
+        g->batch = 1;
+    g->video = task && !strcmp(task, "generate-video");
+    if (!vs_sheet_card_uint(sheet, "frames", &g->frames))
+        g->frames = 1;
+    if (g->video && g->frames <= 1 && !vs_sheet_card_uint(sheet, "frames", &g->frames))
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "`estimate %s` for task generate-video uses the card's frames: "
+                               "set them first (`frames 81`)",
+                               sub);
+    return 0;
+}
+
+/* dtype= on the line, else the card's format when it is 16 or 32 bits. */
+static int dtype_bits(unsigned *bits, const char **name, const vs_line *line, const json_t *sheet,
+                      vs_error *err)
+{
+    const vs_arg *d = vs_line_pair(line, "dtype");
+    const char *f = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
+    if (d) {
+        if (!(*bits = vs_dtype_bits(d->value)))
+            return vs_arg_error(d, err,
+                                vs_error_set(err, VS_EVALUE, "dtype must be one of %s, not '%s'",
+                                             vs_dtype_names(), d->value));
+        *name = d->value;
+        return 0;
+    }
+    if (f && (vs_dtype_bits(f) == 16 || vs_dtype_bits(f) == 32)) {
+        *bits = vs_dtype_bits(f);
+        *name = f;
+        return 0;
+    }
+    return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                           "give dtype=bf16|fp16|fp32 (the computation's dtype; the card's "
+                           "format %s does not say it)",
+                           f ? f : "is not set and");
+}
+
+static int get_pos(const vs_line *line, const char *key, uint64_t def, uint64_t *out,
+                   vs_error *err)
+{
+    int have = 0, rc;
+    if ((rc = vs_line_get_uint(line, key, 0, out, &have, err)) < 0)
+        return rc;
+    if (!have)
+        *out = def;
+    else if (*out == 0)
+        return vs_arg_error(vs_line_pair(line, key), err,
+                            vs_error_set(err, VS_EVALUE, "%s= must be at least 1", key));
+    return 0;
+}
+
+static int get_yesno(const vs_line *line, const char *key, int def, int *out, vs_error *err)
+{
+    const vs_arg *a = vs_line_pair(line, key);
+    *out = def;
+    if (!a)
+        return 0;
+    if (!strcmp(a->value, "yes") || !strcmp(a->value, "true"))
+        *out = 1;
+    else if (!strcmp(a->value, "no") || !strcmp(a->value, "false"))
+        *out = 0;
+    else
+        return vs_arg_error(a, err,
+                            vs_error_set(err, VS_EVALUE, "%s= must be yes or no, not '%s'", key,
+                                         a->value));
+    return 0;
+}
+
+/* Stores one estimate (never over a measured component) and emits it. */
+static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const char *name,
+                      uint64_t bytes, const char *source, const char *phase, const char *head,
+                      const char *const *notes, json_t *inputs_take, vs_error *err)
+{
+    json_t *old = vs_sheet_component(sheet, name);
+    const char *st = json_string_value(json_object_get(old, "status"));
+    const char *names[1] = {name};
+    const char *all[8] = {NULL};
+    char skip[300];
+    size_t n = 0, i;
+    int rc;
+    for (i = 0; notes && notes[i] && n < 6; i++)
+        all[n++] = notes[i];
+    if (st && !strcmp(st, "measured")) {
+        char d[160];
+        vs_units_describe(d, sizeof d, bytes);
+        snprintf(skip, sizeof skip,
+                 "%s is measured: the estimate (%s) was not stored; an estimate never overwrites "
+                 "a measurement",
+                 name, d);
+        all[n++] = skip;
+    } else {
+        if (bytes > (uint64_t)INT64_MAX) {
+            json_decref(inputs_take);
+            return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", name);
+        }
+        if ((rc = vs_sheet_set_component(sheet, name, 1, bytes, "estimated", source, phase,
+                                         "activations", err)) < 0) {
+            json_decref(inputs_take);
+            return rc;
+        }
+    }
+    {
+        vs_bundle *b = vs_render_components(sheet, estimator, names, 1, head, all, inputs_take,
+                                            NULL);
+        if (!b)
+            return oom(err);
+        vs_ctx_emit(ctx, b);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- latents */
+
+int vs_estimate_latents_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    const vs_arg *nm = vs_line_pair(line, "name");
+    const char *name = nm ? nm->value : "latents", *dname = NULL;
+    gen_card g;
+    uint64_t channels = 0, factor, temporal, lf, bytes;
+    unsigned bits = 0;
+    int rc, have_c = 0;
+    char gb[40], gc[40], gh[40], gw[40], gl[40], gbytes[40], src[600], head[700];
+    const char *notes[3] = {NULL};
+
+    if ((rc = vs_line_check_keys(line, vs_estimate_latents_keys, err)) < 0 ||
+        (rc = read_card(&g, line, sheet, "latents", err)) < 0 ||
+        (rc = dtype_bits(&bits, &dname, line, sheet, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "channels", 0, &channels, &have_c, err)) < 0 ||
+        (rc = get_pos(line, "factor", 8, &factor, err)) < 0 ||
+        (rc = get_pos(line, "temporal", 4, &temporal, err)) < 0)
+        return rc;
+    if (!have_c || channels == 0)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "`estimate latents` needs channels=C: the VAE's latent_channels "
+                               "(its vae/config.json: 4 for SD 1.x and SDXL, 16 for SD3, Flux.1 "
+                               "and Wan 2.1)");
+    lf = g.video ? vs_latent_frames(g.frames, temporal) : 1;
+    if ((rc = vs_estimate_latents(&bytes, g.batch, channels, g.width, g.height, factor, lf, bits,
+                                  err)) < 0)
+        return rc;
+    grouped(gb, sizeof gb, g.batch);
+    grouped(gc, sizeof gc, channels);
+    grouped(gh, sizeof gh, g.height / factor);
+    grouped(gw, sizeof gw, g.width / factor);
+    grouped(gl, sizeof gl, lf);
+    grouped(gbytes, sizeof gbytes, bytes);
+    if (g.video)
+        snprintf(src, sizeof src,
+                 "%s batch x %s channels x %s latent frames ((%llu - 1) / %llu + 1) x %s x %s x "
+                 "%u/8 B = %s B (%s)",
+                 gb, gc, gl, (unsigned long long)g.frames, (unsigned long long)temporal, gh, gw,
+                 bits, gbytes, dname);
+    else
+        snprintf(src, sizeof src, "%s batch x %s channels x %s x %s x %u/8 B = %s B (%s)", gb, gc,
+                 gh, gw, bits, gbytes, dname);
+    snprintf(head, sizeof head, "estimate latents: %s", src);
+    notes[0] = "source: diffusers' prepare_latents, shape (batch, num_channels_latents, height // "
+               "vae_scale_factor, width // vae_scale_factor), the factor 2^(len(block_out_channels)"
+               " - 1) = 8 for the SD, SDXL, SD3 and Flux.1 VAEs; video pipelines (pipeline_wan.py) "
+               "keep (frames - 1) // vae_scale_factor_temporal + 1 latent frames";
+    notes[1] = "small beside the denoiser's activations; the scheduler keeps one or two more "
+               "copies of this size";
+    return store_emit(ctx, sheet, "latents", name, bytes, src, "denoise", head, notes,
+                      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:i}", "batch",
+                                (json_int_t)g.batch, "channels", (json_int_t)channels, "width",
+                                (json_int_t)g.width, "height", (json_int_t)g.height, "factor",
+                                (json_int_t)factor, "latent_frames", (json_int_t)lf, "bits",
+                                (int)bits),
+                      err);
+}
+
+/* -------------------------------------------------------------- attention */
+
+int vs_estimate_attention_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    const vs_arg *nm = vs_line_pair(line, "name"), *at = vs_line_pair(line, "attention");
+    const char *name = nm ? nm->value : "attention_scores", *dname = NULL;
+    gen_card g;
+    uint64_t heads = 0, patch, down, text = 0, factor, temporal, lf, tokens, bytes = 0, batch;
+    unsigned bits = 0;
+    int rc, have_h = 0, have_t = 0, cfg = 0, eager = 0;
+    char gt[40], gbytes[40], src[700], head[800];
+    const char *notes[4] = {NULL};
+
+    if ((rc = vs_line_check_keys(line, vs_estimate_attention_keys, err)) < 0 ||
+        (rc = read_card(&g, line, sheet, "attention", err)) < 0 ||
+        (rc = dtype_bits(&bits, &dname, line, sheet, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "heads", 0, &heads, &have_h, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "text_tokens", 0, &text, &have_t, err)) < 0 ||
+        (rc = get_pos(line, "patch", 1, &patch, err)) < 0 ||
+        (rc = get_pos(line, "downsample", 1, &down, err)) < 0 ||
+        (rc = get_pos(line, "factor", 8, &factor, err)) < 0 ||
+        (rc = get_pos(line, "temporal", 4, &temporal, err)) < 0 ||
+        (rc = get_yesno(line, "cfg", 0, &cfg, err)) < 0)
+        return rc;
+    if (at) {
+        if (!strcmp(at->value, "eager"))
+            eager = 1;
+        else if (strcmp(at->value, "sdpa") && strcmp(at->value, "flash"))
+            return vs_arg_error(at, err,
+                                vs_error_set(err, VS_EVALUE,
+                                             "attention= must be sdpa, flash or eager, not '%s'",
+                                             at->value));
+    }
+    if (!have_h || heads == 0)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "`estimate attention` needs heads=A: the attention heads at the "
+                               "level attending over the most tokens (the denoiser's config.json: "
+                               "num_attention_heads, or SDXL's channels / attention_head_dim)");
+    lf = g.video ? vs_latent_frames(g.frames, temporal) : 1;
+    if ((rc = vs_latent_tokens(&tokens, g.width, g.height, factor * patch * down, lf, text, err)) <
+        0)
+        return rc;
+    batch = g.batch * (cfg ? 2 : 1);
+    if (eager && (rc = vs_estimate_attention_scores(&bytes, batch, heads, tokens, bits, err)) < 0)
+        return rc;
+    grouped(gt, sizeof gt, tokens);
+    grouped(gbytes, sizeof gbytes, bytes);
+    if (eager)
+        snprintf(src, sizeof src,
+                 "%llu batch%s x %llu heads x %s tokens^2 x %u/8 B = %s B (eager attention: the "
+                 "score matrix; tokens = %llu/%llu x %llu/%llu%s%s)",
+                 (unsigned long long)batch, cfg ? " (x2 for classifier-free guidance)" : "",
+                 (unsigned long long)heads, gt, bits, gbytes, (unsigned long long)g.height,
+                 (unsigned long long)(factor * patch * down), (unsigned long long)g.width,
+                 (unsigned long long)(factor * patch * down), lf > 1 ? " x latent frames" : "",
+                 text ? " + text tokens" : "");
+    else
+        snprintf(src, sizeof src,
+                 "0 B: fused attention (sdpa/flash) never materialises the %s x %s score matrix "
+                 "(eager would hold %llu batch x %llu heads x %s^2 x %u/8 B)",
+                 gt, gt, (unsigned long long)batch, (unsigned long long)heads, gt, bits);
+    snprintf(head, sizeof head, "estimate attention: %s", src);
+    notes[0] = "source: eager attention computes softmax(QK^T / sqrt(d)) V with a tokens x tokens "
+               "matrix per head (Vaswani et al. 2017); PyTorch's F.scaled_dot_product_attention "
+               "(diffusers' default AttnProcessor2_0) and FlashAttention (Dao et al. 2022) work in "
+               "tiles and never hold it";
+    notes[1] = "latent tokens: (H / 8) x (W / 8) divided by the patch size (2 for DiT, SD3, "
+               "Flux.1) and by the UNet level's downsampling (SDXL attends first at 1/2 the "
+               "latent); joint-attention models add their text tokens (text_tokens=512 for "
+               "Flux.1-dev's T5)";
+    notes[2] = "q, k, v and the output (batch x tokens x channels each) are activations of the "
+               "denoiser besides this";
+    return store_emit(ctx, sheet, "attention", name, bytes, src, "denoise", head, notes,
+                      json_pack("{s:I, s:I, s:I, s:b, s:i, s:b}", "tokens", (json_int_t)tokens,
+                                "heads", (json_int_t)heads, "batch", (json_int_t)batch, "eager",
+                                eager, "bits", (int)bits, "cfg", cfg),
+                      err);
+}
+
+/* ----------------------------------------------------------------- decode */
+
+#define INVOKEAI_DECODE_CONSTANT 2200
+
+int vs_estimate_decode_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    const vs_arg *nm = vs_line_pair(line, "name");
+    const char *name = nm ? nm->value : "vae_decode", *dname = NULL;
+    gen_card g;
+    uint64_t channels = 0, live = 0, tile = 0, per_pixel, bytes, w, h, batch;
+    unsigned bits = 0;
+    int rc, have_c = 0, have_l = 0, have_t = 0, slicing = 0, derived;
+    char gw[40], gh[40], gbytes[40], src[700], head[800], rule[200];
+    const char *notes[4] = {NULL};
+
+    if ((rc = vs_line_check_keys(line, vs_estimate_decode_keys, err)) < 0 ||
+        (rc = read_card(&g, line, sheet, "decode", err)) < 0 ||
+        (rc = dtype_bits(&bits, &dname, line, sheet, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "channels", 0, &channels, &have_c, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "live", 0, &live, &have_l, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "tile", 0, &tile, &have_t, err)) < 0 ||
+        (rc = get_yesno(line, "slicing", 0, &slicing, err)) < 0)
+        return rc;
+    derived = have_c || have_l;
+    if (derived) {
+        if (!have_c)
+            channels = 128;
+        if (!have_l)
+            live = 6;
+        if (!channels || !live)
+            return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                                   "channels= and live= must be at least 1");
+        per_pixel = channels * live;
+        snprintf(rule, sizeof rule, "%llu channels x %llu live tensors", (unsigned long long)channels,
+                 (unsigned long long)live);
+    } else {
+        per_pixel = INVOKEAI_DECODE_CONSTANT;
+        snprintf(rule, sizeof rule, "2200 (measured constant)");
+    }
+    if (have_t && tile == 0)
+        return vs_arg_error(vs_line_pair(line, "tile"), err,
+                            vs_error_set(err, VS_EVALUE, "tile= must be at least 1 (pixels)"));
+    w = have_t && tile < g.width ? tile : g.width;
+    h = have_t && tile < g.height ? tile : g.height;
+    batch = slicing ? 1 : g.batch;
+    if ((rc = vs_estimate_decode(&bytes, batch, g.video ? g.frames : 1, w, h, bits, per_pixel,
+                                 err)) < 0)
+        return rc;
+    grouped(gw, sizeof gw, w);
+    grouped(gh, sizeof gh, h);
+    grouped(gbytes, sizeof gbytes, bytes);
+    snprintf(src, sizeof src, "%llu batch%s x %llu frames x %s x %s px%s x %u/8 B x %s = %s B",
+             (unsigned long long)batch, slicing ? " (slicing: one at a time)" : "",
+             (unsigned long long)(g.video ? g.frames : 1), gh, gw, have_t ? " (one tile)" : "",
+             bits, rule, gbytes);
+    snprintf(head, sizeof head, "estimate decode (phase decode): %s", src);
+    notes[0] =
+        derived
+            ? "rule: the decoder's largest activations are at full resolution, where its last up "
+              "block has block_out_channels[0] channels (128 for the SD, SDXL, SD3 and Flux.1 "
+              "VAEs); entering it, diffusers' ResnetBlock2D (models/resnet.py) holds its "
+              "256-channel input for the residual, the GroupNorm output and the SiLU output: "
+              "3 x 256 = 6 x 128 channels x H x W (live=6); reserved-but-free memory comes on top"
+            : "source: InvokeAI, invokeai/backend/util/vae_working_memory.py "
+              "(estimate_vae_working_memory_sd15_sdxl): the decode's working memory scales with "
+              "the output pixels and the element size, 2200 bytes per pixel per byte of element, "
+              "measured for the SD 1.x and SDXL AutoencoderKL, allocated and reserved memory "
+              "included (InvokeAI pull request 8414); channels=128 live=6 gives the rule derived "
+              "from the decoder's widths instead";
+    notes[1] = "what to change when it overflows: pipe.enable_vae_tiling() (tile=512 here: one "
+               "tile at a time), pipe.enable_vae_slicing() (slicing=yes: one image of the batch at "
+               "a time), a lower resolution, fewer frames";
+    if (g.video)
+        notes[2] = "video: every frame counted at once, an upper bound; causal video VAEs (Wan "
+                   "2.1's) decode a few latent frames at a time, which a measurement shows";
+    return store_emit(ctx, sheet, "decode", name, bytes, src, "decode", head, notes,
+                      json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:b, s:b}", "width", (json_int_t)w,
+                                "height", (json_int_t)h, "frames",
+                                (json_int_t)(g.video ? g.frames : 1), "batch", (json_int_t)batch,
+                                "per_pixel", (json_int_t)per_pixel, "bits", (int)bits, "derived",
+                                derived, "slicing", slicing),
+                      err);
+}

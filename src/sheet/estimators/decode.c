@@ -1,0 +1,28 @@
+/* estimate decode: the VAE decoder's working memory at the card's resolution
+ * and frames — the phase where many generation runs overflow. */
+#include "sheet/estimate.h"
+
+#include "sheet/estimators/arith.h"
+
+const char *const vs_estimate_decode_keys[] = {"channels", "live",  "tile", "slicing",
+                                               "dtype",    "name",  NULL};
+
+const vs_estimator_info vs_estimator_decode = {
+    "decode", vs_estimate_decode_keys,
+    "estimate decode [dtype=bf16] [channels=128 live=6] [tile=N] [slicing=yes|no]",
+    "the VAE decode: H x W x bytes x 2200 per output pixel (InvokeAI's measurement), or "
+    "the decoder's last block widths"};
+
+int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t width,
+                       uint64_t height, unsigned bits, uint64_t per_pixel, vs_error *err)
+{
+    const char *w = "the VAE decode";
+    uint64_t v = batch;
+    int rc;
+    if ((rc = mul(&v, frames ? frames : 1, w, err)) || (rc = mul(&v, height, w, err)) ||
+        (rc = mul(&v, width, w, err)) || (rc = mul(&v, per_pixel, w, err)) ||
+        (rc = mul(&v, bits, w, err)))
+        return rc;
+    *out = ceil_div(v, 8);
+    return 0;
+}
