@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sheet/derived.h"
 #include "sheet/diff.h"
 #include "sheet/derived.h"
 #include "sheet/sheet.h"
