@@ -1,4 +1,4 @@
-# 40-catalog.cmake — the GPU catalogue (src/catalog/gpus.json) compiled into vscore.
+# 40-catalog.cmake — the GPU catalogue (src/catalog/gpus.json) compiled into the pure layer (vs_pure).
 #
 # The catalogue is data, kept as JSON in the repository with its sources. At
 # configure time its bytes become a C array in ${CMAKE_BINARY_DIR}/generated/,
@@ -34,9 +34,9 @@ const unsigned char vs_catalog_data[] = {
     0x00};
 const size_t vs_catalog_data_len = ${vs_catalog_len};
 ")
-# Rewrite only when the text changed, so a re-configure does not rebuild vscore.
+# Rewrite only when the text changed, so a re-configure does not rebuild vs_pure.
 file(CONFIGURE OUTPUT ${VS_CATALOG_C} CONTENT "${vs_catalog_source}" @ONLY)
-target_sources(vscore PRIVATE ${VS_CATALOG_C})
+target_sources(vs_pure PRIVATE ${VS_CATALOG_C})
 
 # test_catalog checks that the embedded text is the file in the tree.
 if(TARGET test_catalog)

@@ -7,29 +7,30 @@
  * IOPub is one socket behind a mutex, so outputs may come from any thread.
  * Interrupts (SIGINT, or interrupt_request on control) set a flag the running cell
  * polls through vs_sink.interrupted; SIGINT while idle does nothing. SIGTERM ends
- * the kernel: a measured command's process group first (measure/runner.h), then
- * the running cell, as interrupted. With a parent pid (JPY_PARENT_PID, as
+ * the kernel: the interpreter's terminate op first (it ends a measured command's
+ * process group), then the running cell, as interrupted. With a parent pid (JPY_PARENT_PID, as
  * ipykernel reads it) the kernel exits within seconds of that process going.
  * Malformed, forged or replayed messages (a signature already accepted,
  * replay.h) are dropped with one line on stderr. This module knows nothing of
- * sizing: cells go to the interpreter through interp.h.
+ * sizing: it sees the interpreter as an ops table and a `void *` (ops.h); the
+ * command line (kernel_cli.c) builds them. The parts: kernel_internal.h.
  */
 #ifndef VS_KERNEL_KERNEL_H
 #define VS_KERNEL_KERNEL_H
 
 #include "kernel/conn.h"
-#include "lang/interp.h"
+#include "kernel/ops.h"
 #include "util/error.h"
 
 typedef struct vs_kernel_options {
-    int test_cells; /* non-zero: "%%kernel-test" cells run testcell.h (tests only) */
     int parent_pid; /* JPY_PARENT_PID: exit when that process is gone; 0 (or 1): none */
 } vs_kernel_options;
 
-/* Serves until shutdown. Returns 0 after a clean shutdown, or a negative code when
- * the sockets cannot be set up (a port in use: VS_EIO). The interpreter is
- * borrowed. Installs SIGINT and SIGTERM handlers for its duration. */
-int vs_kernel_serve(const vs_conn *conn, vs_interp *ip, const vs_kernel_options *opts,
-                    vs_error *err);
+/* Serves until shutdown, running every request through ops with self. Returns 0
+ * after a clean shutdown, or a negative code when the sockets cannot be set up (a
+ * port in use: VS_EIO). ops and self are borrowed; ops->shutdown is called once
+ * serving ends. Installs SIGINT and SIGTERM handlers for its duration. */
+int vs_kernel_serve(const vs_conn *conn, const vs_kernel_ops *ops, void *self,
+                    const vs_kernel_options *opts, vs_error *err);
 
 #endif

@@ -9,7 +9,66 @@
 #include "kernel/conn.h"
 #include "kernel/install.h"
 #include "kernel/kernel.h"
+#include "kernel/testcell.h"
 #include "lang/interp.h"
+#include "measure/runner.h"
+
+/* ---- the interpreter as the transport sees it (ops.h): only this file knows both ---- */
+
+static int interp_execute(void *self, const char *code, const vs_sink *sink,
+                          vs_bundle **out_result, vs_error *err)
+{
+    return vs_interp_execute(self, code, sink, out_result, err);
+}
+
+static int interp_complete(void *self, const char *code, size_t cursor, json_t **out_matches,
+                           size_t *out_start, size_t *out_end)
+{
+    return vs_interp_complete(self, code, cursor, out_matches, out_start, out_end);
+}
+
+static int interp_inspect(void *self, const char *code, size_t cursor, int detail,
+                          json_t **out_bundle)
+{
+    return vs_interp_inspect(self, code, cursor, detail, out_bundle);
+}
+
+static const char *interp_is_complete(void *self, const char *code, const char **out_indent)
+{
+    return vs_interp_is_complete(self, code, out_indent);
+}
+
+static int interp_is_exit(void *self, const char *code)
+{
+    return vs_interp_is_exit(code);
+}
+
+static const char *interp_banner(void *self)
+{
+    return vs_interp_banner();
+}
+
+/* A measured command's descendant that left its group (setsid) is the kernel's
+ * child now: reaped while idle, not left a zombie (measure/runner.h). */
+static void interp_idle(void *self)
+{
+    vs_runner_reap_strays();
+}
+
+/* SIGTERM: a measured command's process group is ended at once (runner.h). */
+static void interp_terminate(void *self)
+{
+    vs_runner_terminate();
+}
+
+static void interp_shutdown(void *self)
+{
+    /* nothing to release before vs_interp_free */
+}
+
+static const vs_kernel_ops interp_ops = {interp_execute, interp_complete, interp_inspect,
+                                         interp_is_complete, interp_is_exit, interp_banner,
+                                         interp_idle, interp_terminate, interp_shutdown};
 
 static void kernel_usage(FILE *f)
 {
@@ -70,7 +129,6 @@ int vs_kernel_main(int argc, char **argv)
         fprintf(stderr, "vramsheet kernel: out of memory starting the interpreter\n");
         return 1;
     }
-    opts.test_cells = test && !strcmp(test, "1");
     {
         /* Set by jupyter_client's launcher to the pid of the process that
          * started this kernel (jupyter_client/launcher.py). */
@@ -79,7 +137,13 @@ int vs_kernel_main(int argc, char **argv)
         long p = parent && *parent ? strtol(parent, &end, 10) : 0;
         opts.parent_pid = parent && *parent && !*end && p > 1 && p < 1L << 30 ? (int)p : 0;
     }
-    rc = vs_kernel_serve(&conn, ip, &opts, &err);
+    if (test && !strcmp(test, "1")) {
+        /* the transport's own tests: "%%kernel-test" cells (testcell.h) */
+        vs_testcell_wrap wrap = {&interp_ops, ip};
+        rc = vs_kernel_serve(&conn, &vs_testcell_ops, &wrap, &opts, &err);
+    } else {
+        rc = vs_kernel_serve(&conn, &interp_ops, ip, &opts, &err);
+    }
     if (rc < 0)
         fprintf(stderr, "vramsheet kernel: %s\n", err.message);
     vs_interp_free(ip);

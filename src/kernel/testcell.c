@@ -127,3 +127,68 @@ done:
     free(copy);
     return rc;
 }
+
+/* ---- the second ops table: test cells, else the wrapped interpreter ---- */
+
+static int wrap_execute(void *self, const char *code, const vs_sink *sink, vs_bundle **out_result,
+                        vs_error *err)
+{
+    const vs_testcell_wrap *w = self;
+    if (vs_testcell_is(code))
+        return vs_testcell_execute(code, sink, out_result, err);
+    return w->ops->execute(w->self, code, sink, out_result, err);
+}
+
+static int wrap_complete(void *self, const char *code, size_t cursor, json_t **out_matches,
+                         size_t *out_start, size_t *out_end)
+{
+    const vs_testcell_wrap *w = self;
+    return w->ops->complete(w->self, code, cursor, out_matches, out_start, out_end);
+}
+
+static int wrap_inspect(void *self, const char *code, size_t cursor, int detail,
+                        json_t **out_bundle)
+{
+    const vs_testcell_wrap *w = self;
+    return w->ops->inspect(w->self, code, cursor, detail, out_bundle);
+}
+
+static const char *wrap_is_complete(void *self, const char *code, const char **out_indent)
+{
+    const vs_testcell_wrap *w = self;
+    return w->ops->is_complete(w->self, code, out_indent);
+}
+
+static int wrap_is_exit(void *self, const char *code)
+{
+    const vs_testcell_wrap *w = self;
+    return w->ops->is_exit(w->self, code);
+}
+
+static const char *wrap_banner(void *self)
+{
+    const vs_testcell_wrap *w = self;
+    return w->ops->banner(w->self);
+}
+
+static void wrap_idle(void *self)
+{
+    const vs_testcell_wrap *w = self;
+    w->ops->idle(w->self);
+}
+
+static void wrap_terminate(void *self)
+{
+    const vs_testcell_wrap *w = self;
+    w->ops->terminate(w->self);
+}
+
+static void wrap_shutdown(void *self)
+{
+    const vs_testcell_wrap *w = self;
+    w->ops->shutdown(w->self);
+}
+
+const vs_kernel_ops vs_testcell_ops = {wrap_execute, wrap_complete, wrap_inspect,
+                                       wrap_is_complete, wrap_is_exit, wrap_banner,
+                                       wrap_idle, wrap_terminate, wrap_shutdown};

@@ -245,28 +245,12 @@ const char *vs_ctx_records_path(vs_ctx *ctx)
 
 const char *vs_interp_records_path(vs_interp *ip)
 {
-    const char *env, *home;
-    char *p = NULL;
-    size_t n;
+    char *p;
     if (ip->set_records)
         return ip->set_records;
     if (ip->opt_records)
         return ip->opt_records;
-    env = getenv("VRAMSHEET_RECORDS");
-    if (env && *env) {
-        p = strdup(env);
-    } else if ((env = getenv("XDG_DATA_HOME")) && *env == '/') {
-        n = strlen(env) + sizeof "/vramsheet/records";
-        if ((p = malloc(n)))
-            snprintf(p, n, "%s/vramsheet/records", env);
-    } else {
-        home = getenv("HOME");
-        if (!home || !*home)
-            home = ".";
-        n = strlen(home) + sizeof "/.local/share/vramsheet/records";
-        if ((p = malloc(n)))
-            snprintf(p, n, "%s/.local/share/vramsheet/records", home);
-    }
+    p = vs_store_default_path();
     if (!p)
         return ip->env_records ? ip->env_records : "";
     free(ip->env_records);

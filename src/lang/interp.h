@@ -16,27 +16,12 @@
 #include <stddef.h>
 
 #include "render/bundle.h"
+#include "render/sink.h"
 #include "util/error.h"
 
 typedef struct vs_interp vs_interp;
 
-/* Where results go while a cell runs. Every callback may be NULL. */
-typedef struct vs_sink {
-    void *ctx;
-    /* A MIME bundle (JSON text of an object: mime type -> data) to publish as
-     * display_data, or as update_display_data when update is non-zero.
-     * display_id may be NULL (a plain display). The bundle is borrowed: copy
-     * what you keep. */
-    void (*display)(void *ctx, const vs_bundle *bundle, const char *display_id, int update);
-    /* Text for a stream ("stdout" or "stderr"); not NUL-terminated. */
-    void (*stream)(void *ctx, const char *name, const char *text, size_t len);
-    /* Non-zero once an interrupt was requested; long work polls it. */
-    int (*interrupted)(void *ctx);
-    /* Asks the person for a line of text (Jupyter's input_request). Returns 0 and
-     * a malloc'd *out, or a negative code (VS_EVALUE when the client does not
-     * allow stdin, VS_EINTERRUPT when interrupted). */
-    int (*input)(void *ctx, const char *prompt, int password, char **out);
-} vs_sink;
+/* Where results go while a cell runs: vs_sink, in render/sink.h. */
 
 /* Options fixed for the interpreter's life. Zero-initialise, then set. */
 typedef struct vs_interp_options {

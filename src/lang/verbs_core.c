@@ -9,12 +9,8 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/error.h"
 #include "util/json.h"
-
-static int oom(vs_error *err)
-{
-    return vs_error_set(err, VS_ENOMEM, "out of memory");
-}
 
 /* ------------------------------------------------------------------- help */
 
@@ -73,7 +69,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
         b = vs_verb_help_bundle(v);
         if (!b)
-            return oom(err);
+            return vs_oom(err);
         vs_ctx_emit(ctx, b);
         return 0;
     }
@@ -88,7 +84,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (!acc.table || !acc.list) {
             vs_table_free(acc.table);
             json_decref(acc.list);
-            return oom(err);
+            return vs_oom(err);
         }
         vs_verb_each(help_each, &acc);
         vs_buf_puts(&text,
@@ -153,7 +149,7 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_puts(&qty, q->value);
     }
     if (vs_buf_failed(&qty)) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     rc = vs_units_parse_bytes(&bytes, vs_buf_str(&qty), err);
@@ -184,21 +180,21 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         char unitb[40];
         const char *un = vs_unit_name(unit);
         vs_units_grouped(unitb, sizeof unitb, vs_unit_bytes(unit));
-        puts_all(&text, vs_buf_str(&qty), " = ", desc, "\n", NULL);
+        puts_all(&text, vs_buf_str(&qty), " = ", desc, "\n", (const char *)NULL);
         if (unit == VS_UNIT_B)
-            puts_all(&text, grouped, " B exactly\n", NULL);
+            puts_all(&text, grouped, " B exactly\n", (const char *)NULL);
         else
             puts_all(&text, grouped, " B / ", unitb, " B per ", un, " = ", exact, " ", un,
-                     " exactly (", rounded, " ", un, " rounded)\n", NULL);
+                     " exactly (", rounded, " ", un, " rounded)\n", (const char *)NULL);
         vs_buf_puts(&html, "<table class='vramsheet'>\n<tbody>\n<tr><th "
                            "style='text-align:left'>bytes</th><td style='text-align:right'>");
         vs_buf_put_html(&html, grouped);
         puts_all(&html, " B</td></tr>\n<tr><th style='text-align:left'>", un,
-                 " (exact)</th><td style='text-align:right'>", NULL);
+                 " (exact)</th><td style='text-align:right'>", (const char *)NULL);
         vs_buf_put_html(&html, exact);
         puts_all(&html, " ", un, "</td></tr>\n<tr><th style='text-align:left'>", un,
                  " (2 decimals)</th><td style='text-align:right'>", rounded, " ", un,
-                 "</td></tr>\n</tbody>\n</table>\n<p>", NULL);
+                 "</td></tr>\n</tbody>\n</table>\n<p>", (const char *)NULL);
         vs_buf_put_html(&html, desc);
         vs_buf_puts(&html, "</p>\n");
     }
@@ -238,7 +234,7 @@ static int list_sheets(vs_ctx *ctx, vs_error *err)
     if (!t || !list) {
         vs_table_free(t);
         json_decref(list);
-        return oom(err);
+        return vs_oom(err);
     }
     /* which one is current, without opening "untitled" as a side effect */
     if (json_array_size(sheets))

@@ -19,22 +19,13 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/error.h"
 #include "util/json.h"
 
 static const char *const gpu_keys[] = {"catalog", "memory",    "reported",     "reported_source",
                                        "price",   "period",    "cards",        "available",
                                        "interconnect", NULL};
 static const char *const evidence_keys[] = {"source", "version", "scope", NULL};
-
-static int oom(vs_error *err)
-{
-    return vs_error_set(err, VS_ENOMEM, "out of memory");
-}
-
-static const char *str_of(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
 
 /* strcmp for a sheet's strings, which a hand-edited record may have left out. */
 static int same(const char *a, const char *b)
@@ -161,7 +152,7 @@ static int unquoted_name(const vs_line *line, vs_error *err)
     for (i = 0; i < n; i++)
         vs_buf_printf(&words, "%s%s", i ? " " : "", vs_line_positional(line, i)->value);
     if (vs_buf_failed(&words))
-        return oom(err);
+        return vs_oom(err);
     rc = vs_error_set_at(err, VS_EVALUE, first->line, first->column,
                          "quote a name with spaces: gpu \"%s\"",
                          vs_catalog_find(&spec, vs_buf_str(&words), &ignored) == 0
@@ -189,7 +180,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *o;
 
     if (!sheet)
-        return oom(err);
+        return vs_oom(err);
     if ((rc = vs_line_check_keys(line, gpu_keys, err)) < 0)
         return rc;
     if (!name)
@@ -246,7 +237,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     notes = json_array();
     if (!notes)
-        return oom(err);
+        return vs_oom(err);
     if (nb.len) {
         json_array_append_new(notes, json_string(vs_buf_str(&nb)));
         vs_buf_reset(&nb);
@@ -275,7 +266,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     if (have_spec) {
-        const char *fmt = str_of(vs_sheet_card(sheet), "format");
+        const char *fmt = vs_json_str_of(vs_sheet_card(sheet), "format");
         if (fmt && !strcmp(fmt, "bf16") && spec.bf16 == 0) {
             vs_buf_printf(&nb,
                           "the card's format is bf16 and the catalogue gives %s no bf16 "
@@ -311,7 +302,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!offer) {
         json_decref(notes);
         vs_buf_free(&nb);
-        return oom(err);
+        return vs_oom(err);
     }
     offers = vs_sheet_array(sheet, "offers");
     if (!offers) {
@@ -321,7 +312,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     /* Naming an offer again replaces it, so a re-run cell stays idempotent. */
     json_array_foreach(offers, i, o)
     {
-        if (same(str_of(o, "name"), name->value)) {
+        if (same(vs_json_str_of(o, "name"), name->value)) {
             json_array_set(offers, i, offer);
             break;
         }
@@ -448,7 +439,7 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!t || !list) {
         vs_table_free(t);
         json_decref(list);
-        return oom(err);
+        return vs_oom(err);
     }
     vs_table_align_right(t, 1);
     vs_table_align_right(t, 2);
@@ -512,7 +503,7 @@ static int requirements_bundle(vs_ctx *ctx, const json_t *sheet, const char *add
     size_t i;
     int rc;
     if (!names)
-        return oom(err);
+        return vs_oom(err);
     vs_buf_printf(&text, "%s \"%s\". Mandatory requirements of this sheet:\n",
                   was_new ? "Requirement added:" : "Already required:", added);
     vs_buf_puts(&html, "<p>");
@@ -539,7 +530,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *known;
     int rc;
     if (!sheet)
-        return oom(err);
+        return vs_oom(err);
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if (np == 0)
@@ -549,14 +540,14 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = 0; i < np; i++)
         vs_buf_printf(&name, "%s%s", i ? " " : "", vs_line_positional(line, i)->value);
     if (vs_buf_failed(&name))
-        return oom(err);
+        return vs_oom(err);
     known = vs_classify_requirement_find(sheet, vs_buf_str(&name));
     if (known) {
         json_t *r;
         int declared = 0;
         vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
         {
-            if (str_of(r, "name") == known) /* the sheet's own string: a declared one */
+            if (vs_json_str_of(r, "name") == known) /* the sheet's own string: a declared one */
                 declared = 1;
         }
         if (!declared) {
@@ -578,7 +569,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (json_array_append_new(reqs, json_pack("{s:s}", "name", vs_buf_str(&name)))) {
         vs_buf_free(&name);
-        return oom(err);
+        return vs_oom(err);
     }
     rc = requirements_bundle(ctx, sheet, vs_buf_str(&name), 1, err);
     vs_buf_free(&name);
@@ -593,7 +584,7 @@ static void list_names(vs_buf *b, const json_t *arr, const char *key)
     json_t *x;
     json_array_foreach(arr, i, x)
     {
-        const char *s = key ? str_of(x, key) : json_string_value(x);
+        const char *s = key ? vs_json_str_of(x, key) : json_string_value(x);
         vs_buf_printf(b, "%s\"%s\"", i ? ", " : "", s ? s : "?");
     }
 }
@@ -623,7 +614,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
     size_t i;
     int rc;
     if (!sheet)
-        return oom(err);
+        return vs_oom(err);
     if ((rc = vs_line_check_keys(line, evidence_keys, err)) < 0)
         return rc;
     if (!cand || !req || !verd)
@@ -644,12 +635,12 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&b);
         return rc;
     }
-    offer_name = str_of(offer, "name");
+    offer_name = vs_json_str_of(offer, "name");
     req_name = vs_classify_requirement_find(sheet, req->value);
     if (!req_name) {
         json_t *names = vs_classify_requirement_names(sheet);
         if (!names)
-            return oom(err);
+            return vs_oom(err);
         list_names(&b, names, NULL);
         json_decref(names);
         rc = vs_error_set_at(err, VS_ENOTFOUND, req->line, req->column,
@@ -677,7 +668,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
      * longer decides the verdict (sheet/derived.h) */
     if (!entry || json_object_set_new(entry, "card", vs_evidence_card(sheet, req_name)) < 0) {
         json_decref(entry);
-        return oom(err);
+        return vs_oom(err);
     }
     arr = vs_sheet_array(sheet, "evidence");
     if (!arr) {
@@ -688,8 +679,8 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
      * replaces the earlier verdict: re-running a cell, or correcting it. */
     json_array_foreach(arr, i, e)
     {
-        if (same(str_of(e, "candidate"), offer_name) && same(str_of(e, "requirement"), req_name) &&
-            same(str_of(e, "source"), src->value) &&
+        if (same(vs_json_str_of(e, "candidate"), offer_name) && same(vs_json_str_of(e, "requirement"), req_name) &&
+            same(vs_json_str_of(e, "source"), src->value) &&
             json_equal(json_object_get(e, "version"), json_object_get(entry, "version")) &&
             json_equal(json_object_get(e, "scope"), json_object_get(entry, "scope"))) {
             json_array_set(arr, i, entry);
@@ -761,12 +752,12 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     char *svg;
     int rc;
     if (!sheet)
-        return oom(err);
+        return vs_oom(err);
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 0, "candidates", err)) < 0)
         return rc;
     if (vs_component_views_read(&views, sheet) < 0)
-        return oom(err);
+        return vs_oom(err);
     if ((rc = classify_sheet(&c, sheet, &views, err)) < 0) {
         vs_component_views_free(&views);
         return rc;
@@ -779,7 +770,7 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_component_views_free(&views);
     vs_classification_free(c);
     if (!bundle)
-        return oom(err);
+        return vs_oom(err);
     vs_ctx_emit(ctx, bundle);
     return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "lang/verb.h"
 #include "render/bundle.h"
+#include "render/diff.h"
 #include "render/markdown.h"
 #include "sheet/derived.h"
 #include "sheet/diff.h"
@@ -20,8 +21,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/clock.h"
-
-static int oom(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
+#include "util/error.h"
 
 /* Errors of the store are about the records; they point at the line's verb. */
 static int at_line(const vs_line *line, vs_error *err, int rc)
@@ -51,7 +51,7 @@ static int sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen, cons
                             "no sheet is open in this session: name one (`history SHEET`, "
                             "`show SHEET`) or open one with `sheet \"TITLE\"`");
     if (!(s = vs_ctx_sheet(ctx)))
-        return oom(err);
+        return vs_oom(err);
     snprintf(id, idlen, "%s", json_string_value(json_object_get(s, "id")));
     return 0;
 }
@@ -182,7 +182,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if (!sheet)
-        return oom(err);
+        return vs_oom(err);
     if (!m || !*m->value)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "expected `%s`: say what this state of the sheet is", syntax);
@@ -204,7 +204,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     md = vs_markdown_sheet(sheet);
     vs_buf_printf(&msg, "%s: %s", id, m->value);
     if (!json || !md || vs_buf_failed(&msg)) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     axes_warning(st, id, sheet, &warn);
@@ -318,7 +318,7 @@ static int verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     }
     if (!(t = vs_table_new(3, headers)) || !(revs = json_array())) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     for (i = 0; i < h.n; i++) {
@@ -398,7 +398,7 @@ static int verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
     md = vs_markdown_sheet(sheet);
     payload = json_deep_copy(sheet);
     if (!md || !payload) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     json_object_del(payload, "_base_blob");
@@ -508,7 +508,7 @@ static int verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&w);
     }
     if (!bundle) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     vs_ctx_emit(ctx, bundle);
@@ -655,7 +655,7 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     rc = 0;
     if (!(fresh = vs_sheet_new(title->value))) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     for (i = 0; carried[i]; i++) {
@@ -750,7 +750,7 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
         goto done;
     }
     if (!(list = json_array())) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     for (i = 0; i < n; i++)
@@ -829,7 +829,7 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, vs_
             w.message = vs_buf_str(&msg);
             w.expected_blob = now.blob;
             if (!json || !md || vs_buf_failed(&msg))
-                rc = oom(err);
+                rc = vs_oom(err);
             else if ((rc = vs_store_commit(st, &w, &info, err)) == 0) {
                 vs_buf_printf(text, "Sheet %s: validates_card recomputed from its card for %d "
                                     "measurement%s, recorded as commit %s.\n",
@@ -865,7 +865,7 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
     json_t *payload, *fixed = json_array();
     int rc;
     if (!fixed)
-        return oom(err);
+        return vs_oom(err);
     if ((rc = open_store(ctx, &st, err)) < 0)
         goto fail;
     rc = push ? vs_store_push(st, remote ? remote->value : NULL, &s, err)
@@ -947,7 +947,7 @@ static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
         else
             vs_buf_puts(&path, a->value);
         if (vs_buf_failed(&path))
-            return oom(err);
+            return vs_oom(err);
         /* Check the new path before switching to it: an unusable one changes nothing. */
         if ((rc = vs_store_open(&st, vs_buf_str(&path), err)) < 0) {
             vs_buf_free(&path);

@@ -1261,7 +1261,7 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         vs_buf head = VS_BUF_INIT;
         json_t *extra =
             json_array_size(sk)
-                ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes), NULL)
+                ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes), (const char *)NULL)
                 : NULL;
         vs_buf_printf(&head, "estimate kv: %s", vs_buf_str(&src));
         rc = vs_buf_failed(&head) ? oom(err)

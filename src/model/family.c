@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/families/fam.h"
+#include "util/checked.h"
 
 /* The families, in the order help lists them. A new family: one file under
  * model/families/ and one row here. */
@@ -73,20 +74,20 @@ static int count_rule(void *ud, const vs_tensor_rule *r)
     unsigned i;
     int o = 0;
     for (i = 0; i < r->ndims; i++)
-        o |= __builtin_mul_overflow(n, r->shape[i], &n);
-    o |= __builtin_mul_overflow(n, r->layers, &n);
+        o |= vs_ckd_mul(&n, n, r->shape[i]);
+    o |= vs_ckd_mul(&n, n, r->layers);
     if (r->experts)
-        o |= __builtin_mul_overflow(n, r->experts, &n);
+        o |= vs_ckd_mul(&n, n, r->experts);
     act = n;
     if (r->routed && r->routed > c->a->experts_per_token) {
         /* the rule's tensors are r->routed experts' equal shares */
         act = n / r->routed;
-        o |= __builtin_mul_overflow(act, c->a->experts_per_token, &act);
+        o |= vs_ckd_mul(&act, act, c->a->experts_per_token);
     }
-    o |= __builtin_add_overflow(c->part[r->part], n, &c->part[r->part]);
+    o |= vs_ckd_add(&c->part[r->part], c->part[r->part], n);
     if (r->part != VS_PART_MTP) {
-        o |= __builtin_add_overflow(c->total, n, &c->total);
-        o |= __builtin_add_overflow(c->active, act, &c->active);
+        o |= vs_ckd_add(&c->total, c->total, n);
+        o |= vs_ckd_add(&c->active, c->active, act);
     }
     c->overflow |= o;
     return 0;

@@ -8,6 +8,9 @@
 #include <unistd.h>
 #include <strings.h>
 
+#include "util/checked.h"
+#include "util/cmp.h"
+
 /* ---- types ---- */
 
 /* ggml-org/llama.cpp ggml/include/ggml.h (enum ggml_type) and
@@ -59,7 +62,7 @@ int vs_gguf_type_bytes(const vs_gguf_type *t, uint64_t elements, uint64_t *out)
     uint64_t b;
     if (elements % t->block)
         return vs_error_set(NULL, VS_EFORMAT, "not whole blocks");
-    if (__builtin_mul_overflow(elements / t->block, (uint64_t)t->bytes, &b))
+    if (vs_ckd_mul(&b, elements / t->block, (uint64_t)t->bytes))
         return vs_error_set(NULL, VS_EFORMAT, "overflow");
     *out = b;
     return 0;
@@ -573,18 +576,13 @@ done:
     return rc;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* gguf.cpp refuses a key given twice */
 static int unique_keys(rd *r, meta *m)
 {
     size_t i;
     if (m->nkeys < 2)
         return 0;
-    qsort(m->keys, m->nkeys, sizeof *m->keys, cmp_str);
+    qsort(m->keys, m->nkeys, sizeof *m->keys, vs_cmp_str);
     for (i = 1; i < m->nkeys; i++)
         if (!strcmp(m->keys[i - 1], m->keys[i]))
             return vs_error_set(r->err, VS_EFORMAT, "%s: key '%s' appears twice", r->name,
@@ -639,7 +637,7 @@ static int read_tensor(rd *r, vs_gguf_tensor *t, uint64_t index)
         if (t->ne[d] > (uint64_t)INT64_MAX)
             return vs_error_set(r->err, VS_EFORMAT, "%s: tensor '%s' has a negative dimension",
                                 r->name, t->name);
-        if (__builtin_mul_overflow(elements, t->ne[d], &elements) ||
+        if (vs_ckd_mul(&elements, elements, t->ne[d]) ||
             elements > (uint64_t)INT64_MAX)
             return vs_error_set(r->err, VS_EFORMAT,
                                 "%s: tensor '%s' has more elements than 64 bits count", r->name,
@@ -891,9 +889,9 @@ static int parse(vs_gguf_file **out, rd *r)
         padded = t->bytes;
         if (padded % f->alignment)
             padded += f->alignment - padded % f->alignment;
-        if (__builtin_add_overflow(expect, padded, &expect) ||
-            __builtin_add_overflow(f->data_bytes, t->bytes, &f->data_bytes) ||
-            __builtin_add_overflow(f->params, t->elements, &f->params)) {
+        if (vs_ckd_add(&expect, expect, padded) ||
+            vs_ckd_add(&f->data_bytes, f->data_bytes, t->bytes) ||
+            vs_ckd_add(&f->params, f->params, t->elements)) {
             rc = vs_error_set(r->err, VS_EFORMAT, "%s: the tensors' sizes overflow 64 bits",
                               r->name);
             goto done;
@@ -901,7 +899,7 @@ static int parse(vs_gguf_file **out, rd *r)
     }
     if (f->count > 0) {
         const vs_gguf_tensor *last = &f->tensors[f->count - 1];
-        if (__builtin_add_overflow(f->data_start, last->offset + last->bytes, &end) ||
+        if (vs_ckd_add(&end, f->data_start, last->offset + last->bytes) ||
             end > r->size) {
             rc = vs_error_set(r->err, VS_EFORMAT,
                               "%s: tensor '%s' ends at byte %llu, past the end of the file (%llu "

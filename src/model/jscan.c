@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/checked.h"
+#include "util/utf8.h"
+
 void vs_jscan_init(vs_jscan *s, const char *text, size_t len)
 {
     memset(s, 0, sizeof *s);
@@ -211,30 +214,9 @@ static int escape(vs_jscan *s)
 /* One UTF-8 sequence starting with a byte >= 0x80, checked (RFC 3629). */
 static int utf8(vs_jscan *s)
 {
-    const unsigned char *q = (const unsigned char *)s->p;
-    size_t left = (size_t)(s->end - s->p), n, i;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (q[0] >= 0xC2 && q[0] <= 0xDF)
-        n = 2;
-    else if (q[0] >= 0xE0 && q[0] <= 0xEF) {
-        n = 3;
-        if (q[0] == 0xE0)
-            lo = 0xA0;
-        if (q[0] == 0xED)
-            hi = 0x9F;
-    } else if (q[0] >= 0xF0 && q[0] <= 0xF4) {
-        n = 4;
-        if (q[0] == 0xF0)
-            lo = 0x90;
-        if (q[0] == 0xF4)
-            hi = 0x8F;
-    } else
+    size_t n = vs_utf8_seq((const unsigned char *)s->p, (size_t)(s->end - s->p));
+    if (n < 2)
         return fail(s, "invalid UTF-8");
-    if (left < n || q[1] < lo || q[1] > hi)
-        return fail(s, "invalid UTF-8");
-    for (i = 2; i < n; i++)
-        if (q[i] < 0x80 || q[i] > 0xBF)
-            return fail(s, "invalid UTF-8");
     if (append(s, s->p, n))
         return -1;
     s->p += n;
@@ -344,8 +326,8 @@ int vs_jscan_uint(vs_jscan *s, uint64_t *out)
         return -2;
     }
     for (; from < s->p; from++) {
-        if (__builtin_mul_overflow(v, 10, &v) ||
-            __builtin_add_overflow(v, (uint64_t)(*from - '0'), &v)) {
+        if (vs_ckd_mul(&v, v, 10) ||
+            vs_ckd_add(&v, v, (uint64_t)(*from - '0'))) {
             s->p = at;
             fail(s, "an integer beyond 64 bits");
             return -2;

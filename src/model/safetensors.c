@@ -11,6 +11,8 @@
 #include "model/jscan.h"
 #include "model/wfile.h"
 #include "model/wfile_safetensors.h"
+#include "util/checked.h"
+#include "util/cmp.h"
 
 static const struct {
     const char *name;
@@ -98,7 +100,7 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
         if (pair) {
             if (count < 2)
                 pair[count] = d;
-        } else if (__builtin_mul_overflow(*n, d, n)) {
+        } else if (vs_ckd_mul(n, *n, d)) {
             return vs_error_set(err, VS_EFORMAT,
                                 "%s: tensor '%s': the shape's element count overflows 64 bits",
                                 file, name);
@@ -187,7 +189,7 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
                             "file (its data area is %llu bytes; truncated?)",
                             file, name, (unsigned long long)t->begin, (unsigned long long)t->end,
                             (unsigned long long)data_size);
-    if (__builtin_mul_overflow(n, (uint64_t)vs_st_dtype_size(t->dtype), &bytes))
+    if (vs_ckd_mul(&bytes, n, (uint64_t)vs_st_dtype_size(t->dtype)))
         return vs_error_set(err, VS_EFORMAT,
                             "%s: tensor '%s': the shape's byte size overflows 64 bits", file, name);
     if (t->end - t->begin != bytes)
@@ -445,7 +447,7 @@ int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *
         pos = t->end;
         /* sums cannot overflow: the tensors tile a data area of data_size bytes */
         f->data_bytes += t->end - t->begin;
-        if (__builtin_add_overflow(f->params, t->elements, &f->params)) {
+        if (vs_ckd_add(&f->params, f->params, t->elements)) {
             rc = vs_error_set(err, VS_EFORMAT, "%s: the element count overflows 64 bits", name);
             goto done;
         }
@@ -481,11 +483,6 @@ void vs_st_index_free(vs_st_index *ix)
     free(ix->shard_of);
     free(ix->shards);
     free(ix);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int plain_file_name(const char *s)
@@ -656,7 +653,7 @@ int vs_st_index_parse(vs_st_index **out, const char *name, const char *json, siz
         goto done;
     }
     memcpy(sorted, ix->shards, ix->nshards * sizeof *sorted);
-    qsort(sorted, ix->nshards, sizeof *sorted, cmp_str);
+    qsort(sorted, ix->nshards, sizeof *sorted, vs_cmp_str);
     for (i = 0; i < ix->nshards; i++)
         map[*strmap_get(&known, sorted[i])] = i;
     for (i = 0; i < ix->count; i++)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "model/safetensors.h" /* vs_open_regular, vs_st_name_pattern */
+#include "util/checked.h"
 
 /* ---- the formats: one row each (model/wfile_<format>.c) ---- */
 
@@ -82,8 +83,8 @@ int vs_wf_list_add(vs_wf_list *l, const vs_wf_tensor *t, vs_error *err)
     *n = *t;
     if (!(n->name = strdup(t->name)))
         return vs_error_set(err, VS_ENOMEM, "out of memory");
-    if (__builtin_add_overflow(l->bytes, t->bytes, &l->bytes) ||
-        __builtin_add_overflow(l->params, t->elements, &l->params)) {
+    if (vs_ckd_add(&l->bytes, l->bytes, t->bytes) ||
+        vs_ckd_add(&l->params, l->params, t->elements)) {
         free(n->name);
         return vs_error_set(err, VS_EFORMAT, "the tensors' totals overflow 64 bits");
     }
@@ -149,9 +150,9 @@ int vs_wf_summary_add(vs_wf_summary *s, const vs_wf_list *l, vs_error *err)
     uint64_t bytes, params, tensors;
     char small[256];
 
-    if (__builtin_add_overflow(s->bytes, l->bytes, &bytes) ||
-        __builtin_add_overflow(s->params, l->params, &params) ||
-        __builtin_add_overflow(s->tensors, (uint64_t)l->count, &tensors))
+    if (vs_ckd_add(&bytes, s->bytes, l->bytes) ||
+        vs_ckd_add(&params, s->params, l->params) ||
+        vs_ckd_add(&tensors, s->tensors, (uint64_t)l->count))
         return vs_error_set(err, VS_EFORMAT, "the checkpoint's totals overflow 64 bits");
     if (!(next = malloc((s->ntotals + l->count + 1) * sizeof *next)))
         return vs_error_set(err, VS_ENOMEM, "out of memory summing the checkpoint");

@@ -16,6 +16,7 @@
 #include "sheet/kvlayout.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
+#include "util/cmp.h"
 #include "util/json.h"
 
 enum { F_STR = 1, F_UINT, F_INT, F_BOOL, F_OBJ, F_ARR, F_MAP_UINT, F_NUM };
@@ -328,11 +329,6 @@ static const field *find_field(const field *fs, const char *key)
     return NULL;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The keys of obj not described by fs and not runtime keys, sorted, into a
  * malloc'd array (*n entries, borrowed strings; NULL when none). -1 when memory
  * is short. */
@@ -354,7 +350,7 @@ static int extra_keys(const json_t *obj, const field *fs, const char ***out, siz
         if (!is_runtime_key(k) && !find_field(fs, k))
             keys[i++] = k;
     }
-    qsort(keys, i, sizeof *keys, cmp_str);
+    qsort(keys, i, sizeof *keys, vs_cmp_str);
     *out = keys;
     *n = i;
     return 0;

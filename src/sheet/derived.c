@@ -14,11 +14,6 @@
 static const char *const card_dims[] = {"length", "concurrency", "microbatch", "width",
                                         "height", "frames",      "batch",      NULL};
 
-static const char *str_of(const json_t *o, const char *k)
-{
-    return json_string_value(json_object_get(o, k));
-}
-
 /* ------------------------------------------------------------ reads */
 
 static json_t *value_at(const json_t *sheet, const char *path)
@@ -253,7 +248,7 @@ int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
 int vs_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
 {
     int ok = vs_dims_validate(sheet, json_object_get(m, "dims"), why);
-    const char *run = str_of(m, "run"), *state = str_of(m, "state");
+    const char *run = vs_json_str_of(m, "run"), *state = vs_json_str_of(m, "state");
     size_t i;
     json_t *r;
     if (state && !strcmp(state, "to re-measure")) {
@@ -270,8 +265,8 @@ int vs_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
     vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
     {
         json_t *es = json_object_get(r, "exit_status");
-        const char *ov = str_of(r, "overflow_phase");
-        const char *id = str_of(r, "id");
+        const char *ov = vs_json_str_of(r, "overflow_phase");
+        const char *id = vs_json_str_of(r, "id");
         if (!id || strcmp(id, run) != 0)
             continue;
         if ((json_is_integer(es) && json_integer_value(es) != 0) || ov) {
@@ -328,8 +323,8 @@ static int contains_word(const char *text, const char *needle, const char *ends)
 
 const json_t *vs_component_measurement(const json_t *sheet, const json_t *component)
 {
-    const char *source = str_of(component, "source"), *phase = str_of(component, "phase");
-    const char *status = str_of(component, "status");
+    const char *source = vs_json_str_of(component, "source"), *phase = vs_json_str_of(component, "phase");
+    const char *status = vs_json_str_of(component, "status");
     json_t *bytes = json_object_get(component, "bytes"), *m;
     size_t i;
     if (!status || strcmp(status, "measured") || !source || !phase || !json_is_integer(bytes) ||
@@ -337,7 +332,7 @@ const json_t *vs_component_measurement(const json_t *sheet, const json_t *compon
         return NULL;
     vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
     {
-        const char *run = str_of(m, "run"), *ph = str_of(m, "phase"), *ct = str_of(m, "counter");
+        const char *run = vs_json_str_of(m, "run"), *ph = vs_json_str_of(m, "phase"), *ct = vs_json_str_of(m, "counter");
         char needle[160];
         if (!ph || !ct || strcmp(ph, phase) ||
             !json_equal(json_object_get(m, "peak_bytes"), bytes))

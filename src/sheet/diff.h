@@ -4,9 +4,9 @@
  * lineage, the card's fields, the components (added, removed, changed with their
  * bytes and the difference in bytes), placement, stages, measurements (keyed by
  * run, phase, GPU and counter), offers, requirements and evidence, the decision
- * and the invalidating conditions. The result is a MIME bundle: one table (text
- * and HTML from the same rows) and the payload {"kind": "diff", ...}. Runtime
- * ("_") keys are ignored. Pure: no I/O, no globals.
+ * and the invalidating conditions. The result is the list of changes (render/diff.h
+ * shows it: one table, text and HTML from the same rows, and the payload
+ * {"kind": "diff", ...}). Runtime ("_") keys are ignored. Pure: no I/O, no globals.
  *
  * Payload: {"kind": "diff", "sheet": ID, "from": LABEL, "to": LABEL,
  *   "same": BOOL, "changes": [{"section": STR, "change": "added"|"removed"|"changed",
@@ -19,19 +19,11 @@
 
 #include <jansson.h>
 
-#include "render/bundle.h"
 #include "util/buf.h"
 
 /* The list of changes from a to b (a new array, in section order), or NULL when
  * memory is short. */
 json_t *vs_diff_changes(const json_t *a, const json_t *b);
-
-/* The bundle showing the changes; from_label and to_label name the two versions
- * ("llama@3f2a1c0", "this session"). The keys of extra_take (an object, taken,
- * may be NULL) are added to the payload; a string "warning" among them is also
- * printed, after the table. Returns a new bundle or NULL. */
-vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_label,
-                          const char *to_label, json_t *extra_take);
 
 /* The axes of a sizing campaign that one revision should change one at a time. */
 enum {

@@ -7,6 +7,7 @@
 
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
+#include "util/checked.h"
 
 unsigned vs_format_bits(const char *format)
 {
@@ -57,8 +58,8 @@ int vs_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *er
     /* params = 8q + r, so params x bits / 8 = q x bits + r x bits / 8: only the
      * last term has a fraction, and it rounds up. */
     uint64_t q = params / 8, r = params % 8, v;
-    if (__builtin_mul_overflow(q, (uint64_t)bits, &v) ||
-        __builtin_add_overflow(v, (r * bits + 7) / 8, &v) || v > (uint64_t)INT64_MAX)
+    if (vs_ckd_mul(&v, q, (uint64_t)bits) ||
+        vs_ckd_add(&v, v, (r * bits + 7) / 8) || v > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT,
                             "the weights (%llu params x %u bits) exceed the largest amount a "
                             "record holds, 9,223,372,036,854,775,807 B (2^63 - 1)",
@@ -108,7 +109,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
             continue;
         }
         per = vs_placement_per_gpu(&pl, json_string_value(v->cls), v->value);
-        if (__builtin_add_overflow(e.reserve_bytes, per, &e.reserve_bytes))
+        if (vs_ckd_add(&e.reserve_bytes, e.reserve_bytes, per))
             return vs_error_set(err, VS_EUNIT, "the reserve does not fit in 64 bits");
         e.conservative = 1;
     }
@@ -131,7 +132,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         vs_buf_free(&why);
     }
     /* records keep bytes as JSON integers, which are signed 64-bit */
-    if (__builtin_add_overflow(e.weights_gpu_bytes, e.reserve_bytes, &e.envelope_bytes) ||
+    if (vs_ckd_add(&e.envelope_bytes, e.weights_gpu_bytes, e.reserve_bytes) ||
         e.envelope_bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT,
                             "the envelope exceeds the largest amount a record holds, "

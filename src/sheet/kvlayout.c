@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "util/checked.h"
+
 static const char *const kind_names[VS_KV_KIND_COUNT] = {"full",  "sliding", "chunked", "latent",
                                                          "state", "cross",   "none"};
 
@@ -38,7 +40,7 @@ int vs_kv_layout_add(vs_kv_layout *l, const vs_kv_group *g, vs_error *err)
      * local/global model (5 sliding, 1 full, ...) stays two groups. */
     for (i = 0; i < l->n; i++)
         if (same_shape(&l->g[i], g)) {
-            if (__builtin_add_overflow(l->g[i].layers, g->layers, &l->g[i].layers))
+            if (vs_ckd_add(&l->g[i].layers, l->g[i].layers, g->layers))
                 return vs_error_set(err, VS_EVALUE, "too many layers in one KV group");
             return 0;
         }
@@ -101,7 +103,7 @@ uint64_t vs_kv_group_values_per_token(const vs_kv_group *g, uint64_t tp)
 
 static int mul(uint64_t *acc, uint64_t x, vs_error *err)
 {
-    if (__builtin_mul_overflow(*acc, x, acc))
+    if (vs_ckd_mul(acc, *acc, x))
         return vs_error_set(err, VS_EUNIT, "the KV cache does not fit in 64-bit bytes");
     return 0;
 }
@@ -153,8 +155,8 @@ int vs_kv_layout_bytes(uint64_t *total, uint64_t *per_token, vs_kv_group_bytes *
             }
         }
         r.bytes = v;
-        if (__builtin_add_overflow(sum, v, &sum) ||
-            __builtin_add_overflow(tok_sum, r.bytes_per_token, &tok_sum))
+        if (vs_ckd_add(&sum, sum, v) ||
+            vs_ckd_add(&tok_sum, tok_sum, r.bytes_per_token))
             return vs_error_set(err, VS_EUNIT, "the KV cache does not fit in 64-bit bytes");
         if (out)
             out[i] = r;

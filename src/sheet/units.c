@@ -4,6 +4,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/checked.h"
+
 /* A parsed decimal is kept as its digits and a power of ten, never as a double:
  * value = digits x 10^exp10. Digits are bounded so that the work per number is
  * bounded whatever the input. */
@@ -36,17 +38,19 @@ static const struct {
 
 int vs_u64_add(uint64_t *out, uint64_t a, uint64_t b)
 {
-    if (a > UINT64_MAX - b)
+    uint64_t r;
+    if (vs_ckd_add(&r, a, b))
         return VS_EUNIT;
-    *out = a + b;
+    *out = r;
     return 0;
 }
 
 int vs_u64_mul(uint64_t *out, uint64_t a, uint64_t b)
 {
-    if (a != 0 && b > UINT64_MAX / a)
+    uint64_t r;
+    if (vs_ckd_mul(&r, a, b))
         return VS_EUNIT;
-    *out = a * b;
+    *out = r;
     return 0;
 }
 
@@ -474,10 +478,10 @@ char *vs_units_exact(char *out, size_t outlen, uint64_t bytes, vs_unit u)
     q = bytes / d;
     r = bytes % d;
     /* d divides a power of ten (10^12 or 2^40 | 10^40), so this ends within 40 digits. */
-    while (r != 0 && n < sizeof digits - 1) {
-        r *= 10;
-        digits[n++] = (char)('0' + r / d);
-        r %= d;
+    for (; r != 0 && n < sizeof digits - 1; n++) {
+        uint64_t t = r * 10;
+        digits[n] = (char)('0' + t / d);
+        r = t % d;
     }
     digits[n] = '\0';
     return put_quotient(out, outlen, q, digits);

@@ -191,4 +191,12 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
  * as they were). */
 int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err);
 
+/* The records path when none is given: VRAMSHEET_RECORDS when set and not empty,
+ * else $XDG_DATA_HOME/vramsheet/records when XDG_DATA_HOME is an absolute path
+ * (the XDG Base Directory Specification ignores a relative one), else
+ * $HOME/.local/share/vramsheet/records ("." for an unset or empty HOME). The one
+ * rule for the kernel, `vramsheet run`, `log` and `show`. Returns a malloc'd
+ * string, or NULL when memory is short. Reads the environment, nothing else. */
+char *vs_store_default_path(void);
+
 #endif

@@ -7,7 +7,6 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "lang/interp.h"
 #include "render/markdown.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
@@ -49,21 +48,10 @@ static const char show_help[] =
     "Exit status: 0 printed, 1 no such sheet or revision, or the records could not be\n"
     "read, 2 usage.\n";
 
-/* The records path in force, as the kernel computes it. Returns a malloc'd string. */
+/* The records path in force, by the kernel's rule (store.h). Returns a malloc'd string. */
 static char *records_path(const char *given)
 {
-    vs_interp_options o;
-    vs_interp *ip;
-    char *p;
-    if (given)
-        return strdup(given);
-    memset(&o, 0, sizeof o);
-    ip = vs_interp_new(&o);
-    if (!ip)
-        return NULL;
-    p = strdup(vs_interp_records_path(ip));
-    vs_interp_free(ip);
-    return p;
+    return given ? strdup(given) : vs_store_default_path();
 }
 
 static int usage_error(const char *cmd, const char *msg, const char *help)

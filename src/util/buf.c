@@ -128,11 +128,11 @@ void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap)
         room = b->cap - b->len;
     }
     va_copy(ap2, ap);
-    n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap2);
+    /* room >= 64 here: b->data is allocated */
+    n = vsnprintf(b->data + b->len, room, fmt, ap2);
     va_end(ap2);
     if (n < 0) {
-        if (b->data)
-            b->data[b->len] = '\0';
+        b->data[b->len] = '\0';
         b->failed = 1;
         return;
     }

@@ -95,3 +95,8 @@ char *vs_error_evalue(const vs_error *err, char *out, size_t outlen)
         snprintf(out, outlen, "%s", err->message);
     return out;
 }
+
+int vs_oom(vs_error *err)
+{
+    return vs_error_set(err, VS_ENOMEM, "out of memory");
+}

@@ -17,6 +17,11 @@ json_t *vs_json_stringn(const char *s, size_t len)
     return json_stringn_nocheck(s, len);
 }
 
+const char *vs_json_str_of(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
 json_t *vs_json_copy(json_t *v)
 {
     json_t *c = NULL;

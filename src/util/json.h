@@ -46,6 +46,9 @@
  * is short. One pass over the bytes instead of jansson's two. */
 json_t *vs_json_stringn(const char *s, size_t len);
 
+/* The string at key of object o, or NULL (no object, no such key, not a string). */
+const char *vs_json_str_of(const json_t *o, const char *key);
+
 /* A new tree equal to v: objects (keys in the same order) and arrays are
  * copied, strings, numbers, true, false and null are shared (their reference
  * count goes up). NULL when v is NULL or memory is short. */

@@ -46,6 +46,32 @@ static size_t seq_len(const unsigned char *s, size_t len, size_t i)
 
 /* Code points are counted as lead bytes (anything but 10xxxxxx), so that the
  * two conversions agree with each other even on invalid input. */
+int vs_utf8_prefix(const unsigned char *s, size_t n)
+{
+    int k, i;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        k = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        k = 3;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        k = 4;
+    else
+        return 0;
+    for (i = 1; i < k; i++) {
+        if ((size_t)i >= n)
+            return -1;
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    }
+    if (k == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F)))
+        return 0;
+    if (k == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F)))
+        return 0;
+    return k;
+}
+
 size_t vs_utf8_cp_to_byte(const char *s, size_t len, size_t cp)
 {
     size_t i = 0, seen = 0;

@@ -15,6 +15,13 @@
  * sequence cut by the end. n must be at least 1. */
 size_t vs_utf8_seq(const unsigned char *s, size_t n);
 
+/* For text that arrives in pieces (a command's output): the length of the valid
+ * sequence at s[0..n) (1 to 4), 0 when it is invalid, or -1 when its lead byte
+ * and the continuation bytes present are well formed but the end cut it (more
+ * bytes may complete it; the overlong and surrogate checks wait for them).
+ * n must be at least 1. */
+int vs_utf8_prefix(const unsigned char *s, size_t n);
+
 /* Byte offset of code point cp in s[0..len); len when cp is past the end. */
 size_t vs_utf8_cp_to_byte(const char *s, size_t len, size_t cp);
 

@@ -55,7 +55,7 @@ static inline void vs_word_pad16(char pad[16], const char *s, size_t n)
 {
     size_t k;
     memset(pad, ' ', 16);
-    if (n >= 8) {
+    if (n >= 8 && n <= 16) {
         memcpy(pad, s, 8);
         memcpy(pad + n - 8, s + n - 8, 8);
     } else {

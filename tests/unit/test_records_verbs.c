@@ -9,6 +9,7 @@
 
 #include "lang/interp.h"
 #include "render/bundle.h"
+#include "render/diff.h"
 #include "render/markdown.h"
 #include "sheet/diff.h"
 #include "sheet/derived.h"

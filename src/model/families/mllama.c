@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/families/fam.h"
+#include "util/checked.h"
 
 /* transformers' MllamaTextConfig and MllamaVisionConfig defaults */
 static const char text_defaults[] =
@@ -68,7 +69,7 @@ static int parse_vision(vs_arch *a, const json_t *v, vs_error *err)
     if (w->image_size % w->patch)
         return vs_error_set(err, VS_EFORMAT, "vision_config: image_size is not a multiple of patch_size");
     np = (w->image_size / w->patch) * (w->image_size / w->patch) + 1;
-    if (__builtin_mul_overflow(np, w->max_tiles, &p) || __builtin_mul_overflow(p, w->hidden, &p) ||
+    if (vs_ckd_mul(&p, np, w->max_tiles) || vs_ckd_mul(&p, p, w->hidden) ||
         p > ((uint64_t)1 << 50))
         return vs_error_set(err, VS_EFORMAT,
                             "the parameter count overflows 64 bits; the dimensions are not a real "

@@ -1,0 +1,10 @@
+# The layers hold (CMakeLists.txt, src/README.md): a header of a higher layer does
+# not compile from a lower one. The script compiles, against each layer's include
+# tree, one header of that layer and one of each layer above it: the first must
+# compile, every other must fail for want of the file.
+add_test(NAME layers.backwards_include
+         COMMAND ${CMAKE_COMMAND} -DVS_CC=${CMAKE_C_COMPILER} -DVS_LAYERS_DIR=${PROJECT_BINARY_DIR}/layers
+                 -DVS_WORK=${PROJECT_BINARY_DIR}/layers-check
+                 "-DVS_INCLUDES=${JANSSON_INCLUDE_DIRS};${LIBGIT2_INCLUDE_DIRS};${ZMQ_INCLUDE_DIRS};${SODIUM_INCLUDE_DIRS}"
+                 -P ${PROJECT_SOURCE_DIR}/tests/layers/check_layers.cmake)
+set_tests_properties(layers.backwards_include PROPERTIES LABELS unit)
