@@ -39,9 +39,9 @@ typedef struct vs_gpu_spec {
     const char *reported_source;  /* the public capture that printed it (a link); NULL unknown */
     const char *reported_unknown; /* why no total is given, when none is; else NULL */
     int cuda_known;
-    uint64_t cuda_bytes;      /* CUDA's total (cudaMemGetInfo), below nvidia-smi's */
-    const char *cuda_source;  /* the public log that printed it; NULL unknown */
-    int bf16;        /* 1 supported, 0 not, -1 unknown */
+    uint64_t cuda_bytes;     /* CUDA's total (cudaMemGetInfo), below nvidia-smi's */
+    const char *cuda_source; /* the public log that printed it; NULL unknown */
+    int bf16;                /* 1 supported, 0 not, -1 unknown */
     int fp8;
     const json_t *entry; /* the whole entry (aliases, sources, notes); borrowed */
 } vs_gpu_spec;

@@ -15,9 +15,12 @@ extern const vs_engine vs_engine_transformers;
 extern const vs_engine vs_engine_sglang;
 extern const vs_engine vs_engine_tensorrt_llm;
 
-const vs_engine *const vs_engines[] = {&vs_engine_none,   &vs_engine_vllm,
-                                       &vs_engine_llamacpp, &vs_engine_transformers,
-                                       &vs_engine_sglang, &vs_engine_tensorrt_llm,
+const vs_engine *const vs_engines[] = {&vs_engine_none,
+                                       &vs_engine_vllm,
+                                       &vs_engine_llamacpp,
+                                       &vs_engine_transformers,
+                                       &vs_engine_sglang,
+                                       &vs_engine_tensorrt_llm,
                                        NULL};
 
 static const char *const rt_names[VS_RT_COUNT] = {"non_torch", "activation_peak", "cuda_graphs"};
@@ -177,14 +180,13 @@ int vs_engine_resolve(vs_engine_env *env, const vs_engine *engine, const json_t 
             vs_buf b = VS_BUF_INIT;
             for (i = 0; engine->keys[i].name; i++)
                 vs_buf_printf(&b, "%s%s=", i ? " " : "", engine->keys[i].name);
-            vs_error_set(err, VS_EVALUE, "engine %s has no key %s=; its keys: %s", engine->name,
-                         k, engine->keys[0].name ? vs_buf_str(&b) : "(none)");
+            vs_error_set(err, VS_EVALUE, "engine %s has no key %s=; its keys: %s", engine->name, k,
+                         engine->keys[0].name ? vs_buf_str(&b) : "(none)");
             vs_buf_free(&b);
             return VS_EVALUE;
         }
         if (!json_is_string(v))
-            return vs_error_set(err, VS_EFORMAT, "engine key %s: expected the text as written",
-                                k);
+            return vs_error_set(err, VS_EFORMAT, "engine key %s: expected the text as written", k);
         if ((rc = vs_engine_key_parse(&env->val[idx], &engine->keys[idx], json_string_value(v),
                                       err)) < 0)
             return rc;

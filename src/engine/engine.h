@@ -93,8 +93,8 @@ typedef struct vs_engine_env {
     /* per GPU, after the placement */
     int weights_known;
     uint64_t weights_bytes;
-    uint64_t other_bytes;  /* known reserve components that are neither KV nor runtime items */
-    size_t other_unknown;  /* such components of unknown size */
+    uint64_t other_bytes; /* known reserve components that are neither KV nor runtime items */
+    size_t other_unknown; /* such components of unknown size */
     int item_known[VS_RT_COUNT];
     uint64_t item_bytes[VS_RT_COUNT];
     uint64_t kv_component_bytes; /* the sheet's own kv_cache components (engine none) */
@@ -102,8 +102,8 @@ typedef struct vs_engine_env {
 } vs_engine_env;
 
 typedef struct vs_engine_budget {
-    uint64_t budget_bytes; /* what the engine lets itself use on one GPU */
-    int pool_fixed;        /* the KV pool is given directly (vLLM kv_cache_memory=) */
+    uint64_t budget_bytes;      /* what the engine lets itself use on one GPU */
+    int pool_fixed;             /* the KV pool is given directly (vLLM kv_cache_memory=) */
     uint64_t pool_fraction_ppm; /* the pool is this fraction of what is left (0: all of it) */
     uint64_t pool_fixed_bytes;
     unsigned inside;  /* runtime items taken out of the budget before the KV pool */
@@ -113,10 +113,10 @@ typedef struct vs_engine_budget {
 
 typedef struct vs_engine_kv {
     int need_known;
-    uint64_t need_bytes;   /* what the card's length x concurrency takes as the engine allocates */
-    uint64_t kv_tokens;    /* tokens of context the pool holds, as the engine counts them */
-    uint64_t blocks;       /* paged engines: blocks of the pool; 0 otherwise */
-    uint64_t page_bytes;   /* paged engines: bytes of one block over every layer */
+    uint64_t need_bytes;    /* what the card's length x concurrency takes as the engine allocates */
+    uint64_t kv_tokens;     /* tokens of context the pool holds, as the engine counts them */
+    uint64_t blocks;        /* paged engines: blocks of the pool; 0 otherwise */
+    uint64_t page_bytes;    /* paged engines: bytes of one block over every layer */
     double max_concurrency; /* requests of the card's length the pool holds (fractional) */
     uint64_t max_length;    /* longest sequence at the card's concurrency (0: not one token) */
     uint64_t seq_limit;     /* sequences the engine schedules at once (0: no limit of its own) */
@@ -125,8 +125,8 @@ typedef struct vs_engine_kv {
 
 struct vs_engine {
     const char *name;
-    const char *summary; /* one line */
-    const char *help;    /* the rules with their sources (file and release) */
+    const char *summary;       /* one line */
+    const char *help;          /* the rules with their sources (file and release) */
     const vs_engine_key *keys; /* ending with {NULL} */
     unsigned runtime;          /* VS_RT_BIT of the runtime items this engine has */
     /* The budget of one GPU (out zeroed by the caller). */
@@ -187,8 +187,8 @@ uint64_t vs_engine_max_length(uint64_t cap, int (*fits)(const void *data, uint64
 
 typedef struct vs_runtime_estimate {
     uint64_t bytes;
-    const char *rule;   /* static: the rule and its source */
-    double error;       /* the largest relative error seen against published logs */
+    const char *rule; /* static: the rule and its source */
+    double error;     /* the largest relative error seen against published logs */
 } vs_runtime_estimate;
 
 /* The activation peak of vLLM's profiling pass: tokens = max_num_batched_tokens,

@@ -77,8 +77,8 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
                 if (src[a] != ',')
                     plain[b++] = src[a];
             plain[b] = '\0';
-            if (src && sscanf(plain, "2 x %llu layers x %llu kv_heads x %llu head_dim", &l, &h,
-                              &d) == 3 &&
+            if (src &&
+                sscanf(plain, "2 x %llu layers x %llu kv_heads x %llu head_dim", &l, &h, &d) == 3 &&
                 l && h && d) {
                 vs_kv_layout_uniform(out, l, h, d);
                 return "a uniform layout from the kv_cache estimate's shapes";
@@ -211,8 +211,7 @@ void vs_fit_capacity(vs_fit_row *row, const json_t *offer)
     char g[64];
     vs_offer_capacity(&cap, offer);
     row->capacity_known = 1;
-    if (cap.reported_known && cap.reported_source &&
-        !strncmp(cap.reported_source, "declared", 8)) {
+    if (cap.reported_known && cap.reported_source && !strncmp(cap.reported_source, "declared", 8)) {
         row->capacity_bytes = cap.reported_bytes;
         row->capacity_basis = "reported";
         snprintf(row->capacity_note, sizeof row->capacity_note, "the offer's reported= total (%s)",
@@ -260,8 +259,8 @@ typedef struct one {
     int kv_ok;
 } one;
 
-static int compute(one *o, const vs_fit_ctx *c, uint64_t total, int weights_known,
-                   uint64_t weights, vs_error *err)
+static int compute(one *o, const vs_fit_ctx *c, uint64_t total, int weights_known, uint64_t weights,
+                   vs_error *err)
 {
     vs_engine_env e = c->env;
     int rc, i;
@@ -303,8 +302,8 @@ static vs_verdict worse(vs_verdict a, vs_verdict b)
 }
 
 /* Verdicts of one computation: start, concurrency, length. */
-static void judge(const one *o, const vs_fit_ctx *c, uint64_t total, int unknown,
-                  vs_verdict *start, vs_verdict *conc, vs_verdict *len)
+static void judge(const one *o, const vs_fit_ctx *c, uint64_t total, int unknown, vs_verdict *start,
+                  vs_verdict *conc, vs_verdict *len)
 {
     const vs_engine_env *e = &c->env;
     vs_verdict ok = unknown ? VS_VERDICT_TO_CONFIRM : VS_VERDICT_ADMISSIBLE;

@@ -58,19 +58,19 @@ typedef struct vs_fit_row {
     char capacity_note[320];
     unsigned cards;
     uint64_t budget_bytes;
-    uint64_t non_kv_bytes;  /* known part */
-    int64_t kv_pool_bytes;  /* may be negative: the non-KV part exceeds the budget */
+    uint64_t non_kv_bytes; /* known part */
+    int64_t kv_pool_bytes; /* may be negative: the non-KV part exceeds the budget */
     uint64_t kv_tokens;
     uint64_t blocks, page_bytes;
     int need_known;
     uint64_t need_bytes;
     double max_concurrency;
     uint64_t max_length;
-    uint64_t outside_bytes; /* known runtime items held beyond the budget */
-    int upper_bound;        /* something unknown: the figures are upper bounds */
-    json_t *unknown;        /* names (new array) */
-    vs_verdict verdict;           /* overall */
-    vs_verdict start_verdict;     /* the engine starts: non-KV within the budget, one request */
+    uint64_t outside_bytes;   /* known runtime items held beyond the budget */
+    int upper_bound;          /* something unknown: the figures are upper bounds */
+    json_t *unknown;          /* names (new array) */
+    vs_verdict verdict;       /* overall */
+    vs_verdict start_verdict; /* the engine starts: non-KV within the budget, one request */
     vs_verdict concurrency_verdict;
     vs_verdict length_verdict;
     char note[640];

@@ -10,8 +10,7 @@ static const char *const cache_words[] = {"f16",  "bf16", "f32",  "q8_0",   "q4_
 static const char *const fa_words[] = {"auto", "on", "off", NULL};
 
 static const vs_engine_key keys[] = {
-    {"ctx", VS_EKEY_COUNT, NULL, "the card's length",
-     NULL,
+    {"ctx", VS_EKEY_COUNT, NULL, "the card's length", NULL,
      "context per sequence (llama-server's n_ctx_slot); the cache holds ctx x parallel cells"},
     {"parallel", VS_EKEY_COUNT, NULL, "the card's concurrency", NULL,
      "sequences (-np): one stream of cells each unless kv_unified"},
@@ -160,7 +159,8 @@ typedef struct lfit {
 static int fits(const void *data, uint64_t x)
 {
     const lfit *f = data;
-    uint64_t b = f->vary_ctx ? lc_bytes(f->c, x, f->fixed, NULL) : lc_bytes(f->c, f->fixed, x, NULL);
+    uint64_t b =
+        f->vary_ctx ? lc_bytes(f->c, x, f->fixed, NULL) : lc_bytes(f->c, f->fixed, x, NULL);
     return b <= f->pool;
 }
 

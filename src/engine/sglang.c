@@ -12,8 +12,8 @@ static const vs_engine_key keys[] = {
      "python/sglang/srt/server_args.py (tp 1 on a large GPU, v0.4; lower for larger tp and "
      "smaller GPUs)",
      NULL, "the fraction of the card for weights and the KV pool"},
-    {"kv_cache_dtype", VS_EKEY_WORD, "auto", "python/sglang/srt/server_args.py (v0.4)",
-     dtype_words, "auto: the model's 16-bit type"},
+    {"kv_cache_dtype", VS_EKEY_WORD, "auto", "python/sglang/srt/server_args.py (v0.4)", dtype_words,
+     "auto: the model's 16-bit type"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
@@ -47,8 +47,7 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     int rc = vs_engine_token_kv(e, pool, bits, 1, NULL, out, err);
     if (rc < 0)
         return rc;
-    snprintf(out->rule, sizeof out->rule, "token pages of the model's layout, %u-bit values",
-             bits);
+    snprintf(out->rule, sizeof out->rule, "token pages of the model's layout, %u-bit values", bits);
     return 0;
 }
 

@@ -5,13 +5,14 @@
 #include "engine/engine.h"
 #include "sheet/units.h"
 
-static const char *const dtype_words[] = {"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16",
-                                          "float16", "bf16", "fp16", "float32", NULL};
+static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5m2", "bfloat16",
+                                          "float16", "bf16", "fp16",     "float32",  NULL};
 
 static const vs_engine_key keys[] = {
     {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
      "vllm/config/cache.py (CacheConfig.gpu_memory_utilization: 0.9 through v0.11; later "
-     "releases default to 0.92)", NULL,
+     "releases default to 0.92)",
+     NULL,
      "the fraction of CUDA's total this instance may use: weights, profiling peak, non-torch "
      "memory and the KV pool"},
     {"block_size", VS_EKEY_COUNT, "16", "vllm/config/cache.py (block_size on CUDA, v0.11)", NULL,
@@ -244,8 +245,7 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     len = vs_engine_get(e, "max_model_len")->set ? vs_engine_get(e, "max_model_len")->u : e->length;
     blk_bytes = p.page * p.group_size; /* one block across the layers sharing it */
     if (!p.page || blk_bytes / p.page != p.group_size)
-        return vs_error_set(err, VS_EVALUE,
-                            "vllm: the layout's page size is zero or out of range");
+        return vs_error_set(err, VS_EVALUE, "vllm: the layout's page size is zero or out of range");
     out->page_bytes = blk_bytes;
     out->blocks = pool / blk_bytes;
     out->kv_tokens = p.uniform ? out->blocks * p.block : out->blocks / p.ngroups * p.block;

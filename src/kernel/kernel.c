@@ -17,11 +17,11 @@
 
 #include "kernel/kernel_internal.h"
 
-#define LINGER_MS 200     /* how long close waits for unsent messages */
+#define LINGER_MS 200        /* how long close waits for unsent messages */
 #define HISTORY_ENTRIES 1000 /* jupyter console asks for the last 1,000 */
 #define HISTORY_BYTES (1u << 20)
 #define WAKE_ENDPOINT "inproc://vramsheet-wake"
-#define IDLE_POLL_MS 500 /* how often the idle loop reaps strays and looks at SIGTERM */
+#define IDLE_POLL_MS 500       /* how often the idle loop reaps strays and looks at SIGTERM */
 #define REPLAY_REMEMBERED 8192 /* signatures remembered at least (about 1 MB) */
 
 /* The process-wide state (kernel_internal.h): a signal handler can reach
@@ -152,12 +152,14 @@ static void *parent_main(void *arg)
         waited = 0;
         if (!parent_gone(k->parent_pid, original))
             continue;
-        vs_kernel_log("the parent process %d (JPY_PARENT_PID) is gone: shutting down", (int)k->parent_pid);
+        vs_kernel_log("the parent process %d (JPY_PARENT_PID) is gone: shutting down",
+                      (int)k->parent_pid);
         kill(getpid(), SIGTERM); /* taken by the main thread: the others block it */
         for (waited = 0; waited < PARENT_EXIT_MS && !atomic_load(&k->stop); waited += 100)
             sleep_ms(100);
         if (!atomic_load(&k->stop)) {
-            vs_kernel_log("still running %d s after the parent went: exiting", PARENT_EXIT_MS / 1000);
+            vs_kernel_log("still running %d s after the parent went: exiting",
+                          PARENT_EXIT_MS / 1000);
             _exit(1);
         }
         break;

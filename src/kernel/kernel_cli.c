@@ -15,8 +15,8 @@
 
 /* ---- the interpreter as the transport sees it (ops.h): only this file knows both ---- */
 
-static int interp_execute(void *self, const char *code, const vs_sink *sink,
-                          vs_bundle **out_result, vs_error *err)
+static int interp_execute(void *self, const char *code, const vs_sink *sink, vs_bundle **out_result,
+                          vs_error *err)
 {
     return vs_interp_execute(self, code, sink, out_result, err);
 }
@@ -66,9 +66,9 @@ static void interp_shutdown(void *self)
     /* nothing to release before vs_interp_free */
 }
 
-static const vs_kernel_ops interp_ops = {interp_execute, interp_complete, interp_inspect,
-                                         interp_is_complete, interp_is_exit, interp_banner,
-                                         interp_idle, interp_terminate, interp_shutdown};
+static const vs_kernel_ops interp_ops = {interp_execute,     interp_complete,  interp_inspect,
+                                         interp_is_complete, interp_is_exit,   interp_banner,
+                                         interp_idle,        interp_terminate, interp_shutdown};
 
 static void kernel_usage(FILE *f)
 {

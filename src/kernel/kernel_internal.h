@@ -77,8 +77,8 @@ int vs_kernel_send_raw(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs
 /* Signs and sends one message; steals content. */
 int vs_kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
                    size_t nids, const char *msg_type, const vs_msg *parent, json_t *content);
-void vs_kernel_publish_raw(vs_kernel *k, const char *msg_type, const vs_msg *parent,
-                           char *content, size_t content_len);
+void vs_kernel_publish_raw(vs_kernel *k, const char *msg_type, const vs_msg *parent, char *content,
+                           size_t content_len);
 void vs_kernel_publish(vs_kernel *k, const char *msg_type, const vs_msg *parent, json_t *content);
 /* {head"data":bundle,"metadata":{}tail} on IOPub (head and tail: members or ""). */
 void vs_kernel_publish_bundle(vs_kernel *k, const char *msg_type, const vs_msg *parent,

@@ -105,8 +105,8 @@ static int send_frames(void *sock, const vs_frame *f, size_t n)
  * taken; NULL when it could not be made, which is logged and dropped). lock,
  * when given, is held around the send (IOPub is shared by threads). */
 int vs_kernel_send_raw(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
-                           size_t nids, const char *msg_type, const vs_msg *parent, char *content,
-                           size_t content_len)
+                       size_t nids, const char *msg_type, const vs_msg *parent, char *content,
+                       size_t content_len)
 {
     char msg_id[37], date[32];
     json_t *header;
@@ -160,7 +160,7 @@ static char *content_text(json_t *content, size_t *len)
 
 /* Signs and sends one message; steals content. */
 int vs_kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
-                       size_t nids, const char *msg_type, const vs_msg *parent, json_t *content)
+                   size_t nids, const char *msg_type, const vs_msg *parent, json_t *content)
 {
     size_t len = 0;
     char *text = content_text(content, &len);
@@ -169,7 +169,7 @@ int vs_kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_fra
 
 /* On IOPub, content already JSON text (taken, as vs_kernel_send_raw takes it). */
 void vs_kernel_publish_raw(vs_kernel *k, const char *msg_type, const vs_msg *parent, char *content,
-                        size_t content_len)
+                           size_t content_len)
 {
     /* The topic frame only helps subscribers filter; clients subscribe to all. */
     char topic[64];
@@ -191,7 +191,7 @@ void vs_kernel_publish(vs_kernel *k, const char *msg_type, const vs_msg *parent,
  * are JSON members (each with its comma) or "". The bundle's text goes in as
  * it is. */
 void vs_kernel_publish_bundle(vs_kernel *k, const char *msg_type, const vs_msg *parent,
-                           const char *head, const vs_bundle *bundle, const char *tail)
+                              const char *head, const vs_bundle *bundle, const char *tail)
 {
     vs_buf c = VS_BUF_INIT;
     size_t len;
@@ -213,7 +213,7 @@ void vs_kernel_publish_status(vs_kernel *k, const vs_msg *parent, const char *st
 }
 
 void vs_kernel_reply(vs_kernel *k, void *sock, const vs_msg *req, const char *msg_type,
-                  json_t *content)
+                     json_t *content)
 {
     vs_kernel_send(k, sock, NULL, req->ids, req->nids, msg_type, req, content);
 }

@@ -16,16 +16,18 @@ static json_t *kernel_info_content(vs_kernel *k)
                      "vramsheet", "implementation_version", VS_VERSION, "language_info", "name",
                      "vramsheet", "version", VS_VERSION, "mimetype", "text/x-vramsheet",
                      "file_extension", ".vramsheet", "pygments_lexer", "text", "codemirror_mode",
-                     "shell", "banner", vs_kernel_jstr(k->ops->banner(k->self)), "help_links", "debugger", 0);
+                     "shell", "banner", vs_kernel_jstr(k->ops->banner(k->self)), "help_links",
+                     "debugger", 0);
 }
 
 static void request_shutdown(vs_kernel *k, void *sock, const vs_msg *req, void *wake)
 {
     int restart = json_is_true(json_object_get(req->content, "restart"));
     vs_kernel_reply(k, sock, req, "shutdown_reply",
-          json_pack("{s:s, s:b}", "status", "ok", "restart", restart));
+                    json_pack("{s:s, s:b}", "status", "ok", "restart", restart));
     /* Other clients learn of the shutdown too, as ipykernel does. */
-    vs_kernel_publish(k, "shutdown_reply", req, json_pack("{s:s, s:b}", "status", "ok", "restart", restart));
+    vs_kernel_publish(k, "shutdown_reply", req,
+                      json_pack("{s:s, s:b}", "status", "ok", "restart", restart));
     atomic_store(&k->stop, 1);
     atomic_store(&vs_kernel_interrupt, 1); /* a running cell stops at its next poll */
     if (wake)
@@ -131,8 +133,9 @@ static void do_execute(vs_kernel *k, void *sock, const vs_msg *m)
     vs_error_clear(&err);
     vs_kernel_publish_status(k, m, "busy");
     if (!code) {
-        vs_kernel_reply(k, k->shell, m, "execute_reply",
-              error_content(vs_error_ename(VS_EPROTOCOL), "execute_request without code"));
+        vs_kernel_reply(
+            k, k->shell, m, "execute_reply",
+            error_content(vs_error_ename(VS_EPROTOCOL), "execute_request without code"));
         vs_kernel_publish_status(k, m, "idle");
         return;
     }
@@ -141,7 +144,7 @@ static void do_execute(vs_kernel *k, void *sock, const vs_msg *m)
     count = k->execution_count;
     if (!silent)
         vs_kernel_publish(k, "execute_input", m,
-                json_pack("{s:s, s:i}", "code", code, "execution_count", count));
+                          json_pack("{s:s, s:i}", "code", code, "execution_count", count));
 
     atomic_store(&vs_kernel_interrupt, 0);
     if (k->ops->is_exit(k->self, code)) {
@@ -150,8 +153,7 @@ static void do_execute(vs_kernel *k, void *sock, const vs_msg *m)
                                   "notebook, File > Close and Halt)\n";
         vs_kernel_sink_stream(&ec, "stdout", bye, sizeof bye - 1);
         rc = 0;
-    }
-    else
+    } else
         rc = k->ops->execute(k->self, code, &sink, &result, &err);
 
     if (store_history) {
@@ -169,9 +171,9 @@ static void do_execute(vs_kernel *k, void *sock, const vs_msg *m)
         if (k->ops->is_exit(k->self, code))
             /* what ipykernel sends for exit: jupyter console leaves and shuts
              * the kernel down (jupyter_console/ptshell.py, handle_execute_reply) */
-            rep = json_pack("{s:s, s:i, s:[{s:s, s:b}], s:{}}", "status", "ok",
-                            "execution_count", count, "payload", "source", "ask_exit",
-                            "keepkernel", 0, "user_expressions");
+            rep = json_pack("{s:s, s:i, s:[{s:s, s:b}], s:{}}", "status", "ok", "execution_count",
+                            count, "payload", "source", "ask_exit", "keepkernel", 0,
+                            "user_expressions");
         else
             rep = json_pack("{s:s, s:i, s:[], s:{}}", "status", "ok", "execution_count", count,
                             "payload", "user_expressions");
@@ -181,8 +183,9 @@ static void do_execute(vs_kernel *k, void *sock, const vs_msg *m)
         vs_error_evalue(&err, evalue, sizeof evalue);
         if (!silent)
             vs_kernel_publish(k, "error", m,
-                    json_pack("{s:s, s:o, s:o}", "ename", ename, "evalue", vs_kernel_jstr(evalue),
-                              "traceback", traceback_of(ename, evalue)));
+                              json_pack("{s:s, s:o, s:o}", "ename", ename, "evalue",
+                                        vs_kernel_jstr(evalue), "traceback",
+                                        traceback_of(ename, evalue)));
         rep = error_content(ename, evalue);
         if (rep)
             json_object_set_new(rep, "execution_count", json_integer(count));
@@ -223,9 +226,10 @@ static void do_complete(vs_kernel *k, void *sock, const vs_msg *m)
     if (s > e)
         s = e;
     vs_kernel_reply(k, k->shell, m, "complete_reply",
-          json_pack("{s:s, s:o, s:I, s:I, s:{}}", "status", "ok", "matches", matches,
-                    "cursor_start", (json_int_t)vs_utf8_byte_to_cp(code, len, s), "cursor_end",
-                    (json_int_t)vs_utf8_byte_to_cp(code, len, e), "metadata"));
+                    json_pack("{s:s, s:o, s:I, s:I, s:{}}", "status", "ok", "matches", matches,
+                              "cursor_start", (json_int_t)vs_utf8_byte_to_cp(code, len, s),
+                              "cursor_end", (json_int_t)vs_utf8_byte_to_cp(code, len, e),
+                              "metadata"));
 }
 
 static void do_inspect(vs_kernel *k, void *sock, const vs_msg *m)
@@ -239,14 +243,14 @@ static void do_inspect(vs_kernel *k, void *sock, const vs_msg *m)
     if (pos < 0)
         pos = 0;
     if (k->ops->inspect(k->self, code, vs_utf8_cp_to_byte(code, len, (size_t)pos), detail,
-                          &bundle) < 0 ||
+                        &bundle) < 0 ||
         !json_is_object(bundle)) {
         json_decref(bundle);
         bundle = NULL;
     }
     vs_kernel_reply(k, k->shell, m, "inspect_reply",
-          json_pack("{s:s, s:b, s:o, s:{}}", "status", "ok", "found", bundle != NULL, "data",
-                    bundle ? bundle : json_object(), "metadata"));
+                    json_pack("{s:s, s:b, s:o, s:{}}", "status", "ok", "found", bundle != NULL,
+                              "data", bundle ? bundle : json_object(), "metadata"));
 }
 
 static void do_is_complete(vs_kernel *k, void *sock, const vs_msg *m)
@@ -277,7 +281,7 @@ static void do_history(vs_kernel *k, void *sock, const vs_msg *m)
     else
         h = vs_history_tail(k->hist, json_object_get(m->content, "n") ? (size_t)n : 10, output);
     vs_kernel_reply(k, k->shell, m, "history_reply",
-          json_pack("{s:s, s:o}", "status", "ok", "history", h ? h : json_array()));
+                    json_pack("{s:s, s:o}", "status", "ok", "history", h ? h : json_array()));
 }
 
 static void do_comm_open(vs_kernel *k, void *sock, const vs_msg *m)
@@ -285,7 +289,8 @@ static void do_comm_open(vs_kernel *k, void *sock, const vs_msg *m)
     /* No comm targets exist: close at once so that the client does not keep a
      * half-open comm (messaging spec, "Opening a Comm"). */
     const char *id = content_string(m, "comm_id", NULL);
-    vs_kernel_log("closed comm %s: no target '%s'", id ? id : "?", content_string(m, "target_name", ""));
+    vs_kernel_log("closed comm %s: no target '%s'", id ? id : "?",
+                  content_string(m, "target_name", ""));
     if (id)
         vs_kernel_publish(k, "comm_close", m, json_pack("{s:s, s:{}}", "comm_id", id, "data"));
 }
@@ -294,10 +299,10 @@ static void do_connect(vs_kernel *k, void *sock, const vs_msg *m)
 {
     const int *p = k->conn->ports;
     vs_kernel_reply(k, k->shell, m, "connect_reply",
-          json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "status", "ok", "shell_port",
-                    p[VS_CHAN_SHELL], "iopub_port", p[VS_CHAN_IOPUB], "stdin_port",
-                    p[VS_CHAN_STDIN], "hb_port", p[VS_CHAN_HB], "control_port",
-                    p[VS_CHAN_CONTROL]));
+                    json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "status", "ok", "shell_port",
+                              p[VS_CHAN_SHELL], "iopub_port", p[VS_CHAN_IOPUB], "stdin_port",
+                              p[VS_CHAN_STDIN], "hb_port", p[VS_CHAN_HB], "control_port",
+                              p[VS_CHAN_CONTROL]));
 }
 
 /* A request whose content could not be read gets its reply with status error,
@@ -343,7 +348,8 @@ static void do_interrupt(vs_kernel *k, void *sock, const vs_msg *m)
 
 static void do_comm_info(vs_kernel *k, void *sock, const vs_msg *m)
 {
-    vs_kernel_reply(k, sock, m, "comm_info_reply", json_pack("{s:s, s:{}}", "status", "ok", "comms"));
+    vs_kernel_reply(k, sock, m, "comm_info_reply",
+                    json_pack("{s:s, s:{}}", "status", "ok", "comms"));
 }
 
 static void do_comm_ignored(vs_kernel *k, void *sock, const vs_msg *m)

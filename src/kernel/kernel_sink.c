@@ -19,8 +19,8 @@ static void sink_display(void *ctx, const vs_bundle *bundle, const char *display
         vs_buf_putc(&tail, '}');
     }
     if (!vs_buf_failed(&tail))
-        vs_kernel_publish_bundle(ec->k, update ? "update_display_data" : "display_data", ec->req, "", bundle,
-                       vs_buf_str(&tail));
+        vs_kernel_publish_bundle(ec->k, update ? "update_display_data" : "display_data", ec->req,
+                                 "", bundle, vs_buf_str(&tail));
     vs_buf_free(&tail);
 }
 
@@ -32,7 +32,7 @@ void vs_kernel_sink_stream(void *ctx, const char *name, const char *text, size_t
     if (strcmp(name, "stderr"))
         name = "stdout";
     vs_kernel_publish(ec->k, "stream", ec->req,
-            json_pack("{s:s, s:o}", "name", name, "text", vs_kernel_jstrn(text, len)));
+                      json_pack("{s:s, s:o}", "name", name, "text", vs_kernel_jstrn(text, len)));
 }
 
 static int sink_interrupted(void *ctx)
@@ -57,9 +57,9 @@ static int sink_input(void *ctx, const char *prompt, int password, char **out)
     /* Replies to an earlier, abandoned request must not answer this one. */
     while (vs_kernel_rx_recv(k->stdin_sock, r, ZMQ_DONTWAIT) == 1)
         vs_kernel_rx_close(r);
-    vs_kernel_send(
-        k, k->stdin_sock, NULL, ec->req->ids, ec->req->nids, "input_request", ec->req,
-        json_pack("{s:o, s:b}", "prompt", vs_kernel_jstr(prompt ? prompt : ""), "password", password));
+    vs_kernel_send(k, k->stdin_sock, NULL, ec->req->ids, ec->req->nids, "input_request", ec->req,
+                   json_pack("{s:o, s:b}", "prompt", vs_kernel_jstr(prompt ? prompt : ""),
+                             "password", password));
     while (!atomic_load(&vs_kernel_interrupt) && !atomic_load(&k->stop)) {
         zmq_pollitem_t it = {k->stdin_sock, 0, ZMQ_POLLIN, 0};
         vs_msg *m = NULL;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIGEST 32        /* bytes of a signature's digest */
+#define DIGEST 32           /* bytes of a signature's digest */
 #define KEYLEN (DIGEST + 1) /* and one byte: which kind of key it is */
 
 /* One generation: an open-addressing table at most half full. A slot holds a

@@ -189,6 +189,6 @@ static void wrap_shutdown(void *self)
     w->ops->shutdown(w->self);
 }
 
-const vs_kernel_ops vs_testcell_ops = {wrap_execute, wrap_complete, wrap_inspect,
-                                       wrap_is_complete, wrap_is_exit, wrap_banner,
-                                       wrap_idle, wrap_terminate, wrap_shutdown};
+const vs_kernel_ops vs_testcell_ops = {wrap_execute,     wrap_complete,  wrap_inspect,
+                                       wrap_is_complete, wrap_is_exit,   wrap_banner,
+                                       wrap_idle,        wrap_terminate, wrap_shutdown};

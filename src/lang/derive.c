@@ -76,7 +76,8 @@ static json_t *derived_new(const json_t *sheet, const vs_estimator *e, json_t *k
         json_decref(reads);
         return NULL;
     }
-    return json_pack("{s:s, s:o, s:o}", "estimator", e->info->name, "keys", keys_take, "reads", reads);
+    return json_pack("{s:s, s:o, s:o}", "estimator", e->info->name, "keys", keys_take, "reads",
+                     reads);
 }
 
 int vs_estimate_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_estimator *e,
@@ -181,8 +182,8 @@ static void collect(const json_t *sheet, const json_t *derived, json_t *names, j
 
 /* Makes every component of names unknown, saying why, keeping derived with
  * the reads of now. */
-static int make_unknown(json_t *sheet, const json_t *names, const json_t *derived,
-                        const char *why, vs_error *err)
+static int make_unknown(json_t *sheet, const json_t *names, const json_t *derived, const char *why,
+                        vs_error *err)
 {
     size_t i;
     json_t *n;
@@ -255,12 +256,11 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
             gib(a, sizeof a, json_object_get(was, json_string_value(n)));
             vs_buf_printf(text, "%s could not be re-estimated: %s, %s \xe2\x86\x92 unknown (%s)\n",
                           json_string_value(n), changes, a, local.message);
-            json_array_append_new(rows, json_pack("{s:O, s:s, s:s, s:O, s:n, s:s, s:s}", "name", n,
-                                                  "estimator", e->info->name, "changes", changes,
-                                                  "from_bytes",
-                                                  json_object_get(was, json_string_value(n)),
-                                                  "to_bytes", "status", "unknown", "error",
-                                                  local.message));
+            json_array_append_new(
+                rows, json_pack("{s:O, s:s, s:s, s:O, s:n, s:s, s:s}", "name", n, "estimator",
+                                e->info->name, "changes", changes, "from_bytes",
+                                json_object_get(was, json_string_value(n)), "to_bytes", "status",
+                                "unknown", "error", local.message));
         }
         goto done;
     }
@@ -279,11 +279,11 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
             vs_buf_printf(text, "%s re-estimated: %s, %s, unchanged\n", name, changes, a);
         else
             vs_buf_printf(text, "%s re-estimated: %s, %s \xe2\x86\x92 %s\n", name, changes, a, z);
-        json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:O, s:O, s:O}", "name", name,
-                                              "estimator", e->info->name, "changes", changes,
-                                              "from_bytes", old ? old : json_null(), "to_bytes",
-                                              b ? b : json_null(), "status",
-                                              json_object_get(c, "status")));
+        json_array_append_new(rows,
+                              json_pack("{s:s, s:s, s:s, s:O, s:O, s:O}", "name", name, "estimator",
+                                        e->info->name, "changes", changes, "from_bytes",
+                                        old ? old : json_null(), "to_bytes", b ? b : json_null(),
+                                        "status", json_object_get(c, "status")));
     }
 done:
     free(ml.args);
@@ -377,7 +377,8 @@ int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err)
         }
         rc = vs_ctx_emit_text(ctx, &text, &html,
                               json_pack("{s:s, s:O, s:O}", "kind", "rederived", "sheet",
-                                        json_object_get(sheet, "id"), "rows", rows), err);
+                                        json_object_get(sheet, "id"), "rows", rows),
+                              err);
     }
     if (rc >= 0)
         card_saw(sheet);

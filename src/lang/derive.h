@@ -28,8 +28,8 @@ typedef int (*vs_estimator_fn)(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
 
 typedef struct vs_estimator {
     const vs_estimator_info *info; /* name, keys, syntax (sheet/estimate.h) */
-    vs_estimator_fn run;         /* checks the line, computes, stores, emits */
-    const vs_derived_read *reads; /* what it reads from the card, ending with {NULL} */
+    vs_estimator_fn run;           /* checks the line, computes, stores, emits */
+    const vs_derived_read *reads;  /* what it reads from the card, ending with {NULL} */
 } vs_estimator;
 
 /* The estimators, ending with {NULL}: src/lang/verbs_sizing.c. */
@@ -46,8 +46,8 @@ int vs_estimate_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_es
 /* Recomputes every estimate of sheet whose reads no longer match the card, as
  * described above, and emits what changed (nothing when nothing did). Also
  * refreshes the measurements' validation flags. A sheet whose card and
- * placement are as the last call saw them (a runtime key) is left as it is. Returns 0 or a negative code
- * (memory; an estimator failing otherwise than on its inputs). */
+ * placement are as the last call saw them (a runtime key) is left as it is. Returns 0 or a negative
+ * code (memory; an estimator failing otherwise than on its inputs). */
 int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err);
 
 #endif

@@ -10,8 +10,8 @@
 #include "sheet/units.h"
 #include "util/buf.h"
 
-const vs_derived_read vs_generate_reads[] = {{"width", NULL},  {"height", NULL}, {"frames", NULL},
-                                             {"batch", NULL},  {"task", NULL},   {"format", "dtype"},
+const vs_derived_read vs_generate_reads[] = {{"width", NULL}, {"height", NULL}, {"frames", NULL},
+                                             {"batch", NULL}, {"task", NULL},   {"format", "dtype"},
                                              {NULL, NULL}};
 
 static int oom(vs_error *err)
@@ -78,8 +78,7 @@ static int dtype_bits(unsigned *bits, const char **name, const vs_line *line, co
                            f ? f : "is not set and");
 }
 
-static int get_pos(const vs_line *line, const char *key, uint64_t def, uint64_t *out,
-                   vs_error *err)
+static int get_pos(const vs_line *line, const char *key, uint64_t def, uint64_t *out, vs_error *err)
 {
     int have = 0, rc;
     if ((rc = vs_line_get_uint(line, key, 0, out, &have, err)) < 0)
@@ -103,9 +102,8 @@ static int get_yesno(const vs_line *line, const char *key, int def, int *out, vs
     else if (!strcmp(a->value, "no") || !strcmp(a->value, "false"))
         *out = 0;
     else
-        return vs_arg_error(a, err,
-                            vs_error_set(err, VS_EVALUE, "%s= must be yes or no, not '%s'", key,
-                                         a->value));
+        return vs_arg_error(
+            a, err, vs_error_set(err, VS_EVALUE, "%s= must be yes or no, not '%s'", key, a->value));
     return 0;
 }
 
@@ -143,8 +141,8 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
         }
     }
     {
-        vs_bundle *b = vs_render_components(sheet, estimator, names, 1, head, all, inputs_take,
-                                            NULL);
+        vs_bundle *b =
+            vs_render_components(sheet, estimator, names, 1, head, all, inputs_take, NULL);
         if (!b)
             return oom(err);
         vs_ctx_emit(ctx, b);
@@ -204,11 +202,10 @@ int vs_estimate_latents_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     notes[1] = "small beside the denoiser's activations; the scheduler keeps one or two more "
                "copies of this size";
     return store_emit(ctx, sheet, "latents", name, bytes, src, "denoise", head, notes,
-                      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:i}", "batch",
-                                (json_int_t)g.batch, "channels", (json_int_t)channels, "width",
-                                (json_int_t)g.width, "height", (json_int_t)g.height, "factor",
-                                (json_int_t)factor, "latent_frames", (json_int_t)lf, "bits",
-                                (int)bits),
+                      json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:i}", "batch", (json_int_t)g.batch,
+                                "channels", (json_int_t)channels, "width", (json_int_t)g.width,
+                                "height", (json_int_t)g.height, "factor", (json_int_t)factor,
+                                "latent_frames", (json_int_t)lf, "bits", (int)bits),
                       err);
 }
 
@@ -324,8 +321,8 @@ int vs_estimate_decode_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
             return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                    "channels= and live= must be at least 1");
         per_pixel = channels * live;
-        snprintf(rule, sizeof rule, "%llu channels x %llu live tensors", (unsigned long long)channels,
-                 (unsigned long long)live);
+        snprintf(rule, sizeof rule, "%llu channels x %llu live tensors",
+                 (unsigned long long)channels, (unsigned long long)live);
     } else {
         per_pixel = INVOKEAI_DECODE_CONSTANT;
         snprintf(rule, sizeof rule, "2200 (measured constant)");

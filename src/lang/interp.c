@@ -10,8 +10,8 @@
 #include <strings.h>
 
 #include "catalog/catalog.h"
-#include "lang/parse.h"
 #include "lang/derive.h"
+#include "lang/parse.h"
 #include "lang/verb.h"
 #include "render/bundle.h"
 #include "sheet/sheet.h"
@@ -32,8 +32,8 @@ struct vs_ctx {
     vs_interp *ip;
     const vs_sink *sink;
     vs_bundle *pending; /* the latest result, not yet published */
-    vs_buf effects;  /* effects outside the kernel, "; "-separated */
-    int quiet;       /* results are dropped (an estimate recomputed after a card change) */
+    vs_buf effects;     /* effects outside the kernel, "; "-separated */
+    int quiet;          /* results are dropped (an estimate recomputed after a card change) */
 };
 
 static char *dup_opt(const char *s)
@@ -310,8 +310,7 @@ int vs_line_no_extra(const vs_line *line, size_t keep, const char *syntax, vs_er
     if (!a)
         return 0;
     /* "24 GiB": an amount written as two words */
-    if (a > line->args && !a->quoted &&
-        vs_units_space_error(err, a[-1].value, a->value) < 0) {
+    if (a > line->args && !a->quoted && vs_units_space_error(err, a[-1].value, a->value) < 0) {
         err->line = a[-1].line;
         err->column = a[-1].kind == VS_ARG_PAIR ? a[-1].value_column : a[-1].column;
         return VS_EUNIT;

@@ -27,12 +27,12 @@ typedef struct vs_ctx vs_ctx;
 typedef int (*vs_verb_fn)(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
 typedef struct vs_verb {
-    const char *name;     /* "estimate" */
+    const char *name; /* "estimate" */
     vs_verb_fn run;
-    const char *syntax;   /* "estimate kv layers=L kv_heads=H head_dim=D [dtype=fp16]" */
-    const char *summary;  /* one line, for `help` */
-    const char *help;     /* meaning, formula and source: the text inspect shows */
-    const char *const *keys; /* the key= names it accepts, NULL-terminated (completion) */
+    const char *syntax;       /* "estimate kv layers=L kv_heads=H head_dim=D [dtype=fp16]" */
+    const char *summary;      /* one line, for `help` */
+    const char *help;         /* meaning, formula and source: the text inspect shows */
+    const char *const *keys;  /* the key= names it accepts, NULL-terminated (completion) */
     const char *const *words; /* first words it accepts (sub-verbs, formats), NULL-terminated */
 } vs_verb;
 
@@ -49,12 +49,12 @@ typedef struct vs_verb_form {
 extern const vs_verb_form vs_verb_forms[];
 
 /* The tables of the verb groups, each ending with {NULL}. */
-extern const vs_verb vs_verbs_core[];     /* help, convert, sheet, ...: src/lang/verbs_core.c */
-extern const vs_verb vs_verbs_sizing[];   /* card, reserve, estimate, envelope: verbs_sizing.c */
-extern const vs_verb vs_verbs_gpu[];      /* gpu, require, evidence, candidates: verbs_gpu.c */
-extern const vs_verb vs_verbs_records[];  /* commit, history, show, diff, ...: verbs_records.c */
-extern const vs_verb vs_verbs_measure[];  /* measure, record, probe import: verbs_measure.c */
-extern const vs_verb vs_verbs_engine[];   /* engine, fit: verbs_engine.c */
+extern const vs_verb vs_verbs_core[];    /* help, convert, sheet, ...: src/lang/verbs_core.c */
+extern const vs_verb vs_verbs_sizing[];  /* card, reserve, estimate, envelope: verbs_sizing.c */
+extern const vs_verb vs_verbs_gpu[];     /* gpu, require, evidence, candidates: verbs_gpu.c */
+extern const vs_verb vs_verbs_records[]; /* commit, history, show, diff, ...: verbs_records.c */
+extern const vs_verb vs_verbs_measure[]; /* measure, record, probe import: verbs_measure.c */
+extern const vs_verb vs_verbs_engine[];  /* engine, fit: verbs_engine.c */
 /* `compare` (a row of vs_verbs_measure): src/lang/verbs_compare.c */
 int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err);
 extern const char *const vs_verb_compare_keys[];

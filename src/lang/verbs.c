@@ -11,8 +11,7 @@ static const struct {
     const vs_verb *table;
 } groups[] = {
     {"core", vs_verbs_core},       {"sizing", vs_verbs_sizing},   {"gpu", vs_verbs_gpu},
-    {"records", vs_verbs_records}, {"measure", vs_verbs_measure},
-    {"engine", vs_verbs_engine},
+    {"records", vs_verbs_records}, {"measure", vs_verbs_measure}, {"engine", vs_verbs_engine},
 };
 
 #define NGROUPS (sizeof groups / sizeof groups[0])

@@ -151,10 +151,9 @@ int vs_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_erro
     mnbt = vs_engine_get(&c.env, "max_num_batched_tokens");
     seqs = vs_engine_get(&c.env, "max_num_seqs");
     if (wanted(items, "activation_peak")) {
-        if (vs_runtime_estimate_activation(&est, mnbt->u, seqs ? seqs->u : 0,
-                                           arch_uint(sheet, "hidden"),
-                                           arch_uint(sheet, "intermediate"),
-                                           arch_uint(sheet, "vocab"), c.env.tp, &e2) == 0) {
+        if (vs_runtime_estimate_activation(
+                &est, mnbt->u, seqs ? seqs->u : 0, arch_uint(sheet, "hidden"),
+                arch_uint(sheet, "intermediate"), arch_uint(sheet, "vocab"), c.env.tp, &e2) == 0) {
             snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
                      est.rule, est.error * 100);
             if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) < 0)
@@ -200,8 +199,8 @@ done:
     return rc;
 }
 
-static const char *const engine_words[] = {"none", "vllm", "llamacpp", "transformers", "sglang",
-                                           "tensorrt_llm", NULL};
+static const char *const engine_words[] = {"none",   "vllm",         "llamacpp", "transformers",
+                                           "sglang", "tensorrt_llm", NULL};
 static const char *const engine_keys[] = {"gpu_memory_utilization",
                                           "block_size",
                                           "max_model_len",
@@ -286,8 +285,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
             for (k = 0; e->keys[k].name; k++)
                 vs_buf_printf(&b, "%s%s=", k ? " " : "", e->keys[k].name);
             vs_error_set_at(err, VS_EVALUE, a->line, a->column, "engine %s has no key %s=; %s",
-                            e->name, a->key,
-                            e->keys[0].name ? "its keys: " : "it takes no keys");
+                            e->name, a->key, e->keys[0].name ? "its keys: " : "it takes no keys");
             if (e->keys[0].name)
                 snprintf(err->message + strlen(err->message),
                          sizeof err->message - strlen(err->message), "%s", vs_buf_str(&b));
@@ -333,16 +331,16 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto done;
     }
     if (json_is_true(json_object_get(keys, "enforce_eager")) ||
-        (json_object_get(keys, "enforce_eager") &&
-         vs_engine_key_index(e, "enforce_eager") >= 0)) {
+        (json_object_get(keys, "enforce_eager") && vs_engine_key_index(e, "enforce_eager") >= 0)) {
         vs_engine_val v;
         vs_error e2;
         if (vs_engine_key_parse(&v, &e->keys[vs_engine_key_index(e, "enforce_eager")],
                                 json_string_value(json_object_get(keys, "enforce_eager")),
                                 &e2) == 0 &&
-            v.u && (rc = put_item(sheet, "cuda_graphs", 1, 0,
-                                  EST_SOURCE "enforce_eager=yes: no CUDA graphs are captured",
-                                  &said, err)) < 0)
+            v.u &&
+            (rc = put_item(sheet, "cuda_graphs", 1, 0,
+                           EST_SOURCE "enforce_eager=yes: no CUDA graphs are captured", &said,
+                           err)) < 0)
             goto done;
     }
     if (estimate) {
@@ -507,6 +505,6 @@ const vs_verb vs_verbs_engine[] = {
      "none)",
      engine_help, engine_keys, engine_words},
     {"fit", verb_fit, "fit [GPU ...] [formats=\"bf16 int4\"]",
-     "what the engine does with each offer: budget, KV pool, tokens, concurrency, length",
-     fit_help, fit_keys, NULL},
+     "what the engine does with each offer: budget, KV pool, tokens, concurrency, length", fit_help,
+     fit_keys, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL}};

@@ -22,9 +22,8 @@
 #include "util/error.h"
 #include "util/json.h"
 
-static const char *const gpu_keys[] = {"catalog", "memory",    "reported",     "reported_source",
-                                       "price",   "period",    "cards",        "available",
-                                       "interconnect", NULL};
+static const char *const gpu_keys[] = {"catalog", "memory", "reported",  "reported_source", "price",
+                                       "period",  "cards",  "available", "interconnect",    NULL};
 static const char *const evidence_keys[] = {"source", "version", "scope", NULL};
 
 /* strcmp for a sheet's strings, which a hand-edited record may have left out. */
@@ -153,11 +152,9 @@ static int unquoted_name(const vs_line *line, vs_error *err)
         vs_buf_printf(&words, "%s%s", i ? " " : "", vs_line_positional(line, i)->value);
     if (vs_buf_failed(&words))
         return vs_oom(err);
-    rc = vs_error_set_at(err, VS_EVALUE, first->line, first->column,
-                         "quote a name with spaces: gpu \"%s\"",
-                         vs_catalog_find(&spec, vs_buf_str(&words), &ignored) == 0
-                             ? spec.name
-                             : vs_buf_str(&words));
+    rc = vs_error_set_at(
+        err, VS_EVALUE, first->line, first->column, "quote a name with spaces: gpu \"%s\"",
+        vs_catalog_find(&spec, vs_buf_str(&words), &ignored) == 0 ? spec.name : vs_buf_str(&words));
     vs_buf_free(&words);
     return rc;
 }
@@ -386,8 +383,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* What the `gpus` table cannot say in a cell: where totals are unknown, and
  * which CUDA totals (what vLLM budgets from) the catalogue knows. */
-static void catalogue_notes(vs_buf *text, vs_buf *html, const vs_buf *unsourced,
-                            const vs_buf *cuda)
+static void catalogue_notes(vs_buf *text, vs_buf *html, const vs_buf *unsourced, const vs_buf *cuda)
 {
     vs_buf b = VS_BUF_INIT;
     vs_buf_puts(&b, "The reported total is one nvidia-smi capture and depends on the ECC state; "
@@ -679,7 +675,8 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
      * replaces the earlier verdict: re-running a cell, or correcting it. */
     json_array_foreach(arr, i, e)
     {
-        if (same(vs_json_str_of(e, "candidate"), offer_name) && same(vs_json_str_of(e, "requirement"), req_name) &&
+        if (same(vs_json_str_of(e, "candidate"), offer_name) &&
+            same(vs_json_str_of(e, "requirement"), req_name) &&
             same(vs_json_str_of(e, "source"), src->value) &&
             json_equal(json_object_get(e, "version"), json_object_get(entry, "version")) &&
             json_equal(json_object_get(e, "scope"), json_object_get(entry, "scope"))) {

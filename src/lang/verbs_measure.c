@@ -27,7 +27,10 @@
 #include "util/json.h"
 #include "util/pool.h"
 
-static int oom_error(vs_error *err) { return vs_error_set(err, VS_ENOMEM, "out of memory"); }
+static int oom_error(vs_error *err)
+{
+    return vs_error_set(err, VS_ENOMEM, "out of memory");
+}
 
 static const char one_change[] =
     "Change one thing at a time (capacity, cache, microbatch or precision) and measure again; "
@@ -43,7 +46,10 @@ static json_t *iso_json(int64_t wall_ms)
     return buf[0] ? json_string(buf) : json_null();
 }
 
-static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
+static json_t *str_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
 
 /* The sheet's next run id: m1, m2, ... after the largest in use. */
 static void next_run_id(const json_t *sheet, char *out, size_t n)
@@ -51,7 +57,8 @@ static void next_run_id(const json_t *sheet, char *out, size_t n)
     long max = 0;
     size_t i;
     json_t *r;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    {
         const char *id = json_string_value(json_object_get(r, "id"));
         char *end;
         long k;
@@ -97,7 +104,8 @@ static const char *match_stage(const json_t *sheet, const json_t *dims)
 {
     size_t i, k;
     json_t *st;
-    vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+    {
         int declared = 0, match = 1;
         for (k = 0; card_dims[k]; k++) {
             json_t *want = json_object_get(st, card_dims[k]), *have;
@@ -128,7 +136,8 @@ static void dims_text(vs_buf *b, const json_t *dims)
     const char *k;
     json_t *v;
     int first = 1;
-    json_object_foreach((json_t *)dims, k, v) {
+    json_object_foreach((json_t *)dims, k, v)
+    {
         vs_buf_printf(b, "%s%s=%lld", first ? "" : " ", k, (long long)json_integer_value(v));
         first = 0;
     }
@@ -151,8 +160,7 @@ static json_t *measurement_new(const json_t *sheet, const char *run, const char 
                   "counter", counter, "scope", scope, "peak_bytes", (json_int_t)peak, "dims",
                   dims_take, "stage", str_or_null(stage), "host", str_or_null(host), "rank",
                   rank >= 0 ? json_integer(rank) : json_null(), "validates_card",
-                  validates_card(sheet, dims_take, NULL), "state", "current", "time",
-                  iso_json(at));
+                  validates_card(sheet, dims_take, NULL), "state", "current", "time", iso_json(at));
     /* schema 2's keys of a log's figure: none for a measured run */
     if (m && (json_object_set_new(m, "text", json_null()) < 0 ||
               json_object_set_new(m, "resolution_bytes", json_null()) < 0 ||
@@ -186,8 +194,8 @@ static void peak_text(char *out, size_t n, const json_t *m)
     vs_units_describe(out, n, (uint64_t)json_integer_value(json_object_get(m, "peak_bytes")));
 }
 
-static const char *const mtable_headers[] = {"phase", "GPU", "counter", "scope", "peak",
-                                             "dims", "stage", "validates card"};
+static const char *const mtable_headers[] = {"phase", "GPU",  "counter", "scope",
+                                             "peak",  "dims", "stage",   "validates card"};
 
 static void add_mrow(vs_table *t, const json_t *m)
 {
@@ -224,8 +232,8 @@ static json_t *payload_row(const json_t *m)
                      json_object_get(m, "phase"), "gpu", json_object_get(m, "gpu"), "gpu_name",
                      json_object_get(m, "gpu_name"), "counter", json_object_get(m, "counter"),
                      "scope", json_object_get(m, "scope"), "peak_bytes",
-                     json_object_get(m, "peak_bytes"), "dims", json_object_get(m, "dims"),
-                     "stage", json_object_get(m, "stage"), "validates_card",
+                     json_object_get(m, "peak_bytes"), "dims", json_object_get(m, "dims"), "stage",
+                     json_object_get(m, "stage"), "validates_card",
                      json_object_get(m, "validates_card"), "run", json_object_get(m, "run"));
 }
 
@@ -234,7 +242,8 @@ static void scope_notes(vs_buf *text, const json_t *rows)
     size_t i;
     json_t *m;
     int device = 0, alloc = 0, tensors = 0;
-    json_array_foreach((json_t *)rows, i, m) {
+    json_array_foreach((json_t *)rows, i, m)
+    {
         const char *s = json_string_value(json_object_get(m, "scope"));
         if (!s)
             continue;
@@ -265,7 +274,7 @@ typedef struct gauge {
     vs_ctx *ctx;
     char id[96];
     char run[32];
-    gauge_snap snap; /* gpus NULL until the run ended */
+    gauge_snap snap;         /* gpus NULL until the run ended */
     uint64_t envelope_bytes; /* the sheet's, per GPU: the gauge's mark (0: none) */
     int shown;
     int64_t last_ms;
@@ -311,9 +320,14 @@ static vs_bundle *gauge_bundle(gauge *gz, const vs_measure_live *live, const cha
                  "the driver lists %u process(es), none of the command's (another PID "
                  "namespace?)",
                  v->foreign_pids);
-    g = (vs_gauge){gz->run, state, v->phases[v->current].name, live->elapsed_ms,
+    g = (vs_gauge){gz->run,
+                   state,
+                   v->phases[v->current].name,
+                   live->elapsed_ms,
                    gz->envelope_bytes,
-                   v->process_available && v->process_attributed ? NULL : why, gp, v->ngpus};
+                   v->process_available && v->process_attributed ? NULL : why,
+                   gp,
+                   v->ngpus};
     b = vs_render_gauge(&g);
     if (keep && !gz->snap.gpus) {
         gauge_snap *sn = &gz->snap;
@@ -359,7 +373,10 @@ static void on_end(void *cb, const vs_measure_live *live, const vs_runner_result
 {
     gauge *gz = cb;
     if (gz->shown)
-        gauge_show(gz, live, run->interrupted ? "interrupted" : run->timed_out ? "timed out" : "finished",
+        gauge_show(gz, live,
+                   run->interrupted ? "interrupted"
+                   : run->timed_out ? "timed out"
+                                    : "finished",
                    1);
 }
 
@@ -376,7 +393,10 @@ static void gauge_restated(gauge *gz, const char *run)
     }
 }
 
-static int on_interrupted(void *cb) { return vs_ctx_interrupted(((gauge *)cb)->ctx); }
+static int on_interrupted(void *cb)
+{
+    return vs_ctx_interrupted(((gauge *)cb)->ctx);
+}
 
 /* The length of a valid UTF-8 sequence at s (n bytes available), 0 when
  * invalid, -1 when it may be completed by more bytes. */
@@ -450,15 +470,16 @@ static void on_bad_line(void *cb, const char *line, const char *why)
 {
     gauge *gz = cb;
     char msg[512];
-    int n = snprintf(msg, sizeof msg, "vramsheet: ignored phase line '%.120s': %.200s\n", line, why);
+    int n =
+        snprintf(msg, sizeof msg, "vramsheet: ignored phase line '%.120s': %.200s\n", line, why);
     if (n > 0)
         stream_text(gz, 2, msg, strlen(msg), 0);
 }
 
 /* ------------------------------------------------------------ measure verb */
 
-static const char *const measure_keys[] = {"phase", "timeout", "interval", "length",
-                                           "concurrency", "microbatch", "format", NULL};
+static const char *const measure_keys[] = {"phase",       "timeout",    "interval", "length",
+                                           "concurrency", "microbatch", "format",   NULL};
 static const char *const measure_words[] = {"import", NULL};
 
 static int parse_seconds(const vs_line *line, const char *key, double *out, vs_error *err)
@@ -530,16 +551,17 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
     for (g = 0; g < r->ngpus; g++) {
         const vs_nvml_gpu *gi = &r->gpus[g];
         int nvml = gi->total_bytes > 0;
-        json_array_append_new(gpus, json_pack("{s:i, s:s, s:I, s:s}", "index", (int)g, "name",
-                                              gi->name, "total_bytes",
-                                              (json_int_t)(nvml ? gi->total_bytes : gi->cuda_total_bytes),
-                                              "total_basis", nvml ? "nvml" : "cuda"));
+        json_array_append_new(gpus,
+                              json_pack("{s:i, s:s, s:I, s:s}", "index", (int)g, "name", gi->name,
+                                        "total_bytes",
+                                        (json_int_t)(nvml ? gi->total_bytes : gi->cuda_total_bytes),
+                                        "total_basis", nvml ? "nvml" : "cuda"));
     }
     vs_clock_iso_utc(started, sizeof started, r->started_at);
     run = json_pack("{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:o, s:o, s:o, s:o}", "id", run_id,
                     "command", command, "phase", str_or_null(phase_arg), "exit_status",
-                    r->run.exit_status, "overflow_phase", str_or_null(r->overflow_phase),
-                    "started", started, "elapsed_ms", (json_int_t)r->run.elapsed_ms, "host",
+                    r->run.exit_status, "overflow_phase", str_or_null(r->overflow_phase), "started",
+                    started, "elapsed_ms", (json_int_t)r->run.elapsed_ms, "host",
                     str_or_null(r->host), "driver", str_or_null(r->driver), "nvml",
                     str_or_null(r->nvml_version), "gpus", gpus);
     if (!run || json_array_append_new(runs, run) < 0) {
@@ -558,12 +580,13 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
             m = measurement_new(sheet, run_id, phase, (int)g, r->gpus[g].name, VS_COUNTER_DEVICE,
                                 "device", cell->device_peak, dims_json(d), NULL, r->host, -1,
                                 cell->device_peak_at);
-            if (!m || json_array_append_new(ms, m) < 0 || json_array_append_new(rows, json_incref(m)) < 0)
+            if (!m || json_array_append_new(ms, m) < 0 ||
+                json_array_append_new(rows, json_incref(m)) < 0)
                 rc = oom_error(err);
             if (v->process_available && v->process_attributed && cell->process_peak_at) {
                 m = measurement_new(sheet, run_id, phase, (int)g, r->gpus[g].name,
-                                    VS_COUNTER_PROCESS, "process", cell->process_peak,
-                                    dims_json(d), NULL, r->host, -1, cell->process_peak_at);
+                                    VS_COUNTER_PROCESS, "process", cell->process_peak, dims_json(d),
+                                    NULL, r->host, -1, cell->process_peak_at);
                 if (!m || json_array_append_new(ms, m) < 0 ||
                     json_array_append_new(rows, json_incref(m)) < 0)
                     rc = oom_error(err);
@@ -578,7 +601,8 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
                                 k->gpu >= 0 ? r->gpus[k->gpu].name : NULL, k->name,
                                 vs_measure_counter_scope(k->name), k->bytes, dims_json(d), NULL,
                                 r->host, -1, k->at);
-            if (!m || json_array_append_new(ms, m) < 0 || json_array_append_new(rows, json_incref(m)) < 0)
+            if (!m || json_array_append_new(ms, m) < 0 ||
+                json_array_append_new(rows, json_incref(m)) < 0)
                 rc = oom_error(err);
         }
     }
@@ -593,8 +617,8 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
         json_t *o = ensure_array(sheet, "oom");
         char note[256];
         snprintf(note, sizeof note, "run %s: \"%s\"", run_id, r->run.oom_pattern);
-        if (!o || json_array_append_new(o, json_pack("{s:s, s:s}", "phase", r->overflow_phase,
-                                                     "note", note)) < 0)
+        if (!o || json_array_append_new(
+                      o, json_pack("{s:s, s:s}", "phase", r->overflow_phase, "note", note)) < 0)
             rc = oom_error(err);
     }
     free(keep);
@@ -622,7 +646,8 @@ static char *run_signature(const json_t *sheet, const json_t *run)
     vs_buf b = VS_BUF_INIT;
     if (!id)
         return NULL;
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    {
         json_t *key;
         char *d;
         if (!json_is_string(json_object_get(m, "run")) ||
@@ -682,7 +707,8 @@ static const char *restated_run(const json_t *sheet, const char *run_id)
     char *want;
     const char *found = NULL;
     size_t i;
-    vs_json_array_foreach(runs, i, r) {
+    vs_json_array_foreach(runs, i, r)
+    {
         const char *id = json_string_value(json_object_get(r, "id"));
         if (id && !strcmp(id, run_id))
             mine = r;
@@ -693,7 +719,8 @@ static const char *restated_run(const json_t *sheet, const char *run_id)
         free(want);
         return NULL;
     }
-    vs_json_array_foreach(runs, i, r) {
+    vs_json_array_foreach(runs, i, r)
+    {
         const char *id = json_string_value(json_object_get(r, "id"));
         char *sig;
         if (!id || r == mine || !(sig = run_signature(sheet, r)))
@@ -736,7 +763,8 @@ static json_t *rows_of_run(const json_t *sheet, const char *run_id)
     size_t i;
     if (!rows)
         return NULL;
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    {
         const char *id = json_string_value(json_object_get(m, "run"));
         if (id && !strcmp(id, run_id))
             json_array_append(rows, m);
@@ -762,7 +790,8 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         return oom_error(err);
     }
     vs_table_align_right(t, 4);
-    json_array_foreach(rows, i, m) {
+    json_array_foreach(rows, i, m)
+    {
         add_mrow(t, m);
         json_array_append_new(prow, payload_row(m));
         any = 1;
@@ -781,26 +810,27 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         vs_buf_puts(&why, "the run did not complete (it failed or overflowed)");
         validates = 0;
     }
-    process_memory = !r->view->process_available ? "not reported by the driver"
+    process_memory = !r->view->process_available   ? "not reported by the driver"
                      : r->view->process_attributed ? "attributed"
                                                    : "unattributed";
     for (g = 0; g < r->ngpus; g++)
-        json_array_append_new(
-            gpus, json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name",
-                            r->gpus[g].name, "uuid", r->gpus[g].uuid, "total_bytes",
-                            (json_int_t)r->gpus[g].total_bytes, "total_basis", "nvml",
-                            "cuda_total_bytes",
-                            r->gpus[g].cuda_total_bytes
-                                ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
-                                : json_null()));
+        json_array_append_new(gpus,
+                              json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name",
+                                        r->gpus[g].name, "uuid", r->gpus[g].uuid, "total_bytes",
+                                        (json_int_t)r->gpus[g].total_bytes, "total_basis", "nvml",
+                                        "cuda_total_bytes",
+                                        r->gpus[g].cuda_total_bytes
+                                            ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
+                                            : json_null()));
 
     if (fresh_id) {
         vs_buf_printf(&text, "measured again on %s, %.2f s: `", r->host[0] ? r->host : "this host",
                       (double)r->run.elapsed_ms / 1000.0);
         vs_render_command_head(&text, command, 0);
-        vs_buf_printf(&text, "`\nThe same result as run %s (the same command, exit status, "
-                             "peaks per phase, GPU and counter, and executed dims): this run "
-                             "restates %s, which stays as recorded; nothing new was recorded.\n",
+        vs_buf_printf(&text,
+                      "`\nThe same result as run %s (the same command, exit status, "
+                      "peaks per phase, GPU and counter, and executed dims): this run "
+                      "restates %s, which stays as recorded; nothing new was recorded.\n",
                       run_id, run_id);
     } else {
         vs_buf_printf(&text, "measured run %s on %s, %.2f s: `", run_id,
@@ -809,16 +839,19 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         vs_buf_puts(&text, "`\n");
     }
     if (r->run.timed_out)
-        vs_buf_printf(&text, "TIMED OUT: the command's process group was ended (exit status %d); "
-                             "the peaks up to then are recorded.\n",
+        vs_buf_printf(&text,
+                      "TIMED OUT: the command's process group was ended (exit status %d); "
+                      "the peaks up to then are recorded.\n",
                       r->run.exit_status);
     else if (r->run.term_signal)
-        vs_buf_printf(&text, "The command was ended by signal %d (exit status %d); it was "
-                             "measured all the same.\n",
+        vs_buf_printf(&text,
+                      "The command was ended by signal %d (exit status %d); it was "
+                      "measured all the same.\n",
                       r->run.term_signal, r->run.exit_status);
     else if (r->run.exit_status != 0)
-        vs_buf_printf(&text, "The command FAILED with exit status %d; it was measured all the "
-                             "same%s.\n",
+        vs_buf_printf(&text,
+                      "The command FAILED with exit status %d; it was measured all the "
+                      "same%s.\n",
                       r->run.exit_status, fresh_id ? "" : " and the run is recorded");
     else
         vs_buf_puts(&text, "The command exited with status 0.\n");
@@ -835,8 +868,9 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         vs_buf_puts(&text, "Process memory: not reported by this driver (only the device's used "
                            "memory is measured).\n");
     else if (!r->view->process_attributed)
-        vs_buf_printf(&text, "Process memory: the driver listed %u process(es) but none of the "
-                             "command's (another PID namespace?); not recorded.\n",
+        vs_buf_printf(&text,
+                      "Process memory: the driver listed %u process(es) but none of the "
+                      "command's (another PID namespace?); not recorded.\n",
                       r->view->foreign_pids);
     if (validates)
         vs_buf_puts(&text, "Executed dims meet the card.\n");
@@ -848,14 +882,20 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
     if (r->bad_lines)
         vs_buf_printf(&text, "%d phase line(s) ignored; the first: %s\n", r->bad_lines,
                       r->first_bad_line);
-    vs_buf_printf(&text, "Driver %s, NVML %s; %llu samples every %d ms, longest gap %lld ms.\n",
-                  r->driver[0] ? r->driver : "unknown", r->nvml_version[0] ? r->nvml_version : "unknown",
-                  (unsigned long long)r->view->samples, r->interval_ms,
-                  (long long)r->view->max_gap_ms);
+    vs_buf_printf(
+        &text, "Driver %s, NVML %s; %llu samples every %d ms, longest gap %lld ms.\n",
+        r->driver[0] ? r->driver : "unknown", r->nvml_version[0] ? r->nvml_version : "unknown",
+        (unsigned long long)r->view->samples, r->interval_ms, (long long)r->view->max_gap_ms);
 
     {
-        vs_run_head h = {run_id, r->host, command, r->run.elapsed_ms, r->run.exit_status,
-                         r->overflow_phase, vs_measure_triage(r->overflow_phase), one_change,
+        vs_run_head h = {run_id,
+                         r->host,
+                         command,
+                         r->run.elapsed_ms,
+                         r->run.exit_status,
+                         r->overflow_phase,
+                         vs_measure_triage(r->overflow_phase),
+                         one_change,
                          validates ? NULL : vs_buf_str(&why)};
         vs_render_run_html(&html, &h, any ? t : NULL);
     }
@@ -865,14 +905,14 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         " s:{s:o, s:o, s:s, s:s}, s:{s:i, s:I, s:I, s:I, s:I}}",
         "kind", "measurement", "run", run_id, "rows", prow, "exit_status", r->run.exit_status,
         "overflow_phase", str_or_null(r->overflow_phase), "command", command, "elapsed_ms",
-        (json_int_t)r->run.elapsed_ms, "timed_out", r->run.timed_out, "interrupted", 0,
-        "signal", r->run.term_signal, "oom_pattern", str_or_null(r->run.oom_pattern), "leftovers",
+        (json_int_t)r->run.elapsed_ms, "timed_out", r->run.timed_out, "interrupted", 0, "signal",
+        r->run.term_signal, "oom_pattern", str_or_null(r->run.oom_pattern), "leftovers",
         r->run.leftovers, "triage",
         r->overflow_phase[0] ? json_string(vs_measure_triage(r->overflow_phase)) : json_null(),
         "process_memory", process_memory, "validates_card", validates, "card_check",
-        validates ? json_null() : json_string(vs_buf_str(&why)), "gpus", gpus, "versions",
-        "driver", str_or_null(r->driver), "nvml", str_or_null(r->nvml_version), "memory_api",
-        r->memory_api, "process_api", r->process_api, "sampler", "interval_ms", r->interval_ms, "samples",
+        validates ? json_null() : json_string(vs_buf_str(&why)), "gpus", gpus, "versions", "driver",
+        str_or_null(r->driver), "nvml", str_or_null(r->nvml_version), "memory_api", r->memory_api,
+        "process_api", r->process_api, "sampler", "interval_ms", r->interval_ms, "samples",
         (json_int_t)r->view->samples, "max_gap_ms", (json_int_t)r->view->max_gap_ms, "cpu_ns",
         (json_int_t)r->view->cpu_ns, "errors", (json_int_t)r->view->errors);
     /* a run again with the same result: which run it restates (the payload's
@@ -1023,7 +1063,9 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     vs_ctx_effect(ctx, "measured run %s (%s)", run_id,
-                  r.overflow_phase[0] ? "out of memory" : r.run.exit_status ? "failed" : "exit 0");
+                  r.overflow_phase[0] ? "out of memory"
+                  : r.run.exit_status ? "failed"
+                                      : "exit 0");
     rc = render_measurement(ctx, sheet, run_id, command, &r, rows, NULL, err);
 done:
     free(gz.snap.gpus);
@@ -1053,8 +1095,8 @@ static int import_error(vs_error *err, const char *file, size_t lineno, const ch
 {
     if (!fmt)
         return vs_error_set(err, VS_EFORMAT,
-                            "%s:%zu: %s (format=auto reads %s); nothing was imported", file,
-                            lineno, what, vs_importer_names());
+                            "%s:%zu: %s (format=auto reads %s); nothing was imported", file, lineno,
+                            what, vs_importer_names());
     return vs_error_set(err, VS_EFORMAT, "%s:%zu: %s (read as format=%s); nothing was imported",
                         file, lineno, what, fmt);
 }
@@ -1248,8 +1290,8 @@ static int import_restates(const json_t *sheet, const json_t *newruns, const jso
 
 /* The imported runs and measurements into the sheet: each checked against
  * the record's layout first, then all appended, or none. */
-static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *rows,
-                             int *restated, vs_error *err)
+static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *rows, int *restated,
+                             vs_error *err)
 {
     json_t *newruns = json_array(), *ids = json_object(), *hr, *m;
     json_t *runs = ensure_array(sheet, "runs"), *ms = ensure_array(sheet, "measurements");
@@ -1398,7 +1440,8 @@ static int measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto done;
         }
         vs_table_align_right(t, 4);
-        json_array_foreach(rows, i, m) {
+        json_array_foreach(rows, i, m)
+        {
             json_t *pr = payload_row(m);
             add_mrow(t, m);
             if (pr) {
@@ -1448,8 +1491,8 @@ done:
  * implies): a measurement is compared only with others of its scope. */
 static int known_scope(const char *s)
 {
-    static const char *const scopes[] = {"device", "process", "tensors", "allocator", "reported",
-                                         NULL};
+    static const char *const scopes[] = {"device",    "process",  "tensors",
+                                         "allocator", "reported", NULL};
     size_t i;
     for (i = 0; scopes[i]; i++)
         if (!strcmp(scopes[i], s))
@@ -1477,9 +1520,9 @@ static int check_stage(const json_t *sheet, const vs_arg *a, vs_error *err)
                            a->value, a->value);
 }
 
-static const char *const record_keys[] = {"phase", "gpu", "counter", "scope", "gpu_name",
-                                          "length", "concurrency", "microbatch", "stage",
-                                          "host", "rank", NULL};
+static const char *const record_keys[] = {"phase",    "gpu",    "counter",     "scope",
+                                          "gpu_name", "length", "concurrency", "microbatch",
+                                          "stage",    "host",   "rank",        NULL};
 
 /* The measurement typed by hand in ms that holds what m holds, but for the
  * time it was typed (borrowed), or NULL. */
@@ -1491,8 +1534,8 @@ static json_t *same_typed(const json_t *ms, const json_t *m)
     {
         const char *k;
         json_t *v;
-        int same = json_is_null(json_object_get(x, "run")) &&
-                   json_object_size(x) == json_object_size(m);
+        int same =
+            json_is_null(json_object_get(x, "run")) && json_object_size(x) == json_object_size(m);
         json_object_foreach((json_t *)m, k, v)
         {
             if (!same)
@@ -1526,8 +1569,8 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set(err, VS_EVALUE, "expected `%s`", syntax);
     if (vs_line_positional(line, 1)) {
         const vs_arg *x = vs_line_positional(line, 1);
-        return vs_error_set_at(err, VS_EVALUE, x->line, x->column,
-                               "unexpected '%s'; expected `%s`", x->value, syntax);
+        return vs_error_set_at(err, VS_EVALUE, x->line, x->column, "unexpected '%s'; expected `%s`",
+                               x->value, syntax);
     }
     if (!vs_phasefd_name_valid(phase->value))
         return vs_error_set_at(err, VS_EVALUE, phase->line, phase->value_column,
@@ -1576,12 +1619,11 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        m = measurement_new(sheet, NULL, phase->value, has_gpu ? (int)gpu : -1,
-                            gname ? gname->value : NULL, counter->value,
-                            scope ? scope->value : vs_measure_counter_scope(counter->value), bytes,
-                            dims, stage ? stage->value : NULL, host ? host->value : NULL,
-                            has_rank ? (int)rank : -1,
-                            (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+        m = measurement_new(
+            sheet, NULL, phase->value, has_gpu ? (int)gpu : -1, gname ? gname->value : NULL,
+            counter->value, scope ? scope->value : vs_measure_counter_scope(counter->value), bytes,
+            dims, stage ? stage->value : NULL, host ? host->value : NULL, has_rank ? (int)rank : -1,
+            (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
     }
     ms = ensure_array(sheet, "measurements");
     rows = json_array();
@@ -1614,9 +1656,9 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_table_free(t);
     json_decref(m);
     rc = vs_ctx_emit_text(ctx, &text, &html,
-              json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
-                        "exit_status", "overflow_phase"),
-              err);
+                          json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
+                                    "exit_status", "overflow_phase"),
+                          err);
     vs_buf_free(&text);
     vs_buf_free(&html);
     vs_buf_free(&why);
@@ -1626,7 +1668,7 @@ static int verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
 /* ---------------------------------------------------------------- measured */
 
 static const char *const measured_keys[] = {"from", "gpu", "class", NULL};
-static const char *const classes[] = {"other", "kv_cache", "gradients", "optimizer",
+static const char *const classes[] = {"other",       "kv_cache",   "gradients", "optimizer",
                                       "activations", "parameters", NULL};
 
 /* The runtime items an engine reports at start-up, by their fixed names, and
@@ -1652,7 +1694,8 @@ static int from_engine_log(const json_t *sheet, const json_t *m)
     size_t i;
     if (!run || (json_is_object(dims) && json_object_size(dims) > 0))
         return 0;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    {
         const char *id = json_string_value(json_object_get(r, "id"));
         if (id && !strcmp(id, run))
             return !json_is_integer(json_object_get(r, "exit_status"));
@@ -1708,10 +1751,12 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         memcpy(run, a, (size_t)(c1 - a));
         memcpy(phase, c1 + 1, (size_t)(c2 - c1 - 1));
         snprintf(counter, sizeof counter, "%s", c2 + 1);
-        vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+        vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+        {
             const char *r = json_string_value(json_object_get(m, "run"));
             json_t *g = json_object_get(m, "gpu");
-            if (!r || strcmp(r, run) || strcmp(json_string_value(json_object_get(m, "phase")), phase) ||
+            if (!r || strcmp(r, run) ||
+                strcmp(json_string_value(json_object_get(m, "phase")), phase) ||
                 strcmp(json_string_value(json_object_get(m, "counter")), counter))
                 continue;
             if (has_gpu && (!json_is_integer(g) || (uint64_t)json_integer_value(g) != gpu))
@@ -1802,11 +1847,10 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                  json_string_value(json_object_get(found, "phase")), gtext,
                  json_string_value(json_object_get(found, "counter")), sc ? sc : "?",
                  log_item ? " from an engine log, not taken at the card's dims" : "");
-        rc = vs_sheet_set_component(sheet, name->value, 1,
-                                    (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")),
-                                    "measured", source,
-                                    json_string_value(json_object_get(found, "phase")),
-                                    cls ? cls->value : NULL, err);
+        rc = vs_sheet_set_component(
+            sheet, name->value, 1,
+            (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")), "measured", source,
+            json_string_value(json_object_get(found, "phase")), cls ? cls->value : NULL, err);
         if (rc < 0)
             return rc;
         vs_units_describe(peak, sizeof peak,
@@ -1814,10 +1858,11 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_printf(&text, "component %s = %s, status measured\nsource: %s\n", name->value, peak,
                       source);
         if (log_item)
-            vs_buf_printf(&text, "Not taken at the card's dims: an engine log's start-up figure "
-                                 "names no executed length, concurrency or microbatch. It fills "
-                                 "the runtime item %s as the engine reported it; the envelope "
-                                 "flags it until a run at the card's dims confirms it.\n",
+            vs_buf_printf(&text,
+                          "Not taken at the card's dims: an engine log's start-up figure "
+                          "names no executed length, concurrency or microbatch. It fills "
+                          "the runtime item %s as the engine reported it; the envelope "
+                          "flags it until a run at the card's dims confirms it.\n",
                           name->value);
         if (sc && (!strcmp(sc, "device") || !strcmp(sc, "process")))
             vs_buf_puts(&text, "Note: this peak covers the whole device or process, weights "
@@ -1825,10 +1870,11 @@ static int verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "that component alone is a better source.\n");
     }
     rc = vs_ctx_emit_text(ctx, &text, NULL,
-              json_pack("{s:s, s:s, s:O, s:s, s:s, s:b}", "kind", "component", "name", name->value,
-                        "bytes", json_object_get(found, "peak_bytes"), "status", "measured",
-                        "source", source, "validates_card", !log_item),
-              err);
+                          json_pack("{s:s, s:s, s:O, s:s, s:s, s:b}", "kind", "component", "name",
+                                    name->value, "bytes", json_object_get(found, "peak_bytes"),
+                                    "status", "measured", "source", source, "validates_card",
+                                    !log_item),
+                          err);
     vs_buf_free(&text);
     return rc;
 }
@@ -1839,8 +1885,9 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet = vs_ctx_sheet(ctx), *m, *rows;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    static const char *const headers[] = {"#", "run", "phase", "GPU", "counter", "scope", "peak",
-                                          "dims", "stage", "validates card", "state"};
+    static const char *const headers[] = {"#",     "run",  "phase", "GPU",   "counter",
+                                          "scope", "peak", "dims",  "stage", "validates card",
+                                          "state"};
     vs_table *t;
     size_t i;
     int rc;
@@ -1856,7 +1903,8 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return oom_error(err);
     }
     vs_table_align_right(t, 6);
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m) {
+    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    {
         char idx[32], gpu[160], peak[160];
         const char *cells[11];
         json_t *prow;
@@ -1902,9 +1950,9 @@ static int verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_table_html(t, &html);
     vs_table_free(t);
     rc = vs_ctx_emit_text(ctx, &text, &html,
-              json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
-                        "exit_status", "overflow_phase"),
-              err);
+                          json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
+                                    "exit_status", "overflow_phase"),
+                          err);
     vs_buf_free(&text);
     vs_buf_free(&html);
     return rc;

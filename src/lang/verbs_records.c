@@ -148,10 +148,12 @@ static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
         json_t *rec = NULL;
         if (vs_store_read(st, id, h.revs[r].commit, NULL, &b, &e) == 0 &&
             vs_sheet_load(&rec, b.data, b.len, &e) == 0) {
-            json_array_foreach(ms, i, m) {
+            json_array_foreach(ms, i, m)
+            {
                 if (done[i])
                     continue;
-                vs_json_array_foreach(vs_sheet_array(rec, "measurements"), j, t) {
+                vs_json_array_foreach(vs_sheet_array(rec, "measurements"), j, t)
+                {
                     if (same_measurement(m, t)) {
                         json_object_set(m, "time", json_object_get(t, "time"));
                         done[i] = 1;
@@ -187,8 +189,8 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "expected `%s`: say what this state of the sheet is", syntax);
     if (w && strcmp(w->value, "replace"))
-        return vs_error_set_at(err, VS_EVALUE, w->line, w->column,
-                               "unexpected '%s'; expected `%s`", w->value, syntax);
+        return vs_error_set_at(err, VS_EVALUE, w->line, w->column, "unexpected '%s'; expected `%s`",
+                               w->value, syntax);
     if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
         return rc;
     id = json_string_value(json_object_get(sheet, "id"));
@@ -221,29 +223,33 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto fail;
     json_object_set_new(sheet, "_base_blob", json_string(info.blob));
     if (info.unchanged && info.held_earlier) {
-        vs_buf_printf(&text, "Unchanged: the records %s already hold this state of sheet %s, "
-                             "at commit %s (branch %s has newer revisions of it since); nothing "
-                             "was written. The sheet goes on from that revision\n",
+        vs_buf_printf(&text,
+                      "Unchanged: the records %s already hold this state of sheet %s, "
+                      "at commit %s (branch %s has newer revisions of it since); nothing "
+                      "was written. The sheet goes on from that revision\n",
                       vs_store_path(st), id, info.commit, info.branch);
     } else if (info.unchanged) {
-        vs_buf_printf(&text, "Unchanged: the records %s already hold this state of sheet %s "
-                             "(branch %s, written at commit %s); nothing was written\n",
+        vs_buf_printf(&text,
+                      "Unchanged: the records %s already hold this state of sheet %s "
+                      "(branch %s, written at commit %s); nothing was written\n",
                       vs_store_path(st), id, info.branch, info.commit);
     } else {
         vs_ctx_effect(ctx, "committed %s@%.12s to %s", id, info.commit, vs_store_path(st));
-        vs_buf_printf(&text, "Committed sheet %s to %s (branch %s%s)\ncommit %s\nmessage: %s\n",
-                      id, vs_store_path(st), info.branch,
-                      info.created ? ", repository created" : "", info.commit, vs_buf_str(&msg));
+        vs_buf_printf(&text, "Committed sheet %s to %s (branch %s%s)\ncommit %s\nmessage: %s\n", id,
+                      vs_store_path(st), info.branch, info.created ? ", repository created" : "",
+                      info.commit, vs_buf_str(&msg));
     }
     if (*info.joined)
-        vs_buf_printf(&text, "This commit joins the remote's %.12s: each sheet changed on both "
-                             "sides keeps the version chosen here (theirs stay in history), the "
-                             "other sheets come from the side that changed them; `records push` "
-                             "now goes through.\n",
+        vs_buf_printf(&text,
+                      "This commit joins the remote's %.12s: each sheet changed on both "
+                      "sides keeps the version chosen here (theirs stay in history), the "
+                      "other sheets come from the side that changed them; `records push` "
+                      "now goes through.\n",
                       info.joined);
     if (info.attempts > 1)
-        vs_buf_printf(&text, "(other writers moved the branch meanwhile: built again on the new "
-                             "tip, %d attempts)\n",
+        vs_buf_printf(&text,
+                      "(other writers moved the branch meanwhile: built again on the new "
+                      "tip, %d attempts)\n",
                       info.attempts);
     if (*info.warning)
         vs_buf_printf(&text, "warning: %s\n", info.warning);
@@ -270,8 +276,8 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                         "commit", "sheet", id, "commit", info.commit, "branch", info.branch,
                         "records", vs_store_path(st), "blob", info.blob, "created", info.created,
                         "attempts", info.attempts, "unchanged", info.unchanged, "held_earlier",
-                        info.held_earlier, "joined", *info.joined ? info.joined : NULL,
-                        "warning", !info.unchanged && warn.len ? vs_buf_str(&warn) : NULL);
+                        info.held_earlier, "joined", *info.joined ? info.joined : NULL, "warning",
+                        !info.unchanged && warn.len ? vs_buf_str(&warn) : NULL);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
@@ -420,8 +426,9 @@ static int verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
                          : " (a sheet of this id is already open in this session: it was left "
                            "as it is)",
                   md);
-    vs_buf_printf(&html, "<p>Sheet <code>%s</code> at commit <code>%s</code>%s</p>\n", id,
-                  blob.commit, loaded ? ", now open as the current sheet" : " (the open sheet was left as it is)");
+    vs_buf_printf(
+        &html, "<p>Sheet <code>%s</code> at commit <code>%s</code>%s</p>\n", id, blob.commit,
+        loaded ? ", now open as the current sheet" : " (the open sheet was left as it is)");
     html_pre(&html, md);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     payload = NULL;
@@ -501,8 +508,7 @@ static int verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf w = VS_BUF_INIT;
         vs_diff_axes_warning(vs_diff_axes(from, to_ref), &w);
         bundle = vs_diff_bundle(from, to_ref, l1, l2,
-                                json_pack("{s:s, s:o, s:s?}", "from_commit", b1.commit,
-                                          "to_commit",
+                                json_pack("{s:s, s:o, s:s?}", "from_commit", b1.commit, "to_commit",
                                           *b2.commit ? json_string(b2.commit) : json_null(),
                                           "warning", w.len ? vs_buf_str(&w) : NULL));
         vs_buf_free(&w);
@@ -527,7 +533,10 @@ done:
 
 /* --------------------------------------------------------------- reproduce */
 
-static int differs(const char *a, const char *b) { return !a || !b || strcasecmp(a, b) != 0; }
+static int differs(const char *a, const char *b)
+{
+    return !a || !b || strcasecmp(a, b) != 0;
+}
 
 /* 1 when lineage names sheet id at a commit whose sheet.json is blob src's. */
 static int same_source(vs_store *st, const json_t *sheet, const char *id, const vs_store_blob *src)
@@ -589,8 +598,9 @@ static int reopen_reproduced(vs_ctx *ctx, vs_store *st, const vs_line *line, con
     } else if ((rc = vs_ctx_open_sheet(ctx, title->value, &cur, err)) < 0) {
         goto done;
     }
-    vs_buf_printf(&text, "Sheet %s (\"%s\") was reproduced from %s at %.12s before; %s, as the "
-                         "current sheet (nothing new was started).\n",
+    vs_buf_printf(&text,
+                  "Sheet %s (\"%s\") was reproduced from %s at %.12s before; %s, as the "
+                  "current sheet (nothing new was started).\n",
                   new_id, title->value, id, src->commit,
                   from_records ? "reopened from the records" : "it is open in this session");
     vs_buf_puts(&html, "<p>");
@@ -612,9 +622,9 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     static const char *const syntax =
         "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\"] [software=\"VERSIONS\"]";
     static const char *const keys[] = {"gpu", "software", NULL};
-    static const char *const carried[] = {"card", "weights_files", "components", "placement",
-                                          "stages", "offers", "requirements", "runs",
-                                          "invalidate", NULL};
+    static const char *const carried[] = {
+        "card",   "weights_files", "components", "placement",  "stages",
+        "offers", "requirements",  "runs",       "invalidate", NULL};
     const vs_arg *src = vs_line_positional(line, 0), *as = vs_line_positional(line, 1);
     const vs_arg *title = vs_line_positional(line, 2);
     const vs_arg *gpu = vs_line_pair(line, "gpu"), *sw = vs_line_pair(line, "software");
@@ -676,7 +686,8 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         ms = json_array();
     }
     nm = json_array_size(ms);
-    json_array_foreach(ms, i, m) {
+    json_array_foreach(ms, i, m)
+    {
         const char *gn = json_string_value(json_object_get(m, "gpu_name"));
         int stale = sw != NULL || (gpu && differs(gn, gpu->value));
         if (stale) {
@@ -689,19 +700,23 @@ static int verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     json_object_set_new(fresh, "measurements", ms);
     vs_sheet_refresh_derived(fresh);
-    vs_buf_printf(&text, "New sheet %s (\"%s\") from %s at %s (commit %s): card, components, "
-                         "procedure, offers, requirements and invalidating conditions carried%s.\n",
+    vs_buf_printf(&text,
+                  "New sheet %s (\"%s\") from %s at %s (commit %s): card, components, "
+                  "procedure, offers, requirements and invalidating conditions carried%s.\n",
                   new_id, title->value, id, rev ? rev : "the tip", blob.commit,
-                  gpu || sw ? "; evidence left behind (new hardware or software)" : ", with evidence");
+                  gpu || sw ? "; evidence left behind (new hardware or software)"
+                            : ", with evidence");
     if (gpu || sw)
-        vs_buf_printf(&text, "The new campaign changes %s%s%s%s%s: %zu of %zu measurement%s marked "
-                             "\"to re-measure\".\n",
+        vs_buf_printf(&text,
+                      "The new campaign changes %s%s%s%s%s: %zu of %zu measurement%s marked "
+                      "\"to re-measure\".\n",
                       gpu ? "the GPU to " : "", gpu ? gpu->value : "", gpu && sw ? " and " : "",
                       sw ? "the software to " : "", sw ? sw->value : "", marked, nm,
                       nm == 1 ? "" : "s");
     else
-        vs_buf_printf(&text, "Same hardware and software: the %zu measurement%s stay current (say "
-                             "gpu=\"NAME\" or software=\"VERSIONS\" when they change).\n",
+        vs_buf_printf(&text,
+                      "Same hardware and software: the %zu measurement%s stay current (say "
+                      "gpu=\"NAME\" or software=\"VERSIONS\" when they change).\n",
                       nm, nm == 1 ? "" : "s");
     vs_buf_puts(&text, "It is the current sheet now; `commit \"...\"` records it.\n");
     vs_buf_puts(&html, "<p>");
@@ -762,16 +777,17 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
     else
         vs_buf_printf(&text, "A %s git repository, branch %s, %zu sheet%s%s%s%s\n",
                       vs_store_is_bare(st) ? "bare" : "work-tree", branch, n, n == 1 ? "" : "s",
-                      h.n ? ", last commit " : "", h.n ? h.revs[0].commit : "", h.n ? "" : ", no commit yet");
+                      h.n ? ", last commit " : "", h.n ? h.revs[0].commit : "",
+                      h.n ? "" : ", no commit yet");
     for (i = 0; i < n; i++)
         vs_buf_printf(&text, "  %s\n", ids[i]);
     vs_buf_puts(&html, "<pre>");
     vs_buf_put_html(&html, vs_buf_str(&text));
     vs_buf_puts(&html, "</pre>\n");
-    payload = json_pack("{s:s, s:s, s:b, s:b, s:s, s:O, s:s?}", "kind", "records", "path",
-                        vs_store_path(st), "exists", vs_store_exists(st), "bare",
-                        vs_store_is_bare(st), "branch", branch, "sheets", list, "tip",
-                        h.n ? h.revs[0].commit : NULL);
+    payload =
+        json_pack("{s:s, s:s, s:b, s:b, s:s, s:O, s:s?}", "kind", "records", "path",
+                  vs_store_path(st), "exists", vs_store_exists(st), "bare", vs_store_is_bare(st),
+                  "branch", branch, "sheets", list, "tip", h.n ? h.revs[0].commit : NULL);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
 done:
     for (i = 0; i < n; i++)
@@ -831,8 +847,9 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, vs_
             if (!json || !md || vs_buf_failed(&msg))
                 rc = vs_oom(err);
             else if ((rc = vs_store_commit(st, &w, &info, err)) == 0) {
-                vs_buf_printf(text, "Sheet %s: validates_card recomputed from its card for %d "
-                                    "measurement%s, recorded as commit %s.\n",
+                vs_buf_printf(text,
+                              "Sheet %s: validates_card recomputed from its card for %d "
+                              "measurement%s, recorded as commit %s.\n",
                               ids[i], changed, changed == 1 ? "" : "s", info.commit);
                 vs_ctx_effect(ctx, "committed %s@%.12s to %s", ids[i], info.commit,
                               vs_store_path(st));
@@ -877,8 +894,9 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
             vs_buf_printf(&text, "%s already has %s at %s: nothing to push.\n", s.remote, s.branch,
                           s.local_after[0] ? s.local_after : s.local_before);
         else
-            vs_buf_printf(&text, "Pushed %s to %s: the remote's %s is %s, read back after the "
-                                 "push and containing this side's tip%s.\n",
+            vs_buf_printf(&text,
+                          "Pushed %s to %s: the remote's %s is %s, read back after the "
+                          "push and containing this side's tip%s.\n",
                           s.branch, s.remote, s.branch, s.remote_after,
                           s.merged ? " (the remote's new commits were merged here first)" : "");
         vs_ctx_effect(ctx, "pushed %s to %s", s.branch, s.remote);
@@ -922,7 +940,8 @@ done:
 
 static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    static const char *const syntax = "records [PATH] | records push [REMOTE] | records pull [REMOTE]";
+    static const char *const syntax =
+        "records [PATH] | records push [REMOTE] | records pull [REMOTE]";
     const vs_arg *a = vs_line_positional(line, 0);
     vs_store *st = NULL;
     int rc;
@@ -931,8 +950,7 @@ static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (a && (!strcmp(a->value, "push") || !strcmp(a->value, "pull")) && !a->quoted) {
         if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
             return rc;
-        return records_sync(ctx, line, !strcmp(a->value, "push"),
-                            vs_line_positional(line, 1), err);
+        return records_sync(ctx, line, !strcmp(a->value, "push"), vs_line_positional(line, 1), err);
     }
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
@@ -993,7 +1011,8 @@ const vs_verb vs_verbs_records[] = {
      "omitted), newest first: commit id, committer time, message. limit=N shows the last N. "
      "The payload (kind \"history\") has full 40-hex commit ids.",
      history_keys, NULL},
-    {"show", verb_show, "show SHEET[@REV]", "print a recorded sheet (and open it if it is not open)",
+    {"show", verb_show, "show SHEET[@REV]",
+     "print a recorded sheet (and open it if it is not open)",
      "show SHEET[@REV] reads sheets/<SHEET>/sheet.json at REV and prints it. REV is ~N, N "
      "revisions back in that sheet's own history (the commits that changed sheets/<SHEET>/, as "
      "`history SHEET` lists them: SHEET@~0 is its latest revision, SHEET@~1 the one before, "
@@ -1004,7 +1023,8 @@ const vs_verb vs_verbs_records[] = {
      "its next commit detects concurrent changes. The payload (kind \"sheet\") is the whole "
      "sheet as stored, with \"revision\": {commit, blob, records}.",
      no_keys, NULL},
-    {"diff", verb_diff, "diff SHEET[@REV1] [REV2]", "the difference between two revisions of a sheet",
+    {"diff", verb_diff, "diff SHEET[@REV1] [REV2]",
+     "the difference between two revisions of a sheet",
      "diff SHEET@REV1 REV2 compares two revisions of a sheet: card fields, components (added, "
      "removed, changed, with bytes and the difference in bytes), placement, stages, "
      "measurements, offers, requirements, evidence, decision and invalidating conditions. "
@@ -1012,14 +1032,16 @@ const vs_verb vs_verbs_records[] = {
      "(diff SHEET@~1 ~0 is its last change), HEAD~N counts the branch's commits. When the two "
      "differ in more than one of model, format, length, concurrency, microbatch, placement, "
      "engine and the offers, a warning says so (compare one change at a time); `commit` warns "
-     "the same way against the sheet's last revision. Without REV2 the sheet open in this session (or else the tip) is compared with REV1; "
+     "the same way against the sheet's last revision. Without REV2 the sheet open in this session "
+     "(or else the tip) is compared with REV1; "
      "without @REV1 the tip is REV1. The payload has kind \"diff\" and a list of changes.",
      no_keys, NULL},
     {"reproduce", verb_reproduce,
      "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\"] [software=\"VERSIONS\"]",
      "start a new campaign's sheet from a recorded one, with lineage",
      "reproduce SHEET@REV as \"TITLE\" (REV as in `help show`: SHEET@~N for the sheet's own "
-     "revisions, SHEET@HEAD~N for the branch's) opens a new sheet titled TITLE carrying the card, weight "
+     "revisions, SHEET@HEAD~N for the branch's) opens a new sheet titled TITLE carrying the card, "
+     "weight "
      "files, components, placement, procedure (stages), offers, requirements, runs, "
      "measurements and invalidating conditions of SHEET at REV, with lineage {sheet, commit, "
      "title} naming the source. The decision is not carried: the new campaign decides anew. "

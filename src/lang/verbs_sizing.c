@@ -210,8 +210,8 @@ static int verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ------------------------------------------------------------------- model */
 
-static const char *const model_keys[] = {"revision", "params", "config", "pipeline", "variant",
-                                         NULL};
+static const char *const model_keys[] = {"revision", "params",  "config",
+                                         "pipeline", "variant", NULL};
 
 /* 1 when a variant name is a plain word (fp16, bf16, non_ema): it is spliced into file names. */
 static int plain_variant(const char *v)
@@ -387,8 +387,9 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             {
                 vs_units_grouped(g, sizeof g,
                                  (uint64_t)json_integer_value(json_object_get(x, "params")));
-                vs_buf_printf(&head, "%s %s %s", k ? "," : "; counted:",
-                              json_string_value(json_object_get(x, "part")), g);
+                vs_buf_printf(&head, "%s %s %s",
+                              k ? "," : "; counted:", json_string_value(json_object_get(x, "part")),
+                              g);
             }
         }
         vs_json_array_foreach(json_object_get(cfg_payload, "params_excluded"), k, x)
@@ -412,9 +413,8 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             vs_buf_printf(&head, "%s %s %s", k ? "," : "",
                           json_string_value(json_object_get(x, "name")), d);
         }
-        vs_json_array_foreach(json_object_get(pipe_payload, "notes"), k, x)
-            if (nn < 5)
-                notes[nn++] = json_string_value(x);
+        vs_json_array_foreach(json_object_get(pipe_payload, "notes"), k, x) if (nn < 5)
+            notes[nn++] = json_string_value(x);
     }
     if (json_is_object(json_object_get(vs_sheet_card(sheet), "arch"))) {
         vs_buf_puts(&head, "; architecture ");
@@ -427,7 +427,7 @@ static int verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto hf_done;
     }
     {
-        json_t *extra = cfg_payload ? json_pack("{s:o}", "config", cfg_payload)
+        json_t *extra = cfg_payload                 ? json_pack("{s:o}", "config", cfg_payload)
                         : hf_commit || pipe_payload ? json_object()
                                                     : NULL;
         if (extra && pipe_payload)
@@ -450,7 +450,7 @@ hf_done:
 
 /* -------------------------------------------------------------------- task */
 
-static const char *const task_words[] = {"inference", "finetune",       "lora",          "qlora",
+static const char *const task_words[] = {"inference", "finetune",       "lora",           "qlora",
                                          "pretrain",  "generate-image", "generate-video", NULL};
 
 #define TASK_MARK "listed by `task "
@@ -684,11 +684,12 @@ static int verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
-    if (sscanf(a->value, "%llu%*[xX]%llu%c", &w, &h, &tail) != 2 || !isdigit((unsigned char)a->value[0]) ||
-        w == 0 || h == 0 || w > 1048576 || h > 1048576)
-        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                               "expected `%s`: width and height in pixels, 1 to 1,048,576, not '%s'",
-                               syntax, a->value);
+    if (sscanf(a->value, "%llu%*[xX]%llu%c", &w, &h, &tail) != 2 ||
+        !isdigit((unsigned char)a->value[0]) || w == 0 || h == 0 || w > 1048576 || h > 1048576)
+        return vs_error_set_at(
+            err, VS_EVALUE, a->line, a->column,
+            "expected `%s`: width and height in pixels, 1 to 1,048,576, not '%s'", syntax,
+            a->value);
     if (w % 8 || h % 8)
         return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                "%llux%llu: diffusers pipelines need a width and height divisible "
@@ -723,7 +724,7 @@ static int verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (have_acc && (acc == 0 || acc > (uint64_t)INT64_MAX))
         return vs_arg_error(vs_line_pair(line, "accumulation"), err,
-                      vs_error_set(err, VS_EVALUE, "accumulation= must be at least 1"));
+                            vs_error_set(err, VS_EVALUE, "accumulation= must be at least 1"));
     if (!(sheet = sheet_of(ctx, err)))
         return VS_ENOMEM;
     if ((rc = card_set(sheet, "microbatch", json_integer((json_int_t)v), err)) < 0)
@@ -944,12 +945,13 @@ static int verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
 /* ---------------------------------------------------------------- estimate */
 
 static const char *const estimate_keys[] = {
-    "layers",    "kv_heads", "head_dim", "dtype",         "name",   "optimizer", "precision",
-    "trainable", "hidden",   "heads",    "checkpointing", "scheme", "group",     "double",
-    "bits",      "params",   "encoder_length", "component", "channels", "factor", "temporal",
-    "patch", "downsample", "text_tokens", "attention", "cfg", "live", "tile", "slicing", NULL};
-static const char *const estimate_words[] = {"kv",      "training", "activations", "quant",  "runtime",
-                                             "latents", "attention", "decode",     NULL};
+    "layers",    "kv_heads",  "head_dim", "dtype",  "name",           "optimizer",
+    "precision", "trainable", "hidden",   "heads",  "checkpointing",  "scheme",
+    "group",     "double",    "bits",     "params", "encoder_length", "component",
+    "channels",  "factor",    "temporal", "patch",  "downsample",     "text_tokens",
+    "attention", "cfg",       "live",     "tile",   "slicing",        NULL};
+static const char *const estimate_words[] = {
+    "kv", "training", "activations", "quant", "runtime", "latents", "attention", "decode", NULL};
 /* each estimator's keys come from its row of sheet/estimate.h */
 const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
                                       {"estimate", "training", vs_estimate_training_keys},
@@ -972,7 +974,7 @@ static int shape(const vs_line *line, const json_t *sheet, const char *key, cons
     if (present) {
         if (*out == 0)
             return vs_arg_error(vs_line_pair(line, key), err,
-                          vs_error_set(err, VS_EVALUE, "%s= must be at least 1", key));
+                                vs_error_set(err, VS_EVALUE, "%s= must be at least 1", key));
         return 1;
     }
     v = arch_key ? json_object_get(arch, arch_key) : NULL;
@@ -1146,9 +1148,9 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
     uniform = l.n == 1 && l.g[0].kind == VS_KV_FULL;
     bits = vs_dtype_bits(dtype);
     if (!bits) {
-        rc = vs_error_set_at(
-            err, VS_EVALUE, dt->line, dt->value_column,
-            "unknown cache dtype '%s'; expected %s (in any case)", dtype, vs_dtype_names());
+        rc = vs_error_set_at(err, VS_EVALUE, dt->line, dt->value_column,
+                             "unknown cache dtype '%s'; expected %s (in any case)", dtype,
+                             vs_dtype_names());
         goto done;
     }
     if (!vs_sheet_card_uint(sheet, "length", &len)) {
@@ -1176,8 +1178,7 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
     d.encoder_length = enc;
     d.bits = bits;
     d.tp = 1;
-    if (vs_placement_from_sheet(&pl, sheet, NULL) == 0 && pl.kind == VS_PLACE_TENSOR &&
-        pl.gpus > 1)
+    if (vs_placement_from_sheet(&pl, sheet, NULL) == 0 && pl.kind == VS_PLACE_TENSOR && pl.gpus > 1)
         d.tp = pl.gpus;
     if ((rc = vs_kv_layout_bytes(&per_gpu, &per_token, r, &l, &d, err)) < 0)
         goto done;
@@ -1196,12 +1197,11 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         if (l.n > 1)
             vs_buf_printf(&src, "%s: ", vs_kv_kind_name(l.g[i].kind));
         kv_group_formula(&src, &l.g[i], &r[i], &d, per, dtype);
-        json_array_append_new(groups,
-                              json_pack("{s:s, s:I, s:I, s:I, s:I}", "kind",
-                                        vs_kv_kind_name(l.g[i].kind), "layers",
-                                        (json_int_t)l.g[i].layers, "tokens",
-                                        (json_int_t)r[i].tokens, "kv_heads",
-                                        (json_int_t)r[i].kv_heads, "bytes", (json_int_t)r[i].bytes));
+        json_array_append_new(
+            groups,
+            json_pack("{s:s, s:I, s:I, s:I, s:I}", "kind", vs_kv_kind_name(l.g[i].kind), "layers",
+                      (json_int_t)l.g[i].layers, "tokens", (json_int_t)r[i].tokens, "kv_heads",
+                      (json_int_t)r[i].kv_heads, "bytes", (json_int_t)r[i].bytes));
     }
     if (!groups) {
         rc = oom(err);
@@ -1218,12 +1218,13 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         rc = oom(err);
         goto done;
     }
-    if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), "kv_cache", &skipped, sk,
-                             err)) < 0)
+    if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), "kv_cache", &skipped, sk, err)) <
+        0)
         goto done;
     if (uniform)
-        notes[nn++] = "keys and values of every layer for every token kept: GQA and MQA through "
-                      "kv_heads; the cache dtype, not the weights' format, sets the bytes per value";
+        notes[nn++] =
+            "keys and values of every layer for every token kept: GQA and MQA through "
+            "kv_heads; the cache dtype, not the weights' format, sets the bytes per value";
     else
         notes[nn++] = "each group of layers keeps what its attention needs: full layers every "
                       "token, sliding and chunked layers at most their window, a latent layer one "
@@ -1245,31 +1246,28 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         notes[nn++] = "shapes not given on the line come from the card's config.json architecture";
     if (skipped.len)
         notes[nn++] = vs_buf_str(&skipped);
-    inputs = json_pack("{s:o, s:o, s:o, s:s, s:i, s:I, s:I, s:o, s:I, s:O, s:I, s:O}", "layers",
-                       uniform ? json_integer((json_int_t)l.g[0].layers) : json_null(),
-                       "kv_heads",
-                       uniform ? json_integer((json_int_t)l.g[0].kv_heads) : json_null(),
-                       "head_dim",
-                       uniform ? json_integer((json_int_t)l.g[0].head_dim) : json_null(), "dtype",
-                       dtype, "bits", (int)bits, "length", (json_int_t)len, "concurrency",
-                       (json_int_t)conc, "encoder_length",
-                       cross ? json_integer((json_int_t)(enc ? enc : len)) : json_null(), "tp",
-                       (json_int_t)d.tp, "groups", groups, "bytes_per_token",
-                       (json_int_t)per_token, "skipped", sk);
+    inputs = json_pack(
+        "{s:o, s:o, s:o, s:s, s:i, s:I, s:I, s:o, s:I, s:O, s:I, s:O}", "layers",
+        uniform ? json_integer((json_int_t)l.g[0].layers) : json_null(), "kv_heads",
+        uniform ? json_integer((json_int_t)l.g[0].kv_heads) : json_null(), "head_dim",
+        uniform ? json_integer((json_int_t)l.g[0].head_dim) : json_null(), "dtype", dtype, "bits",
+        (int)bits, "length", (json_int_t)len, "concurrency", (json_int_t)conc, "encoder_length",
+        cross ? json_integer((json_int_t)(enc ? enc : len)) : json_null(), "tp", (json_int_t)d.tp,
+        "groups", groups, "bytes_per_token", (json_int_t)per_token, "skipped", sk);
     {
         const char *names[1] = {name};
         vs_buf head = VS_BUF_INIT;
-        json_t *extra =
-            json_array_size(sk)
-                ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes), (const char *)NULL)
-                : NULL;
+        json_t *extra = json_array_size(sk)
+                            ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes),
+                                                (const char *)NULL)
+                            : NULL;
         vs_buf_printf(&head, "estimate kv: %s", vs_buf_str(&src));
-        rc = vs_buf_failed(&head) ? oom(err)
-                                  : emit(ctx,
-                                         vs_render_components(sheet, "kv", names, 1,
-                                                              vs_buf_str(&head), notes, inputs,
-                                                              extra),
-                                         err);
+        rc = vs_buf_failed(&head)
+                 ? oom(err)
+                 : emit(ctx,
+                        vs_render_components(sheet, "kv", names, 1, vs_buf_str(&head), notes,
+                                             inputs, extra),
+                        err);
         vs_buf_free(&head);
     }
 done:
@@ -1577,7 +1575,7 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
         bits = vs_sheet_weight_bits(sheet) <= 8 ? vs_sheet_weight_bits(sheet) : 0;
     if (bits > 64) {
         rc = vs_arg_error(vs_line_pair(line, "bits"), err,
-                    vs_error_set(err, VS_EVALUE, "bits= must be 1 to 8"));
+                          vs_error_set(err, VS_EVALUE, "bits= must be 1 to 8"));
         goto done;
     }
     if ((rc = vs_quant_rule_get(&q, scheme, group, dbl, (unsigned)bits, 16, err)) < 0) {
@@ -1638,16 +1636,12 @@ done:
  * whose figure depends on the placement (or, later, the engine) lists
  * {"placement", NULL}; today's are per GPU before the placement, which the
  * envelope applies by class, so none reads it. */
-static const vs_derived_read kv_reads[] = {{"length", NULL},
-                                           {"concurrency", NULL},
-                                           {"arch", "layers,kv_heads,head_dim"},
-                                           {NULL, NULL}};
+static const vs_derived_read kv_reads[] = {
+    {"length", NULL}, {"concurrency", NULL}, {"arch", "layers,kv_heads,head_dim"}, {NULL, NULL}};
 static const vs_derived_read training_reads[] = {
     {"params", "trainable"}, {"task", NULL}, {NULL, NULL}};
-static const vs_derived_read act_reads[] = {{"length", NULL},
-                                            {"microbatch", NULL},
-                                            {"arch", "layers,hidden,heads"},
-                                            {NULL, NULL}};
+static const vs_derived_read act_reads[] = {
+    {"length", NULL}, {"microbatch", NULL}, {"arch", "layers,hidden,heads"}, {NULL, NULL}};
 static const vs_derived_read quant_reads[] = {
     {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
 
@@ -1655,18 +1649,16 @@ static const vs_derived_read quant_reads[] = {
 extern const vs_derived_read vs_runtime_reads[];
 int vs_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
 
-const vs_estimator vs_estimators[] = {{&vs_estimator_kv, estimate_kv, kv_reads},
-                                      {&vs_estimator_training, estimate_training, training_reads},
-                                      {&vs_estimator_activations, estimate_activations, act_reads},
-                                      {&vs_estimator_quant, estimate_quant, quant_reads},
-                                      {&vs_estimator_runtime, vs_estimate_runtime, vs_runtime_reads},
-                                      {&vs_estimator_latents, vs_estimate_latents_run,
-                                       vs_generate_reads},
-                                      {&vs_estimator_attention, vs_estimate_attention_run,
-                                       vs_generate_reads},
-                                      {&vs_estimator_decode, vs_estimate_decode_run,
-                                       vs_generate_reads},
-                                      {NULL, NULL, NULL}};
+const vs_estimator vs_estimators[] = {
+    {&vs_estimator_kv, estimate_kv, kv_reads},
+    {&vs_estimator_training, estimate_training, training_reads},
+    {&vs_estimator_activations, estimate_activations, act_reads},
+    {&vs_estimator_quant, estimate_quant, quant_reads},
+    {&vs_estimator_runtime, vs_estimate_runtime, vs_runtime_reads},
+    {&vs_estimator_latents, vs_estimate_latents_run, vs_generate_reads},
+    {&vs_estimator_attention, vs_estimate_attention_run, vs_generate_reads},
+    {&vs_estimator_decode, vs_estimate_decode_run, vs_generate_reads},
+    {NULL, NULL, NULL}};
 
 static int verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
@@ -1789,10 +1781,10 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 snprintf(offline, sizeof offline,
                          "offload=%s: weights on the GPU %s (%s); host memory for the weights %s",
                          vs_offload_name(p.offload), g1, env.offload_basis, g2);
-                offj = json_pack("{s:s, s:I, s:I, s:s}", "offload", vs_offload_name(p.offload),
-                                 "weights_gpu_bytes", (json_int_t)env.weights_gpu_bytes,
-                                 "host_bytes", (json_int_t)env.host_bytes, "basis",
-                                 env.offload_basis);
+                offj =
+                    json_pack("{s:s, s:I, s:I, s:s}", "offload", vs_offload_name(p.offload),
+                              "weights_gpu_bytes", (json_int_t)env.weights_gpu_bytes, "host_bytes",
+                              (json_int_t)env.host_bytes, "basis", env.offload_basis);
             } else {
                 snprintf(offline, sizeof offline,
                          "offload=%s: the weights are not known yet (`model NAME pipeline=DIR`)",
@@ -1815,8 +1807,8 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
                     continue;
                 else
                     used += (size_t)snprintf(
-                        kvline + used, sizeof kvline - used, "%s %s layers %llu of %llu%s", k ? ";" : "",
-                        vs_kv_kind_name(g->kind), (unsigned long long)h,
+                        kvline + used, sizeof kvline - used, "%s %s layers %llu of %llu%s",
+                        k ? ";" : "", vs_kv_kind_name(g->kind), (unsigned long long)h,
                         (unsigned long long)g->kv_heads,
                         g->kv_heads < p.gpus ? " (fewer KV heads than GPUs: replicated)" : "");
                 json_array_append_new(heads,
@@ -1826,17 +1818,15 @@ static int verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
             }
             lines[n++] = kvline;
         }
-        return emit(ctx,
-                    vs_render_lines(head, lines, n,
-                                    json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "kind",
-                                              "placement", "placement",
-                                              vs_placement_kind_name(p.kind), "gpus",
-                                              (json_int_t)p.gpus, "stage",
-                                              p.kind == VS_PLACE_ZERO ? json_integer(p.stage)
-                                                                      : json_null(),
-                                              "ways", ways, "kv_heads_per_gpu", heads, "offload",
-                                              offj ? offj : json_null())),
-                    err);
+        return emit(
+            ctx,
+            vs_render_lines(
+                head, lines, n,
+                json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "kind", "placement", "placement",
+                          vs_placement_kind_name(p.kind), "gpus", (json_int_t)p.gpus, "stage",
+                          p.kind == VS_PLACE_ZERO ? json_integer(p.stage) : json_null(), "ways",
+                          ways, "kv_heads_per_gpu", heads, "offload", offj ? offj : json_null())),
+            err);
     }
 }
 
@@ -2010,8 +2000,8 @@ static int verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
 /* ---------------------------------------------------------------- procedure */
 
 static const char *const stage_words[] = {"short", "usual", "limit", NULL};
-static const char *const stage_keys[] = {"length", "concurrency", "microbatch", "width",
-                                         "height", "frames",      "batch",      "note", NULL};
+static const char *const stage_keys[] = {"length", "concurrency", "microbatch", "width", "height",
+                                         "frames", "batch",       "note",       NULL};
 
 static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
@@ -2043,7 +2033,7 @@ static int verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
             return rc;
         if (have[i] && (v[i] == 0 || v[i] > (uint64_t)INT64_MAX))
             return vs_arg_error(vs_line_pair(line, dims[i]), err,
-                          vs_error_set(err, VS_EVALUE, "%s= must be at least 1", dims[i]));
+                                vs_error_set(err, VS_EVALUE, "%s= must be at least 1", dims[i]));
         if (limit) {
             /* The limit stage is the card's requirement, never a smaller run. */
             int on_card = vs_sheet_card_uint(sheet, dims[i], &card_v);
@@ -2169,10 +2159,9 @@ static int verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 err);
 }
 
-static const char *const oom_words[] = {"load",       "prefill",  "generate",
-                                        "forward",    "backward", "optimizer",
-                                        "validation", "export",   "denoise",
-                                        "decode",     NULL};
+static const char *const oom_words[] = {"load",     "prefill",   "generate",   "forward",
+                                        "backward", "optimizer", "validation", "export",
+                                        "denoise",  "decode",    NULL};
 static const char *const oom_keys[] = {"phase", "note", NULL};
 
 static int verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -2439,8 +2428,7 @@ const vs_verb vs_verbs_sizing[] = {
      "whose snapshot holds a model_index.json is read the same way. A missing component file is "
      "named in the error.",
      model_keys, NULL},
-    {"task", verb_task,
-     "task inference|finetune|lora|qlora|pretrain|generate-image|generate-video",
+    {"task", verb_task, "task inference|finetune|lora|qlora|pretrain|generate-image|generate-video",
      "inference or adaptation/training; training lists its components as unknown",
      "Sets the card's task. No hidden multiplier: `task inference` adds no component; finetune, "
      "lora, qlora and pretrain add the components still to document (gradients, optimizer_state, "
@@ -2457,7 +2445,8 @@ const vs_verb vs_verbs_sizing[] = {
      "int4/nf4/fp4 4, or bits=N. Weights only = params x bits / 8 bytes, rounded up. Quantised "
      "formats (8 bits or fewer) say that scales, metadata and layers kept in another format are "
      "not included, so the figure is not a guaranteed peak (Hugging Face Transformers "
-     "quantization docs, bitsandbytes: formats and limits); `estimate quant` and `weights from=PATH` document the rest. Changing "
+     "quantization docs, bitsandbytes: formats and limits); `estimate quant` and `weights "
+     "from=PATH` document the rest. Changing "
      "the format clears the weights read from files.",
      format_keys, format_words},
     {"length", verb_length, "length TOKENS", "the required tokens per sequence",
@@ -2487,7 +2476,8 @@ const vs_verb vs_verbs_sizing[] = {
      "(frames - 1) / 4 + 1 frames (Wan 2.1, HunyuanVideo; temporal= on the estimate line). Held "
      "fixed: a run with fewer frames does not validate the card.",
      NULL, NULL},
-    {"batch", verb_batch, "batch N", "images or videos generated together (image and video generation)",
+    {"batch", verb_batch, "batch N",
+     "images or videos generated together (image and video generation)",
      "Sets the card's batch: images (num_images_per_prompt x prompts) or videos generated at "
      "once. The latents, the denoiser's attention and the VAE decode scale with it (cfg=yes on "
      "`estimate attention` doubles it for classifier-free guidance). Held fixed like concurrency.",
@@ -2615,7 +2605,8 @@ const vs_verb vs_verbs_sizing[] = {
      "zero: the envelope is then its known part, and says so. A sum of independent maxima is a "
      "conservative envelope, not an observed peak.",
      NULL, NULL},
-    {"formats", verb_formats, "formats F1 F2 ... (names, GGUF types, llama.cpp file types or bits=N)",
+    {"formats", verb_formats,
+     "formats F1 F2 ... (names, GGUF types, llama.cpp file types or bits=N)",
      "one row per format, with the same reserve",
      "One row per format: weights = params x bits / 8 and the envelope per GPU with the same "
      "reserve, to show only the arithmetic effect of the format. Quantised rows are flagged: "

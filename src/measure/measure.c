@@ -136,8 +136,7 @@ static void on_oom(void *cb, const char *pattern)
     (void)pattern;
     if (!s->oom_noted) {
         s->oom_noted = 1;
-        vs_sampler_current_phase(s->sampler, s->res->overflow_phase,
-                                 sizeof s->res->overflow_phase);
+        vs_sampler_current_phase(s->sampler, s->res->overflow_phase, sizeof s->res->overflow_phase);
     }
 }
 
@@ -206,7 +205,8 @@ int vs_measure_run(const vs_measure_options *o, vs_measure_result *res, vs_error
         res->host[0] = '\0';
     res->host[sizeof res->host - 1] = '\0';
     if (o->dims && o->ndims)
-        merge_dims(s.running, &s.nrunning, o->dims, o->ndims > VS_PHASEFD_DIMS_MAX ? VS_PHASEFD_DIMS_MAX : o->ndims);
+        merge_dims(s.running, &s.nrunning, o->dims,
+                   o->ndims > VS_PHASEFD_DIMS_MAX ? VS_PHASEFD_DIMS_MAX : o->ndims);
 
     memset(&so, 0, sizeof so);
     so.interval_ms = o->interval_ms;
@@ -305,8 +305,8 @@ const char *vs_measure_triage(const char *p)
         return "Overflow while loading: look at the weights (their size in the format the real "
                "loader produces), the weight format, and transient allocations during loading (a "
                "full-precision copy before conversion, everything on one GPU before sharding).";
-    if (strstr(p, "prefill") || strstr(p, "generat") || strstr(p, "decode") ||
-        strstr(p, "infer") || strstr(p, "serve") || strstr(p, "sampl"))
+    if (strstr(p, "prefill") || strstr(p, "generat") || strstr(p, "decode") || strstr(p, "infer") ||
+        strstr(p, "serve") || strstr(p, "sampl"))
         return "Overflow during generation: look at the context length and the concurrency (the "
                "KV cache grows with both), and at the batch the server really forms.";
     if (strstr(p, "backward"))

@@ -22,22 +22,22 @@
 #define VS_MEASURE_COUNTERS_MAX 1024
 
 typedef struct vs_measure_live {
-    vs_sampler *sampler;         /* vs_sampler_view_get() for current and peak values */
+    vs_sampler *sampler; /* vs_sampler_view_get() for current and peak values */
     const vs_nvml_gpu *gpus;
     unsigned ngpus;
     int64_t elapsed_ms;
 } vs_measure_live;
 
 typedef struct vs_measure_options {
-    const char *command;         /* shell text; or NULL and argv */
+    const char *command; /* shell text; or NULL and argv */
     char *const *argv;
-    const char *phase;           /* the phase before any phase line; NULL: "run" */
-    const vs_phasefd_dim *dims;  /* executed dims declared by the person; may be NULL */
+    const char *phase;          /* the phase before any phase line; NULL: "run" */
+    const vs_phasefd_dim *dims; /* executed dims declared by the person; may be NULL */
     size_t ndims;
-    double timeout_s;            /* 0: none */
-    int interval_ms;             /* sampler; 0: 10 */
-    int grace_ms;                /* runner; 0: 2000 */
-    int tick_ms;                 /* on_tick period; 0: 250 */
+    double timeout_s; /* 0: none */
+    int interval_ms;  /* sampler; 0: 10 */
+    int grace_ms;     /* runner; 0: 2000 */
+    int tick_ms;      /* on_tick period; 0: 250 */
     const char *const *extra_env;
     void *cb;
     void (*on_output)(void *cb, int stream, const char *data, size_t len);
@@ -55,9 +55,9 @@ typedef struct vs_measure_options {
 typedef struct vs_measure_counter {
     char phase[VS_PHASEFD_NAME_MAX];
     char name[VS_PHASEFD_NAME_MAX];
-    int gpu;                     /* -1 when the command did not say */
-    uint64_t bytes;              /* the largest value reported in the phase */
-    int64_t at;                  /* wall ms of that report */
+    int gpu;        /* -1 when the command did not say */
+    uint64_t bytes; /* the largest value reported in the phase */
+    int64_t at;     /* wall ms of that report */
 } vs_measure_counter;
 
 typedef struct vs_measure_phase_dims {
@@ -69,19 +69,19 @@ typedef struct vs_measure_phase_dims {
 typedef struct vs_measure_result {
     vs_runner_result run;
     char overflow_phase[VS_PHASEFD_NAME_MAX]; /* "" when no out-of-memory message */
-    int64_t started_at;          /* wall ms since the epoch */
-    int interval_ms;             /* the sampler's */
+    int64_t started_at;                       /* wall ms since the epoch */
+    int interval_ms;                          /* the sampler's */
     char host[256];
     char driver[96], nvml_version[96], memory_api[16], process_api[32];
     vs_nvml_gpu *gpus;
     unsigned ngpus;
-    vs_sampler_view *view;       /* final peaks per phase and GPU */
+    vs_sampler_view *view; /* final peaks per phase and GPU */
     vs_measure_counter *counters;
     size_t ncounters;
     vs_measure_phase_dims *dims; /* one per phase of view, same order */
     size_t ndims;
     int bad_lines;
-    char first_bad_line[256];    /* "line: why" */
+    char first_bad_line[256]; /* "line: why" */
 } vs_measure_result;
 
 /* Runs one measurement. Returns 0 with *res filled (free it with

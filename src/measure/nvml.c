@@ -91,7 +91,10 @@ static const char *errstr(const vs_nvml *n, nvmlReturn_t r)
     return s ? s : "unknown NVML error";
 }
 
-static void *sym(void *lib, const char *name) { return dlsym(lib, name); }
+static void *sym(void *lib, const char *name)
+{
+    return dlsym(lib, name);
+}
 
 static void *sym2(void *lib, const char *a, const char *b)
 {
@@ -102,9 +105,9 @@ static void *sym2(void *lib, const char *a, const char *b)
 static void uuid_text(char *out, size_t outlen, const unsigned char *u)
 {
     snprintf(out, outlen,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-             u[14], u[15]);
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
 }
 
 int vs_nvml_index_of_uuid(const vs_nvml *n, const char *uuid)
@@ -128,7 +131,10 @@ int vs_nvml_index_of_uuid(const vs_nvml *n, const char *uuid)
  * int64). NVML answers 2^64 - 1 (NVML_VALUE_NOT_AVAILABLE_ULL) for what it does
  * not know, and a broken driver may answer anything: such a value is unknown,
  * never wrapped to a negative number. */
-static int in_range(uint64_t v) { return v <= (uint64_t)INT64_MAX; }
+static int in_range(uint64_t v)
+{
+    return v <= (uint64_t)INT64_MAX;
+}
 
 /* CUDA's own total per GPU, matched to NVML's GPUs by UUID. cuInit creates no
  * context and takes no device memory; the library stays loaded because
@@ -232,8 +238,8 @@ int vs_nvml_open(vs_nvml **out, vs_error *err)
     n->f.init = (fn_void)sym2(n->lib, "nvmlInit_v2", "nvmlInit");
     n->f.shutdown = (fn_void)sym(n->lib, "nvmlShutdown");
     n->f.count = (fn_count)sym2(n->lib, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
-    n->f.handle = (fn_handle)sym2(n->lib, "nvmlDeviceGetHandleByIndex_v2",
-                                  "nvmlDeviceGetHandleByIndex");
+    n->f.handle =
+        (fn_handle)sym2(n->lib, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
     n->f.name = (fn_dev_str)sym(n->lib, "nvmlDeviceGetName");
     n->f.uuid = (fn_dev_str)sym(n->lib, "nvmlDeviceGetUUID");
     n->f.driver = (fn_sys_str)sym(n->lib, "nvmlSystemGetDriverVersion");
@@ -290,10 +296,12 @@ int vs_nvml_open(vs_nvml **out, vs_error *err)
             goto done;
         }
         n->gpus[i].index = i;
-        if (!n->f.name || n->f.name(n->handles[i], n->gpus[i].name, VS_NVML_NAME_MAX) != NVML_SUCCESS)
+        if (!n->f.name ||
+            n->f.name(n->handles[i], n->gpus[i].name, VS_NVML_NAME_MAX) != NVML_SUCCESS)
             snprintf(n->gpus[i].name, VS_NVML_NAME_MAX, "GPU %u", i);
         n->gpus[i].name[VS_NVML_NAME_MAX - 1] = '\0';
-        if (!n->f.uuid || n->f.uuid(n->handles[i], n->gpus[i].uuid, VS_NVML_NAME_MAX) != NVML_SUCCESS)
+        if (!n->f.uuid ||
+            n->f.uuid(n->handles[i], n->gpus[i].uuid, VS_NVML_NAME_MAX) != NVML_SUCCESS)
             n->gpus[i].uuid[0] = '\0';
         n->gpus[i].uuid[VS_NVML_NAME_MAX - 1] = '\0';
     }
@@ -324,7 +332,10 @@ int vs_nvml_open(vs_nvml **out, vs_error *err)
         }
     }
     snprintf(n->proc_api, sizeof n->proc_api, "%s",
-             n->proc_version < 0 ? "none" : n->proc_version == 0 ? "v3" : n->proc_version == 1 ? "v2" : "v1");
+             n->proc_version < 0    ? "none"
+             : n->proc_version == 0 ? "v3"
+             : n->proc_version == 1 ? "v2"
+                                    : "v1");
     cuda_totals(n);
     *out = n;
     n = NULL;
@@ -350,18 +361,36 @@ void vs_nvml_free(vs_nvml *n)
     free(n);
 }
 
-unsigned vs_nvml_count(const vs_nvml *n) { return n->ngpus; }
+unsigned vs_nvml_count(const vs_nvml *n)
+{
+    return n->ngpus;
+}
 
 const vs_nvml_gpu *vs_nvml_gpu_at(const vs_nvml *n, unsigned i)
 {
     return i < n->ngpus ? &n->gpus[i] : NULL;
 }
 
-const char *vs_nvml_driver_version(const vs_nvml *n) { return n->driver; }
-const char *vs_nvml_version(const vs_nvml *n) { return n->nvml_version; }
-const char *vs_nvml_library(const vs_nvml *n) { return n->path; }
-const char *vs_nvml_memory_api(const vs_nvml *n) { return n->mem_api; }
-const char *vs_nvml_process_api(const vs_nvml *n) { return n->proc_api; }
+const char *vs_nvml_driver_version(const vs_nvml *n)
+{
+    return n->driver;
+}
+const char *vs_nvml_version(const vs_nvml *n)
+{
+    return n->nvml_version;
+}
+const char *vs_nvml_library(const vs_nvml *n)
+{
+    return n->path;
+}
+const char *vs_nvml_memory_api(const vs_nvml *n)
+{
+    return n->mem_api;
+}
+const char *vs_nvml_process_api(const vs_nvml *n)
+{
+    return n->proc_api;
+}
 
 int vs_nvml_memory(vs_nvml *n, unsigned i, uint64_t *used, uint64_t *total, vs_error *err)
 {
@@ -477,7 +506,9 @@ int vs_nvml_processes(vs_nvml *n, unsigned i, const vs_nvml_proc **procs, size_t
         if (c > 0 && n->proc_stride == 0) {
             n->proc_stride = probe_stride(n->proc_raw, c, n->proc_version == 2 ? 16 : 24);
             snprintf(n->proc_api, sizeof n->proc_api, "%s/%u",
-                     n->proc_version == 0 ? "v3" : n->proc_version == 1 ? "v2" : "v1",
+                     n->proc_version == 0   ? "v3"
+                     : n->proc_version == 1 ? "v2"
+                                            : "v1",
                      (unsigned)n->proc_stride);
         }
         stride = n->proc_stride ? n->proc_stride : 24;

@@ -24,18 +24,18 @@
 typedef struct vs_nvml vs_nvml;
 
 typedef struct vs_nvml_gpu {
-    unsigned index;                 /* NVML's index */
-    char name[VS_NVML_NAME_MAX];    /* "NVIDIA H200" */
-    char uuid[VS_NVML_NAME_MAX];    /* "GPU-xxxxxxxx-..." or "" */
+    unsigned index;              /* NVML's index */
+    char name[VS_NVML_NAME_MAX]; /* "NVIDIA H200" */
+    char uuid[VS_NVML_NAME_MAX]; /* "GPU-xxxxxxxx-..." or "" */
     /* Every byte count this module hands out is below 2^63 (a record's integer):
      * a larger answer is unknown (0 for a total, UINT64_MAX for a process). */
-    uint64_t total_bytes;           /* NVML's total (basis "nvml"); 0 when unknown */
-    uint64_t cuda_total_bytes;      /* CUDA's total (basis "cuda"); 0 when unknown */
+    uint64_t total_bytes;      /* NVML's total (basis "nvml"); 0 when unknown */
+    uint64_t cuda_total_bytes; /* CUDA's total (basis "cuda"); 0 when unknown */
 } vs_nvml_gpu;
 
 typedef struct vs_nvml_proc {
-    unsigned pid;                   /* as the driver sees it (host PID namespace) */
-    uint64_t used_bytes;            /* UINT64_MAX when the driver does not say */
+    unsigned pid;        /* as the driver sees it (host PID namespace) */
+    uint64_t used_bytes; /* UINT64_MAX when the driver does not say */
 } vs_nvml_proc;
 
 /* Loads NVML, initialises it, and reads the driver and NVML versions and every
@@ -47,9 +47,9 @@ void vs_nvml_free(vs_nvml *n);
 
 unsigned vs_nvml_count(const vs_nvml *n);
 const vs_nvml_gpu *vs_nvml_gpu_at(const vs_nvml *n, unsigned i); /* borrowed; NULL past the end */
-const char *vs_nvml_driver_version(const vs_nvml *n); /* "" when unknown */
-const char *vs_nvml_version(const vs_nvml *n);        /* NVML's own version, "" when unknown */
-const char *vs_nvml_library(const vs_nvml *n);        /* the file that was loaded */
+const char *vs_nvml_driver_version(const vs_nvml *n);            /* "" when unknown */
+const char *vs_nvml_version(const vs_nvml *n); /* NVML's own version, "" when unknown */
+const char *vs_nvml_library(const vs_nvml *n); /* the file that was loaded */
 /* Which memory struct answered ("v2" or "v1") and which process query
  * ("v3", "v2", "v1" or "none"), with the entry size probed ("v3/32"). */
 const char *vs_nvml_memory_api(const vs_nvml *n);

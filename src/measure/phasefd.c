@@ -6,8 +6,8 @@
 
 static int name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == ':' || c == '/' || c == '+' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == ':' || c == '/' || c == '+' || c == '-';
 }
 
 static int check_name(const char *s, size_t n)
@@ -21,7 +21,10 @@ static int check_name(const char *s, size_t n)
     return 1;
 }
 
-int vs_phasefd_name_valid(const char *s) { return s && check_name(s, strlen(s)); }
+int vs_phasefd_name_valid(const char *s)
+{
+    return s && check_name(s, strlen(s));
+}
 
 typedef struct token {
     const char *s;
@@ -144,8 +147,7 @@ int vs_phasefd_parse(vs_phasefd_event *ev, const char *line, size_t len, vs_erro
             if (ev->ndims == VS_PHASEFD_DIMS_MAX)
                 return vs_error_set_at(err, VS_EVALUE, 1, (int)tok[k].col,
                                        "at most %d dims on one line", VS_PHASEFD_DIMS_MAX);
-            if (!split_pair(&tok[k], &v, &vlen, &klen) || klen == 0 ||
-                klen >= VS_PHASEFD_NAME_MAX)
+            if (!split_pair(&tok[k], &v, &vlen, &klen) || klen == 0 || klen >= VS_PHASEFD_NAME_MAX)
                 return vs_error_set_at(err, VS_ESYNTAX, 1, (int)tok[k].col,
                                        "expected KEY=N (for example length=4096)");
             for (j = 0; j < klen; j++) {
@@ -174,9 +176,10 @@ int vs_phasefd_parse(vs_phasefd_event *ev, const char *line, size_t len, vs_erro
             return vs_error_set_at(err, VS_ESYNTAX, 1, (int)tok[0].col,
                                    "expected `counter NAME BYTES [gpu=I] [uuid=GPU-...]`");
         if (!check_name(tok[1].s, tok[1].n))
-            return vs_error_set_at(err, VS_EVALUE, 1, (int)tok[1].col,
-                                   "counter name must be 1-%d characters of A-Z a-z 0-9 _ . : / + -",
-                                   VS_PHASEFD_NAME_MAX - 1);
+            return vs_error_set_at(
+                err, VS_EVALUE, 1, (int)tok[1].col,
+                "counter name must be 1-%d characters of A-Z a-z 0-9 _ . : / + -",
+                VS_PHASEFD_NAME_MAX - 1);
         ev->kind = VS_PHASEFD_COUNTER;
         memcpy(ev->name, tok[1].s, tok[1].n);
         ev->name[tok[1].n] = '\0';

@@ -23,7 +23,7 @@
 #define VS_PHASEFD_LINE_MAX 1024 /* longer lines are refused */
 
 typedef enum {
-    VS_PHASEFD_NONE,    /* blank line or comment */
+    VS_PHASEFD_NONE, /* blank line or comment */
     VS_PHASEFD_PHASE,
     VS_PHASEFD_DIMS,
     VS_PHASEFD_COUNTER
@@ -36,9 +36,9 @@ typedef struct vs_phasefd_dim {
 
 typedef struct vs_phasefd_event {
     vs_phasefd_kind kind;
-    char name[VS_PHASEFD_NAME_MAX];   /* phase or counter name */
-    uint64_t bytes;                   /* counter */
-    int gpu;                          /* counter's gpu=, -1 when not given */
+    char name[VS_PHASEFD_NAME_MAX];     /* phase or counter name */
+    uint64_t bytes;                     /* counter */
+    int gpu;                            /* counter's gpu=, -1 when not given */
     char uuid[VS_PHASEFD_NAME_MAX * 2]; /* counter's uuid=, "" when not given */
     vs_phasefd_dim dims[VS_PHASEFD_DIMS_MAX];
     size_t ndims;

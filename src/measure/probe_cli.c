@@ -75,7 +75,10 @@ static int env_int(const char *a, const char *b)
     return (*end || n < 0 || n > 1000000) ? -1 : (int)n;
 }
 
-static json_t *int_or_null(int v) { return v >= 0 ? json_integer(v) : json_null(); }
+static json_t *int_or_null(int v)
+{
+    return v >= 0 ? json_integer(v) : json_null();
+}
 
 /* One JSON line in one write, so that lines of ranks sharing a file stay whole. */
 static void put_line(probe *p, json_t *j)
@@ -120,10 +123,11 @@ static json_t *iso_json(int64_t ms)
 static void on_sample(void *cb, int64_t wall_ms, const char *phase, unsigned gpu, uint64_t used,
                       uint64_t process)
 {
-    put_line(cb, json_pack("{s:s, s:I, s:s, s:i, s:I, s:o}", "type", "sample", "t_ms",
-                           (json_int_t)wall_ms, "phase", phase, "gpu", (int)gpu, "used_bytes",
-                           (json_int_t)used, "process_bytes",
-                           process == UINT64_MAX ? json_null() : json_integer((json_int_t)process)));
+    put_line(cb,
+             json_pack("{s:s, s:I, s:s, s:i, s:I, s:o}", "type", "sample", "t_ms",
+                       (json_int_t)wall_ms, "phase", phase, "gpu", (int)gpu, "used_bytes",
+                       (json_int_t)used, "process_bytes",
+                       process == UINT64_MAX ? json_null() : json_integer((json_int_t)process)));
 }
 
 static void write_all(int fd, const char *d, size_t n)
@@ -171,11 +175,11 @@ static void peak_line(probe *p, const char *phase, int gpu, const char *gpu_name
                       const char *counter, const char *scope, uint64_t bytes, json_t *dims,
                       int64_t at)
 {
-    put_line(p, json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:I, s:o, s:o}", "type", "peak",
-                          "phase", phase, "gpu", gpu >= 0 ? json_integer(gpu) : json_null(),
-                          "gpu_name", gpu_name ? json_string(gpu_name) : json_null(), "counter",
-                          counter, "scope", scope, "peak_bytes", (json_int_t)bytes, "dims", dims,
-                          "time", iso_json(at)));
+    put_line(p,
+             json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:I, s:o, s:o}", "type", "peak", "phase",
+                       phase, "gpu", gpu >= 0 ? json_integer(gpu) : json_null(), "gpu_name",
+                       gpu_name ? json_string(gpu_name) : json_null(), "counter", counter, "scope",
+                       scope, "peak_bytes", (json_int_t)bytes, "dims", dims, "time", iso_json(at)));
 }
 
 /* The command as text: words quoted for a shell where they need it. */
@@ -262,7 +266,8 @@ int vs_probe_main(int argc, char **argv)
         } else if (!strcmp(a, "--phase")) {
             phase = argv[++i];
             if (!vs_phasefd_name_valid(phase)) {
-                fprintf(stderr, "vramsheet probe: --phase: 1-63 characters of A-Z a-z 0-9 _ . : / + -\n");
+                fprintf(stderr,
+                        "vramsheet probe: --phase: 1-63 characters of A-Z a-z 0-9 _ . : / + -\n");
                 return 2;
             }
         } else if (!strcmp(a, "--interval")) {
@@ -344,20 +349,19 @@ int vs_probe_main(int argc, char **argv)
         size_t k, c;
         for (g = 0; gpus && g < r.ngpus; g++)
             json_array_append_new(
-                gpus, json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name",
-                                r.gpus[g].name, "uuid", r.gpus[g].uuid, "total_bytes",
-                                (json_int_t)r.gpus[g].total_bytes, "total_basis", "nvml",
-                                "cuda_total_bytes",
-                                r.gpus[g].cuda_total_bytes
-                                    ? json_integer((json_int_t)r.gpus[g].cuda_total_bytes)
-                                    : json_null()));
-        put_line(&p, json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:i, s:o, s:s}", "type",
-                               "run", "command", vs_buf_str(&cmd), "started",
-                               iso_json(r.started_at), "driver", r.driver, "nvml",
-                               r.nvml_version, "memory_api", r.memory_api, "process_api",
-                               r.process_api, "interval_ms", r.interval_ms, "gpus", gpus,
-                               "process_memory",
-                               !r.view->process_available ? "not reported by the driver"
+                gpus,
+                json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name", r.gpus[g].name,
+                          "uuid", r.gpus[g].uuid, "total_bytes", (json_int_t)r.gpus[g].total_bytes,
+                          "total_basis", "nvml", "cuda_total_bytes",
+                          r.gpus[g].cuda_total_bytes
+                              ? json_integer((json_int_t)r.gpus[g].cuda_total_bytes)
+                              : json_null()));
+        put_line(&p, json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:i, s:o, s:s}", "type", "run",
+                               "command", vs_buf_str(&cmd), "started", iso_json(r.started_at),
+                               "driver", r.driver, "nvml", r.nvml_version, "memory_api",
+                               r.memory_api, "process_api", r.process_api, "interval_ms",
+                               r.interval_ms, "gpus", gpus, "process_memory",
+                               !r.view->process_available   ? "not reported by the driver"
                                : r.view->process_attributed ? "attributed"
                                                             : "unattributed"));
         for (k = 0; k < r.view->nphases; k++) {
@@ -369,9 +373,8 @@ int vs_probe_main(int argc, char **argv)
                 peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_DEVICE, "device",
                           cell->device_peak, dims_of(&r, ph->name), cell->device_peak_at);
                 if (r.view->process_attributed && cell->process_peak_at)
-                    peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_PROCESS,
-                              "process", cell->process_peak, dims_of(&r, ph->name),
-                              cell->process_peak_at);
+                    peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_PROCESS, "process",
+                              cell->process_peak, dims_of(&r, ph->name), cell->process_peak_at);
             }
             for (c = 0; c < r.ncounters; c++) {
                 const vs_measure_counter *ct = &r.counters[c];
@@ -383,8 +386,8 @@ int vs_probe_main(int argc, char **argv)
             }
         }
         put_line(&p, json_pack("{s:s, s:i, s:i, s:o, s:o, s:I, s:b, s:b, s:i, s:I, s:I}", "type",
-                               "end", "exit_status", r.run.exit_status, "signal",
-                               r.run.term_signal, "overflow_phase",
+                               "end", "exit_status", r.run.exit_status, "signal", r.run.term_signal,
+                               "overflow_phase",
                                r.overflow_phase[0] ? json_string(r.overflow_phase) : json_null(),
                                "oom_pattern",
                                r.run.oom_pattern[0] ? json_string(r.run.oom_pattern) : json_null(),

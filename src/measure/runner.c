@@ -122,8 +122,7 @@ int vs_runner_group_count(pid_t pgid)
         long pid = strtol(e->d_name, &end, 10);
         if (*end || pid <= 0)
             continue;
-        if (proc_stat((pid_t)pid, &st, &ppid, &pgrp) == 0 && pgrp == pgid && st != 'Z' &&
-            st != 'X')
+        if (proc_stat((pid_t)pid, &st, &ppid, &pgrp) == 0 && pgrp == pgid && st != 'Z' && st != 'X')
             count++;
     }
     closedir(d);
@@ -367,7 +366,7 @@ typedef struct stream_state {
     int which; /* 1 stdout, 2 stderr, 3 phase */
     char tail[OOM_TAIL];
     size_t tail_len;
-    char *line;      /* phase pipe: the line being read */
+    char *line; /* phase pipe: the line being read */
     size_t line_len;
     int line_overlong;
 } stream_state;
@@ -705,8 +704,7 @@ int vs_runner_run(const vs_runner_options *o, vs_runner_result *res, vs_error *e
     res->elapsed_ms = vs_clock_mono_ms() - start;
     if (o->command && (res->exit_status == 127 || res->exit_status == 126) && !res->term_signal &&
         res->phase_lines == 0 && !res->interrupted && !res->timed_out)
-        rc = vs_error_set(err, VS_EMEASURE,
-                          "the command could not start: /bin/sh answered %d (%s)",
+        rc = vs_error_set(err, VS_EMEASURE, "the command could not start: /bin/sh answered %d (%s)",
                           res->exit_status,
                           res->exit_status == 127 ? "command not found" : "not executable");
 done:

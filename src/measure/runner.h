@@ -27,13 +27,13 @@
 #define VS_RUNNER_PHASE_FD 3
 
 typedef struct vs_runner_options {
-    const char *command;             /* shell text for /bin/sh -c; or NULL and argv */
-    char *const *argv;               /* run directly (PATH searched) when command is NULL */
-    const char *const *extra_env;    /* "KEY=VALUE" entries added, NULL-terminated; may be NULL */
-    double timeout_s;                /* 0: no timeout */
-    int grace_ms;                    /* polite signal -> SIGKILL; 0: 2000 */
-    int tick_ms;                     /* on_tick period; 0: 250 */
-    void *cb;                        /* passed to every callback */
+    const char *command;          /* shell text for /bin/sh -c; or NULL and argv */
+    char *const *argv;            /* run directly (PATH searched) when command is NULL */
+    const char *const *extra_env; /* "KEY=VALUE" entries added, NULL-terminated; may be NULL */
+    double timeout_s;             /* 0: no timeout */
+    int grace_ms;                 /* polite signal -> SIGKILL; 0: 2000 */
+    int tick_ms;                  /* on_tick period; 0: 250 */
+    void *cb;                     /* passed to every callback */
     /* stream 1 = stdout, 2 = stderr; raw bytes as read (not NUL-terminated). */
     void (*on_output)(void *cb, int stream, const char *data, size_t len);
     /* One line from the phase pipe, without its newline (NUL-terminated). */
@@ -46,15 +46,15 @@ typedef struct vs_runner_options {
 } vs_runner_options;
 
 typedef struct vs_runner_result {
-    pid_t pid;              /* = the process group id */
-    int exit_status;        /* exit code, or 128 + signal as a shell reports it */
-    int term_signal;        /* the signal that ended it, 0 when it exited */
+    pid_t pid;       /* = the process group id */
+    int exit_status; /* exit code, or 128 + signal as a shell reports it */
+    int term_signal; /* the signal that ended it, 0 when it exited */
     int timed_out;
     int interrupted;
-    int oom;                /* an out-of-memory message was seen */
+    int oom; /* an out-of-memory message was seen */
     char oom_pattern[64];
-    int leftovers;          /* processes still in the group after the command exited (ended) */
-    int phase_lines;        /* lines read from the phase pipe */
+    int leftovers;   /* processes still in the group after the command exited (ended) */
+    int phase_lines; /* lines read from the phase pipe */
     int64_t elapsed_ms;
 } vs_runner_result;
 

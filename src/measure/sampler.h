@@ -24,8 +24,8 @@
 typedef struct vs_sampler vs_sampler;
 
 typedef struct vs_sampler_options {
-    int interval_ms;      /* 0: 10 */
-    int process_every;    /* list processes every Nth sample; 0: 1 */
+    int interval_ms;   /* 0: 10 */
+    int process_every; /* list processes every Nth sample; 0: 1 */
     /* Called on the sampler thread after each sample of each GPU (for the
      * probe's per-sample lines); may be NULL. process_bytes is UINT64_MAX when
      * unavailable. */
@@ -35,35 +35,35 @@ typedef struct vs_sampler_options {
 } vs_sampler_options;
 
 typedef struct vs_sampler_cell {
-    uint64_t device_peak;        /* bytes */
-    int64_t device_peak_at;      /* wall clock, ms since the epoch; 0 = no sample */
+    uint64_t device_peak;   /* bytes */
+    int64_t device_peak_at; /* wall clock, ms since the epoch; 0 = no sample */
     uint64_t process_peak;
-    int64_t process_peak_at;     /* 0 = no process sample */
+    int64_t process_peak_at; /* 0 = no process sample */
     uint64_t samples;
 } vs_sampler_cell;
 
 typedef struct vs_sampler_phase {
     char name[64];
-    vs_sampler_cell *gpus;       /* ngpus cells */
+    vs_sampler_cell *gpus; /* ngpus cells */
 } vs_sampler_phase;
 
 /* A copy of the sampler's state, for the gauge and for the results. */
 typedef struct vs_sampler_view {
     unsigned ngpus;
     size_t nphases;
-    vs_sampler_phase *phases;    /* in the order first seen */
-    size_t current;              /* index of the current phase */
-    uint64_t *device_now;        /* last sample per GPU */
-    uint64_t *device_start;      /* first sample per GPU (before the command started) */
+    vs_sampler_phase *phases; /* in the order first seen */
+    size_t current;           /* index of the current phase */
+    uint64_t *device_now;     /* last sample per GPU */
+    uint64_t *device_start;   /* first sample per GPU (before the command started) */
     uint64_t *process_now;
-    int process_available;       /* the driver listed processes at least once */
-    int process_attributed;      /* some listed process belonged to the command's tree */
-    unsigned foreign_pids;       /* listed processes not in the tree (last sample) */
-    uint64_t samples;            /* sampling rounds */
-    uint64_t errors;             /* failed reads (the last one in last_error) */
+    int process_available;  /* the driver listed processes at least once */
+    int process_attributed; /* some listed process belonged to the command's tree */
+    unsigned foreign_pids;  /* listed processes not in the tree (last sample) */
+    uint64_t samples;       /* sampling rounds */
+    uint64_t errors;        /* failed reads (the last one in last_error) */
     char last_error[256];
-    int64_t cpu_ns;              /* CPU time of the sampler thread so far */
-    int64_t max_gap_ms;          /* the longest interval between two rounds */
+    int64_t cpu_ns;     /* CPU time of the sampler thread so far */
+    int64_t max_gap_ms; /* the longest interval between two rounds */
 } vs_sampler_view;
 
 /* first_phase names the phase before any phase line ("run" when NULL). */

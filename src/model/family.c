@@ -9,13 +9,13 @@
 /* The families, in the order help lists them. A new family: one file under
  * model/families/ and one row here. */
 static const vs_family *const families[] = {
-    &vs_family_llama,      &vs_family_mistral,   &vs_family_mixtral,     &vs_family_qwen2,
-    &vs_family_qwen2_moe,  &vs_family_qwen3,     &vs_family_qwen3_moe,   &vs_family_gemma,
-    &vs_family_gemma2,     &vs_family_gemma3_text, &vs_family_gemma3,    &vs_family_phi3,
-    &vs_family_gpt2,       &vs_family_gpt_bigcode, &vs_family_gpt_neox,  &vs_family_falcon,
-    &vs_family_bloom,      &vs_family_deepseek_v2, &vs_family_deepseek_v3, &vs_family_gpt_oss,
-    &vs_family_olmo2,      &vs_family_starcoder2, &vs_family_t5,         &vs_family_bert,
-    &vs_family_llava,      &vs_family_mllama,
+    &vs_family_llama,     &vs_family_mistral,     &vs_family_mixtral,     &vs_family_qwen2,
+    &vs_family_qwen2_moe, &vs_family_qwen3,       &vs_family_qwen3_moe,   &vs_family_gemma,
+    &vs_family_gemma2,    &vs_family_gemma3_text, &vs_family_gemma3,      &vs_family_phi3,
+    &vs_family_gpt2,      &vs_family_gpt_bigcode, &vs_family_gpt_neox,    &vs_family_falcon,
+    &vs_family_bloom,     &vs_family_deepseek_v2, &vs_family_deepseek_v3, &vs_family_gpt_oss,
+    &vs_family_olmo2,     &vs_family_starcoder2,  &vs_family_t5,          &vs_family_bert,
+    &vs_family_llava,     &vs_family_mllama,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])
@@ -175,16 +175,36 @@ int vs_family_tensors(const vs_arch *a, vs_tensor_cb cb, void *ud)
 static int too_big(const vs_arch *a)
 {
     const uint64_t lim = (uint64_t)1 << 30;
-    const uint64_t d[] = {a->layers,         a->hidden,           a->heads,
-                          a->kv_heads,       a->head_dim,         a->head_dim_v,
-                          a->intermediate,   a->vocab,            a->positions,
-                          a->experts,        a->moe_intermediate, a->shared_intermediate,
-                          a->q_lora_rank,    a->kv_lora_rank,     a->rope_dim,
-                          a->nope_dim,       a->mtp_layers,       a->encoder_layers,
-                          a->type_vocab,     a->num_buckets,      a->vision.layers,
-                          a->vision.hidden,  a->vision.intermediate, a->vision.image_size,
-                          a->vision.global_layers, a->vision.max_tiles, a->vision.output_dim,
-                          a->vision.channels, a->vision.patch, a->shared_experts};
+    const uint64_t d[] = {a->layers,
+                          a->hidden,
+                          a->heads,
+                          a->kv_heads,
+                          a->head_dim,
+                          a->head_dim_v,
+                          a->intermediate,
+                          a->vocab,
+                          a->positions,
+                          a->experts,
+                          a->moe_intermediate,
+                          a->shared_intermediate,
+                          a->q_lora_rank,
+                          a->kv_lora_rank,
+                          a->rope_dim,
+                          a->nope_dim,
+                          a->mtp_layers,
+                          a->encoder_layers,
+                          a->type_vocab,
+                          a->num_buckets,
+                          a->vision.layers,
+                          a->vision.hidden,
+                          a->vision.intermediate,
+                          a->vision.image_size,
+                          a->vision.global_layers,
+                          a->vision.max_tiles,
+                          a->vision.output_dim,
+                          a->vision.channels,
+                          a->vision.patch,
+                          a->shared_experts};
     size_t i;
     for (i = 0; i < sizeof d / sizeof d[0]; i++)
         if (d[i] > lim)
@@ -220,7 +240,8 @@ int vs_arch_from_json(vs_arch *out, const json_t *root, vs_error *err)
                             "give the count yourself with params=",
                             shown, vs_family_names());
     a.fam = f;
-    snprintf(a.model_type, sizeof a.model_type, "%s", json_is_string(mt) ? json_string_value(mt) : "");
+    snprintf(a.model_type, sizeof a.model_type, "%s",
+             json_is_string(mt) ? json_string_value(mt) : "");
     snprintf(a.family, sizeof a.family, "%s", f->name);
     snprintf(a.rule, sizeof a.rule, "%s rule", f->name);
     if ((rc = f->parse(&a, root, err)))

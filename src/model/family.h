@@ -87,7 +87,7 @@ typedef struct vs_arch {
     unsigned flags; /* family options (biases, norms), private to the family file */
     unsigned char layer_kind[VS_ARCH_LAYERS_MAX];  /* VS_LAYER_* of each layer */
     unsigned char layer_dense[VS_ARCH_LAYERS_MAX]; /* MoE model: 1 where the MLP is dense */
-    const vs_family *text_fam; /* multimodal: the language model's family */
+    const vs_family *text_fam;                     /* multimodal: the language model's family */
     int has_vision;
     vs_arch_vision vision;
     uint64_t text_hidden; /* multimodal: the language model's hidden size */

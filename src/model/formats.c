@@ -110,9 +110,9 @@ static int gguf_file_list(const json_t *sheet, vs_llq_tensor **out, size_t *n, v
     return 0;
 }
 
-int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t params,
-                             unsigned *bits, char *bits_text, size_t nbt, char *basis, size_t nb,
-                             uint64_t *bytes, vs_error *err)
+int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t params, unsigned *bits,
+                             char *bits_text, size_t nbt, char *basis, size_t nb, uint64_t *bytes,
+                             vs_error *err)
 {
     const json_t *arch = json_object_get(json_object_get(sheet, "card"), "arch");
     int ft = vs_gguf_ftype_parse(name);
@@ -166,8 +166,8 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
             m.n_expert = (unsigned)arch_u(arch, "experts");
             m.falcon = fam && !strcmp(fam, "falcon");
             /* llama-model.cpp, LLM_ARCH_LLAMA: 80 layers with grouped KV heads */
-            m.type_70b = fam && !strcmp(fam, "llama") && m.n_layer == 80 &&
-                         m.n_head_kv && m.n_head_kv != m.n_head;
+            m.type_70b = fam && !strcmp(fam, "llama") && m.n_layer == 80 && m.n_head_kv &&
+                         m.n_head_kv != m.n_head;
             from_family = 2;
         } else {
             /* an architecture from GGUF metadata: a dense Llama-style list */
@@ -214,7 +214,7 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
         snprintf(basis, nb,
                  "llama.cpp %s, type per tensor (src/llama-quant.cpp at 007dbbf3) over %s",
                  fname ? fname : name,
-                 from_family == 1 ? "the family's tensor list as convert_hf_to_gguf.py names it"
+                 from_family == 1   ? "the family's tensor list as convert_hf_to_gguf.py names it"
                  : from_family == 2 ? "the tensors of the GGUF file the weights were read from"
                                     : "the card's architecture");
         return 0;

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "util/checked.h"
 #include "util/cmp.h"
@@ -18,18 +18,18 @@
  * type_size), commit 01243c587fec. Ids 4, 5, 31-33 and 36-38 were removed
  * from the format and are refused like any unknown id. */
 static const vs_gguf_type types[] = {
-    {0, "F32", 1, 4},        {1, "F16", 1, 2},        {2, "Q4_0", 32, 18},
-    {3, "Q4_1", 32, 20},     {6, "Q5_0", 32, 22},     {7, "Q5_1", 32, 24},
-    {8, "Q8_0", 32, 34},     {9, "Q8_1", 32, 36},     {10, "Q2_K", 256, 84},
-    {11, "Q3_K", 256, 110},  {12, "Q4_K", 256, 144},  {13, "Q5_K", 256, 176},
-    {14, "Q6_K", 256, 210},  {15, "Q8_K", 256, 292},  {16, "IQ2_XXS", 256, 66},
-    {17, "IQ2_XS", 256, 74}, {18, "IQ3_XXS", 256, 98}, {19, "IQ1_S", 256, 50},
-    {20, "IQ4_NL", 32, 18},  {21, "IQ3_S", 256, 110}, {22, "IQ2_S", 256, 82},
-    {23, "IQ4_XS", 256, 136}, {24, "I8", 1, 1},       {25, "I16", 1, 2},
-    {26, "I32", 1, 4},       {27, "I64", 1, 8},       {28, "F64", 1, 8},
-    {29, "IQ1_M", 256, 56},  {30, "BF16", 1, 2},      {34, "TQ1_0", 256, 54},
-    {35, "TQ2_0", 256, 66},  {39, "MXFP4", 32, 17},   {40, "NVFP4", 64, 36},
-    {41, "Q1_0", 128, 18},   {42, "Q2_0", 64, 18},
+    {0, "F32", 1, 4},         {1, "F16", 1, 2},         {2, "Q4_0", 32, 18},
+    {3, "Q4_1", 32, 20},      {6, "Q5_0", 32, 22},      {7, "Q5_1", 32, 24},
+    {8, "Q8_0", 32, 34},      {9, "Q8_1", 32, 36},      {10, "Q2_K", 256, 84},
+    {11, "Q3_K", 256, 110},   {12, "Q4_K", 256, 144},   {13, "Q5_K", 256, 176},
+    {14, "Q6_K", 256, 210},   {15, "Q8_K", 256, 292},   {16, "IQ2_XXS", 256, 66},
+    {17, "IQ2_XS", 256, 74},  {18, "IQ3_XXS", 256, 98}, {19, "IQ1_S", 256, 50},
+    {20, "IQ4_NL", 32, 18},   {21, "IQ3_S", 256, 110},  {22, "IQ2_S", 256, 82},
+    {23, "IQ4_XS", 256, 136}, {24, "I8", 1, 1},         {25, "I16", 1, 2},
+    {26, "I32", 1, 4},        {27, "I64", 1, 8},        {28, "F64", 1, 8},
+    {29, "IQ1_M", 256, 56},   {30, "BF16", 1, 2},       {34, "TQ1_0", 256, 54},
+    {35, "TQ2_0", 256, 66},   {39, "MXFP4", 32, 17},    {40, "NVFP4", 64, 36},
+    {41, "Q1_0", 128, 18},    {42, "Q2_0", 64, 18},
 };
 #define NTYPES (sizeof types / sizeof types[0])
 
@@ -73,18 +73,15 @@ static const struct {
     uint32_t id;
     const char *name;
 } ftypes[] = {
-    {0, "ALL_F32"},          {1, "MOSTLY_F16"},       {2, "MOSTLY_Q4_0"},
-    {3, "MOSTLY_Q4_1"},      {7, "MOSTLY_Q8_0"},      {8, "MOSTLY_Q5_0"},
-    {9, "MOSTLY_Q5_1"},      {10, "MOSTLY_Q2_K"},     {11, "MOSTLY_Q3_K_S"},
-    {12, "MOSTLY_Q3_K_M"},   {13, "MOSTLY_Q3_K_L"},   {14, "MOSTLY_Q4_K_S"},
-    {15, "MOSTLY_Q4_K_M"},   {16, "MOSTLY_Q5_K_S"},   {17, "MOSTLY_Q5_K_M"},
-    {18, "MOSTLY_Q6_K"},     {19, "MOSTLY_IQ2_XXS"},  {20, "MOSTLY_IQ2_XS"},
-    {21, "MOSTLY_Q2_K_S"},   {22, "MOSTLY_IQ3_XS"},   {23, "MOSTLY_IQ3_XXS"},
-    {24, "MOSTLY_IQ1_S"},    {25, "MOSTLY_IQ4_NL"},   {26, "MOSTLY_IQ3_S"},
-    {27, "MOSTLY_IQ3_M"},    {28, "MOSTLY_IQ2_S"},    {29, "MOSTLY_IQ2_M"},
-    {30, "MOSTLY_IQ4_XS"},   {31, "MOSTLY_IQ1_M"},    {32, "MOSTLY_BF16"},
-    {36, "MOSTLY_TQ1_0"},    {37, "MOSTLY_TQ2_0"},    {38, "MOSTLY_MXFP4_MOE"},
-    {39, "MOSTLY_NVFP4"},    {40, "MOSTLY_Q1_0"},     {41, "MOSTLY_Q2_0"},
+    {0, "ALL_F32"},           {1, "MOSTLY_F16"},     {2, "MOSTLY_Q4_0"},    {3, "MOSTLY_Q4_1"},
+    {7, "MOSTLY_Q8_0"},       {8, "MOSTLY_Q5_0"},    {9, "MOSTLY_Q5_1"},    {10, "MOSTLY_Q2_K"},
+    {11, "MOSTLY_Q3_K_S"},    {12, "MOSTLY_Q3_K_M"}, {13, "MOSTLY_Q3_K_L"}, {14, "MOSTLY_Q4_K_S"},
+    {15, "MOSTLY_Q4_K_M"},    {16, "MOSTLY_Q5_K_S"}, {17, "MOSTLY_Q5_K_M"}, {18, "MOSTLY_Q6_K"},
+    {19, "MOSTLY_IQ2_XXS"},   {20, "MOSTLY_IQ2_XS"}, {21, "MOSTLY_Q2_K_S"}, {22, "MOSTLY_IQ3_XS"},
+    {23, "MOSTLY_IQ3_XXS"},   {24, "MOSTLY_IQ1_S"},  {25, "MOSTLY_IQ4_NL"}, {26, "MOSTLY_IQ3_S"},
+    {27, "MOSTLY_IQ3_M"},     {28, "MOSTLY_IQ2_S"},  {29, "MOSTLY_IQ2_M"},  {30, "MOSTLY_IQ4_XS"},
+    {31, "MOSTLY_IQ1_M"},     {32, "MOSTLY_BF16"},   {36, "MOSTLY_TQ1_0"},  {37, "MOSTLY_TQ2_0"},
+    {38, "MOSTLY_MXFP4_MOE"}, {39, "MOSTLY_NVFP4"},  {40, "MOSTLY_Q1_0"},   {41, "MOSTLY_Q2_0"},
 };
 
 const char *vs_gguf_ftype_name(uint32_t ftype)
@@ -264,10 +261,9 @@ static int str(rd *r, char **out, uint64_t max, const char *what)
     if ((rc = u64(r, &n, what)))
         return rc;
     if (n > left(r))
-        return vs_error_set(r->err, VS_EFORMAT,
-                            "%s: %s claims %llu bytes, more than the %llu left in the file",
-                            r->name, ctx(r, what), (unsigned long long)n,
-                            (unsigned long long)left(r));
+        return vs_error_set(
+            r->err, VS_EFORMAT, "%s: %s claims %llu bytes, more than the %llu left in the file",
+            r->name, ctx(r, what), (unsigned long long)n, (unsigned long long)left(r));
     if (!out)
         return take(r, NULL, n, what);
     if (n > max)
@@ -292,13 +288,24 @@ static int str(rd *r, char **out, uint64_t max, const char *what)
 /* ---- metadata ---- */
 
 enum {
-    T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_BOOL, T_STRING, T_ARRAY, T_U64, T_I64, T_F64,
+    T_U8,
+    T_I8,
+    T_U16,
+    T_I16,
+    T_U32,
+    T_I32,
+    T_F32,
+    T_BOOL,
+    T_STRING,
+    T_ARRAY,
+    T_U64,
+    T_I64,
+    T_F64,
     T_COUNT
 };
 static const unsigned tsize[T_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 8, 12, 8, 8, 8}; /* minimum bytes */
-static const char *const tname[T_COUNT] = {"u8",   "i8",    "u16",    "i16",  "u32",
-                                           "i32",  "f32",   "bool",   "string", "array",
-                                           "u64",  "i64",   "f64"};
+static const char *const tname[T_COUNT] = {"u8",   "i8",     "u16",   "i16", "u32", "i32", "f32",
+                                           "bool", "string", "array", "u64", "i64", "f64"};
 
 #define MAX_DEPTH 8
 #define KEEP_MAX 65536 /* per-layer arrays kept: far more layers than any model */
@@ -315,8 +322,7 @@ static int scalar(rd *r, uint32_t type, uint64_t *v, int *neg, const char *what)
     for (i = n; i-- > 0;)
         *v = *v << 8 | b[i];
     *neg = 0;
-    if ((type == T_I8 || type == T_I16 || type == T_I32 || type == T_I64) &&
-        (b[n - 1] & 0x80)) {
+    if ((type == T_I8 || type == T_I16 || type == T_I32 || type == T_I64) && (b[n - 1] & 0x80)) {
         *neg = 1;
     }
     return 0;
@@ -399,9 +405,25 @@ static int skip_value(rd *r, uint32_t type, unsigned depth, const char *key)
 
 /* The keys kept, by suffix after "<arch>." */
 enum {
-    K_BLOCK_COUNT, K_CONTEXT, K_EMBED, K_FF, K_HEADS, K_HEADS_KV, K_KEY_LEN, K_VAL_LEN,
-    K_KEY_MLA, K_VAL_MLA, K_KV_LORA, K_Q_LORA, K_ROPE_DIM, K_SWA, K_SWA_PATTERN, K_EXPERTS,
-    K_EXPERTS_USED, K_VOCAB, K_NARCH
+    K_BLOCK_COUNT,
+    K_CONTEXT,
+    K_EMBED,
+    K_FF,
+    K_HEADS,
+    K_HEADS_KV,
+    K_KEY_LEN,
+    K_VAL_LEN,
+    K_KEY_MLA,
+    K_VAL_MLA,
+    K_KV_LORA,
+    K_Q_LORA,
+    K_ROPE_DIM,
+    K_SWA,
+    K_SWA_PATTERN,
+    K_EXPERTS,
+    K_EXPERTS_USED,
+    K_VOCAB,
+    K_NARCH
 };
 static const char *const arch_keys[K_NARCH] = {
     "block_count",
@@ -637,8 +659,7 @@ static int read_tensor(rd *r, vs_gguf_tensor *t, uint64_t index)
         if (t->ne[d] > (uint64_t)INT64_MAX)
             return vs_error_set(r->err, VS_EFORMAT, "%s: tensor '%s' has a negative dimension",
                                 r->name, t->name);
-        if (vs_ckd_mul(&elements, elements, t->ne[d]) ||
-            elements > (uint64_t)INT64_MAX)
+        if (vs_ckd_mul(&elements, elements, t->ne[d]) || elements > (uint64_t)INT64_MAX)
             return vs_error_set(r->err, VS_EFORMAT,
                                 "%s: tensor '%s' has more elements than 64 bits count", r->name,
                                 t->name);
@@ -679,25 +700,62 @@ static int take_arch(rd *r, vs_gguf_file *f, meta *m)
             return vs_error_set(r->err, VS_EFORMAT, "%s: %s.%s is negative", r->name, a->prefix,
                                 arch_keys[a->which]);
         switch (a->which) {
-        case K_BLOCK_COUNT: dst = &f->arch.block_count; break;
-        case K_CONTEXT: dst = &f->arch.context_length; break;
-        case K_EMBED: dst = &f->arch.embedding_length; break;
-        case K_FF: dst = &f->arch.feed_forward_length; break;
-        case K_HEADS: dst = &f->arch.head_count; break;
-        case K_HEADS_KV: dst = &f->arch.head_count_kv; break;
-        case K_KEY_LEN: dst = &f->arch.key_length; break;
-        case K_VAL_LEN: dst = &f->arch.value_length; break;
-        case K_KEY_MLA: dst = &f->arch.key_length_mla; break;
-        case K_VAL_MLA: dst = &f->arch.value_length_mla; break;
-        case K_KV_LORA: dst = &f->arch.kv_lora_rank; break;
-        case K_Q_LORA: dst = &f->arch.q_lora_rank; break;
-        case K_ROPE_DIM: dst = &f->arch.rope_dimension_count; break;
-        case K_SWA: dst = &f->arch.sliding_window; break;
-        case K_SWA_PATTERN: dst = &f->arch.sliding_window_pattern; break;
-        case K_EXPERTS: dst = &f->arch.expert_count; break;
-        case K_EXPERTS_USED: dst = &f->arch.expert_used_count; break;
-        case K_VOCAB: dst = &f->arch.vocab_size; break;
-        default: break;
+        case K_BLOCK_COUNT:
+            dst = &f->arch.block_count;
+            break;
+        case K_CONTEXT:
+            dst = &f->arch.context_length;
+            break;
+        case K_EMBED:
+            dst = &f->arch.embedding_length;
+            break;
+        case K_FF:
+            dst = &f->arch.feed_forward_length;
+            break;
+        case K_HEADS:
+            dst = &f->arch.head_count;
+            break;
+        case K_HEADS_KV:
+            dst = &f->arch.head_count_kv;
+            break;
+        case K_KEY_LEN:
+            dst = &f->arch.key_length;
+            break;
+        case K_VAL_LEN:
+            dst = &f->arch.value_length;
+            break;
+        case K_KEY_MLA:
+            dst = &f->arch.key_length_mla;
+            break;
+        case K_VAL_MLA:
+            dst = &f->arch.value_length_mla;
+            break;
+        case K_KV_LORA:
+            dst = &f->arch.kv_lora_rank;
+            break;
+        case K_Q_LORA:
+            dst = &f->arch.q_lora_rank;
+            break;
+        case K_ROPE_DIM:
+            dst = &f->arch.rope_dimension_count;
+            break;
+        case K_SWA:
+            dst = &f->arch.sliding_window;
+            break;
+        case K_SWA_PATTERN:
+            dst = &f->arch.sliding_window_pattern;
+            break;
+        case K_EXPERTS:
+            dst = &f->arch.expert_count;
+            break;
+        case K_EXPERTS_USED:
+            dst = &f->arch.expert_used_count;
+            break;
+        case K_VOCAB:
+            dst = &f->arch.vocab_size;
+            break;
+        default:
+            break;
         }
         if (!dst)
             continue;
@@ -760,8 +818,8 @@ static int parse(vs_gguf_file **out, rd *r)
         goto done;
     }
     if (version != 2 && version != 3) {
-        rc = vs_error_set(r->err, VS_EFORMAT,
-                          "%s: GGUF version %u; versions 2 and 3 are read%s", r->name, version,
+        rc = vs_error_set(r->err, VS_EFORMAT, "%s: GGUF version %u; versions 2 and 3 are read%s",
+                          r->name, version,
                           version == 1 ? " (version 1 is no longer supported by llama.cpp)" : "");
         goto done;
     }
@@ -877,13 +935,12 @@ static int parse(vs_gguf_file **out, rd *r)
             goto done;
         }
         if (t->offset != expect) {
-            rc = vs_error_set(r->err, VS_EFORMAT,
-                              "%s: tensor '%s' has offset %llu, expected %llu: the tensors' data "
-                              "is %s",
-                              r->name, t->name, (unsigned long long)t->offset,
-                              (unsigned long long)expect,
-                              t->offset < expect ? "overlapping or out of order"
-                                                 : "not back to back (a hole)");
+            rc = vs_error_set(
+                r->err, VS_EFORMAT,
+                "%s: tensor '%s' has offset %llu, expected %llu: the tensors' data "
+                "is %s",
+                r->name, t->name, (unsigned long long)t->offset, (unsigned long long)expect,
+                t->offset < expect ? "overlapping or out of order" : "not back to back (a hole)");
             goto done;
         }
         padded = t->bytes;
@@ -899,8 +956,7 @@ static int parse(vs_gguf_file **out, rd *r)
     }
     if (f->count > 0) {
         const vs_gguf_tensor *last = &f->tensors[f->count - 1];
-        if (vs_ckd_add(&end, f->data_start, last->offset + last->bytes) ||
-            end > r->size) {
+        if (vs_ckd_add(&end, f->data_start, last->offset + last->bytes) || end > r->size) {
             rc = vs_error_set(r->err, VS_EFORMAT,
                               "%s: tensor '%s' ends at byte %llu, past the end of the file (%llu "
                               "bytes); truncated",

@@ -68,23 +68,24 @@ int vs_gguf_ftype_parse(const char *name);
 /* The architecture's metadata (keys "<general.architecture>.<key>"), raw as
  * stored. A value of 0 (or a NULL array) means the file does not say. */
 typedef struct vs_gguf_arch {
-    char name[64];              /* general.architecture ("llama", "deepseek2") */
-    uint64_t block_count;       /* layers */
+    char name[64];        /* general.architecture ("llama", "deepseek2") */
+    uint64_t block_count; /* layers */
     uint64_t context_length;
     uint64_t embedding_length;
     uint64_t feed_forward_length;
-    uint64_t head_count;        /* attention.head_count (a number) */
-    uint64_t head_count_kv;     /* attention.head_count_kv as one number, or the largest per-layer value */
+    uint64_t head_count; /* attention.head_count (a number) */
+    uint64_t
+        head_count_kv; /* attention.head_count_kv as one number, or the largest per-layer value */
     uint64_t *head_count_kv_layers; /* when attention.head_count_kv is an array: one per layer */
     size_t n_head_count_kv_layers;
-    uint64_t key_length;        /* attention.key_length */
-    uint64_t value_length;      /* attention.value_length */
-    uint64_t key_length_mla;    /* attention.key_length_mla */
-    uint64_t value_length_mla;  /* attention.value_length_mla */
-    uint64_t kv_lora_rank;      /* attention.kv_lora_rank (MLA) */
-    uint64_t q_lora_rank;       /* attention.q_lora_rank (MLA) */
-    uint64_t rope_dimension_count; /* rope.dimension_count */
-    uint64_t sliding_window;    /* attention.sliding_window */
+    uint64_t key_length;             /* attention.key_length */
+    uint64_t value_length;           /* attention.value_length */
+    uint64_t key_length_mla;         /* attention.key_length_mla */
+    uint64_t value_length_mla;       /* attention.value_length_mla */
+    uint64_t kv_lora_rank;           /* attention.kv_lora_rank (MLA) */
+    uint64_t q_lora_rank;            /* attention.q_lora_rank (MLA) */
+    uint64_t rope_dimension_count;   /* rope.dimension_count */
+    uint64_t sliding_window;         /* attention.sliding_window */
     uint64_t sliding_window_pattern; /* attention.sliding_window_pattern as one number */
     uint64_t *sliding_window_layers; /* ... or as an array, one per layer (1: sliding) */
     size_t n_sliding_window_layers;
@@ -109,10 +110,10 @@ typedef struct vs_gguf_file {
     vs_gguf_tensor *tensors; /* in table order (data order) */
     size_t count;
     uint32_t alignment;
-    uint64_t data_start; /* where the data section begins */
-    uint64_t data_bytes; /* sum of the tensors' bytes */
-    uint64_t params;     /* sum of their elements */
-    int64_t file_type;   /* general.file_type; -1 when absent */
+    uint64_t data_start;            /* where the data section begins */
+    uint64_t data_bytes;            /* sum of the tensors' bytes */
+    uint64_t params;                /* sum of their elements */
+    int64_t file_type;              /* general.file_type; -1 when absent */
     uint32_t split_no, split_count; /* split.no, split.count (0, 0 when not split) */
     int64_t split_tensors;          /* split.tensors.count; -1 when absent */
     vs_gguf_arch arch;

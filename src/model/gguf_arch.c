@@ -38,10 +38,8 @@ typedef struct fixed {
 
 static const fixed fixed_archs[] = {
     {"gemma2", 2, 4096, 0}, /* "default value of gemma 2" */
-    {"gemma3", 6, 0, 0},
-    {"gemma3n", 5, 0, 20},
-    {"cohere2", 4, 0, 0},
-    {"olmo2", 4, 0, 0}, /* only with a window > 0 */
+    {"gemma3", 6, 0, 0},    {"gemma3n", 5, 0, 20},
+    {"cohere2", 4, 0, 0},   {"olmo2", 4, 0, 0}, /* only with a window > 0 */
 };
 
 static const fixed *fixed_for(const char *arch)
@@ -85,8 +83,8 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
     }
     if (a->head_count_kv_layers && a->n_head_count_kv_layers != L)
         return vs_error_set(err, VS_EFORMAT,
-                            "%s.attention.head_count_kv holds %zu values for %llu layers",
-                            a->name, a->n_head_count_kv_layers, (unsigned long long)L);
+                            "%s.attention.head_count_kv holds %zu values for %llu layers", a->name,
+                            a->n_head_count_kv_layers, (unsigned long long)L);
     if (a->sliding_window_layers && a->n_sliding_window_layers != L)
         return vs_error_set(err, VS_EFORMAT,
                             "%s.attention.sliding_window_pattern holds %zu values for %llu layers",

@@ -39,12 +39,10 @@
 #define VS_GGUF_ARCH_LAYERS_MAX 65536
 
 /* The KV layout the metadata describes. VS_EFORMAT (naming the key) when
- * block_count is missing or above VS_GGUF_ARCH_LAYERS_MAX, a per-layer array is not one value per layer;
- * VS_EVALUE when the metadata does not say enough (no head size: neither
- * key_length nor embedding_length / head_count; MLA without
- * rope.dimension_count) or the layers need more than VS_KV_GROUPS_MAX
- * groups. Layers of the same kind and shape share a group
- * wherever they sit. */
+ * block_count is missing or above VS_GGUF_ARCH_LAYERS_MAX, a per-layer array is not one value per
+ * layer; VS_EVALUE when the metadata does not say enough (no head size: neither key_length nor
+ * embedding_length / head_count; MLA without rope.dimension_count) or the layers need more than
+ * VS_KV_GROUPS_MAX groups. Layers of the same kind and shape share a group wherever they sit. */
 int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *err);
 
 /* The GGUF tensor list of a family's language model (vision towers and

@@ -6,64 +6,148 @@
 
 /* llama_ftype numbers (include/llama.h) */
 enum {
-    FT_F32 = 0, FT_F16 = 1, FT_Q4_0 = 2, FT_Q4_1 = 3, FT_Q8_0 = 7, FT_Q5_0 = 8, FT_Q5_1 = 9,
-    FT_Q2_K = 10, FT_Q3_K_S = 11, FT_Q3_K_M = 12, FT_Q3_K_L = 13, FT_Q4_K_S = 14, FT_Q4_K_M = 15,
-    FT_Q5_K_S = 16, FT_Q5_K_M = 17, FT_Q6_K = 18, FT_IQ2_XXS = 19, FT_IQ2_XS = 20, FT_Q2_K_S = 21,
-    FT_IQ3_XS = 22, FT_IQ3_XXS = 23, FT_IQ1_S = 24, FT_IQ4_NL = 25, FT_IQ3_S = 26, FT_IQ3_M = 27,
-    FT_IQ2_S = 28, FT_IQ2_M = 29, FT_IQ4_XS = 30, FT_IQ1_M = 31, FT_BF16 = 32, FT_TQ1_0 = 36,
-    FT_TQ2_0 = 37, FT_MXFP4_MOE = 38, FT_NVFP4 = 39, FT_Q1_0 = 40, FT_Q2_0 = 41
+    FT_F32 = 0,
+    FT_F16 = 1,
+    FT_Q4_0 = 2,
+    FT_Q4_1 = 3,
+    FT_Q8_0 = 7,
+    FT_Q5_0 = 8,
+    FT_Q5_1 = 9,
+    FT_Q2_K = 10,
+    FT_Q3_K_S = 11,
+    FT_Q3_K_M = 12,
+    FT_Q3_K_L = 13,
+    FT_Q4_K_S = 14,
+    FT_Q4_K_M = 15,
+    FT_Q5_K_S = 16,
+    FT_Q5_K_M = 17,
+    FT_Q6_K = 18,
+    FT_IQ2_XXS = 19,
+    FT_IQ2_XS = 20,
+    FT_Q2_K_S = 21,
+    FT_IQ3_XS = 22,
+    FT_IQ3_XXS = 23,
+    FT_IQ1_S = 24,
+    FT_IQ4_NL = 25,
+    FT_IQ3_S = 26,
+    FT_IQ3_M = 27,
+    FT_IQ2_S = 28,
+    FT_IQ2_M = 29,
+    FT_IQ4_XS = 30,
+    FT_IQ1_M = 31,
+    FT_BF16 = 32,
+    FT_TQ1_0 = 36,
+    FT_TQ2_0 = 37,
+    FT_MXFP4_MOE = 38,
+    FT_NVFP4 = 39,
+    FT_Q1_0 = 40,
+    FT_Q2_0 = 41
 };
 
 /* ggml type numbers */
 enum {
-    T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7, T_Q8_0 = 8, T_Q2_K = 10,
-    T_Q3_K = 11, T_Q4_K = 12, T_Q5_K = 13, T_Q6_K = 14, T_IQ2_XXS = 16, T_IQ2_XS = 17,
-    T_IQ3_XXS = 18, T_IQ1_S = 19, T_IQ4_NL = 20, T_IQ3_S = 21, T_IQ2_S = 22, T_IQ4_XS = 23,
-    T_IQ1_M = 29, T_BF16 = 30, T_TQ1_0 = 34, T_TQ2_0 = 35, T_MXFP4 = 39, T_NVFP4 = 40,
-    T_Q1_0 = 41, T_Q2_0 = 42
+    T_F32 = 0,
+    T_F16 = 1,
+    T_Q4_0 = 2,
+    T_Q4_1 = 3,
+    T_Q5_0 = 6,
+    T_Q5_1 = 7,
+    T_Q8_0 = 8,
+    T_Q2_K = 10,
+    T_Q3_K = 11,
+    T_Q4_K = 12,
+    T_Q5_K = 13,
+    T_Q6_K = 14,
+    T_IQ2_XXS = 16,
+    T_IQ2_XS = 17,
+    T_IQ3_XXS = 18,
+    T_IQ1_S = 19,
+    T_IQ4_NL = 20,
+    T_IQ3_S = 21,
+    T_IQ2_S = 22,
+    T_IQ4_XS = 23,
+    T_IQ1_M = 29,
+    T_BF16 = 30,
+    T_TQ1_0 = 34,
+    T_TQ2_0 = 35,
+    T_MXFP4 = 39,
+    T_NVFP4 = 40,
+    T_Q1_0 = 41,
+    T_Q2_0 = 42
 };
 
 /* llama_ftype_get_default_type */
 static int default_type(int ft)
 {
     switch (ft) {
-    case FT_Q4_0: return T_Q4_0;
-    case FT_Q4_1: return T_Q4_1;
-    case FT_Q5_0: return T_Q5_0;
-    case FT_Q5_1: return T_Q5_1;
-    case FT_Q8_0: return T_Q8_0;
-    case FT_F16: return T_F16;
-    case FT_BF16: return T_BF16;
-    case FT_F32: return T_F32;
-    case FT_Q1_0: return T_Q1_0;
-    case FT_Q2_0: return T_Q2_0;
-    case FT_MXFP4_MOE: return T_MXFP4;
-    case FT_NVFP4: return T_NVFP4;
+    case FT_Q4_0:
+        return T_Q4_0;
+    case FT_Q4_1:
+        return T_Q4_1;
+    case FT_Q5_0:
+        return T_Q5_0;
+    case FT_Q5_1:
+        return T_Q5_1;
+    case FT_Q8_0:
+        return T_Q8_0;
+    case FT_F16:
+        return T_F16;
+    case FT_BF16:
+        return T_BF16;
+    case FT_F32:
+        return T_F32;
+    case FT_Q1_0:
+        return T_Q1_0;
+    case FT_Q2_0:
+        return T_Q2_0;
+    case FT_MXFP4_MOE:
+        return T_MXFP4;
+    case FT_NVFP4:
+        return T_NVFP4;
     case FT_Q2_K_S:
-    case FT_Q2_K: return T_Q2_K;
-    case FT_IQ3_XS: return T_IQ3_S;
+    case FT_Q2_K:
+        return T_Q2_K;
+    case FT_IQ3_XS:
+        return T_IQ3_S;
     case FT_Q3_K_S:
     case FT_Q3_K_M:
-    case FT_Q3_K_L: return T_Q3_K;
+    case FT_Q3_K_L:
+        return T_Q3_K;
     case FT_Q4_K_S:
-    case FT_Q4_K_M: return T_Q4_K;
+    case FT_Q4_K_M:
+        return T_Q4_K;
     case FT_Q5_K_S:
-    case FT_Q5_K_M: return T_Q5_K;
-    case FT_Q6_K: return T_Q6_K;
-    case FT_TQ1_0: return T_TQ1_0;
-    case FT_TQ2_0: return T_TQ2_0;
-    case FT_IQ2_XXS: return T_IQ2_XXS;
-    case FT_IQ2_XS: return T_IQ2_XS;
-    case FT_IQ2_S: return T_IQ2_XS;
-    case FT_IQ2_M: return T_IQ2_S;
-    case FT_IQ3_XXS: return T_IQ3_XXS;
-    case FT_IQ1_S: return T_IQ1_S;
-    case FT_IQ1_M: return T_IQ1_M;
-    case FT_IQ4_NL: return T_IQ4_NL;
-    case FT_IQ4_XS: return T_IQ4_XS;
+    case FT_Q5_K_M:
+        return T_Q5_K;
+    case FT_Q6_K:
+        return T_Q6_K;
+    case FT_TQ1_0:
+        return T_TQ1_0;
+    case FT_TQ2_0:
+        return T_TQ2_0;
+    case FT_IQ2_XXS:
+        return T_IQ2_XXS;
+    case FT_IQ2_XS:
+        return T_IQ2_XS;
+    case FT_IQ2_S:
+        return T_IQ2_XS;
+    case FT_IQ2_M:
+        return T_IQ2_S;
+    case FT_IQ3_XXS:
+        return T_IQ3_XXS;
+    case FT_IQ1_S:
+        return T_IQ1_S;
+    case FT_IQ1_M:
+        return T_IQ1_M;
+    case FT_IQ4_NL:
+        return T_IQ4_NL;
+    case FT_IQ4_XS:
+        return T_IQ4_XS;
     case FT_IQ3_S:
-    case FT_IQ3_M: return T_IQ3_S;
-    default: return -1;
+    case FT_IQ3_M:
+        return T_IQ3_S;
+    default:
+        return -1;
     }
 }
 
@@ -79,8 +163,20 @@ static int is_quantized(int t)
            t != 28;
 }
 
-enum cat { C_TOKEN_EMBD, C_Q, C_V, C_K, C_QKV, C_KV_B, C_OUT, C_UP, C_GATE, C_DOWN, C_OUTPUT,
-           C_OTHER };
+enum cat {
+    C_TOKEN_EMBD,
+    C_Q,
+    C_V,
+    C_K,
+    C_QKV,
+    C_KV_B,
+    C_OUT,
+    C_UP,
+    C_GATE,
+    C_DOWN,
+    C_OUTPUT,
+    C_OTHER
+};
 
 static int has(const char *s, const char *part)
 {
@@ -124,16 +220,41 @@ static int is_attn_v(enum cat c)
  * token types by their convert_hf_to_gguf.py names) */
 static int allows_quantization(const vs_llq_tensor *t)
 {
-    static const char *const never[] = {
-        "_norm.weight", "ffn_gate_inp.weight", "ffn_gate_tid2eid.weight", "altup", "laurel",
-        "per_layer_model_proj", "ssm_conv1d", "shortconv.conv.weight", "indexer.k_proj.weight",
-        "indexer.q_proj.weight", "time_mix_first.weight", "time_mix_w0.weight",
-        "time_mix_w1.weight", "time_mix_w2.weight", "time_mix_v0.weight", "time_mix_v1.weight",
-        "time_mix_v2.weight", "time_mix_a0.weight", "time_mix_a1.weight", "time_mix_a2.weight",
-        "time_mix_g1.weight", "time_mix_g2.weight", "time_mix_decay_w1.weight",
-        "time_mix_decay_w2.weight", "time_mix_lerp_fused.weight", "attn_rel_b.weight",
-        ".position_embd", "sam.pos_embd", "sam.neck.", "sam.net_", ".rel_pos", ".patch_embd",
-        ".patch_merger", "a.rvq.codebook", "mm.a.code_embd"};
+    static const char *const never[] = {"_norm.weight",
+                                        "ffn_gate_inp.weight",
+                                        "ffn_gate_tid2eid.weight",
+                                        "altup",
+                                        "laurel",
+                                        "per_layer_model_proj",
+                                        "ssm_conv1d",
+                                        "shortconv.conv.weight",
+                                        "indexer.k_proj.weight",
+                                        "indexer.q_proj.weight",
+                                        "time_mix_first.weight",
+                                        "time_mix_w0.weight",
+                                        "time_mix_w1.weight",
+                                        "time_mix_w2.weight",
+                                        "time_mix_v0.weight",
+                                        "time_mix_v1.weight",
+                                        "time_mix_v2.weight",
+                                        "time_mix_a0.weight",
+                                        "time_mix_a1.weight",
+                                        "time_mix_a2.weight",
+                                        "time_mix_g1.weight",
+                                        "time_mix_g2.weight",
+                                        "time_mix_decay_w1.weight",
+                                        "time_mix_decay_w2.weight",
+                                        "time_mix_lerp_fused.weight",
+                                        "attn_rel_b.weight",
+                                        ".position_embd",
+                                        "sam.pos_embd",
+                                        "sam.neck.",
+                                        "sam.net_",
+                                        ".rel_pos",
+                                        ".patch_embd",
+                                        ".patch_merger",
+                                        "a.rvq.codebook",
+                                        "mm.a.code_embd"};
     size_t len = strlen(t->name), i;
     unsigned dims = t->ndims;
     while (dims > 1 && t->shape[dims - 1] == 1) /* ggml_n_dims */
@@ -296,9 +417,9 @@ static int get_type_impl(state *qs, int new_type, const vs_llq_tensor *t, int ft
         } else if (IS(FT_IQ3_XXS) && !m->has_imatrix)
             new_type = i_layer < n_layer / 8 ? T_Q4_K : T_Q3_K;
         else if (IS(FT_Q3_K_M))
-            new_type = i_layer < n_layer / 16                         ? T_Q5_K
+            new_type = i_layer < n_layer / 16                       ? T_Q5_K
                        : !falcon || use_more_bits(i_layer, n_layer) ? T_Q4_K
-                                                                      : T_Q3_K;
+                                                                    : T_Q3_K;
         else if (IS(FT_IQ3_M) &&
                  (i_layer < n_layer / 8 || (m->n_expert == 8 && use_more_bits(i_layer, n_layer))))
             new_type = T_Q4_K;
@@ -379,16 +500,27 @@ static int fallback(const vs_llq_tensor *t, int target)
     case T_IQ2_S:
     case T_IQ3_XXS:
     case T_IQ3_S:
-    case T_IQ4_XS: ret = T_IQ4_NL; break;
+    case T_IQ4_XS:
+        ret = T_IQ4_NL;
+        break;
     case T_Q2_0:
     case T_Q2_K:
     case T_Q3_K:
     case T_TQ1_0:
-    case T_TQ2_0: ret = T_Q4_0; break;
-    case T_Q4_K: ret = T_Q5_0; break;
-    case T_Q5_K: ret = T_Q5_1; break;
-    case T_Q6_K: ret = T_Q8_0; break;
-    default: return T_F16; /* llama.cpp refuses the file; F16 keeps the arithmetic going */
+    case T_TQ2_0:
+        ret = T_Q4_0;
+        break;
+    case T_Q4_K:
+        ret = T_Q5_0;
+        break;
+    case T_Q5_K:
+        ret = T_Q5_1;
+        break;
+    case T_Q6_K:
+        ret = T_Q8_0;
+        break;
+    default:
+        return T_F16; /* llama.cpp refuses the file; F16 keeps the arithmetic going */
     }
     if (t->shape[0] % (uint64_t)blck(ret) != 0)
         ret = T_F16;
@@ -462,8 +594,7 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
             /* kept as stored: convert_hf_to_gguf.py (prepare_tensors) writes 1-D
              * tensors and the expert routers (ffn_gate_inp) in F32, other 2-D
              * tensors in the source type */
-            ty = x->ndims <= 1 || has(x->name, "ffn_gate_inp") ? vs_gguf_type_by_id(T_F32)
-                                                                : source;
+            ty = x->ndims <= 1 || has(x->name, "ffn_gate_inp") ? vs_gguf_type_by_id(T_F32) : source;
         } else {
             type = dflt;
             if (is_quantized(dflt)) {
@@ -508,9 +639,9 @@ int vs_llq_llama_list(vs_llq_tensor **out, size_t *n, uint64_t layers, uint64_t 
                       uint64_t heads, uint64_t kv_heads, uint64_t head_dim, uint64_t intermediate,
                       uint64_t vocab, int tied, vs_error *err)
 {
-    static const char *const per_layer[] = {"attn_norm", "attn_q",   "attn_k",  "attn_v",
-                                            "attn_output", "ffn_norm", "ffn_gate", "ffn_up",
-                                            "ffn_down"};
+    static const char *const per_layer[] = {"attn_norm", "attn_q",      "attn_k",
+                                            "attn_v",    "attn_output", "ffn_norm",
+                                            "ffn_gate",  "ffn_up",      "ffn_down"};
     size_t cap, k = 0, j;
     uint64_t l;
     vs_llq_tensor *t;
@@ -542,19 +673,33 @@ int vs_llq_llama_list(vs_llq_tensor **out, size_t *n, uint64_t layers, uint64_t 
         for (j = 0; j < sizeof per_layer / sizeof per_layer[0]; j++) {
             uint64_t d0 = hidden, d1 = 1;
             unsigned nd = 2;
-            snprintf(name, sizeof name, "blk.%llu.%s.weight", (unsigned long long)l,
-                     per_layer[j]);
+            snprintf(name, sizeof name, "blk.%llu.%s.weight", (unsigned long long)l, per_layer[j]);
             switch (j) {
             case 0:
-            case 5: nd = 1; break;
-            case 1: d1 = heads * head_dim; break;
+            case 5:
+                nd = 1;
+                break;
+            case 1:
+                d1 = heads * head_dim;
+                break;
             case 2:
-            case 3: d1 = kv_heads * head_dim; break;
-            case 4: d0 = heads * head_dim; d1 = hidden; break;
+            case 3:
+                d1 = kv_heads * head_dim;
+                break;
+            case 4:
+                d0 = heads * head_dim;
+                d1 = hidden;
+                break;
             case 6:
-            case 7: d1 = intermediate; break;
-            case 8: d0 = intermediate; d1 = hidden; break;
-            default: break;
+            case 7:
+                d1 = intermediate;
+                break;
+            case 8:
+                d0 = intermediate;
+                d1 = hidden;
+                break;
+            default:
+                break;
             }
             ADD(name, d0, d1, nd);
         }

@@ -40,13 +40,13 @@ typedef struct vs_llq_tensor {
 
 /* What the rules read from the model's hyperparameters. */
 typedef struct vs_llq_model {
-    unsigned n_layer;   /* 0: one more than the largest blk.N in the names */
-    unsigned n_head;    /* n_gqa = n_head / n_head_kv (1 when either is 0) */
+    unsigned n_layer; /* 0: one more than the largest blk.N in the names */
+    unsigned n_head;  /* n_gqa = n_head / n_head_kv (1 when either is 0) */
     unsigned n_head_kv;
-    unsigned n_expert;  /* 0 or 1: dense */
-    int falcon;         /* LLM_ARCH_FALCON */
-    int type_70b;       /* llama.cpp's LLM_TYPE_70B (a 70B Llama: 80 layers) */
-    int has_imatrix;    /* quantised with an importance matrix */
+    unsigned n_expert;          /* 0 or 1: dense */
+    int falcon;                 /* LLM_ARCH_FALCON */
+    int type_70b;               /* llama.cpp's LLM_TYPE_70B (a 70B Llama: 80 layers) */
+    int has_imatrix;            /* quantised with an importance matrix */
     const vs_gguf_type *source; /* the stored type of 2-D tensors never quantised; NULL: F16 */
 } vs_llq_model;
 

@@ -106,10 +106,11 @@ int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_
     } else {
         snprintf(refpath, sizeof refpath, "%s/refs/%s", s->repo_dir, revision);
         if (!(fp = fopen(refpath, "r")))
-            return vs_error_set(err, VS_ENOTFOUND,
-                                "%s is in the cache but has no ref '%s' (no file %s): `huggingface-cli "
-                                "download %s config.json --revision %s` fetches that revision",
-                                repo_id, revision, refpath, repo_id, revision);
+            return vs_error_set(
+                err, VS_ENOTFOUND,
+                "%s is in the cache but has no ref '%s' (no file %s): `huggingface-cli "
+                "download %s config.json --revision %s` fetches that revision",
+                repo_id, revision, refpath, repo_id, revision);
         len = fread(buf, 1, sizeof buf - 1, fp);
         fclose(fp);
         buf[len] = '\0';
@@ -131,8 +132,8 @@ int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_
     return 0;
 }
 
-int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out,
-               size_t n, vs_error *err)
+int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out, size_t n,
+               vs_error *err)
 {
     struct stat st;
     if ((size_t)snprintf(out, n, "%s/%s", s->path, name) >= n)
@@ -143,8 +144,8 @@ int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, c
                         "%s at %s: the snapshot has no %s (%s%s): `huggingface-cli download %s "
                         "%s --revision %s` puts it there",
                         repo_id, s->commit, name, out,
-                        lstat(out, &st) == 0 ? ", a link to a missing blob" : "",
-                        repo_id, name, s->commit);
+                        lstat(out, &st) == 0 ? ", a link to a missing blob" : "", repo_id, name,
+                        s->commit);
 }
 
 static int read_text(const char *path, char **out, size_t *len)
@@ -271,15 +272,13 @@ static int is_index(const char *p)
     return n >= 5 && !strcmp(p + n - 5, ".json");
 }
 
-int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
-                  vs_error *err)
+int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n, vs_error *err)
 {
     int rc = locate_weights(s, repo_id, out, n, err);
     if (rc == 0 && is_index(out))
         rc = missing_shards(s, repo_id, out, err);
     return rc;
 }
-
 
 static int has_gguf(const char *dir)
 {
@@ -296,8 +295,8 @@ static int has_gguf(const char *dir)
     return found;
 }
 
-int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path,
-                       char **commit, char **note, vs_error *err)
+int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path, char **commit,
+                       char **note, vs_error *err)
 {
     vs_hf_snapshot *s = malloc(sizeof *s);
     char *cfg = malloc(VS_HF_PATH_MAX + 300);

@@ -45,14 +45,13 @@ int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_
  * there (a symlink to a blob that is present); VS_ENOTFOUND saying what to
  * fetch (`huggingface-cli download ORG/NAME <name> --revision <commit>`) and
  * where it belongs, otherwise. */
-int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out,
-               size_t n, vs_error *err);
+int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out, size_t n,
+               vs_error *err);
 
 /* The weights in the snapshot: model.safetensors.index.json (all its shards
  * present), model.safetensors, or one GGUF file (set). out receives its path.
  * VS_ENOTFOUND naming the files to fetch when they are not all there. */
-int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
-                  vs_error *err);
+int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n, vs_error *err);
 
 /* `model ORG/NAME [revision=REV]` without config=: the snapshot's
  * config.json. 0 with *config_path and *commit (malloc'd) when found; 0 with
@@ -60,8 +59,8 @@ int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_
  * the model, the ref, the snapshot or its config.json is not in the cache
  * (*commit still set when the snapshot is: a GGUF repository has no
  * config.json); a negative code for a cache that is there but malformed. */
-int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path,
-                       char **commit, char **note, vs_error *err);
+int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path, char **commit,
+                       char **note, vs_error *err);
 
 /* `weights` with no from=: when the card names a repository (ORG/NAME) at a
  * commit whose snapshot is in the cache, reads that snapshot's weights

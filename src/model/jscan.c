@@ -326,8 +326,7 @@ int vs_jscan_uint(vs_jscan *s, uint64_t *out)
         return -2;
     }
     for (; from < s->p; from++) {
-        if (vs_ckd_mul(&v, v, 10) ||
-            vs_ckd_add(&v, v, (uint64_t)(*from - '0'))) {
+        if (vs_ckd_mul(&v, v, 10) || vs_ckd_add(&v, v, (uint64_t)(*from - '0'))) {
             s->p = at;
             fail(s, "an integer beyond 64 bits");
             return -2;

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/hfconfig.h"
 #include "model/gguf.h"
 #include "model/gguf_arch.h"
+#include "model/hfconfig.h"
 #include "model/safetensors.h"
 #include "model/wfile.h"
 #include "model/wfile_gguf.h"
@@ -112,16 +112,15 @@ int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload,
     }
     moe = c.experts > 0;
     kv = vs_kv_layout_to_json(&c.kv);
-    arch =
-        json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:O}",
-                  "family", c.family, "rule", c.rule, "config", path, "layers", jint(c.layers),
-                  "hidden", jint(c.hidden), "heads", jint(c.heads), "kv_heads", jint(c.kv_heads),
-                  "head_dim", jint(c.head_dim), "intermediate", jint(c.intermediate), "vocab",
-                  jint(c.vocab), "experts", moe ? jint(c.experts) : json_null(),
-                  "experts_per_token", moe ? jint(c.experts_per_token) : json_null(),
-                  "params_total", jint(c.params_total), "params_active",
-                  moe ? jint(c.params_active) : json_null(), "tied_embeddings", c.tied_embeddings,
-                  "kv_layout", kv ? kv : json_null());
+    arch = json_pack(
+        "{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:O}",
+        "family", c.family, "rule", c.rule, "config", path, "layers", jint(c.layers), "hidden",
+        jint(c.hidden), "heads", jint(c.heads), "kv_heads", jint(c.kv_heads), "head_dim",
+        jint(c.head_dim), "intermediate", jint(c.intermediate), "vocab", jint(c.vocab), "experts",
+        moe ? jint(c.experts) : json_null(), "experts_per_token",
+        moe ? jint(c.experts_per_token) : json_null(), "params_total", jint(c.params_total),
+        "params_active", moe ? jint(c.params_active) : json_null(), "tied_embeddings",
+        c.tied_embeddings, "kv_layout", kv ? kv : json_null());
     snprintf(source, sizeof source, "config.json (%s)", c.rule);
     if (arch && out_payload) {
         payload = json_deep_copy(arch);
@@ -221,7 +220,7 @@ typedef struct ckpt {
     vs_st_file **files; /* safetensors shards (for the index check) */
     char **names;       /* as the index names them (sorted), or the file's base name */
     size_t n;
-    json_t *list; /* files[] of the layout */
+    json_t *list;       /* files[] of the layout */
     vs_gguf_file *gguf; /* the first GGUF shard's header (metadata) */
     const char *format;
 } ckpt;
@@ -526,9 +525,10 @@ static int gguf_payload(json_t *payload, const vs_gguf_file *g)
         "q_lora_rank", juint_or_null(a->q_lora_rank), "rope_dimension_count",
         juint_or_null(a->rope_dimension_count), "sliding_window", juint_or_null(a->sliding_window),
         "sliding_window_pattern", juint_or_null(a->sliding_window_pattern),
-        "sliding_window_per_layer", jarray_u64(a->sliding_window_layers, a->n_sliding_window_layers),
-        "expert_count", juint_or_null(a->expert_count), "expert_used_count",
-        juint_or_null(a->expert_used_count), "vocab_size", juint_or_null(a->vocab_size));
+        "sliding_window_per_layer",
+        jarray_u64(a->sliding_window_layers, a->n_sliding_window_layers), "expert_count",
+        juint_or_null(a->expert_count), "expert_used_count", juint_or_null(a->expert_used_count),
+        "vocab_size", juint_or_null(a->vocab_size));
     if (!arch)
         return -1;
     if (json_object_set_new(payload, "gguf_arch", arch) ||
@@ -545,8 +545,8 @@ static int gguf_payload(json_t *payload, const vs_gguf_file *g)
  * described: the shapes, the KV layout (model/gguf_arch.h), the context
  * length. NULL with err set when the metadata contradicts itself; *note
  * (malloc'd) says why kv_layout is null when it says too little. */
-static json_t *gguf_card_arch(const vs_gguf_file *g, uint64_t params, const char *path,
-                              char **note, vs_error *err)
+static json_t *gguf_card_arch(const vs_gguf_file *g, uint64_t params, const char *path, char **note,
+                              vs_error *err)
 {
     const vs_gguf_arch *a = &g->arch;
     vs_kv_layout l;
@@ -581,20 +581,18 @@ static json_t *gguf_card_arch(const vs_gguf_file *g, uint64_t params, const char
         vs_error_set(err, VS_ENOMEM, "out of memory");
         return NULL;
     }
-    arch = json_pack("{s:s, s:s, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:n, s:b, "
-                     "s:o, s:o}",
-                     "family", a->name[0] ? a->name : "unknown", "rule", "GGUF metadata",
-                     "config", "layers", juint_or_null(a->block_count), "hidden",
-                     juint_or_null(a->embedding_length), "heads", juint_or_null(a->head_count),
-                     "kv_heads", juint_or_null(a->head_count_kv ? a->head_count_kv : a->head_count),
-                     "head_dim", juint_or_null(hd), "intermediate",
-                     juint_or_null(a->feed_forward_length), "vocab", juint_or_null(vocab),
-                     "experts", juint_or_null(a->expert_count > 1 ? a->expert_count : 0),
-                     "experts_per_token",
-                     juint_or_null(a->expert_count > 1 ? a->expert_used_count : 0),
-                     "params_total", (json_int_t)params, "params_active", "tied_embeddings",
-                     !has_output, "kv_layout", kv, "context_length",
-                     juint_or_null(a->context_length));
+    arch = json_pack(
+        "{s:s, s:s, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:n, s:b, "
+        "s:o, s:o}",
+        "family", a->name[0] ? a->name : "unknown", "rule", "GGUF metadata", "config", "layers",
+        juint_or_null(a->block_count), "hidden", juint_or_null(a->embedding_length), "heads",
+        juint_or_null(a->head_count), "kv_heads",
+        juint_or_null(a->head_count_kv ? a->head_count_kv : a->head_count), "head_dim",
+        juint_or_null(hd), "intermediate", juint_or_null(a->feed_forward_length), "vocab",
+        juint_or_null(vocab), "experts", juint_or_null(a->expert_count > 1 ? a->expert_count : 0),
+        "experts_per_token", juint_or_null(a->expert_count > 1 ? a->expert_used_count : 0),
+        "params_total", (json_int_t)params, "params_active", "tied_embeddings", !has_output,
+        "kv_layout", kv, "context_length", juint_or_null(a->context_length));
     if (!arch)
         vs_error_set(err, VS_ENOMEM, "out of memory");
     return arch;
@@ -688,10 +686,9 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
                                                 jint(d[i].bytes), "params", jint(d[i].params))))
             failed = 1;
     for (i = 0; i < no; i++)
-        if (json_array_append_new(other, json_pack("{s:s, s:s, s:o, s:o}", "pattern",
-                                                   o[i].pattern, "dtype", o[i].dtype, "bytes",
-                                                   jint(o[i].bytes), "tensors",
-                                                   jint(o[i].tensors))))
+        if (json_array_append_new(other, json_pack("{s:s, s:s, s:o, s:o}", "pattern", o[i].pattern,
+                                                   "dtype", o[i].dtype, "bytes", jint(o[i].bytes),
+                                                   "tensors", jint(o[i].tensors))))
             failed = 1;
     wf = json_pack("{s:s, s:o, s:o, s:O, s:O, s:O}", "path", path, "bytes",
                    jint(vs_wf_summary_bytes(k.sum)), "params", jint(vs_wf_summary_params(k.sum)),
@@ -714,9 +711,8 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
         payload = json_pack("{s:s, s:o, s:o, s:o, s:O, s:O, s:O, s:s, s:s, s:o, s:s}", "kind",
                             "weights", "params", jint(vs_wf_summary_params(k.sum)), "bits", bits,
                             "bytes", jint(vs_wf_summary_bytes(k.sum)), "by_dtype", by,
-                            "other_dtype", other, "files", k.list, "source", k.format, "path",
-                            path, "tensors", jint(vs_wf_summary_tensors(k.sum)), "format",
-                            k.format);
+                            "other_dtype", other, "files", k.list, "source", k.format, "path", path,
+                            "tensors", jint(vs_wf_summary_tensors(k.sum)), "format", k.format);
     else
         json_decref(bits);
     if (failed || !wf || (out_payload && !payload)) {

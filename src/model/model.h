@@ -29,8 +29,8 @@ int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload,
  * (kind, format, params, bits (null when mixed), bytes, by_dtype, other_dtype,
  * files; for GGUF file_type and gguf_arch, for safetensors the
  * quantization_config of a config.json beside the files). */
-int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256,
-                                 json_t **out_payload, vs_error *err);
+int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, json_t **out_payload,
+                                 vs_error *err);
 
 /* The weights file a path names: the path itself, or for a folder its
  * model.safetensors.index.json, model.safetensors, or its one GGUF file (the
@@ -43,8 +43,8 @@ int vs_model_weights_in(const char *path, char **out, vs_error *err);
  * architecture): 0 with *bits (rounded down), bits_text, basis ("" for a
  * uniform type) and *bytes; 1 when the name is neither; a negative code
  * (a file type without an architecture) otherwise. */
-int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t params,
-                             unsigned *bits, char *bits_text, size_t nbt, char *basis, size_t nb,
-                             uint64_t *bytes, vs_error *err);
+int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t params, unsigned *bits,
+                             char *bits_text, size_t nbt, char *basis, size_t nb, uint64_t *bytes,
+                             vs_error *err);
 
 #endif

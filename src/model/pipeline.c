@@ -18,11 +18,16 @@ static int has_prefix(const char *s, const char *pre)
 int vs_pipeline_weightless(const char *name, const char *cls)
 {
     /* diffusers' pipelines name these so; transformers' and diffusers' classes too */
-    static const char *const names[] = {"tokenizer", "scheduler", "feature_extractor",
-                                        "image_processor", "processor", "safety_checker_processor",
+    static const char *const names[] = {"tokenizer",
+                                        "scheduler",
+                                        "feature_extractor",
+                                        "image_processor",
+                                        "processor",
+                                        "safety_checker_processor",
                                         NULL};
-    static const char *const classes[] = {"Tokenizer", "TokenizerFast", "Scheduler",
-                                          "FeatureExtractor", "ImageProcessor", "Processor", NULL};
+    static const char *const classes[] = {
+        "Tokenizer",      "TokenizerFast", "Scheduler", "FeatureExtractor",
+        "ImageProcessor", "Processor",     NULL};
     size_t i;
     for (i = 0; names[i]; i++)
         if (has_prefix(name, names[i]))
@@ -62,8 +67,8 @@ int vs_pipeline_parse(vs_pipeline *out, const char *text, size_t len, vs_error *
     int rc = 0;
     memset(out, 0, sizeof *out);
     if (!root)
-        return vs_error_set(err, VS_EFORMAT, "model_index.json: %s (line %d, column %d)",
-                            jerr.text, jerr.line, jerr.column);
+        return vs_error_set(err, VS_EFORMAT, "model_index.json: %s (line %d, column %d)", jerr.text,
+                            jerr.line, jerr.column);
     if (!json_is_object(root)) {
         rc = vs_error_set(err, VS_EFORMAT, "model_index.json: expected an object");
         goto done;

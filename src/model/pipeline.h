@@ -22,11 +22,11 @@
 #define VS_PIPE_CLASS_MAX 96
 
 typedef struct vs_pipe_component {
-    char name[VS_PIPE_NAME_MAX];   /* "unet", "text_encoder_2" (its folder) */
+    char name[VS_PIPE_NAME_MAX];    /* "unet", "text_encoder_2" (its folder) */
     char library[VS_PIPE_NAME_MAX]; /* "diffusers", "transformers" */
-    char cls[VS_PIPE_CLASS_MAX];   /* "UNet2DConditionModel" */
-    int weights;                   /* 1 when the component holds weights */
-    int denoiser;                  /* unet, transformer, prior: the model denoising latents */
+    char cls[VS_PIPE_CLASS_MAX];    /* "UNet2DConditionModel" */
+    int weights;                    /* 1 when the component holds weights */
+    int denoiser;                   /* unet, transformer, prior: the model denoising latents */
 } vs_pipe_component;
 
 typedef struct vs_pipeline {

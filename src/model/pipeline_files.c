@@ -47,8 +47,9 @@ static int read_index_text(const char *path, char **out, size_t *len, vs_error *
     char *buf;
     size_t n;
     if (!f)
-        return vs_error_set(err, VS_EIO, "%s: %s (a diffusers pipeline folder holds "
-                                         "model_index.json)",
+        return vs_error_set(err, VS_EIO,
+                            "%s: %s (a diffusers pipeline folder holds "
+                            "model_index.json)",
                             path, strerror(errno));
     buf = malloc(INDEX_MAX + 1);
     if (!buf) {
@@ -79,9 +80,11 @@ static int find_weights(char *out, size_t n, const char *cdir, const char *varia
         for (b = 0; b < 2; b++) {
             const char *base = bases[b];
             if (pass == 0) {
-                if (pathf(out, n, "%s/%s.safetensors.index.%s.json", cdir, base, variant) && exists(out))
+                if (pathf(out, n, "%s/%s.safetensors.index.%s.json", cdir, base, variant) &&
+                    exists(out))
                     goto found;
-                if (pathf(out, n, "%s/%s.%s.safetensors.index.json", cdir, base, variant) && exists(out))
+                if (pathf(out, n, "%s/%s.%s.safetensors.index.json", cdir, base, variant) &&
+                    exists(out))
                     goto found;
                 if (pathf(out, n, "%s/%s.%s.safetensors", cdir, base, variant) && exists(out))
                     goto found;
@@ -306,28 +309,28 @@ int vs_pipeline_apply(json_t *sheet, const char *dir, const char *variant, json_
         }
         if (merge_dtypes(by, json_object_get(w, "by_dtype")) < 0 ||
             json_array_append_new(
-                comps, json_pack("{s:s, s:s, s:s, s:I, s:I, s:O, s:s, s:I, s:o}", "name", c->name,
-                                 "class", c->cls, "library", c->library, "bytes", (json_int_t)cb,
-                                 "params", (json_int_t)cp, "by_dtype",
-                                 json_object_get(w, "by_dtype"), "largest_group", gname,
-                                 "largest_group_bytes", (json_int_t)gbytes, "variant",
-                                 used_variant ? json_string(variant) : json_null()))) {
+                comps,
+                json_pack("{s:s, s:s, s:s, s:I, s:I, s:O, s:s, s:I, s:o}", "name", c->name, "class",
+                          c->cls, "library", c->library, "bytes", (json_int_t)cb, "params",
+                          (json_int_t)cp, "by_dtype", json_object_get(w, "by_dtype"),
+                          "largest_group", gname, "largest_group_bytes", (json_int_t)gbytes,
+                          "variant", used_variant ? json_string(variant) : json_null()))) {
             json_decref(w);
             rc = vs_error_set(err, VS_ENOMEM, "out of memory");
             goto done;
         }
         if (variant && !used_variant) {
             char n[300];
-            snprintf(n, sizeof n, "component %s has no %s variant: its plain files were read, as "
-                                  "diffusers falls back to them",
+            snprintf(n, sizeof n,
+                     "component %s has no %s variant: its plain files were read, as "
+                     "diffusers falls back to them",
                      c->name, variant);
             json_array_append_new(notes, json_string(n));
         }
         json_array_foreach(cf, k, x)
         {
             char fn[512];
-            pathf(fn, sizeof fn, "%s/%s", c->name,
-                     json_string_value(json_object_get(x, "name")));
+            pathf(fn, sizeof fn, "%s/%s", c->name, json_string_value(json_object_get(x, "name")));
             json_array_append_new(files, json_pack("{s:s, s:O, s:n}", "name", fn, "size",
                                                    json_object_get(x, "size"), "sha256"));
         }

@@ -67,8 +67,8 @@ typedef struct vs_st_tensor {
     vs_st_dtype dtype;
     unsigned ndims;                 /* the shape's length (at most VS_ST_MAX_DIMS kept) */
     uint64_t shape[VS_ST_MAX_DIMS]; /* as the header writes it */
-    uint64_t elements; /* product of the shape (1 for a scalar) */
-    uint64_t begin;    /* data_offsets, relative to the end of the header */
+    uint64_t elements;              /* product of the shape (1 for a scalar) */
+    uint64_t begin;                 /* data_offsets, relative to the end of the header */
     uint64_t end;
 } vs_st_tensor;
 

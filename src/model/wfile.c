@@ -150,8 +150,7 @@ int vs_wf_summary_add(vs_wf_summary *s, const vs_wf_list *l, vs_error *err)
     uint64_t bytes, params, tensors;
     char small[256];
 
-    if (vs_ckd_add(&bytes, s->bytes, l->bytes) ||
-        vs_ckd_add(&params, s->params, l->params) ||
+    if (vs_ckd_add(&bytes, s->bytes, l->bytes) || vs_ckd_add(&params, s->params, l->params) ||
         vs_ckd_add(&tensors, s->tensors, (uint64_t)l->count))
         return vs_error_set(err, VS_EFORMAT, "the checkpoint's totals overflow 64 bits");
     if (!(next = malloc((s->ntotals + l->count + 1) * sizeof *next)))

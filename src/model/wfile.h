@@ -20,11 +20,11 @@
 
 typedef struct vs_wf_tensor {
     char *name;
-    const char *dtype;  /* static: "BF16", "Q4_K" */
+    const char *dtype;   /* static: "BF16", "Q4_K" */
     unsigned dtype_rank; /* the format's order of its types, for ties */
     uint64_t elements;
     uint64_t bytes;
-    unsigned ndims;                /* 0 when the format does not say */
+    unsigned ndims;                 /* 0 when the format does not say */
     uint64_t shape[VS_WF_MAX_DIMS]; /* as the format stores it */
 } vs_wf_tensor;
 

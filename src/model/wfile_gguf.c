@@ -43,8 +43,8 @@ int vs_wf_from_gguf(vs_wf_list **out, const vs_gguf_file *f, vs_error *err)
     return 0;
 }
 
-static int gguf_read(vs_wf_list **out, const char *path, uint64_t *file_size,
-                     uint64_t *bytes_read, vs_error *err)
+static int gguf_read(vs_wf_list **out, const char *path, uint64_t *file_size, uint64_t *bytes_read,
+                     vs_error *err)
 {
     vs_gguf_file *f = NULL;
     int rc;

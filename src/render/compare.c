@@ -117,8 +117,9 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
                              "flagged)"
                            : "");
     vs_table_html(th, html);
-    vs_buf_puts(html, "<p>in GiB (2^30 bytes; MiB = 2^20 under 1 GiB), rounded to two decimals: the "
-                      "exact bytes are in the plain text and the payload</p>");
+    vs_buf_puts(html,
+                "<p>in GiB (2^30 bytes; MiB = 2^20 under 1 GiB), rounded to two decimals: the "
+                "exact bytes are in the plain text and the payload</p>");
     vs_table_free(t);
     vs_table_free(th);
     *payload = json_pack("{s:s, s:o, s:o, s:I, s:I}", "kind", "compare", "rows", rows, "gpu",

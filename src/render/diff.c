@@ -68,11 +68,13 @@ static void fmt_item(vs_buf *b, const char *section, const json_t *v)
             vs_buf_puts(b, "memory unknown");
         }
         if (vs_json_str_of(v, "price"))
-            vs_buf_printf(b, ", %s %s", vs_json_str_of(v, "price"), vs_json_str_of(v, "currency") ? vs_json_str_of(v, "currency") : "");
+            vs_buf_printf(b, ", %s %s", vs_json_str_of(v, "price"),
+                          vs_json_str_of(v, "currency") ? vs_json_str_of(v, "currency") : "");
         if (vs_json_str_of(v, "period"))
             vs_buf_printf(b, " for %s", vs_json_str_of(v, "period"));
     } else if (!strcmp(section, "evidence")) {
-        vs_buf_printf(b, "%s (source: %s)", vs_json_str_of(v, "verdict") ? vs_json_str_of(v, "verdict") : "?",
+        vs_buf_printf(b, "%s (source: %s)",
+                      vs_json_str_of(v, "verdict") ? vs_json_str_of(v, "verdict") : "?",
                       vs_json_str_of(v, "source") ? vs_json_str_of(v, "source") : "?");
     } else if (json_is_object(v) && json_object_size(v) == 1 && vs_json_str_of(v, "name")) {
         vs_buf_puts(b, vs_json_str_of(v, "name"));
@@ -92,7 +94,8 @@ static void fmt_change(vs_buf *b, const json_t *c)
     } else if (!strcmp(change, "removed")) {
         fmt_item(b, section, from);
     } else if (json_array_size(fields)) {
-        json_array_foreach(fields, i, f) {
+        json_array_foreach(fields, i, f)
+        {
             const char *k = json_string_value(f);
             const json_t *df = json_object_get(from, k), *dt = json_object_get(to, k);
             if (i)
@@ -158,7 +161,8 @@ vs_bundle *vs_diff_bundle(const json_t *a, const json_t *b, const char *from_lab
     } else {
         if (!(t = vs_table_new(4, headers)))
             goto done;
-        json_array_foreach(changes, i, c) {
+        json_array_foreach(changes, i, c)
+        {
             const char *cells[4];
             vs_buf_reset(&d);
             fmt_change(&d, c);

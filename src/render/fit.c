@@ -66,16 +66,14 @@ static void chart(vs_buf *s, const vs_fit_row *r, int y)
     if (r->need_known) {
         uint64_t end = r->non_kv_bytes + r->need_bytes;
         int wk = px(end < r->need_bytes ? UINT64_MAX : end, scale, w);
-        vs_buf_printf(s,
-                      "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'/>",
+        vs_buf_printf(s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'/>",
                       x0 + wk, y - 2, x0 + wk, y + h + 2,
                       r->need_bytes > (r->kv_pool_bytes > 0 ? (uint64_t)r->kv_pool_bytes : 0)
                           ? "#c0392b"
                           : "#222");
     }
     vs_buf_printf(s, "<text x='%d' y='%d' font-size='10'>pool %s, need %s</text>",
-                  x0 + w * 107 / 100 + 8,
-                  y + 11, gib(a, sizeof a, r->kv_pool_bytes),
+                  x0 + w * 107 / 100 + 8, y + 11, gib(a, sizeof a, r->kv_pool_bytes),
                   r->need_known ? gib(b, sizeof b, (int64_t)r->need_bytes) : "?");
 }
 
@@ -158,9 +156,8 @@ static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size
 
 vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
 {
-    static const char *const head[] = {"offer",  "capacity", "budget",  "non-KV",
-                                       "KV pool", "KV tokens", "max conc.", "max length",
-                                       "verdict"};
+    static const char *const head[] = {"offer",     "capacity",  "budget",     "non-KV", "KV pool",
+                                       "KV tokens", "max conc.", "max length", "verdict"};
     vs_table *t = vs_table_new(9, head);
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, svg = VS_BUF_INIT, p = VS_BUF_INIT;
     vs_bundle *b = NULL;
@@ -437,8 +434,7 @@ vs_bundle *vs_render_engine(const vs_fit_ctx *c, const json_t *keys_written, con
     vs_jw_member_str(&w, "notes", notes && notes[0] ? notes : NULL);
     vs_jw_close(&w, '}');
     vs_buf_puts(&html, "</div>\n");
-    if (!vs_table_failed(t) && !vs_buf_failed(&text) && !vs_buf_failed(&html) &&
-        !vs_buf_failed(&p))
+    if (!vs_table_failed(t) && !vs_buf_failed(&text) && !vs_buf_failed(&html) && !vs_buf_failed(&p))
         b = vs_bundle_new_text(vs_buf_str(&text), vs_buf_str(&html), NULL, vs_buf_str(&p), p.len);
     vs_table_free(t);
     vs_buf_free(&text);

@@ -33,8 +33,8 @@ static const char *verb_of(const char *state)
 
 static void gauge_text(vs_buf *text, const vs_gauge *g)
 {
-    static const char *const headers[] = {"GPU",           "used now (device)", "of total",
-                                          "peak this phase", "peak this run",   "process now"};
+    static const char *const headers[] = {
+        "GPU", "used now (device)", "of total", "peak this phase", "peak this run", "process now"};
     vs_table *t = vs_table_new(6, headers);
     unsigned i;
     vs_buf_printf(text, "%s %s: phase %s, %.1f s\n", verb_of(g->state), g->run, g->phase,
@@ -84,17 +84,18 @@ static void gauge_gpu_html(vs_buf *h, const vs_gauge *g, unsigned i)
     gib(total, sizeof total, x->total_bytes);
     gib(pp, sizeof pp, x->phase_peak_bytes);
     gib(rp, sizeof rp, x->run_peak_bytes);
-    vs_buf_printf(h, "<div class='vs-gauge-gpu' data-gpu='%u' style='margin:4px 0 10px 0'>\n"
-                     "<div style='white-space:nowrap'><b>GPU %u</b> ",
+    vs_buf_printf(h,
+                  "<div class='vs-gauge-gpu' data-gpu='%u' style='margin:4px 0 10px 0'>\n"
+                  "<div style='white-space:nowrap'><b>GPU %u</b> ",
                   i, i);
     vs_buf_put_html(h, x->name ? x->name : "");
     if (x->total_bytes)
-        vs_buf_printf(h, ": <b class='vs-gauge-pct'>%.1f%%</b> &mdash; %s of %s", pu, used,
-                      total);
+        vs_buf_printf(h, ": <b class='vs-gauge-pct'>%.1f%%</b> &mdash; %s of %s", pu, used, total);
     else
         vs_buf_printf(h, ": %s (device total unknown)", used);
-    vs_buf_printf(h, "</div>\n<div style='white-space:nowrap;font-size:90%%'>peak this phase "
-                     "%s, peak this run %s; process: ",
+    vs_buf_printf(h,
+                  "</div>\n<div style='white-space:nowrap;font-size:90%%'>peak this phase "
+                  "%s, peak this run %s; process: ",
                   pp, rp);
     if (x->process_known) {
         gib(proc, sizeof proc, x->process_bytes);
@@ -140,8 +141,8 @@ static void gauge_gpu_html(vs_buf *h, const vs_gauge *g, unsigned i)
 static void gauge_html(vs_buf *h, const vs_gauge *g)
 {
     unsigned i;
-    vs_buf_printf(h, "<div class='vs-gauge' data-run='%s'>\n<p><b>%s %s</b>: phase <code>",
-                  g->run, verb_of(g->state), g->run);
+    vs_buf_printf(h, "<div class='vs-gauge' data-run='%s'>\n<p><b>%s %s</b>: phase <code>", g->run,
+                  verb_of(g->state), g->run);
     vs_buf_put_html(h, g->phase);
     vs_buf_printf(h, "</code>, %.1f s; black mark: peak this run", (double)g->elapsed_ms / 1000.0);
     if (g->envelope_bytes) {
@@ -161,23 +162,22 @@ vs_bundle *vs_render_gauge(const vs_gauge *g)
     json_t *payload, *gpus = json_array();
     vs_bundle *b = NULL;
     unsigned i;
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:o}", "kind", "gauge", "run", g->run,
-                        "state", g->state, "phase", g->phase, "elapsed_ms",
-                        (json_int_t)g->elapsed_ms, "envelope_bytes",
-                        g->envelope_bytes ? json_integer((json_int_t)g->envelope_bytes)
-                                          : json_null(),
-                        "process_unavailable",
-                        g->process_why ? json_string(g->process_why) : json_null(), "gpus", gpus);
+    payload = json_pack(
+        "{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:o}", "kind", "gauge", "run", g->run, "state",
+        g->state, "phase", g->phase, "elapsed_ms", (json_int_t)g->elapsed_ms, "envelope_bytes",
+        g->envelope_bytes ? json_integer((json_int_t)g->envelope_bytes) : json_null(),
+        "process_unavailable", g->process_why ? json_string(g->process_why) : json_null(), "gpus",
+        gpus);
     for (i = 0; payload && i < g->ngpus; i++) {
         const vs_gauge_gpu *x = &g->gpus[i];
         json_array_append_new(
-            gpus, json_pack("{s:i, s:s, s:I, s:I, s:I, s:o, s:I}", "gpu", (int)i, "gpu_name",
-                            x->name ? x->name : "", "used_bytes", (json_int_t)x->used_bytes,
-                            "phase_peak_bytes", (json_int_t)x->phase_peak_bytes, "run_peak_bytes",
-                            (json_int_t)x->run_peak_bytes, "process_bytes",
-                            x->process_known ? json_integer((json_int_t)x->process_bytes)
-                                             : json_null(),
-                            "total_bytes", (json_int_t)x->total_bytes));
+            gpus,
+            json_pack("{s:i, s:s, s:I, s:I, s:I, s:o, s:I}", "gpu", (int)i, "gpu_name",
+                      x->name ? x->name : "", "used_bytes", (json_int_t)x->used_bytes,
+                      "phase_peak_bytes", (json_int_t)x->phase_peak_bytes, "run_peak_bytes",
+                      (json_int_t)x->run_peak_bytes, "process_bytes",
+                      x->process_known ? json_integer((json_int_t)x->process_bytes) : json_null(),
+                      "total_bytes", (json_int_t)x->total_bytes));
     }
     if (payload) {
         gauge_text(&text, g);

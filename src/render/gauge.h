@@ -28,12 +28,12 @@ typedef struct vs_gauge_gpu {
 } vs_gauge_gpu;
 
 typedef struct vs_gauge {
-    const char *run;           /* "r3" */
-    const char *state;         /* "running", "finished", "interrupted", "timed out" */
-    const char *phase;         /* the current phase */
+    const char *run;   /* "r3" */
+    const char *state; /* "running", "finished", "interrupted", "timed out" */
+    const char *phase; /* the current phase */
     int64_t elapsed_ms;
-    uint64_t envelope_bytes;   /* the sheet's known envelope per GPU; 0: none */
-    const char *process_why;   /* why process memory is unavailable (NULL when known) */
+    uint64_t envelope_bytes; /* the sheet's known envelope per GPU; 0: none */
+    const char *process_why; /* why process memory is unavailable (NULL when known) */
     const vs_gauge_gpu *gpus;
     unsigned ngpus;
 } vs_gauge;
@@ -56,7 +56,7 @@ typedef struct vs_run_head {
     int exit_status;
     const char *overflow_phase; /* NULL or "" when none */
     const char *triage, *advice;
-    const char *not_valid_why;  /* NULL: the run validates the card */
+    const char *not_valid_why; /* NULL: the run validates the card */
 } vs_run_head;
 
 void vs_render_run_html(vs_buf *html, const vs_run_head *h, const vs_table *peaks);

@@ -33,8 +33,14 @@ static void cell(vs_buf *b, const char *s)
     vs_buf_puts(b, " |");
 }
 
-static void row_start(vs_buf *b) { vs_buf_puts(b, "|"); }
-static void row_end(vs_buf *b) { vs_buf_puts(b, "\n"); }
+static void row_start(vs_buf *b)
+{
+    vs_buf_puts(b, "|");
+}
+static void row_end(vs_buf *b)
+{
+    vs_buf_puts(b, "\n");
+}
 
 static void header(vs_buf *b, const char *const *cols, const char *align)
 {
@@ -99,13 +105,22 @@ static void describe(char *out, size_t len, const json_t *v)
 
 static void card_section(vs_buf *b, const json_t *sheet)
 {
-    static const char *const keys[] = {"model", "revision", "params", "params_source", "task",
-                                       "format", "bits", "length", "concurrency", "microbatch",
-                                       "accumulation", "quality", NULL};
-    static const char *const labels[] = {"model", "revision", "parameters", "parameter count from",
-                                         "task", "weight format", "bits per weight",
-                                         "required length (tokens)", "concurrency (sequences)",
-                                         "microbatch", "accumulation", "quality criterion", NULL};
+    static const char *const keys[] = {
+        "model",  "revision",    "params",     "params_source", "task",    "format", "bits",
+        "length", "concurrency", "microbatch", "accumulation",  "quality", NULL};
+    static const char *const labels[] = {"model",
+                                         "revision",
+                                         "parameters",
+                                         "parameter count from",
+                                         "task",
+                                         "weight format",
+                                         "bits per weight",
+                                         "required length (tokens)",
+                                         "concurrency (sequences)",
+                                         "microbatch",
+                                         "accumulation",
+                                         "quality criterion",
+                                         NULL};
     static const char *const cols[] = {"card", "value", NULL};
     const json_t *card = vs_sheet_card(sheet), *arch, *wf;
     char v[512];
@@ -126,7 +141,8 @@ static void card_section(vs_buf *b, const json_t *sheet)
     if (json_is_object(arch)) {
         const char *k;
         json_t *x;
-        json_object_foreach((json_t *)arch, k, x) {
+        json_object_foreach((json_t *)arch, k, x)
+        {
             char label[96];
             if (json_is_object(x) || json_is_array(x))
                 continue;
@@ -176,8 +192,8 @@ static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
         *basis = "stored bytes of the weight files";
         return 1;
     }
-    if (!vs_sheet_card_uint(sheet, "params", &params) || !vs_sheet_card_uint(sheet, "bits", &bits) ||
-        vs_u64_mul(&prod, params, bits) < 0)
+    if (!vs_sheet_card_uint(sheet, "params", &params) ||
+        !vs_sheet_card_uint(sheet, "bits", &bits) || vs_u64_mul(&prod, params, bits) < 0)
         return 0;
     *out = prod / 8 + (prod % 8 != 0);
     *basis = "params × bits / 8";
@@ -186,8 +202,8 @@ static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
 
 static void components_section(vs_buf *b, const json_t *sheet)
 {
-    static const char *const cols[] = {"component", "bytes", "GB", "GiB", "status", "source",
-                                       "phase", NULL};
+    static const char *const cols[] = {"component", "bytes",  "GB",    "GiB",
+                                       "status",    "source", "phase", NULL};
     const json_t *arr = vs_sheet_array(sheet, "components"), *c;
     uint64_t known = 0, w;
     const char *basis = NULL;
@@ -211,7 +227,8 @@ static void components_section(vs_buf *b, const json_t *sheet)
     }
     cell(b, "load");
     row_end(b);
-    json_array_foreach(arr, i, c) {
+    json_array_foreach(arr, i, c)
+    {
         const json_t *bytes = json_object_get(c, "bytes");
         row_start(b);
         cell(b, str(c, "name"));
@@ -260,7 +277,8 @@ static void placement_section(vs_buf *b, const json_t *sheet)
 
 static void stages_section(vs_buf *b, const json_t *sheet)
 {
-    static const char *const cols[] = {"stage", "length", "concurrency", "microbatch", "note", NULL};
+    static const char *const cols[] = {"stage",      "length", "concurrency",
+                                       "microbatch", "note",   NULL};
     static const char *const keys[] = {"name", "length", "concurrency", "microbatch", "note", NULL};
     const json_t *arr = vs_sheet_array(sheet, "stages"), *s;
     size_t i, k;
@@ -272,7 +290,8 @@ static void stages_section(vs_buf *b, const json_t *sheet)
         return;
     }
     header(b, cols, "lrrrl");
-    json_array_foreach(arr, i, s) {
+    json_array_foreach(arr, i, s)
+    {
         row_start(b);
         for (k = 0; keys[k]; k++) {
             scalar(v, sizeof v, json_object_get(s, keys[k]));
@@ -291,7 +310,8 @@ static void dims_text(char *out, size_t len, const json_t *dims)
     out[0] = '\0';
     if (!json_is_object(dims))
         return;
-    json_object_foreach((json_t *)dims, k, v) {
+    json_object_foreach((json_t *)dims, k, v)
+    {
         char s[64];
         scalar(s, sizeof s, v);
         n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s=%s", n ? " " : "", k, s);
@@ -302,8 +322,9 @@ static void dims_text(char *out, size_t len, const json_t *dims)
 
 static void measurements_section(vs_buf *b, const json_t *sheet)
 {
-    static const char *const cols[] = {"phase", "stage", "GPU", "counter", "scope", "peak bytes",
-                                       "GB", "GiB", "dims", "state", "validates card", NULL};
+    static const char *const cols[] = {"phase",          "stage", "GPU", "counter", "scope",
+                                       "peak bytes",     "GB",    "GiB", "dims",    "state",
+                                       "validates card", NULL};
     const json_t *arr = vs_sheet_array(sheet, "measurements"), *m, *runs;
     size_t i;
     char v[512];
@@ -312,7 +333,8 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
         vs_buf_puts(b, "None yet.\n\n");
     } else {
         header(b, cols, "lllllrrrlll");
-        json_array_foreach(arr, i, m) {
+        json_array_foreach(arr, i, m)
+        {
             char gpu[160], idx[32];
             row_start(b);
             cell(b, str(m, "phase"));
@@ -335,7 +357,8 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
                        "added; a device-wide reading covers more than the process.\n\n");
     }
     runs = vs_sheet_array(sheet, "runs");
-    json_array_foreach(runs, i, m) {
+    json_array_foreach(runs, i, m)
+    {
         char st[32];
         scalar(st, sizeof st, json_object_get(m, "exit_status"));
         vs_buf_printf(b, "- run %s: `%s`%s%s%s%s\n", str(m, "id") ? str(m, "id") : "?",
@@ -349,11 +372,12 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
 
 static void candidates_section(vs_buf *b, const json_t *sheet)
 {
-    static const char *const ocols[] = {"offer", "nominal memory", "device-reported", "price",
-                                        "period", "cards", "available", NULL};
-    static const char *const ecols[] = {"candidate", "requirement", "verdict", "source", "version",
-                                        "scope", NULL};
-    const json_t *offers = vs_sheet_array(sheet, "offers"), *reqs = vs_sheet_array(sheet, "requirements");
+    static const char *const ocols[] = {"offer",  "nominal memory", "device-reported", "price",
+                                        "period", "cards",          "available",       NULL};
+    static const char *const ecols[] = {"candidate", "requirement", "verdict", "source",
+                                        "version",   "scope",       NULL};
+    const json_t *offers = vs_sheet_array(sheet, "offers"),
+                 *reqs = vs_sheet_array(sheet, "requirements");
     const json_t *ev = vs_sheet_array(sheet, "evidence"), *o;
     size_t i;
     char v[256];
@@ -364,7 +388,8 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
     }
     if (json_array_size(offers)) {
         header(b, ocols, "lrrrlrl");
-        json_array_foreach(offers, i, o) {
+        json_array_foreach(offers, i, o)
+        {
             char price[128], cards[32];
             const json_t *mb = json_object_get(o, "memory_bytes");
             row_start(b);
@@ -401,10 +426,11 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
     }
     if (json_array_size(ev)) {
         static const char *const keys[] = {"candidate", "requirement", "verdict", "source",
-                                           "version", "scope", NULL};
+                                           "version",   "scope",       NULL};
         size_t k;
         header(b, ecols, NULL);
-        json_array_foreach(ev, i, o) {
+        json_array_foreach(ev, i, o)
+        {
             vs_buf moved = VS_BUF_INIT;
             row_start(b);
             for (k = 0; keys[k]; k++) {
@@ -455,14 +481,16 @@ char *vs_markdown_sheet(const json_t *sheet)
     const json_t *lin = json_object_get(sheet, "lineage");
     const char *title = str(sheet, "title"), *id = str(sheet, "id");
     vs_buf_printf(&b, "# %s\n\n", title ? title : id ? id : "untitled sheet");
-    vs_buf_printf(&b, "Sizing sheet `%s` (%s). The record is `sheet.json` beside this file; this "
-                      "page is rendered from it.\n\n",
+    vs_buf_printf(&b,
+                  "Sizing sheet `%s` (%s). The record is `sheet.json` beside this file; this "
+                  "page is rendered from it.\n\n",
                   id ? id : "?", str(sheet, "schema") ? str(sheet, "schema") : VS_SHEET_SCHEMA);
     if (json_is_object(lin))
         vs_buf_printf(&b, "Lineage: reproduced from sheet `%s` at commit `%s`%s%s%s.\n\n",
                       str(lin, "sheet") ? str(lin, "sheet") : "?",
-                      str(lin, "commit") ? str(lin, "commit") : "?", str(lin, "title") ? " (\"" : "",
-                      str(lin, "title") ? str(lin, "title") : "", str(lin, "title") ? "\")" : "");
+                      str(lin, "commit") ? str(lin, "commit") : "?",
+                      str(lin, "title") ? " (\"" : "", str(lin, "title") ? str(lin, "title") : "",
+                      str(lin, "title") ? "\")" : "");
     card_section(&b, sheet);
     components_section(&b, sheet);
     placement_section(&b, sheet);

@@ -7,8 +7,8 @@
 #include "render/bundle.h"
 #include "render/svg.h"
 #include "sheet/capacity.h"
-#include "sheet/kvlayout.h"
 #include "sheet/derived.h"
+#include "sheet/kvlayout.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -237,7 +237,10 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
             {
                 char pc[40] = "";
                 const char *row[6] = {json_string_value(json_object_get(x, "name")),
-                                      json_string_value(json_object_get(x, "class")), pc, b, gb,
+                                      json_string_value(json_object_get(x, "class")),
+                                      pc,
+                                      b,
+                                      gb,
                                       gib};
                 if (json_is_integer(json_object_get(x, "params")))
                     vs_units_grouped(pc, sizeof pc,
@@ -368,8 +371,8 @@ static void cards_short_lines(vs_buf *text, vs_buf *html, const json_t *sheet,
     json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
     {
         json_t *c = json_object_get(o, "cards");
-        json_int_t cards = json_is_integer(c) && json_integer_value(c) > 0 ? json_integer_value(c)
-                                                                          : 1;
+        json_int_t cards =
+            json_is_integer(c) && json_integer_value(c) > 0 ? json_integer_value(c) : 1;
         const char *name = json_string_value(json_object_get(o, "name"));
         vs_buf line = VS_BUF_INIT;
         if ((uint64_t)cards >= pl->gpus)
@@ -532,8 +535,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         size_t fl = first ? strlen(first) : 0;
         snprintf(wsrc, sizeof wsrc, "bytes of the %s files",
                  fl > 5 && !strcmp(first + fl - 5, ".gguf") ? "GGUF" : "safetensors");
-    }
-    else
+    } else
         snprintf(wsrc, sizeof wsrc, "%s params x %u bits / 8", gp, bits);
     if (env->weights_known &&
         json_array_size(json_object_get(json_object_get(sheet, "weights_files"), "components"))) {
@@ -559,15 +561,25 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
             char hb[AMT], hgb[AMT], hgib[AMT];
             const char *row[7] = {"weights on the GPU", "offload", "parameters", b, gb, gib,
                                   env->offload_basis};
-            const char *hrow[7] = {"host memory (not GPU)", "offload", "parameters", hb, hgb,
-                                   hgib, "every component stays in host RAM; not in the envelope"};
+            const char *hrow[7] = {"host memory (not GPU)",
+                                   "offload",
+                                   "parameters",
+                                   hb,
+                                   hgb,
+                                   hgib,
+                                   "every component stays in host RAM; not in the envelope"};
             vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
             vs_table_add_row(t, row);
             vs_render_amount(env->host_bytes, hb, hgb, hgib);
             vs_table_add_row(t, hrow);
         }
     } else if (env->weights_known) {
-        const char *row[7] = {"weights", "weights only", "parameters", b, gb, gib,
+        const char *row[7] = {"weights",
+                              "weights only",
+                              "parameters",
+                              b,
+                              gb,
+                              gib,
                               env->offload_basis ? env->offload_basis : wsrc};
         vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
         vs_table_add_row(t, row);
@@ -660,8 +672,9 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     if (pl.gpus > 1)
         notes[nn++] = "per GPU after the placement: two cards are never one memory space";
     if (env->n_stale) {
-        vs_buf_printf(&stale, "%s: %s; no capacity verdict is admissible on it until it is "
-                              "measured again at the card's dims",
+        vs_buf_printf(&stale,
+                      "%s: %s; no capacity verdict is admissible on it until it is "
+                      "measured again at the card's dims",
                       VS_STALE_FLAG, env->stale);
         notes[nn++] = vs_buf_str(&stale);
     }
@@ -741,13 +754,12 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
         if (q)
             flagged = 1;
         json_array_append_new(
-            jrows,
-            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:s?, s:s?, s:s?}", "format",
-                      rows[i].format, "bits", (json_int_t)rows[i].bits, "weights_bytes",
-                      (json_int_t)rows[i].weights_bytes, "weights_gpu_bytes",
-                      (json_int_t)rows[i].weights_gpu_bytes, "envelope_bytes",
-                      (json_int_t)rows[i].envelope_bytes, "quantized", q != NULL, "note", q,
-                      "bits_per_weight", rows[i].bits_text, "basis", rows[i].basis));
+            jrows, json_pack("{s:s, s:I, s:I, s:I, s:I, s:b, s:s?, s:s?, s:s?}", "format",
+                             rows[i].format, "bits", (json_int_t)rows[i].bits, "weights_bytes",
+                             (json_int_t)rows[i].weights_bytes, "weights_gpu_bytes",
+                             (json_int_t)rows[i].weights_gpu_bytes, "envelope_bytes",
+                             (json_int_t)rows[i].envelope_bytes, "quantized", q != NULL, "note", q,
+                             "bits_per_weight", rows[i].bits_text, "basis", rows[i].basis));
     }
     put_headline(&text, &html, headline);
     put_table(&text, &html, t);

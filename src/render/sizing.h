@@ -41,9 +41,9 @@ char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
 typedef struct vs_format_row {
     const char *format; /* "bf16", "bits=6" */
     unsigned bits;
-    const char *bits_text; /* NULL: bits; else the exact bits per weight ("4.5", "4.89") */
-    const char *basis;     /* NULL: params x bits / 8 (flagged when quantised); else how the
-                            * bytes were counted per tensor (not flagged) */
+    const char *bits_text;  /* NULL: bits; else the exact bits per weight ("4.5", "4.89") */
+    const char *basis;      /* NULL: params x bits / 8 (flagged when quantised); else how the
+                             * bytes were counted per tensor (not flagged) */
     uint64_t weights_bytes; /* whole model */
     uint64_t weights_gpu_bytes;
     uint64_t envelope_bytes; /* per GPU: weights_gpu_bytes + the sheet's known reserve */

@@ -190,7 +190,7 @@ static int group_segments(drawn_segments *d, const vs_svg_segment *segs, size_t 
  * those boxes; tests/unit/test_svg.c recomputes them from the SVG alone. */
 #define FONT_PX 12.0
 #define ADVANCE 0.6 /* em per character */
-#define CH(px) ((px) * ADVANCE)
+#define CH(px) ((px)*ADVANCE)
 
 /* Code points of s (UTF-8), the unit of the advance. */
 static size_t cps(const char *s, size_t len)
@@ -246,8 +246,8 @@ static void put_text(vs_buf *b, double x, double y, const char *attrs, const cha
 /* s as lines of at most max code points, broken after spaces (a word longer
  * than a line is cut), one <text> each, from baseline *y down by lh; the
  * lines after the first start at x + indent. Returns the number of lines. */
-static size_t put_wrapped(vs_buf *b, double x, double indent, double *y, double lh,
-                          const char *s, size_t max)
+static size_t put_wrapped(vs_buf *b, double x, double indent, double *y, double lh, const char *s,
+                          size_t max)
 {
     size_t len = strlen(s), pos = 0, lines = 0;
     while (pos < len) {
@@ -288,19 +288,19 @@ static size_t put_wrapped(vs_buf *b, double x, double indent, double *y, double 
 #define PLOT_TOP 50.0
 #define BAR_X 96.0
 #define BAR_W 150.0
-#define LABEL_X 428.0   /* capacity labels: a column right of the plot */
-#define LABEL_MAX 20    /* characters */
+#define LABEL_X 428.0 /* capacity labels: a column right of the plot */
+#define LABEL_MAX 20  /* characters */
 #define LEGEND_X 580.0
-#define LEGEND_MAX 40   /* characters after the swatch: (W - 8 - LEGEND_X - 18) / 7.2 */
-#define LINE_H 16.0     /* legend line pitch */
-#define LABEL_GAP 15.0  /* least pitch of capacity labels */
+#define LEGEND_MAX 40  /* characters after the swatch: (W - 8 - LEGEND_X - 18) / 7.2 */
+#define LINE_H 16.0    /* legend line pitch */
+#define LABEL_GAP 15.0 /* least pitch of capacity labels */
 #define TITLE_PX 15.0
 
 /* Capacity lines with the same displayed value share one label. */
 typedef struct cap_label {
-    double want, y;     /* baselines: where the line is, where the label goes */
+    double want, y; /* baselines: where the line is, where the label goes */
     double line_y;
-    size_t first;       /* index of its first line */
+    size_t first; /* index of its first line */
     char text[400];
 } cap_label;
 
@@ -323,7 +323,8 @@ static void label_text(cap_label *l, const vs_svg_line *lines, size_t nlines, co
             continue;
         n++;
         if (off < sizeof list - 8)
-            off += (size_t)snprintf(list + off, sizeof list - off, "%s%zu", n > 1 ? "," : "", k + 1);
+            off +=
+                (size_t)snprintf(list + off, sizeof list - off, "%s%zu", n > 1 ? "," : "", k + 1);
     }
     snprintf(l->text, sizeof l->text, "%s GiB [%s]", value, list);
     if (strlen(l->text) > LABEL_MAX && n > 1)
@@ -435,8 +436,8 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
         double y = Y(v);
         char tick[32];
         snprintf(tick, sizeof tick, "%g", v);
-        svgf(&b, "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#ddd'/>", PLOT_LEFT, y,
-             PLOT_RIGHT, y);
+        svgf(&b, "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#ddd'/>", PLOT_LEFT, y, PLOT_RIGHT,
+             y);
         put_text(&b, PLOT_LEFT - 6, y + 4, " text-anchor='end'", tick, 7);
     }
     svgf(&b,

@@ -105,9 +105,8 @@ static const field arch_f[] = {STRN("family"),
                                END};
 
 static const field engine_keys_f[] = {END}; /* the keys as written: strings, any names */
-static const field engine_f[] = {STR("name"),
-                                 {"keys", F_OBJ, 0, engine_keys_f, NULL, "{}", NULL},
-                                 END};
+static const field engine_f[] = {
+    STR("name"), {"keys", F_OBJ, 0, engine_keys_f, NULL, "{}", NULL}, END};
 
 static const field card_f[] = {STRN("model"),
                                STRN("revision"),
@@ -138,16 +137,12 @@ static const field by_dtype_e = {NULL, F_OBJ, 0, by_dtype_f, NULL, NULL, NULL};
 static const field other_dtype_e = {NULL, F_OBJ, 0, other_dtype_f, NULL, NULL, NULL};
 static const field file_e = {NULL, F_OBJ, 0, file_f, NULL, NULL, NULL};
 /* schema 2: a diffusers pipeline's components (model/pipeline_files.h) */
-static const field wcomponent_f[] = {STR("name"),
-                                     STRN("class"),
-                                     STRN("library"),
-                                     UINT("bytes"),
-                                     UINTN("params"),
-                                     {"by_dtype", F_ARR, 0, &by_dtype_e, NULL, NULL, NULL},
-                                     STRN("largest_group"),
-                                     UINTN("largest_group_bytes"),
-                                     STRN("variant"),
-                                     END};
+static const field wcomponent_f[] = {
+    STR("name"),           STRN("class"),
+    STRN("library"),       UINT("bytes"),
+    UINTN("params"),       {"by_dtype", F_ARR, 0, &by_dtype_e, NULL, NULL, NULL},
+    STRN("largest_group"), UINTN("largest_group_bytes"),
+    STRN("variant"),       END};
 static const field wcomponent_e = {NULL, F_OBJ, 0, wcomponent_f, NULL, NULL, NULL};
 static const field weights_files_f[] = {STRN("path"),
                                         UINT("bytes"),
@@ -174,11 +169,10 @@ static const field placement_f[] = {{"kind", F_STR, 0, NULL, kinds, "\"single\""
                                     {"offload", F_STR, 1, NULL, offloads, NULL, NULL},
                                     END};
 
-static const field stage_f[] = {STR("name"),         UINTN("length"), UINTN("concurrency"),
-                                UINTN("microbatch"), STRN("note"),
-                                /* schema 2: image and video generation */
-                                UINTN("width"), UINTN("height"), UINTN("frames"), UINTN("batch"),
-                                END};
+static const field stage_f[] = {
+    STR("name"), UINTN("length"), UINTN("concurrency"), UINTN("microbatch"), STRN("note"),
+    /* schema 2: image and video generation */
+    UINTN("width"), UINTN("height"), UINTN("frames"), UINTN("batch"), END};
 static const field stage_e = {NULL, F_OBJ, 0, stage_f, NULL, NULL, NULL};
 
 static const field offer_f[] = {STR("name"),

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sheet/capacity.h"
 #include "engine/fit.h"
+#include "sheet/capacity.h"
 #include "sheet/derived.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
@@ -180,8 +180,8 @@ static int builtin_applies(const json_t *sheet, const char *name)
     if (!strcmp(name, "frames"))
         return gen && !strcmp(json_string_value(json_object_get(vs_sheet_card(sheet), "task")),
                               "generate-video");
-    if (gen && (!strcmp(name, "length") || !strcmp(name, "concurrency") ||
-                !strcmp(name, "microbatch")))
+    if (gen &&
+        (!strcmp(name, "length") || !strcmp(name, "concurrency") || !strcmp(name, "microbatch")))
         return 0;
     if (!strcmp(name, "concurrency"))
         return !task_is_training(sheet);
@@ -364,7 +364,7 @@ typedef struct resolved {
     const char *offer; /* borrowed from the sheet */
     const char *req;   /* canonical: static or borrowed from the sheet */
     vs_verdict verdict;
-    int valid; /* its verdict could be read */
+    int valid;   /* its verdict could be read */
     char *moved; /* the card has moved past it since ("format bf16 → int4"), or NULL */
 } resolved;
 
@@ -860,16 +860,15 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
                                VS_UNIT_GIB, 2);
                 vs_units_round(b, sizeof b, fr.budget_bytes, VS_UNIT_GIB, 2);
                 computed = fr.start_verdict;
-                note = fmt("engine %s: budget %s GiB, KV pool %s GiB%s; %s", fitc.engine->name, b,
-                           p, fr.upper_bound ? " (an upper bound: some items are unknown)" : "",
-                           fr.note);
+                note =
+                    fmt("engine %s: budget %s GiB, KV pool %s GiB%s; %s", fitc.engine->name, b, p,
+                        fr.upper_bound ? " (an upper bound: some items are unknown)" : "", fr.note);
             } else if (j == 0) {
                 computed = capacity_check(c, row, &note);
             } else if (have_fit && j < nbuiltin && !strcmp(n, "concurrency")) {
                 computed = fr.concurrency_verdict;
                 note = fmt("engine %s: the KV pool holds %.2f requests of the card's length%s",
-                           fitc.engine->name, fr.max_concurrency,
-                           fr.upper_bound ? " at most" : "");
+                           fitc.engine->name, fr.max_concurrency, fr.upper_bound ? " at most" : "");
             } else if (have_fit && j < nbuiltin && !strcmp(n, "length")) {
                 computed = fr.length_verdict;
                 note = fmt("engine %s: at the card's concurrency the longest sequence is %llu "

@@ -55,7 +55,8 @@ json_t *vs_derived_reads(const json_t *sheet, const vs_derived_read *reads, cons
     for (i = 0; reads && reads[i].path; i++) {
         if (reads[i].unless && keys && all_written(reads[i].unless, keys))
             continue;
-        if (json_object_set_new(out, reads[i].path, json_deep_copy(value_at(sheet, reads[i].path)))) {
+        if (json_object_set_new(out, reads[i].path,
+                                json_deep_copy(value_at(sheet, reads[i].path)))) {
             json_decref(out);
             return NULL;
         }
@@ -323,7 +324,8 @@ static int contains_word(const char *text, const char *needle, const char *ends)
 
 const json_t *vs_component_measurement(const json_t *sheet, const json_t *component)
 {
-    const char *source = vs_json_str_of(component, "source"), *phase = vs_json_str_of(component, "phase");
+    const char *source = vs_json_str_of(component, "source"),
+               *phase = vs_json_str_of(component, "phase");
     const char *status = vs_json_str_of(component, "status");
     json_t *bytes = json_object_get(component, "bytes"), *m;
     size_t i;
@@ -332,10 +334,10 @@ const json_t *vs_component_measurement(const json_t *sheet, const json_t *compon
         return NULL;
     vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
     {
-        const char *run = vs_json_str_of(m, "run"), *ph = vs_json_str_of(m, "phase"), *ct = vs_json_str_of(m, "counter");
+        const char *run = vs_json_str_of(m, "run"), *ph = vs_json_str_of(m, "phase"),
+                   *ct = vs_json_str_of(m, "counter");
         char needle[160];
-        if (!ph || !ct || strcmp(ph, phase) ||
-            !json_equal(json_object_get(m, "peak_bytes"), bytes))
+        if (!ph || !ct || strcmp(ph, phase) || !json_equal(json_object_get(m, "peak_bytes"), bytes))
             continue;
         snprintf(needle, sizeof needle, "counter %s", ct);
         if (!contains_word(source, needle, " "))
@@ -391,7 +393,8 @@ json_t *vs_evidence_card(const json_t *sheet, const char *requirement)
     }
     copy_fields(out, card, model_fields);
     /* memory that fits or is free holds for the whole workload: every dimension */
-    if (requirement && (!strcmp(requirement, "capacity") || !strcmp(requirement, "available-memory")))
+    if (requirement &&
+        (!strcmp(requirement, "capacity") || !strcmp(requirement, "available-memory")))
         copy_fields(out, card, card_dims);
     return out;
 }

@@ -53,11 +53,13 @@ static json_t *changed_fields(const json_t *a, const json_t *b)
     json_t *f = json_array();
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)a, k, v) {
+    json_object_foreach((json_t *)a, k, v)
+    {
         if (k[0] != '_' && !equal(v, json_object_get(b, k)))
             json_array_append_new(f, json_string(k));
     }
-    json_object_foreach((json_t *)b, k, v) {
+    json_object_foreach((json_t *)b, k, v)
+    {
         if (k[0] != '_' && !json_object_get(a, k))
             json_array_append_new(f, json_string(k));
     }
@@ -69,7 +71,10 @@ static void scalar_change(json_t *out, const char *section, const char *item, co
 {
     if (equal(a, b))
         return;
-    add(out, section, json_is_null(a) || !a ? "added" : json_is_null(b) || !b ? "removed" : "changed",
+    add(out, section,
+        json_is_null(a) || !a   ? "added"
+        : json_is_null(b) || !b ? "removed"
+                                : "changed",
         item, a, b, NULL, NULL);
 }
 
@@ -87,7 +92,8 @@ static void key_run(const json_t *x, char *out, size_t len)
 
 static void key_evidence(const json_t *x, char *out, size_t len)
 {
-    snprintf(out, len, "%s / %s", vs_json_str_of(x, "candidate") ? vs_json_str_of(x, "candidate") : "?",
+    snprintf(out, len, "%s / %s",
+             vs_json_str_of(x, "candidate") ? vs_json_str_of(x, "candidate") : "?",
              vs_json_str_of(x, "requirement") ? vs_json_str_of(x, "requirement") : "?");
 }
 
@@ -97,8 +103,9 @@ static void key_measurement(const json_t *x, char *out, size_t len)
     char gpu[32] = "";
     if (json_is_integer(g))
         snprintf(gpu, sizeof gpu, " gpu %" JSON_INTEGER_FORMAT, json_integer_value(g));
-    snprintf(out, len, "%s%s%s%s %s", vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?", gpu,
-             vs_json_str_of(x, "stage") ? " stage " : "", vs_json_str_of(x, "stage") ? vs_json_str_of(x, "stage") : "",
+    snprintf(out, len, "%s%s%s%s %s", vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?",
+             gpu, vs_json_str_of(x, "stage") ? " stage " : "",
+             vs_json_str_of(x, "stage") ? vs_json_str_of(x, "stage") : "",
              vs_json_str_of(x, "counter") ? vs_json_str_of(x, "counter") : "?");
     if (vs_json_str_of(x, "run")) {
         size_t n = strlen(out);
@@ -162,9 +169,9 @@ static void keyed(json_t *out, const char *section, const json_t *a, const json_
 
 json_t *vs_diff_changes(const json_t *a, const json_t *b)
 {
-    static const char *const card_keys[] = {"model", "revision", "params", "params_source", "task",
-                                            "format", "bits", "length", "concurrency",
-                                            "microbatch", "accumulation", "quality", NULL};
+    static const char *const card_keys[] = {
+        "model",  "revision",    "params",     "params_source", "task",    "format", "bits",
+        "length", "concurrency", "microbatch", "accumulation",  "quality", NULL};
     json_t *out = json_array();
     const json_t *ca = vs_sheet_card(a), *cb = vs_sheet_card(b);
     const json_t *aa, *ab;
@@ -189,7 +196,8 @@ json_t *vs_diff_changes(const json_t *a, const json_t *b)
     ab = json_object_get(b, "weights_files");
     if (!equal(aa, ab)) {
         if (json_is_object(aa) && json_is_object(ab))
-            add(out, "weights", "changed", "weights files", aa, ab, changed_fields(aa, ab), "bytes");
+            add(out, "weights", "changed", "weights files", aa, ab, changed_fields(aa, ab),
+                "bytes");
         else
             scalar_change(out, "weights", "weights files", aa, ab);
     }
@@ -205,12 +213,12 @@ json_t *vs_diff_changes(const json_t *a, const json_t *b)
     }
     keyed(out, "stages", vs_sheet_array(a, "stages"), vs_sheet_array(b, "stages"), key_name, NULL);
     keyed(out, "runs", vs_sheet_array(a, "runs"), vs_sheet_array(b, "runs"), key_run, NULL);
-    keyed(out, "measurements", vs_sheet_array(a, "measurements"),
-          vs_sheet_array(b, "measurements"), key_measurement, "peak_bytes");
+    keyed(out, "measurements", vs_sheet_array(a, "measurements"), vs_sheet_array(b, "measurements"),
+          key_measurement, "peak_bytes");
     keyed(out, "offers", vs_sheet_array(a, "offers"), vs_sheet_array(b, "offers"), key_name,
           "memory_bytes");
-    keyed(out, "requirements", vs_sheet_array(a, "requirements"),
-          vs_sheet_array(b, "requirements"), key_name, NULL);
+    keyed(out, "requirements", vs_sheet_array(a, "requirements"), vs_sheet_array(b, "requirements"),
+          key_name, NULL);
     keyed(out, "evidence", vs_sheet_array(a, "evidence"), vs_sheet_array(b, "evidence"),
           key_evidence, NULL);
     keyed(out, "oom", vs_sheet_array(a, "oom"), vs_sheet_array(b, "oom"), key_oom, NULL);
@@ -226,7 +234,10 @@ json_t *vs_diff_changes(const json_t *a, const json_t *b)
 static const char *const axis_names[VS_AXIS_COUNT] = {
     "model", "format", "length", "concurrency", "microbatch", "placement", "engine", "offers"};
 
-const char *vs_diff_axis_name(unsigned i) { return i < VS_AXIS_COUNT ? axis_names[i] : NULL; }
+const char *vs_diff_axis_name(unsigned i)
+{
+    return i < VS_AXIS_COUNT ? axis_names[i] : NULL;
+}
 
 static int keys_differ(const json_t *a, const json_t *b, const char *const *keys)
 {

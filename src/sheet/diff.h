@@ -27,13 +27,13 @@ json_t *vs_diff_changes(const json_t *a, const json_t *b);
 
 /* The axes of a sizing campaign that one revision should change one at a time. */
 enum {
-    VS_AXIS_MODEL = 1 << 0,       /* card model, revision, params, arch */
-    VS_AXIS_FORMAT = 1 << 1,      /* card format, bits */
+    VS_AXIS_MODEL = 1 << 0,  /* card model, revision, params, arch */
+    VS_AXIS_FORMAT = 1 << 1, /* card format, bits */
     VS_AXIS_LENGTH = 1 << 2,
     VS_AXIS_CONCURRENCY = 1 << 3,
-    VS_AXIS_MICROBATCH = 1 << 4,  /* microbatch, accumulation */
+    VS_AXIS_MICROBATCH = 1 << 4, /* microbatch, accumulation */
     VS_AXIS_PLACEMENT = 1 << 5,
-    VS_AXIS_ENGINE = 1 << 6,      /* card or sheet "engine", when present */
+    VS_AXIS_ENGINE = 1 << 6, /* card or sheet "engine", when present */
     VS_AXIS_OFFERS = 1 << 7,
     VS_AXIS_COUNT = 8
 };

@@ -58,8 +58,8 @@ int vs_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *er
     /* params = 8q + r, so params x bits / 8 = q x bits + r x bits / 8: only the
      * last term has a fraction, and it rounds up. */
     uint64_t q = params / 8, r = params % 8, v;
-    if (vs_ckd_mul(&v, q, (uint64_t)bits) ||
-        vs_ckd_add(&v, v, (r * bits + 7) / 8) || v > (uint64_t)INT64_MAX)
+    if (vs_ckd_mul(&v, q, (uint64_t)bits) || vs_ckd_add(&v, v, (r * bits + 7) / 8) ||
+        v > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT,
                             "the weights (%llu params x %u bits) exceed the largest amount a "
                             "record holds, 9,223,372,036,854,775,807 B (2^63 - 1)",
@@ -126,8 +126,8 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
             continue;
         }
         snprintf(e.stale + strlen(e.stale), sizeof e.stale - strlen(e.stale), "%s%s (%s)",
-                 e.n_stale ? ", " : "", json_string_value(v->name) ? json_string_value(v->name) : "?",
-                 vs_buf_str(&why));
+                 e.n_stale ? ", " : "",
+                 json_string_value(v->name) ? json_string_value(v->name) : "?", vs_buf_str(&why));
         e.n_stale++;
         vs_buf_free(&why);
     }
@@ -195,9 +195,9 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
                 vs_jw_member_str(w, "class", json_string_value(json_object_get(c, "class")));
                 vs_jw_member_u64(w, "bytes",
                                  (uint64_t)json_integer_value(json_object_get(c, "bytes")));
-                vs_jw_member_u64(w, "largest_group_bytes",
-                                 (uint64_t)json_integer_value(
-                                     json_object_get(c, "largest_group_bytes")));
+                vs_jw_member_u64(
+                    w, "largest_group_bytes",
+                    (uint64_t)json_integer_value(json_object_get(c, "largest_group_bytes")));
                 vs_jw_close(w, '}');
             }
             vs_jw_close(w, ']');
@@ -219,8 +219,7 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         vs_jw_member_bytes(w, "gpu_bytes", v->known, vs_placement_per_gpu(&pl, cls, v->value));
         vs_jw_member_u64(w, "ways", vs_placement_ways(&pl, cls));
         if (env->n_stale && v->status && !strcmp(json_string_value(v->status), "measured") &&
-            vs_component_stale(sheet, json_array_get(vs_sheet_array(sheet, "components"), i),
-                               NULL))
+            vs_component_stale(sheet, json_array_get(vs_sheet_array(sheet, "components"), i), NULL))
             vs_jw_member_str(w, "flag", VS_STALE_FLAG);
         vs_jw_close(w, '}');
         if (!v->known && v->name) /* the names list, written beside in the same walk */
@@ -260,8 +259,9 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
                      "is only the known part");
     if (env->n_stale) {
         vs_buf sn = VS_BUF_INIT;
-        vs_buf_printf(&sn, "%s: %s; no capacity verdict is admissible on it until it is "
-                           "measured again at the card's dims",
+        vs_buf_printf(&sn,
+                      "%s: %s; no capacity verdict is admissible on it until it is "
+                      "measured again at the card's dims",
                       VS_STALE_FLAG, env->stale);
         vs_jw_str(w, vs_buf_str(&sn));
         vs_buf_free(&sn);

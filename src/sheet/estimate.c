@@ -7,9 +7,10 @@
 static const struct {
     const char *name;
     unsigned bits;
-} dtype_table[] = {{"fp32", 32},     {"float32", 32}, {"fp16", 16}, {"float16", 16}, {"bf16", 16},
-                   {"bfloat16", 16}, {"fp8", 8},      {"e4m3", 8},  {"e5m2", 8},     {"fp8_e4m3", 8},
-                   {"fp8_e5m2", 8},  {"int8", 8},     {"int4", 4},  {"nf4", 4},      {"fp4", 4}};
+} dtype_table[] = {{"fp32", 32}, {"float32", 32},  {"fp16", 16},    {"float16", 16},
+                   {"bf16", 16}, {"bfloat16", 16}, {"fp8", 8},      {"e4m3", 8},
+                   {"e5m2", 8},  {"fp8_e4m3", 8},  {"fp8_e5m2", 8}, {"int8", 8},
+                   {"int4", 4},  {"nf4", 4},       {"fp4", 4}};
 
 unsigned vs_dtype_bits(const char *dtype)
 {
@@ -32,8 +33,8 @@ const char *vs_dtype_names(void)
 /* The estimators, in the order `estimate` lists them: one file each under
  * sheet/estimators/ and one row here. */
 static const vs_estimator_info *const estimators[] = {
-    &vs_estimator_kv,      &vs_estimator_training,  &vs_estimator_activations, &vs_estimator_quant,
-    &vs_estimator_runtime, &vs_estimator_latents,   &vs_estimator_attention,   &vs_estimator_decode};
+    &vs_estimator_kv,      &vs_estimator_training, &vs_estimator_activations, &vs_estimator_quant,
+    &vs_estimator_runtime, &vs_estimator_latents,  &vs_estimator_attention,   &vs_estimator_decode};
 
 const vs_estimator_info *const *vs_estimator_table(size_t *n)
 {

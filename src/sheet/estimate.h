@@ -32,10 +32,13 @@ typedef struct vs_estimator_info {
 extern const vs_estimator_info vs_estimator_kv, vs_estimator_training, vs_estimator_activations,
     vs_estimator_quant, vs_estimator_runtime, vs_estimator_latents, vs_estimator_attention,
     vs_estimator_decode;
-extern const char *const vs_estimate_kv_keys[], *const vs_estimate_training_keys[],
-    *const vs_estimate_activations_keys[], *const vs_estimate_quant_keys[],
-    *const vs_estimate_runtime_keys[], *const vs_estimate_latents_keys[],
-    *const vs_estimate_attention_keys[], *const vs_estimate_decode_keys[];
+extern const char *const vs_estimate_kv_keys[],
+    *const vs_estimate_training_keys[], *const vs_estimate_activations_keys[],
+                                            *const vs_estimate_quant_keys[],
+                                                *const vs_estimate_runtime_keys[],
+                                                    *const vs_estimate_latents_keys[],
+                                                        *const vs_estimate_attention_keys[],
+                                                            *const vs_estimate_decode_keys[];
 
 /* The table, in the order `estimate` lists them. */
 const vs_estimator_info *const *vs_estimator_table(size_t *n);

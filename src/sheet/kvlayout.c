@@ -155,8 +155,7 @@ int vs_kv_layout_bytes(uint64_t *total, uint64_t *per_token, vs_kv_group_bytes *
             }
         }
         r.bytes = v;
-        if (vs_ckd_add(&sum, sum, v) ||
-            vs_ckd_add(&tok_sum, tok_sum, r.bytes_per_token))
+        if (vs_ckd_add(&sum, sum, v) || vs_ckd_add(&tok_sum, tok_sum, r.bytes_per_token))
             return vs_error_set(err, VS_EUNIT, "the KV cache does not fit in 64-bit bytes");
         if (out)
             out[i] = r;
@@ -181,8 +180,8 @@ json_t *vs_kv_layout_to_json(const vs_kv_layout *l)
         return NULL;
     for (i = 0; i < l->n; i++) {
         const vs_kv_group *g = &l->g[i];
-        int attn = g->kind == VS_KV_FULL || g->kind == VS_KV_SLIDING ||
-                   g->kind == VS_KV_CHUNKED || g->kind == VS_KV_CROSS;
+        int attn = g->kind == VS_KV_FULL || g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED ||
+                   g->kind == VS_KV_CROSS;
         json_t *o = json_object();
         if (!o || json_array_append_new(arr, o) ||
             json_object_set_new(o, "kind", json_string(vs_kv_kind_name(g->kind))) ||
@@ -191,9 +190,9 @@ json_t *vs_kv_layout_to_json(const vs_kv_layout *l)
             json_object_set_new(o, "head_dim", num_or_null(attn, g->head_dim)) ||
             json_object_set_new(o, "head_dim_v",
                                 num_or_null(attn, g->head_dim_v ? g->head_dim_v : g->head_dim)) ||
-            json_object_set_new(o, "window",
-                                num_or_null(g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED,
-                                            g->window)) ||
+            json_object_set_new(
+                o, "window",
+                num_or_null(g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED, g->window)) ||
             json_object_set_new(o, "latent", num_or_null(g->kind == VS_KV_LATENT, g->latent)) ||
             json_object_set_new(o, "state_bytes",
                                 num_or_null(g->kind == VS_KV_STATE, g->state_bytes))) {
@@ -227,14 +226,14 @@ int vs_kv_layout_from_json(vs_kv_layout *out, const json_t *arr, vs_error *err)
     if (!json_is_array(arr))
         return vs_error_set(err, VS_EFORMAT, "kv_layout must be an array of layer groups");
     if (json_array_size(arr) > VS_KV_GROUPS_MAX)
-        return vs_error_set(err, VS_EFORMAT, "kv_layout holds at most %d groups",
-                            VS_KV_GROUPS_MAX);
+        return vs_error_set(err, VS_EFORMAT, "kv_layout holds at most %d groups", VS_KV_GROUPS_MAX);
     for (i = 0; i < json_array_size(arr); i++) {
         const json_t *o = json_array_get(arr, i);
         vs_kv_group *g = &out->g[i];
         if (!json_is_object(o) || !json_is_string(json_object_get(o, "kind")))
-            return vs_error_set(err, VS_EFORMAT, "kv_layout group %zu: expected an object with "
-                                                 "a \"kind\"",
+            return vs_error_set(err, VS_EFORMAT,
+                                "kv_layout group %zu: expected an object with "
+                                "a \"kind\"",
                                 i + 1);
         if (vs_kv_kind_parse(&g->kind, json_string_value(json_object_get(o, "kind")), NULL))
             return vs_error_set(err, VS_EFORMAT,

@@ -111,7 +111,6 @@ json_t *vs_kv_layout_to_json(const vs_kv_layout *l);
 int vs_kv_layout_from_json(vs_kv_layout *out, const json_t *arr, vs_error *err);
 
 /* A uniform model (every layer full attention): one group. */
-void vs_kv_layout_uniform(vs_kv_layout *out, uint64_t layers, uint64_t kv_heads,
-                          uint64_t head_dim);
+void vs_kv_layout_uniform(vs_kv_layout *out, uint64_t layers, uint64_t kv_heads, uint64_t head_dim);
 
 #endif

@@ -64,8 +64,8 @@ void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_f
     *host = whole;
     json_array_foreach(comps, i, c)
     {
-        json_t *v = json_object_get(c, p->offload == VS_OFFLOAD_MODEL ? "bytes"
-                                                                       : "largest_group_bytes");
+        json_t *v =
+            json_object_get(c, p->offload == VS_OFFLOAD_MODEL ? "bytes" : "largest_group_bytes");
         if (!json_is_integer(v) || json_integer_value(v) < 0)
             continue;
         any = 1;
@@ -208,11 +208,13 @@ const char *vs_placement_describe(const vs_placement *p, char *out, size_t outle
         break;
     default:
         if (p->offload == VS_OFFLOAD_MODEL)
-            snprintf(out, outlen, "single GPU, model CPU offload (one component on the GPU at a "
-                                  "time)");
+            snprintf(out, outlen,
+                     "single GPU, model CPU offload (one component on the GPU at a "
+                     "time)");
         else if (p->offload == VS_OFFLOAD_SEQUENTIAL)
-            snprintf(out, outlen, "single GPU, sequential CPU offload (one block on the GPU at a "
-                                  "time)");
+            snprintf(out, outlen,
+                     "single GPU, sequential CPU offload (one block on the GPU at a "
+                     "time)");
         else
             snprintf(out, outlen, "single GPU");
         break;

@@ -40,8 +40,8 @@ typedef enum { VS_OFFLOAD_NONE = 0, VS_OFFLOAD_MODEL, VS_OFFLOAD_SEQUENTIAL } vs
 
 typedef struct vs_placement {
     vs_place_kind kind;
-    unsigned gpus;  /* >= 1 */
-    unsigned stage; /* zero only: 1..3; 0 otherwise */
+    unsigned gpus;      /* >= 1 */
+    unsigned stage;     /* zero only: 1..3; 0 otherwise */
     vs_offload offload; /* single only */
 } vs_placement;
 

@@ -19,13 +19,12 @@ json_t *vs_sheet_new(const char *title)
                   " s:n, s:n, s:n, s:n},"
                   " s:n, s:[], s:{s:s, s:i, s:n, s:n}, s:[], s:[], s:[], s:[], s:[], s:[], s:[],"
                   " s:[], s:n}",
-                  "schema", VS_SHEET_SCHEMA, "id", id, "title", title, "lineage",
-                  "card", "model", "revision", "params", "params_source", "task", "format",
-                  "bits", "length", "concurrency", "microbatch", "accumulation", "width", "height",
-                  "frames", "batch", "quality", "arch", "engine",
-                  "weights_files", "components", "placement", "kind", "single", "gpus", 1, "stage", "offload",
-                  "stages", "offers", "requirements", "evidence", "runs", "measurements",
-                  "invalidate", "oom", "decision");
+                  "schema", VS_SHEET_SCHEMA, "id", id, "title", title, "lineage", "card", "model",
+                  "revision", "params", "params_source", "task", "format", "bits", "length",
+                  "concurrency", "microbatch", "accumulation", "width", "height", "frames", "batch",
+                  "quality", "arch", "engine", "weights_files", "components", "placement", "kind",
+                  "single", "gpus", 1, "stage", "offload", "stages", "offers", "requirements",
+                  "evidence", "runs", "measurements", "invalidate", "oom", "decision");
     return s;
 }
 
@@ -92,7 +91,10 @@ int vs_sheet_id_valid(const char *id)
     return 1;
 }
 
-json_t *vs_sheet_card(const json_t *sheet) { return json_object_get(sheet, "card"); }
+json_t *vs_sheet_card(const json_t *sheet)
+{
+    return json_object_get(sheet, "card");
+}
 
 json_t *vs_sheet_array(const json_t *sheet, const char *key)
 {
@@ -308,8 +310,7 @@ static json_t *index_of(const json_t *sheet, const json_t *comps)
 }
 
 /* Index of the component named name (name_len bytes) in comps, or -1. */
-static long find_component(const json_t *sheet, json_t *comps, const char *name,
-                           size_t name_len)
+static long find_component(const json_t *sheet, json_t *comps, const char *name, size_t name_len)
 {
     size_t i, n = json_array_size(comps);
     json_t *index = index_of(sheet, comps);
@@ -371,8 +372,7 @@ int vs_sheet_component_with(json_t *sheet, size_t i, const char *key, json_t *va
         json_decref(value_take);
         return VS_ENOMEM;
     }
-    if (!value_take || json_object_set_new(c, key, value_take) ||
-        json_array_set_new(comps, i, c))
+    if (!value_take || json_object_set_new(c, key, value_take) || json_array_set_new(comps, i, c))
         return VS_ENOMEM;
     return 0;
 }
@@ -441,7 +441,8 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
     *out = NULL;
     json_t *old = at < 0 ? NULL : json_array_get(arr, (size_t)at);
     if (known && bytes > (uint64_t)INT64_MAX)
-        return vs_error_set(err, VS_EUNIT, "%s: %s bytes does not fit a record", name, "the amount");
+        return vs_error_set(err, VS_EUNIT, "%s: %s bytes does not fit a record", name,
+                            "the amount");
     if (old)
         vs_component_view_read(&was, old);
     if (old && strcmp(status, "measured") != 0) {

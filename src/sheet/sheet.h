@@ -54,8 +54,8 @@
  *      "class": "other"|"kv_cache"|"gradients"|"optimizer"|"activations"|"parameters",
  *      "derived": {"estimator": "kv", "keys": {KEY: "as written"}, "reads": {FIELD: VALUE}}}
  *   ],                              "class" says how a placement shards it (sheet/placement);
- *                                   "derived" (estimates only, sheet/derived.h): how to recompute it
- *   "placement": {"kind": "single"|"ddp"|"zero"|"fsdp"|"tensor", "gpus": INT, "stage": INT|null,
+ *                                   "derived" (estimates only, sheet/derived.h): how to recompute
+ * it "placement": {"kind": "single"|"ddp"|"zero"|"fsdp"|"tensor", "gpus": INT, "stage": INT|null,
  *                 "offload": "model"|"sequential"|null},     (schema 2: CPU offload, single)
  *   "stages": [{"name": "short"|"usual"|"limit"|STR, "length": INT|null,
  *               "concurrency": INT|null, "microbatch": INT|null, "note": STR|null,
@@ -73,16 +73,13 @@
  *   "runs": [{"id": "m1", "command": STR, "phase": STR|null, "exit_status": INT|null,
  *             "overflow_phase": STR|null, "started": ISO8601, "elapsed_ms": INT,
  *             "host": STR|null, "driver": STR|null, "nvml": STR|null,
- *             "gpus": [{"index": INT, "name": STR, "total_bytes": INT, "total_basis": "nvml"|"cuda"}]}],
- *   "measurements": [{"run": STR|null, "phase": STR, "gpu": INT|null, "gpu_name": STR|null,
- *                     "counter": STR, "scope": "device"|"process"|"allocator"|"tensors"|STR,
- *                     "peak_bytes": INT, "dims": {STR: INT}, "stage": STR|null,
- *                     "host": STR|null, "rank": INT|null, "validates_card": BOOL,
- *                     "state": "current"|"to re-measure", "time": ISO8601|null,
- *                     "text": STR|null, "resolution_bytes": INT|null,    (schema 2: from a log,
- *                     "value": NUMBER|null, "unit": STR|null}],           a count has peak_bytes null)
- *   "invalidate": [STR],
- *   "oom": [{"phase": STR, "note": STR|null}],
+ *             "gpus": [{"index": INT, "name": STR, "total_bytes": INT, "total_basis":
+ * "nvml"|"cuda"}]}], "measurements": [{"run": STR|null, "phase": STR, "gpu": INT|null, "gpu_name":
+ * STR|null, "counter": STR, "scope": "device"|"process"|"allocator"|"tensors"|STR, "peak_bytes":
+ * INT, "dims": {STR: INT}, "stage": STR|null, "host": STR|null, "rank": INT|null, "validates_card":
+ * BOOL, "state": "current"|"to re-measure", "time": ISO8601|null, "text": STR|null,
+ * "resolution_bytes": INT|null,    (schema 2: from a log, "value": NUMBER|null, "unit": STR|null}],
+ * a count has peak_bytes null) "invalidate": [STR], "oom": [{"phase": STR, "note": STR|null}],
  *   "decision": STR|null
  * }
  */
@@ -159,8 +156,8 @@ json_t *vs_sheets_snapshot(json_t *sheets);
  * not of its type, reads as NULL ("bytes": known = 0). */
 typedef struct vs_component_view {
     json_t *name, *status, *source, *phase, *cls; /* JSON strings */
-    int known;                                   /* "bytes" is an integer >= 0 */
-    uint64_t value;                              /* "bytes" when known, else 0 */
+    int known;                                    /* "bytes" is an integer >= 0 */
+    uint64_t value;                               /* "bytes" when known, else 0 */
     unsigned keys;  /* how many of the six layout keys it has, whatever their values */
     unsigned nulls; /* how many of them hold null */
 } vs_component_view;

@@ -278,9 +278,9 @@ int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
 static const struct {
     const char *name;
     uint64_t mult;
-} count_suffix[] = {{"K", 1000ULL},          {"k", 1000ULL},       {"M", 1000000ULL},
-                    {"B", 1000000000ULL},    {"T", 1000000000000ULL}, {"Ki", 1ULL << 10},
-                    {"Mi", 1ULL << 20},      {"Gi", 1ULL << 30},   {"Ti", 1ULL << 40}};
+} count_suffix[] = {{"K", 1000ULL},       {"k", 1000ULL},          {"M", 1000000ULL},
+                    {"B", 1000000000ULL}, {"T", 1000000000000ULL}, {"Ki", 1ULL << 10},
+                    {"Mi", 1ULL << 20},   {"Gi", 1ULL << 30},      {"Ti", 1ULL << 40}};
 
 #define COUNT_SUFFIXES "K (or k), M, B, T (powers of 10) or Ki, Mi, Gi, Ti (powers of 2)"
 
@@ -341,9 +341,10 @@ char *vs_units_count_note(char *out, size_t outlen, const char *text)
     if (n < 2 || vs_units_parse_count(&v, text, &e) < 0)
         return NULL;
     if (text[n - 1] == 'i') {
-        suffix = text[n - 2] == 'K' ? "Ki = 2^10" : text[n - 2] == 'M' ? "Mi = 2^20"
-                 : text[n - 2] == 'G'                                 ? "Gi = 2^30"
-                                                                      : "Ti = 2^40";
+        suffix = text[n - 2] == 'K'   ? "Ki = 2^10"
+                 : text[n - 2] == 'M' ? "Mi = 2^20"
+                 : text[n - 2] == 'G' ? "Gi = 2^30"
+                                      : "Ti = 2^40";
         vs_units_grouped(g, sizeof g, v);
         snprintf(out, outlen, "%s is %s (%s)", text, g, suffix);
         return out;
@@ -362,8 +363,8 @@ char *vs_units_count_note(char *out, size_t outlen, const char *text)
             return NULL;
         vs_units_grouped(g, sizeof g, v);
         vs_units_grouped(ga, sizeof ga, alt);
-        snprintf(out, outlen, "%s is %s (%s, as everywhere here); for %s write %s", text, g,
-                 suffix, ga, bin);
+        snprintf(out, outlen, "%s is %s (%s, as everywhere here); for %s write %s", text, g, suffix,
+                 ga, bin);
     }
     return out;
 }
@@ -391,8 +392,9 @@ int vs_units_space_error(vs_error *err, const char *number, const char *unit)
     if (!number || !vs_units_unit_word(unit) || decimal_read(&x, number, &end, "amount", &e) < 0 ||
         *end)
         return 0;
-    return vs_error_set(err, VS_EUNIT, "'%s %s': write %s%s (no space between the number and its unit)",
-                        number, unit, number, unit);
+    return vs_error_set(err, VS_EUNIT,
+                        "'%s %s': write %s%s (no space between the number and its unit)", number,
+                        unit, number, unit);
 }
 
 int vs_units_parse_uint(uint64_t *out, const char *text, vs_error *err)

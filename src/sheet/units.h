@@ -17,8 +17,15 @@
 #include "util/error.h"
 
 typedef enum {
-    VS_UNIT_B, VS_UNIT_KB, VS_UNIT_MB, VS_UNIT_GB, VS_UNIT_TB,
-    VS_UNIT_KIB, VS_UNIT_MIB, VS_UNIT_GIB, VS_UNIT_TIB
+    VS_UNIT_B,
+    VS_UNIT_KB,
+    VS_UNIT_MB,
+    VS_UNIT_GB,
+    VS_UNIT_TB,
+    VS_UNIT_KIB,
+    VS_UNIT_MIB,
+    VS_UNIT_GIB,
+    VS_UNIT_TIB
 } vs_unit;
 
 /* "GiB" -> VS_UNIT_GIB (exact spelling, case-sensitive). Returns 0 or VS_EUNIT. */

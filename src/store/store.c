@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,6 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-#include <sodium.h>
 
 /* VRAMSHEET_RECORDS_WAIT_MS shortens the wait (tests of stale locks). */
 int vs_st_retry_ms(void)
@@ -44,7 +44,10 @@ int vs_st_gfail(vs_error *err, int code, const char *fmt, ...)
     return vs_error_set(err, code, "%s: %s", ctx, git_msg());
 }
 
-void vs_st_hex(char out[VS_STORE_HEX], const git_oid *oid) { git_oid_tostr(out, VS_STORE_HEX, oid); }
+void vs_st_hex(char out[VS_STORE_HEX], const git_oid *oid)
+{
+    git_oid_tostr(out, VS_STORE_HEX, oid);
+}
 
 /* A short random pause so that racing writers do not retry in lock step. The
  * draw is libsodium's (seeded from the system per process): rand() unseeded
@@ -55,9 +58,15 @@ unsigned vs_st_backoff_us(int attempt)
     return randombytes_uniform((uint32_t)(cap * 500 + 1)) + 100;
 }
 
-void vs_st_backoff(int attempt) { usleep((useconds_t)vs_st_backoff_us(attempt)); }
+void vs_st_backoff(int attempt)
+{
+    usleep((useconds_t)vs_st_backoff_us(attempt));
+}
 
-int vs_st_is_busy(int rc) { return rc == GIT_EMODIFIED || rc == GIT_ELOCKED || rc == GIT_EEXISTS; }
+int vs_st_is_busy(int rc)
+{
+    return rc == GIT_EMODIFIED || rc == GIT_ELOCKED || rc == GIT_EEXISTS;
+}
 
 /* --- opening --- */
 
@@ -138,8 +147,9 @@ int vs_store_open(vs_store **out, const char *path, vs_error *err)
     int rc = 0;
     *out = NULL;
     if (!path || !*path)
-        return vs_error_set(err, VS_ERECORDS, "no records path: set one with `records PATH` or "
-                                              "VRAMSHEET_RECORDS");
+        return vs_error_set(err, VS_ERECORDS,
+                            "no records path: set one with `records PATH` or "
+                            "VRAMSHEET_RECORDS");
     if (sodium_init() < 0)
         return vs_error_set(err, VS_ERECORDS, "libsodium failed to initialise");
     if (git_libgit2_init() < 0)
@@ -155,8 +165,8 @@ int vs_store_open(vs_store **out, const char *path, vs_error *err)
     if (stat(path, &sb) != 0) {
         if (errno == ENOENT)
             goto done; /* created on the first commit */
-        rc = vs_error_set(err, VS_ERECORDS, "cannot use records path %s: %s", path,
-                          strerror(errno));
+        rc =
+            vs_error_set(err, VS_ERECORDS, "cannot use records path %s: %s", path, strerror(errno));
         goto done;
     }
     if (!S_ISDIR(sb.st_mode)) {
@@ -193,10 +203,22 @@ void vs_store_free(vs_store *st)
     git_libgit2_shutdown();
 }
 
-const char *vs_store_path(const vs_store *st) { return st->path; }
-const char *vs_store_notice(const vs_store *st) { return st->notice; }
-int vs_store_exists(const vs_store *st) { return st->repo != NULL; }
-int vs_store_is_bare(const vs_store *st) { return st->repo && git_repository_is_bare(st->repo); }
+const char *vs_store_path(const vs_store *st)
+{
+    return st->path;
+}
+const char *vs_store_notice(const vs_store *st)
+{
+    return st->notice;
+}
+int vs_store_exists(const vs_store *st)
+{
+    return st->repo != NULL;
+}
+int vs_store_is_bare(const vs_store *st)
+{
+    return st->repo && git_repository_is_bare(st->repo);
+}
 
 int vs_st_ensure_repo(vs_store *st, int *created, vs_error *err)
 {
@@ -214,10 +236,11 @@ int vs_st_ensure_repo(vs_store *st, int *created, vs_error *err)
         st->repo = NULL;
         if (open_patiently(&st->repo, st->path) == 0)
             return 0;
-        return vs_st_gfail(err, VS_ERECORDS,
-                     "cannot create the records repository at %s (choose a writable folder with "
-                     "`records PATH` or VRAMSHEET_RECORDS; the sheet stays open in the kernel)",
-                     st->path);
+        return vs_st_gfail(
+            err, VS_ERECORDS,
+            "cannot create the records repository at %s (choose a writable folder with "
+            "`records PATH` or VRAMSHEET_RECORDS; the sheet stays open in the kernel)",
+            st->path);
     }
     if (created)
         *created = 1;
@@ -297,10 +320,11 @@ void vs_st_lock_report(vs_store *st, const char *file, vs_error *err)
                      "and run the command again; nothing was written",
                      st->path, p, age);
     } else {
-        vs_error_set(err, VS_ERECORDS,
-                     "records %s stayed busy for %.1f s (other writers, or a lock on %s); nothing was "
-                     "written: run the command again",
-                     st->path, STORE_RETRY_MS / 1000.0, file);
+        vs_error_set(
+            err, VS_ERECORDS,
+            "records %s stayed busy for %.1f s (other writers, or a lock on %s); nothing was "
+            "written: run the command again",
+            st->path, STORE_RETRY_MS / 1000.0, file);
     }
 }
 
@@ -329,4 +353,3 @@ int vs_st_make_signature(git_repository *repo, git_signature **sig)
         return 0;
     return git_signature_now(sig, "vramsheet", "vramsheet@localhost");
 }
-

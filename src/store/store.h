@@ -63,12 +63,12 @@ int vs_store_branch(vs_store *st, char *out, size_t outlen, vs_error *err);
 
 /* One sheet to commit. */
 typedef struct vs_store_write {
-    const char *sheet_id;  /* a slug (vs_sheet_id_valid); anything else is VS_EVALUE */
-    const char *json;      /* bytes of sheets/<id>/sheet.json */
+    const char *sheet_id; /* a slug (vs_sheet_id_valid); anything else is VS_EVALUE */
+    const char *json;     /* bytes of sheets/<id>/sheet.json */
     size_t json_len;
-    const char *md;        /* bytes of sheets/<id>/sheet.md; NULL leaves it out */
+    const char *md; /* bytes of sheets/<id>/sheet.md; NULL leaves it out */
     size_t md_len;
-    const char *message;   /* the whole commit message */
+    const char *message; /* the whole commit message */
     /* The sheet.json blob id (hex) the caller's version was loaded from; NULL when
      * the caller's sheet is new (then a sheet of that id already in the records is
      * a conflict). */
@@ -82,8 +82,8 @@ typedef struct vs_store_commit_info {
     char commit[VS_STORE_HEX]; /* the new commit; on VS_ECONFLICT the tip that refused */
     char blob[VS_STORE_HEX];   /* the new sheet.json blob; on VS_ECONFLICT the tip's ("" if none) */
     char branch[VS_STORE_BRANCH_MAX];
-    int attempts;              /* compare-and-swap attempts (1 when nobody raced) */
-    int created;               /* this commit created the repository */
+    int attempts; /* compare-and-swap attempts (1 when nobody raced) */
+    int created;  /* this commit created the repository */
     /* The tip already held this exact sheet.json: nothing was written, and
      * commit/blob name the tip and its blob. */
     int unchanged;
@@ -112,9 +112,9 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
 
 typedef struct vs_store_revision {
     char commit[VS_STORE_HEX];
-    char *message;   /* the whole message, without its trailing newline */
-    int64_t time;    /* committer time, seconds since the epoch */
-    int offset;      /* committer's UTC offset in minutes */
+    char *message; /* the whole message, without its trailing newline */
+    int64_t time;  /* committer time, seconds since the epoch */
+    int offset;    /* committer's UTC offset in minutes */
 } vs_store_revision;
 
 typedef struct vs_store_revisions {
@@ -130,7 +130,7 @@ int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_
 void vs_store_revisions_clear(vs_store_revisions *h);
 
 typedef struct vs_store_blob {
-    char *data;                /* malloc'd, NUL-terminated */
+    char *data; /* malloc'd, NUL-terminated */
     size_t len;
     char commit[VS_STORE_HEX]; /* the revision it was read at */
     char blob[VS_STORE_HEX];
@@ -156,18 +156,17 @@ int vs_store_sheet_rev(const char *rev, unsigned long *n);
 
 /* Splits "SHEET@REV" into the id and the revision (NULL when there is no '@').
  * VS_EVALUE when the id is not a valid slug or REV is empty. Pure. */
-int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **rev,
-                        vs_error *err);
+int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **rev, vs_error *err);
 
 typedef struct vs_store_sync {
-    char remote[1024];            /* the URL or path used */
+    char remote[1024]; /* the URL or path used */
     char branch[VS_STORE_BRANCH_MAX];
     char local_before[VS_STORE_HEX];
     char local_after[VS_STORE_HEX];
     char remote_after[VS_STORE_HEX]; /* the remote branch as re-read at the end */
-    int up_to_date;   /* nothing to do */
-    int fast_forward; /* pull: local moved forward to the remote's tip */
-    int merged;       /* a merge commit joined both sides (different sheets) */
+    int up_to_date;                  /* nothing to do */
+    int fast_forward;                /* pull: local moved forward to the remote's tip */
+    int merged;                      /* a merge commit joined both sides (different sheets) */
     int attempts;
     char warning[512];
 } vs_store_sync;

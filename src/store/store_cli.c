@@ -108,8 +108,8 @@ int vs_log_main(int argc, char **argv)
     if (sheet && h.n == 0) {
         /* a sheet the records never held: a typo, or other records */
         vs_error_set(&err, VS_ENOTFOUND,
-                     "no sheet '%s' in the records %s (`vramsheet log` lists every commit)",
-                     sheet, vs_store_path(st));
+                     "no sheet '%s' in the records %s (`vramsheet log` lists every commit)", sheet,
+                     vs_store_path(st));
         goto done;
     }
     if (json) {

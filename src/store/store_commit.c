@@ -94,7 +94,10 @@ static long index_lock_owner(const char *lock)
     return strtol(buf + strlen(INDEX_LOCK_TAG), NULL, 10);
 }
 
-static int pid_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
+static int pid_alive(long pid)
+{
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
 
 /* Removes what a dead writer of ours left: its index.lock and its temporary files. */
 static void remove_dead_index_lock(vs_store *st, const char *lock, long pid)
@@ -250,11 +253,13 @@ static int sync_sheets(vs_store *st, const char *refname, const char *const *ids
                     goto done;
                 }
                 mkdir(dir, 0777);
-                wrc = vs_st_write_file_atomic(abs, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b));
+                wrc = vs_st_write_file_atomic(abs, git_blob_rawcontent(b),
+                                              (size_t)git_blob_rawsize(b));
                 git_blob_free(b);
                 git_tree_entry_free(e);
                 if (wrc < 0) {
-                    rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", abs, strerror(errno));
+                    rc =
+                        vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", abs, strerror(errno));
                     goto done;
                 }
                 if (git_index_add_bypath(idx, rel) < 0) {
@@ -264,7 +269,8 @@ static int sync_sheets(vs_store *st, const char *refname, const char *const *ids
             } else {
                 git_tree_entry_free(e);
                 if (unlink(abs) != 0 && errno != ENOENT) {
-                    rc = vs_error_set(err, VS_ERECORDS, "cannot remove %s: %s", abs, strerror(errno));
+                    rc = vs_error_set(err, VS_ERECORDS, "cannot remove %s: %s", abs,
+                                      strerror(errno));
                     goto done;
                 }
                 git_index_remove_bypath(idx, rel);
@@ -365,16 +371,17 @@ void vs_st_repair_interrupted(vs_store *st)
         snprintf(jp, sizeof jp, "%s/%s", p, e->d_name);
         unlink(jp);
         if (strlen(done_ids) + strlen(id) + 16 < sizeof done_ids)
-            snprintf(done_ids + strlen(done_ids), sizeof done_ids - strlen(done_ids), "%ssheets/%s/",
-                     *done_ids ? ", " : "", id);
+            snprintf(done_ids + strlen(done_ids), sizeof done_ids - strlen(done_ids),
+                     "%ssheets/%s/", *done_ids ? ", " : "", id);
     }
     closedir(d);
     if (failed)
-        snprintf(st->notice, sizeof st->notice,
-                 "the records work tree of %.200s was left half-updated by an interrupted commit "
-                 "and could not be repaired (%.300s); `git -C %.200s reset --hard` brings it to the "
-                 "branch tip",
-                 st->path, err.message, st->path);
+        snprintf(
+            st->notice, sizeof st->notice,
+            "the records work tree of %.200s was left half-updated by an interrupted commit "
+            "and could not be repaired (%.300s); `git -C %.200s reset --hard` brings it to the "
+            "branch tip",
+            st->path, err.message, st->path);
     else if (*done_ids)
         snprintf(st->notice, sizeof st->notice,
                  "repaired the records work tree of %.200s: a commit interrupted before it "
@@ -458,8 +465,8 @@ done:
 
 /* 1 with *at when sheets/<id>/sheet.json was blob at some commit of the branch
  * from tip, 0 when never; libgit2 errors negative. */
-static int sheet_held(git_repository *repo, const git_oid *tip, const char *id,
-                      const git_oid *blob, git_oid *at)
+static int sheet_held(git_repository *repo, const git_oid *tip, const char *id, const git_oid *blob,
+                      git_oid *at)
 {
     git_revwalk *walk = NULL;
     git_oid oid;
@@ -626,8 +633,8 @@ done:
 /* For a replace commit of sheet id while a divergence is remembered: *join
  * when this choice is the last one needed (the commit joins theirs); *chosen
  * when id is one of the diverged sheets. Drops a note that no longer applies. */
-static int divergence_choice(vs_store *st, const git_oid *tip, const char *id, vs_st_theirs_note *tn,
-                             int *join, int *chosen)
+static int divergence_choice(vs_store *st, const git_oid *tip, const char *id,
+                             vs_st_theirs_note *tn, int *join, int *chosen)
 {
     char names[600], ids[STORE_DIVERGED_MAX][VS_SHEET_ID_MAX];
     size_t nids = 0, i;
@@ -646,7 +653,8 @@ static int divergence_choice(vs_store *st, const git_oid *tip, const char *id, v
         tn->has = 0;
         return 0;
     }
-    if ((nd = vs_st_diverged_sheets(st->repo, tip, &tn->theirs, names, sizeof names, ids, &nids)) < 0)
+    if ((nd = vs_st_diverged_sheets(st->repo, tip, &tn->theirs, names, sizeof names, ids, &nids)) <
+        0)
         return nd;
     for (i = 0; i < nids; i++)
         if (!strcmp(ids[i], id))
@@ -728,7 +736,8 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         msg[mlen] = '\n';
         msg[mlen + 1] = '\0';
     }
-    snprintf(logmsg, sizeof logmsg, "commit: %.*s", (int)strcspn(msg, "\n") > 200 ? 200 : (int)strcspn(msg, "\n"), msg);
+    snprintf(logmsg, sizeof logmsg, "commit: %.*s",
+             (int)strcspn(msg, "\n") > 200 ? 200 : (int)strcspn(msg, "\n"), msg);
 
     if (vs_st_make_signature(st->repo, &sig) < 0) {
         rc = vs_st_gfail(err, VS_ERECORDS, "cannot make a commit signature");
@@ -772,8 +781,8 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
             rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
-        if (ptree &&
-            vs_st_sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json", &cur, &has_cur) < 0) {
+        if (ptree && vs_st_sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json",
+                                         &cur, &has_cur) < 0) {
             git_tree_free(ptree);
             git_commit_free(parent);
             rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
@@ -814,7 +823,8 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
              * not load it): restating it writes nothing, and the caller goes on
              * from that revision (a later change then meets the newer ones as a
              * concurrent change, as it should). */
-            if (stale && (held = sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &held_at)) < 0) {
+            if (stale &&
+                (held = sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &held_at)) < 0) {
                 git_tree_free(ptree);
                 git_commit_free(parent);
                 rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the history of %s", refname);
@@ -918,7 +928,8 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         ids[0] = w->sheet_id;
         vs_error_clear(&werr);
         /* joined: theirs' other sheets arrive too */
-        if ((joined && vs_st_checkout_moved(st, had_before ? &before : NULL, &commit_oid, &werr) < 0) ||
+        if ((joined &&
+             vs_st_checkout_moved(st, had_before ? &before : NULL, &commit_oid, &werr) < 0) ||
             sync_sheets(st, refname, ids, 1, &werr) < 0) {
             snprintf(info->warning, sizeof info->warning,
                      "committed, but the work tree of %.80s was not updated: %.360s", st->path,
@@ -933,4 +944,3 @@ done:
     free(msg);
     return rc;
 }
-

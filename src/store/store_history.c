@@ -75,9 +75,11 @@ static int folder_of(git_repository *repo, const git_oid *commit_id, const char 
     git_oid sheets;
     int rc = 0, found, is_tree = 0;
     *has = 0;
-    if ((rc = git_commit_lookup(&c, repo, commit_id)) < 0 || (rc = git_repository_odb(&odb, repo)) < 0)
+    if ((rc = git_commit_lookup(&c, repo, commit_id)) < 0 ||
+        (rc = git_repository_odb(&odb, repo)) < 0)
         goto done;
-    if ((rc = odb_tree_entry(odb, git_commit_tree_id(c), "sheets", &sheets, &found, &is_tree)) < 0 ||
+    if ((rc = odb_tree_entry(odb, git_commit_tree_id(c), "sheets", &sheets, &found, &is_tree)) <
+            0 ||
         !found || !is_tree)
         goto done;
     if ((rc = odb_tree_entry(odb, &sheets, id, folder, &found, &is_tree)) < 0)
@@ -91,7 +93,7 @@ done:
 
 /* The blob id of sheets/<id>/<file> in a commit's tree, read raw. */
 int vs_st_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
-                         const char *file, git_oid *out, int *has)
+                        const char *file, git_oid *out, int *has)
 {
     git_odb *odb = NULL;
     git_oid sheets, folder;
@@ -113,8 +115,8 @@ done:
     return rc;
 }
 
-static int folder_cached(git_repository *repo, folder_cache *fc, const git_oid *cid,
-                         const char *id, git_oid *folder, int *has)
+static int folder_cached(git_repository *repo, folder_cache *fc, const git_oid *cid, const char *id,
+                         git_oid *folder, int *has)
 {
     int rc;
     if (fc->valid && git_oid_equal(&fc->commit, cid)) {
@@ -310,8 +312,8 @@ int vs_store_sheet_rev(const char *rev, unsigned long *n)
 }
 
 /* The commit of the revision N back in the sheet's own history (~0 its latest). */
-static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev,
-                             unsigned long n, git_commit **out, vs_error *err)
+static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev, unsigned long n,
+                             git_commit **out, vs_error *err)
 {
     vs_store_revisions h = {0};
     git_oid oid;
@@ -361,8 +363,9 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
         file = "sheet.json";
     if (strcmp(file, "sheet.json") && strcmp(file, "sheet.md"))
         return vs_error_set(err, VS_EVALUE, "a sheet has sheet.json and sheet.md, not %s", file);
-    if (vs_store_sheet_rev(rev, &back) ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, err)) < 0
-                                       : (rc = resolve_commit(st, rev, &c, err)) < 0)
+    if (vs_store_sheet_rev(rev, &back)
+            ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, err)) < 0
+            : (rc = resolve_commit(st, rev, &c, err)) < 0)
         return rc;
     vs_st_hex(out->commit, git_commit_id(c));
     snprintf(path, sizeof path, "sheets/%s/%s", sheet_id, file);
@@ -497,12 +500,12 @@ int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **r
                             id);
     if (at) {
         if (!at[1])
-            return vs_error_set(err, VS_EVALUE,
-                                "expected a revision after '@' in '%s' (~N: N revisions back in the "
-                                "sheet's history; HEAD~N, a commit, a branch)",
-                                spec);
+            return vs_error_set(
+                err, VS_EVALUE,
+                "expected a revision after '@' in '%s' (~N: N revisions back in the "
+                "sheet's history; HEAD~N, a commit, a branch)",
+                spec);
         *rev = at + 1;
     }
     return 0;
 }
-

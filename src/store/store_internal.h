@@ -28,7 +28,8 @@ struct vs_store {
 /* --- store.c: errors, the branch, locks --- */
 
 /* Sets err to our context then libgit2's last message (copied at once); returns code. */
-int vs_st_gfail(vs_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int vs_st_gfail(vs_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void vs_st_hex(char out[VS_STORE_HEX], const git_oid *oid);
 /* A short random pause so that racing writers do not retry in lock step:
  * vs_st_backoff_us draws it (100 us up to 10 ms, from a per-process random

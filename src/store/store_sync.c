@@ -54,7 +54,7 @@ static int same_folder(const git_oid *a, const git_oid *b)
  * "sheets/<id>/") and, when ids is not NULL, listed there (at most
  * STORE_DIVERGED_MAX, *nids of them). Returns how many, or a libgit2 error. */
 int vs_st_diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
-                           char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids)
+                          char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids)
 {
     git_oid base;
     git_tree *tb = NULL, *to = NULL, *tt = NULL;
@@ -76,7 +76,8 @@ int vs_st_diverged_sheets(git_repository *repo, const git_oid *ours, const git_o
         size_t cnt = sides[s] ? git_tree_entrycount(sides[s]) : 0;
         for (i = 0; i < cnt; i++) {
             const char *name = git_tree_entry_name(git_tree_entry_byindex(sides[s], i));
-            const git_oid *b = folder_in(tb, name), *o = folder_in(to, name), *t = folder_in(tt, name);
+            const git_oid *b = folder_in(tb, name), *o = folder_in(to, name),
+                          *t = folder_in(tt, name);
             if (s == 1 && o)
                 continue; /* seen from our side */
             if (same_folder(o, b) || same_folder(t, b) || same_folder(o, t))
@@ -253,7 +254,8 @@ static int fetch_branch(vs_store *st, const remote_spec *rs, const char *refname
         }
     }
     if (git_reference_name_to_id(oid, st->repo, rs->track) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "fetched from %s but cannot read %s", rs->url, rs->track);
+        rc =
+            vs_st_gfail(err, VS_ERECORDS, "fetched from %s but cannot read %s", rs->url, rs->track);
         goto done;
     }
     rc = 1;
@@ -265,7 +267,7 @@ done:
 /* After the branch moved from old_tree to new_tree in a repository with a work
  * tree, update the files that changed, leaving the person's own edits alone. */
 int vs_st_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
-                          vs_error *err)
+                         vs_error *err)
 {
     git_checkout_options co;
     git_commit *oc = NULL, *nc = NULL;
@@ -275,8 +277,8 @@ int vs_st_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid 
         return 0;
     if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
         return rc;
-    if ((old_commit && (git_commit_lookup(&oc, st->repo, old_commit) < 0 ||
-                        git_commit_tree(&ot, oc) < 0)) ||
+    if ((old_commit &&
+         (git_commit_lookup(&oc, st->repo, old_commit) < 0 || git_commit_tree(&ot, oc) < 0)) ||
         git_commit_lookup(&nc, st->repo, new_commit) < 0 || git_commit_tree(&nt, nc) < 0) {
         rc = vs_st_gfail(err, VS_ERECORDS, "cannot read trees");
         goto done;
@@ -313,7 +315,8 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             rc = have;
             goto done;
         }
-        if (have && (git_oid_equal(&tip, theirs) || git_graph_descendant_of(st->repo, &tip, theirs) == 1)) {
+        if (have &&
+            (git_oid_equal(&tip, theirs) || git_graph_descendant_of(st->repo, &tip, theirs) == 1)) {
             out->up_to_date = 1;
             goto done;
         }
@@ -332,8 +335,10 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             char both[600];
             int nd;
             git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
-            if ((nd = vs_st_diverged_sheets(st->repo, &tip, theirs, both, sizeof both, NULL, NULL)) < 0) {
-                rc = vs_st_gfail(err, VS_ERECORDS, "cannot compare the sheets here and in %s", from);
+            if ((nd = vs_st_diverged_sheets(st->repo, &tip, theirs, both, sizeof both, NULL,
+                                            NULL)) < 0) {
+                rc =
+                    vs_st_gfail(err, VS_ERECORDS, "cannot compare the sheets here and in %s", from);
                 goto done;
             }
             if (nd > 0) {
@@ -407,9 +412,9 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             if (rc < 0)
                 goto done;
         }
-        crc = git_reference_create_matching(&ref, st->repo, refname, &result, have ? 1 : 0,
-                                            have ? &tip : NULL,
-                                            out->merged ? "records: merge" : "records: fast-forward");
+        crc = git_reference_create_matching(
+            &ref, st->repo, refname, &result, have ? 1 : 0, have ? &tip : NULL,
+            out->merged ? "records: merge" : "records: fast-forward");
         git_reference_free(ref);
         if (crc == 0)
             break;

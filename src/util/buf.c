@@ -98,7 +98,10 @@ void vs_buf_append_slow(vs_buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void vs_buf_putc_slow(vs_buf *b, char c) { vs_buf_append(b, &c, 1); }
+void vs_buf_putc_slow(vs_buf *b, char c)
+{
+    vs_buf_append(b, &c, 1);
+}
 
 void vs_buf_fill(vs_buf *b, char c, size_t n)
 {
@@ -109,7 +112,10 @@ void vs_buf_fill(vs_buf *b, char c, size_t n)
     b->data[b->len] = '\0';
 }
 
-void vs_buf_reserve(vs_buf *b, size_t n) { grow(b, n); }
+void vs_buf_reserve(vs_buf *b, size_t n)
+{
+    grow(b, n);
+}
 
 void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap)
 {
@@ -164,14 +170,23 @@ void vs_buf_put_html(vs_buf *b, const char *s)
         vs_buf_append(b, s, n);
         s += n;
         switch (*s) {
-        case '&': vs_buf_append(b, "&amp;", 5); break;
-        case '<': vs_buf_append(b, "&lt;", 4); break;
-        case '>': vs_buf_append(b, "&gt;", 4); break;
-        case '"': vs_buf_append(b, "&quot;", 6); break;
+        case '&':
+            vs_buf_append(b, "&amp;", 5);
+            break;
+        case '<':
+            vs_buf_append(b, "&lt;", 4);
+            break;
+        case '>':
+            vs_buf_append(b, "&gt;", 4);
+            break;
+        case '"':
+            vs_buf_append(b, "&quot;", 6);
+            break;
         case '\'':
             vs_buf_append(b, "&#39;", 5);
             break;
-        default: return; /* the end */
+        default:
+            return; /* the end */
         }
         s++;
     }

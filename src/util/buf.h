@@ -19,7 +19,10 @@ typedef struct vs_buf {
     int failed;
 } vs_buf;
 
-#define VS_BUF_INIT {NULL, 0, 0, 0}
+#define VS_BUF_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0, 0                                                                              \
+    }
 
 void vs_buf_init(vs_buf *b);
 void vs_buf_free(vs_buf *b); /* frees the data; the struct is reusable after */

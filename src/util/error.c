@@ -67,21 +67,36 @@ void vs_error_prefix(vs_error *err, const char *fmt, ...)
 const char *vs_error_ename(int code)
 {
     switch (code) {
-    case VS_OK: return "NoError";
-    case VS_ENOMEM: return "MemoryError";
-    case VS_EVALUE: return "ValueError";
-    case VS_ESYNTAX: return "SyntaxError";
-    case VS_EUNIT: return "UnitError";
-    case VS_ERECORDS: return "RecordsError";
-    case VS_ECONFLICT: return "RecordsError";
-    case VS_EMEASURE: return "MeasureError";
-    case VS_EIO: return "IOError";
-    case VS_ENOTFOUND: return "NameError";
-    case VS_EINTERRUPT: return "KeyboardInterrupt";
-    case VS_EFORMAT: return "FormatError";
-    case VS_EPROTOCOL: return "ProtocolError";
-    case VS_EABORTED: return "Aborted";
-    default: return "Error";
+    case VS_OK:
+        return "NoError";
+    case VS_ENOMEM:
+        return "MemoryError";
+    case VS_EVALUE:
+        return "ValueError";
+    case VS_ESYNTAX:
+        return "SyntaxError";
+    case VS_EUNIT:
+        return "UnitError";
+    case VS_ERECORDS:
+        return "RecordsError";
+    case VS_ECONFLICT:
+        return "RecordsError";
+    case VS_EMEASURE:
+        return "MeasureError";
+    case VS_EIO:
+        return "IOError";
+    case VS_ENOTFOUND:
+        return "NameError";
+    case VS_EINTERRUPT:
+        return "KeyboardInterrupt";
+    case VS_EFORMAT:
+        return "FormatError";
+    case VS_EPROTOCOL:
+        return "ProtocolError";
+    case VS_EABORTED:
+        return "Aborted";
+    default:
+        return "Error";
     }
 }
 

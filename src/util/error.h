@@ -14,27 +14,27 @@
 
 enum {
     VS_OK = 0,
-    VS_ENOMEM = -1,       /* MemoryError */
-    VS_EVALUE = -2,       /* ValueError: a well-formed line that makes no sense */
-    VS_ESYNTAX = -3,      /* SyntaxError: the line cannot be read */
-    VS_EUNIT = -4,        /* UnitError: a missing, wrong or overflowing unit */
-    VS_ERECORDS = -5,     /* RecordsError: the git records */
-    VS_EMEASURE = -6,     /* MeasureError: measurement could not run */
-    VS_EIO = -7,          /* IOError: a file could not be read or written */
-    VS_ENOTFOUND = -8,    /* NameError: an unknown sheet, GPU, verb, ... */
-    VS_ECONFLICT = -9,    /* RecordsError: a concurrent change was refused */
-    VS_EINTERRUPT = -10,  /* KeyboardInterrupt */
-    VS_EFORMAT = -11,     /* FormatError: a model file (config, safetensors) is malformed */
-    VS_EPROTOCOL = -12,   /* ProtocolError: a wire message is malformed */
-    VS_EABORTED = -13,    /* Aborted: not run because an earlier cell failed */
+    VS_ENOMEM = -1,      /* MemoryError */
+    VS_EVALUE = -2,      /* ValueError: a well-formed line that makes no sense */
+    VS_ESYNTAX = -3,     /* SyntaxError: the line cannot be read */
+    VS_EUNIT = -4,       /* UnitError: a missing, wrong or overflowing unit */
+    VS_ERECORDS = -5,    /* RecordsError: the git records */
+    VS_EMEASURE = -6,    /* MeasureError: measurement could not run */
+    VS_EIO = -7,         /* IOError: a file could not be read or written */
+    VS_ENOTFOUND = -8,   /* NameError: an unknown sheet, GPU, verb, ... */
+    VS_ECONFLICT = -9,   /* RecordsError: a concurrent change was refused */
+    VS_EINTERRUPT = -10, /* KeyboardInterrupt */
+    VS_EFORMAT = -11,    /* FormatError: a model file (config, safetensors) is malformed */
+    VS_EPROTOCOL = -12,  /* ProtocolError: a wire message is malformed */
+    VS_EABORTED = -13,   /* Aborted: not run because an earlier cell failed */
 };
 
 #define VS_ERROR_MESSAGE_MAX 1024
 
 typedef struct vs_error {
-    int code;    /* 0 when no error was set */
-    int line;    /* 1-based; 0 when the error has no position */
-    int column;  /* 1-based, in Unicode code points; 0 when none */
+    int code;   /* 0 when no error was set */
+    int line;   /* 1-based; 0 when the error has no position */
+    int column; /* 1-based, in Unicode code points; 0 when none */
     char message[VS_ERROR_MESSAGE_MAX];
 } vs_error;
 

@@ -9,7 +9,6 @@
 #include "util/utf8.h"
 #include "util/word.h"
 
-
 json_t *vs_json_stringn(const char *s, size_t len)
 {
     if (!vs_utf8_valid_nul(s, len))
@@ -220,7 +219,8 @@ int vs_json_dump(const json_t *v, vs_buf *out)
             if (!first)
                 vs_buf_putc(out, ',');
             first = 0;
-            if (vs_json_dump_string(json_object_iter_key(it), json_object_iter_key_len(it), out) < 0)
+            if (vs_json_dump_string(json_object_iter_key(it), json_object_iter_key_len(it), out) <
+                0)
                 return -1;
             vs_buf_putc(out, ':');
             if (vs_json_dump(json_object_iter_value(it), out) < 0)

@@ -29,17 +29,17 @@
  * evaluates it on every turn, so `json_array_foreach(vs_sheet_array(sheet,
  * "offers"), i, o)` hashed a key per element (a third of classifying 300
  * pieces of evidence). break and continue work as in any for loop. */
-#define vs_json_array_foreach(array, index, value)                                             \
-    vs_json_array_foreach_(array, index, value, VS_JSON_CAT_(vs_arr_, __LINE__),               \
+#define vs_json_array_foreach(array, index, value)                                                 \
+    vs_json_array_foreach_(array, index, value, VS_JSON_CAT_(vs_arr_, __LINE__),                   \
                            VS_JSON_CAT_(vs_once_, __LINE__))
 /* (the loop's own variables are named after the line, so nested loops do not
  * shadow each other) */
 #define VS_JSON_CAT_(a, b) VS_JSON_CAT2_(a, b)
 #define VS_JSON_CAT2_(a, b) a##b
-#define vs_json_array_foreach_(array, index, value, arr, once)                                 \
-    for (json_t *arr = (json_t *)(array), *once = arr; once; once = NULL)                       \
-        for ((index) = 0;                                                                       \
-             (index) < json_array_size(arr) && ((value) = json_array_get(arr, (index)));        \
+#define vs_json_array_foreach_(array, index, value, arr, once)                                     \
+    for (json_t *arr = (json_t *)(array), *once = arr; once; once = NULL)                          \
+        for ((index) = 0;                                                                          \
+             (index) < json_array_size(arr) && ((value) = json_array_get(arr, (index)));           \
              (index)++)
 
 /* A new JSON string of s[0..len), or NULL when s is not valid UTF-8 or memory
@@ -171,7 +171,6 @@ static inline void vs_jw_member_value(vs_jw *w, const char *key, const json_t *v
     vs_jw_key(w, key);
     vs_jw_value(w, v);
 }
-
 
 /* Appends s[0..len) as a JSON string literal like vs_json_dump_string, but
  * never fails on encoding: each byte that does not start a valid UTF-8

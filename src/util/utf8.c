@@ -111,8 +111,8 @@ static inline int valid(const char *s, size_t len, int nul_ok)
     size_t i = 0, n;
     while (i < len) {
         while (i + 32 <= len) {
-            uint64_t a = vs_word_load(s + i), b = vs_word_load(s + i + 8), c = vs_word_load(s + i + 16),
-                     d = vs_word_load(s + i + 24);
+            uint64_t a = vs_word_load(s + i), b = vs_word_load(s + i + 8),
+                     c = vs_word_load(s + i + 16), d = vs_word_load(s + i + 24);
             if (vs_word_high(a | b | c | d) ||
                 (!nul_ok && !(clean8(a, 0) && clean8(b, 0) && clean8(c, 0) && clean8(d, 0))))
                 break;

@@ -62,15 +62,14 @@ int main(int argc, char **argv)
                              " {\"kind\": \"full\", \"layers\": 10, \"kv_heads\": 16, "
                              "\"head_dim\": 128}]",
                              0, &je)));
-    json_object_set_new(card, "engine",
-                        json_loads("{\"name\": \"vllm\", \"keys\": {}}", 0, &je));
+    json_object_set_new(card, "engine", json_loads("{\"name\": \"vllm\", \"keys\": {}}", 0, &je));
     offers = vs_sheet_array(sheet, "offers");
     for (k = 0; k < 20; k++)
-        json_array_append_new(
-            offers, json_pack("{s:s, s:I, s:I, s:s, s:i}", "name", "gpu", "memory_bytes",
-                              (json_int_t)(24 + 8 * k) * 1000000000, "reported_bytes",
-                              (json_int_t)(24 + 8 * k) * 1000000000 - 500000000,
-                              "reported_basis", "declared with reported=", "cards", 1));
+        json_array_append_new(offers,
+                              json_pack("{s:s, s:I, s:I, s:s, s:i}", "name", "gpu", "memory_bytes",
+                                        (json_int_t)(24 + 8 * k) * 1000000000, "reported_bytes",
+                                        (json_int_t)(24 + 8 * k) * 1000000000 - 500000000,
+                                        "reported_basis", "declared with reported=", "cards", 1));
     for (i = 0; i < runs; i++) {
         vs_fit_ctx c;
         double t0 = now_ms();

@@ -321,8 +321,7 @@ int main(int argc, char **argv)
             for (i = 0; i < PER_SHARD; i++) {
                 char name[96];
                 uint64_t bytes = 7168ull * 2048 * 2;
-                snprintf(name, sizeof name, "model.layers.%d.mlp.experts.%d.up_proj.weight", k,
-                         i);
+                snprintf(name, sizeof name, "model.layers.%d.mlp.experts.%d.up_proj.weight", k, i);
                 vs_buf_printf(&h,
                               "%s\"%s\":{\"dtype\":\"BF16\",\"shape\":[2048,7168],"
                               "\"data_offsets\":[%llu,%llu]}",
@@ -366,10 +365,12 @@ int main(int argc, char **argv)
            "(128,256 tokens)\n",
            TENSORS, (double)g_bytes / 1e9, (unsigned long long)header_len);
     printf("bench_gguf: GGUF headers read in %.2f ms (median of %d; min %.2f, max %.2f); bytes "
-           "read %lld; CPU %.2f ms; python3 reading the same %llu header bytes: %.2f ms; limit 50 ms\n",
+           "read %lld; CPU %.2f ms; python3 reading the same %llu header bytes: %.2f ms; limit 50 "
+           "ms\n",
            r1.median, RUNS, r1.min, r1.max, r1.read, r1.cpu, (unsigned long long)header_len, py1);
     printf("bench_gguf: HF cache: %d shards, %d tensors, %.1f GB (sparse); resolution + index + "
-           "headers in %.2f ms (median of %d; min %.2f, max %.2f; CPU %.2f ms); bytes read %lld = index %llu + "
+           "headers in %.2f ms (median of %d; min %.2f, max %.2f; CPU %.2f ms); bytes read %lld = "
+           "index %llu + "
            "headers %llu (+ refs/main, config.json); python3 reading the same bytes: %.2f ms; "
            "limit 50 ms\n",
            SHARDS, SHARDS * PER_SHARD, (double)g_st_bytes / 1e9, r2.median, RUNS, r2.min, r2.max,

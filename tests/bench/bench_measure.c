@@ -132,7 +132,9 @@ static int output_latency(double seconds, lat *l)
     char code[512];
     int n = (int)(seconds * 50), rc;
     FILE *f = fopen("/tmp/bench_measure_script", "w");
-    fputs("gpu 0 name=\"Fake\" total=85899345920 used=1000\ngpu 1 name=\"Fake\" total=85899345920 used=1000\n", f);
+    fputs("gpu 0 name=\"Fake\" total=85899345920 used=1000\ngpu 1 name=\"Fake\" total=85899345920 "
+          "used=1000\n",
+          f);
     fclose(f);
     memset(&sink, 0, sizeof sink);
     memset(l, 0, sizeof *l);

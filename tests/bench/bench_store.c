@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store/store.h"
@@ -74,8 +74,8 @@ static int build_repo(const char *dir, long commits, int sheets)
     char cmd[1200], json[512], md[256], msg[128];
     FILE *p;
     long i;
-    snprintf(cmd, sizeof cmd, "git init -q --bare -b main '%s' && cd '%s' && git fast-import --quiet",
-             dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "git init -q --bare -b main '%s' && cd '%s' && git fast-import --quiet", dir, dir);
     if (!(p = popen(cmd, "w")))
         return -1;
     for (i = 0; i < commits; i++) {
@@ -201,18 +201,19 @@ int main(int argc, char **argv)
         int s = (i * 7919 + 13) % sheets;
         snprintf(id, sizeof id, "sheet-%04d", s);
         sheet_json(json, sizeof json, s, commits + samples + i);
-        snprintf(cmd, sizeof cmd,
-                 "cd '%s' && export GIT_INDEX_FILE=\"$PWD/bench.index\" && "
-                 "old=$(git rev-parse main) && "
-                 "b1=$(printf '%%s' '%s' | git hash-object -w --stdin) && "
-                 "b2=$(printf '# Sheet %d\\n\\ngit revision %d\\n' | git hash-object -w --stdin) && "
-                 "git read-tree main && "
-                 "git update-index --add --cacheinfo 100644,$b1,sheets/%s/sheet.json "
-                 "--cacheinfo 100644,$b2,sheets/%s/sheet.md && "
-                 "tree=$(git write-tree) && "
-                 "new=$(echo '%s: git %d' | git commit-tree $tree -p $old) && "
-                 "git update-ref refs/heads/main $new $old",
-                 dir, json, s, i, id, id, id, i);
+        snprintf(
+            cmd, sizeof cmd,
+            "cd '%s' && export GIT_INDEX_FILE=\"$PWD/bench.index\" && "
+            "old=$(git rev-parse main) && "
+            "b1=$(printf '%%s' '%s' | git hash-object -w --stdin) && "
+            "b2=$(printf '# Sheet %d\\n\\ngit revision %d\\n' | git hash-object -w --stdin) && "
+            "git read-tree main && "
+            "git update-index --add --cacheinfo 100644,$b1,sheets/%s/sheet.json "
+            "--cacheinfo 100644,$b2,sheets/%s/sheet.md && "
+            "tree=$(git write-tree) && "
+            "new=$(echo '%s: git %d' | git commit-tree $tree -p $old) && "
+            "git update-ref refs/heads/main $new $old",
+            dir, json, s, i, id, id, id, i);
         t0 = now_ms();
         c0 = cpu_children_ms();
         if (system(cmd) != 0) {

@@ -123,8 +123,11 @@ static void load_script(void)
         } else if (sscanf(line, "memory %15s", v) == 1) {
             mem_v1 = !strcmp(v, "v1");
         } else if (sscanf(line, "processes %31s", v) == 1) {
-            proc_mode = !strcmp(v, "v3") ? 3 : !strcmp(v, "v2") ? 2 : !strcmp(v, "v1") ? 1
-                      : !strcmp(v, "nopermission") ? -4 : -3;
+            proc_mode = !strcmp(v, "v3")             ? 3
+                        : !strcmp(v, "v2")           ? 2
+                        : !strcmp(v, "v1")           ? 1
+                        : !strcmp(v, "nopermission") ? -4
+                                                     : -3;
         } else if (sscanf(line, "procstride %u", &i) == 1) {
             proc_stride = i == 32 ? 32 : 24;
         } else if (!strncmp(line, "init fail", 9)) {
@@ -154,8 +157,8 @@ static void load_script(void)
         if (!gpus[i].total)
             gpus[i].total = 80ULL << 30;
         if (!gpus[i].uuid[0])
-            snprintf(gpus[i].uuid, sizeof gpus[i].uuid,
-                     "GPU-%08x-0000-4000-8000-%012x", 0xfa4e0000u + i, i);
+            snprintf(gpus[i].uuid, sizeof gpus[i].uuid, "GPU-%08x-0000-4000-8000-%012x",
+                     0xfa4e0000u + i, i);
     }
 }
 
@@ -256,15 +259,24 @@ const char *nvmlErrorString(int r);
 const char *nvmlErrorString(int r)
 {
     switch (r) {
-    case 0: return "Success";
-    case 2: return "Invalid Argument";
-    case 3: return "Not Supported";
-    case 4: return "Insufficient Permissions";
-    case 7: return "Insufficient Size";
-    case 9: return "Driver Not Loaded";
-    case 13: return "Function Not Found";
-    case 25: return "Argument Version Mismatch";
-    default: return "Unknown Error";
+    case 0:
+        return "Success";
+    case 2:
+        return "Invalid Argument";
+    case 3:
+        return "Not Supported";
+    case 4:
+        return "Insufficient Permissions";
+    case 7:
+        return "Insufficient Size";
+    case 9:
+        return "Driver Not Loaded";
+    case 13:
+        return "Function Not Found";
+    case 25:
+        return "Argument Version Mismatch";
+    default:
+        return "Unknown Error";
     }
 }
 
@@ -364,13 +376,22 @@ int nvmlDeviceGetComputeRunningProcesses(dev_t_ d, unsigned *count, void *buf)
 
 #ifndef FAKE_NVML_MINIMAL
 int nvmlInit_v2(void);
-int nvmlInit_v2(void) { return nvmlInit(); }
+int nvmlInit_v2(void)
+{
+    return nvmlInit();
+}
 
 int nvmlDeviceGetCount_v2(unsigned *c);
-int nvmlDeviceGetCount_v2(unsigned *c) { return nvmlDeviceGetCount(c); }
+int nvmlDeviceGetCount_v2(unsigned *c)
+{
+    return nvmlDeviceGetCount(c);
+}
 
 int nvmlDeviceGetHandleByIndex_v2(unsigned i, dev_t_ *d);
-int nvmlDeviceGetHandleByIndex_v2(unsigned i, dev_t_ *d) { return nvmlDeviceGetHandleByIndex(i, d); }
+int nvmlDeviceGetHandleByIndex_v2(unsigned i, dev_t_ *d)
+{
+    return nvmlDeviceGetHandleByIndex(i, d);
+}
 
 int nvmlDeviceGetUUID(dev_t_ d, char *out, unsigned len);
 int nvmlDeviceGetUUID(dev_t_ d, char *out, unsigned len)

@@ -60,8 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* the same bytes as the header of a huge file: reads stay inside them,
      * or the reader says the file is truncated */
-    if (size >= 24 && vs_gguf_read(&f, "fuzz.gguf", (uint64_t)1 << 40, mem_read, &m, &got,
-                                   &err) == 0)
+    if (size >= 24 &&
+        vs_gguf_read(&f, "fuzz.gguf", (uint64_t)1 << 40, mem_read, &m, &got, &err) == 0)
         vs_gguf_file_free(f);
     return 0;
 }

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sheet/diff.h"
 #include "sheet/derived.h"
+#include "sheet/diff.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
 #include "util/buf.h"

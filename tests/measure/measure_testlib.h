@@ -26,7 +26,8 @@ __attribute__((unused)) static void mt_path(char *out, size_t n, const char *nam
     snprintf(out, n, "%s/%s", mt_dir, name);
 }
 
-static void mt_write(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3), unused));
+static void mt_write(const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), unused));
 static void mt_write(const char *name, const char *fmt, ...)
 {
     char path[512];

@@ -35,28 +35,26 @@ int main(int argc, char **argv)
             bad = 1;
             continue;
         }
-        printf("%s\"%s\": {\"version\": %u, \"alignment\": %u, \"data_start\": %llu, "
-               "\"data_bytes\": %llu, \"params\": %llu, \"bytes_read\": %llu, \"file_type\": %lld, "
-               "\"split_no\": %u, \"split_count\": %u, \"arch\": {\"name\": \"%s\", "
-               "\"block_count\": %llu, \"head_count\": %llu, \"head_count_kv\": %llu, "
-               "\"sliding_window\": %llu, \"kv_lora_rank\": %llu, \"q_lora_rank\": %llu, "
-               "\"rope_dimension_count\": %llu, \"expert_count\": %llu, "
-               "\"expert_used_count\": %llu, \"context_length\": %llu, \"key_length\": %llu, "
-               "\"value_length\": %llu, \"embedding_length\": %llu",
-               i > 1 ? ", " : "", argv[i], f->version, f->alignment,
-               (unsigned long long)f->data_start, (unsigned long long)f->data_bytes,
-               (unsigned long long)f->params, (unsigned long long)read, (long long)f->file_type,
-               f->split_no, f->split_count, f->arch.name,
-               (unsigned long long)f->arch.block_count, (unsigned long long)f->arch.head_count,
-               (unsigned long long)f->arch.head_count_kv,
-               (unsigned long long)f->arch.sliding_window,
-               (unsigned long long)f->arch.kv_lora_rank, (unsigned long long)f->arch.q_lora_rank,
-               (unsigned long long)f->arch.rope_dimension_count,
-               (unsigned long long)f->arch.expert_count,
-               (unsigned long long)f->arch.expert_used_count,
-               (unsigned long long)f->arch.context_length,
-               (unsigned long long)f->arch.key_length, (unsigned long long)f->arch.value_length,
-               (unsigned long long)f->arch.embedding_length);
+        printf(
+            "%s\"%s\": {\"version\": %u, \"alignment\": %u, \"data_start\": %llu, "
+            "\"data_bytes\": %llu, \"params\": %llu, \"bytes_read\": %llu, \"file_type\": %lld, "
+            "\"split_no\": %u, \"split_count\": %u, \"arch\": {\"name\": \"%s\", "
+            "\"block_count\": %llu, \"head_count\": %llu, \"head_count_kv\": %llu, "
+            "\"sliding_window\": %llu, \"kv_lora_rank\": %llu, \"q_lora_rank\": %llu, "
+            "\"rope_dimension_count\": %llu, \"expert_count\": %llu, "
+            "\"expert_used_count\": %llu, \"context_length\": %llu, \"key_length\": %llu, "
+            "\"value_length\": %llu, \"embedding_length\": %llu",
+            i > 1 ? ", " : "", argv[i], f->version, f->alignment, (unsigned long long)f->data_start,
+            (unsigned long long)f->data_bytes, (unsigned long long)f->params,
+            (unsigned long long)read, (long long)f->file_type, f->split_no, f->split_count,
+            f->arch.name, (unsigned long long)f->arch.block_count,
+            (unsigned long long)f->arch.head_count, (unsigned long long)f->arch.head_count_kv,
+            (unsigned long long)f->arch.sliding_window, (unsigned long long)f->arch.kv_lora_rank,
+            (unsigned long long)f->arch.q_lora_rank,
+            (unsigned long long)f->arch.rope_dimension_count,
+            (unsigned long long)f->arch.expert_count, (unsigned long long)f->arch.expert_used_count,
+            (unsigned long long)f->arch.context_length, (unsigned long long)f->arch.key_length,
+            (unsigned long long)f->arch.value_length, (unsigned long long)f->arch.embedding_length);
         u64s("head_count_kv_per_layer", f->arch.head_count_kv_layers,
              f->arch.n_head_count_kv_layers);
         u64s("sliding_window_per_layer", f->arch.sliding_window_layers,

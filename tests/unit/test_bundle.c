@@ -113,7 +113,8 @@ START_TEST(test_table_html)
     vs_table_html(t, &out);
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<table class='vramsheet'>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&lt;script&gt;"));
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:right;white-space:nowrap'>1 &amp; 2</td>"));
+    ck_assert_ptr_nonnull(
+        strstr(vs_buf_str(&out), "<td style='text-align:right;white-space:nowrap'>1 &amp; 2</td>"));
     /* attributes are quoted with ': a value can close neither quote */
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "&quot;q&quot; &#39;a&#39;"));
     ck_assert_ptr_null(strstr(vs_buf_str(&out), "<script>"));
@@ -238,16 +239,19 @@ START_TEST(test_table_html_wrapping)
     vs_table_add_row(t, row3);
     vs_table_html(t, &out);
     /* a verdict is not split at its hyphen ("to-" over "confirm"); words with spaces are */
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left;white-space:nowrap'>to-confirm</td>"));
+    ck_assert_ptr_nonnull(
+        strstr(vs_buf_str(&out), "<td style='text-align:left;white-space:nowrap'>to-confirm</td>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>a-b c</td>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>kv cache</td>"));
     /* executed dimensions may break between their pairs, never inside one */
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>length=4096 concurrency=8</td>"));
+    ck_assert_ptr_nonnull(
+        strstr(vs_buf_str(&out), "<td style='text-align:left'>length=4096 concurrency=8</td>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>x=1 y</td>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left'>a=b</td>"));
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "<td style='text-align:left;white-space:nowrap'>"
                                                    "14,000,000,000 B = 14.00 GB = 13.04 GiB</td>"));
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "overflow-wrap:anywhere;min-width:16em'>https://"));
+    ck_assert_ptr_nonnull(
+        strstr(vs_buf_str(&out), "overflow-wrap:anywhere;min-width:16em'>https://"));
     vs_buf_free(&out);
     vs_table_free(t);
 }
@@ -274,7 +278,8 @@ START_TEST(test_table_many_rows)
         lines += *p == '\n';
     ck_assert_uint_eq(lines, 1002);
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&text), "999        x y    z\n"));
-    ck_assert_ptr_nonnull(strstr(vs_buf_str(&html), "<td style='text-align:left;white-space:nowrap'>999</td>"));
+    ck_assert_ptr_nonnull(
+        strstr(vs_buf_str(&html), "<td style='text-align:left;white-space:nowrap'>999</td>"));
     vs_buf_free(&text);
     vs_buf_free(&html);
     vs_table_free(t);

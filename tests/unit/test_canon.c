@@ -279,9 +279,10 @@ END_TEST
  * the schema bump and that group. */
 START_TEST(schema_1_record_loads_as_one_full_group)
 {
-    const char *now = "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"old\", \"card\": {\"model\": "
-                      "\"m\", \"arch\": {\"family\": \"llama\", \"layers\": 32, \"hidden\": 4096, "
-                      "\"heads\": 32, \"kv_heads\": 8, \"head_dim\": 128, \"tied_embeddings\": false}}}";
+    const char *now =
+        "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"old\", \"card\": {\"model\": "
+        "\"m\", \"arch\": {\"family\": \"llama\", \"layers\": 32, \"hidden\": 4096, "
+        "\"heads\": 32, \"kv_heads\": 8, \"head_dim\": 128, \"tied_embeddings\": false}}}";
     json_t *l = NULL, *g;
     vs_error err;
     char *d2, *d1, *d3, *cut, *end;
@@ -297,9 +298,8 @@ START_TEST(schema_1_record_loads_as_one_full_group)
     cut[6] = '1';
     ck_assert_msg(vs_sheet_load(&l, d1, strlen(d1), &err) == 0, "%s", err.message);
     ck_assert_str_eq(json_string_value(json_object_get(l, "schema")), "vramsheet/sheet/2");
-    g = json_array_get(json_object_get(json_object_get(json_object_get(l, "card"), "arch"),
-                                       "kv_layout"),
-                       0);
+    g = json_array_get(
+        json_object_get(json_object_get(json_object_get(l, "card"), "arch"), "kv_layout"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(g, "kind")), "full");
     ck_assert_int_eq(json_integer_value(json_object_get(g, "layers")), 32);
     ck_assert_int_eq(json_integer_value(json_object_get(g, "kv_heads")), 8);
@@ -412,20 +412,25 @@ START_TEST(schema_1_read_as_2)
     ck_assert(json_is_null(json_object_get(m, "unit")));
     d = vs_sheet_dump(l);
     ck_assert_ptr_nonnull(strstr(d, "\"schema\": \"vramsheet/sheet/2\""));
-    ck_assert_ptr_nonnull(strstr(d, "\"text\": null, \"resolution_bytes\": null, \"value\": null, \"unit\": null}"));
+    ck_assert_ptr_nonnull(
+        strstr(d, "\"text\": null, \"resolution_bytes\": null, \"value\": null, \"unit\": null}"));
     free(d);
     json_decref(l);
     /* a count: peak_bytes null, value a number >= 0 */
-    v1 = "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"new\", \"measurements\": [{\"phase\": \"p\", "
-         "\"counter\": \"vllm.max_concurrency\", \"peak_bytes\": null, \"value\": 4.84, \"unit\": \"x\"}]}";
+    v1 = "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"new\", \"measurements\": [{\"phase\": "
+         "\"p\", "
+         "\"counter\": \"vllm.max_concurrency\", \"peak_bytes\": null, \"value\": 4.84, \"unit\": "
+         "\"x\"}]}";
     ck_assert_int_eq(vs_sheet_load(&l, v1, strlen(v1), &err), 0);
     json_decref(l);
-    expect_type_error("{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\", \"measurements\": [{\"phase\": "
-                      "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"value\": -1}]}",
-                      "value");
-    expect_type_error("{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\", \"measurements\": [{\"phase\": "
-                      "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"resolution_bytes\": \"a\"}]}",
-                      "resolution_bytes");
+    expect_type_error(
+        "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\", \"measurements\": [{\"phase\": "
+        "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"value\": -1}]}",
+        "value");
+    expect_type_error(
+        "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\", \"measurements\": [{\"phase\": "
+        "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"resolution_bytes\": \"a\"}]}",
+        "resolution_bytes");
 }
 END_TEST
 

@@ -25,9 +25,9 @@ END_TEST
 START_TEST(test_reported_first)
 {
     vs_offer_cap cap;
-    json_t *o = json_pack("{s:I, s:I, s:s}", "memory_bytes", (json_int_t)80000000000LL,
-                          "reported_bytes", (json_int_t)(81559 * MIB), "reported_basis",
-                          "nvidia-smi");
+    json_t *o =
+        json_pack("{s:I, s:I, s:s}", "memory_bytes", (json_int_t)80000000000LL, "reported_bytes",
+                  (json_int_t)(81559 * MIB), "reported_basis", "nvidia-smi");
     vs_offer_capacity(&cap, o);
     ck_assert_int_eq(cap.basis, VS_CAPACITY_REPORTED);
     ck_assert_uint_eq(cap.bytes, 81559 * MIB);

@@ -332,7 +332,7 @@ END_TEST
  * anything but `now` or a real YYYY-MM-DD ranks as undocumented. */
 START_TEST(test_schedule_order_is_total)
 {
-    static const char *const avail[] = {"2026-12-01", "soon", "2026-11-20", "now",
+    static const char *const avail[] = {"2026-12-01", "soon",       "2026-11-20", "now",
                                         "2026-13-45", "2026-02-30", "2024-02-29", "2026-11-20x"};
     /* expected ranks: now, 2024-02-29, 2026-11-20, 2026-12-01, then the rest tied */
     static const size_t want[] = {4, 5, 3, 1, 5, 5, 2, 5};

@@ -82,9 +82,8 @@ static json_t *component(vs_interp *ip, const char *title, const char *name)
     size_t i;
     snprintf(code, sizeof code, "sheet \"%s\"", title);
     res = run_all(ip, code);
-    json_array_foreach(json_object_get(json_object_get(json_array_get(res, 0), VS_MIME_JSON),
-                                       "components"),
-                       i, c)
+    json_array_foreach(
+        json_object_get(json_object_get(json_array_get(res, 0), VS_MIME_JSON), "components"), i, c)
     {
         if (!strcmp(json_string_value(json_object_get(c, "name")), name))
             out = json_deep_copy(c);
@@ -113,9 +112,10 @@ START_TEST(length_recomputes_kv)
     r = row_named(b, "kv_cache");
     ck_assert_int_eq(bytes_of(r, "from_bytes"), 131072LL * 4096 * 8);
     ck_assert_int_eq(bytes_of(r, "to_bytes"), 131072LL * 65536 * 8);
-    ck_assert_str_eq(json_string_value(json_object_get(b, "text/plain")),
-                     "kv_cache re-estimated: length 4,096 \xe2\x86\x92 65,536, 4.00 GiB \xe2\x86\x92 "
-                     "64.00 GiB\n");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(b, "text/plain")),
+        "kv_cache re-estimated: length 4,096 \xe2\x86\x92 65,536, 4.00 GiB \xe2\x86\x92 "
+        "64.00 GiB\n");
     /* it is the cell's result: the card line's own came first */
     ck_assert_ptr_eq(json_array_get(res, json_array_size(res) - 1), b);
     json_decref(res);
@@ -123,8 +123,8 @@ START_TEST(length_recomputes_kv)
     ck_assert_int_eq(bytes_of(c, "bytes"), 64 * GIB);
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(c, "derived"), "estimator")),
                      "kv");
-    ck_assert_int_eq(
-        bytes_of(json_object_get(json_object_get(c, "derived"), "reads"), "length"), 65536);
+    ck_assert_int_eq(bytes_of(json_object_get(json_object_get(c, "derived"), "reads"), "length"),
+                     65536);
     ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(c, "source")), "65,536 tokens"));
     json_decref(c);
     /* a line that touches no card field: nothing said, nothing changed */
@@ -147,9 +147,8 @@ START_TEST(failing_cell_keeps_the_old_estimate)
     ck_assert_ptr_null(r);
     c = component(ip, "a", "kv_cache");
     ck_assert_int_eq(bytes_of(c, "bytes"), 4 * GIB);
-    ck_assert_int_eq(bytes_of(json_object_get(json_object_get(c, "derived"), "reads"),
-                              "concurrency"),
-                     8);
+    ck_assert_int_eq(
+        bytes_of(json_object_get(json_object_get(c, "derived"), "reads"), "concurrency"), 8);
     json_decref(c);
     /* and the next change still recomputes from the state before the cell */
     res = run_all(ip, "concurrency 16");

@@ -121,9 +121,9 @@ START_TEST(a_failed_run_validates_nothing)
     json_t *s = card_sheet(4096, 8, "bf16"), *m = typed(4096, 8, "m1");
     vs_buf why = VS_BUF_INIT;
     json_array_append_new(vs_sheet_array(s, "measurements"), m);
-    json_array_append_new(vs_sheet_array(s, "runs"),
-                          json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 1,
-                                    "overflow_phase", "generate"));
+    json_array_append_new(
+        vs_sheet_array(s, "runs"),
+        json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 1, "overflow_phase", "generate"));
     ck_assert_int_eq(vs_measurement_validates(s, m, &why), 0);
     ck_assert_str_eq(vs_buf_str(&why),
                      "run m1 did not complete (exit status 1, out of memory in phase generate)");
@@ -131,10 +131,8 @@ START_TEST(a_failed_run_validates_nothing)
     /* a card that declares no dimension is not validated */
     json_object_set_new(vs_sheet_card(s), "length", json_null());
     json_object_set_new(vs_sheet_card(s), "concurrency", json_null());
-    ck_assert_int_eq(vs_measurement_validates(s, json_array_get(vs_sheet_array(s, "measurements"),
-                                                                0),
-                                              NULL),
-                     0);
+    ck_assert_int_eq(
+        vs_measurement_validates(s, json_array_get(vs_sheet_array(s, "measurements"), 0), NULL), 0);
     json_decref(s);
 }
 END_TEST
@@ -152,9 +150,8 @@ START_TEST(measured_component_flagged_when_the_card_grows)
                                             "generate", NULL, &err),
                      0);
     /* a declared measured amount has no measurement: never flagged */
-    ck_assert_int_eq(vs_sheet_set_component(s, "workspace", 1, 1024, "measured", "nsys", "load",
-                                            NULL, &err),
-                     0);
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "workspace", 1, 1024, "measured", "nsys", "load", NULL, &err), 0);
     c = vs_sheet_component(s, "kv_cache");
     ck_assert_ptr_eq(vs_component_measurement(s, c),
                      json_array_get(vs_sheet_array(s, "measurements"), 0));
@@ -182,7 +179,8 @@ START_TEST(evidence_moves_with_the_card)
     vs_buf why = VS_BUF_INIT;
     json_object_set_new(q, "card", vs_evidence_card(s, "quality"));
     json_object_set_new(l, "card", vs_evidence_card(s, "length"));
-    ck_assert_uint_eq(json_object_size(json_object_get(q, "card")), 3); /* model, revision, format */
+    ck_assert_uint_eq(json_object_size(json_object_get(q, "card")),
+                      3); /* model, revision, format */
     ck_assert_uint_eq(json_object_size(json_object_get(l, "card")), 1);
     ck_assert_int_eq(vs_evidence_moved(s, q, NULL), 0);
     {
@@ -196,7 +194,7 @@ START_TEST(evidence_moves_with_the_card)
     json_object_set_new(vs_sheet_card(s), "format", json_string("int4"));
     ck_assert_int_eq(vs_evidence_moved(s, q, &why), 1);
     ck_assert_str_eq(vs_buf_str(&why), "format bf16 \xe2\x86\x92 int4");
-    ck_assert_int_eq(vs_evidence_moved(s, l, NULL), 0); /* the length did not move */
+    ck_assert_int_eq(vs_evidence_moved(s, l, NULL), 0);   /* the length did not move */
     ck_assert_int_eq(vs_evidence_moved(s, old, NULL), 0); /* no card: an older record */
     json_object_set_new(vs_sheet_card(s), "length", json_integer(2048));
     ck_assert_int_eq(vs_evidence_moved(s, l, NULL), 0); /* less than confirmed */
@@ -219,14 +217,13 @@ START_TEST(component_with_replaces_not_edits)
     ck_assert_int_eq(
         vs_sheet_set_component(s, "kv_cache", 1, 42, "estimated", "x", NULL, "kv_cache", &err), 0);
     before = json_incref(vs_sheet_component(s, "kv_cache"));
-    ck_assert_int_eq(vs_sheet_component_with(s, 0, "derived", json_pack("{s:s}", "estimator", "kv")),
-                     0);
+    ck_assert_int_eq(
+        vs_sheet_component_with(s, 0, "derived", json_pack("{s:s}", "estimator", "kv")), 0);
     after = vs_sheet_component(s, "kv_cache");
     ck_assert_ptr_ne(before, after);
     ck_assert_ptr_null(json_object_get(before, "derived"));
-    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(after, "derived"),
-                                                       "estimator")),
-                     "kv");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(after, "derived"), "estimator")), "kv");
     /* a declared amount replaces the estimate whole: no recipe left */
     ck_assert_int_eq(
         vs_sheet_set_component(s, "kv_cache", 1, 42, "estimated", "x", NULL, "kv_cache", &err), 0);

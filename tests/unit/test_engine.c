@@ -5,9 +5,9 @@
  * printed figures; never from the code under test. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -359,11 +359,11 @@ START_TEST(llamacpp_log_logdetective_106)
         run_ok(cell);
         unlink(path);
         rows = json_object_get(payload(), "rows");
-        json_array_foreach(rows, i, m)
-            if (!strcmp(sval(m, "counter"), "llamacpp.kv_buffer")) {
-                ck_assert_int_eq(ival(m, "peak_bytes"), need);
-                found = 1;
-            }
+        json_array_foreach(rows, i, m) if (!strcmp(sval(m, "counter"), "llamacpp.kv_buffer"))
+        {
+            ck_assert_int_eq(ival(m, "peak_bytes"), need);
+            found = 1;
+        }
         ck_assert(found);
     }
 }
@@ -436,8 +436,9 @@ static void fit_one(vs_fit_row *row, json_t *s, const char *offer_json)
     vs_fit_ctx_free(&c);
 }
 
-#define H100 "{\"name\": \"x\", \"memory_bytes\": 80000000000, \"reported_bytes\": 85000000000, " \
-             "\"reported_basis\": \"declared with reported=\", \"cards\": 8}"
+#define H100                                                                                       \
+    "{\"name\": \"x\", \"memory_bytes\": 80000000000, \"reported_bytes\": 85000000000, "           \
+    "\"reported_basis\": \"declared with reported=\", \"cards\": 8}"
 
 /* A Gemma 3 27B-like layout: 52 sliding layers (window 1024) and 10 full, 16 KV heads
  * of 128, bf16, under vLLM with kv_cache_memory=40GiB, max_model_len 32768,
@@ -452,12 +453,12 @@ static void fit_one(vs_fit_row *row, json_t *s, const char *offer_json)
 START_TEST(vllm_sliding_groups)
 {
     vs_fit_row r;
-    json_t *s = sheet_with("[{\"kind\": \"sliding\", \"layers\": 52, \"kv_heads\": 16, "
-                           "\"head_dim\": 128, \"window\": 1024},"
-                           " {\"kind\": \"full\", \"layers\": 10, \"kv_heads\": 16, "
-                           "\"head_dim\": 128}]",
-                           1, 32768, 4,
-                           "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"40GiB\"}}");
+    json_t *s =
+        sheet_with("[{\"kind\": \"sliding\", \"layers\": 52, \"kv_heads\": 16, "
+                   "\"head_dim\": 128, \"window\": 1024},"
+                   " {\"kind\": \"full\", \"layers\": 10, \"kv_heads\": 16, "
+                   "\"head_dim\": 128}]",
+                   1, 32768, 4, "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"40GiB\"}}");
     fit_one(&r, s, H100);
     ck_assert_uint_eq(r.page_bytes, 1310720);
     ck_assert_uint_eq(r.blocks, 32768);
@@ -528,8 +529,8 @@ END_TEST
 START_TEST(vllm_latent_cache)
 {
     vs_fit_row r;
-    json_t *s = sheet_with("[{\"kind\": \"latent\", \"layers\": 27, \"latent\": 576}]", 2, 8192,
-                           8, "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"10GiB\"}}");
+    json_t *s = sheet_with("[{\"kind\": \"latent\", \"layers\": 27, \"latent\": 576}]", 2, 8192, 8,
+                           "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"10GiB\"}}");
     fit_one(&r, s, H100);
     ck_assert_uint_eq(r.blocks, 21575);
     ck_assert_uint_eq(r.kv_tokens, 345200);
@@ -546,10 +547,10 @@ END_TEST
 START_TEST(vllm_tensor_fewer_heads)
 {
     vs_fit_row r;
-    json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 28, \"kv_heads\": 2, "
-                           "\"head_dim\": 128}]",
-                           4, 8192, 8,
-                           "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"8GiB\"}}");
+    json_t *s =
+        sheet_with("[{\"kind\": \"full\", \"layers\": 28, \"kv_heads\": 2, "
+                   "\"head_dim\": 128}]",
+                   4, 8192, 8, "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"8GiB\"}}");
     fit_one(&r, s, H100);
     ck_assert_uint_eq(r.blocks, 37449);
     ck_assert_uint_eq(r.non_kv_bytes, 3500000000ULL);
@@ -594,8 +595,9 @@ START_TEST(engine_budget_rules)
         ck_assert_int_eq(vs_sheet_set_component(s, "activation_peak", 1, 2000000000, "measured",
                                                 "t", NULL, NULL, &e),
                          0);
-        fit_one(&r, s, "{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": "
-                       "\"declared with reported=\"}");
+        fit_one(&r, s,
+                "{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": "
+                "\"declared with reported=\"}");
         ck_assert_msg(r.budget_bytes == (uint64_t)cases[i].budget, "%s budget %llu",
                       cases[i].engine, (unsigned long long)r.budget_bytes);
         ck_assert_msg(r.kv_pool_bytes == cases[i].pool, "%s pool %lld", cases[i].engine,
@@ -623,8 +625,8 @@ START_TEST(transformers_eager_scores)
     ck_assert_uint_eq(r.need_bytes, 536870912ULL + 3221225472ULL);
     vs_fit_row_free(&r);
     json_decref(s);
-    s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, \"head_dim\": 128}]",
-                   1, 4096, 1, "{\"name\": \"transformers\", \"keys\": {}}");
+    s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, \"head_dim\": 128}]", 1,
+                   4096, 1, "{\"name\": \"transformers\", \"keys\": {}}");
     fit_one(&r, s, H100);
     ck_assert_uint_eq(r.need_bytes, 536870912ULL); /* sdpa: no score matrix */
     vs_fit_row_free(&r);
@@ -815,30 +817,31 @@ START_TEST(engine_estimate_items)
     {
         json_t *rows = json_object_get(payload(), "rows");
         int found = 0;
-        json_array_foreach(rows, i, c)
-            if (!strcmp(sval(c, "name"), "activation_peak")) {
-                ck_assert_int_eq(ival(c, "to_bytes"), 486539264LL);
-                ck_assert_int_eq(ival(c, "from_bytes"), 973078528LL);
-                found = 1;
-            }
+        json_array_foreach(rows, i, c) if (!strcmp(sval(c, "name"), "activation_peak"))
+        {
+            ck_assert_int_eq(ival(c, "to_bytes"), 486539264LL);
+            ck_assert_int_eq(ival(c, "from_bytes"), 973078528LL);
+            found = 1;
+        }
         ck_assert(found);
     }
     run_ok("envelope");
-    json_array_foreach(json_object_get(payload(), "components"), i, c)
-        if (!strcmp(sval(c, "name"), "activation_peak"))
-            ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
+    json_array_foreach(json_object_get(payload(), "components"), i,
+                       c) if (!strcmp(sval(c, "name"), "activation_peak"))
+        ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
     /* another engine: vLLM's rules do not apply, the items become unknown saying why;
      * back under vLLM they come back by themselves */
     run_ok("engine llamacpp\nenvelope");
-    json_array_foreach(json_object_get(payload(), "components"), i, c)
-        if (!strcmp(sval(c, "name"), "activation_peak")) {
-            ck_assert(json_is_null(json_object_get(c, "bytes")));
-            ck_assert(strstr(sval(c, "source"), "vLLM") != NULL);
-        }
+    json_array_foreach(json_object_get(payload(), "components"), i,
+                       c) if (!strcmp(sval(c, "name"), "activation_peak"))
+    {
+        ck_assert(json_is_null(json_object_get(c, "bytes")));
+        ck_assert(strstr(sval(c, "source"), "vLLM") != NULL);
+    }
     run_ok("engine vllm\nenvelope");
-    json_array_foreach(json_object_get(payload(), "components"), i, c)
-        if (!strcmp(sval(c, "name"), "activation_peak"))
-            ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
+    json_array_foreach(json_object_get(payload(), "components"), i,
+                       c) if (!strcmp(sval(c, "name"), "activation_peak"))
+        ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
     /* the estimator on its own line, too */
     run_ok("estimate runtime items=non_torch");
     /* the layout came from the config: fit knows it */

@@ -98,8 +98,8 @@ START_TEST(envelope_beyond_a_record_is_a_unit_error)
     json_t *s = seed_sheet(2000000000000000000ULL, "fp32");
     vs_envelope e;
     vs_error err;
-    ck_assert_int_eq(vs_sheet_set_component(s, "a", 1, 2000000000000000000ULL, "estimated",
-                                            NULL, NULL, NULL, &err),
+    ck_assert_int_eq(vs_sheet_set_component(s, "a", 1, 2000000000000000000ULL, "estimated", NULL,
+                                            NULL, NULL, &err),
                      0);
     ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), VS_EUNIT);
     ck_assert(strstr(err.message, "2^63") != NULL);

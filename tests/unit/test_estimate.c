@@ -223,7 +223,8 @@ START_TEST(estimator_table_is_the_verb)
 {
     size_t n, i, k;
     const vs_estimator_info *const *t = vs_estimator_table(&n);
-    ck_assert_uint_eq(n, 8); /* kv, training, activations, quant, runtime, latents, attention, decode */
+    ck_assert_uint_eq(
+        n, 8); /* kv, training, activations, quant, runtime, latents, attention, decode */
     for (i = 0; i < n; i++) {
         int found = 0;
         ck_assert_ptr_eq(vs_estimator_info_find(t[i]->name), t[i]);

@@ -166,15 +166,13 @@ START_TEST(tensor_names)
      *             + 7168*128*128 + 2*7168                      =    187,121,664
      *   MoE       256*7168 + 256 + 256*3*7168*2048 + 3*7168*2048 = 11,320,164,608
      *   rest      2*129280*7168 + 3*7168 + 7168*14336          =  1,956,140,032 */
-    ck_assert_uint_eq(187121664ULL + 11320164608ULL, 7168ULL * 1536 + 1536 + 1536ULL * 128 * 192 +
-                                                         7168ULL * 576 + 512 + 512ULL * 128 * 256 +
-                                                         7168ULL * 128 * 128 + 2 * 7168 +
-                                                         256ULL * 7168 + 256 +
-                                                         256ULL * 3 * 7168 * 2048 +
-                                                         3ULL * 7168 * 2048);
-    ck_assert_uint_eq(a.part_params[VS_PART_MTP],
-                      187121664ULL + 11320164608ULL + 2ULL * 129280 * 7168 + 3 * 7168 +
-                          7168ULL * 14336);
+    ck_assert_uint_eq(187121664ULL + 11320164608ULL,
+                      7168ULL * 1536 + 1536 + 1536ULL * 128 * 192 + 7168ULL * 576 + 512 +
+                          512ULL * 128 * 256 + 7168ULL * 128 * 128 + 2 * 7168 + 256ULL * 7168 +
+                          256 + 256ULL * 3 * 7168 * 2048 + 3ULL * 7168 * 2048);
+    ck_assert_uint_eq(a.part_params[VS_PART_MTP], 187121664ULL + 11320164608ULL +
+                                                      2ULL * 129280 * 7168 + 3 * 7168 +
+                                                      7168ULL * 14336);
 
     a = load("gemma-3-27b-it.json");
     s = (sum){0, 0, 0, 0, "vision_tower.vision_model.encoder.layers.26.mlp.fc2.weight"};
@@ -190,10 +188,10 @@ START_TEST(tensor_names)
     a = load("llava-1.5-7b-hf.json");
     /* CLIP ViT-L/14-336: 1024 + 1024*3*14*14 + 577*1024 + 2*2*1024 + 24 layers of
      * (4*(1024*1024+1024) + 2*1024*4096 + 4096 + 1024 + 4*1024) */
-    ck_assert_uint_eq(a.part_params[VS_PART_VISION],
-                      1024ULL + 1024 * 3 * 14 * 14 + 577 * 1024 + 4 * 1024 +
-                          24ULL * (4 * (1024 * 1024 + 1024) + 2 * 1024 * 4096 + 4096 + 1024 +
-                                   4 * 1024));
+    ck_assert_uint_eq(
+        a.part_params[VS_PART_VISION],
+        1024ULL + 1024 * 3 * 14 * 14 + 577 * 1024 + 4 * 1024 +
+            24ULL * (4 * (1024 * 1024 + 1024) + 2 * 1024 * 4096 + 4096 + 1024 + 4 * 1024));
     ck_assert_uint_eq(a.part_params[VS_PART_PROJECTOR], 4096ULL * 1024 + 4096 + 4096 * 4096 + 4096);
 }
 END_TEST

@@ -45,8 +45,14 @@ static json_t *card(json_t *b)
     return json_object_get(json_object_get(b, VS_MIME_JSON), "card");
 }
 
-static void setup(void) { ip = vs_interp_new(NULL); }
-static void teardown(void) { vs_interp_free(ip); }
+static void setup(void)
+{
+    ip = vs_interp_new(NULL);
+}
+static void teardown(void)
+{
+    vs_interp_free(ip);
+}
 
 START_TEST(length_with_suffixes)
 {
@@ -93,9 +99,9 @@ START_TEST(dtypes_in_any_case_and_the_list)
     /* every name the message lists is accepted, in upper case too, and the
      * message lists every name of the format tables (fp8 in its three
      * spellings, the two float names) */
-    static const char *const names[] = {"fp32", "float32", "fp16",     "float16",  "bf16",
-                                        "bfloat16", "e4m3", "e5m2",    "fp8_e4m3", "fp8_e5m2",
-                                        "fp8",  "int8",    "int4",     "nf4",      "fp4"};
+    static const char *const names[] = {"fp32",     "float32", "fp16", "float16",  "bf16",
+                                        "bfloat16", "e4m3",    "e5m2", "fp8_e4m3", "fp8_e5m2",
+                                        "fp8",      "int8",    "int4", "nf4",      "fp4"};
     char list[400], *tok, *save;
     size_t i, listed = 0;
     vs_error err;
@@ -108,7 +114,8 @@ START_TEST(dtypes_in_any_case_and_the_list)
         char up[32], needle[40];
         size_t k;
         for (k = 0; names[i][k]; k++)
-            up[k] = (char)(names[i][k] >= 'a' && names[i][k] <= 'z' ? names[i][k] - 32 : names[i][k]);
+            up[k] =
+                (char)(names[i][k] >= 'a' && names[i][k] <= 'z' ? names[i][k] - 32 : names[i][k]);
         up[k] = '\0';
         ck_assert_msg(vs_dtype_bits(up) > 0, "%s", up);
         snprintf(needle, sizeof needle, "%s", names[i]);

@@ -47,8 +47,8 @@ START_TEST(bars_are_proportional)
     vs_gauge_gpu gpus[2] = {
         {"NVIDIA H100 80GB HBM3", 20ULL << 30, 80ULL << 30, 30ULL << 30, 60ULL << 30, 0, 0},
         {"Tesla T4", 8000000000ULL, 16000000000ULL, 8000000000ULL, 12000000000ULL, 0, 0}};
-    vs_gauge g = {"r2", "running", "generate", 1500, 40ULL << 30,
-                  "the driver lists no processes", gpus, 2};
+    vs_gauge g = {"r2", "running", "generate", 1500, 40ULL << 30, "the driver lists no processes",
+                  gpus, 2};
     vs_bundle *b = vs_render_gauge(&g);
     json_t *j = vs_test_bundle_json(b), *p;
     const char *html, *text, *at;
@@ -86,8 +86,8 @@ START_TEST(bars_are_proportional)
     ck_assert_str_eq(json_string_value(json_object_get(p, "state")), "running");
     ck_assert_int_eq(json_integer_value(json_object_get(p, "envelope_bytes")), 40LL << 30);
     ck_assert_int_eq(json_array_size(json_object_get(p, "gpus")), 2);
-    ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(p, "gpus"), 0),
-                                           "process_bytes")));
+    ck_assert(json_is_null(
+        json_object_get(json_array_get(json_object_get(p, "gpus"), 0), "process_bytes")));
     json_decref(j);
     vs_bundle_free(b);
 }

@@ -114,17 +114,29 @@ typedef struct tdesc {
 static uint64_t hand_bytes(uint32_t type, uint64_t elements)
 {
     switch (type) {
-    case 0: return elements * 4;          /* F32 */
-    case 1: return elements * 2;          /* F16 */
-    case 30: return elements * 2;         /* BF16 */
-    case 8: return elements / 32 * 34;    /* Q8_0: fp16 scale + 32 int8 */
-    case 2: return elements / 32 * 18;    /* Q4_0: fp16 scale + 16 bytes */
-    case 12: return elements / 256 * 144; /* Q4_K: 2 fp16 + 12 scales + 128 */
-    case 14: return elements / 256 * 210; /* Q6_K: 128 + 64 + 16 + fp16 */
-    case 13: return elements / 256 * 176; /* Q5_K */
-    case 23: return elements / 256 * 136; /* IQ4_XS */
-    case 39: return elements / 32 * 17;   /* MXFP4: e8m0 + 16 */
-    default: ck_abort_msg("no hand size for type %u", type); return 0;
+    case 0:
+        return elements * 4; /* F32 */
+    case 1:
+        return elements * 2; /* F16 */
+    case 30:
+        return elements * 2; /* BF16 */
+    case 8:
+        return elements / 32 * 34; /* Q8_0: fp16 scale + 32 int8 */
+    case 2:
+        return elements / 32 * 18; /* Q4_0: fp16 scale + 16 bytes */
+    case 12:
+        return elements / 256 * 144; /* Q4_K: 2 fp16 + 12 scales + 128 */
+    case 14:
+        return elements / 256 * 210; /* Q6_K: 128 + 64 + 16 + fp16 */
+    case 13:
+        return elements / 256 * 176; /* Q5_K */
+    case 23:
+        return elements / 256 * 136; /* IQ4_XS */
+    case 39:
+        return elements / 32 * 17; /* MXFP4: e8m0 + 16 */
+    default:
+        ck_abort_msg("no hand size for type %u", type);
+        return 0;
     }
 }
 
@@ -226,23 +238,37 @@ static size_t llama_q4km(tdesc *t)
     } while (0)
     T("token_embd.weight", 2, HID, VOCAB, 12);
     for (l = 0; l < L; l++) {
-        static const char *const parts[] = {"attn_norm", "attn_q",   "attn_k",  "attn_v",
-                                            "attn_output", "ffn_norm", "ffn_gate", "ffn_up",
-                                            "ffn_down"};
+        static const char *const parts[] = {"attn_norm", "attn_q",      "attn_k",
+                                            "attn_v",    "attn_output", "ffn_norm",
+                                            "ffn_gate",  "ffn_up",      "ffn_down"};
         int j;
         for (j = 0; j < 9; j++) {
             char *nm = names[n];
             snprintf(nm, sizeof names[0], "blk.%d.%s.weight", l, parts[j]);
             switch (j) {
             case 0:
-            case 5: T(nm, 1, HID, 1, 0); break;
-            case 1: T(nm, 2, HID, HID, 12); break;
-            case 2: T(nm, 2, HID, KVD, 12); break;
-            case 3: T(nm, 2, HID, KVD, more_bits_32(l) ? 14 : 12); break;
-            case 4: T(nm, 2, HID, HID, 12); break;
+            case 5:
+                T(nm, 1, HID, 1, 0);
+                break;
+            case 1:
+                T(nm, 2, HID, HID, 12);
+                break;
+            case 2:
+                T(nm, 2, HID, KVD, 12);
+                break;
+            case 3:
+                T(nm, 2, HID, KVD, more_bits_32(l) ? 14 : 12);
+                break;
+            case 4:
+                T(nm, 2, HID, HID, 12);
+                break;
             case 6:
-            case 7: T(nm, 2, HID, FF, 12); break;
-            case 8: T(nm, 2, FF, HID, more_bits_32(l) ? 14 : 12); break;
+            case 7:
+                T(nm, 2, HID, FF, 12);
+                break;
+            case 8:
+                T(nm, 2, FF, HID, more_bits_32(l) ? 14 : 12);
+                break;
             }
         }
     }
@@ -298,7 +324,8 @@ START_TEST(llama_q4_k_m_file)
     /* by hand: 16 layers keep attn_v and ffn_down at Q6_K */
     for (i = 0; i < n; i++)
         ck_assert_uint_eq(f->tensors[i].bytes, hand_bytes(t[i].type, elems(&t[i])));
-    q6 = (uint64_t)HID * VOCAB / 256 * 210 + 16 * ((uint64_t)HID * KVD + (uint64_t)FF * HID) / 256 * 210;
+    q6 = (uint64_t)HID * VOCAB / 256 * 210 +
+         16 * ((uint64_t)HID * KVD + (uint64_t)FF * HID) / 256 * 210;
     q4 = (uint64_t)HID * VOCAB / 256 * 144 +
          32 * (2ull * HID * HID + (uint64_t)HID * KVD + 2ull * HID * FF) / 256 * 144 +
          16 * ((uint64_t)HID * KVD + (uint64_t)FF * HID) / 256 * 144;
@@ -341,8 +368,8 @@ START_TEST(llama_rules_predict)
     ck_assert_msg(gib > 4.58 * 0.995 && gib < 4.58 * 1.005, "q4_k_m %.3f GiB", gib);
     ck_assert_int_eq(vs_llq_predict(list, m, 7, &md, types, NULL, &total, &err), 0);
     /* Q8_0 everywhere but the F32 norms: 34 bytes per 32 */
-    ck_assert_uint_eq(total, (8030261248ull - (2ull * L + 1) * HID) / 32 * 34 +
-                                 (2ull * L + 1) * HID * 4);
+    ck_assert_uint_eq(total,
+                      (8030261248ull - (2ull * L + 1) * HID) / 32 * 34 + (2ull * L + 1) * HID * 4);
     gib = (double)total / (1 << 30);
     ck_assert_msg(gib > 7.96 * 0.995 && gib < 7.96 * 1.005, "q8_0 %.3f GiB", gib);
     /* Q4_0: the output at Q6_K, the rest Q4_0 */
@@ -355,12 +382,12 @@ START_TEST(llama_rules_predict)
     /* Q3_K_M: the first two attn_v at Q5_K, others Q4_K; attn_output Q4_K; ffn_down of
      * layers below 32/16 = 2 at Q5_K, the rest Q4_K (not Falcon) */
     ck_assert_int_eq(vs_llq_predict(list, m, 12, &md, types, NULL, &total, &err), 0);
-    ck_assert_str_eq(types[1 + 3]->name, "Q5_K");           /* blk.0.attn_v */
-    ck_assert_str_eq(types[1 + 2 * 9 + 3]->name, "Q4_K");   /* blk.2.attn_v */
-    ck_assert_str_eq(types[1 + 4]->name, "Q4_K");           /* blk.0.attn_output */
-    ck_assert_str_eq(types[1 + 8]->name, "Q5_K");           /* blk.0.ffn_down */
-    ck_assert_str_eq(types[1 + 2 * 9 + 8]->name, "Q4_K");   /* blk.2.ffn_down */
-    ck_assert_str_eq(types[1 + 2 * 9 + 1]->name, "Q3_K");   /* blk.2.attn_q */
+    ck_assert_str_eq(types[1 + 3]->name, "Q5_K");         /* blk.0.attn_v */
+    ck_assert_str_eq(types[1 + 2 * 9 + 3]->name, "Q4_K"); /* blk.2.attn_v */
+    ck_assert_str_eq(types[1 + 4]->name, "Q4_K");         /* blk.0.attn_output */
+    ck_assert_str_eq(types[1 + 8]->name, "Q5_K");         /* blk.0.ffn_down */
+    ck_assert_str_eq(types[1 + 2 * 9 + 8]->name, "Q4_K"); /* blk.2.ffn_down */
+    ck_assert_str_eq(types[1 + 2 * 9 + 1]->name, "Q3_K"); /* blk.2.attn_q */
     /* IQ4_XS with GQA 4: attn_v at Q5_K, ffn_down of the first 4 layers Q5_K */
     ck_assert_int_eq(vs_llq_predict(list, m, 30, &md, types, NULL, &total, &err), 0);
     ck_assert_str_eq(types[1 + 3]->name, "Q5_K");
@@ -404,12 +431,12 @@ START_TEST(type_table)
     static const struct {
         const char *name;
         double bpw;
-    } want[] = {{"Q4_K", 4.5},    {"Q5_K", 5.5},     {"Q6_K", 6.5625},   {"Q3_K", 3.4375},
-                {"Q2_K", 2.625},  {"Q8_0", 8.5},     {"Q4_0", 4.5},      {"IQ4_XS", 4.25},
+    } want[] = {{"Q4_K", 4.5},       {"Q5_K", 5.5},      {"Q6_K", 6.5625},  {"Q3_K", 3.4375},
+                {"Q2_K", 2.625},     {"Q8_0", 8.5},      {"Q4_0", 4.5},     {"IQ4_XS", 4.25},
                 {"IQ2_XXS", 2.0625}, {"IQ2_XS", 2.3125}, {"IQ2_S", 2.5625}, {"IQ3_XXS", 3.0625},
-                {"IQ3_S", 3.4375}, {"IQ1_S", 1.5625}, {"IQ1_M", 1.75},   {"TQ1_0", 1.6875},
-                {"TQ2_0", 2.0625}, {"MXFP4", 4.25},  {"NVFP4", 4.5},     {"Q1_0", 1.125},
-                {"Q2_0", 2.25},   {"BF16", 16},      {"F32", 32}};
+                {"IQ3_S", 3.4375},   {"IQ1_S", 1.5625},  {"IQ1_M", 1.75},   {"TQ1_0", 1.6875},
+                {"TQ2_0", 2.0625},   {"MXFP4", 4.25},    {"NVFP4", 4.5},    {"Q1_0", 1.125},
+                {"Q2_0", 2.25},      {"BF16", 16},       {"F32", 32}};
     size_t i, n;
     const vs_gguf_type *all = vs_gguf_types(&n);
     for (i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -436,7 +463,8 @@ START_TEST(arch_metadata)
 {
     static const uint32_t kvh[6] = {8, 8, 4, 8, 8, 0};
     static const uint32_t swa[6] = {1, 1, 1, 1, 1, 0};
-    tdesc t[2] = {{"token_embd.weight", 2, {256, 10}, 0}, {"blk.0.attn_q.weight", 2, {256, 256}, 12}};
+    tdesc t[2] = {{"token_embd.weight", 2, {256, 10}, 0},
+                  {"blk.0.attn_q.weight", 2, {256, 256}, 12}};
     wb w = {0};
     uint64_t data_len;
     vs_gguf_file *f = NULL;
@@ -760,8 +788,11 @@ START_TEST(malformed)
         static const struct {
             int which;
             const char *needle;
-        } kv[] = {{0, "power of two"}, {1, "appears twice"}, {2, "not a string"},
-                  {3, "split set"},    {4, "key 'llama.block_count' appears twice"}};
+        } kv[] = {{0, "power of two"},
+                  {1, "appears twice"},
+                  {2, "not a string"},
+                  {3, "split set"},
+                  {4, "key 'llama.block_count' appears twice"}};
         size_t k;
         for (k = 0; k < 5; k++) {
             memset(&w, 0, sizeof w);
@@ -855,9 +886,8 @@ START_TEST(weights_payload_and_split)
         for (; lo < hi; lo++)
             total += hand_bytes(t[lo].type, elems(&t[lo]));
     }
-    ck_assert_int_eq(vs_model_apply_weights_files(sheet, at("llama-00001-of-00003.gguf"), 0, &p,
-                                                  &err),
-                     0);
+    ck_assert_int_eq(
+        vs_model_apply_weights_files(sheet, at("llama-00001-of-00003.gguf"), 0, &p, &err), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(p, "bytes")), (json_int_t)total);
     ck_assert_uint_eq(json_array_size(json_object_get(p, "files")), 3);
     json_decref(p);
@@ -868,9 +898,9 @@ START_TEST(weights_payload_and_split)
     json_decref(p);
     /* a missing shard */
     unlink(at("llama-00002-of-00003.gguf"));
-    ck_assert_int_eq(vs_model_apply_weights_files(sheet, at("llama-00001-of-00003.gguf"), 0, &p,
-                                                  &err),
-                     VS_EFORMAT);
+    ck_assert_int_eq(
+        vs_model_apply_weights_files(sheet, at("llama-00001-of-00003.gguf"), 0, &p, &err),
+        VS_EFORMAT);
     ck_assert_msg(strstr(err.message, "shard 2 of 3 is missing"), "%s", err.message);
     json_decref(sheet);
 }

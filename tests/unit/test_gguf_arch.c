@@ -243,7 +243,10 @@ static json_t *of_kind(const char *kind)
     size_t i;
     for (i = 0; i < json_array_size(st.bundles); i++) {
         json_t *p = json_object_get(json_array_get(st.bundles, i), VS_MIME_JSON);
-        if (!strcmp(json_is_string(json_object_get(p, "kind")) ? json_string_value(json_object_get(p, "kind")) : "", kind))
+        if (!strcmp(json_is_string(json_object_get(p, "kind"))
+                        ? json_string_value(json_object_get(p, "kind"))
+                        : "",
+                    kind))
             return p;
     }
     ck_abort_msg("no %s bundle", kind);
@@ -365,8 +368,7 @@ START_TEST(layout_from_metadata)
     /* arrays that do not match the layers are refused */
     a.n_head_count_kv_layers = 5;
     ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EFORMAT);
-    ck_assert_msg(strstr(e.message, "head_count_kv holds 5 values for 6 layers"), "%s",
-                  e.message);
+    ck_assert_msg(strstr(e.message, "head_count_kv holds 5 values for 6 layers"), "%s", e.message);
 
     /* DeepSeek-V3: 61 latent layers of 512 + 64 */
     memset(&a, 0, sizeof a);
@@ -466,8 +468,9 @@ START_TEST(llama_file_estimate_kv)
     /* a Hugging Face snapshot folder holding only the GGUF file */
     mkdir(at("snap"), 0755);
     ck_assert_int_eq(rename(at("llama.gguf"), at("snap/model-Q4_K_M.gguf")), 0);
-    snprintf(cell, sizeof cell, "model m2 params=8B\nweights from=%s\nlength 4096\nconcurrency "
-                                "2\nestimate kv",
+    snprintf(cell, sizeof cell,
+             "model m2 params=8B\nweights from=%s\nlength 4096\nconcurrency "
+             "2\nestimate kv",
              at("snap"));
     run_ok(cell);
     ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 32 * 8 * 128 * 2 * 4096 * 2);
@@ -597,8 +600,8 @@ START_TEST(mla_and_per_layer_files)
     ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * (8 + 8 + 4) * 128 * 2 * 1000);
 
     /* a config.json keeps the card's shapes: the GGUF does not replace them */
-    snprintf(cell, sizeof cell, "model q config=%s/qwen3-8b.json\nweights from=%s", VS_MODEL_CONFIGS,
-             at("hy.gguf"));
+    snprintf(cell, sizeof cell, "model q config=%s/qwen3-8b.json\nweights from=%s",
+             VS_MODEL_CONFIGS, at("hy.gguf"));
     run_ok(cell);
     ck_assert_int_eq(geti(card_arch(), "layers"), 36);
 }
@@ -606,10 +609,22 @@ END_TEST
 
 /* ---- file types over the family tensor lists ---- */
 
-static uint64_t q4k(uint64_t e) { return e / 256 * 144; }
-static uint64_t q6k(uint64_t e) { return e / 256 * 210; }
-static uint64_t q5k(uint64_t e) { return e / 256 * 176; }
-static uint64_t q80(uint64_t e) { return e / 32 * 34; }
+static uint64_t q4k(uint64_t e)
+{
+    return e / 256 * 144;
+}
+static uint64_t q6k(uint64_t e)
+{
+    return e / 256 * 210;
+}
+static uint64_t q5k(uint64_t e)
+{
+    return e / 256 * 176;
+}
+static uint64_t q80(uint64_t e)
+{
+    return e / 32 * 34;
+}
 
 /* llama.cpp's use_more_bits(i, n), written out */
 static int more_bits(int i, int n)
@@ -647,8 +662,7 @@ static void predict(predicted *p, const char *fixture, int ftype)
     vs_gguf_llq_model(&m, &a);
     p->types = calloc(p->n, sizeof *p->types);
     p->bytes = calloc(p->n, sizeof *p->bytes);
-    ck_assert_int_eq(vs_llq_predict(p->t, p->n, ftype, &m, p->types, p->bytes, &p->total, &err),
-                     0);
+    ck_assert_int_eq(vs_llq_predict(p->t, p->n, ftype, &m, p->types, p->bytes, &p->total, &err), 0);
 }
 
 static void predicted_free(predicted *p)
@@ -726,8 +740,8 @@ END_TEST
 /* Mixtral-8x7B at Q4_K_M, per tensor (llama-quant.cpp, n_expert == 8):
  * attn_v and attn_k Q8_0, attn_output Q5_K, the merged ffn_down_exps by
  * use_more_bits of its layer (from the name), ffn_gate/up_exps Q4_K, the
- * router kept in F32 as convert_hf_to_gguf.py writes it (never quantised). Published: 26.49 GiB for the Q4_K_M file
- * (localmodel.run/model/mixtral-8x7b, sizes of the
+ * router kept in F32 as convert_hf_to_gguf.py writes it (never quantised). Published: 26.49 GiB for
+ * the Q4_K_M file (localmodel.run/model/mixtral-8x7b, sizes of the
  * MaziyarPanahi/Mixtral-8x7B-Instruct-v0.1-GGUF files; its Q8_0 at 46.22
  * shows the unit is GiB: 46.7 B params x 8.5 / 8 = 46.2 GiB). */
 START_TEST(mixtral_q4_k_m)
@@ -868,12 +882,29 @@ START_TEST(gguf_file_tensor_list)
             char *nm = names[l * 11 + j];
             snprintf(nm, sizeof names[0], "blk.%d.%s.weight", l, parts[j]);
             switch (j) {
-            case 0: case 5: case 10: T(nm, 1, 256, 1, 1, 0); break;
-            case 1: case 4: T(nm, 2, 256, 256, 1, 1); break;
-            case 2: case 3: T(nm, 2, 256, 64, 1, 1); break;
-            case 6: T(nm, 2, 256, 8, 1, 0); break;
-            case 7: case 8: T(nm, 3, 256, 512, 8, 1); break;
-            case 9: T(nm, 3, 512, 256, 8, 1); break;
+            case 0:
+            case 5:
+            case 10:
+                T(nm, 1, 256, 1, 1, 0);
+                break;
+            case 1:
+            case 4:
+                T(nm, 2, 256, 256, 1, 1);
+                break;
+            case 2:
+            case 3:
+                T(nm, 2, 256, 64, 1, 1);
+                break;
+            case 6:
+                T(nm, 2, 256, 8, 1, 0);
+                break;
+            case 7:
+            case 8:
+                T(nm, 3, 256, 512, 8, 1);
+                break;
+            case 9:
+                T(nm, 3, 512, 256, 8, 1);
+                break;
             }
         }
     }
@@ -942,7 +973,7 @@ START_TEST(other_moe_families)
     predicted_free(&p);
 
     predict(&p, "deepseek-v3.json", 15);
-    ck_assert_str_eq(type_of(&p, "blk.0.ffn_down.weight"), "Q6_K");       /* dense layer */
+    ck_assert_str_eq(type_of(&p, "blk.0.ffn_down.weight"), "Q6_K"); /* dense layer */
     ck_assert_str_eq(type_of(&p, "blk.3.ffn_up_exps.weight"), "Q4_K");
     /* ffn_down by the layer in the name: 3 < 61 / 8 = 7 more bits, 10 not, 9 yes */
     ck_assert_str_eq(type_of(&p, "blk.3.ffn_down_exps.weight"), "Q6_K");
@@ -976,11 +1007,11 @@ END_TEST
 START_TEST(mapping_keeps_every_element)
 {
     static const char *const fixtures[] = {
-        "llama-3.1-8b.json",      "mistral-7b-v0.1.json",  "qwen2.5-7b.json",
-        "qwen3-8b.json",          "gemma-7b.json",         "gemma-2-9b.json",
-        "gemma-3-1b-it.json",     "gemma-3-27b-it.json",   "olmo-2-1124-7b.json",
+        "llama-3.1-8b.json",      "mistral-7b-v0.1.json",   "qwen2.5-7b.json",
+        "qwen3-8b.json",          "gemma-7b.json",          "gemma-2-9b.json",
+        "gemma-3-1b-it.json",     "gemma-3-27b-it.json",    "olmo-2-1124-7b.json",
         "mixtral-8x7b-v0.1.json", "qwen1.5-moe-a2.7b.json", "qwen3-30b-a3b.json",
-        "deepseek-v2-lite.json",  "deepseek-v3.json",      "phi-3-mini-4k-instruct.json"};
+        "deepseek-v2-lite.json",  "deepseek-v3.json",       "phi-3-mini-4k-instruct.json"};
     size_t f;
     for (f = 0; f < sizeof fixtures / sizeof fixtures[0]; f++) {
         static vs_arch a;

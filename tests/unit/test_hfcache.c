@@ -225,10 +225,9 @@ START_TEST(by_main_and_by_tag)
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(p, "hf_cache"), "commit")),
                      C1);
     /* the config's shapes: 2 layers of hidden 64 */
-    ck_assert_int_eq(
-        json_integer_value(json_object_get(json_object_get(json_object_get(p, "card"), "arch"),
-                                           "layers")),
-        2);
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_object_get(json_object_get(p, "card"), "arch"), "layers")),
+                     2);
     run_ok("model acme/tiny revision=v1.0");
     ck_assert_str_eq(card_rev(), C2);
     run_ok("model acme/tiny revision=" C3);

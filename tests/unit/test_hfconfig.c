@@ -583,8 +583,7 @@ START_TEST(unknown_architecture_is_refused)
     ck_assert_ptr_nonnull(strstr(err.message, "mamba"));
     ck_assert_ptr_nonnull(strstr(err.message, "params="));
     /* a known architectures entry does not override an unknown model_type */
-    rc = parse_err("{\"model_type\": \"rwkv\", \"architectures\": [\"LlamaForCausalLM\"]}",
-                   &err);
+    rc = parse_err("{\"model_type\": \"rwkv\", \"architectures\": [\"LlamaForCausalLM\"]}", &err);
     ck_assert_int_eq(rc, VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "rwkv"));
     /* the refusal names every known family */

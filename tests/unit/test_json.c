@@ -285,8 +285,9 @@ START_TEST(members_are_a_key_then_a_value)
     vs_jw_value(&wb, v);
     vs_jw_close(&wb, '}');
     ck_assert_str_eq(vs_buf_str(&a), vs_buf_str(&b));
-    ck_assert_str_eq(vs_buf_str(&a), "{\"s\":\"a \\\"q\\\"\",\"none\":null,\"u\":18446744073709551615,"
-                                     "\"b\":true,\"known\":42,\"unknown\":null,\"v\":[1,\"x\"]}");
+    ck_assert_str_eq(vs_buf_str(&a),
+                     "{\"s\":\"a \\\"q\\\"\",\"none\":null,\"u\":18446744073709551615,"
+                     "\"b\":true,\"known\":42,\"unknown\":null,\"v\":[1,\"x\"]}");
     json_decref(v);
     vs_buf_free(&a);
     vs_buf_free(&b);

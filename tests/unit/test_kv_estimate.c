@@ -111,7 +111,6 @@ static const char *gets(json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
-
 static json_t *inputs(void)
 {
     return json_object_get(lastp(), "inputs");

@@ -81,8 +81,8 @@ static void check_procs(const char *mode, const char *stride, const char *api, u
     size_t count, i;
     int avail = -1;
     char script[8192];
-    size_t off = (size_t)snprintf(script, sizeof script, H200 "processes %s\nprocstride %s\n",
-                                  mode, stride);
+    size_t off =
+        (size_t)snprintf(script, sizeof script, H200 "processes %s\nprocstride %s\n", mode, stride);
     for (i = 0; i < nproc; i++)
         off += (size_t)snprintf(script + off, sizeof script - off, "proc %u gpu 0 mem %u\n",
                                 (unsigned)(1000 + i), (unsigned)(1 + i) * 1048576u);
@@ -99,17 +99,35 @@ static void check_procs(const char *mode, const char *stride, const char *api, u
     vs_nvml_free(n);
 }
 
-START_TEST(test_procs_v3_24) { check_procs("v3", "24", "v3/24", 3); }
+START_TEST(test_procs_v3_24)
+{
+    check_procs("v3", "24", "v3/24", 3);
+}
 END_TEST
-START_TEST(test_procs_v3_32) { check_procs("v3", "32", "v3/32", 3); }
+START_TEST(test_procs_v3_32)
+{
+    check_procs("v3", "32", "v3/32", 3);
+}
 END_TEST
-START_TEST(test_procs_v3_32_one) { check_procs("v3", "32", "v3/32", 1); }
+START_TEST(test_procs_v3_32_one)
+{
+    check_procs("v3", "32", "v3/32", 1);
+}
 END_TEST
-START_TEST(test_procs_v2) { check_procs("v2", "24", "v2/24", 2); }
+START_TEST(test_procs_v2)
+{
+    check_procs("v2", "24", "v2/24", 2);
+}
 END_TEST
-START_TEST(test_procs_v1) { check_procs("v1", "24", "v1/16", 2); }
+START_TEST(test_procs_v1)
+{
+    check_procs("v1", "24", "v1/16", 2);
+}
 END_TEST
-START_TEST(test_procs_insufficient_size) { check_procs("v3", "32", "v3/32", 40); }
+START_TEST(test_procs_insufficient_size)
+{
+    check_procs("v3", "32", "v3/32", 40);
+}
 END_TEST
 
 START_TEST(test_procs_not_supported)
@@ -169,9 +187,10 @@ START_TEST(test_cuda_totals_by_uuid)
 {
     vs_nvml *n;
     vs_error err;
-    mt_fake(VS_FAKE_NVML, "gpu 0 name=\"A\" total=85899345920 uuid=GPU-11111111-2222-3333-4444-555555555555\n"
-                          "gpu 1 name=\"B\" total=25769803776 uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee\n"
-                          "cudagap 1048576\n");
+    mt_fake(VS_FAKE_NVML,
+            "gpu 0 name=\"A\" total=85899345920 uuid=GPU-11111111-2222-3333-4444-555555555555\n"
+            "gpu 1 name=\"B\" total=25769803776 uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee\n"
+            "cudagap 1048576\n");
     setenv("VRAMSHEET_CUDA_LIBRARY", VS_FAKE_NVML, 1);
     ck_assert_int_eq(vs_nvml_open(&n, &err), 0);
     ck_assert_uint_eq(vs_nvml_count(n), 2);
@@ -196,9 +215,10 @@ START_TEST(test_values_past_int64)
     const vs_nvml_proc *procs;
     size_t count = 0;
     int avail = 0;
-    mt_fake(VS_FAKE_NVML, "gpu 0 name=\"W\" total=18446744073709551615 used=18446744073709551615\n"
-                          "gpu 1 name=\"X\" total=9223372036854775807 used=9223372036854775808\n"
-                          "proc 0 gpu 0 mem 9223372036854775808\nproc 0 gpu 1 mem 9223372036854775807\n");
+    mt_fake(VS_FAKE_NVML,
+            "gpu 0 name=\"W\" total=18446744073709551615 used=18446744073709551615\n"
+            "gpu 1 name=\"X\" total=9223372036854775807 used=9223372036854775808\n"
+            "proc 0 gpu 0 mem 9223372036854775808\nproc 0 gpu 1 mem 9223372036854775807\n");
     setenv("VRAMSHEET_CUDA_LIBRARY", VS_FAKE_NVML, 1);
     ck_assert_int_eq(vs_nvml_open(&n, &err), 0);
     ck_assert_uint_eq(vs_nvml_gpu_at(n, 0)->total_bytes, 0);

@@ -1,7 +1,7 @@
 /* The phase-fd line parser (src/measure/phasefd.c). */
 #include <check.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "measure/phasefd.h"

@@ -53,7 +53,8 @@ static json_t *find(json_t *lines, const char *type, const char *phase, const ch
 {
     size_t i;
     json_t *j;
-    json_array_foreach(lines, i, j) {
+    json_array_foreach(lines, i, j)
+    {
         if (strcmp(json_string_value(json_object_get(j, "type")), type))
             continue;
         if (phase && strcmp(json_string_value(json_object_get(j, "phase")), phase))
@@ -74,12 +75,14 @@ START_TEST(test_probe_lines)
     setenv("LOCAL_RANK", "1", 1);
     gethostname(host, sizeof host);
     mt_path(tmpl, sizeof tmpl, "probe-{host}-{rank}.jsonl");
-    ck_assert_int_eq(probe(tmpl, "--samples",
-                           "printf 'gpu 0 used 7000000000\\nproc %s gpu 0 mem 6000000000\\n' $$ > $FAKE_NVML_STATE; "
-                           "sleep 0.2; echo 'phase generate' >&3; echo 'dims length=512' >&3; "
-                           "echo 'counter torch.max_memory_reserved 6500000000 gpu=0' >&3; "
-                           "printf 'gpu 0 used 8000000000\\n' > $FAKE_NVML_STATE; sleep 0.2; exit 5"),
-                     5);
+    ck_assert_int_eq(
+        probe(tmpl, "--samples",
+              "printf 'gpu 0 used 7000000000\\nproc %s gpu 0 mem 6000000000\\n' $$ > "
+              "$FAKE_NVML_STATE; "
+              "sleep 0.2; echo 'phase generate' >&3; echo 'dims length=512' >&3; "
+              "echo 'counter torch.max_memory_reserved 6500000000 gpu=0' >&3; "
+              "printf 'gpu 0 used 8000000000\\n' > $FAKE_NVML_STATE; sleep 0.2; exit 5"),
+        5);
     snprintf(path, sizeof path, "%s/probe-%s-3.jsonl", mt_dir, host);
     lines = lines_of(path);
     j = find(lines, "run", NULL, NULL);
@@ -87,8 +90,11 @@ START_TEST(test_probe_lines)
     ck_assert_str_eq(json_string_value(json_object_get(j, "host")), host);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "rank")), 3);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "local_rank")), 1);
-    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "command")), "sh -c 'printf"));
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "name")), "NVIDIA H200");
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(j, "command")), "sh -c 'printf"));
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "name")),
+        "NVIDIA H200");
     j = find(lines, "peak", "load", "nvml.device_used");
     ck_assert_ptr_nonnull(j);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "peak_bytes")), 7000000000LL);
@@ -98,7 +104,8 @@ START_TEST(test_probe_lines)
     j = find(lines, "peak", "generate", "nvml.device_used");
     ck_assert_ptr_nonnull(j);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "peak_bytes")), 8000000000LL);
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "dims"), "length")), 512);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "dims"), "length")),
+                     512);
     j = find(lines, "peak", "generate", "torch.max_memory_reserved");
     ck_assert_ptr_nonnull(j);
     ck_assert_str_eq(json_string_value(json_object_get(j, "scope")), "allocator");
@@ -117,8 +124,8 @@ START_TEST(test_probe_usage_and_errors)
     char out[512];
     char *help[] = {(char *)"probe", (char *)"--help", NULL};
     char *noout[] = {(char *)"probe", (char *)"--", (char *)"true", NULL};
-    char *bad[] = {(char *)"probe", (char *)"--out", (char *)"x", (char *)"--interval",
-                   (char *)"0", (char *)"--", (char *)"true", NULL};
+    char *bad[] = {(char *)"probe", (char *)"--out", (char *)"x",    (char *)"--interval",
+                   (char *)"0",     (char *)"--",    (char *)"true", NULL};
     ck_assert_int_eq(vs_probe_main(2, help), 0);
     ck_assert_int_eq(vs_probe_main(3, noout), 2);
     ck_assert_int_eq(vs_probe_main(7, bad), 2);
@@ -153,9 +160,10 @@ START_TEST(test_probe_then_import)
     unsetenv("RANK");
     setenv("SLURM_PROCID", "7", 1);
     mt_path(out, sizeof out, "p.jsonl");
-    ck_assert_int_eq(probe(out, NULL, "echo 'phase backward' >&3; "
-                                      "printf 'gpu 0 used 9000000000\\n' > $FAKE_NVML_STATE; sleep 0.2; "
-                                      "echo 'torch.OutOfMemoryError: CUDA out of memory' >&2; exit 1"),
+    ck_assert_int_eq(probe(out, NULL,
+                           "echo 'phase backward' >&3; "
+                           "printf 'gpu 0 used 9000000000\\n' > $FAKE_NVML_STATE; sleep 0.2; "
+                           "echo 'torch.OutOfMemoryError: CUDA out of memory' >&2; exit 1"),
                      1);
     ip = vs_interp_new(NULL);
     memset(&sink, 0, sizeof sink);
@@ -168,10 +176,12 @@ START_TEST(test_probe_then_import)
         size_t i;
         json_t *m;
         int found = 0;
-        json_array_foreach(rows, i, m) {
+        json_array_foreach(rows, i, m)
+        {
             if (!strcmp(json_string_value(json_object_get(m, "phase")), "backward") &&
                 !strcmp(json_string_value(json_object_get(m, "counter")), "nvml.device_used")) {
-                ck_assert_int_eq(json_integer_value(json_object_get(m, "peak_bytes")), 9000000000LL);
+                ck_assert_int_eq(json_integer_value(json_object_get(m, "peak_bytes")),
+                                 9000000000LL);
                 ck_assert_int_eq(json_integer_value(json_object_get(m, "rank")), 7);
                 found = 1;
             }
@@ -180,8 +190,10 @@ START_TEST(test_probe_then_import)
     }
     rows = json_object_get(json_object_get(result, VS_MIME_JSON), "runs");
     ck_assert_uint_eq(json_array_size(rows), 1);
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 0), "overflow_phase")), "backward");
-    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(rows, 0), "exit_status")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 0), "overflow_phase")),
+                     "backward");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(rows, 0), "exit_status")),
+                     1);
     json_decref(result);
     vs_interp_free(ip);
 }

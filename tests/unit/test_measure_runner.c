@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "measure/runner.h"
 #include "util/buf.h"
@@ -49,8 +49,14 @@ static void on_phase(void *cb, const char *line, size_t n)
     }
 }
 
-static void on_started(void *cb, pid_t pid) { ((rec *)cb)->pid = pid; }
-static void on_tick(void *cb) { ((rec *)cb)->ticks++; }
+static void on_started(void *cb, pid_t pid)
+{
+    ((rec *)cb)->pid = pid;
+}
+static void on_tick(void *cb)
+{
+    ((rec *)cb)->ticks++;
+}
 
 static int interrupted(void *cb)
 {
@@ -158,8 +164,8 @@ START_TEST(test_timeout_kills_stubborn)
     memset(&r, 0, sizeof r);
     vs_runner_result res;
     vs_error err;
-    ck_assert_int_eq(run("trap '' TERM INT; sleep 30 & wait; sleep 30", 0.2, 300, 0, &r, &res, &err),
-                     0);
+    ck_assert_int_eq(
+        run("trap '' TERM INT; sleep 30 & wait; sleep 30", 0.2, 300, 0, &r, &res, &err), 0);
     ck_assert_int_eq(res.timed_out, 1);
     ck_assert_int_eq(res.term_signal, SIGKILL);
     ck_assert_int_lt(res.elapsed_ms, 5000);
@@ -252,15 +258,17 @@ START_TEST(test_oom_detection)
     memset(&r, 0, sizeof r);
     vs_runner_result res;
     vs_error err;
-    ck_assert_int_eq(run("echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB' >&2; exit 1",
+    ck_assert_int_eq(run("echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 "
+                         "GiB' >&2; exit 1",
                          0, 300, 0, &r, &res, &err),
                      0);
     ck_assert_int_eq(res.oom, 1);
     ck_assert_str_eq(res.oom_pattern, "CUDA out of memory");
     /* split across two writes */
-    ck_assert_int_eq(run("printf 'RuntimeError: CUBLAS_STATUS_AL' >&2; sleep 0.2; printf 'LOC_FAILED\\n' >&2",
-                         0, 300, 0, &r, &res, &err),
-                     0);
+    ck_assert_int_eq(
+        run("printf 'RuntimeError: CUBLAS_STATUS_AL' >&2; sleep 0.2; printf 'LOC_FAILED\\n' >&2", 0,
+            300, 0, &r, &res, &err),
+        0);
     ck_assert_int_eq(res.oom, 1);
     ck_assert_str_eq(res.oom_pattern, "CUBLAS_STATUS_ALLOC_FAILED");
     ck_assert_int_eq(run("echo 'all fine: memory ok'", 0, 300, 0, &r, &res, &err), 0);
@@ -279,10 +287,11 @@ START_TEST(test_environment_and_tree)
     memset(&r, 0, sizeof r);
     vs_runner_result res;
     vs_error err;
-    ck_assert_int_eq(run("test \"$VRAMSHEET_PHASE_FD\" = 3 || exit 9; sleep 5 & echo \"pid $!\" >&3; "
-                         "sleep 0.3; kill $!",
-                         10, 300, 0, &r, &res, &err),
-                     0);
+    ck_assert_int_eq(
+        run("test \"$VRAMSHEET_PHASE_FD\" = 3 || exit 9; sleep 5 & echo \"pid $!\" >&3; "
+            "sleep 0.3; kill $!",
+            10, 300, 0, &r, &res, &err),
+        0);
     ck_assert_int_eq(res.exit_status, 0);
     ck_assert_int_eq(r.child_in_tree, 1);
     ck_assert_int_eq(r.self_in_tree, 0);
@@ -397,7 +406,7 @@ START_TEST(test_terminate_ends_stubborn_group)
     ck_assert_int_eq(waitpid(runner, &status, 0), runner);
     ck_assert(WIFEXITED(status));
     ck_assert_int_eq(WEXITSTATUS(status), 3); /* returned, marked interrupted */
-    ck_assert_int_lt(ms_now() - t0, 3000);     /* 1 s to SIGKILL, not the 5 s grace */
+    ck_assert_int_lt(ms_now() - t0, 3000);    /* 1 s to SIGKILL, not the 5 s grace */
     ck_assert(!alive(sleeper));
 }
 END_TEST
@@ -415,7 +424,8 @@ START_TEST(test_setsid_stray_reaped)
     memset(&r, 0, sizeof r);
     mt_tmpdir();
     mt_path(pidfile, sizeof pidfile, "stray");
-    snprintf(cmd, sizeof cmd, "setsid sh -c 'echo $$ > %s; exec sleep 1' >/dev/null 2>&1 3>&- & sleep 0.1", pidfile);
+    snprintf(cmd, sizeof cmd,
+             "setsid sh -c 'echo $$ > %s; exec sleep 1' >/dev/null 2>&1 3>&- & sleep 0.1", pidfile);
     ck_assert_int_eq(run(cmd, 0, 300, 0, &r, &res, &err), 0);
     stray = read_pid(pidfile, 2000);
     ck_assert_int_gt(stray, 0);
@@ -425,7 +435,7 @@ START_TEST(test_setsid_stray_reaped)
     ck_assert(!alive(stray));
     usleep(50000);
     snprintf(path, sizeof path, "/proc/%d", (int)stray);
-    ck_assert_int_eq(access(path, F_OK), 0);             /* a zombie of ours, until: */
+    ck_assert_int_eq(access(path, F_OK), 0); /* a zombie of ours, until: */
     ck_assert_int_eq(vs_runner_reap_strays(), 1);
     ck_assert_int_eq(access(path, F_OK), -1);
     ck_assert_int_eq(vs_runner_reap_strays(), 0);

@@ -10,11 +10,17 @@
 
 #include "check_run.h"
 
-#define GPU0 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000 uuid=GPU-11111111-2222-3333-4444-555555555555\n"
-#define GPU1 "gpu 1 name=\"NVIDIA H200\" total=150754820096 used=2000000 uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee\n"
+#define GPU0                                                                                       \
+    "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000 "                                  \
+    "uuid=GPU-11111111-2222-3333-4444-555555555555\n"
+#define GPU1                                                                                       \
+    "gpu 1 name=\"NVIDIA H200\" total=150754820096 used=2000000 "                                  \
+    "uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee\n"
 
 /* A shell function the commands use to set the fake's state atomically. */
-#define SETMEM "setmem() { printf 'gpu 0 used %s\\nproc %s gpu 0 mem %s\\n' \"$1\" \"$$\" \"$2\" > \"$FAKE_NVML_STATE.t\"; mv \"$FAKE_NVML_STATE.t\" \"$FAKE_NVML_STATE\"; }; "
+#define SETMEM                                                                                     \
+    "setmem() { printf 'gpu 0 used %s\\nproc %s gpu 0 mem %s\\n' \"$1\" \"$$\" \"$2\" > "          \
+    "\"$FAKE_NVML_STATE.t\"; mv \"$FAKE_NVML_STATE.t\" \"$FAKE_NVML_STATE\"; }; "
 
 static const vs_sampler_cell *cell(const vs_measure_result *r, const char *phase, unsigned gpu)
 {
@@ -56,13 +62,14 @@ START_TEST(test_peaks_per_phase)
     const vs_sampler_cell *c;
     const vs_measure_phase_dims *d;
     mt_fake(VS_FAKE_NVML, GPU0 GPU1 "proc 1 gpu 0 mem 7777\n");
-    ck_assert_int_eq(measure(SETMEM
-                             "echo 'phase load' >&3; sleep 0.1; setmem 5000000000 4000000000; sleep 0.2; "
-                             "echo 'phase generate' >&3; echo 'dims length=128 concurrency=1' >&3; sleep 0.1; "
-                             "setmem 9000000000 8000000000; sleep 0.2; setmem 6000000000 5000000000; sleep 0.1; "
-                             "echo 'phase load' >&3; sleep 0.1",
-                             NULL, 20, &r, &err),
-                     0);
+    ck_assert_int_eq(
+        measure(SETMEM
+                "echo 'phase load' >&3; sleep 0.1; setmem 5000000000 4000000000; sleep 0.2; "
+                "echo 'phase generate' >&3; echo 'dims length=128 concurrency=1' >&3; sleep 0.1; "
+                "setmem 9000000000 8000000000; sleep 0.2; setmem 6000000000 5000000000; sleep 0.1; "
+                "echo 'phase load' >&3; sleep 0.1",
+                NULL, 20, &r, &err),
+        0);
     ck_assert_int_eq(r.run.exit_status, 0);
     ck_assert_uint_eq(r.ngpus, 2);
     ck_assert_uint_eq(r.view->nphases, 3);
@@ -124,7 +131,8 @@ START_TEST(test_process_not_supported)
     vs_measure_result r;
     vs_error err;
     mt_fake(VS_FAKE_NVML, GPU0 "processes notsupported\n");
-    ck_assert_int_eq(measure(SETMEM "setmem 3000000000 2000000000; sleep 0.2", "load", 10, &r, &err), 0);
+    ck_assert_int_eq(
+        measure(SETMEM "setmem 3000000000 2000000000; sleep 0.2", "load", 10, &r, &err), 0);
     ck_assert_int_eq(r.view->process_available, 0);
     ck_assert_uint_eq(cell(&r, "load", 0)->device_peak, 3000000000ULL);
     ck_assert_int_eq(cell(&r, "load", 0)->process_peak_at, 0);
@@ -152,11 +160,13 @@ START_TEST(test_overflow_phase)
     vs_measure_result r;
     vs_error err;
     mt_fake(VS_FAKE_NVML, GPU0);
-    ck_assert_int_eq(measure("echo 'phase load' >&3; sleep 0.05; echo 'phase backward' >&3; "
-                             "echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB' >&2; "
-                             "sleep 0.2; echo 'phase cleanup' >&3; exit 1",
-                             NULL, 10, &r, &err),
-                     0);
+    ck_assert_int_eq(
+        measure(
+            "echo 'phase load' >&3; sleep 0.05; echo 'phase backward' >&3; "
+            "echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB' >&2; "
+            "sleep 0.2; echo 'phase cleanup' >&3; exit 1",
+            NULL, 10, &r, &err),
+        0);
     ck_assert_int_eq(r.run.exit_status, 1);
     ck_assert_int_eq(r.run.oom, 1);
     ck_assert_str_eq(r.overflow_phase, "backward");
@@ -173,14 +183,16 @@ START_TEST(test_counters_and_bad_lines)
     vs_error err;
     const vs_measure_counter *c;
     mt_fake(VS_FAKE_NVML, GPU0 GPU1);
-    ck_assert_int_eq(measure("echo 'phase load' >&3; "
-                             "echo 'counter torch.max_memory_allocated 3000 gpu=0' >&3; "
-                             "echo 'counter torch.max_memory_allocated 2000 gpu=0' >&3; "
-                             "echo 'counter torch.max_memory_reserved 1GiB uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' >&3; "
-                             "echo 'counter x 1 gpu=7' >&3; echo 'bogus line' >&3; "
-                             "echo 'phase step' >&3; echo 'counter torch.max_memory_allocated 5000 gpu=0' >&3",
-                             NULL, 10, &r, &err),
-                     0);
+    ck_assert_int_eq(
+        measure("echo 'phase load' >&3; "
+                "echo 'counter torch.max_memory_allocated 3000 gpu=0' >&3; "
+                "echo 'counter torch.max_memory_allocated 2000 gpu=0' >&3; "
+                "echo 'counter torch.max_memory_reserved 1GiB "
+                "uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' >&3; "
+                "echo 'counter x 1 gpu=7' >&3; echo 'bogus line' >&3; "
+                "echo 'phase step' >&3; echo 'counter torch.max_memory_allocated 5000 gpu=0' >&3",
+                NULL, 10, &r, &err),
+        0);
     c = counter(&r, "load", "torch.max_memory_allocated", 0);
     ck_assert_ptr_nonnull(c);
     ck_assert_uint_eq(c->bytes, 3000);

@@ -18,7 +18,9 @@
 
 #define GPU0 "gpu 0 name=\"NVIDIA H200\" total=150754820096 used=1000000\n"
 #define GPU1 "gpu 1 name=\"NVIDIA H200\" total=150754820096 used=2000000\n"
-#define SETMEM "setmem() { printf 'gpu 0 used %s\\nproc %s gpu 0 mem %s\\n' \"$1\" \"$$\" \"$2\" > \"$FAKE_NVML_STATE.t\"; mv \"$FAKE_NVML_STATE.t\" \"$FAKE_NVML_STATE\"; }; "
+#define SETMEM                                                                                     \
+    "setmem() { printf 'gpu 0 used %s\\nproc %s gpu 0 mem %s\\n' \"$1\" \"$$\" \"$2\" > "          \
+    "\"$FAKE_NVML_STATE.t\"; mv \"$FAKE_NVML_STATE.t\" \"$FAKE_NVML_STATE\"; }; "
 
 typedef struct cap {
     vs_buf out, err;
@@ -125,7 +127,8 @@ static json_t *find_row(json_t *rows, const char *phase, const char *counter, in
 {
     size_t i;
     json_t *r;
-    json_array_foreach(rows, i, r) {
+    json_array_foreach(rows, i, r)
+    {
         if (!strcmp(json_string_value(json_object_get(r, "phase")), phase) &&
             !strcmp(json_string_value(json_object_get(r, "counter")), counter) &&
             (gpu < 0 || json_integer_value(json_object_get(r, "gpu")) == gpu))
@@ -186,7 +189,8 @@ START_TEST(test_measure_line)
     ck_assert_int_eq(json_integer_value(json_object_get(row, "peak_bytes")), 9000000000LL);
     ck_assert_str_eq(json_string_value(json_object_get(row, "scope")), "device");
     ck_assert_str_eq(json_string_value(json_object_get(row, "gpu_name")), "NVIDIA H200");
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(row, "dims"), "length")), 128);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(row, "dims"), "length")),
+                     128);
     row = find_row(json_object_get(p, "rows"), "load", "nvml.process_used", 0);
     ck_assert_ptr_nonnull(row);
     ck_assert_int_eq(json_integer_value(json_object_get(row, "peak_bytes")), 4000000000LL);
@@ -199,13 +203,15 @@ START_TEST(test_measure_line)
     ck_assert_uint_eq(json_array_size(runs), 1);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(runs, 0), "id")), "m1");
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(runs, 0), "phase")), "load");
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(runs, 0), "driver")), "550.54.15");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(runs, 0), "driver")),
+                     "550.54.15");
     m = json_array_get(json_object_get(json_array_get(runs, 0), "gpus"), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(m, "total_bytes")), 150754820096LL);
     ck_assert_str_eq(json_string_value(json_object_get(m, "total_basis")), "nvml");
     ms = json_object_get(sheet, "measurements");
     ck_assert_uint_eq(json_array_size(ms), 4); /* load and generate x device and process */
-    json_array_foreach(ms, i, m) {
+    json_array_foreach(ms, i, m)
+    {
         ck_assert_str_eq(json_string_value(json_object_get(m, "run")), "m1");
         ck_assert_str_eq(json_string_value(json_object_get(m, "state")), "current");
         ck_assert(json_is_false(json_object_get(m, "validates_card")));
@@ -234,7 +240,11 @@ START_TEST(test_cell_form_and_stage)
     vs_error err;
     json_t *p, *row;
     memset(&c, 0, sizeof c);
-    ck_assert_int_eq(exec(ip, &c, "sheet \"s\"\nlength 4096\nconcurrency 8\nstage short length=128 concurrency=1", &p, &err), 0);
+    ck_assert_int_eq(
+        exec(ip, &c,
+             "sheet \"s\"\nlength 4096\nconcurrency 8\nstage short length=128 concurrency=1", &p,
+             &err),
+        0);
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c,
                           "%%measure phase=prefill interval=5\n"
@@ -282,9 +292,15 @@ START_TEST(test_overflow_still_measured)
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&c.err), "CUDA out of memory"));
     json_decref(result);
     sheet = sheet_of(ip, "o");
-    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(sheet, "runs"), 0), "exit_status")), 1);
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(sheet, "runs"), 0), "overflow_phase")), "generate");
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(sheet, "oom"), 0), "phase")), "generate");
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(sheet, "runs"), 0), "exit_status")),
+                     1);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(sheet, "runs"), 0), "overflow_phase")),
+                     "generate");
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(sheet, "oom"), 0), "phase")),
+                     "generate");
     json_decref(sheet);
     teardown(ip, &c);
 }
@@ -311,7 +327,8 @@ START_TEST(test_failed_cell_keeps_measurement)
                      0);
     ck_assert_ptr_nonnull(strstr(err.message, "kept"));
     sheet = sheet_of(ip, "k");
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(sheet, "card"), "length")), 128);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(sheet, "card"), "length")),
+                     128);
     ck_assert_int_eq(json_array_size(json_object_get(sheet, "runs")), 1);
     ms = json_object_get(sheet, "measurements");
     ck_assert_int_gt(json_array_size(ms), 0);
@@ -333,11 +350,12 @@ START_TEST(test_failed_cell_keeps_oom)
     memset(&c, 0, sizeof c);
     ck_assert_int_eq(exec(ip, &c, "sheet \"q\"\noom phase=load note=\"by hand\"", &p, &err), 0);
     json_decref(p);
-    ck_assert_int_lt(exec(ip, &c,
-                          "oom phase=prefill note=\"undone\"\nmeasure phase=load -- echo 'phase generate' >&3; "
-                          "echo 'CUDA out of memory' >&2; exit 1\nno_such_verb",
-                          &p, &err),
-                     0);
+    ck_assert_int_lt(
+        exec(ip, &c,
+             "oom phase=prefill note=\"undone\"\nmeasure phase=load -- echo 'phase generate' >&3; "
+             "echo 'CUDA out of memory' >&2; exit 1\nno_such_verb",
+             &p, &err),
+        0);
     sheet = sheet_of(ip, "q");
     ck_assert_int_eq(json_array_size(json_object_get(sheet, "runs")), 1);
     run = json_array_get(json_object_get(sheet, "runs"), 0);
@@ -345,7 +363,8 @@ START_TEST(test_failed_cell_keeps_oom)
     oom = json_object_get(sheet, "oom");
     ck_assert_int_eq(json_array_size(oom), 2); /* "by hand" and the run's; not "undone" */
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 0), "note")), "by hand");
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "phase")), "generate");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "phase")),
+                     "generate");
     snprintf(note, sizeof note, "run %s: \"CUDA out of memory\"",
              json_string_value(json_object_get(run, "id")));
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "note")), note);
@@ -387,7 +406,8 @@ START_TEST(test_nvml_past_int64_stays_loadable)
     ck_assert_int_eq(exec(ip, &c, "sheet \"w\"\nmeasure phase=load -- sleep 0.6", &p, &err), 0);
     json_decref(p);
     sheet = sheet_of(ip, "w");
-    gpu = json_array_get(json_object_get(json_array_get(json_object_get(sheet, "runs"), 0), "gpus"), 0);
+    gpu = json_array_get(json_object_get(json_array_get(json_object_get(sheet, "runs"), 0), "gpus"),
+                         0);
     ck_assert_int_eq(json_integer_value(json_object_get(gpu, "total_bytes")), 0);
     ck_assert_int_gt(json_array_size(json_object_get(sheet, "measurements")), 0);
     json_array_foreach(json_object_get(sheet, "measurements"), i, m)
@@ -437,7 +457,8 @@ START_TEST(test_interrupt_ends_group)
     memset(&c, 0, sizeof c);
     c.interrupt_after_ms = 400;
     mt_path(pidfile, sizeof pidfile, "pid");
-    snprintf(code, sizeof code, "sheet \"i\"\nmeasure -- echo $$ > %s; sleep 30 & sleep 30", pidfile);
+    snprintf(code, sizeof code, "sheet \"i\"\nmeasure -- echo $$ > %s; sleep 30 & sleep 30",
+             pidfile);
     ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EINTERRUPT);
     ck_assert_int_lt(ms_now() - c.start, 6000);
     ck_assert_str_eq(c.last_state, "interrupted");
@@ -482,21 +503,27 @@ START_TEST(test_record_and_measured)
     memset(&c, 0, sizeof c);
     ck_assert_int_eq(exec(ip, &c,
                           "sheet \"r\"\nlength 4096\nconcurrency 8\n"
-                          "record phase=generate gpu=0 counter=torch.max_memory_reserved 14.2GiB length=4096 concurrency=8",
+                          "record phase=generate gpu=0 counter=torch.max_memory_reserved 14.2GiB "
+                          "length=4096 concurrency=8",
                           &p, &err),
                      0);
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "measurement");
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "scope")), "allocator");
-    ck_assert(json_is_true(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
-    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")),
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "scope")),
+        "allocator");
+    ck_assert(json_is_true(
+        json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")),
                      15247133901LL);
     json_decref(p);
-    ck_assert_int_eq(exec(ip, &c, "record phase=load gpu=0 counter=x 12apples", &p, &err), VS_EUNIT);
+    ck_assert_int_eq(exec(ip, &c, "record phase=load gpu=0 counter=x 12apples", &p, &err),
+                     VS_EUNIT);
     ck_assert_int_eq(exec(ip, &c, "record phase=load counter=x", &p, &err), VS_EVALUE);
     /* scope= is one of the five scopes; stage= names a stage of the procedure */
-    ck_assert_int_eq(exec(ip, &c, "record phase=load gpu=0 counter=x 1GiB scope=everything", &p,
-                          &err),
-                     VS_EVALUE);
+    ck_assert_int_eq(
+        exec(ip, &c, "record phase=load gpu=0 counter=x 1GiB scope=everything", &p, &err),
+        VS_EVALUE);
     ck_assert_int_eq(err.column, 46); /* the value */
     ck_assert_int_eq(exec(ip, &c, "record phase=load gpu=0 counter=x 1GiB stage=warmup", &p, &err),
                      VS_EVALUE);
@@ -519,7 +546,8 @@ START_TEST(test_record_and_measured)
 
     /* both GPUs moved: two rows match without gpu= */
     ck_assert_int_eq(exec(ip, &c,
-                          "measure phase=load length=4096 concurrency=8 -- printf 'gpu 0 used 3000000000\\ngpu 1 used 4000000000\\n' > $FAKE_NVML_STATE; sleep 0.2",
+                          "measure phase=load length=4096 concurrency=8 -- printf 'gpu 0 used "
+                          "3000000000\\ngpu 1 used 4000000000\\n' > $FAKE_NVML_STATE; sleep 0.2",
                           &p, &err),
                      0);
     json_decref(p);
@@ -530,7 +558,8 @@ START_TEST(test_record_and_measured)
     json_decref(p);
     sheet = sheet_of(ip, "r");
     comp = NULL;
-    json_array_foreach(json_object_get(sheet, "components"), i, p) {
+    json_array_foreach(json_object_get(sheet, "components"), i, p)
+    {
         if (!strcmp(json_string_value(json_object_get(p, "name")), "kv_cache"))
             comp = p;
     }
@@ -538,7 +567,8 @@ START_TEST(test_record_and_measured)
     ck_assert_str_eq(json_string_value(json_object_get(comp, "status")), "measured");
     ck_assert_str_eq(json_string_value(json_object_get(comp, "class")), "kv_cache");
     ck_assert_int_eq(json_integer_value(json_object_get(comp, "bytes")), 15247133901LL);
-    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(comp, "source")), "torch.max_memory_reserved"));
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(comp, "source")), "torch.max_memory_reserved"));
     json_decref(sheet);
     ck_assert_int_eq(exec(ip, &c, "measurements", &p, &err), 0);
     ck_assert_uint_ge(json_array_size(json_object_get(p, "rows")), 3);
@@ -559,12 +589,14 @@ START_TEST(test_measured_needs_card)
     size_t i;
     memset(&c, 0, sizeof c);
     /* the reviewer's reproducer: a T4 exclude must not turn admissible */
-    ck_assert_int_eq(exec(ip, &c,
-                          "sheet \"small\"\nmodel m params=7e9\nformat bf16\nlength 4096\nconcurrency 8\n"
-                          "estimate kv layers=32 kv_heads=32 head_dim=128\ngpu \"T4\"\n"
-                          "record phase=generate gpu=0 counter=torch.max_memory_allocated 100MB length=128 concurrency=1",
-                          &p, &err),
-                     0);
+    ck_assert_int_eq(
+        exec(ip, &c,
+             "sheet \"small\"\nmodel m params=7e9\nformat bf16\nlength 4096\nconcurrency 8\n"
+             "estimate kv layers=32 kv_heads=32 head_dim=128\ngpu \"T4\"\n"
+             "record phase=generate gpu=0 counter=torch.max_memory_allocated 100MB length=128 "
+             "concurrency=1",
+             &p, &err),
+        0);
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=#1", &p, &err), VS_EVALUE);
     ck_assert_ptr_null(p);
@@ -577,19 +609,22 @@ START_TEST(test_measured_needs_card)
     json_decref(sheet);
     ck_assert_int_eq(exec(ip, &c, "candidates", &p, &err), 0);
     rows = json_object_get(p, "rows");
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 0), "verdict")), "exclude");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 0), "verdict")),
+                     "exclude");
     json_decref(p);
 
     /* validated when recorded, not after the card grew */
     ck_assert_int_eq(exec(ip, &c,
                           "sheet \"grow\"\nlength 128\nconcurrency 1\n"
-                          "record phase=generate gpu=0 counter=torch.max_memory_allocated 100MB length=128 concurrency=1\n"
+                          "record phase=generate gpu=0 counter=torch.max_memory_allocated 100MB "
+                          "length=128 concurrency=1\n"
                           "length 4096",
                           &p, &err),
                      0);
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c, "measurements", &p, &err), 0);
-    ck_assert(json_is_false(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
+    ck_assert(json_is_false(
+        json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=#1", &p, &err), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "length 128 < the card's 4096"));
@@ -597,7 +632,8 @@ START_TEST(test_measured_needs_card)
     ck_assert_int_eq(exec(ip, &c, "length 128", &p, &err), 0);
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c, "measurements", &p, &err), 0);
-    ck_assert(json_is_true(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
+    ck_assert(json_is_true(
+        json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=#1", &p, &err), 0);
     json_decref(p);
@@ -605,7 +641,8 @@ START_TEST(test_measured_needs_card)
     /* a run that failed at the card's dims did not complete the workload */
     ck_assert_int_eq(exec(ip, &c,
                           "sheet \"failed\"\nlength 128\nconcurrency 1\n"
-                          "measure phase=load length=128 concurrency=1 -- printf 'gpu 0 used 3000000000\\n' > $FAKE_NVML_STATE; sleep 0.2; exit 3",
+                          "measure phase=load length=128 concurrency=1 -- printf 'gpu 0 used "
+                          "3000000000\\n' > $FAKE_NVML_STATE; sleep 0.2; exit 3",
                           &p, &err),
                      0);
     json_decref(p);
@@ -626,14 +663,27 @@ START_TEST(test_import)
     int seen_max = 0;
     memset(&c, 0, sizeof c);
     mt_write("rank0.jsonl",
-             "{\"type\":\"run\",\"host\":\"node1\",\"rank\":0,\"command\":\"torchrun train.py\",\"started\":\"2026-01-01T00:00:00Z\",\"driver\":\"550\",\"nvml\":\"12.550\",\"gpus\":[{\"index\":0,\"name\":\"NVIDIA H100\",\"total_bytes\":85899345920,\"total_basis\":\"nvml\"}]}\n"
-             "{\"type\":\"peak\",\"host\":\"node1\",\"rank\":0,\"phase\":\"backward\",\"gpu\":0,\"gpu_name\":\"NVIDIA H100\",\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":70000000000,\"dims\":{\"length\":4096,\"microbatch\":4}}\n"
-             "{\"type\":\"end\",\"host\":\"node1\",\"rank\":0,\"exit_status\":0,\"overflow_phase\":null,\"elapsed_ms\":1000}\n");
+             "{\"type\":\"run\",\"host\":\"node1\",\"rank\":0,\"command\":\"torchrun "
+             "train.py\",\"started\":\"2026-01-01T00:00:00Z\",\"driver\":\"550\",\"nvml\":\"12."
+             "550\",\"gpus\":[{\"index\":0,\"name\":\"NVIDIA "
+             "H100\",\"total_bytes\":85899345920,\"total_basis\":\"nvml\"}]}\n"
+             "{\"type\":\"peak\",\"host\":\"node1\",\"rank\":0,\"phase\":\"backward\",\"gpu\":0,"
+             "\"gpu_name\":\"NVIDIA "
+             "H100\",\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":"
+             "70000000000,\"dims\":{\"length\":4096,\"microbatch\":4}}\n"
+             "{\"type\":\"end\",\"host\":\"node1\",\"rank\":0,\"exit_status\":0,\"overflow_phase\":"
+             "null,\"elapsed_ms\":1000}\n");
     mt_write("rank1.jsonl",
-             "{\"type\":\"run\",\"host\":\"node1\",\"rank\":1,\"command\":\"torchrun train.py\",\"started\":\"2026-01-01T00:00:00Z\",\"gpus\":[]}\n"
-             "{\"type\":\"peak\",\"host\":\"node1\",\"rank\":1,\"phase\":\"backward\",\"gpu\":0,\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":71000000000,\"dims\":{\"length\":4096}}\n"
-             "{\"type\":\"peak\",\"host\":\"node2\",\"rank\":2,\"phase\":\"backward\",\"gpu\":0,\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":69000000000,\"dims\":{}}\n"
-             "{\"type\":\"end\",\"host\":\"node2\",\"rank\":2,\"exit_status\":1,\"overflow_phase\":\"backward\",\"elapsed_ms\":900}\n");
+             "{\"type\":\"run\",\"host\":\"node1\",\"rank\":1,\"command\":\"torchrun "
+             "train.py\",\"started\":\"2026-01-01T00:00:00Z\",\"gpus\":[]}\n"
+             "{\"type\":\"peak\",\"host\":\"node1\",\"rank\":1,\"phase\":\"backward\",\"gpu\":0,"
+             "\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":71000000000,"
+             "\"dims\":{\"length\":4096}}\n"
+             "{\"type\":\"peak\",\"host\":\"node2\",\"rank\":2,\"phase\":\"backward\",\"gpu\":0,"
+             "\"counter\":\"nvml.device_used\",\"scope\":\"device\",\"peak_bytes\":69000000000,"
+             "\"dims\":{}}\n"
+             "{\"type\":\"end\",\"host\":\"node2\",\"rank\":2,\"exit_status\":1,\"overflow_phase\":"
+             "\"backward\",\"elapsed_ms\":900}\n");
     mt_path(a, sizeof a, "rank0.jsonl");
     mt_path(b, sizeof b, "rank1.jsonl");
     snprintf(code, sizeof code, "sheet \"imp\"\nmeasure import \"%s\" \"%s\"", a, b);
@@ -644,7 +694,8 @@ START_TEST(test_import)
     ck_assert_uint_eq(json_array_size(json_object_get(sheet, "runs")), 2);
     ms = json_object_get(sheet, "measurements");
     ck_assert_uint_eq(json_array_size(ms), 2);
-    json_array_foreach(ms, i, m) {
+    json_array_foreach(ms, i, m)
+    {
         const char *host = json_string_value(json_object_get(m, "host"));
         if (!strcmp(host, "node1")) {
             ck_assert_int_eq(json_integer_value(json_object_get(m, "peak_bytes")), 71000000000LL);
@@ -654,7 +705,8 @@ START_TEST(test_import)
         ck_assert(json_is_string(json_object_get(m, "run")));
     }
     ck_assert_int_eq(seen_max, 1);
-    json_array_foreach(json_object_get(sheet, "runs"), i, m) {
+    json_array_foreach(json_object_get(sheet, "runs"), i, m)
+    {
         if (!strcmp(json_string_value(json_object_get(m, "host")), "node2")) {
             ck_assert_int_eq(json_integer_value(json_object_get(m, "exit_status")), 1);
             ck_assert_str_eq(json_string_value(json_object_get(m, "overflow_phase")), "backward");
@@ -662,7 +714,8 @@ START_TEST(test_import)
     }
     json_decref(sheet);
     /* a broken file imports nothing */
-    mt_write("bad.jsonl", "{\"type\":\"peak\",\"phase\":\"x\",\"counter\":\"y\",\"peak_bytes\":1}\nnot json\n");
+    mt_write("bad.jsonl",
+             "{\"type\":\"peak\",\"phase\":\"x\",\"counter\":\"y\",\"peak_bytes\":1}\nnot json\n");
     mt_path(a, sizeof a, "bad.jsonl");
     snprintf(code, sizeof code, "measure import \"%s\"", a);
     ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EFORMAT);
@@ -688,19 +741,34 @@ START_TEST(test_import_refuses)
     char a[512], code[2048];
     size_t k;
     static const char *const bad[][2] = {
-        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":1099511627776,\"counter\":\"y\",\"peak_bytes\":1}\n", "\"gpu\""},
-        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":-1,\"counter\":\"y\",\"peak_bytes\":1}\n", "\"gpu\""},
-        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":\"0\",\"counter\":\"y\",\"peak_bytes\":1}\n", "\"gpu\""},
-        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"rank\":-1,\"counter\":\"y\",\"peak_bytes\":1}\n", "\"rank\""},
-        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"rank\":4294967296,\"counter\":\"y\",\"peak_bytes\":1}\n", "\"rank\""},
-        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1,\"dims\":{\"length\":-1}}\n", "dims"},
-        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1,\"dims\":[4096]}\n", "dims"},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":1099511627776,\"counter\":\"y\",\"peak_"
+         "bytes\":1}\n",
+         "\"gpu\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":-1,\"counter\":\"y\",\"peak_bytes\":1}\n",
+         "\"gpu\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":\"0\",\"counter\":\"y\",\"peak_bytes\":1}\n",
+         "\"gpu\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"rank\":-1,\"counter\":\"y\",\"peak_"
+         "bytes\":1}\n",
+         "\"rank\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"rank\":4294967296,\"counter\":\"y\","
+         "\"peak_bytes\":1}\n",
+         "\"rank\""},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1,\"dims\":"
+         "{\"length\":-1}}\n",
+         "dims"},
+        {"{\"type\":\"peak\",\"phase\":\"x\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1,\"dims\":"
+         "[4096]}\n",
+         "dims"},
     };
     memset(&c, 0, sizeof c);
     ck_assert_int_eq(exec(ip, &c, "sheet \"ir\"", &p, &err), 0);
     json_decref(p);
     for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        mt_write("bad.jsonl", "{\"type\":\"peak\",\"phase\":\"ok\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1}\n%s", bad[k][0]);
+        mt_write(
+            "bad.jsonl",
+            "{\"type\":\"peak\",\"phase\":\"ok\",\"gpu\":0,\"counter\":\"y\",\"peak_bytes\":1}\n%s",
+            bad[k][0]);
         mt_path(a, sizeof a, "bad.jsonl");
         snprintf(code, sizeof code, "measure import \"%s\"", a);
         ck_assert_int_eq(exec(ip, &c, code, &p, &err), VS_EFORMAT);
@@ -709,7 +777,8 @@ START_TEST(test_import_refuses)
         ck_assert_ptr_nonnull(strstr(err.message, "nothing was imported"));
     }
     /* gpu null is a counter with no GPU: still fine */
-    mt_write("null.jsonl", "{\"type\":\"peak\",\"phase\":\"ok\",\"gpu\":null,\"rank\":null,\"counter\":\"y\",\"peak_bytes\":1}\n");
+    mt_write("null.jsonl", "{\"type\":\"peak\",\"phase\":\"ok\",\"gpu\":null,\"rank\":null,"
+                           "\"counter\":\"y\",\"peak_bytes\":1}\n");
     mt_path(a, sizeof a, "null.jsonl");
     snprintf(code, sizeof code, "measure import \"%s\"", a);
     ck_assert_int_eq(exec(ip, &c, code, &p, &err), 0);
@@ -762,11 +831,15 @@ START_TEST(test_import_is_linear)
     f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     for (k = 0; k < 20000; k++)
-        fprintf(f, "{\"type\":\"peak\",\"host\":\"n%d\",\"phase\":\"p%d\",\"gpu\":%d,\"counter\":\"c\",\"peak_bytes\":%d}\n",
+        fprintf(f,
+                "{\"type\":\"peak\",\"host\":\"n%d\",\"phase\":\"p%d\",\"gpu\":%d,\"counter\":"
+                "\"c\",\"peak_bytes\":%d}\n",
                 k % 50, k / 8, k % 8, k);
     /* and a second pass over the same keys, all larger: every one replaced */
     for (k = 0; k < 20000; k++)
-        fprintf(f, "{\"type\":\"peak\",\"host\":\"n%d\",\"phase\":\"p%d\",\"gpu\":%d,\"counter\":\"c\",\"peak_bytes\":%d}\n",
+        fprintf(f,
+                "{\"type\":\"peak\",\"host\":\"n%d\",\"phase\":\"p%d\",\"gpu\":%d,\"counter\":"
+                "\"c\",\"peak_bytes\":%d}\n",
                 k % 50, k / 8, k % 8, 100000 + k);
     fclose(f);
     snprintf(code, sizeof code, "sheet \"lin\"\nmeasure import \"%s\"", path);
@@ -774,7 +847,9 @@ START_TEST(test_import_is_linear)
     ck_assert_int_eq(exec(ip, &c, code, &p, &err), 0);
     ck_assert_int_lt(ms_now() - t0, 10000);
     ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), 20000);
-    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")), 100000);
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(p, "rows"), 0), "peak_bytes")),
+                     100000);
     json_decref(p);
     teardown(ip, &c);
 }
@@ -883,33 +958,43 @@ START_TEST(test_measured_runtime_item_from_log)
              a);
     ck_assert_int_eq(exec(ip, &c, code, &p, &err), 0);
     json_decref(p);
-    ck_assert_int_eq(exec(ip, &c, "measured non_torch from=m1:startup:vllm.non_torch_memory", &p, &err), 0);
+    ck_assert_int_eq(
+        exec(ip, &c, "measured non_torch from=m1:startup:vllm.non_torch_memory", &p, &err), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(p, "bytes")), 1921997865LL);
     ck_assert(json_is_false(json_object_get(p, "validates_card")));
-    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(p, "source")),
-                                 "not taken at the card's dims"));
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(p, "source")), "not taken at the card's dims"));
     json_decref(p);
-    ck_assert_int_eq(exec(ip, &c, "measured activation_peak from=m1:startup:vllm.activation_peak", &p, &err), 0);
+    ck_assert_int_eq(
+        exec(ip, &c, "measured activation_peak from=m1:startup:vllm.activation_peak", &p, &err), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(p, "bytes")), 1352914698LL);
     json_decref(p);
     /* the item's own counter only */
-    ck_assert_int_eq(exec(ip, &c, "measured cuda_graphs from=m1:startup:vllm.kv_cache_memory", &p, &err), VS_EVALUE);
+    ck_assert_int_eq(
+        exec(ip, &c, "measured cuda_graphs from=m1:startup:vllm.kv_cache_memory", &p, &err),
+        VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "is not a figure of cuda_graphs"));
     /* everything else keeps the rule: a log's figure does not validate the card */
-    ck_assert_int_eq(exec(ip, &c, "measured kv_cache from=m1:startup:vllm.kv_cache_memory", &p, &err), VS_EVALUE);
+    ck_assert_int_eq(
+        exec(ip, &c, "measured kv_cache from=m1:startup:vllm.kv_cache_memory", &p, &err),
+        VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "does not validate the card"));
-    ck_assert_int_eq(exec(ip, &c, "measured weights_seen from=m1:startup:vllm.model_weights", &p, &err), VS_EVALUE);
+    ck_assert_int_eq(
+        exec(ip, &c, "measured weights_seen from=m1:startup:vllm.model_weights", &p, &err),
+        VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "does not validate the card"));
     /* and a runtime item from a run of a command at smaller dims keeps it too */
     ck_assert_int_eq(exec(ip, &c,
-                          "record phase=generate gpu=0 counter=vllm.non_torch_memory 1GB length=128 concurrency=1",
+                          "record phase=generate gpu=0 counter=vllm.non_torch_memory 1GB "
+                          "length=128 concurrency=1",
                           &p, &err),
                      0);
     json_decref(p);
     ck_assert_int_eq(exec(ip, &c, "measured non_torch from=#5", &p, &err), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "does not validate the card"));
     sheet = sheet_of(ip, "log");
-    json_array_foreach(json_object_get(sheet, "components"), i, comp) {
+    json_array_foreach(json_object_get(sheet, "components"), i, comp)
+    {
         const char *n = json_string_value(json_object_get(comp, "name"));
         if (!strcmp(n, "non_torch")) {
             ck_assert_str_eq(json_string_value(json_object_get(comp, "status")), "measured");
@@ -923,9 +1008,10 @@ START_TEST(test_measured_runtime_item_from_log)
     json_decref(sheet);
     /* the envelope counts it, flagged: no capacity verdict rests on it */
     ck_assert_int_eq(exec(ip, &c, "envelope", &p, &err), 0);
-    json_array_foreach(json_object_get(p, "components"), i, comp)
-        if (!strcmp(json_string_value(json_object_get(comp, "name")), "non_torch"))
-            ck_assert(json_is_string(json_object_get(comp, "flag")));
+    json_array_foreach(
+        json_object_get(p, "components"), i,
+        comp) if (!strcmp(json_string_value(json_object_get(comp, "name")), "non_torch"))
+        ck_assert(json_is_string(json_object_get(comp, "flag")));
     json_decref(p);
     teardown(ip, &c);
 }

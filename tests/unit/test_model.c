@@ -180,9 +180,9 @@ START_TEST(config_fills_the_card)
 {
     json_t *sheet = vs_sheet_new("Tiny llama"), *payload = NULL, *arch;
     vs_error err;
-    const char *keys[] = {"family",       "rule",          "config",         "layers",
-                          "hidden",       "heads",         "kv_heads",       "head_dim",
-                          "intermediate", "vocab",         "experts",        "experts_per_token",
+    const char *keys[] = {"family",       "rule",          "config",          "layers",
+                          "hidden",       "heads",         "kv_heads",        "head_dim",
+                          "intermediate", "vocab",         "experts",         "experts_per_token",
                           "params_total", "params_active", "tied_embeddings", "kv_layout"};
     size_t i;
     tspec t[64];
@@ -544,8 +544,8 @@ START_TEST(not_regular_files_are_refused)
                      &err, "is a FIFO, not a regular file", before);
     expect_unchanged(sheet, vs_model_apply_config(sheet, "/dev/zero", NULL, &err), VS_EIO, &err,
                      "character device", before);
-    expect_unchanged(sheet, vs_model_apply_weights_files(sheet, "/dev/zero", 0, NULL, &err),
-                     VS_EIO, &err, "character device", before);
+    expect_unchanged(sheet, vs_model_apply_weights_files(sheet, "/dev/zero", 0, NULL, &err), VS_EIO,
+                     &err, "character device", before);
     json_decref(before);
     json_decref(sheet);
     remove_dir();

@@ -171,18 +171,17 @@ static uint64_t tally_params(const tspec *t, size_t n)
     return s;
 }
 
-static const char *MODEL_INDEX =
-    "{\n"
-    "  \"_class_name\": \"StableDiffusionXLPipeline\",\n"
-    "  \"_diffusers_version\": \"0.19.0.dev0\",\n"
-    "  \"force_zeros_for_empty_prompt\": true,\n"
-    "  \"image_encoder\": [null, null],\n"
-    "  \"scheduler\": [\"diffusers\", \"EulerDiscreteScheduler\"],\n"
-    "  \"text_encoder\": [\"transformers\", \"CLIPTextModel\"],\n"
-    "  \"tokenizer\": [\"transformers\", \"CLIPTokenizer\"],\n"
-    "  \"unet\": [\"diffusers\", \"UNet2DConditionModel\"],\n"
-    "  \"vae\": [\"diffusers\", \"AutoencoderKL\"]\n"
-    "}\n";
+static const char *MODEL_INDEX = "{\n"
+                                 "  \"_class_name\": \"StableDiffusionXLPipeline\",\n"
+                                 "  \"_diffusers_version\": \"0.19.0.dev0\",\n"
+                                 "  \"force_zeros_for_empty_prompt\": true,\n"
+                                 "  \"image_encoder\": [null, null],\n"
+                                 "  \"scheduler\": [\"diffusers\", \"EulerDiscreteScheduler\"],\n"
+                                 "  \"text_encoder\": [\"transformers\", \"CLIPTextModel\"],\n"
+                                 "  \"tokenizer\": [\"transformers\", \"CLIPTokenizer\"],\n"
+                                 "  \"unet\": [\"diffusers\", \"UNet2DConditionModel\"],\n"
+                                 "  \"vae\": [\"diffusers\", \"AutoencoderKL\"]\n"
+                                 "}\n";
 
 static void build_pipeline(void)
 {
@@ -228,8 +227,9 @@ static json_t *component_of(const json_t *sheet, const char *name)
 {
     json_t *c;
     size_t i;
-    json_array_foreach(json_object_get(json_object_get(sheet, "weights_files"), "components"), i,
-                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), name)) return c;
+    json_array_foreach(
+        json_object_get(json_object_get(sheet, "weights_files"), "components"), i,
+        c) if (!strcmp(json_string_value(json_object_get(c, "name")), name)) return c;
     return NULL;
 }
 
@@ -244,9 +244,10 @@ static uint64_t dtype_bytes(const json_t *by, const char *dtype)
 {
     json_t *d;
     size_t i;
-    json_array_foreach((json_t *)by, i, d) if (!strcmp(json_string_value(json_object_get(d, "dtype")),
-                                                       dtype)) return (uint64_t)
-        json_integer_value(json_object_get(d, "bytes"));
+    json_array_foreach(
+        (json_t *)by, i,
+        d) if (!strcmp(json_string_value(json_object_get(d, "dtype")),
+                       dtype)) return (uint64_t)json_integer_value(json_object_get(d, "bytes"));
     return 0;
 }
 
@@ -340,9 +341,8 @@ START_TEST(components_and_total_against_the_tally)
     ck_assert_uint_eq(dtype_bytes(json_object_get(wf, "by_dtype"), "F16"), unet);
     ck_assert_uint_eq(dtype_bytes(json_object_get(wf, "by_dtype"), "F32"), vae + 3072);
     ck_assert_uint_eq(dtype_bytes(json_object_get(wf, "by_dtype"), "BF16"), 75890688ull + 1179648);
-    ck_assert_uint_eq(dtype_bytes(json_object_get(component_of(s, "text_encoder"), "by_dtype"),
-                                  "F32"),
-                      3072);
+    ck_assert_uint_eq(
+        dtype_bytes(json_object_get(component_of(s, "text_encoder"), "by_dtype"), "F32"), 3072);
     /* params on the card */
     ck_assert(vs_sheet_card_uint(s, "params", &p));
     ck_assert_uint_eq(p, tally_params(unet1, N(unet1)) + tally_params(unet2, N(unet2)) +
@@ -351,18 +351,17 @@ START_TEST(components_and_total_against_the_tally)
                      "safetensors (diffusers pipeline)");
     /* every shard listed, under its component's folder */
     ck_assert_uint_eq(json_array_size(json_object_get(wf, "files")), 4);
-    ck_assert_str_eq(json_string_value(json_object_get(
-                         json_array_get(json_object_get(wf, "files"), 0), "name")),
-                     "text_encoder/model.safetensors");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(json_object_get(wf, "files"), 0), "name")),
+        "text_encoder/model.safetensors");
     /* the largest block of each component (sequential offload) */
     ck_assert_str_eq(json_string_value(json_object_get(component_of(s, "unet"), "largest_group")),
                      "mid_block.resnets.0");
-    ck_assert_uint_eq(json_integer_value(
-                          json_object_get(component_of(s, "unet"), "largest_group_bytes")),
-                      1280ull * 1280 * 9 * 2);
-    ck_assert_str_eq(
-        json_string_value(json_object_get(component_of(s, "vae"), "largest_group")),
-        "decoder.up_blocks.3");
+    ck_assert_uint_eq(
+        json_integer_value(json_object_get(component_of(s, "unet"), "largest_group_bytes")),
+        1280ull * 1280 * 9 * 2);
+    ck_assert_str_eq(json_string_value(json_object_get(component_of(s, "vae"), "largest_group")),
+                     "decoder.up_blocks.3");
     /* the payload carries the components too */
     ck_assert_uint_eq(json_array_size(json_object_get(payload, "components")), 3);
     ck_assert_str_eq(json_string_value(json_object_get(payload, "pipeline")),
@@ -394,23 +393,22 @@ START_TEST(variant_picks_fp16_and_falls_back)
     ck_assert_int_eq(vs_pipeline_apply(s, dir, "fp16", &payload, &err), 0);
     ck_assert_uint_eq(cbytes(s, "vae"), tally(vae16, N(vae16)));
     ck_assert_uint_eq(cbytes(s, "vae"), 633600);
-    ck_assert_str_eq(json_string_value(json_object_get(component_of(s, "vae"), "variant")),
-                     "fp16");
+    ck_assert_str_eq(json_string_value(json_object_get(component_of(s, "vae"), "variant")), "fp16");
     /* unet and text_encoder have no fp16 files: their plain ones, said so */
     ck_assert(json_is_null(json_object_get(component_of(s, "unet"), "variant")));
     ck_assert_uint_eq(cbytes(s, "unet"), 37320320);
     ck_assert_uint_eq(json_array_size(json_object_get(payload, "notes")), 2);
-    ck_assert_uint_eq(json_integer_value(json_object_get(json_object_get(s, "weights_files"),
-                                                         "bytes")),
-                      37320320ull + 633600 + 77073408);
+    ck_assert_uint_eq(
+        json_integer_value(json_object_get(json_object_get(s, "weights_files"), "bytes")),
+        37320320ull + 633600 + 77073408);
     json_decref(payload);
     json_decref(s);
     /* a sharded fp16 variant, spelled as diffusers writes its index */
     s = vs_sheet_new("pipe");
     {
         char idx[600];
-        uint64_t a = write_st("unet/diffusion_pytorch_model.fp16-00001-of-00001.safetensors",
-                              unet2, N(unet2));
+        uint64_t a = write_st("unet/diffusion_pytorch_model.fp16-00001-of-00001.safetensors", unet2,
+                              N(unet2));
         snprintf(idx, sizeof idx,
                  "{\"metadata\": {\"total_size\": %llu}, \"weight_map\": {"
                  "\"down_blocks.2.attentions.0.proj_in.weight\": \"%s\", "
@@ -684,9 +682,9 @@ START_TEST(verbs_end_to_end)
     p = lastp(&st);
     ck_assert_uint_eq(json_array_size(json_object_get(p, "weights_components")), 3);
     ck_assert_uint_eq(json_integer_value(json_object_get(p, "weights_gpu_bytes")), 115660928);
-    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(
-                                     json_array_get(st.bundles, 0), "text/plain")),
-                                 "weights: unet"));
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(json_array_get(st.bundles, 0), "text/plain")),
+               "weights: unet"));
     {
         /* the budget chart stacks the components */
         const char *svg = json_string_value(json_object_get(last_bundle(&st), "image/svg+xml"));
@@ -699,29 +697,31 @@ START_TEST(verbs_end_to_end)
     ck_assert_uint_eq(json_integer_value(json_object_get(p, "weights_gpu_bytes")), 77073408);
     ck_assert_uint_eq(json_integer_value(json_object_get(p, "host_bytes")), 115660928);
     /* training the unet: its parameters, from its files */
-    ck_assert_int_eq(run(ip, &st, "placement single\ntask finetune\nestimate training "
-                                  "component=unet",
+    ck_assert_int_eq(run(ip, &st,
+                         "placement single\ntask finetune\nestimate training "
+                         "component=unet",
                          &err),
                      0);
     p = lastp(&st);
-    json_array_foreach(json_object_get(p, "components"), i, c) if (!strcmp(
-        json_string_value(json_object_get(c, "name")), "gradients"))
+    json_array_foreach(json_object_get(p, "components"), i,
+                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "gradients"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 18660160ull * 2);
     ck_assert_int_eq(run(ip, &st, "estimate training component=nope", &err), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "text_encoder, unet, vae"));
     /* the card's resolution, the decode, and a recompute when the card moves */
-    ck_assert_int_eq(run(ip, &st, "task generate-image\nresolution 1024x1024\nestimate decode "
-                                  "dtype=fp16",
+    ck_assert_int_eq(run(ip, &st,
+                         "task generate-image\nresolution 1024x1024\nestimate decode "
+                         "dtype=fp16",
                          &err),
                      0);
     p = lastp(&st);
-    json_array_foreach(json_object_get(p, "components"), i, c) if (!strcmp(
-        json_string_value(json_object_get(c, "name")), "vae_decode"))
+    json_array_foreach(json_object_get(p, "components"), i,
+                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 4613734400ull);
     ck_assert_int_eq(run(ip, &st, "resolution 512x512\nenvelope", &err), 0);
     p = lastp(&st);
-    json_array_foreach(json_object_get(p, "components"), i, c) if (!strcmp(
-        json_string_value(json_object_get(c, "name")), "vae_decode"))
+    json_array_foreach(json_object_get(p, "components"), i,
+                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 1153433600ull);
     ck_assert_int_eq(run(ip, &st, "resolution 1000x1001", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "oom phase=decode", &err), 0);
@@ -751,8 +751,9 @@ START_TEST(stages_hold_resolution_and_frames)
     vs_error err;
     json_t *stages, *x;
     size_t i;
-    ck_assert_msg(run(ip, &st, "task generate-video\nresolution 832x480\nframes 81\nbatch 1\n"
-                               "stage short width=416 height=240 frames=17 batch=1\nstage limit",
+    ck_assert_msg(run(ip, &st,
+                      "task generate-video\nresolution 832x480\nframes 81\nbatch 1\n"
+                      "stage short width=416 height=240 frames=17 batch=1\nstage limit",
                       &err) == 0,
                   "%s", err.message);
     stages = json_object_get(lastp(&st), "stages");
@@ -797,9 +798,9 @@ START_TEST(pipeline_from_the_hf_cache)
     ck_assert_uint_eq(json_integer_value(json_object_get(lastp(&st), "bytes")),
                       37320320ull + 633600 + 77073408);
     ck_assert_int_eq(run(ip, &st, "card", &err), 0);
-    ck_assert_str_eq(json_string_value(json_object_get(
-                         json_object_get(lastp(&st), "card"), "revision")),
-                     commit);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(lastp(&st), "card"), "revision")),
+        commit);
     /* a component file missing from the snapshot: named, with what fetches it */
     {
         char rel[200];

@@ -11,8 +11,8 @@
 #include "render/bundle.h"
 #include "render/diff.h"
 #include "render/markdown.h"
-#include "sheet/diff.h"
 #include "sheet/derived.h"
+#include "sheet/diff.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 
@@ -115,10 +115,12 @@ START_TEST(test_commit_history_show)
     free(out);
 
     /* a second commit after a change builds on the first (no conflict) */
-    ck_assert_int_eq(run(ip, "reserve workspace 2GiB status=estimated source=\"guess\"\n"
-                             "decide \"RTX 6000 Ada, pending the context check\"\n"
-                             "commit \"with workspace\"",
-                         &p, &err), 0);
+    ck_assert_int_eq(run(ip,
+                         "reserve workspace 2GiB status=estimated source=\"guess\"\n"
+                         "decide \"RTX 6000 Ada, pending the context check\"\n"
+                         "commit \"with workspace\"",
+                         &p, &err),
+                     0);
     snprintf(c2, sizeof c2, "%s", pstr(p, "commit"));
     json_decref(p);
     ck_assert_int_eq(run(ip, "history", &p, &err), 0);
@@ -248,20 +250,25 @@ START_TEST(test_diff_and_reproduce)
     size_t i;
     int saw_comp = 0, saw_decision = 0, saw_length = 0;
     ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
-    ck_assert_int_eq(run(ip, "record phase=load gpu=0 gpu_name=\"RTX 4090\" "
-                             "counter=torch.max_memory_reserved 14GiB\n"
-                             "record phase=generate gpu=0 gpu_name=\"H100\" "
-                             "counter=torch.max_memory_reserved 20GiB\n"
-                             "commit \"one\"",
-                         NULL, &err), 0);
-    ck_assert_int_eq(run(ip, "reserve kv_cache 32GiB status=estimated source=\"longer\"\n"
-                             "length 8192\ndecide \"H100\"\ncommit \"two\"",
-                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip,
+                         "record phase=load gpu=0 gpu_name=\"RTX 4090\" "
+                         "counter=torch.max_memory_reserved 14GiB\n"
+                         "record phase=generate gpu=0 gpu_name=\"H100\" "
+                         "counter=torch.max_memory_reserved 20GiB\n"
+                         "commit \"one\"",
+                         NULL, &err),
+                     0);
+    ck_assert_int_eq(run(ip,
+                         "reserve kv_cache 32GiB status=estimated source=\"longer\"\n"
+                         "length 8192\ndecide \"H100\"\ncommit \"two\"",
+                         NULL, &err),
+                     0);
     ck_assert_int_eq(run(ip, "diff llama-7b-campaign-a@HEAD~1 HEAD", &p, &err), 0);
     ck_assert_str_eq(pstr(p, "kind"), "diff");
     ck_assert(json_is_false(json_object_get(p, "same")));
     changes = json_object_get(p, "changes");
-    json_array_foreach(changes, i, c) {
+    json_array_foreach(changes, i, c)
+    {
         if (!strcmp(pstr(c, "section"), "components") && !strcmp(pstr(c, "item"), "kv_cache")) {
             saw_comp = 1;
             ck_assert_str_eq(pstr(c, "change"), "changed");
@@ -279,8 +286,9 @@ START_TEST(test_diff_and_reproduce)
     ck_assert(json_is_true(json_object_get(p, "same")));
     json_decref(p);
 
-    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a@HEAD~1 as \"campaign B\" gpu=\"H100\"",
-                         &p, &err), 0);
+    ck_assert_int_eq(
+        run(ip, "reproduce llama-7b-campaign-a@HEAD~1 as \"campaign B\" gpu=\"H100\"", &p, &err),
+        0);
     ck_assert_str_eq(pstr(p, "kind"), "reproduce");
     ck_assert_str_eq(pstr(p, "sheet"), "campaign-b");
     ck_assert_int_eq(json_integer_value(json_object_get(p, "to_remeasure")), 1);
@@ -298,8 +306,9 @@ START_TEST(test_diff_and_reproduce)
     ck_assert(json_is_null(json_object_get(p, "decision")));
     ck_assert_uint_eq(json_array_size(json_object_get(p, "invalidate")), 1);
     json_decref(p);
-    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\" software=\"vllm 0.6\"",
-                         &p, &err), 0);
+    ck_assert_int_eq(
+        run(ip, "reproduce llama-7b-campaign-a as \"campaign C\" software=\"vllm 0.6\"", &p, &err),
+        0);
     ck_assert_int_eq(json_integer_value(json_object_get(p, "to_remeasure")), 2);
     json_decref(p);
     /* run again from the same source: the campaign is reopened, not refused */
@@ -308,8 +317,9 @@ START_TEST(test_diff_and_reproduce)
     ck_assert_str_eq(pstr(p, "from"), "session");
     json_decref(p);
     /* from another state of the source: the id is taken */
-    ck_assert_int_eq(run(ip, "sheet \"Llama 7B campaign A\"\nreserve later 1GiB\ncommit \"later\"",
-                         NULL, &err), 0);
+    ck_assert_int_eq(
+        run(ip, "sheet \"Llama 7B campaign A\"\nreserve later 1GiB\ncommit \"later\"", NULL, &err),
+        0);
     ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\"", NULL, &err),
                      VS_EVALUE);
     vs_interp_free(ip);
@@ -347,14 +357,15 @@ START_TEST(test_reproduce_own_id_refused)
     json_t *p = NULL;
     ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
     ck_assert_int_eq(run(ip, "commit \"one\"", NULL, &err), 0);
-    ck_assert_int_eq(run(ip2, "reproduce llama-7b-campaign-a as \"Llama 7B: campaign A\"", &p, &err),
-                     VS_EVALUE);
+    ck_assert_int_eq(
+        run(ip2, "reproduce llama-7b-campaign-a as \"Llama 7B: campaign A\"", &p, &err), VS_EVALUE);
     ck_assert_ptr_null(p);
     ck_assert_ptr_nonnull(strstr(err.message, "source sheet's own"));
     ck_assert_ptr_nonnull(strstr(err.message, "choose another title"));
     ck_assert_int_gt(err.column, 0);
-    ck_assert_int_eq(run(ip2, "reproduce llama-7b-campaign-a@HEAD as \"llama-7b-campaign-a\"", NULL, &err),
-                     VS_EVALUE);
+    ck_assert_int_eq(
+        run(ip2, "reproduce llama-7b-campaign-a@HEAD as \"llama-7b-campaign-a\"", NULL, &err),
+        VS_EVALUE);
     /* another title is fine */
     ck_assert_int_eq(run(ip2, "reproduce llama-7b-campaign-a as \"campaign A2\"", &p, &err), 0);
     ck_assert_str_eq(pstr(p, "sheet"), "campaign-a2");
@@ -410,8 +421,8 @@ START_TEST(test_records_paths_and_sync)
     ck_assert_str_eq(pstr(p, "kind"), "push");
     ck_assert_int_eq((int)strlen(pstr(p, "remote_tip")), 40);
     json_decref(p);
-    snprintf(cell, sizeof cell, "records %s/other\nrecords pull file://%s/hub.git\nrecords",
-             tmpdir, tmpdir);
+    snprintf(cell, sizeof cell, "records %s/other\nrecords pull file://%s/hub.git\nrecords", tmpdir,
+             tmpdir);
     ck_assert_int_eq(run(ip2, cell, &p, &err), 0);
     ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "sheets"), 0)),
                      "llama-7b-campaign-a");
@@ -483,7 +494,8 @@ START_TEST(test_diff_pure)
     json_object_set_new(b, "_base_blob", json_string("ignored"));
     ch = vs_diff_changes(a, b);
     ck_assert_uint_eq(json_array_size(ch), 4);
-    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 0), "change")), "changed");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 0), "change")),
+                     "changed");
     ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(ch, 0), "delta_bytes")),
                      2147483648LL);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 1), "item")), "buffers");
@@ -500,13 +512,13 @@ START_TEST(test_diff_pure)
                                        "8,589,934,592 B = 8.59 GB = 8.00 GiB"));
     ck_assert_ptr_nonnull(strstr(text, "(+2,147,483,648 B)"));
     ck_assert_ptr_nonnull(strstr(text, "new driver"));
-    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(bundle, "text/html")), "<table"));
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(bundle, "text/html")), "<table"));
     json_decref(bundle);
     json_decref(a);
     json_decref(b);
 }
 END_TEST
-
 
 static int has_match(const json_t *m, const char *s)
 {
@@ -528,9 +540,11 @@ START_TEST(test_sheet_revisions_verbs)
     const char *code;
     ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
     ck_assert_int_eq(run(ip, "commit \"a1\"\nsheet \"other\"\ncommit \"o1\"", NULL, &err), 0);
-    ck_assert_int_eq(run(ip, "sheet \"Llama 7B campaign A\"\nreserve extra 1GiB\ncommit \"a2\"\n"
-                             "sheet \"other\"\nreserve o 1GiB\ncommit \"o2\"",
-                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip,
+                         "sheet \"Llama 7B campaign A\"\nreserve extra 1GiB\ncommit \"a2\"\n"
+                         "sheet \"other\"\nreserve o 1GiB\ncommit \"o2\"",
+                         NULL, &err),
+                     0);
     ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@~1", &p, &err), 0);
     out = sh("git -C '%s' log --format=%%H -- sheets/llama-7b-campaign-a/ | sed -n 2p", records);
     snprintf(want, sizeof want, "%s\n", pstr(json_object_get(p, "revision"), "commit"));
@@ -582,10 +596,12 @@ START_TEST(test_validates_card_fresh_at_commit)
     vs_error err;
     char *out;
     ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
-    ck_assert_int_eq(run(ip, "length 4096\nconcurrency 8\n"
-                             "record phase=generate gpu=0 counter=torch.max_memory_reserved 20GiB "
-                             "length=4096 concurrency=8\ncommit \"validates\"",
-                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip,
+                         "length 4096\nconcurrency 8\n"
+                         "record phase=generate gpu=0 counter=torch.max_memory_reserved 20GiB "
+                         "length=4096 concurrency=8\ncommit \"validates\"",
+                         NULL, &err),
+                     0);
     out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
              "'\"validates_card\": [a-z]*'",
              records);
@@ -637,13 +653,15 @@ START_TEST(test_reproduce_reopens_in_new_kernel)
     vs_error err;
     json_t *p = NULL;
     ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
-    ck_assert_int_eq(run(ip, "commit \"a\"\nreproduce llama-7b-campaign-a@~0 as \"campaign B\" "
-                             "gpu=\"H100\"\nreserve b 1GiB\ncommit \"b\"",
-                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip,
+                         "commit \"a\"\nreproduce llama-7b-campaign-a@~0 as \"campaign B\" "
+                         "gpu=\"H100\"\nreserve b 1GiB\ncommit \"b\"",
+                         NULL, &err),
+                     0);
     vs_interp_free(ip);
     ip = vs_interp_new(NULL);
-    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a@HEAD as \"campaign B\" gpu=\"H100\"",
-                         &p, &err), 0);
+    ck_assert_int_eq(
+        run(ip, "reproduce llama-7b-campaign-a@HEAD as \"campaign B\" gpu=\"H100\"", &p, &err), 0);
     ck_assert(json_is_true(json_object_get(p, "reopened")));
     ck_assert_str_eq(pstr(p, "from"), "records");
     json_decref(p);
@@ -655,7 +673,6 @@ START_TEST(test_reproduce_reopens_in_new_kernel)
 }
 END_TEST
 
-
 /* records pull writes validates_card fresh: a sheet recorded elsewhere with a
  * value its card contradicts (edited with the git CLI here) is corrected by
  * one commit that says so. */
@@ -666,10 +683,12 @@ START_TEST(test_validates_card_fresh_at_pull)
     json_t *p = NULL;
     char cell[900], *out;
     ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
-    ck_assert_int_eq(run(ip, "length 4096\nconcurrency 8\n"
-                             "record phase=generate gpu=0 counter=torch.max_memory_reserved 20GiB "
-                             "length=4096 concurrency=8\ncommit \"validates\"",
-                         NULL, &err), 0);
+    ck_assert_int_eq(run(ip,
+                         "length 4096\nconcurrency 8\n"
+                         "record phase=generate gpu=0 counter=torch.max_memory_reserved 20GiB "
+                         "length=4096 concurrency=8\ncommit \"validates\"",
+                         NULL, &err),
+                     0);
     out = sh("cd '%s' && git init -q --bare -b main hub.git && git -C '%s' push -q '%s/hub.git' "
              "main && git clone -q hub.git clone && cd clone && sed -i '0,/\"concurrency\": 8/s//"
              "\"concurrency\": 16/' sheets/llama-7b-campaign-a/sheet.json && git -c "
@@ -699,7 +718,6 @@ START_TEST(test_validates_card_fresh_at_pull)
 }
 END_TEST
 
-
 /* The same cell run again in a new kernel a second later: its `record` is the
  * measurement the records hold (it keeps its recorded time), so the commit
  * writes nothing. */
@@ -725,15 +743,16 @@ START_TEST(test_restated_record_unchanged)
     ck_assert_str_eq(out, "1\n");
     free(out);
     /* a different measurement is a new one */
-    ck_assert_int_eq(run(ip, "record phase=generate gpu=0 counter=torch.max_memory_reserved 21GiB "
-                             "length=4096\ncommit \"again\"",
-                         &p, &err), 0);
+    ck_assert_int_eq(run(ip,
+                         "record phase=generate gpu=0 counter=torch.max_memory_reserved 21GiB "
+                         "length=4096\ncommit \"again\"",
+                         &p, &err),
+                     0);
     ck_assert(json_is_false(json_object_get(p, "unchanged")));
     json_decref(p);
     vs_interp_free(ip);
 }
 END_TEST
-
 
 /* Which axes a revision changes, and the warning's words (pure). */
 START_TEST(test_diff_axes_pure)
@@ -787,9 +806,9 @@ START_TEST(test_refresh_derived_pure)
     json_array_append_new(ms, json_pack("{s:s, s:{s:i, s:i}, s:b, s:s}", "run", "m1", "dims",
                                         "length", 4096, "concurrency", 8, "validates_card", 1,
                                         "state", "current"));
-    json_array_append_new(vs_sheet_array(s, "runs"),
-                          json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 0,
-                                    "overflow_phase", "generate"));
+    json_array_append_new(
+        vs_sheet_array(s, "runs"),
+        json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 0, "overflow_phase", "generate"));
     /* a card that declares no dims is not validated */
     ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
     ck_assert(json_is_false(json_object_get(json_array_get(ms, 1), "validates_card")));

@@ -23,7 +23,12 @@ START_TEST(test_second_time_is_a_replay)
     ck_assert_int_eq(vs_replay_seen(r, (const unsigned char *)sig, 64), 1);
     ck_assert_int_eq(vs_replay_seen(r, (const unsigned char *)sig, 64), 1);
     /* one digit different, or a prefix: another signature */
-    ck_assert_int_eq(vs_replay_seen(r, (const unsigned char *)"d127e7d687f9b04ac08b5d4d8d044e23d5af43c9f4c7df6ab23ca59210031b80", 64), 0);
+    ck_assert_int_eq(
+        vs_replay_seen(r,
+                       (const unsigned char
+                            *)"d127e7d687f9b04ac08b5d4d8d044e23d5af43c9f4c7df6ab23ca59210031b80",
+                       64),
+        0);
     ck_assert_int_eq(vs_replay_seen(r, (const unsigned char *)sig, 63), 0);
     ck_assert_int_eq(vs_replay_seen(r, (const unsigned char *)sig, 63), 1);
     /* no key, no signature: nothing to remember */

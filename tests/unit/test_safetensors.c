@@ -607,9 +607,11 @@ START_TEST(header_details)
         ck_assert_int_eq(bad_header("{\"__metadata__\": {\"a\": \"b\",}}", 0, &err), VS_EFORMAT);
         ck_assert_ptr_nonnull(strstr(err.message, "not JSON"));
         /* an empty map and null are no metadata */
-        ck_assert_int_eq(vs_safetensors_parse_header(&f, "x", "{\"__metadata__\": {}}", 20, 0, &err), 0);
+        ck_assert_int_eq(
+            vs_safetensors_parse_header(&f, "x", "{\"__metadata__\": {}}", 20, 0, &err), 0);
         vs_st_file_free(f);
-        ck_assert_int_eq(vs_safetensors_parse_header(&f, "x", "{\"__metadata__\": null}", 22, 0, &err), 0);
+        ck_assert_int_eq(
+            vs_safetensors_parse_header(&f, "x", "{\"__metadata__\": null}", 22, 0, &err), 0);
         vs_st_file_free(f);
     }
     ck_assert_int_eq(

@@ -18,10 +18,10 @@ static const char *slug(const char *title)
 
 START_TEST(new_sheet_has_the_whole_layout)
 {
-    static const char *const keys[] = {"schema", "id", "title", "lineage", "card",
-                                       "weights_files", "components", "placement", "stages",
-                                       "offers", "requirements", "evidence", "runs",
-                                       "measurements", "invalidate", "oom", "decision", NULL};
+    static const char *const keys[] = {
+        "schema",     "id",           "title",      "lineage", "card",         "weights_files",
+        "components", "placement",    "stages",     "offers",  "requirements", "evidence",
+        "runs",       "measurements", "invalidate", "oom",     "decision",     NULL};
     json_t *s = vs_sheet_new("Llama-2-7B chat, inference, campaign A");
     size_t i;
     ck_assert_ptr_nonnull(s);
@@ -65,8 +65,15 @@ START_TEST(non_ascii_titles_keep_distinct_ids)
     ck_assert_int_eq(strncmp(a, "sheet-", 6), 0);
     /* stable: the same title always gives the same id */
     ck_assert_str_eq(slug("\xe6\x97\xa5\xe6\x9c\xac"), a);
-    snprintf(a, sizeof a, "%s", slug("\xc3\x9c" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9")); /* Ünïcödé */
-    snprintf(b, sizeof b, "%s", slug("An\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9"));     /* Anïcödé */
+    snprintf(a, sizeof a, "%s",
+             slug("\xc3\x9c"
+                  "n\xc3\xaf"
+                  "c\xc3\xb6"
+                  "d\xc3\xa9")); /* Ünïcödé */
+    snprintf(b, sizeof b, "%s",
+             slug("An\xc3\xaf"
+                  "c\xc3\xb6"
+                  "d\xc3\xa9")); /* Anïcödé */
     ck_assert_str_ne(a, b);
     ck_assert_int_eq(strncmp(a, "n-c-d-", 6), 0);
     /* a long non-ASCII title still fits */
@@ -98,24 +105,20 @@ START_TEST(measured_components_are_never_overwritten_by_estimates)
 {
     json_t *s = vs_sheet_new("t");
     vs_error err;
-    ck_assert_int_eq(vs_sheet_set_component(s, "kv", 1, 100, "estimated", "formula", NULL,
-                                            "kv_cache", &err),
-                     0);
-    ck_assert_int_eq(vs_sheet_set_component(s, "kv", 1, 90, "measured", "m1", "generate",
-                                            "kv_cache", &err),
-                     0);
-    ck_assert_int_eq(vs_sheet_set_component(s, "kv", 1, 200, "estimated", "formula", NULL,
-                                            "kv_cache", &err),
-                     VS_EVALUE);
-    ck_assert_int_eq(json_integer_value(json_object_get(vs_sheet_component(s, "kv"), "bytes")),
-                     90);
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "kv", 1, 100, "estimated", "formula", NULL, "kv_cache", &err), 0);
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "kv", 1, 90, "measured", "m1", "generate", "kv_cache", &err), 0);
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "kv", 1, 200, "estimated", "formula", NULL, "kv_cache", &err),
+        VS_EVALUE);
+    ck_assert_int_eq(json_integer_value(json_object_get(vs_sheet_component(s, "kv"), "bytes")), 90);
     /* unknown stores null bytes, and the order of declaration is kept */
     ck_assert_int_eq(vs_sheet_set_component(s, "ws", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
     ck_assert(json_is_null(json_object_get(vs_sheet_component(s, "ws"), "bytes")));
-    ck_assert_str_eq(
-        json_string_value(json_object_get(json_array_get(vs_sheet_array(s, "components"), 1),
-                                          "name")),
-        "ws");
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(vs_sheet_array(s, "components"), 1), "name")),
+                     "ws");
     json_decref(s);
 }
 END_TEST

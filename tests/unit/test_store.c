@@ -1,8 +1,8 @@
 /* Unit tests of the records store (src/store/store.h) over temporary repositories,
  * with libgit2 and the git CLI as independent readers. */
 #include <check.h>
-#include <stdarg.h>
 #include <git2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +93,8 @@ START_TEST(test_create_commit_read)
     ck_assert_int_eq(vs_store_exists(st), 0);
     ck_assert_int_eq(vs_store_read(st, "a", NULL, NULL, &blob, &err), VS_ENOTFOUND);
     ck_assert_int_eq(commit_sheet(st, "llama-7b", "{\"id\": \"llama-7b\"}\n", NULL,
-                                  "llama-7b: first", &info, &err), 0);
+                                  "llama-7b: first", &info, &err),
+                     0);
     ck_assert_int_eq(info.created, 1);
     ck_assert_str_eq(info.branch, "main");
     ck_assert_int_eq((int)strlen(info.commit), 40);
@@ -472,7 +473,6 @@ START_TEST(test_push_pull)
 }
 END_TEST
 
-
 /* SHEET@~N counts the sheet's own revisions; SHEET@HEAD~N the branch's commits.
  * Commits of another sheet are interleaved; the git CLI says which is which. */
 START_TEST(test_sheet_revisions)
@@ -655,8 +655,9 @@ START_TEST(test_interrupted_commit_repaired)
     ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
     ck_assert_ptr_nonnull(strstr(vs_store_notice(st), "repaired"));
     ck_assert_ptr_nonnull(strstr(vs_store_notice(st), "sheets/x/"));
-    out = sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json && ls .git/vramsheet-sync",
-             path);
+    out =
+        sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json && ls .git/vramsheet-sync",
+           path);
     ck_assert_str_eq(out, "x2\n");
     free(out);
     vs_store_free(st);
@@ -694,17 +695,21 @@ START_TEST(test_same_sheet_divergence_refused)
     free(out);
     ck_assert_int_eq(vs_store_open(&sa, a, &err), 0);
     ck_assert_int_eq(vs_store_open(&sb, b, &err), 0);
-    ck_assert_int_eq(commit_sheet(sa, "x", "l1\nl2\nl3\nl4\nl5\nl6\n", NULL, "x: base", &ia, &err), 0);
+    ck_assert_int_eq(commit_sheet(sa, "x", "l1\nl2\nl3\nl4\nl5\nl6\n", NULL, "x: base", &ia, &err),
+                     0);
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
     ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
-    ck_assert_int_eq(commit_sheet(sb, "x", "l1\nl2\nl3\nl4\nl5\nB6\n", ia.blob, "x: b", &ib, &err), 0);
+    ck_assert_int_eq(commit_sheet(sb, "x", "l1\nl2\nl3\nl4\nl5\nB6\n", ia.blob, "x: b", &ib, &err),
+                     0);
     ck_assert_int_eq(vs_store_push(sb, remote, &sync, &err), 0);
-    ck_assert_int_eq(commit_sheet(sa, "x", "A1\nl2\nl3\nl4\nl5\nl6\n", ia.blob, "x: a", &ia, &err), 0);
+    ck_assert_int_eq(commit_sheet(sa, "x", "A1\nl2\nl3\nl4\nl5\nl6\n", ia.blob, "x: a", &ia, &err),
+                     0);
     ck_assert_int_eq(commit_sheet(sa, "y", "ya\n", NULL, "y: a", &ia, &err), 0);
     /* git itself would merge the two edits of x */
-    out = sh("cd '%s' && git fetch -q '%s' main && git merge-tree $(git merge-base HEAD FETCH_HEAD) "
-             "HEAD FETCH_HEAD | grep -c '^+<<<<<<<'",
-             a, remote);
+    out =
+        sh("cd '%s' && git fetch -q '%s' main && git merge-tree $(git merge-base HEAD FETCH_HEAD) "
+           "HEAD FETCH_HEAD | grep -c '^+<<<<<<<'",
+           a, remote);
     ck_assert_str_eq(out, "0\n");
     free(out);
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), VS_ECONFLICT);
@@ -721,7 +726,8 @@ START_TEST(test_same_sheet_divergence_refused)
     free(out);
     ck_assert_int_eq(vs_store_pull(sa, remote, &sync, &err), VS_ECONFLICT);
     ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/"));
-    out = sh("git -C '%s' rev-parse main && git -C '%s' status --porcelain && cat '%s/sheets/x/sheet.json'",
+    out = sh("git -C '%s' rev-parse main && git -C '%s' status --porcelain && cat "
+             "'%s/sheets/x/sheet.json'",
              a, a, a);
     snprintf(want, sizeof want, "%s\nA1\nl2\nl3\nl4\nl5\nl6\n", ia.commit);
     ck_assert_str_eq(out, want);
@@ -764,7 +770,6 @@ START_TEST(test_same_sheet_divergence_refused)
     vs_store_free(sb);
 }
 END_TEST
-
 
 /* Racing writers back off by different pauses: two processes draw different
  * sequences (rand() unseeded gave every process the same one). */

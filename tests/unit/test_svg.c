@@ -288,8 +288,8 @@ START_TEST(layout_for_every_count)
     size_t nl, nc, i;
     segs[0] = (vs_svg_segment){"weights", 1, 70000000000ULL, "params x bits / 8"};
     for (i = 1; i < 30; i++) {
-        snprintf(names[i], sizeof names[i], i % 3 ? "kv_cache_%zu" : "activations_per_microbatch_%zu",
-                 i);
+        snprintf(names[i], sizeof names[i],
+                 i % 3 ? "kv_cache_%zu" : "activations_per_microbatch_%zu", i);
         segs[i] = (vs_svg_segment){names[i], i % 7 != 3, (uint64_t)i * 700000000ULL,
                                    i % 2 ? "estimated" : "measured"};
     }

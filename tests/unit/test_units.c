@@ -348,7 +348,8 @@ START_TEST(test_count_suffixes)
     ck_assert_ptr_nonnull(vs_units_count_note(note, sizeof note, "32k"));
     ck_assert_str_eq(note, "32k is 32,000 (K = 10^3, as everywhere here); for 32,768 write 32Ki");
     ck_assert_ptr_nonnull(vs_units_count_note(note, sizeof note, "1M"));
-    ck_assert_str_eq(note, "1M is 1,000,000 (M = 10^6, as everywhere here); for 1,048,576 write 1Mi");
+    ck_assert_str_eq(note,
+                     "1M is 1,000,000 (M = 10^6, as everywhere here); for 1,048,576 write 1Mi");
     ck_assert_ptr_nonnull(vs_units_count_note(note, sizeof note, "32Ki"));
     ck_assert_str_eq(note, "32Ki is 32,768 (Ki = 2^10)");
     ck_assert_ptr_null(vs_units_count_note(note, sizeof note, "4096"));

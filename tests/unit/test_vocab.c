@@ -50,7 +50,7 @@ START_TEST(test_utf8_prefix)
     ck_assert_int_eq(prefix("\xc3", 1), -1);            /* cut: more may come */
     ck_assert_int_eq(prefix("\xe2\x82", 2), -1);
     ck_assert_int_eq(prefix("\xf0\x9f\x98", 3), -1);
-    ck_assert_int_eq(prefix("\xc0\x80", 2), 0);         /* overlong lead bytes */
+    ck_assert_int_eq(prefix("\xc0\x80", 2), 0); /* overlong lead bytes */
     ck_assert_int_eq(prefix("\xc1\xbf", 2), 0);
     ck_assert_int_eq(prefix("\xf5\x80\x80\x80", 4), 0); /* past U+10FFFF */
     ck_assert_int_eq(prefix("\x80", 1), 0);             /* a lone continuation */

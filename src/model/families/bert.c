@@ -49,12 +49,14 @@ static int bert_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 {
     vs_fam_emit e;
     uint64_t h = a->hidden, i = a->intermediate, L = a->layers;
-    static const char *const lin[][2] = {
-        {"encoder.layer.{L}.attention.self.query.weight", "encoder.layer.{L}.attention.self.query.bias"},
-        {"encoder.layer.{L}.attention.self.key.weight", "encoder.layer.{L}.attention.self.key.bias"},
-        {"encoder.layer.{L}.attention.self.value.weight", "encoder.layer.{L}.attention.self.value.bias"},
-        {"encoder.layer.{L}.attention.output.dense.weight",
-         "encoder.layer.{L}.attention.output.dense.bias"}};
+    static const char *const lin[][2] = {{"encoder.layer.{L}.attention.self.query.weight",
+                                          "encoder.layer.{L}.attention.self.query.bias"},
+                                         {"encoder.layer.{L}.attention.self.key.weight",
+                                          "encoder.layer.{L}.attention.self.key.bias"},
+                                         {"encoder.layer.{L}.attention.self.value.weight",
+                                          "encoder.layer.{L}.attention.self.value.bias"},
+                                         {"encoder.layer.{L}.attention.output.dense.weight",
+                                          "encoder.layer.{L}.attention.output.dense.bias"}};
     size_t k;
     vs_fam_emit_init(&e, cb, ud, "bert.");
     VS_T2(&e, "embeddings.word_embeddings.weight", a->vocab, h);
@@ -91,11 +93,11 @@ static int bert_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 }
 
 static const char *const bert_types[] = {"bert", NULL};
-static const char *const bert_archs[] = {"BertModel", "BertForMaskedLM", "BertForPreTraining", NULL};
-static const char *const bert_keys[] = {"num_hidden_layers",   "hidden_size",
-                                        "num_attention_heads", "intermediate_size",
-                                        "vocab_size",          "max_position_embeddings",
-                                        "type_vocab_size",     "architectures",
-                                        NULL};
+static const char *const bert_archs[] = {"BertModel", "BertForMaskedLM", "BertForPreTraining",
+                                         NULL};
+static const char *const bert_keys[] = {
+    "num_hidden_layers", "hidden_size",   "num_attention_heads",
+    "intermediate_size", "vocab_size",    "max_position_embeddings",
+    "type_vocab_size",   "architectures", NULL};
 const vs_family vs_family_bert = {"bert",     bert_types, bert_archs,  bert_keys,
                                   bert_parse, bert_kv,    bert_tensors};

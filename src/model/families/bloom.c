@@ -60,8 +60,8 @@ static int bloom_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 
 static const char *const bloom_types[] = {"bloom", NULL};
 static const char *const bloom_archs[] = {"BloomForCausalLM", "BloomModel", NULL};
-static const char *const bloom_keys[] = {"n_layer", "num_hidden_layers", "hidden_size", "n_embed",
-                                         "n_head",  "num_attention_heads", "vocab_size",
-                                         "tie_word_embeddings", NULL};
+static const char *const bloom_keys[] = {
+    "n_layer",    "num_hidden_layers",   "hidden_size", "n_embed", "n_head", "num_attention_heads",
+    "vocab_size", "tie_word_embeddings", NULL};
 const vs_family vs_family_bloom = {"bloom",     bloom_types, bloom_archs,  bloom_keys,
                                    bloom_parse, bloom_kv,    bloom_tensors};

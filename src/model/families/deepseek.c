@@ -30,10 +30,9 @@ static int ds_parse(vs_arch *a, const json_t *cfg, vs_error *err)
         (rc = vs_fam_dim1(cfg, "qk_nope_head_dim", 1, 0, &a->nope_dim, a->rule, err)) ||
         (rc = vs_fam_dim1(cfg, "v_head_dim", 1, 0, &a->head_dim_v, a->rule, err)) ||
         (rc = vs_fam_dim1(cfg, "n_routed_experts", 1, 0, &a->experts, a->rule, err)) ||
-        (rc = vs_fam_dim1(cfg, "num_experts_per_tok", 1, 0, &a->experts_per_token, a->rule,
-                          err)) ||
-        (rc = vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule,
-                          err)) ||
+        (rc = vs_fam_dim1(cfg, "num_experts_per_tok", 1, 0, &a->experts_per_token, a->rule, err)) ||
+        (rc =
+             vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule, err)) ||
         (rc = vs_fam_uint0(cfg, "n_shared_experts", 0, &a->shared_experts, err)) ||
         (rc = vs_fam_uint0(cfg, "first_k_dense_replace", 0, &a->dense_layers, err)) ||
         (rc = vs_fam_dim1(cfg, "moe_layer_freq", 0, 1, &freq, a->rule, err)) ||
@@ -46,10 +45,9 @@ static int ds_parse(vs_arch *a, const json_t *cfg, vs_error *err)
                             "sparse (1) is known",
                             (unsigned long long)freq);
     if (a->experts_per_token > a->experts)
-        return vs_error_set(err, VS_EFORMAT,
-                            "num_experts_per_tok %llu exceeds n_routed_experts %llu",
-                            (unsigned long long)a->experts_per_token,
-                            (unsigned long long)a->experts);
+        return vs_error_set(
+            err, VS_EFORMAT, "num_experts_per_tok %llu exceeds n_routed_experts %llu",
+            (unsigned long long)a->experts_per_token, (unsigned long long)a->experts);
     if (a->dense_layers > a->layers)
         a->dense_layers = a->layers;
     a->kv_heads = a->heads;
@@ -137,8 +135,7 @@ static int ds_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
         if (L < k)
             vs_fam_gated_mlp(&e, "model.layers.{L}.mlp.gate_proj.weight",
                              "model.layers.{L}.mlp.up_proj.weight",
-                             "model.layers.{L}.mlp.down_proj.weight", L, m, h, a->intermediate,
-                             0);
+                             "model.layers.{L}.mlp.down_proj.weight", L, m, h, a->intermediate, 0);
         else
             ds_moe(&e, a, L, m);
         VS_L2(&e, "model.layers.{L}.embed_tokens.weight", L, m, a->vocab, h);
@@ -152,11 +149,10 @@ static int ds_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 }
 
 #define DS_KEYS                                                                                    \
-    "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size",               \
-        "vocab_size", "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",      \
-        "v_head_dim", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size",         \
-        "n_shared_experts", "first_k_dense_replace", "moe_layer_freq", "tie_word_embeddings",     \
-        "topk_method"
+    "num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size", "vocab_size",  \
+        "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",       \
+        "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",    \
+        "first_k_dense_replace", "moe_layer_freq", "tie_word_embeddings", "topk_method"
 
 static const char *const v2_types[] = {"deepseek_v2", NULL};
 static const char *const v2_archs[] = {"DeepseekV2ForCausalLM", NULL};

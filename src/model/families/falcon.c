@@ -44,8 +44,7 @@ static int falcon_parse(vs_arch *a, const json_t *cfg, vs_error *err)
     }
     if ((rc = vs_fam_dim1(cfg, "ffn_hidden_size", 0, 4 * a->hidden, &a->intermediate, a->rule,
                           err)) ||
-        (rc = vs_fam_dim1(cfg, "num_ln_in_parallel_attn", 0, new_arch ? 2 : 1, &nln, a->rule,
-                          err)))
+        (rc = vs_fam_dim1(cfg, "num_ln_in_parallel_attn", 0, new_arch ? 2 : 1, &nln, a->rule, err)))
         return rc;
     a->flags = (bias ? F_BIAS : 0) | (new_arch ? F_NEW : 0) | (!parallel ? F_SEQUENTIAL : 0) |
                (parallel && nln == 2 ? F_TWO_LN : 0);

@@ -25,8 +25,8 @@ static int read_dim(json_t *v, const char *key, uint64_t *out, vs_error *err)
     return 0;
 }
 
-int vs_fam_dim(const json_t *o, const char *const *keys, int required, uint64_t dflt,
-               uint64_t *out, const char *rule, vs_error *err)
+int vs_fam_dim(const json_t *o, const char *const *keys, int required, uint64_t dflt, uint64_t *out,
+               const char *rule, vs_error *err)
 {
     size_t i;
     for (i = 0; keys[i]; i++) {
@@ -88,8 +88,7 @@ int vs_fam_heads(vs_arch *a, const json_t *o, const char *kv_key, vs_error *err)
         return rc;
     if (a->kv_heads > a->heads || a->heads % a->kv_heads)
         return vs_error_set(err, VS_EFORMAT, "%s %llu does not divide num_attention_heads %llu",
-                            kv_key, (unsigned long long)a->kv_heads,
-                            (unsigned long long)a->heads);
+                            kv_key, (unsigned long long)a->kv_heads, (unsigned long long)a->heads);
     return 0;
 }
 
@@ -128,8 +127,8 @@ void vs_fam_rule(vs_fam_emit *e, const char *pattern, uint64_t layer0, uint64_t 
 
 /* ---- attention layouts ---- */
 
-static int add_groups(vs_arch *a, uint64_t nfull, uint64_t nslide, uint64_t nchunk,
-                      uint64_t chunk, int sliding_first, vs_error *err)
+static int add_groups(vs_arch *a, uint64_t nfull, uint64_t nslide, uint64_t nchunk, uint64_t chunk,
+                      int sliding_first, vs_error *err)
 {
     vs_kv_group full, slide, chunked;
     int rc = 0;
@@ -210,8 +209,8 @@ int vs_fam_kv_decoder(vs_arch *a, const json_t *cfg, int pattern_default, vs_err
         a->sliding_window = 0;
         return add_groups(a, a->layers, 0, 0, 0, 0, err);
     }
-    if ((rc = vs_fam_uint0(cfg, "sliding_window_pattern", (uint64_t)pattern_default, &pattern,
-                           err)))
+    if ((rc =
+             vs_fam_uint0(cfg, "sliding_window_pattern", (uint64_t)pattern_default, &pattern, err)))
         return rc;
     /* every pattern-th layer (counting from 1) is global, the others slide */
     for (i = 0; i < a->layers && i < VS_ARCH_LAYERS_MAX; i++)
@@ -331,8 +330,7 @@ int vs_fam_vision(vs_arch_vision *v, const json_t *vc, const vs_arch_vision *d, 
     if ((rc = vs_fam_dim1(vc, "num_hidden_layers", 0, d->layers, &v->layers, r, err)) ||
         (rc = vs_fam_dim1(vc, "hidden_size", 0, d->hidden, &v->hidden, r, err)) ||
         (rc = vs_fam_dim1(vc, "num_attention_heads", 0, d->heads, &v->heads, r, err)) ||
-        (rc = vs_fam_dim1(vc, "intermediate_size", 0, d->intermediate, &v->intermediate, r,
-                          err)) ||
+        (rc = vs_fam_dim1(vc, "intermediate_size", 0, d->intermediate, &v->intermediate, r, err)) ||
         (rc = vs_fam_dim1(vc, "patch_size", 0, d->patch, &v->patch, r, err)) ||
         (rc = vs_fam_dim1(vc, "image_size", 0, d->image_size, &v->image_size, r, err)) ||
         (rc = vs_fam_dim1(vc, "num_channels", 0, d->channels, &v->channels, r, err)))
@@ -420,8 +418,8 @@ static int prefix_rule(void *ud, const vs_tensor_rule *r)
     return p->cb(p->ud, &c);
 }
 
-int vs_fam_prefixed(const vs_family *f, const vs_arch *a, const char *prefix,
-                    vs_tensor_rule_cb cb, void *ud)
+int vs_fam_prefixed(const vs_family *f, const vs_arch *a, const char *prefix, vs_tensor_rule_cb cb,
+                    void *ud)
 {
     prefixer p = {prefix, cb, ud};
     return f->tensors(a, prefix_rule, &p);

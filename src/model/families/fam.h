@@ -13,8 +13,8 @@
 
 /* A positive integer from the first present (non-null) key of keys (NULL-
  * terminated). required = 0 stores dflt when none is present. */
-int vs_fam_dim(const json_t *o, const char *const *keys, int required, uint64_t dflt,
-               uint64_t *out, const char *rule, vs_error *err);
+int vs_fam_dim(const json_t *o, const char *const *keys, int required, uint64_t dflt, uint64_t *out,
+               const char *rule, vs_error *err);
 /* The same for one key. */
 int vs_fam_dim1(const json_t *o, const char *key, int required, uint64_t dflt, uint64_t *out,
                 const char *rule, vs_error *err);
@@ -50,21 +50,21 @@ void vs_fam_rule(vs_fam_emit *e, const char *pattern, uint64_t layer0, uint64_t 
 #define VS_L2(e, pat, l0, n, a, b) vs_fam_rule(e, pat, l0, n, 0, 0, 2, a, b, 0, 0)
 
 /* The runs of layers whose a->arr[] is kind: body runs with l0 and n set. */
-#define VS_FAM_RUNS(a, arr, kind, body)                                                             \
-    do {                                                                                       \
-        uint64_t run_i_ = 0,                         \
-                 run_n_ = (a)->layers < VS_ARCH_LAYERS_MAX ? (a)->layers : VS_ARCH_LAYERS_MAX;                                           \
-        while (run_i_ < run_n_) {                                                              \
-            uint64_t l0 = run_i_, n;                                                           \
-            if ((a)->arr[run_i_] != (kind)) {                                           \
-                run_i_++;                                                                      \
-                continue;                                                                      \
-            }                                                                                  \
-            while (run_i_ < run_n_ && (a)->arr[run_i_] == (kind))                       \
-                run_i_++;                                                                      \
-            n = run_i_ - l0;                                                                   \
-            body;                                                                              \
-        }                                                                                      \
+#define VS_FAM_RUNS(a, arr, kind, body)                                                            \
+    do {                                                                                           \
+        uint64_t run_i_ = 0,                                                                       \
+                 run_n_ = (a)->layers < VS_ARCH_LAYERS_MAX ? (a)->layers : VS_ARCH_LAYERS_MAX;     \
+        while (run_i_ < run_n_) {                                                                  \
+            uint64_t l0 = run_i_, n;                                                               \
+            if ((a)->arr[run_i_] != (kind)) {                                                      \
+                run_i_++;                                                                          \
+                continue;                                                                          \
+            }                                                                                      \
+            while (run_i_ < run_n_ && (a)->arr[run_i_] == (kind))                                  \
+                run_i_++;                                                                          \
+            n = run_i_ - l0;                                                                       \
+            body;                                                                                  \
+        }                                                                                          \
     } while (0)
 
 /* The attention layout of a decoder: reads the generic keys wherever present
@@ -116,8 +116,8 @@ int vs_fam_vision(vs_arch_vision *v, const json_t *vc, const vs_arch_vision *def
 
 /* Walks f's tensor rules for a with prefix put before every name and part
  * text kept (a multimodal model's language model). */
-int vs_fam_prefixed(const vs_family *f, const vs_arch *a, const char *prefix,
-                    vs_tensor_rule_cb cb, void *ud);
+int vs_fam_prefixed(const vs_family *f, const vs_arch *a, const char *prefix, vs_tensor_rule_cb cb,
+                    void *ud);
 
 /* A copy of sub (an object) with the keys of defaults (JSON text) it lacks:
  * the defaults of the config class a part relies on. New reference or NULL. */
@@ -125,9 +125,9 @@ json_t *vs_fam_with_defaults(const json_t *sub, const char *defaults);
 
 /* The families. */
 extern const vs_family vs_family_llama, vs_family_mistral, vs_family_qwen2, vs_family_qwen3,
-    vs_family_olmo2, vs_family_mixtral, vs_family_qwen2_moe, vs_family_qwen3_moe,
-    vs_family_gemma, vs_family_gemma2, vs_family_gemma3_text, vs_family_gemma3, vs_family_phi3,
-    vs_family_gpt2, vs_family_gpt_bigcode, vs_family_gpt_neox, vs_family_falcon, vs_family_bloom,
+    vs_family_olmo2, vs_family_mixtral, vs_family_qwen2_moe, vs_family_qwen3_moe, vs_family_gemma,
+    vs_family_gemma2, vs_family_gemma3_text, vs_family_gemma3, vs_family_phi3, vs_family_gpt2,
+    vs_family_gpt_bigcode, vs_family_gpt_neox, vs_family_falcon, vs_family_bloom,
     vs_family_deepseek_v2, vs_family_deepseek_v3, vs_family_gpt_oss, vs_family_starcoder2,
     vs_family_t5, vs_family_bert, vs_family_llava, vs_family_mllama;
 

@@ -78,11 +78,13 @@ static const vs_arch_vision siglip_defaults = {12, 768, 12, 3072, 16, 224, 3, 0,
 
 static int gemma3_parse(vs_arch *a, const json_t *cfg, vs_error *err)
 {
-    const json_t *tc = json_object_get(cfg, "text_config"), *vc = json_object_get(cfg, "vision_config");
+    const json_t *tc = json_object_get(cfg, "text_config"),
+                 *vc = json_object_get(cfg, "vision_config");
     json_t *t;
     int rc;
     if (!json_is_object(tc))
-        return vs_error_set(err, VS_EFORMAT, "key 'text_config' is missing (the gemma3 rule needs it)");
+        return vs_error_set(err, VS_EFORMAT,
+                            "key 'text_config' is missing (the gemma3 rule needs it)");
     if (!(t = vs_fam_with_defaults(tc, gemma3_text_defaults)))
         return vs_error_set(err, VS_ENOMEM, "out of memory");
     if (!(rc = gemma3_text_parse(a, t, err)))
@@ -109,7 +111,7 @@ static int kv_done(vs_arch *a, const json_t *cfg, vs_error *err)
 }
 
 #define GEMMA_KEYS                                                                                 \
-    "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", \
+    "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",  \
         "intermediate_size", "vocab_size", "tie_word_embeddings", "attention_bias", "layer_types"
 
 static const char *const gemma_types[] = {"gemma", NULL};
@@ -121,26 +123,34 @@ const vs_family vs_family_gemma = {"gemma",     gemma_types, gemma_archs,  gemma
 static const char *const gemma2_types[] = {"gemma2", NULL};
 static const char *const gemma2_archs[] = {"Gemma2ForCausalLM", NULL};
 static const char *const gemma2_keys[] = {GEMMA_KEYS, "sliding_window", NULL};
-const vs_family vs_family_gemma2 = {"gemma2",     gemma2_types, gemma2_archs,  gemma2_keys,
+const vs_family vs_family_gemma2 = {"gemma2",     gemma2_types, gemma2_archs, gemma2_keys,
                                     gemma2_parse, kv_gemma2,    gemma_tensors};
 
 static const char *const gemma3_text_types[] = {"gemma3_text", NULL};
 static const char *const gemma3_text_archs[] = {"Gemma3ForCausalLM", NULL};
 static const char *const gemma3_text_keys[] = {GEMMA_KEYS, "sliding_window",
                                                "sliding_window_pattern", NULL};
-const vs_family vs_family_gemma3_text = {"gemma3_text",     gemma3_text_types, gemma3_text_archs,
-                                         gemma3_text_keys,  gemma3_text_parse, kv_gemma3,
+const vs_family vs_family_gemma3_text = {"gemma3_text",    gemma3_text_types, gemma3_text_archs,
+                                         gemma3_text_keys, gemma3_text_parse, kv_gemma3,
                                          gemma_tensors};
 
 static const char *const gemma3_types[] = {"gemma3", NULL};
 static const char *const gemma3_archs[] = {"Gemma3ForConditionalGeneration", NULL};
-static const char *const gemma3_keys[] = {"text_config",       "vision_config",
-                                          "num_hidden_layers", "hidden_size",
-                                          "num_attention_heads", "num_key_value_heads",
-                                          "head_dim",          "intermediate_size",
-                                          "vocab_size",        "sliding_window",
-                                          "sliding_window_pattern", "layer_types",
-                                          "patch_size",        "image_size",
-                                          "num_channels",      NULL};
+static const char *const gemma3_keys[] = {"text_config",
+                                          "vision_config",
+                                          "num_hidden_layers",
+                                          "hidden_size",
+                                          "num_attention_heads",
+                                          "num_key_value_heads",
+                                          "head_dim",
+                                          "intermediate_size",
+                                          "vocab_size",
+                                          "sliding_window",
+                                          "sliding_window_pattern",
+                                          "layer_types",
+                                          "patch_size",
+                                          "image_size",
+                                          "num_channels",
+                                          NULL};
 const vs_family vs_family_gemma3 = {"gemma3",     gemma3_types, gemma3_archs, gemma3_keys,
                                     gemma3_parse, kv_done,      gemma_tensors};

@@ -88,17 +88,17 @@ static int gpt2_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 
 static const char *const gpt2_types[] = {"gpt2", NULL};
 static const char *const gpt2_archs[] = {"GPT2LMHeadModel", NULL};
-static const char *const gpt2_keys[] = {"n_layer",    "n_embd",  "n_head",
-                                        "n_positions", "n_inner", "vocab_size",
-                                        "tie_word_embeddings", NULL};
+static const char *const gpt2_keys[] = {
+    "n_layer", "n_embd", "n_head", "n_positions", "n_inner", "vocab_size", "tie_word_embeddings",
+    NULL};
 const vs_family vs_family_gpt2 = {"gpt2",     gpt2_types, gpt2_archs,  gpt2_keys,
                                   gpt2_parse, gpt2_kv,    gpt2_tensors};
 
 static const char *const bigcode_types[] = {"gpt_bigcode", NULL};
 static const char *const bigcode_archs[] = {"GPTBigCodeForCausalLM", NULL};
-static const char *const bigcode_keys[] = {"n_layer",     "n_embd",     "n_head",
-                                           "n_positions", "n_inner",    "vocab_size",
-                                           "multi_query", "tie_word_embeddings", NULL};
-const vs_family vs_family_gpt_bigcode = {"gpt_bigcode", bigcode_types, bigcode_archs,
-                                         bigcode_keys,  bigcode_parse, gpt2_kv,
-                                         gpt2_tensors};
+static const char *const bigcode_keys[] = {
+    "n_layer", "n_embd",     "n_head",      "n_positions",
+    "n_inner", "vocab_size", "multi_query", "tie_word_embeddings",
+    NULL};
+const vs_family vs_family_gpt_bigcode = {"gpt_bigcode", bigcode_types, bigcode_archs, bigcode_keys,
+                                         bigcode_parse, gpt2_kv,       gpt2_tensors};

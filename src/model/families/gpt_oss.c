@@ -16,9 +16,9 @@ static int oss_parse(vs_arch *a, const json_t *cfg, vs_error *err)
         (rc = vs_fam_dim(cfg, K_TOPK, 1, 0, &a->experts_per_token, a->rule, err)))
         return rc;
     if (a->experts_per_token > a->experts)
-        return vs_error_set(err, VS_EFORMAT, "num_experts_per_tok %llu exceeds num_local_experts %llu",
-                            (unsigned long long)a->experts_per_token,
-                            (unsigned long long)a->experts);
+        return vs_error_set(
+            err, VS_EFORMAT, "num_experts_per_tok %llu exceeds num_local_experts %llu",
+            (unsigned long long)a->experts_per_token, (unsigned long long)a->experts);
     a->moe_intermediate = a->intermediate;
     return 0;
 }

@@ -73,7 +73,7 @@ static int kv_all_sliding(vs_arch *a, const json_t *cfg, vs_error *err)
 }
 
 #define LLAMA_KEYS                                                                                 \
-    "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", \
+    "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",  \
         "intermediate_size", "vocab_size", "tie_word_embeddings", "layer_types"
 
 static const char *const llama_types[] = {"llama", NULL};

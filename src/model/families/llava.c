@@ -17,19 +17,22 @@ static const vs_arch_vision clip_defaults = {12, 768, 12, 3072, 32, 224, 3, 0, 0
 
 static int llava_parse(vs_arch *a, const json_t *cfg, vs_error *err)
 {
-    const json_t *tc = json_object_get(cfg, "text_config"), *vc = json_object_get(cfg, "vision_config");
+    const json_t *tc = json_object_get(cfg, "text_config"),
+                 *vc = json_object_get(cfg, "vision_config");
     const json_t *mt = json_object_get(tc, "model_type");
     const char *type = json_is_string(mt) ? json_string_value(mt) : "llama";
     const vs_family *f;
     json_t *t;
     int rc;
     if (!json_is_object(tc))
-        return vs_error_set(err, VS_EFORMAT, "key 'text_config' is missing (the llava rule needs it)");
+        return vs_error_set(err, VS_EFORMAT,
+                            "key 'text_config' is missing (the llava rule needs it)");
     f = vs_family_find(type, NULL);
     if (!f || f->tensors == NULL || !strcmp(type, "llava") || !strcmp(type, "mllama") ||
         !strcmp(type, "gemma3"))
-        return vs_error_set(err, VS_EVALUE, "text_config: no parameter rule for '%s' (rules exist for: %s)",
-                            type, vs_family_names());
+        return vs_error_set(err, VS_EVALUE,
+                            "text_config: no parameter rule for '%s' (rules exist for: %s)", type,
+                            vs_family_names());
     t = !strcmp(type, "llama") ? vs_fam_with_defaults(tc, llama_defaults) : json_copy((json_t *)tc);
     if (!t)
         return vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -40,7 +43,8 @@ static int llava_parse(vs_arch *a, const json_t *cfg, vs_error *err)
     if (rc)
         return rc;
     if (!json_is_object(vc))
-        return vs_error_set(err, VS_EFORMAT, "key 'vision_config' is missing (the llava rule needs it)");
+        return vs_error_set(err, VS_EFORMAT,
+                            "key 'vision_config' is missing (the llava rule needs it)");
     if ((rc = vs_fam_vision(&a->vision, vc, &clip_defaults, err)))
         return rc;
     a->has_vision = 1;
@@ -74,12 +78,10 @@ static int llava_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 
 static const char *const llava_types[] = {"llava", NULL};
 static const char *const llava_archs[] = {"LlavaForConditionalGeneration", NULL};
-static const char *const llava_keys[] = {"text_config",         "vision_config",
-                                         "model_type",          "num_hidden_layers",
-                                         "hidden_size",         "num_attention_heads",
-                                         "num_key_value_heads", "intermediate_size",
-                                         "vocab_size",          "patch_size",
-                                         "image_size",          "num_channels",
-                                         NULL};
+static const char *const llava_keys[] = {
+    "text_config", "vision_config",       "model_type",          "num_hidden_layers",
+    "hidden_size", "num_attention_heads", "num_key_value_heads", "intermediate_size",
+    "vocab_size",  "patch_size",          "image_size",          "num_channels",
+    NULL};
 const vs_family vs_family_llava = {"llava",     llava_types, llava_archs,  llava_keys,
                                    llava_parse, kv_done,     llava_tensors};

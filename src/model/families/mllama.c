@@ -32,7 +32,8 @@ static int parse_text(vs_arch *a, const json_t *t, vs_error *err)
         return vs_error_set(err, VS_EFORMAT, "text_config: at most %d layers are followed",
                             VS_ARCH_LAYERS_MAX);
     if (!json_is_array(cl))
-        return vs_error_set(err, VS_EFORMAT, "'cross_attention_layers' must be a list of layer numbers");
+        return vs_error_set(err, VS_EFORMAT,
+                            "'cross_attention_layers' must be a list of layer numbers");
     for (k = 0; k < json_array_size(cl); k++) {
         json_t *v = json_array_get(cl, k);
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
@@ -67,10 +68,10 @@ static int parse_vision(vs_arch *a, const json_t *v, vs_error *err)
         return vs_error_set(err, VS_EFORMAT, "'supported_aspect_ratios' must be a list");
     w->aspect_ratio_ids = json_array_size(ar) + 1;
     if (w->image_size % w->patch)
-        return vs_error_set(err, VS_EFORMAT, "vision_config: image_size is not a multiple of patch_size");
+        return vs_error_set(err, VS_EFORMAT,
+                            "vision_config: image_size is not a multiple of patch_size");
     np = (w->image_size / w->patch) * (w->image_size / w->patch) + 1;
-    if (vs_ckd_mul(&p, np, w->max_tiles) || vs_ckd_mul(&p, p, w->hidden) ||
-        p > ((uint64_t)1 << 50))
+    if (vs_ckd_mul(&p, np, w->max_tiles) || vs_ckd_mul(&p, p, w->hidden) || p > ((uint64_t)1 << 50))
         return vs_error_set(err, VS_EFORMAT,
                             "the parameter count overflows 64 bits; the dimensions are not a real "
                             "model's");
@@ -121,8 +122,9 @@ static int mllama_kv(vs_arch *a, const json_t *cfg, vs_error *err)
 static void self_layers(vs_fam_emit *e, const vs_arch *a, uint64_t l0, uint64_t n)
 {
     vs_fam_llama_attn(e, a, l0, n);
-    vs_fam_gated_mlp(e, "model.layers.{L}.mlp.gate_proj.weight", "model.layers.{L}.mlp.up_proj.weight",
-                     "model.layers.{L}.mlp.down_proj.weight", l0, n, a->hidden, a->intermediate, 0);
+    vs_fam_gated_mlp(e, "model.layers.{L}.mlp.gate_proj.weight",
+                     "model.layers.{L}.mlp.up_proj.weight", "model.layers.{L}.mlp.down_proj.weight",
+                     l0, n, a->hidden, a->intermediate, 0);
 }
 
 static void cross_layers(vs_fam_emit *e, const vs_arch *a, uint64_t l0, uint64_t n)
@@ -138,8 +140,9 @@ static void cross_layers(vs_fam_emit *e, const vs_arch *a, uint64_t l0, uint64_t
     VS_L1(e, "model.layers.{L}.cross_attn_mlp_gate", l0, n, 1);
     VS_L1(e, "model.layers.{L}.input_layernorm.weight", l0, n, h);
     VS_L1(e, "model.layers.{L}.post_attention_layernorm.weight", l0, n, h);
-    vs_fam_gated_mlp(e, "model.layers.{L}.mlp.gate_proj.weight", "model.layers.{L}.mlp.up_proj.weight",
-                     "model.layers.{L}.mlp.down_proj.weight", l0, n, h, a->intermediate, 0);
+    vs_fam_gated_mlp(e, "model.layers.{L}.mlp.gate_proj.weight",
+                     "model.layers.{L}.mlp.up_proj.weight", "model.layers.{L}.mlp.down_proj.weight",
+                     l0, n, h, a->intermediate, 0);
 }
 
 /* The local (transformer) and global (global_transformer, gated) encoders. */
@@ -223,5 +226,5 @@ static const char *const mllama_keys[] = {"text_config",
                                           "max_num_tiles",
                                           "supported_aspect_ratios",
                                           NULL};
-const vs_family vs_family_mllama = {"mllama",     mllama_types, mllama_archs, mllama_keys,
+const vs_family vs_family_mllama = {"mllama",     mllama_types, mllama_archs,  mllama_keys,
                                     mllama_parse, mllama_kv,    mllama_tensors};

@@ -89,8 +89,8 @@ static int qwen2_moe_parse(vs_arch *a, const json_t *cfg, vs_error *err)
     int rc;
     if ((rc = vs_fam_llama_dims(a, cfg, 0, err)) ||
         (rc = experts_dims(a, cfg, "num_experts", err)) ||
-        (rc = vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule,
-                          err)) ||
+        (rc =
+             vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule, err)) ||
         (rc = vs_fam_dim1(cfg, "shared_expert_intermediate_size", 1, 0, &a->shared_intermediate,
                           a->rule, err)) ||
         (rc = qwen_sparse_layers(a, cfg, err)))
@@ -105,8 +105,8 @@ static int qwen3_moe_parse(vs_arch *a, const json_t *cfg, vs_error *err)
     int attn_bias = 0, rc;
     if ((rc = vs_fam_llama_dims(a, cfg, 0, err)) ||
         (rc = experts_dims(a, cfg, "num_experts", err)) ||
-        (rc = vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule,
-                          err)) ||
+        (rc =
+             vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule, err)) ||
         (rc = vs_fam_bool(cfg, "attention_bias", 0, &attn_bias, err)) ||
         (rc = qwen_sparse_layers(a, cfg, err)))
         return rc;
@@ -156,8 +156,8 @@ static int qwen_moe_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 }
 
 #define MOE_KEYS                                                                                   \
-    "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", \
-        "intermediate_size", "vocab_size", "tie_word_embeddings", "layer_types",                  \
+    "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",  \
+        "intermediate_size", "vocab_size", "tie_word_embeddings", "layer_types",                   \
         "num_experts_per_tok"
 
 static const char *const mixtral_types[] = {"mixtral", NULL};

@@ -60,8 +60,8 @@ static int neox_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 
 static const char *const neox_types[] = {"gpt_neox", NULL};
 static const char *const neox_archs[] = {"GPTNeoXForCausalLM", NULL};
-static const char *const neox_keys[] = {"num_hidden_layers", "hidden_size",   "num_attention_heads",
-                                        "intermediate_size", "vocab_size",    "tie_word_embeddings",
-                                        "attention_bias",    "layer_types",   NULL};
-const vs_family vs_family_gpt_neox = {"gpt_neox",  neox_types, neox_archs,  neox_keys,
-                                      neox_parse,  neox_kv,    neox_tensors};
+static const char *const neox_keys[] = {"num_hidden_layers", "hidden_size", "num_attention_heads",
+                                        "intermediate_size", "vocab_size",  "tie_word_embeddings",
+                                        "attention_bias",    "layer_types", NULL};
+const vs_family vs_family_gpt_neox = {"gpt_neox", neox_types, neox_archs,  neox_keys,
+                                      neox_parse, neox_kv,    neox_tensors};

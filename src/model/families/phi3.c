@@ -31,11 +31,16 @@ static int phi3_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 
 static const char *const phi3_types[] = {"phi3", NULL};
 static const char *const phi3_archs[] = {"Phi3ForCausalLM", NULL};
-static const char *const phi3_keys[] = {"num_hidden_layers",   "hidden_size",
-                                        "num_attention_heads", "num_key_value_heads",
-                                        "head_dim",            "intermediate_size",
-                                        "vocab_size",          "tie_word_embeddings",
-                                        "sliding_window",      "layer_types",
+static const char *const phi3_keys[] = {"num_hidden_layers",
+                                        "hidden_size",
+                                        "num_attention_heads",
+                                        "num_key_value_heads",
+                                        "head_dim",
+                                        "intermediate_size",
+                                        "vocab_size",
+                                        "tie_word_embeddings",
+                                        "sliding_window",
+                                        "layer_types",
                                         NULL};
 const vs_family vs_family_phi3 = {"phi3",     phi3_types, phi3_archs,  phi3_keys,
                                   phi3_parse, phi3_kv,    phi3_tensors};

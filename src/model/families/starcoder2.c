@@ -50,11 +50,9 @@ static int sc2_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
 
 static const char *const sc2_types[] = {"starcoder2", NULL};
 static const char *const sc2_archs[] = {"Starcoder2ForCausalLM", NULL};
-static const char *const sc2_keys[] = {"num_hidden_layers",   "hidden_size",
-                                       "num_attention_heads", "num_key_value_heads",
-                                       "head_dim",            "intermediate_size",
-                                       "vocab_size",          "tie_word_embeddings",
-                                       "use_bias",            "sliding_window",
-                                       "layer_types",         NULL};
+static const char *const sc2_keys[] = {
+    "num_hidden_layers", "hidden_size",       "num_attention_heads", "num_key_value_heads",
+    "head_dim",          "intermediate_size", "vocab_size",          "tie_word_embeddings",
+    "use_bias",          "sliding_window",    "layer_types",         NULL};
 const vs_family vs_family_starcoder2 = {"starcoder2", sc2_types, sc2_archs,  sc2_keys,
                                         sc2_parse,    sc2_kv,    sc2_tensors};

@@ -7,10 +7,13 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_activations_keys[] = {"layers", "hidden", "heads", "checkpointing", "name", NULL};
+const char *const vs_estimate_activations_keys[] = {"layers",        "hidden", "heads",
+                                                    "checkpointing", "name",   NULL};
 
-const vs_estimator_info vs_estimator_activations = {"activations", vs_estimate_activations_keys, "estimate activations [layers=L] [hidden=H] [heads=A] [checkpointing=none|selective|full]",
-                                            "saved activations per layer (Korthikanti et al. 2022)"};
+const vs_estimator_info vs_estimator_activations = {
+    "activations", vs_estimate_activations_keys,
+    "estimate activations [layers=L] [hidden=H] [heads=A] [checkpointing=none|selective|full]",
+    "saved activations per layer (Korthikanti et al. 2022)"};
 
 int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *err)
 {

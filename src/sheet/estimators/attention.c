@@ -7,9 +7,9 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_attention_keys[] = {
-    "heads", "patch", "downsample", "text_tokens", "attention", "cfg", "dtype", "factor",
-    "temporal", "name", NULL};
+const char *const vs_estimate_attention_keys[] = {"heads",     "patch", "downsample", "text_tokens",
+                                                  "attention", "cfg",   "dtype",      "factor",
+                                                  "temporal",  "name",  NULL};
 
 const vs_estimator_info vs_estimator_attention = {
     "attention", vs_estimate_attention_keys,

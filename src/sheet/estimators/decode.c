@@ -4,8 +4,8 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_decode_keys[] = {"channels", "live",  "tile", "slicing",
-                                               "dtype",    "name",  NULL};
+const char *const vs_estimate_decode_keys[] = {"channels", "live", "tile", "slicing",
+                                               "dtype",    "name", NULL};
 
 const vs_estimator_info vs_estimator_decode = {
     "decode", vs_estimate_decode_keys,

@@ -8,10 +8,13 @@
 #include "sheet/estimators/arith.h"
 #include "sheet/kvlayout.h"
 
-const char *const vs_estimate_kv_keys[] = {"layers", "kv_heads", "head_dim", "dtype", "encoder_length", "name", NULL};
+const char *const vs_estimate_kv_keys[] = {"layers",         "kv_heads", "head_dim", "dtype",
+                                           "encoder_length", "name",     NULL};
 
-const vs_estimator_info vs_estimator_kv = {"kv", vs_estimate_kv_keys, "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] [encoder_length=N] [name=NAME]",
-                                            "the KV cache: the sum over the model's KV layer groups"};
+const vs_estimator_info vs_estimator_kv = {
+    "kv", vs_estimate_kv_keys,
+    "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] [encoder_length=N] [name=NAME]",
+    "the KV cache: the sum over the model's KV layer groups"};
 
 int vs_estimate_kv(uint64_t *out, uint64_t layers, uint64_t kv_heads, uint64_t head_dim,
                    unsigned bits, uint64_t length, uint64_t concurrency, vs_error *err)

@@ -4,8 +4,8 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_latents_keys[] = {"channels", "factor", "temporal", "dtype", "name",
-                                                NULL};
+const char *const vs_estimate_latents_keys[] = {"channels", "factor", "temporal",
+                                                "dtype",    "name",   NULL};
 
 const vs_estimator_info vs_estimator_latents = {
     "latents", vs_estimate_latents_keys,

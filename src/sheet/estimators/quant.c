@@ -7,10 +7,13 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_quant_keys[] = {"scheme", "group", "double", "bits", "params", "name", NULL};
+const char *const vs_estimate_quant_keys[] = {"scheme", "group", "double", "bits",
+                                              "params", "name",  NULL};
 
-const vs_estimator_info vs_estimator_quant = {"quant", vs_estimate_quant_keys, "estimate quant [scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
-                                            "quantisation metadata per group (QLoRA, GPTQ)"};
+const vs_estimator_info vs_estimator_quant = {
+    "quant", vs_estimate_quant_keys,
+    "estimate quant [scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
+    "quantisation metadata per group (QLoRA, GPTQ)"};
 
 int vs_quant_group_check(uint64_t group, vs_error *err)
 {

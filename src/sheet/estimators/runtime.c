@@ -6,7 +6,6 @@
 const char *const vs_estimate_runtime_keys[] = {"items", NULL};
 
 const vs_estimator_info vs_estimator_runtime = {
-    "runtime", vs_estimate_runtime_keys,
-    "estimate runtime [items=activation_peak,non_torch]",
+    "runtime", vs_estimate_runtime_keys, "estimate runtime [items=activation_peak,non_torch]",
     "the engine's runtime items: vLLM's profiling peak and non-torch memory, with their stated "
     "errors"};

@@ -10,8 +10,10 @@
 const char *const vs_estimate_training_keys[] = {"optimizer", "precision", "trainable", "component",
                                                  NULL};
 
-const vs_estimator_info vs_estimator_training = {"training", vs_estimate_training_keys, "estimate training [optimizer=adamw] [precision=mixed] [trainable=N] [component=NAME]",
-                                            "gradients, master copy and optimizer state per trainable parameter (ZeRO)"};
+const vs_estimator_info vs_estimator_training = {
+    "training", vs_estimate_training_keys,
+    "estimate training [optimizer=adamw] [precision=mixed] [trainable=N] [component=NAME]",
+    "gradients, master copy and optimizer state per trainable parameter (ZeRO)"};
 
 int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const char *precision,
                          vs_error *err)
