@@ -26,6 +26,7 @@
 #include "util/clock.h"
 #include "util/json.h"
 #include "util/pool.h"
+#include "util/utf8.h"
 
 static int oom_error(vs_error *err)
 {
@@ -398,34 +399,6 @@ static int on_interrupted(void *cb)
     return vs_ctx_interrupted(((gauge *)cb)->ctx);
 }
 
-/* The length of a valid UTF-8 sequence at s (n bytes available), 0 when
- * invalid, -1 when it may be completed by more bytes. */
-static int utf8_len(const unsigned char *s, size_t n)
-{
-    int k, i;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        k = 2;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        k = 3;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        k = 4;
-    else
-        return 0;
-    for (i = 1; i < k; i++) {
-        if ((size_t)i >= n)
-            return -1;
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    }
-    if (k == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F)))
-        return 0;
-    if (k == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F)))
-        return 0;
-    return k;
-}
-
 /* Streams bytes as text: a sequence cut between two reads waits for its end;
  * invalid bytes and NULs become U+FFFD. */
 static void stream_text(gauge *gz, int stream, const char *data, size_t len, int final)
@@ -440,7 +413,7 @@ static void stream_text(gauge *gz, int stream, const char *data, size_t len, int
     if (vs_buf_failed(&in))
         goto done;
     while (i < in.len) {
-        int k = utf8_len((const unsigned char *)in.data + i, in.len - i);
+        int k = vs_utf8_prefix((const unsigned char *)in.data + i, in.len - i);
         if (k < 0 && !final && in.len - i < 4) {
             memcpy(gz->carry[s], in.data + i, in.len - i);
             gz->ncarry[s] = in.len - i;
