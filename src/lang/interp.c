@@ -533,13 +533,27 @@ static int no_empty_text(const vs_line *l, vs_error *err)
     return 0;
 }
 
-/* vs_rederive on every sheet of the session: a line may open, load or change
- * any of them (`reproduce`, `show`, `sheet`). */
-static int rederive_all(vs_ctx *ctx, vs_error *err)
+/* vs_rederive after a line: the current sheet is the only one most verbs
+ * change; the verbs that open, load or change other sheets (`sheet`, `show`,
+ * `reproduce`, `records pull`, `diff`, `history`) have every sheet of the
+ * session checked. One sheet rather than all after each of a long cell's lines
+ * keeps a 200-line cell in a session of several sheets near its former cost. */
+static int rederive_after(vs_ctx *ctx, const char *verb, vs_error *err)
 {
+    static const char *const every[] = {"sheet", "show",    "reproduce", "records",
+                                        "diff",  "history", NULL};
     size_t i;
     json_t *s;
     int rc;
+    for (i = 0; every[i] && strcmp(every[i], verb); i++)
+        ;
+    if (!every[i]) {
+        vs_interp *ip = ctx->ip;
+        /* the current sheet, never one opened here (no implicit sheet) */
+        if (ip->current < 0 || (size_t)ip->current >= json_array_size(ip->sheets))
+            return 0;
+        return vs_rederive(ctx, json_array_get(ip->sheets, (size_t)ip->current), err);
+    }
     json_array_foreach(ctx->ip->sheets, i, s)
     {
         if ((rc = vs_rederive(ctx, s, err)) < 0)
@@ -605,7 +619,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
         /* the card stays the truth: whatever the line changed, the estimates and
          * validations derived from the card follow it in the same cell */
         if (rc >= 0 && strcmp(l->verb, "estimate") != 0)
-            rc = rederive_all(&ctx, err);
+            rc = rederive_after(&ctx, l->verb, err);
         if (rc < 0) {
             if (err->code == 0)
                 vs_error_set(err, rc, "`%s` failed", l->verb);
