@@ -70,7 +70,8 @@ static json_t *error_content(const char *ename, const char *evalue)
 static void abort_execute(vs_kernel *k, const vs_msg *m)
 {
     /* jupyter_kernel_test's schema refuses status "aborted", so an aborted cell is
-     * an error named Aborted (NOTES.md). Nothing runs and the count stays. */
+     * an error named Aborted (jupyter_kernel_test 0.4.5, its reply schema). Nothing runs and the
+     * count stays. */
     json_t *c = error_content(vs_error_ename(VS_EABORTED),
                               "not run: an earlier cell failed and stop_on_error was set");
     vs_kernel_publish_status(k, m, "busy");

@@ -98,7 +98,8 @@ const vs_measure_phase_dims *vs_measure_dims_of(const vs_measure_result *res, co
  * "process" for the sampler's own, "reported" otherwise. */
 const char *vs_measure_counter_scope(const char *name);
 
-/* What to examine after an overflow in phase (SPEC rule 8): a static text. */
+/* What to examine after an overflow in phase (load: weights, format, transient allocation;
+ * generation: context and concurrency; backward: microbatch, activations): a static text. */
 const char *vs_measure_triage(const char *phase);
 
 #define VS_COUNTER_DEVICE "nvml.device_used"

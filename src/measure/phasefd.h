@@ -1,7 +1,7 @@
 /* phasefd.h — the lines a measured command writes on VRAMSHEET_PHASE_FD.
  *
  * A command names its phases, the dimensions it really executed and its own
- * counters, one line each (SPEC §7):
+ * counters, one line each:
  *   phase NAME
  *   dims KEY=N [KEY=N ...]             length=4096 concurrency=8 microbatch=4 ...
  *   counter NAME BYTES [gpu=I] [uuid=GPU-...]

@@ -1,6 +1,6 @@
 /* model.h — the model's real files: config.json shapes and safetensors headers.
  *
- * Seed 2: plan from the exact revision and from the format the real loader
+ * Plan from the exact revision and from the format the real loader
  * produces. These adapters read files on disk (never tensor data, never the
  * network) and fill the sheet's card.arch / card.params and weights_files
  * (layout in sheet/sheet.h). The parsing underneath is pure and fuzzed

@@ -1,7 +1,7 @@
 /* compare.h (render) — how `compare` is shown: one row per component class
  * (estimate, measurement with the counter it came from, the difference and
  * the status; under-estimates marked), the unaccounted and total rows, as
- * aligned text and HTML, and the payload of SPEC §12 (kind "compare", rows
+ * aligned text and HTML, and the machine-readable payload (kind "compare", rows
  * of {class, estimated_bytes, measured_bytes, delta_bytes, status}, with
  * resolution_bytes, measured_from and unknown). Pure: no I/O.
  */

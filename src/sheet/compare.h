@@ -1,5 +1,5 @@
 /* compare.h — the sheet's estimate against what was measured, per component
- * class (`compare`, SPEC §12).
+ * class (`compare`).
  *
  * Classes: weights, kv_cache, activations, non_torch (CUDA context, NCCL and
  * other memory outside the framework's allocator), cuda_graphs, other. The

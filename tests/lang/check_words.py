@@ -95,7 +95,8 @@ def pieces(path, rel):
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     if rel.endswith((".c", ".h")):
-        return c_literals(text)
+        # comments too: a header's contract is read by whoever uses the module
+        return whole(text)
     if rel.endswith(".py"):
         return py_literals(text)
     if rel.endswith((".json", ".ipynb", ".md")):
@@ -104,15 +105,13 @@ def pieces(path, rel):
 
 
 def files(root):
-    for top in ("src", "kernel", "notebooks", os.path.join("records", "examples")):
+    for top in ("src", "kernel", "notebooks", "records"):
         for d, _, names in os.walk(os.path.join(root, top)):
             for name in sorted(names):
                 path = os.path.join(d, name)
                 rel = os.path.relpath(path, root)
                 if rel in EXCLUDED:
                     continue
-                if top in ("src", "kernel") and name == "README.md":
-                    continue  # the code map is for developers, not product text
                 yield path, rel
 
 

@@ -6,7 +6,7 @@ if(TARGET test_sizing_records)
   target_compile_definitions(test_sizing_records PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 
-# Kernel-level test: SPEC §2's figures and payloads through a real Jupyter client
+# Kernel-level test: the worked examples' figures and payloads through a real Jupyter client
 # (needs the build tree's kernelspec from kernel/build.cmake).
 vs_kernel_test(sizing.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_sizing_kernel sizing 120)
 

@@ -106,7 +106,7 @@ static int has_note(const vs_classification *c, const char *needle)
 
 START_TEST(test_seed_selection)
 {
-    /* SPEC §2: RTX 4090 (24 GB; the catalogue knows 24564 MiB reported) and RTX
+    /* The worked example: RTX 4090 (24 GB; the catalogue knows 24564 MiB reported) and RTX
      * 6000 Ada (48 GB, nothing reported known) for the 19.04 GiB envelope. */
     json_t *s = seed_sheet();
     vs_envelope e = seed_envelope();

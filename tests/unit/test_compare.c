@@ -76,7 +76,7 @@ START_TEST(classes_against_vllm)
     ck_assert_int_eq(c.rows[VS_CMP_UNACCOUNTED].measured_bytes, -10737418);
     ck_assert_uint_eq(c.rows[VS_CMP_UNACCOUNTED].resolution_bytes, 26843545);
     ck_assert_str_eq(c.rows[VS_CMP_UNACCOUNTED].status, "accounted");
-    /* the payload of SPEC §12 */
+    /* the compare payload */
     ck_assert_int_eq(vs_compare_render(&c, &text, &html, &payload), 0);
     ck_assert_str_eq(json_string_value(json_object_get(payload, "kind")), "compare");
     {

@@ -1,4 +1,4 @@
-/* Weights only, the reserve and the per-GPU envelope (SPEC §2 figures). */
+/* Weights only, the reserve and the per-GPU envelope (the worked examples' figures). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Estimators of SPEC §4 against hand-computed cases. */
+/* The estimators against hand-computed cases. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 START_TEST(kv_llama2_7b_mha)
 {
-    /* 2 x 32 x 32 x 128 x 2 B x 4096 x 8: SPEC §4's reserve example, 16 GiB. */
+    /* 2 x 32 x 32 x 128 x 2 B x 4096 x 8: the reserve example, 16 GiB. */
     uint64_t v = 0;
     vs_error err;
     ck_assert_int_eq(vs_estimate_kv(&v, 32, 32, 128, vs_dtype_bits("fp16"), 4096, 8, &err), 0);

@@ -16,7 +16,7 @@ static void sig_of(unsigned i, char out[65])
 START_TEST(test_second_time_is_a_replay)
 {
     vs_replay *r = vs_replay_new(16);
-    /* the signature of NOTES.md's test vector (key a0436f6c-..., four frames) */
+    /* the signature of the HMAC test vector (key a0436f6c-..., four frames) */
     const char *sig = "c127e7d687f9b04ac08b5d4d8d044e23d5af43c9f4c7df6ab23ca59210031b80";
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(vs_replay_seen(r, (const unsigned char *)sig, 64), 0);

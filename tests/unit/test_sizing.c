@@ -1,5 +1,5 @@
 /* The sizing verbs through the interpreter: payloads, printed figures, errors.
- * SPEC §2's worked examples are checked here as the person would type them. */
+ * The worked examples are checked here as the person would type them. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,7 +127,7 @@ static int has_string(json_t *arr, const char *s)
 #define TEXT_HAS(b, needle)                                                                        \
     ck_assert_msg(strstr(text(b), needle) != NULL, "text lacks '%s':\n%s", needle, text(b))
 
-/* ----------------------------------------------------- SPEC §2, by the verbs */
+/* ----------------------------------------------------- the worked examples, by the verbs */
 
 START_TEST(seed_weights_13_04_and_envelope_19_04)
 {

@@ -1,4 +1,4 @@
-/* Exact units: parsing, overflow, exact and rounded display, SPEC §2's examples. */
+/* Exact units: parsing, overflow, exact and rounded display, the worked examples. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>

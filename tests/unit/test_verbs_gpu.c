@@ -303,7 +303,7 @@ static void admit_everything(const char *gpu)
 
 START_TEST(test_seed_selection)
 {
-    /* SPEC §2: 7e9 params at 16 bits with a 6 GiB reserve (19.04 GiB); the RTX
+    /* The worked example: 7e9 params at 16 bits with a 6 GiB reserve (19.04 GiB); the RTX
      * 4090 (24 GB, 47.14 USD) and RTX 6000 Ada (48 GB, 55.71 USD), lots of one
      * card for 3 days. */
     json_t *p, *r4, *r6;
