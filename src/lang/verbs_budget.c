@@ -1,0 +1,496 @@
+/* verbs_budget.c — the memory budget around the weights (see verbs_budget.h). */
+#include "lang/verbs_budget.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/verbs_common.h"
+#include "model/gguf.h"
+#include "model/hfcache.h"
+#include "model/model.h"
+#include "render/sizing.h"
+#include "sheet/envelope.h"
+#include "sheet/kvlayout.h"
+#include "sheet/placement.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+static int valid_class(const char *c)
+{
+    static const char *const cls[] = {"other",       "kv_cache",   "gradients", "optimizer",
+                                      "activations", "parameters", NULL};
+    size_t i;
+    for (i = 0; cls[i]; i++)
+        if (!strcmp(cls[i], c))
+            return 1;
+    return 0;
+}
+
+/* ----------------------------------------------------------------- reserve */
+
+const char *const vs_verb_reserve_keys[] = {"status", "source", "phase", "class", NULL};
+
+int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "reserve AMOUNT | reserve NAME AMOUNT [status=estimated|measured] "
+                         "[source=\"...\"] [phase=P] [class=C] | reserve NAME status=unknown | "
+                         "reserve remove NAME";
+    const vs_arg *a0 = vs_line_positional(line, 0), *a1 = vs_line_positional(line, 1);
+    const vs_arg *amount_arg = NULL, *st = vs_line_pair(line, "status"),
+                 *cl = vs_line_pair(line, "class");
+    const vs_arg *src = vs_line_pair(line, "source"), *ph = vs_line_pair(line, "phase");
+    const char *name, *status, *cls;
+    json_t *sheet, *comp;
+    vs_component_view stored;
+    uint64_t bytes = 0;
+    int rc, known = 0;
+    char head[400], desc[160];
+
+    if ((rc = vs_line_check_keys(line, vs_verb_reserve_keys, err)) < 0)
+        return rc;
+    if (!a0)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+
+    if (!strcmp(a0->value, "remove") && !a0->quoted) {
+        json_t *comps = vs_sheet_array(sheet, "components");
+        size_t i;
+        if (!a1)
+            return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column,
+                                   "expected `reserve remove NAME`");
+        if ((rc = vs_line_no_extra(line, 2, "reserve remove NAME", err)) < 0)
+            return rc;
+        for (i = 0; i < json_array_size(comps); i++) {
+            const char *n = json_string_value(json_object_get(json_array_get(comps, i), "name"));
+            if (n && !strcmp(n, a1->value)) {
+                vs_sheet_remove_component(sheet, i);
+                snprintf(head, sizeof head, "removed component %s from the reserve", a1->value);
+                /* the name lives in the parsed line, not in the removed object */
+                return vs_verb_emit(
+                    ctx,
+                    vs_render_lines(head, NULL, 0,
+                                    json_pack("{s:s, s:s}", "kind", "removed", "name", a1->value)),
+                    err);
+            }
+        }
+        return vs_error_set_at(err, VS_ENOTFOUND, a1->line, a1->column,
+                               "no component named '%s' on this sheet", a1->value);
+    }
+
+    if (a0->value[0] >= '0' && a0->value[0] <= '9') {
+        /* one declared lump: reserve 6GiB */
+        name = "reserve";
+        amount_arg = a0;
+        if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
+            return rc;
+    } else {
+        name = a0->value;
+        amount_arg = a1;
+        if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
+            return rc;
+    }
+    if (!name[0])
+        return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column, "a component needs a name");
+    if (amount_arg) {
+        if ((rc = vs_units_parse_bytes(&bytes, amount_arg->value, err)) < 0)
+            return vs_arg_error(amount_arg, err, rc);
+        if (bytes > (uint64_t)INT64_MAX)
+            return vs_error_set_at(err, VS_EUNIT, amount_arg->line, amount_arg->column,
+                                   "'%s' is more bytes than a record can hold", amount_arg->value);
+        known = 1;
+    }
+    status = st ? st->value : (known ? "estimated" : NULL);
+    if (!status)
+        return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column,
+                               "expected an amount with a byte unit (reserve %s 2GiB) or "
+                               "status=unknown for a component still to document",
+                               name);
+    if (strcmp(status, "estimated") && strcmp(status, "measured") && strcmp(status, "unknown"))
+        return vs_error_set_at(err, VS_EVALUE, st->line, st->value_column,
+                               "status must be estimated, measured or unknown, not '%s'", status);
+    if (!strcmp(status, "unknown") && known)
+        return vs_error_set_at(err, VS_EVALUE, amount_arg->line, amount_arg->column,
+                               "an unknown component has no amount: drop '%s' or say "
+                               "status=estimated",
+                               amount_arg->value);
+    if (strcmp(status, "unknown") && !known)
+        return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column,
+                               "a %s component needs an amount with a byte unit (reserve %s 2GiB "
+                               "status=%s)",
+                               status, name, status);
+    cls = cl ? cl->value : vs_verb_class_for(name);
+    if (!valid_class(cls))
+        return vs_error_set_at(err, VS_EVALUE, cl->line, cl->value_column,
+                               "class must be other, kv_cache, gradients, optimizer, activations "
+                               "or parameters, not '%s'",
+                               cls);
+    if ((rc = vs_sheet_put_component(&comp, &stored, sheet, name, known, bytes, status,
+                                     src ? src->value : "declared", ph ? ph->value : NULL, cls,
+                                     err)) < 0)
+        return vs_arg_error(a0, err, rc);
+    {
+        /* One line, not a one-row table: a cell of many reserve lines reads as a
+         * list, and `envelope` shows them all as a table. Pieces, not printf:
+         * most lines of a long cell are these. */
+        vs_buf headline = VS_BUF_INIT, where = VS_BUF_INIT;
+        const char *notes[3] = {NULL, NULL, NULL};
+        if (known) {
+            vs_units_describe(desc, sizeof desc, bytes);
+            vs_buf_puts(&headline, "reserve");
+            if (amount_arg != a0) {
+                vs_buf_putc(&headline, ' ');
+                vs_buf_puts(&headline, name);
+            }
+            vs_buf_puts(&headline, ": ");
+            vs_buf_puts(&headline, desc);
+            vs_buf_puts(&headline, amount_arg == a0 ? ", one declared lump (" : " (");
+            vs_buf_puts(&headline, status);
+            vs_buf_putc(&headline, ')');
+        } else {
+            vs_buf_puts(&headline, "reserve ");
+            vs_buf_puts(&headline, name);
+            vs_buf_puts(&headline, ": unknown, still to estimate or measure");
+        }
+        vs_buf_puts(&where, "class ");
+        vs_buf_puts(&where, cls);
+        if (ph) {
+            vs_buf_puts(&where, ", phase ");
+            vs_buf_puts(&where, ph->value);
+        }
+        vs_buf_puts(&where, ", source: ");
+        vs_buf_puts(&where, src ? src->value : "declared");
+        if (vs_buf_failed(&headline) || vs_buf_failed(&where)) {
+            rc = vs_oom(err);
+        } else {
+            notes[0] = vs_buf_str(&where);
+            if (!strcmp(status, "measured") && !ph)
+                notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
+                           "source=";
+            rc = vs_verb_emit(
+                ctx,
+                vs_render_component_line(&stored, "reserve", vs_buf_str(&headline), notes, NULL),
+                err);
+        }
+        vs_buf_free(&headline);
+        vs_buf_free(&where);
+        return rc;
+    }
+}
+
+/* --------------------------------------------------------------- placement */
+
+const char *const vs_verb_placement_words[] = {"single", "ddp", "zero", "fsdp", "tensor", NULL};
+const char *const vs_verb_placement_keys[] = {"stage", "gpus", "offload", NULL};
+
+int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | "
+                         "tensor gpus=N | placement offload=model|sequential";
+    static const char *const classes[] = {"weights",     "parameters", "gradients", "optimizer",
+                                          "activations", "kv_cache",   "other"};
+    const vs_arg *a = vs_line_positional(line, 0), *gp = vs_line_pair(line, "gpus");
+    const vs_arg *off = vs_line_pair(line, "offload");
+    vs_placement p = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_NONE};
+    uint64_t gpus = 1, stage = 0;
+    int rc, have_gpus = 0, have_stage = 0;
+    json_t *sheet, *ways, *pj, *offj = json_null();
+    char head[200], lines_buf[7][120], offline[400];
+    const char *lines[10];
+    size_t i;
+
+    if ((rc = vs_line_check_keys(line, vs_verb_placement_keys, err)) < 0)
+        return rc;
+    if (!a && !off)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    if ((rc = vs_line_no_extra(line, a ? 1 : 0, syntax, err)) < 0)
+        return rc;
+    if (a && (rc = vs_placement_kind_parse(&p.kind, a->value, err)) < 0)
+        return vs_arg_error(a, err, rc);
+    if (off && (rc = vs_offload_parse(&p.offload, off->value, err)) < 0)
+        return vs_arg_error(off, err, rc);
+    if (!a) /* `placement offload=model`: one GPU */
+        a = off;
+    if ((rc = vs_line_get_uint(line, "gpus", 0, &gpus, &have_gpus, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "stage", 0, &stage, &have_stage, err)) < 0)
+        return rc;
+    if (p.kind != VS_PLACE_SINGLE && !have_gpus)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                               "placement %s needs gpus=N: several GPUs only count with their "
+                               "number named",
+                               a->value);
+    if (gpus > 1000000)
+        return vs_error_set_at(err, VS_EVALUE, gp->line, gp->value_column,
+                               "gpus= must be 1 to 1000000");
+    p.gpus = (unsigned)gpus;
+    p.stage = (unsigned)(stage > 3 ? 4 : stage);
+    if (p.kind == VS_PLACE_ZERO && !have_stage)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                               "placement zero needs stage=1, 2 or 3 (1 shards the optimizer "
+                               "state, 2 also the gradients, 3 also the parameters)");
+    if ((rc = vs_placement_check(&p, err)) < 0)
+        return vs_arg_error(have_stage && p.kind != VS_PLACE_ZERO ? vs_line_pair(line, "stage")
+                                                                  : (gp ? gp : a),
+                            err, rc);
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    pj = vs_placement_to_json(&p);
+    if (!pj || json_object_set_new(sheet, "placement", pj))
+        return vs_oom(err);
+    ways = json_object();
+    if (!ways)
+        return vs_oom(err);
+    for (i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+        unsigned w = vs_placement_ways(&p, classes[i]);
+        if (w > 1)
+            snprintf(lines_buf[i], sizeof lines_buf[i], "%s: split %u ways (1/%u per GPU)",
+                     classes[i], w, w);
+        else
+            snprintf(lines_buf[i], sizeof lines_buf[i], "%s: whole on every GPU", classes[i]);
+        lines[i] = lines_buf[i];
+        json_object_set_new(ways, classes[i], json_integer(w));
+    }
+    {
+        char d[128];
+        snprintf(head, sizeof head,
+                 "placement: %s; the envelope and the capacity check are per GPU",
+                 vs_placement_describe(&p, d, sizeof d));
+    }
+    {
+        /* the KV heads each GPU holds, group by group, when the card knows them */
+        json_t *kvj = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "kv_layout");
+        json_t *heads = json_array();
+        vs_kv_layout l;
+        char kvline[400];
+        size_t n = sizeof classes / sizeof classes[0], k, used = 0;
+        if (!heads) {
+            json_decref(ways);
+            return vs_oom(err);
+        }
+        if (p.offload != VS_OFFLOAD_NONE) {
+            /* what one GPU holds of the weights, and the host memory beside it */
+            vs_envelope env;
+            char g1[160], g2[160];
+            if (vs_envelope_compute(&env, sheet, NULL, NULL) == 0 && env.weights_known) {
+                vs_units_describe(g1, sizeof g1, env.weights_gpu_bytes);
+                vs_units_describe(g2, sizeof g2, env.host_bytes);
+                snprintf(offline, sizeof offline,
+                         "offload=%s: weights on the GPU %s (%s); host memory for the weights %s",
+                         vs_offload_name(p.offload), g1, env.offload_basis, g2);
+                offj =
+                    json_pack("{s:s, s:I, s:I, s:s}", "offload", vs_offload_name(p.offload),
+                              "weights_gpu_bytes", (json_int_t)env.weights_gpu_bytes, "host_bytes",
+                              (json_int_t)env.host_bytes, "basis", env.offload_basis);
+            } else {
+                snprintf(offline, sizeof offline,
+                         "offload=%s: the weights are not known yet (`model NAME pipeline=DIR`)",
+                         vs_offload_name(p.offload));
+            }
+            lines[n++] = offline;
+        }
+        if (p.kind == VS_PLACE_TENSOR && json_is_array(kvj) &&
+            vs_kv_layout_from_json(&l, kvj, NULL) == 0 && l.n) {
+            used = (size_t)snprintf(kvline, sizeof kvline, "KV heads per GPU:");
+            for (k = 0; k < l.n && used < sizeof kvline; k++) {
+                const vs_kv_group *g = &l.g[k];
+                uint64_t h = vs_kv_group_heads_per_gpu(g, p.gpus);
+                if (g->kind == VS_KV_LATENT)
+                    used += (size_t)snprintf(kvline + used, sizeof kvline - used,
+                                             "%s %llu latent layers not split (each GPU holds "
+                                             "the whole latent)",
+                                             k ? ";" : "", (unsigned long long)g->layers);
+                else if (g->kind == VS_KV_NONE || g->kind == VS_KV_STATE)
+                    continue;
+                else
+                    used += (size_t)snprintf(
+                        kvline + used, sizeof kvline - used, "%s %s layers %llu of %llu%s",
+                        k ? ";" : "", vs_kv_kind_name(g->kind), (unsigned long long)h,
+                        (unsigned long long)g->kv_heads,
+                        g->kv_heads < p.gpus ? " (fewer KV heads than GPUs: replicated)" : "");
+                json_array_append_new(heads,
+                                      json_pack("{s:s, s:I, s:I}", "kind", vs_kv_kind_name(g->kind),
+                                                "kv_heads", (json_int_t)g->kv_heads, "per_gpu",
+                                                (json_int_t)(g->kind == VS_KV_LATENT ? 0 : h)));
+            }
+            lines[n++] = kvline;
+        }
+        return vs_verb_emit(
+            ctx,
+            vs_render_lines(
+                head, lines, n,
+                json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "kind", "placement", "placement",
+                          vs_placement_kind_name(p.kind), "gpus", (json_int_t)p.gpus, "stage",
+                          p.kind == VS_PLACE_ZERO ? json_integer(p.stage) : json_null(), "ways",
+                          ways, "kv_heads_per_gpu", heads, "offload", offj ? offj : json_null())),
+            err);
+    }
+}
+
+/* ----------------------------------------------------- weights and envelope */
+
+const char *const vs_verb_weights_keys[] = {"from", "sha256", NULL};
+
+static int no_weights(const json_t *sheet, vs_error *err)
+{
+    uint64_t p;
+    if (!vs_sheet_card_uint(sheet, "params", &p))
+        return vs_error_set(err, VS_EVALUE,
+                            "no weights yet: the card has no parameter count (`model NAME "
+                            "params=COUNT`, or config=PATH, or `weights from=PATH`)");
+    return vs_error_set(err, VS_EVALUE,
+                        "no weights yet: the card has no format (`format bf16`, or bits=N)");
+}
+
+int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const vs_arg *from = vs_line_pair(line, "from"), *sh = vs_line_pair(line, "sha256");
+    json_t *sheet, *files = NULL;
+    vs_bundle *b;
+    vs_envelope env;
+    int rc, hash = 0;
+    if ((rc = vs_line_check_keys(line, vs_verb_weights_keys, err)) < 0)
+        return rc;
+    if ((rc = vs_line_no_extra(line, 0, "weights [from=PATH] [sha256=yes]", err)) < 0)
+        return rc;
+    if (sh) {
+        if (!from)
+            return vs_error_set_at(err, VS_EVALUE, sh->line, sh->column,
+                                   "sha256= goes with from=PATH");
+        if (!strcmp(sh->value, "yes") || !strcmp(sh->value, "true"))
+            hash = 1;
+        else if (strcmp(sh->value, "no") && strcmp(sh->value, "false"))
+            return vs_error_set_at(err, VS_EVALUE, sh->line, sh->value_column,
+                                   "sha256= must be yes or no, not '%s'", sh->value);
+    }
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
+        return vs_arg_error(from, err, rc);
+    if (!from && json_is_null(json_object_get(sheet, "weights_files"))) {
+        /* a card read from a Hugging Face cache snapshot: that snapshot's files */
+        char msg[VS_ERROR_MESSAGE_MAX];
+        if ((rc = vs_hf_card_weights(sheet, &files, err)) < 0) {
+            snprintf(msg, sizeof msg, "%s", err->message);
+            return vs_error_set_at(err, rc, line->line, line->column, "%s", msg);
+        }
+    }
+    if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0) {
+        json_decref(files);
+        return rc;
+    }
+    if (!env.weights_known) {
+        json_decref(files);
+        return no_weights(sheet, err);
+    }
+    b = vs_render_weights(sheet, &env, files);
+    json_decref(files);
+    return vs_verb_emit(ctx, b, err);
+}
+
+int vs_verb_envelope(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet;
+    vs_envelope env;
+    vs_component_views views;
+    int rc;
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
+        (rc = vs_line_no_extra(line, 0, "envelope", err)) < 0)
+        return rc;
+    if (!(sheet = vs_verb_sheet_of(ctx, err)) || vs_component_views_read(&views, sheet) < 0)
+        return vs_oom(err);
+    /* the components read once, for the sum, the chart, the table and the payload */
+    if ((rc = vs_envelope_compute(&env, sheet, &views, err)) == 0)
+        rc = env.weights_known ? vs_verb_emit(ctx, vs_render_envelope(sheet, &env, &views), err)
+                               : no_weights(sheet, err);
+    vs_component_views_free(&views);
+    return rc;
+}
+
+const char *const vs_verb_formats_keys[] = {"bits", NULL};
+
+int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    static const char *const defaults[] = {"fp32", "bf16", "int8", "int4"};
+    json_t *sheet;
+    vs_envelope env;
+    vs_placement pl;
+    vs_format_row rows[32];
+    char names[32][16], bits_text[32][24], basis[32][160];
+    const vs_arg *gguf[32] = {NULL};
+    size_t n = 0, i;
+    uint64_t params;
+    int rc;
+    memset(rows, 0, sizeof rows);
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    for (i = 0; i < line->nargs; i++) {
+        const vs_arg *a = &line->args[i];
+        unsigned bits;
+        if (n == sizeof rows / sizeof rows[0])
+            return vs_error_set_at(err, VS_EVALUE, a->line, a->column, "at most 32 formats");
+        if (a->kind == VS_ARG_PAIR) {
+            uint64_t v;
+            if (strcmp(a->key, "bits"))
+                return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                       "unknown key '%s=' for `formats`; expected format names "
+                                       "or bits=N",
+                                       a->key);
+            if ((rc = vs_units_parse_uint(&v, a->value, err)) < 0)
+                return vs_arg_error(a, err, rc);
+            if (v < 1 || v > 64)
+                return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                                       "bits= must be 1 to 64");
+            bits = (unsigned)v;
+            snprintf(names[n], sizeof names[n], "bits=%u", bits);
+        } else {
+            bits = vs_format_bits(a->value);
+            if (!bits && (vs_gguf_type_by_name(a->value) || vs_gguf_ftype_parse(a->value) >= 0)) {
+                gguf[n] = a; /* a GGUF type or a llama.cpp file type: once params are known */
+                bits = 1;
+            }
+            if (!bits)
+                return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                       "unknown format '%s'; expected fp32 fp16 bf16 fp8 int8 int4 "
+                                       "nf4 fp4, a GGUF type (q4_k q6_k q8_0 iq4_xs mxfp4 ...), a "
+                                       "llama.cpp file type (q4_k_m q5_k_m q3_k_m ...) or bits=N",
+                                       a->value);
+            snprintf(names[n], sizeof names[n], "%s", a->value);
+        }
+        rows[n].bits = bits;
+        n++;
+    }
+    if (n == 0) {
+        for (i = 0; i < 4; i++) {
+            snprintf(names[i], sizeof names[i], "%s", defaults[i]);
+            rows[i].bits = vs_format_bits(defaults[i]);
+        }
+        n = 4;
+    }
+    if (!vs_sheet_card_uint(sheet, "params", &params))
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "`formats` needs the card's parameter count (`model NAME "
+                               "params=COUNT` or config=PATH)");
+    if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0 ||
+        (rc = vs_placement_from_sheet(&pl, sheet, err)) < 0)
+        return rc;
+    for (i = 0; i < n; i++) {
+        rows[i].format = names[i];
+        if (gguf[i]) {
+            rc = vs_model_gguf_format_row(sheet, gguf[i]->value, params, &rows[i].bits,
+                                          bits_text[i], sizeof bits_text[i], basis[i],
+                                          sizeof basis[i], &rows[i].weights_bytes, err);
+            if (rc < 0)
+                return vs_arg_error(gguf[i], err, rc);
+            rows[i].bits_text = bits_text[i];
+            rows[i].basis = basis[i][0] ? basis[i] : NULL;
+        } else if ((rc = vs_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits, err)) < 0)
+            return rc;
+        rows[i].weights_gpu_bytes = vs_placement_per_gpu(&pl, "weights", rows[i].weights_bytes);
+        if (__builtin_add_overflow(rows[i].weights_gpu_bytes, env.reserve_bytes,
+                                   &rows[i].envelope_bytes))
+            return vs_error_set(err, VS_EUNIT, "the envelope does not fit in 64 bits");
+    }
+    return vs_verb_emit(ctx, vs_render_formats(sheet, &env, rows, n), err);
+}

@@ -1,0 +1,673 @@
+/* verbs_card.c — the verbs that set the workload card (see verbs_card.h). */
+#include "lang/verbs_card.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/verbs_common.h"
+#include "model/hfcache.h"
+#include "model/model.h"
+#include "model/pipeline_files.h"
+#include "render/sizing.h"
+#include "sheet/envelope.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+static int same_str(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return !strcmp(a, b);
+}
+
+/* Changing the model, its revision or the format makes the files' bytes
+ * describe something else. Returns 1 when there were any. */
+static int clear_weights_files(json_t *sheet)
+{
+    json_t *wf = json_object_get(sheet, "weights_files");
+    int had = json_is_object(wf);
+    json_object_set_new(sheet, "weights_files", json_null());
+    return had;
+}
+
+/* -------------------------------------------------------------------- card */
+
+/* The whole card as a table: the card-setting verbs print one line each. */
+int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    static const char *const dims[] = {"params", "length", NULL};
+    json_t *sheet, *card;
+    vs_buf head = VS_BUF_INIT, unset = VS_BUF_INIT;
+    const char *notes[2] = {NULL, NULL}, *task, *id, *title;
+    uint64_t v;
+    size_t i;
+    int rc;
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
+        (rc = vs_line_no_extra(line, 0, "card", err)) < 0)
+        return rc;
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    card = vs_sheet_card(sheet);
+    task = vs_card_str(sheet, "task");
+    id = json_string_value(json_object_get(sheet, "id"));
+    title = json_string_value(json_object_get(sheet, "title"));
+    vs_buf_printf(&head,
+                  "workload card of sheet %s (\"%s\"), held fixed: every candidate is "
+                  "compared against it",
+                  id ? id : "?", title ? title : "");
+    /* what the method needs on the card and the sheet does not say yet */
+    if (!vs_card_str(sheet, "model"))
+        vs_buf_puts(&unset, "model");
+    for (i = 0; dims[i]; i++)
+        if (!vs_sheet_card_uint(sheet, dims[i], &v) &&
+            (strcmp(dims[i], "length") || !task || strncmp(task, "generate-", 9)))
+            vs_buf_printf(&unset, "%s%s", unset.len ? ", " : "", dims[i]);
+    if (!task)
+        vs_buf_printf(&unset, "%stask", unset.len ? ", " : "");
+    if (!vs_sheet_weight_bits(sheet) && !json_is_object(json_object_get(sheet, "weights_files")))
+        vs_buf_printf(&unset, "%sformat", unset.len ? ", " : "");
+    if (task && !strncmp(task, "generate-", 9)) {
+        /* image and video generation: the resolution, the batch, the frames */
+        if (!vs_sheet_card_uint(sheet, "width", &v))
+            vs_buf_printf(&unset, "%sresolution", unset.len ? ", " : "");
+        if (!vs_sheet_card_uint(sheet, "batch", &v))
+            vs_buf_printf(&unset, "%sbatch", unset.len ? ", " : "");
+        if (!strcmp(task, "generate-video") && !vs_sheet_card_uint(sheet, "frames", &v))
+            vs_buf_printf(&unset, "%sframes", unset.len ? ", " : "");
+    } else if (!task || !strcmp(task, "inference")) {
+        if (!vs_sheet_card_uint(sheet, "concurrency", &v))
+            vs_buf_printf(&unset, "%sconcurrency", unset.len ? ", " : "");
+    } else if (!vs_sheet_card_uint(sheet, "microbatch", &v)) {
+        vs_buf_printf(&unset, "%smicrobatch", unset.len ? ", " : "");
+    }
+    if (!json_is_string(json_object_get(card, "quality")))
+        vs_buf_printf(&unset, "%squality", unset.len ? ", " : "");
+    if (unset.len) {
+        vs_buf_puts(&unset, ": not set yet");
+        notes[0] = vs_buf_str(&unset);
+    }
+    if (vs_buf_failed(&head) || vs_buf_failed(&unset))
+        rc = vs_oom(err);
+    else
+        rc = vs_verb_emit(ctx, vs_render_card(sheet, vs_buf_str(&head), notes, NULL), err);
+    vs_buf_free(&head);
+    vs_buf_free(&unset);
+    return rc;
+}
+
+/* ------------------------------------------------------------------- model */
+
+const char *const vs_verb_model_keys[] = {"revision", "params",  "config",
+                                          "pipeline", "variant", NULL};
+
+/* 1 when a variant name is a plain word (fp16, bf16, non_ema): it is spliced into file names. */
+static int plain_variant(const char *v)
+{
+    size_t i;
+    if (!v[0] || strlen(v) > 32)
+        return 0;
+    for (i = 0; v[i]; i++)
+        if (!isalnum((unsigned char)v[i]) && v[i] != '_' && v[i] != '-')
+            return 0;
+    return 1;
+}
+
+int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax =
+        "model NAME [revision=REV] [params=COUNT] [config=PATH | pipeline=DIR [variant=fp16]]";
+    json_t *sheet, *cfg_payload = NULL, *pipe_payload = NULL;
+    const vs_arg *name, *rev = vs_line_pair(line, "revision"), *cfg = vs_line_pair(line, "config");
+    const vs_arg *pipe = vs_line_pair(line, "pipeline"), *var = vs_line_pair(line, "variant");
+    vs_hf_snapshot *snap = NULL;
+    const char *pipe_dir = pipe ? pipe->value : NULL;
+    uint64_t params = 0, cfg_params = 0;
+    int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
+    const char *notes[6] = {NULL}, *revision;
+    char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL;
+    size_t nn = 0;
+    char note[256];
+    vs_buf head = VS_BUF_INIT;
+
+    if ((rc = vs_line_check_keys(line, vs_verb_model_keys, err)) < 0)
+        return rc;
+    name = vs_line_positional(line, 0);
+    if (!name)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "expected `%s`: the model's name (a Hugging Face id or your own)",
+                               syntax);
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
+        return rc;
+    if ((rc = vs_line_get_count(line, "params", 0, &params, &have_params, err)) < 0)
+        return rc;
+    if (have_params && (params == 0 || params > (uint64_t)INT64_MAX))
+        return vs_arg_error(vs_line_pair(line, "params"), err,
+                            vs_error_set(err, VS_EVALUE,
+                                         "params= must be from 1 to 9,223,372,036,854,775,807 "
+                                         "(what a record holds)"));
+    if (cfg && pipe)
+        return vs_error_set_at(err, VS_EVALUE, pipe->line, pipe->column,
+                               "give config=PATH (a language model) or pipeline=DIR (a diffusers "
+                               "pipeline), not both");
+    if (var && (!plain_variant(var->value)))
+        return vs_error_set_at(err, VS_EVALUE, var->line, var->value_column,
+                               "variant= is a plain word (fp16, bf16), not '%s'", var->value);
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    /* an ORG/NAME whose cached snapshot holds a model_index.json is a diffusers pipeline */
+    if (!cfg && !pipe && vs_hf_is_repo_id(name->value)) {
+        vs_error quiet;
+        vs_error_clear(&quiet);
+        if (!(snap = calloc(1, sizeof *snap)))
+            return vs_oom(err);
+        if (vs_hf_find(snap, name->value, rev ? rev->value : NULL, &quiet) == 0 &&
+            vs_pipeline_is_dir(snap->path) && (hf_commit = strdup(snap->commit)))
+            pipe_dir = snap->path;
+        if (!pipe_dir) {
+            free(snap);
+            snap = NULL;
+        }
+    }
+    if (var && !pipe_dir) {
+        free(snap);
+        free(hf_commit);
+        return vs_error_set_at(err, VS_EVALUE, var->line, var->column,
+                               "variant= goes with a diffusers pipeline (pipeline=DIR, or a "
+                               "cached ORG/NAME with a model_index.json)");
+    }
+    /* without config=, an ORG/NAME is looked for in the local Hugging Face cache */
+    if (!cfg && !pipe_dir && vs_hf_is_repo_id(name->value) &&
+        (rc = vs_hf_model_config(name->value, rev ? rev->value : NULL, &hf_config, &hf_commit,
+                                 &hf_note, err)) < 0)
+        return vs_arg_error(rev ? rev : name, err, rc);
+    revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
+
+    if (!same_str(vs_card_str(sheet, "model"), name->value)) {
+        /* another model: nothing learnt about the previous one still holds */
+        had_files = clear_weights_files(sheet);
+        if ((rc = vs_card_set(sheet, "arch", json_null(), err)) ||
+            (rc = vs_card_set(sheet, "params", json_null(), err)) ||
+            (rc = vs_card_set(sheet, "params_source", json_null(), err)) ||
+            (rc = vs_card_set(sheet, "revision", json_null(), err)))
+            goto hf_done;
+    }
+    if ((rc = vs_card_set(sheet, "model", json_string(name->value), err)) < 0)
+        goto hf_done;
+    if (revision && !same_str(vs_card_str(sheet, "revision"), revision)) {
+        had_files |= clear_weights_files(sheet);
+        if ((rc = vs_card_set(sheet, "revision", json_string(revision), err)) < 0)
+            goto hf_done;
+    }
+    if (pipe_dir) {
+        /* every weighted component's safetensors headers; the sheet's weights are their sum */
+        rc = vs_pipeline_apply(sheet, pipe_dir, var ? var->value : NULL, &pipe_payload, err);
+        if (rc < 0 && snap && rc != VS_ENOMEM) {
+            /* from the cache: say how to fetch what is missing, and where it goes */
+            char m[VS_ERROR_MESSAGE_MAX];
+            snprintf(m, sizeof m, "%s", err->message);
+            vs_error_set(err, rc,
+                         "%s; nothing is downloaded: `huggingface-cli download %s --revision %s` "
+                         "fetches the pipeline's files into %s",
+                         m, name->value, snap->commit, snap->path);
+        }
+        if (rc < 0) {
+            rc = vs_arg_error(pipe ? pipe : name, err, rc);
+            goto hf_done;
+        }
+        had_files = 0;
+        if ((rc = vs_card_set(sheet, "arch", json_null(), err)) < 0)
+            goto hf_done;
+    }
+    if (cfg || hf_config) {
+        rc = vs_model_apply_config(sheet, cfg ? cfg->value : hf_config, &cfg_payload, err);
+        if (rc < 0) {
+            rc = vs_arg_error(cfg ? cfg : name, err, rc);
+            goto hf_done;
+        }
+        have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);
+    }
+    if (hf_note && !have_params)
+        notes[nn++] = hf_note;
+    if (have_params) {
+        if ((rc = vs_card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
+            (rc = vs_card_set(sheet, "params_source", json_string("declared"), err))) {
+            json_decref(cfg_payload);
+            goto hf_done;
+        }
+        if (have_cfg_params && cfg_params != params) {
+            char a[40], b[40];
+            vs_units_grouped(a, sizeof a, params);
+            vs_units_grouped(b, sizeof b, cfg_params);
+            snprintf(note, sizeof note,
+                     "the declared params=%s replaces the %s computed from the config", a, b);
+            notes[nn++] = note;
+        }
+    }
+    if (had_files)
+        notes[nn++] = "the weights read from files were for another model or revision: cleared "
+                      "(`weights from=PATH` reads them again)";
+    if (!vs_sheet_card_uint(sheet, "params", &params))
+        notes[nn++] = "no parameter count yet: give params=COUNT or config=PATH";
+    vs_buf_printf(&head, "model %s", name->value);
+    if (vs_card_str(sheet, "revision"))
+        vs_buf_printf(&head, " at revision %s", vs_card_str(sheet, "revision"));
+    if (vs_sheet_card_uint(sheet, "params", &params)) {
+        char g[40];
+        const char *src = vs_card_str(sheet, "params_source");
+        vs_units_grouped(g, sizeof g, params);
+        vs_buf_printf(&head, ": %s params%s%s%s", g, src ? " (" : "", src ? src : "",
+                      src ? ")" : "");
+    }
+    if (cfg_payload) {
+        /* what one token uses, what is counted besides the language model, and
+         * what the checkpoint holds that the count leaves out */
+        json_t *x, *active = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"),
+                                             "params_active");
+        size_t k;
+        char g[40];
+        if (json_is_integer(active)) {
+            vs_units_grouped(g, sizeof g, (uint64_t)json_integer_value(active));
+            vs_buf_printf(&head, ", %s active per token", g);
+        }
+        if (json_array_size(json_object_get(cfg_payload, "parts")) > 1) {
+            vs_json_array_foreach(json_object_get(cfg_payload, "parts"), k, x)
+            {
+                vs_units_grouped(g, sizeof g,
+                                 (uint64_t)json_integer_value(json_object_get(x, "params")));
+                vs_buf_printf(&head, "%s %s %s",
+                              k ? "," : "; counted:", json_string_value(json_object_get(x, "part")),
+                              g);
+            }
+        }
+        vs_json_array_foreach(json_object_get(cfg_payload, "params_excluded"), k, x)
+        {
+            vs_units_grouped(g, sizeof g,
+                             (uint64_t)json_integer_value(json_object_get(x, "params")));
+            vs_buf_printf(&head, "; left out: %s params of %s", g,
+                          json_string_value(json_object_get(x, "reason")));
+        }
+    }
+    if (pipe_payload) {
+        json_t *x;
+        size_t k;
+        vs_buf_printf(&head, "; diffusers pipeline %s:",
+                      json_string_value(json_object_get(pipe_payload, "pipeline")));
+        vs_json_array_foreach(json_object_get(pipe_payload, "components"), k, x)
+        {
+            char d[160];
+            vs_units_describe(d, sizeof d,
+                              (uint64_t)json_integer_value(json_object_get(x, "bytes")));
+            vs_buf_printf(&head, "%s %s %s", k ? "," : "",
+                          json_string_value(json_object_get(x, "name")), d);
+        }
+        vs_json_array_foreach(json_object_get(pipe_payload, "notes"), k, x) if (nn < 5)
+            notes[nn++] = json_string_value(x);
+    }
+    if (json_is_object(json_object_get(vs_sheet_card(sheet), "arch"))) {
+        vs_buf_puts(&head, "; architecture ");
+        vs_render_arch(json_object_get(vs_sheet_card(sheet), "arch"), &head);
+    }
+    if (vs_buf_failed(&head)) {
+        json_decref(cfg_payload);
+        vs_buf_free(&head);
+        rc = vs_oom(err);
+        goto hf_done;
+    }
+    {
+        json_t *extra = cfg_payload                 ? json_pack("{s:o}", "config", cfg_payload)
+                        : hf_commit || pipe_payload ? json_object()
+                                                    : NULL;
+        if (extra && pipe_payload)
+            json_object_set(extra, "weights", pipe_payload);
+        if (extra && hf_commit) /* where the cache put it */
+            json_object_set_new(extra, "hf_cache",
+                                json_pack("{s:s?, s:s, s:s}", "config", hf_config, "commit",
+                                          hf_commit, "ref", rev ? rev->value : "main"));
+        rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "model", vs_buf_str(&head), notes, extra),
+                          err);
+    }
+    vs_buf_free(&head);
+hf_done:
+    json_decref(pipe_payload);
+    free(snap);
+    free(hf_config);
+    free(hf_commit);
+    free(hf_note);
+    return rc;
+}
+
+/* -------------------------------------------------------------------- task */
+
+const char *const vs_verb_task_words[] = {"inference", "finetune",       "lora",           "qlora",
+                                          "pretrain",  "generate-image", "generate-video", NULL};
+
+#define TASK_MARK "listed by `task "
+
+int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax =
+        "task inference|finetune|lora|qlora|pretrain|generate-image|generate-video";
+    static const char *const training[] = {"gradients",   "optimizer_state", "master_copy",
+                                           "activations", "buffers",         NULL};
+    const vs_arg *a;
+    json_t *sheet, *comps, *c;
+    size_t i, k, nadded = 0;
+    int rc, known = 0;
+    const char *names[12];
+    vs_buf head = VS_BUF_INIT, src = VS_BUF_INIT;
+    const char *notes[3] = {NULL};
+
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
+        return rc;
+    a = vs_line_positional(line, 0);
+    if (!a)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    for (i = 0; vs_verb_task_words[i]; i++)
+        if (!strcmp(vs_verb_task_words[i], a->value))
+            known = 1;
+    if (!known)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                               "unknown task '%s'; expected inference, finetune, lora, qlora, "
+                               "pretrain, generate-image or generate-video",
+                               a->value);
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
+        return rc;
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if ((rc = vs_card_set(sheet, "task", json_string(a->value), err)) < 0)
+        return rc;
+
+    /* Placeholders an earlier `task` listed and nobody documented belong to that
+     * task, not to this one. */
+    comps = vs_sheet_array(sheet, "components");
+    for (i = json_array_size(comps); i-- > 0;) {
+        const char *s, *st;
+        c = json_array_get(comps, i);
+        st = json_string_value(json_object_get(c, "status"));
+        if (!st || strcmp(st, "unknown") != 0) /* most are not: one lookup for them */
+            continue;
+        s = json_string_value(json_object_get(c, "source"));
+        if (s && !strncmp(s, TASK_MARK, strlen(TASK_MARK)))
+            vs_sheet_remove_component(sheet, i);
+    }
+
+    if (!strncmp(a->value, "generate-", 9)) {
+        vs_buf_printf(&head, "task %s: adds no component by itself", a->value);
+        notes[0] = "a diffusers pipeline (`model NAME pipeline=DIR`) sets the weights; `resolution "
+                   "WxH`, `batch N`"
+                   " and (video) `frames N` are held fixed; `estimate latents`, `estimate "
+                   "attention` and `estimate decode` (its own phase) document the rest";
+    } else if (strcmp(a->value, "inference") != 0) {
+        const char *list[10];
+        size_t n = 0;
+        if (!strcmp(a->value, "lora") || !strcmp(a->value, "qlora"))
+            list[n++] = "adapter_weights";
+        if (!strcmp(a->value, "qlora"))
+            list[n++] = "quant_metadata";
+        for (k = 0; training[k]; k++)
+            list[n++] = training[k];
+        vs_buf_printf(&src, TASK_MARK "%s`: still to document (estimate or measure)", a->value);
+        if (vs_buf_failed(&src)) {
+            rc = vs_oom(err);
+            goto done;
+        }
+        for (k = 0; k < n; k++) {
+            if (vs_sheet_component(sheet, list[k]))
+                continue;
+            if ((rc = vs_sheet_set_component(sheet, list[k], 0, 0, "unknown", vs_buf_str(&src),
+                                             NULL, vs_verb_class_for(list[k]), err)) < 0)
+                goto done;
+            names[nadded++] = list[k];
+        }
+        vs_buf_printf(&head, "task %s: nothing is multiplied; ", a->value);
+        if (nadded) {
+            vs_buf_puts(&head,
+                        "these components are listed as unknown until estimated or measured:");
+            for (k = 0; k < nadded; k++)
+                vs_buf_printf(&head, "%s %s", k ? "," : "", names[k]);
+        } else {
+            vs_buf_puts(&head, "its components are already on the sheet");
+        }
+        notes[0] = "`estimate training`, `estimate activations` and `reserve NAME AMOUNT` document "
+                   "them; an envelope with unknown components is only its known part";
+    } else {
+        vs_buf_puts(&head, "task inference: adds no component by itself");
+        notes[0] = "the KV cache (`estimate kv`), workspaces and the CUDA context are yours to "
+                   "declare with `reserve` or estimate";
+    }
+    if (vs_buf_failed(&head)) {
+        rc = vs_oom(err);
+        goto done;
+    }
+    rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "task", vs_buf_str(&head), notes, NULL), err);
+done:
+    vs_buf_free(&head);
+    vs_buf_free(&src);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ format */
+
+const char *const vs_verb_format_words[] = {"fp32", "fp16", "bf16", "fp8", "int8",
+                                            "int4", "nf4",  "fp4",  NULL};
+const char *const vs_verb_format_keys[] = {"bits", NULL};
+
+int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "format fp32|fp16|bf16|fp8|int8|int4|nf4|fp4, or format bits=N";
+    const vs_arg *a, *kb = vs_line_pair(line, "bits");
+    json_t *sheet;
+    char name[32], head[160];
+    unsigned bits = 0;
+    uint64_t n = 0;
+    int rc, had_files = 0;
+    const char *notes[3] = {NULL};
+    size_t nn = 0;
+
+    if ((rc = vs_line_check_keys(line, vs_verb_format_keys, err)) < 0)
+        return rc;
+    a = vs_line_positional(line, 0);
+    if (a && kb)
+        return vs_error_set_at(err, VS_EVALUE, kb->line, kb->column,
+                               "give a format name or bits=N, not both");
+    if (kb) {
+        if ((rc = vs_line_get_uint(line, "bits", 1, &n, NULL, err)) < 0)
+            return rc;
+        if (n < 1 || n > 64)
+            return vs_error_set_at(err, VS_EVALUE, kb->line, kb->value_column,
+                                   "bits= must be 1 to 64, not %llu", (unsigned long long)n);
+        bits = (unsigned)n;
+        snprintf(name, sizeof name, "bits=%u", bits);
+    } else if (a) {
+        size_t k;
+        /* FP8, BF16: any case, kept in lower case */
+        snprintf(name, sizeof name, "%s", a->value);
+        for (k = 0; name[k]; k++)
+            name[k] = (char)tolower((unsigned char)name[k]);
+        bits = vs_format_bits(name);
+        if (!bits || !strncmp(name, "bits=", 5) || strlen(a->value) >= sizeof name)
+            return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                   "unknown format '%s'; expected %s", a->value, syntax);
+    } else {
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    }
+    if ((rc = vs_line_no_extra(line, kb ? 0 : 1, syntax, err)) < 0)
+        return rc;
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if (!same_str(vs_card_str(sheet, "format"), name))
+        had_files = clear_weights_files(sheet);
+    if ((rc = vs_card_set(sheet, "format", json_string(name), err)) ||
+        (rc = vs_card_set(sheet, "bits", json_integer(bits), err)))
+        return rc;
+    if (vs_format_quant_note(bits))
+        notes[nn++] = vs_format_quant_note(bits);
+    if (had_files)
+        notes[nn++] = "the weights read from files were in another format: cleared (`weights "
+                      "from=PATH` reads the files of this format)";
+    snprintf(head, sizeof head, "format %s: %u bits per weight", name, bits);
+    return vs_verb_emit(ctx, vs_render_card_line(sheet, "format", head, notes, NULL), err);
+}
+
+/* ---------------------------------------------- length, concurrency, batch */
+
+static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char *syntax,
+                   const char *what, vs_error *err)
+{
+    json_t *sheet;
+    uint64_t v;
+    int rc;
+    char head[200], g[40], note[160];
+    const char *notes[2] = {NULL, NULL};
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
+        return rc;
+    if ((rc = vs_verb_positional_uint(line, syntax, &v, err)) < 0)
+        return rc;
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if ((rc = vs_card_set(sheet, key, json_integer((json_int_t)v), err)) < 0)
+        return rc;
+    vs_units_grouped(g, sizeof g, v);
+    snprintf(head, sizeof head, "%s %s: %s", key, g, what);
+    notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
+    return vs_verb_emit(ctx, vs_render_card_line(sheet, key, head, notes, NULL), err);
+}
+
+int vs_verb_length(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    return set_dim(ctx, line, "length", "length TOKENS (length 4096)",
+                   "the required tokens per sequence, held fixed for every candidate", err);
+}
+
+int vs_verb_concurrency(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    return set_dim(ctx, line, "concurrency", "concurrency N (concurrency 8)",
+                   "simultaneous sequences (inference), held fixed for every candidate", err);
+}
+
+int vs_verb_frames(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    return set_dim(ctx, line, "frames", "frames N (frames 81)",
+                   "frames per generated video, held fixed for every candidate", err);
+}
+
+int vs_verb_batch(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    return set_dim(ctx, line, "batch", "batch N (batch 4)",
+                   "images or videos generated together, held fixed for every candidate", err);
+}
+
+/* `resolution WxH`: the card's width and height in pixels. */
+int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "resolution WIDTHxHEIGHT (resolution 1024x1024)";
+    const vs_arg *a = vs_line_positional(line, 0);
+    unsigned long long w = 0, h = 0;
+    char tail = 0, head[200];
+    json_t *sheet;
+    int rc;
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
+        return rc;
+    if (!a)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
+        return rc;
+    if (sscanf(a->value, "%llu%*[xX]%llu%c", &w, &h, &tail) != 2 ||
+        !isdigit((unsigned char)a->value[0]) || w == 0 || h == 0 || w > 1048576 || h > 1048576)
+        return vs_error_set_at(
+            err, VS_EVALUE, a->line, a->column,
+            "expected `%s`: width and height in pixels, 1 to 1,048,576, not '%s'", syntax,
+            a->value);
+    if (w % 8 || h % 8)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                               "%llux%llu: diffusers pipelines need a width and height divisible "
+                               "by 8 (the VAE's factor; their check_inputs refuses others)",
+                               w, h);
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if ((rc = vs_card_set(sheet, "width", json_integer((json_int_t)w), err)) < 0 ||
+        (rc = vs_card_set(sheet, "height", json_integer((json_int_t)h), err)) < 0)
+        return rc;
+    snprintf(head, sizeof head,
+             "resolution %llux%llu: the generated image or video frame in pixels, held fixed for "
+             "every candidate",
+             w, h);
+    return vs_verb_emit(ctx, vs_render_card_line(sheet, "resolution", head, NULL, NULL), err);
+}
+
+const char *const vs_verb_microbatch_keys[] = {"accumulation", NULL};
+
+int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "microbatch N [accumulation=N]";
+    json_t *sheet;
+    uint64_t v, acc = 0;
+    int rc, have_acc = 0;
+    char head[200];
+    if ((rc = vs_line_check_keys(line, vs_verb_microbatch_keys, err)) < 0)
+        return rc;
+    if ((rc = vs_verb_positional_uint(line, syntax, &v, err)) < 0)
+        return rc;
+    if ((rc = vs_line_get_uint(line, "accumulation", 0, &acc, &have_acc, err)) < 0)
+        return rc;
+    if (have_acc && (acc == 0 || acc > (uint64_t)INT64_MAX))
+        return vs_arg_error(vs_line_pair(line, "accumulation"), err,
+                            vs_error_set(err, VS_EVALUE, "accumulation= must be at least 1"));
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if ((rc = vs_card_set(sheet, "microbatch", json_integer((json_int_t)v), err)) < 0)
+        return rc;
+    if (have_acc &&
+        (rc = vs_card_set(sheet, "accumulation", json_integer((json_int_t)acc), err)) < 0)
+        return rc;
+    if (have_acc)
+        snprintf(head, sizeof head,
+                 "microbatch %llu, accumulation %llu: sequences per forward/backward pass; "
+                 "accumulation keeps the update comparable without more memory",
+                 (unsigned long long)v, (unsigned long long)acc);
+    else
+        snprintf(head, sizeof head, "microbatch %llu: sequences per forward/backward pass",
+                 (unsigned long long)v);
+    return vs_verb_emit(ctx, vs_render_card_line(sheet, "microbatch", head, NULL, NULL), err);
+}
+
+int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    json_t *sheet;
+    vs_buf q = VS_BUF_INIT, head = VS_BUF_INIT;
+    int rc;
+    if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
+        return rc;
+    if (vs_line_npositional(line) == 0)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "expected `quality \"CRITERION\"` (what the output must keep, e.g. "
+                               "\"exact match within 0.5 points of the bf16 reference\")");
+    if (vs_verb_join_positionals(line, 0, &q) < 0)
+        return (vs_buf_free(&q), vs_oom(err));
+    if (!(sheet = vs_verb_sheet_of(ctx, err))) {
+        vs_buf_free(&q);
+        return VS_ENOMEM;
+    }
+    rc = vs_card_set(sheet, "quality", json_string(vs_buf_str(&q)), err);
+    if (rc < 0) {
+        vs_buf_free(&q);
+        return rc;
+    }
+    vs_buf_printf(&head,
+                  "quality \"%s\": the criterion every change (format, length, candidate) is "
+                  "re-checked against",
+                  vs_buf_str(&q));
+    vs_buf_free(&q);
+    if (vs_buf_failed(&head)) {
+        vs_buf_free(&head);
+        return vs_oom(err);
+    }
+    rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "quality", vs_buf_str(&head), NULL, NULL),
+                      err);
+    vs_buf_free(&head);
+    return rc;
+}

@@ -1,0 +1,103 @@
+/* verbs_common.c — the helpers the verb files share (see verbs_common.h). */
+#include "lang/verbs_common.h"
+
+#include <string.h>
+
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/json.h"
+
+int vs_verb_emit(vs_ctx *ctx, vs_bundle *bundle_take, vs_error *err)
+{
+    if (!bundle_take)
+        return vs_oom(err);
+    vs_ctx_emit(ctx, bundle_take);
+    return 0;
+}
+
+json_t *vs_verb_sheet_of(vs_ctx *ctx, vs_error *err)
+{
+    json_t *s = vs_ctx_sheet(ctx);
+    if (!s)
+        vs_oom(err);
+    return s;
+}
+
+int vs_verb_positional_uint(const vs_line *line, const char *syntax, uint64_t *out, vs_error *err)
+{
+    const vs_arg *a = vs_line_positional(line, 0);
+    int rc;
+    if (!a)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    if ((rc = vs_units_parse_count(out, a->value, err)) < 0) /* 4096, 32k, 32Ki */
+        return vs_arg_error(a, err, rc);
+    if (*out == 0 || *out > (uint64_t)INT64_MAX)
+        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                               "expected a whole number from 1 to 9,223,372,036,854,775,807 "
+                               "(what a record holds), not %s",
+                               a->value);
+    return vs_line_no_extra(line, 1, syntax, err);
+}
+
+int vs_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err)
+{
+    json_t *card = vs_sheet_card(sheet);
+    if (!value_take)
+        return vs_oom(err);
+    if (!json_is_object(card)) {
+        card = json_object();
+        if (!card || json_object_set_new(sheet, "card", card)) {
+            json_decref(value_take);
+            return vs_oom(err);
+        }
+    }
+    if (json_object_set_new(card, key, value_take))
+        return vs_oom(err);
+    /* The limit stage is the card's dimensions by definition: it follows
+     * the card rather than keeping the value the card had when it was written. */
+    if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch") ||
+        !strcmp(key, "width") || !strcmp(key, "height") || !strcmp(key, "frames") ||
+        !strcmp(key, "batch")) {
+        size_t i;
+        json_t *st;
+        vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+        {
+            const char *name = json_string_value(json_object_get(st, "name"));
+            if (name && !strcmp(name, "limit") &&
+                json_object_set(st, key, json_object_get(card, key)) < 0)
+                return vs_oom(err);
+        }
+    }
+    return 0;
+}
+
+const char *vs_card_str(const json_t *sheet, const char *key)
+{
+    return json_string_value(json_object_get(vs_sheet_card(sheet), key));
+}
+
+const char *vs_verb_class_for(const char *name)
+{
+    if (!strcmp(name, "kv_cache"))
+        return "kv_cache";
+    if (!strcmp(name, "gradients"))
+        return "gradients";
+    if (!strcmp(name, "optimizer_state") || !strcmp(name, "master_copy"))
+        return "optimizer";
+    if (!strcmp(name, "activations"))
+        return "activations";
+    if (!strcmp(name, "adapter_weights") || !strcmp(name, "quant_metadata"))
+        return "parameters";
+    return "other";
+}
+
+int vs_verb_join_positionals(const vs_line *line, size_t from, vs_buf *out)
+{
+    size_t i, n = vs_line_npositional(line);
+    for (i = from; i < n; i++) {
+        if (i > from)
+            vs_buf_putc(out, ' ');
+        vs_buf_puts(out, vs_line_positional(line, i)->value);
+    }
+    return vs_buf_failed(out) ? -1 : 0;
+}

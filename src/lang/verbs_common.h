@@ -1,0 +1,48 @@
+/* verbs_common.h — the small helpers the verb files share.
+ *
+ * Emitting a bundle, the current sheet, a positional count, the card's keys,
+ * a component's class, a line's words joined: each written once here rather
+ * than copied into every verbs_<group>.c. They check and set, and fill a
+ * vs_error like the verbs; nothing here renders or computes a size.
+ */
+#ifndef VS_LANG_VERBS_COMMON_H
+#define VS_LANG_VERBS_COMMON_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lang/verb.h"
+#include "render/bundle.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* Emits bundle_take through the context (taking it); a NULL bundle (a render
+ * that ran out of memory) is VS_ENOMEM. Returns 0 or VS_ENOMEM. */
+int vs_verb_emit(vs_ctx *ctx, vs_bundle *bundle_take, vs_error *err);
+
+/* The current sheet (borrowed, vs_ctx_sheet); NULL with VS_ENOMEM in err. */
+json_t *vs_verb_sheet_of(vs_ctx *ctx, vs_error *err);
+
+/* The line's first positional as a whole number from 1 to INT64_MAX (a count:
+ * 4096, 32k, 32Ki), and nothing after it; syntax is quoted in the errors. */
+int vs_verb_positional_uint(const vs_line *line, const char *syntax, uint64_t *out, vs_error *err);
+
+/* Joins the positionals from index `from` with single spaces into out
+ * (quality "a b" or quality a b). Returns 0, or -1 when out failed. */
+int vs_verb_join_positionals(const vs_line *line, size_t from, vs_buf *out);
+
+/* Sets card.<key> (creating the card), taking value_take (NULL: VS_ENOMEM).
+ * A card dimension (length, concurrency, microbatch, width, height, frames,
+ * batch) is copied into the limit stage too: that stage is the card's
+ * dimensions by definition. */
+int vs_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err);
+
+/* card.<key> when it is a string (borrowed), else NULL. */
+const char *vs_card_str(const json_t *sheet, const char *key);
+
+/* The component class a name implies (kv_cache, gradients, optimizer,
+ * activations, parameters, else other): how a placement shards it. Static. */
+const char *vs_verb_class_for(const char *name);
+
+#endif

@@ -1,0 +1,715 @@
+/* verbs_estimate.c — `estimate` and the estimators of language models (see
+ * verbs_estimate.h). */
+#include "lang/verbs_estimate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/derive.h"
+#include "lang/verbs_common.h"
+#include "render/sizing.h"
+#include "sheet/estimate.h"
+#include "sheet/kvlayout.h"
+#include "sheet/placement.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+const char *const vs_verb_estimate_keys[] = {
+    "layers",    "kv_heads",  "head_dim", "dtype",  "name",           "optimizer",
+    "precision", "trainable", "hidden",   "heads",  "checkpointing",  "scheme",
+    "group",     "double",    "bits",     "params", "encoder_length", "component",
+    "channels",  "factor",    "temporal", "patch",  "downsample",     "text_tokens",
+    "attention", "cfg",       "live",     "tile",   "slicing",        NULL};
+const char *const vs_verb_estimate_words[] = {
+    "kv", "training", "activations", "quant", "runtime", "latents", "attention", "decode", NULL};
+
+/* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
+static int shape(const vs_line *line, const json_t *sheet, const char *key, const char *arch_key,
+                 uint64_t *out, int *from_arch, vs_error *err)
+{
+    int present = 0, rc;
+    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch"), *v;
+    if ((rc = vs_line_get_uint(line, key, 0, out, &present, err)) < 0)
+        return rc;
+    if (present) {
+        if (*out == 0)
+            return vs_arg_error(vs_line_pair(line, key), err,
+                                vs_error_set(err, VS_EVALUE, "%s= must be at least 1", key));
+        return 1;
+    }
+    v = arch_key ? json_object_get(arch, arch_key) : NULL;
+    if (json_is_integer(v) && json_integer_value(v) > 0) {
+        *out = (uint64_t)json_integer_value(v);
+        if (from_arch)
+            *from_arch = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int need_shape(const vs_line *line, const char *key, const char *sub, vs_error *err)
+{
+    return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                           "`estimate %s` needs %s=N (or `model NAME config=PATH`, whose "
+                           "config.json gives the shapes)",
+                           sub, key);
+}
+
+static int need_card(const vs_line *line, const char *key, const char *sub, const char *example,
+                     vs_error *err)
+{
+    return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                           "`estimate %s` uses the card's %s: set it first (`%s`)", sub, key,
+                           example);
+}
+
+/* Sets an estimated component unless a measurement holds the name: then the
+ * estimate is only shown. Returns 1 when stored, 0 when skipped. */
+static int store_estimate(json_t *sheet, const char *name, uint64_t bytes, const char *source,
+                          const char *cls, vs_buf *skipped, json_t *skipped_list, vs_error *err)
+{
+    json_t *old = vs_sheet_component(sheet, name);
+    const char *st = json_string_value(json_object_get(old, "status"));
+    int rc;
+    if (st && !strcmp(st, "measured")) {
+        char d[160];
+        vs_units_describe(d, sizeof d, bytes);
+        vs_buf_printf(skipped,
+                      "%s is measured: the estimate (%s) was not stored; an estimate never "
+                      "overwrites a measurement. ",
+                      name, d);
+        json_array_append_new(skipped_list, json_pack("{s:s, s:I}", "name", name, "estimate_bytes",
+                                                      (json_int_t)bytes));
+        return 0;
+    }
+    if (bytes > (uint64_t)INT64_MAX)
+        return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", name);
+    rc = vs_sheet_set_component(sheet, name, 1, bytes, "estimated", source, NULL, cls, err);
+    return rc < 0 ? rc : 1;
+}
+
+static void grouped(char *out, size_t n, uint64_t v)
+{
+    vs_units_grouped(out, n, v);
+}
+
+/* The layout estimate kv sizes: layers= kv_heads= head_dim= on the line
+ * describe one full group (shapes not given taken from the card's arch);
+ * otherwise the card's kv_layout; otherwise the arch's one shape. Returns 1
+ * when a layout was found, 0 when a shape is missing (*missing names it). */
+static int kv_layout_for(vs_kv_layout *l, const vs_line *line, const json_t *sheet, int *from_arch,
+                         const char **missing, vs_error *err)
+{
+    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *kv = json_object_get(arch, "kv_layout");
+    uint64_t L, H, D;
+    int rc, on_line = vs_line_pair(line, "layers") || vs_line_pair(line, "kv_heads") ||
+                      vs_line_pair(line, "head_dim");
+    if (!on_line && json_is_array(kv) && json_array_size(kv) > 0 &&
+        vs_kv_layout_from_json(l, kv, NULL) == 0) {
+        *from_arch = 1;
+        return 1;
+    }
+    *missing = "layers";
+    if ((rc = shape(line, sheet, "layers", "layers", &L, from_arch, err)) <= 0)
+        return rc;
+    *missing = "kv_heads";
+    if ((rc = shape(line, sheet, "kv_heads", "kv_heads", &H, from_arch, err)) == 0)
+        rc = shape(line, sheet, "kv_heads", "heads", &H, from_arch, err);
+    if (rc <= 0)
+        return rc;
+    *missing = "head_dim";
+    if ((rc = shape(line, sheet, "head_dim", "head_dim", &D, from_arch, err)) == 0) {
+        json_t *hid = json_object_get(arch, "hidden"), *hd = json_object_get(arch, "heads");
+        if (json_is_integer(hid) && json_is_integer(hd) && json_integer_value(hd) > 0 &&
+            json_integer_value(hid) > 0 && json_integer_value(hid) % json_integer_value(hd) == 0) {
+            D = (uint64_t)(json_integer_value(hid) / json_integer_value(hd));
+            *from_arch = 1;
+            rc = 1;
+        }
+    }
+    if (rc <= 0)
+        return rc;
+    vs_kv_layout_uniform(l, L, H, D);
+    return 1;
+}
+
+/* One group's formula with its numbers, as the text and the source show it. */
+static void kv_group_formula(vs_buf *b, const vs_kv_group *g, const vs_kv_group_bytes *r,
+                             const vs_kv_dims *d, const char *per, const char *dtype)
+{
+    char gl[40], gh[40], gd[40], gdv[40], gt[40], gc[40], gb[40], gw[40], glen[40];
+    grouped(gl, sizeof gl, g->layers);
+    grouped(gh, sizeof gh, r->kv_heads);
+    grouped(gd, sizeof gd, g->head_dim);
+    grouped(gdv, sizeof gdv, g->head_dim_v ? g->head_dim_v : g->head_dim);
+    grouped(gt, sizeof gt, r->tokens);
+    grouped(gc, sizeof gc, d->concurrency);
+    grouped(gb, sizeof gb, r->bytes);
+    grouped(gw, sizeof gw, g->window);
+    grouped(glen, sizeof glen, d->length);
+    switch (g->kind) {
+    case VS_KV_FULL:
+    case VS_KV_SLIDING:
+    case VS_KV_CHUNKED:
+    case VS_KV_CROSS:
+        if (g->head_dim_v && g->head_dim_v != g->head_dim)
+            vs_buf_printf(b, "%s layers x %s kv_heads x (%s + %s) head_dim", gl, gh, gd, gdv);
+        else
+            vs_buf_printf(b, "2 x %s layers x %s kv_heads x %s head_dim", gl, gh, gd);
+        vs_buf_printf(b, " x %s (%s) x ", per, dtype);
+        if (g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED)
+            vs_buf_printf(b, "min(%s window, %s) = %s tokens", gw, glen, gt);
+        else if (g->kind == VS_KV_CROSS)
+            vs_buf_printf(b, "%s encoder tokens", gt);
+        else
+            vs_buf_printf(b, "%s tokens", gt);
+        vs_buf_printf(b, " x %s sequences = %s B", gc, gb);
+        break;
+    case VS_KV_LATENT:
+        vs_buf_printf(b, "%s layers x %llu latent x %s (%s) x %s tokens x %s sequences = %s B", gl,
+                      (unsigned long long)g->latent, per, dtype, gt, gc, gb);
+        break;
+    case VS_KV_STATE:
+        vs_buf_printf(b, "%s layers x %llu B state x %s sequences = %s B", gl,
+                      (unsigned long long)g->state_bytes, gc, gb);
+        break;
+    default:
+        vs_buf_printf(b, "%s layers keep no cache = 0 B", gl);
+        break;
+    }
+}
+
+int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    uint64_t len, conc, bytes, per_gpu = 0, per_token = 0, enc = 0;
+    int rc, from_arch = 0, have_enc = 0, cross = 0, uniform;
+    const vs_arg *dt = vs_line_pair(line, "dtype"), *nm = vs_line_pair(line, "name");
+    const char *dtype = dt ? dt->value : "fp16", *name = nm ? nm->value : "kv_cache", *missing;
+    unsigned bits;
+    char per[32], gb[40], gtp[40];
+    vs_buf src = VS_BUF_INIT, skipped = VS_BUF_INIT, tpnote = VS_BUF_INIT;
+    json_t *sk = json_array(), *inputs = NULL, *groups = NULL;
+    const char *notes[6] = {NULL};
+    size_t nn = 0, i;
+    vs_kv_layout l;
+    vs_kv_dims d;
+    vs_kv_group_bytes r[VS_KV_GROUPS_MAX];
+    vs_placement pl;
+
+    if (!sk)
+        return vs_oom(err);
+    if ((rc = vs_line_check_keys(line, vs_estimate_kv_keys, err)) < 0)
+        goto done;
+    if ((rc = kv_layout_for(&l, line, sheet, &from_arch, &missing, err)) <= 0) {
+        rc = rc < 0 ? rc : need_shape(line, missing, "kv", err);
+        goto done;
+    }
+    uniform = l.n == 1 && l.g[0].kind == VS_KV_FULL;
+    bits = vs_dtype_bits(dtype);
+    if (!bits) {
+        rc = vs_error_set_at(err, VS_EVALUE, dt->line, dt->value_column,
+                             "unknown cache dtype '%s'; expected %s (in any case)", dtype,
+                             vs_dtype_names());
+        goto done;
+    }
+    if (!vs_sheet_card_uint(sheet, "length", &len)) {
+        rc = need_card(line, "length", "kv", "length 4096", err);
+        goto done;
+    }
+    if (!vs_sheet_card_uint(sheet, "concurrency", &conc)) {
+        rc = need_card(line, "concurrency", "kv", "concurrency 8", err);
+        goto done;
+    }
+    if ((rc = vs_line_get_uint(line, "encoder_length", 0, &enc, &have_enc, err)) < 0)
+        goto done;
+    if (have_enc && enc == 0) {
+        rc = vs_arg_error(vs_line_pair(line, "encoder_length"), err,
+                          vs_error_set(err, VS_EVALUE, "encoder_length= must be at least 1"));
+        goto done;
+    }
+    for (i = 0; i < l.n; i++)
+        cross |= l.g[i].kind == VS_KV_CROSS;
+    /* under tensor parallelism each GPU holds its share of the KV heads (one at
+     * least) and the whole latent: the component is what all GPUs hold together */
+    memset(&d, 0, sizeof d);
+    d.length = len;
+    d.concurrency = conc;
+    d.encoder_length = enc;
+    d.bits = bits;
+    d.tp = 1;
+    if (vs_placement_from_sheet(&pl, sheet, NULL) == 0 && pl.kind == VS_PLACE_TENSOR && pl.gpus > 1)
+        d.tp = pl.gpus;
+    if ((rc = vs_kv_layout_bytes(&per_gpu, &per_token, r, &l, &d, err)) < 0)
+        goto done;
+    if (__builtin_mul_overflow(per_gpu, d.tp, &bytes)) {
+        rc = vs_error_set(err, VS_EUNIT, "the KV cache does not fit in 64-bit bytes");
+        goto done;
+    }
+    if (bits % 8 == 0)
+        snprintf(per, sizeof per, "%u B", bits / 8);
+    else
+        snprintf(per, sizeof per, "%u/8 B", bits);
+    groups = json_array();
+    for (i = 0; groups && i < l.n; i++) {
+        if (i)
+            vs_buf_puts(&src, " + ");
+        if (l.n > 1)
+            vs_buf_printf(&src, "%s: ", vs_kv_kind_name(l.g[i].kind));
+        kv_group_formula(&src, &l.g[i], &r[i], &d, per, dtype);
+        json_array_append_new(
+            groups,
+            json_pack("{s:s, s:I, s:I, s:I, s:I}", "kind", vs_kv_kind_name(l.g[i].kind), "layers",
+                      (json_int_t)l.g[i].layers, "tokens", (json_int_t)r[i].tokens, "kv_heads",
+                      (json_int_t)r[i].kv_heads, "bytes", (json_int_t)r[i].bytes));
+    }
+    if (!groups) {
+        rc = vs_oom(err);
+        goto done;
+    }
+    grouped(gb, sizeof gb, bytes);
+    if (l.n > 1)
+        vs_buf_printf(&src, " = %s B", gb);
+    if (d.tp > 1) {
+        grouped(gtp, sizeof gtp, d.tp);
+        vs_buf_printf(&src, ", per GPU; x %s GPUs (placement tensor) = %s B", gtp, gb);
+    }
+    if (vs_buf_failed(&src)) {
+        rc = vs_oom(err);
+        goto done;
+    }
+    if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), "kv_cache", &skipped, sk, err)) <
+        0)
+        goto done;
+    if (uniform)
+        notes[nn++] =
+            "keys and values of every layer for every token kept: GQA and MQA through "
+            "kv_heads; the cache dtype, not the weights' format, sets the bytes per value";
+    else
+        notes[nn++] = "each group of layers keeps what its attention needs: full layers every "
+                      "token, sliding and chunked layers at most their window, a latent layer one "
+                      "compressed vector per token (DeepSeek-V2, Liu et al. 2024, section 2.1), a "
+                      "cross-attention layer the encoder's tokens; an engine's pages and padding "
+                      "come on top";
+    if (cross && !have_enc)
+        notes[nn++] = "cross-attention layers sized for encoder_length = length (give "
+                      "encoder_length=N for the encoder's tokens)";
+    if (d.tp > 1) {
+        vs_buf_printf(&tpnote,
+                      "placement tensor on %llu GPUs: each GPU holds ceil(kv_heads / %llu) KV "
+                      "heads, one at least (fewer heads than GPUs are replicated), and the whole "
+                      "of any latent cache",
+                      (unsigned long long)d.tp, (unsigned long long)d.tp);
+        notes[nn++] = vs_buf_str(&tpnote);
+    }
+    if (from_arch)
+        notes[nn++] = "shapes not given on the line come from the card's config.json architecture";
+    if (skipped.len)
+        notes[nn++] = vs_buf_str(&skipped);
+    inputs = json_pack(
+        "{s:o, s:o, s:o, s:s, s:i, s:I, s:I, s:o, s:I, s:O, s:I, s:O}", "layers",
+        uniform ? json_integer((json_int_t)l.g[0].layers) : json_null(), "kv_heads",
+        uniform ? json_integer((json_int_t)l.g[0].kv_heads) : json_null(), "head_dim",
+        uniform ? json_integer((json_int_t)l.g[0].head_dim) : json_null(), "dtype", dtype, "bits",
+        (int)bits, "length", (json_int_t)len, "concurrency", (json_int_t)conc, "encoder_length",
+        cross ? json_integer((json_int_t)(enc ? enc : len)) : json_null(), "tp", (json_int_t)d.tp,
+        "groups", groups, "bytes_per_token", (json_int_t)per_token, "skipped", sk);
+    {
+        const char *names[1] = {name};
+        vs_buf head = VS_BUF_INIT;
+        json_t *extra = json_array_size(sk)
+                            ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes),
+                                                (const char *)NULL)
+                            : NULL;
+        vs_buf_printf(&head, "estimate kv: %s", vs_buf_str(&src));
+        rc = vs_buf_failed(&head)
+                 ? vs_oom(err)
+                 : vs_verb_emit(ctx,
+                                vs_render_components(sheet, "kv", names, 1, vs_buf_str(&head),
+                                                     notes, inputs, extra),
+                                err);
+        vs_buf_free(&head);
+    }
+done:
+    vs_buf_free(&src);
+    vs_buf_free(&skipped);
+    vs_buf_free(&tpnote);
+    json_decref(groups);
+    json_decref(sk);
+    return rc;
+}
+
+int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    const vs_arg *op = vs_line_pair(line, "optimizer"), *pr = vs_line_pair(line, "precision");
+    const vs_arg *comp_arg = vs_line_pair(line, "component");
+    json_t *comp = NULL;
+    char compnote[300];
+    vs_training_rule rule;
+    vs_training_est e;
+    uint64_t trainable = 0, adapter = 0;
+    int rc, have_trainable = 0, lora;
+    const char *task = vs_card_str(sheet, "task");
+    char gt[40], src[3][320], head[700], asrc[320];
+    const char *names[4];
+    size_t nnames = 0, nn = 0;
+    const char *notes[7] = {NULL};
+    vs_buf skipped = VS_BUF_INIT;
+    json_t *sk = json_array(), *inputs;
+
+    if (!sk)
+        return vs_oom(err);
+    if ((rc = vs_line_check_keys(line, vs_estimate_training_keys, err)) < 0)
+        goto done;
+    if ((rc = vs_training_rule_get(&rule, op ? op->value : NULL, pr ? pr->value : NULL, err)) < 0) {
+        rc = vs_arg_error(op && (!pr || strstr(err->message, "optimizer")) ? op : pr, err, rc);
+        goto done;
+    }
+    if ((rc = vs_line_get_count(line, "trainable", 0, &trainable, &have_trainable, err)) < 0)
+        goto done;
+    lora = task && (!strcmp(task, "lora") || !strcmp(task, "qlora"));
+    if (comp_arg) {
+        /* one component of a diffusers pipeline is trained; the others stay frozen */
+        json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *x;
+        size_t k;
+        vs_buf cnames = VS_BUF_INIT;
+        json_array_foreach(wc, k, x)
+        {
+            const char *n = json_string_value(json_object_get(x, "name"));
+            if (n && !strcmp(n, comp_arg->value))
+                comp = x;
+            vs_buf_printf(&cnames, "%s%s", cnames.len ? ", " : "", n ? n : "?");
+        }
+        if (!comp) {
+            rc = vs_arg_error(comp_arg, err,
+                              vs_error_set(err, VS_EVALUE,
+                                           json_array_size(wc)
+                                               ? "component=%s: the pipeline's components are %s"
+                                               : "component=%s needs a diffusers pipeline on the "
+                                                 "card (`model NAME pipeline=DIR`)%s",
+                                           comp_arg->value, vs_buf_str(&cnames)));
+            vs_buf_free(&cnames);
+            goto done;
+        }
+        vs_buf_free(&cnames);
+        if (!have_trainable && !lora)
+            trainable = (uint64_t)json_integer_value(json_object_get(comp, "params"));
+    }
+    if (!have_trainable && !comp) {
+        if (lora) {
+            rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                                 "task %s trains an adapter: give trainable=N (its parameter "
+                                 "count); the whole model's would overstate every component",
+                                 task);
+            goto done;
+        }
+        if (!vs_sheet_card_uint(sheet, "params", &trainable)) {
+            rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                                 "`estimate training` needs the card's params (`model NAME "
+                                 "params=N`) or trainable=N");
+            goto done;
+        }
+    }
+    if ((rc = vs_estimate_training(&e, &rule, trainable, err)) < 0)
+        goto done;
+    grouped(gt, sizeof gt, trainable);
+    snprintf(src[0], sizeof src[0], "%s trainable x %u B (gradients; precision=%s)", gt,
+             rule.gradient_bytes, rule.precision);
+    snprintf(src[1], sizeof src[1], "%s trainable x %u B (%s moments; optimizer=%s)", gt,
+             rule.state_bytes, rule.optimizer, rule.optimizer);
+    if (rule.master_bytes)
+        snprintf(src[2], sizeof src[2], "%s trainable x %u B (fp32 master copy; precision=%s)", gt,
+                 rule.master_bytes, rule.precision);
+    else
+        snprintf(src[2], sizeof src[2], "0 B: precision=%s keeps no separate master copy",
+                 rule.precision);
+    if ((rc = store_estimate(sheet, "gradients", e.gradients, src[0], "gradients", &skipped, sk,
+                             err)) < 0 ||
+        (rc = store_estimate(sheet, "optimizer_state", e.optimizer_state, src[1], "optimizer",
+                             &skipped, sk, err)) < 0 ||
+        (rc = store_estimate(sheet, "master_copy", e.master_copy, src[2], "optimizer", &skipped, sk,
+                             err)) < 0)
+        goto done;
+    names[nnames++] = "gradients";
+    names[nnames++] = "optimizer_state";
+    names[nnames++] = "master_copy";
+    if (lora) {
+        unsigned ab = !strcmp(rule.precision, "fp32") ? 4 : 2;
+        if (__builtin_mul_overflow(trainable, (uint64_t)ab, &adapter)) {
+            rc = vs_error_set(err, VS_EUNIT, "the adapter weights do not fit in 64 bits");
+            goto done;
+        }
+        snprintf(asrc, sizeof asrc, "%s adapter params x %u B (%s working copy)", gt, ab,
+                 ab == 4 ? "fp32" : "16-bit");
+        if ((rc = store_estimate(sheet, "adapter_weights", adapter, asrc, "parameters", &skipped,
+                                 sk, err)) < 0)
+            goto done;
+        names[nnames++] = "adapter_weights";
+    }
+    snprintf(head, sizeof head,
+             "estimate training optimizer=%s precision=%s: %s trainable params x (%u B gradients + "
+             "%u B master copy + %u B optimizer state) = %u B per trainable param, the weights on "
+             "top (%s)",
+             rule.optimizer, rule.precision, gt, rule.gradient_bytes, rule.master_bytes,
+             rule.state_bytes, rule.gradient_bytes + rule.master_bytes + rule.state_bytes,
+             rule.why);
+    notes[nn++] = "source: Rajbhandari et al. 2020, ZeRO (mixed-precision Adam: 2 B weights + 2 B "
+                  "gradients + K = 12 B of optimizer state, the master copy included, per "
+                  "parameter); ZeRO stage 1 shards all 12";
+    if (lora)
+        notes[nn++] = "LoRA/QLoRA: gradients and optimizer state cover the trainable adapter only; "
+                      "the frozen weights keep the sheet's format";
+    if (comp) {
+        snprintf(compnote, sizeof compnote,
+                 "component %s (%s) is trained%s; the pipeline's other components stay frozen in "
+                 "their stored format (their bytes are the sheet's weights, unchanged)",
+                 comp_arg->value, json_string_value(json_object_get(comp, "class")),
+                 lora ? " through its adapter" : ": trainable = its parameters, from its files");
+        notes[nn++] = compnote;
+    }
+    notes[nn++] = "activations are separate: `estimate activations`";
+    if (skipped.len)
+        notes[nn++] = vs_buf_str(&skipped);
+    inputs = json_pack("{s:s, s:s, s:I, s:b, s:i, s:i, s:i, s:O}", "optimizer", rule.optimizer,
+                       "precision", rule.precision, "trainable", (json_int_t)trainable,
+                       "trainable_declared", have_trainable, "gradient_bytes",
+                       (int)rule.gradient_bytes, "master_bytes", (int)rule.master_bytes,
+                       "state_bytes", (int)rule.state_bytes, "skipped", sk);
+    rc = vs_verb_emit(
+        ctx, vs_render_components(sheet, "training", names, nnames, head, notes, inputs, NULL),
+        err);
+done:
+    vs_buf_free(&skipped);
+    json_decref(sk);
+    return rc;
+}
+
+int vs_estimate_activations_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
+    const char *name = nm ? nm->value : "activations";
+    vs_checkpointing mode;
+    uint64_t L, H, A = 0, s, b, bytes;
+    int rc, from_arch = 0;
+    char gL[40], gH[40], gA[40], gs[40], gb[40], gbytes[40], src[600], head[700];
+    const char *notes[4] = {NULL};
+    size_t nn = 0;
+    vs_buf skipped = VS_BUF_INIT;
+    json_t *sk = json_array(), *inputs;
+
+    if (!sk)
+        return vs_oom(err);
+    if ((rc = vs_line_check_keys(line, vs_estimate_activations_keys, err)) < 0)
+        goto done;
+    if ((rc = vs_checkpointing_parse(&mode, ck ? ck->value : NULL, err)) < 0) {
+        rc = vs_arg_error(ck, err, rc);
+        goto done;
+    }
+    if ((rc = shape(line, sheet, "layers", "layers", &L, &from_arch, err)) <= 0) {
+        rc = rc < 0 ? rc : need_shape(line, "layers", "activations", err);
+        goto done;
+    }
+    if ((rc = shape(line, sheet, "hidden", "hidden", &H, &from_arch, err)) <= 0) {
+        rc = rc < 0 ? rc : need_shape(line, "hidden", "activations", err);
+        goto done;
+    }
+    if (mode == VS_CKPT_NONE) {
+        if ((rc = shape(line, sheet, "heads", "heads", &A, &from_arch, err)) <= 0) {
+            rc = rc < 0 ? rc : need_shape(line, "heads", "activations", err);
+            goto done;
+        }
+    } else if ((rc = shape(line, sheet, "heads", "heads", &A, &from_arch, err)) < 0) {
+        goto done;
+    }
+    if (!vs_sheet_card_uint(sheet, "length", &s)) {
+        rc = need_card(line, "length", "activations", "length 4096", err);
+        goto done;
+    }
+    if (!vs_sheet_card_uint(sheet, "microbatch", &b)) {
+        rc = need_card(line, "microbatch", "activations", "microbatch 4", err);
+        goto done;
+    }
+    if ((rc = vs_estimate_activations(&bytes, L, H, A, s, b, mode, err)) < 0)
+        goto done;
+    grouped(gL, sizeof gL, L);
+    grouped(gH, sizeof gH, H);
+    grouped(gA, sizeof gA, A);
+    grouped(gs, sizeof gs, s);
+    grouped(gb, sizeof gb, b);
+    grouped(gbytes, sizeof gbytes, bytes);
+    if (mode == VS_CKPT_NONE)
+        snprintf(src, sizeof src,
+                 "%s layers x %s tokens x %s microbatch x %s hidden x (34 + 5 x %s heads x %s / "
+                 "%s) = %s B (checkpointing=none; Korthikanti et al. 2022)",
+                 gL, gs, gb, gH, gA, gs, gH, gbytes);
+    else if (mode == VS_CKPT_SELECTIVE)
+        snprintf(src, sizeof src,
+                 "%s layers x %s tokens x %s microbatch x %s hidden x 34 = %s B "
+                 "(checkpointing=selective; Korthikanti et al. 2022)",
+                 gL, gs, gb, gH, gbytes);
+    else
+        snprintf(
+            src, sizeof src,
+            "%s layers x 2 x %s tokens x %s microbatch x %s hidden = %s B (checkpointing=full: "
+            "the layer input only; Korthikanti et al. 2022)",
+            gL, gs, gb, gH, gbytes);
+    if ((rc = store_estimate(sheet, name, bytes, src, "activations", &skipped, sk, err)) < 0)
+        goto done;
+    snprintf(head, sizeof head, "estimate activations: %s", src);
+    notes[nn++] =
+        "source: Korthikanti et al. 2022, \"Reducing Activation Recomputation in Large "
+        "Transformer Models\": per layer s*b*h*(34 + 5*a*s/h) bytes of 16-bit "
+        "activations; selective recomputation keeps 34*s*b*h, full keeps the 2*s*b*h input";
+    if (from_arch)
+        notes[nn++] = "shapes not given on the line come from the card's config.json architecture";
+    if (skipped.len)
+        notes[nn++] = vs_buf_str(&skipped);
+    inputs = json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:O}", "layers", (json_int_t)L, "hidden",
+                       (json_int_t)H, "heads", (json_int_t)A, "length", (json_int_t)s, "microbatch",
+                       (json_int_t)b, "checkpointing", vs_checkpointing_name(mode), "skipped", sk);
+    {
+        const char *names[1] = {name};
+        rc = vs_verb_emit(
+            ctx, vs_render_components(sheet, "activations", names, 1, head, notes, inputs, NULL),
+            err);
+    }
+done:
+    vs_buf_free(&skipped);
+    json_decref(sk);
+    return rc;
+}
+
+int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+{
+    const vs_arg *sc = vs_line_pair(line, "scheme"), *dq = vs_line_pair(line, "double");
+    const vs_arg *nm = vs_line_pair(line, "name");
+    const char *name = nm ? nm->value : "quant_metadata", *scheme,
+               *format = vs_card_str(sheet, "format");
+    vs_quant_rule q;
+    uint64_t group = 0, params = 0, bits = 0, bytes;
+    int rc, have_params = 0, dbl = 1, have_bits = 0, have_group = 0;
+    char gp[40], gg[40], gbytes[40], g2[40], src[700], head[800];
+    const char *notes[4] = {NULL};
+    size_t nn = 0;
+    vs_buf skipped = VS_BUF_INIT;
+    json_t *sk = json_array(), *inputs;
+
+    if (!sk)
+        return vs_oom(err);
+    if ((rc = vs_line_check_keys(line, vs_estimate_quant_keys, err)) < 0)
+        goto done;
+    if (sc)
+        scheme = sc->value;
+    else if (format && (!strcmp(format, "nf4") || !strcmp(format, "fp4")))
+        scheme = "bnb";
+    else if (format && !strcmp(format, "int4"))
+        scheme = "gptq";
+    else {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                             "`estimate quant` needs scheme=bnb|gptq|group (the card's format "
+                             "%s does not imply one)",
+                             format ? format : "is not set and");
+        goto done;
+    }
+    if (dq) {
+        if (!strcmp(dq->value, "yes") || !strcmp(dq->value, "true"))
+            dbl = 1;
+        else if (!strcmp(dq->value, "no") || !strcmp(dq->value, "false"))
+            dbl = 0;
+        else {
+            rc = vs_error_set_at(err, VS_EVALUE, dq->line, dq->value_column,
+                                 "double= must be yes or no, not '%s'", dq->value);
+            goto done;
+        }
+    }
+    if ((rc = vs_line_get_uint(line, "group", 0, &group, &have_group, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "bits", 0, &bits, &have_bits, err)) < 0 ||
+        (rc = vs_line_get_count(line, "params", 0, &params, &have_params, err)) < 0)
+        goto done;
+    /* 0 stands for "the scheme's default" below; a written group=0 is a mistake */
+    if (have_group && (rc = vs_quant_group_check(group, err)) < 0) {
+        rc = vs_arg_error(vs_line_pair(line, "group"), err, rc);
+        goto done;
+    }
+    if (!have_bits)
+        bits = vs_sheet_weight_bits(sheet) <= 8 ? vs_sheet_weight_bits(sheet) : 0;
+    if (bits > 64) {
+        rc = vs_arg_error(vs_line_pair(line, "bits"), err,
+                          vs_error_set(err, VS_EVALUE, "bits= must be 1 to 8"));
+        goto done;
+    }
+    if ((rc = vs_quant_rule_get(&q, scheme, group, dbl, (unsigned)bits, 16, err)) < 0) {
+        rc = vs_arg_error(sc ? sc : vs_line_pair(line, "group"), err, rc);
+        goto done;
+    }
+    if (!have_params && !vs_sheet_card_uint(sheet, "params", &params)) {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                             "`estimate quant` needs the card's params or params=COUNT (the "
+                             "quantised ones)");
+        goto done;
+    }
+    if ((rc = vs_estimate_quant(&bytes, &q, params, err)) < 0)
+        goto done;
+    grouped(gp, sizeof gp, params);
+    grouped(gg, sizeof gg, q.group);
+    grouped(gbytes, sizeof gbytes, bytes);
+    if (q.group2) {
+        uint64_t groups = params / q.group + (params % q.group != 0);
+        grouped(g2, sizeof g2, groups);
+        snprintf(src, sizeof src,
+                 "ceil(%s / %s) x %u bits + ceil(%s / %llu) x %u bits = %s B (scheme=%s, double "
+                 "quantisation)",
+                 gp, gg, q.meta_bits, g2, (unsigned long long)q.group2, q.meta2_bits, gbytes,
+                 q.scheme);
+    } else {
+        snprintf(src, sizeof src, "ceil(%s / %s) x %u bits = %s B (scheme=%s%s)", gp, gg,
+                 q.meta_bits, gbytes, q.scheme,
+                 !strcmp(q.scheme, "bnb") ? ", no double quantisation" : "");
+    }
+    if ((rc = store_estimate(sheet, name, bytes, src, "parameters", &skipped, sk, err)) < 0)
+        goto done;
+    snprintf(head, sizeof head, "estimate quant: %s", src);
+    notes[nn++] = q.source;
+    notes[nn++] = "not included: per-tensor constants (code tables, act-order indices) and the "
+                  "layers kept in 16 bits (embeddings, lm_head, norms), which `weights "
+                  "from=PATH` measures exactly";
+    if (skipped.len)
+        notes[nn++] = vs_buf_str(&skipped);
+    inputs = json_pack("{s:s, s:I, s:i, s:I, s:i, s:I, s:O}", "scheme", q.scheme, "group",
+                       (json_int_t)q.group, "meta_bits", (int)q.meta_bits, "group2",
+                       (json_int_t)q.group2, "meta2_bits", (int)q.meta2_bits, "params",
+                       (json_int_t)params, "skipped", sk);
+    {
+        const char *names[1] = {name};
+        rc = vs_verb_emit(
+            ctx, vs_render_components(sheet, "quant", names, 1, head, notes, inputs, NULL), err);
+    }
+done:
+    vs_buf_free(&skipped);
+    json_decref(sk);
+    return rc;
+}
+
+int vs_verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    const char *syntax = "estimate kv|training|activations|quant|runtime|latents|attention|decode "
+                         "[KEY=VALUE ...]";
+    const vs_arg *a = vs_line_positional(line, 0);
+    const vs_estimator *e;
+    json_t *sheet;
+    int rc;
+    if (!a)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
+    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
+        return rc;
+    if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        return VS_ENOMEM;
+    if ((e = vs_estimator_find(a->value)) != NULL)
+        return vs_estimate_run(ctx, line, sheet, e, err);
+    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                           "unknown estimator '%s'; expected kv, training, activations, quant, "
+                           "runtime, latents, attention or decode",
+                           a->value);
+}

@@ -1,0 +1,32 @@
+/* verbs_estimate.h — `estimate` and the estimators of language models: kv,
+ * training, activations, quant.
+ *
+ * `estimate WORD` finds its row in the estimators' table (vs_estimators,
+ * lang/derive.h; the table is in lang/verbs_sizing.c) and runs it through
+ * vs_estimate_run, which records it so that it follows the card. Each
+ * estimator here reads its shapes from the line or the card's architecture,
+ * prints its formula with the numbers, and stores estimated components (never
+ * over a measured one); the arithmetic is in sheet/estimators/. Image and video
+ * generation's rows are lang/estimate_generate.h, `estimate runtime`
+ * lang/verbs_engine.h.
+ */
+#ifndef VS_LANG_VERBS_ESTIMATE_H
+#define VS_LANG_VERBS_ESTIMATE_H
+
+#include <jansson.h>
+
+#include "lang/verb.h"
+
+/* The verb: dispatches on its first word to the estimators' table. */
+int vs_verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err);
+/* Every key any estimator accepts, and the estimators' names, NULL-terminated. */
+extern const char *const vs_verb_estimate_keys[];
+extern const char *const vs_verb_estimate_words[];
+
+/* The rows' run functions (vs_estimator.run): the line's keys against the sheet. */
+int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_estimate_activations_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+
+#endif
