@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lang/verbs_common.h"
 #include "render/sizing.h"
 #include "sheet/estimate.h"
 #include "sheet/sheet.h"
@@ -13,11 +14,6 @@
 const vs_derived_read vs_generate_reads[] = {{"width", NULL}, {"height", NULL}, {"frames", NULL},
                                              {"batch", NULL}, {"task", NULL},   {"format", "dtype"},
                                              {NULL, NULL}};
-
-static int oom(vs_error *err)
-{
-    return vs_error_set(err, VS_ENOMEM, "out of memory");
-}
 
 static void grouped(char *out, size_t n, uint64_t v)
 {
@@ -140,14 +136,8 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
             return rc;
         }
     }
-    {
-        vs_bundle *b =
-            vs_render_components(sheet, estimator, names, 1, head, all, inputs_take, NULL);
-        if (!b)
-            return oom(err);
-        vs_ctx_emit(ctx, b);
-    }
-    return 0;
+    return vs_verb_emit(
+        ctx, vs_render_components(sheet, estimator, names, 1, head, all, inputs_take, NULL), err);
 }
 
 /* ---------------------------------------------------------------- latents */

@@ -8,6 +8,8 @@
 #include "engine/fit.h"
 #include "lang/derive.h"
 #include "lang/verb.h"
+#include "lang/verbs_common.h"
+#include "lang/verbs_engine.h"
 #include "render/bundle.h"
 #include "render/fit.h"
 #include "sheet/classify.h"
@@ -21,19 +23,6 @@
  * measurement of the same name is never touched). */
 #define ITEM_SOURCE "runtime item of engine "
 #define EST_SOURCE "engine estimate: "
-
-static int oom(vs_error *err)
-{
-    return vs_error_set(err, VS_ENOMEM, "out of memory");
-}
-
-static int emit(vs_ctx *ctx, vs_bundle *b, vs_error *err)
-{
-    if (!b)
-        return oom(err);
-    vs_ctx_emit(ctx, b);
-    return 0;
-}
 
 /* An item `estimate runtime` made: it follows the engine through lang/derive. */
 static int derived_runtime(const json_t *comp)
@@ -234,7 +223,7 @@ static int show_engine(vs_ctx *ctx, json_t *sheet, const char *notes, vs_error *
     const json_t *eng = json_object_get(vs_sheet_card(sheet), "engine");
     if (rc < 0)
         return rc;
-    rc = emit(ctx, vs_render_engine(&c, json_object_get(eng, "keys"), notes), err);
+    rc = vs_verb_emit(ctx, vs_render_engine(&c, json_object_get(eng, "keys"), notes), err);
     vs_fit_ctx_free(&c);
     return rc;
 }
@@ -248,7 +237,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     size_t i;
     int rc, estimate = 0;
     if (!sheet)
-        return oom(err);
+        return vs_oom(err);
     if (!name)
         return show_engine(ctx, sheet, NULL, err);
     if ((rc = vs_line_no_extra(line, 1, "engine NAME [key=value ...] [estimate=yes]", err)) < 0)
@@ -271,7 +260,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                    "estimate=: expected yes or no");
     }
     if (!(keys = json_object()))
-        return oom(err);
+        return vs_oom(err);
     for (i = 0; i < line->nargs; i++) {
         const vs_arg *a = &line->args[i];
         int idx;
@@ -306,7 +295,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     eng = json_pack("{s:s, s:o}", "name", e->name, "keys", keys);
     if (!eng || json_object_set_new(card, "engine", eng))
-        return oom(err);
+        return vs_oom(err);
     /* Runtime items: this engine's are added as unknown (unless the person's
      * components fill them); another engine's that this one does not have go. */
     comps = vs_sheet_array(sheet, "components");
@@ -404,7 +393,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_fit_row *rows = NULL;
     int rc;
     if (!sheet)
-        return oom(err);
+        return vs_oom(err);
     if ((rc = vs_line_check_keys(line, fit_keys, err)) < 0)
         return rc;
     if (fa) {
@@ -423,7 +412,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
         return rc;
     if (!(offers = json_array())) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     if (vs_line_npositional(line) == 0) {
@@ -452,7 +441,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     rows = calloc(json_array_size(offers), sizeof *rows);
     if (!rows) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     json_array_foreach(offers, i, o)
@@ -461,7 +450,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto done;
         n++;
     }
-    rc = emit(ctx, vs_render_fit(&c, rows, n), err);
+    rc = vs_verb_emit(ctx, vs_render_fit(&c, rows, n), err);
 done:
     for (i = 0; i < n; i++)
         vs_fit_row_free(&rows[i]);
