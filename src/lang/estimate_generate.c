@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/sizing.h"
+#include "render/component.h"
 #include "sheet/estimate.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
