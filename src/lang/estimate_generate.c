@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "lang/verbs_common.h"
-#include "render/sizing.h"
+#include "render/component.h"
 #include "sheet/estimate.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"

@@ -10,7 +10,7 @@
 #include "model/hfcache.h"
 #include "model/model.h"
 #include "model/pipeline_files.h"
-#include "render/sizing.h"
+#include "render/card.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"

@@ -7,7 +7,8 @@
 
 #include "lang/derive.h"
 #include "lang/verbs_common.h"
-#include "render/sizing.h"
+#include "render/component.h"
+#include "sheet/envelope.h"
 #include "sheet/estimate.h"
 #include "sheet/kvlayout.h"
 #include "sheet/placement.h"

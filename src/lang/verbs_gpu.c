@@ -12,7 +12,7 @@
 #include "lang/verb.h"
 #include "render/bundle.h"
 #include "render/candidates.h"
-#include "render/sizing.h"
+#include "render/envelope.h"
 #include "sheet/classify.h"
 #include "sheet/derived.h"
 #include "sheet/envelope.h"

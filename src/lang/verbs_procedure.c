@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lang/verbs_common.h"
-#include "render/sizing.h"
+#include "render/lines.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 #include "util/json.h"

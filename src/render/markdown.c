@@ -8,11 +8,8 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
-
-static const char *str(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
+#include "util/checked.h"
+#include "util/json.h"
 
 /* A table cell: pipes and line breaks would break the row. */
 static void cell(vs_buf *b, const char *s)
@@ -157,7 +154,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
     {
         /* the runtime: its name and the keys as written (defaults are the engine's) */
         const json_t *eng = json_object_get(card, "engine");
-        const char *name = str(eng, "name");
+        const char *name = vs_json_str_of(eng, "name");
         if (name) {
             const char *k;
             json_t *x;
@@ -177,7 +174,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
     if (json_is_object(wf)) {
         describe(v, sizeof v, json_object_get(wf, "bytes"));
         vs_buf_printf(b, "Weights read from the files at `%s`: %s.\n\n",
-                      str(wf, "path") ? str(wf, "path") : "?", v);
+                      vs_json_str_of(wf, "path") ? vs_json_str_of(wf, "path") : "?", v);
     }
 }
 
@@ -193,7 +190,7 @@ static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
         return 1;
     }
     if (!vs_sheet_card_uint(sheet, "params", &params) ||
-        !vs_sheet_card_uint(sheet, "bits", &bits) || vs_u64_mul(&prod, params, bits) < 0)
+        !vs_sheet_card_uint(sheet, "bits", &bits) || vs_ckd_mul(&prod, params, bits))
         return 0;
     *out = prod / 8 + (prod % 8 != 0);
     *basis = "params × bits / 8";
@@ -231,14 +228,14 @@ static void components_section(vs_buf *b, const json_t *sheet)
     {
         const json_t *bytes = json_object_get(c, "bytes");
         row_start(b);
-        cell(b, str(c, "name"));
+        cell(b, vs_json_str_of(c, "name"));
         bytes_cells(b, bytes);
-        cell(b, str(c, "status"));
-        cell(b, str(c, "source"));
-        cell(b, str(c, "phase"));
+        cell(b, vs_json_str_of(c, "status"));
+        cell(b, vs_json_str_of(c, "source"));
+        cell(b, vs_json_str_of(c, "phase"));
         row_end(b);
         if (json_is_integer(bytes) && json_integer_value(bytes) >= 0) {
-            if (vs_u64_add(&known, known, (uint64_t)json_integer_value(bytes)) < 0)
+            if (vs_ckd_add(&known, known, (uint64_t)json_integer_value(bytes)))
                 overflow = 1;
         } else {
             unknown++;
@@ -249,7 +246,7 @@ static void components_section(vs_buf *b, const json_t *sheet)
         char d[160];
         vs_units_describe(d, sizeof d, known);
         vs_buf_printf(b, "Declared reserve (known components): %s", d);
-        if (have_w && vs_u64_add(&known, known, w) == 0) {
+        if (have_w && !vs_ckd_add(&known, known, w)) {
             vs_units_describe(d, sizeof d, known);
             vs_buf_printf(b, "; with the weights, indicative envelope: %s", d);
         }
@@ -271,8 +268,9 @@ static void placement_section(vs_buf *b, const json_t *sheet)
     scalar(gpus, sizeof gpus, json_object_get(p, "gpus"));
     scalar(stage, sizeof stage, json_object_get(p, "stage"));
     vs_buf_printf(b, "## Placement\n\n%s on %s GPU%s%s%s.\n\n",
-                  str(p, "kind") ? str(p, "kind") : "single", *gpus ? gpus : "1",
-                  strcmp(gpus, "1") ? "s" : "", *stage ? ", stage " : "", stage);
+                  vs_json_str_of(p, "kind") ? vs_json_str_of(p, "kind") : "single",
+                  *gpus ? gpus : "1", strcmp(gpus, "1") ? "s" : "", *stage ? ", stage " : "",
+                  stage);
 }
 
 static void stages_section(vs_buf *b, const json_t *sheet)
@@ -337,18 +335,19 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
         {
             char gpu[160], idx[32];
             row_start(b);
-            cell(b, str(m, "phase"));
-            cell(b, str(m, "stage"));
+            cell(b, vs_json_str_of(m, "phase"));
+            cell(b, vs_json_str_of(m, "stage"));
             scalar(idx, sizeof idx, json_object_get(m, "gpu"));
-            snprintf(gpu, sizeof gpu, "%s%s%s", idx, *idx && str(m, "gpu_name") ? " " : "",
-                     str(m, "gpu_name") ? str(m, "gpu_name") : "");
+            snprintf(gpu, sizeof gpu, "%s%s%s", idx,
+                     *idx && vs_json_str_of(m, "gpu_name") ? " " : "",
+                     vs_json_str_of(m, "gpu_name") ? vs_json_str_of(m, "gpu_name") : "");
             cell(b, gpu);
-            cell(b, str(m, "counter"));
-            cell(b, str(m, "scope"));
+            cell(b, vs_json_str_of(m, "counter"));
+            cell(b, vs_json_str_of(m, "scope"));
             bytes_cells(b, json_object_get(m, "peak_bytes"));
             dims_text(v, sizeof v, json_object_get(m, "dims"));
             cell(b, v);
-            cell(b, str(m, "state") ? str(m, "state") : "current");
+            cell(b, vs_json_str_of(m, "state") ? vs_json_str_of(m, "state") : "current");
             scalar(v, sizeof v, json_object_get(m, "validates_card"));
             cell(b, v);
             row_end(b);
@@ -361,10 +360,12 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
     {
         char st[32];
         scalar(st, sizeof st, json_object_get(m, "exit_status"));
-        vs_buf_printf(b, "- run %s: `%s`%s%s%s%s\n", str(m, "id") ? str(m, "id") : "?",
-                      str(m, "command") ? str(m, "command") : "", *st ? ", exit status " : "", st,
-                      str(m, "overflow_phase") ? ", out of memory in " : "",
-                      str(m, "overflow_phase") ? str(m, "overflow_phase") : "");
+        vs_buf_printf(
+            b, "- run %s: `%s`%s%s%s%s\n", vs_json_str_of(m, "id") ? vs_json_str_of(m, "id") : "?",
+            vs_json_str_of(m, "command") ? vs_json_str_of(m, "command") : "",
+            *st ? ", exit status " : "", st,
+            vs_json_str_of(m, "overflow_phase") ? ", out of memory in " : "",
+            vs_json_str_of(m, "overflow_phase") ? vs_json_str_of(m, "overflow_phase") : "");
     }
     if (json_array_size(runs))
         vs_buf_puts(b, "\n");
@@ -393,7 +394,7 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
             char price[128], cards[32];
             const json_t *mb = json_object_get(o, "memory_bytes");
             row_start(b);
-            cell(b, str(o, "name"));
+            cell(b, vs_json_str_of(o, "name"));
             if (json_is_integer(mb) && json_integer_value(mb) >= 0) {
                 vs_units_round(v, sizeof v - 4, (uint64_t)json_integer_value(mb), VS_UNIT_GB, 2);
                 strcat(v, " GB");
@@ -405,13 +406,15 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
             if (!json_is_integer(json_object_get(o, "reported_bytes")))
                 snprintf(v, sizeof v, "%s", "not known");
             cell(b, v);
-            snprintf(price, sizeof price, "%s%s%s", str(o, "price") ? str(o, "price") : "",
-                     str(o, "currency") ? " " : "", str(o, "currency") ? str(o, "currency") : "");
+            snprintf(price, sizeof price, "%s%s%s",
+                     vs_json_str_of(o, "price") ? vs_json_str_of(o, "price") : "",
+                     vs_json_str_of(o, "currency") ? " " : "",
+                     vs_json_str_of(o, "currency") ? vs_json_str_of(o, "currency") : "");
             cell(b, price);
-            cell(b, str(o, "period"));
+            cell(b, vs_json_str_of(o, "period"));
             scalar(cards, sizeof cards, json_object_get(o, "cards"));
             cell(b, cards);
-            cell(b, str(o, "available"));
+            cell(b, vs_json_str_of(o, "available"));
             row_end(b);
         }
         vs_buf_puts(b, "\nA catalogue's nominal memory or declared stock proves neither a software "
@@ -421,7 +424,7 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
         vs_buf_puts(b, "Mandatory requirements declared (besides capacity, length, concurrency or "
                        "microbatch, available memory, software compatibility and quality):\n\n");
         json_array_foreach(reqs, i, o)
-            vs_buf_printf(b, "- %s\n", str(o, "name") ? str(o, "name") : "?");
+            vs_buf_printf(b, "- %s\n", vs_json_str_of(o, "name") ? vs_json_str_of(o, "name") : "?");
         vs_buf_puts(b, "\n");
     }
     if (json_array_size(ev)) {
@@ -437,12 +440,12 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
                 if (!strcmp(keys[k], "verdict") && vs_evidence_moved(sheet, o, &moved)) {
                     /* obtained under another card: it decides nothing now */
                     vs_buf cv = VS_BUF_INIT;
-                    vs_buf_printf(&cv, "%s (no longer holds: %s)", str(o, "verdict"),
+                    vs_buf_printf(&cv, "%s (no longer holds: %s)", vs_json_str_of(o, "verdict"),
                                   vs_buf_str(&moved));
                     cell(b, vs_buf_str(&cv));
                     vs_buf_free(&cv);
                 } else {
-                    cell(b, str(o, keys[k]));
+                    cell(b, vs_json_str_of(o, keys[k]));
                 }
             }
             vs_buf_free(&moved);
@@ -455,7 +458,7 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
 static void tail_sections(vs_buf *b, const json_t *sheet)
 {
     const json_t *arr, *x;
-    const char *decision = str(sheet, "decision");
+    const char *decision = vs_json_str_of(sheet, "decision");
     size_t i;
     vs_buf_printf(b, "## Decision\n\n%s\n\n", decision ? decision : "None yet.");
     vs_buf_puts(b, "## Invalidating conditions\n\n");
@@ -469,8 +472,10 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
     if (json_array_size(arr)) {
         vs_buf_puts(b, "## Overflows\n\n");
         json_array_foreach(arr, i, x)
-            vs_buf_printf(b, "- out of memory in %s%s%s\n", str(x, "phase") ? str(x, "phase") : "?",
-                          str(x, "note") ? ": " : "", str(x, "note") ? str(x, "note") : "");
+            vs_buf_printf(b, "- out of memory in %s%s%s\n",
+                          vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?",
+                          vs_json_str_of(x, "note") ? ": " : "",
+                          vs_json_str_of(x, "note") ? vs_json_str_of(x, "note") : "");
         vs_buf_puts(b, "\n");
     }
 }
@@ -479,18 +484,21 @@ char *vs_markdown_sheet(const json_t *sheet)
 {
     vs_buf b = VS_BUF_INIT;
     const json_t *lin = json_object_get(sheet, "lineage");
-    const char *title = str(sheet, "title"), *id = str(sheet, "id");
+    const char *title = vs_json_str_of(sheet, "title"), *id = vs_json_str_of(sheet, "id");
     vs_buf_printf(&b, "# %s\n\n", title ? title : id ? id : "untitled sheet");
     vs_buf_printf(&b,
                   "Sizing sheet `%s` (%s). The record is `sheet.json` beside this file; this "
                   "page is rendered from it.\n\n",
-                  id ? id : "?", str(sheet, "schema") ? str(sheet, "schema") : VS_SHEET_SCHEMA);
+                  id ? id : "?",
+                  vs_json_str_of(sheet, "schema") ? vs_json_str_of(sheet, "schema")
+                                                  : VS_SHEET_SCHEMA);
     if (json_is_object(lin))
         vs_buf_printf(&b, "Lineage: reproduced from sheet `%s` at commit `%s`%s%s%s.\n\n",
-                      str(lin, "sheet") ? str(lin, "sheet") : "?",
-                      str(lin, "commit") ? str(lin, "commit") : "?",
-                      str(lin, "title") ? " (\"" : "", str(lin, "title") ? str(lin, "title") : "",
-                      str(lin, "title") ? "\")" : "");
+                      vs_json_str_of(lin, "sheet") ? vs_json_str_of(lin, "sheet") : "?",
+                      vs_json_str_of(lin, "commit") ? vs_json_str_of(lin, "commit") : "?",
+                      vs_json_str_of(lin, "title") ? " (\"" : "",
+                      vs_json_str_of(lin, "title") ? vs_json_str_of(lin, "title") : "",
+                      vs_json_str_of(lin, "title") ? "\")" : "");
     card_section(&b, sheet);
     components_section(&b, sheet);
     placement_section(&b, sheet);

@@ -1,0 +1,182 @@
+#include "render/card.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "render/result.h"
+#include "sheet/envelope.h"
+#include "sheet/kvlayout.h"
+#include "sheet/sheet.h"
+#include "sheet/units.h"
+#include "util/json.h"
+
+static void card_row(vs_table *t, const char *k, const char *v)
+{
+    const char *row[2] = {k, v ? v : "(not set)"};
+    vs_table_add_row(t, row);
+}
+
+static void card_uint_row(vs_table *t, const json_t *card, const char *key, const char *label)
+{
+    json_t *v = json_object_get(card, key);
+    char g[40];
+    if (json_is_integer(v)) {
+        vs_units_grouped(g, sizeof g, (uint64_t)json_integer_value(v));
+        card_row(t, label, g);
+    } else {
+        card_row(t, label, NULL);
+    }
+}
+
+/* The card payload: kind "card", the whole card and the placement, notes (when
+ * given), and extra_take merged in. */
+static json_t *card_payload(const json_t *sheet, const char *const *notes, json_t *extra_take)
+{
+    json_t *card = vs_json_copy(vs_sheet_card(sheet));
+    json_t *pl = vs_json_copy(json_object_get(sheet, "placement"));
+    json_t *p = json_pack("{s:s, s:o, s:o}", "kind", "card", "card", card ? card : json_null(),
+                          "placement", pl ? pl : json_null());
+    size_t i;
+    if (p && json_is_object(extra_take))
+        json_object_update(p, extra_take);
+    json_decref(extra_take);
+    if (p && notes) {
+        json_t *ns = json_array();
+        for (i = 0; ns && notes[i]; i++)
+            json_array_append_new(ns, json_string(notes[i]));
+        if (ns)
+            json_object_set_new(p, "notes", ns);
+    }
+    return p;
+}
+
+vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char *const *notes,
+                          json_t *extra_take)
+{
+    static const char *const hdr[] = {"card", "value"};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
+    vs_table *t = vs_table_new(2, hdr);
+    json_t *card = vs_sheet_card(sheet), *arch = json_object_get(card, "arch");
+    char buf[512], g[40], pls[128];
+    if (!t) {
+        json_decref(extra_take);
+        return NULL;
+    }
+    card_row(t, "model", json_string_value(json_object_get(card, "model")));
+    card_row(t, "revision", json_string_value(json_object_get(card, "revision")));
+    if (json_is_integer(json_object_get(card, "params"))) {
+        const char *src = json_string_value(json_object_get(card, "params_source"));
+        vs_units_grouped(g, sizeof g,
+                         (uint64_t)json_integer_value(json_object_get(card, "params")));
+        snprintf(buf, sizeof buf, "%s%s%s%s", g, src ? " (" : "", src ? src : "", src ? ")" : "");
+        card_row(t, "params", buf);
+    } else {
+        card_row(t, "params", NULL);
+    }
+    card_row(t, "task", json_string_value(json_object_get(card, "task")));
+    if (json_is_string(json_object_get(card, "format"))) {
+        snprintf(buf, sizeof buf, "%s (%u bits)",
+                 json_string_value(json_object_get(card, "format")), vs_sheet_weight_bits(sheet));
+        card_row(t, "format", buf);
+    } else {
+        card_row(t, "format", NULL);
+    }
+    card_uint_row(t, card, "length", "length (tokens)");
+    card_uint_row(t, card, "concurrency", "concurrency");
+    card_uint_row(t, card, "microbatch", "microbatch");
+    card_uint_row(t, card, "accumulation", "accumulation");
+    {
+        /* image and video generation: shown when the task is one, or when set */
+        const char *task = json_string_value(json_object_get(card, "task"));
+        int gen = task && !strncmp(task, "generate-", 9);
+        json_t *w = json_object_get(card, "width"), *h = json_object_get(card, "height");
+        if (json_is_integer(w) && json_is_integer(h)) {
+            snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT "x%" JSON_INTEGER_FORMAT " px",
+                     json_integer_value(w), json_integer_value(h));
+            card_row(t, "resolution", buf);
+        } else if (gen) {
+            card_row(t, "resolution", NULL);
+        }
+        if (gen || json_is_integer(json_object_get(card, "frames")))
+            card_uint_row(t, card, "frames", "frames");
+        if (gen || json_is_integer(json_object_get(card, "batch")))
+            card_uint_row(t, card, "batch", "batch");
+    }
+    card_row(t, "quality", json_string_value(json_object_get(card, "quality")));
+    if (json_is_object(arch)) {
+        vs_buf a = VS_BUF_INIT;
+        vs_render_arch(arch, &a);
+        card_row(t, "arch", vs_buf_str(&a));
+        if (vs_buf_failed(&a))
+            text.failed = 1;
+        vs_buf_free(&a);
+    }
+    card_row(t, "placement", vs_render_placement_text(sheet, pls, sizeof pls));
+    vs_json_dump_take(card_payload(sheet, notes, extra_take), &p);
+    return vs_render_finish_table(&text, &html, headline, t, notes, &p);
+}
+
+vs_bundle *vs_render_card_line(const json_t *sheet, const char *set, const char *headline,
+                               const char *const *notes, json_t *extra_take)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *p;
+    vs_render_put_one_line(&text, &html, headline, notes);
+    p = card_payload(sheet, notes, extra_take);
+    if (p && set)
+        json_object_set_new(p, "set", json_string(set));
+    return vs_render_finish(&text, &html, NULL, p);
+}
+
+void vs_render_arch(const json_t *arch, vs_buf *out)
+{
+    static const char *const keys[] = {"layers",   "hidden",       "heads", "kv_heads",
+                                       "head_dim", "intermediate", "vocab", "experts"};
+    size_t i;
+    const char *fam = json_string_value(json_object_get(arch, "family"));
+    vs_buf_puts(out, fam ? fam : "?");
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_t *v = json_object_get(arch, keys[i]);
+        if (json_is_integer(v))
+            vs_buf_printf(out, " %s=%" JSON_INTEGER_FORMAT, keys[i], json_integer_value(v));
+    }
+    vs_render_kv_layout(json_object_get(arch, "kv_layout"), out);
+}
+
+void vs_render_kv_layout(const json_t *kv, vs_buf *out)
+{
+    vs_kv_layout l;
+    size_t i;
+    if (!json_is_array(kv) || vs_kv_layout_from_json(&l, kv, NULL) < 0 || l.n == 0)
+        return;
+    vs_buf_puts(out, "; KV cache per layer: ");
+    for (i = 0; i < l.n; i++) {
+        const vs_kv_group *g = &l.g[i];
+        unsigned long long hv = g->head_dim_v ? g->head_dim_v : g->head_dim;
+        vs_buf_printf(out, "%s%llu %s", i ? " + " : "", (unsigned long long)g->layers,
+                      vs_kv_kind_name(g->kind));
+        switch (g->kind) {
+        case VS_KV_FULL:
+        case VS_KV_CROSS:
+        case VS_KV_SLIDING:
+        case VS_KV_CHUNKED:
+            vs_buf_printf(out, " (%llu KV heads x %llu", (unsigned long long)g->kv_heads,
+                          (unsigned long long)g->head_dim);
+            if (hv != g->head_dim)
+                vs_buf_printf(out, "+%llu", hv);
+            if (g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED)
+                vs_buf_printf(out, ", window %llu", (unsigned long long)g->window);
+            vs_buf_puts(out, ")");
+            break;
+        case VS_KV_LATENT:
+            vs_buf_printf(out, " (%llu values)", (unsigned long long)g->latent);
+            break;
+        case VS_KV_STATE:
+            vs_buf_printf(out, " (%llu B per sequence)", (unsigned long long)g->state_bytes);
+            break;
+        default:
+            vs_buf_puts(out, " (no cache)");
+            break;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/* component.h — the result of a line that set components: an estimator, `reserve`.
+ *
+ * The components just set, each with its status, class, bytes (GB and GiB
+ * beside, or "unknown") and source, under the formula with its numbers; the
+ * payload names what produced them (estimator, formula, inputs). Most lines of
+ * a long cell are `reserve` lines: their payload is written as text (vs_jw),
+ * never built as a tree. Pure: no I/O.
+ */
+#ifndef VS_RENDER_COMPONENT_H
+#define VS_RENDER_COMPONENT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "render/bundle.h"
+#include "sheet/sheet.h"
+
+/* Components an estimator or `reserve` just set: names (borrowed array of
+ * strings) looked up in the sheet. headline is the first line (the formula
+ * with its numbers); notes (NULL-terminated, may be NULL) follow the table.
+ * inputs (taken, may be NULL) goes into the payload. One component gives kind
+ * "component" (name, bytes, status, source, class, ...); several give kind
+ * "components" with a "components" list and "total_bytes". The keys of
+ * extra_take (an object, taken, may be NULL) are added to the payload. */
+vs_bundle *vs_render_components(const json_t *sheet, const char *estimator,
+                                const char *const *names, size_t nnames, const char *headline,
+                                const char *const *notes, json_t *inputs_take, json_t *extra_take);
+
+/* A component `reserve` just set (its view, vs_sheet_put_component's), as one
+ * line: headline then each note, "; "-separated, in text/plain and in an HTML
+ * paragraph. The payload is the one vs_render_components gives for one
+ * component (kind "component"). */
+vs_bundle *vs_render_component_line(const vs_component_view *component, const char *estimator,
+                                    const char *headline, const char *const *notes,
+                                    json_t *inputs_take);
+
+#endif

@@ -1,0 +1,393 @@
+#include "render/envelope.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/result.h"
+#include "render/svg.h"
+#include "sheet/capacity.h"
+#include "sheet/derived.h"
+#include "sheet/placement.h"
+#include "sheet/units.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+/* The words for an offer's capacity basis (the rule is vs_offer_capacity's):
+ * "device-reported, <source>" or "nominal 80 GB". 0 when neither is known. */
+static int offer_capacity(const json_t *offer, uint64_t *bytes, char *basis, size_t blen)
+{
+    vs_offer_cap cap;
+    vs_offer_capacity(&cap, offer);
+    *bytes = cap.bytes;
+    if (cap.basis == VS_CAPACITY_REPORTED) {
+        const char *rb = cap.reported_source;
+        /* a chart's legend keeps where the figure comes from ("catalogue"),
+         * not its whole citation: the offer's own output gives that */
+        size_t n = rb ? strcspn(rb, ":;(") : 0;
+        if (rb && !strncmp(rb, "catalogue", 9))
+            n = 9;
+        while (n && rb[n - 1] == ' ')
+            n--;
+        snprintf(basis, blen, "device-reported%s%.*s", n ? ", " : "", (int)n, n ? rb : "");
+        return 1;
+    }
+    if (cap.basis == VS_CAPACITY_NOMINAL) {
+        char g[48];
+        vs_units_round(g, sizeof g, cap.bytes, VS_UNIT_GB, 0);
+        snprintf(basis, blen, "nominal %s GB", g);
+        return 1;
+    }
+    return 0;
+}
+
+/* One line per offer with fewer cards than the placement's GPUs: its
+ * capacity line is one card's, and the per-GPU envelope does not apply to it. */
+static void cards_short_lines(vs_buf *text, vs_buf *html, const json_t *sheet,
+                              const vs_placement *pl)
+{
+    json_t *o;
+    size_t i;
+    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    {
+        json_t *c = json_object_get(o, "cards");
+        json_int_t cards =
+            json_is_integer(c) && json_integer_value(c) > 0 ? json_integer_value(c) : 1;
+        const char *name = json_string_value(json_object_get(o, "name"));
+        vs_buf line = VS_BUF_INIT;
+        if ((uint64_t)cards >= pl->gpus)
+            continue;
+        vs_buf_printf(&line,
+                      "%s: cards=%lld is fewer than the placement's gpus=%u: the per-GPU "
+                      "envelope does not apply to this offer (give cards=%u, or a placement on "
+                      "%lld GPU%s)",
+                      name ? name : "?", (long long)cards, pl->gpus, pl->gpus, (long long)cards,
+                      cards == 1 ? "" : "s");
+        vs_buf_printf(text, "%s\n", vs_buf_str(&line));
+        vs_buf_puts(html, "<p>");
+        vs_buf_put_html(html, vs_buf_str(&line));
+        vs_buf_puts(html, "</p>\n");
+        vs_buf_free(&line);
+    }
+}
+
+/* What the budget chart draws: the weights and each component per GPU, and
+ * each offer's capacity line. */
+typedef struct budget {
+    vs_svg_segment *segs;
+    size_t nseg;
+    vs_svg_line *lines;
+    size_t nlines;
+    char (*basis)[96]; /* each line's capacity basis */
+} budget;
+
+static void budget_free(budget *b)
+{
+    free(b->segs);
+    free(b->lines);
+    free(b->basis);
+}
+
+static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
+                        const vs_component_views *views, const vs_placement *pl)
+{
+    json_t *offers = vs_sheet_array(sheet, "offers");
+    json_t *c;
+    size_t i;
+    /* a pipeline's weights stack component by component (unless offloaded:
+     * then the GPU holds one of them at a time) */
+    json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components");
+    size_t nw = env->weights_known && !env->offload_basis ? json_array_size(wc) : 0;
+    memset(b, 0, sizeof *b);
+    b->segs = calloc(views->n + 1 + nw, sizeof *b->segs);
+    b->lines = calloc(json_array_size(offers) + 1, sizeof *b->lines);
+    b->basis = calloc(json_array_size(offers) + 1, sizeof *b->basis);
+    if (!b->segs || !b->lines || !b->basis) {
+        budget_free(b);
+        return -1;
+    }
+    b->segs[0].label = env->offload_basis ? "weights on the GPU (offload)" : "weights";
+    b->segs[0].known = env->weights_known;
+    b->segs[0].bytes = env->weights_known ? env->weights_gpu_bytes : 0;
+    b->segs[0].status = env->weights_known ? env->weights_basis : "unknown";
+    b->nseg = 1;
+    if (nw) {
+        b->nseg = 0;
+        json_array_foreach(wc, i, c)
+        {
+            vs_svg_segment *sg = &b->segs[b->nseg++];
+            sg->label = json_string_value(json_object_get(c, "name"));
+            sg->known = 1;
+            sg->bytes = vs_placement_per_gpu(
+                pl, "weights", (uint64_t)json_integer_value(json_object_get(c, "bytes")));
+            sg->status = env->weights_basis;
+        }
+    }
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
+        vs_svg_segment *sg = &b->segs[b->nseg++];
+        sg->label = json_string_value(v->name);
+        sg->known = v->known;
+        sg->bytes = v->known ? vs_placement_per_gpu(pl, json_string_value(v->cls), v->value) : 0;
+        sg->status = json_string_value(v->status);
+    }
+    json_array_foreach(offers, i, c)
+    {
+        uint64_t cap;
+        if (!offer_capacity(c, &cap, b->basis[b->nlines], sizeof b->basis[b->nlines]))
+            continue;
+        b->lines[b->nlines].label = json_string_value(json_object_get(c, "name"));
+        b->lines[b->nlines].bytes = cap;
+        b->lines[b->nlines].basis = b->basis[b->nlines];
+        b->nlines++;
+    }
+    return 0;
+}
+
+static char *budget_svg(const json_t *sheet, const budget *b)
+{
+    char title[200];
+    const char *st = json_string_value(json_object_get(sheet, "title"));
+    snprintf(title, sizeof title, "Memory budget per GPU%s%s", st ? ": " : "", st ? st : "");
+    return vs_svg_budget(title, b->segs, b->nseg, b->lines, b->nlines);
+}
+
+static void placement_or_single(vs_placement *pl, const json_t *sheet)
+{
+    if (vs_placement_from_sheet(pl, sheet, NULL)) {
+        pl->kind = VS_PLACE_SINGLE;
+        pl->gpus = 1;
+        pl->stage = 0;
+    }
+}
+
+char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
+                             const vs_component_views *views)
+{
+    vs_placement pl;
+    budget b;
+    char *svg = NULL;
+    placement_or_single(&pl, sheet);
+    if (budget_build(&b, sheet, env, views, &pl) == 0) {
+        svg = budget_svg(sheet, &b);
+        budget_free(&b);
+    }
+    return svg;
+}
+
+vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
+                              const vs_component_views *views)
+{
+    static const char *const hdr[] = {"component", "status", "class", "per GPU",
+                                      "GB",        "GiB",    "source"};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT, stale = VS_BUF_INIT;
+    vs_table *t = vs_table_new(7, hdr);
+    json_t *caps = NULL;
+    vs_placement pl;
+    budget bud;
+    int have_budget = 0;
+    size_t i;
+    char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], pls[128], wsrc[160],
+        gp[40];
+    const char *notes[5];
+    size_t nn = 0;
+    char *svg = NULL;
+    unsigned bits = vs_sheet_weight_bits(sheet);
+    uint64_t params = 0;
+    vs_bundle *bundle = NULL;
+
+    if (!t)
+        return NULL;
+    placement_or_single(&pl, sheet);
+    vs_placement_describe(&pl, pls, sizeof pls);
+    for (i = 3; i <= 5; i++)
+        vs_table_align_right(t, i);
+    caps = json_array();
+    if (!caps || budget_build(&bud, sheet, env, views, &pl) < 0)
+        goto done;
+    have_budget = 1;
+
+    vs_sheet_card_uint(sheet, "params", &params);
+    vs_units_grouped(gp, sizeof gp, params);
+    if (env->weights_basis && !strcmp(env->weights_basis, "safetensors files")) {
+        /* the basis names the files read, whatever their format */
+        const json_t *fs = json_object_get(json_object_get(sheet, "weights_files"), "files");
+        const char *first = json_string_value(json_object_get(json_array_get(fs, 0), "name"));
+        size_t fl = first ? strlen(first) : 0;
+        snprintf(wsrc, sizeof wsrc, "bytes of the %s files",
+                 fl > 5 && !strcmp(first + fl - 5, ".gguf") ? "GGUF" : "safetensors");
+    } else
+        snprintf(wsrc, sizeof wsrc, "%s params x %u bits / 8", gp, bits);
+    if (env->weights_known &&
+        json_array_size(json_object_get(json_object_get(sheet, "weights_files"), "components"))) {
+        /* a diffusers pipeline: one row per component, then what one GPU holds */
+        json_t *c;
+        json_array_foreach(json_object_get(json_object_get(sheet, "weights_files"), "components"),
+                           i, c)
+        {
+            char nm[128], src2[256];
+            const char *row[7] = {nm, "weights only", "parameters", b, gb, gib, src2};
+            uint64_t cb = (uint64_t)json_integer_value(json_object_get(c, "bytes"));
+            snprintf(nm, sizeof nm, "weights: %s", json_string_value(json_object_get(c, "name")));
+            snprintf(src2, sizeof src2, "%s, bytes of its safetensors files%s",
+                     json_string_value(json_object_get(c, "class"))
+                         ? json_string_value(json_object_get(c, "class"))
+                         : "?",
+                     env->offload_basis ? " (in host memory; on the GPU in turn)" : "");
+            vs_render_amount(env->offload_basis ? cb : vs_placement_per_gpu(&pl, "weights", cb), b,
+                             gb, gib);
+            vs_table_add_row(t, row);
+        }
+        if (env->offload_basis) {
+            char hb[VS_RENDER_AMT], hgb[VS_RENDER_AMT], hgib[VS_RENDER_AMT];
+            const char *row[7] = {"weights on the GPU", "offload", "parameters", b, gb, gib,
+                                  env->offload_basis};
+            const char *hrow[7] = {"host memory (not GPU)",
+                                   "offload",
+                                   "parameters",
+                                   hb,
+                                   hgb,
+                                   hgib,
+                                   "every component stays in host RAM; not in the envelope"};
+            vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
+            vs_table_add_row(t, row);
+            vs_render_amount(env->host_bytes, hb, hgb, hgib);
+            vs_table_add_row(t, hrow);
+        }
+    } else if (env->weights_known) {
+        const char *row[7] = {"weights",
+                              "weights only",
+                              "parameters",
+                              b,
+                              gb,
+                              gib,
+                              env->offload_basis ? env->offload_basis : wsrc};
+        vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
+        vs_table_add_row(t, row);
+    } else {
+        const char *row[7] = {
+            "weights", "unknown", "parameters", "unknown", "", "", "no params or format yet"};
+        vs_table_add_row(t, row);
+    }
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
+        const char *name, *status, *cls, *src;
+        int known;
+        uint64_t per;
+        char srcbuf[512];
+        const char *row[7];
+        name = json_string_value(v->name);
+        status = json_string_value(v->status);
+        cls = json_string_value(v->cls);
+        src = json_string_value(v->source);
+        known = v->known;
+        per = known ? vs_placement_per_gpu(&pl, cls, v->value) : 0;
+        if (known)
+            vs_render_amount(per, b, gb, gib);
+        if (known && vs_placement_ways(&pl, cls) > 1) {
+            char whole[48];
+            vs_units_grouped(whole, sizeof whole, v->value);
+            snprintf(srcbuf, sizeof srcbuf, "%s B / %u GPUs; %s", whole,
+                     vs_placement_ways(&pl, cls), src ? src : "");
+            src = srcbuf;
+        }
+        row[0] = name;
+        row[1] = status;
+        row[2] = cls ? cls : "other";
+        row[3] = known ? b : "unknown";
+        row[4] = known ? gb : "";
+        row[5] = known ? gib : "";
+        row[6] = src ? src : "";
+        vs_table_add_row(t, row);
+        if (!known) { /* the names, without printf: a long reserve has dozens */
+            if (unk.len)
+                vs_buf_puts(&unk, ", ");
+            vs_buf_puts(&unk, name ? name : "?");
+        }
+    }
+    {
+        const char *row[7] = {env->n_unknown || !env->weights_known ? "envelope (known part)"
+                                                                    : "envelope",
+                              env->conservative ? "conservative" : "",
+                              "",
+                              b,
+                              gb,
+                              gib,
+                              pls};
+        vs_render_amount(env->envelope_bytes, b, gb, gib);
+        vs_table_add_row(t, row);
+    }
+    for (i = 0; i < bud.nlines; i++)
+        json_array_append_new(caps, json_pack("{s:s?, s:I, s:s}", "name", bud.lines[i].label,
+                                              "capacity_bytes", (json_int_t)bud.lines[i].bytes,
+                                              "capacity_basis", bud.lines[i].basis));
+
+    vs_units_describe(desc, sizeof desc, env->envelope_bytes);
+    vs_buf_printf(&text, "envelope per GPU (%s): %s%s\n", pls, desc,
+                  env->n_unknown || !env->weights_known ? " (known part only)" : "");
+    vs_buf_puts(&html, "<p>");
+    vs_buf_put_html(&html, "envelope per GPU (");
+    vs_buf_put_html(&html, pls);
+    vs_buf_put_html(&html, "): ");
+    vs_buf_put_html(&html, desc);
+    if (env->n_unknown || !env->weights_known)
+        vs_buf_put_html(&html, " (known part only)");
+    vs_buf_puts(&html, "</p>\n");
+    vs_render_put_table(&text, &html, t);
+    vs_buf_puts(&text, "\n");
+
+    if (env->conservative)
+        notes[nn++] = "a conservative envelope: a sum of independent maxima (weights + each "
+                      "component's own peak), not an observed peak";
+    if (unk.len) {
+        vs_buf_puts(&unk, env->n_unknown == 1
+                              ? " is unknown: missing from the envelope, not counted as zero; it "
+                                "is only the known part until it is estimated or measured"
+                              : " are unknown: missing from the envelope, not counted as zero; it "
+                                "is only the known part until they are estimated or measured");
+        notes[nn++] = vs_buf_str(&unk);
+    }
+    if (env->weights_known && env->weights_basis &&
+        !strcmp(env->weights_basis, "params x bits / 8") && vs_format_quant_note(bits))
+        notes[nn++] = vs_format_quant_note(bits);
+    if (pl.gpus > 1)
+        notes[nn++] = "per GPU after the placement: two cards are never one memory space";
+    if (env->n_stale) {
+        vs_buf_printf(&stale,
+                      "%s: %s; no capacity verdict is admissible on it until it is "
+                      "measured again at the card's dims",
+                      VS_STALE_FLAG, env->stale);
+        notes[nn++] = vs_buf_str(&stale);
+    }
+    vs_render_put_notes(&text, &html, notes, nn);
+    for (i = 0; i < bud.nlines; i++) {
+        vs_units_describe(desc, sizeof desc, bud.lines[i].bytes);
+        vs_buf_printf(&text, "capacity line %s: %s (%s)\n",
+                      bud.lines[i].label ? bud.lines[i].label : "?", desc, bud.lines[i].basis);
+    }
+    cards_short_lines(&text, &html, sheet, &pl);
+
+    svg = budget_svg(sheet, &bud);
+    if (!svg)
+        goto done;
+    {
+        vs_buf pb = VS_BUF_INIT;
+        vs_jw w = VS_JW_INIT(&pb);
+        vs_jw_open(&w, '{');
+        vs_envelope_payload_write(&w, env, sheet, views);
+        vs_jw_member_value(&w, "capacities", caps);
+        vs_jw_close(&w, '}');
+        bundle = vs_render_finish_text(&text, &html, svg, &pb);
+    }
+done:
+    vs_table_free(t);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    vs_buf_free(&unk);
+    vs_buf_free(&stale);
+    json_decref(caps);
+    free(svg);
+    if (have_budget)
+        budget_free(&bud);
+    return bundle;
+}

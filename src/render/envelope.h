@@ -1,0 +1,30 @@
+/* envelope.h — the result of `envelope`: the per-GPU envelope and its chart.
+ *
+ * The component table per GPU after the placement (weights, then each
+ * component, then the envelope), the unknown names (missing, never counted as
+ * zero), the conservative-envelope statement, stale measurements, each
+ * offer's capacity line with its basis (device-reported, else nominal), and
+ * the SVG budget chart (render/svg) against every offer in the sheet. The
+ * arithmetic is sheet/envelope's; this module only presents. Pure: no I/O.
+ */
+#ifndef VS_RENDER_ENVELOPE_H
+#define VS_RENDER_ENVELOPE_H
+
+#include <jansson.h>
+
+#include "render/bundle.h"
+#include "sheet/envelope.h"
+#include "sheet/sheet.h"
+
+/* The bundle: text, HTML, the chart, and the payload (the envelope's, with
+ * "capacities"). views are the sheet's components, as env was computed from
+ * (vs_component_views_read). New bundle or NULL. */
+vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
+                              const vs_component_views *views);
+
+/* The envelope's budget chart alone (the SVG document of vs_render_envelope),
+ * malloc'd, or NULL when memory is short: `candidates` draws it too. */
+char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
+                             const vs_component_views *views);
+
+#endif

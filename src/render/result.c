@@ -1,0 +1,126 @@
+#include "render/result.h"
+
+#include <string.h>
+
+#include "sheet/placement.h"
+#include "sheet/units.h"
+#include "util/json.h"
+
+/* out = s + suffix (out holds VS_RENDER_AMT bytes; s is at most 39 characters) */
+static void with_unit(char *out, const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    memcpy(out, s, n);
+    memcpy(out + n, suffix, k + 1);
+}
+
+void vs_render_amount(uint64_t bytes, char *b, char *gb, char *gib)
+{
+    char t[40];
+    /* every row of an envelope shows three amounts: no printf here */
+    vs_units_grouped(t, sizeof t, bytes);
+    with_unit(b, t, " B");
+    vs_units_round(t, sizeof t, bytes, VS_UNIT_GB, 2);
+    with_unit(gb, t, " GB");
+    vs_units_round(t, sizeof t, bytes, VS_UNIT_GIB, 2);
+    with_unit(gib, t, " GiB");
+}
+
+vs_bundle *vs_render_finish_text(vs_buf *text, vs_buf *html, const char *svg, vs_buf *payload)
+{
+    vs_bundle *b = NULL;
+    if (!vs_buf_failed(payload) && !vs_buf_failed(text) && !vs_buf_failed(html))
+        b = vs_bundle_new_text(vs_buf_str(text), vs_buf_str(html), svg, vs_buf_str(payload),
+                               payload->len);
+    vs_buf_free(text);
+    vs_buf_free(html);
+    vs_buf_free(payload);
+    return b;
+}
+
+vs_bundle *vs_render_finish(vs_buf *text, vs_buf *html, const char *svg, json_t *payload_take)
+{
+    vs_buf p = VS_BUF_INIT;
+    vs_json_dump_take(payload_take, &p);
+    return vs_render_finish_text(text, html, svg, &p);
+}
+
+void vs_render_put_notes(vs_buf *text, vs_buf *html, const char *const *notes, size_t n)
+{
+    size_t i;
+    if (!n)
+        return;
+    vs_buf_puts(html, "<ul>\n");
+    for (i = 0; i < n; i++) {
+        if (!notes[i])
+            continue;
+        vs_buf_printf(text, "%s\n", notes[i]);
+        vs_buf_puts(html, "<li>");
+        vs_buf_put_html(html, notes[i]);
+        vs_buf_puts(html, "</li>\n");
+    }
+    vs_buf_puts(html, "</ul>\n");
+}
+
+void vs_render_put_headline(vs_buf *text, vs_buf *html, const char *headline)
+{
+    if (!headline)
+        return;
+    vs_buf_printf(text, "%s\n", headline);
+    vs_buf_puts(html, "<p>");
+    vs_buf_put_html(html, headline);
+    vs_buf_puts(html, "</p>\n");
+}
+
+void vs_render_put_table(vs_buf *text, vs_buf *html, vs_table *t)
+{
+    vs_table_text(t, text);
+    vs_table_html(t, html);
+    if (vs_table_failed(t))
+        text->failed = 1;
+}
+
+vs_bundle *vs_render_finish_table(vs_buf *text, vs_buf *html, const char *headline, vs_table *t,
+                                  const char *const *notes, vs_buf *payload)
+{
+    size_t nnotes = 0;
+    vs_render_put_headline(text, html, headline);
+    vs_render_put_table(text, html, t);
+    vs_table_free(t);
+    while (notes && notes[nnotes])
+        nnotes++;
+    if (nnotes)
+        vs_buf_puts(text, "\n");
+    vs_render_put_notes(text, html, notes, nnotes);
+    return vs_render_finish_text(text, html, NULL, payload);
+}
+
+const char *vs_render_placement_text(const json_t *sheet, char *out, size_t outlen)
+{
+    vs_placement pl;
+    if (vs_placement_from_sheet(&pl, sheet, NULL))
+        return "single GPU";
+    return vs_placement_describe(&pl, out, outlen);
+}
+
+void vs_render_put_one_line(vs_buf *text, vs_buf *html, const char *headline,
+                            const char *const *notes)
+{
+    size_t i, n = headline ? strlen(headline) : 0;
+    for (i = 0; notes && notes[i]; i++)
+        n += strlen(notes[i]) + 2;
+    /* one allocation each, not a doubling series: most lines of a cell are these */
+    vs_buf_reserve(text, n + 2);
+    vs_buf_reserve(html, n + n / 8 + 16);
+    vs_buf_puts(text, headline ? headline : "");
+    vs_buf_puts(html, "<p>");
+    vs_buf_put_html(html, headline ? headline : "");
+    for (i = 0; notes && notes[i]; i++) {
+        vs_buf_puts(text, "; ");
+        vs_buf_puts(text, notes[i]);
+        vs_buf_puts(html, "; ");
+        vs_buf_put_html(html, notes[i]);
+    }
+    vs_buf_putc(text, '\n');
+    vs_buf_puts(html, "</p>\n");
+}
