@@ -156,6 +156,23 @@ static void gauge_html(vs_buf *h, const vs_gauge *g)
     vs_buf_puts(h, "</div>\n");
 }
 
+const char *vs_render_gauge_why(char *out, size_t n, int available, int attributed,
+                                unsigned foreign_pids)
+{
+    if (available && attributed)
+        return NULL;
+    if (!available)
+        snprintf(out, n, "the driver lists no processes");
+    else if (!foreign_pids)
+        snprintf(out, n, "the driver lists no process of the command's yet");
+    else
+        snprintf(out, n,
+                 "the driver lists %u process(es), none of the command's (another PID "
+                 "namespace?)",
+                 foreign_pids);
+    return out;
+}
+
 vs_bundle *vs_render_gauge(const vs_gauge *g)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;

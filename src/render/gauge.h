@@ -38,6 +38,13 @@ typedef struct vs_gauge {
     unsigned ngpus;
 } vs_gauge;
 
+/* Why the command's process memory is unavailable, into out (n bytes): the
+ * driver lists no processes, none of the command's yet, or only others'
+ * (foreign_pids of them). Returns out, or NULL when it is known (the driver
+ * lists processes and some are the command's): a vs_gauge's process_why. */
+const char *vs_render_gauge_why(char *out, size_t n, int available, int attributed,
+                                unsigned foreign_pids);
+
 /* The gauge as a bundle (payload kind "gauge"), or NULL when memory is short. */
 vs_bundle *vs_render_gauge(const vs_gauge *g);
 

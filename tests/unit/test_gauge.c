@@ -125,6 +125,20 @@ START_TEST(command_head_is_the_first_line)
 }
 END_TEST
 
+START_TEST(why_process_memory_is_unavailable)
+{
+    char why[160];
+    ck_assert_ptr_null(vs_render_gauge_why(why, sizeof why, 1, 1, 0));
+    ck_assert_str_eq(vs_render_gauge_why(why, sizeof why, 0, 0, 0),
+                     "the driver lists no processes");
+    ck_assert_str_eq(vs_render_gauge_why(why, sizeof why, 1, 0, 0),
+                     "the driver lists no process of the command's yet");
+    ck_assert_str_eq(vs_render_gauge_why(why, sizeof why, 1, 0, 3),
+                     "the driver lists 3 process(es), none of the command's (another PID "
+                     "namespace?)");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gauge");
@@ -132,6 +146,7 @@ int main(void)
     tcase_add_test(tc, bars_are_proportional);
     tcase_add_test(tc, no_total_no_envelope);
     tcase_add_test(tc, command_head_is_the_first_line);
+    tcase_add_test(tc, why_process_memory_is_unavailable);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -1,0 +1,110 @@
+/* verbs_measure.h — inside the measurement verbs (vs_verbs_measure): what
+ * their files share. Not part of the language's contract: only the
+ * verbs_measure*.c, verbs_import.c and verbs_record.c files include it.
+ *
+ * The verbs turn src/measure/'s results, imported logs and typed figures into
+ * the sheet's "runs" and "measurements" (layout in sheet/sheet.h); how those
+ * are shown is render/measure.h's and render/gauge.h's. The files:
+ *   verbs_measure.c        `measure` and `%%measure`: a run recorded, or
+ *                          restating an earlier one; the verb table
+ *   verbs_measure_live.c   a running measurement: its gauge and its output
+ *   verbs_measure_sheet.c  run ids, stages, measurement objects, payload rows
+ *   verbs_import.c         `measure import`
+ *   verbs_record.c         `record`, `measured`, `measurements`
+ */
+#ifndef VS_LANG_VERBS_MEASURE_H
+#define VS_LANG_VERBS_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lang/verb.h"
+#include "measure/measure.h"
+#include "render/gauge.h"
+
+/* ------------------------------------------------- the sheet's measurements */
+
+/* The dims a run executes and the card declares, NULL-terminated:
+ * length, concurrency, microbatch. */
+extern const char *const vs_mv_card_dims[];
+
+/* A new JSON string of s, or null when s is NULL or empty. */
+json_t *vs_mv_str_or_null(const char *s);
+
+/* The sheet's next run id into out: m1, m2, ... after the largest in use. */
+void vs_mv_next_run_id(const json_t *sheet, char *out, size_t n);
+
+/* The sheet's array under key (borrowed), made empty when absent; NULL when
+ * memory is short. */
+json_t *vs_mv_ensure_array(json_t *sheet, const char *key);
+
+/* The first of the sheet's stages whose declared dims all equal the executed
+ * ones (borrowed name), or NULL. */
+const char *vs_mv_match_stage(const json_t *sheet, const json_t *dims);
+
+/* A new measurement object as the layout has it. run, gpu_name, stage and
+ * host may be NULL (stage NULL: the stage its dims match); gpu and rank -1
+ * for none; at in wall milliseconds. Takes dims_take (NULL: returns NULL).
+ * NULL when memory is short. */
+json_t *vs_mv_measurement_new(const json_t *sheet, const char *run, const char *phase, int gpu,
+                              const char *gpu_name, const char *counter, const char *scope,
+                              uint64_t peak, json_t *dims_take, const char *stage, const char *host,
+                              int rank, int64_t at);
+
+/* A new row of a `measurement` payload: the layout's keys of m (run, phase,
+ * gpu, gpu_name, counter, scope, peak_bytes, dims, stage, validates_card);
+ * NULL when memory is short. */
+json_t *vs_mv_payload_row(const json_t *m);
+
+/* ------------------------------------------------------ a running measure */
+
+/* The gauge's last state, kept so that a run that restates an earlier one
+ * can name that run in the gauge too. */
+typedef struct vs_mv_gauge_snap {
+    vs_gauge g;
+    vs_gauge_gpu *gpus;
+    char (*names)[128];
+    char state[24], phase[64], why[160];
+} vs_mv_gauge_snap;
+
+/* One measure's live side: the gauge it displays and updates, and the
+ * command's output streamed as text. */
+typedef struct vs_mv_gauge {
+    vs_ctx *ctx;
+    char id[96];
+    char run[32];
+    vs_mv_gauge_snap snap;   /* gpus NULL until the run ended */
+    uint64_t envelope_bytes; /* the sheet's, per GPU: the gauge's mark (0: none) */
+    int shown;
+    /* UTF-8 carried between reads, per stream */
+    char carry[3][4];
+    size_t ncarry[3];
+} vs_mv_gauge;
+
+/* Sets gz up for run (a display id unique within the kernel) and hooks its
+ * callbacks into o: output, ticks, the end, interrupts, bad phase lines. */
+void vs_mv_gauge_start(vs_mv_gauge *gz, vs_ctx *ctx, const char *run, uint64_t envelope_bytes,
+                       vs_measure_options *o);
+
+/* The output still carried (a sequence the end cut), streamed. */
+void vs_mv_gauge_flush(vs_mv_gauge *gz);
+
+/* The gauge shown again in its last state, naming the run it restates. */
+void vs_mv_gauge_restated(vs_mv_gauge *gz, const char *run);
+
+/* Frees what the gauge kept. */
+void vs_mv_gauge_clear(vs_mv_gauge *gz);
+
+/* ------------------------------------------------------------- the verbs */
+
+/* `measure import FILE... [format=...]` (verbs_import.c). */
+int vs_mv_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err);
+
+/* `record`, `measured`, `measurements` and their keys (verbs_record.c). */
+int vs_mv_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_mv_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err);
+extern const char *const vs_mv_record_keys[];
+extern const char *const vs_mv_measured_keys[];
+
+#endif

@@ -1,0 +1,120 @@
+/* The sheet's runs and measurements as the measurement verbs write them: run
+ * ids, the stage executed dims match, measurement objects and payload rows
+ * (declared in lang/verbs_measure.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/verbs_measure.h"
+#include "sheet/derived.h"
+#include "sheet/sheet.h"
+#include "util/clock.h"
+#include "util/json.h"
+
+const char *const vs_mv_card_dims[] = {"length", "concurrency", "microbatch", NULL};
+
+static json_t *iso_json(int64_t wall_ms)
+{
+    char buf[32];
+    vs_clock_iso_utc(buf, sizeof buf, wall_ms);
+    return buf[0] ? json_string(buf) : json_null();
+}
+
+json_t *vs_mv_str_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+void vs_mv_next_run_id(const json_t *sheet, char *out, size_t n)
+{
+    long max = 0;
+    size_t i;
+    json_t *r;
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    {
+        const char *id = json_string_value(json_object_get(r, "id"));
+        char *end;
+        long k;
+        if (!id || id[0] != 'm')
+            continue;
+        k = strtol(id + 1, &end, 10);
+        if (!*end && k > max)
+            max = k;
+    }
+    snprintf(out, n, "m%ld", max + 1);
+}
+
+json_t *vs_mv_ensure_array(json_t *sheet, const char *key)
+{
+    json_t *a = vs_sheet_array(sheet, key);
+    if (!a) {
+        a = json_array();
+        if (!a || json_object_set_new(sheet, key, a) < 0)
+            return NULL;
+    }
+    return a;
+}
+
+const char *vs_mv_match_stage(const json_t *sheet, const json_t *dims)
+{
+    size_t i, k;
+    json_t *st;
+    vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+    {
+        int declared = 0, match = 1;
+        for (k = 0; vs_mv_card_dims[k]; k++) {
+            json_t *want = json_object_get(st, vs_mv_card_dims[k]), *have;
+            if (!json_is_integer(want))
+                continue;
+            declared = 1;
+            have = json_object_get(dims, vs_mv_card_dims[k]);
+            if (!json_is_integer(have) || json_integer_value(have) != json_integer_value(want))
+                match = 0;
+        }
+        if (declared && match)
+            return json_string_value(json_object_get(st, "name"));
+    }
+    return NULL;
+}
+
+json_t *vs_mv_measurement_new(const json_t *sheet, const char *run, const char *phase, int gpu,
+                              const char *gpu_name, const char *counter, const char *scope,
+                              uint64_t peak, json_t *dims_take, const char *stage, const char *host,
+                              int rank, int64_t at)
+{
+    json_t *m;
+    if (!dims_take)
+        return NULL;
+    if (!stage)
+        stage = vs_mv_match_stage(sheet, dims_take);
+    /* whether it validates the card: one definition, in sheet/derived.c,
+     * recomputed after every line, so the stored flag is never stale */
+    m = json_pack("{s:o, s:s, s:o, s:o, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b, s:s, s:o}", "run",
+                  vs_mv_str_or_null(run), "phase", phase, "gpu",
+                  gpu >= 0 ? json_integer(gpu) : json_null(), "gpu_name",
+                  vs_mv_str_or_null(gpu_name), "counter", counter, "scope", scope, "peak_bytes",
+                  (json_int_t)peak, "dims", dims_take, "stage", vs_mv_str_or_null(stage), "host",
+                  vs_mv_str_or_null(host), "rank", rank >= 0 ? json_integer(rank) : json_null(),
+                  "validates_card", vs_dims_validate(sheet, dims_take, NULL), "state", "current",
+                  "time", iso_json(at));
+    /* schema 2's keys of a log's figure: none for a measured run */
+    if (m && (json_object_set_new(m, "text", json_null()) < 0 ||
+              json_object_set_new(m, "resolution_bytes", json_null()) < 0 ||
+              json_object_set_new(m, "value", json_null()) < 0 ||
+              json_object_set_new(m, "unit", json_null()) < 0)) {
+        json_decref(m);
+        return NULL;
+    }
+    return m;
+}
+
+json_t *vs_mv_payload_row(const json_t *m)
+{
+    return json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "phase",
+                     json_object_get(m, "phase"), "gpu", json_object_get(m, "gpu"), "gpu_name",
+                     json_object_get(m, "gpu_name"), "counter", json_object_get(m, "counter"),
+                     "scope", json_object_get(m, "scope"), "peak_bytes",
+                     json_object_get(m, "peak_bytes"), "dims", json_object_get(m, "dims"), "stage",
+                     json_object_get(m, "stage"), "validates_card",
+                     json_object_get(m, "validates_card"), "run", json_object_get(m, "run"));
+}
