@@ -45,7 +45,7 @@ int vs_vocab_class_parse(vs_vocab_class *out, const char *s, vs_error *err)
 vs_vocab_class vs_vocab_class_of(const char *s)
 {
     int i;
-    if (s && !strcmp(s, "weights"))
+    if (s && !strcmp(s, VS_VOCAB_WEIGHTS))
         return VS_CLASS_PARAMETERS;
     i = index_of(vs_vocab_class_names, s);
     return i < 0 ? VS_CLASS_OTHER : (vs_vocab_class)i;

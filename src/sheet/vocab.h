@@ -43,6 +43,9 @@ int vs_vocab_class_parse(vs_vocab_class *out, const char *s, vs_error *err);
 /* The class as a placement reads it: "weights" (the model's weights, which
  * are no component) shards as parameters; NULL or any other word is other. */
 vs_vocab_class vs_vocab_class_of(const char *s);
+/* The word for the model's weights where a class is asked (a placement's
+ * ways, compare's rows): they are no component, so no class of their own. */
+#define VS_VOCAB_WEIGHTS "weights"
 
 /* ---- tasks: the card's "task" ---- */
 
