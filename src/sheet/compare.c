@@ -56,7 +56,7 @@ static const struct {
 
 /* Totals, most telling first: what the device had in use, else what the
  * engine says it holds. */
-static const char *const totals[] = {"nvml.device_used", "nvidia-smi.memory.used", "llamacpp.self",
+static const char *const totals[] = {VS_COUNTER_DEVICE, "nvidia-smi.memory.used", "llamacpp.self",
                                      "vllm.usable_memory", NULL};
 
 int vs_compare_counter_class(const char *counter)
