@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -136,8 +137,9 @@ static void spec_fill(vs_gpu_spec *out, const json_t *g)
             out->cuda_source = json_string_value(json_object_get(g, "cuda_total_source"));
         }
     }
-    out->bf16 = flag_of(json_object_get(g, "bf16"));
-    out->fp8 = flag_of(json_object_get(g, "fp8"));
+    /* the formats a card computes in natively, keyed by their names */
+    out->bf16 = flag_of(json_object_get(g, vs_vocab_format_name(VS_FORMAT_BF16)));
+    out->fp8 = flag_of(json_object_get(g, vs_vocab_format_name(VS_FORMAT_FP8)));
 }
 
 int vs_catalog_at(vs_gpu_spec *out, size_t i)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 
 extern const vs_engine vs_engine_none;
@@ -224,14 +225,19 @@ uint64_t vs_engine_fraction_ceil(uint64_t bytes, uint64_t ppm)
 
 unsigned vs_engine_kv_bits(const char *word, unsigned auto_bits)
 {
+    vs_vocab_format f;
+    unsigned bits;
     if (!word || !strcmp(word, "auto"))
         return auto_bits;
-    if (!strcmp(word, "fp32") || !strcmp(word, "f32") || !strcmp(word, "float32"))
+    /* a weight format's name of 8 bits or more (the 4-bit ones name no cache dtype) */
+    if (!vs_vocab_format_parse(&f, &bits, word, NULL) && f != VS_FORMAT_BITS && bits >= 8)
+        return bits;
+    /* the engines' own spellings */
+    if (!strcmp(word, "f32") || !strcmp(word, "float32"))
         return 32;
-    if (!strcmp(word, "fp16") || !strcmp(word, "f16") || !strcmp(word, "bf16") ||
-        !strcmp(word, "float16") || !strcmp(word, "bfloat16"))
+    if (!strcmp(word, "f16") || !strcmp(word, "float16") || !strcmp(word, "bfloat16"))
         return 16;
-    if (!strncmp(word, "fp8", 3) || !strcmp(word, "int8"))
+    if (!strncmp(word, "fp8", 3))
         return 8;
     /* ggml: q8_0 keeps 34 bytes per 32 values, q4_0 18, q5_0 22, q5_1 24, q4_1 20,
      * iq4_nl 18 (ggml-common.h block sizes); in bits per value x 32 / 32 */

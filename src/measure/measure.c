@@ -285,15 +285,16 @@ const vs_measure_phase_dims *vs_measure_dims_of(const vs_measure_result *res, co
 
 const char *vs_measure_counter_scope(const char *name)
 {
+    vs_vocab_scope s = VS_SCOPE_REPORTED;
     if (!strcmp(name, VS_COUNTER_DEVICE))
-        return "device";
-    if (!strcmp(name, VS_COUNTER_PROCESS))
-        return "process";
-    if (strstr(name, "memory_allocated"))
-        return "tensors";
-    if (strstr(name, "memory_reserved"))
-        return "allocator";
-    return "reported";
+        s = VS_SCOPE_DEVICE;
+    else if (!strcmp(name, VS_COUNTER_PROCESS))
+        s = VS_SCOPE_PROCESS;
+    else if (strstr(name, "memory_allocated"))
+        s = VS_SCOPE_TENSORS;
+    else if (strstr(name, "memory_reserved"))
+        s = VS_SCOPE_ALLOCATOR;
+    return vs_vocab_scope_name(s);
 }
 
 const char *vs_measure_triage(const char *p)

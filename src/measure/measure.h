@@ -17,6 +17,7 @@
 #include "measure/phasefd.h"
 #include "measure/runner.h"
 #include "measure/sampler.h"
+#include "sheet/vocab.h"
 #include "util/error.h"
 
 #define VS_MEASURE_COUNTERS_MAX 1024
@@ -102,7 +103,6 @@ const char *vs_measure_counter_scope(const char *name);
  * generation: context and concurrency; backward: microbatch, activations): a static text. */
 const char *vs_measure_triage(const char *phase);
 
-#define VS_COUNTER_DEVICE "nvml.device_used"
-#define VS_COUNTER_PROCESS "nvml.process_used"
+/* VS_COUNTER_DEVICE, VS_COUNTER_PROCESS: the sampler's own counters (sheet/vocab.h). */
 
 #endif

@@ -370,11 +370,13 @@ int vs_probe_main(int argc, char **argv)
                 const vs_sampler_cell *cell = &ph->gpus[g];
                 if (!cell->samples)
                     continue;
-                peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_DEVICE, "device",
-                          cell->device_peak, dims_of(&r, ph->name), cell->device_peak_at);
+                peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_DEVICE,
+                          vs_vocab_scope_name(VS_SCOPE_DEVICE), cell->device_peak,
+                          dims_of(&r, ph->name), cell->device_peak_at);
                 if (r.view->process_attributed && cell->process_peak_at)
-                    peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_PROCESS, "process",
-                              cell->process_peak, dims_of(&r, ph->name), cell->process_peak_at);
+                    peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_PROCESS,
+                              vs_vocab_scope_name(VS_SCOPE_PROCESS), cell->process_peak,
+                              dims_of(&r, ph->name), cell->process_peak_at);
             }
             for (c = 0; c < r.ncounters; c++) {
                 const vs_measure_counter *ct = &r.counters[c];

@@ -6,10 +6,30 @@
 #include "sheet/envelope.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
+#include "sheet/vocab.h"
 
-static const char *const class_names[VS_CMP_NROWS] = {"weights",     "kv_cache",    "activations",
-                                                      "non_torch",   "cuda_graphs", "other",
-                                                      "unaccounted", "total"};
+/* A row's name: the component class it sums where there is one. */
+static const char *row_name(int k)
+{
+    switch (k) {
+    case VS_CMP_WEIGHTS:
+        return VS_VOCAB_WEIGHTS;
+    case VS_CMP_KV:
+        return vs_vocab_class_name(VS_CLASS_KV_CACHE);
+    case VS_CMP_ACTIVATIONS:
+        return vs_vocab_class_name(VS_CLASS_ACTIVATIONS);
+    case VS_CMP_NON_TORCH:
+        return "non_torch";
+    case VS_CMP_CUDA_GRAPHS:
+        return "cuda_graphs";
+    case VS_CMP_OTHER:
+        return vs_vocab_class_name(VS_CLASS_OTHER);
+    case VS_CMP_UNACCOUNTED:
+        return "unaccounted";
+    default:
+        return "total";
+    }
+}
 
 /* Which counter stands for which class. Several counters of one class are
  * the same quantity as different programs print it (a llama.cpp buffer line
@@ -36,7 +56,7 @@ static const struct {
 
 /* Totals, most telling first: what the device had in use, else what the
  * engine says it holds. */
-static const char *const totals[] = {"nvml.device_used", "nvidia-smi.memory.used", "llamacpp.self",
+static const char *const totals[] = {VS_COUNTER_DEVICE, "nvidia-smi.memory.used", "llamacpp.self",
                                      "vllm.usable_memory", NULL};
 
 int vs_compare_counter_class(const char *counter)
@@ -64,19 +84,25 @@ static int total_rank(const char *counter)
 
 static int component_class(const char *name, const char *cls)
 {
+    vs_vocab_class c;
     if (name && !strcmp(name, "non_torch"))
         return VS_CMP_NON_TORCH;
     if (name && !strcmp(name, "activation_peak"))
         return VS_CMP_ACTIVATIONS;
     if (name && !strcmp(name, "cuda_graphs"))
         return VS_CMP_CUDA_GRAPHS;
-    if (cls && !strcmp(cls, "kv_cache"))
+    if (vs_vocab_class_parse(&c, cls, NULL))
+        return VS_CMP_OTHER;
+    switch (c) {
+    case VS_CLASS_KV_CACHE:
         return VS_CMP_KV;
-    if (cls && !strcmp(cls, "activations"))
+    case VS_CLASS_ACTIVATIONS:
         return VS_CMP_ACTIVATIONS;
-    if (cls && !strcmp(cls, "parameters"))
+    case VS_CLASS_PARAMETERS:
         return VS_CMP_WEIGHTS;
-    return VS_CMP_OTHER;
+    default:
+        return VS_CMP_OTHER;
+    }
 }
 
 static int overflow(vs_error *err)
@@ -125,7 +151,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *er
     int rc, k, best_total = 99;
     memset(out, 0, sizeof *out);
     for (k = 0; k < VS_CMP_NROWS; k++)
-        out->rows[k].cls = class_names[k];
+        out->rows[k].cls = row_name(k);
     if ((rc = vs_placement_from_sheet(&pl, sheet, err)) < 0)
         return rc;
     out->gpus = pl.gpus;

@@ -8,6 +8,7 @@
 
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/json.h"
 
 /* width, height, frames, batch: image and video generation (diffusers pipelines) */
@@ -329,8 +330,8 @@ const json_t *vs_component_measurement(const json_t *sheet, const json_t *compon
     const char *status = vs_json_str_of(component, "status");
     json_t *bytes = json_object_get(component, "bytes"), *m;
     size_t i;
-    if (!status || strcmp(status, "measured") || !source || !phase || !json_is_integer(bytes) ||
-        strncmp(source, "measured: ", 10) != 0)
+    if (!vs_vocab_status_is(status, VS_STATUS_MEASURED) || !source || !phase ||
+        !json_is_integer(bytes) || strncmp(source, "measured: ", 10) != 0)
         return NULL;
     vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
     {

@@ -7,34 +7,14 @@
 
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
+#include "sheet/vocab.h"
 #include "util/checked.h"
 
 unsigned vs_format_bits(const char *format)
 {
-    static const struct {
-        const char *name;
-        unsigned bits;
-    } t[] = {{"fp32", 32}, {"fp16", 16}, {"bf16", 16}, {"fp8", 8},
-             {"int8", 8},  {"int4", 4},  {"nf4", 4},   {"fp4", 4}};
-    size_t i;
-    if (!format)
-        return 0;
-    for (i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (!strcmp(format, t[i].name))
-            return t[i].bits;
-    if (!strncmp(format, "bits=", 5)) {
-        const char *p = format + 5;
-        unsigned v = 0;
-        if (*p < '1' || *p > '9')
-            return 0;
-        for (; *p; p++) {
-            if (*p < '0' || *p > '9' || v > 64)
-                return 0;
-            v = v * 10 + (unsigned)(*p - '0');
-        }
-        return v >= 1 && v <= 64 ? v : 0;
-    }
-    return 0;
+    vs_vocab_format f;
+    unsigned bits;
+    return vs_vocab_format_parse(&f, &bits, format, NULL) ? 0 : bits;
 }
 
 const char *vs_format_quant_note(unsigned bits)
@@ -96,7 +76,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         e.weights_basis = "params x bits / 8";
     }
     if (e.weights_known) {
-        e.weights_gpu_bytes = vs_placement_per_gpu(&pl, "weights", e.weights_bytes);
+        e.weights_gpu_bytes = vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, e.weights_bytes);
         /* offload=: the GPU holds one component (or block) of the weights */
         vs_placement_offload_weights(&pl, wf, e.weights_bytes, e.weights_gpu_bytes,
                                      &e.weights_gpu_bytes, &e.host_bytes, &e.offload_basis);
@@ -117,9 +97,8 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
      * validates the card */
     for (i = 0; i < views->n; i++) {
         const vs_component_view *v = &views->v[i];
-        const char *st = json_string_value(v->status);
         vs_buf why = VS_BUF_INIT;
-        if (!st || strcmp(st, "measured") ||
+        if (!vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED) ||
             !vs_component_stale(sheet, json_array_get(vs_sheet_array(sheet, "components"), i),
                                 &why)) {
             vs_buf_free(&why);
@@ -218,7 +197,7 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         vs_component_view_write(v, w);
         vs_jw_member_bytes(w, "gpu_bytes", v->known, vs_placement_per_gpu(&pl, cls, v->value));
         vs_jw_member_u64(w, "ways", vs_placement_ways(&pl, cls));
-        if (env->n_stale && v->status && !strcmp(json_string_value(v->status), "measured") &&
+        if (env->n_stale && vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED) &&
             vs_component_stale(sheet, json_array_get(vs_sheet_array(sheet, "components"), i), NULL))
             vs_jw_member_str(w, "flag", VS_STALE_FLAG);
         vs_jw_close(w, '}');

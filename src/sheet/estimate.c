@@ -4,13 +4,19 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sheet/vocab.h"
+
+/* A dtype is a weight format (sheet/vocab.h, whose bits it has) under its own
+ * name or a framework's; matched ignoring case. */
 static const struct {
     const char *name;
-    unsigned bits;
-} dtype_table[] = {{"fp32", 32}, {"float32", 32},  {"fp16", 16},    {"float16", 16},
-                   {"bf16", 16}, {"bfloat16", 16}, {"fp8", 8},      {"e4m3", 8},
-                   {"e5m2", 8},  {"fp8_e4m3", 8},  {"fp8_e5m2", 8}, {"int8", 8},
-                   {"int4", 4},  {"nf4", 4},       {"fp4", 4}};
+    vs_vocab_format format;
+} dtype_table[] = {
+    {"fp32", VS_FORMAT_FP32},    {"float32", VS_FORMAT_FP32}, {"fp16", VS_FORMAT_FP16},
+    {"float16", VS_FORMAT_FP16}, {"bf16", VS_FORMAT_BF16},    {"bfloat16", VS_FORMAT_BF16},
+    {"fp8", VS_FORMAT_FP8},      {"e4m3", VS_FORMAT_FP8},     {"e5m2", VS_FORMAT_FP8},
+    {"fp8_e4m3", VS_FORMAT_FP8}, {"fp8_e5m2", VS_FORMAT_FP8}, {"int8", VS_FORMAT_INT8},
+    {"int4", VS_FORMAT_INT4},    {"nf4", VS_FORMAT_NF4},      {"fp4", VS_FORMAT_FP4}};
 
 unsigned vs_dtype_bits(const char *dtype)
 {
@@ -19,7 +25,7 @@ unsigned vs_dtype_bits(const char *dtype)
         return 0;
     for (i = 0; i < sizeof dtype_table / sizeof dtype_table[0]; i++)
         if (!strcasecmp(dtype, dtype_table[i].name))
-            return dtype_table[i].bits;
+            return vs_vocab_format_bits(dtype_table[i].format);
     return 0;
 }
 

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sheet/vocab.h"
+
 static const char *const kind_names[] = {"single", "ddp", "zero", "fsdp", "tensor"};
 
 int vs_placement_kind_parse(vs_place_kind *out, const char *name, vs_error *err)
@@ -154,17 +156,17 @@ json_t *vs_placement_to_json(const vs_placement *p)
 
 unsigned vs_placement_ways(const vs_placement *p, const char *cls)
 {
+    vs_vocab_class c;
     int params, grads, optim, kv;
     /* one GPU, or replicas: every component whole (asked per component of
      * every envelope, so answered before any name is compared) */
     if (p->gpus <= 1 || p->kind == VS_PLACE_SINGLE || p->kind == VS_PLACE_DDP)
         return 1;
-    if (!cls)
-        cls = "other";
-    params = !strcmp(cls, "weights") || !strcmp(cls, "parameters");
-    grads = !strcmp(cls, "gradients");
-    optim = !strcmp(cls, "optimizer");
-    kv = !strcmp(cls, "kv_cache");
+    c = vs_vocab_class_of(cls);
+    params = c == VS_CLASS_PARAMETERS;
+    grads = c == VS_CLASS_GRADIENTS;
+    optim = c == VS_CLASS_OPTIMIZER;
+    kv = c == VS_CLASS_KV_CACHE;
     switch (p->kind) {
     case VS_PLACE_ZERO:
         if (optim || (grads && p->stage >= 2) || (params && p->stage >= 3))

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sheet/vocab.h"
 #include "util/json.h"
 
 /* Where each component is, by name (see index_of). */
@@ -272,7 +273,7 @@ void vs_component_view_write(const vs_component_view *v, vs_jw *w)
     if (v->cls)
         vs_jw_value(w, v->cls);
     else
-        vs_jw_str(w, "other");
+        vs_jw_str(w, vs_vocab_class_name(VS_CLASS_OTHER));
 }
 
 /* The name of component c, or NULL. Components are built (here and by the
@@ -445,17 +446,17 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
                             "the amount");
     if (old)
         vs_component_view_read(&was, old);
-    if (old && strcmp(status, "measured") != 0) {
-        const char *st = json_string_value(was.status);
-        if (st && !strcmp(st, "measured"))
+    if (!cls)
+        cls = vs_vocab_class_name(VS_CLASS_OTHER);
+    if (old && !vs_vocab_status_is(status, VS_STATUS_MEASURED)) {
+        if (vs_vocab_status_is(json_string_value(was.status), VS_STATUS_MEASURED))
             return vs_error_set(err, VS_EVALUE,
                                 "component '%s' is measured; an estimate never overwrites a "
                                 "measurement (use another name, or `reserve %s ... "
                                 "status=measured` to replace it)",
                                 name, name);
     }
-    if (old &&
-        same_component(old, &was, known, bytes, status, source, phase, cls ? cls : "other")) {
+    if (old && same_component(old, &was, known, bytes, status, source, phase, cls)) {
         /* a cell run again declares what the sheet holds: nothing to rebuild */
         *out = old;
         if (view)
@@ -470,7 +471,7 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
         json_object_set_new_nocheck(c, "status", str_or_null(status)) ||
         json_object_set_new_nocheck(c, "source", str_or_null(source)) ||
         json_object_set_new_nocheck(c, "phase", str_or_null(phase)) ||
-        json_object_set_new_nocheck(c, "class", str_or_null(cls ? cls : "other"))) {
+        json_object_set_new_nocheck(c, "class", str_or_null(cls))) {
         json_decref(c);
         return vs_error_set(err, VS_ENOMEM, "out of memory (or a name that is not UTF-8)");
     }

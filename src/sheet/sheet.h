@@ -8,7 +8,8 @@
  * they are never written to records. This module is pure: no I/O, no globals.
  *
  * Units: every amount of memory is an exact integer number of bytes (JSON
- * integer); GB and GiB exist only in rendering. Unknown = JSON null.
+ * integer); GB and GiB exist only in rendering. Unknown = JSON null. The words
+ * of task, format, status, class, verdict and scope are sheet/vocab.h's.
  *
  * {
  *   "schema": "vramsheet/sheet/2",                  (records of /1 load too)

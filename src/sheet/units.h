@@ -6,7 +6,9 @@
  * parsed as exact decimals, never through double; a fraction of a byte rounds up
  * to a whole byte; a value that does not fit in 64 bits is VS_EUNIT, never a
  * wrap-around. Display (GB/GiB with two decimals, rounded half up) is exact
- * integer arithmetic too. Pure: no I/O, no globals.
+ * integer arithmetic too. An amount that may be unknown travels with a valid
+ * bit beside it, never as a sentinel value (sheet/vocab.h). Pure: no I/O, no
+ * globals.
  */
 #ifndef VS_SHEET_UNITS_H
 #define VS_SHEET_UNITS_H
