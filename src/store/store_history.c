@@ -1,6 +1,7 @@
 /* store_history.c — reading the records: a sheet's history, its files at a
  * revision (SHEET@~N or any git revision), the sheets at a revision. */
 #include "store/store_internal.h"
+#include "util/cmp.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -409,11 +410,6 @@ void vs_store_blob_clear(vs_store_blob *b)
     memset(b, 0, sizeof *b);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n, vs_error *err)
 {
     git_commit *c = NULL;
@@ -463,7 +459,7 @@ int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n,
         n++;
     }
     if (n)
-        qsort(ids, n, sizeof *ids, cmp_str);
+        qsort(ids, n, sizeof *ids, vs_cmp_str);
 done:
     git_tree_entry_free(e);
     git_tree_free(sheets);

@@ -1,5 +1,5 @@
 /* store_internal.h — what the files of the store share (store.c, store_commit.c,
- * store_history.c, store_sync.c); not part of the store's contract, which is
+ * store_worktree.c, store_history.c, store_sync.c); not part of the store's contract, which is
  * store.h. The vs_st_ names are for these files only.
  */
 #ifndef VS_STORE_STORE_INTERNAL_H
@@ -51,16 +51,31 @@ void vs_st_lock_report(vs_store *st, const char *file, vs_error *err);
 int vs_st_check_writable(vs_store *st, vs_error *err);
 int vs_st_make_signature(git_repository *repo, git_signature **sig);
 
-/* --- store_commit.c: the work tree --- */
+/* --- store_worktree.c: the work tree and index --- */
 
 /* Writes path through a temporary file and a rename. 0 or -1 (errno). */
 int vs_st_write_file_atomic(const char *path, const void *data, size_t len);
 /* The lock that orders writers of the index and work tree (flock: released if a
  * writer dies); *fd_out to unlock and close. */
 int vs_st_worktree_lock(vs_store *st, int *fd_out, vs_error *err);
+/* Brings the index and work-tree files of the given sheets to the tip of branch
+ * refname (a full reference name), under the work-tree lock; 0 at once for a
+ * bare repository. */
+int vs_st_sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
+                      vs_error *err);
+/* The journal entry of a commit of sheet id by this process: begun before the
+ * branch moves, ended once the sheet's files and index follow the tip. An entry
+ * left by a writer that died is what vs_st_repair_interrupted finds. */
+int vs_st_journal_begin(vs_store *st, const char *id, vs_error *err);
+void vs_st_journal_end(vs_store *st, const char *id);
 /* Brings the sheets that a killed commit left half-updated to the branch tip,
  * saying so in st->notice. */
 void vs_st_repair_interrupted(vs_store *st);
+/* The sheet's files in the work tree (sheets/<id>/sheet.json, sheet.md) that
+ * were edited, deleted or staged by hand, names joined into out ("" for none). */
+int vs_st_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_error *err);
+
+/* --- store_commit.c: a divergence from a remote, remembered --- */
 
 /* The other side's tip remembered when a pull or push was refused because
  * sheets changed on both sides, with the sheets whose version was chosen since. */

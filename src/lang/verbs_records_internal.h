@@ -1,0 +1,48 @@
+/* verbs_records_internal.h — what the two files of the records verbs share:
+ * verbs_records.c (commit, records, records push / pull, and the verb table
+ * vs_verbs_records) and verbs_history.c (history, show, diff, reproduce). Not
+ * part of any contract: the verbs are reached through the table (lang/verb.h).
+ * The vs_rv_ names are for these two files only.
+ *
+ * A sheet is written to the records as canonical JSON (vs_sheet_dump) with its
+ * Markdown page beside it. The runtime key "_base_blob" of a sheet remembers
+ * the sheet.json blob it was loaded from or last committed as, so that a commit
+ * can tell a concurrent change of the same sheet from its own history.
+ */
+#ifndef VS_LANG_VERBS_RECORDS_INTERNAL_H
+#define VS_LANG_VERBS_RECORDS_INTERNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "lang/verb.h"
+#include "store/store.h"
+#include "util/error.h"
+
+/* --- verbs_records.c: the helpers --- */
+
+/* Points an error of the store (about the records) at the line's verb, unless
+ * it already has a place. Returns rc. */
+int vs_rv_at_line(const vs_line *line, vs_error *err, int rc);
+/* The sheet an optional SHEET[@REV] argument a names, else the current sheet
+ * (*rev stays as the caller set it); VS_EVALUE when a is NULL and no sheet is
+ * open. */
+int vs_rv_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen, const char **rev,
+                     vs_error *err);
+/* Opens the records in force; what opening repaired (a commit killed halfway)
+ * is streamed at once, whatever the verb does next. */
+int vs_rv_open_store(vs_ctx *ctx, vs_store **st, vs_error *err);
+/* Loads sheets/<id>/sheet.json at rev (NULL: the tip) into *out, a new sheet
+ * with its _base_blob set and what is derived from its card recomputed; blob
+ * holds what was read (cleared by the caller). */
+int vs_rv_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
+                     vs_store_blob *blob, vs_error *err);
+
+/* --- verbs_history.c: the verbs, rows of vs_verbs_records --- */
+
+int vs_rv_history(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_rv_show(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_rv_diff(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_rv_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err);
+
+#endif

@@ -1,0 +1,216 @@
+/* records.c (render) — the text and HTML of the records verbs. */
+#include "render/records.h"
+
+#include <stdio.h>
+
+#include "render/bundle.h"
+#include "util/clock.h"
+
+static int has(const char *s)
+{
+    return s && *s;
+}
+
+/* The HTML of a result that is one sentence or paragraph: its text, escaped. */
+static void html_para(const vs_buf *text, vs_buf *html)
+{
+    vs_buf_puts(html, "<p>");
+    vs_buf_put_html(html, vs_buf_str(text));
+    vs_buf_puts(html, "</p>\n");
+}
+
+static void html_warning(const char *warning, vs_buf *html)
+{
+    vs_buf_puts(html, "<p>warning: ");
+    vs_buf_put_html(html, warning);
+    vs_buf_puts(html, "</p>\n");
+}
+
+void vs_records_render_notice(const char *notice, vs_buf *text)
+{
+    vs_buf_printf(text, "records: %s\n", notice);
+}
+
+void vs_records_render_commit(const vs_records_commit *c, vs_buf *text, vs_buf *html)
+{
+    int axes = !c->unchanged && has(c->axes);
+    if (c->unchanged && c->held_earlier)
+        vs_buf_printf(text,
+                      "Unchanged: the records %s already hold this state of sheet %s, "
+                      "at commit %s (branch %s has newer revisions of it since); nothing "
+                      "was written. The sheet goes on from that revision\n",
+                      c->records, c->sheet, c->commit, c->branch);
+    else if (c->unchanged)
+        vs_buf_printf(text,
+                      "Unchanged: the records %s already hold this state of sheet %s "
+                      "(branch %s, written at commit %s); nothing was written\n",
+                      c->records, c->sheet, c->branch, c->commit);
+    else
+        vs_buf_printf(text, "Committed sheet %s to %s (branch %s%s)\ncommit %s\nmessage: %s\n",
+                      c->sheet, c->records, c->branch, c->created ? ", repository created" : "",
+                      c->commit, c->message);
+    if (has(c->joined))
+        vs_buf_printf(text,
+                      "This commit joins the remote's %.12s: each sheet changed on both "
+                      "sides keeps the version chosen here (theirs stay in history), the "
+                      "other sheets come from the side that changed them; `records push` "
+                      "now goes through.\n",
+                      c->joined);
+    if (c->attempts > 1)
+        vs_buf_printf(text,
+                      "(other writers moved the branch meanwhile: built again on the new "
+                      "tip, %d attempts)\n",
+                      c->attempts);
+    if (has(c->warning))
+        vs_buf_printf(text, "warning: %s\n", c->warning);
+    if (axes)
+        vs_buf_printf(text, "warning: %s\n", c->axes);
+    vs_buf_puts(html, c->unchanged ? "<p>Unchanged (nothing written): sheet <code>"
+                                   : "<p>Committed sheet <code>");
+    vs_buf_put_html(html, c->sheet);
+    vs_buf_puts(html, "</code> to <code>");
+    vs_buf_put_html(html, c->records);
+    vs_buf_printf(html, "</code> (branch <code>%s</code>): commit <code>%s</code></p>\n", c->branch,
+                  c->commit);
+    if (has(c->warning))
+        html_warning(c->warning, html);
+    if (axes)
+        html_warning(c->axes, html);
+}
+
+void vs_records_render_history(const char *sheet, const char *records,
+                               const vs_records_revision *revs, size_t n, vs_buf *text,
+                               vs_buf *html)
+{
+    static const char *const headers[] = {"commit", "time", "message"};
+    vs_table *t;
+    size_t i;
+    if (n == 0) {
+        vs_buf_printf(text, "Sheet %s has no revisions in %s yet (`commit \"...\"` records it).\n",
+                      sheet, records);
+        html_para(text, html);
+        return;
+    }
+    if (!(t = vs_table_new(3, headers))) {
+        text->failed = 1;
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        char when[80], shortc[16];
+        const char *cells[3];
+        vs_clock_iso_offset(when, sizeof when, revs[i].time, revs[i].offset);
+        snprintf(shortc, sizeof shortc, "%.12s", revs[i].commit);
+        cells[0] = shortc;
+        cells[1] = when;
+        cells[2] = revs[i].message;
+        vs_table_add_row(t, cells);
+    }
+    vs_buf_printf(text, "History of sheet %s in %s, newest first (%zu revision%s):\n\n", sheet,
+                  records, n, n == 1 ? "" : "s");
+    vs_table_text(t, text);
+    vs_buf_printf(html, "<p>History of sheet <code>%s</code>, newest first</p>\n", sheet);
+    vs_table_html(t, html);
+    if (vs_table_failed(t))
+        text->failed = 1;
+    vs_table_free(t);
+}
+
+void vs_records_render_show(const vs_records_show *s, vs_buf *text, vs_buf *html)
+{
+    vs_buf_printf(text, "Sheet %s at %s (commit %s)%s\n\n%s", s->sheet, s->rev ? s->rev : "the tip",
+                  s->commit,
+                  s->opened ? ", now open as the current sheet"
+                            : " (a sheet of this id is already open in this session: it was "
+                              "left as it is)",
+                  s->md);
+    vs_buf_printf(
+        html, "<p>Sheet <code>%s</code> at commit <code>%s</code>%s</p>\n", s->sheet, s->commit,
+        s->opened ? ", now open as the current sheet" : " (the open sheet was left as it is)");
+    vs_buf_puts(html, "<pre class='vramsheet-sheet'>");
+    vs_buf_put_html(html, s->md);
+    vs_buf_puts(html, "</pre>\n");
+}
+
+void vs_records_render_reproduce(const vs_records_reproduce *r, vs_buf *text, vs_buf *html)
+{
+    const char *gpu = r->gpu, *sw = r->software;
+    size_t nm = r->measurements;
+    vs_buf_printf(text,
+                  "New sheet %s (\"%s\") from %s at %s (commit %s): card, components, "
+                  "procedure, offers, requirements and invalidating conditions carried%s.\n",
+                  r->sheet, r->title, r->source, r->rev ? r->rev : "the tip", r->commit,
+                  gpu || sw ? "; evidence left behind (new hardware or software)"
+                            : ", with evidence");
+    if (gpu || sw)
+        vs_buf_printf(text,
+                      "The new campaign changes %s%s%s%s%s: %zu of %zu measurement%s marked "
+                      "\"to re-measure\".\n",
+                      gpu ? "the GPU to " : "", gpu ? gpu : "", gpu && sw ? " and " : "",
+                      sw ? "the software to " : "", sw ? sw : "", r->marked, nm,
+                      nm == 1 ? "" : "s");
+    else
+        vs_buf_printf(text,
+                      "Same hardware and software: the %zu measurement%s stay current (say "
+                      "gpu=\"NAME\" or software=\"VERSIONS\" when they change).\n",
+                      nm, nm == 1 ? "" : "s");
+    vs_buf_puts(text, "It is the current sheet now; `commit \"...\"` records it.\n");
+    html_para(text, html);
+}
+
+void vs_records_render_reopened(const vs_records_reproduce *r, int from_records, vs_buf *text,
+                                vs_buf *html)
+{
+    vs_buf_printf(text,
+                  "Sheet %s (\"%s\") was reproduced from %s at %.12s before; %s, as the "
+                  "current sheet (nothing new was started).\n",
+                  r->sheet, r->title, r->source, r->commit,
+                  from_records ? "reopened from the records" : "it is open in this session");
+    html_para(text, html);
+}
+
+void vs_records_render_info(const vs_records_info *r, vs_buf *text, vs_buf *html)
+{
+    size_t i, n = r->nsheets;
+    vs_buf_printf(text, "%sRecords: %s\n", r->said ? r->said : "", r->path);
+    if (!r->exists)
+        vs_buf_puts(text, "Not created yet: the first `commit` creates it (a git repository, "
+                          "branch main).\n");
+    else
+        vs_buf_printf(text, "A %s git repository, branch %s, %zu sheet%s%s%s%s\n",
+                      r->bare ? "bare" : "work-tree", r->branch, n, n == 1 ? "" : "s",
+                      r->tip ? ", last commit " : "", r->tip ? r->tip : "",
+                      r->tip ? "" : ", no commit yet");
+    for (i = 0; i < n; i++)
+        vs_buf_printf(text, "  %s\n", r->sheets[i]);
+    vs_buf_puts(html, "<pre>");
+    vs_buf_put_html(html, vs_buf_str(text));
+    vs_buf_puts(html, "</pre>\n");
+}
+
+void vs_records_render_sync(const vs_records_sync *s, vs_buf *text, vs_buf *html)
+{
+    size_t i;
+    if (s->push && s->up_to_date)
+        vs_buf_printf(text, "%s already has %s at %s: nothing to push.\n", s->remote, s->branch,
+                      has(s->after) ? s->after : s->before);
+    else if (s->push)
+        vs_buf_printf(text,
+                      "Pushed %s to %s: the remote's %s is %s, read back after the "
+                      "push and containing this side's tip%s.\n",
+                      s->branch, s->remote, s->branch, s->remote_after,
+                      s->merged ? " (the remote's new commits were merged here first)" : "");
+    else if (s->up_to_date)
+        vs_buf_printf(text, "%s has nothing new for %s.\n", s->remote, s->branch);
+    else
+        vs_buf_printf(text, "Pulled %s from %s: %s, now at %s.\n", s->branch, s->remote,
+                      s->merged ? "merged (different sheets)" : "fast-forward", s->after);
+    for (i = 0; i < s->nrefreshed; i++)
+        vs_buf_printf(text,
+                      "Sheet %s: validates_card recomputed from its card for %d "
+                      "measurement%s, recorded as commit %s.\n",
+                      s->refreshed[i].sheet, s->refreshed[i].measurements,
+                      s->refreshed[i].measurements == 1 ? "" : "s", s->refreshed[i].commit);
+    if (has(s->warning))
+        vs_buf_printf(text, "warning: %s\n", s->warning);
+    html_para(text, html);
+}

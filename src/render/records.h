@@ -1,0 +1,129 @@
+/* records.h (render) — how the records verbs are shown: `commit`, `history`,
+ * `show`, `reproduce`, `records` and `records push` / `pull` (`diff` is
+ * render/diff.h). The verbs pass plain facts (what the store answered, counts,
+ * flags); each function here appends the text/plain and the text/html of one
+ * result. The payloads stay with the verbs: they are the facts themselves.
+ * Strings are borrowed; "" and NULL both mean "none" where a field says so.
+ * Sheet ids, branches and commit ids are slugs and hex, written into the HTML
+ * as they are; messages, titles and paths are escaped. Pure: no I/O, no store.
+ */
+#ifndef VS_RENDER_RECORDS_H
+#define VS_RENDER_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+/* What opening the records repaired (a commit killed halfway), streamed at once:
+ * appends "records: NOTICE\n" to text. */
+void vs_records_render_notice(const char *notice, vs_buf *text);
+
+/* --- commit --- */
+
+typedef struct vs_records_commit {
+    const char *sheet;   /* the sheet's id */
+    const char *records; /* the records path */
+    const char *branch;
+    const char *commit;  /* the commit written, or the one already holding the state */
+    const char *message; /* the whole commit message ("<id>: MESSAGE") */
+    const char *joined;  /* the remote tip this commit joins ("" or NULL: none) */
+    const char *warning; /* the store's warning ("" or NULL: none) */
+    const char *axes;    /* more than one axis changed ("" or NULL: none; new commits only) */
+    int created;         /* the repository was created by this commit */
+    int unchanged;       /* nothing was written: the records hold this state */
+    int held_earlier;    /* unchanged, at a commit older than the branch's newer revisions */
+    int attempts;        /* compare-and-swap attempts (other writers moved the branch) */
+} vs_records_commit;
+
+void vs_records_render_commit(const vs_records_commit *c, vs_buf *text, vs_buf *html);
+
+/* --- history --- */
+
+typedef struct vs_records_revision {
+    const char *commit; /* 40 hex; the table shows 12 */
+    const char *message;
+    int64_t time; /* committer time, seconds since the epoch */
+    int offset;   /* committer's UTC offset in minutes */
+} vs_records_revision;
+
+/* The revisions of sheet in records, newest first, as a table (commit, time,
+ * message); a sentence when n is 0. An allocation failure marks text failed. */
+void vs_records_render_history(const char *sheet, const char *records,
+                               const vs_records_revision *revs, size_t n, vs_buf *text,
+                               vs_buf *html);
+
+/* --- show --- */
+
+typedef struct vs_records_show {
+    const char *sheet;
+    const char *rev;    /* as the person wrote it; NULL: the tip */
+    const char *commit; /* the commit it was read at */
+    const char *md;     /* the sheet's Markdown page */
+    int opened;         /* 1: now open as the current sheet; 0: one of this id was open */
+} vs_records_show;
+
+void vs_records_render_show(const vs_records_show *s, vs_buf *text, vs_buf *html);
+
+/* --- reproduce --- */
+
+typedef struct vs_records_reproduce {
+    const char *sheet;    /* the new sheet's id */
+    const char *title;    /* its title */
+    const char *source;   /* the source sheet's id */
+    const char *rev;      /* the source's revision as written; NULL: the tip */
+    const char *commit;   /* the source's commit */
+    const char *gpu;      /* gpu= (NULL: not given) */
+    const char *software; /* software= (NULL: not given) */
+    size_t marked;        /* measurements marked "to re-measure" */
+    size_t measurements;  /* measurements carried */
+} vs_records_reproduce;
+
+/* A new campaign started from a recorded sheet. */
+void vs_records_render_reproduce(const vs_records_reproduce *r, vs_buf *text, vs_buf *html);
+/* A campaign reproduced from the same source before, reopened: r's sheet,
+ * title, source and commit are read; from_records 1 when it came from the
+ * records, 0 when it was open in this session. */
+void vs_records_render_reopened(const vs_records_reproduce *r, int from_records, vs_buf *text,
+                                vs_buf *html);
+
+/* --- records --- */
+
+typedef struct vs_records_info {
+    const char *said;          /* a sentence said first ("Records path set ...\n"); NULL: none */
+    const char *path;          /* the records path in force */
+    int exists;                /* a repository is there */
+    int bare;                  /* it is bare */
+    const char *branch;        /* its branch */
+    const char *const *sheets; /* the sheet ids at the tip, sorted */
+    size_t nsheets;
+    const char *tip; /* the last commit; NULL: none yet */
+} vs_records_info;
+
+void vs_records_render_info(const vs_records_info *r, vs_buf *text, vs_buf *html);
+
+/* A sheet a pull brought whose validates_card was recomputed from its card,
+ * recorded as one commit. */
+typedef struct vs_records_refresh {
+    const char *sheet;
+    const char *commit;
+    int measurements; /* how many changed */
+} vs_records_refresh;
+
+typedef struct vs_records_sync {
+    int push;           /* 1: records push; 0: records pull */
+    const char *remote; /* the URL or path used */
+    const char *branch;
+    const char *before;                  /* the local tip before ("" when none) */
+    const char *after;                   /* the local tip after ("" when unchanged) */
+    const char *remote_after;            /* the remote's branch read back after a push */
+    int up_to_date;                      /* nothing to do */
+    int merged;                          /* the two sides were joined by a merge commit */
+    const char *warning;                 /* "" or NULL: none */
+    const vs_records_refresh *refreshed; /* pull: sheets recomputed after it */
+    size_t nrefreshed;
+} vs_records_sync;
+
+void vs_records_render_sync(const vs_records_sync *s, vs_buf *text, vs_buf *html);
+
+#endif

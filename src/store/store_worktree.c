@@ -1,0 +1,466 @@
+/* store_worktree.c — the work tree and index of a records repository brought
+ * to the branch tip after a commit: files written by rename, the index lock
+ * taken so that a writer killed halfway is recognised, the journal that lets
+ * the next open repair a commit killed before its files followed, and the
+ * sheets whose files there were edited by hand (refused, not written over). */
+#include "store/store_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+/* --- the work tree --- */
+
+int vs_st_write_file_atomic(const char *path, const void *data, size_t len)
+{
+    char tmp[4500];
+    FILE *f;
+    int ok;
+    snprintf(tmp, sizeof tmp, "%s.vs-tmp-%ld", path, (long)getpid());
+    f = fopen(tmp, "wb");
+    if (!f)
+        return -1;
+    ok = fwrite(data, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writers in several processes update the index one after another: libgit2's
+ * index.lock guards only the write, not our read-modify-write. flock is released
+ * by the kernel if a writer dies, so a crash cannot leave it held. */
+int vs_st_worktree_lock(vs_store *st, int *fd_out, vs_error *err)
+{
+    char p[4096];
+    int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
+    int fd;
+    snprintf(p, sizeof p, "%svramsheet.lock", git_repository_path(st->repo));
+    fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return vs_error_set(err, VS_ERECORDS, "cannot open %s: %s", p, strerror(errno));
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (vs_clock_mono_ms() > deadline) {
+            close(fd);
+            return vs_error_set(err, VS_ERECORDS, "another writer held %s for %.1f s", p,
+                                STORE_RETRY_MS / 1000.0);
+        }
+        usleep(2000);
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+/* --- the index, written so that a writer killed halfway is recognised ---
+ *
+ * git_index_write takes <gitdir>/index.lock, writes the new index into it and
+ * renames it over the index. A writer killed by kill -9 in between leaves
+ * index.lock behind, holding index data that says nothing of who wrote it, and
+ * every later commit found the index locked: the branch moved, but the work
+ * tree and the index stayed behind until a person removed the file. So our
+ * writers take index.lock themselves, by link(2) of a file that names them
+ * ("vramsheet <pid>": created whole or not at all), put the new index in place
+ * with a rename while they hold it, and remove it. An index.lock that names a
+ * process no longer alive is one of ours that crashed: the next writer (under
+ * the work-tree lock, so no writer of ours is live in there) removes it. Any
+ * other index.lock is a git command's, and is waited on as before. */
+#define INDEX_LOCK_TAG "vramsheet "
+
+/* The pid an index.lock of ours names; 0 when it is not ours (or is gone). */
+static long index_lock_owner(const char *lock)
+{
+    char buf[64];
+    ssize_t n;
+    int fd = open(lock, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= (ssize_t)strlen(INDEX_LOCK_TAG))
+        return 0;
+    buf[n] = '\0';
+    if (strncmp(buf, INDEX_LOCK_TAG, strlen(INDEX_LOCK_TAG)) != 0)
+        return 0;
+    return strtol(buf + strlen(INDEX_LOCK_TAG), NULL, 10);
+}
+
+static int pid_alive(long pid)
+{
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/* Removes what a dead writer of ours left: its index.lock and its temporary files. */
+static void remove_dead_index_lock(vs_store *st, const char *lock, long pid)
+{
+    const char *gd = git_repository_path(st->repo);
+    char p[4200];
+    unlink(lock);
+    snprintf(p, sizeof p, "%svramsheet-index.%ld", gd, pid);
+    unlink(p);
+    snprintf(p, sizeof p, "%svramsheet-index.%ld.lock", gd, pid);
+    unlink(p);
+    snprintf(p, sizeof p, "%svramsheet-index-lock.%ld", gd, pid);
+    unlink(p);
+}
+
+/* The temporary files of writers of ours killed before they took index.lock. */
+static void remove_dead_index_files(vs_store *st)
+{
+    DIR *d = opendir(git_repository_path(st->repo));
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        const char *rest = NULL;
+        char p[4400];
+        long pid;
+        if (!strncmp(e->d_name, "vramsheet-index-lock.", 21))
+            rest = e->d_name + 21;
+        else if (!strncmp(e->d_name, "vramsheet-index.", 16))
+            rest = e->d_name + 16;
+        if (!rest || (pid = strtol(rest, NULL, 10)) <= 0 || pid == (long)getpid() || pid_alive(pid))
+            continue;
+        snprintf(p, sizeof p, "%s%s", git_repository_path(st->repo), e->d_name);
+        unlink(p);
+    }
+    closedir(d);
+}
+
+/* Writes idx (the repository's index, changed in memory) as <gitdir>/index. */
+static int write_index(vs_store *st, git_index *idx, vs_error *err)
+{
+    const char *gd = git_repository_path(st->repo);
+    char tmp[4200], tag[4200], lock[4200], dst[4200], who[64];
+    git_index *out = NULL;
+    int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS / 4;
+    long me = (long)getpid(), owner;
+    int rc = 0, fd, locked = 0;
+    size_t n, i;
+    snprintf(tmp, sizeof tmp, "%svramsheet-index.%ld", gd, me);
+    snprintf(tag, sizeof tag, "%svramsheet-index-lock.%ld", gd, me);
+    snprintf(lock, sizeof lock, "%sindex.lock", gd);
+    snprintf(dst, sizeof dst, "%sindex", gd);
+    remove_dead_index_files(st);
+    unlink(tmp);
+    /* the new index, complete, beside the old one */
+    if (git_index_open(&out, tmp) < 0)
+        rc = -1;
+    for (i = 0; rc == 0 && i < git_index_entrycount(idx); i++)
+        if (git_index_add(out, git_index_get_byindex(idx, i)) < 0)
+            rc = -1;
+    if (rc < 0 || git_index_write(out) < 0) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the index of %s", st->path);
+        goto done;
+    }
+    n = (size_t)snprintf(who, sizeof who, INDEX_LOCK_TAG "%ld\n", me);
+    if ((fd = open(tag, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+        write(fd, who, n) != (ssize_t)n || close(fd) != 0) {
+        rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", tag, strerror(errno));
+        goto done;
+    }
+    while (link(tag, lock) != 0) {
+        if (errno != EEXIST) {
+            rc = vs_error_set(err, VS_ERECORDS, "cannot create %s: %s", lock, strerror(errno));
+            goto done;
+        }
+        owner = index_lock_owner(lock);
+        if (owner > 0 && owner != me && !pid_alive(owner)) {
+            remove_dead_index_lock(st, lock, owner);
+            continue;
+        }
+        if (vs_clock_mono_ms() > deadline) {
+            rc = vs_error_set(err, VS_ERECORDS,
+                              "the index of %s is locked by %s (a git command running, or one "
+                              "that crashed); if none is running, remove that file, then `git -C "
+                              "%s reset -q` brings the index to the commit",
+                              st->path, lock, st->path);
+            goto done;
+        }
+        usleep(5000);
+    }
+    locked = 1;
+    if (rename(tmp, dst) != 0) {
+        rc = vs_error_set(err, VS_ERECORDS, "cannot replace %s: %s", dst, strerror(errno));
+        goto done;
+    }
+    /* the in-memory index, read back: it is what is on disk now */
+    git_index_read(idx, 1);
+done:
+    if (locked)
+        unlink(lock);
+    unlink(tag);
+    unlink(tmp);
+    git_index_free(out);
+    return rc;
+}
+
+/* Brings the index and work-tree files of the given sheets to the branch tip
+ * (not to a commit of ours: a later writer may already have moved it). */
+int vs_st_sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
+                      vs_error *err)
+{
+    static const char *const files[] = {"sheet.json", "sheet.md"};
+    const char *wd = git_repository_workdir(st->repo);
+    git_index *idx = NULL;
+    git_commit *c = NULL;
+    git_tree *tree = NULL;
+    git_oid tip;
+    int fd = -1, rc = 0, have;
+    size_t i, f;
+    if (!wd)
+        return 0;
+    if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
+        return rc;
+    if ((have = vs_st_branch_tip(st->repo, refname, &tip, err)) < 0) {
+        rc = have;
+        goto done;
+    }
+    if (have && (git_commit_lookup(&c, st->repo, &tip) < 0 || git_commit_tree(&tree, c) < 0)) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip");
+        goto done;
+    }
+    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 1) < 0) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the index");
+        goto done;
+    }
+    for (i = 0; i < nids; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%ssheets", wd);
+        mkdir(dir, 0777);
+        snprintf(dir, sizeof dir, "%ssheets/%s", wd, ids[i]);
+        for (f = 0; f < 2; f++) {
+            char rel[256], abs[4400];
+            git_tree_entry *e = NULL;
+            snprintf(rel, sizeof rel, "sheets/%s/%s", ids[i], files[f]);
+            snprintf(abs, sizeof abs, "%s%s", wd, rel);
+            if (tree && git_tree_entry_bypath(&e, tree, rel) == 0 &&
+                git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+                git_blob *b = NULL;
+                int wrc;
+                if (git_blob_lookup(&b, st->repo, git_tree_entry_id(e)) < 0) {
+                    git_tree_entry_free(e);
+                    rc = vs_st_gfail(err, VS_ERECORDS, "cannot read %s", rel);
+                    goto done;
+                }
+                mkdir(dir, 0777);
+                wrc = vs_st_write_file_atomic(abs, git_blob_rawcontent(b),
+                                              (size_t)git_blob_rawsize(b));
+                git_blob_free(b);
+                git_tree_entry_free(e);
+                if (wrc < 0) {
+                    rc =
+                        vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", abs, strerror(errno));
+                    goto done;
+                }
+                if (git_index_add_bypath(idx, rel) < 0) {
+                    rc = vs_st_gfail(err, VS_ERECORDS, "cannot add %s to the index", rel);
+                    goto done;
+                }
+            } else {
+                git_tree_entry_free(e);
+                if (unlink(abs) != 0 && errno != ENOENT) {
+                    rc = vs_error_set(err, VS_ERECORDS, "cannot remove %s: %s", abs,
+                                      strerror(errno));
+                    goto done;
+                }
+                git_index_remove_bypath(idx, rel);
+            }
+        }
+        rmdir(dir); /* only when empty */
+    }
+    rc = write_index(st, idx, err);
+done:
+    git_index_free(idx);
+    git_tree_free(tree);
+    git_commit_free(c);
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+    return rc;
+}
+
+/* --- interrupted commits --- */
+
+/* A commit in a repository with a work tree writes a journal entry
+ * <gitdir>/vramsheet-sync/<sheet>.<pid> before it moves the branch and removes
+ * it once the sheet's index entries and files follow the tip. A writer killed
+ * in between (kill -9) leaves the entry behind; the next open finds it and
+ * brings that sheet's files and index to the tip. The entry is what tells
+ * such a half-updated sheet from a person's own edits, which are left alone. */
+static void journal_path(const vs_store *st, const char *id, long pid, char *out, size_t len)
+{
+    snprintf(out, len, "%svramsheet-sync/%s.%ld", git_repository_path(st->repo), id, pid);
+}
+
+int vs_st_journal_begin(vs_store *st, const char *id, vs_error *err)
+{
+    char p[4096];
+    int fd;
+    snprintf(p, sizeof p, "%svramsheet-sync", git_repository_path(st->repo));
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        return vs_error_set(err, VS_ERECORDS, "cannot create %s: %s", p, strerror(errno));
+    journal_path(st, id, (long)getpid(), p, sizeof p);
+    fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
+    close(fd);
+    return 0;
+}
+
+void vs_st_journal_end(vs_store *st, const char *id)
+{
+    char p[4096];
+    journal_path(st, id, (long)getpid(), p, sizeof p);
+    unlink(p);
+}
+
+void vs_st_repair_interrupted(vs_store *st)
+{
+    char p[4096], refname[VS_STORE_BRANCH_MAX + 16], done_ids[600] = "";
+    DIR *d;
+    struct dirent *e;
+    vs_error err;
+    int failed = 0;
+    vs_error_clear(&err);
+    snprintf(p, sizeof p, "%svramsheet-sync", git_repository_path(st->repo));
+    if (!(d = opendir(p)))
+        return;
+    while ((e = readdir(d))) {
+        char id[VS_SHEET_ID_MAX], jp[4400];
+        const char *dot = strrchr(e->d_name, '.');
+        const char *ids[1];
+        long pid;
+        if (!dot || dot == e->d_name || (size_t)(dot - e->d_name) >= sizeof id)
+            continue;
+        memcpy(id, e->d_name, (size_t)(dot - e->d_name));
+        id[dot - e->d_name] = '\0';
+        pid = strtol(dot + 1, NULL, 10);
+        if (!vs_sheet_id_valid(id) || pid <= 0)
+            continue;
+        /* A live writer is still on its way to the tip; this process holds no
+         * commit open while it opens a store. */
+        if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+            continue;
+        ids[0] = id;
+        if (vs_st_head_branch(st, refname, sizeof refname, &err) < 0 ||
+            vs_st_sync_sheets(st, refname, ids, 1, &err) < 0) {
+            failed = 1;
+            break;
+        }
+        /* and the temporary files it was about to rename into place */
+        if (git_repository_workdir(st->repo)) {
+            static const char *const files[] = {"sheet.json", "sheet.md"};
+            size_t f;
+            for (f = 0; f < 2; f++) {
+                snprintf(jp, sizeof jp, "%ssheets/%s/%s.vs-tmp-%ld",
+                         git_repository_workdir(st->repo), id, files[f], pid);
+                unlink(jp);
+            }
+        }
+        snprintf(jp, sizeof jp, "%s/%s", p, e->d_name);
+        unlink(jp);
+        if (strlen(done_ids) + strlen(id) + 16 < sizeof done_ids)
+            snprintf(done_ids + strlen(done_ids), sizeof done_ids - strlen(done_ids),
+                     "%ssheets/%s/", *done_ids ? ", " : "", id);
+    }
+    closedir(d);
+    if (failed)
+        snprintf(
+            st->notice, sizeof st->notice,
+            "the records work tree of %.200s was left half-updated by an interrupted commit "
+            "and could not be repaired (%.300s); `git -C %.200s reset --hard` brings it to the "
+            "branch tip",
+            st->path, err.message, st->path);
+    else if (*done_ids)
+        snprintf(st->notice, sizeof st->notice,
+                 "repaired the records work tree of %.200s: a commit interrupted before it "
+                 "finished had left %.500s half-updated; the index and files now match the branch "
+                 "tip",
+                 st->path, done_ids);
+}
+
+#define STORE_RECENT_COMMITS 64
+
+/* 1 when the index's entry for path (or its absence) is what one of the
+ * branch's last commits holds there: an index that another writer is about to
+ * bring to the tip it just moved, not an edit staged by hand. */
+static int index_is_recent(vs_store *st, git_index *idx, const char *id, const char *file,
+                           const char *path)
+{
+    const git_index_entry *ie = git_index_get_bypath(idx, path, 0);
+    char refname[VS_STORE_BRANCH_MAX + 16];
+    git_revwalk *walk = NULL;
+    git_oid tip, oid;
+    vs_error e;
+    int n = 0, recent = 0;
+    vs_error_clear(&e);
+    if (vs_st_head_branch(st, refname, sizeof refname, &e) < 0 ||
+        vs_st_branch_tip(st->repo, refname, &tip, &e) != 1)
+        return !ie;
+    if (git_revwalk_new(&walk, st->repo) < 0 || git_revwalk_push(walk, &tip) < 0)
+        goto done;
+    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+    while (!recent && n++ < STORE_RECENT_COMMITS && git_revwalk_next(&oid, walk) == 0) {
+        git_commit *c = NULL;
+        git_oid blob;
+        int has = 0;
+        if (git_commit_lookup(&c, st->repo, &oid) < 0)
+            break;
+        if (vs_st_sheet_blob_at(st->repo, git_commit_tree_id(c), id, file, &blob, &has) == 0)
+            recent = ie ? has && git_oid_equal(&blob, &ie->id) : !has;
+        git_commit_free(c);
+    }
+done:
+    git_revwalk_free(walk);
+    return recent;
+}
+
+/* The sheet's files in the work tree that differ from what git knows: edited,
+ * deleted or staged by hand (names joined into out). Judged under the work-tree
+ * lock, so that no writer is halfway through bringing them to the tip; an index
+ * entry a racing writer has not brought to its new tip yet is not an edit. */
+int vs_st_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_error *err)
+{
+    static const char *const files[] = {"sheet.json", "sheet.md"};
+    const unsigned int in_wt = GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_NEW |
+                               GIT_STATUS_WT_TYPECHANGE;
+    const unsigned int in_index = GIT_STATUS_INDEX_MODIFIED | GIT_STATUS_INDEX_DELETED |
+                                  GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_TYPECHANGE;
+    git_index *idx = NULL;
+    int fd = -1, rc;
+    size_t f;
+    *out = '\0';
+    if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
+        return rc;
+    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 0) < 0) {
+        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the index of %s", st->path);
+        goto done;
+    }
+    for (f = 0; f < 2; f++) {
+        char rel[256];
+        unsigned int flags = 0;
+        snprintf(rel, sizeof rel, "sheets/%s/%s", id, files[f]);
+        if (git_status_file(&flags, st->repo, rel) < 0)
+            continue; /* not in the tip, the index or the work tree */
+        if ((flags & in_wt) || ((flags & in_index) && !index_is_recent(st, idx, id, files[f], rel)))
+            snprintf(out + strlen(out), len - strlen(out), "%s%s", *out ? ", " : "", rel);
+    }
+done:
+    git_index_free(idx);
+    flock(fd, LOCK_UN);
+    close(fd);
+    return rc;
+}
