@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,8 +170,8 @@ static int fill(rd *r, const char *what)
 {
     size_t want = CHUNK, got = 0;
     if (r->pos >= r->size)
-        return vs_error_set(r->err, VS_EFORMAT, "%s: truncated: the file ends inside %s", r->name,
-                            ctx(r, what));
+        return vs_error_set_pos(r->err, VS_EFORMAT, (long long)r->pos,
+                                "%s: truncated: the file ends inside %s", r->name, ctx(r, what));
     if (r->size - r->pos < want)
         want = (size_t)(r->size - r->pos);
     while (got < want) {
@@ -186,8 +187,8 @@ static int fill(rd *r, const char *what)
         r->counted += (uint64_t)k;
     }
     if (got == 0)
-        return vs_error_set(r->err, VS_EFORMAT, "%s: truncated: the file ends inside %s", r->name,
-                            ctx(r, what));
+        return vs_error_set_pos(r->err, VS_EFORMAT, (long long)r->pos,
+                                "%s: truncated: the file ends inside %s", r->name, ctx(r, what));
     r->buf_at = r->pos;
     r->buf_len = got;
     return 0;
@@ -203,10 +204,11 @@ static int take(rd *r, void *out, uint64_t n, const char *what)
 {
     unsigned char *o = out;
     if (n > left(r))
-        return vs_error_set(r->err, VS_EFORMAT,
-                            "%s: truncated: the file ends inside %s (%llu bytes needed, %llu left)",
-                            r->name, ctx(r, what), (unsigned long long)n,
-                            (unsigned long long)left(r));
+        return vs_error_set_pos(r->err, VS_EFORMAT, (long long)r->pos,
+                                "%s: truncated: the file ends inside %s (%llu bytes needed, %llu "
+                                "left)",
+                                r->name, ctx(r, what), (unsigned long long)n,
+                                (unsigned long long)left(r));
     while (n > 0) {
         size_t k;
         int rc;
@@ -256,19 +258,22 @@ static int u64(rd *r, uint64_t *v, const char *what)
  * copy of at most max bytes (longer is an error naming what). */
 static int str(rd *r, char **out, uint64_t max, const char *what)
 {
+    const char *nul;
     uint64_t n;
     int rc;
     if ((rc = u64(r, &n, what)))
         return rc;
     if (n > left(r))
-        return vs_error_set(
-            r->err, VS_EFORMAT, "%s: %s claims %llu bytes, more than the %llu left in the file",
-            r->name, ctx(r, what), (unsigned long long)n, (unsigned long long)left(r));
+        return vs_error_set_pos(r->err, VS_EFORMAT, (long long)(r->pos - 8),
+                                "%s: %s claims %llu bytes, more than the %llu left in the file",
+                                r->name, ctx(r, what), (unsigned long long)n,
+                                (unsigned long long)left(r));
     if (!out)
         return take(r, NULL, n, what);
     if (n > max)
-        return vs_error_set(r->err, VS_EFORMAT, "%s: %s is %llu bytes, longer than %llu", r->name,
-                            ctx(r, what), (unsigned long long)n, (unsigned long long)max);
+        return vs_error_set_pos(r->err, VS_EFORMAT, (long long)(r->pos - 8),
+                                "%s: %s is %llu bytes, longer than %llu", r->name, ctx(r, what),
+                                (unsigned long long)n, (unsigned long long)max);
     if (!(*out = malloc((size_t)n + 1)))
         return vs_error_set(r->err, VS_ENOMEM, "%s: out of memory", r->name);
     if ((rc = take(r, *out, n, what))) {
@@ -277,10 +282,12 @@ static int str(rd *r, char **out, uint64_t max, const char *what)
         return rc;
     }
     (*out)[n] = '\0';
-    if (memchr(*out, '\0', (size_t)n)) {
+    if ((nul = memchr(*out, '\0', (size_t)n))) {
+        long long at = (long long)(r->pos - n) + (nul - *out);
         free(*out);
         *out = NULL;
-        return vs_error_set(r->err, VS_EFORMAT, "%s: %s holds a NUL byte", r->name, ctx(r, what));
+        return vs_error_set_pos(r->err, VS_EFORMAT, at, "%s: %s holds a NUL byte", r->name,
+                                ctx(r, what));
     }
     return 0;
 }
@@ -364,11 +371,11 @@ static int skip_array(rd *r, unsigned depth, const char *key, kept *keep)
     /* every element takes at least tsize bytes: a count the file cannot hold
      * is refused before anything is read or allocated for it */
     if (n > left(r) / tsize[et])
-        return vs_error_set(r->err, VS_EFORMAT,
-                            "%s: key '%s' claims %llu %s elements, more than the %llu bytes left "
-                            "can hold",
-                            r->name, key, (unsigned long long)n, tname[et],
-                            (unsigned long long)left(r));
+        return vs_error_set_pos(r->err, VS_EFORMAT, (long long)(r->pos - 8),
+                                "%s: key '%s' claims %llu %s elements, more than the %llu bytes "
+                                "left can hold",
+                                r->name, key, (unsigned long long)n, tname[et],
+                                (unsigned long long)left(r));
     if (keep && is_int(et) && n <= KEEP_MAX) {
         keep->is_array = 1;
         keep->n = (size_t)n;
@@ -788,6 +795,12 @@ static int take_arch(rd *r, vs_gguf_file *f, meta *m)
     return 0;
 }
 
+/* A byte of the file as vs_error.position (none past what it can hold). */
+static long long file_pos(uint64_t at)
+{
+    return at > (uint64_t)LLONG_MAX ? VS_ERROR_NO_POSITION : (long long)at;
+}
+
 static int parse(vs_gguf_file **out, rd *r)
 {
     unsigned char magic[4];
@@ -827,17 +840,17 @@ static int parse(vs_gguf_file **out, rd *r)
         goto done;
     /* a tensor's entry takes at least 8 + 4 + 8 + 4 + 8 bytes, a key's 8 + 1 + 4 + 1 */
     if (n_tensors > left(r) / 32) {
-        rc = vs_error_set(r->err, VS_EFORMAT,
-                          "%s: the header claims %llu tensors, more than the %llu bytes left can "
-                          "describe",
-                          r->name, (unsigned long long)n_tensors, (unsigned long long)left(r));
+        rc = vs_error_set_pos(r->err, VS_EFORMAT, 8,
+                              "%s: the header claims %llu tensors, more than the %llu bytes left "
+                              "can describe",
+                              r->name, (unsigned long long)n_tensors, (unsigned long long)left(r));
         goto done;
     }
     if (n_kv > left(r) / 14) {
-        rc = vs_error_set(r->err, VS_EFORMAT,
-                          "%s: the header claims %llu metadata keys, more than the %llu bytes "
-                          "left can hold",
-                          r->name, (unsigned long long)n_kv, (unsigned long long)left(r));
+        rc = vs_error_set_pos(r->err, VS_EFORMAT, 16,
+                              "%s: the header claims %llu metadata keys, more than the %llu bytes "
+                              "left can hold",
+                              r->name, (unsigned long long)n_kv, (unsigned long long)left(r));
         goto done;
     }
     for (i = 0; i < n_kv; i++)
@@ -928,15 +941,15 @@ static int parse(vs_gguf_file **out, rd *r)
         vs_gguf_tensor *t = &f->tensors[i];
         uint64_t padded;
         if (t->offset % f->alignment) {
-            rc = vs_error_set(r->err, VS_EFORMAT,
-                              "%s: tensor '%s' has offset %llu, not a multiple of the alignment "
-                              "%u",
-                              r->name, t->name, (unsigned long long)t->offset, f->alignment);
+            rc = vs_error_set_pos(r->err, VS_EFORMAT, file_pos(f->data_start + t->offset),
+                                  "%s: tensor '%s' has offset %llu, not a multiple of the "
+                                  "alignment %u",
+                                  r->name, t->name, (unsigned long long)t->offset, f->alignment);
             goto done;
         }
         if (t->offset != expect) {
-            rc = vs_error_set(
-                r->err, VS_EFORMAT,
+            rc = vs_error_set_pos(
+                r->err, VS_EFORMAT, file_pos(f->data_start + t->offset),
                 "%s: tensor '%s' has offset %llu, expected %llu: the tensors' data "
                 "is %s",
                 r->name, t->name, (unsigned long long)t->offset, (unsigned long long)expect,
@@ -957,12 +970,13 @@ static int parse(vs_gguf_file **out, rd *r)
     if (f->count > 0) {
         const vs_gguf_tensor *last = &f->tensors[f->count - 1];
         if (vs_ckd_add(&end, f->data_start, last->offset + last->bytes) || end > r->size) {
-            rc = vs_error_set(r->err, VS_EFORMAT,
-                              "%s: tensor '%s' ends at byte %llu, past the end of the file (%llu "
-                              "bytes); truncated",
-                              r->name, last->name,
-                              (unsigned long long)(f->data_start + last->offset + last->bytes),
-                              (unsigned long long)r->size);
+            rc = vs_error_set_pos(r->err, VS_EFORMAT,
+                                  file_pos(f->data_start + last->offset + last->bytes),
+                                  "%s: tensor '%s' ends at byte %llu, past the end of the file "
+                                  "(%llu bytes); truncated",
+                                  r->name, last->name,
+                                  (unsigned long long)(f->data_start + last->offset + last->bytes),
+                                  (unsigned long long)r->size);
             goto done;
         }
     }

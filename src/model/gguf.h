@@ -19,7 +19,11 @@
  * blocks, a name used twice or longer than 63 bytes, an alignment not a power
  * of two, an offset not aligned, not where the previous tensor's padded data
  * ends (out of order, overlapping or leaving holes), or data past the end of
- * the file.
+ * the file. Such an error carries, in vs_error.position, the byte of the file
+ * where the fault lies: the field the file ends inside, a string's or an
+ * array's length that claims too much, a NUL inside a string, the header's
+ * tensor count (byte 8) or key count (16), or, for a tensor's data, the byte
+ * its offset names (data start + offset) or the byte it would end at.
  *
  * The ggml types are those of ggml-org/llama.cpp ggml/include/ggml.h and the
  * block layouts of ggml/src/ggml-common.h (type_traits in ggml/src/ggml.c) at

@@ -66,8 +66,9 @@ static int not_json(const vs_jscan *j, const char *file, const char *what, vs_er
 {
     if (j->nomem)
         return vs_error_set(err, VS_ENOMEM, "%s: out of memory reading the %s", file, what);
-    return vs_error_set(err, VS_EFORMAT, "%s: the %s is not JSON (byte %zu of it: %s)", file, what,
-                        j->error_at, j->error ? j->error : "malformed");
+    return vs_error_set_pos(err, VS_EFORMAT, (long long)j->error_at,
+                            "%s: the %s is not JSON (byte %zu of it: %s)", file, what, j->error_at,
+                            j->error ? j->error : "malformed");
 }
 
 /* Reads [d0, d1, ...] as non-negative integers into *n (the product, overflow

@@ -744,8 +744,9 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
     p.text[0] = '\0';
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
-        return vs_error_set_at(err, VS_EFORMAT, jerr.line > 0 ? jerr.line : 1,
-                               jerr.column > 0 ? jerr.column : 1, "sheet record: %s", jerr.text);
+        return vs_error_set_at_pos(err, VS_EFORMAT, jerr.line > 0 ? jerr.line : 1,
+                                   jerr.column > 0 ? jerr.column : 1, jerr.position,
+                                   "sheet record: %s", jerr.text);
     if (!json_is_object(root)) {
         json_decref(root);
         return vs_error_set_at(err, VS_EFORMAT, 1, 1, "sheet record: expected an object");
