@@ -91,9 +91,9 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
     while ((more = vs_jscan_next(j, first)) == 1) {
         first = 0;
         rc = vs_jscan_uint(j, &d);
-        if (rc == -1)
+        if (rc == VS_JSCAN_BAD)
             return not_json(j, file, "header", err);
-        if (rc == -2)
+        if (rc == VS_JSCAN_NOT_COUNT)
             return vs_error_set(err, VS_EFORMAT,
                                 "%s: tensor '%s': \"%s\" entries must be non-negative integers "
                                 "(%s)",
@@ -227,7 +227,7 @@ static int strmap_init(strmap *m, size_t hint)
         free(m->vals);
         m->keys = NULL;
         m->vals = NULL;
-        return -1;
+        return VS_ENOMEM;
     }
     return 0;
 }
@@ -260,7 +260,7 @@ static size_t *strmap_get(const strmap *m, const char *key)
 }
 
 /* Stores key -> val: 0 when inserted, 1 when key was there (*existing then
- * points at its value), -1 when memory is short. Keeps the load under 1/2. */
+ * points at its value), VS_ENOMEM when memory is short. Keeps the load under 1/2. */
 static int strmap_put(strmap *m, const char *key, size_t val, size_t **existing)
 {
     size_t i = strmap_slot(m->keys, m->mask, key);
@@ -276,7 +276,7 @@ static int strmap_put(strmap *m, const char *key, size_t val, size_t **existing)
         if (!keys || !vals) {
             free(keys);
             free(vals);
-            return -1;
+            return VS_ENOMEM;
         }
         for (k = 0; k <= m->mask; k++) {
             if (m->keys[k]) {
@@ -491,7 +491,7 @@ static int plain_file_name(const char *s)
     return *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
-/* Grows an array of n elements of size sz to hold one more. */
+/* Grows an array of n elements of size sz to hold one more: 0 or VS_ENOMEM. */
 static int grow(void *arrp, size_t *cap, size_t n, size_t sz)
 {
     void **arr = arrp, *p;
@@ -500,7 +500,7 @@ static int grow(void *arrp, size_t *cap, size_t n, size_t sz)
         return 0;
     ncap = *cap ? *cap * 2 : 256;
     if (!(p = realloc(*arr, ncap * sz)))
-        return -1;
+        return VS_ENOMEM;
     *arr = p;
     *cap = ncap;
     return 0;
@@ -523,11 +523,11 @@ static int shard_number(vs_st_index *ix, size_t *scap, strmap *known, const char
         return 0;
     }
     if (grow(&ix->shards, scap, ix->nshards, sizeof *ix->shards) || !(copy = strdup(shard)))
-        return -1;
+        return VS_ENOMEM;
     ix->shards[ix->nshards] = copy;
     *out = ix->nshards++;
     r = strmap_put(known, copy, *out, NULL);
-    return r < 0 ? -1 : 0;
+    return r < 0 ? VS_ENOMEM : 0;
 }
 
 int vs_st_index_parse(vs_st_index **out, const char *name, const char *json, size_t len,

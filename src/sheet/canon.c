@@ -324,8 +324,8 @@ static const field *find_field(const field *fs, const char *key)
 }
 
 /* The keys of obj not described by fs and not runtime keys, sorted, into a
- * malloc'd array (*n entries, borrowed strings; NULL when none). -1 when memory
- * is short. */
+ * malloc'd array (*n entries, borrowed strings; NULL when none). VS_ENOMEM
+ * when memory is short. */
 static int extra_keys(const json_t *obj, const field *fs, const char ***out, size_t *n)
 {
     const char **keys;
@@ -337,7 +337,7 @@ static int extra_keys(const json_t *obj, const field *fs, const char ***out, siz
     if (cap == 0)
         return 0;
     if (!(keys = malloc(cap * sizeof *keys)))
-        return -1;
+        return VS_ENOMEM;
     json_object_foreach((json_t *)obj, k, v)
     {
         (void)v;
