@@ -23,6 +23,11 @@
  * under 50 ms. The parsers and the summary are pure. vs_safetensors_read takes a read
  * callback, so tests can count and bound what is read; vs_safetensors_read_file
  * is the one function here that touches the file system (pread on one file).
+ *
+ * Files: safetensors.c (dtypes, the header, reading a file), safetensors_index.c
+ * (the index), safetensors_summary.c (the summary), safetensors_map.c (the name
+ * map the header and index checks share); model/safetensors_internal.h holds
+ * what they share.
  */
 #ifndef VS_MODEL_SAFETENSORS_H
 #define VS_MODEL_SAFETENSORS_H
