@@ -29,6 +29,10 @@
  * block layouts of ggml/src/ggml-common.h (type_traits in ggml/src/ggml.c) at
  * commit 01243c587fec (Q1_0, Q2_0 and NVFP4 included); the file types those of
  * include/llama.h (llama_ftype) at the same time.
+ *
+ * Files: gguf.c (the reader, the tensor table, the whole header), gguf_meta.c
+ * (the metadata), gguf_types.c (the type tables, split names);
+ * model/gguf_internal.h holds what they share.
  */
 #ifndef VS_MODEL_GGUF_H
 #define VS_MODEL_GGUF_H
