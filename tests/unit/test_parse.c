@@ -359,11 +359,11 @@ START_TEST(test_error_positions)
         int line, column;
         long long at;
     } cases[] = {
-        {"a\0b", 3, 1, 2, 1},                 /* the NUL */
+        {"a\0b", 3, 1, 2, 1},                /* the NUL */
         {"card\n\xc3\xa9 \xff", 9, 2, 3, 8}, /* the 0xFF after "é " */
-        {"card \"abc", 9, 1, 6, 5},           /* the opening quote */
-        {"card \"a\\qb\"", 11, 1, 8, 7},      /* the backslash */
-        {"card a\"b", 8, 1, 7, 6},            /* the quote inside the word */
+        {"card \"abc", 9, 1, 6, 5},          /* the opening quote */
+        {"card \"a\\qb\"", 11, 1, 8, 7},     /* the backslash */
+        {"card a\"b", 8, 1, 7, 6},           /* the quote inside the word */
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
