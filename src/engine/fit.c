@@ -11,11 +11,6 @@
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 
-static int oom(vs_error *err)
-{
-    return vs_error_set(err, VS_ENOMEM, "out of memory while fitting");
-}
-
 static int positive_int(const json_t *v, uint64_t *out)
 {
     if (json_is_integer(v) && json_integer_value(v) > 0) {
@@ -122,7 +117,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     if ((rc = vs_placement_from_sheet(&c->placement, sheet, err)) < 0)
         return rc;
     if (!(c->unknown = json_array()))
-        return oom(err);
+        return vs_oom(err);
     c->env.tp = c->placement.kind == VS_PLACE_TENSOR ? c->placement.gpus : 1;
     c->env.length_known = vs_sheet_card_uint(sheet, "length", &c->env.length);
     c->env.concurrency_known = vs_sheet_card_uint(sheet, "concurrency", &c->env.concurrency);
@@ -133,7 +128,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->layout_source = layout_of(&c->env.layout, sheet);
     c->env.layout_known = c->layout_source != NULL;
     if ((rc = vs_component_views_read(&views, sheet)) < 0)
-        return oom(err);
+        return vs_oom(err);
     if ((rc = vs_envelope_compute(&env, sheet, &views, err)) < 0)
         goto done;
     c->env.weights_known = env.weights_known;
@@ -361,7 +356,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
                      : 1;
     vs_fit_capacity(row, offer);
     if (!(row->unknown = json_copy(c->unknown)))
-        return oom(err);
+        return vs_oom(err);
     if (!row->capacity_known) {
         row->verdict = row->start_verdict = row->concurrency_verdict = row->length_verdict =
             VS_VERDICT_TO_CONFIRM;

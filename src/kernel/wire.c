@@ -71,8 +71,8 @@ static json_t *load_object(const vs_frame *f, const char *what, vs_error *err)
     json_error_t jerr;
     json_t *v = json_loadb((const char *)f->data, f->len, 0, &jerr);
     if (!v) {
-        vs_error_set(err, VS_EPROTOCOL, "%s is not valid JSON: %s (position %d)", what, jerr.text,
-                     jerr.position);
+        vs_error_set_pos(err, VS_EPROTOCOL, jerr.position, "%s is not valid JSON: %s (position %d)",
+                         what, jerr.text, jerr.position);
         return NULL;
     }
     if (!json_is_object(v)) {

@@ -8,6 +8,10 @@
  * Jupyter's code-point cursors. One interpreter is used by one thread at a time,
  * except vs_sink.interrupted, which the interpreter polls and which the
  * transport may flip from another thread.
+ *
+ * Files: interp.c (the session, the verbs' context, execute), interp_complete.c
+ * (complete, inspect, is_complete, is_exit); lang/interp_internal.h holds what
+ * they share.
  */
 #ifndef VS_LANG_INTERP_H
 #define VS_LANG_INTERP_H

@@ -131,12 +131,13 @@ static int check_text(const char *s, size_t len, vs_error *err)
         unsigned char ch = (unsigned char)s[i];
         size_t k;
         if (ch == 0)
-            return vs_error_set_at(err, VS_ESYNTAX, line, col,
-                                   "unexpected NUL byte; expected text (UTF-8)");
+            return vs_error_set_at_pos(err, VS_ESYNTAX, line, col, (long long)i,
+                                       "unexpected NUL byte; expected text (UTF-8)");
         k = vs_utf8_seq((const unsigned char *)s + i, len - i);
         if (k == 0)
-            return vs_error_set_at(err, VS_ESYNTAX, line, col,
-                                   "invalid UTF-8 byte 0x%02X; expected text encoded as UTF-8", ch);
+            return vs_error_set_at_pos(err, VS_ESYNTAX, line, col, (long long)i,
+                                       "invalid UTF-8 byte 0x%02X; expected text encoded as UTF-8",
+                                       ch);
         if (ch == '\n') {
             line++;
             col = 1;
@@ -218,13 +219,14 @@ static int arg_ends(const cursor *c)
 static int read_string(cursor *c, vs_buf *b, vs_error *err)
 {
     int line = c->line, col = c->col;
+    long long at = (long long)c->i;
     advance(c); /* opening quote */
     for (;;) {
         int ch;
         if (at_end(c))
-            return vs_error_set_at(err, VS_ESYNTAX, line, col,
-                                   "unterminated string: expected a closing '\"' for the "
-                                   "string that starts here");
+            return vs_error_set_at_pos(err, VS_ESYNTAX, line, col, at,
+                                       "unterminated string: expected a closing '\"' for the "
+                                       "string that starts here");
         ch = peek(c, 0);
         if (ch == '"') {
             advance(c);
@@ -232,11 +234,12 @@ static int read_string(cursor *c, vs_buf *b, vs_error *err)
         }
         if (ch == '\\') {
             int eline = c->line, ecol = c->col, nx = peek(c, 1);
+            long long eat = (long long)c->i;
             if (at_continuation(c)) {
                 if (c->i + 1 >= c->len)
-                    return vs_error_set_at(err, VS_ESYNTAX, line, col,
-                                           "unterminated string: expected a closing '\"' for "
-                                           "the string that starts here");
+                    return vs_error_set_at_pos(err, VS_ESYNTAX, line, col, at,
+                                               "unterminated string: expected a closing '\"' "
+                                               "for the string that starts here");
                 skip_continuation(c);
                 continue;
             }
@@ -255,16 +258,16 @@ static int read_string(cursor *c, vs_buf *b, vs_error *err)
                 break;
             default:
                 if (nx < 0)
-                    return vs_error_set_at(err, VS_ESYNTAX, line, col,
-                                           "unterminated string: expected a closing '\"'");
+                    return vs_error_set_at_pos(err, VS_ESYNTAX, line, col, at,
+                                               "unterminated string: expected a closing '\"'");
                 if (nx >= 0x20 && nx < 0x7F)
-                    return vs_error_set_at(err, VS_ESYNTAX, eline, ecol,
-                                           "bad escape '\\%c' in string: expected \\\", \\\\, "
-                                           "\\n or \\t",
-                                           nx);
-                return vs_error_set_at(err, VS_ESYNTAX, eline, ecol,
-                                       "bad escape in string: expected \\\", \\\\, \\n or \\t "
-                                       "after '\\'");
+                    return vs_error_set_at_pos(err, VS_ESYNTAX, eline, ecol, eat,
+                                               "bad escape '\\%c' in string: expected \\\", \\\\, "
+                                               "\\n or \\t",
+                                               nx);
+                return vs_error_set_at_pos(err, VS_ESYNTAX, eline, ecol, eat,
+                                           "bad escape in string: expected \\\", \\\\, \\n or \\t "
+                                           "after '\\'");
             }
             advance(c);
             advance(c);
@@ -285,9 +288,9 @@ static int read_word(cursor *c, vs_buf *b, vs_error *err)
         if (arg_ends(c))
             break;
         if (peek(c, 0) == '"')
-            return vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
-                                   "unexpected '\"' inside a word: expected a space before it, "
-                                   "or quote the whole argument");
+            return vs_error_set_at_pos(err, VS_ESYNTAX, c->line, c->col, (long long)c->i,
+                                       "unexpected '\"' inside a word: expected a space before it, "
+                                       "or quote the whole argument");
         advance(c);
     }
     vs_buf_append(b, c->s + start, c->i - start);
@@ -359,11 +362,6 @@ static char *keep_text(scratch *s)
                                    : vs_arena_strndup(s->arena, vs_buf_str(&s->text), s->text.len);
 }
 
-static int oom(vs_error *err)
-{
-    return vs_error_set(err, VS_ENOMEM, "out of memory while parsing");
-}
-
 /* Parses the arguments of one logical line (the verb is already read). On `--`,
  * the rest of the logical line becomes raw (when allow_raw). */
 static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error *err)
@@ -418,7 +416,7 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                 }
                 l->raw = vs_arena_strndup(s->arena, c->s + start, c->i - start);
                 if (!l->raw) {
-                    rc = oom(err);
+                    rc = vs_oom(err);
                     goto done;
                 }
                 break;
@@ -455,7 +453,7 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                 a.kind = VS_ARG_PAIR;
                 a.key = keep_text(s);
                 if (!a.key) {
-                    rc = oom(err);
+                    rc = vs_oom(err);
                     goto done;
                 }
                 advance(c); /* '=' */
@@ -488,19 +486,19 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             }
         }
         if (vs_buf_failed(b)) {
-            rc = oom(err);
+            rc = vs_oom(err);
             goto done;
         }
         a.value = keep_text(s);
         if (!a.value || push_arg(s, &a) < 0) {
-            rc = oom(err);
+            rc = vs_oom(err);
             goto done;
         }
     }
     if (s->nargs) {
         l->args = vs_arena_alloc(s->arena, s->nargs * sizeof *l->args);
         if (!l->args) {
-            rc = oom(err);
+            rc = vs_oom(err);
             goto done;
         }
         memcpy(l->args, s->args, s->nargs * sizeof *l->args);
@@ -550,7 +548,7 @@ static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err
         copy_char(c, b);
     }
     if (vs_buf_failed(b)) {
-        rc = oom(err);
+        rc = vs_oom(err);
         goto done;
     }
     if (!verb_valid(vs_buf_str(b) + (magic ? 2 : 0))) {
@@ -577,7 +575,7 @@ static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err
     }
     l->verb = keep_text(s);
     if (!l->verb)
-        rc = oom(err);
+        rc = vs_oom(err);
 done:
     return rc;
 }
@@ -596,7 +594,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
     cell = calloc(1, sizeof *cell);
     if (!cell || !(cell->arena = sc.arena = vs_arena_new())) {
         free(cell);
-        return oom(err);
+        return vs_oom(err);
     }
     c.s = text;
     c.len = len;
@@ -638,11 +636,11 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
             l.raw_line = c.line;
             l.raw = vs_arena_strndup(sc.arena, c.s + c.i, c.len - c.i);
             if (!l.raw)
-                rc = oom(err);
+                rc = vs_oom(err);
             c.i = c.len;
         }
         if (rc == 0 && push_line(cell, &cap, &l) < 0)
-            rc = oom(err);
+            rc = vs_oom(err);
         if (rc < 0)
             goto fail;
     }

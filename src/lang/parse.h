@@ -46,7 +46,10 @@ typedef struct vs_cell {
 
 /* Parses text (len bytes, need not be NUL-terminated). Returns 0 and a new cell
  * in *out, or VS_ESYNTAX (unterminated string, invalid UTF-8, NUL byte, ...)
- * with line and column, or VS_ENOMEM. */
+ * with line and column, or VS_ENOMEM. A NUL byte, an invalid UTF-8 byte, an
+ * unterminated string, a bad escape and a '"' inside a word also carry the
+ * byte offset in text (vs_error.position: the byte, the opening quote, the
+ * backslash, the quote). */
 int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err);
 void vs_cell_free(vs_cell *cell);
 

@@ -298,7 +298,7 @@ static int isd(const char *s, size_t n, size_t i)
 
 /* Reads digits (and one '.') into a decimal mantissa and its count of
  * decimals: at most 18 significant digits, so that mantissa x mult stays in
- * 128 bits. */
+ * 128 bits. 0, or 1 when there is no such figure. */
 static int read_decimal(const char *s, size_t n, int commas, uint64_t *mant, unsigned *decimals,
                         size_t *used)
 {
@@ -313,7 +313,7 @@ static int read_decimal(const char *s, size_t n, int commas, uint64_t *mant, uns
                 digits++; /* leading zeros add no significance */
             } else {
                 if (m > (UINT64_MAX - 9) / 10 || ++digits > 40)
-                    return -1;
+                    return 1;
                 m = m * 10 + (uint64_t)(c - '0');
             }
             if (dot)
@@ -330,7 +330,7 @@ static int read_decimal(const char *s, size_t n, int commas, uint64_t *mant, uns
         }
     }
     if (!digits || d > 18)
-        return -1;
+        return 1;
     *mant = m;
     *decimals = d;
     *used = i;
@@ -343,13 +343,13 @@ int vs_import_decimal(const char *s, size_t n, uint64_t mult, int commas, uint64
     uint64_t m;
     unsigned d, k;
     unsigned __int128 den = 1, v;
-    if (read_decimal(s, n, commas, &m, &d, used) < 0)
-        return -1;
+    if (read_decimal(s, n, commas, &m, &d, used))
+        return 1;
     for (k = 0; k < d; k++)
         den *= 10;
     v = ((unsigned __int128)m * mult + den / 2) / den;
     if (v > (unsigned __int128)INT64_MAX)
-        return -1;
+        return 1;
     *bytes = (uint64_t)v;
     /* half a unit of the last digit: mult / (2 x 10^d), rounded half up */
     *resolution = (uint64_t)(((unsigned __int128)mult + den) / (2 * den));
@@ -362,7 +362,7 @@ json_t *vs_import_number(const char *s, size_t n, int commas, size_t *used)
     unsigned d;
     char digits[64];
     size_t i, o = 0;
-    if (read_decimal(s, n, commas, &m, &d, used) < 0 || m > (uint64_t)INT64_MAX)
+    if (read_decimal(s, n, commas, &m, &d, used) || m > (uint64_t)INT64_MAX)
         return NULL;
     if (d == 0)
         return json_integer((json_int_t)m);

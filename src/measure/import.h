@@ -102,7 +102,8 @@ int vs_import_count(vs_import *im, const vs_import_at *at, const char *counter, 
 /* A decimal figure at s (digits, optional '.', digits; ',' thousands
  * separators when commas is set) times mult bytes per unit: *bytes rounded half
  * up, *resolution half a unit of the last digit, *used the characters read.
- * 0, or -1 when there is no figure or it overflows int64. */
+ * 0, or 1 when there is no figure or it overflows int64 (not an error code: the
+ * caller says what was expected). */
 int vs_import_decimal(const char *s, size_t n, uint64_t mult, int commas, uint64_t *bytes,
                       uint64_t *resolution, size_t *used);
 /* The same figure as a JSON integer (no '.') or real: NULL when none. */

@@ -148,7 +148,7 @@ static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs
         mult = vs_import_unit(line + off + used + sp, n - off - used - sp, &u);
         if (!mult)
             return 0;
-        if (vs_import_decimal(line + off, used, mult, 0, &bytes, &res, &used) < 0)
+        if (vs_import_decimal(line + off, used, mult, 0, &bytes, &res, &used))
             return vs_import_refuse(im, "a buffer size beyond 2^63 bytes");
         used += sp + u;
     }

@@ -160,7 +160,7 @@ static int nvsmi_line(vs_import *im, void *state, const char *line, size_t n)
             if (!mult || used + sp + u != fl)
                 return vs_import_refuse(im, "a memory column needs a unit (MiB) in the value "
                                             "or the header");
-            if (vs_import_decimal(f, used, mult, 0, &v[col].bytes, &v[col].res, &used) < 0)
+            if (vs_import_decimal(f, used, mult, 0, &v[col].bytes, &v[col].res, &used))
                 return vs_import_refuse(im, "a memory figure beyond 2^63 bytes");
             v[col].set = 1;
             v[col].text = f;

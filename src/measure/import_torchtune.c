@@ -61,7 +61,7 @@ static int figure(const char *s, size_t n, uint64_t mult_default, uint64_t *byte
         mult = mult_default;
         sp = 0;
     }
-    if (vs_import_decimal(s, k, mult, 0, bytes, res, &k) < 0)
+    if (vs_import_decimal(s, k, mult, 0, bytes, res, &k))
         return -1;
     *used = k + sp + u;
     return 0;

@@ -178,7 +178,7 @@ static int figure(const char *s, size_t n, int gb_is_gib, uint64_t *bytes, uint6
         return -1;
     if (gb_is_gib && u == 2 && !memcmp(s + k + sp, "GB", 2))
         mult = 1ull << 30;
-    if (vs_import_decimal(s, k, mult, 0, &b, &r, &k) < 0)
+    if (vs_import_decimal(s, k, mult, 0, &b, &r, &k))
         return -1;
     *bytes = b;
     *res = r;

@@ -264,10 +264,11 @@ int vs_arch_parse(vs_arch *out, const char *text, size_t len, vs_error *err)
     json_t *root = json_loadb(text, len, 0, &jerr);
     int rc;
     if (!root)
-        /* the position goes in the text: a vs_error's own line and column
-         * belong to the cell that named the file */
-        return vs_error_set(err, VS_EFORMAT, "not JSON (line %d, column %d of the file: %s)",
-                            jerr.line, jerr.column, jerr.text);
+        /* the line and column go in the text: a vs_error's own belong to the
+         * cell that named the file; the byte position is the file's */
+        return vs_error_set_pos(err, VS_EFORMAT, jerr.position,
+                                "not JSON (line %d, column %d of the file: %s)", jerr.line,
+                                jerr.column, jerr.text);
     rc = vs_arch_from_json(out, root, err);
     json_decref(root);
     return rc;

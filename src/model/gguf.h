@@ -19,12 +19,20 @@
  * blocks, a name used twice or longer than 63 bytes, an alignment not a power
  * of two, an offset not aligned, not where the previous tensor's padded data
  * ends (out of order, overlapping or leaving holes), or data past the end of
- * the file.
+ * the file. Such an error carries, in vs_error.position, the byte of the file
+ * where the fault lies: the field the file ends inside, a string's or an
+ * array's length that claims too much, a NUL inside a string, the header's
+ * tensor count (byte 8) or key count (16), or, for a tensor's data, the byte
+ * its offset names (data start + offset) or the byte it would end at.
  *
  * The ggml types are those of ggml-org/llama.cpp ggml/include/ggml.h and the
  * block layouts of ggml/src/ggml-common.h (type_traits in ggml/src/ggml.c) at
  * commit 01243c587fec (Q1_0, Q2_0 and NVFP4 included); the file types those of
  * include/llama.h (llama_ftype) at the same time.
+ *
+ * Files: gguf.c (the reader, the tensor table, the whole header), gguf_meta.c
+ * (the metadata), gguf_types.c (the type tables, split names);
+ * model/gguf_internal.h holds what they share.
  */
 #ifndef VS_MODEL_GGUF_H
 #define VS_MODEL_GGUF_H

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/checked.h"
+
 /* llama_ftype numbers (include/llama.h) */
 enum {
     FT_F32 = 0,
@@ -559,7 +561,7 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
         return vs_error_set(err, VS_EVALUE, "llama.cpp file type %d has no default tensor type",
                             ftype);
     if (!(ord = malloc((n ? n : 1) * sizeof *ord)))
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
+        return vs_oom(err);
     memset(&qs, 0, sizeof qs);
     qs.m = m;
     qs.tied = 1;
@@ -585,7 +587,7 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
         uint64_t el = 1, b;
         unsigned d;
         for (d = 0; d < x->ndims && d < 4; d++)
-            if (__builtin_mul_overflow(el, x->shape[d], &el)) {
+            if (vs_ckd_mul(&el, el, x->shape[d])) {
                 free(ord);
                 return vs_error_set(err, VS_EFORMAT, "tensor '%s': its shape overflows 64 bits",
                                     x->name);
@@ -612,7 +614,7 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
         }
         if (el % ty->block) /* a row not whole blocks even at F16: counted as F16 */
             ty = vs_gguf_type_by_id(T_F16);
-        if (vs_gguf_type_bytes(ty, el, &b) || __builtin_add_overflow(sum, b, &sum)) {
+        if (vs_gguf_type_bytes(ty, el, &b) || vs_ckd_add(&sum, sum, b)) {
             free(ord);
             return vs_error_set(err, VS_EFORMAT, "the model's bytes overflow 64 bits");
         }
@@ -657,7 +659,7 @@ int vs_llq_llama_list(vs_llq_tensor **out, size_t *n, uint64_t layers, uint64_t 
         head_dim = hidden / heads;
     cap = (size_t)layers * 9 + 3;
     if (!(t = calloc(cap, sizeof *t)))
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
+        return vs_oom(err);
 #define ADD(nm, d0, d1, nd)                                                                        \
     do {                                                                                           \
         t[k].name = strdup(nm);                                                                    \
@@ -713,5 +715,5 @@ int vs_llq_llama_list(vs_llq_tensor **out, size_t *n, uint64_t layers, uint64_t 
     return 0;
 oom:
     vs_llq_list_free(t, k);
-    return vs_error_set(err, VS_ENOMEM, "out of memory");
+    return vs_oom(err);
 }

@@ -148,6 +148,8 @@ int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, c
                         s->commit);
 }
 
+/* A small file's text: 0, VS_EIO when it cannot be opened (missing, not a
+ * plain file, too large), or VS_ENOMEM. */
 static int read_text(const char *path, char **out, size_t *len)
 {
     uint64_t size = 0;
@@ -155,10 +157,10 @@ static int read_text(const char *path, char **out, size_t *len)
     size_t got = 0;
     int fd = vs_open_regular(path, SMALL_MAX, &size, NULL);
     if (fd < 0)
-        return -1;
+        return VS_EIO;
     if (!(*out = malloc((size_t)size + 1))) {
         close(fd);
-        return -1;
+        return VS_ENOMEM;
     }
     while (got < size && (r = read(fd, *out + got, (size_t)size - got)) > 0)
         got += (size_t)r;
@@ -177,8 +179,9 @@ static int missing_shards(const vs_hf_snapshot *s, const char *repo_id, const ch
     size_t len = 0, i, nmissing = 0, cap = 0, used = 0;
     vs_st_index *ix = NULL;
     int rc;
-    if (read_text(index_path, &text, &len))
-        return vs_error_set(err, VS_EIO, "cannot read %s", index_path);
+    if ((rc = read_text(index_path, &text, &len)))
+        return rc == VS_ENOMEM ? vs_oom(err)
+                               : vs_error_set(err, VS_EIO, "cannot read %s", index_path);
     rc = vs_st_index_parse(&ix, index_path, text, len, err);
     free(text);
     if (rc)

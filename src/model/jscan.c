@@ -26,7 +26,7 @@ static int fail(vs_jscan *s, const char *what)
         s->error = what;
         s->error_at = (size_t)(s->p - s->start);
     }
-    return -1;
+    return VS_JSCAN_BAD;
 }
 
 static void ws(vs_jscan *s)
@@ -46,7 +46,7 @@ char vs_jscan_peek(vs_jscan *s)
 static int expect(vs_jscan *s, char c, const char *what)
 {
     if (s->error)
-        return -1;
+        return VS_JSCAN_BAD;
     ws(s);
     if (s->p >= s->end || *s->p != c)
         return fail(s, what);
@@ -67,7 +67,7 @@ int vs_jscan_key(vs_jscan *s, int first)
 {
     char c = vs_jscan_peek(s);
     if (s->error)
-        return -1;
+        return VS_JSCAN_BAD;
     if (c == '}') {
         s->p++;
         return 0;
@@ -78,7 +78,7 @@ int vs_jscan_key(vs_jscan *s, int first)
         s->p++;
     }
     if (vs_jscan_string(s) || expect(s, ':', "expected ':'"))
-        return -1;
+        return VS_JSCAN_BAD;
     return 1;
 }
 
@@ -86,7 +86,7 @@ int vs_jscan_next(vs_jscan *s, int first)
 {
     char c = vs_jscan_peek(s);
     if (s->error)
-        return -1;
+        return VS_JSCAN_BAD;
     if (c == ']') {
         s->p++;
         return 0;
@@ -174,7 +174,7 @@ static int escape(vs_jscan *s)
         return fail(s, "invalid escape");
     }
     if (hex4(s, &cp))
-        return -1;
+        return VS_JSCAN_BAD;
     if (cp == 0)
         return fail(s, "\\u0000 is not allowed");
     if (cp >= 0xDC00 && cp <= 0xDFFF)
@@ -184,7 +184,7 @@ static int escape(vs_jscan *s)
             return fail(s, "a high surrogate without its low half");
         s->p += 2;
         if (hex4(s, &lo))
-            return -1;
+            return VS_JSCAN_BAD;
         if (lo < 0xDC00 || lo > 0xDFFF)
             return fail(s, "a high surrogate without its low half");
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -218,7 +218,7 @@ static int utf8(vs_jscan *s)
     if (n < 2)
         return fail(s, "invalid UTF-8");
     if (append(s, s->p, n))
-        return -1;
+        return VS_JSCAN_BAD;
     s->p += n;
     return 0;
 }
@@ -226,7 +226,7 @@ static int utf8(vs_jscan *s)
 int vs_jscan_string(vs_jscan *s)
 {
     if (expect(s, '"', "expected a string"))
-        return -1;
+        return VS_JSCAN_BAD;
     s->str_len = 0;
     for (;;) {
         const char *q = s->p;
@@ -235,7 +235,7 @@ int vs_jscan_string(vs_jscan *s)
                *q != '\\')
             q++;
         if (q > s->p && append(s, s->p, (size_t)(q - s->p)))
-            return -1;
+            return VS_JSCAN_BAD;
         s->p = q;
         if (s->p >= s->end)
             return fail(s, "unterminated string");
@@ -246,15 +246,15 @@ int vs_jscan_string(vs_jscan *s)
         }
         if (c == '\\') {
             if (escape(s))
-                return -1;
+                return VS_JSCAN_BAD;
         } else if (c < 0x20) {
             return fail(s, "a control character in a string");
         } else if (utf8(s)) {
-            return -1;
+            return VS_JSCAN_BAD;
         }
     }
     if (append(s, "", 1)) /* the terminating NUL, not counted */
-        return -1;
+        return VS_JSCAN_BAD;
     s->str_len--;
     return 0;
 }
@@ -309,27 +309,27 @@ int vs_jscan_uint(vs_jscan *s, uint64_t *out)
     uint64_t v = 0;
     char c = vs_jscan_peek(s);
     if (s->error)
-        return -1;
+        return VS_JSCAN_BAD;
     at = s->p;
     if (c != '-' && (c < '0' || c > '9')) {
         if (vs_jscan_skip(s))
-            return -1;
+            return VS_JSCAN_BAD;
         s->p = at;
         fail(s, "expected a non-negative integer");
-        return -2;
+        return VS_JSCAN_NOT_COUNT;
     }
     if (number(s, &plain, &from))
-        return -1;
+        return VS_JSCAN_BAD;
     if (!plain) {
         s->p = at;
         fail(s, "expected a non-negative integer");
-        return -2;
+        return VS_JSCAN_NOT_COUNT;
     }
     for (; from < s->p; from++) {
         if (vs_ckd_mul(&v, v, 10) || vs_ckd_add(&v, v, (uint64_t)(*from - '0'))) {
             s->p = at;
             fail(s, "an integer beyond 64 bits");
-            return -2;
+            return VS_JSCAN_NOT_COUNT;
         }
     }
     *out = v;
@@ -351,7 +351,7 @@ static int skip(vs_jscan *s, int depth)
     int more, first = 1, plain;
     const char *from;
     if (s->error)
-        return -1;
+        return VS_JSCAN_BAD;
     if (depth > VS_JSCAN_DEPTH)
         return fail(s, "nested too deep");
     switch (c) {
@@ -360,7 +360,7 @@ static int skip(vs_jscan *s, int depth)
         while ((more = vs_jscan_key(s, first)) == 1) {
             first = 0;
             if (skip(s, depth + 1))
-                return -1;
+                return VS_JSCAN_BAD;
         }
         return more;
     case '[':
@@ -368,7 +368,7 @@ static int skip(vs_jscan *s, int depth)
         while ((more = vs_jscan_next(s, first)) == 1) {
             first = 0;
             if (skip(s, depth + 1))
-                return -1;
+                return VS_JSCAN_BAD;
         }
         return more;
     case '"':
@@ -392,7 +392,7 @@ int vs_jscan_skip(vs_jscan *s)
 int vs_jscan_end(vs_jscan *s)
 {
     if (s->error)
-        return -1;
+        return VS_JSCAN_BAD;
     ws(s);
     if (s->p != s->end)
         return fail(s, "unexpected text after the JSON value");

@@ -505,7 +505,8 @@ static json_t *jarray_u64(const uint64_t *a, size_t n)
     return arr;
 }
 
-/* The GGUF metadata the payload names: the file type and the architecture. */
+/* The GGUF metadata the payload names: the file type and the architecture.
+ * 0 or VS_ENOMEM. */
 static int gguf_payload(json_t *payload, const vs_gguf_file *g)
 {
     const vs_gguf_arch *a = &g->arch;
@@ -530,14 +531,14 @@ static int gguf_payload(json_t *payload, const vs_gguf_file *g)
         juint_or_null(a->expert_count), "expert_used_count", juint_or_null(a->expert_used_count),
         "vocab_size", juint_or_null(a->vocab_size));
     if (!arch)
-        return -1;
+        return VS_ENOMEM;
     if (json_object_set_new(payload, "gguf_arch", arch) ||
         json_object_set_new(payload, "file_type", ft ? json_string(ft) : json_null()) ||
         json_object_set_new(payload, "file_type_id",
                             g->file_type >= 0 ? jint((uint64_t)g->file_type) : json_null()) ||
         json_object_set_new(payload, "gguf_version", jint(g->version)) ||
         json_object_set_new(payload, "alignment", jint(g->alignment)))
-        return -1;
+        return VS_ENOMEM;
     return 0;
 }
 

@@ -67,8 +67,9 @@ int vs_pipeline_parse(vs_pipeline *out, const char *text, size_t len, vs_error *
     int rc = 0;
     memset(out, 0, sizeof *out);
     if (!root)
-        return vs_error_set(err, VS_EFORMAT, "model_index.json: %s (line %d, column %d)", jerr.text,
-                            jerr.line, jerr.column);
+        return vs_error_set_pos(err, VS_EFORMAT, jerr.position,
+                                "model_index.json: %s (line %d, column %d)", jerr.text, jerr.line,
+                                jerr.column);
     if (!json_is_object(root)) {
         rc = vs_error_set(err, VS_EFORMAT, "model_index.json: expected an object");
         goto done;

@@ -196,7 +196,7 @@ done:
     return rc;
 }
 
-/* Adds by (a by_dtype array) into total, dtype by dtype. */
+/* Adds by (a by_dtype array) into total, dtype by dtype: 0 or VS_ENOMEM. */
 static int merge_dtypes(json_t *total, const json_t *by)
 {
     size_t i, k;
@@ -220,7 +220,7 @@ static int merge_dtypes(json_t *total, const json_t *by)
         }
         if (!found && json_array_append_new(total, json_pack("{s:s, s:I, s:I}", "dtype", name,
                                                              "bytes", b, "params", p)))
-            return -1;
+            return VS_ENOMEM;
     }
     return 0;
 }

@@ -9,10 +9,8 @@
 #include <unistd.h>
 
 #include "model/jscan.h"
-#include "model/wfile.h"
-#include "model/wfile_safetensors.h"
+#include "model/safetensors_internal.h"
 #include "util/checked.h"
-#include "util/cmp.h"
 
 static const struct {
     const char *name;
@@ -61,13 +59,13 @@ void vs_st_file_free(vs_st_file *f)
     free(f);
 }
 
-/* The header's text was not JSON: where, and what was expected. */
-static int not_json(const vs_jscan *j, const char *file, const char *what, vs_error *err)
+int vs_st_not_json(const vs_jscan *j, const char *file, const char *what, vs_error *err)
 {
     if (j->nomem)
         return vs_error_set(err, VS_ENOMEM, "%s: out of memory reading the %s", file, what);
-    return vs_error_set(err, VS_EFORMAT, "%s: the %s is not JSON (byte %zu of it: %s)", file, what,
-                        j->error_at, j->error ? j->error : "malformed");
+    return vs_error_set_pos(err, VS_EFORMAT, (long long)j->error_at,
+                            "%s: the %s is not JSON (byte %zu of it: %s)", file, what, j->error_at,
+                            j->error ? j->error : "malformed");
 }
 
 /* Reads [d0, d1, ...] as non-negative integers into *n (the product, overflow
@@ -80,7 +78,7 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
     uint64_t d;
     if (vs_jscan_peek(j) != '[') {
         if (vs_jscan_skip(j))
-            return not_json(j, file, "header", err);
+            return vs_st_not_json(j, file, "header", err);
         return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': \"%s\" must be a list", file, name,
                             key);
     }
@@ -90,9 +88,9 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
     while ((more = vs_jscan_next(j, first)) == 1) {
         first = 0;
         rc = vs_jscan_uint(j, &d);
-        if (rc == -1)
-            return not_json(j, file, "header", err);
-        if (rc == -2)
+        if (rc == VS_JSCAN_BAD)
+            return vs_st_not_json(j, file, "header", err);
+        if (rc == VS_JSCAN_NOT_COUNT)
             return vs_error_set(err, VS_EFORMAT,
                                 "%s: tensor '%s': \"%s\" entries must be non-negative integers "
                                 "(%s)",
@@ -110,7 +108,7 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
         count++;
     }
     if (more < 0)
-        return not_json(j, file, "header", err);
+        return vs_st_not_json(j, file, "header", err);
     if (shape_of)
         shape_of->ndims = count < VS_ST_MAX_DIMS ? (unsigned)count : VS_ST_MAX_DIMS;
     if (pair && count != 2)
@@ -131,7 +129,7 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
 
     if (vs_jscan_peek(j) != '{') {
         if (vs_jscan_skip(j))
-            return not_json(j, file, "header", err);
+            return vs_st_not_json(j, file, "header", err);
         return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': expected an object", file, name);
     }
     vs_jscan_object(j);
@@ -143,12 +141,12 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
                                     name);
             if (vs_jscan_peek(j) != '"') {
                 if (vs_jscan_skip(j))
-                    return not_json(j, file, "header", err);
+                    return vs_st_not_json(j, file, "header", err);
                 return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': \"dtype\" must be a string",
                                     file, name);
             }
             if (vs_jscan_string(j))
-                return not_json(j, file, "header", err);
+                return vs_st_not_json(j, file, "header", err);
             if (vs_st_dtype_parse(j->str, &t->dtype))
                 return vs_error_set(err, VS_EFORMAT,
                                     "%s: tensor '%s': unknown dtype '%s' (known: F64 F32 F16 BF16 "
@@ -167,11 +165,11 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
             if ((rc = read_dims(j, file, name, "data_offsets", NULL, off, NULL, err)))
                 return rc;
         } else if (vs_jscan_skip(j)) {
-            return not_json(j, file, "header", err);
+            return vs_st_not_json(j, file, "header", err);
         }
     }
     if (more < 0)
-        return not_json(j, file, "header", err);
+        return vs_st_not_json(j, file, "header", err);
     if (!have_dtype || !have_shape || !have_off)
         return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': \"%s\" is missing", file, name,
                             !have_dtype   ? "dtype"
@@ -203,100 +201,6 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
     return 0;
 }
 
-/* A string -> index map (open addressing, FNV-1a): duplicate names and
- * lookups over thousands of tensors whose names share long prefixes, where
- * sorting would spend its time in strcmp. Keys are borrowed. */
-typedef struct strmap {
-    const char **keys;
-    size_t *vals;
-    size_t mask, n;
-} strmap;
-
-static int strmap_init(strmap *m, size_t hint)
-{
-    size_t cap = 16;
-    while (cap < 2 * hint + 2)
-        cap *= 2;
-    m->mask = cap - 1;
-    m->n = 0;
-    m->keys = calloc(cap, sizeof *m->keys);
-    m->vals = malloc(cap * sizeof *m->vals);
-    if (!m->keys || !m->vals) {
-        free(m->keys);
-        free(m->vals);
-        m->keys = NULL;
-        m->vals = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-static void strmap_free(strmap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
-}
-
-static size_t strmap_slot(const char *const *keys, size_t mask, const char *key)
-{
-    uint64_t h = 14695981039346656037ULL;
-    const unsigned char *p;
-    size_t i;
-    for (p = (const unsigned char *)key; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    for (i = (size_t)h & mask; keys[i] && strcmp(keys[i], key) != 0; i = (i + 1) & mask)
-        ;
-    return i;
-}
-
-/* The value stored for key, or NULL. */
-static size_t *strmap_get(const strmap *m, const char *key)
-{
-    size_t i = strmap_slot(m->keys, m->mask, key);
-    return m->keys[i] ? &m->vals[i] : NULL;
-}
-
-/* Stores key -> val: 0 when inserted, 1 when key was there (*existing then
- * points at its value), -1 when memory is short. Keeps the load under 1/2. */
-static int strmap_put(strmap *m, const char *key, size_t val, size_t **existing)
-{
-    size_t i = strmap_slot(m->keys, m->mask, key);
-    if (m->keys[i]) {
-        if (existing)
-            *existing = &m->vals[i];
-        return 1;
-    }
-    if (2 * (m->n + 1) > m->mask + 1) {
-        size_t cap = 2 * (m->mask + 1), k;
-        const char **keys = calloc(cap, sizeof *keys);
-        size_t *vals = malloc(cap * sizeof *vals);
-        if (!keys || !vals) {
-            free(keys);
-            free(vals);
-            return -1;
-        }
-        for (k = 0; k <= m->mask; k++) {
-            if (m->keys[k]) {
-                size_t j = strmap_slot(keys, cap - 1, m->keys[k]);
-                keys[j] = m->keys[k];
-                vals[j] = m->vals[k];
-            }
-        }
-        free(m->keys);
-        free(m->vals);
-        m->keys = keys;
-        m->vals = vals;
-        m->mask = cap - 1;
-        i = strmap_slot(m->keys, m->mask, key);
-    }
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->n++;
-    return 0;
-}
-
 static int cmp_offsets(const void *a, const void *b)
 {
     const vs_st_tensor *x = a, *y = b;
@@ -319,30 +223,30 @@ static int read_metadata(vs_jscan *j, const char *name, vs_error *err)
     int more, first = 1, cut;
     char c = vs_jscan_peek(j);
     if (c == 'n')
-        return vs_jscan_skip(j) ? not_json(j, name, "header", err) : 0;
+        return vs_jscan_skip(j) ? vs_st_not_json(j, name, "header", err) : 0;
     if (c != '{') {
         if (vs_jscan_skip(j))
-            return not_json(j, name, "header", err);
+            return vs_st_not_json(j, name, "header", err);
         return vs_error_set(err, VS_EFORMAT, "%s: \"__metadata__\" is not an object %s", name,
                             expected);
     }
     if (vs_jscan_object(j))
-        return not_json(j, name, "header", err);
+        return vs_st_not_json(j, name, "header", err);
     while ((more = vs_jscan_key(j, first)) == 1) {
         first = 0;
         snprintf(key, sizeof key, "%s", j->str);
         cut = j->str_len >= sizeof key; /* j->str is reused by what follows */
         if (vs_jscan_peek(j) != '"') {
             if (vs_jscan_skip(j))
-                return not_json(j, name, "header", err);
+                return vs_st_not_json(j, name, "header", err);
             return vs_error_set(err, VS_EFORMAT,
                                 "%s: \"__metadata__\" value of '%s%s' is not a string %s", name,
                                 key, cut ? "..." : "", expected);
         }
         if (vs_jscan_string(j))
-            return not_json(j, name, "header", err);
+            return vs_st_not_json(j, name, "header", err);
     }
-    return more < 0 ? not_json(j, name, "header", err) : 0;
+    return more < 0 ? vs_st_not_json(j, name, "header", err) : 0;
 }
 
 int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *json, size_t len,
@@ -363,7 +267,7 @@ int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *
     f->header_len = len;
     if (vs_jscan_peek(&j) != '{') {
         rc = vs_jscan_skip(&j) || vs_jscan_end(&j)
-                 ? not_json(&j, name, "header", err)
+                 ? vs_st_not_json(&j, name, "header", err)
                  : vs_error_set(err, VS_EFORMAT, "%s: the header is not a JSON object", name);
         goto done;
     }
@@ -401,19 +305,19 @@ int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *
             goto done;
     }
     if (more < 0 || vs_jscan_end(&j)) {
-        rc = not_json(&j, name, "header", err);
+        rc = vs_st_not_json(&j, name, "header", err);
         goto done;
     }
     if (f->count > 1) {
-        strmap seen;
-        if (strmap_init(&seen, f->count)) {
+        vs_st_map seen;
+        if (vs_st_map_init(&seen, f->count)) {
             rc = vs_error_set(err, VS_ENOMEM, "%s: out of memory reading the header", name);
             goto done;
         }
-        for (i = 0; i < f->count && (dup = strmap_put(&seen, f->tensors[i].name, i, NULL)) == 0;
+        for (i = 0; i < f->count && (dup = vs_st_map_put(&seen, f->tensors[i].name, i, NULL)) == 0;
              i++)
             ;
-        strmap_free(&seen);
+        vs_st_map_free(&seen);
         if (dup < 0) {
             rc = vs_error_set(err, VS_ENOMEM, "%s: out of memory reading the header", name);
             goto done;
@@ -465,250 +369,6 @@ int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *
 done:
     vs_st_file_free(f);
     vs_jscan_free(&j);
-    return rc;
-}
-
-/* ---- model.safetensors.index.json ---- */
-
-void vs_st_index_free(vs_st_index *ix)
-{
-    size_t i;
-    if (!ix)
-        return;
-    for (i = 0; i < ix->count; i++)
-        free(ix->tensors[i]);
-    for (i = 0; i < ix->nshards; i++)
-        free(ix->shards[i]);
-    free(ix->tensors);
-    free(ix->shard_of);
-    free(ix->shards);
-    free(ix);
-}
-
-static int plain_file_name(const char *s)
-{
-    return *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
-}
-
-/* Grows an array of n elements of size sz to hold one more. */
-static int grow(void *arrp, size_t *cap, size_t n, size_t sz)
-{
-    void **arr = arrp, *p;
-    size_t ncap;
-    if (n < *cap)
-        return 0;
-    ncap = *cap ? *cap * 2 : 256;
-    if (!(p = realloc(*arr, ncap * sz)))
-        return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
-/* The shard's number in ix->shards, appended when new. Consecutive entries
- * usually name the same shard: that is checked before the map. */
-static int shard_number(vs_st_index *ix, size_t *scap, strmap *known, const char *shard,
-                        size_t *out)
-{
-    size_t *hit = NULL;
-    char *copy;
-    int r;
-    if (ix->count > 0 && !strcmp(ix->shards[ix->shard_of[ix->count - 1]], shard)) {
-        *out = ix->shard_of[ix->count - 1];
-        return 0;
-    }
-    if ((hit = strmap_get(known, shard))) {
-        *out = *hit;
-        return 0;
-    }
-    if (grow(&ix->shards, scap, ix->nshards, sizeof *ix->shards) || !(copy = strdup(shard)))
-        return -1;
-    ix->shards[ix->nshards] = copy;
-    *out = ix->nshards++;
-    r = strmap_put(known, copy, *out, NULL);
-    return r < 0 ? -1 : 0;
-}
-
-int vs_st_index_parse(vs_st_index **out, const char *name, const char *json, size_t len,
-                      vs_error *err)
-{
-    vs_jscan j;
-    vs_st_index *ix = calloc(1, sizeof *ix);
-    strmap known = {NULL, NULL, 0, 0}, seen = {NULL, NULL, 0, 0};
-    size_t tcap = 0, scap = 0, i, *map = NULL, shard;
-    char *tensor = NULL, **sorted = NULL;
-    int more, first = 1, rc = 0, have_map = 0;
-
-    *out = NULL;
-    vs_jscan_init(&j, json, len);
-    if (!ix || strmap_init(&known, 16)) {
-        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-        goto done;
-    }
-    if (vs_jscan_peek(&j) != '{') {
-        rc = vs_jscan_skip(&j) || vs_jscan_end(&j)
-                 ? not_json(&j, name, "index", err)
-                 : vs_error_set(err, VS_EFORMAT, "%s: the index is not a JSON object", name);
-        goto done;
-    }
-    vs_jscan_object(&j);
-    while ((more = vs_jscan_key(&j, first)) == 1) {
-        int m, mfirst = 1;
-        first = 0;
-        if (strcmp(j.str, "weight_map") != 0 || vs_jscan_peek(&j) != '{') {
-            if (vs_jscan_skip(&j)) {
-                rc = not_json(&j, name, "index", err);
-                goto done;
-            }
-            continue;
-        }
-        if (have_map++) {
-            rc = vs_error_set(err, VS_EFORMAT, "%s: \"weight_map\" is given twice", name);
-            goto done;
-        }
-        vs_jscan_object(&j);
-        while ((m = vs_jscan_key(&j, mfirst)) == 1) {
-            mfirst = 0;
-            if (!(tensor = strdup(j.str))) {
-                rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-                goto done;
-            }
-            if (vs_jscan_peek(&j) != '"') {
-                if (vs_jscan_skip(&j)) {
-                    rc = not_json(&j, name, "index", err);
-                    goto done;
-                }
-                rc = vs_error_set(err, VS_EFORMAT,
-                                  "%s: weight_map entry for '%s' must name a shard file beside "
-                                  "the index",
-                                  name, tensor);
-                goto done;
-            }
-            if (vs_jscan_string(&j)) {
-                rc = not_json(&j, name, "index", err);
-                goto done;
-            }
-            if (!plain_file_name(j.str)) {
-                rc = vs_error_set(err, VS_EFORMAT,
-                                  "%s: weight_map entry for '%s' must name a shard file beside "
-                                  "the index, not '%s'",
-                                  name, tensor, j.str);
-                goto done;
-            }
-            if (ix->count == tcap) {
-                size_t ocap = tcap, scap2 = tcap;
-                if (grow(&ix->tensors, &tcap, ix->count, sizeof *ix->tensors) ||
-                    grow(&ix->shard_of, &scap2, ocap, sizeof *ix->shard_of)) {
-                    rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-                    goto done;
-                }
-            }
-            if (shard_number(ix, &scap, &known, j.str, &shard)) {
-                rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-                goto done;
-            }
-            ix->tensors[ix->count] = tensor;
-            ix->shard_of[ix->count++] = shard;
-            tensor = NULL;
-        }
-        if (m < 0) {
-            rc = not_json(&j, name, "index", err);
-            goto done;
-        }
-    }
-    if (more < 0 || vs_jscan_end(&j)) {
-        rc = not_json(&j, name, "index", err);
-        goto done;
-    }
-    if (ix->count == 0) {
-        rc = vs_error_set(err, VS_EFORMAT,
-                          "%s: no \"weight_map\" object with entries (a "
-                          "model.safetensors.index.json maps each tensor to its shard)",
-                          name);
-        goto done;
-    }
-    /* a tensor mapped twice */
-    if (strmap_init(&seen, ix->count)) {
-        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (i = 0; i < ix->count; i++) {
-        int r = strmap_put(&seen, ix->tensors[i], i, NULL);
-        if (r < 0) {
-            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-            goto done;
-        }
-        if (r > 0) {
-            rc = vs_error_set(err, VS_EFORMAT, "%s: tensor '%s' is listed twice in weight_map",
-                              name, ix->tensors[i]);
-            goto done;
-        }
-    }
-    /* shards in name order, so that files are read and listed the same way
-     * whatever the index's order */
-    sorted = malloc(ix->nshards * sizeof *sorted);
-    map = malloc(ix->nshards * sizeof *map);
-    if (!sorted || !map) {
-        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-        goto done;
-    }
-    memcpy(sorted, ix->shards, ix->nshards * sizeof *sorted);
-    qsort(sorted, ix->nshards, sizeof *sorted, vs_cmp_str);
-    for (i = 0; i < ix->nshards; i++)
-        map[*strmap_get(&known, sorted[i])] = i;
-    for (i = 0; i < ix->count; i++)
-        ix->shard_of[i] = map[ix->shard_of[i]];
-    memcpy(ix->shards, sorted, ix->nshards * sizeof *sorted);
-    *out = ix;
-    ix = NULL;
-done:
-    free(tensor);
-    free(sorted);
-    free(map);
-    strmap_free(&known);
-    strmap_free(&seen);
-    vs_st_index_free(ix);
-    vs_jscan_free(&j);
-    return rc;
-}
-
-int vs_st_index_check(const vs_st_index *ix, const vs_st_file *const *files, const char *name,
-                      vs_error *err)
-{
-    strmap where;
-    size_t total = 0, i, k, *hit;
-    int rc = 0;
-    for (k = 0; k < ix->nshards; k++)
-        total += files[k]->count;
-    if (strmap_init(&where, total))
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
-    for (k = 0; k < ix->nshards; k++) {
-        for (i = 0; i < files[k]->count; i++) {
-            int r = strmap_put(&where, files[k]->tensors[i].name, k, &hit);
-            if (r < 0) {
-                rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-                goto done;
-            }
-            if (r > 0) {
-                rc = vs_error_set(err, VS_EFORMAT,
-                                  "%s: tensor '%s' is stored in two shards (%s, %s)", name,
-                                  files[k]->tensors[i].name, ix->shards[*hit], ix->shards[k]);
-                goto done;
-            }
-        }
-    }
-    for (i = 0; i < ix->count; i++) {
-        hit = strmap_get(&where, ix->tensors[i]);
-        if (!hit || *hit != ix->shard_of[i]) {
-            rc = vs_error_set(err, VS_EFORMAT,
-                              "%s: weight_map puts tensor '%s' in %s, whose header does not "
-                              "have it",
-                              name, ix->tensors[i], ix->shards[ix->shard_of[i]]);
-            goto done;
-        }
-    }
-done:
-    strmap_free(&where);
     return rc;
 }
 
@@ -860,125 +520,4 @@ int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_
     rc = vs_safetensors_read(out, path, size, pread_fn, &fd, bytes_read, err);
     close(fd);
     return rc;
-}
-
-/* ---- summary: the format-neutral one (model/wfile.h), in safetensors' dtypes ---- */
-
-struct vs_st_summary {
-    vs_wf_summary *w;
-    vs_st_dtype_total sorted[VS_ST_NDTYPES];
-    vs_st_other *others;
-    size_t nothers;
-};
-
-vs_st_summary *vs_st_summary_new(void)
-{
-    vs_st_summary *s = calloc(1, sizeof *s);
-    if (s && !(s->w = vs_wf_summary_new())) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
-void vs_st_summary_free(vs_st_summary *s)
-{
-    if (!s)
-        return;
-    vs_wf_summary_free(s->w);
-    free(s->others);
-    free(s);
-}
-
-void vs_st_name_pattern(const char *name, char *out, size_t outlen)
-{
-    size_t o = 0;
-    const char *p = name;
-    if (outlen == 0)
-        return;
-    while (*p) {
-        const char *q = p;
-        while (*q >= '0' && *q <= '9')
-            q++;
-        if (q > p && (*q == '.' || *q == '\0') && (p == name || p[-1] == '.')) {
-            if (o + 1 < outlen)
-                out[o++] = '*';
-            p = q;
-            continue;
-        }
-        while (*p && *p != '.') {
-            if (o + 1 < outlen)
-                out[o++] = *p;
-            p++;
-        }
-        if (*p == '.') {
-            if (o + 1 < outlen)
-                out[o++] = '.';
-            p++;
-        }
-    }
-    out[o] = '\0';
-}
-
-int vs_st_summary_add(vs_st_summary *s, const vs_st_file *f, vs_error *err)
-{
-    vs_wf_list *l = NULL;
-    int rc = vs_wf_from_st(&l, f, err);
-    if (rc == VS_EFORMAT)
-        rc = vs_error_set(err, VS_EFORMAT, "the checkpoint's totals overflow 64 bits");
-    if (!rc)
-        rc = vs_wf_summary_add(s->w, l, err);
-    vs_wf_list_free(l);
-    return rc;
-}
-
-uint64_t vs_st_summary_bytes(const vs_st_summary *s)
-{
-    return vs_wf_summary_bytes(s->w);
-}
-uint64_t vs_st_summary_params(const vs_st_summary *s)
-{
-    return vs_wf_summary_params(s->w);
-}
-uint64_t vs_st_summary_tensors(const vs_st_summary *s)
-{
-    return vs_wf_summary_tensors(s->w);
-}
-
-const vs_st_dtype_total *vs_st_summary_dtypes(vs_st_summary *s, size_t *n)
-{
-    size_t nd, i;
-    const vs_wf_dtype_total *d = vs_wf_summary_dtypes(s->w, &nd);
-    for (i = 0; i < nd && i < VS_ST_NDTYPES; i++) {
-        s->sorted[i].dtype = (vs_st_dtype)d[i].rank; /* the rank is the dtype */
-        s->sorted[i].bytes = d[i].bytes;
-        s->sorted[i].params = d[i].params;
-        s->sorted[i].tensors = d[i].tensors;
-    }
-    *n = i;
-    return s->sorted;
-}
-
-const vs_st_other *vs_st_summary_others(vs_st_summary *s, size_t *n, int *failed)
-{
-    size_t no, i;
-    const vs_wf_other *o = vs_wf_summary_others(s->w, &no, failed);
-    vs_st_other *g;
-    *n = 0;
-    if (!o || !no)
-        return NULL;
-    if (!(g = realloc(s->others, no * sizeof *g))) {
-        *failed = 1;
-        return NULL;
-    }
-    s->others = g;
-    for (i = 0; i < no; i++) {
-        g[i].pattern = o[i].pattern; /* borrowed from the neutral summary */
-        g[i].dtype = (vs_st_dtype)o[i].rank;
-        g[i].bytes = o[i].bytes;
-        g[i].tensors = o[i].tensors;
-    }
-    s->nothers = no;
-    *n = no;
-    return g;
 }

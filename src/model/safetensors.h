@@ -8,7 +8,9 @@
  * refuse (a header longer than the file, a header that is not JSON, offsets
  * out of order, overlapping, leaving holes or running past the end, a size
  * that is not product(shape) x dtype size, an unknown dtype, a shape that
- * overflows) is VS_EFORMAT naming the file and the tensor.
+ * overflows) is VS_EFORMAT naming the file and the tensor. A header or an
+ * index that is not JSON says where: vs_error.position is the byte of the JSON
+ * text (0 is the header's first byte, the file's ninth), as the message says.
  *
  * A summary adds files together (the shards of one checkpoint): bytes and
  * elements per dtype, the bulk dtype (the one with most bytes), and the tensors
@@ -21,6 +23,11 @@
  * under 50 ms. The parsers and the summary are pure. vs_safetensors_read takes a read
  * callback, so tests can count and bound what is read; vs_safetensors_read_file
  * is the one function here that touches the file system (pread on one file).
+ *
+ * Files: safetensors.c (dtypes, the header, reading a file), safetensors_index.c
+ * (the index), safetensors_summary.c (the summary), safetensors_map.c (the name
+ * map the header and index checks share); model/safetensors_internal.h holds
+ * what they share.
  */
 #ifndef VS_MODEL_SAFETENSORS_H
 #define VS_MODEL_SAFETENSORS_H

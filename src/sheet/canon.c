@@ -324,8 +324,8 @@ static const field *find_field(const field *fs, const char *key)
 }
 
 /* The keys of obj not described by fs and not runtime keys, sorted, into a
- * malloc'd array (*n entries, borrowed strings; NULL when none). -1 when memory
- * is short. */
+ * malloc'd array (*n entries, borrowed strings; NULL when none). VS_ENOMEM
+ * when memory is short. */
 static int extra_keys(const json_t *obj, const field *fs, const char ***out, size_t *n)
 {
     const char **keys;
@@ -337,7 +337,7 @@ static int extra_keys(const json_t *obj, const field *fs, const char ***out, siz
     if (cap == 0)
         return 0;
     if (!(keys = malloc(cap * sizeof *keys)))
-        return -1;
+        return VS_ENOMEM;
     json_object_foreach((json_t *)obj, k, v)
     {
         (void)v;
@@ -744,8 +744,9 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
     p.text[0] = '\0';
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
-        return vs_error_set_at(err, VS_EFORMAT, jerr.line > 0 ? jerr.line : 1,
-                               jerr.column > 0 ? jerr.column : 1, "sheet record: %s", jerr.text);
+        return vs_error_set_at_pos(err, VS_EFORMAT, jerr.line > 0 ? jerr.line : 1,
+                                   jerr.column > 0 ? jerr.column : 1, jerr.position,
+                                   "sheet record: %s", jerr.text);
     if (!json_is_object(root)) {
         json_decref(root);
         return vs_error_set_at(err, VS_EFORMAT, 1, 1, "sheet record: expected an object");

@@ -11,16 +11,19 @@ void vs_error_clear(vs_error *err)
     err->code = 0;
     err->line = 0;
     err->column = 0;
+    err->position = VS_ERROR_NO_POSITION;
     err->message[0] = '\0';
 }
 
-static int vset(vs_error *err, int code, int line, int column, const char *fmt, va_list ap)
+static int vset(vs_error *err, int code, int line, int column, long long position, const char *fmt,
+                va_list ap)
 {
     if (!err)
         return code;
     err->code = code;
     err->line = line;
     err->column = column;
+    err->position = position;
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     return code;
 }
@@ -29,7 +32,7 @@ int vs_error_set(vs_error *err, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vset(err, code, 0, 0, fmt, ap);
+    vset(err, code, 0, 0, VS_ERROR_NO_POSITION, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -38,9 +41,34 @@ int vs_error_set_at(vs_error *err, int code, int line, int column, const char *f
 {
     va_list ap;
     va_start(ap, fmt);
-    vset(err, code, line, column, fmt, ap);
+    vset(err, code, line, column, VS_ERROR_NO_POSITION, fmt, ap);
     va_end(ap);
     return code;
+}
+
+int vs_error_set_pos(vs_error *err, int code, long long position, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset(err, code, 0, 0, position, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int vs_error_set_at_pos(vs_error *err, int code, int line, int column, long long position,
+                        const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset(err, code, line, column, position, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void vs_error_position(vs_error *err, long long position)
+{
+    if (err && err->code)
+        err->position = position;
 }
 
 void vs_error_prefix(vs_error *err, const char *fmt, ...)

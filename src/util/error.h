@@ -2,10 +2,10 @@
  *
  * Every function that can fail returns 0 or a negative VS_E* code and fills a
  * caller-owned vs_error with a message (and, for parse errors, a line and a
- * column). The code picks the name the notebook shows (ename); the message says
- * what was expected. Libraries' errors (libgit2, NVML, zmq) are copied into a
- * vs_error at the module boundary, at once, because theirs are transient.
- * This module does no I/O and holds no state.
+ * column, and where the input is bytes, the byte position). The code picks the name the notebook
+ * shows (ename); the message says what was expected. Libraries' errors (libgit2, NVML, zmq) are
+ * copied into a vs_error at the module boundary, at once, because theirs are transient. This module
+ * does no I/O and holds no state.
  */
 #ifndef VS_UTIL_ERROR_H
 #define VS_UTIL_ERROR_H
@@ -30,11 +30,17 @@ enum {
 };
 
 #define VS_ERROR_MESSAGE_MAX 1024
+#define VS_ERROR_NO_POSITION (-1LL) /* vs_error.position when there is none */
 
 typedef struct vs_error {
     int code;   /* 0 when no error was set */
     int line;   /* 1-based; 0 when the error has no position */
     int column; /* 1-based, in Unicode code points; 0 when none */
+    /* 0-based byte offset of the fault in the input the parser was given (a
+     * cell, a file, a JSON text), the same number a message may quote;
+     * VS_ERROR_NO_POSITION when the error has none. Every setter writes it:
+     * read it only when code is set. Never shown by vs_error_evalue. */
+    long long position;
     char message[VS_ERROR_MESSAGE_MAX];
 } vs_error;
 
@@ -52,6 +58,18 @@ int vs_oom(vs_error *err);
 /* Same, with a 1-based line and column. */
 int vs_error_set_at(vs_error *err, int code, int line, int column, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* Same, with a byte position and no line (position: as in vs_error). */
+int vs_error_set_pos(vs_error *err, int code, long long position, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Same, with a line, a column and a byte position. */
+int vs_error_set_at_pos(vs_error *err, int code, int line, int column, long long position,
+                        const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Gives an error already set a byte position (a reader that knows where it was
+ * when a helper failed); nothing when err is NULL or no error is set. */
+void vs_error_position(vs_error *err, long long position);
 
 /* Prefixes the current message with more context ("sheet x: " + message). */
 void vs_error_prefix(vs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -337,6 +337,22 @@ START_TEST(bad_json_has_line_and_column)
 }
 END_TEST
 
+/* The record's error carries jansson's byte position too (the bytes read when
+ * the fault was seen: "{\"id\": x" up to and with the x). */
+START_TEST(bad_json_has_position)
+{
+    json_t *l = NULL;
+    json_error_t jerr;
+    vs_error err;
+    const char *text = "{\"id\": x}";
+    ck_assert_ptr_null(json_loads(text, JSON_REJECT_DUPLICATES, &jerr));
+    ck_assert_int_eq(vs_sheet_load(&l, text, strlen(text), &err), VS_EFORMAT);
+    ck_assert(err.position == jerr.position);
+    ck_assert(err.position == 8);
+    ck_assert_int_eq(err.line, 1);
+}
+END_TEST
+
 static void expect_type_error(const char *text, const char *needle)
 {
     json_t *l = NULL;
@@ -447,6 +463,7 @@ int main(void)
     tcase_add_test(tc, full_layout_roundtrip);
     tcase_add_test(tc, schema_1_record_loads_as_one_full_group);
     tcase_add_test(tc, bad_json_has_line_and_column);
+    tcase_add_test(tc, bad_json_has_position);
     tcase_add_test(tc, schema_and_types_checked);
     tcase_add_test(tc, schema_1_read_as_2);
     suite_add_tcase(s, tc);

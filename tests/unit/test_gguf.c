@@ -988,6 +988,78 @@ START_TEST(wfile_interface)
 }
 END_TEST
 
+/* A malformed header's error names the byte where the fault lies; the offsets
+ * counted here by hand from the layout: magic 0-3, version 4-7, tensor count
+ * 8-15, key count 16-23, the first key's length at 24 and its bytes from 32. */
+static long long position_of(const wb *w, uint64_t file_size, const char *needle)
+{
+    vs_gguf_file *f = NULL;
+    vs_error err;
+    ck_assert_int_eq(vs_gguf_parse(&f, "p.gguf", w->p, w->len, file_size, &err), VS_EFORMAT);
+    ck_assert_msg(strstr(err.message, needle), "%s", err.message);
+    return err.position;
+}
+
+static wb header(uint64_t n_tensors, uint64_t n_kv)
+{
+    wb w = {0};
+    put(&w, "GGUF", 4);
+    p32(&w, 3);
+    p64(&w, n_tensors);
+    p64(&w, n_kv);
+    return w;
+}
+
+START_TEST(error_positions)
+{
+    wb w;
+    /* the file ends inside the tensor count: 4 of its 8 bytes, at 8 */
+    memset(&w, 0, sizeof w);
+    put(&w, "GGUF", 4);
+    p32(&w, 3);
+    p32(&w, 0);
+    ck_assert_int_eq(position_of(&w, w.len, "ends inside the tensor count"), 8);
+    free(w.p);
+    /* counts the bytes left cannot hold: the tensor count (8), the key count (16) */
+    w = header((uint64_t)1 << 60, 0);
+    ck_assert_int_eq(position_of(&w, w.len, "tensors"), 8);
+    free(w.p);
+    w = header(0, (uint64_t)1 << 60);
+    ck_assert_int_eq(position_of(&w, w.len, "metadata keys"), 16);
+    free(w.p);
+    /* the first key's length claims 2^62 bytes: the length at 24 */
+    w = header(0, 1);
+    p64(&w, (uint64_t)1 << 62);
+    put(&w, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16); /* room for one key */
+    ck_assert_int_eq(position_of(&w, w.len, "claims 4611686018427387904 bytes"), 24);
+    free(w.p);
+    /* "ab\0c": the NUL is the key's third byte, 32 + 2 */
+    w = header(0, 1);
+    p64(&w, 4);
+    put(&w, "ab\0c", 4);
+    p32(&w, 4);
+    p32(&w, 7);
+    ck_assert_int_eq(position_of(&w, w.len, "NUL"), 34);
+    free(w.p);
+    /* an array of 2^60 strings: key length 24-31, "tokenizer.ggml.tokens" 32-52,
+     * value type 53-56, element type 57-60, the count at 61 */
+    w = header(0, 1);
+    pstr(&w, "tokenizer.ggml.tokens");
+    p32(&w, 9);
+    p32(&w, 8);
+    p64(&w, (uint64_t)1 << 60);
+    ck_assert_int_eq(position_of(&w, w.len, "string elements"), 61);
+    free(w.p);
+    /* a key's value cut short: "k" 24-32, type 33-36, its u32 value from 37 */
+    w = header(0, 1);
+    pstr(&w, "k");
+    p32(&w, 4);
+    put(&w, "\1\0", 2);
+    ck_assert_int_eq(position_of(&w, w.len, "ends inside the value of key 'k'"), 37);
+    free(w.p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gguf");
@@ -998,6 +1070,7 @@ int main(void)
     tcase_add_test(tc, llama_rules_predict);
     tcase_add_test(tc, arch_metadata);
     tcase_add_test(tc, malformed);
+    tcase_add_test(tc, error_positions);
     tcase_add_test(tc, weights_payload_and_split);
     tcase_add_test(tc, huge_sparse_file);
     tcase_add_test(tc, wfile_interface);

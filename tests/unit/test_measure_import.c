@@ -728,6 +728,24 @@ static json_t *sheet_now(vs_interp *ip)
  * the sheet (and the record then could not be read back): each is refused
  * with file and line, and the sheet gains nothing. Then a vLLM log by
  * format=auto: what it adds dumps and loads back. */
+/* A figure or not: 0 with the bytes, or 1 (never an error code) when there is
+ * none or it overflows. 1.5 MiB is 1572864 bytes, half a tenth of a MiB 52429. */
+START_TEST(decimal_contract)
+{
+    uint64_t bytes = 0, res = 0;
+    size_t used = 0;
+    ck_assert_int_eq(vs_import_decimal("1.5 MiB", 7, 1048576, 0, &bytes, &res, &used), 0);
+    ck_assert_uint_eq(bytes, 1572864);
+    ck_assert_uint_eq(res, 52429);
+    ck_assert_uint_eq(used, 3);
+    ck_assert_int_eq(vs_import_decimal("MiB", 3, 1048576, 0, &bytes, &res, &used), 1);
+    ck_assert_int_eq(vs_import_decimal("", 0, 1, 0, &bytes, &res, &used), 1);
+    ck_assert_int_eq(
+        vs_import_decimal("99999999999", 11, (uint64_t)1 << 40, 0, &bytes, &res, &used),
+        1); /* beyond int64 */
+}
+END_TEST
+
 START_TEST(verb_refuses_and_reads_back)
 {
     static const char *const bad[] = {
@@ -822,6 +840,7 @@ int main(void)
     tcase_add_test(tc, malformed_refused_with_line);
     tcase_add_test(tc, sniff_first_lines);
     tcase_add_test(tc, verb_refuses_and_reads_back);
+    tcase_add_test(tc, decimal_contract);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -350,6 +350,34 @@ START_TEST(test_random_megabyte)
 }
 END_TEST
 
+/* Byte faults carry their offset in the cell, beside line and column. */
+START_TEST(test_error_positions)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+        int line, column;
+        long long at;
+    } cases[] = {
+        {"a\0b", 3, 1, 2, 1},                /* the NUL */
+        {"card\n\xc3\xa9 \xff", 9, 2, 3, 8}, /* the 0xFF after "é " */
+        {"card \"abc", 9, 1, 6, 5},          /* the opening quote */
+        {"card \"a\\qb\"", 11, 1, 8, 7},     /* the backslash */
+        {"card a\"b", 8, 1, 7, 6},           /* the quote inside the word */
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_cell *c = NULL;
+        vs_error err;
+        ck_assert_int_eq(vs_parse_cell(&c, cases[i].text, cases[i].len, &err), VS_ESYNTAX);
+        ck_assert_msg(err.line == cases[i].line && err.column == cases[i].column &&
+                          err.position == cases[i].at,
+                      "case %zu: line %d, column %d, position %lld: %s", i, err.line, err.column,
+                      err.position, err.message);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("parse");
@@ -366,6 +394,7 @@ int main(void)
     tcase_add_test(tc, test_error_not_a_verb);
     tcase_add_test(tc, test_error_quotes_in_words);
     tcase_add_test(tc, test_error_bytes);
+    tcase_add_test(tc, test_error_positions);
     tcase_add_test(tc, test_not_nul_terminated);
     tcase_add_test(tc, test_random_megabyte);
     suite_add_tcase(s, tc);

@@ -754,6 +754,35 @@ START_TEST(index_many_shards_and_check)
 }
 END_TEST
 
+/* A header that is not JSON says where, in the message and in the error: the
+ * byte of the header text where the reader stopped. */
+START_TEST(not_json_position)
+{
+    static const struct {
+        const char *json;
+        long long at;
+    } cases[] = {
+        {"{\"a\":}", 5},     /* a value expected at the '}' */
+        {"{\"a\":[1,]}", 8}, /* a value expected at the ']' */
+        {"{\"a\" 1}", 5},    /* ':' expected at the '1' */
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_st_file *f = NULL;
+        vs_error err;
+        char want[32];
+        ck_assert_int_eq(vs_safetensors_parse_header(&f, "p.safetensors", cases[i].json,
+                                                     strlen(cases[i].json), 0, &err),
+                         VS_EFORMAT);
+        ck_assert_msg(err.position == cases[i].at, "%s: position %lld: %s", cases[i].json,
+                      err.position, err.message);
+        snprintf(want, sizeof want, "(byte %lld of it", cases[i].at);
+        ck_assert_msg(strstr(err.message, want), "%s", err.message);
+        ck_assert_ptr_null(f);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("safetensors");
@@ -772,6 +801,7 @@ static Suite *suite(void)
     tcase_add_test(bad, short_and_oversized_lengths);
     tcase_add_test(bad, reader_failures);
     tcase_add_test(bad, malformed_headers);
+    tcase_add_test(bad, not_json_position);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, bad);
     return s;

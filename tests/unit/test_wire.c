@@ -145,6 +145,23 @@ START_TEST(test_parse_rejects)
 }
 END_TEST
 
+/* A part that is not JSON names jansson's position, in the text and in the
+ * error: "{\"msg_id\":\"1\",x" is 15 bytes up to and with the x. */
+START_TEST(test_parse_error_position)
+{
+    vs_frame f[8];
+    char sig[65];
+    vs_msg *m = (vs_msg *)1;
+    vs_error err;
+    size_t n = build(f, sig, NULL, 0, "{\"msg_id\":\"1\",x}", "{}", "{}", "{}", NULL);
+    ck_assert_int_eq(vs_wire_parse(&m, f, n, K, KL, &err), VS_EPROTOCOL);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(err.message, "(position 15)"), "%s", err.message);
+    ck_assert(err.position == 15);
+    ck_assert_int_eq(err.line, 0);
+}
+END_TEST
+
 START_TEST(test_parse_framing_errors)
 {
     vs_frame f[8];
@@ -262,6 +279,7 @@ int main(void)
     tcase_add_test(tc, test_sign_vector_from_notes);
     tcase_add_test(tc, test_parse_valid_with_ids_and_buffers);
     tcase_add_test(tc, test_parse_rejects);
+    tcase_add_test(tc, test_parse_error_position);
     tcase_add_test(tc, test_parse_framing_errors);
     tcase_add_test(tc, test_serialize_round_trip);
     tcase_add_test(tc, test_uuid4_and_date);

@@ -1,0 +1,25 @@
+/* interp_internal.h — what the interpreter's files share among themselves:
+ * interp.c (the session, the verbs' context, execute) and interp_complete.c
+ * (complete, inspect, is_complete). Not a contract for other modules: they
+ * include lang/interp.h (and verbs, lang/verb.h).
+ */
+#ifndef VS_LANG_INTERP_INTERNAL_H
+#define VS_LANG_INTERP_INTERNAL_H
+
+#include <jansson.h>
+
+#include "lang/interp.h"
+#include "lang/verb.h"
+
+struct vs_interp {
+    json_t *sheets;    /* array of sheet objects */
+    long current;      /* index into sheets, -1 when none is open */
+    char *opt_records; /* from the options */
+    char *set_records; /* from `records PATH` */
+    char *env_records; /* the last path computed from the environment (borrowed out) */
+};
+
+/* The verb a line names, "%%name" as "name" too; NULL when none. */
+const vs_verb *vs_interp_lookup(const char *name);
+
+#endif
