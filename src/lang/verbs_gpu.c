@@ -713,8 +713,10 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_puts(&html, "</p>\n");
         vs_buf_reset(&b);
         if (r && row) {
-            vs_buf_printf(&b, "%s for %s is now %s (%s); the candidate is %s.", req_name,
-                          offer_name, vs_verdict_name(r->verdict), r->note,
+            vs_buf_printf(&b, "%s for %s is now %s (", req_name, offer_name,
+                          vs_verdict_name(r->verdict));
+            vs_candidates_why_text(&b, c, row, r);
+            vs_buf_printf(&b, "); the candidate is %s.",
                           row->verdict == VS_VERDICT_ADMISSIBLE ? "retained"
                           : row->verdict == VS_VERDICT_EXCLUDE
                               ? "excluded"
