@@ -607,6 +607,110 @@ START_TEST(test_verdict_names)
 }
 END_TEST
 
+/* The reasons as codes and figures, worked by hand for the seed's envelope:
+ * 14 x 10^9 B of weights + 6 GiB = 20,442,450,944 B. */
+START_TEST(test_reason_codes)
+{
+    json_t *s = seed_sheet();
+    vs_envelope e = seed_envelope();
+    vs_classification *c;
+    const vs_classify_why *w;
+    /* R: 24564 MiB reported = 25,757,220,864 B, two cards without a placement */
+    add_offer(s, "R", 24000000000LL, (long long)(24564 * MIB), NULL, NULL, 2, NULL);
+    add_offer(s, "N", 20000000000LL, 0, NULL, NULL, 1, NULL); /* 20 GB: 20 GiB read binary */
+    add_offer(s, "S", 16000000000LL, 0, NULL, NULL, 1, NULL); /* 16 GB: 16 GiB read binary */
+    add_offer(s, "T", 0, (long long)(16 * GIB), NULL, NULL, 1, NULL);
+    add_offer(s, "U", 0, 0, NULL, NULL, 1, NULL);
+    add_evidence(s, "R", "compatibility", "exclude");
+    add_evidence(s, "R", "quality", "admissible");
+    add_evidence(s, "S", "capacity", "admissible");
+    add_evidence(s, "ghost", "length", "admissible");
+    c = classify(s, &e);
+    ck_assert_uint_eq(c->nrows, 5);
+
+    w = &req(&c->rows[0], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_FITS);
+    ck_assert_uint_eq(w->need_bytes, 20442450944ULL);
+    ck_assert_uint_eq(w->capacity_bytes, 25757220864ULL);
+    ck_assert_uint_eq(w->margin_bytes, 5314769920ULL); /* 25,757,220,864 - 20,442,450,944 */
+    ck_assert_int_eq(req(&c->rows[0], "length")->why.code, VS_WHY_NO_EVIDENCE);
+    ck_assert_int_eq(req(&c->rows[0], "compatibility")->why.code, VS_WHY_EVIDENCE_EXCLUDES);
+    ck_assert_int_eq(req(&c->rows[0], "quality")->why.code, VS_WHY_EVIDENCE_ADMITS);
+
+    /* N: 20 x 10^9 < need <= 20 x 2^30 = 21,474,836,480: only the device can tell */
+    w = &req(&c->rows[1], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_NOMINAL_UNSURE);
+    ck_assert_int_eq(req(&c->rows[1], "capacity")->verdict, VS_VERDICT_TO_CONFIRM);
+    ck_assert_uint_eq(w->margin_bytes, 442450944ULL);
+    ck_assert_uint_eq(w->binary_bytes, 21474836480ULL);
+
+    /* S: need > 16 x 2^30 = 17,179,869,184; the admissible evidence lifts nothing */
+    w = &req(&c->rows[2], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_EXCEEDS_NOMINAL);
+    ck_assert_int_eq(req(&c->rows[2], "capacity")->verdict, VS_VERDICT_EXCLUDE);
+    ck_assert_uint_eq(w->margin_bytes, 4442450944ULL);
+    ck_assert_uint_eq(w->binary_bytes, 17179869184ULL);
+    ck_assert_int_eq(w->not_offset, 1);
+
+    /* T: 16 GiB reported, short by 20,442,450,944 - 17,179,869,184 */
+    w = &req(&c->rows[3], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_EXCEEDS);
+    ck_assert_uint_eq(w->margin_bytes, 3262581760ULL);
+    ck_assert_int_eq(w->not_offset, 0);
+
+    ck_assert_int_eq(req(&c->rows[4], "capacity")->why.code, VS_WHY_CAP_UNKNOWN);
+
+    /* R's second card is noted; the ghost's evidence is kept, unused; nothing is
+     * retained (R's compatibility is excluded), so no ranking note */
+    ck_assert_uint_eq(c->nnotes, 2);
+    ck_assert_int_eq(c->notes[0].code, VS_NOTE_CARDS_UNPLACED);
+    ck_assert_uint_eq(c->notes[0].row, 0);
+    ck_assert_int_eq(c->notes[1].code, VS_NOTE_EVIDENCE_UNUSED);
+    ck_assert_str_eq(c->notes[1].text, "ghost");
+    ck_assert_str_eq(c->notes[1].text2, "length");
+    vs_classification_free(c);
+
+    /* the weights unknown: R fits so far; on two GPUs, N's one card is too few */
+    e.weights_known = 0;
+    c = classify(s, &e);
+    ck_assert_int_eq(req(&c->rows[0], "capacity")->why.code, VS_WHY_CAP_FITS_UNKNOWN);
+    vs_classification_free(c);
+    e = seed_envelope();
+    e.gpus = 2;
+    c = classify(s, &e);
+    w = &req(&c->rows[1], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_TOO_FEW_CARDS);
+    ck_assert_uint_eq(w->gpus, 2);
+    ck_assert_uint_eq(w->cards, 1);
+    ck_assert_int_eq(c->notes[0].code, VS_NOTE_TOO_FEW_CARDS);
+    ck_assert_uint_eq(c->notes[0].row, 1);
+    ck_assert_uint_eq(c->notes[0].gpus, 2);
+    vs_classification_free(c);
+    json_decref(s);
+
+    /* two retained offers priced in USD and EUR: not ranked, one reason */
+    s = seed_sheet();
+    e = seed_envelope();
+    add_offer(s, "A", 24000000000LL, (long long)(24564 * MIB), "1", "USD", 1, NULL);
+    add_offer(s, "B", 24000000000LL, (long long)(24564 * MIB), "1", "EUR", 1, NULL);
+    admit_all(s, "A");
+    admit_all(s, "B");
+    c = classify(s, &e);
+    ck_assert_uint_eq(c->nretained, 2);
+    ck_assert_int_eq(c->ranked, 0);
+    ck_assert_uint_eq(c->nnotes, 2);
+    ck_assert_int_eq(c->notes[0].code, VS_NOTE_NOT_RANKED);
+    ck_assert_uint_eq(c->notes[0].count, 2);
+    ck_assert_uint_eq(c->notes[0].nparts, 1);
+    ck_assert_ptr_null(c->notes[0].parts[0].gpu);
+    ck_assert_str_eq(c->notes[0].parts[0].currency, "USD");
+    ck_assert_str_eq(c->notes[0].parts[0].other, "EUR");
+    ck_assert_int_eq(c->notes[1].code, VS_NOTE_PRICES);
+    vs_classification_free(c);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(test_no_offers)
 {
     json_t *s = seed_sheet();
@@ -641,6 +745,7 @@ static Suite *classify_suite(void)
     tcase_add_test(tc, test_verdict_names);
     tcase_add_test(tc, test_no_offers);
     tcase_add_test(tc, test_schedule_order_is_total);
+    tcase_add_test(tc, test_reason_codes);
     suite_add_tcase(s, tc);
     return s;
 }
