@@ -180,6 +180,47 @@ void vs_candidates_why_text(vs_buf *out, const vs_classification *c, const vs_cl
                          "offset: revise the envelope instead");
 }
 
+void vs_candidates_label_text(vs_buf *out, const vs_classify_req *r)
+{
+    const vs_classify_ask *a = &r->ask;
+    const char *n = r->name;
+    unsigned long long v = a->value, v2 = a->value2;
+    if (!r->builtin) {
+        vs_buf_puts(out, n);
+    } else if (!strcmp(n, "capacity")) {
+        vs_buf_puts(out, "the per-GPU envelope within one card's memory");
+    } else if (!strcmp(n, "available-memory")) {
+        vs_buf_puts(out, "memory actually available on the device (after the driver, the CUDA "
+                         "context and other processes), not the nominal or reported total");
+    } else if (!strcmp(n, "compatibility")) {
+        if (a->text)
+            vs_buf_printf(out, "software compatibility: driver, CUDA, framework and the %s format",
+                          a->text);
+        else
+            vs_buf_puts(out, "software compatibility: driver, CUDA and framework");
+    } else if (!strcmp(n, "quality") && a->text) {
+        vs_buf_printf(out, "quality criterion: %s", a->text);
+    } else if (!strcmp(n, "resolution") && a->known && a->known2) {
+        vs_buf_printf(out, "resolution %llux%llu pixels", v, v2);
+    } else if (!a->known || !strcmp(n, "resolution")) {
+        /* what the card does not declare yet, under the name people read */
+        vs_buf_printf(out, "%s: not declared on the card yet",
+                      !strcmp(n, "length")    ? "required length"
+                      : !strcmp(n, "quality") ? "quality criterion"
+                                              : n);
+    } else if (!strcmp(n, "length")) {
+        vs_buf_printf(out, "required length: %llu tokens per sequence", v);
+    } else if (!strcmp(n, "concurrency")) {
+        vs_buf_printf(out, "concurrency: %llu simultaneous sequences", v);
+    } else if (!strcmp(n, "microbatch")) {
+        vs_buf_printf(out, "microbatch %llu", v);
+        if (a->known2)
+            vs_buf_printf(out, ", accumulation %llu", v2);
+    } else {
+        vs_buf_printf(out, "%s: %llu", n, v); /* frames, batch */
+    }
+}
+
 void vs_candidates_note_text(vs_buf *out, const vs_classification *c, const vs_classify_note *n)
 {
     const vs_classify_row *row = n->row < c->nrows ? &c->rows[n->row] : NULL;
@@ -262,11 +303,13 @@ void vs_candidates_note_text(vs_buf *out, const vs_classification *c, const vs_c
 static void req_write(vs_jw *w, const vs_classification *c, const vs_classify_row *row,
                       const vs_classify_req *r, vs_buf *scratch)
 {
-    vs_buf_reset(scratch);
-    vs_candidates_why_text(scratch, c, row, r);
     vs_jw_open(w, '{');
     vs_jw_member_str(w, "name", r->name);
-    vs_jw_member_str(w, "label", r->label);
+    vs_buf_reset(scratch);
+    vs_candidates_label_text(scratch, r);
+    vs_jw_member_str(w, "label", vs_buf_str(scratch));
+    vs_buf_reset(scratch);
+    vs_candidates_why_text(scratch, c, row, r);
     vs_jw_member_bool(w, "builtin", r->builtin);
     vs_jw_member_str(w, "verdict", vs_verdict_name(r->verdict));
     vs_jw_member_value(w, "evidence", r->evidence);

@@ -26,6 +26,9 @@
 void vs_candidates_why_text(vs_buf *out, const vs_classification *c, const vs_classify_row *row,
                             const vs_classify_req *r);
 
+/* Appends what requirement r asks, in words: the payload's "label". */
+void vs_candidates_label_text(vs_buf *out, const vs_classify_req *r);
+
 /* Appends note n of c in words (the payload's "notes", the "Notes:" lines). */
 void vs_candidates_note_text(vs_buf *out, const vs_classification *c, const vs_classify_note *n);
 

@@ -2,7 +2,6 @@
  * and their notes. The ranking is classify_rank.c's. */
 #include "sheet/classify.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,17 +201,6 @@ static char *xstrdup(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-    vs_buf b = VS_BUF_INIT;
-    va_list ap;
-    va_start(ap, f);
-    vs_buf_vprintf(&b, f, ap);
-    va_end(ap);
-    return vs_buf_take(&b);
-}
-
 /* Appends a note (its owned strings are the classification's from here on,
  * even when memory is short). */
 int vs_cl_add_note(vs_classification *c, const vs_classify_note *note)
@@ -244,59 +232,27 @@ static uint64_t card_uint(const json_t *sheet, const char *key, int *known)
     return v;
 }
 
-/* What a built-in requirement asks, with the card's figures. */
-static char *builtin_label(const json_t *sheet, const char *name)
+/* What a built-in requirement asks: the card's figures. 0 or VS_ENOMEM. */
+static int builtin_ask(vs_classify_ask *ask, const json_t *sheet, const char *name)
 {
-    int k, ka;
-    uint64_t v, a;
-    const char *s;
-    if (!strcmp(name, "capacity"))
-        return xstrdup("the per-GPU envelope within one card's memory");
-    if (!strcmp(name, "length")) {
-        v = card_uint(sheet, "length", &k);
-        return k ? fmt("required length: %llu tokens per sequence", (unsigned long long)v)
-                 : xstrdup("required length: not declared on the card yet");
-    }
-    if (!strcmp(name, "concurrency")) {
-        v = card_uint(sheet, "concurrency", &k);
-        return k ? fmt("concurrency: %llu simultaneous sequences", (unsigned long long)v)
-                 : xstrdup("concurrency: not declared on the card yet");
-    }
-    if (!strcmp(name, "microbatch")) {
-        v = card_uint(sheet, "microbatch", &k);
-        a = card_uint(sheet, "accumulation", &ka);
-        if (!k)
-            return xstrdup("microbatch: not declared on the card yet");
-        return ka ? fmt("microbatch %llu, accumulation %llu", (unsigned long long)v,
-                        (unsigned long long)a)
-                  : fmt("microbatch %llu", (unsigned long long)v);
-    }
-    if (!strcmp(name, "resolution")) {
-        v = card_uint(sheet, "width", &k);
-        a = card_uint(sheet, "height", &ka);
-        return k && ka ? fmt("resolution %llux%llu pixels", (unsigned long long)v,
-                             (unsigned long long)a)
-                       : xstrdup("resolution: not declared on the card yet");
-    }
-    if (!strcmp(name, "frames") || !strcmp(name, "batch")) {
-        v = card_uint(sheet, name, &k);
-        return k ? fmt("%s: %llu", name, (unsigned long long)v)
-                 : fmt("%s: not declared on the card yet", name);
-    }
-    if (!strcmp(name, "available-memory"))
-        return xstrdup("memory actually available on the device (after the driver, the CUDA "
-                       "context and other processes), not the nominal or reported total");
-    if (!strcmp(name, "compatibility")) {
+    const char *s = NULL;
+    if (!strcmp(name, "length") || !strcmp(name, "concurrency") || !strcmp(name, "frames") ||
+        !strcmp(name, "batch")) {
+        ask->value = card_uint(sheet, name, &ask->known);
+    } else if (!strcmp(name, "microbatch")) {
+        ask->value = card_uint(sheet, "microbatch", &ask->known);
+        ask->value2 = card_uint(sheet, "accumulation", &ask->known2);
+    } else if (!strcmp(name, "resolution")) {
+        ask->value = card_uint(sheet, "width", &ask->known);
+        ask->value2 = card_uint(sheet, "height", &ask->known2);
+    } else if (!strcmp(name, "compatibility")) {
         s = vs_json_str_of(vs_sheet_card(sheet), "format");
-        return s ? fmt("software compatibility: driver, CUDA, framework and the %s format", s)
-                 : xstrdup("software compatibility: driver, CUDA and framework");
-    }
-    if (!strcmp(name, "quality")) {
+    } else if (!strcmp(name, "quality")) {
         s = vs_json_str_of(vs_sheet_card(sheet), "quality");
-        return s ? fmt("quality criterion: %s", s)
-                 : xstrdup("quality criterion: not declared on the card yet");
     }
-    return xstrdup(name);
+    ask->known |= s != NULL;
+    ask->text = xstrdup(s);
+    return s && !ask->text ? VS_ENOMEM : 0;
 }
 
 /* The sheet's evidence, each entry resolved once to the offer and the
@@ -473,10 +429,9 @@ static int row_add_req(vs_classify_row *row, const json_t *sheet, const resolved
     if (cwhy)
         r->why = *cwhy;
     r->name = xstrdup(name);
-    r->label = builtin ? builtin_label(sheet, name) : xstrdup(name);
     r->builtin = builtin;
     r->evidence = evidence_for(ev, nev, row->gpu, name, &ex, &ad, &moved);
-    if (!r->name || !r->label || !r->evidence)
+    if (!r->name || !r->evidence || (builtin && builtin_ask(&r->ask, sheet, name) < 0))
         return VS_ENOMEM;
     if (computed == VS_VERDICT_EXCLUDE) {
         r->verdict = VS_VERDICT_EXCLUDE;
@@ -693,7 +648,7 @@ void vs_classification_free(vs_classification *c)
         vs_classify_row *r = &c->rows[i];
         for (j = 0; j < r->nreqs; j++) {
             free(r->reqs[j].name);
-            free(r->reqs[j].label);
+            free(r->reqs[j].ask.text);
             free(r->reqs[j].why.text);
             json_decref(r->reqs[j].evidence);
         }

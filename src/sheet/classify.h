@@ -101,10 +101,21 @@ typedef struct vs_classify_why {
     char *text;              /* ENGINE_START, EVIDENCE_MOVED (see above), or NULL; owned */
 } vs_classify_why;
 
+/* What a built-in requirement asks, from the card (the words are
+ * render/candidates.c's, vs_candidates_label_text): length, concurrency,
+ * frames, batch: value; microbatch: value and the accumulation in value2;
+ * resolution: width and height; compatibility: the card's format in text;
+ * quality: its criterion in text. Each known flag says the card declares it. */
+typedef struct vs_classify_ask {
+    int known, known2;
+    uint64_t value, value2;
+    char *text; /* owned, or NULL */
+} vs_classify_ask;
+
 typedef struct vs_classify_req {
-    char *name;  /* "capacity", "length", ..., or the declared text */
-    char *label; /* what it asks, for people ("required length: 4096 tokens") */
-    int builtin; /* 1 for capacity and the card's requirements */
+    char *name;          /* "capacity", "length", ..., or the declared text */
+    int builtin;         /* 1 for capacity and the card's requirements */
+    vs_classify_ask ask; /* built-ins: what it asks */
     vs_verdict verdict;
     vs_classify_why why; /* why this verdict */
     json_t *evidence;    /* array: the sheet's evidence entries for this pair (copies) */
