@@ -37,7 +37,8 @@
  * measure of speed.
  *
  * The model says why with codes and the figures they need (vs_classify_why,
- * vs_classify_note); it writes no prose about amounts: the words are
+ * vs_classify_note, vs_classify_ask); it writes no prose: the words of the
+ * reasons, the notes and the labels, GiB and GB amounts included, are
  * render/candidates.c's. Pure: no I/O, no globals. The envelope is an input
  * (vs_envelope_compute).
  */
