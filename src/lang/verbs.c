@@ -1,10 +1,10 @@
-/* The registry of verbs: the five group tables, in the order `help` lists them. */
+/* The registry of verbs: the group tables, in the order `help` lists them.
+ * A verb's help page is render/help's, from the facts the verb declares. */
 #include "lang/verb.h"
 
 #include <string.h>
 
-#include "render/bundle.h"
-#include "util/buf.h"
+#include "render/help.h"
 
 static const struct {
     const char *group;
@@ -118,65 +118,13 @@ size_t vs_verb_suggest(const char *name, const char **out, size_t max)
 
 vs_bundle *vs_verb_help_bundle(const vs_verb *v)
 {
-    vs_buf t = VS_BUF_INIT, h = VS_BUF_INIT;
-    json_t *payload, *keys = json_array(), *words = json_array();
-    vs_bundle *b;
-    size_t i;
-    const char *group = vs_verb_group(v);
-    vs_buf_printf(&t, "%s\n\n", v->syntax ? v->syntax : v->name);
-    if (v->summary)
-        vs_buf_printf(&t, "%s\n", v->summary);
-    if (v->help)
-        vs_buf_printf(&t, "\n%s\n", v->help);
-    vs_buf_puts(&h, "<div class='vramsheet-help'><pre><code>");
-    vs_buf_put_html(&h, v->syntax ? v->syntax : v->name);
-    vs_buf_puts(&h, "</code></pre>\n");
-    if (v->summary) {
-        vs_buf_puts(&h, "<p><b>");
-        vs_buf_put_html(&h, v->summary);
-        vs_buf_puts(&h, "</b></p>\n");
-    }
-    if (v->help) {
-        vs_buf_puts(&h, "<pre>");
-        vs_buf_put_html(&h, v->help);
-        vs_buf_puts(&h, "</pre>\n");
-    }
-    if (v->keys && v->keys[0]) {
-        vs_buf_puts(&t, "\nkeys:");
-        vs_buf_puts(&h, "<p>keys:");
-        for (i = 0; v->keys[i]; i++) {
-            vs_buf_printf(&t, " %s=", v->keys[i]);
-            vs_buf_puts(&h, " <code>");
-            vs_buf_put_html(&h, v->keys[i]);
-            vs_buf_puts(&h, "=</code>");
-            json_array_append_new(keys, json_string(v->keys[i]));
-        }
-        vs_buf_puts(&t, "\n");
-        vs_buf_puts(&h, "</p>\n");
-    }
-    if (v->words && v->words[0]) {
-        vs_buf_puts(&t, "words:");
-        vs_buf_puts(&h, "<p>words:");
-        for (i = 0; v->words[i]; i++) {
-            vs_buf_printf(&t, " %s", v->words[i]);
-            vs_buf_puts(&h, " <code>");
-            vs_buf_put_html(&h, v->words[i]);
-            vs_buf_puts(&h, "</code>");
-            json_array_append_new(words, json_string(v->words[i]));
-        }
-        vs_buf_puts(&t, "\n");
-        vs_buf_puts(&h, "</p>\n");
-    }
-    vs_buf_puts(&h, "</div>\n");
-    payload = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:o, s:o}", "kind", "help", "verb",
-                        v->name, "group", group, "syntax", v->syntax, "summary", v->summary, "help",
-                        v->help, "keys", keys, "words", words);
-    b = NULL;
-    if (payload && !vs_buf_failed(&t) && !vs_buf_failed(&h))
-        b = vs_bundle_new(vs_buf_str(&t), vs_buf_str(&h), NULL, payload);
-    else
-        json_decref(payload);
-    vs_buf_free(&t);
-    vs_buf_free(&h);
-    return b;
+    vs_help_facts f;
+    f.name = v->name;
+    f.group = vs_verb_group(v);
+    f.syntax = v->syntax;
+    f.summary = v->summary;
+    f.help = v->help;
+    f.keys = v->keys;
+    f.words = v->words;
+    return vs_render_help(&f);
 }

@@ -1,11 +1,12 @@
-/* Core verbs: help, convert, sheet. */
-#include <stdarg.h>
-#include <stdio.h>
+/* Core verbs: help, convert, sheet. Their results are render/help's and
+ * render/core's. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lang/verb.h"
 #include "render/bundle.h"
+#include "render/core.h"
+#include "render/help.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
@@ -14,27 +15,33 @@
 
 /* ------------------------------------------------------------------- help */
 
+/* Every verb's declared facts, in table order, for the list. */
 typedef struct {
-    vs_table *table;
-    json_t *list;
-    const char *last_group;
-    vs_buf *text;
+    vs_help_facts *v;
+    size_t n, cap;
+    int failed;
 } help_acc;
-
-static const char *const help_headers[] = {"group", "verb", "summary"};
 
 static void help_each(const vs_verb *v, void *data)
 {
     help_acc *acc = data;
-    const char *group = vs_verb_group(v);
-    const char *cells[3];
-    cells[0] = group && (!acc->last_group || strcmp(acc->last_group, group)) ? group : "";
-    cells[1] = v->name;
-    cells[2] = v->summary ? v->summary : "";
-    acc->last_group = group;
-    vs_table_add_row(acc->table, cells);
-    json_array_append_new(acc->list, json_pack("{s:s, s:s?, s:s?, s:s?}", "name", v->name, "group",
-                                               group, "syntax", v->syntax, "summary", v->summary));
+    vs_help_facts *f;
+    if (acc->n == acc->cap) {
+        size_t cap = acc->cap ? acc->cap * 2 : 64;
+        vs_help_facts *grown = realloc(acc->v, cap * sizeof *grown);
+        if (!grown) {
+            acc->failed = 1;
+            return;
+        }
+        acc->v = grown;
+        acc->cap = cap;
+    }
+    f = &acc->v[acc->n++];
+    memset(f, 0, sizeof *f);
+    f->name = v->name;
+    f->group = vs_verb_group(v);
+    f->syntax = v->syntax;
+    f->summary = v->summary;
 }
 
 static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -74,61 +81,28 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return 0;
     }
     {
-        vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-        help_acc acc;
-        json_t *payload;
-        acc.table = vs_table_new(3, help_headers);
-        acc.list = json_array();
-        acc.last_group = NULL;
-        acc.text = &text;
-        if (!acc.table || !acc.list) {
-            vs_table_free(acc.table);
-            json_decref(acc.list);
-            return vs_oom(err);
-        }
+        help_acc acc = {NULL, 0, 0, 0};
+        vs_bundle *b = NULL;
         vs_verb_each(help_each, &acc);
-        vs_buf_puts(&text,
-                    "vramsheet verbs (`help VERB` for the syntax, meaning and formula):\n\n");
-        vs_table_text(acc.table, &text);
-        vs_buf_puts(&text,
-                    "\nAmounts carry a byte unit: B KB MB GB TB (powers of 10), KiB MiB GiB "
-                    "TiB (powers of 2).\nCounts take K M B T or plain numbers (7e9). `#` starts "
-                    "a comment; a trailing `\\` continues a line.\n");
-        vs_buf_puts(&html, "<p>vramsheet verbs (<code>help VERB</code> for the syntax, meaning "
-                           "and formula)</p>\n");
-        vs_table_html(acc.table, &html);
-        if (vs_table_failed(acc.table))
-            text.failed = 1;
-        vs_table_free(acc.table);
-        payload = json_pack("{s:s, s:o}", "kind", "help", "verbs", acc.list);
-        rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
-        vs_buf_free(&text);
-        vs_buf_free(&html);
-        return rc;
+        if (!acc.failed)
+            b = vs_render_help_list(acc.v, acc.n);
+        free(acc.v);
+        if (!b)
+            return vs_oom(err);
+        vs_ctx_emit(ctx, b);
+        return 0;
     }
 }
 
 /* ----------------------------------------------------------------- convert */
 
-/* Appends each string up to the NULL. */
-__attribute__((sentinel)) static void puts_all(vs_buf *b, ...)
-{
-    va_list ap;
-    const char *s;
-    va_start(ap, b);
-    while ((s = va_arg(ap, const char *)))
-        vs_buf_puts(b, s);
-    va_end(ap);
-}
-
 static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "convert QUANTITY UNIT (convert 24GB GiB)";
     const vs_arg *q, *u;
-    vs_buf qty = VS_BUF_INIT, text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
+    vs_buf qty = VS_BUF_INIT;
     uint64_t bytes;
     vs_unit unit;
-    char exact[128], rounded[64], desc[160], grouped[40];
     size_t np = vs_line_npositional(line);
     int rc = vs_line_check_keys(line, NULL, err);
     if (rc < 0)
@@ -170,126 +144,45 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
                              vs_buf_str(&qty));
         goto done;
     }
-    vs_units_exact(exact, sizeof exact, bytes, unit);
-    vs_units_round(rounded, sizeof rounded, bytes, unit, 2);
-    vs_units_describe(desc, sizeof desc, bytes);
-    vs_units_grouped(grouped, sizeof grouped, bytes);
     {
-        /* appended piece by piece: a cell of conversions spent most of its time
-         * in printf */
-        char unitb[40];
-        const char *un = vs_unit_name(unit);
-        vs_units_grouped(unitb, sizeof unitb, vs_unit_bytes(unit));
-        puts_all(&text, vs_buf_str(&qty), " = ", desc, "\n", (const char *)NULL);
-        if (unit == VS_UNIT_B)
-            puts_all(&text, grouped, " B exactly\n", (const char *)NULL);
-        else
-            puts_all(&text, grouped, " B / ", unitb, " B per ", un, " = ", exact, " ", un,
-                     " exactly (", rounded, " ", un, " rounded)\n", (const char *)NULL);
-        vs_buf_puts(&html, "<table class='vramsheet'>\n<tbody>\n<tr><th "
-                           "style='text-align:left'>bytes</th><td style='text-align:right'>");
-        vs_buf_put_html(&html, grouped);
-        puts_all(&html, " B</td></tr>\n<tr><th style='text-align:left'>", un,
-                 " (exact)</th><td style='text-align:right'>", (const char *)NULL);
-        vs_buf_put_html(&html, exact);
-        puts_all(&html, " ", un, "</td></tr>\n<tr><th style='text-align:left'>", un,
-                 " (2 decimals)</th><td style='text-align:right'>", rounded, " ", un,
-                 "</td></tr>\n</tbody>\n</table>\n<p>", (const char *)NULL);
-        vs_buf_put_html(&html, desc);
-        vs_buf_puts(&html, "</p>\n");
+        vs_bundle *b = vs_render_convert(vs_buf_str(&qty), bytes, unit);
+        if (!b) {
+            rc = vs_oom(err);
+            goto done;
+        }
+        vs_ctx_emit(ctx, b);
+        rc = 0;
     }
-    {
-        vs_jw w = VS_JW_INIT(&payload);
-        vs_jw_open(&w, '{');
-        vs_jw_member_str(&w, "kind", "convert");
-        vs_jw_member_u64(&w, "bytes", bytes);
-        vs_jw_member_str(&w, "unit", vs_unit_name(unit));
-        vs_jw_member_str(&w, "value", exact);
-        vs_jw_member_str(&w, "rounded", rounded);
-        vs_jw_key(&w, "input");
-        vs_jw_strn(&w, vs_buf_str(&qty), qty.len);
-        vs_jw_close(&w, '}');
-    }
-    rc = vs_ctx_emit_written(ctx, &text, &html, &payload, err);
 done:
     vs_buf_free(&qty);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    vs_buf_free(&payload);
     return rc;
 }
 
 /* ------------------------------------------------------------------- sheet */
 
-static const char *const list_headers[] = {"", "id", "title", "components", "offers"};
-
 static int list_sheets(vs_ctx *ctx, vs_error *err)
 {
-    json_t *sheets = vs_ctx_sheets(ctx), *s, *list = json_array(), *payload;
-    vs_table *t = vs_table_new(5, list_headers);
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *sheets = vs_ctx_sheets(ctx);
     const char *current = NULL;
-    size_t i;
-    int rc;
-    if (!t || !list) {
-        vs_table_free(t);
-        json_decref(list);
-        return vs_oom(err);
-    }
+    vs_bundle *b;
     /* which one is current, without opening "untitled" as a side effect */
     if (json_array_size(sheets))
-        current = json_string_value(json_object_get(vs_ctx_sheet(ctx), "id"));
-    vs_table_align_right(t, 3);
-    vs_table_align_right(t, 4);
-    json_array_foreach(sheets, i, s)
-    {
-        const char *id = json_string_value(json_object_get(s, "id"));
-        const char *title = json_string_value(json_object_get(s, "title"));
-        char nc[24], no[24];
-        const char *cells[5];
-        int cur = id && current && !strcmp(id, current);
-        snprintf(nc, sizeof nc, "%zu", json_array_size(vs_sheet_array(s, "components")));
-        snprintf(no, sizeof no, "%zu", json_array_size(vs_sheet_array(s, "offers")));
-        cells[0] = cur ? "*" : "";
-        cells[1] = id;
-        cells[2] = title;
-        cells[3] = nc;
-        cells[4] = no;
-        vs_table_add_row(t, cells);
-        json_array_append_new(
-            list, json_pack("{s:s?, s:s?, s:b}", "id", id, "title", title, "current", cur));
-    }
-    if (json_array_size(sheets) == 0) {
-        vs_buf_puts(&text, "no sheet is open in this session; `sheet \"TITLE\"` opens one\n");
-        vs_buf_puts(&html, "<p>no sheet is open in this session; <code>sheet \"TITLE\"</code> "
-                           "opens one</p>\n");
-    } else {
-        vs_buf_printf(&text, "%zu sheet%s in this session (* = current):\n\n",
-                      json_array_size(sheets), json_array_size(sheets) == 1 ? "" : "s");
-        vs_table_text(t, &text);
-        vs_buf_printf(&html, "<p>%zu sheet%s in this session (* = current)</p>\n",
-                      json_array_size(sheets), json_array_size(sheets) == 1 ? "" : "s");
-        vs_table_html(t, &html);
-    }
-    if (vs_table_failed(t))
-        text.failed = 1;
-    vs_table_free(t);
-    payload = json_pack("{s:s, s:o, s:s?}", "kind", "sheets", "sheets", list, "current", current);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
+        current = vs_json_str_of(vs_ctx_sheet(ctx), "id");
+    b = vs_render_sheet_list(sheets, current);
+    if (!b)
+        return vs_oom(err);
+    vs_ctx_emit(ctx, b);
+    return 0;
 }
 
-/* The `sheet` payload: the whole sheet as stored (runtime "_" keys left out),
- * with "kind" and what the verb did. */
+/* Opens, creates or switches to the sheet titled on the line; alone, lists
+ * the session's sheets. */
 static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *a;
     json_t *sheet;
     char id[VS_SHEET_ID_MAX];
-    const char *action, *title;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    const char *action;
     json_t *before;
     int rc = vs_line_check_keys(line, NULL, err);
     if (rc < 0)
@@ -314,37 +207,13 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
         err->column = a->column;
         return rc;
     }
-    title = json_string_value(json_object_get(sheet, "title"));
-    if (!strcmp(action, "created"))
-        vs_buf_printf(&text, "sheet %s: created, now current (\"%s\")\n", id, title ? title : "");
-    else if (!strcmp(action, "switched"))
-        vs_buf_printf(&text, "sheet %s: switched to it (\"%s\"; %zu components, %zu offers)\n", id,
-                      title ? title : "", json_array_size(vs_sheet_array(sheet, "components")),
-                      json_array_size(vs_sheet_array(sheet, "offers")));
-    else
-        vs_buf_printf(&text, "sheet %s: already current (\"%s\")\n", id, title ? title : "");
-    if (title && strcmp(title, a->value) != 0 && strcmp(action, "created") != 0)
-        vs_buf_printf(&text, "note: \"%s\" has the same id as the open sheet \"%s\"\n", a->value,
-                      title);
-    vs_buf_puts(&html, "<p>sheet <code>");
-    vs_buf_put_html(&html, id);
-    vs_buf_printf(&html, "</code>: %s (", action);
-    vs_buf_put_html(&html, title ? title : "");
-    vs_buf_puts(&html, ")</p>\n");
     {
-        vs_buf payload = VS_BUF_INIT;
-        vs_jw w = VS_JW_INIT(&payload);
-        vs_jw_open(&w, '{');
-        vs_jw_member_str(&w, "kind", "sheet");
-        vs_jw_member_str(&w, "action", action);
-        vs_sheet_fields_write(sheet, &w);
-        vs_jw_close(&w, '}');
-        rc = vs_ctx_emit_written(ctx, &text, &html, &payload, err);
-        vs_buf_free(&payload);
+        vs_bundle *b = vs_render_sheet_opened(sheet, id, action, a->value);
+        if (!b)
+            return vs_oom(err);
+        vs_ctx_emit(ctx, b);
+        return 0;
     }
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
 }
 
 /* --------------------------------------------------------------- the table */

@@ -2,7 +2,8 @@
  *
  * They fill the sheet's "offers", "requirements" and "evidence" (layout in
  * sheet/sheet.h); the verdicts and the ranking come from sheet/classify, the
- * tables from render/candidates, the GPU facts from catalog/.
+ * words and tables from render/gpu and render/candidates, the GPU facts from
+ * catalog/.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +14,11 @@
 #include "render/bundle.h"
 #include "render/candidates.h"
 #include "render/envelope.h"
+#include "render/gpu.h"
 #include "sheet/classify.h"
 #include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
-#include "sheet/units.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -37,15 +38,6 @@ static const char *pair_text(const vs_line *line, const char *key)
 {
     const vs_arg *a = vs_line_pair(line, key);
     return a ? a->value : NULL;
-}
-
-/* Adds "<li>text</li>" to html and "  - text" to text. */
-static void bullet(vs_buf *text, vs_buf *html, const char *s)
-{
-    vs_buf_printf(text, "  - %s\n", s);
-    vs_buf_puts(html, "<li>");
-    vs_buf_put_html(html, s);
-    vs_buf_puts(html, "</li>\n");
 }
 
 /* ------------------------------------------------------------------- gpu */
@@ -111,21 +103,6 @@ bad:
                            a->value);
 }
 
-static const char *flag_text(int f)
-{
-    return f > 0 ? "yes" : f == 0 ? "no" : "unknown";
-}
-
-static void describe_line(vs_buf *text, vs_buf *html, const char *label, const char *value)
-{
-    vs_buf_printf(text, "  %-22s %s\n", label, value);
-    vs_buf_puts(html, "<tr><th style='text-align:left'>");
-    vs_buf_put_html(html, label);
-    vs_buf_puts(html, "</th><td style='text-align:left'>");
-    vs_buf_put_html(html, value);
-    vs_buf_puts(html, "</td></tr>\n");
-}
-
 static json_t *spec_json(const vs_gpu_spec *s)
 {
     return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:O}", "name", s->name, "memory_bytes",
@@ -169,7 +146,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_gpu_spec spec;
     int have_spec = 0, mem_given = 0, rep_given = 0, cards_given = 0, rc;
     uint64_t memory = 0, reported = 0, cards = 1;
-    char amount[64] = "", currency[16] = "", basis[512] = "", d[160];
+    char amount[64] = "", currency[16] = "", basis[512] = "";
     const char *cat_name;
     vs_error cat_err = {0};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, nb = VS_BUF_INIT;
@@ -320,54 +297,24 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                              "neither a software installation, nor free memory, "
                                              "nor an availability period"));
 
-    vs_buf_printf(&text, "GPU offer: %s%s%s%s\n", name->value, have_spec ? " (catalogue: " : "",
-                  have_spec ? spec.name : "", have_spec ? ")" : "");
-    vs_buf_puts(&html, "<p>GPU offer: <b>");
-    vs_buf_put_html(&html, name->value);
-    vs_buf_puts(&html, "</b></p>\n<table class='vramsheet'>\n<tbody>\n");
-    if (mem_given) {
-        vs_units_describe(d, sizeof d, memory);
-        vs_buf_printf(&nb, "%s (as marketed)", d);
-    } else {
-        vs_buf_puts(&nb, "unknown");
+    {
+        vs_gpu_offer_facts f;
+        memset(&f, 0, sizeof f);
+        f.name = name->value;
+        f.spec = have_spec ? &spec : NULL;
+        f.memory_known = mem_given;
+        f.memory_bytes = memory;
+        f.reported_known = rep_given;
+        f.reported_bytes = reported;
+        f.reported_basis = basis[0] ? basis : NULL;
+        f.price = amount[0] ? amount : NULL;
+        f.currency = currency[0] ? currency : NULL;
+        f.period = pair_text(line, "period");
+        f.available = pair_text(line, "available");
+        f.interconnect = pair_text(line, "interconnect");
+        f.cards = cards;
+        vs_render_gpu_offer(&text, &html, &f, notes);
     }
-    describe_line(&text, &html, "nominal memory", vs_buf_str(&nb));
-    vs_buf_reset(&nb);
-    if (rep_given) {
-        vs_units_describe(d, sizeof d, reported);
-        vs_buf_printf(&nb, "%s (device-reported total; %s)", d, basis);
-    } else {
-        vs_buf_puts(&nb, "unknown");
-    }
-    describe_line(&text, &html, "reported total", vs_buf_str(&nb));
-    vs_buf_reset(&nb);
-    describe_line(&text, &html, "capacity check on",
-                  rep_given   ? "the device-reported total"
-                  : mem_given ? "the nominal memory (no device-reported total known)"
-                              : "nothing yet: give memory= or reported=");
-    if (amount[0])
-        vs_buf_printf(&nb, "%s %s", amount, currency);
-    else
-        vs_buf_puts(&nb, "no price");
-    if (pair_text(line, "period"))
-        vs_buf_printf(&nb, " for %s", pair_text(line, "period"));
-    vs_buf_printf(&nb, ", %llu card%s (the total cost of the package, not a speed)",
-                  (unsigned long long)cards, cards == 1 ? "" : "s");
-    describe_line(&text, &html, "package", vs_buf_str(&nb));
-    vs_buf_reset(&nb);
-    describe_line(&text, &html, "available",
-                  pair_text(line, "available") ? pair_text(line, "available") : "not documented");
-    if (pair_text(line, "interconnect"))
-        describe_line(&text, &html, "interconnect", pair_text(line, "interconnect"));
-    if (have_spec) {
-        vs_buf_printf(&nb, "bf16 %s, fp8 %s (catalogue)", flag_text(spec.bf16),
-                      flag_text(spec.fp8));
-        describe_line(&text, &html, "formats", vs_buf_str(&nb));
-        vs_buf_reset(&nb);
-    }
-    vs_buf_puts(&html, "</tbody>\n</table>\n<ul>\n");
-    json_array_foreach(notes, i, o) bullet(&text, &html, json_string_value(o));
-    vs_buf_puts(&html, "</ul>\n");
     vs_buf_free(&nb);
 
     payload = json_pack("{s:s, s:O, s:o, s:o}", "kind", "offer", "offer", offer, "catalog",
@@ -381,48 +328,14 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ------------------------------------------------------------------ gpus */
 
-/* What the `gpus` table cannot say in a cell: where totals are unknown, and
- * which CUDA totals (what vLLM budgets from) the catalogue knows. */
-static void catalogue_notes(vs_buf *text, vs_buf *html, const vs_buf *unsourced, const vs_buf *cuda)
-{
-    vs_buf b = VS_BUF_INIT;
-    vs_buf_puts(&b, "The reported total is one nvidia-smi capture and depends on the ECC state; "
-                    "free memory is less (driver, CUDA context, other processes).");
-    vs_buf_printf(text, "\n%s\n", vs_buf_str(&b));
-    vs_buf_puts(html, "<p>");
-    vs_buf_put_html(html, vs_buf_str(&b));
-    vs_buf_puts(html, "</p>\n<ul>\n");
-    vs_buf_reset(&b);
-    if (unsourced->len) {
-        vs_buf_printf(&b,
-                      "Device-reported total unknown (no public capture found): %s. Their "
-                      "capacity check is on the nominal memory until you give reported= (the "
-                      "card's own nvidia-smi memory.total, or amd-smi's VRAM total).",
-                      vs_buf_str(unsourced));
-        bullet(text, html, vs_buf_str(&b));
-        vs_buf_reset(&b);
-    }
-    if (cuda->len)
-        vs_buf_printf(&b, "CUDA totals (cudaMemGetInfo, what vLLM budgets from): %s.",
-                      vs_buf_str(cuda));
-    else
-        vs_buf_puts(&b, "CUDA totals (cudaMemGetInfo, what vLLM budgets from, below nvidia-smi's): "
-                        "none is given here, for want of a public log printing one in bytes.");
-    bullet(text, html, vs_buf_str(&b));
-    vs_buf_puts(html, "</ul>\n");
-    vs_buf_free(&b);
-}
-
 static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    static const char *const headers[] = {"GPU", "nominal memory", "reported total (nvidia-smi)",
-                                          "ECC", "bf16",           "fp8"};
     const vs_arg *filter = vs_line_positional(line, 0);
     char key[128] = "";
-    vs_table *t;
     json_t *list = json_array(), *payload;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unsourced = VS_BUF_INIT, cuda = VS_BUF_INIT;
-    size_t i, n = vs_catalog_count();
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    size_t i, n = vs_catalog_count(), nshown = 0;
+    vs_gpu_spec *shown;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 1, "gpus [FILTER]", err)) < 0) {
@@ -431,57 +344,24 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (filter)
         vs_catalog_key(key, sizeof key, filter->value);
-    t = vs_table_new(6, headers);
-    if (!t || !list) {
-        vs_table_free(t);
+    shown = calloc(n + 1, sizeof *shown);
+    if (!shown || !list) {
+        free(shown);
         json_decref(list);
         return vs_oom(err);
     }
-    vs_table_align_right(t, 1);
-    vs_table_align_right(t, 2);
     for (i = 0; i < n; i++) {
         vs_gpu_spec s;
-        char nom[160] = "unknown", rep[200] = "unknown", k[128];
-        const char *cells[6];
+        char k[128];
         vs_catalog_at(&s, i);
         vs_catalog_key(k, sizeof k, s.name);
         if (key[0] && !strstr(k, key))
             continue;
-        if (s.memory_known)
-            vs_units_describe(nom, sizeof nom, s.memory_bytes);
-        if (s.reported_known) {
-            char dd[160];
-            vs_units_describe(dd, sizeof dd, s.reported_bytes);
-            snprintf(rep, sizeof rep, "%llu MiB = %s", (unsigned long long)s.reported_mib, dd);
-        } else {
-            snprintf(rep, sizeof rep, "unknown (no public capture)");
-            vs_buf_printf(&unsourced, "%s%s", unsourced.len ? ", " : "", s.name);
-        }
-        if (s.cuda_known) {
-            char dd[160];
-            vs_units_describe(dd, sizeof dd, s.cuda_bytes);
-            vs_buf_printf(&cuda, "%s%s: %s (%s)", cuda.len ? "; " : "", s.name, dd,
-                          s.cuda_source ? s.cuda_source : "no source");
-        }
-        cells[0] = s.name;
-        cells[1] = nom;
-        cells[2] = rep;
-        cells[3] = s.ecc ? s.ecc : "unknown";
-        cells[4] = flag_text(s.bf16);
-        cells[5] = flag_text(s.fp8);
-        vs_table_add_row(t, cells);
+        shown[nshown++] = s;
         json_array_append_new(list, json_deep_copy(s.entry));
     }
-    vs_buf_puts(&text, "GPU catalogue (src/catalog/gpus.json; each figure has its source):\n\n");
-    vs_table_text(t, &text);
-    vs_buf_puts(&html, "<p>GPU catalogue (each figure has its source)</p>\n");
-    vs_table_html(t, &html);
-    catalogue_notes(&text, &html, &unsourced, &cuda);
-    vs_buf_free(&unsourced);
-    vs_buf_free(&cuda);
-    if (vs_table_failed(t))
-        text.failed = 1;
-    vs_table_free(t);
+    vs_render_gpu_catalogue(&text, &html, shown, nshown);
+    free(shown);
     payload = json_pack("{s:s, s:o}", "kind", "catalog", "gpus", list);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     vs_buf_free(&text);
@@ -494,22 +374,12 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
 static int requirements_bundle(vs_ctx *ctx, const json_t *sheet, const char *added, int was_new,
                                vs_error *err)
 {
-    json_t *names = vs_classify_requirement_names(sheet), *n, *payload;
+    json_t *names = vs_classify_requirement_names(sheet), *payload;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    size_t i;
     int rc;
     if (!names)
         return vs_oom(err);
-    vs_buf_printf(&text, "%s \"%s\". Mandatory requirements of this sheet:\n",
-                  was_new ? "Requirement added:" : "Already required:", added);
-    vs_buf_puts(&html, "<p>");
-    vs_buf_printf(&html, "%s ", was_new ? "Requirement added:" : "Already required:");
-    vs_buf_put_html(&html, added);
-    vs_buf_puts(&html, ". Mandatory requirements of this sheet:</p>\n<ul>\n");
-    json_array_foreach(names, i, n) bullet(&text, &html, json_string_value(n));
-    vs_buf_puts(&html, "</ul>\n");
-    vs_buf_puts(&text, "Every one is to-confirm for each candidate until `evidence` says "
-                       "otherwise.\n");
+    vs_render_requirements(&text, &html, added, was_new, names);
     payload = json_pack("{s:s, s:s, s:b, s:o}", "kind", "requirements", "added", added, "new",
                         was_new, "requirements", names);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
@@ -701,29 +571,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
         for (k = 0; row && k < row->nreqs; k++)
             if (!strcmp(row->reqs[k].name, req_name))
                 r = &row->reqs[k];
-        vs_buf_printf(&b, "Evidence recorded: %s / %s: %s, source: %s", offer_name, req_name,
-                      vs_verdict_name(v), src->value);
-        if (version)
-            vs_buf_printf(&b, ", version %s", version);
-        if (scope)
-            vs_buf_printf(&b, ", scope: %s", scope);
-        vs_buf_printf(&text, "%s\n", vs_buf_str(&b));
-        vs_buf_puts(&html, "<p>");
-        vs_buf_put_html(&html, vs_buf_str(&b));
-        vs_buf_puts(&html, "</p>\n");
-        vs_buf_reset(&b);
-        if (r && row) {
-            vs_buf_printf(&b, "%s for %s is now %s (%s); the candidate is %s.", req_name,
-                          offer_name, vs_verdict_name(r->verdict), r->note,
-                          row->verdict == VS_VERDICT_ADMISSIBLE ? "retained"
-                          : row->verdict == VS_VERDICT_EXCLUDE
-                              ? "excluded"
-                              : "not retained: a requirement is still to confirm");
-            vs_buf_printf(&text, "%s\n", vs_buf_str(&b));
-            vs_buf_puts(&html, "<p>");
-            vs_buf_put_html(&html, vs_buf_str(&b));
-            vs_buf_puts(&html, "</p>\n");
-        }
+        vs_render_evidence(&text, &html, entry, c, row, r);
         payload =
             json_pack("{s:s, s:O, s:s, s:s}", "kind", "evidence", "evidence", entry,
                       "requirement_verdict", r ? vs_verdict_name(r->verdict) : vs_verdict_name(v),
@@ -760,7 +608,7 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     }
     /* The chart is the envelope's: every offer's capacity line against the
-     * per-GPU envelope, drawn by render/sizing. */
+     * per-GPU envelope, drawn by render/envelope. */
     svg = vs_render_envelope_svg(sheet, &c->env, &views);
     bundle = svg ? vs_candidates_bundle(c, svg) : NULL;
     free(svg);

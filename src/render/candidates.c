@@ -5,25 +5,320 @@
 #include <string.h>
 
 #include "render/bundle.h"
+#include "sheet/derived.h"
+#include "sheet/placement.h"
 #include "sheet/units.h"
 #include "util/buf.h"
 #include "util/json.h"
 
+/* ---- the words of the reasons ---- */
+
+static void gib(vs_buf *b, uint64_t bytes)
+{
+    char n[96];
+    vs_units_round(n, sizeof n, bytes, VS_UNIT_GIB, 2);
+    vs_buf_printf(b, "%s GiB", n);
+}
+
+static void gb(vs_buf *b, uint64_t bytes)
+{
+    char n[96];
+    vs_units_round(n, sizeof n, bytes, VS_UNIT_GB, 2);
+    vs_buf_printf(b, "%s GB", n);
+}
+
+/* The capacity as the capacity check shows it: a nominal capacity with its
+ * marketed GB first, the basis, and the nominal figure beside a reported one. */
+static void capacity_words(vs_buf *b, const vs_classify_row *row, uint64_t capacity)
+{
+    if (!row->reported_known) {
+        gb(b, capacity);
+        vs_buf_puts(b, " = ");
+    }
+    gib(b, capacity);
+    vs_buf_printf(b, " (%s",
+                  row->capacity_basis && !strcmp(row->capacity_basis, "reported")
+                      ? "device-reported total"
+                      : "nominal, as marketed");
+    if (row->reported_known && row->nominal_known) {
+        /* The nominal figure too, so both scopes are side by side, each labelled. */
+        vs_buf_puts(b, "; nominal ");
+        gb(b, row->nominal_bytes);
+        vs_buf_puts(b, " = ");
+        gib(b, row->nominal_bytes);
+    }
+    vs_buf_puts(b, ")");
+}
+
+static void unknown_words(vs_buf *b, const vs_classification *c)
+{
+    size_t i;
+    json_t *n;
+    int first = 1;
+    if (!c->env.weights_known) {
+        vs_buf_puts(b, "the weights");
+        first = 0;
+    }
+    json_array_foreach(c->unknown, i, n)
+    {
+        vs_buf_printf(b, "%s%s", first ? "" : ", ", json_string_value(n));
+        first = 0;
+    }
+}
+
+/* The capacity reasons: "the known part of the per-GPU envelope, A, ...". */
+static void capacity_why(vs_buf *out, const vs_classification *c, const vs_classify_row *row,
+                         const vs_classify_why *w)
+{
+    vs_buf a = VS_BUF_INIT, b = VS_BUF_INIT, m = VS_BUF_INIT, bin = VS_BUF_INIT;
+    gib(&a, w->need_bytes);
+    capacity_words(&b, row, w->capacity_bytes);
+    gib(&m, w->margin_bytes);
+    gib(&bin, w->binary_bytes);
+    switch (w->code) {
+    case VS_WHY_CAP_NOMINAL_UNSURE:
+        vs_buf_printf(out,
+                      "the known part of the per-GPU envelope, %s, exceeds the capacity, %s, by "
+                      "%s, but not %s, the nominal figure read in binary units: a nominal figure "
+                      "cannot exclude alone; missing: the device-reported total in bytes (give "
+                      "reported=AMOUNT reported_source=\"...\", e.g. nvidia-smi's memory.total)",
+                      vs_buf_str(&a), vs_buf_str(&b), vs_buf_str(&m), vs_buf_str(&bin));
+        break;
+    case VS_WHY_CAP_EXCEEDS_NOMINAL:
+        vs_buf_printf(out,
+                      "the known part of the per-GPU envelope, %s, already exceeds the capacity, "
+                      "%s, by %s, and even %s, the nominal figure read in binary units",
+                      vs_buf_str(&a), vs_buf_str(&b), vs_buf_str(&m), vs_buf_str(&bin));
+        break;
+    case VS_WHY_CAP_EXCEEDS:
+        vs_buf_printf(out,
+                      "the known part of the per-GPU envelope, %s, already exceeds the capacity, "
+                      "%s, by %s",
+                      vs_buf_str(&a), vs_buf_str(&b), vs_buf_str(&m));
+        break;
+    case VS_WHY_CAP_FITS_UNKNOWN:
+        vs_buf_printf(out, "fits so far: %s (known part) within %s, margin %s; unknown: ",
+                      vs_buf_str(&a), vs_buf_str(&b), vs_buf_str(&m));
+        unknown_words(out, c);
+        break;
+    case VS_WHY_CAP_FITS_STALE:
+        vs_buf_printf(out, "fits so far: %s within %s, margin %s; but %s: %s", vs_buf_str(&a),
+                      vs_buf_str(&b), vs_buf_str(&m), VS_STALE_FLAG, c->env.stale);
+        break;
+    default:
+        vs_buf_printf(out,
+                      "every component known: the per-GPU envelope %s fits within %s, margin %s",
+                      vs_buf_str(&a), vs_buf_str(&b), vs_buf_str(&m));
+        break;
+    }
+    if (vs_buf_failed(&a) || vs_buf_failed(&b) || vs_buf_failed(&m) || vs_buf_failed(&bin))
+        out->failed = 1;
+    vs_buf_free(&a);
+    vs_buf_free(&b);
+    vs_buf_free(&m);
+    vs_buf_free(&bin);
+}
+
+void vs_candidates_why_text(vs_buf *out, const vs_classification *c, const vs_classify_row *row,
+                            const vs_classify_req *r)
+{
+    const vs_classify_why *w = &r->why;
+    char p[64], b[64];
+    switch (w->code) {
+    case VS_WHY_NO_EVIDENCE:
+        vs_buf_puts(out, "no evidence yet");
+        break;
+    case VS_WHY_EVIDENCE_EXCLUDES:
+        vs_buf_puts(out, "excluded by evidence");
+        break;
+    case VS_WHY_EVIDENCE_ADMITS:
+        vs_buf_puts(out, "confirmed by evidence");
+        break;
+    case VS_WHY_EVIDENCE_MOVED:
+        vs_buf_printf(out,
+                      "the evidence no longer holds: the card changed since it was given (%s); "
+                      "confirm it again for this card",
+                      w->text ? w->text : "");
+        break;
+    case VS_WHY_CAP_TOO_FEW_CARDS:
+        vs_buf_printf(out,
+                      "the placement spreads the work over %u GPUs; this offer has %u card%s, so "
+                      "the per-GPU envelope does not apply to it",
+                      w->gpus, w->cards, w->cards == 1 ? "" : "s");
+        break;
+    case VS_WHY_CAP_UNKNOWN:
+        vs_buf_puts(out, "the card's memory is unknown: give memory= (nominal) or reported= "
+                         "(device-reported)");
+        break;
+    case VS_WHY_CAP_EXCEEDS:
+    case VS_WHY_CAP_EXCEEDS_NOMINAL:
+    case VS_WHY_CAP_NOMINAL_UNSURE:
+    case VS_WHY_CAP_FITS_UNKNOWN:
+    case VS_WHY_CAP_FITS_STALE:
+    case VS_WHY_CAP_FITS:
+        capacity_why(out, c, row, w);
+        break;
+    case VS_WHY_ENGINE_START:
+        vs_units_round(p, sizeof p, w->kv_pool_bytes, VS_UNIT_GIB, 2);
+        vs_units_round(b, sizeof b, w->budget_bytes, VS_UNIT_GIB, 2);
+        vs_buf_printf(out, "engine %s: budget %s GiB, KV pool %s GiB%s; %s", w->engine, b, p,
+                      w->upper_bound ? " (an upper bound: some items are unknown)" : "",
+                      w->text ? w->text : "");
+        break;
+    case VS_WHY_ENGINE_CONCURRENCY:
+        vs_buf_printf(out, "engine %s: the KV pool holds %.2f requests of the card's length%s",
+                      w->engine, w->max_concurrency, w->upper_bound ? " at most" : "");
+        break;
+    case VS_WHY_ENGINE_LENGTH:
+        vs_buf_printf(
+            out, "engine %s: at the card's concurrency the longest sequence is %llu tokens%s",
+            w->engine, (unsigned long long)w->max_length, w->upper_bound ? " at most" : "");
+        break;
+    }
+    if (w->not_offset)
+        vs_buf_puts(out, "; evidence marked it admissible, but an established failure is not "
+                         "offset: revise the envelope instead");
+}
+
+void vs_candidates_label_text(vs_buf *out, const vs_classify_req *r)
+{
+    const vs_classify_ask *a = &r->ask;
+    const char *n = r->name;
+    unsigned long long v = a->value, v2 = a->value2;
+    if (!r->builtin) {
+        vs_buf_puts(out, n);
+    } else if (!strcmp(n, "capacity")) {
+        vs_buf_puts(out, "the per-GPU envelope within one card's memory");
+    } else if (!strcmp(n, "available-memory")) {
+        vs_buf_puts(out, "memory actually available on the device (after the driver, the CUDA "
+                         "context and other processes), not the nominal or reported total");
+    } else if (!strcmp(n, "compatibility")) {
+        if (a->text)
+            vs_buf_printf(out, "software compatibility: driver, CUDA, framework and the %s format",
+                          a->text);
+        else
+            vs_buf_puts(out, "software compatibility: driver, CUDA and framework");
+    } else if (!strcmp(n, "quality") && a->text) {
+        vs_buf_printf(out, "quality criterion: %s", a->text);
+    } else if (!strcmp(n, "resolution") && a->known && a->known2) {
+        vs_buf_printf(out, "resolution %llux%llu pixels", v, v2);
+    } else if (!a->known || !strcmp(n, "resolution")) {
+        /* what the card does not declare yet, under the name people read */
+        vs_buf_printf(out, "%s: not declared on the card yet",
+                      !strcmp(n, "length")    ? "required length"
+                      : !strcmp(n, "quality") ? "quality criterion"
+                                              : n);
+    } else if (!strcmp(n, "length")) {
+        vs_buf_printf(out, "required length: %llu tokens per sequence", v);
+    } else if (!strcmp(n, "concurrency")) {
+        vs_buf_printf(out, "concurrency: %llu simultaneous sequences", v);
+    } else if (!strcmp(n, "microbatch")) {
+        vs_buf_printf(out, "microbatch %llu", v);
+        if (a->known2)
+            vs_buf_printf(out, ", accumulation %llu", v2);
+    } else {
+        vs_buf_printf(out, "%s: %llu", n, v); /* frames, batch */
+    }
+}
+
+void vs_candidates_note_text(vs_buf *out, const vs_classification *c, const vs_classify_note *n)
+{
+    const vs_classify_row *row = n->row < c->nrows ? &c->rows[n->row] : NULL;
+    char pl[96];
+    const char *desc = NULL;
+    size_t i;
+    if (n->placement_known)
+        desc = vs_placement_describe(&n->placement, pl, sizeof pl);
+    switch (n->code) {
+    case VS_NOTE_TOO_FEW_CARDS:
+        if (!row)
+            break;
+        vs_buf_printf(out,
+                      "%s: cards=%u is fewer than the placement's gpus=%u (%s): the per-GPU "
+                      "envelope does not apply to this offer, so its capacity is excluded; give "
+                      "cards=%u, or a placement on %u GPU%s",
+                      row->gpu, row->cards, n->gpus, desc ? desc : "the placement", n->gpus,
+                      row->cards, row->cards == 1 ? "" : "s");
+        break;
+    case VS_NOTE_CARDS_UNPLACED:
+        if (!row)
+            break;
+        vs_buf_printf(out,
+                      "%s: %u cards, but without a placement on %u GPUs a second card adds "
+                      "nothing: two cards are not one memory space, so the capacity is one card's",
+                      row->gpu, row->cards, row->cards);
+        break;
+    case VS_NOTE_CARDS_IDLE:
+        if (!row)
+            break;
+        vs_buf_printf(out,
+                      "%s: %u cards, of which the placement (%s) uses %u; the others add nothing "
+                      "to the capacity",
+                      row->gpu, row->cards, desc ? desc : "a single GPU", n->gpus);
+        break;
+    case VS_NOTE_NOT_RANKED:
+        vs_buf_printf(out,
+                      "%zu candidates are retained but not ranked: the total package cost comes "
+                      "first, and ",
+                      n->count);
+        for (i = 0; i < n->nparts; i++) {
+            const vs_classify_unranked *u = &n->parts[i];
+            if (i)
+                vs_buf_puts(out, "; ");
+            if (u->gpu)
+                vs_buf_printf(out, "%s has no price", u->gpu);
+            else
+                vs_buf_printf(out,
+                              "prices in %s and %s cannot be compared without a documented "
+                              "exchange rate",
+                              u->currency, u->other);
+        }
+        break;
+    case VS_NOTE_PERIODS_DIFFER:
+        vs_buf_puts(out, "the retained packages cover different periods: the ranking compares "
+                         "each package's total cost, not a rate");
+        break;
+    case VS_NOTE_EVIDENCE_UNUSED:
+        vs_buf_printf(out,
+                      "evidence for %s / %s names no current candidate or requirement; it is "
+                      "kept but not used",
+                      n->text ? n->text : "?", n->text2 ? n->text2 : "?");
+        break;
+    case VS_NOTE_ENGINE:
+        vs_buf_printf(out,
+                      "capacity, length and concurrency follow `fit` under engine %s: its budget "
+                      "and KV pool, not the envelope's sum",
+                      n->engine);
+        break;
+    case VS_NOTE_PRICES:
+        vs_buf_puts(out, "prices rank the total package cost only; they rank no speed");
+        break;
+    }
+}
+
+/* ---- the payload ---- */
+
 /* Written, not built as a tree and dumped: a candidates payload repeats
  * every requirement's evidence and notes for every offer. */
-static void req_write(vs_jw *w, const vs_classify_req *r)
+static void req_write(vs_jw *w, const vs_classification *c, const vs_classify_row *row,
+                      const vs_classify_req *r, vs_buf *scratch)
 {
     vs_jw_open(w, '{');
     vs_jw_member_str(w, "name", r->name);
-    vs_jw_member_str(w, "label", r->label);
+    vs_buf_reset(scratch);
+    vs_candidates_label_text(scratch, r);
+    vs_jw_member_str(w, "label", vs_buf_str(scratch));
+    vs_buf_reset(scratch);
+    vs_candidates_why_text(scratch, c, row, r);
     vs_jw_member_bool(w, "builtin", r->builtin);
     vs_jw_member_str(w, "verdict", vs_verdict_name(r->verdict));
     vs_jw_member_value(w, "evidence", r->evidence);
-    vs_jw_member_str(w, "note", r->note);
+    vs_jw_member_str(w, "note", vs_buf_str(scratch));
     vs_jw_close(w, '}');
 }
 
-static void row_write(vs_jw *w, const vs_classify_row *r)
+static void row_write(vs_jw *w, const vs_classification *c, const vs_classify_row *r,
+                      vs_buf *scratch)
 {
     size_t i;
     vs_jw_open(w, '{');
@@ -49,7 +344,7 @@ static void row_write(vs_jw *w, const vs_classify_row *r)
     vs_jw_key(w, "requirements");
     vs_jw_open(w, '[');
     for (i = 0; i < r->nreqs; i++)
-        req_write(w, &r->reqs[i]);
+        req_write(w, c, r, &r->reqs[i], scratch);
     vs_jw_close(w, ']');
     vs_jw_member_str(w, "verdict", vs_verdict_name(r->verdict));
     vs_jw_member_bool(w, "retained", r->verdict == VS_VERDICT_ADMISSIBLE);
@@ -69,6 +364,7 @@ static void row_write(vs_jw *w, const vs_classify_row *r)
 void vs_candidates_payload_write(vs_jw *w, const vs_classification *c)
 {
     size_t i;
+    vs_buf scratch = VS_BUF_INIT;
     vs_jw_member_str(w, "kind", "candidates");
     vs_jw_member_u64(w, "envelope_bytes", c->env.envelope_bytes);
     vs_jw_key(w, "envelope_complete");
@@ -85,7 +381,7 @@ void vs_candidates_payload_write(vs_jw *w, const vs_classification *c)
     vs_jw_key(w, "rows");
     vs_jw_open(w, '[');
     for (i = 0; i < c->nrows; i++)
-        row_write(w, &c->rows[i]);
+        row_write(w, c, &c->rows[i], &scratch);
     vs_jw_close(w, ']');
     vs_jw_member_u64(w, "retained", c->nretained);
     vs_jw_member_bool(w, "ranked", c->ranked);
@@ -97,9 +393,15 @@ void vs_candidates_payload_write(vs_jw *w, const vs_classification *c)
     vs_jw_close(w, ']');
     vs_jw_key(w, "notes");
     vs_jw_open(w, '[');
-    for (i = 0; i < c->nnotes; i++)
-        vs_jw_str(w, c->notes[i]);
+    for (i = 0; i < c->nnotes; i++) {
+        vs_buf_reset(&scratch);
+        vs_candidates_note_text(&scratch, c, &c->notes[i]);
+        vs_jw_str(w, vs_buf_str(&scratch));
+    }
     vs_jw_close(w, ']');
+    if (vs_buf_failed(&scratch))
+        w->out->failed = 1;
+    vs_buf_free(&scratch);
 }
 
 /* ---- text and HTML ---- */
@@ -287,8 +589,9 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
         vs_buf_puts(html, "<p>Why:</p>\n<ul>\n");
         for (i = 0; i < c->nrows; i++) {
             const vs_classify_req *cap = &c->rows[i].reqs[0];
-            vs_buf_printf(&line, "%s / capacity: %s: %s", c->rows[i].gpu,
-                          vs_verdict_name(cap->verdict), cap->note);
+            vs_buf_printf(&line, "%s / capacity: %s: ", c->rows[i].gpu,
+                          vs_verdict_name(cap->verdict));
+            vs_candidates_why_text(&line, c, &c->rows[i], cap);
             vs_buf_printf(text, "  - %s\n", vs_buf_str(&line));
             vs_buf_puts(html, "<li>");
             vs_buf_put_html(html, vs_buf_str(&line));
@@ -324,10 +627,12 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
         vs_buf_puts(text, "\nNotes:\n");
         vs_buf_puts(html, "<p>Notes:</p>\n<ul>\n");
         for (i = 0; i < c->nnotes; i++) {
-            vs_buf_printf(text, "  - %s\n", c->notes[i]);
+            vs_candidates_note_text(&line, c, &c->notes[i]);
+            vs_buf_printf(text, "  - %s\n", vs_buf_str(&line));
             vs_buf_puts(html, "<li>");
-            vs_buf_put_html(html, c->notes[i]);
+            vs_buf_put_html(html, vs_buf_str(&line));
             vs_buf_puts(html, "</li>\n");
+            vs_buf_reset(&line);
         }
         vs_buf_puts(html, "</ul>\n");
     }

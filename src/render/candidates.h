@@ -6,8 +6,10 @@
  * with more keys), and the same content as aligned text and as HTML tables: one
  * row per candidate (capacity with its unit and basis, useful margin, package,
  * verdict, rank), the candidates x requirements matrix of verdicts, the
- * evidence behind each verdict, and the notes. Prices are shown as the price of
- * a package, never as a speed. Pure: no I/O.
+ * evidence behind each verdict, and the notes. The classification says why
+ * with codes and figures; the words of each reason and note, GiB and GB
+ * amounts included, are written here. Prices are shown as the price of a
+ * package, never as a speed. Pure: no I/O.
  */
 #ifndef VS_RENDER_CANDIDATES_H
 #define VS_RENDER_CANDIDATES_H
@@ -16,7 +18,19 @@
 
 #include "render/bundle.h"
 #include "sheet/classify.h"
+#include "util/buf.h"
 #include "util/json.h"
+
+/* Appends why requirement r (of row, in c) has its verdict, in words: the
+ * payload's "note", the "Why:" lines, `evidence`'s answer. */
+void vs_candidates_why_text(vs_buf *out, const vs_classification *c, const vs_classify_row *row,
+                            const vs_classify_req *r);
+
+/* Appends what requirement r asks, in words: the payload's "label". */
+void vs_candidates_label_text(vs_buf *out, const vs_classify_req *r);
+
+/* Appends note n of c in words (the payload's "notes", the "Notes:" lines). */
+void vs_candidates_note_text(vs_buf *out, const vs_classification *c, const vs_classify_note *n);
 
 /* Writes the payload's members (kind "candidates", ...) into the object w
  * has open. */

@@ -1,16 +1,16 @@
+/* The classification: requirements, evidence, the capacity check, the rows
+ * and their notes. The ranking is classify_rank.c's. */
 #include "sheet/classify.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/fit.h"
 #include "sheet/capacity.h"
+#include "sheet/classify_internal.h"
 #include "sheet/derived.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
-#include "sheet/units.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -51,7 +51,7 @@ static int next_significant(const char **p)
  * is "memoryactuallyavailable"). Compared as they are
  * walked, without copies: evidence is matched against every offer and
  * requirement, and most pairs differ at their first letter. */
-static int same_name(const char *a, const char *b)
+int vs_cl_same_name(const char *a, const char *b)
 {
     const char *a0 = a, *b0 = b;
     int ca, cb, any = 0;
@@ -70,70 +70,16 @@ static int same_name(const char *a, const char *b)
 
 int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err)
 {
-    if (same_name(text, "admissible"))
+    if (vs_cl_same_name(text, "admissible"))
         *out = VS_VERDICT_ADMISSIBLE;
-    else if (same_name(text, "to-confirm"))
+    else if (vs_cl_same_name(text, "to-confirm"))
         *out = VS_VERDICT_TO_CONFIRM;
-    else if (same_name(text, "exclude") || same_name(text, "excluded"))
+    else if (vs_cl_same_name(text, "exclude") || vs_cl_same_name(text, "excluded"))
         *out = VS_VERDICT_EXCLUDE;
     else
         return vs_error_set(err, VS_EVALUE,
                             "'%s' is not a verdict: expected admissible, to-confirm or exclude",
                             text ? text : "");
-    return 0;
-}
-
-/* ---- exact decimals (prices) ---- */
-
-int vs_decimal_valid(const char *text)
-{
-    const char *p = text;
-    size_t digits = 0;
-    if (!p)
-        return 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        digits++;
-    if (*p == '.') {
-        size_t frac = 0;
-        for (p++; *p >= '0' && *p <= '9'; p++)
-            frac++;
-        if (!frac)
-            return 0;
-        digits += frac;
-    }
-    return digits > 0 && *p == '\0';
-}
-
-int vs_decimal_cmp(const char *a, const char *b)
-{
-    const char *ai, *bi, *af, *bf;
-    size_t al, bl;
-    int va = vs_decimal_valid(a), vb = vs_decimal_valid(b);
-    if (!va || !vb)
-        return va - vb ? (va ? -1 : 1) : 0;
-    for (ai = a; *ai == '0'; ai++)
-        ;
-    for (bi = b; *bi == '0'; bi++)
-        ;
-    for (al = 0; ai[al] >= '0' && ai[al] <= '9'; al++)
-        ;
-    for (bl = 0; bi[bl] >= '0' && bi[bl] <= '9'; bl++)
-        ;
-    if (al != bl)
-        return al < bl ? -1 : 1;
-    if (al) {
-        int c = strncmp(ai, bi, al);
-        if (c)
-            return c < 0 ? -1 : 1;
-    }
-    /* Fractions, the shorter one padded with zeros. */
-    af = ai[al] == '.' ? ai + al + 1 : "";
-    bf = bi[bl] == '.' ? bi + bl + 1 : "";
-    while (*af || *bf) {
-        char ca = *af ? *af++ : '0', cb = *bf ? *bf++ : '0';
-        if (ca != cb)
-            return ca < cb ? -1 : 1;
-    }
     return 0;
 }
 
@@ -215,16 +161,16 @@ const char *vs_classify_requirement_find(const json_t *sheet, const char *spelle
     for (i = 0; i < NBUILTINS; i++) {
         if (!builtin_applies(sheet, builtins[i].name))
             continue;
-        if (same_name(spelled, builtins[i].name))
+        if (vs_cl_same_name(spelled, builtins[i].name))
             return builtins[i].name;
         for (j = 0; builtins[i].aliases[j]; j++)
-            if (same_name(spelled, builtins[i].aliases[j]))
+            if (vs_cl_same_name(spelled, builtins[i].aliases[j]))
                 return builtins[i].name;
     }
     vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
     {
         const char *n = json_string_value(json_object_get(r, "name"));
-        if (same_name(spelled, n))
+        if (vs_cl_same_name(spelled, n))
             return n;
     }
     return NULL;
@@ -242,7 +188,7 @@ json_t *vs_classify_offer_find(const json_t *sheet, const char *spelled)
     }
     vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
     {
-        if (same_name(json_string_value(json_object_get(o, "name")), spelled))
+        if (vs_cl_same_name(json_string_value(json_object_get(o, "name")), spelled))
             return o;
     }
     return NULL;
@@ -255,43 +201,28 @@ static char *xstrdup(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
+/* Appends a note (its owned strings are the classification's from here on,
+ * even when memory is short). */
+int vs_cl_add_note(vs_classification *c, const vs_classify_note *note)
 {
-    vs_buf b = VS_BUF_INIT;
-    va_list ap;
-    va_start(ap, f);
-    vs_buf_vprintf(&b, f, ap);
-    va_end(ap);
-    return vs_buf_take(&b);
-}
-
-static const char *gib(char *out, size_t outlen, uint64_t bytes)
-{
-    char n[96];
-    vs_units_round(n, sizeof n, bytes, VS_UNIT_GIB, 2);
-    snprintf(out, outlen, "%s GiB", n);
-    return out;
-}
-
-static int add_note(vs_classification *c, char *note_take)
-{
-    char **n;
-    if (!note_take)
-        return VS_ENOMEM;
-    n = realloc(c->notes, (c->nnotes + 1) * sizeof *n);
+    vs_classify_note *n = realloc(c->notes, (c->nnotes + 1) * sizeof *n);
     if (!n) {
-        free(note_take);
+        free(note->parts);
+        free(note->text);
+        free(note->text2);
         return VS_ENOMEM;
     }
     c->notes = n;
-    c->notes[c->nnotes++] = note_take;
+    c->notes[c->nnotes++] = *note;
     return 0;
 }
 
-static const char *str_of(const json_t *o, const char *key)
+int vs_cl_add_note_code(vs_classification *c, vs_classify_note_code code)
 {
-    return json_string_value(json_object_get(o, key));
+    vs_classify_note n;
+    memset(&n, 0, sizeof n);
+    n.code = code;
+    return vs_cl_add_note(c, &n);
 }
 
 static uint64_t card_uint(const json_t *sheet, const char *key, int *known)
@@ -301,59 +232,27 @@ static uint64_t card_uint(const json_t *sheet, const char *key, int *known)
     return v;
 }
 
-/* What a built-in requirement asks, with the card's figures. */
-static char *builtin_label(const json_t *sheet, const char *name)
+/* What a built-in requirement asks: the card's figures. 0 or VS_ENOMEM. */
+static int builtin_ask(vs_classify_ask *ask, const json_t *sheet, const char *name)
 {
-    int k, ka;
-    uint64_t v, a;
-    const char *s;
-    if (!strcmp(name, "capacity"))
-        return xstrdup("the per-GPU envelope within one card's memory");
-    if (!strcmp(name, "length")) {
-        v = card_uint(sheet, "length", &k);
-        return k ? fmt("required length: %llu tokens per sequence", (unsigned long long)v)
-                 : xstrdup("required length: not declared on the card yet");
+    const char *s = NULL;
+    if (!strcmp(name, "length") || !strcmp(name, "concurrency") || !strcmp(name, "frames") ||
+        !strcmp(name, "batch")) {
+        ask->value = card_uint(sheet, name, &ask->known);
+    } else if (!strcmp(name, "microbatch")) {
+        ask->value = card_uint(sheet, "microbatch", &ask->known);
+        ask->value2 = card_uint(sheet, "accumulation", &ask->known2);
+    } else if (!strcmp(name, "resolution")) {
+        ask->value = card_uint(sheet, "width", &ask->known);
+        ask->value2 = card_uint(sheet, "height", &ask->known2);
+    } else if (!strcmp(name, "compatibility")) {
+        s = vs_json_str_of(vs_sheet_card(sheet), "format");
+    } else if (!strcmp(name, "quality")) {
+        s = vs_json_str_of(vs_sheet_card(sheet), "quality");
     }
-    if (!strcmp(name, "concurrency")) {
-        v = card_uint(sheet, "concurrency", &k);
-        return k ? fmt("concurrency: %llu simultaneous sequences", (unsigned long long)v)
-                 : xstrdup("concurrency: not declared on the card yet");
-    }
-    if (!strcmp(name, "microbatch")) {
-        v = card_uint(sheet, "microbatch", &k);
-        a = card_uint(sheet, "accumulation", &ka);
-        if (!k)
-            return xstrdup("microbatch: not declared on the card yet");
-        return ka ? fmt("microbatch %llu, accumulation %llu", (unsigned long long)v,
-                        (unsigned long long)a)
-                  : fmt("microbatch %llu", (unsigned long long)v);
-    }
-    if (!strcmp(name, "resolution")) {
-        v = card_uint(sheet, "width", &k);
-        a = card_uint(sheet, "height", &ka);
-        return k && ka ? fmt("resolution %llux%llu pixels", (unsigned long long)v,
-                             (unsigned long long)a)
-                       : xstrdup("resolution: not declared on the card yet");
-    }
-    if (!strcmp(name, "frames") || !strcmp(name, "batch")) {
-        v = card_uint(sheet, name, &k);
-        return k ? fmt("%s: %llu", name, (unsigned long long)v)
-                 : fmt("%s: not declared on the card yet", name);
-    }
-    if (!strcmp(name, "available-memory"))
-        return xstrdup("memory actually available on the device (after the driver, the CUDA "
-                       "context and other processes), not the nominal or reported total");
-    if (!strcmp(name, "compatibility")) {
-        s = str_of(vs_sheet_card(sheet), "format");
-        return s ? fmt("software compatibility: driver, CUDA, framework and the %s format", s)
-                 : xstrdup("software compatibility: driver, CUDA and framework");
-    }
-    if (!strcmp(name, "quality")) {
-        s = str_of(vs_sheet_card(sheet), "quality");
-        return s ? fmt("quality criterion: %s", s)
-                 : xstrdup("quality criterion: not declared on the card yet");
-    }
-    return xstrdup(name);
+    ask->known |= s != NULL;
+    ask->text = xstrdup(s);
+    return s && !ask->text ? VS_ENOMEM : 0;
 }
 
 /* The sheet's evidence, each entry resolved once to the offer and the
@@ -379,11 +278,11 @@ static resolved *resolve_evidence(const json_t *sheet, size_t *n)
     json_array_foreach(arr, i, e)
     {
         resolved *r = &out[(*n)++];
-        const json_t *o = vs_classify_offer_find(sheet, str_of(e, "candidate"));
+        const json_t *o = vs_classify_offer_find(sheet, vs_json_str_of(e, "candidate"));
         r->entry = e;
-        r->offer = o ? str_of(o, "name") : NULL;
-        r->req = vs_classify_requirement_find(sheet, str_of(e, "requirement"));
-        r->valid = vs_verdict_parse(&r->verdict, str_of(e, "verdict"), NULL) == 0;
+        r->offer = o ? vs_json_str_of(o, "name") : NULL;
+        r->req = vs_classify_requirement_find(sheet, vs_json_str_of(e, "requirement"));
+        r->valid = vs_verdict_parse(&r->verdict, vs_json_str_of(e, "verdict"), NULL) == 0;
         {
             vs_buf why = VS_BUF_INIT;
             if (vs_evidence_moved(sheet, e, &why))
@@ -433,122 +332,65 @@ static json_t *evidence_for(const resolved *ev, size_t nev, const char *offer, c
     return out;
 }
 
-static void unknown_text(vs_buf *b, const vs_classification *c)
-{
-    size_t i;
-    json_t *n;
-    int first = 1;
-    if (!c->env.weights_known) {
-        vs_buf_puts(b, "the weights");
-        first = 0;
-    }
-    json_array_foreach(c->unknown, i, n)
-    {
-        vs_buf_printf(b, "%s%s", first ? "" : ", ", json_string_value(n));
-        first = 0;
-    }
-}
-
 /* The built-in capacity check for one row (before evidence). */
-static vs_verdict capacity_check(const vs_classification *c, vs_classify_row *row, char **note)
+static vs_verdict capacity_check(const vs_classification *c, const vs_classify_row *row,
+                                 vs_classify_why *why)
 {
-    char a[128], b[320], m[128];
     const vs_envelope *env = &c->env;
     unsigned gpus = env->gpus ? env->gpus : 1;
-    const char *basis = row->capacity_basis && !strcmp(row->capacity_basis, "reported")
-                            ? "device-reported total"
-                            : "nominal, as marketed";
-    vs_buf buf = VS_BUF_INIT;
-    vs_verdict v;
+    uint64_t need = env->envelope_bytes;
     if (row->cards < gpus) {
-        *note = fmt("the placement spreads the work over %u GPUs; this offer has %u card%s, so "
-                    "the per-GPU envelope does not apply to it",
-                    gpus, row->cards, row->cards == 1 ? "" : "s");
+        why->code = VS_WHY_CAP_TOO_FEW_CARDS;
+        why->gpus = gpus;
+        why->cards = row->cards;
         return VS_VERDICT_EXCLUDE;
     }
     if (!row->capacity_known) {
-        *note = xstrdup("the card's memory is unknown: give memory= (nominal) or reported= "
-                        "(device-reported)");
+        why->code = VS_WHY_CAP_UNKNOWN;
         return VS_VERDICT_TO_CONFIRM;
     }
-    gib(a, sizeof a, env->envelope_bytes);
-    b[0] = '\0';
-    if (!row->reported_known) { /* a nominal capacity: its marketed GB first */
-        char gb[96];
-        vs_units_round(gb, sizeof gb, row->capacity_bytes, VS_UNIT_GB, 2);
-        snprintf(b, sizeof b, "%s GB = ", gb);
-    }
-    gib(b + strlen(b), sizeof b - strlen(b), row->capacity_bytes);
-    snprintf(b + strlen(b), sizeof b - strlen(b), " (%s", basis);
-    if (row->reported_known && row->nominal_known) {
-        /* The nominal figure too, so both scopes are side by side, each labelled. */
-        char nb[128], gb[96];
-        vs_units_round(gb, sizeof gb, row->nominal_bytes, VS_UNIT_GB, 2);
-        gib(nb, sizeof nb, row->nominal_bytes);
-        snprintf(b + strlen(b), sizeof b - strlen(b), "; nominal %s GB = %s", gb, nb);
-    }
-    snprintf(b + strlen(b), sizeof b - strlen(b), ")");
-    if (env->envelope_bytes > row->capacity_bytes) {
-        int nominal = !row->capacity_basis || strcmp(row->capacity_basis, "reported");
-        gib(m, sizeof m, env->envelope_bytes - row->capacity_bytes);
-        if (nominal) {
-            char bin[128];
-            gib(bin, sizeof bin, row->nominal_binary_bytes);
-            if (env->envelope_bytes <= row->nominal_binary_bytes) {
-                /* A marketed "80 GB" may be 80 x 10^9 bytes or 80 GiB: between
-                 * the two, only the device's own total can tell. */
-                *note = fmt("the known part of the per-GPU envelope, %s, exceeds the capacity, "
-                            "%s, by %s, but not %s, the nominal figure read in binary units: "
-                            "a nominal figure cannot exclude alone; missing: the "
-                            "device-reported total in bytes (give reported=AMOUNT "
-                            "reported_source=\"...\", e.g. nvidia-smi's memory.total)",
-                            a, b, m, bin);
-                return VS_VERDICT_TO_CONFIRM;
-            }
-            *note = fmt("the known part of the per-GPU envelope, %s, already exceeds the capacity, "
-                        "%s, by %s, and even %s, the nominal figure read in binary units",
-                        a, b, m, bin);
-            return VS_VERDICT_EXCLUDE;
+    why->need_bytes = need;
+    why->capacity_bytes = row->capacity_bytes;
+    if (need > row->capacity_bytes) {
+        why->margin_bytes = need - row->capacity_bytes;
+        if (!row->capacity_basis || strcmp(row->capacity_basis, "reported")) {
+            why->binary_bytes = row->nominal_binary_bytes;
+            /* A marketed "80 GB" may be 80 x 10^9 bytes or 80 GiB: between the
+             * two, only the device's own total can tell. */
+            why->code = need <= row->nominal_binary_bytes ? VS_WHY_CAP_NOMINAL_UNSURE
+                                                          : VS_WHY_CAP_EXCEEDS_NOMINAL;
+            return why->code == VS_WHY_CAP_NOMINAL_UNSURE ? VS_VERDICT_TO_CONFIRM
+                                                          : VS_VERDICT_EXCLUDE;
         }
-        *note = fmt("the known part of the per-GPU envelope, %s, already exceeds the capacity, "
-                    "%s, by %s",
-                    a, b, m);
+        why->code = VS_WHY_CAP_EXCEEDS;
         return VS_VERDICT_EXCLUDE;
     }
-    gib(m, sizeof m, row->capacity_bytes - env->envelope_bytes);
+    why->margin_bytes = row->capacity_bytes - need;
     if (!env->weights_known || json_array_size(c->unknown) > 0 || env->n_unknown > 0) {
-        vs_buf_printf(&buf, "fits so far: %s (known part) within %s, margin %s; unknown: ", a, b,
-                      m);
-        unknown_text(&buf, c);
-        v = VS_VERDICT_TO_CONFIRM;
-    } else if (env->n_stale) {
-        /* a run at smaller dims than the card never stands for it */
-        vs_buf_printf(&buf, "fits so far: %s within %s, margin %s; but %s: %s", a, b, m,
-                      VS_STALE_FLAG, env->stale);
-        v = VS_VERDICT_TO_CONFIRM;
-    } else {
-        vs_buf_printf(&buf,
-                      "every component known: the per-GPU envelope %s fits within %s, "
-                      "margin %s",
-                      a, b, m);
-        v = VS_VERDICT_ADMISSIBLE;
+        why->code = VS_WHY_CAP_FITS_UNKNOWN;
+        return VS_VERDICT_TO_CONFIRM;
     }
-    *note = vs_buf_take(&buf);
-    return v;
+    if (env->n_stale) {
+        /* a run at smaller dims than the card never stands for it */
+        why->code = VS_WHY_CAP_FITS_STALE;
+        return VS_VERDICT_TO_CONFIRM;
+    }
+    why->code = VS_WHY_CAP_FITS;
+    return VS_VERDICT_ADMISSIBLE;
 }
 
 static int row_fill_offer(vs_classify_row *row, const json_t *o, unsigned gpus)
 {
     json_t *cards = json_object_get(o, "cards");
     vs_offer_cap cap;
-    row->gpu = xstrdup(str_of(o, "name") ? str_of(o, "name") : "(unnamed)");
-    row->catalog = xstrdup(str_of(o, "catalog"));
-    row->reported_basis = xstrdup(str_of(o, "reported_basis"));
-    row->price = xstrdup(str_of(o, "price"));
-    row->currency = xstrdup(str_of(o, "currency"));
-    row->period = xstrdup(str_of(o, "period"));
-    row->available = xstrdup(str_of(o, "available"));
-    row->interconnect = xstrdup(str_of(o, "interconnect"));
+    row->gpu = xstrdup(vs_json_str_of(o, "name") ? vs_json_str_of(o, "name") : "(unnamed)");
+    row->catalog = xstrdup(vs_json_str_of(o, "catalog"));
+    row->reported_basis = xstrdup(vs_json_str_of(o, "reported_basis"));
+    row->price = xstrdup(vs_json_str_of(o, "price"));
+    row->currency = xstrdup(vs_json_str_of(o, "currency"));
+    row->period = xstrdup(vs_json_str_of(o, "period"));
+    row->available = xstrdup(vs_json_str_of(o, "available"));
+    row->interconnect = xstrdup(vs_json_str_of(o, "interconnect"));
     vs_offer_capacity(&cap, o);
     row->nominal_known = cap.nominal_known;
     row->nominal_bytes = cap.nominal_bytes;
@@ -566,37 +408,35 @@ static int row_fill_offer(vs_classify_row *row, const json_t *o, unsigned gpus)
     return row->gpu ? 0 : VS_ENOMEM;
 }
 
+/* Adds the requirement name to row: computed is the verdict computed before
+ * evidence, with its reason in *cwhy (taken), or NULL when nothing was
+ * computed. */
 static int row_add_req(vs_classify_row *row, const json_t *sheet, const resolved *ev, size_t nev,
-                       const char *name, int builtin, vs_verdict computed, char *note_take)
+                       const char *name, int builtin, vs_verdict computed, vs_classify_why *cwhy)
 {
     vs_classify_req *r;
     int ex, ad;
     const char *moved;
     vs_classify_req *grown = realloc(row->reqs, (row->nreqs + 1) * sizeof *grown);
     if (!grown) {
-        free(note_take);
+        if (cwhy)
+            free(cwhy->text);
         return VS_ENOMEM;
     }
     row->reqs = grown;
     r = &row->reqs[row->nreqs++];
     memset(r, 0, sizeof *r);
+    if (cwhy)
+        r->why = *cwhy;
     r->name = xstrdup(name);
-    r->label = builtin ? builtin_label(sheet, name) : xstrdup(name);
     r->builtin = builtin;
     r->evidence = evidence_for(ev, nev, row->gpu, name, &ex, &ad, &moved);
-    r->note = note_take;
-    if (!r->name || !r->label || !r->evidence)
+    if (!r->name || !r->evidence || (builtin && builtin_ask(&r->ask, sheet, name) < 0))
         return VS_ENOMEM;
     if (computed == VS_VERDICT_EXCLUDE) {
         r->verdict = VS_VERDICT_EXCLUDE;
-        if (ad && !ex && r->note) {
-            /* Evidence never lifts an established failure. */
-            char *n = fmt("%s; evidence marked it admissible, but an established failure is "
-                          "not offset: revise the envelope instead",
-                          r->note);
-            free(r->note);
-            r->note = n;
-        }
+        /* Evidence never lifts an established failure. */
+        r->why.not_offset = ad && !ex && cwhy;
     } else if (ex) {
         r->verdict = VS_VERDICT_EXCLUDE;
     } else if (ad) {
@@ -604,163 +444,20 @@ static int row_add_req(vs_classify_row *row, const json_t *sheet, const resolved
     } else {
         r->verdict = computed;
     }
-    if (!r->note && !ex && !ad && moved)
-        r->note = fmt("the evidence no longer holds: the card changed since it was given (%s); "
-                      "confirm it again for this card",
-                      moved);
-    if (!r->note)
-        r->note = xstrdup(ex   ? "excluded by evidence"
-                          : ad ? "confirmed by evidence"
-                               : "no evidence yet");
-    if (!r->note)
-        return VS_ENOMEM;
+    if (!cwhy) {
+        if (!ex && !ad && moved) {
+            r->why.code = VS_WHY_EVIDENCE_MOVED;
+            if (!(r->why.text = xstrdup(moved)))
+                return VS_ENOMEM;
+        } else {
+            r->why.code = ex   ? VS_WHY_EVIDENCE_EXCLUDES
+                          : ad ? VS_WHY_EVIDENCE_ADMITS
+                               : VS_WHY_NO_EVIDENCE;
+        }
+    }
     if (r->verdict > row->verdict)
         row->verdict = r->verdict;
     return 0;
-}
-
-/* ---- ranking ---- */
-
-/* 1 when s is exactly YYYY-MM-DD naming a real day (2026-13-45 is not one). */
-static int iso_date(const char *s)
-{
-    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int i, y = 0, m, d;
-    for (i = 0; i < 10; i++) {
-        char c = s[i];
-        if (i == 4 || i == 7) {
-            if (c != '-')
-                return 0;
-        } else if (c < '0' || c > '9') {
-            return 0;
-        }
-    }
-    if (s[10] != '\0')
-        return 0;
-    for (i = 0; i < 4; i++)
-        y = y * 10 + (s[i] - '0');
-    m = (s[5] - '0') * 10 + (s[6] - '0');
-    d = (s[8] - '0') * 10 + (s[9] - '0');
-    if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
-        return 0;
-    if (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
-        return 0;
-    return 1;
-}
-
-/* The schedule as a sort class: 0 available now, 1 a documented date (in
- * *date), 2 anything else, including text that is not a date. Every value
- * falls in exactly one class, so the order is total: a free-text `available`
- * that compared equal to everything made rank_cmp intransitive, and the
- * ranking depended on the order of the offers. */
-static int schedule_class(const char *available, const char **date)
-{
-    *date = NULL;
-    if (!available || !*available)
-        return 2;
-    if (same_name(available, "now") || same_name(available, "immediate") ||
-        same_name(available, "immediately"))
-        return 0;
-    if (iso_date(available)) {
-        *date = available;
-        return 1;
-    }
-    return 2;
-}
-
-static int rank_cmp(const vs_classify_row *a, const vs_classify_row *b)
-{
-    const char *da, *db;
-    int ca, cb, c = vs_decimal_cmp(a->price, b->price);
-    if (c)
-        return c;
-    if (a->margin_bytes != b->margin_bytes)
-        return a->margin_bytes > b->margin_bytes ? -1 : 1;
-    ca = schedule_class(a->available, &da);
-    cb = schedule_class(b->available, &db);
-    if (ca != cb)
-        return ca < cb ? -1 : 1;
-    if (ca == 1) {
-        c = strcmp(da, db);
-        return c < 0 ? -1 : c > 0;
-    }
-    return 0;
-}
-
-static int rank_rows(vs_classification *c)
-{
-    size_t i, j, n = 0, *idx = NULL;
-    const char *cur = NULL, *period = NULL;
-    int comparable = 1, periods_differ = 0, rc = 0;
-    vs_buf why = VS_BUF_INIT;
-    for (i = 0; i < c->nrows; i++)
-        if (c->rows[i].verdict == VS_VERDICT_ADMISSIBLE)
-            n++;
-    c->nretained = n;
-    if (n == 0)
-        return 0;
-    if (n == 1) {
-        for (i = 0; i < c->nrows; i++)
-            if (c->rows[i].verdict == VS_VERDICT_ADMISSIBLE)
-                c->rows[i].rank = 1;
-        c->ranked = 1;
-        return 0;
-    }
-    for (i = 0; i < c->nrows; i++) {
-        vs_classify_row *r = &c->rows[i];
-        if (r->verdict != VS_VERDICT_ADMISSIBLE)
-            continue;
-        if (!r->price || !vs_decimal_valid(r->price) || !r->currency) {
-            vs_buf_printf(&why, "%s%s has no price", why.len ? "; " : "", r->gpu);
-            comparable = 0;
-        } else if (!cur) {
-            cur = r->currency;
-        } else if (strcmp(cur, r->currency) != 0) {
-            vs_buf_printf(&why,
-                          "%sprices in %s and %s cannot be compared without a documented "
-                          "exchange rate",
-                          why.len ? "; " : "", cur, r->currency);
-            comparable = 0;
-        }
-        if (r->period) {
-            if (period && strcmp(period, r->period))
-                periods_differ = 1;
-            period = period ? period : r->period;
-        }
-    }
-    if (!comparable) {
-        rc = add_note(c, fmt("%zu candidates are retained but not ranked: the total package cost "
-                             "comes first, and %s",
-                             n, vs_buf_str(&why)));
-        vs_buf_free(&why);
-        return rc;
-    }
-    vs_buf_free(&why);
-    idx = malloc(n * sizeof *idx);
-    if (!idx)
-        return VS_ENOMEM;
-    for (i = 0, j = 0; i < c->nrows; i++)
-        if (c->rows[i].verdict == VS_VERDICT_ADMISSIBLE)
-            idx[j++] = i;
-    /* Insertion sort: stable, and the lists are short. */
-    for (i = 1; i < n; i++) {
-        size_t k = idx[i];
-        for (j = i; j > 0 && rank_cmp(&c->rows[idx[j - 1]], &c->rows[k]) > 0; j--)
-            idx[j] = idx[j - 1];
-        idx[j] = k;
-    }
-    for (i = 0; i < n; i++) {
-        if (i > 0 && rank_cmp(&c->rows[idx[i - 1]], &c->rows[idx[i]]) == 0)
-            c->rows[idx[i]].rank = c->rows[idx[i - 1]].rank;
-        else
-            c->rows[idx[i]].rank = i + 1;
-    }
-    free(idx);
-    c->ranked = 1;
-    if (periods_differ)
-        rc = add_note(c, xstrdup("the retained packages cover different periods: the ranking "
-                                 "compares each package's total cost, not a rate"));
-    return rc;
 }
 
 /* ---- entry points ---- */
@@ -769,18 +466,38 @@ static int stale_evidence_notes(vs_classification *c, const resolved *ev, size_t
 {
     size_t i;
     for (i = 0; i < nev; i++) {
-        const char *cand = str_of(ev[i].entry, "candidate"),
-                   *req = str_of(ev[i].entry, "requirement");
+        const char *cand = vs_json_str_of(ev[i].entry, "candidate"),
+                   *req = vs_json_str_of(ev[i].entry, "requirement");
+        vs_classify_note n;
         int rc;
         if (ev[i].offer && ev[i].req)
             continue;
-        rc = add_note(c, fmt("evidence for %s / %s names no current candidate or requirement; "
-                             "it is kept but not used",
-                             cand ? cand : "?", req ? req : "?"));
-        if (rc)
+        memset(&n, 0, sizeof n);
+        n.code = VS_NOTE_EVIDENCE_UNUSED;
+        n.text = xstrdup(cand);
+        n.text2 = xstrdup(req);
+        if ((cand && !n.text) || (req && !n.text2)) {
+            free(n.text);
+            free(n.text2);
+            return VS_ENOMEM;
+        }
+        if ((rc = vs_cl_add_note(c, &n)))
             return rc;
     }
     return 0;
+}
+
+/* The note on an offer whose cards do not match the placement's gpus. */
+static int cards_note(vs_classification *c, const json_t *sheet, vs_classify_note_code code,
+                      unsigned gpus)
+{
+    vs_classify_note n;
+    memset(&n, 0, sizeof n);
+    n.code = code;
+    n.row = c->nrows - 1;
+    n.gpus = gpus;
+    n.placement_known = vs_placement_from_sheet(&n.placement, sheet, NULL) == 0;
+    return vs_cl_add_note(c, &n);
 }
 
 int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
@@ -852,31 +569,36 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
         json_array_foreach(names, j, nm)
         {
             const char *n = json_string_value(nm);
-            char *note = NULL;
+            vs_classify_why why;
             vs_verdict computed = VS_VERDICT_TO_CONFIRM;
+            int have_why = 1;
+            memset(&why, 0, sizeof why);
             if (j == 0 && have_fit) {
-                char p[64], b[64];
-                vs_units_round(p, sizeof p, fr.kv_pool_bytes > 0 ? (uint64_t)fr.kv_pool_bytes : 0,
-                               VS_UNIT_GIB, 2);
-                vs_units_round(b, sizeof b, fr.budget_bytes, VS_UNIT_GIB, 2);
                 computed = fr.start_verdict;
-                note =
-                    fmt("engine %s: budget %s GiB, KV pool %s GiB%s; %s", fitc.engine->name, b, p,
-                        fr.upper_bound ? " (an upper bound: some items are unknown)" : "", fr.note);
+                why.code = VS_WHY_ENGINE_START;
+                why.budget_bytes = fr.budget_bytes;
+                why.kv_pool_bytes = fr.kv_pool_bytes > 0 ? (uint64_t)fr.kv_pool_bytes : 0;
+                why.text = xstrdup(fr.note);
+                have_why = why.text != NULL;
             } else if (j == 0) {
-                computed = capacity_check(c, row, &note);
+                computed = capacity_check(c, row, &why);
             } else if (have_fit && j < nbuiltin && !strcmp(n, "concurrency")) {
                 computed = fr.concurrency_verdict;
-                note = fmt("engine %s: the KV pool holds %.2f requests of the card's length%s",
-                           fitc.engine->name, fr.max_concurrency, fr.upper_bound ? " at most" : "");
+                why.code = VS_WHY_ENGINE_CONCURRENCY;
+                why.max_concurrency = fr.max_concurrency;
             } else if (have_fit && j < nbuiltin && !strcmp(n, "length")) {
                 computed = fr.length_verdict;
-                note = fmt("engine %s: at the card's concurrency the longest sequence is %llu "
-                           "tokens%s",
-                           fitc.engine->name, (unsigned long long)fr.max_length,
-                           fr.upper_bound ? " at most" : "");
+                why.code = VS_WHY_ENGINE_LENGTH;
+                why.max_length = fr.max_length;
+            } else {
+                have_why = 0;
             }
-            if ((rc = row_add_req(row, sheet, ev, nev, n, j < nbuiltin, computed, note))) {
+            if (have_fit && why.code >= VS_WHY_ENGINE_START) {
+                why.engine = fitc.engine->name;
+                why.upper_bound = fr.upper_bound;
+            }
+            if ((rc = row_add_req(row, sheet, ev, nev, n, j < nbuiltin, computed,
+                                  have_why ? &why : NULL))) {
                 if (have_fit)
                     vs_fit_row_free(&fr);
                 goto done;
@@ -884,47 +606,24 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
         }
         if (have_fit)
             vs_fit_row_free(&fr);
-        if (row->cards < gpus) {
-            char pl[96];
-            vs_placement p;
-            const char *desc = "the placement";
-            if (vs_placement_from_sheet(&p, sheet, NULL) == 0)
-                desc = vs_placement_describe(&p, pl, sizeof pl);
-            if ((rc = add_note(c, fmt("%s: cards=%u is fewer than the placement's gpus=%u (%s): "
-                                      "the per-GPU envelope does not apply to this offer, so "
-                                      "its capacity is excluded; give cards=%u, or a placement "
-                                      "on %u GPU%s",
-                                      row->gpu, row->cards, gpus, desc, gpus, row->cards,
-                                      row->cards == 1 ? "" : "s"))))
-                goto done;
-        }
-        if (row->cards > gpus) {
-            char pl[96];
-            vs_placement p;
-            const char *desc = "a single GPU";
-            if (vs_placement_from_sheet(&p, sheet, NULL) == 0)
-                desc = vs_placement_describe(&p, pl, sizeof pl);
-            rc = gpus == 1
-                     ? add_note(c, fmt("%s: %u cards, but without a placement on %u GPUs a "
-                                       "second card adds nothing: two cards are not one memory "
-                                       "space, so the capacity is one card's",
-                                       row->gpu, row->cards, row->cards))
-                     : add_note(c, fmt("%s: %u cards, of which the placement (%s) uses %u; the "
-                                       "others add nothing to the capacity",
-                                       row->gpu, row->cards, desc, gpus));
-            if (rc)
-                goto done;
-        }
+        if (row->cards < gpus && (rc = cards_note(c, sheet, VS_NOTE_TOO_FEW_CARDS, gpus)))
+            goto done;
+        if (row->cards > gpus &&
+            (rc = cards_note(c, sheet, gpus == 1 ? VS_NOTE_CARDS_UNPLACED : VS_NOTE_CARDS_IDLE,
+                             gpus)))
+            goto done;
     }
-    if ((rc = rank_rows(c)) || (rc = stale_evidence_notes(c, ev, nev)))
+    if ((rc = vs_cl_rank_rows(c)) || (rc = stale_evidence_notes(c, ev, nev)))
         goto done;
-    if (use_fit &&
-        (rc = add_note(c, fmt("capacity, length and concurrency follow `fit` under engine %s: "
-                              "its budget and KV pool, not the envelope's sum",
-                              fitc.engine->name))))
-        goto done;
-    if (any_price &&
-        (rc = add_note(c, xstrdup("prices rank the total package cost only; they rank no speed"))))
+    if (use_fit) {
+        vs_classify_note n;
+        memset(&n, 0, sizeof n);
+        n.code = VS_NOTE_ENGINE;
+        n.engine = fitc.engine->name;
+        if ((rc = vs_cl_add_note(c, &n)))
+            goto done;
+    }
+    if (any_price && (rc = vs_cl_add_note_code(c, VS_NOTE_PRICES)))
         goto done;
     *out = c;
     c = NULL;
@@ -949,8 +648,8 @@ void vs_classification_free(vs_classification *c)
         vs_classify_row *r = &c->rows[i];
         for (j = 0; j < r->nreqs; j++) {
             free(r->reqs[j].name);
-            free(r->reqs[j].label);
-            free(r->reqs[j].note);
+            free(r->reqs[j].ask.text);
+            free(r->reqs[j].why.text);
             json_decref(r->reqs[j].evidence);
         }
         free(r->reqs);
@@ -964,8 +663,11 @@ void vs_classification_free(vs_classification *c)
         free(r->interconnect);
     }
     free(c->rows);
-    for (i = 0; i < c->nnotes; i++)
-        free(c->notes[i]);
+    for (i = 0; i < c->nnotes; i++) {
+        free(c->notes[i].parts);
+        free(c->notes[i].text);
+        free(c->notes[i].text2);
+    }
     free(c->notes);
     json_decref(c->unknown);
     free(c);

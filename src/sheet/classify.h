@@ -36,7 +36,11 @@
  * beyond the placement adds nothing, and a note says so. Prices are never a
  * measure of speed.
  *
- * Pure: no I/O, no globals. The envelope is an input (vs_envelope_compute).
+ * The model says why with codes and the figures they need (vs_classify_why,
+ * vs_classify_note, vs_classify_ask); it writes no prose: the words of the
+ * reasons, the notes and the labels, GiB and GB amounts included, are
+ * render/candidates.c's. Pure: no I/O, no globals. The envelope is an input
+ * (vs_envelope_compute).
  */
 #ifndef VS_SHEET_CLASSIFY_H
 #define VS_SHEET_CLASSIFY_H
@@ -46,6 +50,7 @@
 #include <stdint.h>
 
 #include "sheet/envelope.h"
+#include "sheet/placement.h"
 #include "util/error.h"
 
 typedef enum {
@@ -60,13 +65,61 @@ const char *vs_verdict_name(vs_verdict v);
  * Returns 0 or VS_EVALUE naming the three. */
 int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err);
 
+/* Why a requirement has its verdict. The model gives the code and the
+ * figures; the words are render/candidates.c's (vs_candidates_why_text). */
+typedef enum {
+    VS_WHY_NO_EVIDENCE = 0,     /* nothing computed and no evidence yet */
+    VS_WHY_EVIDENCE_EXCLUDES,   /* a piece of evidence excludes */
+    VS_WHY_EVIDENCE_ADMITS,     /* a piece of evidence confirms */
+    VS_WHY_EVIDENCE_MOVED,      /* the evidence was given under another card (text: the change) */
+    VS_WHY_CAP_TOO_FEW_CARDS,   /* exclude: the placement needs gpus GPUs, the offer has cards */
+    VS_WHY_CAP_UNKNOWN,         /* to-confirm: neither the nominal nor the reported memory */
+    VS_WHY_CAP_EXCEEDS,         /* exclude: need over a device-reported capacity by margin */
+    VS_WHY_CAP_EXCEEDS_NOMINAL, /* exclude: need over a nominal capacity and binary_bytes */
+    VS_WHY_CAP_NOMINAL_UNSURE,  /* to-confirm: need over a nominal capacity, within binary_bytes */
+    VS_WHY_CAP_FITS_UNKNOWN,    /* to-confirm: the known part fits by margin; parts unknown */
+    VS_WHY_CAP_FITS_STALE,      /* to-confirm: fits by margin, but a measurement is stale */
+    VS_WHY_CAP_FITS,            /* admissible: every component known, fits by margin */
+    VS_WHY_ENGINE_START,        /* under an engine: budget, KV pool (text: the fit's own note) */
+    VS_WHY_ENGINE_CONCURRENCY,  /* under an engine: requests of the card's length the pool holds */
+    VS_WHY_ENGINE_LENGTH /* under an engine: the longest sequence at the card's concurrency */
+} vs_classify_why_code;
+
+typedef struct vs_classify_why {
+    vs_classify_why_code code;
+    int not_offset;          /* admissible evidence left a computed exclusion in place */
+    unsigned gpus, cards;    /* CAP_TOO_FEW_CARDS */
+    uint64_t need_bytes;     /* CAP_*: the per-GPU envelope (its known part) */
+    uint64_t capacity_bytes; /* CAP_*: one card's capacity (the row's basis) */
+    uint64_t margin_bytes;   /* CAP_EXCEEDS*, NOMINAL_UNSURE: need - capacity; FITS*: the reverse */
+    uint64_t binary_bytes;   /* CAP_EXCEEDS_NOMINAL, NOMINAL_UNSURE: nominal read in binary units */
+    const char *engine;      /* ENGINE_*: the engine's name (static) */
+    uint64_t budget_bytes;   /* ENGINE_START */
+    uint64_t kv_pool_bytes;  /* ENGINE_START: 0 when the non-KV part exceeds the budget */
+    double max_concurrency;  /* ENGINE_CONCURRENCY */
+    uint64_t max_length;     /* ENGINE_LENGTH: tokens */
+    int upper_bound;         /* ENGINE_*: some items are unknown, the figures are upper bounds */
+    char *text;              /* ENGINE_START, EVIDENCE_MOVED (see above), or NULL; owned */
+} vs_classify_why;
+
+/* What a built-in requirement asks, from the card (the words are
+ * render/candidates.c's, vs_candidates_label_text): length, concurrency,
+ * frames, batch: value; microbatch: value and the accumulation in value2;
+ * resolution: width and height; compatibility: the card's format in text;
+ * quality: its criterion in text. Each known flag says the card declares it. */
+typedef struct vs_classify_ask {
+    int known, known2;
+    uint64_t value, value2;
+    char *text; /* owned, or NULL */
+} vs_classify_ask;
+
 typedef struct vs_classify_req {
-    char *name;  /* "capacity", "length", ..., or the declared text */
-    char *label; /* what it asks, for people ("required length: 4096 tokens") */
-    int builtin; /* 1 for capacity and the card's requirements */
+    char *name;          /* "capacity", "length", ..., or the declared text */
+    int builtin;         /* 1 for capacity and the card's requirements */
+    vs_classify_ask ask; /* built-ins: what it asks */
     vs_verdict verdict;
-    char *note;       /* why this verdict */
-    json_t *evidence; /* array: the sheet's evidence entries for this pair (copies) */
+    vs_classify_why why; /* why this verdict */
+    json_t *evidence;    /* array: the sheet's evidence entries for this pair (copies) */
 } vs_classify_req;
 
 typedef struct vs_classify_row {
@@ -96,14 +149,48 @@ typedef struct vs_classify_row {
     size_t rank; /* 1-based among retained; 0 when not ranked */
 } vs_classify_row;
 
+/* What the table says once, for every row: a code and its facts; the words
+ * are render/candidates.c's (vs_candidates_note_text). */
+typedef enum {
+    VS_NOTE_TOO_FEW_CARDS,   /* rows[row]: cards fewer than the placement's gpus */
+    VS_NOTE_CARDS_UNPLACED,  /* rows[row]: several cards without a placement over them */
+    VS_NOTE_CARDS_IDLE,      /* rows[row]: cards beyond the placement's gpus */
+    VS_NOTE_NOT_RANKED,      /* count retained, not comparable by cost: parts say why */
+    VS_NOTE_PERIODS_DIFFER,  /* the retained packages cover different periods */
+    VS_NOTE_EVIDENCE_UNUSED, /* evidence for text / text2 names no candidate or requirement */
+    VS_NOTE_ENGINE,          /* capacity, length and concurrency follow the engine's fit */
+    VS_NOTE_PRICES           /* prices rank cost only */
+} vs_classify_note_code;
+
+/* One reason a cost comparison fails: gpu has no price (currency NULL), or
+ * prices in currency and other cannot be compared (gpu NULL). Borrowed from
+ * the rows. */
+typedef struct vs_classify_unranked {
+    const char *gpu;
+    const char *currency, *other;
+} vs_classify_unranked;
+
+typedef struct vs_classify_note {
+    vs_classify_note_code code;
+    size_t row;                  /* the row a cards note is about */
+    int placement_known;         /* cards notes: the sheet's placement could be read */
+    vs_placement placement;      /* cards notes */
+    unsigned gpus;               /* cards notes: the GPUs the work is placed on */
+    size_t count;                /* NOT_RANKED: candidates retained */
+    vs_classify_unranked *parts; /* NOT_RANKED, owned */
+    size_t nparts;
+    const char *engine; /* ENGINE: the engine's name (static) */
+    char *text, *text2; /* EVIDENCE_UNUSED: candidate and requirement as given; owned */
+} vs_classify_note;
+
 typedef struct vs_classification {
     vs_envelope env; /* the per-GPU envelope classified against (copy) */
     json_t *unknown; /* array of the unknown reserve component names */
     vs_classify_row *rows;
     size_t nrows;
     size_t nretained;
-    int ranked;   /* the retained candidates could be ordered */
-    char **notes; /* said once for the table: why not ranked, idle cards, ... */
+    int ranked;              /* the retained candidates could be ordered */
+    vs_classify_note *notes; /* said once for the table: why not ranked, idle cards, ... */
     size_t nnotes;
 } vs_classification;
 

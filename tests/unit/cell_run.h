@@ -1,8 +1,8 @@
 /* cell_run.h — one interpreter and a cell runner for the unit tests that type
- * cells as a person would (test_sizing, test_kv_estimate): every bundle of the
- * last cell lands in st.bundles; run_ok fails the test with the position. The
- * tests include it once, after results.h, and give setup/teardown to their
- * test cases. */
+ * cells as a person would (test_sizing, test_kv_estimate, test_engine,
+ * test_verbs_gpu): every bundle of the last cell lands in st.bundles; run_ok
+ * fails the test with the position. The tests include it once, after
+ * results.h, and give setup/teardown to their test cases. */
 #ifndef VS_TESTS_CELL_RUN_H
 #define VS_TESTS_CELL_RUN_H
 

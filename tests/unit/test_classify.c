@@ -2,9 +2,11 @@
  * ranking of GPU offers. The per-GPU envelope is given directly, as
  * vs_envelope_compute would give it, so these tests exercise classification only. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/candidates.h"
 #include "sheet/classify.h"
 #include "sheet/sheet.h"
 
@@ -95,13 +97,35 @@ static const vs_classify_req *req(const vs_classify_row *r, const char *name)
     return NULL;
 }
 
+/* The words render/candidates gives r's reason (a ring of copies, so that one
+ * assertion may quote several). */
+static const char *note_of(const vs_classification *c, const vs_classify_req *r)
+{
+    static char ring[8][2048];
+    static size_t next;
+    char *out = ring[next++ % 8];
+    size_t i;
+    vs_buf b = VS_BUF_INIT;
+    for (i = 0; i < c->nrows; i++)
+        if (r >= c->rows[i].reqs && r < c->rows[i].reqs + c->rows[i].nreqs)
+            vs_candidates_why_text(&b, c, &c->rows[i], r);
+    ck_assert(!vs_buf_failed(&b) && b.len < sizeof ring[0]);
+    snprintf(out, sizeof ring[0], "%s", vs_buf_str(&b));
+    vs_buf_free(&b);
+    return out;
+}
+
 static int has_note(const vs_classification *c, const char *needle)
 {
     size_t i;
-    for (i = 0; i < c->nnotes; i++)
-        if (strstr(c->notes[i], needle))
-            return 1;
-    return 0;
+    int found = 0;
+    for (i = 0; i < c->nnotes && !found; i++) {
+        vs_buf b = VS_BUF_INIT;
+        vs_candidates_note_text(&b, c, &c->notes[i]);
+        found = strstr(vs_buf_str(&b), needle) != NULL;
+        vs_buf_free(&b);
+    }
+    return found;
 }
 
 START_TEST(test_seed_selection)
@@ -154,8 +178,8 @@ START_TEST(test_nominal_24gb_passes_seed_envelope)
     c = classify(s, &e);
     ck_assert_str_eq(c->rows[0].capacity_basis, "nominal");
     ck_assert_int_eq(c->rows[0].reqs[0].verdict, VS_VERDICT_ADMISSIBLE);
-    ck_assert_ptr_nonnull(strstr(c->rows[0].reqs[0].note, "19.04 GiB"));
-    ck_assert_ptr_nonnull(strstr(c->rows[0].reqs[0].note, "22.35 GiB"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, &c->rows[0].reqs[0]), "19.04 GiB"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, &c->rows[0].reqs[0]), "22.35 GiB"));
     ck_assert(!has_note(c, "rank no speed")); /* no price, nothing to warn about */
     vs_classification_free(c);
     json_decref(s);
@@ -179,7 +203,7 @@ START_TEST(test_nominal_versus_reported)
     ck_assert_str_eq(c->rows[1].capacity_basis, "reported");
     ck_assert_int_eq(c->rows[1].verdict, VS_VERDICT_EXCLUDE);
     ck_assert(c->rows[1].margin_bytes < 0);
-    ck_assert_ptr_nonnull(strstr(c->rows[1].reqs[0].note, "exceeds"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, &c->rows[1].reqs[0]), "exceeds"));
     vs_classification_free(c);
     json_decref(s);
 }
@@ -198,7 +222,7 @@ START_TEST(test_unknowns_keep_capacity_to_confirm)
     e.n_unknown = 1;
     c = classify(s, &e);
     ck_assert_int_eq(c->rows[0].reqs[0].verdict, VS_VERDICT_TO_CONFIRM);
-    ck_assert_ptr_nonnull(strstr(c->rows[0].reqs[0].note, "workspace"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, &c->rows[0].reqs[0]), "workspace"));
     ck_assert_int_eq(c->rows[1].reqs[0].verdict, VS_VERDICT_TO_CONFIRM);
     ck_assert_int_eq(c->rows[1].capacity_known, 0);
     ck_assert_ptr_null(c->rows[1].capacity_basis);
@@ -225,7 +249,7 @@ START_TEST(test_unknowns_keep_capacity_to_confirm)
     json_array_remove(vs_sheet_array(s, "components"), 1);
     c = classify(s, &e);
     ck_assert_int_eq(c->rows[0].reqs[0].verdict, VS_VERDICT_TO_CONFIRM);
-    ck_assert_ptr_nonnull(strstr(c->rows[0].reqs[0].note, "weights"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, &c->rows[0].reqs[0]), "weights"));
     vs_classification_free(c);
     e.envelope_bytes = 90 * GIB; /* the known part alone exceeds 80 GB */
     c = classify(s, &e);
@@ -247,7 +271,7 @@ START_TEST(test_missing_evidence)
     c = classify(s, &e);
     ck_assert_int_eq(c->rows[0].verdict, VS_VERDICT_TO_CONFIRM);
     ck_assert_int_eq(req(&c->rows[0], "length")->verdict, VS_VERDICT_TO_CONFIRM);
-    ck_assert_str_eq(req(&c->rows[0], "length")->note, "no evidence yet");
+    ck_assert_str_eq(note_of(c, req(&c->rows[0], "length")), "no evidence yet");
     ck_assert_int_eq(req(&c->rows[0], "quality")->verdict, VS_VERDICT_ADMISSIBLE);
     ck_assert_uint_eq(json_array_size(req(&c->rows[0], "quality")->evidence), 1);
     ck_assert_uint_eq(c->nretained, 0);
@@ -288,7 +312,7 @@ START_TEST(test_exclusion_never_offset)
     e.envelope_bytes = 50 * GIB;
     c = classify(s, &e);
     ck_assert_int_eq(c->rows[1].reqs[0].verdict, VS_VERDICT_EXCLUDE);
-    ck_assert_ptr_nonnull(strstr(c->rows[1].reqs[0].note, "not offset"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, &c->rows[1].reqs[0]), "not offset"));
     ck_assert_uint_eq(c->nretained, 0);
     vs_classification_free(c);
     json_decref(s);
@@ -453,7 +477,7 @@ START_TEST(test_several_gpus)
     e.envelope_bytes = 8 * GIB;
     c = classify(s, &e);
     ck_assert_int_eq(c->rows[0].reqs[0].verdict, VS_VERDICT_EXCLUDE);
-    ck_assert_ptr_nonnull(strstr(c->rows[0].reqs[0].note, "4 GPUs"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, &c->rows[0].reqs[0]), "4 GPUs"));
     /* ... and says so on its own line, with the fix. */
     ck_assert(has_note(c, "2x24: cards=2 is fewer than the placement's gpus=4"));
     ck_assert(has_note(c, "give cards=4, or a placement on 2 GPUs"));
@@ -481,15 +505,16 @@ START_TEST(test_nominal_cannot_exclude_alone)
     ck_assert_uint_eq(c->rows[0].nominal_binary_bytes, 80 * GIB);
     ck_assert_int_eq(cap->verdict, VS_VERDICT_TO_CONFIRM);
     ck_assert_int_eq(c->rows[0].verdict, VS_VERDICT_TO_CONFIRM);
-    ck_assert_msg(strstr(cap->note, "75.84 GiB") && strstr(cap->note, "80.00 GB = 74.51 GiB") &&
-                      strstr(cap->note, "80.00 GiB, the nominal figure read in binary units") &&
-                      strstr(cap->note, "missing: the device-reported total"),
-                  "%s", cap->note);
+    ck_assert_msg(
+        strstr(note_of(c, cap), "75.84 GiB") && strstr(note_of(c, cap), "80.00 GB = 74.51 GiB") &&
+            strstr(note_of(c, cap), "80.00 GiB, the nominal figure read in binary units") &&
+            strstr(note_of(c, cap), "missing: the device-reported total"),
+        "%s", note_of(c, cap));
     ck_assert(c->rows[0].margin_bytes < 0); /* the margin stays what it is */
     /* The SXM's device-reported 79.65 GiB: the envelope fits. */
     ck_assert_str_eq(c->rows[1].capacity_basis, "reported");
     ck_assert_int_eq(req(&c->rows[1], "capacity")->verdict, VS_VERDICT_ADMISSIBLE);
-    ck_assert_ptr_nonnull(strstr(req(&c->rows[1], "capacity")->note, "79.65 GiB"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, req(&c->rows[1], "capacity")), "79.65 GiB"));
     vs_classification_free(c);
 
     /* Exactly 80 GiB: still within the binary reading, to-confirm. */
@@ -504,7 +529,7 @@ START_TEST(test_nominal_cannot_exclude_alone)
     c = classify(s, &e);
     cap = req(&c->rows[0], "capacity");
     ck_assert_int_eq(cap->verdict, VS_VERDICT_EXCLUDE);
-    ck_assert_ptr_nonnull(strstr(cap->note, "and even 80.00 GiB"));
+    ck_assert_ptr_nonnull(strstr(note_of(c, cap), "and even 80.00 GiB"));
     vs_classification_free(c);
 
     /* A device-reported total below the need excludes at once (no binary reading). */
@@ -582,6 +607,110 @@ START_TEST(test_verdict_names)
 }
 END_TEST
 
+/* The reasons as codes and figures, worked by hand for the seed's envelope:
+ * 14 x 10^9 B of weights + 6 GiB = 20,442,450,944 B. */
+START_TEST(test_reason_codes)
+{
+    json_t *s = seed_sheet();
+    vs_envelope e = seed_envelope();
+    vs_classification *c;
+    const vs_classify_why *w;
+    /* R: 24564 MiB reported = 25,757,220,864 B, two cards without a placement */
+    add_offer(s, "R", 24000000000LL, (long long)(24564 * MIB), NULL, NULL, 2, NULL);
+    add_offer(s, "N", 20000000000LL, 0, NULL, NULL, 1, NULL); /* 20 GB: 20 GiB read binary */
+    add_offer(s, "S", 16000000000LL, 0, NULL, NULL, 1, NULL); /* 16 GB: 16 GiB read binary */
+    add_offer(s, "T", 0, (long long)(16 * GIB), NULL, NULL, 1, NULL);
+    add_offer(s, "U", 0, 0, NULL, NULL, 1, NULL);
+    add_evidence(s, "R", "compatibility", "exclude");
+    add_evidence(s, "R", "quality", "admissible");
+    add_evidence(s, "S", "capacity", "admissible");
+    add_evidence(s, "ghost", "length", "admissible");
+    c = classify(s, &e);
+    ck_assert_uint_eq(c->nrows, 5);
+
+    w = &req(&c->rows[0], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_FITS);
+    ck_assert_uint_eq(w->need_bytes, 20442450944ULL);
+    ck_assert_uint_eq(w->capacity_bytes, 25757220864ULL);
+    ck_assert_uint_eq(w->margin_bytes, 5314769920ULL); /* 25,757,220,864 - 20,442,450,944 */
+    ck_assert_int_eq(req(&c->rows[0], "length")->why.code, VS_WHY_NO_EVIDENCE);
+    ck_assert_int_eq(req(&c->rows[0], "compatibility")->why.code, VS_WHY_EVIDENCE_EXCLUDES);
+    ck_assert_int_eq(req(&c->rows[0], "quality")->why.code, VS_WHY_EVIDENCE_ADMITS);
+
+    /* N: 20 x 10^9 < need <= 20 x 2^30 = 21,474,836,480: only the device can tell */
+    w = &req(&c->rows[1], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_NOMINAL_UNSURE);
+    ck_assert_int_eq(req(&c->rows[1], "capacity")->verdict, VS_VERDICT_TO_CONFIRM);
+    ck_assert_uint_eq(w->margin_bytes, 442450944ULL);
+    ck_assert_uint_eq(w->binary_bytes, 21474836480ULL);
+
+    /* S: need > 16 x 2^30 = 17,179,869,184; the admissible evidence lifts nothing */
+    w = &req(&c->rows[2], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_EXCEEDS_NOMINAL);
+    ck_assert_int_eq(req(&c->rows[2], "capacity")->verdict, VS_VERDICT_EXCLUDE);
+    ck_assert_uint_eq(w->margin_bytes, 4442450944ULL);
+    ck_assert_uint_eq(w->binary_bytes, 17179869184ULL);
+    ck_assert_int_eq(w->not_offset, 1);
+
+    /* T: 16 GiB reported, short by 20,442,450,944 - 17,179,869,184 */
+    w = &req(&c->rows[3], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_EXCEEDS);
+    ck_assert_uint_eq(w->margin_bytes, 3262581760ULL);
+    ck_assert_int_eq(w->not_offset, 0);
+
+    ck_assert_int_eq(req(&c->rows[4], "capacity")->why.code, VS_WHY_CAP_UNKNOWN);
+
+    /* R's second card is noted; the ghost's evidence is kept, unused; nothing is
+     * retained (R's compatibility is excluded), so no ranking note */
+    ck_assert_uint_eq(c->nnotes, 2);
+    ck_assert_int_eq(c->notes[0].code, VS_NOTE_CARDS_UNPLACED);
+    ck_assert_uint_eq(c->notes[0].row, 0);
+    ck_assert_int_eq(c->notes[1].code, VS_NOTE_EVIDENCE_UNUSED);
+    ck_assert_str_eq(c->notes[1].text, "ghost");
+    ck_assert_str_eq(c->notes[1].text2, "length");
+    vs_classification_free(c);
+
+    /* the weights unknown: R fits so far; on two GPUs, N's one card is too few */
+    e.weights_known = 0;
+    c = classify(s, &e);
+    ck_assert_int_eq(req(&c->rows[0], "capacity")->why.code, VS_WHY_CAP_FITS_UNKNOWN);
+    vs_classification_free(c);
+    e = seed_envelope();
+    e.gpus = 2;
+    c = classify(s, &e);
+    w = &req(&c->rows[1], "capacity")->why;
+    ck_assert_int_eq(w->code, VS_WHY_CAP_TOO_FEW_CARDS);
+    ck_assert_uint_eq(w->gpus, 2);
+    ck_assert_uint_eq(w->cards, 1);
+    ck_assert_int_eq(c->notes[0].code, VS_NOTE_TOO_FEW_CARDS);
+    ck_assert_uint_eq(c->notes[0].row, 1);
+    ck_assert_uint_eq(c->notes[0].gpus, 2);
+    vs_classification_free(c);
+    json_decref(s);
+
+    /* two retained offers priced in USD and EUR: not ranked, one reason */
+    s = seed_sheet();
+    e = seed_envelope();
+    add_offer(s, "A", 24000000000LL, (long long)(24564 * MIB), "1", "USD", 1, NULL);
+    add_offer(s, "B", 24000000000LL, (long long)(24564 * MIB), "1", "EUR", 1, NULL);
+    admit_all(s, "A");
+    admit_all(s, "B");
+    c = classify(s, &e);
+    ck_assert_uint_eq(c->nretained, 2);
+    ck_assert_int_eq(c->ranked, 0);
+    ck_assert_uint_eq(c->nnotes, 2);
+    ck_assert_int_eq(c->notes[0].code, VS_NOTE_NOT_RANKED);
+    ck_assert_uint_eq(c->notes[0].count, 2);
+    ck_assert_uint_eq(c->notes[0].nparts, 1);
+    ck_assert_ptr_null(c->notes[0].parts[0].gpu);
+    ck_assert_str_eq(c->notes[0].parts[0].currency, "USD");
+    ck_assert_str_eq(c->notes[0].parts[0].other, "EUR");
+    ck_assert_int_eq(c->notes[1].code, VS_NOTE_PRICES);
+    vs_classification_free(c);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(test_no_offers)
 {
     json_t *s = seed_sheet();
@@ -616,6 +745,7 @@ static Suite *classify_suite(void)
     tcase_add_test(tc, test_verdict_names);
     tcase_add_test(tc, test_no_offers);
     tcase_add_test(tc, test_schedule_order_is_total);
+    tcase_add_test(tc, test_reason_codes);
     suite_add_tcase(s, tc);
     return s;
 }

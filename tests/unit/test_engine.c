@@ -25,54 +25,14 @@
 #include "check_run.h"
 #include "results.h"
 
+#include "cell_run.h"
+
 #define MIB (1024ULL * 1024ULL)
 #define GIB (1024ULL * 1024ULL * 1024ULL)
 
-static vs_interp *ip;
-static json_t *last;
-static vs_error err;
-
-static void setup(void)
-{
-    ip = vs_interp_new(NULL);
-    ck_assert_ptr_nonnull(ip);
-    last = NULL;
-}
-
-static void teardown(void)
-{
-    json_decref(last);
-    vs_interp_free(ip);
-}
-
-static int run(const char *code)
-{
-    vs_sink sink;
-    memset(&sink, 0, sizeof sink);
-    memset(&err, 0, sizeof err);
-    json_decref(last);
-    last = NULL;
-    return vs_test_execute(ip, code, &sink, &last, &err);
-}
-
-static void run_ok(const char *code)
-{
-    int rc = run(code);
-    ck_assert_msg(rc == 0, "cell failed (%d): line %d, column %d: %s\n%s", rc, err.line, err.column,
-                  err.message, code);
-    ck_assert_ptr_nonnull(last);
-}
-
-static json_t *payload(void)
-{
-    json_t *p = json_object_get(last, VS_MIME_JSON);
-    ck_assert_ptr_nonnull(p);
-    return p;
-}
-
 static json_t *fit_row(size_t i)
 {
-    json_t *p = payload();
+    json_t *p = lastp();
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "fit");
     ck_assert_ptr_nonnull(json_array_get(json_object_get(p, "rows"), i));
     return json_array_get(json_object_get(p, "rows"), i);
@@ -193,7 +153,7 @@ START_TEST(vllm_log_imported)
         long long total = 0;
         vs_buf b = VS_BUF_INIT;
         run_ok("measurements");
-        rows = json_object_get(payload(), "rows");
+        rows = json_object_get(lastp(), "rows");
         for (k = 0; k < 4; k++) {
             int found = 0;
             json_array_foreach(rows, i, m)
@@ -358,7 +318,7 @@ START_TEST(llamacpp_log_logdetective_106)
         snprintf(cell, sizeof cell, "measure import %s format=llamacpp\nmeasurements", path);
         run_ok(cell);
         unlink(path);
-        rows = json_object_get(payload(), "rows");
+        rows = json_object_get(lastp(), "rows");
         json_array_foreach(rows, i, m) if (!strcmp(sval(m, "counter"), "llamacpp.kv_buffer"))
         {
             ck_assert_int_eq(ival(m, "peak_bytes"), need);
@@ -683,7 +643,7 @@ START_TEST(engine_verb)
 {
     json_t *p, *comps;
     run_ok("sheet \"e\"\nmodel m params=7B\nformat bf16\nengine vllm");
-    p = payload();
+    p = lastp();
     ck_assert_str_eq(sval(p, "kind"), "engine");
     ck_assert_str_eq(sval(p, "name"), "vllm");
     /* the defaults with their sources */
@@ -692,13 +652,13 @@ START_TEST(engine_verb)
                      "vllm/config/cache.py") != NULL);
     /* the runtime items are components, unknown */
     run_ok("envelope");
-    comps = json_object_get(payload(), "components");
+    comps = json_object_get(lastp(), "components");
     ck_assert_uint_eq(json_array_size(comps), 3);
     ck_assert(json_is_null(json_object_get(json_array_get(comps, 0), "bytes")));
     /* a measurement fills an item; enforce_eager says there are no graphs */
     run_ok("reserve cuda_graphs 0GiB status=measured source=\"--enforce-eager\"\nengine vllm");
     run_ok("engine");
-    p = payload();
+    p = lastp();
     ck_assert(json_is_integer(
         json_object_get(json_array_get(json_object_get(p, "runtime_items"), 2), "bytes")));
     /* errors: an unknown engine, an unknown key, a bad value */
@@ -708,7 +668,7 @@ START_TEST(engine_verb)
     ck_assert_int_eq(run("engine vllm gpu_memory_utilization=1.5"), VS_EVALUE);
     /* engine none takes the engine's unknown items away, keeps the measurement */
     run_ok("engine none\nenvelope");
-    comps = json_object_get(payload(), "components");
+    comps = json_object_get(lastp(), "components");
     ck_assert_uint_eq(json_array_size(comps), 1);
     ck_assert_str_eq(sval(json_array_get(comps, 0), "name"), "cuda_graphs");
 }
@@ -796,7 +756,7 @@ START_TEST(engine_estimate_items)
              path);
     run_ok(cell);
     unlink(path);
-    comps = json_object_get(payload(), "components");
+    comps = json_object_get(lastp(), "components");
     json_array_foreach(comps, i, c)
     {
         const char *n = sval(c, "name");
@@ -813,9 +773,9 @@ START_TEST(engine_estimate_items)
     /* the estimate follows the engine's keys: half the tokens, half the peak
      * (4096 x 59392 x 2 = 486,539,264 B), and the result says so */
     run_ok("engine vllm max_num_batched_tokens=4096");
-    ck_assert_str_eq(sval(payload(), "kind"), "rederived");
+    ck_assert_str_eq(sval(lastp(), "kind"), "rederived");
     {
-        json_t *rows = json_object_get(payload(), "rows");
+        json_t *rows = json_object_get(lastp(), "rows");
         int found = 0;
         json_array_foreach(rows, i, c) if (!strcmp(sval(c, "name"), "activation_peak"))
         {
@@ -826,27 +786,27 @@ START_TEST(engine_estimate_items)
         ck_assert(found);
     }
     run_ok("envelope");
-    json_array_foreach(json_object_get(payload(), "components"), i,
+    json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
         ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
     /* another engine: vLLM's rules do not apply, the items become unknown saying why;
      * back under vLLM they come back by themselves */
     run_ok("engine llamacpp\nenvelope");
-    json_array_foreach(json_object_get(payload(), "components"), i,
+    json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
     {
         ck_assert(json_is_null(json_object_get(c, "bytes")));
         ck_assert(strstr(sval(c, "source"), "vLLM") != NULL);
     }
     run_ok("engine vllm\nenvelope");
-    json_array_foreach(json_object_get(payload(), "components"), i,
+    json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
         ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
     /* the estimator on its own line, too */
     run_ok("estimate runtime items=non_torch");
     /* the layout came from the config: fit knows it */
     run_ok("fit");
-    ck_assert(strstr(sval(payload(), "layout_source"), "card.arch") != NULL);
+    ck_assert(strstr(sval(lastp(), "layout_source"), "card.arch") != NULL);
 }
 END_TEST
 
@@ -875,7 +835,7 @@ START_TEST(fit_named_gpu_and_seq_limit)
      * 10,066,329,600 B) */
     run_ok("sheet \"no engine\"\nmodel m params=1B\nformat bf16\ntask inference\nlength 1024\n"
            "concurrency 300\nestimate kv layers=16 kv_heads=8 head_dim=64\nfit \"H100 SXM\"");
-    ck_assert_str_eq(sval(payload(), "engine"), "none");
+    ck_assert_str_eq(sval(lastp(), "engine"), "none");
     r = fit_row(0);
     ck_assert_int_eq(ival(r, "kv_need_bytes"), 10066329600LL);
     ck_assert_int_eq(ival(r, "budget_bytes"), ival(r, "capacity_bytes"));
@@ -909,7 +869,7 @@ START_TEST(candidates_agree_with_fit)
      * of 512 blocks: fewer than 64 */
     ck_assert_str_eq(fit_c[0], "exclude");
     run_ok("candidates");
-    rows = json_object_get(payload(), "rows");
+    rows = json_object_get(lastp(), "rows");
     ck_assert_uint_eq(json_array_size(rows), 2);
     json_array_foreach(rows, i, row)
     {

@@ -11,55 +11,10 @@
 #include "check_run.h"
 #include "results.h"
 
+#include "cell_run.h"
+
 #define MIB (1024ULL * 1024ULL)
 #define GIB (1024ULL * 1024ULL * 1024ULL)
-
-static vs_interp *ip;
-static json_t *last; /* the cell's result bundle */
-static vs_error err;
-
-static void setup(void)
-{
-    ip = vs_interp_new(NULL);
-    ck_assert_ptr_nonnull(ip);
-    last = NULL;
-}
-
-static void teardown(void)
-{
-    json_decref(last);
-    vs_interp_free(ip);
-}
-
-static int run(const char *code)
-{
-    vs_sink sink;
-    memset(&sink, 0, sizeof sink);
-    memset(&err, 0, sizeof err);
-    json_decref(last);
-    last = NULL;
-    return vs_test_execute(ip, code, &sink, &last, &err);
-}
-
-static void run_ok(const char *code)
-{
-    int rc = run(code);
-    ck_assert_msg(rc == 0, "cell failed (%d): line %d, column %d: %s\n%s", rc, err.line, err.column,
-                  err.message, code);
-    ck_assert_ptr_nonnull(last);
-}
-
-static json_t *payload(void)
-{
-    json_t *p = json_object_get(last, VS_MIME_JSON);
-    ck_assert_ptr_nonnull(p);
-    return p;
-}
-
-static const char *text(void)
-{
-    return json_string_value(json_object_get(last, "text/plain"));
-}
 
 static json_t *row_of(json_t *cands, const char *gpu)
 {
@@ -103,8 +58,8 @@ START_TEST(test_gpu_catalogue_fills)
 {
     json_t *o;
     run_ok("gpu \"RTX 4090\" memory=24GB price=47.14USD period=3d cards=1");
-    ck_assert_str_eq(json_string_value(json_object_get(payload(), "kind")), "offer");
-    o = json_object_get(payload(), "offer");
+    ck_assert_str_eq(json_string_value(json_object_get(lastp(), "kind")), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 24000000000LL);
     ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
                      (json_int_t)(24564 * MIB));
@@ -113,18 +68,18 @@ START_TEST(test_gpu_catalogue_fills)
     ck_assert_str_eq(json_string_value(json_object_get(o, "period")), "3d");
     ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "RTX 4090");
     ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(o, "reported_basis")), "24564"));
-    ck_assert_ptr_nonnull(strstr(text(), "22.35 GiB"));
-    ck_assert_ptr_nonnull(json_object_get(last, "text/html"));
+    ck_assert_ptr_nonnull(strstr(text(last()), "22.35 GiB"));
+    ck_assert_ptr_nonnull(json_object_get(last(), "text/html"));
 
     /* Nothing given: the catalogue's nominal memory fills memory_bytes. */
     run_ok("gpu rtx4090");
-    o = json_object_get(payload(), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 24000000000LL);
     ck_assert(json_is_null(json_object_get(o, "price")));
     /* the chart's legend names the basis, not the catalogue's whole citation */
     run_ok("model m params=7B\nformat bf16\nenvelope");
     {
-        const char *svg = json_string_value(json_object_get(last, "image/svg+xml"));
+        const char *svg = json_string_value(json_object_get(last(), "image/svg+xml"));
         ck_assert_ptr_nonnull(svg);
         ck_assert_ptr_nonnull(strstr(svg, "(device-reported, catalogue)"));
         ck_assert_ptr_null(strstr(svg, "https://"));
@@ -136,7 +91,7 @@ START_TEST(test_gpu_person_wins)
 {
     json_t *o;
     run_ok("gpu \"RTX 4090\" reported=24000MiB");
-    o = json_object_get(payload(), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
                      (json_int_t)(24000 * MIB));
     ck_assert_str_eq(json_string_value(json_object_get(o, "reported_basis")),
@@ -144,7 +99,7 @@ START_TEST(test_gpu_person_wins)
     /* With its source, the offer records where the figure comes from. */
     run_ok("gpu \"H100 PCIe\" reported=81559MiB reported_source=\"nvidia-smi on the rented host, "
            "2026-11-30\"");
-    o = json_object_get(payload(), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
                      (json_int_t)(81559 * MIB));
     ck_assert_str_eq(json_string_value(json_object_get(o, "reported_basis")),
@@ -156,10 +111,10 @@ START_TEST(test_gpu_person_wins)
     ck_assert_int_eq(err.column, 17);
     /* A nominal figure other than the catalogue's: its reported total is not used. */
     run_ok("gpu \"RTX 4090\" memory=20GB");
-    o = json_object_get(payload(), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 20000000000LL);
     ck_assert(json_is_null(json_object_get(o, "reported_bytes")));
-    ck_assert(notes_have(payload(), "differs"));
+    ck_assert(notes_have(lastp(), "differs"));
 }
 END_TEST
 
@@ -172,12 +127,12 @@ START_TEST(test_gpu_not_in_catalogue)
     ck_assert_int_eq(run("gpu A100"), VS_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(err.message, "A100 80GB"));
     run_ok("gpu \"Voodoo 5\" memory=32GB");
-    o = json_object_get(payload(), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert(json_is_null(json_object_get(o, "catalog")));
     ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 32000000000LL);
     /* An offer with its own name points at a catalogue entry with catalog=. */
     run_ok("gpu \"lot A\" catalog=\"GeForce RTX 4090\" price=10.5EUR");
-    o = json_object_get(payload(), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "RTX 4090");
     ck_assert_str_eq(json_string_value(json_object_get(o, "currency")), "EUR");
     ck_assert_int_eq(run("gpu \"lot B\" catalog=\"RTX 9999\""), VS_ENOTFOUND);
@@ -206,12 +161,12 @@ START_TEST(test_gpus_lists_catalogue)
 {
     json_t *p;
     run_ok("gpus");
-    p = payload();
+    p = lastp();
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "catalog");
     ck_assert_uint_ge(json_array_size(json_object_get(p, "gpus")), 16);
-    ck_assert_ptr_nonnull(strstr(text(), "143771 MiB"));
+    ck_assert_ptr_nonnull(strstr(text(last()), "143771 MiB"));
     run_ok("gpus a100");
-    ck_assert_uint_eq(json_array_size(json_object_get(payload(), "gpus")), 2);
+    ck_assert_uint_eq(json_array_size(json_object_get(lastp(), "gpus")), 2);
 }
 END_TEST
 
@@ -219,12 +174,12 @@ START_TEST(test_require_and_evidence_errors)
 {
     json_t *p, *row;
     run_ok("gpu \"RTX 4090\" memory=24GB\nrequire \"CUDA 12.4 driver\"");
-    p = payload();
+    p = lastp();
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "requirements");
     ck_assert_uint_eq(json_array_size(json_object_get(p, "requirements")), 7);
     run_ok("require \"cuda 12.4 DRIVER\""); /* the same requirement, spelled differently */
-    ck_assert_uint_eq(json_array_size(json_object_get(payload(), "requirements")), 7);
-    ck_assert(json_is_false(json_object_get(payload(), "new")));
+    ck_assert_uint_eq(json_array_size(json_object_get(lastp(), "requirements")), 7);
+    ck_assert(json_is_false(json_object_get(lastp(), "new")));
     ck_assert_int_eq(run("require capacity"), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "built-in"));
 
@@ -248,7 +203,7 @@ START_TEST(test_require_and_evidence_errors)
                          "evidence \"RTX 4090\" nonsense admissible source=x"),
                      VS_ENOTFOUND);
     run_ok("candidates");
-    row = row_of(payload(), "RTX 4090");
+    row = row_of(lastp(), "RTX 4090");
     ck_assert_str_eq(req_verdict(row, "quality"), "to-confirm");
 }
 END_TEST
@@ -259,7 +214,7 @@ START_TEST(test_evidence_decides_and_replaces)
     run_ok("gpu \"RTX 4090\" memory=24GB\n"
            "evidence rtx4090 \"software compatibility\" admissible source=\"provider image "
            "list\" version=2026-11 scope=\"lot of 1 card\"");
-    p = payload();
+    p = lastp();
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "evidence");
     ck_assert_str_eq(
         json_string_value(json_object_get(json_object_get(p, "evidence"), "candidate")),
@@ -269,12 +224,12 @@ START_TEST(test_evidence_decides_and_replaces)
         "compatibility");
     ck_assert_str_eq(json_string_value(json_object_get(p, "requirement_verdict")), "admissible");
     run_ok("candidates");
-    row = row_of(payload(), "RTX 4090");
+    row = row_of(lastp(), "RTX 4090");
     ck_assert_str_eq(req_verdict(row, "compatibility"), "admissible");
     /* The same source, version and scope again replaces the verdict. */
     run_ok("evidence \"RTX 4090\" compatibility exclude source=\"provider image list\" "
            "version=2026-11 scope=\"lot of 1 card\"\ncandidates");
-    row = row_of(payload(), "RTX 4090");
+    row = row_of(lastp(), "RTX 4090");
     ck_assert_str_eq(req_verdict(row, "compatibility"), "exclude");
     ck_assert_str_eq(json_string_value(json_object_get(row, "verdict")), "exclude");
     {
@@ -314,7 +269,7 @@ START_TEST(test_seed_selection)
            "gpu \"RTX 4090\" memory=24GB price=47.14USD period=3d cards=1\n"
            "gpu \"RTX 6000 Ada\" memory=48GB price=55.71USD period=3d cards=1\n"
            "candidates");
-    p = payload();
+    p = lastp();
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "candidates");
     ck_assert_int_eq(json_integer_value(json_object_get(p, "envelope_bytes")),
                      (json_int_t)(14000000000ULL + 6 * GIB));
@@ -335,19 +290,19 @@ START_TEST(test_seed_selection)
     ck_assert(json_is_null(json_object_get(r6, "rank")));
     ck_assert_int_eq(json_integer_value(json_object_get(p, "retained")), 0);
     ck_assert(notes_have(p, "rank no speed"));
-    ck_assert_ptr_nonnull(strstr(text(), "19.04 GiB"));
-    ck_assert_ptr_nonnull(strstr(text(), "22.35 GiB"));
-    ck_assert_ptr_nonnull(strstr(text(), "nothing is ranked"));
-    ck_assert_ptr_nonnull(json_object_get(last, "text/html"));
+    ck_assert_ptr_nonnull(strstr(text(last()), "19.04 GiB"));
+    ck_assert_ptr_nonnull(strstr(text(last()), "22.35 GiB"));
+    ck_assert_ptr_nonnull(strstr(text(last()), "nothing is ranked"));
+    ck_assert_ptr_nonnull(json_object_get(last(), "text/html"));
     /* The budget chart draws both offers' capacity lines. */
     ck_assert_ptr_nonnull(
-        strstr(json_string_value(json_object_get(last, "image/svg+xml")), "RTX 6000 Ada"));
+        strstr(json_string_value(json_object_get(last(), "image/svg+xml")), "RTX 6000 Ada"));
 
     /* Every requirement confirmed for both: ranked by package cost. */
     admit_everything("RTX 4090");
     admit_everything("RTX 6000 Ada");
     run_ok("candidates");
-    p = payload();
+    p = lastp();
     ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "RTX 4090"), "rank")), 1);
     ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "RTX 6000 Ada"), "rank")), 2);
 }
@@ -358,13 +313,13 @@ START_TEST(test_second_card_needs_placement)
     json_t *p;
     run_ok("model x params=7e9\nformat bf16\nreserve 6GiB\n"
            "gpu \"2x RTX 3090\" catalog=\"RTX 3090\" cards=2\ncandidates");
-    p = payload();
+    p = lastp();
     ck_assert(notes_have(p, "adds nothing"));
     ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "2x RTX 3090"), "cards_counted")),
                      1);
     /* A named placement on 2 GPUs counts both cards, and the envelope is per GPU. */
     run_ok("placement tensor gpus=2\ncandidates");
-    p = payload();
+    p = lastp();
     ck_assert(!notes_have(p, "adds nothing"));
     ck_assert_int_eq(json_integer_value(json_object_get(row_of(p, "2x RTX 3090"), "cards_counted")),
                      2);
@@ -374,7 +329,7 @@ START_TEST(test_second_card_needs_placement)
     ck_assert_str_eq(req_verdict(row_of(p, "2x RTX 3090"), "capacity"), "admissible");
     /* On 4 GPUs, an offer of 2 cards cannot hold the placement. */
     run_ok("placement tensor gpus=4\ncandidates");
-    ck_assert_str_eq(req_verdict(row_of(payload(), "2x RTX 3090"), "capacity"), "exclude");
+    ck_assert_str_eq(req_verdict(row_of(lastp(), "2x RTX 3090"), "capacity"), "exclude");
 }
 END_TEST
 
@@ -384,12 +339,12 @@ START_TEST(test_gpu_names_forgiven)
     /* The vendor's name without the memory type is the H100 SXM (nvidia-smi
      * prints "NVIDIA H100 80GB HBM3" for it), as the full name already was. */
     run_ok("gpu \"H100 80GB\"");
-    o = json_object_get(payload(), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "H100 SXM");
     ck_assert_int_eq(json_integer_value(json_object_get(o, "reported_bytes")),
                      (json_int_t)(81559 * MIB));
     run_ok("gpu \"NVIDIA H100 80GB HBM3\"");
-    o = json_object_get(payload(), "offer");
+    o = json_object_get(lastp(), "offer");
     ck_assert_str_eq(json_string_value(json_object_get(o, "catalog")), "H100 SXM");
 
     /* Unquoted words: the fix, with the catalogue's spelling, at the name. */
@@ -419,7 +374,7 @@ START_TEST(test_nominal_basis_cannot_exclude_alone)
     const char *note = NULL;
     run_ok("model x params=1e9\nformat bf16\nreserve 73.98GiB\n"
            "gpu \"H100 PCIe\"\ngpu \"H100 SXM\"\ncandidates");
-    p = payload();
+    p = lastp();
     ck_assert_int_eq(json_integer_value(json_object_get(p, "envelope_bytes")), 81435420140LL);
     pcie = row_of(p, "H100 PCIe");
     sxm = row_of(p, "H100 SXM");
@@ -439,7 +394,7 @@ START_TEST(test_nominal_basis_cannot_exclude_alone)
 
     /* Given the card's own total, the check is on it: 75 GiB excludes. */
     run_ok("gpu \"H100 PCIe\" reported=75GiB reported_source=\"nvidia-smi\"\ncandidates");
-    ck_assert_str_eq(req_verdict(row_of(payload(), "H100 PCIe"), "capacity"), "exclude");
+    ck_assert_str_eq(req_verdict(row_of(lastp(), "H100 PCIe"), "capacity"), "exclude");
 }
 END_TEST
 
@@ -448,18 +403,18 @@ START_TEST(test_cards_fewer_than_placement)
     const char *t;
     run_ok("model x params=7e9\nformat bf16\nreserve 6GiB\nplacement tensor gpus=2\n"
            "gpu \"RTX 4090\" cards=1\ncandidates");
-    ck_assert(notes_have(payload(), "RTX 4090: cards=1 is fewer than the placement's gpus=2"));
-    t = strstr(text(), "RTX 4090: cards=1 is fewer than the placement's gpus=2");
-    ck_assert_msg(t && (t[-1] == '\n' || t[-1] == ' '), "not on its own line:\n%s", text());
+    ck_assert(notes_have(lastp(), "RTX 4090: cards=1 is fewer than the placement's gpus=2"));
+    t = strstr(text(last()), "RTX 4090: cards=1 is fewer than the placement's gpus=2");
+    ck_assert_msg(t && (t[-1] == '\n' || t[-1] == ' '), "not on its own line:\n%s", text(last()));
     run_ok("envelope");
-    t = text();
+    t = text(last());
     ck_assert_msg(strstr(t, "\nRTX 4090: cards=1 is fewer than the placement's gpus=2: the per-GPU "
                             "envelope does not apply to this offer (give cards=2, or a placement "
                             "on 1 GPU)\n"),
                   "%s", t);
     /* Enough cards: no such line. */
     run_ok("gpu \"RTX 4090\" cards=2\nenvelope");
-    ck_assert_ptr_null(strstr(text(), "is fewer than the placement"));
+    ck_assert_ptr_null(strstr(text(last()), "is fewer than the placement"));
 }
 END_TEST
 

@@ -1,0 +1,168 @@
+#include "render/core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sheet/sheet.h"
+#include "util/buf.h"
+#include "util/json.h"
+
+/* A bundle from the buffers (freed here; html may be NULL), or NULL when one
+ * of them failed. */
+static vs_bundle *bundle_of(vs_buf *text, vs_buf *html, vs_buf *payload)
+{
+    vs_bundle *b = NULL;
+    if (!vs_buf_failed(text) && !vs_buf_failed(html) && !vs_buf_failed(payload))
+        b = vs_bundle_new_text(vs_buf_str(text), vs_buf_str(html), NULL, vs_buf_str(payload),
+                               payload->len);
+    vs_buf_free(text);
+    vs_buf_free(html);
+    vs_buf_free(payload);
+    return b;
+}
+
+/* ----------------------------------------------------------------- convert */
+
+/* Appends each string up to the NULL. */
+__attribute__((sentinel)) static void puts_all(vs_buf *b, ...)
+{
+    va_list ap;
+    const char *s;
+    va_start(ap, b);
+    while ((s = va_arg(ap, const char *)))
+        vs_buf_puts(b, s);
+    va_end(ap);
+}
+
+vs_bundle *vs_render_convert(const char *input, uint64_t bytes, vs_unit unit)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
+    char exact[128], rounded[64], desc[160], grouped[40], unitb[40];
+    const char *un = vs_unit_name(unit);
+    vs_units_exact(exact, sizeof exact, bytes, unit);
+    vs_units_round(rounded, sizeof rounded, bytes, unit, 2);
+    vs_units_describe(desc, sizeof desc, bytes);
+    vs_units_grouped(grouped, sizeof grouped, bytes);
+    vs_units_grouped(unitb, sizeof unitb, vs_unit_bytes(unit));
+    /* appended piece by piece: a cell of conversions spent most of its time in
+     * printf */
+    puts_all(&text, input, " = ", desc, "\n", (const char *)NULL);
+    if (unit == VS_UNIT_B)
+        puts_all(&text, grouped, " B exactly\n", (const char *)NULL);
+    else
+        puts_all(&text, grouped, " B / ", unitb, " B per ", un, " = ", exact, " ", un, " exactly (",
+                 rounded, " ", un, " rounded)\n", (const char *)NULL);
+    vs_buf_puts(&html, "<table class='vramsheet'>\n<tbody>\n<tr><th "
+                       "style='text-align:left'>bytes</th><td style='text-align:right'>");
+    vs_buf_put_html(&html, grouped);
+    puts_all(&html, " B</td></tr>\n<tr><th style='text-align:left'>", un,
+             " (exact)</th><td style='text-align:right'>", (const char *)NULL);
+    vs_buf_put_html(&html, exact);
+    puts_all(&html, " ", un, "</td></tr>\n<tr><th style='text-align:left'>", un,
+             " (2 decimals)</th><td style='text-align:right'>", rounded, " ", un,
+             "</td></tr>\n</tbody>\n</table>\n<p>", (const char *)NULL);
+    vs_buf_put_html(&html, desc);
+    vs_buf_puts(&html, "</p>\n");
+    {
+        vs_jw w = VS_JW_INIT(&payload);
+        vs_jw_open(&w, '{');
+        vs_jw_member_str(&w, "kind", "convert");
+        vs_jw_member_u64(&w, "bytes", bytes);
+        vs_jw_member_str(&w, "unit", un);
+        vs_jw_member_str(&w, "value", exact);
+        vs_jw_member_str(&w, "rounded", rounded);
+        vs_jw_key(&w, "input");
+        vs_jw_strn(&w, input, strlen(input));
+        vs_jw_close(&w, '}');
+    }
+    return bundle_of(&text, &html, &payload);
+}
+
+/* ------------------------------------------------------------------- sheet */
+
+static const char *const list_headers[] = {"", "id", "title", "components", "offers"};
+
+vs_bundle *vs_render_sheet_list(const json_t *sheets, const char *current)
+{
+    json_t *s, *list = json_array(), *payload;
+    vs_table *t = vs_table_new(5, list_headers);
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
+    size_t i;
+    if (!t || !list) {
+        vs_table_free(t);
+        json_decref(list);
+        return NULL;
+    }
+    vs_table_align_right(t, 3);
+    vs_table_align_right(t, 4);
+    json_array_foreach(sheets, i, s)
+    {
+        const char *id = vs_json_str_of(s, "id");
+        const char *title = vs_json_str_of(s, "title");
+        char nc[24], no[24];
+        const char *cells[5];
+        int cur = id && current && !strcmp(id, current);
+        snprintf(nc, sizeof nc, "%zu", json_array_size(vs_sheet_array(s, "components")));
+        snprintf(no, sizeof no, "%zu", json_array_size(vs_sheet_array(s, "offers")));
+        cells[0] = cur ? "*" : "";
+        cells[1] = id;
+        cells[2] = title;
+        cells[3] = nc;
+        cells[4] = no;
+        vs_table_add_row(t, cells);
+        json_array_append_new(
+            list, json_pack("{s:s?, s:s?, s:b}", "id", id, "title", title, "current", cur));
+    }
+    if (json_array_size(sheets) == 0) {
+        vs_buf_puts(&text, "no sheet is open in this session; `sheet \"TITLE\"` opens one\n");
+        vs_buf_puts(&html, "<p>no sheet is open in this session; <code>sheet \"TITLE\"</code> "
+                           "opens one</p>\n");
+    } else {
+        vs_buf_printf(&text, "%zu sheet%s in this session (* = current):\n\n",
+                      json_array_size(sheets), json_array_size(sheets) == 1 ? "" : "s");
+        vs_table_text(t, &text);
+        vs_buf_printf(&html, "<p>%zu sheet%s in this session (* = current)</p>\n",
+                      json_array_size(sheets), json_array_size(sheets) == 1 ? "" : "s");
+        vs_table_html(t, &html);
+    }
+    if (vs_table_failed(t))
+        text.failed = 1;
+    vs_table_free(t);
+    payload = json_pack("{s:s, s:o, s:s?}", "kind", "sheets", "sheets", list, "current", current);
+    if (!payload || vs_json_dump_take(payload, &p) < 0)
+        p.failed = 1;
+    return bundle_of(&text, &html, &p);
+}
+
+vs_bundle *vs_render_sheet_opened(const json_t *sheet, const char *id, const char *action,
+                                  const char *typed)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
+    const char *title = vs_json_str_of(sheet, "title");
+    if (!strcmp(action, "created"))
+        vs_buf_printf(&text, "sheet %s: created, now current (\"%s\")\n", id, title ? title : "");
+    else if (!strcmp(action, "switched"))
+        vs_buf_printf(&text, "sheet %s: switched to it (\"%s\"; %zu components, %zu offers)\n", id,
+                      title ? title : "", json_array_size(vs_sheet_array(sheet, "components")),
+                      json_array_size(vs_sheet_array(sheet, "offers")));
+    else
+        vs_buf_printf(&text, "sheet %s: already current (\"%s\")\n", id, title ? title : "");
+    if (title && strcmp(title, typed) != 0 && strcmp(action, "created") != 0)
+        vs_buf_printf(&text, "note: \"%s\" has the same id as the open sheet \"%s\"\n", typed,
+                      title);
+    vs_buf_puts(&html, "<p>sheet <code>");
+    vs_buf_put_html(&html, id);
+    vs_buf_printf(&html, "</code>: %s (", action);
+    vs_buf_put_html(&html, title ? title : "");
+    vs_buf_puts(&html, ")</p>\n");
+    {
+        vs_jw w = VS_JW_INIT(&payload);
+        vs_jw_open(&w, '{');
+        vs_jw_member_str(&w, "kind", "sheet");
+        vs_jw_member_str(&w, "action", action);
+        vs_sheet_fields_write(sheet, &w);
+        vs_jw_close(&w, '}');
+    }
+    return bundle_of(&text, &html, &payload);
+}

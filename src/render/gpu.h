@@ -1,0 +1,57 @@
+/* gpu.h (render) — what the GPU verbs say: an offer (`gpu`), the catalogue
+ * (`gpus`), the mandatory requirements (`require`) and a piece of evidence
+ * recorded (`evidence`).
+ *
+ * The verbs (lang/verbs_gpu.c) read the line, fill the sheet and build the
+ * payloads; this module writes the text/plain and text/html of each result
+ * into two buffers the verb then emits. The `candidates` table is
+ * render/candidates'. Pure: no I/O.
+ */
+#ifndef VS_RENDER_GPU_H
+#define VS_RENDER_GPU_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/catalog.h"
+#include "sheet/classify.h"
+#include "util/buf.h"
+
+/* An offer as `gpu` stored it, borrowed. */
+typedef struct vs_gpu_offer_facts {
+    const char *name;
+    const vs_gpu_spec *spec; /* the catalogue entry it used, or NULL */
+    int memory_known;
+    uint64_t memory_bytes; /* nominal, as marketed */
+    int reported_known;
+    uint64_t reported_bytes; /* the device-reported total */
+    const char *reported_basis;
+    const char *price;                             /* exact decimal, or NULL */
+    const char *currency;                          /* with price */
+    const char *period, *available, *interconnect; /* NULL when not given */
+    uint64_t cards;
+} vs_gpu_offer_facts;
+
+/* The offer: nominal memory, reported total, the basis of the capacity
+ * check, the package, the schedule, the formats the catalogue knows, then
+ * the notes (an array of strings) as a list. */
+void vs_render_gpu_offer(vs_buf *text, vs_buf *html, const vs_gpu_offer_facts *f,
+                         const json_t *notes);
+
+/* The catalogue's entries specs[0..n): one row each, then where the reported
+ * totals are unknown and which CUDA totals are known. */
+void vs_render_gpu_catalogue(vs_buf *text, vs_buf *html, const vs_gpu_spec *specs, size_t n);
+
+/* `require`: the requirement added (or already there, was_new 0) and the
+ * sheet's mandatory requirements (names, an array of strings). */
+void vs_render_requirements(vs_buf *text, vs_buf *html, const char *added, int was_new,
+                            const json_t *names);
+
+/* `evidence`: the piece recorded (entry: candidate, requirement, verdict,
+ * source, version, scope) and, when found in c, what requirement r of row is
+ * now and whether the candidate is retained (row and r may be NULL). */
+void vs_render_evidence(vs_buf *text, vs_buf *html, const json_t *entry, const vs_classification *c,
+                        const vs_classify_row *row, const vs_classify_req *r);
+
+#endif

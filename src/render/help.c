@@ -1,0 +1,114 @@
+#include "render/help.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "util/buf.h"
+
+/* A bundle from the two buffers and the payload (taken), or NULL when any of
+ * them failed. */
+static vs_bundle *bundle_of(vs_buf *t, vs_buf *h, json_t *payload_take)
+{
+    vs_bundle *b = NULL;
+    if (payload_take && !vs_buf_failed(t) && !vs_buf_failed(h))
+        b = vs_bundle_new(vs_buf_str(t), vs_buf_str(h), NULL, payload_take);
+    else
+        json_decref(payload_take);
+    vs_buf_free(t);
+    vs_buf_free(h);
+    return b;
+}
+
+/* " key=" or " word" after a label, in both forms, and into the list. */
+static void put_list(vs_buf *t, vs_buf *h, json_t *list, const char *label,
+                     const char *const *items, const char *suffix)
+{
+    size_t i;
+    vs_buf_puts(t, label);
+    vs_buf_puts(h, "<p>");
+    vs_buf_puts(h, label);
+    for (i = 0; items[i]; i++) {
+        vs_buf_printf(t, " %s%s", items[i], suffix);
+        vs_buf_puts(h, " <code>");
+        vs_buf_put_html(h, items[i]);
+        vs_buf_printf(h, "%s</code>", suffix);
+        json_array_append_new(list, json_string(items[i]));
+    }
+    vs_buf_puts(t, "\n");
+    vs_buf_puts(h, "</p>\n");
+}
+
+vs_bundle *vs_render_help(const vs_help_facts *v)
+{
+    vs_buf t = VS_BUF_INIT, h = VS_BUF_INIT;
+    json_t *payload, *keys = json_array(), *words = json_array();
+    vs_buf_printf(&t, "%s\n\n", v->syntax ? v->syntax : v->name);
+    if (v->summary)
+        vs_buf_printf(&t, "%s\n", v->summary);
+    if (v->help)
+        vs_buf_printf(&t, "\n%s\n", v->help);
+    vs_buf_puts(&h, "<div class='vramsheet-help'><pre><code>");
+    vs_buf_put_html(&h, v->syntax ? v->syntax : v->name);
+    vs_buf_puts(&h, "</code></pre>\n");
+    if (v->summary) {
+        vs_buf_puts(&h, "<p><b>");
+        vs_buf_put_html(&h, v->summary);
+        vs_buf_puts(&h, "</b></p>\n");
+    }
+    if (v->help) {
+        vs_buf_puts(&h, "<pre>");
+        vs_buf_put_html(&h, v->help);
+        vs_buf_puts(&h, "</pre>\n");
+    }
+    if (v->keys && v->keys[0]) {
+        vs_buf_puts(&t, "\n");
+        put_list(&t, &h, keys, "keys:", v->keys, "=");
+    }
+    if (v->words && v->words[0])
+        put_list(&t, &h, words, "words:", v->words, "");
+    vs_buf_puts(&h, "</div>\n");
+    payload = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:o, s:o}", "kind", "help", "verb",
+                        v->name, "group", v->group, "syntax", v->syntax, "summary", v->summary,
+                        "help", v->help, "keys", keys, "words", words);
+    return bundle_of(&t, &h, payload);
+}
+
+static const char *const list_headers[] = {"group", "verb", "summary"};
+
+vs_bundle *vs_render_help_list(const vs_help_facts *verbs, size_t n)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_table *table = vs_table_new(3, list_headers);
+    json_t *list = json_array();
+    const char *last_group = NULL;
+    size_t i;
+    if (!table || !list) {
+        vs_table_free(table);
+        json_decref(list);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        const vs_help_facts *v = &verbs[i];
+        const char *cells[3];
+        cells[0] = v->group && (!last_group || strcmp(last_group, v->group)) ? v->group : "";
+        cells[1] = v->name;
+        cells[2] = v->summary ? v->summary : "";
+        last_group = v->group;
+        vs_table_add_row(table, cells);
+        json_array_append_new(list,
+                              json_pack("{s:s, s:s?, s:s?, s:s?}", "name", v->name, "group",
+                                        v->group, "syntax", v->syntax, "summary", v->summary));
+    }
+    vs_buf_puts(&text, "vramsheet verbs (`help VERB` for the syntax, meaning and formula):\n\n");
+    vs_table_text(table, &text);
+    vs_buf_puts(&text, "\nAmounts carry a byte unit: B KB MB GB TB (powers of 10), KiB MiB GiB "
+                       "TiB (powers of 2).\nCounts take K M B T or plain numbers (7e9). `#` starts "
+                       "a comment; a trailing `\\` continues a line.\n");
+    vs_buf_puts(&html, "<p>vramsheet verbs (<code>help VERB</code> for the syntax, meaning "
+                       "and formula)</p>\n");
+    vs_table_html(table, &html);
+    if (vs_table_failed(table))
+        text.failed = 1;
+    vs_table_free(table);
+    return bundle_of(&text, &html, json_pack("{s:s, s:o}", "kind", "help", "verbs", list));
+}
