@@ -451,7 +451,7 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
                                        "bits= must be 1 to 64");
             bits = (unsigned)v;
-            snprintf(names[n], sizeof names[n], "bits=%u", bits);
+            vs_vocab_format_print(names[n], sizeof names[n], VS_FORMAT_BITS, bits);
         } else {
             bits = vs_format_bits(a->value);
             if (!bits && (vs_gguf_type_by_name(a->value) || vs_gguf_ftype_parse(a->value) >= 0)) {

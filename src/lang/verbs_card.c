@@ -459,6 +459,7 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet;
     char name[32], head[160];
     unsigned bits = 0;
+    vs_vocab_format f;
     uint64_t n = 0;
     int rc, had_files = 0;
     const char *notes[3] = {NULL};
@@ -479,15 +480,15 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
             return vs_error_set_at(err, VS_EVALUE, kb->line, kb->value_column,
                                    "bits= must be 1 to 64, not %llu", (unsigned long long)n);
         bits = (unsigned)n;
-        snprintf(name, sizeof name, "bits=%u", bits);
+        vs_vocab_format_print(name, sizeof name, VS_FORMAT_BITS, bits);
     } else if (a) {
         size_t k;
         /* FP8, BF16: any case, kept in lower case */
         snprintf(name, sizeof name, "%s", a->value);
         for (k = 0; name[k]; k++)
             name[k] = (char)tolower((unsigned char)name[k]);
-        bits = vs_format_bits(name);
-        if (!bits || !strncmp(name, "bits=", 5) || strlen(a->value) >= sizeof name)
+        if (vs_vocab_format_parse(&f, &bits, name, NULL) < 0 || f == VS_FORMAT_BITS ||
+            strlen(a->value) >= sizeof name)
             return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                    "unknown format '%s'; expected %s", a->value, syntax);
     } else {

@@ -265,7 +265,8 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (!c1 || !c2 || c1 == a || c2 == c1 + 1 || !c2[1] || (size_t)(c1 - a) >= sizeof run ||
             (size_t)(c2 - c1 - 1) >= sizeof phase || strlen(c2 + 1) >= sizeof counter)
             return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
-                                   "expected from=RUN:PHASE:COUNTER (m1:load:nvml.device_used) "
+                                   "expected from=RUN:PHASE:COUNTER (m1:load:" VS_COUNTER_DEVICE
+                                   ") "
                                    "or from=#N");
         memcpy(run, a, (size_t)(c1 - a));
         memcpy(phase, c1 + 1, (size_t)(c2 - c1 - 1));
