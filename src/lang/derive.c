@@ -10,6 +10,7 @@
 
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -60,7 +61,7 @@ static int attach(json_t *sheet, const json_t *before, const json_t *derived, vs
     vs_json_array_foreach(comps, i, c)
     {
         const char *st = json_string_value(json_object_get(c, "status"));
-        if (was_there(before, c) || !st || strcmp(st, "estimated"))
+        if (was_there(before, c) || !vs_vocab_status_is(st, VS_STATUS_ESTIMATED))
             continue;
         if (vs_sheet_component_with(sheet, i, "derived", json_deep_copy(derived)) < 0)
             return vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -194,8 +195,8 @@ static int make_unknown(json_t *sheet, const json_t *names, const json_t *derive
         size_t k;
         json_t *x;
         int rc;
-        if ((rc = vs_sheet_set_component(sheet, name, 0, 0, "unknown", why, NULL,
-                                         json_string_value(cls), err)) < 0)
+        if ((rc = vs_sheet_set_component(sheet, name, 0, 0, vs_vocab_status_name(VS_STATUS_UNKNOWN),
+                                         why, NULL, json_string_value(cls), err)) < 0)
             return rc;
         vs_json_array_foreach(vs_sheet_array(sheet, "components"), k, x)
         {
@@ -260,7 +261,7 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
                 rows, json_pack("{s:O, s:s, s:s, s:O, s:n, s:s, s:s}", "name", n, "estimator",
                                 e->info->name, "changes", changes, "from_bytes",
                                 json_object_get(was, json_string_value(n)), "to_bytes", "status",
-                                "unknown", "error", local.message));
+                                vs_vocab_status_name(VS_STATUS_UNKNOWN), "error", local.message));
         }
         goto done;
     }

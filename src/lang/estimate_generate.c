@@ -9,6 +9,7 @@
 #include "sheet/estimate.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 
 const vs_derived_read vs_generate_reads[] = {{"width", NULL}, {"height", NULL}, {"frames", NULL},
@@ -30,6 +31,7 @@ static int read_card(gen_card *g, const vs_line *line, const json_t *sheet, cons
                      vs_error *err)
 {
     const char *task = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    vs_vocab_task task_of;
     if (!vs_sheet_card_uint(sheet, "width", &g->width) ||
         !vs_sheet_card_uint(sheet, "height", &g->height))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
@@ -38,7 +40,8 @@ static int read_card(gen_card *g, const vs_line *line, const json_t *sheet, cons
                                sub);
     if (!vs_sheet_card_uint(sheet, "batch", &g->batch))
         g->batch = 1;
-    g->video = task && !strcmp(task, "generate-video");
+    g->video =
+        task && !vs_vocab_task_parse(&task_of, task, NULL) && task_of == VS_TASK_GENERATE_VIDEO;
     if (!vs_sheet_card_uint(sheet, "frames", &g->frames))
         g->frames = 1;
     if (g->video && g->frames <= 1 && !vs_sheet_card_uint(sheet, "frames", &g->frames))
@@ -117,7 +120,7 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
     int rc;
     for (i = 0; notes && notes[i] && n < 6; i++)
         all[n++] = notes[i];
-    if (st && !strcmp(st, "measured")) {
+    if (vs_vocab_status_is(st, VS_STATUS_MEASURED)) {
         char d[160];
         vs_units_describe(d, sizeof d, bytes);
         snprintf(skip, sizeof skip,
@@ -130,8 +133,9 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
             json_decref(inputs_take);
             return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", name);
         }
-        if ((rc = vs_sheet_set_component(sheet, name, 1, bytes, "estimated", source, phase,
-                                         "activations", err)) < 0) {
+        if ((rc = vs_sheet_set_component(sheet, name, 1, bytes,
+                                         vs_vocab_status_name(VS_STATUS_ESTIMATED), source, phase,
+                                         vs_vocab_class_name(VS_CLASS_ACTIVATIONS), err)) < 0) {
             json_decref(inputs_take);
             return rc;
         }

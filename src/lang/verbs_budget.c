@@ -18,19 +18,9 @@
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
-
-static int valid_class(const char *c)
-{
-    static const char *const cls[] = {"other",       "kv_cache",   "gradients", "optimizer",
-                                      "activations", "parameters", NULL};
-    size_t i;
-    for (i = 0; cls[i]; i++)
-        if (!strcmp(cls[i], c))
-            return 1;
-    return 0;
-}
 
 /* ----------------------------------------------------------------- reserve */
 
@@ -48,6 +38,8 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *name, *status, *cls;
     json_t *sheet, *comp;
     vs_component_view stored;
+    vs_vocab_status status_of;
+    vs_vocab_class class_of;
     uint64_t bytes = 0;
     int rc, known = 0;
     char head[400], desc[160];
@@ -106,31 +98,36 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                    "'%s' is more bytes than a record can hold", amount_arg->value);
         known = 1;
     }
-    status = st ? st->value : (known ? "estimated" : NULL);
+    status = st ? st->value : (known ? vs_vocab_status_name(VS_STATUS_ESTIMATED) : NULL);
     if (!status)
         return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column,
                                "expected an amount with a byte unit (reserve %s 2GiB) or "
                                "status=unknown for a component still to document",
                                name);
-    if (strcmp(status, "estimated") && strcmp(status, "measured") && strcmp(status, "unknown"))
-        return vs_error_set_at(err, VS_EVALUE, st->line, st->value_column,
-                               "status must be estimated, measured or unknown, not '%s'", status);
-    if (!strcmp(status, "unknown") && known)
+    if (vs_vocab_status_parse(&status_of, status, NULL) < 0) {
+        char choices[80];
+        return vs_error_set_at(
+            err, VS_EVALUE, st->line, st->value_column, "status must be %s, not '%s'",
+            vs_verb_join_names(choices, sizeof choices, vs_vocab_status_names, ", ", " or "),
+            status);
+    }
+    if (status_of == VS_STATUS_UNKNOWN && known)
         return vs_error_set_at(err, VS_EVALUE, amount_arg->line, amount_arg->column,
                                "an unknown component has no amount: drop '%s' or say "
                                "status=estimated",
                                amount_arg->value);
-    if (strcmp(status, "unknown") && !known)
+    if (status_of != VS_STATUS_UNKNOWN && !known)
         return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column,
                                "a %s component needs an amount with a byte unit (reserve %s 2GiB "
                                "status=%s)",
                                status, name, status);
     cls = cl ? cl->value : vs_verb_class_for(name);
-    if (!valid_class(cls))
-        return vs_error_set_at(err, VS_EVALUE, cl->line, cl->value_column,
-                               "class must be other, kv_cache, gradients, optimizer, activations "
-                               "or parameters, not '%s'",
-                               cls);
+    if (vs_vocab_class_parse(&class_of, cls, NULL) < 0) {
+        char choices[100];
+        return vs_error_set_at(
+            err, VS_EVALUE, cl->line, cl->value_column, "class must be %s, not '%s'",
+            vs_verb_join_names(choices, sizeof choices, vs_vocab_class_names, ", ", " or "), cls);
+    }
     if ((rc = vs_sheet_put_component(&comp, &stored, sheet, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)
@@ -170,7 +167,7 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = vs_oom(err);
         } else {
             notes[0] = vs_buf_str(&where);
-            if (!strcmp(status, "measured") && !ph)
+            if (status_of == VS_STATUS_MEASURED && !ph)
                 notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
                            "source=";
             rc = vs_verb_emit(
@@ -193,8 +190,11 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | "
                          "tensor gpus=N | placement offload=model|sequential";
-    static const char *const classes[] = {"weights",     "parameters", "gradients", "optimizer",
-                                          "activations", "kv_cache",   "other"};
+    /* the weights first, then the classes from the most divided to the least */
+    static const vs_vocab_class shown[] = {VS_CLASS_PARAMETERS, VS_CLASS_GRADIENTS,
+                                           VS_CLASS_OPTIMIZER,  VS_CLASS_ACTIVATIONS,
+                                           VS_CLASS_KV_CACHE,   VS_CLASS_OTHER};
+    const char *classes[1 + sizeof shown / sizeof shown[0]];
     const vs_arg *a = vs_line_positional(line, 0), *gp = vs_line_pair(line, "gpus");
     const vs_arg *off = vs_line_pair(line, "offload");
     vs_placement p = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_NONE};
@@ -205,6 +205,9 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *lines[10];
     size_t i;
 
+    classes[0] = VS_VOCAB_WEIGHTS;
+    for (i = 0; i < sizeof shown / sizeof shown[0]; i++)
+        classes[1 + i] = vs_vocab_class_name(shown[i]);
     if ((rc = vs_line_check_keys(line, vs_verb_placement_keys, err)) < 0)
         return rc;
     if (!a && !off)
@@ -416,7 +419,8 @@ const char *const vs_verb_formats_keys[] = {"bits", NULL};
 
 int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    static const char *const defaults[] = {"fp32", "bf16", "int8", "int4"};
+    static const vs_vocab_format defaults[] = {VS_FORMAT_FP32, VS_FORMAT_BF16, VS_FORMAT_INT8,
+                                               VS_FORMAT_INT4};
     json_t *sheet;
     vs_envelope env;
     vs_placement pl;
@@ -447,19 +451,22 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
                                        "bits= must be 1 to 64");
             bits = (unsigned)v;
-            snprintf(names[n], sizeof names[n], "bits=%u", bits);
+            vs_vocab_format_print(names[n], sizeof names[n], VS_FORMAT_BITS, bits);
         } else {
             bits = vs_format_bits(a->value);
             if (!bits && (vs_gguf_type_by_name(a->value) || vs_gguf_ftype_parse(a->value) >= 0)) {
                 gguf[n] = a; /* a GGUF type or a llama.cpp file type: once params are known */
                 bits = 1;
             }
-            if (!bits)
-                return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                                       "unknown format '%s'; expected fp32 fp16 bf16 fp8 int8 int4 "
-                                       "nf4 fp4, a GGUF type (q4_k q6_k q8_0 iq4_xs mxfp4 ...), a "
-                                       "llama.cpp file type (q4_k_m q5_k_m q3_k_m ...) or bits=N",
-                                       a->value);
+            if (!bits) {
+                char choices[80];
+                return vs_error_set_at(
+                    err, VS_EVALUE, a->line, a->column,
+                    "unknown format '%s'; expected %s, a GGUF type (q4_k q6_k q8_0 iq4_xs mxfp4 "
+                    "...), a llama.cpp file type (q4_k_m q5_k_m q3_k_m ...) or bits=N",
+                    a->value,
+                    vs_verb_join_names(choices, sizeof choices, vs_vocab_format_names, " ", " "));
+            }
             snprintf(names[n], sizeof names[n], "%s", a->value);
         }
         rows[n].bits = bits;
@@ -467,8 +474,8 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (n == 0) {
         for (i = 0; i < 4; i++) {
-            snprintf(names[i], sizeof names[i], "%s", defaults[i]);
-            rows[i].bits = vs_format_bits(defaults[i]);
+            snprintf(names[i], sizeof names[i], "%s", vs_vocab_format_name(defaults[i]));
+            rows[i].bits = vs_vocab_format_bits(defaults[i]);
         }
         n = 4;
     }
@@ -491,7 +498,8 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rows[i].basis = basis[i][0] ? basis[i] : NULL;
         } else if ((rc = vs_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits, err)) < 0)
             return rc;
-        rows[i].weights_gpu_bytes = vs_placement_per_gpu(&pl, "weights", rows[i].weights_bytes);
+        rows[i].weights_gpu_bytes =
+            vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, rows[i].weights_bytes);
         if (__builtin_add_overflow(rows[i].weights_gpu_bytes, env.reserve_bytes,
                                    &rows[i].envelope_bytes))
             return vs_error_set(err, VS_EUNIT, "the envelope does not fit in 64 bits");

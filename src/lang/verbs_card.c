@@ -14,6 +14,7 @@
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -43,9 +44,10 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet, *card;
     vs_buf head = VS_BUF_INIT, unset = VS_BUF_INIT;
     const char *notes[2] = {NULL, NULL}, *task, *id, *title;
+    vs_vocab_task t = VS_TASK_INFERENCE;
     uint64_t v;
     size_t i;
-    int rc;
+    int rc, generates;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 0, "card", err)) < 0)
         return rc;
@@ -53,6 +55,9 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     card = vs_sheet_card(sheet);
     task = vs_card_str(sheet, "task");
+    if (task && vs_vocab_task_parse(&t, task, NULL) < 0)
+        t = VS_TASK_COUNT; /* a word no task has: none of the branches below */
+    generates = task && (t == VS_TASK_GENERATE_IMAGE || t == VS_TASK_GENERATE_VIDEO);
     id = json_string_value(json_object_get(sheet, "id"));
     title = json_string_value(json_object_get(sheet, "title"));
     vs_buf_printf(&head,
@@ -63,22 +68,21 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!vs_card_str(sheet, "model"))
         vs_buf_puts(&unset, "model");
     for (i = 0; dims[i]; i++)
-        if (!vs_sheet_card_uint(sheet, dims[i], &v) &&
-            (strcmp(dims[i], "length") || !task || strncmp(task, "generate-", 9)))
+        if (!vs_sheet_card_uint(sheet, dims[i], &v) && (strcmp(dims[i], "length") || !generates))
             vs_buf_printf(&unset, "%s%s", unset.len ? ", " : "", dims[i]);
     if (!task)
         vs_buf_printf(&unset, "%stask", unset.len ? ", " : "");
     if (!vs_sheet_weight_bits(sheet) && !json_is_object(json_object_get(sheet, "weights_files")))
         vs_buf_printf(&unset, "%sformat", unset.len ? ", " : "");
-    if (task && !strncmp(task, "generate-", 9)) {
+    if (generates) {
         /* image and video generation: the resolution, the batch, the frames */
         if (!vs_sheet_card_uint(sheet, "width", &v))
             vs_buf_printf(&unset, "%sresolution", unset.len ? ", " : "");
         if (!vs_sheet_card_uint(sheet, "batch", &v))
             vs_buf_printf(&unset, "%sbatch", unset.len ? ", " : "");
-        if (!strcmp(task, "generate-video") && !vs_sheet_card_uint(sheet, "frames", &v))
+        if (t == VS_TASK_GENERATE_VIDEO && !vs_sheet_card_uint(sheet, "frames", &v))
             vs_buf_printf(&unset, "%sframes", unset.len ? ", " : "");
-    } else if (!task || !strcmp(task, "inference")) {
+    } else if (!task || t == VS_TASK_INFERENCE) {
         if (!vs_sheet_card_uint(sheet, "concurrency", &v))
             vs_buf_printf(&unset, "%sconcurrency", unset.len ? ", " : "");
     } else if (!vs_sheet_card_uint(sheet, "microbatch", &v)) {
@@ -342,38 +346,31 @@ hf_done:
 
 /* -------------------------------------------------------------------- task */
 
-const char *const vs_verb_task_words[] = {"inference", "finetune",       "lora",           "qlora",
-                                          "pretrain",  "generate-image", "generate-video", NULL};
-
 #define TASK_MARK "listed by `task "
 
 int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax =
-        "task inference|finetune|lora|qlora|pretrain|generate-image|generate-video";
+    char syntax[160], words[140];
     static const char *const training[] = {"gradients",   "optimizer_state", "master_copy",
                                            "activations", "buffers",         NULL};
     const vs_arg *a;
     json_t *sheet, *comps, *c;
     size_t i, k, nadded = 0;
-    int rc, known = 0;
+    int rc;
+    vs_vocab_task task;
     const char *names[12];
     vs_buf head = VS_BUF_INIT, src = VS_BUF_INIT;
     const char *notes[3] = {NULL};
 
+    snprintf(syntax, sizeof syntax, "task %s",
+             vs_verb_join_names(words, sizeof words, vs_vocab_task_names, "|", "|"));
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     a = vs_line_positional(line, 0);
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    for (i = 0; vs_verb_task_words[i]; i++)
-        if (!strcmp(vs_verb_task_words[i], a->value))
-            known = 1;
-    if (!known)
-        return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                               "unknown task '%s'; expected inference, finetune, lora, qlora, "
-                               "pretrain, generate-image or generate-video",
-                               a->value);
+    if ((rc = vs_vocab_task_parse(&task, a->value, err)) < 0)
+        return vs_arg_error(a, err, rc);
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
@@ -388,25 +385,25 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
         const char *s, *st;
         c = json_array_get(comps, i);
         st = json_string_value(json_object_get(c, "status"));
-        if (!st || strcmp(st, "unknown") != 0) /* most are not: one lookup for them */
+        if (!vs_vocab_status_is(st, VS_STATUS_UNKNOWN)) /* most are not: one lookup for them */
             continue;
         s = json_string_value(json_object_get(c, "source"));
         if (s && !strncmp(s, TASK_MARK, strlen(TASK_MARK)))
             vs_sheet_remove_component(sheet, i);
     }
 
-    if (!strncmp(a->value, "generate-", 9)) {
+    if (task == VS_TASK_GENERATE_IMAGE || task == VS_TASK_GENERATE_VIDEO) {
         vs_buf_printf(&head, "task %s: adds no component by itself", a->value);
         notes[0] = "a diffusers pipeline (`model NAME pipeline=DIR`) sets the weights; `resolution "
                    "WxH`, `batch N`"
                    " and (video) `frames N` are held fixed; `estimate latents`, `estimate "
                    "attention` and `estimate decode` (its own phase) document the rest";
-    } else if (strcmp(a->value, "inference") != 0) {
+    } else if (task != VS_TASK_INFERENCE) {
         const char *list[10];
         size_t n = 0;
-        if (!strcmp(a->value, "lora") || !strcmp(a->value, "qlora"))
+        if (task == VS_TASK_LORA || task == VS_TASK_QLORA)
             list[n++] = "adapter_weights";
-        if (!strcmp(a->value, "qlora"))
+        if (task == VS_TASK_QLORA)
             list[n++] = "quant_metadata";
         for (k = 0; training[k]; k++)
             list[n++] = training[k];
@@ -418,8 +415,9 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
         for (k = 0; k < n; k++) {
             if (vs_sheet_component(sheet, list[k]))
                 continue;
-            if ((rc = vs_sheet_set_component(sheet, list[k], 0, 0, "unknown", vs_buf_str(&src),
-                                             NULL, vs_verb_class_for(list[k]), err)) < 0)
+            if ((rc = vs_sheet_set_component(
+                     sheet, list[k], 0, 0, vs_vocab_status_name(VS_STATUS_UNKNOWN),
+                     vs_buf_str(&src), NULL, vs_verb_class_for(list[k]), err)) < 0)
                 goto done;
             names[nadded++] = list[k];
         }
@@ -435,7 +433,7 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
         notes[0] = "`estimate training`, `estimate activations` and `reserve NAME AMOUNT` document "
                    "them; an envelope with unknown components is only its known part";
     } else {
-        vs_buf_puts(&head, "task inference: adds no component by itself");
+        vs_buf_printf(&head, "task %s: adds no component by itself", a->value);
         notes[0] = "the KV cache (`estimate kv`), workspaces and the CUDA context are yours to "
                    "declare with `reserve` or estimate";
     }
@@ -452,22 +450,23 @@ done:
 
 /* ------------------------------------------------------------------ format */
 
-const char *const vs_verb_format_words[] = {"fp32", "fp16", "bf16", "fp8", "int8",
-                                            "int4", "nf4",  "fp4",  NULL};
 const char *const vs_verb_format_keys[] = {"bits", NULL};
 
 int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "format fp32|fp16|bf16|fp8|int8|int4|nf4|fp4, or format bits=N";
+    char syntax[120], words[80];
     const vs_arg *a, *kb = vs_line_pair(line, "bits");
     json_t *sheet;
     char name[32], head[160];
     unsigned bits = 0;
+    vs_vocab_format f;
     uint64_t n = 0;
     int rc, had_files = 0;
     const char *notes[3] = {NULL};
     size_t nn = 0;
 
+    snprintf(syntax, sizeof syntax, "format %s, or format bits=N",
+             vs_verb_join_names(words, sizeof words, vs_vocab_format_names, "|", "|"));
     if ((rc = vs_line_check_keys(line, vs_verb_format_keys, err)) < 0)
         return rc;
     a = vs_line_positional(line, 0);
@@ -481,15 +480,15 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
             return vs_error_set_at(err, VS_EVALUE, kb->line, kb->value_column,
                                    "bits= must be 1 to 64, not %llu", (unsigned long long)n);
         bits = (unsigned)n;
-        snprintf(name, sizeof name, "bits=%u", bits);
+        vs_vocab_format_print(name, sizeof name, VS_FORMAT_BITS, bits);
     } else if (a) {
         size_t k;
         /* FP8, BF16: any case, kept in lower case */
         snprintf(name, sizeof name, "%s", a->value);
         for (k = 0; name[k]; k++)
             name[k] = (char)tolower((unsigned char)name[k]);
-        bits = vs_format_bits(name);
-        if (!bits || !strncmp(name, "bits=", 5) || strlen(a->value) >= sizeof name)
+        if (vs_vocab_format_parse(&f, &bits, name, NULL) < 0 || f == VS_FORMAT_BITS ||
+            strlen(a->value) >= sizeof name)
             return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                    "unknown format '%s'; expected %s", a->value, syntax);
     } else {

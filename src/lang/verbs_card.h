@@ -25,12 +25,11 @@ int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
-/* The keys and first words they accept, NULL-terminated (the table's, for
- * completion and help; format's words are `formats`' too). */
+/* The keys they accept, NULL-terminated (the table's, for completion and
+ * help). The words `task` and `format` accept are sheet/vocab.h's
+ * vs_vocab_task_names and vs_vocab_format_names (`formats`' too). */
 extern const char *const vs_verb_model_keys[];
-extern const char *const vs_verb_task_words[];
 extern const char *const vs_verb_format_keys[];
-extern const char *const vs_verb_format_words[];
 extern const char *const vs_verb_microbatch_keys[];
 
 #endif

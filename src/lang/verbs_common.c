@@ -1,10 +1,12 @@
 /* verbs_common.c — the helpers the verb files share (see verbs_common.h). */
 #include "lang/verbs_common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/json.h"
 
 int vs_verb_emit(vs_ctx *ctx, vs_bundle *bundle_take, vs_error *err)
@@ -78,17 +80,41 @@ const char *vs_card_str(const json_t *sheet, const char *key)
 
 const char *vs_verb_class_for(const char *name)
 {
-    if (!strcmp(name, "kv_cache"))
-        return "kv_cache";
-    if (!strcmp(name, "gradients"))
-        return "gradients";
-    if (!strcmp(name, "optimizer_state") || !strcmp(name, "master_copy"))
-        return "optimizer";
-    if (!strcmp(name, "activations"))
-        return "activations";
-    if (!strcmp(name, "adapter_weights") || !strcmp(name, "quant_metadata"))
-        return "parameters";
-    return "other";
+    /* component names, each with the class it implies */
+    static const struct {
+        const char *name;
+        vs_vocab_class cls;
+    } implied[] = {
+        {"kv_cache", VS_CLASS_KV_CACHE},         {"gradients", VS_CLASS_GRADIENTS},
+        {"optimizer_state", VS_CLASS_OPTIMIZER}, {"master_copy", VS_CLASS_OPTIMIZER},
+        {"activations", VS_CLASS_ACTIVATIONS},   {"adapter_weights", VS_CLASS_PARAMETERS},
+        {"quant_metadata", VS_CLASS_PARAMETERS},
+    };
+    size_t i;
+    for (i = 0; i < sizeof implied / sizeof implied[0]; i++)
+        if (!strcmp(name, implied[i].name))
+            return vs_vocab_class_name(implied[i].cls);
+    return vs_vocab_class_name(VS_CLASS_OTHER);
+}
+
+const char *vs_verb_join_names(char *out, size_t cap, const char *const *names, const char *sep,
+                               const char *last)
+{
+    size_t i, used = 0;
+    if (!cap)
+        return out;
+    out[0] = '\0';
+    for (i = 0; names[i] && used < cap; i++) {
+        int n = snprintf(out + used, cap - used, "%s%s",
+                         i == 0         ? ""
+                         : names[i + 1] ? sep
+                                        : last,
+                         names[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    return out;
 }
 
 int vs_verb_join_positionals(const vs_line *line, size_t from, vs_buf *out)

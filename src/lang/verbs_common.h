@@ -32,6 +32,13 @@ int vs_verb_positional_uint(const vs_line *line, const char *syntax, uint64_t *o
  * (quality "a b" or quality a b). Returns 0, or -1 when out failed. */
 int vs_verb_join_positionals(const vs_line *line, size_t from, vs_buf *out);
 
+/* Writes a NULL-terminated table of names (a vocabulary's, sheet/vocab.h)
+ * into out, joined by sep and the last two by last: ", " and " or " give
+ * "other, kv_cache, ... or parameters"; "|" and "|" give "a|b|c". Returns
+ * out (cut short when cap is too small). */
+const char *vs_verb_join_names(char *out, size_t cap, const char *const *names, const char *sep,
+                               const char *last);
+
 /* Sets card.<key> (creating the card), taking value_take (NULL: VS_ENOMEM).
  * A card dimension (length, concurrency, microbatch, width, height, frames,
  * batch) is copied into the limit stage too: that stage is the card's

@@ -16,6 +16,7 @@
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 
 /* The source every component this verb adds starts with, so that a later
@@ -75,8 +76,10 @@ static int put_item(json_t *sheet, const char *name, int known, uint64_t bytes, 
     int rc;
     if (old && !ours(old))
         return 0;
-    rc = vs_sheet_set_component(sheet, name, known, bytes, known ? "estimated" : "unknown", source,
-                                NULL, "other", err);
+    rc = vs_sheet_set_component(
+        sheet, name, known, bytes,
+        vs_vocab_status_name(known ? VS_STATUS_ESTIMATED : VS_STATUS_UNKNOWN), source, NULL,
+        vs_vocab_class_name(VS_CLASS_OTHER), err);
     if (rc < 0)
         return rc;
     if (known) {

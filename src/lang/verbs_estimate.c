@@ -14,6 +14,7 @@
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -69,12 +70,12 @@ static int need_card(const vs_line *line, const char *key, const char *sub, cons
 /* Sets an estimated component unless a measurement holds the name: then the
  * estimate is only shown. Returns 1 when stored, 0 when skipped. */
 static int store_estimate(json_t *sheet, const char *name, uint64_t bytes, const char *source,
-                          const char *cls, vs_buf *skipped, json_t *skipped_list, vs_error *err)
+                          vs_vocab_class cls, vs_buf *skipped, json_t *skipped_list, vs_error *err)
 {
     json_t *old = vs_sheet_component(sheet, name);
     const char *st = json_string_value(json_object_get(old, "status"));
     int rc;
-    if (st && !strcmp(st, "measured")) {
+    if (vs_vocab_status_is(st, VS_STATUS_MEASURED)) {
         char d[160];
         vs_units_describe(d, sizeof d, bytes);
         vs_buf_printf(skipped,
@@ -87,7 +88,8 @@ static int store_estimate(json_t *sheet, const char *name, uint64_t bytes, const
     }
     if (bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", name);
-    rc = vs_sheet_set_component(sheet, name, 1, bytes, "estimated", source, NULL, cls, err);
+    rc = vs_sheet_set_component(sheet, name, 1, bytes, vs_vocab_status_name(VS_STATUS_ESTIMATED),
+                                source, NULL, vs_vocab_class_name(cls), err);
     return rc < 0 ? rc : 1;
 }
 
@@ -281,8 +283,8 @@ int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         rc = vs_oom(err);
         goto done;
     }
-    if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), "kv_cache", &skipped, sk, err)) <
-        0)
+    if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), VS_CLASS_KV_CACHE, &skipped, sk,
+                             err)) < 0)
         goto done;
     if (uniform)
         notes[nn++] =
@@ -353,6 +355,7 @@ int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     uint64_t trainable = 0, adapter = 0;
     int rc, have_trainable = 0, lora;
     const char *task = vs_card_str(sheet, "task");
+    vs_vocab_task task_of;
     char gt[40], src[3][320], head[700], asrc[320];
     const char *names[4];
     size_t nnames = 0, nn = 0;
@@ -370,7 +373,8 @@ int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     }
     if ((rc = vs_line_get_count(line, "trainable", 0, &trainable, &have_trainable, err)) < 0)
         goto done;
-    lora = task && (!strcmp(task, "lora") || !strcmp(task, "qlora"));
+    lora = task && !vs_vocab_task_parse(&task_of, task, NULL) &&
+           (task_of == VS_TASK_LORA || task_of == VS_TASK_QLORA);
     if (comp_arg) {
         /* one component of a diffusers pipeline is trained; the others stay frozen */
         json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *x;
@@ -426,12 +430,12 @@ int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     else
         snprintf(src[2], sizeof src[2], "0 B: precision=%s keeps no separate master copy",
                  rule.precision);
-    if ((rc = store_estimate(sheet, "gradients", e.gradients, src[0], "gradients", &skipped, sk,
-                             err)) < 0 ||
-        (rc = store_estimate(sheet, "optimizer_state", e.optimizer_state, src[1], "optimizer",
-                             &skipped, sk, err)) < 0 ||
-        (rc = store_estimate(sheet, "master_copy", e.master_copy, src[2], "optimizer", &skipped, sk,
-                             err)) < 0)
+    if ((rc = store_estimate(sheet, "gradients", e.gradients, src[0], VS_CLASS_GRADIENTS, &skipped,
+                             sk, err)) < 0 ||
+        (rc = store_estimate(sheet, "optimizer_state", e.optimizer_state, src[1],
+                             VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0 ||
+        (rc = store_estimate(sheet, "master_copy", e.master_copy, src[2], VS_CLASS_OPTIMIZER,
+                             &skipped, sk, err)) < 0)
         goto done;
     names[nnames++] = "gradients";
     names[nnames++] = "optimizer_state";
@@ -444,8 +448,8 @@ int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
         }
         snprintf(asrc, sizeof asrc, "%s adapter params x %u B (%s working copy)", gt, ab,
                  ab == 4 ? "fp32" : "16-bit");
-        if ((rc = store_estimate(sheet, "adapter_weights", adapter, asrc, "parameters", &skipped,
-                                 sk, err)) < 0)
+        if ((rc = store_estimate(sheet, "adapter_weights", adapter, asrc, VS_CLASS_PARAMETERS,
+                                 &skipped, sk, err)) < 0)
             goto done;
         names[nnames++] = "adapter_weights";
     }
@@ -556,7 +560,7 @@ int vs_estimate_activations_run(vs_ctx *ctx, const vs_line *line, json_t *sheet,
             "%s layers x 2 x %s tokens x %s microbatch x %s hidden = %s B (checkpointing=full: "
             "the layer input only; Korthikanti et al. 2022)",
             gL, gs, gb, gH, gbytes);
-    if ((rc = store_estimate(sheet, name, bytes, src, "activations", &skipped, sk, err)) < 0)
+    if ((rc = store_estimate(sheet, name, bytes, src, VS_CLASS_ACTIVATIONS, &skipped, sk, err)) < 0)
         goto done;
     snprintf(head, sizeof head, "estimate activations: %s", src);
     notes[nn++] =
@@ -591,6 +595,8 @@ int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
     vs_quant_rule q;
     uint64_t group = 0, params = 0, bits = 0, bytes;
     int rc, have_params = 0, dbl = 1, have_bits = 0, have_group = 0;
+    vs_vocab_format format_of;
+    const int format_known = !vs_vocab_format_parse(&format_of, NULL, format, NULL);
     char gp[40], gg[40], gbytes[40], g2[40], src[700], head[800];
     const char *notes[4] = {NULL};
     size_t nn = 0;
@@ -603,9 +609,9 @@ int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
         goto done;
     if (sc)
         scheme = sc->value;
-    else if (format && (!strcmp(format, "nf4") || !strcmp(format, "fp4")))
+    else if (format_known && (format_of == VS_FORMAT_NF4 || format_of == VS_FORMAT_FP4))
         scheme = "bnb";
-    else if (format && !strcmp(format, "int4"))
+    else if (format_known && format_of == VS_FORMAT_INT4)
         scheme = "gptq";
     else {
         rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
@@ -669,7 +675,7 @@ int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
                  q.meta_bits, gbytes, q.scheme,
                  !strcmp(q.scheme, "bnb") ? ", no double quantisation" : "");
     }
-    if ((rc = store_estimate(sheet, name, bytes, src, "parameters", &skipped, sk, err)) < 0)
+    if ((rc = store_estimate(sheet, name, bytes, src, VS_CLASS_PARAMETERS, &skipped, sk, err)) < 0)
         goto done;
     snprintf(head, sizeof head, "estimate quant: %s", src);
     notes[nn++] = q.source;

@@ -15,6 +15,7 @@
 #include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/cmp.h"
@@ -133,15 +134,17 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
             if (!keep[g] || cell->samples == 0)
                 continue;
             m = vs_mv_measurement_new(sheet, run_id, phase, (int)g, r->gpus[g].name,
-                                      VS_COUNTER_DEVICE, "device", cell->device_peak, dims_json(d),
-                                      NULL, r->host, -1, cell->device_peak_at);
+                                      VS_COUNTER_DEVICE, vs_vocab_scope_name(VS_SCOPE_DEVICE),
+                                      cell->device_peak, dims_json(d), NULL, r->host, -1,
+                                      cell->device_peak_at);
             if (!m || json_array_append_new(ms, m) < 0 ||
                 json_array_append_new(rows, json_incref(m)) < 0)
                 rc = vs_oom(err);
             if (v->process_available && v->process_attributed && cell->process_peak_at) {
                 m = vs_mv_measurement_new(sheet, run_id, phase, (int)g, r->gpus[g].name,
-                                          VS_COUNTER_PROCESS, "process", cell->process_peak,
-                                          dims_json(d), NULL, r->host, -1, cell->process_peak_at);
+                                          VS_COUNTER_PROCESS, vs_vocab_scope_name(VS_SCOPE_PROCESS),
+                                          cell->process_peak, dims_json(d), NULL, r->host, -1,
+                                          cell->process_peak_at);
                 if (!m || json_array_append_new(ms, m) < 0 ||
                     json_array_append_new(rows, json_incref(m)) < 0)
                     rc = vs_oom(err);

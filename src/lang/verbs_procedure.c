@@ -8,6 +8,7 @@
 #include "lang/verbs_common.h"
 #include "render/lines.h"
 #include "sheet/sheet.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -180,46 +181,56 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const struct {
         const char *phase;
-        const char *classes; /* component classes to look at, space-separated */
+        vs_vocab_class classes[2]; /* component classes to look at (nclasses of them) */
+        size_t nclasses;
         const char *examine[4];
     } triage[] = {
         {"load",
-         "parameters",
+         {VS_CLASS_PARAMETERS},
+         1,
          {"the weights: the parameter count and the format the real loader produces",
           "the format: a checkpoint loaded in fp32 before the cast, or layers kept in 16 bits",
           "transient allocations: two copies while loading or converting, the CUDA context", NULL}},
         {"prefill",
-         "kv_cache activations",
+         {VS_CLASS_KV_CACHE, VS_CLASS_ACTIVATIONS},
+         2,
          {"the context: the length of the prompts (prefill attention workspace grows with it)",
           "concurrency: the sequences prefilled together", "the KV cache allocated up front",
           NULL}},
         {"generate",
-         "kv_cache",
+         {VS_CLASS_KV_CACHE},
+         1,
          {"the context: tokens kept per sequence (the KV cache grows with them)",
           "concurrency: simultaneous sequences", "the cache dtype (fp16, fp8)", NULL}},
         {"forward",
-         "activations",
+         {VS_CLASS_ACTIVATIONS},
+         1,
          {"the microbatch", "the saved activations (length x microbatch x hidden x layers)",
           "the computation strategy: checkpointing, attention kernel", NULL}},
         {"backward",
-         "activations gradients",
+         {VS_CLASS_ACTIVATIONS, VS_CLASS_GRADIENTS},
+         2,
          {"the microbatch", "the saved activations and the gradients",
           "the computation strategy: activation checkpointing (selective, full)", NULL}},
         {"optimizer",
-         "optimizer gradients",
+         {VS_CLASS_OPTIMIZER, VS_CLASS_GRADIENTS},
+         2,
          {"the optimizer state and the master copy (first step allocates them)",
           "the precision policy (mixed, bf16, 8-bit optimizer)",
           "the placement: ZeRO/FSDP sharding of the optimizer state", NULL}},
         {"validation",
-         "kv_cache activations",
+         {VS_CLASS_KV_CACHE, VS_CLASS_ACTIVATIONS},
+         2,
          {"the evaluation batch and generation length",
           "caches or graphs kept from training while evaluating", NULL, NULL}},
         {"export",
-         "parameters",
+         {VS_CLASS_PARAMETERS},
+         1,
          {"copies made while merging adapters or saving", "dtype conversion of the whole model",
           NULL, NULL}},
         {"denoise",
-         "activations",
+         {VS_CLASS_ACTIVATIONS},
+         1,
          {"the denoiser's attention over latent tokens: fused attention (SDPA, flash) instead of "
           "eager, which holds tokens^2 scores per head",
           "the resolution and the batch (tokens grow with H x W; classifier-free guidance doubles "
@@ -228,7 +239,8 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
           "enable_sequential_cpu_offload() one block",
           NULL}},
         {"decode",
-         "activations",
+         {VS_CLASS_ACTIVATIONS},
+         1,
          {"the VAE decode at the card's resolution and frames: pipe.enable_vae_tiling() decodes "
           "one tile at a time",
           "pipe.enable_vae_slicing(): one image of the batch decoded at a time",
@@ -302,8 +314,13 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
         const char *cls = json_string_value(json_object_get(c, "class"));
         const char *nm = json_string_value(json_object_get(c, "name"));
         const char *st = json_string_value(json_object_get(c, "status"));
-        const char *p = cls ? strstr(triage[t].classes, cls) : NULL;
-        if (!p || !nm)
+        vs_vocab_class cl;
+        size_t k;
+        if (!nm || vs_vocab_class_parse(&cl, cls, NULL) < 0)
+            continue;
+        for (k = 0; k < triage[t].nclasses && triage[t].classes[k] != cl; k++) {
+        }
+        if (k == triage[t].nclasses)
             continue;
         json_array_append_new(suspects, json_string(nm));
         if (nl < 8 && n < 14) {

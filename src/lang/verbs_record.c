@@ -7,12 +7,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "lang/verbs_common.h"
 #include "lang/verbs_measure.h"
 #include "render/measure.h"
 #include "sheet/compare.h"
 #include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -20,13 +22,8 @@
  * implies): a measurement is compared only with others of its scope. */
 static int known_scope(const char *s)
 {
-    static const char *const scopes[] = {"device",    "process",  "tensors",
-                                         "allocator", "reported", NULL};
-    size_t i;
-    for (i = 0; scopes[i]; i++)
-        if (!strcmp(scopes[i], s))
-            return 1;
-    return 0;
+    vs_vocab_scope scope;
+    return vs_vocab_scope_parse(&scope, s, NULL) == 0;
 }
 
 /* A measurement's stage= names a stage of the sheet's procedure: one of the
@@ -193,8 +190,6 @@ int vs_mv_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
 /* ---------------------------------------------------------------- measured */
 
 const char *const vs_mv_measured_keys[] = {"from", "gpu", "class", NULL};
-static const char *const classes[] = {"other",       "kv_cache",   "gradients", "optimizer",
-                                      "activations", "parameters", NULL};
 
 /* The runtime items an engine reports at start-up, by their fixed names, and
  * the class of counter that fills each; -1 for any other component. */
@@ -235,6 +230,7 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet = vs_ctx_sheet(ctx), *m, *found = NULL;
     uint64_t gpu = 0;
     int has_gpu = 0, rc, matches = 0, log_item = 0;
+    vs_vocab_class class_of;
     size_t i;
     char run[64] = "", phase[64] = "", counter[64] = "", source[600];
     vs_buf text = VS_BUF_INIT, gpus = VS_BUF_INIT;
@@ -248,13 +244,11 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_oom(err);
     if ((rc = vs_line_get_uint(line, "gpu", 0, &gpu, &has_gpu, err)) < 0)
         return rc;
-    if (cls) {
-        for (i = 0; classes[i] && strcmp(classes[i], cls->value); i++) {
-        }
-        if (!classes[i])
-            return vs_error_set_at(err, VS_EVALUE, cls->line, cls->value_column,
-                                   "class is one of other, kv_cache, gradients, optimizer, "
-                                   "activations, parameters");
+    if (cls && vs_vocab_class_parse(&class_of, cls->value, NULL) < 0) {
+        char choices[100];
+        return vs_error_set_at(
+            err, VS_EVALUE, cls->line, cls->value_column, "class is one of %s",
+            vs_verb_join_names(choices, sizeof choices, vs_vocab_class_names, ", ", ", "));
     }
     if (from->value[0] == '#') {
         char *end;
@@ -271,7 +265,8 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (!c1 || !c2 || c1 == a || c2 == c1 + 1 || !c2[1] || (size_t)(c1 - a) >= sizeof run ||
             (size_t)(c2 - c1 - 1) >= sizeof phase || strlen(c2 + 1) >= sizeof counter)
             return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
-                                   "expected from=RUN:PHASE:COUNTER (m1:load:nvml.device_used) "
+                                   "expected from=RUN:PHASE:COUNTER (m1:load:" VS_COUNTER_DEVICE
+                                   ") "
                                    "or from=#N");
         memcpy(run, a, (size_t)(c1 - a));
         memcpy(phase, c1 + 1, (size_t)(c2 - c1 - 1));
@@ -374,7 +369,8 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                  log_item ? " from an engine log, not taken at the card's dims" : "");
         rc = vs_sheet_set_component(
             sheet, name->value, 1,
-            (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")), "measured", source,
+            (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")),
+            vs_vocab_status_name(VS_STATUS_MEASURED), source,
             json_string_value(json_object_get(found, "phase")), cls ? cls->value : NULL, err);
         if (rc < 0)
             return rc;
@@ -385,8 +381,8 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
     rc = vs_ctx_emit_text(ctx, &text, NULL,
                           json_pack("{s:s, s:s, s:O, s:s, s:s, s:b}", "kind", "component", "name",
                                     name->value, "bytes", json_object_get(found, "peak_bytes"),
-                                    "status", "measured", "source", source, "validates_card",
-                                    !log_item),
+                                    "status", vs_vocab_status_name(VS_STATUS_MEASURED), "source",
+                                    source, "validates_card", !log_item),
                           err);
     vs_buf_free(&text);
     return rc;

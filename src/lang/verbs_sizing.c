@@ -14,6 +14,7 @@
 #include "lang/verbs_estimate.h"
 #include "lang/verbs_procedure.h"
 #include "sheet/estimate.h"
+#include "sheet/vocab.h"
 
 /* each estimator's keys come from its row of sheet/estimate.h */
 const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
@@ -110,7 +111,7 @@ const vs_verb vs_verbs_sizing[] = {
      "generate-image and generate-video (diffusers pipelines) add no component: `resolution`, "
      "`batch` and `frames` set their dimensions, `estimate latents|attention|decode` their "
      "activations.",
-     NULL, vs_verb_task_words},
+     NULL, vs_vocab_task_names},
     {"format", vs_verb_format, "format fp32|fp16|bf16|fp8|int8|int4|nf4|fp4 | format bits=N",
      "the weights' format (bits per value)",
      "Sets the card's weight format and its bits: fp32 32, fp16/bf16 16, fp8/int8 8, "
@@ -120,7 +121,7 @@ const vs_verb vs_verbs_sizing[] = {
      "quantization docs, bitsandbytes: formats and limits); `estimate quant` and `weights "
      "from=PATH` document the rest. Changing "
      "the format clears the weights read from files.",
-     vs_verb_format_keys, vs_verb_format_words},
+     vs_verb_format_keys, vs_vocab_format_names},
     {"length", vs_verb_length, "length TOKENS", "the required tokens per sequence",
      "Sets the card's required length: tokens per sequence the workload must process. It is "
      "held fixed: every candidate is compared at this length, and only a run at this length "
@@ -293,7 +294,7 @@ const vs_verb vs_verbs_sizing[] = {
      "one uniform width, over the family's tensor list as convert_hf_to_gguf.py names it "
      "(experts merged into ffn_*_exps; with 8 experts attn_v and attn_k at Q8_0, attn_output "
      "at Q5_K).",
-     vs_verb_formats_keys, vs_verb_format_words},
+     vs_verb_formats_keys, vs_vocab_format_names},
     {"stage", vs_verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [width=N height=N "
      "frames=N batch=N] [note=\"...\"]",

@@ -8,6 +8,7 @@
 #include "sheet/kvlayout.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/json.h"
 
 static void card_row(vs_table *t, const char *k, const char *v)
@@ -88,7 +89,9 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
     {
         /* image and video generation: shown when the task is one, or when set */
         const char *task = json_string_value(json_object_get(card, "task"));
-        int gen = task && !strncmp(task, "generate-", 9);
+        vs_vocab_task task_of;
+        int gen = !vs_vocab_task_parse(&task_of, task, NULL) &&
+                  (task_of == VS_TASK_GENERATE_IMAGE || task_of == VS_TASK_GENERATE_VIDEO);
         json_t *w = json_object_get(card, "width"), *h = json_object_get(card, "height");
         if (json_is_integer(w) && json_is_integer(h)) {
             snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT "x%" JSON_INTEGER_FORMAT " px",

@@ -98,7 +98,7 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
                       r->measured_from ? json_string(r->measured_from) : json_null(), "unknown",
                       (json_int_t)r->unknown));
     }
-    if (c->gpu >= 0)
+    if (c->gpu_known)
         vs_buf_printf(text, "estimate against measurement on GPU %d, per GPU of %u\n", c->gpu,
                       c->gpus);
     else
@@ -123,7 +123,7 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
     vs_table_free(t);
     vs_table_free(th);
     *payload = json_pack("{s:s, s:o, s:o, s:I, s:I}", "kind", "compare", "rows", rows, "gpu",
-                         c->gpu >= 0 ? json_integer(c->gpu) : json_null(), "gpus",
+                         c->gpu_known ? json_integer(c->gpu) : json_null(), "gpus",
                          (json_int_t)c->gpus, "under_estimates", (json_int_t)c->under);
     if (!*payload || vs_buf_failed(text) || vs_buf_failed(html))
         return VS_ENOMEM;

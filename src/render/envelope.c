@@ -10,6 +10,7 @@
 #include "sheet/derived.h"
 #include "sheet/placement.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -109,7 +110,8 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     b->segs[0].label = env->offload_basis ? "weights on the GPU (offload)" : "weights";
     b->segs[0].known = env->weights_known;
     b->segs[0].bytes = env->weights_known ? env->weights_gpu_bytes : 0;
-    b->segs[0].status = env->weights_known ? env->weights_basis : "unknown";
+    b->segs[0].status =
+        env->weights_known ? env->weights_basis : vs_vocab_status_name(VS_STATUS_UNKNOWN);
     b->nseg = 1;
     if (nw) {
         b->nseg = 0;
@@ -119,7 +121,7 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
             sg->label = json_string_value(json_object_get(c, "name"));
             sg->known = 1;
             sg->bytes = vs_placement_per_gpu(
-                pl, "weights", (uint64_t)json_integer_value(json_object_get(c, "bytes")));
+                pl, VS_VOCAB_WEIGHTS, (uint64_t)json_integer_value(json_object_get(c, "bytes")));
             sg->status = env->weights_basis;
         }
     }
@@ -190,6 +192,8 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], pls[128], wsrc[160],
         gp[40];
     const char *notes[5];
+    /* the weights are no component: they shard as parameters */
+    const char *weights_class = vs_vocab_class_name(vs_vocab_class_of(VS_VOCAB_WEIGHTS));
     size_t nn = 0;
     char *svg = NULL;
     unsigned bits = vs_sheet_weight_bits(sheet);
@@ -226,7 +230,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
                            i, c)
         {
             char nm[128], src2[256];
-            const char *row[7] = {nm, "weights only", "parameters", b, gb, gib, src2};
+            const char *row[7] = {nm, "weights only", weights_class, b, gb, gib, src2};
             uint64_t cb = (uint64_t)json_integer_value(json_object_get(c, "bytes"));
             snprintf(nm, sizeof nm, "weights: %s", json_string_value(json_object_get(c, "name")));
             snprintf(src2, sizeof src2, "%s, bytes of its safetensors files%s",
@@ -234,17 +238,18 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
                          ? json_string_value(json_object_get(c, "class"))
                          : "?",
                      env->offload_basis ? " (in host memory; on the GPU in turn)" : "");
-            vs_render_amount(env->offload_basis ? cb : vs_placement_per_gpu(&pl, "weights", cb), b,
-                             gb, gib);
+            vs_render_amount(env->offload_basis ? cb
+                                                : vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, cb),
+                             b, gb, gib);
             vs_table_add_row(t, row);
         }
         if (env->offload_basis) {
             char hb[VS_RENDER_AMT], hgb[VS_RENDER_AMT], hgib[VS_RENDER_AMT];
-            const char *row[7] = {"weights on the GPU", "offload", "parameters", b, gb, gib,
+            const char *row[7] = {"weights on the GPU", "offload", weights_class, b, gb, gib,
                                   env->offload_basis};
             const char *hrow[7] = {"host memory (not GPU)",
                                    "offload",
-                                   "parameters",
+                                   weights_class,
                                    hb,
                                    hgb,
                                    hgib,
@@ -257,7 +262,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     } else if (env->weights_known) {
         const char *row[7] = {"weights",
                               "weights only",
-                              "parameters",
+                              weights_class,
                               b,
                               gb,
                               gib,
@@ -265,8 +270,13 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
         vs_table_add_row(t, row);
     } else {
-        const char *row[7] = {
-            "weights", "unknown", "parameters", "unknown", "", "", "no params or format yet"};
+        const char *row[7] = {"weights",
+                              vs_vocab_status_name(VS_STATUS_UNKNOWN),
+                              weights_class,
+                              "unknown",
+                              "",
+                              "",
+                              "no params or format yet"};
         vs_table_add_row(t, row);
     }
     for (i = 0; i < views->n; i++) {
@@ -293,7 +303,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         }
         row[0] = name;
         row[1] = status;
-        row[2] = cls ? cls : "other";
+        row[2] = cls ? cls : vs_vocab_class_name(VS_CLASS_OTHER);
         row[3] = known ? b : "unknown";
         row[4] = known ? gb : "";
         row[5] = known ? gib : "";

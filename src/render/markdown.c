@@ -7,6 +7,7 @@
 #include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/checked.h"
 #include "util/json.h"
@@ -215,11 +216,11 @@ static void components_section(vs_buf *b, const json_t *sheet)
         json_t *wj = json_integer((json_int_t)w);
         bytes_cells(b, wj);
         json_decref(wj);
-        cell(b, "estimated");
+        cell(b, vs_vocab_status_name(VS_STATUS_ESTIMATED));
         cell(b, basis);
     } else {
         bytes_cells(b, NULL);
-        cell(b, "unknown");
+        cell(b, vs_vocab_status_name(VS_STATUS_UNKNOWN));
         cell(b, "needs params and format");
     }
     cell(b, "load");

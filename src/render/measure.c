@@ -6,6 +6,7 @@
 #include "render/bundle.h"
 #include "render/gauge.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -103,12 +104,12 @@ static void scope_notes(vs_buf *text, const json_t *rows)
     int device = 0, alloc = 0, tensors = 0;
     vs_json_array_foreach(rows, i, m)
     {
-        const char *s = json_string_value(json_object_get(m, "scope"));
-        if (!s)
+        vs_vocab_scope s;
+        if (vs_vocab_scope_parse(&s, json_string_value(json_object_get(m, "scope")), NULL) < 0)
             continue;
-        device |= !strcmp(s, "device");
-        alloc |= !strcmp(s, "allocator");
-        tensors |= !strcmp(s, "tensors");
+        device |= s == VS_SCOPE_DEVICE;
+        alloc |= s == VS_SCOPE_ALLOCATOR;
+        tensors |= s == VS_SCOPE_TENSORS;
     }
     if (device)
         vs_buf_puts(text, "Scope device: the GPU's used memory as NVML reports it, covering every "
@@ -304,8 +305,10 @@ void vs_render_measured_component(vs_buf *text, const char *name, uint64_t bytes
                                   const char *source, int log_item, const char *scope)
 {
     char peak[160];
+    vs_vocab_scope s;
     vs_units_describe(peak, sizeof peak, bytes);
-    vs_buf_printf(text, "component %s = %s, status measured\nsource: %s\n", name, peak, source);
+    vs_buf_printf(text, "component %s = %s, status %s\nsource: %s\n", name, peak,
+                  vs_vocab_status_name(VS_STATUS_MEASURED), source);
     if (log_item)
         vs_buf_printf(text,
                       "Not taken at the card's dims: an engine log's start-up figure "
@@ -313,7 +316,7 @@ void vs_render_measured_component(vs_buf *text, const char *name, uint64_t bytes
                       "the runtime item %s as the engine reported it; the envelope "
                       "flags it until a run at the card's dims confirms it.\n",
                       name);
-    if (scope && (!strcmp(scope, "device") || !strcmp(scope, "process")))
+    if (!vs_vocab_scope_parse(&s, scope, NULL) && (s == VS_SCOPE_DEVICE || s == VS_SCOPE_PROCESS))
         vs_buf_puts(text, "Note: this peak covers the whole device or process, weights "
                           "included; the envelope adds the weights again. A counter of "
                           "that component alone is a better source.\n");

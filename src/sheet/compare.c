@@ -207,7 +207,8 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *er
                 gpu = (int)json_integer_value(g);
         }
     }
-    out->gpu = gpu;
+    out->gpu_known = gpu >= 0;
+    out->gpu = out->gpu_known ? gpu : 0;
     /* measurements: the largest of a class's counters */
     vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
     {

@@ -51,7 +51,8 @@ typedef struct vs_compare_row {
 
 typedef struct vs_compare {
     vs_compare_row rows[VS_CMP_NROWS];
-    int gpu;       /* the GPU compared, -1: measurements with no GPU only */
+    int gpu_known; /* 0: no GPU named, measurements with no GPU only */
+    int gpu;       /* the GPU compared, when gpu_known */
     unsigned gpus; /* GPUs of the placement */
     size_t under;  /* rows flagged under-estimate */
 } vs_compare;
