@@ -102,9 +102,11 @@ const char *const *vs_catalog_names(void)
     return catalog_names ? (const char *const *)catalog_names : catalog_no_names;
 }
 
-static int flag_of(const json_t *v)
+/* 1 when v is a boolean, *flag its value; else unknown (0, *flag 0). */
+static int flag_of(const json_t *v, int *flag)
 {
-    return json_is_true(v) ? 1 : json_is_false(v) ? 0 : -1;
+    *flag = json_is_true(v);
+    return json_is_boolean(v);
 }
 
 static void spec_fill(vs_gpu_spec *out, const json_t *g)
@@ -138,8 +140,8 @@ static void spec_fill(vs_gpu_spec *out, const json_t *g)
         }
     }
     /* the formats a card computes in natively, keyed by their names */
-    out->bf16 = flag_of(json_object_get(g, vs_vocab_format_name(VS_FORMAT_BF16)));
-    out->fp8 = flag_of(json_object_get(g, vs_vocab_format_name(VS_FORMAT_FP8)));
+    out->bf16_known = flag_of(json_object_get(g, vs_vocab_format_name(VS_FORMAT_BF16)), &out->bf16);
+    out->fp8_known = flag_of(json_object_get(g, vs_vocab_format_name(VS_FORMAT_FP8)), &out->fp8);
 }
 
 int vs_catalog_at(vs_gpu_spec *out, size_t i)

@@ -41,7 +41,9 @@ typedef struct vs_gpu_spec {
     int cuda_known;
     uint64_t cuda_bytes;     /* CUDA's total (cudaMemGetInfo), below nvidia-smi's */
     const char *cuda_source; /* the public log that printed it; NULL unknown */
-    int bf16;                /* 1 supported, 0 not, -1 unknown */
+    int bf16_known;          /* the catalogue says whether bf16 is supported */
+    int bf16;                /* when known: 1 supported, 0 not */
+    int fp8_known;
     int fp8;
     const json_t *entry; /* the whole entry (aliases, sources, notes); borrowed */
 } vs_gpu_spec;

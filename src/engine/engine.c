@@ -223,6 +223,11 @@ uint64_t vs_engine_fraction_ceil(uint64_t bytes, uint64_t ppm)
     return bytes / M * ppm + r / M + (r % M ? 1 : 0);
 }
 
+unsigned vs_engine_model_bits(const vs_engine_env *e)
+{
+    return e->weight_bits_known && e->weight_bits == 32 ? 32 : 16;
+}
+
 unsigned vs_engine_kv_bits(const char *word, unsigned auto_bits)
 {
     vs_vocab_format f;

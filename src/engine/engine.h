@@ -85,9 +85,11 @@ typedef struct vs_engine_env {
     /* the card */
     int length_known, concurrency_known;
     uint64_t length, concurrency;
+    int weight_bits_known;
     unsigned weight_bits; /* the weights' format (16 for bf16) */
     uint64_t tp;          /* tensor-parallel ways (1: none) */
-    uint64_t heads;       /* query heads (card.arch), 0 unknown */
+    int heads_known;
+    uint64_t heads; /* query heads (card.arch) */
     int layout_known;
     vs_kv_layout layout;
     /* per GPU, after the placement */
@@ -164,6 +166,9 @@ uint64_t vs_engine_fraction_ceil(uint64_t bytes, uint64_t ppm);
 uint64_t vs_engine_fraction_floor(uint64_t bytes, uint64_t ppm);
 /* Bits per cached value of a KV dtype word ("auto" gives auto_bits). 0: unknown. */
 unsigned vs_engine_kv_bits(const char *word, unsigned auto_bits);
+/* The bits of the model's own values, what "auto" means: 32 for fp32
+ * weights, else 16 (an unknown format too). */
+unsigned vs_engine_model_bits(const vs_engine_env *e);
 
 /* The KV bytes of the layout for length tokens x concurrency on one GPU (tp
  * from env) at bits per value, exact (kvlayout's rule). VS_EUNIT on overflow. */

@@ -10,6 +10,7 @@
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 
 static int positive_int(const json_t *v, uint64_t *out)
 {
@@ -60,7 +61,7 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
             k = json_object_get(json_object_get(c, "derived"), "keys");
         if (!k)
             k = json_object_get(json_object_get(c, "estimate"), "keys");
-        if (!cls || strcmp(cls, "kv_cache"))
+        if (vs_vocab_class_of(cls) != VS_CLASS_KV_CACHE)
             continue;
         if (!json_is_object(k)) {
             /* the formula `estimate kv` writes as the component's source */
@@ -121,10 +122,11 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->env.tp = c->placement.kind == VS_PLACE_TENSOR ? c->placement.gpus : 1;
     c->env.length_known = vs_sheet_card_uint(sheet, "length", &c->env.length);
     c->env.concurrency_known = vs_sheet_card_uint(sheet, "concurrency", &c->env.concurrency);
-    c->env.weight_bits = vs_sheet_weight_bits(sheet);
+    c->env.weight_bits = vs_sheet_weight_bits(sheet); /* 0: the card's format is not known */
+    c->env.weight_bits_known = c->env.weight_bits != 0;
     c->params_known = vs_sheet_card_uint(sheet, "params", &c->params);
     c->format = json_string_value(json_object_get(card, "format"));
-    positive_int(json_object_get(arch, "heads"), &c->env.heads);
+    c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
     c->layout_source = layout_of(&c->env.layout, sheet);
     c->env.layout_known = c->layout_source != NULL;
     if ((rc = vs_component_views_read(&views, sheet)) < 0)
@@ -134,22 +136,20 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->env.weights_known = env.weights_known;
     c->env.weights_bytes = env.weights_gpu_bytes;
     if (!env.weights_known)
-        json_array_append_new(c->unknown, json_string("weights"));
+        json_array_append_new(c->unknown, json_string(VS_VOCAB_WEIGHTS));
     c->env.kv_component_known = 1;
     for (i = 0; i < views.n; i++) {
         const vs_component_view *v = &views.v[i];
         const char *nm = json_string_value(v->name), *cls = json_string_value(v->cls);
         int item = vs_runtime_item_find(nm);
         uint64_t share;
-        if (!cls)
-            cls = "other";
         share = v->known ? vs_placement_per_gpu(&c->placement, cls, v->value) : 0;
         if (item >= 0) {
             c->env.item_known[item] = v->known;
             c->env.item_bytes[item] = share;
             continue;
         }
-        if (!strcmp(cls, "kv_cache")) {
+        if (vs_vocab_class_of(cls) == VS_CLASS_KV_CACHE) {
             if (v->known)
                 c->env.kv_component_bytes += share;
             else
@@ -168,8 +168,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
         /* no kv_cache component at all: nothing the sheet says */
         int any = 0;
         for (i = 0; i < views.n; i++) {
-            const char *cls = json_string_value(views.v[i].cls);
-            if (cls && !strcmp(cls, "kv_cache"))
+            if (vs_vocab_class_of(json_string_value(views.v[i].cls)) == VS_CLASS_KV_CACHE)
                 any = 1;
         }
         if (!any)
@@ -456,7 +455,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
             w = c->env.weights_bytes;
         } else if (c->params_known && f->bits &&
                    vs_weights_bytes(&w, c->params, f->bits, err) == 0) {
-            w = vs_placement_per_gpu(&c->placement, "weights", w);
+            w = vs_placement_per_gpu(&c->placement, VS_VOCAB_WEIGHTS, w);
             wk = 1;
         }
         f->weights_known = wk;

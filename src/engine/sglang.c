@@ -43,7 +43,7 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
 {
     const vs_engine_val *d = vs_engine_get(e, "kv_cache_dtype");
     unsigned bits = vs_engine_kv_bits(d->word && !strcmp(d->word, "bf16") ? "bf16" : d->word,
-                                      e->weight_bits == 32 ? 32 : 16);
+                                      vs_engine_model_bits(e));
     int rc = vs_engine_token_kv(e, pool, bits, 1, NULL, out, err);
     if (rc < 0)
         return rc;

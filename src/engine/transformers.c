@@ -53,9 +53,9 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
 {
     const vs_engine_val *a = vs_engine_get(e, "attention");
     int eager = a->word && !strcmp(a->word, "eager");
-    unsigned bits = e->weight_bits == 32 ? 32 : 16;
+    unsigned bits = vs_engine_model_bits(e);
     int rc;
-    if (eager && !e->heads)
+    if (eager && !e->heads_known)
         return vs_error_set(err, VS_EVALUE,
                             "transformers attention=eager needs the model's query heads "
                             "(card.arch heads: `model NAME config=PATH`)");

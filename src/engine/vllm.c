@@ -67,7 +67,7 @@ static const char help[] =
 static unsigned kv_bits(const vs_engine_env *e)
 {
     const vs_engine_val *d = vs_engine_get(e, "kv_cache_dtype");
-    unsigned auto_bits = e->weight_bits == 32 ? 32 : 16; /* auto: the model's 16-bit dtype */
+    unsigned auto_bits = vs_engine_model_bits(e); /* auto: the model's 16-bit dtype */
     return vs_engine_kv_bits(d && d->word ? d->word : "auto", auto_bits);
 }
 

@@ -15,14 +15,12 @@
 #include "lang/verb.h"
 #include "render/bundle.h"
 #include "sheet/sheet.h"
+#include "sheet/vocab.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/json.h"
 
 /* --------------------------------------------------------------- completion */
-
-static const char *const format_names[] = {"fp32", "fp16", "bf16", "fp8", "int8",
-                                           "int4", "nf4",  "fp4",  NULL};
 
 typedef struct {
     size_t start;   /* byte offset of the token */
@@ -282,15 +280,15 @@ int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **
         if ((klen == 5 && !strncmp(prefix, "dtype", 5)) ||
             (klen == 6 && !strncmp(prefix, "format", 6))) {
             size_t i;
-            for (i = 0; format_names[i]; i++)
-                add_match(m, format_names[i], val, vlen);
+            for (i = 0; vs_vocab_format_names[i]; i++)
+                add_match(m, vs_vocab_format_names[i], val, vlen);
         }
         return 0;
     }
     if (!strcmp(verb, "format") || !strcmp(verb, "formats")) {
         size_t i;
-        for (i = 0; format_names[i]; i++)
-            add_match(m, format_names[i], prefix, plen);
+        for (i = 0; vs_vocab_format_names[i]; i++)
+            add_match(m, vs_vocab_format_names[i], prefix, plen);
     }
     if (!strcmp(verb, "help") && ntok == 1) {
         verb_match vm = {m, prefix, plen};

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "lang/interp.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 static volatile sig_atomic_t run_interrupted;
 
@@ -77,21 +78,24 @@ static int sink_input(void *ctx, const char *prompt, int password, char **out)
     return 0;
 }
 
-static int read_file(const char *path, vs_buf *out)
+/* The whole file at path into out: 0, VS_EIO when it cannot be opened or
+ * read ("cannot read 'PATH': REASON"), or VS_ENOMEM; err says which. */
+static int read_file(const char *path, vs_buf *out, vs_error *err)
 {
     FILE *f = fopen(path, "rb");
     char chunk[65536];
     size_t n;
+    int rc = 0;
     if (!f)
-        return -1;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        return vs_error_set(err, VS_EIO, "cannot read '%s': %s", path, strerror(errno));
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && !vs_buf_failed(out))
         vs_buf_append(out, chunk, n);
-    if (ferror(f) || vs_buf_failed(out)) {
-        fclose(f);
-        return -1;
-    }
+    if (ferror(f))
+        rc = vs_error_set(err, VS_EIO, "cannot read '%s': %s", path, strerror(errno));
+    else if (vs_buf_failed(out))
+        rc = vs_oom(err);
     fclose(f);
-    return 0;
+    return rc;
 }
 
 static int is_separator(const char *line, size_t len)
@@ -140,10 +144,16 @@ int vs_run_main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (read_file(path, &text) < 0) {
-        fprintf(stderr, "vramsheet run: cannot read '%s': %s\n", path, strerror(errno));
-        vs_buf_free(&text);
-        return 2;
+    {
+        vs_error err;
+        int rc = read_file(path, &text, &err);
+        if (rc < 0) {
+            /* an unreadable file is a usage error; short memory is the
+             * interpreter's failure, as below */
+            fprintf(stderr, "vramsheet run: %s\n", err.message);
+            vs_buf_free(&text);
+            return rc == VS_ENOMEM ? 1 : 2;
+        }
     }
     ip = vs_interp_new(NULL);
     if (!ip) {

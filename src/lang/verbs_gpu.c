@@ -19,6 +19,7 @@
 #include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -105,14 +106,14 @@ bad:
 
 static json_t *spec_json(const vs_gpu_spec *s)
 {
-    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:O}", "name", s->name, "memory_bytes",
-                     s->memory_known ? json_integer((json_int_t)s->memory_bytes) : json_null(),
-                     "reported_bytes",
-                     s->reported_known ? json_integer((json_int_t)s->reported_bytes) : json_null(),
-                     "ecc", s->ecc ? json_string(s->ecc) : json_null(), "bf16",
-                     s->bf16 < 0 ? json_null() : json_boolean(s->bf16), "fp8",
-                     s->fp8 < 0 ? json_null() : json_boolean(s->fp8), "sources",
-                     json_object_get(s->entry, "sources"));
+    return json_pack(
+        "{s:s, s:o, s:o, s:o, s:o, s:o, s:O}", "name", s->name, "memory_bytes",
+        s->memory_known ? json_integer((json_int_t)s->memory_bytes) : json_null(), "reported_bytes",
+        s->reported_known ? json_integer((json_int_t)s->reported_bytes) : json_null(), "ecc",
+        s->ecc ? json_string(s->ecc) : json_null(), vs_vocab_format_name(VS_FORMAT_BF16),
+        s->bf16_known ? json_boolean(s->bf16) : json_null(), vs_vocab_format_name(VS_FORMAT_FP8),
+        s->fp8_known ? json_boolean(s->fp8) : json_null(), "sources",
+        json_object_get(s->entry, "sources"));
 }
 
 /* `gpu h100 sxm`: several words where one name was expected. The fix is in
@@ -240,20 +241,16 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     if (have_spec) {
+        /* the formats the catalogue says a GPU supports or not */
         const char *fmt = vs_json_str_of(vs_sheet_card(sheet), "format");
-        if (fmt && !strcmp(fmt, "bf16") && spec.bf16 == 0) {
+        vs_vocab_format f;
+        if (fmt && vs_vocab_format_parse(&f, NULL, fmt, NULL) == 0 &&
+            ((f == VS_FORMAT_BF16 && spec.bf16_known && !spec.bf16) ||
+             (f == VS_FORMAT_FP8 && spec.fp8_known && !spec.fp8))) {
             vs_buf_printf(&nb,
-                          "the card's format is bf16 and the catalogue gives %s no bf16 "
+                          "the card's format is %s and the catalogue gives %s no %s "
                           "support: compatibility needs evidence",
-                          spec.name);
-            json_array_append_new(notes, json_string(vs_buf_str(&nb)));
-            vs_buf_reset(&nb);
-        }
-        if (fmt && !strcmp(fmt, "fp8") && spec.fp8 == 0) {
-            vs_buf_printf(&nb,
-                          "the card's format is fp8 and the catalogue gives %s no fp8 "
-                          "support: compatibility needs evidence",
-                          spec.name);
+                          vs_vocab_format_name(f), spec.name, vs_vocab_format_name(f));
             json_array_append_new(notes, json_string(vs_buf_str(&nb)));
             vs_buf_reset(&nb);
         }
@@ -572,10 +569,10 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
             if (!strcmp(row->reqs[k].name, req_name))
                 r = &row->reqs[k];
         vs_render_evidence(&text, &html, entry, c, row, r);
-        payload =
-            json_pack("{s:s, s:O, s:s, s:s}", "kind", "evidence", "evidence", entry,
-                      "requirement_verdict", r ? vs_verdict_name(r->verdict) : vs_verdict_name(v),
-                      "candidate_verdict", row ? vs_verdict_name(row->verdict) : "to-confirm");
+        payload = json_pack(
+            "{s:s, s:O, s:s, s:s}", "kind", "evidence", "evidence", entry, "requirement_verdict",
+            r ? vs_verdict_name(r->verdict) : vs_verdict_name(v), "candidate_verdict",
+            row ? vs_verdict_name(row->verdict) : vs_verdict_name(VS_VERDICT_TO_CONFIRM));
     }
     vs_classification_free(c);
     json_decref(entry);

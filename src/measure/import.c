@@ -240,19 +240,20 @@ static json_t *text_json(const char *s, size_t n)
     return json_string(out);
 }
 
-static json_t *item_new(const vs_import_at *at, const char *counter, const char *scope,
+static json_t *item_new(const vs_import_at *at, const char *counter, vs_vocab_scope scope,
                         const char *text, size_t text_len)
 {
     return json_pack("{s:s, s:o, s:o, s:s, s:s, s:{}, s:n, s:o, s:n, s:o}", "phase", at->phase,
                      "gpu", at->gpu >= 0 ? json_integer(at->gpu) : json_null(), "gpu_name",
                      at->gpu_name ? json_string(at->gpu_name) : json_null(), "counter", counter,
-                     "scope", scope, "dims", "host", "rank",
+                     "scope", vs_vocab_scope_name(scope), "dims", "host", "rank",
                      at->rank >= 0 ? json_integer(at->rank) : json_null(), "time", "text",
                      text_json(text, text_len));
 }
 
-int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter, const char *scope,
-                    uint64_t bytes, uint64_t resolution, const char *text, size_t text_len)
+int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter,
+                    vs_vocab_scope scope, uint64_t bytes, uint64_t resolution, const char *text,
+                    size_t text_len)
 {
     json_t *m;
     if (already_covered(im, at, counter, (int64_t)bytes, 0, 0))
@@ -275,7 +276,7 @@ int vs_import_count(vs_import *im, const vs_import_at *at, const char *counter, 
         json_decref(value);
         return 0;
     }
-    m = value ? item_new(at, counter, "reported", text, text_len) : NULL;
+    m = value ? item_new(at, counter, VS_SCOPE_REPORTED, text, text_len) : NULL;
     if (!m) {
         json_decref(value);
         return VS_ENOMEM;

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -92,10 +93,13 @@ int vs_import_add(vs_import *im, json_t *m_take);
 json_t *vs_import_run(vs_import *im, const char *key);
 
 /* A measurement of bytes (with the printed text and its resolution) at at;
- * scope as the program reported it ("reported", "device", ...). 0 or VS_ENOMEM. */
-int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter, const char *scope,
-                    uint64_t bytes, uint64_t resolution_bytes, const char *text, size_t text_len);
-/* A count (value_take: a JSON integer or real >= 0) with its unit. */
+ * scope as the program reported it (VS_SCOPE_REPORTED when it does not say
+ * more). 0 or VS_ENOMEM. */
+int vs_import_bytes(vs_import *im, const vs_import_at *at, const char *counter,
+                    vs_vocab_scope scope, uint64_t bytes, uint64_t resolution_bytes,
+                    const char *text, size_t text_len);
+/* A count (value_take: a JSON integer or real >= 0) with its unit; its
+ * scope is VS_SCOPE_REPORTED. */
 int vs_import_count(vs_import *im, const vs_import_at *at, const char *counter, json_t *value_take,
                     const char *unit, const char *text, size_t text_len);
 

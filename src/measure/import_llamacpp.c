@@ -153,7 +153,7 @@ static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs
         used += sp + u;
     }
     counter_name(counter, sizeof counter, dev, dn, at.gpu, what);
-    return vs_import_bytes(im, &at, counter, "reported", bytes, res, dev,
+    return vs_import_bytes(im, &at, counter, VS_SCOPE_REPORTED, bytes, res, dev,
                            (size_t)(line + off + used - dev));
 }
 
@@ -251,10 +251,11 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
         int rc;
         counter_name(counter, sizeof counter, name, dn, at.gpu, cols[i]);
         /* whole MiB: the resolution is half of one */
-        if ((rc = vs_import_bytes(
-                 im, &at, counter,
-                 !strcmp(cols[i], "total") || !strcmp(cols[i], "free") ? "device" : "reported",
-                 v[i] * MIB, MIB / 2, dash, (size_t)(line + n - dash))) < 0)
+        if ((rc = vs_import_bytes(im, &at, counter,
+                                  !strcmp(cols[i], "total") || !strcmp(cols[i], "free")
+                                      ? VS_SCOPE_DEVICE
+                                      : VS_SCOPE_REPORTED,
+                                  v[i] * MIB, MIB / 2, dash, (size_t)(line + n - dash))) < 0)
             return rc;
     }
     return 0;

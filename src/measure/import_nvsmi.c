@@ -176,8 +176,8 @@ static int nvsmi_line(vs_import *im, void *state, const char *line, size_t n)
         if (!columns[k].counter || !v[col].set)
             continue;
         if ((rc = vs_import_bytes(im, &where, columns[k].counter,
-                                  col == C_USED ? "device" : "reported", v[col].bytes, v[col].res,
-                                  line, n)) < 0)
+                                  col == C_USED ? VS_SCOPE_DEVICE : VS_SCOPE_REPORTED, v[col].bytes,
+                                  v[col].res, line, n)) < 0)
             return rc;
     }
     /* the run's GPUs, once each */

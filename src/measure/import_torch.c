@@ -24,16 +24,17 @@ typedef struct torch_state {
 
 static const struct {
     const char *key;
-    const char *scope; /* NULL: a count */
+    int bytes;            /* 0: a count */
+    vs_vocab_scope scope; /* of bytes */
 } keys[] = {
-    {"allocated_bytes.all.peak", "tensors"},
-    {"reserved_bytes.all.peak", "allocator"},
-    {"active_bytes.all.peak", "tensors"},
-    {"requested_bytes.all.peak", "tensors"},
-    {"allocated_bytes.all.current", "tensors"},
-    {"reserved_bytes.all.current", "allocator"},
-    {"num_ooms", NULL},
-    {"num_alloc_retries", NULL},
+    {"allocated_bytes.all.peak", 1, VS_SCOPE_TENSORS},
+    {"reserved_bytes.all.peak", 1, VS_SCOPE_ALLOCATOR},
+    {"active_bytes.all.peak", 1, VS_SCOPE_TENSORS},
+    {"requested_bytes.all.peak", 1, VS_SCOPE_TENSORS},
+    {"allocated_bytes.all.current", 1, VS_SCOPE_TENSORS},
+    {"reserved_bytes.all.current", 1, VS_SCOPE_ALLOCATOR},
+    {"num_ooms", 0, VS_SCOPE_REPORTED},
+    {"num_alloc_retries", 0, VS_SCOPE_REPORTED},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -92,7 +93,7 @@ static int one_device(vs_import *im, torch_state *st, const json_t *obj, int gpu
         snprintf(counter, sizeof counter, "torch.%s", keys[k].key);
         tl = snprintf(text, sizeof text, "\"%s\": %lld", keys[k].key,
                       (long long)json_integer_value(v));
-        if (keys[k].scope)
+        if (keys[k].bytes)
             rc = vs_import_bytes(im, &at, counter, keys[k].scope, (uint64_t)json_integer_value(v),
                                  0, text, (size_t)tl);
         else

@@ -25,12 +25,13 @@ static const struct {
     const char *printed; /* "peak memory allocation:" */
     const char *key;     /* "peak_memory_alloc" */
     const char *counter;
-    const char *scope;
+    vs_vocab_scope scope;
 } stats[] = {
-    {"peak memory allocation:", "peak_memory_alloc", "torchtune.peak_memory_alloc", "tensors"},
+    {"peak memory allocation:", "peak_memory_alloc", "torchtune.peak_memory_alloc",
+     VS_SCOPE_TENSORS},
     {"peak memory reserved:", "peak_memory_reserved", "torchtune.peak_memory_reserved",
-     "allocator"},
-    {"peak memory active:", "peak_memory_active", "torchtune.peak_memory_active", "tensors"},
+     VS_SCOPE_ALLOCATOR},
+    {"peak memory active:", "peak_memory_active", "torchtune.peak_memory_active", VS_SCOPE_TENSORS},
 };
 #define NSTATS (sizeof stats / sizeof stats[0])
 

@@ -255,7 +255,7 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
             off += skip_to_figure(line + off, n - off);
             if (figure(line + off, n - off, ph->kind == P_GB_IS_GIB, &bytes, &res, &used) < 0)
                 continue;
-            rc = vs_import_bytes(im, &at, ph->counter, "reported", bytes, res, p,
+            rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, p,
                                  (size_t)(line + off + used - p));
             break;
         case P_USABLE: {
@@ -273,7 +273,7 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
                 if (figure(line + o2, n - o2, 0, &bytes, &res, &used) < 0)
                     continue;
             }
-            rc = vs_import_bytes(im, &at, ph->counter, "reported", bytes, res, p,
+            rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, p,
                                  (size_t)(line + o2 + used - p));
             break;
         }
@@ -294,7 +294,7 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
                 continue;
             if (figure(num, (size_t)(p - num), 0, &bytes, &res, &used) < 0)
                 continue;
-            rc = vs_import_bytes(im, &at, ph->counter, "reported", bytes, res, num,
+            rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, num,
                                  (size_t)(p + strlen(ph->text) - num));
             break;
         }
@@ -307,7 +307,7 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
             o2 += skip_to_figure(line + o2, n - o2);
             if (figure(line + o2, n - o2, 0, &bytes, &res, &used) < 0)
                 continue;
-            rc = vs_import_bytes(im, &at, ph->counter, "reported", bytes, res, p,
+            rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, p,
                                  (size_t)(line + o2 + used - p));
             break;
         }

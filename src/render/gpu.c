@@ -6,6 +6,7 @@
 #include "render/bundle.h"
 #include "render/candidates.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/json.h"
 
 /* Adds "<li>text</li>" to html and "  - text" to text. */
@@ -26,9 +27,9 @@ static void para(vs_buf *text, vs_buf *html, const char *s)
     vs_buf_puts(html, "</p>\n");
 }
 
-static const char *flag_text(int f)
+static const char *flag_text(int known, int f)
 {
-    return f > 0 ? "yes" : f == 0 ? "no" : "unknown";
+    return !known ? "unknown" : f ? "yes" : "no";
 }
 
 static void describe_line(vs_buf *text, vs_buf *html, const char *label, const char *value)
@@ -90,8 +91,10 @@ void vs_render_gpu_offer(vs_buf *text, vs_buf *html, const vs_gpu_offer_facts *f
     if (f->interconnect)
         describe_line(text, html, "interconnect", f->interconnect);
     if (f->spec) {
-        vs_buf_printf(&nb, "bf16 %s, fp8 %s (catalogue)", flag_text(f->spec->bf16),
-                      flag_text(f->spec->fp8));
+        vs_buf_printf(&nb, "%s %s, %s %s (catalogue)", vs_vocab_format_name(VS_FORMAT_BF16),
+                      flag_text(f->spec->bf16_known, f->spec->bf16),
+                      vs_vocab_format_name(VS_FORMAT_FP8),
+                      flag_text(f->spec->fp8_known, f->spec->fp8));
         describe_line(text, html, "formats", vs_buf_str(&nb));
         vs_buf_reset(&nb);
     }
@@ -141,8 +144,12 @@ static void catalogue_notes(vs_buf *text, vs_buf *html, const vs_buf *unsourced,
 
 void vs_render_gpu_catalogue(vs_buf *text, vs_buf *html, const vs_gpu_spec *specs, size_t n)
 {
-    static const char *const headers[] = {"GPU", "nominal memory", "reported total (nvidia-smi)",
-                                          "ECC", "bf16",           "fp8"};
+    const char *const headers[] = {"GPU",
+                                   "nominal memory",
+                                   "reported total (nvidia-smi)",
+                                   "ECC",
+                                   vs_vocab_format_name(VS_FORMAT_BF16),
+                                   vs_vocab_format_name(VS_FORMAT_FP8)};
     vs_buf unsourced = VS_BUF_INIT, cuda = VS_BUF_INIT;
     vs_table *t = vs_table_new(6, headers);
     size_t i;
@@ -176,8 +183,8 @@ void vs_render_gpu_catalogue(vs_buf *text, vs_buf *html, const vs_gpu_spec *spec
         cells[1] = nom;
         cells[2] = rep;
         cells[3] = s->ecc ? s->ecc : "unknown";
-        cells[4] = flag_text(s->bf16);
-        cells[5] = flag_text(s->fp8);
+        cells[4] = flag_text(s->bf16_known, s->bf16);
+        cells[5] = flag_text(s->fp8_known, s->fp8);
         vs_table_add_row(t, cells);
     }
     vs_buf_puts(text, "GPU catalogue (src/catalog/gpus.json; each figure has its source):\n\n");
@@ -207,8 +214,8 @@ void vs_render_requirements(vs_buf *text, vs_buf *html, const char *added, int w
     vs_buf_puts(html, ". Mandatory requirements of this sheet:</p>\n<ul>\n");
     json_array_foreach(names, i, n) bullet(text, html, json_string_value(n));
     vs_buf_puts(html, "</ul>\n");
-    vs_buf_puts(text, "Every one is to-confirm for each candidate until `evidence` says "
-                      "otherwise.\n");
+    vs_buf_printf(text, "Every one is %s for each candidate until `evidence` says otherwise.\n",
+                  vs_vocab_verdict_name(VS_VOCAB_VERDICT_TO_CONFIRM));
 }
 
 /* -------------------------------------------------------------- evidence */

@@ -15,6 +15,7 @@
 #include "sheet/envelope.h"
 #include "sheet/kvlayout.h"
 #include "sheet/sheet.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/cmp.h"
 #include "util/json.h"
@@ -31,14 +32,9 @@ typedef struct field {
     int (*valid)(const char *s); /* F_STR: extra check */
 } field;
 
-static const char *const tasks[] = {"inference", "finetune",       "lora",           "qlora",
-                                    "pretrain",  "generate-image", "generate-video", NULL};
-static const char *const statuses[] = {"estimated", "measured", "unknown", NULL};
-static const char *const classes[] = {"other",       "kv_cache",   "gradients", "optimizer",
-                                      "activations", "parameters", NULL};
+/* tasks, statuses, classes and verdicts are sheet/vocab.h's tables */
 static const char *const kinds[] = {"single", "ddp", "zero", "fsdp", "tensor", NULL};
 static const char *const offloads[] = {"model", "sequential", NULL};
-static const char *const verdicts[] = {"admissible", "to-confirm", "exclude", NULL};
 static const char *const states[] = {"current", "to re-measure", NULL};
 
 static int valid_format(const char *s)
@@ -112,7 +108,7 @@ static const field card_f[] = {STRN("model"),
                                STRN("revision"),
                                UINTN("params"),
                                STRN("params_source"),
-                               {"task", F_STR, 1, NULL, tasks, NULL, NULL},
+                               {"task", F_STR, 1, NULL, vs_vocab_task_names, NULL, NULL},
                                {"format", F_STR, 1, NULL, NULL, NULL, valid_format},
                                UINTN("bits"),
                                UINTN("length"),
@@ -153,13 +149,14 @@ static const field weights_files_f[] = {STRN("path"),
                                         {"components", F_ARR, 1, &wcomponent_e, NULL, NULL, NULL},
                                         END};
 
-static const field component_f[] = {STR("name"),
-                                    UINTN("bytes"),
-                                    {"status", F_STR, 0, NULL, statuses, NULL, NULL},
-                                    STRN("source"),
-                                    STRN("phase"),
-                                    {"class", F_STR, 0, NULL, classes, "\"other\"", NULL},
-                                    END};
+static const field component_f[] = {
+    STR("name"),
+    UINTN("bytes"),
+    {"status", F_STR, 0, NULL, vs_vocab_status_names, NULL, NULL},
+    STRN("source"),
+    STRN("phase"),
+    {"class", F_STR, 0, NULL, vs_vocab_class_names, "\"other\"", NULL},
+    END};
 static const field component_e = {NULL, F_OBJ, 0, component_f, NULL, NULL, NULL};
 
 static const field placement_f[] = {{"kind", F_STR, 0, NULL, kinds, "\"single\"", NULL},
@@ -194,7 +191,7 @@ static const field requirement_e = {NULL, F_OBJ, 0, requirement_f, NULL, NULL, N
 
 static const field evidence_f[] = {STR("candidate"),
                                    STR("requirement"),
-                                   {"verdict", F_STR, 0, NULL, verdicts, NULL, NULL},
+                                   {"verdict", F_STR, 0, NULL, vs_vocab_verdict_names, NULL, NULL},
                                    STRN("source"),
                                    STRN("version"),
                                    STRN("scope"),

@@ -33,9 +33,11 @@ void vs_offer_capacity(vs_offer_cap *out, const json_t *offer)
     if (out->reported_known) {
         out->basis = VS_CAPACITY_REPORTED;
         out->bytes = out->reported_bytes;
+        out->known = 1;
     } else if (out->nominal_known) {
         out->basis = VS_CAPACITY_NOMINAL;
         out->bytes = out->nominal_bytes;
+        out->known = 1;
     }
 }
 

@@ -25,7 +25,8 @@ typedef enum {
 
 typedef struct vs_offer_cap {
     vs_capacity_basis basis;
-    uint64_t bytes; /* the capacity of one card on that basis; 0 when unknown */
+    int known;      /* a basis is known (basis != VS_CAPACITY_UNKNOWN) */
+    uint64_t bytes; /* the capacity of one card on that basis, when known */
     int nominal_known;
     uint64_t nominal_bytes;        /* memory_bytes: as marketed */
     uint64_t nominal_binary_bytes; /* the same figure read in binary units: GB as GiB */

@@ -11,91 +11,50 @@
 #include "sheet/derived.h"
 #include "sheet/placement.h"
 #include "sheet/sheet.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
 /* ---- verdicts ---- */
 
+/* vs_verdict and vs_vocab_verdict have the same values: the words are vocab's. */
 const char *vs_verdict_name(vs_verdict v)
 {
-    switch (v) {
-    case VS_VERDICT_ADMISSIBLE:
-        return "admissible";
-    case VS_VERDICT_EXCLUDE:
-        return "exclude";
-    case VS_VERDICT_TO_CONFIRM:
-    default:
-        return "to-confirm";
-    }
-}
-
-/* The next byte of *p that counts in a name (a letter, lowercased, a digit,
- * or any byte of a non-ASCII character), moving past it; 0 at the end. */
-static int next_significant(const char **p)
-{
-    for (; **p; (*p)++) {
-        unsigned char c = (unsigned char)**p;
-        if (c >= 'A' && c <= 'Z') {
-            (*p)++;
-            return c - 'A' + 'a';
-        }
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80) {
-            (*p)++;
-            return c;
-        }
-    }
-    return 0;
-}
-
-/* Names match ignoring case, spaces and punctuation ("Memory actually-available"
- * is "memoryactuallyavailable"). Compared as they are
- * walked, without copies: evidence is matched against every offer and
- * requirement, and most pairs differ at their first letter. */
-int vs_cl_same_name(const char *a, const char *b)
-{
-    const char *a0 = a, *b0 = b;
-    int ca, cb, any = 0;
-    if (!a || !b)
-        return 0;
-    do {
-        ca = next_significant(&a);
-        cb = next_significant(&b);
-        if (ca != cb)
-            return 0;
-        any |= ca;
-    } while (ca);
-    /* nothing significant on either side: only the very same text matches */
-    return any != 0 || !strcmp(a0, b0);
+    return vs_vocab_verdict_name((vs_vocab_verdict)v);
 }
 
 int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err)
 {
-    if (vs_cl_same_name(text, "admissible"))
-        *out = VS_VERDICT_ADMISSIBLE;
-    else if (vs_cl_same_name(text, "to-confirm"))
-        *out = VS_VERDICT_TO_CONFIRM;
-    else if (vs_cl_same_name(text, "exclude") || vs_cl_same_name(text, "excluded"))
-        *out = VS_VERDICT_EXCLUDE;
-    else
-        return vs_error_set(err, VS_EVALUE,
-                            "'%s' is not a verdict: expected admissible, to-confirm or exclude",
-                            text ? text : "");
-    return 0;
+    vs_vocab_verdict v;
+    int rc = vs_vocab_verdict_parse(&v, text, err);
+    if (rc == 0)
+        *out = (vs_verdict)v;
+    return rc;
 }
 
 /* ---- the requirements ---- */
 
+/* 1 when the card names a task, *t set; a missing or null task is none. */
+static int card_task(const json_t *sheet, vs_vocab_task *t)
+{
+    const char *s = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    return s && vs_vocab_task_parse(t, s, NULL) == 0;
+}
+
+/* 1 for any task named but inference (a word no task has counts too). */
 static int task_is_training(const json_t *sheet)
 {
-    const char *t = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
-    return t && strcmp(t, "inference") != 0;
+    vs_vocab_task t;
+    if (!json_string_value(json_object_get(vs_sheet_card(sheet), "task")))
+        return 0;
+    return !card_task(sheet, &t) || t != VS_TASK_INFERENCE;
 }
 
 /* 1 for task generate-image or generate-video (diffusers pipelines). */
 static int task_is_generation(const json_t *sheet)
 {
-    const char *t = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
-    return t && !strncmp(t, "generate-", 9);
+    vs_vocab_task t;
+    return card_task(sheet, &t) && (t == VS_TASK_GENERATE_IMAGE || t == VS_TASK_GENERATE_VIDEO);
 }
 
 /* The built-in requirements, capacity first. The second of "concurrency" and
@@ -121,11 +80,11 @@ static const struct builtin {
 static int builtin_applies(const json_t *sheet, const char *name)
 {
     int gen = task_is_generation(sheet);
+    vs_vocab_task t;
     if (!strcmp(name, "resolution") || !strcmp(name, "batch"))
         return gen;
     if (!strcmp(name, "frames"))
-        return gen && !strcmp(json_string_value(json_object_get(vs_sheet_card(sheet), "task")),
-                              "generate-video");
+        return gen && card_task(sheet, &t) && t == VS_TASK_GENERATE_VIDEO;
     if (gen &&
         (!strcmp(name, "length") || !strcmp(name, "concurrency") || !strcmp(name, "microbatch")))
         return 0;
@@ -161,16 +120,16 @@ const char *vs_classify_requirement_find(const json_t *sheet, const char *spelle
     for (i = 0; i < NBUILTINS; i++) {
         if (!builtin_applies(sheet, builtins[i].name))
             continue;
-        if (vs_cl_same_name(spelled, builtins[i].name))
+        if (vs_vocab_same_name(spelled, builtins[i].name))
             return builtins[i].name;
         for (j = 0; builtins[i].aliases[j]; j++)
-            if (vs_cl_same_name(spelled, builtins[i].aliases[j]))
+            if (vs_vocab_same_name(spelled, builtins[i].aliases[j]))
                 return builtins[i].name;
     }
     vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
     {
         const char *n = json_string_value(json_object_get(r, "name"));
-        if (vs_cl_same_name(spelled, n))
+        if (vs_vocab_same_name(spelled, n))
             return n;
     }
     return NULL;
@@ -188,7 +147,7 @@ json_t *vs_classify_offer_find(const json_t *sheet, const char *spelled)
     }
     vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
     {
-        if (vs_cl_same_name(json_string_value(json_object_get(o, "name")), spelled))
+        if (vs_vocab_same_name(json_string_value(json_object_get(o, "name")), spelled))
             return o;
     }
     return NULL;
@@ -397,7 +356,7 @@ static int row_fill_offer(vs_classify_row *row, const json_t *o, unsigned gpus)
     row->nominal_binary_bytes = cap.nominal_binary_bytes;
     row->reported_known = cap.reported_known;
     row->reported_bytes = cap.reported_bytes;
-    row->capacity_known = cap.basis != VS_CAPACITY_UNKNOWN;
+    row->capacity_known = cap.known;
     row->capacity_bytes = cap.bytes;
     row->capacity_basis = vs_capacity_basis_code(cap.basis);
     row->cards = json_is_integer(cards) && json_integer_value(cards) > 0 &&

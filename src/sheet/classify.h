@@ -51,18 +51,20 @@
 
 #include "sheet/envelope.h"
 #include "sheet/placement.h"
+#include "sheet/vocab.h"
 #include "util/error.h"
 
+/* The verdicts are sheet/vocab.h's vocabulary, value for value. */
 typedef enum {
-    VS_VERDICT_ADMISSIBLE = 0,
-    VS_VERDICT_TO_CONFIRM = 1,
-    VS_VERDICT_EXCLUDE = 2
+    VS_VERDICT_ADMISSIBLE = VS_VOCAB_VERDICT_ADMISSIBLE,
+    VS_VERDICT_TO_CONFIRM = VS_VOCAB_VERDICT_TO_CONFIRM,
+    VS_VERDICT_EXCLUDE = VS_VOCAB_VERDICT_EXCLUDE
 } vs_verdict;
 
-/* "admissible", "to-confirm", "exclude". */
+/* "admissible", "to-confirm", "exclude": vs_vocab_verdict_name's. */
 const char *vs_verdict_name(vs_verdict v);
-/* Parses those names ("to confirm" and "to_confirm" too, any case).
- * Returns 0 or VS_EVALUE naming the three. */
+/* Parses those names ("to confirm" and "to_confirm" too, any case), as
+ * vs_vocab_verdict_parse does. Returns 0 or VS_EVALUE naming the three. */
 int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err);
 
 /* Why a requirement has its verdict. The model gives the code and the

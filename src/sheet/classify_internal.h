@@ -7,10 +7,6 @@
 
 #include "sheet/classify.h"
 
-/* 1 when two names match ignoring case, spaces and punctuation (text with
- * nothing significant matches only itself). */
-int vs_cl_same_name(const char *a, const char *b);
-
 /* Appends a note to c; its owned strings are c's from then on, even when
  * memory is short (VS_ENOMEM). */
 int vs_cl_add_note(vs_classification *c, const vs_classify_note *note);

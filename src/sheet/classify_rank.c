@@ -5,6 +5,7 @@
 
 #include "sheet/classify.h"
 #include "sheet/classify_internal.h"
+#include "sheet/vocab.h"
 
 /* ---- exact decimals (prices) ---- */
 
@@ -99,8 +100,8 @@ static int schedule_class(const char *available, const char **date)
     *date = NULL;
     if (!available || !*available)
         return 2;
-    if (vs_cl_same_name(available, "now") || vs_cl_same_name(available, "immediate") ||
-        vs_cl_same_name(available, "immediately"))
+    if (vs_vocab_same_name(available, "now") || vs_vocab_same_name(available, "immediate") ||
+        vs_vocab_same_name(available, "immediately"))
         return 0;
     if (iso_date(available)) {
         *date = available;

@@ -30,6 +30,7 @@ START_TEST(test_reported_first)
                   (json_int_t)(81559 * MIB), "reported_basis", "nvidia-smi");
     vs_offer_capacity(&cap, o);
     ck_assert_int_eq(cap.basis, VS_CAPACITY_REPORTED);
+    ck_assert_int_eq(cap.known, 1);
     ck_assert_uint_eq(cap.bytes, 81559 * MIB);
     ck_assert_str_eq(cap.reported_source, "nvidia-smi");
     ck_assert_uint_eq(cap.nominal_bytes, 80000000000ULL);
@@ -46,6 +47,7 @@ START_TEST(test_reported_first)
     json_object_set_new(o, "memory_bytes", json_integer(0)); /* not a capacity */
     vs_offer_capacity(&cap, o);
     ck_assert_int_eq(cap.basis, VS_CAPACITY_UNKNOWN);
+    ck_assert_int_eq(cap.known, 0);
     ck_assert_uint_eq(cap.bytes, 0);
     ck_assert_ptr_null(vs_capacity_basis_code(cap.basis));
     json_decref(o);

@@ -122,7 +122,9 @@ START_TEST(test_figures_from_public_captures)
         ck_assert_int_eq(vs_catalog_find(&s, "RTX 4090", &err), 0);
         ck_assert_uint_eq(s.memory_bytes, 24000000000ULL);
         ck_assert_int_eq(vs_catalog_find(&s, "RTX A6000", &err), 0);
+        ck_assert_int_eq(s.fp8_known, 1);
         ck_assert_int_eq(s.fp8, 0);
+        ck_assert_int_eq(s.bf16_known, 1);
         ck_assert_int_eq(s.bf16, 1);
         ck_assert_int_eq(vs_catalog_find(&s, "V100 32GB", &err), 0);
         ck_assert_int_eq(s.bf16, 0);
