@@ -7,11 +7,11 @@
 #ifndef VS_CLI_H
 #define VS_CLI_H
 
-int vs_kernel_main(int argc, char **argv);  /* src/kernel/: kernel -f CONNECTION_FILE */
-int vs_install_main(int argc, char **argv); /* src/kernel/: install [--user | --prefix DIR] */
-int vs_run_main(int argc, char **argv);     /* src/lang/:   run FILE */
-int vs_log_main(int argc, char **argv);     /* src/store/:  log [SHEET] */
-int vs_show_main(int argc, char **argv);    /* src/store/:  show SHEET[@REV] */
-int vs_probe_main(int argc, char **argv);   /* src/measure/: probe --out FILE -- COMMAND */
+int vs_cli_kernel(int argc, char **argv);  /* src/kernel/: kernel -f CONNECTION_FILE */
+int vs_cli_install(int argc, char **argv); /* src/kernel/: install [--user | --prefix DIR] */
+int vs_cli_run(int argc, char **argv);     /* src/lang/:   run FILE */
+int vs_cli_log(int argc, char **argv);     /* src/store/:  log [SHEET] */
+int vs_cli_show(int argc, char **argv);    /* src/store/:  show SHEET[@REV] */
+int vs_cli_probe(int argc, char **argv);   /* src/measure/: probe --out FILE -- COMMAND */
 
 #endif

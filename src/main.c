@@ -10,12 +10,12 @@ static const struct {
     int (*main)(int, char **);
     const char *summary;
 } commands[] = {
-    {"kernel", vs_kernel_main, "kernel -f CONNECTION_FILE   run as a Jupyter kernel"},
-    {"install", vs_install_main, "install [--user | --prefix DIR]   install the kernelspec"},
-    {"run", vs_run_main, "run FILE                    evaluate a file of cells without Jupyter"},
-    {"log", vs_log_main, "log [SHEET]                 list the records' revisions"},
-    {"show", vs_show_main, "show SHEET[@REV]            print a recorded sheet"},
-    {"probe", vs_probe_main, "probe --out FILE -- COMMAND  measure GPU memory outside Jupyter"},
+    {"kernel", vs_cli_kernel, "kernel -f CONNECTION_FILE   run as a Jupyter kernel"},
+    {"install", vs_cli_install, "install [--user | --prefix DIR]   install the kernelspec"},
+    {"run", vs_cli_run, "run FILE                    evaluate a file of cells without Jupyter"},
+    {"log", vs_cli_log, "log [SHEET]                 list the records' revisions"},
+    {"show", vs_cli_show, "show SHEET[@REV]            print a recorded sheet"},
+    {"probe", vs_cli_probe, "probe --out FILE -- COMMAND  measure GPU memory outside Jupyter"},
 };
 
 static void usage(FILE *f)

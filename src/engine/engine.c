@@ -297,7 +297,7 @@ static int tok_bytes(uint64_t *out, const tokfit *t, uint64_t len, uint64_t conc
     uint64_t l = t->block > 1 ? (len + t->block - 1) / t->block * t->block : len, b, x = 0;
     if (vs_engine_layout_bytes(&b, t->e, l, conc, t->bits, &err) < 0)
         return -1;
-    if (t->extra && (vs_u64_mul(&x, t->extra(t->e, len), conc) < 0 || vs_u64_add(&b, b, x) < 0))
+    if (t->extra && (vs_units_mul(&x, t->extra(t->e, len), conc) < 0 || vs_units_add(&b, b, x) < 0))
         return -1;
     *out = b;
     return 0;

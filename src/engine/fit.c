@@ -118,7 +118,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     if ((rc = vs_placement_from_sheet(&c->placement, sheet, err)) < 0)
         return rc;
     if (!(c->unknown = json_array()))
-        return vs_oom(err);
+        return vs_error_oom(err);
     c->env.tp = c->placement.kind == VS_PLACE_TENSOR ? c->placement.gpus : 1;
     c->env.length_known = vs_sheet_card_uint(sheet, "length", &c->env.length);
     c->env.concurrency_known = vs_sheet_card_uint(sheet, "concurrency", &c->env.concurrency);
@@ -130,7 +130,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->layout_source = layout_of(&c->env.layout, sheet);
     c->env.layout_known = c->layout_source != NULL;
     if ((rc = vs_component_views_read(&views, sheet)) < 0)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_envelope_compute(&env, sheet, &views, err)) < 0)
         goto done;
     c->env.weights_known = env.weights_known;
@@ -355,7 +355,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
                      : 1;
     vs_fit_capacity(row, offer);
     if (!(row->unknown = json_copy(c->unknown)))
-        return vs_oom(err);
+        return vs_error_oom(err);
     if (!row->capacity_known) {
         row->verdict = row->start_verdict = row->concurrency_verdict = row->length_verdict =
             VS_VERDICT_TO_CONFIRM;
@@ -449,12 +449,12 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         uint64_t w = 0;
         int wk = 0;
         f->format = formats[i];
-        f->bits = vs_format_bits(formats[i]);
+        f->bits = vs_envelope_format_bits(formats[i]);
         if (c->format && !strcmp(formats[i], c->format)) {
             wk = c->env.weights_known;
             w = c->env.weights_bytes;
         } else if (c->params_known && f->bits &&
-                   vs_weights_bytes(&w, c->params, f->bits, err) == 0) {
+                   vs_envelope_weights_bytes(&w, c->params, f->bits, err) == 0) {
             w = vs_placement_per_gpu(&c->placement, VS_VOCAB_WEIGHTS, w);
             wk = 1;
         }

@@ -20,7 +20,7 @@ char *vs_install_spec_json(const char *binary_path)
     /* the caller frees with free(), whichever allocator jansson has */
     char *copy = text ? strdup(text) : NULL;
     json_decref(spec);
-    vs_json_free(text);
+    vs_pool_json_free(text);
     return copy;
 }
 

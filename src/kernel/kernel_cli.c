@@ -87,7 +87,7 @@ static void kernel_usage(FILE *f)
             "5.3");
 }
 
-int vs_kernel_main(int argc, char **argv)
+int vs_cli_kernel(int argc, char **argv)
 {
     const char *file = NULL;
     vs_conn conn;
@@ -163,7 +163,7 @@ static void install_usage(FILE *f)
                "  -h, --help    this text\n");
 }
 
-int vs_install_main(int argc, char **argv)
+int vs_cli_install(int argc, char **argv)
 {
     char data_dir[PATH_MAX + 32], binary[PATH_MAX], dir[4096];
     const char *prefix = NULL;

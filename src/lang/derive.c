@@ -81,8 +81,8 @@ static json_t *derived_new(const json_t *sheet, const vs_estimator *e, json_t *k
                      reads);
 }
 
-int vs_estimate_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_estimator *e,
-                    vs_error *err)
+int vs_derive_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_estimator *e,
+                  vs_error *err)
 {
     json_t *before = json_copy(vs_sheet_array(sheet, "components")), *derived;
     int rc;
@@ -317,7 +317,7 @@ static void card_saw(json_t *sheet)
                                   "placement", pl ? json_deep_copy(pl) : json_null()));
 }
 
-int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err)
+int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
 {
     json_t *done, *rows, *c;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;

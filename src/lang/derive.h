@@ -2,9 +2,9 @@
  *
  * Every estimator is a row of one table (vs_estimators, src/lang/verbs_sizing.c):
  * its name (the word after `estimate`), the function the verb runs, and what it
- * reads from the card (sheet/derived.h). vs_estimate_run runs a row for a line
+ * reads from the card (sheet/derived.h). vs_derive_run runs a row for a line
  * and writes into each component it stored a "derived" object: the estimator,
- * the keys as written on the line, and the reads. vs_rederive, called by the
+ * the keys as written on the line, and the reads. vs_derive_follow_card, called by the
  * interpreter after every line that is not itself an estimate, compares each
  * derived component's reads with the card as it is now, and re-runs the
  * estimator from its name and keys through the same function, so that a
@@ -40,14 +40,14 @@ const vs_estimator *vs_estimator_find(const char *name);
 
 /* Runs e for line on sheet, then records in every component it stored (added
  * or replaced, status estimated) how it was derived. Returns e's result. */
-int vs_estimate_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_estimator *e,
-                    vs_error *err);
+int vs_derive_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_estimator *e,
+                  vs_error *err);
 
 /* Recomputes every estimate of sheet whose reads no longer match the card, as
  * described above, and emits what changed (nothing when nothing did). Also
  * refreshes the measurements' validation flags. A sheet whose card and
  * placement are as the last call saw them (a runtime key) is left as it is. Returns 0 or a negative
  * code (memory; an estimator failing otherwise than on its inputs). */
-int vs_rederive(vs_ctx *ctx, json_t *sheet, vs_error *err);
+int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err);
 
 #endif

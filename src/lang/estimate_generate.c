@@ -59,15 +59,15 @@ static int dtype_bits(unsigned *bits, const char **name, const vs_line *line, co
     const vs_arg *d = vs_line_pair(line, "dtype");
     const char *f = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
     if (d) {
-        if (!(*bits = vs_dtype_bits(d->value)))
+        if (!(*bits = vs_estimate_dtype_bits(d->value)))
             return vs_arg_error(d, err,
                                 vs_error_set(err, VS_EVALUE, "dtype must be one of %s, not '%s'",
-                                             vs_dtype_names(), d->value));
+                                             vs_estimate_dtype_names(), d->value));
         *name = d->value;
         return 0;
     }
-    if (f && (vs_dtype_bits(f) == 16 || vs_dtype_bits(f) == 32)) {
-        *bits = vs_dtype_bits(f);
+    if (f && (vs_estimate_dtype_bits(f) == 16 || vs_estimate_dtype_bits(f) == 32)) {
+        *bits = vs_estimate_dtype_bits(f);
         *name = f;
         return 0;
     }
@@ -146,7 +146,7 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
 
 /* ---------------------------------------------------------------- latents */
 
-int vs_estimate_latents_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+int vs_estimate_generate_latents(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "latents", *dname = NULL;
@@ -169,7 +169,7 @@ int vs_estimate_latents_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
                                "`estimate latents` needs channels=C: the VAE's latent_channels "
                                "(its vae/config.json: 4 for SD 1.x and SDXL, 16 for SD3, Flux.1 "
                                "and Wan 2.1)");
-    lf = g.video ? vs_latent_frames(g.frames, temporal) : 1;
+    lf = g.video ? vs_estimate_latent_frames(g.frames, temporal) : 1;
     if ((rc = vs_estimate_latents(&bytes, g.batch, channels, g.width, g.height, factor, lf, bits,
                                   err)) < 0)
         return rc;
@@ -205,7 +205,7 @@ int vs_estimate_latents_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
 
 /* -------------------------------------------------------------- attention */
 
-int vs_estimate_attention_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+int vs_estimate_generate_attention(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *nm = vs_line_pair(line, "name"), *at = vs_line_pair(line, "attention");
     const char *name = nm ? nm->value : "attention_scores", *dname = NULL;
@@ -241,9 +241,9 @@ int vs_estimate_attention_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, v
                                "`estimate attention` needs heads=A: the attention heads at the "
                                "level attending over the most tokens (the denoiser's config.json: "
                                "num_attention_heads, or SDXL's channels / attention_head_dim)");
-    lf = g.video ? vs_latent_frames(g.frames, temporal) : 1;
-    if ((rc = vs_latent_tokens(&tokens, g.width, g.height, factor * patch * down, lf, text, err)) <
-        0)
+    lf = g.video ? vs_estimate_latent_frames(g.frames, temporal) : 1;
+    if ((rc = vs_estimate_latent_tokens(&tokens, g.width, g.height, factor * patch * down, lf, text,
+                                        err)) < 0)
         return rc;
     batch = g.batch * (cfg ? 2 : 1);
     if (eager && (rc = vs_estimate_attention_scores(&bytes, batch, heads, tokens, bits, err)) < 0)
@@ -286,7 +286,7 @@ int vs_estimate_attention_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, v
 
 #define INVOKEAI_DECODE_CONSTANT 2200
 
-int vs_estimate_decode_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+int vs_estimate_generate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "vae_decode", *dname = NULL;

@@ -13,9 +13,9 @@
 #include "lang/verb.h"
 #include "sheet/derived.h"
 
-int vs_estimate_latents_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
-int vs_estimate_attention_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
-int vs_estimate_decode_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_estimate_generate_latents(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_estimate_generate_attention(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_estimate_generate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
 
 /* What they read from the card, ending with {NULL}. */
 extern const vs_derived_read vs_generate_reads[];

@@ -524,7 +524,7 @@ static int no_empty_text(const vs_line *l, vs_error *err)
     return 0;
 }
 
-/* vs_rederive after a line: the current sheet is the only one most verbs
+/* vs_derive_follow_card after a line: the current sheet is the only one most verbs
  * change; the verbs that open, load or change other sheets (`sheet`, `show`,
  * `reproduce`, `records pull`, `diff`, `history`) have every sheet of the
  * session checked. One sheet rather than all after each of a long cell's lines
@@ -543,11 +543,11 @@ static int rederive_after(vs_ctx *ctx, const char *verb, vs_error *err)
         /* the current sheet, never one opened here (no implicit sheet) */
         if (ip->current < 0 || (size_t)ip->current >= json_array_size(ip->sheets))
             return 0;
-        return vs_rederive(ctx, json_array_get(ip->sheets, (size_t)ip->current), err);
+        return vs_derive_follow_card(ctx, json_array_get(ip->sheets, (size_t)ip->current), err);
     }
     json_array_foreach(ctx->ip->sheets, i, s)
     {
-        if ((rc = vs_rederive(ctx, s, err)) < 0)
+        if ((rc = vs_derive_follow_card(ctx, s, err)) < 0)
             return rc;
     }
     return 0;
@@ -581,7 +581,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     /* A cell is atomic: everything it may change is copied first. The copy
      * shares the strings and numbers, which nothing mutates (util/json.h),
      * and the components, which are replaced, never edited (sheet.h). */
-    snap = vs_sheets_snapshot(ip->sheets);
+    snap = vs_sheet_snapshot_all(ip->sheets);
     snap_current = ip->current;
     if (ip->set_records && !(snap_records = strdup(ip->set_records)))
         snap = (json_decref(snap), NULL);

@@ -72,7 +72,7 @@ static void advance(cursor *c)
 static size_t plain_run(const char *s, size_t i, size_t len, char lo, char stop)
 {
     while (i + 16 <= len) {
-        size_t k = vs_block_run(s + i, lo, 0x7F, '"', '\\', stop, 0);
+        size_t k = vs_word_block_run(s + i, lo, 0x7F, '"', '\\', stop, 0);
         i += k;
         if (k < 16)
             return i;
@@ -416,7 +416,7 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                 }
                 l->raw = vs_arena_strndup(s->arena, c->s + start, c->i - start);
                 if (!l->raw) {
-                    rc = vs_oom(err);
+                    rc = vs_error_oom(err);
                     goto done;
                 }
                 break;
@@ -453,7 +453,7 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                 a.kind = VS_ARG_PAIR;
                 a.key = keep_text(s);
                 if (!a.key) {
-                    rc = vs_oom(err);
+                    rc = vs_error_oom(err);
                     goto done;
                 }
                 advance(c); /* '=' */
@@ -486,19 +486,19 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             }
         }
         if (vs_buf_failed(b)) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
         a.value = keep_text(s);
         if (!a.value || push_arg(s, &a) < 0) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
     }
     if (s->nargs) {
         l->args = vs_arena_alloc(s->arena, s->nargs * sizeof *l->args);
         if (!l->args) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
         memcpy(l->args, s->args, s->nargs * sizeof *l->args);
@@ -548,7 +548,7 @@ static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err
         copy_char(c, b);
     }
     if (vs_buf_failed(b)) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     if (!verb_valid(vs_buf_str(b) + (magic ? 2 : 0))) {
@@ -575,7 +575,7 @@ static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err
     }
     l->verb = keep_text(s);
     if (!l->verb)
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
 done:
     return rc;
 }
@@ -594,7 +594,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
     cell = calloc(1, sizeof *cell);
     if (!cell || !(cell->arena = sc.arena = vs_arena_new())) {
         free(cell);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     c.s = text;
     c.len = len;
@@ -636,11 +636,11 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
             l.raw_line = c.line;
             l.raw = vs_arena_strndup(sc.arena, c.s + c.i, c.len - c.i);
             if (!l.raw)
-                rc = vs_oom(err);
+                rc = vs_error_oom(err);
             c.i = c.len;
         }
         if (rc == 0 && push_line(cell, &cap, &l) < 0)
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
         if (rc < 0)
             goto fail;
     }

@@ -93,7 +93,7 @@ static int read_file(const char *path, vs_buf *out, vs_error *err)
     if (ferror(f))
         rc = vs_error_set(err, VS_EIO, "cannot read '%s': %s", path, strerror(errno));
     else if (vs_buf_failed(out))
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
     fclose(f);
     return rc;
 }
@@ -114,7 +114,7 @@ static void usage(FILE *f)
                "exit status: 0 all cells ran, 1 a cell failed, 2 usage or unreadable file\n");
 }
 
-int vs_run_main(int argc, char **argv)
+int vs_cli_run(int argc, char **argv)
 {
     vs_buf text = VS_BUF_INIT, cell = VS_BUF_INIT;
     vs_interp *ip = NULL;

@@ -164,7 +164,7 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_puts(&where, ", source: ");
         vs_buf_puts(&where, src ? src->value : "declared");
         if (vs_buf_failed(&headline) || vs_buf_failed(&where)) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
         } else {
             notes[0] = vs_buf_str(&where);
             if (status_of == VS_STATUS_MEASURED && !ph)
@@ -245,10 +245,10 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     pj = vs_placement_to_json(&p);
     if (!pj || json_object_set_new(sheet, "placement", pj))
-        return vs_oom(err);
+        return vs_error_oom(err);
     ways = json_object();
     if (!ways)
-        return vs_oom(err);
+        return vs_error_oom(err);
     for (i = 0; i < sizeof classes / sizeof classes[0]; i++) {
         unsigned w = vs_placement_ways(&p, classes[i]);
         if (w > 1)
@@ -274,7 +274,7 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         size_t n = sizeof classes / sizeof classes[0], k, used = 0;
         if (!heads) {
             json_decref(ways);
-            return vs_oom(err);
+            return vs_error_oom(err);
         }
         if (p.offload != VS_OFFLOAD_NONE) {
             /* what one GPU holds of the weights, and the host memory beside it */
@@ -378,7 +378,7 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!from && json_is_null(json_object_get(sheet, "weights_files"))) {
         /* a card read from a Hugging Face cache snapshot: that snapshot's files */
         char msg[VS_ERROR_MESSAGE_MAX];
-        if ((rc = vs_hf_card_weights(sheet, &files, err)) < 0) {
+        if ((rc = vs_hfcache_card_weights(sheet, &files, err)) < 0) {
             snprintf(msg, sizeof msg, "%s", err->message);
             return vs_error_set_at(err, rc, line->line, line->column, "%s", msg);
         }
@@ -406,7 +406,7 @@ int vs_verb_envelope(vs_ctx *ctx, const vs_line *line, vs_error *err)
         (rc = vs_line_no_extra(line, 0, "envelope", err)) < 0)
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)) || vs_component_views_read(&views, sheet) < 0)
-        return vs_oom(err);
+        return vs_error_oom(err);
     /* the components read once, for the sum, the chart, the table and the payload */
     if ((rc = vs_envelope_compute(&env, sheet, &views, err)) == 0)
         rc = env.weights_known ? vs_verb_emit(ctx, vs_render_envelope(sheet, &env, &views), err)
@@ -453,7 +453,7 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
             bits = (unsigned)v;
             vs_vocab_format_print(names[n], sizeof names[n], VS_FORMAT_BITS, bits);
         } else {
-            bits = vs_format_bits(a->value);
+            bits = vs_envelope_format_bits(a->value);
             if (!bits && (vs_gguf_type_by_name(a->value) || vs_gguf_ftype_parse(a->value) >= 0)) {
                 gguf[n] = a; /* a GGUF type or a llama.cpp file type: once params are known */
                 bits = 1;
@@ -496,7 +496,8 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 return vs_arg_error(gguf[i], err, rc);
             rows[i].bits_text = bits_text[i];
             rows[i].basis = basis[i][0] ? basis[i] : NULL;
-        } else if ((rc = vs_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits, err)) < 0)
+        } else if ((rc = vs_envelope_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits,
+                                                   err)) < 0)
             return rc;
         rows[i].weights_gpu_bytes =
             vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, rows[i].weights_bytes);

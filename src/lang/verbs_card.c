@@ -54,7 +54,7 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     card = vs_sheet_card(sheet);
-    task = vs_card_str(sheet, "task");
+    task = vs_verb_card_str(sheet, "task");
     if (task && vs_vocab_task_parse(&t, task, NULL) < 0)
         t = VS_TASK_COUNT; /* a word no task has: none of the branches below */
     generates = task && (t == VS_TASK_GENERATE_IMAGE || t == VS_TASK_GENERATE_VIDEO);
@@ -65,7 +65,7 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
                   "compared against it",
                   id ? id : "?", title ? title : "");
     /* what the method needs on the card and the sheet does not say yet */
-    if (!vs_card_str(sheet, "model"))
+    if (!vs_verb_card_str(sheet, "model"))
         vs_buf_puts(&unset, "model");
     for (i = 0; dims[i]; i++)
         if (!vs_sheet_card_uint(sheet, dims[i], &v) && (strcmp(dims[i], "length") || !generates))
@@ -95,7 +95,7 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
         notes[0] = vs_buf_str(&unset);
     }
     if (vs_buf_failed(&head) || vs_buf_failed(&unset))
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
     else
         rc = vs_verb_emit(ctx, vs_render_card(sheet, vs_buf_str(&head), notes, NULL), err);
     vs_buf_free(&head);
@@ -163,12 +163,12 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     /* an ORG/NAME whose cached snapshot holds a model_index.json is a diffusers pipeline */
-    if (!cfg && !pipe && vs_hf_is_repo_id(name->value)) {
+    if (!cfg && !pipe && vs_hfcache_is_repo_id(name->value)) {
         vs_error quiet;
         vs_error_clear(&quiet);
         if (!(snap = calloc(1, sizeof *snap)))
-            return vs_oom(err);
-        if (vs_hf_find(snap, name->value, rev ? rev->value : NULL, &quiet) == 0 &&
+            return vs_error_oom(err);
+        if (vs_hfcache_find(snap, name->value, rev ? rev->value : NULL, &quiet) == 0 &&
             vs_pipeline_is_dir(snap->path) && (hf_commit = strdup(snap->commit)))
             pipe_dir = snap->path;
         if (!pipe_dir) {
@@ -184,26 +184,26 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "cached ORG/NAME with a model_index.json)");
     }
     /* without config=, an ORG/NAME is looked for in the local Hugging Face cache */
-    if (!cfg && !pipe_dir && vs_hf_is_repo_id(name->value) &&
-        (rc = vs_hf_model_config(name->value, rev ? rev->value : NULL, &hf_config, &hf_commit,
-                                 &hf_note, err)) < 0)
+    if (!cfg && !pipe_dir && vs_hfcache_is_repo_id(name->value) &&
+        (rc = vs_hfcache_model_config(name->value, rev ? rev->value : NULL, &hf_config, &hf_commit,
+                                      &hf_note, err)) < 0)
         return vs_arg_error(rev ? rev : name, err, rc);
     revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
 
-    if (!same_str(vs_card_str(sheet, "model"), name->value)) {
+    if (!same_str(vs_verb_card_str(sheet, "model"), name->value)) {
         /* another model: nothing learnt about the previous one still holds */
         had_files = clear_weights_files(sheet);
-        if ((rc = vs_card_set(sheet, "arch", json_null(), err)) ||
-            (rc = vs_card_set(sheet, "params", json_null(), err)) ||
-            (rc = vs_card_set(sheet, "params_source", json_null(), err)) ||
-            (rc = vs_card_set(sheet, "revision", json_null(), err)))
+        if ((rc = vs_verb_card_set(sheet, "arch", json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, "params", json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, "params_source", json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, "revision", json_null(), err)))
             goto hf_done;
     }
-    if ((rc = vs_card_set(sheet, "model", json_string(name->value), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, "model", json_string(name->value), err)) < 0)
         goto hf_done;
-    if (revision && !same_str(vs_card_str(sheet, "revision"), revision)) {
+    if (revision && !same_str(vs_verb_card_str(sheet, "revision"), revision)) {
         had_files |= clear_weights_files(sheet);
-        if ((rc = vs_card_set(sheet, "revision", json_string(revision), err)) < 0)
+        if ((rc = vs_verb_card_set(sheet, "revision", json_string(revision), err)) < 0)
             goto hf_done;
     }
     if (pipe_dir) {
@@ -223,7 +223,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto hf_done;
         }
         had_files = 0;
-        if ((rc = vs_card_set(sheet, "arch", json_null(), err)) < 0)
+        if ((rc = vs_verb_card_set(sheet, "arch", json_null(), err)) < 0)
             goto hf_done;
     }
     if (cfg || hf_config) {
@@ -237,8 +237,8 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (hf_note && !have_params)
         notes[nn++] = hf_note;
     if (have_params) {
-        if ((rc = vs_card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
-            (rc = vs_card_set(sheet, "params_source", json_string("declared"), err))) {
+        if ((rc = vs_verb_card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
+            (rc = vs_verb_card_set(sheet, "params_source", json_string("declared"), err))) {
             json_decref(cfg_payload);
             goto hf_done;
         }
@@ -257,11 +257,11 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!vs_sheet_card_uint(sheet, "params", &params))
         notes[nn++] = "no parameter count yet: give params=COUNT or config=PATH";
     vs_buf_printf(&head, "model %s", name->value);
-    if (vs_card_str(sheet, "revision"))
-        vs_buf_printf(&head, " at revision %s", vs_card_str(sheet, "revision"));
+    if (vs_verb_card_str(sheet, "revision"))
+        vs_buf_printf(&head, " at revision %s", vs_verb_card_str(sheet, "revision"));
     if (vs_sheet_card_uint(sheet, "params", &params)) {
         char g[40];
-        const char *src = vs_card_str(sheet, "params_source");
+        const char *src = vs_verb_card_str(sheet, "params_source");
         vs_units_grouped(g, sizeof g, params);
         vs_buf_printf(&head, ": %s params%s%s%s", g, src ? " (" : "", src ? src : "",
                       src ? ")" : "");
@@ -318,7 +318,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (vs_buf_failed(&head)) {
         json_decref(cfg_payload);
         vs_buf_free(&head);
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto hf_done;
     }
     {
@@ -375,7 +375,7 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_card_set(sheet, "task", json_string(a->value), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, "task", json_string(a->value), err)) < 0)
         return rc;
 
     /* Placeholders an earlier `task` listed and nobody documented belong to that
@@ -409,7 +409,7 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
             list[n++] = training[k];
         vs_buf_printf(&src, TASK_MARK "%s`: still to document (estimate or measure)", a->value);
         if (vs_buf_failed(&src)) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
         for (k = 0; k < n; k++) {
@@ -438,7 +438,7 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
                    "declare with `reserve` or estimate";
     }
     if (vs_buf_failed(&head)) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "task", vs_buf_str(&head), notes, NULL), err);
@@ -498,13 +498,13 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if (!same_str(vs_card_str(sheet, "format"), name))
+    if (!same_str(vs_verb_card_str(sheet, "format"), name))
         had_files = clear_weights_files(sheet);
-    if ((rc = vs_card_set(sheet, "format", json_string(name), err)) ||
-        (rc = vs_card_set(sheet, "bits", json_integer(bits), err)))
+    if ((rc = vs_verb_card_set(sheet, "format", json_string(name), err)) ||
+        (rc = vs_verb_card_set(sheet, "bits", json_integer(bits), err)))
         return rc;
-    if (vs_format_quant_note(bits))
-        notes[nn++] = vs_format_quant_note(bits);
+    if (vs_envelope_format_quant_note(bits))
+        notes[nn++] = vs_envelope_format_quant_note(bits);
     if (had_files)
         notes[nn++] = "the weights read from files were in another format: cleared (`weights "
                       "from=PATH` reads the files of this format)";
@@ -528,7 +528,7 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_card_set(sheet, key, json_integer((json_int_t)v), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, key, json_integer((json_int_t)v), err)) < 0)
         return rc;
     vs_units_grouped(g, sizeof g, v);
     snprintf(head, sizeof head, "%s %s: %s", key, g, what);
@@ -588,8 +588,8 @@ int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                w, h);
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_card_set(sheet, "width", json_integer((json_int_t)w), err)) < 0 ||
-        (rc = vs_card_set(sheet, "height", json_integer((json_int_t)h), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, "width", json_integer((json_int_t)w), err)) < 0 ||
+        (rc = vs_verb_card_set(sheet, "height", json_integer((json_int_t)h), err)) < 0)
         return rc;
     snprintf(head, sizeof head,
              "resolution %llux%llu: the generated image or video frame in pixels, held fixed for "
@@ -618,10 +618,10 @@ int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
                             vs_error_set(err, VS_EVALUE, "accumulation= must be at least 1"));
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_card_set(sheet, "microbatch", json_integer((json_int_t)v), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, "microbatch", json_integer((json_int_t)v), err)) < 0)
         return rc;
     if (have_acc &&
-        (rc = vs_card_set(sheet, "accumulation", json_integer((json_int_t)acc), err)) < 0)
+        (rc = vs_verb_card_set(sheet, "accumulation", json_integer((json_int_t)acc), err)) < 0)
         return rc;
     if (have_acc)
         snprintf(head, sizeof head,
@@ -646,12 +646,12 @@ int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "expected `quality \"CRITERION\"` (what the output must keep, e.g. "
                                "\"exact match within 0.5 points of the bf16 reference\")");
     if (vs_verb_join_positionals(line, 0, &q) < 0)
-        return (vs_buf_free(&q), vs_oom(err));
+        return (vs_buf_free(&q), vs_error_oom(err));
     if (!(sheet = vs_verb_sheet_of(ctx, err))) {
         vs_buf_free(&q);
         return VS_ENOMEM;
     }
-    rc = vs_card_set(sheet, "quality", json_string(vs_buf_str(&q)), err);
+    rc = vs_verb_card_set(sheet, "quality", json_string(vs_buf_str(&q)), err);
     if (rc < 0) {
         vs_buf_free(&q);
         return rc;
@@ -663,7 +663,7 @@ int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf_free(&q);
     if (vs_buf_failed(&head)) {
         vs_buf_free(&head);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "quality", vs_buf_str(&head), NULL, NULL),
                       err);

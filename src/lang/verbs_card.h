@@ -2,7 +2,7 @@
  * format, length, concurrency, frames, batch, resolution, microbatch, quality.
  *
  * Each checks its line, sets its keys of the card (lang/verbs_common.h's
- * vs_card_set) and emits one card line (render/card); `card` shows the whole
+ * vs_verb_card_set) and emits one card line (render/card); `card` shows the whole
  * card. `model` reads a config.json, a diffusers pipeline or the local Hugging
  * Face cache through model/; nothing is downloaded. A change of model, revision
  * or format clears the weights read from files. Their rows, help and order are

@@ -12,7 +12,7 @@
 int vs_verb_emit(vs_ctx *ctx, vs_bundle *bundle_take, vs_error *err)
 {
     if (!bundle_take)
-        return vs_oom(err);
+        return vs_error_oom(err);
     vs_ctx_emit(ctx, bundle_take);
     return 0;
 }
@@ -21,7 +21,7 @@ json_t *vs_verb_sheet_of(vs_ctx *ctx, vs_error *err)
 {
     json_t *s = vs_ctx_sheet(ctx);
     if (!s)
-        vs_oom(err);
+        vs_error_oom(err);
     return s;
 }
 
@@ -41,20 +41,20 @@ int vs_verb_positional_uint(const vs_line *line, const char *syntax, uint64_t *o
     return vs_line_no_extra(line, 1, syntax, err);
 }
 
-int vs_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err)
+int vs_verb_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err)
 {
     json_t *card = vs_sheet_card(sheet);
     if (!value_take)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if (!json_is_object(card)) {
         card = json_object();
         if (!card || json_object_set_new(sheet, "card", card)) {
             json_decref(value_take);
-            return vs_oom(err);
+            return vs_error_oom(err);
         }
     }
     if (json_object_set_new(card, key, value_take))
-        return vs_oom(err);
+        return vs_error_oom(err);
     /* The limit stage is the card's dimensions by definition: it follows
      * the card rather than keeping the value the card had when it was written. */
     if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch") ||
@@ -67,13 +67,13 @@ int vs_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *er
             const char *name = json_string_value(json_object_get(st, "name"));
             if (name && !strcmp(name, "limit") &&
                 json_object_set(st, key, json_object_get(card, key)) < 0)
-                return vs_oom(err);
+                return vs_error_oom(err);
         }
     }
     return 0;
 }
 
-const char *vs_card_str(const json_t *sheet, const char *key)
+const char *vs_verb_card_str(const json_t *sheet, const char *key)
 {
     return json_string_value(json_object_get(vs_sheet_card(sheet), key));
 }

@@ -43,10 +43,10 @@ const char *vs_verb_join_names(char *out, size_t cap, const char *const *names, 
  * A card dimension (length, concurrency, microbatch, width, height, frames,
  * batch) is copied into the limit stage too: that stage is the card's
  * dimensions by definition. */
-int vs_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err);
+int vs_verb_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err);
 
 /* card.<key> when it is a string (borrowed), else NULL. */
-const char *vs_card_str(const json_t *sheet, const char *key);
+const char *vs_verb_card_str(const json_t *sheet, const char *key);
 
 /* The component class a name implies (kv_cache, gradients, optimizer,
  * activations, parameters, else other): how a placement shards it. Static. */

@@ -16,7 +16,7 @@ int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err)
     uint64_t gpu = 0;
     int rc, present = 0;
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if (vs_line_npositional(line) > 0)
         return vs_error_set(err, VS_EVALUE, "expected `compare [gpu=I]`");
     if ((rc = vs_line_check_keys(line, vs_verb_compare_keys, err)) < 0)
@@ -29,7 +29,7 @@ int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if ((rc = vs_compare_render(&c, &text, &html, &payload)) < 0) {
         json_decref(payload);
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
     } else {
         rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     }

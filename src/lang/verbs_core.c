@@ -76,7 +76,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
         b = vs_verb_help_bundle(v);
         if (!b)
-            return vs_oom(err);
+            return vs_error_oom(err);
         vs_ctx_emit(ctx, b);
         return 0;
     }
@@ -88,7 +88,7 @@ static int verb_help(vs_ctx *ctx, const vs_line *line, vs_error *err)
             b = vs_render_help_list(acc.v, acc.n);
         free(acc.v);
         if (!b)
-            return vs_oom(err);
+            return vs_error_oom(err);
         vs_ctx_emit(ctx, b);
         return 0;
     }
@@ -123,7 +123,7 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_puts(&qty, q->value);
     }
     if (vs_buf_failed(&qty)) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     rc = vs_units_parse_bytes(&bytes, vs_buf_str(&qty), err);
@@ -147,7 +147,7 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
     {
         vs_bundle *b = vs_render_convert(vs_buf_str(&qty), bytes, unit);
         if (!b) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
         vs_ctx_emit(ctx, b);
@@ -170,7 +170,7 @@ static int list_sheets(vs_ctx *ctx, vs_error *err)
         current = vs_json_str_of(vs_ctx_sheet(ctx), "id");
     b = vs_render_sheet_list(sheets, current);
     if (!b)
-        return vs_oom(err);
+        return vs_error_oom(err);
     vs_ctx_emit(ctx, b);
     return 0;
 }
@@ -210,7 +210,7 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
     {
         vs_bundle *b = vs_render_sheet_opened(sheet, id, action, a->value);
         if (!b)
-            return vs_oom(err);
+            return vs_error_oom(err);
         vs_ctx_emit(ctx, b);
         return 0;
     }

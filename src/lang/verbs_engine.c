@@ -112,7 +112,7 @@ const vs_derived_read vs_runtime_reads[] = {
  * card's engine by the rules of engine/runtime.c, as estimated components that
  * follow the engine, the model and the placement (lang/derive.h). The rules
  * come from vLLM's start-up logs: other engines have none yet. */
-int vs_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     static const char *const keys[] = {"items", NULL};
     const vs_arg *it = vs_line_pair(line, "items");
@@ -240,7 +240,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     size_t i;
     int rc, estimate = 0;
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if (!name)
         return show_engine(ctx, sheet, NULL, err);
     if ((rc = vs_line_no_extra(line, 1, "engine NAME [key=value ...] [estimate=yes]", err)) < 0)
@@ -263,7 +263,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                    "estimate=: expected yes or no");
     }
     if (!(keys = json_object()))
-        return vs_oom(err);
+        return vs_error_oom(err);
     for (i = 0; i < line->nargs; i++) {
         const vs_arg *a = &line->args[i];
         int idx;
@@ -298,7 +298,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     eng = json_pack("{s:s, s:o}", "name", e->name, "keys", keys);
     if (!eng || json_object_set_new(card, "engine", eng))
-        return vs_oom(err);
+        return vs_error_oom(err);
     /* Runtime items: this engine's are added as unknown (unless the person's
      * components fill them); another engine's that this one does not have go. */
     comps = vs_sheet_array(sheet, "components");
@@ -350,7 +350,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         el.column = est->column;
         el.args = &arg;
         el.nargs = 1;
-        if ((rc = vs_estimate_run(ctx, &el, sheet, vs_estimator_find("runtime"), err)) < 0)
+        if ((rc = vs_derive_run(ctx, &el, sheet, vs_estimator_find("runtime"), err)) < 0)
             goto done;
     }
     rc = show_engine(ctx, sheet, vs_buf_str(&said), err);
@@ -396,7 +396,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_fit_row *rows = NULL;
     int rc;
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, fit_keys, err)) < 0)
         return rc;
     if (fa) {
@@ -404,7 +404,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         snprintf(fbuf, sizeof fbuf, "%s", fa->value);
         for (p = strtok_r(fbuf, ", ", &save); p && nf < VS_FIT_FORMATS_MAX;
              p = strtok_r(NULL, ", ", &save)) {
-            if (!vs_format_bits(p))
+            if (!vs_envelope_format_bits(p))
                 return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
                                        "formats=: unknown format '%s' (fp32 fp16 bf16 fp8 int8 "
                                        "int4 nf4 fp4, or bits=N)",
@@ -415,7 +415,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
         return rc;
     if (!(offers = json_array())) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     if (vs_line_npositional(line) == 0) {
@@ -444,7 +444,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     rows = calloc(json_array_size(offers), sizeof *rows);
     if (!rows) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     json_array_foreach(offers, i, o)

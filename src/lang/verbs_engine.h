@@ -13,7 +13,8 @@
 #include "sheet/derived.h"
 
 /* The row's run function (vs_estimator.run). */
-int vs_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet,
+                                     vs_error *err);
 /* What it reads from the card, ending with {NULL}. */
 extern const vs_derived_read vs_runtime_reads[];
 

@@ -185,7 +185,7 @@ static void kv_group_formula(vs_buf *b, const vs_kv_group *g, const vs_kv_group_
     }
 }
 
-int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     uint64_t len, conc, bytes, per_gpu = 0, per_token = 0, enc = 0;
     int rc, from_arch = 0, have_enc = 0, cross = 0, uniform;
@@ -203,7 +203,7 @@ int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
     vs_placement pl;
 
     if (!sk)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, vs_estimate_kv_keys, err)) < 0)
         goto done;
     if ((rc = kv_layout_for(&l, line, sheet, &from_arch, &missing, err)) <= 0) {
@@ -211,11 +211,11 @@ int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         goto done;
     }
     uniform = l.n == 1 && l.g[0].kind == VS_KV_FULL;
-    bits = vs_dtype_bits(dtype);
+    bits = vs_estimate_dtype_bits(dtype);
     if (!bits) {
         rc = vs_error_set_at(err, VS_EVALUE, dt->line, dt->value_column,
                              "unknown cache dtype '%s'; expected %s (in any case)", dtype,
-                             vs_dtype_names());
+                             vs_estimate_dtype_names());
         goto done;
     }
     if (!vs_sheet_card_uint(sheet, "length", &len)) {
@@ -269,7 +269,7 @@ int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
                       (json_int_t)r[i].kv_heads, "bytes", (json_int_t)r[i].bytes));
     }
     if (!groups) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     grouped(gb, sizeof gb, bytes);
@@ -280,7 +280,7 @@ int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         vs_buf_printf(&src, ", per GPU; x %s GPUs (placement tensor) = %s B", gtp, gb);
     }
     if (vs_buf_failed(&src)) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), VS_CLASS_KV_CACHE, &skipped, sk,
@@ -328,7 +328,7 @@ int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
                             : NULL;
         vs_buf_printf(&head, "estimate kv: %s", vs_buf_str(&src));
         rc = vs_buf_failed(&head)
-                 ? vs_oom(err)
+                 ? vs_error_oom(err)
                  : vs_verb_emit(ctx,
                                 vs_render_components(sheet, "kv", names, 1, vs_buf_str(&head),
                                                      notes, inputs, extra),
@@ -344,7 +344,7 @@ done:
     return rc;
 }
 
-int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *op = vs_line_pair(line, "optimizer"), *pr = vs_line_pair(line, "precision");
     const vs_arg *comp_arg = vs_line_pair(line, "component");
@@ -354,7 +354,7 @@ int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     vs_training_est e;
     uint64_t trainable = 0, adapter = 0;
     int rc, have_trainable = 0, lora;
-    const char *task = vs_card_str(sheet, "task");
+    const char *task = vs_verb_card_str(sheet, "task");
     vs_vocab_task task_of;
     char gt[40], src[3][320], head[700], asrc[320];
     const char *names[4];
@@ -364,7 +364,7 @@ int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     json_t *sk = json_array(), *inputs;
 
     if (!sk)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, vs_estimate_training_keys, err)) < 0)
         goto done;
     if ((rc = vs_training_rule_get(&rule, op ? op->value : NULL, pr ? pr->value : NULL, err)) < 0) {
@@ -491,7 +491,7 @@ done:
     return rc;
 }
 
-int vs_estimate_activations_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+int vs_verbs_estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "activations";
@@ -505,7 +505,7 @@ int vs_estimate_activations_run(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     json_t *sk = json_array(), *inputs;
 
     if (!sk)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, vs_estimate_activations_keys, err)) < 0)
         goto done;
     if ((rc = vs_checkpointing_parse(&mode, ck ? ck->value : NULL, err)) < 0) {
@@ -586,12 +586,12 @@ done:
     return rc;
 }
 
-int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *sc = vs_line_pair(line, "scheme"), *dq = vs_line_pair(line, "double");
     const vs_arg *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "quant_metadata", *scheme,
-               *format = vs_card_str(sheet, "format");
+               *format = vs_verb_card_str(sheet, "format");
     vs_quant_rule q;
     uint64_t group = 0, params = 0, bits = 0, bytes;
     int rc, have_params = 0, dbl = 1, have_bits = 0, have_group = 0;
@@ -604,7 +604,7 @@ int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
     json_t *sk = json_array(), *inputs;
 
     if (!sk)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, vs_estimate_quant_keys, err)) < 0)
         goto done;
     if (sc)
@@ -636,7 +636,7 @@ int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
         (rc = vs_line_get_count(line, "params", 0, &params, &have_params, err)) < 0)
         goto done;
     /* 0 stands for "the scheme's default" below; a written group=0 is a mistake */
-    if (have_group && (rc = vs_quant_group_check(group, err)) < 0) {
+    if (have_group && (rc = vs_estimate_quant_group_check(group, err)) < 0) {
         rc = vs_arg_error(vs_line_pair(line, "group"), err, rc);
         goto done;
     }
@@ -714,7 +714,7 @@ int vs_verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     if ((e = vs_estimator_find(a->value)) != NULL)
-        return vs_estimate_run(ctx, line, sheet, e, err);
+        return vs_derive_run(ctx, line, sheet, e, err);
     return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                            "unknown estimator '%s'; expected kv, training, activations, quant, "
                            "runtime, latents, attention or decode",

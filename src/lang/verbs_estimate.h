@@ -3,7 +3,7 @@
  *
  * `estimate WORD` finds its row in the estimators' table (vs_estimators,
  * lang/derive.h; the table is in lang/verbs_sizing.c) and runs it through
- * vs_estimate_run, which records it so that it follows the card. Each
+ * vs_derive_run, which records it so that it follows the card. Each
  * estimator here reads its shapes from the line or the card's architecture,
  * prints its formula with the numbers, and stores estimated components (never
  * over a measured one); the arithmetic is in sheet/estimators/. Image and video
@@ -24,9 +24,9 @@ extern const char *const vs_verb_estimate_keys[];
 extern const char *const vs_verb_estimate_words[];
 
 /* The rows' run functions (vs_estimator.run): the line's keys against the sheet. */
-int vs_estimate_kv_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
-int vs_estimate_training_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
-int vs_estimate_activations_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
-int vs_estimate_quant_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_verbs_estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
+int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
 
 #endif

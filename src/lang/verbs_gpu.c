@@ -56,7 +56,7 @@ static int parse_price(const vs_arg *a, char *amount, size_t alen, char *cur, si
         goto bad;
     memcpy(amount, start, n);
     amount[n] = '\0';
-    if (!vs_decimal_valid(amount))
+    if (!vs_classify_decimal_valid(amount))
         goto bad;
     while (*p == ' ')
         p++;
@@ -129,7 +129,7 @@ static int unquoted_name(const vs_line *line, vs_error *err)
     for (i = 0; i < n; i++)
         vs_buf_printf(&words, "%s%s", i ? " " : "", vs_line_positional(line, i)->value);
     if (vs_buf_failed(&words))
-        return vs_oom(err);
+        return vs_error_oom(err);
     rc = vs_error_set_at(
         err, VS_EVALUE, first->line, first->column, "quote a name with spaces: gpu \"%s\"",
         vs_catalog_find(&spec, vs_buf_str(&words), &ignored) == 0 ? spec.name : vs_buf_str(&words));
@@ -155,7 +155,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *o;
 
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, gpu_keys, err)) < 0)
         return rc;
     if (!name)
@@ -212,7 +212,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     notes = json_array();
     if (!notes)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if (nb.len) {
         json_array_append_new(notes, json_string(vs_buf_str(&nb)));
         vs_buf_reset(&nb);
@@ -273,7 +273,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!offer) {
         json_decref(notes);
         vs_buf_free(&nb);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     offers = vs_sheet_array(sheet, "offers");
     if (!offers) {
@@ -345,7 +345,7 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!shown || !list) {
         free(shown);
         json_decref(list);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     for (i = 0; i < n; i++) {
         vs_gpu_spec s;
@@ -375,7 +375,7 @@ static int requirements_bundle(vs_ctx *ctx, const json_t *sheet, const char *add
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     int rc;
     if (!names)
-        return vs_oom(err);
+        return vs_error_oom(err);
     vs_render_requirements(&text, &html, added, was_new, names);
     payload = json_pack("{s:s, s:s, s:b, s:o}", "kind", "requirements", "added", added, "new",
                         was_new, "requirements", names);
@@ -393,7 +393,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *known;
     int rc;
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if (np == 0)
@@ -403,7 +403,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = 0; i < np; i++)
         vs_buf_printf(&name, "%s%s", i ? " " : "", vs_line_positional(line, i)->value);
     if (vs_buf_failed(&name))
-        return vs_oom(err);
+        return vs_error_oom(err);
     known = vs_classify_requirement_find(sheet, vs_buf_str(&name));
     if (known) {
         json_t *r;
@@ -432,7 +432,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (json_array_append_new(reqs, json_pack("{s:s}", "name", vs_buf_str(&name)))) {
         vs_buf_free(&name);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     rc = requirements_bundle(ctx, sheet, vs_buf_str(&name), 1, err);
     vs_buf_free(&name);
@@ -477,7 +477,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
     size_t i;
     int rc;
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, evidence_keys, err)) < 0)
         return rc;
     if (!cand || !req || !verd)
@@ -503,7 +503,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!req_name) {
         json_t *names = vs_classify_requirement_names(sheet);
         if (!names)
-            return vs_oom(err);
+            return vs_error_oom(err);
         list_names(&b, names, NULL);
         json_decref(names);
         rc = vs_error_set_at(err, VS_ENOTFOUND, req->line, req->column,
@@ -529,9 +529,10 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
                       scope ? json_string(scope) : json_null());
     /* the card it was obtained under: once the card moves past it, it no
      * longer decides the verdict (sheet/derived.h) */
-    if (!entry || json_object_set_new(entry, "card", vs_evidence_card(sheet, req_name)) < 0) {
+    if (!entry ||
+        json_object_set_new(entry, "card", vs_derived_evidence_card(sheet, req_name)) < 0) {
         json_decref(entry);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     arr = vs_sheet_array(sheet, "evidence");
     if (!arr) {
@@ -594,12 +595,12 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     char *svg;
     int rc;
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 0, "candidates", err)) < 0)
         return rc;
     if (vs_component_views_read(&views, sheet) < 0)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = classify_sheet(&c, sheet, &views, err)) < 0) {
         vs_component_views_free(&views);
         return rc;
@@ -612,7 +613,7 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_component_views_free(&views);
     vs_classification_free(c);
     if (!bundle)
-        return vs_oom(err);
+        return vs_error_oom(err);
     vs_ctx_emit(ctx, bundle);
     return 0;
 }

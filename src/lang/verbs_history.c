@@ -22,7 +22,7 @@
 
 /* ----------------------------------------------------------------- history */
 
-int vs_rv_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
+int vs_verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const keys[] = {"limit", NULL};
     const vs_arg *a = vs_line_positional(line, 0);
@@ -42,15 +42,15 @@ int vs_rv_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if ((rc = vs_line_no_extra(line, 1, "history [SHEET] [limit=N]", err)) < 0)
         return rc;
-    if ((rc = vs_rv_sheet_spec(ctx, a, id, sizeof id, &rev, err)) < 0)
+    if ((rc = vs_verbs_records_sheet_spec(ctx, a, id, sizeof id, &rev, err)) < 0)
         return rc;
-    if ((rc = vs_rv_open_store(ctx, &st, err)) < 0 ||
+    if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0 ||
         (rc = vs_store_history(st, id, (size_t)limit, &h, err)) < 0) {
-        vs_rv_at_line(line, err, rc);
+        vs_verbs_records_at_line(line, err, rc);
         goto done;
     }
     if (!(revs = json_array()) || !(shown = calloc(h.n ? h.n : 1, sizeof *shown))) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     for (i = 0; i < h.n; i++) {
@@ -80,7 +80,7 @@ done:
 
 /* -------------------------------------------------------------------- show */
 
-int vs_rv_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
+int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax = "show SHEET[@REV]";
     const vs_arg *a = vs_line_positional(line, 0);
@@ -96,19 +96,19 @@ int vs_rv_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
         return rc;
-    if ((rc = vs_rv_sheet_spec(ctx, a, id, sizeof id, &rev, err)) < 0)
+    if ((rc = vs_verbs_records_sheet_spec(ctx, a, id, sizeof id, &rev, err)) < 0)
         return rc;
-    if ((rc = vs_rv_open_store(ctx, &st, err)) < 0 ||
-        (rc = vs_rv_load_sheet(st, id, rev, &sheet, &blob, err)) < 0) {
+    if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0 ||
+        (rc = vs_verbs_records_load_sheet(st, id, rev, &sheet, &blob, err)) < 0) {
         vs_arg_error(a, err, rc);
         if (!a)
-            vs_rv_at_line(line, err, rc);
+            vs_verbs_records_at_line(line, err, rc);
         goto done;
     }
     md = vs_markdown_sheet(sheet);
     payload = json_deep_copy(sheet);
     if (!md || !payload) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     json_object_del(payload, "_base_blob");
@@ -145,7 +145,7 @@ done:
 
 /* -------------------------------------------------------------------- diff */
 
-int vs_rv_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
+int vs_verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax = "diff SHEET[@REV1] [REV2]";
     const vs_arg *a1 = vs_line_positional(line, 0), *a2 = vs_line_positional(line, 1);
@@ -182,15 +182,15 @@ int vs_rv_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rev2 = a2->value;
         }
     }
-    if ((rc = vs_rv_open_store(ctx, &st, err)) < 0)
+    if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0)
         goto fail_line;
-    if ((rc = vs_rv_load_sheet(st, id, rev1, &from, &b1, err)) < 0) {
+    if ((rc = vs_verbs_records_load_sheet(st, id, rev1, &from, &b1, err)) < 0) {
         vs_arg_error(a1, err, rc);
         goto done;
     }
     snprintf(l1, sizeof l1, "%s@%.12s", id, b1.commit);
     if (a2) {
-        if ((rc = vs_rv_load_sheet(st, id, rev2, &to, &b2, err)) < 0) {
+        if ((rc = vs_verbs_records_load_sheet(st, id, rev2, &to, &b2, err)) < 0) {
             vs_arg_error(a2, err, rc);
             goto done;
         }
@@ -199,7 +199,7 @@ int vs_rv_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
     } else if ((to_ref = vs_ctx_find_sheet(ctx, id))) {
         snprintf(l2, sizeof l2, "%s", "this session");
     } else {
-        if ((rc = vs_rv_load_sheet(st, id, NULL, &to, &b2, err)) < 0)
+        if ((rc = vs_verbs_records_load_sheet(st, id, NULL, &to, &b2, err)) < 0)
             goto fail_line;
         snprintf(l2, sizeof l2, "%s@%.12s (tip)", id, b2.commit);
         to_ref = to;
@@ -214,14 +214,14 @@ int vs_rv_diff(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&w);
     }
     if (!bundle) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     vs_ctx_emit(ctx, bundle);
     rc = 0;
     goto done;
 fail_line:
-    vs_rv_at_line(line, err, rc);
+    vs_verbs_records_at_line(line, err, rc);
 done:
     json_decref(from);
     json_decref(to);
@@ -272,13 +272,13 @@ static int reopen_reproduced(vs_ctx *ctx, vs_store *st, const vs_line *line, con
     int rc = 0, from_records = 0;
     vs_error_clear(&e);
     if (!open) {
-        int lr = vs_rv_load_sheet(st, new_id, NULL, &rec, &b, &e);
+        int lr = vs_verbs_records_load_sheet(st, new_id, NULL, &rec, &b, &e);
         if (lr == VS_ENOTFOUND)
             return 1;
         if (lr < 0) {
             if (err)
                 *err = e;
-            return vs_rv_at_line(line, err, lr);
+            return vs_verbs_records_at_line(line, err, lr);
         }
         from_records = 1;
     }
@@ -316,7 +316,7 @@ done:
     return rc;
 }
 
-int vs_rv_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
+int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax =
         "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\"] [software=\"VERSIONS\"]";
@@ -353,9 +353,9 @@ int vs_rv_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "the title \"%s\" gives the id '%s', the source sheet's own: "
                                "choose another title for the new campaign",
                                title->value, new_id);
-    if ((rc = vs_rv_open_store(ctx, &st, err)) < 0)
+    if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0)
         goto fail_line;
-    if ((rc = vs_rv_load_sheet(st, id, rev, &old, &blob, err)) < 0) {
+    if ((rc = vs_verbs_records_load_sheet(st, id, rev, &old, &blob, err)) < 0) {
         vs_arg_error(src, err, rc);
         goto done;
     }
@@ -365,7 +365,7 @@ int vs_rv_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     rc = 0;
     if (!(fresh = vs_sheet_new(title->value))) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     for (i = 0; carried[i]; i++) {
@@ -423,7 +423,7 @@ int vs_rv_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail_line:
-    vs_rv_at_line(line, err, rc);
+    vs_verbs_records_at_line(line, err, rc);
 done:
     json_decref(old);
     json_decref(fresh);

@@ -76,7 +76,7 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
     void *state = NULL;
     char label[1200];
     FILE *fp;
-    int rc = 0, fd = vs_open_regular(a->value, IMPORT_FILE_MAX, NULL, err);
+    int rc = 0, fd = vs_safetensors_open_regular(a->value, IMPORT_FILE_MAX, NULL, err);
     /* A FIFO would block, /dev/zero never ends, a folder reads as nothing:
      * only regular files are read. */
     if (fd < 0) {
@@ -89,14 +89,14 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
     }
     if (!(fp = fdopen(fd, "r"))) {
         close(fd);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     while (!imp && lineno < IMPORT_SNIFF_LINES &&
            (n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
         lineno++;
         if (n < 0) {
             rc = n == -2 ? import_error(err, a->value, lineno, NULL, "line longer than 1 MiB")
-                         : vs_oom(err);
+                         : vs_error_oom(err);
             goto done;
         }
         imp = vs_importer_sniff(buf, (size_t)n);
@@ -113,7 +113,7 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
     snprintf(label, sizeof label, "measure import %s (format %s)", a->value, imp->name);
     im->run_key = strcmp(imp->name, "probe") ? label : NULL;
     if (!(state = calloc(1, imp->state_size ? imp->state_size : 1))) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     while ((n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
@@ -121,12 +121,12 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
         if (n == -2)
             rc = import_error(err, a->value, lineno, imp->name, "line longer than 1 MiB");
         else if (n < 0)
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
         else if ((rc = imp->line(im, state, buf, (size_t)n)) == VS_IMPORT_REFUSED)
             rc = import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->name,
                               im->why);
         else if (rc < 0)
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
         if (rc < 0)
             goto done;
         if (n > 0)
@@ -136,7 +136,7 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
         rc = rc == VS_IMPORT_REFUSED
                  ? import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->name,
                                 im->why)
-                 : vs_oom(err);
+                 : vs_error_oom(err);
 done:
     im->run_key = NULL;
     if (state && imp && imp->clear)
@@ -232,18 +232,18 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
                              vs_error *err)
 {
     json_t *newruns = json_array(), *ids = json_object(), *hr, *m;
-    json_t *runs = vs_mv_ensure_array(sheet, "runs"),
-           *ms = vs_mv_ensure_array(sheet, "measurements");
+    json_t *runs = vs_verbs_measure_ensure_array(sheet, "runs"),
+           *ms = vs_verbs_measure_ensure_array(sheet, "measurements");
     const char *key;
     size_t i;
     int rc = 0, serial = 0;
     long base = 0;
     char run_id[32];
     if (!newruns || !ids || !runs || !ms) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
-    vs_mv_next_run_id(sheet, run_id, sizeof run_id);
+    vs_verbs_measure_next_run_id(sheet, run_id, sizeof run_id);
     base = strtol(run_id + 1, NULL, 10);
     json_object_foreach(im->runs, key, hr)
     {
@@ -253,16 +253,17 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
         run = json_deep_copy(hr);
         if (!run || json_object_set_new(run, "id", json_string(run_id)) < 0 ||
             json_object_set_new(run, "phase", json_null()) < 0 ||
-            json_object_set_new(run, "host", log ? json_null() : vs_mv_str_or_null(key)) < 0 ||
+            json_object_set_new(run, "host",
+                                log ? json_null() : vs_verbs_measure_str_or_null(key)) < 0 ||
             json_object_set_new(ids, key, json_string(run_id)) < 0) {
             json_decref(run);
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
         if (json_is_null(json_object_get(run, "command")))
             json_object_set_new(run, "command", json_string(log ? key : "(imported)"));
         if ((rc = vs_sheet_check_entry(run, "runs", err)) < 0 ||
-            (rc = json_array_append_new(newruns, run) < 0 ? vs_oom(err) : 0) < 0) {
+            (rc = json_array_append_new(newruns, run) < 0 ? vs_error_oom(err) : 0) < 0) {
             if (rc != VS_ENOMEM)
                 vs_error_prefix(err, "measure import: a run the record could not read back; "
                                      "nothing was imported: ");
@@ -274,9 +275,9 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
         const char *rk = json_string_value(json_object_get(m, "_run"));
         json_t *hrun = json_object_get(im->runs, rk ? rk : "");
         json_t *es = json_object_get(hrun, "exit_status"), *st;
-        const char *stage = vs_mv_match_stage(sheet, json_object_get(m, "dims"));
+        const char *stage = vs_verbs_measure_match_stage(sheet, json_object_get(m, "dims"));
         json_object_set(m, "run", json_object_get(ids, rk ? rk : ""));
-        json_object_set_new(m, "stage", vs_mv_str_or_null(stage));
+        json_object_set_new(m, "stage", vs_verbs_measure_str_or_null(stage));
         json_object_set_new(m, "state", json_string("current"));
         /* a run that failed or overflowed validates nothing, as for measure; a
          * log's figures are start-up evidence, not a run of the card's dims */
@@ -285,7 +286,7 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
             json_boolean(!json_is_true(json_object_get(hrun, "_log")) && json_is_integer(es) &&
                          json_integer_value(es) == 0 &&
                          !json_is_string(json_object_get(hrun, "overflow_phase")) &&
-                         vs_dims_validate(sheet, json_object_get(m, "dims"), NULL)));
+                         vs_derived_dims_validate(sheet, json_object_get(m, "dims"), NULL)));
         st = json_object_get(m, "scope");
         if ((json_is_string(st) && !vs_import_text_valid(json_string_value(st))) ||
             (json_is_string(json_object_get(m, "gpu_name")) &&
@@ -308,11 +309,11 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
     json_array_foreach(newruns, i, hr)
     {
         if (json_array_append(runs, hr) < 0) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
         if (json_is_string(json_object_get(hr, "overflow_phase"))) {
-            json_t *o = vs_mv_ensure_array(sheet, "oom");
+            json_t *o = vs_verbs_measure_ensure_array(sheet, "oom");
             json_array_append_new(o, json_pack("{s:O, s:s}", "phase",
                                                json_object_get(hr, "overflow_phase"), "note",
                                                "imported probe run"));
@@ -321,7 +322,7 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
     json_array_foreach(im->items, i, m)
     {
         if (json_array_append(ms, m) < 0 || json_array_append(rows, m) < 0) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
     }
@@ -332,7 +333,7 @@ done:
     return rc;
 }
 
-int vs_mv_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
+int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet = vs_ctx_sheet(ctx), *rows = json_array();
     const vs_arg *fa = vs_line_pair(line, "format");
@@ -346,7 +347,7 @@ int vs_mv_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(rows);
         if (rc == 0)
             vs_import_clear(&im);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     if (line->nargs != nfiles + (fa ? 1 : 0) || nfiles < 2) {
         rc = vs_error_set(err, VS_EVALUE, "expected `measure import FILE... [format=auto|%s]`",
@@ -373,12 +374,12 @@ int vs_mv_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
     {
         json_t *prow = json_array(), *m;
         if (!prow) {
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
         json_array_foreach(rows, i, m)
         {
-            json_t *pr = vs_mv_payload_row(m);
+            json_t *pr = vs_verbs_measure_payload_row(m);
             if (pr) {
                 static const char *const extra[] = {"text", "resolution_bytes", "value", "unit",
                                                     NULL};
@@ -390,7 +391,7 @@ int vs_mv_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
         if (vs_render_measure_import(&text, &html, rows, restated, nfiles - 1, nlines) < 0) {
             json_decref(prow);
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
         rc = vs_ctx_emit_text(ctx, &text, &html,

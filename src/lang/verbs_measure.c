@@ -90,8 +90,8 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
                       const char *phase_arg, const vs_measure_result *r, json_t *rows,
                       vs_error *err)
 {
-    json_t *runs = vs_mv_ensure_array(sheet, "runs"),
-           *ms = vs_mv_ensure_array(sheet, "measurements");
+    json_t *runs = vs_verbs_measure_ensure_array(sheet, "runs"),
+           *ms = vs_verbs_measure_ensure_array(sheet, "measurements");
     json_t *run, *gpus = json_array();
     const vs_sampler_view *v = r->view;
     int *keep = calloc(r->ngpus ? r->ngpus : 1, sizeof *keep);
@@ -102,7 +102,7 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
     if (!runs || !ms || !gpus || !keep) {
         json_decref(gpus);
         free(keep);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     for (g = 0; g < r->ngpus; g++) {
         const vs_nvml_gpu *gi = &r->gpus[g];
@@ -114,15 +114,16 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
                                         "total_basis", nvml ? "nvml" : "cuda"));
     }
     vs_clock_iso_utc(started, sizeof started, r->started_at);
-    run = json_pack("{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:o, s:o, s:o, s:o}", "id", run_id,
-                    "command", command, "phase", vs_mv_str_or_null(phase_arg), "exit_status",
-                    r->run.exit_status, "overflow_phase", vs_mv_str_or_null(r->overflow_phase),
-                    "started", started, "elapsed_ms", (json_int_t)r->run.elapsed_ms, "host",
-                    vs_mv_str_or_null(r->host), "driver", vs_mv_str_or_null(r->driver), "nvml",
-                    vs_mv_str_or_null(r->nvml_version), "gpus", gpus);
+    run = json_pack(
+        "{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:o, s:o, s:o, s:o}", "id", run_id, "command", command,
+        "phase", vs_verbs_measure_str_or_null(phase_arg), "exit_status", r->run.exit_status,
+        "overflow_phase", vs_verbs_measure_str_or_null(r->overflow_phase), "started", started,
+        "elapsed_ms", (json_int_t)r->run.elapsed_ms, "host", vs_verbs_measure_str_or_null(r->host),
+        "driver", vs_verbs_measure_str_or_null(r->driver), "nvml",
+        vs_verbs_measure_str_or_null(r->nvml_version), "gpus", gpus);
     if (!run || json_array_append_new(runs, run) < 0) {
         free(keep);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     pick_gpus(r, keep);
     for (p = 0; p < v->nphases; p++) {
@@ -133,21 +134,21 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
             json_t *m;
             if (!keep[g] || cell->samples == 0)
                 continue;
-            m = vs_mv_measurement_new(sheet, run_id, phase, (int)g, r->gpus[g].name,
-                                      VS_COUNTER_DEVICE, vs_vocab_scope_name(VS_SCOPE_DEVICE),
-                                      cell->device_peak, dims_json(d), NULL, r->host, -1,
-                                      cell->device_peak_at);
+            m = vs_verbs_measure_measurement_new(
+                sheet, run_id, phase, (int)g, r->gpus[g].name, VS_COUNTER_DEVICE,
+                vs_vocab_scope_name(VS_SCOPE_DEVICE), cell->device_peak, dims_json(d), NULL,
+                r->host, -1, cell->device_peak_at);
             if (!m || json_array_append_new(ms, m) < 0 ||
                 json_array_append_new(rows, json_incref(m)) < 0)
-                rc = vs_oom(err);
+                rc = vs_error_oom(err);
             if (v->process_available && v->process_attributed && cell->process_peak_at) {
-                m = vs_mv_measurement_new(sheet, run_id, phase, (int)g, r->gpus[g].name,
-                                          VS_COUNTER_PROCESS, vs_vocab_scope_name(VS_SCOPE_PROCESS),
-                                          cell->process_peak, dims_json(d), NULL, r->host, -1,
-                                          cell->process_peak_at);
+                m = vs_verbs_measure_measurement_new(
+                    sheet, run_id, phase, (int)g, r->gpus[g].name, VS_COUNTER_PROCESS,
+                    vs_vocab_scope_name(VS_SCOPE_PROCESS), cell->process_peak, dims_json(d), NULL,
+                    r->host, -1, cell->process_peak_at);
                 if (!m || json_array_append_new(ms, m) < 0 ||
                     json_array_append_new(rows, json_incref(m)) < 0)
-                    rc = vs_oom(err);
+                    rc = vs_error_oom(err);
             }
         }
         for (c = 0; c < r->ncounters; c++) {
@@ -155,13 +156,13 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
             json_t *m;
             if (strcmp(k->phase, phase) != 0)
                 continue;
-            m = vs_mv_measurement_new(sheet, run_id, phase, k->gpu,
-                                      k->gpu >= 0 ? r->gpus[k->gpu].name : NULL, k->name,
-                                      vs_measure_counter_scope(k->name), k->bytes, dims_json(d),
-                                      NULL, r->host, -1, k->at);
+            m = vs_verbs_measure_measurement_new(sheet, run_id, phase, k->gpu,
+                                                 k->gpu >= 0 ? r->gpus[k->gpu].name : NULL, k->name,
+                                                 vs_measure_counter_scope(k->name), k->bytes,
+                                                 dims_json(d), NULL, r->host, -1, k->at);
             if (!m || json_array_append_new(ms, m) < 0 ||
                 json_array_append_new(rows, json_incref(m)) < 0)
-                rc = vs_oom(err);
+                rc = vs_error_oom(err);
         }
     }
     /* A run that failed or overflowed did not complete the workload: whatever
@@ -172,12 +173,12 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
         json_array_foreach(rows, i, m) json_object_set_new(m, "validates_card", json_false());
     }
     if (r->overflow_phase[0]) {
-        json_t *o = vs_mv_ensure_array(sheet, "oom");
+        json_t *o = vs_verbs_measure_ensure_array(sheet, "oom");
         char note[256];
         snprintf(note, sizeof note, "run %s: \"%s\"", run_id, r->run.oom_pattern);
         if (!o || json_array_append_new(
                       o, json_pack("{s:s, s:s}", "phase", r->overflow_phase, "note", note)) < 0)
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
     }
     free(keep);
     (void)ctx;
@@ -218,7 +219,7 @@ static char *run_signature(const json_t *sheet, const json_t *run)
         if (n == cap) {
             char **nk = realloc(keys, (cap = cap ? 2 * cap : 8) * sizeof *nk);
             if (!nk) {
-                vs_json_free(d);
+                vs_pool_json_free(d);
                 goto done;
             }
             keys = nk;
@@ -235,7 +236,7 @@ static char *run_signature(const json_t *sheet, const json_t *run)
         json_decref(head);
         if (d) {
             vs_buf_puts(&b, d);
-            vs_json_free(d);
+            vs_pool_json_free(d);
             for (k = 0; k < n; k++) {
                 vs_buf_puts(&b, "\n");
                 vs_buf_puts(&b, keys[k]);
@@ -245,7 +246,7 @@ static char *run_signature(const json_t *sheet, const json_t *run)
     }
 done:
     for (k = 0; k < n; k++)
-        vs_json_free(keys[k]);
+        vs_pool_json_free(keys[k]);
     free(keys);
     vs_buf_free(&b);
     return out;
@@ -340,15 +341,15 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
     if (!prow || !gpus) {
         json_decref(prow);
         json_decref(gpus);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
-    json_array_foreach(rows, i, m) json_array_append_new(prow, vs_mv_payload_row(m));
+    json_array_foreach(rows, i, m) json_array_append_new(prow, vs_verbs_measure_payload_row(m));
     /* The run's dims: the last phase's (dims carry over). */
     if (r->view->nphases) {
         const vs_measure_phase_dims *d =
             vs_measure_dims_of(r, r->view->phases[r->view->nphases - 1].name);
         json_t *dj = dims_json(d);
-        validates = vs_dims_validate(sheet, dj, &why);
+        validates = vs_derived_dims_validate(sheet, dj, &why);
         json_decref(dj);
     }
     if (r->run.exit_status != 0 || r->run.term_signal || r->overflow_phase[0]) {
@@ -396,7 +397,7 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         if (vs_render_measure_run(&text, &html, &v, rows) < 0) {
             json_decref(prow);
             json_decref(gpus);
-            rc = vs_oom(err);
+            rc = vs_error_oom(err);
             goto done;
         }
     }
@@ -404,17 +405,18 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         "{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:b, s:b, s:i, s:o, s:i, s:o, s:s, s:b, s:o, s:o,"
         " s:{s:o, s:o, s:s, s:s}, s:{s:i, s:I, s:I, s:I, s:I}}",
         "kind", "measurement", "run", run_id, "rows", prow, "exit_status", r->run.exit_status,
-        "overflow_phase", vs_mv_str_or_null(r->overflow_phase), "command", command, "elapsed_ms",
-        (json_int_t)r->run.elapsed_ms, "timed_out", r->run.timed_out, "interrupted", 0, "signal",
-        r->run.term_signal, "oom_pattern", vs_mv_str_or_null(r->run.oom_pattern), "leftovers",
-        r->run.leftovers, "triage",
+        "overflow_phase", vs_verbs_measure_str_or_null(r->overflow_phase), "command", command,
+        "elapsed_ms", (json_int_t)r->run.elapsed_ms, "timed_out", r->run.timed_out, "interrupted",
+        0, "signal", r->run.term_signal, "oom_pattern",
+        vs_verbs_measure_str_or_null(r->run.oom_pattern), "leftovers", r->run.leftovers, "triage",
         r->overflow_phase[0] ? json_string(vs_measure_triage(r->overflow_phase)) : json_null(),
         "process_memory", process_memory, "validates_card", validates, "card_check",
         validates ? json_null() : json_string(vs_buf_str(&why)), "gpus", gpus, "versions", "driver",
-        vs_mv_str_or_null(r->driver), "nvml", vs_mv_str_or_null(r->nvml_version), "memory_api",
-        r->memory_api, "process_api", r->process_api, "sampler", "interval_ms", r->interval_ms,
-        "samples", (json_int_t)r->view->samples, "max_gap_ms", (json_int_t)r->view->max_gap_ms,
-        "cpu_ns", (json_int_t)r->view->cpu_ns, "errors", (json_int_t)r->view->errors);
+        vs_verbs_measure_str_or_null(r->driver), "nvml",
+        vs_verbs_measure_str_or_null(r->nvml_version), "memory_api", r->memory_api, "process_api",
+        r->process_api, "sampler", "interval_ms", r->interval_ms, "samples",
+        (json_int_t)r->view->samples, "max_gap_ms", (json_int_t)r->view->max_gap_ms, "cpu_ns",
+        (json_int_t)r->view->cpu_ns, "errors", (json_int_t)r->view->errors);
     /* a run again with the same result: which run it restates (the payload's
      * run), and that nothing new was recorded */
     if (payload && restated_by)
@@ -442,7 +444,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *command = line->raw;
 
     if (first && !strcmp(first->value, "import") && !cell)
-        return vs_mv_measure_import(ctx, line, err);
+        return vs_verb_measure_import(ctx, line, err);
     if (first)
         return vs_error_set_at(err, VS_EVALUE, first->line, first->column,
                                "unexpected '%s'; expected `measure [phase=NAME] "
@@ -484,8 +486,8 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     sheet = vs_ctx_sheet(ctx);
     if (!sheet)
-        return vs_oom(err);
-    vs_mv_next_run_id(sheet, run_id, sizeof run_id);
+        return vs_error_oom(err);
+    vs_verbs_measure_next_run_id(sheet, run_id, sizeof run_id);
 
     {
         vs_envelope env;
@@ -516,7 +518,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     rows = json_array();
     if (!rows) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     rc = record_run(ctx, sheet, run_id, command, phase ? phase->value : NULL, &r, rows, err);
@@ -532,7 +534,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
             unrecord_run(sheet, run_id, r.overflow_phase[0] != '\0');
             json_decref(rows);
             if (!(rows = rows_of_run(sheet, was))) {
-                rc = vs_oom(err);
+                rc = vs_error_oom(err);
                 goto done;
             }
             vs_ctx_effect(ctx, "measured again: the same result as run %s, nothing new recorded",
@@ -596,7 +598,7 @@ const vs_verb vs_verbs_measure[] = {
      "dump of torch.cuda.memory_stats(). Every value is checked against the record before it "
      "enters the sheet: a bad one is refused with file and line, and nothing is imported.",
      measure_keys, measure_words},
-    {"record", vs_mv_verb_record,
+    {"record", vs_verb_record,
      "record phase=NAME gpu=I counter=NAME BYTES [length=N] [concurrency=N] [microbatch=N] "
      "[stage=NAME] [scope=S]",
      "add a measurement typed by hand",
@@ -607,7 +609,7 @@ const vs_verb vs_verbs_measure[] = {
      "or reported. stage= is short, usual, limit or a stage declared with `stage`. A "
      "measurement at smaller dims than the card does not validate the card.",
      vs_mv_record_keys, NULL},
-    {"measured", vs_mv_verb_measured,
+    {"measured", vs_verb_measured,
      "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS]  |  measured NAME from=#N",
      "make a reserve component measured, from one named measurement",
      "Sets the reserve component NAME to the peak of one measurement, with status measured and "
@@ -616,7 +618,7 @@ const vs_verb vs_verbs_measure[] = {
      "row of `measurements`. One measurement only: allocated and reserved are never added. "
      "A device or process peak covers the weights too: prefer a counter of the component alone.",
      vs_mv_measured_keys, NULL},
-    {"measurements", vs_mv_verb_measurements, "measurements", "list the sheet's raw measurements",
+    {"measurements", vs_verb_measurements, "measurements", "list the sheet's raw measurements",
      "Lists every measurement of the current sheet with its run, phase, GPU, counter, scope, "
      "peak, executed dims, stage and whether it validates the card; #N numbers are those "
      "`measured NAME from=#N` takes.",

@@ -29,32 +29,32 @@
 extern const char *const vs_mv_card_dims[];
 
 /* A new JSON string of s, or null when s is NULL or empty. */
-json_t *vs_mv_str_or_null(const char *s);
+json_t *vs_verbs_measure_str_or_null(const char *s);
 
 /* The sheet's next run id into out: m1, m2, ... after the largest in use. */
-void vs_mv_next_run_id(const json_t *sheet, char *out, size_t n);
+void vs_verbs_measure_next_run_id(const json_t *sheet, char *out, size_t n);
 
 /* The sheet's array under key (borrowed), made empty when absent; NULL when
  * memory is short. */
-json_t *vs_mv_ensure_array(json_t *sheet, const char *key);
+json_t *vs_verbs_measure_ensure_array(json_t *sheet, const char *key);
 
 /* The first of the sheet's stages whose declared dims all equal the executed
  * ones (borrowed name), or NULL. */
-const char *vs_mv_match_stage(const json_t *sheet, const json_t *dims);
+const char *vs_verbs_measure_match_stage(const json_t *sheet, const json_t *dims);
 
 /* A new measurement object as the layout has it. run, gpu_name, stage and
  * host may be NULL (stage NULL: the stage its dims match); gpu and rank -1
  * for none; at in wall milliseconds. Takes dims_take (NULL: returns NULL).
  * NULL when memory is short. */
-json_t *vs_mv_measurement_new(const json_t *sheet, const char *run, const char *phase, int gpu,
-                              const char *gpu_name, const char *counter, const char *scope,
-                              uint64_t peak, json_t *dims_take, const char *stage, const char *host,
-                              int rank, int64_t at);
+json_t *vs_verbs_measure_measurement_new(const json_t *sheet, const char *run, const char *phase,
+                                         int gpu, const char *gpu_name, const char *counter,
+                                         const char *scope, uint64_t peak, json_t *dims_take,
+                                         const char *stage, const char *host, int rank, int64_t at);
 
 /* A new row of a `measurement` payload: the layout's keys of m (run, phase,
  * gpu, gpu_name, counter, scope, peak_bytes, dims, stage, validates_card);
  * NULL when memory is short. */
-json_t *vs_mv_payload_row(const json_t *m);
+json_t *vs_verbs_measure_payload_row(const json_t *m);
 
 /* ------------------------------------------------------ a running measure */
 
@@ -98,12 +98,12 @@ void vs_mv_gauge_clear(vs_mv_gauge *gz);
 /* ------------------------------------------------------------- the verbs */
 
 /* `measure import FILE... [format=...]` (verbs_import.c). */
-int vs_mv_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
 /* `record`, `measured`, `measurements` and their keys (verbs_record.c). */
-int vs_mv_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err);
-int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err);
-int vs_mv_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err);
 extern const char *const vs_mv_record_keys[];
 extern const char *const vs_mv_measured_keys[];
 

@@ -20,12 +20,12 @@ static json_t *iso_json(int64_t wall_ms)
     return buf[0] ? json_string(buf) : json_null();
 }
 
-json_t *vs_mv_str_or_null(const char *s)
+json_t *vs_verbs_measure_str_or_null(const char *s)
 {
     return s && *s ? json_string(s) : json_null();
 }
 
-void vs_mv_next_run_id(const json_t *sheet, char *out, size_t n)
+void vs_verbs_measure_next_run_id(const json_t *sheet, char *out, size_t n)
 {
     long max = 0;
     size_t i;
@@ -44,7 +44,7 @@ void vs_mv_next_run_id(const json_t *sheet, char *out, size_t n)
     snprintf(out, n, "m%ld", max + 1);
 }
 
-json_t *vs_mv_ensure_array(json_t *sheet, const char *key)
+json_t *vs_verbs_measure_ensure_array(json_t *sheet, const char *key)
 {
     json_t *a = vs_sheet_array(sheet, key);
     if (!a) {
@@ -55,7 +55,7 @@ json_t *vs_mv_ensure_array(json_t *sheet, const char *key)
     return a;
 }
 
-const char *vs_mv_match_stage(const json_t *sheet, const json_t *dims)
+const char *vs_verbs_measure_match_stage(const json_t *sheet, const json_t *dims)
 {
     size_t i, k;
     json_t *st;
@@ -77,26 +77,27 @@ const char *vs_mv_match_stage(const json_t *sheet, const json_t *dims)
     return NULL;
 }
 
-json_t *vs_mv_measurement_new(const json_t *sheet, const char *run, const char *phase, int gpu,
-                              const char *gpu_name, const char *counter, const char *scope,
-                              uint64_t peak, json_t *dims_take, const char *stage, const char *host,
-                              int rank, int64_t at)
+json_t *vs_verbs_measure_measurement_new(const json_t *sheet, const char *run, const char *phase,
+                                         int gpu, const char *gpu_name, const char *counter,
+                                         const char *scope, uint64_t peak, json_t *dims_take,
+                                         const char *stage, const char *host, int rank, int64_t at)
 {
     json_t *m;
     if (!dims_take)
         return NULL;
     if (!stage)
-        stage = vs_mv_match_stage(sheet, dims_take);
+        stage = vs_verbs_measure_match_stage(sheet, dims_take);
     /* whether it validates the card: one definition, in sheet/derived.c,
      * recomputed after every line, so the stored flag is never stale */
     m = json_pack("{s:o, s:s, s:o, s:o, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b, s:s, s:o}", "run",
-                  vs_mv_str_or_null(run), "phase", phase, "gpu",
+                  vs_verbs_measure_str_or_null(run), "phase", phase, "gpu",
                   gpu >= 0 ? json_integer(gpu) : json_null(), "gpu_name",
-                  vs_mv_str_or_null(gpu_name), "counter", counter, "scope", scope, "peak_bytes",
-                  (json_int_t)peak, "dims", dims_take, "stage", vs_mv_str_or_null(stage), "host",
-                  vs_mv_str_or_null(host), "rank", rank >= 0 ? json_integer(rank) : json_null(),
-                  "validates_card", vs_dims_validate(sheet, dims_take, NULL), "state", "current",
-                  "time", iso_json(at));
+                  vs_verbs_measure_str_or_null(gpu_name), "counter", counter, "scope", scope,
+                  "peak_bytes", (json_int_t)peak, "dims", dims_take, "stage",
+                  vs_verbs_measure_str_or_null(stage), "host", vs_verbs_measure_str_or_null(host),
+                  "rank", rank >= 0 ? json_integer(rank) : json_null(), "validates_card",
+                  vs_derived_dims_validate(sheet, dims_take, NULL), "state", "current", "time",
+                  iso_json(at));
     /* schema 2's keys of a log's figure: none for a measured run */
     if (m && (json_object_set_new(m, "text", json_null()) < 0 ||
               json_object_set_new(m, "resolution_bytes", json_null()) < 0 ||
@@ -108,7 +109,7 @@ json_t *vs_mv_measurement_new(const json_t *sheet, const char *run, const char *
     return m;
 }
 
-json_t *vs_mv_payload_row(const json_t *m)
+json_t *vs_verbs_measure_payload_row(const json_t *m)
 {
     return json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "phase",
                      json_object_get(m, "phase"), "gpu", json_object_get(m, "gpu"), "gpu_name",

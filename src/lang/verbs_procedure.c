@@ -76,19 +76,19 @@ int vs_verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
                    have[2] ? json_integer((json_int_t)v[2]) : json_null(), "note",
                    note ? note->value : NULL);
     if (!st)
-        return vs_oom(err);
+        return vs_error_oom(err);
     /* generation's dimensions only when given: a language model's stage keeps its shape */
     for (i = 3; i < NDIMS; i++)
         if (have[i] && json_object_set_new(st, dims[i], json_integer((json_int_t)v[i]))) {
             json_decref(st);
-            return vs_oom(err);
+            return vs_error_oom(err);
         }
     stages = vs_sheet_array(sheet, "stages");
     if (!stages) {
         stages = json_array();
         if (!stages || json_object_set_new(sheet, "stages", stages)) {
             json_decref(st);
-            return vs_oom(err);
+            return vs_error_oom(err);
         }
     }
     for (i = 0; i < json_array_size(stages); i++) {
@@ -144,7 +144,7 @@ int vs_verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "expected `invalidate \"CONDITION\"` (what would make the "
                                "conclusion wrong, e.g. \"a context longer than 4096 tokens\")");
     if (vs_verb_join_positionals(line, 0, &t) < 0)
-        return (vs_buf_free(&t), vs_oom(err));
+        return (vs_buf_free(&t), vs_error_oom(err));
     if (!(sheet = vs_verb_sheet_of(ctx, err))) {
         vs_buf_free(&t);
         return VS_ENOMEM;
@@ -154,14 +154,14 @@ int vs_verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
         arr = json_array();
         if (!arr || json_object_set_new(sheet, "invalidate", arr)) {
             vs_buf_free(&t);
-            return vs_oom(err);
+            return vs_error_oom(err);
         }
     }
     json_array_foreach(arr, i, x) if (json_is_string(x) &&
                                       !strcmp(json_string_value(x), vs_buf_str(&t))) dup = 1;
     if (!dup && json_array_append_new(arr, json_string(vs_buf_str(&t)))) {
         vs_buf_free(&t);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     vs_buf_free(&t);
     json_array_foreach(arr, i, x) if (n < 64) lines[n++] = json_string_value(x);
@@ -281,7 +281,7 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (nt)
         vs_buf_puts(&note, nt->value);
     else if (vs_verb_join_positionals(line, ph->kind == VS_ARG_PAIR ? 0 : 1, &note) < 0)
-        return (vs_buf_free(&note), vs_oom(err));
+        return (vs_buf_free(&note), vs_error_oom(err));
     if (!(sheet = vs_verb_sheet_of(ctx, err))) {
         vs_buf_free(&note);
         return VS_ENOMEM;
@@ -291,19 +291,19 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
         arr = json_array();
         if (!arr || json_object_set_new(sheet, "oom", arr)) {
             vs_buf_free(&note);
-            return vs_oom(err);
+            return vs_error_oom(err);
         }
     }
     entry = json_pack("{s:s, s:s?}", "phase", phase, "note", note.len ? vs_buf_str(&note) : NULL);
     vs_buf_free(&note);
     if (!entry || json_array_append_new(arr, entry))
-        return vs_oom(err);
+        return vs_error_oom(err);
     suspects = json_array();
     examine = json_array();
     if (!suspects || !examine) {
         json_decref(suspects);
         json_decref(examine);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     for (i = 0; i < 4 && triage[t].examine[i]; i++) {
         lines[n++] = triage[t].examine[i];
@@ -359,7 +359,7 @@ int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
         free(asked);
     } else if (vs_verb_join_positionals(line, 0, &t) < 0) {
         vs_buf_free(&t);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     if (vs_buf_failed(&t) || t.len == 0) {
         vs_buf_free(&t);
@@ -373,12 +373,12 @@ int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (json_object_set_new(sheet, "decision", json_string(vs_buf_str(&t)))) {
         vs_buf_free(&t);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     vs_buf_free(&t);
     unknown = json_array();
     if (!unknown)
-        return vs_oom(err);
+        return vs_error_oom(err);
     vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
     {
         if (!json_is_integer(json_object_get(c, "bytes"))) {

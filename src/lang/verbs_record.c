@@ -75,7 +75,7 @@ static json_t *same_typed(const json_t *ms, const json_t *m)
     return NULL;
 }
 
-int vs_mv_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
+int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *phase = vs_line_pair(line, "phase"), *counter = vs_line_pair(line, "counter");
     const vs_arg *amount = vs_line_positional(line, 0), *scope = vs_line_pair(line, "scope");
@@ -130,7 +130,7 @@ int vs_mv_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     dims = json_object();
     if (!sheet || !dims) {
         json_decref(dims);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     for (i = 0; vs_mv_card_dims[i]; i++) {
         uint64_t v;
@@ -145,13 +145,13 @@ int vs_mv_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        m = vs_mv_measurement_new(
+        m = vs_verbs_measure_measurement_new(
             sheet, NULL, phase->value, has_gpu ? (int)gpu : -1, gname ? gname->value : NULL,
             counter->value, scope ? scope->value : vs_measure_counter_scope(counter->value), bytes,
             dims, stage ? stage->value : NULL, host ? host->value : NULL, has_rank ? (int)rank : -1,
             (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
     }
-    ms = vs_mv_ensure_array(sheet, "measurements");
+    ms = vs_verbs_measure_ensure_array(sheet, "measurements");
     rows = json_array();
     if (m && ms && (again = same_typed(ms, m)) != NULL) {
         /* the same line run again (Run All twice) restates it: one measurement */
@@ -162,12 +162,12 @@ int vs_mv_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!m || !ms || !rows || (!again && json_array_append(ms, m) < 0)) {
         json_decref(m);
         json_decref(rows);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
-    json_array_append_new(rows, vs_mv_payload_row(m));
+    json_array_append_new(rows, vs_verbs_measure_payload_row(m));
     valid = json_is_true(json_object_get(m, "validates_card"));
     if (!valid)
-        vs_dims_validate(sheet, json_object_get(m, "dims"), &why);
+        vs_derived_dims_validate(sheet, json_object_get(m, "dims"), &why);
     rc = vs_render_measure_record(&text, &html, m, again != NULL, valid ? NULL : vs_buf_str(&why));
     json_decref(m);
     if (rc < 0) {
@@ -175,7 +175,7 @@ int vs_mv_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&text);
         vs_buf_free(&html);
         vs_buf_free(&why);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     rc = vs_ctx_emit_text(ctx, &text, &html,
                           json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
@@ -223,7 +223,7 @@ static int from_engine_log(const json_t *sheet, const json_t *m)
     return 0;
 }
 
-int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
+int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *name = vs_line_positional(line, 0), *from = vs_line_pair(line, "from");
     const vs_arg *cls = vs_line_pair(line, "class");
@@ -241,7 +241,7 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!name || !from || vs_line_positional(line, 1))
         return vs_error_set(err, VS_EVALUE, "expected `%s`", syntax);
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if ((rc = vs_line_get_uint(line, "gpu", 0, &gpu, &has_gpu, err)) < 0)
         return rc;
     if (cls && vs_vocab_class_parse(&class_of, cls->value, NULL) < 0) {
@@ -332,7 +332,7 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
      * into admissible on the strength of a run that never met the need. */
     if (!log_item) {
         vs_buf why = VS_BUF_INIT, dims = VS_BUF_INIT;
-        if (!vs_measurement_validates(sheet, found, &why)) {
+        if (!vs_derived_measurement_validates(sheet, found, &why)) {
             uint64_t want;
             for (i = 0; vs_mv_card_dims[i]; i++)
                 if (vs_sheet_card_uint(sheet, vs_mv_card_dims[i], &want))
@@ -390,7 +390,7 @@ int vs_mv_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ------------------------------------------------------------ measurements */
 
-int vs_mv_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
+int vs_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet = vs_ctx_sheet(ctx), *m, *rows, *ms;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
@@ -400,20 +400,20 @@ int vs_mv_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (line->nargs)
         return vs_error_set(err, VS_EVALUE, "expected `measurements` alone");
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     ms = vs_sheet_array(sheet, "measurements");
     rows = json_array();
     valid = calloc(json_array_size(ms) ? json_array_size(ms) : 1, sizeof *valid);
     if (!rows || !valid) {
         json_decref(rows);
         free(valid);
-        return vs_oom(err);
+        return vs_error_oom(err);
     }
     vs_json_array_foreach(ms, i, m)
     {
-        json_t *prow = vs_mv_payload_row(m);
+        json_t *prow = vs_verbs_measure_payload_row(m);
         /* against the card as it is now, not the flag frozen at record time */
-        valid[i] = vs_measurement_validates(sheet, m, NULL);
+        valid[i] = vs_derived_measurement_validates(sheet, m, NULL);
         if (prow)
             json_object_set_new(prow, "validates_card", json_boolean(valid[i]));
         json_array_append_new(rows, prow);
@@ -422,7 +422,7 @@ int vs_mv_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
     free(valid);
     if (rc < 0) {
         json_decref(rows);
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
     } else
         rc = vs_ctx_emit_text(ctx, &text, &html,
                               json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,

@@ -19,7 +19,7 @@
 #include "util/error.h"
 #include "util/json.h"
 
-int vs_rv_at_line(const vs_line *line, vs_error *err, int rc)
+int vs_verbs_records_at_line(const vs_line *line, vs_error *err, int rc)
 {
     if (err && err->line == 0) {
         err->line = line->line;
@@ -28,8 +28,8 @@ int vs_rv_at_line(const vs_line *line, vs_error *err, int rc)
     return rc;
 }
 
-int vs_rv_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen, const char **rev,
-                     vs_error *err)
+int vs_verbs_records_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen,
+                                const char **rev, vs_error *err)
 {
     json_t *s;
     int rc;
@@ -44,12 +44,12 @@ int vs_rv_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen, const
                             "no sheet is open in this session: name one (`history SHEET`, "
                             "`show SHEET`) or open one with `sheet \"TITLE\"`");
     if (!(s = vs_ctx_sheet(ctx)))
-        return vs_oom(err);
+        return vs_error_oom(err);
     snprintf(id, idlen, "%s", json_string_value(json_object_get(s, "id")));
     return 0;
 }
 
-int vs_rv_open_store(vs_ctx *ctx, vs_store **st, vs_error *err)
+int vs_verbs_records_open_store(vs_ctx *ctx, vs_store **st, vs_error *err)
 {
     const char *path = vs_ctx_records_path(ctx);
     int rc = vs_store_open(st, path, err);
@@ -63,8 +63,8 @@ int vs_rv_open_store(vs_ctx *ctx, vs_store **st, vs_error *err)
     return rc;
 }
 
-int vs_rv_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
-                     vs_store_blob *blob, vs_error *err)
+int vs_verbs_records_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
+                                vs_store_blob *blob, vs_error *err)
 {
     int rc;
     *out = NULL;
@@ -175,7 +175,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if (!sheet)
-        return vs_oom(err);
+        return vs_error_oom(err);
     if (!m || !*m->value)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "expected `%s`: say what this state of the sheet is", syntax);
@@ -188,7 +188,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!id || !vs_sheet_id_valid(id))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "the current sheet has no valid id");
-    if ((rc = vs_rv_open_store(ctx, &st, err)) < 0)
+    if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0)
         goto fail;
     adopt_recorded_times(st, id, sheet);
     /* What is derived from the card is written as the card is now. */
@@ -197,7 +197,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     md = vs_markdown_sheet(sheet);
     vs_buf_printf(&msg, "%s: %s", id, m->value);
     if (!json || !md || vs_buf_failed(&msg)) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     axes_warning(st, id, sheet, &warn);
@@ -237,7 +237,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
-    vs_rv_at_line(line, err, rc);
+    vs_verbs_records_at_line(line, err, rc);
 done:
     vs_store_free(st);
     free(json);
@@ -261,15 +261,15 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
     size_t n = 0, i;
     json_t *list = NULL, *payload;
     int rc;
-    if ((rc = vs_rv_open_store(ctx, &st, err)) < 0 ||
+    if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0 ||
         (rc = vs_store_branch(st, branch, sizeof branch, err)) < 0 ||
         (rc = vs_store_list(st, NULL, &ids, &n, err)) < 0 ||
         (rc = vs_store_history(st, NULL, 1, &h, err)) < 0) {
-        vs_rv_at_line(line, err, rc);
+        vs_verbs_records_at_line(line, err, rc);
         goto done;
     }
     if (!(list = json_array())) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     for (i = 0; i < n; i++)
@@ -345,7 +345,7 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
             w.message = vs_buf_str(&msg);
             w.expected_blob = now.blob;
             if (!json || !md || vs_buf_failed(&msg))
-                rc = vs_oom(err);
+                rc = vs_error_oom(err);
             else if ((rc = vs_store_commit(st, &w, &info, err)) == 0) {
                 vs_ctx_effect(ctx, "committed %s@%.12s to %s", ids[i], info.commit,
                               vs_store_path(st));
@@ -403,8 +403,8 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
     json_t *payload, *fixed = json_array(), *ids = NULL;
     int rc;
     if (!fixed)
-        return vs_oom(err);
-    if ((rc = vs_rv_open_store(ctx, &st, err)) < 0)
+        return vs_error_oom(err);
+    if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0)
         goto fail;
     rc = push ? vs_store_push(st, remote ? remote->value : NULL, &s, err)
               : vs_store_pull(st, remote ? remote->value : NULL, &s, err);
@@ -418,7 +418,7 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
             goto fail;
     }
     if (refreshed_of(fixed, &refreshed, &ids) < 0) {
-        rc = vs_oom(err);
+        rc = vs_error_oom(err);
         goto done;
     }
     memset(&shown, 0, sizeof shown);
@@ -448,7 +448,7 @@ fail:
     if (remote)
         vs_arg_error(remote, err, rc);
     else
-        vs_rv_at_line(line, err, rc);
+        vs_verbs_records_at_line(line, err, rc);
 done:
     json_decref(fixed);
     json_decref(ids);
@@ -486,7 +486,7 @@ static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
         else
             vs_buf_puts(&path, a->value);
         if (vs_buf_failed(&path))
-            return vs_oom(err);
+            return vs_error_oom(err);
         /* Check the new path before switching to it: an unusable one changes nothing. */
         if ((rc = vs_store_open(&st, vs_buf_str(&path), err)) < 0) {
             vs_buf_free(&path);
@@ -526,13 +526,13 @@ const vs_verb vs_verbs_records[] = {
      "that changes more than one of model, format, length, concurrency, microbatch, "
      "placement, engine and the offers says so (a warning: compare one change at a time).",
      no_keys, commit_words},
-    {"history", vs_rv_history, "history [SHEET] [limit=N]",
+    {"history", vs_verb_history, "history [SHEET] [limit=N]",
      "the revisions of a sheet in the records, newest first",
      "history [SHEET] lists the commits that changed sheets/<SHEET>/ (the current sheet when "
      "omitted), newest first: commit id, committer time, message. limit=N shows the last N. "
      "The payload (kind \"history\") has full 40-hex commit ids.",
      history_keys, NULL},
-    {"show", vs_rv_show, "show SHEET[@REV]",
+    {"show", vs_verb_show, "show SHEET[@REV]",
      "print a recorded sheet (and open it if it is not open)",
      "show SHEET[@REV] reads sheets/<SHEET>/sheet.json at REV and prints it. REV is ~N, N "
      "revisions back in that sheet's own history (the commits that changed sheets/<SHEET>/, as "
@@ -544,7 +544,7 @@ const vs_verb vs_verbs_records[] = {
      "its next commit detects concurrent changes. The payload (kind \"sheet\") is the whole "
      "sheet as stored, with \"revision\": {commit, blob, records}.",
      no_keys, NULL},
-    {"diff", vs_rv_diff, "diff SHEET[@REV1] [REV2]",
+    {"diff", vs_verb_diff, "diff SHEET[@REV1] [REV2]",
      "the difference between two revisions of a sheet",
      "diff SHEET@REV1 REV2 compares two revisions of a sheet: card fields, components (added, "
      "removed, changed, with bytes and the difference in bytes), placement, stages, "
@@ -557,7 +557,7 @@ const vs_verb vs_verbs_records[] = {
      "(or else the tip) is compared with REV1; "
      "without @REV1 the tip is REV1. The payload has kind \"diff\" and a list of changes.",
      no_keys, NULL},
-    {"reproduce", vs_rv_reproduce,
+    {"reproduce", vs_verb_reproduce,
      "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\"] [software=\"VERSIONS\"]",
      "start a new campaign's sheet from a recorded one, with lineage",
      "reproduce SHEET@REV as \"TITLE\" (REV as in `help show`: SHEET@~N for the sheet's own "

@@ -23,26 +23,26 @@
 
 /* Points an error of the store (about the records) at the line's verb, unless
  * it already has a place. Returns rc. */
-int vs_rv_at_line(const vs_line *line, vs_error *err, int rc);
+int vs_verbs_records_at_line(const vs_line *line, vs_error *err, int rc);
 /* The sheet an optional SHEET[@REV] argument a names, else the current sheet
  * (*rev stays as the caller set it); VS_EVALUE when a is NULL and no sheet is
  * open. */
-int vs_rv_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen, const char **rev,
-                     vs_error *err);
+int vs_verbs_records_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t idlen,
+                                const char **rev, vs_error *err);
 /* Opens the records in force; what opening repaired (a commit killed halfway)
  * is streamed at once, whatever the verb does next. */
-int vs_rv_open_store(vs_ctx *ctx, vs_store **st, vs_error *err);
+int vs_verbs_records_open_store(vs_ctx *ctx, vs_store **st, vs_error *err);
 /* Loads sheets/<id>/sheet.json at rev (NULL: the tip) into *out, a new sheet
  * with its _base_blob set and what is derived from its card recomputed; blob
  * holds what was read (cleared by the caller). */
-int vs_rv_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
-                     vs_store_blob *blob, vs_error *err);
+int vs_verbs_records_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
+                                vs_store_blob *blob, vs_error *err);
 
 /* --- verbs_history.c: the verbs, rows of vs_verbs_records --- */
 
-int vs_rv_history(vs_ctx *ctx, const vs_line *line, vs_error *err);
-int vs_rv_show(vs_ctx *ctx, const vs_line *line, vs_error *err);
-int vs_rv_diff(vs_ctx *ctx, const vs_line *line, vs_error *err);
-int vs_rv_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err);
+int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
 #endif

@@ -43,14 +43,14 @@ static const vs_derived_read quant_reads[] = {
     {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
 
 const vs_estimator vs_estimators[] = {
-    {&vs_estimator_kv, vs_estimate_kv_run, kv_reads},
-    {&vs_estimator_training, vs_estimate_training_run, training_reads},
-    {&vs_estimator_activations, vs_estimate_activations_run, act_reads},
-    {&vs_estimator_quant, vs_estimate_quant_run, quant_reads},
-    {&vs_estimator_runtime, vs_estimate_runtime, vs_runtime_reads},
-    {&vs_estimator_latents, vs_estimate_latents_run, vs_generate_reads},
-    {&vs_estimator_attention, vs_estimate_attention_run, vs_generate_reads},
-    {&vs_estimator_decode, vs_estimate_decode_run, vs_generate_reads},
+    {&vs_estimator_kv, vs_verbs_estimate_kv, kv_reads},
+    {&vs_estimator_training, vs_verbs_estimate_training, training_reads},
+    {&vs_estimator_activations, vs_verbs_estimate_activations, act_reads},
+    {&vs_estimator_quant, vs_verbs_estimate_quant, quant_reads},
+    {&vs_estimator_runtime, vs_verbs_engine_estimate_runtime, vs_runtime_reads},
+    {&vs_estimator_latents, vs_estimate_generate_latents, vs_generate_reads},
+    {&vs_estimator_attention, vs_estimate_generate_attention, vs_generate_reads},
+    {&vs_estimator_decode, vs_estimate_generate_decode, vs_generate_reads},
     {NULL, NULL, NULL}};
 
 const vs_verb vs_verbs_sizing[] = {

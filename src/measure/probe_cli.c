@@ -110,7 +110,7 @@ static void put_line(probe *p, json_t *j)
         }
         off += (size_t)w;
     }
-    vs_json_free(s);
+    vs_pool_json_free(s);
 }
 
 static json_t *iso_json(int64_t ms)
@@ -229,7 +229,7 @@ static void out_path(vs_buf *b, const char *tmpl, const char *host, int rank)
     }
 }
 
-int vs_probe_main(int argc, char **argv)
+int vs_cli_probe(int argc, char **argv)
 {
     const char *out = NULL, *phase = NULL;
     double timeout = 0;

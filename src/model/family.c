@@ -74,20 +74,20 @@ static int count_rule(void *ud, const vs_tensor_rule *r)
     unsigned i;
     int o = 0;
     for (i = 0; i < r->ndims; i++)
-        o |= vs_ckd_mul(&n, n, r->shape[i]);
-    o |= vs_ckd_mul(&n, n, r->layers);
+        o |= vs_checked_mul(&n, n, r->shape[i]);
+    o |= vs_checked_mul(&n, n, r->layers);
     if (r->experts)
-        o |= vs_ckd_mul(&n, n, r->experts);
+        o |= vs_checked_mul(&n, n, r->experts);
     act = n;
     if (r->routed && r->routed > c->a->experts_per_token) {
         /* the rule's tensors are r->routed experts' equal shares */
         act = n / r->routed;
-        o |= vs_ckd_mul(&act, act, c->a->experts_per_token);
+        o |= vs_checked_mul(&act, act, c->a->experts_per_token);
     }
-    o |= vs_ckd_add(&c->part[r->part], c->part[r->part], n);
+    o |= vs_checked_add(&c->part[r->part], c->part[r->part], n);
     if (r->part != VS_PART_MTP) {
-        o |= vs_ckd_add(&c->total, c->total, n);
-        o |= vs_ckd_add(&c->active, c->active, act);
+        o |= vs_checked_add(&c->total, c->total, n);
+        o |= vs_checked_add(&c->active, c->active, act);
     }
     c->overflow |= o;
     return 0;

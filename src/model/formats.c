@@ -40,13 +40,13 @@ static void exact_bits(char *out, size_t n, uint64_t num, uint64_t den)
 /* The tensor list of the GGUF file(s) the sheet's weights were read from
  * (names and shapes as stored; the first shard names the others in
  * weights_files.files). 1 when the weights are not GGUF. */
-static int gguf_file_list(const json_t *sheet, vs_llq_tensor **out, size_t *n, vs_error *err)
+static int gguf_file_list(const json_t *sheet, vs_gguf_quant_tensor **out, size_t *n, vs_error *err)
 {
     const json_t *wf = json_object_get(sheet, "weights_files");
     const char *path = json_string_value(json_object_get(wf, "path"));
     const json_t *files = json_object_get(wf, "files");
     char *real = NULL, *slash;
-    vs_llq_tensor *t = NULL;
+    vs_gguf_quant_tensor *t = NULL;
     size_t cap = 0, k = 0, i;
     int rc = 0;
     *out = NULL;
@@ -80,7 +80,7 @@ static int gguf_file_list(const json_t *sheet, vs_llq_tensor **out, size_t *n, v
         for (j = 0; rc == 0 && j < g->count; j++) {
             unsigned d;
             if (k == cap) {
-                vs_llq_tensor *nt;
+                vs_gguf_quant_tensor *nt;
                 cap = cap ? cap * 2 : 512;
                 if (!(nt = realloc(t, cap * sizeof *t))) {
                     rc = vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -102,7 +102,7 @@ static int gguf_file_list(const json_t *sheet, vs_llq_tensor **out, size_t *n, v
     }
     free(real);
     if (rc) {
-        vs_llq_list_free(t, k);
+        vs_gguf_quant_list_free(t, k);
         return rc;
     }
     *out = t;
@@ -118,12 +118,12 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
     int ft = vs_gguf_ftype_parse(name);
     const vs_gguf_type *t = vs_gguf_type_by_name(name);
     basis[0] = '\0';
-    if (ft >= 0 && !vs_llq_default_type(ft))
+    if (ft >= 0 && !vs_gguf_quant_default_type(ft))
         ft = -1;
     if (ft >= 0 && json_is_object(arch) && arch_u(arch, "layers") && arch_u(arch, "hidden")) {
-        vs_llq_tensor *list = NULL;
+        vs_gguf_quant_tensor *list = NULL;
         const vs_gguf_type **types;
-        vs_llq_model m;
+        vs_gguf_quant_model m;
         size_t n = 0;
         uint64_t total = 0, elements = 0, i;
         const char *fname = vs_gguf_ftype_name((uint32_t)ft);
@@ -147,9 +147,9 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
             rc = vs_arch_from_json(a, root, err);
             json_decref(root);
             if (rc == 0)
-                rc = vs_gguf_from_family(a, &list, &n, err);
+                rc = vs_gguf_arch_from_family(a, &list, &n, err);
             if (rc == 0)
-                vs_gguf_llq_model(&m, a);
+                vs_gguf_arch_llq_model(&m, a);
             free(a);
             if (rc)
                 return rc;
@@ -177,10 +177,10 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
                                     "config.json, whose tensor list the per-tensor choice "
                                     "needs; `formats q4_k` gives a uniform figure",
                                     name);
-            if ((rc = vs_llq_llama_list(&list, &n, arch_u(arch, "layers"), arch_u(arch, "hidden"),
-                                        arch_u(arch, "heads"), arch_u(arch, "kv_heads"),
-                                        arch_u(arch, "head_dim"), arch_u(arch, "intermediate"),
-                                        arch_u(arch, "vocab"), json_is_true(tied), err)))
+            if ((rc = vs_gguf_quant_llama_list(
+                     &list, &n, arch_u(arch, "layers"), arch_u(arch, "hidden"),
+                     arch_u(arch, "heads"), arch_u(arch, "kv_heads"), arch_u(arch, "head_dim"),
+                     arch_u(arch, "intermediate"), arch_u(arch, "vocab"), json_is_true(tied), err)))
                 return rc;
             memset(&m, 0, sizeof m);
             m.n_layer = (unsigned)arch_u(arch, "layers");
@@ -189,10 +189,10 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
             m.type_70b = m.n_layer == 80; /* llama.cpp's LLM_TYPE_70B for Llama */
         }
         if (!(types = calloc(n ? n : 1, sizeof *types))) {
-            vs_llq_list_free(list, n);
+            vs_gguf_quant_list_free(list, n);
             return vs_error_set(err, VS_ENOMEM, "out of memory");
         }
-        rc = vs_llq_predict(list, n, ft, &m, types, NULL, &total, err);
+        rc = vs_gguf_quant_predict(list, n, ft, &m, types, NULL, &total, err);
         for (i = 0; rc == 0 && i < n; i++) {
             uint64_t e = 1;
             unsigned d;
@@ -201,7 +201,7 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
             elements += e;
         }
         free(types);
-        vs_llq_list_free(list, n);
+        vs_gguf_quant_list_free(list, n);
         if (rc)
             return rc;
         *bytes = total;

@@ -195,7 +195,7 @@ static int read_tensor(vs_gguf_rd *r, vs_gguf_tensor *t, uint64_t index)
         if (t->ne[d] > (uint64_t)INT64_MAX)
             return vs_error_set(r->err, VS_EFORMAT, "%s: tensor '%s' has a negative dimension",
                                 r->name, t->name);
-        if (vs_ckd_mul(&elements, elements, t->ne[d]) || elements > (uint64_t)INT64_MAX)
+        if (vs_checked_mul(&elements, elements, t->ne[d]) || elements > (uint64_t)INT64_MAX)
             return vs_error_set(r->err, VS_EFORMAT,
                                 "%s: tensor '%s' has more elements than 64 bits count", r->name,
                                 t->name);
@@ -388,9 +388,9 @@ static int parse(vs_gguf_file **out, vs_gguf_rd *r)
         padded = t->bytes;
         if (padded % f->alignment)
             padded += f->alignment - padded % f->alignment;
-        if (vs_ckd_add(&expect, expect, padded) ||
-            vs_ckd_add(&f->data_bytes, f->data_bytes, t->bytes) ||
-            vs_ckd_add(&f->params, f->params, t->elements)) {
+        if (vs_checked_add(&expect, expect, padded) ||
+            vs_checked_add(&f->data_bytes, f->data_bytes, t->bytes) ||
+            vs_checked_add(&f->params, f->params, t->elements)) {
             rc = vs_error_set(r->err, VS_EFORMAT, "%s: the tensors' sizes overflow 64 bits",
                               r->name);
             goto done;
@@ -398,7 +398,7 @@ static int parse(vs_gguf_file **out, vs_gguf_rd *r)
     }
     if (f->count > 0) {
         const vs_gguf_tensor *last = &f->tensors[f->count - 1];
-        if (vs_ckd_add(&end, f->data_start, last->offset + last->bytes) || end > r->size) {
+        if (vs_checked_add(&end, f->data_start, last->offset + last->bytes) || end > r->size) {
             rc = vs_error_set_pos(r->err, VS_EFORMAT,
                                   file_pos(f->data_start + last->offset + last->bytes),
                                   "%s: tensor '%s' ends at byte %llu, past the end of the file "
@@ -489,7 +489,7 @@ int vs_gguf_read_file(vs_gguf_file **out, const char *path, uint64_t *file_size,
     *out = NULL;
     if (bytes_read)
         *bytes_read = 0;
-    if ((fd = vs_open_regular(path, 0, &size, err)) < 0)
+    if ((fd = vs_safetensors_open_regular(path, 0, &size, err)) < 0)
         return fd;
     if (file_size)
         *file_size = size;

@@ -141,7 +141,7 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
 
 typedef struct conv {
     const vs_arch *a;
-    vs_llq_tensor *t;
+    vs_gguf_quant_tensor *t;
     size_t n, cap;
     int rc;
     vs_error *err;
@@ -149,10 +149,10 @@ typedef struct conv {
 
 static int push(conv *c, const char *name, unsigned nd, uint64_t d0, uint64_t d1, uint64_t d2)
 {
-    vs_llq_tensor *x;
+    vs_gguf_quant_tensor *x;
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
-        vs_llq_tensor *t = realloc(c->t, cap * sizeof *t);
+        vs_gguf_quant_tensor *t = realloc(c->t, cap * sizeof *t);
         if (!t)
             return vs_error_set(c->err, VS_ENOMEM, "out of memory");
         c->t = t;
@@ -292,7 +292,7 @@ static int conv_one(void *ud, const vs_tensor *t)
                         a->family, n);
 }
 
-int vs_gguf_from_family(const vs_arch *a, vs_llq_tensor **out, size_t *n, vs_error *err)
+int vs_gguf_arch_from_family(const vs_arch *a, vs_gguf_quant_tensor **out, size_t *n, vs_error *err)
 {
     conv c;
     int rc;
@@ -304,7 +304,7 @@ int vs_gguf_from_family(const vs_arch *a, vs_llq_tensor **out, size_t *n, vs_err
     if (!a->fam)
         return vs_error_set(err, VS_EVALUE, "the architecture has no family tensor list");
     if ((rc = vs_family_tensors(a, conv_one, &c))) {
-        vs_llq_list_free(c.t, c.n);
+        vs_gguf_quant_list_free(c.t, c.n);
         return rc;
     }
     *out = c.t;
@@ -312,7 +312,7 @@ int vs_gguf_from_family(const vs_arch *a, vs_llq_tensor **out, size_t *n, vs_err
     return 0;
 }
 
-void vs_gguf_llq_model(vs_llq_model *m, const vs_arch *a)
+void vs_gguf_arch_llq_model(vs_gguf_quant_model *m, const vs_arch *a)
 {
     memset(m, 0, sizeof *m);
     m->n_layer = (unsigned)a->layers;

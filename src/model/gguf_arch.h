@@ -21,7 +21,7 @@
  *   convert_hf_to_gguf.py writes (token_embd, output, blk.N.attn_q/k/v/output,
  *   ffn_gate/up/down, experts merged into one 3-D ffn_*_exps per layer, shared
  *   experts ffn_*_shexp, MLA attn_q_a/attn_q_b/attn_kv_a_mqa and kv_b_proj
- *   split into attn_k_b / attn_v_b), for vs_llq_predict (model/gguf_quant.h).
+ *   split into attn_k_b / attn_v_b), for vs_gguf_quant_predict (model/gguf_quant.h).
  */
 #ifndef VS_MODEL_GGUF_ARCH_H
 #define VS_MODEL_GGUF_ARCH_H
@@ -47,12 +47,13 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
 
 /* The GGUF tensor list of a family's language model (vision towers and
  * projectors go to a separate mmproj file, multi-token-prediction layers are
- * not converted). Free with vs_llq_list_free. VS_EVALUE naming the first
+ * not converted). Free with vs_gguf_quant_list_free. VS_EVALUE naming the first
  * tensor that has no GGUF name here (the family is not mapped). */
-int vs_gguf_from_family(const vs_arch *a, vs_llq_tensor **out, size_t *n, vs_error *err);
+int vs_gguf_arch_from_family(const vs_arch *a, vs_gguf_quant_tensor **out, size_t *n,
+                             vs_error *err);
 
-/* What vs_llq_predict reads from the architecture (layers, heads, experts,
+/* What vs_gguf_quant_predict reads from the architecture (layers, heads, experts,
  * llama.cpp's LLM_TYPE_70B for an 80-layer Llama / Qwen2). */
-void vs_gguf_llq_model(vs_llq_model *m, const vs_arch *a);
+void vs_gguf_arch_llq_model(vs_gguf_quant_model *m, const vs_arch *a);
 
 #endif

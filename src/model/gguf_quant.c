@@ -153,7 +153,7 @@ static int default_type(int ft)
     }
 }
 
-const vs_gguf_type *vs_llq_default_type(int ftype)
+const vs_gguf_type *vs_gguf_quant_default_type(int ftype)
 {
     int t = default_type(ftype);
     return t < 0 ? NULL : vs_gguf_type_by_id((uint32_t)t);
@@ -220,7 +220,7 @@ static int is_attn_v(enum cat c)
 
 /* tensor_allows_quantization (the name tests; positional embeddings and
  * token types by their convert_hf_to_gguf.py names) */
-static int allows_quantization(const vs_llq_tensor *t)
+static int allows_quantization(const vs_gguf_quant_tensor *t)
 {
     static const char *const never[] = {"_norm.weight",
                                         "ffn_gate_inp.weight",
@@ -274,7 +274,7 @@ static int allows_quantization(const vs_llq_tensor *t)
 }
 
 typedef struct state {
-    const vs_llq_model *m;
+    const vs_gguf_quant_model *m;
     int n_attention_wv, i_attention_wv;
     int n_ffn_down, n_ffn_gate, n_ffn_up, i_ffn_down, i_ffn_gate, i_ffn_up;
     int tied;
@@ -304,10 +304,10 @@ static int blck(int type)
 #define IS(f) (ft == (f))
 
 /* llama_tensor_get_type_impl */
-static int get_type_impl(state *qs, int new_type, const vs_llq_tensor *t, int ft, enum cat c,
+static int get_type_impl(state *qs, int new_type, const vs_gguf_quant_tensor *t, int ft, enum cat c,
                          int *bad_layer)
 {
-    const vs_llq_model *m = qs->m;
+    const vs_gguf_quant_model *m = qs->m;
     const int n_expert = m->n_expert > 1 ? (int)m->n_expert : 1;
     const int falcon = m->falcon;
     int i_layer, n_layer;
@@ -489,7 +489,7 @@ static int get_type_impl(state *qs, int new_type, const vs_llq_tensor *t, int ft
 }
 
 /* tensor_type_fallback */
-static int fallback(const vs_llq_tensor *t, int target)
+static int fallback(const vs_gguf_quant_tensor *t, int target)
 {
     int ret = target;
     if (t->shape[0] % (uint64_t)blck(target) == 0)
@@ -531,7 +531,7 @@ static int fallback(const vs_llq_tensor *t, int target)
 
 /* weight_name_comparer: by layer (none first), then by name */
 typedef struct ordered {
-    const vs_llq_tensor *t;
+    const vs_gguf_quant_tensor *t;
     size_t index;
     int layer;
 } ordered;
@@ -544,10 +544,11 @@ static int cmp_order(const void *a, const void *b)
     return strcmp(x->t->name, y->t->name);
 }
 
-int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_model *m,
-                   const vs_gguf_type **types, uint64_t *bytes, uint64_t *total, vs_error *err)
+int vs_gguf_quant_predict(const vs_gguf_quant_tensor *t, size_t n, int ftype,
+                          const vs_gguf_quant_model *m, const vs_gguf_type **types, uint64_t *bytes,
+                          uint64_t *total, vs_error *err)
 {
-    static const vs_llq_model none;
+    static const vs_gguf_quant_model none;
     state qs;
     ordered *ord;
     int dflt = default_type(ftype), max_layer = -1;
@@ -561,7 +562,7 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
         return vs_error_set(err, VS_EVALUE, "llama.cpp file type %d has no default tensor type",
                             ftype);
     if (!(ord = malloc((n ? n : 1) * sizeof *ord)))
-        return vs_oom(err);
+        return vs_error_oom(err);
     memset(&qs, 0, sizeof qs);
     qs.m = m;
     qs.tied = 1;
@@ -581,13 +582,13 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
     qs.n_ffn_down = qs.n_ffn_gate = qs.n_ffn_up = m->n_layer ? (int)m->n_layer : max_layer + 1;
     qsort(ord, n, sizeof *ord, cmp_order);
     for (i = 0; i < n; i++) {
-        const vs_llq_tensor *x = ord[i].t;
+        const vs_gguf_quant_tensor *x = ord[i].t;
         const vs_gguf_type *ty;
         int type, bad = 0;
         uint64_t el = 1, b;
         unsigned d;
         for (d = 0; d < x->ndims && d < 4; d++)
-            if (vs_ckd_mul(&el, el, x->shape[d])) {
+            if (vs_checked_mul(&el, el, x->shape[d])) {
                 free(ord);
                 return vs_error_set(err, VS_EFORMAT, "tensor '%s': its shape overflows 64 bits",
                                     x->name);
@@ -614,7 +615,7 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
         }
         if (el % ty->block) /* a row not whole blocks even at F16: counted as F16 */
             ty = vs_gguf_type_by_id(T_F16);
-        if (vs_gguf_type_bytes(ty, el, &b) || vs_ckd_add(&sum, sum, b)) {
+        if (vs_gguf_type_bytes(ty, el, &b) || vs_checked_add(&sum, sum, b)) {
             free(ord);
             return vs_error_set(err, VS_EFORMAT, "the model's bytes overflow 64 bits");
         }
@@ -627,7 +628,7 @@ int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_mod
     return 0;
 }
 
-void vs_llq_list_free(vs_llq_tensor *t, size_t n)
+void vs_gguf_quant_list_free(vs_gguf_quant_tensor *t, size_t n)
 {
     size_t i;
     if (!t)
@@ -637,16 +638,16 @@ void vs_llq_list_free(vs_llq_tensor *t, size_t n)
     free(t);
 }
 
-int vs_llq_llama_list(vs_llq_tensor **out, size_t *n, uint64_t layers, uint64_t hidden,
-                      uint64_t heads, uint64_t kv_heads, uint64_t head_dim, uint64_t intermediate,
-                      uint64_t vocab, int tied, vs_error *err)
+int vs_gguf_quant_llama_list(vs_gguf_quant_tensor **out, size_t *n, uint64_t layers,
+                             uint64_t hidden, uint64_t heads, uint64_t kv_heads, uint64_t head_dim,
+                             uint64_t intermediate, uint64_t vocab, int tied, vs_error *err)
 {
     static const char *const per_layer[] = {"attn_norm", "attn_q",      "attn_k",
                                             "attn_v",    "attn_output", "ffn_norm",
                                             "ffn_gate",  "ffn_up",      "ffn_down"};
     size_t cap, k = 0, j;
     uint64_t l;
-    vs_llq_tensor *t;
+    vs_gguf_quant_tensor *t;
     char name[96];
     *out = NULL;
     *n = 0;
@@ -659,7 +660,7 @@ int vs_llq_llama_list(vs_llq_tensor **out, size_t *n, uint64_t layers, uint64_t 
         head_dim = hidden / heads;
     cap = (size_t)layers * 9 + 3;
     if (!(t = calloc(cap, sizeof *t)))
-        return vs_oom(err);
+        return vs_error_oom(err);
 #define ADD(nm, d0, d1, nd)                                                                        \
     do {                                                                                           \
         t[k].name = strdup(nm);                                                                    \
@@ -714,6 +715,6 @@ int vs_llq_llama_list(vs_llq_tensor **out, size_t *n, uint64_t layers, uint64_t 
     *n = k;
     return 0;
 oom:
-    vs_llq_list_free(t, k);
-    return vs_oom(err);
+    vs_gguf_quant_list_free(t, k);
+    return vs_error_oom(err);
 }

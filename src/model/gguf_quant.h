@@ -32,14 +32,14 @@
 
 /* One tensor of a model, as a GGUF file names and shapes it: "blk.3.attn_v.weight",
  * ne[0] the row length (a Hugging Face weight [out, in] is ne = {in, out}). */
-typedef struct vs_llq_tensor {
+typedef struct vs_gguf_quant_tensor {
     const char *name;
     uint64_t shape[4];
     unsigned ndims;
-} vs_llq_tensor;
+} vs_gguf_quant_tensor;
 
 /* What the rules read from the model's hyperparameters. */
-typedef struct vs_llq_model {
+typedef struct vs_gguf_quant_model {
     unsigned n_layer; /* 0: one more than the largest blk.N in the names */
     unsigned n_head;  /* n_gqa = n_head / n_head_kv (1 when either is 0) */
     unsigned n_head_kv;
@@ -48,25 +48,26 @@ typedef struct vs_llq_model {
     int type_70b;               /* llama.cpp's LLM_TYPE_70B (a 70B Llama: 80 layers) */
     int has_imatrix;            /* quantised with an importance matrix */
     const vs_gguf_type *source; /* the stored type of 2-D tensors never quantised; NULL: F16 */
-} vs_llq_model;
+} vs_gguf_quant_model;
 
 /* The file types the rules are for: llama_ftype numbers (gguf.h names them);
  * the ggml type most tensors get, NULL for a number with none. */
-const vs_gguf_type *vs_llq_default_type(int ftype);
+const vs_gguf_type *vs_gguf_quant_default_type(int ftype);
 
 /* types[i] (and bytes[i], may be NULL) for each of the n tensors; *total the
  * bytes summed. VS_EVALUE for a file type with no default type, VS_EFORMAT
  * for a shape that overflows. */
-int vs_llq_predict(const vs_llq_tensor *t, size_t n, int ftype, const vs_llq_model *m,
-                   const vs_gguf_type **types, uint64_t *bytes, uint64_t *total, vs_error *err);
+int vs_gguf_quant_predict(const vs_gguf_quant_tensor *t, size_t n, int ftype,
+                          const vs_gguf_quant_model *m, const vs_gguf_type **types, uint64_t *bytes,
+                          uint64_t *total, vs_error *err);
 
 /* A Llama-style decoder's tensor list as convert_hf_to_gguf.py names it
  * (token_embd, blk.N.{attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm,
  * ffn_gate, ffn_up, ffn_down}, output_norm, output unless tied). Free with
- * vs_llq_list_free. */
-int vs_llq_llama_list(vs_llq_tensor **out, size_t *n, uint64_t layers, uint64_t hidden,
-                      uint64_t heads, uint64_t kv_heads, uint64_t head_dim, uint64_t intermediate,
-                      uint64_t vocab, int tied, vs_error *err);
-void vs_llq_list_free(vs_llq_tensor *t, size_t n);
+ * vs_gguf_quant_list_free. */
+int vs_gguf_quant_llama_list(vs_gguf_quant_tensor **out, size_t *n, uint64_t layers,
+                             uint64_t hidden, uint64_t heads, uint64_t kv_heads, uint64_t head_dim,
+                             uint64_t intermediate, uint64_t vocab, int tied, vs_error *err);
+void vs_gguf_quant_list_free(vs_gguf_quant_tensor *t, size_t n);
 
 #endif

@@ -57,7 +57,7 @@ int vs_gguf_type_bytes(const vs_gguf_type *t, uint64_t elements, uint64_t *out)
     uint64_t b;
     if (elements % t->block)
         return vs_error_set(NULL, VS_EFORMAT, "not whole blocks");
-    if (vs_ckd_mul(&b, elements / t->block, (uint64_t)t->bytes))
+    if (vs_checked_mul(&b, elements / t->block, (uint64_t)t->bytes))
         return vs_error_set(NULL, VS_EFORMAT, "overflow");
     *out = b;
     return 0;

@@ -17,7 +17,7 @@
 
 #define SMALL_MAX (64 * 1024 * 1024)
 
-int vs_hf_hub_dir(char *out, size_t n, vs_error *err)
+int vs_hfcache_hub_dir(char *out, size_t n, vs_error *err)
 {
     const char *v = getenv("HF_HUB_CACHE");
     int k;
@@ -35,7 +35,7 @@ int vs_hf_hub_dir(char *out, size_t n, vs_error *err)
     return 0;
 }
 
-int vs_hf_is_repo_id(const char *name)
+int vs_hfcache_is_repo_id(const char *name)
 {
     const char *slash = strchr(name, '/'), *p;
     if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/'))
@@ -69,7 +69,7 @@ static int exists_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_error *err)
+int vs_hfcache_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_error *err)
 {
     const char *slash = strchr(repo_id, '/');
     char refpath[VS_HF_PATH_MAX + 300], buf[128];
@@ -77,10 +77,10 @@ int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_
     size_t len;
     int rc;
     memset(s, 0, sizeof *s);
-    if (!vs_hf_is_repo_id(repo_id))
+    if (!vs_hfcache_is_repo_id(repo_id))
         return vs_error_set(err, VS_EVALUE, "'%s' is not a Hugging Face repository id (ORG/NAME)",
                             repo_id);
-    if ((rc = vs_hf_hub_dir(s->hub, sizeof s->hub, err)))
+    if ((rc = vs_hfcache_hub_dir(s->hub, sizeof s->hub, err)))
         return rc;
     if (!revision)
         revision = "main";
@@ -132,8 +132,8 @@ int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_
     return 0;
 }
 
-int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out, size_t n,
-               vs_error *err)
+int vs_hfcache_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out,
+                    size_t n, vs_error *err)
 {
     struct stat st;
     if ((size_t)snprintf(out, n, "%s/%s", s->path, name) >= n)
@@ -155,7 +155,7 @@ static int read_text(const char *path, char **out, size_t *len)
     uint64_t size = 0;
     ssize_t r;
     size_t got = 0;
-    int fd = vs_open_regular(path, SMALL_MAX, &size, NULL);
+    int fd = vs_safetensors_open_regular(path, SMALL_MAX, &size, NULL);
     if (fd < 0)
         return VS_EIO;
     if (!(*out = malloc((size_t)size + 1))) {
@@ -180,7 +180,7 @@ static int missing_shards(const vs_hf_snapshot *s, const char *repo_id, const ch
     vs_st_index *ix = NULL;
     int rc;
     if ((rc = read_text(index_path, &text, &len)))
-        return rc == VS_ENOMEM ? vs_oom(err)
+        return rc == VS_ENOMEM ? vs_error_oom(err)
                                : vs_error_set(err, VS_EIO, "cannot read %s", index_path);
     rc = vs_st_index_parse(&ix, index_path, text, len, err);
     free(text);
@@ -275,7 +275,8 @@ static int is_index(const char *p)
     return n >= 5 && !strcmp(p + n - 5, ".json");
 }
 
-int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n, vs_error *err)
+int vs_hfcache_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
+                       vs_error *err)
 {
     int rc = locate_weights(s, repo_id, out, n, err);
     if (rc == 0 && is_index(out))
@@ -298,8 +299,8 @@ static int has_gguf(const char *dir)
     return found;
 }
 
-int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path, char **commit,
-                       char **note, vs_error *err)
+int vs_hfcache_model_config(const char *repo_id, const char *revision, char **config_path,
+                            char **commit, char **note, vs_error *err)
 {
     vs_hf_snapshot *s = malloc(sizeof *s);
     char *cfg = malloc(VS_HF_PATH_MAX + 300);
@@ -312,12 +313,12 @@ int vs_hf_model_config(const char *repo_id, const char *revision, char **config_
         return vs_error_set(err, VS_ENOMEM, "out of memory");
     }
     vs_error_clear(&e);
-    rc = vs_hf_find(s, repo_id, revision, &e);
+    rc = vs_hfcache_find(s, repo_id, revision, &e);
     found = rc == 0;
     if (found && !(*commit = strdup(s->commit)))
         rc = vs_error_set(&e, VS_ENOMEM, "out of memory");
     if (rc == 0)
-        rc = vs_hf_file(s, repo_id, "config.json", cfg, VS_HF_PATH_MAX + 300, &e);
+        rc = vs_hfcache_file(s, repo_id, "config.json", cfg, VS_HF_PATH_MAX + 300, &e);
     if (rc == 0) {
         *config_path = cfg;
         cfg = NULL;
@@ -345,7 +346,7 @@ int vs_hf_model_config(const char *repo_id, const char *revision, char **config_
     return rc;
 }
 
-int vs_hf_card_weights(json_t *sheet, json_t **payload, vs_error *err)
+int vs_hfcache_card_weights(json_t *sheet, json_t **payload, vs_error *err)
 {
     const json_t *card = json_object_get(sheet, "card");
     const char *model = json_string_value(json_object_get(card, "model"));
@@ -356,14 +357,14 @@ int vs_hf_card_weights(json_t *sheet, json_t **payload, vs_error *err)
     int rc;
     *payload = NULL;
     /* a card naming a repository at a commit whose snapshot is in the cache */
-    if (!model || !rev || !vs_hf_is_repo_id(model) || !is_hex40(rev, strlen(rev)))
+    if (!model || !rev || !vs_hfcache_is_repo_id(model) || !is_hex40(rev, strlen(rev)))
         return 1;
     if (!(s = malloc(sizeof *s)) || !(path = malloc(VS_HF_PATH_MAX + 300))) {
         free(s);
         return vs_error_set(err, VS_ENOMEM, "out of memory");
     }
     vs_error_clear(&e);
-    if (vs_hf_find(s, model, rev, &e) != 0) {
+    if (vs_hfcache_find(s, model, rev, &e) != 0) {
         free(path);
         free(s);
         return 1;

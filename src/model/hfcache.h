@@ -30,28 +30,29 @@ typedef struct vs_hf_snapshot {
 } vs_hf_snapshot;
 
 /* The cache folder from the environment, as huggingface_hub resolves it. */
-int vs_hf_hub_dir(char *out, size_t n, vs_error *err);
+int vs_hfcache_hub_dir(char *out, size_t n, vs_error *err);
 
 /* 1 when name looks like a Hugging Face repository id (ORG/NAME). */
-int vs_hf_is_repo_id(const char *name);
+int vs_hfcache_is_repo_id(const char *name);
 
 /* Finds repo_id ("ORG/NAME") at revision (NULL: "main"; a 40-hex commit is
  * used as it is) in the cache. VS_ENOTFOUND with the command that would fetch
  * it and where it would go, when the repository, the ref or the snapshot is
  * missing; VS_EFORMAT when a ref file does not hold a commit. */
-int vs_hf_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_error *err);
+int vs_hfcache_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_error *err);
 
 /* The snapshot's file `name` (NULL-terminated path into out), 0 when it is
  * there (a symlink to a blob that is present); VS_ENOTFOUND saying what to
  * fetch (`huggingface-cli download ORG/NAME <name> --revision <commit>`) and
  * where it belongs, otherwise. */
-int vs_hf_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out, size_t n,
-               vs_error *err);
+int vs_hfcache_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out,
+                    size_t n, vs_error *err);
 
 /* The weights in the snapshot: model.safetensors.index.json (all its shards
  * present), model.safetensors, or one GGUF file (set). out receives its path.
  * VS_ENOTFOUND naming the files to fetch when they are not all there. */
-int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n, vs_error *err);
+int vs_hfcache_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_t n,
+                       vs_error *err);
 
 /* `model ORG/NAME [revision=REV]` without config=: the snapshot's
  * config.json. 0 with *config_path and *commit (malloc'd) when found; 0 with
@@ -59,14 +60,14 @@ int vs_hf_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, size_
  * the model, the ref, the snapshot or its config.json is not in the cache
  * (*commit still set when the snapshot is: a GGUF repository has no
  * config.json); a negative code for a cache that is there but malformed. */
-int vs_hf_model_config(const char *repo_id, const char *revision, char **config_path, char **commit,
-                       char **note, vs_error *err);
+int vs_hfcache_model_config(const char *repo_id, const char *revision, char **config_path,
+                            char **commit, char **note, vs_error *err);
 
 /* `weights` with no from=: when the card names a repository (ORG/NAME) at a
  * commit whose snapshot is in the cache, reads that snapshot's weights
  * (model/model.h, vs_model_apply_weights_files) into the sheet: 0 and
  * *payload; VS_ENOTFOUND saying which files to fetch and where when they are
  * not there; 1 when the card's model and revision are not in the cache. */
-int vs_hf_card_weights(json_t *sheet, json_t **payload, vs_error *err);
+int vs_hfcache_card_weights(json_t *sheet, json_t **payload, vs_error *err);
 
 #endif

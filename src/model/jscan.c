@@ -326,7 +326,7 @@ int vs_jscan_uint(vs_jscan *s, uint64_t *out)
         return VS_JSCAN_NOT_COUNT;
     }
     for (; from < s->p; from++) {
-        if (vs_ckd_mul(&v, v, 10) || vs_ckd_add(&v, v, (uint64_t)(*from - '0'))) {
+        if (vs_checked_mul(&v, v, 10) || vs_checked_add(&v, v, (uint64_t)(*from - '0'))) {
             s->p = at;
             fail(s, "an integer beyond 64 bits");
             return VS_JSCAN_NOT_COUNT;

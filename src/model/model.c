@@ -30,7 +30,7 @@ static int read_small(const char *path, char **out, size_t *len, vs_error *err)
     int fd, rc = 0;
     *out = NULL;
     /* a FIFO, a device or a folder would block or never end: regular files only */
-    if ((fd = vs_open_regular(path, SMALL_FILE_MAX, &size, err)) < 0)
+    if ((fd = vs_safetensors_open_regular(path, SMALL_FILE_MAX, &size, err)) < 0)
         return fd;
     if (!(buf = malloc((size_t)size + 1))) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory reading %s", path);
@@ -172,7 +172,7 @@ static int sha256_file(const char *path, char hex[65], vs_error *err)
     int fd, rc = 0;
     if (sodium_init() < 0)
         return vs_error_set(err, VS_EIO, "libsodium failed to initialise");
-    if ((fd = vs_open_regular(path, 0, NULL, err)) < 0)
+    if ((fd = vs_safetensors_open_regular(path, 0, NULL, err)) < 0)
         return fd;
     if (!(buf = malloc(1 << 20))) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory hashing %s", path);
@@ -262,7 +262,7 @@ static int read_shard(ckpt *k, size_t i, const char *path, int sha256, vs_error 
     int rc = vs_safetensors_read_file(&k->files[i], path, &size, NULL, err);
     if (rc)
         return rc;
-    if ((rc = vs_wf_from_st(&l, k->files[i], err)))
+    if ((rc = vs_wfile_safetensors_list(&l, k->files[i], err)))
         return rc;
     rc = vs_wf_summary_add(k->sum, l, err);
     vs_wf_list_free(l);
@@ -402,7 +402,7 @@ static int read_gguf(ckpt *k, const char *path, int sha256, vs_error *err)
             break;
         }
         tensors += (int64_t)f->count;
-        if ((rc = vs_wf_from_gguf(&l, f, err)) == 0)
+        if ((rc = vs_wfile_gguf_list(&l, f, err)) == 0)
             rc = vs_wf_summary_add(k->sum, l, err);
         vs_wf_list_free(l);
         if (!k->gguf)
@@ -656,7 +656,7 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
         goto done;
     if (ends_with(real, ".json")) {
         rc = read_index(&k, real, sha256, err);
-    } else if (!(fmt = vs_wf_sniff_file(real, err))) {
+    } else if (!(fmt = vs_wfile_sniff_file(real, err))) {
         rc = err && err->code ? err->code : VS_EFORMAT;
     } else if (!strcmp(fmt->name, "gguf")) {
         rc = read_gguf(&k, real, sha256, err);

@@ -157,7 +157,7 @@ static int largest_group(const char *cdir, const json_t *files, char *gname, siz
             rc = vs_error_set(err, VS_EIO, "%s/%s: path too long", cdir, fname);
             goto done;
         }
-        if (!(fmt = vs_wf_sniff_file(path, err))) {
+        if (!(fmt = vs_wfile_sniff_file(path, err))) {
             rc = err->code ? err->code : VS_EFORMAT;
             goto done;
         }

@@ -59,7 +59,7 @@ void vs_st_file_free(vs_st_file *f)
     free(f);
 }
 
-int vs_st_not_json(const vs_jscan *j, const char *file, const char *what, vs_error *err)
+int vs_safetensors_not_json(const vs_jscan *j, const char *file, const char *what, vs_error *err)
 {
     if (j->nomem)
         return vs_error_set(err, VS_ENOMEM, "%s: out of memory reading the %s", file, what);
@@ -78,7 +78,7 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
     uint64_t d;
     if (vs_jscan_peek(j) != '[') {
         if (vs_jscan_skip(j))
-            return vs_st_not_json(j, file, "header", err);
+            return vs_safetensors_not_json(j, file, "header", err);
         return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': \"%s\" must be a list", file, name,
                             key);
     }
@@ -89,7 +89,7 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
         first = 0;
         rc = vs_jscan_uint(j, &d);
         if (rc == VS_JSCAN_BAD)
-            return vs_st_not_json(j, file, "header", err);
+            return vs_safetensors_not_json(j, file, "header", err);
         if (rc == VS_JSCAN_NOT_COUNT)
             return vs_error_set(err, VS_EFORMAT,
                                 "%s: tensor '%s': \"%s\" entries must be non-negative integers "
@@ -98,7 +98,7 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
         if (pair) {
             if (count < 2)
                 pair[count] = d;
-        } else if (vs_ckd_mul(n, *n, d)) {
+        } else if (vs_checked_mul(n, *n, d)) {
             return vs_error_set(err, VS_EFORMAT,
                                 "%s: tensor '%s': the shape's element count overflows 64 bits",
                                 file, name);
@@ -108,7 +108,7 @@ static int read_dims(vs_jscan *j, const char *file, const char *name, const char
         count++;
     }
     if (more < 0)
-        return vs_st_not_json(j, file, "header", err);
+        return vs_safetensors_not_json(j, file, "header", err);
     if (shape_of)
         shape_of->ndims = count < VS_ST_MAX_DIMS ? (unsigned)count : VS_ST_MAX_DIMS;
     if (pair && count != 2)
@@ -129,7 +129,7 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
 
     if (vs_jscan_peek(j) != '{') {
         if (vs_jscan_skip(j))
-            return vs_st_not_json(j, file, "header", err);
+            return vs_safetensors_not_json(j, file, "header", err);
         return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': expected an object", file, name);
     }
     vs_jscan_object(j);
@@ -141,12 +141,12 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
                                     name);
             if (vs_jscan_peek(j) != '"') {
                 if (vs_jscan_skip(j))
-                    return vs_st_not_json(j, file, "header", err);
+                    return vs_safetensors_not_json(j, file, "header", err);
                 return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': \"dtype\" must be a string",
                                     file, name);
             }
             if (vs_jscan_string(j))
-                return vs_st_not_json(j, file, "header", err);
+                return vs_safetensors_not_json(j, file, "header", err);
             if (vs_st_dtype_parse(j->str, &t->dtype))
                 return vs_error_set(err, VS_EFORMAT,
                                     "%s: tensor '%s': unknown dtype '%s' (known: F64 F32 F16 BF16 "
@@ -165,11 +165,11 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
             if ((rc = read_dims(j, file, name, "data_offsets", NULL, off, NULL, err)))
                 return rc;
         } else if (vs_jscan_skip(j)) {
-            return vs_st_not_json(j, file, "header", err);
+            return vs_safetensors_not_json(j, file, "header", err);
         }
     }
     if (more < 0)
-        return vs_st_not_json(j, file, "header", err);
+        return vs_safetensors_not_json(j, file, "header", err);
     if (!have_dtype || !have_shape || !have_off)
         return vs_error_set(err, VS_EFORMAT, "%s: tensor '%s': \"%s\" is missing", file, name,
                             !have_dtype   ? "dtype"
@@ -187,7 +187,7 @@ static int parse_tensor(vs_st_tensor *t, vs_jscan *j, const char *file, const ch
                             "file (its data area is %llu bytes; truncated?)",
                             file, name, (unsigned long long)t->begin, (unsigned long long)t->end,
                             (unsigned long long)data_size);
-    if (vs_ckd_mul(&bytes, n, (uint64_t)vs_st_dtype_size(t->dtype)))
+    if (vs_checked_mul(&bytes, n, (uint64_t)vs_st_dtype_size(t->dtype)))
         return vs_error_set(err, VS_EFORMAT,
                             "%s: tensor '%s': the shape's byte size overflows 64 bits", file, name);
     if (t->end - t->begin != bytes)
@@ -223,30 +223,30 @@ static int read_metadata(vs_jscan *j, const char *name, vs_error *err)
     int more, first = 1, cut;
     char c = vs_jscan_peek(j);
     if (c == 'n')
-        return vs_jscan_skip(j) ? vs_st_not_json(j, name, "header", err) : 0;
+        return vs_jscan_skip(j) ? vs_safetensors_not_json(j, name, "header", err) : 0;
     if (c != '{') {
         if (vs_jscan_skip(j))
-            return vs_st_not_json(j, name, "header", err);
+            return vs_safetensors_not_json(j, name, "header", err);
         return vs_error_set(err, VS_EFORMAT, "%s: \"__metadata__\" is not an object %s", name,
                             expected);
     }
     if (vs_jscan_object(j))
-        return vs_st_not_json(j, name, "header", err);
+        return vs_safetensors_not_json(j, name, "header", err);
     while ((more = vs_jscan_key(j, first)) == 1) {
         first = 0;
         snprintf(key, sizeof key, "%s", j->str);
         cut = j->str_len >= sizeof key; /* j->str is reused by what follows */
         if (vs_jscan_peek(j) != '"') {
             if (vs_jscan_skip(j))
-                return vs_st_not_json(j, name, "header", err);
+                return vs_safetensors_not_json(j, name, "header", err);
             return vs_error_set(err, VS_EFORMAT,
                                 "%s: \"__metadata__\" value of '%s%s' is not a string %s", name,
                                 key, cut ? "..." : "", expected);
         }
         if (vs_jscan_string(j))
-            return vs_st_not_json(j, name, "header", err);
+            return vs_safetensors_not_json(j, name, "header", err);
     }
-    return more < 0 ? vs_st_not_json(j, name, "header", err) : 0;
+    return more < 0 ? vs_safetensors_not_json(j, name, "header", err) : 0;
 }
 
 int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *json, size_t len,
@@ -267,7 +267,7 @@ int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *
     f->header_len = len;
     if (vs_jscan_peek(&j) != '{') {
         rc = vs_jscan_skip(&j) || vs_jscan_end(&j)
-                 ? vs_st_not_json(&j, name, "header", err)
+                 ? vs_safetensors_not_json(&j, name, "header", err)
                  : vs_error_set(err, VS_EFORMAT, "%s: the header is not a JSON object", name);
         goto done;
     }
@@ -305,7 +305,7 @@ int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *
             goto done;
     }
     if (more < 0 || vs_jscan_end(&j)) {
-        rc = vs_st_not_json(&j, name, "header", err);
+        rc = vs_safetensors_not_json(&j, name, "header", err);
         goto done;
     }
     if (f->count > 1) {
@@ -351,7 +351,7 @@ int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *
         pos = t->end;
         /* sums cannot overflow: the tensors tile a data area of data_size bytes */
         f->data_bytes += t->end - t->begin;
-        if (vs_ckd_add(&f->params, f->params, t->elements)) {
+        if (vs_checked_add(&f->params, f->params, t->elements)) {
             rc = vs_error_set(err, VS_EFORMAT, "%s: the element count overflows 64 bits", name);
             goto done;
         }
@@ -468,7 +468,7 @@ static const char *file_kind(mode_t m)
     return "not a regular file";
 }
 
-int vs_open_regular(const char *path, uint64_t max_size, uint64_t *size, vs_error *err)
+int vs_safetensors_open_regular(const char *path, uint64_t max_size, uint64_t *size, vs_error *err)
 {
     struct stat st;
     int fd, fl, rc;
@@ -513,7 +513,7 @@ int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_
     *out = NULL;
     if (bytes_read)
         *bytes_read = 0;
-    if ((fd = vs_open_regular(path, 0, &size, err)) < 0)
+    if ((fd = vs_safetensors_open_regular(path, 0, &size, err)) < 0)
         return fd;
     if (file_size)
         *file_size = size;

@@ -110,7 +110,7 @@ int vs_safetensors_read(vs_st_file **out, const char *name, uint64_t file_size, 
  * (a FIFO, a device, a folder: reading those blocks or never ends), VS_EFORMAT
  * when max_size is not 0 and the file is larger. The open itself does not block
  * on a FIFO with no writer. */
-int vs_open_regular(const char *path, uint64_t max_size, uint64_t *size, vs_error *err);
+int vs_safetensors_open_regular(const char *path, uint64_t max_size, uint64_t *size, vs_error *err);
 
 /* Same on the file at path (VS_EIO when it cannot be opened or read).
  * *file_size and *bytes_read may be NULL. */
@@ -177,6 +177,6 @@ const vs_st_other *vs_st_summary_others(vs_st_summary *s, size_t *n, int *failed
 
 /* "model.layers.12.mlp.experts.3.w1.weight" -> "model.layers.*.mlp.experts.*.w1.weight"
  * into out (truncated to outlen - 1). */
-void vs_st_name_pattern(const char *name, char *out, size_t outlen);
+void vs_safetensors_name_pattern(const char *name, char *out, size_t outlen);
 
 #endif

@@ -85,7 +85,7 @@ int vs_st_index_parse(vs_st_index **out, const char *name, const char *json, siz
     }
     if (vs_jscan_peek(&j) != '{') {
         rc = vs_jscan_skip(&j) || vs_jscan_end(&j)
-                 ? vs_st_not_json(&j, name, "index", err)
+                 ? vs_safetensors_not_json(&j, name, "index", err)
                  : vs_error_set(err, VS_EFORMAT, "%s: the index is not a JSON object", name);
         goto done;
     }
@@ -95,7 +95,7 @@ int vs_st_index_parse(vs_st_index **out, const char *name, const char *json, siz
         first = 0;
         if (strcmp(j.str, "weight_map") != 0 || vs_jscan_peek(&j) != '{') {
             if (vs_jscan_skip(&j)) {
-                rc = vs_st_not_json(&j, name, "index", err);
+                rc = vs_safetensors_not_json(&j, name, "index", err);
                 goto done;
             }
             continue;
@@ -113,7 +113,7 @@ int vs_st_index_parse(vs_st_index **out, const char *name, const char *json, siz
             }
             if (vs_jscan_peek(&j) != '"') {
                 if (vs_jscan_skip(&j)) {
-                    rc = vs_st_not_json(&j, name, "index", err);
+                    rc = vs_safetensors_not_json(&j, name, "index", err);
                     goto done;
                 }
                 rc = vs_error_set(err, VS_EFORMAT,
@@ -123,7 +123,7 @@ int vs_st_index_parse(vs_st_index **out, const char *name, const char *json, siz
                 goto done;
             }
             if (vs_jscan_string(&j)) {
-                rc = vs_st_not_json(&j, name, "index", err);
+                rc = vs_safetensors_not_json(&j, name, "index", err);
                 goto done;
             }
             if (!plain_file_name(j.str)) {
@@ -150,12 +150,12 @@ int vs_st_index_parse(vs_st_index **out, const char *name, const char *json, siz
             tensor = NULL;
         }
         if (m < 0) {
-            rc = vs_st_not_json(&j, name, "index", err);
+            rc = vs_safetensors_not_json(&j, name, "index", err);
             goto done;
         }
     }
     if (more < 0 || vs_jscan_end(&j)) {
-        rc = vs_st_not_json(&j, name, "index", err);
+        rc = vs_safetensors_not_json(&j, name, "index", err);
         goto done;
     }
     if (ix->count == 0) {

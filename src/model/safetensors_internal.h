@@ -32,6 +32,6 @@ int vs_st_map_put(vs_st_map *m, const char *key, size_t val, size_t **existing);
 /* The header's or index's text (what: "header", "index") was not JSON: where
  * (vs_error.position, and in the message) and what was expected; VS_ENOMEM
  * when the reader ran out of memory. */
-int vs_st_not_json(const vs_jscan *j, const char *file, const char *what, vs_error *err);
+int vs_safetensors_not_json(const vs_jscan *j, const char *file, const char *what, vs_error *err);
 
 #endif

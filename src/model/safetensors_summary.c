@@ -34,7 +34,7 @@ void vs_st_summary_free(vs_st_summary *s)
     free(s);
 }
 
-void vs_st_name_pattern(const char *name, char *out, size_t outlen)
+void vs_safetensors_name_pattern(const char *name, char *out, size_t outlen)
 {
     size_t o = 0;
     const char *p = name;
@@ -67,7 +67,7 @@ void vs_st_name_pattern(const char *name, char *out, size_t outlen)
 int vs_st_summary_add(vs_st_summary *s, const vs_st_file *f, vs_error *err)
 {
     vs_wf_list *l = NULL;
-    int rc = vs_wf_from_st(&l, f, err);
+    int rc = vs_wfile_safetensors_list(&l, f, err);
     if (rc == VS_EFORMAT)
         rc = vs_error_set(err, VS_EFORMAT, "the checkpoint's totals overflow 64 bits");
     if (!rc)

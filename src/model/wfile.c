@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/safetensors.h" /* vs_open_regular, vs_st_name_pattern */
+#include "model/safetensors.h" /* vs_safetensors_open_regular, vs_safetensors_name_pattern */
 #include "util/checked.h"
 
 /* ---- the formats: one row each (model/wfile_<format>.c) ---- */
@@ -19,7 +19,7 @@ static const vs_wf_format *const formats[] = {
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
-const vs_wf_format *const *vs_wf_formats(size_t *n)
+const vs_wf_format *const *vs_wfile_formats(size_t *n)
 {
     *n = NFORMATS;
     return formats;
@@ -34,11 +34,11 @@ const vs_wf_format *vs_wf_format_named(const char *name)
     return NULL;
 }
 
-const vs_wf_format *vs_wf_sniff_file(const char *path, vs_error *err)
+const vs_wf_format *vs_wfile_sniff_file(const char *path, vs_error *err)
 {
     unsigned char head[8];
     size_t got = 0, i;
-    int fd = vs_open_regular(path, 0, NULL, err);
+    int fd = vs_safetensors_open_regular(path, 0, NULL, err);
     if (fd < 0)
         return NULL;
     while (got < sizeof head) {
@@ -83,8 +83,8 @@ int vs_wf_list_add(vs_wf_list *l, const vs_wf_tensor *t, vs_error *err)
     *n = *t;
     if (!(n->name = strdup(t->name)))
         return vs_error_set(err, VS_ENOMEM, "out of memory");
-    if (vs_ckd_add(&l->bytes, l->bytes, t->bytes) ||
-        vs_ckd_add(&l->params, l->params, t->elements)) {
+    if (vs_checked_add(&l->bytes, l->bytes, t->bytes) ||
+        vs_checked_add(&l->params, l->params, t->elements)) {
         free(n->name);
         return vs_error_set(err, VS_EFORMAT, "the tensors' totals overflow 64 bits");
     }
@@ -150,8 +150,9 @@ int vs_wf_summary_add(vs_wf_summary *s, const vs_wf_list *l, vs_error *err)
     uint64_t bytes, params, tensors;
     char small[256];
 
-    if (vs_ckd_add(&bytes, s->bytes, l->bytes) || vs_ckd_add(&params, s->params, l->params) ||
-        vs_ckd_add(&tensors, s->tensors, (uint64_t)l->count))
+    if (vs_checked_add(&bytes, s->bytes, l->bytes) ||
+        vs_checked_add(&params, s->params, l->params) ||
+        vs_checked_add(&tensors, s->tensors, (uint64_t)l->count))
         return vs_error_set(err, VS_EFORMAT, "the checkpoint's totals overflow 64 bits");
     if (!(next = malloc((s->ntotals + l->count + 1) * sizeof *next)))
         return vs_error_set(err, VS_ENOMEM, "out of memory summing the checkpoint");
@@ -195,7 +196,7 @@ int vs_wf_summary_add(vs_wf_summary *s, const vs_wf_list *l, vs_error *err)
         entry *e = &s->entries[s->nentries + i];
         if (!pat)
             goto oom;
-        vs_st_name_pattern(t->name, pat, len);
+        vs_safetensors_name_pattern(t->name, pat, len);
         e->pattern = strdup(pat);
         if (pat != small)
             free(pat);

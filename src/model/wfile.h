@@ -51,10 +51,10 @@ typedef struct vs_wf_format {
 } vs_wf_format;
 
 /* The formats known, in sniffing order. */
-const vs_wf_format *const *vs_wf_formats(size_t *n);
+const vs_wf_format *const *vs_wfile_formats(size_t *n);
 /* The format of the file at path (read: its first 8 bytes); NULL and
  * VS_EFORMAT (or VS_EIO) when none. */
-const vs_wf_format *vs_wf_sniff_file(const char *path, vs_error *err);
+const vs_wf_format *vs_wfile_sniff_file(const char *path, vs_error *err);
 const vs_wf_format *vs_wf_format_named(const char *name);
 
 /* ---- the format-neutral summary ---- */

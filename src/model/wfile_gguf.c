@@ -13,7 +13,7 @@ static int gguf_sniff(const unsigned char *head, size_t n, const char *path)
     return vs_gguf_sniff(head, n);
 }
 
-int vs_wf_from_gguf(vs_wf_list **out, const vs_gguf_file *f, vs_error *err)
+int vs_wfile_gguf_list(vs_wf_list **out, const vs_gguf_file *f, vs_error *err)
 {
     vs_wf_list *l = calloc(1, sizeof *l);
     size_t i;
@@ -51,7 +51,7 @@ static int gguf_read(vs_wf_list **out, const char *path, uint64_t *file_size, ui
     *out = NULL;
     if ((rc = vs_gguf_read_file(&f, path, file_size, bytes_read, err)))
         return rc;
-    rc = vs_wf_from_gguf(out, f, err);
+    rc = vs_wfile_gguf_list(out, f, err);
     vs_gguf_file_free(f);
     return rc;
 }

@@ -5,6 +5,6 @@
 #include "model/gguf.h"
 #include "model/wfile.h"
 
-int vs_wf_from_gguf(vs_wf_list **out, const vs_gguf_file *f, vs_error *err);
+int vs_wfile_gguf_list(vs_wf_list **out, const vs_gguf_file *f, vs_error *err);
 
 #endif

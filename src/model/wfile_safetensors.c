@@ -25,14 +25,14 @@ static int st_read(vs_wf_list **out, const char *path, uint64_t *file_size, uint
     *out = NULL;
     if ((rc = vs_safetensors_read_file(&f, path, file_size, bytes_read, err)))
         return rc;
-    rc = vs_wf_from_st(out, f, err);
+    rc = vs_wfile_safetensors_list(out, f, err);
     vs_st_file_free(f);
     return rc;
 }
 
 const vs_wf_format vs_wf_format_safetensors = {"safetensors", st_sniff, st_read};
 
-int vs_wf_from_st(vs_wf_list **out, const vs_st_file *f, vs_error *err)
+int vs_wfile_safetensors_list(vs_wf_list **out, const vs_st_file *f, vs_error *err)
 {
     vs_wf_list *l = calloc(1, sizeof *l);
     size_t i;

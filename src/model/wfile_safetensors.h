@@ -5,6 +5,6 @@
 #include "model/safetensors.h"
 #include "model/wfile.h"
 
-int vs_wf_from_st(vs_wf_list **out, const vs_st_file *f, vs_error *err);
+int vs_wfile_safetensors_list(vs_wf_list **out, const vs_st_file *f, vs_error *err);
 
 #endif

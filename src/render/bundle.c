@@ -137,7 +137,7 @@ static int plain_block(const char *s, size_t n)
         vs_word_pad16(pad, s, n);
         s = pad;
     }
-    return vs_block_run(s, 0x20, '&', '<', '>', '"', '\'') == 16;
+    return vs_word_block_run(s, 0x20, '&', '<', '>', '"', '\'') == 16;
 }
 
 /* Display width in code points (continuation bytes do not count), whether

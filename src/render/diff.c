@@ -37,7 +37,7 @@ static void fmt_value(vs_buf *b, const char *key, const json_t *v)
         if (s && strlen(s) > 240)
             strcpy(s + 237, "...");
         vs_buf_puts(b, s ? s : "?");
-        vs_json_free(s);
+        vs_pool_json_free(s);
     }
 }
 

@@ -358,8 +358,8 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         notes[nn++] = vs_buf_str(&unk);
     }
     if (env->weights_known && env->weights_basis &&
-        !strcmp(env->weights_basis, "params x bits / 8") && vs_format_quant_note(bits))
-        notes[nn++] = vs_format_quant_note(bits);
+        !strcmp(env->weights_basis, "params x bits / 8") && vs_envelope_format_quant_note(bits))
+        notes[nn++] = vs_envelope_format_quant_note(bits);
     if (pl.gpus > 1)
         notes[nn++] = "per GPU after the placement: two cards are never one memory space";
     if (env->n_stale) {

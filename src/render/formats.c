@@ -36,7 +36,7 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
     for (i = 0; i < nrows; i++) {
         char bits[16], wb[VS_RENDER_AMT], wgb[VS_RENDER_AMT], wgib[VS_RENDER_AMT],
             eb[VS_RENDER_AMT], egb[VS_RENDER_AMT], egib[VS_RENDER_AMT];
-        const char *q = rows[i].basis ? NULL : vs_format_quant_note(rows[i].bits);
+        const char *q = rows[i].basis ? NULL : vs_envelope_format_quant_note(rows[i].bits);
         const char *row[9] = {
             rows[i].format, bits, wb, wgb, wgib, eb, egb, egib, q ? "* not a guaranteed peak" : ""};
         if (rows[i].bits_text)

@@ -191,7 +191,7 @@ static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
         return 1;
     }
     if (!vs_sheet_card_uint(sheet, "params", &params) ||
-        !vs_sheet_card_uint(sheet, "bits", &bits) || vs_ckd_mul(&prod, params, bits))
+        !vs_sheet_card_uint(sheet, "bits", &bits) || vs_checked_mul(&prod, params, bits))
         return 0;
     *out = prod / 8 + (prod % 8 != 0);
     *basis = "params × bits / 8";
@@ -236,7 +236,7 @@ static void components_section(vs_buf *b, const json_t *sheet)
         cell(b, vs_json_str_of(c, "phase"));
         row_end(b);
         if (json_is_integer(bytes) && json_integer_value(bytes) >= 0) {
-            if (vs_ckd_add(&known, known, (uint64_t)json_integer_value(bytes)))
+            if (vs_checked_add(&known, known, (uint64_t)json_integer_value(bytes)))
                 overflow = 1;
         } else {
             unknown++;
@@ -247,7 +247,7 @@ static void components_section(vs_buf *b, const json_t *sheet)
         char d[160];
         vs_units_describe(d, sizeof d, known);
         vs_buf_printf(b, "Declared reserve (known components): %s", d);
-        if (have_w && !vs_ckd_add(&known, known, w)) {
+        if (have_w && !vs_checked_add(&known, known, w)) {
             vs_units_describe(d, sizeof d, known);
             vs_buf_printf(b, "; with the weights, indicative envelope: %s", d);
         }
@@ -438,7 +438,7 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
             vs_buf moved = VS_BUF_INIT;
             row_start(b);
             for (k = 0; keys[k]; k++) {
-                if (!strcmp(keys[k], "verdict") && vs_evidence_moved(sheet, o, &moved)) {
+                if (!strcmp(keys[k], "verdict") && vs_derived_evidence_moved(sheet, o, &moved)) {
                     /* obtained under another card: it decides nothing now */
                     vs_buf cv = VS_BUF_INIT;
                     vs_buf_printf(&cv, "%s (no longer holds: %s)", vs_json_str_of(o, "verdict"),

@@ -29,7 +29,7 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
         gp[40], ftnote[96];
     const char *notes[4];
     size_t nn = 0;
-    const char *qnote = files ? NULL : vs_format_quant_note(bits);
+    const char *qnote = files ? NULL : vs_envelope_format_quant_note(bits);
 
     if (!t)
         return NULL;

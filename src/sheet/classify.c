@@ -162,7 +162,7 @@ static char *xstrdup(const char *s)
 
 /* Appends a note (its owned strings are the classification's from here on,
  * even when memory is short). */
-int vs_cl_add_note(vs_classification *c, const vs_classify_note *note)
+int vs_classify_add_note(vs_classification *c, const vs_classify_note *note)
 {
     vs_classify_note *n = realloc(c->notes, (c->nnotes + 1) * sizeof *n);
     if (!n) {
@@ -176,12 +176,12 @@ int vs_cl_add_note(vs_classification *c, const vs_classify_note *note)
     return 0;
 }
 
-int vs_cl_add_note_code(vs_classification *c, vs_classify_note_code code)
+int vs_classify_add_note_code(vs_classification *c, vs_classify_note_code code)
 {
     vs_classify_note n;
     memset(&n, 0, sizeof n);
     n.code = code;
-    return vs_cl_add_note(c, &n);
+    return vs_classify_add_note(c, &n);
 }
 
 static uint64_t card_uint(const json_t *sheet, const char *key, int *known)
@@ -244,7 +244,7 @@ static resolved *resolve_evidence(const json_t *sheet, size_t *n)
         r->valid = vs_verdict_parse(&r->verdict, vs_json_str_of(e, "verdict"), NULL) == 0;
         {
             vs_buf why = VS_BUF_INIT;
-            if (vs_evidence_moved(sheet, e, &why))
+            if (vs_derived_evidence_moved(sheet, e, &why))
                 r->moved = vs_buf_take(&why);
             vs_buf_free(&why);
         }
@@ -440,7 +440,7 @@ static int stale_evidence_notes(vs_classification *c, const resolved *ev, size_t
             free(n.text2);
             return VS_ENOMEM;
         }
-        if ((rc = vs_cl_add_note(c, &n)))
+        if ((rc = vs_classify_add_note(c, &n)))
             return rc;
     }
     return 0;
@@ -456,7 +456,7 @@ static int cards_note(vs_classification *c, const json_t *sheet, vs_classify_not
     n.row = c->nrows - 1;
     n.gpus = gpus;
     n.placement_known = vs_placement_from_sheet(&n.placement, sheet, NULL) == 0;
-    return vs_cl_add_note(c, &n);
+    return vs_classify_add_note(c, &n);
 }
 
 int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
@@ -572,17 +572,17 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
                              gpus)))
             goto done;
     }
-    if ((rc = vs_cl_rank_rows(c)) || (rc = stale_evidence_notes(c, ev, nev)))
+    if ((rc = vs_classify_rank_rows(c)) || (rc = stale_evidence_notes(c, ev, nev)))
         goto done;
     if (use_fit) {
         vs_classify_note n;
         memset(&n, 0, sizeof n);
         n.code = VS_NOTE_ENGINE;
         n.engine = fitc.engine->name;
-        if ((rc = vs_cl_add_note(c, &n)))
+        if ((rc = vs_classify_add_note(c, &n)))
             goto done;
     }
-    if (any_price && (rc = vs_cl_add_note_code(c, VS_NOTE_PRICES)))
+    if (any_price && (rc = vs_classify_add_note_code(c, VS_NOTE_PRICES)))
         goto done;
     *out = c;
     c = NULL;

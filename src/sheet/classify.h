@@ -221,8 +221,8 @@ json_t *vs_classify_offer_find(const json_t *sheet, const char *spelled);
 /* Exact comparison of two non-negative decimals written as digits with an
  * optional fraction ("47.14", "047.140"): <0, 0, >0. Text that is not such a
  * decimal sorts after every decimal. */
-int vs_decimal_cmp(const char *a, const char *b);
+int vs_classify_decimal_cmp(const char *a, const char *b);
 /* 1 when text is a non-negative decimal as above. */
-int vs_decimal_valid(const char *text);
+int vs_classify_decimal_valid(const char *text);
 
 #endif

@@ -9,13 +9,13 @@
 
 /* Appends a note to c; its owned strings are c's from then on, even when
  * memory is short (VS_ENOMEM). */
-int vs_cl_add_note(vs_classification *c, const vs_classify_note *note);
+int vs_classify_add_note(vs_classification *c, const vs_classify_note *note);
 /* The same for a note with no facts but its code. */
-int vs_cl_add_note_code(vs_classification *c, vs_classify_note_code code);
+int vs_classify_add_note_code(vs_classification *c, vs_classify_note_code code);
 
 /* Ranks c's retained rows (rank 1.., equal keys share a rank), sets
  * nretained and ranked, and adds the notes on why they are not ranked or on
  * different periods. 0 or VS_ENOMEM. */
-int vs_cl_rank_rows(vs_classification *c);
+int vs_classify_rank_rows(vs_classification *c);
 
 #endif

@@ -9,7 +9,7 @@
 
 /* ---- exact decimals (prices) ---- */
 
-int vs_decimal_valid(const char *text)
+int vs_classify_decimal_valid(const char *text)
 {
     const char *p = text;
     size_t digits = 0;
@@ -28,11 +28,11 @@ int vs_decimal_valid(const char *text)
     return digits > 0 && *p == '\0';
 }
 
-int vs_decimal_cmp(const char *a, const char *b)
+int vs_classify_decimal_cmp(const char *a, const char *b)
 {
     const char *ai, *bi, *af, *bf;
     size_t al, bl;
-    int va = vs_decimal_valid(a), vb = vs_decimal_valid(b);
+    int va = vs_classify_decimal_valid(a), vb = vs_classify_decimal_valid(b);
     if (!va || !vb)
         return va - vb ? (va ? -1 : 1) : 0;
     for (ai = a; *ai == '0'; ai++)
@@ -113,7 +113,7 @@ static int schedule_class(const char *available, const char **date)
 static int rank_cmp(const vs_classify_row *a, const vs_classify_row *b)
 {
     const char *da, *db;
-    int ca, cb, c = vs_decimal_cmp(a->price, b->price);
+    int ca, cb, c = vs_classify_decimal_cmp(a->price, b->price);
     if (c)
         return c;
     if (a->margin_bytes != b->margin_bytes)
@@ -129,7 +129,7 @@ static int rank_cmp(const vs_classify_row *a, const vs_classify_row *b)
     return 0;
 }
 
-int vs_cl_rank_rows(vs_classification *c)
+int vs_classify_rank_rows(vs_classification *c)
 {
     size_t i, j, n = 0, *idx = NULL;
     const char *cur = NULL, *period = NULL;
@@ -157,7 +157,7 @@ int vs_cl_rank_rows(vs_classification *c)
         vs_classify_row *r = &c->rows[i];
         if (r->verdict != VS_VERDICT_ADMISSIBLE)
             continue;
-        if (!r->price || !vs_decimal_valid(r->price) || !r->currency) {
+        if (!r->price || !vs_classify_decimal_valid(r->price) || !r->currency) {
             why.parts[why.nparts++].gpu = r->gpu;
         } else if (!cur) {
             cur = r->currency;
@@ -173,7 +173,7 @@ int vs_cl_rank_rows(vs_classification *c)
     }
     if (why.nparts) {
         why.count = n;
-        return vs_cl_add_note(c, &why);
+        return vs_classify_add_note(c, &why);
     }
     free(why.parts);
     idx = malloc(n * sizeof *idx);
@@ -198,6 +198,6 @@ int vs_cl_rank_rows(vs_classification *c)
     free(idx);
     c->ranked = 1;
     if (periods_differ)
-        rc = vs_cl_add_note_code(c, VS_NOTE_PERIODS_DIFFER);
+        rc = vs_classify_add_note_code(c, VS_NOTE_PERIODS_DIFFER);
     return rc;
 }

@@ -214,7 +214,7 @@ static void why_add(vs_buf *why, const char *fmt, long long a, unsigned long lon
         vs_buf_printf(why, fmt, dim, a, b);
 }
 
-int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
+int vs_derived_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
 {
     int ok = 1, any = 0;
     size_t i;
@@ -247,9 +247,9 @@ int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why)
     return ok;
 }
 
-int vs_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
+int vs_derived_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why)
 {
-    int ok = vs_dims_validate(sheet, json_object_get(m, "dims"), why);
+    int ok = vs_derived_dims_validate(sheet, json_object_get(m, "dims"), why);
     const char *run = vs_json_str_of(m, "run"), *state = vs_json_str_of(m, "state");
     size_t i;
     json_t *r;
@@ -292,7 +292,7 @@ size_t vs_sheet_refresh_validation(json_t *sheet)
     json_t *m;
     vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
     {
-        int now = vs_measurement_validates(sheet, m, NULL);
+        int now = vs_derived_measurement_validates(sheet, m, NULL);
         json_t *was = json_object_get(m, "validates_card");
         if (json_is_boolean(was) && json_is_true(was) == now)
             continue;
@@ -323,7 +323,7 @@ static int contains_word(const char *text, const char *needle, const char *ends)
     return 0;
 }
 
-const json_t *vs_component_measurement(const json_t *sheet, const json_t *component)
+const json_t *vs_derived_component_measurement(const json_t *sheet, const json_t *component)
 {
     const char *source = vs_json_str_of(component, "source"),
                *phase = vs_json_str_of(component, "phase");
@@ -355,12 +355,12 @@ const json_t *vs_component_measurement(const json_t *sheet, const json_t *compon
     return NULL;
 }
 
-int vs_component_stale(const json_t *sheet, const json_t *component, vs_buf *why)
+int vs_derived_component_stale(const json_t *sheet, const json_t *component, vs_buf *why)
 {
-    const json_t *m = vs_component_measurement(sheet, component);
+    const json_t *m = vs_derived_component_measurement(sheet, component);
     if (!m)
         return 0;
-    return !vs_measurement_validates(sheet, m, why);
+    return !vs_derived_measurement_validates(sheet, m, why);
 }
 
 /* ----------------------------------------------------------- evidence */
@@ -374,7 +374,7 @@ static void copy_fields(json_t *out, const json_t *card, const char *const *fiel
     }
 }
 
-json_t *vs_evidence_card(const json_t *sheet, const char *requirement)
+json_t *vs_derived_evidence_card(const json_t *sheet, const char *requirement)
 {
     static const char *const model_fields[] = {"model", "revision", "format", NULL};
     json_t *out = json_object(), *card = vs_sheet_card(sheet);
@@ -400,7 +400,7 @@ json_t *vs_evidence_card(const json_t *sheet, const char *requirement)
     return out;
 }
 
-int vs_evidence_moved(const json_t *sheet, const json_t *entry, vs_buf *why)
+int vs_derived_evidence_moved(const json_t *sheet, const json_t *entry, vs_buf *why)
 {
     json_t *then = json_object_get(entry, "card"), *v, *card = vs_sheet_card(sheet);
     const char *k;

@@ -10,13 +10,13 @@
  *     (vs_derived_changes), the estimate is recomputed by the language layer
  *     (lang/derive.h), which re-runs the estimator from its name and keys;
  *   - a measurement's "validates_card" is a function of its executed dims, its
- *     run's exit and the card (vs_measurement_validates), written fresh by
+ *     run's exit and the card (vs_derived_measurement_validates), written fresh by
  *     vs_sheet_refresh_validation;
  *   - a measured component whose measurement no longer validates the card is
- *     flagged (vs_component_stale) and supports no admissible capacity verdict;
+ *     flagged (vs_derived_component_stale) and supports no admissible capacity verdict;
  *   - a piece of evidence remembers the card it was obtained under, in its
- *     "card" object (vs_evidence_card); once the card moves past it
- *     (vs_evidence_moved) it no longer decides a verdict.
+ *     "card" object (vs_derived_evidence_card); once the card moves past it
+ *     (vs_derived_evidence_moved) it no longer decides a verdict.
  * Pure: no I/O, no globals.
  */
 #ifndef VS_SHEET_DERIVED_H
@@ -57,7 +57,7 @@ size_t vs_derived_changes(const json_t *old, const json_t *now, vs_buf *out);
 
 /* 1 when executed dims (an object dimension -> INT) meet every dimension the
  * card declares; else 0 with the reasons appended to why (when not NULL). */
-int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why);
+int vs_derived_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why);
 
 /* 1 when measurement m validates the card as it is now: every dimension the
  * card declares (length, concurrency, microbatch) was executed at least at the
@@ -67,9 +67,9 @@ int vs_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *why);
  * overflow), and it is not "to re-measure" (taken on the hardware or software
  * of another campaign). A card that declares none is not validated. Else 0, with the
  * reasons appended to why ("; "-separated) when why is not NULL. */
-int vs_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why);
+int vs_derived_measurement_validates(const json_t *sheet, const json_t *m, vs_buf *why);
 
-/* Writes every measurement's "validates_card" as vs_measurement_validates
+/* Writes every measurement's "validates_card" as vs_derived_measurement_validates
  * finds it now. Returns how many flags changed. */
 size_t vs_sheet_refresh_validation(json_t *sheet);
 
@@ -81,12 +81,12 @@ size_t vs_sheet_refresh_derived(json_t *sheet);
 /* The measurement a measured component was taken from (the one whose run,
  * phase, counter and peak its source and bytes name), or NULL (declared with
  * `reserve ... status=measured`, or not found). Borrowed. */
-const json_t *vs_component_measurement(const json_t *sheet, const json_t *component);
+const json_t *vs_derived_component_measurement(const json_t *sheet, const json_t *component);
 
 /* 1 when component is measured and its measurement no longer validates the
  * card ("measured at smaller dims than the card"); the reasons appended to why
  * when not NULL. */
-int vs_component_stale(const json_t *sheet, const json_t *component, vs_buf *why);
+int vs_derived_component_stale(const json_t *sheet, const json_t *component, vs_buf *why);
 
 /* The text a flagged component carries in `envelope` and `candidates`. */
 #define VS_STALE_FLAG "measured at smaller dims than the card"
@@ -97,12 +97,12 @@ int vs_component_stale(const json_t *sheet, const json_t *component, vs_buf *why
  * dimension; capacity and available-memory on the model, its revision, the
  * format and every dimension. A new
  * object of the current values (null when unset), or NULL when memory is short. */
-json_t *vs_evidence_card(const json_t *sheet, const char *requirement);
+json_t *vs_derived_evidence_card(const json_t *sheet, const char *requirement);
 
 /* 1 when the card has moved past what evidence entry was obtained under (its
  * "card" object): another model, revision or format, or a dimension now larger
  * than the one confirmed. The changes appended to why ("format bf16 → int4")
  * when not NULL. An entry without "card" (older records) never moves. */
-int vs_evidence_moved(const json_t *sheet, const json_t *entry, vs_buf *why);
+int vs_derived_evidence_moved(const json_t *sheet, const json_t *entry, vs_buf *why);
 
 #endif

@@ -10,14 +10,14 @@
 #include "sheet/vocab.h"
 #include "util/checked.h"
 
-unsigned vs_format_bits(const char *format)
+unsigned vs_envelope_format_bits(const char *format)
 {
     vs_vocab_format f;
     unsigned bits;
     return vs_vocab_format_parse(&f, &bits, format, NULL) ? 0 : bits;
 }
 
-const char *vs_format_quant_note(unsigned bits)
+const char *vs_envelope_format_quant_note(unsigned bits)
 {
     if (bits == 0 || bits > 8)
         return NULL;
@@ -30,15 +30,16 @@ unsigned vs_sheet_weight_bits(const json_t *sheet)
     uint64_t bits;
     if (vs_sheet_card_uint(sheet, "bits", &bits) && bits > 0 && bits <= 64)
         return (unsigned)bits;
-    return vs_format_bits(json_string_value(json_object_get(vs_sheet_card(sheet), "format")));
+    return vs_envelope_format_bits(
+        json_string_value(json_object_get(vs_sheet_card(sheet), "format")));
 }
 
-int vs_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err)
+int vs_envelope_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err)
 {
     /* params = 8q + r, so params x bits / 8 = q x bits + r x bits / 8: only the
      * last term has a fraction, and it rounds up. */
     uint64_t q = params / 8, r = params % 8, v;
-    if (vs_ckd_mul(&v, q, (uint64_t)bits) || vs_ckd_add(&v, v, (r * bits + 7) / 8) ||
+    if (vs_checked_mul(&v, q, (uint64_t)bits) || vs_checked_add(&v, v, (r * bits + 7) / 8) ||
         v > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT,
                             "the weights (%llu params x %u bits) exceed the largest amount a "
@@ -70,7 +71,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         e.weights_bytes = (uint64_t)json_integer_value(json_object_get(wf, "bytes"));
         e.weights_basis = "safetensors files";
     } else if (vs_sheet_card_uint(sheet, "params", &params) && bits > 0) {
-        if ((rc = vs_weights_bytes(&e.weights_bytes, params, bits, err)))
+        if ((rc = vs_envelope_weights_bytes(&e.weights_bytes, params, bits, err)))
             return rc;
         e.weights_known = 1;
         e.weights_basis = "params x bits / 8";
@@ -89,7 +90,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
             continue;
         }
         per = vs_placement_per_gpu(&pl, json_string_value(v->cls), v->value);
-        if (vs_ckd_add(&e.reserve_bytes, e.reserve_bytes, per))
+        if (vs_checked_add(&e.reserve_bytes, e.reserve_bytes, per))
             return vs_error_set(err, VS_EUNIT, "the reserve does not fit in 64 bits");
         e.conservative = 1;
     }
@@ -99,8 +100,8 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         const vs_component_view *v = &views->v[i];
         vs_buf why = VS_BUF_INIT;
         if (!vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED) ||
-            !vs_component_stale(sheet, json_array_get(vs_sheet_array(sheet, "components"), i),
-                                &why)) {
+            !vs_derived_component_stale(
+                sheet, json_array_get(vs_sheet_array(sheet, "components"), i), &why)) {
             vs_buf_free(&why);
             continue;
         }
@@ -111,7 +112,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         vs_buf_free(&why);
     }
     /* records keep bytes as JSON integers, which are signed 64-bit */
-    if (vs_ckd_add(&e.envelope_bytes, e.weights_gpu_bytes, e.reserve_bytes) ||
+    if (vs_checked_add(&e.envelope_bytes, e.weights_gpu_bytes, e.reserve_bytes) ||
         e.envelope_bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT,
                             "the envelope exceeds the largest amount a record holds, "
@@ -198,7 +199,8 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         vs_jw_member_bytes(w, "gpu_bytes", v->known, vs_placement_per_gpu(&pl, cls, v->value));
         vs_jw_member_u64(w, "ways", vs_placement_ways(&pl, cls));
         if (env->n_stale && vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED) &&
-            vs_component_stale(sheet, json_array_get(vs_sheet_array(sheet, "components"), i), NULL))
+            vs_derived_component_stale(
+                sheet, json_array_get(vs_sheet_array(sheet, "components"), i), NULL))
             vs_jw_member_str(w, "flag", VS_STALE_FLAG);
         vs_jw_close(w, '}');
         if (!v->known && v->name) /* the names list, written beside in the same walk */
@@ -229,7 +231,8 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     vs_jw_key(w, "notes");
     vs_jw_open(w, '[');
     if (env->weights_known && env->weights_basis &&
-        !strcmp(env->weights_basis, "params x bits / 8") && (note = vs_format_quant_note(bits)))
+        !strcmp(env->weights_basis, "params x bits / 8") &&
+        (note = vs_envelope_format_quant_note(bits)))
         vs_jw_str(w, note);
     if (env->conservative)
         vs_jw_str(w, "a conservative envelope: a sum of independent maxima, not an observed peak");

@@ -39,15 +39,15 @@ typedef struct vs_envelope {
 } vs_envelope;
 
 /* Bits per value of a format name ("bf16" -> 16, "nf4" -> 4), or 0 when unknown. */
-unsigned vs_format_bits(const char *format);
+unsigned vs_envelope_format_bits(const char *format);
 
 /* weights = params x bits / 8 bytes, rounded up; VS_EUNIT on overflow. */
-int vs_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err);
+int vs_envelope_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err);
 
 /* For a quantised width (8 bits or fewer) weighed as params x bits / 8: the
  * note that scales, metadata and layers kept in another format are not
  * included, so the figure is not a guaranteed peak (static). NULL otherwise. */
-const char *vs_format_quant_note(unsigned bits);
+const char *vs_envelope_format_quant_note(unsigned bits);
 
 /* The bits of the sheet's weights: card.bits, else the bits of card.format;
  * 0 when neither is set. */

@@ -18,7 +18,7 @@ static const struct {
     {"fp8_e4m3", VS_FORMAT_FP8}, {"fp8_e5m2", VS_FORMAT_FP8}, {"int8", VS_FORMAT_INT8},
     {"int4", VS_FORMAT_INT4},    {"nf4", VS_FORMAT_NF4},      {"fp4", VS_FORMAT_FP4}};
 
-unsigned vs_dtype_bits(const char *dtype)
+unsigned vs_estimate_dtype_bits(const char *dtype)
 {
     size_t i;
     if (!dtype)
@@ -29,7 +29,7 @@ unsigned vs_dtype_bits(const char *dtype)
     return 0;
 }
 
-const char *vs_dtype_names(void)
+const char *vs_estimate_dtype_names(void)
 {
     /* every name of dtype_table, in its order */
     return "fp32, float32, fp16, float16, bf16, bfloat16, fp8, e4m3, e5m2, fp8_e4m3, fp8_e5m2, "

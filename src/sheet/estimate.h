@@ -47,9 +47,9 @@ const vs_estimator_info *vs_estimator_info_find(const char *name);
 
 /* Bits per stored value of a cache or tensor dtype: fp32/float32 32, fp16/bf16
  * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4; 0 when unknown. */
-unsigned vs_dtype_bits(const char *dtype);
-/* The names vs_dtype_bits accepts, as a list for messages ("fp32, ..., nf4 or fp4"). */
-const char *vs_dtype_names(void);
+unsigned vs_estimate_dtype_bits(const char *dtype);
+/* The names vs_estimate_dtype_bits accepts, as a list for messages ("fp32, ..., nf4 or fp4"). */
+const char *vs_estimate_dtype_names(void);
 
 /* KV cache of one full group (every layer full attention): 2 x layers x
  * kv_heads x head_dim x bits/8 x length x concurrency bytes, rounded up (GQA
@@ -123,7 +123,7 @@ int vs_quant_rule_get(vs_quant_rule *out, const char *scheme, uint64_t group, in
  * vs_quant_rule_get would otherwise read as "the scheme's default": a verb that
  * reads group= calls this when the key is present, so group=0 is refused
  * instead of silently becoming 64 or 128. */
-int vs_quant_group_check(uint64_t group, vs_error *err);
+int vs_estimate_quant_group_check(uint64_t group, vs_error *err);
 
 /* ceil(params / group) x meta_bits / 8 + ceil(params / (group x group2)) x
  * meta2_bits / 8, each rounded up to whole bytes. */
@@ -135,7 +135,7 @@ int vs_estimate_quant(uint64_t *out, const vs_quant_rule *rule, uint64_t params,
  * (frames - 1) / t + 1, the causal first frame kept whole (diffusers'
  * pipeline_wan.py, pipeline_hunyuan_video.py: num_latent_frames). frames 0
  * reads as 1 (an image). */
-uint64_t vs_latent_frames(uint64_t frames, uint64_t temporal);
+uint64_t vs_estimate_latent_frames(uint64_t frames, uint64_t temporal);
 
 /* Latents: batch x channels x (height / factor) x (width / factor) x
  * latent_frames x bits / 8, rounded up (diffusers' prepare_latents: shape
@@ -148,8 +148,8 @@ int vs_estimate_latents(uint64_t *out, uint64_t batch, uint64_t channels, uint64
 /* Latent tokens the denoiser attends over: (height / div) x (width / div) x
  * latent_frames + text_tokens, div = the VAE factor x the patch size x the
  * extra downsampling before the attention level. */
-int vs_latent_tokens(uint64_t *out, uint64_t width, uint64_t height, uint64_t div,
-                     uint64_t latent_frames, uint64_t text_tokens, vs_error *err);
+int vs_estimate_latent_tokens(uint64_t *out, uint64_t width, uint64_t height, uint64_t div,
+                              uint64_t latent_frames, uint64_t text_tokens, vs_error *err);
 
 /* The attention score matrix eager attention materialises: batch x heads x
  * tokens^2 x bits / 8 (fused scaled-dot-product / flash attention does not

@@ -40,7 +40,7 @@ int vs_kv_layout_add(vs_kv_layout *l, const vs_kv_group *g, vs_error *err)
      * local/global model (5 sliding, 1 full, ...) stays two groups. */
     for (i = 0; i < l->n; i++)
         if (same_shape(&l->g[i], g)) {
-            if (vs_ckd_add(&l->g[i].layers, l->g[i].layers, g->layers))
+            if (vs_checked_add(&l->g[i].layers, l->g[i].layers, g->layers))
                 return vs_error_set(err, VS_EVALUE, "too many layers in one KV group");
             return 0;
         }
@@ -103,7 +103,7 @@ uint64_t vs_kv_group_values_per_token(const vs_kv_group *g, uint64_t tp)
 
 static int mul(uint64_t *acc, uint64_t x, vs_error *err)
 {
-    if (vs_ckd_mul(acc, *acc, x))
+    if (vs_checked_mul(acc, *acc, x))
         return vs_error_set(err, VS_EUNIT, "the KV cache does not fit in 64-bit bytes");
     return 0;
 }
@@ -155,7 +155,7 @@ int vs_kv_layout_bytes(uint64_t *total, uint64_t *per_token, vs_kv_group_bytes *
             }
         }
         r.bytes = v;
-        if (vs_ckd_add(&sum, sum, v) || vs_ckd_add(&tok_sum, tok_sum, r.bytes_per_token))
+        if (vs_checked_add(&sum, sum, v) || vs_checked_add(&tok_sum, tok_sum, r.bytes_per_token))
             return vs_error_set(err, VS_EUNIT, "the KV cache does not fit in 64-bit bytes");
         if (out)
             out[i] = r;

@@ -136,7 +136,7 @@ static json_t *copy_field(const char *key, json_t *value)
                                                               : vs_json_copy(value);
 }
 
-json_t *vs_sheets_snapshot(json_t *sheets)
+json_t *vs_sheet_snapshot_all(json_t *sheets)
 {
     json_t *out = json_array(), *sheet;
     size_t i;

@@ -148,7 +148,7 @@ json_t *vs_sheet_component(const json_t *sheet, const char *name);
  * component objects; everything else a verb may edit in place (the sheets,
  * their card, arrays and other objects) is copied. Scalars are shared as
  * util/json says. A new reference, or NULL when memory is short. */
-json_t *vs_sheets_snapshot(json_t *sheets);
+json_t *vs_sheet_snapshot_all(json_t *sheets);
 
 /* A component's fields, read in one walk over its keys: a long sheet's
  * envelope, chart, table and payload read five or six fields of each of

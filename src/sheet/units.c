@@ -36,19 +36,19 @@ static const struct {
 #define UNIT_COUNT (sizeof unit_table / sizeof unit_table[0])
 #define UNIT_LIST "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB"
 
-int vs_u64_add(uint64_t *out, uint64_t a, uint64_t b)
+int vs_units_add(uint64_t *out, uint64_t a, uint64_t b)
 {
     uint64_t r;
-    if (vs_ckd_add(&r, a, b))
+    if (vs_checked_add(&r, a, b))
         return VS_EUNIT;
     *out = r;
     return 0;
 }
 
-int vs_u64_mul(uint64_t *out, uint64_t a, uint64_t b)
+int vs_units_mul(uint64_t *out, uint64_t a, uint64_t b)
 {
     uint64_t r;
-    if (vs_ckd_mul(&r, a, b))
+    if (vs_checked_mul(&r, a, b))
         return VS_EUNIT;
     *out = r;
     return 0;
@@ -203,14 +203,14 @@ static int decimal_to_u64(const decimal *x, int round_up, uint64_t *out, int *in
         frac = 1; /* the digits were stripped of trailing zeros: what is dropped is non-zero */
     }
     for (i = 0; i < keep; i++)
-        if (vs_u64_mul(&v, v, 10) < 0 || vs_u64_add(&v, v, x->d[i]) < 0)
+        if (vs_units_mul(&v, v, 10) < 0 || vs_units_add(&v, v, x->d[i]) < 0)
             return VS_EUNIT;
     for (e = x->exp10; e > 0; e--)
-        if (vs_u64_mul(&v, v, 10) < 0)
+        if (vs_units_mul(&v, v, 10) < 0)
             return VS_EUNIT;
     if (frac) {
         *inexact = 1;
-        if (round_up && vs_u64_add(&v, v, 1) < 0)
+        if (round_up && vs_units_add(&v, v, 1) < 0)
             return VS_EUNIT;
     }
     *out = v;
@@ -406,7 +406,7 @@ int vs_units_parse_uint(uint64_t *out, const char *text, vs_error *err)
     for (p = text; *p; p++) {
         if (!is_digit(*p))
             return vs_error_set(err, VS_EVALUE, "expected a whole number, got '%s'", text);
-        if (vs_u64_mul(&v, v, 10) < 0 || vs_u64_add(&v, v, (uint64_t)(*p - '0')) < 0)
+        if (vs_units_mul(&v, v, 10) < 0 || vs_units_add(&v, v, (uint64_t)(*p - '0')) < 0)
             return vs_error_set(err, VS_EVALUE, "'%s' is too large (at most %llu)", text,
                                 (unsigned long long)UINT64_MAX);
     }

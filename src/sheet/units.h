@@ -74,7 +74,7 @@ char *vs_units_grouped(char *out, size_t outlen, uint64_t n);
 char *vs_units_describe(char *out, size_t outlen, uint64_t bytes);
 
 /* Checked arithmetic (util/checked.h): 0, or VS_EUNIT when the result would not fit in 64 bits. */
-int vs_u64_add(uint64_t *out, uint64_t a, uint64_t b);
-int vs_u64_mul(uint64_t *out, uint64_t a, uint64_t b);
+int vs_units_add(uint64_t *out, uint64_t a, uint64_t b);
+int vs_units_mul(uint64_t *out, uint64_t a, uint64_t b);
 
 #endif

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 /* VRAMSHEET_RECORDS_WAIT_MS shortens the wait (tests of stale locks). */
-int vs_st_retry_ms(void)
+int vs_store_retry_ms(void)
 {
     const char *e = getenv("VRAMSHEET_RECORDS_WAIT_MS");
     long v = e ? strtol(e, NULL, 10) : 0;
@@ -34,7 +34,7 @@ static const char *git_msg(void)
 }
 
 /* Copies libgit2's thread-local message at once into err, after our context. */
-int vs_st_gfail(vs_error *err, int code, const char *fmt, ...)
+int vs_store_gfail(vs_error *err, int code, const char *fmt, ...)
 {
     char ctx[512];
     va_list ap;
@@ -44,7 +44,7 @@ int vs_st_gfail(vs_error *err, int code, const char *fmt, ...)
     return vs_error_set(err, code, "%s: %s", ctx, git_msg());
 }
 
-void vs_st_hex(char out[VS_STORE_HEX], const git_oid *oid)
+void vs_store_hex(char out[VS_STORE_HEX], const git_oid *oid)
 {
     git_oid_tostr(out, VS_STORE_HEX, oid);
 }
@@ -52,18 +52,18 @@ void vs_st_hex(char out[VS_STORE_HEX], const git_oid *oid)
 /* A short random pause so that racing writers do not retry in lock step. The
  * draw is libsodium's (seeded from the system per process): rand() unseeded
  * gave every process the same sequence, so racing writers backed off alike. */
-unsigned vs_st_backoff_us(int attempt)
+unsigned vs_store_backoff_us(int attempt)
 {
     int cap = attempt < 20 ? attempt + 1 : 20;
     return randombytes_uniform((uint32_t)(cap * 500 + 1)) + 100;
 }
 
-void vs_st_backoff(int attempt)
+void vs_store_backoff(int attempt)
 {
-    usleep((useconds_t)vs_st_backoff_us(attempt));
+    usleep((useconds_t)vs_store_backoff_us(attempt));
 }
 
-int vs_st_is_busy(int rc)
+int vs_store_is_busy(int rc)
 {
     return rc == GIT_EMODIFIED || rc == GIT_ELOCKED || rc == GIT_EEXISTS;
 }
@@ -153,7 +153,7 @@ int vs_store_open(vs_store **out, const char *path, vs_error *err)
     if (sodium_init() < 0)
         return vs_error_set(err, VS_ERECORDS, "libsodium failed to initialise");
     if (git_libgit2_init() < 0)
-        return vs_st_gfail(err, VS_ERECORDS, "cannot start libgit2");
+        return vs_store_gfail(err, VS_ERECORDS, "cannot start libgit2");
     /* libgit2 re-hashes every object it reads by default (git does not; fsck
      * does): that was 70% of `history` on a 40 KB sheets/ tree per commit. */
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
@@ -188,7 +188,7 @@ done:
         return rc;
     }
     if (st->repo && !git_repository_is_bare(st->repo))
-        vs_st_repair_interrupted(st);
+        vs_store_repair_interrupted(st);
     *out = st;
     return 0;
 }
@@ -220,7 +220,7 @@ int vs_store_is_bare(const vs_store *st)
     return st->repo && git_repository_is_bare(st->repo);
 }
 
-int vs_st_ensure_repo(vs_store *st, int *created, vs_error *err)
+int vs_store_ensure_repo(vs_store *st, int *created, vs_error *err)
 {
     git_repository_init_options o;
     int rc;
@@ -236,7 +236,7 @@ int vs_st_ensure_repo(vs_store *st, int *created, vs_error *err)
         st->repo = NULL;
         if (open_patiently(&st->repo, st->path) == 0)
             return 0;
-        return vs_st_gfail(
+        return vs_store_gfail(
             err, VS_ERECORDS,
             "cannot create the records repository at %s (choose a writable folder with "
             "`records PATH` or VRAMSHEET_RECORDS; the sheet stays open in the kernel)",
@@ -247,7 +247,7 @@ int vs_st_ensure_repo(vs_store *st, int *created, vs_error *err)
     return 0;
 }
 
-int vs_st_need_repo(vs_store *st, vs_error *err)
+int vs_store_need_repo(vs_store *st, vs_error *err)
 {
     if (st->repo)
         return 0;
@@ -256,13 +256,13 @@ int vs_st_need_repo(vs_store *st, vs_error *err)
 }
 
 /* The branch HEAD names, as a full reference name. */
-int vs_st_head_branch(vs_store *st, char *refname, size_t len, vs_error *err)
+int vs_store_head_branch(vs_store *st, char *refname, size_t len, vs_error *err)
 {
     git_reference *head = NULL;
     const char *target;
     int rc = 0;
     if (git_reference_lookup(&head, st->repo, "HEAD") < 0)
-        return vs_st_gfail(err, VS_ERECORDS, "records %s: cannot read HEAD", st->path);
+        return vs_store_gfail(err, VS_ERECORDS, "records %s: cannot read HEAD", st->path);
     if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC ||
         !(target = git_reference_symbolic_target(head)) || strncmp(target, "refs/heads/", 11)) {
         rc = vs_error_set(err, VS_ERECORDS,
@@ -289,25 +289,25 @@ int vs_store_branch(vs_store *st, char *out, size_t outlen, vs_error *err)
         snprintf(out, outlen, "%s", "main");
         return 0;
     }
-    if ((rc = vs_st_head_branch(st, ref, sizeof ref, err)) < 0)
+    if ((rc = vs_store_head_branch(st, ref, sizeof ref, err)) < 0)
         return rc;
     snprintf(out, outlen, "%s", ref + 11);
     return 0;
 }
 
 /* The branch tip: 1 with *tip, 0 when the branch has no commit yet. */
-int vs_st_branch_tip(git_repository *repo, const char *refname, git_oid *tip, vs_error *err)
+int vs_store_branch_tip(git_repository *repo, const char *refname, git_oid *tip, vs_error *err)
 {
     int rc = git_reference_name_to_id(tip, repo, refname);
     if (rc == 0)
         return 1;
     if (rc == GIT_ENOTFOUND)
         return 0;
-    return vs_st_gfail(err, VS_ERECORDS, "cannot read %s", refname);
+    return vs_store_gfail(err, VS_ERECORDS, "cannot read %s", refname);
 }
 
 /* Where libgit2 keeps the lock of a reference, to name it in a stale-lock report. */
-void vs_st_lock_report(vs_store *st, const char *file, vs_error *err)
+void vs_store_lock_report(vs_store *st, const char *file, vs_error *err)
 {
     char p[4096];
     struct stat sb;
@@ -328,7 +328,7 @@ void vs_st_lock_report(vs_store *st, const char *file, vs_error *err)
     }
 }
 
-int vs_st_check_writable(vs_store *st, vs_error *err)
+int vs_store_check_writable(vs_store *st, vs_error *err)
 {
     char p[4096];
     snprintf(p, sizeof p, "%sobjects", git_repository_path(st->repo));
@@ -340,7 +340,7 @@ int vs_st_check_writable(vs_store *st, vs_error *err)
     return 0;
 }
 
-int vs_st_make_signature(git_repository *repo, git_signature **sig)
+int vs_store_make_signature(git_repository *repo, git_signature **sig)
 {
     const char *n = getenv("GIT_COMMITTER_NAME"), *e = getenv("GIT_COMMITTER_EMAIL");
     if (!n)

@@ -60,7 +60,7 @@ static int usage_error(const char *cmd, const char *msg, const char *help)
     return 2;
 }
 
-int vs_log_main(int argc, char **argv)
+int vs_cli_log(int argc, char **argv)
 {
     const char *sheet = NULL, *given = NULL;
     long limit = 0;
@@ -130,7 +130,7 @@ int vs_log_main(int argc, char **argv)
             goto done;
         }
         printf("%s\n", s);
-        vs_json_free(s);
+        vs_pool_json_free(s);
     } else {
         for (k = 0; k < h.n; k++) {
             char when[80];
@@ -149,7 +149,7 @@ done:
     return rc;
 }
 
-int vs_show_main(int argc, char **argv)
+int vs_cli_show(int argc, char **argv)
 {
     const char *spec = NULL, *given = NULL, *rev = NULL;
     int json = 0, i, rc = 1;

@@ -37,7 +37,7 @@ static int sheet_held(git_repository *repo, const git_oid *tip, const char *id, 
         int has = 0;
         if ((rc = git_commit_lookup(&c, repo, &oid)) < 0)
             goto done;
-        rc = vs_st_sheet_blob_at(repo, git_commit_tree_id(c), id, "sheet.json", &cur, &has);
+        rc = vs_store_sheet_blob_at(repo, git_commit_tree_id(c), id, "sheet.json", &cur, &has);
         git_commit_free(c);
         if (rc < 0)
             goto done;
@@ -65,12 +65,12 @@ static void note_path(vs_store *st, char *p, size_t n)
     snprintf(p, n, "%svramsheet-theirs", git_repository_path(st->repo));
 }
 
-void vs_st_note_write(vs_store *st, const vs_st_theirs_note *tn)
+void vs_store_note_write(vs_store *st, const vs_store_theirs_note *tn)
 {
     char p[4096], h[VS_STORE_HEX], *text = NULL;
     size_t i, len;
     FILE *f;
-    vs_st_hex(h, &tn->theirs);
+    vs_store_hex(h, &tn->theirs);
     note_path(st, p, sizeof p);
     if (!(f = open_memstream(&text, &len)))
         return;
@@ -78,11 +78,11 @@ void vs_st_note_write(vs_store *st, const vs_st_theirs_note *tn)
     for (i = 0; i < tn->n; i++)
         fprintf(f, "%s\n", tn->chosen[i]);
     if (fclose(f) == 0)
-        vs_st_write_file_atomic(p, text, len);
+        vs_store_write_file_atomic(p, text, len);
     free(text);
 }
 
-void vs_st_note_read(vs_store *st, vs_st_theirs_note *tn)
+void vs_store_note_read(vs_store *st, vs_store_theirs_note *tn)
 {
     char p[4096], line[128];
     FILE *f;
@@ -109,7 +109,7 @@ static void note_remove(vs_store *st)
     unlink(p);
 }
 
-static int note_has(const vs_st_theirs_note *tn, const char *id)
+static int note_has(const vs_store_theirs_note *tn, const char *id)
 {
     size_t i;
     for (i = 0; i < tn->n; i++)
@@ -122,7 +122,7 @@ static int note_has(const vs_st_theirs_note *tn, const char *id)
  * each sheet changed on one side comes from that side, and each chosen sheet
  * from ours, whole. */
 static int joined_tree(git_repository *repo, const git_oid *ours_tree, const git_oid *tip,
-                       const git_oid *theirs, const vs_st_theirs_note *tn, git_oid *out)
+                       const git_oid *theirs, const vs_store_theirs_note *tn, git_oid *out)
 {
     git_oid base;
     git_commit *bc = NULL, *tc = NULL;
@@ -189,7 +189,7 @@ done:
  * when this choice is the last one needed (the commit joins theirs); *chosen
  * when id is one of the diverged sheets. Drops a note that no longer applies. */
 static int divergence_choice(vs_store *st, const git_oid *tip, const char *id,
-                             vs_st_theirs_note *tn, int *join, int *chosen)
+                             vs_store_theirs_note *tn, int *join, int *chosen)
 {
     char names[600], ids[STORE_DIVERGED_MAX][VS_SHEET_ID_MAX];
     size_t nids = 0, i;
@@ -197,7 +197,7 @@ static int divergence_choice(vs_store *st, const git_oid *tip, const char *id,
     git_commit *tc = NULL;
     int missing;
     *join = *chosen = 0;
-    vs_st_note_read(st, tn);
+    vs_store_note_read(st, tn);
     if (!tn->has)
         return 0;
     missing = git_commit_lookup(&tc, st->repo, &tn->theirs) < 0;
@@ -208,8 +208,8 @@ static int divergence_choice(vs_store *st, const git_oid *tip, const char *id,
         tn->has = 0;
         return 0;
     }
-    if ((nd = vs_st_diverged_sheets(st->repo, tip, &tn->theirs, names, sizeof names, ids, &nids)) <
-        0)
+    if ((nd = vs_store_diverged_sheets(st->repo, tip, &tn->theirs, names, sizeof names, ids,
+                                       &nids)) < 0)
         return nd;
     for (i = 0; i < nids; i++)
         if (!strcmp(ids[i], id))
@@ -239,7 +239,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     size_t nupd = 1, mlen;
     int rc = 0, attempt = 0, created = 0, journaled = 0, keep_journal = 0, joined = 0;
     int64_t deadline;
-    vs_st_theirs_note note;
+    vs_store_theirs_note note;
     git_oid before;
     int had_before = 0;
 
@@ -254,19 +254,19 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     if (!info)
         info = &tmp_info;
     memset(info, 0, sizeof *info);
-    if ((rc = vs_st_ensure_repo(st, &created, err)) < 0)
+    if ((rc = vs_store_ensure_repo(st, &created, err)) < 0)
         return rc;
     info->created = created;
-    if ((rc = vs_st_check_writable(st, err)) < 0)
+    if ((rc = vs_store_check_writable(st, err)) < 0)
         return rc;
-    if ((rc = vs_st_head_branch(st, refname, sizeof refname, err)) < 0)
+    if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
         return rc;
     snprintf(info->branch, sizeof info->branch, "%.255s", refname + 11);
     snprintf(path_json, sizeof path_json, "sheets/%s/sheet.json", w->sheet_id);
     snprintf(path_md, sizeof path_md, "sheets/%s/sheet.md", w->sheet_id);
     if (!git_repository_is_bare(st->repo)) {
         char edited[600];
-        if ((rc = vs_st_hand_edits(st, w->sheet_id, edited, sizeof edited, err)) < 0)
+        if ((rc = vs_store_hand_edits(st, w->sheet_id, edited, sizeof edited, err)) < 0)
             return rc;
         if (*edited)
             return vs_error_set(err, VS_ERECORDS,
@@ -276,7 +276,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                                 "`git -C %s commit`, or drop them with `git -C %s checkout HEAD -- "
                                 "sheets/%s/`, then commit again",
                                 st->path, edited, st->path, st->path, st->path, w->sheet_id);
-        if ((rc = vs_st_journal_begin(st, w->sheet_id, err)) < 0)
+        if ((rc = vs_store_journal_begin(st, w->sheet_id, err)) < 0)
             return rc;
         journaled = 1;
     }
@@ -294,13 +294,13 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     snprintf(logmsg, sizeof logmsg, "commit: %.*s",
              (int)strcspn(msg, "\n") > 200 ? 200 : (int)strcspn(msg, "\n"), msg);
 
-    if (vs_st_make_signature(st->repo, &sig) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot make a commit signature");
+    if (vs_store_make_signature(st->repo, &sig) < 0) {
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot make a commit signature");
         goto done;
     }
     if (git_blob_create_from_buffer(&blob_json, st->repo, w->json, w->json_len) < 0 ||
         (w->md && git_blob_create_from_buffer(&blob_md, st->repo, w->md, w->md_len) < 0)) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot write to records %s", st->path);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot write to records %s", st->path);
         goto done;
     }
     memset(upd, 0, sizeof upd);
@@ -326,28 +326,29 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         int have, crc, has_cur = 0, join = 0, chosen = 0;
 
         attempt++;
-        if ((have = vs_st_branch_tip(st->repo, refname, &tip, err)) < 0) {
+        if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0) {
             rc = have;
             goto done;
         }
         if (have && (git_commit_lookup(&parent, st->repo, &tip) < 0 ||
                      git_commit_tree(&ptree, parent) < 0)) {
             git_commit_free(parent);
-            rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
-        if (ptree && vs_st_sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json",
-                                         &cur, &has_cur) < 0) {
+        if (ptree && vs_store_sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json",
+                                            &cur, &has_cur) < 0) {
             git_tree_free(ptree);
             git_commit_free(parent);
-            rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
         if (have && w->replace &&
             (crc = divergence_choice(st, &tip, w->sheet_id, &note, &join, &chosen)) < 0) {
             git_tree_free(ptree);
             git_commit_free(parent);
-            rc = vs_st_gfail(err, VS_ERECORDS, "cannot compare the sheets here and in the remote");
+            rc = vs_store_gfail(err, VS_ERECORDS,
+                                "cannot compare the sheets here and in the remote");
             goto done;
         }
         /* The records already hold exactly this sheet (a notebook run again from
@@ -359,10 +360,10 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
              * other sheets were committed since (a notebook run again names the
              * commit its first run wrote) */
             if (sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &wrote) > 0)
-                vs_st_hex(info->commit, &wrote);
+                vs_store_hex(info->commit, &wrote);
             else
-                vs_st_hex(info->commit, &tip);
-            vs_st_hex(info->blob, &cur);
+                vs_store_hex(info->commit, &tip);
+            vs_store_hex(info->blob, &cur);
             info->unchanged = 1;
             info->attempts = attempt;
             git_tree_free(ptree);
@@ -382,12 +383,12 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                 (held = sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &held_at)) < 0) {
                 git_tree_free(ptree);
                 git_commit_free(parent);
-                rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the history of %s", refname);
+                rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the history of %s", refname);
                 goto done;
             }
             if (held) {
-                vs_st_hex(info->commit, &held_at);
-                vs_st_hex(info->blob, &blob_json);
+                vs_store_hex(info->commit, &held_at);
+                vs_store_hex(info->blob, &blob_json);
                 info->unchanged = 1;
                 info->held_earlier = 1;
                 info->attempts = attempt;
@@ -396,9 +397,9 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                 goto done;
             }
             if (stale) {
-                vs_st_hex(info->commit, &tip);
+                vs_store_hex(info->commit, &tip);
                 if (has_cur)
-                    vs_st_hex(info->blob, &cur);
+                    vs_store_hex(info->blob, &cur);
                 if (w->expected_blob && has_cur)
                     rc = vs_error_set(err, VS_ECONFLICT,
                                       "sheet '%s' changed in the records (%s, now at %.12s) since "
@@ -442,13 +443,13 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                                     have ? (join ? 2 : 1) : 0, parents);
         }
         if (crc < 0) {
-            rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the commit to %s", st->path);
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot write the commit to %s", st->path);
         } else {
             crc = git_reference_create_matching(&ref, st->repo, refname, &commit_oid, have ? 1 : 0,
                                                 have ? &tip : NULL, logmsg);
             git_reference_free(ref);
-            if (crc < 0 && !vs_st_is_busy(crc))
-                rc = vs_st_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, st->path);
+            if (crc < 0 && !vs_store_is_busy(crc))
+                rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, st->path);
         }
         git_tree_free(tree);
         git_tree_free(ptree);
@@ -459,23 +460,23 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         if (crc == 0) {
             joined = join;
             if (join)
-                vs_st_hex(info->joined, &note.theirs);
+                vs_store_hex(info->joined, &note.theirs);
             if (join)
                 note_remove(st);
             else if (chosen)
-                vs_st_note_write(st, &note);
+                vs_store_note_write(st, &note);
             break;
         }
         /* Somebody moved the branch (or holds its lock): rebuild from the new tip. */
         if (vs_clock_mono_ms() > deadline) {
-            vs_st_lock_report(st, refname, err);
+            vs_store_lock_report(st, refname, err);
             rc = VS_ERECORDS;
             goto done;
         }
-        vs_st_backoff(attempt);
+        vs_store_backoff(attempt);
     }
-    vs_st_hex(info->commit, &commit_oid);
-    vs_st_hex(info->blob, &blob_json);
+    vs_store_hex(info->commit, &commit_oid);
+    vs_store_hex(info->blob, &blob_json);
     info->attempts = attempt;
     if (!git_repository_is_bare(st->repo)) {
         vs_error werr;
@@ -484,8 +485,8 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         vs_error_clear(&werr);
         /* joined: theirs' other sheets arrive too */
         if ((joined &&
-             vs_st_checkout_moved(st, had_before ? &before : NULL, &commit_oid, &werr) < 0) ||
-            vs_st_sync_sheets(st, refname, ids, 1, &werr) < 0) {
+             vs_store_checkout_moved(st, had_before ? &before : NULL, &commit_oid, &werr) < 0) ||
+            vs_store_sync_sheets(st, refname, ids, 1, &werr) < 0) {
             snprintf(info->warning, sizeof info->warning,
                      "committed, but the work tree of %.80s was not updated: %.360s", st->path,
                      werr.message);
@@ -494,7 +495,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     }
 done:
     if (journaled && !keep_journal)
-        vs_st_journal_end(st, w->sheet_id);
+        vs_store_journal_end(st, w->sheet_id);
     git_signature_free(sig);
     free(msg);
     return rc;

@@ -93,8 +93,8 @@ done:
 }
 
 /* The blob id of sheets/<id>/<file> in a commit's tree, read raw. */
-int vs_st_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
-                        const char *file, git_oid *out, int *has)
+int vs_store_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
+                           const char *file, git_oid *out, int *has)
 {
     git_odb *odb = NULL;
     git_oid sheets, folder;
@@ -154,7 +154,7 @@ static int history_push(vs_store_revisions *out, size_t *cap, git_commit *c, con
         return VS_ENOMEM;
     memcpy(r->message, m ? m : "", len);
     r->message[len] = '\0';
-    vs_st_hex(r->commit, oid);
+    vs_store_hex(r->commit, oid);
     r->time = (int64_t)git_commit_time(c);
     r->offset = git_commit_time_offset(c);
     out->n++;
@@ -177,12 +177,12 @@ int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_
         return vs_error_set(err, VS_EVALUE, "'%s' is not a sheet id", sheet_id);
     if (!st->repo)
         return 0;
-    if ((rc = vs_st_head_branch(st, refname, sizeof refname, err)) < 0)
+    if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
         return rc;
-    if ((have = vs_st_branch_tip(st->repo, refname, &tip, err)) <= 0)
+    if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) <= 0)
         return have;
     if (git_revwalk_new(&walk, st->repo) < 0 || git_revwalk_push(walk, &tip) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot walk the history of %s", st->path);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot walk the history of %s", st->path);
         goto done;
     }
     git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
@@ -190,7 +190,7 @@ int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_
         git_commit *c = NULL;
         int touched = 1;
         if (git_commit_lookup(&c, st->repo, &oid) < 0) {
-            rc = vs_st_gfail(err, VS_ERECORDS, "cannot read commit");
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot read commit");
             goto done;
         }
         if (sheet_id) {
@@ -199,7 +199,7 @@ int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_
             unsigned int p, np = git_commit_parentcount(c);
             if ((rc = folder_cached(st->repo, &fc, &oid, sheet_id, &mine, &has_mine)) < 0) {
                 git_commit_free(c);
-                rc = vs_st_gfail(err, VS_ERECORDS, "cannot read a tree");
+                rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
                 goto done;
             }
             touched = np == 0 ? has_mine : 1;
@@ -209,7 +209,7 @@ int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_
                 if ((rc = folder_cached(st->repo, &fc, git_commit_parent_id(c, p), sheet_id,
                                         &theirs, &has_theirs)) < 0) {
                     git_commit_free(c);
-                    rc = vs_st_gfail(err, VS_ERECORDS, "cannot read a tree");
+                    rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
                     goto done;
                 }
                 if (has_mine == has_theirs && (!has_mine || git_oid_equal(&mine, &theirs)))
@@ -228,7 +228,7 @@ int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_
     if (rc == GIT_ITEROVER)
         rc = 0;
     else if (rc < 0 && rc != VS_ENOMEM)
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot walk the history of %s", st->path);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot walk the history of %s", st->path);
 done:
     git_revwalk_free(walk);
     if (rc < 0)
@@ -254,21 +254,21 @@ static int resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_er
     git_object *obj = NULL, *peeled = NULL;
     int rc;
     *out = NULL;
-    if ((rc = vs_st_need_repo(st, err)) < 0)
+    if ((rc = vs_store_need_repo(st, err)) < 0)
         return rc;
     if (!rev) {
         char refname[VS_STORE_BRANCH_MAX + 16];
         git_oid tip;
         int have;
-        if ((rc = vs_st_head_branch(st, refname, sizeof refname, err)) < 0)
+        if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
             return rc;
-        if ((have = vs_st_branch_tip(st->repo, refname, &tip, err)) < 0)
+        if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0)
             return have;
         if (!have)
             return vs_error_set(err, VS_ENOTFOUND, "no records yet in %s (branch %s has no commit)",
                                 st->path, refname + 11);
         if (git_commit_lookup(out, st->repo, &tip) < 0)
-            return vs_st_gfail(err, VS_ERECORDS, "cannot read the tip");
+            return vs_store_gfail(err, VS_ERECORDS, "cannot read the tip");
         return 0;
     }
     rc = git_revparse_single(&obj, st->repo, rev);
@@ -281,7 +281,7 @@ static int resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_er
         goto done;
     }
     if (rc < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read revision '%s'", rev);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read revision '%s'", rev);
         goto done;
     }
     if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
@@ -320,7 +320,7 @@ static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev
     git_oid oid;
     int rc;
     *out = NULL;
-    if ((rc = vs_st_need_repo(st, err)) < 0)
+    if ((rc = vs_store_need_repo(st, err)) < 0)
         return rc;
     if (n > 1000000)
         return vs_error_set(err, VS_ENOTFOUND, "no revision '%s' of sheet '%s'", rev, sheet_id);
@@ -340,7 +340,7 @@ static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev
         return rc;
     }
     rc = git_oid_fromstr(&oid, h.revs[n].commit) < 0 || git_commit_lookup(out, st->repo, &oid) < 0
-             ? vs_st_gfail(err, VS_ERECORDS, "cannot read commit %s", h.revs[n].commit)
+             ? vs_store_gfail(err, VS_ERECORDS, "cannot read commit %s", h.revs[n].commit)
              : 0;
     vs_store_revisions_clear(&h);
     return rc;
@@ -368,10 +368,10 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
             ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, err)) < 0
             : (rc = resolve_commit(st, rev, &c, err)) < 0)
         return rc;
-    vs_st_hex(out->commit, git_commit_id(c));
+    vs_store_hex(out->commit, git_commit_id(c));
     snprintf(path, sizeof path, "sheets/%s/%s", sheet_id, file);
     if (git_commit_tree(&tree, c) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read a tree");
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
         goto done;
     }
     if (git_tree_entry_bypath(&e, tree, path) < 0 || git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
@@ -380,10 +380,10 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
         goto done;
     }
     if (git_blob_lookup(&b, st->repo, git_tree_entry_id(e)) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read %s", path);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read %s", path);
         goto done;
     }
-    vs_st_hex(out->blob, git_tree_entry_id(e));
+    vs_store_hex(out->blob, git_tree_entry_id(e));
     len = (size_t)git_blob_rawsize(b);
     if (!(out->data = malloc(len + 1))) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -425,21 +425,21 @@ int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n,
     if (!rev) {
         char refname[VS_STORE_BRANCH_MAX + 16];
         git_oid tip;
-        if ((rc = vs_st_head_branch(st, refname, sizeof refname, err)) < 0)
+        if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
             return rc;
-        if ((rc = vs_st_branch_tip(st->repo, refname, &tip, err)) <= 0)
+        if ((rc = vs_store_branch_tip(st->repo, refname, &tip, err)) <= 0)
             return rc;
     }
     if ((rc = resolve_commit(st, rev, &c, err)) < 0)
         return rc;
     if (git_commit_tree(&tree, c) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read a tree");
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
         goto done;
     }
     if (git_tree_entry_bypath(&e, tree, "sheets") < 0 || git_tree_entry_type(e) != GIT_OBJECT_TREE)
         goto done;
     if (git_tree_lookup(&sheets, st->repo, git_tree_entry_id(e)) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read sheets/");
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read sheets/");
         goto done;
     }
     cnt = git_tree_entrycount(sheets);

@@ -16,8 +16,8 @@
 #define STORE_RETRY_MS_DEFAULT 8000
 #define STORE_PUSH_ATTEMPTS 3
 /* The wait in force: VRAMSHEET_RECORDS_WAIT_MS shortens it (tests of stale locks). */
-int vs_st_retry_ms(void);
-#define STORE_RETRY_MS vs_st_retry_ms()
+int vs_store_retry_ms(void);
+#define STORE_RETRY_MS vs_store_retry_ms()
 
 struct vs_store {
     char *path;
@@ -28,83 +28,83 @@ struct vs_store {
 /* --- store.c: errors, the branch, locks --- */
 
 /* Sets err to our context then libgit2's last message (copied at once); returns code. */
-int vs_st_gfail(vs_error *err, int code, const char *fmt, ...)
+int vs_store_gfail(vs_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void vs_st_hex(char out[VS_STORE_HEX], const git_oid *oid);
+void vs_store_hex(char out[VS_STORE_HEX], const git_oid *oid);
 /* A short random pause so that racing writers do not retry in lock step:
- * vs_st_backoff_us draws it (100 us up to 10 ms, from a per-process random
- * source), vs_st_backoff sleeps it. */
-unsigned vs_st_backoff_us(int attempt);
-void vs_st_backoff(int attempt);
+ * vs_store_backoff_us draws it (100 us up to 10 ms, from a per-process random
+ * source), vs_store_backoff sleeps it. */
+unsigned vs_store_backoff_us(int attempt);
+void vs_store_backoff(int attempt);
 /* 1 for the libgit2 codes of a reference moved or locked by another writer. */
-int vs_st_is_busy(int rc);
+int vs_store_is_busy(int rc);
 /* Creates the repository (branch main) if it does not exist yet; *created (may be NULL). */
-int vs_st_ensure_repo(vs_store *st, int *created, vs_error *err);
+int vs_store_ensure_repo(vs_store *st, int *created, vs_error *err);
 /* VS_ENOTFOUND when nothing was committed there yet. */
-int vs_st_need_repo(vs_store *st, vs_error *err);
+int vs_store_need_repo(vs_store *st, vs_error *err);
 /* The branch HEAD names, as a full reference name. */
-int vs_st_head_branch(vs_store *st, char *refname, size_t len, vs_error *err);
+int vs_store_head_branch(vs_store *st, char *refname, size_t len, vs_error *err);
 /* The branch tip: 1 with *tip, 0 when the branch has no commit yet. */
-int vs_st_branch_tip(git_repository *repo, const char *refname, git_oid *tip, vs_error *err);
+int vs_store_branch_tip(git_repository *repo, const char *refname, git_oid *tip, vs_error *err);
 /* Sets err to a busy or stale lock on file (a reference) of the repository. */
-void vs_st_lock_report(vs_store *st, const char *file, vs_error *err);
-int vs_st_check_writable(vs_store *st, vs_error *err);
-int vs_st_make_signature(git_repository *repo, git_signature **sig);
+void vs_store_lock_report(vs_store *st, const char *file, vs_error *err);
+int vs_store_check_writable(vs_store *st, vs_error *err);
+int vs_store_make_signature(git_repository *repo, git_signature **sig);
 
 /* --- store_worktree.c: the work tree and index --- */
 
 /* Writes path through a temporary file and a rename. 0 or -1 (errno). */
-int vs_st_write_file_atomic(const char *path, const void *data, size_t len);
+int vs_store_write_file_atomic(const char *path, const void *data, size_t len);
 /* The lock that orders writers of the index and work tree (flock: released if a
  * writer dies); *fd_out to unlock and close. */
-int vs_st_worktree_lock(vs_store *st, int *fd_out, vs_error *err);
+int vs_store_worktree_lock(vs_store *st, int *fd_out, vs_error *err);
 /* Brings the index and work-tree files of the given sheets to the tip of branch
  * refname (a full reference name), under the work-tree lock; 0 at once for a
  * bare repository. */
-int vs_st_sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
-                      vs_error *err);
+int vs_store_sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
+                         vs_error *err);
 /* The journal entry of a commit of sheet id by this process: begun before the
  * branch moves, ended once the sheet's files and index follow the tip. An entry
- * left by a writer that died is what vs_st_repair_interrupted finds. */
-int vs_st_journal_begin(vs_store *st, const char *id, vs_error *err);
-void vs_st_journal_end(vs_store *st, const char *id);
+ * left by a writer that died is what vs_store_repair_interrupted finds. */
+int vs_store_journal_begin(vs_store *st, const char *id, vs_error *err);
+void vs_store_journal_end(vs_store *st, const char *id);
 /* Brings the sheets that a killed commit left half-updated to the branch tip,
  * saying so in st->notice. */
-void vs_st_repair_interrupted(vs_store *st);
+void vs_store_repair_interrupted(vs_store *st);
 /* The sheet's files in the work tree (sheets/<id>/sheet.json, sheet.md) that
  * were edited, deleted or staged by hand, names joined into out ("" for none). */
-int vs_st_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_error *err);
+int vs_store_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_error *err);
 
 /* --- store_commit.c: a divergence from a remote, remembered --- */
 
 /* The other side's tip remembered when a pull or push was refused because
  * sheets changed on both sides, with the sheets whose version was chosen since. */
 #define STORE_DIVERGED_MAX 32
-typedef struct vs_st_theirs_note {
+typedef struct vs_store_theirs_note {
     int has;
     git_oid theirs;
     char chosen[STORE_DIVERGED_MAX][VS_SHEET_ID_MAX];
     size_t n;
-} vs_st_theirs_note;
-void vs_st_note_read(vs_store *st, vs_st_theirs_note *tn);
-void vs_st_note_write(vs_store *st, const vs_st_theirs_note *tn);
+} vs_store_theirs_note;
+void vs_store_note_read(vs_store *st, vs_store_theirs_note *tn);
+void vs_store_note_write(vs_store *st, const vs_store_theirs_note *tn);
 
 /* --- store_history.c: reading trees --- */
 
 /* The blob id of sheets/<id>/<file> in a tree, read raw: *has 0 when absent. */
-int vs_st_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
-                        const char *file, git_oid *out, int *has);
+int vs_store_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
+                           const char *file, git_oid *out, int *has);
 
 /* --- store_sync.c: the sides of a remote --- */
 
 /* The sheets changed on both sides since the merge base, to different contents:
  * names joined into names ("sheets/<id>/, ..."), ids listed when not NULL.
  * Returns how many, or a libgit2 error. */
-int vs_st_diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
-                          char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids);
+int vs_store_diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
+                             char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids);
 /* Updates the work tree's files that changed between two commits, leaving a
  * person's own edits alone. */
-int vs_st_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
-                         vs_error *err);
+int vs_store_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
+                            vs_error *err);
 
 #endif

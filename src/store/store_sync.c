@@ -53,8 +53,8 @@ static int same_folder(const git_oid *a, const git_oid *b)
  * sides since their merge base, to different contents, joined into names (as
  * "sheets/<id>/") and, when ids is not NULL, listed there (at most
  * STORE_DIVERGED_MAX, *nids of them). Returns how many, or a libgit2 error. */
-int vs_st_diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
-                          char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids)
+int vs_store_diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
+                             char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids)
 {
     git_oid base;
     git_tree *tb = NULL, *to = NULL, *tt = NULL;
@@ -169,7 +169,7 @@ static int new_remote(vs_store *st, const remote_spec *rs, git_remote **out, vs_
     /* create_anonymous leaks in 1.5.1 (pcre2 match data for insteadOf); this does not. */
     o.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
     if (git_remote_create_with_opts(out, rs->url, &o) < 0)
-        return vs_st_gfail(err, VS_ERECORDS, "remote %s", rs->url);
+        return vs_store_gfail(err, VS_ERECORDS, "remote %s", rs->url);
     return 0;
 }
 
@@ -206,7 +206,7 @@ static int remote_tip(vs_store *st, const remote_spec *rs, const char *refname, 
         git_remote_disconnect(r);
     }
     if (lc < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read remote %s", rs->url);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read remote %s", rs->url);
         goto done;
     }
     for (i = 0; i < n; i++) {
@@ -249,13 +249,13 @@ static int fetch_branch(vs_store *st, const remote_spec *rs, const char *refname
                ++tries < REF_RACE_TRIES && ref_vanished())
             ;
         if (fc < 0) {
-            rc = vs_st_gfail(err, VS_ERECORDS, "cannot fetch from %s", rs->url);
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot fetch from %s", rs->url);
             goto done;
         }
     }
     if (git_reference_name_to_id(oid, st->repo, rs->track) < 0) {
-        rc =
-            vs_st_gfail(err, VS_ERECORDS, "fetched from %s but cannot read %s", rs->url, rs->track);
+        rc = vs_store_gfail(err, VS_ERECORDS, "fetched from %s but cannot read %s", rs->url,
+                            rs->track);
         goto done;
     }
     rc = 1;
@@ -266,8 +266,8 @@ done:
 
 /* After the branch moved from old_tree to new_tree in a repository with a work
  * tree, update the files that changed, leaving the person's own edits alone. */
-int vs_st_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
-                         vs_error *err)
+int vs_store_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
+                            vs_error *err)
 {
     git_checkout_options co;
     git_commit *oc = NULL, *nc = NULL;
@@ -275,19 +275,19 @@ int vs_st_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid 
     int rc = 0, fd = -1;
     if (git_repository_is_bare(st->repo))
         return 0;
-    if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
+    if ((rc = vs_store_worktree_lock(st, &fd, err)) < 0)
         return rc;
     if ((old_commit &&
          (git_commit_lookup(&oc, st->repo, old_commit) < 0 || git_commit_tree(&ot, oc) < 0)) ||
         git_commit_lookup(&nc, st->repo, new_commit) < 0 || git_commit_tree(&nt, nc) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read trees");
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read trees");
         goto done;
     }
     git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
     co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS;
     co.baseline = ot;
     if (git_checkout_tree(st->repo, (git_object *)nt, &co) < 0)
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot update the work tree");
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot update the work tree");
 done:
     git_tree_free(ot);
     git_tree_free(nt);
@@ -311,7 +311,7 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
         git_reference *ref = NULL;
         int crc;
         attempt++;
-        if ((have = vs_st_branch_tip(st->repo, refname, &tip, err)) < 0) {
+        if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0) {
             rc = have;
             goto done;
         }
@@ -335,23 +335,23 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             char both[600];
             int nd;
             git_merge_options_init(&mo, GIT_MERGE_OPTIONS_VERSION);
-            if ((nd = vs_st_diverged_sheets(st->repo, &tip, theirs, both, sizeof both, NULL,
-                                            NULL)) < 0) {
-                rc =
-                    vs_st_gfail(err, VS_ERECORDS, "cannot compare the sheets here and in %s", from);
+            if ((nd = vs_store_diverged_sheets(st->repo, &tip, theirs, both, sizeof both, NULL,
+                                               NULL)) < 0) {
+                rc = vs_store_gfail(err, VS_ERECORDS, "cannot compare the sheets here and in %s",
+                                    from);
                 goto done;
             }
             if (nd > 0) {
                 char th[VS_STORE_HEX];
-                vs_st_theirs_note tn;
-                vs_st_note_read(st, &tn);
+                vs_store_theirs_note tn;
+                vs_store_note_read(st, &tn);
                 if (!tn.has || !git_oid_equal(&tn.theirs, theirs)) {
                     memset(&tn, 0, sizeof tn);
                     tn.has = 1;
                     git_oid_cpy(&tn.theirs, theirs);
-                    vs_st_note_write(st, &tn);
+                    vs_store_note_write(st, &tn);
                 }
-                vs_st_hex(th, theirs);
+                vs_store_hex(th, theirs);
                 rc = vs_error_set(err, VS_ECONFLICT,
                                   "the same sheet changed here and in %s since they last agreed "
                                   "(%s); a sheet is never merged, so nothing was merged or "
@@ -368,7 +368,7 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             if (git_commit_lookup(&ours, st->repo, &tip) < 0 ||
                 git_commit_lookup(&other, st->repo, theirs) < 0 ||
                 git_merge_commits(&idx, st->repo, ours, other, &mo) < 0) {
-                rc = vs_st_gfail(err, VS_ERECORDS, "cannot merge %s", from);
+                rc = vs_store_gfail(err, VS_ERECORDS, "cannot merge %s", from);
             } else if (git_index_has_conflicts(idx)) {
                 const git_index_entry *anc, *o, *t;
                 git_index_conflict_iterator *it = NULL;
@@ -390,18 +390,18 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
                                   "nothing was merged. They are not records: merge them with git "
                                   "(`git -C %s pull %s`), then sync again",
                                   from, paths, st->path, from);
-            } else if (!sig && vs_st_make_signature(st->repo, &sig) < 0) {
-                rc = vs_st_gfail(err, VS_ERECORDS, "cannot make a signature");
+            } else if (!sig && vs_store_make_signature(st->repo, &sig) < 0) {
+                rc = vs_store_gfail(err, VS_ERECORDS, "cannot make a signature");
             } else if (git_index_write_tree_to(&tree_oid, idx, st->repo) < 0 ||
                        git_tree_lookup(&tree, st->repo, &tree_oid) < 0) {
-                rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the merged tree");
+                rc = vs_store_gfail(err, VS_ERECORDS, "cannot write the merged tree");
             } else {
                 snprintf(msg, sizeof msg, "records: merge %s\n", from);
                 parents[0] = ours;
                 parents[1] = other;
                 if (git_commit_create(&result, st->repo, NULL, sig, sig, NULL, msg, tree, 2,
                                       parents) < 0)
-                    rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the merge commit");
+                    rc = vs_store_gfail(err, VS_ERECORDS, "cannot write the merge commit");
                 out->merged = 1;
                 out->fast_forward = 0;
             }
@@ -418,21 +418,21 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
         git_reference_free(ref);
         if (crc == 0)
             break;
-        if (!vs_st_is_busy(crc)) {
-            rc = vs_st_gfail(err, VS_ERECORDS, "cannot move %s", refname);
+        if (!vs_store_is_busy(crc)) {
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s", refname);
             goto done;
         }
         if (vs_clock_mono_ms() > deadline) {
-            vs_st_lock_report(st, refname, err);
+            vs_store_lock_report(st, refname, err);
             rc = VS_ERECORDS;
             goto done;
         }
-        vs_st_backoff(attempt);
+        vs_store_backoff(attempt);
     }
     {
         vs_error werr;
         vs_error_clear(&werr);
-        if (vs_st_checkout_moved(st, have ? &tip : NULL, &result, &werr) < 0)
+        if (vs_store_checkout_moved(st, have ? &tip : NULL, &result, &werr) < 0)
             snprintf(out->warning, sizeof out->warning, "the work tree was not updated: %.460s",
                      werr.message);
     }
@@ -447,18 +447,18 @@ static int sync_begin(vs_store *st, const char *remote, vs_store_sync *out, char
     int rc;
     git_oid tip;
     memset(out, 0, sizeof *out);
-    if ((rc = vs_st_need_repo(st, err)) < 0)
+    if ((rc = vs_store_need_repo(st, err)) < 0)
         return rc;
-    if ((rc = vs_st_head_branch(st, refname, reflen, err)) < 0)
+    if ((rc = vs_store_head_branch(st, refname, reflen, err)) < 0)
         return rc;
     snprintf(out->branch, sizeof out->branch, "%s", refname + 11);
     if ((rc = resolve_remote(st, remote, out->branch, rs, err)) < 0)
         return rc;
     snprintf(out->remote, sizeof out->remote, "%s", rs->url);
-    if ((rc = vs_st_branch_tip(st->repo, refname, &tip, err)) < 0)
+    if ((rc = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0)
         return rc;
     if (rc)
-        vs_st_hex(out->local_before, &tip);
+        vs_store_hex(out->local_before, &tip);
     return 0;
 }
 
@@ -468,7 +468,7 @@ int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error
     remote_spec rs;
     git_oid theirs, tip;
     int rc;
-    if ((rc = vs_st_ensure_repo(st, NULL, err)) < 0)
+    if ((rc = vs_store_ensure_repo(st, NULL, err)) < 0)
         return rc;
     if ((rc = sync_begin(st, remote, out, refname, sizeof refname, &rs, err)) < 0)
         return rc;
@@ -478,12 +478,12 @@ int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error
     if (rc == 0) {
         out->up_to_date = 1;
     } else {
-        vs_st_hex(out->remote_after, &theirs);
+        vs_store_hex(out->remote_after, &theirs);
         if ((rc = integrate(st, refname, &theirs, rs.url, out, err)) < 0)
             return rc;
     }
-    if (vs_st_branch_tip(st->repo, refname, &tip, err) == 1)
-        vs_st_hex(out->local_after, &tip);
+    if (vs_store_branch_tip(st->repo, refname, &tip, err) == 1)
+        vs_store_hex(out->local_after, &tip);
     return 0;
 }
 
@@ -506,7 +506,7 @@ static int push_local(vs_store *st, const remote_spec *rs, const char *refname, 
     struct timeval tv;
     *need_merge = 0;
     if (git_repository_open_ext(&r, rs->local_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "remote %s is not a repository you can use", rs->url);
+        rc = vs_store_gfail(err, VS_ERECORDS, "remote %s is not a repository you can use", rs->url);
         r = NULL;
         goto done;
     }
@@ -525,7 +525,7 @@ static int push_local(vs_store *st, const remote_spec *rs, const char *refname, 
             goto done;
         }
     }
-    if ((have = vs_st_branch_tip(r, refname, &rtip, err)) < 0) {
+    if ((have = vs_store_branch_tip(r, refname, &rtip, err)) < 0) {
         rc = have;
         goto done;
     }
@@ -546,15 +546,15 @@ static int push_local(vs_store *st, const remote_spec *rs, const char *refname, 
         goto done;
     git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
     if (git_remote_push(remote, &arr, &po) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot send the commits to %s", rs->url);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot send the commits to %s", rs->url);
         goto done;
     }
     crc = git_reference_create_matching(&ref, r, refname, tip, have ? 1 : 0, have ? &rtip : NULL,
                                         "vramsheet: push");
     git_reference_free(ref);
     ref = NULL;
-    if (crc < 0 && !vs_st_is_busy(crc))
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, rs->url);
+    if (crc < 0 && !vs_store_is_busy(crc))
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, rs->url);
     else if (crc < 0)
         *need_merge = 1; /* somebody pushed meanwhile: merge theirs and try again */
     {
@@ -607,7 +607,7 @@ static int push_remote(vs_store *st, const remote_spec *rs, const char *refname,
         *need_merge = 1;
         rc = 0;
     } else if (rc < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot push to %s", rs->url);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot push to %s", rs->url);
     }
     git_remote_free(remote);
     return rc;
@@ -632,13 +632,13 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
     for (attempt = 1;; attempt++) {
         int need_merge = 0, have;
         out->attempts = attempt;
-        if (vs_st_branch_tip(st->repo, refname, &tip, err) != 1)
+        if (vs_store_branch_tip(st->repo, refname, &tip, err) != 1)
             return err && err->code ? err->code : VS_ERECORDS;
         if ((have = remote_tip(st, &rs, refname, &rtip, err)) < 0)
             return have;
         if (have && git_oid_equal(&rtip, &tip)) {
             out->up_to_date = attempt == 1;
-            vs_st_hex(out->remote_after, &rtip);
+            vs_store_hex(out->remote_after, &rtip);
             break;
         }
         rc = rs.local_path[0] ? push_local(st, &rs, refname, &tip, &need_merge, err)
@@ -650,13 +650,13 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
             if ((have = remote_tip(st, &rs, refname, &rtip, err)) < 0)
                 return have;
             if (have && git_oid_equal(&rtip, &tip)) {
-                vs_st_hex(out->remote_after, &rtip);
+                vs_store_hex(out->remote_after, &rtip);
                 break;
             }
             if (have && (have = fetch_branch(st, &rs, refname, &rtip, err)) < 0)
                 return have;
             if (have && git_graph_descendant_of(st->repo, &rtip, &tip) == 1) {
-                vs_st_hex(out->remote_after, &rtip);
+                vs_store_hex(out->remote_after, &rtip);
                 break;
             }
             /* Lost to a racing pusher: merge what is there and push again. */
@@ -670,9 +670,9 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
                                 "the push to %s did not hold after %d attempts (other pushers kept "
                                 "moving %s); your commits are safe here: run `records push` again",
                                 rs.url, attempt, out->branch);
-        vs_st_backoff(attempt * 4);
+        vs_store_backoff(attempt * 4);
     }
-    if (vs_st_branch_tip(st->repo, refname, &tip, err) == 1)
-        vs_st_hex(out->local_after, &tip);
+    if (vs_store_branch_tip(st->repo, refname, &tip, err) == 1)
+        vs_store_hex(out->local_after, &tip);
     return 0;
 }

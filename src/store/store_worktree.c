@@ -21,7 +21,7 @@
 
 /* --- the work tree --- */
 
-int vs_st_write_file_atomic(const char *path, const void *data, size_t len)
+int vs_store_write_file_atomic(const char *path, const void *data, size_t len)
 {
     char tmp[4500];
     FILE *f;
@@ -42,7 +42,7 @@ int vs_st_write_file_atomic(const char *path, const void *data, size_t len)
 /* Writers in several processes update the index one after another: libgit2's
  * index.lock guards only the write, not our read-modify-write. flock is released
  * by the kernel if a writer dies, so a crash cannot leave it held. */
-int vs_st_worktree_lock(vs_store *st, int *fd_out, vs_error *err)
+int vs_store_worktree_lock(vs_store *st, int *fd_out, vs_error *err)
 {
     char p[4096];
     int64_t deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
@@ -161,7 +161,7 @@ static int write_index(vs_store *st, git_index *idx, vs_error *err)
         if (git_index_add(out, git_index_get_byindex(idx, i)) < 0)
             rc = -1;
     if (rc < 0 || git_index_write(out) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot write the index of %s", st->path);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot write the index of %s", st->path);
         goto done;
     }
     n = (size_t)snprintf(who, sizeof who, INDEX_LOCK_TAG "%ld\n", me);
@@ -208,8 +208,8 @@ done:
 
 /* Brings the index and work-tree files of the given sheets to the branch tip
  * (not to a commit of ours: a later writer may already have moved it). */
-int vs_st_sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
-                      vs_error *err)
+int vs_store_sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
+                         vs_error *err)
 {
     static const char *const files[] = {"sheet.json", "sheet.md"};
     const char *wd = git_repository_workdir(st->repo);
@@ -221,18 +221,18 @@ int vs_st_sync_sheets(vs_store *st, const char *refname, const char *const *ids,
     size_t i, f;
     if (!wd)
         return 0;
-    if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
+    if ((rc = vs_store_worktree_lock(st, &fd, err)) < 0)
         return rc;
-    if ((have = vs_st_branch_tip(st->repo, refname, &tip, err)) < 0) {
+    if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0) {
         rc = have;
         goto done;
     }
     if (have && (git_commit_lookup(&c, st->repo, &tip) < 0 || git_commit_tree(&tree, c) < 0)) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the tip");
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip");
         goto done;
     }
     if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 1) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the index");
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the index");
         goto done;
     }
     for (i = 0; i < nids; i++) {
@@ -251,12 +251,12 @@ int vs_st_sync_sheets(vs_store *st, const char *refname, const char *const *ids,
                 int wrc;
                 if (git_blob_lookup(&b, st->repo, git_tree_entry_id(e)) < 0) {
                     git_tree_entry_free(e);
-                    rc = vs_st_gfail(err, VS_ERECORDS, "cannot read %s", rel);
+                    rc = vs_store_gfail(err, VS_ERECORDS, "cannot read %s", rel);
                     goto done;
                 }
                 mkdir(dir, 0777);
-                wrc = vs_st_write_file_atomic(abs, git_blob_rawcontent(b),
-                                              (size_t)git_blob_rawsize(b));
+                wrc = vs_store_write_file_atomic(abs, git_blob_rawcontent(b),
+                                                 (size_t)git_blob_rawsize(b));
                 git_blob_free(b);
                 git_tree_entry_free(e);
                 if (wrc < 0) {
@@ -265,7 +265,7 @@ int vs_st_sync_sheets(vs_store *st, const char *refname, const char *const *ids,
                     goto done;
                 }
                 if (git_index_add_bypath(idx, rel) < 0) {
-                    rc = vs_st_gfail(err, VS_ERECORDS, "cannot add %s to the index", rel);
+                    rc = vs_store_gfail(err, VS_ERECORDS, "cannot add %s to the index", rel);
                     goto done;
                 }
             } else {
@@ -305,7 +305,7 @@ static void journal_path(const vs_store *st, const char *id, long pid, char *out
     snprintf(out, len, "%svramsheet-sync/%s.%ld", git_repository_path(st->repo), id, pid);
 }
 
-int vs_st_journal_begin(vs_store *st, const char *id, vs_error *err)
+int vs_store_journal_begin(vs_store *st, const char *id, vs_error *err)
 {
     char p[4096];
     int fd;
@@ -320,14 +320,14 @@ int vs_st_journal_begin(vs_store *st, const char *id, vs_error *err)
     return 0;
 }
 
-void vs_st_journal_end(vs_store *st, const char *id)
+void vs_store_journal_end(vs_store *st, const char *id)
 {
     char p[4096];
     journal_path(st, id, (long)getpid(), p, sizeof p);
     unlink(p);
 }
 
-void vs_st_repair_interrupted(vs_store *st)
+void vs_store_repair_interrupted(vs_store *st)
 {
     char p[4096], refname[VS_STORE_BRANCH_MAX + 16], done_ids[600] = "";
     DIR *d;
@@ -355,8 +355,8 @@ void vs_st_repair_interrupted(vs_store *st)
         if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
             continue;
         ids[0] = id;
-        if (vs_st_head_branch(st, refname, sizeof refname, &err) < 0 ||
-            vs_st_sync_sheets(st, refname, ids, 1, &err) < 0) {
+        if (vs_store_head_branch(st, refname, sizeof refname, &err) < 0 ||
+            vs_store_sync_sheets(st, refname, ids, 1, &err) < 0) {
             failed = 1;
             break;
         }
@@ -407,8 +407,8 @@ static int index_is_recent(vs_store *st, git_index *idx, const char *id, const c
     vs_error e;
     int n = 0, recent = 0;
     vs_error_clear(&e);
-    if (vs_st_head_branch(st, refname, sizeof refname, &e) < 0 ||
-        vs_st_branch_tip(st->repo, refname, &tip, &e) != 1)
+    if (vs_store_head_branch(st, refname, sizeof refname, &e) < 0 ||
+        vs_store_branch_tip(st->repo, refname, &tip, &e) != 1)
         return !ie;
     if (git_revwalk_new(&walk, st->repo) < 0 || git_revwalk_push(walk, &tip) < 0)
         goto done;
@@ -419,7 +419,7 @@ static int index_is_recent(vs_store *st, git_index *idx, const char *id, const c
         int has = 0;
         if (git_commit_lookup(&c, st->repo, &oid) < 0)
             break;
-        if (vs_st_sheet_blob_at(st->repo, git_commit_tree_id(c), id, file, &blob, &has) == 0)
+        if (vs_store_sheet_blob_at(st->repo, git_commit_tree_id(c), id, file, &blob, &has) == 0)
             recent = ie ? has && git_oid_equal(&blob, &ie->id) : !has;
         git_commit_free(c);
     }
@@ -432,7 +432,7 @@ done:
  * deleted or staged by hand (names joined into out). Judged under the work-tree
  * lock, so that no writer is halfway through bringing them to the tip; an index
  * entry a racing writer has not brought to its new tip yet is not an edit. */
-int vs_st_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_error *err)
+int vs_store_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_error *err)
 {
     static const char *const files[] = {"sheet.json", "sheet.md"};
     const unsigned int in_wt = GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_NEW |
@@ -443,10 +443,10 @@ int vs_st_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_err
     int fd = -1, rc;
     size_t f;
     *out = '\0';
-    if ((rc = vs_st_worktree_lock(st, &fd, err)) < 0)
+    if ((rc = vs_store_worktree_lock(st, &fd, err)) < 0)
         return rc;
     if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 0) < 0) {
-        rc = vs_st_gfail(err, VS_ERECORDS, "cannot read the index of %s", st->path);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the index of %s", st->path);
         goto done;
     }
     for (f = 0; f < 2; f++) {

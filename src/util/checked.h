@@ -11,12 +11,12 @@
 
 #include <stdint.h>
 
-static inline int vs_ckd_add(uint64_t *out, uint64_t a, uint64_t b)
+static inline int vs_checked_add(uint64_t *out, uint64_t a, uint64_t b)
 {
     return __builtin_add_overflow(a, b, out);
 }
 
-static inline int vs_ckd_mul(uint64_t *out, uint64_t a, uint64_t b)
+static inline int vs_checked_mul(uint64_t *out, uint64_t a, uint64_t b)
 {
     return __builtin_mul_overflow(a, b, out);
 }

@@ -139,7 +139,7 @@ char *vs_error_evalue(const vs_error *err, char *out, size_t outlen)
     return out;
 }
 
-int vs_oom(vs_error *err)
+int vs_error_oom(vs_error *err)
 {
     return vs_error_set(err, VS_ENOMEM, "out of memory");
 }

@@ -53,7 +53,7 @@ int vs_error_set(vs_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* vs_error_set(err, VS_ENOMEM, "out of memory"): the one out-of-memory error. */
-int vs_oom(vs_error *err);
+int vs_error_oom(vs_error *err);
 
 /* Same, with a 1-based line and column. */
 int vs_error_set_at(vs_error *err, int code, int line, int column, const char *fmt, ...)

@@ -108,7 +108,7 @@ static const unsigned char byte_class[256] = {
 #define BLOCK 16
 static inline size_t block_copy(const char *src, char *dst)
 {
-    size_t k = vs_block_run(src, 0x20, '"', '\\', 0, 0, 0);
+    size_t k = vs_word_block_run(src, 0x20, '"', '\\', 0, 0, 0);
     memcpy(dst, src, BLOCK);
     return k;
 }
@@ -255,7 +255,7 @@ int vs_json_dump(const json_t *v, vs_buf *out)
         if (!s)
             return -1;
         vs_buf_puts(out, s);
-        vs_json_free(s);
+        vs_pool_json_free(s);
         break;
     }
     case JSON_TRUE:

@@ -129,7 +129,7 @@ int vs_pool_install(void)
     return installed;
 }
 
-void vs_json_free(void *p)
+void vs_pool_json_free(void *p)
 {
     json_malloc_t m;
     json_free_t f;

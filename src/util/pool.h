@@ -36,6 +36,6 @@ void vs_pool_free(void *p);
 /* Frees memory that jansson allocated and handed over (json_dumps's text),
  * through whichever allocator jansson uses: free() would be wrong once the
  * pool is installed. */
-void vs_json_free(void *p);
+void vs_pool_json_free(void *p);
 
 #endif

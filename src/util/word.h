@@ -5,7 +5,7 @@
  * The word tests are the classic SWAR ones: each sets the high bit of a byte
  * that matches. The lowest flagged byte is always exact; bytes above it may
  * be flagged falsely (a borrow), so callers stop at the lowest one. On top of
- * them, vs_block_run scans sixteen bytes for the first that stops a run (with
+ * them, vs_word_block_run scans sixteen bytes for the first that stops a run (with
  * SSE2 where the compiler has it: x86-64 always). Header only: the compiler
  * inlines them into the loops that use them. Pure.
  */
@@ -66,7 +66,7 @@ static inline void vs_word_pad16(char pad[16], const char *s, size_t n)
 
 #if defined(__SSE2__)
 /* m, and the bytes of x equal to c when c is a stop (not 0) */
-static inline __m128i vs_block_stop_(__m128i m, __m128i x, char c)
+static inline __m128i vs_word_block_stop_(__m128i m, __m128i x, char c)
 {
     return c ? _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8(c))) : m;
 }
@@ -76,19 +76,19 @@ static inline __m128i vs_block_stop_(__m128i m, __m128i x, char c)
  * all): a byte stops it when it is below lo (1..0x7F; every byte >= 0x80
  * stops it too) or equals one of s1..s5 (0 for none). The callers pass
  * constants, so the tests for unused stops fold away. */
-static inline size_t vs_block_run(const char *p, char lo, char s1, char s2, char s3, char s4,
-                                  char s5)
+static inline size_t vs_word_block_run(const char *p, char lo, char s1, char s2, char s3, char s4,
+                                       char s5)
 {
 #if defined(__SSE2__)
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
     /* signed: bytes >= 0x80 are negative, below lo */
     __m128i m = _mm_cmplt_epi8(x, _mm_set1_epi8(lo));
     unsigned bits;
-    m = vs_block_stop_(m, x, s1);
-    m = vs_block_stop_(m, x, s2);
-    m = vs_block_stop_(m, x, s3);
-    m = vs_block_stop_(m, x, s4);
-    m = vs_block_stop_(m, x, s5);
+    m = vs_word_block_stop_(m, x, s1);
+    m = vs_word_block_stop_(m, x, s2);
+    m = vs_word_block_stop_(m, x, s3);
+    m = vs_word_block_stop_(m, x, s4);
+    m = vs_word_block_stop_(m, x, s5);
     bits = (unsigned)_mm_movemask_epi8(m);
     return bits ? (size_t)__builtin_ctz(bits) : 16;
 #else

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vs_json_array_foreach(vs_sheet_array(s, "components"), i, x)
     {
         vs_buf why = VS_BUF_INIT;
-        vs_component_stale(s, x, &why);
+        vs_derived_component_stale(s, x, &why);
         d = json_object_get(json_object_get(x, "derived"), "reads");
         if (json_is_object(d) && (now = vs_derived_reads_now(s, d)) != NULL) {
             size_t n = vs_derived_changes(d, now, &why);
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vs_json_array_foreach(vs_sheet_array(s, "evidence"), i, x)
     {
         vs_buf why = VS_BUF_INIT;
-        if (vs_evidence_moved(s, x, &why) && !why.len)
+        if (vs_derived_evidence_moved(s, x, &why) && !why.len)
             abort(); /* moved without saying why */
         vs_buf_free(&why);
     }

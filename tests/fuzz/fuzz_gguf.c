@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         vs_wf_summary *s = vs_wf_summary_new();
         size_t n;
         int failed;
-        if (s && vs_wf_from_gguf(&l, f, &err) == 0) {
+        if (s && vs_wfile_gguf_list(&l, f, &err) == 0) {
             vs_wf_summary_add(s, l, &err);
             vs_wf_summary_dtypes(s, &n);
             vs_wf_summary_others(s, &n, &failed);

@@ -8,3 +8,11 @@ add_test(NAME layers.backwards_include
                  "-DVS_INCLUDES=${JANSSON_INCLUDE_DIRS};${LIBGIT2_INCLUDE_DIRS};${ZMQ_INCLUDE_DIRS};${SODIUM_INCLUDE_DIRS}"
                  -P ${PROJECT_SOURCE_DIR}/tests/layers/check_layers.cmake)
 set_tests_properties(layers.backwards_include PROPERTIES LABELS unit)
+
+# The shape of src/ (tests/layers/check_shape.py): no file over 800 lines unless it
+# is one table, and every exported function named for its module or its type.
+add_test(NAME layers.shape.selftest
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_shape.py --self-test)
+add_test(NAME layers.shape
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_shape.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(layers.shape.selftest layers.shape PROPERTIES LABELS unit)

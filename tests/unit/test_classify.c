@@ -575,19 +575,20 @@ END_TEST
 
 START_TEST(test_decimal)
 {
-    ck_assert_int_eq(vs_decimal_cmp("47.14", "47.140"), 0);
-    ck_assert_int_eq(vs_decimal_cmp("047.14", "47.14"), 0);
-    ck_assert_int_lt(vs_decimal_cmp("9.99", "10"), 0);
-    ck_assert_int_gt(vs_decimal_cmp("55.71", "47.14"), 0);
-    ck_assert_int_lt(vs_decimal_cmp("0.1", "0.10000000000000000001"), 0);
-    ck_assert_int_gt(vs_decimal_cmp("100000000000000000000001", "99999999999999999999999"), 0);
-    ck_assert_int_eq(vs_decimal_cmp("0", "0.000"), 0);
-    ck_assert_int_lt(vs_decimal_cmp("5", "abc"), 0); /* text sorts after numbers */
-    ck_assert(vs_decimal_valid("47.14"));
-    ck_assert(!vs_decimal_valid("47."));
-    ck_assert(!vs_decimal_valid("-1"));
-    ck_assert(!vs_decimal_valid("1e3"));
-    ck_assert(!vs_decimal_valid(""));
+    ck_assert_int_eq(vs_classify_decimal_cmp("47.14", "47.140"), 0);
+    ck_assert_int_eq(vs_classify_decimal_cmp("047.14", "47.14"), 0);
+    ck_assert_int_lt(vs_classify_decimal_cmp("9.99", "10"), 0);
+    ck_assert_int_gt(vs_classify_decimal_cmp("55.71", "47.14"), 0);
+    ck_assert_int_lt(vs_classify_decimal_cmp("0.1", "0.10000000000000000001"), 0);
+    ck_assert_int_gt(vs_classify_decimal_cmp("100000000000000000000001", "99999999999999999999999"),
+                     0);
+    ck_assert_int_eq(vs_classify_decimal_cmp("0", "0.000"), 0);
+    ck_assert_int_lt(vs_classify_decimal_cmp("5", "abc"), 0); /* text sorts after numbers */
+    ck_assert(vs_classify_decimal_valid("47.14"));
+    ck_assert(!vs_classify_decimal_valid("47."));
+    ck_assert(!vs_classify_decimal_valid("-1"));
+    ck_assert(!vs_classify_decimal_valid("1e3"));
+    ck_assert(!vs_classify_decimal_valid(""));
 }
 END_TEST
 

@@ -94,10 +94,10 @@ START_TEST(validation_follows_the_card)
     json_t *s = card_sheet(4096, 8, "bf16"), *m = typed(4096, 8, NULL);
     vs_buf why = VS_BUF_INIT;
     json_array_append_new(vs_sheet_array(s, "measurements"), m);
-    ck_assert_int_eq(vs_measurement_validates(s, m, NULL), 1);
+    ck_assert_int_eq(vs_derived_measurement_validates(s, m, NULL), 1);
     ck_assert_uint_eq(vs_sheet_refresh_validation(s), 0);
     json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(16));
-    ck_assert_int_eq(vs_measurement_validates(s, m, &why), 0);
+    ck_assert_int_eq(vs_derived_measurement_validates(s, m, &why), 0);
     ck_assert_str_eq(vs_buf_str(&why), "concurrency 8 < the card's 16");
     ck_assert_uint_eq(vs_sheet_refresh_validation(s), 1);
     ck_assert(json_is_false(json_object_get(m, "validates_card")));
@@ -108,7 +108,7 @@ START_TEST(validation_follows_the_card)
     /* reproduced for another campaign's hardware: to re-measure, validating nothing */
     json_object_set_new(m, "state", json_string("to re-measure"));
     vs_buf_reset(&why);
-    ck_assert_int_eq(vs_measurement_validates(s, m, &why), 0);
+    ck_assert_int_eq(vs_derived_measurement_validates(s, m, &why), 0);
     ck_assert_str_eq(vs_buf_str(&why), "to re-measure on this campaign's hardware and software");
     ck_assert_uint_eq(vs_sheet_refresh_derived(s), 1);
     vs_buf_free(&why);
@@ -124,15 +124,16 @@ START_TEST(a_failed_run_validates_nothing)
     json_array_append_new(
         vs_sheet_array(s, "runs"),
         json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 1, "overflow_phase", "generate"));
-    ck_assert_int_eq(vs_measurement_validates(s, m, &why), 0);
+    ck_assert_int_eq(vs_derived_measurement_validates(s, m, &why), 0);
     ck_assert_str_eq(vs_buf_str(&why),
                      "run m1 did not complete (exit status 1, out of memory in phase generate)");
     vs_buf_free(&why);
     /* a card that declares no dimension is not validated */
     json_object_set_new(vs_sheet_card(s), "length", json_null());
     json_object_set_new(vs_sheet_card(s), "concurrency", json_null());
-    ck_assert_int_eq(
-        vs_measurement_validates(s, json_array_get(vs_sheet_array(s, "measurements"), 0), NULL), 0);
+    ck_assert_int_eq(vs_derived_measurement_validates(
+                         s, json_array_get(vs_sheet_array(s, "measurements"), 0), NULL),
+                     0);
     json_decref(s);
 }
 END_TEST
@@ -153,13 +154,13 @@ START_TEST(measured_component_flagged_when_the_card_grows)
     ck_assert_int_eq(
         vs_sheet_set_component(s, "workspace", 1, 1024, "measured", "nsys", "load", NULL, &err), 0);
     c = vs_sheet_component(s, "kv_cache");
-    ck_assert_ptr_eq(vs_component_measurement(s, c),
+    ck_assert_ptr_eq(vs_derived_component_measurement(s, c),
                      json_array_get(vs_sheet_array(s, "measurements"), 0));
-    ck_assert_int_eq(vs_component_stale(s, c, NULL), 0);
+    ck_assert_int_eq(vs_derived_component_stale(s, c, NULL), 0);
     json_object_set_new(vs_sheet_card(s), "length", json_integer(8192));
-    ck_assert_int_eq(vs_component_stale(s, c, &why), 1);
+    ck_assert_int_eq(vs_derived_component_stale(s, c, &why), 1);
     ck_assert_str_eq(vs_buf_str(&why), "length 4096 < the card's 8192");
-    ck_assert_int_eq(vs_component_stale(s, vs_sheet_component(s, "workspace"), NULL), 0);
+    ck_assert_int_eq(vs_derived_component_stale(s, vs_sheet_component(s, "workspace"), NULL), 0);
     ck_assert_int_eq(vs_envelope_compute(&env, s, NULL, &err), 0);
     ck_assert_uint_eq(env.n_stale, 1);
     ck_assert_str_eq(env.stale, "kv_cache (length 4096 < the card's 8192)");
@@ -177,30 +178,30 @@ START_TEST(evidence_moves_with_the_card)
                           "verdict", "admissible", "source", "doc");
     json_t *old = json_deep_copy(q);
     vs_buf why = VS_BUF_INIT;
-    json_object_set_new(q, "card", vs_evidence_card(s, "quality"));
-    json_object_set_new(l, "card", vs_evidence_card(s, "length"));
+    json_object_set_new(q, "card", vs_derived_evidence_card(s, "quality"));
+    json_object_set_new(l, "card", vs_derived_evidence_card(s, "length"));
     ck_assert_uint_eq(json_object_size(json_object_get(q, "card")),
                       3); /* model, revision, format */
     ck_assert_uint_eq(json_object_size(json_object_get(l, "card")), 1);
-    ck_assert_int_eq(vs_evidence_moved(s, q, NULL), 0);
+    ck_assert_int_eq(vs_derived_evidence_moved(s, q, NULL), 0);
     {
         /* model, revision, format, and the dims: length, concurrency, microbatch, width,
          * height, frames, batch */
-        json_t *cap = vs_evidence_card(s, "available-memory");
+        json_t *cap = vs_derived_evidence_card(s, "available-memory");
         ck_assert_uint_eq(json_object_size(cap), 10);
         ck_assert_int_eq(json_integer_value(json_object_get(cap, "concurrency")), 8);
         json_decref(cap);
     }
     json_object_set_new(vs_sheet_card(s), "format", json_string("int4"));
-    ck_assert_int_eq(vs_evidence_moved(s, q, &why), 1);
+    ck_assert_int_eq(vs_derived_evidence_moved(s, q, &why), 1);
     ck_assert_str_eq(vs_buf_str(&why), "format bf16 \xe2\x86\x92 int4");
-    ck_assert_int_eq(vs_evidence_moved(s, l, NULL), 0);   /* the length did not move */
-    ck_assert_int_eq(vs_evidence_moved(s, old, NULL), 0); /* no card: an older record */
+    ck_assert_int_eq(vs_derived_evidence_moved(s, l, NULL), 0);   /* the length did not move */
+    ck_assert_int_eq(vs_derived_evidence_moved(s, old, NULL), 0); /* no card: an older record */
     json_object_set_new(vs_sheet_card(s), "length", json_integer(2048));
-    ck_assert_int_eq(vs_evidence_moved(s, l, NULL), 0); /* less than confirmed */
+    ck_assert_int_eq(vs_derived_evidence_moved(s, l, NULL), 0); /* less than confirmed */
     json_object_set_new(vs_sheet_card(s), "length", json_integer(8192));
     vs_buf_reset(&why);
-    ck_assert_int_eq(vs_evidence_moved(s, l, &why), 1);
+    ck_assert_int_eq(vs_derived_evidence_moved(s, l, &why), 1);
     ck_assert_str_eq(vs_buf_str(&why), "length 4,096 \xe2\x86\x92 8,192");
     vs_buf_free(&why);
     json_decref(q);

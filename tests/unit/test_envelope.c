@@ -34,7 +34,7 @@ static json_t *seed_sheet(uint64_t params, const char *format)
     json_t *card = vs_sheet_card(s);
     json_object_set_new(card, "params", json_integer((json_int_t)params));
     json_object_set_new(card, "format", json_string(format));
-    json_object_set_new(card, "bits", json_integer(vs_format_bits(format)));
+    json_object_set_new(card, "bits", json_integer(vs_envelope_format_bits(format)));
     return s;
 }
 
@@ -46,26 +46,26 @@ static uint64_t gib100(uint64_t b)
 
 START_TEST(format_bits)
 {
-    ck_assert_uint_eq(vs_format_bits("fp32"), 32);
-    ck_assert_uint_eq(vs_format_bits("bf16"), 16);
-    ck_assert_uint_eq(vs_format_bits("fp16"), 16);
-    ck_assert_uint_eq(vs_format_bits("fp8"), 8);
-    ck_assert_uint_eq(vs_format_bits("int8"), 8);
-    ck_assert_uint_eq(vs_format_bits("int4"), 4);
-    ck_assert_uint_eq(vs_format_bits("nf4"), 4);
-    ck_assert_uint_eq(vs_format_bits("fp4"), 4);
-    ck_assert_uint_eq(vs_format_bits("bits=6"), 6);
-    ck_assert_uint_eq(vs_format_bits("bits=64"), 64);
-    ck_assert_uint_eq(vs_format_bits("bits=65"), 0);
-    ck_assert_uint_eq(vs_format_bits("bits=0"), 0);
-    ck_assert_uint_eq(vs_format_bits("bits=07"), 0);
-    ck_assert_uint_eq(vs_format_bits("bits="), 0);
-    ck_assert_uint_eq(vs_format_bits("bits=99999999999"), 0);
-    ck_assert_uint_eq(vs_format_bits("BF16"), 0);
-    ck_assert_uint_eq(vs_format_bits(NULL), 0);
-    ck_assert_ptr_nonnull(vs_format_quant_note(4));
-    ck_assert_ptr_nonnull(vs_format_quant_note(8));
-    ck_assert_ptr_null(vs_format_quant_note(16));
+    ck_assert_uint_eq(vs_envelope_format_bits("fp32"), 32);
+    ck_assert_uint_eq(vs_envelope_format_bits("bf16"), 16);
+    ck_assert_uint_eq(vs_envelope_format_bits("fp16"), 16);
+    ck_assert_uint_eq(vs_envelope_format_bits("fp8"), 8);
+    ck_assert_uint_eq(vs_envelope_format_bits("int8"), 8);
+    ck_assert_uint_eq(vs_envelope_format_bits("int4"), 4);
+    ck_assert_uint_eq(vs_envelope_format_bits("nf4"), 4);
+    ck_assert_uint_eq(vs_envelope_format_bits("fp4"), 4);
+    ck_assert_uint_eq(vs_envelope_format_bits("bits=6"), 6);
+    ck_assert_uint_eq(vs_envelope_format_bits("bits=64"), 64);
+    ck_assert_uint_eq(vs_envelope_format_bits("bits=65"), 0);
+    ck_assert_uint_eq(vs_envelope_format_bits("bits=0"), 0);
+    ck_assert_uint_eq(vs_envelope_format_bits("bits=07"), 0);
+    ck_assert_uint_eq(vs_envelope_format_bits("bits="), 0);
+    ck_assert_uint_eq(vs_envelope_format_bits("bits=99999999999"), 0);
+    ck_assert_uint_eq(vs_envelope_format_bits("BF16"), 0);
+    ck_assert_uint_eq(vs_envelope_format_bits(NULL), 0);
+    ck_assert_ptr_nonnull(vs_envelope_format_quant_note(4));
+    ck_assert_ptr_nonnull(vs_envelope_format_quant_note(8));
+    ck_assert_ptr_null(vs_envelope_format_quant_note(16));
 }
 END_TEST
 
@@ -73,22 +73,22 @@ START_TEST(weights_bytes_exact)
 {
     uint64_t v = 0;
     vs_error err;
-    ck_assert_int_eq(vs_weights_bytes(&v, 7000000000ULL, 16, &err), 0);
+    ck_assert_int_eq(vs_envelope_weights_bytes(&v, 7000000000ULL, 16, &err), 0);
     ck_assert_uint_eq(v, 14000000000ULL);
     ck_assert_uint_eq(gib100(v), 1304);
-    ck_assert_int_eq(vs_weights_bytes(&v, 13000000000ULL, 16, &err), 0);
+    ck_assert_int_eq(vs_envelope_weights_bytes(&v, 13000000000ULL, 16, &err), 0);
     ck_assert_uint_eq(v, 26000000000ULL);
     ck_assert_uint_eq(gib100(v), 2421);
-    ck_assert_int_eq(vs_weights_bytes(&v, 3, 4, &err), 0); /* 12 bits -> 2 bytes */
+    ck_assert_int_eq(vs_envelope_weights_bytes(&v, 3, 4, &err), 0); /* 12 bits -> 2 bytes */
     ck_assert_uint_eq(v, 2);
-    ck_assert_int_eq(vs_weights_bytes(&v, 9, 3, &err), 0); /* 27 bits -> 4 bytes */
+    ck_assert_int_eq(vs_envelope_weights_bytes(&v, 9, 3, &err), 0); /* 27 bits -> 4 bytes */
     ck_assert_uint_eq(v, 4);
-    ck_assert_int_eq(vs_weights_bytes(&v, UINT64_MAX, 64, &err), VS_EUNIT);
+    ck_assert_int_eq(vs_envelope_weights_bytes(&v, UINT64_MAX, 64, &err), VS_EUNIT);
     /* a record holds signed 64-bit integers: 2^63 - 1 bytes at most */
-    ck_assert_int_eq(vs_weights_bytes(&v, (uint64_t)INT64_MAX, 8, &err), 0);
+    ck_assert_int_eq(vs_envelope_weights_bytes(&v, (uint64_t)INT64_MAX, 8, &err), 0);
     ck_assert_uint_eq(v, (uint64_t)INT64_MAX);
-    ck_assert_int_eq(vs_weights_bytes(&v, (uint64_t)INT64_MAX + 1, 8, &err), VS_EUNIT);
-    ck_assert_int_eq(vs_weights_bytes(&v, UINT64_MAX, 8, &err), VS_EUNIT);
+    ck_assert_int_eq(vs_envelope_weights_bytes(&v, (uint64_t)INT64_MAX + 1, 8, &err), VS_EUNIT);
+    ck_assert_int_eq(vs_envelope_weights_bytes(&v, UINT64_MAX, 8, &err), VS_EUNIT);
 }
 END_TEST
 

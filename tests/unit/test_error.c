@@ -25,7 +25,7 @@ START_TEST(test_position_setters)
     vs_error_set_at(&err, VS_ESYNTAX, 2, 3, "y");
     ck_assert(err.position == VS_ERROR_NO_POSITION);
     vs_error_set_pos(&err, VS_EFORMAT, 7, "x");
-    ck_assert_int_eq(vs_oom(&err), VS_ENOMEM);
+    ck_assert_int_eq(vs_error_oom(&err), VS_ENOMEM);
     ck_assert(err.position == VS_ERROR_NO_POSITION);
     /* line, column and position together; the evalue shows line and column only */
     ck_assert_int_eq(vs_error_set_at_pos(&err, VS_ESYNTAX, 2, 3, 9, "z"), VS_ESYNTAX);

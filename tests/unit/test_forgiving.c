@@ -117,16 +117,16 @@ START_TEST(dtypes_in_any_case_and_the_list)
             up[k] =
                 (char)(names[i][k] >= 'a' && names[i][k] <= 'z' ? names[i][k] - 32 : names[i][k]);
         up[k] = '\0';
-        ck_assert_msg(vs_dtype_bits(up) > 0, "%s", up);
+        ck_assert_msg(vs_estimate_dtype_bits(up) > 0, "%s", up);
         snprintf(needle, sizeof needle, "%s", names[i]);
         ck_assert_msg(strstr(err.message, needle), "%s missing from: %s", needle, err.message);
     }
     /* and nothing else: each listed name is one of these */
-    snprintf(list, sizeof list, "%s", vs_dtype_names());
+    snprintf(list, sizeof list, "%s", vs_estimate_dtype_names());
     for (tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         if (!strcmp(tok, "or"))
             continue;
-        ck_assert_msg(vs_dtype_bits(tok) > 0, "listed but refused: %s", tok);
+        ck_assert_msg(vs_estimate_dtype_bits(tok) > 0, "listed but refused: %s", tok);
         listed++;
     }
     ck_assert_uint_eq(listed, sizeof names / sizeof names[0]);

@@ -347,17 +347,18 @@ START_TEST(llama_rules_predict)
 {
     static tdesc t[L * 9 + 3];
     size_t n = llama_q4km(t), m = 0, i;
-    vs_llq_tensor *list = NULL;
+    vs_gguf_quant_tensor *list = NULL;
     const vs_gguf_type *types[L * 9 + 3];
     uint64_t total = 0;
-    vs_llq_model md = {0};
+    vs_gguf_quant_model md = {0};
     vs_error err;
     double gib;
     md.n_head = 32;
     md.n_head_kv = 8;
-    ck_assert_int_eq(vs_llq_llama_list(&list, &m, L, HID, 32, 8, 128, FF, VOCAB, 0, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_llama_list(&list, &m, L, HID, 32, 8, 128, FF, VOCAB, 0, &err),
+                     0);
     ck_assert_uint_eq(m, n);
-    ck_assert_int_eq(vs_llq_predict(list, m, 15, &md, types, NULL, &total, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_predict(list, m, 15, &md, types, NULL, &total, &err), 0);
     for (i = 0; i < n; i++) {
         ck_assert_str_eq(list[i].name, t[i].name);
         ck_assert_msg(types[i]->id == t[i].type, "%s: predicted %s, built %u", t[i].name,
@@ -366,22 +367,22 @@ START_TEST(llama_rules_predict)
     ck_assert_uint_eq(total, 4912898048ull);
     gib = (double)total / (1 << 30);
     ck_assert_msg(gib > 4.58 * 0.995 && gib < 4.58 * 1.005, "q4_k_m %.3f GiB", gib);
-    ck_assert_int_eq(vs_llq_predict(list, m, 7, &md, types, NULL, &total, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_predict(list, m, 7, &md, types, NULL, &total, &err), 0);
     /* Q8_0 everywhere but the F32 norms: 34 bytes per 32 */
     ck_assert_uint_eq(total,
                       (8030261248ull - (2ull * L + 1) * HID) / 32 * 34 + (2ull * L + 1) * HID * 4);
     gib = (double)total / (1 << 30);
     ck_assert_msg(gib > 7.96 * 0.995 && gib < 7.96 * 1.005, "q8_0 %.3f GiB", gib);
     /* Q4_0: the output at Q6_K, the rest Q4_0 */
-    ck_assert_int_eq(vs_llq_predict(list, m, 2, &md, types, NULL, &total, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_predict(list, m, 2, &md, types, NULL, &total, &err), 0);
     ck_assert_str_eq(types[n - 1]->name, "Q6_K");
     ck_assert_str_eq(types[0]->name, "Q4_0");
     /* Q6_K file: all Q6_K */
-    ck_assert_int_eq(vs_llq_predict(list, m, 18, &md, types, NULL, &total, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_predict(list, m, 18, &md, types, NULL, &total, &err), 0);
     ck_assert_str_eq(types[4]->name, "Q6_K");
     /* Q3_K_M: the first two attn_v at Q5_K, others Q4_K; attn_output Q4_K; ffn_down of
      * layers below 32/16 = 2 at Q5_K, the rest Q4_K (not Falcon) */
-    ck_assert_int_eq(vs_llq_predict(list, m, 12, &md, types, NULL, &total, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_predict(list, m, 12, &md, types, NULL, &total, &err), 0);
     ck_assert_str_eq(types[1 + 3]->name, "Q5_K");         /* blk.0.attn_v */
     ck_assert_str_eq(types[1 + 2 * 9 + 3]->name, "Q4_K"); /* blk.2.attn_v */
     ck_assert_str_eq(types[1 + 4]->name, "Q4_K");         /* blk.0.attn_output */
@@ -389,7 +390,7 @@ START_TEST(llama_rules_predict)
     ck_assert_str_eq(types[1 + 2 * 9 + 8]->name, "Q4_K"); /* blk.2.ffn_down */
     ck_assert_str_eq(types[1 + 2 * 9 + 1]->name, "Q3_K"); /* blk.2.attn_q */
     /* IQ4_XS with GQA 4: attn_v at Q5_K, ffn_down of the first 4 layers Q5_K */
-    ck_assert_int_eq(vs_llq_predict(list, m, 30, &md, types, NULL, &total, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_predict(list, m, 30, &md, types, NULL, &total, &err), 0);
     ck_assert_str_eq(types[1 + 3]->name, "Q5_K");
     ck_assert_str_eq(types[1 + 3 * 9 + 8]->name, "Q5_K");
     ck_assert_str_eq(types[1 + 4 * 9 + 8]->name, "IQ4_XS");
@@ -402,26 +403,27 @@ START_TEST(llama_rules_predict)
         size_t k;
         for (k = 0; k < sizeof published / sizeof published[0]; k++) {
             ck_assert_int_eq(
-                vs_llq_predict(list, m, published[k].ftype, &md, types, NULL, &total, &err), 0);
+                vs_gguf_quant_predict(list, m, published[k].ftype, &md, types, NULL, &total, &err),
+                0);
             gib = (double)total / (1 << 30);
             ck_assert_msg(gib > published[k].gib * 0.995 && gib < published[k].gib * 1.005,
                           "file type %d: %.3f GiB, published %.2f", published[k].ftype, gib,
                           published[k].gib);
         }
     }
-    vs_llq_list_free(list, m);
+    vs_gguf_quant_list_free(list, m);
 
     /* tied embeddings: token_embd takes the output's Q6_K */
-    ck_assert_int_eq(vs_llq_llama_list(&list, &m, 2, 256, 2, 2, 128, 512, 1000, 1, &err), 0);
-    ck_assert_int_eq(vs_llq_predict(list, m, 15, &md, types, NULL, &total, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_llama_list(&list, &m, 2, 256, 2, 2, 128, 512, 1000, 1, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_predict(list, m, 15, &md, types, NULL, &total, &err), 0);
     ck_assert_str_eq(types[0]->name, "Q6_K");
-    vs_llq_list_free(list, m);
+    vs_gguf_quant_list_free(list, m);
     /* a row of 100 is not whole blocks of 256 (Q4_K) nor 32 (Q5_0): F16 */
-    ck_assert_int_eq(vs_llq_llama_list(&list, &m, 1, 100, 1, 1, 100, 256, 64, 0, &err), 0);
-    ck_assert_int_eq(vs_llq_predict(list, m, 15, &md, types, NULL, &total, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_llama_list(&list, &m, 1, 100, 1, 1, 100, 256, 64, 0, &err), 0);
+    ck_assert_int_eq(vs_gguf_quant_predict(list, m, 15, &md, types, NULL, &total, &err), 0);
     ck_assert_str_eq(types[2]->name, "F16"); /* blk.0.attn_q */
-    vs_llq_list_free(list, m);
-    ck_assert_int_eq(vs_llq_predict(NULL, 0, 99, &md, types, NULL, &total, &err), VS_EVALUE);
+    vs_gguf_quant_list_free(list, m);
+    ck_assert_int_eq(vs_gguf_quant_predict(NULL, 0, 99, &md, types, NULL, &total, &err), VS_EVALUE);
 }
 END_TEST
 
@@ -951,7 +953,7 @@ START_TEST(wfile_interface)
     vs_error err;
     size_t i, n;
     int fd;
-    vs_wf_formats(&n);
+    vs_wfile_formats(&n);
     ck_assert_uint_eq(n, 2);
     put(&w, "GGUF", 4);
     p32(&w, 3);
@@ -960,7 +962,7 @@ START_TEST(wfile_interface)
     tensor_table(&w, t, 1, 32, &dl);
     write_sparse(at("m.gguf"), &w, dl);
     free(w.p);
-    ck_assert_ptr_nonnull(f = vs_wf_sniff_file(at("m.gguf"), &err));
+    ck_assert_ptr_nonnull(f = vs_wfile_sniff_file(at("m.gguf"), &err));
     ck_assert_str_eq(f->name, "gguf");
     ck_assert_int_eq(f->read(&l, at("m.gguf"), &size, &read, &err), 0);
     ck_assert_uint_eq(l->count, 1);
@@ -976,7 +978,7 @@ START_TEST(wfile_interface)
     ck_assert_int_eq(write(fd, hdr, sizeof hdr - 1), (ssize_t)(sizeof hdr - 1));
     ck_assert_int_eq(ftruncate(fd, (off_t)(8 + sizeof hdr - 1 + 2048)), 0);
     close(fd);
-    ck_assert_ptr_nonnull(f = vs_wf_sniff_file(at("m.safetensors"), &err));
+    ck_assert_ptr_nonnull(f = vs_wfile_sniff_file(at("m.safetensors"), &err));
     ck_assert_str_eq(f->name, "safetensors");
     ck_assert_int_eq(f->read(&l, at("m.safetensors"), &size, &read, &err), 0);
     ck_assert_str_eq(l->tensors[0].dtype, "F8_E4M3");

@@ -646,7 +646,7 @@ static int load_arch(vs_arch *a, const char *fixture)
 }
 
 typedef struct predicted {
-    vs_llq_tensor *t;
+    vs_gguf_quant_tensor *t;
     size_t n;
     const vs_gguf_type **types;
     uint64_t *bytes, total;
@@ -655,19 +655,20 @@ typedef struct predicted {
 static void predict(predicted *p, const char *fixture, int ftype)
 {
     static vs_arch a;
-    vs_llq_model m;
+    vs_gguf_quant_model m;
     memset(&a, 0, sizeof a);
     ck_assert_msg(load_arch(&a, fixture) == 0, "%s", err.message);
-    ck_assert_msg(vs_gguf_from_family(&a, &p->t, &p->n, &err) == 0, "%s", err.message);
-    vs_gguf_llq_model(&m, &a);
+    ck_assert_msg(vs_gguf_arch_from_family(&a, &p->t, &p->n, &err) == 0, "%s", err.message);
+    vs_gguf_arch_llq_model(&m, &a);
     p->types = calloc(p->n, sizeof *p->types);
     p->bytes = calloc(p->n, sizeof *p->bytes);
-    ck_assert_int_eq(vs_llq_predict(p->t, p->n, ftype, &m, p->types, p->bytes, &p->total, &err), 0);
+    ck_assert_int_eq(
+        vs_gguf_quant_predict(p->t, p->n, ftype, &m, p->types, p->bytes, &p->total, &err), 0);
 }
 
 static void predicted_free(predicted *p)
 {
-    vs_llq_list_free(p->t, p->n);
+    vs_gguf_quant_list_free(p->t, p->n);
     free(p->types);
     free(p->bytes);
 }
@@ -1015,12 +1016,12 @@ START_TEST(mapping_keeps_every_element)
     size_t f;
     for (f = 0; f < sizeof fixtures / sizeof fixtures[0]; f++) {
         static vs_arch a;
-        vs_llq_tensor *t = NULL;
+        vs_gguf_quant_tensor *t = NULL;
         size_t n = 0, i;
         uint64_t el = 0;
         memset(&a, 0, sizeof a);
         ck_assert_msg(load_arch(&a, fixtures[f]) == 0, "%s: %s", fixtures[f], err.message);
-        ck_assert_msg(vs_gguf_from_family(&a, &t, &n, &err) == 0, "%s: %s", fixtures[f],
+        ck_assert_msg(vs_gguf_arch_from_family(&a, &t, &n, &err) == 0, "%s: %s", fixtures[f],
                       err.message);
         for (i = 0; i < n; i++) {
             uint64_t e = 1;
@@ -1032,7 +1033,7 @@ START_TEST(mapping_keeps_every_element)
         ck_assert_msg(el == a.part_params[VS_PART_TEXT], "%s: %llu elements, the text part %llu",
                       fixtures[f], (unsigned long long)el,
                       (unsigned long long)a.part_params[VS_PART_TEXT]);
-        vs_llq_list_free(t, n);
+        vs_gguf_quant_list_free(t, n);
     }
 }
 END_TEST

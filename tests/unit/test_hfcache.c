@@ -325,17 +325,17 @@ START_TEST(env_resolution)
     char out[4096];
     unsetenv("HF_HUB_CACHE");
     setenv("HF_HOME", "/x/hf", 1);
-    ck_assert_int_eq(vs_hf_hub_dir(out, sizeof out, &err), 0);
+    ck_assert_int_eq(vs_hfcache_hub_dir(out, sizeof out, &err), 0);
     ck_assert_str_eq(out, "/x/hf/hub");
     unsetenv("HF_HOME");
     setenv("HOME", "/home/u", 1);
-    ck_assert_int_eq(vs_hf_hub_dir(out, sizeof out, &err), 0);
+    ck_assert_int_eq(vs_hfcache_hub_dir(out, sizeof out, &err), 0);
     ck_assert_str_eq(out, "/home/u/.cache/huggingface/hub");
     setenv("HF_HUB_CACHE", hub, 1);
-    ck_assert(vs_hf_is_repo_id("Qwen/Qwen3-8B"));
-    ck_assert(!vs_hf_is_repo_id("llama-7b"));
-    ck_assert(!vs_hf_is_repo_id("a/../b"));
-    ck_assert(!vs_hf_is_repo_id("a/b/c"));
+    ck_assert(vs_hfcache_is_repo_id("Qwen/Qwen3-8B"));
+    ck_assert(!vs_hfcache_is_repo_id("llama-7b"));
+    ck_assert(!vs_hfcache_is_repo_id("a/../b"));
+    ck_assert(!vs_hfcache_is_repo_id("a/b/c"));
 }
 END_TEST
 

@@ -30,7 +30,7 @@ static int probe(const char *out, const char *extra, const char *cmd)
     argv[argc++] = (char *)"-c";
     argv[argc++] = (char *)cmd;
     argv[argc] = NULL;
-    return vs_probe_main(argc, argv);
+    return vs_cli_probe(argc, argv);
 }
 
 /* Parses FILE's lines into an array. */
@@ -126,9 +126,9 @@ START_TEST(test_probe_usage_and_errors)
     char *noout[] = {(char *)"probe", (char *)"--", (char *)"true", NULL};
     char *bad[] = {(char *)"probe", (char *)"--out", (char *)"x",    (char *)"--interval",
                    (char *)"0",     (char *)"--",    (char *)"true", NULL};
-    ck_assert_int_eq(vs_probe_main(2, help), 0);
-    ck_assert_int_eq(vs_probe_main(3, noout), 2);
-    ck_assert_int_eq(vs_probe_main(7, bad), 2);
+    ck_assert_int_eq(vs_cli_probe(2, help), 0);
+    ck_assert_int_eq(vs_cli_probe(3, noout), 2);
+    ck_assert_int_eq(vs_cli_probe(7, bad), 2);
     mt_tmpdir();
     mt_path(out, sizeof out, "p.jsonl");
     setenv("VRAMSHEET_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);

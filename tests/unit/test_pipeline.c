@@ -522,19 +522,19 @@ START_TEST(validates_card_on_resolution_and_frames)
     m = json_pack("{s:s, s:s, s:I, s:{s:i, s:i}, s:s}", "phase", "decode", "counter", "peak",
                   "peak_bytes", (json_int_t)1000, "dims", "width", 512, "height", 512, "state",
                   "current");
-    ck_assert_int_eq(vs_measurement_validates(s, m, &why), 0);
+    ck_assert_int_eq(vs_derived_measurement_validates(s, m, &why), 0);
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&why), "width 512 < the card's 1024"));
     json_object_set_new(json_object_get(m, "dims"), "width", json_integer(1024));
     json_object_set_new(json_object_get(m, "dims"), "height", json_integer(1024));
-    ck_assert_int_eq(vs_measurement_validates(s, m, NULL), 1);
+    ck_assert_int_eq(vs_derived_measurement_validates(s, m, NULL), 1);
     /* video: fewer frames do not validate */
     json_object_set_new(card, "frames", json_integer(81));
     json_object_set_new(json_object_get(m, "dims"), "frames", json_integer(49));
     vs_buf_free(&why);
-    ck_assert_int_eq(vs_measurement_validates(s, m, &why), 0);
+    ck_assert_int_eq(vs_derived_measurement_validates(s, m, &why), 0);
     ck_assert_ptr_nonnull(strstr(vs_buf_str(&why), "frames 49 < the card's 81"));
     json_object_set_new(json_object_get(m, "dims"), "frames", json_integer(81));
-    ck_assert_int_eq(vs_measurement_validates(s, m, NULL), 1);
+    ck_assert_int_eq(vs_derived_measurement_validates(s, m, NULL), 1);
     vs_buf_free(&why);
     json_decref(m);
     json_decref(s);
@@ -568,11 +568,11 @@ START_TEST(generation_requirements)
     json_object_set_new(card, "width", json_integer(1024));
     json_object_set_new(card, "height", json_integer(1024));
     ev = json_pack("{s:s, s:s, s:o}", "candidate", "x", "requirement", "resolution", "card",
-                   vs_evidence_card(s, "resolution"));
+                   vs_derived_evidence_card(s, "resolution"));
     ck_assert_uint_eq(json_object_size(json_object_get(ev, "card")), 2);
-    ck_assert_int_eq(vs_evidence_moved(s, ev, NULL), 0);
+    ck_assert_int_eq(vs_derived_evidence_moved(s, ev, NULL), 0);
     json_object_set_new(card, "width", json_integer(2048));
-    ck_assert_int_eq(vs_evidence_moved(s, ev, NULL), 1);
+    ck_assert_int_eq(vs_derived_evidence_moved(s, ev, NULL), 1);
     json_decref(ev);
     /* a language model keeps its requirements */
     json_object_set_new(card, "task", json_string("inference"));
@@ -593,19 +593,19 @@ START_TEST(estimator_formulas_by_hand)
     ck_assert_int_eq(vs_estimate_latents(&v, 1, 4, 1024, 1024, 8, 1, 16, &err), 0);
     ck_assert_uint_eq(v, 131072);
     /* Wan 2.1 at 832x480, 81 frames: 21 latent frames of 16 x 60 x 104, bf16 */
-    ck_assert_uint_eq(vs_latent_frames(81, 4), 21);
-    ck_assert_uint_eq(vs_latent_frames(1, 4), 1);
+    ck_assert_uint_eq(vs_estimate_latent_frames(81, 4), 21);
+    ck_assert_uint_eq(vs_estimate_latent_frames(1, 4), 1);
     ck_assert_int_eq(vs_estimate_latents(&v, 1, 16, 832, 480, 8, 21, 16, &err), 0);
     ck_assert_uint_eq(v, 16ull * 21 * 60 * 104 * 2);
     ck_assert_uint_eq(v, 4193280);
     /* SDXL's first attention level (1/2 of the latent): 64 x 64 = 4,096 tokens;
      * 10 heads, cfg doubles batch 1: 2 x 10 x 4096^2 x 2 B */
-    ck_assert_int_eq(vs_latent_tokens(&t, 1024, 1024, 8 * 1 * 2, 1, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_latent_tokens(&t, 1024, 1024, 8 * 1 * 2, 1, 0, &err), 0);
     ck_assert_uint_eq(t, 4096);
     ck_assert_int_eq(vs_estimate_attention_scores(&v, 2, 10, t, 16, &err), 0);
     ck_assert_uint_eq(v, 671088640);
     /* Flux.1-dev at 1024x1024: (1024 / 16)^2 + 512 text tokens, 24 heads */
-    ck_assert_int_eq(vs_latent_tokens(&t, 1024, 1024, 16, 1, 512, &err), 0);
+    ck_assert_int_eq(vs_estimate_latent_tokens(&t, 1024, 1024, 16, 1, 512, &err), 0);
     ck_assert_uint_eq(t, 4608);
     ck_assert_int_eq(vs_estimate_attention_scores(&v, 1, 24, t, 16, &err), 0);
     ck_assert_uint_eq(v, 24ull * 4608 * 4608 * 2);

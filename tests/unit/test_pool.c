@@ -123,7 +123,7 @@ START_TEST(jansson_builds_copies_dumps_and_frees_through_the_pool)
     ck_assert_ptr_nonnull(ref);
     ck_assert_int_eq(vs_json_dump(copy, &b), 0);
     ck_assert_str_eq(vs_buf_str(&b), ref);
-    vs_json_free(ref); /* json_dumps's text goes back to jansson's allocator */
+    vs_pool_json_free(ref); /* json_dumps's text goes back to jansson's allocator */
     json_decref(root);
     ck_assert_uint_eq(json_object_size(copy), 2000);
     json_decref(copy);

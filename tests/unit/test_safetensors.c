@@ -281,21 +281,21 @@ END_TEST
 START_TEST(name_patterns)
 {
     char out[128];
-    vs_st_name_pattern("model.layers.12.mlp.experts.3.w1.weight", out, sizeof out);
+    vs_safetensors_name_pattern("model.layers.12.mlp.experts.3.w1.weight", out, sizeof out);
     ck_assert_str_eq(out, "model.layers.*.mlp.experts.*.w1.weight");
-    vs_st_name_pattern("transformer.h.0.ln_1.weight", out, sizeof out);
+    vs_safetensors_name_pattern("transformer.h.0.ln_1.weight", out, sizeof out);
     ck_assert_str_eq(out, "transformer.h.*.ln_1.weight");
-    vs_st_name_pattern("0.weight", out, sizeof out);
+    vs_safetensors_name_pattern("0.weight", out, sizeof out);
     ck_assert_str_eq(out, "*.weight");
-    vs_st_name_pattern("layer.7", out, sizeof out);
+    vs_safetensors_name_pattern("layer.7", out, sizeof out);
     ck_assert_str_eq(out, "layer.*");
-    vs_st_name_pattern("w12x.3a.v2", out, sizeof out); /* digits inside a word stay */
+    vs_safetensors_name_pattern("w12x.3a.v2", out, sizeof out); /* digits inside a word stay */
     ck_assert_str_eq(out, "w12x.3a.v2");
-    vs_st_name_pattern("a..1", out, sizeof out);
+    vs_safetensors_name_pattern("a..1", out, sizeof out);
     ck_assert_str_eq(out, "a..*");
-    vs_st_name_pattern("model.layers.12.x", out, 10);
+    vs_safetensors_name_pattern("model.layers.12.x", out, 10);
     ck_assert_str_eq(out, "model.lay");
-    vs_st_name_pattern("", out, sizeof out);
+    vs_safetensors_name_pattern("", out, sizeof out);
     ck_assert_str_eq(out, "");
 }
 END_TEST
@@ -349,15 +349,15 @@ START_TEST(sparse_file_reads_only_the_header)
     ck_assert_int_eq(mkfifo(path, 0600), 0);
     ck_assert_int_eq(vs_safetensors_read_file(&f, path, NULL, NULL, &err), VS_EIO);
     ck_assert_ptr_nonnull(strstr(err.message, "FIFO"));
-    ck_assert_int_eq(vs_open_regular(path, 0, NULL, &err), VS_EIO);
+    ck_assert_int_eq(vs_safetensors_open_regular(path, 0, NULL, &err), VS_EIO);
     unlink(path);
     /* a size cap, and a regular file's descriptor reads normally (blocking) */
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
     ck_assert_int_eq(write(fd, "12345", 5), 5);
     close(fd);
-    ck_assert_int_eq(vs_open_regular(path, 4, NULL, &err), VS_EFORMAT);
+    ck_assert_int_eq(vs_safetensors_open_regular(path, 4, NULL, &err), VS_EFORMAT);
     ck_assert_ptr_nonnull(strstr(err.message, "too large"));
-    fd = vs_open_regular(path, 5, &fsize, &err);
+    fd = vs_safetensors_open_regular(path, 5, &fsize, &err);
     ck_assert_int_ge(fd, 0);
     ck_assert_uint_eq(fsize, 5);
     ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);

@@ -248,7 +248,7 @@ START_TEST(components_are_found_by_name_after_any_change)
     assert_unique_and_found(s);
     /* a snapshot leaves the cache out and still finds everything */
     sheets = json_pack("[O]", s);
-    snap = vs_sheets_snapshot(sheets);
+    snap = vs_sheet_snapshot_all(sheets);
     json_decref(sheets);
     copy = json_array_get(snap, 0);
     ck_assert_ptr_null(json_object_get(copy, "_component_at"));

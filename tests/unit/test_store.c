@@ -785,7 +785,7 @@ START_TEST(test_backoff_differs_per_process)
             unsigned d[16];
             int i;
             for (i = 0; i < 16; i++)
-                d[i] = vs_st_backoff_us(19);
+                d[i] = vs_store_backoff_us(19);
             _exit(write(fd[1], d, sizeof d) == (ssize_t)sizeof d ? 0 : 1);
         }
         close(fd[1]);

@@ -209,10 +209,10 @@ START_TEST(test_seed_examples)
     ck_assert_str_eq(vs_units_describe(b, sizeof b, 26000000000ULL),
                      "26,000,000,000 B = 26.00 GB = 24.21 GiB");
     for (i = 0; i < 4; i++) {
-        ck_assert_int_eq(vs_u64_mul(&w, count_ok("7e9"), bits[i]), 0);
+        ck_assert_int_eq(vs_units_mul(&w, count_ok("7e9"), bits[i]), 0);
         w /= 8;
         ck_assert_str_eq(vs_units_round(b, sizeof b, w, VS_UNIT_GIB, 2), weights[i]);
-        ck_assert_int_eq(vs_u64_add(&env, w, reserve), 0);
+        ck_assert_int_eq(vs_units_add(&env, w, reserve), 0);
         ck_assert_str_eq(vs_units_round(b, sizeof b, env, VS_UNIT_GIB, 2), envelopes[i]);
     }
 }
@@ -308,13 +308,13 @@ END_TEST
 START_TEST(test_checked_arith)
 {
     uint64_t v;
-    ck_assert_int_eq(vs_u64_add(&v, UINT64_MAX - 1, 1), 0);
+    ck_assert_int_eq(vs_units_add(&v, UINT64_MAX - 1, 1), 0);
     ck_assert_uint_eq(v, UINT64_MAX);
-    ck_assert_int_eq(vs_u64_add(&v, UINT64_MAX, 1), VS_EUNIT);
-    ck_assert_int_eq(vs_u64_mul(&v, 1ULL << 32, 1ULL << 31), 0);
+    ck_assert_int_eq(vs_units_add(&v, UINT64_MAX, 1), VS_EUNIT);
+    ck_assert_int_eq(vs_units_mul(&v, 1ULL << 32, 1ULL << 31), 0);
     ck_assert_uint_eq(v, 1ULL << 63);
-    ck_assert_int_eq(vs_u64_mul(&v, 1ULL << 32, 1ULL << 32), VS_EUNIT);
-    ck_assert_int_eq(vs_u64_mul(&v, 0, UINT64_MAX), 0);
+    ck_assert_int_eq(vs_units_mul(&v, 1ULL << 32, 1ULL << 32), VS_EUNIT);
+    ck_assert_int_eq(vs_units_mul(&v, 0, UINT64_MAX), 0);
     ck_assert_uint_eq(v, 0);
 }
 END_TEST

@@ -1,5 +1,5 @@
 /* Unit tests for the shared vocabulary in src/util/: checked arithmetic
- * (checked.h), the streaming UTF-8 prefix check (utf8.h), vs_oom (error.h),
+ * (checked.h), the streaming UTF-8 prefix check (utf8.h), vs_error_oom (error.h),
  * vs_json_str_of (json.h) and vs_cmp_str (cmp.h). Expected values are hand
  * arithmetic and the byte tables of RFC 3629, section 4. */
 #include <check.h>
@@ -19,19 +19,19 @@
 START_TEST(test_checked)
 {
     uint64_t r = 0;
-    ck_assert_int_eq(vs_ckd_add(&r, 2, 3), 0);
+    ck_assert_int_eq(vs_checked_add(&r, 2, 3), 0);
     ck_assert_uint_eq(r, 5);
-    ck_assert_int_eq(vs_ckd_add(&r, UINT64_MAX - 1, 1), 0);
+    ck_assert_int_eq(vs_checked_add(&r, UINT64_MAX - 1, 1), 0);
     ck_assert_uint_eq(r, UINT64_MAX);
-    ck_assert_int_eq(vs_ckd_add(&r, UINT64_MAX, 1), 1);
+    ck_assert_int_eq(vs_checked_add(&r, UINT64_MAX, 1), 1);
     ck_assert_uint_eq(r, 0); /* wrapped, as the builtin leaves it */
-    ck_assert_int_eq(vs_ckd_mul(&r, 1ULL << 32, 1ULL << 31), 0);
+    ck_assert_int_eq(vs_checked_mul(&r, 1ULL << 32, 1ULL << 31), 0);
     ck_assert_uint_eq(r, 1ULL << 63);
-    ck_assert_int_eq(vs_ckd_mul(&r, 1ULL << 32, 1ULL << 32), 1);
-    ck_assert_int_eq(vs_ckd_mul(&r, 0, UINT64_MAX), 0);
+    ck_assert_int_eq(vs_checked_mul(&r, 1ULL << 32, 1ULL << 32), 1);
+    ck_assert_int_eq(vs_checked_mul(&r, 0, UINT64_MAX), 0);
     ck_assert_uint_eq(r, 0);
     /* 4294967296 x 4294967295 = 18446744069414584320, still below 2^64 */
-    ck_assert_int_eq(vs_ckd_mul(&r, 4294967296ULL, 4294967295ULL), 0);
+    ck_assert_int_eq(vs_checked_mul(&r, 4294967296ULL, 4294967295ULL), 0);
     ck_assert_uint_eq(r, 18446744069414584320ULL);
 }
 END_TEST
@@ -81,10 +81,10 @@ START_TEST(test_oom_str_cmp)
     json_t *o = json_pack("{s:s, s:i}", "name", "llama", "n", 3);
     const char *names[] = {"vllm", "llama.cpp", "sglang", "TensorRT-LLM", "llama"};
     vs_error_clear(&err);
-    ck_assert_int_eq(vs_oom(&err), VS_ENOMEM);
+    ck_assert_int_eq(vs_error_oom(&err), VS_ENOMEM);
     ck_assert_int_eq(err.code, VS_ENOMEM);
     ck_assert_str_eq(err.message, "out of memory");
-    ck_assert_int_eq(vs_oom(NULL), VS_ENOMEM);
+    ck_assert_int_eq(vs_error_oom(NULL), VS_ENOMEM);
 
     ck_assert_ptr_nonnull(o);
     ck_assert_str_eq(vs_json_str_of(o, "name"), "llama");

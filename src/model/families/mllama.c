@@ -71,7 +71,8 @@ static int parse_vision(vs_arch *a, const json_t *v, vs_error *err)
         return vs_error_set(err, VS_EFORMAT,
                             "vision_config: image_size is not a multiple of patch_size");
     np = (w->image_size / w->patch) * (w->image_size / w->patch) + 1;
-    if (vs_ckd_mul(&p, np, w->max_tiles) || vs_ckd_mul(&p, p, w->hidden) || p > ((uint64_t)1 << 50))
+    if (vs_checked_mul(&p, np, w->max_tiles) || vs_checked_mul(&p, p, w->hidden) ||
+        p > ((uint64_t)1 << 50))
         return vs_error_set(err, VS_EFORMAT,
                             "the parameter count overflows 64 bits; the dimensions are not a real "
                             "model's");

@@ -9,14 +9,14 @@
 
 static inline int mul(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
 {
-    if (vs_ckd_mul(acc, *acc, x))
+    if (vs_checked_mul(acc, *acc, x))
         return vs_error_set(err, VS_EUNIT, "%s does not fit in 64-bit bytes", what);
     return 0;
 }
 
 static inline int add(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
 {
-    if (vs_ckd_add(acc, *acc, x))
+    if (vs_checked_add(acc, *acc, x))
         return vs_error_set(err, VS_EUNIT, "%s does not fit in 64-bit bytes", what);
     return 0;
 }

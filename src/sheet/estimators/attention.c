@@ -17,8 +17,8 @@ const vs_estimator_info vs_estimator_attention = {
     "[attention=sdpa|eager] [cfg=yes|no] [dtype=bf16]",
     "the denoiser's attention over latent tokens: batch x heads x tokens^2 (eager only)"};
 
-int vs_latent_tokens(uint64_t *out, uint64_t width, uint64_t height, uint64_t div,
-                     uint64_t latent_frames, uint64_t text_tokens, vs_error *err)
+int vs_estimate_latent_tokens(uint64_t *out, uint64_t width, uint64_t height, uint64_t div,
+                              uint64_t latent_frames, uint64_t text_tokens, vs_error *err)
 {
     const char *w = "the latent tokens";
     uint64_t v;

@@ -12,7 +12,7 @@ const vs_estimator_info vs_estimator_latents = {
     "estimate latents channels=C [factor=8] [temporal=4] [dtype=bf16]",
     "latents: batch x channels x (H/8) x (W/8) [x latent frames] (diffusers prepare_latents)"};
 
-uint64_t vs_latent_frames(uint64_t frames, uint64_t temporal)
+uint64_t vs_estimate_latent_frames(uint64_t frames, uint64_t temporal)
 {
     if (frames <= 1)
         return 1;

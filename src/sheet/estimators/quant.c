@@ -15,7 +15,7 @@ const vs_estimator_info vs_estimator_quant = {
     "estimate quant [scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
     "quantisation metadata per group (QLoRA, GPTQ)"};
 
-int vs_quant_group_check(uint64_t group, vs_error *err)
+int vs_estimate_quant_group_check(uint64_t group, vs_error *err)
 {
     if (group == 0)
         return vs_error_set(err, VS_EVALUE,

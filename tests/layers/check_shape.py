@@ -1,0 +1,131 @@
+"""The shape of src/ holds: files that hold one concept stay short, and exported
+names say which module they belong to.
+
+  sizes   every .c and .h under src/ has at most LIMIT lines, except a file that
+          is one table (listed in TABLES with the reason).
+  names   every function a header under src/ declares is named
+          vs_<module>_..., where <module> is the header's name (or its folder's,
+          or the header's name without a trailing "s"), or vs_<type>_... for a
+          type a header of src/ defines (libgit2's git_oid_* works on a git_oid,
+          jansson's json_object_* on a json_t object). A private header
+          (MODULE_internal.h) counts as its module's. NAME_EXCEPTIONS lists the few that keep an
+          older name, each with why.
+
+Run by ctest (tests/layers/build.cmake): python3 check_shape.py ROOT [--self-test]
+"""
+import os
+import re
+import sys
+
+LIMIT = 800
+
+# A file that is one table may be longer: splitting a table splits the concept.
+TABLES = {}
+
+# Names kept as they are, each with its reason.
+NAME_EXCEPTIONS = {
+    # The capacity rule is named for what it answers, as callers read it:
+    # "the offer's capacity" (sheet/capacity.h).
+    "vs_offer_capacity": "sheet/capacity.h",
+}
+
+COMMENT = re.compile(r"/\*.*?\*/", re.S)
+FUNC = re.compile(r"^[A-Za-z_][\w \*]*?\b(vs_\w+)\s*\(", re.M)
+TYPES = [
+    re.compile(r"}\s*(vs_\w+)\s*;"),
+    re.compile(r"typedef\s+(?:struct|enum|union)\s+\w+\s+(vs_\w+)\s*;"),
+    re.compile(r"typedef\s+[\w\s\*]+?\(\s*\*\s*(vs_\w+)\s*\)"),
+    re.compile(r"typedef\s+(?:const\s+)?\w+\s+\**(vs_\w+)\s*;"),
+]
+
+
+def sources(root):
+    for d, _, names in os.walk(os.path.join(root, "src")):
+        for name in sorted(names):
+            if name.endswith((".c", ".h")):
+                yield os.path.join(d, name)
+
+
+def check_sizes(root, paths):
+    bad = []
+    for p in paths:
+        rel = os.path.relpath(p, root)
+        with open(p, encoding="utf-8", errors="replace") as f:
+            n = sum(1 for _ in f)
+        if n > LIMIT and rel not in TABLES:
+            bad.append("%s: %d lines (more than %d; split it by concept, or list it "
+                       "in TABLES if it is one table)" % (rel, n, LIMIT))
+    return bad
+
+
+def header_names(text):
+    """The functions a header declares and the types it defines."""
+    text = COMMENT.sub("", text)
+    types = set()
+    for rx in TYPES:
+        types.update(rx.findall(text))
+    funcs = []
+    for m in FUNC.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        funcs.append((line, m.group(1)))
+    return funcs, types
+
+
+def misnamed(path, text, all_types=frozenset()):
+    module = os.path.basename(path)[:-2]
+    if module.endswith("_internal"):  # a module's private header: the module's name
+        module = module[: -len("_internal")]
+    folder = os.path.basename(os.path.dirname(path))
+    funcs, types = header_names(text)
+    prefixes = {"vs_" + module, "vs_" + folder, "vs_" + module.rstrip("s")} | types | all_types
+    out = []
+    for line, name in funcs:
+        if NAME_EXCEPTIONS.get(name) and path.endswith(NAME_EXCEPTIONS[name]):
+            continue
+        if not any(name == p or name.startswith(p + "_") for p in prefixes):
+            out.append((line, name))
+    return out
+
+
+def check_names(root, paths):
+    bad, texts, all_types = [], {}, set()
+    for p in paths:
+        if p.endswith(".h"):
+            with open(p, encoding="utf-8") as f:
+                texts[p] = f.read()
+            all_types |= header_names(texts[p])[1]
+    for p, text in texts.items():
+        for line, name in misnamed(p, text, frozenset(all_types)):
+            bad.append("%s:%d: %s is not named for its module (vs_%s_...) or a type "
+                       "the header defines" % (os.path.relpath(p, root), line, name,
+                                               os.path.basename(p)[:-2]))
+    return bad
+
+
+def self_test():
+    hdr = ("/* vs_other_thing(void) in a comment */\n"
+           "typedef struct vs_widget vs_widget;\n"
+           "int vs_gadget_open(void);\n"
+           "int vs_widget_free(vs_widget *w);\n"
+           "int vs_stray_helper(void);\n")
+    got = misnamed("src/x/gadget.h", hdr)
+    assert got == [(5, "vs_stray_helper")], got
+    return 0
+
+
+def main():
+    if "--self-test" in sys.argv:
+        self_test()
+        print("self-test: ok")
+        return 0
+    root = sys.argv[1]
+    paths = list(sources(root))
+    bad = check_sizes(root, paths) + check_names(root, paths)
+    for b in bad:
+        print(b)
+    print("%d files checked, %d findings" % (len(paths), len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
