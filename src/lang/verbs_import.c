@@ -13,6 +13,7 @@
 #include "sheet/derived.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
+#include "util/file.h"
 #include "util/json.h"
 
 /* The files are read here and handed line by line to an importer
@@ -39,31 +40,36 @@ static int import_error(vs_error *err, const char *file, size_t lineno, const ch
                         file, lineno, what, fmt);
 }
 
-/* The next line of fp (newline dropped) in *buf; its length, -1 at the end,
- * -2 when it is longer than max (getline would grow without bound). */
-static long read_line(FILE *fp, char **buf, size_t *cap, size_t max)
+/* What read_line found. Not error codes: out of memory is VS_ENOMEM (< 0). */
+enum { LINE_READ = 0, LINE_END = 1, LINE_TOO_LONG = 2 };
+
+/* The next line of fp (newline dropped) in *buf and its length in *len:
+ * LINE_READ; LINE_END at the end; LINE_TOO_LONG when it is longer than max
+ * (getline would grow without bound); VS_ENOMEM. */
+static int read_line(FILE *fp, char **buf, size_t *cap, size_t max, size_t *len)
 {
     size_t n = 0;
     int ch;
     while ((ch = getc_unlocked(fp)) != EOF && ch != '\n') {
         if (n >= max)
-            return -2;
+            return LINE_TOO_LONG;
         if (n + 1 >= *cap) {
             size_t nc = *cap ? *cap * 2 : 4096;
             char *nb = realloc(*buf, nc);
             if (!nb)
-                return -3;
+                return VS_ENOMEM;
             *buf = nb;
             *cap = nc;
         }
         (*buf)[n++] = (char)ch;
     }
     if (ch == EOF && n == 0)
-        return -1;
+        return LINE_END;
     if (!*buf && !(*buf = malloc(*cap = 4096)))
-        return -3;
+        return VS_ENOMEM;
     (*buf)[n] = '\0';
-    return (long)n;
+    *len = n;
+    return LINE_READ;
 }
 
 /* One file through one importer (imp NULL: sniffed from its first lines). */
@@ -71,12 +77,12 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
                        vs_error *err)
 {
     char *buf = NULL;
-    size_t cap = 0, lineno = 0;
-    long n;
+    size_t cap = 0, lineno = 0, n = 0;
+    int got;
     void *state = NULL;
     char label[1200];
     FILE *fp;
-    int rc = 0, fd = vs_safetensors_open_regular(a->value, IMPORT_FILE_MAX, NULL, err);
+    int rc = 0, fd = vs_file_open_regular(a->value, IMPORT_FILE_MAX, NULL, err);
     /* A FIFO would block, /dev/zero never ends, a folder reads as nothing:
      * only regular files are read. */
     if (fd < 0) {
@@ -92,14 +98,15 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
         return vs_error_oom(err);
     }
     while (!imp && lineno < IMPORT_SNIFF_LINES &&
-           (n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
+           (got = read_line(fp, &buf, &cap, IMPORT_LINE_MAX, &n)) != LINE_END) {
         lineno++;
-        if (n < 0) {
-            rc = n == -2 ? import_error(err, a->value, lineno, NULL, "line longer than 1 MiB")
-                         : vs_error_oom(err);
+        if (got != LINE_READ) {
+            rc = got == LINE_TOO_LONG
+                     ? import_error(err, a->value, lineno, NULL, "line longer than 1 MiB")
+                     : vs_error_oom(err);
             goto done;
         }
-        imp = vs_importer_sniff(buf, (size_t)n);
+        imp = vs_importer_sniff(buf, n);
     }
     if (!imp) {
         rc =
@@ -116,13 +123,13 @@ static int import_file(vs_import *im, const vs_importer *imp, const vs_arg *a, s
         rc = vs_error_oom(err);
         goto done;
     }
-    while ((n = read_line(fp, &buf, &cap, IMPORT_LINE_MAX)) != -1) {
+    while ((got = read_line(fp, &buf, &cap, IMPORT_LINE_MAX, &n)) != LINE_END) {
         lineno++;
-        if (n == -2)
+        if (got == LINE_TOO_LONG)
             rc = import_error(err, a->value, lineno, imp->name, "line longer than 1 MiB");
-        else if (n < 0)
+        else if (got < 0)
             rc = vs_error_oom(err);
-        else if ((rc = imp->line(im, state, buf, (size_t)n)) == VS_IMPORT_REFUSED)
+        else if ((rc = imp->line(im, state, buf, n)) == VS_IMPORT_REFUSED)
             rc = import_error(err, a->value, im->why_line ? im->why_line : lineno, imp->name,
                               im->why);
         else if (rc < 0)

@@ -9,6 +9,7 @@
 
 #include "model/gguf_internal.h"
 #include "util/checked.h"
+#include "util/file.h"
 
 /* ---- the bounded, buffered reader (model/gguf_internal.h) ---- */
 
@@ -489,7 +490,7 @@ int vs_gguf_read_file(vs_gguf_file **out, const char *path, uint64_t *file_size,
     *out = NULL;
     if (bytes_read)
         *bytes_read = 0;
-    if ((fd = vs_safetensors_open_regular(path, 0, &size, err)) < 0)
+    if ((fd = vs_file_open_regular(path, 0, &size, err)) < 0)
         return fd;
     if (file_size)
         *file_size = size;

@@ -14,6 +14,7 @@
 #include "model/gguf.h"
 #include "model/model.h"
 #include "model/safetensors.h"
+#include "util/file.h"
 
 #define SMALL_MAX (64 * 1024 * 1024)
 
@@ -155,7 +156,7 @@ static int read_text(const char *path, char **out, size_t *len)
     uint64_t size = 0;
     ssize_t r;
     size_t got = 0;
-    int fd = vs_safetensors_open_regular(path, SMALL_MAX, &size, NULL);
+    int fd = vs_file_open_regular(path, SMALL_MAX, &size, NULL);
     if (fd < 0)
         return VS_EIO;
     if (!(*out = malloc((size_t)size + 1))) {

@@ -17,6 +17,7 @@
 #include "model/wfile.h"
 #include "model/wfile_gguf.h"
 #include "model/wfile_safetensors.h"
+#include "util/file.h"
 
 /* config.json and model.safetensors.index.json are small; a bigger file is
  * not one of them. */
@@ -30,7 +31,7 @@ static int read_small(const char *path, char **out, size_t *len, vs_error *err)
     int fd, rc = 0;
     *out = NULL;
     /* a FIFO, a device or a folder would block or never end: regular files only */
-    if ((fd = vs_safetensors_open_regular(path, SMALL_FILE_MAX, &size, err)) < 0)
+    if ((fd = vs_file_open_regular(path, SMALL_FILE_MAX, &size, err)) < 0)
         return fd;
     if (!(buf = malloc((size_t)size + 1))) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory reading %s", path);
@@ -172,7 +173,7 @@ static int sha256_file(const char *path, char hex[65], vs_error *err)
     int fd, rc = 0;
     if (sodium_init() < 0)
         return vs_error_set(err, VS_EIO, "libsodium failed to initialise");
-    if ((fd = vs_safetensors_open_regular(path, 0, NULL, err)) < 0)
+    if ((fd = vs_file_open_regular(path, 0, NULL, err)) < 0)
         return fd;
     if (!(buf = malloc(1 << 20))) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory hashing %s", path);

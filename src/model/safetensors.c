@@ -11,6 +11,7 @@
 #include "model/jscan.h"
 #include "model/safetensors_internal.h"
 #include "util/checked.h"
+#include "util/file.h"
 
 static const struct {
     const char *name;
@@ -453,58 +454,6 @@ static long long pread_fn(void *ctx, void *buf, size_t n, uint64_t offset)
     return (long long)r;
 }
 
-static const char *file_kind(mode_t m)
-{
-    if (S_ISDIR(m))
-        return "a folder";
-    if (S_ISFIFO(m))
-        return "a FIFO";
-    if (S_ISCHR(m))
-        return "a character device";
-    if (S_ISBLK(m))
-        return "a block device";
-    if (S_ISSOCK(m))
-        return "a socket";
-    return "not a regular file";
-}
-
-int vs_safetensors_open_regular(const char *path, uint64_t max_size, uint64_t *size, vs_error *err)
-{
-    struct stat st;
-    int fd, fl, rc;
-    /* O_NONBLOCK: opening a FIFO for reading waits for a writer otherwise, so
-     * the check below would never be reached. It is cleared once the file is
-     * known to be regular (where it changes nothing anyway). */
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return vs_error_set(err, VS_EIO, "cannot open %s: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0) {
-        rc = vs_error_set(err, VS_EIO, "cannot stat %s: %s", path, strerror(errno));
-        goto fail;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        rc = vs_error_set(err, VS_EIO, "%s is %s, not a regular file: expected a file on disk",
-                          path, S_ISLNK(st.st_mode) ? "a link" : file_kind(st.st_mode));
-        goto fail;
-    }
-    if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-        rc = vs_error_set(err, VS_EIO, "cannot read %s: %s", path, strerror(errno));
-        goto fail;
-    }
-    if (max_size && (uint64_t)st.st_size > max_size) {
-        rc = vs_error_set(err, VS_EFORMAT,
-                          "%s: %lld bytes is too large for this kind of file (at most %llu)", path,
-                          (long long)st.st_size, (unsigned long long)max_size);
-        goto fail;
-    }
-    if (size)
-        *size = (uint64_t)st.st_size;
-    return fd;
-fail:
-    close(fd);
-    return rc;
-}
-
 int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_size,
                              uint64_t *bytes_read, vs_error *err)
 {
@@ -513,7 +462,7 @@ int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_
     *out = NULL;
     if (bytes_read)
         *bytes_read = 0;
-    if ((fd = vs_safetensors_open_regular(path, 0, &size, err)) < 0)
+    if ((fd = vs_file_open_regular(path, 0, &size, err)) < 0)
         return fd;
     if (file_size)
         *file_size = size;

@@ -104,14 +104,6 @@ typedef long long (*vs_st_read_fn)(void *ctx, void *buf, size_t n, uint64_t offs
 int vs_safetensors_read(vs_st_file **out, const char *name, uint64_t file_size, vs_st_read_fn read,
                         void *ctx, uint64_t *bytes_read, vs_error *err);
 
-/* Opens path for reading only when it is a regular file, and returns its
- * descriptor (>= 0, close it) with *size (may be NULL) its length; else a
- * negative VS_E* code: VS_EIO when it cannot be opened or is not a regular file
- * (a FIFO, a device, a folder: reading those blocks or never ends), VS_EFORMAT
- * when max_size is not 0 and the file is larger. The open itself does not block
- * on a FIFO with no writer. */
-int vs_safetensors_open_regular(const char *path, uint64_t max_size, uint64_t *size, vs_error *err);
-
 /* Same on the file at path (VS_EIO when it cannot be opened or read).
  * *file_size and *bytes_read may be NULL. */
 int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_size,

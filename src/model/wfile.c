@@ -5,8 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/safetensors.h" /* vs_safetensors_open_regular, vs_safetensors_name_pattern */
+#include "model/safetensors.h" /* vs_safetensors_name_pattern */
 #include "util/checked.h"
+#include "util/file.h"
 
 /* ---- the formats: one row each (model/wfile_<format>.c) ---- */
 
@@ -38,7 +39,7 @@ const vs_wf_format *vs_wfile_sniff_file(const char *path, vs_error *err)
 {
     unsigned char head[8];
     size_t got = 0, i;
-    int fd = vs_safetensors_open_regular(path, 0, NULL, err);
+    int fd = vs_file_open_regular(path, 0, NULL, err);
     if (fd < 0)
         return NULL;
     while (got < sizeof head) {

@@ -15,6 +15,7 @@
 #include "util/buf.h"
 
 #include "check_run.h"
+#include "util/file.h"
 
 typedef struct tspec {
     const char *name;
@@ -349,15 +350,15 @@ START_TEST(sparse_file_reads_only_the_header)
     ck_assert_int_eq(mkfifo(path, 0600), 0);
     ck_assert_int_eq(vs_safetensors_read_file(&f, path, NULL, NULL, &err), VS_EIO);
     ck_assert_ptr_nonnull(strstr(err.message, "FIFO"));
-    ck_assert_int_eq(vs_safetensors_open_regular(path, 0, NULL, &err), VS_EIO);
+    ck_assert_int_eq(vs_file_open_regular(path, 0, NULL, &err), VS_EIO);
     unlink(path);
     /* a size cap, and a regular file's descriptor reads normally (blocking) */
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
     ck_assert_int_eq(write(fd, "12345", 5), 5);
     close(fd);
-    ck_assert_int_eq(vs_safetensors_open_regular(path, 4, NULL, &err), VS_EFORMAT);
+    ck_assert_int_eq(vs_file_open_regular(path, 4, NULL, &err), VS_EFORMAT);
     ck_assert_ptr_nonnull(strstr(err.message, "too large"));
-    fd = vs_safetensors_open_regular(path, 5, &fsize, &err);
+    fd = vs_file_open_regular(path, 5, &fsize, &err);
     ck_assert_int_ge(fd, 0);
     ck_assert_uint_eq(fsize, 5);
     ck_assert_int_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
