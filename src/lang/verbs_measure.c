@@ -77,7 +77,7 @@ static void pick_gpus(const vs_measure_result *r, int *keep)
         if (!v->process_attributed && hi > lo)
             keep[g] = 1;
         for (c = 0; c < r->ncounters; c++)
-            if (r->counters[c].gpu == (int)g)
+            if (r->counters[c].gpu_known && r->counters[c].gpu == g)
                 keep[g] = 1;
         any |= keep[g];
     }
@@ -135,17 +135,17 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
             if (!keep[g] || cell->samples == 0)
                 continue;
             m = vs_verbs_measure_measurement_new(
-                sheet, run_id, phase, (int)g, r->gpus[g].name, VS_COUNTER_DEVICE,
+                sheet, run_id, phase, 1, g, r->gpus[g].name, VS_COUNTER_DEVICE,
                 vs_vocab_scope_name(VS_SCOPE_DEVICE), cell->device_peak, dims_json(d), NULL,
-                r->host, -1, cell->device_peak_at);
+                r->host, 0, 0, cell->device_peak_at);
             if (!m || json_array_append_new(ms, m) < 0 ||
                 json_array_append_new(rows, json_incref(m)) < 0)
                 rc = vs_error_oom(err);
             if (v->process_available && v->process_attributed && cell->process_peak_at) {
                 m = vs_verbs_measure_measurement_new(
-                    sheet, run_id, phase, (int)g, r->gpus[g].name, VS_COUNTER_PROCESS,
+                    sheet, run_id, phase, 1, g, r->gpus[g].name, VS_COUNTER_PROCESS,
                     vs_vocab_scope_name(VS_SCOPE_PROCESS), cell->process_peak, dims_json(d), NULL,
-                    r->host, -1, cell->process_peak_at);
+                    r->host, 0, 0, cell->process_peak_at);
                 if (!m || json_array_append_new(ms, m) < 0 ||
                     json_array_append_new(rows, json_incref(m)) < 0)
                     rc = vs_error_oom(err);
@@ -156,10 +156,11 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
             json_t *m;
             if (strcmp(k->phase, phase) != 0)
                 continue;
-            m = vs_verbs_measure_measurement_new(sheet, run_id, phase, k->gpu,
-                                                 k->gpu >= 0 ? r->gpus[k->gpu].name : NULL, k->name,
-                                                 vs_measure_counter_scope(k->name), k->bytes,
-                                                 dims_json(d), NULL, r->host, -1, k->at);
+            m = vs_verbs_measure_measurement_new(sheet, run_id, phase, k->gpu_known, k->gpu,
+                                                 k->gpu_known ? r->gpus[k->gpu].name : NULL,
+                                                 k->name, vs_measure_counter_scope(k->name),
+                                                 k->bytes, dims_json(d), NULL, r->host, 0, 0,
+                                                 k->at);
             if (!m || json_array_append_new(ms, m) < 0 ||
                 json_array_append_new(rows, json_incref(m)) < 0)
                 rc = vs_error_oom(err);

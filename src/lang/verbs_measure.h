@@ -43,13 +43,15 @@ json_t *vs_verbs_measure_ensure_array(json_t *sheet, const char *key);
 const char *vs_verbs_measure_match_stage(const json_t *sheet, const json_t *dims);
 
 /* A new measurement object as the layout has it. run, gpu_name, stage and
- * host may be NULL (stage NULL: the stage its dims match); gpu and rank -1
- * for none; at in wall milliseconds. Takes dims_take (NULL: returns NULL).
+ * host may be NULL (stage NULL: the stage its dims match); gpu and rank
+ * only when gpu_known and rank_known (null in the record otherwise); at in
+ * wall milliseconds. Takes dims_take (NULL: returns NULL).
  * NULL when memory is short. */
 json_t *vs_verbs_measure_measurement_new(const json_t *sheet, const char *run, const char *phase,
-                                         int gpu, const char *gpu_name, const char *counter,
-                                         const char *scope, uint64_t peak, json_t *dims_take,
-                                         const char *stage, const char *host, int rank, int64_t at);
+                                         int gpu_known, unsigned gpu, const char *gpu_name,
+                                         const char *counter, const char *scope, uint64_t peak,
+                                         json_t *dims_take, const char *stage, const char *host,
+                                         int rank_known, unsigned rank, int64_t at);
 
 /* A new row of a `measurement` payload: the layout's keys of m (run, phase,
  * gpu, gpu_name, counter, scope, peak_bytes, dims, stage, validates_card);

@@ -78,9 +78,10 @@ const char *vs_verbs_measure_match_stage(const json_t *sheet, const json_t *dims
 }
 
 json_t *vs_verbs_measure_measurement_new(const json_t *sheet, const char *run, const char *phase,
-                                         int gpu, const char *gpu_name, const char *counter,
-                                         const char *scope, uint64_t peak, json_t *dims_take,
-                                         const char *stage, const char *host, int rank, int64_t at)
+                                         int gpu_known, unsigned gpu, const char *gpu_name,
+                                         const char *counter, const char *scope, uint64_t peak,
+                                         json_t *dims_take, const char *stage, const char *host,
+                                         int rank_known, unsigned rank, int64_t at)
 {
     json_t *m;
     if (!dims_take)
@@ -91,11 +92,11 @@ json_t *vs_verbs_measure_measurement_new(const json_t *sheet, const char *run, c
      * recomputed after every line, so the stored flag is never stale */
     m = json_pack("{s:o, s:s, s:o, s:o, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b, s:s, s:o}", "run",
                   vs_verbs_measure_str_or_null(run), "phase", phase, "gpu",
-                  gpu >= 0 ? json_integer(gpu) : json_null(), "gpu_name",
+                  gpu_known ? json_integer(gpu) : json_null(), "gpu_name",
                   vs_verbs_measure_str_or_null(gpu_name), "counter", counter, "scope", scope,
                   "peak_bytes", (json_int_t)peak, "dims", dims_take, "stage",
                   vs_verbs_measure_str_or_null(stage), "host", vs_verbs_measure_str_or_null(host),
-                  "rank", rank >= 0 ? json_integer(rank) : json_null(), "validates_card",
+                  "rank", rank_known ? json_integer(rank) : json_null(), "validates_card",
                   vs_derived_dims_validate(sheet, dims_take, NULL), "state", "current", "time",
                   iso_json(at));
     /* schema 2's keys of a log's figure: none for a measured run */

@@ -146,9 +146,9 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         m = vs_verbs_measure_measurement_new(
-            sheet, NULL, phase->value, has_gpu ? (int)gpu : -1, gname ? gname->value : NULL,
+            sheet, NULL, phase->value, has_gpu, (unsigned)gpu, gname ? gname->value : NULL,
             counter->value, scope ? scope->value : vs_measure_counter_scope(counter->value), bytes,
-            dims, stage ? stage->value : NULL, host ? host->value : NULL, has_rank ? (int)rank : -1,
+            dims, stage ? stage->value : NULL, host ? host->value : NULL, has_rank, (unsigned)rank,
             (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
     }
     ms = vs_verbs_measure_ensure_array(sheet, "measurements");

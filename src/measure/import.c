@@ -120,34 +120,34 @@ static int larger(const json_t *a, const json_t *b)
 }
 
 /* The merge key: phase and counter are names without newlines and the GPU a
- * number, so with the run last it is unambiguous. A probe's ranks on one host
- * merge (each rank's GPU 0 may be another device: the largest is kept); a
- * log's ranks are its workers, kept apart. */
-static void put_int(vs_buf *b, long long v)
+ * number (or nothing when unknown), so with the run last it is unambiguous. A
+ * probe's ranks on one host merge (each rank's GPU 0 may be another device:
+ * the largest is kept); a log's ranks are its workers, kept apart. */
+static void put_index(vs_buf *b, int known, unsigned long long v)
 {
     char t[24];
     int i = (int)sizeof t;
-    unsigned long long u = v < 0 ? (unsigned long long)(-v) : (unsigned long long)v;
+    if (!known)
+        return;
     do {
-        t[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u && i > 1);
-    if (v < 0)
-        t[--i] = '-';
+        t[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && i > 0);
     vs_buf_append(b, t + i, sizeof t - (size_t)i);
 }
 
-static int make_key(vs_import *im, const char *phase, const char *counter, long long gpu,
-                    long long rank, const char *run)
+static int make_key(vs_import *im, const char *phase, const char *counter, int gpu_known,
+                    unsigned long long gpu, int rank_known, unsigned long long rank,
+                    const char *run)
 {
     vs_buf_reset(&im->key);
     vs_buf_puts(&im->key, phase ? phase : "");
     vs_buf_putc(&im->key, '\n');
     vs_buf_puts(&im->key, counter ? counter : "");
     vs_buf_putc(&im->key, '\n');
-    put_int(&im->key, gpu);
+    put_index(&im->key, gpu_known, gpu);
     vs_buf_putc(&im->key, '\n');
-    put_int(&im->key, im->run_key ? rank : -1);
+    put_index(&im->key, im->run_key && rank_known, rank);
     vs_buf_putc(&im->key, '\n');
     vs_buf_puts(&im->key, run);
     return vs_buf_failed(&im->key) ? VS_ENOMEM : 0;
@@ -174,9 +174,10 @@ int vs_import_add(vs_import *im, json_t *m)
     g = json_object_get(m, "gpu");
     r = json_object_get(m, "rank");
     if (make_key(im, json_string_value(json_object_get(m, "phase")),
-                 json_string_value(json_object_get(m, "counter")),
-                 json_is_integer(g) ? (long long)json_integer_value(g) : -1,
-                 json_is_integer(r) ? (long long)json_integer_value(r) : -1, run) < 0) {
+                 json_string_value(json_object_get(m, "counter")), json_is_integer(g),
+                 json_is_integer(g) ? (unsigned long long)json_integer_value(g) : 0,
+                 json_is_integer(r),
+                 json_is_integer(r) ? (unsigned long long)json_integer_value(r) : 0, run) < 0) {
         json_decref(m);
         return VS_ENOMEM;
     }
@@ -202,7 +203,9 @@ static int already_covered(vs_import *im, const vs_import_at *at, const char *co
 {
     json_t *old;
     const char *run = im->run_key ? im->run_key : "";
-    if (make_key(im, at->phase, counter, at->gpu, at->rank, run) < 0 || !(old = kept(im)))
+    if (make_key(im, at->phase, counter, at->gpu_known, at->gpu, at->rank_known, at->rank, run) <
+            0 ||
+        !(old = kept(im)))
         return 0;
     if (is_count)
         return json_number_value(json_object_get(old, "value")) >= value;
@@ -244,10 +247,10 @@ static json_t *item_new(const vs_import_at *at, const char *counter, vs_vocab_sc
                         const char *text, size_t text_len)
 {
     return json_pack("{s:s, s:o, s:o, s:s, s:s, s:{}, s:n, s:o, s:n, s:o}", "phase", at->phase,
-                     "gpu", at->gpu >= 0 ? json_integer(at->gpu) : json_null(), "gpu_name",
+                     "gpu", at->gpu_known ? json_integer(at->gpu) : json_null(), "gpu_name",
                      at->gpu_name ? json_string(at->gpu_name) : json_null(), "counter", counter,
                      "scope", vs_vocab_scope_name(scope), "dims", "host", "rank",
-                     at->rank >= 0 ? json_integer(at->rank) : json_null(), "time", "text",
+                     at->rank_known ? json_integer(at->rank) : json_null(), "time", "text",
                      text_json(text, text_len));
 }
 

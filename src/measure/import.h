@@ -45,12 +45,15 @@ typedef struct vs_import {
     vs_buf key;          /* scratch */
 } vs_import;
 
-/* Where a log's figure was: phase (a phase name), GPU index or -1, rank or -1,
- * the device's name or NULL. */
+/* Where a log's figure was: phase (a phase name), the GPU index and the rank
+ * when the log names them (null in the measurement otherwise), the device's
+ * name or NULL. */
 typedef struct vs_import_at {
     const char *phase;
-    int gpu;
-    int rank;
+    int gpu_known;
+    unsigned gpu; /* when gpu_known */
+    int rank_known;
+    unsigned rank; /* when rank_known */
     const char *gpu_name;
 } vs_import_at;
 

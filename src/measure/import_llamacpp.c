@@ -41,32 +41,35 @@ static int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-/* GPU index of a device name: letters (and '_' inside) then digits only; -1
- * for others. name is name[0..n). */
-static int device_gpu(const char *name, size_t n)
+/* 1 and *gpu when a device name is a GPU's: letters (and '_' inside) then
+ * digits only; 0 for others. name is name[0..n). */
+static int device_gpu(const char *name, size_t n, unsigned *gpu)
 {
     size_t i = 0;
-    int g = 0;
+    unsigned g = 0;
     while (i < n && is_alpha(name[i]))
         i++;
     if (i == 0 || i == n)
-        return -1;
+        return 0;
     for (; i < n; i++) {
         if (!is_digit(name[i]) || g > VS_IMPORT_GPU_MAX)
-            return -1;
-        g = g * 10 + (name[i] - '0');
+            return 0;
+        g = g * 10 + (unsigned)(name[i] - '0');
     }
-    return g > VS_IMPORT_GPU_MAX ? -1 : g;
+    if (g > VS_IMPORT_GPU_MAX)
+        return 0;
+    *gpu = g;
+    return 1;
 }
 
 /* The counter: "llamacpp.<what>" for a GPU, "llamacpp.<device>.<what>" for
  * another device (its name reduced to the characters of a counter name). */
-static void counter_name(char *out, size_t cap, const char *dev, size_t dn, int gpu,
+static void counter_name(char *out, size_t cap, const char *dev, size_t dn, int is_gpu,
                          const char *what)
 {
     char d[48];
     size_t i, o = 0;
-    if (gpu >= 0) {
+    if (is_gpu) {
         snprintf(out, cap, "llamacpp.%s", what);
         return;
     }
@@ -85,7 +88,7 @@ static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs
     uint64_t bytes, res, mult;
     char counter[96], devname[64];
     const char *what;
-    vs_import_at at = {"load", -1, -1, NULL};
+    vs_import_at at = {.phase = "load"};
     /* the word before "buffer size" */
     while (p > line && p[-1] == ' ')
         p--;
@@ -132,7 +135,7 @@ static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs
     devname[dn] = '\0';
     if (!vs_import_text_valid(devname))
         return vs_import_refuse(im, "a device name that is not printable text");
-    at.gpu = device_gpu(dev, dn);
+    at.gpu_known = device_gpu(dev, dn, &at.gpu);
     at.gpu_name = devname;
     off = (size_t)(bs - line) + strlen("buffer size =");
     while (off < n && line[off] == ' ')
@@ -152,7 +155,7 @@ static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs
             return vs_import_refuse(im, "a buffer size beyond 2^63 bytes");
         used += sp + u;
     }
-    counter_name(counter, sizeof counter, dev, dn, at.gpu, what);
+    counter_name(counter, sizeof counter, dev, dn, at.gpu_known, what);
     return vs_import_bytes(im, &at, counter, VS_SCOPE_REPORTED, bytes, res, dev,
                            (size_t)(line + off + used - dev));
 }
@@ -196,7 +199,7 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
     int overflow;
     char devname[64], counter[96];
     const char *const *cols;
-    vs_import_at at = {"exit", -1, -1, NULL};
+    vs_import_at at = {.phase = "exit"};
     while (name < line + n && *name == ' ')
         name++;
     nend = name;
@@ -245,11 +248,11 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
                                 "the breakdown row does not add up (self %llu MiB, model + "
                                 "context + compute %llu MiB)",
                                 (unsigned long long)v[2], (unsigned long long)(v[3] + v[4] + v[5]));
-    at.gpu = device_gpu(name, dn);
+    at.gpu_known = device_gpu(name, dn, &at.gpu);
     at.gpu_name = devname;
     for (i = 0; i < ncols; i++) {
         int rc;
-        counter_name(counter, sizeof counter, name, dn, at.gpu, cols[i]);
+        counter_name(counter, sizeof counter, name, dn, at.gpu_known, cols[i]);
         /* whole MiB: the resolution is half of one */
         if ((rc = vs_import_bytes(im, &at, counter,
                                   !strcmp(cols[i], "total") || !strcmp(cols[i], "free")

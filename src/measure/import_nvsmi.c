@@ -96,7 +96,8 @@ static int nvsmi_line(vs_import *im, void *state, const char *line, size_t n)
     nvsmi_state *st = state;
     size_t at = 0, fl, c = 0, k;
     const char *f;
-    int gpu = -1, rc;
+    int gpu_known = 0, rc;
+    unsigned gpu = 0;
     char name[128] = "";
     struct {
         uint64_t bytes, res;
@@ -104,7 +105,7 @@ static int nvsmi_line(vs_import *im, void *state, const char *line, size_t n)
         const char *text;
         size_t tl;
     } v[C_RESERVED + 1];
-    vs_import_at where = {"query", -1, -1, NULL};
+    vs_import_at where = {.phase = "query"};
     json_t *run, *gpus, *g;
     memset(v, 0, sizeof v);
     if (n == 0)
@@ -132,7 +133,8 @@ static int nvsmi_line(vs_import *im, void *state, const char *line, size_t n)
                 return vs_import_refuse(im, "\"index\" must be a GPU index from 0 to %d",
                                         VS_IMPORT_GPU_MAX);
             }
-            gpu = (int)json_integer_value(x);
+            gpu_known = 1;
+            gpu = (unsigned)json_integer_value(x);
             json_decref(x);
         } else if (col == C_NAME) {
             if (fl >= sizeof name)
@@ -167,8 +169,9 @@ static int nvsmi_line(vs_import *im, void *state, const char *line, size_t n)
             v[col].tl = fl;
         }
     }
-    if (gpu < 0)
+    if (!gpu_known)
         return vs_import_refuse(im, "a row needs the GPU's index (query index first)");
+    where.gpu_known = 1;
     where.gpu = gpu;
     where.gpu_name = name[0] ? name : NULL;
     for (k = 0; k < NCOLUMNS; k++) {
@@ -184,9 +187,9 @@ static int nvsmi_line(vs_import *im, void *state, const char *line, size_t n)
     if (!(run = vs_import_run(im, im->run_key ? im->run_key : "")))
         return VS_ENOMEM;
     gpus = json_object_get(run, "gpus");
-    json_array_foreach(gpus, k,
-                       g) if (json_integer_value(json_object_get(g, "index")) == gpu) return 0;
-    g = json_pack("{s:i, s:o, s:o, s:s}", "index", gpu, "name",
+    json_array_foreach(gpus, k, g) if (json_integer_value(json_object_get(g, "index")) ==
+                                       (json_int_t)gpu) return 0;
+    g = json_pack("{s:i, s:o, s:o, s:s}", "index", (int)gpu, "name",
                   name[0] ? json_string(name) : json_null(), "total_bytes",
                   v[C_TOTAL].set ? json_integer((json_int_t)v[C_TOTAL].bytes) : json_null(),
                   "total_basis", "nvidia-smi");

@@ -76,10 +76,13 @@ static size_t line_of(const char *text, size_t len, const char *key)
     return line;
 }
 
-static int one_device(vs_import *im, torch_state *st, const json_t *obj, int gpu)
+/* One device's stats; the GPU only when gpu_known (a dump of one device
+ * names none). */
+static int one_device(vs_import *im, torch_state *st, const json_t *obj, int gpu_known,
+                      unsigned gpu)
 {
     size_t k;
-    vs_import_at at = {"dump", gpu, -1, NULL};
+    vs_import_at at = {.phase = "dump", .gpu_known = gpu_known, .gpu = gpu};
     char counter[80], text[160];
     for (k = 0; k < NKEYS; k++) {
         json_t *v = json_object_get(obj, keys[k].key);
@@ -105,8 +108,8 @@ static int one_device(vs_import *im, torch_state *st, const json_t *obj, int gpu
     return 0;
 }
 
-/* "3", "cuda:3", "cuda3" -> 3; -1 otherwise. */
-static int device_key(const char *k)
+/* "3", "cuda:3", "cuda3": 1 and *gpu 3; 0 otherwise. */
+static int device_key(const char *k, unsigned *gpu)
 {
     char *end;
     long g;
@@ -115,9 +118,12 @@ static int device_key(const char *k)
     else if (!strncmp(k, "cuda", 4))
         k += 4;
     if (*k < '0' || *k > '9')
-        return -1;
+        return 0;
     g = strtol(k, &end, 10);
-    return *end || g > VS_IMPORT_GPU_MAX ? -1 : (int)g;
+    if (*end || g > VS_IMPORT_GPU_MAX)
+        return 0;
+    *gpu = (unsigned)g;
+    return 1;
 }
 
 static int torch_finish(vs_import *im, void *state)
@@ -143,26 +149,26 @@ static int torch_finish(vs_import *im, void *state)
                 rc = vs_import_refuse(im, "an array of memory_stats() objects, one per GPU");
                 break;
             }
-            if ((rc = one_device(im, st, v, (int)i)) < 0)
+            if ((rc = one_device(im, st, v, 1, (unsigned)i)) < 0)
                 break;
         }
     } else if (json_is_object(root)) {
         json_object_foreach(root, k, v)
         {
             if (json_is_object(v)) {
-                int g = device_key(k);
+                unsigned g = 0;
                 any = 1;
-                if (g < 0) {
+                if (!device_key(k, &g)) {
                     im->why_line = line_of(st->text.data, st->text.len, k);
                     rc = vs_import_refuse(im, "\"%.40s\" is not a device (\"0\", \"cuda:1\")", k);
                     break;
                 }
-                if ((rc = one_device(im, st, v, g)) < 0)
+                if ((rc = one_device(im, st, v, 1, g)) < 0)
                     break;
             }
         }
         if (!any && rc == 0)
-            rc = one_device(im, st, root, -1);
+            rc = one_device(im, st, root, 0, 0);
     } else {
         im->why_line = 1;
         rc = vs_import_refuse(im, "a memory_stats() dump is a JSON object");

@@ -72,7 +72,7 @@ static int torchtune_line(vs_import *im, void *state, const char *line, size_t n
 {
     size_t i;
     int step = vs_import_find(line, n, "Step ", 0) != NULL && memchr(line, '|', n) != NULL;
-    vs_import_at at = {step ? "train" : "model_init", -1, -1, NULL};
+    vs_import_at at = {.phase = step ? "train" : "model_init"};
     (void)state;
     for (i = 0; i < NSTATS; i++) {
         const char *p;

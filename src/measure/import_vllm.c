@@ -186,32 +186,33 @@ static int figure(const char *s, size_t n, int gb_is_gib, uint64_t *bytes, uint6
     return 0;
 }
 
-/* The worker's rank from a "(VllmWorker rank=1 pid=...)" or "(Worker_TP1
- * pid=...)" prefix, else -1. */
-static int rank_of(const char *line, size_t n)
+/* 1 and *rank when the line opens with a worker's "(VllmWorker rank=1
+ * pid=...)" or "(Worker_TP1 pid=...)" prefix, else 0. */
+static int rank_of(const char *line, size_t n, unsigned *rank)
 {
     const char *p;
     size_t lim = n < 64 ? n : 64;
     if (lim == 0 || line[0] != '(')
-        return -1;
+        return 0;
     if ((p = vs_import_find(line, lim, "rank=", 0)) != NULL)
         p += 5;
     else if ((p = vs_import_find(line, lim, "Worker_TP", 0)) != NULL)
         p += 9;
     else
-        return -1;
+        return 0;
     if (p < line + n && *p >= '0' && *p <= '9') {
-        int r = 0;
+        unsigned r = 0;
         while (p < line + n && *p >= '0' && *p <= '9' && r < 100000)
-            r = r * 10 + (*p++ - '0');
-        return r;
+            r = r * 10 + (unsigned)(*p++ - '0');
+        *rank = r;
+        return 1;
     }
-    return -1;
+    return 0;
 }
 
 static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
 {
-    vs_import_at at = {"startup", -1, -1, NULL};
+    vs_import_at at = {.phase = "startup"};
     vllm_state *st = state;
     const char *found[NPHRASES];
     size_t i, any = 0;
@@ -233,7 +234,7 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
     }
     if (!any)
         return 0;
-    at.rank = rank_of(line, n);
+    at.rank_known = rank_of(line, n, &at.rank);
     for (i = 0; phrases[i].text; i++) {
         const phrase *ph = &phrases[i];
         const char *p = found[i], *end = line + n;

@@ -88,7 +88,8 @@ static void on_phase_line(void *cb, const char *line, size_t len)
     }
     case VS_PHASEFD_COUNTER: {
         vs_measure_result *r = s->res;
-        int gpu = ev.gpu;
+        int gpu_known = ev.gpu_known;
+        unsigned gpu = ev.gpu;
         size_t i;
         if (ev.uuid[0]) {
             int g = vs_nvml_index_of_uuid(s->nvml, ev.uuid);
@@ -96,16 +97,18 @@ static void on_phase_line(void *cb, const char *line, size_t len)
                 note_bad(s, line, "no GPU has that uuid");
                 return;
             }
-            gpu = g;
+            gpu_known = 1;
+            gpu = (unsigned)g;
         }
-        if (gpu >= (int)r->ngpus) {
+        if (gpu_known && gpu >= r->ngpus) {
             note_bad(s, line, "no GPU of that index");
             return;
         }
         vs_sampler_current_phase(s->sampler, phase, sizeof phase);
         for (i = 0; i < r->ncounters; i++) {
             vs_measure_counter *c = &r->counters[i];
-            if (c->gpu == gpu && !strcmp(c->phase, phase) && !strcmp(c->name, ev.name)) {
+            if (c->gpu_known == gpu_known && (!gpu_known || c->gpu == gpu) &&
+                !strcmp(c->phase, phase) && !strcmp(c->name, ev.name)) {
                 if (ev.bytes > c->bytes) {
                     c->bytes = ev.bytes;
                     c->at = vs_clock_wall_ms();
@@ -121,7 +124,8 @@ static void on_phase_line(void *cb, const char *line, size_t len)
             vs_measure_counter *c = &r->counters[r->ncounters++];
             snprintf(c->phase, sizeof c->phase, "%s", phase);
             snprintf(c->name, sizeof c->name, "%s", ev.name);
-            c->gpu = gpu;
+            c->gpu_known = gpu_known;
+            c->gpu = gpu_known ? gpu : 0;
             c->bytes = ev.bytes;
             c->at = vs_clock_wall_ms();
         }

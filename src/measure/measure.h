@@ -56,7 +56,8 @@ typedef struct vs_measure_options {
 typedef struct vs_measure_counter {
     char phase[VS_PHASEFD_NAME_MAX];
     char name[VS_PHASEFD_NAME_MAX];
-    int gpu;        /* -1 when the command did not say */
+    int gpu_known;  /* the command named the GPU */
+    unsigned gpu;   /* its index, when gpu_known */
     uint64_t bytes; /* the largest value reported in the phase */
     int64_t at;     /* wall ms of that report */
 } vs_measure_counter;

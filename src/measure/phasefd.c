@@ -86,7 +86,6 @@ int vs_phasefd_parse(vs_phasefd_event *ev, const char *line, size_t len, vs_erro
     token tok[MAX_TOKENS];
     size_t ntok = 0, i = 0, k;
     memset(ev, 0, sizeof *ev);
-    ev->gpu = -1;
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
     if (len > VS_PHASEFD_LINE_MAX)
@@ -195,10 +194,11 @@ int vs_phasefd_parse(vs_phasefd_event *ev, const char *line, size_t len, vs_erro
                 return vs_error_set_at(err, VS_ESYNTAX, 1, (int)tok[k].col,
                                        "expected gpu=I or uuid=GPU-...");
             if (klen == 3 && !memcmp(tok[k].s, "gpu", 3)) {
-                if (ev->gpu >= 0 || parse_uint(&g, v, vlen) < 0 || g > 4095)
+                if (ev->gpu_known || parse_uint(&g, v, vlen) < 0 || g > 4095)
                     return vs_error_set_at(err, VS_EVALUE, 1, (int)(tok[k].col + 4),
                                            "expected one GPU index 0..4095 after gpu=");
-                ev->gpu = (int)g;
+                ev->gpu_known = 1;
+                ev->gpu = (unsigned)g;
             } else if (klen == 4 && !memcmp(tok[k].s, "uuid", 4)) {
                 if (ev->uuid[0] || vlen == 0 || vlen >= sizeof ev->uuid ||
                     !check_name(v, vlen < VS_PHASEFD_NAME_MAX ? vlen : 1) ||

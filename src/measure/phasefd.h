@@ -38,7 +38,8 @@ typedef struct vs_phasefd_event {
     vs_phasefd_kind kind;
     char name[VS_PHASEFD_NAME_MAX];     /* phase or counter name */
     uint64_t bytes;                     /* counter */
-    int gpu;                            /* counter's gpu=, -1 when not given */
+    int gpu_known;                      /* the counter said gpu= */
+    unsigned gpu;                       /* counter's gpu=, when gpu_known */
     char uuid[VS_PHASEFD_NAME_MAX * 2]; /* counter's uuid=, "" when not given */
     vs_phasefd_dim dims[VS_PHASEFD_DIMS_MAX];
     size_t ndims;

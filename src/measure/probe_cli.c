@@ -171,13 +171,13 @@ static json_t *dims_of(const vs_measure_result *r, const char *phase)
     return o;
 }
 
-static void peak_line(probe *p, const char *phase, int gpu, const char *gpu_name,
-                      const char *counter, const char *scope, uint64_t bytes, json_t *dims,
-                      int64_t at)
+static void peak_line(probe *p, const char *phase, int gpu_known, unsigned gpu,
+                      const char *gpu_name, const char *counter, const char *scope, uint64_t bytes,
+                      json_t *dims, int64_t at)
 {
     put_line(p,
              json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:I, s:o, s:o}", "type", "peak", "phase",
-                       phase, "gpu", gpu >= 0 ? json_integer(gpu) : json_null(), "gpu_name",
+                       phase, "gpu", gpu_known ? json_integer(gpu) : json_null(), "gpu_name",
                        gpu_name ? json_string(gpu_name) : json_null(), "counter", counter, "scope",
                        scope, "peak_bytes", (json_int_t)bytes, "dims", dims, "time", iso_json(at)));
 }
@@ -370,11 +370,11 @@ int vs_cli_probe(int argc, char **argv)
                 const vs_sampler_cell *cell = &ph->gpus[g];
                 if (!cell->samples)
                     continue;
-                peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_DEVICE,
+                peak_line(&p, ph->name, 1, g, r.gpus[g].name, VS_COUNTER_DEVICE,
                           vs_vocab_scope_name(VS_SCOPE_DEVICE), cell->device_peak,
                           dims_of(&r, ph->name), cell->device_peak_at);
                 if (r.view->process_attributed && cell->process_peak_at)
-                    peak_line(&p, ph->name, (int)g, r.gpus[g].name, VS_COUNTER_PROCESS,
+                    peak_line(&p, ph->name, 1, g, r.gpus[g].name, VS_COUNTER_PROCESS,
                               vs_vocab_scope_name(VS_SCOPE_PROCESS), cell->process_peak,
                               dims_of(&r, ph->name), cell->process_peak_at);
             }
@@ -382,9 +382,10 @@ int vs_cli_probe(int argc, char **argv)
                 const vs_measure_counter *ct = &r.counters[c];
                 if (strcmp(ct->phase, ph->name) != 0)
                     continue;
-                peak_line(&p, ph->name, ct->gpu, ct->gpu >= 0 ? r.gpus[ct->gpu].name : NULL,
-                          ct->name, vs_measure_counter_scope(ct->name), ct->bytes,
-                          dims_of(&r, ph->name), ct->at);
+                peak_line(&p, ph->name, ct->gpu_known, ct->gpu,
+                          ct->gpu_known ? r.gpus[ct->gpu].name : NULL, ct->name,
+                          vs_measure_counter_scope(ct->name), ct->bytes, dims_of(&r, ph->name),
+                          ct->at);
             }
         }
         put_line(&p, json_pack("{s:s, s:i, s:i, s:o, s:o, s:I, s:b, s:b, s:i, s:I, s:I}", "type",

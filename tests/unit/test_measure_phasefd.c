@@ -75,10 +75,11 @@ START_TEST(test_counter)
     ck_assert_int_eq(ev.kind, VS_PHASEFD_COUNTER);
     ck_assert_str_eq(ev.name, "torch.max_memory_allocated");
     ck_assert_uint_eq(ev.bytes, 14000000000ULL);
-    ck_assert_int_eq(ev.gpu, 1);
+    ck_assert_int_eq(ev.gpu_known, 1);
+    ck_assert_uint_eq(ev.gpu, 1);
     ck_assert_int_eq(parse(&ev, "counter x 2GiB", &err), 0);
     ck_assert_uint_eq(ev.bytes, 2147483648ULL);
-    ck_assert_int_eq(ev.gpu, -1);
+    ck_assert_int_eq(ev.gpu_known, 0);
     ck_assert_int_eq(parse(&ev, "counter x 1 uuid=GPU-0a1b", &err), 0);
     ck_assert_str_eq(ev.uuid, "GPU-0a1b");
     ck_assert_int_eq(parse(&ev, "counter x 12apples", &err), VS_EUNIT);

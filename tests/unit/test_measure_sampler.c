@@ -32,12 +32,12 @@ static const vs_sampler_cell *cell(const vs_measure_result *r, const char *phase
 }
 
 static const vs_measure_counter *counter(const vs_measure_result *r, const char *phase,
-                                         const char *name, int gpu)
+                                         const char *name, unsigned gpu)
 {
     size_t i;
     for (i = 0; i < r->ncounters; i++)
         if (!strcmp(r->counters[i].phase, phase) && !strcmp(r->counters[i].name, name) &&
-            r->counters[i].gpu == gpu)
+            r->counters[i].gpu_known && r->counters[i].gpu == gpu)
             return &r->counters[i];
     return NULL;
 }
