@@ -106,12 +106,12 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
     }
     for (g = 0; g < r->ngpus; g++) {
         const vs_nvml_gpu *gi = &r->gpus[g];
-        int nvml = gi->total_bytes > 0;
-        json_array_append_new(gpus,
-                              json_pack("{s:i, s:s, s:I, s:s}", "index", (int)g, "name", gi->name,
-                                        "total_bytes",
-                                        (json_int_t)(nvml ? gi->total_bytes : gi->cuda_total_bytes),
-                                        "total_basis", nvml ? "nvml" : "cuda"));
+        /* NVML's total, else CUDA's; neither known is written as 0 (basis cuda) */
+        int nvml = gi->total_known;
+        uint64_t total = nvml ? gi->total_bytes : gi->cuda_total_known ? gi->cuda_total_bytes : 0;
+        json_array_append_new(gpus, json_pack("{s:i, s:s, s:I, s:s}", "index", (int)g, "name",
+                                              gi->name, "total_bytes", (json_int_t)total,
+                                              "total_basis", nvml ? "nvml" : "cuda"));
     }
     vs_clock_iso_utc(started, sizeof started, r->started_at);
     run = json_pack(
@@ -363,14 +363,14 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                      : r->view->process_attributed ? "attributed"
                                                    : "unattributed";
     for (g = 0; g < r->ngpus; g++)
-        json_array_append_new(gpus,
-                              json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name",
-                                        r->gpus[g].name, "uuid", r->gpus[g].uuid, "total_bytes",
-                                        (json_int_t)r->gpus[g].total_bytes, "total_basis", "nvml",
-                                        "cuda_total_bytes",
-                                        r->gpus[g].cuda_total_bytes
-                                            ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
-                                            : json_null()));
+        json_array_append_new(
+            gpus, json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name",
+                            r->gpus[g].name, "uuid", r->gpus[g].uuid, "total_bytes",
+                            (json_int_t)(r->gpus[g].total_known ? r->gpus[g].total_bytes : 0),
+                            "total_basis", "nvml", "cuda_total_bytes",
+                            r->gpus[g].cuda_total_known
+                                ? json_integer((json_int_t)r->gpus[g].cuda_total_bytes)
+                                : json_null()));
     {
         vs_measure_run_view v = {run_id,
                                  restated_by != NULL,
@@ -493,10 +493,10 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     {
         vs_envelope env;
         vs_error e;
-        uint64_t mark = 0;
-        if (vs_envelope_compute(&env, sheet, NULL, &e) == 0 && env.weights_known)
-            mark = env.envelope_bytes;
-        vs_mv_gauge_start(&gz, ctx, run_id, mark, &o);
+        /* a zero envelope (nothing known to mark) draws no mark */
+        int known = vs_envelope_compute(&env, sheet, NULL, &e) == 0 && env.weights_known &&
+                    env.envelope_bytes > 0;
+        vs_mv_gauge_start(&gz, ctx, run_id, known, known ? env.envelope_bytes : 0, &o);
     }
     o.command = command;
     o.phase = phase ? phase->value : NULL;

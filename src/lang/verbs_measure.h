@@ -76,7 +76,8 @@ typedef struct vs_mv_gauge {
     char id[96];
     char run[32];
     vs_mv_gauge_snap snap;   /* gpus NULL until the run ended */
-    uint64_t envelope_bytes; /* the sheet's, per GPU: the gauge's mark (0: none) */
+    int envelope_known;      /* the sheet has an envelope: the gauge's mark */
+    uint64_t envelope_bytes; /* the sheet's, per GPU, when envelope_known */
     int shown;
     /* UTF-8 carried between reads, per stream */
     char carry[3][4];
@@ -84,9 +85,10 @@ typedef struct vs_mv_gauge {
 } vs_mv_gauge;
 
 /* Sets gz up for run (a display id unique within the kernel) and hooks its
- * callbacks into o: output, ticks, the end, interrupts, bad phase lines. */
-void vs_mv_gauge_start(vs_mv_gauge *gz, vs_ctx *ctx, const char *run, uint64_t envelope_bytes,
-                       vs_measure_options *o);
+ * callbacks into o: output, ticks, the end, interrupts, bad phase lines. The
+ * envelope marks the gauge when envelope_known. */
+void vs_mv_gauge_start(vs_mv_gauge *gz, vs_ctx *ctx, const char *run, int envelope_known,
+                       uint64_t envelope_bytes, vs_measure_options *o);
 
 /* The output still carried (a sequence the end cut), streamed. */
 void vs_mv_gauge_flush(vs_mv_gauge *gz);

@@ -32,7 +32,8 @@ static vs_bundle *gauge_bundle(vs_mv_gauge *gz, const vs_measure_live *live, con
     for (i = 0; i < v->ngpus; i++) {
         size_t p;
         gp[i].name = i < live->ngpus ? live->gpus[i].name : "";
-        gp[i].total_bytes = i < live->ngpus ? live->gpus[i].total_bytes : 0;
+        gp[i].total_known = i < live->ngpus && live->gpus[i].total_known;
+        gp[i].total_bytes = gp[i].total_known ? live->gpus[i].total_bytes : 0;
         gp[i].used_bytes = v->device_now[i];
         gp[i].phase_peak_bytes = v->phases[v->current].gpus[i].device_peak;
         for (p = 0; p < v->nphases; p++)
@@ -45,6 +46,7 @@ static vs_bundle *gauge_bundle(vs_mv_gauge *gz, const vs_measure_live *live, con
                    state,
                    v->phases[v->current].name,
                    live->elapsed_ms,
+                   gz->envelope_known,
                    gz->envelope_bytes,
                    vs_render_gauge_why(why, sizeof why, v->process_available, v->process_attributed,
                                        v->foreign_pids),
@@ -169,15 +171,16 @@ static void on_bad_line(void *cb, const char *line, const char *why)
         stream_text(gz, 2, msg, strlen(msg), 0);
 }
 
-void vs_mv_gauge_start(vs_mv_gauge *gz, vs_ctx *ctx, const char *run, uint64_t envelope_bytes,
-                       vs_measure_options *o)
+void vs_mv_gauge_start(vs_mv_gauge *gz, vs_ctx *ctx, const char *run, int envelope_known,
+                       uint64_t envelope_bytes, vs_measure_options *o)
 {
     struct timespec ts;
     static unsigned serial; /* display ids stay unique within the kernel */
     memset(gz, 0, sizeof *gz);
     gz->ctx = ctx;
     snprintf(gz->run, sizeof gz->run, "%s", run);
-    gz->envelope_bytes = envelope_bytes;
+    gz->envelope_known = envelope_known;
+    gz->envelope_bytes = envelope_known ? envelope_bytes : 0;
     clock_gettime(CLOCK_REALTIME, &ts);
     snprintf(gz->id, sizeof gz->id, "vramsheet-gauge-%d-%lld-%u", (int)getpid(),
              (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, ++serial);

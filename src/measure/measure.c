@@ -92,13 +92,11 @@ static void on_phase_line(void *cb, const char *line, size_t len)
         unsigned gpu = ev.gpu;
         size_t i;
         if (ev.uuid[0]) {
-            int g = vs_nvml_index_of_uuid(s->nvml, ev.uuid);
-            if (g < 0) {
+            if (!vs_nvml_index_of_uuid(s->nvml, ev.uuid, &gpu)) {
                 note_bad(s, line, "no GPU has that uuid");
                 return;
             }
             gpu_known = 1;
-            gpu = (unsigned)g;
         }
         if (gpu_known && gpu >= r->ngpus) {
             note_bad(s, line, "no GPU of that index");

@@ -110,21 +110,23 @@ static void uuid_text(char *out, size_t outlen, const unsigned char *u)
              u[15]);
 }
 
-int vs_nvml_index_of_uuid(const vs_nvml *n, const char *uuid)
+int vs_nvml_index_of_uuid(const vs_nvml *n, const char *uuid, unsigned *index)
 {
     unsigned i;
     if (!uuid || !*uuid)
-        return -1;
+        return 0;
     if (!strncasecmp(uuid, "GPU-", 4))
         uuid += 4;
     for (i = 0; i < n->ngpus; i++) {
         const char *u = n->gpus[i].uuid;
         if (!strncasecmp(u, "GPU-", 4))
             u += 4;
-        if (*u && !strcasecmp(u, uuid))
-            return (int)i;
+        if (*u && !strcasecmp(u, uuid)) {
+            *index = i;
+            return 1;
+        }
     }
-    return -1;
+    return 0;
 }
 
 /* A byte count a record can hold: below 2^63 (records are JSON integers read as
@@ -173,13 +175,14 @@ static void cuda_totals(vs_nvml *n)
         size_t bytes = 0;
         unsigned char u[16];
         char text[64];
-        int idx;
+        unsigned idx;
         if (get(&dev, i) != 0 || total(&bytes, dev) != 0 || uuid(u, dev) != 0)
             continue;
         uuid_text(text, sizeof text, u);
-        idx = vs_nvml_index_of_uuid(n, text);
-        if (idx >= 0)
-            n->gpus[idx].cuda_total_bytes = in_range((uint64_t)bytes) ? (uint64_t)bytes : 0;
+        if (vs_nvml_index_of_uuid(n, text, &idx)) {
+            n->gpus[idx].cuda_total_known = bytes > 0 && in_range((uint64_t)bytes);
+            n->gpus[idx].cuda_total_bytes = n->gpus[idx].cuda_total_known ? (uint64_t)bytes : 0;
+        }
     }
 }
 
@@ -322,7 +325,8 @@ int vs_nvml_open(vs_nvml **out, vs_error *err)
                              errstr(n, r));
                 goto done;
             }
-            n->gpus[i].total_bytes = in_range(total) ? total : 0; /* 0: unknown */
+            n->gpus[i].total_known = total > 0 && in_range(total);
+            n->gpus[i].total_bytes = n->gpus[i].total_known ? total : 0;
         }
     }
     for (i = 0; i < 3; i++) {

@@ -28,9 +28,12 @@ typedef struct vs_nvml_gpu {
     char name[VS_NVML_NAME_MAX]; /* "NVIDIA H200" */
     char uuid[VS_NVML_NAME_MAX]; /* "GPU-xxxxxxxx-..." or "" */
     /* Every byte count this module hands out is below 2^63 (a record's integer):
-     * a larger answer is unknown (0 for a total, UINT64_MAX for a process). */
-    uint64_t total_bytes;      /* NVML's total (basis "nvml"); 0 when unknown */
-    uint64_t cuda_total_bytes; /* CUDA's total (basis "cuda"); 0 when unknown */
+     * a larger answer is unknown (UINT64_MAX for a process), and so is a
+     * total of 0 (no device has none). */
+    int total_known;
+    uint64_t total_bytes; /* NVML's total (basis "nvml"), when total_known */
+    int cuda_total_known;
+    uint64_t cuda_total_bytes; /* CUDA's total (basis "cuda"), when cuda_total_known */
 } vs_nvml_gpu;
 
 typedef struct vs_nvml_proc {
@@ -54,8 +57,9 @@ const char *vs_nvml_library(const vs_nvml *n); /* the file that was loaded */
  * ("v3", "v2", "v1" or "none"), with the entry size probed ("v3/32"). */
 const char *vs_nvml_memory_api(const vs_nvml *n);
 const char *vs_nvml_process_api(const vs_nvml *n);
-/* The GPU whose UUID is uuid ("GPU-..." or without the prefix); -1 when none. */
-int vs_nvml_index_of_uuid(const vs_nvml *n, const char *uuid);
+/* 1 and *index the GPU whose UUID is uuid ("GPU-..." or without the
+ * prefix); 0 when none has it. */
+int vs_nvml_index_of_uuid(const vs_nvml *n, const char *uuid, unsigned *index);
 
 /* Device used memory of GPU i now (covers every process and the driver's own).
  * Returns 0, or VS_EMEASURE with NVML's message or when used is 2^63 or more

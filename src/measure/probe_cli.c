@@ -349,13 +349,13 @@ int vs_cli_probe(int argc, char **argv)
         size_t k, c;
         for (g = 0; gpus && g < r.ngpus; g++)
             json_array_append_new(
-                gpus,
-                json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name", r.gpus[g].name,
-                          "uuid", r.gpus[g].uuid, "total_bytes", (json_int_t)r.gpus[g].total_bytes,
-                          "total_basis", "nvml", "cuda_total_bytes",
-                          r.gpus[g].cuda_total_bytes
-                              ? json_integer((json_int_t)r.gpus[g].cuda_total_bytes)
-                              : json_null()));
+                gpus, json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name",
+                                r.gpus[g].name, "uuid", r.gpus[g].uuid, "total_bytes",
+                                (json_int_t)(r.gpus[g].total_known ? r.gpus[g].total_bytes : 0),
+                                "total_basis", "nvml", "cuda_total_bytes",
+                                r.gpus[g].cuda_total_known
+                                    ? json_integer((json_int_t)r.gpus[g].cuda_total_bytes)
+                                    : json_null()));
         put_line(&p, json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:s, s:i, s:o, s:s}", "type", "run",
                                "command", vs_buf_str(&cmd), "started", iso_json(r.started_at),
                                "driver", r.driver, "nvml", r.nvml_version, "memory_api",

@@ -45,7 +45,7 @@ static void gauge_text(vs_buf *text, const vs_gauge *g)
         const char *cells[6];
         snprintf(name, sizeof name, "%u %s", i, x->name ? x->name : "");
         vs_units_describe(now, sizeof now, x->used_bytes);
-        if (x->total_bytes)
+        if (x->total_known)
             snprintf(of, sizeof of, "%.1f%%", pct(x->used_bytes, x->total_bytes));
         else
             snprintf(of, sizeof of, "total unknown");
@@ -62,7 +62,7 @@ static void gauge_text(vs_buf *text, const vs_gauge *g)
     }
     vs_table_align_right(t, 2);
     vs_table_text(t, text);
-    if (g->envelope_bytes) {
+    if (g->envelope_known) {
         char e[64];
         gib(e, sizeof e, g->envelope_bytes);
         vs_buf_printf(text, "envelope per GPU (the sheet's known part): %s\n", e);
@@ -79,9 +79,9 @@ static void gauge_gpu_html(vs_buf *h, const vs_gauge *g, unsigned i)
 {
     const vs_gauge_gpu *x = &g->gpus[i];
     char used[64], total[64], pp[64], rp[64], proc[64];
-    double pu = pct(x->used_bytes, x->total_bytes);
+    double pu = x->total_known ? pct(x->used_bytes, x->total_bytes) : 0;
     gib(used, sizeof used, x->used_bytes);
-    gib(total, sizeof total, x->total_bytes);
+    gib(total, sizeof total, x->total_known ? x->total_bytes : 0);
     gib(pp, sizeof pp, x->phase_peak_bytes);
     gib(rp, sizeof rp, x->run_peak_bytes);
     vs_buf_printf(h,
@@ -89,7 +89,7 @@ static void gauge_gpu_html(vs_buf *h, const vs_gauge *g, unsigned i)
                   "<div style='white-space:nowrap'><b>GPU %u</b> ",
                   i, i);
     vs_buf_put_html(h, x->name ? x->name : "");
-    if (x->total_bytes)
+    if (x->total_known)
         vs_buf_printf(h, ": <b class='vs-gauge-pct'>%.1f%%</b> &mdash; %s of %s", pu, used, total);
     else
         vs_buf_printf(h, ": %s (device total unknown)", used);
@@ -106,7 +106,7 @@ static void gauge_gpu_html(vs_buf *h, const vs_gauge *g, unsigned i)
         vs_buf_puts(h, ")");
     }
     vs_buf_puts(h, "</div>\n");
-    if (!x->total_bytes) {
+    if (!x->total_known) {
         vs_buf_puts(h, "</div>\n");
         return;
     }
@@ -118,14 +118,14 @@ static void gauge_gpu_html(vs_buf *h, const vs_gauge *g, unsigned i)
                   "<div class='vs-gauge-used' style='width:%.1f%%;height:100%%;background:%s'>"
                   "</div>\n",
                   pu, used, total, pu,
-                  g->envelope_bytes && x->used_bytes > g->envelope_bytes ? "#e15759" : "#4e79a7");
+                  g->envelope_known && x->used_bytes > g->envelope_bytes ? "#e15759" : "#4e79a7");
     if (x->run_peak_bytes)
         vs_buf_printf(h,
                       "<div class='vs-gauge-peak' title='peak this run %s' style='position:"
                       "absolute;left:%.1f%%;top:0;height:100%%;border-left:2px solid #222'>"
                       "</div>\n",
                       rp, pct(x->run_peak_bytes, x->total_bytes));
-    if (g->envelope_bytes) {
+    if (g->envelope_known) {
         char e[64];
         gib(e, sizeof e, g->envelope_bytes);
         vs_buf_printf(h,
@@ -145,7 +145,7 @@ static void gauge_html(vs_buf *h, const vs_gauge *g)
                   verb_of(g->state), g->run);
     vs_buf_put_html(h, g->phase);
     vs_buf_printf(h, "</code>, %.1f s; black mark: peak this run", (double)g->elapsed_ms / 1000.0);
-    if (g->envelope_bytes) {
+    if (g->envelope_known) {
         char e[64];
         gib(e, sizeof e, g->envelope_bytes);
         vs_buf_printf(h, "; orange dashed mark: the sheet's envelope per GPU, %s", e);
@@ -182,7 +182,7 @@ vs_bundle *vs_render_gauge(const vs_gauge *g)
     payload = json_pack(
         "{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:o}", "kind", "gauge", "run", g->run, "state",
         g->state, "phase", g->phase, "elapsed_ms", (json_int_t)g->elapsed_ms, "envelope_bytes",
-        g->envelope_bytes ? json_integer((json_int_t)g->envelope_bytes) : json_null(),
+        g->envelope_known ? json_integer((json_int_t)g->envelope_bytes) : json_null(),
         "process_unavailable", g->process_why ? json_string(g->process_why) : json_null(), "gpus",
         gpus);
     for (i = 0; payload && i < g->ngpus; i++) {
@@ -194,7 +194,7 @@ vs_bundle *vs_render_gauge(const vs_gauge *g)
                       "phase_peak_bytes", (json_int_t)x->phase_peak_bytes, "run_peak_bytes",
                       (json_int_t)x->run_peak_bytes, "process_bytes",
                       x->process_known ? json_integer((json_int_t)x->process_bytes) : json_null(),
-                      "total_bytes", (json_int_t)x->total_bytes));
+                      "total_bytes", (json_int_t)(x->total_known ? x->total_bytes : 0)));
     }
     if (payload) {
         gauge_text(&text, g);

@@ -20,7 +20,8 @@
 typedef struct vs_gauge_gpu {
     const char *name;          /* "NVIDIA H200" */
     uint64_t used_bytes;       /* device used now */
-    uint64_t total_bytes;      /* the device's total; 0 when unknown (no bar) */
+    int total_known;           /* unknown: no bar, no percentage */
+    uint64_t total_bytes;      /* the device's total, when total_known */
     uint64_t phase_peak_bytes; /* peak of the current phase */
     uint64_t run_peak_bytes;   /* peak of the run so far */
     int process_known;         /* process_bytes is the command's own */
@@ -32,7 +33,8 @@ typedef struct vs_gauge {
     const char *state; /* "running", "finished", "interrupted", "timed out" */
     const char *phase; /* the current phase */
     int64_t elapsed_ms;
-    uint64_t envelope_bytes; /* the sheet's known envelope per GPU; 0: none */
+    int envelope_known;      /* the sheet has an envelope: the mark */
+    uint64_t envelope_bytes; /* the sheet's known envelope per GPU, when envelope_known */
     const char *process_why; /* why process memory is unavailable (NULL when known) */
     const vs_gauge_gpu *gpus;
     unsigned ngpus;

@@ -45,10 +45,11 @@ START_TEST(bars_are_proportional)
      * 16 GB (50.0%), peak 12 GB (75.0%). Envelope 40 GiB: 50.0% of GPU 0,
      * above GPU 1's total (drawn at 100%). */
     vs_gauge_gpu gpus[2] = {
-        {"NVIDIA H100 80GB HBM3", 20ULL << 30, 80ULL << 30, 30ULL << 30, 60ULL << 30, 0, 0},
-        {"Tesla T4", 8000000000ULL, 16000000000ULL, 8000000000ULL, 12000000000ULL, 0, 0}};
-    vs_gauge g = {"r2", "running", "generate", 1500, 40ULL << 30, "the driver lists no processes",
-                  gpus, 2};
+        {"NVIDIA H100 80GB HBM3", 20ULL << 30, 1, 80ULL << 30, 30ULL << 30, 60ULL << 30, 0, 0},
+        {"Tesla T4", 8000000000ULL, 1, 16000000000ULL, 8000000000ULL, 12000000000ULL, 0, 0}};
+    vs_gauge g = {
+        "r2", "running", "generate", 1500, 1, 40ULL << 30, "the driver lists no processes",
+        gpus, 2};
     vs_bundle *b = vs_render_gauge(&g);
     json_t *j = vs_test_bundle_json(b), *p;
     const char *html, *text, *at;
@@ -95,8 +96,8 @@ END_TEST
 
 START_TEST(no_total_no_envelope)
 {
-    vs_gauge_gpu gpus[1] = {{"x <y>", 1ULL << 30, 0, 1ULL << 30, 1ULL << 30, 1, 1ULL << 29}};
-    vs_gauge g = {"r1", "finished", "load", 200, 0, NULL, gpus, 1};
+    vs_gauge_gpu gpus[1] = {{"x <y>", 1ULL << 30, 0, 0, 1ULL << 30, 1ULL << 30, 1, 1ULL << 29}};
+    vs_gauge g = {"r1", "finished", "load", 200, 0, 0, NULL, gpus, 1};
     vs_bundle *b = vs_render_gauge(&g);
     json_t *j = vs_test_bundle_json(b);
     const char *html = json_string_value(json_object_get(j, "text/html"));

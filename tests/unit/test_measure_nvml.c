@@ -16,8 +16,9 @@ START_TEST(test_open_v2)
     ck_assert_int_eq(vs_nvml_open(&n, &err), 0);
     ck_assert_uint_eq(vs_nvml_count(n), 1);
     ck_assert_str_eq(vs_nvml_gpu_at(n, 0)->name, "NVIDIA H200");
+    ck_assert_int_eq(vs_nvml_gpu_at(n, 0)->total_known, 1);
     ck_assert_uint_eq(vs_nvml_gpu_at(n, 0)->total_bytes, 150754820096ULL);
-    ck_assert_uint_eq(vs_nvml_gpu_at(n, 0)->cuda_total_bytes, 0);
+    ck_assert_int_eq(vs_nvml_gpu_at(n, 0)->cuda_total_known, 0);
     ck_assert_ptr_null(vs_nvml_gpu_at(n, 1));
     ck_assert_str_eq(vs_nvml_driver_version(n), "550.54.15");
     ck_assert_str_eq(vs_nvml_version(n), "12.550.54.15");
@@ -187,6 +188,7 @@ START_TEST(test_cuda_totals_by_uuid)
 {
     vs_nvml *n;
     vs_error err;
+    unsigned g = 0;
     mt_fake(VS_FAKE_NVML,
             "gpu 0 name=\"A\" total=85899345920 uuid=GPU-11111111-2222-3333-4444-555555555555\n"
             "gpu 1 name=\"B\" total=25769803776 uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee\n"
@@ -195,18 +197,22 @@ START_TEST(test_cuda_totals_by_uuid)
     ck_assert_int_eq(vs_nvml_open(&n, &err), 0);
     ck_assert_uint_eq(vs_nvml_count(n), 2);
     /* the fake's CUDA order is the reverse of NVML's: matched by UUID */
+    ck_assert_int_eq(vs_nvml_gpu_at(n, 0)->cuda_total_known, 1);
     ck_assert_uint_eq(vs_nvml_gpu_at(n, 0)->cuda_total_bytes, 85899345920ULL - 1048576);
+    ck_assert_int_eq(vs_nvml_gpu_at(n, 1)->cuda_total_known, 1);
     ck_assert_uint_eq(vs_nvml_gpu_at(n, 1)->cuda_total_bytes, 25769803776ULL - 1048576);
-    ck_assert_int_eq(vs_nvml_index_of_uuid(n, "GPU-AAAAAAAA-bbbb-cccc-dddd-eeeeeeeeeeee"), 1);
-    ck_assert_int_eq(vs_nvml_index_of_uuid(n, "11111111-2222-3333-4444-555555555555"), 0);
-    ck_assert_int_eq(vs_nvml_index_of_uuid(n, "GPU-0"), -1);
+    ck_assert_int_eq(vs_nvml_index_of_uuid(n, "GPU-AAAAAAAA-bbbb-cccc-dddd-eeeeeeeeeeee", &g), 1);
+    ck_assert_uint_eq(g, 1);
+    ck_assert_int_eq(vs_nvml_index_of_uuid(n, "11111111-2222-3333-4444-555555555555", &g), 1);
+    ck_assert_uint_eq(g, 0);
+    ck_assert_int_eq(vs_nvml_index_of_uuid(n, "GPU-0", &g), 0);
     vs_nvml_free(n);
 }
 END_TEST
 
 /* 18446744073709551615 is 2^64 - 1 (NVML_VALUE_NOT_AVAILABLE_ULL in nvml.h), and
  * 9223372036854775808 is 2^63: both past a record's int64. A total is then
- * unknown (0), a used reading an error (not a reading), a process "not said". */
+ * unknown (total_known 0), a used reading an error (not a reading), a process "not said". */
 START_TEST(test_values_past_int64)
 {
     vs_nvml *n;
@@ -221,8 +227,9 @@ START_TEST(test_values_past_int64)
             "proc 0 gpu 0 mem 9223372036854775808\nproc 0 gpu 1 mem 9223372036854775807\n");
     setenv("VRAMSHEET_CUDA_LIBRARY", VS_FAKE_NVML, 1);
     ck_assert_int_eq(vs_nvml_open(&n, &err), 0);
-    ck_assert_uint_eq(vs_nvml_gpu_at(n, 0)->total_bytes, 0);
-    ck_assert_uint_eq(vs_nvml_gpu_at(n, 0)->cuda_total_bytes, 0); /* 2^64 - 1 - 453 MiB */
+    ck_assert_int_eq(vs_nvml_gpu_at(n, 0)->total_known, 0);
+    ck_assert_int_eq(vs_nvml_gpu_at(n, 0)->cuda_total_known, 0); /* 2^64 - 1 - 453 MiB */
+    ck_assert_int_eq(vs_nvml_gpu_at(n, 1)->total_known, 1);
     ck_assert_uint_eq(vs_nvml_gpu_at(n, 1)->total_bytes, 9223372036854775807ULL);
     vs_error_clear(&err);
     ck_assert_int_eq(vs_nvml_memory(n, 0, &used, &total, &err), VS_EMEASURE);
