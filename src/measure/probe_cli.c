@@ -58,11 +58,13 @@ static void on_signal(int sig)
 typedef struct probe {
     int fd;
     const char *host;
-    int rank, local_rank;
+    int rank_known, local_rank_known; /* the environment says */
+    unsigned rank, local_rank;
     int failed;
 } probe;
 
-static int env_int(const char *a, const char *b)
+/* 1 and *out the rank in a (else b) when it is 0..1000000; 0 otherwise. */
+static int env_rank(const char *a, const char *b, unsigned *out)
 {
     const char *v = getenv(a);
     char *end;
@@ -70,14 +72,17 @@ static int env_int(const char *a, const char *b)
     if (!v || !*v)
         v = b ? getenv(b) : NULL;
     if (!v || !*v)
-        return -1;
+        return 0;
     n = strtol(v, &end, 10);
-    return (*end || n < 0 || n > 1000000) ? -1 : (int)n;
+    if (*end || n < 0 || n > 1000000)
+        return 0;
+    *out = (unsigned)n;
+    return 1;
 }
 
-static json_t *int_or_null(int v)
+static json_t *index_or_null(int known, unsigned v)
 {
-    return v >= 0 ? json_integer(v) : json_null();
+    return known ? json_integer(v) : json_null();
 }
 
 /* One JSON line in one write, so that lines of ranks sharing a file stay whole. */
@@ -90,8 +95,8 @@ static void put_line(probe *p, json_t *j)
         return;
     }
     json_object_set_new(j, "host", json_string(p->host));
-    json_object_set_new(j, "rank", int_or_null(p->rank));
-    json_object_set_new(j, "local_rank", int_or_null(p->local_rank));
+    json_object_set_new(j, "rank", index_or_null(p->rank_known, p->rank));
+    json_object_set_new(j, "local_rank", index_or_null(p->local_rank_known, p->local_rank));
     s = json_dumps(j, JSON_COMPACT);
     json_decref(j);
     if (!s) {
@@ -207,7 +212,7 @@ static void command_text(vs_buf *b, char **argv, int argc)
 }
 
 /* --out with {host}, {rank} and {pid} replaced. */
-static void out_path(vs_buf *b, const char *tmpl, const char *host, int rank)
+static void out_path(vs_buf *b, const char *tmpl, const char *host, int rank_known, unsigned rank)
 {
     const char *s = tmpl;
     while (*s) {
@@ -215,8 +220,8 @@ static void out_path(vs_buf *b, const char *tmpl, const char *host, int rank)
             vs_buf_puts(b, host);
             s += 6;
         } else if (!strncmp(s, "{rank}", 6)) {
-            if (rank >= 0)
-                vs_buf_printf(b, "%d", rank);
+            if (rank_known)
+                vs_buf_printf(b, "%u", rank);
             else
                 vs_buf_puts(b, "0");
             s += 6;
@@ -301,9 +306,9 @@ int vs_cli_probe(int argc, char **argv)
         snprintf(host, sizeof host, "%s", "unknown");
     host[sizeof host - 1] = '\0';
     p.host = host;
-    p.rank = env_int("RANK", "SLURM_PROCID");
-    p.local_rank = env_int("LOCAL_RANK", "SLURM_LOCALID");
-    out_path(&path, out, host, p.rank);
+    p.rank_known = env_rank("RANK", "SLURM_PROCID", &p.rank);
+    p.local_rank_known = env_rank("LOCAL_RANK", "SLURM_LOCALID", &p.local_rank);
+    out_path(&path, out, host, p.rank_known, p.rank);
     command_text(&cmd, argv + cmd_at, argc - cmd_at);
     if (vs_buf_failed(&path) || vs_buf_failed(&cmd)) {
         fprintf(stderr, "vramsheet probe: out of memory\n");
