@@ -122,8 +122,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->env.tp = c->placement.kind == VS_PLACE_TENSOR ? c->placement.gpus : 1;
     c->env.length_known = vs_sheet_card_uint(sheet, "length", &c->env.length);
     c->env.concurrency_known = vs_sheet_card_uint(sheet, "concurrency", &c->env.concurrency);
-    c->env.weight_bits = vs_sheet_weight_bits(sheet); /* 0: the card's format is not known */
-    c->env.weight_bits_known = c->env.weight_bits != 0;
+    c->env.weight_bits_known = vs_sheet_weight_bits(sheet, &c->env.weight_bits);
     c->params_known = vs_sheet_card_uint(sheet, "params", &c->params);
     c->format = json_string_value(json_object_get(card, "format"));
     c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
@@ -449,11 +448,11 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         uint64_t w = 0;
         int wk = 0;
         f->format = formats[i];
-        f->bits = vs_envelope_format_bits(formats[i]);
+        f->bits_known = vs_envelope_format_bits(&f->bits, formats[i], NULL) == 0;
         if (c->format && !strcmp(formats[i], c->format)) {
             wk = c->env.weights_known;
             w = c->env.weights_bytes;
-        } else if (c->params_known && f->bits &&
+        } else if (c->params_known && f->bits_known &&
                    vs_envelope_weights_bytes(&w, c->params, f->bits, err) == 0) {
             w = vs_placement_per_gpu(&c->placement, VS_VOCAB_WEIGHTS, w);
             wk = 1;

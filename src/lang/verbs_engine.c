@@ -404,7 +404,8 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         snprintf(fbuf, sizeof fbuf, "%s", fa->value);
         for (p = strtok_r(fbuf, ", ", &save); p && nf < VS_FIT_FORMATS_MAX;
              p = strtok_r(NULL, ", ", &save)) {
-            if (!vs_envelope_format_bits(p))
+            unsigned bits;
+            if (vs_envelope_format_bits(&bits, p, NULL) < 0)
                 return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
                                        "formats=: unknown format '%s' (fp32 fp16 bf16 fp8 int8 "
                                        "int4 nf4 fp4, or bits=N)",

@@ -640,8 +640,11 @@ int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         rc = vs_arg_error(vs_line_pair(line, "group"), err, rc);
         goto done;
     }
-    if (!have_bits)
-        bits = vs_sheet_weight_bits(sheet) <= 8 ? vs_sheet_weight_bits(sheet) : 0;
+    if (!have_bits) {
+        /* the card's width when it is a quantised one, else the scheme's (0) */
+        unsigned wb;
+        bits = vs_sheet_weight_bits(sheet, &wb) && wb <= 8 ? wb : 0;
+    }
     if (bits > 64) {
         rc = vs_arg_error(vs_line_pair(line, "bits"), err,
                           vs_error_set(err, VS_EVALUE, "bits= must be 1 to 8"));
