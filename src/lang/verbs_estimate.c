@@ -211,8 +211,7 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
         goto done;
     }
     uniform = l.n == 1 && l.g[0].kind == VS_KV_FULL;
-    bits = vs_estimate_dtype_bits(dtype);
-    if (!bits) {
+    if (vs_estimate_dtype_bits(&bits, dtype, NULL) < 0) {
         rc = vs_error_set_at(err, VS_EVALUE, dt->line, dt->value_column,
                              "unknown cache dtype '%s'; expected %s (in any case)", dtype,
                              vs_estimate_dtype_names());
