@@ -228,27 +228,26 @@ unsigned vs_engine_model_bits(const vs_engine_env *e)
     return e->weight_bits_known && e->weight_bits == 32 ? 32 : 16;
 }
 
-unsigned vs_engine_kv_bits(const char *word, unsigned auto_bits)
+int vs_engine_kv_bits(const char *word, unsigned auto_bits, unsigned *bits)
 {
     vs_vocab_format f;
-    unsigned bits;
+    unsigned b;
     if (!word || !strcmp(word, "auto"))
-        return auto_bits;
-    /* a weight format's name of 8 bits or more (the 4-bit ones name no cache dtype) */
-    if (!vs_vocab_format_parse(&f, &bits, word, NULL) && f != VS_FORMAT_BITS && bits >= 8)
-        return bits;
-    /* the engines' own spellings */
-    if (!strcmp(word, "f32") || !strcmp(word, "float32"))
-        return 32;
-    if (!strcmp(word, "f16") || !strcmp(word, "float16") || !strcmp(word, "bfloat16"))
-        return 16;
-    if (!strncmp(word, "fp8", 3))
-        return 8;
-    /* ggml: q8_0 keeps 34 bytes per 32 values, q4_0 18, q5_0 22, q5_1 24, q4_1 20,
-     * iq4_nl 18 (ggml-common.h block sizes); in bits per value x 32 / 32 */
-    if (!strcmp(word, "q8_0"))
-        return 0; /* fractional: handled by the llama.cpp profile */
-    return 0;
+        b = auto_bits;
+    else if (!vs_vocab_format_parse(&f, &b, word, NULL) && f != VS_FORMAT_BITS && b >= 8) {
+        /* a weight format's name of 8 bits or more (the 4-bit ones name no cache dtype) */
+    } else if (!strcmp(word, "f32") || !strcmp(word, "float32")) /* the engines' own spellings */
+        b = 32;
+    else if (!strcmp(word, "f16") || !strcmp(word, "float16") || !strcmp(word, "bfloat16"))
+        b = 16;
+    else if (!strncmp(word, "fp8", 3))
+        b = 8;
+    else
+        /* ggml's q8_0 keeps 34 bytes per 32 values (ggml-common.h block sizes): a
+         * fraction of a bit more than 8, which the llama.cpp profile handles */
+        return 0;
+    *bits = b;
+    return 1;
 }
 
 int vs_engine_layout_bytes(uint64_t *out, const vs_engine_env *e, uint64_t length,

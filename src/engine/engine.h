@@ -164,8 +164,10 @@ const vs_engine_val *vs_engine_get(const vs_engine_env *e, const char *name);
 uint64_t vs_engine_fraction_ceil(uint64_t bytes, uint64_t ppm);
 /* floor(bytes x ppm / 10^6). */
 uint64_t vs_engine_fraction_floor(uint64_t bytes, uint64_t ppm);
-/* Bits per cached value of a KV dtype word ("auto" gives auto_bits). 0: unknown. */
-unsigned vs_engine_kv_bits(const char *word, unsigned auto_bits);
+/* Bits per cached value of a KV dtype word ("auto" or NULL gives auto_bits):
+ * 1 and *bits, or 0 for a word with no whole bits per value (q8_0, which the
+ * llama.cpp profile handles, or no cache dtype at all; *bits untouched). */
+int vs_engine_kv_bits(const char *word, unsigned auto_bits, unsigned *bits);
 /* The bits of the model's own values, what "auto" means: 32 for fp32
  * weights, else 16 (an unknown format too). */
 unsigned vs_engine_model_bits(const vs_engine_env *e);
