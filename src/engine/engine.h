@@ -41,8 +41,8 @@ typedef enum {
 
 /* "non_torch", "activation_peak", "cuda_graphs" (static). */
 const char *vs_runtime_item_name(vs_runtime_item i);
-/* The item of that component name, or -1. */
-int vs_runtime_item_find(const char *name);
+/* 1 and *item when name (may be NULL) is a runtime item's component name, else 0. */
+int vs_runtime_item_find(vs_runtime_item *item, const char *name);
 
 /* ---- keys ---- */
 
@@ -141,8 +141,9 @@ struct vs_engine {
 extern const vs_engine *const vs_engines[];
 const vs_engine *vs_engine_find(const char *name);
 const vs_engine *vs_engine_default(void);
-/* The index of key name in engine->keys, or -1. */
-int vs_engine_key_index(const vs_engine *engine, const char *name);
+/* 1 and *index of key name in engine->keys, or 0 when the engine has no such
+ * key (engine or name NULL: none). */
+int vs_engine_key_index(const vs_engine *engine, const char *name, size_t *index);
 
 /* Parses one key's value text. 0, or VS_EVALUE / VS_EUNIT saying what is expected. */
 int vs_engine_key_parse(vs_engine_val *out, const vs_engine_key *key, const char *text,

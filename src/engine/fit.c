@@ -140,10 +140,10 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     for (i = 0; i < views.n; i++) {
         const vs_component_view *v = &views.v[i];
         const char *nm = json_string_value(v->name), *cls = json_string_value(v->cls);
-        int item = vs_runtime_item_find(nm);
+        vs_runtime_item item;
         uint64_t share;
         share = v->known ? vs_placement_per_gpu(&c->placement, cls, v->value) : 0;
-        if (item >= 0) {
+        if (vs_runtime_item_find(&item, nm)) {
             c->env.item_known[item] = v->known;
             c->env.item_bytes[item] = share;
             continue;
