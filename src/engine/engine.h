@@ -106,7 +106,8 @@ typedef struct vs_engine_env {
 typedef struct vs_engine_budget {
     uint64_t budget_bytes;      /* what the engine lets itself use on one GPU */
     int pool_fixed;             /* the KV pool is given directly (vLLM kv_cache_memory=) */
-    uint64_t pool_fraction_ppm; /* the pool is this fraction of what is left (0: all of it) */
+    int pool_fraction;          /* the pool is a fraction of what is left (else all of it) */
+    uint64_t pool_fraction_ppm; /* that fraction, when pool_fraction */
     uint64_t pool_fixed_bytes;
     unsigned inside;  /* runtime items taken out of the budget before the KV pool */
     unsigned outside; /* runtime items the engine holds beyond its budget (must fit the total) */
@@ -121,7 +122,8 @@ typedef struct vs_engine_kv {
     uint64_t page_bytes;    /* paged engines: bytes of one block over every layer */
     double max_concurrency; /* requests of the card's length the pool holds (fractional) */
     uint64_t max_length;    /* longest sequence at the card's concurrency (0: not one token) */
-    uint64_t seq_limit;     /* sequences the engine schedules at once (0: no limit of its own) */
+    int seq_limited;        /* the engine schedules at most seq_limit sequences at once */
+    uint64_t seq_limit;     /* that limit, when seq_limited */
     char rule[400];         /* the allocation in words, with its figures */
 } vs_engine_kv;
 

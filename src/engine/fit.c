@@ -277,7 +277,7 @@ static int compute(one *o, const vs_fit_ctx *c, uint64_t total, int weights_know
         o->pool = (int64_t)o->b.pool_fixed_bytes;
     } else {
         o->pool = (int64_t)o->b.budget_bytes - (int64_t)o->non_kv;
-        if (o->b.pool_fraction_ppm && o->pool > 0)
+        if (o->b.pool_fraction && o->pool > 0)
             o->pool = (int64_t)vs_engine_fraction_floor((uint64_t)o->pool, o->b.pool_fraction_ppm);
     }
     avail = o->pool > 0 ? (uint64_t)o->pool : 0;
@@ -315,7 +315,7 @@ static void judge(const one *o, const vs_fit_ctx *c, uint64_t total, int unknown
     if (e->length_known && c->engine != vs_engine_default() && o->kv.max_concurrency < 1.0)
         *start = VS_VERDICT_EXCLUDE; /* vLLM refuses to start below one request */
     if ((o->kv.need_known && o->kv.need_bytes > (uint64_t)o->pool) ||
-        (o->kv.seq_limit && e->concurrency_known && e->concurrency > o->kv.seq_limit))
+        (o->kv.seq_limited && e->concurrency_known && e->concurrency > o->kv.seq_limit))
         *conc = VS_VERDICT_EXCLUDE;
     else if (!o->kv.need_known)
         *conc = VS_VERDICT_TO_CONFIRM;
@@ -421,7 +421,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         snprintf(row->note, sizeof row->note,
                  "the KV pool does not hold one request of the card's length: the engine "
                  "refuses to start");
-    else if (k == VS_VERDICT_EXCLUDE && o.kv_ok && o.kv.seq_limit && c->env.concurrency_known &&
+    else if (k == VS_VERDICT_EXCLUDE && o.kv_ok && o.kv.seq_limited && c->env.concurrency_known &&
              c->env.concurrency > o.kv.seq_limit)
         snprintf(row->note, sizeof row->note,
                  "the engine schedules at most %llu sequences at once, fewer than the card's "

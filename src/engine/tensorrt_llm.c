@@ -30,6 +30,7 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
     char tot[64];
     (void)err;
     out->budget_bytes = e->total_bytes;
+    out->pool_fraction = 1;
     out->pool_fraction_ppm = f->u;
     out->inside = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) |
                   VS_RT_BIT(VS_RT_CUDA_GRAPHS);

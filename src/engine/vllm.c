@@ -261,6 +261,7 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
         }
     }
     out->seq_limit = vs_engine_get(e, "max_num_seqs")->u;
+    out->seq_limited = out->seq_limit > 0; /* max_num_seqs=0 sets none */
     fd.p = &p;
     fd.blocks = out->blocks;
     fd.conc = e->concurrency_known ? e->concurrency : 1;
