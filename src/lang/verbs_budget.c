@@ -474,7 +474,7 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (n == 0) {
         for (i = 0; i < 4; i++) {
             snprintf(names[i], sizeof names[i], "%s", vs_vocab_format_name(defaults[i]));
-            rows[i].bits = vs_vocab_format_bits(defaults[i]);
+            vs_vocab_format_bits(defaults[i], &rows[i].bits); /* named formats, all four */
         }
         n = 4;
     }

@@ -23,7 +23,7 @@ int vs_estimate_dtype_bits(unsigned *bits, const char *dtype, vs_error *err)
     size_t i;
     for (i = 0; dtype && i < sizeof dtype_table / sizeof dtype_table[0]; i++)
         if (!strcasecmp(dtype, dtype_table[i].name)) {
-            *bits = vs_vocab_format_bits(dtype_table[i].format);
+            vs_vocab_format_bits(dtype_table[i].format, bits); /* every row names one */
             return 0;
         }
     return vs_error_set(err, VS_EVALUE, "'%s' is not a dtype: expected %s (in any case)",
