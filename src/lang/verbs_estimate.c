@@ -239,6 +239,7 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
     memset(&d, 0, sizeof d);
     d.length = len;
     d.concurrency = conc;
+    d.encoder_known = have_enc;
     d.encoder_length = enc;
     d.bits = bits;
     d.tp = 1;
