@@ -31,15 +31,15 @@ const char *vs_runtime_item_name(vs_runtime_item i)
     return (unsigned)i < VS_RT_COUNT ? rt_names[i] : "?";
 }
 
-int vs_runtime_item_find(const char *name)
+int vs_runtime_item_find(vs_runtime_item *item, const char *name)
 {
     int i;
-    if (!name)
-        return -1;
-    for (i = 0; i < VS_RT_COUNT; i++)
-        if (!strcmp(rt_names[i], name))
-            return i;
-    return -1;
+    for (i = 0; name && i < VS_RT_COUNT; i++)
+        if (!strcmp(rt_names[i], name)) {
+            *item = (vs_runtime_item)i;
+            return 1;
+        }
+    return 0;
 }
 
 const vs_engine *vs_engine_find(const char *name)
@@ -63,15 +63,15 @@ const vs_engine *vs_engine_default(void)
     return &vs_engine_none;
 }
 
-int vs_engine_key_index(const vs_engine *engine, const char *name)
+int vs_engine_key_index(const vs_engine *engine, const char *name, size_t *index)
 {
-    int i;
-    if (!engine || !name)
-        return -1;
-    for (i = 0; engine->keys[i].name; i++)
-        if (!strcmp(engine->keys[i].name, name))
-            return i;
-    return -1;
+    size_t i;
+    for (i = 0; engine && name && engine->keys[i].name; i++)
+        if (!strcmp(engine->keys[i].name, name)) {
+            *index = i;
+            return 1;
+        }
+    return 0;
 }
 
 /* A decimal in (0, 1] with at most six decimals, as parts per million. */
@@ -176,8 +176,8 @@ int vs_engine_resolve(vs_engine_env *env, const vs_engine *engine, const json_t 
     memset(env->val, 0, sizeof env->val);
     json_object_foreach((json_t *)keys, k, v)
     {
-        int idx = vs_engine_key_index(engine, k);
-        if (idx < 0) {
+        size_t idx;
+        if (!vs_engine_key_index(engine, k, &idx)) {
             vs_buf b = VS_BUF_INIT;
             for (i = 0; engine->keys[i].name; i++)
                 vs_buf_printf(&b, "%s%s=", i ? " " : "", engine->keys[i].name);
@@ -205,8 +205,8 @@ int vs_engine_resolve(vs_engine_env *env, const vs_engine *engine, const json_t 
 
 const vs_engine_val *vs_engine_get(const vs_engine_env *e, const char *name)
 {
-    int i = vs_engine_key_index(e->engine, name);
-    return i < 0 ? NULL : &e->val[i];
+    size_t i;
+    return vs_engine_key_index(e->engine, name, &i) ? &e->val[i] : NULL;
 }
 
 uint64_t vs_engine_fraction_floor(uint64_t bytes, uint64_t ppm)
@@ -228,27 +228,26 @@ unsigned vs_engine_model_bits(const vs_engine_env *e)
     return e->weight_bits_known && e->weight_bits == 32 ? 32 : 16;
 }
 
-unsigned vs_engine_kv_bits(const char *word, unsigned auto_bits)
+int vs_engine_kv_bits(const char *word, unsigned auto_bits, unsigned *bits)
 {
     vs_vocab_format f;
-    unsigned bits;
+    unsigned b;
     if (!word || !strcmp(word, "auto"))
-        return auto_bits;
-    /* a weight format's name of 8 bits or more (the 4-bit ones name no cache dtype) */
-    if (!vs_vocab_format_parse(&f, &bits, word, NULL) && f != VS_FORMAT_BITS && bits >= 8)
-        return bits;
-    /* the engines' own spellings */
-    if (!strcmp(word, "f32") || !strcmp(word, "float32"))
-        return 32;
-    if (!strcmp(word, "f16") || !strcmp(word, "float16") || !strcmp(word, "bfloat16"))
-        return 16;
-    if (!strncmp(word, "fp8", 3))
-        return 8;
-    /* ggml: q8_0 keeps 34 bytes per 32 values, q4_0 18, q5_0 22, q5_1 24, q4_1 20,
-     * iq4_nl 18 (ggml-common.h block sizes); in bits per value x 32 / 32 */
-    if (!strcmp(word, "q8_0"))
-        return 0; /* fractional: handled by the llama.cpp profile */
-    return 0;
+        b = auto_bits;
+    else if (!vs_vocab_format_parse(&f, &b, word, NULL) && f != VS_FORMAT_BITS && b >= 8) {
+        /* a weight format's name of 8 bits or more (the 4-bit ones name no cache dtype) */
+    } else if (!strcmp(word, "f32") || !strcmp(word, "float32")) /* the engines' own spellings */
+        b = 32;
+    else if (!strcmp(word, "f16") || !strcmp(word, "float16") || !strcmp(word, "bfloat16"))
+        b = 16;
+    else if (!strncmp(word, "fp8", 3))
+        b = 8;
+    else
+        /* ggml's q8_0 keeps 34 bytes per 32 values (ggml-common.h block sizes): a
+         * fraction of a bit more than 8, which the llama.cpp profile handles */
+        return 0;
+    *bits = b;
+    return 1;
 }
 
 int vs_engine_layout_bytes(uint64_t *out, const vs_engine_env *e, uint64_t length,

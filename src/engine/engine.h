@@ -41,8 +41,8 @@ typedef enum {
 
 /* "non_torch", "activation_peak", "cuda_graphs" (static). */
 const char *vs_runtime_item_name(vs_runtime_item i);
-/* The item of that component name, or -1. */
-int vs_runtime_item_find(const char *name);
+/* 1 and *item when name (may be NULL) is a runtime item's component name, else 0. */
+int vs_runtime_item_find(vs_runtime_item *item, const char *name);
 
 /* ---- keys ---- */
 
@@ -106,7 +106,8 @@ typedef struct vs_engine_env {
 typedef struct vs_engine_budget {
     uint64_t budget_bytes;      /* what the engine lets itself use on one GPU */
     int pool_fixed;             /* the KV pool is given directly (vLLM kv_cache_memory=) */
-    uint64_t pool_fraction_ppm; /* the pool is this fraction of what is left (0: all of it) */
+    int pool_fraction;          /* the pool is a fraction of what is left (else all of it) */
+    uint64_t pool_fraction_ppm; /* that fraction, when pool_fraction */
     uint64_t pool_fixed_bytes;
     unsigned inside;  /* runtime items taken out of the budget before the KV pool */
     unsigned outside; /* runtime items the engine holds beyond its budget (must fit the total) */
@@ -121,7 +122,8 @@ typedef struct vs_engine_kv {
     uint64_t page_bytes;    /* paged engines: bytes of one block over every layer */
     double max_concurrency; /* requests of the card's length the pool holds (fractional) */
     uint64_t max_length;    /* longest sequence at the card's concurrency (0: not one token) */
-    uint64_t seq_limit;     /* sequences the engine schedules at once (0: no limit of its own) */
+    int seq_limited;        /* the engine schedules at most seq_limit sequences at once */
+    uint64_t seq_limit;     /* that limit, when seq_limited */
     char rule[400];         /* the allocation in words, with its figures */
 } vs_engine_kv;
 
@@ -141,8 +143,9 @@ struct vs_engine {
 extern const vs_engine *const vs_engines[];
 const vs_engine *vs_engine_find(const char *name);
 const vs_engine *vs_engine_default(void);
-/* The index of key name in engine->keys, or -1. */
-int vs_engine_key_index(const vs_engine *engine, const char *name);
+/* 1 and *index of key name in engine->keys, or 0 when the engine has no such
+ * key (engine or name NULL: none). */
+int vs_engine_key_index(const vs_engine *engine, const char *name, size_t *index);
 
 /* Parses one key's value text. 0, or VS_EVALUE / VS_EUNIT saying what is expected. */
 int vs_engine_key_parse(vs_engine_val *out, const vs_engine_key *key, const char *text,
@@ -164,8 +167,10 @@ const vs_engine_val *vs_engine_get(const vs_engine_env *e, const char *name);
 uint64_t vs_engine_fraction_ceil(uint64_t bytes, uint64_t ppm);
 /* floor(bytes x ppm / 10^6). */
 uint64_t vs_engine_fraction_floor(uint64_t bytes, uint64_t ppm);
-/* Bits per cached value of a KV dtype word ("auto" gives auto_bits). 0: unknown. */
-unsigned vs_engine_kv_bits(const char *word, unsigned auto_bits);
+/* Bits per cached value of a KV dtype word ("auto" or NULL gives auto_bits):
+ * 1 and *bits, or 0 for a word with no whole bits per value (q8_0, which the
+ * llama.cpp profile handles, or no cache dtype at all; *bits untouched). */
+int vs_engine_kv_bits(const char *word, unsigned auto_bits, unsigned *bits);
 /* The bits of the model's own values, what "auto" means: 32 for fp32
  * weights, else 16 (an unknown format too). */
 unsigned vs_engine_model_bits(const vs_engine_env *e);

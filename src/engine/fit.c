@@ -122,8 +122,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->env.tp = c->placement.kind == VS_PLACE_TENSOR ? c->placement.gpus : 1;
     c->env.length_known = vs_sheet_card_uint(sheet, "length", &c->env.length);
     c->env.concurrency_known = vs_sheet_card_uint(sheet, "concurrency", &c->env.concurrency);
-    c->env.weight_bits = vs_sheet_weight_bits(sheet); /* 0: the card's format is not known */
-    c->env.weight_bits_known = c->env.weight_bits != 0;
+    c->env.weight_bits_known = vs_sheet_weight_bits(sheet, &c->env.weight_bits);
     c->params_known = vs_sheet_card_uint(sheet, "params", &c->params);
     c->format = json_string_value(json_object_get(card, "format"));
     c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
@@ -141,10 +140,10 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     for (i = 0; i < views.n; i++) {
         const vs_component_view *v = &views.v[i];
         const char *nm = json_string_value(v->name), *cls = json_string_value(v->cls);
-        int item = vs_runtime_item_find(nm);
+        vs_runtime_item item;
         uint64_t share;
         share = v->known ? vs_placement_per_gpu(&c->placement, cls, v->value) : 0;
-        if (item >= 0) {
+        if (vs_runtime_item_find(&item, nm)) {
             c->env.item_known[item] = v->known;
             c->env.item_bytes[item] = share;
             continue;
@@ -278,7 +277,7 @@ static int compute(one *o, const vs_fit_ctx *c, uint64_t total, int weights_know
         o->pool = (int64_t)o->b.pool_fixed_bytes;
     } else {
         o->pool = (int64_t)o->b.budget_bytes - (int64_t)o->non_kv;
-        if (o->b.pool_fraction_ppm && o->pool > 0)
+        if (o->b.pool_fraction && o->pool > 0)
             o->pool = (int64_t)vs_engine_fraction_floor((uint64_t)o->pool, o->b.pool_fraction_ppm);
     }
     avail = o->pool > 0 ? (uint64_t)o->pool : 0;
@@ -316,7 +315,7 @@ static void judge(const one *o, const vs_fit_ctx *c, uint64_t total, int unknown
     if (e->length_known && c->engine != vs_engine_default() && o->kv.max_concurrency < 1.0)
         *start = VS_VERDICT_EXCLUDE; /* vLLM refuses to start below one request */
     if ((o->kv.need_known && o->kv.need_bytes > (uint64_t)o->pool) ||
-        (o->kv.seq_limit && e->concurrency_known && e->concurrency > o->kv.seq_limit))
+        (o->kv.seq_limited && e->concurrency_known && e->concurrency > o->kv.seq_limit))
         *conc = VS_VERDICT_EXCLUDE;
     else if (!o->kv.need_known)
         *conc = VS_VERDICT_TO_CONFIRM;
@@ -422,7 +421,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         snprintf(row->note, sizeof row->note,
                  "the KV pool does not hold one request of the card's length: the engine "
                  "refuses to start");
-    else if (k == VS_VERDICT_EXCLUDE && o.kv_ok && o.kv.seq_limit && c->env.concurrency_known &&
+    else if (k == VS_VERDICT_EXCLUDE && o.kv_ok && o.kv.seq_limited && c->env.concurrency_known &&
              c->env.concurrency > o.kv.seq_limit)
         snprintf(row->note, sizeof row->note,
                  "the engine schedules at most %llu sequences at once, fewer than the card's "
@@ -449,11 +448,11 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         uint64_t w = 0;
         int wk = 0;
         f->format = formats[i];
-        f->bits = vs_envelope_format_bits(formats[i]);
+        f->bits_known = vs_envelope_format_bits(&f->bits, formats[i], NULL) == 0;
         if (c->format && !strcmp(formats[i], c->format)) {
             wk = c->env.weights_known;
             w = c->env.weights_bytes;
-        } else if (c->params_known && f->bits &&
+        } else if (c->params_known && f->bits_known &&
                    vs_envelope_weights_bytes(&w, c->params, f->bits, err) == 0) {
             w = vs_placement_per_gpu(&c->placement, VS_VOCAB_WEIGHTS, w);
             wk = 1;

@@ -41,6 +41,7 @@ typedef struct vs_fit_ctx {
 
 typedef struct vs_fit_format {
     const char *format; /* borrowed from the caller's list */
+    int bits_known;     /* format is a format name (vs_envelope_format_bits) */
     unsigned bits;
     int weights_known;
     uint64_t weights_bytes; /* per GPU */

@@ -42,10 +42,12 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
 static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error *err)
 {
     const vs_engine_val *d = vs_engine_get(e, "kv_cache_dtype");
-    unsigned bits = vs_engine_kv_bits(d->word && !strcmp(d->word, "bf16") ? "bf16" : d->word,
-                                      vs_engine_model_bits(e));
-    int rc = vs_engine_token_kv(e, pool, bits, 1, NULL, out, err);
-    if (rc < 0)
+    unsigned bits;
+    int rc;
+    if (!vs_engine_kv_bits(d->word && !strcmp(d->word, "bf16") ? "bf16" : d->word,
+                           vs_engine_model_bits(e), &bits))
+        return vs_error_set(err, VS_EVALUE, "sglang: unknown kv_cache_dtype");
+    if ((rc = vs_engine_token_kv(e, pool, bits, 1, NULL, out, err)) < 0)
         return rc;
     snprintf(out->rule, sizeof out->rule, "token pages of the model's layout, %u-bit values", bits);
     return 0;

@@ -30,6 +30,7 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
     char tot[64];
     (void)err;
     out->budget_bytes = e->total_bytes;
+    out->pool_fraction = 1;
     out->pool_fraction_ppm = f->u;
     out->inside = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) |
                   VS_RT_BIT(VS_RT_CUDA_GRAPHS);
@@ -43,10 +44,12 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
 static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error *err)
 {
     const vs_engine_val *d = vs_engine_get(e, "kv_cache_dtype");
-    unsigned bits = vs_engine_kv_bits(d->word, vs_engine_model_bits(e));
     uint64_t tpb = vs_engine_get(e, "tokens_per_block")->u;
-    int rc = vs_engine_token_kv(e, pool, bits, tpb, NULL, out, err);
-    if (rc < 0)
+    unsigned bits;
+    int rc;
+    if (!vs_engine_kv_bits(d->word, vs_engine_model_bits(e), &bits))
+        return vs_error_set(err, VS_EVALUE, "tensorrt_llm: unknown kv_cache_dtype");
+    if ((rc = vs_engine_token_kv(e, pool, bits, tpb, NULL, out, err)) < 0)
         return rc;
     snprintf(out->rule, sizeof out->rule, "blocks of %llu tokens, %u-bit values",
              (unsigned long long)tpb, bits);

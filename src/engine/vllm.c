@@ -64,11 +64,12 @@ static const char help[] =
     "tokens), cuda_graphs; unknown unless a component of that name says, or `engine vllm "
     "estimate=yes` estimates them.";
 
-static unsigned kv_bits(const vs_engine_env *e)
+/* 1 and *bits, or 0 for a kv_cache_dtype with no whole bits per value. */
+static int kv_bits(const vs_engine_env *e, unsigned *bits)
 {
     const vs_engine_val *d = vs_engine_get(e, "kv_cache_dtype");
     unsigned auto_bits = vs_engine_model_bits(e); /* auto: the model's 16-bit dtype */
-    return vs_engine_kv_bits(d && d->word ? d->word : "auto", auto_bits);
+    return vs_engine_kv_bits(d && d->word ? d->word : "auto", auto_bits, bits);
 }
 
 static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
@@ -126,12 +127,12 @@ typedef struct vplan {
 static int plan(vplan *p, const vs_engine_env *e, vs_error *err)
 {
     size_t i, j;
-    unsigned bits = kv_bits(e);
+    unsigned bits = 0;
     uint64_t tp = e->tp ? e->tp : 1, minl = 0, maxl = 0;
     memset(p, 0, sizeof *p);
     p->block = vs_engine_get(e, "block_size")->u;
     p->mnbt = vs_engine_get(e, "max_num_batched_tokens")->u;
-    if (!bits)
+    if (!kv_bits(e, &bits))
         return vs_error_set(err, VS_EVALUE, "vllm: unknown kv_cache_dtype");
     for (i = 0; i < e->layout.n; i++) {
         const vs_kv_group *g = &e->layout.g[i];
@@ -260,6 +261,7 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
         }
     }
     out->seq_limit = vs_engine_get(e, "max_num_seqs")->u;
+    out->seq_limited = out->seq_limit > 0; /* max_num_seqs=0 sets none */
     fd.p = &p;
     fd.blocks = out->blocks;
     fd.conc = e->concurrency_known ? e->concurrency : 1;

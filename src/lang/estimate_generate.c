@@ -58,16 +58,17 @@ static int dtype_bits(unsigned *bits, const char **name, const vs_line *line, co
 {
     const vs_arg *d = vs_line_pair(line, "dtype");
     const char *f = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
+    unsigned fb;
     if (d) {
-        if (!(*bits = vs_estimate_dtype_bits(d->value)))
+        if (vs_estimate_dtype_bits(bits, d->value, NULL) < 0)
             return vs_arg_error(d, err,
                                 vs_error_set(err, VS_EVALUE, "dtype must be one of %s, not '%s'",
                                              vs_estimate_dtype_names(), d->value));
         *name = d->value;
         return 0;
     }
-    if (f && (vs_estimate_dtype_bits(f) == 16 || vs_estimate_dtype_bits(f) == 32)) {
-        *bits = vs_estimate_dtype_bits(f);
+    if (vs_estimate_dtype_bits(&fb, f, NULL) == 0 && (fb == 16 || fb == 32)) {
+        *bits = fb;
         *name = f;
         return 0;
     }

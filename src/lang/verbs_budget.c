@@ -453,19 +453,18 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
             bits = (unsigned)v;
             vs_vocab_format_print(names[n], sizeof names[n], VS_FORMAT_BITS, bits);
         } else {
-            bits = vs_envelope_format_bits(a->value);
-            if (!bits && (vs_gguf_type_by_name(a->value) || vs_gguf_ftype_parse(a->value) >= 0)) {
-                gguf[n] = a; /* a GGUF type or a llama.cpp file type: once params are known */
-                bits = 1;
-            }
-            if (!bits) {
+            if (vs_envelope_format_bits(&bits, a->value, NULL) < 0) {
                 char choices[80];
-                return vs_error_set_at(
-                    err, VS_EVALUE, a->line, a->column,
-                    "unknown format '%s'; expected %s, a GGUF type (q4_k q6_k q8_0 iq4_xs mxfp4 "
-                    "...), a llama.cpp file type (q4_k_m q5_k_m q3_k_m ...) or bits=N",
-                    a->value,
-                    vs_verb_join_names(choices, sizeof choices, vs_vocab_format_names, " ", " "));
+                if (!vs_gguf_type_by_name(a->value) && vs_gguf_ftype_parse(a->value) < 0)
+                    return vs_error_set_at(
+                        err, VS_EVALUE, a->line, a->column,
+                        "unknown format '%s'; expected %s, a GGUF type (q4_k q6_k q8_0 iq4_xs "
+                        "mxfp4 ...), a llama.cpp file type (q4_k_m q5_k_m q3_k_m ...) or bits=N",
+                        a->value,
+                        vs_verb_join_names(choices, sizeof choices, vs_vocab_format_names, " ",
+                                           " "));
+                gguf[n] = a; /* a GGUF type or a llama.cpp file type: once params are known */
+                bits = 0;    /* vs_model_gguf_format_row writes the row's bits then */
             }
             snprintf(names[n], sizeof names[n], "%s", a->value);
         }
@@ -475,7 +474,7 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (n == 0) {
         for (i = 0; i < 4; i++) {
             snprintf(names[i], sizeof names[i], "%s", vs_vocab_format_name(defaults[i]));
-            rows[i].bits = vs_vocab_format_bits(defaults[i]);
+            vs_vocab_format_bits(defaults[i], &rows[i].bits); /* named formats, all four */
         }
         n = 4;
     }

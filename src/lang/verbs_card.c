@@ -46,6 +46,7 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *notes[2] = {NULL, NULL}, *task, *id, *title;
     vs_vocab_task t = VS_TASK_INFERENCE;
     uint64_t v;
+    unsigned wbits;
     size_t i;
     int rc, generates;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
@@ -72,7 +73,8 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
             vs_buf_printf(&unset, "%s%s", unset.len ? ", " : "", dims[i]);
     if (!task)
         vs_buf_printf(&unset, "%stask", unset.len ? ", " : "");
-    if (!vs_sheet_weight_bits(sheet) && !json_is_object(json_object_get(sheet, "weights_files")))
+    if (!vs_sheet_weight_bits(sheet, &wbits) &&
+        !json_is_object(json_object_get(sheet, "weights_files")))
         vs_buf_printf(&unset, "%sformat", unset.len ? ", " : "");
     if (generates) {
         /* image and video generation: the resolution, the batch, the frames */

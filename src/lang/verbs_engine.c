@@ -237,7 +237,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *name = vs_line_positional(line, 0), *est = vs_line_pair(line, "estimate");
     const vs_engine *e;
     vs_buf said = VS_BUF_INIT;
-    size_t i;
+    size_t i, ei;
     int rc, estimate = 0;
     if (!sheet)
         return vs_error_oom(err);
@@ -266,12 +266,11 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_oom(err);
     for (i = 0; i < line->nargs; i++) {
         const vs_arg *a = &line->args[i];
-        int idx;
+        size_t idx;
         vs_engine_val v;
         if (a->kind != VS_ARG_PAIR || !strcmp(a->key, "estimate"))
             continue;
-        idx = vs_engine_key_index(e, a->key);
-        if (idx < 0) {
+        if (!vs_engine_key_index(e, a->key, &idx)) {
             vs_buf b = VS_BUF_INIT;
             int k;
             for (k = 0; e->keys[k].name; k++)
@@ -303,10 +302,10 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
      * components fill them); another engine's that this one does not have go. */
     comps = vs_sheet_array(sheet, "components");
     for (i = json_array_size(comps); i-- > 0;) {
-        int item;
+        vs_runtime_item item;
         cm = json_array_get(comps, i);
-        item = vs_runtime_item_find(json_string_value(json_object_get(cm, "name")));
-        if (item >= 0 && ours(cm) && !(e->runtime & VS_RT_BIT(item)))
+        if (vs_runtime_item_find(&item, json_string_value(json_object_get(cm, "name"))) &&
+            ours(cm) && !(e->runtime & VS_RT_BIT(item)))
             vs_sheet_remove_component(sheet, i);
     }
     for (i = 0; i < VS_RT_COUNT; i++) {
@@ -322,11 +321,11 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if ((rc = put_item(sheet, nm, 0, 0, src, &said, err)) < 0)
             goto done;
     }
-    if (json_is_true(json_object_get(keys, "enforce_eager")) ||
-        (json_object_get(keys, "enforce_eager") && vs_engine_key_index(e, "enforce_eager") >= 0)) {
+    /* keys holds the text as written: enforce_eager= is parsed as its key parses it */
+    if (json_object_get(keys, "enforce_eager") && vs_engine_key_index(e, "enforce_eager", &ei)) {
         vs_engine_val v;
         vs_error e2;
-        if (vs_engine_key_parse(&v, &e->keys[vs_engine_key_index(e, "enforce_eager")],
+        if (vs_engine_key_parse(&v, &e->keys[ei],
                                 json_string_value(json_object_get(keys, "enforce_eager")),
                                 &e2) == 0 &&
             v.u &&
@@ -404,7 +403,8 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         snprintf(fbuf, sizeof fbuf, "%s", fa->value);
         for (p = strtok_r(fbuf, ", ", &save); p && nf < VS_FIT_FORMATS_MAX;
              p = strtok_r(NULL, ", ", &save)) {
-            if (!vs_envelope_format_bits(p))
+            unsigned bits;
+            if (vs_envelope_format_bits(&bits, p, NULL) < 0)
                 return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
                                        "formats=: unknown format '%s' (fp32 fp16 bf16 fp8 int8 "
                                        "int4 nf4 fp4, or bits=N)",

@@ -211,8 +211,7 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
         goto done;
     }
     uniform = l.n == 1 && l.g[0].kind == VS_KV_FULL;
-    bits = vs_estimate_dtype_bits(dtype);
-    if (!bits) {
+    if (vs_estimate_dtype_bits(&bits, dtype, NULL) < 0) {
         rc = vs_error_set_at(err, VS_EVALUE, dt->line, dt->value_column,
                              "unknown cache dtype '%s'; expected %s (in any case)", dtype,
                              vs_estimate_dtype_names());
@@ -240,6 +239,7 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
     memset(&d, 0, sizeof d);
     d.length = len;
     d.concurrency = conc;
+    d.encoder_known = have_enc;
     d.encoder_length = enc;
     d.bits = bits;
     d.tp = 1;
@@ -640,8 +640,11 @@ int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         rc = vs_arg_error(vs_line_pair(line, "group"), err, rc);
         goto done;
     }
-    if (!have_bits)
-        bits = vs_sheet_weight_bits(sheet) <= 8 ? vs_sheet_weight_bits(sheet) : 0;
+    if (!have_bits) {
+        /* the card's width when it is a quantised one, else the scheme's (0) */
+        unsigned wb;
+        bits = vs_sheet_weight_bits(sheet, &wb) && wb <= 8 ? wb : 0;
+    }
     if (bits > 64) {
         rc = vs_arg_error(vs_line_pair(line, "bits"), err,
                           vs_error_set(err, VS_EVALUE, "bits= must be 1 to 8"));

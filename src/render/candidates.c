@@ -348,7 +348,7 @@ static void row_write(vs_jw *w, const vs_classification *c, const vs_classify_ro
     vs_jw_close(w, ']');
     vs_jw_member_str(w, "verdict", vs_verdict_name(r->verdict));
     vs_jw_member_bool(w, "retained", r->verdict == VS_VERDICT_ADMISSIBLE);
-    vs_jw_member_bytes(w, "rank", r->rank != 0, r->rank);
+    vs_jw_member_bytes(w, "rank", r->ranked, r->rank);
     vs_jw_key(w, "package_cost");
     if (r->price && r->currency) {
         vs_jw_open(w, '{');
@@ -459,7 +459,7 @@ static vs_table *summary_table(const vs_classification *c)
         if (r->capacity_known)
             vs_units_describe(cap, sizeof cap, r->capacity_bytes);
         margin_text(margin, sizeof margin, r);
-        if (r->rank)
+        if (r->ranked)
             snprintf(rank, sizeof rank, "%zu", r->rank);
         package_text(&pkg, r);
         cells[0] = r->gpu;

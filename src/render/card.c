@@ -76,8 +76,10 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
     }
     card_row(t, "task", json_string_value(json_object_get(card, "task")));
     if (json_is_string(json_object_get(card, "format"))) {
+        unsigned bits = 0; /* a format the card holds is one of vocab's: its bits are known */
+        vs_sheet_weight_bits(sheet, &bits);
         snprintf(buf, sizeof buf, "%s (%u bits)",
-                 json_string_value(json_object_get(card, "format")), vs_sheet_weight_bits(sheet));
+                 json_string_value(json_object_get(card, "format")), bits);
         card_row(t, "format", buf);
     } else {
         card_row(t, "format", NULL);

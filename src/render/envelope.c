@@ -196,7 +196,8 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     const char *weights_class = vs_vocab_class_name(vs_vocab_class_of(VS_VOCAB_WEIGHTS));
     size_t nn = 0;
     char *svg = NULL;
-    unsigned bits = vs_sheet_weight_bits(sheet);
+    unsigned bits = 0; /* printed as 0 in the basis when unknown, as before */
+    int bits_known = vs_sheet_weight_bits(sheet, &bits);
     uint64_t params = 0;
     vs_bundle *bundle = NULL;
 
@@ -358,7 +359,8 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         notes[nn++] = vs_buf_str(&unk);
     }
     if (env->weights_known && env->weights_basis &&
-        !strcmp(env->weights_basis, "params x bits / 8") && vs_envelope_format_quant_note(bits))
+        !strcmp(env->weights_basis, "params x bits / 8") && bits_known &&
+        vs_envelope_format_quant_note(bits))
         notes[nn++] = vs_envelope_format_quant_note(bits);
     if (pl.gpus > 1)
         notes[nn++] = "per GPU after the placement: two cards are never one memory space";

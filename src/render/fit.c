@@ -133,7 +133,7 @@ static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size
             char d[64];
             vs_jw_open(&w, '{');
             vs_jw_member_str(&w, "format", f->format);
-            vs_jw_member_u64(&w, "bits", f->bits);
+            vs_jw_member_bytes(&w, "bits", f->bits_known, f->bits);
             vs_jw_member_bytes(&w, "weights_bytes", f->weights_known, f->weights_bytes);
             vs_jw_key(&w, "kv_pool_bytes");
             vs_jw_i64(&w, f->kv_pool_bytes);

@@ -23,13 +23,14 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     vs_table *t = vs_table_new(5, hdr);
     uint64_t params = 0;
     int have_params = vs_sheet_card_uint(sheet, "params", &params);
-    unsigned bits = vs_sheet_weight_bits(sheet);
+    unsigned bits = 0;
+    int bits_known = vs_sheet_weight_bits(sheet, &bits);
     int files = env->weights_basis && !strcmp(env->weights_basis, "safetensors files");
     char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], basis[160], pl[128],
         gp[40], ftnote[96];
     const char *notes[4];
     size_t nn = 0;
-    const char *qnote = files ? NULL : vs_envelope_format_quant_note(bits);
+    const char *qnote = files || !bits_known ? NULL : vs_envelope_format_quant_note(bits);
 
     if (!t)
         return NULL;
@@ -183,7 +184,7 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     if (!files || !json_object_get(p, "params"))
         json_object_set_new(p, "params", int_or_null(have_params, params));
     if (!files_payload)
-        json_object_set_new(p, "bits", bits && !files ? json_integer(bits) : json_null());
+        json_object_set_new(p, "bits", bits_known && !files ? json_integer(bits) : json_null());
     json_object_set_new(p, "bytes", json_integer((json_int_t)env->weights_bytes));
     json_object_set_new(p, "basis", json_string(env->weights_basis));
     json_object_set_new(p, "gpu_bytes", json_integer((json_int_t)env->weights_gpu_bytes));

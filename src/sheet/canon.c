@@ -39,7 +39,8 @@ static const char *const states[] = {"current", "to re-measure", NULL};
 
 static int valid_format(const char *s)
 {
-    return vs_envelope_format_bits(s) > 0;
+    unsigned bits;
+    return vs_envelope_format_bits(&bits, s, NULL) == 0;
 }
 static int valid_schema(const char *s)
 {

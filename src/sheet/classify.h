@@ -148,7 +148,8 @@ typedef struct vs_classify_row {
     vs_verdict verdict; /* the worst requirement verdict */
     vs_classify_req *reqs;
     size_t nreqs;
-    size_t rank; /* 1-based among retained; 0 when not ranked */
+    int ranked;  /* rank holds its place: retained, and the table could be ranked */
+    size_t rank; /* 1-based among retained (ties share one) */
 } vs_classify_row;
 
 /* What the table says once, for every row: a code and its facts; the words

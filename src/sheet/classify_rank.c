@@ -145,8 +145,10 @@ int vs_classify_rank_rows(vs_classification *c)
         return 0;
     if (n == 1) {
         for (i = 0; i < c->nrows; i++)
-            if (c->rows[i].verdict == VS_VERDICT_ADMISSIBLE)
+            if (c->rows[i].verdict == VS_VERDICT_ADMISSIBLE) {
+                c->rows[i].ranked = 1;
                 c->rows[i].rank = 1;
+            }
         c->ranked = 1;
         return 0;
     }
@@ -190,6 +192,7 @@ int vs_classify_rank_rows(vs_classification *c)
         idx[j] = k;
     }
     for (i = 0; i < n; i++) {
+        c->rows[idx[i]].ranked = 1;
         if (i > 0 && rank_cmp(&c->rows[idx[i - 1]], &c->rows[idx[i]]) == 0)
             c->rows[idx[i]].rank = c->rows[idx[i - 1]].rank;
         else

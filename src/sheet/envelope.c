@@ -10,11 +10,10 @@
 #include "sheet/vocab.h"
 #include "util/checked.h"
 
-unsigned vs_envelope_format_bits(const char *format)
+int vs_envelope_format_bits(unsigned *bits, const char *format, vs_error *err)
 {
     vs_vocab_format f;
-    unsigned bits;
-    return vs_vocab_format_parse(&f, &bits, format, NULL) ? 0 : bits;
+    return vs_vocab_format_parse(&f, bits, format, err);
 }
 
 const char *vs_envelope_format_quant_note(unsigned bits)
@@ -25,13 +24,15 @@ const char *vs_envelope_format_quant_note(unsigned bits)
            "included, so this is not a guaranteed peak";
 }
 
-unsigned vs_sheet_weight_bits(const json_t *sheet)
+int vs_sheet_weight_bits(const json_t *sheet, unsigned *bits)
 {
-    uint64_t bits;
-    if (vs_sheet_card_uint(sheet, "bits", &bits) && bits > 0 && bits <= 64)
-        return (unsigned)bits;
+    uint64_t v;
+    if (vs_sheet_card_uint(sheet, "bits", &v) && v > 0 && v <= 64) {
+        *bits = (unsigned)v;
+        return 1;
+    }
     return vs_envelope_format_bits(
-        json_string_value(json_object_get(vs_sheet_card(sheet), "format")));
+               bits, json_string_value(json_object_get(vs_sheet_card(sheet), "format")), NULL) == 0;
 }
 
 int vs_envelope_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err)
@@ -57,20 +58,21 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
     vs_placement pl;
     json_t *wf = json_object_get(sheet, "weights_files");
     uint64_t params;
-    unsigned bits;
+    unsigned bits = 0;
+    int bits_known;
     size_t i;
     int rc;
     memset(&e, 0, sizeof e);
     if ((rc = vs_placement_from_sheet(&pl, sheet, err)))
         return rc;
     e.gpus = pl.gpus;
-    bits = vs_sheet_weight_bits(sheet);
+    bits_known = vs_sheet_weight_bits(sheet, &bits);
     if (json_is_object(wf) && json_is_integer(json_object_get(wf, "bytes")) &&
         json_integer_value(json_object_get(wf, "bytes")) >= 0) {
         e.weights_known = 1;
         e.weights_bytes = (uint64_t)json_integer_value(json_object_get(wf, "bytes"));
         e.weights_basis = "safetensors files";
-    } else if (vs_sheet_card_uint(sheet, "params", &params) && bits > 0) {
+    } else if (vs_sheet_card_uint(sheet, "params", &params) && bits_known) {
         if ((rc = vs_envelope_weights_bytes(&e.weights_bytes, params, bits, err)))
             return rc;
         e.weights_known = 1;
@@ -141,7 +143,8 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     json_t *card = vs_sheet_card(sheet);
     vs_placement pl;
     size_t i;
-    unsigned bits = vs_sheet_weight_bits(sheet);
+    unsigned bits = 0;
+    int bits_known = vs_sheet_weight_bits(sheet, &bits);
     uint64_t params;
     int have_params = vs_sheet_card_uint(sheet, "params", &params);
     const char *note;
@@ -226,12 +229,12 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         vs_jw_null(w);
     vs_jw_close(w, '}');
     vs_jw_member_bytes(w, "params", have_params, params);
-    vs_jw_member_bytes(w, "bits", bits != 0, bits);
+    vs_jw_member_bytes(w, "bits", bits_known, bits);
     vs_jw_member_str(w, "format", json_string_value(json_object_get(card, "format")));
     vs_jw_key(w, "notes");
     vs_jw_open(w, '[');
     if (env->weights_known && env->weights_basis &&
-        !strcmp(env->weights_basis, "params x bits / 8") &&
+        !strcmp(env->weights_basis, "params x bits / 8") && bits_known &&
         (note = vs_envelope_format_quant_note(bits)))
         vs_jw_str(w, note);
     if (env->conservative)

@@ -38,8 +38,10 @@ typedef struct vs_envelope {
     const char *offload_basis;  /* what weights_gpu_bytes is under offload= (static), or NULL */
 } vs_envelope;
 
-/* Bits per value of a format name ("bf16" -> 16, "nf4" -> 4), or 0 when unknown. */
-unsigned vs_envelope_format_bits(const char *format);
+/* Bits per value of a format name ("bf16" -> 16, "nf4" -> 4, "bits=6" -> 6):
+ * 0 and *bits, or VS_EVALUE naming the choices (err may be NULL). The names
+ * and spellings are vs_vocab_format_parse's: it is that parse, for its bits. */
+int vs_envelope_format_bits(unsigned *bits, const char *format, vs_error *err);
 
 /* weights = params x bits / 8 bytes, rounded up; VS_EUNIT on overflow. */
 int vs_envelope_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err);
@@ -49,9 +51,9 @@ int vs_envelope_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_
  * included, so the figure is not a guaranteed peak (static). NULL otherwise. */
 const char *vs_envelope_format_quant_note(unsigned bits);
 
-/* The bits of the sheet's weights: card.bits, else the bits of card.format;
- * 0 when neither is set. */
-unsigned vs_sheet_weight_bits(const json_t *sheet);
+/* The bits of the sheet's weights: 1 and *bits from card.bits (1 to 64),
+ * else from card.format; 0 when neither says them (*bits untouched). */
+int vs_sheet_weight_bits(const json_t *sheet, unsigned *bits);
 
 /* Computes the sheet's envelope from views, the sheet's components
  * (vs_component_views_read; NULL: read here). Returns 0 (also when the

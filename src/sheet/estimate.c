@@ -18,15 +18,16 @@ static const struct {
     {"fp8_e4m3", VS_FORMAT_FP8}, {"fp8_e5m2", VS_FORMAT_FP8}, {"int8", VS_FORMAT_INT8},
     {"int4", VS_FORMAT_INT4},    {"nf4", VS_FORMAT_NF4},      {"fp4", VS_FORMAT_FP4}};
 
-unsigned vs_estimate_dtype_bits(const char *dtype)
+int vs_estimate_dtype_bits(unsigned *bits, const char *dtype, vs_error *err)
 {
     size_t i;
-    if (!dtype)
-        return 0;
-    for (i = 0; i < sizeof dtype_table / sizeof dtype_table[0]; i++)
-        if (!strcasecmp(dtype, dtype_table[i].name))
-            return vs_vocab_format_bits(dtype_table[i].format);
-    return 0;
+    for (i = 0; dtype && i < sizeof dtype_table / sizeof dtype_table[0]; i++)
+        if (!strcasecmp(dtype, dtype_table[i].name)) {
+            vs_vocab_format_bits(dtype_table[i].format, bits); /* every row names one */
+            return 0;
+        }
+    return vs_error_set(err, VS_EVALUE, "'%s' is not a dtype: expected %s (in any case)",
+                        dtype ? dtype : "", vs_estimate_dtype_names());
 }
 
 const char *vs_estimate_dtype_names(void)

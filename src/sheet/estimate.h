@@ -46,8 +46,9 @@ const vs_estimator_info *const *vs_estimator_table(size_t *n);
 const vs_estimator_info *vs_estimator_info_find(const char *name);
 
 /* Bits per stored value of a cache or tensor dtype: fp32/float32 32, fp16/bf16
- * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4; 0 when unknown. */
-unsigned vs_estimate_dtype_bits(const char *dtype);
+ * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4, in any case. 0 and *bits, or
+ * VS_EVALUE naming the dtypes (*bits untouched; err may be NULL). */
+int vs_estimate_dtype_bits(unsigned *bits, const char *dtype, vs_error *err);
 /* The names vs_estimate_dtype_bits accepts, as a list for messages ("fp32, ..., nf4 or fp4"). */
 const char *vs_estimate_dtype_names(void);
 

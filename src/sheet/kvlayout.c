@@ -70,7 +70,7 @@ uint64_t vs_kv_group_tokens(const vs_kv_group *g, const vs_kv_dims *d)
     case VS_KV_CHUNKED:
         return g->window && g->window < d->length ? g->window : d->length;
     case VS_KV_CROSS:
-        return d->encoder_length ? d->encoder_length : d->length;
+        return d->encoder_known ? d->encoder_length : d->length;
     default:
         return 0;
     }

@@ -66,9 +66,10 @@ uint64_t vs_kv_layout_layers(const vs_kv_layout *l);
 typedef struct vs_kv_dims {
     uint64_t length;         /* tokens per sequence (decoder side) */
     uint64_t concurrency;    /* sequences */
-    uint64_t encoder_length; /* cross groups: encoder tokens (0 = length) */
+    uint64_t encoder_length; /* cross groups: encoder tokens, when encoder_known */
     unsigned bits;           /* bits per cached value (16 for fp16/bf16) */
     uint64_t tp;             /* tensor-parallel ways (1 = none): KV heads split */
+    int encoder_known;       /* encoder_length is given; else cross groups take length */
 } vs_kv_dims;
 
 /* One group's share, as estimate kv reports it. */

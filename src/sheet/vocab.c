@@ -182,9 +182,12 @@ const char *vs_vocab_format_name(vs_vocab_format f)
     return name_at(vs_vocab_format_names, VS_FORMAT_BITS, (int)f);
 }
 
-unsigned vs_vocab_format_bits(vs_vocab_format f)
+int vs_vocab_format_bits(vs_vocab_format f, unsigned *bits)
 {
-    return (int)f >= 0 && f < VS_FORMAT_BITS ? format_bits[f] : 0;
+    if ((int)f < 0 || f >= VS_FORMAT_BITS)
+        return 0;
+    *bits = format_bits[f];
+    return 1;
 }
 
 /* N of "bits=N" (1..64, no leading zero), or 0. */

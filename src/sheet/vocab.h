@@ -126,8 +126,9 @@ extern const char *const vs_vocab_format_names[VS_FORMAT_BITS + 1];
 /* The record string of a named format; "bits=N" for VS_FORMAT_BITS is
  * written by vs_vocab_format_print. NULL for VS_FORMAT_BITS or out of range. */
 const char *vs_vocab_format_name(vs_vocab_format f);
-/* Bits per value of a named format; 0 for VS_FORMAT_BITS or out of range. */
-unsigned vs_vocab_format_bits(vs_vocab_format f);
+/* Bits per value of a named format: 1 and *bits; 0 for VS_FORMAT_BITS (its
+ * bits are the record's N, not the format's) or out of range. */
+int vs_vocab_format_bits(vs_vocab_format f, unsigned *bits);
 /* Exactly a name, or "bits=N": *out and, when bits is not NULL, its bits.
  * 0 or VS_EVALUE naming the choices. */
 int vs_vocab_format_parse(vs_vocab_format *out, unsigned *bits, const char *s, vs_error *err);

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {
             /* the metadata as a KV layout, and its bytes (overflow is refused) */
             vs_kv_layout kl;
-            vs_kv_dims d = {131072, 64, 0, 16, 1};
+            vs_kv_dims d = {131072, 64, 0, 16, 1, 0};
             uint64_t total, per_token;
             if (vs_gguf_arch_kv_layout(&kl, &f->arch, &err) == 0)
                 vs_kv_layout_bytes(&total, &per_token, NULL, &kl, &d, &err);

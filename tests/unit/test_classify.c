@@ -156,7 +156,7 @@ START_TEST(test_seed_selection)
             ck_assert_uint_eq(json_array_size(req(r, implied[k])->evidence), 0);
         }
         ck_assert_int_eq(r->verdict, VS_VERDICT_TO_CONFIRM);
-        ck_assert_uint_eq(r->rank, 0);
+        ck_assert_int_eq(r->ranked, 0);
         ck_assert(r->margin_known && r->margin_bytes > 0);
     }
     ck_assert_int_eq((int)c->rows[1].margin_bytes,
@@ -275,7 +275,7 @@ START_TEST(test_missing_evidence)
     ck_assert_int_eq(req(&c->rows[0], "quality")->verdict, VS_VERDICT_ADMISSIBLE);
     ck_assert_uint_eq(json_array_size(req(&c->rows[0], "quality")->evidence), 1);
     ck_assert_uint_eq(c->nretained, 0);
-    ck_assert_uint_eq(c->rows[0].rank, 0);
+    ck_assert_int_eq(c->rows[0].ranked, 0);
     vs_classification_free(c);
 
     add_evidence(s, "A", "required length", "admissible"); /* an alias of length */
@@ -303,7 +303,7 @@ START_TEST(test_exclusion_never_offset)
     c = classify(s, &e);
     ck_assert_int_eq(req(&c->rows[0], "compatibility")->verdict, VS_VERDICT_EXCLUDE);
     ck_assert_int_eq(c->rows[0].verdict, VS_VERDICT_EXCLUDE);
-    ck_assert_uint_eq(c->rows[0].rank, 0);
+    ck_assert_int_eq(c->rows[0].ranked, 0);
     ck_assert_uint_eq(c->rows[1].rank, 1);
     vs_classification_free(c);
 
@@ -398,8 +398,8 @@ START_TEST(test_currencies_not_ranked)
     c = classify(s, &e);
     ck_assert_uint_eq(c->nretained, 2);
     ck_assert_int_eq(c->ranked, 0);
-    ck_assert_uint_eq(c->rows[0].rank, 0);
-    ck_assert_uint_eq(c->rows[1].rank, 0);
+    ck_assert_int_eq(c->rows[0].ranked, 0);
+    ck_assert_int_eq(c->rows[1].ranked, 0);
     ck_assert(has_note(c, "USD and EUR"));
     vs_classification_free(c);
 

@@ -28,13 +28,21 @@ static json_t *payload_of(const vs_envelope *e, const json_t *sheet)
     return p;
 }
 
+/* The bits of a format name, which must parse. */
+static unsigned bits_of_format(const char *format)
+{
+    unsigned bits = 0;
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, format, NULL), 0);
+    return bits;
+}
+
 static json_t *seed_sheet(uint64_t params, const char *format)
 {
     json_t *s = vs_sheet_new("seed 7b");
     json_t *card = vs_sheet_card(s);
     json_object_set_new(card, "params", json_integer((json_int_t)params));
     json_object_set_new(card, "format", json_string(format));
-    json_object_set_new(card, "bits", json_integer(vs_envelope_format_bits(format)));
+    json_object_set_new(card, "bits", json_integer(bits_of_format(format)));
     return s;
 }
 
@@ -46,23 +54,28 @@ static uint64_t gib100(uint64_t b)
 
 START_TEST(format_bits)
 {
-    ck_assert_uint_eq(vs_envelope_format_bits("fp32"), 32);
-    ck_assert_uint_eq(vs_envelope_format_bits("bf16"), 16);
-    ck_assert_uint_eq(vs_envelope_format_bits("fp16"), 16);
-    ck_assert_uint_eq(vs_envelope_format_bits("fp8"), 8);
-    ck_assert_uint_eq(vs_envelope_format_bits("int8"), 8);
-    ck_assert_uint_eq(vs_envelope_format_bits("int4"), 4);
-    ck_assert_uint_eq(vs_envelope_format_bits("nf4"), 4);
-    ck_assert_uint_eq(vs_envelope_format_bits("fp4"), 4);
-    ck_assert_uint_eq(vs_envelope_format_bits("bits=6"), 6);
-    ck_assert_uint_eq(vs_envelope_format_bits("bits=64"), 64);
-    ck_assert_uint_eq(vs_envelope_format_bits("bits=65"), 0);
-    ck_assert_uint_eq(vs_envelope_format_bits("bits=0"), 0);
-    ck_assert_uint_eq(vs_envelope_format_bits("bits=07"), 0);
-    ck_assert_uint_eq(vs_envelope_format_bits("bits="), 0);
-    ck_assert_uint_eq(vs_envelope_format_bits("bits=99999999999"), 0);
-    ck_assert_uint_eq(vs_envelope_format_bits("BF16"), 0);
-    ck_assert_uint_eq(vs_envelope_format_bits(NULL), 0);
+    vs_error err;
+    unsigned bits = 99;
+    ck_assert_uint_eq(bits_of_format("fp32"), 32);
+    ck_assert_uint_eq(bits_of_format("bf16"), 16);
+    ck_assert_uint_eq(bits_of_format("fp16"), 16);
+    ck_assert_uint_eq(bits_of_format("fp8"), 8);
+    ck_assert_uint_eq(bits_of_format("int8"), 8);
+    ck_assert_uint_eq(bits_of_format("int4"), 4);
+    ck_assert_uint_eq(bits_of_format("nf4"), 4);
+    ck_assert_uint_eq(bits_of_format("fp4"), 4);
+    ck_assert_uint_eq(bits_of_format("bits=6"), 6);
+    ck_assert_uint_eq(bits_of_format("bits=64"), 64);
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, "bits=65", NULL), VS_EVALUE);
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, "bits=0", NULL), VS_EVALUE);
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, "bits=07", NULL), VS_EVALUE);
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, "bits=", NULL), VS_EVALUE);
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, "bits=99999999999", NULL), VS_EVALUE);
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, "BF16", NULL), VS_EVALUE);
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, NULL, NULL), VS_EVALUE);
+    ck_assert_uint_eq(bits, 99); /* untouched when not a format */
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, "q4_k_m", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "bits=N"));
     ck_assert_ptr_nonnull(vs_envelope_format_quant_note(4));
     ck_assert_ptr_nonnull(vs_envelope_format_quant_note(8));
     ck_assert_ptr_null(vs_envelope_format_quant_note(16));

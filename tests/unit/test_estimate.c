@@ -10,13 +10,20 @@
 
 #include "check_run.h"
 
+/* The bits of a dtype, which must parse. */
+static unsigned dtype_bits(const char *dtype)
+{
+    unsigned bits = 0;
+    ck_assert_int_eq(vs_estimate_dtype_bits(&bits, dtype, NULL), 0);
+    return bits;
+}
+
 START_TEST(kv_llama2_7b_mha)
 {
     /* 2 x 32 x 32 x 128 x 2 B x 4096 x 8: the reserve example, 16 GiB. */
     uint64_t v = 0;
     vs_error err;
-    ck_assert_int_eq(vs_estimate_kv(&v, 32, 32, 128, vs_estimate_dtype_bits("fp16"), 4096, 8, &err),
-                     0);
+    ck_assert_int_eq(vs_estimate_kv(&v, 32, 32, 128, dtype_bits("fp16"), 4096, 8, &err), 0);
     ck_assert_uint_eq(v, 17179869184ULL);
     ck_assert_uint_eq(v, 16ULL << 30);
 }
@@ -30,8 +37,7 @@ START_TEST(kv_gqa_and_mqa)
     ck_assert_int_eq(vs_estimate_kv(&v, 32, 8, 128, 16, 8192, 1, &err), 0);
     ck_assert_uint_eq(v, 1073741824ULL);
     /* MQA (Falcon-7B): one KV head of dim 64, bf16, 2048 x 4. */
-    ck_assert_int_eq(vs_estimate_kv(&v, 32, 1, 64, vs_estimate_dtype_bits("bf16"), 2048, 4, &err),
-                     0);
+    ck_assert_int_eq(vs_estimate_kv(&v, 32, 1, 64, dtype_bits("bf16"), 2048, 4, &err), 0);
     ck_assert_uint_eq(v, 67108864ULL);
 }
 END_TEST
@@ -39,12 +45,14 @@ END_TEST
 START_TEST(kv_fp8_and_int4_cache)
 {
     uint64_t fp16 = 0, fp8 = 0, int4 = 0;
+    unsigned bits = 99;
     vs_error err;
-    ck_assert_uint_eq(vs_estimate_dtype_bits("fp8"), 8);
-    ck_assert_uint_eq(vs_estimate_dtype_bits("e4m3"), 8);
-    ck_assert_uint_eq(vs_estimate_dtype_bits("int4"), 4);
-    ck_assert_uint_eq(vs_estimate_dtype_bits("fp32"), 32);
-    ck_assert_uint_eq(vs_estimate_dtype_bits("fp12"), 0);
+    ck_assert_uint_eq(dtype_bits("fp8"), 8);
+    ck_assert_uint_eq(dtype_bits("e4m3"), 8);
+    ck_assert_uint_eq(dtype_bits("int4"), 4);
+    ck_assert_uint_eq(dtype_bits("fp32"), 32);
+    ck_assert_int_eq(vs_estimate_dtype_bits(&bits, "fp12", &err), VS_EVALUE);
+    ck_assert_uint_eq(bits, 99); /* untouched */
     ck_assert_int_eq(vs_estimate_kv(&fp16, 32, 8, 128, 16, 8192, 1, &err), 0);
     ck_assert_int_eq(vs_estimate_kv(&fp8, 32, 8, 128, 8, 8192, 1, &err), 0);
     ck_assert_int_eq(vs_estimate_kv(&int4, 32, 8, 128, 4, 8192, 1, &err), 0);

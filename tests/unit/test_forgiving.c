@@ -104,6 +104,7 @@ START_TEST(dtypes_in_any_case_and_the_list)
                                         "fp8",      "int8",    "int4", "nf4",      "fp4"};
     char list[400], *tok, *save;
     size_t i, listed = 0;
+    unsigned bits;
     vs_error err;
     json_t *r = ok("length 4096\nconcurrency 8\nestimate kv layers=32 kv_heads=8 head_dim=128 "
                    "dtype=BF16");
@@ -117,7 +118,7 @@ START_TEST(dtypes_in_any_case_and_the_list)
             up[k] =
                 (char)(names[i][k] >= 'a' && names[i][k] <= 'z' ? names[i][k] - 32 : names[i][k]);
         up[k] = '\0';
-        ck_assert_msg(vs_estimate_dtype_bits(up) > 0, "%s", up);
+        ck_assert_msg(vs_estimate_dtype_bits(&bits, up, NULL) == 0, "%s", up);
         snprintf(needle, sizeof needle, "%s", names[i]);
         ck_assert_msg(strstr(err.message, needle), "%s missing from: %s", needle, err.message);
     }
@@ -126,7 +127,7 @@ START_TEST(dtypes_in_any_case_and_the_list)
     for (tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
         if (!strcmp(tok, "or"))
             continue;
-        ck_assert_msg(vs_estimate_dtype_bits(tok) > 0, "listed but refused: %s", tok);
+        ck_assert_msg(vs_estimate_dtype_bits(&bits, tok, NULL) == 0, "listed but refused: %s", tok);
         listed++;
     }
     ck_assert_uint_eq(listed, sizeof names / sizeof names[0]);

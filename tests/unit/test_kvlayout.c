@@ -25,7 +25,7 @@ START_TEST(uniform_is_the_classic_formula)
 {
     /* Llama-2-7B: 2 x 32 x 32 x 128 x 2 B x 4096 x 8 = 16 GiB. */
     vs_kv_layout l;
-    vs_kv_dims d = {4096, 8, 0, 16, 1};
+    vs_kv_dims d = {4096, 8, 0, 16, 1, 0};
     uint64_t total = 0, per_token = 0;
     vs_error err;
     vs_kv_layout_uniform(&l, 32, 32, 128);
@@ -46,7 +46,7 @@ START_TEST(gemma3_interleaved_local_global)
     vs_kv_group local = grp(VS_KV_SLIDING, 1, 16, 128, 1024);
     vs_kv_group global = grp(VS_KV_FULL, 1, 16, 128, 0);
     vs_kv_group_bytes gb[VS_KV_GROUPS_MAX];
-    vs_kv_dims d = {131072, 1, 0, 16, 1};
+    vs_kv_dims d = {131072, 1, 0, 16, 1, 0};
     uint64_t total = 0, per_token = 0;
     vs_error err;
     int i;
@@ -77,7 +77,7 @@ START_TEST(latent_has_no_factor_two_and_is_not_split)
      * 61 x 576 x 2 = 70,272 B per token; at 4,096 x 2: 575,668,224 B. */
     vs_kv_layout l = {0};
     vs_kv_group g = grp(VS_KV_LATENT, 61, 0, 0, 0);
-    vs_kv_dims d = {4096, 2, 0, 16, 8};
+    vs_kv_dims d = {4096, 2, 0, 16, 8, 0};
     uint64_t total = 0, per_token = 0;
     vs_error err;
     g.latent = 576;
@@ -93,7 +93,7 @@ START_TEST(tensor_parallel_splits_or_replicates_heads)
     /* 8 KV heads over 2 GPUs: 4 each; over 16 GPUs: one each (replicated). */
     vs_kv_group g = grp(VS_KV_FULL, 80, 8, 128, 0);
     vs_kv_layout l = {0};
-    vs_kv_dims d = {32768, 1, 0, 16, 16};
+    vs_kv_dims d = {32768, 1, 0, 16, 16, 0};
     uint64_t total = 0;
     vs_error err;
     ck_assert_uint_eq(vs_kv_group_heads_per_gpu(&g, 2), 4);
@@ -119,7 +119,7 @@ START_TEST(cross_state_none_and_value_dim)
     vs_kv_group state = grp(VS_KV_STATE, 4, 0, 0, 0);
     vs_kv_group mla_like = grp(VS_KV_FULL, 2, 4, 192, 0);
     vs_kv_group_bytes gb[VS_KV_GROUPS_MAX];
-    vs_kv_dims d = {128, 1, 512, 32, 1};
+    vs_kv_dims d = {128, 1, 512, 32, 1, 1};
     uint64_t total = 0, per_token = 0;
     vs_error err;
     ck_assert_int_eq(vs_kv_layout_add(&l, &self, &err), 0);
@@ -182,7 +182,7 @@ END_TEST
 START_TEST(overflow_and_zero_bits)
 {
     vs_kv_layout l;
-    vs_kv_dims d = {UINT64_MAX / 2, 8, 0, 16, 1};
+    vs_kv_dims d = {UINT64_MAX / 2, 8, 0, 16, 1, 0};
     uint64_t total = 7;
     vs_error err;
     vs_kv_layout_uniform(&l, 32, 32, 128);

@@ -154,24 +154,31 @@ START_TEST(formats_as_recorded)
     for (i = 0; i < sizeof want / sizeof want[0]; i++) {
         ck_assert_str_eq(vs_vocab_format_names[i], want[i].name);
         ck_assert_str_eq(vs_vocab_format_name((vs_vocab_format)i), want[i].name);
-        ck_assert_uint_eq(vs_vocab_format_bits((vs_vocab_format)i), want[i].bits);
+        bits = 0;
+        ck_assert_int_eq(vs_vocab_format_bits((vs_vocab_format)i, &bits), 1);
+        ck_assert_uint_eq(bits, want[i].bits);
         ck_assert_int_eq(vs_vocab_format_parse(&f, &bits, want[i].name, NULL), 0);
         ck_assert_int_eq(f, (int)i);
         ck_assert_uint_eq(bits, want[i].bits);
         ck_assert_str_eq(vs_vocab_format_print(buf, sizeof buf, f, 0), want[i].name);
-        ck_assert_uint_eq(vs_envelope_format_bits(want[i].name), want[i].bits);
+        bits = 0;
+        ck_assert_int_eq(vs_envelope_format_bits(&bits, want[i].name, NULL), 0);
+        ck_assert_uint_eq(bits, want[i].bits);
     }
     ck_assert_int_eq((int)i, VS_FORMAT_BITS);
     ck_assert_ptr_null(vs_vocab_format_names[VS_FORMAT_BITS]);
     ck_assert_ptr_null(vs_vocab_format_name(VS_FORMAT_BITS));
-    ck_assert_uint_eq(vs_vocab_format_bits(VS_FORMAT_BITS), 0);
+    ck_assert_int_eq(vs_vocab_format_bits(VS_FORMAT_BITS, &bits), 0);
+    ck_assert_int_eq(vs_vocab_format_bits(VS_FORMAT_COUNT, &bits), 0);
     for (bits = 1; bits <= 64; bits++) {
         unsigned b = 0;
         ck_assert_ptr_nonnull(vs_vocab_format_print(buf, sizeof buf, VS_FORMAT_BITS, bits));
         ck_assert_int_eq(vs_vocab_format_parse(&f, &b, buf, NULL), 0);
         ck_assert_int_eq(f, VS_FORMAT_BITS);
         ck_assert_uint_eq(b, bits);
-        ck_assert_uint_eq(vs_envelope_format_bits(buf), bits);
+        b = 0;
+        ck_assert_int_eq(vs_envelope_format_bits(&b, buf, NULL), 0);
+        ck_assert_uint_eq(b, bits);
     }
     ck_assert_str_eq(vs_vocab_format_print(buf, sizeof buf, VS_FORMAT_BITS, 3), "bits=3");
     ck_assert_ptr_null(vs_vocab_format_print(buf, sizeof buf, VS_FORMAT_BITS, 0));
@@ -188,7 +195,7 @@ START_TEST(formats_as_recorded)
         for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
             ck_assert_int_eq(vs_vocab_format_parse(&f, &bits, bad[i], &err), VS_EVALUE);
             ck_assert_ptr_nonnull(strstr(err.message, "bits=N"));
-            ck_assert_uint_eq(vs_envelope_format_bits(bad[i]), 0);
+            ck_assert_int_eq(vs_envelope_format_bits(&bits, bad[i], NULL), VS_EVALUE);
         }
         ck_assert_int_eq(vs_vocab_format_parse(&f, NULL, NULL, NULL), VS_EVALUE);
         ck_assert_int_eq(f, VS_FORMAT_NF4);

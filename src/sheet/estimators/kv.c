@@ -21,7 +21,7 @@ int vs_estimate_kv(uint64_t *out, uint64_t layers, uint64_t kv_heads, uint64_t h
 {
     /* one full group: the KV formula itself lives once, in sheet/kvlayout.c */
     vs_kv_layout l;
-    vs_kv_dims d = {length, concurrency, 0, bits, 1};
+    vs_kv_dims d = {length, concurrency, 0, bits, 1, 0};
     if (bits == 0)
         return vs_error_set(err, VS_EVALUE, "the cache dtype has no known width");
     vs_kv_layout_uniform(&l, layers, kv_heads, head_dim);
