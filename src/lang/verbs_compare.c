@@ -25,7 +25,7 @@ int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (present && gpu > 4095)
         return vs_error_set(err, VS_EVALUE, "gpu= is a GPU index from 0 to 4095");
-    if ((rc = vs_compare_sheet(&c, sheet, present ? (int)gpu : -1, err)) < 0)
+    if ((rc = vs_compare_sheet(&c, sheet, present, (unsigned)gpu, err)) < 0)
         return rc;
     if ((rc = vs_compare_render(&c, &text, &html, &payload)) < 0) {
         json_decref(payload);

@@ -201,7 +201,7 @@ static int runtime_item_class(const char *name)
         return VS_CMP_ACTIVATIONS;
     if (!strcmp(name, "cuda_graphs"))
         return VS_CMP_CUDA_GRAPHS;
-    return -1;
+    return VS_CMP_NONE;
 }
 
 /* 1 for a figure imported from an engine's log (`measure import`): its run
@@ -317,7 +317,7 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
      * executed dims: such a figure fills that item, said to be not at the
      * card's dims (the envelope flags it as such); everything else keeps the
      * rule below. */
-    if (runtime_item_class(name->value) >= 0 && from_engine_log(sheet, found)) {
+    if (runtime_item_class(name->value) != VS_CMP_NONE && from_engine_log(sheet, found)) {
         const char *ct = json_string_value(json_object_get(found, "counter"));
         if (vs_compare_counter_class(ct) != runtime_item_class(name->value))
             return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,

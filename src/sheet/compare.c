@@ -1,6 +1,7 @@
 /* compare.c — estimate against measurement per component class. */
 #include "sheet/compare.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "sheet/envelope.h"
@@ -63,14 +64,14 @@ int vs_compare_counter_class(const char *counter)
 {
     size_t i;
     if (!counter)
-        return -1;
+        return VS_CMP_NONE;
     for (i = 0; totals[i]; i++)
         if (!strcmp(totals[i], counter))
             return VS_CMP_TOTAL;
     for (i = 0; i < sizeof counters / sizeof counters[0]; i++)
         if (!strcmp(counters[i].counter, counter))
             return counters[i].cls;
-    return -1;
+    return VS_CMP_NONE;
 }
 
 static int total_rank(const char *counter)
@@ -111,14 +112,14 @@ static int overflow(vs_error *err)
 }
 
 /* 1 when m is a current byte measurement on gpu (or with no GPU). */
-static int counts(const json_t *m, int gpu)
+static int counts(const json_t *m, int gpu_known, unsigned gpu)
 {
     json_t *g = json_object_get(m, "gpu"), *st = json_object_get(m, "state");
     if (!json_is_integer(json_object_get(m, "peak_bytes")))
         return 0;
     if (json_is_string(st) && strcmp(json_string_value(st), "current") != 0)
         return 0;
-    return json_is_null(g) || !g || (gpu >= 0 && json_integer_value(g) == gpu);
+    return json_is_null(g) || !g || (gpu_known && json_integer_value(g) == (json_int_t)gpu);
 }
 
 static void set_status(vs_compare *out, vs_compare_row *r)
@@ -141,7 +142,8 @@ static void set_status(vs_compare *out, vs_compare_row *r)
     }
 }
 
-int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *err)
+int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsigned gpu,
+                     vs_error *err)
 {
     vs_placement pl;
     vs_envelope env;
@@ -197,18 +199,22 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *er
         }
     }
     /* the GPU compared: the lowest index a mapped measurement names */
-    if (gpu < 0) {
+    if (!gpu_known) {
         vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
         {
             json_t *g = json_object_get(m, "gpu");
-            if (json_is_integer(g) &&
-                vs_compare_counter_class(json_string_value(json_object_get(m, "counter"))) >= 0 &&
-                (gpu < 0 || json_integer_value(g) < gpu))
-                gpu = (int)json_integer_value(g);
+            if (json_is_integer(g) && json_integer_value(g) >= 0 &&
+                json_integer_value(g) <= INT_MAX &&
+                vs_compare_counter_class(json_string_value(json_object_get(m, "counter"))) !=
+                    VS_CMP_NONE &&
+                (!gpu_known || (unsigned)json_integer_value(g) < gpu)) {
+                gpu = (unsigned)json_integer_value(g);
+                gpu_known = 1;
+            }
         }
     }
-    out->gpu_known = gpu >= 0;
-    out->gpu = out->gpu_known ? gpu : 0;
+    out->gpu_known = gpu_known;
+    out->gpu = gpu_known ? (int)gpu : 0;
     /* measurements: the largest of a class's counters */
     vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
     {
@@ -217,7 +223,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *er
         int64_t b;
         vs_compare_row *r;
         json_t *res = json_object_get(m, "resolution_bytes");
-        if (c < 0 || !counts(m, gpu))
+        if (c == VS_CMP_NONE || !counts(m, gpu_known, gpu))
             continue;
         b = json_integer_value(json_object_get(m, "peak_bytes"));
         r = &out->rows[c];

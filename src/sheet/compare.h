@@ -23,6 +23,7 @@
 #include "util/error.h"
 
 enum {
+    VS_CMP_NONE = -1, /* a counter that stands for no row */
     VS_CMP_WEIGHTS = 0,
     VS_CMP_KV,
     VS_CMP_ACTIVATIONS,
@@ -58,11 +59,12 @@ typedef struct vs_compare {
 } vs_compare;
 
 /* The class a measurement counter stands for ("vllm.model_weights" ->
- * VS_CMP_WEIGHTS), VS_CMP_TOTAL for a total, or -1 for none. */
+ * VS_CMP_WEIGHTS), VS_CMP_TOTAL for a total, or VS_CMP_NONE. */
 int vs_compare_counter_class(const char *counter);
 
-/* Compares the sheet on gpu (-1: the lowest GPU index among the
- * measurements, or none). 0, or a negative code on overflow. */
-int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu, vs_error *err);
+/* Compares the sheet on gpu when gpu_known; else on the lowest GPU index
+ * among the measurements, or on none. 0, or a negative code on overflow. */
+int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsigned gpu,
+                     vs_error *err);
 
 #endif

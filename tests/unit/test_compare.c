@@ -48,7 +48,7 @@ START_TEST(classes_against_vllm)
     vs_compare c;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     ck_assert_int_eq(vs_sheet_load(&sheet, SHEET, strlen(SHEET), &err), 0);
-    ck_assert_int_eq(vs_compare_sheet(&c, sheet, -1, &err), 0);
+    ck_assert_int_eq(vs_compare_sheet(&c, sheet, 0, 0, &err), 0);
     /* weights: 16,060,522,496 - 16,063,177,687 = -2,655,191, within the
      * 5,368,709 of rounding: the estimate covers it */
     ck_assert_int_eq(c.rows[VS_CMP_WEIGHTS].delta_bytes, -2655191);
@@ -135,7 +135,7 @@ START_TEST(placement_gpu_and_alternatives)
     vs_error err;
     vs_compare c;
     ck_assert_int_eq(vs_sheet_load(&sheet, text, strlen(text), &err), 0);
-    ck_assert_int_eq(vs_compare_sheet(&c, sheet, 0, &err), 0);
+    ck_assert_int_eq(vs_compare_sheet(&c, sheet, 1, 0, &err), 0);
     /* weights 1000 x 2 = 2000 bytes over 2 GPUs: 1000 per GPU */
     ck_assert_int_eq(c.rows[VS_CMP_WEIGHTS].estimated_bytes, 1000);
     /* measured: the larger of 990 and 1,048,576 (not their sum) */
@@ -153,7 +153,7 @@ START_TEST(placement_gpu_and_alternatives)
     ck_assert_int_eq(c.rows[VS_CMP_UNACCOUNTED].measured_bytes, 424);
     ck_assert_int_eq(vs_compare_counter_class("vllm.cuda_graph_memory"), VS_CMP_CUDA_GRAPHS);
     ck_assert_int_eq(vs_compare_counter_class("nvml.device_used"), VS_CMP_TOTAL);
-    ck_assert_int_eq(vs_compare_counter_class("torch.max_memory_reserved"), -1);
+    ck_assert_int_eq(vs_compare_counter_class("torch.max_memory_reserved"), VS_CMP_NONE);
     json_decref(sheet);
 }
 END_TEST
