@@ -4,12 +4,11 @@
  * its stored keys. */
 #include "lang/derive.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/derived.h"
 #include "sheet/sheet.h"
-#include "sheet/units.h"
 #include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -153,17 +152,6 @@ static int same_estimate(const json_t *a, const json_t *b)
            json_equal(json_object_get(a, "keys"), json_object_get(b, "keys"));
 }
 
-static void gib(char *out, size_t n, const json_t *bytes)
-{
-    char g[40];
-    if (!json_is_integer(bytes)) {
-        snprintf(out, n, "unknown");
-        return;
-    }
-    vs_units_round(g, sizeof g, (uint64_t)json_integer_value(bytes), VS_UNIT_GIB, 2);
-    snprintf(out, n, "%s GiB", g);
-}
-
 /* Components of sheet carrying an estimate equal to derived: names into names
  * (a JSON array), bytes into bytes (name -> bytes or null). */
 static void collect(const json_t *sheet, const json_t *derived, json_t *names, json_t *bytes)
@@ -253,10 +241,9 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
             goto done;
         vs_json_array_foreach(names, i, n)
         {
-            char a[80];
-            gib(a, sizeof a, json_object_get(was, json_string_value(n)));
-            vs_buf_printf(text, "%s could not be re-estimated: %s, %s \xe2\x86\x92 unknown (%s)\n",
-                          json_string_value(n), changes, a, local.message);
+            vs_render_derived_failed_line(text, json_string_value(n), changes,
+                                          json_object_get(was, json_string_value(n)),
+                                          local.message);
             json_array_append_new(
                 rows, json_pack("{s:O, s:s, s:s, s:O, s:n, s:s, s:s}", "name", n, "estimator",
                                 e->info->name, "changes", changes, "from_bytes",
@@ -273,13 +260,7 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
         const char *name = json_string_value(n);
         json_t *c = vs_sheet_component(sheet, name), *b = json_object_get(c, "bytes");
         json_t *old = json_object_get(was, name);
-        char a[80], z[80];
-        gib(a, sizeof a, old);
-        gib(z, sizeof z, b);
-        if (json_equal(old, b))
-            vs_buf_printf(text, "%s re-estimated: %s, %s, unchanged\n", name, changes, a);
-        else
-            vs_buf_printf(text, "%s re-estimated: %s, %s \xe2\x86\x92 %s\n", name, changes, a, z);
+        vs_render_derived_line(text, name, changes, old, b);
         json_array_append_new(rows,
                               json_pack("{s:s, s:s, s:s, s:O, s:O, s:O}", "name", name, "estimator",
                                         e->info->name, "changes", changes, "from_bytes",
@@ -364,18 +345,7 @@ int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
             goto out;
     }
     if (json_array_size(rows)) {
-        size_t r;
-        json_t *row;
-        json_array_foreach(rows, r, row)
-        {
-            vs_buf_puts(&html, "<p>");
-            vs_buf_put_html(&html, json_string_value(json_object_get(row, "name")));
-            vs_buf_puts(&html, json_is_null(json_object_get(row, "to_bytes"))
-                                   ? " could not be re-estimated: "
-                                   : " re-estimated: ");
-            vs_buf_put_html(&html, json_string_value(json_object_get(row, "changes")));
-            vs_buf_puts(&html, "</p>\n");
-        }
+        vs_render_derived_html(&html, rows);
         rc = vs_ctx_emit_text(ctx, &text, &html,
                               json_pack("{s:s, s:O, s:O}", "kind", "rederived", "sheet",
                                         json_object_get(sheet, "id"), "rows", rows),
