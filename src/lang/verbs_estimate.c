@@ -8,6 +8,7 @@
 #include "lang/derive.h"
 #include "lang/verbs_common.h"
 #include "render/component.h"
+#include "render/estimate.h"
 #include "sheet/envelope.h"
 #include "sheet/estimate.h"
 #include "sheet/kvlayout.h"
@@ -76,12 +77,7 @@ static int store_estimate(json_t *sheet, const char *name, uint64_t bytes, const
     const char *st = json_string_value(json_object_get(old, "status"));
     int rc;
     if (vs_vocab_status_is(st, VS_STATUS_MEASURED)) {
-        char d[160];
-        vs_units_describe(d, sizeof d, bytes);
-        vs_buf_printf(skipped,
-                      "%s is measured: the estimate (%s) was not stored; an estimate never "
-                      "overwrites a measurement. ",
-                      name, d);
+        vs_render_estimate_skipped(skipped, name, bytes);
         json_array_append_new(skipped_list, json_pack("{s:s, s:I}", "name", name, "estimate_bytes",
                                                       (json_int_t)bytes));
         return 0;
@@ -300,11 +296,7 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
         notes[nn++] = "cross-attention layers sized for encoder_length = length (give "
                       "encoder_length=N for the encoder's tokens)";
     if (d.tp > 1) {
-        vs_buf_printf(&tpnote,
-                      "placement tensor on %llu GPUs: each GPU holds ceil(kv_heads / %llu) KV "
-                      "heads, one at least (fewer heads than GPUs are replicated), and the whole "
-                      "of any latent cache",
-                      (unsigned long long)d.tp, (unsigned long long)d.tp);
+        vs_render_estimate_kv_tensor_note(&tpnote, d.tp);
         notes[nn++] = vs_buf_str(&tpnote);
     }
     if (from_arch)
@@ -326,7 +318,7 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
                             ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes),
                                                 (const char *)NULL)
                             : NULL;
-        vs_buf_printf(&head, "estimate kv: %s", vs_buf_str(&src));
+        vs_render_estimate_kv_headline(&head, vs_buf_str(&src));
         rc = vs_buf_failed(&head)
                  ? vs_error_oom(err)
                  : vs_verb_emit(ctx,

@@ -208,7 +208,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     } else if (!mem_given && !rep_given) {
         return vs_error_set_at(err, VS_ENOTFOUND, name->line, name->column, "%s", cat_err.message);
     } else {
-        vs_buf_printf(&nb, "not in the catalogue (%s); its memory is as declared", cat_err.message);
+        vs_render_gpu_note_uncatalogued(&nb, cat_err.message);
     }
     notes = json_array();
     if (!notes)
@@ -225,10 +225,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
                  src && src[0] ? "; source: " : " (no source given)", src && src[0] ? src : "");
     } else if (have_spec && spec.reported_known) {
         if (spec.memory_known && memory != spec.memory_bytes) {
-            vs_buf_printf(&nb,
-                          "memory= differs from the catalogue's %s nominal figure, so its "
-                          "device-reported total is not used",
-                          spec.name);
+            vs_render_gpu_note_nominal_differs(&nb, spec.name);
             json_array_append_new(notes, json_string(vs_buf_str(&nb)));
             vs_buf_reset(&nb);
         } else {
@@ -247,10 +244,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (fmt && vs_vocab_format_parse(&f, NULL, fmt, NULL) == 0 &&
             ((f == VS_FORMAT_BF16 && spec.bf16_known && !spec.bf16) ||
              (f == VS_FORMAT_FP8 && spec.fp8_known && !spec.fp8))) {
-            vs_buf_printf(&nb,
-                          "the card's format is %s and the catalogue gives %s no %s "
-                          "support: compatibility needs evidence",
-                          vs_vocab_format_name(f), spec.name, vs_vocab_format_name(f));
+            vs_render_gpu_note_format_unsupported(&nb, vs_vocab_format_name(f), spec.name);
             json_array_append_new(notes, json_string(vs_buf_str(&nb)));
             vs_buf_reset(&nb);
         }
@@ -290,9 +284,9 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (i == json_array_size(offers))
         json_array_append(offers, offer);
-    json_array_append_new(notes, json_string("a catalogue figure or a declared stock proves "
-                                             "neither a software installation, nor free memory, "
-                                             "nor an availability period"));
+    vs_render_gpu_note_proves_nothing(&nb);
+    json_array_append_new(notes, json_string(vs_buf_str(&nb)));
+    vs_buf_reset(&nb);
 
     {
         vs_gpu_offer_facts f;

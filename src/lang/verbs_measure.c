@@ -354,9 +354,7 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         json_decref(dj);
     }
     if (r->run.exit_status != 0 || r->run.term_signal || r->overflow_phase[0]) {
-        if (why.len)
-            vs_buf_puts(&why, "; ");
-        vs_buf_puts(&why, "the run did not complete (it failed or overflowed)");
+        vs_render_measure_incomplete(&why);
         validates = 0;
     }
     process_memory = !r->view->process_available   ? "not reported by the driver"

@@ -110,6 +110,33 @@ void vs_render_gpu_offer(vs_buf *text, vs_buf *html, const vs_gpu_offer_facts *f
 
 /* What the `gpus` table cannot say in a cell: where totals are unknown, and
  * which CUDA totals (what vLLM budgets from) the catalogue knows. */
+void vs_render_gpu_note_uncatalogued(vs_buf *note, const char *why)
+{
+    vs_buf_printf(note, "not in the catalogue (%s); its memory is as declared", why);
+}
+
+void vs_render_gpu_note_nominal_differs(vs_buf *note, const char *catalog)
+{
+    vs_buf_printf(note,
+                  "memory= differs from the catalogue's %s nominal figure, so its "
+                  "device-reported total is not used",
+                  catalog);
+}
+
+void vs_render_gpu_note_format_unsupported(vs_buf *note, const char *format, const char *catalog)
+{
+    vs_buf_printf(note,
+                  "the card's format is %s and the catalogue gives %s no %s "
+                  "support: compatibility needs evidence",
+                  format, catalog, format);
+}
+
+void vs_render_gpu_note_proves_nothing(vs_buf *note)
+{
+    vs_buf_puts(note, "a catalogue figure or a declared stock proves neither a software "
+                      "installation, nor free memory, nor an availability period");
+}
+
 static void catalogue_notes(vs_buf *text, vs_buf *html, const vs_buf *unsourced, const vs_buf *cuda)
 {
     vs_buf b = VS_BUF_INIT;

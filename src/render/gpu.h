@@ -39,6 +39,24 @@ typedef struct vs_gpu_offer_facts {
 void vs_render_gpu_offer(vs_buf *text, vs_buf *html, const vs_gpu_offer_facts *f,
                          const json_t *notes);
 
+/* The notes of an offer, each written into note (appended): the verb keeps
+ * them in the offer's payload and vs_render_gpu_offer lists them. */
+
+/* The name is not in the catalogue (why: the catalogue's message) and the
+ * memory was declared on the line. */
+void vs_render_gpu_note_uncatalogued(vs_buf *note, const char *why);
+
+/* memory= is not the catalogue entry's (catalog: its name) nominal figure,
+ * so the entry's device-reported total is not used. */
+void vs_render_gpu_note_nominal_differs(vs_buf *note, const char *catalog);
+
+/* The card's format (its name) is one the catalogue entry (catalog) says
+ * the GPU does not support. */
+void vs_render_gpu_note_format_unsupported(vs_buf *note, const char *format, const char *catalog);
+
+/* What an offer never proves, the last note of every offer. */
+void vs_render_gpu_note_proves_nothing(vs_buf *note);
+
 /* The catalogue's entries specs[0..n): one row each, then where the reported
  * totals are unknown and which CUDA totals are known. */
 void vs_render_gpu_catalogue(vs_buf *text, vs_buf *html, const vs_gpu_spec *specs, size_t n);

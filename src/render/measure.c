@@ -321,3 +321,10 @@ void vs_render_measured_component(vs_buf *text, const char *name, uint64_t bytes
                           "included; the envelope adds the weights again. A counter of "
                           "that component alone is a better source.\n");
 }
+
+void vs_render_measure_incomplete(vs_buf *why)
+{
+    if (why->len)
+        vs_buf_puts(why, "; ");
+    vs_buf_puts(why, "the run did not complete (it failed or overflowed)");
+}

@@ -45,6 +45,10 @@ typedef struct vs_measure_run_view {
     int64_t max_gap_ms;
 } vs_measure_run_view;
 
+/* Adds to why (the reasons a run does not validate the card, "; "-separated)
+ * that the run did not complete: it failed or overflowed. */
+void vs_render_measure_incomplete(vs_buf *why);
+
 /* A measured run: its head, how the command ended, the out-of-memory
  * advice, the table of rows (the measurements recorded, or restated), the
  * scope notes, process memory, the card check, and the sampler's figures.

@@ -259,6 +259,22 @@ START_TEST(measured_component)
 }
 END_TEST
 
+/* the run that did not complete: alone, or after the dims' reason, "; "
+ * between them */
+START_TEST(incomplete_run_reason)
+{
+    vs_buf why = VS_BUF_INIT;
+    vs_render_measure_incomplete(&why);
+    ck_assert_str_eq(vs_buf_str(&why), "the run did not complete (it failed or overflowed)");
+    vs_buf_reset(&why);
+    vs_buf_puts(&why, "length 8192 is below the card's 32768");
+    vs_render_measure_incomplete(&why);
+    ck_assert_str_eq(vs_buf_str(&why), "length 8192 is below the card's 32768; the run did not "
+                                       "complete (it failed or overflowed)");
+    vs_buf_free(&why);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("render_measure");
@@ -269,6 +285,7 @@ int main(void)
     tcase_add_test(tc, run_plain);
     tcase_add_test(tc, run_restated_failed_out_of_memory);
     tcase_add_test(tc, measured_component);
+    tcase_add_test(tc, incomplete_run_reason);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
