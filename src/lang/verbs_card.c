@@ -36,6 +36,19 @@ static int clear_weights_files(json_t *sheet)
     return had;
 }
 
+/* Emits the card line of a verb that set key, its headline written in head
+ * (freed here). */
+static int emit_line(vs_ctx *ctx, const json_t *sheet, const char *key, vs_buf *head,
+                     const char *const *notes, vs_error *err)
+{
+    int rc = vs_buf_failed(head)
+                 ? vs_error_oom(err)
+                 : vs_verb_emit(ctx, vs_render_card_line(sheet, key, vs_buf_str(head), notes, NULL),
+                                err);
+    vs_buf_free(head);
+    return rc;
+}
+
 /* -------------------------------------------------------------------- card */
 
 /* The whole card as a table: the card-setting verbs print one line each. */
@@ -243,10 +256,9 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
     if (had_files)
-        notes[nn++] = "the weights read from files were for another model or revision: cleared "
-                      "(`weights from=PATH` reads them again)";
+        notes[nn++] = vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_MODEL);
     if (!vs_sheet_card_uint(sheet, "params", &params))
-        notes[nn++] = "no parameter count yet: give params=COUNT or config=PATH";
+        notes[nn++] = vs_render_card_note(VS_CARD_NOTE_NO_PARAMS);
     vs_render_card_model_headline(&head, sheet, name->value, cfg_payload, pipe_payload);
     if (pipe_payload) {
         json_t *x;
@@ -379,7 +391,8 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     char syntax[120], words[80];
     const vs_arg *a, *kb = vs_line_pair(line, "bits");
     json_t *sheet;
-    char name[32], head[160];
+    char name[32];
+    vs_buf head = VS_BUF_INIT;
     unsigned bits = 0;
     vs_vocab_format f;
     uint64_t n = 0;
@@ -428,21 +441,21 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (vs_envelope_format_quant_note(bits))
         notes[nn++] = vs_envelope_format_quant_note(bits);
     if (had_files)
-        notes[nn++] = "the weights read from files were in another format: cleared (`weights "
-                      "from=PATH` reads the files of this format)";
-    snprintf(head, sizeof head, "format %s: %u bits per weight", name, bits);
-    return vs_verb_emit(ctx, vs_render_card_line(sheet, "format", head, notes, NULL), err);
+        notes[nn++] = vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_FORMAT);
+    vs_render_card_format_headline(&head, name, bits);
+    return emit_line(ctx, sheet, "format", &head, notes, err);
 }
 
 /* ---------------------------------------------- length, concurrency, batch */
 
 static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char *syntax,
-                   const char *what, vs_error *err)
+                   vs_error *err)
 {
     json_t *sheet;
     uint64_t v;
     int rc;
-    char head[200], g[40], note[160];
+    char note[160];
+    vs_buf head = VS_BUF_INIT;
     const char *notes[2] = {NULL, NULL};
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
@@ -452,34 +465,29 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return VS_ENOMEM;
     if ((rc = vs_verb_card_set(sheet, key, json_integer((json_int_t)v), err)) < 0)
         return rc;
-    vs_units_grouped(g, sizeof g, v);
-    snprintf(head, sizeof head, "%s %s: %s", key, g, what);
+    vs_render_card_dim_headline(&head, key, v);
     notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
-    return vs_verb_emit(ctx, vs_render_card_line(sheet, key, head, notes, NULL), err);
+    return emit_line(ctx, sheet, key, &head, notes, err);
 }
 
 int vs_verb_length(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "length", "length TOKENS (length 4096)",
-                   "the required tokens per sequence, held fixed for every candidate", err);
+    return set_dim(ctx, line, "length", "length TOKENS (length 4096)", err);
 }
 
 int vs_verb_concurrency(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "concurrency", "concurrency N (concurrency 8)",
-                   "simultaneous sequences (inference), held fixed for every candidate", err);
+    return set_dim(ctx, line, "concurrency", "concurrency N (concurrency 8)", err);
 }
 
 int vs_verb_frames(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "frames", "frames N (frames 81)",
-                   "frames per generated video, held fixed for every candidate", err);
+    return set_dim(ctx, line, "frames", "frames N (frames 81)", err);
 }
 
 int vs_verb_batch(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "batch", "batch N (batch 4)",
-                   "images or videos generated together, held fixed for every candidate", err);
+    return set_dim(ctx, line, "batch", "batch N (batch 4)", err);
 }
 
 /* `resolution WxH`: the card's width and height in pixels. */
@@ -488,7 +496,8 @@ int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *syntax = "resolution WIDTHxHEIGHT (resolution 1024x1024)";
     const vs_arg *a = vs_line_positional(line, 0);
     unsigned long long w = 0, h = 0;
-    char tail = 0, head[200];
+    char tail = 0;
+    vs_buf head = VS_BUF_INIT;
     json_t *sheet;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
@@ -513,11 +522,8 @@ int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_verb_card_set(sheet, "width", json_integer((json_int_t)w), err)) < 0 ||
         (rc = vs_verb_card_set(sheet, "height", json_integer((json_int_t)h), err)) < 0)
         return rc;
-    snprintf(head, sizeof head,
-             "resolution %llux%llu: the generated image or video frame in pixels, held fixed for "
-             "every candidate",
-             w, h);
-    return vs_verb_emit(ctx, vs_render_card_line(sheet, "resolution", head, NULL, NULL), err);
+    vs_render_card_resolution_headline(&head, w, h);
+    return emit_line(ctx, sheet, "resolution", &head, NULL, err);
 }
 
 const char *const vs_verb_microbatch_keys[] = {"accumulation", NULL};
@@ -528,7 +534,7 @@ int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet;
     uint64_t v, acc = 0;
     int rc, have_acc = 0;
-    char head[200];
+    vs_buf head = VS_BUF_INIT;
     if ((rc = vs_line_check_keys(line, vs_verb_microbatch_keys, err)) < 0)
         return rc;
     if ((rc = vs_verb_positional_uint(line, syntax, &v, err)) < 0)
@@ -545,15 +551,8 @@ int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (have_acc &&
         (rc = vs_verb_card_set(sheet, "accumulation", json_integer((json_int_t)acc), err)) < 0)
         return rc;
-    if (have_acc)
-        snprintf(head, sizeof head,
-                 "microbatch %llu, accumulation %llu: sequences per forward/backward pass; "
-                 "accumulation keeps the update comparable without more memory",
-                 (unsigned long long)v, (unsigned long long)acc);
-    else
-        snprintf(head, sizeof head, "microbatch %llu: sequences per forward/backward pass",
-                 (unsigned long long)v);
-    return vs_verb_emit(ctx, vs_render_card_line(sheet, "microbatch", head, NULL, NULL), err);
+    vs_render_card_microbatch_headline(&head, v, have_acc, acc);
+    return emit_line(ctx, sheet, "microbatch", &head, NULL, err);
 }
 
 int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -580,12 +579,5 @@ int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     vs_render_card_quality_headline(&head, vs_buf_str(&q));
     vs_buf_free(&q);
-    if (vs_buf_failed(&head)) {
-        vs_buf_free(&head);
-        return vs_error_oom(err);
-    }
-    rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "quality", vs_buf_str(&head), NULL, NULL),
-                      err);
-    vs_buf_free(&head);
-    return rc;
+    return emit_line(ctx, sheet, "quality", &head, NULL, err);
 }

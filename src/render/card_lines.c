@@ -1,6 +1,8 @@
 /* The words of the card verbs' headlines (render/card_lines.h). */
 #include "render/card_lines.h"
 
+#include <string.h>
+
 #include "render/card.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -146,4 +148,66 @@ void vs_render_card_quality_headline(vs_buf *out, const char *criterion)
                   "quality \"%s\": the criterion every change (format, length, candidate) is "
                   "re-checked against",
                   criterion);
+}
+
+void vs_render_card_format_headline(vs_buf *out, const char *format, unsigned bits)
+{
+    vs_buf_printf(out, "format %s: %u bits per weight", format, bits);
+}
+
+void vs_render_card_dim_headline(vs_buf *out, const char *key, uint64_t v)
+{
+    static const struct {
+        const char *key, *what;
+    } dims[] = {
+        {"length", "the required tokens per sequence, held fixed for every candidate"},
+        {"concurrency", "simultaneous sequences (inference), held fixed for every candidate"},
+        {"frames", "frames per generated video, held fixed for every candidate"},
+        {"batch", "images or videos generated together, held fixed for every candidate"},
+    };
+    size_t i;
+    char g[40];
+    vs_units_grouped(g, sizeof g, v);
+    vs_buf_printf(out, "%s %s", key, g);
+    for (i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        if (!strcmp(dims[i].key, key)) {
+            vs_buf_printf(out, ": %s", dims[i].what);
+            break;
+        }
+}
+
+void vs_render_card_resolution_headline(vs_buf *out, uint64_t width, uint64_t height)
+{
+    vs_buf_printf(out,
+                  "resolution %llux%llu: the generated image or video frame in pixels, held "
+                  "fixed for every candidate",
+                  (unsigned long long)width, (unsigned long long)height);
+}
+
+void vs_render_card_microbatch_headline(vs_buf *out, uint64_t microbatch, int have_accumulation,
+                                        uint64_t accumulation)
+{
+    if (have_accumulation)
+        vs_buf_printf(out,
+                      "microbatch %llu, accumulation %llu: sequences per forward/backward pass; "
+                      "accumulation keeps the update comparable without more memory",
+                      (unsigned long long)microbatch, (unsigned long long)accumulation);
+    else
+        vs_buf_printf(out, "microbatch %llu: sequences per forward/backward pass",
+                      (unsigned long long)microbatch);
+}
+
+const char *vs_render_card_note(vs_card_note note)
+{
+    switch (note) {
+    case VS_CARD_NOTE_FILES_OTHER_MODEL:
+        return "the weights read from files were for another model or revision: cleared "
+               "(`weights from=PATH` reads them again)";
+    case VS_CARD_NOTE_FILES_OTHER_FORMAT:
+        return "the weights read from files were in another format: cleared (`weights "
+               "from=PATH` reads the files of this format)";
+    case VS_CARD_NOTE_NO_PARAMS:
+        break;
+    }
+    return "no parameter count yet: give params=COUNT or config=PATH";
 }

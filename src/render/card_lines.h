@@ -3,11 +3,13 @@
  * `card`'s first line and what the method still needs on the card ("model,
  * params, task: not set yet"); what `model` learnt (the count and its source,
  * what one token uses, what is counted and left out, a diffusers pipeline's
- * components, the architecture); what `task` adds; the criterion `quality`
- * holds. The verbs decide what to set and what to refuse, and hand over the
- * facts: the sheet's JSON, the payloads model/ returned, plain values. The
- * words are written here, appended to a vs_buf (a failed append marks it
- * failed, as every vs_buf append does). Pure: no I/O, no globals.
+ * components, the architecture); what `task` adds; what `format`, `length`,
+ * `concurrency`, `frames`, `batch`, `resolution`, `microbatch` and `quality`
+ * hold; the notes that say what a change cleared. The verbs decide what to set
+ * and what to refuse, and hand over the facts: the sheet's JSON, the payloads
+ * model/ returned, plain values. The words are written here, appended to a
+ * vs_buf (a failed append marks it failed, as every vs_buf append does). Pure:
+ * no I/O, no globals.
  */
 #ifndef VS_RENDER_CARD_LINES_H
 #define VS_RENDER_CARD_LINES_H
@@ -70,5 +72,32 @@ const char *vs_render_card_task_note(vs_vocab_task kind);
 /* `quality`'s headline: "quality "CRITERION": the criterion every change
  * (format, length, candidate) is re-checked against". */
 void vs_render_card_quality_headline(vs_buf *out, const char *criterion);
+
+/* `format`'s headline: "format NAME: N bits per weight". */
+void vs_render_card_format_headline(vs_buf *out, const char *format, unsigned bits);
+
+/* The headline of a card dimension that one count sets (length, concurrency,
+ * frames, batch): "length 4,096: the required tokens per sequence, held fixed
+ * for every candidate"; "KEY N" for a key of no other. */
+void vs_render_card_dim_headline(vs_buf *out, const char *key, uint64_t v);
+
+/* `resolution`'s headline: "resolution WxH: the generated image or video
+ * frame in pixels, held fixed for every candidate". */
+void vs_render_card_resolution_headline(vs_buf *out, uint64_t width, uint64_t height);
+
+/* `microbatch`'s headline, with ", accumulation N" and why it keeps the
+ * update comparable when have_accumulation. */
+void vs_render_card_microbatch_headline(vs_buf *out, uint64_t microbatch, int have_accumulation,
+                                        uint64_t accumulation);
+
+/* The notes the card verbs add, by what happened. */
+typedef enum {
+    VS_CARD_NOTE_FILES_OTHER_MODEL,  /* `model` or its revision changed: files' weights cleared */
+    VS_CARD_NOTE_FILES_OTHER_FORMAT, /* `format` changed: files' weights cleared */
+    VS_CARD_NOTE_NO_PARAMS           /* `model` left the card without a parameter count */
+} vs_card_note;
+
+/* The words of a note (static). */
+const char *vs_render_card_note(vs_card_note note);
 
 #endif

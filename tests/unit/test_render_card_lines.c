@@ -152,6 +152,54 @@ START_TEST(task_lines)
 }
 END_TEST
 
+START_TEST(set_lines)
+{
+    vs_buf b = VS_BUF_INIT;
+    vs_render_card_format_headline(&b, "int4", 4);
+    ck_assert_str_eq(vs_buf_str(&b), "format int4: 4 bits per weight");
+    vs_buf_reset(&b);
+    vs_render_card_dim_headline(&b, "length", 65536);
+    ck_assert_str_eq(vs_buf_str(&b), "length 65,536: the required tokens per sequence, held "
+                                     "fixed for every candidate");
+    vs_buf_reset(&b);
+    vs_render_card_dim_headline(&b, "concurrency", 8);
+    ck_assert_str_eq(vs_buf_str(&b), "concurrency 8: simultaneous sequences (inference), held "
+                                     "fixed for every candidate");
+    vs_buf_reset(&b);
+    vs_render_card_dim_headline(&b, "frames", 81);
+    ck_assert_str_eq(vs_buf_str(&b),
+                     "frames 81: frames per generated video, held fixed for every candidate");
+    vs_buf_reset(&b);
+    vs_render_card_dim_headline(&b, "batch", 1000);
+    ck_assert_str_eq(vs_buf_str(&b), "batch 1,000: images or videos generated together, held "
+                                     "fixed for every candidate");
+    vs_buf_reset(&b);
+    vs_render_card_dim_headline(&b, "depth", 3);
+    ck_assert_str_eq(vs_buf_str(&b), "depth 3");
+    vs_buf_reset(&b);
+    vs_render_card_resolution_headline(&b, 1024, 768);
+    ck_assert_str_eq(vs_buf_str(&b), "resolution 1024x768: the generated image or video frame in "
+                                     "pixels, held fixed for every candidate");
+    vs_buf_reset(&b);
+    vs_render_card_microbatch_headline(&b, 4, 0, 0);
+    ck_assert_str_eq(vs_buf_str(&b), "microbatch 4: sequences per forward/backward pass");
+    vs_buf_reset(&b);
+    vs_render_card_microbatch_headline(&b, 4, 1, 16);
+    ck_assert_str_eq(vs_buf_str(&b), "microbatch 4, accumulation 16: sequences per "
+                                     "forward/backward pass; accumulation keeps the update "
+                                     "comparable without more memory");
+    ck_assert_str_eq(vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_MODEL),
+                     "the weights read from files were for another model or revision: cleared "
+                     "(`weights from=PATH` reads them again)");
+    ck_assert_str_eq(vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_FORMAT),
+                     "the weights read from files were in another format: cleared (`weights "
+                     "from=PATH` reads the files of this format)");
+    ck_assert_str_eq(vs_render_card_note(VS_CARD_NOTE_NO_PARAMS),
+                     "no parameter count yet: give params=COUNT or config=PATH");
+    vs_buf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("render_card_lines");
@@ -161,6 +209,7 @@ int main(void)
     tcase_add_test(tc, model_config);
     tcase_add_test(tc, model_bare_and_pipeline);
     tcase_add_test(tc, task_lines);
+    tcase_add_test(tc, set_lines);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
