@@ -11,6 +11,7 @@
 #include "model/model.h"
 #include "model/pipeline_files.h"
 #include "render/card.h"
+#include "render/card_lines.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -35,19 +36,30 @@ static int clear_weights_files(json_t *sheet)
     return had;
 }
 
+/* Emits the card line of a verb that set key, its headline written in head
+ * (freed here). */
+static int emit_line(vs_ctx *ctx, const json_t *sheet, const char *key, vs_buf *head,
+                     const char *const *notes, vs_error *err)
+{
+    int rc = vs_buf_failed(head)
+                 ? vs_error_oom(err)
+                 : vs_verb_emit(ctx, vs_render_card_line(sheet, key, vs_buf_str(head), notes, NULL),
+                                err);
+    vs_buf_free(head);
+    return rc;
+}
+
 /* -------------------------------------------------------------------- card */
 
 /* The whole card as a table: the card-setting verbs print one line each. */
 int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    static const char *const dims[] = {"params", "length", NULL};
     json_t *sheet, *card;
-    vs_buf head = VS_BUF_INIT, unset = VS_BUF_INIT;
-    const char *notes[2] = {NULL, NULL}, *task, *id, *title;
+    vs_buf head = VS_BUF_INIT, unset_words = VS_BUF_INIT;
+    const char *notes[2] = {NULL, NULL}, *task;
     vs_vocab_task t = VS_TASK_INFERENCE;
     uint64_t v;
-    unsigned wbits;
-    size_t i;
+    unsigned wbits, unset = 0;
     int rc, generates;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 0, "card", err)) < 0)
@@ -59,49 +71,44 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (task && vs_vocab_task_parse(&t, task, NULL) < 0)
         t = VS_TASK_COUNT; /* a word no task has: none of the branches below */
     generates = task && (t == VS_TASK_GENERATE_IMAGE || t == VS_TASK_GENERATE_VIDEO);
-    id = json_string_value(json_object_get(sheet, "id"));
-    title = json_string_value(json_object_get(sheet, "title"));
-    vs_buf_printf(&head,
-                  "workload card of sheet %s (\"%s\"), held fixed: every candidate is "
-                  "compared against it",
-                  id ? id : "?", title ? title : "");
+    vs_render_card_headline(&head, sheet);
     /* what the method needs on the card and the sheet does not say yet */
     if (!vs_verb_card_str(sheet, "model"))
-        vs_buf_puts(&unset, "model");
-    for (i = 0; dims[i]; i++)
-        if (!vs_sheet_card_uint(sheet, dims[i], &v) && (strcmp(dims[i], "length") || !generates))
-            vs_buf_printf(&unset, "%s%s", unset.len ? ", " : "", dims[i]);
+        unset |= VS_CARD_UNSET_MODEL;
+    if (!vs_sheet_card_uint(sheet, "params", &v))
+        unset |= VS_CARD_UNSET_PARAMS;
+    if (!generates && !vs_sheet_card_uint(sheet, "length", &v)) /* generation has no tokens */
+        unset |= VS_CARD_UNSET_LENGTH;
     if (!task)
-        vs_buf_printf(&unset, "%stask", unset.len ? ", " : "");
+        unset |= VS_CARD_UNSET_TASK;
     if (!vs_sheet_weight_bits(sheet, &wbits) &&
         !json_is_object(json_object_get(sheet, "weights_files")))
-        vs_buf_printf(&unset, "%sformat", unset.len ? ", " : "");
+        unset |= VS_CARD_UNSET_FORMAT;
     if (generates) {
         /* image and video generation: the resolution, the batch, the frames */
         if (!vs_sheet_card_uint(sheet, "width", &v))
-            vs_buf_printf(&unset, "%sresolution", unset.len ? ", " : "");
+            unset |= VS_CARD_UNSET_RESOLUTION;
         if (!vs_sheet_card_uint(sheet, "batch", &v))
-            vs_buf_printf(&unset, "%sbatch", unset.len ? ", " : "");
+            unset |= VS_CARD_UNSET_BATCH;
         if (t == VS_TASK_GENERATE_VIDEO && !vs_sheet_card_uint(sheet, "frames", &v))
-            vs_buf_printf(&unset, "%sframes", unset.len ? ", " : "");
+            unset |= VS_CARD_UNSET_FRAMES;
     } else if (!task || t == VS_TASK_INFERENCE) {
         if (!vs_sheet_card_uint(sheet, "concurrency", &v))
-            vs_buf_printf(&unset, "%sconcurrency", unset.len ? ", " : "");
+            unset |= VS_CARD_UNSET_CONCURRENCY;
     } else if (!vs_sheet_card_uint(sheet, "microbatch", &v)) {
-        vs_buf_printf(&unset, "%smicrobatch", unset.len ? ", " : "");
+        unset |= VS_CARD_UNSET_MICROBATCH;
     }
     if (!json_is_string(json_object_get(card, "quality")))
-        vs_buf_printf(&unset, "%squality", unset.len ? ", " : "");
-    if (unset.len) {
-        vs_buf_puts(&unset, ": not set yet");
-        notes[0] = vs_buf_str(&unset);
-    }
-    if (vs_buf_failed(&head) || vs_buf_failed(&unset))
+        unset |= VS_CARD_UNSET_QUALITY;
+    vs_render_card_unset(&unset_words, unset);
+    if (unset)
+        notes[0] = vs_buf_str(&unset_words);
+    if (vs_buf_failed(&head) || vs_buf_failed(&unset_words))
         rc = vs_error_oom(err);
     else
         rc = vs_verb_emit(ctx, vs_render_card(sheet, vs_buf_str(&head), notes, NULL), err);
     vs_buf_free(&head);
-    vs_buf_free(&unset);
+    vs_buf_free(&unset_words);
     return rc;
 }
 
@@ -136,8 +143,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *notes[6] = {NULL}, *revision;
     char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL;
     size_t nn = 0;
-    char note[256];
-    vs_buf head = VS_BUF_INIT;
+    vs_buf head = VS_BUF_INIT, note = VS_BUF_INIT;
 
     if ((rc = vs_line_check_keys(line, vs_verb_model_keys, err)) < 0)
         return rc;
@@ -245,79 +251,22 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto hf_done;
         }
         if (have_cfg_params && cfg_params != params) {
-            char a[40], b[40];
-            vs_units_grouped(a, sizeof a, params);
-            vs_units_grouped(b, sizeof b, cfg_params);
-            snprintf(note, sizeof note,
-                     "the declared params=%s replaces the %s computed from the config", a, b);
-            notes[nn++] = note;
+            vs_render_card_params_note(&note, params, cfg_params);
+            notes[nn++] = vs_buf_str(&note);
         }
     }
     if (had_files)
-        notes[nn++] = "the weights read from files were for another model or revision: cleared "
-                      "(`weights from=PATH` reads them again)";
+        notes[nn++] = vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_MODEL);
     if (!vs_sheet_card_uint(sheet, "params", &params))
-        notes[nn++] = "no parameter count yet: give params=COUNT or config=PATH";
-    vs_buf_printf(&head, "model %s", name->value);
-    if (vs_verb_card_str(sheet, "revision"))
-        vs_buf_printf(&head, " at revision %s", vs_verb_card_str(sheet, "revision"));
-    if (vs_sheet_card_uint(sheet, "params", &params)) {
-        char g[40];
-        const char *src = vs_verb_card_str(sheet, "params_source");
-        vs_units_grouped(g, sizeof g, params);
-        vs_buf_printf(&head, ": %s params%s%s%s", g, src ? " (" : "", src ? src : "",
-                      src ? ")" : "");
-    }
-    if (cfg_payload) {
-        /* what one token uses, what is counted besides the language model, and
-         * what the checkpoint holds that the count leaves out */
-        json_t *x, *active = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"),
-                                             "params_active");
-        size_t k;
-        char g[40];
-        if (json_is_integer(active)) {
-            vs_units_grouped(g, sizeof g, (uint64_t)json_integer_value(active));
-            vs_buf_printf(&head, ", %s active per token", g);
-        }
-        if (json_array_size(json_object_get(cfg_payload, "parts")) > 1) {
-            vs_json_array_foreach(json_object_get(cfg_payload, "parts"), k, x)
-            {
-                vs_units_grouped(g, sizeof g,
-                                 (uint64_t)json_integer_value(json_object_get(x, "params")));
-                vs_buf_printf(&head, "%s %s %s",
-                              k ? "," : "; counted:", json_string_value(json_object_get(x, "part")),
-                              g);
-            }
-        }
-        vs_json_array_foreach(json_object_get(cfg_payload, "params_excluded"), k, x)
-        {
-            vs_units_grouped(g, sizeof g,
-                             (uint64_t)json_integer_value(json_object_get(x, "params")));
-            vs_buf_printf(&head, "; left out: %s params of %s", g,
-                          json_string_value(json_object_get(x, "reason")));
-        }
-    }
+        notes[nn++] = vs_render_card_note(VS_CARD_NOTE_NO_PARAMS);
+    vs_render_card_model_headline(&head, sheet, name->value, cfg_payload, pipe_payload);
     if (pipe_payload) {
         json_t *x;
         size_t k;
-        vs_buf_printf(&head, "; diffusers pipeline %s:",
-                      json_string_value(json_object_get(pipe_payload, "pipeline")));
-        vs_json_array_foreach(json_object_get(pipe_payload, "components"), k, x)
-        {
-            char d[160];
-            vs_units_describe(d, sizeof d,
-                              (uint64_t)json_integer_value(json_object_get(x, "bytes")));
-            vs_buf_printf(&head, "%s %s %s", k ? "," : "",
-                          json_string_value(json_object_get(x, "name")), d);
-        }
         vs_json_array_foreach(json_object_get(pipe_payload, "notes"), k, x) if (nn < 5)
             notes[nn++] = json_string_value(x);
     }
-    if (json_is_object(json_object_get(vs_sheet_card(sheet), "arch"))) {
-        vs_buf_puts(&head, "; architecture ");
-        vs_render_arch(json_object_get(vs_sheet_card(sheet), "arch"), &head);
-    }
-    if (vs_buf_failed(&head)) {
+    if (vs_buf_failed(&head) || vs_buf_failed(&note)) {
         json_decref(cfg_payload);
         vs_buf_free(&head);
         rc = vs_error_oom(err);
@@ -338,6 +287,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     vs_buf_free(&head);
 hf_done:
+    vs_buf_free(&note);
     json_decref(pipe_payload);
     free(snap);
     free(hf_config);
@@ -394,13 +344,8 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
             vs_sheet_remove_component(sheet, i);
     }
 
-    if (task == VS_TASK_GENERATE_IMAGE || task == VS_TASK_GENERATE_VIDEO) {
-        vs_buf_printf(&head, "task %s: adds no component by itself", a->value);
-        notes[0] = "a diffusers pipeline (`model NAME pipeline=DIR`) sets the weights; `resolution "
-                   "WxH`, `batch N`"
-                   " and (video) `frames N` are held fixed; `estimate latents`, `estimate "
-                   "attention` and `estimate decode` (its own phase) document the rest";
-    } else if (task != VS_TASK_INFERENCE) {
+    if (task != VS_TASK_INFERENCE && task != VS_TASK_GENERATE_IMAGE &&
+        task != VS_TASK_GENERATE_VIDEO) {
         const char *list[10];
         size_t n = 0;
         if (task == VS_TASK_LORA || task == VS_TASK_QLORA)
@@ -423,22 +368,9 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 goto done;
             names[nadded++] = list[k];
         }
-        vs_buf_printf(&head, "task %s: nothing is multiplied; ", a->value);
-        if (nadded) {
-            vs_buf_puts(&head,
-                        "these components are listed as unknown until estimated or measured:");
-            for (k = 0; k < nadded; k++)
-                vs_buf_printf(&head, "%s %s", k ? "," : "", names[k]);
-        } else {
-            vs_buf_puts(&head, "its components are already on the sheet");
-        }
-        notes[0] = "`estimate training`, `estimate activations` and `reserve NAME AMOUNT` document "
-                   "them; an envelope with unknown components is only its known part";
-    } else {
-        vs_buf_printf(&head, "task %s: adds no component by itself", a->value);
-        notes[0] = "the KV cache (`estimate kv`), workspaces and the CUDA context are yours to "
-                   "declare with `reserve` or estimate";
     }
+    vs_render_card_task_headline(&head, a->value, task, names, nadded);
+    notes[0] = vs_render_card_task_note(task);
     if (vs_buf_failed(&head)) {
         rc = vs_error_oom(err);
         goto done;
@@ -459,7 +391,8 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     char syntax[120], words[80];
     const vs_arg *a, *kb = vs_line_pair(line, "bits");
     json_t *sheet;
-    char name[32], head[160];
+    char name[32];
+    vs_buf head = VS_BUF_INIT;
     unsigned bits = 0;
     vs_vocab_format f;
     uint64_t n = 0;
@@ -508,21 +441,21 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (vs_envelope_format_quant_note(bits))
         notes[nn++] = vs_envelope_format_quant_note(bits);
     if (had_files)
-        notes[nn++] = "the weights read from files were in another format: cleared (`weights "
-                      "from=PATH` reads the files of this format)";
-    snprintf(head, sizeof head, "format %s: %u bits per weight", name, bits);
-    return vs_verb_emit(ctx, vs_render_card_line(sheet, "format", head, notes, NULL), err);
+        notes[nn++] = vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_FORMAT);
+    vs_render_card_format_headline(&head, name, bits);
+    return emit_line(ctx, sheet, "format", &head, notes, err);
 }
 
 /* ---------------------------------------------- length, concurrency, batch */
 
 static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char *syntax,
-                   const char *what, vs_error *err)
+                   vs_error *err)
 {
     json_t *sheet;
     uint64_t v;
     int rc;
-    char head[200], g[40], note[160];
+    char note[160];
+    vs_buf head = VS_BUF_INIT;
     const char *notes[2] = {NULL, NULL};
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
@@ -532,34 +465,29 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return VS_ENOMEM;
     if ((rc = vs_verb_card_set(sheet, key, json_integer((json_int_t)v), err)) < 0)
         return rc;
-    vs_units_grouped(g, sizeof g, v);
-    snprintf(head, sizeof head, "%s %s: %s", key, g, what);
+    vs_render_card_dim_headline(&head, key, v);
     notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
-    return vs_verb_emit(ctx, vs_render_card_line(sheet, key, head, notes, NULL), err);
+    return emit_line(ctx, sheet, key, &head, notes, err);
 }
 
 int vs_verb_length(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "length", "length TOKENS (length 4096)",
-                   "the required tokens per sequence, held fixed for every candidate", err);
+    return set_dim(ctx, line, "length", "length TOKENS (length 4096)", err);
 }
 
 int vs_verb_concurrency(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "concurrency", "concurrency N (concurrency 8)",
-                   "simultaneous sequences (inference), held fixed for every candidate", err);
+    return set_dim(ctx, line, "concurrency", "concurrency N (concurrency 8)", err);
 }
 
 int vs_verb_frames(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "frames", "frames N (frames 81)",
-                   "frames per generated video, held fixed for every candidate", err);
+    return set_dim(ctx, line, "frames", "frames N (frames 81)", err);
 }
 
 int vs_verb_batch(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "batch", "batch N (batch 4)",
-                   "images or videos generated together, held fixed for every candidate", err);
+    return set_dim(ctx, line, "batch", "batch N (batch 4)", err);
 }
 
 /* `resolution WxH`: the card's width and height in pixels. */
@@ -568,7 +496,8 @@ int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *syntax = "resolution WIDTHxHEIGHT (resolution 1024x1024)";
     const vs_arg *a = vs_line_positional(line, 0);
     unsigned long long w = 0, h = 0;
-    char tail = 0, head[200];
+    char tail = 0;
+    vs_buf head = VS_BUF_INIT;
     json_t *sheet;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
@@ -593,11 +522,8 @@ int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_verb_card_set(sheet, "width", json_integer((json_int_t)w), err)) < 0 ||
         (rc = vs_verb_card_set(sheet, "height", json_integer((json_int_t)h), err)) < 0)
         return rc;
-    snprintf(head, sizeof head,
-             "resolution %llux%llu: the generated image or video frame in pixels, held fixed for "
-             "every candidate",
-             w, h);
-    return vs_verb_emit(ctx, vs_render_card_line(sheet, "resolution", head, NULL, NULL), err);
+    vs_render_card_resolution_headline(&head, w, h);
+    return emit_line(ctx, sheet, "resolution", &head, NULL, err);
 }
 
 const char *const vs_verb_microbatch_keys[] = {"accumulation", NULL};
@@ -608,7 +534,7 @@ int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet;
     uint64_t v, acc = 0;
     int rc, have_acc = 0;
-    char head[200];
+    vs_buf head = VS_BUF_INIT;
     if ((rc = vs_line_check_keys(line, vs_verb_microbatch_keys, err)) < 0)
         return rc;
     if ((rc = vs_verb_positional_uint(line, syntax, &v, err)) < 0)
@@ -625,15 +551,8 @@ int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (have_acc &&
         (rc = vs_verb_card_set(sheet, "accumulation", json_integer((json_int_t)acc), err)) < 0)
         return rc;
-    if (have_acc)
-        snprintf(head, sizeof head,
-                 "microbatch %llu, accumulation %llu: sequences per forward/backward pass; "
-                 "accumulation keeps the update comparable without more memory",
-                 (unsigned long long)v, (unsigned long long)acc);
-    else
-        snprintf(head, sizeof head, "microbatch %llu: sequences per forward/backward pass",
-                 (unsigned long long)v);
-    return vs_verb_emit(ctx, vs_render_card_line(sheet, "microbatch", head, NULL, NULL), err);
+    vs_render_card_microbatch_headline(&head, v, have_acc, acc);
+    return emit_line(ctx, sheet, "microbatch", &head, NULL, err);
 }
 
 int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -658,17 +577,7 @@ int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&q);
         return rc;
     }
-    vs_buf_printf(&head,
-                  "quality \"%s\": the criterion every change (format, length, candidate) is "
-                  "re-checked against",
-                  vs_buf_str(&q));
+    vs_render_card_quality_headline(&head, vs_buf_str(&q));
     vs_buf_free(&q);
-    if (vs_buf_failed(&head)) {
-        vs_buf_free(&head);
-        return vs_error_oom(err);
-    }
-    rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "quality", vs_buf_str(&head), NULL, NULL),
-                      err);
-    vs_buf_free(&head);
-    return rc;
+    return emit_line(ctx, sheet, "quality", &head, NULL, err);
 }

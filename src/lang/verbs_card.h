@@ -2,11 +2,13 @@
  * format, length, concurrency, frames, batch, resolution, microbatch, quality.
  *
  * Each checks its line, sets its keys of the card (lang/verbs_common.h's
- * vs_verb_card_set) and emits one card line (render/card); `card` shows the whole
- * card. `model` reads a config.json, a diffusers pipeline or the local Hugging
- * Face cache through model/; nothing is downloaded. A change of model, revision
- * or format clears the weights read from files. Their rows, help and order are
- * in vs_verbs_sizing (lang/verbs_sizing.c).
+ * vs_verb_card_set) and emits one card line (render/card); `card` shows the
+ * whole card. The verbs decide what to set and refuse; their headlines and
+ * notes are written by render/card_lines. `model` reads a config.json, a
+ * diffusers pipeline or the local Hugging Face cache through model/; nothing is
+ * downloaded. A change of model, revision or format clears the weights read
+ * from files. Their rows, help and order are in vs_verbs_sizing
+ * (lang/verbs_sizing.c).
  */
 #ifndef VS_LANG_VERBS_CARD_H
 #define VS_LANG_VERBS_CARD_H
