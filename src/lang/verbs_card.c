@@ -246,10 +246,8 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         notes[nn++] = hf_note;
     if (have_params) {
         if ((rc = vs_verb_card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
-            (rc = vs_verb_card_set(sheet, "params_source", json_string("declared"), err))) {
-            json_decref(cfg_payload);
+            (rc = vs_verb_card_set(sheet, "params_source", json_string("declared"), err)))
             goto hf_done;
-        }
         if (have_cfg_params && cfg_params != params) {
             vs_render_card_params_note(&note, params, cfg_params);
             notes[nn++] = vs_buf_str(&note);
@@ -267,7 +265,6 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             notes[nn++] = json_string_value(x);
     }
     if (vs_buf_failed(&head) || vs_buf_failed(&note)) {
-        json_decref(cfg_payload);
         vs_buf_free(&head);
         rc = vs_error_oom(err);
         goto hf_done;
@@ -276,6 +273,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_t *extra = cfg_payload                 ? json_pack("{s:o}", "config", cfg_payload)
                         : hf_commit || pipe_payload ? json_object()
                                                     : NULL;
+        cfg_payload = NULL; /* json_pack's "o" took it, even on failure */
         if (extra && pipe_payload)
             json_object_set(extra, "weights", pipe_payload);
         if (extra && hf_commit) /* where the cache put it */
@@ -288,6 +286,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf_free(&head);
 hf_done:
     vs_buf_free(&note);
+    json_decref(cfg_payload); /* one release for every path that did not hand it on */
     json_decref(pipe_payload);
     free(snap);
     free(hf_config);
