@@ -42,7 +42,6 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_vocab_class class_of;
     uint64_t bytes = 0;
     int rc, known = 0;
-    char head[400], desc[160];
 
     if ((rc = vs_line_check_keys(line, vs_verb_reserve_keys, err)) < 0)
         return rc;
@@ -63,13 +62,8 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
             const char *n = json_string_value(json_object_get(json_array_get(comps, i), "name"));
             if (n && !strcmp(n, a1->value)) {
                 vs_sheet_remove_component(sheet, i);
-                snprintf(head, sizeof head, "removed component %s from the reserve", a1->value);
                 /* the name lives in the parsed line, not in the removed object */
-                return vs_verb_emit(
-                    ctx,
-                    vs_render_lines(head, NULL, 0,
-                                    json_pack("{s:s, s:s}", "kind", "removed", "name", a1->value)),
-                    err);
+                return vs_verb_emit(ctx, vs_render_reserve_removed(a1->value), err);
             }
         }
         return vs_error_set_at(err, VS_ENOTFOUND, a1->line, a1->column,
@@ -133,51 +127,15 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                      err)) < 0)
         return vs_arg_error(a0, err, rc);
     {
-        /* One line, not a one-row table: a cell of many reserve lines reads as a
-         * list, and `envelope` shows them all as a table. Pieces, not printf:
-         * most lines of a long cell are these. */
-        vs_buf headline = VS_BUF_INIT, where = VS_BUF_INIT;
-        const char *notes[3] = {NULL, NULL, NULL};
-        if (known) {
-            vs_units_describe(desc, sizeof desc, bytes);
-            vs_buf_puts(&headline, "reserve");
-            if (amount_arg != a0) {
-                vs_buf_putc(&headline, ' ');
-                vs_buf_puts(&headline, name);
-            }
-            vs_buf_puts(&headline, ": ");
-            vs_buf_puts(&headline, desc);
-            vs_buf_puts(&headline, amount_arg == a0 ? ", one declared lump (" : " (");
-            vs_buf_puts(&headline, status);
-            vs_buf_putc(&headline, ')');
-        } else {
-            vs_buf_puts(&headline, "reserve ");
-            vs_buf_puts(&headline, name);
-            vs_buf_puts(&headline, ": unknown, still to estimate or measure");
-        }
-        vs_buf_puts(&where, "class ");
-        vs_buf_puts(&where, cls);
-        if (ph) {
-            vs_buf_puts(&where, ", phase ");
-            vs_buf_puts(&where, ph->value);
-        }
-        vs_buf_puts(&where, ", source: ");
-        vs_buf_puts(&where, src ? src->value : "declared");
-        if (vs_buf_failed(&headline) || vs_buf_failed(&where)) {
-            rc = vs_error_oom(err);
-        } else {
-            notes[0] = vs_buf_str(&where);
-            if (status_of == VS_STATUS_MEASURED && !ph)
-                notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
-                           "source=";
-            rc = vs_verb_emit(
-                ctx,
-                vs_render_component_line(&stored, "reserve", vs_buf_str(&headline), notes, NULL),
-                err);
-        }
-        vs_buf_free(&headline);
-        vs_buf_free(&where);
-        return rc;
+        vs_reserve_said said = {name,
+                                amount_arg == a0,
+                                known,
+                                bytes,
+                                status,
+                                cls,
+                                ph ? ph->value : NULL,
+                                src ? src->value : "declared"};
+        return vs_verb_emit(ctx, vs_render_reserve(&stored, &said), err);
     }
 }
 
