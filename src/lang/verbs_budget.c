@@ -209,27 +209,18 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_oom(err);
     for (i = 0; i < sizeof classes / sizeof classes[0]; i++) {
         unsigned w = vs_placement_ways(&p, classes[i]);
-        if (w > 1)
-            snprintf(lines_buf[i], sizeof lines_buf[i], "%s: split %u ways (1/%u per GPU)",
-                     classes[i], w, w);
-        else
-            snprintf(lines_buf[i], sizeof lines_buf[i], "%s: whole on every GPU", classes[i]);
+        vs_render_placement_ways(lines_buf[i], sizeof lines_buf[i], classes[i], w);
         lines[i] = lines_buf[i];
         json_object_set_new(ways, classes[i], json_integer(w));
     }
-    {
-        char d[128];
-        snprintf(head, sizeof head,
-                 "placement: %s; the envelope and the capacity check are per GPU",
-                 vs_placement_describe(&p, d, sizeof d));
-    }
+    vs_render_placement_head(head, sizeof head, &p);
     {
         /* the KV heads each GPU holds, group by group, when the card knows them */
         json_t *kvj = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "kv_layout");
         json_t *heads = json_array();
         vs_kv_layout l;
         char kvline[400];
-        size_t n = sizeof classes / sizeof classes[0], k, used = 0;
+        size_t n = sizeof classes / sizeof classes[0], k;
         if (!heads) {
             json_decref(ways);
             return vs_error_oom(err);
@@ -237,47 +228,30 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (p.offload != VS_OFFLOAD_NONE) {
             /* what one GPU holds of the weights, and the host memory beside it */
             vs_envelope env;
-            char g1[160], g2[160];
             if (vs_envelope_compute(&env, sheet, NULL, NULL) == 0 && env.weights_known) {
-                vs_units_describe(g1, sizeof g1, env.weights_gpu_bytes);
-                vs_units_describe(g2, sizeof g2, env.host_bytes);
-                snprintf(offline, sizeof offline,
-                         "offload=%s: weights on the GPU %s (%s); host memory for the weights %s",
-                         vs_offload_name(p.offload), g1, env.offload_basis, g2);
+                vs_render_placement_offload(offline, sizeof offline, p.offload, &env);
                 offj =
                     json_pack("{s:s, s:I, s:I, s:s}", "offload", vs_offload_name(p.offload),
                               "weights_gpu_bytes", (json_int_t)env.weights_gpu_bytes, "host_bytes",
                               (json_int_t)env.host_bytes, "basis", env.offload_basis);
             } else {
-                snprintf(offline, sizeof offline,
-                         "offload=%s: the weights are not known yet (`model NAME pipeline=DIR`)",
-                         vs_offload_name(p.offload));
+                vs_render_placement_offload(offline, sizeof offline, p.offload, NULL);
             }
             lines[n++] = offline;
         }
         if (p.kind == VS_PLACE_TENSOR && json_is_array(kvj) &&
             vs_kv_layout_from_json(&l, kvj, NULL) == 0 && l.n) {
-            used = (size_t)snprintf(kvline, sizeof kvline, "KV heads per GPU:");
-            for (k = 0; k < l.n && used < sizeof kvline; k++) {
+            size_t covered = vs_render_placement_kv_heads(kvline, sizeof kvline, &l, p.gpus);
+            for (k = 0; k < covered; k++) {
                 const vs_kv_group *g = &l.g[k];
-                uint64_t h = vs_kv_group_heads_per_gpu(g, p.gpus);
-                if (g->kind == VS_KV_LATENT)
-                    used += (size_t)snprintf(kvline + used, sizeof kvline - used,
-                                             "%s %llu latent layers not split (each GPU holds "
-                                             "the whole latent)",
-                                             k ? ";" : "", (unsigned long long)g->layers);
-                else if (g->kind == VS_KV_NONE || g->kind == VS_KV_STATE)
+                if (g->kind == VS_KV_NONE || g->kind == VS_KV_STATE)
                     continue;
-                else
-                    used += (size_t)snprintf(
-                        kvline + used, sizeof kvline - used, "%s %s layers %llu of %llu%s",
-                        k ? ";" : "", vs_kv_kind_name(g->kind), (unsigned long long)h,
-                        (unsigned long long)g->kv_heads,
-                        g->kv_heads < p.gpus ? " (fewer KV heads than GPUs: replicated)" : "");
-                json_array_append_new(heads,
-                                      json_pack("{s:s, s:I, s:I}", "kind", vs_kv_kind_name(g->kind),
-                                                "kv_heads", (json_int_t)g->kv_heads, "per_gpu",
-                                                (json_int_t)(g->kind == VS_KV_LATENT ? 0 : h)));
+                json_array_append_new(
+                    heads, json_pack("{s:s, s:I, s:I}", "kind", vs_kv_kind_name(g->kind),
+                                     "kv_heads", (json_int_t)g->kv_heads, "per_gpu",
+                                     (json_int_t)(g->kind == VS_KV_LATENT
+                                                      ? 0
+                                                      : vs_kv_group_heads_per_gpu(g, p.gpus))));
             }
             lines[n++] = kvline;
         }

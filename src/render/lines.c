@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "render/result.h"
+#include "sheet/units.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -101,4 +102,54 @@ vs_bundle *vs_render_decision(const char *decision, const json_t *unknown, int m
     b = vs_render_lines("decision recorded:", lines, n, payload_take);
     vs_buf_free(&u);
     return b;
+}
+
+void vs_render_placement_head(char *out, size_t outlen, const vs_placement *p)
+{
+    char d[128];
+    snprintf(out, outlen, "placement: %s; the envelope and the capacity check are per GPU",
+             vs_placement_describe(p, d, sizeof d));
+}
+
+void vs_render_placement_ways(char *out, size_t outlen, const char *cls, unsigned w)
+{
+    if (w > 1)
+        snprintf(out, outlen, "%s: split %u ways (1/%u per GPU)", cls, w, w);
+    else
+        snprintf(out, outlen, "%s: whole on every GPU", cls);
+}
+
+void vs_render_placement_offload(char *out, size_t outlen, vs_offload mode, const vs_envelope *env)
+{
+    char g1[160], g2[160];
+    if (!env) {
+        snprintf(out, outlen,
+                 "offload=%s: the weights are not known yet (`model NAME pipeline=DIR`)",
+                 vs_offload_name(mode));
+        return;
+    }
+    vs_units_describe(g1, sizeof g1, env->weights_gpu_bytes);
+    vs_units_describe(g2, sizeof g2, env->host_bytes);
+    snprintf(out, outlen, "offload=%s: weights on the GPU %s (%s); host memory for the weights %s",
+             vs_offload_name(mode), g1, env->offload_basis, g2);
+}
+
+size_t vs_render_placement_kv_heads(char *out, size_t outlen, const vs_kv_layout *l, unsigned gpus)
+{
+    size_t k, used = (size_t)snprintf(out, outlen, "KV heads per GPU:");
+    for (k = 0; k < l->n && used < outlen; k++) {
+        const vs_kv_group *g = &l->g[k];
+        uint64_t h = vs_kv_group_heads_per_gpu(g, gpus);
+        if (g->kind == VS_KV_LATENT)
+            used += (size_t)snprintf(out + used, outlen - used,
+                                     "%s %llu latent layers not split (each GPU holds the whole "
+                                     "latent)",
+                                     k ? ";" : "", (unsigned long long)g->layers);
+        else if (g->kind != VS_KV_NONE && g->kind != VS_KV_STATE)
+            used += (size_t)snprintf(
+                out + used, outlen - used, "%s %s layers %llu of %llu%s", k ? ";" : "",
+                vs_kv_kind_name(g->kind), (unsigned long long)h, (unsigned long long)g->kv_heads,
+                g->kv_heads < gpus ? " (fewer KV heads than GPUs: replicated)" : "");
+    }
+    return k;
 }

@@ -13,6 +13,9 @@
 #include <stddef.h>
 
 #include "render/bundle.h"
+#include "sheet/envelope.h"
+#include "sheet/kvlayout.h"
+#include "sheet/placement.h"
 
 /* headline (may be NULL), nlines lines (NULL entries print empty) as
  * "  - line" in text and an HTML list, and payload_take (taken; must have
@@ -46,5 +49,23 @@ vs_bundle *vs_render_oom(const char *phase, const char *const *examine, size_t n
  * memory is short. */
 vs_bundle *vs_render_decision(const char *decision, const json_t *unknown, int measured,
                               int invalidating, json_t *payload_take);
+
+/* The lines of a `placement` result, each written into out (outlen bytes, cut
+ * to fit). The headline: "placement: ZeRO stage 2 on 4 GPUs; the envelope and
+ * the capacity check are per GPU". */
+void vs_render_placement_head(char *out, size_t outlen, const vs_placement *p);
+/* How one class is divided: "CLASS: split W ways (1/W per GPU)", or "CLASS:
+ * whole on every GPU" when w <= 1. */
+void vs_render_placement_ways(char *out, size_t outlen, const char *cls, unsigned w);
+/* What offload= leaves on one GPU: "offload=MODE: weights on the GPU DESC
+ * (BASIS); host memory for the weights DESC" from env (its weights_gpu_bytes,
+ * offload_basis, host_bytes), or, env NULL (the weights not known yet), the
+ * line saying how to give them. */
+void vs_render_placement_offload(char *out, size_t outlen, vs_offload mode, const vs_envelope *env);
+/* The KV heads each GPU holds under tensor parallelism on gpus GPUs, group by
+ * group of l ("KV heads per GPU: full layers 2 of 8; ..."; groups with no KV
+ * heads are left out). Returns how many groups of l the line went through:
+ * all of them, unless out filled first; the payload lists those. */
+size_t vs_render_placement_kv_heads(char *out, size_t outlen, const vs_kv_layout *l, unsigned gpus);
 
 #endif

@@ -1,5 +1,6 @@
 /* The words of the verbs' one-line and list results, from the facts they give
- * (src/render/component.c reserve, src/render/lines.c, src/render/runtime.c).
+ * (src/render/component.c reserve, src/render/lines.c: the procedure verbs
+ * and placement, src/render/runtime.c).
  * Expected strings are worked by hand: 6 x 2^30 = 6,442,450,944 B = 6.44 GB =
  * 6.00 GiB; 2^31 = 2,147,483,648 B = 2.15 GB = 2.00 GiB. */
 #include <check.h>
@@ -203,6 +204,53 @@ START_TEST(runtime)
 }
 END_TEST
 
+START_TEST(placement)
+{
+    vs_placement p = {VS_PLACE_TENSOR, 4, 0, VS_OFFLOAD_NONE};
+    vs_envelope env;
+    vs_kv_layout l;
+    char out[400], small[30];
+    memset(&env, 0, sizeof env);
+    memset(&l, 0, sizeof l);
+    vs_render_placement_head(out, sizeof out, &p);
+    ck_assert_str_eq(out, "placement: tensor parallel on 4 GPUs (weights and KV cache split); the "
+                          "envelope and the capacity check are per GPU");
+    vs_render_placement_ways(out, sizeof out, "gradients", 4);
+    ck_assert_str_eq(out, "gradients: split 4 ways (1/4 per GPU)");
+    vs_render_placement_ways(out, sizeof out, "weights", 1);
+    ck_assert_str_eq(out, "weights: whole on every GPU");
+    vs_render_placement_offload(out, sizeof out, VS_OFFLOAD_MODEL, NULL);
+    ck_assert_str_eq(out,
+                     "offload=model: the weights are not known yet (`model NAME pipeline=DIR`)");
+    env.weights_gpu_bytes = 2147483648ULL;
+    env.host_bytes = 6442450944ULL;
+    env.offload_basis = "one block";
+    vs_render_placement_offload(out, sizeof out, VS_OFFLOAD_SEQUENTIAL, &env);
+    ck_assert_str_eq(out, "offload=sequential: weights on the GPU 2,147,483,648 B = 2.15 GB = "
+                          "2.00 GiB (one block); host memory for the weights 6,442,450,944 B = "
+                          "6.44 GB = 6.00 GiB");
+    /* full 8 heads on 4 GPUs: 2 each; no cache left out; latent not split;
+     * 2 heads on 4 GPUs: one each, replicated */
+    l.n = 4;
+    l.g[0].kind = VS_KV_FULL;
+    l.g[0].layers = 32;
+    l.g[0].kv_heads = 8;
+    l.g[1].kind = VS_KV_NONE;
+    l.g[2].kind = VS_KV_LATENT;
+    l.g[2].layers = 10;
+    l.g[3].kind = VS_KV_SLIDING;
+    l.g[3].layers = 4;
+    l.g[3].kv_heads = 2;
+    ck_assert_uint_eq(vs_render_placement_kv_heads(out, sizeof out, &l, 4), 4);
+    ck_assert_str_eq(out, "KV heads per GPU: full layers 2 of 8; 10 latent layers not split (each "
+                          "GPU holds the whole latent); sliding layers 1 of 2 (fewer KV heads "
+                          "than GPUs: replicated)");
+    /* a line that fills its buffer stops there, and says how far it went */
+    ck_assert_uint_eq(vs_render_placement_kv_heads(small, sizeof small, &l, 4), 1);
+    ck_assert_str_eq(small, "KV heads per GPU: full layers");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("render_lines");
@@ -214,6 +262,7 @@ int main(void)
     tcase_add_test(tc, oom);
     tcase_add_test(tc, decision);
     tcase_add_test(tc, runtime);
+    tcase_add_test(tc, placement);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
