@@ -1,7 +1,6 @@
 /* verbs_procedure.c — the lines of the validation procedure (see verbs_procedure.h). */
 #include "lang/verbs_procedure.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
