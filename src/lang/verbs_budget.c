@@ -42,7 +42,6 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_vocab_class class_of;
     uint64_t bytes = 0;
     int rc, known = 0;
-    char head[400], desc[160];
 
     if ((rc = vs_line_check_keys(line, vs_verb_reserve_keys, err)) < 0)
         return rc;
@@ -63,13 +62,8 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
             const char *n = json_string_value(json_object_get(json_array_get(comps, i), "name"));
             if (n && !strcmp(n, a1->value)) {
                 vs_sheet_remove_component(sheet, i);
-                snprintf(head, sizeof head, "removed component %s from the reserve", a1->value);
                 /* the name lives in the parsed line, not in the removed object */
-                return vs_verb_emit(
-                    ctx,
-                    vs_render_lines(head, NULL, 0,
-                                    json_pack("{s:s, s:s}", "kind", "removed", "name", a1->value)),
-                    err);
+                return vs_verb_emit(ctx, vs_render_reserve_removed(a1->value), err);
             }
         }
         return vs_error_set_at(err, VS_ENOTFOUND, a1->line, a1->column,
@@ -133,51 +127,15 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                      err)) < 0)
         return vs_arg_error(a0, err, rc);
     {
-        /* One line, not a one-row table: a cell of many reserve lines reads as a
-         * list, and `envelope` shows them all as a table. Pieces, not printf:
-         * most lines of a long cell are these. */
-        vs_buf headline = VS_BUF_INIT, where = VS_BUF_INIT;
-        const char *notes[3] = {NULL, NULL, NULL};
-        if (known) {
-            vs_units_describe(desc, sizeof desc, bytes);
-            vs_buf_puts(&headline, "reserve");
-            if (amount_arg != a0) {
-                vs_buf_putc(&headline, ' ');
-                vs_buf_puts(&headline, name);
-            }
-            vs_buf_puts(&headline, ": ");
-            vs_buf_puts(&headline, desc);
-            vs_buf_puts(&headline, amount_arg == a0 ? ", one declared lump (" : " (");
-            vs_buf_puts(&headline, status);
-            vs_buf_putc(&headline, ')');
-        } else {
-            vs_buf_puts(&headline, "reserve ");
-            vs_buf_puts(&headline, name);
-            vs_buf_puts(&headline, ": unknown, still to estimate or measure");
-        }
-        vs_buf_puts(&where, "class ");
-        vs_buf_puts(&where, cls);
-        if (ph) {
-            vs_buf_puts(&where, ", phase ");
-            vs_buf_puts(&where, ph->value);
-        }
-        vs_buf_puts(&where, ", source: ");
-        vs_buf_puts(&where, src ? src->value : "declared");
-        if (vs_buf_failed(&headline) || vs_buf_failed(&where)) {
-            rc = vs_error_oom(err);
-        } else {
-            notes[0] = vs_buf_str(&where);
-            if (status_of == VS_STATUS_MEASURED && !ph)
-                notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
-                           "source=";
-            rc = vs_verb_emit(
-                ctx,
-                vs_render_component_line(&stored, "reserve", vs_buf_str(&headline), notes, NULL),
-                err);
-        }
-        vs_buf_free(&headline);
-        vs_buf_free(&where);
-        return rc;
+        vs_reserve_said said = {name,
+                                amount_arg == a0,
+                                known,
+                                bytes,
+                                status,
+                                cls,
+                                ph ? ph->value : NULL,
+                                src ? src->value : "declared"};
+        return vs_verb_emit(ctx, vs_render_reserve(&stored, &said), err);
     }
 }
 
@@ -251,27 +209,18 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_oom(err);
     for (i = 0; i < sizeof classes / sizeof classes[0]; i++) {
         unsigned w = vs_placement_ways(&p, classes[i]);
-        if (w > 1)
-            snprintf(lines_buf[i], sizeof lines_buf[i], "%s: split %u ways (1/%u per GPU)",
-                     classes[i], w, w);
-        else
-            snprintf(lines_buf[i], sizeof lines_buf[i], "%s: whole on every GPU", classes[i]);
+        vs_render_placement_ways(lines_buf[i], sizeof lines_buf[i], classes[i], w);
         lines[i] = lines_buf[i];
         json_object_set_new(ways, classes[i], json_integer(w));
     }
-    {
-        char d[128];
-        snprintf(head, sizeof head,
-                 "placement: %s; the envelope and the capacity check are per GPU",
-                 vs_placement_describe(&p, d, sizeof d));
-    }
+    vs_render_placement_head(head, sizeof head, &p);
     {
         /* the KV heads each GPU holds, group by group, when the card knows them */
         json_t *kvj = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "kv_layout");
         json_t *heads = json_array();
         vs_kv_layout l;
         char kvline[400];
-        size_t n = sizeof classes / sizeof classes[0], k, used = 0;
+        size_t n = sizeof classes / sizeof classes[0], k;
         if (!heads) {
             json_decref(ways);
             return vs_error_oom(err);
@@ -279,47 +228,30 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (p.offload != VS_OFFLOAD_NONE) {
             /* what one GPU holds of the weights, and the host memory beside it */
             vs_envelope env;
-            char g1[160], g2[160];
             if (vs_envelope_compute(&env, sheet, NULL, NULL) == 0 && env.weights_known) {
-                vs_units_describe(g1, sizeof g1, env.weights_gpu_bytes);
-                vs_units_describe(g2, sizeof g2, env.host_bytes);
-                snprintf(offline, sizeof offline,
-                         "offload=%s: weights on the GPU %s (%s); host memory for the weights %s",
-                         vs_offload_name(p.offload), g1, env.offload_basis, g2);
+                vs_render_placement_offload(offline, sizeof offline, p.offload, &env);
                 offj =
                     json_pack("{s:s, s:I, s:I, s:s}", "offload", vs_offload_name(p.offload),
                               "weights_gpu_bytes", (json_int_t)env.weights_gpu_bytes, "host_bytes",
                               (json_int_t)env.host_bytes, "basis", env.offload_basis);
             } else {
-                snprintf(offline, sizeof offline,
-                         "offload=%s: the weights are not known yet (`model NAME pipeline=DIR`)",
-                         vs_offload_name(p.offload));
+                vs_render_placement_offload(offline, sizeof offline, p.offload, NULL);
             }
             lines[n++] = offline;
         }
         if (p.kind == VS_PLACE_TENSOR && json_is_array(kvj) &&
             vs_kv_layout_from_json(&l, kvj, NULL) == 0 && l.n) {
-            used = (size_t)snprintf(kvline, sizeof kvline, "KV heads per GPU:");
-            for (k = 0; k < l.n && used < sizeof kvline; k++) {
+            size_t covered = vs_render_placement_kv_heads(kvline, sizeof kvline, &l, p.gpus);
+            for (k = 0; k < covered; k++) {
                 const vs_kv_group *g = &l.g[k];
-                uint64_t h = vs_kv_group_heads_per_gpu(g, p.gpus);
-                if (g->kind == VS_KV_LATENT)
-                    used += (size_t)snprintf(kvline + used, sizeof kvline - used,
-                                             "%s %llu latent layers not split (each GPU holds "
-                                             "the whole latent)",
-                                             k ? ";" : "", (unsigned long long)g->layers);
-                else if (g->kind == VS_KV_NONE || g->kind == VS_KV_STATE)
+                if (g->kind == VS_KV_NONE || g->kind == VS_KV_STATE)
                     continue;
-                else
-                    used += (size_t)snprintf(
-                        kvline + used, sizeof kvline - used, "%s %s layers %llu of %llu%s",
-                        k ? ";" : "", vs_kv_kind_name(g->kind), (unsigned long long)h,
-                        (unsigned long long)g->kv_heads,
-                        g->kv_heads < p.gpus ? " (fewer KV heads than GPUs: replicated)" : "");
-                json_array_append_new(heads,
-                                      json_pack("{s:s, s:I, s:I}", "kind", vs_kv_kind_name(g->kind),
-                                                "kv_heads", (json_int_t)g->kv_heads, "per_gpu",
-                                                (json_int_t)(g->kind == VS_KV_LATENT ? 0 : h)));
+                json_array_append_new(
+                    heads, json_pack("{s:s, s:I, s:I}", "kind", vs_kv_kind_name(g->kind),
+                                     "kv_heads", (json_int_t)g->kv_heads, "per_gpu",
+                                     (json_int_t)(g->kind == VS_KV_LATENT
+                                                      ? 0
+                                                      : vs_kv_group_heads_per_gpu(g, p.gpus))));
             }
             lines[n++] = kvline;
         }

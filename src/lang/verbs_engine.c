@@ -12,6 +12,7 @@
 #include "lang/verbs_engine.h"
 #include "render/bundle.h"
 #include "render/fit.h"
+#include "render/runtime.h"
 #include "sheet/classify.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
@@ -82,11 +83,8 @@ static int put_item(json_t *sheet, const char *name, int known, uint64_t bytes, 
         vs_vocab_class_name(VS_CLASS_OTHER), err);
     if (rc < 0)
         return rc;
-    if (known) {
-        char d[96];
-        vs_units_describe(d, sizeof d, bytes);
-        vs_buf_printf(said, "%s estimated: %s (%s). ", name, d, source + strlen(EST_SOURCE));
-    }
+    if (known)
+        vs_render_runtime_estimated(said, name, bytes, source + strlen(EST_SOURCE));
     return 0;
 }
 
@@ -152,7 +150,7 @@ int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *s
                 goto done;
             stored++;
         } else {
-            vs_buf_printf(&why, "activation_peak: %s. ", e2.message);
+            vs_render_runtime_missing(&why, "activation_peak", e2.message);
         }
     }
     if (wanted(items, "non_torch")) {
@@ -164,9 +162,7 @@ int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *s
                 goto done;
             stored++;
         } else {
-            vs_buf_printf(&why, "non_torch: %s. ",
-                          arch ? e2.message
-                               : "no offer names a catalogue GPU, whose generation the rule needs");
+            vs_render_runtime_missing(&why, "non_torch", arch ? e2.message : NULL);
         }
     }
     if (!stored) {
@@ -175,15 +171,7 @@ int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *s
         goto done;
     }
     vs_buf_puts(&said, vs_buf_str(&why));
-    {
-        vs_buf t = VS_BUF_INIT;
-        vs_buf_printf(&t, "estimate runtime: %s\n", vs_buf_str(&said));
-        rc = vs_ctx_emit_text(ctx, &t, NULL,
-                              json_pack("{s:s, s:s, s:s}", "kind", "component", "name",
-                                        "runtime items", "source", vs_buf_str(&said)),
-                              err);
-        vs_buf_free(&t);
-    }
+    rc = vs_verb_emit(ctx, vs_render_runtime(vs_buf_str(&said)), err);
 done:
     vs_buf_free(&said);
     vs_buf_free(&why);

@@ -1,7 +1,6 @@
 /* verbs_procedure.c — the lines of the validation procedure (see verbs_procedure.h). */
 #include "lang/verbs_procedure.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,12 +24,10 @@ int vs_verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                        "height", "frames",      "batch"};
 #define NDIMS (sizeof dims / sizeof dims[0])
     const vs_arg *a = vs_line_positional(line, 0), *note = vs_line_pair(line, "note");
-    json_t *sheet, *stages, *st, *x;
+    json_t *sheet, *stages, *st;
     uint64_t v[NDIMS], card_v;
     int have[NDIMS], rc, any = 0, limit;
-    size_t i, nlines = 0;
-    char lbuf[16][200], head[200];
-    const char *lines[16];
+    size_t i;
 
     if ((rc = vs_line_check_keys(line, vs_verb_stage_keys, err)) < 0)
         return rc;
@@ -100,33 +97,7 @@ int vs_verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_array_set_new(stages, i, st);
     else
         json_array_append_new(stages, st);
-    json_array_foreach(stages, i, x)
-    {
-        vs_buf l = VS_BUF_INIT;
-        size_t k;
-        if (nlines == 16)
-            break;
-        vs_buf_puts(&l, json_string_value(json_object_get(x, "name")));
-        vs_buf_putc(&l, ':');
-        for (k = 0; k < NDIMS; k++)
-            if (json_is_integer(json_object_get(x, dims[k])))
-                vs_buf_printf(&l, " %s=%" JSON_INTEGER_FORMAT, dims[k],
-                              json_integer_value(json_object_get(x, dims[k])));
-        if (json_is_string(json_object_get(x, "note")))
-            vs_buf_printf(&l, " (%s)", json_string_value(json_object_get(x, "note")));
-        snprintf(lbuf[nlines], sizeof lbuf[nlines], "%s", vs_buf_str(&l));
-        vs_buf_free(&l);
-        lines[nlines] = lbuf[nlines];
-        nlines++;
-    }
-    snprintf(head, sizeof head,
-             "procedure: short input and small batch, then the usual input, "
-             "then the required limit; only the limit validates the card");
-    return vs_verb_emit(ctx,
-                        vs_render_lines(head, lines, nlines,
-                                        json_pack("{s:s, s:o}", "kind", "stages", "stages",
-                                                  json_deep_copy(stages))),
-                        err);
+    return vs_verb_emit(ctx, vs_render_stages(stages, dims, NDIMS), err);
 }
 #undef NDIMS
 
@@ -251,9 +222,8 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *ph = vs_line_pair(line, "phase"), *nt = vs_line_pair(line, "note");
     const char *phase;
     json_t *sheet, *arr, *entry, *suspects, *c, *examine;
-    size_t t, i, n = 0, nl = 0;
-    const char *lines[16];
-    char lbuf[8][300], head[300];
+    size_t t, i, nex, nl = 0;
+    const char *names[VS_RENDER_OOM_SUSPECTS], *statuses[VS_RENDER_OOM_SUSPECTS];
     vs_buf note = VS_BUF_INIT;
     int rc;
 
@@ -305,10 +275,8 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(examine);
         return vs_error_oom(err);
     }
-    for (i = 0; i < 4 && triage[t].examine[i]; i++) {
-        lines[n++] = triage[t].examine[i];
-        json_array_append_new(examine, json_string(triage[t].examine[i]));
-    }
+    for (nex = 0; nex < 4 && triage[t].examine[nex]; nex++)
+        json_array_append_new(examine, json_string(triage[t].examine[nex]));
     vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
     {
         const char *cls = json_string_value(json_object_get(c, "class"));
@@ -323,32 +291,28 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (k == triage[t].nclasses)
             continue;
         json_array_append_new(suspects, json_string(nm));
-        if (nl < 8 && n < 14) {
-            snprintf(lbuf[nl], sizeof lbuf[nl], "on the sheet: %s (%s)", nm, st ? st : "?");
-            lines[n++] = lbuf[nl++];
+        if (nl < VS_RENDER_OOM_SUSPECTS) {
+            names[nl] = nm;
+            statuses[nl++] = st;
         }
     }
-    if (n < 16)
-        lines[n++] = "change one thing at a time, then re-check the quality criterion and the "
-                     "coverage (length, data kept)";
-    snprintf(head, sizeof head, "overflow at %s: what to examine", phase);
     return vs_verb_emit(
         ctx,
-        vs_render_lines(head, lines, n,
-                        json_pack("{s:s, s:s, s:o, s:o, s:s}", "kind", "oom", "phase", phase,
-                                  "examine", examine, "suspects", suspects, "rule",
-                                  "change one thing at a time, then re-check quality and "
-                                  "coverage")),
+        vs_render_oom(phase, triage[t].examine, nex, names, statuses, nl,
+                      json_pack("{s:s, s:s, s:o, s:o, s:s}", "kind", "oom", "phase", phase,
+                                "examine", examine, "suspects", suspects, "rule",
+                                "change one thing at a time, then re-check quality and "
+                                "coverage")),
         err);
 }
 
 int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    json_t *sheet, *unknown, *c;
-    vs_buf t = VS_BUF_INIT, u = VS_BUF_INIT;
+    json_t *sheet, *unknown, *c, *payload;
+    vs_bundle *result;
+    vs_buf t = VS_BUF_INIT;
     char *asked = NULL;
-    const char *lines[4];
-    size_t i, n = 0, nmeas;
+    size_t i, nmeas;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
@@ -384,28 +348,15 @@ int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (!json_is_integer(json_object_get(c, "bytes"))) {
             const char *nm = json_string_value(json_object_get(c, "name"));
             json_array_append_new(unknown, json_string(nm ? nm : "?"));
-            vs_buf_printf(&u, "%s%s", u.len ? ", " : "", nm ? nm : "?");
         }
     }
     nmeas = json_array_size(vs_sheet_array(sheet, "measurements"));
-    lines[n++] = json_string_value(json_object_get(sheet, "decision"));
-    if (u.len) {
-        vs_buf_puts(&u, ": still unknown; the decision rests on the known part of the envelope");
-        lines[n++] = vs_buf_str(&u);
-    }
-    if (nmeas == 0)
-        lines[n++] = "no measurement on this sheet yet: the envelope is a hypothesis to verify "
-                     "by stages (short, usual, limit)";
-    if (json_array_size(vs_sheet_array(sheet, "invalidate")) == 0)
-        lines[n++] = "no invalidating condition yet: `invalidate \"...\"` says what would make "
-                     "this decision wrong";
-    rc = vs_verb_emit(
-        ctx,
-        vs_render_lines("decision recorded:", lines, n,
-                        json_pack("{s:s, s:s, s:o, s:I}", "kind", "decision", "decision",
-                                  json_string_value(json_object_get(sheet, "decision")), "unknown",
-                                  unknown, "measurements", (json_int_t)nmeas)),
-        err);
-    vs_buf_free(&u);
-    return rc;
+    payload = json_pack("{s:s, s:s, s:O, s:I}", "kind", "decision", "decision",
+                        json_string_value(json_object_get(sheet, "decision")), "unknown", unknown,
+                        "measurements", (json_int_t)nmeas);
+    result = vs_render_decision(json_string_value(json_object_get(sheet, "decision")), unknown,
+                                nmeas != 0,
+                                json_array_size(vs_sheet_array(sheet, "invalidate")) != 0, payload);
+    json_decref(unknown);
+    return vs_verb_emit(ctx, result, err);
 }

@@ -1,9 +1,13 @@
 #include "render/component.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/lines.h"
 #include "render/result.h"
+#include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -147,4 +151,57 @@ vs_bundle *vs_render_component_line(const vs_component_view *component, const ch
     vs_render_put_one_line(&text, &html, headline, notes);
     component_payload(&p, component, estimator, headline, inputs_take, NULL);
     return vs_render_finish_text(&text, &html, NULL, &p);
+}
+
+vs_bundle *vs_render_reserve(const vs_component_view *stored, const vs_reserve_said *said)
+{
+    /* One line, not a one-row table: a cell of many reserve lines reads as a
+     * list, and `envelope` shows them all as a table. Pieces, not printf: most
+     * lines of a long cell are these. */
+    vs_buf headline = VS_BUF_INIT, where = VS_BUF_INIT;
+    const char *notes[3] = {NULL, NULL, NULL};
+    vs_bundle *b = NULL;
+    char desc[160];
+    if (said->known) {
+        vs_units_describe(desc, sizeof desc, said->bytes);
+        vs_buf_puts(&headline, "reserve");
+        if (!said->lump) {
+            vs_buf_putc(&headline, ' ');
+            vs_buf_puts(&headline, said->name);
+        }
+        vs_buf_puts(&headline, ": ");
+        vs_buf_puts(&headline, desc);
+        vs_buf_puts(&headline, said->lump ? ", one declared lump (" : " (");
+        vs_buf_puts(&headline, said->status);
+        vs_buf_putc(&headline, ')');
+    } else {
+        vs_buf_puts(&headline, "reserve ");
+        vs_buf_puts(&headline, said->name);
+        vs_buf_puts(&headline, ": unknown, still to estimate or measure");
+    }
+    vs_buf_puts(&where, "class ");
+    vs_buf_puts(&where, said->cls);
+    if (said->phase) {
+        vs_buf_puts(&where, ", phase ");
+        vs_buf_puts(&where, said->phase);
+    }
+    vs_buf_puts(&where, ", source: ");
+    vs_buf_puts(&where, said->source);
+    if (!vs_buf_failed(&headline) && !vs_buf_failed(&where)) {
+        notes[0] = vs_buf_str(&where);
+        if (!said->phase && vs_vocab_status_is(said->status, VS_STATUS_MEASURED))
+            notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
+                       "source=";
+        b = vs_render_component_line(stored, "reserve", vs_buf_str(&headline), notes, NULL);
+    }
+    vs_buf_free(&headline);
+    vs_buf_free(&where);
+    return b;
+}
+
+vs_bundle *vs_render_reserve_removed(const char *name)
+{
+    char head[400];
+    snprintf(head, sizeof head, "removed component %s from the reserve", name);
+    return vs_render_lines(head, NULL, 0, json_pack("{s:s, s:s}", "kind", "removed", "name", name));
 }

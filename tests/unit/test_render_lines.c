@@ -1,0 +1,268 @@
+/* The words of the verbs' one-line and list results, from the facts they give
+ * (src/render/component.c reserve, src/render/lines.c: the procedure verbs
+ * and placement, src/render/runtime.c).
+ * Expected strings are worked by hand: 6 x 2^30 = 6,442,450,944 B = 6.44 GB =
+ * 6.00 GiB; 2^31 = 2,147,483,648 B = 2.15 GB = 2.00 GiB. */
+#include <check.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/component.h"
+#include "render/lines.h"
+#include "render/runtime.h"
+
+#include "check_run.h"
+
+/* The text/plain of b (freed here); "" for NULL. */
+static char *plain_of(vs_bundle *b)
+{
+    char *s;
+    ck_assert_ptr_nonnull(b);
+    s = vs_bundle_plain(b);
+    vs_bundle_free(b);
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+/* The payload of b (freed here), a new reference. */
+static json_t *payload_of(vs_bundle *b)
+{
+    json_t *all, *p;
+    ck_assert_ptr_nonnull(b);
+    all = vs_bundle_to_json(b);
+    vs_bundle_free(b);
+    ck_assert_ptr_nonnull(all);
+    p = json_incref(json_object_get(all, VS_MIME_JSON));
+    json_decref(all);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+static vs_bundle *reserve_of(const vs_reserve_said *said)
+{
+    vs_component_view v;
+    json_t *c = json_pack("{s:s, s:o, s:s, s:s, s:o, s:s}", "name", said->name, "bytes",
+                          said->known ? json_integer((json_int_t)said->bytes) : json_null(),
+                          "status", said->status, "source", said->source, "phase",
+                          said->phase ? json_string(said->phase) : json_null(), "class", said->cls);
+    vs_bundle *b;
+    ck_assert_ptr_nonnull(c);
+    vs_component_view_read(&v, c);
+    b = vs_render_reserve(&v, said);
+    json_decref(c);
+    return b;
+}
+
+START_TEST(reserve_lump_named_unknown)
+{
+    vs_reserve_said lump = {"reserve", 1, 1, 6442450944ULL, "estimated", "other", NULL, "declared"};
+    vs_reserve_said named = {"kv_cache", 0,          1,         2147483648ULL,
+                             "measured", "kv_cache", "prefill", "nvidia-smi"};
+    vs_reserve_said unknown = {"graphs", 0, 0, 0, "unknown", "other", NULL, "declared"};
+    char *s = plain_of(reserve_of(&lump));
+    json_t *p;
+    ck_assert_str_eq(s, "reserve: 6,442,450,944 B = 6.44 GB = 6.00 GiB, one declared lump "
+                        "(estimated); class other, source: declared\n");
+    free(s);
+    s = plain_of(reserve_of(&named));
+    ck_assert_str_eq(s, "reserve kv_cache: 2,147,483,648 B = 2.15 GB = 2.00 GiB (measured); "
+                        "class kv_cache, phase prefill, source: nvidia-smi\n");
+    free(s);
+    s = plain_of(reserve_of(&unknown));
+    ck_assert_str_eq(s, "reserve graphs: unknown, still to estimate or measure; class other, "
+                        "source: declared\n");
+    free(s);
+    /* the payload's formula is the headline, without the notes */
+    p = payload_of(reserve_of(&lump));
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "component");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "estimator")), "reserve");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "formula")),
+                     "reserve: 6,442,450,944 B = 6.44 GB = 6.00 GiB, one declared lump "
+                     "(estimated)");
+    json_decref(p);
+}
+END_TEST
+
+START_TEST(reserve_measured_without_phase)
+{
+    vs_reserve_said said = {"acts", 0, 1, 2147483648ULL, "measured", "activations", NULL, "log"};
+    char *s = plain_of(reserve_of(&said));
+    ck_assert_str_eq(s, "reserve acts: 2,147,483,648 B = 2.15 GB = 2.00 GiB (measured); class "
+                        "activations, source: log; a measurement keeps its context: say its "
+                        "phase=, and the counter in source=\n");
+    free(s);
+}
+END_TEST
+
+START_TEST(reserve_removed)
+{
+    vs_bundle *b = vs_render_reserve_removed("kv_cache");
+    json_t *all;
+    ck_assert_ptr_nonnull(b);
+    all = vs_bundle_to_json(b);
+    ck_assert_str_eq(json_string_value(json_object_get(all, "text/plain")),
+                     "removed component kv_cache from the reserve\n");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(all, VS_MIME_JSON), "kind")),
+                     "removed");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(all, VS_MIME_JSON), "name")),
+                     "kv_cache");
+    json_decref(all);
+    vs_bundle_free(b);
+}
+END_TEST
+
+START_TEST(stages)
+{
+    static const char *const dims[] = {"length", "concurrency", "microbatch", "width"};
+    json_t *st = json_pack("[{s:s, s:I, s:I, s:n, s:s}, {s:s, s:n, s:n, s:n, s:I}]", "name",
+                           "short", "length", (json_int_t)512, "concurrency", (json_int_t)1,
+                           "microbatch", "note", "warm-up", "name", "limit", "length",
+                           "concurrency", "microbatch", "width", (json_int_t)1024);
+    vs_bundle *b = vs_render_stages(st, dims, 4);
+    json_t *all;
+    ck_assert_ptr_nonnull(b);
+    all = vs_bundle_to_json(b);
+    ck_assert_str_eq(json_string_value(json_object_get(all, "text/plain")),
+                     "procedure: short input and small batch, then the usual input, then the "
+                     "required limit; only the limit validates the card\n"
+                     "  - short: length=512 concurrency=1 (warm-up)\n"
+                     "  - limit: width=1024\n");
+    ck_assert(json_equal(json_object_get(json_object_get(all, VS_MIME_JSON), "stages"), st));
+    json_decref(all);
+    vs_bundle_free(b);
+    json_decref(st);
+}
+END_TEST
+
+START_TEST(oom)
+{
+    static const char *const examine[] = {"the KV cache", "the batch"};
+    static const char *const names[] = {"kv_cache", "acts"};
+    static const char *const statuses[] = {"estimated", NULL};
+    char *s = plain_of(vs_render_oom("prefill", examine, 2, names, statuses, 2,
+                                     json_pack("{s:s}", "kind", "oom")));
+    ck_assert_str_eq(s, "overflow at prefill: what to examine\n"
+                        "  - the KV cache\n"
+                        "  - the batch\n"
+                        "  - on the sheet: kv_cache (estimated)\n"
+                        "  - on the sheet: acts (?)\n"
+                        "  - change one thing at a time, then re-check the quality criterion "
+                        "and the coverage (length, data kept)\n");
+    free(s);
+}
+END_TEST
+
+START_TEST(decision)
+{
+    json_t *unknown = json_pack("[s, s]", "graphs", "acts"), *none = json_array();
+    char *s = plain_of(
+        vs_render_decision("keep the H100", unknown, 0, 0, json_pack("{s:s}", "kind", "decision")));
+    ck_assert_str_eq(s, "decision recorded:\n"
+                        "  - keep the H100\n"
+                        "  - graphs, acts: still unknown; the decision rests on the known part "
+                        "of the envelope\n"
+                        "  - no measurement on this sheet yet: the envelope is a hypothesis to "
+                        "verify by stages (short, usual, limit)\n"
+                        "  - no invalidating condition yet: `invalidate \"...\"` says what "
+                        "would make this decision wrong\n");
+    free(s);
+    s = plain_of(
+        vs_render_decision("keep the H100", none, 1, 1, json_pack("{s:s}", "kind", "decision")));
+    ck_assert_str_eq(s, "decision recorded:\n  - keep the H100\n");
+    free(s);
+    json_decref(unknown);
+    json_decref(none);
+}
+END_TEST
+
+START_TEST(runtime)
+{
+    vs_buf said = VS_BUF_INIT, why = VS_BUF_INIT;
+    vs_bundle *b;
+    json_t *all;
+    vs_render_runtime_estimated(&said, "activation_peak", 2147483648ULL, "rule A");
+    vs_render_runtime_missing(&why, "non_torch", NULL);
+    vs_render_runtime_missing(&why, "x", "no rule");
+    ck_assert_str_eq(vs_buf_str(&said),
+                     "activation_peak estimated: 2,147,483,648 B = 2.15 GB = 2.00 GiB (rule A). ");
+    ck_assert_str_eq(vs_buf_str(&why),
+                     "non_torch: no offer names a catalogue GPU, whose generation the rule "
+                     "needs. x: no rule. ");
+    b = vs_render_runtime("a. b. ");
+    ck_assert_ptr_nonnull(b);
+    all = vs_bundle_to_json(b);
+    ck_assert_str_eq(json_string_value(json_object_get(all, "text/plain")),
+                     "estimate runtime: a. b. \n");
+    ck_assert_ptr_null(json_object_get(all, "text/html"));
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(all, VS_MIME_JSON), "source")), "a. b. ");
+    json_decref(all);
+    vs_bundle_free(b);
+    vs_buf_free(&said);
+    vs_buf_free(&why);
+}
+END_TEST
+
+START_TEST(placement)
+{
+    vs_placement p = {VS_PLACE_TENSOR, 4, 0, VS_OFFLOAD_NONE};
+    vs_envelope env;
+    vs_kv_layout l;
+    char out[400], small[30];
+    memset(&env, 0, sizeof env);
+    memset(&l, 0, sizeof l);
+    vs_render_placement_head(out, sizeof out, &p);
+    ck_assert_str_eq(out, "placement: tensor parallel on 4 GPUs (weights and KV cache split); the "
+                          "envelope and the capacity check are per GPU");
+    vs_render_placement_ways(out, sizeof out, "gradients", 4);
+    ck_assert_str_eq(out, "gradients: split 4 ways (1/4 per GPU)");
+    vs_render_placement_ways(out, sizeof out, "weights", 1);
+    ck_assert_str_eq(out, "weights: whole on every GPU");
+    vs_render_placement_offload(out, sizeof out, VS_OFFLOAD_MODEL, NULL);
+    ck_assert_str_eq(out,
+                     "offload=model: the weights are not known yet (`model NAME pipeline=DIR`)");
+    env.weights_gpu_bytes = 2147483648ULL;
+    env.host_bytes = 6442450944ULL;
+    env.offload_basis = "one block";
+    vs_render_placement_offload(out, sizeof out, VS_OFFLOAD_SEQUENTIAL, &env);
+    ck_assert_str_eq(out, "offload=sequential: weights on the GPU 2,147,483,648 B = 2.15 GB = "
+                          "2.00 GiB (one block); host memory for the weights 6,442,450,944 B = "
+                          "6.44 GB = 6.00 GiB");
+    /* full 8 heads on 4 GPUs: 2 each; no cache left out; latent not split;
+     * 2 heads on 4 GPUs: one each, replicated */
+    l.n = 4;
+    l.g[0].kind = VS_KV_FULL;
+    l.g[0].layers = 32;
+    l.g[0].kv_heads = 8;
+    l.g[1].kind = VS_KV_NONE;
+    l.g[2].kind = VS_KV_LATENT;
+    l.g[2].layers = 10;
+    l.g[3].kind = VS_KV_SLIDING;
+    l.g[3].layers = 4;
+    l.g[3].kv_heads = 2;
+    ck_assert_uint_eq(vs_render_placement_kv_heads(out, sizeof out, &l, 4), 4);
+    ck_assert_str_eq(out, "KV heads per GPU: full layers 2 of 8; 10 latent layers not split (each "
+                          "GPU holds the whole latent); sliding layers 1 of 2 (fewer KV heads "
+                          "than GPUs: replicated)");
+    /* a line that fills its buffer stops there, and says how far it went */
+    ck_assert_uint_eq(vs_render_placement_kv_heads(small, sizeof small, &l, 4), 1);
+    ck_assert_str_eq(small, "KV heads per GPU: full layers");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("render_lines");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, reserve_lump_named_unknown);
+    tcase_add_test(tc, reserve_measured_without_phase);
+    tcase_add_test(tc, reserve_removed);
+    tcase_add_test(tc, stages);
+    tcase_add_test(tc, oom);
+    tcase_add_test(tc, decision);
+    tcase_add_test(tc, runtime);
+    tcase_add_test(tc, placement);
+    suite_add_tcase(s, tc);
+    return vs_check_run(s);
+}
