@@ -419,7 +419,7 @@ done:
     return rc;
 }
 
-int vs_gguf_read(vs_gguf_file **out, const char *name, uint64_t file_size, vs_st_read_fn read,
+int vs_gguf_read(vs_gguf_file **out, const char *name, uint64_t file_size, vs_file_read_fn read,
                  void *ctx, uint64_t *bytes_read, vs_error *err)
 {
     vs_gguf_rd *r = malloc(sizeof *r);
@@ -472,16 +472,6 @@ int vs_gguf_parse(vs_gguf_file **out, const char *name, const void *buf, size_t 
     return vs_gguf_read(out, name, file_size, mem_read, &m, NULL, err);
 }
 
-static long long pread_fn(void *ctx, void *buf, size_t n, uint64_t offset)
-{
-    int fd = *(int *)ctx;
-    ssize_t r;
-    do {
-        r = pread(fd, buf, n, (off_t)offset);
-    } while (r < 0 && errno == EINTR);
-    return (long long)r;
-}
-
 int vs_gguf_read_file(vs_gguf_file **out, const char *path, uint64_t *file_size,
                       uint64_t *bytes_read, vs_error *err)
 {
@@ -494,7 +484,7 @@ int vs_gguf_read_file(vs_gguf_file **out, const char *path, uint64_t *file_size,
         return fd;
     if (file_size)
         *file_size = size;
-    rc = vs_gguf_read(out, path, size, pread_fn, &fd, bytes_read, err);
+    rc = vs_gguf_read(out, path, size, vs_file_pread, &fd, bytes_read, err);
     close(fd);
     return rc;
 }

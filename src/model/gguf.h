@@ -40,8 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/safetensors.h" /* vs_st_read_fn */
 #include "util/error.h"
+#include "util/file.h" /* vs_file_read_fn */
 
 #define VS_GGUF_MAX_DIMS 4
 #define VS_GGUF_MAX_NAME 64 /* GGML_MAX_NAME: a name is at most 63 bytes */
@@ -130,9 +130,9 @@ typedef struct vs_gguf_file {
 void vs_gguf_file_free(vs_gguf_file *f);
 
 /* Reads the header of a file of file_size bytes through read (which reads
- * n bytes at an offset: safetensors.h). name labels errors. *bytes_read (may
+ * n bytes at an offset: util/file.h). name labels errors. *bytes_read (may
  * be NULL) receives the bytes requested through read. */
-int vs_gguf_read(vs_gguf_file **out, const char *name, uint64_t file_size, vs_st_read_fn read,
+int vs_gguf_read(vs_gguf_file **out, const char *name, uint64_t file_size, vs_file_read_fn read,
                  void *ctx, uint64_t *bytes_read, vs_error *err);
 
 /* The same over len bytes in memory that begin a file of file_size bytes

@@ -16,7 +16,7 @@
 #define VS_GGUF_CHUNK 65536
 
 typedef struct vs_gguf_rd {
-    vs_st_read_fn read;
+    vs_file_read_fn read;
     void *ctx;
     const char *name;
     uint64_t size; /* the file's */

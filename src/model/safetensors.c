@@ -374,7 +374,7 @@ done:
 }
 
 /* Reads exactly n bytes or says why not. */
-static int read_exact(vs_st_read_fn read, void *ctx, void *buf, size_t n, uint64_t offset,
+static int read_exact(vs_file_read_fn read, void *ctx, void *buf, size_t n, uint64_t offset,
                       uint64_t *counted, const char *name, const char *what, vs_error *err)
 {
     size_t got = 0;
@@ -393,8 +393,8 @@ static int read_exact(vs_st_read_fn read, void *ctx, void *buf, size_t n, uint64
     return 0;
 }
 
-int vs_safetensors_read(vs_st_file **out, const char *name, uint64_t file_size, vs_st_read_fn read,
-                        void *ctx, uint64_t *bytes_read, vs_error *err)
+int vs_safetensors_read(vs_st_file **out, const char *name, uint64_t file_size,
+                        vs_file_read_fn read, void *ctx, uint64_t *bytes_read, vs_error *err)
 {
     unsigned char lenbuf[8];
     uint64_t hlen = 0, counted = 0;
@@ -444,16 +444,6 @@ done:
     return rc;
 }
 
-static long long pread_fn(void *ctx, void *buf, size_t n, uint64_t offset)
-{
-    int fd = *(int *)ctx;
-    ssize_t r;
-    do {
-        r = pread(fd, buf, n, (off_t)offset);
-    } while (r < 0 && errno == EINTR);
-    return (long long)r;
-}
-
 int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_size,
                              uint64_t *bytes_read, vs_error *err)
 {
@@ -466,7 +456,7 @@ int vs_safetensors_read_file(vs_st_file **out, const char *path, uint64_t *file_
         return fd;
     if (file_size)
         *file_size = size;
-    rc = vs_safetensors_read(out, path, size, pread_fn, &fd, bytes_read, err);
+    rc = vs_safetensors_read(out, path, size, vs_file_pread, &fd, bytes_read, err);
     close(fd);
     return rc;
 }

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/file.h" /* vs_file_read_fn */
 
 /* Largest header accepted, as the reference implementation (100 MB). */
 #define VS_ST_HEADER_MAX ((uint64_t)100000000)
@@ -94,15 +95,11 @@ void vs_st_file_free(vs_st_file *f);
 int vs_safetensors_parse_header(vs_st_file **out, const char *name, const char *json, size_t len,
                                 uint64_t data_size, vs_error *err);
 
-/* Reads n bytes at offset into buf; returns the number of bytes read (fewer
- * only at the end of the file) or -1 with errno set. */
-typedef long long (*vs_st_read_fn)(void *ctx, void *buf, size_t n, uint64_t offset);
-
 /* Reads the 8-byte length and the header through read, for a file of
  * file_size bytes, and parses it. *bytes_read (may be NULL) receives the bytes
  * requested through read: 8 + header length on success. */
-int vs_safetensors_read(vs_st_file **out, const char *name, uint64_t file_size, vs_st_read_fn read,
-                        void *ctx, uint64_t *bytes_read, vs_error *err);
+int vs_safetensors_read(vs_st_file **out, const char *name, uint64_t file_size,
+                        vs_file_read_fn read, void *ctx, uint64_t *bytes_read, vs_error *err);
 
 /* Same on the file at path (VS_EIO when it cannot be opened or read).
  * *file_size and *bytes_read may be NULL. */

@@ -59,3 +59,13 @@ fail:
     close(fd);
     return rc;
 }
+
+long long vs_file_pread(void *ctx, void *buf, size_t n, uint64_t offset)
+{
+    int fd = *(int *)ctx;
+    ssize_t r;
+    do {
+        r = pread(fd, buf, n, (off_t)offset);
+    } while (r < 0 && errno == EINTR);
+    return (long long)r;
+}

@@ -21,4 +21,14 @@
  * on a FIFO with no writer. */
 int vs_file_open_regular(const char *path, uint64_t max_size, uint64_t *size, vs_error *err);
 
+/* Reads n bytes at offset into buf; returns the number of bytes read (fewer
+ * only at the end of the file) or -1 with errno set. The header parsers
+ * (safetensors, GGUF) read through one, so that tests and fuzzers give them
+ * memory and the readers a file. */
+typedef long long (*vs_file_read_fn)(void *ctx, void *buf, size_t n, uint64_t offset);
+
+/* A vs_file_read_fn over a descriptor: ctx points to the int fd. pread,
+ * retried on EINTR. */
+long long vs_file_pread(void *ctx, void *buf, size_t n, uint64_t offset);
+
 #endif
