@@ -1,5 +1,5 @@
 /* cell_run.h — one interpreter and a cell runner for the unit tests that type
- * cells as a person would (test_sizing, test_kv_estimate, test_engine,
+ * cells as a person would (test_sizing, test_kv_estimate, test_engine, test_gguf_arch,
  * test_verbs_gpu): every bundle of the last cell lands in st.bundles; run_ok
  * fails the test with the position. The tests include it once, after
  * results.h, and give setup/teardown to their test cases. */

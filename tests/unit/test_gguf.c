@@ -21,87 +21,9 @@
 #include "sheet/sheet.h"
 
 #include "check_run.h"
+#include "gguf_writer.h"
 
-/* ---- a GGUF writer (the format as docs/gguf.md in ggml-org/ggml describes it) ---- */
-
-typedef struct wb {
-    unsigned char *p;
-    size_t len, cap;
-} wb;
-
-static void put(wb *w, const void *src, size_t n)
-{
-    if (w->len + n > w->cap) {
-        w->cap = (w->len + n) * 2 + 64;
-        w->p = realloc(w->p, w->cap);
-        ck_assert_ptr_nonnull(w->p);
-    }
-    memcpy(w->p + w->len, src, n);
-    w->len += n;
-}
-static void p32(wb *w, uint32_t v)
-{
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
-    put(w, b, 4);
-}
-static void p64(wb *w, uint64_t v)
-{
-    unsigned char b[8];
-    int i;
-    for (i = 0; i < 8; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-    put(w, b, 8);
-}
-static void pstr(wb *w, const char *s)
-{
-    p64(w, strlen(s));
-    put(w, s, strlen(s));
-}
-/* metadata: key, type, value */
-static void kv_u32(wb *w, const char *k, uint32_t v)
-{
-    pstr(w, k);
-    p32(w, 4);
-    p32(w, v);
-}
-static void kv_u16(wb *w, const char *k, uint16_t v)
-{
-    unsigned char b[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
-    pstr(w, k);
-    p32(w, 2);
-    put(w, b, 2);
-}
-static void kv_i32(wb *w, const char *k, int32_t v)
-{
-    pstr(w, k);
-    p32(w, 5);
-    p32(w, (uint32_t)v);
-}
-static void kv_str(wb *w, const char *k, const char *v)
-{
-    pstr(w, k);
-    p32(w, 8);
-    pstr(w, v);
-}
-static void kv_f32(wb *w, const char *k, float f)
-{
-    uint32_t v;
-    memcpy(&v, &f, 4);
-    pstr(w, k);
-    p32(w, 6);
-    p32(w, v);
-}
-static void kv_arr_u32(wb *w, const char *k, const uint32_t *v, size_t n)
-{
-    size_t i;
-    pstr(w, k);
-    p32(w, 9);
-    p32(w, 4);
-    p64(w, n);
-    for (i = 0; i < n; i++)
-        p32(w, v[i]);
-}
+/* ---- GGUF files built by hand (gguf_writer.h) ---- */
 
 typedef struct tdesc {
     const char *name;

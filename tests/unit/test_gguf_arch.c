@@ -22,76 +22,16 @@
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 
+#include "cell_run.h"
 #include "check_run.h"
+#include "gguf_writer.h"
 #include "results.h"
 
 #ifndef VS_MODEL_CONFIGS
 #error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
 #endif
 
-/* ---- a GGUF writer (docs/gguf.md of ggml-org/ggml) ---- */
-
-typedef struct wb {
-    unsigned char *p;
-    size_t len, cap;
-} wb;
-
-static void put(wb *w, const void *src, size_t n)
-{
-    if (w->len + n > w->cap) {
-        w->cap = (w->len + n) * 2 + 64;
-        w->p = realloc(w->p, w->cap);
-        ck_assert_ptr_nonnull(w->p);
-    }
-    memcpy(w->p + w->len, src, n);
-    w->len += n;
-}
-static void p32(wb *w, uint32_t v)
-{
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
-    put(w, b, 4);
-}
-static void p64(wb *w, uint64_t v)
-{
-    p32(w, (uint32_t)v);
-    p32(w, (uint32_t)(v >> 32));
-}
-static void pstr(wb *w, const char *s)
-{
-    p64(w, strlen(s));
-    put(w, s, strlen(s));
-}
-static void kv_u32(wb *w, const char *k, uint32_t v)
-{
-    pstr(w, k);
-    p32(w, 4);
-    p32(w, v);
-}
-static void kv_str(wb *w, const char *k, const char *v)
-{
-    pstr(w, k);
-    p32(w, 8);
-    pstr(w, v);
-}
-static void kv_arr_u32(wb *w, const char *k, const uint32_t *v, size_t n)
-{
-    size_t i;
-    pstr(w, k);
-    p32(w, 9);
-    p32(w, 4);
-    p64(w, n);
-    for (i = 0; i < n; i++)
-        p32(w, v[i]);
-}
-static void kv_arr_bool(wb *w, const char *k, const unsigned char *v, size_t n)
-{
-    pstr(w, k);
-    p32(w, 9);
-    p32(w, 7);
-    p64(w, n);
-    put(w, v, n);
-}
+/* ---- GGUF files built by hand (gguf_writer.h) ---- */
 
 static char tmpdir[256];
 
@@ -174,67 +114,21 @@ static void finish_table(wb *w, const char *path, const tdesc *t, size_t n)
     memset(w, 0, sizeof *w);
 }
 
-/* ---- the interpreter ---- */
+/* ---- the interpreter (cell_run.h), with a folder for the files ---- */
 
-typedef struct {
-    json_t *bundles;
-} sink_state;
-
-static void on_display(void *ctx, const vs_bundle *bundle, const char *id, int update)
-{
-    sink_state *s = ctx;
-    (void)id;
-    (void)update;
-    json_array_append_new(s->bundles, vs_test_bundle_json(bundle));
-}
-
-static vs_interp *ip;
-static sink_state st;
-static vs_error err;
-
-static void setup(void)
+static void arch_setup(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/vs-gguf-arch-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-    ip = vs_interp_new(NULL);
-    st.bundles = json_array();
+    setup();
 }
 
-static void teardown(void)
+static void arch_teardown(void)
 {
     char cmd[300];
-    vs_interp_free(ip);
-    json_decref(st.bundles);
+    teardown();
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     ck_assert_int_eq(system(cmd), 0);
-}
-
-static int run(const char *code)
-{
-    vs_sink sink;
-    json_t *result = NULL;
-    int rc;
-    memset(&sink, 0, sizeof sink);
-    sink.ctx = &st;
-    sink.display = on_display;
-    json_array_clear(st.bundles);
-    vs_error_clear(&err);
-    rc = vs_test_execute(ip, code, &sink, &result, &err);
-    if (result)
-        json_array_append_new(st.bundles, result);
-    return rc;
-}
-
-static void run_ok(const char *code)
-{
-    int rc = run(code);
-    ck_assert_msg(rc == 0, "cell failed (%d): %s\n--\n%s", rc, err.message, code);
-}
-
-static json_t *lastp(void)
-{
-    return json_object_get(json_array_get(st.bundles, json_array_size(st.bundles) - 1),
-                           VS_MIME_JSON);
 }
 
 /* the payload of the cell's bundle of that kind */
@@ -251,11 +145,6 @@ static json_t *of_kind(const char *kind)
     }
     ck_abort_msg("no %s bundle", kind);
     return NULL;
-}
-
-static long long geti(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
 }
 
 static json_t *card_arch(void)
@@ -1042,7 +931,7 @@ int main(void)
 {
     Suite *s = suite_create("gguf_arch");
     TCase *tc = tcase_create("gguf_arch");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, arch_setup, arch_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, layout_from_metadata);
     tcase_add_test(tc, llama_file_estimate_kv);
