@@ -482,8 +482,8 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
     put_gib(&s, known_bytes);
     if (nunknown)
         vs_buf_printf(&s, " + %zu unknown", nunknown);
-    put_text(&b, BAR_X, Y(y_cursor) - 6, " font-weight='bold'", vs_buf_str(&s),
-             (size_t)((PLOT_RIGHT - BAR_X) / CH(FONT_PX)));
+    /* the stack's label is drawn after the capacity lines (below), so that a
+     * line at the same height passes behind it, not through it */
 
     /* capacity lines, then their labels in a column right of the plot: one
      * label per displayed value, spaced LABEL_GAP apart at least, each tied
@@ -547,6 +547,12 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
         }
     }
     free(labels);
+    /* the stack's label, on a white halo: a capacity line close to the top of
+     * the stack (80 GB over a 52.85 GiB known part) runs behind the words */
+    put_text(&b, BAR_X, Y(y_cursor) - 6,
+             " font-weight='bold' paint-order='stroke' stroke='#fff' stroke-width='4' "
+             "stroke-linejoin='round'",
+             vs_buf_str(&s), (size_t)((PLOT_RIGHT - BAR_X) / CH(FONT_PX)));
 
     /* legend: the top of the stack first, then the capacities, each entry
      * wrapped to the legend's width */

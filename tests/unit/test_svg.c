@@ -59,6 +59,31 @@ START_TEST(seed_chart)
 }
 END_TEST
 
+START_TEST(stack_label_above_a_line_at_its_height)
+{
+    /* Notebook 06's picture: 52.85 GiB known plus three unknown stubs under an
+     * 80 GB line. The stack's label is drawn after every capacity line, on a
+     * white halo, so the line runs behind the words instead of through them. */
+    vs_svg_segment segs[] = {{"weights", 1, 35270000000ULL, NULL},
+                             {"kv_cache", 1, 21474836480ULL, "estimated"},
+                             {"non_torch", 0, 0, "unknown"},
+                             {"activation_peak", 0, 0, "unknown"},
+                             {"cuda_graphs", 0, 0, "unknown"}};
+    vs_svg_line lines[] = {{"A100 80GB", 80ULL << 30, "device-reported"}};
+    char *svg = vs_svg_budget(NULL, segs, 5, lines, 1);
+    const char *line = strstr(svg, "class='capacity'"), *label = strstr(svg, "+ 3 unknown");
+    ck_assert_ptr_nonnull(line);
+    ck_assert_ptr_nonnull(label);
+    ck_assert(label > line);
+    while (label > svg && strncmp(label, "<text", 5))
+        label--;
+    ck_assert(!strncmp(label, "<text", 5));
+    ck_assert_ptr_nonnull(strstr(label, "paint-order='stroke' stroke='#fff'"));
+    ck_assert(strstr(label, "paint-order") < strstr(label, "</text>"));
+    free(svg);
+}
+END_TEST
+
 START_TEST(lines_sit_at_their_capacity)
 {
     /* With the axis at 0..N GiB, a line's y is proportional to its GiB: the
@@ -343,6 +368,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, seed_chart);
     tcase_add_test(tc, lines_sit_at_their_capacity);
+    tcase_add_test(tc, stack_label_above_a_line_at_its_height);
     tcase_add_test(tc, empty_and_huge);
     tcase_add_test(tc, long_reserves_are_grouped);
     tcase_add_test(tc, layout_for_every_count);
