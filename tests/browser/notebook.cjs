@@ -15,11 +15,7 @@
 
 const { chromium } = require(process.env.VS_PLAYWRIGHT);
 
-const SKIP = 77;
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-              '--disable-background-networking', '--disable-component-update', '--disable-sync',
-              '--disable-dev-shm-usage'];
+const { SKIP, launch } = require('./chromium.cjs');
 const started = Date.now();
 const budget = Number(process.env.VS_BUDGET_MS || 45000);
 const left = () => Math.max(1000, budget - (Date.now() - started));
@@ -29,17 +25,9 @@ const log = (...a) => console.log('[browser %ss]', ((Date.now() - started) / 100
 const { EXPECTS } = require('./expect.cjs');
 
 async function main() {
-  let context;
-  try {
-    context = await chromium.launchPersistentContext(process.env.VS_USER_DATA_DIR, {
-      executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 20000,
-      viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1,
-      env: { ...process.env, TZ: 'UTC' },
-    });
-  } catch (e) {
-    console.log('SKIP: Chromium (%s) cannot start: %s', CHROMIUM, String(e.message).split('\n')[0]);
+  const context = await launch(chromium, process.env.VS_USER_DATA_DIR);
+  if (!context)
     return SKIP;
-  }
   try {
     return await run(context);
   } finally {
