@@ -55,34 +55,55 @@ if(VS_VALGRIND)
        CONTENT "${_vs_spec_vg}\n")
 endif()
 
-# --- install: the binary goes to bin (top level), the kernelspec here ---
-set(VS_KERNELSPEC_DESTINATION ${CMAKE_INSTALL_DATADIR}/jupyter/kernels/vramsheet)
-install(FILES ${VS_KERNEL_LOGOS} DESTINATION ${VS_KERNELSPEC_DESTINATION})
-# the PyTorch helper that measured programs import (README, "Measurement")
-install(FILES ${PROJECT_SOURCE_DIR}/kernel/python/vramsheet_torch.py
-        DESTINATION ${VS_KERNELSPEC_DESTINATION}/python)
-# argv must name the installed binary, and the prefix is only known at install
-# time (cmake --install --prefix P), so kernel.json is written by a script then.
-file(WRITE ${PROJECT_BINARY_DIR}/vs_install_kernelspec.cmake
-"set(_bindir \"${CMAKE_INSTALL_BINDIR}\")
-if(NOT IS_ABSOLUTE \"\${_bindir}\")
-  set(_bindir \"\${CMAKE_INSTALL_PREFIX}/\${_bindir}\")
+if(VS_WHEEL)
+  # --- the wheel: the kernelspec under the environment's share/jupyter, as
+  # ipykernel's wheel lays it out, so Jupyter in that environment lists it. Its
+  # argv starts with "python", which jupyter_client replaces by its own interpreter
+  # (sys.executable): the launcher then runs this environment's binary.
+  set(_vs_wheel_spec ${SKBUILD_DATA_DIR}/share/jupyter/kernels/vramsheet)
+  file(READ ${VS_KERNEL_SPEC_TEMPLATE} _vs_spec_wheel)
+  string(JSON _vs_spec_wheel SET "${_vs_spec_wheel}" argv
+         "[\"python\", \"-m\", \"vramsheet\", \"kernel\", \"-f\", \"{connection_file}\"]")
+  file(WRITE ${PROJECT_BINARY_DIR}/wheel/kernel.json "${_vs_spec_wheel}\n")
+  install(FILES ${PROJECT_BINARY_DIR}/wheel/kernel.json ${VS_KERNEL_LOGOS} DESTINATION ${_vs_wheel_spec})
+  install(FILES ${PROJECT_SOURCE_DIR}/kernel/python/vramsheet_torch.py
+          DESTINATION ${_vs_wheel_spec}/python)
+  # and importable by the measured programs of the same environment
+  install(FILES ${PROJECT_SOURCE_DIR}/kernel/python/vramsheet_torch.py DESTINATION ${SKBUILD_PLATLIB_DIR})
+else()
+  # --- install: the binary goes to bin (top level), the kernelspec here ---
+  set(VS_KERNELSPEC_DESTINATION ${CMAKE_INSTALL_DATADIR}/jupyter/kernels/vramsheet)
+  install(FILES ${VS_KERNEL_LOGOS} DESTINATION ${VS_KERNELSPEC_DESTINATION})
+  # the PyTorch helper that measured programs import (README, "Measurement")
+  install(FILES ${PROJECT_SOURCE_DIR}/kernel/python/vramsheet_torch.py
+          DESTINATION ${VS_KERNELSPEC_DESTINATION}/python)
+  # argv must name the installed binary, and the prefix is only known at install
+  # time (cmake --install --prefix P), so kernel.json is written by a script then.
+  file(WRITE ${PROJECT_BINARY_DIR}/vs_install_kernelspec.cmake
+  "set(_bindir \"${CMAKE_INSTALL_BINDIR}\")
+  if(NOT IS_ABSOLUTE \"\${_bindir}\")
+    set(_bindir \"\${CMAKE_INSTALL_PREFIX}/\${_bindir}\")
+  endif()
+  set(_dest \"${VS_KERNELSPEC_DESTINATION}\")
+  if(NOT IS_ABSOLUTE \"\${_dest}\")
+    set(_dest \"\${CMAKE_INSTALL_PREFIX}/\${_dest}\")
+  endif()
+  file(READ \"${VS_KERNEL_SPEC_TEMPLATE}\" _spec)
+  string(JSON _spec SET \"\${_spec}\" argv 0 \"\\\"\${_bindir}/vramsheet\\\"\")
+  message(STATUS \"Installing: \$ENV{DESTDIR}\${_dest}/kernel.json\")
+  file(WRITE \"\$ENV{DESTDIR}\${_dest}/kernel.json\" \"\${_spec}\\n\")
+  ")
+  install(SCRIPT ${PROJECT_BINARY_DIR}/vs_install_kernelspec.cmake)
 endif()
-set(_dest \"${VS_KERNELSPEC_DESTINATION}\")
-if(NOT IS_ABSOLUTE \"\${_dest}\")
-  set(_dest \"\${CMAKE_INSTALL_PREFIX}/\${_dest}\")
-endif()
-file(READ \"${VS_KERNEL_SPEC_TEMPLATE}\" _spec)
-string(JSON _spec SET \"\${_spec}\" argv 0 \"\\\"\${_bindir}/vramsheet\\\"\")
-message(STATUS \"Installing: \$ENV{DESTDIR}\${_dest}/kernel.json\")
-file(WRITE \"\$ENV{DESTDIR}\${_dest}/kernel.json\" \"\${_spec}\\n\")
-")
-install(SCRIPT ${PROJECT_BINARY_DIR}/vs_install_kernelspec.cmake)
 
 # --- the benchmark's raw ZeroMQ + HMAC echo server ---
-if(NOT VS_FUZZ)
+if(NOT VS_FUZZ AND NOT VS_WHEEL)
   add_executable(vs_bench_echo ${PROJECT_SOURCE_DIR}/tests/bench/zmq_echo.c)
   target_link_libraries(vs_bench_echo PRIVATE vscore)
+endif()
+
+if(VS_WHEEL)
+  return() # a wheel carries no tests
 endif()
 
 # --- Python tests through real Jupyter clients ---
