@@ -234,7 +234,8 @@ int vs_engine_kv_bits(const char *word, unsigned auto_bits, unsigned *bits)
     unsigned b;
     if (!word || !strcmp(word, "auto"))
         b = auto_bits;
-    else if (!vs_vocab_format_parse(&f, &b, word, NULL) && f != VS_FORMAT_BITS && b >= 8) {
+    else if (!vs_vocab_format_parse(&f, &b, word, NULL) && f != VS_FORMAT_BITS &&
+             f != VS_FORMAT_SCHEME && b >= 8) {
         /* a weight format's name of 8 bits or more (the 4-bit ones name no cache dtype) */
     } else if (!strcmp(word, "f32") || !strcmp(word, "float32")) /* the engines' own spellings */
         b = 32;

@@ -10,6 +10,7 @@
 #include "model/hfcache.h"
 #include "model/model.h"
 #include "model/pipeline_files.h"
+#include "model/quant.h"
 #include "render/card.h"
 #include "render/card_lines.h"
 #include "sheet/envelope.h"
@@ -140,7 +141,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *pipe_dir = pipe ? pipe->value : NULL;
     uint64_t params = 0, cfg_params = 0;
     int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
-    const char *notes[6] = {NULL}, *revision;
+    const char *notes[7] = {NULL}, *revision, *qnote = NULL;
     char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL;
     size_t nn = 0;
     vs_buf head = VS_BUF_INIT, note = VS_BUF_INIT;
@@ -241,6 +242,13 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto hf_done;
         }
         have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);
+        /* a quantised checkpoint: its scheme is the card's format, its weights the tally */
+        if ((rc = vs_quant_apply_config(sheet, cfg ? cfg->value : hf_config, &qnote, err)) < 0) {
+            rc = vs_arg_error(cfg ? cfg : name, err, rc);
+            goto hf_done;
+        }
+        if (qnote)
+            notes[nn++] = qnote;
     }
     if (hf_note && !have_params)
         notes[nn++] = hf_note;
@@ -383,61 +391,149 @@ done:
 
 /* ------------------------------------------------------------------ format */
 
-const char *const vs_verb_format_keys[] = {"bits", NULL};
+const char *const vs_verb_format_keys[] = {"bits", "group", "block", NULL};
+
+/* The checkpoint's own scheme (its config.json's quantization_config) is what
+ * the loader loads: another format is refused rather than silently sized. */
+static int checkpoint_scheme_refusal(const json_t *sheet, const char *name, const vs_arg *at,
+                                     vs_error *err)
+{
+    const json_t *wf = json_object_get(sheet, "weights_files");
+    const char *scheme = json_string_value(json_object_get(wf, "scheme"));
+    const char *cur = vs_verb_card_str(sheet, "format");
+    if (!scheme || !strstr(scheme, "from quantization_config") || same_str(cur, name))
+        return 0;
+    return vs_error_set_at(
+        err, VS_EVALUE, at->line, at->column,
+        "the checkpoint is quantised as %s by its config.json's quantization_config, which the "
+        "loader follows; `format %s` would size weights it never loads. To size another format, "
+        "read the unquantised model's config.json (`model NAME config=PATH`), or declare "
+        "`model NAME params=N` without a config",
+        cur ? cur : "?", name);
+}
+
+/* A llama.cpp file type on the card: llama-quantize's per-tensor types over
+ * the card's tensor list, kept as the weights (1 when the card has no
+ * architecture: the nominal bits stand). */
+static int llamacpp_tally(json_t *sheet, const char *name, vs_error *err)
+{
+    uint64_t params = 0, bytes = 0;
+    unsigned bits = 0;
+    char bt[24], basis[160], scheme[240];
+    json_t *wf;
+    int rc;
+    vs_sheet_card_uint(sheet, "params", &params);
+    rc = vs_model_gguf_format_row(sheet, name, params, &bits, bt, sizeof bt, basis, sizeof basis,
+                                  &bytes, err);
+    if (rc)
+        return rc < 0 && !basis[0] && rc == VS_EVALUE && strstr(err->message, "file type") ? 1 : rc;
+    snprintf(scheme, sizeof scheme, "%s, named by format (%s bits per weight)", name, bt);
+    wf = json_pack("{s:n, s:I, s:I, s:[{s:s, s:I, s:I}], s:[], s:[], s:s, s:s}", "path", "bytes",
+                   (json_int_t)bytes, "params", (json_int_t)params, "by_dtype", "dtype", name,
+                   "bytes", (json_int_t)bytes, "params", (json_int_t)params, "other_dtype",
+                   "files", "scheme", scheme, "source", basis);
+    if (!wf || json_object_set_new(sheet, "weights_files", wf))
+        return vs_error_oom(err);
+    return 0;
+}
 
 int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    char syntax[120], words[80];
-    const vs_arg *a, *kb = vs_line_pair(line, "bits");
+    const char *syntax = "format NAME [bits=N] [group=G] [block=N], or format bits=N (`help "
+                         "format` lists the names)";
+    const vs_arg *a, *kb = vs_line_pair(line, "bits"), *kg = vs_line_pair(line, "group"),
+                     *kk = vs_line_pair(line, "block");
     json_t *sheet;
-    char name[32];
+    char name[64], word[32];
     vs_buf head = VS_BUF_INIT;
     unsigned bits = 0;
     vs_vocab_format f;
-    uint64_t n = 0;
-    int rc, had_files = 0;
+    uint64_t n = 0, group = 0, block = 0;
+    int rc, had_files = 0, is_quant = 0, is_lq = 0;
     const char *notes[3] = {NULL};
-    size_t nn = 0;
+    size_t nn = 0, k;
+    vs_quant q;
 
-    snprintf(syntax, sizeof syntax, "format %s, or format bits=N",
-             vs_verb_join_names(words, sizeof words, vs_vocab_format_names, "|", "|"));
     if ((rc = vs_line_check_keys(line, vs_verb_format_keys, err)) < 0)
         return rc;
     a = vs_line_positional(line, 0);
-    if (a && kb)
-        return vs_error_set_at(err, VS_EVALUE, kb->line, kb->column,
-                               "give a format name or bits=N, not both");
-    if (kb) {
-        if ((rc = vs_line_get_uint(line, "bits", 1, &n, NULL, err)) < 0)
-            return rc;
+    if (kb && (rc = vs_line_get_uint(line, "bits", 1, &n, NULL, err)) < 0)
+        return rc;
+    if ((kg && (rc = vs_line_get_uint(line, "group", 1, &group, NULL, err)) < 0) ||
+        (kk && (rc = vs_line_get_uint(line, "block", 1, &block, NULL, err)) < 0))
+        return rc;
+    if (!a && (kg || kk))
+        return vs_error_set_at(err, VS_EVALUE, (kg ? kg : kk)->line, (kg ? kg : kk)->column,
+                               "group= and block= go with a scheme (`format gptq bits=4 "
+                               "group=128`, `format fp8 block=128`)");
+    if (!a && kb) {
         if (n < 1 || n > 64)
             return vs_error_set_at(err, VS_EVALUE, kb->line, kb->value_column,
                                    "bits= must be 1 to 64, not %llu", (unsigned long long)n);
         bits = (unsigned)n;
         vs_vocab_format_print(name, sizeof name, VS_FORMAT_BITS, bits);
     } else if (a) {
-        size_t k;
-        /* FP8, BF16: any case, kept in lower case */
-        snprintf(name, sizeof name, "%s", a->value);
-        for (k = 0; name[k]; k++)
-            name[k] = (char)tolower((unsigned char)name[k]);
-        if (vs_vocab_format_parse(&f, &bits, name, NULL) < 0 || f == VS_FORMAT_BITS ||
-            strlen(a->value) >= sizeof name)
+        /* FP8, BF16, Q4_K_M: any case, kept in lower case */
+        if (strlen(a->value) >= sizeof word)
             return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                    "unknown format '%s'; expected %s", a->value, syntax);
+        snprintf(word, sizeof word, "%s", a->value);
+        for (k = 0; word[k]; k++)
+            word[k] = (char)tolower((unsigned char)word[k]);
+        rc = vs_quant_from_format(&q, word, n, group, block, NULL, err);
+        if (rc < 0)
+            return vs_arg_error(a, err, rc);
+        if (rc == 0) {
+            is_quant = 1;
+            bits = q.bits;
+            vs_quant_format_name(&q, name, sizeof name);
+        } else if (vs_vocab_format_parse(&f, &bits, word, NULL) == 0 && f != VS_FORMAT_BITS) {
+            const vs_vocab_scheme *sc = vs_vocab_scheme_of(word);
+            is_lq = f == VS_FORMAT_SCHEME && sc && !strcmp(sc->family, "llama.cpp");
+            if (kb || kg || kk)
+                return vs_error_set_at(err, VS_EVALUE, (kb ? kb : kg ? kg : kk)->line,
+                                       (kb ? kb : kg ? kg : kk)->column,
+                                       "`format %s` takes no keys: bits=, group= and block= go "
+                                       "with gptq, awq and fp8",
+                                       word);
+            snprintf(name, sizeof name, "%s", word);
+        } else {
+            return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                   "unknown format '%s'; expected %s", a->value, syntax);
+        }
     } else {
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     }
-    if ((rc = vs_line_no_extra(line, kb ? 0 : 1, syntax, err)) < 0)
+    if ((rc = vs_line_no_extra(line, a ? 1 : 0, syntax, err)) < 0)
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
+    if ((rc = checkpoint_scheme_refusal(sheet, name, a ? a : kb, err)) < 0)
+        return rc;
     if (!same_str(vs_verb_card_str(sheet, "format"), name))
         had_files = clear_weights_files(sheet);
     if ((rc = vs_verb_card_set(sheet, "format", json_string(name), err)) ||
         (rc = vs_verb_card_set(sheet, "bits", json_integer(bits), err)))
         return rc;
-    if (vs_envelope_format_quant_note(bits))
+    if (is_quant && !json_is_object(json_object_get(sheet, "weights_files"))) {
+        if ((rc = vs_quant_apply_format(sheet, &q, err)) < 0)
+            return vs_arg_error(a, err, rc);
+        if (rc == 1)
+            notes[nn++] = "the card has no config.json, so no tensor list: params x nominal bits, "
+                          "without scales or the tensors the loaders keep in 16 bits "
+                          "(`model NAME config=PATH` sums them)";
+        else
+            had_files = 0;
+    } else if (is_lq && !json_is_object(json_object_get(sheet, "weights_files"))) {
+        if ((rc = llamacpp_tally(sheet, name, err)) < 0)
+            return vs_arg_error(a, err, rc);
+        if (rc == 1)
+            notes[nn++] = "the card has no architecture: params x nominal bits until "
+                          "`model NAME config=PATH` gives llama-quantize's per-tensor choice";
+        else
+            had_files = 0;
+    }
+    if (!nn && !is_quant && !is_lq && vs_envelope_format_quant_note(bits))
         notes[nn++] = vs_envelope_format_quant_note(bits);
     if (had_files)
         notes[nn++] = vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_FORMAT);

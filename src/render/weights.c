@@ -25,7 +25,9 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     int have_params = vs_sheet_card_uint(sheet, "params", &params);
     unsigned bits = 0;
     int bits_known = vs_sheet_weight_bits(sheet, &bits);
-    int files = env->weights_basis && !strcmp(env->weights_basis, "safetensors files");
+    int files = env->weights_basis && (!strcmp(env->weights_basis, "safetensors files") ||
+                                       !strcmp(env->weights_basis, "tensor list"));
+    const char *scheme = json_string_value(json_object_get(wf, "scheme"));
     char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], basis[160], pl[128],
         gp[40], ftnote[96];
     const char *notes[4];
@@ -38,7 +40,9 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     vs_table_align_right(t, 2);
     vs_table_align_right(t, 3);
     vs_units_grouped(gp, sizeof gp, params);
-    if (files)
+    if (files && scheme)
+        snprintf(basis, sizeof basis, "tensor by tensor: %s", scheme);
+    else if (files)
         snprintf(basis, sizeof basis, "the files' tensor bytes (%s)",
                  json_string_value(json_object_get(wf, "path"))
                      ? json_string_value(json_object_get(wf, "path"))
@@ -58,12 +62,17 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
         vs_table_add_row(t, row);
     }
     vs_units_describe(desc, sizeof desc, env->weights_bytes);
-    if (files)
+    if (files && scheme)
+        vs_buf_printf(&text, "weights only, tensor by tensor as the loader keeps them: %s\n",
+                      desc);
+    else if (files)
         vs_buf_printf(&text, "weights only, from the files: %s\n", desc);
     else
         vs_buf_printf(&text, "weights only: %s params x %u bits / 8 = %s\n", gp, bits, desc);
     vs_buf_puts(&html, "<p>");
-    vs_buf_put_html(&html, files ? "weights only, from the files: " : "weights only: ");
+    vs_buf_put_html(&html, files && scheme ? "weights only, tensor by tensor: "
+                           : files       ? "weights only, from the files: "
+                                         : "weights only: ");
     vs_buf_put_html(&html, desc);
     vs_buf_puts(&html, "</p>\n");
     vs_render_put_table(&text, &html, t);

@@ -1,6 +1,7 @@
 #include "sheet/vocab.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The index of s in a NULL-terminated table, or -1. */
@@ -204,11 +205,121 @@ static unsigned bits_of(const char *p)
     return v >= 1 && v <= 64 ? v : 0;
 }
 
+/* llama.cpp's file types (include/llama.h, enum llama_ftype, as llama-quantize
+ * names them) and the safetensors schemes the loaders read. The GGUF file
+ * types' bits are their main type's (q4_k_m: 4); the per-tensor choice is
+ * model/gguf_quant.h's. */
+#define LQ_KEPT "norms and 1-D tensors F32; output, attn_v, ffn_down higher per llama-quantize"
+static const vs_vocab_scheme schemes[] = {
+    {"gptq", "bits=N group=G", 4, "4.16 at bits=4 group=128 (fp16 scale, packed zero, g_idx)",
+     "embeddings, lm_head, norms, MoE routers", "safetensors"},
+    {"awq", "bits=N group=G", 4, "4.16 at bits=4 group=128 (fp16 scale, packed zero)",
+     "embeddings, lm_head, norms, MoE routers", "safetensors"},
+    {"bnb-nf4", "", 4, "4.5 (an fp32 absmax per 64 values); 4.13 with double quant",
+     "embeddings, lm_head, norms, MoE routers", "safetensors"},
+    {"bnb-fp4", "", 4, "4.5 (an fp32 absmax per 64 values)", "embeddings, lm_head, norms, routers",
+     "safetensors"},
+    {"bnb-int8", "", 8, "8 + an fp32 scale per row", "embeddings, lm_head, norms, MoE routers",
+     "safetensors"},
+    {"fp8", "block=N, channel or tensor", 8, "8.002 at block=128 (an fp32 scale per block)",
+     "embeddings, lm_head, norms, MoE routers", "safetensors"},
+    {"mxfp4", "", 4, "4.25 (an e8m0 scale per 32 values)",
+     "every Linear layer: vLLM applies it to MoE experts only", "safetensors"},
+    {"nvfp4", "", 4, "4.5 (an fp8 scale per 16 values, fp32 per tensor)",
+     "embeddings, lm_head, norms, MoE routers", "safetensors"},
+    {"q8_0", "", 8, "8.5", LQ_KEPT, "llama.cpp"},
+    {"q6_k", "", 6, "6.5625", LQ_KEPT, "llama.cpp"},
+    {"q5_k_m", "", 5, "5.5 (most tensors)", LQ_KEPT, "llama.cpp"},
+    {"q5_k_s", "", 5, "5.5", LQ_KEPT, "llama.cpp"},
+    {"q5_0", "", 5, "5.5", LQ_KEPT, "llama.cpp"},
+    {"q5_1", "", 5, "6", LQ_KEPT, "llama.cpp"},
+    {"q4_k_m", "", 4, "4.5 (most tensors)", LQ_KEPT, "llama.cpp"},
+    {"q4_k_s", "", 4, "4.5", LQ_KEPT, "llama.cpp"},
+    {"q4_0", "", 4, "4.5", LQ_KEPT, "llama.cpp"},
+    {"q4_1", "", 4, "5", LQ_KEPT, "llama.cpp"},
+    {"iq4_xs", "", 4, "4.25", LQ_KEPT, "llama.cpp"},
+    {"iq4_nl", "", 4, "4.5", LQ_KEPT, "llama.cpp"},
+    {"mxfp4_moe", "", 4, "4.25 (experts)", LQ_KEPT, "llama.cpp"},
+    {"q3_k_l", "", 3, "3.4375 (most tensors)", LQ_KEPT, "llama.cpp"},
+    {"q3_k_m", "", 3, "3.4375 (most tensors)", LQ_KEPT, "llama.cpp"},
+    {"q3_k_s", "", 3, "3.4375", LQ_KEPT, "llama.cpp"},
+    {"iq3_m", "", 3, "3.4375", LQ_KEPT, "llama.cpp"},
+    {"iq3_s", "", 3, "3.4375", LQ_KEPT, "llama.cpp"},
+    {"iq3_xs", "", 3, "3.3 (most tensors)", LQ_KEPT, "llama.cpp"},
+    {"iq3_xxs", "", 3, "3.0625", LQ_KEPT, "llama.cpp"},
+    {"q2_k", "", 2, "2.625", LQ_KEPT, "llama.cpp"},
+    {"q2_k_s", "", 2, "2.625", LQ_KEPT, "llama.cpp"},
+    {"iq2_m", "", 2, "2.5625", LQ_KEPT, "llama.cpp"},
+    {"iq2_s", "", 2, "2.5625", LQ_KEPT, "llama.cpp"},
+    {"iq2_xs", "", 2, "2.3125", LQ_KEPT, "llama.cpp"},
+    {"iq2_xxs", "", 2, "2.0625", LQ_KEPT, "llama.cpp"},
+    {"iq1_m", "", 1, "1.75", LQ_KEPT, "llama.cpp"},
+    {"iq1_s", "", 1, "1.5625", LQ_KEPT, "llama.cpp"},
+    {"tq2_0", "", 2, "2.0625", LQ_KEPT, "llama.cpp"},
+    {"tq1_0", "", 1, "1.6875", LQ_KEPT, "llama.cpp"},
+};
+
+const vs_vocab_scheme *vs_vocab_schemes(size_t *n)
+{
+    *n = sizeof schemes / sizeof schemes[0];
+    return schemes;
+}
+
+const vs_vocab_scheme *vs_vocab_scheme_of(const char *s)
+{
+    size_t i, n;
+    if (!s)
+        return NULL;
+    for (i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
+        n = strlen(schemes[i].word);
+        if (!strncmp(s, schemes[i].word, n) && (s[n] == '\0' || s[n] == ' '))
+            return &schemes[i];
+    }
+    return NULL;
+}
+
+/* A scheme's canonical text: its word, then for gptq and awq "bits=N" and
+ * "group=G", for fp8 "block=N", "block=RxC", "channel" or "tensor" (plain
+ * "fp8" is the plain width). *b its bits. */
+static int scheme_text(const char *s, unsigned *b)
+{
+    const vs_vocab_scheme *sc = vs_vocab_scheme_of(s);
+    const char *p;
+    if (!sc)
+        return 0;
+    p = s + strlen(sc->word);
+    *b = sc->bits;
+    if (!strcmp(sc->word, "gptq") || !strcmp(sc->word, "awq")) {
+        if (!strncmp(p, " bits=", 6)) {
+            char *end;
+            unsigned long v = strtoul(p + 6, &end, 10);
+            if (v < 2 || v > 8)
+                return 0;
+            *b = (unsigned)v;
+            p = end;
+        }
+        if (!strncmp(p, " group=", 7)) {
+            char *end;
+            if (strtoull(p + 7, &end, 10) == 0 || end == p + 7)
+                return 0;
+            p = end;
+        }
+        return *p == '\0';
+    }
+    if (!strcmp(sc->word, "fp8"))
+        return !strcmp(p, " channel") || !strcmp(p, " tensor") ||
+               (!strncmp(p, " block=", 7) && p[7] >= '1' && p[7] <= '9' &&
+                strspn(p + 7, "0123456789x") == strlen(p + 7));
+    return *p == '\0';
+}
+
 int vs_vocab_format_parse(vs_vocab_format *out, unsigned *bits, const char *s, vs_error *err)
 {
     int i = index_of(vs_vocab_format_names, s);
     unsigned b = 0;
-    if (i >= 0) {
+    if (i < 0 && scheme_text(s, &b)) {
+        *out = VS_FORMAT_SCHEME;
+    } else if (i >= 0) {
         *out = (vs_vocab_format)i;
         b = format_bits[i];
     } else if (s && !strncmp(s, "bits=", 5) && (b = bits_of(s + 5)) != 0) {
@@ -216,7 +327,9 @@ int vs_vocab_format_parse(vs_vocab_format *out, unsigned *bits, const char *s, v
     } else {
         return vs_error_set(err, VS_EVALUE,
                             "'%s' is not a format: expected fp32, fp16, bf16, fp8, int8, int4, "
-                            "nf4, fp4 or bits=N (N from 1 to 64)",
+                            "nf4, fp4 (plain widths), bits=N (N from 1 to 64), or a scheme: "
+                            "gptq, awq, bnb-nf4, bnb-int8, fp8 block=N, mxfp4, nvfp4, a "
+                            "llama.cpp file type (q4_k_m, iq4_xs, ...)",
                             s ? s : "");
     }
     if (bits)

@@ -118,6 +118,7 @@ typedef enum vs_vocab_format {
     VS_FORMAT_NF4,      /* 4 */
     VS_FORMAT_FP4,      /* 4 */
     VS_FORMAT_BITS,     /* "bits=N", N in 1..64 without leading zeros */
+    VS_FORMAT_SCHEME,   /* a quantisation scheme: "gptq bits=4 group=128", "mxfp4", "q4_k_m" */
     VS_FORMAT_COUNT
 } vs_vocab_format;
 
@@ -129,12 +130,26 @@ const char *vs_vocab_format_name(vs_vocab_format f);
 /* Bits per value of a named format: 1 and *bits; 0 for VS_FORMAT_BITS (its
  * bits are the record's N, not the format's) or out of range. */
 int vs_vocab_format_bits(vs_vocab_format f, unsigned *bits);
-/* Exactly a name, or "bits=N": *out and, when bits is not NULL, its bits.
+/* Exactly a name, "bits=N", or a scheme's canonical text (VS_FORMAT_SCHEME,
+ * *bits its nominal bits): *out and, when bits is not NULL, its bits.
  * 0 or VS_EVALUE naming the choices. */
 int vs_vocab_format_parse(vs_vocab_format *out, unsigned *bits, const char *s, vs_error *err);
 /* Writes the record string of f (bits for VS_FORMAT_BITS) into out; returns
  * out, or NULL when it does not fit (cap >= 8 always does) or is not a format. */
 const char *vs_vocab_format_print(char *out, size_t cap, vs_vocab_format f, unsigned bits);
+
+/* The quantisation schemes, in `help format`'s order: the word, the keys it
+ * takes, its nominal bits, its bits per weight with their scales, and what
+ * the loaders keep unquantised. A scheme's weights are summed tensor by tensor
+ * (model/quant.h, model/gguf_quant.h); the plain names above stay plain widths. */
+typedef struct vs_vocab_scheme {
+    const char *word, *keys;
+    unsigned bits;
+    const char *bpw, *kept, *family; /* family: "safetensors" or "llama.cpp" */
+} vs_vocab_scheme;
+const vs_vocab_scheme *vs_vocab_schemes(size_t *n);
+/* The scheme whose word starts s ("gptq bits=3" -> gptq), or NULL. */
+const vs_vocab_scheme *vs_vocab_scheme_of(const char *s);
 
 /* ---- measurement scopes: what a counter covers ---- */
 

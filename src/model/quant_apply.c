@@ -1,0 +1,100 @@
+/* The card after a quantised config.json or a scheme named by `format`
+ * (model/quant.h): card.format, card.bits and weights_files from the tally. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/quant.h"
+#include "sheet/units.h"
+
+static int load_arch(const char *path, json_t **root, vs_arch **a, vs_error *err)
+{
+    json_error_t je;
+    int rc;
+    *a = NULL;
+    if (!(*root = json_load_file(path, 0, &je)))
+        return vs_error_set(err, VS_EIO, "%s cannot be read now (%s); `model` it again", path,
+                            je.text);
+    if (!(*a = calloc(1, sizeof **a))) {
+        json_decref(*root);
+        return vs_error_oom(err);
+    }
+    if ((rc = vs_arch_from_json(*a, *root, err))) {
+        json_decref(*root);
+        free(*a);
+        *a = NULL;
+    }
+    return rc;
+}
+
+static int set_card(json_t *sheet, const vs_quant *q, json_t *wf, vs_error *err)
+{
+    json_t *card = json_object_get(sheet, "card");
+    char name[48];
+    vs_quant_format_name(q, name, sizeof name);
+    if (json_object_set_new(card, "format", json_string(name)) ||
+        json_object_set_new(card, "bits", json_integer(q->bits)) ||
+        json_object_set_new(sheet, "weights_files", wf))
+        return vs_error_oom(err);
+    return 0;
+}
+
+int vs_quant_apply_config(json_t *sheet, const char *path, const char **note, vs_error *err)
+{
+    static char line[320];
+    json_t *root, *wf = NULL;
+    vs_arch *a;
+    vs_quant q;
+    int rc;
+    char desc[96], name[48];
+    if (note)
+        *note = NULL;
+    if ((rc = load_arch(path, &root, &a, err)))
+        return rc;
+    rc = vs_quant_from_config(&q, root, err);
+    json_decref(root);
+    if (rc == 0)
+        rc = vs_quant_tally(&q, a, vs_quant_engine_of(sheet), &wf, err);
+    free(a);
+    if (rc == 1) {
+        /* a config without one: a tally from an earlier quantised config no longer holds */
+        const char *sc = json_string_value(
+            json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+        if (sc && strstr(sc, "from quantization_config") &&
+            json_object_set_new(sheet, "weights_files", json_null()))
+            return vs_error_oom(err);
+        return 0;
+    }
+    if (rc)
+        return rc;
+    if ((rc = set_card(sheet, &q, wf, err)))
+        return rc;
+    vs_units_describe(desc, sizeof desc,
+                      (uint64_t)json_integer_value(json_object_get(wf, "bytes")));
+    snprintf(line, sizeof line,
+             "format %s, from quantization_config (%s): weights %s, tensor by tensor as the loader "
+             "keeps them (`weights` lists the tensors kept in %s)",
+             vs_quant_format_name(&q, name, sizeof name), q.method_name, desc, q.dense_dtype);
+    if (note)
+        *note = line;
+    return 0;
+}
+
+int vs_quant_apply_format(json_t *sheet, const vs_quant *q, vs_error *err)
+{
+    const char *cfg = json_string_value(
+        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "config"));
+    json_t *root, *wf = NULL;
+    vs_arch *a;
+    int rc;
+    if (!cfg)
+        return 1;
+    if ((rc = load_arch(cfg, &root, &a, err)))
+        return rc;
+    json_decref(root);
+    rc = vs_quant_tally(q, a, vs_quant_engine_of(sheet), &wf, err);
+    free(a);
+    if (rc)
+        return rc;
+    return set_card(sheet, q, wf, err);
+}

@@ -1,0 +1,60 @@
+/* MXFP4 (OCP microscaling): two e2m1 values per byte and an e8m0 scale (one
+ * byte) per 32 values: 4.25 bits per weight.
+ *
+ * The gpt-oss checkpoints (quantization_config quant_method mxfp4) store the
+ * experts so: *_blocks uint8 [experts, out, in / 32, 16] and *_scales uint8
+ * [experts, out, in / 32]; everything else, attention included, is bf16
+ * (modules_to_not_convert). vLLM applies MXFP4 to the fused MoE only: its
+ * Mxfp4Config gives Linear layers UnquantizedLinearMethod
+ * (vllm/model_executor/layers/quantization/mxfp4.py at 007d50058a06). On the
+ * Triton backend (Hopper's default) Mxfp4MoEMethod pads the intermediate size
+ * to a multiple of 64 (a no-op for 2,880), turns the expert biases into
+ * float32 and swizzles weights and scales into new tensors
+ * (process_weights_after_loading, _swizzle_mxfp4): the weights' old tensors
+ * are deleted, the scales' are not, so the scales are held twice. */
+#include <string.h>
+
+#include "model/quant_internal.h"
+
+static uint64_t pad64(uint64_t v, uint64_t inter)
+{
+    /* the intermediate dimension (or gate and up fused: twice it) only */
+    if (inter && (v == inter || v == 2 * inter)) {
+        uint64_t per = v == inter ? 1 : 2;
+        return (inter + 63) / 64 * 64 * per;
+    }
+    return v;
+}
+
+static int mxfp4_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_engine eng,
+                        vs_quant_bytes *out, vs_error *err)
+{
+    uint64_t o = m->out, i = m->in;
+    (void)q;
+    if (eng == VS_QUANT_ENGINE_VLLM) {
+        o = pad64(o, m->moe_intermediate);
+        i = pad64(i, m->moe_intermediate);
+    }
+    if (i % 32)
+        return vs_error_set(err, VS_EVALUE,
+                            "mxfp4: a %llu-column matrix is not a whole number of 32-value blocks",
+                            (unsigned long long)i);
+    out->values = o * i / 2;
+    out->scales = o * (i / 32) * (eng == VS_QUANT_ENGINE_VLLM ? 2 : 1);
+    out->zeros = out->index = 0;
+    return 0;
+}
+
+static unsigned mxfp4_kept(const vs_quant *q, const char *name, vs_quant_engine eng)
+{
+    (void)q;
+    if (eng == VS_QUANT_ENGINE_VLLM && strstr(name, ".experts.") && strstr(name, "_bias"))
+        return 4;
+    return 0;
+}
+
+/* vLLM's Mxfp4Config quantises no Linear layer: only the experts */
+const vs_quant_scheme vs_quant_scheme_mxfp4 = {
+    "mxfp4", 0, 1, mxfp4_matrix, mxfp4_kept,
+    "vLLM quantization/mxfp4.py at 007d50058a06 (Mxfp4MoEMethod); the gpt-oss checkpoints' "
+    "_blocks and _scales"};
