@@ -430,8 +430,8 @@ static int llamacpp_tally(json_t *sheet, const char *name, vs_error *err)
     snprintf(scheme, sizeof scheme, "%s, named by format (%s bits per weight)", name, bt);
     wf = json_pack("{s:n, s:I, s:I, s:[{s:s, s:I, s:I}], s:[], s:[], s:s, s:s}", "path", "bytes",
                    (json_int_t)bytes, "params", (json_int_t)params, "by_dtype", "dtype", name,
-                   "bytes", (json_int_t)bytes, "params", (json_int_t)params, "other_dtype",
-                   "files", "scheme", scheme, "source", basis);
+                   "bytes", (json_int_t)bytes, "params", (json_int_t)params, "other_dtype", "files",
+                   "scheme", scheme, "source", basis);
     if (!wf || json_object_set_new(sheet, "weights_files", wf))
         return vs_error_oom(err);
     return 0;
@@ -491,8 +491,15 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
             const vs_vocab_scheme *sc = vs_vocab_scheme_of(word);
             is_lq = f == VS_FORMAT_SCHEME && sc && !strcmp(sc->family, "llama.cpp");
             if (kb || kg || kk)
-                return vs_error_set_at(err, VS_EVALUE, (kb ? kb : kg ? kg : kk)->line,
-                                       (kb ? kb : kg ? kg : kk)->column,
+                return vs_error_set_at(err, VS_EVALUE,
+                                       (kb   ? kb
+                                        : kg ? kg
+                                             : kk)
+                                           ->line,
+                                       (kb   ? kb
+                                        : kg ? kg
+                                             : kk)
+                                           ->column,
                                        "`format %s` takes no keys: bits=, group= and block= go "
                                        "with gptq, awq and fp8",
                                        word);

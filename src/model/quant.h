@@ -40,21 +40,21 @@ typedef enum { VS_QUANT_ENGINE_CHECKPOINT = 0, VS_QUANT_ENGINE_VLLM } vs_quant_e
 
 typedef struct vs_quant {
     vs_quant_method method;
-    unsigned bits;         /* 2..8 for integer schemes, 4 or 8 for the float ones */
-    uint64_t group;        /* GPTQ/AWQ group size; 0: one group per row (group_size -1) */
-    int sym;               /* GPTQ: symmetric (zeros still stored, as the loaders do) */
-    int desc_act;          /* GPTQ: act-order (g_idx is meaningful) */
-    int double_quant;      /* bitsandbytes 4-bit: bnb_4bit_use_double_quant */
-    int fp4;               /* bitsandbytes 4-bit: fp4 instead of nf4 */
-    int scale;             /* FP8: VS_QUANT_SCALE_* */
-    uint64_t block[2];     /* FP8 block scales: weight_block_size [out, in] */
-    int static_input;      /* FP8 / NVFP4: a stored input (activation) scale per matrix */
-    int lm_head;           /* lm_head quantised too (GPTQ lm_head: true) */
-    int ct;                /* compressed-tensors packing: zeros only when asymmetric */
-    unsigned dense_bytes;  /* bytes per value of what stays unquantised (the model dtype) */
-    char dense_dtype[12];  /* "bf16", "fp16", "fp32" */
-    char method_name[32];  /* the config's quant_method ("compressed-tensors", ...) */
-    int from_config;       /* read from a quantization_config (else named by `format`) */
+    unsigned bits;        /* 2..8 for integer schemes, 4 or 8 for the float ones */
+    uint64_t group;       /* GPTQ/AWQ group size; 0: one group per row (group_size -1) */
+    int sym;              /* GPTQ: symmetric (zeros still stored, as the loaders do) */
+    int desc_act;         /* GPTQ: act-order (g_idx is meaningful) */
+    int double_quant;     /* bitsandbytes 4-bit: bnb_4bit_use_double_quant */
+    int fp4;              /* bitsandbytes 4-bit: fp4 instead of nf4 */
+    int scale;            /* FP8: VS_QUANT_SCALE_* */
+    uint64_t block[2];    /* FP8 block scales: weight_block_size [out, in] */
+    int static_input;     /* FP8 / NVFP4: a stored input (activation) scale per matrix */
+    int lm_head;          /* lm_head quantised too (GPTQ lm_head: true) */
+    int ct;               /* compressed-tensors packing: zeros only when asymmetric */
+    unsigned dense_bytes; /* bytes per value of what stays unquantised (the model dtype) */
+    char dense_dtype[12]; /* "bf16", "fp16", "fp32" */
+    char method_name[32]; /* the config's quant_method ("compressed-tensors", ...) */
+    int from_config;      /* read from a quantization_config (else named by `format`) */
     size_t nkeep;
     char keep[VS_QUANT_KEEP_MAX][96]; /* kept module patterns ("re:" stripped, a regex) */
     int keep_regex[VS_QUANT_KEEP_MAX];

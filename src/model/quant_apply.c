@@ -58,8 +58,8 @@ int vs_quant_apply_config(json_t *sheet, const char *path, const char **note, vs
     free(a);
     if (rc == 1) {
         /* a config without one: a tally from an earlier quantised config no longer holds */
-        const char *sc = json_string_value(
-            json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+        const char *sc =
+            json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
         if (sc && strstr(sc, "from quantization_config") &&
             json_object_set_new(sheet, "weights_files", json_null()))
             return vs_error_oom(err);

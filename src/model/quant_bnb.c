@@ -36,5 +36,9 @@ static int bnb_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_engi
 }
 
 const vs_quant_scheme vs_quant_scheme_bnb = {
-    "bnb", 1, 0, bnb_matrix, NULL,
+    "bnb",
+    1,
+    0,
+    bnb_matrix,
+    NULL,
     "bitsandbytes quantize_4bit / Int8Params as transformers' bitsandbytes quantizers store them"};

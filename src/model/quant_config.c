@@ -169,8 +169,9 @@ int vs_quant_from_config(vs_quant *q, const json_t *cfg, vs_error *err)
         m = "modelopt";
     }
     if (!m)
-        return vs_error_set(err, VS_EVALUE,
-                            "quantization_config has no quant_method; the known methods are " KNOWN_METHODS);
+        return vs_error_set(
+            err, VS_EVALUE,
+            "quantization_config has no quant_method; the known methods are " KNOWN_METHODS);
     snprintf(q->method_name, sizeof q->method_name, "%s", m);
     add_keeps(q, json_object_get(qc, "modules_to_not_convert"));
     add_keeps(q, json_object_get(qc, "llm_int8_skip_modules"));
@@ -248,10 +249,11 @@ int vs_quant_from_config(vs_quant *q, const json_t *cfg, vs_error *err)
         q->bits = 4;
         return 0;
     }
-    return vs_error_set(err, VS_EVALUE,
-                        "quantization_config: unknown quant_method '%s'; the known methods are "
-                        KNOWN_METHODS "; `model NAME params=N` with `format` sizes it by bits instead",
-                        m);
+    return vs_error_set(
+        err, VS_EVALUE,
+        "quantization_config: unknown quant_method '%s'; the known methods are " KNOWN_METHODS
+        "; `model NAME params=N` with `format` sizes it by bits instead",
+        m);
 }
 
 int vs_quant_from_format(vs_quant *q, const char *word, uint64_t bits, uint64_t group,

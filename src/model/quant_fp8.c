@@ -30,5 +30,6 @@ static int fp8_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_engi
 }
 
 const vs_quant_scheme vs_quant_scheme_fp8 = {
-    "fp8", 1, 1, fp8_matrix, NULL,
-    "vLLM quantization/fp8.py (weight, weight_scale or weight_scale_inv, input_scale)"};
+    "fp8", 1,
+    1,     fp8_matrix,
+    NULL,  "vLLM quantization/fp8.py (weight, weight_scale or weight_scale_inv, input_scale)"};

@@ -69,7 +69,6 @@ static int awq_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_engi
 }
 
 const vs_quant_scheme vs_quant_scheme_gptq = {
-    "gptq", 1, 1, gptq_matrix, NULL,
-    "vLLM quantization/gptq.py (qweight, qzeros, scales, g_idx)"};
+    "gptq", 1, 1, gptq_matrix, NULL, "vLLM quantization/gptq.py (qweight, qzeros, scales, g_idx)"};
 const vs_quant_scheme vs_quant_scheme_awq = {
     "awq", 1, 1, awq_matrix, NULL, "vLLM quantization/awq.py (qweight, qzeros, scales)"};

@@ -55,6 +55,10 @@ static unsigned mxfp4_kept(const vs_quant *q, const char *name, vs_quant_engine 
 
 /* vLLM's Mxfp4Config quantises no Linear layer: only the experts */
 const vs_quant_scheme vs_quant_scheme_mxfp4 = {
-    "mxfp4", 0, 1, mxfp4_matrix, mxfp4_kept,
+    "mxfp4",
+    0,
+    1,
+    mxfp4_matrix,
+    mxfp4_kept,
     "vLLM quantization/mxfp4.py at 007d50058a06 (Mxfp4MoEMethod); the gpt-oss checkpoints' "
     "_blocks and _scales"};

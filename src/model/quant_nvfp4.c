@@ -25,5 +25,6 @@ static int nvfp4_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_en
 }
 
 const vs_quant_scheme vs_quant_scheme_nvfp4 = {
-    "nvfp4", 1, 1, nvfp4_matrix, NULL,
-    "vLLM quantization/modelopt.py (weight, weight_scale, weight_scale_2, input_scale)"};
+    "nvfp4", 1,
+    1,       nvfp4_matrix,
+    NULL,    "vLLM quantization/modelopt.py (weight, weight_scale, weight_scale_2, input_scale)"};

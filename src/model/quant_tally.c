@@ -96,15 +96,19 @@ static int ends_with(const char *s, const char *suffix)
 static const char *kept_why(const vs_quant *q, const vs_quant_scheme *s, const vs_tensor_rule *r,
                             const char *name)
 {
-    static const char *const routers[] = {".mlp.gate.weight",
-                                          ".block_sparse_moe.gate.weight",
-                                          ".mlp.router.weight",
-                                          ".feed_forward.router.weight",
-                                          ".shared_expert_gate.weight",
-                                          NULL};
-    static const char *const embeds[] = {"embed_tokens", "wte.", "wpe.", "word_embeddings",
-                                         "position_embeddings", "token_type_embeddings",
-                                         "shared.weight", "embed_positions", NULL};
+    static const char *const routers[] = {
+        ".mlp.gate.weight",           ".block_sparse_moe.gate.weight",
+        ".mlp.router.weight",         ".feed_forward.router.weight",
+        ".shared_expert_gate.weight", NULL};
+    static const char *const embeds[] = {"embed_tokens",
+                                         "wte.",
+                                         "wpe.",
+                                         "word_embeddings",
+                                         "position_embeddings",
+                                         "token_type_embeddings",
+                                         "shared.weight",
+                                         "embed_positions",
+                                         NULL};
     char mod[256];
     size_t i, n;
     int fused = r->ndims == 3 && !r->experts && !ends_with(name, ".weight");
@@ -163,9 +167,9 @@ typedef struct tally {
     const vs_quant_scheme *s;
     const vs_arch *a;
     vs_quant_engine eng;
-    vs_quant_bytes qb;              /* the quantised matrices' parts */
+    vs_quant_bytes qb; /* the quantised matrices' parts */
     uint64_t qparams, kept, kept_params, kept4, kept4_params, one_d, one_d_n;
-    json_t *other;                  /* kept tensors, one row per rule */
+    json_t *other; /* kept tensors, one row per rule */
     vs_error *err;
     int rc;
 } tally;
@@ -212,10 +216,10 @@ static int add_kept(tally *t, const vs_tensor_rule *r, const char *name, uint64_
             return 0;
         }
     }
-    if (json_array_append_new(t->other, json_pack("{s:s, s:s, s:I, s:I}", "pattern", pat, "dtype",
-                                                  b == 4 ? "fp32" : t->q->dense_dtype, "bytes",
-                                                  (json_int_t)bytes, "tensors",
-                                                  (json_int_t)ntensors)))
+    if (json_array_append_new(t->other,
+                              json_pack("{s:s, s:s, s:I, s:I}", "pattern", pat, "dtype",
+                                        b == 4 ? "fp32" : t->q->dense_dtype, "bytes",
+                                        (json_int_t)bytes, "tensors", (json_int_t)ntensors)))
         return vs_error_oom(t->err);
     return 0;
 }
@@ -292,10 +296,14 @@ static const char *values_label(const vs_quant *q, char *buf, size_t cap)
         snprintf(buf, cap, "int%u, packed in int32", q->bits);
         break;
     case VS_QUANT_BNB:
-        snprintf(buf, cap, "%s", q->bits == 8 ? "int8" : q->fp4 ? "fp4 (two a byte)" : "nf4 (two a byte)");
+        snprintf(buf, cap, "%s",
+                 q->bits == 8 ? "int8"
+                 : q->fp4     ? "fp4 (two a byte)"
+                              : "nf4 (two a byte)");
         break;
     case VS_QUANT_FP8:
-        snprintf(buf, cap, "%s", q->method_name[0] && strstr(q->method_name, "int8") ? "int8" : "fp8 e4m3");
+        snprintf(buf, cap, "%s",
+                 q->method_name[0] && strstr(q->method_name, "int8") ? "int8" : "fp8 e4m3");
         break;
     case VS_QUANT_MXFP4:
     case VS_QUANT_NVFP4:
@@ -308,8 +316,8 @@ static const char *values_label(const vs_quant *q, char *buf, size_t cap)
 }
 
 static const char *const scale_labels[VS_QUANT_COUNT] = {
-    "fp16 scales", "fp16 scales", "absmax", "fp32 scales", "e8m0 scales",
-    "fp8 block scales, fp32 global scales"};
+    "fp16 scales", "fp16 scales", "absmax",
+    "fp32 scales", "e8m0 scales", "fp8 block scales, fp32 global scales"};
 static const char *const index_labels[VS_QUANT_COUNT] = {
     "int32 g_idx", "", "code tables", "", "", ""};
 
@@ -317,10 +325,9 @@ static int row(json_t *arr, const char *dtype, uint64_t bytes, int has_params, u
 {
     if (!bytes)
         return 0;
-    return json_array_append_new(arr, json_pack("{s:s, s:I, s:o}", "dtype", dtype, "bytes",
-                                                (json_int_t)bytes, "params",
-                                                has_params ? json_integer((json_int_t)params)
-                                                           : json_null()));
+    return json_array_append_new(
+        arr, json_pack("{s:s, s:I, s:o}", "dtype", dtype, "bytes", (json_int_t)bytes, "params",
+                       has_params ? json_integer((json_int_t)params) : json_null()));
 }
 
 int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, json_t **out,

@@ -63,16 +63,15 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     }
     vs_units_describe(desc, sizeof desc, env->weights_bytes);
     if (files && scheme)
-        vs_buf_printf(&text, "weights only, tensor by tensor as the loader keeps them: %s\n",
-                      desc);
+        vs_buf_printf(&text, "weights only, tensor by tensor as the loader keeps them: %s\n", desc);
     else if (files)
         vs_buf_printf(&text, "weights only, from the files: %s\n", desc);
     else
         vs_buf_printf(&text, "weights only: %s params x %u bits / 8 = %s\n", gp, bits, desc);
     vs_buf_puts(&html, "<p>");
     vs_buf_put_html(&html, files && scheme ? "weights only, tensor by tensor: "
-                           : files       ? "weights only, from the files: "
-                                         : "weights only: ");
+                           : files         ? "weights only, from the files: "
+                                           : "weights only: ");
     vs_buf_put_html(&html, desc);
     vs_buf_puts(&html, "</p>\n");
     vs_render_put_table(&text, &html, t);

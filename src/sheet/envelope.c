@@ -72,8 +72,8 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         e.weights_known = 1;
         e.weights_bytes = (uint64_t)json_integer_value(json_object_get(wf, "bytes"));
         /* a tally of the tensor list under a quantisation scheme (model/quant.h) */
-        e.weights_basis = json_is_string(json_object_get(wf, "scheme")) ? "tensor list"
-                                                                       : "safetensors files";
+        e.weights_basis =
+            json_is_string(json_object_get(wf, "scheme")) ? "tensor list" : "safetensors files";
     } else if (vs_sheet_card_uint(sheet, "params", &params) && bits_known) {
         if ((rc = vs_envelope_weights_bytes(&e.weights_bytes, params, bits, err)))
             return rc;

@@ -53,3 +53,6 @@ set_tests_properties(model.bench_gguf_headers_only PROPERTIES LABELS "model" TIM
 # GGUF metadata -> kv_layout, and llama.cpp file types over the family lists.
 target_compile_definitions(test_gguf_arch PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+# Quantised checkpoints against headers the test writes and a published loader figure.
+target_compile_definitions(test_quant PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
