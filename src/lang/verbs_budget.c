@@ -8,6 +8,7 @@
 #include "model/gguf.h"
 #include "model/hfcache.h"
 #include "model/model.h"
+#include "model/quant.h"
 #include "render/component.h"
 #include "render/envelope.h"
 #include "render/formats.h"
@@ -358,7 +359,7 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_placement pl;
     vs_format_row rows[32];
     char names[32][16], bits_text[32][24], basis[32][160];
-    const vs_arg *gguf[32] = {NULL};
+    const vs_arg *gguf[32] = {NULL}, *quant[32] = {NULL};
     size_t n = 0, i;
     uint64_t params;
     int rc;
@@ -385,7 +386,13 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
             bits = (unsigned)v;
             vs_vocab_format_print(names[n], sizeof names[n], VS_FORMAT_BITS, bits);
         } else {
-            if (vs_envelope_format_bits(&bits, a->value, NULL) < 0) {
+            vs_vocab_format vf;
+            const vs_vocab_scheme *sc = vs_vocab_scheme_of(a->value);
+            if (sc && !strcmp(sc->family, "safetensors") &&
+                vs_vocab_format_parse(&vf, &bits, a->value, NULL) == 0 && vf == VS_FORMAT_SCHEME) {
+                quant[n] = a; /* summed over the tensor list once params are known */
+            } else if (vs_vocab_format_parse(&vf, &bits, a->value, NULL) < 0 ||
+                       vf == VS_FORMAT_SCHEME) {
                 char choices[80];
                 if (!vs_gguf_type_by_name(a->value) && vs_gguf_ftype_parse(a->value) < 0)
                     return vs_error_set_at(
@@ -419,7 +426,12 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     for (i = 0; i < n; i++) {
         rows[i].format = names[i];
-        if (gguf[i]) {
+        if (quant[i]) {
+            if ((rc = vs_quant_format_bytes(sheet, quant[i]->value, &rows[i].weights_bytes, err)) <
+                0)
+                return vs_arg_error(quant[i], err, rc);
+            rows[i].basis = "tensor by tensor, as the loader keeps it";
+        } else if (gguf[i]) {
             rc = vs_model_gguf_format_row(sheet, gguf[i]->value, params, &rows[i].bits,
                                           bits_text[i], sizeof bits_text[i], basis[i],
                                           sizeof basis[i], &rows[i].weights_bytes, err);

@@ -145,9 +145,9 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
                                     name, cfg, je.text);
             }
             rc = vs_arch_from_json(a, root, err);
-            json_decref(root);
             if (rc == 0)
-                rc = vs_gguf_arch_from_family(a, &list, &n, err);
+                rc = vs_gguf_arch_from_config(a, root, &list, &n, err);
+            json_decref(root);
             if (rc == 0)
                 vs_gguf_arch_llq_model(&m, a);
             free(a);

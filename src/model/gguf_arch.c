@@ -1,5 +1,7 @@
 #include "model/gguf_arch.h"
 
+#include <jansson.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +223,58 @@ static const struct {
     {"w3.weight", "ffn_up_exps.weight"},          {"w2.weight", "ffn_down_exps.weight"},
 };
 
+/* gpt-oss (LLM_ARCH_OPENAI_MOE): convert_hf_to_gguf.py's GptOssModel writes the
+ * sinks as attn_sinks, the router as ffn_gate_inp (weight and bias), the
+ * post-attention norm as post_attention_norm, and splits the fused experts:
+ * gate_up_proj [E, hidden, 2 x ff] into ffn_gate_exps and ffn_up_exps
+ * {hidden, ff, E}, their bias [E, 2 x ff] into ffn_gate_exps.bias and
+ * ffn_up_exps.bias {ff, E}, down_proj [E, ff, hidden] as ffn_down_exps
+ * {ff, hidden, E} (gguf-py tensor_mapping.py). 1 when rest is none of these. */
+static int gpt_oss_tensor(conv *c, unsigned long long layer, const char *rest, const vs_tensor *t)
+{
+    char out[128];
+    int rc;
+    if (!strcmp(rest, "self_attn.sinks")) {
+        snprintf(out, sizeof out, "blk.%llu.attn_sinks.weight", layer);
+        return push(c, out, 1, t->shape[0], 1, 1);
+    }
+    if (!strcmp(rest, "post_attention_layernorm.weight")) {
+        snprintf(out, sizeof out, "blk.%llu.post_attention_norm.weight", layer);
+        return push(c, out, 1, t->shape[0], 1, 1);
+    }
+    if (!strcmp(rest, "mlp.router.weight")) {
+        snprintf(out, sizeof out, "blk.%llu.ffn_gate_inp.weight", layer);
+        return push(c, out, 2, t->shape[1], t->shape[0], 1);
+    }
+    if (!strcmp(rest, "mlp.router.bias")) {
+        snprintf(out, sizeof out, "blk.%llu.ffn_gate_inp.bias", layer);
+        return push(c, out, 1, t->shape[0], 1, 1);
+    }
+    if (!strcmp(rest, "mlp.experts.gate_up_proj") && t->ndims == 3) {
+        snprintf(out, sizeof out, "blk.%llu.ffn_gate_exps.weight", layer);
+        if ((rc = push(c, out, 3, t->shape[1], t->shape[2] / 2, t->shape[0])))
+            return rc;
+        snprintf(out, sizeof out, "blk.%llu.ffn_up_exps.weight", layer);
+        return push(c, out, 3, t->shape[1], t->shape[2] / 2, t->shape[0]);
+    }
+    if (!strcmp(rest, "mlp.experts.gate_up_proj_bias") && t->ndims == 2) {
+        snprintf(out, sizeof out, "blk.%llu.ffn_gate_exps.bias", layer);
+        if ((rc = push(c, out, 2, t->shape[1] / 2, t->shape[0], 1)))
+            return rc;
+        snprintf(out, sizeof out, "blk.%llu.ffn_up_exps.bias", layer);
+        return push(c, out, 2, t->shape[1] / 2, t->shape[0], 1);
+    }
+    if (!strcmp(rest, "mlp.experts.down_proj") && t->ndims == 3) {
+        snprintf(out, sizeof out, "blk.%llu.ffn_down_exps.weight", layer);
+        return push(c, out, 3, t->shape[1], t->shape[2], t->shape[0]);
+    }
+    if (!strcmp(rest, "mlp.experts.down_proj_bias") && t->ndims == 2) {
+        snprintf(out, sizeof out, "blk.%llu.ffn_down_exps.bias", layer);
+        return push(c, out, 2, t->shape[1], t->shape[0], 1);
+    }
+    return 1;
+}
+
 static int is_gemma(const vs_arch *a)
 {
     return !strncmp(a->family, "gemma", 5);
@@ -258,6 +312,11 @@ static int conv_one(void *ud, const vs_tensor *t)
             snprintf(out, sizeof out, "blk.%llu.attn_v_b.weight", layer);
             return push(c, out, 3, a->kv_lora_rank, a->head_dim_v, a->heads);
         }
+        if (!strcmp(a->family, "gpt_oss")) {
+            int rc = gpt_oss_tensor(c, layer, rest, t);
+            if (rc <= 0)
+                return rc;
+        }
         for (i = 0; i < sizeof per_layer / sizeof per_layer[0]; i++)
             if (!strcmp(rest, per_layer[i].hf)) {
                 snprintf(out, sizeof out, "blk.%llu.%s", layer, per_layer[i].gguf);
@@ -294,6 +353,20 @@ static int conv_one(void *ud, const vs_tensor *t)
 
 int vs_gguf_arch_from_family(const vs_arch *a, vs_gguf_quant_tensor **out, size_t *n, vs_error *err)
 {
+    return vs_gguf_arch_from_config(a, NULL, out, n, err);
+}
+
+/* rope_scaling's type ("rope_type", or "type" in older configs), or NULL */
+static const char *rope_type(const json_t *cfg)
+{
+    const json_t *rs = json_object_get(cfg, "rope_scaling");
+    const char *t = json_string_value(json_object_get(rs, "rope_type"));
+    return t ? t : json_string_value(json_object_get(rs, "type"));
+}
+
+int vs_gguf_arch_from_config(const vs_arch *a, const json_t *cfg, vs_gguf_quant_tensor **out,
+                             size_t *n, vs_error *err)
+{
     conv c;
     int rc;
     memset(&c, 0, sizeof c);
@@ -306,6 +379,17 @@ int vs_gguf_arch_from_family(const vs_arch *a, vs_gguf_quant_tensor **out, size_
     if ((rc = vs_family_tensors(a, conv_one, &c))) {
         vs_gguf_quant_list_free(c.t, c.n);
         return rc;
+    }
+    /* Llama 3.1's rope scaling: convert_hf_to_gguf.py's LlamaModel
+     * generate_extra_tensors writes rope_freqs.weight, one F32 factor per
+     * rotary pair (head_dim / 2), when rope_scaling's type is llama3 */
+    {
+        const char *rt = rope_type(cfg);
+        if (rt && !strcmp(rt, "llama3") && a->head_dim &&
+            (rc = push(&c, "rope_freqs.weight", 1, a->head_dim / 2, 1, 1))) {
+            vs_gguf_quant_list_free(c.t, c.n);
+            return rc;
+        }
     }
     *out = c.t;
     *n = c.n;

@@ -26,6 +26,7 @@
 #ifndef VS_MODEL_GGUF_ARCH_H
 #define VS_MODEL_GGUF_ARCH_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "model/family.h"
@@ -51,6 +52,11 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
  * tensor that has no GGUF name here (the family is not mapped). */
 int vs_gguf_arch_from_family(const vs_arch *a, vs_gguf_quant_tensor **out, size_t *n,
                              vs_error *err);
+
+/* The same, with what convert_hf_to_gguf.py adds from the config.json (cfg
+ * may be NULL): Llama 3.1's rope_freqs.weight when rope_scaling is llama3. */
+int vs_gguf_arch_from_config(const vs_arch *a, const json_t *cfg, vs_gguf_quant_tensor **out,
+                             size_t *n, vs_error *err);
 
 /* What vs_gguf_quant_predict reads from the architecture (layers, heads, experts,
  * llama.cpp's LLM_TYPE_70B for an 80-layer Llama / Qwen2). */

@@ -597,7 +597,11 @@ int vs_gguf_quant_predict(const vs_gguf_quant_tensor *t, size_t n, int ftype,
             /* kept as stored: convert_hf_to_gguf.py (prepare_tensors) writes 1-D
              * tensors and the expert routers (ffn_gate_inp) in F32, other 2-D
              * tensors in the source type */
-            ty = x->ndims <= 1 || has(x->name, "ffn_gate_inp") ? vs_gguf_type_by_id(T_F32) : source;
+            /* biases too: 2-D per-expert ones (gpt-oss's ffn_*_exps.bias
+             * {n_ff, n_expert}) are F32 in the converted files as the 1-D ones are */
+            ty = x->ndims <= 1 || has(x->name, "ffn_gate_inp") || has(x->name, ".bias")
+                     ? vs_gguf_type_by_id(T_F32)
+                     : source;
         } else {
             type = dflt;
             if (is_quantized(dflt)) {

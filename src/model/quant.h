@@ -127,4 +127,9 @@ int vs_quant_apply_config(json_t *sheet, const char *path, const char **note, vs
  * config.json to take the tensor list from. */
 int vs_quant_apply_format(json_t *sheet, const vs_quant *q, vs_error *err);
 
+/* `formats WORD` for a safetensors scheme word (default keys): the tally's
+ * bytes over the card's tensor list. 1 when word is no such scheme; VS_EVALUE
+ * when the card has no config.json. */
+int vs_quant_format_bytes(const json_t *sheet, const char *word, uint64_t *bytes, vs_error *err);
+
 #endif

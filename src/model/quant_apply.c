@@ -98,3 +98,30 @@ int vs_quant_apply_format(json_t *sheet, const vs_quant *q, vs_error *err)
         return rc;
     return set_card(sheet, q, wf, err);
 }
+
+int vs_quant_format_bytes(const json_t *sheet, const char *word, uint64_t *bytes, vs_error *err)
+{
+    const char *cfg = json_string_value(
+        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "config"));
+    json_t *root, *wf = NULL;
+    vs_arch *a;
+    vs_quant q;
+    int rc = vs_quant_from_format(&q, word, 0, 0, 0, NULL, err);
+    if (rc)
+        return rc;
+    if (!cfg)
+        return vs_error_set(err, VS_EVALUE,
+                            "`%s` is summed over the tensor list, so the card needs the "
+                            "architecture (`model NAME config=PATH`)",
+                            word);
+    if ((rc = load_arch(cfg, &root, &a, err)))
+        return rc;
+    json_decref(root);
+    rc = vs_quant_tally(&q, a, vs_quant_engine_of(sheet), &wf, err);
+    free(a);
+    if (rc)
+        return rc;
+    *bytes = (uint64_t)json_integer_value(json_object_get(wf, "bytes"));
+    json_decref(wf);
+    return 0;
+}

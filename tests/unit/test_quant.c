@@ -23,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/gguf_arch.h"
+#include "model/gguf_quant.h"
 #include "model/model.h"
 #include "model/quant.h"
 #include "sheet/sheet.h"
@@ -448,6 +450,68 @@ START_TEST(format_names_schemes)
 }
 END_TEST
 
+/* ---- llama.cpp's tensor list from a config.json ---- */
+
+static vs_gguf_quant_tensor *gguf_list(const char *fixture, size_t *n, json_t **root, vs_arch *a)
+{
+    char path[512];
+    json_error_t je;
+    vs_gguf_quant_tensor *t = NULL;
+    vs_error e;
+    snprintf(path, sizeof path, "%s/%s", VS_MODEL_CONFIGS, fixture);
+    *root = json_load_file(path, 0, &je);
+    ck_assert_ptr_nonnull(*root);
+    ck_assert_int_eq(vs_arch_from_json(a, *root, &e), 0);
+    ck_assert_msg(vs_gguf_arch_from_config(a, *root, &t, n, &e) == 0, "%s", e.message);
+    return t;
+}
+
+static ssize_t find(const vs_gguf_quant_tensor *t, size_t n, const char *name)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!strcmp(t[i].name, name))
+            return (ssize_t)i;
+    return -1;
+}
+
+START_TEST(gguf_gpt_oss_and_rope_freqs)
+{
+    static vs_arch a;
+    json_t *root;
+    size_t n;
+    ssize_t k;
+    vs_gguf_quant_tensor *t = gguf_list("gpt-oss-20b.json", &n, &root, &a);
+    const vs_gguf_type **types = calloc(n, sizeof *types);
+    vs_gguf_quant_model m;
+    uint64_t total;
+    vs_error e;
+    /* gpt-oss-20b: 24 layers, 32 experts of 2880, hidden 2880, 64 heads */
+    ck_assert_int_ge(find(t, n, "blk.0.attn_sinks.weight"), 0);
+    k = find(t, n, "blk.0.ffn_gate_exps.weight");
+    ck_assert_int_ge(k, 0);
+    ck_assert_uint_eq(t[k].shape[0], 2880);
+    ck_assert_uint_eq(t[k].shape[1], 2880);
+    ck_assert_uint_eq(t[k].shape[2], 32);
+    k = find(t, n, "blk.0.ffn_up_exps.bias");
+    ck_assert_int_ge(k, 0);
+    vs_gguf_arch_llq_model(&m, &a);
+    ck_assert_int_eq(vs_gguf_quant_predict(t, n, 15 /* Q4_K_M */, &m, types, NULL, &total, &e), 0);
+    ck_assert_str_eq(types[k]->name, "F32"); /* the expert biases stay F32 */
+    ck_assert_str_eq(types[find(t, n, "blk.0.attn_sinks.weight")]->name, "F32");
+    free(types);
+    vs_gguf_quant_list_free(t, n);
+    json_decref(root);
+    /* Llama 3.1 (rope_scaling llama3): rope_freqs, head_dim / 2 = 64 factors */
+    t = gguf_list("llama-3.1-8b.json", &n, &root, &a);
+    k = find(t, n, "rope_freqs.weight");
+    ck_assert_int_ge(k, 0);
+    ck_assert_uint_eq(t[k].shape[0], 64);
+    vs_gguf_quant_list_free(t, n);
+    json_decref(root);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -465,6 +529,7 @@ int main(void)
     tcase_add_test(tc, unknown_method_refused);
     tcase_add_test(tc, contradicting_format_refused);
     tcase_add_test(tc, format_names_schemes);
+    tcase_add_test(tc, gguf_gpt_oss_and_rope_freqs);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
