@@ -74,7 +74,7 @@ START_TEST(format_bits)
     ck_assert_int_eq(vs_envelope_format_bits(&bits, "BF16", NULL), VS_EVALUE);
     ck_assert_int_eq(vs_envelope_format_bits(&bits, NULL, NULL), VS_EVALUE);
     ck_assert_uint_eq(bits, 99); /* untouched when not a format */
-    ck_assert_int_eq(vs_envelope_format_bits(&bits, "q4_k_m", &err), VS_EVALUE);
+    ck_assert_int_eq(vs_envelope_format_bits(&bits, "q4_k_x", &err), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "bits=N"));
     ck_assert_ptr_nonnull(vs_envelope_format_quant_note(4));
     ck_assert_ptr_nonnull(vs_envelope_format_quant_note(8));

@@ -186,7 +186,7 @@ START_TEST(formats_as_recorded)
     ck_assert_ptr_null(vs_vocab_format_print(buf, 4, VS_FORMAT_FP32, 0));
     ck_assert_ptr_null(vs_vocab_format_print(buf, sizeof buf, VS_FORMAT_COUNT, 0));
     {
-        static const char *const bad[] = {"FP32",     "float32", "bfloat16", "q4_k_m",
+        static const char *const bad[] = {"FP32",     "float32", "bfloat16", "q4_k_x",
                                           "bits=",    "bits=0",  "bits=07",  "bits=65",
                                           "bits=100", "bits=4x", "bits= 4",  ""};
         vs_error err;
