@@ -29,3 +29,10 @@ add_test(NAME lang.words
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/check_words.py
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(lang.words.selftest lang.words PROPERTIES LABELS "lang")
+
+# `vramsheet run --check` exit statuses by verdict, percent-format text cells,
+# .ipynb files, a byte-order mark.
+add_test(NAME lang.run.check
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/test_run.py)
+set_tests_properties(lang.run.check PROPERTIES LABELS "lang" TIMEOUT 120
+                     ENVIRONMENT "VS_BINARY=$<TARGET_FILE:vramsheet>")
