@@ -36,3 +36,7 @@ add_test(NAME lang.run.check
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/test_run.py)
 set_tests_properties(lang.run.check PROPERTIES LABELS "lang" TIMEOUT 120
                      ENVIRONMENT "VS_BINARY=$<TARGET_FILE:vramsheet>")
+add_test(NAME lang.report
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/test_report.py)
+set_tests_properties(lang.report PROPERTIES LABELS "lang" TIMEOUT 120
+                     ENVIRONMENT "VS_BINARY=$<TARGET_FILE:vramsheet>")
