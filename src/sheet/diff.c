@@ -167,50 +167,84 @@ static void keyed(json_t *out, const char *section, const json_t *a, const json_
     free(used);
 }
 
+/* An object-valued item: the fields that changed, or added/removed whole. */
+static void object_change(json_t *out, const char *section, const char *item, const json_t *a,
+                          const json_t *b, const char *bytes_key)
+{
+    if (equal(a, b))
+        return;
+    if (json_is_object(a) && json_is_object(b))
+        add(out, section, "changed", item, a, b, changed_fields(a, b), bytes_key);
+    else
+        scalar_change(out, section, item, a, b);
+}
+
+/* Every key of a and b, each once: a's order (the canonical layout's), then the
+ * keys only b has, so that a field the layout gains is never missed. */
+static void each_key(const json_t *a, const json_t *b, const char *const *skip,
+                     void (*fn)(void *ctx, const char *key), void *ctx)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+    for (int side = 0; side < 2; side++) {
+        json_object_foreach((json_t *)(side ? b : a), k, v)
+        {
+            int skipped = k[0] == '_' || (side && json_object_get(a, k));
+            for (i = 0; skip && skip[i] && !skipped; i++)
+                skipped = !strcmp(k, skip[i]);
+            if (!skipped)
+                fn(ctx, k);
+        }
+    }
+}
+
+typedef struct {
+    json_t *out;
+    const char *section;
+    const json_t *a, *b;
+} field_walk;
+
+static void field_change(void *ctx, const char *key)
+{
+    field_walk *w = ctx;
+    object_change(w->out, w->section, key, json_object_get(w->a, key), json_object_get(w->b, key),
+                  NULL);
+}
+
 json_t *vs_diff_changes(const json_t *a, const json_t *b)
 {
-    static const char *const card_keys[] = {
-        "model",  "revision",    "params",     "params_source", "task",    "format", "bits",
-        "length", "concurrency", "microbatch", "accumulation",  "quality", NULL};
+    /* the sections below, compared item by item; every other key of the
+     * record, now or later, is compared whole in "sheet" */
+    static const char *const sections[] = {"card",         "weights_files",
+                                           "components",   "placement",
+                                           "stages",       "runs",
+                                           "measurements", "offers",
+                                           "requirements", "evidence",
+                                           "oom",          "decision",
+                                           "invalidate",   NULL};
     json_t *out = json_array();
     const json_t *ca = vs_sheet_card(a), *cb = vs_sheet_card(b);
-    const json_t *aa, *ab;
-    size_t i;
+    field_walk w;
     if (!out)
         return NULL;
-    scalar_change(out, "sheet", "title", json_object_get(a, "title"), json_object_get(b, "title"));
-    scalar_change(out, "sheet", "lineage", json_object_get(a, "lineage"),
-                  json_object_get(b, "lineage"));
-    for (i = 0; card_keys[i]; i++)
-        scalar_change(out, "card", card_keys[i], json_object_get(ca, card_keys[i]),
-                      json_object_get(cb, card_keys[i]));
-    aa = json_object_get(ca, "arch");
-    ab = json_object_get(cb, "arch");
-    if (!equal(aa, ab)) {
-        if (json_is_object(aa) && json_is_object(ab))
-            add(out, "card", "changed", "arch", aa, ab, changed_fields(aa, ab), NULL);
-        else
-            scalar_change(out, "card", "arch", aa, ab);
-    }
-    aa = json_object_get(a, "weights_files");
-    ab = json_object_get(b, "weights_files");
-    if (!equal(aa, ab)) {
-        if (json_is_object(aa) && json_is_object(ab))
-            add(out, "weights", "changed", "weights files", aa, ab, changed_fields(aa, ab),
-                "bytes");
-        else
-            scalar_change(out, "weights", "weights files", aa, ab);
-    }
+    w.out = out;
+    w.section = "sheet";
+    w.a = a;
+    w.b = b;
+    each_key(a, b, sections, field_change, &w);
+    /* every field of the card: the engine and its keys, the generation dims, the
+     * architecture, and any the card gains */
+    w.section = "card";
+    w.a = ca;
+    w.b = cb;
+    each_key(ca, cb, NULL, field_change, &w);
+    object_change(out, "weights", "weights files", json_object_get(a, "weights_files"),
+                  json_object_get(b, "weights_files"), "bytes");
     keyed(out, "components", vs_sheet_array(a, "components"), vs_sheet_array(b, "components"),
           key_name, "bytes");
-    aa = json_object_get(a, "placement");
-    ab = json_object_get(b, "placement");
-    if (!equal(aa, ab)) {
-        if (json_is_object(aa) && json_is_object(ab))
-            add(out, "placement", "changed", "placement", aa, ab, changed_fields(aa, ab), NULL);
-        else
-            scalar_change(out, "placement", "placement", aa, ab);
-    }
+    object_change(out, "placement", "placement", json_object_get(a, "placement"),
+                  json_object_get(b, "placement"), NULL);
     keyed(out, "stages", vs_sheet_array(a, "stages"), vs_sheet_array(b, "stages"), key_name, NULL);
     keyed(out, "runs", vs_sheet_array(a, "runs"), vs_sheet_array(b, "runs"), key_run, NULL);
     keyed(out, "measurements", vs_sheet_array(a, "measurements"), vs_sheet_array(b, "measurements"),

@@ -40,3 +40,8 @@ add_test(NAME lang.report
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/test_report.py)
 set_tests_properties(lang.report PROPERTIES LABELS "lang" TIMEOUT 120
                      ENVIRONMENT "VS_BINARY=$<TARGET_FILE:vramsheet>")
+
+# test_diff walks the record's JSON Schema and the worked example record.
+if(TARGET test_diff)
+  target_compile_definitions(test_diff PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endif()
