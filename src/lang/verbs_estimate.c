@@ -1,10 +1,13 @@
 /* verbs_estimate.c — `estimate` and the estimators of language models (see
  * verbs_estimate.h). */
 #include "lang/verbs_estimate.h"
+#include "lang/verbs_estimate_internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "lang/derive.h"
 #include "lang/verbs_common.h"
 #include "render/component.h"
@@ -17,6 +20,7 @@
 #include "sheet/units.h"
 #include "sheet/vocab.h"
 #include "util/buf.h"
+#include "util/checked.h"
 #include "util/json.h"
 
 const char *const vs_verb_estimate_keys[] = {
@@ -29,8 +33,8 @@ const char *const vs_verb_estimate_words[] = {
     "kv", "training", "activations", "quant", "runtime", "latents", "attention", "decode", NULL};
 
 /* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
-static int shape(const vs_line *line, const json_t *sheet, const char *key, const char *arch_key,
-                 uint64_t *out, int *from_arch, vs_error *err)
+int vs_verbs_estimate_shape(const vs_line *line, const json_t *sheet, const char *key,
+                            const char *arch_key, uint64_t *out, int *from_arch, vs_error *err)
 {
     int present = 0, rc;
     json_t *arch = json_object_get(vs_sheet_card(sheet), "arch"), *v;
@@ -52,7 +56,8 @@ static int shape(const vs_line *line, const json_t *sheet, const char *key, cons
     return 0;
 }
 
-static int need_shape(const vs_line *line, const char *key, const char *sub, vs_error *err)
+int vs_verbs_estimate_need_shape(const vs_line *line, const char *key, const char *sub,
+                                 vs_error *err)
 {
     return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                            "`estimate %s` needs %s=N (or `model NAME config=PATH`, whose "
@@ -60,8 +65,8 @@ static int need_shape(const vs_line *line, const char *key, const char *sub, vs_
                            sub, key);
 }
 
-static int need_card(const vs_line *line, const char *key, const char *sub, const char *example,
-                     vs_error *err)
+int vs_verbs_estimate_need_card(const vs_line *line, const char *key, const char *sub,
+                                const char *example, vs_error *err)
 {
     return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                            "`estimate %s` uses the card's %s: set it first (`%s`)", sub, key,
@@ -70,8 +75,9 @@ static int need_card(const vs_line *line, const char *key, const char *sub, cons
 
 /* Sets an estimated component unless a measurement holds the name: then the
  * estimate is only shown. Returns 1 when stored, 0 when skipped. */
-static int store_estimate(json_t *sheet, const char *name, uint64_t bytes, const char *source,
-                          vs_vocab_class cls, vs_buf *skipped, json_t *skipped_list, vs_error *err)
+int vs_verbs_estimate_store(json_t *sheet, const char *name, uint64_t bytes, const char *source,
+                            vs_vocab_class cls, vs_buf *skipped, json_t *skipped_list,
+                            vs_error *err)
 {
     json_t *old = vs_sheet_component(sheet, name);
     const char *st = json_string_value(json_object_get(old, "status"));
@@ -112,15 +118,17 @@ static int kv_layout_for(vs_kv_layout *l, const vs_line *line, const json_t *she
         return 1;
     }
     *missing = "layers";
-    if ((rc = shape(line, sheet, "layers", "layers", &L, from_arch, err)) <= 0)
+    if ((rc = vs_verbs_estimate_shape(line, sheet, "layers", "layers", &L, from_arch, err)) <= 0)
         return rc;
     *missing = "kv_heads";
-    if ((rc = shape(line, sheet, "kv_heads", "kv_heads", &H, from_arch, err)) == 0)
-        rc = shape(line, sheet, "kv_heads", "heads", &H, from_arch, err);
+    if ((rc = vs_verbs_estimate_shape(line, sheet, "kv_heads", "kv_heads", &H, from_arch, err)) ==
+        0)
+        rc = vs_verbs_estimate_shape(line, sheet, "kv_heads", "heads", &H, from_arch, err);
     if (rc <= 0)
         return rc;
     *missing = "head_dim";
-    if ((rc = shape(line, sheet, "head_dim", "head_dim", &D, from_arch, err)) == 0) {
+    if ((rc = vs_verbs_estimate_shape(line, sheet, "head_dim", "head_dim", &D, from_arch, err)) ==
+        0) {
         json_t *hid = json_object_get(arch, "hidden"), *hd = json_object_get(arch, "heads");
         if (json_is_integer(hid) && json_is_integer(hd) && json_integer_value(hd) > 0 &&
             json_integer_value(hid) > 0 && json_integer_value(hid) % json_integer_value(hd) == 0) {
@@ -203,7 +211,7 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
     if ((rc = vs_line_check_keys(line, vs_estimate_kv_keys, err)) < 0)
         goto done;
     if ((rc = kv_layout_for(&l, line, sheet, &from_arch, &missing, err)) <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, missing, "kv", err);
+        rc = rc < 0 ? rc : vs_verbs_estimate_need_shape(line, missing, "kv", err);
         goto done;
     }
     uniform = l.n == 1 && l.g[0].kind == VS_KV_FULL;
@@ -214,11 +222,11 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
         goto done;
     }
     if (!vs_sheet_card_uint(sheet, "length", &len)) {
-        rc = need_card(line, "length", "kv", "length 4096", err);
+        rc = vs_verbs_estimate_need_card(line, "length", "kv", "length 4096", err);
         goto done;
     }
     if (!vs_sheet_card_uint(sheet, "concurrency", &conc)) {
-        rc = need_card(line, "concurrency", "kv", "concurrency 8", err);
+        rc = vs_verbs_estimate_need_card(line, "concurrency", "kv", "concurrency 8", err);
         goto done;
     }
     if ((rc = vs_line_get_uint(line, "encoder_length", 0, &enc, &have_enc, err)) < 0)
@@ -279,8 +287,8 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
         rc = vs_error_oom(err);
         goto done;
     }
-    if ((rc = store_estimate(sheet, name, bytes, vs_buf_str(&src), VS_CLASS_KV_CACHE, &skipped, sk,
-                             err)) < 0)
+    if ((rc = vs_verbs_estimate_store(sheet, name, bytes, vs_buf_str(&src), VS_CLASS_KV_CACHE,
+                                      &skipped, sk, err)) < 0)
         goto done;
     if (uniform)
         notes[nn++] =
@@ -422,12 +430,12 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     else
         snprintf(src[2], sizeof src[2], "0 B: precision=%s keeps no separate master copy",
                  rule.precision);
-    if ((rc = store_estimate(sheet, "gradients", e.gradients, src[0], VS_CLASS_GRADIENTS, &skipped,
-                             sk, err)) < 0 ||
-        (rc = store_estimate(sheet, "optimizer_state", e.optimizer_state, src[1],
-                             VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0 ||
-        (rc = store_estimate(sheet, "master_copy", e.master_copy, src[2], VS_CLASS_OPTIMIZER,
-                             &skipped, sk, err)) < 0)
+    if ((rc = vs_verbs_estimate_store(sheet, "gradients", e.gradients, src[0], VS_CLASS_GRADIENTS,
+                                      &skipped, sk, err)) < 0 ||
+        (rc = vs_verbs_estimate_store(sheet, "optimizer_state", e.optimizer_state, src[1],
+                                      VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0 ||
+        (rc = vs_verbs_estimate_store(sheet, "master_copy", e.master_copy, src[2],
+                                      VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0)
         goto done;
     names[nnames++] = "gradients";
     names[nnames++] = "optimizer_state";
@@ -440,8 +448,8 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
         }
         snprintf(asrc, sizeof asrc, "%s adapter params x %u B (%s working copy)", gt, ab,
                  ab == 4 ? "fp32" : "16-bit");
-        if ((rc = store_estimate(sheet, "adapter_weights", adapter, asrc, VS_CLASS_PARAMETERS,
-                                 &skipped, sk, err)) < 0)
+        if ((rc = vs_verbs_estimate_store(sheet, "adapter_weights", adapter, asrc,
+                                          VS_CLASS_PARAMETERS, &skipped, sk, err)) < 0)
             goto done;
         names[nnames++] = "adapter_weights";
     }
@@ -477,101 +485,6 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     rc = vs_verb_emit(
         ctx, vs_render_components(sheet, "training", names, nnames, head, notes, inputs, NULL),
         err);
-done:
-    vs_buf_free(&skipped);
-    json_decref(sk);
-    return rc;
-}
-
-int vs_verbs_estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
-{
-    const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
-    const char *name = nm ? nm->value : "activations";
-    vs_checkpointing mode;
-    uint64_t L, H, A = 0, s, b, bytes;
-    int rc, from_arch = 0;
-    char gL[40], gH[40], gA[40], gs[40], gb[40], gbytes[40], src[600], head[700];
-    const char *notes[4] = {NULL};
-    size_t nn = 0;
-    vs_buf skipped = VS_BUF_INIT;
-    json_t *sk = json_array(), *inputs;
-
-    if (!sk)
-        return vs_error_oom(err);
-    if ((rc = vs_line_check_keys(line, vs_estimate_activations_keys, err)) < 0)
-        goto done;
-    if ((rc = vs_checkpointing_parse(&mode, ck ? ck->value : NULL, err)) < 0) {
-        rc = vs_arg_error(ck, err, rc);
-        goto done;
-    }
-    if ((rc = shape(line, sheet, "layers", "layers", &L, &from_arch, err)) <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, "layers", "activations", err);
-        goto done;
-    }
-    if ((rc = shape(line, sheet, "hidden", "hidden", &H, &from_arch, err)) <= 0) {
-        rc = rc < 0 ? rc : need_shape(line, "hidden", "activations", err);
-        goto done;
-    }
-    if (mode == VS_CKPT_NONE) {
-        if ((rc = shape(line, sheet, "heads", "heads", &A, &from_arch, err)) <= 0) {
-            rc = rc < 0 ? rc : need_shape(line, "heads", "activations", err);
-            goto done;
-        }
-    } else if ((rc = shape(line, sheet, "heads", "heads", &A, &from_arch, err)) < 0) {
-        goto done;
-    }
-    if (!vs_sheet_card_uint(sheet, "length", &s)) {
-        rc = need_card(line, "length", "activations", "length 4096", err);
-        goto done;
-    }
-    if (!vs_sheet_card_uint(sheet, "microbatch", &b)) {
-        rc = need_card(line, "microbatch", "activations", "microbatch 4", err);
-        goto done;
-    }
-    if ((rc = vs_estimate_activations(&bytes, L, H, A, s, b, mode, err)) < 0)
-        goto done;
-    grouped(gL, sizeof gL, L);
-    grouped(gH, sizeof gH, H);
-    grouped(gA, sizeof gA, A);
-    grouped(gs, sizeof gs, s);
-    grouped(gb, sizeof gb, b);
-    grouped(gbytes, sizeof gbytes, bytes);
-    if (mode == VS_CKPT_NONE)
-        snprintf(src, sizeof src,
-                 "%s layers x %s tokens x %s microbatch x %s hidden x (34 + 5 x %s heads x %s / "
-                 "%s) = %s B (checkpointing=none; Korthikanti et al. 2022)",
-                 gL, gs, gb, gH, gA, gs, gH, gbytes);
-    else if (mode == VS_CKPT_SELECTIVE)
-        snprintf(src, sizeof src,
-                 "%s layers x %s tokens x %s microbatch x %s hidden x 34 = %s B "
-                 "(checkpointing=selective; Korthikanti et al. 2022)",
-                 gL, gs, gb, gH, gbytes);
-    else
-        snprintf(
-            src, sizeof src,
-            "%s layers x 2 x %s tokens x %s microbatch x %s hidden = %s B (checkpointing=full: "
-            "the layer input only; Korthikanti et al. 2022)",
-            gL, gs, gb, gH, gbytes);
-    if ((rc = store_estimate(sheet, name, bytes, src, VS_CLASS_ACTIVATIONS, &skipped, sk, err)) < 0)
-        goto done;
-    snprintf(head, sizeof head, "estimate activations: %s", src);
-    notes[nn++] =
-        "source: Korthikanti et al. 2022, \"Reducing Activation Recomputation in Large "
-        "Transformer Models\": per layer s*b*h*(34 + 5*a*s/h) bytes of 16-bit "
-        "activations; selective recomputation keeps 34*s*b*h, full keeps the 2*s*b*h input";
-    if (from_arch)
-        notes[nn++] = "shapes not given on the line come from the card's config.json architecture";
-    if (skipped.len)
-        notes[nn++] = vs_buf_str(&skipped);
-    inputs = json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:O}", "layers", (json_int_t)L, "hidden",
-                       (json_int_t)H, "heads", (json_int_t)A, "length", (json_int_t)s, "microbatch",
-                       (json_int_t)b, "checkpointing", vs_checkpointing_name(mode), "skipped", sk);
-    {
-        const char *names[1] = {name};
-        rc = vs_verb_emit(
-            ctx, vs_render_components(sheet, "activations", names, 1, head, notes, inputs, NULL),
-            err);
-    }
 done:
     vs_buf_free(&skipped);
     json_decref(sk);
@@ -670,7 +583,8 @@ int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
                  q.meta_bits, gbytes, q.scheme,
                  !strcmp(q.scheme, "bnb") ? ", no double quantisation" : "");
     }
-    if ((rc = store_estimate(sheet, name, bytes, src, VS_CLASS_PARAMETERS, &skipped, sk, err)) < 0)
+    if ((rc = vs_verbs_estimate_store(sheet, name, bytes, src, VS_CLASS_PARAMETERS, &skipped, sk,
+                                      err)) < 0)
         goto done;
     snprintf(head, sizeof head, "estimate quant: %s", src);
     notes[nn++] = q.source;

@@ -74,6 +74,25 @@ int vs_estimate_activations(uint64_t *out, uint64_t layers, uint64_t hidden, uin
                             uint64_t length, uint64_t microbatch, vs_checkpointing mode,
                             vs_error *err);
 
+/* How attention is computed, which decides whether the score matrix is kept for
+ * the backward pass: eager keeps it (Korthikanti's 5*a*s/h term); PyTorch's SDPA
+ * and FlashAttention work in tiles and recompute it, so that with no checkpointing
+ * the layer keeps what selective recomputation keeps (Dao et al. 2022,
+ * "FlashAttention"; torch.nn.functional.scaled_dot_product_attention). */
+typedef enum { VS_ATTN_EAGER = 0, VS_ATTN_SDPA, VS_ATTN_FLASH } vs_attention;
+
+/* "eager" | "sdpa" | "flash"; 0 or VS_EVALUE naming them. */
+int vs_attention_parse(vs_attention *out, const char *name, vs_error *err);
+const char *vs_attention_name(vs_attention a);
+
+/* The logits and the loss of a causal language model over tokens positions
+ * (length x microbatch) and a vocabulary of vocab entries: the float32 upcast
+ * the loss takes, tokens x vocab x 4 bytes, divided by chunks when the loss is
+ * computed chunk by chunk (torchtune's CEWithChunkedOutputLoss: 8 chunks),
+ * rounded up. chunks 0 is 1. */
+int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t chunks,
+                       vs_error *err);
+
 /* Bytes per trainable parameter of one optimizer under one precision policy. */
 typedef struct vs_training_rule {
     const char *optimizer; /* canonical name: "adamw", "sgd", "adamw8bit" */

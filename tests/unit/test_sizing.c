@@ -177,6 +177,56 @@ START_TEST(estimate_kv_from_the_card)
 }
 END_TEST
 
+/* attention= decides whether the score matrix is kept: Llama-3.1-8B's shapes at
+ * 4,096 tokens x 2, by hand. eager, checkpointing none: 32 x 4,096 x 2 x 4,096 x
+ * (34 + 5 x 32 x 4,096 / 4,096) = 208,305,913,856 B; sdpa or flash keep 34 x s x b x h
+ * per layer: 36,507,222,016 B. The loss's logits over a 128,256 vocabulary: 8,192 x
+ * 128,256 x 4 = 4,202,692,608 B, or an eighth of it (rounded up: 525,336,576 B)
+ * chunk by chunk. */
+START_TEST(activations_attention_and_logits)
+{
+    const char *shape = "length 4096\nmicrobatch 2\nestimate activations layers=32 hidden=4096 "
+                        "heads=32 vocab=128256";
+    char line[512];
+    json_t *p;
+    snprintf(line, sizeof line, "%s attention=eager", shape);
+    run_ok(line);
+    p = lastp();
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
+                     208305913856LL);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
+                     4202692608LL);
+    snprintf(line, sizeof line, "%s attention=sdpa", shape);
+    run_ok(line);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 0), "bytes"),
+                     36507222016LL);
+    snprintf(line, sizeof line, "%s attention=flash loss=chunked", shape);
+    run_ok(line);
+    p = lastp();
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
+                     36507222016LL);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
+                     525336576LL);
+    snprintf(line, sizeof line, "%s attention=sdpa loss=chunked chunks=3", shape);
+    run_ok(line); /* 4,202,692,608 / 3 = 1,400,897,536 exactly */
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
+                     1400897536LL);
+    /* the card's engine's attention key is the default */
+    run_ok("engine transformers attention=flash\nestimate activations layers=32 hidden=4096 "
+           "heads=32");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 36507222016LL);
+    TEXT_HAS(last(), "attention=flash (the card's engine line)");
+    TEXT_HAS(last(), "logits and the loss are not counted");
+    ck_assert_int_eq(run("estimate activations layers=32 hidden=4096 heads=32 attention=tiled"),
+                     VS_EVALUE);
+    ck_assert_int_eq(run("estimate activations layers=32 hidden=4096 heads=32 vocab=8 chunks=2"),
+                     VS_EVALUE);
+    ck_assert_int_eq(
+        run("estimate activations layers=32 hidden=4096 heads=32 vocab=8 loss=chunked chunks=0"),
+        VS_EVALUE);
+}
+END_TEST
+
 START_TEST(estimate_kv_shapes_from_config)
 {
     char dir[] = "/tmp/vs-test-sizing-XXXXXX", path[256], line[700];
@@ -203,7 +253,16 @@ START_TEST(estimate_kv_shapes_from_config)
     TEXT_HAS(last(), "config.json");
     /* and activations take layers/hidden/heads from it too */
     run_ok("microbatch 1\nestimate activations checkpointing=full");
-    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 8192 * 1 * 4096 * 32);
+    p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "components");
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
+                     2LL * 8192 * 1 * 4096 * 32);
+    /* and the config's vocabulary adds the loss's float32 logits: 8,192 tokens x
+     * 128,256 x 4 B */
+    ck_assert_str_eq(gets(json_array_get(json_object_get(p, "components"), 1), "name"), "logits");
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
+                     8192LL * 128256 * 4);
+    ck_assert_int_eq(geti(p, "total_bytes"), 2LL * 8192 * 4096 * 32 + 8192LL * 128256 * 4);
     unlink(path);
     rmdir(dir);
 }
@@ -725,6 +784,7 @@ int main(void)
     tcase_add_test(tc, every_verb_emits_a_full_bundle);
     tcase_add_test(tc, estimate_kv_from_the_card);
     tcase_add_test(tc, estimate_kv_shapes_from_config);
+    tcase_add_test(tc, activations_attention_and_logits);
     tcase_add_test(tc, task_training_lists_unknowns_then_estimates);
     tcase_add_test(tc, training_precisions_and_optimizers);
     tcase_add_test(tc, lora_trainable_limits_state);

@@ -7,12 +7,14 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_activations_keys[] = {"layers",        "hidden", "heads",
-                                                    "checkpointing", "name",   NULL};
+const char *const vs_estimate_activations_keys[] = {"layers",    "hidden", "heads", "checkpointing",
+                                                    "attention", "vocab",  "loss",  "chunks",
+                                                    "name",      NULL};
 
 const vs_estimator_info vs_estimator_activations = {
     "activations", vs_estimate_activations_keys,
-    "estimate activations [layers=L] [hidden=H] [heads=A] [checkpointing=none|selective|full]",
+    "estimate activations [layers=L] [hidden=H] [heads=A] [checkpointing=none|selective|full] "
+    "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]]",
     "saved activations per layer (Korthikanti et al. 2022)"};
 
 int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *err)
@@ -26,6 +28,39 @@ int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *er
     else
         return vs_error_set(err, VS_EVALUE,
                             "checkpointing must be none, selective or full, not '%s'", name);
+    return 0;
+}
+
+int vs_attention_parse(vs_attention *out, const char *name, vs_error *err)
+{
+    if (!strcmp(name, "eager"))
+        *out = VS_ATTN_EAGER;
+    else if (!strcmp(name, "sdpa"))
+        *out = VS_ATTN_SDPA;
+    else if (!strcmp(name, "flash"))
+        *out = VS_ATTN_FLASH;
+    else
+        return vs_error_set(err, VS_EVALUE, "attention must be eager, sdpa or flash, not '%s'",
+                            name);
+    return 0;
+}
+
+const char *vs_attention_name(vs_attention a)
+{
+    return a == VS_ATTN_SDPA ? "sdpa" : a == VS_ATTN_FLASH ? "flash" : "eager";
+}
+
+int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t chunks,
+                       vs_error *err)
+{
+    const char *w = "the logits";
+    uint64_t v = tokens;
+    int rc;
+    if ((rc = mul(&v, vocab, w, err)) || (rc = mul(&v, 4, w, err)))
+        return rc;
+    if (chunks > 1)
+        v = v / chunks + (v % chunks != 0);
+    *out = v;
     return 0;
 }
 
