@@ -222,6 +222,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.message = vs_buf_str(&msg);
     shown.joined = info.joined;
     shown.warning = info.warning;
+    shown.repaired = info.repaired;
     shown.axes = vs_buf_str(&warn);
     shown.created = info.created;
     shown.unchanged = info.unchanged;
@@ -234,6 +235,8 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                         "attempts", info.attempts, "unchanged", info.unchanged, "held_earlier",
                         info.held_earlier, "joined", *info.joined ? info.joined : NULL, "warning",
                         !info.unchanged && warn.len ? vs_buf_str(&warn) : NULL);
+    if (payload && *info.repaired)
+        json_object_set_new(payload, "repaired", json_string(info.repaired));
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
@@ -431,6 +434,7 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
     shown.up_to_date = s.up_to_date;
     shown.merged = s.merged;
     shown.warning = s.warning;
+    shown.repaired = s.repaired;
     shown.refreshed = refreshed;
     shown.nrefreshed = json_array_size(fixed);
     vs_records_render_sync(&shown, &text, &html);
@@ -524,7 +528,10 @@ const vs_verb vs_verbs_records[] = {
      "work tree, the index and files follow, so `git status` stays clean; a sheet whose files "
      "there were edited by hand is refused, naming them, rather than written over. A commit "
      "that changes more than one of model, format, length, concurrency, microbatch, "
-     "placement, engine and the offers says so (a warning: compare one change at a time).",
+     "placement, engine and the offers says so (a warning: compare one change at a time). A lock "
+     "on the branch left by a writer killed while it moved the branch (kill -9, a crash) is "
+     "recognised and removed by the next commit, which says so; a lock a running git command "
+     "holds is waited on and left to it.",
      no_keys, commit_words},
     {"history", vs_verb_history, "history [SHEET] [limit=N]",
      "the revisions of a sheet in the records, newest first",

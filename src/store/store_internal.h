@@ -46,6 +46,15 @@ int vs_store_need_repo(vs_store *st, vs_error *err);
 int vs_store_head_branch(vs_store *st, char *refname, size_t len, vs_error *err);
 /* The branch tip: 1 with *tip, 0 when the branch has no commit yet. */
 int vs_store_branch_tip(git_repository *repo, const char *refname, git_oid *tip, vs_error *err);
+/* Moves refname of repo to `to` if it is still at `from` (NULL: if it does not
+ * exist yet), under the records' own lock of references, which is how a
+ * branch lock left by a writer that died is told from a live one and removed
+ * (what was removed is appended to said, "; "-separated; said may be NULL).
+ * 0 moved, 1 busy (moved by another writer, or locked by a live one: build
+ * again on the new tip), or VS_ERECORDS. */
+int vs_store_ref_move(git_repository *repo, const char *refname, const git_oid *to,
+                      const git_oid *from, const char *logmsg, char *said, size_t saidlen,
+                      vs_error *err);
 /* Sets err to a busy or stale lock on file (a reference) of the repository. */
 void vs_store_lock_report(vs_store *st, const char *file, vs_error *err);
 int vs_store_check_writable(vs_store *st, vs_error *err);

@@ -308,7 +308,6 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
     git_oid tip, result;
     int have = 0;
     for (;;) {
-        git_reference *ref = NULL;
         int crc;
         attempt++;
         if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0) {
@@ -412,14 +411,13 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             if (rc < 0)
                 goto done;
         }
-        crc = git_reference_create_matching(
-            &ref, st->repo, refname, &result, have ? 1 : 0, have ? &tip : NULL,
-            out->merged ? "records: merge" : "records: fast-forward");
-        git_reference_free(ref);
+        crc = vs_store_ref_move(st->repo, refname, &result, have ? &tip : NULL,
+                                out->merged ? "records: merge" : "records: fast-forward",
+                                out->repaired, sizeof out->repaired, err);
         if (crc == 0)
             break;
-        if (!vs_store_is_busy(crc)) {
-            rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s", refname);
+        if (crc < 0) {
+            rc = crc;
             goto done;
         }
         if (vs_clock_mono_ms() > deadline) {
@@ -492,11 +490,10 @@ int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error
  * checking its old value (two racing pushers could both be told "ok"). The
  * objects travel by an ordinary push to a reference of our own. */
 static int push_local(vs_store *st, const remote_spec *rs, const char *refname, const git_oid *tip,
-                      int *need_merge, vs_error *err)
+                      int *need_merge, char *repaired, size_t repaired_len, vs_error *err)
 {
     git_repository *r = NULL;
     git_remote *remote = NULL;
-    git_reference *ref = NULL;
     git_push_options po;
     git_oid rtip;
     char tmpref[200], spec[500];
@@ -549,13 +546,11 @@ static int push_local(vs_store *st, const remote_spec *rs, const char *refname, 
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot send the commits to %s", rs->url);
         goto done;
     }
-    crc = git_reference_create_matching(&ref, r, refname, tip, have ? 1 : 0, have ? &rtip : NULL,
-                                        "vramsheet: push");
-    git_reference_free(ref);
-    ref = NULL;
-    if (crc < 0 && !vs_store_is_busy(crc))
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, rs->url);
-    else if (crc < 0)
+    crc = vs_store_ref_move(r, refname, tip, have ? &rtip : NULL, "vramsheet: push", repaired,
+                            repaired_len, err);
+    if (crc < 0)
+        rc = crc;
+    else if (crc == 1)
         *need_merge = 1; /* somebody pushed meanwhile: merge theirs and try again */
     {
         git_reference *t = NULL;
@@ -641,7 +636,8 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
             vs_store_hex(out->remote_after, &rtip);
             break;
         }
-        rc = rs.local_path[0] ? push_local(st, &rs, refname, &tip, &need_merge, err)
+        rc = rs.local_path[0] ? push_local(st, &rs, refname, &tip, &need_merge, out->repaired,
+                                           sizeof out->repaired, err)
                               : push_remote(st, &rs, refname, &need_merge, err);
         if (rc < 0)
             return rc;

@@ -6,7 +6,7 @@ if(NOT VS_FUZZ)
   add_executable(vs_store_helper ${PROJECT_SOURCE_DIR}/tests/store/store_helper.c)
   target_link_libraries(vs_store_helper PRIVATE vscore)
 
-  foreach(_part concurrent race kill push)
+  foreach(_part concurrent race kill lockloop push)
     add_test(NAME store.processes.${_part}
              COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_processes.sh
                      $<TARGET_FILE:vs_store_helper> ${_part})
