@@ -597,7 +597,14 @@ const vs_verb vs_verbs_records[] = {
      "fast-forwards or merges. Sheets are never merged: each sheet changed on one side only "
      "is taken from that side; a sheet changed on both sides is refused (RecordsError, "
      "nothing merged or pushed, both sides keep their commits), saying how to look at theirs "
-     "and keep one. A folder literally named push or pull is given as ./push.",
+     "and keep one. A repository on this machine that has hooks (pre-receive, update, "
+     "post-receive, ...) is pushed to through `git receive-pack`, as `git push` pushes to a "
+     "path, so that its hooks run with the same input and a push they refuse is refused here "
+     "too (git must be installed; without it such a push is refused, saying why). A push the "
+     "server refuses, by a hook or another rule of its own, stops at once with the server's "
+     "words (the reason and what its hooks printed), and nothing is pushed; only a remote "
+     "branch that another pusher moved meanwhile is merged and pushed again. A folder "
+     "literally named push or pull is given as ./push.",
      no_keys, records_words},
     {0},
 };

@@ -1,6 +1,6 @@
 /* store_internal.h — what the files of the store share (store.c, store_commit.c,
- * store_worktree.c, store_history.c, store_sync.c); not part of the store's contract, which is
- * store.h. The vs_st_ names are for these files only.
+ * store_worktree.c, store_history.c, store_sync.c, store_receive.c); not part of the store's
+ * contract, which is store.h. The vs_st_ names are for these files only.
  */
 #ifndef VS_STORE_STORE_INTERNAL_H
 #define VS_STORE_STORE_INTERNAL_H
@@ -103,6 +103,28 @@ void vs_store_note_write(vs_store *st, const vs_store_theirs_note *tn);
 /* The blob id of sheets/<id>/<file> in a tree, read raw: *has 0 when absent. */
 int vs_store_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
                            const char *file, git_oid *out, int *has);
+
+/* --- store_receive.c: what a push learns from the server; git receive-pack --- */
+
+typedef struct vs_store_push_report {
+    char status[300]; /* the first reference the server refused: "REF: ITS REASON" */
+    char said[1024];  /* what its hooks printed, lines joined, control characters as '?' */
+    char fail[300];   /* why git receive-pack could not be started ("" when it was) */
+} vs_store_push_report;
+/* Clears r and points cb's side-band and reference-status callbacks (and
+ * payload) at it. */
+void vs_store_push_report_init(vs_store_push_report *r, git_remote_callbacks *cb);
+/* The server's words, status then what it said, as valid UTF-8, into out. */
+void vs_store_push_report_words(vs_store_push_report *r, char *out, size_t len);
+/* 1 when the refusal is git's for a reference another pusher moved or held
+ * meanwhile (a race, not the server's policy). */
+int vs_store_push_report_race(const vs_store_push_report *r);
+/* How many of the hooks `git receive-pack` runs the repository has (executable,
+ * in core.hooksPath or hooks/), their names joined into names. */
+int vs_store_receive_hooks(git_repository *remote, char *names, size_t len);
+/* A git_transport_cb (git_remote_callbacks.transport, payload: the callbacks'
+ * vs_store_push_report) that pushes to a path through `git receive-pack PATH`. */
+int vs_store_receive_pack_transport(git_transport **out, git_remote *owner, void *payload);
 
 /* --- store_sync.c: the sides of a remote --- */
 

@@ -19,6 +19,16 @@ if(NOT VS_FUZZ)
                    $<TARGET_FILE:vramsheet>)
   set_tests_properties(store.cli PROPERTIES LABELS store TIMEOUT 120)
 
+  # Push against a server's policy: a path remote's hooks, and a real git daemon
+  # on loopback with a refusing hook (skipped, saying why, when it cannot start).
+  foreach(_part path daemon)
+    add_test(NAME store.server.${_part}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_server.sh
+                     $<TARGET_FILE:vramsheet> ${_part})
+    set_tests_properties(store.server.${_part} PROPERTIES LABELS store TIMEOUT 120
+                         SKIP_RETURN_CODE 77)
+  endforeach()
+
   # Benchmark: built with the project, run by hand or by CI (not a ctest test).
   vs_bench(bench_store)
 endif()

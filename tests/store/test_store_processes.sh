@@ -219,6 +219,28 @@ push() {
     done
     [ "$(cat "$T/pa.out" "$T/pb.out" | wc -l)" = $((2 * N + 20)) ] || fail "released pushes reported"
     fsck_clean "$B"
+    # with a hook on the remote, pushes go through git receive-pack: a push that
+    # loses the race there is merged and pushed again, never taken for a refusal
+    printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$B/hooks/pre-receive"
+    chmod +x "$B/hooks/pre-receive"
+    for round in $(seq 1 6); do
+        rm -f "$T/go" "$T/pa.ready" "$T/pb.ready"
+        "$HELPER" pushonce "$T/pa" "$B" pa "$T/go" >>"$T/pa.out" 2>"$T/pa.err" &
+        p1=$!
+        "$HELPER" pushonce "$T/pb" "$B" pb "$T/go" >>"$T/pb.out" 2>"$T/pb.err" &
+        p2=$!
+        for _ in $(seq 1 500); do [ -f "$T/pa.ready" ] && [ -f "$T/pb.ready" ] && break; sleep 0.01; done
+        touch "$T/go"
+        wait $p1 || fail "hook round $round pusher a: $(cat "$T/pa.err")"
+        wait $p2 || fail "hook round $round pusher b: $(cat "$T/pb.err")"
+    done
+    git -C "$B" rev-list main | sort >"$T/remote"
+    for c in $(cat "$T/pa.out" "$T/pb.out"); do
+        grep -q "^$c$" "$T/remote" || fail "commit $c reported pushed but not on the remote (through the hook)"
+    done
+    [ "$(cat "$T/pa.out" "$T/pb.out" | wc -l)" = $((2 * N + 32)) ] || fail "pushes through the hook reported"
+    rm "$B/hooks/pre-receive"
+    fsck_clean "$B"
     "$HELPER" pull "$T/pc" "$B" || fail "pull c"
     [ -f "$T/pc/sheets/pa/sheet.json" ] && [ -f "$T/pc/sheets/pb/sheet.json" ] || fail "pull c files"
     [ -z "$(git -C "$T/pc" status --porcelain)" ] || fail "c status not clean"
