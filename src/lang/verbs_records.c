@@ -15,6 +15,7 @@
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
+#include "store/store_sheet.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -66,18 +67,8 @@ int vs_verbs_records_open_store(vs_ctx *ctx, vs_store **st, vs_error *err)
 int vs_verbs_records_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
                                 vs_store_blob *blob, vs_error *err)
 {
-    int rc;
-    *out = NULL;
-    if ((rc = vs_store_read(st, id, rev, NULL, blob, err)) < 0)
-        return rc;
-    if ((rc = vs_sheet_load(out, blob->data, blob->len, err)) < 0) {
-        vs_error_prefix(err, "sheets/%s/sheet.json at %.12s: ", id, blob->commit);
-        vs_store_blob_clear(blob);
-        return rc;
-    }
-    json_object_set_new(*out, "_base_blob", json_string(blob->blob));
-    vs_sheet_refresh_derived(*out);
-    return 0;
+    /* the store's reader: `vramsheet show` checks a record the same way */
+    return vs_store_load_sheet(st, id, rev, out, blob, err);
 }
 
 /* The warning when the sheet's recorded version and this one differ on more
