@@ -331,16 +331,19 @@ static int pid_alive(long pid)
     return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-/* The records' own lock of the references of repo: 0 and *fd_out, 1 when
- * another writer of ours holds it for longer than a second (busy). */
-static int refs_lock(git_repository *repo, int *fd_out, vs_error *err)
+/* The records' own lock of the references of repo: 0 and *fd_out (-1 when
+ * the file cannot be made there: a repository whose folder is not ours to
+ * write, where the move goes on without it), 1 when another writer of ours
+ * holds it for longer than a second (busy). */
+static int refs_lock(git_repository *repo, int *fd_out)
 {
     char p[4096];
     int64_t deadline = vs_clock_mono_ms() + 1000;
     int fd;
+    *fd_out = -1;
     snprintf(p, sizeof p, "%svramsheet-refs.lock", git_repository_path(repo));
     if ((fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
-        return vs_error_set(err, VS_ERECORDS, "cannot open %s: %s", p, strerror(errno));
+        return 0;
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (vs_clock_mono_ms() > deadline) {
             close(fd);
@@ -412,12 +415,13 @@ int vs_store_ref_move(git_repository *repo, const char *refname, const git_oid *
     git_reference *ref = NULL;
     int fd = -1, rc, crc;
     size_t n;
-    if ((rc = refs_lock(repo, &fd, err)) != 0)
+    if ((rc = refs_lock(repo, &fd)) != 0)
         return rc;
-    remove_dead_ref_locks(repo, fd, refname, said, saidlen);
+    if (fd >= 0)
+        remove_dead_ref_locks(repo, fd, refname, said, saidlen);
     n = (size_t)snprintf(tag, sizeof tag, STORE_REF_TAG "%ld %.*s\n", (long)getpid(),
                          VS_STORE_BRANCH_MAX + 16, refname);
-    if (pwrite(fd, tag, n, 0) != (ssize_t)n) {
+    if (fd >= 0 && pwrite(fd, tag, n, 0) != (ssize_t)n) {
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %svramsheet-refs.lock: %s",
                           git_repository_path(repo), strerror(errno));
         goto done;
@@ -426,7 +430,8 @@ int vs_store_ref_move(git_repository *repo, const char *refname, const git_oid *
     git_reference_free(ref);
     /* the move is over: a failure to empty the file only makes the next
      * writer look for a lock that is gone */
-    (void)!ftruncate(fd, 0);
+    if (fd >= 0)
+        (void)!ftruncate(fd, 0);
     if (crc == 0)
         rc = 0;
     else if (vs_store_is_busy(crc))
@@ -435,8 +440,10 @@ int vs_store_ref_move(git_repository *repo, const char *refname, const git_oid *
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname,
                             git_repository_path(repo));
 done:
-    flock(fd, LOCK_UN);
-    close(fd);
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
     return rc;
 }
 
