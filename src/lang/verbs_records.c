@@ -15,6 +15,7 @@
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
+#include "store/store_sheet.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -66,18 +67,8 @@ int vs_verbs_records_open_store(vs_ctx *ctx, vs_store **st, vs_error *err)
 int vs_verbs_records_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
                                 vs_store_blob *blob, vs_error *err)
 {
-    int rc;
-    *out = NULL;
-    if ((rc = vs_store_read(st, id, rev, NULL, blob, err)) < 0)
-        return rc;
-    if ((rc = vs_sheet_load(out, blob->data, blob->len, err)) < 0) {
-        vs_error_prefix(err, "sheets/%s/sheet.json at %.12s: ", id, blob->commit);
-        vs_store_blob_clear(blob);
-        return rc;
-    }
-    json_object_set_new(*out, "_base_blob", json_string(blob->blob));
-    vs_sheet_refresh_derived(*out);
-    return 0;
+    /* the store's reader: `vramsheet show` checks a record the same way */
+    return vs_store_load_sheet(st, id, rev, out, blob, err);
 }
 
 /* The warning when the sheet's recorded version and this one differ on more
@@ -222,6 +213,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.message = vs_buf_str(&msg);
     shown.joined = info.joined;
     shown.warning = info.warning;
+    shown.repaired = info.repaired;
     shown.axes = vs_buf_str(&warn);
     shown.created = info.created;
     shown.unchanged = info.unchanged;
@@ -234,6 +226,8 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                         "attempts", info.attempts, "unchanged", info.unchanged, "held_earlier",
                         info.held_earlier, "joined", *info.joined ? info.joined : NULL, "warning",
                         !info.unchanged && warn.len ? vs_buf_str(&warn) : NULL);
+    if (payload && *info.repaired)
+        json_object_set_new(payload, "repaired", json_string(info.repaired));
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail:
@@ -431,6 +425,7 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
     shown.up_to_date = s.up_to_date;
     shown.merged = s.merged;
     shown.warning = s.warning;
+    shown.repaired = s.repaired;
     shown.refreshed = refreshed;
     shown.nrefreshed = json_array_size(fixed);
     vs_records_render_sync(&shown, &text, &html);
@@ -524,7 +519,10 @@ const vs_verb vs_verbs_records[] = {
      "work tree, the index and files follow, so `git status` stays clean; a sheet whose files "
      "there were edited by hand is refused, naming them, rather than written over. A commit "
      "that changes more than one of model, format, length, concurrency, microbatch, "
-     "placement, engine and the offers says so (a warning: compare one change at a time).",
+     "placement, engine and the offers says so (a warning: compare one change at a time). A lock "
+     "on the branch left by a writer killed while it moved the branch (kill -9, a crash) is "
+     "recognised and removed by the next commit, which says so; a lock a running git command "
+     "holds is waited on and left to it.",
      no_keys, commit_words},
     {"history", vs_verb_history, "history [SHEET] [limit=N]",
      "the revisions of a sheet in the records, newest first",
@@ -590,7 +588,14 @@ const vs_verb vs_verbs_records[] = {
      "fast-forwards or merges. Sheets are never merged: each sheet changed on one side only "
      "is taken from that side; a sheet changed on both sides is refused (RecordsError, "
      "nothing merged or pushed, both sides keep their commits), saying how to look at theirs "
-     "and keep one. A folder literally named push or pull is given as ./push.",
+     "and keep one. A repository on this machine that has hooks (pre-receive, update, "
+     "post-receive, ...) is pushed to through `git receive-pack`, as `git push` pushes to a "
+     "path, so that its hooks run with the same input and a push they refuse is refused here "
+     "too (git must be installed; without it such a push is refused, saying why). A push the "
+     "server refuses, by a hook or another rule of its own, stops at once with the server's "
+     "words (the reason and what its hooks printed), and nothing is pushed; only a remote "
+     "branch that another pusher moved meanwhile is merged and pushed again. A folder "
+     "literally named push or pull is given as ./push.",
      no_keys, records_words},
     {0},
 };

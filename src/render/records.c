@@ -61,6 +61,8 @@ void vs_records_render_commit(const vs_records_commit *c, vs_buf *text, vs_buf *
                       "(other writers moved the branch meanwhile: built again on the new "
                       "tip, %d attempts)\n",
                       c->attempts);
+    if (has(c->repaired))
+        vs_buf_printf(text, "records: %s\n", c->repaired);
     if (has(c->warning))
         vs_buf_printf(text, "warning: %s\n", c->warning);
     if (axes)
@@ -72,6 +74,11 @@ void vs_records_render_commit(const vs_records_commit *c, vs_buf *text, vs_buf *
     vs_buf_put_html(html, c->records);
     vs_buf_printf(html, "</code> (branch <code>%s</code>): commit <code>%s</code></p>\n", c->branch,
                   c->commit);
+    if (has(c->repaired)) {
+        vs_buf_puts(html, "<p>records: ");
+        vs_buf_put_html(html, c->repaired);
+        vs_buf_puts(html, "</p>\n");
+    }
     if (has(c->warning))
         html_warning(c->warning, html);
     if (axes)
@@ -210,6 +217,8 @@ void vs_records_render_sync(const vs_records_sync *s, vs_buf *text, vs_buf *html
                       "measurement%s, recorded as commit %s.\n",
                       s->refreshed[i].sheet, s->refreshed[i].measurements,
                       s->refreshed[i].measurements == 1 ? "" : "s", s->refreshed[i].commit);
+    if (has(s->repaired))
+        vs_buf_printf(text, "records: %s\n", s->repaired);
     if (has(s->warning))
         vs_buf_printf(text, "warning: %s\n", s->warning);
     html_para(text, html);

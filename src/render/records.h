@@ -34,6 +34,8 @@ typedef struct vs_records_commit {
     int unchanged;       /* nothing was written: the records hold this state */
     int held_earlier;    /* unchanged, at a commit older than the branch's newer revisions */
     int attempts;        /* compare-and-swap attempts (other writers moved the branch) */
+    /* a lock on the branch that a dead writer left, removed ("" or NULL: none) */
+    const char *repaired;
 } vs_records_commit;
 
 void vs_records_render_commit(const vs_records_commit *c, vs_buf *text, vs_buf *html);
@@ -122,6 +124,8 @@ typedef struct vs_records_sync {
     const char *warning;                 /* "" or NULL: none */
     const vs_records_refresh *refreshed; /* pull: sheets recomputed after it */
     size_t nrefreshed;
+    /* a lock on the branch that a dead writer left, removed ("" or NULL: none) */
+    const char *repaired;
 } vs_records_sync;
 
 void vs_records_render_sync(const vs_records_sync *s, vs_buf *text, vs_buf *html);

@@ -306,6 +306,147 @@ int vs_store_branch_tip(git_repository *repo, const char *refname, git_oid *tip,
     return vs_store_gfail(err, VS_ERECORDS, "cannot read %s", refname);
 }
 
+/* --- moving a branch: a dead writer's lock recognised ---
+ *
+ * libgit2 (and git) move a branch by creating <gitdir>/<ref>.lock, writing the
+ * new id into it and renaming it over the reference. A writer killed in between
+ * (kill -9) leaves that lock behind, and from then on every writer, ours and
+ * git's, finds the branch locked until a person removes the file. So our
+ * writers move a branch only while they hold <gitdir>/vramsheet-refs.lock
+ * (flock: the kernel releases it when its holder dies), and they write into
+ * that file which reference they are moving, emptying it once the move is done.
+ * A writer that takes the file and finds words in it knows that the last
+ * holder died while moving that reference, so the reference's lock, if there,
+ * is that dead writer's: it is removed. Without those words a lock is another
+ * program's (a git command's) and is left to it, unless it is empty and older
+ * than STORE_REF_LOCK_STALE_S: git writes the new id into its lock as soon as it
+ * has taken it (refs/files-backend.c, lock_ref_for_update; only a deletion
+ * leaves it empty), libgit2 writes and renames within milliseconds
+ * (refdb_fs.c, loose_commit). */
+#define STORE_REF_LOCK_STALE_S 5
+#define STORE_REF_TAG "vramsheet "
+
+static int pid_alive(long pid)
+{
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/* The records' own lock of the references of repo: 0 and *fd_out (-1 when
+ * the file cannot be made there: a repository whose folder is not ours to
+ * write, where the move goes on without it), 1 when another writer of ours
+ * holds it for longer than a second (busy). */
+static int refs_lock(git_repository *repo, int *fd_out)
+{
+    char p[4096];
+    int64_t deadline = vs_clock_mono_ms() + 1000;
+    int fd;
+    *fd_out = -1;
+    snprintf(p, sizeof p, "%svramsheet-refs.lock", git_repository_path(repo));
+    if ((fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+        return 0;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (vs_clock_mono_ms() > deadline) {
+            close(fd);
+            return 1;
+        }
+        usleep(200);
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+static void said_add(char *said, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void said_add(char *said, size_t len, const char *fmt, ...)
+{
+    size_t at;
+    va_list ap;
+    if (!said || !len)
+        return;
+    at = strlen(said);
+    if (at && at + 3 < len)
+        at += (size_t)snprintf(said + at, len - at, "; ");
+    va_start(ap, fmt);
+    if (at < len)
+        vsnprintf(said + at, len - at, fmt, ap);
+    va_end(ap);
+}
+
+/* Under the records' lock of references (fd): removes the branch locks that a
+ * dead writer left, saying so in said. */
+static void remove_dead_ref_locks(git_repository *repo, int fd, const char *refname, char *said,
+                                  size_t saidlen)
+{
+    const char *gd = git_repository_path(repo);
+    char buf[VS_STORE_BRANCH_MAX + 64], lock[4400], *ref, *end;
+    struct stat sb;
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    long pid;
+    if (n > (ssize_t)strlen(STORE_REF_TAG) && !strncmp(buf, STORE_REF_TAG, strlen(STORE_REF_TAG))) {
+        buf[n] = '\0';
+        pid = strtol(buf + strlen(STORE_REF_TAG), &ref, 10);
+        /* "vramsheet PID REF\n", written whole before the move began */
+        if (*ref == ' ' && (end = strchr(++ref, '\n')) && !end[1] && (*end = '\0', 1) &&
+            !strncmp(ref, "refs/", 5) && !strstr(ref, "..") && !pid_alive(pid)) {
+            snprintf(lock, sizeof lock, "%s%s.lock", gd, ref);
+            if (unlink(lock) == 0)
+                said_add(said, saidlen,
+                         "removed %s, the lock of a writer (process %ld) that was killed while it "
+                         "moved %s",
+                         lock, pid, ref + (strncmp(ref, "refs/heads/", 11) ? 0 : 11));
+        }
+    }
+    if (ftruncate(fd, 0) != 0)
+        return;
+    snprintf(lock, sizeof lock, "%s%s.lock", gd, refname);
+    if (lstat(lock, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0 &&
+        time(NULL) - sb.st_mtime >= STORE_REF_LOCK_STALE_S && unlink(lock) == 0)
+        said_add(said, saidlen,
+                 "removed %s, empty for %ld s: the lock of a writer that died before it wrote "
+                 "the branch",
+                 lock, (long)(time(NULL) - sb.st_mtime));
+}
+
+int vs_store_ref_move(git_repository *repo, const char *refname, const git_oid *to,
+                      const git_oid *from, const char *logmsg, char *said, size_t saidlen,
+                      vs_error *err)
+{
+    char tag[VS_STORE_BRANCH_MAX + 64];
+    git_reference *ref = NULL;
+    int fd = -1, rc, crc;
+    size_t n;
+    if ((rc = refs_lock(repo, &fd)) != 0)
+        return rc;
+    if (fd >= 0)
+        remove_dead_ref_locks(repo, fd, refname, said, saidlen);
+    n = (size_t)snprintf(tag, sizeof tag, STORE_REF_TAG "%ld %.*s\n", (long)getpid(),
+                         VS_STORE_BRANCH_MAX + 16, refname);
+    if (fd >= 0 && pwrite(fd, tag, n, 0) != (ssize_t)n) {
+        rc = vs_error_set(err, VS_ERECORDS, "cannot write %svramsheet-refs.lock: %s",
+                          git_repository_path(repo), strerror(errno));
+        goto done;
+    }
+    crc = git_reference_create_matching(&ref, repo, refname, to, from ? 1 : 0, from, logmsg);
+    git_reference_free(ref);
+    /* the move is over: a failure to empty the file only makes the next
+     * writer look for a lock that is gone */
+    if (fd >= 0)
+        (void)!ftruncate(fd, 0);
+    if (crc == 0)
+        rc = 0;
+    else if (vs_store_is_busy(crc))
+        rc = 1;
+    else
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname,
+                            git_repository_path(repo));
+done:
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+    return rc;
+}
+
 /* Where libgit2 keeps the lock of a reference, to name it in a stale-lock report. */
 void vs_store_lock_report(vs_store *st, const char *file, vs_error *err)
 {

@@ -95,6 +95,9 @@ typedef struct vs_store_commit_info {
      * a refused pull or push found changed on both sides: the commit has that
      * remote tip (named here) as its second parent, and a push now goes through. */
     char joined[VS_STORE_HEX];
+    /* Non-empty when a lock on the branch left by a writer that died was
+     * removed so that this commit could go through: what was removed. */
+    char repaired[600];
     /* Non-empty when the commit is recorded but the work tree could not be
      * brought up to date (for example a stale index.lock): what to do. */
     char warning[512];
@@ -169,6 +172,9 @@ typedef struct vs_store_sync {
     int merged;                      /* a merge commit joined both sides (different sheets) */
     int attempts;
     char warning[512];
+    /* Non-empty when a lock on the branch (here, or the remote's on this
+     * machine) left by a writer that died was removed: what was removed. */
+    char repaired[600];
 } vs_store_sync;
 
 /* Sends the branch to remote: a configured remote name, a path to a repository,

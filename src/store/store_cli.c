@@ -10,6 +10,7 @@
 #include "render/markdown.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
+#include "store/store_sheet.h"
 #include "util/clock.h"
 #include "util/pool.h"
 
@@ -45,8 +46,15 @@ static const char show_help[] =
     "                  ~/.local/share/vramsheet/records)\n"
     "  --json          print sheet.json instead of sheet.md\n"
     "\n"
-    "Exit status: 0 printed, 1 no such sheet or revision, or the records could not be\n"
-    "read, 2 usage.\n";
+    "The record is checked first, as `show` in a kernel checks it: one that is not a\n"
+    "valid sheet is refused with the reason (line and column), and nothing is printed.\n"
+    "sheet.md is printed only when it is the page of that sheet.json; a page edited\n"
+    "by hand or written from other JSON is stale: the page rendered from sheet.json is\n"
+    "printed instead, and the exit status is 3.\n"
+    "\n"
+    "Exit status: 0 printed, 1 no such sheet or revision, an invalid record, or the\n"
+    "records could not be read, 2 usage, 3 printed from sheet.json because the stored\n"
+    "sheet.md is stale.\n";
 
 /* The records path in force, by the kernel's rule (store.h). Returns a malloc'd string. */
 static char *records_path(const char *given)
@@ -155,7 +163,9 @@ int vs_cli_show(int argc, char **argv)
     int json = 0, i, rc = 1;
     char id[VS_SHEET_ID_MAX], *path = NULL;
     vs_store *st = NULL;
-    vs_store_blob blob = {0};
+    vs_store_blob blob = {0}, page = {0};
+    json_t *sheet = NULL;
+    char *md = NULL;
     vs_error err;
     vs_error_clear(&err);
     for (i = 1; i < argc; i++) {
@@ -186,31 +196,45 @@ int vs_cli_show(int argc, char **argv)
         goto done;
     if (*vs_store_notice(st))
         fprintf(stderr, "vramsheet show: %s\n", vs_store_notice(st));
+    /* the record is checked as the kernel's `show` checks it, whatever is printed */
+    if (vs_store_load_sheet(st, id, rev, &sheet, &blob, &err) < 0)
+        goto done;
     if (json) {
-        if (vs_store_read(st, id, rev, "sheet.json", &blob, &err) < 0)
-            goto done;
-    } else if (vs_store_read(st, id, rev, "sheet.md", &blob, &err) < 0) {
-        /* A record written without its page: render it from the JSON. */
-        json_t *sheet = NULL;
-        char *md;
-        if (err.code != VS_ENOTFOUND || vs_store_read(st, id, rev, "sheet.json", &blob, &err) < 0 ||
-            vs_sheet_load(&sheet, blob.data, blob.len, &err) < 0)
-            goto done;
-        md = vs_markdown_sheet(sheet);
-        json_decref(sheet);
-        if (!md) {
-            vs_error_set(&err, VS_ENOMEM, "out of memory");
-            goto done;
-        }
-        free(blob.data);
-        blob.data = md;
-        blob.len = strlen(md);
+        fwrite(blob.data, 1, blob.len, stdout);
+        rc = 0;
+        goto done;
     }
-    fwrite(blob.data, 1, blob.len, stdout);
+    if (!(md = vs_markdown_sheet(sheet))) {
+        vs_error_set(&err, VS_ENOMEM, "out of memory");
+        goto done;
+    }
+    /* the page stored beside it, at the same commit */
+    rc = vs_store_read(st, id, blob.commit, "sheet.md", &page, &err);
+    if (rc < 0 && err.code != VS_ENOTFOUND) {
+        rc = 1;
+        goto done;
+    }
+    /* A record written without its page is shown from the JSON. A page that is
+     * not the record's (edited by hand, or written from other JSON) is never
+     * printed as if it were: the record's own page is, and the exit status
+     * says the stored one is stale. */
+    fwrite(md, 1, strlen(md), stdout);
     rc = 0;
+    if (page.data && (page.len != strlen(md) || memcmp(page.data, md, page.len))) {
+        fprintf(stderr,
+                "vramsheet show: sheets/%s/sheet.md at %.12s is not the page of its sheet.json "
+                "(edited by hand, or written by another version): printed the page rendered from "
+                "sheet.json instead; `vramsheet show %s --json` prints the record itself\n",
+                id, blob.commit, spec);
+        rc = 3;
+    }
+    vs_error_clear(&err);
 done:
-    if (rc)
+    if (rc == 1)
         fprintf(stderr, "vramsheet show: %s\n", err.message);
+    json_decref(sheet);
+    free(md);
+    vs_store_blob_clear(&page);
     vs_store_blob_clear(&blob);
     vs_store_free(st);
     free(path);

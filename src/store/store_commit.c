@@ -320,7 +320,6 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     for (;;) {
         git_commit *parent = NULL, *their_commit = NULL;
         git_tree *ptree = NULL, *tree = NULL;
-        git_reference *ref = NULL;
         const git_commit *parents[2];
         git_oid cur;
         int have, crc, has_cur = 0, join = 0, chosen = 0;
@@ -445,11 +444,10 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         if (crc < 0) {
             rc = vs_store_gfail(err, VS_ERECORDS, "cannot write the commit to %s", st->path);
         } else {
-            crc = git_reference_create_matching(&ref, st->repo, refname, &commit_oid, have ? 1 : 0,
-                                                have ? &tip : NULL, logmsg);
-            git_reference_free(ref);
-            if (crc < 0 && !vs_store_is_busy(crc))
-                rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, st->path);
+            crc = vs_store_ref_move(st->repo, refname, &commit_oid, have ? &tip : NULL, logmsg,
+                                    info->repaired, sizeof info->repaired, err);
+            if (crc < 0)
+                rc = crc;
         }
         git_tree_free(tree);
         git_tree_free(ptree);

@@ -1,6 +1,6 @@
 /* store_internal.h — what the files of the store share (store.c, store_commit.c,
- * store_worktree.c, store_history.c, store_sync.c); not part of the store's contract, which is
- * store.h. The vs_st_ names are for these files only.
+ * store_worktree.c, store_history.c, store_sync.c, store_receive.c); not part of the store's
+ * contract, which is store.h. The vs_st_ names are for these files only.
  */
 #ifndef VS_STORE_STORE_INTERNAL_H
 #define VS_STORE_STORE_INTERNAL_H
@@ -46,6 +46,15 @@ int vs_store_need_repo(vs_store *st, vs_error *err);
 int vs_store_head_branch(vs_store *st, char *refname, size_t len, vs_error *err);
 /* The branch tip: 1 with *tip, 0 when the branch has no commit yet. */
 int vs_store_branch_tip(git_repository *repo, const char *refname, git_oid *tip, vs_error *err);
+/* Moves refname of repo to `to` if it is still at `from` (NULL: if it does not
+ * exist yet), under the records' own lock of references, which is how a
+ * branch lock left by a writer that died is told from a live one and removed
+ * (what was removed is appended to said, "; "-separated; said may be NULL).
+ * 0 moved, 1 busy (moved by another writer, or locked by a live one: build
+ * again on the new tip), or VS_ERECORDS. */
+int vs_store_ref_move(git_repository *repo, const char *refname, const git_oid *to,
+                      const git_oid *from, const char *logmsg, char *said, size_t saidlen,
+                      vs_error *err);
 /* Sets err to a busy or stale lock on file (a reference) of the repository. */
 void vs_store_lock_report(vs_store *st, const char *file, vs_error *err);
 int vs_store_check_writable(vs_store *st, vs_error *err);
@@ -94,6 +103,28 @@ void vs_store_note_write(vs_store *st, const vs_store_theirs_note *tn);
 /* The blob id of sheets/<id>/<file> in a tree, read raw: *has 0 when absent. */
 int vs_store_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
                            const char *file, git_oid *out, int *has);
+
+/* --- store_receive.c: what a push learns from the server; git receive-pack --- */
+
+typedef struct vs_store_push_report {
+    char status[300]; /* the first reference the server refused: "REF: ITS REASON" */
+    char said[1024];  /* what its hooks printed, lines joined, control characters as '?' */
+    char fail[300];   /* why git receive-pack could not be started ("" when it was) */
+} vs_store_push_report;
+/* Clears r and points cb's side-band and reference-status callbacks (and
+ * payload) at it. */
+void vs_store_push_report_init(vs_store_push_report *r, git_remote_callbacks *cb);
+/* The server's words, status then what it said, as valid UTF-8, into out. */
+void vs_store_push_report_words(vs_store_push_report *r, char *out, size_t len);
+/* 1 when the refusal is git's for a reference another pusher moved or held
+ * meanwhile (a race, not the server's policy). */
+int vs_store_push_report_race(const vs_store_push_report *r);
+/* How many of the hooks `git receive-pack` runs the repository has (executable,
+ * in core.hooksPath or hooks/), their names joined into names. */
+int vs_store_receive_hooks(git_repository *remote, char *names, size_t len);
+/* A git_transport_cb (git_remote_callbacks.transport, payload: the callbacks'
+ * vs_store_push_report) that pushes to a path through `git receive-pack PATH`. */
+int vs_store_receive_pack_transport(git_transport **out, git_remote *owner, void *payload);
 
 /* --- store_sync.c: the sides of a remote --- */
 

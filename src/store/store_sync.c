@@ -308,7 +308,6 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
     git_oid tip, result;
     int have = 0;
     for (;;) {
-        git_reference *ref = NULL;
         int crc;
         attempt++;
         if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0) {
@@ -412,14 +411,13 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
             if (rc < 0)
                 goto done;
         }
-        crc = git_reference_create_matching(
-            &ref, st->repo, refname, &result, have ? 1 : 0, have ? &tip : NULL,
-            out->merged ? "records: merge" : "records: fast-forward");
-        git_reference_free(ref);
+        crc = vs_store_ref_move(st->repo, refname, &result, have ? &tip : NULL,
+                                out->merged ? "records: merge" : "records: fast-forward",
+                                out->repaired, sizeof out->repaired, err);
         if (crc == 0)
             break;
-        if (!vs_store_is_busy(crc)) {
-            rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s", refname);
+        if (crc < 0) {
+            rc = crc;
             goto done;
         }
         if (vs_clock_mono_ms() > deadline) {
@@ -487,24 +485,68 @@ int vs_store_pull(vs_store *st, const char *remote, vs_store_sync *out, vs_error
     return 0;
 }
 
-/* A repository on this machine: its branch is moved with a compare-and-swap of
- * our own, because libgit2's local transport writes the remote ref without
- * checking its old value (two racing pushers could both be told "ok"). The
- * objects travel by an ordinary push to a reference of our own. */
+/* What a push attempt came to. */
+enum { PUSH_SENT = 0, PUSH_MERGE = 1, PUSH_REFUSED = 2 };
+
+/* refname:refname through git's smart protocol, reporting into rep: through
+ * `git receive-pack` on a pipe when receive_pack (a path with hooks), else the
+ * transport the URL names. PUSH_REFUSED when the server refused the reference
+ * (its words in rep), PUSH_MERGE when the remote has commits this side lacks. */
+static int push_smart(vs_store *st, const remote_spec *rs, const char *refname, int receive_pack,
+                      const char *hooks, vs_store_push_report *rep, vs_error *err)
+{
+    git_remote *remote = NULL;
+    git_push_options po;
+    char spec[600], words[1400];
+    char *specs[1];
+    git_strarray arr;
+    int rc = 0;
+    snprintf(spec, sizeof spec, "%s:%s", refname, refname);
+    specs[0] = spec;
+    arr.strings = specs;
+    arr.count = 1;
+    if ((rc = new_remote(st, rs, &remote, err)) < 0)
+        return rc;
+    git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
+    vs_store_push_report_init(rep, &po.callbacks);
+    if (receive_pack)
+        po.callbacks.transport = vs_store_receive_pack_transport;
+    rc = git_remote_push(remote, &arr, &po);
+    if (rc == GIT_ENONFASTFORWARD) {
+        rc = PUSH_MERGE;
+    } else if (rc == 0) {
+        rc = *rep->status ? PUSH_REFUSED : PUSH_SENT;
+    } else if (*rep->fail) {
+        rc = vs_error_set(err, VS_ERECORDS,
+                          "remote %s has hooks (%s) that a push must run, but %s; nothing was "
+                          "pushed: install git, or push through the server that runs them",
+                          rs->url, hooks, rep->fail);
+    } else {
+        vs_store_push_report_words(rep, words, sizeof words);
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot push to %s (%s)", rs->url, words);
+    }
+    git_remote_free(remote);
+    return rc;
+}
+
+/* A repository on this machine. One with hooks is pushed to through `git
+ * receive-pack`, as git pushes, so that they run (store_receive.c). One without
+ * has its branch moved with a compare-and-swap of our own, because libgit2's
+ * local transport writes the remote ref without checking its old value (two
+ * racing pushers could both be told "ok"); the objects travel by an ordinary
+ * push to a reference of our own. */
 static int push_local(vs_store *st, const remote_spec *rs, const char *refname, const git_oid *tip,
-                      int *need_merge, vs_error *err)
+                      vs_store_push_report *rep, vs_store_sync *out, vs_error *err)
 {
     git_repository *r = NULL;
     git_remote *remote = NULL;
-    git_reference *ref = NULL;
     git_push_options po;
     git_oid rtip;
-    char tmpref[200], spec[500];
+    char tmpref[200], spec[500], hooks[200];
     char *specs[1];
     git_strarray arr;
-    int rc = 0, have, crc;
+    int rc = PUSH_SENT, have, crc;
     struct timeval tv;
-    *need_merge = 0;
     if (git_repository_open_ext(&r, rs->local_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
         rc = vs_store_gfail(err, VS_ERECORDS, "remote %s is not a repository you can use", rs->url);
         r = NULL;
@@ -530,11 +572,15 @@ static int push_local(vs_store *st, const remote_spec *rs, const char *refname, 
         goto done;
     }
     if (have && !git_oid_equal(&rtip, tip) && git_graph_descendant_of(st->repo, tip, &rtip) != 1) {
-        *need_merge = 1;
+        rc = PUSH_MERGE;
         goto done;
     }
     if (have && git_oid_equal(&rtip, tip))
         goto done;
+    if (vs_store_receive_hooks(r, hooks, sizeof hooks) > 0) {
+        rc = push_smart(st, rs, refname, 1, hooks, rep, err);
+        goto done;
+    }
     gettimeofday(&tv, NULL);
     snprintf(tmpref, sizeof tmpref, "refs/vramsheet/incoming/%ld-%ld-%d", (long)getpid(),
              (long)tv.tv_sec, (int)tv.tv_usec);
@@ -549,14 +595,9 @@ static int push_local(vs_store *st, const remote_spec *rs, const char *refname, 
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot send the commits to %s", rs->url);
         goto done;
     }
-    crc = git_reference_create_matching(&ref, r, refname, tip, have ? 1 : 0, have ? &rtip : NULL,
-                                        "vramsheet: push");
-    git_reference_free(ref);
-    ref = NULL;
-    if (crc < 0 && !vs_store_is_busy(crc))
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot move %s in %s", refname, rs->url);
-    else if (crc < 0)
-        *need_merge = 1; /* somebody pushed meanwhile: merge theirs and try again */
+    crc = vs_store_ref_move(r, refname, tip, have ? &rtip : NULL, "vramsheet: push", out->repaired,
+                            sizeof out->repaired, err);
+    rc = crc < 0 ? crc : crc == 1 ? PUSH_MERGE /* somebody pushed meanwhile */ : PUSH_SENT;
     {
         git_reference *t = NULL;
         if (git_reference_lookup(&t, r, tmpref) == 0)
@@ -569,55 +610,12 @@ done:
     return rc;
 }
 
-typedef struct push_status {
-    char rejected[300];
-} push_status;
-
-static int on_push_update(const char *ref, const char *status, void *data)
-{
-    push_status *ps = data;
-    if (status && !*ps->rejected)
-        snprintf(ps->rejected, sizeof ps->rejected, "%s: %s", ref, status);
-    return 0;
-}
-
-static int push_remote(vs_store *st, const remote_spec *rs, const char *refname, int *need_merge,
-                       vs_error *err)
-{
-    git_remote *remote = NULL;
-    git_push_options po;
-    push_status ps;
-    char spec[600];
-    char *specs[1];
-    git_strarray arr;
-    int rc = 0;
-    *need_merge = 0;
-    memset(&ps, 0, sizeof ps);
-    snprintf(spec, sizeof spec, "%s:%s", refname, refname);
-    specs[0] = spec;
-    arr.strings = specs;
-    arr.count = 1;
-    if ((rc = new_remote(st, rs, &remote, err)) < 0)
-        return rc;
-    git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
-    po.callbacks.push_update_reference = on_push_update;
-    po.callbacks.payload = &ps;
-    rc = git_remote_push(remote, &arr, &po);
-    if (rc == GIT_ENONFASTFORWARD || (rc == 0 && *ps.rejected)) {
-        *need_merge = 1;
-        rc = 0;
-    } else if (rc < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot push to %s", rs->url);
-    }
-    git_remote_free(remote);
-    return rc;
-}
-
 int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error *err)
 {
     char refname[VS_STORE_BRANCH_MAX + 16];
     remote_spec rs;
     git_oid tip, rtip;
+    char words[1400]; /* the server's words at the last refusal */
     int rc, attempt;
     int64_t deadline;
     if (!st->repo)
@@ -629,8 +627,10 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
         return vs_error_set(err, VS_ERECORDS, "nothing to push: records %s have no commit yet",
                             st->path);
     deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
+    *words = '\0';
     for (attempt = 1;; attempt++) {
         int need_merge = 0, have;
+        vs_store_push_report rep;
         out->attempts = attempt;
         if (vs_store_branch_tip(st->repo, refname, &tip, err) != 1)
             return err && err->code ? err->code : VS_ERECORDS;
@@ -641,10 +641,31 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
             vs_store_hex(out->remote_after, &rtip);
             break;
         }
-        rc = rs.local_path[0] ? push_local(st, &rs, refname, &tip, &need_merge, err)
-                              : push_remote(st, &rs, refname, &need_merge, err);
+        rc = rs.local_path[0] ? push_local(st, &rs, refname, &tip, &rep, out, err)
+                              : push_smart(st, &rs, refname, 0, "", &rep, err);
         if (rc < 0)
             return rc;
+        if (rc == PUSH_REFUSED) {
+            git_oid now;
+            int had = have;
+            /* A reference moved or held by another pusher meanwhile is a race
+             * (merge theirs, push again); one still where it was, refused in
+             * other words than git's for a race, is the server's policy: stop
+             * at once, with its words. */
+            vs_store_push_report_words(&rep, words, sizeof words);
+            if ((have = remote_tip(st, &rs, refname, &now, err)) < 0)
+                return have;
+            if (have == had && (!have || git_oid_equal(&now, &rtip)) &&
+                !vs_store_push_report_race(&rep)) {
+                return vs_error_set(err, VS_ERECORDS,
+                                    "%s refused the push of %s: %s. Nothing was pushed and your "
+                                    "commits are safe here; this is the server's rule, not a "
+                                    "race: `records push` again will be refused the same way "
+                                    "until it is met",
+                                    rs.url, out->branch, words);
+            }
+        }
+        need_merge = rc != PUSH_SENT;
         if (!need_merge) {
             /* After the fact: the remote branch, read back, must contain our tip. */
             if ((have = remote_tip(st, &rs, refname, &rtip, err)) < 0)
@@ -668,8 +689,10 @@ int vs_store_push(vs_store *st, const char *remote, vs_store_sync *out, vs_error
         if (attempt >= STORE_PUSH_ATTEMPTS && vs_clock_mono_ms() > deadline)
             return vs_error_set(err, VS_ERECORDS,
                                 "the push to %s did not hold after %d attempts (other pushers kept "
-                                "moving %s); your commits are safe here: run `records push` again",
-                                rs.url, attempt, out->branch);
+                                "moving %s%s%s); your commits are safe here: run `records push` "
+                                "again",
+                                rs.url, attempt, out->branch,
+                                *words ? "; the server last said: " : "", words);
         vs_store_backoff(attempt * 4);
     }
     if (vs_store_branch_tip(st->repo, refname, &tip, err) == 1)

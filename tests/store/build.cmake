@@ -6,7 +6,7 @@ if(NOT VS_FUZZ)
   add_executable(vs_store_helper ${PROJECT_SOURCE_DIR}/tests/store/store_helper.c)
   target_link_libraries(vs_store_helper PRIVATE vscore)
 
-  foreach(_part concurrent race kill push)
+  foreach(_part concurrent race kill lockloop push)
     add_test(NAME store.processes.${_part}
              COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_processes.sh
                      $<TARGET_FILE:vs_store_helper> ${_part})
@@ -18,6 +18,16 @@ if(NOT VS_FUZZ)
            COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_cli.sh
                    $<TARGET_FILE:vramsheet>)
   set_tests_properties(store.cli PROPERTIES LABELS store TIMEOUT 120)
+
+  # Push against a server's policy: a path remote's hooks, and a real git daemon
+  # on loopback with a refusing hook (skipped, saying why, when it cannot start).
+  foreach(_part path daemon)
+    add_test(NAME store.server.${_part}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_server.sh
+                     $<TARGET_FILE:vramsheet> ${_part})
+    set_tests_properties(store.server.${_part} PROPERTIES LABELS store TIMEOUT 120
+                         SKIP_RETURN_CODE 77)
+  endforeach()
 
   # Benchmark: built with the project, run by hand or by CI (not a ctest test).
   vs_bench(bench_store)

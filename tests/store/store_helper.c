@@ -78,6 +78,8 @@ int main(int argc, char **argv)
                 goto fail;
             if (*info.warning)
                 fprintf(stderr, "warning: %s\n", info.warning);
+            if (*info.repaired)
+                fprintf(stderr, "repaired: %s\n", info.repaired);
             snprintf(blob, sizeof blob, "%s", info.blob);
             printf("%s\n", info.commit);
         }

@@ -109,5 +109,34 @@ git -C "$H" merge-base --is-ancestor "$(git -C "$T/b-records" rev-parse main)" m
 git -C "$H" show "main:sheets/$ID/sheet.json" | grep -q '4096 tokens' || fail "ours not at the hub's tip"
 git -C "$H" show "main:sheets/$ID/sheet.json" | grep -q 'theirs' && fail "theirs merged at the hub's tip"
 
+# vramsheet show checks the record as the kernel's show does. A stale sheet.md
+# (edited by hand and committed with git): never printed as the record's page;
+# the page of its sheet.json is, and the exit status says so.
+git -C "$T/records" show "main:sheets/$ID/sheet.md" >"$T/page.md"
+echo "hand-written: four 80 GB cards" >>"$T/records/sheets/$ID/sheet.md"
+git -C "$T/records" commit -q -am "$ID: a hand edit of the page"
+"$VS" show "$ID" >"$T/stale.out" 2>"$T/stale.err"
+[ $? = 3 ] || fail "show of a stale sheet.md exits 3, not $?"
+grep -q 'four 80 GB cards' "$T/stale.out" && fail "show printed the stale page"
+cmp -s "$T/stale.out" "$T/page.md" || fail "show did not print the page of the record's sheet.json"
+grep -q "sheets/$ID/sheet.md .* is not the page of its sheet.json" "$T/stale.err" || fail "stale page not said: $(cat "$T/stale.err")"
+"$VS" show "$ID" --json >/dev/null || fail "show --json of a valid record with a stale page"
+"$VS" show "$ID@~1" >/dev/null || fail "show of the revision before the hand edit"
+# an invalid record (committed with git): refused with the kernel's words, exit 1
+sed -i 's/"params": 7000000000/"params": "seven billion"/' "$T/records/sheets/$ID/sheet.json"
+git -C "$T/records" commit -q -am "$ID: params as words"
+"$VS" show "$ID" >"$T/bad.out" 2>"$T/bad.err"
+[ $? = 1 ] || fail "show of an invalid record exits 1"
+[ -s "$T/bad.out" ] && fail "show printed an invalid record: $(head -3 "$T/bad.out")"
+grep -q "vramsheet show: sheets/$ID/sheet.json at .*params" "$T/bad.err" || fail "invalid record: $(cat "$T/bad.err")"
+"$VS" show "$ID" --json >"$T/badj.out" 2>"$T/badj.err"
+[ $? = 1 ] || fail "show --json of an invalid record exits 1"
+[ -s "$T/badj.out" ] && fail "show --json printed an invalid record"
+printf 'show %s\n' "$ID" >"$T/ks.vs"
+"$VS" run "$T/ks.vs" >"$T/ks.out" 2>&1 && fail "the kernel's show accepted the invalid record"
+reason=$(sed 's/^vramsheet show: //' "$T/bad.err")
+grep -qF "$reason" "$T/ks.out" || fail "the kernel's show and vramsheet show differ: $(cat "$T/ks.out") / $reason"
+git -C "$T/records" reset -q --hard HEAD~2
+
 [ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "ok: run/commit, re-run, log, show @~N/@HEAD~N, hand edits, same-sheet divergence; git log/show/status/fsck agree"
+echo "ok: run/commit, re-run, log, show @~N/@HEAD~N, hand edits, same-sheet divergence, show of a stale page and of an invalid record; git log/show/status/fsck agree"

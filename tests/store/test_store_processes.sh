@@ -3,7 +3,7 @@
 # reader: concurrent writers lose nothing, the same-sheet race is refused, kill -9
 # leaves a clean repository, racing pushers to a bare repository lose nothing.
 #
-#   test_store_processes.sh HELPER [PART]    PART: concurrent | race | kill | push | all
+#   test_store_processes.sh HELPER [PART]    PART: concurrent | race | kill | lockloop | push | all
 set -u
 HELPER=$1
 PART=${2:-all}
@@ -82,13 +82,8 @@ kill9() {
     done
     fsck_clean "$R"
     git -C "$R" ls-tree -r main >/dev/null || fail "tree unreadable"
-    # the next writer either proceeds or names the lock a crashed writer left
-    out=$(VRAMSHEET_RECORDS_WAIT_MS=500 "$HELPER" commit "$R" after 1 2>&1)
-    if [ $? != 0 ]; then
-        echo "$out" | grep -q 'remove that file' || fail "after kill: $out"
-        find "$R/.git" -name '*.lock' ! -name vramsheet.lock -delete
-        "$HELPER" commit "$R" after 1 >/dev/null || fail "commit after removing the lock"
-    fi
+    # the next writer proceeds: a lock a killed writer left is recognised and removed
+    out=$(VRAMSHEET_RECORDS_WAIT_MS=2000 "$HELPER" commit "$R" after 1 2>&1) || fail "commit after the kills: $out"
     fsck_clean "$R"
     # a commit killed halfway left its sheet half-synced; the next open repaired it
     out=$(git -C "$R" status --porcelain)
@@ -125,6 +120,53 @@ kill9() {
     [ -z "$(ls -A "$R/.git/vramsheet-sync" 2>/dev/null)" ] || fail "journal entries left behind (index.lock)"
     [ -z "$(ls "$R/.git" | grep vramsheet-index)" ] || fail "temporary index files left: $(ls "$R/.git")"
     ok "an index.lock of a writer that died is removed; a git command's is waited on, then repaired"
+}
+
+# kill -9 a writer at random points of its commits, again and again: after each
+# kill the next writer commits (a branch lock the dead one left is removed, and
+# said so); a branch lock a live git command holds is waited on and left to it.
+lockloop() {
+    local R=$T/lockloop i pid out n=40 removed=0 before
+    "$HELPER" commit "$R" seed 1 >/dev/null || fail "seed"
+    # the lock a writer killed before it wrote the branch leaves: empty, a minute old
+    touch -d '-60 seconds' "$R/.git/refs/heads/main.lock"
+    out=$(VRAMSHEET_RECORDS_WAIT_MS=2000 "$HELPER" commit "$R" seed 1 2>&1) || fail "commit over a dead writer's branch lock: $out"
+    echo "$out" | grep -q '^repaired: removed .*refs/heads/main.lock, empty for' || fail "the removal not said: $out"
+    [ "$(git -C "$R" log -1 --format=%s main)" = "seed: revision 1" ] || fail "git does not see the commit"
+    for i in $(seq 1 $n); do
+        "$HELPER" commit "$R" k$((i % 2)) 0 >/dev/null 2>&1 &
+        pid=$!
+        sleep 0.0$((RANDOM % 9 + 1))
+        kill -9 $pid
+        wait $pid 2>/dev/null
+        before=$(git -C "$R" rev-list --count main)
+        out=$(VRAMSHEET_RECORDS_WAIT_MS=2000 "$HELPER" commit "$R" after 1 2>&1) || { fail "commit after kill $i: $out"; continue; }
+        [ "$(git -C "$R" rev-list --count main)" = $((before + 1)) ] || fail "kill $i: the next commit is not on the branch"
+        echo "$out" | grep -q '^repaired: removed .*refs/heads/main.lock' && removed=$((removed + 1))
+    done
+    [ ! -e "$R/.git/refs/heads/main.lock" ] || fail "a branch lock left after the loop"
+    fsck_clean "$R"
+    ok "kill -9 x $n: every next commit went through ($removed found the branch lock of the killed writer and removed it)"
+    # a git command holding the branch's lock (a prepared transaction) is respected
+    local tip
+    tip=$(git -C "$R" rev-parse main)
+    mkfifo "$T/tx"
+    git -C "$R" update-ref --stdin <"$T/tx" >"$T/tx.out" 2>&1 &
+    pid=$!
+    exec 7>"$T/tx"
+    printf 'start\nupdate refs/heads/main %s %s\nprepare\n' "$(git -C "$R" rev-parse main~1)" "$tip" >&7
+    for _ in $(seq 1 200); do grep -q 'prepare: ok' "$T/tx.out" && break; sleep 0.01; done
+    grep -q 'prepare: ok' "$T/tx.out" || fail "git update-ref did not prepare: $(cat "$T/tx.out")"
+    out=$(VRAMSHEET_RECORDS_WAIT_MS=600 "$HELPER" commit "$R" after 1 2>&1) && fail "committed over a live git transaction's lock"
+    echo "$out" | grep -q 'main.lock' || fail "the live lock not named: $out"
+    [ -e "$R/.git/refs/heads/main.lock" ] || fail "a live git command's branch lock was removed"
+    printf 'abort\n' >&7
+    exec 7>&-
+    wait $pid
+    [ "$(git -C "$R" rev-parse main)" = "$tip" ] || fail "the branch moved under the aborted transaction"
+    "$HELPER" commit "$R" after 1 >/dev/null || fail "commit after the git transaction ended"
+    fsck_clean "$R"
+    ok "a branch lock held by a live git transaction: waited on, named, left to it"
 }
 
 push() {
@@ -177,6 +219,28 @@ push() {
     done
     [ "$(cat "$T/pa.out" "$T/pb.out" | wc -l)" = $((2 * N + 20)) ] || fail "released pushes reported"
     fsck_clean "$B"
+    # with a hook on the remote, pushes go through git receive-pack: a push that
+    # loses the race there is merged and pushed again, never taken for a refusal
+    printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$B/hooks/pre-receive"
+    chmod +x "$B/hooks/pre-receive"
+    for round in $(seq 1 6); do
+        rm -f "$T/go" "$T/pa.ready" "$T/pb.ready"
+        "$HELPER" pushonce "$T/pa" "$B" pa "$T/go" >>"$T/pa.out" 2>"$T/pa.err" &
+        p1=$!
+        "$HELPER" pushonce "$T/pb" "$B" pb "$T/go" >>"$T/pb.out" 2>"$T/pb.err" &
+        p2=$!
+        for _ in $(seq 1 500); do [ -f "$T/pa.ready" ] && [ -f "$T/pb.ready" ] && break; sleep 0.01; done
+        touch "$T/go"
+        wait $p1 || fail "hook round $round pusher a: $(cat "$T/pa.err")"
+        wait $p2 || fail "hook round $round pusher b: $(cat "$T/pb.err")"
+    done
+    git -C "$B" rev-list main | sort >"$T/remote"
+    for c in $(cat "$T/pa.out" "$T/pb.out"); do
+        grep -q "^$c$" "$T/remote" || fail "commit $c reported pushed but not on the remote (through the hook)"
+    done
+    [ "$(cat "$T/pa.out" "$T/pb.out" | wc -l)" = $((2 * N + 32)) ] || fail "pushes through the hook reported"
+    rm "$B/hooks/pre-receive"
+    fsck_clean "$B"
     "$HELPER" pull "$T/pc" "$B" || fail "pull c"
     [ -f "$T/pc/sheets/pa/sheet.json" ] && [ -f "$T/pc/sheets/pb/sheet.json" ] || fail "pull c files"
     [ -z "$(git -C "$T/pc" status --porcelain)" ] || fail "c status not clean"
@@ -189,8 +253,9 @@ case $PART in
 concurrent) concurrent ;;
 race) race ;;
 kill) kill9 ;;
+lockloop) lockloop ;;
 push) push ;;
-all) concurrent; race; kill9; push ;;
+all) concurrent; race; kill9; lockloop; push ;;
 *) echo "unknown part $PART"; exit 2 ;;
 esac
 [ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }

@@ -25,8 +25,8 @@ START_TEST(commit_new_and_unchanged)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     vs_records_commit c = {
-        "llama", "/tmp/a&b", "main", C1, "llama: baseline", "", "", "model and format changed",
-        1,       0,          0,      3};
+        "llama", "/tmp/a&b", "main", C1,  "llama: baseline", "", "", "model and format changed", 1,
+        0,       0,          3,      NULL};
     vs_records_render_commit(&c, &text, &html);
     EXPECT("Committed sheet llama to /tmp/a&b (branch main, repository created)\n"
            "commit " C1 "\n"
@@ -68,6 +68,33 @@ START_TEST(commit_new_and_unchanged)
            "written at commit " C1 "); nothing was written\n",
            "<p>Unchanged (nothing written): sheet <code>llama</code> to <code>/tmp/rec</code> "
            "(branch <code>main</code>): commit <code>" C1 "</code></p>\n");
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+}
+END_TEST
+
+/* A dead writer's branch lock the store removed is said, after the commit. */
+START_TEST(commit_repaired)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_records_commit c;
+    memset(&c, 0, sizeof c);
+    c.sheet = "llama";
+    c.records = "/r";
+    c.branch = "main";
+    c.commit = C1;
+    c.message = "llama: x";
+    c.attempts = 1;
+    c.repaired = "removed /r/.git/refs/heads/main.lock, the lock of a writer (process 7) that "
+                 "was killed while it moved main";
+    vs_records_render_commit(&c, &text, &html);
+    EXPECT("Committed sheet llama to /r (branch main)\ncommit " C1 "\nmessage: llama: x\n"
+           "records: removed /r/.git/refs/heads/main.lock, the lock of a writer (process 7) that "
+           "was killed while it moved main\n",
+           "<p>Committed sheet <code>llama</code> to <code>/r</code> (branch <code>main</code>): "
+           "commit <code>" C1 "</code></p>\n"
+           "<p>records: removed /r/.git/refs/heads/main.lock, the lock of a writer (process 7) "
+           "that was killed while it moved main</p>\n");
     vs_buf_free(&text);
     vs_buf_free(&html);
 }
@@ -230,7 +257,7 @@ START_TEST(push_and_pull)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     vs_records_refresh fixed[2] = {{"llama", C1, 1}, {"qwen", C2, 2}};
-    vs_records_sync s = {0, "/srv/r.git", "main", C2, C1, "", 0, 1, "w", fixed, 2};
+    vs_records_sync s = {0, "/srv/r.git", "main", C2, C1, "", 0, 1, "w", fixed, 2, NULL};
     vs_records_render_sync(&s, &text, &html);
     EXPECT("Pulled main from /srv/r.git: merged (different sheets), now at " C1 ".\n"
            "Sheet llama: validates_card recomputed from its card for 1 measurement, recorded as "
@@ -292,6 +319,7 @@ int main(void)
     Suite *s = suite_create("render_records");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, commit_new_and_unchanged);
+    tcase_add_test(tc, commit_repaired);
     tcase_add_test(tc, history_table);
     tcase_add_test(tc, show_page);
     tcase_add_test(tc, reproduce_and_reopen);

@@ -379,6 +379,82 @@ START_TEST(test_stale_lock_reported)
 }
 END_TEST
 
+/* A branch lock left by a writer that died is removed by the next writer, which
+ * says so; git, reading the branch afterwards, agrees with what was reported. */
+START_TEST(test_dead_writer_branch_lock)
+{
+    char path[300], lock[400], refs[400], *out, tag[128];
+    vs_store *st = NULL;
+    vs_store_commit_info info;
+    vs_error err;
+    pid_t dead;
+    FILE *f;
+    vs_error_clear(&err);
+    setenv("VRAMSHEET_RECORDS_WAIT_MS", "300", 1);
+    path_in(path, sizeof path, "deadlock");
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_int_eq(commit_sheet(st, "s", "1\n", NULL, "s: 1", &info, &err), 0);
+    ck_assert_str_eq(info.repaired, "");
+    snprintf(lock, sizeof lock, "%s/.git/refs/heads/main.lock", path);
+    snprintf(refs, sizeof refs, "%s/.git/vramsheet-refs.lock", path);
+
+    /* 1. empty and a minute old, with no writer of ours behind it: a writer
+     * that died before it wrote the branch (git writes its lock at once) */
+    out = sh("touch -d '-60 seconds' '%s'", lock);
+    free(out);
+    ck_assert_int_eq(commit_sheet(st, "t", "1\n", NULL, "t: 1", &info, &err), 0);
+    ck_assert_ptr_nonnull(strstr(info.repaired, "main.lock"));
+    ck_assert_ptr_nonnull(strstr(info.repaired, "empty for"));
+    ck_assert_int_ne(access(lock, F_OK), 0);
+    out = sh("git -C '%s' rev-parse main", path);
+    ck_assert_int_eq(strncmp(out, info.commit, 40), 0);
+    free(out);
+
+    /* 2. fresh, but the records' own lock of references names a writer that
+     * is dead (it held it while moving main, and was killed) */
+    dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    snprintf(tag, sizeof tag, "vramsheet %ld refs/heads/main\n", (long)dead);
+    ck_assert_ptr_nonnull(f = fopen(refs, "w"));
+    fputs(tag, f);
+    fclose(f);
+    ck_assert_ptr_nonnull(f = fopen(lock, "w"));
+    fclose(f);
+    ck_assert_int_eq(commit_sheet(st, "u", "1\n", NULL, "u: 1", &info, &err), 0);
+    snprintf(tag, sizeof tag, "process %ld", (long)dead);
+    ck_assert_ptr_nonnull(strstr(info.repaired, tag));
+    ck_assert_ptr_nonnull(strstr(info.repaired, "killed while it moved main"));
+    ck_assert_int_ne(access(lock, F_OK), 0);
+    out = sh("git -C '%s' log --format=%%s main | head -1", path);
+    ck_assert_str_eq(out, "u: 1\n");
+    free(out);
+
+    /* 3. a fresh lock with no dead writer named is a live writer's: waited on,
+     * reported, left in place */
+    ck_assert_ptr_nonnull(f = fopen(lock, "w"));
+    fclose(f);
+    ck_assert_int_eq(commit_sheet(st, "v", "1\n", NULL, "v: 1", &info, &err), VS_ERECORDS);
+    ck_assert_ptr_nonnull(strstr(err.message, "main.lock"));
+    ck_assert_int_eq(access(lock, F_OK), 0);
+    /* and one with a new id in it (a git command between writing and
+     * renaming it) is never removed, however old */
+    ck_assert_ptr_nonnull(f = fopen(lock, "w"));
+    fputs("0123456789012345678901234567890123456789\n", f);
+    fclose(f);
+    out = sh("touch -d '-60 seconds' '%s'", lock);
+    free(out);
+    ck_assert_int_eq(commit_sheet(st, "v", "1\n", NULL, "v: 1", &info, &err), VS_ERECORDS);
+    ck_assert_int_eq(access(lock, F_OK), 0);
+    unlink(lock);
+    ck_assert_int_eq(commit_sheet(st, "v", "1\n", NULL, "v: 1", &info, &err), 0);
+    ck_assert_str_eq(info.repaired, "");
+    unsetenv("VRAMSHEET_RECORDS_WAIT_MS");
+    vs_store_free(st);
+}
+END_TEST
+
 START_TEST(test_parse_spec)
 {
     char id[64];
@@ -814,6 +890,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_worktree_follows_tip);
     tcase_add_test(tc, test_unusable_paths);
     tcase_add_test(tc, test_stale_lock_reported);
+    tcase_add_test(tc, test_dead_writer_branch_lock);
     tcase_add_test(tc, test_parse_spec);
     tcase_add_test(tc, test_push_pull);
     tcase_add_test(tc, test_sheet_revisions);
