@@ -12,10 +12,10 @@
 #include "render/envelope.h"
 #include "render/report.h"
 #include "sheet/classify.h"
-#include "sheet/derived.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
+#include "store/store_sheet.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -40,20 +40,15 @@ static int usage(const char *msg)
     return 2;
 }
 
-/* sheets/ID/sheet.json at rev, checked as the kernel's `show` checks it. */
+/* sheets/ID/sheet.json at rev, checked as the kernel's `show` checks it (the one
+ * reader, store/store_sheet). */
 static int load(vs_store *st, const char *id, const char *rev, json_t **out, char *commit,
                 vs_error *err)
 {
     vs_store_blob blob = {0};
-    int rc = vs_store_read(st, id, rev, NULL, &blob, err);
-    if (rc < 0)
-        return rc;
-    if ((rc = vs_sheet_load(out, blob.data, blob.len, err)) < 0)
-        vs_error_prefix(err, "sheets/%s/sheet.json at %.12s: ", id, blob.commit);
-    else {
-        vs_sheet_refresh_derived(*out);
+    int rc = vs_store_load_sheet(st, id, rev, out, &blob, err);
+    if (rc == 0)
         memcpy(commit, blob.commit, VS_STORE_HEX);
-    }
     vs_store_blob_clear(&blob);
     return rc;
 }
