@@ -11,6 +11,7 @@
 
 #include "catalog/catalog.h"
 #include "lang/verb.h"
+#include "lang/verbs_gpu_here.h"
 #include "render/bundle.h"
 #include "render/candidates.h"
 #include "render/envelope.h"
@@ -161,6 +162,8 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!name)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "expected `%s`: the GPU's name comes first", syntax);
+    if (!name->quoted && !strcmp(name->value, "here"))
+        return vs_verbs_gpu_here(ctx, line, verb_gpu, err);
     if (vs_line_npositional(line) > 1 && !name->quoted)
         return unquoted_name(line, err);
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
@@ -617,9 +620,13 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
 const vs_verb vs_verbs_gpu[] = {
     {"gpu", verb_gpu,
      "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
-     "[price=47.14USD] [period=3d] [cards=N] [available=...] [interconnect=...]",
+     "[price=47.14USD] [period=3d] [cards=N] [available=...] [interconnect=...] | gpu here",
      "add or replace a GPU offer (a candidate)",
-     "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. The catalogue "
+     "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. `gpu here` adds "
+     "this machine's GPUs as NVML reports them (libnvidia-ml.so.1, loaded at run time): one "
+     "offer per group of identical GPUs, with that many cards, the driver's exact memory total "
+     "as the device-reported capacity, and the host, GPU indices, driver and CUDA's own total "
+     "in its source; run it again and the same offers are restated. The catalogue "
      "(`gpus` lists it) fills what it knows for NAME, or for catalog=ENTRY when the offer has "
      "its own name: the nominal memory as marketed (GB = 10^9 bytes) and the total the driver "
      "reports (nvidia-smi's MiB, so bytes, with the ECC state it assumes and the link to the "

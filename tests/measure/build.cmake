@@ -18,7 +18,7 @@ set(VS_MEASURE_TEST_DEFS
     VS_FAKE_NVML="$<TARGET_FILE:fake_nvml>"
     VS_FAKE_NVML_MIN="$<TARGET_FILE:fake_nvml_min>"
     VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-foreach(_t test_measure test_measure_nvml test_measure_runner test_measure_sampler
+foreach(_t test_measure test_measure_nvml test_measure_runner test_measure_sampler test_gpu_here
            test_measure_phasefd test_measure_verbs test_measure_probe)
   if(TARGET ${_t})
     target_compile_definitions(${_t} PRIVATE ${VS_MEASURE_TEST_DEFS})
