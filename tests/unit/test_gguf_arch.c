@@ -26,6 +26,7 @@
 #include "check_run.h"
 #include "gguf_writer.h"
 #include "results.h"
+#include "test_tmp.h"
 
 #ifndef VS_MODEL_CONFIGS
 #error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
@@ -118,7 +119,7 @@ static void finish_table(wb *w, const char *path, const tdesc *t, size_t n)
 
 static void arch_setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs-gguf-arch-XXXXXX");
+    vs_test_tmp(tmpdir, sizeof tmpdir, "vs-gguf-arch-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     setup();
 }

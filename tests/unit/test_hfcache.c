@@ -20,6 +20,7 @@
 
 #include "check_run.h"
 #include "results.h"
+#include "test_tmp.h"
 
 static vs_interp *ip;
 static json_t *bundles;
@@ -122,7 +123,7 @@ static void setup(void)
     const char *repo = "models--acme--tiny";
     char d[512];
     size_t i;
-    snprintf(hub, sizeof hub, "/tmp/vs-hf-XXXXXX");
+    vs_test_tmp(hub, sizeof hub, "vs-hf-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(hub));
     setenv("HF_HUB_CACHE", hub, 1);
     snprintf(d, sizeof d, "%s/%s", hub, repo);

@@ -18,12 +18,13 @@
 
 #include "check_run.h"
 #include "results.h"
+#include "test_tmp.h"
 
 static char tmpdir[256], records[300];
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs_test_records_XXXXXX");
+    vs_test_tmp(tmpdir, sizeof tmpdir, "vs_test_records_XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     snprintf(records, sizeof records, "%s/records", tmpdir);
     setenv("VRAMSHEET_RECORDS", records, 1);
