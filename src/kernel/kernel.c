@@ -92,25 +92,46 @@ static void *control_main(void *arg)
 
 /* ---- heartbeat thread: echo, always ---- */
 
+#define HB_FRAMES 64 /* a ping's frames echoed; more are received and dropped */
+
+/* A REP socket takes a reply only once the whole request is in (a send between
+ * its frames fails with EFSM), so all frames are read first, then sent back in
+ * order: a multipart ping is echoed whole. */
 static void *hb_main(void *arg)
 {
     vs_kernel *k = arg;
+    zmq_msg_t parts[HB_FRAMES];
     for (;;) {
-        zmq_msg_t m;
-        int more;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, k->hb, 0) < 0) {
-            zmq_msg_close(&m);
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        more = zmq_msg_more(&m);
-        if (zmq_msg_send(&m, k->hb, more ? ZMQ_SNDMORE : 0) < 0) {
-            zmq_msg_close(&m);
-            if (errno == ETERM)
+        size_t n = 0, i;
+        int more = 1, failed = 0, e = 0;
+        while (more) {
+            zmq_msg_t extra, *m = n < HB_FRAMES ? &parts[n] : &extra;
+            zmq_msg_init(m);
+            if (zmq_msg_recv(m, k->hb, 0) < 0) {
+                e = errno;
+                zmq_msg_close(m);
+                if (e == EINTR)
+                    continue;
+                failed = 2; /* the socket is closed or the context ended */
                 break;
+            }
+            more = zmq_msg_more(m);
+            if (m == &extra)
+                zmq_msg_close(m);
+            else
+                n++;
         }
+        for (i = 0; i < n && !failed; i++) {
+            if (zmq_msg_send(&parts[i], k->hb, i + 1 < n ? ZMQ_SNDMORE : 0) < 0) {
+                failed = 1;
+                e = errno;
+                break;
+            }
+        }
+        for (; i < n; i++)
+            zmq_msg_close(&parts[i]); /* the ones not sent (a sent one is the socket's) */
+        if (failed == 2 || (failed && (e == ETERM || e == ENOTSOCK)))
+            break;
     }
     zmq_close(k->hb);
     return NULL;
@@ -282,6 +303,11 @@ int vs_kernel_serve(const vs_conn *conn, const vs_kernel_ops *ops, void *self,
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
         goto done;
     }
+
+    /* A log line to a stderr whose reader has gone (a closed pipe) must not end
+     * the kernel: the write fails with EPIPE instead, and the line is lost. A
+     * measured command gets the default back (runner.c resets every signal). */
+    signal(SIGPIPE, SIG_IGN);
 
     /* SIGINT and SIGTERM go to the main thread only: every thread started from
      * here on (libzmq's included) inherits a mask that blocks them. */

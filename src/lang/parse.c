@@ -118,26 +118,59 @@ static void copy_char(cursor *c, vs_buf *b)
     vs_buf_append(b, c->s + start, c->i - start);
 }
 
-/* One pass over the bytes before tokenizing: NUL bytes and invalid UTF-8 are
- * reported at their own position, whatever surrounds them (the careful walk,
- * which counts lines and columns, runs only when there is one). */
+/* A control character that typed text may not hold: every C0 control but tab
+ * and newline (a carriage return only as the CR of CRLF), DEL, and the C1
+ * controls U+0080..U+009F. ESC, BEL and OSC would reach the records, commit
+ * messages and a terminal that prints them. Returns its code point, or 0. */
+static unsigned control_at(const unsigned char *s, size_t i, size_t len)
+{
+    unsigned char ch = s[i];
+    if (ch == '\t' || ch == '\n' || (ch == '\r' && i + 1 < len && s[i + 1] == '\n'))
+        return 0;
+    if (ch < 0x20 || ch == 0x7f)
+        return ch ? ch : 0x100; /* NUL has its own message */
+    if (ch == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f)
+        return s[i + 1];
+    return 0;
+}
+
+static int has_control(const unsigned char *s, size_t len)
+{
+    size_t i;
+    for (i = 0; i < len; i++)
+        if ((s[i] < 0x20 || s[i] == 0x7f || s[i] == 0xc2) && control_at(s, i, len))
+            return 1;
+    return 0;
+}
+
+/* One pass over the bytes before tokenizing: NUL bytes, invalid UTF-8 and
+ * control characters are reported at their own position, whatever surrounds
+ * them (the careful walk, which counts lines and columns, runs only when there
+ * is one). */
 static int check_text(const char *s, size_t len, vs_error *err)
 {
+    const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     int line = 1, col = 1;
-    if (vs_utf8_valid(s, len))
+    if (vs_utf8_valid(s, len) && !has_control(u, len))
         return 0;
     while (i < len) {
-        unsigned char ch = (unsigned char)s[i];
+        unsigned char ch = u[i];
+        unsigned cp;
         size_t k;
         if (ch == 0)
             return vs_error_set_at_pos(err, VS_ESYNTAX, line, col, (long long)i,
                                        "unexpected NUL byte; expected text (UTF-8)");
-        k = vs_utf8_seq((const unsigned char *)s + i, len - i);
+        k = vs_utf8_seq(u + i, len - i);
         if (k == 0)
             return vs_error_set_at_pos(err, VS_ESYNTAX, line, col, (long long)i,
                                        "invalid UTF-8 byte 0x%02X; expected text encoded as UTF-8",
                                        ch);
+        if ((cp = control_at(u, i, len)) != 0)
+            return vs_error_set_at_pos(err, VS_ESYNTAX, line, col, (long long)i,
+                                       "control character U+%04X; typed text may hold tabs and "
+                                       "line breaks, no other control characters (ESC, BEL...)",
+                                       cp);
         if (ch == '\n') {
             line++;
             col = 1;

@@ -21,6 +21,7 @@
 #include "util/cmp.h"
 #include "util/json.h"
 #include "util/pool.h"
+#include "util/redact.h"
 
 static json_t *dims_json(const vs_measure_phase_dims *d)
 {
@@ -440,7 +441,8 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     uint64_t interval = 0;
     int rc, present, cell = line->verb[0] == '%';
     size_t i, nd = 0;
-    const char *command = line->raw;
+    const char *command = line->raw, *recorded;
+    vs_buf shown = VS_BUF_INIT, redacted = VS_BUF_INIT;
 
     if (first && !strcmp(first->value, "import") && !cell)
         return vs_verb_measure_import(ctx, line, err);
@@ -487,6 +489,23 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!sheet)
         return vs_error_oom(err);
     vs_verbs_measure_next_run_id(sheet, run_id, sizeof run_id);
+    /* The record keeps the command without its credentials; the process is run
+     * with the command as typed. */
+    if (vs_redact_command(&shown, &redacted, command) > 0) {
+        vs_buf note = VS_BUF_INIT;
+        vs_buf_printf(&note,
+                      "measure: %s redacted from the record (shown as %s); the command runs "
+                      "with the values as typed\n",
+                      vs_buf_str(&redacted), VS_REDACTED);
+        if (!vs_buf_failed(&note))
+            vs_ctx_stream(ctx, "stderr", vs_buf_str(&note), note.len);
+        vs_buf_free(&note);
+    }
+    if (vs_buf_failed(&shown) || vs_buf_failed(&redacted)) {
+        rc = vs_error_oom(err);
+        goto freebufs;
+    }
+    recorded = vs_buf_str(&shown);
 
     {
         vs_envelope env;
@@ -505,7 +524,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
     rc = vs_measure_run(&o, &r, err);
     if (rc < 0) {
         vs_mv_gauge_clear(&gz);
-        return rc;
+        goto freebufs;
     }
     vs_mv_gauge_flush(&gz);
     if (r.run.interrupted) {
@@ -520,7 +539,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = vs_error_oom(err);
         goto done;
     }
-    rc = record_run(ctx, sheet, run_id, command, phase ? phase->value : NULL, &r, rows, err);
+    rc = record_run(ctx, sheet, run_id, recorded, phase ? phase->value : NULL, &r, rows, err);
     if (rc < 0)
         goto done;
     /* Re-running is restating: a run that gives the result of an earlier run of
@@ -539,7 +558,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
             vs_ctx_effect(ctx, "measured again: the same result as run %s, nothing new recorded",
                           was);
             vs_mv_gauge_restated(&gz, was);
-            rc = render_measurement(ctx, sheet, was, command, &r, rows, run_id, err);
+            rc = render_measurement(ctx, sheet, was, recorded, &r, rows, run_id, err);
             goto done;
         }
     }
@@ -547,11 +566,14 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
                   r.overflow_phase[0] ? "out of memory"
                   : r.run.exit_status ? "failed"
                                       : "exit 0");
-    rc = render_measurement(ctx, sheet, run_id, command, &r, rows, NULL, err);
+    rc = render_measurement(ctx, sheet, run_id, recorded, &r, rows, NULL, err);
 done:
     vs_mv_gauge_clear(&gz);
     json_decref(rows);
     vs_measure_result_clear(&r);
+freebufs:
+    vs_buf_free(&shown);
+    vs_buf_free(&redacted);
     return rc;
 }
 
@@ -571,12 +593,17 @@ const vs_verb vs_verbs_measure[] = {
      "The command names its phases and reports executed dims and its own counters on the file "
      "descriptor in VRAMSHEET_PHASE_FD: `phase NAME`, `dims length=N concurrency=N ...`, "
      "`counter NAME BYTES [gpu=I]` (kernel/python/vramsheet_torch.py writes torch's "
-     "max_memory_allocated and max_memory_reserved). length=, concurrency=, microbatch= declare "
+     "max_memory_allocated and max_memory_reserved); a run keeps at most 256 phases, a later "
+     "new name is counted in the 256th and the result says so. length=, concurrency=, microbatch= "
+     "declare "
      "executed dims when the command cannot. A run at smaller dims than the card does not "
      "validate it. An out-of-memory message marks the overflow at the current phase and shows "
      "what to examine for that phase. A failing or overflowing command is still measured and "
      "recorded as run mN; interrupt or timeout= end the whole process group. With no NVIDIA "
-     "driver: MeasureError, nothing recorded. `measure import FILE... [format=...]` reads what "
+     "driver: MeasureError, nothing recorded. The record keeps the command as typed but for "
+     "credentials: the value of an assignment whose name holds TOKEN, KEY, SECRET, PASSWORD or "
+     "PASSWD (HF_TOKEN=...) and a URL's user:password are stored as <redacted> (the cell says "
+     "which); the command itself runs with them. `measure import FILE... [format=...]` reads what "
      "real runs printed, as measurements with phase, GPU or rank, counter, scope, exact bytes, "
      "the printed text and resolution_bytes (half a unit of the last printed digit); counts "
      "(tokens, blocks, concurrency) keep their value and unit. format=auto (the default) "

@@ -159,8 +159,28 @@ static size_t skip_to_figure(const char *s, size_t n)
     }
 }
 
-/* A byte figure with its unit at s: 0, or -1 when none. gb_is_gib reads "GB"
- * as GiB (the figure was divided by 2^30). */
+/* Digits at s that do not make a figure the record can hold (more than 18
+ * significant digits, beyond 2^63): refused rather than left out. */
+static size_t digits_at(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == ','))
+        i++;
+    return i && s[0] >= '0' && s[0] <= '9' ? i : 0;
+}
+
+static int out_of_range(vs_import *im, const char *what, const char *s, size_t n)
+{
+    size_t k = digits_at(s, n);
+    return vs_import_refuse(im,
+                            "%s: the figure %.*s is out of range (beyond 2^63 bytes, or "
+                            "more than 18 significant digits)",
+                            what, (int)(k > 40 ? 40 : k), s);
+}
+
+/* A byte figure with its unit at s: 0; -1 when none; -2 when there is one
+ * that is out of range. gb_is_gib reads "GB" as GiB (the figure was divided
+ * by 2^30). */
 static int figure(const char *s, size_t n, int gb_is_gib, uint64_t *bytes, uint64_t *res,
                   size_t *used)
 {
@@ -169,7 +189,7 @@ static int figure(const char *s, size_t n, int gb_is_gib, uint64_t *bytes, uint6
     /* the number first: its digits are re-read once the unit is known */
     json_t *num = vs_import_number(s, n, 0, &k);
     if (!num)
-        return -1;
+        return digits_at(s, n) ? -2 : -1;
     json_decref(num);
     while (k + sp < n && s[k + sp] == ' ')
         sp++;
@@ -179,15 +199,18 @@ static int figure(const char *s, size_t n, int gb_is_gib, uint64_t *bytes, uint6
     if (gb_is_gib && u == 2 && !memcmp(s + k + sp, "GB", 2))
         mult = 1ull << 30;
     if (vs_import_decimal(s, k, mult, 0, &b, &r, &k))
-        return -1;
+        return -2;
     *bytes = b;
     *res = r;
     *used = k + sp + u;
     return 0;
 }
 
+#define RANK_MAX 2147483647u /* torch.distributed's ranks are int32 */
+
 /* 1 and *rank when the line opens with a worker's "(VllmWorker rank=1
- * pid=...)" or "(Worker_TP1 pid=...)" prefix, else 0. */
+ * pid=...)" or "(Worker_TP1 pid=...)" prefix, 0 when it does not, -1 when its
+ * rank is out of range (read whole: never cut to fewer digits). */
 static int rank_of(const char *line, size_t n, unsigned *rank)
 {
     const char *p;
@@ -201,10 +224,13 @@ static int rank_of(const char *line, size_t n, unsigned *rank)
     else
         return 0;
     if (p < line + n && *p >= '0' && *p <= '9') {
-        unsigned r = 0;
-        while (p < line + n && *p >= '0' && *p <= '9' && r < 100000)
+        uint64_t r = 0;
+        while (p < line + n && *p >= '0' && *p <= '9') {
             r = r * 10 + (unsigned)(*p++ - '0');
-        *rank = r;
+            if (r > RANK_MAX)
+                return -1;
+        }
+        *rank = (unsigned)r;
         return 1;
     }
     return 0;
@@ -234,7 +260,9 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
     }
     if (!any)
         return 0;
-    at.rank_known = rank_of(line, n, &at.rank);
+    if ((rc = rank_of(line, n, &at.rank)) < 0)
+        return vs_import_refuse(im, "the worker's rank is out of range (at most %u)", RANK_MAX);
+    at.rank_known = rc;
     for (i = 0; phrases[i].text; i++) {
         const phrase *ph = &phrases[i];
         const char *p = found[i], *end = line + n;
@@ -254,14 +282,19 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
         case P_BYTES:
         case P_GB_IS_GIB:
             off += skip_to_figure(line + off, n - off);
-            if (figure(line + off, n - off, ph->kind == P_GB_IS_GIB, &bytes, &res, &used) < 0)
+            if ((rc = figure(line + off, n - off, ph->kind == P_GB_IS_GIB, &bytes, &res, &used)) ==
+                -2)
+                return out_of_range(im, ph->text, line + off, n - off);
+            if (rc < 0)
                 continue;
             rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, p,
                                  (size_t)(line + off + used - p));
             break;
         case P_USABLE: {
             size_t o2 = off + skip_to_figure(line + off, n - off);
-            if (figure(line + o2, n - o2, 0, &bytes, &res, &used) < 0) {
+            if ((rc = figure(line + o2, n - o2, 0, &bytes, &res, &used)) == -2)
+                return out_of_range(im, ph->text, line + o2, n - o2);
+            if (rc < 0) {
                 /* "can use total_gpu_memory (79.22GiB) x ... = 71.29GiB" */
                 const char *eq = NULL, *q;
                 for (q = line + off; q < end; q++)
@@ -271,7 +304,9 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
                     continue;
                 o2 = (size_t)(eq + 1 - line);
                 o2 += skip_to_figure(line + o2, n - o2);
-                if (figure(line + o2, n - o2, 0, &bytes, &res, &used) < 0)
+                if ((rc = figure(line + o2, n - o2, 0, &bytes, &res, &used)) == -2)
+                    return out_of_range(im, ph->text, line + o2, n - o2);
+                if (rc < 0)
                     continue;
             }
             rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, p,
@@ -293,7 +328,9 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
                 num--;
             if (num == q || !vs_import_unit(q, (size_t)(p - q), &u))
                 continue;
-            if (figure(num, (size_t)(p - num), 0, &bytes, &res, &used) < 0)
+            if ((rc = figure(num, (size_t)(p - num), 0, &bytes, &res, &used)) == -2)
+                return out_of_range(im, ph->text, num, (size_t)(p - num));
+            if (rc < 0)
                 continue;
             rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, num,
                                  (size_t)(p + strlen(ph->text) - num));
@@ -306,7 +343,9 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
                 continue;
             o2 = (size_t)(t - line) + 4;
             o2 += skip_to_figure(line + o2, n - o2);
-            if (figure(line + o2, n - o2, 0, &bytes, &res, &used) < 0)
+            if ((rc = figure(line + o2, n - o2, 0, &bytes, &res, &used)) == -2)
+                return out_of_range(im, ph->text, line + o2, n - o2);
+            if (rc < 0)
                 continue;
             rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, p,
                                  (size_t)(line + o2 + used - p));
@@ -317,6 +356,8 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
             json_t *v;
             off += skip_to_figure(line + off, n - off);
             v = vs_import_number(line + off, n - off, ph->kind == P_COUNT, &used);
+            if (!v && digits_at(line + off, n - off))
+                return out_of_range(im, ph->text, line + off, n - off);
             if (!v)
                 continue;
             if (ph->kind == P_COUNT && !json_is_integer(v)) {
@@ -335,6 +376,10 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
                 o2 = (size_t)(q - line) + 12;
                 o2 += skip_to_figure(line + o2, n - o2);
                 x = vs_import_number(line + o2, n - o2, 1, &u2);
+                if (!x && digits_at(line + o2, n - o2)) {
+                    json_decref(v);
+                    return out_of_range(im, "Maximum concurrency", line + o2, n - o2);
+                }
                 if (!x || o2 + u2 >= n || line[o2 + u2] != 'x') {
                     json_decref(x);
                     json_decref(v);

@@ -74,7 +74,16 @@ static void on_phase_line(void *cb, const char *line, size_t len)
     case VS_PHASEFD_NONE:
         break;
     case VS_PHASEFD_PHASE:
-        vs_sampler_set_phase(s->sampler, ev.name);
+        if (vs_sampler_set_phase(s->sampler, ev.name)) {
+            char why[160];
+            vs_sampler_current_phase(s->sampler, phase, sizeof phase);
+            snprintf(why, sizeof why,
+                     "a run keeps at most %d phases: this one and later new ones are counted "
+                     "in phase '%.63s'",
+                     VS_SAMPLER_PHASES_MAX, phase);
+            note_bad(s, line, why);
+            break;
+        }
         dims_entry(s, ev.name);
         break;
     case VS_PHASEFD_DIMS: {

@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 #include "util/pool.h"
+#include "util/redact.h"
 
 static const char usage_text[] =
     "usage: vramsheet probe --out FILE [--interval MS] [--phase NAME] [--timeout SECONDS]\n"
@@ -309,7 +310,20 @@ int vs_cli_probe(int argc, char **argv)
     p.rank_known = env_rank("RANK", "SLURM_PROCID", &p.rank);
     p.local_rank_known = env_rank("LOCAL_RANK", "SLURM_LOCALID", &p.local_rank);
     out_path(&path, out, host, p.rank_known, p.rank);
-    command_text(&cmd, argv + cmd_at, argc - cmd_at);
+    {
+        /* the file is imported into records: credentials out of its command */
+        vs_buf typed = VS_BUF_INIT, names = VS_BUF_INIT;
+        command_text(&typed, argv + cmd_at, argc - cmd_at);
+        if (vs_redact_command(&cmd, &names, vs_buf_str(&typed)) > 0 && !vs_buf_failed(&names))
+            fprintf(stderr,
+                    "vramsheet probe: %s redacted from the output (shown as %s); the command "
+                    "runs with the values as typed\n",
+                    vs_buf_str(&names), VS_REDACTED);
+        if (vs_buf_failed(&typed))
+            cmd.failed = 1;
+        vs_buf_free(&typed);
+        vs_buf_free(&names);
+    }
     if (vs_buf_failed(&path) || vs_buf_failed(&cmd)) {
         fprintf(stderr, "vramsheet probe: out of memory\n");
         goto done;

@@ -242,9 +242,10 @@ void vs_sampler_set_root(vs_sampler *s, pid_t root)
     pthread_mutex_unlock(&s->mu);
 }
 
-void vs_sampler_set_phase(vs_sampler *s, const char *name)
+int vs_sampler_set_phase(vs_sampler *s, const char *name)
 {
     size_t i;
+    int folded = 0;
     pthread_mutex_lock(&s->mu);
     for (i = 0; i < s->nphases; i++) {
         if (!strcmp(s->phases[i].name, name)) {
@@ -254,11 +255,14 @@ void vs_sampler_set_phase(vs_sampler *s, const char *name)
     }
     {
         int k = add_phase(s, name);
+        folded = s->nphases >= VS_SAMPLER_PHASES_MAX && k == (int)s->nphases - 1 &&
+                 strcmp(s->phases[k].name, name) != 0;
         if (k >= 0)
             s->current = (size_t)k;
     }
 done:
     pthread_mutex_unlock(&s->mu);
+    return folded;
 }
 
 void vs_sampler_current_phase(vs_sampler *s, char *out, size_t outlen)

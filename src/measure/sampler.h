@@ -74,8 +74,9 @@ int vs_sampler_start(vs_sampler *s, vs_error *err);
 /* The root of the command's process tree (its pid = process group id). */
 void vs_sampler_set_root(vs_sampler *s, pid_t root);
 /* Makes name the current phase (created on first use, at most
- * VS_SAMPLER_PHASES_MAX: later new names fold into the last one). */
-void vs_sampler_set_phase(vs_sampler *s, const char *name);
+ * VS_SAMPLER_PHASES_MAX: later new names fold into the last one). Returns 0,
+ * or 1 when name was folded so (the caller says so). */
+int vs_sampler_set_phase(vs_sampler *s, const char *name);
 /* The current phase's name copied into out. */
 void vs_sampler_current_phase(vs_sampler *s, char *out, size_t outlen);
 /* Takes a last sample and joins the thread; idempotent. */

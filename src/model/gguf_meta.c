@@ -8,6 +8,7 @@
 
 #include "model/gguf_internal.h"
 #include "util/cmp.h"
+#include "util/utf8.h"
 
 enum {
     T_U8,
@@ -259,6 +260,20 @@ int vs_gguf_meta_read_kv(vs_gguf_rd *r, vs_gguf_meta *m, uint64_t index)
         m->architecture = NULL;
         r->subj = NULL;
         rc = vs_gguf_rd_str(r, &m->architecture, 63, "general.architecture");
+        if (rc == 0 && !vs_utf8_valid(m->architecture, strlen(m->architecture))) {
+            /* it names the file's family and goes into the card as text */
+            size_t n = strlen(m->architecture), at = 0, k;
+            while (at < n &&
+                   (k = vs_utf8_seq((const unsigned char *)m->architecture + at, n - at)) > 0)
+                at += k;
+            rc = vs_error_set_pos(r->err, VS_EFORMAT, (long long)(r->pos - n + at),
+                                  "%s: general.architecture is not UTF-8 text (byte 0x%02X at "
+                                  "offset %llu); the file's architecture cannot be named",
+                                  r->name, (unsigned char)m->architecture[at],
+                                  (unsigned long long)(r->pos - n + at));
+            free(m->architecture);
+            m->architecture = NULL;
+        }
         goto done;
     }
     slot = slot_for(r, m, key, &rc);

@@ -70,12 +70,72 @@ static int exists_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* What a cache entry that is not a file is, in words: NULL when path is a
+ * regular file or a link to one, "" when there is nothing there, else "a
+ * folder", "a FIFO", "a symlink loop", "a link to a missing blob"... Reading a
+ * FIFO would block the kernel until something writes to it. */
+static const char *entry_kind(const char *p)
+{
+    struct stat st;
+    if (lstat(p, &st) != 0)
+        return "";
+    if (stat(p, &st) != 0)
+        return errno == ELOOP    ? "a symlink loop"
+               : errno == ENOENT ? "a link to a missing blob"
+                                 : "a link that cannot be followed";
+    if (S_ISREG(st.st_mode))
+        return NULL;
+    if (S_ISDIR(st.st_mode))
+        return "a folder";
+    if (S_ISFIFO(st.st_mode))
+        return "a FIFO";
+    if (S_ISSOCK(st.st_mode))
+        return "a socket";
+    return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
+}
+
+/* The commit a ref file holds: 0, or an error naming what is there instead. */
+static int read_ref(const char *refpath, const char *repo_id, const char *revision, char *commit,
+                    vs_error *err)
+{
+    const char *kind = entry_kind(refpath);
+    char buf[128];
+    ssize_t len;
+    int fd;
+    if (kind && !*kind)
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "%s is in the cache but has no ref '%s' (no file %s): `huggingface-cli "
+                            "download %s config.json --revision %s` fetches that revision",
+                            repo_id, revision, refpath, repo_id, revision);
+    if (kind)
+        return vs_error_set(err, VS_EIO,
+                            "%s: the ref '%s' is %s, not a file holding a commit; remove it and "
+                            "fetch the revision again (`huggingface-cli download %s config.json "
+                            "--revision %s`)",
+                            refpath, revision, kind, repo_id, revision);
+    if ((fd = vs_file_open_regular(refpath, sizeof buf - 1, NULL, err)) < 0)
+        return fd == VS_EFORMAT
+                   ? vs_error_set(err, VS_EFORMAT, "%s: does not hold a 40-hex commit", refpath)
+                   : fd;
+    do {
+        len = read(fd, buf, sizeof buf - 1);
+    } while (len < 0 && errno == EINTR);
+    close(fd);
+    if (len < 0)
+        return vs_error_set(err, VS_EIO, "cannot read %s: %s", refpath, strerror(errno));
+    buf[len] = '\0';
+    while (len > 0 && isspace((unsigned char)buf[len - 1]))
+        buf[--len] = '\0';
+    if (!is_hex40(buf, (size_t)len))
+        return vs_error_set(err, VS_EFORMAT, "%s: does not hold a 40-hex commit", refpath);
+    memcpy(commit, buf, 41);
+    return 0;
+}
+
 int vs_hfcache_find(vs_hf_snapshot *s, const char *repo_id, const char *revision, vs_error *err)
 {
     const char *slash = strchr(repo_id, '/');
-    char refpath[VS_HF_PATH_MAX + 300], buf[128];
-    FILE *fp;
-    size_t len;
+    char refpath[VS_HF_PATH_MAX + 300];
     int rc;
     memset(s, 0, sizeof *s);
     if (!vs_hfcache_is_repo_id(repo_id))
@@ -106,20 +166,8 @@ int vs_hfcache_find(vs_hf_snapshot *s, const char *repo_id, const char *revision
         memcpy(s->commit, revision, 41);
     } else {
         snprintf(refpath, sizeof refpath, "%s/refs/%s", s->repo_dir, revision);
-        if (!(fp = fopen(refpath, "r")))
-            return vs_error_set(
-                err, VS_ENOTFOUND,
-                "%s is in the cache but has no ref '%s' (no file %s): `huggingface-cli "
-                "download %s config.json --revision %s` fetches that revision",
-                repo_id, revision, refpath, repo_id, revision);
-        len = fread(buf, 1, sizeof buf - 1, fp);
-        fclose(fp);
-        buf[len] = '\0';
-        while (len > 0 && isspace((unsigned char)buf[len - 1]))
-            buf[--len] = '\0';
-        if (!is_hex40(buf, len))
-            return vs_error_set(err, VS_EFORMAT, "%s: does not hold a 40-hex commit", refpath);
-        memcpy(s->commit, buf, 41);
+        if ((rc = read_ref(refpath, repo_id, revision, s->commit, err)))
+            return rc;
     }
     if ((size_t)snprintf(s->path, sizeof s->path, "%s/snapshots/%s", s->repo_dir, s->commit) >=
         sizeof s->path)
@@ -136,16 +184,20 @@ int vs_hfcache_find(vs_hf_snapshot *s, const char *repo_id, const char *revision
 int vs_hfcache_file(const vs_hf_snapshot *s, const char *repo_id, const char *name, char *out,
                     size_t n, vs_error *err)
 {
-    struct stat st;
+    const char *kind;
     if ((size_t)snprintf(out, n, "%s/%s", s->path, name) >= n)
         return vs_error_set(err, VS_EVALUE, "the cache path is too long");
-    if (exists_file(out))
+    if (!(kind = entry_kind(out)))
         return 0;
+    if (*kind && strcmp(kind, "a link to a missing blob"))
+        return vs_error_set(err, VS_EIO,
+                            "%s at %s: %s in the snapshot is %s, not a file; remove it and "
+                            "fetch it again (`huggingface-cli download %s %s --revision %s`)",
+                            repo_id, s->commit, out, kind, repo_id, name, s->commit);
     return vs_error_set(err, VS_ENOTFOUND,
-                        "%s at %s: the snapshot has no %s (%s%s): `huggingface-cli download %s "
+                        "%s at %s: the snapshot has no %s (%s%s%s): `huggingface-cli download %s "
                         "%s --revision %s` puts it there",
-                        repo_id, s->commit, name, out,
-                        lstat(out, &st) == 0 ? ", a link to a missing blob" : "", repo_id, name,
+                        repo_id, s->commit, name, out, *kind ? ", " : "", kind, repo_id, name,
                         s->commit);
 }
 

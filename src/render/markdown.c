@@ -1,5 +1,6 @@
 #include "render/markdown.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,22 +13,94 @@
 #include "util/checked.h"
 #include "util/json.h"
 
-/* A table cell: pipes and line breaks would break the row. */
+/* Text that came from a person or a file, written so that it reads as the
+ * same characters and nothing else: no HTML (<img onerror=...>), no link or
+ * image ([x](javascript:...)), no emphasis, code or heading it did not ask
+ * for. HTML's < and & become entities; Markdown's punctuation is
+ * backslash-escaped (CommonMark: any ASCII punctuation may be); a line
+ * break becomes a space, so that text cannot start a block (a heading, a
+ * list, a quote) of its own; what starts a block at the text's start is
+ * escaped too. An underscore inside a word (kv_cache) starts no emphasis and
+ * is kept as it is. A control character reads as U+FFFD. in_cell: a table
+ * cell's pipes too. */
+static void md_text(vs_buf *b, const char *s, int in_cell)
+{
+    const char *start = s, *first = s + strspn(s, " ");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (s == first && !in_cell && strchr("#-+=", c)) {
+            vs_buf_putc(b, '\\'); /* a heading, a list item, a setext underline */
+            vs_buf_putc(b, (char)c);
+        } else if (c == '\n' || c == '\r') {
+            vs_buf_putc(b, ' ');
+        } else if (c == '<') {
+            vs_buf_puts(b, "&lt;");
+        } else if (c == '>') {
+            vs_buf_puts(b, "&gt;");
+        } else if (c == '&') {
+            vs_buf_puts(b, "&amp;");
+        } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            vs_buf_puts(b, "\xef\xbf\xbd");
+        } else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f) {
+            vs_buf_puts(b, "\xef\xbf\xbd"); /* a C1 control (U+0080..U+009F) */
+            s++;
+        } else if (strchr("\\`*[]~", c) || (c == '|' && in_cell) ||
+                   (c == '_' && (s == start || !isalnum((unsigned char)s[-1]) ||
+                                 !isalnum((unsigned char)s[1])))) {
+            vs_buf_putc(b, '\\');
+            vs_buf_putc(b, (char)c);
+        } else if ((c == '.' || c == ')') && !in_cell && s > first &&
+                   strspn(first, "0123456789") == (size_t)(s - first) &&
+                   (!s[1] || s[1] == ' ' || s[1] == '\t')) {
+            vs_buf_putc(b, '\\'); /* "1. " at the start would be a numbered list */
+            vs_buf_putc(b, (char)c);
+        } else {
+            vs_buf_putc(b, (char)c);
+        }
+    }
+}
+
+/* Text as a code span: shown verbatim (a code span's content is never HTML or
+ * Markdown), between more backticks than any run inside it; line breaks and
+ * control characters as in md_text. */
+static void md_code(vs_buf *b, const char *s)
+{
+    size_t run = 0, longest = 0, n = strlen(s);
+    const char *p;
+    int pad;
+    for (p = s; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    pad = n && (s[0] == '`' || s[n - 1] == '`' || (s[0] == ' ' && s[n - 1] == ' '));
+    vs_buf_fill(b, '`', longest + 1);
+    if (pad)
+        vs_buf_putc(b, ' ');
+    for (p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n' || c == '\r')
+            vs_buf_putc(b, ' ');
+        else if ((c < 0x20 && c != '\t') || c == 0x7f)
+            vs_buf_puts(b, "\xef\xbf\xbd");
+        else if (c == 0xc2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f && ++p)
+            vs_buf_puts(b, "\xef\xbf\xbd");
+        else
+            vs_buf_putc(b, (char)c);
+    }
+    if (pad)
+        vs_buf_putc(b, ' ');
+    vs_buf_fill(b, '`', longest + 1);
+}
+
+/* A table cell. */
 static void cell(vs_buf *b, const char *s)
 {
     vs_buf_puts(b, " ");
-    if (!s || !*s) {
+    if (!s || !*s)
         vs_buf_puts(b, "—");
-    } else {
-        for (; *s; s++) {
-            if (*s == '|')
-                vs_buf_puts(b, "\\|");
-            else if (*s == '\n' || *s == '\r')
-                vs_buf_puts(b, " ");
-            else
-                vs_buf_putc(b, *s);
-        }
-    }
+    else
+        md_text(b, s, 1);
     vs_buf_puts(b, " |");
 }
 
@@ -174,8 +247,9 @@ static void card_section(vs_buf *b, const json_t *sheet)
     wf = json_object_get(sheet, "weights_files");
     if (json_is_object(wf)) {
         describe(v, sizeof v, json_object_get(wf, "bytes"));
-        vs_buf_printf(b, "Weights read from the files at `%s`: %s.\n\n",
-                      vs_json_str_of(wf, "path") ? vs_json_str_of(wf, "path") : "?", v);
+        vs_buf_puts(b, "Weights read from the files at ");
+        md_code(b, vs_json_str_of(wf, "path") ? vs_json_str_of(wf, "path") : "?");
+        vs_buf_printf(b, ": %s.\n\n", v);
     }
 }
 
@@ -268,10 +342,12 @@ static void placement_section(vs_buf *b, const json_t *sheet)
         return;
     scalar(gpus, sizeof gpus, json_object_get(p, "gpus"));
     scalar(stage, sizeof stage, json_object_get(p, "stage"));
-    vs_buf_printf(b, "## Placement\n\n%s on %s GPU%s%s%s.\n\n",
-                  vs_json_str_of(p, "kind") ? vs_json_str_of(p, "kind") : "single",
-                  *gpus ? gpus : "1", strcmp(gpus, "1") ? "s" : "", *stage ? ", stage " : "",
-                  stage);
+    vs_buf_puts(b, "## Placement\n\n");
+    md_text(b, vs_json_str_of(p, "kind") ? vs_json_str_of(p, "kind") : "single", 0);
+    vs_buf_printf(b, " on %s GPU%s%s", *gpus ? gpus : "1", strcmp(gpus, "1") ? "s" : "",
+                  *stage ? ", stage " : "");
+    md_text(b, stage, 0);
+    vs_buf_puts(b, ".\n\n");
 }
 
 static void stages_section(vs_buf *b, const json_t *sheet)
@@ -361,12 +437,15 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
     {
         char st[32];
         scalar(st, sizeof st, json_object_get(m, "exit_status"));
-        vs_buf_printf(
-            b, "- run %s: `%s`%s%s%s%s\n", vs_json_str_of(m, "id") ? vs_json_str_of(m, "id") : "?",
-            vs_json_str_of(m, "command") ? vs_json_str_of(m, "command") : "",
-            *st ? ", exit status " : "", st,
-            vs_json_str_of(m, "overflow_phase") ? ", out of memory in " : "",
-            vs_json_str_of(m, "overflow_phase") ? vs_json_str_of(m, "overflow_phase") : "");
+        vs_buf_puts(b, "- run ");
+        md_text(b, vs_json_str_of(m, "id") ? vs_json_str_of(m, "id") : "?", 0);
+        vs_buf_puts(b, ": ");
+        md_code(b, vs_json_str_of(m, "command") ? vs_json_str_of(m, "command") : "");
+        vs_buf_printf(b, "%s%s%s", *st ? ", exit status " : "", st,
+                      vs_json_str_of(m, "overflow_phase") ? ", out of memory in " : "");
+        md_text(b, vs_json_str_of(m, "overflow_phase") ? vs_json_str_of(m, "overflow_phase") : "",
+                0);
+        vs_buf_puts(b, "\n");
     }
     if (json_array_size(runs))
         vs_buf_puts(b, "\n");
@@ -425,7 +504,11 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
         vs_buf_puts(b, "Mandatory requirements declared (besides capacity, length, concurrency or "
                        "microbatch, available memory, software compatibility and quality):\n\n");
         json_array_foreach(reqs, i, o)
-            vs_buf_printf(b, "- %s\n", vs_json_str_of(o, "name") ? vs_json_str_of(o, "name") : "?");
+        {
+            vs_buf_puts(b, "- ");
+            md_text(b, vs_json_str_of(o, "name") ? vs_json_str_of(o, "name") : "?", 0);
+            vs_buf_puts(b, "\n");
+        }
         vs_buf_puts(b, "\n");
     }
     if (json_array_size(ev)) {
@@ -461,22 +544,31 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
     const json_t *arr, *x;
     const char *decision = vs_json_str_of(sheet, "decision");
     size_t i;
-    vs_buf_printf(b, "## Decision\n\n%s\n\n", decision ? decision : "None yet.");
+    vs_buf_puts(b, "## Decision\n\n");
+    md_text(b, decision ? decision : "None yet.", 0);
+    vs_buf_puts(b, "\n\n");
     vs_buf_puts(b, "## Invalidating conditions\n\n");
     arr = vs_sheet_array(sheet, "invalidate");
     if (!json_array_size(arr))
         vs_buf_puts(b, "None declared.\n");
     json_array_foreach(arr, i, x)
-        vs_buf_printf(b, "- %s\n", json_string_value(x) ? json_string_value(x) : "?");
+    {
+        vs_buf_puts(b, "- ");
+        md_text(b, json_string_value(x) ? json_string_value(x) : "?", 0);
+        vs_buf_puts(b, "\n");
+    }
     vs_buf_puts(b, "\n");
     arr = vs_sheet_array(sheet, "oom");
     if (json_array_size(arr)) {
         vs_buf_puts(b, "## Overflows\n\n");
         json_array_foreach(arr, i, x)
-            vs_buf_printf(b, "- out of memory in %s%s%s\n",
-                          vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?",
-                          vs_json_str_of(x, "note") ? ": " : "",
-                          vs_json_str_of(x, "note") ? vs_json_str_of(x, "note") : "");
+        {
+            vs_buf_puts(b, "- out of memory in ");
+            md_text(b, vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?", 0);
+            vs_buf_puts(b, vs_json_str_of(x, "note") ? ": " : "");
+            md_text(b, vs_json_str_of(x, "note") ? vs_json_str_of(x, "note") : "", 0);
+            vs_buf_puts(b, "\n");
+        }
         vs_buf_puts(b, "\n");
     }
 }
@@ -486,20 +578,27 @@ char *vs_markdown_sheet(const json_t *sheet)
     vs_buf b = VS_BUF_INIT;
     const json_t *lin = json_object_get(sheet, "lineage");
     const char *title = vs_json_str_of(sheet, "title"), *id = vs_json_str_of(sheet, "id");
-    vs_buf_printf(&b, "# %s\n\n", title ? title : id ? id : "untitled sheet");
-    vs_buf_printf(&b,
-                  "Sizing sheet `%s` (%s). The record is `sheet.json` beside this file; this "
-                  "page is rendered from it.\n\n",
-                  id ? id : "?",
-                  vs_json_str_of(sheet, "schema") ? vs_json_str_of(sheet, "schema")
-                                                  : VS_SHEET_SCHEMA);
-    if (json_is_object(lin))
-        vs_buf_printf(&b, "Lineage: reproduced from sheet `%s` at commit `%s`%s%s%s.\n\n",
-                      vs_json_str_of(lin, "sheet") ? vs_json_str_of(lin, "sheet") : "?",
-                      vs_json_str_of(lin, "commit") ? vs_json_str_of(lin, "commit") : "?",
-                      vs_json_str_of(lin, "title") ? " (\"" : "",
-                      vs_json_str_of(lin, "title") ? vs_json_str_of(lin, "title") : "",
-                      vs_json_str_of(lin, "title") ? "\")" : "");
+    vs_buf_puts(&b, "# ");
+    md_text(&b, title ? title : id ? id : "untitled sheet", 0);
+    vs_buf_puts(&b, "\n\nSizing sheet ");
+    md_code(&b, id ? id : "?");
+    vs_buf_puts(&b, " (");
+    md_text(&b, vs_json_str_of(sheet, "schema") ? vs_json_str_of(sheet, "schema") : VS_SHEET_SCHEMA,
+            0);
+    vs_buf_puts(&b, "). The record is `sheet.json` beside this file; this page is rendered from "
+                    "it.\n\n");
+    if (json_is_object(lin)) {
+        vs_buf_puts(&b, "Lineage: reproduced from sheet ");
+        md_code(&b, vs_json_str_of(lin, "sheet") ? vs_json_str_of(lin, "sheet") : "?");
+        vs_buf_puts(&b, " at commit ");
+        md_code(&b, vs_json_str_of(lin, "commit") ? vs_json_str_of(lin, "commit") : "?");
+        if (vs_json_str_of(lin, "title")) {
+            vs_buf_puts(&b, " (\"");
+            md_text(&b, vs_json_str_of(lin, "title"), 0);
+            vs_buf_puts(&b, "\")");
+        }
+        vs_buf_puts(&b, ".\n\n");
+    }
     card_section(&b, sheet);
     components_section(&b, sheet);
     placement_section(&b, sheet);

@@ -15,6 +15,10 @@ Chromium whatever happens.
 Exit status: 0 passed, 77 skipped (Chromium cannot start, or npm cannot install
 playwright-core for want of a network), anything else failed.
 
+With --setup, only installs playwright-core and the JupyterLab / Notebook 7
+environment (ctest's browser.setup, a fixture of the browser tests, with its own
+timeout): the tests' 200 s budget then starts after the installs.
+
 With --frontend lab or --frontend nb7, the same notebooks run in JupyterLab 4 or
 Notebook 7 instead (lab.cjs: also Tab, Shift-Tab and an interrupt), both from PyPI
 in a virtual environment the test makes once in VS_BUILD_DIR/lab-venv (again only
@@ -49,7 +53,7 @@ SOURCE = os.environ.get("VS_SOURCE_DIR", os.path.join(HERE, "..", ".."))
 BUILD = os.environ.get("VS_BUILD_DIR")
 JUPYTER_NOTEBOOK = "/usr/bin/jupyter-notebook"
 CHROMIUM = "/usr/bin/chromium"
-BUDGET_S = 200         # the whole test, npm ci excepted
+BUDGET_S = 200         # the whole test, npm ci and pip install excepted
 NPM_BOUND_S = 120      # npm ci, the first time only
 NETWORK_ERRORS = re.compile(r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|"
                             r"EHOSTUNREACH|network|proxy|getaddrinfo|socket hang up|request to .* failed",
@@ -289,9 +293,24 @@ def on_signal(signum, _frame):
     fail("stopped by signal %d" % signum)
 
 
+def setup():
+    """--setup (ctest's browser.setup, a fixture the browser tests require):
+    playwright-core and the JupyterLab / Notebook 7 environment installed in
+    their own step, so that the tests' time budget is the browser's alone."""
+    if not BUILD:
+        fail("VS_BUILD_DIR is not set (run through ctest)")
+    install_playwright(os.path.join(BUILD, "browser"))
+    install_lab(os.path.join(BUILD, "lab-venv"))
+    log("setup done")
+
+
 def main():
+    global T0
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    if "--setup" in sys.argv:
+        setup()
+        return
     if not BUILD:
         fail("VS_BUILD_DIR is not set (run through ctest)")
     if not os.environ.get("JUPYTER_PATH"):
@@ -313,6 +332,9 @@ def main():
     browser_dir = os.path.join(BUILD, "browser")
     module = install_playwright(browser_dir)
     lab_bin = install_lab(os.path.join(BUILD, "lab-venv")) if FRONTEND != "classic" else None
+    # the budget is the browser's: installing (done by browser.setup, or here
+    # when the test is run alone) is not counted in it
+    T0 = time.monotonic()
     if FRONTEND == "classic":
         screenshots = [os.environ.get("VS_SCREENSHOT") or os.path.join(browser_dir, "seed-notebook.png")
                        if n.startswith("01-") else os.path.join(browser_dir, "notebook-%s.png" % n[:2])

@@ -4,6 +4,7 @@
 #ifndef VS_TEST_MEASURE_TESTLIB_H
 #define VS_TEST_MEASURE_TESTLIB_H
 
+#include "../unit/test_tmp.h"
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,12 +13,24 @@
 #include <unistd.h>
 
 static char mt_dir[256];
+static pid_t mt_owner; /* the process that made mt_dir removes it */
 
-/* A fresh temporary folder (per forked test). */
+static void mt_cleanup(void)
+{
+    if (mt_dir[0] && getpid() == mt_owner)
+        vs_test_rmtree(mt_dir);
+}
+
+/* A fresh temporary folder (per forked test), removed when the process that
+ * made it exits (Check ends each forked test with exit). */
 __attribute__((unused)) static const char *mt_tmpdir(void)
 {
-    snprintf(mt_dir, sizeof mt_dir, "/tmp/vs-measure-XXXXXX");
+    static int registered;
+    vs_test_tmp(mt_dir, sizeof mt_dir, "vs-measure-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(mt_dir));
+    mt_owner = getpid();
+    if (!registered && atexit(mt_cleanup) == 0)
+        registered = 1;
     return mt_dir;
 }
 

@@ -10,6 +10,11 @@ import unittest
 if os.environ.get("VS_KERNEL_JUPYTER_PATH"):
     os.environ["JUPYTER_PATH"] = os.environ["VS_KERNEL_JUPYTER_PATH"]
 
+# The stream tests' cells are the transport's scripted test cells
+# (src/kernel/testcell.h): the language writes no stream of its own but a
+# measured command's output, which needs a GPU.
+os.environ["VRAMSHEET_KERNEL_TEST"] = "1"
+
 import jupyter_kernel_test as jkt  # noqa: E402  (after JUPYTER_PATH is set)
 
 import vsclient  # noqa: E402
@@ -46,6 +51,15 @@ class VramsheetKernelTests(jkt.KernelTests):
     # Matches exactly one distinct input of code_execute_result (the unique test).
     code_history_pattern = "convert 24000000000? G?B"
     supported_history_operations = ("tail", "range", "search")
+    code_hello_world = "%%kernel-test\nstream stdout hello, world"
+    code_stderr = "%%kernel-test\nstream stderr to stderr"
+
+    # The kernel sends no clear_output and no pager payload (help answers in the
+    # cell's result): jupyter_kernel_test's tests of them, which skip without a
+    # sample, do not apply. Left out rather than skipped, so that a skip in this
+    # suite says something is missing.
+    test_clear_output = None
+    test_pager = None
 
 
 if __name__ == "__main__":

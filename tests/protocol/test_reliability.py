@@ -5,7 +5,9 @@ kernel (shutdown_kernel(now=True), SIGTERM, SIGKILL; a child ignoring SIGTERM);
 a child that escaped its group with setsid is reaped, not left a zombie; the
 kernel exits when the client that started it (JPY_PARENT_PID) dies; 200,000-deep
 JSON nesting in each frame is dropped without harm; two clients' 400 queued
-cells each are not misrouted; a 50 MB cell is answered. The measure cells run
+cells each are not misrouted; a 50 MB cell is answered; a stderr pipe whose
+reader has gone does not end the kernel (SIGPIPE); a heartbeat ping of several
+frames comes back whole. The measure cells run
 against the tests' fake NVML (VS_FAKE_NVML, tests/fake_nvml).
 """
 import json
@@ -18,6 +20,8 @@ import sys
 import tempfile
 import time
 import unittest
+
+import zmq
 
 from jupyter_client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
@@ -395,6 +399,88 @@ class TestParentWatch(unittest.TestCase):
             if k.poll() is None:
                 k.kill()
                 k.wait()
+
+
+class TestHostileSurroundings(unittest.TestCase):
+    """A stderr whose reader has gone; a heartbeat ping of several frames."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="vs-hostile-")
+        self.conn = os.path.join(self.dir, "kernel.json")
+        write_connection_file(self.conn, ip="127.0.0.1", key=b"k-" + os.urandom(8).hex().encode())
+        with open(self.conn) as f:
+            self.info = json.load(f)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def client(self):
+        kc = BlockingKernelClient(connection_file=self.conn)
+        kc.load_connection_file()
+        kc.start_channels()
+        kc.wait_for_ready(timeout=30 * SLOW)
+        return kc
+
+    def socket(self, kind, channel):
+        s = zmq.Context.instance().socket(kind)
+        s.linger = 0
+        s.connect("tcp://127.0.0.1:%d" % self.info["%s_port" % channel])
+        return s
+
+    def start(self, stderr):
+        return subprocess.Popen([BINARY, "kernel", "-f", self.conn], stderr=stderr)
+
+    def stop(self, k):
+        if k.poll() is None:
+            os.kill(k.pid, signal.SIGTERM)
+            try:
+                k.wait(5 * SLOW)
+            except subprocess.TimeoutExpired:
+                k.kill()
+                k.wait()
+
+    def test_a_closed_stderr_pipe_does_not_end_the_kernel(self):
+        # stderr is a pipe whose read end is closed: the kernel's log line about
+        # an unsigned message fails with EPIPE (SIGPIPE would end the process).
+        rd, wr = os.pipe()
+        k = self.start(wr)
+        os.close(wr)
+        os.close(rd)
+        kc = None
+        try:
+            kc = self.client()
+            shell = self.socket(zmq.DEALER, "shell")
+            header = json.dumps({"msg_id": "unsigned-1", "msg_type": "kernel_info_request",
+                                 "session": "s", "username": "u", "version": "5.3",
+                                 "date": "2026-01-01T00:00:00Z"}).encode()
+            shell.send_multipart([DELIM, b"0" * 64, header, b"{}", b"{}", b"{}"])
+            time.sleep(0.5 * SLOW)
+            shell.close(0)
+            self.assertIsNone(k.poll(), "the kernel ended (status %r)" % k.poll())
+            r = kc.execute_interactive("convert 24GB GiB", timeout=30 * SLOW,
+                                       output_hook=lambda m: None)
+            self.assertEqual(r["content"]["status"], "ok")
+            self.assertIsNone(k.poll())
+        finally:
+            if kc is not None:
+                kc.stop_channels()
+            self.stop(k)
+
+    def test_heartbeat_echoes_every_frame(self):
+        k = self.start(subprocess.DEVNULL)
+        try:
+            self.client().stop_channels()
+            hb = self.socket(zmq.REQ, "hb")
+            frames = [b"ping", b"", b"second \xff", b"third" * 1000]
+            hb.send_multipart(frames)
+            self.assertTrue(hb.poll(5000 * SLOW), "no heartbeat reply")
+            self.assertEqual(hb.recv_multipart(), frames)
+            hb.send(b"one")  # and a single frame still, after it
+            self.assertTrue(hb.poll(5000 * SLOW), "no heartbeat reply")
+            self.assertEqual(hb.recv_multipart(), [b"one"])
+            hb.close(0)
+        finally:
+            self.stop(k)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include "kernel/conn.h"
 
 #include "check_run.h"
+#include "test_tmp.h"
 
 static const char *const good =
     "{\"shell_port\": 5001, \"iopub_port\": 5002, \"stdin_port\": 5003,"
@@ -113,8 +114,8 @@ END_TEST
 
 START_TEST(test_load_file)
 {
-    char path[] = "/tmp/vs_test_conn_XXXXXX";
-    int fd = mkstemp(path);
+    char path[200];
+    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs_test_conn_XXXXXX"));
     vs_conn c;
     vs_error err;
     ck_assert_int_ge(fd, 0);

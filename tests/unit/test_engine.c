@@ -26,6 +26,7 @@
 #include "results.h"
 
 #include "cell_run.h"
+#include "test_tmp.h"
 
 #define MIB (1024ULL * 1024ULL)
 #define GIB (1024ULL * 1024ULL * 1024ULL)
@@ -123,8 +124,8 @@ static const char MELLEA_LOG[] =
 
 START_TEST(vllm_log_imported)
 {
-    char path[] = "/tmp/vs-engine-log-XXXXXX", cell[768];
-    int fd = mkstemp(path);
+    char path[200], cell[768];
+    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-engine-log-XXXXXX"));
     FILE *f;
     json_t *r;
     ck_assert_int_ge(fd, 0);
@@ -298,8 +299,8 @@ START_TEST(llamacpp_log_logdetective_106)
     {
         /* the same log lines imported (src/measure/import_llamacpp.c): the KV buffer
          * measured is the KV fit allocates */
-        char path[] = "/tmp/vs-engine-llama-XXXXXX", cell[256];
-        int fd = mkstemp(path);
+        char path[200], cell[256];
+        int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-engine-llama-XXXXXX"));
         FILE *f;
         json_t *rows, *m;
         size_t i;
@@ -736,9 +737,9 @@ END_TEST
  * H100 SXM of the catalogue is a Hopper: non_torch 150 MiB. */
 START_TEST(engine_estimate_items)
 {
-    char path[] = "/tmp/vs-engine-cfg-XXXXXX";
+    char path[200];
     char cell[512];
-    int fd = mkstemp(path);
+    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-engine-cfg-XXXXXX"));
     FILE *f;
     json_t *comps, *c;
     size_t i;

@@ -22,6 +22,7 @@
 
 #include "check_run.h"
 #include "gguf_writer.h"
+#include "test_tmp.h"
 
 /* ---- GGUF files built by hand (gguf_writer.h) ---- */
 
@@ -116,7 +117,7 @@ static void write_sparse(const char *path, const wb *w, uint64_t data_len)
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs-gguf-XXXXXX");
+    vs_test_tmp(tmpdir, sizeof tmpdir, "vs-gguf-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 }
 

@@ -26,6 +26,7 @@
 #include "check_run.h"
 #include "gguf_writer.h"
 #include "results.h"
+#include "test_tmp.h"
 
 #ifndef VS_MODEL_CONFIGS
 #error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
@@ -118,7 +119,7 @@ static void finish_table(wb *w, const char *path, const tdesc *t, size_t n)
 
 static void arch_setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs-gguf-arch-XXXXXX");
+    vs_test_tmp(tmpdir, sizeof tmpdir, "vs-gguf-arch-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     setup();
 }
@@ -929,6 +930,24 @@ START_TEST(mapping_keeps_every_element)
 }
 END_TEST
 
+/* general.architecture that is not UTF-8 text: the file is refused for that,
+ * with the byte and where it lies, not as "out of memory". */
+START_TEST(architecture_not_utf8)
+{
+    wb w;
+    char cell[700];
+    begin(&w, 0,
+          "lla\xff"
+          "ma");
+    finish(&w, at("bad-arch.gguf"), 64, 32);
+    snprintf(cell, sizeof cell, "model m params=8B\nweights from=%s", at("bad-arch.gguf"));
+    ck_assert_int_eq(run(cell), VS_EFORMAT);
+    ck_assert_msg(strstr(err.message, "general.architecture is not UTF-8"), "%s", err.message);
+    ck_assert_msg(strstr(err.message, "0xFF"), "%s", err.message);
+    ck_assert_ptr_null(strstr(err.message, "memory"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gguf_arch");
@@ -949,6 +968,7 @@ int main(void)
     tcase_add_test(tc, gguf_file_tensor_list);
     tcase_add_test(tc, other_moe_families);
     tcase_add_test(tc, mapping_keeps_every_element);
+    tcase_add_test(tc, architecture_not_utf8);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

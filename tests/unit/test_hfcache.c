@@ -4,7 +4,8 @@
  * and by a tag, the revision recorded, `weights` without from= (safetensors
  * index, GGUF), each missing-file message, and quantised safetensors
  * checkpoints (GPTQ, AWQ, FP8, MXFP4, NVFP4, bitsandbytes) counted from their
- * stored tensors with quantization_config named. */
+ * stored tensors with quantization_config named; a FIFO, a folder or a
+ * symlink loop where a ref or config.json should be, refused by name. */
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "check_run.h"
 #include "results.h"
+#include "test_tmp.h"
 
 static vs_interp *ip;
 static json_t *bundles;
@@ -121,7 +123,7 @@ static void setup(void)
     const char *repo = "models--acme--tiny";
     char d[512];
     size_t i;
-    snprintf(hub, sizeof hub, "/tmp/vs-hf-XXXXXX");
+    vs_test_tmp(hub, sizeof hub, "vs-hf-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(hub));
     setenv("HF_HUB_CACHE", hub, 1);
     snprintf(d, sizeof d, "%s/%s", hub, repo);
@@ -454,6 +456,53 @@ START_TEST(formats_rows)
 }
 END_TEST
 
+START_TEST(not_a_file_in_the_cache)
+{
+    const char *snap = "models--acme--tiny/snapshots/" C1;
+    char p[600], q[600];
+    /* refs/main a FIFO with no writer: reading it would block until one came
+     * (Check's per-test timeout bounds this test); refused, named */
+    snprintf(p, sizeof p, "%s/models--acme--tiny/refs/main", hub);
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(mkfifo(p, 0644), 0);
+    ck_assert_int_eq(run("model acme/tiny"), VS_EIO);
+    ck_assert_msg(strstr(err.message, "refs/main") && strstr(err.message, "is a FIFO"), "%s",
+                  err.message);
+    /* refs/main a folder */
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    ck_assert_int_eq(run("model acme/tiny"), VS_EIO);
+    ck_assert_msg(strstr(err.message, "is a folder"), "%s", err.message);
+    ck_assert_int_eq(rmdir(p), 0);
+    write_file(p, C1, 40, 0);
+    run_ok("model acme/tiny");
+    /* config.json a folder, a FIFO, a symlink loop: each named as what it is,
+     * not "a link to a missing blob" */
+    snprintf(p, sizeof p, "%s/%s/config.json", hub, snap);
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    ck_assert_int_eq(run("model acme/tiny"), VS_EIO);
+    ck_assert_msg(strstr(err.message, "config.json in the snapshot is a folder"), "%s",
+                  err.message);
+    ck_assert_ptr_null(strstr(err.message, "missing blob"));
+    ck_assert_int_eq(rmdir(p), 0);
+    ck_assert_int_eq(mkfifo(p, 0644), 0);
+    ck_assert_int_eq(run("model acme/tiny"), VS_EIO);
+    ck_assert_msg(strstr(err.message, "is a FIFO"), "%s", err.message);
+    ck_assert_int_eq(unlink(p), 0);
+    snprintf(q, sizeof q, "%s/%s/loop", hub, snap);
+    ck_assert_int_eq(symlink("loop", q), 0);
+    ck_assert_int_eq(symlink("loop", p), 0);
+    ck_assert_int_eq(run("model acme/tiny"), VS_EIO);
+    ck_assert_msg(strstr(err.message, "is a symlink loop"), "%s", err.message);
+    /* the link to its blob again: read as before */
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(symlink("../../blobs/cfg", p), 0);
+    run_ok("model acme/tiny");
+    ck_assert_str_eq(card_rev(), C1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hfcache");
@@ -465,6 +514,7 @@ int main(void)
     tcase_add_test(tc, env_resolution);
     tcase_add_test(tc, quantised_safetensors);
     tcase_add_test(tc, formats_rows);
+    tcase_add_test(tc, not_a_file_in_the_cache);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -15,6 +15,7 @@
 
 #include "check_run.h"
 #include "results.h"
+#include "test_tmp.h"
 
 typedef struct {
     json_t *displays; /* array of bundles shown, in order */
@@ -544,11 +545,11 @@ END_TEST
 START_TEST(test_effect_kept_in_message)
 {
     /* a verb with an effect outside the kernel: the records verbs' commit */
-    char dir[] = "/tmp/vs-test-interp-XXXXXX";
+    char dir[200];
     vs_interp *ip;
     vs_error err;
     ck_assert_msg(vs_verb_find("commit") != NULL, "no verb `commit`");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(mkdtemp(vs_test_tmp(dir, sizeof dir, "vs-test-interp-XXXXXX")));
     setenv("VRAMSHEET_RECORDS", dir, 1);
     ip = vs_interp_new(NULL);
     ck_assert_int_lt(run_err(ip, "sheet kept\ncommit \"first\"\nnosuchverb", &err), 0);
@@ -561,6 +562,7 @@ START_TEST(test_effect_kept_in_message)
     json_decref(run_ok(ip, "quality \"changed\"\ncommit \"two\"", NULL));
     vs_interp_free(ip);
     unsetenv("VRAMSHEET_RECORDS");
+    vs_test_rmtree(dir);
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 #include "kernel/install.h"
 
 #include "check_run.h"
+#include "test_tmp.h"
 
 #ifndef VS_SOURCE_DIR
 #error "VS_SOURCE_DIR is set by kernel/build.cmake"
@@ -52,13 +53,13 @@ END_TEST
 
 START_TEST(test_install_writes_folder)
 {
-    char tmp[] = "/tmp/vs_test_install_XXXXXX", dir[4096], path[4200];
+    char tmp[200], dir[4096], path[4200];
     vs_error err;
     size_t n, m, i;
     char *a, *b;
     json_t *spec;
     const char *logos[] = {"logo-32x32.png", "logo-64x64.png"};
-    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    ck_assert_ptr_nonnull(mkdtemp(vs_test_tmp(tmp, sizeof tmp, "vs_test_install_XXXXXX")));
     vs_error_clear(&err);
     snprintf(path, sizeof path, "%s/share/jupyter", tmp);
     ck_assert_int_eq(vs_install_kernelspec(path, "/x/vramsheet", dir, sizeof dir, &err), 0);
@@ -85,6 +86,7 @@ START_TEST(test_install_writes_folder)
         free(b);
     }
     rmdir(dir);
+    vs_test_rmtree(tmp); /* share/jupyter/kernels, made on the way */
     /* A data directory that cannot be created is an error, not a crash. */
     ck_assert_int_eq(vs_install_kernelspec("/proc/no/such", "/x", NULL, 0, &err), VS_EIO);
     ck_assert_ptr_nonnull(strstr(err.message, "/proc/no"));

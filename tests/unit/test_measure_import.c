@@ -242,6 +242,16 @@ START_TEST(vllm_workers)
     expect_count(&im, "vllm.gpu_memory_utilization", 0.99, "fraction");
     expect_bytes(&im, "vllm.kv_cache_memory", -1, 0, 7376606331LL, 5368709);
     vs_import_clear(&im);
+    /* a seven-digit rank is read whole (it was cut to its first six digits) */
+    ck_assert_int_eq(vs_import_init(&im), 0);
+    im.run_key = "log";
+    ck_assert_int_eq(feed(imp("vllm"), &im,
+                          "(VllmWorker rank=1234567 pid=9) INFO Available KV cache memory: 6.87 "
+                          "GiB\n",
+                          NULL),
+                     0);
+    expect_bytes(&im, "vllm.kv_cache_memory", -1, 1234567, 7376606331LL, 5368709);
+    vs_import_clear(&im);
 }
 END_TEST
 
@@ -647,6 +657,18 @@ START_TEST(malformed_refused_with_line)
          "reserved_bytes.all.peak", 3},
         {"torch", "{\n  \"allocated_bytes.all.peak\": \"many\"\n}\n", "allocated_bytes", 2},
         {"torch", "{\n  \"allocated_bytes.all.peak\": 1,\n", "", 3},
+        /* vLLM: a rank beyond int32 and figures that cannot be held, each refused
+         * on its line instead of cut short or left out */
+        {"vllm",
+         "INFO Model loading took 1.5 GiB\n(VllmWorker rank=99999999999 pid=1) INFO Model "
+         "loading took 1.5 GiB\n",
+         "rank is out of range", 2},
+        {"vllm", "INFO Model loading took 99999999999999999999 GiB\n", "out of range", 1},
+        {"vllm", "INFO Model loading took 9000000000.5 GiB\n", "out of range", 1},
+        {"vllm", "INFO x\nINFO GPU KV cache size: 99,999,999,999,999,999,999 tokens\n",
+         "out of range", 2},
+        {"vllm", "INFO Maximum concurrency for 2,048 tokens per request: 99999999999999999999.5x\n",
+         "out of range", 1},
     };
     size_t k;
     for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {

@@ -1,5 +1,6 @@
 /* `vramsheet probe` (src/measure/probe_cli.c): its JSON lines, rank and host,
- * exit status, usage, no driver; and `measure import` of what it wrote. */
+ * exit status, usage, no driver; and `measure import` of what it wrote; a
+ * credential in the command kept out of the file. */
 #include "../measure/measure_testlib.h"
 
 #include <jansson.h>
@@ -199,6 +200,36 @@ START_TEST(test_probe_then_import)
 }
 END_TEST
 
+/* A credential in the command: the command gets it, the probe's file (which
+ * `measure import` brings into the records) has <redacted> in its place. */
+START_TEST(test_probe_redacts_credentials)
+{
+    char tmpl[512], seen[512], cmd[1200];
+    char *text;
+    json_t *lines, *j;
+    mt_fake(VS_FAKE_NVML, GPU0);
+    mt_path(tmpl, sizeof tmpl, "probe.jsonl");
+    mt_path(seen, sizeof seen, "seen");
+    snprintf(cmd, sizeof cmd, "HF_TOKEN=hf_Secret9 printenv HF_TOKEN > %s", seen);
+    ck_assert_int_eq(probe(tmpl, NULL, cmd), 0);
+    text = mt_read(seen);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "hf_Secret9\n");
+    free(text);
+    text = mt_read(tmpl);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_null(strstr(text, "Secret9"));
+    free(text);
+    lines = lines_of(tmpl);
+    j = find(lines, "run", NULL, NULL);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_msg(strstr(json_string_value(json_object_get(j, "command")),
+                         "sh -c 'HF_TOKEN=<redacted> printenv HF_TOKEN > "),
+                  "%s", json_string_value(json_object_get(j, "command")));
+    json_decref(lines);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("measure_probe");
@@ -207,6 +238,7 @@ int main(void)
     tcase_add_test(tc, test_probe_lines);
     tcase_add_test(tc, test_probe_usage_and_errors);
     tcase_add_test(tc, test_probe_then_import);
+    tcase_add_test(tc, test_probe_redacts_credentials);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

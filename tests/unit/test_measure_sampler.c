@@ -212,6 +212,28 @@ START_TEST(test_counters_and_bad_lines)
 }
 END_TEST
 
+/* More named phases than a run keeps: the run's first phase ("run") and
+ * p1..p255 make 256; p256..p300 (45 lines) fold into p255, and each says so. */
+START_TEST(test_too_many_phases_said)
+{
+    vs_measure_result r;
+    vs_error err;
+    mt_fake(VS_FAKE_NVML, GPU0);
+    ck_assert_int_eq(measure("i=1; while [ $i -le 300 ]; do echo \"phase p$i\" >&3; "
+                             "i=$((i + 1)); done",
+                             NULL, 20, &r, &err),
+                     0);
+    ck_assert_uint_eq(r.view->nphases, 256);
+    ck_assert_str_eq(r.view->phases[0].name, "run");
+    ck_assert_str_eq(r.view->phases[255].name, "p255");
+    ck_assert_int_eq(r.bad_lines, 45);
+    ck_assert_msg(strstr(r.first_bad_line, "phase p256: a run keeps at most 256 phases") &&
+                      strstr(r.first_bad_line, "counted in phase 'p255'"),
+                  "%s", r.first_bad_line);
+    vs_measure_result_clear(&r);
+}
+END_TEST
+
 START_TEST(test_no_driver_runs_nothing)
 {
     vs_measure_result r;
@@ -253,6 +275,7 @@ int main(void)
     tcase_add_test(tc, test_overflow_phase);
     tcase_add_test(tc, test_counters_and_bad_lines);
     tcase_add_test(tc, test_no_driver_runs_nothing);
+    tcase_add_test(tc, test_too_many_phases_said);
     tcase_add_test(tc, test_timeout_through_measure);
     suite_add_tcase(s, tc);
     return vs_check_run(s);

@@ -1,6 +1,7 @@
 /* The measurement verbs through the interpreter (src/lang/verbs_measure.c):
  * measure and %%measure against the fake NVML, the gauge, the sheet's runs and
- * measurements, overflow, interrupt, no driver, record, measured, import. */
+ * measurements, overflow, interrupt, no driver, record, measured, import;
+ * credentials in the command redacted from the record. */
 #include "../measure/measure_testlib.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 
 #include "lang/interp.h"
 #include "render/bundle.h"
+#include "render/markdown.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 
@@ -1017,6 +1019,60 @@ START_TEST(test_measured_runtime_item_from_log)
 }
 END_TEST
 
+/* Credentials in the command: the process gets them as typed; the sheet, its
+ * Markdown and the result show <redacted> in their place, and say so. */
+START_TEST(test_credentials_redacted)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *sheet;
+    char *text, *md;
+    /* typed by hand: what the record must keep of the command below */
+    const char *kept = "HF_TOKEN=<redacted> db_Password=<redacted> sh -c 'echo \"got "
+                       "$HF_TOKEN $db_Password\"'; echo https://bob:<redacted>@example.com/x "
+                       ">/dev/null";
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c,
+                          "sheet \"s\"\nmeasure -- HF_TOKEN=hf_Secret123 db_Password='p w' sh -c "
+                          "'echo \"got $HF_TOKEN $db_Password\"'; echo "
+                          "https://bob:pw42@example.com/x >/dev/null",
+                          &p, &err),
+                     0);
+    ck_assert_str_eq(vs_buf_str(&c.out), "got hf_Secret123 p w\n");
+    ck_assert_msg(strstr(vs_buf_str(&c.err), "HF_TOKEN, db_Password, a URL's password redacted"),
+                  "%s", vs_buf_str(&c.err));
+    ck_assert_str_eq(json_string_value(json_object_get(p, "command")), kept);
+    json_decref(p);
+    sheet = sheet_of(ip, "s");
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(sheet, "runs"), 0), "command")),
+                     kept);
+    text = json_dumps(sheet, 0);
+    md = vs_markdown_sheet(sheet);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_null(strstr(text, "Secret123"));
+    ck_assert_ptr_null(strstr(text, "pw42"));
+    ck_assert_ptr_null(strstr(md, "Secret123"));
+    ck_assert_ptr_null(strstr(md, "pw42"));
+    ck_assert_ptr_null(strstr(md, "p w"));
+    ck_assert_msg(strstr(md, "HF\\_TOKEN=") || strstr(md, "HF_TOKEN="), "%s", md);
+    free(text);
+    free(md);
+    json_decref(sheet);
+    /* nothing that looks like a credential: the command is kept byte for byte */
+    vs_buf_reset(&c.err);
+    ck_assert_int_eq(exec(ip, &c, "measure -- LENGTH=4 true # https://example.com/a@b", &p, &err),
+                     0);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "command")),
+                     "LENGTH=4 true # https://example.com/a@b");
+    ck_assert_ptr_null(strstr(vs_buf_str(&c.err), "redacted"));
+    json_decref(p);
+    teardown(ip, &c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("measure_verbs");
@@ -1038,6 +1094,7 @@ int main(void)
     tcase_add_test(tc, test_import_is_linear);
     tcase_add_test(tc, test_measure_again_restates);
     tcase_add_test(tc, test_measured_runtime_item_from_log);
+    tcase_add_test(tc, test_credentials_redacted);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

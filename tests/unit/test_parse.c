@@ -378,6 +378,28 @@ START_TEST(test_error_positions)
 }
 END_TEST
 
+/* Control characters in typed text are refused where they stand: ESC (a
+ * terminal's escape sequences), BEL, OSC as C1 U+009D, DEL, a lone CR; tab,
+ * newline and CRLF are text. Columns count code points ("é" is one). */
+START_TEST(test_error_controls)
+{
+    vs_cell *c;
+    parse_fails("sheet \"a\x1b[31mred\"", 18, 1, 9, "control character U+001B");
+    parse_fails("decide x\x07", 9, 1, 9, "U+0007");
+    parse_fails("sheet \"\xc3\xa9\xc2\x9d"
+                "8;;http://x\x1b\\\"",
+                22, 1, 9, "U+009D");
+    parse_fails("card\nsheet a\x7f", 13, 2, 8, "U+007F");
+    parse_fails("sheet a\rb", 9, 1, 8, "U+000D");
+    parse_fails("# a comment \x1b\nsheet a", 20, 1, 13, "U+001B");
+    parse_fails("measure -- echo \x1b]0;t\x07", 22, 1, 17, "U+001B");
+    c = parse_ok("sheet \"a\tb\"\r\ndecide \"x\ny\"\r\n");
+    ck_assert_uint_eq(c->nlines, 2);
+    ck_assert_str_eq(c->lines[0].args[0].value, "a\tb");
+    vs_cell_free(c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("parse");
@@ -394,6 +416,7 @@ int main(void)
     tcase_add_test(tc, test_error_not_a_verb);
     tcase_add_test(tc, test_error_quotes_in_words);
     tcase_add_test(tc, test_error_bytes);
+    tcase_add_test(tc, test_error_controls);
     tcase_add_test(tc, test_error_positions);
     tcase_add_test(tc, test_not_nul_terminated);
     tcase_add_test(tc, test_random_megabyte);

@@ -18,12 +18,13 @@
 
 #include "check_run.h"
 #include "results.h"
+#include "test_tmp.h"
 
 static char tmpdir[256], records[300];
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs_test_records_XXXXXX");
+    vs_test_tmp(tmpdir, sizeof tmpdir, "vs_test_records_XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     snprintf(records, sizeof records, "%s/records", tmpdir);
     setenv("VRAMSHEET_RECORDS", records, 1);
@@ -477,6 +478,52 @@ START_TEST(test_markdown)
 }
 END_TEST
 
+/* Typed text in sheet.md reads as its characters: no HTML, link, emphasis,
+ * code or block of its own. The expected lines are written out by hand from
+ * CommonMark's rules (backslash escapes, entities, code spans). */
+START_TEST(test_markdown_escapes)
+{
+    json_t *s = vs_sheet_new("Evil <img src=x onerror=alert(1)>\n# Injected heading");
+    json_t *runs = json_array();
+    vs_error err;
+    char *md;
+    const char *line;
+    int headings = 0;
+    json_object_set_new(s, "decision",
+                        json_string("[click](javascript:alert(1)) **bold** `x` _em_ a & b"));
+    vs_sheet_set_component(s, "<script>alert(1)</script>", 1, 1, "estimated", "x|y\n## row", NULL,
+                           NULL, &err);
+    json_array_append_new(json_object_get(s, "invalidate"), json_string("- nested\n- list"));
+    json_array_append_new(runs, json_pack("{s:s, s:s}", "id", "m1", "command",
+                                          "echo `id` ``x`` <b>\n# not a heading"));
+    json_object_set_new(s, "runs", runs);
+    md = vs_markdown_sheet(s);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_msg(strstr(md, "# Evil &lt;img src=x onerror=alert(1)&gt; # Injected heading\n"),
+                  "%s", md);
+    ck_assert_msg(strstr(md, "\n\\[click\\](javascript:alert(1)) \\*\\*bold\\*\\* \\`x\\` \\_em\\_ "
+                             "a &amp; b\n"),
+                  "%s", md);
+    ck_assert_msg(strstr(md, "| &lt;script&gt;alert(1)&lt;/script&gt; | 1 B |"), "%s", md);
+    ck_assert_msg(strstr(md, "| x\\|y ## row |"), "%s", md);
+    ck_assert_msg(strstr(md, "\n- \\- nested - list\n"), "%s", md);
+    /* the command verbatim in a code span longer than its backtick runs */
+    ck_assert_msg(strstr(md, "- run m1: ```echo `id` ``x`` <b> # not a heading```"), "%s", md);
+    ck_assert_ptr_null(strstr(md, "<img"));
+    ck_assert_ptr_null(strstr(md, "<script"));
+    ck_assert_ptr_null(strstr(md, "click](")); /* the bracket escaped: no link */
+    /* the only headings are the page's own: its title and its sections */
+    for (line = md; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (*line == '#') {
+            headings++;
+            ck_assert_msg(!strncmp(line, "# Evil", 6) || !strncmp(line, "## ", 3), "%.40s", line);
+        }
+    ck_assert_int_ge(headings, 6);
+    free(md);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(test_diff_pure)
 {
     json_t *a = sample(), *b = json_deep_copy(a), *ch, *bundle;
@@ -852,6 +899,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_validates_card_fresh_at_pull);
     tcase_add_test(tc, test_restated_record_unchanged);
     tcase_add_test(pure, test_markdown);
+    tcase_add_test(pure, test_markdown_escapes);
     tcase_add_test(pure, test_diff_pure);
     tcase_add_test(pure, test_diff_axes_pure);
     tcase_add_test(pure, test_refresh_derived_pure);

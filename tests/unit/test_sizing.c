@@ -16,6 +16,7 @@
 /* ------------------------------------------------------------------ harness */
 
 #include "cell_run.h"
+#include "test_tmp.h"
 
 static json_t *component(json_t *env_payload, const char *name)
 {
@@ -229,10 +230,10 @@ END_TEST
 
 START_TEST(estimate_kv_shapes_from_config)
 {
-    char dir[] = "/tmp/vs-test-sizing-XXXXXX", path[256], line[700];
+    char dir[200], path[256], line[700];
     FILE *f;
     json_t *p;
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(mkdtemp(vs_test_tmp(dir, sizeof dir, "vs-test-sizing-XXXXXX")));
     snprintf(path, sizeof path, "%s/config.json", dir);
     f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
@@ -495,13 +496,13 @@ END_TEST
 
 START_TEST(weights_from_files_then_format_change)
 {
-    char dir[] = "/tmp/vs-test-sizing-XXXXXX", path[256], line[400];
+    char dir[200], path[256], line[400];
     const char *hdr = "{\"w\":{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,8]}}";
     unsigned char len[8] = {0};
     size_t n = strlen(hdr), i;
     FILE *f;
     json_t *p;
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(mkdtemp(vs_test_tmp(dir, sizeof dir, "vs-test-sizing-XXXXXX")));
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
     f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);

@@ -14,12 +14,13 @@
 #include "store/store_internal.h"
 
 #include "check_run.h"
+#include "test_tmp.h"
 
 static char tmpdir[256];
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs_test_store_XXXXXX");
+    vs_test_tmp(tmpdir, sizeof tmpdir, "vs_test_store_XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     git_libgit2_init();
 }
