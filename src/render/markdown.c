@@ -23,7 +23,7 @@
  * escaped too. An underscore inside a word (kv_cache) starts no emphasis and
  * is kept as it is. A control character reads as U+FFFD. in_cell: a table
  * cell's pipes too. */
-static void md_text(vs_buf *b, const char *s, int in_cell)
+void vs_markdown_text(vs_buf *b, const char *s, int in_cell)
 {
     const char *start = s, *first = s + strspn(s, " ");
     for (; *s; s++) {
@@ -100,7 +100,7 @@ static void cell(vs_buf *b, const char *s)
     if (!s || !*s)
         vs_buf_puts(b, "—");
     else
-        md_text(b, s, 1);
+        vs_markdown_text(b, s, 1);
     vs_buf_puts(b, " |");
 }
 
@@ -343,10 +343,10 @@ static void placement_section(vs_buf *b, const json_t *sheet)
     scalar(gpus, sizeof gpus, json_object_get(p, "gpus"));
     scalar(stage, sizeof stage, json_object_get(p, "stage"));
     vs_buf_puts(b, "## Placement\n\n");
-    md_text(b, vs_json_str_of(p, "kind") ? vs_json_str_of(p, "kind") : "single", 0);
+    vs_markdown_text(b, vs_json_str_of(p, "kind") ? vs_json_str_of(p, "kind") : "single", 0);
     vs_buf_printf(b, " on %s GPU%s%s", *gpus ? gpus : "1", strcmp(gpus, "1") ? "s" : "",
                   *stage ? ", stage " : "");
-    md_text(b, stage, 0);
+    vs_markdown_text(b, stage, 0);
     vs_buf_puts(b, ".\n\n");
 }
 
@@ -438,13 +438,13 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
         char st[32];
         scalar(st, sizeof st, json_object_get(m, "exit_status"));
         vs_buf_puts(b, "- run ");
-        md_text(b, vs_json_str_of(m, "id") ? vs_json_str_of(m, "id") : "?", 0);
+        vs_markdown_text(b, vs_json_str_of(m, "id") ? vs_json_str_of(m, "id") : "?", 0);
         vs_buf_puts(b, ": ");
         md_code(b, vs_json_str_of(m, "command") ? vs_json_str_of(m, "command") : "");
         vs_buf_printf(b, "%s%s%s", *st ? ", exit status " : "", st,
                       vs_json_str_of(m, "overflow_phase") ? ", out of memory in " : "");
-        md_text(b, vs_json_str_of(m, "overflow_phase") ? vs_json_str_of(m, "overflow_phase") : "",
-                0);
+        vs_markdown_text(
+            b, vs_json_str_of(m, "overflow_phase") ? vs_json_str_of(m, "overflow_phase") : "", 0);
         vs_buf_puts(b, "\n");
     }
     if (json_array_size(runs))
@@ -506,7 +506,7 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
         json_array_foreach(reqs, i, o)
         {
             vs_buf_puts(b, "- ");
-            md_text(b, vs_json_str_of(o, "name") ? vs_json_str_of(o, "name") : "?", 0);
+            vs_markdown_text(b, vs_json_str_of(o, "name") ? vs_json_str_of(o, "name") : "?", 0);
             vs_buf_puts(b, "\n");
         }
         vs_buf_puts(b, "\n");
@@ -545,7 +545,7 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
     const char *decision = vs_json_str_of(sheet, "decision");
     size_t i;
     vs_buf_puts(b, "## Decision\n\n");
-    md_text(b, decision ? decision : "None yet.", 0);
+    vs_markdown_text(b, decision ? decision : "None yet.", 0);
     vs_buf_puts(b, "\n\n");
     vs_buf_puts(b, "## Invalidating conditions\n\n");
     arr = vs_sheet_array(sheet, "invalidate");
@@ -554,7 +554,7 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
     json_array_foreach(arr, i, x)
     {
         vs_buf_puts(b, "- ");
-        md_text(b, json_string_value(x) ? json_string_value(x) : "?", 0);
+        vs_markdown_text(b, json_string_value(x) ? json_string_value(x) : "?", 0);
         vs_buf_puts(b, "\n");
     }
     vs_buf_puts(b, "\n");
@@ -564,9 +564,9 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
         json_array_foreach(arr, i, x)
         {
             vs_buf_puts(b, "- out of memory in ");
-            md_text(b, vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?", 0);
+            vs_markdown_text(b, vs_json_str_of(x, "phase") ? vs_json_str_of(x, "phase") : "?", 0);
             vs_buf_puts(b, vs_json_str_of(x, "note") ? ": " : "");
-            md_text(b, vs_json_str_of(x, "note") ? vs_json_str_of(x, "note") : "", 0);
+            vs_markdown_text(b, vs_json_str_of(x, "note") ? vs_json_str_of(x, "note") : "", 0);
             vs_buf_puts(b, "\n");
         }
         vs_buf_puts(b, "\n");
@@ -579,12 +579,12 @@ char *vs_markdown_sheet(const json_t *sheet)
     const json_t *lin = json_object_get(sheet, "lineage");
     const char *title = vs_json_str_of(sheet, "title"), *id = vs_json_str_of(sheet, "id");
     vs_buf_puts(&b, "# ");
-    md_text(&b, title ? title : id ? id : "untitled sheet", 0);
+    vs_markdown_text(&b, title ? title : id ? id : "untitled sheet", 0);
     vs_buf_puts(&b, "\n\nSizing sheet ");
     md_code(&b, id ? id : "?");
     vs_buf_puts(&b, " (");
-    md_text(&b, vs_json_str_of(sheet, "schema") ? vs_json_str_of(sheet, "schema") : VS_SHEET_SCHEMA,
-            0);
+    vs_markdown_text(
+        &b, vs_json_str_of(sheet, "schema") ? vs_json_str_of(sheet, "schema") : VS_SHEET_SCHEMA, 0);
     vs_buf_puts(&b, "). The record is `sheet.json` beside this file; this page is rendered from "
                     "it.\n\n");
     if (json_is_object(lin)) {
@@ -594,7 +594,7 @@ char *vs_markdown_sheet(const json_t *sheet)
         md_code(&b, vs_json_str_of(lin, "commit") ? vs_json_str_of(lin, "commit") : "?");
         if (vs_json_str_of(lin, "title")) {
             vs_buf_puts(&b, " (\"");
-            md_text(&b, vs_json_str_of(lin, "title"), 0);
+            vs_markdown_text(&b, vs_json_str_of(lin, "title"), 0);
             vs_buf_puts(&b, "\")");
         }
         vs_buf_puts(&b, ".\n\n");

@@ -13,8 +13,16 @@
 
 #include <jansson.h>
 
+#include "util/buf.h"
+
 /* Returns a malloc'd Markdown text ending with a newline, or NULL when memory is
  * short. Missing or mistyped keys are shown as not set, never a crash. */
 char *vs_markdown_sheet(const json_t *sheet);
+
+/* Appends text a person typed (or a file held) as Markdown that renders as those
+ * characters and nothing else: HTML's < > & as entities, Markdown's punctuation
+ * escaped, line breaks as spaces, nothing that opens a block at its start, control
+ * characters as U+FFFD. in_cell: a table cell's pipes too. */
+void vs_markdown_text(vs_buf *b, const char *s, int in_cell);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "render/markdown.h"
 #include "util/json.h"
 
 /* A bundle's MIME part (borrowed from the tree *hold, which the caller frees). */
@@ -10,28 +11,6 @@ static const char *part(const vs_bundle *b, const char *mime, json_t **hold)
 {
     *hold = vs_bundle_to_json(b);
     return json_string_value(json_object_get(*hold, mime));
-}
-
-/* Text a person typed (title, decision, conditions) as Markdown that renders as
- * that text: markup characters escaped, line breaks folded, so a title can open no
- * heading, link or HTML element in the comment. */
-static void md_text(vs_buf *out, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '\n' || *s == '\r' || *s == '\t')
-            vs_buf_putc(out, ' ');
-        else if (*s == '<')
-            vs_buf_puts(out, "&lt;"); /* entities: no HTML element can open */
-        else if (*s == '>')
-            vs_buf_puts(out, "&gt;");
-        else if (*s == '&')
-            vs_buf_puts(out, "&amp;");
-        else if (strchr("\\`*_{}[]()#+-.!|~", *s)) {
-            vs_buf_putc(out, '\\');
-            vs_buf_putc(out, *s);
-        } else
-            vs_buf_putc(out, *s);
-    }
 }
 
 static void md_block(vs_buf *out, const char *heading, const vs_bundle *b)
@@ -84,12 +63,12 @@ static void page_md(vs_buf *out, const vs_report_parts *p)
     const json_t *conds = json_object_get(p->sheet, "invalidate"), *c;
     size_t i;
     vs_buf_puts(out, "# Sizing report: ");
-    md_text(out, title ? title : p->sheet_id);
+    vs_markdown_text(out, title ? title : p->sheet_id, 0);
     vs_buf_printf(out, "\n\nSheet `%s` at commit `%s` in the records at `%s`.\n\n", p->sheet_id,
                   p->commit, p->records);
     vs_buf_puts(out, "**Decision:** ");
     if (decision && *decision)
-        md_text(out, decision);
+        vs_markdown_text(out, decision, 0);
     else
         vs_buf_puts(out, "none recorded yet");
     vs_buf_putc(out, '\n');
@@ -98,7 +77,7 @@ static void page_md(vs_buf *out, const vs_report_parts *p)
     if (p->diff) {
         vs_buf heading = VS_BUF_INIT;
         vs_buf_puts(&heading, "What changed since ");
-        md_text(&heading, p->since);
+        vs_markdown_text(&heading, p->since, 0);
         md_block(out, vs_buf_str(&heading), p->diff);
         if (vs_buf_failed(&heading))
             out->failed = 1;
@@ -110,7 +89,7 @@ static void page_md(vs_buf *out, const vs_report_parts *p)
     json_array_foreach(conds, i, c)
     {
         vs_buf_puts(out, "- ");
-        md_text(out, condition_text(c));
+        vs_markdown_text(out, condition_text(c), 0);
         vs_buf_putc(out, '\n');
     }
 }
