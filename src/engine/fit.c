@@ -345,7 +345,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
     const json_t *cards = json_object_get(offer, "cards");
     const char *name = json_string_value(json_object_get(offer, "name"));
     unsigned gpus = c->placement.gpus ? c->placement.gpus : 1;
-    size_t i;
+    size_t i, j;
     vs_verdict s, k, l;
     memset(row, 0, sizeof *row);
     snprintf(row->gpu, sizeof row->gpu, "%s", name ? name : "(unnamed)");
@@ -449,9 +449,15 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         int wk = 0;
         f->format = formats[i];
         f->bits_known = vs_envelope_format_bits(&f->bits, formats[i], NULL) == 0;
+        for (j = 0; j < c->nweights; j++)
+            if (!strcmp(c->weights[j].format, formats[i]))
+                break;
         if (c->format && !strcmp(formats[i], c->format)) {
             wk = c->env.weights_known;
             w = c->env.weights_bytes;
+        } else if (j < c->nweights) {
+            w = vs_placement_per_gpu(&c->placement, VS_VOCAB_WEIGHTS, c->weights[j].bytes);
+            wk = 1;
         } else if (c->params_known && f->bits_known &&
                    vs_envelope_weights_bytes(&w, c->params, f->bits, err) == 0) {
             w = vs_placement_per_gpu(&c->placement, VS_VOCAB_WEIGHTS, w);

@@ -37,6 +37,14 @@ typedef struct vs_fit_ctx {
     const char *layout_source; /* static: where the KV layout came from, NULL unknown */
     json_t *unknown;           /* names of unknown components and items (array, owned) */
     const char *format;        /* the card's format, borrowed */
+    /* the whole model's weights of the formats= list, where the caller found
+     * them (a scheme summed over the tensor list, a llama.cpp file type);
+     * a format not here is params x its bits */
+    size_t nweights;
+    struct {
+        const char *format; /* borrowed */
+        uint64_t bytes;
+    } weights[VS_FIT_FORMATS_MAX];
 } vs_fit_ctx;
 
 typedef struct vs_fit_format {

@@ -116,9 +116,13 @@ size_t vs_verb_suggest(const char *name, const char **out, size_t max)
     return n;
 }
 
+/* The verbs whose page lists every format (the vocabulary they share). */
+static const char *const format_pages[] = {"format", "formats", "fit", NULL};
+
 vs_bundle *vs_verb_help_bundle(const vs_verb *v)
 {
     vs_help_facts f;
+    size_t i;
     f.name = v->name;
     f.group = vs_verb_group(v);
     f.syntax = v->syntax;
@@ -126,5 +130,8 @@ vs_bundle *vs_verb_help_bundle(const vs_verb *v)
     f.help = v->help;
     f.keys = v->keys;
     f.words = v->words;
+    f.schemes = 0;
+    for (i = 0; format_pages[i]; i++)
+        f.schemes |= !strcmp(v->name, format_pages[i]);
     return vs_render_help(&f);
 }

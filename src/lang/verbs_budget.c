@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lang/format_weights.h"
 #include "lang/verbs_common.h"
 #include "model/gguf.h"
 #include "model/hfcache.h"
@@ -348,7 +349,7 @@ int vs_verb_envelope(vs_ctx *ctx, const vs_line *line, vs_error *err)
     return rc;
 }
 
-const char *const vs_verb_formats_keys[] = {"bits", NULL};
+const char *const vs_verb_formats_keys[] = {"bits", "group", "block", NULL};
 
 int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
@@ -358,63 +359,64 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_envelope env;
     vs_placement pl;
     vs_format_row rows[32];
-    char names[32][16], bits_text[32][24], basis[32][160];
-    const vs_arg *gguf[32] = {NULL}, *quant[32] = {NULL};
+    vs_format_weights fw[32];
+    vs_format_keys keys[32];
+    const vs_arg *at[32] = {NULL};
+    char words[32][32];
     size_t n = 0, i;
     uint64_t params;
     int rc;
     memset(rows, 0, sizeof rows);
+    memset(keys, 0, sizeof keys);
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     for (i = 0; i < line->nargs; i++) {
         const vs_arg *a = &line->args[i];
-        unsigned bits;
-        if (n == sizeof rows / sizeof rows[0])
-            return vs_error_set_at(err, VS_EVALUE, a->line, a->column, "at most 32 formats");
+        uint64_t v = 0;
+        if (a->kind == VS_ARG_PAIR && strcmp(a->key, "bits") && strcmp(a->key, "group") &&
+            strcmp(a->key, "block"))
+            return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                   "unknown key '%s=' for `formats`; expected format names, "
+                                   "bits=N, or a scheme's keys (gptq bits=3 group=64, fp8 "
+                                   "block=128)",
+                                   a->key);
         if (a->kind == VS_ARG_PAIR) {
-            uint64_t v;
-            if (strcmp(a->key, "bits"))
-                return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                                       "unknown key '%s=' for `formats`; expected format names "
-                                       "or bits=N",
-                                       a->key);
             if ((rc = vs_units_parse_uint(&v, a->value, err)) < 0)
                 return vs_arg_error(a, err, rc);
+            /* a key of the scheme just before it ("gptq bits=3"), else a plain bits=N row */
+            if (n && at[n - 1]->kind != VS_ARG_PAIR &&
+                vs_format_weights_takes(words[n - 1], a->key)) {
+                if (v < 1)
+                    return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                                           "%s= must be at least 1", a->key);
+                if (!strcmp(a->key, "bits"))
+                    keys[n - 1].bits = v;
+                else if (!strcmp(a->key, "group"))
+                    keys[n - 1].group = v;
+                else
+                    keys[n - 1].block = v;
+                continue;
+            }
+            if (strcmp(a->key, "bits"))
+                return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                                       "%s= goes after the scheme that takes it (gptq or awq "
+                                       "group=, fp8 block=)",
+                                       a->key);
             if (v < 1 || v > 64)
                 return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
                                        "bits= must be 1 to 64");
-            bits = (unsigned)v;
-            vs_vocab_format_print(names[n], sizeof names[n], VS_FORMAT_BITS, bits);
-        } else {
-            vs_vocab_format vf;
-            const vs_vocab_scheme *sc = vs_vocab_scheme_of(a->value);
-            if (sc && !strcmp(sc->family, "safetensors") &&
-                vs_vocab_format_parse(&vf, &bits, a->value, NULL) == 0 && vf == VS_FORMAT_SCHEME) {
-                quant[n] = a; /* summed over the tensor list once params are known */
-            } else if (vs_vocab_format_parse(&vf, &bits, a->value, NULL) < 0 ||
-                       vf == VS_FORMAT_SCHEME) {
-                char choices[80];
-                if (!vs_gguf_type_by_name(a->value) && vs_gguf_ftype_parse(a->value) < 0)
-                    return vs_error_set_at(
-                        err, VS_EVALUE, a->line, a->column,
-                        "unknown format '%s'; expected %s, a GGUF type (q4_k q6_k q8_0 iq4_xs "
-                        "mxfp4 ...), a llama.cpp file type (q4_k_m q5_k_m q3_k_m ...) or bits=N",
-                        a->value,
-                        vs_verb_join_names(choices, sizeof choices, vs_vocab_format_names, " ",
-                                           " "));
-                gguf[n] = a; /* a GGUF type or a llama.cpp file type: once params are known */
-                bits = 0;    /* vs_model_gguf_format_row writes the row's bits then */
-            }
-            snprintf(names[n], sizeof names[n], "%s", a->value);
         }
-        rows[n].bits = bits;
-        n++;
+        if (n == sizeof rows / sizeof rows[0])
+            return vs_error_set_at(err, VS_EVALUE, a->line, a->column, "at most 32 formats");
+        if (a->kind == VS_ARG_PAIR)
+            snprintf(words[n], sizeof words[n], "bits=%llu", (unsigned long long)v);
+        else
+            snprintf(words[n], sizeof words[n], "%s", a->value);
+        at[n++] = a;
     }
     if (n == 0) {
-        for (i = 0; i < 4; i++) {
-            snprintf(names[i], sizeof names[i], "%s", vs_vocab_format_name(defaults[i]));
-            vs_vocab_format_bits(defaults[i], &rows[i].bits); /* named formats, all four */
-        }
+        for (i = 0; i < 4; i++)
+            snprintf(words[i], sizeof words[i], "%s", vs_vocab_format_name(defaults[i]));
         n = 4;
     }
     if (!vs_sheet_card_uint(sheet, "params", &params))
@@ -425,23 +427,13 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
         (rc = vs_placement_from_sheet(&pl, sheet, err)) < 0)
         return rc;
     for (i = 0; i < n; i++) {
-        rows[i].format = names[i];
-        if (quant[i]) {
-            if ((rc = vs_quant_format_bytes(sheet, quant[i]->value, &rows[i].weights_bytes, err)) <
-                0)
-                return vs_arg_error(quant[i], err, rc);
-            rows[i].basis = "tensor by tensor, as the loader keeps it";
-        } else if (gguf[i]) {
-            rc = vs_model_gguf_format_row(sheet, gguf[i]->value, params, &rows[i].bits,
-                                          bits_text[i], sizeof bits_text[i], basis[i],
-                                          sizeof basis[i], &rows[i].weights_bytes, err);
-            if (rc < 0)
-                return vs_arg_error(gguf[i], err, rc);
-            rows[i].bits_text = bits_text[i];
-            rows[i].basis = basis[i][0] ? basis[i] : NULL;
-        } else if ((rc = vs_envelope_weights_bytes(&rows[i].weights_bytes, params, rows[i].bits,
-                                                   err)) < 0)
-            return rc;
+        if ((rc = vs_format_weights_of(sheet, words[i], &keys[i], &fw[i], err)) < 0)
+            return at[i] ? vs_arg_error(at[i], err, rc) : rc;
+        rows[i].format = fw[i].name;
+        rows[i].bits = fw[i].bits;
+        rows[i].bits_text = fw[i].bits_text[0] ? fw[i].bits_text : NULL;
+        rows[i].basis = fw[i].basis[0] ? fw[i].basis : NULL;
+        rows[i].weights_bytes = fw[i].bytes;
         rows[i].weights_gpu_bytes =
             vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, rows[i].weights_bytes);
         if (__builtin_add_overflow(rows[i].weights_gpu_bytes, env.reserve_bytes,

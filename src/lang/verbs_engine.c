@@ -1,4 +1,5 @@
 /* The engine verbs: `engine` (the runtime the card runs under) and `fit`. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,9 +8,12 @@
 #include "engine/engine.h"
 #include "engine/fit.h"
 #include "lang/derive.h"
+#include "lang/format_weights.h"
 #include "lang/verb.h"
 #include "lang/verbs_common.h"
 #include "lang/verbs_engine.h"
+#include "model/gguf.h"
+#include "model/quant.h"
 #include "render/bundle.h"
 #include "render/fit.h"
 #include "render/runtime.h"
@@ -286,6 +290,20 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     eng = json_pack("{s:s, s:o}", "name", e->name, "keys", keys);
     if (!eng || json_object_set_new(card, "engine", eng))
         return vs_error_oom(err);
+    /* The weights as this engine's loader keeps them (vLLM's MXFP4 MoE layout):
+     * the same figure whether `engine` comes before or after `model` */
+    {
+        uint64_t wb = 0, wa = 0;
+        char d0[96], d1[96];
+        if ((rc = vs_quant_follow_engine(sheet, &wb, &wa, err)) < 0)
+            goto done;
+        if (rc == 1) {
+            vs_units_describe(d0, sizeof d0, wb);
+            vs_units_describe(d1, sizeof d1, wa);
+            vs_buf_printf(&said, "weights re-summed as %s's loader keeps them: %s -> %s. ", e->name,
+                          d0, d1);
+        }
+    }
     /* Runtime items: this engine's are added as unknown (unless the person's
      * components fill them); another engine's that this one does not have go. */
     comps = vs_sheet_array(sheet, "components");
@@ -372,12 +390,65 @@ static json_t *catalogue_offer(const json_t *sheet, const char *name, vs_error *
                      "cards", gpus, "catalog", spec.name);
 }
 
+/* formats="q4_k_m gptq bits=3 group=64 bf16": the words of the vocabulary,
+ * split on spaces and commas, a scheme's keys after it (`help format`). */
+static int fit_formats(const vs_arg *fa, char names[][64], vs_format_keys *keys, size_t *nf,
+                       vs_error *err)
+{
+    char fbuf[512], *p, *save = NULL;
+    size_t n = 0;
+    snprintf(fbuf, sizeof fbuf, "%s", fa->value);
+    for (p = strtok_r(fbuf, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
+        char *eq = strchr(p, '=');
+        unsigned bits;
+        size_t k;
+        if (eq && n) {
+            *eq = '\0';
+            if (vs_format_weights_takes(names[n - 1], p)) {
+                char *end;
+                unsigned long long v = strtoull(eq + 1, &end, 10);
+                if (*end || v < 1)
+                    return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
+                                           "formats=: %s=%s is not a positive whole number", p,
+                                           eq + 1);
+                if (!strcmp(p, "bits"))
+                    keys[n - 1].bits = v;
+                else if (!strcmp(p, "group"))
+                    keys[n - 1].group = v;
+                else
+                    keys[n - 1].block = v;
+                continue;
+            }
+            *eq = '=';
+        }
+        if (n == VS_FIT_FORMATS_MAX)
+            return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
+                                   "formats=: at most %d formats", VS_FIT_FORMATS_MAX);
+        for (k = 0; p[k]; k++)
+            p[k] = (char)tolower((unsigned char)p[k]);
+        if (vs_envelope_format_bits(&bits, p, NULL) < 0 && !vs_gguf_type_by_name(p) &&
+            vs_gguf_ftype_parse(p) < 0 && !vs_vocab_scheme_of(p))
+            return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
+                                   "formats=: unknown format '%s' (a plain width fp32 fp16 bf16 "
+                                   "fp8 int8 int4 nf4 fp4 bits=N, a scheme gptq awq bnb-nf4 "
+                                   "bnb-int8 fp8 block=128 mxfp4 nvfp4, a GGUF type or a "
+                                   "llama.cpp file type q4_k_m ...: `help format` lists them)",
+                                   p);
+        snprintf(names[n], sizeof names[n], "%s", p);
+        memset(&keys[n], 0, sizeof keys[n]);
+        n++;
+    }
+    *nf = n;
+    return 0;
+}
+
 static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet = vs_ctx_sheet(ctx), *offers = NULL, *o;
     const vs_arg *fa = vs_line_pair(line, "formats");
     const char *formats[VS_FIT_FORMATS_MAX];
-    char fbuf[512];
+    char names[VS_FIT_FORMATS_MAX][64];
+    vs_format_keys keys[VS_FIT_FORMATS_MAX];
     size_t nf = 0, i, n = 0;
     vs_fit_ctx c;
     vs_fit_row *rows = NULL;
@@ -386,22 +457,29 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, fit_keys, err)) < 0)
         return rc;
-    if (fa) {
-        char *p, *save = NULL;
-        snprintf(fbuf, sizeof fbuf, "%s", fa->value);
-        for (p = strtok_r(fbuf, ", ", &save); p && nf < VS_FIT_FORMATS_MAX;
-             p = strtok_r(NULL, ", ", &save)) {
-            unsigned bits;
-            if (vs_envelope_format_bits(&bits, p, NULL) < 0)
-                return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
-                                       "formats=: unknown format '%s' (fp32 fp16 bf16 fp8 int8 "
-                                       "int4 nf4 fp4, or bits=N)",
-                                       p);
-            formats[nf++] = p;
-        }
-    }
+    if (fa && (rc = fit_formats(fa, names, keys, &nf, err)) < 0)
+        return rc;
+    for (i = 0; i < nf; i++)
+        formats[i] = names[i];
     if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
         return rc;
+    /* the same bytes `formats` gives each name (a scheme over the tensor list,
+     * a llama.cpp file type tensor by tensor); the card's own format is the card's */
+    for (i = 0; i < nf && c.params_known; i++) {
+        vs_format_weights fw;
+        if (c.format && !strcmp(names[i], c.format))
+            continue;
+        if ((rc = vs_format_weights_of(sheet, names[i], &keys[i], &fw, err)) < 0) {
+            err->line = fa->line;
+            err->column = fa->value_column;
+            goto done;
+        }
+        snprintf(names[i], sizeof names[i], "%s", fw.name);
+        if (c.format && !strcmp(names[i], c.format))
+            continue; /* "gptq" on a card of gptq bits=4 group=128: the card's weights */
+        c.weights[c.nweights].format = names[i];
+        c.weights[c.nweights++].bytes = fw.bytes;
+    }
     if (!(offers = json_array())) {
         rc = vs_error_oom(err);
         goto done;
@@ -475,7 +553,10 @@ static const char fit_help[] =
     "which), the engine's budget, the non-KV part (weights, the other components, the "
     "runtime items inside the budget), the KV pool, its tokens, the maximum concurrency at "
     "the card's length and the maximum length at the card's concurrency; formats=\"bf16 "
-    "fp8 int4\" tries each weights format. With unknown runtime items every figure is an "
+    "q4_k_m gptq bits=3 group=64\" tries each weights format, in the words of `format` and "
+    "with the same weights `formats` gives them (a scheme summed over the card's tensor list, "
+    "a llama.cpp file type tensor by tensor as llama-quantize chooses; the list below). With "
+    "unknown runtime items every figure is an "
     "upper bound (marked ≤) and the verdict is at best to-confirm; exclude when even the "
     "upper bound does not hold the card. Payload kind fit.";
 
@@ -484,7 +565,7 @@ const vs_verb vs_verbs_engine[] = {
      "the runtime the card runs under (vllm, llamacpp, transformers, sglang, tensorrt_llm, "
      "none)",
      engine_help, engine_keys, engine_words},
-    {"fit", verb_fit, "fit [GPU ...] [formats=\"bf16 int4\"]",
+    {"fit", verb_fit, "fit [GPU ...] [formats=\"bf16 q4_k_m gptq\"]",
      "what the engine does with each offer: budget, KV pool, tokens, concurrency, length", fit_help,
      fit_keys, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL}};

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -499,7 +500,7 @@ int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
                *format = vs_verb_card_str(sheet, "format");
     vs_quant_rule q;
     uint64_t group = 0, params = 0, bits = 0, bytes;
-    int rc, have_params = 0, dbl = 1, have_bits = 0, have_group = 0;
+    int rc, have_params = 0, dbl = 1, have_bits = 0, have_group = 0, counted = 0;
     vs_vocab_format format_of;
     const int format_known = !vs_vocab_format_parse(&format_of, NULL, format, NULL);
     char gp[40], gg[40], gbytes[40], g2[40], src[700], head[800];
@@ -512,12 +513,24 @@ int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         return vs_error_oom(err);
     if ((rc = vs_line_check_keys(line, vs_estimate_quant_keys, err)) < 0)
         goto done;
-    if (sc)
+    /* the words of `format` (`help format`): gptq and awq store an fp16 scale
+     * and a packed zero per group alike; bnb-nf4 and bnb-fp4 are bitsandbytes */
+    if (sc && (!strcmp(sc->value, "awq") || !strcmp(sc->value, "gptq")))
+        scheme = "gptq";
+    else if (sc && (!strcmp(sc->value, "bnb-nf4") || !strcmp(sc->value, "bnb-fp4")))
+        scheme = "bnb";
+    else if (sc)
         scheme = sc->value;
     else if (format_known && (format_of == VS_FORMAT_NF4 || format_of == VS_FORMAT_FP4))
         scheme = "bnb";
     else if (format_known && format_of == VS_FORMAT_INT4)
         scheme = "gptq";
+    else if (format_known && format_of == VS_FORMAT_SCHEME &&
+             (!strncmp(format, "gptq", 4) || !strncmp(format, "awq", 3)))
+        scheme = "gptq";
+    else if (format_known && format_of == VS_FORMAT_SCHEME &&
+             (!strcmp(format, "bnb-nf4") || !strcmp(format, "bnb-fp4")))
+        scheme = "bnb";
     else {
         rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                              "`estimate quant` needs scheme=bnb|gptq|group (the card's format "
@@ -545,6 +558,8 @@ int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         rc = vs_arg_error(vs_line_pair(line, "group"), err, rc);
         goto done;
     }
+    if (!have_group && format_known && format_of == VS_FORMAT_SCHEME && strstr(format, " group="))
+        group = strtoull(strstr(format, " group=") + 7, NULL, 10); /* the card's scheme's group */
     if (!have_bits) {
         /* the card's width when it is a quantised one, else the scheme's (0) */
         unsigned wb;
@@ -567,6 +582,18 @@ int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     }
     if ((rc = vs_estimate_quant(&bytes, &q, params, err)) < 0)
         goto done;
+    if (json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "scheme")) ||
+        json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "measured"))) {
+        /* the card's weights already hold the scales and zeros (a tally tensor by
+         * tensor, or the loader's own figure): counting them again would be twice */
+        bytes = 0;
+        counted = 1;
+        snprintf(src, sizeof src,
+                 "0 B: the weights of format %s already hold their scales, zeros and indices "
+                 "(`weights` lists them)",
+                 format ? format : "?");
+        goto store;
+    }
     grouped(gp, sizeof gp, params);
     grouped(gg, sizeof gg, q.group);
     grouped(gbytes, sizeof gbytes, bytes);
@@ -583,14 +610,21 @@ int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
                  q.meta_bits, gbytes, q.scheme,
                  !strcmp(q.scheme, "bnb") ? ", no double quantisation" : "");
     }
+    if (format_known && format_of == VS_FORMAT_SCHEME)
+        snprintf(src + strlen(src) - 1, sizeof src - strlen(src) + 1, ", format %s)", format);
+store:
     if ((rc = vs_verbs_estimate_store(sheet, name, bytes, src, VS_CLASS_PARAMETERS, &skipped, sk,
                                       err)) < 0)
         goto done;
     snprintf(head, sizeof head, "estimate quant: %s", src);
-    notes[nn++] = q.source;
-    notes[nn++] = "not included: per-tensor constants (code tables, act-order indices) and the "
-                  "layers kept in 16 bits (embeddings, lm_head, norms), which `weights "
-                  "from=PATH` measures exactly";
+    if (counted) {
+        notes[nn++] = "scales and zeros are counted once: in the weights";
+    } else {
+        notes[nn++] = q.source;
+        notes[nn++] = "not included: per-tensor constants (code tables, act-order indices) and "
+                      "the layers kept in 16 bits (embeddings, lm_head, norms), which `weights "
+                      "from=PATH` measures exactly";
+    }
     if (skipped.len)
         notes[nn++] = vs_buf_str(&skipped);
     inputs = json_pack("{s:s, s:I, s:i, s:I, s:i, s:I, s:O}", "scheme", q.scheme, "group",

@@ -223,6 +223,60 @@ static int from_engine_log(const json_t *sheet, const json_t *m)
     return 0;
 }
 
+/* `measured weights from=M`: the sheet's weights become a loader's own
+ * figure. Weights do not depend on length or concurrency, so a start-up log's
+ * line (vLLM's "Model loading took", llama.cpp's model buffer, which name no
+ * dims) or a counter of a load phase stands for any card of the same model
+ * and format; a counter of another quantity is refused. The figure is one
+ * GPU's (a log prints it per rank). */
+static int measured_weights(vs_ctx *ctx, json_t *sheet, const json_t *found, const vs_arg *from,
+                            vs_error *err)
+{
+    const char *ct = json_string_value(json_object_get(found, "counter"));
+    const char *ph = json_string_value(json_object_get(found, "phase"));
+    const char *r = json_string_value(json_object_get(found, "run"));
+    const char *sc = json_string_value(json_object_get(found, "scope"));
+    const char *fmt = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
+    uint64_t bytes = (uint64_t)json_integer_value(json_object_get(found, "peak_bytes"));
+    int load_phase = ph && (strstr(ph, "load") || strstr(ph, "weight"));
+    char source[400], desc[96], gtext[40];
+    json_t *g = json_object_get(found, "gpu"), *wf;
+    vs_buf text = VS_BUF_INIT;
+    int rc;
+    if (vs_compare_counter_class(ct) != VS_CMP_WEIGHTS && !load_phase)
+        return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
+                               "measurement %s (counter %s, phase %s) is not a figure of the "
+                               "weights: name a loader's weights line (vLLM's \"Model loading "
+                               "took\", llama.cpp's model buffer size) or a counter of a load "
+                               "phase",
+                               from->value, ct ? ct : "?", ph ? ph : "?");
+    if (json_is_integer(g))
+        snprintf(gtext, sizeof gtext, "GPU %lld", (long long)json_integer_value(g));
+    else
+        snprintf(gtext, sizeof gtext, "no GPU named");
+    snprintf(source, sizeof source, "measured: %s%s, phase %s, %s, counter %s (scope %s)",
+             r ? "run " : "typed by hand", r ? r : "", ph ? ph : "?", gtext, ct ? ct : "?",
+             sc ? sc : "?");
+    wf = json_pack("{s:n, s:I, s:[], s:[], s:[], s:s, s:s?}", "path", "bytes", (json_int_t)bytes,
+                   "by_dtype", "other_dtype", "files", "measured", source, "format_measured", fmt);
+    if (!wf || json_object_set_new(sheet, "weights_files", wf))
+        return vs_error_oom(err);
+    vs_units_describe(desc, sizeof desc, bytes);
+    vs_buf_printf(&text,
+                  "weights measured (format %s): %s, %s; weights do not depend on length "
+                  "or concurrency, so the figure stands until the model or the format "
+                  "changes\n",
+                  fmt ? fmt : "not set", desc, source);
+    rc = vs_ctx_emit_text(ctx, &text, NULL,
+                          json_pack("{s:s, s:s, s:I, s:s, s:s, s:b}", "kind", "component", "name",
+                                    "weights", "bytes", (json_int_t)bytes, "status",
+                                    vs_vocab_status_name(VS_STATUS_MEASURED), "source", source,
+                                    "validates_card", 1),
+                          err);
+    vs_buf_free(&text);
+    return rc;
+}
+
 int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *name = vs_line_positional(line, 0), *from = vs_line_pair(line, "from");
@@ -312,6 +366,8 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "figure in bytes",
                                from->value, unit ? unit : "no unit");
     }
+    if (!strcmp(name->value, VS_VOCAB_WEIGHTS))
+        return measured_weights(ctx, sheet, found, from, err);
     /* The runtime items an engine prints at start-up (vLLM's non-torch
      * memory, activation peak, CUDA graphs) come from its log, which names no
      * executed dims: such a figure fills that item, said to be not at the

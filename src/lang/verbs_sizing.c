@@ -113,15 +113,21 @@ const vs_verb vs_verbs_sizing[] = {
      "`batch` and `frames` set their dimensions, `estimate latents|attention|decode` their "
      "activations.",
      NULL, vs_vocab_task_names},
-    {"format", vs_verb_format, "format fp32|fp16|bf16|fp8|int8|int4|nf4|fp4 | format bits=N",
-     "the weights' format (bits per value)",
-     "Sets the card's weight format and its bits: fp32 32, fp16/bf16 16, fp8/int8 8, "
-     "int4/nf4/fp4 4, or bits=N. Weights only = params x bits / 8 bytes, rounded up. Quantised "
-     "formats (8 bits or fewer) say that scales, metadata and layers kept in another format are "
-     "not included, so the figure is not a guaranteed peak (Hugging Face Transformers "
-     "quantization docs, bitsandbytes: formats and limits); `estimate quant` and `weights "
-     "from=PATH` document the rest. Changing "
-     "the format clears the weights read from files.",
+    {"format", vs_verb_format,
+     "format NAME [bits=N] [group=G] [block=N] | format bits=N (the names below)",
+     "the weights' format: a plain width or a quantisation scheme",
+     "Sets the card's weight format. A plain width (fp32 32 bits, fp16/bf16 16, fp8/int8 8, "
+     "int4/nf4/fp4 4, or bits=N) sizes the weights as params x bits / 8 bytes, rounded up; a "
+     "quantised width (8 bits or fewer) says that scales and layers kept in another format are "
+     "not included. A scheme (gptq bits=4 group=128, awq, bnb-nf4, bnb-int8, fp8 block=128, "
+     "mxfp4, nvfp4, or a llama.cpp file type such as q4_k_m) is summed tensor by tensor over "
+     "the card's tensor list (`model NAME config=PATH`) as the loader keeps it: the Linear "
+     "layers quantised with their scales, zeros and indices, the tensors the loaders keep in "
+     "16 bits (embeddings, lm_head, norms, MoE routers) at 16 bits; `weights` lists both. A "
+     "config.json with a quantization_config sets the scheme itself, and another format is "
+     "then refused. Under `engine vllm` the tally follows vLLM's own layout where it differs "
+     "(MXFP4 MoE), whichever line comes first. Changing the format clears the weights read "
+     "from files.",
      vs_verb_format_keys, vs_vocab_format_names},
     {"length", vs_verb_length, "length TOKENS", "the required tokens per sequence",
      "Sets the card's required length: tokens per sequence the workload must process. It is "

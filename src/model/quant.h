@@ -127,9 +127,16 @@ int vs_quant_apply_config(json_t *sheet, const char *path, const char **note, vs
  * config.json to take the tensor list from. */
 int vs_quant_apply_format(json_t *sheet, const vs_quant *q, vs_error *err);
 
-/* `formats WORD` for a safetensors scheme word (default keys): the tally's
- * bytes over the card's tensor list. 1 when word is no such scheme; VS_EVALUE
- * when the card has no config.json. */
-int vs_quant_format_bytes(const json_t *sheet, const char *word, uint64_t *bytes, vs_error *err);
+/* `formats WORD` and `fit formats=` for a scheme (vs_quant_from_format):
+ * the tally's bytes over the card's tensor list, under the card's engine.
+ * VS_EVALUE when the card has no config.json. */
+int vs_quant_format_bytes(const json_t *sheet, const vs_quant *q, uint64_t *bytes, vs_error *err);
+
+/* After `engine NAME`: the card's weights, when they are a tally (from the
+ * quantization_config or a scheme named by `format`), summed again as the new
+ * engine's loader keeps them, so that `engine vllm` before or after `model`
+ * gives one figure. 1 with *before and *after when the bytes changed; 0 when
+ * there is nothing to re-sum or nothing changed; negative with err. */
+int vs_quant_follow_engine(json_t *sheet, uint64_t *before, uint64_t *after, vs_error *err);
 
 #endif

@@ -99,29 +99,87 @@ int vs_quant_apply_format(json_t *sheet, const vs_quant *q, vs_error *err)
     return set_card(sheet, q, wf, err);
 }
 
-int vs_quant_format_bytes(const json_t *sheet, const char *word, uint64_t *bytes, vs_error *err)
+int vs_quant_format_bytes(const json_t *sheet, const vs_quant *q, uint64_t *bytes, vs_error *err)
 {
     const char *cfg = json_string_value(
         json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "config"));
     json_t *root, *wf = NULL;
     vs_arch *a;
-    vs_quant q;
-    int rc = vs_quant_from_format(&q, word, 0, 0, 0, NULL, err);
-    if (rc)
-        return rc;
+    char name[64];
+    int rc;
     if (!cfg)
         return vs_error_set(err, VS_EVALUE,
                             "`%s` is summed over the tensor list, so the card needs the "
                             "architecture (`model NAME config=PATH`)",
-                            word);
+                            vs_quant_format_name(q, name, sizeof name));
     if ((rc = load_arch(cfg, &root, &a, err)))
         return rc;
     json_decref(root);
-    rc = vs_quant_tally(&q, a, vs_quant_engine_of(sheet), &wf, err);
+    rc = vs_quant_tally(q, a, vs_quant_engine_of(sheet), &wf, err);
     free(a);
     if (rc)
         return rc;
     *bytes = (uint64_t)json_integer_value(json_object_get(wf, "bytes"));
     json_decref(wf);
     return 0;
+}
+
+/* The card's format text as `format` wrote it ("gptq bits=4 group=128",
+ * "fp8 block=128") into a scheme; 1 when it names none (a llama.cpp file
+ * type, a plain width). */
+static int quant_of_format(vs_quant *q, const char *fmt, const char *dense, vs_error *err)
+{
+    char word[32];
+    const char *p;
+    uint64_t bits = 0, group = 0, block = 0;
+    size_t n = strcspn(fmt, " ");
+    if (n >= sizeof word)
+        return 1;
+    memcpy(word, fmt, n);
+    word[n] = '\0';
+    if ((p = strstr(fmt, " bits=")))
+        bits = strtoull(p + 6, NULL, 10);
+    if ((p = strstr(fmt, " group=")))
+        group = strtoull(p + 7, NULL, 10);
+    if ((p = strstr(fmt, " block=")))
+        block = strtoull(p + 7, NULL, 10);
+    if (!strcmp(word, "fp8") && !block)
+        return 1; /* fp8 channel / tensor come from a config only */
+    return vs_quant_from_format(q, word, bits, group, block, dense, err);
+}
+
+int vs_quant_follow_engine(json_t *sheet, uint64_t *before, uint64_t *after, vs_error *err)
+{
+    json_t *wf = json_object_get(sheet, "weights_files"), *root, *nwf = NULL;
+    const char *scheme = json_string_value(json_object_get(wf, "scheme"));
+    const char *cfg = json_string_value(
+        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "config"));
+    const char *fmt = json_string_value(json_object_get(json_object_get(sheet, "card"), "format"));
+    vs_arch *a;
+    vs_quant q;
+    int rc;
+    if (!scheme || !cfg || !fmt)
+        return 0;
+    if ((rc = load_arch(cfg, &root, &a, err)))
+        return rc;
+    if (strstr(scheme, "from quantization_config"))
+        rc = vs_quant_from_config(&q, root, err);
+    else
+        rc = quant_of_format(&q, fmt, NULL, err); /* as `format` named it */
+    json_decref(root);
+    if (rc == 0)
+        rc = vs_quant_tally(&q, a, vs_quant_engine_of(sheet), &nwf, err);
+    free(a);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    *before = (uint64_t)json_integer_value(json_object_get(wf, "bytes"));
+    *after = (uint64_t)json_integer_value(json_object_get(nwf, "bytes"));
+    if (*before == *after &&
+        json_equal(json_object_get(wf, "scheme"), json_object_get(nwf, "scheme"))) {
+        json_decref(nwf);
+        return 0;
+    }
+    if (json_object_set_new(sheet, "weights_files", nwf))
+        return vs_error_oom(err);
+    return *before != *after;
 }

@@ -189,7 +189,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     budget bud;
     int have_budget = 0;
     size_t i;
-    char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], pls[128], wsrc[160],
+    char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], pls[128], wsrc[400],
         gp[40];
     const char *notes[5];
     /* the weights are no component: they shard as parameters */
@@ -221,6 +221,12 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         size_t fl = first ? strlen(first) : 0;
         snprintf(wsrc, sizeof wsrc, "bytes of the %s files",
                  fl > 5 && !strcmp(first + fl - 5, ".gguf") ? "GGUF" : "safetensors");
+    } else if (env->weights_basis && !strcmp(env->weights_basis, "measured")) {
+        snprintf(wsrc, sizeof wsrc, "%s",
+                 vs_json_str_of(json_object_get(sheet, "weights_files"), "measured"));
+    } else if (env->weights_basis && !strcmp(env->weights_basis, "tensor list")) {
+        snprintf(wsrc, sizeof wsrc, "tensor by tensor: %s",
+                 vs_json_str_of(json_object_get(sheet, "weights_files"), "scheme"));
     } else
         snprintf(wsrc, sizeof wsrc, "%s params x %u bits / 8", gp, bits);
     if (env->weights_known &&

@@ -1,8 +1,10 @@
 #include "render/help.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "sheet/vocab.h"
 #include "util/buf.h"
 
 /* A bundle from the two buffers and the payload (taken), or NULL when any of
@@ -38,10 +40,13 @@ static void put_list(vs_buf *t, vs_buf *h, json_t *list, const char *label,
     vs_buf_puts(h, "</p>\n");
 }
 
+static void put_formats(vs_buf *t, vs_buf *h, json_t *list);
+
 vs_bundle *vs_render_help(const vs_help_facts *v)
 {
     vs_buf t = VS_BUF_INIT, h = VS_BUF_INIT;
     json_t *payload, *keys = json_array(), *words = json_array();
+    json_t *formats = v->schemes ? json_array() : NULL;
     vs_buf_printf(&t, "%s\n\n", v->syntax ? v->syntax : v->name);
     if (v->summary)
         vs_buf_printf(&t, "%s\n", v->summary);
@@ -66,11 +71,82 @@ vs_bundle *vs_render_help(const vs_help_facts *v)
     }
     if (v->words && v->words[0])
         put_list(&t, &h, words, "words:", v->words, "");
+    if (v->schemes && formats)
+        put_formats(&t, &h, formats);
     vs_buf_puts(&h, "</div>\n");
     payload = json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:o, s:o}", "kind", "help", "verb",
                         v->name, "group", v->group, "syntax", v->syntax, "summary", v->summary,
                         "help", v->help, "keys", keys, "words", words);
+    if (payload && formats)
+        json_object_set_new(payload, "formats", formats);
+    else
+        json_decref(formats);
     return bundle_of(&t, &h, payload);
+}
+
+static const char *const format_headers[] = {
+    "format", "keys", "bits", "bits per weight (scales included)", "kept unquantised", "kind"};
+
+/* Every format of the vocabulary, from its tables: the plain widths first,
+ * then the schemes in their table's order. */
+static void put_formats(vs_buf *t, vs_buf *h, json_t *list)
+{
+    vs_table *table = vs_table_new(6, format_headers);
+    const vs_vocab_scheme *sc;
+    size_t i, n;
+    char bits[8], bpw[32];
+    if (!table) {
+        t->failed = 1;
+        return;
+    }
+    for (i = 0; vs_vocab_format_names[i]; i++) {
+        unsigned b = 0;
+        const char *cells[6];
+        vs_vocab_format_bits((vs_vocab_format)i, &b);
+        snprintf(bits, sizeof bits, "%u", b);
+        snprintf(bpw, sizeof bpw, "%u (params x bits)", b);
+        cells[0] = vs_vocab_format_names[i];
+        cells[1] = "";
+        cells[2] = bits;
+        cells[3] = bpw;
+        cells[4] = "nothing: every parameter at this width";
+        cells[5] = "plain width";
+        vs_table_add_row(table, cells);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "format", cells[0],
+                                              "keys", "", "bits", (int)b, "bits_per_weight", bpw,
+                                              "kept", cells[4], "kind", cells[5]));
+    }
+    {
+        const char *cells[6] = {
+            "bits=N",     "", "N", "N (params x bits)", "nothing: every parameter at N bits",
+            "plain width"};
+        vs_table_add_row(table, cells);
+    }
+    sc = vs_vocab_schemes(&n);
+    for (i = 0; i < n; i++) {
+        const char *cells[6];
+        snprintf(bits, sizeof bits, "%u", sc[i].bits);
+        cells[0] = sc[i].word;
+        cells[1] = sc[i].keys;
+        cells[2] = bits;
+        cells[3] = sc[i].bpw;
+        cells[4] = sc[i].kept;
+        cells[5] = sc[i].family;
+        vs_table_add_row(table, cells);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "format",
+                                              sc[i].word, "keys", sc[i].keys, "bits",
+                                              (int)sc[i].bits, "bits_per_weight", sc[i].bpw, "kept",
+                                              sc[i].kept, "kind", sc[i].family));
+    }
+    vs_buf_puts(t, "\nformats (the same words for format, formats, fit formats= and estimate "
+                   "quant):\n");
+    vs_table_text(table, t);
+    vs_buf_puts(h, "<p>formats (the same words for <code>format</code>, <code>formats</code>, "
+                   "<code>fit formats=</code> and <code>estimate quant</code>):</p>\n");
+    vs_table_html(table, h);
+    if (vs_table_failed(table))
+        t->failed = 1;
+    vs_table_free(table);
 }
 
 static const char *const list_headers[] = {"group", "verb", "summary"};

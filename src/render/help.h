@@ -23,11 +23,16 @@ typedef struct vs_help_facts {
     const char *help;
     const char *const *keys;
     const char *const *words;
+    int schemes; /* 1: the page lists the formats (sheet/vocab's plain widths and schemes) */
 } vs_help_facts;
 
 /* One verb's page, as `help VERB` and inspect show it: the syntax, the
  * summary, the help text, the keys and the words; payload {kind "help",
- * verb, group, syntax, summary, help, keys, words}. NULL when memory is short. */
+ * verb, group, syntax, summary, help, keys, words}. With schemes set, a table
+ * of every format written from sheet/vocab's tables (its word, keys, nominal
+ * bits, bits per weight with the scales, what the loaders keep unquantised)
+ * and the payload's "formats": [{format, keys, bits, bits_per_weight, kept,
+ * kind}]. NULL when memory is short. */
 vs_bundle *vs_render_help(const vs_help_facts *verb);
 
 /* The list of every verb (`help` alone), n of them in table order: a table of

@@ -25,9 +25,11 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     int have_params = vs_sheet_card_uint(sheet, "params", &params);
     unsigned bits = 0;
     int bits_known = vs_sheet_weight_bits(sheet, &bits);
+    int measured = env->weights_basis && !strcmp(env->weights_basis, "measured");
     int files = env->weights_basis && (!strcmp(env->weights_basis, "safetensors files") ||
-                                       !strcmp(env->weights_basis, "tensor list"));
+                                       !strcmp(env->weights_basis, "tensor list") || measured);
     const char *scheme = json_string_value(json_object_get(wf, "scheme"));
+    const char *fmt = json_string_value(json_object_get(card, "format"));
     char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], basis[160], pl[128],
         gp[40], ftnote[96];
     const char *notes[4];
@@ -40,7 +42,9 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     vs_table_align_right(t, 2);
     vs_table_align_right(t, 3);
     vs_units_grouped(gp, sizeof gp, params);
-    if (files && scheme)
+    if (measured)
+        snprintf(basis, sizeof basis, "%s", json_string_value(json_object_get(wf, "measured")));
+    else if (files && scheme)
         snprintf(basis, sizeof basis, "tensor by tensor: %s", scheme);
     else if (files)
         snprintf(basis, sizeof basis, "the files' tensor bytes (%s)",
@@ -62,16 +66,30 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
         vs_table_add_row(t, row);
     }
     vs_units_describe(desc, sizeof desc, env->weights_bytes);
-    if (files && scheme)
-        vs_buf_printf(&text, "weights only, tensor by tensor as the loader keeps them: %s\n", desc);
+    /* the card's format in the words `format` takes (`help format`) */
+    if (measured)
+        vs_buf_printf(&text, "weights only (format %s), as the loader reported them: %s\n",
+                      fmt ? fmt : "not set", desc);
+    else if (files && scheme)
+        vs_buf_printf(&text,
+                      "weights only (format %s), tensor by tensor as the loader keeps "
+                      "them: %s\n",
+                      fmt ? fmt : "not set", desc);
     else if (files)
         vs_buf_printf(&text, "weights only, from the files: %s\n", desc);
     else
-        vs_buf_printf(&text, "weights only: %s params x %u bits / 8 = %s\n", gp, bits, desc);
+        vs_buf_printf(&text, "weights only (format %s): %s params x %u bits / 8 = %s\n",
+                      fmt ? fmt : "not set", gp, bits, desc);
     vs_buf_puts(&html, "<p>");
-    vs_buf_put_html(&html, files && scheme ? "weights only, tensor by tensor: "
-                           : files         ? "weights only, from the files: "
-                                           : "weights only: ");
+    if (fmt && (!files || scheme || measured)) {
+        vs_buf_puts(&html, "format <code>");
+        vs_buf_put_html(&html, fmt);
+        vs_buf_puts(&html, "</code>: ");
+    }
+    vs_buf_put_html(&html, measured          ? "weights only, as the loader reported them: "
+                           : files && scheme ? "weights only, tensor by tensor: "
+                           : files           ? "weights only, from the files: "
+                                             : "weights only: ");
     vs_buf_put_html(&html, desc);
     vs_buf_puts(&html, "</p>\n");
     vs_render_put_table(&text, &html, t);
@@ -80,7 +98,10 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
                   "workspaces, the CUDA context and other allocations come on top";
     if (qnote)
         notes[nn++] = qnote;
-    if (files)
+    if (measured)
+        notes[nn++] = "one GPU's weights as the loader reported them (weights do not depend on "
+                      "length or concurrency); they stand until the model or the format changes";
+    else if (files)
         notes[nn++] = "the sheet's weights are these bytes until the model or the format changes";
     if (files && json_is_string(json_object_get(files_payload, "file_type"))) {
         snprintf(ftnote, sizeof ftnote, "GGUF file type %s (general.file_type)",

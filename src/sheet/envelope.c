@@ -71,16 +71,20 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         json_integer_value(json_object_get(wf, "bytes")) >= 0) {
         e.weights_known = 1;
         e.weights_bytes = (uint64_t)json_integer_value(json_object_get(wf, "bytes"));
-        /* a tally of the tensor list under a quantisation scheme (model/quant.h) */
-        e.weights_basis =
-            json_is_string(json_object_get(wf, "scheme")) ? "tensor list" : "safetensors files";
+        /* a tally of the tensor list under a quantisation scheme (model/quant.h);
+         * a loader's own figure (`measured weights`): one GPU's, as the log printed it */
+        e.weights_basis = json_is_string(json_object_get(wf, "measured")) ? "measured"
+                          : json_is_string(json_object_get(wf, "scheme")) ? "tensor list"
+                                                                          : "safetensors files";
     } else if (vs_sheet_card_uint(sheet, "params", &params) && bits_known) {
         if ((rc = vs_envelope_weights_bytes(&e.weights_bytes, params, bits, err)))
             return rc;
         e.weights_known = 1;
         e.weights_basis = "params x bits / 8";
     }
-    if (e.weights_known) {
+    if (e.weights_known && !strcmp(e.weights_basis, "measured")) {
+        e.weights_gpu_bytes = e.weights_bytes; /* already one GPU's share */
+    } else if (e.weights_known) {
         e.weights_gpu_bytes = vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, e.weights_bytes);
         /* offload=: the GPU holds one component (or block) of the weights */
         vs_placement_offload_weights(&pl, wf, e.weights_bytes, e.weights_gpu_bytes,

@@ -22,7 +22,9 @@
 typedef struct vs_envelope {
     int weights_known;          /* params and bits (or files) are known */
     uint64_t weights_bytes;     /* whole model, before placement */
-    const char *weights_basis;  /* "params x bits / 8" or "safetensors files" (static) */
+    const char *weights_basis;  /* "params x bits / 8", "safetensors files", "tensor list"
+                                 * (a quantisation tally) or "measured" (one GPU's figure
+                                 * from a loader: `measured weights`); static */
     uint64_t weights_gpu_bytes; /* per GPU, after placement */
     uint64_t reserve_bytes;     /* known reserve components, per GPU after placement */
     uint64_t envelope_bytes;    /* weights_gpu_bytes + reserve_bytes: the known part */

@@ -512,6 +512,209 @@ START_TEST(gguf_gpt_oss_and_rope_freqs)
 }
 END_TEST
 
+/* ---- one vocabulary: help, formats, fit formats=, estimate quant, weights ---- */
+
+/* the row of a payload's array whose key is value */
+static json_t *row_of(json_t *arr, const char *key, const char *value)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x) if (gets(x, key) && !strcmp(gets(x, key), value)) return x;
+    return NULL;
+}
+
+START_TEST(help_lists_the_schemes)
+{
+    static const char *const pages[] = {"help format", "help formats", "help fit", NULL};
+    size_t i, k, n;
+    const vs_vocab_scheme *sc = vs_vocab_schemes(&n);
+    for (i = 0; pages[i]; i++) {
+        json_t *f, *x;
+        run_ok(pages[i]);
+        f = json_object_get(lastp(), "formats");
+        /* every scheme of the table and the eight plain widths, nothing typed by hand */
+        ck_assert_uint_eq(json_array_size(f), n + 8);
+        for (k = 0; k < n; k++) {
+            x = row_of(f, "format", sc[k].word);
+            ck_assert_msg(x != NULL, "%s: no row for %s", pages[i], sc[k].word);
+            ck_assert_ptr_nonnull(strstr(text(last()), sc[k].word));
+        }
+        /* MXFP4: 4 bits and an 8-bit e8m0 scale per 32 values, 4 + 8 / 32 = 4.25 */
+        x = row_of(f, "format", "mxfp4");
+        ck_assert_int_eq(geti(x, "bits"), 4);
+        ck_assert_ptr_nonnull(strstr(gets(x, "bits_per_weight"), "4.25"));
+        /* NVFP4: an fp8 scale per 16 values, 4 + 8 / 16 = 4.5 */
+        ck_assert_ptr_nonnull(strstr(gets(row_of(f, "format", "nvfp4"), "bits_per_weight"), "4.5"));
+        ck_assert_str_eq(gets(row_of(f, "format", "q4_k_m"), "kind"), "llama.cpp");
+        ck_assert_str_eq(gets(row_of(f, "format", "int4"), "kind"), "plain width");
+        ck_assert_ptr_nonnull(strstr(gets(row_of(f, "format", "gptq"), "kept"), "lm_head"));
+        /* every word listed is one `format` takes */
+        json_array_foreach(f, k, x)
+        {
+            vs_vocab_format vf;
+            ck_assert_msg(vs_vocab_format_parse(&vf, NULL, gets(x, "format"), NULL) == 0, "%s",
+                          gets(x, "format"));
+        }
+    }
+    run_ok("help card");
+    ck_assert_ptr_null(json_object_get(lastp(), "formats"));
+}
+END_TEST
+
+START_TEST(fit_formats_takes_the_vocabulary)
+{
+    /* fit formats= gives each name the weights `formats` gives it: gptq summed
+     * over the tensor list (against the sparse GPTQ header the test writes),
+     * q4_k_m as llama-quantize chooses, bf16 params x 2 */
+    char st_path[256], cell[600];
+    ull header, params, q4, f_q4;
+    json_t *fm, *row;
+    snprintf(st_path, sizeof st_path, "%s/model.safetensors", tmpdir);
+    decoder(&QWEN7, GPTQ4, "F16", 16, st_path);
+    header = header_bytes(st_path);
+    snprintf(cell, sizeof cell,
+             "model m config=%s/qwen2.5-7b.json\ngpu \"H100 SXM\"\nlength 4096\nformats q4_k_m",
+             VS_MODEL_CONFIGS);
+    run_ok(cell);
+    q4 = (ull)geti(json_array_get(json_object_get(lastp(), "rows"), 0), "weights_bytes");
+    run_ok("fit formats=\"bf16, q4_k_m gptq bits=4 group=128 GPTQ\"");
+    fm = json_object_get(json_array_get(json_object_get(lastp(), "rows"), 0), "formats");
+    ck_assert_uint_eq(json_array_size(fm), 4);
+    run_ok("card");
+    params = (ull)geti(json_object_get(lastp(), "card"), "params");
+    run_ok("fit formats=\"bf16, q4_k_m gptq bits=4 group=128 GPTQ\"");
+    fm = json_object_get(json_array_get(json_object_get(lastp(), "rows"), 0), "formats");
+    ck_assert_uint_eq((ull)geti(row_of(fm, "format", "bf16"), "weights_bytes"), params * 2);
+    f_q4 = (ull)geti(row_of(fm, "format", "q4_k_m"), "weights_bytes");
+    ck_assert_uint_eq(f_q4, q4);
+    ck_assert_uint_lt(f_q4, params * 2 / 3); /* not a 16-bit row */
+    row = json_array_get(fm, 2);
+    ck_assert_str_eq(gets(row, "format"), "gptq bits=4 group=128");
+    ck_assert_uint_eq((ull)geti(row, "weights_bytes"), header);
+    /* a bare word and any case: the scheme's defaults, the same bytes */
+    ck_assert_str_eq(gets(json_array_get(fm, 3), "format"), "gptq bits=4 group=128");
+    ck_assert_uint_eq((ull)geti(json_array_get(fm, 3), "weights_bytes"), header);
+    /* an unknown word is refused at the value, naming where the list is */
+    ck_assert_int_lt(run("fit formats=\"bf16 q9_z\""), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "q9_z"));
+    ck_assert_ptr_nonnull(strstr(err.message, "help format"));
+    ck_assert_int_eq(err.column, (int)strlen("fit formats=") + 1);
+}
+END_TEST
+
+START_TEST(estimate_quant_and_weights_print_the_names)
+{
+    /* 7e9 params, gptq bits=4 group=64: ceil(7e9 / 64) = 109,375,000 groups of
+     * an fp16 scale and a 4-bit zero, 20 bits each: 273,437,500 B */
+    char cell[400];
+    run_ok("model m params=7B\nformat gptq bits=4 group=64\nestimate quant");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 273437500ull);
+    ck_assert_ptr_nonnull(strstr(text(last()), "format gptq bits=4 group=64"));
+    run_ok("weights");
+    ck_assert_ptr_nonnull(strstr(text(last()), "(format gptq bits=4 group=64)"));
+    ck_assert_str_eq(gets(lastp(), "card_format"), "gptq bits=4 group=64");
+    /* the words of `format` as scheme=: awq's scales and zeros are gptq's */
+    run_ok("estimate quant scheme=awq group=64");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 273437500ull);
+    /* on a tally the scales are in the weights already: counted once */
+    snprintf(cell, sizeof cell,
+             "model q config=%s/qwen2.5-7b.json\nformat awq bits=4 group=128\nestimate quant",
+             VS_MODEL_CONFIGS);
+    run_ok(cell);
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 0);
+    run_ok("weights");
+    ck_assert_ptr_nonnull(strstr(text(last()), "(format awq bits=4 group=128)"));
+}
+END_TEST
+
+/* a start-up log the test writes, as the engines print these lines */
+static void write_log(const char *path, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(body, f);
+    fclose(f);
+}
+
+START_TEST(measured_weights_from_a_log)
+{
+    char log[200], cell[800];
+    json_t *comps;
+    size_t i;
+    snprintf(log, sizeof log, "%s/vllm.log", tmpdir);
+    /* vLLM V1 (gpu_model_runner.py) prints GiB: 5.25 x 2^30 = 5,637,144,576 B */
+    write_log(log, "INFO 01-01 00:00:01 [gpu_model_runner.py:1843] Model loading took 5.25 GiB "
+                   "and 3.2 seconds\n"
+                   "INFO 01-01 00:00:09 [gpu_worker.py:276] Available KV cache memory: 60.00 "
+                   "GiB\n");
+    snprintf(cell, sizeof cell,
+             "model m config=%s/qwen2.5-7b.json\nformat gptq bits=4 group=128\nlength "
+             "32768\nconcurrency 8\nmeasure import %s format=vllm\nmeasurements",
+             VS_MODEL_CONFIGS, log);
+    run_ok(cell);
+    ck_assert_str_eq(gets(json_array_get(json_object_get(lastp(), "rows"), 1), "counter"),
+                     "vllm.kv_cache_memory");
+    /* the KV figure is no figure of the weights: refused, the sheet unchanged */
+    ck_assert_int_lt(run("measured weights from=#2"), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a figure of the weights"));
+    run_ok("weights");
+    ck_assert_str_eq(gets(lastp(), "basis"), "tensor list");
+    /* the loading line: no length, no concurrency, and it stands */
+    run_ok("measured weights from=#1\nweights");
+    ck_assert_str_eq(gets(lastp(), "basis"), "measured");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 5637144576ull);
+    run_ok("envelope");
+    ck_assert_uint_eq((ull)geti(lastp(), "weights_bytes"), 5637144576ull);
+    /* no second "weights" component on top of the weights */
+    comps = json_object_get(lastp(), "components");
+    for (i = 0; i < json_array_size(comps); i++)
+        ck_assert_str_ne(gets(json_array_get(comps, i), "name"), "weights");
+    /* a length change does not touch it; a format change clears it */
+    run_ok("length 65536\nweights");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 5637144576ull);
+    run_ok("format awq bits=4 group=128\nweights");
+    ck_assert_str_eq(gets(lastp(), "basis"), "tensor list");
+    /* llama.cpp: "CUDA0 model buffer size = 4403.50 MiB" = 4403.5 x 2^20 B */
+    snprintf(log, sizeof log, "%s/llama.log", tmpdir);
+    write_log(log, "load_tensors: offloaded 29/29 layers to GPU\n"
+                   "load_tensors:        CUDA0 model buffer size =  4403.50 MiB\n");
+    snprintf(cell, sizeof cell,
+             "sheet other\nmodel m config=%s/qwen2.5-7b.json\nformat q4_k_m\nmeasure import %s "
+             "format=llamacpp\nmeasured weights from=#1\nweights",
+             VS_MODEL_CONFIGS, log);
+    run_ok(cell);
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 44035ull * (1ull << 20) / 10);
+}
+END_TEST
+
+START_TEST(engine_order_gives_one_figure)
+{
+    /* gpt-oss-20b's config.json (quant_method mxfp4): under vLLM the expert
+     * scales are held twice and the expert biases in fp32 (quant_mxfp4.c), so
+     * `engine vllm` before or after `model` must give the same tally */
+    char cell[400];
+    ull before, after, plain, again;
+    snprintf(cell, sizeof cell, "engine vllm\nmodel m config=%s/gpt-oss-20b.json\nweights",
+             VS_MODEL_CONFIGS);
+    run_ok(cell);
+    before = (ull)geti(lastp(), "bytes");
+    snprintf(cell, sizeof cell, "sheet two\nmodel m config=%s/gpt-oss-20b.json\nweights",
+             VS_MODEL_CONFIGS);
+    run_ok(cell);
+    plain = (ull)geti(lastp(), "bytes");
+    run_ok("engine vllm\nweights");
+    after = (ull)geti(lastp(), "bytes");
+    ck_assert_uint_eq(after, before);
+    /* 24 layers of 32 experts: gate_up [5760 x 2880] and down [2880 x 2880],
+     * scales 1 byte per 32 values again, biases 4 bytes instead of 2 */
+    ck_assert_uint_eq(after - plain,
+                      24ull * 32 * ((5760ull * 90 + 2880ull * 90) + 2 * (5760ull + 2880ull)));
+    run_ok("engine none\nweights");
+    again = (ull)geti(lastp(), "bytes");
+    ck_assert_uint_eq(again, plain);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -530,6 +733,11 @@ int main(void)
     tcase_add_test(tc, contradicting_format_refused);
     tcase_add_test(tc, format_names_schemes);
     tcase_add_test(tc, gguf_gpt_oss_and_rope_freqs);
+    tcase_add_test(tc, help_lists_the_schemes);
+    tcase_add_test(tc, fit_formats_takes_the_vocabulary);
+    tcase_add_test(tc, estimate_quant_and_weights_print_the_names);
+    tcase_add_test(tc, measured_weights_from_a_log);
+    tcase_add_test(tc, engine_order_gives_one_figure);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
