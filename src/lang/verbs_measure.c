@@ -642,7 +642,11 @@ const vs_verb vs_verbs_measure[] = {
      "a source naming run, phase, GPU and counter. from=m1:generate:torch.max_memory_reserved "
      "picks by run, phase and counter (gpu= when several GPUs match); from=#N picks the N-th "
      "row of `measurements`. One measurement only: allocated and reserved are never added. "
-     "A device or process peak covers the weights too: prefer a counter of the component alone.",
+     "A device or process peak covers the weights too: prefer a counter of the component alone. "
+     "`measured weights from=M` makes the sheet's weights a loader's own figure (vLLM's \"Model "
+     "loading took\", llama.cpp's model buffer size, a counter of a load phase): weights do not "
+     "depend on length or concurrency, so an imported start-up line stands for the card; one "
+     "GPU's figure, until the model or the format changes.",
      vs_mv_measured_keys, NULL},
     {"measurements", vs_verb_measurements, "measurements", "list the sheet's raw measurements",
      "Lists every measurement of the current sheet with its run, phase, GPU, counter, scope, "

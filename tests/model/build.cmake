@@ -30,6 +30,11 @@ vs_bench(bench_families)
 target_compile_definitions(bench_families PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
 
+# Benchmark: `model config=` with a quantization_config and `weights` (1 ms each).
+vs_bench(bench_quant)
+target_compile_definitions(bench_quant PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+
 vs_fuzz_target(fuzz_gguf)
 
 # GGUF headers: vramsheet's reader against Hugging Face's @huggingface/gguf

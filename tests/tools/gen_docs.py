@@ -8,7 +8,9 @@ Each generated block sits between `<!-- generated: NAME -->` and
 `<!-- end generated -->` in a page of docs/:
   verbs   (docs/language.md)     every verb of the registry, as `help` lists them,
                                  with its syntax line from `help VERB`;
-  gpus    (docs/gpu-catalog.md)  every GPU of src/catalog/gpus.json.
+  gpus    (docs/gpu-catalog.md)  every GPU of src/catalog/gpus.json;
+  schemes (docs/quantised-weights.md) every format of `help format` (the vocabulary's
+                                 plain widths and schemes, from src/sheet/vocab.c's tables).
 ctest runs the check (docs.drift), so a verb or GPU added to the code without the
 docs fails the build's tests until this script is run.
 """
@@ -61,6 +63,24 @@ def verbs_table(binary):
     return "\n".join(lines) + "\n"
 
 
+SCHEME_HEADERS = ["format", "keys", "bits", "bits per weight (scales included)", "kept unquantised", "kind"]
+
+
+def schemes_table(binary):
+    out = run_cells(binary, ["help format"]).splitlines()
+    start = next(i for i, l in enumerate(out) if l.startswith("format ") and "kept unquantised" in l)
+    head = out[start]
+    cols = [head.index(h) for h in SCHEME_HEADERS] + [None]
+    lines = ["| " + " | ".join(SCHEME_HEADERS) + " |", "|" + "---|" * len(SCHEME_HEADERS)]
+    for row in out[start + 2:]:
+        if not row.strip():
+            break
+        cells = [row[cols[k]:cols[k + 1]].strip() for k in range(len(SCHEME_HEADERS))]
+        cells[0] = "`%s`" % cells[0]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def capture_link(source):
     m = re.search(r"https://github\.com/([^/\s]+)/([^/\s]+)/(?:issues|pull)/(\d+)", source or "")
     if not m:
@@ -87,7 +107,8 @@ def main():
     ap.add_argument("--check", action="store_true", help="fail when a page differs instead of rewriting it")
     args = ap.parse_args()
     binary = os.path.join(os.path.abspath(args.build), "vramsheet")
-    makers = {"verbs": lambda: verbs_table(binary), "gpus": gpus_table}
+    makers = {"verbs": lambda: verbs_table(binary), "gpus": gpus_table,
+              "schemes": lambda: schemes_table(binary)}
     drift = 0
     seen = set()
     docs = os.path.join(ROOT, "docs")
