@@ -8,6 +8,8 @@
 static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5m2", "bfloat16",
                                           "float16", "bf16", "fp16",     "float32",  NULL};
 
+static const char *const mxfp4_words[] = {"triton", "marlin", NULL};
+
 static const vs_engine_key keys[] = {
     {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
      "vllm/config/cache.py (CacheConfig.gpu_memory_utilization: 0.9 through v0.11; later "
@@ -36,6 +38,12 @@ static const vs_engine_key keys[] = {
      "vllm/v1/worker/gpu_worker.py determine_available_memory (recent V1 subtracts its CUDA "
      "graph estimate; v0 and early V1 capture graphs after the KV cache, beyond the budget)",
      NULL, "whether the CUDA graph pool is taken out of the budget (yes) or held beyond it (no)"},
+    {"mxfp4_backend", VS_EKEY_WORD, "triton",
+     "vllm/model_executor/layers/quantization/mxfp4.py at 007d50058a06 (get_mxfp4_backend: "
+     "Triton on SM90 and SM100, Marlin below SM90 or with VLLM_MXFP4_USE_MARLIN=1)",
+     mxfp4_words,
+     "the MXFP4 MoE kernel, which lays the expert weights out: triton (Hopper, Blackwell) or "
+     "marlin (A100, L40S, RTX: hidden padded to 256, intermediate to 128)"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =

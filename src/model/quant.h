@@ -34,7 +34,11 @@ typedef enum {
 enum { VS_QUANT_SCALE_TENSOR = 0, VS_QUANT_SCALE_CHANNEL, VS_QUANT_SCALE_BLOCK };
 
 /* The engines whose loaders lay some scheme out differently from the checkpoint. */
-typedef enum { VS_QUANT_ENGINE_CHECKPOINT = 0, VS_QUANT_ENGINE_VLLM } vs_quant_engine;
+typedef enum {
+    VS_QUANT_ENGINE_CHECKPOINT = 0,
+    VS_QUANT_ENGINE_VLLM,       /* vLLM, its MXFP4 MoE on the Triton kernel (Hopper's default) */
+    VS_QUANT_ENGINE_VLLM_MARLIN /* vLLM, its MXFP4 MoE on Marlin (mxfp4_backend=marlin) */
+} vs_quant_engine;
 
 #define VS_QUANT_KEEP_MAX 32
 
@@ -67,6 +71,7 @@ typedef struct vs_quant_bytes {
     uint64_t scales; /* scales, absmax, global scales */
     uint64_t zeros;  /* zero points */
     uint64_t index;  /* GPTQ g_idx; bitsandbytes' code tables */
+    uint64_t pad;    /* the zeros a kernel's layout adds (vLLM's Marlin MoE), biases' included */
 } vs_quant_bytes;
 
 /* The matrix a scheme is asked about. */
@@ -74,6 +79,7 @@ typedef struct vs_quant_matrix {
     uint64_t out, in, count;
     int fused_experts; /* a 3-D [experts, in, out] tensor of a fused MoE (gpt-oss) */
     uint64_t moe_intermediate;
+    uint64_t hidden;
 } vs_quant_matrix;
 
 /* One row of the scheme table (quant_config.c). */

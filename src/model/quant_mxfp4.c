@@ -11,7 +11,12 @@
  * to a multiple of 64 (a no-op for 2,880), turns the expert biases into
  * float32 and swizzles weights and scales into new tensors
  * (process_weights_after_loading, _swizzle_mxfp4): the weights' old tensors
- * are deleted, the scales' are not, so the scales are held twice. */
+ * are deleted, the scales' are not, so the scales are held twice. On the
+ * Marlin backend (below SM90, or VLLM_MXFP4_USE_MARLIN=1) create_weights pads
+ * each expert for the kernel's n % 256 and k % 128: the intermediate size to a
+ * multiple of 128 and the hidden size to one of 256, weights, scales and bf16
+ * biases alike; prepare_moe_fp4_layer_for_marlin repacks them into tensors of
+ * the same sizes and frees the old ones (no copy held twice). */
 #include <string.h>
 
 #include "model/quant_internal.h"
@@ -26,11 +31,44 @@ static uint64_t pad64(uint64_t v, uint64_t inter)
     return v;
 }
 
+static uint64_t round_up(uint64_t v, uint64_t to)
+{
+    return (v + to - 1) / to * to;
+}
+
+/* Marlin's padded expert: gate_up [2 I, H] (its out twice the intermediate)
+ * or down [H, I], each padded (H to 256, I to 128); the padding's bytes, the
+ * bf16 bias of the padded rows with them. */
+static uint64_t marlin_pad(const vs_quant_matrix *m)
+{
+    uint64_t o = m->out, i = m->in, po, pi;
+    if (m->moe_intermediate && o == 2 * m->moe_intermediate) {
+        po = 2 * round_up(m->moe_intermediate, 128);
+        pi = round_up(i, 256);
+    } else {
+        po = round_up(o, 256);
+        pi = round_up(i, 128);
+    }
+    return (po * pi / 2 + po * (pi / 32) + po * 2) - (o * i / 2 + o * (i / 32) + o * 2);
+}
+
 static int mxfp4_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_engine eng,
                         vs_quant_bytes *out, vs_error *err)
 {
     uint64_t o = m->out, i = m->in;
     (void)q;
+    if (eng == VS_QUANT_ENGINE_VLLM_MARLIN && m->fused_experts) {
+        if (i % 32)
+            return vs_error_set(err, VS_EVALUE,
+                                "mxfp4: a %llu-column matrix is not a whole number of 32-value "
+                                "blocks",
+                                (unsigned long long)i);
+        out->values = o * i / 2;
+        out->scales = o * (i / 32);
+        out->zeros = out->index = 0;
+        out->pad = marlin_pad(m);
+        return 0;
+    }
     if (eng == VS_QUANT_ENGINE_VLLM) {
         o = pad64(o, m->moe_intermediate);
         i = pad64(i, m->moe_intermediate);

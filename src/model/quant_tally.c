@@ -253,12 +253,15 @@ static int on_rule(void *ud, const vs_tensor_rule *r)
                 m.count = count * (fused ? r->shape[0] : 1);
                 m.fused_experts = fused;
                 m.moe_intermediate = t->a->moe_intermediate;
+                m.hidden = t->a->hidden;
+                memset(&b, 0, sizeof b);
                 if ((rc = t->s->matrix(t->q, &m, t->eng, &b, t->err)))
                     return rc;
                 t->qb.values += b.values * m.count;
                 t->qb.scales += b.scales * m.count;
                 t->qb.zeros += b.zeros * m.count;
                 t->qb.index += b.index * m.count;
+                t->qb.pad += b.pad * m.count;
                 t->qparams += elements(r) * count;
             }
             return 0;
@@ -276,12 +279,15 @@ static int on_rule(void *ud, const vs_tensor_rule *r)
             m.count = per * (fused ? r->shape[0] : 1);
             m.fused_experts = fused;
             m.moe_intermediate = t->a->moe_intermediate;
+            m.hidden = t->a->hidden;
+            memset(&b, 0, sizeof b);
             if ((rc = t->s->matrix(t->q, &m, t->eng, &b, t->err)))
                 return rc;
             t->qb.values += b.values * m.count;
             t->qb.scales += b.scales * m.count;
             t->qb.zeros += b.zeros * m.count;
             t->qb.index += b.index * m.count;
+            t->qb.pad += b.pad * m.count;
             t->qparams += elements(r) * per;
         }
     }
@@ -359,12 +365,13 @@ int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, jso
                                                  q->dense_dtype, "bytes", (json_int_t)t.one_d,
                                                  "tensors", (json_int_t)t.one_d_n));
     }
-    total = t.qb.values + t.qb.scales + t.qb.zeros + t.qb.index + t.kept + t.kept4;
+    total = t.qb.values + t.qb.scales + t.qb.zeros + t.qb.index + t.qb.pad + t.kept + t.kept4;
     by = json_array();
     if (!by || row(by, values_label(q, vl, sizeof vl), t.qb.values, 1, t.qparams) ||
         row(by, scale_labels[q->method], t.qb.scales, 0, 0) ||
         row(by, "int32 zeros", t.qb.zeros, 0, 0) ||
         row(by, q->ct ? "weight_shape, g_idx" : index_labels[q->method], t.qb.index, 0, 0) ||
+        row(by, "padding of the kernel's layout", t.qb.pad, 0, 0) ||
         row(by, q->dense_dtype, t.kept, 1, t.kept_params) ||
         row(by, "fp32", t.kept4, 1, t.kept4_params)) {
         json_decref(by);
@@ -375,6 +382,8 @@ int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, jso
              q->from_config ? "from quantization_config" : "named by format",
              eng == VS_QUANT_ENGINE_VLLM && q->method == VS_QUANT_MXFP4
                  ? ", as vLLM's MXFP4 Triton MoE lays it out"
+             : eng == VS_QUANT_ENGINE_VLLM_MARLIN && q->method == VS_QUANT_MXFP4
+                 ? ", as vLLM's MXFP4 Marlin MoE lays it out"
                  : "");
     wf = json_pack("{s:n, s:I, s:I, s:o, s:o, s:[], s:s, s:s}", "path", "bytes", (json_int_t)total,
                    "params", (json_int_t)(t.qparams + t.kept_params + t.kept4_params), "by_dtype",
@@ -389,5 +398,10 @@ vs_quant_engine vs_quant_engine_of(const json_t *sheet)
 {
     const char *e = json_string_value(
         json_object_get(json_object_get(json_object_get(sheet, "card"), "engine"), "name"));
-    return e && !strcmp(e, "vllm") ? VS_QUANT_ENGINE_VLLM : VS_QUANT_ENGINE_CHECKPOINT;
+    const char *be = json_string_value(json_object_get(
+        json_object_get(json_object_get(json_object_get(sheet, "card"), "engine"), "keys"),
+        "mxfp4_backend"));
+    if (!e || strcmp(e, "vllm"))
+        return VS_QUANT_ENGINE_CHECKPOINT;
+    return be && !strcmp(be, "marlin") ? VS_QUANT_ENGINE_VLLM_MARLIN : VS_QUANT_ENGINE_VLLM;
 }
