@@ -1,0 +1,39 @@
+/* The input and output layers of a GGUF's tensors, as llama.cpp places them. */
+#include "model/gguf_io.h"
+
+#include <string.h>
+
+#include "engine/llamacpp_arch.h"
+#include "util/error.h"
+
+void vs_gguf_io_add(vs_gguf_io *io, const vs_gguf_file *f)
+{
+    size_t i;
+    for (i = 0; i < f->count; i++) {
+        const vs_gguf_tensor *t = &f->tensors[i];
+        switch (vs_llamacpp_arch_tensor_layer(t->name)) {
+        case VS_LCP_LAYER_INPUT:
+            io->input_bytes += t->bytes;
+            if (!strcmp(t->name, "token_embd.weight"))
+                io->embd_bytes += t->bytes;
+            break;
+        case VS_LCP_LAYER_OUTPUT:
+            io->output_bytes += t->bytes;
+            if (!strcmp(t->name, "output.weight"))
+                io->has_output = 1;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+int vs_gguf_io_json(json_t *wf, const vs_gguf_io *io)
+{
+    if (json_object_set_new(wf, "input_layer_bytes", json_integer((json_int_t)io->input_bytes)) ||
+        json_object_set_new(wf, "token_embd_bytes", json_integer((json_int_t)io->embd_bytes)) ||
+        json_object_set_new(wf, "output_layer_bytes", json_integer((json_int_t)io->output_bytes)) ||
+        json_object_set_new(wf, "tied_output", json_boolean(!io->has_output)))
+        return VS_ENOMEM;
+    return 0;
+}

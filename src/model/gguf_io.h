@@ -1,0 +1,32 @@
+/* gguf_io.h — where llama.cpp puts a GGUF's weights: its input and output layers.
+ *
+ * llama.cpp keeps its input layer (token_embd, position and token-type
+ * embeddings) in host memory whatever -ngl says, and a model without an
+ * output.weight (tied embeddings) gets token_embd copied to the output layer's
+ * device (src/llama-model.cpp load_tensors at llama.cpp commit 0c1e570;
+ * engine/llamacpp_arch.h says which tensor is which). This module sums those
+ * tensors of a header for `weights from=`, and writes them beside the
+ * weights' totals (weights_files: input_layer_bytes, token_embd_bytes,
+ * output_layer_bytes, tied_output), where engine/fit reads them. Pure.
+ */
+#ifndef VS_MODEL_GGUF_IO_H
+#define VS_MODEL_GGUF_IO_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "model/gguf.h"
+
+typedef struct vs_gguf_io {
+    uint64_t input_bytes;  /* the input layer */
+    uint64_t embd_bytes;   /* token_embd.weight alone */
+    uint64_t output_bytes; /* the output layer (output.weight, output_norm, ...) */
+    int has_output;        /* an output.weight was seen */
+} vs_gguf_io;
+
+/* Adds one file's (one shard's) tensors. */
+void vs_gguf_io_add(vs_gguf_io *io, const vs_gguf_file *f);
+/* Sets the four keys on wf: 0, or VS_ENOMEM. */
+int vs_gguf_io_json(json_t *wf, const vs_gguf_io *io);
+
+#endif
