@@ -633,7 +633,8 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
 const vs_verb vs_verbs_gpu[] = {
     {"gpu", verb_gpu,
      "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
-     "[price=47.14USD] [period=3d] [cards=N] [available=...] [interconnect=...] | gpu here",
+     "[free=23860MiB] [price=47.14USD] [period=3d] [cards=N] [available=...] "
+     "[interconnect=...] | gpu here",
      "add or replace a GPU offer (a candidate)",
      "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. `gpu here` adds "
      "this machine's GPUs as NVML reports them (libnvidia-ml.so.1, loaded at run time): one "
@@ -653,7 +654,10 @@ const vs_verb vs_verbs_gpu[] = {
      "the package (all its cards for its period) with its currency (47.14USD); it ranks cost, "
      "never speed. period= is the package's duration (3d, 72h, 2w, 1mo). cards= is how many "
      "cards the package has: several cards count only with a placement on that many GPUs "
-     "(`placement tensor gpus=2`); two cards are never one memory space. available= documents "
+     "(`placement tensor gpus=2`); two cards are never one memory space. free= is the memory "
+     "free on one card when the engine starts, as the engine reads it (llama.cpp's \"MiB free\" "
+     "of `using device CUDA0 ... - 23860 MiB free`): llama.cpp's --fit budgets from it. "
+     "available= documents "
      "the schedule (an ISO date or `now`), interconnect= the link between cards. A catalogue "
      "figure proves neither a software installation, nor free memory, nor an availability "
      "period.",

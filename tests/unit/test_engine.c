@@ -794,14 +794,22 @@ START_TEST(engine_estimate_items)
     json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
         ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
-    /* another engine: vLLM's rules do not apply, the items become unknown saying why;
+    /* another engine: vLLM's rules do not apply; llama.cpp's own rule (its compute
+     * buffer, engine/llamacpp_compute.h) takes the item over, and vLLM's non_torch goes;
      * back under vLLM they come back by themselves */
     run_ok("engine llamacpp\nenvelope");
-    json_array_foreach(json_object_get(lastp(), "components"), i,
-                       c) if (!strcmp(sval(c, "name"), "activation_peak"))
     {
-        ck_assert(json_is_null(json_object_get(c, "bytes")));
-        ck_assert(strstr(sval(c, "source"), "vLLM") != NULL);
+        int peak = 0, nt = 0;
+        json_array_foreach(json_object_get(lastp(), "components"), i, c)
+        {
+            if (!strcmp(sval(c, "name"), "activation_peak")) {
+                ck_assert(json_is_integer(json_object_get(c, "bytes")));
+                ck_assert(strstr(sval(c, "source"), "llama.cpp's compute buffer") != NULL);
+                peak = 1;
+            }
+            nt |= !strcmp(sval(c, "name"), "non_torch");
+        }
+        ck_assert(peak && !nt);
     }
     run_ok("engine vllm\nenvelope");
     json_array_foreach(json_object_get(lastp(), "components"), i,

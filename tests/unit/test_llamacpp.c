@@ -369,6 +369,24 @@ START_TEST(mla_types_refused)
 }
 END_TEST
 
+/* The compute buffer estimate (engine/llamacpp_compute.h) on the published CUDA figure
+ * of fedora-copr/logdetective#106: a 32-layer model of 32 heads, 4096 hidden (Mistral
+ * 7B's shape) at n_ctx 32768, flash attention off, "CUDA0 compute buffer size =
+ * 2144.00 MiB". By hand, the attention phase: the f32 mask 32768 x 512 x 4 = 64 MiB,
+ * the scores 32768 x 512 x 32 x 4 = 2048 MiB, four hidden states 4 x 512 x 4096 x 4 =
+ * 32 MiB: 2144 MiB; the estimate is 1.10 times that, rounded up: 2359 MiB. */
+START_TEST(compute_buffer_published)
+{
+    json_t *c;
+    run_model("mistral-7b-v0.1.json", "length 32768\nconcurrency 1\nengine llamacpp "
+                                      "flash_attn=off\nestimate runtime\nenvelope");
+    c = json_array_get(json_object_get(lastp(), "components"), 0);
+    ck_assert_str_eq(sval(c, "name"), "activation_peak");
+    ck_assert_int_eq(ival(c, "bytes"), 2359 * MIB);
+    ck_assert_int_ge(ival(c, "bytes"), 2144 * MIB);
+}
+END_TEST
+
 /* ---- the architecture table ---- */
 
 START_TEST(arch_table)
@@ -437,6 +455,7 @@ static Suite *suite(void)
     tcase_add_test(t, partial_offload);
     tcase_add_test(t, budget_from_free);
     tcase_add_test(t, mla_types_refused);
+    tcase_add_test(t, compute_buffer_published);
     tcase_add_test(t, arch_table);
     tcase_add_test(t, unknown_arch_keeps_layout);
     suite_add_tcase(s, t);
