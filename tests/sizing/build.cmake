@@ -45,3 +45,6 @@ vs_fuzz_target(fuzz_fit)
 # written by hand with tests/tools/llamacpp_oracle.py, never by CI).
 target_compile_definitions(test_llamacpp PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+target_compile_definitions(test_llamacpp_oracle PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
+                           VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")

@@ -1,0 +1,189 @@
+/* vramsheet's llama.cpp figures against a real llama.cpp's: every line of
+ * tests/data/llamacpp/fit_params.tsv (llama-fit-params at llama.cpp commit 0c1e570,
+ * written by hand with tests/tools/llamacpp_oracle.py from the public configs of
+ * tests/model/configs) is a model and an engine line; the KV cache `fit` gives for
+ * it must be the sum of the caches llama.cpp printed, to their printed 0.01 MiB,
+ * and its cells the cells llama.cpp allocated. The compute buffer estimate is
+ * checked against the same runs within the error `help engine` states. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/interp.h"
+#include "render/bundle.h"
+#include "util/error.h"
+
+#include "check_run.h"
+#include "results.h"
+
+#include "cell_run.h"
+
+#ifndef VS_MODEL_CONFIGS
+#error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
+#endif
+#ifndef VS_LLAMACPP_DATA
+#error "VS_LLAMACPP_DATA (the tests/data/llamacpp folder) must be defined"
+#endif
+
+#define MIB 1048576.0
+
+typedef struct ocase {
+    char config[128], keys[256], args[256], caches[128];
+    double kv_mib, compute_mib;
+} ocase;
+
+/* The TSV's cases; *n of them. */
+static ocase *read_cases(size_t *n)
+{
+    char path[512], line[1024];
+    FILE *f;
+    ocase *c = NULL;
+    size_t cap = 0;
+    snprintf(path, sizeof path, "%s/fit_params.tsv", VS_LLAMACPP_DATA);
+    f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *col[7], *p = line;
+        size_t k = 0;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        while (k < 7 && p) {
+            col[k++] = p;
+            p = strchr(p, '\t');
+            if (p)
+                *p++ = '\0';
+        }
+        ck_assert_msg(k == 7, "a line of %zu columns", k);
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            c = realloc(c, cap * sizeof *c);
+            ck_assert_ptr_nonnull(c);
+        }
+        snprintf(c[*n].config, sizeof c[*n].config, "%s", col[0]);
+        snprintf(c[*n].keys, sizeof c[*n].keys, "%s", col[1]);
+        snprintf(c[*n].args, sizeof c[*n].args, "%s", col[2]);
+        c[*n].kv_mib = atof(col[3]);
+        snprintf(c[*n].caches, sizeof c[*n].caches, "%s", col[4]);
+        c[*n].compute_mib = atof(col[5]);
+        (*n)++;
+    }
+    fclose(f);
+    return c;
+}
+
+static json_t *fit_row(void)
+{
+    json_t *p = lastp();
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "fit");
+    return json_array_get(json_object_get(p, "rows"), 0);
+}
+
+/* The full cache's cells per stream x streams (the first cache llama.cpp printed;
+ * -np streams). */
+static long long full_cells(const ocase *c)
+{
+    long long cells = atoll(c->caches), np = 1;
+    const char *p = strstr(c->args, "-np ");
+    if (p)
+        np = atoll(p + 4);
+    return cells * np;
+}
+
+START_TEST(kv_as_llama_cpp_prints_it)
+{
+    size_t n = 0, i, worst = 0;
+    ocase *c = read_cases(&n);
+    ck_assert_uint_ge(n, 30);
+    for (i = 0; i < n; i++) {
+        char cell[1024];
+        json_t *r;
+        double mib;
+        snprintf(cell, sizeof cell,
+                 "sheet \"oracle %zu\"\nmodel m config=%s/%s\ntask inference\nformat bf16\n"
+                 "length 4096\nconcurrency 1\ngpu \"H100 SXM\"\nengine llamacpp %s\nfit",
+                 i, VS_MODEL_CONFIGS, c[i].config, c[i].keys);
+        run_ok(cell);
+        r = fit_row();
+        mib = (double)json_integer_value(json_object_get(r, "kv_need_bytes")) / MIB;
+        /* llama.cpp prints each cache to 0.01 MiB ("%7.2f"): the sum is good to
+         * 0.005 MiB per cache */
+        ck_assert_msg(fabs(mib - c[i].kv_mib) < 0.011, "%s %s: vramsheet %.4f MiB, llama.cpp %.2f",
+                      c[i].config, c[i].args, mib, c[i].kv_mib);
+        ck_assert_msg(json_integer_value(json_object_get(r, "kv_tokens")) == full_cells(&c[i]),
+                      "%s %s: %lld cells, llama.cpp %lld", c[i].config, c[i].args,
+                      (long long)json_integer_value(json_object_get(r, "kv_tokens")),
+                      full_cells(&c[i]));
+        worst++;
+    }
+    ck_assert_uint_eq(worst, n);
+    free(c);
+}
+END_TEST
+
+/* The compute buffer estimate (engine/llamacpp_compute.h) against the CPU compute
+ * buffer llama-fit-params reserved: never below it, and above it by at most the
+ * stated error. */
+START_TEST(compute_within_stated_error)
+{
+    size_t n = 0, i;
+    ocase *c = read_cases(&n);
+    double lo = 1e9, hi = 0;
+    for (i = 0; i < n; i++) {
+        char cell[1024];
+        json_t *comp;
+        double mib, r;
+        size_t k;
+        snprintf(cell, sizeof cell,
+                 "sheet \"oracle c%zu\"\nmodel m config=%s/%s\ntask inference\nformat bf16\n"
+                 "length 4096\nconcurrency 1\nengine llamacpp %s\nestimate runtime\nenvelope",
+                 i, VS_MODEL_CONFIGS, c[i].config, c[i].keys);
+        run_ok(cell);
+        comp = NULL;
+        for (k = 0; k < json_array_size(st.bundles); k++) {
+            json_t *p = payload(json_array_get(st.bundles, k));
+            json_t *cs = json_object_get(p, "components"), *x;
+            size_t j;
+            json_array_foreach(cs, j,
+                               x) if (!strcmp(json_string_value(json_object_get(x, "name"))
+                                                  ? json_string_value(json_object_get(x, "name"))
+                                                  : "",
+                                              "activation_peak")) comp = x;
+        }
+        ck_assert_msg(comp != NULL, "no activation_peak for %s", c[i].config);
+        mib = (double)json_integer_value(json_object_get(comp, "bytes")) / MIB;
+        r = mib / c[i].compute_mib;
+        if (r < lo)
+            lo = r;
+        if (r > hi)
+            hi = r;
+        ck_assert_msg(r >= 1.0, "%s %s: under-estimated", c[i].config, c[i].args);
+        /* the stated error: 1.22 times at most, 2.0 for DeepSeek (the card's intermediate
+         * size is its dense layers', wider than its experts') */
+        ck_assert_msg(r <= (strstr(c[i].config, "deepseek") ? 2.0 : 1.22), "%s %s: %.3f times",
+                      c[i].config, c[i].args, r);
+    }
+    ck_assert(lo >= 1.0 && hi <= 2.0);
+    free(c);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("llamacpp_oracle");
+    TCase *t = tcase_create("core");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, kv_as_llama_cpp_prints_it);
+    tcase_add_test(t, compute_within_stated_error);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return vs_check_run(suite());
+}
