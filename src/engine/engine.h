@@ -111,6 +111,7 @@ typedef struct vs_engine_env {
     uint64_t embd_bytes;   /* token_embd alone */
     uint64_t output_bytes; /* output.weight and output_norm */
     int tied;              /* no output.weight: llama.cpp copies token_embd as the output */
+    uint64_t pad_bytes;    /* what a CUDA buffer adds to the GPU's tensors (alignment, rows) */
     uint64_t n_layer;      /* repeating layers (card.arch.layers) */
 } vs_engine_env;
 
@@ -124,7 +125,7 @@ typedef struct vs_engine_budget {
     unsigned outside; /* runtime items the engine holds beyond its budget (must fit the total) */
     char rule[320];   /* the rule in words, with its figures */
     uint64_t weights_host_bytes;     /* of the weights, what the engine keeps in host memory */
-    uint64_t weights_gpu_copy_bytes; /* weights held twice: also on the GPU (a tied output) */
+    uint64_t weights_gpu_copy_bytes; /* beyond the file: a tied output copied, buffer padding */
     char host_rule[480];             /* which, with its figures ("" when nothing) */
 } vs_engine_budget;
 

@@ -104,6 +104,7 @@ static void io_of(vs_engine_env *e, const json_t *sheet, const json_t *arch)
         e->embd_bytes = (uint64_t)json_integer_value(json_object_get(wf, "token_embd_bytes"));
         e->output_bytes = (uint64_t)json_integer_value(json_object_get(wf, "output_layer_bytes"));
         e->tied = json_is_true(json_object_get(wf, "tied_output"));
+        e->pad_bytes = (uint64_t)json_integer_value(json_object_get(wf, "cuda_pad_bytes"));
         return;
     }
     if (positive_int(json_object_get(arch, "vocab"), &vocab) &&

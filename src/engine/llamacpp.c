@@ -288,6 +288,9 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
         /* a tied model's output is token_embd again, copied to the output layer's
          * device (TENSOR_DUPLICATED, src/llama-model-loader.cpp) */
         out->weights_gpu_copy_bytes = e->tied ? e->embd_bytes : 0;
+        /* and a CUDA buffer pads the tensors (ggml-cuda.cu get_alloc_size, 128-byte
+         * alignment): counted from the file's tensor list */
+        out->weights_gpu_copy_bytes += e->pad_bytes;
         vs_units_round(a, sizeof a, e->input_bytes, VS_UNIT_MIB, 2);
         vs_units_round(b, sizeof b, host, VS_UNIT_MIB, 2);
         vs_units_round(c, sizeof c, layers, VS_UNIT_MIB, 2);

@@ -406,6 +406,35 @@ def run_case(binary, path, s):
             f"{compute[-1]:.2f}", host.group(1), " ".join(cmd[1:]))
 
 
+QUANT = re.compile(r"^\[ *\d+/ *\d+\] +(\S+) +- \[([ 0-9,]+)\], type = +(\w+),.*?(?:\((\w+)\))?$",
+                   re.M)
+
+
+def quantize_list(binary, cfg_path, ftype, out):
+    """The tensors llama-quantize --dry-run chooses for ftype at a config's shapes:
+    name, ne, type, one a line. Returns the total it prints (MiB)."""
+    with open(cfg_path) as f:
+        arch, meta, tensors = build(json.load(f))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "f16.gguf")
+        write_gguf(path, arch, meta, tensors)
+        p = subprocess.run([binary, "--dry-run", path, ftype], capture_output=True, text=True,
+                           timeout=600)
+    log = p.stdout + p.stderr
+    rows = QUANT.findall(log)
+    total = re.search(r"quant size += *([0-9.]+) MiB", log)
+    if p.returncode != 0 or not rows or not total:
+        sys.stderr.write(log[-3000:])
+        raise SystemExit("llama-quantize --dry-run failed")
+    with open(out, "w") as f:
+        f.write(f"# llama-quantize --dry-run {ftype} at the shapes of {os.path.basename(cfg_path)}: "
+                f"quant size = {total.group(1)} MiB; name, ne, type\n")
+        for name, ne, src, dst in rows:
+            dims = [d.strip() for d in ne.split(",") if d.strip() and d.strip() != "1"] or ["1"]
+            f.write(f"{name}\t{','.join(dims)}\t{(dst or src).lower()}\n")
+    return total.group(1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True, help="llama-fit-params")
@@ -415,7 +444,13 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", help="the cases of one config (a trial run)")
     ap.add_argument("--tree", default="", help="where the source tree came from, for the header")
+    ap.add_argument("--quantize", help="llama-quantize: also write the tensor list of "
+                    "tests/data/llamacpp/deepseek-r1-distill-qwen-32b.json at Q4_K_M")
     args = ap.parse_args()
+    if args.quantize:
+        data = os.path.dirname(args.out)
+        print(quantize_list(args.quantize, os.path.join(data, "deepseek-r1-distill-qwen-32b.json"),
+                            "Q4_K_M", os.path.join(data, "deepseek-r1-distill-qwen-32b-q4_k_m.tensors")))
     commit = subprocess.run(["git", "-C", args.src, "log", "-1", "--format=%H %cs %s"],
                             capture_output=True, text=True).stdout.strip() or "unknown"
     rows = []

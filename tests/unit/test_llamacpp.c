@@ -163,7 +163,7 @@ typedef struct tdesc {
     const char *name;
     unsigned ndims;
     uint64_t ne[2];
-    uint32_t type; /* ggml type id: 0 F32, 1 F16, 12 Q4_K, 14 Q6_K */
+    uint32_t type; /* ggml type id: 0 F32, 1 F16, 8 Q8_0, 12 Q4_K, 14 Q6_K */
 } tdesc;
 
 static uint64_t tbytes(const tdesc *t)
@@ -174,6 +174,8 @@ static uint64_t tbytes(const tdesc *t)
         return e * 4;
     case 1:
         return e * 2;
+    case 8:
+        return e / 32 * 34; /* ggml-common.h block_q8_0 */
     case 12:
         return e / 256 * 144; /* ggml-common.h block_q4_K */
     case 14:
@@ -303,6 +305,39 @@ START_TEST(token_embd_on_host)
     run_ok(cell);
     /* 437,944,320 + 20,480 + 14,745,600 */
     ck_assert_int_eq(ival(fit_row(), "non_kv_bytes"), 452710400LL);
+}
+END_TEST
+
+/* A CUDA buffer pads (ggml/src/ggml-cuda/ggml-cuda.cu at 0c1e570, get_alloc_size): a
+ * quantised tensor whose rows are not a multiple of 512 values gets the rest of one
+ * row, and each tensor starts on 128 bytes. gpt-oss's 2880-wide Q8_0 tensors: 2880 % 512
+ * = 320, so 192 values = 6 blocks x 34 = 204 B more each.
+ *   blk.0.attn_q {2880, 4096}: 12,533,760 B + 204 = 12,533,964, to 128: 12,534,016
+ *   output {2880, 201088}:    615,329,280 B + 204 = 615,329,484, to 128: 615,329,536
+ * The GPU holds 627,863,552 B, 512 B more than the tensors' 627,863,040; token_embd
+ * (Q8_0, 615,329,280 B) stays on the host unpadded. */
+START_TEST(cuda_padding)
+{
+    char path[512], cell[1024];
+    wb w;
+    tdesc t[3] = {{"token_embd.weight", 2, {2880, 201088}, 8},
+                  {"output.weight", 2, {2880, 201088}, 8},
+                  {"blk.0.attn_q.weight", 2, {2880, 4096}, 8}};
+    snprintf(path, sizeof path, "%s/pad.gguf", tmpdir);
+    begin(&w, 3, 4, "gpt-oss");
+    kv_u32(&w, "gpt-oss.block_count", 24);
+    kv_u32(&w, "gpt-oss.embedding_length", 2880);
+    kv_u32(&w, "gpt-oss.attention.head_count", 64);
+    kv_u32(&w, "gpt-oss.attention.head_count_kv", 8);
+    write_gguf(path, &w, t, 3);
+    snprintf(cell, sizeof cell,
+             "sheet \"pad\"\nmodel m\ntask inference\nweights from=%s\nlength 4096\n"
+             "concurrency 1\ngpu \"H100 SXM\"\n"
+             "reserve activation_peak 0GiB status=measured source=\"t\"\nengine llamacpp\nfit",
+             path);
+    run_ok(cell);
+    ck_assert_int_eq(ival(fit_row(), "non_kv_bytes"), 627863552LL);
+    ck_assert_int_eq(ival(fit_row(), "host_bytes"), 615329280LL);
 }
 END_TEST
 
@@ -452,6 +487,7 @@ static Suite *suite(void)
     tcase_add_test(t, streams_round_the_context);
     tcase_add_test(t, gpt_oss_gguf_pattern);
     tcase_add_test(t, token_embd_on_host);
+    tcase_add_test(t, cuda_padding);
     tcase_add_test(t, partial_offload);
     tcase_add_test(t, budget_from_free);
     tcase_add_test(t, mla_types_refused);
