@@ -79,8 +79,8 @@ static const char help[] =
     "flash attention, cells x ubatch x heads x 4 B, with the mask; the MLP's three "
     "intermediate states), which on 35 llama-fit-params runs at 0c1e570 came 1.02 to 1.22 "
     "times their compute buffer (never below; 2.0 for DeepSeek, whose card's intermediate "
-    "size is its dense layers') and 1.10 times the CUDA figure of fedora-copr/logdetective#106 "
-    "(2144 MiB).";
+    "size is its dense layers'), and on CUDA 1.10 times fedora-copr/logdetective#106's 2144 "
+    "MiB (flash attention off) and 1.14 times ggml-org/llama.cpp#11861's 307 MiB (on).";
 
 /* ggml block size and bytes per block of a cache type (ggml-common.h) */
 static void type_of(const char *w, unsigned *bs, unsigned *ts)

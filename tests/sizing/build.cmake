@@ -44,7 +44,8 @@ vs_fuzz_target(fuzz_fit)
 # test_llamacpp_oracle compares with a real llama.cpp's figures (tests/data/llamacpp,
 # written by hand with tests/tools/llamacpp_oracle.py, never by CI).
 target_compile_definitions(test_llamacpp PRIVATE
-                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
+                           VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")
 target_compile_definitions(test_llamacpp_oracle PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
                            VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")

@@ -28,6 +28,9 @@
 #ifndef VS_MODEL_CONFIGS
 #error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
 #endif
+#ifndef VS_LLAMACPP_DATA
+#error "VS_LLAMACPP_DATA (the tests/data/llamacpp folder) must be defined"
+#endif
 
 #define MIB (1024LL * 1024LL)
 
@@ -422,6 +425,31 @@ START_TEST(compute_buffer_published)
 }
 END_TEST
 
+/* ggml-org/llama.cpp#11861, DeepSeek-R1-Distill-Qwen-32B Q4_K_M on CUDA at n_ctx 16384,
+ * n_ubatch 512, flash attention on: "CUDA0 compute buffer size = 307.00 MiB" (and 42.01
+ * MiB of CUDA_Host compute buffer in host memory). By hand, the output phase is the
+ * largest: logits 152064 x 512 x 4 = 297 MiB, two hidden states 2 x 512 x 5120 x 4 =
+ * 20 MiB, 317 MiB; x 1.10 = 348.7, 349 MiB: above the printed figure, by 14%. */
+START_TEST(compute_buffer_published_fa)
+{
+    char cell[1024];
+    json_t *items, *x;
+    size_t j;
+    long long bytes = -1;
+    snprintf(cell, sizeof cell,
+             "sheet \"r1c\"\nmodel m config=%s/deepseek-r1-distill-qwen-32b.json\n"
+             "task inference\nlength 16384\nconcurrency 1\nengine llamacpp flash_attn=on\n"
+             "estimate runtime\nengine",
+             VS_LLAMACPP_DATA);
+    run_ok(cell);
+    items = json_object_get(lastp(), "runtime_items");
+    json_array_foreach(items, j, x) if (!strcmp(sval(x, "name"), "activation_peak")) bytes =
+        ival(x, "bytes");
+    ck_assert_int_eq(bytes, 349 * MIB);
+    ck_assert_int_ge(bytes, 307 * MIB);
+}
+END_TEST
+
 /* ---- the architecture table ---- */
 
 START_TEST(arch_table)
@@ -492,6 +520,7 @@ static Suite *suite(void)
     tcase_add_test(t, budget_from_free);
     tcase_add_test(t, mla_types_refused);
     tcase_add_test(t, compute_buffer_published);
+    tcase_add_test(t, compute_buffer_published_fa);
     tcase_add_test(t, arch_table);
     tcase_add_test(t, unknown_arch_keeps_layout);
     suite_add_tcase(s, t);
