@@ -105,14 +105,15 @@ typedef struct vs_engine_env {
     const char *family; /* card.arch.family: a GGUF architecture or a config family */
     int free_known;     /* the offer's free memory (gpu ... free=) */
     uint64_t free_bytes;
-    int io_known;          /* the weights' input and output layers are known */
-    int io_exact;          /* ... from the GGUF's tensor list (else from the card's shapes) */
-    uint64_t input_bytes;  /* token_embd, position and token-type embeddings */
-    uint64_t embd_bytes;   /* token_embd alone */
-    uint64_t output_bytes; /* output.weight and output_norm */
-    int tied;              /* no output.weight: llama.cpp copies token_embd as the output */
-    uint64_t pad_bytes;    /* what a CUDA buffer adds to the GPU's tensors (alignment, rows) */
-    uint64_t n_layer;      /* repeating layers (card.arch.layers) */
+    int io_known;              /* the weights' input and output layers are known */
+    int io_exact;              /* ... from the GGUF's tensor list (else from the card's shapes) */
+    uint64_t input_bytes;      /* token_embd, position and token-type embeddings */
+    uint64_t embd_bytes;       /* token_embd alone */
+    uint64_t output_bytes;     /* output.weight and output_norm */
+    int tied;                  /* no output.weight: llama.cpp copies token_embd as the output */
+    uint64_t pad_bytes;        /* what a CUDA buffer adds to the GPU's tensors (alignment, rows) */
+    const json_t *layer_bytes; /* borrowed: each repeating layer's weights (GGUF), or NULL */
+    uint64_t n_layer;          /* repeating layers (card.arch.layers) */
 } vs_engine_env;
 
 typedef struct vs_engine_budget {

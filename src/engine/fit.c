@@ -105,6 +105,7 @@ static void io_of(vs_engine_env *e, const json_t *sheet, const json_t *arch)
         e->output_bytes = (uint64_t)json_integer_value(json_object_get(wf, "output_layer_bytes"));
         e->tied = json_is_true(json_object_get(wf, "tied_output"));
         e->pad_bytes = (uint64_t)json_integer_value(json_object_get(wf, "cuda_pad_bytes"));
+        e->layer_bytes = json_object_get(wf, "layer_bytes");
         return;
     }
     if (positive_int(json_object_get(arch, "vocab"), &vocab) &&

@@ -71,8 +71,8 @@ static const char help[] =
     "  host memory: token_embd (and position and token-type embeddings) always "
     "(src/llama-model.cpp: 'there is very little benefit to offloading the input layer'); a "
     "tied model's output is a copy on the GPU; -ngl below all layers keeps the first "
-    "layers (n_layer + 1 - n_gpu_layers) and their KV cells there (weights shared evenly "
-    "over the layers, a stated approximation); --no-kv-offload all the KV cache\n"
+    "layers (n_layer + 1 - n_gpu_layers) and their KV cells there (their weights as the "
+    "GGUF's tensor list sums them, else spread evenly); --no-kv-offload all the KV cache\n"
     "Runtime items: activation_peak, the compute buffer ('CUDA0 compute buffer size'): unknown "
     "unless measured, or estimated by `estimate runtime` as 1.10 x the largest of three phases "
     "of one ubatch's graph (the logits, vocab x ubatch x 4 B; the attention scores without "
@@ -274,12 +274,21 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
     if (e->weights_known && e->io_known) {
         uint64_t host = e->input_bytes, io = e->input_bytes + e->output_bytes, nl = e->n_layer;
         uint64_t hl = 0, layers = 0;
+        int exact = 0;
         if (ngl && ngl->set && nl && ngl->u < nl + 1) {
             hl = nl + 1 - ngl->u;
             if (hl > nl)
                 hl = nl;
-            /* the repeating layers' share, spread evenly (the file's per-layer types vary) */
-            layers = w > io ? (w - io) / nl * hl : 0;
+            if (json_is_array(e->layer_bytes) && json_array_size(e->layer_bytes) == nl) {
+                /* layers 0 .. hl - 1 as the GGUF's tensor list sums them */
+                uint64_t il;
+                for (il = 0; il < hl; il++)
+                    layers += (uint64_t)json_integer_value(json_array_get(e->layer_bytes, il));
+                exact = 1;
+            } else {
+                /* the repeating layers' share, spread evenly */
+                layers = w > io ? (w - io) / nl * hl : 0;
+            }
             host += layers;
         }
         if (host > w)
@@ -299,7 +308,7 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
                  "(src/llama-model.cpp keeps the input layer on the CPU)%s",
                  b, e->tied ? ", its copy as the tied output on the GPU" : "", a,
                  hl ? ", and " : "", hl ? c : "", hl ? " MiB for the layers below -ngl" : "",
-                 hl ? " (spread evenly)" : "",
+                 hl && !exact ? " (spread evenly)" : "",
                  e->io_exact ? "" : "; from the card's vocab x hidden at the format's bits");
     }
     return 0;

@@ -1,6 +1,7 @@
 /* The input and output layers of a GGUF's tensors, as llama.cpp places them. */
 #include "model/gguf_io.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/llamacpp_arch.h"
@@ -37,15 +38,31 @@ void vs_gguf_io_add(vs_gguf_io *io, const vs_gguf_file *f)
             if (!strcmp(t->name, "output.weight"))
                 io->has_output = 1;
             break;
-        default:
+        default: {
+            /* blk.N.: layer N's (a number past llama.cpp's 512 layers is not kept) */
+            unsigned long il = strtoul(t->name + 4, NULL, 10);
+            if (!strncmp(t->name, "blk.", 4) && il < VS_GGUF_IO_LAYERS) {
+                io->layer_bytes[il] += t->bytes;
+                if (il + 1 > io->layers)
+                    io->layers = il + 1;
+            }
             break;
+        }
         }
     }
 }
 
 int vs_gguf_io_json(json_t *wf, const vs_gguf_io *io)
 {
-    if (json_object_set_new(wf, "input_layer_bytes", json_integer((json_int_t)io->input_bytes)) ||
+    json_t *layers = json_array();
+    size_t i;
+    for (i = 0; layers && i < io->layers; i++)
+        if (json_array_append_new(layers, json_integer((json_int_t)io->layer_bytes[i]))) {
+            json_decref(layers);
+            layers = NULL;
+        }
+    if (!layers || json_object_set_new(wf, "layer_bytes", layers) ||
+        json_object_set_new(wf, "input_layer_bytes", json_integer((json_int_t)io->input_bytes)) ||
         json_object_set_new(wf, "token_embd_bytes", json_integer((json_int_t)io->embd_bytes)) ||
         json_object_set_new(wf, "output_layer_bytes", json_integer((json_int_t)io->output_bytes)) ||
         json_object_set_new(wf, "tied_output", json_boolean(!io->has_output)) ||

@@ -344,6 +344,51 @@ START_TEST(cuda_padding)
 }
 END_TEST
 
+/* -ngl below all layers, from a GGUF: the layers on the CPU are the first n_layer + 1 -
+ * n_gpu_layers, each with its own tensors' bytes. Four layers of one ffn_down {4096,
+ * 4096}, Q6_K on layers 0 and 3 (65,536 blocks x 210 = 13,762,560 B), Q4_K on 1 and 2
+ * (x 144 = 9,437,184 B); token_embd Q4_K {4096, 32000} 73,728,000 B, output Q6_K
+ * 107,520,000 B; 227,647,488 B in all. All on the GPU but token_embd: 153,919,488 B.
+ * n_gpu_layers=3: layers 0 and 1 stay on the CPU too, 73,728,000 + 13,762,560 +
+ * 9,437,184 = 96,927,744 B on the host, 130,719,744 B on the GPU. */
+START_TEST(partial_offload_gguf)
+{
+    char path[512], cell[1024];
+    wb w;
+    json_t *r;
+    tdesc t[6] = {{"token_embd.weight", 2, {4096, 32000}, 12},
+                  {"output.weight", 2, {4096, 32000}, 14},
+                  {"blk.0.ffn_down.weight", 2, {4096, 4096}, 14},
+                  {"blk.1.ffn_down.weight", 2, {4096, 4096}, 12},
+                  {"blk.2.ffn_down.weight", 2, {4096, 4096}, 12},
+                  {"blk.3.ffn_down.weight", 2, {4096, 4096}, 14}};
+    snprintf(path, sizeof path, "%s/ngl.gguf", tmpdir);
+    begin(&w, 6, 4, "llama");
+    kv_u32(&w, "llama.block_count", 4);
+    kv_u32(&w, "llama.embedding_length", 4096);
+    kv_u32(&w, "llama.attention.head_count", 32);
+    kv_u32(&w, "llama.attention.head_count_kv", 8);
+    write_gguf(path, &w, t, 6);
+    snprintf(cell, sizeof cell,
+             "sheet \"ngl\"\nmodel m\ntask inference\nweights from=%s\nlength 4096\n"
+             "concurrency 1\ngpu \"H100 SXM\"\n"
+             "reserve activation_peak 0GiB status=measured source=\"t\"\nengine llamacpp\nfit",
+             path);
+    run_ok(cell);
+    r = fit_row();
+    ck_assert_int_eq(ival(r, "non_kv_bytes"), 153919488LL);
+    /* the KV cache: 4 layers x 4096 cells x (8 x 128 x 2 B) x 2 = 64 MiB */
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 64 * MIB);
+    run_ok("engine llamacpp n_gpu_layers=3\nfit");
+    r = fit_row();
+    ck_assert_int_eq(ival(r, "non_kv_bytes"), 130719744LL);
+    /* two of the four layers' KV on the host: 32 MiB each side */
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 32 * MIB);
+    ck_assert_int_eq(ival(r, "host_bytes"), 96927744LL + 32 * MIB);
+    ck_assert_ptr_null(strstr(sval(r, "host_rule"), "spread evenly"));
+}
+END_TEST
+
 /* -ngl below all layers and --no-kv-offload (src/llama-model.cpp: i_gpu_start =
  * n_layer + 1 - n_gpu_layers; the KV of a CPU layer is on the CPU). Llama-3.1-8B
  * (32 layers, vocab 128256 x hidden 4096 untied) at bf16, 8192 tokens:
@@ -517,6 +562,7 @@ static Suite *suite(void)
     tcase_add_test(t, token_embd_on_host);
     tcase_add_test(t, cuda_padding);
     tcase_add_test(t, partial_offload);
+    tcase_add_test(t, partial_offload_gguf);
     tcase_add_test(t, budget_from_free);
     tcase_add_test(t, mla_types_refused);
     tcase_add_test(t, compute_buffer_published);
