@@ -259,6 +259,36 @@ START_TEST(gpt_oss_gguf_pattern)
 }
 END_TEST
 
+/* An architecture whose pattern llama.cpp fixes dense-first (src/models/laguna.cpp:
+ * load_swa_pattern(ml, 4, true): layer il slides unless il % 4 == 0), from a GGUF with
+ * a window and no pattern key. Six layers: 0 and 4 full, 1, 2, 3, 5 sliding (the
+ * other rule, il % 4 < 3, would give five sliding). 4 KV heads of 128, f16: 2048 B a
+ * cell; at 4096 tokens full 2 x 4096 x 2048 = 16 MiB, sliding pad(512 + 512, 256) =
+ * 1024 cells: 4 x 1024 x 2048 = 8 MiB; 24 MiB. */
+START_TEST(dense_first_pattern)
+{
+    char path[512], cell[1024];
+    wb w;
+    tdesc t[1] = {{"token_embd.weight", 2, {2048, 1024}, 1}};
+    snprintf(path, sizeof path, "%s/laguna.gguf", tmpdir);
+    begin(&w, 1, 7, "laguna");
+    kv_u32(&w, "laguna.block_count", 6);
+    kv_u32(&w, "laguna.embedding_length", 2048);
+    kv_u32(&w, "laguna.attention.head_count", 16);
+    kv_u32(&w, "laguna.attention.head_count_kv", 4);
+    kv_u32(&w, "laguna.attention.key_length", 128);
+    kv_u32(&w, "laguna.attention.value_length", 128);
+    kv_u32(&w, "laguna.attention.sliding_window", 512);
+    write_gguf(path, &w, t, 1);
+    snprintf(cell, sizeof cell,
+             "sheet \"laguna\"\nmodel m\ntask inference\nweights from=%s\nlength 4096\n"
+             "concurrency 1\ngpu \"H100 SXM\"\nengine llamacpp\nfit",
+             path);
+    run_ok(cell);
+    ck_assert_int_eq(ival(fit_row(), "kv_need_bytes"), 24 * MIB);
+}
+END_TEST
+
 /* DeepSeek-R1-Distill-Qwen-32B Q4_K_M keeps token_embd in host memory: its
  * {5120, 152064} Q4_K tensor is 778,567,680 / 256 x 144 = 437,944,320 B = 417.66 MiB,
  * the CPU_Mapped buffer llama.cpp prints for it. A header with that token_embd, the
@@ -559,6 +589,7 @@ static Suite *suite(void)
     tcase_add_test(t, gemma3_sliding_takes_cache_types);
     tcase_add_test(t, streams_round_the_context);
     tcase_add_test(t, gpt_oss_gguf_pattern);
+    tcase_add_test(t, dense_first_pattern);
     tcase_add_test(t, token_embd_on_host);
     tcase_add_test(t, cuda_padding);
     tcase_add_test(t, partial_offload);
