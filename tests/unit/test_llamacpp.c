@@ -24,6 +24,7 @@
 
 #include "cell_run.h"
 #include "gguf_writer.h"
+#include "test_tmp.h"
 
 #ifndef VS_MODEL_CONFIGS
 #error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
@@ -38,17 +39,15 @@ static char tmpdir[256];
 
 static void lsetup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs-llamacpp-XXXXXX");
+    vs_test_tmp(tmpdir, sizeof tmpdir, "vs-llamacpp-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     setup();
 }
 
 static void lteardown(void)
 {
-    char cmd[300];
     teardown();
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
+    vs_test_rmtree(tmpdir);
 }
 
 static json_t *fit_row(void)

@@ -24,6 +24,7 @@
 
 #include "cell_run.h"
 #include "gguf_writer.h"
+#include "test_tmp.h"
 
 #ifndef VS_MODEL_CONFIGS
 #error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
@@ -204,13 +205,14 @@ static void gtype(const char *name, uint32_t *id, uint64_t *block, uint64_t *byt
  * must be that buffer to its printed 0.01 MiB, and the host's the token_embd. */
 START_TEST(gpu_weights_as_cuda0)
 {
-    char path[512], tpath[512], line[512], cell[1024];
-    char dir[] = "/tmp/vs-lcp-oracle-XXXXXX";
+    char path[600], tpath[512], line[512], cell[1024];
+    char dir[512];
     FILE *f;
     wb w, tab;
     uint64_t off = 0, ntensors = 0;
     int fd;
     json_t *r;
+    vs_test_tmp(dir, sizeof dir, "vs-lcp-oracle-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/r1.gguf", dir);
     snprintf(tpath, sizeof tpath, "%s/deepseek-r1-distill-qwen-32b-q4_k_m.tensors",
@@ -284,8 +286,7 @@ START_TEST(gpu_weights_as_cuda0)
         "host %.4f MiB", (double)json_integer_value(json_object_get(r, "host_bytes")) / MIB);
     /* its KV cache at 16384 cells, f16: 64 x 16384 x (8 x 128 x 2 B) x 2 = 4096 MiB */
     ck_assert_int_eq(json_integer_value(json_object_get(r, "kv_need_bytes")), 4096LL << 20);
-    snprintf(cell, sizeof cell, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cell), 0);
+    vs_test_rmtree(dir);
 }
 END_TEST
 
