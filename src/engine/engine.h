@@ -101,6 +101,19 @@ typedef struct vs_engine_env {
     uint64_t item_bytes[VS_RT_COUNT];
     uint64_t kv_component_bytes; /* the sheet's own kv_cache components (engine none) */
     int kv_component_known;
+    /* what llama.cpp reads beside the layout (NULL / 0 when unknown) */
+    const char *family; /* card.arch.family: a GGUF architecture or a config family */
+    int free_known;     /* the offer's free memory (gpu ... free=) */
+    uint64_t free_bytes;
+    int io_known;              /* the weights' input and output layers are known */
+    int io_exact;              /* ... from the GGUF's tensor list (else from the card's shapes) */
+    uint64_t input_bytes;      /* token_embd, position and token-type embeddings */
+    uint64_t embd_bytes;       /* token_embd alone */
+    uint64_t output_bytes;     /* output.weight and output_norm */
+    int tied;                  /* no output.weight: llama.cpp copies token_embd as the output */
+    uint64_t pad_bytes;        /* what a CUDA buffer adds to the GPU's tensors (alignment, rows) */
+    const json_t *layer_bytes; /* borrowed: each repeating layer's weights (GGUF), or NULL */
+    uint64_t n_layer;          /* repeating layers (card.arch.layers) */
 } vs_engine_env;
 
 typedef struct vs_engine_budget {
@@ -112,6 +125,9 @@ typedef struct vs_engine_budget {
     unsigned inside;  /* runtime items taken out of the budget before the KV pool */
     unsigned outside; /* runtime items the engine holds beyond its budget (must fit the total) */
     char rule[320];   /* the rule in words, with its figures */
+    uint64_t weights_host_bytes;     /* of the weights, what the engine keeps in host memory */
+    uint64_t weights_gpu_copy_bytes; /* beyond the file: a tied output copied, buffer padding */
+    char host_rule[480];             /* which, with its figures ("" when nothing) */
 } vs_engine_budget;
 
 typedef struct vs_engine_kv {
@@ -125,6 +141,8 @@ typedef struct vs_engine_kv {
     int seq_limited;        /* the engine schedules at most seq_limit sequences at once */
     uint64_t seq_limit;     /* that limit, when seq_limited */
     char rule[400];         /* the allocation in words, with its figures */
+    uint64_t host_bytes;    /* of the need, what the engine keeps in host memory */
+    char layout_note[480];  /* where the engine's layout differs from the model's, and why */
 } vs_engine_kv;
 
 struct vs_engine {

@@ -91,6 +91,34 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
     return NULL;
 }
 
+/* llama.cpp's input and output layers: the GGUF's tensor list as `weights from=`
+ * summed it (weights_files), else the card's vocab x hidden at the format's bits. */
+static void io_of(vs_engine_env *e, const json_t *sheet, const json_t *arch)
+{
+    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *in = json_object_get(wf, "input_layer_bytes");
+    uint64_t vocab = 0, hidden = 0;
+    if (json_is_integer(in) && json_integer_value(in) >= 0) {
+        e->io_known = e->io_exact = 1;
+        e->input_bytes = (uint64_t)json_integer_value(in);
+        e->embd_bytes = (uint64_t)json_integer_value(json_object_get(wf, "token_embd_bytes"));
+        e->output_bytes = (uint64_t)json_integer_value(json_object_get(wf, "output_layer_bytes"));
+        e->tied = json_is_true(json_object_get(wf, "tied_output"));
+        e->pad_bytes = (uint64_t)json_integer_value(json_object_get(wf, "cuda_pad_bytes"));
+        e->layer_bytes = json_object_get(wf, "layer_bytes");
+        return;
+    }
+    if (positive_int(json_object_get(arch, "vocab"), &vocab) &&
+        positive_int(json_object_get(arch, "hidden"), &hidden) && e->weight_bits_known &&
+        vocab < ((uint64_t)1 << 31) && hidden < ((uint64_t)1 << 24)) {
+        e->io_known = 1;
+        e->embd_bytes = (vocab * hidden * e->weight_bits + 7) / 8;
+        e->input_bytes = e->embd_bytes;
+        e->tied = json_is_true(json_object_get(arch, "tied_embeddings"));
+        e->output_bytes = e->tied ? 0 : e->embd_bytes;
+    }
+}
+
 void vs_fit_ctx_free(vs_fit_ctx *c)
 {
     if (c) {
@@ -128,6 +156,9 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
     c->layout_source = layout_of(&c->env.layout, sheet);
     c->env.layout_known = c->layout_source != NULL;
+    c->env.family = json_string_value(json_object_get(arch, "family"));
+    positive_int(json_object_get(arch, "layers"), &c->env.n_layer);
+    io_of(&c->env, sheet, arch);
     if ((rc = vs_component_views_read(&views, sheet)) < 0)
         return vs_error_oom(err);
     if ((rc = vs_envelope_compute(&env, sheet, &views, err)) < 0)
@@ -252,19 +283,26 @@ typedef struct one {
     int kv_ok;
 } one;
 
-static int compute(one *o, const vs_fit_ctx *c, uint64_t total, int weights_known, uint64_t weights,
-                   vs_error *err)
+static int compute(one *o, const vs_fit_ctx *c, uint64_t total, const json_t *offer,
+                   int weights_known, uint64_t weights, vs_error *err)
 {
     vs_engine_env e = c->env;
+    const json_t *fr = json_object_get(offer, "free_bytes");
     int rc, i;
-    uint64_t avail;
+    uint64_t avail, host;
     memset(o, 0, sizeof *o);
     e.total_bytes = total;
     e.weights_known = weights_known;
     e.weights_bytes = weights;
+    if (json_is_integer(fr) && json_integer_value(fr) > 0) {
+        e.free_known = 1;
+        e.free_bytes = (uint64_t)json_integer_value(fr);
+    }
     if ((rc = c->engine->budget(&e, &o->b, err)) < 0)
         return rc;
-    o->non_kv = weights + e.other_bytes;
+    /* what the engine keeps of the weights in host memory is not on the GPU */
+    host = o->b.weights_host_bytes < weights ? o->b.weights_host_bytes : weights;
+    o->non_kv = weights - host + o->b.weights_gpu_copy_bytes + e.other_bytes;
     for (i = 0; i < VS_RT_COUNT; i++) {
         if (!e.item_known[i])
             continue;
@@ -362,7 +400,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         snprintf(row->note, sizeof row->note, "%s", row->capacity_note);
         return 0;
     }
-    if ((rc = compute(&o, c, row->capacity_bytes, c->env.weights_known, c->env.weights_bytes,
+    if ((rc = compute(&o, c, row->capacity_bytes, offer, c->env.weights_known, c->env.weights_bytes,
                       err)) < 0)
         return rc;
     unknown = json_array_size(row->unknown) > 0;
@@ -372,7 +410,11 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
     row->kv_pool_bytes = o.pool;
     row->outside_bytes = o.outside;
     memcpy(row->budget_rule, o.b.rule, sizeof row->budget_rule);
+    memcpy(row->host_rule, o.b.host_rule, sizeof row->host_rule);
+    row->host_bytes = o.b.weights_host_bytes;
     if (o.kv_ok) {
+        row->host_bytes += o.kv.host_bytes;
+        memcpy(row->layout_note, o.kv.layout_note, sizeof row->layout_note);
         row->kv_tokens = o.kv.kv_tokens;
         row->blocks = o.kv.blocks;
         row->page_bytes = o.kv.page_bytes;
@@ -391,7 +433,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         /* a nominal figure cannot exclude alone: try it read in binary units */
         vs_verdict s2, k2, l2;
         uint64_t bin = vs_capacity_nominal_binary(row->capacity_bytes);
-        if ((rc = compute(&ob, c, bin, c->env.weights_known, c->env.weights_bytes, err)) < 0)
+        if ((rc = compute(&ob, c, bin, offer, c->env.weights_known, c->env.weights_bytes, err)) < 0)
             return rc;
         judge(&ob, c, bin, unknown, &s2, &k2, &l2);
         if (s == VS_VERDICT_EXCLUDE && s2 != VS_VERDICT_EXCLUDE)
@@ -469,7 +511,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
             f->verdict = VS_VERDICT_TO_CONFIRM;
             continue;
         }
-        if ((rc = compute(&ob, c, row->capacity_bytes, 1, w, err)) < 0)
+        if ((rc = compute(&ob, c, row->capacity_bytes, offer, 1, w, err)) < 0)
             return rc;
         judge(&ob, c, row->capacity_bytes, unknown, &s, &k, &l);
         f->kv_pool_bytes = ob.pool;

@@ -85,6 +85,9 @@ typedef struct vs_fit_row {
     char note[640];
     char budget_rule[320];
     char kv_rule[400];
+    uint64_t host_bytes;   /* what the engine keeps in host memory (weights and KV) */
+    char host_rule[480];   /* which ("" when nothing) */
+    char layout_note[480]; /* where the engine's KV layout differs from the model's */
     vs_fit_format formats[VS_FIT_FORMATS_MAX];
     size_t nformats;
 } vs_fit_row;

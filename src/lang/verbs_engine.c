@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "engine/engine.h"
 #include "engine/fit.h"
+#include "engine/llamacpp_compute.h"
 #include "lang/derive.h"
 #include "lang/format_weights.h"
 #include "lang/verb.h"
@@ -107,8 +108,38 @@ static int wanted(const char *items, const char *name)
     return 0;
 }
 
-const vs_derived_read vs_runtime_reads[] = {
-    {"engine", NULL}, {"arch", NULL}, {"placement", NULL}, {NULL, NULL}};
+const vs_derived_read vs_runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
+                                            {"placement", NULL},   {"length", NULL},
+                                            {"concurrency", NULL}, {NULL, NULL}};
+
+/* llama.cpp's one runtime item, its compute buffer (engine/llamacpp_compute.h). */
+static int llamacpp_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_fit_ctx *c,
+                          const char *items, vs_error *err)
+{
+    vs_runtime_estimate est;
+    vs_llamacpp_shapes sh;
+    vs_buf said = VS_BUF_INIT;
+    char rule[400], src[480];
+    vs_error e2;
+    int rc;
+    if (items && !wanted(items, "activation_peak"))
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "llama.cpp's runtime item is its compute buffer, activation_peak "
+                               "(the CUDA context is in its budget from free memory)");
+    sh.vocab = arch_uint(sheet, "vocab");
+    sh.hidden = arch_uint(sheet, "hidden");
+    sh.heads = arch_uint(sheet, "heads");
+    sh.intermediate = arch_uint(sheet, "intermediate");
+    sh.experts_per_token = arch_uint(sheet, "experts_per_token");
+    if (vs_llamacpp_compute_estimate(&est, rule, sizeof rule, &c->env, &sh, &e2) < 0)
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "nothing estimated: %s",
+                               e2.message);
+    snprintf(src, sizeof src, EST_SOURCE "%s", est.rule);
+    if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) == 0)
+        rc = vs_verb_emit(ctx, vs_render_runtime(vs_buf_str(&said)), err);
+    vs_buf_free(&said);
+    return rc;
+}
 
 /* estimate runtime [items=activation_peak,non_torch]: the runtime items of the
  * card's engine by the rules of engine/runtime.c, as estimated components that
@@ -135,6 +166,10 @@ int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *s
                                          "(comma-separated)"));
     if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
         return rc;
+    if (!strcmp(c.engine->name, "llamacpp")) {
+        rc = llamacpp_items(ctx, line, sheet, &c, items, err);
+        goto done;
+    }
     if (strcmp(c.engine->name, "vllm")) {
         rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                              "estimate runtime has rules for vLLM's runtime items only (from its "
@@ -196,6 +231,7 @@ static const char *const engine_keys[] = {"gpu_memory_utilization",
                                           "graphs_in_budget",
                                           "mxfp4_backend",
                                           "ctx",
+                                          "n_ctx",
                                           "parallel",
                                           "ubatch",
                                           "flash_attn",
@@ -203,7 +239,11 @@ static const char *const engine_keys[] = {"gpu_memory_utilization",
                                           "cache_type_v",
                                           "swa_full",
                                           "kv_unified",
+                                          "batch",
+                                          "n_gpu_layers",
+                                          "no_kv_offload",
                                           "fit_target",
+                                          "cuda_context",
                                           "attention",
                                           "cache",
                                           "mem_fraction_static",
@@ -536,7 +576,8 @@ static const char engine_help[] =
     "  none          the sheet's own components only (the default)\n"
     "  vllm          budget = CUDA total x gpu_memory_utilization (0.9), KV pages of "
     "block_size (16) tokens\n"
-    "  llamacpp      ctx x parallel cells padded to 256, f16 K and V, --fit keeps 1024 MiB\n"
+    "  llamacpp      cells of ctx x parallel padded to 256 on llama.cpp's own layout per "
+    "architecture, budget = free - 1024 MiB\n"
     "  transformers  the model's own cache; attention=eager adds the score matrix\n"
     "  sglang        mem_fraction_static of the card for weights and KV\n"
     "  tensorrt_llm  free_gpu_memory_fraction (0.9) of the memory left after weights\n"
@@ -544,7 +585,8 @@ static const char engine_help[] =
     "unknown until a `reserve` or a measurement of that name fills them (`reserve cuda_graphs "
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
     "profiling peak (from max_num_batched_tokens and the model's widths) and the non-torch "
-    "memory of the offers' GPU generation, each with its stated error. `engine NAME` shows "
+    "memory of the offers' GPU generation, and llama.cpp's compute buffer (by architecture "
+    "and ubatch), each with its stated error. `engine NAME` shows "
     "that engine's rules with the engine files they come from.";
 
 static const char fit_help[] =
@@ -559,7 +601,11 @@ static const char fit_help[] =
     "a llama.cpp file type tensor by tensor as llama-quantize chooses; the list below). With "
     "unknown runtime items every figure is an "
     "upper bound (marked ≤) and the verdict is at best to-confirm; exclude when even the "
-    "upper bound does not hold the card. Payload kind fit.";
+    "upper bound does not hold the card. An engine with its own layout rules (llama.cpp's "
+    "per architecture) says on a `layout:` line where its KV cache differs from the model's "
+    "own layout and why; what it keeps in host memory (llama.cpp's token_embd, the layers "
+    "below -ngl, --no-kv-offload's cache) is on a `host:` line and out of the non-KV part. "
+    "Payload kind fit (kv_layout_note, host_bytes, host_rule beside the figures).";
 
 const vs_verb vs_verbs_engine[] = {
     {"engine", verb_engine, "engine [NAME [key=value ...] [estimate=yes]]",

@@ -25,8 +25,9 @@
 #include "util/error.h"
 #include "util/json.h"
 
-static const char *const gpu_keys[] = {"catalog", "memory", "reported",  "reported_source", "price",
-                                       "period",  "cards",  "available", "interconnect",    NULL};
+static const char *const gpu_keys[] = {"catalog",      "memory", "reported", "reported_source",
+                                       "price",        "period", "cards",    "available",
+                                       "interconnect", "free",   NULL};
 static const char *const evidence_keys[] = {"source", "version", "scope", NULL};
 
 /* strcmp for a sheet's strings, which a hand-edited record may have left out. */
@@ -141,13 +142,13 @@ static int unquoted_name(const vs_line *line, vs_error *err)
 static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
-                         "[price=47.14USD] [period=3d] [cards=N] [available=...] "
+                         "[free=23860MiB] [price=47.14USD] [period=3d] [cards=N] [available=...] "
                          "[interconnect=...]";
     json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL, *payload;
     const vs_arg *name = vs_line_positional(line, 0), *a;
     vs_gpu_spec spec;
-    int have_spec = 0, mem_given = 0, rep_given = 0, cards_given = 0, rc;
-    uint64_t memory = 0, reported = 0, cards = 1;
+    int have_spec = 0, mem_given = 0, rep_given = 0, cards_given = 0, free_given = 0, rc;
+    uint64_t memory = 0, reported = 0, cards = 1, free_b = 0;
     char amount[64] = "", currency[16] = "", basis[512] = "";
     const char *cat_name;
     vs_error cat_err = {0};
@@ -170,8 +171,15 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if ((rc = vs_line_get_bytes(line, "memory", 0, &memory, &mem_given, err)) < 0 ||
         (rc = vs_line_get_bytes(line, "reported", 0, &reported, &rep_given, err)) < 0 ||
-        (rc = vs_line_get_uint(line, "cards", 0, &cards, &cards_given, err)) < 0)
+        (rc = vs_line_get_uint(line, "cards", 0, &cards, &cards_given, err)) < 0 ||
+        (rc = vs_line_get_bytes(line, "free", 0, &free_b, &free_given, err)) < 0)
         return rc;
+    if (free_given && (free_b == 0 || free_b > (uint64_t)INT64_MAX)) {
+        a = vs_line_pair(line, "free");
+        return vs_error_set_at(err, VS_EUNIT, a->line, a->value_column,
+                               "free=: expected a positive amount a record can hold (the free "
+                               "memory the engine reads, e.g. llama.cpp's \"MiB free\")");
+    }
     if ((mem_given && (memory == 0 || memory > (uint64_t)INT64_MAX)) ||
         (rep_given && (reported == 0 || reported > (uint64_t)INT64_MAX))) {
         a = vs_line_pair(line, mem_given && (memory == 0 || memory > (uint64_t)INT64_MAX)
@@ -267,6 +275,11 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         pair_text(line, "interconnect") ? json_string(pair_text(line, "interconnect"))
                                         : json_null(),
         "catalog", have_spec ? json_string(spec.name) : json_null());
+    if (offer && free_given &&
+        json_object_set_new(offer, "free_bytes", json_integer((json_int_t)free_b))) {
+        json_decref(offer);
+        offer = NULL;
+    }
     if (!offer) {
         json_decref(notes);
         vs_buf_free(&nb);
@@ -620,7 +633,8 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
 const vs_verb vs_verbs_gpu[] = {
     {"gpu", verb_gpu,
      "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
-     "[price=47.14USD] [period=3d] [cards=N] [available=...] [interconnect=...] | gpu here",
+     "[free=23860MiB] [price=47.14USD] [period=3d] [cards=N] [available=...] "
+     "[interconnect=...] | gpu here",
      "add or replace a GPU offer (a candidate)",
      "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. `gpu here` adds "
      "this machine's GPUs as NVML reports them (libnvidia-ml.so.1, loaded at run time): one "
@@ -640,7 +654,10 @@ const vs_verb vs_verbs_gpu[] = {
      "the package (all its cards for its period) with its currency (47.14USD); it ranks cost, "
      "never speed. period= is the package's duration (3d, 72h, 2w, 1mo). cards= is how many "
      "cards the package has: several cards count only with a placement on that many GPUs "
-     "(`placement tensor gpus=2`); two cards are never one memory space. available= documents "
+     "(`placement tensor gpus=2`); two cards are never one memory space. free= is the memory "
+     "free on one card when the engine starts, as the engine reads it (llama.cpp's \"MiB free\" "
+     "of `using device CUDA0 ... - 23860 MiB free`): llama.cpp's --fit budgets from it. "
+     "available= documents "
      "the schedule (an ISO date or `now`), interconnect= the link between cards. A catalogue "
      "figure proves neither a software installation, nor free memory, nor an availability "
      "period.",

@@ -14,8 +14,19 @@
  * compute) + unaccounted, whole MiB) and "| - Host | 30956 = 30940 + 0 + 16 |".
  * The unaccounted column is not kept: it is derived, and a size_t wrap has
  * been printed there (17592186029324). A device named NAME<digits> (CUDA0,
- * ROCm1, Vulkan0, MTL0) is that GPU index; others (CPU, CUDA_Host, Host) are
- * kept with the device in the counter's name.
+ * ROCm1, Vulkan0, MTL0) is that GPU index, and so is a buffer kind of one
+ * (MTL0_Mapped: the weights mmapped into the unified memory the GPU reads;
+ * Metal, Metal_Mapped: Apple's one GPU, 0); others (CPU, CPU_Mapped,
+ * CUDA_Host, Host) are kept with the device in the counter's name.
+ *
+ * A model with sliding-window layers keeps two caches (llama_kv_cache_iswa,
+ * src/llama-kv-cache-iswa.cpp), each printing its own "KV buffer size" per
+ * device: the KV buffers of one device are summed until the context's compute
+ * buffers (or another load's model buffers) close it. A build with --fit
+ * (common/fit.cpp) prints the breakdown table while it projects the memory at
+ * start-up, between "fitting params to device memory" and "fitting params to
+ * free memory took", and again at exit: the first is phase load, the second
+ * exit.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +34,16 @@
 #include "measure/import.h"
 
 #define MIB (1ull << 20)
+#define KV_DEVICES 16
+
+typedef struct lstate {
+    int in_fit; /* inside the start-up --fit projection */
+    size_t nkv; /* devices with a running KV sum */
+    struct {
+        char dev[64];
+        uint64_t bytes, res;
+    } kv[KV_DEVICES];
+} lstate;
 
 static int llamacpp_sniff(const char *line, size_t n)
 {
@@ -62,6 +83,21 @@ static int device_gpu(const char *name, size_t n, unsigned *gpu)
     return 1;
 }
 
+/* device_gpu, Metal's one GPU ("Metal", 0) and a GPU's buffer kinds
+ * ("Metal_Mapped", "MTL0_Mapped", "MTL0_Private": the weights mmapped into the
+ * unified memory the GPU reads, its private memory). CPU_Mapped, CUDA_Host
+ * stay the host's: their stem names no GPU. */
+static int device_index(const char *name, size_t n, unsigned *gpu)
+{
+    const char *us = memchr(name, '_', n);
+    size_t stem = us ? (size_t)(us - name) : n;
+    if (stem == 5 && !memcmp(name, "Metal", 5)) {
+        *gpu = 0;
+        return 1;
+    }
+    return device_gpu(name, stem, gpu);
+}
+
 /* The counter: "llamacpp.<what>" for a GPU, "llamacpp.<device>.<what>" for
  * another device (its name reduced to the characters of a counter name). */
 static void counter_name(char *out, size_t cap, const char *dev, size_t dn, int is_gpu,
@@ -81,7 +117,7 @@ static void counter_name(char *out, size_t cap, const char *dev, size_t dn, int 
 }
 
 /* "<prefix>: DEV [model|KV|compute|output|RS] buffer size = X MiB" */
-static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs)
+static int buffer_line(vs_import *im, lstate *st, const char *line, size_t n, const char *bs)
 {
     const char *p = bs, *word, *dev, *colon;
     size_t wn, dn, off, used = 0, u = 0;
@@ -135,7 +171,7 @@ static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs
     devname[dn] = '\0';
     if (!vs_import_text_valid(devname))
         return vs_import_refuse(im, "a device name that is not printable text");
-    at.gpu_known = device_gpu(dev, dn, &at.gpu);
+    at.gpu_known = device_index(dev, dn, &at.gpu);
     at.gpu_name = devname;
     off = (size_t)(bs - line) + strlen("buffer size =");
     while (off < n && line[off] == ' ')
@@ -156,6 +192,27 @@ static int buffer_line(vs_import *im, const char *line, size_t n, const char *bs
         used += sp + u;
     }
     counter_name(counter, sizeof counter, dev, dn, at.gpu_known, what);
+    if (!strcmp(what, "kv_buffer")) {
+        /* one context's caches on this device, summed */
+        size_t i;
+        for (i = 0; i < st->nkv && strcmp(st->kv[i].dev, devname); i++)
+            ;
+        if (i == st->nkv && i < KV_DEVICES) {
+            snprintf(st->kv[i].dev, sizeof st->kv[i].dev, "%s", devname);
+            st->kv[i].bytes = st->kv[i].res = 0;
+            st->nkv++;
+        }
+        if (i < st->nkv) {
+            if (st->kv[i].bytes > (uint64_t)INT64_MAX - bytes)
+                return vs_import_refuse(im, "KV buffers beyond 2^63 bytes");
+            st->kv[i].bytes += bytes;
+            st->kv[i].res += res;
+            bytes = st->kv[i].bytes;
+            res = st->kv[i].res;
+        }
+    } else if (!strcmp(what, "compute_buffer") || !strcmp(what, "model_buffer")) {
+        st->nkv = 0; /* the context's caches are all printed */
+    }
     return vs_import_bytes(im, &at, counter, VS_SCOPE_REPORTED, bytes, res, dev,
                            (size_t)(line + off + used - dev));
 }
@@ -189,7 +246,8 @@ static size_t row_numbers(const char *s, size_t n, uint64_t *v, size_t max, int 
 }
 
 /* "<prefix>: |   - CUDA0 (RTX 5090)   | 32606 = 1057 + (29365 = 28609 + 397 + 358) + 2183 |" */
-static int breakdown_line(vs_import *im, const char *line, size_t n, const char *dash)
+static int breakdown_line(vs_import *im, const lstate *st, const char *line, size_t n,
+                          const char *dash)
 {
     static const char *const gpu_cols[] = {"total", "free", "self", "model", "context", "compute"};
     static const char *const host_cols[] = {"self", "model", "context", "compute"};
@@ -199,7 +257,7 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
     int overflow;
     char devname[64], counter[96];
     const char *const *cols;
-    vs_import_at at = {.phase = "exit"};
+    vs_import_at at = {.phase = st->in_fit ? "load" : "exit"};
     while (name < line + n && *name == ' ')
         name++;
     nend = name;
@@ -248,7 +306,7 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
                                 "the breakdown row does not add up (self %llu MiB, model + "
                                 "context + compute %llu MiB)",
                                 (unsigned long long)v[2], (unsigned long long)(v[3] + v[4] + v[5]));
-    at.gpu_known = device_gpu(name, dn, &at.gpu);
+    at.gpu_known = device_index(name, dn, &at.gpu);
     at.gpu_name = devname;
     for (i = 0; i < ncols; i++) {
         int rc;
@@ -267,16 +325,24 @@ static int breakdown_line(vs_import *im, const char *line, size_t n, const char 
 static int llamacpp_line(vs_import *im, void *state, const char *line, size_t n)
 {
     const char *p;
-    (void)state;
+    lstate *st = state;
+    /* common/common.cpp "fitting params to device memory ...", common/fit.cpp
+     * "<fn>_params_fit_impl: ..." and, at the end, "fitting params to free memory
+     * took X seconds" (llama_params_fit in the first releases) */
+    if (vs_import_find(line, n, "fitting params to free memory took", 0))
+        st->in_fit = 0;
+    else if (vs_import_find(line, n, "fitting params to device memory", 0) ||
+             vs_import_find(line, n, "params_fit_impl:", 0))
+        st->in_fit = 1;
     if ((p = vs_import_find(line, n, "buffer size =", 0)) != NULL)
-        return buffer_line(im, line, n, p);
+        return buffer_line(im, st, line, n, p);
     if ((p = vs_import_find(line, n, "memory_breakdown_print:", 0)) != NULL ||
         (p = vs_import_find(line, n, "print_memory_breakdown:", 0)) != NULL) {
         const char *q = p + 23;
         while (q < line + n && (*q == ' ' || *q == '|'))
             q++;
         if (q < line + n && *q == '-')
-            return breakdown_line(im, line, n, q);
+            return breakdown_line(im, st, line, n, q);
     }
     return 0;
 }
@@ -287,8 +353,10 @@ const vs_importer vs_import_llamacpp = {
     "size\", \"compute buffer size\"; older \"llm_load_tensors: CUDA0 buffer size\", "
     "\"llama_kv_cache_init\", \"llama_new_context_with_model\") and the memory breakdown "
     "table printed at exit (llama_memory_breakdown_print, src/llama-context.cpp: total = free "
-    "+ (self = model + context + compute) + unaccounted, in MiB)",
-    0,
+    "+ (self = model + context + compute) + unaccounted, in MiB; phase load while --fit "
+    "projects it at start-up); the KV buffers of one device summed (a sliding-window model "
+    "prints one per cache); Metal's mapped model buffer is GPU 0's",
+    sizeof(lstate),
     llamacpp_sniff,
     llamacpp_line,
     NULL,

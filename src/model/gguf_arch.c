@@ -36,12 +36,22 @@ static int add_layer(vs_kv_layout *l, const vs_kv_group *g, vs_error *err)
 typedef struct fixed {
     const char *arch;
     uint64_t pattern, window, kv_from;
+    int dense_first; /* set_swa_pattern(n, true): layer il slides unless il % n == 0 */
 } fixed;
 
 static const fixed fixed_archs[] = {
-    {"gemma2", 2, 4096, 0}, /* "default value of gemma 2" */
-    {"gemma3", 6, 0, 0},    {"gemma3n", 5, 0, 20},
-    {"cohere2", 4, 0, 0},   {"olmo2", 4, 0, 0}, /* only with a window > 0 */
+    {"gemma2", 2, 4096, 0, 0}, /* "default value of gemma 2" */
+    {"gemma3", 6, 0, 0, 0},
+    {"gemma3n", 5, 0, 20, 0},
+    {"cohere2", 4, 0, 0, 0},
+    {"olmo2", 4, 0, 0, 0}, /* only with a window > 0 */
+    /* src/models/<arch>.cpp at llama.cpp 0c1e570 (load_swa_pattern) */
+    {"gpt-oss", 2, 0, 0, 0}, /* openai-moe.cpp */
+    {"cohere2moe", 4, 0, 0, 1},
+    {"exaone-moe", 4, 128, 0, 0},
+    {"afmoe", 4, 0, 0, 0},
+    {"laguna", 4, 0, 0, 1},
+    {"plamo3", 8, 0, 0, 0},
 };
 
 static const fixed *fixed_for(const char *arch)
@@ -119,6 +129,8 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
         if (window) {
             if (a->sliding_window_layers)
                 sliding = a->sliding_window_layers[il] != 0;
+            else if (fx && fx->dense_first)
+                sliding = pattern == 0 || il % pattern != 0;
             else if (has_pattern || pattern)
                 sliding = pattern == 0 || il % pattern < pattern - 1;
         }

@@ -12,6 +12,7 @@
 
 #include "model/gguf.h"
 #include "model/gguf_arch.h"
+#include "model/gguf_io.h"
 #include "model/hfconfig.h"
 #include "model/safetensors.h"
 #include "model/wfile.h"
@@ -224,6 +225,7 @@ typedef struct ckpt {
     json_t *list;       /* files[] of the layout */
     vs_gguf_file *gguf; /* the first GGUF shard's header (metadata) */
     const char *format;
+    vs_gguf_io io; /* llama.cpp's input and output layers */
 } ckpt;
 
 static void ckpt_clear(ckpt *k)
@@ -403,6 +405,7 @@ static int read_gguf(ckpt *k, const char *path, int sha256, vs_error *err)
             break;
         }
         tensors += (int64_t)f->count;
+        vs_gguf_io_add(&k->io, f);
         if ((rc = vs_wfile_gguf_list(&l, f, err)) == 0)
             rc = vs_wf_summary_add(k->sum, l, err);
         vs_wf_list_free(l);
@@ -695,6 +698,8 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
     wf = json_pack("{s:s, s:o, s:o, s:O, s:O, s:O}", "path", path, "bytes",
                    jint(vs_wf_summary_bytes(k.sum)), "params", jint(vs_wf_summary_params(k.sum)),
                    "by_dtype", by, "other_dtype", other, "files", k.list);
+    if (wf && k.gguf && vs_gguf_io_json(wf, &k.io))
+        failed = 1;
     bits = json_null();
     if (nd == 1) {
         vs_st_dtype sd;

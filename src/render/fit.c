@@ -126,6 +126,9 @@ static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size
         vs_jw_member_str(&w, "note", r->note);
         vs_jw_member_str(&w, "budget_rule", r->budget_rule);
         vs_jw_member_str(&w, "kv_rule", r->kv_rule);
+        vs_jw_member_str(&w, "kv_layout_note", r->layout_note[0] ? r->layout_note : NULL);
+        vs_jw_member_u64(&w, "host_bytes", r->host_bytes);
+        vs_jw_member_str(&w, "host_rule", r->host_rule[0] ? r->host_rule : NULL);
         vs_jw_key(&w, "formats");
         vs_jw_open(&w, '[');
         for (j = 0; j < r->nformats; j++) {
@@ -225,6 +228,16 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
         vs_buf_put_html(&html, r->budget_rule);
         vs_buf_puts(&html, "<br>KV: ");
         vs_buf_put_html(&html, r->kv_rule);
+        if (r->layout_note[0]) {
+            vs_buf_printf(&text, "  layout: %s\n", r->layout_note);
+            vs_buf_puts(&html, "<br>layout: ");
+            vs_buf_put_html(&html, r->layout_note);
+        }
+        if (r->host_rule[0]) {
+            vs_buf_printf(&text, "  host: %s\n", r->host_rule);
+            vs_buf_puts(&html, "<br>host: ");
+            vs_buf_put_html(&html, r->host_rule);
+        }
         vs_buf_puts(&html, "</p>\n");
         if (r->nformats) {
             vs_buf_puts(&text, "  formats:");

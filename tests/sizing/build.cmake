@@ -39,3 +39,13 @@ vs_bench(bench_fit)
 add_test(NAME bench.fit COMMAND bench_fit 50)
 set_tests_properties(bench.fit PROPERTIES LABELS bench TIMEOUT 60)
 vs_fuzz_target(fuzz_fit)
+
+# llama.cpp as it allocates: test_llamacpp reads the public configs of tests/model/configs;
+# test_llamacpp_oracle compares with a real llama.cpp's figures (tests/data/llamacpp,
+# written by hand with tests/tools/llamacpp_oracle.py, never by CI).
+target_compile_definitions(test_llamacpp PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
+                           VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")
+target_compile_definitions(test_llamacpp_oracle PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
+                           VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")

@@ -293,9 +293,11 @@ START_TEST(llamacpp_log_logdetective_106)
     r = fit_row(0);
     ck_assert_int_eq(ival(r, "kv_need_bytes"), 4096 * MIB);
     ck_assert_int_eq(ival(r, "kv_tokens"), 32768);
-    /* llama.cpp's budget: the total less --fit's 1024 MiB (RTX 4090: nvidia-smi total of
-     * the catalogue, 24564 MiB) */
-    ck_assert_int_eq(ival(r, "budget_bytes"), ival(r, "capacity_bytes") - 1024 * (long long)MIB);
+    /* llama.cpp's budget: the free memory less --fit's 1024 MiB; no free= given, the
+     * total (RTX 4090: the catalogue's nvidia-smi 24564 MiB) less the stated 264 MiB of
+     * a CUDA context */
+    ck_assert_int_eq(ival(r, "budget_bytes"),
+                     ival(r, "capacity_bytes") - (264 + 1024) * (long long)MIB);
     {
         /* the same log lines imported (src/measure/import_llamacpp.c): the KV buffer
          * measured is the KV fit allocates */
@@ -529,7 +531,9 @@ END_TEST
  *   sglang 0.88: budget floor(85e9 x 0.88) = 74.8e9; pool 74.8e9 - 14e9 - 1e9 = 59.8e9
  *               (activations beyond the budget)
  *   trt 0.9:     pool 0.9 x (85e9 - 14e9 - 3e9) = 61.2e9
- *   llamacpp:    budget 85e9 - 1 GiB = 83,926,258,176; pool that - 17e9
+ *   llamacpp:    free = 85e9 less the measured non_torch 1e9 (the CUDA context, which
+ *                common/fit.cpp finds gone from the free memory), budget free - 1 GiB =
+ *                82,926,258,176; pool that - 16e9 (the compute buffer inside)
  *   none:        pool 85e9 - 17e9 = 68e9, tokens 68e9 // 131072 = 518,798 */
 START_TEST(engine_budget_rules)
 {
@@ -540,7 +544,7 @@ START_TEST(engine_budget_rules)
         {"{\"name\": \"vllm\", \"keys\": {}}", 76500000000LL, 59500000000LL},
         {"{\"name\": \"sglang\", \"keys\": {}}", 74800000000LL, 59800000000LL},
         {"{\"name\": \"tensorrt_llm\", \"keys\": {}}", 85000000000LL, 61200000000LL},
-        {"{\"name\": \"llamacpp\", \"keys\": {}}", 83926258176LL, 66926258176LL},
+        {"{\"name\": \"llamacpp\", \"keys\": {}}", 82926258176LL, 66926258176LL},
         {"{\"name\": \"none\", \"keys\": {}}", 85000000000LL, 68000000000LL},
     };
     size_t i;
@@ -790,14 +794,22 @@ START_TEST(engine_estimate_items)
     json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
         ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
-    /* another engine: vLLM's rules do not apply, the items become unknown saying why;
+    /* another engine: vLLM's rules do not apply; llama.cpp's own rule (its compute
+     * buffer, engine/llamacpp_compute.h) takes the item over, and vLLM's non_torch goes;
      * back under vLLM they come back by themselves */
     run_ok("engine llamacpp\nenvelope");
-    json_array_foreach(json_object_get(lastp(), "components"), i,
-                       c) if (!strcmp(sval(c, "name"), "activation_peak"))
     {
-        ck_assert(json_is_null(json_object_get(c, "bytes")));
-        ck_assert(strstr(sval(c, "source"), "vLLM") != NULL);
+        int peak = 0, nt = 0;
+        json_array_foreach(json_object_get(lastp(), "components"), i, c)
+        {
+            if (!strcmp(sval(c, "name"), "activation_peak")) {
+                ck_assert(json_is_integer(json_object_get(c, "bytes")));
+                ck_assert(strstr(sval(c, "source"), "llama.cpp's compute buffer") != NULL);
+                peak = 1;
+            }
+            nt |= !strcmp(sval(c, "name"), "non_torch");
+        }
+        ck_assert(peak && !nt);
     }
     run_ok("engine vllm\nenvelope");
     json_array_foreach(json_object_get(lastp(), "components"), i,

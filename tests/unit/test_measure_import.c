@@ -448,6 +448,110 @@ START_TEST(llamacpp_breakdown)
 }
 END_TEST
 
+/* A model with sliding-window layers prints one KV buffer per cache
+ * (llama_kv_cache_iswa, src/llama-kv-cache-iswa.cpp at llama.cpp 0c1e570): the
+ * lines llama.cpp printed for Laguna at 1M context, q4_0 K/V, as
+ * raketenkater/ggrun keeps them (pkg/placement, lagunaKVLog): 13824.00 + 40.50 =
+ * 13864.50 MiB on the CPU, 14,537,981,952 B. A compute buffer closes the context:
+ * the next context's caches start a new sum (and the larger is kept). */
+START_TEST(llamacpp_iswa_kv_summed)
+{
+    vs_import im;
+    ck_assert_int_eq(vs_import_init(&im), 0);
+    im.run_key = "log";
+    ck_assert_int_eq(
+        feed(imp("llamacpp"), &im,
+             "0.48.540.324 I llama_kv_cache_iswa: creating non-SWA KV cache, size = 1048576 cells\n"
+             "0.48.547.909 I llama_kv_cache:        CPU KV buffer size = 13824.00 MiB\n"
+             "0.49.565.811 I llama_kv_cache: size = 13824.00 MiB (1048576 cells,  12 layers,  "
+             "1/1 seqs), K (q4_0): 6912.00 MiB, V (q4_0): 6912.00 MiB\n"
+             "0.49.565.836 I llama_kv_cache_iswa: creating     SWA KV cache, size = 1024 cells\n"
+             "0.49.565.927 I llama_kv_cache:        CPU KV buffer size =    40.50 MiB\n"
+             "0.49.569.136 I llama_kv_cache: size =   40.50 MiB (  1024 cells,  36 layers,  "
+             "1/1 seqs), K (q4_0):   20.25 MiB, V (q4_0):   20.25 MiB\n"
+             "llama_context:        CPU compute buffer size =   509.00 MiB\n"
+             "llama_kv_cache:        CPU KV buffer size =   416.00 MiB\n",
+             NULL),
+        0);
+    /* 13864.50 x 2^20; two figures printed to 0.005 MiB: 2 x 5243 */
+    expect_bytes(&im, "llamacpp.CPU.kv_buffer", -1, -1, 14537981952LL, 10486);
+    vs_import_clear(&im);
+}
+END_TEST
+
+/* Metal: "Metal" and its mapped model buffer are Apple's one GPU (ggml-org/ci, the
+ * llama.cpp CI log of build 4658 (855cd073) on ggml-100-mac-m4, bge-small):
+ * 40.73 MiB mapped for the GPU, 23.11 MiB CPU_Mapped, 9.00 MiB of KV on Metal;
+ * newer builds name the device MTL0 (MTL0_Mapped). */
+START_TEST(llamacpp_metal_mapped)
+{
+    vs_import im;
+    ck_assert_int_eq(vs_import_init(&im), 0);
+    im.run_key = "log";
+    ck_assert_int_eq(
+        feed(imp("llamacpp"), &im,
+             "0.00.045.180 I load_tensors: Metal_Mapped model buffer size =    40.73 MiB\n"
+             "0.00.045.182 I load_tensors:   CPU_Mapped model buffer size =    23.11 MiB\n"
+             "0.00.063.233 I llama_kv_cache_init:      Metal KV buffer size =     9.00 MiB\n"
+             "0.00.064.433 I llama_init_from_model:      Metal compute buffer size =    16.00 "
+             "MiB\n"
+             "load_tensors:  MTL1_Mapped model buffer size = 11536.18 MiB\n",
+             NULL),
+        0);
+    /* 40.73 x 2^20 = 42708500.48 -> 42708500; 23.11 x 2^20 = 24232591.36 */
+    expect_bytes(&im, "llamacpp.model_buffer", 0, -1, 42708500LL, 5243);
+    expect_bytes(&im, "llamacpp.CPU_Mapped.model_buffer", -1, -1, 24232591LL, 5243);
+    expect_bytes(&im, "llamacpp.kv_buffer", 0, -1, 9LL * 1048576, 5243);
+    expect_bytes(&im, "llamacpp.compute_buffer", 0, -1, 16LL * 1048576, 5243);
+    /* 11536.18 x 2^20 = 12096561479.68 */
+    expect_bytes(&im, "llamacpp.model_buffer", 1, -1, 12096561480LL, 5243);
+    vs_import_clear(&im);
+}
+END_TEST
+
+/* A build with --fit prints the breakdown while it projects at start-up
+ * (common/fit.cpp, between "fitting params to device memory" and "fitting params
+ * to free memory took") and again at exit: the first is phase load, the second
+ * exit. The first row as ollama/ollama#17482 printed it (RTX 3090). */
+START_TEST(llamacpp_fit_projection_is_load)
+{
+    vs_import im;
+    json_t *m;
+    size_t i;
+    int load = 0, exit_ = 0;
+    ck_assert_int_eq(vs_import_init(&im), 0);
+    im.run_key = "log";
+    ck_assert_int_eq(
+        feed(imp("llamacpp"), &im,
+             "common_init_result: fitting params to device memory ...\n"
+             "common_params_fit_impl: getting device memory data for initial parameters:\n"
+             "common_memory_breakdown_print: |   - CUDA0 (RTX 3090)   | 24124 = 23860 + (15946 = "
+             "15364 +     411 +     170) +      -15681 |\n"
+             "common_fit_params: fitting params to free memory took 0.52 seconds\n"
+             "load_tensors:        CUDA0 model buffer size = 15364.20 MiB\n"
+             "common_memory_breakdown_print: |   - CUDA0 (RTX 3090)   | 24124 =  7900 + (15946 = "
+             "15364 +     411 +     170) +         278 |\n",
+             NULL),
+        0);
+    json_array_foreach(im.items, i, m)
+    {
+        const char *c = json_string_value(json_object_get(m, "counter"));
+        const char *ph = json_string_value(json_object_get(m, "phase"));
+        if (strcmp(c, "llamacpp.free"))
+            continue;
+        if (!strcmp(ph, "load")) {
+            ck_assert_int_eq(json_integer_value(json_object_get(m, "peak_bytes")), 23860LL << 20);
+            load = 1;
+        } else if (!strcmp(ph, "exit")) {
+            ck_assert_int_eq(json_integer_value(json_object_get(m, "peak_bytes")), 7900LL << 20);
+            exit_ = 1;
+        }
+    }
+    ck_assert(load && exit_);
+    vs_import_clear(&im);
+}
+END_TEST
+
 /* ------------------------------------------------------------- torchtune */
 
 /* The GiB form: torchtune's end-to-end tutorial (docs/source/tutorials/
@@ -856,6 +960,9 @@ int main(void)
     tcase_add_test(tc, vllm_actual_usage);
     tcase_add_test(tc, llamacpp_buffers);
     tcase_add_test(tc, llamacpp_breakdown);
+    tcase_add_test(tc, llamacpp_iswa_kv_summed);
+    tcase_add_test(tc, llamacpp_metal_mapped);
+    tcase_add_test(tc, llamacpp_fit_projection_is_load);
     tcase_add_test(tc, torchtune_stats);
     tcase_add_test(tc, nvsmi_csv);
     tcase_add_test(tc, torch_dump);
