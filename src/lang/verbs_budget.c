@@ -311,7 +311,20 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!from && json_is_null(json_object_get(sheet, "weights_files"))) {
         /* a card read from a Hugging Face cache snapshot: that snapshot's files */
         char msg[VS_ERROR_MESSAGE_MAX];
-        if ((rc = vs_hfcache_card_weights(sheet, &files, err)) < 0) {
+        vs_hub_progress hp;
+        vs_hub_stats hub = {0, 0, 0, 0};
+        vs_verb_hub_progress(ctx, &hp);
+        rc = vs_hfcache_card_weights(sheet, &files, &hp, &hub, err);
+        if (hub.requests) { /* what the Hub cost, said once at the end */
+            snprintf(msg, sizeof msg,
+                     "%s: %u weights headers read from the Hub, %llu bytes in %u requests, "
+                     "%llu ms; kept in the local cache\n",
+                     vs_verb_card_str(sheet, "model"), hub.files, (unsigned long long)hub.bytes,
+                     hub.requests, (unsigned long long)hub.ms);
+            vs_ctx_stream(ctx, "stderr", msg, strlen(msg));
+            vs_ctx_effect(ctx, "read weights headers from the Hub into the local cache");
+        }
+        if (rc < 0) {
             snprintf(msg, sizeof msg, "%s", err->message);
             return vs_error_set_at(err, rc, line->line, line->column, "%s", msg);
         }

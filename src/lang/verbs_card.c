@@ -141,8 +141,9 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *pipe_dir = pipe ? pipe->value : NULL;
     uint64_t params = 0, cfg_params = 0;
     int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
-    const char *notes[7] = {NULL}, *revision, *qnote = NULL;
-    char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL;
+    const char *notes[8] = {NULL}, *revision, *qnote = NULL;
+    char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL, hub_note[200] = "";
+    vs_hub_stats hub = {0, 0, 0, 0};
     size_t nn = 0;
     vs_buf head = VS_BUF_INIT, note = VS_BUF_INIT;
 
@@ -192,11 +193,23 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "variant= goes with a diffusers pipeline (pipeline=DIR, or a "
                                "cached ORG/NAME with a model_index.json)");
     }
-    /* without config=, an ORG/NAME is looked for in the local Hugging Face cache */
-    if (!cfg && !pipe_dir && vs_hfcache_is_repo_id(name->value) &&
-        (rc = vs_hfcache_model_config(name->value, rev ? rev->value : NULL, &hf_config, &hf_commit,
-                                      &hf_note, err)) < 0)
-        return vs_arg_error(rev ? rev : name, err, rc);
+    /* without config=, an ORG/NAME is looked for in the local Hugging Face
+     * cache, and when it is not there, asked of the Hub (model/hfhub.h) */
+    if (!cfg && !pipe_dir && vs_hfcache_is_repo_id(name->value)) {
+        vs_hub_progress hp;
+        vs_verb_hub_progress(ctx, &hp);
+        if ((rc = vs_hfcache_model_config(name->value, rev ? rev->value : NULL, &hf_config,
+                                          &hf_commit, &hf_note, &hp, &hub, err)) < 0)
+            return vs_arg_error(rev ? rev : name, err, rc);
+        if (hub.requests) {
+            snprintf(hub_note, sizeof hub_note,
+                     "asked the Hub: %s (%llu bytes in %u requests), kept in the local cache",
+                     hf_config ? "config.json fetched" : "the commit resolved",
+                     (unsigned long long)hub.bytes, hub.requests);
+            vs_ctx_effect(ctx, "fetched %s's config.json from the Hub into the local cache",
+                          name->value);
+        }
+    }
     revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
 
     if (!same_str(vs_verb_card_str(sheet, "model"), name->value)) {
@@ -250,7 +263,9 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (qnote)
             notes[nn++] = qnote;
     }
-    if (hf_note && !have_params)
+    if (hub_note[0])
+        notes[nn++] = hub_note;
+    if (hf_note && (!have_params || hub.requests))
         notes[nn++] = hf_note;
     if (have_params) {
         if ((rc = vs_verb_card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
@@ -285,9 +300,13 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (extra && pipe_payload)
             json_object_set(extra, "weights", pipe_payload);
         if (extra && hf_commit) /* where the cache put it */
-            json_object_set_new(extra, "hf_cache",
-                                json_pack("{s:s?, s:s, s:s}", "config", hf_config, "commit",
-                                          hf_commit, "ref", rev ? rev->value : "main"));
+            json_object_set_new(
+                extra, "hf_cache",
+                json_pack("{s:s?, s:s, s:s, s:o}", "config", hf_config, "commit", hf_commit, "ref",
+                          rev ? rev->value : "main", "hub",
+                          hub.requests ? json_pack("{s:I, s:I}", "bytes", (json_int_t)hub.bytes,
+                                                   "requests", (json_int_t)hub.requests)
+                                       : json_null()));
         rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "model", vs_buf_str(&head), notes, extra),
                           err);
     }

@@ -1,0 +1,479 @@
+/* The weights' headers from the Hub with range requests, into the cache's
+ * header folder (model/hfhub.h says where and why there). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/gguf.h"
+#include "model/hfhub.h"
+#include "model/hfhub_internal.h"
+#include "model/safetensors.h"
+#include "util/json.h"
+
+#define HEADERS_DIR "vramsheet-headers"
+/* GGUF's first range, then doubled: a header with a large vocabulary is a few MB */
+#define GGUF_FIRST ((uint64_t)64 * 1024)
+
+/* One weights file being read: the bytes of its start fetched so far. */
+typedef struct rfile {
+    vs_hfhub *s;
+    const char *name;
+    unsigned char *buf;
+    uint64_t have, total;
+    vs_error e; /* why a read through the parser failed */
+    int failed;
+} rfile;
+
+/* Fetches bytes [have, want) of the file (want capped at its size). */
+static int fetch_to(rfile *f, uint64_t want, vs_error *err)
+{
+    vs_http_resp r;
+    unsigned char *g;
+    int rc;
+    if (f->total && want > f->total)
+        want = f->total;
+    if (want <= f->have)
+        return 0;
+    if ((rc = vs_hfhub_get(f->s, f->name, f->have, want - f->have, 0, &r, err)))
+        return rc;
+    if (!r.total || (f->total && r.total != f->total) || r.len == 0 ||
+        (r.len < want - f->have && f->have + r.len < r.total)) {
+        rc = vs_error_set(err, VS_EFORMAT,
+                          "%s: %s: the server's range answer is short or gives no size "
+                          "(Content-Range)",
+                          f->s->repo, f->name);
+        goto done;
+    }
+    f->total = r.total;
+    if (!(g = realloc(f->buf, (size_t)(f->have + r.len)))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    f->buf = g;
+    memcpy(g + f->have, r.body, r.len);
+    f->have += r.len;
+done:
+    vs_http_resp_clear(&r);
+    return rc;
+}
+
+/* A vs_file_read_fn for the GGUF parser: what it asks beyond the bytes
+ * fetched brings a range twice as long. */
+static long long gguf_read(void *ctx, void *buf, size_t n, uint64_t offset)
+{
+    rfile *f = ctx;
+    uint64_t want = offset + n;
+    if (want > f->have && (!f->total || f->have < f->total)) {
+        if (want < f->have * 2)
+            want = f->have * 2;
+        if (fetch_to(f, want, &f->e)) {
+            f->failed = 1;
+            errno = EIO;
+            return -1;
+        }
+    }
+    if (offset >= f->have)
+        return 0;
+    if (n > f->have - offset)
+        n = (size_t)(f->have - offset);
+    memcpy(buf, f->buf + offset, n);
+    return (long long)n;
+}
+
+/* The header's length: safetensors 8 + the length its first 8 bytes give;
+ * GGUF the start of the data section (after the tensor table's padding). */
+static int read_header(rfile *f, int gguf, uint64_t *header_bytes, vs_error *err)
+{
+    int rc, i;
+    if (gguf) {
+        vs_gguf_file *g = NULL;
+        if ((rc = fetch_to(f, GGUF_FIRST, err)))
+            return rc;
+        rc = vs_gguf_read(&g, f->name, f->total, gguf_read, f, NULL, err);
+        if (rc && f->failed && err)
+            *err = f->e;
+        if (rc)
+            return rc;
+        *header_bytes = g->data_start < f->total ? g->data_start : f->total;
+        vs_gguf_file_free(g);
+    } else {
+        uint64_t hlen = 0;
+        if ((rc = fetch_to(f, 8, err)))
+            return rc;
+        if (f->have < 8)
+            return vs_error_set(err, VS_EFORMAT, "%s: %s is shorter than 8 bytes", f->s->repo,
+                                f->name);
+        for (i = 7; i >= 0; i--)
+            hlen = (hlen << 8) | f->buf[i];
+        if (hlen == 0 || hlen > f->total - 8 || hlen > VS_ST_HEADER_MAX)
+            return vs_error_set(err, VS_EFORMAT,
+                                "%s: %s: the header length %llu does not fit the file (%llu "
+                                "bytes) or the format's limit; not a safetensors file",
+                                f->s->repo, f->name, (unsigned long long)hlen,
+                                (unsigned long long)f->total);
+        *header_bytes = 8 + hlen;
+    }
+    return fetch_to(f, *header_bytes, err);
+}
+
+/* The header bytes at the start of a sparse file of the real size. */
+static int write_sparse(const char *path, const unsigned char *head, uint64_t n, uint64_t size,
+                        vs_error *err)
+{
+    char tmp[VS_HF_PATH_MAX + 700];
+    uint64_t done = 0;
+    int fd, rc;
+    if ((rc = vs_hfhub_mkdirs(path, err)))
+        return rc;
+    snprintf(tmp, sizeof tmp, "%s.vramsheet-%ld.tmp", path, (long)getpid());
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+        return vs_error_set(err, VS_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    while (done < n) {
+        ssize_t w = write(fd, head + done, (size_t)(n - done));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (uint64_t)w;
+    }
+    if (done < n || ftruncate(fd, (off_t)size) != 0 || close(fd) != 0 || rename(tmp, path)) {
+        rc = vs_error_set(err, VS_EIO, "cannot write %s: %s", path, strerror(errno));
+        if (done < n)
+            close(fd);
+        unlink(tmp);
+        return rc;
+    }
+    return 0;
+}
+
+static int ends_with(const char *s, const char *x)
+{
+    size_t n = strlen(s), m = strlen(x);
+    return n >= m && !strcmp(s + n - m, x);
+}
+
+/* The weights files the repository's siblings name, as model/hfcache.c picks
+ * them in a snapshot: the index (its shards), model.safetensors, or the one
+ * GGUF file (the shards of its split set). *names: malloc'd list. */
+static int plan(vs_hfhub *s, const json_t *sib, char ***names, size_t *n, char *weights, size_t wn,
+                int *gguf, vs_error *err)
+{
+    char cands[12][256];
+    size_t i, nc = 0, ncand_all = 0;
+    unsigned no, count = 1, k;
+    size_t plen;
+    *names = NULL;
+    *n = 0;
+    *gguf = 0;
+    if (vs_hfhub_has(sib, "model.safetensors.index.json")) {
+        vs_http_resp r;
+        vs_st_index *ix = NULL;
+        int rc = vs_hfhub_get(s, "model.safetensors.index.json", 0, 0, VS_HFHUB_SMALL_MAX, &r, err);
+        if (!rc)
+            rc = vs_hfhub_put_file(s, "model.safetensors.index.json", r.body, r.len, r.etag, err);
+        if (!rc)
+            rc = vs_st_index_parse(&ix, "model.safetensors.index.json", (const char *)r.body, r.len,
+                                   err);
+        vs_http_resp_clear(&r);
+        if (rc)
+            return rc;
+        if ((*names = calloc(ix->nshards, sizeof **names)))
+            for (i = 0; i < ix->nshards; i++, (*n)++)
+                if (!((*names)[i] = strdup(ix->shards[i])))
+                    break;
+        rc = *names && *n == ix->nshards ? 0 : vs_error_oom(err);
+        vs_st_index_free(ix);
+        snprintf(weights, wn, "model.safetensors.index.json");
+        return rc;
+    }
+    if (vs_hfhub_has(sib, "model.safetensors")) {
+        if (!(*names = calloc(1, sizeof **names)) || !((*names)[0] = strdup("model.safetensors")))
+            return vs_error_oom(err);
+        *n = 1;
+        snprintf(weights, wn, "model.safetensors");
+        return 0;
+    }
+    for (i = 0; i < json_array_size(sib); i++) {
+        const char *f = json_string_value(json_object_get(json_array_get(sib, i), "rfilename"));
+        if (!f || !ends_with(f, ".gguf") || strlen(f) >= sizeof cands[0])
+            continue;
+        if (vs_gguf_split_name(f, &no, &count, &plen) && no != 1)
+            continue; /* the first shard stands for its set */
+        if (nc < 12)
+            snprintf(cands[nc++], sizeof cands[0], "%s", f);
+        ncand_all++;
+    }
+    if (ncand_all == 0)
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "%s at %s holds no weights file on the Hub "
+                            "(model.safetensors.index.json, model.safetensors or .gguf)",
+                            s->repo, s->commit);
+    if (ncand_all > 1) {
+        char list[12 * 260] = "";
+        size_t used = 0;
+        for (i = 0; i < nc; i++)
+            used +=
+                (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", cands[i]);
+        return vs_error_set(err, VS_EVALUE,
+                            "%s at %s holds %zu GGUF files (%s%s); fetch the one to size "
+                            "(`huggingface-cli download %s FILE.gguf --revision %s`) and give "
+                            "`weights from=PATH`",
+                            s->repo, s->commit, ncand_all, list, ncand_all > nc ? ", ..." : "",
+                            s->repo, s->commit);
+    }
+    *gguf = 1;
+    snprintf(weights, wn, "%s", cands[0]);
+    count = 1;
+    if (!vs_gguf_split_name(cands[0], &no, &count, &plen))
+        count = 1;
+    if (!(*names = calloc(count, sizeof **names)))
+        return vs_error_oom(err);
+    for (k = 0; k < count; k++, (*n)++) {
+        size_t m = plen + 32;
+        if (!((*names)[k] = malloc(m)))
+            return vs_error_oom(err);
+        if (count == 1)
+            snprintf((*names)[k], m, "%s", cands[0]);
+        else
+            snprintf((*names)[k], m, "%.*s-%05u-of-%05u.gguf", (int)plen, cands[0], k + 1, count);
+    }
+    return 0;
+}
+
+/* A complete file of the snapshot linked into the header folder, so that the
+ * readers find it beside the headers (an index; config.json's
+ * quantization_config). Fetched when the snapshot lacks it. */
+static int link_complete(vs_hfhub *s, const json_t *sib, const char *hdir, const char *name,
+                         vs_error *err)
+{
+    char snap[VS_HF_PATH_MAX + 400], link[VS_HF_PATH_MAX + 400], target[600];
+    struct stat st;
+    int rc;
+    snprintf(snap, sizeof snap, "%s/snapshots/%s/%s", s->repo_dir, s->commit, name);
+    if (stat(snap, &st) != 0) {
+        vs_http_resp r;
+        if (!vs_hfhub_has(sib, name))
+            return 0;
+        if ((rc = vs_hfhub_get(s, name, 0, 0, VS_HFHUB_SMALL_MAX, &r, err)))
+            return rc;
+        rc = vs_hfhub_put_file(s, name, r.body, r.len, r.etag, err);
+        vs_http_resp_clear(&r);
+        if (rc)
+            return rc;
+    }
+    snprintf(link, sizeof link, "%s/%s", hdir, name);
+    snprintf(target, sizeof target, "../../snapshots/%s/%s", s->commit, name);
+    if ((rc = vs_hfhub_mkdirs(link, err)))
+        return rc;
+    unlink(link);
+    if (symlink(target, link) != 0)
+        return vs_error_set(err, VS_EIO, "cannot link %s: %s", link, strerror(errno));
+    return 0;
+}
+
+/* The header folder's description, written last: its presence says the
+ * folder is complete. */
+static int write_manifest(vs_hfhub *s, const char *hdir, const char *weights, json_t *files,
+                          vs_error *err)
+{
+    char path[VS_HF_PATH_MAX + 400], tmp[VS_HF_PATH_MAX + 500];
+    json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "what",
+                          "weights headers read by vramsheet: each file holds its first "
+                          "header_bytes bytes (header_sha256 their digest); the rest is a hole, "
+                          "not the file's data",
+                          "repo", s->repo, "commit", s->commit, "endpoint", s->endpoint, "weights",
+                          weights, "files", files);
+    int rc = 0;
+    if (!m)
+        return vs_error_oom(err);
+    snprintf(path, sizeof path, "%s.json", hdir);
+    snprintf(tmp, sizeof tmp, "%s.vramsheet-%ld.tmp", path, (long)getpid());
+    if (json_dump_file(m, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        rc = vs_error_set(err, VS_EIO, "cannot write %s: %s", path, strerror(errno));
+    }
+    json_decref(m);
+    return rc;
+}
+
+/* The folder's description when it is complete (every file there), else NULL. */
+static json_t *complete_manifest(const char *hdir)
+{
+    char path[VS_HF_PATH_MAX + 400];
+    json_t *m, *f;
+    size_t i;
+    snprintf(path, sizeof path, "%s.json", hdir);
+    if (!(m = json_load_file(path, 0, NULL)))
+        return NULL;
+    if (!json_is_string(json_object_get(m, "weights")) ||
+        !json_is_array(json_object_get(m, "files"))) {
+        json_decref(m);
+        return NULL;
+    }
+    vs_json_array_foreach(json_object_get(m, "files"), i, f)
+    {
+        struct stat st;
+        const char *name = json_string_value(json_object_get(f, "name"));
+        snprintf(path, sizeof path, "%s/%s", hdir, name ? name : "");
+        if (!name || stat(path, &st) != 0 ||
+            (json_int_t)st.st_size != json_integer_value(json_object_get(f, "size"))) {
+            json_decref(m);
+            return NULL;
+        }
+    }
+    return m;
+}
+
+static int read_all(vs_hfhub *s, char **names, size_t n, int gguf, const char *hdir, json_t *files,
+                    vs_error *err)
+{
+    size_t i;
+    int rc = 0;
+    s->total = (unsigned)n;
+    for (i = 0; i < n && !rc; i++) {
+        rfile f;
+        uint64_t hb = 0;
+        unsigned char d[crypto_hash_sha256_BYTES];
+        char hex[65], path[VS_HF_PATH_MAX + 600];
+        memset(&f, 0, sizeof f);
+        f.s = s;
+        f.name = names[i];
+        s->done = (unsigned)i;
+        if (strchr(names[i], '/') || !strcmp(names[i], "..")) {
+            rc = vs_error_set(err, VS_EFORMAT, "%s: shard name '%s' is not a plain file name",
+                              s->repo, names[i]);
+            break;
+        }
+        rc = read_header(&f, gguf, &hb, err);
+        if (!rc) {
+            crypto_hash_sha256(d, f.buf, hb);
+            sodium_bin2hex(hex, sizeof hex, d, sizeof d);
+            snprintf(path, sizeof path, "%s/%s", hdir, names[i]);
+            rc = write_sparse(path, f.buf, hb, f.total, err);
+        }
+        if (!rc &&
+            json_array_append_new(files, json_pack("{s:s, s:I, s:I, s:s}", "name", names[i], "size",
+                                                   (json_int_t)f.total, "header_bytes",
+                                                   (json_int_t)hb, "header_sha256", hex)))
+            rc = vs_error_oom(err);
+        if (!rc && s->st)
+            s->st->files++;
+        free(f.buf);
+    }
+    return rc;
+}
+
+int vs_hfhub_headers(const char *repo_id, const char *commit, char *out, size_t n,
+                     const vs_hub_progress *p, vs_hub_stats *st, vs_error *err)
+{
+    char hdir[VS_HF_PATH_MAX + 200], weights[300], hub[VS_HF_PATH_MAX];
+    const char *slash = strchr(repo_id, '/');
+    vs_hfhub s;
+    json_t *sib = NULL, *files = NULL, *m;
+    char **names = NULL;
+    size_t nn = 0, i;
+    int rc, gguf = 0;
+    if (!slash || (rc = vs_hfcache_hub_dir(hub, sizeof hub, err)))
+        return slash ? rc : vs_error_set(err, VS_EVALUE, "'%s' is not ORG/NAME", repo_id);
+    snprintf(hdir, sizeof hdir, "%s/models--%.*s--%s/" HEADERS_DIR "/%s", hub,
+             (int)(slash - repo_id), repo_id, slash + 1, commit);
+    if ((m = complete_manifest(hdir))) { /* read before: no request */
+        snprintf(out, n, "%s/%s", hdir, json_string_value(json_object_get(m, "weights")));
+        json_decref(m);
+        return 0;
+    }
+    if ((rc = vs_hfhub_open(&s, repo_id, p, st, err)))
+        goto done;
+    if ((rc = vs_hfhub_info(&s, commit, &sib, err)))
+        goto done;
+    if (strcmp(s.commit, commit)) {
+        rc = vs_error_set(err, VS_EFORMAT, "%s: the Hub answered commit %s for %s", repo_id,
+                          s.commit, commit);
+        goto done;
+    }
+    if ((rc = plan(&s, sib, &names, &nn, weights, sizeof weights, &gguf, err)))
+        goto done;
+    if (!(files = json_array())) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    if ((rc = link_complete(&s, sib, hdir, "config.json", err)) ||
+        (!gguf && nn > 0 && !strcmp(weights, "model.safetensors.index.json") &&
+         (rc = link_complete(&s, sib, hdir, weights, err))))
+        goto done;
+    if ((rc = read_all(&s, names, nn, gguf, hdir, files, err)))
+        goto done;
+    if ((rc = write_manifest(&s, hdir, weights, files, err)))
+        goto done;
+    snprintf(out, n, "%s/%s", hdir, weights);
+done:
+    for (i = 0; i < nn; i++)
+        free(names[i]);
+    free(names);
+    json_decref(files);
+    json_decref(sib);
+    vs_hfhub_close(&s);
+    return rc;
+}
+
+/* The header folder a weights path is in: its path into hdir, 1; else 0. */
+static int header_folder_of(const char *path, char *hdir, size_t n)
+{
+    const char *m = strstr(path, "/" HEADERS_DIR "/"), *c;
+    size_t k;
+    if (!m)
+        return 0;
+    c = m + strlen("/" HEADERS_DIR "/");
+    if (strlen(c) < 41 || c[40] != '/')
+        return 0;
+    k = (size_t)(c + 40 - path);
+    if (k >= n)
+        return 0;
+    memcpy(hdir, path, k);
+    hdir[k] = '\0';
+    return 1;
+}
+
+static int annotate_files(json_t *list, const json_t *mfiles)
+{
+    size_t i, j;
+    json_t *e, *f;
+    vs_json_array_foreach(list, i, e)
+    {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        vs_json_array_foreach(mfiles, j, f)
+        {
+            if (!name || strcmp(name, json_string_value(json_object_get(f, "name"))))
+                continue;
+            if (json_object_set_new(e, "partial", json_true()) ||
+                json_object_set(e, "header_bytes", json_object_get(f, "header_bytes")) ||
+                json_object_set(e, "header_sha256", json_object_get(f, "header_sha256")))
+                return VS_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+int vs_hfhub_annotate(json_t *sheet, json_t *payload, const char *weights_path, vs_error *err)
+{
+    char hdir[VS_HF_PATH_MAX + 200];
+    json_t *m, *wf = json_object_get(sheet, "weights_files"), *mfiles;
+    int rc = 0;
+    if (!header_folder_of(weights_path, hdir, sizeof hdir) || !(m = complete_manifest(hdir)))
+        return 0;
+    mfiles = json_object_get(m, "files");
+    if (annotate_files(json_object_get(wf, "files"), mfiles) ||
+        (payload && annotate_files(json_object_get(payload, "files"), mfiles)) ||
+        (json_is_object(wf) &&
+         json_object_set_new(wf, "hub",
+                             json_pack("{s:O, s:O}", "repo", json_object_get(m, "repo"), "commit",
+                                       json_object_get(m, "commit")))))
+        rc = vs_error_oom(err);
+    json_decref(m);
+    return rc;
+}

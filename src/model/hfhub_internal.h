@@ -1,0 +1,57 @@
+/* hfhub_internal.h — what hfhub.c (the session, the API, complete files in the
+ * cache) and hfhub_headers.c (the weights' headers) share. */
+#ifndef VS_MODEL_HFHUB_INTERNAL_H
+#define VS_MODEL_HFHUB_INTERNAL_H
+
+#include <jansson.h>
+
+#include "model/hfcache.h"
+#include "model/hfhub.h"
+#include "net/http.h"
+
+/* A small file fetched whole (config.json, an index, model_index.json). */
+#define VS_HFHUB_SMALL_MAX ((size_t)64 * 1024 * 1024)
+
+typedef struct vs_hfhub {
+    vs_http *h;
+    char endpoint[512];
+    char repo[256];
+    char repo_dir[VS_HF_PATH_MAX];
+    char commit[41];
+    int has_token;
+    const vs_hub_progress *p;
+    vs_hub_stats *st;
+    int64_t t0, last_line;
+    uint64_t base_bytes; /* received before the transfer now running */
+    unsigned done, total;
+    char last_name[512], last_url[1024]; /* where the last range was redirected */
+} vs_hfhub;
+
+/* Opens a session for repo_id: VS_EIO when offline or without libcurl. */
+int vs_hfhub_open(vs_hfhub *s, const char *repo_id, const vs_hub_progress *p, vs_hub_stats *st,
+                  vs_error *err);
+/* Closes it, filling its stats. */
+void vs_hfhub_close(vs_hfhub *s);
+
+/* The model's info at revision: sets s->commit; *siblings (new reference) the
+ * file names ("rfilename") of the repository. */
+int vs_hfhub_info(vs_hfhub *s, const char *revision, json_t **siblings, vs_error *err);
+
+/* GET the repository's file name at s->commit (bytes [offset, offset+length),
+ * or whole when length is 0, at most max): 0 only for a 2xx answer, else
+ * the Hub's refusal in words. */
+int vs_hfhub_get(vs_hfhub *s, const char *name, uint64_t offset, uint64_t length, size_t max,
+                 vs_http_resp *r, vs_error *err);
+
+/* A complete file into the cache: blobs/<etag> (etag: the Hub's, else the
+ * sha256 of data), snapshots/<commit>/<name> linking to it. */
+int vs_hfhub_put_file(vs_hfhub *s, const char *name, const unsigned char *data, size_t len,
+                      const char *etag, vs_error *err);
+
+/* mkdir -p of the folders above path. */
+int vs_hfhub_mkdirs(const char *path, vs_error *err);
+
+/* 1 when a sibling of that name is in the list. */
+int vs_hfhub_has(const json_t *siblings, const char *name);
+
+#endif

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""`model ORG/NAME` and `weights` against a local stand-in for the Hub.
+
+fake_hub.py plays the Hub (API, resolve, a CDN on another port with Range)
+and counts every byte it sends. The repositories are written here with
+Python's struct and json: a 163-shard safetensors checkpoint (DeepSeek-V3's
+shard count; sparse files, header then a hole), a gated one-file checkpoint,
+a GGUF repository with a large vocabulary in its metadata, and one with two
+GGUF files. The checks:
+- sizing the 163 shards reads headers only: under 3 MB served, in under 2 s;
+  no range is longer than the header it asks for;
+- the bytes, parameters and dtypes equal this file's own tally of the tensors
+  it wrote, and `weights from=` on the same files on disk;
+- the record keeps the commit and each header's sha256, equal to the sha256 of
+  the file's first 8 + header-length bytes computed here;
+- a second run with HF_HUB_OFFLINE=1 reads the cache and asks nothing;
+- offline with an empty cache, nothing is asked and the download command is
+  named; without libcurl the note says how to get it;
+- a gated repository: refused without a token, with the message to log in;
+  read with HF_TOKEN or the token file; the token reaches the Hub, never the
+  CDN, and is never printed, recorded or written into the cache;
+- a wrong name and a wrong revision; a server that ignores Range (refused,
+  the transfer aborted long before the shard is sent); a slow server (a
+  progress line); a stalled one (a timeout); a broken API (HTTP 500).
+
+Environment: VS_BUILD_DIR (the build tree, holding vramsheet),
+VS_SOURCE_DIR (the sources). Exit status 0 passed, 1 failed.
+"""
+import hashlib
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.environ.get("VS_SOURCE_DIR", os.path.dirname(os.path.dirname(HERE)))
+BUILD = os.environ.get("VS_BUILD_DIR", os.getcwd())
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(SOURCE, "tests", "model"))
+import fake_hub  # noqa: E402
+import gguf_independent as gg  # noqa: E402  (its GGUF writer)
+
+VRAMSHEET = os.path.join(BUILD, "vramsheet")
+TOKEN = "hf_TESTtokenNeverPrinted0123456789"
+COMMIT_BIG = "1" * 8 + "a" * 32
+COMMIT_GATED = "2" * 40
+COMMIT_GGUF = "3" * 40
+COMMIT_TWO = "4" * 40
+FAILED = []
+
+# bytes per element of the safetensors dtypes written here (safetensors' spec)
+DT = {"BF16": 2, "F32": 4, "F8_E4M3": 1}
+
+
+def log(*a):
+    print("test_hub:", *a, flush=True)
+
+
+def check(cond, what):
+    if cond:
+        log("ok:", what)
+    else:
+        log("FAILED:", what)
+        FAILED.append(what)
+    return cond
+
+
+def write_safetensors(path, tensors):
+    """tensors: [(name, dtype, shape)]. The data a sparse hole. Returns
+    (header length, data bytes, {dtype: (bytes, params)})."""
+    header, off, tally = {}, 0, {}
+    for name, dtype, shape in tensors:
+        n = 1
+        for d in shape:
+            n *= d
+        b = n * DT[dtype]
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [off, off + b]}
+        off += b
+        tb, tp = tally.get(dtype, (0, 0))
+        tally[dtype] = (tb + b, tp + n)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((-len(text)) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        f.truncate(8 + len(text) + off)
+    return len(text), off, tally
+
+
+def big_repo(folder):
+    """163 shards of a DeepSeek-V3-like MoE: per shard 8 experts' FP8
+    projections with their F32 scales, and a BF16 norm."""
+    os.makedirs(folder)
+    shutil.copy(os.path.join(SOURCE, "tests/model/configs/deepseek-v3.json"),
+                os.path.join(folder, "config.json"))
+    weight_map, tally, headers = {}, {}, {}
+    for k in range(1, 164):
+        name = "model-%05d-of-000163.safetensors" % k
+        t = [("model.layers.%d.input_layernorm.weight" % k, "BF16", [7168])]
+        for e in range(8):
+            for w, shape in (("gate_proj", [2048, 7168]), ("up_proj", [2048, 7168]),
+                             ("down_proj", [7168, 2048])):
+                base = "model.layers.%d.mlp.experts.%d.%s" % (k, e, w)
+                t.append((base + ".weight", "F8_E4M3", shape))
+                t.append((base + ".weight_scale_inv", "F32",
+                          [shape[0] // 128, shape[1] // 128]))
+        hlen, _, tl = write_safetensors(os.path.join(folder, name), t)
+        headers[name] = hlen
+        for dt, (b, p) in tl.items():
+            tb, tp = tally.get(dt, (0, 0))
+            tally[dt] = (tb + b, tp + p)
+        for tn, _, _ in t:
+            weight_map[tn] = name
+    with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": sum(b for b, _ in tally.values())},
+                   "weight_map": weight_map}, f)
+    return tally, headers
+
+
+def header_sha(path, n):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read(n)).hexdigest()
+
+
+def run(script, env, cwd):
+    path = os.path.join(cwd, "cell.vs")
+    with open(path, "w") as f:
+        f.write(script)
+    t0 = time.monotonic()
+    p = subprocess.run([VRAMSHEET, "run", path], env=env, cwd=cwd, capture_output=True,
+                       text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+
+
+def record(records, sheet):
+    out = subprocess.run(["git", "-C", records, "show", "main:sheets/%s/sheet.json" % sheet],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def main():
+    if not os.access(VRAMSHEET, os.X_OK):
+        log("FAILED: no", VRAMSHEET)
+        return 1
+    tmp = tempfile.mkdtemp(prefix="vs-hub-")
+    hub = fake_hub.FakeHub()
+    try:
+        return checks(tmp, hub)
+    finally:
+        hub.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def base_env(tmp, cache):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env.update({"HF_HUB_CACHE": os.path.join(tmp, cache), "HF_HOME": os.path.join(tmp, "hfhome"),
+                "HF_ENDPOINT": "", "VRAMSHEET_RECORDS": os.path.join(tmp, "records-" + cache)})
+    return env
+
+
+def checks(tmp, hub):
+    env0 = base_env(tmp, "cache")
+    env0["HF_ENDPOINT"] = hub.endpoint
+
+    # ---- the 163-shard checkpoint
+    folder = os.path.join(tmp, "repos", "big")
+    tally, headers = big_repo(folder)
+    hub.add(fake_hub.Repo("deepseek-ai/Fake-V3", COMMIT_BIG, folder))
+    env = dict(env0, HF_TOKEN=TOKEN)
+    rec = os.path.join(tmp, "rec1")
+    rc, out, err, secs = run('records %s\nsheet "big"\nmodel deepseek-ai/Fake-V3\nweights\n'
+                             'commit "from the hub"\n' % rec, env, tmp)
+    check(rc == 0, "163 shards from the Hub: the cell ran (%s)" % (err.strip()[-300:] or "ok"))
+    served = hub.bytes()
+    log("163 shards: %d bytes served in %d requests, %.2f s" % (served, hub.requests(), secs))
+    check(served < 3_000_000, "163 shards: under 3 MB served (%d bytes)" % served)
+    check(secs < 2.0, "163 shards: under 2 s on loopback (%.2f s)" % secs)
+    longest = max((b - a + 1 for a, b in hub.cdn_count.ranges), default=0)
+    check(longest <= max(headers.values()),
+          "no range longer than a header (%d <= %d)" % (longest, max(headers.values())))
+    check(len(hub.cdn_count.ranges) == 2 * 163, "two ranges per shard (8 bytes, then the header)")
+    check(hub.cdn_count.auth_seen == [], "the token never reached the CDN (another origin)")
+    check(all(a == "Bearer " + TOKEN for a in hub.hub_count.auth_seen) and
+          hub.hub_count.auth_seen, "the token reached the Hub")
+    want_bytes = sum(b for b, _ in tally.values())
+    want_params = sum(p for _, p in tally.values())
+    r = record(rec, "big") if rc == 0 else {}
+    wf = r.get("weights_files") or {}
+    check(wf.get("bytes") == want_bytes,
+          "weights bytes = this file's tally (%s, %d)" % (wf.get("bytes"), want_bytes))
+    check(wf.get("params") == want_params, "params = tally (%s, %d)" % (wf.get("params"),
+                                                                         want_params))
+    got_dt = {d["dtype"]: (d["bytes"], d["params"]) for d in wf.get("by_dtype", [])}
+    check(got_dt == tally, "by_dtype = tally")
+    check(r.get("card", {}).get("revision") == COMMIT_BIG, "the record keeps the commit")
+    check((wf.get("hub") or {}).get("commit") == COMMIT_BIG, "weights_files.hub names the commit")
+    files = {f["name"]: f for f in wf.get("files", [])}
+    good = len(files) == 163 and all(
+        f.get("partial") is True and f.get("header_bytes") == 8 + headers[n] and
+        f.get("header_sha256") == header_sha(os.path.join(folder, n), 8 + headers[n])
+        for n, f in files.items())
+    check(good, "each file: partial, header_bytes = 8 + header length, header_sha256 = "
+          "sha256 of those bytes on disk")
+    # the same files on disk, read as local files
+    rc2, out2, err2, _ = run('records %s\nsheet "local"\nmodel deepseek-ai/Fake-V3 '
+                             'config=%s/config.json\nweights from=%s\ncommit "local"\n'
+                             % (rec, folder, folder), dict(env0, HF_HUB_OFFLINE="1"), tmp)
+    r2 = record(rec, "local") if rc2 == 0 else {}
+    wf2 = r2.get("weights_files") or {}
+    check(rc2 == 0 and wf2.get("bytes") == wf.get("bytes") and
+          wf2.get("by_dtype") == wf.get("by_dtype") and wf2.get("params") == wf.get("params"),
+          "`weights from=` on the files on disk gives the same bytes, params and dtypes")
+    check(TOKEN not in out + err, "the token is not printed")
+    leaked = subprocess.run(["grep", "-rl", TOKEN, rec, env["HF_HUB_CACHE"]],
+                            capture_output=True, text=True).stdout
+    check(leaked == "", "the token is in no record and no cache file")
+    blobs = os.path.join(env["HF_HUB_CACHE"], "models--deepseek-ai--Fake-V3")
+    check(open(os.path.join(blobs, "refs", "main")).read() == COMMIT_BIG, "refs/main = commit")
+    snap = os.path.join(blobs, "snapshots", COMMIT_BIG)
+    check(os.path.islink(os.path.join(snap, "config.json")) and
+          open(os.path.join(snap, "config.json"), "rb").read() ==
+          open(os.path.join(folder, "config.json"), "rb").read(),
+          "config.json in the snapshot, linked to its blob, byte for byte")
+    check(not os.path.exists(os.path.join(snap, "model-00001-of-000163.safetensors")),
+          "no header is in the snapshot (it would pass for the file)")
+
+    # offline: from the cache, nothing asked
+    hub.reset_counts()
+    rc, out, err, _ = run('records %s\nsheet "again"\nmodel deepseek-ai/Fake-V3\nweights\n'
+                          'commit "offline"\n' % rec, dict(env, HF_HUB_OFFLINE="1"), tmp)
+    r3 = record(rec, "again") if rc == 0 else {}
+    check(rc == 0 and hub.requests() == 0, "offline: model and weights from the cache, "
+          "nothing asked (%d requests; %s)" % (hub.requests(), err.strip()[-200:]))
+    check((r3.get("weights_files") or {}).get("bytes") == want_bytes, "offline: the same bytes")
+
+    # offline, empty cache: nothing asked, the download command named
+    env_empty = base_env(tmp, "empty")
+    env_empty.update(HF_ENDPOINT=hub.endpoint, HF_HUB_OFFLINE="1")
+    rc, out, err, _ = run("model deepseek-ai/Fake-V3\n", env_empty, tmp)
+    check(rc == 0 and hub.requests() == 0 and "huggingface-cli download" in out and
+          "HF_HUB_OFFLINE" in out, "offline, empty cache: nothing asked, the command named")
+    # without libcurl
+    env_nocurl = base_env(tmp, "nocurl")
+    env_nocurl.update(HF_ENDPOINT=hub.endpoint, VRAMSHEET_CURL_LIBRARY="/nonexistent/libcurl.so")
+    rc, out, err, _ = run("model deepseek-ai/Fake-V3\n", env_nocurl, tmp)
+    check(rc == 0 and hub.requests() == 0 and "libcurl" in out and
+          "huggingface-cli download" in out, "without libcurl: says how to get the files")
+
+    # ---- a gated repository
+    gfolder = os.path.join(tmp, "repos", "gated")
+    os.makedirs(gfolder)
+    shutil.copy(os.path.join(SOURCE, "tests/model/configs/llama-3.1-8b.json"),
+                os.path.join(gfolder, "config.json"))
+    ghlen, gdata, gtally = write_safetensors(os.path.join(gfolder, "model.safetensors"), [
+        ("model.embed_tokens.weight", "BF16", [128256, 4096]),
+        ("model.norm.weight", "BF16", [4096])])
+    hub.add(fake_hub.Repo("meta-llama/Gated-8B", COMMIT_GATED, gfolder, gated_token=TOKEN))
+    envg = base_env(tmp, "gated")
+    envg["HF_ENDPOINT"] = hub.endpoint
+    rc, out, err, _ = run("model meta-llama/Gated-8B\n", envg, tmp)
+    check(rc == 0 and "gated" in out and "huggingface-cli login" in out,
+          "gated, no token: `model` says it is gated and how to log in")
+    rc, out, err, _ = run("model meta-llama/Gated-8B revision=%s\nweights\n" % COMMIT_GATED,
+                          envg, tmp)
+    check(rc != 0 and "gated" in out + err and "login" in out + err,
+          "gated, no token: `weights` fails saying how to log in")
+    os.makedirs(envg["HF_HOME"], exist_ok=True)
+    with open(os.path.join(envg["HF_HOME"], "token"), "w") as f:
+        f.write(TOKEN + "\n")
+    rc, out, err, _ = run("model meta-llama/Gated-8B\nweights\n", envg, tmp)
+    check(rc == 0 and "{:,}".format(gdata) in out,
+          "gated, the token file of HF_HOME: read (%s B)" % "{:,}".format(gdata))
+    check(TOKEN not in out + err, "gated: the token is not printed")
+    os.remove(os.path.join(envg["HF_HOME"], "token"))
+
+    # ---- wrong name, wrong revision
+    rc, out, err, _ = run("model nobody/Nothing-Here\n", envg, tmp)
+    check(rc == 0 and "no such repository" in out, "a wrong name: `model` says so")
+    rc, out, err, _ = run("model deepseek-ai/Fake-V3 revision=v9.9\n",
+                          dict(envg, HF_HUB_CACHE=os.path.join(tmp, "c-rev")), tmp)
+    check(rc == 0 and "no revision v9.9" in out, "a wrong revision: `model` says so")
+
+    # ---- GGUF: growing ranges until the tensor table is parsed
+    gg_folder = os.path.join(tmp, "repos", "gguf")
+    os.makedirs(gg_folder)
+    vocab = ["tok%06d" % i for i in range(128256)]
+    kvs = [gg.kv("general.architecture", 8, "llama"), gg.kv("llama.block_count", 4, 32),
+           gg.kv("llama.context_length", 4, 131072), gg.kv("llama.embedding_length", 4, 4096),
+           gg.kv("llama.attention.head_count", 4, 32),
+           gg.kv("llama.attention.head_count_kv", 4, 8), gg.kv("general.file_type", 4, 15),
+           gg.kv("tokenizer.ggml.tokens", 9, (8, vocab))]
+    tensors = gg.llama_tensors()
+    gpath = os.path.join(gg_folder, "Fake-8B-Q4_K_M.gguf")
+    data_start, _ = gg.write_gguf(gpath, kvs, tensors)
+    with open(os.path.join(gg_folder, "README.md"), "w") as f:
+        f.write("a GGUF repository\n")
+    hub.add(fake_hub.Repo("fake/Fake-8B-GGUF", COMMIT_GGUF, gg_folder))
+    envq = base_env(tmp, "gguf")
+    envq["HF_ENDPOINT"] = hub.endpoint
+    hub.reset_counts()
+    rec = os.path.join(tmp, "rec2")
+    rc, out, err, _ = run('records %s\nsheet "q"\nmodel fake/Fake-8B-GGUF\nweights\ncommit "q"\n'
+                          'sheet "ql"\nmodel fake/Fake-8B-GGUF\nweights from=%s\ncommit "l"\n'
+                          % (rec, gpath), envq, tmp)
+    served = hub.bytes()
+    check(rc == 0, "GGUF from the Hub: the cell ran (%s)" % err.strip()[-300:])
+    q = (record(rec, "q") if rc == 0 else {}).get("weights_files") or {}
+    ql = (record(rec, "ql") if rc == 0 else {}).get("weights_files") or {}
+    want = sum(gg.nbytes(t, s) for _, s, t in tensors)
+    check(q.get("bytes") == want and ql.get("bytes") == want and
+          q.get("by_dtype") == ql.get("by_dtype"),
+          "GGUF: bytes = the tally (%s, %d) and = `weights from=`" % (q.get("bytes"), want))
+    f0 = (q.get("files") or [{}])[0]
+    check(f0.get("header_bytes") == data_start and
+          f0.get("header_sha256") == header_sha(gpath, data_start),
+          "GGUF: header_bytes = the data section's start (%d), its sha256" % data_start)
+    log("GGUF: header %d bytes, %d served" % (data_start, served))
+    check(served < 2 * data_start + 64 * 1024 + 20000,
+          "GGUF: growing ranges read under twice the header (%d)" % served)
+
+    # two GGUF files: which one is asked
+    two = os.path.join(tmp, "repos", "two")
+    os.makedirs(two)
+    for q_ in ("Q4_K_M", "Q8_0"):
+        gg.write_gguf(os.path.join(two, "Two-%s.gguf" % q_), kvs[:2], tensors[:3])
+    hub.add(fake_hub.Repo("fake/Two-GGUF", COMMIT_TWO, two))
+    rc, out, err, _ = run("model fake/Two-GGUF\nweights\n", envq, tmp)
+    check(rc != 0 and "Two-Q4_K_M.gguf" in out + err and "Two-Q8_0.gguf" in out + err,
+          "two GGUF files: both named, one to choose")
+
+    # ---- servers that misbehave
+    envb = base_env(tmp, "bad1")
+    envb["HF_ENDPOINT"] = hub.endpoint
+    hub.mode = "ignore_range"
+    hub.reset_counts()
+    rc, out, err, _ = run("model meta-llama/Gated-8B\nweights\n", dict(envb, HF_TOKEN=TOKEN), tmp)
+    shard = os.path.getsize(os.path.join(gfolder, "model.safetensors"))
+    check(rc != 0 and "range" in out + err and "whole file" in out + err,
+          "a server that ignores Range: refused (%s)" % (out + err).strip()[-200:])
+    check(hub.cdn_count.bytes < min(shard // 4, 64 << 20),
+          "... the transfer aborted: %d of the %d bytes sent" % (hub.cdn_count.bytes, shard))
+    hub.mode = "slow"
+    hub.delay = 0.6
+    rc, out, err, _ = run("model meta-llama/Gated-8B\nweights\n",
+                          dict(envb, HF_TOKEN=TOKEN, HF_HUB_CACHE=os.path.join(tmp, "c-slow")),
+                          tmp)
+    check(rc == 0 and "reading headers from the Hub" in err,
+          "a slow server: read, with a progress line (%s)" % err.strip()[-200:])
+    hub.mode = "stall"
+    hub.delay = 4
+    rc, out, err, secs = run("model meta-llama/Gated-8B\nweights\n",
+                             dict(envb, HF_TOKEN=TOKEN, HF_HUB_DOWNLOAD_TIMEOUT="1",
+                                  HF_HUB_CACHE=os.path.join(tmp, "c-stall")), tmp)
+    check(rc != 0 and secs < 4 and "cannot read" in out + err,
+          "a stalled server: a timeout after HF_HUB_DOWNLOAD_TIMEOUT (%.1f s)" % secs)
+    hub.mode = "broken"
+    rc, out, err, _ = run("model meta-llama/Gated-8B\n",
+                          dict(envb, HF_HUB_CACHE=os.path.join(tmp, "c-broken")), tmp)
+    check(rc == 0 and "HTTP 500" in out, "a broken API: `model` says HTTP 500")
+    hub.mode = "ok"
+
+    log("%d failed" % len(FAILED) if FAILED else "all passed")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
