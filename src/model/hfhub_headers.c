@@ -166,7 +166,7 @@ static int plan(vs_hfhub *s, const json_t *sib, char ***names, size_t *n, char *
     char cands[12][256];
     size_t i, nc = 0, ncand_all = 0;
     unsigned no, count = 1, k;
-    size_t plen;
+    size_t plen = 0;
     *names = NULL;
     *n = 0;
     *gguf = 0;
@@ -234,7 +234,7 @@ static int plan(vs_hfhub *s, const json_t *sib, char ***names, size_t *n, char *
     if (!(*names = calloc(count, sizeof **names)))
         return vs_error_oom(err);
     for (k = 0; k < count; k++, (*n)++) {
-        size_t m = plen + 32;
+        size_t m = strlen(cands[0]) + 32;
         if (!((*names)[k] = malloc(m)))
             return vs_error_oom(err);
         if (count == 1)
