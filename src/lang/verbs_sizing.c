@@ -258,7 +258,7 @@ const vs_verb vs_verbs_sizing[] = {
      "index, such as down_blocks.1 or transformer_blocks.7), the weights all in host memory, "
      "shown beside; capacity verdicts use the per-GPU figure.",
      vs_verb_placement_keys, vs_verb_placement_words},
-    {"weights", vs_verb_weights, "weights [from=PATH] [sha256=yes]",
+    {"weights", vs_verb_weights, "weights [from=PATH | file=NAME] [sha256=yes]",
      "weights only, in bytes, GB and GiB (a lower bound)",
      "Weights only = params x bits / 8 bytes (rounded up), shown as exact bytes, GB (10^9) and "
      "GiB (2^30): a lower bound, not a GPU recommendation. from=PATH reads safetensors headers "
@@ -280,7 +280,10 @@ const vs_verb vs_verbs_sizing[] = {
      "beside the snapshot (models--ORG--NAME/vramsheet-headers/COMMIT/, sparse files that "
      "huggingface_hub never takes for the real ones), the record keeps each header's sha256, "
      "and a later run reads them offline. With HF_HUB_OFFLINE=1 or without libcurl it says "
-     "which files to fetch. HF_HUB_DOWNLOAD_TIMEOUT (default 10 s) ends a stalled transfer; a "
+     "which files to fetch. file=NAME picks one file of the card's repository (in the "
+     "snapshot, else its headers from the Hub): a GGUF repository holds one file per "
+     "quantisation (file=Qwen3-8B-Q4_K_M.gguf; the first of a split set brings the others). "
+     "HF_HUB_DOWNLOAD_TIMEOUT (default 10 s) ends a stalled transfer; a "
      "slow one prints a progress line each second. Quantised safetensors checkpoints (GPTQ, AWQ, "
      "FP8, MXFP4, NVFP4, bitsandbytes) "
      "count their stored tensors as they are (packed integers, scales, zeros), with the "

@@ -437,13 +437,14 @@ int vs_hfcache_model_config(const char *repo_id, const char *revision, char **co
 /* The weights' headers the Hub gave (or gives now) into the sheet: 0; 1 when
  * the Hub cannot be asked (offline, no libcurl) and nothing was read before,
  * with why in e; a negative code otherwise. */
-static int hub_weights(json_t *sheet, const char *model, const char *commit, char *path,
-                       json_t **payload, const vs_hub_progress *p, vs_hub_stats *st, vs_error *e)
+static int hub_weights(json_t *sheet, const char *model, const char *commit, const char *file,
+                       char *path, json_t **payload, const vs_hub_progress *p, vs_hub_stats *st,
+                       vs_error *e)
 {
     vs_hub_stats mine;
     int rc;
     memset(&mine, 0, sizeof mine);
-    rc = vs_hfhub_headers(model, commit, path, VS_HF_PATH_MAX + 300, p, &mine, e);
+    rc = vs_hfhub_headers(model, commit, file, path, VS_HF_PATH_MAX + 300, p, &mine, e);
     if (rc == VS_EIO && !mine.requests && !vs_hfhub_can_fetch(e->message, sizeof e->message))
         return 1;
     if (rc == 0)
@@ -465,8 +466,8 @@ static int hub_weights(json_t *sheet, const char *model, const char *commit, cha
     return rc;
 }
 
-int vs_hfcache_card_weights(json_t *sheet, json_t **payload, const vs_hub_progress *p,
-                            vs_hub_stats *st, vs_error *err)
+int vs_hfcache_card_weights(json_t *sheet, const char *file, json_t **payload,
+                            const vs_hub_progress *p, vs_hub_stats *st, vs_error *err)
 {
     const json_t *card = json_object_get(sheet, "card");
     const char *model = json_string_value(json_object_get(card, "model"));
@@ -485,7 +486,10 @@ int vs_hfcache_card_weights(json_t *sheet, json_t **payload, const vs_hub_progre
     }
     vs_error_clear(&e);
     found = vs_hfcache_find(s, model, rev, &e) == 0;
-    rc = found ? locate_weights(s, model, path, VS_HF_PATH_MAX + 300, &e) : 1;
+    if (found && file) /* the file named, when the snapshot has it */
+        rc = vs_hfcache_file(s, model, file, path, VS_HF_PATH_MAX + 300, &e);
+    else
+        rc = found ? locate_weights(s, model, path, VS_HF_PATH_MAX + 300, &e) : 1;
     if (rc == 0) {
         rc = vs_model_apply_weights_files(sheet, path, 0, payload, &e);
         /* a shard missing: say which to fetch (checked only then: the index is
@@ -505,7 +509,7 @@ int vs_hfcache_card_weights(json_t *sheet, json_t **payload, const vs_hub_progre
         vs_error_clear(&he);
         json_decref(*payload);
         *payload = NULL;
-        hrc = hub_weights(sheet, model, rev, path, payload, p, st, &he);
+        hrc = hub_weights(sheet, model, rev, file, path, payload, p, st, &he);
         if (hrc == 0 || (hrc < 0 && rc == 1) || (hrc < 0 && hrc != VS_EIO)) {
             rc = hrc;
             e = he;

@@ -77,8 +77,11 @@ int vs_hfcache_model_config(const char *repo_id, const char *revision, char **co
  * before (model/hfhub.h's header folder), else read now when the network is
  * allowed (st, may be NULL, adds what that cost). VS_ENOTFOUND saying which
  * files to fetch and where when they are not there; 1 when the card's model
- * and revision are not in the cache and cannot be asked of the Hub. */
-int vs_hfcache_card_weights(json_t *sheet, json_t **payload, const struct vs_hub_progress *p,
-                            struct vs_hub_stats *st, vs_error *err);
+ * and revision are not in the cache and cannot be asked of the Hub. file
+ * (may be NULL) names the repository's file to read (`weights file=`: a
+ * .gguf of several, a .safetensors, an index .json) instead of the one found. */
+int vs_hfcache_card_weights(json_t *sheet, const char *file, json_t **payload,
+                            const struct vs_hub_progress *p, struct vs_hub_stats *st,
+                            vs_error *err);
 
 #endif

@@ -23,7 +23,8 @@
  * the real size holding the real header bytes at the start and a hole after
  * them (the readers of model/model.h read it as they read the real file and
  * never look past the header), described by <repo>/vramsheet-headers/<commit>.json
- * (each file's size, header bytes, and the sha256 of those bytes). Deleting the
+ * (each file's size, header bytes, and the sha256 of those bytes; which
+ * headers each weights name needs). Deleting the
  * repository from the cache (`huggingface-cli delete-cache`) removes them too.
  */
 #ifndef VS_MODEL_HFHUB_H
@@ -72,13 +73,16 @@ int vs_hfhub_fetch_config(const char *repo_id, const char *revision, char commit
                           const vs_hub_progress *p, vs_hub_stats *st, vs_error *err);
 
 /* The headers of the weights of repo_id at commit (40 hex): the header
- * folder's weights file (model.safetensors.index.json, model.safetensors or
- * the one GGUF file, the first of a split set) into out. Uses the header
- * folder when complete (no request); else, when allowed, reads the headers
- * from the Hub (st, may be NULL, says how much). VS_ENOTFOUND when the
- * repository holds no weights file, or several GGUF files (named); VS_EIO
- * when offline or without libcurl (saying which), or the Hub refused. */
-int vs_hfhub_headers(const char *repo_id, const char *commit, char *out, size_t n,
+ * folder's weights file into out: file (a file of the repository: a .gguf,
+ * the first of a split set bringing the others, a .safetensors, or an index
+ * .json bringing its shards), else model.safetensors.index.json,
+ * model.safetensors or the one GGUF file. Uses the header folder when it has
+ * them all (no request); else, when allowed, reads the headers from the Hub
+ * (st, may be NULL, says how much). VS_ENOTFOUND when the repository holds no
+ * such file or no weights file; VS_EVALUE for several GGUF files (named) and
+ * no file; VS_EIO when offline or without libcurl (saying which), or the Hub
+ * refused. */
+int vs_hfhub_headers(const char *repo_id, const char *commit, const char *file, char *out, size_t n,
                      const vs_hub_progress *p, vs_hub_stats *st, vs_error *err);
 
 /* After model/model.h read a header folder (weights_path inside it): adds to

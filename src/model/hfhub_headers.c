@@ -157,11 +157,67 @@ static int ends_with(const char *s, const char *x)
     return n >= m && !strcmp(s + n - m, x);
 }
 
-/* The weights files the repository's siblings name, as model/hfcache.c picks
- * them in a snapshot: the index (its shards), model.safetensors, or the one
- * GGUF file (the shards of its split set). *names: malloc'd list. */
-static int plan(vs_hfhub *s, const json_t *sib, char ***names, size_t *n, char *weights, size_t wn,
-                int *gguf, vs_error *err)
+/* A repository's file name vramsheet will write under a folder: relative,
+ * no empty, "." or ".." part. */
+static int safe_name(const char *name)
+{
+    const char *p = name;
+    if (!*name || *name == '/')
+        return 0;
+    while (*p) {
+        size_t k = strcspn(p, "/");
+        if (k == 0 || (k == 1 && p[0] == '.') || (k == 2 && p[0] == '.' && p[1] == '.'))
+            return 0;
+        p += k;
+        if (*p == '/')
+            p++;
+        if (!*p && p[-1] == '/')
+            return 0;
+    }
+    return 1;
+}
+
+static int add_name(char ***names, size_t *n, const char *prefix, size_t plen, const char *name,
+                    vs_error *err)
+{
+    size_t m = plen + strlen(name) + 1;
+    char **g = realloc(*names, (*n + 1) * sizeof **names);
+    if (!g)
+        return vs_error_oom(err);
+    *names = g;
+    if (!(g[*n] = malloc(m)))
+        return vs_error_oom(err);
+    snprintf(g[*n], m, "%.*s%s", (int)plen, prefix, name);
+    (*n)++;
+    return 0;
+}
+
+/* An index's shards (names beside it), the index itself fetched whole into
+ * the cache. */
+static int plan_index(vs_hfhub *s, const char *index, char ***names, size_t *n, vs_error *err)
+{
+    vs_http_resp r;
+    vs_st_index *ix = NULL;
+    const char *slash = strrchr(index, '/');
+    size_t i, plen = slash ? (size_t)(slash - index) + 1 : 0;
+    int rc = vs_hfhub_get(s, index, 0, 0, VS_HFHUB_SMALL_MAX, &r, err);
+    if (!rc)
+        rc = vs_hfhub_put_file(s, index, r.body, r.len, r.etag, err);
+    if (!rc)
+        rc = vs_st_index_parse(&ix, index, (const char *)r.body, r.len, err);
+    vs_http_resp_clear(&r);
+    for (i = 0; !rc && i < ix->nshards; i++)
+        rc = add_name(names, n, index, plen, ix->shards[i], err);
+    vs_st_index_free(ix);
+    return rc;
+}
+
+/* The weights files to read, as model/hfcache.c picks them in a snapshot:
+ * `want` when given (a file of the repository), else the index (its shards),
+ * model.safetensors, or the one GGUF file; a GGUF file brings its split set.
+ * *names: malloc'd list; weights: what stands for them. */
+static int plan(vs_hfhub *s, const json_t *sib, const char *want, char ***names, size_t *n,
+                char *weights, size_t wn, int *gguf, vs_error *err)
 {
     char cands[12][256];
     size_t i, nc = 0, ncand_all = 0;
@@ -170,35 +226,28 @@ static int plan(vs_hfhub *s, const json_t *sib, char ***names, size_t *n, char *
     *names = NULL;
     *n = 0;
     *gguf = 0;
-    if (vs_hfhub_has(sib, "model.safetensors.index.json")) {
-        vs_http_resp r;
-        vs_st_index *ix = NULL;
-        int rc = vs_hfhub_get(s, "model.safetensors.index.json", 0, 0, VS_HFHUB_SMALL_MAX, &r, err);
-        if (!rc)
-            rc = vs_hfhub_put_file(s, "model.safetensors.index.json", r.body, r.len, r.etag, err);
-        if (!rc)
-            rc = vs_st_index_parse(&ix, "model.safetensors.index.json", (const char *)r.body, r.len,
-                                   err);
-        vs_http_resp_clear(&r);
-        if (rc)
-            return rc;
-        if ((*names = calloc(ix->nshards, sizeof **names)))
-            for (i = 0; i < ix->nshards; i++, (*n)++)
-                if (!((*names)[i] = strdup(ix->shards[i])))
-                    break;
-        rc = *names && *n == ix->nshards ? 0 : vs_error_oom(err);
-        vs_st_index_free(ix);
+    if (want) {
+        if (!safe_name(want) || strlen(want) >= sizeof cands[0])
+            return vs_error_set(err, VS_EVALUE, "file=%s is not a file name of the repository",
+                                want);
+        if (!vs_hfhub_has(sib, want))
+            return vs_error_set(err, VS_ENOTFOUND, "%s at %s has no file %s on %s", s->repo,
+                                s->commit, want, s->endpoint);
+        snprintf(weights, wn, "%s", want);
+        if (ends_with(want, ".json"))
+            return plan_index(s, want, names, n, err);
+        if (!ends_with(want, ".gguf"))
+            return add_name(names, n, "", 0, want, err);
+        snprintf(cands[0], sizeof cands[0], "%s", want);
+        ncand_all = 1;
+    } else if (vs_hfhub_has(sib, "model.safetensors.index.json")) {
         snprintf(weights, wn, "model.safetensors.index.json");
-        return rc;
-    }
-    if (vs_hfhub_has(sib, "model.safetensors")) {
-        if (!(*names = calloc(1, sizeof **names)) || !((*names)[0] = strdup("model.safetensors")))
-            return vs_error_oom(err);
-        *n = 1;
+        return plan_index(s, weights, names, n, err);
+    } else if (vs_hfhub_has(sib, "model.safetensors")) {
         snprintf(weights, wn, "model.safetensors");
-        return 0;
+        return add_name(names, n, "", 0, weights, err);
     }
-    for (i = 0; i < json_array_size(sib); i++) {
+    for (i = 0; !want && i < json_array_size(sib); i++) {
         const char *f = json_string_value(json_object_get(json_array_get(sib, i), "rfilename"));
         if (!f || !ends_with(f, ".gguf") || strlen(f) >= sizeof cands[0])
             continue;
@@ -220,27 +269,25 @@ static int plan(vs_hfhub *s, const json_t *sib, char ***names, size_t *n, char *
             used +=
                 (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", cands[i]);
         return vs_error_set(err, VS_EVALUE,
-                            "%s at %s holds %zu GGUF files (%s%s); fetch the one to size "
-                            "(`huggingface-cli download %s FILE.gguf --revision %s`) and give "
-                            "`weights from=PATH`",
-                            s->repo, s->commit, ncand_all, list, ncand_all > nc ? ", ..." : "",
-                            s->repo, s->commit);
+                            "%s at %s holds %zu GGUF files (%s%s): name the one to size with "
+                            "`weights file=NAME.gguf`",
+                            s->repo, s->commit, ncand_all, list, ncand_all > nc ? ", ..." : "");
     }
     *gguf = 1;
     snprintf(weights, wn, "%s", cands[0]);
-    count = 1;
-    if (!vs_gguf_split_name(cands[0], &no, &count, &plen))
+    if (!vs_gguf_split_name(cands[0], &no, &count, &plen)) {
         count = 1;
-    if (!(*names = calloc(count, sizeof **names)))
-        return vs_error_oom(err);
-    for (k = 0; k < count; k++, (*n)++) {
-        size_t m = strlen(cands[0]) + 32;
-        if (!((*names)[k] = malloc(m)))
-            return vs_error_oom(err);
+        plen = 0;
+    }
+    for (k = 0; k < count; k++) {
+        char shard[300];
         if (count == 1)
-            snprintf((*names)[k], m, "%s", cands[0]);
+            snprintf(shard, sizeof shard, "%s", cands[0]);
         else
-            snprintf((*names)[k], m, "%.*s-%05u-of-%05u.gguf", (int)plen, cands[0], k + 1, count);
+            snprintf(shard, sizeof shard, "%.*s-%05u-of-%05u.gguf", (int)plen, cands[0], k + 1,
+                     count);
+        if (add_name(names, n, "", 0, shard, err))
+            return VS_ENOMEM;
     }
     return 0;
 }
@@ -251,7 +298,9 @@ static int plan(vs_hfhub *s, const json_t *sib, char ***names, size_t *n, char *
 static int link_complete(vs_hfhub *s, const json_t *sib, const char *hdir, const char *name,
                          vs_error *err)
 {
-    char snap[VS_HF_PATH_MAX + 400], link[VS_HF_PATH_MAX + 400], target[600];
+    char snap[VS_HF_PATH_MAX + 400], link[VS_HF_PATH_MAX + 400], target[1200];
+    const char *c;
+    size_t k = 0;
     struct stat st;
     int rc;
     snprintf(snap, sizeof snap, "%s/snapshots/%s/%s", s->repo_dir, s->commit, name);
@@ -267,7 +316,10 @@ static int link_complete(vs_hfhub *s, const json_t *sib, const char *hdir, const
             return rc;
     }
     snprintf(link, sizeof link, "%s/%s", hdir, name);
-    snprintf(target, sizeof target, "../../snapshots/%s/%s", s->commit, name);
+    for (c = name; *c; c++) /* one more ../ per folder in name */
+        if (*c == '/')
+            k += (size_t)snprintf(target + k, sizeof target - k, "../");
+    snprintf(target + k, sizeof target - k, "../../snapshots/%s/%s", s->commit, name);
     if ((rc = vs_hfhub_mkdirs(link, err)))
         return rc;
     unlink(link);
@@ -276,57 +328,104 @@ static int link_complete(vs_hfhub *s, const json_t *sib, const char *hdir, const
     return 0;
 }
 
-/* The header folder's description, written last: its presence says the
- * folder is complete. */
-static int write_manifest(vs_hfhub *s, const char *hdir, const char *weights, json_t *files,
-                          vs_error *err)
+/* The header folder's description (<folder>.json), written last: "files"
+ * every header there (size, header_bytes, header_sha256); "reads" what each
+ * weights name needs; "default" what `weights` reads without file=. A name
+ * is ready only when all it needs is there at its size. */
+static json_t *load_manifest(const char *hdir)
+{
+    char path[VS_HF_PATH_MAX + 400];
+    json_t *m;
+    snprintf(path, sizeof path, "%s.json", hdir);
+    if (!(m = json_load_file(path, 0, NULL)))
+        return NULL;
+    if (!json_is_array(json_object_get(m, "files")) ||
+        !json_is_object(json_object_get(m, "reads"))) {
+        json_decref(m);
+        return NULL;
+    }
+    return m;
+}
+
+static const json_t *file_entry(const json_t *m, const char *name)
+{
+    size_t i;
+    const json_t *f;
+    vs_json_array_foreach(json_object_get(m, "files"), i, f)
+    {
+        const char *n = json_string_value(json_object_get(f, "name"));
+        if (n && !strcmp(n, name))
+            return f;
+    }
+    return NULL;
+}
+
+/* want (NULL: the default) when every header it needs is there; else NULL. */
+static const char *ready(const json_t *m, const char *hdir, const char *want)
+{
+    char path[VS_HF_PATH_MAX + 400];
+    const json_t *need, *x;
+    size_t i;
+    if (!want)
+        want = json_string_value(json_object_get(m, "default"));
+    if (!want || !json_is_array(need = json_object_get(json_object_get(m, "reads"), want)))
+        return NULL;
+    vs_json_array_foreach(need, i, x)
+    {
+        struct stat st;
+        const char *name = json_string_value(x);
+        const json_t *f = name ? file_entry(m, name) : NULL;
+        snprintf(path, sizeof path, "%s/%s", hdir, name ? name : "");
+        if (!f || stat(path, &st) != 0 ||
+            (json_int_t)st.st_size != json_integer_value(json_object_get(f, "size")))
+            return NULL;
+    }
+    return want;
+}
+
+static int write_manifest(vs_hfhub *s, const char *hdir, const char *weights, int is_default,
+                          char **names, size_t nn, json_t *files, vs_error *err)
 {
     char path[VS_HF_PATH_MAX + 400], tmp[VS_HF_PATH_MAX + 500];
-    json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "what",
-                          "weights headers read by vramsheet: each file holds its first "
-                          "header_bytes bytes (header_sha256 their digest); the rest is a hole, "
-                          "not the file's data",
-                          "repo", s->repo, "commit", s->commit, "endpoint", s->endpoint, "weights",
-                          weights, "files", files);
+    json_t *m = load_manifest(hdir), *all, *need = json_array(), *f;
+    size_t i, j;
     int rc = 0;
     if (!m)
-        return vs_error_oom(err);
+        m = json_pack("{s:s, s:[], s:{}}", "what",
+                      "weights headers read by vramsheet: each file holds its first header_bytes "
+                      "bytes (header_sha256 their digest); the rest is a hole, not the file's "
+                      "data",
+                      "files", "reads");
+    all = json_object_get(m, "files");
+    for (i = 0; need && i < nn; i++)
+        json_array_append_new(need, json_string(names[i]));
+    vs_json_array_foreach(files, i, f) /* a header read again replaces its entry */
+    {
+        const char *name = json_string_value(json_object_get(f, "name"));
+        for (j = 0; j < json_array_size(all); j++)
+            if (!strcmp(name, json_string_value(json_object_get(json_array_get(all, j), "name"))))
+                json_array_remove(all, j--);
+        json_array_append(all, f);
+    }
+    if (!m || !need || json_array_size(need) != nn ||
+        json_object_set_new(m, "repo", json_string(s->repo)) ||
+        json_object_set_new(m, "commit", json_string(s->commit)) ||
+        json_object_set_new(m, "endpoint", json_string(s->endpoint)) ||
+        json_object_set(json_object_get(m, "reads"), weights, need) ||
+        (is_default && json_object_set_new(m, "default", json_string(weights)))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
     snprintf(path, sizeof path, "%s.json", hdir);
     snprintf(tmp, sizeof tmp, "%s.vramsheet-%ld.tmp", path, (long)getpid());
     if (json_dump_file(m, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || rename(tmp, path) != 0) {
         unlink(tmp);
         rc = vs_error_set(err, VS_EIO, "cannot write %s: %s", path, strerror(errno));
     }
+done:
+    json_decref(need);
     json_decref(m);
     return rc;
-}
-
-/* The folder's description when it is complete (every file there), else NULL. */
-static json_t *complete_manifest(const char *hdir)
-{
-    char path[VS_HF_PATH_MAX + 400];
-    json_t *m, *f;
-    size_t i;
-    snprintf(path, sizeof path, "%s.json", hdir);
-    if (!(m = json_load_file(path, 0, NULL)))
-        return NULL;
-    if (!json_is_string(json_object_get(m, "weights")) ||
-        !json_is_array(json_object_get(m, "files"))) {
-        json_decref(m);
-        return NULL;
-    }
-    vs_json_array_foreach(json_object_get(m, "files"), i, f)
-    {
-        struct stat st;
-        const char *name = json_string_value(json_object_get(f, "name"));
-        snprintf(path, sizeof path, "%s/%s", hdir, name ? name : "");
-        if (!name || stat(path, &st) != 0 ||
-            (json_int_t)st.st_size != json_integer_value(json_object_get(f, "size"))) {
-            json_decref(m);
-            return NULL;
-        }
-    }
-    return m;
 }
 
 static int read_all(vs_hfhub *s, char **names, size_t n, int gguf, const char *hdir, json_t *files,
@@ -344,7 +443,7 @@ static int read_all(vs_hfhub *s, char **names, size_t n, int gguf, const char *h
         f.s = s;
         f.name = names[i];
         s->done = (unsigned)i;
-        if (strchr(names[i], '/') || !strcmp(names[i], "..")) {
+        if (!safe_name(names[i])) {
             rc = vs_error_set(err, VS_EFORMAT, "%s: shard name '%s' is not a plain file name",
                               s->repo, names[i]);
             break;
@@ -368,7 +467,7 @@ static int read_all(vs_hfhub *s, char **names, size_t n, int gguf, const char *h
     return rc;
 }
 
-int vs_hfhub_headers(const char *repo_id, const char *commit, char *out, size_t n,
+int vs_hfhub_headers(const char *repo_id, const char *commit, const char *file, char *out, size_t n,
                      const vs_hub_progress *p, vs_hub_stats *st, vs_error *err)
 {
     char hdir[VS_HF_PATH_MAX + 200], weights[300], hub[VS_HF_PATH_MAX];
@@ -382,11 +481,12 @@ int vs_hfhub_headers(const char *repo_id, const char *commit, char *out, size_t 
         return slash ? rc : vs_error_set(err, VS_EVALUE, "'%s' is not ORG/NAME", repo_id);
     snprintf(hdir, sizeof hdir, "%s/models--%.*s--%s/" HEADERS_DIR "/%s", hub,
              (int)(slash - repo_id), repo_id, slash + 1, commit);
-    if ((m = complete_manifest(hdir))) { /* read before: no request */
-        snprintf(out, n, "%s/%s", hdir, json_string_value(json_object_get(m, "weights")));
+    if ((m = load_manifest(hdir)) && ready(m, hdir, file)) { /* read before: no request */
+        snprintf(out, n, "%s/%s", hdir, ready(m, hdir, file));
         json_decref(m);
         return 0;
     }
+    json_decref(m);
     if ((rc = vs_hfhub_open(&s, repo_id, p, st, err)))
         goto done;
     if ((rc = vs_hfhub_info(&s, commit, &sib, err)))
@@ -396,19 +496,18 @@ int vs_hfhub_headers(const char *repo_id, const char *commit, char *out, size_t 
                           s.commit, commit);
         goto done;
     }
-    if ((rc = plan(&s, sib, &names, &nn, weights, sizeof weights, &gguf, err)))
+    if ((rc = plan(&s, sib, file, &names, &nn, weights, sizeof weights, &gguf, err)))
         goto done;
     if (!(files = json_array())) {
         rc = vs_error_oom(err);
         goto done;
     }
     if ((rc = link_complete(&s, sib, hdir, "config.json", err)) ||
-        (!gguf && nn > 0 && !strcmp(weights, "model.safetensors.index.json") &&
-         (rc = link_complete(&s, sib, hdir, weights, err))))
+        (!gguf && ends_with(weights, ".json") && (rc = link_complete(&s, sib, hdir, weights, err))))
         goto done;
     if ((rc = read_all(&s, names, nn, gguf, hdir, files, err)))
         goto done;
-    if ((rc = write_manifest(&s, hdir, weights, files, err)))
+    if ((rc = write_manifest(&s, hdir, weights, file == NULL, names, nn, files, err)))
         goto done;
     snprintf(out, n, "%s/%s", hdir, weights);
 done:
@@ -464,7 +563,7 @@ int vs_hfhub_annotate(json_t *sheet, json_t *payload, const char *weights_path, 
     char hdir[VS_HF_PATH_MAX + 200];
     json_t *m, *wf = json_object_get(sheet, "weights_files"), *mfiles;
     int rc = 0;
-    if (!header_folder_of(weights_path, hdir, sizeof hdir) || !(m = complete_manifest(hdir)))
+    if (!header_folder_of(weights_path, hdir, sizeof hdir) || !(m = load_manifest(hdir)))
         return 0;
     mfiles = json_object_get(m, "files");
     if (annotate_files(json_object_get(wf, "files"), mfiles) ||

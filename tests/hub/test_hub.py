@@ -338,10 +338,37 @@ def checks(tmp, hub):
     os.makedirs(two)
     for q_ in ("Q4_K_M", "Q8_0"):
         gg.write_gguf(os.path.join(two, "Two-%s.gguf" % q_), kvs[:2], tensors[:3])
+    os.makedirs(os.path.join(two, "Q2_K"))
+    for i in range(2):  # a split set in a folder: split.no, split.count, split.tensors.count
+        gg.write_gguf(os.path.join(two, "Q2_K", "Two-Q2_K-%05d-of-00002.gguf" % (i + 1)),
+                      kvs[:2] + [gg.kv("split.no", 2, i), gg.kv("split.count", 2, 2),
+                                 gg.kv("split.tensors.count", 5, 3)],
+                      tensors[:2] if i == 0 else tensors[2:3])
     hub.add(fake_hub.Repo("fake/Two-GGUF", COMMIT_TWO, two))
     rc, out, err, _ = run("model fake/Two-GGUF\nweights\n", envq, tmp)
-    check(rc != 0 and "Two-Q4_K_M.gguf" in out + err and "Two-Q8_0.gguf" in out + err,
-          "two GGUF files: both named, one to choose")
+    check(rc != 0 and "Two-Q4_K_M.gguf" in out + err and "Two-Q8_0.gguf" in out + err and
+          "file=" in out + err, "two GGUF files: both named, file= to choose")
+    rec3 = os.path.join(tmp, "rec3")
+    want8 = sum(gg.nbytes(t, s) for _, s, t in tensors[:3])
+    rc, out, err, _ = run('records %s\nsheet "two"\nmodel fake/Two-GGUF\n'
+                          'weights file=Two-Q8_0.gguf\ncommit "q8"\n' % rec3, envq, tmp)
+    t8 = (record(rec3, "two") if rc == 0 else {}).get("weights_files") or {}
+    check(rc == 0 and t8.get("bytes") == want8 and
+          [f["name"] for f in t8.get("files", [])] == ["Two-Q8_0.gguf"],
+          "file=Two-Q8_0.gguf: that file's headers, its bytes (%s, %d)" % (t8.get("bytes"), want8))
+    rc, out, err, _ = run('records %s\nsheet "split"\nmodel fake/Two-GGUF\n'
+                          'weights file=Q2_K/Two-Q2_K-00001-of-00002.gguf\ncommit "q2"\n' % rec3,
+                          envq, tmp)
+    t2 = (record(rec3, "split") if rc == 0 else {}).get("weights_files") or {}
+    check(rc == 0 and t2.get("bytes") == want8 and len(t2.get("files", [])) == 2,
+          "file= in a folder, the first of a split set: both shards' headers (%s)"
+          % (err.strip()[-200:] if rc else t2.get("bytes")))
+    hub.reset_counts()
+    rc, out, err, _ = run("model fake/Two-GGUF\nweights file=Two-Q8_0.gguf\n"
+                          "weights file=Two-Q4_K_M.gguf\n", dict(envq, HF_HUB_OFFLINE="1"), tmp)
+    check(rc != 0 and hub.requests() == 0 and "{:,} B".format(want8) in out and
+          "HF_HUB_OFFLINE" in out + err,
+          "offline: file= read before comes from the cache, one never read is refused")
 
     # ---- servers that misbehave
     envb = base_env(tmp, "bad1")
