@@ -99,13 +99,10 @@ static long env_seconds(const char *name, long def)
     return *end || s <= 0 ? def : s;
 }
 
-static int on_progress(void *ctx, uint64_t now_bytes)
+/* A progress line once a second, once the first second has passed. */
+static void tick(vs_hfhub *s, uint64_t now_bytes)
 {
-    vs_hfhub *s = ctx;
     int64_t t = vs_clock_mono_ms();
-    if (s->p && s->p->interrupted && s->p->interrupted(s->p->ctx))
-        return 1;
-    /* a line once a second, once the first second has passed */
     if (s->p && s->p->line && t - s->t0 >= 1000 && t - s->last_line >= 1000) {
         char line[400];
         uint64_t b = s->base_bytes + now_bytes;
@@ -121,15 +118,50 @@ static int on_progress(void *ctx, uint64_t now_bytes)
                      (long long)((t - s->t0) % 1000 / 100));
         s->p->line(s->p->ctx, line);
     }
+}
+
+void vs_hfhub_tick(vs_hfhub *s)
+{
+    tick(s, 0);
+}
+
+static int on_progress(void *ctx, uint64_t now_bytes)
+{
+    vs_hfhub *s = ctx;
+    if (s->p && s->p->interrupted && s->p->interrupted(s->p->ctx))
+        return 1;
+    tick(s, now_bytes);
     return 0;
+}
+
+/* The session's HTTP client: the token read again (it is never kept), for
+ * the endpoint's origin only. */
+static int start_http(vs_hfhub *s, vs_error *err)
+{
+    char token[2048];
+    vs_http_opts o;
+    int rc;
+    memset(&o, 0, sizeof o);
+    s->has_token = read_token(token, sizeof token);
+    o.bearer = s->has_token ? token : NULL;
+    o.bearer_origin = s->endpoint;
+    o.user_agent = "vramsheet (sizing before download; headers by range requests)";
+    /* huggingface_hub's settings for the same two waits (constants.py, 10 s each) */
+    o.connect_timeout_s = env_seconds("HF_HUB_ETAG_TIMEOUT", 10);
+    o.stall_timeout_s = env_seconds("HF_HUB_DOWNLOAD_TIMEOUT", 10);
+    o.progress = on_progress;
+    o.progress_ctx = s;
+    rc = vs_http_open(&s->h, &o, err);
+    sodium_memzero(token, sizeof token);
+    s->t0 = s->last_line = vs_clock_mono_ms();
+    return rc;
 }
 
 int vs_hfhub_open(vs_hfhub *s, const char *repo_id, const vs_hub_progress *p, vs_hub_stats *st,
                   vs_error *err)
 {
-    char why[600], token[2048], hub[VS_HF_PATH_MAX];
+    char why[600], hub[VS_HF_PATH_MAX];
     const char *ep = getenv("HF_ENDPOINT"), *slash = strchr(repo_id, '/');
-    vs_http_opts o;
     size_t n;
     int rc;
     memset(s, 0, sizeof *s);
@@ -148,22 +180,20 @@ int vs_hfhub_open(vs_hfhub *s, const char *repo_id, const vs_hub_progress *p, vs
     if ((size_t)snprintf(s->repo_dir, sizeof s->repo_dir, "%s/models--%.*s--%s", hub,
                          (int)(slash - repo_id), repo_id, slash + 1) >= sizeof s->repo_dir)
         return vs_error_set(err, VS_EVALUE, "the cache path is too long");
-    memset(&o, 0, sizeof o);
-    s->has_token = read_token(token, sizeof token);
-    o.bearer = s->has_token ? token : NULL;
-    o.bearer_origin = s->endpoint;
-    o.user_agent = "vramsheet (sizing before download; headers by range requests)";
-    /* huggingface_hub's settings for the same two waits (constants.py, 10 s each) */
-    o.connect_timeout_s = env_seconds("HF_HUB_ETAG_TIMEOUT", 10);
-    o.stall_timeout_s = env_seconds("HF_HUB_DOWNLOAD_TIMEOUT", 10);
-    o.progress = on_progress;
-    o.progress_ctx = s;
-    rc = vs_http_open(&s->h, &o, err);
-    sodium_memzero(token, sizeof token);
     s->p = p;
     s->st = st;
-    s->t0 = s->last_line = vs_clock_mono_ms();
-    return rc;
+    return start_http(s, err);
+}
+
+int vs_hfhub_clone(vs_hfhub *dst, const vs_hfhub *src, const vs_hub_progress *p, vs_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    memcpy(dst->endpoint, src->endpoint, sizeof dst->endpoint);
+    memcpy(dst->repo, src->repo, sizeof dst->repo);
+    memcpy(dst->repo_dir, src->repo_dir, sizeof dst->repo_dir);
+    memcpy(dst->commit, src->commit, sizeof dst->commit);
+    dst->p = p;
+    return start_http(dst, err);
 }
 
 void vs_hfhub_close(vs_hfhub *s)

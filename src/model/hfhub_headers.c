@@ -16,141 +16,6 @@
 #include "util/json.h"
 
 #define HEADERS_DIR "vramsheet-headers"
-/* GGUF's first range, then doubled: a header with a large vocabulary is a few MB */
-#define GGUF_FIRST ((uint64_t)64 * 1024)
-
-/* One weights file being read: the bytes of its start fetched so far. */
-typedef struct rfile {
-    vs_hfhub *s;
-    const char *name;
-    unsigned char *buf;
-    uint64_t have, total;
-    vs_error e; /* why a read through the parser failed */
-    int failed;
-} rfile;
-
-/* Fetches bytes [have, want) of the file (want capped at its size). */
-static int fetch_to(rfile *f, uint64_t want, vs_error *err)
-{
-    vs_http_resp r;
-    unsigned char *g;
-    int rc;
-    if (f->total && want > f->total)
-        want = f->total;
-    if (want <= f->have)
-        return 0;
-    if ((rc = vs_hfhub_get(f->s, f->name, f->have, want - f->have, 0, &r, err)))
-        return rc;
-    if (!r.total || (f->total && r.total != f->total) || r.len == 0 ||
-        (r.len < want - f->have && f->have + r.len < r.total)) {
-        rc = vs_error_set(err, VS_EFORMAT,
-                          "%s: %s: the server's range answer is short or gives no size "
-                          "(Content-Range)",
-                          f->s->repo, f->name);
-        goto done;
-    }
-    f->total = r.total;
-    if (!(g = realloc(f->buf, (size_t)(f->have + r.len)))) {
-        rc = vs_error_oom(err);
-        goto done;
-    }
-    f->buf = g;
-    memcpy(g + f->have, r.body, r.len);
-    f->have += r.len;
-done:
-    vs_http_resp_clear(&r);
-    return rc;
-}
-
-/* A vs_file_read_fn for the GGUF parser: what it asks beyond the bytes
- * fetched brings a range twice as long. */
-static long long gguf_read(void *ctx, void *buf, size_t n, uint64_t offset)
-{
-    rfile *f = ctx;
-    uint64_t want = offset + n;
-    if (want > f->have && (!f->total || f->have < f->total)) {
-        if (want < f->have * 2)
-            want = f->have * 2;
-        if (fetch_to(f, want, &f->e)) {
-            f->failed = 1;
-            errno = EIO;
-            return -1;
-        }
-    }
-    if (offset >= f->have)
-        return 0;
-    if (n > f->have - offset)
-        n = (size_t)(f->have - offset);
-    memcpy(buf, f->buf + offset, n);
-    return (long long)n;
-}
-
-/* The header's length: safetensors 8 + the length its first 8 bytes give;
- * GGUF the start of the data section (after the tensor table's padding). */
-static int read_header(rfile *f, int gguf, uint64_t *header_bytes, vs_error *err)
-{
-    int rc, i;
-    if (gguf) {
-        vs_gguf_file *g = NULL;
-        if ((rc = fetch_to(f, GGUF_FIRST, err)))
-            return rc;
-        rc = vs_gguf_read(&g, f->name, f->total, gguf_read, f, NULL, err);
-        if (rc && f->failed && err)
-            *err = f->e;
-        if (rc)
-            return rc;
-        *header_bytes = g->data_start < f->total ? g->data_start : f->total;
-        vs_gguf_file_free(g);
-    } else {
-        uint64_t hlen = 0;
-        if ((rc = fetch_to(f, 8, err)))
-            return rc;
-        if (f->have < 8)
-            return vs_error_set(err, VS_EFORMAT, "%s: %s is shorter than 8 bytes", f->s->repo,
-                                f->name);
-        for (i = 7; i >= 0; i--)
-            hlen = (hlen << 8) | f->buf[i];
-        if (hlen == 0 || hlen > f->total - 8 || hlen > VS_ST_HEADER_MAX)
-            return vs_error_set(err, VS_EFORMAT,
-                                "%s: %s: the header length %llu does not fit the file (%llu "
-                                "bytes) or the format's limit; not a safetensors file",
-                                f->s->repo, f->name, (unsigned long long)hlen,
-                                (unsigned long long)f->total);
-        *header_bytes = 8 + hlen;
-    }
-    return fetch_to(f, *header_bytes, err);
-}
-
-/* The header bytes at the start of a sparse file of the real size. */
-static int write_sparse(const char *path, const unsigned char *head, uint64_t n, uint64_t size,
-                        vs_error *err)
-{
-    char tmp[VS_HF_PATH_MAX + 700];
-    uint64_t done = 0;
-    int fd, rc;
-    if ((rc = vs_hfhub_mkdirs(path, err)))
-        return rc;
-    snprintf(tmp, sizeof tmp, "%s.vramsheet-%ld.tmp", path, (long)getpid());
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
-        return vs_error_set(err, VS_EIO, "cannot write %s: %s", tmp, strerror(errno));
-    while (done < n) {
-        ssize_t w = write(fd, head + done, (size_t)(n - done));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (uint64_t)w;
-    }
-    if (done < n || ftruncate(fd, (off_t)size) != 0 || close(fd) != 0 || rename(tmp, path)) {
-        rc = vs_error_set(err, VS_EIO, "cannot write %s: %s", path, strerror(errno));
-        if (done < n)
-            close(fd);
-        unlink(tmp);
-        return rc;
-    }
-    return 0;
-}
-
 static int ends_with(const char *s, const char *x)
 {
     size_t n = strlen(s), m = strlen(x);
@@ -428,45 +293,6 @@ done:
     return rc;
 }
 
-static int read_all(vs_hfhub *s, char **names, size_t n, int gguf, const char *hdir, json_t *files,
-                    vs_error *err)
-{
-    size_t i;
-    int rc = 0;
-    s->total = (unsigned)n;
-    for (i = 0; i < n && !rc; i++) {
-        rfile f;
-        uint64_t hb = 0;
-        unsigned char d[crypto_hash_sha256_BYTES];
-        char hex[65], path[VS_HF_PATH_MAX + 600];
-        memset(&f, 0, sizeof f);
-        f.s = s;
-        f.name = names[i];
-        s->done = (unsigned)i;
-        if (!safe_name(names[i])) {
-            rc = vs_error_set(err, VS_EFORMAT, "%s: shard name '%s' is not a plain file name",
-                              s->repo, names[i]);
-            break;
-        }
-        rc = read_header(&f, gguf, &hb, err);
-        if (!rc) {
-            crypto_hash_sha256(d, f.buf, hb);
-            sodium_bin2hex(hex, sizeof hex, d, sizeof d);
-            snprintf(path, sizeof path, "%s/%s", hdir, names[i]);
-            rc = write_sparse(path, f.buf, hb, f.total, err);
-        }
-        if (!rc &&
-            json_array_append_new(files, json_pack("{s:s, s:I, s:I, s:s}", "name", names[i], "size",
-                                                   (json_int_t)f.total, "header_bytes",
-                                                   (json_int_t)hb, "header_sha256", hex)))
-            rc = vs_error_oom(err);
-        if (!rc && s->st)
-            s->st->files++;
-        free(f.buf);
-    }
-    return rc;
-}
-
 int vs_hfhub_headers(const char *repo_id, const char *commit, const char *file, char *out, size_t n,
                      const vs_hub_progress *p, vs_hub_stats *st, vs_error *err)
 {
@@ -505,7 +331,13 @@ int vs_hfhub_headers(const char *repo_id, const char *commit, const char *file, 
     if ((rc = link_complete(&s, sib, hdir, "config.json", err)) ||
         (!gguf && ends_with(weights, ".json") && (rc = link_complete(&s, sib, hdir, weights, err))))
         goto done;
-    if ((rc = read_all(&s, names, nn, gguf, hdir, files, err)))
+    for (i = 0; i < nn; i++)
+        if (!safe_name(names[i])) {
+            rc = vs_error_set(err, VS_EFORMAT, "%s: '%s' is not a file name of the repository",
+                              s.repo, names[i]);
+            goto done;
+        }
+    if ((rc = vs_hfhub_read_headers(&s, names, nn, gguf, hdir, files, err)))
         goto done;
     if ((rc = write_manifest(&s, hdir, weights, file == NULL, names, nn, files, err)))
         goto done;

@@ -30,8 +30,24 @@ typedef struct vs_hfhub {
 /* Opens a session for repo_id: VS_EIO when offline or without libcurl. */
 int vs_hfhub_open(vs_hfhub *s, const char *repo_id, const vs_hub_progress *p, vs_hub_stats *st,
                   vs_error *err);
+/* A second session on the same repository and commit (its own connection),
+ * reporting to p; no stats. */
+int vs_hfhub_clone(vs_hfhub *dst, const vs_hfhub *src, const vs_hub_progress *p, vs_error *err);
+/* Prints a progress line when one is due (s->done of s->total files,
+ * s->base_bytes received). */
+void vs_hfhub_tick(vs_hfhub *s);
 /* Closes it, filling its stats. */
 void vs_hfhub_close(vs_hfhub *s);
+
+/* The headers of names[0..n) (GGUF files when gguf, else safetensors), read
+ * by up to VS_HFHUB_WORKERS sessions at once, each written as a sparse file
+ * under hdir; files receives {name, size, header_bytes, header_sha256} in
+ * names' order. Progress lines and the interrupt stay on this thread. */
+int vs_hfhub_read_headers(vs_hfhub *s, char **names, size_t n, int gguf, const char *hdir,
+                          json_t *files, vs_error *err);
+
+/* huggingface_hub's snapshot_download reads 8 files at once (max_workers=8) */
+#define VS_HFHUB_WORKERS 8
 
 /* The model's info at revision: sets s->commit; *siblings (new reference) the
  * file names ("rfilename") of the repository. */

@@ -8,7 +8,8 @@ shard count; sparse files, header then a hole), a gated one-file checkpoint,
 a GGUF repository with a large vocabulary in its metadata, and one with two
 GGUF files. The checks:
 - sizing the 163 shards reads headers only: under 3 MB served, in under 2 s;
-  no range is longer than the header it asks for;
+  no range is longer than the header it asks for; with 20 ms a range, the
+  shards are read side by side (well under the 6.5 s of one after another);
 - the bytes, parameters and dtypes equal this file's own tally of the tensors
   it wrote, and `weights from=` on the same files on disk;
 - the record keeps the commit and each header's sha256, equal to the sha256 of
@@ -30,6 +31,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -191,6 +193,14 @@ def checks(tmp, hub):
             best = min(best, t)
     check(best < 2.0, "163 shards: under 2 s on loopback (best %.2f s, first %.2f s)"
           % (best, secs))
+    # a link with latency: each CDN answer waits 20 ms; one file after another
+    # would take 326 x 20 ms = 6.5 s, several at once far less
+    hub.mode, hub.delay = "slow", 0.02
+    rc_l, _, err_l, t = run("model deepseek-ai/Fake-V3\nweights\n",
+                            dict(env, HF_HUB_CACHE=os.path.join(tmp, "cache-latency")), tmp)
+    hub.mode, hub.delay = "ok", 0.0
+    check(rc_l == 0 and t < 326 * 0.02 / 2,
+          "20 ms a range: the shards are read side by side (%.2f s, one by one >= 6.5 s)" % t)
     longest = max((b - a + 1 for a, b in ranges), default=0)
     check(longest <= max(headers.values()),
           "no range longer than a header (%d <= %d)" % (longest, max(headers.values())))
@@ -388,6 +398,24 @@ def checks(tmp, hub):
                           tmp)
     check(rc == 0 and "reading headers from the Hub" in err,
           "a slow server: read, with a progress line (%s)" % err.strip()[-200:])
+    # an interrupt (SIGINT, as `vramsheet run` gets it) stops all the transfers
+    hub.mode, hub.delay = "slow", 0.5
+    e = dict(env0, HF_TOKEN=TOKEN, HF_HUB_CACHE=os.path.join(tmp, "c-int"))
+    with open(os.path.join(tmp, "int.vs"), "w") as f:
+        f.write("model deepseek-ai/Fake-V3\nweights\n")
+    proc = subprocess.Popen([VRAMSHEET, "run", os.path.join(tmp, "int.vs")], env=e, cwd=tmp,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    waited = time.monotonic() - t0
+    manifest = os.path.join(e["HF_HUB_CACHE"], "models--deepseek-ai--Fake-V3", "vramsheet-headers",
+                            COMMIT_BIG + ".json")
+    check(proc.returncode != 0 and "interrupt" in (out + err).lower() and waited < 2.0 and
+          not os.path.exists(manifest),
+          "an interrupt stops the fetch within a transfer (%.2f s), the folder left incomplete"
+          % waited)
     hub.mode = "stall"
     hub.delay = 4
     rc, out, err, secs = run("model meta-llama/Gated-8B\nweights\n",
