@@ -14,6 +14,11 @@
 #include "model/gguf.h"
 #include "model/hfhub_internal.h"
 #include "model/safetensors.h"
+#include "util/clock.h"
+
+/* A request that takes this long (ms, on average over the first file) is
+ * waiting on the link: the other files are then read side by side. */
+#define SIDE_BY_SIDE_MS 5
 
 /* GGUF's first range, then doubled: a header with a large vocabulary is a few MB */
 #define GGUF_FIRST ((uint64_t)64 * 1024)
@@ -265,13 +270,39 @@ static void watch(vs_hfhub *s, pool *p)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* 1 for a host on this machine: no latency to hide there. */
+static int loopback(const char *url)
+{
+    const char *h = strstr(url, "://");
+    h = h ? h + 3 : url;
+    return !strncmp(h, "localhost", 9) || !strncmp(h, "127.", 4) || !strncmp(h, "[::1]", 5);
+}
+
+/* Whether the other files are read side by side, and by how many sessions
+ * (*nw): VRAMSHEET_HUB_WORKERS when set (1: one at a time), else 8 when the
+ * first file's requests waited on a link that is not this machine's. */
+static int side_by_side(const vs_hfhub *s, int64_t ms, unsigned requests, size_t *nw)
+{
+    const char *v = getenv("VRAMSHEET_HUB_WORKERS");
+    char *end;
+    long k;
+    if (v && *v && (k = strtol(v, &end, 10)) >= 1 && !*end) {
+        if ((size_t)k < *nw)
+            *nw = (size_t)k;
+        return k > 1;
+    }
+    return !loopback(s->endpoint) && ms >= SIDE_BY_SIDE_MS * (int64_t)requests;
+}
+
 int vs_hfhub_read_headers(vs_hfhub *s, char **names, size_t n, int gguf, const char *hdir,
                           json_t *files, vs_error *err)
 {
-    size_t nw = n < VS_HFHUB_WORKERS ? n : VS_HFHUB_WORKERS, i;
+    size_t nw = n - 1 < VS_HFHUB_WORKERS ? n - 1 : VS_HFHUB_WORKERS, i;
     worker *ws = calloc(nw ? nw : 1, sizeof *ws);
     pool p;
     int rc = 0, stopped = 0;
+    int64_t t0;
+    unsigned r0;
     memset(&p, 0, sizeof p);
     p.names = names;
     p.n = n;
@@ -289,7 +320,27 @@ int vs_hfhub_read_headers(vs_hfhub *s, char **names, size_t n, int gguf, const c
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     s->total = (unsigned)n;
-    for (i = 0; i < nw && !rc; i++) {
+    /* The first file on this thread tells the link's latency. Side by side
+     * pays only where requests wait on a network: on this machine one
+     * connection is quicker, and a local server that serves one connection
+     * at a time (keeping it alive) would make the others wait for their
+     * timeout. */
+    t0 = vs_clock_mono_ms();
+    r0 = vs_http_requests(s->h);
+    one_file(s, &p, 0, &p.slots[0]);
+    p.next = p.done = 1;
+    p.stop = p.slots[0].rc != 0;
+    if (!p.stop && n > 1 &&
+        !side_by_side(s, vs_clock_mono_ms() - t0, vs_http_requests(s->h) - r0, &nw)) {
+        for (i = 1; i < n && !p.stop; i++) {
+            s->done = (unsigned)i;
+            one_file(s, &p, i, &p.slots[i]);
+            p.next = p.done = i + 1;
+            p.stop = p.slots[i].rc != 0;
+        }
+        nw = 0;
+    }
+    for (i = 0; i < nw && !rc && !p.stop; i++) {
         ws[i].p = &p;
         ws[i].prog.ctx = &p;
         ws[i].prog.interrupted = pool_stopped;
@@ -312,7 +363,8 @@ int vs_hfhub_read_headers(vs_hfhub *s, char **names, size_t n, int gguf, const c
         p.stop = 1;
         pthread_mutex_unlock(&p.mu);
     }
-    watch(s, &p);
+    if (nw)
+        watch(s, &p);
     for (i = 0; i < nw; i++) {
         if (ws[i].started)
             pthread_join(ws[i].t, NULL);
