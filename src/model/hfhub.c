@@ -243,6 +243,10 @@ static int refusal(const vs_hfhub *s, const vs_http_resp *r, const char *what, v
                             "%s: the Hub refused the token (HTTP 401, invalid credentials): %s "
                             "again",
                             s->repo, login);
+    if (r->status == 404 && !code[0] && !s->commit[0]) /* the API, without the Hub's words */
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "%s: no such repository on %s, or no revision %s in it (HTTP 404)",
+                            s->repo, s->endpoint, what);
     if (!strcmp(code, "RepoNotFound") || r->status == 401 || r->status == 404)
         return vs_error_set(err, r->status == 404 ? VS_ENOTFOUND : VS_EIO,
                             "%s: no such repository on %s (HTTP %ld), or it is private or "

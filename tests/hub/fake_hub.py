@@ -18,7 +18,8 @@ Authorization header it receives (a token must never reach it).
 Modes (FakeHub.mode): "ok"; "ignore_range" (the CDN answers 200 and the
 whole file); "slow" (each CDN answer waits `delay` seconds first); "stall"
 (the CDN sends its headers, then nothing for `delay` seconds); "broken" (the
-API answers 500 with a page).
+API answers 500 with a page); "plain" (statuses without the Hub's X-Error-Code
+and X-Error-Message).
 """
 import hashlib
 import http.server
@@ -83,6 +84,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _send(self, code, body=b"", headers=None):
         self.send_response(code)
         for k, v in (headers or {}).items():
+            if self.server.hub.mode == "plain" and k.startswith("X-Error"):
+                continue  # a stand-in that answers with statuses only
             self.send_header(k, v)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()

@@ -20,7 +20,8 @@ GGUF files. The checks:
 - a gated repository: refused without a token, with the message to log in;
   read with HF_TOKEN or the token file; the token reaches the Hub, never the
   CDN, and is never printed, recorded or written into the cache;
-- a wrong name and a wrong revision; a server that ignores Range (refused,
+- a wrong name and a wrong revision, from the Hub's X-Error-Code or from the
+  status alone; a server that ignores Range (refused,
   the transfer aborted long before the shard is sent); a slow server (a
   progress line); a stalled one (a timeout); a broken API (HTTP 500).
 
@@ -306,6 +307,16 @@ def checks(tmp, hub):
     rc, out, err, _ = run("model deepseek-ai/Fake-V3 revision=v9.9\n",
                           dict(envg, HF_HUB_CACHE=os.path.join(tmp, "c-rev")), tmp)
     check(rc == 0 and "no revision v9.9" in out, "a wrong revision: `model` says so")
+
+    # the same from a server that answers with statuses only (no X-Error-Code)
+    hub.mode = "plain"
+    rc, out, err, _ = run("model meta-llama/Gated-8B\nmodel nobody/Nothing-Here\n"
+                          "model deepseek-ai/Fake-V3 revision=v9.9\n",
+                          dict(envg, HF_HUB_CACHE=os.path.join(tmp, "c-plain")), tmp)
+    hub.mode = "ok"
+    check(rc == 0 and "or it is private or gated" in out and "huggingface-cli login" in out and
+          "no revision v9.9" in out, "statuses only (401, 404): gated or private with how to "
+          "log in; no such name or revision")
 
     # ---- GGUF: growing ranges until the tensor table is parsed
     gg_folder = os.path.join(tmp, "repos", "gguf")
