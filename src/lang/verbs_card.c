@@ -201,13 +201,12 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if ((rc = vs_hfcache_model_config(name->value, rev ? rev->value : NULL, &hf_config,
                                           &hf_commit, &hf_note, &hp, &hub, err)) < 0)
             return vs_arg_error(rev ? rev : name, err, rc);
-        if (hub.requests) {
+        if (hub.requests && hf_commit) {
             snprintf(hub_note, sizeof hub_note,
-                     "asked the Hub: %s (%llu bytes in %u requests), kept in the local cache",
+                     "asked the Hub: %s (%llu bytes in %u request%s), kept in the local cache",
                      hf_config ? "config.json fetched" : "the commit resolved",
-                     (unsigned long long)hub.bytes, hub.requests);
-            vs_ctx_effect(ctx, "fetched %s's config.json from the Hub into the local cache",
-                          name->value);
+                     (unsigned long long)hub.bytes, hub.requests, hub.requests == 1 ? "" : "s");
+            vs_ctx_effect(ctx, "wrote what the Hub said of %s into the local cache", name->value);
         }
     }
     revision = hf_commit ? hf_commit : rev ? rev->value : NULL;

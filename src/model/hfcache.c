@@ -353,6 +353,16 @@ static int has_gguf(const char *dir)
     return found;
 }
 
+/* huggingface_hub's mark of a file the Hub does not have at that commit:
+ * <repo>/.no_exist/<commit>/config.json */
+static int no_config(const vs_hf_snapshot *s)
+{
+    char p[VS_HF_PATH_MAX + 200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/.no_exist/%s/config.json", s->repo_dir, s->commit);
+    return lstat(p, &st) == 0;
+}
+
 /* Not in the cache: the Hub's config.json, when the network is allowed. 0
  * when fetched, 1 for a repository without one (GGUF); else the cache's
  * message e gets why not (a negative code). */
@@ -393,7 +403,9 @@ int vs_hfcache_model_config(const char *repo_id, const char *revision, char **co
     found = rc == 0;
     if (found)
         rc = vs_hfcache_file(s, repo_id, "config.json", cfg, VS_HF_PATH_MAX + 300, &e);
-    if (rc == VS_ENOTFOUND && !(found && has_gguf(s->path))) {
+    if (found && rc == VS_ENOTFOUND && no_config(s))
+        hub = 1; /* the Hub said before: a repository without config.json */
+    else if (rc == VS_ENOTFOUND && !(found && has_gguf(s->path))) {
         if ((hub = from_hub(repo_id, revision, p, st, &e)) == VS_ENOMEM) {
             rc = hub;
         } else if (hub >= 0) { /* fetched: read as if it had been there */
@@ -412,12 +424,18 @@ int vs_hfcache_model_config(const char *repo_id, const char *revision, char **co
     } else if (rc == VS_ENOTFOUND && found && (hub == 1 || has_gguf(s->path))) {
         /* a GGUF repository has no config.json: its files carry the metadata */
         char msg[VS_ERROR_MESSAGE_MAX];
-        snprintf(msg, sizeof msg,
-                 "%s at %s: the %s has no config.json but holds GGUF files; `weights` "
-                 "reads their headers (the tensors, the file type and the architecture's "
-                 "metadata)%s",
-                 repo_id, s->commit, hub == 1 ? "repository" : "snapshot",
-                 hub == 1 ? " from the Hub, with range requests" : "");
+        if (hub == 1)
+            snprintf(msg, sizeof msg,
+                     "%s at %s: the repository has no config.json (a GGUF repository's files "
+                     "carry the metadata); `weights` reads its weights files' headers from the "
+                     "Hub, with range requests",
+                     repo_id, s->commit);
+        else
+            snprintf(msg, sizeof msg,
+                     "%s at %s: the snapshot has no config.json but holds GGUF files; `weights` "
+                     "reads their headers (the tensors, the file type and the architecture's "
+                     "metadata)",
+                     repo_id, s->commit);
         rc = (*note = strdup(msg)) ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");
     } else if (rc == VS_ENOTFOUND) {
         rc = (*note = strdup(e.message)) ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");

@@ -510,11 +510,19 @@ int vs_hfhub_fetch_config(const char *repo_id, const char *revision, char commit
         found = 1;
     }
     if (!found) {
-        /* a GGUF repository: the snapshot folder still says the commit was seen */
+        /* a GGUF repository: the snapshot folder says the commit was seen, and
+         * .no_exist/<commit>/config.json that the file is not there, as
+         * huggingface_hub marks a file it was told is missing (file_download.py) */
         char dir[VS_HF_PATH_MAX + 100];
+        int fd;
         snprintf(dir, sizeof dir, "%s/snapshots/%s/", s.repo_dir, s.commit);
         if ((rc = vs_hfhub_mkdirs(dir, err)))
             goto done;
+        snprintf(dir, sizeof dir, "%s/.no_exist/%s/config.json", s.repo_dir, s.commit);
+        if ((rc = vs_hfhub_mkdirs(dir, err)))
+            goto done;
+        if ((fd = open(dir, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+            close(fd);
     }
     rc = put_ref(&s, rev, err);
     if (rc == 0)

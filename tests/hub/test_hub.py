@@ -356,6 +356,11 @@ def checks(tmp, hub):
     check(served < 2 * data_start + 64 * 1024 + 20000,
           "GGUF: growing ranges read under twice the header (%d)" % served)
 
+    hub.reset_counts()
+    rc, out, err, _ = run("model fake/Fake-8B-GGUF\n", envq, tmp)
+    check(rc == 0 and hub.requests() == 0 and "no config.json" in out,
+          "GGUF, again: the cache's .no_exist mark says there is no config.json, nothing asked")
+
     # two GGUF files: which one is asked
     two = os.path.join(tmp, "repos", "two")
     os.makedirs(two)
