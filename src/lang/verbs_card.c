@@ -8,6 +8,7 @@
 
 #include "lang/verbs_common.h"
 #include "model/hfcache.h"
+#include "model/hfhub.h"
 #include "model/model.h"
 #include "model/pipeline_files.h"
 #include "model/quant.h"
@@ -143,6 +144,8 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
     const char *notes[8] = {NULL}, *revision, *qnote = NULL;
     char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL, hub_note[200] = "";
+    char hub_dir[VS_HF_PATH_MAX + 300];
+    vs_hub_progress hp;
     vs_hub_stats hub = {0, 0, 0, 0};
     size_t nn = 0;
     vs_buf head = VS_BUF_INIT, note = VS_BUF_INIT;
@@ -186,21 +189,27 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snap = NULL;
         }
     }
-    if (var && !pipe_dir) {
-        free(snap);
-        free(hf_commit);
-        return vs_error_set_at(err, VS_EVALUE, var->line, var->column,
-                               "variant= goes with a diffusers pipeline (pipeline=DIR, or a "
-                               "cached ORG/NAME with a model_index.json)");
-    }
     /* without config=, an ORG/NAME is looked for in the local Hugging Face
      * cache, and when it is not there, asked of the Hub (model/hfhub.h) */
+    vs_verb_hub_progress(ctx, &hp);
     if (!cfg && !pipe_dir && vs_hfcache_is_repo_id(name->value)) {
-        vs_hub_progress hp;
-        vs_verb_hub_progress(ctx, &hp);
         if ((rc = vs_hfcache_model_config(name->value, rev ? rev->value : NULL, &hf_config,
                                           &hf_commit, &hf_note, &hp, &hub, err)) < 0)
             return vs_arg_error(rev ? rev : name, err, rc);
+        if (!hf_config && hf_commit && !pipe && (snap = calloc(1, sizeof *snap))) {
+            /* the Hub's model_index.json: a diffusers pipeline after all */
+            vs_error quiet;
+            vs_error_clear(&quiet);
+            if (vs_hfcache_find(snap, name->value, hf_commit, &quiet) == 0 &&
+                vs_pipeline_is_dir(snap->path)) {
+                pipe_dir = snap->path;
+                free(hf_note);
+                hf_note = NULL;
+            } else {
+                free(snap);
+                snap = NULL;
+            }
+        }
         if (hub.requests && hf_commit) {
             snprintf(hub_note, sizeof hub_note,
                      "asked the Hub: %s (%llu bytes in %u request%s), kept in the local cache",
@@ -208,6 +217,15 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
                      (unsigned long long)hub.bytes, hub.requests, hub.requests == 1 ? "" : "s");
             vs_ctx_effect(ctx, "wrote what the Hub said of %s into the local cache", name->value);
         }
+    }
+    if (var && !pipe_dir) {
+        free(snap);
+        free(hf_commit);
+        free(hf_config);
+        free(hf_note);
+        return vs_error_set_at(err, VS_EVALUE, var->line, var->column,
+                               "variant= goes with a diffusers pipeline (pipeline=DIR, or an "
+                               "ORG/NAME with a model_index.json)");
     }
     revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
 
@@ -230,6 +248,24 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (pipe_dir) {
         /* every weighted component's safetensors headers; the sheet's weights are their sum */
         rc = vs_pipeline_apply(sheet, pipe_dir, var ? var->value : NULL, &pipe_payload, err);
+        if (rc < 0 && snap && rc != VS_ENOMEM) {
+            /* not all in the snapshot: the components' headers from the Hub */
+            vs_error he;
+            vs_error_clear(&he);
+            json_decref(pipe_payload);
+            pipe_payload = NULL;
+            if (vs_hfhub_pipeline_headers(name->value, snap->commit, var ? var->value : NULL,
+                                          hub_dir, sizeof hub_dir - 32, &hp, &hub, &he) == 0) {
+                rc = vs_pipeline_apply(sheet, hub_dir, var ? var->value : NULL, &pipe_payload, err);
+                strcat(hub_dir, "/model_index.json");
+                if (rc == 0)
+                    rc = vs_hfhub_annotate(sheet, pipe_payload, hub_dir, err);
+            } else {
+                char m[VS_ERROR_MESSAGE_MAX];
+                snprintf(m, sizeof m, "%s", he.message);
+                vs_error_prefix(err, "%s; ", m);
+            }
+        }
         if (rc < 0 && snap && rc != VS_ENOMEM) {
             /* from the cache: say how to fetch what is missing, and where it goes */
             char m[VS_ERROR_MESSAGE_MAX];

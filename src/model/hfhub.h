@@ -85,6 +85,16 @@ int vs_hfhub_fetch_config(const char *repo_id, const char *revision, char commit
 int vs_hfhub_headers(const char *repo_id, const char *commit, const char *file, char *out, size_t n,
                      const vs_hub_progress *p, vs_hub_stats *st, vs_error *err);
 
+/* A diffusers pipeline of repo_id at commit: model_index.json and, for each
+ * component holding weights, its safetensors headers (index and shards, or
+ * one file; variant, may be NULL, picks NAME.VARIANT.safetensors where the
+ * component has it, as model/pipeline_files.h reads them), into the header
+ * folder, whose path goes into out for vs_pipeline_apply. As
+ * vs_hfhub_headers otherwise: no request when the folder has them. */
+int vs_hfhub_pipeline_headers(const char *repo_id, const char *commit, const char *variant,
+                              char *out, size_t n, const vs_hub_progress *p, vs_hub_stats *st,
+                              vs_error *err);
+
 /* After model/model.h read a header folder (weights_path inside it): adds to
  * each entry of sheet.weights_files.files and of payload.files (payload may be
  * NULL) "partial": true, "header_bytes" and "header_sha256" from the folder's

@@ -303,6 +303,10 @@ int vs_hfhub_read_headers(vs_hfhub *s, char **names, size_t n, int gguf, const c
     int rc = 0, stopped = 0;
     int64_t t0;
     unsigned r0;
+    if (n == 0) {
+        free(ws);
+        return 0;
+    }
     memset(&p, 0, sizeof p);
     p.names = names;
     p.n = n;

@@ -22,9 +22,24 @@ static int ends_with(const char *s, const char *x)
     return n >= m && !strcmp(s + n - m, x);
 }
 
+int vs_hfhub_header_dir(const char *repo_id, const char *commit, char *out, size_t n, vs_error *err)
+{
+    char hub[VS_HF_PATH_MAX];
+    const char *slash = strchr(repo_id, '/');
+    int rc;
+    if (!slash)
+        return vs_error_set(err, VS_EVALUE, "'%s' is not ORG/NAME", repo_id);
+    if ((rc = vs_hfcache_hub_dir(hub, sizeof hub, err)))
+        return rc;
+    if ((size_t)snprintf(out, n, "%s/models--%.*s--%s/" HEADERS_DIR "/%s", hub,
+                         (int)(slash - repo_id), repo_id, slash + 1, commit) >= n)
+        return vs_error_set(err, VS_EVALUE, "the cache path is too long");
+    return 0;
+}
+
 /* A repository's file name vramsheet will write under a folder: relative,
  * no empty, "." or ".." part. */
-static int safe_name(const char *name)
+int vs_hfhub_safe_name(const char *name)
 {
     const char *p = name;
     if (!*name || *name == '/')
@@ -42,8 +57,8 @@ static int safe_name(const char *name)
     return 1;
 }
 
-static int add_name(char ***names, size_t *n, const char *prefix, size_t plen, const char *name,
-                    vs_error *err)
+int vs_hfhub_add_name(char ***names, size_t *n, const char *prefix, size_t plen, const char *name,
+                      vs_error *err)
 {
     size_t m = plen + strlen(name) + 1;
     char **g = realloc(*names, (*n + 1) * sizeof **names);
@@ -59,7 +74,7 @@ static int add_name(char ***names, size_t *n, const char *prefix, size_t plen, c
 
 /* An index's shards (names beside it), the index itself fetched whole into
  * the cache. */
-static int plan_index(vs_hfhub *s, const char *index, char ***names, size_t *n, vs_error *err)
+int vs_hfhub_plan_index(vs_hfhub *s, const char *index, char ***names, size_t *n, vs_error *err)
 {
     vs_http_resp r;
     vs_st_index *ix = NULL;
@@ -72,7 +87,7 @@ static int plan_index(vs_hfhub *s, const char *index, char ***names, size_t *n, 
         rc = vs_st_index_parse(&ix, index, (const char *)r.body, r.len, err);
     vs_http_resp_clear(&r);
     for (i = 0; !rc && i < ix->nshards; i++)
-        rc = add_name(names, n, index, plen, ix->shards[i], err);
+        rc = vs_hfhub_add_name(names, n, index, plen, ix->shards[i], err);
     vs_st_index_free(ix);
     return rc;
 }
@@ -92,7 +107,7 @@ static int plan(vs_hfhub *s, const json_t *sib, const char *want, char ***names,
     *n = 0;
     *gguf = 0;
     if (want) {
-        if (!safe_name(want) || strlen(want) >= sizeof cands[0])
+        if (!vs_hfhub_safe_name(want) || strlen(want) >= sizeof cands[0])
             return vs_error_set(err, VS_EVALUE, "file=%s is not a file name of the repository",
                                 want);
         if (!vs_hfhub_has(sib, want))
@@ -100,17 +115,17 @@ static int plan(vs_hfhub *s, const json_t *sib, const char *want, char ***names,
                                 s->commit, want, s->endpoint);
         snprintf(weights, wn, "%s", want);
         if (ends_with(want, ".json"))
-            return plan_index(s, want, names, n, err);
+            return vs_hfhub_plan_index(s, want, names, n, err);
         if (!ends_with(want, ".gguf"))
-            return add_name(names, n, "", 0, want, err);
+            return vs_hfhub_add_name(names, n, "", 0, want, err);
         snprintf(cands[0], sizeof cands[0], "%s", want);
         ncand_all = 1;
     } else if (vs_hfhub_has(sib, "model.safetensors.index.json")) {
         snprintf(weights, wn, "model.safetensors.index.json");
-        return plan_index(s, weights, names, n, err);
+        return vs_hfhub_plan_index(s, weights, names, n, err);
     } else if (vs_hfhub_has(sib, "model.safetensors")) {
         snprintf(weights, wn, "model.safetensors");
-        return add_name(names, n, "", 0, weights, err);
+        return vs_hfhub_add_name(names, n, "", 0, weights, err);
     }
     for (i = 0; !want && i < json_array_size(sib); i++) {
         const char *f = json_string_value(json_object_get(json_array_get(sib, i), "rfilename"));
@@ -151,7 +166,7 @@ static int plan(vs_hfhub *s, const json_t *sib, const char *want, char ***names,
         else
             snprintf(shard, sizeof shard, "%.*s-%05u-of-%05u.gguf", (int)plen, cands[0], k + 1,
                      count);
-        if (add_name(names, n, "", 0, shard, err))
+        if (vs_hfhub_add_name(names, n, "", 0, shard, err))
             return VS_ENOMEM;
     }
     return 0;
@@ -160,8 +175,8 @@ static int plan(vs_hfhub *s, const json_t *sib, const char *want, char ***names,
 /* A complete file of the snapshot linked into the header folder, so that the
  * readers find it beside the headers (an index; config.json's
  * quantization_config). Fetched when the snapshot lacks it. */
-static int link_complete(vs_hfhub *s, const json_t *sib, const char *hdir, const char *name,
-                         vs_error *err)
+int vs_hfhub_link_complete(vs_hfhub *s, const json_t *sib, const char *hdir, const char *name,
+                           vs_error *err)
 {
     char snap[VS_HF_PATH_MAX + 400], link[VS_HF_PATH_MAX + 400], target[1200];
     const char *c;
@@ -197,7 +212,7 @@ static int link_complete(vs_hfhub *s, const json_t *sib, const char *hdir, const
  * every header there (size, header_bytes, header_sha256); "reads" what each
  * weights name needs; "default" what `weights` reads without file=. A name
  * is ready only when all it needs is there at its size. */
-static json_t *load_manifest(const char *hdir)
+json_t *vs_hfhub_manifest_load(const char *hdir)
 {
     char path[VS_HF_PATH_MAX + 400];
     json_t *m;
@@ -226,7 +241,7 @@ static const json_t *file_entry(const json_t *m, const char *name)
 }
 
 /* want (NULL: the default) when every header it needs is there; else NULL. */
-static const char *ready(const json_t *m, const char *hdir, const char *want)
+const char *vs_hfhub_manifest_ready(const json_t *m, const char *hdir, const char *want)
 {
     char path[VS_HF_PATH_MAX + 400];
     const json_t *need, *x;
@@ -248,11 +263,11 @@ static const char *ready(const json_t *m, const char *hdir, const char *want)
     return want;
 }
 
-static int write_manifest(vs_hfhub *s, const char *hdir, const char *weights, int is_default,
-                          char **names, size_t nn, json_t *files, vs_error *err)
+int vs_hfhub_manifest_write(vs_hfhub *s, const char *hdir, const char *weights, int is_default,
+                            char **names, size_t nn, json_t *files, vs_error *err)
 {
     char path[VS_HF_PATH_MAX + 400], tmp[VS_HF_PATH_MAX + 500];
-    json_t *m = load_manifest(hdir), *all, *need = json_array(), *f;
+    json_t *m = vs_hfhub_manifest_load(hdir), *all, *need = json_array(), *f;
     size_t i, j;
     int rc = 0;
     if (!m)
@@ -296,19 +311,17 @@ done:
 int vs_hfhub_headers(const char *repo_id, const char *commit, const char *file, char *out, size_t n,
                      const vs_hub_progress *p, vs_hub_stats *st, vs_error *err)
 {
-    char hdir[VS_HF_PATH_MAX + 200], weights[300], hub[VS_HF_PATH_MAX];
-    const char *slash = strchr(repo_id, '/');
+    char hdir[VS_HF_PATH_MAX + 200], weights[300];
     vs_hfhub s;
     json_t *sib = NULL, *files = NULL, *m;
     char **names = NULL;
     size_t nn = 0, i;
     int rc, gguf = 0;
-    if (!slash || (rc = vs_hfcache_hub_dir(hub, sizeof hub, err)))
-        return slash ? rc : vs_error_set(err, VS_EVALUE, "'%s' is not ORG/NAME", repo_id);
-    snprintf(hdir, sizeof hdir, "%s/models--%.*s--%s/" HEADERS_DIR "/%s", hub,
-             (int)(slash - repo_id), repo_id, slash + 1, commit);
-    if ((m = load_manifest(hdir)) && ready(m, hdir, file)) { /* read before: no request */
-        snprintf(out, n, "%s/%s", hdir, ready(m, hdir, file));
+    if ((rc = vs_hfhub_header_dir(repo_id, commit, hdir, sizeof hdir, err)))
+        return rc;
+    if ((m = vs_hfhub_manifest_load(hdir)) &&
+        vs_hfhub_manifest_ready(m, hdir, file)) { /* read before: no request */
+        snprintf(out, n, "%s/%s", hdir, vs_hfhub_manifest_ready(m, hdir, file));
         json_decref(m);
         return 0;
     }
@@ -328,18 +341,19 @@ int vs_hfhub_headers(const char *repo_id, const char *commit, const char *file, 
         rc = vs_error_oom(err);
         goto done;
     }
-    if ((rc = link_complete(&s, sib, hdir, "config.json", err)) ||
-        (!gguf && ends_with(weights, ".json") && (rc = link_complete(&s, sib, hdir, weights, err))))
+    if ((rc = vs_hfhub_link_complete(&s, sib, hdir, "config.json", err)) ||
+        (!gguf && ends_with(weights, ".json") &&
+         (rc = vs_hfhub_link_complete(&s, sib, hdir, weights, err))))
         goto done;
     for (i = 0; i < nn; i++)
-        if (!safe_name(names[i])) {
+        if (!vs_hfhub_safe_name(names[i])) {
             rc = vs_error_set(err, VS_EFORMAT, "%s: '%s' is not a file name of the repository",
                               s.repo, names[i]);
             goto done;
         }
     if ((rc = vs_hfhub_read_headers(&s, names, nn, gguf, hdir, files, err)))
         goto done;
-    if ((rc = write_manifest(&s, hdir, weights, file == NULL, names, nn, files, err)))
+    if ((rc = vs_hfhub_manifest_write(&s, hdir, weights, file == NULL, names, nn, files, err)))
         goto done;
     snprintf(out, n, "%s/%s", hdir, weights);
 done:
@@ -395,7 +409,7 @@ int vs_hfhub_annotate(json_t *sheet, json_t *payload, const char *weights_path, 
     char hdir[VS_HF_PATH_MAX + 200];
     json_t *m, *wf = json_object_get(sheet, "weights_files"), *mfiles;
     int rc = 0;
-    if (!header_folder_of(weights_path, hdir, sizeof hdir) || !(m = load_manifest(hdir)))
+    if (!header_folder_of(weights_path, hdir, sizeof hdir) || !(m = vs_hfhub_manifest_load(hdir)))
         return 0;
     mfiles = json_object_get(m, "files");
     if (annotate_files(json_object_get(wf, "files"), mfiles) ||

@@ -46,6 +46,28 @@ void vs_hfhub_close(vs_hfhub *s);
 int vs_hfhub_read_headers(vs_hfhub *s, char **names, size_t n, int gguf, const char *hdir,
                           json_t *files, vs_error *err);
 
+/* The header folder of a commit: <cache>/models--ORG--NAME/vramsheet-headers/<commit>. */
+int vs_hfhub_header_dir(const char *repo_id, const char *commit, char *out, size_t n,
+                        vs_error *err);
+/* 1 for a repository file name safe to write under a folder (relative, no
+ * empty, "." or ".." part). */
+int vs_hfhub_safe_name(const char *name);
+/* Appends prefix[0..plen) + name to a malloc'd list. */
+int vs_hfhub_add_name(char ***names, size_t *n, const char *prefix, size_t plen, const char *name,
+                      vs_error *err);
+/* An index fetched whole into the cache; its shards (beside it) appended. */
+int vs_hfhub_plan_index(vs_hfhub *s, const char *index, char ***names, size_t *n, vs_error *err);
+/* A complete file of the snapshot (fetched when missing and in sib) linked
+ * into the header folder. */
+int vs_hfhub_link_complete(vs_hfhub *s, const json_t *sib, const char *hdir, const char *name,
+                           vs_error *err);
+/* The folder's description (new reference) or NULL; the name (want, or the
+ * default) whose headers are all there, or NULL; written last, merging. */
+json_t *vs_hfhub_manifest_load(const char *hdir);
+const char *vs_hfhub_manifest_ready(const json_t *m, const char *hdir, const char *want);
+int vs_hfhub_manifest_write(vs_hfhub *s, const char *hdir, const char *weights, int is_default,
+                            char **names, size_t nn, json_t *files, vs_error *err);
+
 /* huggingface_hub's snapshot_download reads 8 files at once (max_workers=8) */
 #define VS_HFHUB_WORKERS 8
 

@@ -17,6 +17,9 @@ GGUF files. The checks:
 - a second run with HF_HUB_OFFLINE=1 reads the cache and asks nothing;
 - offline with an empty cache, nothing is asked and the download command is
   named; without libcurl the note says how to get it;
+- a diffusers pipeline: model_index.json, then each component's headers
+  (the variant where a component has it, a sharded text encoder), as
+  `pipeline=` reads the same files on disk;
 - a gated repository: refused without a token, with the message to log in;
   read with HF_TOKEN or the token file; the token reaches the Hub, never the
   CDN, and is never printed, recorded or written into the cache;
@@ -397,6 +400,62 @@ def checks(tmp, hub):
     check(rc != 0 and hub.requests() == 0 and "{:,} B".format(want8) in out and
           "HF_HUB_OFFLINE" in out + err,
           "offline: file= read before comes from the cache, one never read is refused")
+
+    # ---- a diffusers pipeline: model_index.json, then each component's headers
+    pipe = os.path.join(tmp, "repos", "pipe")
+    for d in ("unet", "vae", "text_encoder", "tokenizer", "scheduler"):
+        os.makedirs(os.path.join(pipe, d))
+    with open(os.path.join(pipe, "model_index.json"), "w") as f:
+        json.dump({"_class_name": "StableDiffusionPipeline", "_diffusers_version": "0.30.0",
+                   "unet": ["diffusers", "UNet2DConditionModel"],
+                   "vae": ["diffusers", "AutoencoderKL"],
+                   "text_encoder": ["transformers", "CLIPTextModel"],
+                   "tokenizer": ["transformers", "CLIPTokenizer"],
+                   "scheduler": ["diffusers", "PNDMScheduler"]}, f)
+    with open(os.path.join(pipe, "tokenizer", "vocab.json"), "w") as f:
+        f.write("{}")
+    ptally = {}
+    for name, dt in (("diffusion_pytorch_model.safetensors", "F32"),
+                     ("diffusion_pytorch_model.fp16.safetensors", "BF16")):
+        _, b, _ = write_safetensors(os.path.join(pipe, "unet", name), [
+            ("down_blocks.%d.resnets.0.conv1.weight" % i, dt, [1280, 1280, 3, 3])
+            for i in range(4)])
+        ptally[name] = b
+    _, vb, _ = write_safetensors(os.path.join(pipe, "vae", "diffusion_pytorch_model.safetensors"),
+                                 [("decoder.conv_in.weight", "F32", [512, 4, 3, 3]),
+                                  ("decoder.up_blocks.0.resnets.0.conv1.weight", "F32",
+                                   [512, 512, 3, 3])])
+    tb, wm = 0, {}
+    for k in (1, 2):  # a sharded text encoder
+        shard = "model-%05d-of-00002.safetensors" % k
+        tn = "text_model.encoder.layers.%d.mlp.fc1.weight" % k
+        _, b, _ = write_safetensors(os.path.join(pipe, "text_encoder", shard),
+                                    [(tn, "F32", [3072, 768])])
+        tb += b
+        wm[tn] = shard
+    with open(os.path.join(pipe, "text_encoder", "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": tb}, "weight_map": wm}, f)
+    hub.add(fake_hub.Repo("fake/Pipe", "5" * 40, pipe))
+    envp = base_env(tmp, "pipe")
+    envp["HF_ENDPOINT"] = hub.endpoint
+    rec4 = os.path.join(tmp, "rec4")
+    rc, out, err, _ = run('records %s\nsheet "p"\nmodel fake/Pipe variant=fp16\ncommit "hub"\n'
+                          'sheet "pl"\nmodel fake/Pipe pipeline=%s variant=fp16\ncommit "l"\n'
+                          % (rec4, pipe), envp, tmp)
+    pw = (record(rec4, "p") if rc == 0 else {}).get("weights_files") or {}
+    pl = (record(rec4, "pl") if rc == 0 else {}).get("weights_files") or {}
+    want = ptally["diffusion_pytorch_model.fp16.safetensors"] + vb + tb
+    check(rc == 0 and pw.get("bytes") == want and pl.get("bytes") == want and
+          pw.get("components") == pl.get("components"),
+          "a pipeline from the Hub: its components' headers, bytes = tally (%s, %d) and = "
+          "pipeline= on disk (%s)" % (pw.get("bytes"), want, err.strip()[-200:]))
+    check(all(f.get("partial") and f.get("header_sha256") for f in pw.get("files", [])) and
+          len(pw.get("files", [])) == 4, "a pipeline: each component file's header digest")
+    hub.reset_counts()
+    rc, out, err, _ = run("model fake/Pipe variant=fp16\n", dict(envp, HF_HUB_OFFLINE="1"), tmp)
+    check(rc == 0 and hub.requests() == 0 and
+          "unet {:,} B".format(ptally["diffusion_pytorch_model.fp16.safetensors"]) in out,
+          "a pipeline, offline: from the cache, nothing asked (%s)" % (out + err)[:300])
 
     # ---- servers that misbehave
     envb = base_env(tmp, "bad1")
