@@ -281,7 +281,23 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
     long status = 0;
     curl.getinfo(x->h->easy, CURLINFO_RESPONSE_CODE, &status);
     if (status >= 300 && status < 400)
-        return n; /* a redirect's body: followed below, not kept */
+        return n;        /* a redirect's body: followed below, not kept */
+    if (status >= 400) { /* an error page, ranged or not: its start is enough */
+        size_t keep = x->used < 4096 ? 4096 - x->used : 0;
+        if (keep > n)
+            keep = n;
+        if (keep) {
+            unsigned char *g = realloc(x->r->body, x->used + keep + 1);
+            if (!g)
+                return 0;
+            x->r->body = g;
+            memcpy(g + x->used, data, keep);
+            x->used += keep;
+            g[x->used] = '\0';
+            x->h->bytes += keep;
+        }
+        return n;
+    }
     if (x->ranged && status == 200) {
         x->refused = 1; /* the whole file is coming: stop it now */
         return 0;
@@ -290,8 +306,6 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
         x->refused = 1;
         return 0;
     }
-    if (status >= 400 && x->used + n > 4096) /* an error page: its start is enough */
-        n = x->used < 4096 ? 4096 - x->used : 0;
     if (x->used + n > x->cap) {
         if (x->ranged)
             x->refused = 1;

@@ -67,7 +67,8 @@ void vs_http_free(vs_http *h);
  * Returns 0 with any HTTP status in resp (the caller judges 4xx), VS_EIO for
  * a transport failure (DNS, refused, timeout, TLS) with curl's words,
  * VS_EINTERRUPT when progress asked to stop. resp is the caller's; release
- * with vs_http_resp_clear. *bytes (may be NULL) adds the body bytes received. */
+ * with vs_http_resp_clear. An error answer (4xx, 5xx) keeps the first 4 KiB
+ * of its body. */
 int vs_http_get(vs_http *h, const char *url, uint64_t offset, uint64_t length, size_t max_body,
                 vs_http_resp *resp, vs_error *err);
 void vs_http_resp_clear(vs_http_resp *resp);

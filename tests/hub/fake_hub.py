@@ -33,12 +33,13 @@ LFS_MIN = 1 << 20  # files this large go through the CDN, as LFS files do
 
 
 class Repo:
-    def __init__(self, repo_id, commit, folder, refs=None, gated_token=None):
+    def __init__(self, repo_id, commit, folder, refs=None, gated_token=None, gate="all"):
         self.id = repo_id
         self.commit = commit
         self.folder = folder  # the files, by their names in the repository
         self.refs = refs or {"main": commit}
         self.gated_token = gated_token  # the token that opens it, or None
+        self.gate = gate  # "all"; "lfs": the API and small files answer, large ones are gated
 
     def names(self):
         out = []
@@ -114,7 +115,7 @@ class _HubHandler(_Handler):
             return self._resolve("/".join(parts[0:2]), parts[3], "/".join(parts[4:]))
         return self._send(404, b"no route")
 
-    def _repo(self, repo_id):
+    def _repo(self, repo_id, large=False):
         hub = self.server.hub
         repo = hub.repos.get(repo_id)
         if not repo:
@@ -122,10 +123,11 @@ class _HubHandler(_Handler):
                        {"X-Error-Code": "RepoNotFound",
                         "X-Error-Message": "Repository not found"})
             return None
-        if repo.gated_token:
+        if repo.gated_token and (repo.gate == "all" or large):
             auth = self.headers.get("Authorization", "")
             if auth != "Bearer " + repo.gated_token:
-                self._send(401, b'{"error":"gated"}',
+                self._send(401, b'{"error":"Access to this model is restricted: ' +
+                           b'you must be authenticated and accept its conditions."}',
                            {"X-Error-Code": "GatedRepo",
                             "X-Error-Message": "Access to model %s is restricted." % repo_id})
                 return None
@@ -153,7 +155,10 @@ class _HubHandler(_Handler):
 
     def _resolve(self, repo_id, rev, name):
         hub = self.server.hub
-        repo = self._repo(repo_id)
+        repo = hub.repos.get(repo_id)
+        path = os.path.join(repo.folder, name) if repo else ""
+        repo = self._repo(repo_id, large=os.path.isfile(path) and
+                          os.path.getsize(path) >= LFS_MIN)
         if not repo:
             return
         commit = self._commit(repo, rev)

@@ -304,6 +304,18 @@ def checks(tmp, hub):
     check(TOKEN not in out + err, "gated: the token is not printed")
     os.remove(os.path.join(envg["HF_HOME"], "token"))
 
+    # large files gated behind an open API: the refusal comes on the 8-byte range
+    hub.add(fake_hub.Repo("meta-llama/Gated-Files", COMMIT_GATED, gfolder, gated_token=TOKEN,
+                          gate="lfs"))
+    hub.reset_counts()
+    rc, out, err, _ = run("model meta-llama/Gated-Files\nweights\n",
+                          dict(envg, HF_HUB_CACHE=os.path.join(tmp, "c-gf")), tmp)
+    gf_ranges = list(hub.cdn_count.ranges)
+    check(rc != 0 and "gated" in out + err and "login" in out + err and
+          "range" not in out + err and gf_ranges == [],
+          "gated files, open API: the ranged request's 401 says gated, log in (%s)"
+          % (out + err).strip()[-160:])
+
     # ---- wrong name, wrong revision
     rc, out, err, _ = run("model nobody/Nothing-Here\n", envg, tmp)
     check(rc == 0 and "no such repository" in out, "a wrong name: `model` says so")
