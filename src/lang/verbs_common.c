@@ -143,4 +143,5 @@ void vs_verb_hub_progress(vs_ctx *ctx, vs_hub_progress *p)
     p->ctx = ctx;
     p->line = hub_line;
     p->interrupted = hub_interrupted;
+    p->offline = vs_ctx_hub_offline(ctx);
 }

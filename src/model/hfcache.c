@@ -373,7 +373,7 @@ static int from_hub(const char *repo_id, const char *revision, const vs_hub_prog
     vs_error he;
     int rc;
     vs_error_clear(&he);
-    if (!vs_hfhub_can_fetch(why, sizeof why))
+    if (!vs_hfhub_can_fetch(p, why, sizeof why))
         rc = vs_error_set(&he, VS_EIO, "%s", why);
     else if ((rc = vs_hfhub_fetch_config(repo_id, revision, commit, p, st, &he)) >= 0)
         return rc;
@@ -463,7 +463,7 @@ static int hub_weights(json_t *sheet, const char *model, const char *commit, con
     int rc;
     memset(&mine, 0, sizeof mine);
     rc = vs_hfhub_headers(model, commit, file, path, VS_HF_PATH_MAX + 300, p, &mine, e);
-    if (rc == VS_EIO && !mine.requests && !vs_hfhub_can_fetch(e->message, sizeof e->message))
+    if (rc == VS_EIO && !mine.requests && !vs_hfhub_can_fetch(p, e->message, sizeof e->message))
         return 1;
     if (rc == 0)
         rc = vs_model_apply_weights_files(sheet, path, 0, payload, e);

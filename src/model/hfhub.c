@@ -36,11 +36,15 @@ int vs_hfhub_offline(void)
     return env_true("HF_HUB_OFFLINE");
 }
 
-int vs_hfhub_can_fetch(char *why, size_t n)
+int vs_hfhub_can_fetch(const vs_hub_progress *p, char *why, size_t n)
 {
     char lib[400];
     if (vs_hfhub_offline()) {
         snprintf(why, n, "HF_HUB_OFFLINE is set, so nothing is asked of the Hub");
+        return 0;
+    }
+    if (p && p->offline) {
+        snprintf(why, n, "`hub offline` is set for this session, so nothing is asked of the Hub");
         return 0;
     }
     if (!vs_http_available(lib, sizeof lib)) {
@@ -53,10 +57,28 @@ int vs_hfhub_can_fetch(char *why, size_t n)
     return 1;
 }
 
+/* huggingface_hub's token file: $HF_TOKEN_PATH, else $HF_HOME/token (HF_HOME
+ * defaulting to $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface). */
+static int token_path(char *path, size_t n)
+{
+    const char *v, *home;
+    if ((v = getenv("HF_TOKEN_PATH")) && *v)
+        snprintf(path, n, "%s", v);
+    else if ((v = getenv("HF_HOME")) && *v)
+        snprintf(path, n, "%s/token", v);
+    else if ((v = getenv("XDG_CACHE_HOME")) && *v)
+        snprintf(path, n, "%s/huggingface/token", v);
+    else if ((home = getenv("HOME")) && *home)
+        snprintf(path, n, "%s/.cache/huggingface/token", home);
+    else
+        return 0;
+    return 1;
+}
+
 /* $HF_TOKEN, else the token file huggingface_hub's `login` writes. */
 static int read_token(char *out, size_t n)
 {
-    const char *v = getenv("HF_TOKEN"), *home;
+    const char *v = getenv("HF_TOKEN");
     char path[VS_HF_PATH_MAX];
     uint64_t size = 0;
     long long got;
@@ -66,15 +88,7 @@ static int read_token(char *out, size_t n)
     if (v && *v) {
         snprintf(out, n, "%s", v);
     } else {
-        if ((v = getenv("HF_TOKEN_PATH")) && *v)
-            snprintf(path, sizeof path, "%s", v);
-        else if ((v = getenv("HF_HOME")) && *v)
-            snprintf(path, sizeof path, "%s/token", v);
-        else if ((v = getenv("XDG_CACHE_HOME")) && *v)
-            snprintf(path, sizeof path, "%s/huggingface/token", v);
-        else if ((home = getenv("HOME")) && *home)
-            snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
-        else
+        if (!token_path(path, sizeof path))
             return 0;
         if ((fd = vs_file_open_regular(path, 4096, &size, NULL)) < 0)
             return 0;
@@ -86,6 +100,30 @@ static int read_token(char *out, size_t n)
     while (len && isspace((unsigned char)out[len - 1]))
         out[--len] = '\0';
     return len > 0 && !strpbrk(out, "\r\n");
+}
+
+void vs_hfhub_status(vs_hub_status *out)
+{
+    const char *ep = getenv("HF_ENDPOINT");
+    char token[2048];
+    size_t n;
+    memset(out, 0, sizeof *out);
+    snprintf(out->endpoint, sizeof out->endpoint, "%s", ep && *ep ? ep : "https://huggingface.co");
+    n = strlen(out->endpoint);
+    while (n && out->endpoint[n - 1] == '/')
+        out->endpoint[--n] = '\0';
+    out->env_offline = vs_hfhub_offline();
+    if (read_token(token, sizeof token)) {
+        const char *v = getenv("HF_TOKEN");
+        if (v && *v)
+            out->token_source = "HF_TOKEN";
+        else if (token_path(out->token_file, sizeof out->token_file))
+            out->token_source = out->token_file;
+    }
+    sodium_memzero(token, sizeof token);
+    out->libcurl = vs_http_available(out->libcurl_why, sizeof out->libcurl_why);
+    if (vs_hfcache_hub_dir(out->cache, sizeof out->cache, NULL))
+        out->cache[0] = '\0';
 }
 
 static long env_seconds(const char *name, long def)
@@ -165,7 +203,7 @@ int vs_hfhub_open(vs_hfhub *s, const char *repo_id, const vs_hub_progress *p, vs
     size_t n;
     int rc;
     memset(s, 0, sizeof *s);
-    if (!vs_hfhub_can_fetch(why, sizeof why))
+    if (!vs_hfhub_can_fetch(p, why, sizeof why))
         return vs_error_set(err, VS_EIO, "%s", why);
     if (!vs_hfcache_is_repo_id(repo_id) || strlen(repo_id) >= sizeof s->repo)
         return vs_error_set(err, VS_EVALUE, "'%s' is not a Hugging Face repository id (ORG/NAME)",

@@ -44,6 +44,7 @@ typedef struct vs_hub_progress {
     void *ctx;
     void (*line)(void *ctx, const char *text); /* one line, with its '\n' */
     int (*interrupted)(void *ctx);
+    int offline; /* the session said `hub offline`: as HF_HUB_OFFLINE=1 */
 } vs_hub_progress;
 
 /* What one fetch did. */
@@ -57,9 +58,24 @@ typedef struct vs_hub_stats {
 /* 1 when $HF_HUB_OFFLINE says no network (huggingface_hub's true values). */
 int vs_hfhub_offline(void);
 
-/* 1 when a fetch may be tried (not offline, libcurl loadable); else 0 and
- * why (for a note: which setting, or how to get libcurl) in why. */
-int vs_hfhub_can_fetch(char *why, size_t n);
+/* 1 when a fetch may be tried (not offline by the environment or p's
+ * session, libcurl loadable); else 0 and why (for a note: which setting, or
+ * how to get libcurl) in why. p may be NULL. */
+int vs_hfhub_can_fetch(const vs_hub_progress *p, char *why, size_t n);
+
+/* What `model` and `weights` may ask of the Hub, for `hub`: the endpoint,
+ * whether the environment forbids it, where a token would come from (never
+ * the token), whether libcurl loads (why not), the cache folder. */
+typedef struct vs_hub_status {
+    char endpoint[512];
+    int env_offline;
+    const char *token_source; /* "HF_TOKEN", "the token file PATH", NULL: none */
+    char token_file[VS_HF_PATH_MAX];
+    int libcurl;
+    char libcurl_why[400];
+    char cache[VS_HF_PATH_MAX];
+} vs_hub_status;
+void vs_hfhub_status(vs_hub_status *out);
 
 /* `model ORG/NAME [revision=REV]` not in the cache: resolves revision (NULL:
  * "main") to its commit and fetches config.json, or model_index.json for a

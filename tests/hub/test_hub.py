@@ -15,8 +15,9 @@ GGUF files. The checks:
 - the record keeps the commit and each header's sha256, equal to the sha256 of
   the file's first 8 + header-length bytes computed here;
 - a second run with HF_HUB_OFFLINE=1 reads the cache and asks nothing;
-- offline with an empty cache, nothing is asked and the download command is
-  named; without libcurl the note says how to get it;
+- offline with an empty cache (HF_HUB_OFFLINE=1, or `hub offline` for the
+  session), nothing is asked and the download command is named; without
+  libcurl the note says how to get it;
 - a diffusers pipeline: model_index.json, then each component's headers
   (the variant where a component has it, a sharded text encoder), as
   `pipeline=` reads the same files on disk;
@@ -270,6 +271,15 @@ def checks(tmp, hub):
     rc, out, err, _ = run("model deepseek-ai/Fake-V3\n", env_empty, tmp)
     check(rc == 0 and hub.requests() == 0 and "huggingface-cli download" in out and
           "HF_HUB_OFFLINE" in out, "offline, empty cache: nothing asked, the command named")
+    # `hub offline`, the session's own setting: nothing asked either
+    env_sess = base_env(tmp, "session")
+    env_sess.update(HF_ENDPOINT=hub.endpoint, HF_TOKEN=TOKEN)
+    rc, out, err, _ = run("hub\nhub offline\nmodel deepseek-ai/Fake-V3\nhub online\nhub\n",
+                          env_sess, tmp)
+    check(rc == 0 and hub.requests() == 0 and "`hub offline` is set for this session" in out and
+          "token: HF_TOKEN" in out and TOKEN not in out + err and
+          out.count("asked for what the local cache lacks") == 3,
+          "`hub offline`: nothing asked, the command named; `hub` names the token's source only")
     # without libcurl
     env_nocurl = base_env(tmp, "nocurl")
     env_nocurl.update(HF_ENDPOINT=hub.endpoint, VRAMSHEET_CURL_LIBRARY="/nonexistent/libcurl.so")
