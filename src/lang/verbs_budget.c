@@ -287,6 +287,7 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *from = vs_line_pair(line, "from"), *sh = vs_line_pair(line, "sha256");
     const vs_arg *file = vs_line_pair(line, "file");
+    int tally;
     json_t *sheet, *files = NULL;
     vs_bundle *b;
     vs_envelope env;
@@ -311,11 +312,17 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
+    {
+        const char *sc =
+            json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+        tally = sc && strstr(sc, "from quantization_config"); /* model/quant_apply.c's */
+    }
     if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
         return vs_arg_error(from, err, rc);
-    if (!from && (file || json_is_null(json_object_get(sheet, "weights_files")))) {
+    if (!from && (file || json_is_null(json_object_get(sheet, "weights_files")) || tally)) {
         /* a card read from a Hugging Face cache snapshot: that snapshot's files
-         * (or file=, one of them), else their headers from the Hub */
+         * (or file=, one of them), else their headers from the Hub; the real
+         * files beat a quantization_config's tally */
         char msg[VS_ERROR_MESSAGE_MAX];
         vs_hub_progress hp;
         vs_hub_stats hub = {0, 0, 0, 0};
@@ -334,6 +341,10 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
                      hub.requests, (unsigned long long)hub.ms);
             vs_ctx_stream(ctx, "stderr", msg, strlen(msg));
             vs_ctx_effect(ctx, "read weights headers from the Hub into the local cache");
+        }
+        if (rc < 0 && tally && !file && rc != VS_ENOMEM && rc != VS_EINTERRUPT) {
+            rc = 0; /* no files to read: the config's tally stays the weights */
+            vs_error_clear(err);
         }
         if (rc < 0) {
             snprintf(msg, sizeof msg, "%s", err->message);
