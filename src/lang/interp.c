@@ -249,6 +249,16 @@ const char *vs_interp_records_path(vs_interp *ip)
     return p;
 }
 
+int vs_ctx_hub_offline(vs_ctx *ctx)
+{
+    return ctx->ip->hub_offline;
+}
+
+void vs_ctx_set_hub_offline(vs_ctx *ctx, int on)
+{
+    ctx->ip->hub_offline = on != 0;
+}
+
 void vs_ctx_set_records_path(vs_ctx *ctx, const char *path)
 {
     char *p = dup_opt(path);

@@ -16,6 +16,7 @@ struct vs_interp {
     long current;      /* index into sheets, -1 when none is open */
     char *opt_records; /* from the options */
     char *set_records; /* from `records PATH` */
+    int hub_offline;   /* `hub offline`: nothing asked of the Hugging Face Hub */
     char *env_records; /* the last path computed from the environment (borrowed out) */
 };
 

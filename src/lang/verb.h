@@ -113,6 +113,10 @@ void vs_ctx_effect(vs_ctx *ctx, const char *fmt, ...) __attribute__((format(prin
 const char *vs_ctx_records_path(vs_ctx *ctx);
 void vs_ctx_set_records_path(vs_ctx *ctx, const char *path);
 
+/* `hub offline` for this session (model/hfhub.h): 1 when set. */
+int vs_ctx_hub_offline(vs_ctx *ctx);
+void vs_ctx_set_hub_offline(vs_ctx *ctx, int on);
+
 /* Emits a result whose payload was written as JSON text (vs_jw). The buffers
  * stay the caller's. A failed buffer is VS_ENOMEM. */
 int vs_ctx_emit_written(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, const vs_buf *payload,

@@ -271,7 +271,7 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ----------------------------------------------------- weights and envelope */
 
-const char *const vs_verb_weights_keys[] = {"from", "sha256", NULL};
+const char *const vs_verb_weights_keys[] = {"from", "sha256", "file", NULL};
 
 static int no_weights(const json_t *sheet, vs_error *err)
 {
@@ -287,14 +287,20 @@ static int no_weights(const json_t *sheet, vs_error *err)
 int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *from = vs_line_pair(line, "from"), *sh = vs_line_pair(line, "sha256");
+    const vs_arg *file = vs_line_pair(line, "file");
+    int tally;
     json_t *sheet, *files = NULL;
     vs_bundle *b;
     vs_envelope env;
     int rc, hash = 0;
     if ((rc = vs_line_check_keys(line, vs_verb_weights_keys, err)) < 0)
         return rc;
-    if ((rc = vs_line_no_extra(line, 0, "weights [from=PATH] [sha256=yes]", err)) < 0)
+    if ((rc = vs_line_no_extra(line, 0, "weights [from=PATH | file=NAME] [sha256=yes]", err)) < 0)
         return rc;
+    if (from && file)
+        return vs_error_set_at(err, VS_EVALUE, file->line, file->column,
+                               "give from=PATH (files on disk) or file=NAME (a file of the card's "
+                               "Hugging Face repository), not both");
     if (sh) {
         if (!from)
             return vs_error_set_at(err, VS_EVALUE, sh->line, sh->column,
@@ -307,14 +313,44 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
+    {
+        const char *sc =
+            json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+        tally = sc && strstr(sc, "from quantization_config"); /* model/quant_apply.c's */
+    }
     if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
         return vs_arg_error(from, err, rc);
-    if (!from && json_is_null(json_object_get(sheet, "weights_files"))) {
-        /* a card read from a Hugging Face cache snapshot: that snapshot's files */
+    if (!from && (file || json_is_null(json_object_get(sheet, "weights_files")) || tally)) {
+        /* a card read from a Hugging Face cache snapshot: that snapshot's files
+         * (or file=, one of them), else their headers from the Hub; the real
+         * files beat a quantization_config's tally */
         char msg[VS_ERROR_MESSAGE_MAX];
-        if ((rc = vs_hfcache_card_weights(sheet, &files, err)) < 0) {
+        vs_hub_progress hp;
+        vs_hub_stats hub = {0, 0, 0, 0};
+        vs_verb_hub_progress(ctx, &hp);
+        rc = vs_hfcache_card_weights(sheet, file ? file->value : NULL, &files, &hp, &hub, err);
+        if (rc == 1 && file)
+            return vs_error_set_at(err, VS_EVALUE, file->line, file->column,
+                                   "file= names a file of the card's Hugging Face repository: "
+                                   "`model ORG/NAME` first (found in the local cache or on "
+                                   "the Hub, so that the card has its commit)");
+        if (hub.requests) { /* what the Hub cost, said once at the end */
+            snprintf(msg, sizeof msg,
+                     "%s: %u weights headers read from the Hub, %llu bytes in %u requests, "
+                     "%llu ms; kept in the local cache\n",
+                     vs_verb_card_str(sheet, "model"), hub.files, (unsigned long long)hub.bytes,
+                     hub.requests, (unsigned long long)hub.ms);
+            vs_ctx_stream(ctx, "stderr", msg, strlen(msg));
+            vs_ctx_effect(ctx, "read weights headers from the Hub into the local cache");
+        }
+        if (rc < 0 && tally && !file && rc != VS_ENOMEM && rc != VS_EINTERRUPT) {
+            rc = 0; /* no files to read: the config's tally stays the weights */
+            vs_error_clear(err);
+        }
+        if (rc < 0) {
             snprintf(msg, sizeof msg, "%s", err->message);
-            return vs_error_set_at(err, rc, line->line, line->column, "%s", msg);
+            return vs_error_set_at(err, rc, file ? file->line : line->line,
+                                   file ? file->value_column : line->column, "%s", msg);
         }
     }
     if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0) {

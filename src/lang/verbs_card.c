@@ -8,6 +8,7 @@
 
 #include "lang/verbs_common.h"
 #include "model/hfcache.h"
+#include "model/hfhub.h"
 #include "model/model.h"
 #include "model/pipeline_files.h"
 #include "model/quant.h"
@@ -141,8 +142,11 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *pipe_dir = pipe ? pipe->value : NULL;
     uint64_t params = 0, cfg_params = 0;
     int have_params = 0, had_files = 0, rc, have_cfg_params = 0;
-    const char *notes[7] = {NULL}, *revision, *qnote = NULL;
-    char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL;
+    const char *notes[8] = {NULL}, *revision, *qnote = NULL;
+    char *hf_config = NULL, *hf_commit = NULL, *hf_note = NULL, hub_note[200] = "";
+    char hub_dir[VS_HF_PATH_MAX + 300];
+    vs_hub_progress hp;
+    vs_hub_stats hub = {0, 0, 0, 0};
     size_t nn = 0;
     vs_buf head = VS_BUF_INIT, note = VS_BUF_INIT;
 
@@ -185,18 +189,44 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snap = NULL;
         }
     }
+    /* without config=, an ORG/NAME is looked for in the local Hugging Face
+     * cache, and when it is not there, asked of the Hub (model/hfhub.h) */
+    vs_verb_hub_progress(ctx, &hp);
+    if (!cfg && !pipe_dir && vs_hfcache_is_repo_id(name->value)) {
+        if ((rc = vs_hfcache_model_config(name->value, rev ? rev->value : NULL, &hf_config,
+                                          &hf_commit, &hf_note, &hp, &hub, err)) < 0)
+            return vs_arg_error(rev ? rev : name, err, rc);
+        if (!hf_config && hf_commit && !pipe && (snap = calloc(1, sizeof *snap))) {
+            /* the Hub's model_index.json: a diffusers pipeline after all */
+            vs_error quiet;
+            vs_error_clear(&quiet);
+            if (vs_hfcache_find(snap, name->value, hf_commit, &quiet) == 0 &&
+                vs_pipeline_is_dir(snap->path)) {
+                pipe_dir = snap->path;
+                free(hf_note);
+                hf_note = NULL;
+            } else {
+                free(snap);
+                snap = NULL;
+            }
+        }
+        if (hub.requests && hf_commit) {
+            snprintf(hub_note, sizeof hub_note,
+                     "asked the Hub: %s (%llu bytes in %u request%s), kept in the local cache",
+                     hf_config ? "config.json fetched" : "the commit resolved",
+                     (unsigned long long)hub.bytes, hub.requests, hub.requests == 1 ? "" : "s");
+            vs_ctx_effect(ctx, "wrote what the Hub said of %s into the local cache", name->value);
+        }
+    }
     if (var && !pipe_dir) {
         free(snap);
         free(hf_commit);
+        free(hf_config);
+        free(hf_note);
         return vs_error_set_at(err, VS_EVALUE, var->line, var->column,
-                               "variant= goes with a diffusers pipeline (pipeline=DIR, or a "
-                               "cached ORG/NAME with a model_index.json)");
+                               "variant= goes with a diffusers pipeline (pipeline=DIR, or an "
+                               "ORG/NAME with a model_index.json)");
     }
-    /* without config=, an ORG/NAME is looked for in the local Hugging Face cache */
-    if (!cfg && !pipe_dir && vs_hfcache_is_repo_id(name->value) &&
-        (rc = vs_hfcache_model_config(name->value, rev ? rev->value : NULL, &hf_config, &hf_commit,
-                                      &hf_note, err)) < 0)
-        return vs_arg_error(rev ? rev : name, err, rc);
     revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
 
     if (!same_str(vs_verb_card_str(sheet, "model"), name->value)) {
@@ -218,6 +248,24 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (pipe_dir) {
         /* every weighted component's safetensors headers; the sheet's weights are their sum */
         rc = vs_pipeline_apply(sheet, pipe_dir, var ? var->value : NULL, &pipe_payload, err);
+        if (rc < 0 && snap && rc != VS_ENOMEM) {
+            /* not all in the snapshot: the components' headers from the Hub */
+            vs_error he;
+            vs_error_clear(&he);
+            json_decref(pipe_payload);
+            pipe_payload = NULL;
+            if (vs_hfhub_pipeline_headers(name->value, snap->commit, var ? var->value : NULL,
+                                          hub_dir, sizeof hub_dir - 32, &hp, &hub, &he) == 0) {
+                rc = vs_pipeline_apply(sheet, hub_dir, var ? var->value : NULL, &pipe_payload, err);
+                strcat(hub_dir, "/model_index.json");
+                if (rc == 0)
+                    rc = vs_hfhub_annotate(sheet, pipe_payload, hub_dir, err);
+            } else {
+                char m[VS_ERROR_MESSAGE_MAX];
+                snprintf(m, sizeof m, "%s", he.message);
+                vs_error_prefix(err, "%s; ", m);
+            }
+        }
         if (rc < 0 && snap && rc != VS_ENOMEM) {
             /* from the cache: say how to fetch what is missing, and where it goes */
             char m[VS_ERROR_MESSAGE_MAX];
@@ -250,7 +298,9 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (qnote)
             notes[nn++] = qnote;
     }
-    if (hf_note && !have_params)
+    if (hub_note[0])
+        notes[nn++] = hub_note;
+    if (hf_note && (!have_params || hub.requests))
         notes[nn++] = hf_note;
     if (have_params) {
         if ((rc = vs_verb_card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
@@ -285,9 +335,13 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (extra && pipe_payload)
             json_object_set(extra, "weights", pipe_payload);
         if (extra && hf_commit) /* where the cache put it */
-            json_object_set_new(extra, "hf_cache",
-                                json_pack("{s:s?, s:s, s:s}", "config", hf_config, "commit",
-                                          hf_commit, "ref", rev ? rev->value : "main"));
+            json_object_set_new(
+                extra, "hf_cache",
+                json_pack("{s:s?, s:s, s:s, s:o}", "config", hf_config, "commit", hf_commit, "ref",
+                          rev ? rev->value : "main", "hub",
+                          hub.requests ? json_pack("{s:I, s:I}", "bytes", (json_int_t)hub.bytes,
+                                                   "requests", (json_int_t)hub.requests)
+                                       : json_null()));
         rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "model", vs_buf_str(&head), notes, extra),
                           err);
     }

@@ -127,3 +127,21 @@ int vs_verb_join_positionals(const vs_line *line, size_t from, vs_buf *out)
     }
     return vs_buf_failed(out) ? -1 : 0;
 }
+
+static void hub_line(void *ctx, const char *text)
+{
+    vs_ctx_stream(ctx, "stderr", text, strlen(text));
+}
+
+static int hub_interrupted(void *ctx)
+{
+    return vs_ctx_interrupted(ctx);
+}
+
+void vs_verb_hub_progress(vs_ctx *ctx, vs_hub_progress *p)
+{
+    p->ctx = ctx;
+    p->line = hub_line;
+    p->interrupted = hub_interrupted;
+    p->offline = vs_ctx_hub_offline(ctx);
+}

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "lang/verb.h"
+#include "model/hfhub.h"
 #include "render/bundle.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -20,6 +21,10 @@
 /* Emits bundle_take through the context (taking it); a NULL bundle (a render
  * that ran out of memory) is VS_ENOMEM. Returns 0 or VS_ENOMEM. */
 int vs_verb_emit(vs_ctx *ctx, vs_bundle *bundle_take, vs_error *err);
+
+/* A Hub fetch's progress lines streamed to the cell's stderr, its interrupt
+ * the cell's (model/hfhub.h). */
+void vs_verb_hub_progress(vs_ctx *ctx, vs_hub_progress *p);
 
 /* The current sheet (borrowed, vs_ctx_sheet); NULL with VS_ENOMEM in err. */
 json_t *vs_verb_sheet_of(vs_ctx *ctx, vs_error *err);

@@ -502,6 +502,7 @@ static const char *const reproduce_keys[] = {"gpu", "software", NULL};
 static const char *const commit_words[] = {"replace", NULL};
 static const char *const records_words[] = {"push", "pull", NULL};
 static const char *const reproduce_words[] = {"as", NULL};
+static const char *const hub_words[] = {"offline", "online", NULL};
 
 const vs_verb vs_verbs_records[] = {
     {"commit", verb_commit, "commit \"MESSAGE\" [replace]",
@@ -597,5 +598,16 @@ const vs_verb vs_verbs_records[] = {
      "branch that another pusher moved meanwhile is merged and pushed again. A folder "
      "literally named push or pull is given as ./push.",
      no_keys, records_words},
+    {"hub", vs_verb_hub, "hub [offline | online]",
+     "what `model` and `weights` may ask of the Hugging Face Hub in this session",
+     "hub shows what `model ORG/NAME` and `weights` may ask of the Hugging Face Hub when the "
+     "local cache lacks a model: the endpoint ($HF_ENDPOINT, default https://huggingface.co), "
+     "whether requests are allowed, where a token would come from ($HF_TOKEN, else the token "
+     "file `huggingface-cli login` writes; never the token itself), whether libcurl can be "
+     "loaded, and the cache folder. `hub offline` forbids every request for this session, as "
+     "HF_HUB_OFFLINE=1 does for the process (huggingface_hub's setting); `hub online` lifts "
+     "it (HF_HUB_OFFLINE in the environment still forbids). Offline, a model or weights file "
+     "missing from the cache gets the command that fetches it and where it goes.",
+     no_keys, hub_words},
     {0},
 };

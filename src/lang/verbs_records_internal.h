@@ -41,6 +41,8 @@ int vs_verbs_records_load_sheet(vs_store *st, const char *id, const char *rev, j
 /* --- verbs_history.c: the verbs, rows of vs_verbs_records --- */
 
 int vs_verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err);
+/* verbs_hub.c: `hub [offline | online]`. */
+int vs_verb_hub(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err);

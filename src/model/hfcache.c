@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "model/gguf.h"
+#include "model/hfhub.h"
 #include "model/model.h"
 #include "model/safetensors.h"
 #include "util/file.h"
@@ -352,13 +353,45 @@ static int has_gguf(const char *dir)
     return found;
 }
 
+/* huggingface_hub's mark of a file the Hub does not have at that commit:
+ * <repo>/.no_exist/<commit>/config.json */
+static int no_config(const vs_hf_snapshot *s)
+{
+    char p[VS_HF_PATH_MAX + 200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/.no_exist/%s/config.json", s->repo_dir, s->commit);
+    return lstat(p, &st) == 0;
+}
+
+/* Not in the cache: the Hub's config.json, when the network is allowed. 0
+ * when fetched, 1 for a repository without one (GGUF); else the cache's
+ * message e gets why not (a negative code). */
+static int from_hub(const char *repo_id, const char *revision, const vs_hub_progress *p,
+                    vs_hub_stats *st, vs_error *e)
+{
+    char why[VS_ERROR_MESSAGE_MAX], commit[41];
+    vs_error he;
+    int rc;
+    vs_error_clear(&he);
+    if (!vs_hfhub_can_fetch(p, why, sizeof why))
+        rc = vs_error_set(&he, VS_EIO, "%s", why);
+    else if ((rc = vs_hfhub_fetch_config(repo_id, revision, commit, p, st, &he)) >= 0)
+        return rc;
+    if (rc == VS_ENOMEM)
+        return vs_error_oom(e);
+    snprintf(why, sizeof why, "%s", he.message);
+    vs_error_prefix(e, "%s; ", why);
+    return rc;
+}
+
 int vs_hfcache_model_config(const char *repo_id, const char *revision, char **config_path,
-                            char **commit, char **note, vs_error *err)
+                            char **commit, char **note, const vs_hub_progress *p, vs_hub_stats *st,
+                            vs_error *err)
 {
     vs_hf_snapshot *s = malloc(sizeof *s);
     char *cfg = malloc(VS_HF_PATH_MAX + 300);
     vs_error e;
-    int rc, found;
+    int rc, found, hub = -1;
     *config_path = *commit = *note = NULL;
     if (!s || !cfg) {
         free(s);
@@ -368,21 +401,41 @@ int vs_hfcache_model_config(const char *repo_id, const char *revision, char **co
     vs_error_clear(&e);
     rc = vs_hfcache_find(s, repo_id, revision, &e);
     found = rc == 0;
+    if (found)
+        rc = vs_hfcache_file(s, repo_id, "config.json", cfg, VS_HF_PATH_MAX + 300, &e);
+    if (found && rc == VS_ENOTFOUND && no_config(s))
+        hub = 1; /* the Hub said before: a repository without config.json */
+    else if (rc == VS_ENOTFOUND && !(found && has_gguf(s->path))) {
+        if ((hub = from_hub(repo_id, revision, p, st, &e)) == VS_ENOMEM) {
+            rc = hub;
+        } else if (hub >= 0) { /* fetched: read as if it had been there */
+            vs_error_clear(&e);
+            rc = vs_hfcache_find(s, repo_id, revision, &e);
+            found = rc == 0;
+            if (found)
+                rc = vs_hfcache_file(s, repo_id, "config.json", cfg, VS_HF_PATH_MAX + 300, &e);
+        }
+    }
     if (found && !(*commit = strdup(s->commit)))
         rc = vs_error_set(&e, VS_ENOMEM, "out of memory");
-    if (rc == 0)
-        rc = vs_hfcache_file(s, repo_id, "config.json", cfg, VS_HF_PATH_MAX + 300, &e);
     if (rc == 0) {
         *config_path = cfg;
         cfg = NULL;
-    } else if (rc == VS_ENOTFOUND && found && has_gguf(s->path)) {
+    } else if (rc == VS_ENOTFOUND && found && (hub == 1 || has_gguf(s->path))) {
         /* a GGUF repository has no config.json: its files carry the metadata */
         char msg[VS_ERROR_MESSAGE_MAX];
-        snprintf(msg, sizeof msg,
-                 "%s at %s: the snapshot has no config.json but holds GGUF files; `weights` "
-                 "reads their headers (the tensors, the file type and the architecture's "
-                 "metadata)",
-                 repo_id, s->commit);
+        if (hub == 1)
+            snprintf(msg, sizeof msg,
+                     "%s at %s: the repository has no config.json (a GGUF repository's files "
+                     "carry the metadata); `weights` reads its weights files' headers from the "
+                     "Hub, with range requests",
+                     repo_id, s->commit);
+        else
+            snprintf(msg, sizeof msg,
+                     "%s at %s: the snapshot has no config.json but holds GGUF files; `weights` "
+                     "reads their headers (the tensors, the file type and the architecture's "
+                     "metadata)",
+                     repo_id, s->commit);
         rc = (*note = strdup(msg)) ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");
     } else if (rc == VS_ENOTFOUND) {
         rc = (*note = strdup(e.message)) ? 0 : vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -399,15 +452,48 @@ int vs_hfcache_model_config(const char *repo_id, const char *revision, char **co
     return rc;
 }
 
-int vs_hfcache_card_weights(json_t *sheet, json_t **payload, vs_error *err)
+/* The weights' headers the Hub gave (or gives now) into the sheet: 0; 1 when
+ * the Hub cannot be asked (offline, no libcurl) and nothing was read before,
+ * with why in e; a negative code otherwise. */
+static int hub_weights(json_t *sheet, const char *model, const char *commit, const char *file,
+                       char *path, json_t **payload, const vs_hub_progress *p, vs_hub_stats *st,
+                       vs_error *e)
+{
+    vs_hub_stats mine;
+    int rc;
+    memset(&mine, 0, sizeof mine);
+    rc = vs_hfhub_headers(model, commit, file, path, VS_HF_PATH_MAX + 300, p, &mine, e);
+    if (rc == VS_EIO && !mine.requests && !vs_hfhub_can_fetch(p, e->message, sizeof e->message))
+        return 1;
+    if (rc == 0)
+        rc = vs_model_apply_weights_files(sheet, path, 0, payload, e);
+    if (rc == 0)
+        rc = vs_hfhub_annotate(sheet, *payload, path, e);
+    if (rc == 0 && mine.requests &&
+        json_object_set_new(*payload, "hub",
+                            json_pack("{s:I, s:I, s:I}", "bytes", (json_int_t)mine.bytes,
+                                      "requests", (json_int_t)mine.requests, "files",
+                                      (json_int_t)mine.files)))
+        rc = vs_error_oom(e);
+    if (st) {
+        st->bytes += mine.bytes;
+        st->requests += mine.requests;
+        st->files += mine.files;
+        st->ms += mine.ms;
+    }
+    return rc;
+}
+
+int vs_hfcache_card_weights(json_t *sheet, const char *file, json_t **payload,
+                            const vs_hub_progress *p, vs_hub_stats *st, vs_error *err)
 {
     const json_t *card = json_object_get(sheet, "card");
     const char *model = json_string_value(json_object_get(card, "model"));
     const char *rev = json_string_value(json_object_get(card, "revision"));
     char *path = NULL;
     vs_hf_snapshot *s;
-    vs_error e;
-    int rc;
+    vs_error e, he;
+    int rc, found;
     *payload = NULL;
     /* a card naming a repository at a commit whose snapshot is in the cache */
     if (!model || !rev || !vs_hfcache_is_repo_id(model) || !is_hex40(rev, strlen(rev)))
@@ -417,25 +503,42 @@ int vs_hfcache_card_weights(json_t *sheet, json_t **payload, vs_error *err)
         return vs_error_set(err, VS_ENOMEM, "out of memory");
     }
     vs_error_clear(&e);
-    if (vs_hfcache_find(s, model, rev, &e) != 0) {
-        free(path);
-        free(s);
-        return 1;
-    }
-    rc = locate_weights(s, model, path, VS_HF_PATH_MAX + 300, err);
+    found = vs_hfcache_find(s, model, rev, &e) == 0;
+    if (found && file) /* the file named, when the snapshot has it */
+        rc = vs_hfcache_file(s, model, file, path, VS_HF_PATH_MAX + 300, &e);
+    else
+        rc = found ? locate_weights(s, model, path, VS_HF_PATH_MAX + 300, &e) : 1;
     if (rc == 0) {
-        rc = vs_model_apply_weights_files(sheet, path, 0, payload, err);
+        rc = vs_model_apply_weights_files(sheet, path, 0, payload, &e);
         /* a shard missing: say which to fetch (checked only then: the index is
          * read once on the way that works) */
         if (rc == VS_EFORMAT && is_index(path)) {
-            vs_error_clear(&e);
-            if (missing_shards(s, model, path, &e) == VS_ENOTFOUND) {
-                if (err)
-                    *err = e;
+            vs_error he2;
+            vs_error_clear(&he2);
+            if (missing_shards(s, model, path, &he2) == VS_ENOTFOUND) {
+                e = he2;
                 rc = VS_ENOTFOUND;
             }
         }
     }
+    if (rc == 1 || rc == VS_ENOTFOUND) {
+        /* not all in the snapshot: the headers from the Hub */
+        int hrc;
+        vs_error_clear(&he);
+        json_decref(*payload);
+        *payload = NULL;
+        hrc = hub_weights(sheet, model, rev, file, path, payload, p, st, &he);
+        if (hrc == 0 || (hrc < 0 && rc == 1) || (hrc < 0 && hrc != VS_EIO)) {
+            rc = hrc;
+            e = he;
+        } else if (rc == VS_ENOTFOUND) { /* the cache's words, and why the Hub did not help */
+            char why[VS_ERROR_MESSAGE_MAX];
+            snprintf(why, sizeof why, "%s", he.message);
+            vs_error_prefix(&e, "%s; ", why);
+        }
+    }
+    if (rc < 0 && err)
+        *err = e;
     free(path);
     free(s);
     return rc;

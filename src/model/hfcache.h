@@ -21,6 +21,9 @@
 
 #define VS_HF_PATH_MAX 4096
 
+struct vs_hub_progress; /* model/hfhub.h: a fetch's progress lines, its interrupt */
+struct vs_hub_stats;
+
 typedef struct vs_hf_snapshot {
     char hub[VS_HF_PATH_MAX];      /* the cache folder */
     char repo_dir[VS_HF_PATH_MAX]; /* <hub>/models--ORG--NAME */
@@ -55,19 +58,30 @@ int vs_hfcache_weights(const vs_hf_snapshot *s, const char *repo_id, char *out, 
                        vs_error *err);
 
 /* `model ORG/NAME [revision=REV]` without config=: the snapshot's
- * config.json. 0 with *config_path and *commit (malloc'd) when found; 0 with
- * *config_path NULL and *note (malloc'd) saying what to fetch and where when
- * the model, the ref, the snapshot or its config.json is not in the cache
- * (*commit still set when the snapshot is: a GGUF repository has no
- * config.json); a negative code for a cache that is there but malformed. */
+ * config.json. When the cache lacks it and the network is allowed, it is
+ * fetched from the Hub first (model/hfhub.h; st, may be NULL, adds what that
+ * cost). 0 with *config_path and *commit (malloc'd) when found; 0 with
+ * *config_path NULL and *note (malloc'd) saying what to fetch and where (and
+ * why the Hub did not give it) when the model, the ref, the snapshot or its
+ * config.json is not there (*commit still set when the snapshot is: a GGUF
+ * repository has no config.json); a negative code for a cache that is there
+ * but malformed. */
 int vs_hfcache_model_config(const char *repo_id, const char *revision, char **config_path,
-                            char **commit, char **note, vs_error *err);
+                            char **commit, char **note, const struct vs_hub_progress *p,
+                            struct vs_hub_stats *st, vs_error *err);
 
 /* `weights` with no from=: when the card names a repository (ORG/NAME) at a
  * commit whose snapshot is in the cache, reads that snapshot's weights
  * (model/model.h, vs_model_apply_weights_files) into the sheet: 0 and
- * *payload; VS_ENOTFOUND saying which files to fetch and where when they are
- * not there; 1 when the card's model and revision are not in the cache. */
-int vs_hfcache_card_weights(json_t *sheet, json_t **payload, vs_error *err);
+ * *payload. When the snapshot lacks them, the headers read from the Hub
+ * before (model/hfhub.h's header folder), else read now when the network is
+ * allowed (st, may be NULL, adds what that cost). VS_ENOTFOUND saying which
+ * files to fetch and where when they are not there; 1 when the card's model
+ * and revision are not in the cache and cannot be asked of the Hub. file
+ * (may be NULL) names the repository's file to read (`weights file=`: a
+ * .gguf of several, a .safetensors, an index .json) instead of the one found. */
+int vs_hfcache_card_weights(json_t *sheet, const char *file, json_t **payload,
+                            const struct vs_hub_progress *p, struct vs_hub_stats *st,
+                            vs_error *err);
 
 #endif

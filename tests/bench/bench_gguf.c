@@ -191,7 +191,7 @@ static int resolve_and_read(void *ctx)
     vs_error err;
     int rc;
     (void)ctx;
-    rc = vs_hfcache_model_config("bench/deep", NULL, &cfg, &commit, &note, &err);
+    rc = vs_hfcache_model_config("bench/deep", NULL, &cfg, &commit, &note, NULL, NULL, &err);
     if (!rc && !cfg) {
         fprintf(stderr, "bench_gguf: %s\n", note);
         rc = 1;
@@ -201,7 +201,7 @@ static int resolve_and_read(void *ctx)
     if (!rc && (json_object_set_new(vs_sheet_card(sheet), "revision", json_string(commit)) ||
                 json_object_set_new(vs_sheet_card(sheet), "model", json_string("bench/deep"))))
         rc = 1;
-    if (!rc && (rc = vs_hfcache_card_weights(sheet, &p, &err)) == 1)
+    if (!rc && (rc = vs_hfcache_card_weights(sheet, NULL, &p, NULL, NULL, &err)) == 1)
         snprintf(err.message, sizeof err.message, "the card does not come from the cache");
     if (rc)
         fprintf(stderr, "bench_gguf: %s\n", err.message);
