@@ -215,6 +215,43 @@ static int too_big(const vs_arch *a)
     return 0;
 }
 
+/* The context the model was built for: max_position_embeddings (or its older
+ * spellings) of the language model (text_config first), and rope_scaling's
+ * type and factor beside it. Absent or malformed: left unknown. */
+static void read_context(vs_arch *a, const json_t *root)
+{
+    static const char *const keys[] = {"max_position_embeddings", "n_positions", "max_seq_len",
+                                       "seq_length", NULL};
+    const json_t *objs[2] = {json_object_get(root, "text_config"), root};
+    size_t i, k;
+    for (i = 0; i < 2 && !a->context; i++) {
+        const json_t *o = objs[i], *rs;
+        if (!json_is_object(o))
+            continue;
+        for (k = 0; keys[k]; k++) {
+            json_t *v = json_object_get(o, keys[k]);
+            if (json_is_integer(v) && json_integer_value(v) > 0) {
+                a->context = (uint64_t)json_integer_value(v);
+                snprintf(a->context_key, sizeof a->context_key, "%s%s",
+                         i == 0 ? "text_config." : "", keys[k]);
+                break;
+            }
+        }
+        rs = json_object_get(o, "rope_scaling");
+        if (a->context && json_is_object(rs)) {
+            const char *t = json_string_value(json_object_get(rs, "rope_type"));
+            json_t *f = json_object_get(rs, "factor");
+            if (!t)
+                t = json_string_value(json_object_get(rs, "type"));
+            if (json_is_number(f))
+                snprintf(a->rope_scaling, sizeof a->rope_scaling, "%s, factor %g", t ? t : "rope",
+                         json_number_value(f));
+            else if (t)
+                snprintf(a->rope_scaling, sizeof a->rope_scaling, "%s", t);
+        }
+    }
+}
+
 int vs_arch_from_json(vs_arch *out, const json_t *root, vs_error *err)
 {
     json_t *mt = json_object_get(root, "model_type");
@@ -255,6 +292,7 @@ int vs_arch_from_json(vs_arch *out, const json_t *root, vs_error *err)
                             "not a real model's");
     if ((rc = f->kv_layout(&a, root, err)) || (rc = vs_arch_count(&a, err)))
         return rc;
+    read_context(&a, root);
     if (a.layers == 0 || (a.head_dim == 0 && a.kv.n && a.kv.g[0].kind != VS_KV_LATENT))
         return vs_error_set(err, VS_EFORMAT, "the config gives no layers or no head size");
     *out = a;

@@ -166,6 +166,37 @@ START_TEST(tensor_placement_fewer_kv_heads_than_gpus)
 }
 END_TEST
 
+/* Qwen3-Next: 12 full layers (2 KV heads of 256) grow with the length; 36
+ * gated delta nets keep 2,146,304 B per sequence each (conv 3 x 8,192 x 2 B +
+ * state 32 x 128 x 128 x 4 B, vLLM mamba_utils.py), whatever the length. */
+START_TEST(hybrid_state_independent_of_length)
+{
+    long long state = 36LL * (3 * 8192 * 2 + 32LL * 128 * 128 * 4) * 2;
+    with_model("qwen3-next-80b-a3b-instruct.json", "length 4096\nconcurrency 2\nestimate kv");
+    ck_assert_str_eq(gets(group(1), "kind"), "state");
+    ck_assert_int_eq(geti(group(1), "bytes"), state);
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 12 * 2 * 256 * 2 * 4096 * 2 + state);
+    ck_assert_int_eq(geti(inputs(), "bytes_per_token"), 2LL * 12 * 2 * 256 * 2);
+    run_ok("length 65536\nestimate kv");
+    ck_assert_int_eq(geti(group(1), "bytes"), state);
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 12 * 2 * 256 * 2 * 65536 * 2 + state);
+}
+END_TEST
+
+/* Beyond the model's context: a warning naming the key, never an error. */
+START_TEST(length_beyond_the_context)
+{
+    with_model("qwen3-30b-a3b.json", "length 1Mi");
+    TEXT_HAS(last(), "warning: 1,048,576 tokens exceed the model's context of 40,960 tokens "
+                     "(config.json max_position_embeddings, no rope_scaling)");
+    run_ok("length 40960");
+    ck_assert_ptr_null(strstr(text(last()), "warning"));
+    with_model("llama-4-scout-17b-16e-instruct.json", "length 16Mi");
+    TEXT_HAS(last(), "context of 10,485,760 tokens (config.json "
+                     "text_config.max_position_embeddings, rope_scaling llama3, factor 16)");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("kv_estimate");
@@ -178,6 +209,8 @@ static Suite *suite(void)
     tcase_add_test(tc, encoder_only);
     tcase_add_test(tc, head_dim_not_hidden_over_heads);
     tcase_add_test(tc, tensor_placement_fewer_kv_heads_than_gpus);
+    tcase_add_test(tc, hybrid_state_independent_of_length);
+    tcase_add_test(tc, length_beyond_the_context);
     suite_add_tcase(s, tc);
     return s;
 }
