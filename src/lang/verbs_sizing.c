@@ -31,10 +31,15 @@ const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
  * changes, the estimate is recomputed from its keys (lang/derive.h). A read
  * with `unless` keys is skipped when the line wrote all of them. An estimator
  * whose figure depends on the placement (or, later, the engine) lists
- * {"placement", NULL}; today's are per GPU before the placement, which the
- * envelope applies by class, so none reads it. */
+ * {"placement", NULL}; estimate kv reads {"placement.tp", NULL}, the tensor
+ * ways alone (under tensor parallelism a GPU holds ceil(kv_heads / tp) heads,
+ * which the envelope's split by class cannot say; ZeRO or DDP change nothing). */
 static const vs_derived_read kv_reads[] = {
-    {"length", NULL}, {"concurrency", NULL}, {"arch", "layers,kv_heads,head_dim"}, {NULL, NULL}};
+    {"length", NULL},
+    {"concurrency", NULL},
+    {"arch", "layers,kv_heads,head_dim"},
+    {"placement.tp", NULL}, /* tensor parallel: the KV heads each GPU holds */
+    {NULL, NULL}};
 static const vs_derived_read training_reads[] = {
     {"params", "trainable"}, {"task", NULL}, {NULL, NULL}};
 static const vs_derived_read act_reads[] = {

@@ -133,8 +133,12 @@ int vs_kv_layout_bytes(uint64_t *total, uint64_t *per_token, vs_kv_group_bytes *
         vs_kv_group_bytes r = {vs_kv_group_tokens(g, d), vs_kv_group_heads_per_gpu(g, tp), 0, 0};
         uint64_t v;
         if (g->kind == VS_KV_STATE) {
+            /* the recurrent heads and the convolution's channels are split
+             * over the tensor-parallel ranks (vLLM's MambaStateShapeCalculator
+             * divides them by the TP size, mamba_utils.py at 02d7108) */
             v = g->layers;
-            if ((rc = mul(&v, g->state_bytes, err)) || (rc = mul(&v, d->concurrency, err)))
+            if ((rc = mul(&v, g->state_bytes / tp + (g->state_bytes % tp != 0), err)) ||
+                (rc = mul(&v, d->concurrency, err)))
                 return rc;
         } else {
             uint64_t pt = g->layers;

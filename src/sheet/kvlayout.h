@@ -96,7 +96,7 @@ uint64_t vs_kv_group_values_per_token(const vs_kv_group *g, uint64_t tp);
  *   full/sliding/chunked/cross: layers x heads x (head_dim + head_dim_v) x tokens
  *                               x concurrency x bits / 8
  *   latent: layers x latent x tokens x concurrency x bits / 8
- *   state:  layers x state_bytes x concurrency
+ *   state:  layers x ceil(state_bytes / tp) x concurrency
  * rounded up to a whole byte once per group. *per_token (may be NULL) is what
  * one more token of context costs per sequence, over the groups not capped by
  * their window at this length. VS_EUNIT on overflow, VS_EVALUE for bits 0. */

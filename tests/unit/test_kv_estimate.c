@@ -160,9 +160,37 @@ START_TEST(tensor_placement_fewer_kv_heads_than_gpus)
     ck_assert_int_eq(geti(lastp(), "bytes"), 2 * one_head * 4);
     /* a latent cache is not split: every GPU holds all of it */
     with_model("deepseek-v3.json", "length 4096\nconcurrency 1\nplacement tensor gpus=8");
-    TEXT_HAS(last(), "61 latent layers not split");
+    /* the placement's lines, then the kv_cache above re-estimated for it */
+    TEXT_HAS(json_array_get(st.bundles, json_array_size(st.bundles) - 2),
+             "61 latent layers not split");
+    TEXT_HAS(last(), "kv_cache re-estimated: placement.tp 4 → 8");
     run_ok("estimate kv");
     ck_assert_int_eq(geti(lastp(), "bytes"), 61LL * 576 * 2 * 4096 * 8);
+}
+END_TEST
+
+/* Qwen3-30B-A3B (4 KV heads) on 8 GPUs, as vLLM places it: each rank holds
+ * ceil(4 / 8) = 1 head, replicated: 2 x 48 layers x 1 x 128 x 2 B x 32,768 x 4
+ * = 3,221,225,472 B per GPU, whether the cache was estimated before or after
+ * the placement (it follows the placement). */
+START_TEST(tensor_placement_after_the_estimate)
+{
+    long long per_gpu = 2LL * 48 * 1 * 128 * 2 * 32768 * 4;
+    json_t *comps, *c;
+    size_t i;
+    int seen = 0;
+    with_model("qwen3-30b-a3b.json", "format bf16\nlength 32768\nconcurrency 4\nestimate kv");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 4 * per_gpu); /* 4 heads on one GPU */
+    run_ok("placement tensor gpus=8\nenvelope");
+    comps = json_object_get(lastp(), "components");
+    json_array_foreach(comps, i, c)
+    {
+        if (!strcmp(gets(c, "name"), "kv_cache")) {
+            ck_assert_int_eq(geti(c, "gpu_bytes"), per_gpu);
+            seen = 1;
+        }
+    }
+    ck_assert_int_eq(seen, 1);
 }
 END_TEST
 
@@ -210,6 +238,7 @@ static Suite *suite(void)
     tcase_add_test(tc, head_dim_not_hidden_over_heads);
     tcase_add_test(tc, tensor_placement_fewer_kv_heads_than_gpus);
     tcase_add_test(tc, hybrid_state_independent_of_length);
+    tcase_add_test(tc, tensor_placement_after_the_estimate);
     tcase_add_test(tc, length_beyond_the_context);
     suite_add_tcase(s, tc);
     return s;
