@@ -522,6 +522,56 @@ START_TEST(vllm_tensor_fewer_heads)
 }
 END_TEST
 
+/* A Qwen3-Next-80B-like hybrid: 12 full layers of 2 KV heads x 256 and 36 gated
+ * delta nets of 2,146,304 B per sequence, bf16, TP 1, kv_cache_memory=40GiB,
+ * max_model_len 32768. By hand (vllm/model_executor/models/config.py,
+ * HybridAttentionMambaModelConfig, v0.11.0):
+ *   attention bytes per token and layer = 2 x (256 + 256) x 2 = 2,048
+ *   block = 16 x cdiv(2,146,304, 16 x 2,048) = 16 x 66 = 1,056 tokens
+ *   page  = 1,056 x 2,048 = 2,162,688 B (the state page padded to it)
+ *   groups of 12 layers: 1 full + 3 state = 4
+ *   blocks = 42,949,672,960 // (2,162,688 x 12) = 1,654
+ *   per request: cdiv(32768, 1056) = 32 full + 3 state = 35 -> 47.257 requests */
+START_TEST(vllm_hybrid_state_pages)
+{
+    vs_fit_row r;
+    json_t *s =
+        sheet_with("[{\"kind\": \"full\", \"layers\": 12, \"kv_heads\": 2, "
+                   "\"head_dim\": 256},"
+                   " {\"kind\": \"state\", \"layers\": 36, \"state_bytes\": 2146304}]",
+                   1, 32768, 4, "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"40GiB\"}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.page_bytes, 2162688ULL * 12);
+    ck_assert_uint_eq(r.blocks, 1654);
+    ck_assert_msg(fabs(r.max_concurrency - 1654.0 / 35.0) < 1e-9, "%f", r.max_concurrency);
+    ck_assert_ptr_nonnull(strstr(r.kv_rule, "grown from 16 to 1056 tokens"));
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
+/* fit's maximum length stops at the model's context (card.arch.context, from
+ * config.json): the 1,654 blocks above hold 1,654 x 1,056 tokens, but a model of
+ * 40,960 positions is not offered more. */
+START_TEST(fit_max_length_capped_at_the_context)
+{
+    vs_fit_row r;
+    json_t *s =
+        sheet_with("[{\"kind\": \"full\", \"layers\": 28, \"kv_heads\": 2, "
+                   "\"head_dim\": 128}]",
+                   1, 8192, 1, "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"8GiB\"}}");
+    fit_one(&r, s, H100);
+    /* 8 GiB // (2 x 16 x 2 x 128 x 2 x 28 = 458,752) = 18,724 blocks = 299,584 tokens */
+    ck_assert_uint_eq(r.max_length, 299584);
+    vs_fit_row_free(&r);
+    json_object_set_new(json_object_get(vs_sheet_card(s), "arch"), "context", json_integer(40960));
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.max_length, 40960);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
 /* ---- each engine's budget rule ---- */
 
 /* On a declared total of 85e9 B with 14e9 B of weights (7e9 params, bf16) and the
@@ -916,6 +966,8 @@ static Suite *suite(void)
     tcase_add_test(t, llamacpp_sliding_cells);
     tcase_add_test(t, vllm_latent_cache);
     tcase_add_test(t, vllm_tensor_fewer_heads);
+    tcase_add_test(t, vllm_hybrid_state_pages);
+    tcase_add_test(t, fit_max_length_capped_at_the_context);
     tcase_add_test(t, engine_budget_rules);
     tcase_add_test(t, transformers_eager_scores);
     tcase_add_test(t, engine_defaults_parse);
