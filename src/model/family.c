@@ -9,15 +9,42 @@
 /* The families, in the order help lists them. A new family: one file under
  * model/families/ and one row here. */
 static const vs_family *const families[] = {
-    &vs_family_llama,        &vs_family_mistral,     &vs_family_mixtral,     &vs_family_qwen2,
-    &vs_family_qwen2_moe,    &vs_family_qwen3,       &vs_family_qwen3_moe,   &vs_family_gemma,
-    &vs_family_gemma2,       &vs_family_gemma3_text, &vs_family_gemma3,      &vs_family_phi3,
-    &vs_family_gpt2,         &vs_family_gpt_bigcode, &vs_family_gpt_neox,    &vs_family_falcon,
-    &vs_family_bloom,        &vs_family_deepseek_v2, &vs_family_deepseek_v3, &vs_family_gpt_oss,
-    &vs_family_olmo2,        &vs_family_starcoder2,  &vs_family_t5,          &vs_family_bert,
-    &vs_family_llava,        &vs_family_mllama,      &vs_family_qwen3_next,  &vs_family_llama4,
-    &vs_family_nemotron_h,   &vs_family_jamba,       &vs_family_qwen2_5_vl,  &vs_family_qwen3_vl,
-    &vs_family_qwen3_vl_moe, &vs_family_mistral3,
+    &vs_family_llama,
+    &vs_family_mistral,
+    &vs_family_mixtral,
+    &vs_family_qwen2,
+    &vs_family_qwen2_moe,
+    &vs_family_qwen3,
+    &vs_family_qwen3_moe,
+    &vs_family_gemma,
+    &vs_family_gemma2,
+    &vs_family_gemma3_text,
+    &vs_family_gemma3,
+    &vs_family_phi3,
+    &vs_family_gpt2,
+    &vs_family_gpt_bigcode,
+    &vs_family_gpt_neox,
+    &vs_family_falcon,
+    &vs_family_bloom,
+    &vs_family_deepseek_v2,
+    &vs_family_deepseek_v3,
+    &vs_family_gpt_oss,
+    &vs_family_olmo2,
+    &vs_family_starcoder2,
+    &vs_family_t5,
+    &vs_family_bert,
+    &vs_family_llava,
+    &vs_family_mllama,
+    &vs_family_qwen3_next,
+    &vs_family_llama4,
+    &vs_family_nemotron_h,
+    &vs_family_jamba,
+    &vs_family_qwen2_5_vl,
+    &vs_family_qwen3_vl,
+    &vs_family_qwen3_vl_moe,
+    &vs_family_mistral3,
+    &vs_family_granitemoehybrid,
+    &vs_family_falcon_h1,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])
@@ -59,7 +86,9 @@ const char *vs_family_names(void)
     return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, "
            "gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, falcon, bloom, deepseek_v2, "
            "deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, llava, mllama, qwen3_next, "
-           "llama4, nemotron_h, jamba, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3";
+           "llama4, nemotron_h, jamba, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3, "
+           "granitemoehybrid, "
+           "falcon_h1";
 }
 
 /* ---- counting ---- */

@@ -40,8 +40,8 @@ MODELS = {
                                        "Qwen/Qwen3-VL-30B-A3B-Instruct"),
     "mistral-small-3.1-24b-instruct-2503.json": ("Mistral3ForConditionalGeneration",
                                                  "mistralai/Mistral-Small-3.1-24B-Instruct-2503"),
-    "granite-4.0-h-tiny.json": ("GraniteMoeHybridForCausalLM", "ibm-granite/granite-4.0-h-tiny"),
-    "falcon-h1-7b-instruct.json": ("FalconH1ForCausalLM", "tiiuae/Falcon-H1-7B-Instruct"),
+    "granite-4.0-h-small.json": ("GraniteMoeHybridForCausalLM", "ibm-granite/granite-4.0-h-small"),
+    "falcon-h1-tiny-90m-base.json": ("FalconH1ForCausalLM", "tiiuae/Falcon-H1-Tiny-90M-Base"),
 }
 
 VISION = re.compile(r"(^|\.)(vision_tower|vision_model|visual)\.")

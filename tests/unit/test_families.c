@@ -102,6 +102,11 @@ static const struct published {
      "mistralai/Mistral-Small-3.1-24B-Instruct-2503: safetensors 24,011,361,280; transformers "
      "5.24.0 gives 23,340,272,640 = that less lm_head (131,072 x 5,120): its Mistral3Config ties "
      "by default, the checkpoint stores lm_head"},
+    {"granite-4.0-h-small.json", "granitemoehybrid", 32207337984ULL, 8803121664ULL,
+     "ibm-granite/granite-4.0-h-small: transformers 32,207,337,984 (32B total, 9B active: Granite "
+     "4.0 model card)"},
+    {"falcon-h1-tiny-90m-base.json", "falcon_h1", 91131072ULL, 0,
+     "tiiuae/Falcon-H1-Tiny-90M-Base: transformers 91,131,072 (90M: its model card)"},
 };
 
 #define N_PUBLISHED (sizeof published / sizeof published[0])
@@ -338,6 +343,22 @@ START_TEST(hybrid_layouts)
     ck_assert_uint_eq(a.part_params[VS_PART_PROJECTOR],
                       4096ULL * 5632 + 4096ULL * 4096 + 5120ULL * 4096);
 
+    a = load("granite-4.0-h-small.json");
+    /* layer_types: 4 attention, 36 Mamba-2 (128 heads of 64, 1 group, state 128):
+     * conv 3 x (8192 + 2 x 128) x 2, ssm 128 x 64 x 128 x 2 */
+    ck_assert_uint_eq(a.kv.g[0].layers, 4);
+    ck_assert_uint_eq(a.kv.g[1].layers, 36);
+    ck_assert_uint_eq(a.kv.g[1].state_bytes, 3ULL * (8192 + 2 * 128) * 2 + 128ULL * 64 * 128 * 2);
+
+    a = load("falcon-h1-tiny-90m-base.json");
+    /* every layer both: 24 attention layers (2 KV heads of 64) and 24 Mamba-2
+     * states (d_ssm 768, 24 heads of 32, state 64): conv 3 x (768 + 2 x 64) x 2,
+     * ssm 24 x 32 x 64 x 2 */
+    ck_assert_uint_eq(a.kv.g[0].layers, 24);
+    ck_assert_uint_eq(a.kv.g[0].head_dim, 64);
+    ck_assert_uint_eq(a.kv.g[1].layers, 24);
+    ck_assert_uint_eq(a.kv.g[1].state_bytes, 3ULL * (768 + 2 * 64) * 2 + 24ULL * 32 * 64 * 2);
+
     a = load("qwen2.5-vl-7b-instruct.json");
     /* the language model is Qwen2.5-7B's (tests/model/configs/qwen2.5-7b.json) */
     ck_assert_uint_eq(a.part_params[VS_PART_TEXT], 7615616512ULL);
@@ -434,7 +455,7 @@ START_TEST(every_family_in_the_table)
 {
     size_t n, i;
     const vs_family *const *t = vs_family_table(&n);
-    ck_assert_uint_eq(n, 34);
+    ck_assert_uint_eq(n, 36);
     for (i = 0; i < n; i++) {
         ck_assert_ptr_nonnull(t[i]->parse);
         ck_assert_ptr_nonnull(t[i]->kv_layout);

@@ -164,6 +164,7 @@ extern const vs_family vs_family_llama, vs_family_mistral, vs_family_qwen2, vs_f
     vs_family_deepseek_v2, vs_family_deepseek_v3, vs_family_gpt_oss, vs_family_starcoder2,
     vs_family_t5, vs_family_bert, vs_family_llava, vs_family_mllama, vs_family_qwen3_next,
     vs_family_llama4, vs_family_nemotron_h, vs_family_jamba, vs_family_qwen2_5_vl,
-    vs_family_qwen3_vl, vs_family_qwen3_vl_moe, vs_family_mistral3;
+    vs_family_qwen3_vl, vs_family_qwen3_vl_moe, vs_family_mistral3, vs_family_granitemoehybrid,
+    vs_family_falcon_h1;
 
 #endif
