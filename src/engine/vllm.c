@@ -9,6 +9,7 @@ static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5
                                           "float16", "bf16", "fp16",     "float32",  NULL};
 
 static const char *const mxfp4_words[] = {"triton", "marlin", NULL};
+static const char *const ssm_words[] = {"auto", "float32", "bfloat16", "float16", NULL};
 
 static const vs_engine_key keys[] = {
     {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
@@ -30,6 +31,9 @@ static const vs_engine_key keys[] = {
      "group keeps window - 1 + this many tokens per request"},
     {"kv_cache_dtype", VS_EKEY_WORD, "auto", "vllm/config/cache.py (v0.11)", dtype_words,
      "auto: the model's 16-bit type; fp8: one byte per value"},
+    {"mamba_ssm_cache_dtype", VS_EKEY_WORD, "auto", "vllm/config/cache.py (v0.11)", ssm_words,
+     "the dtype of a Mamba or linear-attention layer's temporal state: auto is the model's "
+     "16-bit type, as the convolution state (vllm/model_executor/layers/mamba/mamba_utils.py)"},
     {"kv_cache_memory", VS_EKEY_BYTES, NULL, "unset (vllm/config/cache.py kv_cache_memory_bytes)",
      NULL, "the KV pool per GPU, given: gpu_memory_utilization is then not used"},
     {"enforce_eager", VS_EKEY_BOOL, "no", "vllm/config/model.py (v0.11)", NULL,
@@ -140,6 +144,21 @@ typedef struct vplan {
     int grown;
 } vplan;
 
+/* A state layer's bytes in vLLM's dtypes: the convolution state in the
+ * model's dtype (mamba_cache_dtype auto), the temporal state in
+ * mamba_ssm_cache_dtype, auto being the same (MambaStateDtypeCalculator,
+ * vllm/model_executor/layers/mamba/mamba_utils.py at 02d7108). */
+static uint64_t state_bytes(const vs_engine_env *e, const vs_kv_group *g)
+{
+    const vs_engine_val *d = vs_engine_get(e, "mamba_ssm_cache_dtype");
+    uint64_t cb = vs_engine_model_bits(e) / 8, sb = cb;
+    if (d && d->word && !strcmp(d->word, "float32"))
+        sb = 4;
+    else if (d && d->word && strcmp(d->word, "auto"))
+        sb = 2;
+    return g->state_conv * cb + g->state_ssm * sb;
+}
+
 /* A hybrid of attention and state (Mamba, gated delta net) layers: vLLM grows
  * the attention block until one attention page holds at least one state page,
  * attn_block = 16 x cdiv(state_page, 16 x attention bytes per token), and pads
@@ -202,7 +221,10 @@ static int plan(vplan *p, const vs_engine_env *e, vs_error *err)
         v.window = g->window;
         if (g->kind == VS_KV_STATE) {
             /* MambaSpec: one page per request, its heads split over the ranks */
-            v.page = g->state_bytes / tp + (g->state_bytes % tp != 0);
+            uint64_t sb = g->state_bytes;
+            if (g->state_conv || g->state_ssm)
+                sb = state_bytes(e, g);
+            v.page = sb / tp + (sb % tp != 0);
         } else {
             vals = vs_kv_group_values_per_token(g, tp); /* heads x (k + v) or latent */
             v.vals = vals;

@@ -75,6 +75,7 @@ typedef struct vs_arch_ssm {
     uint64_t key_heads, key_dim;      /* gated delta net */
     uint64_t value_heads, value_dim;  /* gated delta net */
     uint64_t state_bytes;             /* per sequence and layer (see sheet/kvlayout.h) */
+    uint64_t conv_values, ssm_values; /* its values: the convolution's, the SSM state's */
 } vs_arch_ssm;
 
 /* A multimodal model's projector and vision dims beyond a ViT's. */

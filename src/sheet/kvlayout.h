@@ -40,6 +40,10 @@ typedef struct vs_kv_group {
     uint64_t window;      /* sliding, chunked: tokens; 0 otherwise */
     uint64_t latent;      /* latent: values per token and layer (kv_lora_rank + rope dims) */
     uint64_t state_bytes; /* state: bytes per sequence and layer */
+    /* state: its values per sequence and layer, the convolution's and the SSM
+     * (or delta-rule) state's, so that an engine can size them in its own cache
+     * dtypes; 0 when not known (state_bytes alone) */
+    uint64_t state_conv, state_ssm;
 } vs_kv_group;
 
 #define VS_KV_GROUPS_MAX 8
@@ -105,7 +109,8 @@ int vs_kv_layout_bytes(uint64_t *total, uint64_t *per_token, vs_kv_group_bytes *
 
 /* The layout as the card stores it: an array of
  * {"kind", "layers", "kv_heads", "head_dim", "head_dim_v", "window", "latent",
- *  "state_bytes"} (null where a kind has no such value). New reference or NULL. */
+ *  "state_bytes"} (null where a kind has no such value), and "state_conv",
+ *  "state_ssm" on a state group that knows them. New reference or NULL. */
 json_t *vs_kv_layout_to_json(const vs_kv_layout *l);
 
 /* Back from that array: 0, or VS_EFORMAT saying which group and key is wrong. */

@@ -306,6 +306,8 @@ START_TEST(hybrid_layouts)
     ck_assert_uint_eq(a.kv.g[1].state_bytes,
                       3ULL * (2 * 16 * 128 + 32 * 128) * 2 + 32ULL * 128 * 128 * 4);
     ck_assert_uint_eq(a.kv.g[1].state_bytes, 2146304ULL);
+    ck_assert_uint_eq(a.kv.g[1].state_conv, 3ULL * 8192);
+    ck_assert_uint_eq(a.kv.g[1].state_ssm, 32ULL * 128 * 128);
 
     a = load("nvidia-nemotron-nano-9b-v2.json");
     /* 27 M, 4 *, 25 - in hybrid_override_pattern; Mamba-2 with 128 heads of 80,

@@ -183,6 +183,21 @@ START_TEST(hybrid_state_groups)
     ck_assert_int_eq(vs_kv_layout_bytes(&total, NULL, gb, &l, &d, &err), 0);
     ck_assert_uint_eq(gb[0].bytes, 4294967296ULL / 4);
     ck_assert_uint_eq(gb[1].bytes, 36384768ULL);
+    /* the state's values travel with the card (for the engines' own dtypes);
+     * an attention group carries no such keys */
+    {
+        vs_kv_layout back;
+        json_t *j;
+        l.g[1].state_conv = 3 * 12288;
+        l.g[1].state_ssm = 128 * 80 * 128;
+        j = vs_kv_layout_to_json(&l);
+        ck_assert_ptr_null(json_object_get(json_array_get(j, 0), "state_conv"));
+        ck_assert_int_eq(vs_kv_layout_from_json(&back, j, &err), 0);
+        ck_assert_uint_eq(back.g[1].state_conv, 36864);
+        ck_assert_uint_eq(back.g[1].state_ssm, 1310720);
+        ck_assert_uint_eq(back.g[1].state_bytes, 2695168);
+        json_decref(j);
+    }
 }
 END_TEST
 

@@ -88,13 +88,15 @@ int vs_fam_kv_qwen(vs_arch *a, const json_t *cfg, vs_error *err);
  * delta net's recurrent state in fp32, as transformers' modeling_qwen3_next.py
  * (torch_chunk_gated_delta_rule) keeps it. */
 
+/* Each also sets s->conv_values and s->ssm_values (what engines size in their
+ * own dtypes) and returns the bytes. */
 /* Mamba-1: conv (k-1) x inner, state inner x d_state. */
-uint64_t vs_fam_state_mamba1(const vs_arch_ssm *s);
+uint64_t vs_fam_state_mamba1(vs_arch_ssm *s);
 /* Mamba-2: conv (k-1) x (inner + 2 groups d_state), state heads x head_dim x d_state. */
-uint64_t vs_fam_state_mamba2(const vs_arch_ssm *s);
+uint64_t vs_fam_state_mamba2(vs_arch_ssm *s);
 /* Gated delta net: conv (k-1) x (2 key_heads key_dim + value_heads value_dim),
  * state value_heads x key_dim x value_dim in fp32. */
-uint64_t vs_fam_state_gdn(const vs_arch_ssm *s);
+uint64_t vs_fam_state_gdn(vs_arch_ssm *s);
 
 /* a->kv for a hybrid decoder: the attention layers (a->layer_kind FULL, or
  * CHUNKED with a->chunk) with kv_heads x head_dim, and a->ssm.layers recurrent

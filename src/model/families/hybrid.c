@@ -8,22 +8,26 @@
 #define STATE16 2u
 #define STATE32 4u
 
-uint64_t vs_fam_state_mamba1(const vs_arch_ssm *s)
+uint64_t vs_fam_state_mamba1(vs_arch_ssm *s)
 {
-    return (s->conv - 1) * s->inner * STATE16 + s->inner * s->state * STATE16;
+    s->conv_values = (s->conv - 1) * s->inner;
+    s->ssm_values = s->inner * s->state;
+    return (s->conv_values + s->ssm_values) * STATE16;
 }
 
-uint64_t vs_fam_state_mamba2(const vs_arch_ssm *s)
+uint64_t vs_fam_state_mamba2(vs_arch_ssm *s)
 {
-    return (s->conv - 1) * (s->inner + 2 * s->groups * s->state) * STATE16 +
-           s->heads * s->head_dim * s->state * STATE16;
+    s->conv_values = (s->conv - 1) * (s->inner + 2 * s->groups * s->state);
+    s->ssm_values = s->heads * s->head_dim * s->state;
+    return (s->conv_values + s->ssm_values) * STATE16;
 }
 
-uint64_t vs_fam_state_gdn(const vs_arch_ssm *s)
+uint64_t vs_fam_state_gdn(vs_arch_ssm *s)
 {
-    return (s->conv - 1) * (2 * s->key_heads * s->key_dim + s->value_heads * s->value_dim) *
-               STATE16 +
-           s->value_heads * s->key_dim * s->value_dim * STATE32;
+    s->conv_values =
+        (s->conv - 1) * (2 * s->key_heads * s->key_dim + s->value_heads * s->value_dim);
+    s->ssm_values = s->value_heads * s->key_dim * s->value_dim;
+    return s->conv_values * STATE16 + s->ssm_values * STATE32;
 }
 
 int vs_fam_kv_hybrid(vs_arch *a, vs_error *err)
@@ -57,6 +61,8 @@ int vs_fam_kv_hybrid(vs_arch *a, vs_error *err)
         g.kind = VS_KV_STATE;
         g.layers = a->ssm.layers;
         g.state_bytes = a->ssm.state_bytes;
+        g.state_conv = a->ssm.conv_values;
+        g.state_ssm = a->ssm.ssm_values;
         rc = vs_kv_layout_add(&a->kv, &g, err);
     }
     return rc;
