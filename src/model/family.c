@@ -45,6 +45,10 @@ static const vs_family *const families[] = {
     &vs_family_mistral3,
     &vs_family_granitemoehybrid,
     &vs_family_falcon_h1,
+    &vs_family_qwen3_5,
+    &vs_family_qwen3_5_moe,
+    &vs_family_qwen3_5_text,
+    &vs_family_qwen3_5_moe_text,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])
@@ -87,8 +91,7 @@ const char *vs_family_names(void)
            "gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, falcon, bloom, deepseek_v2, "
            "deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, llava, mllama, qwen3_next, "
            "llama4, nemotron_h, jamba, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3, "
-           "granitemoehybrid, "
-           "falcon_h1";
+           "granitemoehybrid, falcon_h1, qwen3_5, qwen3_5_moe, qwen3_5_text, qwen3_5_moe_text";
 }
 
 /* ---- counting ---- */

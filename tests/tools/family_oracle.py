@@ -42,6 +42,8 @@ MODELS = {
                                                  "mistralai/Mistral-Small-3.1-24B-Instruct-2503"),
     "granite-4.0-h-small.json": ("GraniteMoeHybridForCausalLM", "ibm-granite/granite-4.0-h-small"),
     "falcon-h1-tiny-90m-base.json": ("FalconH1ForCausalLM", "tiiuae/Falcon-H1-Tiny-90M-Base"),
+    "qwen3.5-9b.json": ("Qwen3_5ForConditionalGeneration", "Qwen/Qwen3.5-9B"),
+    "qwen3.5-35b-a3b.json": ("Qwen3_5MoeForConditionalGeneration", "Qwen/Qwen3.5-35B-A3B"),
 }
 
 VISION = re.compile(r"(^|\.)(vision_tower|vision_model|visual)\.")

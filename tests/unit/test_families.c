@@ -107,6 +107,13 @@ static const struct published {
      "4.0 model card)"},
     {"falcon-h1-tiny-90m-base.json", "falcon_h1", 91131072ULL, 0,
      "tiiuae/Falcon-H1-Tiny-90M-Base: transformers 91,131,072 (90M: its model card)"},
+    /* Qwen3.5: the language models' keys as Qwen's configs give them (the
+     * defaults of transformers' Qwen3_5TextConfig and Qwen3_5MoeTextConfig), the
+     * vision tower Qwen3_5VisionConfig's with out_hidden_size at the text width */
+    {"qwen3.5-9b.json", "qwen3_5", 9409813744ULL, 0,
+     "Qwen/Qwen3.5-9B: transformers 9,409,813,744 (a 9B model with its vision tower)"},
+    {"qwen3.5-35b-a3b.json", "qwen3_5_moe", 35107181936ULL, 3901560176ULL,
+     "Qwen/Qwen3.5-35B-A3B: transformers 35,107,181,936 (35B total, 3B active by its name)"},
 };
 
 #define N_PUBLISHED (sizeof published / sizeof published[0])
@@ -457,7 +464,7 @@ START_TEST(every_family_in_the_table)
 {
     size_t n, i;
     const vs_family *const *t = vs_family_table(&n);
-    ck_assert_uint_eq(n, 36);
+    ck_assert_uint_eq(n, 40);
     for (i = 0; i < n; i++) {
         ck_assert_ptr_nonnull(t[i]->parse);
         ck_assert_ptr_nonnull(t[i]->kv_layout);

@@ -167,6 +167,7 @@ extern const vs_family vs_family_llama, vs_family_mistral, vs_family_qwen2, vs_f
     vs_family_t5, vs_family_bert, vs_family_llava, vs_family_mllama, vs_family_qwen3_next,
     vs_family_llama4, vs_family_nemotron_h, vs_family_jamba, vs_family_qwen2_5_vl,
     vs_family_qwen3_vl, vs_family_qwen3_vl_moe, vs_family_mistral3, vs_family_granitemoehybrid,
-    vs_family_falcon_h1;
+    vs_family_falcon_h1, vs_family_qwen3_5_text, vs_family_qwen3_5_moe_text, vs_family_qwen3_5,
+    vs_family_qwen3_5_moe;
 
 #endif

@@ -77,6 +77,16 @@ static int q3moe_parse(vs_arch *a, const json_t *cfg, vs_error *err)
     return vl_parse(a, cfg, "qwen3_moe", QWEN3, err);
 }
 
+static int q35_parse(vs_arch *a, const json_t *cfg, vs_error *err)
+{
+    return vl_parse(a, cfg, "qwen3_5_text", QWEN3, err);
+}
+
+static int q35moe_parse(vs_arch *a, const json_t *cfg, vs_error *err)
+{
+    return vl_parse(a, cfg, "qwen3_5_moe_text", QWEN3, err);
+}
+
 static int kv_done(vs_arch *a, const json_t *cfg, vs_error *err)
 {
     (void)a;
@@ -226,3 +236,41 @@ static const char *const q3moe_keys[] = {VL_KEYS,
                                          NULL};
 const vs_family vs_family_qwen3_vl_moe = {"qwen3_vl_moe", q3moe_types, q3moe_archs, q3moe_keys,
                                           q3moe_parse,    kv_done,     vl_tensors};
+
+/* Qwen3.5: Qwen3-VL's tower (no deepstack mergers unless listed) over a
+ * Qwen3.5 language model of gated delta nets and gated attention. */
+static const char *const q35_types[] = {"qwen3_5", NULL};
+static const char *const q35_archs[] = {"Qwen3_5ForConditionalGeneration", NULL};
+static const char *const q35_keys[] = {VL_KEYS,
+                                       "num_position_embeddings",
+                                       "deepstack_visual_indexes",
+                                       "layer_types",
+                                       "full_attention_interval",
+                                       "linear_num_key_heads",
+                                       "linear_key_head_dim",
+                                       "linear_num_value_heads",
+                                       "linear_value_head_dim",
+                                       "linear_conv_kernel_dim",
+                                       NULL};
+const vs_family vs_family_qwen3_5 = {"qwen3_5", q35_types, q35_archs, q35_keys,
+                                     q35_parse, kv_done,   vl_tensors};
+
+static const char *const q35moe_types[] = {"qwen3_5_moe", NULL};
+static const char *const q35moe_archs[] = {"Qwen3_5MoeForConditionalGeneration", NULL};
+static const char *const q35moe_keys[] = {VL_KEYS,
+                                          "num_position_embeddings",
+                                          "deepstack_visual_indexes",
+                                          "layer_types",
+                                          "full_attention_interval",
+                                          "linear_num_key_heads",
+                                          "linear_key_head_dim",
+                                          "linear_num_value_heads",
+                                          "linear_value_head_dim",
+                                          "linear_conv_kernel_dim",
+                                          "num_experts",
+                                          "num_experts_per_tok",
+                                          "moe_intermediate_size",
+                                          "shared_expert_intermediate_size",
+                                          NULL};
+const vs_family vs_family_qwen3_5_moe = {"qwen3_5_moe", q35moe_types, q35moe_archs, q35moe_keys,
+                                         q35moe_parse,  kv_done,      vl_tensors};
