@@ -422,6 +422,14 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         row->need_bytes = o.kv.need_bytes;
         row->max_concurrency = o.kv.max_concurrency;
         row->max_length = o.kv.max_length;
+        {
+            /* no longer than the model's context (config.json), whatever the pool holds */
+            const json_t *ctxj =
+                json_object_get(json_object_get(vs_sheet_card(c->sheet), "arch"), "context");
+            if (json_is_integer(ctxj) && json_integer_value(ctxj) > 0 &&
+                row->max_length > (uint64_t)json_integer_value(ctxj))
+                row->max_length = (uint64_t)json_integer_value(ctxj);
+        }
         memcpy(row->kv_rule, o.kv.rule, sizeof row->kv_rule);
     } else {
         snprintf(row->kv_rule, sizeof row->kv_rule,

@@ -9,6 +9,7 @@ static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5
                                           "float16", "bf16", "fp16",     "float32",  NULL};
 
 static const char *const mxfp4_words[] = {"triton", "marlin", NULL};
+static const char *const ssm_words[] = {"auto", "float32", "bfloat16", "float16", NULL};
 
 static const vs_engine_key keys[] = {
     {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
@@ -30,6 +31,9 @@ static const vs_engine_key keys[] = {
      "group keeps window - 1 + this many tokens per request"},
     {"kv_cache_dtype", VS_EKEY_WORD, "auto", "vllm/config/cache.py (v0.11)", dtype_words,
      "auto: the model's 16-bit type; fp8: one byte per value"},
+    {"mamba_ssm_cache_dtype", VS_EKEY_WORD, "auto", "vllm/config/cache.py (v0.11)", ssm_words,
+     "the dtype of a Mamba or linear-attention layer's temporal state: auto is the model's "
+     "16-bit type, as the convolution state (vllm/model_executor/layers/mamba/mamba_utils.py)"},
     {"kv_cache_memory", VS_EKEY_BYTES, NULL, "unset (vllm/config/cache.py kv_cache_memory_bytes)",
      NULL, "the KV pool per GPU, given: gpu_memory_utilization is then not used"},
     {"enforce_eager", VS_EKEY_BOOL, "no", "vllm/config/model.py (v0.11)", NULL,
@@ -65,6 +69,11 @@ static const char help[] =
     "max_num_batched_tokens, max_model_len), block) + 1, chunked cdiv(min(chunk + "
     "max_num_batched_tokens, max_model_len), block): kv_cache_interface.py "
     "max_memory_usage_bytes\n"
+    "  hybrid (attention and Mamba / linear-attention state layers): the attention block grows "
+    "to 16 x cdiv(state page, 16 x attention bytes per token) tokens and the state page is "
+    "padded to the attention page (vllm/model_executor/models/config.py "
+    "HybridAttentionMambaModelConfig, v0.11.0); a state group takes one block per request, "
+    "whatever its length, and the state blocks cap the requests running at once\n"
     "  maximum concurrency = blocks / pages per request (get_max_concurrency_for_kv_cache_"
     "config); tensor-parallel ranks hold ceil(kv_heads / tp) heads (at least one) and take "
     "the minimum\n"
@@ -119,6 +128,7 @@ typedef struct vgroup {
     uint64_t layers;
     uint64_t window; /* sliding, chunked */
     uint64_t page;   /* bytes of one block of one layer */
+    uint64_t vals;   /* attention: values per token and layer on one GPU */
 } vgroup;
 
 typedef struct vplan {
@@ -130,7 +140,64 @@ typedef struct vplan {
     uint64_t ngroups;    /* KV cache groups */
     int uniform;         /* one layer type */
     uint64_t block, mnbt;
+    uint64_t block_given; /* block_size as set; block may have grown (hybrid) */
+    int grown;
 } vplan;
+
+/* A state layer's bytes in vLLM's dtypes: the convolution state in the
+ * model's dtype (mamba_cache_dtype auto), the temporal state in
+ * mamba_ssm_cache_dtype, auto being the same (MambaStateDtypeCalculator,
+ * vllm/model_executor/layers/mamba/mamba_utils.py at 02d7108). */
+static uint64_t state_bytes(const vs_engine_env *e, const vs_kv_group *g)
+{
+    const vs_engine_val *d = vs_engine_get(e, "mamba_ssm_cache_dtype");
+    uint64_t cb = vs_engine_model_bits(e) / 8, sb = cb;
+    if (d && d->word && !strcmp(d->word, "float32"))
+        sb = 4;
+    else if (d && d->word && strcmp(d->word, "auto"))
+        sb = 2;
+    return g->state_conv * cb + g->state_ssm * sb;
+}
+
+/* A hybrid of attention and state (Mamba, gated delta net) layers: vLLM grows
+ * the attention block until one attention page holds at least one state page,
+ * attn_block = 16 x cdiv(state_page, 16 x attention bytes per token), and pads
+ * the state page to the attention page, so that both share one pool of equal
+ * pages (vllm/model_executor/models/config.py,
+ * HybridAttentionMambaModelConfig.verify_and_update_config, v0.11.0). A state
+ * group then takes one block per request. */
+static void hybrid_pages(vplan *p, const vs_engine_env *e, unsigned bits, uint64_t tp)
+{
+    uint64_t state = 0, tok = 0, grown;
+    size_t i, j;
+    for (i = 0; i < p->n; i++)
+        if (p->g[i].kind == VS_KV_STATE && p->g[i].page > state)
+            state = p->g[i].page;
+    if (!state)
+        return;
+    for (j = 0; j < e->layout.n; j++) {
+        const vs_kv_group *g = &e->layout.g[j];
+        uint64_t t;
+        if (g->kind == VS_KV_STATE || g->kind == VS_KV_NONE || !g->layers)
+            continue;
+        t = vs_kv_group_values_per_token(g, tp) * bits / 8;
+        if (t > tok)
+            tok = t;
+    }
+    if (!tok)
+        return; /* state layers alone: each keeps its own page */
+    grown = 16 * ((state + 16 * tok - 1) / (16 * tok));
+    if (p->block < grown) {
+        p->block = grown;
+        p->grown = 1;
+    }
+    for (i = 0; i < p->n; i++)
+        if (p->g[i].kind != VS_KV_STATE)
+            p->g[i].page = p->block * p->g[i].vals * bits / 8;
+    for (i = 0; i < p->n; i++)
+        if (p->g[i].kind == VS_KV_STATE)
+            p->g[i].page = p->block * tok; /* padded to the attention page */
+}
 
 static int plan(vplan *p, const vs_engine_env *e, vs_error *err)
 {
@@ -138,7 +205,7 @@ static int plan(vplan *p, const vs_engine_env *e, vs_error *err)
     unsigned bits = 0;
     uint64_t tp = e->tp ? e->tp : 1, minl = 0, maxl = 0;
     memset(p, 0, sizeof *p);
-    p->block = vs_engine_get(e, "block_size")->u;
+    p->block = p->block_given = vs_engine_get(e, "block_size")->u;
     p->mnbt = vs_engine_get(e, "max_num_batched_tokens")->u;
     if (!kv_bits(e, &bits))
         return vs_error_set(err, VS_EVALUE, "vllm: unknown kv_cache_dtype");
@@ -153,9 +220,14 @@ static int plan(vplan *p, const vs_engine_env *e, vs_error *err)
         v.layers = g->layers;
         v.window = g->window;
         if (g->kind == VS_KV_STATE) {
-            v.page = g->state_bytes; /* MambaSpec: one page per request */
+            /* MambaSpec: one page per request, its heads split over the ranks */
+            uint64_t sb = g->state_bytes;
+            if (g->state_conv || g->state_ssm)
+                sb = state_bytes(e, g);
+            v.page = sb / tp + (sb % tp != 0);
         } else {
             vals = vs_kv_group_values_per_token(g, tp); /* heads x (k + v) or latent */
+            v.vals = vals;
             v.page = p->block * vals * bits / 8;
         }
         /* merge layers of one type and page (vLLM groups by spec) */
@@ -169,6 +241,7 @@ static int plan(vplan *p, const vs_engine_env *e, vs_error *err)
     }
     if (p->n == 0)
         return vs_error_set(err, VS_EVALUE, "vllm: the model's layout keeps no KV cache");
+    hybrid_pages(p, e, bits, tp);
     for (i = 0; i < p->n; i++) {
         if (p->g[i].page > p->page)
             p->page = p->g[i].page;
@@ -249,6 +322,8 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     uint64_t len, bpr, blk_bytes;
     char pg[48], bb[48];
     fitdata fd;
+    size_t i;
+    uint64_t states = 0;
     if ((rc = plan(&p, e, err)) < 0)
         return rc;
     len = vs_engine_get(e, "max_model_len")->set ? vs_engine_get(e, "max_model_len")->u : e->length;
@@ -275,7 +350,27 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     fd.conc = e->concurrency_known ? e->concurrency : 1;
     /* a request never exceeds the pool's tokens */
     out->max_length = vs_engine_max_length(out->blocks * p.block, fits_length, &fd);
-    if (p.uniform)
+    for (i = 0; i < p.n; i++)
+        if (p.g[i].kind == VS_KV_STATE)
+            states += p.uniform ? 1 : cdiv(p.g[i].layers, p.group_size);
+    /* every running request holds one block in each state group: the blocks
+     * cap the requests scheduled at once, below max_num_seqs when fewer */
+    if (states && (!out->seq_limited || out->blocks / states < out->seq_limit)) {
+        out->seq_limit = out->blocks / states;
+        out->seq_limited = 1;
+    }
+    if (p.grown) {
+        snprintf(out->rule, sizeof out->rule,
+                 "hybrid: attention block grown from %llu to %llu tokens so that its page of %s B "
+                 "holds a state page (padded to it); %llu KV cache groups of %llu layers; %s "
+                 "blocks = pool // (page x %llu); %llu blocks per request of %llu tokens, one per "
+                 "state group whatever the length",
+                 (unsigned long long)p.block_given, (unsigned long long)p.block, pg,
+                 (unsigned long long)p.ngroups, (unsigned long long)p.group_size, bb,
+                 (unsigned long long)p.group_size,
+                 len ? (unsigned long long)blocks_per_request(&p, len) : 0ull,
+                 (unsigned long long)len);
+    } else if (p.uniform)
         snprintf(out->rule, sizeof out->rule,
                  "page %s B per layer (%llu tokens); %s blocks = pool // page // %llu layers; "
                  "%llu blocks per request of %llu tokens",

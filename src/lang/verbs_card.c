@@ -610,9 +610,10 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
     json_t *sheet;
     uint64_t v;
     int rc;
-    char note[160];
+    char note[160], beyond[320];
     vs_buf head = VS_BUF_INIT;
-    const char *notes[2] = {NULL, NULL};
+    const char *notes[3] = {NULL, NULL, NULL};
+    json_t *arch;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
     if ((rc = vs_verb_positional_uint(line, syntax, &v, err)) < 0)
@@ -623,6 +624,25 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return rc;
     vs_render_card_dim_headline(&head, key, v);
     notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
+    /* beyond the model's context: said, not refused (a longer context is a
+     * choice the engine may allow, at the quality the model gives there) */
+    arch = json_object_get(vs_sheet_card(sheet), "arch");
+    if (!strcmp(key, "length") && json_is_integer(json_object_get(arch, "context")) &&
+        v > (uint64_t)json_integer_value(json_object_get(arch, "context"))) {
+        const char *rs = json_string_value(json_object_get(arch, "rope_scaling"));
+        const char *ck = json_string_value(json_object_get(arch, "context_key"));
+        char gl[32], gc[32];
+        vs_units_grouped(gl, sizeof gl, v);
+        vs_units_grouped(gc, sizeof gc,
+                         (uint64_t)json_integer_value(json_object_get(arch, "context")));
+        snprintf(
+            beyond, sizeof beyond,
+            "warning: %s tokens exceed the model's context of %s tokens (config.json %s, %s%s); "
+            "the cache is sized as asked",
+            gl, gc, ck ? ck : "max_position_embeddings", rs ? "rope_scaling " : "no rope_scaling",
+            rs ? rs : "");
+        notes[notes[0] ? 1 : 0] = beyond;
+    }
     return emit_line(ctx, sheet, key, &head, notes, err);
 }
 

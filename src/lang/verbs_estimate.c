@@ -299,8 +299,9 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
         notes[nn++] = "each group of layers keeps what its attention needs: full layers every "
                       "token, sliding and chunked layers at most their window, a latent layer one "
                       "compressed vector per token (DeepSeek-V2, Liu et al. 2024, section 2.1), a "
-                      "cross-attention layer the encoder's tokens; an engine's pages and padding "
-                      "come on top";
+                      "cross-attention layer the encoder's tokens, a recurrent (Mamba, gated delta "
+                      "net) layer a fixed state per sequence whatever the length; an engine's "
+                      "pages and padding come on top";
     if (cross && !have_enc)
         notes[nn++] = "cross-attention layers sized for encoder_length = length (give "
                       "encoder_length=N for the encoder's tokens)";

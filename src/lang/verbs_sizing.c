@@ -31,10 +31,15 @@ const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
  * changes, the estimate is recomputed from its keys (lang/derive.h). A read
  * with `unless` keys is skipped when the line wrote all of them. An estimator
  * whose figure depends on the placement (or, later, the engine) lists
- * {"placement", NULL}; today's are per GPU before the placement, which the
- * envelope applies by class, so none reads it. */
+ * {"placement", NULL}; estimate kv reads {"placement.tp", NULL}, the tensor
+ * ways alone (under tensor parallelism a GPU holds ceil(kv_heads / tp) heads,
+ * which the envelope's split by class cannot say; ZeRO or DDP change nothing). */
 static const vs_derived_read kv_reads[] = {
-    {"length", NULL}, {"concurrency", NULL}, {"arch", "layers,kv_heads,head_dim"}, {NULL, NULL}};
+    {"length", NULL},
+    {"concurrency", NULL},
+    {"arch", "layers,kv_heads,head_dim"},
+    {"placement.tp", NULL}, /* tensor parallel: the KV heads each GPU holds */
+    {NULL, NULL}};
 static const vs_derived_read training_reads[] = {
     {"params", "trainable"}, {"task", NULL}, {NULL, NULL}};
 static const vs_derived_read act_reads[] = {
@@ -70,7 +75,11 @@ const vs_verb vs_verbs_sizing[] = {
      "Sets the card's model (a Hugging Face id or any name) and revision. params= takes a count "
      "(6.74B, 7e9, 6738415616). config=PATH reads a Hugging Face config.json on disk: the "
      "architecture (layers, hidden, heads, KV heads, head dim, ...) and its KV layout (groups of "
-     "full, sliding, chunked, latent, cross or no-cache layers) go into the card, and the "
+     "full, sliding, chunked, latent, cross or no-cache layers, and the recurrent state layers "
+     "of hybrid models: Mamba's and gated delta nets' fixed bytes per sequence, from "
+     "layer_types, hybrid_override_pattern, attn_layer_period / attn_layer_offset or "
+     "full_attention_interval) go into the card, with the model's context "
+     "(max_position_embeddings and any rope_scaling), and the "
      "parameter count is the sum of the checkpoint's tensors as the family's Hugging Face model "
      "class stores them (params_active: what one token uses in a mixture of experts; "
      "params_excluded: what the checkpoint holds and the count leaves out, such as "
@@ -78,7 +87,9 @@ const vs_verb vs_verbs_sizing[] = {
      "models counted and named). Families: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
      "qwen3_moe, gemma, gemma2, gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, "
      "falcon, bloom, deepseek_v2, deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, "
-     "llava, mllama. `estimate kv` and `estimate "
+     "llava, mllama, qwen3_next, llama4 (and llama4_text), nemotron_h, jamba, qwen2_5_vl, "
+     "qwen3_vl, qwen3_vl_moe, mistral3, granitemoehybrid, falcon_h1, qwen3_5, qwen3_5_moe (and "
+     "their _text language models). `estimate kv` and `estimate "
      "activations` then take their shapes from it. A declared params= wins over the computed "
      "one. Changing the model or its revision clears what was learnt about the previous one "
      "(architecture, weights read from files). Without config=, an "
@@ -141,7 +152,10 @@ const vs_verb vs_verbs_sizing[] = {
     {"length", vs_verb_length, "length TOKENS", "the required tokens per sequence",
      "Sets the card's required length: tokens per sequence the workload must process. It is "
      "held fixed: every candidate is compared at this length, and only a run at this length "
-     "(the limit stage) validates the card. `estimate kv` and `estimate activations` use it.",
+     "(the limit stage) validates the card. `estimate kv` and `estimate activations` use it. "
+     "Beyond the context the model's config.json gives (max_position_embeddings, with its "
+     "rope_scaling), a warning says so and names the key; the length is kept as asked, and "
+     "`fit` offers no maximum length above that context.",
      NULL, NULL},
     {"concurrency", vs_verb_concurrency, "concurrency N", "simultaneous sequences (inference)",
      "Sets the card's concurrency: sequences served at once (inference). The KV cache grows "

@@ -9,13 +9,46 @@
 /* The families, in the order help lists them. A new family: one file under
  * model/families/ and one row here. */
 static const vs_family *const families[] = {
-    &vs_family_llama,     &vs_family_mistral,     &vs_family_mixtral,     &vs_family_qwen2,
-    &vs_family_qwen2_moe, &vs_family_qwen3,       &vs_family_qwen3_moe,   &vs_family_gemma,
-    &vs_family_gemma2,    &vs_family_gemma3_text, &vs_family_gemma3,      &vs_family_phi3,
-    &vs_family_gpt2,      &vs_family_gpt_bigcode, &vs_family_gpt_neox,    &vs_family_falcon,
-    &vs_family_bloom,     &vs_family_deepseek_v2, &vs_family_deepseek_v3, &vs_family_gpt_oss,
-    &vs_family_olmo2,     &vs_family_starcoder2,  &vs_family_t5,          &vs_family_bert,
-    &vs_family_llava,     &vs_family_mllama,
+    &vs_family_llama,
+    &vs_family_mistral,
+    &vs_family_mixtral,
+    &vs_family_qwen2,
+    &vs_family_qwen2_moe,
+    &vs_family_qwen3,
+    &vs_family_qwen3_moe,
+    &vs_family_gemma,
+    &vs_family_gemma2,
+    &vs_family_gemma3_text,
+    &vs_family_gemma3,
+    &vs_family_phi3,
+    &vs_family_gpt2,
+    &vs_family_gpt_bigcode,
+    &vs_family_gpt_neox,
+    &vs_family_falcon,
+    &vs_family_bloom,
+    &vs_family_deepseek_v2,
+    &vs_family_deepseek_v3,
+    &vs_family_gpt_oss,
+    &vs_family_olmo2,
+    &vs_family_starcoder2,
+    &vs_family_t5,
+    &vs_family_bert,
+    &vs_family_llava,
+    &vs_family_mllama,
+    &vs_family_qwen3_next,
+    &vs_family_llama4,
+    &vs_family_nemotron_h,
+    &vs_family_jamba,
+    &vs_family_qwen2_5_vl,
+    &vs_family_qwen3_vl,
+    &vs_family_qwen3_vl_moe,
+    &vs_family_mistral3,
+    &vs_family_granitemoehybrid,
+    &vs_family_falcon_h1,
+    &vs_family_qwen3_5,
+    &vs_family_qwen3_5_moe,
+    &vs_family_qwen3_5_text,
+    &vs_family_qwen3_5_moe_text,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])
@@ -56,7 +89,9 @@ const char *vs_family_names(void)
 {
     return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, "
            "gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, falcon, bloom, deepseek_v2, "
-           "deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, llava, mllama";
+           "deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, llava, mllama, qwen3_next, "
+           "llama4, nemotron_h, jamba, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3, "
+           "granitemoehybrid, falcon_h1, qwen3_5, qwen3_5_moe, qwen3_5_text, qwen3_5_moe_text";
 }
 
 /* ---- counting ---- */
@@ -212,6 +247,43 @@ static int too_big(const vs_arch *a)
     return 0;
 }
 
+/* The context the model was built for: max_position_embeddings (or its older
+ * spellings) of the language model (text_config first), and rope_scaling's
+ * type and factor beside it. Absent or malformed: left unknown. */
+static void read_context(vs_arch *a, const json_t *root)
+{
+    static const char *const keys[] = {"max_position_embeddings", "n_positions", "max_seq_len",
+                                       "seq_length", NULL};
+    const json_t *objs[2] = {json_object_get(root, "text_config"), root};
+    size_t i, k;
+    for (i = 0; i < 2 && !a->context; i++) {
+        const json_t *o = objs[i], *rs;
+        if (!json_is_object(o))
+            continue;
+        for (k = 0; keys[k]; k++) {
+            json_t *v = json_object_get(o, keys[k]);
+            if (json_is_integer(v) && json_integer_value(v) > 0) {
+                a->context = (uint64_t)json_integer_value(v);
+                snprintf(a->context_key, sizeof a->context_key, "%s%s",
+                         i == 0 ? "text_config." : "", keys[k]);
+                break;
+            }
+        }
+        rs = json_object_get(o, "rope_scaling");
+        if (a->context && json_is_object(rs)) {
+            const char *t = json_string_value(json_object_get(rs, "rope_type"));
+            json_t *f = json_object_get(rs, "factor");
+            if (!t)
+                t = json_string_value(json_object_get(rs, "type"));
+            if (json_is_number(f))
+                snprintf(a->rope_scaling, sizeof a->rope_scaling, "%s, factor %g", t ? t : "rope",
+                         json_number_value(f));
+            else if (t)
+                snprintf(a->rope_scaling, sizeof a->rope_scaling, "%s", t);
+        }
+    }
+}
+
 int vs_arch_from_json(vs_arch *out, const json_t *root, vs_error *err)
 {
     json_t *mt = json_object_get(root, "model_type");
@@ -252,6 +324,7 @@ int vs_arch_from_json(vs_arch *out, const json_t *root, vs_error *err)
                             "not a real model's");
     if ((rc = f->kv_layout(&a, root, err)) || (rc = vs_arch_count(&a, err)))
         return rc;
+    read_context(&a, root);
     if (a.layers == 0 || (a.head_dim == 0 && a.kv.n && a.kv.g[0].kind != VS_KV_LATENT))
         return vs_error_set(err, VS_EFORMAT, "the config gives no layers or no head size");
     *out = a;

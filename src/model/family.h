@@ -59,8 +59,35 @@ enum {
     VS_LAYER_FULL = 0,
     VS_LAYER_SLIDING = 1,
     VS_LAYER_CHUNKED = 2,
-    VS_LAYER_CROSS = 3 /* Mllama cross-attention layer */
+    VS_LAYER_CROSS = 3, /* Mllama cross-attention layer */
+    VS_LAYER_STATE = 4  /* a recurrent layer (Mamba, gated delta net): a fixed state */
 };
+
+/* The recurrent layers of a hybrid model: Mamba-1 (Jamba), Mamba-2
+ * (Nemotron-H, Granite 4.0-H, Falcon-H1), gated delta nets (Qwen3-Next). */
+typedef struct vs_arch_ssm {
+    uint64_t layers;                  /* recurrent layers */
+    uint64_t inner;                   /* Mamba: the mixer's inner size */
+    uint64_t heads, head_dim, groups; /* Mamba-2 */
+    uint64_t state;                   /* Mamba: state size per channel (d_state) */
+    uint64_t conv;                    /* the causal convolution's kernel */
+    uint64_t dt_rank;                 /* Mamba-1 */
+    uint64_t key_heads, key_dim;      /* gated delta net */
+    uint64_t value_heads, value_dim;  /* gated delta net */
+    uint64_t state_bytes;             /* per sequence and layer (see sheet/kvlayout.h) */
+    uint64_t conv_values, ssm_values; /* its values: the convolution's, the SSM state's */
+} vs_arch_ssm;
+
+/* A multimodal model's projector and vision dims beyond a ViT's. */
+typedef struct vs_arch_mm {
+    uint64_t merge;             /* spatial merge (Qwen-VL, Pixtral): merge x merge patches */
+    uint64_t temporal_patch;    /* Qwen-VL: frames per patch */
+    uint64_t out_hidden;        /* the projector's output (the language model's hidden) */
+    uint64_t pos_embeds;        /* Qwen3-VL: learned position embeddings */
+    uint64_t deepstack;         /* Qwen3-VL: deepstack mergers */
+    uint64_t proj_in, proj_out; /* Llama 4: the vision adapter's sizes */
+    int bias;                   /* the projector's biases */
+} vs_arch_mm;
 
 typedef struct vs_family vs_family;
 
@@ -91,6 +118,12 @@ typedef struct vs_arch {
     int has_vision;
     vs_arch_vision vision;
     uint64_t text_hidden; /* multimodal: the language model's hidden size */
+    vs_arch_mm mm;
+    vs_arch_ssm ssm;
+    uint64_t chunk;        /* chunked attention: attention_chunk_size */
+    uint64_t context;      /* the model's context (max_position_embeddings); 0 unknown */
+    char context_key[64];  /* the config key that gave it */
+    char rope_scaling[64]; /* rope_scaling's type and factor, "" when none */
     vs_kv_layout kv;
     /* results */
     uint64_t params_total;  /* every counted tensor (parts other than mtp) */

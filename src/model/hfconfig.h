@@ -9,6 +9,7 @@
 #ifndef VS_MODEL_HFCONFIG_H
 #define VS_MODEL_HFCONFIG_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,12 @@ typedef vs_arch vs_hfconfig;
 
 /* vs_arch_parse. */
 int vs_hfconfig_parse(vs_hfconfig *out, const char *text, size_t len, vs_error *err);
+
+/* The card's "arch" object for c read from path: the family, rule, config,
+ * the dimensions, params_total and params_active, tied_embeddings, kv_layout
+ * (kv, borrowed: a reference is taken) and the context (context, context_key,
+ * rope_scaling; null where the config gives none). New reference or NULL. */
+json_t *vs_hfconfig_arch_json(const vs_hfconfig *c, const char *path, json_t *kv);
 
 /* The families with a rule, comma-separated, for help and error texts. */
 const char *vs_hfconfig_families(void);

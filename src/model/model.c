@@ -96,7 +96,7 @@ int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload,
     char *text = NULL, source[96];
     size_t len = 0;
     json_t *card = json_object_get(sheet, "card"), *arch = NULL, *payload = NULL, *kv = NULL;
-    int moe, rc;
+    int rc;
 
     if (out_payload)
         *out_payload = NULL;
@@ -112,17 +112,8 @@ int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload,
         rc = vs_error_set(err, VS_EFORMAT, "%s: the parameter count does not fit a record", path);
         goto done;
     }
-    moe = c.experts > 0;
     kv = vs_kv_layout_to_json(&c.kv);
-    arch = json_pack(
-        "{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:O}",
-        "family", c.family, "rule", c.rule, "config", path, "layers", jint(c.layers), "hidden",
-        jint(c.hidden), "heads", jint(c.heads), "kv_heads", jint(c.kv_heads), "head_dim",
-        jint(c.head_dim), "intermediate", jint(c.intermediate), "vocab", jint(c.vocab), "experts",
-        moe ? jint(c.experts) : json_null(), "experts_per_token",
-        moe ? jint(c.experts_per_token) : json_null(), "params_total", jint(c.params_total),
-        "params_active", moe ? jint(c.params_active) : json_null(), "tied_embeddings",
-        c.tied_embeddings, "kv_layout", kv ? kv : json_null());
+    arch = vs_hfconfig_arch_json(&c, path, kv);
     snprintf(source, sizeof source, "config.json (%s)", c.rule);
     if (arch && out_payload) {
         payload = json_deep_copy(arch);

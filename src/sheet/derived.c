@@ -17,6 +17,18 @@ static const char *const card_dims[] = {"length", "concurrency", "microbatch", "
 
 /* ------------------------------------------------------------ reads */
 
+/* "placement.tp": the tensor-parallel ways (1 unless the placement is
+ * tensor), what the KV heads per GPU follow; other placement changes (ZeRO,
+ * DDP) leave it, and the estimates reading it, alone. A new reference. */
+static json_t *tensor_ways(const json_t *sheet)
+{
+    const json_t *pl = json_object_get(sheet, "placement");
+    const char *k = json_string_value(json_object_get(pl, "kind"));
+    json_t *g = json_object_get(pl, "gpus");
+    return json_integer(k && !strcmp(k, "tensor") && json_is_integer(g) ? json_integer_value(g)
+                                                                        : 1);
+}
+
 static json_t *value_at(const json_t *sheet, const char *path)
 {
     json_t *v;
@@ -57,7 +69,9 @@ json_t *vs_derived_reads(const json_t *sheet, const vs_derived_read *reads, cons
         if (reads[i].unless && keys && all_written(reads[i].unless, keys))
             continue;
         if (json_object_set_new(out, reads[i].path,
-                                json_deep_copy(value_at(sheet, reads[i].path)))) {
+                                !strcmp(reads[i].path, "placement.tp")
+                                    ? tensor_ways(sheet)
+                                    : json_deep_copy(value_at(sheet, reads[i].path)))) {
             json_decref(out);
             return NULL;
         }
@@ -74,7 +88,9 @@ json_t *vs_derived_reads_now(const json_t *sheet, const json_t *old)
     json_object_foreach((json_t *)old, k, v)
     {
         (void)v;
-        if (json_object_set_new(out, k, json_deep_copy(value_at(sheet, k)))) {
+        if (json_object_set_new(out, k,
+                                !strcmp(k, "placement.tp") ? tensor_ways(sheet)
+                                                           : json_deep_copy(value_at(sheet, k)))) {
             json_decref(out);
             return NULL;
         }
@@ -116,7 +132,11 @@ int vs_derived_moved(const json_t *sheet, const json_t *reads)
     json_t *v;
     json_object_foreach((json_t *)reads, k, v)
     {
-        if (!same_value(v, value_at(sheet, k)))
+        json_t *now =
+            !strcmp(k, "placement.tp") ? tensor_ways(sheet) : json_incref(value_at(sheet, k));
+        int moved = !same_value(v, now);
+        json_decref(now);
+        if (moved)
             return 1;
     }
     return 0;

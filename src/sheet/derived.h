@@ -28,8 +28,9 @@
 #include "util/buf.h"
 
 /* One input an estimator reads: a card field ("length", "params", "arch" for
- * the whole model shape, "format", ...) or "placement" (the sheet's
- * placement). unless: NULL, or keys separated by ',' that, when all written on
+ * the whole model shape, "format", ...), "placement" (the sheet's
+ * placement) or "placement.tp" (its tensor-parallel ways: the GPU count under
+ * placement tensor, else 1). unless: NULL, or keys separated by ',' that, when all written on
  * the estimate line, make this read unnecessary ("layers,kv_heads,head_dim":
  * the shape is not read from the model when the line gives all of it). */
 typedef struct vs_derived_read {

@@ -30,7 +30,8 @@ static int same_shape(const vs_kv_group *a, const vs_kv_group *b)
 {
     return a->kind == b->kind && a->kv_heads == b->kv_heads && a->head_dim == b->head_dim &&
            a->head_dim_v == b->head_dim_v && a->window == b->window && a->latent == b->latent &&
-           a->state_bytes == b->state_bytes;
+           a->state_bytes == b->state_bytes && a->state_conv == b->state_conv &&
+           a->state_ssm == b->state_ssm;
 }
 
 int vs_kv_layout_add(vs_kv_layout *l, const vs_kv_group *g, vs_error *err)
@@ -133,8 +134,12 @@ int vs_kv_layout_bytes(uint64_t *total, uint64_t *per_token, vs_kv_group_bytes *
         vs_kv_group_bytes r = {vs_kv_group_tokens(g, d), vs_kv_group_heads_per_gpu(g, tp), 0, 0};
         uint64_t v;
         if (g->kind == VS_KV_STATE) {
+            /* the recurrent heads and the convolution's channels are split
+             * over the tensor-parallel ranks (vLLM's MambaStateShapeCalculator
+             * divides them by the TP size, mamba_utils.py at 02d7108) */
             v = g->layers;
-            if ((rc = mul(&v, g->state_bytes, err)) || (rc = mul(&v, d->concurrency, err)))
+            if ((rc = mul(&v, g->state_bytes / tp + (g->state_bytes % tp != 0), err)) ||
+                (rc = mul(&v, d->concurrency, err)))
                 return rc;
         } else {
             uint64_t pt = g->layers;
@@ -195,7 +200,10 @@ json_t *vs_kv_layout_to_json(const vs_kv_layout *l)
                 num_or_null(g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED, g->window)) ||
             json_object_set_new(o, "latent", num_or_null(g->kind == VS_KV_LATENT, g->latent)) ||
             json_object_set_new(o, "state_bytes",
-                                num_or_null(g->kind == VS_KV_STATE, g->state_bytes))) {
+                                num_or_null(g->kind == VS_KV_STATE, g->state_bytes)) ||
+            (g->kind == VS_KV_STATE && (g->state_conv || g->state_ssm) &&
+             (json_object_set_new(o, "state_conv", json_integer((json_int_t)g->state_conv)) ||
+              json_object_set_new(o, "state_ssm", json_integer((json_int_t)g->state_ssm))))) {
             json_decref(arr);
             return NULL;
         }
@@ -246,7 +254,9 @@ int vs_kv_layout_from_json(vs_kv_layout *out, const json_t *arr, vs_error *err)
             (rc = get_uint(&g->head_dim_v, o, "head_dim_v", i, err)) ||
             (rc = get_uint(&g->window, o, "window", i, err)) ||
             (rc = get_uint(&g->latent, o, "latent", i, err)) ||
-            (rc = get_uint(&g->state_bytes, o, "state_bytes", i, err)))
+            (rc = get_uint(&g->state_bytes, o, "state_bytes", i, err)) ||
+            (rc = get_uint(&g->state_conv, o, "state_conv", i, err)) ||
+            (rc = get_uint(&g->state_ssm, o, "state_ssm", i, err)))
             return rc;
         if (g->head_dim_v == g->head_dim)
             g->head_dim_v = 0;

@@ -40,6 +40,10 @@ typedef struct vs_kv_group {
     uint64_t window;      /* sliding, chunked: tokens; 0 otherwise */
     uint64_t latent;      /* latent: values per token and layer (kv_lora_rank + rope dims) */
     uint64_t state_bytes; /* state: bytes per sequence and layer */
+    /* state: its values per sequence and layer, the convolution's and the SSM
+     * (or delta-rule) state's, so that an engine can size them in its own cache
+     * dtypes; 0 when not known (state_bytes alone) */
+    uint64_t state_conv, state_ssm;
 } vs_kv_group;
 
 #define VS_KV_GROUPS_MAX 8
@@ -96,7 +100,7 @@ uint64_t vs_kv_group_values_per_token(const vs_kv_group *g, uint64_t tp);
  *   full/sliding/chunked/cross: layers x heads x (head_dim + head_dim_v) x tokens
  *                               x concurrency x bits / 8
  *   latent: layers x latent x tokens x concurrency x bits / 8
- *   state:  layers x state_bytes x concurrency
+ *   state:  layers x ceil(state_bytes / tp) x concurrency
  * rounded up to a whole byte once per group. *per_token (may be NULL) is what
  * one more token of context costs per sequence, over the groups not capped by
  * their window at this length. VS_EUNIT on overflow, VS_EVALUE for bits 0. */
@@ -105,7 +109,8 @@ int vs_kv_layout_bytes(uint64_t *total, uint64_t *per_token, vs_kv_group_bytes *
 
 /* The layout as the card stores it: an array of
  * {"kind", "layers", "kv_heads", "head_dim", "head_dim_v", "window", "latent",
- *  "state_bytes"} (null where a kind has no such value). New reference or NULL. */
+ *  "state_bytes"} (null where a kind has no such value), and "state_conv",
+ *  "state_ssm" on a state group that knows them. New reference or NULL. */
 json_t *vs_kv_layout_to_json(const vs_kv_layout *l);
 
 /* Back from that array: 0, or VS_EFORMAT saying which group and key is wrong. */

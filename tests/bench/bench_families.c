@@ -87,7 +87,7 @@ int main(int argc, char **argv)
         perror(dir);
         return 1;
     }
-    printf("%-30s %12s %12s %12s\n", "config", "parse ms", "model ms", "kv ms");
+    printf("%-42s %12s %12s %12s\n", "config", "parse ms", "model ms", "kv ms");
     for (k = 0; k < count; k++) {
         char path[1024], cell[1200], *text;
         double tp[RUNS], tm, tk;
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
             time_cell(ip, "estimate kv encoder_length=4096", &tk))
             return 1;
         vs_interp_free(ip);
-        printf("%-30s %12.4f %12.4f %12.4f\n", nm, median(tp), tm, tk);
+        printf("%-42s %12.4f %12.4f %12.4f\n", nm, median(tp), tm, tk);
         bad |= median(tp) > 1.0 || tm > 1.0 || tk > 1.0;
         n++;
         free(names[k]);

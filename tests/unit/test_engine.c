@@ -522,6 +522,72 @@ START_TEST(vllm_tensor_fewer_heads)
 }
 END_TEST
 
+/* A Qwen3-Next-80B-like hybrid: 12 full layers of 2 KV heads x 256 and 36 gated
+ * delta nets of 24,576 convolution values (3 x 8,192) and 524,288 state values
+ * (32 x 128 x 128) per sequence, bf16, TP 1, kv_cache_memory=40GiB, max_model_len
+ * 32768. vLLM keeps both states in the model's dtype unless mamba_ssm_cache_dtype
+ * says otherwise (mamba_utils.py); by hand (vllm/model_executor/models/config.py,
+ * HybridAttentionMambaModelConfig, v0.11.0):
+ *   state page = (24,576 + 524,288) x 2 = 1,097,728 B
+ *   attention bytes per token and layer = 2 x (256 + 256) x 2 = 2,048
+ *   block = 16 x cdiv(1,097,728, 16 x 2,048) = 16 x 34 = 544 tokens
+ *   page  = 544 x 2,048 = 1,114,112 B (the state page padded to it)
+ *   groups of 12 layers: 1 full + 3 state = 4
+ *   blocks = 42,949,672,960 // (1,114,112 x 12) = 3,212
+ *   per request: cdiv(32768, 544) = 61 full + 3 state = 64 -> 50.19 requests
+ * With mamba_ssm_cache_dtype=float32 the state page is 24,576 x 2 + 524,288 x 4 =
+ * 2,146,304 B: block 16 x cdiv(2,146,304, 32,768) = 1,056 tokens, page 2,162,688 B,
+ * 1,654 blocks, 32 + 3 = 35 per request. */
+START_TEST(vllm_hybrid_state_pages)
+{
+    static const char layout[] =
+        "[{\"kind\": \"full\", \"layers\": 12, \"kv_heads\": 2, \"head_dim\": 256},"
+        " {\"kind\": \"state\", \"layers\": 36, \"state_bytes\": 2146304, "
+        "\"state_conv\": 24576, \"state_ssm\": 524288}]";
+    vs_fit_row r;
+    json_t *s = sheet_with(layout, 1, 32768, 4,
+                           "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"40GiB\"}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.page_bytes, 1114112ULL * 12);
+    ck_assert_uint_eq(r.blocks, 3212);
+    ck_assert_msg(fabs(r.max_concurrency - 3212.0 / 64.0) < 1e-9, "%f", r.max_concurrency);
+    ck_assert_ptr_nonnull(strstr(r.kv_rule, "grown from 16 to 544 tokens"));
+    vs_fit_row_free(&r);
+    json_decref(s);
+    s = sheet_with(layout, 1, 32768, 4,
+                   "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"40GiB\", "
+                   "\"mamba_ssm_cache_dtype\": \"float32\"}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.page_bytes, 2162688ULL * 12);
+    ck_assert_uint_eq(r.blocks, 1654);
+    ck_assert_msg(fabs(r.max_concurrency - 1654.0 / 35.0) < 1e-9, "%f", r.max_concurrency);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
+/* fit's maximum length stops at the model's context (card.arch.context, from
+ * config.json): the 1,654 blocks above hold 1,654 x 1,056 tokens, but a model of
+ * 40,960 positions is not offered more. */
+START_TEST(fit_max_length_capped_at_the_context)
+{
+    vs_fit_row r;
+    json_t *s =
+        sheet_with("[{\"kind\": \"full\", \"layers\": 28, \"kv_heads\": 2, "
+                   "\"head_dim\": 128}]",
+                   1, 8192, 1, "{\"name\": \"vllm\", \"keys\": {\"kv_cache_memory\": \"8GiB\"}}");
+    fit_one(&r, s, H100);
+    /* 8 GiB // (2 x 16 x 2 x 128 x 2 x 28 = 458,752) = 18,724 blocks = 299,584 tokens */
+    ck_assert_uint_eq(r.max_length, 299584);
+    vs_fit_row_free(&r);
+    json_object_set_new(json_object_get(vs_sheet_card(s), "arch"), "context", json_integer(40960));
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.max_length, 40960);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
 /* ---- each engine's budget rule ---- */
 
 /* On a declared total of 85e9 B with 14e9 B of weights (7e9 params, bf16) and the
@@ -916,6 +982,8 @@ static Suite *suite(void)
     tcase_add_test(t, llamacpp_sliding_cells);
     tcase_add_test(t, vllm_latent_cache);
     tcase_add_test(t, vllm_tensor_fewer_heads);
+    tcase_add_test(t, vllm_hybrid_state_pages);
+    tcase_add_test(t, fit_max_length_capped_at_the_context);
     tcase_add_test(t, engine_budget_rules);
     tcase_add_test(t, transformers_eager_scores);
     tcase_add_test(t, engine_defaults_parse);

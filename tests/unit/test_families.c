@@ -78,6 +78,42 @@ static const struct published {
      "llava-hf/llava-1.5-7b-hf: safetensors 7,063,427,072"},
     {"llama-3.2-11b-vision.json", "mllama", 10670220835ULL, 0,
      "meta-llama/Llama-3.2-11B-Vision: safetensors 10,670,220,835"},
+    /* The 2026 families: each total is transformers 5.24.0's on the meta device
+     * (tests/tools/family_oracle.py, kept in tests/data/family_oracle.json), beside
+     * the published figure. */
+    {"qwen3-next-80b-a3b-instruct.json", "qwen3_next", 79674391296ULL, 3874929408ULL,
+     "Qwen/Qwen3-Next-80B-A3B-Instruct: transformers 79,674,391,296 (80B total, 3B active, "
+     "Qwen3-Next model card; the checkpoint's mtp.* layers are not in the model class)"},
+    {"llama-4-scout-17b-16e-instruct.json", "llama4", 108641793536ULL, 18044827136ULL,
+     "meta-llama/Llama-4-Scout-17B-16E-Instruct: safetensors 108,641,793,536 (109B total, 17B "
+     "active: Llama 4 model card); transformers the same"},
+    {"nvidia-nemotron-nano-9b-v2.json", "nemotron_h", 8888227328ULL, 0,
+     "nvidia/NVIDIA-Nemotron-Nano-9B-v2: safetensors 8,888,227,328 (8.89B); transformers the same"},
+    {"jamba-v0.1.json", "jamba", 51570323328ULL, 12110311296ULL,
+     "ai21labs/Jamba-v0.1: transformers 51,570,323,328 (52B total, 12B active: Jamba model "
+     "card)"},
+    {"qwen2.5-vl-7b-instruct.json", "qwen2_5_vl", 8292166656ULL, 0,
+     "Qwen/Qwen2.5-VL-7B-Instruct: safetensors 8,292,166,656; transformers the same"},
+    {"qwen3-vl-8b-instruct.json", "qwen3_vl", 8767123696ULL, 0,
+     "Qwen/Qwen3-VL-8B-Instruct: safetensors 8,767,123,696; transformers the same"},
+    {"qwen3-vl-30b-a3b-instruct.json", "qwen3_vl_moe", 31070754032ULL, 3891664112ULL,
+     "Qwen/Qwen3-VL-30B-A3B-Instruct: safetensors 31,070,754,032 (31.1B); transformers the same"},
+    {"mistral-small-3.1-24b-instruct-2503.json", "mistral3", 24011361280ULL, 0,
+     "mistralai/Mistral-Small-3.1-24B-Instruct-2503: safetensors 24,011,361,280; transformers "
+     "5.24.0 gives 23,340,272,640 = that less lm_head (131,072 x 5,120): its Mistral3Config ties "
+     "by default, the checkpoint stores lm_head"},
+    {"granite-4.0-h-small.json", "granitemoehybrid", 32207337984ULL, 8803121664ULL,
+     "ibm-granite/granite-4.0-h-small: transformers 32,207,337,984 (32B total, 9B active: Granite "
+     "4.0 model card)"},
+    {"falcon-h1-tiny-90m-base.json", "falcon_h1", 91131072ULL, 0,
+     "tiiuae/Falcon-H1-Tiny-90M-Base: transformers 91,131,072 (90M: its model card)"},
+    /* Qwen3.5: the language models' keys as Qwen's configs give them (the
+     * defaults of transformers' Qwen3_5TextConfig and Qwen3_5MoeTextConfig), the
+     * vision tower Qwen3_5VisionConfig's with out_hidden_size at the text width */
+    {"qwen3.5-9b.json", "qwen3_5", 9409813744ULL, 0,
+     "Qwen/Qwen3.5-9B: transformers 9,409,813,744 (a 9B model with its vision tower)"},
+    {"qwen3.5-35b-a3b.json", "qwen3_5_moe", 35107181936ULL, 3901560176ULL,
+     "Qwen/Qwen3.5-35B-A3B: transformers 35,107,181,936 (35B total, 3B active by its name)"},
 };
 
 #define N_PUBLISHED (sizeof published / sizeof published[0])
@@ -257,6 +293,93 @@ START_TEST(kv_layouts)
 }
 END_TEST
 
+/* Hybrid models: only the attention layers keep keys and values; a recurrent
+ * layer keeps a convolution state of conv_kernel - 1 positions and its SSM or
+ * delta-rule state per sequence, as vLLM's MambaStateShapeCalculator
+ * (vllm/model_executor/layers/mamba/mamba_utils.py, commit 02d7108) sizes them,
+ * 16-bit except a gated delta net's fp32 state. Worked by hand here. */
+START_TEST(hybrid_layouts)
+{
+    vs_arch a = load("qwen3-next-80b-a3b-instruct.json");
+    /* 48 layers, every fourth full attention: 12 full (2 KV heads of 256), 36
+     * gated delta nets: conv 3 x (2*16*128 + 32*128) x 2 B, state 32 x 128 x 128 x 4 B */
+    ck_assert_uint_eq(a.kv.n, 2);
+    ck_assert_int_eq(a.kv.g[0].kind, VS_KV_FULL);
+    ck_assert_uint_eq(a.kv.g[0].layers, 12);
+    ck_assert_uint_eq(a.kv.g[0].kv_heads, 2);
+    ck_assert_uint_eq(a.kv.g[0].head_dim, 256);
+    ck_assert_int_eq(a.kv.g[1].kind, VS_KV_STATE);
+    ck_assert_uint_eq(a.kv.g[1].layers, 36);
+    ck_assert_uint_eq(a.kv.g[1].state_bytes,
+                      3ULL * (2 * 16 * 128 + 32 * 128) * 2 + 32ULL * 128 * 128 * 4);
+    ck_assert_uint_eq(a.kv.g[1].state_bytes, 2146304ULL);
+    ck_assert_uint_eq(a.kv.g[1].state_conv, 3ULL * 8192);
+    ck_assert_uint_eq(a.kv.g[1].state_ssm, 32ULL * 128 * 128);
+
+    a = load("nvidia-nemotron-nano-9b-v2.json");
+    /* 27 M, 4 *, 25 - in hybrid_override_pattern; Mamba-2 with 128 heads of 80,
+     * 8 groups, state 128: conv 3 x (10240 + 2*8*128) x 2, ssm 128 x 80 x 128 x 2 */
+    ck_assert_uint_eq(a.kv.n, 2);
+    ck_assert_uint_eq(a.kv.g[0].layers, 4);
+    ck_assert_uint_eq(a.kv.g[0].kv_heads, 8);
+    ck_assert_uint_eq(a.kv.g[1].layers, 27);
+    ck_assert_uint_eq(a.kv.g[1].state_bytes,
+                      3ULL * (128 * 80 + 2 * 8 * 128) * 2 + 128ULL * 80 * 128 * 2);
+
+    a = load("jamba-v0.1.json");
+    /* attention on layer i % 8 == 4: 4 of 32; Mamba-1 with inner 2 x 4096 and
+     * d_state 16: conv 3 x 8192 x 2, ssm 8192 x 16 x 2 */
+    ck_assert_uint_eq(a.kv.g[0].layers, 4);
+    ck_assert_uint_eq(a.kv.g[1].layers, 28);
+    ck_assert_uint_eq(a.kv.g[1].state_bytes, 3ULL * 8192 * 2 + 8192ULL * 16 * 2);
+
+    a = load("llama-4-scout-17b-16e-instruct.json");
+    /* no_rope_layers: RoPE and 8,192-token chunks on 36 layers, global on 12 */
+    ck_assert_uint_eq(a.kv.n, 2);
+    ck_assert_int_eq(a.kv.g[0].kind, VS_KV_CHUNKED);
+    ck_assert_uint_eq(a.kv.g[0].layers, 36);
+    ck_assert_uint_eq(a.kv.g[0].window, 8192);
+    ck_assert_int_eq(a.kv.g[1].kind, VS_KV_FULL);
+    ck_assert_uint_eq(a.kv.g[1].layers, 12);
+    /* vision tower and projector as their own parts (transformers 5.24.0's
+     * modules: vision_model.* less its adapter; adapter + multi_modal_projector):
+     * 34 layers of 1408 with biases, 577 positions, patches of 3 x 14 x 14 */
+    ck_assert_uint_eq(
+        a.part_params[VS_PART_VISION],
+        1408ULL + 577 * 1408 + 1408 * 588 + 4 * 1408 +
+            34ULL * (4 * (1408 * 1408 + 1408) + 2 * 1408 * 5632 + 5632 + 1408 + 4 * 1408));
+    ck_assert_uint_eq(a.part_params[VS_PART_VISION], 811115008ULL);
+    ck_assert_uint_eq(a.part_params[VS_PART_PROJECTOR],
+                      4096ULL * 5632 + 4096ULL * 4096 + 5120ULL * 4096);
+
+    a = load("granite-4.0-h-small.json");
+    /* layer_types: 4 attention, 36 Mamba-2 (128 heads of 64, 1 group, state 128):
+     * conv 3 x (8192 + 2 x 128) x 2, ssm 128 x 64 x 128 x 2 */
+    ck_assert_uint_eq(a.kv.g[0].layers, 4);
+    ck_assert_uint_eq(a.kv.g[1].layers, 36);
+    ck_assert_uint_eq(a.kv.g[1].state_bytes, 3ULL * (8192 + 2 * 128) * 2 + 128ULL * 64 * 128 * 2);
+
+    a = load("falcon-h1-tiny-90m-base.json");
+    /* every layer both: 24 attention layers (2 KV heads of 64) and 24 Mamba-2
+     * states (d_ssm 768, 24 heads of 32, state 64): conv 3 x (768 + 2 x 64) x 2,
+     * ssm 24 x 32 x 64 x 2 */
+    ck_assert_uint_eq(a.kv.g[0].layers, 24);
+    ck_assert_uint_eq(a.kv.g[0].head_dim, 64);
+    ck_assert_uint_eq(a.kv.g[1].layers, 24);
+    ck_assert_uint_eq(a.kv.g[1].state_bytes, 3ULL * (768 + 2 * 64) * 2 + 24ULL * 32 * 64 * 2);
+
+    a = load("qwen2.5-vl-7b-instruct.json");
+    /* the language model is Qwen2.5-7B's (tests/model/configs/qwen2.5-7b.json) */
+    ck_assert_uint_eq(a.part_params[VS_PART_TEXT], 7615616512ULL);
+    ck_assert_uint_eq(a.part_params[VS_PART_PROJECTOR],
+                      1280ULL + 5120ULL * 5120 + 5120 + 3584ULL * 5120 + 3584);
+    a = load("qwen3-vl-8b-instruct.json");
+    ck_assert_uint_eq(a.part_params[VS_PART_TEXT], 8190735360ULL); /* Qwen3-8B's */
+    ck_assert_uint_eq(a.part_params[VS_PART_VISION], 415891440ULL);
+    ck_assert_uint_eq(a.kv.g[0].layers, 36);
+}
+END_TEST
+
 /* layer_types wins over sliding_window_pattern wherever a family reads it. */
 START_TEST(generic_layer_types)
 {
@@ -312,6 +435,18 @@ START_TEST(refusals_name_the_key)
          "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, \"sliding_window\": 8, "
          "\"layer_types\": [\"sliding_attention\", \"linear_attention\"]}",
          "linear_attention"},
+        {"{\"model_type\": \"nemotron_h\", \"num_hidden_layers\": 3, \"hidden_size\": 64, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100, "
+         "\"mamba_num_heads\": 4, \"mamba_head_dim\": 16, \"ssm_state_size\": 8, "
+         "\"hybrid_override_pattern\": \"M*E\"}",
+         "hybrid_override_pattern[2]"},
+        {"{\"model_type\": \"qwen3_next\", \"num_hidden_layers\": 4, \"hidden_size\": 64, "
+         "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100, "
+         "\"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 8, "
+         "\"shared_expert_intermediate_size\": 8, \"linear_num_key_heads\": 2, "
+         "\"linear_key_head_dim\": 8, \"linear_num_value_heads\": 2, "
+         "\"linear_value_head_dim\": 8}",
+         "full_attention_interval"},
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -329,7 +464,7 @@ START_TEST(every_family_in_the_table)
 {
     size_t n, i;
     const vs_family *const *t = vs_family_table(&n);
-    ck_assert_uint_eq(n, 26);
+    ck_assert_uint_eq(n, 40);
     for (i = 0; i < n; i++) {
         ck_assert_ptr_nonnull(t[i]->parse);
         ck_assert_ptr_nonnull(t[i]->kv_layout);
@@ -347,6 +482,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, published_totals, 0, (int)N_PUBLISHED);
     tcase_add_test(tc, tensor_names);
     tcase_add_test(tc, kv_layouts);
+    tcase_add_test(tc, hybrid_layouts);
     tcase_add_test(tc, generic_layer_types);
     tcase_add_test(tc, refusals_name_the_key);
     tcase_add_test(tc, every_family_in_the_table);

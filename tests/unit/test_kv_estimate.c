@@ -160,9 +160,68 @@ START_TEST(tensor_placement_fewer_kv_heads_than_gpus)
     ck_assert_int_eq(geti(lastp(), "bytes"), 2 * one_head * 4);
     /* a latent cache is not split: every GPU holds all of it */
     with_model("deepseek-v3.json", "length 4096\nconcurrency 1\nplacement tensor gpus=8");
-    TEXT_HAS(last(), "61 latent layers not split");
+    /* the placement's lines, then the kv_cache above re-estimated for it */
+    TEXT_HAS(json_array_get(st.bundles, json_array_size(st.bundles) - 2),
+             "61 latent layers not split");
+    TEXT_HAS(last(), "kv_cache re-estimated: placement.tp 4 → 8");
     run_ok("estimate kv");
     ck_assert_int_eq(geti(lastp(), "bytes"), 61LL * 576 * 2 * 4096 * 8);
+}
+END_TEST
+
+/* Qwen3-30B-A3B (4 KV heads) on 8 GPUs, as vLLM places it: each rank holds
+ * ceil(4 / 8) = 1 head, replicated: 2 x 48 layers x 1 x 128 x 2 B x 32,768 x 4
+ * = 3,221,225,472 B per GPU, whether the cache was estimated before or after
+ * the placement (it follows the placement). */
+START_TEST(tensor_placement_after_the_estimate)
+{
+    long long per_gpu = 2LL * 48 * 1 * 128 * 2 * 32768 * 4;
+    json_t *comps, *c;
+    size_t i;
+    int seen = 0;
+    with_model("qwen3-30b-a3b.json", "format bf16\nlength 32768\nconcurrency 4\nestimate kv");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 4 * per_gpu); /* 4 heads on one GPU */
+    run_ok("placement tensor gpus=8\nenvelope");
+    comps = json_object_get(lastp(), "components");
+    json_array_foreach(comps, i, c)
+    {
+        if (!strcmp(gets(c, "name"), "kv_cache")) {
+            ck_assert_int_eq(geti(c, "gpu_bytes"), per_gpu);
+            seen = 1;
+        }
+    }
+    ck_assert_int_eq(seen, 1);
+}
+END_TEST
+
+/* Qwen3-Next: 12 full layers (2 KV heads of 256) grow with the length; 36
+ * gated delta nets keep 2,146,304 B per sequence each (conv 3 x 8,192 x 2 B +
+ * state 32 x 128 x 128 x 4 B, vLLM mamba_utils.py), whatever the length. */
+START_TEST(hybrid_state_independent_of_length)
+{
+    long long state = 36LL * (3 * 8192 * 2 + 32LL * 128 * 128 * 4) * 2;
+    with_model("qwen3-next-80b-a3b-instruct.json", "length 4096\nconcurrency 2\nestimate kv");
+    ck_assert_str_eq(gets(group(1), "kind"), "state");
+    ck_assert_int_eq(geti(group(1), "bytes"), state);
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 12 * 2 * 256 * 2 * 4096 * 2 + state);
+    ck_assert_int_eq(geti(inputs(), "bytes_per_token"), 2LL * 12 * 2 * 256 * 2);
+    run_ok("length 65536\nestimate kv");
+    ck_assert_int_eq(geti(group(1), "bytes"), state);
+    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 12 * 2 * 256 * 2 * 65536 * 2 + state);
+}
+END_TEST
+
+/* Beyond the model's context: a warning naming the key, never an error. */
+START_TEST(length_beyond_the_context)
+{
+    with_model("qwen3-30b-a3b.json", "length 1Mi");
+    TEXT_HAS(last(), "warning: 1,048,576 tokens exceed the model's context of 40,960 tokens "
+                     "(config.json max_position_embeddings, no rope_scaling)");
+    run_ok("length 40960");
+    ck_assert_ptr_null(strstr(text(last()), "warning"));
+    with_model("llama-4-scout-17b-16e-instruct.json", "length 16Mi");
+    TEXT_HAS(last(), "context of 10,485,760 tokens (config.json "
+                     "text_config.max_position_embeddings, rope_scaling llama3, factor 16)");
 }
 END_TEST
 
@@ -178,6 +237,9 @@ static Suite *suite(void)
     tcase_add_test(tc, encoder_only);
     tcase_add_test(tc, head_dim_not_hidden_over_heads);
     tcase_add_test(tc, tensor_placement_fewer_kv_heads_than_gpus);
+    tcase_add_test(tc, hybrid_state_independent_of_length);
+    tcase_add_test(tc, tensor_placement_after_the_estimate);
+    tcase_add_test(tc, length_beyond_the_context);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -153,6 +153,54 @@ START_TEST(cross_state_none_and_value_dim)
 }
 END_TEST
 
+/* A hybrid (Nemotron Nano 9B v2): 4 attention layers of 8 KV heads x 128 and
+ * 27 Mamba-2 layers of 2,695,168 B per sequence (conv 3 x 12,288 x 2 B + state
+ * 128 x 80 x 128 x 2 B). At 131,072 tokens x 2 sequences, one GPU:
+ *   full  2 x 4 x 8 x 128 x 2 B x 131,072 x 2 = 4,294,967,296
+ *   state 27 x 2,695,168 x 2                  =   145,539,072
+ * Under tensor parallelism 4 the state's heads and channels split 4 ways (vLLM's
+ * MambaStateShapeCalculator): 27 x 673,792 x 2 = 36,384,768; the 8 KV heads 2 each. */
+START_TEST(hybrid_state_groups)
+{
+    vs_kv_layout l = {0};
+    vs_kv_group full = grp(VS_KV_FULL, 4, 8, 128, 0);
+    vs_kv_group state = grp(VS_KV_STATE, 27, 0, 0, 0);
+    vs_kv_group_bytes gb[VS_KV_GROUPS_MAX];
+    vs_kv_dims d = {131072, 2, 0, 16, 1, 0};
+    uint64_t total = 0, per_token = 0;
+    vs_error err;
+    state.state_bytes = 3ULL * 12288 * 2 + 128ULL * 80 * 128 * 2;
+    ck_assert_uint_eq(state.state_bytes, 2695168);
+    ck_assert_int_eq(vs_kv_layout_add(&l, &full, &err), 0);
+    ck_assert_int_eq(vs_kv_layout_add(&l, &state, &err), 0);
+    ck_assert_int_eq(vs_kv_layout_bytes(&total, &per_token, gb, &l, &d, &err), 0);
+    ck_assert_uint_eq(gb[0].bytes, 4294967296ULL);
+    ck_assert_uint_eq(gb[1].bytes, 145539072ULL);
+    ck_assert_uint_eq(gb[1].tokens, 0);
+    ck_assert_uint_eq(total, 4294967296ULL + 145539072ULL);
+    ck_assert_uint_eq(per_token, 2 * 4 * 8 * 128 * 2); /* the state does not grow */
+    d.tp = 4;
+    ck_assert_int_eq(vs_kv_layout_bytes(&total, NULL, gb, &l, &d, &err), 0);
+    ck_assert_uint_eq(gb[0].bytes, 4294967296ULL / 4);
+    ck_assert_uint_eq(gb[1].bytes, 36384768ULL);
+    /* the state's values travel with the card (for the engines' own dtypes);
+     * an attention group carries no such keys */
+    {
+        vs_kv_layout back;
+        json_t *j;
+        l.g[1].state_conv = 3 * 12288;
+        l.g[1].state_ssm = 128 * 80 * 128;
+        j = vs_kv_layout_to_json(&l);
+        ck_assert_ptr_null(json_object_get(json_array_get(j, 0), "state_conv"));
+        ck_assert_int_eq(vs_kv_layout_from_json(&back, j, &err), 0);
+        ck_assert_uint_eq(back.g[1].state_conv, 36864);
+        ck_assert_uint_eq(back.g[1].state_ssm, 1310720);
+        ck_assert_uint_eq(back.g[1].state_bytes, 2695168);
+        json_decref(j);
+    }
+}
+END_TEST
+
 START_TEST(json_round_trip_and_refusals)
 {
     vs_kv_layout l = {0}, back;
@@ -203,6 +251,7 @@ int main(void)
     tcase_add_test(tc, latent_has_no_factor_two_and_is_not_split);
     tcase_add_test(tc, tensor_parallel_splits_or_replicates_heads);
     tcase_add_test(tc, cross_state_none_and_value_dim);
+    tcase_add_test(tc, hybrid_state_groups);
     tcase_add_test(tc, json_round_trip_and_refusals);
     tcase_add_test(tc, overflow_and_zero_bits);
     suite_add_tcase(s, tc);

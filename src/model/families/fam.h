@@ -79,6 +79,37 @@ int vs_fam_kv_decoder(vs_arch *a, const json_t *cfg, int pattern_default, vs_err
  * max_window_layers on. */
 int vs_fam_kv_qwen(vs_arch *a, const json_t *cfg, vs_error *err);
 
+/* ---- recurrent layers (hybrid models) ----
+ * What a recurrent layer keeps per sequence, in bytes, as vLLM allocates it
+ * (vllm/model_executor/layers/mamba/mamba_utils.py, MambaStateShapeCalculator,
+ * at commit 02d7108): a convolution state of conv_kernel - 1 positions and a
+ * temporal (SSM or delta-rule) state, whatever the length. The convolution
+ * state and a Mamba state in the model's 16-bit type (vLLM's "auto"); a gated
+ * delta net's recurrent state in fp32, as transformers' modeling_qwen3_next.py
+ * (torch_chunk_gated_delta_rule) keeps it. */
+
+/* Each also sets s->conv_values and s->ssm_values (what engines size in their
+ * own dtypes) and returns the bytes. */
+/* Mamba-1: conv (k-1) x inner, state inner x d_state. */
+uint64_t vs_fam_state_mamba1(vs_arch_ssm *s);
+/* Mamba-2: conv (k-1) x (inner + 2 groups d_state), state heads x head_dim x d_state. */
+uint64_t vs_fam_state_mamba2(vs_arch_ssm *s);
+/* Gated delta net: conv (k-1) x (2 key_heads key_dim + value_heads value_dim),
+ * state value_heads x key_dim x value_dim in fp32. */
+uint64_t vs_fam_state_gdn(vs_arch_ssm *s);
+
+/* a->kv for a hybrid decoder: the attention layers (a->layer_kind FULL, or
+ * CHUNKED with a->chunk) with kv_heads x head_dim, and a->ssm.layers recurrent
+ * layers of a->ssm.state_bytes each. */
+int vs_fam_kv_hybrid(vs_arch *a, vs_error *err);
+
+/* The layer pattern a hybrid config gives, into a->layer_kind (FULL or
+ * STATE) and a->ssm.layers: layer_types ("full_attention" / "attention",
+ * "linear_attention" / "mamba"), else attn_layer_period with
+ * attn_layer_offset (Jamba), else full_attention_interval (Qwen3-Next).
+ * VS_EFORMAT when none is given or a list is wrong. */
+int vs_fam_hybrid_pattern(vs_arch *a, const json_t *cfg, vs_error *err);
+
 /* Llama-style decoders (family files share the llama block). */
 enum {
     VS_LL_QKV_BIAS = 1u << 0,  /* biases on q, k, v */
@@ -123,12 +154,20 @@ int vs_fam_prefixed(const vs_family *f, const vs_arch *a, const char *prefix, vs
  * the defaults of the config class a part relies on. New reference or NULL. */
 json_t *vs_fam_with_defaults(const json_t *sub, const char *defaults);
 
+/* The routed experts of a Qwen MoE layer (gate, experts.{E}.*, and the
+ * shared expert with its gate when a->shared_experts) for layers [l0, l0 + n). */
+void vs_fam_qwen_moe_mlp(vs_fam_emit *e, const vs_arch *a, uint64_t l0, uint64_t n);
+
 /* The families. */
 extern const vs_family vs_family_llama, vs_family_mistral, vs_family_qwen2, vs_family_qwen3,
     vs_family_olmo2, vs_family_mixtral, vs_family_qwen2_moe, vs_family_qwen3_moe, vs_family_gemma,
     vs_family_gemma2, vs_family_gemma3_text, vs_family_gemma3, vs_family_phi3, vs_family_gpt2,
     vs_family_gpt_bigcode, vs_family_gpt_neox, vs_family_falcon, vs_family_bloom,
     vs_family_deepseek_v2, vs_family_deepseek_v3, vs_family_gpt_oss, vs_family_starcoder2,
-    vs_family_t5, vs_family_bert, vs_family_llava, vs_family_mllama;
+    vs_family_t5, vs_family_bert, vs_family_llava, vs_family_mllama, vs_family_qwen3_next,
+    vs_family_llama4, vs_family_nemotron_h, vs_family_jamba, vs_family_qwen2_5_vl,
+    vs_family_qwen3_vl, vs_family_qwen3_vl_moe, vs_family_mistral3, vs_family_granitemoehybrid,
+    vs_family_falcon_h1, vs_family_qwen3_5_text, vs_family_qwen3_5_moe_text, vs_family_qwen3_5,
+    vs_family_qwen3_5_moe;
 
 #endif

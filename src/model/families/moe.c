@@ -114,7 +114,7 @@ static int qwen3_moe_parse(vs_arch *a, const json_t *cfg, vs_error *err)
     return 0;
 }
 
-static void qwen_moe_layers(vs_fam_emit *e, const vs_arch *a, uint64_t l0, uint64_t n)
+void vs_fam_qwen_moe_mlp(vs_fam_emit *e, const vs_arch *a, uint64_t l0, uint64_t n)
 {
     uint64_t h = a->hidden, mi = a->moe_intermediate, E = a->experts;
     VS_L2(e, "model.layers.{L}.mlp.gate.weight", l0, n, E, h);
@@ -143,10 +143,10 @@ static int qwen_moe_tensors(const vs_arch *a, vs_tensor_rule_cb cb, void *ud)
     for (i = 0; i < a->layers && i < VS_ARCH_LAYERS_MAX; i++)
         any_dense |= a->layer_dense[i];
     if (!any_dense) {
-        qwen_moe_layers(&e, a, 0, a->layers);
+        vs_fam_qwen_moe_mlp(&e, a, 0, a->layers);
         return e.rc;
     }
-    VS_FAM_RUNS(a, layer_dense, 0, qwen_moe_layers(&e, a, l0, n));
+    VS_FAM_RUNS(a, layer_dense, 0, vs_fam_qwen_moe_mlp(&e, a, l0, n));
     VS_FAM_RUNS(a, layer_dense, 1,
                 vs_fam_gated_mlp(&e, "model.layers.{L}.mlp.gate_proj.weight",
                                  "model.layers.{L}.mlp.up_proj.weight",
