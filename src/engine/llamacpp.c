@@ -217,7 +217,14 @@ static uint64_t lc_bytes(const lc *c, uint64_t total_ctx, uint64_t par, uint64_t
             b = g->layers * cells * streams * row(g->latent, c->kbs, c->kts);
             break;
         case VS_KV_STATE:
-            b = g->layers * g->state_bytes * par;
+            /* recurrent layers keep one row per sequence, max(1, n_seq_max), of
+             * their conv and SSM states in F32 whatever the model's dtype
+             * (src/llama-memory-recurrent.cpp, llama_model::create_memory's
+             * type_r/type_s, at 0c1e570); state_bytes alone when the split is not
+             * known */
+            b = g->state_conv || g->state_ssm
+                    ? g->layers * (g->state_conv + g->state_ssm) * 4 * (par ? par : 1)
+                    : g->layers * g->state_bytes * (par ? par : 1);
             break;
         default:
             break;

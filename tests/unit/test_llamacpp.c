@@ -526,6 +526,21 @@ END_TEST
 
 /* ---- the architecture table ---- */
 
+/* Jamba-v0.1's 28 Mamba layers under llama.cpp keep F32 states, one row per
+ * sequence (src/llama-memory-recurrent.cpp): conv (d_conv - 1) x d_inner = 3 x
+ * 8192 = 24,576 values and SSM d_inner x d_state = 8192 x 16 = 131,072 values,
+ * so 28 x 155,648 x 4 B = 17,432,576 B per sequence, x 4 sequences =
+ * 69,730,304 B; its 4 attention layers (8 KV heads of 128) at -c 4096 -np 4,
+ * 1024 cells per stream: 4 x 4 x 1024 x (1024 x 2 B) x 2 = 67,108,864 B. */
+START_TEST(recurrent_states_in_f32)
+{
+    json_t *r;
+    run_model("jamba-v0.1.json", "length 1024\nconcurrency 4\nengine llamacpp\nfit");
+    r = fit_row();
+    ck_assert_int_eq(ival(r, "kv_need_bytes"), 69730304LL + 67108864LL);
+}
+END_TEST
+
 START_TEST(arch_table)
 {
     const vs_llamacpp_arch *a;
@@ -598,6 +613,7 @@ static Suite *suite(void)
     tcase_add_test(t, compute_buffer_published);
     tcase_add_test(t, compute_buffer_published_fa);
     tcase_add_test(t, arch_table);
+    tcase_add_test(t, recurrent_states_in_f32);
     tcase_add_test(t, unknown_arch_keeps_layout);
     suite_add_tcase(s, t);
     return s;
