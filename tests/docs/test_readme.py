@@ -27,6 +27,13 @@ def cells():
 
 
 class ReadmeCells(unittest.TestCase):
+    def test_every_docs_page_is_linked(self):
+        with open(os.path.join(SOURCE, "README.md")) as f:
+            text = f.read()
+        for name in sorted(os.listdir(os.path.join(SOURCE, "docs"))):
+            if name.endswith(".md"):
+                self.assertIn("(docs/%s)" % name, text, "README's table does not link docs/" + name)
+
     def test_there_are_cells(self):
         self.assertGreaterEqual(len(cells()), 4)
 
