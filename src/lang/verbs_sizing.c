@@ -333,7 +333,15 @@ const vs_verb vs_verbs_sizing[] = {
      "placement, with a stacked chart against the capacity of each GPU offer on the sheet "
      "(device-reported bytes when known, else nominal). Unknown components are missing, never "
      "zero: the envelope is then its known part, and says so. A sum of independent maxima is a "
-     "conservative envelope, not an observed peak.",
+     "conservative envelope, not an observed peak. Under `placement offload=model|sequential` "
+     "the components are on the GPU in turn (accelerate's hooks move each in when it runs), so "
+     "the envelope is the worst phase: per phase (encode: the text encoders; denoise: the unet "
+     "or transformer; decode: the VAE; and any phase a component names, such as `reserve ... "
+     "phase=backward`), the weights on the GPU then (the largest of that phase's components, or "
+     "of their blocks under sequential offload) plus that phase's components and every component "
+     "with no phase. Each phase is a row; the chart stacks the worst one and names it; the plain "
+     "sum of every maximum stays beside (sum_bytes) as the conservative figure. A capacity "
+     "verdict is exclude only when the known part of some phase alone exceeds the capacity.",
      NULL, NULL},
     {"formats", vs_verb_formats,
      "formats F1 F2 ... (names, GGUF types, llama.cpp file types or bits=N)",
