@@ -44,8 +44,7 @@ static void model(const char *config, const char *task)
  * 32 layers. Rank 16 per layer: q 16 x (4,096 + 4,096) = 131,072; k and v
  * 16 x (4,096 + 1,024) = 81,920 each; o 131,072; gate and up 16 x (4,096 +
  * 14,336) = 294,912 each; down 294,912: 1,310,720 per layer, x 32 =
- * 41,943,040 (the count Unsloth's Llama-3.1 8B notebooks print as "Number of
- * trainable parameters"). */
+ * 41,943,040. */
 START_TEST(llama_rank16_all_projections)
 {
     json_t *p;
@@ -70,8 +69,7 @@ START_TEST(llama_rank16_all_projections)
     run_ok("estimate training rank=16 targets=q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
            "down_proj");
     ck_assert_int_eq(geti(json_object_get(lastp(), "inputs"), "trainable"), 41943040LL);
-    /* rank 8 on q and v only: (8 x 8,192 + 8 x 5,120) x 32 = 3,407,872 (PEFT's
-     * print_trainable_parameters for Llama-3-8B at r=8, q_proj and v_proj) */
+    /* rank 8 on q and v only: (8 x 8,192 + 8 x 5,120) x 32 = 3,407,872 */
     run_ok("estimate training lora rank=8 targets=q,v alpha=16");
     ck_assert_int_eq(geti(json_object_get(lastp(), "inputs"), "trainable"), 3407872LL);
 }
