@@ -29,7 +29,8 @@ const char *const vs_verb_estimate_keys[] = {
     "precision", "trainable", "hidden",   "heads",  "checkpointing",  "scheme",
     "group",     "double",    "bits",     "params", "encoder_length", "component",
     "channels",  "factor",    "temporal", "patch",  "downsample",     "text_tokens",
-    "attention", "cfg",       "live",     "tile",   "slicing",        NULL};
+    "attention", "cfg",       "live",     "tile",   "slicing",        "rank",
+    "targets",   "alpha",     NULL};
 const char *const vs_verb_estimate_words[] = {
     "kv", "training", "activations", "quant", "runtime", "latents", "attention", "decode", NULL};
 
@@ -354,14 +355,16 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     char compnote[300];
     vs_training_rule rule;
     vs_training_est e;
-    uint64_t trainable = 0, adapter = 0;
-    int rc, have_trainable = 0, lora;
+    uint64_t trainable = 0, adapter = 0, rank = 0;
+    int rc, have_trainable = 0, lora, by_rank = 0, qlora = 0;
+    vs_lora_est le;
+    vs_buf lsrc = VS_BUF_INIT;
     const char *task = vs_verb_card_str(sheet, "task");
     vs_vocab_task task_of;
     char gt[40], src[3][320], head[700], asrc[320];
-    const char *names[4];
+    const char *names[6];
     size_t nnames = 0, nn = 0;
-    const char *notes[7] = {NULL};
+    const char *notes[10] = {NULL};
     vs_buf skipped = VS_BUF_INIT;
     json_t *sk = json_array(), *inputs;
 
@@ -377,6 +380,20 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
         goto done;
     lora = task && !vs_vocab_task_parse(&task_of, task, NULL) &&
            (task_of == VS_TASK_LORA || task_of == VS_TASK_QLORA);
+    qlora = lora && task_of == VS_TASK_QLORA;
+    if ((rc = vs_verbs_estimate_lora(line, sheet, &le, &rank, &lsrc, err)) < 0)
+        goto done;
+    if (rc == 1) {
+        if (have_trainable || comp_arg) {
+            rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                                 "rank= derives the adapter's trainable parameters from the "
+                                 "card's architecture: give rank= or %s, not both",
+                                 have_trainable ? "trainable=" : "component=");
+            goto done;
+        }
+        by_rank = lora = 1;
+        trainable = le.trainable;
+    }
     if (comp_arg) {
         /* one component of a diffusers pipeline is trained; the others stay frozen */
         json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *x;
@@ -404,11 +421,12 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
         if (!have_trainable && !lora)
             trainable = (uint64_t)json_integer_value(json_object_get(comp, "params"));
     }
-    if (!have_trainable && !comp) {
+    if (!have_trainable && !comp && !by_rank) {
         if (lora) {
             rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
-                                 "task %s trains an adapter: give trainable=N (its parameter "
-                                 "count); the whole model's would overstate every component",
+                                 "task %s trains an adapter: give `lora rank=R [targets=...]` or "
+                                 "trainable=N (its parameter count); the whole model's would "
+                                 "overstate every component",
                                  task);
             goto done;
         }
@@ -455,6 +473,12 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
             goto done;
         names[nnames++] = "adapter_weights";
     }
+    if (by_rank && qlora) {
+        if ((rc = vs_verbs_estimate_lora_qlora(sheet, &le, &skipped, sk, err)) < 0)
+            goto done;
+        names[nnames++] = "quant_metadata";
+        names[nnames++] = "dequant_buffer";
+    }
     snprintf(head, sizeof head,
              "estimate training optimizer=%s precision=%s: %s trainable params x (%u B gradients + "
              "%u B master copy + %u B optimizer state) = %u B per trainable param, the weights on "
@@ -465,6 +489,17 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     notes[nn++] = "source: Rajbhandari et al. 2020, ZeRO (mixed-precision Adam: 2 B weights + 2 B "
                   "gradients + K = 12 B of optimizer state, the master copy included, per "
                   "parameter); ZeRO stage 1 shards all 12";
+    if (by_rank) {
+        notes[nn++] = vs_buf_str(&lsrc);
+        notes[nn++] = "LoRA (Hu et al. 2021) as PEFT builds it: each targeted nn.Linear(in, out) "
+                      "gets lora_A (in x r) and lora_B (r x out), no bias "
+                      "(peft/tuners/lora/layer.py, LoraLayer.update_layer, PEFT commit "
+                      "00336949, the 0.17 series); alpha scales the update, not the memory";
+    }
+    if (by_rank && qlora)
+        notes[nn++] = "QLoRA: the frozen base in nf4 with double quantisation (quant_metadata) and "
+                      "the largest layer dequantised to bf16 for its matmul (dequant_buffer); the "
+                      "embeddings and the output layer stay 16-bit";
     if (lora)
         notes[nn++] = "LoRA/QLoRA: gradients and optimizer state cover the trainable adapter only; "
                       "the frozen weights keep the sheet's format";
@@ -479,16 +514,21 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     notes[nn++] = "activations are separate: `estimate activations`";
     if (skipped.len)
         notes[nn++] = vs_buf_str(&skipped);
-    inputs = json_pack("{s:s, s:s, s:I, s:b, s:i, s:i, s:i, s:O}", "optimizer", rule.optimizer,
-                       "precision", rule.precision, "trainable", (json_int_t)trainable,
-                       "trainable_declared", have_trainable, "gradient_bytes",
-                       (int)rule.gradient_bytes, "master_bytes", (int)rule.master_bytes,
-                       "state_bytes", (int)rule.state_bytes, "skipped", sk);
+    inputs = json_pack(
+        "{s:s, s:s, s:I, s:b, s:i, s:i, s:i, s:O, s:o, s:o}", "optimizer", rule.optimizer,
+        "precision", rule.precision, "trainable", (json_int_t)trainable, "trainable_declared",
+        have_trainable, "gradient_bytes", (int)rule.gradient_bytes, "master_bytes",
+        (int)rule.master_bytes, "state_bytes", (int)rule.state_bytes, "skipped", sk, "rank",
+        by_rank ? json_integer((json_int_t)rank) : json_null(), "targets",
+        by_rank ? json_string(vs_line_pair(line, "targets") ? vs_line_pair(line, "targets")->value
+                                                            : "all-linear")
+                : json_null());
     rc = vs_verb_emit(
         ctx, vs_render_components(sheet, "training", names, nnames, head, notes, inputs, NULL),
         err);
 done:
     vs_buf_free(&skipped);
+    vs_buf_free(&lsrc);
     json_decref(sk);
     return rc;
 }
@@ -653,8 +693,13 @@ int vs_verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
     int rc;
     if (!a)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)
-        return rc;
+    /* `estimate training lora rank=...`: the word says what rank= means */
+    {
+        const vs_arg *b = vs_line_positional(line, 1);
+        int lora_word = b && !strcmp(a->value, "training") && !strcmp(b->value, "lora");
+        if ((rc = vs_line_no_extra(line, lora_word ? 2 : 1, syntax, err)) < 0)
+            return rc;
+    }
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     if ((e = vs_estimator_find(a->value)) != NULL)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "lang/verb.h"
+#include "sheet/estimate.h"
 #include "sheet/vocab.h"
 #include "util/buf.h"
 
@@ -29,5 +30,17 @@ int vs_verbs_estimate_need_card(const vs_line *line, const char *key, const char
 int vs_verbs_estimate_store(json_t *sheet, const char *name, uint64_t bytes, const char *source,
                             vs_vocab_class cls, vs_buf *skipped, json_t *skipped_list,
                             vs_error *err);
+
+/* estimate training lora: with rank= on the line, the adapter's trainable
+ * parameters from the card's architecture and targets= (default all-linear)
+ * into *e and *rank, the formula with its numbers appended to formula: 1. 0
+ * when the line has no rank= (nor the word lora, nor targets=), or a negative
+ * error (shapes missing, a family laid out otherwise). */
+int vs_verbs_estimate_lora(const vs_line *line, const json_t *sheet, vs_lora_est *e, uint64_t *rank,
+                           vs_buf *formula, vs_error *err);
+/* Task qlora: stores quant_metadata (nf4, double quantisation, over e's base
+ * linear weights) and dequant_buffer (the largest linear layer in bf16). */
+int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *skipped,
+                                 json_t *skipped_list, vs_error *err);
 
 #endif

@@ -34,8 +34,9 @@ static json_t *dims_json(const vs_measure_phase_dims *d)
 
 /* ------------------------------------------------------------ measure verb */
 
-static const char *const measure_keys[] = {"phase",       "timeout",    "interval", "length",
-                                           "concurrency", "microbatch", "format",   NULL};
+static const char *const measure_keys[] = {
+    "phase",  "timeout", "interval", "length",     "concurrency", "microbatch", "width",
+    "height", "frames",  "batch",    "resolution", "format",      NULL};
 static const char *const measure_words[] = {"import", NULL};
 
 static int parse_seconds(const vs_line *line, const char *key, double *out, vs_error *err)
@@ -433,14 +434,14 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     vs_measure_options o;
     vs_measure_result r;
-    vs_phasefd_dim dims[3];
+    vs_phasefd_dim dims[8]; /* vs_mv_card_dims, each at most once */
     vs_mv_gauge gz;
     json_t *sheet, *rows = NULL;
     const vs_arg *phase = vs_line_pair(line, "phase"), *first = vs_line_positional(line, 0);
     char run_id[32];
     uint64_t interval = 0;
     int rc, present, cell = line->verb[0] == '%';
-    size_t i, nd = 0;
+    size_t nd = 0;
     const char *command = line->raw, *recorded;
     vs_buf shown = VS_BUF_INIT, redacted = VS_BUF_INIT;
 
@@ -476,14 +477,21 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
                                "interval is in milliseconds, 1 to 10000");
     }
-    for (i = 0; vs_mv_card_dims[i]; i++) {
-        uint64_t v;
-        if ((rc = vs_line_get_count(line, vs_mv_card_dims[i], 0, &v, &present, err)) < 0)
+    {
+        json_t *dj = json_object(), *v;
+        const char *k;
+        if (!dj)
+            return vs_error_oom(err);
+        if ((rc = vs_verbs_measure_line_dims(line, dj, err)) < 0) {
+            json_decref(dj);
             return rc;
-        if (present) {
-            snprintf(dims[nd].key, sizeof dims[nd].key, "%s", vs_mv_card_dims[i]);
-            dims[nd++].value = v;
         }
+        json_object_foreach(dj, k, v)
+        {
+            snprintf(dims[nd].key, sizeof dims[nd].key, "%s", k);
+            dims[nd++].value = (uint64_t)json_integer_value(v);
+        }
+        json_decref(dj);
     }
     sheet = vs_ctx_sheet(ctx);
     if (!sheet)
@@ -582,7 +590,8 @@ freebufs:
 const vs_verb vs_verbs_measure[] = {
     {"measure", verb_measure,
      "measure [phase=NAME] [timeout=SECONDS] [interval=MS] [length=N] [concurrency=N] "
-     "[microbatch=N] -- COMMAND  |  %%measure ... (the cell's body is the script)  |  measure "
+     "[microbatch=N] [resolution=WxH] [frames=N] [batch=N] -- COMMAND  |  %%measure ... (the "
+     "cell's body is the script)  |  measure "
      "import FILE... [format=auto|probe|vllm|llamacpp|torchtune|nvidia-smi|torch]",
      "run a command and record its GPU memory peaks per phase",
      "Runs COMMAND (the raw text after --, or a %%measure cell's body) with /bin/sh -c in its own "
@@ -595,9 +604,11 @@ const vs_verb vs_verbs_measure[] = {
      "`counter NAME BYTES [gpu=I]` (kernel/python/vramsheet_torch.py writes torch's "
      "max_memory_allocated and max_memory_reserved); a run keeps at most 256 phases, a later "
      "new name is counted in the 256th and the result says so. length=, concurrency=, microbatch= "
-     "declare "
-     "executed dims when the command cannot. A run at smaller dims than the card does not "
-     "validate it. An out-of-memory message marks the overflow at the current phase and shows "
+     "declare executed dims when the command cannot; for image and video generation "
+     "resolution=WxH (width= and height=), frames= and batch= (and `dims resolution=WxH` on the "
+     "descriptor). A run at smaller dims than the card does not validate it: a 512x512 run never "
+     "validates a 1024x1024 card, nor a batch of 2 a card of 4. An out-of-memory message marks "
+     "the overflow at the current phase and shows "
      "what to examine for that phase. A failing or overflowing command is still measured and "
      "recorded as run mN; interrupt or timeout= end the whole process group. With no NVIDIA "
      "driver: MeasureError, nothing recorded. The record keeps the command as typed but for "
@@ -626,14 +637,16 @@ const vs_verb vs_verbs_measure[] = {
      measure_keys, measure_words},
     {"record", vs_verb_record,
      "record phase=NAME gpu=I counter=NAME BYTES [length=N] [concurrency=N] [microbatch=N] "
-     "[stage=NAME] [scope=S]",
+     "[resolution=WxH | width=N height=N] [frames=N] [batch=N] [stage=NAME] [scope=S]",
      "add a measurement typed by hand",
      "Adds a raw measurement to the sheet, as read elsewhere (a log, nvidia-smi, torch): the "
      "phase, the GPU index, the counter (torch.max_memory_reserved, ...), its peak with a byte "
      "unit, and the dims that were executed. Its scope follows the counter's name (allocated: "
      "tensors; reserved: allocator) unless scope= says it: device, process, tensors, allocator "
-     "or reported. stage= is short, usual, limit or a stage declared with `stage`. A "
-     "measurement at smaller dims than the card does not validate the card.",
+     "or reported. stage= is short, usual, limit or a stage declared with `stage`. The dims are "
+     "length=, concurrency=, microbatch= and, for image and video generation, resolution=WxH "
+     "(or width= height=), frames=, batch=. A measurement at smaller dims than the card (any "
+     "of them) does not validate the card.",
      vs_mv_record_keys, NULL},
     {"measured", vs_verb_measured,
      "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS]  |  measured NAME from=#N",

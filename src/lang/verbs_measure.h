@@ -25,8 +25,14 @@
 /* ------------------------------------------------- the sheet's measurements */
 
 /* The dims a run executes and the card declares, NULL-terminated:
- * length, concurrency, microbatch. */
+ * length, concurrency, microbatch; width, height, frames, batch (image and
+ * video generation). */
 extern const char *const vs_mv_card_dims[];
+
+/* The executed dims written on a `record` or `measure` line into dims: each of
+ * vs_mv_card_dims as KEY=N, and resolution=WxH for width and height. 0, or
+ * VS_EVALUE at the key (VS_ENOMEM). */
+int vs_verbs_measure_line_dims(const vs_line *line, json_t *dims, vs_error *err);
 
 /* A new JSON string of s, or null when s is NULL or empty. */
 json_t *vs_verbs_measure_str_or_null(const char *s);

@@ -11,7 +11,42 @@
 #include "util/clock.h"
 #include "util/json.h"
 
-const char *const vs_mv_card_dims[] = {"length", "concurrency", "microbatch", NULL};
+const char *const vs_mv_card_dims[] = {"length", "concurrency", "microbatch", "width",
+                                       "height", "frames",      "batch",      NULL};
+
+int vs_verbs_measure_line_dims(const vs_line *line, json_t *dims, vs_error *err)
+{
+    const vs_arg *res = vs_line_pair(line, "resolution");
+    size_t i;
+    int rc;
+    for (i = 0; vs_mv_card_dims[i]; i++) {
+        uint64_t v;
+        int present;
+        if ((rc = vs_line_get_count(line, vs_mv_card_dims[i], 0, &v, &present, err)) < 0)
+            return rc;
+        if (present && json_object_set_new(dims, vs_mv_card_dims[i], json_integer((json_int_t)v)))
+            return vs_error_oom(err);
+    }
+    if (res) {
+        /* resolution=WxH is width= and height= in one, as the card's `resolution` */
+        unsigned long long w = 0, h = 0;
+        char tail;
+        if (vs_line_pair(line, "width") || vs_line_pair(line, "height"))
+            return vs_error_set_at(err, VS_EVALUE, res->line, res->column,
+                                   "resolution= is width= and height= together: give one or the "
+                                   "other");
+        if (sscanf(res->value, "%llu%*[xX]%llu%c", &w, &h, &tail) != 2 || res->value[0] < '0' ||
+            res->value[0] > '9' || w == 0 || h == 0 || w > (unsigned long long)INT64_MAX ||
+            h > (unsigned long long)INT64_MAX)
+            return vs_error_set_at(err, VS_EVALUE, res->line, res->value_column,
+                                   "resolution= is WIDTHxHEIGHT in pixels (1024x1024), not '%s'",
+                                   res->value);
+        if (json_object_set_new(dims, "width", json_integer((json_int_t)w)) ||
+            json_object_set_new(dims, "height", json_integer((json_int_t)h)))
+            return vs_error_oom(err);
+    }
+    return 0;
+}
 
 static json_t *iso_json(int64_t wall_ms)
 {

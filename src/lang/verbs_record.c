@@ -46,9 +46,10 @@ static int check_stage(const json_t *sheet, const vs_arg *a, vs_error *err)
                            a->value, a->value);
 }
 
-const char *const vs_mv_record_keys[] = {"phase",    "gpu",    "counter",     "scope",
-                                         "gpu_name", "length", "concurrency", "microbatch",
-                                         "stage",    "host",   "rank",        NULL};
+const char *const vs_mv_record_keys[] = {"phase",  "gpu",         "counter",    "scope", "gpu_name",
+                                         "length", "concurrency", "microbatch", "width", "height",
+                                         "frames", "batch",       "resolution", "stage", "host",
+                                         "rank",   NULL};
 
 /* The measurement typed by hand in ms that holds what m holds, but for the
  * time it was typed (borrowed), or NULL. */
@@ -84,11 +85,11 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet, *dims, *m, *ms, *rows, *again = NULL;
     uint64_t bytes, gpu = 0, rank = 0;
     int rc, has_gpu = 0, has_rank = 0;
-    size_t i;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, why = VS_BUF_INIT;
     int valid;
     static const char syntax[] = "record phase=NAME gpu=I counter=NAME BYTES [length=N] "
-                                 "[concurrency=N] [microbatch=N] [stage=NAME] [scope=S]";
+                                 "[concurrency=N] [microbatch=N] [resolution=WxH] [frames=N] "
+                                 "[batch=N] [stage=NAME] [scope=S]";
     if ((rc = vs_line_check_keys(line, vs_mv_record_keys, err)) < 0)
         return rc;
     if (!phase || !counter || !amount)
@@ -132,15 +133,9 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(dims);
         return vs_error_oom(err);
     }
-    for (i = 0; vs_mv_card_dims[i]; i++) {
-        uint64_t v;
-        int present;
-        if ((rc = vs_line_get_count(line, vs_mv_card_dims[i], 0, &v, &present, err)) < 0) {
-            json_decref(dims);
-            return rc;
-        }
-        if (present)
-            json_object_set_new(dims, vs_mv_card_dims[i], json_integer((json_int_t)v));
+    if ((rc = vs_verbs_measure_line_dims(line, dims, err)) < 0) {
+        json_decref(dims);
+        return rc;
     }
     {
         struct timespec ts;

@@ -41,7 +41,7 @@ static const vs_derived_read kv_reads[] = {
     {"placement.tp", NULL}, /* tensor parallel: the KV heads each GPU holds */
     {NULL, NULL}};
 static const vs_derived_read training_reads[] = {
-    {"params", "trainable"}, {"task", NULL}, {NULL, NULL}};
+    {"params", "trainable"}, {"task", NULL}, {"arch", "trainable"}, {NULL, NULL}};
 static const vs_derived_read act_reads[] = {
     {"length", NULL}, {"microbatch", NULL}, {"arch", "layers,hidden,heads"}, {NULL, NULL}};
 static const vs_derived_read quant_reads[] = {
@@ -206,7 +206,7 @@ const vs_verb vs_verbs_sizing[] = {
      vs_verb_reserve_keys, NULL},
     {"estimate", vs_verb_estimate,
      "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] [encoder_length=N] | "
-     "estimate training "
+     "estimate training [lora rank=R [targets=all-linear|q,k,v,o,gate,up,down] [alpha=A]] "
      "[optimizer=adamw] [precision=mixed] [trainable=N] | estimate activations [layers=L] "
      "[hidden=H] [heads=A] [checkpointing=none|selective|full] | estimate quant "
      "[scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
@@ -239,6 +239,22 @@ const vs_verb vs_verbs_sizing[] = {
      "copy. trainable=N (LoRA, QLoRA) limits them to the adapter, which is added as "
      "adapter_weights; frozen weights keep the sheet's format. Source: Rajbhandari et al. 2020, "
      "\"ZeRO: Memory Optimizations Toward Training Trillion Parameter Models\" (K = 12).\n"
+     "training lora rank=R [targets=all-linear | a list of q,k,v,o,gate,up,down, PEFT's q_proj "
+     "names accepted] [alpha=A]: the adapter's trainable parameters from the card's "
+     "architecture (`model ... config=`), r x (in + out) per targeted module per layer: q hidden "
+     "-> heads x head_dim, k and v hidden -> kv_heads x head_dim, o back to hidden, gate and up "
+     "hidden -> intermediate, down back; in a mixture of experts every routed expert's gate, up "
+     "and down at the experts' own intermediate size, the shared experts at theirs, and with "
+     "all-linear the router (hidden -> experts) too. As PEFT builds it: LoraLayer.update_layer "
+     "gives each targeted nn.Linear(in, out) lora_A = nn.Linear(in, r) and lora_B = "
+     "nn.Linear(r, out), no bias (peft/tuners/lora/layer.py, PEFT commit 00336949, the 0.17 "
+     "series). Llama-3.1-8B at rank 16 on all seven: 41,943,040. Gradients, master copy, "
+     "optimizer state and the 16-bit adapter_weights follow from that count as above; alpha "
+     "scales the update, not the memory. Families with fused projections (gpt2, falcon, bloom, "
+     "phi3, ...) take trainable=N. Under task qlora also quant_metadata (the layers' linear "
+     "weights in nf4 with double quantisation, as `estimate quant scheme=bnb`) and "
+     "dequant_buffer (the largest linear layer dequantised to bf16 for its matmul, bitsandbytes' "
+     "MatMul4Bit: F.dequantize_4bit(...).to(A.dtype), commit 60a0d8a5).\n"
      "activations: per layer s*b*h*(34 + 5*a*s/h) bytes with s = length, b = microbatch, 16-bit "
      "activations; selective: 34*s*b*h; full: 2*s*b*h (the layer input only), times layers. "
      "Source: Korthikanti et al. 2022, \"Reducing Activation Recomputation in Large Transformer "
@@ -317,7 +333,15 @@ const vs_verb vs_verbs_sizing[] = {
      "placement, with a stacked chart against the capacity of each GPU offer on the sheet "
      "(device-reported bytes when known, else nominal). Unknown components are missing, never "
      "zero: the envelope is then its known part, and says so. A sum of independent maxima is a "
-     "conservative envelope, not an observed peak.",
+     "conservative envelope, not an observed peak. Under `placement offload=model|sequential` "
+     "the components are on the GPU in turn (accelerate's hooks move each in when it runs), so "
+     "the envelope is the worst phase: per phase (encode: the text encoders; denoise: the unet "
+     "or transformer; decode: the VAE; and any phase a component names, such as `reserve ... "
+     "phase=backward`), the weights on the GPU then (the largest of that phase's components, or "
+     "of their blocks under sequential offload) plus that phase's components and every component "
+     "with no phase. Each phase is a row; the chart stacks the worst one and names it; the plain "
+     "sum of every maximum stays beside (sum_bytes) as the conservative figure. A capacity "
+     "verdict is exclude only when the known part of some phase alone exceeds the capacity.",
      NULL, NULL},
     {"formats", vs_verb_formats,
      "formats F1 F2 ... (names, GGUF types, llama.cpp file types or bits=N)",

@@ -51,6 +51,25 @@ static int parse_uint(uint64_t *out, const char *s, size_t n)
     return 0;
 }
 
+/* Adds KEY=value to ev's dims: each key once, at most VS_PHASEFD_DIMS_MAX. */
+static int push_dim(vs_phasefd_event *ev, const char *key, size_t klen, uint64_t value, size_t col,
+                    vs_error *err)
+{
+    size_t d;
+    if (ev->ndims == VS_PHASEFD_DIMS_MAX)
+        return vs_error_set_at(err, VS_EVALUE, 1, (int)col, "at most %d dims on one line",
+                               VS_PHASEFD_DIMS_MAX);
+    for (d = 0; d < ev->ndims; d++)
+        if (strlen(ev->dims[d].key) == klen && !memcmp(ev->dims[d].key, key, klen))
+            return vs_error_set_at(err, VS_EVALUE, 1, (int)col, "dims key %.*s given twice",
+                                   (int)klen, key);
+    memcpy(ev->dims[ev->ndims].key, key, klen);
+    ev->dims[ev->ndims].key[klen] = '\0';
+    ev->dims[ev->ndims].value = value;
+    ev->ndims++;
+    return 0;
+}
+
 static int parse_bytes(uint64_t *out, const token *t, vs_error *err)
 {
     char tmp[96];
@@ -142,10 +161,9 @@ int vs_phasefd_parse(vs_phasefd_event *ev, const char *line, size_t len, vs_erro
         ev->kind = VS_PHASEFD_DIMS;
         for (k = 1; k < ntok; k++) {
             const char *v;
-            size_t vlen, klen, j, d;
-            if (ev->ndims == VS_PHASEFD_DIMS_MAX)
-                return vs_error_set_at(err, VS_EVALUE, 1, (int)tok[k].col,
-                                       "at most %d dims on one line", VS_PHASEFD_DIMS_MAX);
+            size_t vlen, klen, j;
+            uint64_t value;
+            int rc;
             if (!split_pair(&tok[k], &v, &vlen, &klen) || klen == 0 || klen >= VS_PHASEFD_NAME_MAX)
                 return vs_error_set_at(err, VS_ESYNTAX, 1, (int)tok[k].col,
                                        "expected KEY=N (for example length=4096)");
@@ -155,18 +173,26 @@ int vs_phasefd_parse(vs_phasefd_event *ev, const char *line, size_t len, vs_erro
                     return vs_error_set_at(err, VS_EVALUE, 1, (int)(tok[k].col + j),
                                            "dims keys are lowercase letters, digits and _");
             }
-            if (parse_uint(&ev->dims[ev->ndims].value, v, vlen) < 0 ||
-                ev->dims[ev->ndims].value > (uint64_t)INT64_MAX)
+            if (klen == 10 && !memcmp(tok[k].s, "resolution", 10)) {
+                /* resolution=WxH: the width and height dims in one */
+                const char *x = memchr(v, 'x', vlen);
+                uint64_t w, h;
+                if (!x || parse_uint(&w, v, (size_t)(x - v)) < 0 ||
+                    parse_uint(&h, x + 1, vlen - (size_t)(x - v) - 1) < 0 ||
+                    w > (uint64_t)INT64_MAX || h > (uint64_t)INT64_MAX)
+                    return vs_error_set_at(err, VS_EVALUE, 1, (int)(tok[k].col + klen + 1),
+                                           "expected WIDTHxHEIGHT after resolution= (1024x1024)");
+                if ((rc = push_dim(ev, "width", 5, w, tok[k].col, err)) < 0 ||
+                    (rc = push_dim(ev, "height", 6, h, tok[k].col, err)) < 0)
+                    return rc;
+                continue;
+            }
+            if (parse_uint(&value, v, vlen) < 0 || value > (uint64_t)INT64_MAX)
                 return vs_error_set_at(err, VS_EVALUE, 1, (int)(tok[k].col + klen + 1),
                                        "expected a non-negative integer after %.*s=", (int)klen,
                                        tok[k].s);
-            for (d = 0; d < ev->ndims; d++)
-                if (strlen(ev->dims[d].key) == klen && !memcmp(ev->dims[d].key, tok[k].s, klen))
-                    return vs_error_set_at(err, VS_EVALUE, 1, (int)tok[k].col,
-                                           "dims key %.*s given twice", (int)klen, tok[k].s);
-            memcpy(ev->dims[ev->ndims].key, tok[k].s, klen);
-            ev->dims[ev->ndims].key[klen] = '\0';
-            ev->ndims++;
+            if ((rc = push_dim(ev, tok[k].s, klen, value, tok[k].col, err)) < 0)
+                return rc;
         }
         return 0;
     }

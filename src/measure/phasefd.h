@@ -4,6 +4,7 @@
  * counters, one line each:
  *   phase NAME
  *   dims KEY=N [KEY=N ...]             length=4096 concurrency=8 microbatch=4 ...
+ *                                      (resolution=WxH stands for width=W height=H)
  *   counter NAME BYTES [gpu=I] [uuid=GPU-...]
  * BYTES is a plain integer (bytes) or an amount with a byte unit ("14.2GiB").
  * Names are 1..63 characters of [A-Za-z0-9_.:/+-]; dims keys are lowercase

@@ -17,15 +17,20 @@ static json_t *jint(uint64_t v)
 
 json_t *vs_hfconfig_arch_json(const vs_hfconfig *c, const char *path, json_t *kv)
 {
+    /* a mixture of experts' own sizes are what a LoRA on its experts trains */
     int moe = c->experts > 0;
     return json_pack(
-        "{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:O, s:o, "
-        "s:s, s:o}",
+        "{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+        "s:b, "
+        "s:O, s:o, s:s, s:o}",
         "family", c->family, "rule", c->rule, "config", path, "layers", jint(c->layers), "hidden",
         jint(c->hidden), "heads", jint(c->heads), "kv_heads", jint(c->kv_heads), "head_dim",
         jint(c->head_dim), "intermediate", jint(c->intermediate), "vocab", jint(c->vocab),
         "experts", moe ? jint(c->experts) : json_null(), "experts_per_token",
-        moe ? jint(c->experts_per_token) : json_null(), "params_total", jint(c->params_total),
+        moe ? jint(c->experts_per_token) : json_null(), "moe_intermediate",
+        moe ? jint(c->moe_intermediate) : json_null(), "shared_intermediate",
+        moe ? jint(c->shared_intermediate) : json_null(), "dense_layers",
+        moe ? jint(c->dense_layers) : json_null(), "params_total", jint(c->params_total),
         "params_active", moe ? jint(c->params_active) : json_null(), "tied_embeddings",
         c->tied_embeddings, "kv_layout", kv ? kv : json_null(), "context",
         c->context ? jint(c->context) : json_null(), "context_key", c->context_key, "rope_scaling",

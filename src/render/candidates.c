@@ -541,7 +541,12 @@ static void header_text(vs_buf *b, const vs_classification *c)
                   c->env.weights_known && !json_array_size(c->unknown) ? "" : " (known part)", env);
     if (c->env.gpus > 1)
         vs_buf_printf(b, ", per GPU on %u GPUs", c->env.gpus);
-    if (c->env.conservative)
+    if (c->env.phases.n)
+        vs_buf_printf(b,
+                      " (the worst phase under CPU offload, %s, a sum of that phase's maxima, not "
+                      "an observed peak)",
+                      c->env.phases.row[c->env.phases.worst].name);
+    else if (c->env.conservative)
         vs_buf_puts(b, " (a conservative envelope: a sum of maxima, not an observed peak)");
 }
 

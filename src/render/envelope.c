@@ -80,6 +80,7 @@ typedef struct budget {
     vs_svg_line *lines;
     size_t nlines;
     char (*basis)[96]; /* each line's capacity basis */
+    char wlabel[96];   /* the weights' label under a phase basis */
 } budget;
 
 static void budget_free(budget *b)
@@ -99,6 +100,7 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
      * then the GPU holds one of them at a time) */
     json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components");
     size_t nw = env->weights_known && !env->offload_basis ? json_array_size(wc) : 0;
+    const vs_phase_row *worst = env->phases.n ? &env->phases.row[env->phases.worst] : NULL;
     memset(b, 0, sizeof *b);
     b->segs = calloc(views->n + 1 + nw, sizeof *b->segs);
     b->lines = calloc(json_array_size(offers) + 1, sizeof *b->lines);
@@ -110,6 +112,12 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     b->segs[0].label = env->offload_basis ? "weights on the GPU (offload)" : "weights";
     b->segs[0].known = env->weights_known;
     b->segs[0].bytes = env->weights_known ? env->weights_gpu_bytes : 0;
+    if (worst) { /* the chart stacks the worst phase: what the GPU holds then */
+        snprintf(b->wlabel, sizeof b->wlabel, "weights in %s%s%s", worst->name,
+                 worst->weights_of ? ": " : "", worst->weights_of ? worst->weights_of : "");
+        b->segs[0].label = b->wlabel;
+        b->segs[0].bytes = worst->weights_bytes;
+    }
     b->segs[0].status =
         env->weights_known ? env->weights_basis : vs_vocab_status_name(VS_STATUS_UNKNOWN);
     b->nseg = 1;
@@ -127,7 +135,10 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     }
     for (i = 0; i < views->n; i++) {
         const vs_component_view *v = &views->v[i];
-        vs_svg_segment *sg = &b->segs[b->nseg++];
+        vs_svg_segment *sg;
+        if (worst && !vs_phases_holds(json_string_value(v->phase), worst->name))
+            continue;
+        sg = &b->segs[b->nseg++];
         sg->label = json_string_value(v->name);
         sg->known = v->known;
         sg->bytes = v->known ? vs_placement_per_gpu(pl, json_string_value(v->cls), v->value) : 0;
@@ -146,11 +157,13 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     return 0;
 }
 
-static char *budget_svg(const json_t *sheet, const budget *b)
+static char *budget_svg(const json_t *sheet, const vs_envelope *env, const budget *b)
 {
-    char title[200];
+    char title[200], ph[48] = "";
     const char *st = json_string_value(json_object_get(sheet, "title"));
-    snprintf(title, sizeof title, "Memory budget per GPU%s%s", st ? ": " : "", st ? st : "");
+    if (env->phases.n)
+        snprintf(ph, sizeof ph, ", worst phase %s", env->phases.row[env->phases.worst].name);
+    snprintf(title, sizeof title, "Memory budget per GPU%s%s%s", ph, st ? ": " : "", st ? st : "");
     return vs_svg_budget(title, b->segs, b->nseg, b->lines, b->nlines);
 }
 
@@ -171,7 +184,7 @@ char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
     char *svg = NULL;
     placement_or_single(&pl, sheet);
     if (budget_build(&b, sheet, env, views, &pl) == 0) {
-        svg = budget_svg(sheet, &b);
+        svg = budget_svg(sheet, env, &b);
         budget_free(&b);
     }
     return svg;
@@ -182,7 +195,8 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
 {
     static const char *const hdr[] = {"component", "status", "class", "per GPU",
                                       "GB",        "GiB",    "source"};
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT, stale = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT, stale = VS_BUF_INIT,
+           phline = VS_BUF_INIT, phnote = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
     json_t *caps = NULL;
     vs_placement pl;
@@ -191,7 +205,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     size_t i;
     char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], pls[128], wsrc[400],
         gp[40];
-    const char *notes[5];
+    const char *notes[6];
     /* the weights are no component: they shard as parameters */
     const char *weights_class = vs_vocab_class_name(vs_vocab_class_of(VS_VOCAB_WEIGHTS));
     size_t nn = 0;
@@ -322,15 +336,42 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
             vs_buf_puts(&unk, name ? name : "?");
         }
     }
-    {
-        const char *row[7] = {env->n_unknown || !env->weights_known ? "envelope (known part)"
-                                                                    : "envelope",
-                              env->conservative ? "conservative" : "",
+    for (i = 0; i < env->phases.n; i++) {
+        /* under offload, one row per phase: what the GPU holds in it */
+        const vs_phase_row *r = &env->phases.row[i];
+        char nm[48], src2[200], w[64];
+        const char *row[7] = {nm,  i == env->phases.worst ? "worst phase" : "phase", "", b, gb, gib,
+                              src2};
+        vs_units_round(w, sizeof w, r->weights_bytes, VS_UNIT_GIB, 2);
+        snprintf(nm, sizeof nm, "phase %s", r->name);
+        snprintf(src2, sizeof src2,
+                 "weights on the GPU%s%s (%s GiB) + this phase's components and those with no "
+                 "phase%s",
+                 r->weights_of ? ": " : "", r->weights_of ? r->weights_of : "", w,
+                 r->n_unknown ? "; some unknown, not counted" : "");
+        vs_render_amount(r->bytes, b, gb, gib);
+        vs_table_add_row(t, row);
+    }
+    if (env->phases.n) {
+        const char *row[7] = {"sum of every maximum",
+                              "conservative",
                               "",
                               b,
                               gb,
                               gib,
-                              pls};
+                              "the weights on the GPU + every component, as if all coexisted"};
+        vs_render_amount(env->sum_bytes, b, gb, gib);
+        vs_table_add_row(t, row);
+    }
+    {
+        char lab[64];
+        const char *row[7] = {
+            lab, env->conservative && !env->phases.n ? "conservative" : "", "", b, gb, gib, pls};
+        snprintf(lab, sizeof lab, "envelope%s%s%s%s",
+                 env->n_unknown || !env->weights_known ? " (known part)" : "",
+                 env->phases.n ? " (worst phase: " : "",
+                 env->phases.n ? env->phases.row[env->phases.worst].name : "",
+                 env->phases.n ? ")" : "");
         vs_render_amount(env->envelope_bytes, b, gb, gib);
         vs_table_add_row(t, row);
     }
@@ -340,12 +381,16 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
                                               "capacity_basis", bud.lines[i].basis));
 
     vs_units_describe(desc, sizeof desc, env->envelope_bytes);
-    vs_buf_printf(&text, "envelope per GPU (%s): %s%s\n", pls, desc,
+    if (env->phases.n)
+        vs_buf_printf(&phline, ", the worst phase (%s)", env->phases.row[env->phases.worst].name);
+    vs_buf_printf(&text, "envelope per GPU (%s)%s: %s%s\n", pls, vs_buf_str(&phline), desc,
                   env->n_unknown || !env->weights_known ? " (known part only)" : "");
     vs_buf_puts(&html, "<p>");
     vs_buf_put_html(&html, "envelope per GPU (");
     vs_buf_put_html(&html, pls);
-    vs_buf_put_html(&html, "): ");
+    vs_buf_put_html(&html, ")");
+    vs_buf_put_html(&html, vs_buf_str(&phline));
+    vs_buf_put_html(&html, ": ");
     vs_buf_put_html(&html, desc);
     if (env->n_unknown || !env->weights_known)
         vs_buf_put_html(&html, " (known part only)");
@@ -353,7 +398,17 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     vs_render_put_table(&text, &html, t);
     vs_buf_puts(&text, "\n");
 
-    if (env->conservative)
+    if (env->phases.n) {
+        char sd[160];
+        vs_units_describe(sd, sizeof sd, env->sum_bytes);
+        vs_buf_printf(&phnote,
+                      "CPU offload keeps the components on the GPU in turn (accelerate's hooks "
+                      "move each in when it runs): the envelope is the worst phase, %s, of what "
+                      "the GPU holds in each phase; the plain sum of every maximum, %s, is the "
+                      "conservative figure, as if all coexisted",
+                      env->phases.row[env->phases.worst].name, sd);
+        notes[nn++] = vs_buf_str(&phnote);
+    } else if (env->conservative)
         notes[nn++] = "a conservative envelope: a sum of independent maxima (weights + each "
                       "component's own peak), not an observed peak";
     if (unk.len) {
@@ -385,7 +440,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     }
     cards_short_lines(&text, &html, sheet, &pl);
 
-    svg = budget_svg(sheet, &bud);
+    svg = budget_svg(sheet, env, &bud);
     if (!svg)
         goto done;
     {
@@ -403,6 +458,8 @@ done:
     vs_buf_free(&html);
     vs_buf_free(&unk);
     vs_buf_free(&stale);
+    vs_buf_free(&phline);
+    vs_buf_free(&phnote);
     json_decref(caps);
     free(svg);
     if (have_budget)

@@ -120,11 +120,18 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         vs_buf_free(&why);
     }
     /* records keep bytes as JSON integers, which are signed 64-bit */
-    if (vs_checked_add(&e.envelope_bytes, e.weights_gpu_bytes, e.reserve_bytes) ||
-        e.envelope_bytes > (uint64_t)INT64_MAX)
+    if (vs_checked_add(&e.sum_bytes, e.weights_gpu_bytes, e.reserve_bytes) ||
+        e.sum_bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT,
                             "the envelope exceeds the largest amount a record holds, "
                             "9,223,372,036,854,775,807 B (2^63 - 1)");
+    e.envelope_bytes = e.sum_bytes;
+    /* under offload the components are on the GPU in turn: the worst phase */
+    if (e.weights_known &&
+        (rc = vs_phases_compute(&e.phases, sheet, views, &pl, e.weights_gpu_bytes, err)) < 0)
+        return rc;
+    if (e.phases.n)
+        e.envelope_bytes = e.phases.row[e.phases.worst].bytes;
     *out = e;
     return 0;
 }
@@ -194,6 +201,24 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     }
     vs_jw_member_u64(w, "reserve_bytes", env->reserve_bytes);
     vs_jw_member_u64(w, "envelope_bytes", env->envelope_bytes);
+    vs_jw_member_u64(w, "sum_bytes", env->sum_bytes);
+    vs_jw_member_str(w, "peak_basis", env->phases.n ? "worst phase" : "sum");
+    vs_jw_member_str(w, "worst_phase",
+                     env->phases.n ? env->phases.row[env->phases.worst].name : NULL);
+    vs_jw_key(w, "phases");
+    vs_jw_open(w, '[');
+    for (i = 0; i < env->phases.n; i++) {
+        const vs_phase_row *r = &env->phases.row[i];
+        vs_jw_open(w, '{');
+        vs_jw_member_str(w, "name", r->name);
+        vs_jw_member_u64(w, "weights_gpu_bytes", r->weights_bytes);
+        vs_jw_member_str(w, "weights_of", r->weights_of);
+        vs_jw_member_u64(w, "reserve_bytes", r->reserve_bytes);
+        vs_jw_member_u64(w, "bytes", r->bytes);
+        vs_jw_member_u64(w, "unknown", r->n_unknown);
+        vs_jw_close(w, '}');
+    }
+    vs_jw_close(w, ']');
     vs_jw_member_bool(w, "conservative", env->conservative);
     vs_jw_member_bool(w, "complete", env->weights_known && env->n_unknown == 0);
     /* Written, not built as a tree: a long sheet has hundreds of components,
@@ -243,6 +268,10 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         !strcmp(env->weights_basis, "params x bits / 8") && bits_known &&
         (note = vs_envelope_format_quant_note(bits)))
         vs_jw_str(w, note);
+    if (env->phases.n)
+        vs_jw_str(w, "under CPU offload the components are on the GPU in turn: the envelope is "
+                     "the worst phase of what the GPU holds in it; sum_bytes, the plain sum of "
+                     "every maximum, is the conservative figure");
     if (env->conservative)
         vs_jw_str(w, "a conservative envelope: a sum of independent maxima, not an observed peak");
     if (env->n_unknown)

@@ -2,7 +2,9 @@
  *
  * Weights only = params x bits / 8 (rounded up to a whole byte), or the exact
  * bytes of the model's files when `weights from=` read them. Envelope = weights +
- * every reserve component, per GPU after the sheet's placement (sheet/placement).
+ * every reserve component, per GPU after the sheet's placement (sheet/placement);
+ * under CPU offload, the largest phase of what the GPU holds in it (sheet/phases),
+ * the plain sum kept beside as the conservative figure.
  * Unknown components are counted as missing, never as zero: the envelope then
  * holds only its known part, and says which names are unknown. A sum of
  * estimated or independently measured maxima is a conservative envelope, never
@@ -15,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sheet/phases.h"
 #include "sheet/sheet.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -27,7 +30,12 @@ typedef struct vs_envelope {
                                  * from a loader: `measured weights`); static */
     uint64_t weights_gpu_bytes; /* per GPU, after placement */
     uint64_t reserve_bytes;     /* known reserve components, per GPU after placement */
-    uint64_t envelope_bytes;    /* weights_gpu_bytes + reserve_bytes: the known part */
+    uint64_t envelope_bytes;    /* the known part: sum_bytes, or under offload the worst
+                                   phase's bytes (phases.n > 0) */
+    uint64_t sum_bytes;         /* weights_gpu_bytes + reserve_bytes: the plain sum of every
+                                   maximum, conservative */
+    vs_phases phases;           /* under offload: each phase's part (sheet/phases.h); n 0
+                                   when the sum is the basis */
     size_t n_unknown;           /* reserve components with unknown bytes */
     int conservative;           /* it sums maxima: not an observed peak */
     unsigned gpus;              /* GPUs of the placement */

@@ -119,6 +119,45 @@ typedef struct vs_training_est {
 int vs_estimate_training(vs_training_est *out, const vs_training_rule *rule, uint64_t trainable,
                          vs_error *err);
 
+/* ---- LoRA adapters (PEFT) ---- */
+
+/* The linear modules of a decoder layer a LoRA can target, by their role (Llama's
+ * q_proj k_proj v_proj o_proj gate_proj up_proj down_proj). */
+enum { VS_LORA_MODULES = 7, VS_LORA_ALL_LINEAR = 0x7f };
+
+/* "q", "k", ... "down" for module i. */
+const char *vs_estimate_lora_module_name(unsigned i);
+
+/* "all-linear" (every linear module of the decoder layers: PEFT's all-linear,
+ * which leaves the output layer out) or a comma list of q, k, v, o, gate, up,
+ * down (q_proj ... accepted): a bit mask, bit i for module i. 0 or VS_EVALUE. */
+int vs_estimate_lora_targets_parse(unsigned *mask, const char *text, vs_error *err);
+
+/* A decoder's shapes: q is hidden -> heads x head_dim, k and v hidden ->
+ * kv_heads x head_dim, o heads x head_dim -> hidden; gate and up hidden ->
+ * intermediate, down back. A mixture of experts (experts > 0) has dense_layers
+ * dense MLPs first, then in each other layer experts MLPs at moe_intermediate,
+ * a shared MLP at shared_intermediate (0: none) and a router hidden -> experts. */
+typedef struct vs_lora_shape {
+    uint64_t layers, hidden, heads, kv_heads, head_dim, intermediate;
+    uint64_t experts, moe_intermediate, shared_intermediate, dense_layers;
+} vs_lora_shape;
+
+typedef struct vs_lora_est {
+    uint64_t trainable;                   /* r x (in + out), summed over targeted modules */
+    uint64_t per_module[VS_LORA_MODULES]; /* the same, per role, over all layers */
+    uint64_t router;                      /* all-linear on experts: the routers' share */
+    uint64_t base_linear;    /* in x out of every linear module of the layers (targeted or not):
+                                what a 4-bit base quantises */
+    uint64_t largest_linear; /* in x out of the largest of them */
+} vs_lora_est;
+
+/* PEFT's LoRA: each targeted nn.Linear(in, out) gets lora_A (in x r) and lora_B
+ * (r x out), no bias (peft/tuners/lora/layer.py, LoraLayer.update_layer). 0,
+ * VS_EVALUE (rank 0, shapes missing) or VS_EUNIT. */
+int vs_estimate_lora(vs_lora_est *out, const vs_lora_shape *s, unsigned mask, uint64_t rank,
+                     vs_error *err);
+
 /* Quantisation metadata stored beside the packed weights. */
 typedef struct vs_quant_rule {
     const char *scheme; /* "bnb", "gptq", "group" */

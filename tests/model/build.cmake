@@ -25,6 +25,9 @@ set_tests_properties(model.tally PROPERTIES LABELS "model" TIMEOUT 60)
 target_compile_definitions(test_kv_estimate PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
 
+target_compile_definitions(test_lora PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+
 # Benchmark: `model config=` and `estimate kv` on every fixture (1 ms each).
 vs_bench(bench_families)
 target_compile_definitions(bench_families PRIVATE

@@ -203,11 +203,24 @@ def check_image_generation(test, cells):
     off = payload(offload, "envelope")
     test.assertEqual(off["weights_gpu_bytes"], 2 * published["unet"])  # the largest component
     test.assertEqual(off["host_bytes"], 2 * sum(published.values()))
+    # model offload holds one component at a time: the peak is the worst phase, by
+    # hand: decode = the vae + its decode + the declared 1 GiB; the plain sum stays
+    # beside as the conservative figure
+    test.assertEqual(off["peak_basis"], "worst phase")
+    test.assertEqual(off["worst_phase"], "decode")
+    test.assertEqual([p["name"] for p in off["phases"]], ["encode", "denoise", "decode"])
+    test.assertEqual(off["envelope_bytes"], 2 * published["vae"] + comp["vae_decode"] + GIB)
+    test.assertEqual(off["sum_bytes"],
+                     2 * published["unet"] + comp["latents"] + comp["vae_decode"] + GIB)
     verdicts = {r["gpu"]: r["verdict"] for r in payload(offload, "candidates")["rows"]}
     test.assertNotEqual(verdicts["RTX 4090"], "exclude")
     test.assertIn("enable_vae_tiling", text_of(decode))
-    sliced = {c["name"]: c["bytes"] for c in payload(decode, "envelope")["components"]}
+    sliced_env = payload(decode, "envelope")
+    sliced = {c["name"]: c["bytes"] for c in sliced_env["components"]}
     test.assertEqual(sliced["vae_decode"], 1024 * 1024 * 2 * 2200)
+    # sliced, the decode is smaller than the denoising with the unet on the GPU
+    test.assertEqual(sliced_env["worst_phase"], "denoise")
+    test.assertEqual(sliced_env["envelope_bytes"], 2 * published["unet"] + comp["latents"] + GIB)
     trained = {c["name"]: c["bytes"] for c in payload(lora, "envelope")["components"]}
     rank4 = 4 * (10 * (14 * 640 + 4096) + 60 * (14 * 1280 + 4096))
     test.assertEqual(rank4, 5806080)

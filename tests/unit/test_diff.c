@@ -4,6 +4,7 @@
  * field is changed in turn in a copy, and the change list must hold it. */
 #include <check.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/bundle.h"
@@ -159,6 +160,57 @@ END_TEST
 
 /* The engine's keys decide the KV cache: a cache type switched from f16 to q8_0
  * is a change that `diff` shows, in its table as in its payload. */
+/* Each executed dim the schema names for a measurement (length ... width,
+ * height, frames, batch), changed in a copy, is a change `diff` shows: a run at
+ * 512 x 512 and one at 1024 x 1024 are different records. */
+START_TEST(every_measurement_dim_is_a_change)
+{
+    json_t *schema = load("records/sheet.schema.json");
+    json_t *base = load("records/examples/seed-7b-inference/sheet.json");
+    const json_t *dims = json_object_get(
+        json_object_get(
+            json_object_get(json_object_get(json_object_get(json_object_get(schema, "properties"),
+                                                            "measurements"),
+                                            "items"),
+                            "properties"),
+            "dims"),
+        "properties");
+    const char *key;
+    json_t *prop;
+    int n = 0;
+    ck_assert_ptr_nonnull(json_object_get(dims, "width"));
+    json_object_foreach((json_t *)dims, key, prop)
+    {
+        json_t *a = json_deep_copy(base), *b, *changes, *m;
+        char *dump;
+        (void)prop;
+        m = json_pack("{s:s, s:s, s:i, s:n, s:s, s:s, s:I, s:{s:i}, s:n, s:n, s:n, s:b, s:s, "
+                      "s:s}",
+                      "run", "m1", "phase", "decode", "gpu", 0, "gpu_name", "counter", "c", "scope",
+                      "device", "peak_bytes", (json_int_t)1000, "dims", key, 512, "stage", "host",
+                      "rank", "validates_card", 0, "state", "ok", "time", "2026-01-01T00:00:00Z");
+        json_object_set_new(a, "measurements", json_pack("[o]", m));
+        b = json_deep_copy(a);
+        json_object_set_new(
+            json_object_get(json_array_get(json_object_get(b, "measurements"), 0), "dims"), key,
+            json_integer(1024));
+        changes = vs_diff_changes(a, b);
+        ck_assert_ptr_nonnull(changes);
+        dump = json_dumps(changes, JSON_COMPACT);
+        ck_assert_msg(json_array_size(changes) > 0 && strstr(dump, "measurements"),
+                      "diff does not show the measurement's %s 512 -> 1024: %s", key, dump);
+        free(dump);
+        json_decref(changes);
+        json_decref(a);
+        json_decref(b);
+        n++;
+    }
+    ck_assert_int_eq(n, 7);
+    json_decref(schema);
+    json_decref(base);
+}
+END_TEST
+
 START_TEST(engine_keys_are_a_change)
 {
     json_t *a = load("records/examples/seed-7b-inference/sheet.json"), *b, *changes, *bj;
@@ -198,6 +250,7 @@ int main(void)
     int failed;
     tcase_add_test(tc, every_field_of_the_schema_is_named);
     tcase_add_test(tc, engine_keys_are_a_change);
+    tcase_add_test(tc, every_measurement_dim_is_a_change);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

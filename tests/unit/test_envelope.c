@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sheet/classify.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 
@@ -283,6 +284,157 @@ START_TEST(per_gpu_after_placement)
 }
 END_TEST
 
+/* FLUX.1-dev at 1024 x 1024, batch 1, bf16 (2 B per parameter of each component:
+ * transformer 11,901,408,320, text_encoder_2 (T5-XXL's encoder) 4,762,310,656,
+ * text_encoder (CLIP-L) 123,060,480, vae 83,819,683), under model CPU offload.
+ * By hand, per phase:
+ *   encode:  text_encoder_2 9,524,621,312 + cuda_context 1,073,741,824 = 10,598,363,136
+ *   denoise: transformer 23,802,816,640 + latents 524,288 (1 x 16 x 128 x 128 x 2)
+ *            + cuda_context = 24,877,082,752
+ *   decode:  vae 167,639,366 + vae_decode 4,613,734,400 (1 x 1024 x 1024 x 2 x 2,200)
+ *            + cuda_context = 5,855,115,590
+ * the worst is denoise, 24,877,082,752 B (23.17 GiB); the plain sum of every
+ * maximum, 23,802,816,640 + 524,288 + 4,613,734,400 + 1,073,741,824 =
+ * 29,490,817,152 B (27.47 GiB), stays beside as the conservative figure. */
+static json_t *flux_sheet(const char *offload)
+{
+    json_t *s = vs_sheet_new("FLUX.1-dev 1024x1024");
+    vs_error err;
+    json_t *comps = json_pack(
+        "[{s:s, s:s, s:I, s:I}, {s:s, s:s, s:I, s:I}, {s:s, s:s, s:I, s:I}, {s:s, s:s, s:I, s:I}]",
+        "name", "text_encoder", "class", "CLIPTextModel", "bytes", (json_int_t)246120960,
+        "largest_group_bytes", (json_int_t)113799168, "name", "text_encoder_2", "class",
+        "T5EncoderModel", "bytes", (json_int_t)9524621312LL, "largest_group_bytes",
+        (json_int_t)1052770304, "name", "transformer", "class", "FluxTransformer2DModel", "bytes",
+        (json_int_t)23802816640LL, "largest_group_bytes", (json_int_t)603979776, "name", "vae",
+        "class", "AutoencoderKL", "bytes", (json_int_t)167639366, "largest_group_bytes",
+        (json_int_t)19726336);
+    json_object_set_new(
+        s, "weights_files",
+        json_pack("{s:I, s:o}", "bytes",
+                  (json_int_t)(246120960LL + 9524621312LL + 23802816640LL + 167639366LL),
+                  "components", comps));
+    vs_sheet_set_component(s, "latents", 1, 524288, "estimated", NULL, "denoise", "activations",
+                           &err);
+    vs_sheet_set_component(s, "attention_scores", 1, 0, "estimated", NULL, "denoise", "activations",
+                           &err);
+    vs_sheet_set_component(s, "vae_decode", 1, 4613734400ULL, "estimated", NULL, "decode",
+                           "activations", &err);
+    vs_sheet_set_component(s, "cuda_context", 1, 1073741824ULL, "estimated", NULL, NULL, "other",
+                           &err);
+    json_object_set_new(s, "placement",
+                        json_pack("{s:s, s:i, s:n, s:s?}", "kind", "single", "gpus", 1, "stage",
+                                  "offload", offload));
+    return s;
+}
+
+START_TEST(offload_peak_is_the_worst_phase)
+{
+    json_t *s = flux_sheet("model"), *p, *ph;
+    vs_envelope e;
+    vs_error err;
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_uint_eq(e.phases.n, 3);
+    ck_assert_str_eq(e.phases.row[0].name, "encode");
+    ck_assert_uint_eq(e.phases.row[0].bytes, 10598363136ULL);
+    ck_assert_uint_eq(e.phases.row[1].bytes, 24877082752ULL);
+    ck_assert_uint_eq(e.phases.row[2].bytes, 5855115590ULL);
+    ck_assert_str_eq(e.phases.row[e.phases.worst].name, "denoise");
+    ck_assert_str_eq(e.phases.row[1].weights_of, "transformer");
+    ck_assert_uint_eq(e.envelope_bytes, 24877082752ULL);
+    ck_assert_uint_eq(e.sum_bytes, 29490817152ULL);
+    ck_assert_uint_eq(gib100(e.sum_bytes), 2747);      /* the 27.47 GiB of before */
+    ck_assert_uint_eq(gib100(e.envelope_bytes), 2317); /* 23.17 GiB */
+    p = payload_of(&e, s);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "peak_basis")), "worst phase");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "worst_phase")), "denoise");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "sum_bytes")), 29490817152LL);
+    ph = json_object_get(p, "phases");
+    ck_assert_uint_eq(json_array_size(ph), 3);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(ph, 2), "bytes")),
+                     5855115590LL);
+    json_decref(p);
+    json_decref(s);
+    /* sequential offload: the largest block of each phase's components
+     *   encode 1,052,770,304 + 1,073,741,824 = 2,126,512,128
+     *   denoise 603,979,776 + 524,288 + 1,073,741,824 = 1,678,245,888
+     *   decode 19,726,336 + 4,613,734,400 + 1,073,741,824 = 5,707,202,560: the VAE
+     *   decode is the worst phase there */
+    s = flux_sheet("sequential");
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_uint_eq(e.phases.row[0].bytes, 2126512128ULL);
+    ck_assert_uint_eq(e.phases.row[1].bytes, 1678245888ULL);
+    ck_assert_str_eq(e.phases.row[e.phases.worst].name, "decode");
+    ck_assert_uint_eq(e.envelope_bytes, 5707202560ULL);
+    json_decref(s);
+    /* no offload: everything on the GPU, the plain sum is the envelope */
+    s = flux_sheet(NULL);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_uint_eq(e.phases.n, 0);
+    ck_assert_uint_eq(e.envelope_bytes, 246120960ULL + 9524621312ULL + 23802816640ULL +
+                                            167639366ULL + 524288ULL + 4613734400ULL +
+                                            1073741824ULL);
+    json_decref(s);
+}
+END_TEST
+
+/* A phase holds its unknown components: an unknown in decode leaves denoise's
+ * known part alone, and is counted in decode only. */
+START_TEST(unknown_in_one_phase)
+{
+    json_t *s = flux_sheet("model");
+    vs_envelope e;
+    vs_error err;
+    vs_sheet_set_component(s, "decode_extra", 0, 0, "unknown", NULL, "decode", "other", &err);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_uint_eq(e.phases.row[1].n_unknown, 0);
+    ck_assert_uint_eq(e.phases.row[2].n_unknown, 1);
+    ck_assert_uint_eq(e.envelope_bytes, 24877082752ULL);
+    ck_assert_uint_eq(e.n_unknown, 1);
+    json_decref(s);
+}
+END_TEST
+
+/* The capacity verdict reads the worst phase: a 24 GB card (an RTX 4090's
+ * device-reported 25,757,220,864 B) holds FLUX.1-dev's denoising, 24,877,082,752
+ * B, although the plain sum, 29,490,817,152 B, would not; a 16 GB card
+ * (16,000,000,000 B reported) is excluded, since the denoising alone exceeds it. */
+START_TEST(exclude_only_when_one_phase_exceeds)
+{
+    json_t *s = flux_sheet("model");
+    vs_envelope e;
+    vs_error err;
+    vs_classification *c = NULL;
+    size_t i, k, found = 0;
+    const char *names[2] = {"24 GB card", "16 GB card"};
+    const long long reported[2] = {25757220864LL, 16000000000LL};
+    for (i = 0; i < 2; i++)
+        json_array_append_new(vs_sheet_array(s, "offers"),
+                              json_pack("{s:s, s:I, s:I, s:s, s:i}", "name", names[i],
+                                        "memory_bytes", (json_int_t)24000000000LL, "reported_bytes",
+                                        (json_int_t)reported[i], "reported_basis", "test", "cards",
+                                        1));
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_int_eq(vs_classify(&c, s, &e, NULL, &err), 0);
+    ck_assert_uint_eq(c->nrows, 2);
+    for (k = 0; k < c->nrows; k++) {
+        const vs_classify_row *r = &c->rows[k];
+        for (i = 0; i < r->nreqs; i++) {
+            if (strcmp(r->reqs[i].name, "capacity"))
+                continue;
+            found++;
+            if (k == 0)
+                ck_assert_int_ne(r->reqs[i].verdict, VS_VERDICT_EXCLUDE);
+            else
+                ck_assert_int_eq(r->reqs[i].verdict, VS_VERDICT_EXCLUDE);
+        }
+    }
+    ck_assert_uint_eq(found, 2);
+    vs_classification_free(c);
+    json_decref(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("envelope");
@@ -297,6 +449,9 @@ int main(void)
     tcase_add_test(tc, files_beat_nominal_arithmetic);
     tcase_add_test(tc, unknown_weights);
     tcase_add_test(tc, per_gpu_after_placement);
+    tcase_add_test(tc, offload_peak_is_the_worst_phase);
+    tcase_add_test(tc, unknown_in_one_phase);
+    tcase_add_test(tc, exclude_only_when_one_phase_exceeds);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -64,6 +64,18 @@ START_TEST(test_dims)
     ck_assert_int_eq(parse(&ev, "dims Length=1", &err), VS_EVALUE);
     ck_assert_int_eq(parse(&ev, "dims length=1 length=2", &err), VS_EVALUE);
     ck_assert_int_eq(parse(&ev, "dims length=99999999999999999999", &err), VS_EVALUE);
+    /* resolution=WxH stands for the width and height dims */
+    ck_assert_int_eq(parse(&ev, "dims resolution=1280x720 frames=81 batch=1", &err), 0);
+    ck_assert_uint_eq(ev.ndims, 4);
+    ck_assert_str_eq(ev.dims[0].key, "width");
+    ck_assert_uint_eq(ev.dims[0].value, 1280);
+    ck_assert_str_eq(ev.dims[1].key, "height");
+    ck_assert_uint_eq(ev.dims[1].value, 720);
+    ck_assert_str_eq(ev.dims[2].key, "frames");
+    ck_assert_uint_eq(ev.dims[2].value, 81);
+    ck_assert_int_eq(parse(&ev, "dims resolution=1280", &err), VS_EVALUE);
+    ck_assert_int_eq(parse(&ev, "dims resolution=1280x", &err), VS_EVALUE);
+    ck_assert_int_eq(parse(&ev, "dims width=8 resolution=8x8", &err), VS_EVALUE);
 }
 END_TEST
 

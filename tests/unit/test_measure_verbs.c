@@ -582,6 +582,72 @@ END_TEST
 /* Rule 1: a measurement that does not validate the card (smaller dims, or a
  * run that failed) never becomes a measured component, and the check is made
  * against the card as it is when `measured` runs, not when it was recorded. */
+/* Image and video generation keep their dims: a 512 x 512 run never validates a
+ * 1024 x 1024 card (width 512 < 1,024), a run at the card's resolution and
+ * batch does; frames the same for video; resolution= is width= and height=. */
+START_TEST(test_generation_dims)
+{
+    vs_interp *ip = setup(GPU0);
+    cap c;
+    vs_error err;
+    json_t *p, *row, *dims;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(exec(ip, &c,
+                          "sheet \"img\"\ntask generate-image\nresolution 1024x1024\nbatch 1\n"
+                          "record phase=decode gpu=0 counter=torch.max_memory_allocated 9GiB "
+                          "resolution=512x512 batch=1",
+                          &p, &err),
+                     0);
+    row = json_array_get(json_object_get(p, "rows"), 0);
+    ck_assert(json_is_false(json_object_get(row, "validates_card")));
+    dims = json_object_get(row, "dims");
+    ck_assert_int_eq(json_integer_value(json_object_get(dims, "width")), 512);
+    ck_assert_int_eq(json_integer_value(json_object_get(dims, "height")), 512);
+    ck_assert_int_eq(json_integer_value(json_object_get(dims, "batch")), 1);
+    json_decref(p);
+    ck_assert_int_eq(exec(ip, &c,
+                          "record phase=decode gpu=0 counter=torch.max_memory_allocated 12GiB "
+                          "resolution=1024x1024 batch=1",
+                          &p, &err),
+                     0);
+    row = json_array_get(json_object_get(p, "rows"), 0);
+    ck_assert(json_is_true(json_object_get(row, "validates_card")));
+    json_decref(p);
+    /* a batch smaller than the card's */
+    ck_assert_int_eq(exec(ip, &c,
+                          "batch 4\nrecord phase=decode gpu=0 counter=torch.max_memory_allocated "
+                          "12GiB width=1024 height=1024 batch=2",
+                          &p, &err),
+                     0);
+    ck_assert(json_is_false(
+        json_object_get(json_array_get(json_object_get(p, "rows"), 0), "validates_card")));
+    json_decref(p);
+    ck_assert_int_eq(
+        exec(ip, &c, "record phase=decode gpu=0 counter=x 1GiB resolution=1024", &p, &err),
+        VS_EVALUE);
+    ck_assert_int_eq(exec(ip, &c,
+                          "record phase=decode gpu=0 counter=x 1GiB resolution=64x64 width=64", &p,
+                          &err),
+                     VS_EVALUE);
+    /* measure keeps them too, from its line and from the command's dims line */
+    vs_buf_reset(&c.out);
+    ck_assert_int_eq(exec(ip, &c,
+                          "batch 1\nmeasure phase=denoise resolution=1024x1024 batch=1 -- true", &p,
+                          &err),
+                     0);
+    ck_assert(json_is_true(json_object_get(p, "validates_card")));
+    json_decref(p);
+    vs_buf_reset(&c.out);
+    ck_assert_int_eq(exec(ip, &c,
+                          "measure phase=denoise batch=1 -- echo 'dims resolution=768x768' >&3", &p,
+                          &err),
+                     0);
+    ck_assert(json_is_false(json_object_get(p, "validates_card")));
+    json_decref(p);
+    teardown(ip, &c);
+}
+END_TEST
+
 START_TEST(test_measured_needs_card)
 {
     vs_interp *ip = setup(GPU0);
@@ -1104,6 +1170,7 @@ int main(void)
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_record_and_measured);
     tcase_add_test(tc, test_measured_needs_card);
+    tcase_add_test(tc, test_generation_dims);
     tcase_add_test(tc, test_import);
     tcase_add_test(tc, test_import_refuses);
     tcase_add_test(tc, test_import_is_linear);

@@ -180,11 +180,17 @@ START_TEST(config_fills_the_card)
 {
     json_t *sheet = vs_sheet_new("Tiny llama"), *payload = NULL, *arch;
     vs_error err;
-    const char *keys[] = {"family",       "rule",          "config",          "layers",
-                          "hidden",       "heads",         "kv_heads",        "head_dim",
-                          "intermediate", "vocab",         "experts",         "experts_per_token",
-                          "params_total", "params_active", "tied_embeddings", "kv_layout",
-                          "context",      "context_key",   "rope_scaling"};
+    const char *keys[] = {"family",           "rule",
+                          "config",           "layers",
+                          "hidden",           "heads",
+                          "kv_heads",         "head_dim",
+                          "intermediate",     "vocab",
+                          "experts",          "experts_per_token",
+                          "moe_intermediate", "shared_intermediate",
+                          "dense_layers",     "params_total",
+                          "params_active",    "tied_embeddings",
+                          "kv_layout",        "context",
+                          "context_key",      "rope_scaling"};
     size_t i;
     tspec t[64];
     size_t n = llama_tensors(t, 0, 3, 1, 1);

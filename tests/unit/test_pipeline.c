@@ -696,6 +696,17 @@ START_TEST(verbs_end_to_end)
     p = lastp(&st);
     ck_assert_uint_eq(json_integer_value(json_object_get(p, "weights_gpu_bytes")), 77073408);
     ck_assert_uint_eq(json_integer_value(json_object_get(p, "host_bytes")), 115660928);
+    /* one component at a time: the phases, each its own component, the worst the
+     * text encoder's (the largest component here); the chart stacks it and names it */
+    ck_assert_str_eq(json_string_value(json_object_get(p, "worst_phase")), "encode");
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "phases")), 3);
+    ck_assert_uint_eq(json_integer_value(json_object_get(p, "envelope_bytes")), 77073408);
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(last_bundle(&st), "image/svg+xml")),
+               "worst phase encode"));
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(last_bundle(&st), "image/svg+xml")),
+               "weights in encode: text_encoder"));
     /* training the unet: its parameters, from its files */
     ck_assert_int_eq(run(ip, &st,
                          "placement single\ntask finetune\nestimate training "

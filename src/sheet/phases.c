@@ -1,0 +1,103 @@
+#include "sheet/phases.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/checked.h"
+
+/* the order a pipeline runs them in: encode the prompt, denoise, decode */
+static const char *const generation[] = {"encode", "denoise", "decode"};
+
+const char *vs_phases_of_component(const char *name)
+{
+    if (!name)
+        return "denoise";
+    if (!strncmp(name, "vae", 3))
+        return "decode";
+    if (!strncmp(name, "text_encoder", 12) || !strncmp(name, "image_encoder", 13))
+        return "encode";
+    return "denoise";
+}
+
+int vs_phases_holds(const char *phase, const char *in)
+{
+    return !phase || !*phase || !strcmp(phase, in);
+}
+
+static vs_phase_row *find(vs_phases *p, const char *name)
+{
+    size_t i;
+    for (i = 0; i < p->n; i++)
+        if (!strcmp(p->row[i].name, name))
+            return &p->row[i];
+    return NULL;
+}
+
+static void add_phase(vs_phases *p, const char *name)
+{
+    if (find(p, name) || p->n == VS_PHASES_MAX || strlen(name) >= sizeof p->row[0].name)
+        return;
+    memset(&p->row[p->n], 0, sizeof p->row[p->n]);
+    snprintf(p->row[p->n].name, sizeof p->row[p->n].name, "%s", name);
+    p->n++;
+}
+
+int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_views *views,
+                      const vs_placement *pl, uint64_t offload_gpu, vs_error *err)
+{
+    json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *c;
+    const char *key = pl->offload == VS_OFFLOAD_SEQUENTIAL ? "largest_group_bytes" : "bytes";
+    int have[VS_PHASES_MAX] = {0};
+    size_t i, k;
+    memset(out, 0, sizeof *out);
+    if (pl->offload == VS_OFFLOAD_NONE)
+        return 0;
+    if (json_array_size(wc))
+        for (i = 0; i < sizeof generation / sizeof generation[0]; i++)
+            add_phase(out, generation[i]);
+    for (i = 0; i < views->n; i++) {
+        const char *ph = json_string_value(views->v[i].phase);
+        if (ph && *ph)
+            add_phase(out, ph);
+    }
+    if (out->n < 2) { /* one phase is the sum again */
+        out->n = 0;
+        return 0;
+    }
+    /* the weights of each phase: its largest component (or block) */
+    json_array_foreach(wc, i, c)
+    {
+        json_t *v = json_object_get(c, key);
+        vs_phase_row *r =
+            find(out, vs_phases_of_component(json_string_value(json_object_get(c, "name"))));
+        if (!r || !json_is_integer(v) || json_integer_value(v) < 0)
+            continue;
+        have[r - out->row] = 1;
+        if ((uint64_t)json_integer_value(v) >= r->weights_bytes) {
+            r->weights_bytes = (uint64_t)json_integer_value(v);
+            r->weights_of = json_string_value(json_object_get(c, "name"));
+        }
+    }
+    for (k = 0; k < out->n; k++) {
+        vs_phase_row *r = &out->row[k];
+        if (!have[k]) /* a phase of no component: the weights as the offload leaves them */
+            r->weights_bytes = offload_gpu;
+        for (i = 0; i < views->n; i++) {
+            const vs_component_view *v = &views->v[i];
+            if (!vs_phases_holds(json_string_value(v->phase), r->name))
+                continue;
+            if (!v->known) {
+                r->n_unknown++;
+                continue;
+            }
+            if (vs_checked_add(&r->reserve_bytes, r->reserve_bytes,
+                               vs_placement_per_gpu(pl, json_string_value(v->cls), v->value)))
+                return vs_error_set(err, VS_EUNIT, "phase %s does not fit in 64 bits", r->name);
+        }
+        if (vs_checked_add(&r->bytes, r->weights_bytes, r->reserve_bytes))
+            return vs_error_set(err, VS_EUNIT, "phase %s does not fit in 64 bits", r->name);
+        if (r->bytes > out->row[out->worst].bytes)
+            out->worst = k;
+    }
+    return 0;
+}

@@ -1,0 +1,168 @@
+/* estimate training lora: the adapter's trainable parameters from the card's
+ * architecture (published checkpoints' config.json in tests/model/configs), and
+ * task qlora's 4-bit base. Every expected figure is worked by hand in the
+ * comment beside it, from the shapes of the config. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/interp.h"
+#include "lang/verb.h"
+#include "render/bundle.h"
+
+#include "check_run.h"
+#include "results.h"
+
+#include "cell_run.h"
+
+#ifndef VS_MODEL_CONFIGS
+#error "VS_MODEL_CONFIGS (the tests/model/configs folder) must be defined"
+#endif
+
+static json_t *named(json_t *p, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(p, "components"), i, c)
+    {
+        if (!strcmp(gets(c, "name"), name))
+            return c;
+    }
+    ck_abort_msg("no component %s", name);
+    return NULL;
+}
+
+static void model(const char *config, const char *task)
+{
+    char cell[600];
+    snprintf(cell, sizeof cell, "model m config=%s/%s\nformat bf16\ntask %s", VS_MODEL_CONFIGS,
+             config, task);
+    run_ok(cell);
+}
+
+/* Llama-3.1-8B: hidden 4,096, 32 heads of 128, 8 KV heads, intermediate 14,336,
+ * 32 layers. Rank 16 per layer: q 16 x (4,096 + 4,096) = 131,072; k and v
+ * 16 x (4,096 + 1,024) = 81,920 each; o 131,072; gate and up 16 x (4,096 +
+ * 14,336) = 294,912 each; down 294,912: 1,310,720 per layer, x 32 =
+ * 41,943,040. */
+START_TEST(llama_rank16_all_projections)
+{
+    json_t *p;
+    model("llama-3.1-8b.json", "lora");
+    run_ok("estimate training lora rank=16 targets=q,k,v,o,gate,up,down");
+    p = lastp();
+    ck_assert_int_eq(geti(json_object_get(p, "inputs"), "trainable"), 41943040LL);
+    ck_assert_int_eq(geti(json_object_get(p, "inputs"), "rank"), 16);
+    /* adamw, mixed precision: 2 B gradients, 8 B moments, 4 B master copy, and the
+     * adapter's own 16-bit weights 2 B, per trainable parameter */
+    ck_assert_int_eq(geti(named(p, "gradients"), "bytes"), 41943040LL * 2);
+    ck_assert_int_eq(geti(named(p, "optimizer_state"), "bytes"), 41943040LL * 8);
+    ck_assert_int_eq(geti(named(p, "master_copy"), "bytes"), 41943040LL * 4);
+    ck_assert_int_eq(geti(named(p, "adapter_weights"), "bytes"), 41943040LL * 2);
+    ck_assert(strstr(text(last()), "q 4,194,304 + k 2,621,440 + v 2,621,440 + o 4,194,304 + "
+                                   "gate 9,437,184 + up 9,437,184 + down 9,437,184 = 41,943,040 "
+                                   "trainable") != NULL);
+    ck_assert(strstr(text(last()), "peft/tuners/lora/layer.py") != NULL);
+    /* all-linear is the same seven modules on a dense model; q_proj names too */
+    run_ok("estimate training lora rank=16 targets=all-linear");
+    ck_assert_int_eq(geti(json_object_get(lastp(), "inputs"), "trainable"), 41943040LL);
+    run_ok("estimate training rank=16 targets=q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
+           "down_proj");
+    ck_assert_int_eq(geti(json_object_get(lastp(), "inputs"), "trainable"), 41943040LL);
+    /* rank 8 on q and v only: (8 x 8,192 + 8 x 5,120) x 32 = 3,407,872 */
+    run_ok("estimate training lora rank=8 targets=q,v alpha=16");
+    ck_assert_int_eq(geti(json_object_get(lastp(), "inputs"), "trainable"), 3407872LL);
+}
+END_TEST
+
+/* The estimate follows the card: a rank-16 adapter on another model is
+ * recomputed from that model's shapes. Qwen2.5-7B (hidden 3,584, 28 heads of 128,
+ * 4 KV heads, intermediate 18,944, 28 layers): q 16 x 7,168 = 114,688, k and v
+ * 16 x 4,096 = 65,536 each, o 114,688, gate, up and down 16 x 22,528 = 360,448
+ * each: 1,441,792 per layer, x 28 = 40,370,176. */
+START_TEST(lora_follows_the_model)
+{
+    char cell[600];
+    model("llama-3.1-8b.json", "lora");
+    run_ok("estimate training lora rank=16");
+    snprintf(cell, sizeof cell, "model m2 config=%s/qwen2.5-7b.json", VS_MODEL_CONFIGS);
+    run_ok(cell);
+    run_ok("envelope");
+    ck_assert_int_eq(geti(named(lastp(), "gradients"), "bytes"), 40370176LL * 2);
+}
+END_TEST
+
+/* Qwen3-30B-A3B: hidden 2,048, 32 heads of 128 (q 4,096 wide), 4 KV heads (512),
+ * 128 experts of intermediate 768, 48 layers. Rank 8, all-linear, per layer:
+ * q 8 x (2,048 + 4,096) = 49,152; k and v 8 x (2,048 + 512) = 20,480 each; o
+ * 49,152; each expert's gate, up and down 8 x (2,048 + 768) = 22,528, x 3 x 128
+ * = 8,650,752; the router 8 x (2,048 + 128) = 17,408: 8,807,424 per layer, x 48
+ * = 422,756,352. Attention only (q,k,v,o): 139,264 x 48 = 6,684,672. */
+START_TEST(moe_experts_at_their_own_size)
+{
+    model("qwen3-30b-a3b.json", "lora");
+    run_ok("estimate training lora rank=8 targets=all-linear");
+    ck_assert_int_eq(geti(json_object_get(lastp(), "inputs"), "trainable"), 422756352LL);
+    run_ok("estimate training lora rank=8 targets=q,k,v,o");
+    ck_assert_int_eq(geti(json_object_get(lastp(), "inputs"), "trainable"), 6684672LL);
+}
+END_TEST
+
+/* QLoRA: the layers' linear weights, Llama-3.1-8B: 2 x 4,096^2 + 2 x 4,096 x
+ * 1,024 + 3 x 4,096 x 14,336 = 218,103,808 per layer, x 32 = 6,979,321,856. nf4
+ * with double quantisation: an 8-bit absmax per 64 (109,051,904 B) and an fp32
+ * constant per 64 x 256 (425,984 x 4 = 1,703,936 B): 110,755,840 B. The largest
+ * layer, 4,096 x 14,336, dequantised to bf16: 117,440,512 B. */
+START_TEST(qlora_base_and_dequant_buffer)
+{
+    json_t *p;
+    model("llama-3.1-8b.json", "qlora");
+    run_ok("format nf4\nestimate training lora rank=16 targets=all-linear");
+    p = lastp();
+    ck_assert_int_eq(geti(named(p, "quant_metadata"), "bytes"), 110755840LL);
+    ck_assert_int_eq(geti(named(p, "dequant_buffer"), "bytes"), 117440512LL);
+    ck_assert_int_eq(geti(named(p, "adapter_weights"), "bytes"), 41943040LL * 2);
+    /* plain lora keeps no 4-bit base */
+    model("llama-3.1-8b.json", "lora");
+    run_ok("estimate training lora rank=16");
+    p = lastp();
+    ck_assert_int_eq(json_array_size(json_object_get(p, "components")), 4);
+}
+END_TEST
+
+START_TEST(lora_refusals)
+{
+    char cell[600];
+    model("llama-3.1-8b.json", "lora");
+    ck_assert_int_eq(run("estimate training lora"), VS_EVALUE);
+    ck_assert(strstr(err.message, "rank=") != NULL);
+    ck_assert_int_eq(run("estimate training lora rank=0"), VS_EVALUE);
+    ck_assert_int_eq(run("estimate training lora rank=8 targets=q,x"), VS_EVALUE);
+    ck_assert(strstr(err.message, "'x'") != NULL);
+    ck_assert_int_eq(run("estimate training lora rank=8 trainable=100"), VS_EVALUE);
+    ck_assert_int_eq(run("estimate training lora rank=8 extra"), VS_EVALUE);
+    /* a fused-projection family is refused rather than guessed */
+    snprintf(cell, sizeof cell, "model g config=%s/gpt2.json\nestimate training lora rank=8",
+             VS_MODEL_CONFIGS);
+    ck_assert_int_eq(run(cell), VS_EVALUE);
+    ck_assert(strstr(err.message, "gpt2") != NULL);
+    /* no architecture: the shapes are asked for */
+    run_ok("model plain params=7e9\ntask lora");
+    ck_assert_int_eq(run("estimate training lora rank=8"), VS_EVALUE);
+    ck_assert(strstr(err.message, "config=") != NULL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("lora");
+    TCase *tc = tcase_create("lora");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, llama_rank16_all_projections);
+    tcase_add_test(tc, lora_follows_the_model);
+    tcase_add_test(tc, moe_experts_at_their_own_size);
+    tcase_add_test(tc, qlora_base_and_dequant_buffer);
+    tcase_add_test(tc, lora_refusals);
+    suite_add_tcase(s, tc);
+    return vs_check_run(s);
+}
