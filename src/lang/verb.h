@@ -55,6 +55,7 @@ extern const vs_verb vs_verbs_gpu[];     /* gpu, require, evidence, candidates: 
 extern const vs_verb vs_verbs_records[]; /* commit, history, show, diff, ...: verbs_records.c */
 extern const vs_verb vs_verbs_measure[]; /* measure, record, probe import: verbs_measure.c */
 extern const vs_verb vs_verbs_engine[];  /* engine, fit: verbs_engine.c */
+extern const vs_verb vs_verbs_launch[];  /* launch: verbs_launch.c */
 /* `compare` (a row of vs_verbs_measure): src/lang/verbs_compare.c */
 int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err);
 extern const char *const vs_verb_compare_keys[];

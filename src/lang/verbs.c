@@ -12,6 +12,7 @@ static const struct {
 } groups[] = {
     {"core", vs_verbs_core},       {"sizing", vs_verbs_sizing},   {"gpu", vs_verbs_gpu},
     {"records", vs_verbs_records}, {"measure", vs_verbs_measure}, {"engine", vs_verbs_engine},
+    {"engine", vs_verbs_launch},
 };
 
 #define NGROUPS (sizeof groups / sizeof groups[0])

@@ -539,6 +539,34 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
     }
 }
 
+/* What `launch` would start: each offer's command, as a code span. */
+static void launch_section(vs_buf *b, const json_t *sheet)
+{
+    const json_t *arr = json_object_get(sheet, "launch"), *l;
+    size_t i;
+    if (!json_array_size(arr))
+        return;
+    vs_buf_puts(b, "## Launch\n\n");
+    json_array_foreach(arr, i, l)
+    {
+        const char *note = vs_json_str_of(l, "note");
+        vs_buf_puts(b, "- ");
+        vs_markdown_text(b, vs_json_str_of(l, "offer") ? vs_json_str_of(l, "offer") : "?", 0);
+        vs_buf_puts(b, " (");
+        vs_markdown_text(b, vs_json_str_of(l, "engine") ? vs_json_str_of(l, "engine") : "?", 0);
+        vs_buf_puts(b, "): ");
+        md_code(b, vs_json_str_of(l, "command") ? vs_json_str_of(l, "command") : "?");
+        vs_buf_puts(b, "; flags of ");
+        vs_markdown_text(b, vs_json_str_of(l, "release") ? vs_json_str_of(l, "release") : "?", 0);
+        if (note) {
+            vs_buf_puts(b, "; ");
+            vs_markdown_text(b, note, 0);
+        }
+        vs_buf_puts(b, "\n");
+    }
+    vs_buf_puts(b, "\n");
+}
+
 static void tail_sections(vs_buf *b, const json_t *sheet)
 {
     const json_t *arr, *x;
@@ -605,6 +633,7 @@ char *vs_markdown_sheet(const json_t *sheet)
     stages_section(&b, sheet);
     measurements_section(&b, sheet);
     candidates_section(&b, sheet);
+    launch_section(&b, sheet);
     tail_sections(&b, sheet);
     while (b.len > 1 && b.data[b.len - 1] == '\n' && b.data[b.len - 2] == '\n')
         b.data[--b.len] = '\0';

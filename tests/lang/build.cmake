@@ -45,3 +45,7 @@ set_tests_properties(lang.report PROPERTIES LABELS "lang" TIMEOUT 120
 if(TARGET test_diff)
   target_compile_definitions(test_diff PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
+# test_launch reads the engines' argument tables in tests/data/launch/.
+if(TARGET test_launch)
+  target_compile_definitions(test_launch PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endif()

@@ -1,0 +1,144 @@
+/* The launch rules' table and what they share (engine/launch.h). */
+#include "engine/launch.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sheet/classify.h"
+#include "sheet/sheet.h"
+
+const vs_launch_rule *const vs_launch_rules[] = {&vs_launch_vllm, &vs_launch_llamacpp,
+                                                 &vs_launch_sglang, NULL};
+
+const vs_launch_rule *vs_launch_find(const char *engine)
+{
+    size_t i;
+    for (i = 0; engine && vs_launch_rules[i]; i++)
+        if (!strcmp(vs_launch_rules[i]->engine, engine))
+            return vs_launch_rules[i];
+    return NULL;
+}
+
+int vs_launch_word(json_t *argv, const char *word, vs_error *err)
+{
+    if (json_array_append_new(argv, json_string(word)))
+        return vs_error_oom(err);
+    return 0;
+}
+
+int vs_launch_flag(json_t *argv, const char *flag, vs_error *err, const char *fmt, ...)
+{
+    char v[512];
+    va_list ap;
+    int rc;
+    if ((rc = vs_launch_word(argv, flag, err)) < 0)
+        return rc;
+    if (!fmt)
+        return 0;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    return vs_launch_word(argv, v, err);
+}
+
+void vs_launch_ppm(char *out, size_t len, uint64_t ppm)
+{
+    char frac[8];
+    size_t n;
+    snprintf(frac, sizeof frac, "%06llu", (unsigned long long)(ppm % 1000000));
+    for (n = strlen(frac); n > 0 && frac[n - 1] == '0'; n--)
+        frac[n - 1] = '\0';
+    if (n)
+        snprintf(out, len, "%llu.%s", (unsigned long long)(ppm / 1000000), frac);
+    else
+        snprintf(out, len, "%llu", (unsigned long long)(ppm / 1000000));
+}
+
+const char *vs_launch_card_str(const json_t *sheet, const char *key)
+{
+    return json_string_value(json_object_get(vs_sheet_card(sheet), key));
+}
+
+uint64_t vs_launch_arch_count(const json_t *sheet, const char *key)
+{
+    const json_t *v = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static int safe_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           strchr("_./:=,+@%-", c) != NULL;
+}
+
+void vs_launch_shell_join(vs_buf *b, const json_t *argv)
+{
+    size_t i;
+    const json_t *w;
+    json_array_foreach(argv, i, w)
+    {
+        const char *s = json_string_value(w), *p;
+        int plain = s && *s;
+        for (p = s; plain && *p; p++)
+            plain = safe_char(*p);
+        if (i)
+            vs_buf_putc(b, ' ');
+        if (plain) {
+            vs_buf_puts(b, s);
+            continue;
+        }
+        /* single quotes keep everything but the quote itself, written '\'' */
+        vs_buf_putc(b, '\'');
+        for (p = s ? s : ""; *p; p++) {
+            if (*p == '\'')
+                vs_buf_puts(b, "'\\''");
+            else
+                vs_buf_putc(b, *p);
+        }
+        vs_buf_putc(b, '\'');
+    }
+}
+
+int vs_launch_build(json_t **out, const vs_launch_in *in, vs_error *err)
+{
+    const vs_launch_rule *r = vs_launch_find(in->ctx->engine->name);
+    json_t *argv = NULL, *o = NULL;
+    vs_buf note = VS_BUF_INIT, cmd = VS_BUF_INIT;
+    int rc;
+    *out = NULL;
+    if (!r)
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "engine %s has no launch command: declare vllm, llamacpp or sglang "
+                            "with `engine NAME`",
+                            in->ctx->engine->name);
+    if (in->row->verdict == VS_VERDICT_EXCLUDE)
+        return vs_error_set(err, VS_EVALUE, "%s does not hold the card under %s: %s", in->row->gpu,
+                            r->engine, in->row->note[0] ? in->row->note : "the fit excludes it");
+    if (!(argv = json_array()))
+        return vs_error_oom(err);
+    if ((rc = r->build(argv, in, &note, err)) < 0)
+        goto done;
+    if (in->row->verdict == VS_VERDICT_TO_CONFIRM)
+        vs_buf_printf(&note, "%sthe fit is to-confirm (%s): the figures are upper bounds",
+                      note.len ? "; " : "", in->row->note);
+    vs_launch_shell_join(&cmd, argv);
+    if (note.failed || cmd.failed) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    o = json_pack("{s:s, s:s, s:s, s:O, s:s, s:s?}", "offer", in->row->gpu, "engine", r->engine,
+                  "release", r->release, "argv", argv, "command", vs_buf_str(&cmd), "note",
+                  note.len ? vs_buf_str(&note) : NULL);
+    if (!o) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    *out = o;
+    rc = 0;
+done:
+    json_decref(argv);
+    vs_buf_free(&note);
+    vs_buf_free(&cmd);
+    return rc;
+}

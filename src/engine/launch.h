@@ -1,0 +1,75 @@
+/* launch.h — the command that starts the card's engine on an offer, from the
+ * sheet's own figures.
+ *
+ * After `fit` says an offer holds the card, the person still has to type the
+ * engine's flags: the context, the parallelism, the memory fraction, the KV
+ * dtype. Each engine with a command is one rule (src/engine/launch_<name>.c)
+ * behind one struct: the program, the argument parser the flags were read in
+ * (file and commit; `help launch` lists each flag with its source), and a build function
+ * that turns the resolved engine keys, the card and the offer's fit row into
+ * words of a command line. The table below lists them; an engine without a
+ * rule has no launch command. An offer whose fit verdict is exclude gets no
+ * command: the reason is the fit's own note.
+ *
+ * Pure: no I/O; the words are jansson strings.
+ */
+#ifndef VS_ENGINE_LAUNCH_H
+#define VS_ENGINE_LAUNCH_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "engine/fit.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* What a rule reads: the sheet, its fit context and one offer's fit row. */
+typedef struct vs_launch_in {
+    const json_t *sheet;
+    const vs_fit_ctx *ctx;
+    const vs_fit_row *row;
+} vs_launch_in;
+
+typedef struct vs_launch_rule {
+    const char *engine;  /* the engine's name (engine/engine.h) */
+    const char *program; /* the first words, for help */
+    const char *release; /* the argument parser read, with its commit */
+    /* Appends the command's words to argv (a JSON array of strings); a note
+     * for the person (what was left to the engine's default) may go to note.
+     * 0, or a negative code. */
+    int (*build)(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *err);
+} vs_launch_rule;
+
+extern const vs_launch_rule vs_launch_vllm;
+extern const vs_launch_rule vs_launch_llamacpp;
+extern const vs_launch_rule vs_launch_sglang;
+
+/* The rules, NULL-terminated. */
+extern const vs_launch_rule *const vs_launch_rules[];
+/* The rule of an engine, or NULL when it has none. */
+const vs_launch_rule *vs_launch_find(const char *engine);
+
+/* One offer's launch: a new object {"offer", "engine", "release", "argv",
+ * "command", "note"} in *out, or, when the fit refuses the offer (verdict
+ * exclude), VS_EVALUE with the reason in err. VS_ENOTFOUND when the engine
+ * has no rule. */
+int vs_launch_build(json_t **out, const vs_launch_in *in, vs_error *err);
+
+/* argv as one shell line: words with anything but [A-Za-z0-9_./:=,+@%-] in
+ * single quotes. */
+void vs_launch_shell_join(vs_buf *b, const json_t *argv);
+
+/* ---- what the rules share ---- */
+
+/* Appends a word / a flag and its value (printf-style) to argv; 0 or VS_ENOMEM. */
+int vs_launch_word(json_t *argv, const char *word, vs_error *err);
+int vs_launch_flag(json_t *argv, const char *flag, vs_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A fraction in parts per million as the shortest decimal: 900000 -> "0.9". */
+void vs_launch_ppm(char *out, size_t len, uint64_t ppm);
+/* card.<key> as text, or NULL. */
+const char *vs_launch_card_str(const json_t *sheet, const char *key);
+/* card.arch.<key> as a count, or 0. */
+uint64_t vs_launch_arch_count(const json_t *sheet, const char *key);
+
+#endif

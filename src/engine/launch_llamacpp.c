@@ -1,0 +1,85 @@
+/* llama.cpp's command: `llama-server -m FILE` with the flags that decide its memory. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/launch.h"
+
+#define ARGS "common/arg.cpp (common_params_parser_init, ggml-org/llama.cpp 145b628)"
+
+static int gguf_path(const json_t *sheet, const char **out)
+{
+    const char *p =
+        json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "path"));
+    size_t n = p ? strlen(p) : 0;
+    *out = NULL;
+    if (n > 5 && !strcmp(p + n - 5, ".gguf"))
+        *out = p;
+    return *out != NULL;
+}
+
+static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *err)
+{
+    const vs_engine_env *e = &in->ctx->env;
+    const vs_engine_val *ctx = vs_engine_get(e, "ctx"), *par = vs_engine_get(e, "parallel"),
+                        *fa = vs_engine_get(e, "flash_attn"),
+                        *ctk = vs_engine_get(e, "cache_type_k"),
+                        *ctv = vs_engine_get(e, "cache_type_v"),
+                        *swa = vs_engine_get(e, "swa_full"), *uni = vs_engine_get(e, "kv_unified"),
+                        *fit = vs_engine_get(e, "fit_target");
+    const char *file = NULL, *model = vs_launch_card_str(in->sheet, "model");
+    uint64_t layers = vs_launch_arch_count(in->sheet, "layers"), np = 1;
+    size_t g;
+    int rc = 0;
+    if ((rc = vs_launch_word(argv, "llama-server", err)) < 0)
+        return rc;
+    if (!gguf_path(in->sheet, &file)) {
+        file = model ? model : "MODEL.gguf";
+        vs_buf_printf(note, "no GGUF file on the sheet (`weights from=FILE.gguf`): -m names %s",
+                      file);
+    }
+    if ((rc = vs_launch_flag(argv, "-m", err, "%s", file)) < 0)
+        return rc;
+    /* ctx and parallel come from the card's length and concurrency unless given */
+    if (par && par->set)
+        np = par->u ? par->u : 1;
+    else if (e->concurrency_known && e->concurrency)
+        np = e->concurrency;
+    if (ctx && ctx->set)
+        rc = vs_launch_flag(argv, "-c", err, "%llu", (unsigned long long)(ctx->u * np));
+    else if (e->length_known)
+        rc = vs_launch_flag(argv, "-c", err, "%llu", (unsigned long long)(e->length * np));
+    if (rc < 0)
+        return rc;
+    if ((rc = vs_launch_flag(argv, "-np", err, "%llu", (unsigned long long)np)) < 0)
+        return rc;
+    if (fa && fa->word && (rc = vs_launch_flag(argv, "-fa", err, "%s", fa->word)) < 0)
+        return rc;
+    if (ctk && ctk->word && (rc = vs_launch_flag(argv, "-ctk", err, "%s", ctk->word)) < 0)
+        return rc;
+    if (ctv && ctv->word && (rc = vs_launch_flag(argv, "-ctv", err, "%s", ctv->word)) < 0)
+        return rc;
+    /* the KV layout's groups count every layer when the card has no architecture */
+    for (g = 0; !layers && e->layout_known && g < e->layout.n; g++)
+        layers += e->layout.g[g].layers;
+    if (layers) {
+        rc = vs_launch_flag(argv, "-ngl", err, "%llu", (unsigned long long)(layers + 1));
+    } else {
+        /* more than any model's layers: llama.cpp takes min(n_gpu_layers, n_layer + 1) */
+        rc = vs_launch_flag(argv, "-ngl", err, "999");
+        vs_buf_printf(note, "%sthe card has no layer count: -ngl 999 offloads every layer",
+                      note->len ? "; " : "");
+    }
+    if (rc < 0)
+        return rc;
+    if (swa && swa->set && swa->u && (rc = vs_launch_flag(argv, "--swa-full", err, NULL)) < 0)
+        return rc;
+    if (uni && uni->set && uni->u && (rc = vs_launch_flag(argv, "-kvu", err, NULL)) < 0)
+        return rc;
+    if (fit && fit->given &&
+        (rc = vs_launch_flag(argv, "--fit-target", err, "%llu",
+                             (unsigned long long)(fit->u / (1024u * 1024u)))) < 0)
+        return rc;
+    return 0;
+}
+
+const vs_launch_rule vs_launch_llamacpp = {"llamacpp", "llama-server -m FILE", ARGS, build};

@@ -1,0 +1,62 @@
+/* vLLM's command: `vllm serve MODEL` with the flags that decide its memory. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/launch.h"
+
+#define ARGS "vllm/engine/arg_utils.py (EngineArgs.add_cli_args, vllm-project/vllm 99d7eb5, v0.11)"
+
+static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *err)
+{
+    const vs_engine_env *e = &in->ctx->env;
+    const char *model = vs_launch_card_str(in->sheet, "model"),
+               *rev = vs_launch_card_str(in->sheet, "revision");
+    const vs_engine_val *u = vs_engine_get(e, "gpu_memory_utilization"),
+                        *len = vs_engine_get(e, "max_model_len"),
+                        *seqs = vs_engine_get(e, "max_num_seqs"),
+                        *mem = vs_engine_get(e, "kv_cache_memory"),
+                        *dt = vs_engine_get(e, "kv_cache_dtype"),
+                        *eager = vs_engine_get(e, "enforce_eager");
+    char frac[32];
+    int rc = 0;
+    if ((rc = vs_launch_word(argv, "vllm", err)) < 0 ||
+        (rc = vs_launch_word(argv, "serve", err)) < 0 ||
+        (rc = vs_launch_word(argv, model ? model : "MODEL", err)) < 0)
+        return rc;
+    if (!model)
+        vs_buf_puts(note, "the card names no model: MODEL stands for it");
+    if (rev && (rc = vs_launch_flag(argv, "--revision", err, "%s", rev)) < 0)
+        return rc;
+    if ((rc = vs_launch_flag(argv, "--tensor-parallel-size", err, "%llu",
+                             (unsigned long long)(e->tp ? e->tp : 1))) < 0)
+        return rc;
+    /* max_model_len comes from the card's length unless given */
+    if (len && len->set)
+        rc = vs_launch_flag(argv, "--max-model-len", err, "%llu", (unsigned long long)len->u);
+    else if (e->length_known)
+        rc = vs_launch_flag(argv, "--max-model-len", err, "%llu", (unsigned long long)e->length);
+    if (rc < 0)
+        return rc;
+    if (mem && mem->set) {
+        /* the pool is given: vLLM then does not use the utilisation */
+        if ((rc = vs_launch_flag(argv, "--kv-cache-memory-bytes", err, "%llu",
+                                 (unsigned long long)mem->u)) < 0)
+            return rc;
+    } else if (u && u->set) {
+        vs_launch_ppm(frac, sizeof frac, u->u);
+        if ((rc = vs_launch_flag(argv, "--gpu-memory-utilization", err, "%s", frac)) < 0)
+            return rc;
+    }
+    if (seqs && seqs->set &&
+        (rc = vs_launch_flag(argv, "--max-num-seqs", err, "%llu", (unsigned long long)seqs->u)) < 0)
+        return rc;
+    if (dt && dt->word && strcmp(dt->word, "auto") &&
+        (rc = vs_launch_flag(argv, "--kv-cache-dtype", err, "%s", dt->word)) < 0)
+        return rc;
+    if (eager && eager->set && eager->u &&
+        (rc = vs_launch_flag(argv, "--enforce-eager", err, NULL)) < 0)
+        return rc;
+    return 0;
+}
+
+const vs_launch_rule vs_launch_vllm = {"vllm", "vllm serve MODEL", ARGS, build};

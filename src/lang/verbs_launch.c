@@ -1,0 +1,161 @@
+/* `launch`: the command that starts the card's engine on each offer that fits
+ * (engine/launch.h), recorded in the sheet's "launch" key. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/fit.h"
+#include "engine/launch.h"
+#include "lang/verb.h"
+#include "lang/verbs_common.h"
+#include "render/launch.h"
+#include "sheet/classify.h"
+#include "sheet/sheet.h"
+#include "util/buf.h"
+
+static int verb_launch(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    static const char *const keys[] = {NULL};
+    json_t *sheet = vs_ctx_sheet(ctx), *offers = NULL, *launches = NULL, *refused = NULL, *o;
+    const vs_launch_rule *rule;
+    vs_fit_ctx c;
+    size_t i;
+    int rc, prepared = 0;
+    if (!sheet)
+        return vs_error_oom(err);
+    if ((rc = vs_line_check_keys(line, keys, err)) < 0)
+        return rc;
+    if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
+        return rc;
+    prepared = 1;
+    rule = vs_launch_find(c.engine->name);
+    if (!rule) {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                             "the card's engine is %s, which has no command line: declare "
+                             "`engine vllm`, `engine llamacpp` or `engine sglang` first",
+                             c.engine->name);
+        goto done;
+    }
+    offers = json_array();
+    launches = json_array();
+    refused = json_array();
+    if (!offers || !launches || !refused) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    if (vs_line_npositional(line) == 0) {
+        json_array_extend(offers, vs_sheet_array(sheet, "offers"));
+    } else {
+        for (i = 0; i < vs_line_npositional(line); i++) {
+            const vs_arg *a = vs_line_positional(line, i);
+            json_t *found = vs_classify_offer_find(sheet, a->value);
+            if (!found) {
+                rc = vs_error_set_at(err, VS_ENOTFOUND, a->line, a->column,
+                                     "no offer '%s' on the sheet (add it with `gpu \"%s\"`)",
+                                     a->value, a->value);
+                goto done;
+            }
+            json_array_append(offers, found);
+        }
+    }
+    if (json_array_size(offers) == 0) {
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                             "no offer to launch on: add one with `gpu NAME`");
+        goto done;
+    }
+    json_array_foreach(offers, i, o)
+    {
+        vs_fit_row row;
+        vs_launch_in in;
+        json_t *l = NULL;
+        vs_error why;
+        if ((rc = vs_fit_offer(&row, &c, o, NULL, 0, err)) < 0)
+            goto done;
+        in.sheet = sheet;
+        in.ctx = &c;
+        in.row = &row;
+        rc = vs_launch_build(&l, &in, &why);
+        vs_fit_row_free(&row);
+        if (rc == VS_EVALUE) {
+            json_array_append_new(refused,
+                                  json_pack("{s:s, s:s}", "offer", row.gpu, "reason", why.message));
+            continue;
+        }
+        if (rc < 0) {
+            *err = why;
+            goto done;
+        }
+        json_array_append_new(launches, l);
+    }
+    if (json_array_size(launches) == 0) {
+        vs_buf b = VS_BUF_INIT;
+        json_t *r;
+        json_array_foreach(refused, i, r) vs_buf_printf(
+            &b, "%s%s", i ? "; " : "", json_string_value(json_object_get(r, "reason")));
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                             "launch refused: no offer holds the card: %s", vs_buf_str(&b));
+        vs_buf_free(&b);
+        goto done;
+    }
+    /* the record keeps what would be launched, so reproduce and git log show it */
+    if (json_object_set(sheet, "launch", launches)) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    rc = vs_verb_emit(ctx, vs_render_launch(rule->engine, rule->release, launches, refused), err);
+done:
+    json_decref(offers);
+    json_decref(launches);
+    json_decref(refused);
+    if (prepared)
+        vs_fit_ctx_free(&c);
+    return rc;
+}
+
+static const char launch_help[] =
+    "For each offer (or the offers named) that holds the card under its engine and placement "
+    "(`fit`'s verdict admissible or to-confirm), the exact command that starts the engine "
+    "with the sheet's own figures: the model and revision, the tensor-parallel ways, the "
+    "context, the memory fraction, the sequences, the KV cache type. An offer `fit` excludes "
+    "gets no command, with fit's reason; when none holds the card the line is refused. The "
+    "commands are kept in the record (sheet.json's launch, a section of sheet.md), so "
+    "`reproduce` and `git log -p` show what was launched. Payload kind launch.\n"
+    "The flags and where each comes from:\n"
+    "vllm: vllm serve MODEL\n"
+    "  MODEL                     card.model (vllm serve's positional model tag)\n"
+    "  --revision R              card.revision, when set (ModelConfig.revision)\n"
+    "  --tensor-parallel-size N  the placement's tensor ways (ParallelConfig)\n"
+    "  --max-model-len L         engine key max_model_len, else the card's length\n"
+    "  --gpu-memory-utilization U  engine key gpu_memory_utilization (CacheConfig)\n"
+    "  --max-num-seqs C          engine key max_num_seqs (SchedulerConfig)\n"
+    "  --kv-cache-memory-bytes B engine key kv_cache_memory, when given (CacheConfig)\n"
+    "  --kv-cache-dtype D        engine key kv_cache_dtype, when not auto (CacheConfig)\n"
+    "  --enforce-eager           engine key enforce_eager=yes (ModelConfig)\n"
+    "  all read in vllm/engine/arg_utils.py (EngineArgs.add_cli_args), vllm-project/vllm 99d7eb5 "
+    "(v0.11)\n"
+    "llamacpp: llama-server -m FILE\n"
+    "  -m FILE        the GGUF of `weights from=`, else card.model (-m, --model)\n"
+    "  -c CTX         ctx x parallel: llama-server's context is every slot's together "
+    "(-c, --ctx-size)\n"
+    "  -np N          engine key parallel, else the card's concurrency (-np, --parallel)\n"
+    "  -fa W          engine key flash_attn (-fa, --flash-attn on|off|auto)\n"
+    "  -ctk/-ctv T    engine keys cache_type_k, cache_type_v (--cache-type-k/-v)\n"
+    "  -ngl N         layers + 1: every repeating layer and the output on the GPU "
+    "(src/llama-model.cpp load_tensors: act_gpu_layers = min(n_gpu_layers, n_layer + 1))\n"
+    "  --swa-full, -kvu  engine keys swa_full=yes, kv_unified=yes\n"
+    "  --fit-target MiB  engine key fit_target, when given (-fitt, --fit-target)\n"
+    "  all read in common/arg.cpp (common_params_parser_init), ggml-org/llama.cpp 145b628\n"
+    "sglang: python -m sglang.launch_server\n"
+    "  --model-path MODEL          card.model (ServerArgs.model_path)\n"
+    "  --revision R                card.revision, when set (ServerArgs.revision)\n"
+    "  --tp-size N                 the placement's tensor ways (ServerArgs.tp_size)\n"
+    "  --mem-fraction-static F     engine key mem_fraction_static (ServerArgs)\n"
+    "  --context-length L          the card's length (ServerArgs.context_length)\n"
+    "  --max-total-tokens T        the KV pool's tokens by the fit, when known (ServerArgs)\n"
+    "  --kv-cache-dtype D          engine key kv_cache_dtype, when not auto (ServerArgs)\n"
+    "  all read in python/sglang/srt/server_args.py (ServerArgs: a field's flag is its name with "
+    "dashes, tp_size -> --tp-size), sgl-project/sglang 001067f";
+
+const vs_verb vs_verbs_launch[] = {{"launch", verb_launch, "launch [OFFER ...]",
+                                    "the engine's command line for each offer that holds the card",
+                                    launch_help, NULL, NULL},
+                                   {NULL, NULL, NULL, NULL, NULL, NULL, NULL}};

@@ -1,0 +1,207 @@
+/* launch: each engine's command from the sheet's figures, worked by hand; every
+ * flag it writes is in that release's argument table (tests/data/launch/, read in
+ * the engines' parsers with their commits); an offer the fit excludes gets none;
+ * the record and sheet.md keep the command. */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cell_run.h"
+#include "check_run.h"
+#include "engine/launch.h"
+#include "render/markdown.h"
+#include "results.h"
+
+#ifndef VS_SOURCE_DIR
+#define VS_SOURCE_DIR "."
+#endif
+
+/* 1 when flag is a line of tests/data/launch/<engine>-args.txt */
+static int in_table(const char *engine, const char *flag)
+{
+    char path[1024], line[256];
+    FILE *f;
+    int found = 0;
+    snprintf(path, sizeof path, "%s/tests/data/launch/%s-args.txt", VS_SOURCE_DIR, engine);
+    f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s", path);
+    while (!found && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        found = line[0] != '#' && !strcmp(line, flag);
+    }
+    fclose(f);
+    return found;
+}
+
+/* every word of argv from `from` on that starts with '-' is a flag of the table */
+static void flags_in_table(const json_t *l, const char *engine, size_t from)
+{
+    const json_t *argv = json_object_get(l, "argv"), *w;
+    size_t i, n = 0;
+    json_array_foreach(argv, i, w)
+    {
+        const char *s = json_string_value(w);
+        if (i < from || s[0] != '-')
+            continue;
+        ck_assert_msg(in_table(engine, s), "%s: flag %s is not in its argument table", engine, s);
+        n++;
+    }
+    ck_assert_int_gt(n, 3);
+}
+
+static const json_t *launch_of(size_t i)
+{
+    json_t *p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "launch");
+    return json_array_get(json_object_get(p, "launches"), i);
+}
+
+START_TEST(vllm_command)
+{
+    const json_t *l;
+    run_ok("sheet \"launch vllm\"\n"
+           "model Qwen/Qwen3-8B params=8.19B revision=abc123\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 64\n"
+           "estimate kv layers=36 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 SXM\"\n"
+           "engine vllm gpu_memory_utilization=0.85 max_num_seqs=64 kv_cache_dtype=fp8 "
+           "enforce_eager=yes\n"
+           "launch");
+    l = launch_of(0);
+    ck_assert_str_eq(gets((json_t *)l, "offer"), "H100 SXM");
+    /* by hand: the card's model and revision, one GPU, the card's length as
+     * max_model_len, 0.85 written as typed, the keys given */
+    ck_assert_str_eq(gets((json_t *)l, "command"),
+                     "vllm serve Qwen/Qwen3-8B --revision abc123 --tensor-parallel-size 1 "
+                     "--max-model-len 8192 --gpu-memory-utilization 0.85 --max-num-seqs 64 "
+                     "--kv-cache-dtype fp8 --enforce-eager");
+    flags_in_table(l, "vllm", 3);
+    /* two ways of tensor parallelism; the pool given directly replaces the fraction */
+    run_ok("gpu \"H100 SXM\" cards=2\nplacement tensor gpus=2\nconcurrency 16\n"
+           "engine vllm kv_cache_memory=20GiB\nlaunch");
+    l = launch_of(0);
+    ck_assert_str_eq(gets((json_t *)l, "command"),
+                     "vllm serve Qwen/Qwen3-8B --revision abc123 --tensor-parallel-size 2 "
+                     "--max-model-len 8192 --kv-cache-memory-bytes 21474836480 --max-num-seqs 256");
+    flags_in_table(l, "vllm", 3);
+}
+END_TEST
+
+START_TEST(llamacpp_command)
+{
+    const json_t *l;
+    run_ok("sheet \"launch llama\"\n"
+           "model m7b params=7.24B\nformat int4\ntask inference\nlength 2048\nconcurrency 4\n"
+           "estimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"RTX 4090\"\n"
+           "engine llamacpp flash_attn=on cache_type_k=q8_0 cache_type_v=q8_0 fit_target=512MiB\n"
+           "launch");
+    l = launch_of(0);
+    /* -c is every slot's context: 2048 x 4 = 8192; -ngl 32 layers + the output = 33;
+     * 512 MiB as --fit-target's MiB */
+    ck_assert_str_eq(gets((json_t *)l, "command"),
+                     "llama-server -m m7b -c 8192 -np 4 -fa on -ctk q8_0 -ctv q8_0 -ngl 33 "
+                     "--fit-target 512");
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "note"), "no GGUF file"));
+    flags_in_table(l, "llamacpp", 1);
+}
+END_TEST
+
+START_TEST(sglang_command)
+{
+    const json_t *l;
+    run_ok("sheet \"launch sglang\"\n"
+           "model Qwen/Qwen3-8B params=8.19B\nformat bf16\ntask inference\n"
+           "length 32768\nconcurrency 8\n"
+           "estimate kv layers=36 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 SXM\"\n"
+           "engine sglang mem_fraction_static=0.8\n"
+           "launch");
+    l = launch_of(0);
+    {
+        const char *cmd = gets((json_t *)l, "command");
+        const char *want = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+                           "--tp-size 1 --mem-fraction-static 0.8 --context-length 32768";
+        ck_assert_msg(!strncmp(cmd, want, strlen(want)), "%s", cmd);
+    }
+    /* from the third word: python's own -m is not SGLang's */
+    flags_in_table(l, "sglang", 3);
+}
+END_TEST
+
+START_TEST(refused_when_the_fit_excludes)
+{
+    int rc;
+    run_ok("sheet \"launch refused\"\n"
+           "model big params=70B\nformat bf16\ntask inference\nlength 4096\nconcurrency 1\n"
+           "estimate kv layers=80 kv_heads=8 head_dim=128\n"
+           "gpu \"small\" memory=16GB\n"
+           "engine vllm");
+    rc = run("launch");
+    ck_assert_int_eq(rc, VS_EVALUE);
+    ck_assert_msg(strstr(err.message, "launch refused") && strstr(err.message, "small"), "%s",
+                  err.message);
+    /* with an offer that holds it, the small one is listed without a command */
+    run_ok("gpu \"H200\" cards=2\nplacement tensor gpus=2\nlaunch");
+    ck_assert_int_eq(json_array_size(json_object_get(lastp(), "launches")), 1);
+    ck_assert_int_eq(json_array_size(json_object_get(lastp(), "refused")), 1);
+    ck_assert_ptr_nonnull(strstr(text(last()), "small: no command"));
+    /* an engine without a command line */
+    run_ok("engine none");
+    ck_assert_int_eq(run("launch"), VS_EVALUE);
+}
+END_TEST
+
+START_TEST(kept_in_the_record)
+{
+    json_t *sheet;
+    char *md;
+    const json_t *l;
+    run_ok("sheet \"launch record\"\n"
+           "model Qwen/Qwen3-8B params=8.19B\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 4\nestimate kv layers=36 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 SXM\"\nengine vllm\nlaunch\nsheet \"launch record\"");
+    sheet = lastp();
+    l = json_array_get(json_object_get(sheet, "launch"), 0);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "command"), "vllm serve Qwen/Qwen3-8B"));
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "release"), "99d7eb5"));
+    md = vs_markdown_sheet(sheet);
+    ck_assert_ptr_nonnull(md);
+    ck_assert_ptr_nonnull(strstr(md, "## Launch"));
+    ck_assert_ptr_nonnull(strstr(md, "`vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1"));
+    free(md);
+}
+END_TEST
+
+START_TEST(shell_quoting)
+{
+    json_t *argv = json_pack("[s, s, s]", "llama-server", "-m", "/models/my model's.gguf");
+    vs_buf b = VS_BUF_INIT;
+    vs_launch_shell_join(&b, argv);
+    ck_assert_str_eq(vs_buf_str(&b), "llama-server -m '/models/my model'\\''s.gguf'");
+    vs_buf_free(&b);
+    json_decref(argv);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("launch");
+    TCase *t = tcase_create("launch");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, vllm_command);
+    tcase_add_test(t, llamacpp_command);
+    tcase_add_test(t, sglang_command);
+    tcase_add_test(t, refused_when_the_fit_excludes);
+    tcase_add_test(t, kept_in_the_record);
+    tcase_add_test(t, shell_quoting);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return vs_check_run(suite());
+}
