@@ -38,6 +38,10 @@ vs_kernel_test(engine.kernel ${PROJECT_SOURCE_DIR}/tests/sizing test_engine_kern
 vs_bench(bench_fit)
 add_test(NAME bench.fit COMMAND bench_fit 50)
 set_tests_properties(bench.fit PROPERTIES LABELS bench TIMEOUT 60)
+# launch: 20 offers' fit and command (`bench_launch --check` fails past 5 ms).
+vs_bench(bench_launch)
+add_test(NAME bench.launch COMMAND bench_launch 50)
+set_tests_properties(bench.launch PROPERTIES LABELS bench TIMEOUT 60)
 vs_fuzz_target(fuzz_fit)
 
 # llama.cpp as it allocates: test_llamacpp reads the public configs of tests/model/configs;
