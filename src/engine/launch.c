@@ -100,11 +100,67 @@ void vs_launch_shell_join(vs_buf *b, const json_t *argv)
     }
 }
 
-int vs_launch_build(json_t **out, const vs_launch_in *in, vs_error *err)
+/* Tokens per second fall with every byte the CPU holds: each token reads the
+ * offloaded weights from host memory. Qualitative: no figure is claimed. */
+#define THROUGHPUT_NOTE                                                                            \
+    "throughput drops: every token reads the offloaded weights from host memory and runs them "    \
+    "on the CPU"
+
+static void human(char *out, size_t len, uint64_t bytes)
 {
-    const vs_launch_rule *r = vs_launch_find(in->ctx->engine->name);
-    json_t *argv = NULL, *o = NULL;
+    snprintf(out, len, "%llu.%02llu GiB", (unsigned long long)(bytes >> 30),
+             (unsigned long long)(((bytes & ((1ull << 30) - 1)) * 100) >> 30));
+}
+
+/* The offload when the fit excludes the offer for want of memory: 0 and *off
+ * filled, or VS_EVALUE with the reason (the fit's, or the host's). */
+static int offload(vs_launch_offload *off, const vs_launch_rule *r, const vs_launch_in *in,
+                   vs_error *err)
+{
+    const vs_fit_row *row = in->row;
+    const json_t *hb = NULL;
+    const json_t *o;
+    size_t i;
+    uint64_t host, shortfall;
+    char h[48], need[48];
+    int rc;
+    json_array_foreach(vs_sheet_array(in->sheet, "offers"), i, o)
+    {
+        if (!strcmp(json_string_value(json_object_get(o, "name")), row->gpu))
+            hb = json_object_get(o, "host_bytes");
+    }
+    if (!row->capacity_known || !row->need_known ||
+        row->kv_pool_bytes >= (int64_t)row->need_bytes || !r->plan)
+        return vs_error_set(err, VS_EVALUE, "%s does not hold the card under %s: %s", row->gpu,
+                            r->engine, row->note[0] ? row->note : "the fit excludes it");
+    shortfall = (uint64_t)((int64_t)row->need_bytes - row->kv_pool_bytes);
+    if (!json_is_integer(hb))
+        return vs_error_set(err, VS_EVALUE,
+                            "%s does not hold the card under %s: %s; with the machine's host "
+                            "memory declared (`gpu \"%s\" host=64GB`) the weights could be "
+                            "offloaded to it",
+                            row->gpu, r->engine, row->note, row->gpu);
+    host = (uint64_t)json_integer_value(hb);
+    if ((rc = r->plan(off, in, shortfall, err)) < 0)
+        return rc;
+    if (off->host_bytes > host) {
+        human(h, sizeof h, host);
+        human(need, sizeof need, off->host_bytes);
+        return vs_error_set(err, VS_EVALUE,
+                            "exclude: %s's host memory (%s) is smaller than the offloaded part "
+                            "(%s: %s)",
+                            row->gpu, h, need, off->rule);
+    }
+    return 0;
+}
+
+int vs_launch_build(json_t **out, const vs_launch_in *in_, vs_error *err)
+{
+    const vs_launch_rule *r = vs_launch_find(in_->ctx->engine->name);
+    json_t *argv = NULL, *o = NULL, *devices = NULL;
     vs_buf note = VS_BUF_INIT, cmd = VS_BUF_INIT;
+    vs_launch_offload off;
+    vs_launch_in inb = *in_, *in = &inb;
     int rc;
     *out = NULL;
     if (!r)
@@ -112,13 +168,34 @@ int vs_launch_build(json_t **out, const vs_launch_in *in, vs_error *err)
                             "engine %s has no launch command: declare vllm, llamacpp or sglang "
                             "with `engine NAME`",
                             in->ctx->engine->name);
-    if (in->row->verdict == VS_VERDICT_EXCLUDE)
-        return vs_error_set(err, VS_EVALUE, "%s does not hold the card under %s: %s", in->row->gpu,
-                            r->engine, in->row->note[0] ? in->row->note : "the fit excludes it");
+    memset(&off, 0, sizeof off);
+    in->off = NULL;
+    if (in->row->verdict == VS_VERDICT_EXCLUDE) {
+        if ((rc = offload(&off, r, in, err)) < 0)
+            return rc;
+        in->off = &off;
+    }
     if (!(argv = json_array()))
         return vs_error_oom(err);
     if ((rc = r->build(argv, in, &note, err)) < 0)
         goto done;
+    if (in->off) {
+        unsigned cards = in->row->cards ? in->row->cards : 1, g;
+        char gb[48], hb[48];
+        if (!(devices = json_array())) {
+            rc = vs_error_oom(err);
+            goto done;
+        }
+        for (g = 0; g < cards; g++)
+            json_array_append_new(devices, json_pack("{s:s, s:I}", "device", "gpu", "bytes",
+                                                     (json_int_t)off.gpu_bytes));
+        json_array_append_new(devices, json_pack("{s:s, s:I}", "device", "host", "bytes",
+                                                 (json_int_t)off.host_bytes));
+        human(gb, sizeof gb, off.gpu_bytes);
+        human(hb, sizeof hb, off.host_bytes);
+        vs_buf_printf(&note, "%soffload: %s; per GPU %s, host %s; " THROUGHPUT_NOTE,
+                      note.len ? "; " : "", off.rule, gb, hb);
+    }
     if (in->row->verdict == VS_VERDICT_TO_CONFIRM)
         vs_buf_printf(&note, "%sthe fit is to-confirm (%s): the figures are upper bounds",
                       note.len ? "; " : "", in->row->note);
@@ -130,6 +207,10 @@ int vs_launch_build(json_t **out, const vs_launch_in *in, vs_error *err)
     o = json_pack("{s:s, s:s, s:s, s:O, s:s, s:s?}", "offer", in->row->gpu, "engine", r->engine,
                   "release", r->release, "argv", argv, "command", vs_buf_str(&cmd), "note",
                   note.len ? vs_buf_str(&note) : NULL);
+    if (o && devices && json_object_set(o, "devices", devices)) {
+        json_decref(o);
+        o = NULL;
+    }
     if (!o) {
         rc = vs_error_oom(err);
         goto done;
@@ -138,6 +219,7 @@ int vs_launch_build(json_t **out, const vs_launch_in *in, vs_error *err)
     rc = 0;
 done:
     json_decref(argv);
+    json_decref(devices);
     vs_buf_free(&note);
     vs_buf_free(&cmd);
     return rc;

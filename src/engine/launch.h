@@ -23,11 +23,24 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-/* What a rule reads: the sheet, its fit context and one offer's fit row. */
+/* An offload to host memory: what the rule's plan chose, the command's flags
+ * and the bytes per device. */
+typedef struct vs_launch_offload {
+    uint64_t ngl;             /* llama.cpp: -ngl (layers + 1: all) */
+    uint64_t cpu_moe;         /* llama.cpp: --n-cpu-moe K (0: none) */
+    uint64_t cpu_offload_gib; /* vLLM: --cpu-offload-gb G, GiB per GPU */
+    uint64_t gpu_bytes;       /* one GPU: its weights, KV cache and other components */
+    uint64_t host_bytes;      /* host memory the offloaded part takes, every GPU's together */
+    char rule[400];           /* the plan in words, with its figures */
+} vs_launch_offload;
+
+/* What a rule reads: the sheet, its fit context, one offer's fit row, and the
+ * offload its plan chose (NULL when the card fits on the GPU). */
 typedef struct vs_launch_in {
     const json_t *sheet;
     const vs_fit_ctx *ctx;
     const vs_fit_row *row;
+    const vs_launch_offload *off;
 } vs_launch_in;
 
 typedef struct vs_launch_rule {
@@ -38,6 +51,11 @@ typedef struct vs_launch_rule {
      * for the person (what was left to the engine's default) may go to note.
      * 0, or a negative code. */
     int (*build)(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *err);
+    /* Optional: the smallest offload to host memory that leaves the KV cache
+     * the card needs on the GPU, shortfall_bytes being what the GPU lacks.
+     * 0, or VS_EVALUE saying why there is none. NULL: the engine has no offload. */
+    int (*plan)(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfall_bytes,
+                vs_error *err);
 } vs_launch_rule;
 
 extern const vs_launch_rule vs_launch_vllm;
@@ -50,9 +68,12 @@ extern const vs_launch_rule *const vs_launch_rules[];
 const vs_launch_rule *vs_launch_find(const char *engine);
 
 /* One offer's launch: a new object {"offer", "engine", "release", "argv",
- * "command", "note"} in *out, or, when the fit refuses the offer (verdict
- * exclude), VS_EVALUE with the reason in err. VS_ENOTFOUND when the engine
- * has no rule. */
+ * "command", "note", "devices"} in *out. When the fit excludes the offer for
+ * want of memory and the offer declares its host memory (host_bytes), the
+ * rule's plan offloads to it, and "devices" holds the bytes per device (each
+ * GPU, the host); otherwise, and when the host holds less than the offloaded
+ * part, VS_EVALUE with the reason in err. VS_ENOTFOUND when the engine has no
+ * rule. */
 int vs_launch_build(json_t **out, const vs_launch_in *in, vs_error *err);
 
 /* argv as one shell line: words with anything but [A-Za-z0-9_./:=,+@%-] in

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "engine/launch.h"
+#include "engine/offload.h"
 
 #define ARGS "common/arg.cpp (common_params_parser_init, ggml-org/llama.cpp 145b628)"
 
@@ -15,6 +16,60 @@ static int gguf_path(const json_t *sheet, const char **out)
     if (n > 5 && !strcmp(p + n - 5, ".gguf"))
         *out = p;
     return *out != NULL;
+}
+
+static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfall, vs_error *err)
+{
+    const vs_engine_env *e = &in->ctx->env;
+    const json_t *sheet = in->sheet;
+    const json_t *tied =
+        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "tied_embeddings");
+    vs_offload_in oi;
+    vs_offload_plan p;
+    uint64_t others;
+    int rc;
+    if (!e->weights_known)
+        return vs_error_set(err, VS_EVALUE, "the weights' size is unknown: nothing to offload");
+    if (in->ctx->placement.gpus > 1)
+        return vs_error_set(err, VS_EVALUE,
+                            "an offload is planned on one GPU (the placement spreads over %u)",
+                            in->ctx->placement.gpus);
+    memset(&oi, 0, sizeof oi);
+    oi.weights_bytes = e->weights_bytes;
+    /* the pool lacks shortfall bytes: the weights must give them up */
+    oi.room_bytes = e->weights_bytes > shortfall ? e->weights_bytes - shortfall : 0;
+    oi.params_total = vs_launch_arch_count(sheet, "params_total");
+    if (!oi.params_total && in->ctx->params_known)
+        oi.params_total = in->ctx->params;
+    oi.params_active = vs_launch_arch_count(sheet, "params_active");
+    oi.layers = vs_launch_arch_count(sheet, "layers");
+    oi.vocab = vs_launch_arch_count(sheet, "vocab");
+    oi.hidden = vs_launch_arch_count(sheet, "hidden");
+    oi.tied = json_is_true(tied);
+    oi.experts = vs_launch_arch_count(sheet, "experts");
+    oi.experts_used = vs_launch_arch_count(sheet, "experts_per_token");
+    if ((rc = vs_offload_llamacpp(&p, &oi, err)) < 0)
+        return rc;
+    others =
+        in->row->non_kv_bytes > e->weights_bytes ? in->row->non_kv_bytes - e->weights_bytes : 0;
+    out->ngl = p.ngl;
+    out->cpu_moe = p.kind == VS_OFFLOAD_EXPERTS ? p.cpu_moe : 0;
+    out->gpu_bytes = p.gpu_weights_bytes + in->row->need_bytes + others;
+    out->host_bytes = p.host_bytes;
+    if (p.kind == VS_OFFLOAD_EXPERTS)
+        snprintf(out->rule, sizeof out->rule,
+                 "--n-cpu-moe %llu keeps the routed experts of the first %llu of %llu layers "
+                 "(%llu bytes each) and the token embedding in host memory",
+                 (unsigned long long)p.cpu_moe, (unsigned long long)p.cpu_moe,
+                 (unsigned long long)oi.layers, (unsigned long long)p.expert_layer_bytes);
+    else
+        snprintf(out->rule, sizeof out->rule,
+                 "-ngl %llu of %llu puts the last %llu layers (%llu bytes each)%s on the GPU; "
+                 "the rest and the token embedding stay in host memory",
+                 (unsigned long long)p.ngl, (unsigned long long)(oi.layers + 1),
+                 (unsigned long long)(p.ngl < oi.layers ? p.ngl : oi.layers),
+                 (unsigned long long)p.layer_bytes, p.ngl > oi.layers ? " and the output" : "");
+    return 0;
 }
 
 static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *err)
@@ -61,7 +116,12 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     /* the KV layout's groups count every layer when the card has no architecture */
     for (g = 0; !layers && e->layout_known && g < e->layout.n; g++)
         layers += e->layout.g[g].layers;
-    if (layers) {
+    if (in->off) {
+        rc = vs_launch_flag(argv, "-ngl", err, "%llu", (unsigned long long)in->off->ngl);
+        if (rc == 0 && in->off->cpu_moe)
+            rc = vs_launch_flag(argv, "--n-cpu-moe", err, "%llu",
+                                (unsigned long long)in->off->cpu_moe);
+    } else if (layers) {
         rc = vs_launch_flag(argv, "-ngl", err, "%llu", (unsigned long long)(layers + 1));
     } else {
         /* more than any model's layers: llama.cpp takes min(n_gpu_layers, n_layer + 1) */
@@ -82,4 +142,4 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
-const vs_launch_rule vs_launch_llamacpp = {"llamacpp", "llama-server -m FILE", ARGS, build};
+const vs_launch_rule vs_launch_llamacpp = {"llamacpp", "llama-server -m FILE", ARGS, build, plan};

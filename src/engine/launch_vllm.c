@@ -6,6 +6,28 @@
 
 #define ARGS "vllm/engine/arg_utils.py (EngineArgs.add_cli_args, vllm-project/vllm 99d7eb5, v0.11)"
 
+/* --cpu-offload-gb G: G GiB of each GPU's weights live in host memory and
+ * stream in for every forward pass (CacheConfig.cpu_offload_gb, GiB per GPU);
+ * the pool grows by what the weights give up. */
+static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfall, vs_error *err)
+{
+    const vs_engine_env *e = &in->ctx->env;
+    uint64_t gib = 1ull << 30, g = (shortfall + gib - 1) / gib, tp = e->tp ? e->tp : 1;
+    if (!e->weights_known || g * gib > e->weights_bytes)
+        return vs_error_set(err, VS_EVALUE,
+                            "the GPU lacks %llu bytes for the KV cache, more than its weights "
+                            "could give up",
+                            (unsigned long long)shortfall);
+    out->cpu_offload_gib = g;
+    out->gpu_bytes = in->row->non_kv_bytes - g * gib + in->row->need_bytes;
+    out->host_bytes = g * gib * tp;
+    snprintf(out->rule, sizeof out->rule,
+             "--cpu-offload-gb %llu keeps %llu GiB of each GPU's weights in host memory (the "
+             "KV pool lacked %llu bytes)",
+             (unsigned long long)g, (unsigned long long)g, (unsigned long long)shortfall);
+    return 0;
+}
+
 static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *err)
 {
     const vs_engine_env *e = &in->ctx->env;
@@ -56,7 +78,10 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     if (eager && eager->set && eager->u &&
         (rc = vs_launch_flag(argv, "--enforce-eager", err, NULL)) < 0)
         return rc;
+    if (in->off && (rc = vs_launch_flag(argv, "--cpu-offload-gb", err, "%llu",
+                                        (unsigned long long)in->off->cpu_offload_gib)) < 0)
+        return rc;
     return 0;
 }
 
-const vs_launch_rule vs_launch_vllm = {"vllm", "vllm serve MODEL", ARGS, build};
+const vs_launch_rule vs_launch_vllm = {"vllm", "vllm serve MODEL", ARGS, build, plan};

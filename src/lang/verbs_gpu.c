@@ -27,7 +27,7 @@
 
 static const char *const gpu_keys[] = {"catalog",      "memory", "reported", "reported_source",
                                        "price",        "period", "cards",    "available",
-                                       "interconnect", "free",   NULL};
+                                       "interconnect", "free",   "host",     NULL};
 static const char *const evidence_keys[] = {"source", "version", "scope", NULL};
 
 /* strcmp for a sheet's strings, which a hand-edited record may have left out. */
@@ -147,8 +147,9 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL, *payload;
     const vs_arg *name = vs_line_positional(line, 0), *a;
     vs_gpu_spec spec;
-    int have_spec = 0, mem_given = 0, rep_given = 0, cards_given = 0, free_given = 0, rc;
-    uint64_t memory = 0, reported = 0, cards = 1, free_b = 0;
+    int have_spec = 0, mem_given = 0, rep_given = 0, cards_given = 0, free_given = 0,
+        host_given = 0, rc;
+    uint64_t memory = 0, reported = 0, cards = 1, free_b = 0, host = 0;
     char amount[64] = "", currency[16] = "", basis[512] = "";
     const char *cat_name;
     vs_error cat_err = {0};
@@ -172,7 +173,8 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_line_get_bytes(line, "memory", 0, &memory, &mem_given, err)) < 0 ||
         (rc = vs_line_get_bytes(line, "reported", 0, &reported, &rep_given, err)) < 0 ||
         (rc = vs_line_get_uint(line, "cards", 0, &cards, &cards_given, err)) < 0 ||
-        (rc = vs_line_get_bytes(line, "free", 0, &free_b, &free_given, err)) < 0)
+        (rc = vs_line_get_bytes(line, "free", 0, &free_b, &free_given, err)) < 0 ||
+        (rc = vs_line_get_bytes(line, "host", 0, &host, &host_given, err)) < 0)
         return rc;
     if (free_given && (free_b == 0 || free_b > (uint64_t)INT64_MAX)) {
         a = vs_line_pair(line, "free");
@@ -277,6 +279,12 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         "catalog", have_spec ? json_string(spec.name) : json_null());
     if (offer && free_given &&
         json_object_set_new(offer, "free_bytes", json_integer((json_int_t)free_b))) {
+        json_decref(offer);
+        offer = NULL;
+    }
+    /* the machine's host memory: a second capacity, for an offload (engine/launch.h) */
+    if (offer && host_given &&
+        json_object_set_new(offer, "host_bytes", json_integer((json_int_t)host))) {
         json_decref(offer);
         offer = NULL;
     }

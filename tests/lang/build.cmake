@@ -49,3 +49,8 @@ endif()
 if(TARGET test_launch)
   target_compile_definitions(test_launch PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
+# test_offload sizes models from the fixture configs.
+if(TARGET test_offload)
+  target_compile_definitions(test_offload PRIVATE
+                             VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+endif()

@@ -1,0 +1,238 @@
+/* engine/offload and launch with host memory: the parts' bytes worked by hand on
+ * small numbers; a published llama.cpp run with whole layers on the CPU as the
+ * oracle (its buffer sizes, with the link); launch's -ngl / --n-cpu-moe and
+ * --cpu-offload-gb with the bytes per device; a host smaller than the
+ * offloaded part refused as exclude. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cell_run.h"
+#include "check_run.h"
+#include "engine/offload.h"
+#include "results.h"
+
+#define MIB 1048576ull
+#define GIB 1073741824ull
+
+/* A made-up model, small enough to tally by hand: vocab 10 x hidden 5 = 50
+ * parameters of embedding and 50 of output; 10 layers of 90 (attention 20, 10
+ * experts of 7); 1,000 in all; 2 experts used: active = 1,000 - (10 - 2) x 7 x
+ * 10 = 440; 2 bytes a parameter. */
+static vs_offload_in toy(uint64_t room, int moe)
+{
+    vs_offload_in in;
+    memset(&in, 0, sizeof in);
+    in.weights_bytes = 2000;
+    in.room_bytes = room;
+    in.params_total = 1000;
+    in.params_active = moe ? 440 : 0;
+    in.layers = 10;
+    in.vocab = 10;
+    in.hidden = 5;
+    in.experts = moe ? 10 : 0;
+    in.experts_used = moe ? 2 : 0;
+    return in;
+}
+
+START_TEST(parts_by_hand)
+{
+    vs_offload_in in = toy(1400, 1);
+    vs_offload_plan p;
+    uint64_t gpu, host;
+    memset(&p, 0, sizeof p);
+    vs_offload_parts(&p, &in);
+    ck_assert_uint_eq(p.embed_bytes, 100);        /* 2000 x 50 / 1000 */
+    ck_assert_uint_eq(p.output_bytes, 100);       /* untied */
+    ck_assert_uint_eq(p.layer_bytes, 180);        /* (2000 - 200) / 10 */
+    ck_assert_uint_eq(p.expert_layer_bytes, 140); /* 10 x 7 params x 2 B */
+    /* -ngl 11 (all): everything but the embedding on the GPU */
+    vs_offload_layers(&gpu, &host, &in, 11);
+    ck_assert_uint_eq(gpu, 1900);
+    ck_assert_uint_eq(host, 100);
+    /* -ngl 10: the output goes to the CPU too */
+    vs_offload_layers(&gpu, &host, &in, 10);
+    ck_assert_uint_eq(gpu, 1800);
+    /* --n-cpu-moe 4: 4 x 140 more in host memory */
+    vs_offload_experts(&gpu, &host, &in, 4);
+    ck_assert_uint_eq(gpu, 1340);
+    ck_assert_uint_eq(host, 660);
+}
+END_TEST
+
+START_TEST(smallest_offload)
+{
+    vs_offload_plan p;
+    vs_offload_in in = toy(1400, 1);
+    vs_error e;
+    /* experts: 1900 - 140 K <= 1400 first at K = 4 */
+    ck_assert_int_eq(vs_offload_llamacpp(&p, &in, &e), 0);
+    ck_assert_int_eq(p.kind, VS_OFFLOAD_EXPERTS);
+    ck_assert_uint_eq(p.cpu_moe, 4);
+    ck_assert_uint_eq(p.ngl, 11);
+    ck_assert_uint_eq(p.gpu_weights_bytes, 1340);
+    ck_assert_uint_eq(p.host_bytes, 660);
+    /* dense: 180 n <= 1400 at most at n = 7 */
+    in = toy(1400, 0);
+    ck_assert_int_eq(vs_offload_llamacpp(&p, &in, &e), 0);
+    ck_assert_int_eq(p.kind, VS_OFFLOAD_LAYERS);
+    ck_assert_uint_eq(p.ngl, 7);
+    ck_assert_uint_eq(p.gpu_weights_bytes, 1260);
+    ck_assert_uint_eq(p.host_bytes, 740);
+    /* room for no layer */
+    in = toy(100, 0);
+    ck_assert_int_eq(vs_offload_llamacpp(&p, &in, &e), VS_EVALUE);
+    /* a missing figure */
+    in = toy(1400, 0);
+    in.layers = 0;
+    ck_assert_int_eq(vs_offload_llamacpp(&p, &in, &e), VS_EVALUE);
+}
+END_TEST
+
+/* https://github.com/ggml-org/llama.cpp/issues/13729 (build b5466): Qwen3-30B-A3B,
+ * `-ngl 30`: "offloaded 30/49 layers to GPU", "CUDA0 model buffer size = 10750.86
+ * MiB", "CPU_Mapped model buffer size = 6940.48 MiB". The model: 48 layers,
+ * hidden 2048, vocabulary 151,936, untied, 30,532,122,624 parameters (its
+ * config.json tallied: 48 x 623,120,640 + 2 x 151,936 x 2,048 + 2,048). The
+ * weights are the two buffers together. */
+START_TEST(published_ngl_run)
+{
+    vs_offload_in in;
+    uint64_t gpu, host, log_gpu = 1075086 * MIB / 100, log_cpu = 694048 * MIB / 100;
+    memset(&in, 0, sizeof in);
+    in.weights_bytes = log_gpu + log_cpu;
+    in.params_total = 48ull * 623120640 + 2ull * 151936 * 2048 + 2048;
+    ck_assert_uint_eq(in.params_total, 30532122624ull);
+    in.layers = 48;
+    in.vocab = 151936;
+    in.hidden = 2048;
+    vs_offload_layers(&gpu, &host, &in, 30);
+    ck_assert_msg(fabs((double)gpu - (double)log_gpu) / (double)log_gpu < 0.05,
+                  "GPU %.2f MiB against 10750.86 MiB", (double)gpu / MIB);
+    ck_assert_msg(fabs((double)host - (double)log_cpu) / (double)log_cpu < 0.05,
+                  "host %.2f MiB against 6940.48 MiB", (double)host / MIB);
+}
+END_TEST
+
+static const json_t *launch_of(size_t i)
+{
+    json_t *p = lastp();
+    ck_assert_str_eq(gets(p, "kind"), "launch");
+    return json_array_get(json_object_get(p, "launches"), i);
+}
+
+static long long device_bytes(const json_t *l, const char *dev)
+{
+    const json_t *d;
+    size_t i;
+    json_array_foreach(json_object_get(l, "devices"), i, d)
+    {
+        if (!strcmp(json_string_value(json_object_get(d, "device")), dev))
+            return json_integer_value(json_object_get(d, "bytes"));
+    }
+    return -1;
+}
+
+/* Qwen3-30B-A3B in bf16 (about 61 GB) on one RTX 4090 with 64 GB of host memory:
+ * the experts of the first K layers go to the CPU, K the smallest that leaves
+ * the KV cache and --fit's margin on the GPU. */
+START_TEST(llamacpp_experts_to_host)
+{
+    const json_t *l;
+    long long gpu, host;
+    char cell[1024];
+    int rc;
+    snprintf(cell, sizeof cell,
+             "sheet \"offload moe\"\nmodel m config=%s/qwen3-30b-a3b.json\nformat bf16\n"
+             "task inference\nlength 8192\nconcurrency 1\nestimate kv\n"
+             "gpu \"RTX 4090\" host=64GB\nengine llamacpp\nfit",
+             VS_MODEL_CONFIGS);
+    run_ok(cell);
+    {
+        const json_t *r = json_array_get(json_object_get(lastp(), "rows"), 0);
+        ck_assert_str_eq(gets((json_t *)r, "verdict"), "exclude");
+    }
+    run_ok("launch");
+    l = launch_of(0);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "command"), " -ngl 49 --n-cpu-moe "));
+    gpu = device_bytes(l, "gpu");
+    host = device_bytes(l, "host");
+    /* the GPU within the budget (24,564 MiB less 1,024 MiB), the rest in 64 GB */
+    ck_assert_msg(gpu > 0 && gpu <= (long long)((24564 - 1024) * MIB), "gpu %lld", gpu);
+    ck_assert_msg(host > 0 && host <= 64000000000LL, "host %lld", host);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "note"), "throughput drops"));
+    {
+        /* K is the smallest: one fewer layer's experts would not fit */
+        const char *k = strstr(gets((json_t *)l, "command"), "--n-cpu-moe ") + 12;
+        long long kk = atoll(k);
+        /* each layer's experts: 128 x 3 x 2048 x 768 parameters x 2 bytes */
+        long long per = 128LL * 3 * 2048 * 768 * 2;
+        ck_assert_msg(kk > 1 && kk < 48, "K %lld", kk);
+        /* the GPU holds the rest at K; with K - 1 one more layer's experts would
+         * not fit in the budget */
+        ck_assert_msg(gpu + per > (long long)((24564 - 1024) * MIB), "K %lld is not the smallest",
+                      kk);
+    }
+    /* 16 GB of host memory holds less than the offloaded part: exclude */
+    run_ok("gpu \"RTX 4090\" host=16GB");
+    rc = run("launch");
+    ck_assert_int_eq(rc, VS_EVALUE);
+    ck_assert_msg(strstr(err.message, "exclude: RTX 4090's host memory") != NULL, "%s",
+                  err.message);
+    /* without host memory the refusal says how to declare it */
+    run_ok("gpu \"RTX 4090\"");
+    ck_assert_int_eq(run("launch"), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "host=64GB"));
+}
+END_TEST
+
+/* vLLM: --cpu-offload-gb is the shortfall of the KV pool rounded up to GiB. */
+START_TEST(vllm_cpu_offload)
+{
+    const json_t *l, *r;
+    long long need, pool, g;
+    char want[64];
+    char cell[1024];
+    snprintf(cell, sizeof cell,
+             "sheet \"offload vllm\"\nmodel m config=%s/qwen3-8b.json\nformat bf16\n"
+             "task inference\nlength 32768\nconcurrency 1\nestimate kv\n"
+             "gpu \"L4\" host=64GB\nengine vllm\n"
+             "reserve non_torch 0.5GiB status=measured source=\"test\"\n"
+             "reserve activation_peak 1GiB status=measured source=\"test\"\n"
+             "reserve cuda_graphs 0.5GiB status=measured source=\"test\"\nfit",
+             VS_MODEL_CONFIGS);
+    run_ok(cell);
+    r = json_array_get(json_object_get(lastp(), "rows"), 0);
+    ck_assert_str_eq(gets((json_t *)r, "verdict"), "exclude");
+    need = geti((json_t *)r, "kv_need_bytes");
+    pool = geti((json_t *)r, "kv_pool_bytes");
+    g = (need - pool + (long long)GIB - 1) / (long long)GIB;
+    run_ok("launch");
+    l = launch_of(0);
+    snprintf(want, sizeof want, " --cpu-offload-gb %lld", g);
+    ck_assert_msg(strstr(gets((json_t *)l, "command"), want) != NULL, "%s lacks%s",
+                  gets((json_t *)l, "command"), want);
+    ck_assert_int_eq(device_bytes(l, "host"), g * (long long)GIB);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("offload");
+    TCase *t = tcase_create("offload");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, parts_by_hand);
+    tcase_add_test(t, smallest_offload);
+    tcase_add_test(t, published_ngl_run);
+    tcase_add_test(t, llamacpp_experts_to_host);
+    tcase_add_test(t, vllm_cpu_offload);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return vs_check_run(suite());
+}
