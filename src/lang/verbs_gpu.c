@@ -143,7 +143,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
                          "[free=23860MiB] [price=47.14USD] [period=3d] [cards=N] [available=...] "
-                         "[interconnect=...]";
+                         "[interconnect=...] [host=64GB]";
     json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL, *payload;
     const vs_arg *name = vs_line_positional(line, 0), *a;
     vs_gpu_spec spec;
@@ -642,7 +642,7 @@ const vs_verb vs_verbs_gpu[] = {
     {"gpu", verb_gpu,
      "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
      "[free=23860MiB] [price=47.14USD] [period=3d] [cards=N] [available=...] "
-     "[interconnect=...] | gpu here",
+     "[interconnect=...] [host=64GB] | gpu here",
      "add or replace a GPU offer (a candidate)",
      "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. `gpu here` adds "
      "this machine's GPUs as NVML reports them (libnvidia-ml.so.1, loaded at run time): one "
@@ -666,7 +666,11 @@ const vs_verb vs_verbs_gpu[] = {
      "free on one card when the engine starts, as the engine reads it (llama.cpp's \"MiB free\" "
      "of `using device CUDA0 ... - 23860 MiB free`): llama.cpp's --fit budgets from it. "
      "available= documents "
-     "the schedule (an ISO date or `now`), interconnect= the link between cards. A catalogue "
+     "the schedule (an ISO date or `now`), interconnect= the link between cards. host= is the "
+     "machine's host memory (RAM), a second capacity: when the card does not fit the GPU, "
+     "`launch` offloads weights to it (llama.cpp's -ngl or --n-cpu-moe, vLLM's "
+     "--cpu-offload-gb) and refuses as exclude when the host holds less than the offloaded "
+     "part. A catalogue "
      "figure proves neither a software installation, nor free memory, nor an availability "
      "period.",
      gpu_keys, NULL},
