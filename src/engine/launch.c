@@ -154,6 +154,51 @@ static int offload(vs_launch_offload *off, const vs_launch_rule *r, const vs_lau
     return 0;
 }
 
+/* placement split=3,1: each GPU holds its share of the layers, so of the weights
+ * and of the KV cache (llama.cpp's -ts splits whole layers), plus its own
+ * other components; a share beyond the GPU's budget is refused. */
+static int split_devices(json_t **devices, const vs_launch_rule *r, const vs_launch_in *in,
+                         vs_buf *note, vs_error *err)
+{
+    const json_t *split = json_object_get(json_object_get(in->sheet, "placement"), "split"), *x;
+    const vs_engine_env *e = &in->ctx->env;
+    uint64_t sum = 0, tp = e->tp ? e->tp : 1, total, others;
+    size_t i;
+    char b[48];
+    if (!json_array_size(split))
+        return 0;
+    if (!r->splits)
+        return vs_error_set(err, VS_EVALUE,
+                            "%s splits each layer evenly over the GPUs: an uneven split= is "
+                            "llama.cpp's -ts (engine llamacpp)",
+                            r->engine);
+    json_array_foreach(split, i, x) sum += (uint64_t)json_integer_value(x);
+    /* the fit's figures are per GPU of an even split: back to the whole */
+    total = (e->weights_known ? e->weights_bytes : 0) * tp + in->row->need_bytes * tp;
+    others =
+        in->row->non_kv_bytes > e->weights_bytes ? in->row->non_kv_bytes - e->weights_bytes : 0;
+    if (!(*devices = json_array()))
+        return vs_error_oom(err);
+    vs_buf_printf(note, "%ssplit", note->len ? "; " : "");
+    json_array_foreach(split, i, x)
+    {
+        uint64_t share = (uint64_t)((unsigned __int128)total * (uint64_t)json_integer_value(x) /
+                                    (sum ? sum : 1)) +
+                         others;
+        if (share > in->row->budget_bytes)
+            return vs_error_set(err, VS_EVALUE,
+                                "GPU %zu of the split holds %llu bytes of weights, KV cache and "
+                                "components, more than its budget (%llu bytes)",
+                                i, (unsigned long long)share,
+                                (unsigned long long)in->row->budget_bytes);
+        json_array_append_new(*devices,
+                              json_pack("{s:s, s:I}", "device", "gpu", "bytes", (json_int_t)share));
+        human(b, sizeof b, share);
+        vs_buf_printf(note, "%s GPU %zu %s", i ? "," : "", i, b);
+    }
+    return 0;
+}
+
 int vs_launch_build(json_t **out, const vs_launch_in *in_, vs_error *err)
 {
     const vs_launch_rule *r = vs_launch_find(in_->ctx->engine->name);
@@ -196,6 +241,8 @@ int vs_launch_build(json_t **out, const vs_launch_in *in_, vs_error *err)
         vs_buf_printf(&note, "%soffload: %s; per GPU %s, host %s; " THROUGHPUT_NOTE,
                       note.len ? "; " : "", off.rule, gb, hb);
     }
+    if (!in->off && (rc = split_devices(&devices, r, in, &note, err)) < 0)
+        goto done;
     if (in->row->verdict == VS_VERDICT_TO_CONFIRM)
         vs_buf_printf(&note, "%sthe fit is to-confirm (%s): the figures are upper bounds",
                       note.len ? "; " : "", in->row->note);

@@ -131,6 +131,18 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     }
     if (rc < 0)
         return rc;
+    {
+        /* placement tensor gpus=N split=3,1: llama.cpp's proportions of the layers */
+        const json_t *split = json_object_get(json_object_get(in->sheet, "placement"), "split"), *x;
+        size_t i;
+        vs_buf ts = VS_BUF_INIT;
+        json_array_foreach(split, i, x)
+            vs_buf_printf(&ts, "%s%lld", i ? "," : "", (long long)json_integer_value(x));
+        rc = ts.len ? vs_launch_flag(argv, "-ts", err, "%s", vs_buf_str(&ts)) : 0;
+        vs_buf_free(&ts);
+        if (rc < 0)
+            return rc;
+    }
     if (swa && swa->set && swa->u && (rc = vs_launch_flag(argv, "--swa-full", err, NULL)) < 0)
         return rc;
     if (uni && uni->set && uni->u && (rc = vs_launch_flag(argv, "-kvu", err, NULL)) < 0)
@@ -142,4 +154,5 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
-const vs_launch_rule vs_launch_llamacpp = {"llamacpp", "llama-server -m FILE", ARGS, build, plan};
+const vs_launch_rule vs_launch_llamacpp = {"llamacpp", "llama-server -m FILE", ARGS, 1, build,
+                                           plan};

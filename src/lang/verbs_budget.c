@@ -144,12 +144,59 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
 /* --------------------------------------------------------------- placement */
 
 const char *const vs_verb_placement_words[] = {"single", "ddp", "zero", "fsdp", "tensor", NULL};
-const char *const vs_verb_placement_keys[] = {"stage", "gpus", "offload", NULL};
+const char *const vs_verb_placement_keys[] = {"stage", "gpus", "offload", "split", NULL};
+
+/* split=3,1: llama.cpp's -ts, the share of the layers each GPU holds, one whole
+ * number per GPU of a tensor placement; kept as the placement's "split". */
+static int placement_split(json_t *pj, const vs_line *line, const vs_placement *p, vs_error *err)
+{
+    const vs_arg *sp = vs_line_pair(line, "split");
+    json_t *arr;
+    const char *c;
+    uint64_t v = 0;
+    int digits = 0;
+    if (!sp)
+        return 0;
+    if (p->kind != VS_PLACE_TENSOR)
+        return vs_error_set_at(err, VS_EVALUE, sp->line, sp->column,
+                               "split= goes with placement tensor gpus=N: the share of the "
+                               "layers each GPU holds (llama.cpp's -ts)");
+    if (!(arr = json_array()))
+        return vs_error_oom(err);
+    for (c = sp->value;; c++) {
+        if (*c >= '0' && *c <= '9' && v < 1000000) {
+            v = v * 10 + (uint64_t)(*c - '0');
+            digits = 1;
+            continue;
+        }
+        if ((*c == ',' || *c == '\0') && digits && v > 0) {
+            json_array_append_new(arr, json_integer((json_int_t)v));
+            v = 0;
+            digits = 0;
+            if (*c == '\0')
+                break;
+            continue;
+        }
+        json_decref(arr);
+        return vs_error_set_at(err, VS_EVALUE, sp->line, sp->value_column,
+                               "split=: expected whole numbers above 0, one per GPU, "
+                               "comma-separated (split=3,1)");
+    }
+    if (json_array_size(arr) != p->gpus) {
+        size_t n = json_array_size(arr);
+        json_decref(arr);
+        return vs_error_set_at(err, VS_EVALUE, sp->line, sp->value_column,
+                               "split= has %zu shares for %u GPUs: one share per GPU", n, p->gpus);
+    }
+    if (json_object_set_new(pj, "split", arr))
+        return vs_error_oom(err);
+    return 0;
+}
 
 int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | "
-                         "tensor gpus=N | placement offload=model|sequential";
+                         "tensor gpus=N [split=3,1] | placement offload=model|sequential";
     /* the weights first, then the classes from the most divided to the least */
     static const vs_vocab_class shown[] = {VS_CLASS_PARAMETERS, VS_CLASS_GRADIENTS,
                                            VS_CLASS_OPTIMIZER,  VS_CLASS_ACTIVATIONS,
@@ -204,7 +251,13 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     pj = vs_placement_to_json(&p);
-    if (!pj || json_object_set_new(sheet, "placement", pj))
+    if (!pj)
+        return vs_error_oom(err);
+    if ((rc = placement_split(pj, line, &p, err)) < 0) {
+        json_decref(pj);
+        return rc;
+    }
+    if (json_object_set_new(sheet, "placement", pj))
         return vs_error_oom(err);
     ways = json_object();
     if (!ways)

@@ -283,7 +283,8 @@ const vs_verb vs_verbs_sizing[] = {
      "follow the card's resolution, frames and batch.",
      vs_verb_estimate_keys, vs_verb_estimate_words},
     {"placement", vs_verb_placement,
-     "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | tensor gpus=N",
+     "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | tensor gpus=N "
+     "[split=3,1]",
      "how the work is spread over GPUs: the envelope is per GPU",
      "Names the software placement; the envelope and the capacity check are per GPU after it. "
      "single (default): one GPU. ddp: everything replicated on every GPU. zero stage=1 shards "
@@ -295,7 +296,10 @@ const vs_verb vs_verbs_sizing[] = {
      "per-GPU weights are the largest component) and enable_sequential_cpu_offload one block "
      "(the largest block of any component: its tensors grouped by name up to the first layer "
      "index, such as down_blocks.1 or transformer_blocks.7), the weights all in host memory, "
-     "shown beside; capacity verdicts use the per-GPU figure.",
+     "shown beside; capacity verdicts use the per-GPU figure. split=3,1 (tensor only): the "
+     "share of the layers each GPU holds, one whole number per GPU, as llama.cpp's -ts; "
+     "`launch` writes it and each GPU's bytes (the envelope and `fit` still size the even "
+     "split).",
      vs_verb_placement_keys, vs_verb_placement_words},
     {"weights", vs_verb_weights, "weights [from=PATH | file=NAME] [sha256=yes]",
      "weights only, in bytes, GB and GiB (a lower bound)",

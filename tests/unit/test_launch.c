@@ -175,6 +175,37 @@ START_TEST(kept_in_the_record)
 }
 END_TEST
 
+/* placement tensor gpus=2 split=3,1: llama.cpp's -ts, and each GPU's share of the
+ * weights and the KV cache, by hand: 8B parameters at 4 bits = 4,000,000,000 bytes;
+ * KV 2 x 32 layers x 8 heads x 128 x 2 bytes x 8,192 tokens = 1 GiB; three quarters
+ * and one quarter of their sum (the runtime items are unknown: no bytes of theirs). */
+START_TEST(uneven_split)
+{
+    const json_t *l, *d;
+    long long whole = 4000000000LL + 1073741824LL;
+    run_ok("sheet \"launch split\"\n"
+           "model m8b params=8B\nformat int4\ntask inference\nlength 8192\nconcurrency 1\n"
+           "estimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"RTX 4090\" cards=2\nplacement tensor gpus=2 split=3,1\nengine llamacpp\n"
+           "launch");
+    l = launch_of(0);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "command"), " -ts 3,1"));
+    flags_in_table(l, "llamacpp", 1);
+    d = json_object_get(l, "devices");
+    ck_assert_int_eq(json_array_size(d), 2);
+    ck_assert_int_eq(geti(json_array_get(d, 0), "bytes"), whole * 3 / 4);
+    ck_assert_int_eq(geti(json_array_get(d, 1), "bytes"), whole / 4);
+    /* a share per GPU, whole numbers */
+    ck_assert_int_eq(run("placement tensor gpus=2 split=3"), VS_EVALUE);
+    ck_assert_int_eq(run("placement tensor gpus=2 split=3,x"), VS_EVALUE);
+    ck_assert_int_eq(run("placement ddp gpus=2 split=1,1"), VS_EVALUE);
+    /* vLLM splits each layer evenly */
+    run_ok("engine vllm");
+    ck_assert_int_eq(run("launch"), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "-ts"));
+}
+END_TEST
+
 START_TEST(shell_quoting)
 {
     json_t *argv = json_pack("[s, s, s]", "llama-server", "-m", "/models/my model's.gguf");
@@ -196,6 +227,7 @@ static Suite *suite(void)
     tcase_add_test(t, sglang_command);
     tcase_add_test(t, refused_when_the_fit_excludes);
     tcase_add_test(t, kept_in_the_record);
+    tcase_add_test(t, uneven_split);
     tcase_add_test(t, shell_quoting);
     suite_add_tcase(s, t);
     return s;
