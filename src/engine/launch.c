@@ -162,7 +162,7 @@ static int split_devices(json_t **devices, const vs_launch_rule *r, const vs_lau
 {
     const json_t *split = json_object_get(json_object_get(in->sheet, "placement"), "split"), *x;
     const vs_engine_env *e = &in->ctx->env;
-    uint64_t sum = 0, tp = e->tp ? e->tp : 1, total, others;
+    uint64_t sum = 0, tp = e->tp ? e->tp : 1, total, others, on_gpu;
     size_t i;
     char b[48];
     if (!json_array_size(split))
@@ -173,10 +173,13 @@ static int split_devices(json_t **devices, const vs_launch_rule *r, const vs_lau
                             "llama.cpp's -ts (engine llamacpp)",
                             r->engine);
     json_array_foreach(split, i, x) sum += (uint64_t)json_integer_value(x);
-    /* the fit's figures are per GPU of an even split: back to the whole */
-    total = (e->weights_known ? e->weights_bytes : 0) * tp + in->row->need_bytes * tp;
-    others =
-        in->row->non_kv_bytes > e->weights_bytes ? in->row->non_kv_bytes - e->weights_bytes : 0;
+    /* the fit's figures are per GPU of an even split: back to the whole; the
+     * weights the engine keeps in host memory are no GPU's */
+    on_gpu = e->weights_known && e->weights_bytes > in->row->host_bytes
+                 ? e->weights_bytes - in->row->host_bytes
+                 : 0;
+    total = on_gpu * tp + in->row->need_bytes * tp;
+    others = in->row->non_kv_bytes > on_gpu ? in->row->non_kv_bytes - on_gpu : 0;
     if (!(*devices = json_array()))
         return vs_error_oom(err);
     vs_buf_printf(note, "%ssplit", note->len ? "; " : "");

@@ -26,7 +26,7 @@ static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfa
         json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "tied_embeddings");
     vs_offload_in oi;
     vs_offload_plan p;
-    uint64_t others;
+    uint64_t others, on_gpu;
     int rc;
     if (!e->weights_known)
         return vs_error_set(err, VS_EVALUE, "the weights' size is unknown: nothing to offload");
@@ -36,8 +36,11 @@ static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfa
                             in->ctx->placement.gpus);
     memset(&oi, 0, sizeof oi);
     oi.weights_bytes = e->weights_bytes;
-    /* the pool lacks shortfall bytes: the weights must give them up */
-    oi.room_bytes = e->weights_bytes > shortfall ? e->weights_bytes - shortfall : 0;
+    /* the fit's GPU holds the weights but those llama.cpp keeps in host memory
+     * already (the token embedding); the pool lacks shortfall bytes, which those
+     * weights must give up */
+    on_gpu = e->weights_bytes > in->row->host_bytes ? e->weights_bytes - in->row->host_bytes : 0;
+    oi.room_bytes = on_gpu > shortfall ? on_gpu - shortfall : 0;
     oi.params_total = vs_launch_arch_count(sheet, "params_total");
     if (!oi.params_total && in->ctx->params_known)
         oi.params_total = in->ctx->params;
@@ -50,8 +53,8 @@ static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfa
     oi.experts_used = vs_launch_arch_count(sheet, "experts_per_token");
     if ((rc = vs_offload_llamacpp(&p, &oi, err)) < 0)
         return rc;
-    others =
-        in->row->non_kv_bytes > e->weights_bytes ? in->row->non_kv_bytes - e->weights_bytes : 0;
+    /* the rest of the fit's non-KV part: the runtime items, a tied output's copy, padding */
+    others = in->row->non_kv_bytes > on_gpu ? in->row->non_kv_bytes - on_gpu : 0;
     out->ngl = p.ngl;
     out->cpu_moe = p.kind == VS_OFFLOAD_EXPERTS ? p.cpu_moe : 0;
     out->gpu_bytes = p.gpu_weights_bytes + in->row->need_bytes + others;
@@ -80,7 +83,9 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
                         *ctk = vs_engine_get(e, "cache_type_k"),
                         *ctv = vs_engine_get(e, "cache_type_v"),
                         *swa = vs_engine_get(e, "swa_full"), *uni = vs_engine_get(e, "kv_unified"),
-                        *fit = vs_engine_get(e, "fit_target");
+                        *fit = vs_engine_get(e, "fit_target"),
+                        *ngl = vs_engine_get(e, "n_gpu_layers"),
+                        *nkvo = vs_engine_get(e, "no_kv_offload");
     const char *file = NULL, *model = vs_launch_card_str(in->sheet, "model");
     uint64_t layers = vs_launch_arch_count(in->sheet, "layers"), np = 1;
     size_t g;
@@ -121,6 +126,8 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         if (rc == 0 && in->off->cpu_moe)
             rc = vs_launch_flag(argv, "--n-cpu-moe", err, "%llu",
                                 (unsigned long long)in->off->cpu_moe);
+    } else if (ngl && ngl->given) {
+        rc = vs_launch_flag(argv, "-ngl", err, "%llu", (unsigned long long)ngl->u);
     } else if (layers) {
         rc = vs_launch_flag(argv, "-ngl", err, "%llu", (unsigned long long)(layers + 1));
     } else {
@@ -143,6 +150,8 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         if (rc < 0)
             return rc;
     }
+    if (nkvo && nkvo->set && nkvo->u && (rc = vs_launch_flag(argv, "-nkvo", err, NULL)) < 0)
+        return rc;
     if (swa && swa->set && swa->u && (rc = vs_launch_flag(argv, "--swa-full", err, NULL)) < 0)
         return rc;
     if (uni && uni->set && uni->u && (rc = vs_launch_flag(argv, "-kvu", err, NULL)) < 0)
