@@ -14,7 +14,9 @@
 #include "measure/import.h"
 #include "sheet/compare.h"
 
+#include "cell_run.h"
 #include "check_run.h"
+#include "results.h"
 
 #ifndef VS_SOURCE_DIR
 #define VS_SOURCE_DIR "."
@@ -217,16 +219,16 @@ START_TEST(vllm_exact_and_negative)
         "(EngineCore_DP0 pid=1) INFO 10-03 16:22:17 [gpu_worker.py:298] Available KV cache "
         "memory: -2.14 GiB";
     vs_import im;
-    char st[8192];
-    ck_assert_uint_le(imp->state_size, sizeof st);
-    memset(st, 0, sizeof st);
+    char state[8192];
+    ck_assert_uint_le(imp->state_size, sizeof state);
+    memset(state, 0, sizeof state);
     ck_assert_int_eq(vs_import_init(&im), 0);
     im.run_key = "log";
-    ck_assert_int_eq(imp->line(&im, st, exact, strlen(exact)), 0);
+    ck_assert_int_eq(imp->line(&im, state, exact, strlen(exact)), 0);
     expect_bytes(&im, "vllm.kv_cache_memory_in_budget", -1, 57403864576LL, 0);
     /* 55.14 x 2^30 = 59206124175.36 -> 59206124175 */
     expect_bytes(&im, "vllm.requested_memory", -1, 59206124175LL, 5368709);
-    ck_assert_int_eq(imp->line(&im, st, negative, strlen(negative)), 0);
+    ck_assert_int_eq(imp->line(&im, state, negative, strlen(negative)), 0);
     /* 2.14 x 2^30 = 2297807503.36 -> 2297807503: what the pool lacks */
     expect_bytes(&im, "vllm.kv_cache_shortfall", -1, 2297807503LL, 5368709);
     expect_count(&im, "vllm.no_kv_room", 1, "failure");
@@ -263,10 +265,10 @@ START_TEST(compare_no_room)
                               "counter", "vllm.kv_cache_shortfall", "scope", "reported", "host",
                               "peak_bytes", (json_int_t)2297807503LL, "unit", "B", "rank", "time");
     vs_compare c;
-    vs_error err;
-    memset(&err, 0, sizeof err);
+    vs_error e;
+    memset(&e, 0, sizeof e);
     ck_assert_ptr_nonnull(sheet);
-    ck_assert_int_eq(vs_compare_sheet(&c, sheet, 0, 0, &err), 0);
+    ck_assert_int_eq(vs_compare_sheet(&c, sheet, 0, 0, &e), 0);
     ck_assert(c.no_room);
     ck_assert(c.has_shortfall);
     ck_assert_int_eq(c.shortfall_bytes, 2297807503LL);
@@ -275,6 +277,39 @@ START_TEST(compare_no_room)
     ck_assert_str_eq(c.rows[VS_CMP_KV].status, "engine found no room");
     ck_assert_str_eq(c.rows[VS_CMP_KV].measured_from, "vllm.kv_cache_shortfall");
     json_decref(sheet);
+}
+END_TEST
+
+/* Through the interpreter: a sheet sized for a 221,000-token request under
+ * vLLM, then the log where vLLM refused (it needed 10.12 GiB of KV and had
+ * 5.59 GiB): `compare` measures kv_cache at 0 and says why. */
+START_TEST(verb_compare_no_room)
+{
+    char cell[1024];
+    json_t *rows, *row;
+    size_t i;
+    int seen = 0;
+    run_ok("sheet \"vllm 25350\"\n"
+           "model m params=8000000000\nformat bf16\ntask inference\n"
+           "length 221000\nconcurrency 1\n"
+           "estimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"L40S\" memory=48GB\n"
+           "engine vllm\n");
+    snprintf(cell, sizeof cell, "measure import \"%s\"", LOGS "vllm_25350_no_room.log");
+    run_ok(cell);
+    run_ok("compare");
+    ck_assert(json_is_true(json_object_get(lastp(), "engine_found_no_room")));
+    rows = json_object_get(lastp(), "rows");
+    json_array_foreach(rows, i, row)
+    {
+        if (strcmp(gets(row, "class"), "kv_cache") != 0)
+            continue;
+        seen = 1;
+        ck_assert_int_eq(geti(row, "measured_bytes"), 0);
+        ck_assert_str_eq(gets(row, "status"), "engine found no room");
+    }
+    ck_assert(seen);
+    ck_assert_ptr_nonnull(strstr(text(last()), "the engine found no room for the KV cache"));
 }
 END_TEST
 
@@ -300,6 +335,10 @@ int main(void)
     tcase_add_test(tc, vllm_no_room_errors);
     tcase_add_test(tc, compare_no_room);
     tcase_add_test(tc, sniff);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("verbs");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, verb_compare_no_room);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
