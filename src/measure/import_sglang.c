@@ -109,8 +109,13 @@ static int kv_sizes(vs_import *im, const vs_import_at *at, const char *line, siz
         return vs_import_refuse(im, "KV Cache is allocated: a size is out of range");
     if (a || b)
         return 0;
-    return vs_import_bytes(im, at, "sglang.kv_cache_memory", VS_SCOPE_REPORTED, kb + vb, kr + vr, k,
-                           (size_t)(line + vo + vu - k));
+    {
+        /* the text from the first size to the end of the last (either order) */
+        const char *from = k < v ? k : v, *ke = line + ko + ku, *ve = line + vo + vu;
+        const char *to = ke > ve ? ke : ve;
+        return vs_import_bytes(im, at, "sglang.kv_cache_memory", VS_SCOPE_REPORTED, kb + vb,
+                               kr + vr, from, (size_t)(to - from));
+    }
 }
 
 static int sglang_sniff(const char *line, size_t n)

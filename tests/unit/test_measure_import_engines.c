@@ -121,6 +121,20 @@ START_TEST(sglang_pool)
     expect_count(&im, "sglang.kv_cache_tokens", 367404, "tokens");
     vs_import_clear(&im);
 
+    {
+        /* V before K (a fuzzer's find): the same sum, the text spanning both */
+        static const char vk[] = "KV Cache is allocated. #tokens: 1, V size: 8.23 GB, K size: "
+                                 "8.23 GB";
+        const vs_importer *sg = vs_importer_find("sglang");
+        ck_assert_int_eq(vs_import_init(&im), 0);
+        im.run_key = "log";
+        ck_assert_int_eq(sg->line(&im, NULL, vk, strlen(vk)), 0);
+        expect_bytes(&im, "sglang.kv_cache_memory", -1, 17673790424LL, 2 * 5368709);
+        ck_assert_str_eq(
+            json_string_value(json_object_get(find(&im, "sglang.kv_cache_memory", -2), "text")),
+            "V size: 8.23 GB, K size: 8.23 GB");
+        vs_import_clear(&im);
+    }
     ck_assert_int_eq(feed_file("sglang", &im, "sglang_29575.log"), 0);
     expect_count(&im, "sglang.max_total_num_tokens", 2086558, "tokens");
     expect_count(&im, "sglang.max_running_requests", 33, "requests");
