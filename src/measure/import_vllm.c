@@ -81,6 +81,9 @@ static const phrase phrases[] = {
      * consumed memory (weights + non-torch), ... Current kv cache memory in
      * use is 2.41 GiB." and the exact --kv-cache-memory= bytes (read apart) */
     {"Desired GPU memory utilization is", "vllm.requested_memory", P_COMMA, NULL, 0},
+    /* 0.9: "ValueError: Free memory on device (59.32/79.15 GiB) on startup is less
+     * than desired GPU memory utilization (0.9, 71.24 GiB)." */
+    {"less than desired GPU memory utilization", "vllm.requested_memory", P_COMMA, NULL, 0},
     {"for consumed memory", "vllm.non_kv_consumed_memory", P_BEFORE, NULL, 0},
     {"Current kv cache memory in use is", "vllm.kv_cache_memory", P_BYTES, NULL, 0},
     /* no room: vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory

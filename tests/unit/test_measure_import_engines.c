@@ -215,6 +215,17 @@ START_TEST(vllm_010_profiling)
 }
 END_TEST
 
+/* vLLM 0.9.2 refusing a budget above the free memory (71.24 x 2^30 =
+ * 76493367541.76 -> 76493367542). */
+START_TEST(vllm_budget_above_free)
+{
+    vs_import im;
+    ck_assert_int_eq(feed_file("vllm", &im, "vllm_kvcached29_v092.log"), 0);
+    expect_bytes(&im, "vllm.requested_memory", -1, 76493367542LL, 5368709);
+    vs_import_clear(&im);
+}
+END_TEST
+
 /* The 0.11+ suggestion line, as vllm-ascend prints it
  * (https://github.com/vllm-project/vllm-ascend/pull/8289): exact bytes. And
  * the negative pool, in the format of vllm/v1/worker/gpu_worker.py's
@@ -346,6 +357,7 @@ int main(void)
     tcase_add_test(tc, trtllm_pool);
     tcase_add_test(tc, vllm_010_profiling);
     tcase_add_test(tc, vllm_exact_and_negative);
+    tcase_add_test(tc, vllm_budget_above_free);
     tcase_add_test(tc, vllm_no_room_errors);
     tcase_add_test(tc, compare_no_room);
     tcase_add_test(tc, sniff);
