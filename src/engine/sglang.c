@@ -9,8 +9,9 @@ static const char *const dtype_words[] = {"auto", "fp8_e4m3", "fp8_e5m2", "bf16"
 
 static const vs_engine_key keys[] = {
     {"mem_fraction_static", VS_EKEY_FRACTION, "0.88",
-     "python/sglang/srt/server_args.py (tp 1 on a large GPU, v0.4; lower for larger tp and "
-     "smaller GPUs)",
+     "python/sglang/srt/server_args.py __post_init__ (v0.4): unset, it is chosen from the "
+     "tensor-parallel size: 0.88 at tp 1, 0.87 at tp 2-3, 0.85 at tp 4-7, 0.81 at tp 8-15, "
+     "0.79 at tp 16 and more",
      NULL, "the fraction of the card for weights and the KV pool"},
     {"kv_cache_dtype", VS_EKEY_WORD, "auto", "python/sglang/srt/server_args.py (v0.4)", dtype_words,
      "auto: the model's 16-bit type"},
@@ -20,22 +21,32 @@ static const char help[] =
     "SGLang (python/sglang/srt/model_executor/model_runner.py profile_max_num_token, v0.4):\n"
     "  KV pool = free memory after loading the weights - total x (1 - mem_fraction_static), "
     "so = total x mem_fraction_static - weights - non_torch\n"
+    "  mem_fraction_static, unset: 0.88 at tp 1, 0.87 at tp 2, 0.85 at tp 4, 0.81 at tp 8, "
+    "0.79 at tp 16 (python/sglang/srt/server_args.py __post_init__, v0.4)\n"
     "  tokens = pool / (bytes of one token over every layer) (page size 1)\n"
     "  activations and CUDA graphs live in the remaining (1 - mem_fraction_static) of the "
     "card, beyond the budget.";
 
+/* SGLang's own choice when mem_fraction_static is not given: by the
+ * tensor-parallel size (python/sglang/srt/server_args.py __post_init__, v0.4). */
+static uint64_t fraction_by_tp(uint64_t tp)
+{
+    return tp >= 16 ? 790000 : tp >= 8 ? 810000 : tp >= 4 ? 850000 : tp >= 2 ? 870000 : 880000;
+}
+
 static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
 {
     const vs_engine_val *f = vs_engine_get(e, "mem_fraction_static");
+    uint64_t ppm = f->given ? f->u : fraction_by_tp(e->tp);
     char tot[64], b[64];
     (void)err;
-    out->budget_bytes = vs_engine_fraction_floor(e->total_bytes, f->u);
+    out->budget_bytes = vs_engine_fraction_floor(e->total_bytes, ppm);
     out->inside = VS_RT_BIT(VS_RT_NON_TORCH);
     out->outside = VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS);
     vs_units_round(tot, sizeof tot, e->total_bytes, VS_UNIT_GIB, 2);
     vs_units_round(b, sizeof b, out->budget_bytes, VS_UNIT_GIB, 2);
-    snprintf(out->rule, sizeof out->rule, "%s GiB x mem_fraction_static %.6g = %s GiB", tot,
-             (double)f->u / 1e6, b);
+    snprintf(out->rule, sizeof out->rule, "%s GiB x mem_fraction_static %.6g%s = %s GiB", tot,
+             (double)ppm / 1e6, f->given ? "" : " (SGLang's choice at this tp)", b);
     return 0;
 }
 

@@ -15,12 +15,14 @@ extern const vs_importer vs_import_nvsmi;
 extern const vs_importer vs_import_vllm;
 extern const vs_importer vs_import_llamacpp;
 extern const vs_importer vs_import_torchtune;
+extern const vs_importer vs_import_sglang;
+extern const vs_importer vs_import_trtllm;
 
 /* format=auto asks them in this order: the JSON formats first (a probe line
  * and a torch dump are unmistakable), then the CSV header, then the logs. */
 static const vs_importer *const importers[] = {
-    &vs_import_probe, &vs_import_torch,    &vs_import_nvsmi,
-    &vs_import_vllm,  &vs_import_llamacpp, &vs_import_torchtune,
+    &vs_import_probe,    &vs_import_torch,     &vs_import_nvsmi,  &vs_import_vllm,
+    &vs_import_llamacpp, &vs_import_torchtune, &vs_import_sglang, &vs_import_trtllm,
 };
 #define NIMPORTERS (sizeof importers / sizeof importers[0])
 
@@ -397,6 +399,38 @@ uint64_t vs_import_unit(const char *s, size_t n, size_t *used)
             return units[i].bytes;
         }
     }
+    return 0;
+}
+
+int vs_import_figure(const char *s, size_t n, int binary, uint64_t *bytes, uint64_t *resolution,
+                     size_t *used)
+{
+    size_t i = 0, k = 0, u = 0, sp = 0;
+    uint64_t mult;
+    json_t *num;
+    while (i < n && (s[i] == ' ' || s[i] == '=' || s[i] == ':'))
+        i++;
+    if (!(num = vs_import_number(s + i, n - i, 0, &k))) {
+        size_t d = i;
+        while (d < n && s[d] >= '0' && s[d] <= '9')
+            d++;
+        return d > i ? -1 : 1;
+    }
+    json_decref(num);
+    while (i + k + sp < n && s[i + k + sp] == ' ')
+        sp++;
+    if (!(mult = vs_import_unit(s + i + k + sp, n - i - k - sp, &u)))
+        return 1;
+    if (binary && u == 2 && s[i + k + sp + 1] == 'B') {
+        char c = s[i + k + sp];
+        mult = c == 'G'               ? 1ull << 30
+               : c == 'M'             ? 1ull << 20
+               : c == 'K' || c == 'k' ? 1ull << 10
+                                      : mult;
+    }
+    if (vs_import_decimal(s + i, k, mult, 0, bytes, resolution, &k))
+        return -1;
+    *used = i + k + sp + u;
     return 0;
 }
 

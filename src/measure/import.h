@@ -1,7 +1,8 @@
 /* import.h — what real runs print, read as measurements (`measure import`).
  *
  * One importer per format, each one file (import_probe.c, import_vllm.c,
- * import_llamacpp.c, import_torchtune.c, import_nvsmi.c, import_torch.c) behind
+ * import_llamacpp.c, import_torchtune.c, import_nvsmi.c, import_torch.c,
+ * import_sglang.c, import_trtllm.c) behind
  * the struct below, listed in one table in import.c. An importer is pure: it is
  * handed one line at a time and adds measurements (and, for the probe's files,
  * runs) to a vs_import; it reads no file and never touches a sheet. The verb
@@ -119,6 +120,14 @@ json_t *vs_import_number(const char *s, size_t n, int commas, size_t *used);
 /* A unit word at s ("GiB", "GB", "MiB", "MB", "KiB", "kB", "B"): its bytes,
  * *used its length; 0 when none. */
 uint64_t vs_import_unit(const char *s, size_t n, size_t *used);
+
+/* A byte figure at s after blanks, '=' and ':' ("avail mem=21.63 GB",
+ * "K size: 8.23 GB"): the number, an optional blank, a unit. binary reads
+ * "KB", "MB", "GB" as powers of 1024 (SGLang and TensorRT-LLM divide by 2^30
+ * and print GB). 0 with *bytes, *resolution and *used (from s); 1 when there
+ * is no such figure; -1 when its digits are out of range (the caller refuses). */
+int vs_import_figure(const char *s, size_t n, int binary, uint64_t *bytes, uint64_t *resolution,
+                     size_t *used);
 
 /* The first occurrence of needle in s[0..n), or NULL (ci: ASCII case ignored). */
 const char *vs_import_find(const char *s, size_t n, const char *needle, int ci);

@@ -24,7 +24,7 @@
 
 #include "measure/import.h"
 
-enum { P_BYTES = 1, P_GB_IS_GIB, P_USABLE, P_GRAPH, P_COUNT, P_REAL, P_BEFORE };
+enum { P_BYTES = 1, P_GB_IS_GIB, P_USABLE, P_GRAPH, P_COUNT, P_REAL, P_BEFORE, P_COMMA, P_NO_ROOM };
 
 typedef struct phrase {
     const char *text;    /* as printed */
@@ -61,6 +61,38 @@ static const phrase phrases[] = {
     {"for non-torch memory", "vllm.non_torch_memory", P_BEFORE, NULL, 0},
     {"for CUDAGraph memory", "vllm.cuda_graph_memory", P_BEFORE, NULL, 0},
     {"for NPU graph memory", "vllm.cuda_graph_memory", P_BEFORE, NULL, 0},
+    /* 0.10 (vllm/v1/worker/gpu_worker.py, at DEBUG): "Initial free memory:
+     * 43.82 GiB; Requested memory: 0.90 (util), 39.88 GiB", "Free memory after
+     * profiling: 41.43 GiB (total), 37.49 GiB (within requested)", "Memory
+     * profiling takes 7.26 seconds. Total non KV cache memory: 2.78GiB; torch
+     * peak memory increase: 0.45GiB; non-torch forward increase memory:
+     * 0.02GiB; weights memory: 2.32GiB." (PR #21429); 0.9's "Initial free
+     * memory: ..., free memory: ..., requested GPU memory: ..." */
+    {"Initial free memory:", "vllm.initial_free_memory", P_BYTES, NULL, 0},
+    {"(util),", "vllm.requested_memory", P_BYTES, NULL, 0},
+    {"requested GPU memory:", "vllm.requested_memory", P_BYTES, NULL, 0},
+    {"Free memory after profiling:", "vllm.free_after_profiling", P_BYTES, NULL, 0},
+    {"Total non KV cache memory:", "vllm.non_kv_cache_memory", P_BYTES, NULL, 0},
+    {"torch peak memory increase:", "vllm.activation_peak", P_BYTES, NULL, 0},
+    {"non-torch forward increase memory:", "vllm.non_torch_memory", P_BYTES, NULL, 0},
+    {"weights memory:", "vllm.model_weights", P_BYTES, NULL, 0},
+    /* 0.11+: "Free memory on device (4.95/6.0 GiB) on startup. Desired GPU
+     * memory utilization is (0.79, 4.74 GiB). Actual usage is 2.1 GiB for
+     * consumed memory (weights + non-torch), ... Current kv cache memory in
+     * use is 2.41 GiB." and the exact --kv-cache-memory= bytes (read apart) */
+    {"Desired GPU memory utilization is", "vllm.requested_memory", P_COMMA, NULL, 0},
+    /* 0.9: "ValueError: Free memory on device (59.32/79.15 GiB) on startup is less
+     * than desired GPU memory utilization (0.9, 71.24 GiB)." */
+    {"less than desired GPU memory utilization", "vllm.requested_memory", P_COMMA, NULL, 0},
+    {"for consumed memory", "vllm.non_kv_consumed_memory", P_BEFORE, NULL, 0},
+    {"Current kv cache memory in use is", "vllm.kv_cache_memory", P_BYTES, NULL, 0},
+    /* no room: vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory
+     * ("No available memory for the cache blocks.", "... KV cache is needed,
+     * which is larger than the available KV cache memory (5.59 GiB)") */
+    {"No available memory for the cache blocks", "vllm.no_kv_room", P_NO_ROOM, "failure", 0},
+    {"KV cache is needed, which is larger than the available KV cache memory",
+     "vllm.kv_cache_needed", P_BEFORE, NULL, 0},
+    {"than the available KV cache memory", "vllm.kv_cache_memory", P_BYTES, NULL, 0},
     {"# GPU blocks:", "vllm.gpu_blocks", P_COUNT, "blocks", 1},
     {"# CUDA blocks:", "vllm.gpu_blocks", P_COUNT, "blocks", 1},
     {"GPU blocks:", "vllm.gpu_blocks", P_COUNT, "blocks", 1},
@@ -236,6 +268,61 @@ static int rank_of(const char *line, size_t n, unsigned *rank)
     return 0;
 }
 
+/* Where "KV cache is needed, ..." was found (the engine refused: no room). */
+static const char *found_needed(const char *const *found)
+{
+    size_t i;
+    for (i = 0; phrases[i].text; i++)
+        if (!strcmp(phrases[i].counter, "vllm.kv_cache_needed"))
+            return found[i];
+    return NULL;
+}
+
+/* vLLM 0.11+ (vllm/v1/worker/gpu_worker.py): "Replace gpu_memory_utilization
+ * config with `--kv-cache-memory=2358995846` (2.2 GiB) to fit into requested
+ * memory, or `--kv-cache-memory=2590736384` (2.41 GiB) to fully utilize gpu
+ * memory.": the pool's exact bytes, within the budget and at the device's
+ * limit (resolution 0). */
+static int exact_suggestions(vs_import *im, const vs_import_at *at, const char *line, size_t n)
+{
+    static const char key[] = "--kv-cache-memory=";
+    const char *p = line, *end = line + n;
+    int rc;
+    if (!vs_import_find(line, n, "Replace gpu_memory_utilization", 0))
+        return 0;
+    while ((p = vs_import_find(p, (size_t)(end - p), key, 0)) != NULL) {
+        const char *q = p + sizeof key - 1, *close;
+        size_t used = 0;
+        const char *counter;
+        json_t *v = vs_import_number(q, (size_t)(end - q), 0, &used);
+        if (!v && digits_at(q, (size_t)(end - q)))
+            return out_of_range(im, key, q, (size_t)(end - q));
+        if (!v || !json_is_integer(v)) {
+            json_decref(v);
+            p = q;
+            continue;
+        }
+        close = memchr(q + used, ')', (size_t)(end - q - used));
+        counter = !close ? NULL
+                  : vs_import_find(close, (size_t)(end - close) < 16 ? (size_t)(end - close) : 16,
+                                   "to fit", 0)
+                      ? "vllm.kv_cache_memory_in_budget"
+                  : vs_import_find(close, (size_t)(end - close) < 16 ? (size_t)(end - close) : 16,
+                                   "to fully", 0)
+                      ? "vllm.kv_cache_memory_at_limit"
+                      : NULL;
+        if (counter && (rc = vs_import_bytes(im, at, counter, VS_SCOPE_REPORTED,
+                                             (uint64_t)json_integer_value(v), 0, p,
+                                             (size_t)(q + used - p))) < 0) {
+            json_decref(v);
+            return rc;
+        }
+        json_decref(v);
+        p = q + used;
+    }
+    return 0;
+}
+
 static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
 {
     vs_import_at at = {.phase = "startup"};
@@ -279,9 +366,43 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
         }
         off = (size_t)(p - line) + strlen(ph->text);
         switch (ph->kind) {
+        case P_NO_ROOM:
+            rc = vs_import_count(im, &at, ph->counter, json_integer(1), ph->unit, p,
+                                 strlen(ph->text));
+            break;
+        case P_COMMA: {
+            /* "is (0.79, 4.74 GiB)": the figure after the comma */
+            const char *c = memchr(line + off, ',', n - off);
+            size_t o2;
+            if (!c || c - (line + off) > 32)
+                continue;
+            o2 = (size_t)(c + 1 - line);
+            o2 += skip_to_figure(line + o2, n - o2);
+            if ((rc = figure(line + o2, n - o2, 0, &bytes, &res, &used)) == -2)
+                return out_of_range(im, ph->text, line + o2, n - o2);
+            if (rc < 0)
+                continue;
+            rc = vs_import_bytes(im, &at, ph->counter, VS_SCOPE_REPORTED, bytes, res, p,
+                                 (size_t)(line + o2 + used - p));
+            break;
+        }
         case P_BYTES:
         case P_GB_IS_GIB:
             off += skip_to_figure(line + off, n - off);
+            if (off + 1 < n && line[off] == '-' && !strcmp(ph->counter, "vllm.kv_cache_memory")) {
+                /* "Available KV cache memory: -2.14 GiB": what the pool lacks;
+                 * the engine found no room */
+                if ((rc = figure(line + off + 1, n - off - 1, 0, &bytes, &res, &used)) == -2)
+                    return out_of_range(im, ph->text, line + off + 1, n - off - 1);
+                if (rc < 0)
+                    continue;
+                if ((rc = vs_import_bytes(im, &at, "vllm.kv_cache_shortfall", VS_SCOPE_REPORTED,
+                                          bytes, res, p, (size_t)(line + off + 1 + used - p))) < 0)
+                    return rc;
+                rc = vs_import_count(im, &at, "vllm.no_kv_room", json_integer(1), "failure", p,
+                                     (size_t)(line + off + 1 + used - p));
+                break;
+            }
             if ((rc = figure(line + off, n - off, ph->kind == P_GB_IS_GIB, &bytes, &res, &used)) ==
                 -2)
                 return out_of_range(im, ph->text, line + off, n - off);
@@ -408,7 +529,11 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
         if (rc < 0)
             return rc;
     }
-    return 0;
+    if (found_needed(found) &&
+        (rc = vs_import_count(im, &at, "vllm.no_kv_room", json_integer(1), "failure",
+                              found_needed(found), strlen(found_needed(found)))) < 0)
+        return rc;
+    return exact_suggestions(im, &at, line, n);
 }
 
 const vs_importer vs_import_vllm = {

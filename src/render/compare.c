@@ -110,6 +110,17 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
                       "%zu under-estimate(s) (!): the estimate is below what was measured "
                       "by more than the printed figures' rounding\n",
                       c->under);
+    if (c->no_room) {
+        char b[96] = "";
+        if (c->has_shortfall)
+            vs_units_describe(b, sizeof b, (uint64_t)c->shortfall_bytes);
+        vs_buf_printf(text,
+                      "the engine found no room for the KV cache (%s%s%s): it refused to start; "
+                      "a positive kv_cache estimate is a pool it did not have\n",
+                      c->no_room_from, c->has_shortfall ? ", short by " : "", b);
+        vs_buf_printf(html, "<p>the engine found no room for the KV cache (%s)</p>",
+                      c->no_room_from);
+    }
     vs_buf_puts(text, "unaccounted = the measured total minus the measured parts; a printed "
                       "figure is rounded: resolution_bytes says by how much\n");
     vs_buf_printf(html, "<p>estimate against measurement%s</p>",
@@ -122,9 +133,11 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
                 "exact bytes are in the plain text and the payload</p>");
     vs_table_free(t);
     vs_table_free(th);
-    *payload = json_pack("{s:s, s:o, s:o, s:I, s:I}", "kind", "compare", "rows", rows, "gpu",
-                         c->gpu_known ? json_integer(c->gpu) : json_null(), "gpus",
-                         (json_int_t)c->gpus, "under_estimates", (json_int_t)c->under);
+    *payload = json_pack("{s:s, s:o, s:o, s:I, s:I, s:b, s:o}", "kind", "compare", "rows", rows,
+                         "gpu", c->gpu_known ? json_integer(c->gpu) : json_null(), "gpus",
+                         (json_int_t)c->gpus, "under_estimates", (json_int_t)c->under,
+                         "engine_found_no_room", c->no_room, "kv_shortfall_bytes",
+                         c->has_shortfall ? json_integer(c->shortfall_bytes) : json_null());
     if (!*payload || vs_buf_failed(text) || vs_buf_failed(html))
         return VS_ENOMEM;
     return 0;

@@ -51,6 +51,12 @@ static const struct {
     {"vllm.non_torch_memory", VS_CMP_NON_TORCH},
     {"vllm.cuda_graph_memory", VS_CMP_CUDA_GRAPHS},
     {"vllm.cuda_graph_memory_estimate", VS_CMP_CUDA_GRAPHS},
+    {"sglang.model_weights", VS_CMP_WEIGHTS},
+    {"sglang.kv_cache_memory", VS_CMP_KV},
+    {"sglang.cuda_graph_memory", VS_CMP_CUDA_GRAPHS},
+    {"trtllm.model_weights", VS_CMP_WEIGHTS},
+    {"trtllm.kv_cache_memory", VS_CMP_KV},
+    {"trtllm.execution_context", VS_CMP_ACTIVATIONS},
     {"llamacpp.output_buffer", VS_CMP_OTHER},
     {"llamacpp.rs_buffer", VS_CMP_OTHER},
 };
@@ -72,6 +78,19 @@ int vs_compare_counter_class(const char *counter)
         if (!strcmp(counters[i].counter, counter))
             return counters[i].cls;
     return VS_CMP_NONE;
+}
+
+/* The counters that say the engine found no room for the KV cache. */
+static const char *const no_room_counters[] = {"vllm.no_kv_room", "sglang.no_kv_room",
+                                               "vllm.kv_cache_shortfall", NULL};
+
+static int is_no_room(const char *counter)
+{
+    size_t i;
+    for (i = 0; counter && no_room_counters[i]; i++)
+        if (!strcmp(no_room_counters[i], counter))
+            return 1;
+    return 0;
 }
 
 static int total_rank(const char *counter)
@@ -222,7 +241,17 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
         int c = vs_compare_counter_class(counter);
         int64_t b;
         vs_compare_row *r;
-        json_t *res = json_object_get(m, "resolution_bytes");
+        json_t *res = json_object_get(m, "resolution_bytes"), *g = json_object_get(m, "gpu");
+        if (is_no_room(counter) &&
+            (json_is_null(g) || !g || (gpu_known && json_integer_value(g) == (json_int_t)gpu))) {
+            out->no_room = 1;
+            out->no_room_from = counter;
+            if (json_is_integer(json_object_get(m, "peak_bytes"))) {
+                out->has_shortfall = 1;
+                out->shortfall_bytes = json_integer_value(json_object_get(m, "peak_bytes"));
+            }
+            continue;
+        }
         if (c == VS_CMP_NONE || !counts(m, gpu_known, gpu))
             continue;
         b = json_integer_value(json_object_get(m, "peak_bytes"));
@@ -239,6 +268,14 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
         r->measured_bytes = b;
         r->resolution_bytes = json_is_integer(res) ? (uint64_t)json_integer_value(res) : 0;
         r->measured_from = counter;
+    }
+    /* no room: the pool the engine had is 0, whatever else was printed */
+    if (out->no_room) {
+        vs_compare_row *r = &out->rows[VS_CMP_KV];
+        r->has_measured = 1;
+        r->measured_bytes = 0;
+        r->resolution_bytes = 0;
+        r->measured_from = out->no_room_from;
     }
     /* unaccounted: the measured total minus the measured parts */
     {
@@ -268,6 +305,8 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
     for (k = 0; k < VS_CMP_NROWS; k++)
         if (k != VS_CMP_UNACCOUNTED)
             set_status(out, &out->rows[k]);
+    if (out->no_room)
+        out->rows[VS_CMP_KV].status = "engine found no room";
     rc = 0;
 done:
     vs_component_views_free(&views);

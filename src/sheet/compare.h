@@ -10,8 +10,9 @@
  * counters that stand for it (vLLM's, llama.cpp's), on the GPU compared or
  * with no GPU; a total (device used, nvidia-smi used, vLLM's usable budget,
  * llama.cpp's self) gives the `unaccounted` row: the measured total minus the
- * measured parts. An estimate below its measurement by more than the printed
- * figures' resolution is an under-estimate, flagged. Pure: no I/O.
+ * measured parts. A failure the engine printed (no room for the KV cache)
+ * measures the kv_cache row at 0, status "engine found no room". An estimate below its measurement
+ * by more than the printed figures' resolution is an under-estimate, flagged. Pure: no I/O.
  */
 #ifndef VS_SHEET_COMPARE_H
 #define VS_SHEET_COMPARE_H
@@ -47,7 +48,8 @@ typedef struct vs_compare_row {
     int has_delta;
     int64_t delta_bytes; /* estimated - measured */
     const char *status;  /* "under-estimate", "covers", "not measured",
-                            "not estimated", "unaccounted", "accounted" (static) */
+                            "not estimated", "unaccounted", "accounted",
+                            "engine found no room" (static) */
 } vs_compare_row;
 
 typedef struct vs_compare {
@@ -56,6 +58,14 @@ typedef struct vs_compare {
     int gpu;       /* the GPU compared, when gpu_known */
     unsigned gpus; /* GPUs of the placement */
     size_t under;  /* rows flagged under-estimate */
+    /* the engine said it found no room for the KV cache (vLLM's negative
+     * "Available KV cache memory", its "No available memory for the cache
+     * blocks", SGLang's "leave no GPU memory for the KV cache"): the kv_cache
+     * row is measured at 0 and its status says so */
+    int no_room;
+    const char *no_room_from; /* the counter (borrowed from the sheet) */
+    int has_shortfall;        /* the pool's negative figure, when printed */
+    int64_t shortfall_bytes;  /* what the pool lacked (> 0) */
 } vs_compare;
 
 /* The class a measurement counter stands for ("vllm.model_weights" ->

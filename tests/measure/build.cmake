@@ -19,7 +19,7 @@ set(VS_MEASURE_TEST_DEFS
     VS_FAKE_NVML_MIN="$<TARGET_FILE:fake_nvml_min>"
     VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 foreach(_t test_measure test_measure_nvml test_measure_runner test_measure_sampler test_gpu_here
-           test_measure_phasefd test_measure_verbs test_measure_probe)
+           test_measure_phasefd test_measure_verbs test_measure_probe test_measure_import_engines)
   if(TARGET ${_t})
     target_compile_definitions(${_t} PRIVATE ${VS_MEASURE_TEST_DEFS})
     add_dependencies(${_t} fake_nvml fake_nvml_min)
@@ -53,7 +53,7 @@ vs_kernel_test(measure.kernel ${PROJECT_SOURCE_DIR}/tests/measure test_measure_k
 
 # --- fuzz targets: the phase-fd line parser; one per log importer ---
 vs_fuzz_target(fuzz_measure)
-foreach(_fmt probe vllm llamacpp torchtune nvsmi torch)
+foreach(_fmt probe vllm llamacpp torchtune nvsmi torch sglang trtllm)
   vs_fuzz_target(fuzz_import_${_fmt})
 endforeach()
 

@@ -641,6 +641,36 @@ START_TEST(engine_budget_rules)
 }
 END_TEST
 
+/* SGLang unset chooses mem_fraction_static by tensor-parallel size
+ * (python/sglang/srt/server_args.py __post_init__, v0.4): at tp 4, 0.85, so
+ * the budget on 85e9 B is floor(85e9 x 0.85) = 72,250,000,000; given, 0.88
+ * is kept: 74,800,000,000. */
+START_TEST(sglang_fraction_by_tp)
+{
+    static const struct {
+        const char *engine;
+        long long budget;
+    } cases[] = {
+        {"{\"name\": \"sglang\", \"keys\": {}}", 72250000000LL},
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}", 74800000000LL},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               4, 4096, 1, cases[i].engine);
+        fit_one(&r, s,
+                "{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": "
+                "\"declared with reported=\"}");
+        ck_assert_msg(r.budget_bytes == (uint64_t)cases[i].budget, "%s budget %llu",
+                      cases[i].engine, (unsigned long long)r.budget_bytes);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
 /* transformers eager attention: one layer's scores, heads x length^2 x (2 + 4) bytes per
  * sequence. 32 query heads at 4096 tokens: 32 x 4096^2 x 6 = 3,221,225,472 B, on top of
  * the cache, 4096 x 128 KiB = 536,870,912 B. */
@@ -985,6 +1015,7 @@ static Suite *suite(void)
     tcase_add_test(t, vllm_hybrid_state_pages);
     tcase_add_test(t, fit_max_length_capped_at_the_context);
     tcase_add_test(t, engine_budget_rules);
+    tcase_add_test(t, sglang_fraction_by_tp);
     tcase_add_test(t, transformers_eager_scores);
     tcase_add_test(t, engine_defaults_parse);
     tcase_add_test(t, engine_verb);
