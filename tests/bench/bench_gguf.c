@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
+
 #include "model/hfcache.h"
 #include "model/model.h"
 #include "sheet/sheet.h"
@@ -34,13 +36,6 @@
 #define TENSORS 1200
 #define SHARDS 163
 #define PER_SHARD 60
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static long long rchar(void)
 {

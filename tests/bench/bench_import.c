@@ -12,15 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
+
 #include "lang/interp.h"
 #include "render/bundle.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static const char *const vllm_lines[] = {
     "(VllmWorker rank=%d pid=4%d) INFO 04-24 16:32:03 [loader.py:458] Loading weights took 2.72 "

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
+
 #include "lang/interp.h"
 #include "lang/parse.h"
 #include "lang/verb.h"
@@ -60,19 +62,6 @@ static void add(vs_buf *b, const char *line, int *used_core)
         (*used_core)++;
     }
     vs_buf_putc(b, '\n');
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 int main(int argc, char **argv)

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
+
 #include "model/model.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
@@ -99,12 +101,6 @@ static int write_shard(const char *dir, const char *file, shard *s, unsigned lon
     fclose(f);
     *hdr += 8 + hl;
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)

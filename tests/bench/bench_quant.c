@@ -16,24 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
+
 #include "lang/interp.h"
 #include "render/bundle.h"
 #include "util/pool.h"
 
 #define RUNS 41
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void on_display(void *ctx, const vs_bundle *bundle, const char *id, int update)
 {

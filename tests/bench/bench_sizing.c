@@ -8,24 +8,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
+
 #include "lang/interp.h"
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 #include "util/pool.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static size_t rendered;
 

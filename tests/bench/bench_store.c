@@ -22,14 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/store.h"
+#include "bench_clock.h"
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "store/store.h"
 
 /* CPU time of this process, and of its finished children (the git commands):
  * on a loaded shared machine wall time mostly measures the wait for a core. */
@@ -46,12 +41,6 @@ static double cpu_children_ms(void)
     getrusage(RUSAGE_CHILDREN, &ru);
     return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static double median(double *v, int n)
