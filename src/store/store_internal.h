@@ -104,15 +104,39 @@ void vs_store_note_write(vs_store *st, const vs_store_theirs_note *tn);
 int vs_store_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const char *id,
                            const char *file, git_oid *out, int *has);
 
+/* --- store_cred.c: the credential a remote over http(s) asks for --- */
+
+/* One connection's credential: given at most once (libgit2 asking again means
+ * the server refused it), where it came from, and why none could be given.
+ * The secret itself is never kept here. */
+typedef struct vs_store_cred {
+    const char *url; /* the remote's URL, as git credential fill is given it */
+    const char *dir; /* the records, where git credential fill runs */
+    int given;
+    char from[64];  /* "VRAMSHEET_RECORDS_TOKEN" or "your git credential helper" */
+    char user[256]; /* the user name given (not a secret) */
+    char why[700];  /* why no credential, or why the one given was refused */
+} vs_store_cred;
+void vs_store_cred_init(vs_store_cred *c, const char *url, const char *dir);
+/* A git_credential_acquire_cb with payload a vs_store_cred. */
+int vs_store_cred_cb(git_credential **out, const char *url, const char *user_from_url,
+                     unsigned int allowed, void *payload);
+int vs_store_cred_acquire(git_credential **out, const char *url, const char *user_from_url,
+                          unsigned int allowed, vs_store_cred *c);
+/* Refuses (VS_ERECORDS, the URL shown redacted) a URL with user:password@. */
+int vs_store_cred_url_check(const char *url, vs_error *err);
+
 /* --- store_receive.c: what a push learns from the server; git receive-pack --- */
 
 typedef struct vs_store_push_report {
-    char status[300]; /* the first reference the server refused: "REF: ITS REASON" */
-    char said[1024];  /* what its hooks printed, lines joined, control characters as '?' */
-    char fail[300];   /* why git receive-pack could not be started ("" when it was) */
+    char status[300];   /* the first reference the server refused: "REF: ITS REASON" */
+    char said[1024];    /* what its hooks printed, lines joined, control characters as '?' */
+    char fail[300];     /* why git receive-pack could not be started ("" when it was) */
+    vs_store_cred cred; /* the credential asked for on this connection */
 } vs_store_push_report;
-/* Clears r and points cb's side-band and reference-status callbacks (and
- * payload) at it. */
+/* Clears r and points cb's side-band, reference-status and credential
+ * callbacks (and payload) at it; the credential's URL and records dir are
+ * then set with vs_store_cred_init(&r->cred, ...). */
 void vs_store_push_report_init(vs_store_push_report *r, git_remote_callbacks *cb);
 /* The server's words, status then what it said, as valid UTF-8, into out. */
 void vs_store_push_report_words(vs_store_push_report *r, char *out, size_t len);

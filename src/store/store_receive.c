@@ -95,11 +95,19 @@ static int on_update(const char *ref, const char *status, void *payload)
     return 0;
 }
 
+static int on_cred(git_credential **out, const char *url, const char *user_from_url,
+                   unsigned int allowed, void *payload)
+{
+    vs_store_push_report *r = payload;
+    return vs_store_cred_acquire(out, url, user_from_url, allowed, &r->cred);
+}
+
 void vs_store_push_report_init(vs_store_push_report *r, git_remote_callbacks *cb)
 {
     memset(r, 0, sizeof *r);
     cb->sideband_progress = on_sideband;
     cb->push_update_reference = on_update;
+    cb->credentials = on_cred;
     cb->payload = r;
 }
 

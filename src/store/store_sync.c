@@ -143,6 +143,8 @@ static int resolve_remote(vs_store *st, const char *name, const char *branch, re
         snprintf(rs->url, sizeof rs->url, "%s", name);
         snprintf(rs->track, sizeof rs->track, "refs/remotes/vramsheet/%s", branch);
     }
+    if ((rc = vs_store_cred_url_check(rs->url, err)) < 0)
+        goto done;
     p = rs->url;
     if (!strncmp(p, "file://", 7))
         p += 7;
@@ -191,12 +193,16 @@ static int remote_tip(vs_store *st, const remote_spec *rs, const char *refname, 
 {
     git_remote *r = NULL;
     git_remote_callbacks cb;
+    vs_store_cred cred;
     const git_remote_head **heads;
     size_t n, i;
     int rc = 0, tries = 0, lc;
     if ((rc = new_remote(st, rs, &r, err)) < 0)
         return rc;
     git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
+    vs_store_cred_init(&cred, rs->url, st->path);
+    cb.credentials = vs_store_cred_cb;
+    cb.payload = &cred;
     for (;;) {
         lc = git_remote_connect(r, GIT_DIRECTION_FETCH, &cb, NULL, NULL);
         if (lc == 0)
@@ -229,6 +235,7 @@ static int fetch_branch(vs_store *st, const remote_spec *rs, const char *refname
 {
     git_remote *r = NULL;
     git_fetch_options fo;
+    vs_store_cred cred;
     char spec[600];
     char *specs[1];
     git_strarray arr;
@@ -239,6 +246,9 @@ static int fetch_branch(vs_store *st, const remote_spec *rs, const char *refname
         return rc;
     git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
     fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+    vs_store_cred_init(&cred, rs->url, st->path);
+    fo.callbacks.credentials = vs_store_cred_cb;
+    fo.callbacks.payload = &cred;
     snprintf(spec, sizeof spec, "+%s:%s", refname, rs->track);
     specs[0] = spec;
     arr.strings = specs;
@@ -509,6 +519,7 @@ static int push_smart(vs_store *st, const remote_spec *rs, const char *refname, 
         return rc;
     git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
     vs_store_push_report_init(rep, &po.callbacks);
+    vs_store_cred_init(&rep->cred, rs->url, st->path);
     if (receive_pack)
         po.callbacks.transport = vs_store_receive_pack_transport;
     rc = git_remote_push(remote, &arr, &po);

@@ -29,6 +29,15 @@ if(NOT VS_FUZZ)
                          SKIP_RETURN_CODE 77)
   endforeach()
 
+  # Push and pull over http: git-http-backend behind a Python http.server with
+  # Basic auth; the credential from the environment or a git credential helper
+  # (skipped, saying why, only when git-http-backend is missing).
+  add_test(NAME store.server.http
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_http.sh
+                   $<TARGET_FILE:vramsheet>)
+  set_tests_properties(store.server.http PROPERTIES LABELS store TIMEOUT 120
+                       SKIP_RETURN_CODE 77)
+
   # Benchmark: built with the project, run by hand or by CI (not a ctest test).
   vs_bench(bench_store)
 endif()
