@@ -595,7 +595,14 @@ const vs_verb vs_verbs_records[] = {
      "too (git must be installed; without it such a push is refused, saying why). A push the "
      "server refuses, by a hook or another rule of its own, stops at once with the server's "
      "words (the reason and what its hooks printed), and nothing is pushed; only a remote "
-     "branch that another pusher moved meanwhile is merged and pushed again. A folder "
+     "branch that another pusher moved meanwhile is merged and pushed again. A remote over "
+     "http(s) that asks for a credential gets the VRAMSHEET_RECORDS_TOKEN environment "
+     "variable as the password (user VRAMSHEET_RECORDS_USER, else the URL's user name, else "
+     "vramsheet), else what `git credential fill` answers (your git credential helper, asked "
+     "for the URL's protocol, host and path, run in the records repository, never prompting "
+     "on a terminal); it is given once, and a refused one is said, not retried. A credential "
+     "is never written into the records or shown; a URL with user:password@ is refused (shown "
+     "as <redacted>): give the user name alone in the URL. A folder "
      "literally named push or pull is given as ./push.",
      no_keys, records_words},
     {"hub", vs_verb_hub, "hub [offline | online]",

@@ -176,4 +176,9 @@ $(cat "$T/found")"
 done
 ok "no secret in $n outputs, the records' files, objects or messages"
 
+printf 'help records\n' >"$T/h.vs"
+"$VS" run "$T/h.vs" >"$T/help.txt" 2>&1
+grep -q VRAMSHEET_RECORDS_TOKEN "$T/help.txt" && grep -q VRAMSHEET_RECORDS_USER "$T/help.txt" &&
+    grep -q 'git credential fill' "$T/help.txt" || fail "help records does not say how to give a credential"
+
 [ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
