@@ -304,24 +304,19 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
     char **ids = NULL;
     size_t n = 0, i;
     int rc;
-    if ((rc = vs_store_list(st, NULL, &ids, &n, err)) < 0)
+    /* only the sheets this pull changed (a tree diff, not a read of each) */
+    if ((rc = vs_store_changed_sheets(st, s->local_before, *s->local_after ? s->local_after : NULL,
+                                      &ids, &n, err)) < 0)
         return rc;
     for (i = 0; i < n && rc == 0; i++) {
-        vs_store_blob now = {0}, was = {0};
+        vs_store_blob now = {0};
         json_t *sheet = NULL, *open;
         const char *base;
         vs_error e;
         int changed;
         vs_error_clear(&e);
         if (vs_store_read(st, ids[i], NULL, NULL, &now, &e) < 0)
-            continue;
-        if (*s->local_before && vs_store_read(st, ids[i], s->local_before, NULL, &was, &e) == 0 &&
-            !strcmp(was.blob, now.blob)) {
-            vs_store_blob_clear(&was);
-            vs_store_blob_clear(&now);
-            continue; /* not changed by this pull */
-        }
-        vs_store_blob_clear(&was);
+            continue; /* removed by the pull */
         if (vs_sheet_load(&sheet, now.data, now.len, &e) == 0 &&
             (changed = vs_sheet_refresh_derived(sheet)) > 0) {
             char *json = vs_sheet_dump(sheet), *md = vs_markdown_sheet(sheet);

@@ -126,6 +126,16 @@ int vs_store_receive_hooks(git_repository *remote, char *names, size_t len);
  * vs_store_push_report) that pushes to a path through `git receive-pack PATH`. */
 int vs_store_receive_pack_transport(git_transport **out, git_remote *owner, void *payload);
 
+/* --- store_index.c: a shallow clone --- */
+
+/* The boundary commits of a shallow clone (<gitdir>/shallow), sorted: *out
+ * malloc'd (NULL and 0 when the clone is whole). -1 when memory is short. */
+int vs_store_shallow_read(vs_store *st, git_oid **out, size_t *n);
+/* 1 when c is one of the sorted boundary commits. */
+int vs_store_shallow_has(const git_oid *shallow, size_t n, const git_oid *c);
+/* 1 for a shallow clone. */
+int vs_store_is_shallow(vs_store *st);
+
 /* --- store_sync.c: the sides of a remote --- */
 
 /* The sheets changed on both sides since the merge base, to different contents:

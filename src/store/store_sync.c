@@ -1,6 +1,7 @@
 /* store_sync.c — push and pull: fetch, the per-sheet check that a sheet is
  * never merged, fast-forward or a merge commit of different sheets, and the
  * push read back after the fact. */
+#include "store/store_index.h"
 #include "store/store_internal.h"
 
 #include <dirent.h>
@@ -264,6 +265,53 @@ done:
     return rc;
 }
 
+static void paths_free(git_strarray *a)
+{
+    size_t i;
+    for (i = 0; i < a->count; i++)
+        free(a->strings[i]);
+    free(a->strings);
+    a->strings = NULL;
+    a->count = 0;
+}
+
+static int on_delta(const git_diff_delta *d, float progress, void *payload)
+{
+    git_strarray *a = payload;
+    const char *p[2];
+    int k;
+    (void)progress;
+    p[0] = d->old_file.path;
+    p[1] = d->new_file.path && d->old_file.path && strcmp(d->new_file.path, d->old_file.path)
+               ? d->new_file.path
+               : NULL;
+    for (k = 0; k < 2 && p[k]; k++) {
+        char **nv = realloc(a->strings, (a->count + 1) * sizeof *nv);
+        if (!nv)
+            return -1;
+        a->strings = nv;
+        if (!(a->strings[a->count] = strdup(p[k])))
+            return -1;
+        a->count++;
+    }
+    return 0;
+}
+
+/* The files that differ between two trees (a tree diff skips the folders
+ * whose ids are equal: the sheets that did not change cost one compare). */
+static int changed_paths(git_repository *repo, git_tree *a, git_tree *b, git_strarray *out)
+{
+    git_diff *diff = NULL;
+    int rc;
+    if ((rc = git_diff_tree_to_tree(&diff, repo, a, b, NULL)) < 0)
+        return rc;
+    rc = git_diff_foreach(diff, on_delta, NULL, NULL, NULL, out);
+    git_diff_free(diff);
+    if (rc < 0)
+        paths_free(out);
+    return rc;
+}
+
 /* After the branch moved from old_tree to new_tree in a repository with a work
  * tree, update the files that changed, leaving the person's own edits alone. */
 int vs_store_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
@@ -272,6 +320,7 @@ int vs_store_checkout_moved(vs_store *st, const git_oid *old_commit, const git_o
     git_checkout_options co;
     git_commit *oc = NULL, *nc = NULL;
     git_tree *ot = NULL, *nt = NULL;
+    git_strarray paths = {0};
     int rc = 0, fd = -1;
     if (git_repository_is_bare(st->repo))
         return 0;
@@ -286,9 +335,22 @@ int vs_store_checkout_moved(vs_store *st, const git_oid *old_commit, const git_o
     git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
     co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS;
     co.baseline = ot;
+    /* Only the paths that changed: a checkout of the whole tree would look at
+     * every file of every sheet in the work tree. */
+    if (ot && changed_paths(st->repo, ot, nt, &paths) < 0) {
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot compare trees");
+        goto done;
+    }
+    if (ot && !paths.count)
+        goto done;
+    if (ot) {
+        co.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+        co.paths = paths;
+    }
     if (git_checkout_tree(st->repo, (git_object *)nt, &co) < 0)
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot update the work tree");
 done:
+    paths_free(&paths);
     git_tree_free(ot);
     git_tree_free(nt);
     git_commit_free(oc);
@@ -429,6 +491,10 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
     }
     {
         vs_error werr;
+        vs_error_clear(&werr);
+        /* the revision index takes the new commits (a fast-forward: theirs since
+         * our tip, each compared with its parents' sheets/) */
+        vs_store_index_sync(st, &werr);
         vs_error_clear(&werr);
         if (vs_store_checkout_moved(st, have ? &tip : NULL, &result, &werr) < 0)
             snprintf(out->warning, sizeof out->warning, "the work tree was not updated: %.460s",
