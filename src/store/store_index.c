@@ -114,8 +114,6 @@ static int write_heads(vs_store *st, const ix_heads_hdr *hdr, ix_table *t, vs_er
         return vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", tmp, strerror(errno));
     ok = fwrite(hdr, sizeof *hdr, 1, f) == 1 &&
          (!t->n || fwrite(t->heads, sizeof *t->heads, t->n, f) == t->n);
-    ok = fflush(f) == 0 && ok;
-    ok = fdatasync(fileno(f)) == 0 && ok;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, p) != 0) {
         unlink(tmp);
@@ -291,7 +289,7 @@ static int extend(vs_store *st, const heads_map *m, const git_oid *tip, int *reb
     }
     if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, NULL, 0, err)) < 0)
         goto done;
-    if (fflush(f) != 0 || fdatasync(fileno(f)) != 0) {
+    if (fflush(f) != 0) {
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
         goto done;
     }
@@ -345,7 +343,7 @@ static int rebuild(vs_store *st, const char *refname, const git_oid *tip, vs_err
     }
     if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, shallow, ns, err)) < 0)
         goto done;
-    if (fflush(f) != 0 || fdatasync(fileno(f)) != 0 || fclose(f) != 0) {
+    if (fclose(f) != 0) {
         f = NULL;
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", tmp, strerror(errno));
         goto done;

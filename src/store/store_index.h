@@ -11,7 +11,10 @@
  * by a rename, after the log it covers is written: a writer killed halfway
  * leaves the last complete index (the log's tail past its length is cut by the
  * next writer), and a reader never sees half of one. Writers take
- * <gitdir>/vramsheet/index.lock (flock: released when a writer dies).
+ * <gitdir>/vramsheet/index.lock (flock: released when a writer dies). Nothing
+ * is synced to the disk: the index is derived from the history, and what a
+ * power cut could leave (a record of zeros, a chain pointing past the log) is
+ * caught by the checks of each record read, and the index rebuilt.
  *
  * The index follows the branch: vs_store_index_sync brings it to the tip,
  * adding the commits made since (a commit, a pull, a push's merge, a commit
