@@ -524,7 +524,10 @@ const vs_verb vs_verbs_records[] = {
      "the revisions of a sheet in the records, newest first",
      "history [SHEET] lists the commits that changed sheets/<SHEET>/ (the current sheet when "
      "omitted), newest first: commit id, committer time, message. limit=N shows the last N. "
-     "The payload (kind \"history\") has full 40-hex commit ids.",
+     "They are read from the revision index kept beside the repository (.git/vramsheet/, "
+     "brought up to the branch tip first), so a long history costs what is listed; in a "
+     "shallow clone the list stops at the clone's boundary and says so (payload "
+     "\"truncated_at\"). The payload (kind \"history\") has full 40-hex commit ids.",
      history_keys, NULL},
     {"show", vs_verb_show, "show SHEET[@REV]",
      "print a recorded sheet (and open it if it is not open)",
@@ -533,7 +536,8 @@ const vs_verb vs_verbs_records[] = {
      "`history SHEET` lists them: SHEET@~0 is its latest revision, SHEET@~1 the one before, "
      "whatever other sheets were committed in between), or git's own revisions: HEAD~N is N "
      "commits back on the branch (of any sheet), a commit id or prefix, a branch; the tip when "
-     "omitted. If no sheet of that id is open in this "
+     "omitted (a search of commit messages, :/TEXT, is not a revision here). If no sheet of "
+     "that id is open in this "
      "session, it is opened as the current sheet, remembering the revision it came from so that "
      "its next commit detects concurrent changes. The payload (kind \"sheet\") is the whole "
      "sheet as stored, with \"revision\": {commit, blob, records}.",

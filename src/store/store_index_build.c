@@ -132,6 +132,11 @@ typedef struct tree_cache {
     git_oid id[TREE_CACHE];
     git_odb_object *obj[TREE_CACHE];
     unsigned next;
+    /* the sheets/ tree of the commits last asked for (a commit, then its
+     * parent: the child of the next commit) */
+    git_oid commit[2], sheets[2];
+    int has[2], valid[2];
+    unsigned next_commit;
 } tree_cache;
 
 static int cache_read(tree_cache *tc, const git_oid *id, const git_odb_object *keep,
@@ -185,14 +190,26 @@ static int sheets_of(git_repository *repo, tree_cache *tc, const git_oid *commit
     git_commit *c = NULL;
     git_odb_object *root = NULL;
     int rc, is_tree = 0, found;
+    unsigned i;
+    for (i = 0; i < 2; i++)
+        if (tc->valid[i] && git_oid_equal(&tc->commit[i], commit)) {
+            git_oid_cpy(out, &tc->sheets[i]);
+            return tc->has[i];
+        }
     if ((rc = git_commit_lookup(&c, repo, commit)) < 0)
         return rc;
     rc = git_odb_read(&root, tc->odb, git_commit_tree_id(c));
     git_commit_free(c);
     if (rc < 0)
         return rc;
+    memset(out, 0, sizeof *out);
     found = raw_find(root, "sheets", out, &is_tree) && is_tree;
     git_odb_object_free(root);
+    i = tc->next_commit++ % 2;
+    git_oid_cpy(&tc->commit[i], commit);
+    git_oid_cpy(&tc->sheets[i], out);
+    tc->has[i] = found;
+    tc->valid[i] = 1;
     return found;
 }
 
@@ -248,7 +265,7 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
     while (ha || hb) {
         int c = !ha ? 1 : !hb ? -1 : raw_cmp(&ea, &eb);
         if (c == 0) {
-            if (is_sheet(&ea) && memcmp(ea.id, eb.id, 20) && touched_add(l, &ea, ea.id) < 0)
+            if (memcmp(ea.id, eb.id, 20) && is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
                 return -1;
             ha = raw_next(&a, ae, &ea);
             hb = raw_next(&b, be, &eb);

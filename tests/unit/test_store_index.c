@@ -166,9 +166,8 @@ static void step(world *w)
             } else if (choice == 1) { /* new in the merge */
                 char text[64];
                 snprintf(text, sizeof text, "{\"v\": %u}\n", ++w->serial);
-                ck_assert_int_eq(git_blob_create_from_buffer(&blobs[nupd], w->repo, text,
-                                                             strlen(text)),
-                                 0);
+                ck_assert_int_eq(
+                    git_blob_create_from_buffer(&blobs[nupd], w->repo, text, strlen(text)), 0);
                 memset(&upd[nupd], 0, sizeof upd[nupd]);
                 upd[nupd].action = GIT_TREE_UPDATE_UPSERT;
                 git_oid_cpy(&upd[nupd].id, &blobs[nupd]);
@@ -204,8 +203,8 @@ static void step(world *w)
             upd[nupd].action = GIT_TREE_UPDATE_REMOVE;
         } else {
             snprintf(text, sizeof text, "{\"v\": %u}\n", ++w->serial);
-            ck_assert_int_eq(
-                git_blob_create_from_buffer(&blobs[nupd], w->repo, text, strlen(text)), 0);
+            ck_assert_int_eq(git_blob_create_from_buffer(&blobs[nupd], w->repo, text, strlen(text)),
+                             0);
             upd[nupd].action = GIT_TREE_UPDATE_UPSERT;
             git_oid_cpy(&upd[nupd].id, &blobs[nupd]);
             upd[nupd].filemode = GIT_FILEMODE_BLOB;
