@@ -248,34 +248,94 @@ static int touched_add(touched_list *l, const raw_entry *e, const unsigned char 
     return 0;
 }
 
+/* How many bytes a and b share at their start (at most n): memcmp a block at a
+ * time, then byte by byte in the block that differs. */
+static size_t common_prefix(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    size_t i = 0;
+    while (i + 4096 <= n && !memcmp(a + i, b + i, 4096))
+        i += 4096;
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* How many bytes a (la) and b (lb) share at their end, at most n. */
+static size_t common_suffix(const unsigned char *a, size_t la, const unsigned char *b, size_t lb,
+                            size_t n)
+{
+    size_t i = 0;
+    while (i + 4096 <= n && !memcmp(a + la - i - 4096, b + lb - i - 4096, 4096))
+        i += 4096;
+    while (i < n && a[la - i - 1] == b[lb - i - 1])
+        i++;
+    return i;
+}
+
 /* The sheets whose folder differs between cur and par (either may be NULL: no
- * sheets/ tree), sorted in git's order, into l. */
+ * sheets/ tree), sorted in git's order, into l. Two versions of sheets/ share
+ * all but a few entries: the bytes they share at the start and at the end are
+ * passed over, and only the entries between are compared. */
 static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
 {
     const unsigned char *a = cur ? git_odb_object_data(cur) : NULL, *b = NULL;
     const unsigned char *ae = a ? a + git_odb_object_size(cur) : NULL, *be = NULL;
+    const unsigned char *sa, *sb;
     raw_entry ea, eb;
+    size_t tail = 0;
     int ha, hb;
     if (par) {
         b = git_odb_object_data(par);
         be = b + git_odb_object_size(par);
     }
+    if (a && b) {
+        size_t la = (size_t)(ae - a), lb = (size_t)(be - b);
+        size_t p = common_prefix(a, b, la < lb ? la : lb), start = 0;
+        const unsigned char *c = a;
+        if (p == la && la == lb)
+            return 0;
+        /* the entries wholly inside the shared start are the same, at the same
+         * places: both sides go on from the first entry that reaches past it */
+        while (c < ae) {
+            const unsigned char *was = c;
+            if (!raw_next(&c, ae, &ea) || (size_t)(c - a) > p) {
+                c = was;
+                break;
+            }
+        }
+        start = (size_t)(c - a);
+        a += start;
+        b += start;
+        tail = common_suffix(a, (size_t)(ae - a), b, (size_t)(be - b),
+                             (size_t)(ae - a) < (size_t)(be - b) ? (size_t)(ae - a)
+                                                                 : (size_t)(be - b));
+    }
+    sa = a;
+    sb = b;
     ha = a && raw_next(&a, ae, &ea);
     hb = b && raw_next(&b, be, &eb);
     while (ha || hb) {
-        int c = !ha ? 1 : !hb ? -1 : raw_cmp(&ea, &eb);
+        int c;
+        /* both at an entry's start with the same bytes left, all shared: done */
+        if (ha && hb && ae - sa == be - sb && (size_t)(ae - sa) <= tail)
+            break;
+        c = !ha ? 1 : !hb ? -1 : raw_cmp(&ea, &eb);
         if (c == 0) {
             if (memcmp(ea.id, eb.id, 20) && is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
                 return -1;
+            sa = a;
             ha = raw_next(&a, ae, &ea);
+            sb = b;
             hb = raw_next(&b, be, &eb);
         } else if (c < 0) {
             if (is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
                 return -1;
+            sa = a;
             ha = raw_next(&a, ae, &ea);
         } else {
             if (is_sheet(&eb) && touched_add(l, &eb, NULL) < 0)
                 return -1;
+            sb = b;
             hb = raw_next(&b, be, &eb);
         }
     }

@@ -40,8 +40,8 @@ static void teardown(void)
 
 /* --- a random history --- */
 
-#define NSHEETS 7
 #define NBRANCH 4
+#define MAXSHEETS 400
 
 typedef struct world {
     git_repository *repo;
@@ -51,6 +51,7 @@ typedef struct world {
     unsigned seed;
     int64_t when;
     unsigned serial; /* every sheet.json written is unique */
+    unsigned nsheets;
 } world;
 
 static unsigned rnd(world *w, unsigned n)
@@ -61,9 +62,13 @@ static unsigned rnd(world *w, unsigned n)
 
 static void sheet_name(char *out, size_t len, unsigned k)
 {
-    /* ids that sort differently as names and as git tree entries ('-' < '/') */
-    static const char *const names[NSHEETS] = {"a", "a-b", "ab", "b", "b-1", "c", "zz"};
-    snprintf(out, len, "%s", names[k]);
+    /* ids that sort differently as names and as git tree entries ('-' < '/'),
+     * then many more: a sheets/ tree larger than the blocks compared at once */
+    static const char *const names[7] = {"a", "a-b", "ab", "b", "b-1", "c", "zz"};
+    if (k < 7)
+        snprintf(out, len, "%s", names[k]);
+    else
+        snprintf(out, len, "s-%u", k);
 }
 
 /* A commit on parents (1 or 2) whose tree is base's with upd applied. */
@@ -122,9 +127,10 @@ static void tree_of(world *w, const git_oid *commit, git_oid *tree)
 static void step(world *w)
 {
     unsigned b = rnd(w, 3) == 0 ? 0 : rnd(w, NBRANCH), k, n, i;
-    git_tree_update upd[NSHEETS * 2];
-    char paths[NSHEETS * 2][80];
-    git_oid blobs[NSHEETS * 2], base_tree, out;
+    static git_tree_update upd[MAXSHEETS];
+    static char paths[MAXSHEETS][80];
+    static git_oid blobs[MAXSHEETS];
+    git_oid base_tree, out;
     size_t nupd = 0;
     if (!w->has[b]) {
         /* a branch starts from another's tip or from nothing */
@@ -147,10 +153,10 @@ static void step(world *w)
         tree_of(w, &w->tip[b], &base_tree);
         tree_of(w, &w->tip[o], &t2);
         ck_assert_int_eq(git_tree_lookup(&tr2, w->repo, &t2), 0);
-        for (k = 0; k < NSHEETS; k++) {
+        for (k = 0; k < w->nsheets; k++) {
             char dir[16];
             git_tree_entry *e = NULL;
-            unsigned choice = rnd(w, 6);
+            unsigned choice = rnd(w, w->nsheets > 7 ? 60 : 6);
             sheet_name(dir, sizeof dir, k);
             snprintf(paths[nupd], sizeof paths[nupd], "sheets/%s/sheet.json", dir);
             if (choice == 0) { /* theirs */
@@ -184,7 +190,7 @@ static void step(world *w)
     n = 1 + rnd(w, 2);
     for (i = 0; i < n; i++) {
         char id[16], text[64];
-        k = rnd(w, NSHEETS);
+        k = rnd(w, w->nsheets);
         sheet_name(id, sizeof id, k);
         memset(&upd[nupd], 0, sizeof upd[nupd]);
         snprintf(paths[nupd], sizeof paths[nupd], "sheets/%s/sheet.json", id);
@@ -224,6 +230,27 @@ static void step(world *w)
     make_commit(w, w->has[b] ? &base_tree : NULL, upd, nupd, &w->tip[b], w->has[b] ? 1 : 0, &out);
     w->tip[b] = out;
     w->has[b] = 1;
+}
+
+/* A first commit on branch 0 holding every sheet. */
+static void seed_all(world *w)
+{
+    static git_tree_update upd[MAXSHEETS];
+    static char paths[MAXSHEETS][80];
+    unsigned k;
+    for (k = 0; k < w->nsheets; k++) {
+        char id[16], text[64];
+        sheet_name(id, sizeof id, k);
+        snprintf(paths[k], sizeof paths[k], "sheets/%s/sheet.json", id);
+        snprintf(text, sizeof text, "{\"v\": %u}\n", ++w->serial);
+        memset(&upd[k], 0, sizeof upd[k]);
+        upd[k].action = GIT_TREE_UPDATE_UPSERT;
+        ck_assert_int_eq(git_blob_create_from_buffer(&upd[k].id, w->repo, text, strlen(text)), 0);
+        upd[k].filemode = GIT_FILEMODE_BLOB;
+        upd[k].path = paths[k];
+    }
+    make_commit(w, NULL, upd, w->nsheets, NULL, 0, &w->tip[0]);
+    w->has[0] = 1;
 }
 
 /* --- the reference: a full walk --- */
@@ -286,10 +313,11 @@ static size_t reference_walk(git_repository *repo, const git_oid *tip, const cha
 static char want[MAXREV][VS_STORE_HEX];
 
 /* Every sheet's history from the store (through the index) equals the walk's. */
-static void check_against_walk(vs_store *st, git_repository *repo, const git_oid *tip)
+static void check_against_walk(vs_store *st, git_repository *repo, const git_oid *tip,
+                               unsigned nsheets)
 {
     unsigned k;
-    for (k = 0; k < NSHEETS; k++) {
+    for (k = 0; k < nsheets; k++) {
         char id[32];
         vs_store_revisions h = {0};
         vs_error err;
@@ -325,7 +353,7 @@ static void set_main(world *w, const git_oid *to)
     git_reference_free(ref);
 }
 
-static void run_random(unsigned seed, int steps)
+static void run_random(unsigned seed, int steps, unsigned nsheets)
 {
     char path[300];
     world w;
@@ -335,11 +363,14 @@ static void run_random(unsigned seed, int steps)
     memset(&w, 0, sizeof w);
     w.seed = seed;
     w.when = 1700000000;
+    w.nsheets = nsheets;
     snprintf(path, sizeof path, "%s/r%u", tmpdir, seed);
     ck_assert_int_eq(git_repository_init(&w.repo, path, 1), 0);
     ck_assert_int_eq(git_repository_set_head(w.repo, "refs/heads/main"), 0);
     vs_error_clear(&err);
     ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    if (nsheets > 7)
+        seed_all(&w);
     for (i = 0; i < steps; i++) {
         unsigned b;
         step(&w);
@@ -350,14 +381,14 @@ static void run_random(unsigned seed, int steps)
             set_main(&w, &w.tip[b]);
             ck_assert_msg(vs_store_index_sync(st, &err) == 0, "%s", err.message);
             syncs++;
-            if (rnd(&w, 4) == 0)
-                check_against_walk(st, w.repo, &w.tip[b]);
+            if (rnd(&w, 4) == 0 && nsheets <= 7)
+                check_against_walk(st, w.repo, &w.tip[b], w.nsheets);
         }
     }
     for (i = 0; i < NBRANCH; i++)
-        if (w.has[i]) {
+        if (w.has[i] && (nsheets <= 7 || i == 0)) {
             set_main(&w, &w.tip[i]);
-            check_against_walk(st, w.repo, &w.tip[i]);
+            check_against_walk(st, w.repo, &w.tip[i], w.nsheets);
         }
     ck_assert_int_gt(syncs, 0);
     vs_store_free(st);
@@ -368,7 +399,10 @@ START_TEST(test_random_histories_match_a_full_walk)
 {
     unsigned seed;
     for (seed = 1; seed <= 12; seed++)
-        run_random(seed, 120);
+        run_random(seed, 120, 7);
+    /* a sheets/ tree of 20 KB: the shared start and end are passed over a
+     * block at a time */
+    run_random(100, 40, MAXSHEETS);
 }
 END_TEST
 
