@@ -20,25 +20,6 @@
 
 /* --- sheets changed on both sides --- */
 
-/* The sheets/ tree of a commit, or *out NULL when it has none. */
-static int sheets_tree(git_repository *repo, const git_oid *commit_id, git_tree **out)
-{
-    git_commit *c = NULL;
-    git_tree *t = NULL;
-    const git_tree_entry *e;
-    int rc;
-    *out = NULL;
-    if ((rc = git_commit_lookup(&c, repo, commit_id)) < 0 || (rc = git_commit_tree(&t, c)) < 0)
-        goto done;
-    e = git_tree_entry_byname(t, "sheets");
-    if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
-        rc = git_tree_lookup(out, repo, git_tree_entry_id(e));
-done:
-    git_tree_free(t);
-    git_commit_free(c);
-    return rc;
-}
-
 static const git_oid *folder_in(const git_tree *sheets, const char *name)
 {
     const git_tree_entry *e = sheets ? git_tree_entry_byname(sheets, name) : NULL;
@@ -50,17 +31,87 @@ static int same_folder(const git_oid *a, const git_oid *b)
     return a == b || (a && b && git_oid_equal(a, b));
 }
 
+/* The sheets whose files differ between trees a (NULL: none) and b, sorted in
+ * the diff's (path) order: a diff of sheets/, which passes over every folder
+ * whose id is the same on both sides. */
+typedef struct sheet_set {
+    char (*ids)[VS_SHEET_ID_MAX];
+    size_t n, cap;
+} sheet_set;
+
+static int on_sheet_delta(const git_diff_delta *d, float progress, void *payload)
+{
+    sheet_set *set = payload;
+    const char *p = d->new_file.path ? d->new_file.path : d->old_file.path, *slash;
+    size_t len;
+    (void)progress;
+    if (!p || strncmp(p, "sheets/", 7) || !(slash = strchr(p + 7, '/')))
+        return 0;
+    len = (size_t)(slash - p - 7);
+    if (len >= VS_SHEET_ID_MAX ||
+        (set->n && !strncmp(set->ids[set->n - 1], p + 7, len) && !set->ids[set->n - 1][len]))
+        return 0;
+    if (set->n == set->cap) {
+        size_t nc = set->cap ? set->cap * 2 : 16;
+        char(*nv)[VS_SHEET_ID_MAX] = realloc(set->ids, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        set->ids = nv;
+        set->cap = nc;
+    }
+    memcpy(set->ids[set->n], p + 7, len);
+    set->ids[set->n][len] = '\0';
+    set->n++;
+    return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static int sheets_changed(git_repository *repo, git_tree *a, git_tree *b, sheet_set *out)
+{
+    git_diff *diff = NULL;
+    git_diff_options o;
+    char *spec[1] = {"sheets/"};
+    int rc;
+    git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+    o.pathspec.strings = spec;
+    o.pathspec.count = 1;
+    if ((rc = git_diff_tree_to_tree(&diff, repo, a, b, &o)) < 0)
+        return rc;
+    rc = git_diff_foreach(diff, on_sheet_delta, NULL, NULL, NULL, out);
+    git_diff_free(diff);
+    return rc;
+}
+
+static int root_tree(git_repository *repo, const git_oid *commit_id, git_tree **out)
+{
+    git_commit *c = NULL;
+    int rc;
+    *out = NULL;
+    if ((rc = git_commit_lookup(&c, repo, commit_id)) == 0)
+        rc = git_commit_tree(out, c);
+    git_commit_free(c);
+    return rc;
+}
+
 /* A sheet is never merged: the ids of the sheets whose folder changed on both
  * sides since their merge base, to different contents, joined into names (as
  * "sheets/<id>/") and, when ids is not NULL, listed there (at most
- * STORE_DIVERGED_MAX, *nids of them). Returns how many, or a libgit2 error. */
+ * STORE_DIVERGED_MAX, *nids of them). Per sheet, from the merge base: the
+ * sheets each side changed (two tree diffs of sheets/), and of those changed
+ * on both, the ones whose folders now differ. Returns how many, or a libgit2
+ * error. */
 int vs_store_diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
                              char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids)
 {
     git_oid base;
-    git_tree *tb = NULL, *to = NULL, *tt = NULL;
-    const git_tree *sides[2];
-    int rc, n = 0, s;
+    git_tree *tb = NULL, *to = NULL, *tt = NULL, *so = NULL, *stt = NULL;
+    sheet_set mine = {NULL, 0, 0}, other = {NULL, 0, 0};
+    const git_tree_entry *e;
+    int rc, n = 0;
     size_t i;
     *names = '\0';
     if (nids)
@@ -68,32 +119,38 @@ int vs_store_diverged_sheets(git_repository *repo, const git_oid *ours, const gi
     rc = git_merge_base(&base, repo, ours, theirs);
     if (rc < 0 && rc != GIT_ENOTFOUND)
         return rc;
-    if ((rc == 0 && (rc = sheets_tree(repo, &base, &tb)) < 0) ||
-        (rc = sheets_tree(repo, ours, &to)) < 0 || (rc = sheets_tree(repo, theirs, &tt)) < 0)
+    if ((rc == 0 && (rc = root_tree(repo, &base, &tb)) < 0) ||
+        (rc = root_tree(repo, ours, &to)) < 0 || (rc = root_tree(repo, theirs, &tt)) < 0 ||
+        (rc = sheets_changed(repo, tb, to, &mine)) < 0 ||
+        (rc = sheets_changed(repo, tb, tt, &other)) < 0)
         goto done;
-    sides[0] = to;
-    sides[1] = tt;
-    for (s = 0; s < 2; s++) {
-        size_t cnt = sides[s] ? git_tree_entrycount(sides[s]) : 0;
-        for (i = 0; i < cnt; i++) {
-            const char *name = git_tree_entry_name(git_tree_entry_byindex(sides[s], i));
-            const git_oid *b = folder_in(tb, name), *o = folder_in(to, name),
-                          *t = folder_in(tt, name);
-            if (s == 1 && o)
-                continue; /* seen from our side */
-            if (same_folder(o, b) || same_folder(t, b) || same_folder(o, t))
-                continue;
-            if (ids && *nids < STORE_DIVERGED_MAX && strlen(name) < VS_SHEET_ID_MAX)
-                snprintf(ids[(*nids)++], VS_SHEET_ID_MAX, "%s", name);
-            n++;
-            if (strlen(names) + strlen(name) + 12 < len)
-                snprintf(names + strlen(names), len - strlen(names), "%ssheets/%s/",
-                         *names ? ", " : "", name);
-        }
+    if ((e = git_tree_entry_byname(to, "sheets")) && git_tree_entry_type(e) == GIT_OBJECT_TREE &&
+        (rc = git_tree_lookup(&so, repo, git_tree_entry_id(e))) < 0)
+        goto done;
+    if ((e = git_tree_entry_byname(tt, "sheets")) && git_tree_entry_type(e) == GIT_OBJECT_TREE &&
+        (rc = git_tree_lookup(&stt, repo, git_tree_entry_id(e))) < 0)
+        goto done;
+    if (other.n)
+        qsort(other.ids, other.n, sizeof *other.ids, cmp_id);
+    for (i = 0; i < mine.n; i++) {
+        const char *name = mine.ids[i];
+        if (!bsearch(name, other.ids, other.n, sizeof *other.ids, cmp_id))
+            continue; /* changed on our side only */
+        if (same_folder(folder_in(so, name), folder_in(stt, name)))
+            continue;
+        if (ids && *nids < STORE_DIVERGED_MAX)
+            snprintf(ids[(*nids)++], VS_SHEET_ID_MAX, "%s", name);
+        n++;
+        if (strlen(names) + strlen(name) + 12 < len)
+            snprintf(names + strlen(names), len - strlen(names), "%ssheets/%s/", *names ? ", " : "",
+                     name);
     }
-    /* a sheet removed on both sides differently cannot be: removal is one content */
     rc = n;
 done:
+    free(mine.ids);
+    free(other.ids);
+    git_tree_free(so);
+    git_tree_free(stt);
     git_tree_free(tb);
     git_tree_free(to);
     git_tree_free(tt);
