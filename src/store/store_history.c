@@ -318,8 +318,11 @@ int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_
         return vs_store_is_shallow(st) ? history_shallow(st, limit, &tip, out, err)
                                        : history_walk(st, NULL, limit, &tip, out, err);
     rc = vs_store_index_sync(st, err);
+    if (rc == 0 && (rc = history_index(st, sheet_id, limit, out, err)) < 0 &&
+        vs_store_index_sync(st, err) == 0) /* removed as damaged meanwhile: once more */
+        rc = history_index(st, sheet_id, limit, out, err);
     if (rc == 0)
-        return history_index(st, sheet_id, limit, out, err);
+        return 0;
     if (rc < 0 && vs_store_is_shallow(st))
         return rc;
     /* an index that cannot be written here: the walk, as before there was one */

@@ -5,6 +5,7 @@
 #include "store/store_index_internal.h"
 #include "util/cmp.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,13 +28,17 @@ typedef struct heads_map {
     size_t size;
     const ix_heads_hdr *hdr;
     const ix_head *v;
+    int revs_fd; /* the log these heads were checked against */
 } heads_map;
 
 static void heads_unmap(heads_map *m)
 {
     if (m->base)
         munmap(m->base, m->size);
+    if (m->revs_fd >= 0)
+        close(m->revs_fd);
     memset(m, 0, sizeof *m);
+    m->revs_fd = -1;
 }
 
 /* Maps index.heads and checks that index.revs is the log it was written with
@@ -45,6 +50,7 @@ static int heads_map_open(vs_store *st, heads_map *m)
     uint64_t gen;
     int fd, ok = 0;
     memset(m, 0, sizeof *m);
+    m->revs_fd = -1;
     vs_store_index_path(st, "index.heads", p, sizeof p);
     if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
         return 0;
@@ -63,12 +69,12 @@ static int heads_map_open(vs_store *st, heads_map *m)
         m->hdr->nsheets > (m->size - sizeof(ix_heads_hdr)) / sizeof(ix_head))
         goto done;
     vs_store_index_path(st, "index.revs", p, sizeof p);
-    if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+    /* kept open: a rebuild may rename another log into place meanwhile */
+    if ((m->revs_fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
         goto done;
-    ok = fstat(fd, &sb) == 0 && (uint64_t)sb.st_size >= m->hdr->revs_len &&
-         pread(fd, magic, 8, 0) == 8 && !memcmp(magic, IX_REVS_MAGIC, 8) &&
-         pread(fd, &gen, 8, 8) == 8 && gen == m->hdr->gen;
-    close(fd);
+    ok = fstat(m->revs_fd, &sb) == 0 && (uint64_t)sb.st_size >= m->hdr->revs_len &&
+         pread(m->revs_fd, magic, 8, 0) == 8 && !memcmp(magic, IX_REVS_MAGIC, 8) &&
+         pread(m->revs_fd, &gen, 8, 8) == 8 && gen == m->hdr->gen;
 done:
     if (!ok)
         heads_unmap(m);
@@ -305,6 +311,26 @@ done:
     return rc;
 }
 
+/* What writers killed mid-write left (their temporary files), removed under
+ * the lock: no writer is at work. */
+static void remove_leftovers(vs_store *st)
+{
+    char p[4096];
+    DIR *d;
+    struct dirent *e;
+    vs_store_index_path(st, "", p, sizeof p);
+    if (!(d = opendir(p)))
+        return;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "index.revs.tmp-", 15) ||
+            !strncmp(e->d_name, "index.heads.tmp-", 16)) {
+            char f[4400];
+            snprintf(f, sizeof f, "%s%s", p, e->d_name);
+            unlink(f);
+        }
+    closedir(d);
+}
+
 /* Writes the index of the whole history to tip. */
 static int rebuild(vs_store *st, const char *refname, const git_oid *tip, vs_error *err)
 {
@@ -440,8 +466,10 @@ int vs_store_index_sync(vs_store *st, vs_error *err)
         }
         heads_unmap(&m);
     }
-    if (need_rebuild)
+    if (need_rebuild) {
+        remove_leftovers(st);
         rc = rebuild(st, refname, have ? &tip : NULL, err);
+    }
 done:
     flock(fd, LOCK_UN);
     close(fd);
@@ -473,7 +501,6 @@ static int corrupt(vs_store *st, vs_error *err)
 int vs_store_index_revisions(vs_store *st, const char *id, size_t skip, size_t limit,
                              vs_store_index_rev **out, size_t *n, size_t *total, vs_error *err)
 {
-    char p[4096];
     heads_map m;
     const ix_head *h;
     vs_store_index_rev *v = NULL;
@@ -494,11 +521,7 @@ int vs_store_index_revisions(vs_store *st, const char *id, size_t skip, size_t l
     if (total)
         *total = h->count;
     off = h->head;
-    vs_store_index_path(st, "index.revs", p, sizeof p);
-    if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0) {
-        rc = vs_error_set(err, VS_ERECORDS, "cannot read %s: %s", p, strerror(errno));
-        goto done;
-    }
+    fd = m.revs_fd;
     while (off && (!limit || *n < limit)) {
         ix_rec r;
         char rid[VS_SHEET_ID_MAX];
@@ -558,8 +581,6 @@ int vs_store_index_revisions(vs_store *st, const char *id, size_t skip, size_t l
         }
     }
 done:
-    if (fd >= 0)
-        close(fd);
     heads_unmap(&m);
     if (rc < 0) {
         vs_store_index_revs_free(v, *n);
@@ -573,7 +594,6 @@ done:
 int vs_store_index_find_blob(vs_store *st, const char *id, const char *blob,
                              char commit[VS_STORE_HEX], vs_error *err)
 {
-    char p[4096];
     heads_map m;
     const ix_head *h;
     git_oid want, o;
@@ -588,11 +608,7 @@ int vs_store_index_find_blob(vs_store *st, const char *id, const char *blob,
         return vs_error_set(err, VS_ERECORDS, "the revision index of %s is not there", st->path);
     if (!(h = heads_find(&m, id)))
         goto done;
-    vs_store_index_path(st, "index.revs", p, sizeof p);
-    if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0) {
-        rc = vs_error_set(err, VS_ERECORDS, "cannot read %s: %s", p, strerror(errno));
-        goto done;
-    }
+    fd = m.revs_fd;
     for (off = h->head; off;) {
         ix_rec r;
         if (off < IX_REVS_HEADER || off + IX_REC_FIXED > m.hdr->revs_len ||
@@ -610,8 +626,6 @@ int vs_store_index_find_blob(vs_store *st, const char *id, const char *blob,
         off = r.prev;
     }
 done:
-    if (fd >= 0)
-        close(fd);
     heads_unmap(&m);
     return rc;
 }

@@ -51,19 +51,34 @@ def sh(cmd, cwd=None, env=None, check=True, stdin=None):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def timed_rss(cmd, cwd=None, env=None, ok=(0,)):
-    """Wall seconds and this process's own max RSS (KiB), through wait4."""
+    """Wall seconds and the largest resident memory (KiB) of one process.
+
+    The memory is GNU time's %M: a child of this Python process would report
+    this process's own pages as its high-water mark (Linux counts the memory
+    it had before exec), so a small process in between measures it; 0 when
+    /usr/bin/time is not installed."""
+    rss_file = None
+    if GNU_TIME:
+        fd, rss_file = tempfile.mkstemp(prefix="vs-bench-rss-")
+        os.close(fd)
+        cmd = [GNU_TIME, "-f", "%M", "-o", rss_file] + list(cmd)
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
+    p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dt = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    err = p.stderr.read().decode()
-    p.stderr.close()
+    rss = 0
+    if rss_file:
+        with open(rss_file) as f:
+            lines = [l for l in f.read().split() if l.isdigit()]
+        os.unlink(rss_file)
+        rss = int(lines[-1]) if lines else 0
     if p.returncode not in ok:
-        raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), p.returncode, err[-800:]))
-    return dt, ru.ru_maxrss
+        raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), p.returncode,
+                                                p.stderr.decode()[-800:]))
+    return dt, rss
 
 
 def template(build, tmp):
