@@ -127,7 +127,9 @@ static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
     for (r = 0; r < h.n; r++) {
         vs_store_blob b = {0};
         json_t *rec = NULL;
-        if (vs_store_read(st, id, h.revs[r].commit, NULL, &b, &e) == 0 &&
+        /* the revision's blob when the index named it: no tree read */
+        if ((*h.revs[r].blob ? vs_store_read_blob(st, h.revs[r].blob, &b, &e)
+                             : vs_store_read(st, id, h.revs[r].commit, NULL, &b, &e)) == 0 &&
             vs_sheet_load(&rec, b.data, b.len, &e) == 0) {
             json_array_foreach(ms, i, m)
             {

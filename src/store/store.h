@@ -115,6 +115,9 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
 
 typedef struct vs_store_revision {
     char commit[VS_STORE_HEX];
+    /* sheets/<id>/sheet.json at that commit, when the history read it from the
+     * revision index ("" when it has none, or for every commit) */
+    char blob[VS_STORE_HEX];
     char *message; /* the whole message, without its trailing newline */
     int64_t time;  /* committer time, seconds since the epoch */
     int offset;    /* committer's UTC offset in minutes */
@@ -152,6 +155,10 @@ typedef struct vs_store_blob {
 int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const char *file,
                   vs_store_blob *out, vs_error *err);
 void vs_store_blob_clear(vs_store_blob *b);
+
+/* Reads the blob of that id (hex, as vs_store_revision.blob names it) into out
+ * (its commit left ""). VS_ENOTFOUND when the records do not hold it. */
+int vs_store_read_blob(vs_store *st, const char *blob, vs_store_blob *out, vs_error *err);
 
 /* The ids of the sheets at rev (NULL: the tip), sorted; *out_ids is a malloc'd
  * array of malloc'd strings (free each, then the array). None yet: 0 ids. */

@@ -155,6 +155,7 @@ static int history_push(vs_store_revisions *out, size_t *cap, git_commit *c, con
     memcpy(r->message, m ? m : "", len);
     r->message[len] = '\0';
     vs_store_hex(r->commit, oid);
+    r->blob[0] = '\0';
     r->time = (int64_t)git_commit_time(c);
     r->offset = git_commit_time_offset(c);
     out->n++;
@@ -277,6 +278,7 @@ static int history_index(vs_store *st, const char *sheet_id, size_t limit, vs_st
     for (i = 0; i < n; i++) {
         vs_store_revision *r = &out->revs[i];
         memcpy(r->commit, v[i].commit, sizeof r->commit);
+        memcpy(r->blob, v[i].blob, sizeof r->blob);
         r->message = v[i].message;
         v[i].message = NULL;
         r->time = v[i].time;
@@ -437,7 +439,7 @@ static int too_far_back(vs_store *st, const char *sheet_id, const char *rev, siz
 /* The commit of the revision N back in the sheet's own history (~0 its latest):
  * one entry of the index, or a walk where there is none. */
 static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev, unsigned long n,
-                             git_commit **out, vs_error *err)
+                             git_commit **out, git_oid *folder, int *known, vs_error *err)
 {
     vs_store_revisions h = {0};
     vs_store_index_rev *v = NULL;
@@ -446,6 +448,7 @@ static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev
     git_oid oid;
     int rc;
     *out = NULL;
+    *known = -1;
     if ((rc = vs_store_need_repo(st, err)) < 0)
         return rc;
     if (n > 1000000)
@@ -463,6 +466,8 @@ static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev
             return too_far_back(st, sheet_id, rev, total, cut, err);
         }
         snprintf(commit, sizeof commit, "%s", v[0].commit);
+        /* the revision's own folder: no read of sheets/ */
+        *known = *v[0].folder && git_oid_fromstr(folder, v[0].folder) == 0;
         vs_store_index_revs_free(v, got);
     } else {
         vs_error_clear(err);
@@ -487,9 +492,9 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
     unsigned long back;
     git_commit *c = NULL;
     git_blob *b = NULL;
-    git_oid bid;
+    git_oid bid, folder;
     char path[160];
-    int rc = 0, has = 0;
+    int rc = 0, has = 0, known = -1;
     size_t len;
     memset(out, 0, sizeof *out);
     if (!sheet_id || !vs_sheet_id_valid(sheet_id))
@@ -499,13 +504,29 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
     if (strcmp(file, "sheet.json") && strcmp(file, "sheet.md"))
         return vs_error_set(err, VS_EVALUE, "a sheet has sheet.json and sheet.md, not %s", file);
     if (vs_store_sheet_rev(rev, &back)
-            ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, err)) < 0
+            ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, &folder, &known, err)) < 0
             : (rc = resolve_commit(st, rev, &c, err)) < 0)
         return rc;
+    if (!rev && vs_store_index_sync(st, err) == 0)
+        known = vs_store_index_tip_folder(st, git_commit_id(c), sheet_id, &folder);
+    vs_error_clear(err);
     vs_store_hex(out->commit, git_commit_id(c));
     snprintf(path, sizeof path, "sheets/%s/%s", sheet_id, file);
-    /* read raw: the sheets/ tree has an entry per sheet, and one is wanted */
-    if (vs_store_sheet_blob_at(st->repo, git_commit_tree_id(c), sheet_id, file, &bid, &has) < 0) {
+    /* The folder from the index when it names it; else read raw: the sheets/
+     * tree has an entry per sheet, and one is wanted. */
+    if (known == 1) {
+        git_odb *odb = NULL;
+        int found = 0, is_tree = 1;
+        rc = git_repository_odb(&odb, st->repo) < 0 ||
+                     odb_tree_entry(odb, &folder, file, &bid, &found, &is_tree) < 0
+                 ? -1
+                 : 0;
+        git_odb_free(odb);
+        has = found && !is_tree;
+    } else if (known < 0) {
+        rc = vs_store_sheet_blob_at(st->repo, git_commit_tree_id(c), sheet_id, file, &bid, &has);
+    }
+    if (rc < 0) {
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
         goto done;
     }
@@ -533,6 +554,29 @@ done:
     if (rc < 0)
         vs_store_blob_clear(out);
     return rc;
+}
+
+int vs_store_read_blob(vs_store *st, const char *blob, vs_store_blob *out, vs_error *err)
+{
+    git_oid id;
+    git_blob *b = NULL;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    if ((!blob || git_oid_fromstr(&id, blob) < 0))
+        return vs_error_set(err, VS_EVALUE, "'%s' is not a blob id", blob ? blob : "");
+    if (!st->repo || git_blob_lookup(&b, st->repo, &id) < 0)
+        return vs_error_set(err, VS_ENOTFOUND, "no blob %.12s in the records %s", blob, st->path);
+    len = (size_t)git_blob_rawsize(b);
+    if (!(out->data = malloc(len + 1))) {
+        git_blob_free(b);
+        return vs_error_oom(err);
+    }
+    memcpy(out->data, git_blob_rawcontent(b), len);
+    out->data[len] = '\0';
+    out->len = len;
+    vs_store_hex(out->blob, &id);
+    git_blob_free(b);
+    return 0;
 }
 
 void vs_store_blob_clear(vs_store_blob *b)

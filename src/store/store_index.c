@@ -293,7 +293,8 @@ static int extend(vs_store *st, const heads_map *m, const git_oid *tip, int *reb
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
         goto done;
     }
-    if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, NULL, 0, err)) < 0)
+    if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, NULL, 0, err)) < 0 ||
+        (rc = vs_store_index_tip_apply(st->repo, &old, tip, &t, err)) < 0)
         goto done;
     if (fflush(f) != 0) {
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
@@ -309,6 +310,25 @@ done:
     free(v);
     vs_store_index_table_free(&t);
     return rc;
+}
+
+/* 0 for a whole clone, else a digest of <gitdir>/shallow with its low bit
+ * set: a clone deepened or unshallowed since the index was built is rebuilt
+ * even where its tip did not move. */
+static uint32_t shallow_stamp(vs_store *st)
+{
+    char p[4096], buf[4096];
+    uint32_t h = 2166136261u;
+    size_t n, i;
+    FILE *f;
+    snprintf(p, sizeof p, "%sshallow", git_repository_path(st->repo));
+    if (!(f = fopen(p, "rb")))
+        return 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (i = 0; i < n; i++)
+            h = (h ^ (unsigned char)buf[i]) * 16777619u;
+    fclose(f);
+    return h | 1u;
 }
 
 /* What writers killed mid-write left (their temporary files), removed under
@@ -349,7 +369,7 @@ static int rebuild(vs_store *st, const char *refname, const git_oid *tip, vs_err
         hdr.gen = (uint64_t)getpid() ^ (uint64_t)time(NULL) << 20;
     if (vs_store_shallow_read(st, &shallow, &ns) < 0)
         return vs_error_oom(err);
-    hdr.shallow = ns > 0;
+    hdr.shallow = shallow_stamp(st);
     if (tip) {
         hdr.has_tip = 1;
         memcpy(hdr.tip, tip->id, 20);
@@ -367,7 +387,9 @@ static int rebuild(vs_store *st, const char *refname, const git_oid *tip, vs_err
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", tmp, strerror(errno));
         goto done;
     }
-    if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, shallow, ns, err)) < 0)
+    if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, shallow, ns, err)) <
+            0 ||
+        (tip && (rc = vs_store_index_tip_apply(st->repo, NULL, tip, &t, err)) < 0))
         goto done;
     if (fclose(f) != 0) {
         f = NULL;
@@ -393,10 +415,13 @@ done:
     return rc;
 }
 
-/* 1 when the mapped index was built for this branch at this tip. */
-static int is_current(const heads_map *m, const char *refname, const git_oid *tip, int have)
+/* 1 when the mapped index was built for this branch at this tip (and this
+ * shallow boundary). */
+static int is_current(vs_store *st, const heads_map *m, const char *refname, const git_oid *tip,
+                      int have)
 {
-    if (strncmp(m->hdr->refname, refname, sizeof m->hdr->refname))
+    if (strncmp(m->hdr->refname, refname, sizeof m->hdr->refname) ||
+        m->hdr->shallow != shallow_stamp(st))
         return 0;
     if (!have)
         return !m->hdr->has_tip;
@@ -427,7 +452,7 @@ int vs_store_index_sync(vs_store *st, vs_error *err)
     if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0)
         return have;
     if (heads_map_open(st, &m)) {
-        int cur = is_current(&m, refname, &tip, have);
+        int cur = is_current(st, &m, refname, &tip, have);
         heads_unmap(&m);
         if (cur)
             return 0;
@@ -453,15 +478,15 @@ int vs_store_index_sync(vs_store *st, vs_error *err)
     }
     rc = 0;
     if (heads_map_open(st, &m)) {
-        if (is_current(&m, refname, &tip, have)) {
+        if (is_current(st, &m, refname, &tip, have)) {
             need_rebuild = 0;
         } else if (have && m.hdr->has_tip && !m.hdr->shallow &&
                    !strncmp(m.hdr->refname, refname, sizeof m.hdr->refname)) {
             git_oid_fromraw(&old, m.hdr->tip);
-            if (git_graph_descendant_of(st->repo, &tip, &old) == 1) {
-                rc = extend(st, &m, &tip, &need_rebuild, err);
-                if (rc < 0)
-                    need_rebuild = 0;
+            if (git_graph_descendant_of(st->repo, &tip, &old) == 1 &&
+                extend(st, &m, &tip, &need_rebuild, err) < 0) {
+                vs_error_clear(err); /* what could not be appended is rebuilt */
+                need_rebuild = 1;
             }
         }
         heads_unmap(&m);
@@ -553,6 +578,10 @@ int vs_store_index_revisions(vs_store *st, const char *id, size_t skip, size_t l
                 git_oid_fromraw(&o, r.blob);
                 vs_store_hex(x->blob, &o);
             }
+            if (!(r.flags & VS_STORE_INDEX_DELETED)) {
+                git_oid_fromraw(&o, r.folder);
+                vs_store_hex(x->folder, &o);
+            }
             x->time = r.time;
             x->offset = r.offset;
             x->flags = r.flags;
@@ -588,6 +617,23 @@ done:
         *n = 0;
     }
     *out = v;
+    return rc;
+}
+
+int vs_store_index_tip_folder(vs_store *st, const git_oid *tip, const char *id, git_oid *folder)
+{
+    heads_map m;
+    const ix_head *h;
+    int rc = -1;
+    if (!st->repo || !heads_map_open(st, &m))
+        return -1;
+    if (m.hdr->has_tip && !memcmp(m.hdr->tip, tip->id, 20)) {
+        h = heads_find(&m, id);
+        rc = h && h->present;
+        if (rc)
+            git_oid_fromraw(folder, h->folder);
+    }
+    heads_unmap(&m);
     return rc;
 }
 

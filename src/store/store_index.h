@@ -58,6 +58,7 @@ typedef struct vs_store_index_rev {
     char commit[VS_STORE_HEX];
     char blob[VS_STORE_HEX];   /* sheets/<id>/sheet.json at that commit ("" when none) */
     char parent[VS_STORE_HEX]; /* the sheet's revision before this one ("" for its first) */
+    char folder[VS_STORE_HEX]; /* the tree sheets/<id> at that commit ("" when removed) */
     int64_t time;              /* committer time, seconds since the epoch */
     int offset;                /* committer's UTC offset in minutes */
     unsigned flags;            /* VS_STORE_INDEX_* */
@@ -73,6 +74,12 @@ int vs_store_index_sync(vs_store *st, vs_error *err);
 /* 1 when the index on disk was built for exactly tip (the branch may have moved
  * since a caller read it), 0 otherwise. */
 int vs_store_index_tip_is(vs_store *st, const git_oid *tip);
+
+/* The tree sheets/<id> at the tip the index was built for, when that tip is
+ * tip: 1 with *folder, 0 when the tip holds no such sheet, -1 when the index
+ * is not for that tip (the caller reads the tree). Whichever side of a merge
+ * the tip's version came from. */
+int vs_store_index_tip_folder(vs_store *st, const git_oid *tip, const char *id, git_oid *folder);
 
 /* The revisions of sheet id, newest first: skip of them passed over, then at
  * most limit (0: all), into *out (malloc'd, *n of them; free with

@@ -481,7 +481,6 @@ int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table
             }
             h->head = *pos;
             h->count++;
-            h->present = l.v[k].present;
             if (write_rec(f, pos, &r, l.v[k].id, m ? m : "") < 0) {
                 git_commit_free(c);
                 rc = vs_error_set(err, VS_ERECORDS, "cannot write the revision index");
@@ -490,6 +489,44 @@ int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table
             (*nrevs)++;
         }
         git_commit_free(c);
+    }
+done:
+    free(l.v);
+    cache_free(&tc);
+    return rc;
+}
+
+int vs_store_index_tip_apply(git_repository *repo, const git_oid *old_commit,
+                             const git_oid *new_commit, ix_table *t, vs_error *err)
+{
+    tree_cache tc;
+    touched_list l = {0};
+    git_oid a, b;
+    git_odb_object *ta = NULL, *tb = NULL;
+    int rc = 0, ha = 0, hb;
+    size_t k;
+    memset(&tc, 0, sizeof tc);
+    if (git_repository_odb(&tc.odb, repo) < 0)
+        return vs_store_gfail(err, VS_ERECORDS, "cannot open the object database");
+    if ((old_commit && (ha = sheets_of(repo, &tc, old_commit, &a)) < 0) ||
+        (hb = sheets_of(repo, &tc, new_commit, &b)) < 0 ||
+        (hb && cache_read(&tc, &b, NULL, &tb) < 0) || (ha && cache_read(&tc, &a, tb, &ta) < 0)) {
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the sheets of the tip");
+        goto done;
+    }
+    if (raw_diff(hb ? tb : NULL, ha ? ta : NULL, &l) < 0) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    for (k = 0; k < l.n; k++) {
+        ix_head *h = vs_store_index_table_get(t, l.v[k].id, 1);
+        if (!h) {
+            rc = vs_error_oom(err);
+            goto done;
+        }
+        h->present = l.v[k].present;
+        if (l.v[k].present)
+            memcpy(h->folder, l.v[k].folder.id, 20);
     }
 done:
     free(l.v);

@@ -12,7 +12,7 @@
 /* index.revs: a 32-byte header, then records, each a fixed part and its id and
  * message. Offsets are from the start of the file; 0 is "none". */
 #define IX_REVS_MAGIC "VSIXRV01"
-#define IX_HEADS_MAGIC "VSIXHD01"
+#define IX_HEADS_MAGIC "VSIXHD02"
 #define IX_REVS_HEADER 32
 
 typedef struct ix_rec {
@@ -39,16 +39,18 @@ typedef struct ix_heads_hdr {
     uint64_t revs_len;
     uint64_t nsheets;
     uint64_t nrevs;
-    uint32_t shallow; /* built in a shallow clone */
+    uint32_t shallow; /* 0, or a digest of the shallow clone's boundary */
     uint32_t pad;
     char refname[VS_STORE_BRANCH_MAX + 16];
 } ix_heads_hdr;
 
 typedef struct ix_head {
     char id[VS_SHEET_ID_MAX];
-    uint64_t head;    /* the latest revision's offset */
-    uint32_t count;   /* revisions */
-    uint32_t present; /* 1 when the sheet is in the tip's tree */
+    uint64_t head;            /* the latest revision's offset */
+    uint32_t count;           /* revisions */
+    uint32_t present;         /* 1 when the sheet is in the tip's tree */
+    unsigned char folder[20]; /* sheets/<id> in the tip's tree, when present */
+    uint32_t pad;
 } ix_head;
 
 /* The sheets while an index is built or extended: a table by id. */
@@ -69,6 +71,12 @@ void vs_store_index_table_free(ix_table *t);
 int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table *t,
                           uint64_t *nrevs, const git_oid *commits, size_t ncommits,
                           const git_oid *shallow, size_t n_shallow, vs_error *err);
+
+/* Sets each sheet's folder at new_commit (present, folder) from the sheets
+ * whose folder differs between old_commit (NULL: none) and new_commit: what
+ * the tip holds, whichever side of a merge it came from. */
+int vs_store_index_tip_apply(git_repository *repo, const git_oid *old_commit,
+                             const git_oid *new_commit, ix_table *t, vs_error *err);
 
 /* The commits reachable from tip, parents before children, without crossing
  * the shallow boundary (a commit there counts as a root): *out malloc'd. */

@@ -36,6 +36,7 @@ minutes: `git log -- PATH` walks every commit).
 """
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -66,9 +67,12 @@ def timed_rss(cmd, cwd=None, env=None, ok=(0,)):
         fd, rss_file = tempfile.mkstemp(prefix="vs-bench-rss-")
         os.close(fd)
         cmd = [GNU_TIME, "-f", "%M", "-o", rss_file] + list(cmd)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     rss = 0
     if rss_file:
         with open(rss_file) as f:
@@ -78,7 +82,7 @@ def timed_rss(cmd, cwd=None, env=None, ok=(0,)):
     if p.returncode not in ok:
         raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), p.returncode,
                                                 p.stderr.decode()[-800:]))
-    return dt, rss
+    return dt, rss, cpu
 
 
 def template(build, tmp):
@@ -357,6 +361,10 @@ def fmt_ms(xs):
     return (p + " ms (" + p + "–" + p + ")") % (m, lo, hi)
 
 
+def mib(kib):
+    return "%d MiB" % (kib // 1024) if kib else "-"
+
+
 def index_files(rec):
     return os.path.join(rec, ".git", "vramsheet")
 
@@ -395,9 +403,10 @@ def run_size(args, js, md, n, tmp):
         return p
 
     # the index, built once from the whole history by the first reader
-    t, rss = timed_rss([vs, "log", sid, "-n", "1"], env=env)
-    res["index"] = ([t], rss)
-    print("revision index built from the history: %.2f s (%d MiB)" % (t, rss // 1024), flush=True)
+    t, rss, cpu = timed_rss([vs, "log", sid, "-n", "1"], env=env)
+    res["_index"] = (t, cpu, rss)
+    print("revision index built from the history: %.2f s (CPU %.2f s, %d MiB)" %
+          (t, cpu, rss // 1024), flush=True)
     # nothing lost or reordered: the sheet's revisions as git lists them (a
     # linear history: git log's simplification and the records' agree)
     mine = [l.split()[0] for l in sh([vs, "log", sid], env=env).stdout.decode().splitlines()]
@@ -407,24 +416,31 @@ def run_size(args, js, md, n, tmp):
           flush=True)
     if mine != theirs:
         raise RuntimeError("vramsheet log and git log disagree")
+    print("  %-34s %-24s %-9s %-7s | git %-24s %-9s %s" %
+          ("verb", "wall", "CPU", "memory", "wall", "CPU", "memory"))
 
-    def bench(key, vcmd, gcmd, reps=None, gok=(0,), before=None):
-        vt, gt, vr, gr = [], [], 0, 0
+    def bench(key, vcmd, gcmd, gok=(0,), before_v=None, before_g=None):
+        r = {"vt": [], "vc": [], "vr": 0, "gt": [], "gc": [], "gr": 0}
         for _ in range(args.reps):
-            if before:
-                before()
-            t, r = timed_rss(vcmd, env=env)
-            vt.append(t)
-            vr = max(vr, r)
+            if before_v:
+                before_v()
+            t, m, c = timed_rss(vcmd, env=env)
+            r["vt"].append(t)
+            r["vc"].append(c)
+            r["vr"] = max(r["vr"], m)
         for _ in range(args.git_reps if gcmd else 0):
-            if before:
-                before()
-            t, r = timed_rss(gcmd, cwd=rec, ok=gok)
-            gt.append(t)
-            gr = max(gr, r)
-        res[key] = (vt, vr, gt, gr)
-        print("  %-34s %-26s %6d MiB   git %-26s %6d MiB" %
-              (key, fmt_ms(vt), vr // 1024, fmt_ms(gt) if gt else "-", gr // 1024), flush=True)
+            if before_g:
+                before_g()
+            t, m, c = timed_rss(gcmd, cwd=rec, ok=gok)
+            r["gt"].append(t)
+            r["gc"].append(c)
+            r["gr"] = max(r["gr"], m)
+        res[key] = r
+        print("  %-34s %-24s %-9s %-7s | git %-24s %-9s %s" %
+              (key, fmt_ms(r["vt"]), "%.1f ms" % (med(r["vc"]) * 1000), mib(r["vr"]),
+               fmt_ms(r["gt"]) if r["gt"] else "-",
+               "%.1f ms" % (med(r["gc"]) * 1000) if r["gc"] else "-",
+               mib(r["gr"]) if r["gt"] else "-"), flush=True)
 
     noop = script("noop", "# nothing\n")
     bench("vramsheet run (no verb: the floor)", [vs, "run", noop], None)
@@ -439,40 +455,28 @@ def run_size(args, js, md, n, tmp):
     bench("reproduce SHEET@~0", [vs, "run", script("repro", 'reproduce %s@~0 as "copy of %s"\n'
                                                    % (sid, sid))],
           ["git", "show", "main:%ssheet.json" % spath])
-    bench("show SHEET (open it)", [vs, "run", script("open", "show %s\n" % sid)], None)
-    bench("show SHEET + commit, nothing new", [vs, "run", script("restate", 'show %s\ncommit "again"\n'
-                                                                 % sid)],
+    bench("show SHEET (opens it)", [vs, "run", script("open", "show %s\n" % sid)], None)
+    bench("show SHEET + commit, nothing new",
+          [vs, "run", script("restate", 'show %s\ncommit "again"\n' % sid)],
           ["git", "commit", "-q", "-m", "again"], gok=(0, 1))
     bench("vramsheet log SHEET", [vs, "log", sid], ["git", "log", "--format=%H %cI %s", "--", spath])
 
-    # commit of an edit: a new length each run, so that each is a real commit
+    # commit of an edit: a new length each run, so that each is a real commit;
+    # git's: a line added to a file and committed
     edits = iter(range(100000))
     ef = os.path.join(tmp, "edit-%d.vs" % n)
+    gf = os.path.join(rec, "notes.txt")
 
     def new_edit():
         with open(ef, "w") as f:
             f.write('show %s\nlength %d\ncommit "edit"\n' % (sid, 4096 + next(edits)))
-    gf = os.path.join(rec, "notes.txt")
 
     def git_edit():
         with open(gf, "a") as f:
             f.write("x\n")
-    vt, vr = [], 0
-    for _ in range(args.reps):
-        new_edit()
-        t, r = timed_rss([vs, "run", ef], env=env)
-        vt.append(t)
-        vr = max(vr, r)
-    gt = []
-    for _ in range(args.git_reps):
-        git_edit()
         sh(["git", "-C", rec, "add", "notes.txt"])
-        t, _ = timed_rss(["git", "commit", "-q", "-m", "edit"], cwd=rec)
-        gt.append(t)
-    res["show SHEET + commit of an edit"] = (vt, vr, gt, 0)
-    print("  %-34s %-26s %6d MiB   git %-26s" %
-          ("show SHEET + commit of an edit", fmt_ms(vt), vr // 1024, fmt_ms(gt)), flush=True)
-    # the git commit's notes.txt is outside sheets/: vramsheet's index takes it (no sheet)
+    bench("show SHEET + commit of an edit", [vs, "run", ef], ["git", "commit", "-q", "-m", "edit"],
+          before_v=new_edit, before_g=git_edit)
 
     # records pull of one new commit, from a bare clone
     sh(["git", "clone", "-q", "--bare", rec, remote])
@@ -489,7 +493,7 @@ def run_size(args, js, md, n, tmp):
         shutil.copytree(saved, index_files(rec))
     pull = script("pull", "records pull %s\n" % remote)
     bench("records pull (one new commit)", [vs, "run", pull],
-          ["git", "pull", "-q", "--ff-only", remote, "main"], before=put_back)
+          ["git", "pull", "-q", "--ff-only", remote, "main"], before_v=put_back, before_g=put_back)
     put_back()
     if not args.keep:
         shutil.rmtree(rec)
@@ -525,18 +529,21 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
     if len(sizes) > 1:
         a, b = sizes[0], sizes[-1]
-        print("\n== growth from %d to %d commits (median time, vramsheet / git)" % (a, b))
+        print("\n== growth from %d to %d commits (median wall, median CPU; vramsheet, git)" % (a, b))
         for key in results[a]:
-            if key.startswith("_") or key == "index":
+            if key.startswith("_"):
                 continue
-            va, vb = med(results[a][key][0]), med(results[b][key][0])
-            ga, gb = results[a][key][2], results[b][key][2]
-            g = "%.1f×" % (med(gb) / med(ga)) if ga and gb else "-"
-            print("  %-34s vramsheet %.2f×   git %s" % (key, vb / va, g))
+            ra, rb = results[a][key], results[b][key]
+            line = "  %-34s vramsheet %.2f× wall, %.2f× CPU" % (
+                key, med(rb["vt"]) / med(ra["vt"]), med(rb["vc"]) / max(med(ra["vc"]), 1e-4))
+            if ra["gt"] and rb["gt"]:
+                line += "   git %.1f× wall" % (med(rb["gt"]) / med(ra["gt"]))
+            print(line)
         print("  %-34s %.1f s → %.1f s" % ("the history written (pack writer)",
                                            results[a]["_build"], results[b]["_build"]))
-        print("  %-34s %.2f s → %.2f s" % ("index built from the history (once)",
-                                            results[a]["index"][0][0], results[b]["index"][0][0]))
+        print("  %-34s %.2f s → %.2f s (CPU %.2f s → %.2f s)" % (
+            "index built from the history (once)", results[a]["_index"][0],
+            results[b]["_index"][0], results[a]["_index"][1], results[b]["_index"][1]))
     return 0
 
 

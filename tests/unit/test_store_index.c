@@ -333,6 +333,32 @@ static void check_against_walk(vs_store *st, git_repository *repo, const git_oid
                           "sheet %s, revision ~%zu: %.12s from the index, %.12s from the walk", id,
                           i, h.revs[i].commit, want[i]);
         vs_store_revisions_clear(&h);
+        /* the tip's version, whichever side of a merge it came from: the tree's */
+        {
+            git_oid f;
+            char path[80], hex[VS_STORE_HEX];
+            vs_store_blob b = {0};
+            int there = folder_at(repo, tip, id, &f),
+                rc = vs_store_read(st, id, NULL, NULL, &b, &err);
+            if (there) {
+                git_commit *cm = NULL;
+                git_tree *t = NULL;
+                git_tree_entry *e = NULL;
+                snprintf(path, sizeof path, "sheets/%s/sheet.json", id);
+                ck_assert_int_eq(git_commit_lookup(&cm, repo, tip), 0);
+                ck_assert_int_eq(git_commit_tree(&t, cm), 0);
+                ck_assert_int_eq(git_tree_entry_bypath(&e, t, path), 0);
+                git_oid_tostr(hex, sizeof hex, git_tree_entry_id(e));
+                ck_assert_msg(rc == 0, "sheet %s at the tip: %s", id, err.message);
+                ck_assert_str_eq(b.blob, hex);
+                git_tree_entry_free(e);
+                git_tree_free(t);
+                git_commit_free(cm);
+            } else {
+                ck_assert_int_eq(rc, VS_ENOTFOUND);
+            }
+            vs_store_blob_clear(&b);
+        }
         /* ~N through vs_store_read lands on the same commits */
         if (n > 2) {
             vs_store_blob b = {0};
@@ -528,7 +554,14 @@ START_TEST(test_ids_and_restate_read_the_index)
     ck_assert_int_eq(vs_store_read(st, "gpu-a", "~1", NULL, &b, &err), 0);
     ck_assert_int_eq(vs_store_index_find_blob(st, "gpu-a", b.blob, commit, &err), 1);
     ck_assert_str_eq(commit, h.revs[1].commit);
+    /* each revision names its sheet.json, read without a tree */
+    ck_assert_str_eq(h.revs[1].blob, b.blob);
     vs_store_blob_clear(&b);
+    ck_assert_int_eq(vs_store_read_blob(st, h.revs[1].blob, &b, &err), 0);
+    ck_assert_str_eq(b.data, "{\"v\": 1}\n");
+    vs_store_blob_clear(&b);
+    ck_assert_int_eq(vs_store_read_blob(st, "0123456789012345678901234567890123456789", &b, &err),
+                     VS_ENOTFOUND);
     vs_store_revisions_clear(&h);
     /* a message search is not a revision here */
     ck_assert_int_eq(vs_store_read(st, "gpu-a", ":/gpu", NULL, &b, &err), VS_EVALUE);
