@@ -136,7 +136,7 @@ int vs_store_shallow_has(const git_oid *shallow, size_t n, const git_oid *c);
 /* 1 for a shallow clone. */
 int vs_store_is_shallow(vs_store *st);
 
-/* --- store_sync.c: the sides of a remote --- */
+/* --- store_sides.c: the sides of a remote --- */
 
 /* The sheets changed on both sides since the merge base, to different contents:
  * names joined into names ("sheets/<id>/, ..."), ids listed when not NULL.
