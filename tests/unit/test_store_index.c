@@ -613,6 +613,68 @@ START_TEST(test_shallow_clone_stops_at_its_boundary)
 }
 END_TEST
 
+/* A commit's check for hand edits reads the tip, the index and the file itself;
+ * git status, run here, is the reader it must agree with. */
+START_TEST(test_hand_edits_agree_with_git_status)
+{
+    static const char *const edits[] = {
+        "echo mine >> sheets/x/sheet.json",
+        "rm sheets/x/sheet.md",
+        "chmod +x sheets/x/sheet.json",
+        "git rm -q --cached sheets/x/sheet.md",
+        "echo mine >> sheets/x/sheet.json && git add sheets/x/sheet.json",
+        "rm sheets/x/sheet.md && mkdir sheets/x/sheet.md",
+        "touch sheets/x/sheet.json", /* the same bytes: not an edit */
+        "true",
+    };
+    char path[300], cmd[1200];
+    vs_store *st = NULL;
+    vs_error err;
+    size_t k;
+    int refused = 0;
+    snprintf(path, sizeof path, "%s/rec", tmpdir);
+    vs_error_clear(&err);
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    for (k = 0; k < sizeof edits / sizeof *edits + 1; k++) {
+        vs_store_write w;
+        vs_store_commit_info info;
+        char json[32], status[512] = "";
+        FILE *p;
+        int rc;
+        /* the first round records sheet.json and sheet.md, then each edits them */
+        const char *edit = k ? edits[k - 1] : "true";
+        snprintf(cmd, sizeof cmd, "cd '%s' 2>/dev/null; %s", path, edit);
+        ck_assert_msg(system(cmd) == 0, "%s", edit);
+        snprintf(cmd, sizeof cmd, "cd '%s' 2>/dev/null && git status --porcelain -- sheets/x/",
+                 path);
+        ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+        if (!fgets(status, sizeof status, p))
+            status[0] = '\0';
+        pclose(p);
+        memset(&w, 0, sizeof w);
+        snprintf(json, sizeof json, "{\"v\": %zu}\n", k);
+        w.sheet_id = "x";
+        w.json = json;
+        w.json_len = strlen(json);
+        w.md = "# x\n";
+        w.md_len = 4;
+        w.message = "x: again";
+        w.replace = 1;
+        rc = vs_store_commit(st, &w, &info, &err);
+        ck_assert_msg(*status ? rc == VS_ERECORDS : rc == 0, "%s: git status '%s', commit %d: %s",
+                      edit, status, rc, rc ? err.message : "");
+        refused += rc != 0;
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && rm -rf sheets/x/sheet.md && git reset -q && git checkout -q HEAD -- "
+                 "sheets/x/ && chmod -x sheets/x/sheet.json",
+                 path);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+    ck_assert_int_eq(refused, 6); /* all but the last two */
+    vs_store_free(st);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("store_index");
@@ -623,6 +685,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_commit_appends_and_crash_is_recovered);
     tcase_add_test(tc, test_ids_and_restate_read_the_index);
     tcase_add_test(tc, test_shallow_clone_stops_at_its_boundary);
+    tcase_add_test(tc, test_hand_edits_agree_with_git_status);
     suite_add_tcase(s, tc);
     return s;
 }
