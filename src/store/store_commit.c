@@ -355,8 +355,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
             rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
-        if (ptree && vs_store_sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json",
-                                            &cur, &has_cur) < 0) {
+        if (have && vs_store_tip_blob(st, &tip, w->sheet_id, "sheet.json", &cur, &has_cur) < 0) {
             git_tree_free(ptree);
             git_commit_free(parent);
             rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);

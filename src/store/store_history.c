@@ -1,5 +1,5 @@
-/* store_history.c — reading the records: a sheet's history, its files at a
- * revision (SHEET@~N or any git revision), the sheets at a revision. */
+/* store_history.c — reading the records: a sheet's history (from the revision
+ * index, or a walk), its files at a revision (SHEET@~N or any git revision). */
 #include "store/store_index_internal.h"
 #include "util/cmp.h"
 
@@ -113,6 +113,37 @@ int vs_store_sheet_blob_at(git_repository *repo, const git_oid *tree_id, const c
     *has = found && !is_tree;
 done:
     git_odb_free(odb);
+    return rc;
+}
+
+/* The tip's blob of sheets/<id>/<file>: from the revision index's folder when
+ * the index is at that tip (no read of sheets/), else read raw. */
+int vs_store_tip_blob(vs_store *st, const git_oid *tip, const char *id, const char *file,
+                      git_oid *out, int *has)
+{
+    git_commit *c = NULL;
+    git_oid folder;
+    int rc, known = vs_store_index_tip_folder(st, tip, id, &folder);
+    *has = 0;
+    if (known == 0)
+        return 0;
+    if (known == 1) {
+        git_tree *t = NULL;
+        const git_tree_entry *e;
+        if ((rc = git_tree_lookup(&t, st->repo, &folder)) < 0)
+            return rc;
+        e = git_tree_entry_byname(t, file);
+        if (e && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+            git_oid_cpy(out, git_tree_entry_id(e));
+            *has = 1;
+        }
+        git_tree_free(t);
+        return 0;
+    }
+    if ((rc = git_commit_lookup(&c, st->repo, tip)) < 0)
+        return rc;
+    rc = vs_store_sheet_blob_at(st->repo, git_commit_tree_id(c), id, file, out, has);
+    git_commit_free(c);
     return rc;
 }
 
@@ -344,8 +375,7 @@ void vs_store_revisions_clear(vs_store_revisions *h)
     h->n = 0;
 }
 
-/* The commit a revision names (rev NULL: the branch tip). */
-static int resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_error *err)
+int vs_store_resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_error *err)
 {
     git_object *obj = NULL, *peeled = NULL;
     int rc;
@@ -505,7 +535,7 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
         return vs_error_set(err, VS_EVALUE, "a sheet has sheet.json and sheet.md, not %s", file);
     if (vs_store_sheet_rev(rev, &back)
             ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, &folder, &known, err)) < 0
-            : (rc = resolve_commit(st, rev, &c, err)) < 0)
+            : (rc = vs_store_resolve_commit(st, rev, &c, err)) < 0)
         return rc;
     if (!rev && vs_store_index_sync(st, err) == 0)
         known = vs_store_index_tip_folder(st, git_commit_id(c), sheet_id, &folder);
@@ -587,76 +617,6 @@ void vs_store_blob_clear(vs_store_blob *b)
     memset(b, 0, sizeof *b);
 }
 
-int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n, vs_error *err)
-{
-    git_commit *c = NULL;
-    git_tree *tree = NULL, *sheets = NULL;
-    git_tree_entry *e = NULL;
-    char **ids = NULL;
-    size_t n = 0, i, cnt;
-    int rc = 0;
-    *out_ids = NULL;
-    *out_n = 0;
-    if (!st->repo)
-        return 0;
-    if (!rev) {
-        char refname[VS_STORE_BRANCH_MAX + 16];
-        git_oid tip;
-        if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
-            return rc;
-        if ((rc = vs_store_branch_tip(st->repo, refname, &tip, err)) <= 0)
-            return rc;
-    }
-    if ((rc = resolve_commit(st, rev, &c, err)) < 0)
-        return rc;
-    if (git_commit_tree(&tree, c) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
-        goto done;
-    }
-    if (git_tree_entry_bypath(&e, tree, "sheets") < 0 || git_tree_entry_type(e) != GIT_OBJECT_TREE)
-        goto done;
-    if (git_tree_lookup(&sheets, st->repo, git_tree_entry_id(e)) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read sheets/");
-        goto done;
-    }
-    cnt = git_tree_entrycount(sheets);
-    if (cnt && !(ids = calloc(cnt, sizeof *ids))) {
-        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (i = 0; i < cnt; i++) {
-        const git_tree_entry *se = git_tree_entry_byindex(sheets, i);
-        const char *name = git_tree_entry_name(se);
-        if (git_tree_entry_type(se) != GIT_OBJECT_TREE || !vs_sheet_id_valid(name))
-            continue;
-        if (!(ids[n] = strdup(name))) {
-            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-            goto done;
-        }
-        n++;
-    }
-    if (n)
-        qsort(ids, n, sizeof *ids, vs_cmp_str);
-done:
-    git_tree_entry_free(e);
-    git_tree_free(sheets);
-    git_tree_free(tree);
-    git_commit_free(c);
-    if (rc < 0) {
-        for (i = 0; i < n; i++)
-            free(ids[i]);
-        free(ids);
-        return rc;
-    }
-    if (!n) {
-        free(ids);
-        ids = NULL;
-    }
-    *out_ids = ids;
-    *out_n = n;
-    return 0;
-}
-
 int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **rev, vs_error *err)
 {
     const char *at = strchr(spec, '@');
@@ -680,113 +640,5 @@ int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **r
                 spec);
         *rev = at + 1;
     }
-    return 0;
-}
-
-int vs_store_ids(vs_store *st, const char *prefix, char ***out_ids, size_t *out_n, vs_error *err)
-{
-    char **ids = NULL;
-    size_t n = 0, i, k = 0, plen = prefix ? strlen(prefix) : 0;
-    int rc;
-    *out_ids = NULL;
-    *out_n = 0;
-    if (!st->repo)
-        return 0;
-    if (vs_store_index_sync(st, err) == 0)
-        return vs_store_index_ids(st, prefix, out_ids, out_n, err);
-    vs_error_clear(err);
-    if ((rc = vs_store_list(st, NULL, &ids, &n, err)) < 0)
-        return rc;
-    for (i = 0; i < n; i++) {
-        if (!plen || !strncmp(ids[i], prefix, plen))
-            ids[k++] = ids[i];
-        else
-            free(ids[i]);
-    }
-    if (!k) {
-        free(ids);
-        ids = NULL;
-    }
-    *out_ids = ids;
-    *out_n = k;
-    return 0;
-}
-
-typedef struct id_list {
-    char **v;
-    size_t n;
-} id_list;
-
-static int add_changed(const git_diff_delta *d, float progress, void *payload)
-{
-    id_list *l = payload;
-    char id[VS_SHEET_ID_MAX], **v;
-    const char *p = d->new_file.path ? d->new_file.path : d->old_file.path, *slash;
-    size_t len;
-    (void)progress;
-    if (!p || strncmp(p, "sheets/", 7) || !(slash = strchr(p + 7, '/')))
-        return 0;
-    len = (size_t)(slash - p - 7);
-    if (len >= sizeof id)
-        return 0;
-    memcpy(id, p + 7, len);
-    id[len] = '\0';
-    /* deltas come in path order: a sheet's files are together */
-    if (!vs_sheet_id_valid(id) || (l->n && !strcmp(l->v[l->n - 1], id)))
-        return 0;
-    if (!(v = realloc(l->v, (l->n + 1) * sizeof *v)))
-        return -1;
-    l->v = v;
-    if (!(v[l->n] = strdup(id)))
-        return -1;
-    l->n++;
-    return 0;
-}
-
-int vs_store_changed_sheets(vs_store *st, const char *from, const char *to, char ***out_ids,
-                            size_t *out_n, vs_error *err)
-{
-    git_commit *fc = NULL, *tc = NULL;
-    git_tree *ft = NULL, *tt = NULL;
-    git_diff *diff = NULL;
-    git_diff_options o;
-    char *spec[1] = {"sheets/"};
-    id_list l = {NULL, 0};
-    size_t i;
-    int rc = 0;
-    *out_ids = NULL;
-    *out_n = 0;
-    if ((rc = resolve_commit(st, to, &tc, err)) < 0)
-        return rc;
-    if (from && *from && (rc = resolve_commit(st, from, &fc, err)) < 0)
-        goto done;
-    if ((fc && git_commit_tree(&ft, fc) < 0) || git_commit_tree(&tt, tc) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
-        goto done;
-    }
-    git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
-    o.pathspec.strings = spec;
-    o.pathspec.count = 1;
-    if (git_diff_tree_to_tree(&diff, st->repo, ft, tt, &o) < 0 ||
-        git_diff_foreach(diff, add_changed, NULL, NULL, NULL, &l) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot compare the sheets of two commits");
-        goto done;
-    }
-    if (l.n)
-        qsort(l.v, l.n, sizeof *l.v, vs_cmp_str);
-done:
-    git_diff_free(diff);
-    git_tree_free(ft);
-    git_tree_free(tt);
-    git_commit_free(fc);
-    git_commit_free(tc);
-    if (rc < 0) {
-        for (i = 0; i < l.n; i++)
-            free(l.v[i]);
-        free(l.v);
-        return rc;
-    }
-    *out_ids = l.v;
-    *out_n = l.n;
     return 0;
 }

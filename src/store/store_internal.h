@@ -126,6 +126,15 @@ int vs_store_receive_hooks(git_repository *remote, char *names, size_t len);
  * vs_store_push_report) that pushes to a path through `git receive-pack PATH`. */
 int vs_store_receive_pack_transport(git_transport **out, git_remote *owner, void *payload);
 
+/* The commit a revision names (rev NULL: the branch tip); VS_ENOTFOUND when
+ * there is none, VS_EVALUE for a search of commit messages. */
+int vs_store_resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_error *err);
+
+/* The blob of sheets/<id>/<file> in commit tip (the branch tip): from the
+ * revision index's folder when the index is at that tip, else read raw. */
+int vs_store_tip_blob(vs_store *st, const git_oid *tip, const char *id, const char *file,
+                      git_oid *out, int *has);
+
 /* --- store_index.c: a shallow clone --- */
 
 /* The boundary commits of a shallow clone (<gitdir>/shallow), sorted: *out

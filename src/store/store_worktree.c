@@ -3,7 +3,6 @@
  * taken so that a writer killed halfway is recognised, the journal that lets
  * the next open repair a commit killed before its files followed, and the
  * sheets whose files there were edited by hand (refused, not written over). */
-#include "store/store_index.h"
 #include "store/store_internal.h"
 
 #include <dirent.h>
@@ -429,37 +428,6 @@ done:
     return recent;
 }
 
-/* The tip's blob of sheets/<id>/<file>: from the revision index's folder when
- * the index is at that tip (no read of sheets/), else read raw. */
-static int tip_blob(vs_store *st, const git_oid *tip, const char *id, const char *file,
-                    git_oid *out, int *has)
-{
-    git_commit *c = NULL;
-    git_oid folder;
-    int rc, known = vs_store_index_tip_folder(st, tip, id, &folder);
-    *has = 0;
-    if (known == 0)
-        return 0;
-    if (known == 1) {
-        git_tree *t = NULL;
-        const git_tree_entry *e;
-        if ((rc = git_tree_lookup(&t, st->repo, &folder)) < 0)
-            return rc;
-        e = git_tree_entry_byname(t, file);
-        if (e && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
-            git_oid_cpy(out, git_tree_entry_id(e));
-            *has = 1;
-        }
-        git_tree_free(t);
-        return 0;
-    }
-    if ((rc = git_commit_lookup(&c, st->repo, tip)) < 0)
-        return rc;
-    rc = vs_store_sheet_blob_at(st->repo, git_commit_tree_id(c), id, file, out, has);
-    git_commit_free(c);
-    return rc;
-}
-
 /* git_status_file's flags for one file of a sheet, from the three places it
  * compares, looked at directly: the tip's blob, the index entry, and the work
  * tree's file hashed through its filters. git_status_file diffs the whole
@@ -475,7 +443,7 @@ static int file_status(vs_store *st, git_index *idx, const git_oid *tip, const c
     git_oid head, wt;
     int has_h = 0, in_wt, rc;
     *flags = 0;
-    if (tip && (rc = tip_blob(st, tip, id, file, &head, &has_h)) < 0)
+    if (tip && (rc = vs_store_tip_blob(st, tip, id, file, &head, &has_h)) < 0)
         return rc;
     snprintf(abs, sizeof abs, "%s%s", wd ? wd : "", rel);
     in_wt = lstat(abs, &sb) == 0;
