@@ -125,7 +125,7 @@ int vs_store_diverged_sheets(git_repository *repo, const git_oid *ours, const gi
         qsort(other.ids, other.n, sizeof *other.ids, cmp_id);
     for (i = 0; i < mine.n; i++) {
         const char *name = mine.ids[i];
-        if (!bsearch(name, other.ids, other.n, sizeof *other.ids, cmp_id))
+        if (!other.n || !bsearch(name, other.ids, other.n, sizeof *other.ids, cmp_id))
             continue; /* changed on our side only */
         if (same_folder(folder_in(so, name), folder_in(stt, name)))
             continue;
