@@ -152,7 +152,7 @@ static void add_record_ids(vs_interp *ip, json_t *m, const char *prefix, size_t 
     size_t n = 0, i;
     vs_error_clear(&e);
     if (vs_store_open(&st, vs_interp_records_path(ip), &e) == 0 &&
-        vs_store_list(st, NULL, &ids, &n, &e) == 0) {
+        vs_store_ids(st, NULL, &ids, &n, &e) == 0) {
         for (i = 0; i < n; i++) {
             char buf[VS_SHEET_ID_MAX + 4];
             snprintf(buf, sizeof buf, "%s%s", ids[i], suffix);

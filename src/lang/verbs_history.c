@@ -65,8 +65,22 @@ int vs_verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                               (json_int_t)h.revs[i].time));
     }
     vs_records_render_history(id, vs_store_path(st), shown, h.n, &text, &html);
-    payload = json_pack("{s:s, s:s, s:s, s:O}", "kind", "history", "sheet", id, "records",
-                        vs_store_path(st), "revisions", revs);
+    if (*h.truncated) {
+        /* a shallow clone: what is older than its boundary is not here */
+        static const char said[] =
+            "The records here are a shallow clone: this history stops at %.12s, the clone's "
+            "boundary (older revisions are not here; `git fetch --unshallow` in the records "
+            "fetches them).";
+        vs_buf_printf(&text, "\n");
+        vs_buf_printf(&text, said, h.truncated);
+        vs_buf_printf(&text, "\n");
+        vs_buf_printf(&html, "<p>");
+        vs_buf_printf(&html, said, h.truncated);
+        vs_buf_printf(&html, "</p>\n");
+    }
+    payload = json_pack("{s:s, s:s, s:s, s:O, s:s?}", "kind", "history", "sheet", id, "records",
+                        vs_store_path(st), "revisions", revs, "truncated_at",
+                        *h.truncated ? h.truncated : NULL);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
 done:
     json_decref(revs);

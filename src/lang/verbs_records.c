@@ -127,7 +127,9 @@ static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
     for (r = 0; r < h.n; r++) {
         vs_store_blob b = {0};
         json_t *rec = NULL;
-        if (vs_store_read(st, id, h.revs[r].commit, NULL, &b, &e) == 0 &&
+        /* the revision's blob when the index named it: no tree read */
+        if ((*h.revs[r].blob ? vs_store_read_blob(st, h.revs[r].blob, &b, &e)
+                             : vs_store_read(st, id, h.revs[r].commit, NULL, &b, &e)) == 0 &&
             vs_sheet_load(&rec, b.data, b.len, &e) == 0) {
             json_array_foreach(ms, i, m)
             {
@@ -304,24 +306,19 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
     char **ids = NULL;
     size_t n = 0, i;
     int rc;
-    if ((rc = vs_store_list(st, NULL, &ids, &n, err)) < 0)
+    /* only the sheets this pull changed (a tree diff, not a read of each) */
+    if ((rc = vs_store_changed_sheets(st, s->local_before, *s->local_after ? s->local_after : NULL,
+                                      &ids, &n, err)) < 0)
         return rc;
     for (i = 0; i < n && rc == 0; i++) {
-        vs_store_blob now = {0}, was = {0};
+        vs_store_blob now = {0};
         json_t *sheet = NULL, *open;
         const char *base;
         vs_error e;
         int changed;
         vs_error_clear(&e);
         if (vs_store_read(st, ids[i], NULL, NULL, &now, &e) < 0)
-            continue;
-        if (*s->local_before && vs_store_read(st, ids[i], s->local_before, NULL, &was, &e) == 0 &&
-            !strcmp(was.blob, now.blob)) {
-            vs_store_blob_clear(&was);
-            vs_store_blob_clear(&now);
-            continue; /* not changed by this pull */
-        }
-        vs_store_blob_clear(&was);
+            continue; /* removed by the pull */
         if (vs_sheet_load(&sheet, now.data, now.len, &e) == 0 &&
             (changed = vs_sheet_refresh_derived(sheet)) > 0) {
             char *json = vs_sheet_dump(sheet), *md = vs_markdown_sheet(sheet);
@@ -529,7 +526,10 @@ const vs_verb vs_verbs_records[] = {
      "the revisions of a sheet in the records, newest first",
      "history [SHEET] lists the commits that changed sheets/<SHEET>/ (the current sheet when "
      "omitted), newest first: commit id, committer time, message. limit=N shows the last N. "
-     "The payload (kind \"history\") has full 40-hex commit ids.",
+     "They are read from the revision index kept beside the repository (.git/vramsheet/, "
+     "brought up to the branch tip first), so a long history costs what is listed; in a "
+     "shallow clone the list stops at the clone's boundary and says so (payload "
+     "\"truncated_at\"). The payload (kind \"history\") has full 40-hex commit ids.",
      history_keys, NULL},
     {"show", vs_verb_show, "show SHEET[@REV]",
      "print a recorded sheet (and open it if it is not open)",
@@ -538,7 +538,8 @@ const vs_verb vs_verbs_records[] = {
      "`history SHEET` lists them: SHEET@~0 is its latest revision, SHEET@~1 the one before, "
      "whatever other sheets were committed in between), or git's own revisions: HEAD~N is N "
      "commits back on the branch (of any sheet), a commit id or prefix, a branch; the tip when "
-     "omitted. If no sheet of that id is open in this "
+     "omitted (a search of commit messages, :/TEXT, is not a revision here). If no sheet of "
+     "that id is open in this "
      "session, it is opened as the current sheet, remembering the revision it came from so that "
      "its next commit detects concurrent changes. The payload (kind \"sheet\") is the whole "
      "sheet as stored, with \"revision\": {commit, blob, records}.",

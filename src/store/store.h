@@ -115,6 +115,9 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
 
 typedef struct vs_store_revision {
     char commit[VS_STORE_HEX];
+    /* sheets/<id>/sheet.json at that commit, when the history read it from the
+     * revision index ("" when it has none, or for every commit) */
+    char blob[VS_STORE_HEX];
     char *message; /* the whole message, without its trailing newline */
     int64_t time;  /* committer time, seconds since the epoch */
     int offset;    /* committer's UTC offset in minutes */
@@ -123,11 +126,15 @@ typedef struct vs_store_revision {
 typedef struct vs_store_revisions {
     vs_store_revision *revs; /* newest first */
     size_t n;
+    /* In a shallow clone, the boundary commit where the history shown stops (the
+     * older commits are not in this clone); "" when the history is whole. */
+    char truncated[VS_STORE_HEX];
 } vs_store_revisions;
 
 /* The commits of the branch that changed sheets/<sheet_id>/ (sheet_id NULL: every
- * commit), newest first, at most limit (0: all). Fast: one tree-entry compare per
- * commit, no diff. An empty history is not an error. */
+ * commit), newest first, at most limit (0: all). A sheet's are read from the
+ * revision index (store_index.h), brought to the tip first: only the revisions
+ * returned are read. An empty history is not an error. */
 int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_revisions *out,
                      vs_error *err);
 void vs_store_revisions_clear(vs_store_revisions *h);
@@ -149,9 +156,24 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
                   vs_store_blob *out, vs_error *err);
 void vs_store_blob_clear(vs_store_blob *b);
 
+/* Reads the blob of that id (hex, as vs_store_revision.blob names it) into out
+ * (its commit left ""). VS_ENOTFOUND when the records do not hold it. */
+int vs_store_read_blob(vs_store *st, const char *blob, vs_store_blob *out, vs_error *err);
+
 /* The ids of the sheets at rev (NULL: the tip), sorted; *out_ids is a malloc'd
  * array of malloc'd strings (free each, then the array). None yet: 0 ids. */
 int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n, vs_error *err);
+
+/* The ids of the sheets at the tip that start with prefix (NULL or "": all),
+ * sorted, as vs_store_list gives them, read from the revision index (one file,
+ * no tree): what completion offers. */
+int vs_store_ids(vs_store *st, const char *prefix, char ***out_ids, size_t *out_n, vs_error *err);
+
+/* The ids of the sheets whose files differ between two commits (from NULL or
+ * "": every sheet at to), sorted: a tree diff of sheets/, which passes over
+ * the folders that did not change. */
+int vs_store_changed_sheets(vs_store *st, const char *from, const char *to, char ***out_ids,
+                            size_t *out_n, vs_error *err);
 
 /* 1 with *n when rev is "~N" (or "~": 1), a revision of one sheet's own
  * history; 0 for any other revision. Pure. */

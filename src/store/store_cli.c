@@ -29,6 +29,12 @@ static const char log_help[] =
     "  --json          one JSON object {\"kind\": \"history\", \"sheet\", \"revisions\":\n"
     "                  [{\"commit\", \"message\", \"time\"}]} instead of lines\n"
     "\n"
+    "\n"
+    "A sheet's revisions are read from the revision index kept beside the repository\n"
+    "(.git/vramsheet/), brought up to the branch tip first: only the revisions listed\n"
+    "are read. In a shallow clone the history stops at the clone's boundary, and\n"
+    "says so on stderr.\n"
+    "\n"
     "Exit status: 0 listed (possibly nothing), 1 the records could not be read, 2 usage.\n";
 
 static const char show_help[] =
@@ -147,6 +153,11 @@ int vs_cli_log(int argc, char **argv)
                    h.revs[k].message);
         }
     }
+    if (*h.truncated && (!limit || h.n < (size_t)limit))
+        fprintf(stderr,
+                "vramsheet log: the records are a shallow clone: this history stops at %.12s, "
+                "the clone's boundary (`git -C %s fetch --unshallow` fetches the rest)\n",
+                h.truncated, vs_store_path(st));
     rc = 0;
 done:
     if (rc)

@@ -2,6 +2,7 @@
  * on the new tip when another writer moved it), a state the records already
  * hold recognised, and the choice among sheets changed on both sides of a
  * remote; the work tree follows through store_worktree.c. */
+#include "store/store_index.h"
 #include "store/store_internal.h"
 
 #include <dirent.h>
@@ -20,8 +21,8 @@
 
 /* 1 with *at when sheets/<id>/sheet.json was blob at some commit of the branch
  * from tip, 0 when never; libgit2 errors negative. */
-static int sheet_held(git_repository *repo, const git_oid *tip, const char *id, const git_oid *blob,
-                      git_oid *at)
+static int sheet_held_walk(git_repository *repo, const git_oid *tip, const char *id,
+                           const git_oid *blob, git_oid *at)
 {
     git_revwalk *walk = NULL;
     git_oid oid;
@@ -52,6 +53,25 @@ static int sheet_held(git_repository *repo, const git_oid *tip, const char *id, 
 done:
     git_revwalk_free(walk);
     return rc < 0 ? rc : found;
+}
+
+/* The same, read from the revision index (the sheet's own revisions only);
+ * the walk where the index cannot be brought to the tip here. */
+static int sheet_held(vs_store *st, const git_oid *tip, const char *id, const git_oid *blob,
+                      git_oid *at)
+{
+    char hex[VS_STORE_HEX], commit[VS_STORE_HEX];
+    vs_error e;
+    int rc;
+    vs_error_clear(&e);
+    vs_store_hex(hex, blob);
+    if (vs_store_index_sync(st, &e) == 0 && vs_store_index_tip_is(st, tip) &&
+        (rc = vs_store_index_find_blob(st, id, hex, commit, &e)) >= 0) {
+        if (rc == 1 && git_oid_fromstr(at, commit) < 0)
+            return GIT_ERROR;
+        return rc;
+    }
+    return sheet_held_walk(st->repo, tip, id, blob, at);
 }
 
 /* When a pull or push is refused because sheets changed on both sides, the
@@ -335,8 +355,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
             rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
-        if (ptree && vs_store_sheet_blob_at(st->repo, git_tree_id(ptree), w->sheet_id, "sheet.json",
-                                            &cur, &has_cur) < 0) {
+        if (have && vs_store_tip_blob(st, &tip, w->sheet_id, "sheet.json", &cur, &has_cur) < 0) {
             git_tree_free(ptree);
             git_commit_free(parent);
             rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
@@ -358,7 +377,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
             /* the commit that wrote this state, not the tip: the same whatever
              * other sheets were committed since (a notebook run again names the
              * commit its first run wrote) */
-            if (sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &wrote) > 0)
+            if (sheet_held(st, &tip, w->sheet_id, &blob_json, &wrote) > 0)
                 vs_store_hex(info->commit, &wrote);
             else
                 vs_store_hex(info->commit, &tip);
@@ -378,8 +397,7 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
              * not load it): restating it writes nothing, and the caller goes on
              * from that revision (a later change then meets the newer ones as a
              * concurrent change, as it should). */
-            if (stale &&
-                (held = sheet_held(st->repo, &tip, w->sheet_id, &blob_json, &held_at)) < 0) {
+            if (stale && (held = sheet_held(st, &tip, w->sheet_id, &blob_json, &held_at)) < 0) {
                 git_tree_free(ptree);
                 git_commit_free(parent);
                 rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the history of %s", refname);
@@ -476,6 +494,13 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     vs_store_hex(info->commit, &commit_oid);
     vs_store_hex(info->blob, &blob_json);
     info->attempts = attempt;
+    {
+        /* the index follows now, while the commit is at hand (else the next
+         * reader brings it) */
+        vs_error ierr;
+        vs_error_clear(&ierr);
+        vs_store_index_sync(st, &ierr);
+    }
     if (!git_repository_is_bare(st->repo)) {
         vs_error werr;
         const char *ids[1];

@@ -1,6 +1,6 @@
-/* store_history.c — reading the records: a sheet's history, its files at a
- * revision (SHEET@~N or any git revision), the sheets at a revision. */
-#include "store/store_internal.h"
+/* store_history.c — reading the records: a sheet's history (from the revision
+ * index, or a walk), its files at a revision (SHEET@~N or any git revision). */
+#include "store/store_index_internal.h"
 #include "util/cmp.h"
 
 #include <dirent.h>
@@ -116,6 +116,37 @@ done:
     return rc;
 }
 
+/* The tip's blob of sheets/<id>/<file>: from the revision index's folder when
+ * the index is at that tip (no read of sheets/), else read raw. */
+int vs_store_tip_blob(vs_store *st, const git_oid *tip, const char *id, const char *file,
+                      git_oid *out, int *has)
+{
+    git_commit *c = NULL;
+    git_oid folder;
+    int rc, known = vs_store_index_tip_folder(st, tip, id, &folder);
+    *has = 0;
+    if (known == 0)
+        return 0;
+    if (known == 1) {
+        git_tree *t = NULL;
+        const git_tree_entry *e;
+        if ((rc = git_tree_lookup(&t, st->repo, &folder)) < 0)
+            return rc;
+        e = git_tree_entry_byname(t, file);
+        if (e && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+            git_oid_cpy(out, git_tree_entry_id(e));
+            *has = 1;
+        }
+        git_tree_free(t);
+        return 0;
+    }
+    if ((rc = git_commit_lookup(&c, st->repo, tip)) < 0)
+        return rc;
+    rc = vs_store_sheet_blob_at(st->repo, git_commit_tree_id(c), id, file, out, has);
+    git_commit_free(c);
+    return rc;
+}
+
 static int folder_cached(git_repository *repo, folder_cache *fc, const git_oid *cid, const char *id,
                          git_oid *folder, int *has)
 {
@@ -155,33 +186,26 @@ static int history_push(vs_store_revisions *out, size_t *cap, git_commit *c, con
     memcpy(r->message, m ? m : "", len);
     r->message[len] = '\0';
     vs_store_hex(r->commit, oid);
+    r->blob[0] = '\0';
     r->time = (int64_t)git_commit_time(c);
     r->offset = git_commit_time_offset(c);
     out->n++;
     return 0;
 }
 
-int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_revisions *out,
-                     vs_error *err)
+/* The history by a walk of every commit: where the index cannot be written
+ * (records on a read-only path), and for every commit (sheet_id NULL). */
+static int history_walk(vs_store *st, const char *sheet_id, size_t limit, const git_oid *tip,
+                        vs_store_revisions *out, vs_error *err)
 {
-    char refname[VS_STORE_BRANCH_MAX + 16];
     git_revwalk *walk = NULL;
-    git_oid tip, oid;
+    git_oid oid;
     folder_cache fc;
     size_t cap = 0;
-    int rc = 0, have;
+    int rc = 0;
 
-    memset(out, 0, sizeof *out);
     memset(&fc, 0, sizeof fc);
-    if (sheet_id && !vs_sheet_id_valid(sheet_id))
-        return vs_error_set(err, VS_EVALUE, "'%s' is not a sheet id", sheet_id);
-    if (!st->repo)
-        return 0;
-    if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
-        return rc;
-    if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) <= 0)
-        return have;
-    if (git_revwalk_new(&walk, st->repo) < 0 || git_revwalk_push(walk, &tip) < 0) {
+    if (git_revwalk_new(&walk, st->repo) < 0 || git_revwalk_push(walk, tip) < 0) {
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot walk the history of %s", st->path);
         goto done;
     }
@@ -236,6 +260,109 @@ done:
     return rc < 0 ? rc : 0;
 }
 
+/* Every commit of a shallow clone, newest first, down to its boundary
+ * (libgit2 would look for the parents the clone does not have). */
+static int history_shallow(vs_store *st, size_t limit, const git_oid *tip, vs_store_revisions *out,
+                           vs_error *err)
+{
+    git_oid *v = NULL, *shallow = NULL;
+    size_t n = 0, ns = 0, cap = 0, i;
+    int rc = 0;
+    if (vs_store_shallow_read(st, &shallow, &ns) < 0)
+        return vs_error_oom(err);
+    if ((rc = vs_store_index_walk_shallow(st->repo, tip, shallow, ns, &v, &n, err)) < 0)
+        goto done;
+    for (i = n; i-- > 0 && (!limit || out->n < limit);) {
+        git_commit *c = NULL;
+        if (git_commit_lookup(&c, st->repo, &v[i]) < 0) {
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot read commit");
+            goto done;
+        }
+        rc = history_push(out, &cap, c, &v[i]);
+        if (rc == 0 && git_commit_parentcount(c) && vs_store_shallow_has(shallow, ns, &v[i]))
+            vs_store_hex(out->truncated, &v[i]);
+        git_commit_free(c);
+        if (rc < 0) {
+            rc = vs_error_oom(err);
+            goto done;
+        }
+    }
+done:
+    free(v);
+    free(shallow);
+    return rc;
+}
+
+/* One sheet's revisions from the index. */
+static int history_index(vs_store *st, const char *sheet_id, size_t limit, vs_store_revisions *out,
+                         vs_error *err)
+{
+    vs_store_index_rev *v = NULL;
+    size_t n = 0, i;
+    int rc;
+    if ((rc = vs_store_index_revisions(st, sheet_id, 0, limit, &v, &n, NULL, err)) < 0)
+        return rc;
+    if (n && !(out->revs = calloc(n, sizeof *out->revs))) {
+        vs_store_index_revs_free(v, n);
+        return vs_error_oom(err);
+    }
+    for (i = 0; i < n; i++) {
+        vs_store_revision *r = &out->revs[i];
+        memcpy(r->commit, v[i].commit, sizeof r->commit);
+        memcpy(r->blob, v[i].blob, sizeof r->blob);
+        r->message = v[i].message;
+        v[i].message = NULL;
+        r->time = v[i].time;
+        r->offset = v[i].offset;
+    }
+    out->n = n;
+    if (n && (v[n - 1].flags & VS_STORE_INDEX_BOUNDARY))
+        memcpy(out->truncated, v[n - 1].commit, sizeof out->truncated);
+    vs_store_index_revs_free(v, n);
+    return 0;
+}
+
+int vs_store_history(vs_store *st, const char *sheet_id, size_t limit, vs_store_revisions *out,
+                     vs_error *err)
+{
+    char refname[VS_STORE_BRANCH_MAX + 16];
+    git_oid tip;
+    int rc, have;
+    memset(out, 0, sizeof *out);
+    if (sheet_id && !vs_sheet_id_valid(sheet_id))
+        return vs_error_set(err, VS_EVALUE, "'%s' is not a sheet id", sheet_id);
+    if (!st->repo)
+        return 0;
+    if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
+        return rc;
+    if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) <= 0)
+        return have;
+    if (!sheet_id && limit == 1) {
+        /* the tip alone: no walk (a topological walk prepares the whole graph) */
+        git_commit *c = NULL;
+        size_t cap = 0;
+        if (git_commit_lookup(&c, st->repo, &tip) < 0)
+            return vs_store_gfail(err, VS_ERECORDS, "cannot read the tip");
+        rc = history_push(out, &cap, c, &tip);
+        git_commit_free(c);
+        return rc < 0 ? vs_error_oom(err) : 0;
+    }
+    if (!sheet_id)
+        return vs_store_is_shallow(st) ? history_shallow(st, limit, &tip, out, err)
+                                       : history_walk(st, NULL, limit, &tip, out, err);
+    rc = vs_store_index_sync(st, err);
+    if (rc == 0 && (rc = history_index(st, sheet_id, limit, out, err)) < 0 &&
+        vs_store_index_sync(st, err) == 0) /* removed as damaged meanwhile: once more */
+        rc = history_index(st, sheet_id, limit, out, err);
+    if (rc == 0)
+        return 0;
+    if (rc < 0 && vs_store_is_shallow(st))
+        return rc;
+    /* an index that cannot be written here: the walk, as before there was one */
+    vs_error_clear(err);
+    return history_walk(st, sheet_id, limit, &tip, out, err);
+}
+
 void vs_store_revisions_clear(vs_store_revisions *h)
 {
     size_t i;
@@ -248,8 +375,7 @@ void vs_store_revisions_clear(vs_store_revisions *h)
     h->n = 0;
 }
 
-/* The commit a revision names (rev NULL: the branch tip). */
-static int resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_error *err)
+int vs_store_resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_error *err)
 {
     git_object *obj = NULL, *peeled = NULL;
     int rc;
@@ -271,6 +397,14 @@ static int resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_er
             return vs_store_gfail(err, VS_ERECORDS, "cannot read the tip");
         return 0;
     }
+    /* A search by message (":/TEXT", "REV^{/TEXT}") runs a regular expression
+     * over every commit, and libgit2 1.5 leaks in it: not a revision here. */
+    if (strstr(rev, ":/") || strstr(rev, "^{/"))
+        return vs_error_set(err, VS_EVALUE,
+                            "'%s' searches commit messages, which a revision here cannot: give a "
+                            "commit id or prefix, ~N for N revisions back in the sheet's own "
+                            "history, HEAD~N or a branch (`history` lists them)",
+                            rev);
     rc = git_revparse_single(&obj, st->repo, rev);
     if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC || rc == GIT_EAMBIGUOUS) {
         rc = vs_error_set(err, VS_ENOTFOUND,
@@ -312,38 +446,74 @@ int vs_store_sheet_rev(const char *rev, unsigned long *n)
     return !*end && errno == 0;
 }
 
-/* The commit of the revision N back in the sheet's own history (~0 its latest). */
+/* Says that sheet_id has only n revisions (none: not in the records). */
+static int too_far_back(vs_store *st, const char *sheet_id, const char *rev, size_t n,
+                        const char *truncated, vs_error *err)
+{
+    char cut[200] = "";
+    if (*truncated)
+        snprintf(cut, sizeof cut,
+                 "; this is a shallow clone, whose history stops at %.12s (older revisions are "
+                 "not here: `git -C %.60s fetch --unshallow` fetches them)",
+                 truncated, st->path);
+    if (n == 0)
+        return vs_error_set(err, VS_ENOTFOUND, "sheet '%s' has no revisions in the records %s%s",
+                            sheet_id, st->path, cut);
+    return vs_error_set(err, VS_ENOTFOUND,
+                        "sheet '%s' has %zu revision%s in the records %s: %s@~0 is the "
+                        "latest, %s@~%zu the oldest (`history %s` lists them)%s",
+                        sheet_id, n, n == 1 ? "" : "s", st->path, sheet_id, sheet_id, n - 1,
+                        sheet_id, cut);
+}
+
+/* The commit of the revision N back in the sheet's own history (~0 its latest):
+ * one entry of the index, or a walk where there is none. */
 static int resolve_sheet_rev(vs_store *st, const char *sheet_id, const char *rev, unsigned long n,
-                             git_commit **out, vs_error *err)
+                             git_commit **out, git_oid *folder, int *known, vs_error *err)
 {
     vs_store_revisions h = {0};
+    vs_store_index_rev *v = NULL;
+    char commit[VS_STORE_HEX];
+    size_t got = 0, total = 0;
     git_oid oid;
     int rc;
     *out = NULL;
+    *known = -1;
     if ((rc = vs_store_need_repo(st, err)) < 0)
         return rc;
     if (n > 1000000)
         return vs_error_set(err, VS_ENOTFOUND, "no revision '%s' of sheet '%s'", rev, sheet_id);
-    if ((rc = vs_store_history(st, sheet_id, (size_t)n + 1, &h, err)) < 0)
-        return rc;
-    if (h.n <= n) {
-        if (h.n == 0)
-            rc = vs_error_set(err, VS_ENOTFOUND, "sheet '%s' has no revisions in the records %s",
-                              sheet_id, st->path);
-        else
-            rc = vs_error_set(err, VS_ENOTFOUND,
-                              "sheet '%s' has %zu revision%s in the records %s: %s@~0 is the "
-                              "latest, %s@~%zu the oldest (`history %s` lists them)",
-                              sheet_id, h.n, h.n == 1 ? "" : "s", st->path, sheet_id, sheet_id,
-                              h.n - 1, sheet_id);
+    if (vs_store_index_sync(st, err) == 0) {
+        if ((rc = vs_store_index_revisions(st, sheet_id, (size_t)n, 1, &v, &got, &total, err)) < 0)
+            return rc;
+        if (!got) {
+            char cut[VS_STORE_HEX] = "";
+            if (total &&
+                vs_store_index_revisions(st, sheet_id, total - 1, 1, &v, &got, NULL, err) == 0 &&
+                got && (v[0].flags & VS_STORE_INDEX_BOUNDARY))
+                snprintf(cut, sizeof cut, "%s", v[0].commit);
+            vs_store_index_revs_free(v, got);
+            return too_far_back(st, sheet_id, rev, total, cut, err);
+        }
+        snprintf(commit, sizeof commit, "%s", v[0].commit);
+        /* the revision's own folder: no read of sheets/ */
+        *known = *v[0].folder && git_oid_fromstr(folder, v[0].folder) == 0;
+        vs_store_index_revs_free(v, got);
+    } else {
+        vs_error_clear(err);
+        if ((rc = vs_store_history(st, sheet_id, (size_t)n + 1, &h, err)) < 0)
+            return rc;
+        if (h.n <= n) {
+            rc = too_far_back(st, sheet_id, rev, h.n, h.truncated, err);
+            vs_store_revisions_clear(&h);
+            return rc;
+        }
+        snprintf(commit, sizeof commit, "%s", h.revs[n].commit);
         vs_store_revisions_clear(&h);
-        return rc;
     }
-    rc = git_oid_fromstr(&oid, h.revs[n].commit) < 0 || git_commit_lookup(out, st->repo, &oid) < 0
-             ? vs_store_gfail(err, VS_ERECORDS, "cannot read commit %s", h.revs[n].commit)
-             : 0;
-    vs_store_revisions_clear(&h);
-    return rc;
+    return git_oid_fromstr(&oid, commit) < 0 || git_commit_lookup(out, st->repo, &oid) < 0
+               ? vs_store_gfail(err, VS_ERECORDS, "cannot read commit %s", commit)
+               : 0;
 }
 
 int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const char *file,
@@ -351,11 +521,10 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
 {
     unsigned long back;
     git_commit *c = NULL;
-    git_tree *tree = NULL;
-    git_tree_entry *e = NULL;
     git_blob *b = NULL;
+    git_oid bid, folder;
     char path[160];
-    int rc = 0;
+    int rc = 0, has = 0, known = -1;
     size_t len;
     memset(out, 0, sizeof *out);
     if (!sheet_id || !vs_sheet_id_valid(sheet_id))
@@ -365,25 +534,42 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
     if (strcmp(file, "sheet.json") && strcmp(file, "sheet.md"))
         return vs_error_set(err, VS_EVALUE, "a sheet has sheet.json and sheet.md, not %s", file);
     if (vs_store_sheet_rev(rev, &back)
-            ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, err)) < 0
-            : (rc = resolve_commit(st, rev, &c, err)) < 0)
+            ? (rc = resolve_sheet_rev(st, sheet_id, rev, back, &c, &folder, &known, err)) < 0
+            : (rc = vs_store_resolve_commit(st, rev, &c, err)) < 0)
         return rc;
+    if (!rev && vs_store_index_sync(st, err) == 0)
+        known = vs_store_index_tip_folder(st, git_commit_id(c), sheet_id, &folder);
+    vs_error_clear(err);
     vs_store_hex(out->commit, git_commit_id(c));
     snprintf(path, sizeof path, "sheets/%s/%s", sheet_id, file);
-    if (git_commit_tree(&tree, c) < 0) {
+    /* The folder from the index when it names it; else read raw: the sheets/
+     * tree has an entry per sheet, and one is wanted. */
+    if (known == 1) {
+        git_odb *odb = NULL;
+        int found = 0, is_tree = 1;
+        rc = git_repository_odb(&odb, st->repo) < 0 ||
+                     odb_tree_entry(odb, &folder, file, &bid, &found, &is_tree) < 0
+                 ? -1
+                 : 0;
+        git_odb_free(odb);
+        has = found && !is_tree;
+    } else if (known < 0) {
+        rc = vs_store_sheet_blob_at(st->repo, git_commit_tree_id(c), sheet_id, file, &bid, &has);
+    }
+    if (rc < 0) {
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
         goto done;
     }
-    if (git_tree_entry_bypath(&e, tree, path) < 0 || git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
+    if (!has) {
         rc = vs_error_set(err, VS_ENOTFOUND, "sheet '%s' is not in the records %s at %s (%.12s)",
                           sheet_id, st->path, rev ? rev : "the tip", out->commit);
         goto done;
     }
-    if (git_blob_lookup(&b, st->repo, git_tree_entry_id(e)) < 0) {
+    if (git_blob_lookup(&b, st->repo, &bid) < 0) {
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot read %s", path);
         goto done;
     }
-    vs_store_hex(out->blob, git_tree_entry_id(e));
+    vs_store_hex(out->blob, &bid);
     len = (size_t)git_blob_rawsize(b);
     if (!(out->data = malloc(len + 1))) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -394,12 +580,33 @@ int vs_store_read(vs_store *st, const char *sheet_id, const char *rev, const cha
     out->len = len;
 done:
     git_blob_free(b);
-    git_tree_entry_free(e);
-    git_tree_free(tree);
     git_commit_free(c);
     if (rc < 0)
         vs_store_blob_clear(out);
     return rc;
+}
+
+int vs_store_read_blob(vs_store *st, const char *blob, vs_store_blob *out, vs_error *err)
+{
+    git_oid id;
+    git_blob *b = NULL;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    if ((!blob || git_oid_fromstr(&id, blob) < 0))
+        return vs_error_set(err, VS_EVALUE, "'%s' is not a blob id", blob ? blob : "");
+    if (!st->repo || git_blob_lookup(&b, st->repo, &id) < 0)
+        return vs_error_set(err, VS_ENOTFOUND, "no blob %.12s in the records %s", blob, st->path);
+    len = (size_t)git_blob_rawsize(b);
+    if (!(out->data = malloc(len + 1))) {
+        git_blob_free(b);
+        return vs_error_oom(err);
+    }
+    memcpy(out->data, git_blob_rawcontent(b), len);
+    out->data[len] = '\0';
+    out->len = len;
+    vs_store_hex(out->blob, &id);
+    git_blob_free(b);
+    return 0;
 }
 
 void vs_store_blob_clear(vs_store_blob *b)
@@ -408,76 +615,6 @@ void vs_store_blob_clear(vs_store_blob *b)
         return;
     free(b->data);
     memset(b, 0, sizeof *b);
-}
-
-int vs_store_list(vs_store *st, const char *rev, char ***out_ids, size_t *out_n, vs_error *err)
-{
-    git_commit *c = NULL;
-    git_tree *tree = NULL, *sheets = NULL;
-    git_tree_entry *e = NULL;
-    char **ids = NULL;
-    size_t n = 0, i, cnt;
-    int rc = 0;
-    *out_ids = NULL;
-    *out_n = 0;
-    if (!st->repo)
-        return 0;
-    if (!rev) {
-        char refname[VS_STORE_BRANCH_MAX + 16];
-        git_oid tip;
-        if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
-            return rc;
-        if ((rc = vs_store_branch_tip(st->repo, refname, &tip, err)) <= 0)
-            return rc;
-    }
-    if ((rc = resolve_commit(st, rev, &c, err)) < 0)
-        return rc;
-    if (git_commit_tree(&tree, c) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
-        goto done;
-    }
-    if (git_tree_entry_bypath(&e, tree, "sheets") < 0 || git_tree_entry_type(e) != GIT_OBJECT_TREE)
-        goto done;
-    if (git_tree_lookup(&sheets, st->repo, git_tree_entry_id(e)) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read sheets/");
-        goto done;
-    }
-    cnt = git_tree_entrycount(sheets);
-    if (cnt && !(ids = calloc(cnt, sizeof *ids))) {
-        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (i = 0; i < cnt; i++) {
-        const git_tree_entry *se = git_tree_entry_byindex(sheets, i);
-        const char *name = git_tree_entry_name(se);
-        if (git_tree_entry_type(se) != GIT_OBJECT_TREE || !vs_sheet_id_valid(name))
-            continue;
-        if (!(ids[n] = strdup(name))) {
-            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-            goto done;
-        }
-        n++;
-    }
-    if (n)
-        qsort(ids, n, sizeof *ids, vs_cmp_str);
-done:
-    git_tree_entry_free(e);
-    git_tree_free(sheets);
-    git_tree_free(tree);
-    git_commit_free(c);
-    if (rc < 0) {
-        for (i = 0; i < n; i++)
-            free(ids[i]);
-        free(ids);
-        return rc;
-    }
-    if (!n) {
-        free(ids);
-        ids = NULL;
-    }
-    *out_ids = ids;
-    *out_n = n;
-    return 0;
 }
 
 int vs_store_parse_spec(const char *spec, char *id, size_t idlen, const char **rev, vs_error *err)

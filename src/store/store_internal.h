@@ -150,7 +150,26 @@ int vs_store_receive_hooks(git_repository *remote, char *names, size_t len);
  * vs_store_push_report) that pushes to a path through `git receive-pack PATH`. */
 int vs_store_receive_pack_transport(git_transport **out, git_remote *owner, void *payload);
 
-/* --- store_sync.c: the sides of a remote --- */
+/* The commit a revision names (rev NULL: the branch tip); VS_ENOTFOUND when
+ * there is none, VS_EVALUE for a search of commit messages. */
+int vs_store_resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_error *err);
+
+/* The blob of sheets/<id>/<file> in commit tip (the branch tip): from the
+ * revision index's folder when the index is at that tip, else read raw. */
+int vs_store_tip_blob(vs_store *st, const git_oid *tip, const char *id, const char *file,
+                      git_oid *out, int *has);
+
+/* --- store_index.c: a shallow clone --- */
+
+/* The boundary commits of a shallow clone (<gitdir>/shallow), sorted: *out
+ * malloc'd (NULL and 0 when the clone is whole). -1 when memory is short. */
+int vs_store_shallow_read(vs_store *st, git_oid **out, size_t *n);
+/* 1 when c is one of the sorted boundary commits. */
+int vs_store_shallow_has(const git_oid *shallow, size_t n, const git_oid *c);
+/* 1 for a shallow clone. */
+int vs_store_is_shallow(vs_store *st);
+
+/* --- store_sides.c: the sides of a remote --- */
 
 /* The sheets changed on both sides since the merge base, to different contents:
  * names joined into names ("sheets/<id>/, ..."), ids listed when not NULL.

@@ -1,6 +1,7 @@
 /* store_sync.c — push and pull: fetch, the per-sheet check that a sheet is
  * never merged, fast-forward or a merge commit of different sheets, and the
  * push read back after the fact. */
+#include "store/store_index.h"
 #include "store/store_internal.h"
 
 #include <dirent.h>
@@ -16,88 +17,6 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-
-/* --- sheets changed on both sides --- */
-
-/* The sheets/ tree of a commit, or *out NULL when it has none. */
-static int sheets_tree(git_repository *repo, const git_oid *commit_id, git_tree **out)
-{
-    git_commit *c = NULL;
-    git_tree *t = NULL;
-    const git_tree_entry *e;
-    int rc;
-    *out = NULL;
-    if ((rc = git_commit_lookup(&c, repo, commit_id)) < 0 || (rc = git_commit_tree(&t, c)) < 0)
-        goto done;
-    e = git_tree_entry_byname(t, "sheets");
-    if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
-        rc = git_tree_lookup(out, repo, git_tree_entry_id(e));
-done:
-    git_tree_free(t);
-    git_commit_free(c);
-    return rc;
-}
-
-static const git_oid *folder_in(const git_tree *sheets, const char *name)
-{
-    const git_tree_entry *e = sheets ? git_tree_entry_byname(sheets, name) : NULL;
-    return e && git_tree_entry_type(e) == GIT_OBJECT_TREE ? git_tree_entry_id(e) : NULL;
-}
-
-static int same_folder(const git_oid *a, const git_oid *b)
-{
-    return a == b || (a && b && git_oid_equal(a, b));
-}
-
-/* A sheet is never merged: the ids of the sheets whose folder changed on both
- * sides since their merge base, to different contents, joined into names (as
- * "sheets/<id>/") and, when ids is not NULL, listed there (at most
- * STORE_DIVERGED_MAX, *nids of them). Returns how many, or a libgit2 error. */
-int vs_store_diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
-                             char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids)
-{
-    git_oid base;
-    git_tree *tb = NULL, *to = NULL, *tt = NULL;
-    const git_tree *sides[2];
-    int rc, n = 0, s;
-    size_t i;
-    *names = '\0';
-    if (nids)
-        *nids = 0;
-    rc = git_merge_base(&base, repo, ours, theirs);
-    if (rc < 0 && rc != GIT_ENOTFOUND)
-        return rc;
-    if ((rc == 0 && (rc = sheets_tree(repo, &base, &tb)) < 0) ||
-        (rc = sheets_tree(repo, ours, &to)) < 0 || (rc = sheets_tree(repo, theirs, &tt)) < 0)
-        goto done;
-    sides[0] = to;
-    sides[1] = tt;
-    for (s = 0; s < 2; s++) {
-        size_t cnt = sides[s] ? git_tree_entrycount(sides[s]) : 0;
-        for (i = 0; i < cnt; i++) {
-            const char *name = git_tree_entry_name(git_tree_entry_byindex(sides[s], i));
-            const git_oid *b = folder_in(tb, name), *o = folder_in(to, name),
-                          *t = folder_in(tt, name);
-            if (s == 1 && o)
-                continue; /* seen from our side */
-            if (same_folder(o, b) || same_folder(t, b) || same_folder(o, t))
-                continue;
-            if (ids && *nids < STORE_DIVERGED_MAX && strlen(name) < VS_SHEET_ID_MAX)
-                snprintf(ids[(*nids)++], VS_SHEET_ID_MAX, "%s", name);
-            n++;
-            if (strlen(names) + strlen(name) + 12 < len)
-                snprintf(names + strlen(names), len - strlen(names), "%ssheets/%s/",
-                         *names ? ", " : "", name);
-        }
-    }
-    /* a sheet removed on both sides differently cannot be: removal is one content */
-    rc = n;
-done:
-    git_tree_free(tb);
-    git_tree_free(to);
-    git_tree_free(tt);
-    return rc;
-}
 
 /* --- push and pull --- */
 
@@ -274,40 +193,6 @@ done:
     return rc;
 }
 
-/* After the branch moved from old_tree to new_tree in a repository with a work
- * tree, update the files that changed, leaving the person's own edits alone. */
-int vs_store_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
-                            vs_error *err)
-{
-    git_checkout_options co;
-    git_commit *oc = NULL, *nc = NULL;
-    git_tree *ot = NULL, *nt = NULL;
-    int rc = 0, fd = -1;
-    if (git_repository_is_bare(st->repo))
-        return 0;
-    if ((rc = vs_store_worktree_lock(st, &fd, err)) < 0)
-        return rc;
-    if ((old_commit &&
-         (git_commit_lookup(&oc, st->repo, old_commit) < 0 || git_commit_tree(&ot, oc) < 0)) ||
-        git_commit_lookup(&nc, st->repo, new_commit) < 0 || git_commit_tree(&nt, nc) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read trees");
-        goto done;
-    }
-    git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
-    co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_ALLOW_CONFLICTS;
-    co.baseline = ot;
-    if (git_checkout_tree(st->repo, (git_object *)nt, &co) < 0)
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot update the work tree");
-done:
-    git_tree_free(ot);
-    git_tree_free(nt);
-    git_commit_free(oc);
-    git_commit_free(nc);
-    flock(fd, LOCK_UN);
-    close(fd);
-    return rc;
-}
-
 /* Brings theirs into the branch: nothing, fast-forward, or a merge commit. */
 static int integrate(vs_store *st, const char *refname, const git_oid *theirs, const char *from,
                      vs_store_sync *out, vs_error *err)
@@ -439,6 +324,10 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
     }
     {
         vs_error werr;
+        vs_error_clear(&werr);
+        /* the revision index takes the new commits (a fast-forward: theirs since
+         * our tip, each compared with its parents' sheets/) */
+        vs_store_index_sync(st, &werr);
         vs_error_clear(&werr);
         if (vs_store_checkout_moved(st, have ? &tip : NULL, &result, &werr) < 0)
             snprintf(out->warning, sizeof out->warning, "the work tree was not updated: %.460s",

@@ -38,6 +38,12 @@ if(NOT VS_FUZZ)
   set_tests_properties(store.server.http PROPERTIES LABELS store TIMEOUT 120
                        SKIP_RETURN_CODE 77)
 
+  # The revision index through the binary: git log agrees, a shallow clone, `:/`.
+  add_test(NAME store.index_cli
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/store/test_store_index_cli.sh
+                   $<TARGET_FILE:vramsheet>)
+  set_tests_properties(store.index_cli PROPERTIES LABELS store TIMEOUT 120)
+
   # Benchmark: built with the project, run by hand or by CI (not a ctest test).
   vs_bench(bench_store)
 endif()

@@ -1,0 +1,681 @@
+/* store_index_build.c — commits into revisions: which sheets a commit changed
+ * (its sheets/ tree against each parent's, compared entry by entry in git's
+ * own order, without parsing either tree), appended to the index's log. */
+#include "store/store_index_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the table of sheets --- */
+
+static uint32_t hash_id(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+
+static int table_grow(ix_table *t)
+{
+    size_t ns = t->nslots ? t->nslots * 2 : 1024, i;
+    uint32_t *slots = calloc(ns, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (i = 0; i < t->n; i++) {
+        size_t k = hash_id(t->heads[i].id) & (ns - 1);
+        while (slots[k])
+            k = (k + 1) & (ns - 1);
+        slots[k] = (uint32_t)(i + 1);
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = ns;
+    return 0;
+}
+
+ix_head *vs_store_index_table_get(ix_table *t, const char *id, int create)
+{
+    size_t k;
+    if (!t->nslots || (create && (t->n + 1) * 2 > t->nslots)) {
+        if (!create && !t->nslots)
+            return NULL;
+        if (table_grow(t) < 0)
+            return NULL;
+    }
+    k = hash_id(id) & (t->nslots - 1);
+    while (t->slots[k]) {
+        ix_head *h = &t->heads[t->slots[k] - 1];
+        if (!strcmp(h->id, id))
+            return h;
+        k = (k + 1) & (t->nslots - 1);
+    }
+    if (!create)
+        return NULL;
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 256;
+        ix_head *nh = realloc(t->heads, nc * sizeof *nh);
+        if (!nh)
+            return NULL;
+        t->heads = nh;
+        t->cap = nc;
+    }
+    memset(&t->heads[t->n], 0, sizeof t->heads[t->n]);
+    snprintf(t->heads[t->n].id, sizeof t->heads[t->n].id, "%s", id);
+    t->slots[k] = (uint32_t)(t->n + 1);
+    return &t->heads[t->n++];
+}
+
+void vs_store_index_table_free(ix_table *t)
+{
+    free(t->heads);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+/* --- raw trees --- */
+
+/* One entry of a raw tree object ("<mode> <name>\0<20-byte id>"). */
+typedef struct raw_entry {
+    const char *name;
+    size_t len;
+    int is_tree;
+    const unsigned char *id;
+} raw_entry;
+
+/* The next entry at *p (advanced), 0 at the end or on a malformed tree. */
+static int raw_next(const unsigned char **p, const unsigned char *end, raw_entry *e)
+{
+    const unsigned char *sp, *nul;
+    if (*p >= end || !(sp = memchr(*p, ' ', (size_t)(end - *p))))
+        return 0;
+    if (!(nul = memchr(sp + 1, '\0', (size_t)(end - sp - 1))) || end - nul < 21)
+        return 0;
+    e->is_tree = sp - *p == 5 && !memcmp(*p, "40000", 5);
+    e->name = (const char *)sp + 1;
+    e->len = (size_t)(nul - sp - 1);
+    e->id = nul + 1;
+    *p = nul + 21;
+    return 1;
+}
+
+/* git's order of tree entries: names compared as bytes, a tree's as if it
+ * ended with '/'. */
+static int raw_cmp(const raw_entry *a, const raw_entry *b)
+{
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->name, b->name, n);
+    unsigned ca, cb;
+    if (c)
+        return c;
+    ca = a->len > n ? (unsigned char)a->name[n] : a->is_tree ? '/' : 0;
+    cb = b->len > n ? (unsigned char)b->name[n] : b->is_tree ? '/' : 0;
+    return (int)ca - (int)cb;
+}
+
+/* A sheet's folder: a tree under sheets/ named as a sheet id. */
+static int is_sheet(const raw_entry *e)
+{
+    char id[VS_SHEET_ID_MAX];
+    if (!e->is_tree || e->len >= sizeof id)
+        return 0;
+    memcpy(id, e->name, e->len);
+    id[e->len] = '\0';
+    return vs_sheet_id_valid(id);
+}
+
+/* The sheets/ trees read while a batch is appended: a child's parent is
+ * usually the commit just before it, so a few suffice. */
+#define TREE_CACHE 4
+typedef struct tree_cache {
+    git_odb *odb;
+    git_oid id[TREE_CACHE];
+    git_odb_object *obj[TREE_CACHE];
+    unsigned next;
+    /* the sheets/ tree of the commits last asked for (a commit, then its
+     * parent: the child of the next commit) */
+    git_oid commit[2], sheets[2];
+    int has[2], valid[2];
+    unsigned next_commit;
+} tree_cache;
+
+static int cache_read(tree_cache *tc, const git_oid *id, const git_odb_object *keep,
+                      git_odb_object **out)
+{
+    unsigned i;
+    int rc;
+    for (i = 0; i < TREE_CACHE; i++)
+        if (tc->obj[i] && git_oid_equal(&tc->id[i], id)) {
+            *out = tc->obj[i];
+            return 0;
+        }
+    i = tc->next++ % TREE_CACHE;
+    if (keep && tc->obj[i] == keep)
+        i = tc->next++ % TREE_CACHE;
+    git_odb_object_free(tc->obj[i]);
+    tc->obj[i] = NULL;
+    if ((rc = git_odb_read(&tc->obj[i], tc->odb, id)) < 0)
+        return rc;
+    git_oid_cpy(&tc->id[i], id);
+    *out = tc->obj[i];
+    return 0;
+}
+
+static void cache_free(tree_cache *tc)
+{
+    unsigned i;
+    for (i = 0; i < TREE_CACHE; i++)
+        git_odb_object_free(tc->obj[i]);
+    git_odb_free(tc->odb);
+}
+
+/* The id of name in a raw tree: 1 found (with *is_tree), 0 not. */
+static int raw_find(git_odb_object *o, const char *name, git_oid *out, int *is_tree)
+{
+    const unsigned char *p = git_odb_object_data(o), *end = p + git_odb_object_size(o);
+    size_t len = strlen(name);
+    raw_entry e;
+    while (raw_next(&p, end, &e))
+        if (e.len == len && !memcmp(e.name, name, len)) {
+            git_oid_fromraw(out, e.id);
+            *is_tree = e.is_tree;
+            return 1;
+        }
+    return 0;
+}
+
+/* The sheets/ tree of a commit: 1 with *out, 0 when it has none. */
+static int sheets_of(git_repository *repo, tree_cache *tc, const git_oid *commit, git_oid *out)
+{
+    git_commit *c = NULL;
+    git_odb_object *root = NULL;
+    int rc, is_tree = 0, found;
+    unsigned i;
+    for (i = 0; i < 2; i++)
+        if (tc->valid[i] && git_oid_equal(&tc->commit[i], commit)) {
+            git_oid_cpy(out, &tc->sheets[i]);
+            return tc->has[i];
+        }
+    if ((rc = git_commit_lookup(&c, repo, commit)) < 0)
+        return rc;
+    rc = git_odb_read(&root, tc->odb, git_commit_tree_id(c));
+    git_commit_free(c);
+    if (rc < 0)
+        return rc;
+    memset(out, 0, sizeof *out);
+    found = raw_find(root, "sheets", out, &is_tree) && is_tree;
+    git_odb_object_free(root);
+    i = tc->next_commit++ % 2;
+    git_oid_cpy(&tc->commit[i], commit);
+    git_oid_cpy(&tc->sheets[i], out);
+    tc->has[i] = found;
+    tc->valid[i] = 1;
+    return found;
+}
+
+/* --- what a commit changed --- */
+
+/* A sheet a commit changed: its name (in the commit's tree, or a parent's when
+ * the commit removed it) and its folder in the commit (absent: removed). */
+typedef struct touched {
+    char id[VS_SHEET_ID_MAX];
+    git_oid folder;
+    int present;
+} touched;
+
+typedef struct touched_list {
+    touched *v;
+    size_t n, cap;
+} touched_list;
+
+static int touched_add(touched_list *l, const raw_entry *e, const unsigned char *folder)
+{
+    touched *t;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 16;
+        touched *nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = nc;
+    }
+    t = &l->v[l->n++];
+    memcpy(t->id, e->name, e->len);
+    t->id[e->len] = '\0';
+    t->present = folder != NULL;
+    if (folder)
+        git_oid_fromraw(&t->folder, folder);
+    return 0;
+}
+
+/* How many bytes a and b share at their start (at most n): memcmp a block at a
+ * time, then byte by byte in the block that differs. */
+static size_t common_prefix(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    size_t i = 0;
+    while (i + 4096 <= n && !memcmp(a + i, b + i, 4096))
+        i += 4096;
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* How many bytes a (la) and b (lb) share at their end, at most n. */
+static size_t common_suffix(const unsigned char *a, size_t la, const unsigned char *b, size_t lb,
+                            size_t n)
+{
+    size_t i = 0;
+    while (i + 4096 <= n && !memcmp(a + la - i - 4096, b + lb - i - 4096, 4096))
+        i += 4096;
+    while (i < n && a[la - i - 1] == b[lb - i - 1])
+        i++;
+    return i;
+}
+
+/* The sheets whose folder differs between cur and par (either may be NULL: no
+ * sheets/ tree), sorted in git's order, into l. Two versions of sheets/ share
+ * all but a few entries: the bytes they share at the start and at the end are
+ * passed over, and only the entries between are compared. */
+static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
+{
+    const unsigned char *a = cur ? git_odb_object_data(cur) : NULL, *b = NULL;
+    const unsigned char *ae = a ? a + git_odb_object_size(cur) : NULL, *be = NULL;
+    const unsigned char *sa, *sb;
+    raw_entry ea, eb;
+    size_t tail = 0;
+    int ha, hb;
+    if (par) {
+        b = git_odb_object_data(par);
+        be = b + git_odb_object_size(par);
+    }
+    if (a && b) {
+        size_t la = (size_t)(ae - a), lb = (size_t)(be - b);
+        size_t p = common_prefix(a, b, la < lb ? la : lb), start = 0;
+        const unsigned char *c = a;
+        if (p == la && la == lb)
+            return 0;
+        /* the entries wholly inside the shared start are the same, at the same
+         * places: both sides go on from the first entry that reaches past it */
+        while (c < ae) {
+            const unsigned char *was = c;
+            if (!raw_next(&c, ae, &ea) || (size_t)(c - a) > p) {
+                c = was;
+                break;
+            }
+        }
+        start = (size_t)(c - a);
+        a += start;
+        b += start;
+        tail = common_suffix(a, (size_t)(ae - a), b, (size_t)(be - b),
+                             (size_t)(ae - a) < (size_t)(be - b) ? (size_t)(ae - a)
+                                                                 : (size_t)(be - b));
+    }
+    sa = a;
+    sb = b;
+    ha = a && raw_next(&a, ae, &ea);
+    hb = b && raw_next(&b, be, &eb);
+    while (ha || hb) {
+        int c;
+        /* both at an entry's start with the same bytes left, all shared: done */
+        if (ha && hb && ae - sa == be - sb && (size_t)(ae - sa) <= tail)
+            break;
+        c = !ha ? 1 : !hb ? -1 : raw_cmp(&ea, &eb);
+        if (c == 0) {
+            if (memcmp(ea.id, eb.id, 20) && is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
+                return -1;
+            sa = a;
+            ha = raw_next(&a, ae, &ea);
+            sb = b;
+            hb = raw_next(&b, be, &eb);
+        } else if (c < 0) {
+            if (is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
+                return -1;
+            sa = a;
+            ha = raw_next(&a, ae, &ea);
+        } else {
+            if (is_sheet(&eb) && touched_add(l, &eb, NULL) < 0)
+                return -1;
+            sb = b;
+            hb = raw_next(&b, be, &eb);
+        }
+    }
+    return 0;
+}
+
+/* Keeps in l only the sheets also in m: a merge's sheets changed against
+ * every parent (merges are few; a plain search). */
+static void intersect(touched_list *l, const touched_list *m)
+{
+    size_t i, x, k = 0;
+    for (i = 0; i < l->n; i++) {
+        int found = 0;
+        for (x = 0; x < m->n && !found; x++)
+            found = !strcmp(m->v[x].id, l->v[i].id);
+        if (found)
+            l->v[k++] = l->v[i];
+    }
+    l->n = k;
+}
+
+/* The sheets commit c changed (differs from every parent; a root's: all it
+ * holds), into l. */
+static int commit_touched(git_repository *repo, tree_cache *tc, git_commit *c, int boundary,
+                          touched_list *l)
+{
+    git_oid cur_id, par_id;
+    git_odb_object *cur = NULL, *par = NULL;
+    touched_list other = {0};
+    unsigned p, np = boundary ? 0 : git_commit_parentcount(c);
+    int rc, has_cur, has_par;
+    l->n = 0;
+    if ((has_cur = sheets_of(repo, tc, git_commit_id(c), &cur_id)) < 0)
+        return has_cur;
+    for (p = 0; p < np; p++) {
+        touched_list *into = p == 0 ? l : &other;
+        if ((has_par = sheets_of(repo, tc, git_commit_parent_id(c, p), &par_id)) < 0) {
+            rc = has_par;
+            goto done;
+        }
+        if (has_cur == has_par && (!has_cur || git_oid_equal(&cur_id, &par_id))) {
+            l->n = 0; /* the same sheets/ as one parent: no sheet changed */
+            rc = 0;
+            goto done;
+        }
+        /* the parent's read never drops the commit's own from the cache */
+        if ((has_cur && (rc = cache_read(tc, &cur_id, NULL, &cur)) < 0) ||
+            (has_par && (rc = cache_read(tc, &par_id, cur, &par)) < 0))
+            goto done;
+        into->n = 0;
+        if (raw_diff(has_cur ? cur : NULL, has_par ? par : NULL, into) < 0) {
+            rc = VS_ENOMEM;
+            goto done;
+        }
+        if (p > 0)
+            intersect(l, &other);
+        cur = par = NULL;
+    }
+    if (np == 0 && has_cur) {
+        if ((rc = cache_read(tc, &cur_id, NULL, &cur)) < 0)
+            goto done;
+        if (raw_diff(cur, NULL, l) < 0) {
+            rc = VS_ENOMEM;
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    free(other.v);
+    return rc;
+}
+
+static int write_rec(FILE *f, uint64_t *pos, const ix_rec *r, const char *id, const char *msg)
+{
+    if (fwrite(r, IX_REC_FIXED, 1, f) != 1 || fwrite(id, 1, r->idlen, f) != r->idlen ||
+        fwrite(msg, 1, r->msglen, f) != r->msglen)
+        return -1;
+    *pos += r->reclen;
+    return 0;
+}
+
+int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table *t,
+                          uint64_t *nrevs, const git_oid *commits, size_t ncommits,
+                          const git_oid *shallow, size_t n_shallow, vs_error *err)
+{
+    tree_cache tc;
+    touched_list l = {0};
+    size_t i, k;
+    int rc = 0;
+    memset(&tc, 0, sizeof tc);
+    if (git_repository_odb(&tc.odb, repo) < 0)
+        return vs_store_gfail(err, VS_ERECORDS, "cannot open the object database");
+    for (i = 0; i < ncommits; i++) {
+        git_commit *c = NULL;
+        const char *m;
+        size_t mlen;
+        int boundary = n_shallow && vs_store_shallow_has(shallow, n_shallow, &commits[i]);
+        if (git_commit_lookup(&c, repo, &commits[i]) < 0) {
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a commit of the history");
+            goto done;
+        }
+        if ((rc = commit_touched(repo, &tc, c, boundary, &l)) < 0) {
+            git_commit_free(c);
+            rc = rc == VS_ENOMEM ? vs_error_oom(err)
+                                 : vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
+            goto done;
+        }
+        m = git_commit_message(c);
+        mlen = m ? strlen(m) : 0;
+        while (mlen && (m[mlen - 1] == '\n' || m[mlen - 1] == ' '))
+            mlen--;
+        for (k = 0; k < l.n; k++) {
+            ix_head *h = vs_store_index_table_get(t, l.v[k].id, 1);
+            ix_rec r;
+            if (!h) {
+                git_commit_free(c);
+                rc = vs_error_oom(err);
+                goto done;
+            }
+            memset(&r, 0, sizeof r);
+            r.idlen = (uint16_t)strlen(l.v[k].id);
+            r.msglen = (uint32_t)mlen;
+            r.reclen = (uint32_t)(IX_REC_FIXED + r.idlen + r.msglen);
+            r.flags = (l.v[k].present ? 0 : VS_STORE_INDEX_DELETED) |
+                      (boundary ? VS_STORE_INDEX_BOUNDARY : 0);
+            memcpy(r.commit, commits[i].id, 20);
+            r.time = (int64_t)git_commit_time(c);
+            r.offset = git_commit_time_offset(c);
+            r.prev = h->head;
+            if (l.v[k].present) {
+                git_odb_object *fo = NULL;
+                git_oid blob;
+                int is_tree = 1;
+                memcpy(r.folder, l.v[k].folder.id, 20);
+                if (git_odb_read(&fo, tc.odb, &l.v[k].folder) < 0) {
+                    git_commit_free(c);
+                    rc = vs_store_gfail(err, VS_ERECORDS, "cannot read sheets/%s/", l.v[k].id);
+                    goto done;
+                }
+                if (raw_find(fo, "sheet.json", &blob, &is_tree) && !is_tree)
+                    memcpy(r.blob, blob.id, 20);
+                git_odb_object_free(fo);
+            }
+            h->head = *pos;
+            h->count++;
+            if (write_rec(f, pos, &r, l.v[k].id, m ? m : "") < 0) {
+                git_commit_free(c);
+                rc = vs_error_set(err, VS_ERECORDS, "cannot write the revision index");
+                goto done;
+            }
+            (*nrevs)++;
+        }
+        git_commit_free(c);
+    }
+done:
+    free(l.v);
+    cache_free(&tc);
+    return rc;
+}
+
+int vs_store_index_tip_apply(git_repository *repo, const git_oid *old_commit,
+                             const git_oid *new_commit, ix_table *t, vs_error *err)
+{
+    tree_cache tc;
+    touched_list l = {0};
+    git_oid a, b;
+    git_odb_object *ta = NULL, *tb = NULL;
+    int rc = 0, ha = 0, hb;
+    size_t k;
+    memset(&tc, 0, sizeof tc);
+    if (git_repository_odb(&tc.odb, repo) < 0)
+        return vs_store_gfail(err, VS_ERECORDS, "cannot open the object database");
+    if ((old_commit && (ha = sheets_of(repo, &tc, old_commit, &a)) < 0) ||
+        (hb = sheets_of(repo, &tc, new_commit, &b)) < 0 ||
+        (hb && cache_read(&tc, &b, NULL, &tb) < 0) || (ha && cache_read(&tc, &a, tb, &ta) < 0)) {
+        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the sheets of the tip");
+        goto done;
+    }
+    if (raw_diff(hb ? tb : NULL, ha ? ta : NULL, &l) < 0) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    for (k = 0; k < l.n; k++) {
+        ix_head *h = vs_store_index_table_get(t, l.v[k].id, 1);
+        if (!h) {
+            rc = vs_error_oom(err);
+            goto done;
+        }
+        h->present = l.v[k].present;
+        if (l.v[k].present)
+            memcpy(h->folder, l.v[k].folder.id, 20);
+    }
+done:
+    free(l.v);
+    cache_free(&tc);
+    return rc;
+}
+
+/* --- a shallow clone's walk --- */
+
+typedef struct oid_set {
+    git_oid *v;
+    size_t n, cap;
+} oid_set;
+
+static int oids_push(oid_set *s, const git_oid *o)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 1024;
+        git_oid *nv = realloc(s->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        s->v = nv;
+        s->cap = nc;
+    }
+    git_oid_cpy(&s->v[s->n++], o);
+    return 0;
+}
+
+/* The commits seen: open addressing on the id's first bytes. */
+typedef struct oid_hash {
+    git_oid *v;
+    unsigned char *used;
+    size_t n, cap;
+} oid_hash;
+
+static size_t oid_slot(const oid_hash *h, const git_oid *o)
+{
+    size_t k;
+    memcpy(&k, o->id, sizeof k);
+    k &= h->cap - 1;
+    while (h->used[k] && !git_oid_equal(&h->v[k], o))
+        k = (k + 1) & (h->cap - 1);
+    return k;
+}
+
+/* 1 when o was already there, 0 added, -1 out of memory. */
+static int oid_hash_add(oid_hash *h, const git_oid *o)
+{
+    size_t k;
+    if ((h->n + 1) * 2 > h->cap) {
+        oid_hash g = {0};
+        size_t i;
+        g.cap = h->cap ? h->cap * 2 : 1024;
+        if (!(g.v = malloc(g.cap * sizeof *g.v)) || !(g.used = calloc(g.cap, 1))) {
+            free(g.v);
+            return -1;
+        }
+        for (i = 0; i < h->cap; i++)
+            if (h->used[i]) {
+                k = oid_slot(&g, &h->v[i]);
+                g.used[k] = 1;
+                git_oid_cpy(&g.v[k], &h->v[i]);
+            }
+        g.n = h->n;
+        free(h->v);
+        free(h->used);
+        *h = g;
+    }
+    k = oid_slot(h, o);
+    if (h->used[k])
+        return 1;
+    h->used[k] = 1;
+    git_oid_cpy(&h->v[k], o);
+    h->n++;
+    return 0;
+}
+
+/* Depth first from tip, a commit emitted after its parents (a topological
+ * order, oldest first). */
+int vs_store_index_walk_shallow(git_repository *repo, const git_oid *tip, const git_oid *shallow,
+                                size_t n_shallow, git_oid **out, size_t *n, vs_error *err)
+{
+    typedef struct frame {
+        git_oid id;
+        unsigned next;
+    } frame;
+    frame *stack = NULL;
+    size_t depth = 0, cap = 64;
+    oid_set order = {0};
+    oid_hash seen = {0};
+    int rc = 0;
+    *out = NULL;
+    *n = 0;
+    if (!(stack = malloc(cap * sizeof *stack)) || oid_hash_add(&seen, tip) < 0) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    git_oid_cpy(&stack[0].id, tip);
+    stack[0].next = 0;
+    depth = 1;
+    while (depth) {
+        frame *fr = &stack[depth - 1];
+        git_commit *c = NULL;
+        unsigned np;
+        int added = 1;
+        git_oid p;
+        if (git_commit_lookup(&c, repo, &fr->id) < 0) {
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a commit of the history");
+            goto done;
+        }
+        np = vs_store_shallow_has(shallow, n_shallow, &fr->id) ? 0 : git_commit_parentcount(c);
+        while (fr->next < np) {
+            git_oid_cpy(&p, git_commit_parent_id(c, fr->next++));
+            if ((added = oid_hash_add(&seen, &p)) <= 0)
+                break;
+        }
+        git_commit_free(c);
+        if (added < 0) {
+            rc = vs_error_oom(err);
+            goto done;
+        }
+        if (added == 0) {
+            if (depth == cap) {
+                frame *ns = realloc(stack, cap * 2 * sizeof *ns);
+                if (!ns) {
+                    rc = vs_error_oom(err);
+                    goto done;
+                }
+                stack = ns;
+                cap *= 2;
+            }
+            git_oid_cpy(&stack[depth].id, &p);
+            stack[depth].next = 0;
+            depth++;
+            continue;
+        }
+        if (oids_push(&order, &fr->id) < 0) {
+            rc = vs_error_oom(err);
+            goto done;
+        }
+        depth--;
+    }
+    *out = order.v;
+    *n = order.n;
+    order.v = NULL;
+done:
+    free(order.v);
+    free(seen.v);
+    free(seen.used);
+    free(stack);
+    return rc;
+}

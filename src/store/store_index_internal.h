@@ -1,0 +1,86 @@
+/* store_index_internal.h — what store_index.c (the files, reading, sync) and
+ * store_index_build.c (commits → revisions) share; the contract is
+ * store_index.h. */
+#ifndef VS_STORE_STORE_INDEX_INTERNAL_H
+#define VS_STORE_STORE_INDEX_INTERNAL_H
+
+#include <stdio.h>
+
+#include "store/store_index.h"
+#include "store/store_internal.h"
+
+/* index.revs: a 32-byte header, then records, each a fixed part and its id and
+ * message. Offsets are from the start of the file; 0 is "none". */
+#define IX_REVS_MAGIC "VSIXRV01"
+#define IX_HEADS_MAGIC "VSIXHD02"
+#define IX_REVS_HEADER 32
+
+typedef struct ix_rec {
+    int64_t time;    /* committer time */
+    uint64_t prev;   /* the sheet's revision before this one */
+    uint32_t reclen; /* the whole record, fixed part, id and message */
+    uint32_t flags;  /* VS_STORE_INDEX_* */
+    int32_t offset;  /* committer's UTC offset, minutes */
+    uint32_t msglen;
+    uint16_t idlen;
+    uint16_t pad;
+    unsigned char commit[20];
+    unsigned char blob[20]; /* all zero: no sheet.json */
+    unsigned char folder[20];
+} ix_rec;
+#define IX_REC_FIXED 96
+_Static_assert(sizeof(ix_rec) == IX_REC_FIXED, "a record's fixed part is 96 bytes");
+
+typedef struct ix_heads_hdr {
+    char magic[8];
+    uint64_t gen;
+    unsigned char tip[20];
+    uint32_t has_tip;
+    uint64_t revs_len;
+    uint64_t nsheets;
+    uint64_t nrevs;
+    uint32_t shallow; /* 0, or a digest of the shallow clone's boundary */
+    uint32_t pad;
+    char refname[VS_STORE_BRANCH_MAX + 16];
+} ix_heads_hdr;
+
+typedef struct ix_head {
+    char id[VS_SHEET_ID_MAX];
+    uint64_t head;            /* the latest revision's offset */
+    uint32_t count;           /* revisions */
+    uint32_t present;         /* 1 when the sheet is in the tip's tree */
+    unsigned char folder[20]; /* sheets/<id> in the tip's tree, when present */
+    uint32_t pad;
+} ix_head;
+
+/* The sheets while an index is built or extended: a table by id. */
+typedef struct ix_table {
+    ix_head *heads;
+    size_t n, cap;
+    uint32_t *slots; /* 1 + index into heads; 0 empty */
+    size_t nslots;
+} ix_table;
+
+ix_head *vs_store_index_table_get(ix_table *t, const char *id, int create);
+void vs_store_index_table_free(ix_table *t);
+
+/* Appends the revisions of commits (oldest first: parents before children) to
+ * f, which is at offset *pos, updating t and *nrevs. shallow (sorted, n_shallow)
+ * are the boundary commits of a shallow clone. libgit2 or file errors as
+ * VS_ERECORDS. */
+int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table *t,
+                          uint64_t *nrevs, const git_oid *commits, size_t ncommits,
+                          const git_oid *shallow, size_t n_shallow, vs_error *err);
+
+/* Sets each sheet's folder at new_commit (present, folder) from the sheets
+ * whose folder differs between old_commit (NULL: none) and new_commit: what
+ * the tip holds, whichever side of a merge it came from. */
+int vs_store_index_tip_apply(git_repository *repo, const git_oid *old_commit,
+                             const git_oid *new_commit, ix_table *t, vs_error *err);
+
+/* The commits reachable from tip, parents before children, without crossing
+ * the shallow boundary (a commit there counts as a root): *out malloc'd. */
+int vs_store_index_walk_shallow(git_repository *repo, const git_oid *tip, const git_oid *shallow,
+                                size_t n_shallow, git_oid **out, size_t *n, vs_error *err);
+
+#endif
