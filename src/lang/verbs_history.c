@@ -330,32 +330,75 @@ done:
     return rc;
 }
 
+/* The offer NAME on the current sheet, exactly as `gpu "NAME"` adds it: the
+ * line is made here and run by the gpu verb, so that the catalogue, the checks
+ * and the result are that verb's. Errors point at the reproduce line. */
+static int add_gpu_offer(vs_ctx *ctx, const vs_line *at, const char *name, vs_error *err)
+{
+    const vs_verb *gpu = vs_verb_find("gpu");
+    vs_buf text = VS_BUF_INIT;
+    vs_cell *cell = NULL;
+    const char *p;
+    int rc;
+    vs_buf_puts(&text, "gpu \"");
+    for (p = name; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            vs_buf_putc(&text, '\\');
+        vs_buf_putc(&text, *p);
+    }
+    vs_buf_puts(&text, "\"\n");
+    if (!gpu || vs_buf_failed(&text)) {
+        vs_buf_free(&text);
+        return vs_error_oom(err);
+    }
+    rc = vs_parse_cell(&cell, vs_buf_str(&text), text.len, err);
+    vs_buf_free(&text);
+    if (rc == 0 && cell->nlines == 1) {
+        vs_line one = cell->lines[0];
+        one.line = at->line;
+        one.column = at->column;
+        rc = gpu->run(ctx, &one, err);
+    }
+    vs_cell_free(cell);
+    return rc;
+}
+
 int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax =
-        "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\"] [software=\"VERSIONS\"]";
-    static const char *const keys[] = {"gpu", "software", NULL};
+        "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\" [keep_offers=yes]] "
+        "[software=\"VERSIONS\"]";
+    static const char *const keys[] = {"gpu", "keep_offers", "software", NULL};
     static const char *const carried[] = {
         "card",   "weights_files", "components", "placement",  "stages",
         "offers", "requirements",  "runs",       "invalidate", NULL};
     const vs_arg *src = vs_line_positional(line, 0), *as = vs_line_positional(line, 1);
     const vs_arg *title = vs_line_positional(line, 2);
     const vs_arg *gpu = vs_line_pair(line, "gpu"), *sw = vs_line_pair(line, "software");
+    const vs_arg *keep = vs_line_pair(line, "keep_offers");
     json_t *old = NULL, *fresh = NULL, *ms, *m, *payload;
+    int keep_offers = 0;
     vs_store *st = NULL;
     vs_store_blob blob = {0};
     vs_records_reproduce shown;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     char id[VS_SHEET_ID_MAX], new_id[VS_SHEET_ID_MAX];
     const char *rev = NULL;
+    char why[VS_ERROR_MESSAGE_MAX];
     size_t i, marked = 0, nm;
     int rc;
+    memset(&shown, 0, sizeof shown);
     if ((rc = vs_line_check_keys(line, keys, err)) < 0)
         return rc;
     if (!src || !as || strcmp(as->value, "as") || !title || !*title->value)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     if ((rc = vs_line_no_extra(line, 3, syntax, err)) < 0)
         return rc;
+    if (keep && (!gpu || (strcmp(keep->value, "yes") && strcmp(keep->value, "no"))))
+        return vs_error_set_at(err, VS_EVALUE, keep->line, keep->value_column,
+                               "keep_offers=yes|no goes with gpu=\"NAME\": whether the source's "
+                               "offers stay beside the new GPU");
+    keep_offers = keep && !strcmp(keep->value, "yes");
     if ((rc = vs_store_parse_spec(src->value, id, sizeof id, &rev, err)) < 0)
         return vs_arg_error(src, err, rc);
     vs_sheet_slug(title->value, new_id, sizeof new_id);
@@ -387,6 +430,11 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (v)
             json_object_set_new(fresh, carried[i], json_deep_copy(v));
     }
+    /* gpu= is the campaign's GPU: the new sheet's offer is that GPU (added below
+     * through the `gpu` verb, catalogue and all), the source's offers go unless
+     * keep_offers=yes */
+    if (gpu && !keep_offers)
+        json_object_set_new(fresh, "offers", json_array());
     /* Evidence was gathered for the old hardware and software: it only carries
      * over when the campaign keeps both. */
     if (!gpu && !sw && json_object_get(old, "evidence"))
@@ -420,6 +468,8 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.rev = rev;
     shown.commit = blob.commit;
     shown.gpu = gpu ? gpu->value : NULL;
+    shown.keep_offers = keep_offers;
+    shown.offers_left = gpu && !keep_offers ? json_array_size(json_object_get(old, "offers")) : 0;
     shown.software = sw ? sw->value : NULL;
     shown.marked = marked;
     shown.measurements = nm;
@@ -428,11 +478,29 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
                         new_id, "title", title->value, "lineage", json_object_get(fresh, "lineage"),
                         "to_remeasure", (int)marked, "measurements", (int)nm, "gpu",
                         gpu ? gpu->value : NULL, "software", sw ? sw->value : NULL);
+    if (payload && gpu)
+        json_object_set_new(payload, "keep_offers", json_boolean(keep_offers));
     rc = vs_ctx_add_sheet(ctx, fresh, err);
     fresh = NULL;
     if (rc < 0) {
         json_decref(payload);
         goto fail_line;
+    }
+    /* the offer first, the campaign's summary last (the cell's result); a name
+     * the catalogue does not know leaves the campaign without that offer, and the
+     * summary says so and how to add it */
+    if (gpu && (rc = add_gpu_offer(ctx, line, gpu->value, err)) < 0) {
+        if (rc != VS_ENOTFOUND) {
+            json_decref(payload);
+            goto done;
+        }
+        snprintf(why, sizeof why, "%s", err->message);
+        vs_error_clear(err);
+        shown.offer_missing = why;
+        vs_buf_reset(&text);
+        vs_buf_reset(&html);
+        vs_records_render_reproduce(&shown, &text, &html);
+        json_object_set_new(payload, "offer_missing", json_string(why));
     }
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;

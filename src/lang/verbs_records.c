@@ -495,7 +495,7 @@ static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 static const char *const no_keys[] = {NULL};
 static const char *const history_keys[] = {"limit", NULL};
-static const char *const reproduce_keys[] = {"gpu", "software", NULL};
+static const char *const reproduce_keys[] = {"gpu", "keep_offers", "software", NULL};
 static const char *const commit_words[] = {"replace", NULL};
 static const char *const records_words[] = {"push", "pull", NULL};
 static const char *const reproduce_words[] = {"as", NULL};
@@ -558,7 +558,8 @@ const vs_verb vs_verbs_records[] = {
      "without @REV1 the tip is REV1. The payload has kind \"diff\" and a list of changes.",
      no_keys, NULL},
     {"reproduce", vs_verb_reproduce,
-     "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\"] [software=\"VERSIONS\"]",
+     "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\" [keep_offers=yes]] "
+     "[software=\"VERSIONS\"]",
      "start a new campaign's sheet from a recorded one, with lineage",
      "reproduce SHEET@REV as \"TITLE\" (REV as in `help show`: SHEET@~N for the sheet's own "
      "revisions, SHEET@HEAD~N for the branch's) opens a new sheet titled TITLE carrying the card, "
@@ -566,8 +567,12 @@ const vs_verb vs_verbs_records[] = {
      "files, components, placement, procedure (stages), offers, requirements, runs, "
      "measurements and invalidating conditions of SHEET at REV, with lineage {sheet, commit, "
      "title} naming the source. The decision is not carried: the new campaign decides anew. "
-     "Say what the new campaign changes: gpu=\"H100\" marks every measurement taken on another "
-     "GPU (its gpu_name differs, or is unknown) \"to re-measure\"; software=\"vllm 0.6, CUDA "
+     "Say what the new campaign changes: gpu=\"H100 SXM\" is the new campaign's GPU: the "
+     "sheet's offer becomes that GPU, as `gpu \"H100 SXM\"` adds it (the source's offers stay "
+     "beside it only with keep_offers=yes; a name the catalogue does not know leaves no offer, "
+     "and the result says how to add one), and every measurement taken on another "
+     "GPU (its gpu_name differs, or is unknown) is marked \"to re-measure\"; software=\"vllm 0.6, "
+     "CUDA "
      "12.4\" marks every measurement \"to re-measure\" (the records keep no software version "
      "per measurement that could match). Measurements marked so no longer validate the card. "
      "Evidence carries over only when neither gpu= nor software= is given. Run again (a "

@@ -144,10 +144,24 @@ void vs_records_render_reproduce(const vs_records_reproduce *r, vs_buf *text, vs
     size_t nm = r->measurements;
     vs_buf_printf(text,
                   "New sheet %s (\"%s\") from %s at %s (commit %s): card, components, "
-                  "procedure, offers, requirements and invalidating conditions carried%s.\n",
+                  "procedure, %srequirements and invalidating conditions carried%s.\n",
                   r->sheet, r->title, r->source, r->rev ? r->rev : "the tip", r->commit,
+                  gpu && !r->keep_offers ? "" : "offers, ",
                   gpu || sw ? "; evidence left behind (new hardware or software)"
                             : ", with evidence");
+    if (gpu && r->offer_missing)
+        vs_buf_printf(text,
+                      "%s: no offer for %s: %s; `gpu \"%s\" memory=...` adds it (or a catalogue "
+                      "name).\n",
+                      r->keep_offers ? "Its offers: the source's" : "Its offers: none yet", gpu,
+                      r->offer_missing, gpu);
+    else if (gpu && r->keep_offers)
+        vs_buf_printf(text, "Its offers: the source's, and %s added (keep_offers=yes).\n", gpu);
+    else if (gpu)
+        vs_buf_printf(text,
+                      "Its offer: %s, in place of the source's %zu (keep_offers=yes keeps them "
+                      "beside it).\n",
+                      gpu, r->offers_left);
     if (gpu || sw)
         vs_buf_printf(text,
                       "The new campaign changes %s%s%s%s%s: %zu of %zu measurement%s marked "

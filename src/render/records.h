@@ -70,15 +70,18 @@ void vs_records_render_show(const vs_records_show *s, vs_buf *text, vs_buf *html
 /* --- reproduce --- */
 
 typedef struct vs_records_reproduce {
-    const char *sheet;    /* the new sheet's id */
-    const char *title;    /* its title */
-    const char *source;   /* the source sheet's id */
-    const char *rev;      /* the source's revision as written; NULL: the tip */
-    const char *commit;   /* the source's commit */
-    const char *gpu;      /* gpu= (NULL: not given) */
-    const char *software; /* software= (NULL: not given) */
-    size_t marked;        /* measurements marked "to re-measure" */
-    size_t measurements;  /* measurements carried */
+    const char *sheet;         /* the new sheet's id */
+    const char *title;         /* its title */
+    const char *source;        /* the source sheet's id */
+    const char *rev;           /* the source's revision as written; NULL: the tip */
+    const char *commit;        /* the source's commit */
+    const char *gpu;           /* gpu= (NULL: not given): the new sheet's offer */
+    const char *software;      /* software= (NULL: not given) */
+    size_t marked;             /* measurements marked "to re-measure" */
+    size_t measurements;       /* measurements carried */
+    int keep_offers;           /* keep_offers=yes: the source's offers stay beside the gpu= one */
+    size_t offers_left;        /* the source's offers not carried (gpu= without keep_offers) */
+    const char *offer_missing; /* why gpu= gave no offer (a name the catalogue lacks), or NULL */
 } vs_records_reproduce;
 
 /* A new campaign started from a recorded sheet. */

@@ -306,6 +306,9 @@ START_TEST(test_diff_and_reproduce)
     ck_assert_str_eq(pstr(json_array_get(ms, 1), "state"), "current");       /* H100 */
     ck_assert(json_is_null(json_object_get(p, "decision")));
     ck_assert_uint_eq(json_array_size(json_object_get(p, "invalidate")), 1);
+    /* gpu= is the new campaign's offer; "H100" names three catalogue entries, so
+     * there is none yet (test_reproduce_gpu_is_the_offer has a catalogue name) */
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "offers")), 0);
     json_decref(p);
     ck_assert_int_eq(
         run(ip, "reproduce llama-7b-campaign-a as \"campaign C\" software=\"vllm 0.6\"", &p, &err),
@@ -323,6 +326,42 @@ START_TEST(test_diff_and_reproduce)
         0);
     ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"campaign C\"", NULL, &err),
                      VS_EVALUE);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* reproduce gpu="NAME" makes NAME the new sheet's offer: the source's offers go,
+ * unless keep_offers=yes keeps them beside it; keep_offers alone is refused. */
+START_TEST(test_reproduce_gpu_is_the_offer)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL, *offers;
+    ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "gpu \"RTX 4090\"\ngpu \"L4\"\ncommit \"two offers\"", NULL, &err), 0);
+    ck_assert_int_eq(run(ip,
+                         "reproduce llama-7b-campaign-a as \"on a 5090\" gpu=\"RTX 5090\"\n"
+                         "commit \"the 5090 campaign\"\nshow on-a-5090",
+                         &p, &err),
+                     0);
+    offers = json_object_get(p, "offers");
+    ck_assert_uint_eq(json_array_size(offers), 1);
+    ck_assert_str_eq(pstr(json_array_get(offers, 0), "name"), "RTX 5090");
+    ck_assert_str_eq(pstr(json_array_get(offers, 0), "catalog"), "RTX 5090");
+    json_decref(p);
+    ck_assert_int_eq(run(ip,
+                         "reproduce llama-7b-campaign-a as \"beside\" gpu=\"RTX 5090\" "
+                         "keep_offers=yes\ncommit \"kept\"\nshow beside",
+                         &p, &err),
+                     0);
+    offers = json_object_get(p, "offers");
+    ck_assert_uint_eq(json_array_size(offers), 3);
+    ck_assert_str_eq(pstr(json_array_get(offers, 0), "name"), "RTX 4090");
+    ck_assert_str_eq(pstr(json_array_get(offers, 2), "name"), "RTX 5090");
+    json_decref(p);
+    ck_assert_int_eq(run(ip, "reproduce llama-7b-campaign-a as \"x\" keep_offers=yes", NULL, &err),
+                     VS_EVALUE);
+    ck_assert_int_eq(err.line, 1);
     vs_interp_free(ip);
 }
 END_TEST
@@ -889,6 +928,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_rerun_same_state_unchanged);
     tcase_add_test(tc, test_commit_stays_when_cell_fails);
     tcase_add_test(tc, test_diff_and_reproduce);
+    tcase_add_test(tc, test_reproduce_gpu_is_the_offer);
     tcase_add_test(tc, test_reproduce_own_id_refused);
     tcase_add_test(tc, test_history_opens_no_untitled);
     tcase_add_test(tc, test_records_paths_and_sync);

@@ -166,17 +166,21 @@ END_TEST
 START_TEST(reproduce_and_reopen)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    vs_records_reproduce r = {"llama-h100", "Llama H100", "llama", "~1", C1, "H100", NULL, 1, 3};
+    vs_records_reproduce r = {
+        "llama-h100", "Llama H100", "llama", "~1", C1, "H100", NULL, 1, 3, 0, 2, NULL};
     vs_records_render_reproduce(&r, &text, &html);
     EXPECT("New sheet llama-h100 (\"Llama H100\") from llama at ~1 (commit " C1
-           "): card, components, procedure, offers, requirements and invalidating conditions "
+           "): card, components, procedure, requirements and invalidating conditions "
            "carried; evidence left behind (new hardware or software).\n"
+           "Its offer: H100, in place of the source's 2 (keep_offers=yes keeps them beside it).\n"
            "The new campaign changes the GPU to H100: 1 of 3 measurements marked \"to "
            "re-measure\".\n"
            "It is the current sheet now; `commit \"...\"` records it.\n",
            "<p>New sheet llama-h100 (&quot;Llama H100&quot;) from llama at ~1 (commit " C1
-           "): card, components, procedure, offers, requirements and invalidating conditions "
+           "): card, components, procedure, requirements and invalidating conditions "
            "carried; evidence left behind (new hardware or software).\n"
+           "Its offer: H100, in place of the source&#39;s 2 (keep_offers=yes keeps them beside "
+           "it).\n"
            "The new campaign changes the GPU to H100: 1 of 3 measurements marked &quot;to "
            "re-measure&quot;.\n"
            "It is the current sheet now; `commit &quot;...&quot;` records it.\n</p>\n");
