@@ -143,6 +143,12 @@ typedef struct vs_engine_kv {
     char rule[400];         /* the allocation in words, with its figures */
     uint64_t host_bytes;    /* of the need, what the engine keeps in host memory */
     char layout_note[480];  /* where the engine's layout differs from the model's, and why */
+    /* below one request of the card's length: the rule that refuses the start, with its
+     * source (static; NULL: the generic one), or the engine starts and caps requests */
+    const char *start_rule;
+    int caps_length;     /* starts with a pool smaller than one request, capping requests */
+    uint64_t length_cap; /* the longest request it then accepts, in tokens */
+    uint64_t min_tokens; /* caps_length: fewer pool tokens than this and it refuses */
 } vs_engine_kv;
 
 struct vs_engine {

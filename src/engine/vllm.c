@@ -359,6 +359,9 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
         out->seq_limit = out->blocks / states;
         out->seq_limited = 1;
     }
+    out->start_rule = "vLLM refuses to start when the KV pool holds less than one request of "
+                      "max_model_len (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, "
+                      "v0.10-0.11)";
     if (p.grown) {
         snprintf(out->rule, sizeof out->rule,
                  "hybrid: attention block grown from %llu to %llu tokens so that its page of %s B "

@@ -671,6 +671,87 @@ START_TEST(sglang_fraction_by_tp)
 }
 END_TEST
 
+/* SGLang starts with a pool smaller than the context and caps each request at
+ * max_total_num_tokens - 1 (python/sglang/srt/managers/tp_worker.py max_req_len at
+ * 0045f98e); it refuses only when max_req_len - 5 is not positive. On 20e9 B at
+ * mem_fraction_static 0.88: budget floor(20e9 x 0.88) = 17.6e9, weights 14e9, so
+ *   non_torch 0:                 pool 3.6e9, 3.6e9 // 131,072 = 27,465 tokens; a request
+ *                                of 32,768 is capped at 27,464: starts, length excluded;
+ *   non_torch 3,599,213,468:     pool 786,532 = 6 tokens (786,432) + 100: refused;
+ *   non_torch 3,599,082,396:     pool 917,604 = 7 tokens + 100: starts, capped at 6. */
+START_TEST(sglang_starts_short)
+{
+    static const struct {
+        long long non_torch;
+        uint64_t tokens, cap;
+        vs_verdict start, len;
+    } cases[] = {
+        {0, 27465, 27464, VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE},
+        {3599213468LL, 6, 5, VS_VERDICT_EXCLUDE, VS_VERDICT_EXCLUDE},
+        {3599082396LL, 7, 6, VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        vs_error e;
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               1, 32768, 1,
+                               "{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": "
+                               "\"0.88\"}}");
+        ck_assert_int_eq(vs_sheet_set_component(s, "non_torch", 1, (uint64_t)cases[i].non_torch,
+                                                "measured", "t", NULL, NULL, &e),
+                         0);
+        fit_one(&r, s,
+                "{\"name\": \"x\", \"reported_bytes\": 20000000000, \"reported_basis\": "
+                "\"declared with reported=\"}");
+        ck_assert_uint_eq(r.kv_tokens, cases[i].tokens);
+        ck_assert_msg(r.start_verdict == cases[i].start, "case %zu start %d", i,
+                      (int)r.start_verdict);
+        ck_assert_msg(r.length_verdict == cases[i].len, "case %zu length %d", i,
+                      (int)r.length_verdict);
+        ck_assert_uint_le(r.max_length, cases[i].cap);
+        if (cases[i].start == VS_VERDICT_EXCLUDE)
+            ck_assert_msg(strstr(r.note, "Memory pool size is too small"), "%s", r.note);
+        else
+            ck_assert_msg(strstr(r.note, "caps each request"), "%s", r.note);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
+/* Unknown runtime items only shrink the pool: vLLM on 20e9 B at 0.9 (budget 18e9) with
+ * 14e9 of weights, non_torch 1e9 measured and activation_peak unknown has at most
+ * 3e9 B, 3e9 // (16 x 131,072 = 2,097,152) = 1,430 blocks, and a request of 32,768
+ * tokens takes 2,048: 0.70 requests. The engine would refuse whatever the unknown item
+ * is, so the verdict is exclude (not to-confirm), and the note names the rule. */
+START_TEST(vllm_exclude_from_lower_bounds)
+{
+    vs_fit_row r;
+    vs_error e;
+    json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                           "\"head_dim\": 128}]",
+                           1, 32768, 1, "{\"name\": \"vllm\", \"keys\": {}}");
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "non_torch", 1, 1000000000, "measured", "t", NULL, NULL, &e), 0);
+    /* sheet_with's components: non_torch, activation_peak, cuda_graphs */
+    ck_assert_int_eq(vs_sheet_remove_component(s, 1), 0);
+    fit_one(&r, s,
+            "{\"name\": \"x\", \"reported_bytes\": 20000000000, \"reported_basis\": "
+            "\"declared with reported=\"}");
+    ck_assert_int_eq(r.upper_bound, 1);
+    ck_assert_int_eq(r.kv_pool_bytes, 3000000000LL);
+    ck_assert_uint_eq(r.blocks, 1430);
+    ck_assert_int_eq(r.start_verdict, VS_VERDICT_EXCLUDE);
+    ck_assert_int_eq(r.verdict, VS_VERDICT_EXCLUDE);
+    ck_assert_msg(strstr(r.note, "check_enough_kv_cache_memory"), "%s", r.note);
+    ck_assert_msg(strstr(r.note, "0.70 requests"), "%s", r.note);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
 /* transformers eager attention: one layer's scores, heads x length^2 x (2 + 4) bytes per
  * sequence. 32 query heads at 4096 tokens: 32 x 4096^2 x 6 = 3,221,225,472 B, on top of
  * the cache, 4096 x 128 KiB = 536,870,912 B. */
@@ -1016,6 +1097,8 @@ static Suite *suite(void)
     tcase_add_test(t, fit_max_length_capped_at_the_context);
     tcase_add_test(t, engine_budget_rules);
     tcase_add_test(t, sglang_fraction_by_tp);
+    tcase_add_test(t, sglang_starts_short);
+    tcase_add_test(t, vllm_exclude_from_lower_bounds);
     tcase_add_test(t, transformers_eager_scores);
     tcase_add_test(t, engine_defaults_parse);
     tcase_add_test(t, engine_verb);
