@@ -38,9 +38,12 @@ static const vs_engine_key keys[] = {
      NULL, "the KV pool per GPU, given: gpu_memory_utilization is then not used"},
     {"enforce_eager", VS_EKEY_BOOL, "no", "vllm/config/model.py (v0.11)", NULL,
      "no CUDA graphs: cuda_graphs is then 0"},
-    {"graphs_in_budget", VS_EKEY_BOOL, "yes",
-     "vllm/v1/worker/gpu_worker.py determine_available_memory (recent V1 subtracts its CUDA "
-     "graph estimate; v0 and early V1 capture graphs after the KV cache, beyond the budget)",
+    {"graphs_in_budget", VS_EKEY_BOOL, "no",
+     "vllm/v1/worker/gpu_worker.py (at 0012cf691b7e: determine_available_memory takes "
+     "total x gpu_memory_utilization less the profiled peak and non-torch memory; "
+     "compile_or_warm_up_model captures the graphs after initialize_from_config has "
+     "allocated the KV cache); the V1 logs that print a graph figure, 0.10.2 and 0.26.0, "
+     "keep it outside the pool",
      NULL, "whether the CUDA graph pool is taken out of the budget (yes) or held beyond it (no)"},
     {"mxfp4_backend", VS_EKEY_WORD, "triton",
      "vllm/model_executor/layers/quantization/mxfp4.py at 007d50058a06 (get_mxfp4_backend: "

@@ -671,6 +671,49 @@ START_TEST(sglang_fraction_by_tp)
 }
 END_TEST
 
+/* vLLM V1 captures its CUDA graphs after the KV cache is allocated
+ * (vllm/v1/worker/gpu_worker.py at 0012cf691b7e: compile_or_warm_up_model runs
+ * capture_model after initialize_from_config), so by default the graphs are held beyond
+ * the budget. On 85e9 B at 0.9 (budget 76.5e9), 14e9 B of weights, non_torch 1e9,
+ * activation_peak 2e9, cuda_graphs 1e9: pool 76.5e9 - 17e9 = 59.5e9 and 1e9 outside;
+ * graphs_in_budget=yes takes them from the pool: 58.5e9, nothing outside. */
+START_TEST(vllm_graphs_outside_by_default)
+{
+    static const struct {
+        const char *engine;
+        long long pool, outside;
+    } cases[] = {
+        {"{\"name\": \"vllm\", \"keys\": {}}", 59500000000LL, 1000000000LL},
+        {"{\"name\": \"vllm\", \"keys\": {\"graphs_in_budget\": \"yes\"}}", 58500000000LL, 0},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        vs_error e;
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               1, 4096, 1, cases[i].engine);
+        ck_assert_int_eq(
+            vs_sheet_set_component(s, "non_torch", 1, 1000000000, "measured", "t", NULL, NULL, &e),
+            0);
+        ck_assert_int_eq(vs_sheet_set_component(s, "activation_peak", 1, 2000000000, "measured",
+                                                "t", NULL, NULL, &e),
+                         0);
+        ck_assert_int_eq(vs_sheet_set_component(s, "cuda_graphs", 1, 1000000000, "measured", "t",
+                                                NULL, NULL, &e),
+                         0);
+        fit_one(&r, s,
+                "{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": "
+                "\"declared with reported=\"}");
+        ck_assert_msg(r.kv_pool_bytes == cases[i].pool, "%s pool %lld", cases[i].engine,
+                      (long long)r.kv_pool_bytes);
+        ck_assert_uint_eq(r.outside_bytes, (uint64_t)cases[i].outside);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
 /* SGLang starts with a pool smaller than the context and caps each request at
  * max_total_num_tokens - 1 (python/sglang/srt/managers/tp_worker.py max_req_len at
  * 0045f98e); it refuses only when max_req_len - 5 is not positive. On 20e9 B at
@@ -1098,6 +1141,7 @@ static Suite *suite(void)
     tcase_add_test(t, engine_budget_rules);
     tcase_add_test(t, sglang_fraction_by_tp);
     tcase_add_test(t, sglang_starts_short);
+    tcase_add_test(t, vllm_graphs_outside_by_default);
     tcase_add_test(t, vllm_exclude_from_lower_bounds);
     tcase_add_test(t, transformers_eager_scores);
     tcase_add_test(t, engine_defaults_parse);
