@@ -156,6 +156,8 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
     c->layout_source = layout_of(&c->env.layout, sheet);
     c->env.layout_known = c->layout_source != NULL;
+    if (c->engine->defaults) /* the release's, before any GPU is known */
+        c->engine->defaults(&c->env);
     c->env.family = json_string_value(json_object_get(arch, "family"));
     positive_int(json_object_get(arch, "layers"), &c->env.n_layer);
     io_of(&c->env, sheet, arch);
@@ -292,6 +294,11 @@ static int compute(one *o, const vs_fit_ctx *c, uint64_t total, const json_t *of
     uint64_t avail, host;
     memset(o, 0, sizeof *o);
     e.total_bytes = total;
+    e.gpu_name = json_string_value(json_object_get(offer, "catalog"));
+    if (!e.gpu_name)
+        e.gpu_name = json_string_value(json_object_get(offer, "name"));
+    if (c->engine->defaults) /* the release's defaults on this GPU */
+        c->engine->defaults(&e);
     e.weights_known = weights_known;
     e.weights_bytes = weights;
     if (json_is_integer(fr) && json_integer_value(fr) > 0) {

@@ -7,6 +7,8 @@
 
 static const char *const dtype_words[] = {"auto", "fp8_e4m3", "fp8_e5m2", "bf16", NULL};
 
+static const char *const version_words[] = {"0.4", NULL};
+
 static const vs_engine_key keys[] = {
     {"mem_fraction_static", VS_EKEY_FRACTION, "0.88",
      "python/sglang/srt/server_args.py __post_init__ (v0.4): unset, it is chosen from the "
@@ -15,6 +17,11 @@ static const vs_engine_key keys[] = {
      NULL, "the fraction of the card for weights and the KV pool"},
     {"kv_cache_dtype", VS_EKEY_WORD, "auto", "python/sglang/srt/server_args.py (v0.4)", dtype_words,
      "auto: the model's 16-bit type"},
+    {"version", VS_EKEY_WORD, "0.4",
+     "the newest modelled release (its one row): mem_fraction_static by tp "
+     "(python/sglang/srt/server_args.py __post_init__, v0.4), requests capped at "
+     "max_total_num_tokens - 1 (python/sglang/srt/managers/tp_worker.py at 0045f98e)",
+     version_words, "the SGLang release whose defaults and rules apply"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
@@ -89,4 +96,5 @@ const vs_engine vs_engine_sglang = {
     keys,
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
     budget,
-    kv};
+    kv,
+    NULL};
