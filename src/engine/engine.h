@@ -82,6 +82,7 @@ typedef struct vs_engine_env {
     vs_engine_val val[VS_ENGINE_KEYS_MAX]; /* in the order of engine->keys */
     /* one GPU of the offer */
     uint64_t total_bytes; /* what the engine sees as the device's total */
+    const char *gpu_name; /* the offer's catalogue name or name (NULL: unknown) */
     /* the card */
     int length_known, concurrency_known;
     uint64_t length, concurrency;
@@ -143,6 +144,12 @@ typedef struct vs_engine_kv {
     char rule[400];         /* the allocation in words, with its figures */
     uint64_t host_bytes;    /* of the need, what the engine keeps in host memory */
     char layout_note[480];  /* where the engine's layout differs from the model's, and why */
+    /* below one request of the card's length: the rule that refuses the start, with its
+     * source (static; NULL: the generic one), or the engine starts and caps requests */
+    const char *start_rule;
+    int caps_length;     /* starts with a pool smaller than one request, capping requests */
+    uint64_t length_cap; /* the longest request it then accepts, in tokens */
+    uint64_t min_tokens; /* caps_length: fewer pool tokens than this and it refuses */
 } vs_engine_kv;
 
 struct vs_engine {
@@ -155,6 +162,10 @@ struct vs_engine {
     int (*budget)(const vs_engine_env *e, vs_engine_budget *out, vs_error *err);
     /* The KV allocation from a pool of pool_bytes (out zeroed by the caller). */
     int (*kv)(const vs_engine_env *e, uint64_t pool_bytes, vs_engine_kv *out, vs_error *err);
+    /* The defaults that depend on the release (the version key) and on the GPU
+     * (total_bytes, gpu_name), put into the keys not written on the line; NULL when
+     * none does. Called once resolved and again per offer. */
+    void (*defaults)(vs_engine_env *e);
 };
 
 /* The engines, in help order, NULL-terminated; "none" is the default. */

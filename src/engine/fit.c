@@ -156,6 +156,8 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
     c->layout_source = layout_of(&c->env.layout, sheet);
     c->env.layout_known = c->layout_source != NULL;
+    if (c->engine->defaults) /* the release's, before any GPU is known */
+        c->engine->defaults(&c->env);
     c->env.family = json_string_value(json_object_get(arch, "family"));
     positive_int(json_object_get(arch, "layers"), &c->env.n_layer);
     io_of(&c->env, sheet, arch);
@@ -292,6 +294,11 @@ static int compute(one *o, const vs_fit_ctx *c, uint64_t total, const json_t *of
     uint64_t avail, host;
     memset(o, 0, sizeof *o);
     e.total_bytes = total;
+    e.gpu_name = json_string_value(json_object_get(offer, "catalog"));
+    if (!e.gpu_name)
+        e.gpu_name = json_string_value(json_object_get(offer, "name"));
+    if (c->engine->defaults) /* the release's defaults on this GPU */
+        c->engine->defaults(&e);
     e.weights_known = weights_known;
     e.weights_bytes = weights;
     if (json_is_integer(fr) && json_integer_value(fr) > 0) {
@@ -348,10 +355,20 @@ static void judge(const one *o, const vs_fit_ctx *c, uint64_t total, int unknown
         *start = *conc = *len = VS_VERDICT_TO_CONFIRM;
         return;
     }
-    if (e->length_known && o->kv.max_length == 0)
-        *start = VS_VERDICT_EXCLUDE;
-    if (e->length_known && c->engine != vs_engine_default() && o->kv.max_concurrency < 1.0)
-        *start = VS_VERDICT_EXCLUDE; /* vLLM refuses to start below one request */
+    /* Unknown runtime items only shrink the pool: a pool from the known lower
+     * bounds that holds no request under the engine's rule excludes for certain. */
+    if (o->kv.caps_length) {
+        /* the engine starts with a smaller pool and caps each request (SGLang) */
+        if (o->kv.kv_tokens < o->kv.min_tokens)
+            *start = VS_VERDICT_EXCLUDE;
+        if (e->length_known && o->kv.length_cap < e->length)
+            *len = VS_VERDICT_EXCLUDE;
+    } else {
+        if (e->length_known && o->kv.max_length == 0)
+            *start = VS_VERDICT_EXCLUDE;
+        if (e->length_known && c->engine != vs_engine_default() && o->kv.max_concurrency < 1.0)
+            *start = VS_VERDICT_EXCLUDE; /* vLLM refuses to start below one request */
+    }
     if ((o->kv.need_known && o->kv.need_bytes > (uint64_t)o->pool) ||
         (o->kv.seq_limited && e->concurrency_known && e->concurrency > o->kv.seq_limit))
         *conc = VS_VERDICT_EXCLUDE;
@@ -467,10 +484,22 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
     else if (o.b.budget_bytes + o.outside > row->capacity_bytes)
         snprintf(row->note, sizeof row->note,
                  "the runtime items held beyond the budget do not fit the card's total");
+    else if (s == VS_VERDICT_EXCLUDE && o.kv_ok && o.kv.caps_length)
+        snprintf(row->note, sizeof row->note, "the KV pool holds %llu tokens, fewer than %llu: %s",
+                 (unsigned long long)o.kv.kv_tokens, (unsigned long long)o.kv.min_tokens,
+                 o.kv.start_rule ? o.kv.start_rule : "the engine refuses to start");
     else if (s == VS_VERDICT_EXCLUDE)
         snprintf(row->note, sizeof row->note,
-                 "the KV pool does not hold one request of the card's length: the engine "
-                 "refuses to start");
+                 "the KV pool %sholds %.2f requests of the card's length, less than one: %s",
+                 unknown ? "(from the known items alone) " : "",
+                 o.kv_ok ? o.kv.max_concurrency : 0.0,
+                 o.kv_ok && o.kv.start_rule ? o.kv.start_rule : "the engine refuses to start");
+    else if (l == VS_VERDICT_EXCLUDE && o.kv_ok && o.kv.caps_length && c->env.length_known &&
+             o.kv.length_cap < c->env.length)
+        snprintf(row->note, sizeof row->note,
+                 "the engine starts but caps each request at %llu tokens (max_total_num_tokens "
+                 "- 1), shorter than the card's length %llu",
+                 (unsigned long long)o.kv.length_cap, (unsigned long long)c->env.length);
     else if (k == VS_VERDICT_EXCLUDE && o.kv_ok && o.kv.seq_limited && c->env.concurrency_known &&
              c->env.concurrency > o.kv.seq_limit)
         snprintf(row->note, sizeof row->note,

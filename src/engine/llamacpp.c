@@ -471,4 +471,5 @@ const vs_engine vs_engine_llamacpp = {
     keys,
     VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
     budget,
-    kv};
+    kv,
+    NULL};

@@ -7,6 +7,8 @@
 
 static const char *const dtype_words[] = {"auto", "fp8_e4m3", "fp8_e5m2", "bf16", NULL};
 
+static const char *const version_words[] = {"0.4", NULL};
+
 static const vs_engine_key keys[] = {
     {"mem_fraction_static", VS_EKEY_FRACTION, "0.88",
      "python/sglang/srt/server_args.py __post_init__ (v0.4): unset, it is chosen from the "
@@ -15,6 +17,11 @@ static const vs_engine_key keys[] = {
      NULL, "the fraction of the card for weights and the KV pool"},
     {"kv_cache_dtype", VS_EKEY_WORD, "auto", "python/sglang/srt/server_args.py (v0.4)", dtype_words,
      "auto: the model's 16-bit type"},
+    {"version", VS_EKEY_WORD, "0.4",
+     "the newest modelled release (its one row): mem_fraction_static by tp "
+     "(python/sglang/srt/server_args.py __post_init__, v0.4), requests capped at "
+     "max_total_num_tokens - 1 (python/sglang/srt/managers/tp_worker.py at 0045f98e)",
+     version_words, "the SGLang release whose defaults and rules apply"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
@@ -24,6 +31,9 @@ static const char help[] =
     "  mem_fraction_static, unset: 0.88 at tp 1, 0.87 at tp 2, 0.85 at tp 4, 0.81 at tp 8, "
     "0.79 at tp 16 (python/sglang/srt/server_args.py __post_init__, v0.4)\n"
     "  tokens = pool / (bytes of one token over every layer) (page size 1)\n"
+    "  a pool smaller than the context still starts: each request is capped at "
+    "max_total_num_tokens - 1 tokens, and the start fails only below 7 tokens "
+    "(python/sglang/srt/managers/tp_worker.py max_req_len, max_req_input_len)\n"
     "  activations and CUDA graphs live in the remaining (1 - mem_fraction_static) of the "
     "card, beyond the budget.";
 
@@ -60,7 +70,22 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
         return vs_error_set(err, VS_EVALUE, "sglang: unknown kv_cache_dtype");
     if ((rc = vs_engine_token_kv(e, pool, bits, 1, NULL, out, err)) < 0)
         return rc;
-    snprintf(out->rule, sizeof out->rule, "token pages of the model's layout, %u-bit values", bits);
+    /* SGLang starts with a pool smaller than the context: it caps each request at
+     * max_req_len = min(context_len - 1, max_total_num_tokens - 1) and refuses only when
+     * max_req_input_len = max_req_len - 5 is not positive ("Memory pool size is too
+     * small"): python/sglang/srt/managers/tp_worker.py TpModelWorker.__init__ at 0045f98e */
+    out->caps_length = 1;
+    out->min_tokens = 7;
+    out->length_cap = out->kv_tokens > 0 ? out->kv_tokens - 1 : 0;
+    if (out->max_length > out->length_cap)
+        out->max_length = out->length_cap;
+    out->start_rule = "SGLang refuses to start when max_total_num_tokens - 1 - 5 is not positive "
+                      "(python/sglang/srt/managers/tp_worker.py, \"Memory pool size is too "
+                      "small\")";
+    snprintf(out->rule, sizeof out->rule,
+             "token pages of the model's layout, %u-bit values; requests capped at "
+             "max_total_num_tokens - 1 = %llu tokens (tp_worker.py max_req_len)",
+             bits, (unsigned long long)out->length_cap);
     return 0;
 }
 
@@ -71,4 +96,5 @@ const vs_engine vs_engine_sglang = {
     keys,
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
     budget,
-    kv};
+    kv,
+    NULL};

@@ -63,4 +63,5 @@ const vs_engine vs_engine_tensorrt_llm = {
     keys,
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
     budget,
-    kv};
+    kv,
+    NULL};

@@ -11,10 +11,36 @@ static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5
 static const char *const mxfp4_words[] = {"triton", "marlin", NULL};
 static const char *const ssm_words[] = {"auto", "float32", "bfloat16", "float16", NULL};
 
+/* vLLM's defaults, release by release. Both rows' releases are V1 with chunked
+ * prefill, served with `vllm serve` (UsageContext.OPENAI_API_SERVER):
+ *   gpu_memory_utilization: CacheConfig (vllm/config/cache.py), 0.9;
+ *   max_num_seqs, max_num_batched_tokens: EngineArgs.get_batch_defaults
+ *     (vllm/engine/arg_utils.py): device_memory >= 70 GiB and "a100" not in the
+ *     device's name: 1024 and 8192, else 256 and 2048; then
+ *     max_num_batched_tokens = min(max_num_seqs x max_model_len, it) and
+ *     max_num_seqs = min(max_num_seqs, max_num_batched_tokens)
+ *     (_set_default_max_num_seqs_and_batched_tokens_args);
+ *   graphs_in_budget: no, the graphs captured after the KV cache is allocated
+ *     (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model, at 0012cf691b7e). */
+typedef struct vrelease {
+    const char *version;
+    uint64_t gmu_ppm;
+    uint64_t seqs, seqs_large; /* max_num_seqs: below / at 70 GiB (not an A100) */
+    uint64_t mnbt, mnbt_large; /* max_num_batched_tokens, likewise */
+    int graphs_in_budget;
+} vrelease;
+
+static const vrelease releases[] = {
+    {"0.10.2", 900000, 256, 1024, 2048, 8192, 0},
+    {"0.11.0", 900000, 256, 1024, 2048, 8192, 0},
+};
+
+static const char *const version_words[] = {"0.10.2", "0.11.0", NULL};
+
 static const vs_engine_key keys[] = {
     {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
-     "vllm/config/cache.py (CacheConfig.gpu_memory_utilization: 0.9 through v0.11; later "
-     "releases default to 0.92)",
+     "the release's (version=): 0.9 in 0.10.2 and 0.11.0 (vllm/config/cache.py "
+     "CacheConfig.gpu_memory_utilization)",
      NULL,
      "the fraction of CUDA's total this instance may use: weights, profiling peak, non-torch "
      "memory and the KV pool"},
@@ -23,10 +49,14 @@ static const vs_engine_key keys[] = {
     {"max_model_len", VS_EKEY_COUNT, NULL, "the card's length", NULL,
      "tokens per request; maximum concurrency is computed at this length"},
     {"max_num_seqs", VS_EKEY_COUNT, "256",
-     "vllm/engine/arg_utils.py (256 for the LLM class; vllm serve on large GPUs raises it)", NULL,
-     "requests scheduled at once; the profiling pass samples this many"},
-    {"max_num_batched_tokens", VS_EKEY_COUNT, "8192",
-     "vllm/engine/arg_utils.py (V1 with chunked prefill, vllm serve, v0.10-0.11)", NULL,
+     "the release's, by GPU: 256, 1024 on a GPU of 70 GiB or more other than an A100 "
+     "(vllm/engine/arg_utils.py get_batch_defaults, V1), at most max_num_batched_tokens",
+     NULL, "requests scheduled at once; the profiling pass samples this many"},
+    {"max_num_batched_tokens", VS_EKEY_COUNT, "2048",
+     "the release's, by GPU: vllm serve's 2048, 8192 on a GPU of 70 GiB or more other than an "
+     "A100 (vllm/engine/arg_utils.py get_batch_defaults, V1 with chunked prefill), at most "
+     "max_num_seqs x max_model_len",
+     NULL,
      "tokens of one forward pass: the profiling pass runs this many, and a sliding-window "
      "group keeps window - 1 + this many tokens per request"},
     {"kv_cache_dtype", VS_EKEY_WORD, "auto", "vllm/config/cache.py (v0.11)", dtype_words,
@@ -38,9 +68,13 @@ static const vs_engine_key keys[] = {
      NULL, "the KV pool per GPU, given: gpu_memory_utilization is then not used"},
     {"enforce_eager", VS_EKEY_BOOL, "no", "vllm/config/model.py (v0.11)", NULL,
      "no CUDA graphs: cuda_graphs is then 0"},
-    {"graphs_in_budget", VS_EKEY_BOOL, "yes",
-     "vllm/v1/worker/gpu_worker.py determine_available_memory (recent V1 subtracts its CUDA "
-     "graph estimate; v0 and early V1 capture graphs after the KV cache, beyond the budget)",
+    {"graphs_in_budget", VS_EKEY_BOOL, "no",
+     "the release's: no in 0.10.2 and 0.11.0, vllm/v1/worker/gpu_worker.py (at 0012cf691b7e: "
+     "determine_available_memory takes "
+     "total x gpu_memory_utilization less the profiled peak and non-torch memory; "
+     "compile_or_warm_up_model captures the graphs after initialize_from_config has "
+     "allocated the KV cache); the V1 logs that print a graph figure, 0.10.2 and 0.26.0, "
+     "keep it outside the pool",
      NULL, "whether the CUDA graph pool is taken out of the budget (yes) or held beyond it (no)"},
     {"mxfp4_backend", VS_EKEY_WORD, "triton",
      "vllm/model_executor/layers/quantization/mxfp4.py at 007d50058a06 (get_mxfp4_backend: "
@@ -48,6 +82,12 @@ static const vs_engine_key keys[] = {
      mxfp4_words,
      "the MXFP4 MoE kernel, which lays the expert weights out: triton (Hopper, Blackwell) or "
      "marlin (A100, L40S, RTX: hidden padded to 256, intermediate to 128)"},
+    {"version", VS_EKEY_WORD, "0.11.0",
+     "the newest modelled release; each release's defaults are in the table of vllm.c, each "
+     "row cited",
+     version_words,
+     "the vLLM release whose defaults apply: gpu_memory_utilization, max_num_seqs, "
+     "max_num_batched_tokens and graphs_in_budget when not written"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
@@ -359,6 +399,9 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
         out->seq_limit = out->blocks / states;
         out->seq_limited = 1;
     }
+    out->start_rule = "vLLM refuses to start when the KV pool holds less than one request of "
+                      "max_model_len (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, "
+                      "v0.10-0.11)";
     if (p.grown) {
         snprintf(out->rule, sizeof out->rule,
                  "hybrid: attention block grown from %llu to %llu tokens so that its page of %s B "
@@ -391,6 +434,54 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     return 0;
 }
 
+static int large_gpu(const vs_engine_env *e)
+{
+    const uint64_t gib70 = (uint64_t)70 << 30;
+    const char *n = e->gpu_name;
+    size_t i;
+    if (e->total_bytes < gib70)
+        return 0;
+    for (i = 0; n && n[i] && n[i + 1] && n[i + 2] && n[i + 3]; i++)
+        if ((n[i] == 'a' || n[i] == 'A') && n[i + 1] == '1' && n[i + 2] == '0' && n[i + 3] == '0')
+            return 0; /* arg_utils.py: "a100" not in the device's name (vllm#17885) */
+    return 1;
+}
+
+static void set_default(vs_engine_env *e, const char *name, uint64_t u)
+{
+    size_t i;
+    if (vs_engine_key_index(e->engine, name, &i) && !e->val[i].given) {
+        e->val[i].set = 1;
+        e->val[i].u = u;
+    }
+}
+
+static void defaults(vs_engine_env *e)
+{
+    const vs_engine_val *v = vs_engine_get(e, "version"), *seqs, *mnbt, *len;
+    const vrelease *r = &releases[sizeof releases / sizeof releases[0] - 1];
+    size_t i;
+    uint64_t s, m, l;
+    int big = large_gpu(e);
+    for (i = 0; v && v->word && i < sizeof releases / sizeof releases[0]; i++)
+        if (!strcmp(releases[i].version, v->word))
+            r = &releases[i];
+    set_default(e, "gpu_memory_utilization", r->gmu_ppm);
+    set_default(e, "graphs_in_budget", (uint64_t)r->graphs_in_budget);
+    seqs = vs_engine_get(e, "max_num_seqs");
+    mnbt = vs_engine_get(e, "max_num_batched_tokens");
+    len = vs_engine_get(e, "max_model_len");
+    s = seqs->given ? seqs->u : big ? r->seqs_large : r->seqs;
+    m = mnbt->given ? mnbt->u : big ? r->mnbt_large : r->mnbt;
+    l = len->set ? len->u : e->length_known ? e->length : 0;
+    if (!mnbt->given && l && s && l <= m / s)
+        m = s * l; /* min(max_num_seqs x max_model_len, max_num_batched_tokens) */
+    if (!seqs->given && s > m)
+        s = m;
+    set_default(e, "max_num_seqs", s);
+    set_default(e, "max_num_batched_tokens", m);
+}
+
 const vs_engine vs_engine_vllm = {
     "vllm",
     "vLLM: budget = CUDA total x gpu_memory_utilization, the rest after weights and runtime "
@@ -399,4 +490,5 @@ const vs_engine vs_engine_vllm = {
     keys,
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
     budget,
-    kv};
+    kv,
+    defaults};

@@ -177,6 +177,20 @@ int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *s
                              c.engine->name);
         goto done;
     }
+    {
+        /* the release's batch defaults depend on the GPU: the sheet's first offer's */
+        const json_t *o = json_array_get(vs_sheet_array(sheet, "offers"), 0);
+        vs_fit_row fr;
+        memset(&fr, 0, sizeof fr);
+        if (o && c.engine->defaults) {
+            vs_fit_capacity(&fr, o);
+            c.env.total_bytes = fr.capacity_known ? fr.capacity_bytes : 0;
+            c.env.gpu_name = json_string_value(json_object_get(o, "catalog"));
+            if (!c.env.gpu_name)
+                c.env.gpu_name = json_string_value(json_object_get(o, "name"));
+            c.engine->defaults(&c.env);
+        }
+    }
     mnbt = vs_engine_get(&c.env, "max_num_batched_tokens");
     seqs = vs_engine_get(&c.env, "max_num_seqs");
     if (wanted(items, "activation_peak")) {
@@ -250,6 +264,7 @@ static const char *const engine_keys[] = {"gpu_memory_utilization",
                                           "mem_fraction_static",
                                           "free_gpu_memory_fraction",
                                           "tokens_per_block",
+                                          "version",
                                           "estimate",
                                           NULL};
 

@@ -53,3 +53,11 @@ target_compile_definitions(test_llamacpp PRIVATE
 target_compile_definitions(test_llamacpp_oracle PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
                            VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")
+
+# The runtime-item estimators against published start-up figures (run by hand:
+# <build>/bench_runtime prints each row and the median and worst error).
+vs_bench(bench_runtime)
+if(TARGET bench_runtime)
+  target_compile_definitions(bench_runtime PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_link_libraries(bench_runtime PRIVATE m)
+endif()

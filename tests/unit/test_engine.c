@@ -671,6 +671,206 @@ START_TEST(sglang_fraction_by_tp)
 }
 END_TEST
 
+/* vLLM V1 captures its CUDA graphs after the KV cache is allocated
+ * (vllm/v1/worker/gpu_worker.py at 0012cf691b7e: compile_or_warm_up_model runs
+ * capture_model after initialize_from_config), so by default the graphs are held beyond
+ * the budget. On 85e9 B at 0.9 (budget 76.5e9), 14e9 B of weights, non_torch 1e9,
+ * activation_peak 2e9, cuda_graphs 1e9: pool 76.5e9 - 17e9 = 59.5e9 and 1e9 outside;
+ * graphs_in_budget=yes takes them from the pool: 58.5e9, nothing outside. */
+START_TEST(vllm_graphs_outside_by_default)
+{
+    static const struct {
+        const char *engine;
+        long long pool, outside;
+    } cases[] = {
+        {"{\"name\": \"vllm\", \"keys\": {}}", 59500000000LL, 1000000000LL},
+        {"{\"name\": \"vllm\", \"keys\": {\"graphs_in_budget\": \"yes\"}}", 58500000000LL, 0},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        vs_error e;
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               1, 4096, 1, cases[i].engine);
+        ck_assert_int_eq(
+            vs_sheet_set_component(s, "non_torch", 1, 1000000000, "measured", "t", NULL, NULL, &e),
+            0);
+        ck_assert_int_eq(vs_sheet_set_component(s, "activation_peak", 1, 2000000000, "measured",
+                                                "t", NULL, NULL, &e),
+                         0);
+        ck_assert_int_eq(vs_sheet_set_component(s, "cuda_graphs", 1, 1000000000, "measured", "t",
+                                                NULL, NULL, &e),
+                         0);
+        fit_one(&r, s,
+                "{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": "
+                "\"declared with reported=\"}");
+        ck_assert_msg(r.kv_pool_bytes == cases[i].pool, "%s pool %lld", cases[i].engine,
+                      (long long)r.kv_pool_bytes);
+        ck_assert_uint_eq(r.outside_bytes, (uint64_t)cases[i].outside);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
+/* vLLM's batch defaults by release and GPU (vllm/engine/arg_utils.py get_batch_defaults,
+ * V1, vllm serve): 1024 sequences and 8192 batched tokens on a GPU of 70 GiB or more whose
+ * name has no "a100", else 256 and 2048. One sliding layer of window 1024 (8 heads x 128,
+ * page 16 x 8 x 256 x 2 = 65,536 B) at 32,768 tokens keeps cdiv(1023 + mnbt, 16) + 1
+ * pages per request: 577 at 8192, 193 at 2048, 321 at 4096 given. 40 GiB is 655,360
+ * pages, so 300 requests always fit the pool; only max_num_seqs can exclude them. */
+START_TEST(vllm_release_defaults)
+{
+    static const struct {
+        const char *offer, *keys, *rule;
+        vs_verdict conc;
+    } cases[] = {
+        {"{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": \"declared\"}",
+         "{}", "577 blocks per request", VS_VERDICT_ADMISSIBLE},
+        {"{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": \"declared\"}",
+         "{\"version\": \"0.10.2\"}", "577 blocks per request", VS_VERDICT_ADMISSIBLE},
+        {"{\"name\": \"A100 80GB\", \"reported_bytes\": 85000000000, \"reported_basis\": "
+         "\"declared\"}",
+         "{}", "193 blocks per request", VS_VERDICT_EXCLUDE},
+        {"{\"name\": \"x\", \"reported_bytes\": 60000000000, \"reported_basis\": \"declared\"}",
+         "{}", "193 blocks per request", VS_VERDICT_EXCLUDE},
+        {"{\"name\": \"x\", \"reported_bytes\": 85000000000, \"reported_basis\": \"declared\"}",
+         "{\"max_num_batched_tokens\": \"4096\"}", "321 blocks per request", VS_VERDICT_ADMISSIBLE},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        char eng[160];
+        json_t *s, *keys;
+        snprintf(eng, sizeof eng, "{\"name\": \"vllm\", \"keys\": %s}", cases[i].keys);
+        s = sheet_with("[{\"kind\": \"sliding\", \"layers\": 1, \"kv_heads\": 8, "
+                       "\"head_dim\": 128, \"window\": 1024}]",
+                       1, 32768, 300, eng);
+        keys = json_object_get(json_object_get(vs_sheet_card(s), "engine"), "keys");
+        json_object_set_new(keys, "kv_cache_memory", json_string("40GiB"));
+        fit_one(&r, s, cases[i].offer);
+        ck_assert_msg(strstr(r.kv_rule, cases[i].rule), "case %zu: %s", i, r.kv_rule);
+        ck_assert_msg(r.concurrency_verdict == cases[i].conc, "case %zu concurrency %d", i,
+                      (int)r.concurrency_verdict);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
+/* version= accepts the modelled releases only, naming them. */
+START_TEST(vllm_version_key)
+{
+    vs_fit_ctx c;
+    vs_error e;
+    json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                           "\"head_dim\": 128}]",
+                           1, 4096, 1, "{\"name\": \"vllm\", \"keys\": {\"version\": \"0.5.0\"}}");
+    ck_assert_int_lt(vs_fit_prepare(&c, s, &e), 0);
+    ck_assert_msg(strstr(e.message, "0.11.0") != NULL, "%s", e.message);
+    vs_fit_ctx_free(&c);
+    json_decref(s);
+    run_ok("sheet \"v\"\nmodel m params=1B\nformat bf16\ntask inference\nlength 1024\n"
+           "engine vllm");
+    {
+        json_t *ks = json_object_get(lastp(), "keys"), *k;
+        size_t j;
+        int seen = 0;
+        json_array_foreach(ks, j, k) if (!strcmp(sval(k, "name"), "version"))
+        {
+            ck_assert_str_eq(sval(k, "value"), "0.11.0");
+            ck_assert(strstr(sval(k, "source"), "newest modelled release") != NULL);
+            seen = 1;
+        }
+        ck_assert(seen);
+    }
+    run_ok("engine vllm version=0.10.2");
+    ck_assert_str_eq(sval(json_object_get(lastp(), "keys_written"), "version"), "0.10.2");
+}
+END_TEST
+
+/* SGLang starts with a pool smaller than the context and caps each request at
+ * max_total_num_tokens - 1 (python/sglang/srt/managers/tp_worker.py max_req_len at
+ * 0045f98e); it refuses only when max_req_len - 5 is not positive. On 20e9 B at
+ * mem_fraction_static 0.88: budget floor(20e9 x 0.88) = 17.6e9, weights 14e9, so
+ *   non_torch 0:                 pool 3.6e9, 3.6e9 // 131,072 = 27,465 tokens; a request
+ *                                of 32,768 is capped at 27,464: starts, length excluded;
+ *   non_torch 3,599,213,468:     pool 786,532 = 6 tokens (786,432) + 100: refused;
+ *   non_torch 3,599,082,396:     pool 917,604 = 7 tokens + 100: starts, capped at 6. */
+START_TEST(sglang_starts_short)
+{
+    static const struct {
+        long long non_torch;
+        uint64_t tokens, cap;
+        vs_verdict start, len;
+    } cases[] = {
+        {0, 27465, 27464, VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE},
+        {3599213468LL, 6, 5, VS_VERDICT_EXCLUDE, VS_VERDICT_EXCLUDE},
+        {3599082396LL, 7, 6, VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        vs_error e;
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               1, 32768, 1,
+                               "{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": "
+                               "\"0.88\"}}");
+        ck_assert_int_eq(vs_sheet_set_component(s, "non_torch", 1, (uint64_t)cases[i].non_torch,
+                                                "measured", "t", NULL, NULL, &e),
+                         0);
+        fit_one(&r, s,
+                "{\"name\": \"x\", \"reported_bytes\": 20000000000, \"reported_basis\": "
+                "\"declared with reported=\"}");
+        ck_assert_uint_eq(r.kv_tokens, cases[i].tokens);
+        ck_assert_msg(r.start_verdict == cases[i].start, "case %zu start %d", i,
+                      (int)r.start_verdict);
+        ck_assert_msg(r.length_verdict == cases[i].len, "case %zu length %d", i,
+                      (int)r.length_verdict);
+        ck_assert_uint_le(r.max_length, cases[i].cap);
+        if (cases[i].start == VS_VERDICT_EXCLUDE)
+            ck_assert_msg(strstr(r.note, "Memory pool size is too small"), "%s", r.note);
+        else
+            ck_assert_msg(strstr(r.note, "caps each request"), "%s", r.note);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
+/* Unknown runtime items only shrink the pool: vLLM on 20e9 B at 0.9 (budget 18e9) with
+ * 14e9 of weights, non_torch 1e9 measured and activation_peak unknown has at most
+ * 3e9 B, 3e9 // (16 x 131,072 = 2,097,152) = 1,430 blocks, and a request of 32,768
+ * tokens takes 2,048: 0.70 requests. The engine would refuse whatever the unknown item
+ * is, so the verdict is exclude (not to-confirm), and the note names the rule. */
+START_TEST(vllm_exclude_from_lower_bounds)
+{
+    vs_fit_row r;
+    vs_error e;
+    json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                           "\"head_dim\": 128}]",
+                           1, 32768, 1, "{\"name\": \"vllm\", \"keys\": {}}");
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "non_torch", 1, 1000000000, "measured", "t", NULL, NULL, &e), 0);
+    /* sheet_with's components: non_torch, activation_peak, cuda_graphs */
+    ck_assert_int_eq(vs_sheet_remove_component(s, 1), 0);
+    fit_one(&r, s,
+            "{\"name\": \"x\", \"reported_bytes\": 20000000000, \"reported_basis\": "
+            "\"declared with reported=\"}");
+    ck_assert_int_eq(r.upper_bound, 1);
+    ck_assert_int_eq(r.kv_pool_bytes, 3000000000LL);
+    ck_assert_uint_eq(r.blocks, 1430);
+    ck_assert_int_eq(r.start_verdict, VS_VERDICT_EXCLUDE);
+    ck_assert_int_eq(r.verdict, VS_VERDICT_EXCLUDE);
+    ck_assert_msg(strstr(r.note, "check_enough_kv_cache_memory"), "%s", r.note);
+    ck_assert_msg(strstr(r.note, "0.70 requests"), "%s", r.note);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
 /* transformers eager attention: one layer's scores, heads x length^2 x (2 + 4) bytes per
  * sequence. 32 query heads at 4096 tokens: 32 x 4096^2 x 6 = 3,221,225,472 B, on top of
  * the cache, 4096 x 128 KiB = 536,870,912 B. */
@@ -931,13 +1131,15 @@ START_TEST(fit_named_gpu_and_seq_limit)
     ck_assert_str_eq(sval(r, "gpu"), "H100 SXM");
     ck_assert_str_eq(sval(r, "capacity_basis"), "device");
     /* 300 requests of 1024 tokens fit the pool (40 GiB / (16 x 16 x 2 x 8 x 64 x 2 B) =
-     * 81,920 blocks, 64 per request: 1280 requests), but max_num_seqs is 256 */
+     * 81,920 blocks, 64 per request: 1280 requests), and on an 80 GiB H100 V1 schedules
+     * 1024 at once (arg_utils.py get_batch_defaults) */
     ck_assert_msg(fabs(dval(r, "max_concurrency") - 1280.0) < 1e-9, "%f",
                   dval(r, "max_concurrency"));
-    ck_assert_str_eq(sval(r, "concurrency"), "exclude");
-    ck_assert(strstr(sval(r, "note"), "max_num_seqs") != NULL);
-    run_ok("engine vllm kv_cache_memory=40GiB max_num_seqs=512\nfit \"H100 SXM\"");
-    ck_assert_str_ne(sval(fit_row(0), "concurrency"), "exclude");
+    ck_assert_str_ne(sval(r, "concurrency"), "exclude");
+    /* with max_num_seqs=256 it schedules fewer than 300 */
+    run_ok("engine vllm kv_cache_memory=40GiB max_num_seqs=256\nfit \"H100 SXM\"");
+    ck_assert_str_eq(sval(fit_row(0), "concurrency"), "exclude");
+    ck_assert(strstr(sval(fit_row(0), "note"), "max_num_seqs") != NULL);
     ck_assert_int_eq(run("fit \"H1000\""), VS_ENOTFOUND);
     /* no engine declared: the sheet's own components against the whole card; the
      * sheet's KV estimate is the need (16 x 2 x 8 x 64 x 2 B x 1024 x 300 =
@@ -1016,6 +1218,11 @@ static Suite *suite(void)
     tcase_add_test(t, fit_max_length_capped_at_the_context);
     tcase_add_test(t, engine_budget_rules);
     tcase_add_test(t, sglang_fraction_by_tp);
+    tcase_add_test(t, sglang_starts_short);
+    tcase_add_test(t, vllm_release_defaults);
+    tcase_add_test(t, vllm_version_key);
+    tcase_add_test(t, vllm_graphs_outside_by_default);
+    tcase_add_test(t, vllm_exclude_from_lower_bounds);
     tcase_add_test(t, transformers_eager_scores);
     tcase_add_test(t, engine_defaults_parse);
     tcase_add_test(t, engine_verb);
