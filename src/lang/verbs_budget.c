@@ -257,6 +257,7 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(pj);
         return rc;
     }
+    vs_sheet_card_touch(sheet);
     if (json_object_set_new(sheet, "placement", pj))
         return vs_error_oom(err);
     ways = json_object();

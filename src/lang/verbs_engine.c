@@ -330,6 +330,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set(err, VS_EVALUE, "the sheet has no card");
     }
     eng = json_pack("{s:s, s:o}", "name", e->name, "keys", keys);
+    vs_sheet_card_touch(sheet);
     if (!eng || json_object_set_new(card, "engine", eng))
         return vs_error_oom(err);
     /* The weights as this engine's loader keeps them (vLLM's MXFP4 MoE layout):
