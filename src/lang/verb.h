@@ -6,8 +6,11 @@
  * context, and emits results (MIME bundles) through the context. It never
  * talks to the transport: it does not know a kernel exists.
  *
- * Atomicity: the interpreter snapshots every sheet before a cell and restores
- * the snapshot when any line fails, so a verb may change the sheet and then fail.
+ * Atomicity: the interpreter copies a sheet before the first verb of a cell is
+ * handed it (vs_ctx_sheet, vs_ctx_find_sheet, vs_ctx_open_sheet; every sheet
+ * for vs_ctx_sheets) and puts the copies back when any line fails, so a verb
+ * may change the sheet and then fail. A verb reaches sheets only through
+ * these.
  * Verbs with effects outside the kernel (commit, measure, push) report them with
  * vs_ctx_effect() so a later error can say what was kept.
  */
@@ -87,8 +90,10 @@ int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_err
 int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err);
 /* The session's sheet of that id (borrowed), or NULL. */
 json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id);
-/* The session's sheets (borrowed array). */
+/* The session's sheets (borrowed array); every one is copied first. */
 json_t *vs_ctx_sheets(vs_ctx *ctx);
+/* How many sheets are open, reaching none. */
+size_t vs_ctx_sheet_count(vs_ctx *ctx);
 
 /* Sets whether results are dropped (on != 0) rather than emitted, returning
  * the previous setting: an estimator run again after a card change computes

@@ -197,7 +197,7 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "expected a non-empty sheet title");
     vs_sheet_slug(a->value, id, sizeof id);
     before = vs_ctx_find_sheet(ctx, id);
-    if (before && json_array_size(vs_ctx_sheets(ctx)) && vs_ctx_sheet(ctx) == before)
+    if (before && vs_ctx_sheet_count(ctx) && vs_ctx_sheet(ctx) == before)
         action = "current";
     else
         action = before ? "switched" : "created";

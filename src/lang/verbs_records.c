@@ -40,7 +40,7 @@ int vs_verbs_records_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t i
         return 0;
     }
     /* no sheet named and none open: say so, rather than open "untitled" */
-    if (!json_array_size(vs_ctx_sheets(ctx)))
+    if (!vs_ctx_sheet_count(ctx))
         return vs_error_set(err, VS_EVALUE,
                             "no sheet is open in this session: name one (`history SHEET`, "
                             "`show SHEET`) or open one with `sheet \"TITLE\"`");
