@@ -599,20 +599,17 @@ static int no_empty_text(const vs_line *l, vs_error *err)
 }
 
 /* vs_derive_follow_card after a line: the current sheet is the only one most verbs
- * change; the verbs that open, load or change other sheets (`sheet`, `show`,
- * `reproduce`, `records pull`, `diff`, `history`) have every sheet of the
- * session checked. One sheet rather than all after each of a long cell's lines
- * keeps a 200-line cell in a session of several sheets near its former cost. */
-static int rederive_after(vs_ctx *ctx, const char *verb, vs_error *err)
+ * change; a verb that opens, loads or changes other sheets (VS_VERB_OPENS_SHEETS:
+ * `sheet`, `show`, `reproduce`, `records pull`, `diff`, `history`) has every
+ * sheet of the session checked. One sheet rather than all after each of a long
+ * cell's lines keeps a 200-line cell in a session of several sheets near its
+ * former cost. */
+static int rederive_after(vs_ctx *ctx, const vs_verb *v, vs_error *err)
 {
-    static const char *const every[] = {"sheet", "show",    "reproduce", "records",
-                                        "diff",  "history", NULL};
     size_t i;
     json_t *s;
     int rc;
-    for (i = 0; every[i] && strcmp(every[i], verb); i++)
-        ;
-    if (!every[i]) {
+    if (!(v->flags & VS_VERB_OPENS_SHEETS)) {
         vs_interp *ip = ctx->ip;
         /* the current sheet, never one opened here (no implicit sheet) */
         if (ip->current < 0 || (size_t)ip->current >= json_array_size(ip->sheets))
@@ -699,8 +696,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
             rc = vs_error_oom(err);
         /* the card stays the truth: whatever the line changed, the estimates and
          * validations derived from the card follow it in the same cell */
-        if (rc >= 0 && strcmp(l->verb, "estimate") != 0)
-            rc = rederive_after(&ctx, l->verb, err);
+        if (rc >= 0 && !(v->flags & VS_VERB_DERIVES))
+            rc = rederive_after(&ctx, v, err);
         if (rc < 0) {
             if (err->code == 0)
                 vs_error_set(err, rc, "`%s` failed", l->verb);

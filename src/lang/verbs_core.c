@@ -245,10 +245,11 @@ static const char sheet_help[] =
 
 const vs_verb vs_verbs_core[] = {
     {"help", verb_help, "help [VERB]", "list the verbs, or show one verb's syntax and meaning",
-     help_help, NULL, NULL},
+     help_help, NULL, NULL, VS_VERB_VERB_ARG, NULL},
     {"convert", verb_convert, "convert QUANTITY UNIT",
-     "convert an amount of memory exactly (convert 24GB GiB)", convert_help, NULL, NULL},
+     "convert an amount of memory exactly (convert 24GB GiB)", convert_help, NULL, NULL, 0, NULL},
     {"sheet", verb_sheet, "sheet [\"TITLE\"]",
-     "open, create or switch the current sheet; alone, list the sheets", sheet_help, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     "open, create or switch the current sheet; alone, list the sheets", sheet_help, NULL, NULL,
+     VS_VERB_OPENS_SHEETS | VS_VERB_SHEET_ID, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL},
 };

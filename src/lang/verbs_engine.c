@@ -613,8 +613,8 @@ const vs_verb vs_verbs_engine[] = {
     {"engine", verb_engine, "engine [NAME [key=value ...] [estimate=yes]]",
      "the runtime the card runs under (vllm, llamacpp, transformers, sglang, tensorrt_llm, "
      "none)",
-     engine_help, engine_keys, engine_words},
+     engine_help, engine_keys, engine_words, 0, NULL},
     {"fit", verb_fit, "fit [GPU ...] [formats=\"bf16 q4_k_m gptq\"]",
      "what the engine does with each offer: budget, KV pool, tokens, concurrency, length", fit_help,
-     fit_keys, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
+     fit_keys, NULL, VS_VERB_LISTS_FORMATS, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}};

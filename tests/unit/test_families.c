@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/verb.h"
 #include "model/family.h"
+#include "render/bundle.h"
 
 #include "check_run.h"
 
@@ -493,6 +495,13 @@ START_TEST(every_family_in_the_table)
     ck_assert_ptr_nonnull(strstr(names, "llama, mistral, mixtral"));
     ck_assert_ptr_nonnull(strstr(names, "t5, mt5"));
     ck_assert_ptr_null(strstr(names, "RefinedWeb"));
+    /* `help model` lists them */
+    {
+        vs_bundle *page = vs_verb_help_bundle(vs_verb_find("model"));
+        ck_assert_ptr_nonnull(page);
+        ck_assert_ptr_nonnull(strstr(page->json, names));
+        vs_bundle_free(page);
+    }
     /* a names buffer too small is cut, never overrun */
     ck_assert_str_eq(vs_family_names(names, 6), "llama");
 }
