@@ -70,6 +70,15 @@ void vs_interp_free(vs_interp *ip)
     free(ip);
 }
 
+json_t *vs_interp_language_info(void)
+{
+    /* no lexer knows the language: plain text, and CodeMirror's shell mode
+     * (words, strings, # comments) for the editor */
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", "vramsheet", "version", VS_VERSION,
+                     "mimetype", "text/x-vramsheet", "file_extension", ".vramsheet",
+                     "pygments_lexer", "text", "codemirror_mode", "shell");
+}
+
 const char *vs_interp_banner(void)
 {
     return "vramsheet " VS_VERSION ": GPU memory sizing sheets (type `help` for the verbs)";

@@ -237,6 +237,21 @@ START_TEST(test_atomic_cell_many_sheets)
 }
 END_TEST
 
+/* language_info comes from the interpreter: its name is the kernelspec's
+ * language (kernel/install.c writes "vramsheet"), its version the binary's. */
+START_TEST(test_language_info)
+{
+    json_t *li = vs_interp_language_info();
+    ck_assert_ptr_nonnull(li);
+    ck_assert_str_eq(json_string_value(json_object_get(li, "name")), "vramsheet");
+    ck_assert_str_eq(json_string_value(json_object_get(li, "version")), VS_VERSION);
+    ck_assert_str_eq(json_string_value(json_object_get(li, "file_extension")), ".vramsheet");
+    ck_assert_str_eq(json_string_value(json_object_get(li, "mimetype")), "text/x-vramsheet");
+    ck_assert_uint_eq(json_object_size(li), 6);
+    json_decref(li);
+}
+END_TEST
+
 START_TEST(test_atomic_cell)
 {
     vs_interp *ip = vs_interp_new(NULL);
@@ -717,6 +732,7 @@ int main(void)
     tcase_add_test(tc, test_convert_errors);
     tcase_add_test(tc, test_sheets);
     tcase_add_test(tc, test_atomic_cell);
+    tcase_add_test(tc, test_language_info);
     tcase_add_test(tc, test_atomic_cell_many_sheets);
     tcase_add_test(tc, test_empty_text_refused);
     tcase_add_test(tc, test_unknown_verb_suggests);
