@@ -108,9 +108,9 @@ static int wanted(const char *items, const char *name)
     return 0;
 }
 
-const vs_derived_read vs_runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
-                                            {"placement", NULL},   {"length", NULL},
-                                            {"concurrency", NULL}, {NULL, NULL}};
+const vs_derived_read vs_verbs_engine_runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
+                                                         {"placement", NULL},   {"length", NULL},
+                                                         {"concurrency", NULL}, {NULL, NULL}};
 
 /* llama.cpp's one runtime item, its compute buffer (engine/llamacpp_compute.h). */
 static int llamacpp_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_fit_ctx *c,

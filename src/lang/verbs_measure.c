@@ -435,7 +435,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     vs_measure_options o;
     vs_measure_result r;
-    vs_phasefd_dim dims[8]; /* vs_mv_card_dims, each at most once */
+    vs_phasefd_dim dims[8]; /* vs_verbs_measure_card_dims, each at most once */
     vs_mv_gauge gz;
     json_t *sheet, *rows = NULL;
     const vs_arg *phase = vs_line_pair(line, "phase"), *first = vs_line_positional(line, 0);
@@ -663,7 +663,7 @@ const vs_verb vs_verbs_measure[] = {
      "length=, concurrency=, microbatch= and, for image and video generation, resolution=WxH "
      "(or width= height=), frames=, batch=. A measurement at smaller dims than the card (any "
      "of them) does not validate the card.",
-     vs_mv_record_keys, NULL, 0, NULL},
+     vs_verbs_measure_record_keys, NULL, 0, NULL},
     {"measured", vs_verb_measured,
      "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS]  |  measured NAME from=#N",
      "make a reserve component measured, from one named measurement",
@@ -676,7 +676,7 @@ const vs_verb vs_verbs_measure[] = {
      "loading took\", llama.cpp's model buffer size, a counter of a load phase): weights do not "
      "depend on length or concurrency, so an imported start-up line stands for the card; one "
      "GPU's figure, until the model or the format changes.",
-     vs_mv_measured_keys, NULL, 0, NULL},
+     vs_verbs_measure_measured_keys, NULL, 0, NULL},
     {"measurements", vs_verb_measurements, "measurements", "list the sheet's raw measurements",
      "Lists every measurement of the current sheet with its run, phase, GPU, counter, scope, "
      "peak, executed dims, stage and whether it validates the card; #N numbers are those "

@@ -44,10 +44,10 @@ const vs_estimator vs_estimators[] = {
     {&vs_estimator_training, vs_verbs_estimate_training, training_reads},
     {&vs_estimator_activations, vs_verbs_estimate_activations, act_reads},
     {&vs_estimator_quant, vs_verbs_estimate_quant, quant_reads},
-    {&vs_estimator_runtime, vs_verbs_engine_estimate_runtime, vs_runtime_reads},
-    {&vs_estimator_latents, vs_estimate_generate_latents, vs_generate_reads},
-    {&vs_estimator_attention, vs_estimate_generate_attention, vs_generate_reads},
-    {&vs_estimator_decode, vs_estimate_generate_decode, vs_generate_reads},
+    {&vs_estimator_runtime, vs_verbs_engine_estimate_runtime, vs_verbs_engine_runtime_reads},
+    {&vs_estimator_latents, vs_estimate_generate_latents, vs_estimate_generate_reads},
+    {&vs_estimator_attention, vs_estimate_generate_attention, vs_estimate_generate_reads},
+    {&vs_estimator_decode, vs_estimate_generate_decode, vs_estimate_generate_reads},
     {NULL, NULL, NULL}};
 
 /* `estimate`'s words, forms and the forms' syntax in its help come from the

@@ -18,7 +18,6 @@
 #include "model/wfile.h"
 #include "model/wfile_gguf.h"
 #include "model/wfile_safetensors.h"
-#include "sheet/sheet.h"
 #include "util/file.h"
 
 /* config.json and model.safetensors.index.json are small; a bigger file is
@@ -136,7 +135,6 @@ int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload,
         goto done;
     }
     /* every value is built: from here the sheet changes, all at once */
-    vs_sheet_card_touch(sheet);
     if (json_object_set_new(card, "arch", arch) ||
         json_object_set_new(card, "params", jint(c.params_total)) ||
         json_object_set_new(card, "params_source", json_string(source))) {
@@ -762,7 +760,6 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
             rc = err && err->code ? err->code : VS_EFORMAT;
             goto done;
         }
-        vs_sheet_card_touch(sheet);
         if ((payload && (json_object_set_new(payload, "arch_from", json_string("gguf")) ||
                          json_object_set_new(payload, "kv_layout_note",
                                              note ? json_string(note) : json_null()))) ||
@@ -773,7 +770,6 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
         }
         free(note);
     }
-    vs_sheet_card_touch(sheet);
     if (json_object_set(sheet, "weights_files", wf) ||
         json_object_set_new(card, "params", jint(vs_wf_summary_params(k.sum))) ||
         json_object_set_new(card, "params_source", json_string(k.format))) {
