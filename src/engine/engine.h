@@ -155,9 +155,16 @@ struct vs_engine {
     int (*budget)(const vs_engine_env *e, vs_engine_budget *out, vs_error *err);
     /* The KV allocation from a pool of pool_bytes (out zeroed by the caller). */
     int (*kv)(const vs_engine_env *e, uint64_t pool_bytes, vs_engine_kv *out, vs_error *err);
+    /* Other spellings the engine's own docs use ("llama.cpp"), NULL-terminated;
+     * NULL: none. */
+    const char *const *aliases;
+    /* VS_RT_BIT of the runtime items `estimate runtime` has rules for under
+     * this engine (engine/runtime.h); 0: none, they are measured or declared. */
+    unsigned estimates;
 };
 
-/* The engines, in help order, NULL-terminated; "none" is the default. */
+/* The engines, in help order, NULL-terminated (the rows of engine/engines.def);
+ * "none" is the default. */
 extern const vs_engine *const vs_engines[];
 const vs_engine *vs_engine_find(const char *name);
 const vs_engine *vs_engine_default(void);

@@ -76,4 +76,6 @@ const vs_engine vs_engine_transformers = {
     keys,
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
     budget,
-    kv};
+    kv,
+    NULL,
+    0};

@@ -222,27 +222,44 @@ static size_t char_boundary(const char *code, size_t len, size_t pos)
     return pos;
 }
 
-static void add_keys(json_t *m, const char *const *keys, const char *prefix, size_t plen)
-{
-    size_t i;
-    for (i = 0; keys && keys[i]; i++) {
-        char k[80];
-        snprintf(k, sizeof k, "%s=", keys[i]);
-        add_match(m, k, prefix, plen);
-    }
-}
-
 /* The keys to offer on a line of verb v: those of the form its first word
- * names (its registry's form_keys), else all the verb's keys. toks holds the
- * starts of the line's first tokens (the verb first). */
-static const char *const *form_keys(const vs_verb *v, const char *code, size_t ntok,
-                                    const size_t *toks)
+ * names (its registry's form_key), else all the verb's keys, else (no form
+ * named yet) the keys of every form. toks holds the starts of the line's first
+ * tokens (the verb first). */
+static void add_form_keys(json_t *m, const vs_verb *v, const char *code, size_t ntok,
+                          const size_t *toks, const char *prefix, size_t plen)
 {
-    const char *const *k;
-    if (ntok < 2 || !v->registry || !v->registry->form_keys)
-        return v->keys;
-    k = v->registry->form_keys(code + toks[1], strcspn(code + toks[1], " \t\r\n"));
-    return k ? k : v->keys;
+    const char *k, *w;
+    size_t i, j, n;
+    char kk[80];
+    if (v->registry && v->registry->form_key && ntok >= 2) {
+        n = strcspn(code + toks[1], " \t\r\n");
+        for (j = 0; (w = vs_verb_word(v, j)) != NULL; j++) {
+            if (strlen(w) != n || strncmp(w, code + toks[1], n) != 0)
+                continue;
+            /* a form: its keys, which may be none, and the verb's own */
+            for (i = 0; (k = v->registry->form_key(w, n, i)) != NULL; i++) {
+                snprintf(kk, sizeof kk, "%s=", k);
+                add_match(m, kk, prefix, plen);
+            }
+            for (i = 0; v->keys && v->keys[i]; i++) {
+                snprintf(kk, sizeof kk, "%s=", v->keys[i]);
+                add_match(m, kk, prefix, plen);
+            }
+            return;
+        }
+    }
+    for (i = 0; v->keys && v->keys[i]; i++) {
+        snprintf(kk, sizeof kk, "%s=", v->keys[i]);
+        add_match(m, kk, prefix, plen);
+    }
+    if (!v->registry || !v->registry->form_key)
+        return;
+    for (j = 0; (w = vs_verb_word(v, j)) != NULL; j++)
+        for (i = 0; (k = v->registry->form_key(w, strlen(w), i)) != NULL; i++) {
+            snprintf(kk, sizeof kk, "%s=", k);
+            add_match(m, kk, prefix, plen);
+        }
 }
 
 int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **out_matches,
@@ -317,17 +334,11 @@ int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **
     if ((v->flags & VS_VERB_GPU_NAME) && ntok == 1)
         add_gpu_names(ip, m, prefix, plen);
     if (!cur.quoted) {
-        const char *const *keys = form_keys(v, code, ntok, toks);
         const char *w;
         size_t i;
         for (i = 0; ntok == 1 && (w = vs_verb_word(v, i)) != NULL; i++)
             add_match(m, w, prefix, plen);
-        add_keys(m, keys, prefix, plen);
-        /* no form named yet: the keys of every form */
-        for (i = 0;
-             !keys && v->registry && v->registry->form_keys && (w = vs_verb_word(v, i)) != NULL;
-             i++)
-            add_keys(m, v->registry->form_keys(w, strlen(w)), prefix, plen);
+        add_form_keys(m, v, code, ntok, toks, prefix, plen);
     }
     return 0;
 }

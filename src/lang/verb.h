@@ -59,9 +59,9 @@ enum {
 typedef struct vs_verb_registry {
     /* The i-th first word (`estimate kv`), NULL past the end. */
     const char *(*word)(size_t i);
-    /* The keys of the form first word word (n bytes) picks, NULL-terminated;
-     * NULL: the verb's keys. */
-    const char *const *(*form_keys)(const char *word, size_t n);
+    /* The i-th key of the form first word word (n bytes, one of the words)
+     * picks, NULL past the end. */
+    const char *(*form_key)(const char *word, size_t n, size_t i);
     /* The i-th value key= (klen bytes) takes, NULL past the end or when the
      * key's values are not the registry's. */
     const char *(*value)(const char *key, size_t klen, size_t i);

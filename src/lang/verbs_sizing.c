@@ -60,12 +60,16 @@ static const char *estimator_word(size_t i)
     return e->info ? e->info->name : NULL;
 }
 
-static const char *const *estimator_keys(const char *word, size_t n)
+static const char *estimator_key(const char *word, size_t n, size_t i)
 {
     const vs_estimator *e;
+    size_t k;
     for (e = vs_estimators; e->info; e++)
-        if (strlen(e->info->name) == n && !strncmp(e->info->name, word, n))
-            return e->info->keys;
+        if (strlen(e->info->name) == n && !strncmp(e->info->name, word, n)) {
+            for (k = 0; k < i && e->info->keys[k]; k++)
+                ;
+            return e->info->keys[k];
+        }
     return NULL;
 }
 
@@ -77,7 +81,7 @@ static void estimator_help(vs_buf *out)
         vs_buf_printf(out, "\n  %s: %s", e->info->syntax, e->info->summary);
 }
 
-static const vs_verb_registry estimators_registry = {estimator_word, estimator_keys, NULL,
+static const vs_verb_registry estimators_registry = {estimator_word, estimator_key, NULL,
                                                      estimator_help};
 
 /* `model`'s help lists the families of model/families/families.def. */

@@ -1,12 +1,13 @@
-"""A new model family and a new log importer are each one file plus one row.
+"""A new model family, log importer and engine are each one file plus one row.
 
 Copies the source tree to a scratch folder, adds tests/extension/toyfam.c as
 src/model/families/toyfam.c with one row in families.def, and
 tests/extension/import_toylog.c as src/measure/import_toylog.c with one row in
-importers.def, then checks that nothing else differs from the tree, builds
+importers.def, and tests/extension/toyeng.c as src/engine/toyeng.c with one
+row in engines.def, then checks that nothing else differs from the tree, builds
 only the vramsheet target (through ccache when there is one) and runs a cell
-that uses both: the family's parameter count and KV cache, the importer's
-measurement, and both in `help`.
+that uses them: the family's parameter count and KV cache, the importer's
+measurement, the engine's budget, and each in `help`.
 
     python3 tests/extension/run_extension.py SOURCE_DIR WORK_DIR
 """
@@ -65,9 +66,12 @@ def main():
     shutil.copy(os.path.join(HERE, "import_toylog.c"),
                 os.path.join(tree, "src/measure/import_toylog.c"))
     add_row(os.path.join(tree, "src/measure/importers.def"), 'VS_IMPORTER(toylog, "toylog", 0)')
+    shutil.copy(os.path.join(HERE, "toyeng.c"), os.path.join(tree, "src/engine/toyeng.c"))
+    add_row(os.path.join(tree, "src/engine/engines.def"), "VS_ENGINE(toyeng)")
     changed = sorted(differences(src, tree))
     want = sorted(["src/model/families/toyfam.c", "src/model/families/families.def",
-                   "src/measure/import_toylog.c", "src/measure/importers.def"])
+                   "src/measure/import_toylog.c", "src/measure/importers.def",
+                   "src/engine/toyeng.c", "src/engine/engines.def"])
     if changed != want:
         sys.exit("the scratch tree differs in %s, expected only %s" % (changed, want))
 
@@ -92,7 +96,8 @@ def main():
     with open(cell, "w") as f:
         f.write('sheet "toy"\nmodel toy config="%s"\nlength 1024\nconcurrency 1\n'
                 'estimate kv dtype=fp16\nmeasure import "%s"\nmeasurements\n'
-                'help model\nhelp measure\n' % (cfg, log))
+                'gpu "Toy GPU" memory=64GiB\nengine toyeng\nfit\n'
+                'help model\nhelp measure\nhelp engine\n' % (cfg, log))
     env["VRAMSHEET_RECORDS"] = os.path.join(work, "records")
     run = subprocess.run([os.path.join(build, "vramsheet"), "run", cell], env=env,
                          capture_output=True, text=True, timeout=60)
@@ -107,11 +112,13 @@ def main():
         ", toyfam.",                               # help model lists the family, last row
         "a throwaway test format",                 # help measure gives the row's summary
         "|toylog]",                                # and its syntax the row's word
+        "toy rule: half of the GPU, 32.00 GiB",    # the engine's budget of a 64 GiB offer
+        "a throwaway test engine",                 # help engine lists it
     ]
     missing = [e for e in expect if e not in out]
     if missing:
         sys.exit("missing %s in:\n%s" % (missing, out))
-    print("extension: a family and an importer, one file and one row each: ok")
+    print("extension: a family, an importer and an engine, one file and one row each: ok")
 
 
 if __name__ == "__main__":

@@ -234,7 +234,7 @@ START_TEST(estimator_table_is_the_verb)
 {
     const vs_estimator *e, *o;
     const vs_verb *v = vs_verb_find("estimate");
-    size_t n = 0;
+    size_t i, n = 0;
     ck_assert_ptr_nonnull(v);
     ck_assert_ptr_nonnull(v->registry);
     for (e = vs_estimators; e->info; e++, n++) {
@@ -249,12 +249,14 @@ START_TEST(estimator_table_is_the_verb)
             ck_assert_msg(strcmp(o->info->name, name) != 0, "%s twice", name);
         /* completion: the word, and the form's own keys */
         ck_assert_str_eq(vs_verb_word(v, n), name);
-        ck_assert_ptr_eq(v->registry->form_keys(name, strlen(name)), e->info->keys);
+        for (i = 0; e->info->keys[i]; i++)
+            ck_assert_ptr_eq(v->registry->form_key(name, strlen(name), i), e->info->keys[i]);
+        ck_assert_ptr_null(v->registry->form_key(name, strlen(name), i));
     }
     ck_assert_uint_gt(n, 0);
     ck_assert_ptr_null(vs_verb_word(v, n));
     ck_assert_ptr_null(vs_estimator_find("memory"));
-    ck_assert_ptr_null(v->registry->form_keys("memory", 6));
+    ck_assert_ptr_null(v->registry->form_key("memory", 6, 0));
 }
 END_TEST
 
