@@ -9,20 +9,15 @@
 #include "sheet/vocab.h"
 #include "util/buf.h"
 
-extern const vs_engine vs_engine_none;
-extern const vs_engine vs_engine_vllm;
-extern const vs_engine vs_engine_llamacpp;
-extern const vs_engine vs_engine_transformers;
-extern const vs_engine vs_engine_sglang;
-extern const vs_engine vs_engine_tensorrt_llm;
+#define VS_ENGINE(name) extern const vs_engine vs_engine_##name;
+#include "engine/engines.def"
+#undef VS_ENGINE
 
-const vs_engine *const vs_engines[] = {&vs_engine_none,
-                                       &vs_engine_vllm,
-                                       &vs_engine_llamacpp,
-                                       &vs_engine_transformers,
-                                       &vs_engine_sglang,
-                                       &vs_engine_tensorrt_llm,
-                                       NULL};
+const vs_engine *const vs_engines[] = {
+#define VS_ENGINE(name) &vs_engine_##name,
+#include "engine/engines.def"
+#undef VS_ENGINE
+    NULL};
 
 static const char *const rt_names[VS_RT_COUNT] = {"non_torch", "activation_peak", "cuda_graphs"};
 
@@ -44,17 +39,17 @@ int vs_runtime_item_find(vs_runtime_item *item, const char *name)
 
 const vs_engine *vs_engine_find(const char *name)
 {
-    size_t i;
+    size_t i, j;
     if (!name)
         return NULL;
     for (i = 0; vs_engines[i]; i++)
         if (!strcmp(vs_engines[i]->name, name))
             return vs_engines[i];
     /* the engines' own spellings */
-    if (!strcmp(name, "llama.cpp") || !strcmp(name, "llama-cpp"))
-        return &vs_engine_llamacpp;
-    if (!strcmp(name, "tensorrt-llm") || !strcmp(name, "trtllm"))
-        return &vs_engine_tensorrt_llm;
+    for (i = 0; vs_engines[i]; i++)
+        for (j = 0; vs_engines[i]->aliases && vs_engines[i]->aliases[j]; j++)
+            if (!strcmp(vs_engines[i]->aliases[j], name))
+                return vs_engines[i];
     return NULL;
 }
 

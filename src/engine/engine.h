@@ -166,9 +166,16 @@ struct vs_engine {
      * (total_bytes, gpu_name), put into the keys not written on the line; NULL when
      * none does. Called once resolved and again per offer. */
     void (*defaults)(vs_engine_env *e);
+    /* Other spellings the engine's own docs use ("llama.cpp"), NULL-terminated;
+     * NULL: none. */
+    const char *const *aliases;
+    /* VS_RT_BIT of the runtime items `estimate runtime` has rules for under
+     * this engine (engine/runtime.h); 0: none, they are measured or declared. */
+    unsigned estimates;
 };
 
-/* The engines, in help order, NULL-terminated; "none" is the default. */
+/* The engines, in help order, NULL-terminated (the rows of engine/engines.def);
+ * "none" is the default. */
 extern const vs_engine *const vs_engines[];
 const vs_engine *vs_engine_find(const char *name);
 const vs_engine *vs_engine_default(void);

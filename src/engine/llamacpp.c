@@ -463,13 +463,13 @@ void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t
     *ubatch = ub;
 }
 
+/* the project's own name for itself, and its repository's */
+static const char *const aliases[] = {"llama.cpp", "llama-cpp", NULL};
+
 const vs_engine vs_engine_llamacpp = {
     "llamacpp",
     "llama.cpp: the cells of ctx x parallel on its own per-architecture layout, budgeted "
     "from free memory",
-    help,
-    keys,
-    VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
-    budget,
-    kv,
-    NULL};
+    help, keys, VS_RT_BIT(VS_RT_ACTIVATION_PEAK), budget, kv, NULL, aliases,
+    /* its compute buffer (engine/llamacpp_compute.h) */
+    VS_RT_BIT(VS_RT_ACTIVATION_PEAK)};

@@ -57,4 +57,5 @@ const vs_engine vs_engine_none = {
     "none", "no engine: the sheet's own components against the whole card (the default)",
     help,   keys,
     0,      budget,
-    kv,     NULL};
+    kv,     NULL,
+    NULL,   0};

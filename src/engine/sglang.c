@@ -97,4 +97,6 @@ const vs_engine vs_engine_sglang = {
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
     budget,
     kv,
-    NULL};
+    NULL,
+    NULL,
+    0};

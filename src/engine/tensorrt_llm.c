@@ -56,6 +56,9 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     return 0;
 }
 
+/* the package's name and the repository's short one */
+static const char *const aliases[] = {"tensorrt-llm", "trtllm", NULL};
+
 const vs_engine vs_engine_tensorrt_llm = {
     "tensorrt_llm",
     "TensorRT-LLM: free_gpu_memory_fraction of the memory left after weights and runtime",
@@ -64,4 +67,6 @@ const vs_engine vs_engine_tensorrt_llm = {
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
     budget,
     kv,
-    NULL};
+    NULL,
+    aliases,
+    0};

@@ -77,4 +77,6 @@ const vs_engine vs_engine_transformers = {
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
     budget,
     kv,
-    NULL};
+    NULL,
+    NULL,
+    0};

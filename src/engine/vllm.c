@@ -486,9 +486,9 @@ const vs_engine vs_engine_vllm = {
     "vllm",
     "vLLM: budget = CUDA total x gpu_memory_utilization, the rest after weights and runtime "
     "filled with KV pages",
-    help,
-    keys,
+    help, keys,
     VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
-    budget,
-    kv,
-    defaults};
+    budget, kv, defaults, NULL,
+    /* engine/runtime.c: the profiling peak from max_num_batched_tokens, the
+     * non-torch memory of the GPU generation */
+    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK)};

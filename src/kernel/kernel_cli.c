@@ -48,6 +48,11 @@ static const char *interp_banner(void *self)
     return vs_interp_banner();
 }
 
+static json_t *interp_language_info(void *self)
+{
+    return vs_interp_language_info();
+}
+
 /* A measured command's descendant that left its group (setsid) is the kernel's
  * child now: reaped while idle, not left a zombie (measure/runner.h). */
 static void interp_idle(void *self)
@@ -66,9 +71,9 @@ static void interp_shutdown(void *self)
     /* nothing to release before vs_interp_free */
 }
 
-static const vs_kernel_ops interp_ops = {interp_execute,     interp_complete,  interp_inspect,
-                                         interp_is_complete, interp_is_exit,   interp_banner,
-                                         interp_idle,        interp_terminate, interp_shutdown};
+static const vs_kernel_ops interp_ops = {
+    interp_execute, interp_complete,      interp_inspect, interp_is_complete, interp_is_exit,
+    interp_banner,  interp_language_info, interp_idle,    interp_terminate,   interp_shutdown};
 
 static void kernel_usage(FILE *f)
 {

@@ -11,13 +11,13 @@
 
 static json_t *kernel_info_content(vs_kernel *k)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s}, s:o, s:[], s:b}",
-                     "status", "ok", "protocol_version", VS_WIRE_PROTOCOL_VERSION, "implementation",
-                     "vramsheet", "implementation_version", VS_VERSION, "language_info", "name",
-                     "vramsheet", "version", VS_VERSION, "mimetype", "text/x-vramsheet",
-                     "file_extension", ".vramsheet", "pygments_lexer", "text", "codemirror_mode",
-                     "shell", "banner", vs_kernel_jstr(k->ops->banner(k->self)), "help_links",
-                     "debugger", 0);
+    json_t *li = k->ops->language_info(k->self);
+    if (!li)
+        return NULL;
+    return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:[], s:b}", "status", "ok",
+                     "protocol_version", VS_WIRE_PROTOCOL_VERSION, "implementation", "vramsheet",
+                     "implementation_version", VS_VERSION, "language_info", li, "banner",
+                     vs_kernel_jstr(k->ops->banner(k->self)), "help_links", "debugger", 0);
 }
 
 static void request_shutdown(vs_kernel *k, void *sock, const vs_msg *req, void *wake)

@@ -39,6 +39,10 @@ typedef struct vs_kernel_ops {
     int (*is_exit)(void *self, const char *code);
     /* The banner of kernel_info_reply (static text). */
     const char *(*banner)(void *self);
+    /* kernel_info_reply's language_info (name, version, mimetype,
+     * file_extension, pygments_lexer, codemirror_mode): a new object, NULL
+     * when memory is short. The language says what it is, not the transport. */
+    json_t *(*language_info)(void *self);
     /* Called between requests while idle, about twice a second (reaping, say). */
     void (*idle)(void *self);
     /* The kernel is ending (SIGTERM): stop what runs outside the process at once.

@@ -171,6 +171,12 @@ static const char *wrap_banner(void *self)
     return w->ops->banner(w->self);
 }
 
+static json_t *wrap_language_info(void *self)
+{
+    const vs_testcell_wrap *w = self;
+    return w->ops->language_info(w->self);
+}
+
 static void wrap_idle(void *self)
 {
     const vs_testcell_wrap *w = self;
@@ -189,6 +195,6 @@ static void wrap_shutdown(void *self)
     w->ops->shutdown(w->self);
 }
 
-const vs_kernel_ops vs_testcell_ops = {wrap_execute,     wrap_complete,  wrap_inspect,
-                                       wrap_is_complete, wrap_is_exit,   wrap_banner,
-                                       wrap_idle,        wrap_terminate, wrap_shutdown};
+const vs_kernel_ops vs_testcell_ops = {
+    wrap_execute, wrap_complete,      wrap_inspect, wrap_is_complete, wrap_is_exit,
+    wrap_banner,  wrap_language_info, wrap_idle,    wrap_terminate,   wrap_shutdown};

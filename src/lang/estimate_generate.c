@@ -12,9 +12,9 @@
 #include "sheet/vocab.h"
 #include "util/buf.h"
 
-const vs_derived_read vs_generate_reads[] = {{"width", NULL}, {"height", NULL}, {"frames", NULL},
-                                             {"batch", NULL}, {"task", NULL},   {"format", "dtype"},
-                                             {NULL, NULL}};
+const vs_derived_read vs_estimate_generate_reads[] = {
+    {"width", NULL}, {"height", NULL},    {"frames", NULL}, {"batch", NULL},
+    {"task", NULL},  {"format", "dtype"}, {NULL, NULL}};
 
 static void grouped(char *out, size_t n, uint64_t v)
 {

@@ -18,6 +18,6 @@ int vs_estimate_generate_attention(vs_ctx *ctx, const vs_line *line, json_t *she
 int vs_estimate_generate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);
 
 /* What they read from the card, ending with {NULL}. */
-extern const vs_derived_read vs_generate_reads[];
+extern const vs_derived_read vs_estimate_generate_reads[];
 
 #endif

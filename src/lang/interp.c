@@ -25,6 +25,12 @@ struct vs_ctx {
     vs_bundle *pending; /* the latest result, not yet published */
     vs_buf effects;     /* effects outside the kernel, "; "-separated */
     int quiet;          /* results are dropped (an estimate recomputed after a card change) */
+    /* A cell is atomic, and a sheet is copied only once a verb can reach it:
+     * before holds the session's sheets as the cell found them, snaps each
+     * one's copy (null until a verb was handed it). A one-line cell in a
+     * session of a hundred sheets copies one, not a hundred. */
+    json_t *before, *snaps;
+    int snap_failed; /* a copy could not be made: the cell fails (memory) */
 };
 
 static char *dup_opt(const char *s)
@@ -62,6 +68,15 @@ void vs_interp_free(vs_interp *ip)
     free(ip->set_records);
     free(ip->env_records);
     free(ip);
+}
+
+json_t *vs_interp_language_info(void)
+{
+    /* no lexer knows the language: plain text, and CodeMirror's shell mode
+     * (words, strings, # comments) for the editor */
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", "vramsheet", "version", VS_VERSION,
+                     "mimetype", "text/x-vramsheet", "file_extension", ".vramsheet",
+                     "pygments_lexer", "text", "codemirror_mode", "shell");
 }
 
 const char *vs_interp_banner(void)
@@ -150,22 +165,75 @@ void vs_ctx_effect(vs_ctx *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Copies sheet, if the cell found it open and has not copied it yet, before
+ * a verb gets it. */
+static void keep_sheet(vs_ctx *ctx, const json_t *sheet)
+{
+    size_t i, n = json_array_size(ctx->before);
+    json_t *copy;
+    for (i = 0; i < n; i++) {
+        if (json_array_get(ctx->before, i) != sheet)
+            continue;
+        if (!json_is_null(json_array_get(ctx->snaps, i)))
+            return;
+        if (!(copy = vs_sheet_snapshot((json_t *)sheet)) ||
+            json_array_set_new(ctx->snaps, i, copy) < 0)
+            ctx->snap_failed = 1;
+        return;
+    }
+}
+
+static void keep_all(vs_ctx *ctx)
+{
+    size_t i;
+    for (i = 0; i < json_array_size(ctx->before); i++)
+        keep_sheet(ctx, json_array_get(ctx->before, i));
+}
+
+/* The sheets to put back when the cell fails: each one's copy, or the sheet
+ * itself where no verb reached it (then it is as the cell found it). */
+static json_t *restored_sheets(vs_ctx *ctx)
+{
+    json_t *out = json_array();
+    size_t i;
+    for (i = 0; out && i < json_array_size(ctx->before); i++) {
+        json_t *s = json_array_get(ctx->snaps, i);
+        if (json_array_append(out, json_is_null(s) ? json_array_get(ctx->before, i) : s) < 0)
+            out = (json_decref(out), NULL);
+    }
+    return out;
+}
+
+size_t vs_ctx_sheet_count(vs_ctx *ctx)
+{
+    return json_array_size(ctx->ip->sheets);
+}
+
 json_t *vs_ctx_sheets(vs_ctx *ctx)
 {
+    keep_all(ctx);
     return ctx->ip->sheets;
 }
 
-json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id)
+static json_t *find_sheet(vs_interp *ip, const char *id)
 {
     size_t i;
     json_t *s;
-    json_array_foreach(ctx->ip->sheets, i, s)
+    json_array_foreach(ip->sheets, i, s)
     {
         const char *sid = json_string_value(json_object_get(s, "id"));
         if (sid && id && !strcmp(sid, id))
             return s;
     }
     return NULL;
+}
+
+json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id)
+{
+    json_t *s = find_sheet(ctx->ip, id);
+    if (s)
+        keep_sheet(ctx, s);
+    return s;
 }
 
 static long sheet_index(vs_interp *ip, const json_t *sheet)
@@ -180,8 +248,11 @@ json_t *vs_ctx_sheet(vs_ctx *ctx)
 {
     vs_interp *ip = ctx->ip;
     json_t *s;
-    if (ip->current >= 0 && (size_t)ip->current < json_array_size(ip->sheets))
-        return json_array_get(ip->sheets, (size_t)ip->current);
+    if (ip->current >= 0 && (size_t)ip->current < json_array_size(ip->sheets)) {
+        s = json_array_get(ip->sheets, (size_t)ip->current);
+        keep_sheet(ctx, s);
+        return ctx->snap_failed ? NULL : s;
+    }
     if (vs_ctx_open_sheet(ctx, "untitled", &s, NULL) < 0)
         return NULL;
     return s;
@@ -215,7 +286,7 @@ int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err)
         json_decref(sheet_take);
         return vs_error_set(err, VS_EVALUE, "the sheet has no valid id");
     }
-    if (vs_ctx_find_sheet(ctx, id)) {
+    if (find_sheet(ctx->ip, id)) {
         int rc = vs_error_set(err, VS_EVALUE,
                               "a sheet with id '%s' is already open in this session "
                               "(choose another title)",
@@ -489,6 +560,8 @@ static void keep_outside_world(json_t *restored, json_t *failed)
         json_array_foreach(failed, j, f)
         {
             const char *fid = json_string_value(json_object_get(f, "id"));
+            if (f == s)
+                break; /* untouched by the cell: nothing to carry */
             if (!fid || strcmp(fid, id) != 0)
                 continue;
             vs_sheet_carry_runtime(s, f);
@@ -535,28 +608,33 @@ static int no_empty_text(const vs_line *l, vs_error *err)
 }
 
 /* vs_derive_follow_card after a line: the current sheet is the only one most verbs
- * change; the verbs that open, load or change other sheets (`sheet`, `show`,
- * `reproduce`, `records pull`, `diff`, `history`) have every sheet of the
- * session checked. One sheet rather than all after each of a long cell's lines
- * keeps a 200-line cell in a session of several sheets near its former cost. */
-static int rederive_after(vs_ctx *ctx, const char *verb, vs_error *err)
+ * change; a verb that opens, loads or changes other sheets (VS_VERB_OPENS_SHEETS:
+ * `sheet`, `show`, `reproduce`, `records pull`, `diff`, `history`) has every
+ * sheet of the session checked. One sheet rather than all after each of a long
+ * cell's lines keeps a 200-line cell in a session of several sheets near its
+ * former cost. */
+static int rederive_after(vs_ctx *ctx, const vs_verb *v, vs_error *err)
 {
-    static const char *const every[] = {"sheet", "show",    "reproduce", "records",
-                                        "diff",  "history", NULL};
     size_t i;
     json_t *s;
     int rc;
-    for (i = 0; every[i] && strcmp(every[i], verb); i++)
-        ;
-    if (!every[i]) {
+    if (!(v->flags & VS_VERB_OPENS_SHEETS)) {
         vs_interp *ip = ctx->ip;
         /* the current sheet, never one opened here (no implicit sheet) */
         if (ip->current < 0 || (size_t)ip->current >= json_array_size(ip->sheets))
             return 0;
-        return vs_derive_follow_card(ctx, json_array_get(ip->sheets, (size_t)ip->current), err);
+        s = json_array_get(ip->sheets, (size_t)ip->current);
+        /* following a card that did not move changes nothing: no copy */
+        if (vs_sheet_card_unseen(s))
+            keep_sheet(ctx, s);
+        return ctx->snap_failed ? vs_error_oom(err) : vs_derive_follow_card(ctx, s, err);
     }
     json_array_foreach(ctx->ip->sheets, i, s)
     {
+        if (vs_sheet_card_unseen(s))
+            keep_sheet(ctx, s);
+        if (ctx->snap_failed)
+            return vs_error_oom(err);
         if ((rc = vs_derive_follow_card(ctx, s, err)) < 0)
             return rc;
     }
@@ -588,10 +666,16 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     if (rc < 0)
         goto done;
 
-    /* A cell is atomic: everything it may change is copied first. The copy
-     * shares the strings and numbers, which nothing mutates (util/json.h),
-     * and the components, which are replaced, never edited (sheet.h). */
-    snap = vs_sheet_snapshot_all(ip->sheets);
+    /* A cell is atomic: everything it may change is copied before a verb can
+     * change it (keep_sheet). The copy shares the strings and numbers, which
+     * nothing mutates (util/json.h), and the components, which are replaced,
+     * never edited (sheet.h). */
+    ctx.before = json_copy(ip->sheets);
+    ctx.snaps = json_array();
+    for (i = 0; ctx.snaps && i < json_array_size(ip->sheets); i++)
+        if (json_array_append_new(ctx.snaps, json_null()) < 0)
+            ctx.snaps = (json_decref(ctx.snaps), NULL);
+    snap = ctx.before && ctx.snaps ? json_incref(ctx.before) : NULL;
     snap_current = ip->current;
     if (ip->set_records && !(snap_records = strdup(ip->set_records)))
         snap = (json_decref(snap), NULL);
@@ -617,10 +701,12 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
         if ((rc = no_empty_text(l, err)) < 0)
             break;
         rc = v->run(&ctx, l, err);
+        if (ctx.snap_failed && rc >= 0)
+            rc = vs_error_oom(err);
         /* the card stays the truth: whatever the line changed, the estimates and
          * validations derived from the card follow it in the same cell */
-        if (rc >= 0 && strcmp(l->verb, "estimate") != 0)
-            rc = rederive_after(&ctx, l->verb, err);
+        if (rc >= 0 && !(v->flags & VS_VERB_DERIVES))
+            rc = rederive_after(&ctx, v, err);
         if (rc < 0) {
             if (err->code == 0)
                 vs_error_set(err, rc, "`%s` failed", l->verb);
@@ -636,6 +722,12 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     if (rc < 0) {
         /* what the person saw before the failure stays visible */
         flush_pending(&ctx);
+        json_decref(snap);
+        if (!(snap = restored_sheets(&ctx))) {
+            /* no memory for the array: the copies cannot go back */
+            rc = vs_error_oom(err);
+            goto done;
+        }
         keep_outside_world(snap, ip->sheets);
         json_decref(ip->sheets);
         ip->sheets = snap;
@@ -663,6 +755,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
 done:
     vs_bundle_free(ctx.pending);
     json_decref(snap);
+    json_decref(ctx.before);
+    json_decref(ctx.snaps);
     free(snap_records);
     vs_buf_free(&ctx.effects);
     vs_cell_free(cell);

@@ -72,7 +72,11 @@ const char *vs_interp_is_complete(vs_interp *ip, const char *code, const char **
  * an absolute path), else ~/.local/share/vramsheet/records. */
 const char *vs_interp_records_path(vs_interp *ip);
 
-/* Static facts for kernel_info_reply's language_info and banner. */
+/* Static facts for kernel_info_reply's banner. */
 const char *vs_interp_banner(void);
+/* kernel_info_reply's language_info: the language's name, version, MIME type,
+ * file extension and the lexer and editor mode a client highlights it with.
+ * A new object, NULL when memory is short. */
+json_t *vs_interp_language_info(void);
 
 #endif

@@ -223,20 +223,43 @@ static size_t char_boundary(const char *code, size_t len, size_t pos)
 }
 
 /* The keys to offer on a line of verb v: those of the form its first word
- * names (vs_verb_forms), else all the verb's keys. toks holds the starts of
- * the line's first tokens (the verb first). */
-static const char *const *form_keys(const vs_verb *v, const char *code, size_t ntok,
-                                    const size_t *toks)
+ * names (its registry's form_key), else all the verb's keys, else (no form
+ * named yet) the keys of every form. toks holds the starts of the line's first
+ * tokens (the verb first). */
+static void add_form_keys(json_t *m, const vs_verb *v, const char *code, size_t ntok,
+                          const size_t *toks, const char *prefix, size_t plen)
 {
-    size_t i, n;
-    if (ntok < 2)
-        return v->keys;
-    n = strcspn(code + toks[1], " \t\r\n");
-    for (i = 0; vs_verb_forms[i].verb; i++)
-        if (!strcmp(vs_verb_forms[i].verb, v->name) && strlen(vs_verb_forms[i].word) == n &&
-            !strncmp(vs_verb_forms[i].word, code + toks[1], n))
-            return vs_verb_forms[i].keys;
-    return v->keys;
+    const char *k, *w;
+    size_t i, j, n;
+    char kk[80];
+    if (v->registry && v->registry->form_key && ntok >= 2) {
+        n = strcspn(code + toks[1], " \t\r\n");
+        for (j = 0; (w = vs_verb_word(v, j)) != NULL; j++) {
+            if (strlen(w) != n || strncmp(w, code + toks[1], n) != 0)
+                continue;
+            /* a form: its keys, which may be none, and the verb's own */
+            for (i = 0; (k = v->registry->form_key(w, n, i)) != NULL; i++) {
+                snprintf(kk, sizeof kk, "%s=", k);
+                add_match(m, kk, prefix, plen);
+            }
+            for (i = 0; v->keys && v->keys[i]; i++) {
+                snprintf(kk, sizeof kk, "%s=", v->keys[i]);
+                add_match(m, kk, prefix, plen);
+            }
+            return;
+        }
+    }
+    for (i = 0; v->keys && v->keys[i]; i++) {
+        snprintf(kk, sizeof kk, "%s=", v->keys[i]);
+        add_match(m, kk, prefix, plen);
+    }
+    if (!v->registry || !v->registry->form_key)
+        return;
+    for (j = 0; (w = vs_verb_word(v, j)) != NULL; j++)
+        for (i = 0; (k = v->registry->form_key(w, strlen(w), i)) != NULL; i++) {
+            snprintf(kk, sizeof kk, "%s=", k);
+            add_match(m, kk, prefix, plen);
+        }
 }
 
 int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **out_matches,
@@ -275,48 +298,47 @@ int vs_interp_complete(vs_interp *ip, const char *code, size_t cursor, json_t **
     if (eq) {
         size_t klen = (size_t)(eq - prefix);
         const char *val = eq + 1;
-        size_t vlen = plen - klen - 1;
+        size_t vlen = plen - klen - 1, i;
+        const char *x;
         *out_start = (size_t)(val - code);
-        if ((klen == 5 && !strncmp(prefix, "dtype", 5)) ||
-            (klen == 6 && !strncmp(prefix, "format", 6))) {
-            size_t i;
+        if (v && v->registry && v->registry->value && v->registry->value(prefix, klen, 0)) {
+            /* the key's values are the registry's (`measure import format=`) */
+            for (i = 0; (x = v->registry->value(prefix, klen, i)) != NULL; i++)
+                add_match(m, x, val, vlen);
+        } else if ((klen == 5 && !strncmp(prefix, "dtype", 5)) ||
+                   (klen == 6 && !strncmp(prefix, "format", 6))) {
             for (i = 0; vs_vocab_format_names[i]; i++)
                 add_match(m, vs_vocab_format_names[i], val, vlen);
         }
         return 0;
     }
-    if (!strcmp(verb, "format") || !strcmp(verb, "formats")) {
+    if (!v)
+        return 0;
+    if (v->flags & VS_VERB_FORMAT_ARGS) {
         size_t i;
         for (i = 0; vs_vocab_format_names[i]; i++)
             add_match(m, vs_vocab_format_names[i], prefix, plen);
     }
-    if (!strcmp(verb, "help") && ntok == 1) {
+    if ((v->flags & VS_VERB_VERB_ARG) && ntok == 1) {
         verb_match vm = {m, prefix, plen};
         vs_verb_each(add_verb, &vm);
     }
-    if (!strcmp(verb, "sheet") && ntok == 1)
+    if ((v->flags & VS_VERB_SHEET_ID) && ntok == 1)
         add_sheet_ids(ip, m, prefix, plen, "");
-    if ((!strcmp(verb, "show") || !strcmp(verb, "diff") || !strcmp(verb, "reproduce") ||
-         !strcmp(verb, "history")) &&
-        !memchr(prefix, '@', plen)) {
+    if ((v->flags & VS_VERB_SHEET_REV) && !memchr(prefix, '@', plen)) {
         add_sheet_ids(ip, m, prefix, plen, "@");
         add_sheet_ids(ip, m, prefix, plen, "");
         add_record_ids(ip, m, prefix, plen, "@");
         add_record_ids(ip, m, prefix, plen, "");
     }
-    if ((!strcmp(verb, "gpu") || !strcmp(verb, "evidence")) && ntok == 1)
+    if ((v->flags & VS_VERB_GPU_NAME) && ntok == 1)
         add_gpu_names(ip, m, prefix, plen);
-    if (v && !cur.quoted) {
-        const char *const *keys = form_keys(v, code, ntok, toks);
+    if (!cur.quoted) {
+        const char *w;
         size_t i;
-        if (v->words && ntok == 1)
-            for (i = 0; v->words[i]; i++)
-                add_match(m, v->words[i], prefix, plen);
-        for (i = 0; keys && keys[i]; i++) {
-            char k[80];
-            snprintf(k, sizeof k, "%s=", keys[i]);
-            add_match(m, k, prefix, plen);
-        }
+        for (i = 0; ntok == 1 && (w = vs_verb_word(v, i)) != NULL; i++)
+            add_match(m, w, prefix, plen);
+        add_form_keys(m, v, code, ntok, toks, prefix, plen);
     }
     return 0;
 }

@@ -6,8 +6,11 @@
  * context, and emits results (MIME bundles) through the context. It never
  * talks to the transport: it does not know a kernel exists.
  *
- * Atomicity: the interpreter snapshots every sheet before a cell and restores
- * the snapshot when any line fails, so a verb may change the sheet and then fail.
+ * Atomicity: the interpreter copies a sheet before the first verb of a cell is
+ * handed it (vs_ctx_sheet, vs_ctx_find_sheet, vs_ctx_open_sheet; every sheet
+ * for vs_ctx_sheets) and puts the copies back when any line fails, so a verb
+ * may change the sheet and then fail. A verb reaches sheets only through
+ * these.
  * Verbs with effects outside the kernel (commit, measure, push) report them with
  * vs_ctx_effect() so a later error can say what was kept.
  */
@@ -26,6 +29,46 @@ typedef struct vs_ctx vs_ctx;
 
 typedef int (*vs_verb_fn)(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
+/* What a verb tells the interpreter and completion about itself, so that
+ * neither keeps lists of verb names. */
+enum {
+    /* opens, loads or changes sheets other than the current one: after it,
+     * every open sheet follows its card */
+    VS_VERB_OPENS_SHEETS = 1u << 0,
+    /* its first argument is an open sheet's id (completion) */
+    VS_VERB_SHEET_ID = 1u << 1,
+    /* its first argument is a sheet or a record, SHEET or SHEET@REV (completion) */
+    VS_VERB_SHEET_REV = 1u << 2,
+    /* its first argument is a GPU name (completion: the offers, the catalogue) */
+    VS_VERB_GPU_NAME = 1u << 3,
+    /* its arguments are weights formats (completion) */
+    VS_VERB_FORMAT_ARGS = 1u << 4,
+    /* its help page lists every weights format and scheme */
+    VS_VERB_LISTS_FORMATS = 1u << 7,
+    /* its first argument is a verb (completion) */
+    VS_VERB_VERB_ARG = 1u << 5,
+    /* it records an estimate with what it read from the card (lang/derive.h):
+     * the card is not followed after its own line */
+    VS_VERB_DERIVES = 1u << 6
+};
+
+/* What a registry (the estimators, the log importers, the model families)
+ * gives a verb whose words, forms, values or help come from its rows: a new
+ * row shows in completion and help without touching the verb. Each slot may
+ * be NULL. */
+typedef struct vs_verb_registry {
+    /* The i-th first word (`estimate kv`), NULL past the end. */
+    const char *(*word)(size_t i);
+    /* The i-th key of the form first word word (n bytes, one of the words)
+     * picks, NULL past the end. */
+    const char *(*form_key)(const char *word, size_t n, size_t i);
+    /* The i-th value key= (klen bytes) takes, NULL past the end or when the
+     * key's values are not the registry's. */
+    const char *(*value)(const char *key, size_t klen, size_t i);
+    /* Appends to the verb's help what the rows say (each row's summary). */
+    void (*help)(vs_buf *out);
+} vs_verb_registry;
+
 typedef struct vs_verb {
     const char *name; /* "estimate" */
     vs_verb_fn run;
@@ -34,19 +77,12 @@ typedef struct vs_verb {
     const char *help;         /* meaning, formula and source: the text inspect shows */
     const char *const *keys;  /* the key= names it accepts, NULL-terminated (completion) */
     const char *const *words; /* first words it accepts (sub-verbs, formats), NULL-terminated */
+    unsigned flags;           /* VS_VERB_* */
+    const vs_verb_registry *registry; /* NULL, or where its words, forms and help come from */
 } vs_verb;
 
-/* A verb whose first word picks a form with keys of its own (`estimate kv`,
- * `estimate training`): completion offers that form's keys, not every key the
- * verb accepts. */
-typedef struct vs_verb_form {
-    const char *verb;        /* "estimate" */
-    const char *word;        /* "kv" */
-    const char *const *keys; /* NULL-terminated */
-} vs_verb_form;
-
-/* The forms with keys of their own, ending with {NULL}: src/lang/verbs_sizing.c. */
-extern const vs_verb_form vs_verb_forms[];
+/* The i-th first word of v: its words, then its registry's; NULL past the end. */
+const char *vs_verb_word(const vs_verb *v, size_t i);
 
 /* The tables of the verb groups, each ending with {NULL}. */
 extern const vs_verb vs_verbs_core[];    /* help, convert, sheet, ...: src/lang/verbs_core.c */
@@ -87,8 +123,10 @@ int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_err
 int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err);
 /* The session's sheet of that id (borrowed), or NULL. */
 json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id);
-/* The session's sheets (borrowed array). */
+/* The session's sheets (borrowed array); every one is copied first. */
 json_t *vs_ctx_sheets(vs_ctx *ctx);
+/* How many sheets are open, reaching none. */
+size_t vs_ctx_sheet_count(vs_ctx *ctx);
 
 /* Sets whether results are dropped (on != 0) rather than emitted, returning
  * the previous setting: an estimator run again after a card change computes

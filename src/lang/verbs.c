@@ -117,12 +117,25 @@ size_t vs_verb_suggest(const char *name, const char **out, size_t max)
     return n;
 }
 
-/* The verbs whose page lists every format (the vocabulary they share). */
-static const char *const format_pages[] = {"format", "formats", "fit", NULL};
+const char *vs_verb_word(const vs_verb *v, size_t i)
+{
+    size_t n = 0;
+    while (v->words && v->words[n])
+        n++;
+    if (i < n)
+        return v->words[i];
+    return v->registry && v->registry->word ? v->registry->word(i - n) : NULL;
+}
 
+#define HELP_WORDS_MAX 128
+
+/* The page shows the registry's words and help beside the verb's own. */
 vs_bundle *vs_verb_help_bundle(const vs_verb *v)
 {
     vs_help_facts f;
+    const char *words[HELP_WORDS_MAX + 1];
+    vs_buf help = VS_BUF_INIT;
+    vs_bundle *b;
     size_t i;
     f.name = v->name;
     f.group = vs_verb_group(v);
@@ -131,8 +144,23 @@ vs_bundle *vs_verb_help_bundle(const vs_verb *v)
     f.help = v->help;
     f.keys = v->keys;
     f.words = v->words;
-    f.schemes = 0;
-    for (i = 0; format_pages[i]; i++)
-        f.schemes |= !strcmp(v->name, format_pages[i]);
-    return vs_render_help(&f);
+    f.schemes = (v->flags & VS_VERB_LISTS_FORMATS) != 0;
+    if (v->registry) {
+        for (i = 0; i < HELP_WORDS_MAX && (words[i] = vs_verb_word(v, i)) != NULL; i++)
+            ;
+        words[i] = NULL;
+        f.words = i ? words : NULL;
+        if (v->registry->help) {
+            vs_buf_puts(&help, v->help ? v->help : "");
+            v->registry->help(&help);
+            if (vs_buf_failed(&help)) {
+                vs_buf_free(&help);
+                return NULL;
+            }
+            f.help = vs_buf_str(&help);
+        }
+    }
+    b = vs_render_help(&f);
+    vs_buf_free(&help);
+    return b;
 }

@@ -257,6 +257,7 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(pj);
         return rc;
     }
+    vs_sheet_card_touch(sheet);
     if (json_object_set_new(sheet, "placement", pj))
         return vs_error_oom(err);
     ways = json_object();
@@ -371,6 +372,7 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
             json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
         tally = sc && strstr(sc, "from quantization_config"); /* model/quant_apply.c's */
     }
+    vs_sheet_card_touch(sheet); /* the files' count becomes the card's params */
     if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
         return vs_arg_error(from, err, rc);
     if (!from && (file || json_is_null(json_object_get(sheet, "weights_files")) || tally)) {

@@ -284,6 +284,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto hf_done;
     }
     if (cfg || hf_config) {
+        vs_sheet_card_touch(sheet); /* the config writes card.arch and params */
         rc = vs_model_apply_config(sheet, cfg ? cfg->value : hf_config, &cfg_payload, err);
         if (rc < 0) {
             rc = vs_arg_error(cfg ? cfg : name, err, rc);

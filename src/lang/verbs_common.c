@@ -46,6 +46,7 @@ int vs_verb_card_set(json_t *sheet, const char *key, json_t *value_take, vs_erro
     json_t *card = vs_sheet_card(sheet);
     if (!value_take)
         return vs_error_oom(err);
+    vs_sheet_card_touch(sheet);
     if (!json_is_object(card)) {
         card = json_object();
         if (!card || json_object_set_new(sheet, "card", card)) {

@@ -197,7 +197,7 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "expected a non-empty sheet title");
     vs_sheet_slug(a->value, id, sizeof id);
     before = vs_ctx_find_sheet(ctx, id);
-    if (before && json_array_size(vs_ctx_sheets(ctx)) && vs_ctx_sheet(ctx) == before)
+    if (before && vs_ctx_sheet_count(ctx) && vs_ctx_sheet(ctx) == before)
         action = "current";
     else
         action = before ? "switched" : "created";
@@ -245,10 +245,11 @@ static const char sheet_help[] =
 
 const vs_verb vs_verbs_core[] = {
     {"help", verb_help, "help [VERB]", "list the verbs, or show one verb's syntax and meaning",
-     help_help, NULL, NULL},
+     help_help, NULL, NULL, VS_VERB_VERB_ARG, NULL},
     {"convert", verb_convert, "convert QUANTITY UNIT",
-     "convert an amount of memory exactly (convert 24GB GiB)", convert_help, NULL, NULL},
+     "convert an amount of memory exactly (convert 24GB GiB)", convert_help, NULL, NULL, 0, NULL},
     {"sheet", verb_sheet, "sheet [\"TITLE\"]",
-     "open, create or switch the current sheet; alone, list the sheets", sheet_help, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     "open, create or switch the current sheet; alone, list the sheets", sheet_help, NULL, NULL,
+     VS_VERB_OPENS_SHEETS | VS_VERB_SHEET_ID, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL},
 };

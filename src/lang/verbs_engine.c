@@ -108,9 +108,9 @@ static int wanted(const char *items, const char *name)
     return 0;
 }
 
-const vs_derived_read vs_runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
-                                            {"placement", NULL},   {"length", NULL},
-                                            {"concurrency", NULL}, {NULL, NULL}};
+const vs_derived_read vs_verbs_engine_runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
+                                                         {"placement", NULL},   {"length", NULL},
+                                                         {"concurrency", NULL}, {NULL, NULL}};
 
 /* llama.cpp's one runtime item, its compute buffer (engine/llamacpp_compute.h). */
 static int llamacpp_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_fit_ctx *c,
@@ -170,11 +170,16 @@ int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *s
         rc = llamacpp_items(ctx, line, sheet, &c, items, err);
         goto done;
     }
-    if (strcmp(c.engine->name, "vllm")) {
+    if (!(c.engine->estimates & (VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_NON_TORCH)))) {
+        size_t k;
+        for (k = 0; vs_engines[k]; k++)
+            if (vs_engines[k]->estimates)
+                vs_buf_printf(&why, "%s%s", why.len ? ", " : "", vs_engines[k]->name);
         rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
-                             "estimate runtime has rules for vLLM's runtime items only (from its "
-                             "start-up logs); the card's engine is %s: measure or declare them",
-                             c.engine->name);
+                             "estimate runtime has rules for the runtime items of %s only (from "
+                             "their start-up logs); the card's engine is %s: measure or declare "
+                             "them",
+                             vs_buf_str(&why), c.engine->name);
         goto done;
     }
     {
@@ -232,41 +237,8 @@ done:
     return rc;
 }
 
-static const char *const engine_words[] = {"none",   "vllm",         "llamacpp", "transformers",
-                                           "sglang", "tensorrt_llm", NULL};
-static const char *const engine_keys[] = {"gpu_memory_utilization",
-                                          "block_size",
-                                          "max_model_len",
-                                          "max_num_seqs",
-                                          "max_num_batched_tokens",
-                                          "kv_cache_dtype",
-                                          "kv_cache_memory",
-                                          "mamba_ssm_cache_dtype",
-                                          "enforce_eager",
-                                          "graphs_in_budget",
-                                          "mxfp4_backend",
-                                          "ctx",
-                                          "n_ctx",
-                                          "parallel",
-                                          "ubatch",
-                                          "flash_attn",
-                                          "cache_type_k",
-                                          "cache_type_v",
-                                          "swa_full",
-                                          "kv_unified",
-                                          "batch",
-                                          "n_gpu_layers",
-                                          "no_kv_offload",
-                                          "fit_target",
-                                          "cuda_context",
-                                          "attention",
-                                          "cache",
-                                          "mem_fraction_static",
-                                          "free_gpu_memory_fraction",
-                                          "tokens_per_block",
-                                          "version",
-                                          "estimate",
-                                          NULL};
+/* the engine verb's own key; each engine's come from its row */
+static const char *const engine_verb_keys[] = {"estimate", NULL};
 
 static int show_engine(vs_ctx *ctx, json_t *sheet, const char *notes, vs_error *err)
 {
@@ -345,6 +317,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set(err, VS_EVALUE, "the sheet has no card");
     }
     eng = json_pack("{s:s, s:o}", "name", e->name, "keys", keys);
+    vs_sheet_card_touch(sheet);
     if (!eng || json_object_set_new(card, "engine", eng))
         return vs_error_oom(err);
     /* The weights as this engine's loader keeps them (vLLM's MXFP4 MoE layout):
@@ -588,15 +561,7 @@ done:
 
 static const char engine_help[] =
     "Declares the runtime the card runs under (card.engine: its name and the keys as "
-    "written); `engine` alone shows it with every default and its source. The engines:\n"
-    "  none          the sheet's own components only (the default)\n"
-    "  vllm          budget = CUDA total x gpu_memory_utilization (0.9), KV pages of "
-    "block_size (16) tokens\n"
-    "  llamacpp      cells of ctx x parallel padded to 256 on llama.cpp's own layout per "
-    "architecture, budget = free - 1024 MiB\n"
-    "  transformers  the model's own cache; attention=eager adds the score matrix\n"
-    "  sglang        mem_fraction_static of the card for weights and KV\n"
-    "  tensorrt_llm  free_gpu_memory_fraction (0.9) of the memory left after weights\n"
+    "written); `engine` alone shows it with every default and its source. "
     "The engine's runtime items (non_torch, activation_peak, cuda_graphs) become components, "
     "unknown until a `reserve` or a measurement of that name fills them (`reserve cuda_graphs "
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
@@ -604,6 +569,40 @@ static const char engine_help[] =
     "memory of the offers' GPU generation, and llama.cpp's compute buffer (by architecture "
     "and ubatch), each with its stated error. `engine NAME` shows "
     "that engine's rules with the engine files they come from.";
+
+/* `engine`'s words, each engine's keys and the list of engines in its help
+ * come from the engines' table (engine/engines.def). */
+static const char *engine_word(size_t i)
+{
+    size_t k;
+    for (k = 0; k < i && vs_engines[k]; k++)
+        ;
+    return vs_engines[k] ? vs_engines[k]->name : NULL;
+}
+
+static const char *engine_key(const char *word, size_t n, size_t i)
+{
+    size_t k, j;
+    for (k = 0; vs_engines[k]; k++) {
+        const vs_engine *e = vs_engines[k];
+        if (strlen(e->name) != n || strncmp(e->name, word, n) != 0)
+            continue;
+        for (j = 0; j < i && e->keys[j].name; j++)
+            ;
+        return e->keys[j].name;
+    }
+    return NULL;
+}
+
+static void engine_list_help(vs_buf *out)
+{
+    size_t k;
+    vs_buf_puts(out, "\nThe engines (the first is the default):");
+    for (k = 0; vs_engines[k]; k++)
+        vs_buf_printf(out, "\n  %-13s %s", vs_engines[k]->name, vs_engines[k]->summary);
+}
+
+static const vs_verb_registry engines_registry = {engine_word, engine_key, NULL, engine_list_help};
 
 static const char fit_help[] =
     "For each offer (or the GPUs named, from the sheet or the catalogue), under the card's "
@@ -627,8 +626,8 @@ const vs_verb vs_verbs_engine[] = {
     {"engine", verb_engine, "engine [NAME [key=value ...] [estimate=yes]]",
      "the runtime the card runs under (vllm, llamacpp, transformers, sglang, tensorrt_llm, "
      "none)",
-     engine_help, engine_keys, engine_words},
+     engine_help, engine_verb_keys, NULL, 0, &engines_registry},
     {"fit", verb_fit, "fit [GPU ...] [formats=\"bf16 q4_k_m gptq\"]",
      "what the engine does with each offer: budget, KV pool, tokens, concurrency, length", fit_help,
-     fit_keys, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
+     fit_keys, NULL, VS_VERB_LISTS_FORMATS, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}};

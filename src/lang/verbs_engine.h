@@ -16,6 +16,6 @@
 int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet,
                                      vs_error *err);
 /* What it reads from the card, ending with {NULL}. */
-extern const vs_derived_read vs_runtime_reads[];
+extern const vs_derived_read vs_verbs_engine_runtime_reads[];
 
 #endif

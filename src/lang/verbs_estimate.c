@@ -24,16 +24,6 @@
 #include "util/checked.h"
 #include "util/json.h"
 
-const char *const vs_verb_estimate_keys[] = {
-    "layers",    "kv_heads",  "head_dim", "dtype",  "name",           "optimizer",
-    "precision", "trainable", "hidden",   "heads",  "checkpointing",  "scheme",
-    "group",     "double",    "bits",     "params", "encoder_length", "component",
-    "channels",  "factor",    "temporal", "patch",  "downsample",     "text_tokens",
-    "attention", "cfg",       "live",     "tile",   "slicing",        "rank",
-    "targets",   "alpha",     NULL};
-const char *const vs_verb_estimate_words[] = {
-    "kv", "training", "activations", "quant", "runtime", "latents", "attention", "decode", NULL};
-
 /* A shape: the key when given, else card.arch.<arch_key> (arch_key NULL: none). */
 int vs_verbs_estimate_shape(const vs_line *line, const json_t *sheet, const char *key,
                             const char *arch_key, uint64_t *out, int *from_arch, vs_error *err)
@@ -683,29 +673,47 @@ done:
     return rc;
 }
 
+static int lora_word(const vs_line *line, const vs_arg *a)
+{
+    const vs_arg *b = vs_line_positional(line, 1);
+    return b && !strcmp(a->value, "training") && !strcmp(b->value, "lora");
+}
+
 int vs_verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "estimate kv|training|activations|quant|runtime|latents|attention|decode "
-                         "[KEY=VALUE ...]";
     const vs_arg *a = vs_line_positional(line, 0);
     const vs_estimator *e;
     json_t *sheet;
+    vs_buf syntax = VS_BUF_INIT, names = VS_BUF_INIT;
     int rc;
-    if (!a)
-        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
-    /* `estimate training lora rank=...`: the word says what rank= means */
-    {
-        const vs_arg *b = vs_line_positional(line, 1);
-        int lora_word = b && !strcmp(a->value, "training") && !strcmp(b->value, "lora");
-        if ((rc = vs_line_no_extra(line, lora_word ? 2 : 1, syntax, err)) < 0)
-            return rc;
+    /* the names and the syntax quoted in errors, from the table */
+    vs_buf_puts(&syntax, "estimate ");
+    for (e = vs_estimators; e->info; e++) {
+        vs_buf_printf(&syntax, "%s%s", e == vs_estimators ? "" : "|", e->info->name);
+        vs_buf_printf(&names, "%s%s",
+                      e == vs_estimators ? ""
+                      : e[1].info        ? ", "
+                                         : " or ",
+                      e->info->name);
     }
-    if (!(sheet = vs_verb_sheet_of(ctx, err)))
-        return VS_ENOMEM;
-    if ((e = vs_estimator_find(a->value)) != NULL)
-        return vs_derive_run(ctx, line, sheet, e, err);
-    return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
-                           "unknown estimator '%s'; expected kv, training, activations, quant, "
-                           "runtime, latents, attention or decode",
-                           a->value);
+    vs_buf_puts(&syntax, " [KEY=VALUE ...]");
+    if (vs_buf_failed(&syntax) || vs_buf_failed(&names))
+        rc = vs_error_oom(err);
+    else if (!a)
+        rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`",
+                             vs_buf_str(&syntax));
+    /* `estimate training lora rank=...`: the word says what rank= means */
+    else if ((rc = vs_line_no_extra(line, lora_word(line, a) ? 2 : 1, vs_buf_str(&syntax), err)) <
+             0)
+        ;
+    else if (!(sheet = vs_verb_sheet_of(ctx, err)))
+        rc = VS_ENOMEM;
+    else if ((e = vs_estimator_find(a->value)) != NULL)
+        rc = vs_derive_run(ctx, line, sheet, e, err);
+    else
+        rc = vs_error_set_at(err, VS_EVALUE, a->line, a->column,
+                             "unknown estimator '%s'; expected %s", a->value, vs_buf_str(&names));
+    vs_buf_free(&syntax);
+    vs_buf_free(&names);
+    return rc;
 }

@@ -19,9 +19,6 @@
 
 /* The verb: dispatches on its first word to the estimators' table. */
 int vs_verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err);
-/* Every key any estimator accepts, and the estimators' names, NULL-terminated. */
-extern const char *const vs_verb_estimate_keys[];
-extern const char *const vs_verb_estimate_words[];
 
 /* The rows' run functions (vs_estimator.run): the line's keys against the sheet. */
 int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err);

@@ -673,14 +673,14 @@ const vs_verb vs_verbs_gpu[] = {
      "part. A catalogue "
      "figure proves neither a software installation, nor free memory, nor an availability "
      "period.",
-     gpu_keys, NULL},
+     gpu_keys, NULL, VS_VERB_GPU_NAME, NULL},
     {"gpus", verb_gpus, "gpus [FILTER]", "list the GPU catalogue with its sources",
      "Lists the GPU catalogue (src/catalog/gpus.json): nominal memory as marketed, the total "
      "nvidia-smi reported in one public capture (MiB and bytes) with its ECC state and link, "
      "CUDA's total where a public log printed it, and bf16 and fp8 support; unknown facts stay "
      "unknown and the list says which totals are not sourced. FILTER keeps the names containing it "
      "(`gpus rtx`). The payload (kind \"catalog\") carries every entry with its sources.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"require", verb_require, "require \"TEXT\"", "add a mandatory requirement",
      "Adds a mandatory requirement to the sheet (for example require \"CUDA 12.4 driver\"). "
      "Built in, always: capacity (the per-GPU envelope within one card's memory) and what the "
@@ -688,7 +688,7 @@ const vs_verb vs_verbs_gpu[] = {
      "(memory actually available on the device), compatibility (software) and quality. Every "
      "requirement is to-confirm for each candidate until `evidence` says otherwise; a "
      "candidate is retained only when all are admissible.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"evidence", verb_evidence,
      "evidence CANDIDATE REQUIREMENT admissible|to-confirm|exclude source=... [version=...] "
      "[scope=...]",
@@ -706,7 +706,7 @@ const vs_verb vs_verbs_gpu[] = {
      "microbatch up to the value confirmed; capacity and available-memory for all of them. "
      "Once the card moves past it (format bf16 -> int4, a longer length), it decides nothing "
      "and the requirement is to-confirm again, naming the change.",
-     evidence_keys, NULL},
+     evidence_keys, NULL, VS_VERB_GPU_NAME, NULL},
     {"candidates", verb_candidates, "candidates", "classify and rank the GPU offers",
      "Shows every offer against every mandatory requirement with its verdict and the evidence "
      "behind it. Capacity is checked per GPU after the placement: exclude when the known part "
@@ -720,6 +720,6 @@ const vs_verb vs_verbs_gpu[] = {
      "documented schedule. Prices rank cost, never speed. Payload kind \"candidates\": rows of "
      "{gpu, capacity_bytes, capacity_basis, verdict, requirements: [{name, verdict, "
      "evidence}], rank}.",
-     NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     NULL, NULL, 0, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL},
 };

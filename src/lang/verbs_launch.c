@@ -176,5 +176,5 @@ static const char launch_help[] =
 
 const vs_verb vs_verbs_launch[] = {{"launch", verb_launch, "launch [OFFER ...]",
                                     "the engine's command line for each offer that holds the card",
-                                    launch_help, NULL, NULL},
-                                   {NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
+                                    launch_help, NULL, NULL, 0, NULL},
+                                   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lang/verbs_measure.h"
+#include "measure/import.h"
 #include "measure/measure.h"
 #include "measure/phasefd.h"
 #include "render/measure.h"
@@ -434,7 +435,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     vs_measure_options o;
     vs_measure_result r;
-    vs_phasefd_dim dims[8]; /* vs_mv_card_dims, each at most once */
+    vs_phasefd_dim dims[8]; /* vs_verbs_measure_card_dims, each at most once */
     vs_mv_gauge gz;
     json_t *sheet, *rows = NULL;
     const vs_arg *phase = vs_line_pair(line, "phase"), *first = vs_line_positional(line, 0);
@@ -587,12 +588,40 @@ freebufs:
 
 /* ------------------------------------------------------------------- table */
 
+/* `measure import`'s format= values and the formats' paragraph of the help
+ * come from the importers' rows (measure/importers.def). */
+static const char *importer_value(const char *key, size_t klen, size_t i)
+{
+    const vs_importer *im;
+    if (klen != 6 || strncmp(key, "format", 6) != 0)
+        return NULL;
+    if (i == 0)
+        return "auto";
+    im = vs_importer_at(i - 1);
+    return im ? im->name : NULL;
+}
+
+static void importer_help(vs_buf *out)
+{
+    const vs_importer *im;
+    size_t i;
+    vs_buf_puts(out, "\nThe formats of `measure import`:");
+    for (i = 0; (im = vs_importer_at(i)) != NULL; i++)
+        vs_buf_printf(out, "\n  %s: %s", im->name, im->summary);
+}
+
+static const vs_verb_registry importers_registry = {NULL, NULL, importer_value, importer_help};
+
 const vs_verb vs_verbs_measure[] = {
     {"measure", verb_measure,
      "measure [phase=NAME] [timeout=SECONDS] [interval=MS] [length=N] [concurrency=N] "
      "[microbatch=N] [resolution=WxH] [frames=N] [batch=N] -- COMMAND  |  %%measure ... (the "
      "cell's body is the script)  |  measure "
-     "import FILE... [format=auto|probe|vllm|llamacpp|torchtune|nvidia-smi|torch]",
+     "import FILE... [format=auto"
+#define VS_IMPORTER(sym, word, structured) "|" word
+#include "measure/importers.def"
+#undef VS_IMPORTER
+     "]",
      "run a command and record its GPU memory peaks per phase",
      "Runs COMMAND (the raw text after --, or a %%measure cell's body) with /bin/sh -c in its own "
      "process group, streams its output, and samples every GPU through NVML every interval "
@@ -618,31 +647,10 @@ const vs_verb vs_verbs_measure[] = {
      "real runs printed, as measurements with phase, GPU or rank, counter, scope, exact bytes, "
      "the printed text and resolution_bytes (half a unit of the last printed digit); counts "
      "(tokens, blocks, concurrency) keep their value and unit. format=auto (the default) "
-     "sniffs each file's first lines. probe: the JSON lines of `vramsheet probe --out FILE -- "
-     "COMMAND` (other machines, torchrun, Slurm), merged per host, GPU, phase and counter, the "
-     "largest kept. vllm: V0 \"Memory profiling results\" (one line or block), \"model weights "
-     "take ...; non_torch_memory takes ...; PyTorch activation peak memory takes ...\", \"# GPU "
-     "blocks\" / \"# CUDA blocks\", \"Loading model weights took X GB\" read as GiB "
-     "(vllm/worker/model_runner.py in 0.4-0.6 divides by 2**30 and prints GB), V1 \"Model "
-     "loading took X GiB\", \"Available KV cache memory\", \"GPU KV cache size: N tokens\", "
-     "\"Maximum concurrency for N tokens per request: X.XXx\" (vllm/v1/core/kv_cache_utils.py), "
-     "\"Graph capturing finished in S secs, took X GiB\", 0.10's profiling lines (\"Initial free "
-     "memory\", \"Total non KV cache memory\", ...) and the exact --kv-cache-memory= bytes. "
-     "sglang: \"Load weight begin/end\", \"KV Cache is allocated. #tokens: N, K size, V size\", "
-     "\"max_total_num_tokens=N, ...\" (GB read as GiB: SGLang divides by 2^30). trtllm: \"Allocated "
-     "X GiB for max tokens in paged KV cache (N)\", \"Allocate N bytes for k/v cache\", runtime "
-     "buffers, decoder, execution context (KB, MB, GB as powers of 1024). A figure saying the "
-     "engine found no room for the KV cache (a negative \"Available KV cache memory\", \"No "
-     "available memory for the cache blocks\", SGLang's \"no GPU memory for the KV cache\") is "
-     "kept as a failure; compare then measures kv_cache at 0. llamacpp: per-device model, KV and "
-     "compute buffer sizes in MiB and the memory breakdown table at exit "
-     "(llama_memory_breakdown_print, src/llama-context.cpp). torchtune: \"GPU peak memory "
-     "allocation / reserved / active\" (torchtune/training/memory.py, GiB; GB of 1e9 in "
-     "torchtune/utils/memory.py) and the step lines' peak_memory_*. nvidia-smi: `--query-gpu="
-     "index,name,memory.total,memory.used --format=csv` (nounits too; MiB = 2^20). torch: a JSON "
-     "dump of torch.cuda.memory_stats(). Every value is checked against the record before it "
+     "sniffs each file's first lines (the formats below). Every value is checked against the "
+     "record before it "
      "enters the sheet: a bad one is refused with file and line, and nothing is imported.",
-     measure_keys, measure_words},
+     measure_keys, measure_words, 0, &importers_registry},
     {"record", vs_verb_record,
      "record phase=NAME gpu=I counter=NAME BYTES [length=N] [concurrency=N] [microbatch=N] "
      "[resolution=WxH | width=N height=N] [frames=N] [batch=N] [stage=NAME] [scope=S]",
@@ -655,7 +663,7 @@ const vs_verb vs_verbs_measure[] = {
      "length=, concurrency=, microbatch= and, for image and video generation, resolution=WxH "
      "(or width= height=), frames=, batch=. A measurement at smaller dims than the card (any "
      "of them) does not validate the card.",
-     vs_mv_record_keys, NULL},
+     vs_verbs_measure_record_keys, NULL, 0, NULL},
     {"measured", vs_verb_measured,
      "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS]  |  measured NAME from=#N",
      "make a reserve component measured, from one named measurement",
@@ -668,12 +676,12 @@ const vs_verb vs_verbs_measure[] = {
      "loading took\", llama.cpp's model buffer size, a counter of a load phase): weights do not "
      "depend on length or concurrency, so an imported start-up line stands for the card; one "
      "GPU's figure, until the model or the format changes.",
-     vs_mv_measured_keys, NULL},
+     vs_verbs_measure_measured_keys, NULL, 0, NULL},
     {"measurements", vs_verb_measurements, "measurements", "list the sheet's raw measurements",
      "Lists every measurement of the current sheet with its run, phase, GPU, counter, scope, "
      "peak, executed dims, stage and whether it validates the card; #N numbers are those "
      "`measured NAME from=#N` takes.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"compare", vs_verb_compare, "compare [gpu=I]",
      "the estimate against what was measured, per component class",
      "Lines up, per component class (weights, kv_cache, activations, non_torch: CUDA context "
@@ -686,6 +694,6 @@ const vs_verb vs_verbs_measure[] = {
      "row is the measured total (device used, nvidia-smi used, llama.cpp's self, or vLLM's "
      "usable budget) minus the measured parts. gpu= picks the GPU (default: the lowest index "
      "measured; figures with no GPU count for every GPU).",
-     vs_verb_compare_keys, NULL},
+     vs_verb_compare_keys, NULL, 0, NULL},
     {0},
 };

@@ -27,10 +27,10 @@
 /* The dims a run executes and the card declares, NULL-terminated:
  * length, concurrency, microbatch; width, height, frames, batch (image and
  * video generation). */
-extern const char *const vs_mv_card_dims[];
+extern const char *const vs_verbs_measure_card_dims[];
 
 /* The executed dims written on a `record` or `measure` line into dims: each of
- * vs_mv_card_dims as KEY=N, and resolution=WxH for width and height. 0, or
+ * vs_verbs_measure_card_dims as KEY=N, and resolution=WxH for width and height. 0, or
  * VS_EVALUE at the key (VS_ENOMEM). */
 int vs_verbs_measure_line_dims(const vs_line *line, json_t *dims, vs_error *err);
 
@@ -114,7 +114,7 @@ int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err);
-extern const char *const vs_mv_record_keys[];
-extern const char *const vs_mv_measured_keys[];
+extern const char *const vs_verbs_measure_record_keys[];
+extern const char *const vs_verbs_measure_measured_keys[];
 
 #endif

@@ -11,20 +11,21 @@
 #include "util/clock.h"
 #include "util/json.h"
 
-const char *const vs_mv_card_dims[] = {"length", "concurrency", "microbatch", "width",
-                                       "height", "frames",      "batch",      NULL};
+const char *const vs_verbs_measure_card_dims[] = {"length", "concurrency", "microbatch", "width",
+                                                  "height", "frames",      "batch",      NULL};
 
 int vs_verbs_measure_line_dims(const vs_line *line, json_t *dims, vs_error *err)
 {
     const vs_arg *res = vs_line_pair(line, "resolution");
     size_t i;
     int rc;
-    for (i = 0; vs_mv_card_dims[i]; i++) {
+    for (i = 0; vs_verbs_measure_card_dims[i]; i++) {
         uint64_t v;
         int present;
-        if ((rc = vs_line_get_count(line, vs_mv_card_dims[i], 0, &v, &present, err)) < 0)
+        if ((rc = vs_line_get_count(line, vs_verbs_measure_card_dims[i], 0, &v, &present, err)) < 0)
             return rc;
-        if (present && json_object_set_new(dims, vs_mv_card_dims[i], json_integer((json_int_t)v)))
+        if (present &&
+            json_object_set_new(dims, vs_verbs_measure_card_dims[i], json_integer((json_int_t)v)))
             return vs_error_oom(err);
     }
     if (res) {
@@ -97,12 +98,12 @@ const char *vs_verbs_measure_match_stage(const json_t *sheet, const json_t *dims
     vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
     {
         int declared = 0, match = 1;
-        for (k = 0; vs_mv_card_dims[k]; k++) {
-            json_t *want = json_object_get(st, vs_mv_card_dims[k]), *have;
+        for (k = 0; vs_verbs_measure_card_dims[k]; k++) {
+            json_t *want = json_object_get(st, vs_verbs_measure_card_dims[k]), *have;
             if (!json_is_integer(want))
                 continue;
             declared = 1;
-            have = json_object_get(dims, vs_mv_card_dims[k]);
+            have = json_object_get(dims, vs_verbs_measure_card_dims[k]);
             if (!json_is_integer(have) || json_integer_value(have) != json_integer_value(want))
                 match = 0;
         }

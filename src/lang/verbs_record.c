@@ -46,10 +46,10 @@ static int check_stage(const json_t *sheet, const vs_arg *a, vs_error *err)
                            a->value, a->value);
 }
 
-const char *const vs_mv_record_keys[] = {"phase",  "gpu",         "counter",    "scope", "gpu_name",
-                                         "length", "concurrency", "microbatch", "width", "height",
-                                         "frames", "batch",       "resolution", "stage", "host",
-                                         "rank",   NULL};
+const char *const vs_verbs_measure_record_keys[] = {
+    "phase",       "gpu",        "counter", "scope",  "gpu_name", "length",
+    "concurrency", "microbatch", "width",   "height", "frames",   "batch",
+    "resolution",  "stage",      "host",    "rank",   NULL};
 
 /* The measurement typed by hand in ms that holds what m holds, but for the
  * time it was typed (borrowed), or NULL. */
@@ -90,7 +90,7 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     static const char syntax[] = "record phase=NAME gpu=I counter=NAME BYTES [length=N] "
                                  "[concurrency=N] [microbatch=N] [resolution=WxH] [frames=N] "
                                  "[batch=N] [stage=NAME] [scope=S]";
-    if ((rc = vs_line_check_keys(line, vs_mv_record_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_verbs_measure_record_keys, err)) < 0)
         return rc;
     if (!phase || !counter || !amount)
         return vs_error_set(err, VS_EVALUE, "expected `%s`", syntax);
@@ -184,7 +184,7 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ---------------------------------------------------------------- measured */
 
-const char *const vs_mv_measured_keys[] = {"from", "gpu", "class", NULL};
+const char *const vs_verbs_measure_measured_keys[] = {"from", "gpu", "class", NULL};
 
 /* The runtime items an engine reports at start-up, by their fixed names, and
  * the class of counter that fills each; -1 for any other component. */
@@ -285,7 +285,7 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf text = VS_BUF_INIT, gpus = VS_BUF_INIT;
     static const char syntax[] = "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS] "
                                  "(or from=#N, the N-th of `measurements`)";
-    if ((rc = vs_line_check_keys(line, vs_mv_measured_keys, err)) < 0)
+    if ((rc = vs_line_check_keys(line, vs_verbs_measure_measured_keys, err)) < 0)
         return rc;
     if (!name || !from || vs_line_positional(line, 1))
         return vs_error_set(err, VS_EVALUE, "expected `%s`", syntax);
@@ -385,9 +385,10 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf why = VS_BUF_INIT, dims = VS_BUF_INIT;
         if (!vs_derived_measurement_validates(sheet, found, &why)) {
             uint64_t want;
-            for (i = 0; vs_mv_card_dims[i]; i++)
-                if (vs_sheet_card_uint(sheet, vs_mv_card_dims[i], &want))
-                    vs_buf_printf(&dims, " %s=%llu", vs_mv_card_dims[i], (unsigned long long)want);
+            for (i = 0; vs_verbs_measure_card_dims[i]; i++)
+                if (vs_sheet_card_uint(sheet, vs_verbs_measure_card_dims[i], &want))
+                    vs_buf_printf(&dims, " %s=%llu", vs_verbs_measure_card_dims[i],
+                                  (unsigned long long)want);
             rc = vs_error_set_at(
                 err, VS_EVALUE, from->line, from->value_column,
                 "measurement %s does not validate the card: %s. A measured component must come "

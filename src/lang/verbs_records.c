@@ -40,7 +40,7 @@ int vs_verbs_records_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t i
         return 0;
     }
     /* no sheet named and none open: say so, rather than open "untitled" */
-    if (!json_array_size(vs_ctx_sheets(ctx)))
+    if (!vs_ctx_sheet_count(ctx))
         return vs_error_set(err, VS_EVALUE,
                             "no sheet is open in this session: name one (`history SHEET`, "
                             "`show SHEET`) or open one with `sheet \"TITLE\"`");
@@ -521,7 +521,7 @@ const vs_verb vs_verbs_records[] = {
      "on the branch left by a writer killed while it moved the branch (kill -9, a crash) is "
      "recognised and removed by the next commit, which says so; a lock a running git command "
      "holds is waited on and left to it.",
-     no_keys, commit_words},
+     no_keys, commit_words, 0, NULL},
     {"history", vs_verb_history, "history [SHEET] [limit=N]",
      "the revisions of a sheet in the records, newest first",
      "history [SHEET] lists the commits that changed sheets/<SHEET>/ (the current sheet when "
@@ -530,7 +530,7 @@ const vs_verb vs_verbs_records[] = {
      "brought up to the branch tip first), so a long history costs what is listed; in a "
      "shallow clone the list stops at the clone's boundary and says so (payload "
      "\"truncated_at\"). The payload (kind \"history\") has full 40-hex commit ids.",
-     history_keys, NULL},
+     history_keys, NULL, VS_VERB_OPENS_SHEETS | VS_VERB_SHEET_REV, NULL},
     {"show", vs_verb_show, "show SHEET[@REV]",
      "print a recorded sheet (and open it if it is not open)",
      "show SHEET[@REV] reads sheets/<SHEET>/sheet.json at REV and prints it. REV is ~N, N "
@@ -543,7 +543,7 @@ const vs_verb vs_verbs_records[] = {
      "session, it is opened as the current sheet, remembering the revision it came from so that "
      "its next commit detects concurrent changes. The payload (kind \"sheet\") is the whole "
      "sheet as stored, with \"revision\": {commit, blob, records}.",
-     no_keys, NULL},
+     no_keys, NULL, VS_VERB_OPENS_SHEETS | VS_VERB_SHEET_REV, NULL},
     {"diff", vs_verb_diff, "diff SHEET[@REV1] [REV2]",
      "the difference between two revisions of a sheet",
      "diff SHEET@REV1 REV2 compares two revisions of a sheet: card fields, components (added, "
@@ -556,7 +556,7 @@ const vs_verb vs_verbs_records[] = {
      "the same way against the sheet's last revision. Without REV2 the sheet open in this session "
      "(or else the tip) is compared with REV1; "
      "without @REV1 the tip is REV1. The payload has kind \"diff\" and a list of changes.",
-     no_keys, NULL},
+     no_keys, NULL, VS_VERB_OPENS_SHEETS | VS_VERB_SHEET_REV, NULL},
     {"reproduce", vs_verb_reproduce,
      "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\" [keep_offers=yes]] "
      "[software=\"VERSIONS\"]",
@@ -579,7 +579,7 @@ const vs_verb vs_verbs_records[] = {
      "notebook from the top, in this kernel or a new one), a reproduce whose TITLE names a "
      "sheet already reproduced from the same source reopens that sheet (from the session, "
      "else from the records) instead of starting anew.",
-     reproduce_keys, reproduce_words},
+     reproduce_keys, reproduce_words, VS_VERB_OPENS_SHEETS | VS_VERB_SHEET_REV, NULL},
     {"records", verb_records, "records [PATH] | records push [REMOTE] | records pull [REMOTE]",
      "show or set the git records repository; push or pull it",
      "records shows the records repository in force: `records PATH` for this session, else the "
@@ -610,7 +610,7 @@ const vs_verb vs_verbs_records[] = {
      "is never written into the records or shown; a URL with user:password@ is refused (shown "
      "as <redacted>): give the user name alone in the URL. A folder "
      "literally named push or pull is given as ./push.",
-     no_keys, records_words},
+     no_keys, records_words, VS_VERB_OPENS_SHEETS, NULL},
     {"hub", vs_verb_hub, "hub [offline | online]",
      "what `model` and `weights` may ask of the Hugging Face Hub in this session",
      "hub shows what `model ORG/NAME` and `weights` may ask of the Hugging Face Hub when the "
@@ -621,6 +621,6 @@ const vs_verb vs_verbs_records[] = {
      "HF_HUB_OFFLINE=1 does for the process (huggingface_hub's setting); `hub online` lifts "
      "it (HF_HUB_OFFLINE in the environment still forbids). Offline, a model or weights file "
      "missing from the cache gets the command that fetches it and where it goes.",
-     no_keys, hub_words},
+     no_keys, hub_words, 0, NULL},
     {0},
 };

@@ -5,6 +5,8 @@
  * Here: the estimators' table (lang/derive.h), the forms of `estimate` with
  * keys of their own (lang/verb.h), and vs_verbs_sizing, whose order is the
  * order `help` lists the verbs in. */
+#include <string.h>
+
 #include "lang/derive.h"
 #include "lang/estimate_generate.h"
 #include "lang/verb.h"
@@ -13,19 +15,9 @@
 #include "lang/verbs_engine.h"
 #include "lang/verbs_estimate.h"
 #include "lang/verbs_procedure.h"
+#include "model/family.h"
 #include "sheet/estimate.h"
 #include "sheet/vocab.h"
-
-/* each estimator's keys come from its row of sheet/estimate.h */
-const vs_verb_form vs_verb_forms[] = {{"estimate", "kv", vs_estimate_kv_keys},
-                                      {"estimate", "training", vs_estimate_training_keys},
-                                      {"estimate", "activations", vs_estimate_activations_keys},
-                                      {"estimate", "quant", vs_estimate_quant_keys},
-                                      {"estimate", "runtime", vs_estimate_runtime_keys},
-                                      {"estimate", "latents", vs_estimate_latents_keys},
-                                      {"estimate", "attention", vs_estimate_attention_keys},
-                                      {"estimate", "decode", vs_estimate_decode_keys},
-                                      {NULL, NULL, NULL}};
 
 /* What each estimator reads from the card (sheet/derived.h): when any of it
  * changes, the estimate is recomputed from its keys (lang/derive.h). A read
@@ -52,11 +44,55 @@ const vs_estimator vs_estimators[] = {
     {&vs_estimator_training, vs_verbs_estimate_training, training_reads},
     {&vs_estimator_activations, vs_verbs_estimate_activations, act_reads},
     {&vs_estimator_quant, vs_verbs_estimate_quant, quant_reads},
-    {&vs_estimator_runtime, vs_verbs_engine_estimate_runtime, vs_runtime_reads},
-    {&vs_estimator_latents, vs_estimate_generate_latents, vs_generate_reads},
-    {&vs_estimator_attention, vs_estimate_generate_attention, vs_generate_reads},
-    {&vs_estimator_decode, vs_estimate_generate_decode, vs_generate_reads},
+    {&vs_estimator_runtime, vs_verbs_engine_estimate_runtime, vs_verbs_engine_runtime_reads},
+    {&vs_estimator_latents, vs_estimate_generate_latents, vs_estimate_generate_reads},
+    {&vs_estimator_attention, vs_estimate_generate_attention, vs_estimate_generate_reads},
+    {&vs_estimator_decode, vs_estimate_generate_decode, vs_estimate_generate_reads},
     {NULL, NULL, NULL}};
+
+/* `estimate`'s words, forms and the forms' syntax in its help come from the
+ * rows above: a new estimator is its row. */
+static const char *estimator_word(size_t i)
+{
+    const vs_estimator *e = vs_estimators;
+    for (; e->info && i > 0; e++, i--)
+        ;
+    return e->info ? e->info->name : NULL;
+}
+
+static const char *estimator_key(const char *word, size_t n, size_t i)
+{
+    const vs_estimator *e;
+    size_t k;
+    for (e = vs_estimators; e->info; e++)
+        if (strlen(e->info->name) == n && !strncmp(e->info->name, word, n)) {
+            for (k = 0; k < i && e->info->keys[k]; k++)
+                ;
+            return e->info->keys[k];
+        }
+    return NULL;
+}
+
+static void estimator_help(vs_buf *out)
+{
+    const vs_estimator *e;
+    vs_buf_puts(out, "\nThe estimators, one form each:");
+    for (e = vs_estimators; e->info; e++)
+        vs_buf_printf(out, "\n  %s: %s", e->info->syntax, e->info->summary);
+}
+
+static const vs_verb_registry estimators_registry = {estimator_word, estimator_key, NULL,
+                                                     estimator_help};
+
+/* `model`'s help lists the families of model/families/families.def. */
+static void families_help(vs_buf *out)
+{
+    char names[VS_FAMILY_NAMES_MAX];
+    vs_buf_printf(out, "\nFamilies (config.json's model_type): %s.",
+                  vs_family_names(names, sizeof names));
+}
+
+static const vs_verb_registry families_registry = {NULL, NULL, NULL, families_help};
 
 const vs_verb vs_verbs_sizing[] = {
     {"card", vs_verb_card, "card", "show the whole workload card as a table",
@@ -68,7 +104,7 @@ const vs_verb vs_verbs_sizing[] = {
      "The verbs that set it (model, task, format, length, concurrency, microbatch, quality) "
      "each print one line saying what they set; `card` shows the whole. Payload kind \"card\", "
      "with the whole card, as those verbs give it too.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"model", vs_verb_model,
      "model NAME [revision=REV] [params=COUNT] [config=PATH | pipeline=DIR [variant=fp16]]",
      "the model and revision of the workload card, and its parameter count",
@@ -84,12 +120,7 @@ const vs_verb vs_verbs_sizing[] = {
      "class stores them (params_active: what one token uses in a mixture of experts; "
      "params_excluded: what the checkpoint holds and the count leaves out, such as "
      "DeepSeek-V3's multi-token-prediction layers; vision towers and projectors of multimodal "
-     "models counted and named). Families: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
-     "qwen3_moe, gemma, gemma2, gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, "
-     "falcon, bloom, deepseek_v2, deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, "
-     "llava, mllama, qwen3_next, llama4 (and llama4_text), nemotron_h, jamba, qwen2_5_vl, "
-     "qwen3_vl, qwen3_vl_moe, mistral3, granitemoehybrid, falcon_h1, qwen3_5, qwen3_5_moe (and "
-     "their _text language models). `estimate kv` and `estimate "
+     "models counted and named; the families are listed below). `estimate kv` and `estimate "
      "activations` then take their shapes from it. A declared params= wins over the computed "
      "one. Changing the model or its revision clears what was learnt about the previous one "
      "(architecture, weights read from files). Without config=, an "
@@ -120,7 +151,7 @@ const vs_verb vs_verbs_sizing[] = {
      "`envelope` list one row per component and the budget chart stacks them. A cached ORG/NAME "
      "whose snapshot holds a model_index.json is read the same way. A missing component file is "
      "named in the error.",
-     vs_verb_model_keys, NULL},
+     vs_verb_model_keys, NULL, 0, &families_registry},
     {"task", vs_verb_task,
      "task inference|finetune|lora|qlora|pretrain|generate-image|generate-video",
      "inference or adaptation/training; training lists its components as unknown",
@@ -132,7 +163,7 @@ const vs_verb vs_verbs_sizing[] = {
      "generate-image and generate-video (diffusers pipelines) add no component: `resolution`, "
      "`batch` and `frames` set their dimensions, `estimate latents|attention|decode` their "
      "activations.",
-     NULL, vs_vocab_task_names},
+     NULL, vs_vocab_task_names, 0, NULL},
     {"format", vs_verb_format,
      "format NAME [bits=N] [group=G] [block=N] | format bits=N (the names below)",
      "the weights' format: a plain width or a quantisation scheme",
@@ -148,7 +179,7 @@ const vs_verb vs_verbs_sizing[] = {
      "then refused. Under `engine vllm` the tally follows vLLM's own layout where it differs "
      "(MXFP4 MoE), whichever line comes first. Changing the format clears the weights read "
      "from files.",
-     vs_verb_format_keys, vs_vocab_format_names},
+     vs_verb_format_keys, vs_vocab_format_names, VS_VERB_FORMAT_ARGS | VS_VERB_LISTS_FORMATS, NULL},
     {"length", vs_verb_length, "length TOKENS", "the required tokens per sequence",
      "Sets the card's required length: tokens per sequence the workload must process. It is "
      "held fixed: every candidate is compared at this length, and only a run at this length "
@@ -156,40 +187,40 @@ const vs_verb vs_verbs_sizing[] = {
      "Beyond the context the model's config.json gives (max_position_embeddings, with its "
      "rope_scaling), a warning says so and names the key; the length is kept as asked, and "
      "`fit` offers no maximum length above that context.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"concurrency", vs_verb_concurrency, "concurrency N", "simultaneous sequences (inference)",
      "Sets the card's concurrency: sequences served at once (inference). The KV cache grows "
      "with it: 2 x L x H x D x bytes x length x concurrency (`estimate kv`).",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"microbatch", vs_verb_microbatch, "microbatch N [accumulation=N]",
      "sequences per forward/backward pass, and gradient accumulation (training)",
      "Sets the card's microbatch (sequences per pass, which the saved activations scale with: "
      "`estimate activations`) and gradient accumulation (micro-steps per optimizer update: it "
      "keeps the update comparable without more memory).",
-     vs_verb_microbatch_keys, NULL},
+     vs_verb_microbatch_keys, NULL, 0, NULL},
     {"resolution", vs_verb_resolution, "resolution WIDTHxHEIGHT",
      "the generated image's (or video frame's) size in pixels (image and video generation)",
      "Sets the card's width and height (resolution 1024x1024), divisible by 8 as diffusers "
      "pipelines require. Held fixed like length: `estimate latents`, `estimate attention` and "
      "`estimate decode` follow it, and only a measurement run at least at this width and height "
      "validates the card (dims width= and height=).",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"frames", vs_verb_frames, "frames N", "frames per generated video (task generate-video)",
      "Sets the card's frames (frames 81). Video VAEs compress time too: the latents hold "
      "(frames - 1) / 4 + 1 frames (Wan 2.1, HunyuanVideo; temporal= on the estimate line). Held "
      "fixed: a run with fewer frames does not validate the card.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"batch", vs_verb_batch, "batch N",
      "images or videos generated together (image and video generation)",
      "Sets the card's batch: images (num_images_per_prompt x prompts) or videos generated at "
      "once. The latents, the denoiser's attention and the VAE decode scale with it (cfg=yes on "
      "`estimate attention` doubles it for classifier-free guidance). Held fixed like concurrency.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"quality", vs_verb_quality, "quality \"CRITERION\"", "the quality criterion of the card",
      "Sets the card's quality criterion, e.g. \"exact match within 0.5 points of the bf16 "
      "reference\". A change of format, length or candidate is accepted only once it is "
      "re-checked against it.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"reserve", vs_verb_reserve,
      "reserve AMOUNT | reserve NAME AMOUNT [status=estimated|measured] [source=\"...\"] "
      "[phase=P] [class=C] | reserve NAME status=unknown [source=\"...\"] | reserve remove NAME",
@@ -203,7 +234,7 @@ const vs_verb vs_verbs_sizing[] = {
      "parameters; guessed from the name) says how a placement shards it. A measured component "
      "is never replaced by an estimate. A declared amount is never recomputed when the card "
      "changes (an `estimate` is).",
-     vs_verb_reserve_keys, NULL},
+     vs_verb_reserve_keys, NULL, 0, NULL},
     {"estimate", vs_verb_estimate,
      "estimate kv [layers=L] [kv_heads=H] [head_dim=D] [dtype=fp16] [encoder_length=N] | "
      "estimate training [lora rank=R [targets=all-linear|q,k,v,o,gate,up,down] [alpha=A]] "
@@ -281,7 +312,7 @@ const vs_verb vs_verbs_sizing[] = {
      "tensors in diffusers' ResnetBlock2D). tile= is enable_vae_tiling (one tile at a time), "
      "slicing=yes enable_vae_slicing (one image at a time). Component vae_decode. All three "
      "follow the card's resolution, frames and batch.",
-     vs_verb_estimate_keys, vs_verb_estimate_words},
+     NULL, NULL, VS_VERB_DERIVES, &estimators_registry},
     {"placement", vs_verb_placement,
      "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | tensor gpus=N "
      "[split=3,1]",
@@ -300,7 +331,7 @@ const vs_verb vs_verbs_sizing[] = {
      "share of the layers each GPU holds, one whole number per GPU, as llama.cpp's -ts; "
      "`launch` writes it and each GPU's bytes (the envelope and `fit` still size the even "
      "split).",
-     vs_verb_placement_keys, vs_verb_placement_words},
+     vs_verb_placement_keys, vs_verb_placement_words, 0, NULL},
     {"weights", vs_verb_weights, "weights [from=PATH | file=NAME] [sha256=yes]",
      "weights only, in bytes, GB and GiB (a lower bound)",
      "Weights only = params x bits / 8 bytes (rounded up), shown as exact bytes, GB (10^9) and "
@@ -331,7 +362,7 @@ const vs_verb vs_verbs_sizing[] = {
      "FP8, MXFP4, NVFP4, bitsandbytes) "
      "count their stored tensors as they are (packed integers, scales, zeros), with the "
      "quantization_config of a config.json beside them named.",
-     vs_verb_weights_keys, NULL},
+     vs_verb_weights_keys, NULL, 0, NULL},
     {"envelope", vs_verb_envelope, "envelope", "weights + reserve per GPU, with the budget chart",
      "Indicative envelope = weights + every known reserve component, per GPU after the "
      "placement, with a stacked chart against the capacity of each GPU offer on the sheet "
@@ -346,7 +377,7 @@ const vs_verb vs_verbs_sizing[] = {
      "with no phase. Each phase is a row; the chart stacks the worst one and names it; the plain "
      "sum of every maximum stays beside (sum_bytes) as the conservative figure. A capacity "
      "verdict is exclude only when the known part of some phase alone exceeds the capacity.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"formats", vs_verb_formats,
      "formats F1 F2 ... (names, GGUF types, llama.cpp file types or bits=N)",
      "one row per format, with the same reserve",
@@ -363,7 +394,8 @@ const vs_verb vs_verbs_sizing[] = {
      "one uniform width, over the family's tensor list as convert_hf_to_gguf.py names it "
      "(experts merged into ffn_*_exps; with 8 experts attn_v and attn_k at Q8_0, attn_output "
      "at Q5_K).",
-     vs_verb_formats_keys, vs_vocab_format_names},
+     vs_verb_formats_keys, vs_vocab_format_names, VS_VERB_FORMAT_ARGS | VS_VERB_LISTS_FORMATS,
+     NULL},
     {"stage", vs_verb_stage,
      "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] [width=N height=N "
      "frames=N batch=N] [note=\"...\"]",
@@ -373,12 +405,12 @@ const vs_verb vs_verbs_sizing[] = {
      "(filled from the card; other values are refused): a run at smaller dimensions never "
      "validates the card. Image and video generation stage their width, height, frames and "
      "batch the same way.",
-     vs_verb_stage_keys, vs_verb_stage_words},
+     vs_verb_stage_keys, vs_verb_stage_words, 0, NULL},
     {"invalidate", vs_verb_invalidate, "invalidate \"CONDITION\"",
      "a condition that would invalidate the conclusion",
      "Adds a condition under which the conclusion no longer holds (a longer context, another "
      "evaluation, a new driver). It is committed with the sheet.",
-     NULL, NULL},
+     NULL, NULL, 0, NULL},
     {"oom", vs_verb_oom,
      "oom phase=load|prefill|generate|forward|backward|optimizer|validation|export|denoise|decode "
      "[note=\"...\"]",
@@ -390,10 +422,10 @@ const vs_verb vs_verbs_sizing[] = {
      "batch, CPU offload; decode (the VAE decode, its own phase) -> tiled decoding "
      "(enable_vae_tiling), sliced decoding (enable_vae_slicing), a lower resolution, fewer "
      "frames. Change one thing at a time, then re-check quality and coverage.",
-     vs_verb_oom_keys, vs_verb_oom_words},
+     vs_verb_oom_keys, vs_verb_oom_words, 0, NULL},
     {"decide", vs_verb_decide, "decide \"DECISION\"", "the decision, with what is still pending",
      "Records the decision (with no text, asks for it). It lists what the decision still rests "
      "on: unknown components, missing measurements, missing invalidating conditions.",
-     NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     NULL, NULL, 0, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL},
 };

@@ -9,56 +9,57 @@
 
 #include "util/utf8.h"
 
-extern const vs_importer vs_import_probe;
-extern const vs_importer vs_import_torch;
-extern const vs_importer vs_import_nvsmi;
-extern const vs_importer vs_import_vllm;
-extern const vs_importer vs_import_llamacpp;
-extern const vs_importer vs_import_torchtune;
-extern const vs_importer vs_import_sglang;
-extern const vs_importer vs_import_trtllm;
+#define VS_IMPORTER(sym, word, structured) extern const vs_importer vs_import_##sym;
+#include "measure/importers.def"
+#undef VS_IMPORTER
 
-/* format=auto asks them in this order: the JSON formats first (a probe line
- * and a torch dump are unmistakable), then the CSV header, then the logs. */
-static const vs_importer *const importers[] = {
-    &vs_import_probe,    &vs_import_torch,     &vs_import_nvsmi,  &vs_import_vllm,
-    &vs_import_llamacpp, &vs_import_torchtune, &vs_import_sglang, &vs_import_trtllm,
+/* The rows of importers.def, with whether format=auto asks them first. */
+static const struct {
+    const vs_importer *imp;
+    int structured;
+} importers[] = {
+#define VS_IMPORTER(sym, word, structured) {&vs_import_##sym, structured},
+#include "measure/importers.def"
+#undef VS_IMPORTER
 };
 #define NIMPORTERS (sizeof importers / sizeof importers[0])
 
 const vs_importer *vs_importer_at(size_t i)
 {
-    return i < NIMPORTERS ? importers[i] : NULL;
+    return i < NIMPORTERS ? importers[i].imp : NULL;
 }
 
 const vs_importer *vs_importer_find(const char *name)
 {
     size_t i;
     for (i = 0; name && i < NIMPORTERS; i++)
-        if (!strcmp(importers[i]->name, name))
-            return importers[i];
+        if (!strcmp(importers[i].imp->name, name))
+            return importers[i].imp;
     return NULL;
 }
 
+/* The structured formats first (a probe line and a torch dump are
+ * unmistakable; a log line may quote them), then the logs. */
 const vs_importer *vs_importer_sniff(const char *line, size_t n)
 {
     size_t i;
-    for (i = 0; i < NIMPORTERS; i++)
-        if (importers[i]->sniff(line, n))
-            return importers[i];
+    int pass;
+    for (pass = 1; pass >= 0; pass--)
+        for (i = 0; i < NIMPORTERS; i++)
+            if (importers[i].structured == pass && importers[i].imp->sniff(line, n))
+                return importers[i].imp;
     return NULL;
 }
 
 const char *vs_importer_names(void)
 {
-    static char names[128];
-    size_t i, at = 0;
-    if (names[0])
-        return names;
-    for (i = 0; i < NIMPORTERS; i++)
-        at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", i ? "|" : "",
-                               importers[i]->name);
-    return names;
+    /* the words of the rows, joined at compile time */
+    static const char names[] = ""
+#define VS_IMPORTER(sym, word, structured) "|" word
+#include "measure/importers.def"
+#undef VS_IMPORTER
+        ;
+    return names + 1;
 }
 
 int vs_import_init(vs_import *im)

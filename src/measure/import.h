@@ -3,7 +3,7 @@
  * One importer per format, each one file (import_probe.c, import_vllm.c,
  * import_llamacpp.c, import_torchtune.c, import_nvsmi.c, import_torch.c,
  * import_sglang.c, import_trtllm.c) behind
- * the struct below, listed in one table in import.c. An importer is pure: it is
+ * the struct below, one row each in measure/importers.def. An importer is pure: it is
  * handed one line at a time and adds measurements (and, for the probe's files,
  * runs) to a vs_import; it reads no file and never touches a sheet. The verb
  * reads the files, picks the importer (format= or by sniffing the first lines)
@@ -60,7 +60,7 @@ typedef struct vs_import_at {
 
 typedef struct vs_importer {
     const char *name;    /* the format= word */
-    const char *summary; /* what it reads, with the source it follows (help) */
+    const char *summary; /* what it reads, with the source it follows (`help measure`) */
     size_t state_size;   /* bytes of zeroed state the caller gives each file */
     /* 1 when line (n bytes, no newline) is this format's beyond doubt. */
     int (*sniff)(const char *line, size_t n);
@@ -76,11 +76,12 @@ typedef struct vs_importer {
 
 /* The importer named name ("probe", "vllm", ...), or NULL. */
 const vs_importer *vs_importer_find(const char *name);
-/* The i-th importer of the table, NULL past the end (auto sniffs in this order). */
+/* The i-th importer of the table (help's order), NULL past the end. */
 const vs_importer *vs_importer_at(size_t i);
-/* The importer that claims line, first in table order, or NULL. */
+/* The importer that claims line, or NULL: the structured formats first, then
+ * the logs, each in table order. */
 const vs_importer *vs_importer_sniff(const char *line, size_t n);
-/* The names joined with '|' ("probe|vllm|..."), static. */
+/* The names joined with '|' ("probe|vllm|..."), in table order; static. */
 const char *vs_importer_names(void);
 
 /* 0 or VS_ENOMEM. */

@@ -6,49 +6,11 @@
 #include "model/families/fam.h"
 #include "util/checked.h"
 
-/* The families, in the order help lists them. A new family: one file under
- * model/families/ and one row here. */
+/* The families, one row of model/families/families.def each. */
 static const vs_family *const families[] = {
-    &vs_family_llama,
-    &vs_family_mistral,
-    &vs_family_mixtral,
-    &vs_family_qwen2,
-    &vs_family_qwen2_moe,
-    &vs_family_qwen3,
-    &vs_family_qwen3_moe,
-    &vs_family_gemma,
-    &vs_family_gemma2,
-    &vs_family_gemma3_text,
-    &vs_family_gemma3,
-    &vs_family_phi3,
-    &vs_family_gpt2,
-    &vs_family_gpt_bigcode,
-    &vs_family_gpt_neox,
-    &vs_family_falcon,
-    &vs_family_bloom,
-    &vs_family_deepseek_v2,
-    &vs_family_deepseek_v3,
-    &vs_family_gpt_oss,
-    &vs_family_olmo2,
-    &vs_family_starcoder2,
-    &vs_family_t5,
-    &vs_family_bert,
-    &vs_family_llava,
-    &vs_family_mllama,
-    &vs_family_qwen3_next,
-    &vs_family_llama4,
-    &vs_family_nemotron_h,
-    &vs_family_jamba,
-    &vs_family_qwen2_5_vl,
-    &vs_family_qwen3_vl,
-    &vs_family_qwen3_vl_moe,
-    &vs_family_mistral3,
-    &vs_family_granitemoehybrid,
-    &vs_family_falcon_h1,
-    &vs_family_qwen3_5,
-    &vs_family_qwen3_5_moe,
-    &vs_family_qwen3_5_text,
-    &vs_family_qwen3_5_moe_text,
+#define VS_FAMILY(id) &vs_family_##id,
+#include "model/families/families.def"
+#undef VS_FAMILY
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])
@@ -85,13 +47,34 @@ const vs_family *vs_family_find(const char *model_type, const char *architecture
     return NULL;
 }
 
-const char *vs_family_names(void)
+/* A model_type spelled in lower case is what config.json writes today;
+ * capitalised ones (Falcon's old RefinedWeb) are still read, not listed. */
+static int listed_type(const char *t)
 {
-    return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, "
-           "gemma3_text, gemma3, phi3, gpt2, gpt_bigcode, gpt_neox, falcon, bloom, deepseek_v2, "
-           "deepseek_v3, gpt_oss, olmo2, starcoder2, t5, mt5, bert, llava, mllama, qwen3_next, "
-           "llama4, nemotron_h, jamba, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3, "
-           "granitemoehybrid, falcon_h1, qwen3_5, qwen3_5_moe, qwen3_5_text, qwen3_5_moe_text";
+    for (; *t; t++)
+        if (*t >= 'A' && *t <= 'Z')
+            return 0;
+    return 1;
+}
+
+const char *vs_family_names(char *buf, size_t n)
+{
+    size_t i, j, k = 0;
+    if (!n)
+        return buf;
+    buf[0] = '\0';
+    for (i = 0; i < N_FAMILIES; i++)
+        for (j = 0; families[i]->model_types[j]; j++) {
+            const char *t = families[i]->model_types[j];
+            int w;
+            if (!listed_type(t))
+                continue;
+            w = snprintf(buf + k, n - k, "%s%s", k ? ", " : "", t);
+            if (w < 0 || (size_t)w >= n - k)
+                return buf; /* cut short: an error text, not a record */
+            k += (size_t)w;
+        }
+    return buf;
 }
 
 /* ---- counting ---- */
@@ -290,6 +273,7 @@ int vs_arch_from_json(vs_arch *out, const json_t *root, vs_error *err)
     json_t *archs = json_object_get(root, "architectures");
     const char *shown = "(none)";
     const vs_family *f = NULL;
+    char names[VS_FAMILY_NAMES_MAX];
     vs_arch a;
     int rc;
 
@@ -310,7 +294,7 @@ int vs_arch_from_json(vs_arch *out, const json_t *root, vs_error *err)
         return vs_error_set(err, VS_EVALUE,
                             "no parameter rule for architecture '%s' (rules exist for: %s); "
                             "give the count yourself with params=",
-                            shown, vs_family_names());
+                            shown, vs_family_names(names, sizeof names));
     a.fam = f;
     snprintf(a.model_type, sizeof a.model_type, "%s",
              json_is_string(mt) ? json_string_value(mt) : "");

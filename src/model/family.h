@@ -180,8 +180,11 @@ const vs_family *const *vs_family_table(size_t *n);
 /* The family accepting a model_type (or, when mt is NULL, an architecture). */
 const vs_family *vs_family_find(const char *model_type, const char *architecture);
 
-/* The known model_types, comma-separated, for help and error texts. */
-const char *vs_family_names(void);
+/* The model_types the table knows, comma-separated in table order, for help
+ * and error texts, written into buf (n bytes; VS_FAMILY_NAMES_MAX holds them
+ * all). Returns buf. */
+#define VS_FAMILY_NAMES_MAX 1024
+const char *vs_family_names(char *buf, size_t n);
 
 /* Parses config.json text (len bytes, need not be NUL-terminated): the family,
  * its dimensions, its KV layout and its exact counts. 0; VS_EFORMAT for a

@@ -5,11 +5,6 @@ int vs_hfconfig_parse(vs_hfconfig *out, const char *text, size_t len, vs_error *
     return vs_arch_parse(out, text, len, err);
 }
 
-const char *vs_hfconfig_families(void)
-{
-    return vs_family_names();
-}
-
 static json_t *jint(uint64_t v)
 {
     return json_integer((json_int_t)v);

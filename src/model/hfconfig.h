@@ -27,7 +27,4 @@ int vs_hfconfig_parse(vs_hfconfig *out, const char *text, size_t len, vs_error *
  * rope_scaling; null where the config gives none). New reference or NULL. */
 json_t *vs_hfconfig_arch_json(const vs_hfconfig *c, const char *path, json_t *kv);
 
-/* The families with a rule, comma-separated, for help and error texts. */
-const char *vs_hfconfig_families(void);
-
 #endif

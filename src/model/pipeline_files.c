@@ -361,6 +361,7 @@ int vs_pipeline_apply(json_t *sheet, const char *dir, const char *variant, json_
     }
     {
         json_t *wfc = json_deep_copy(wf);
+        vs_sheet_card_touch(sheet);
         if (!wfc || json_object_set_new(sheet, "weights_files", wfc) ||
             json_object_set_new(card, "params", json_integer((json_int_t)params)) ||
             json_object_set_new(card, "params_source",

@@ -481,7 +481,8 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
         const char *en = json_string_value(
             json_object_get(json_object_get(vs_sheet_card(sheet), "engine"), "name"));
         vs_error ferr;
-        if (en && strcmp(en, "none") && vs_fit_prepare(&fitc, sheet, &ferr) == 0)
+        const vs_engine *eng = vs_engine_find(en);
+        if (eng && eng != vs_engine_default() && vs_fit_prepare(&fitc, sheet, &ferr) == 0)
             use_fit = 1;
     }
     ev = resolve_evidence(sheet, &nev);

@@ -36,24 +36,3 @@ const char *vs_estimate_dtype_names(void)
     return "fp32, float32, fp16, float16, bf16, bfloat16, fp8, e4m3, e5m2, fp8_e4m3, fp8_e5m2, "
            "int8, int4, nf4 or fp4";
 }
-
-/* The estimators, in the order `estimate` lists them: one file each under
- * sheet/estimators/ and one row here. */
-static const vs_estimator_info *const estimators[] = {
-    &vs_estimator_kv,      &vs_estimator_training, &vs_estimator_activations, &vs_estimator_quant,
-    &vs_estimator_runtime, &vs_estimator_latents,  &vs_estimator_attention,   &vs_estimator_decode};
-
-const vs_estimator_info *const *vs_estimator_table(size_t *n)
-{
-    *n = sizeof estimators / sizeof estimators[0];
-    return estimators;
-}
-
-const vs_estimator_info *vs_estimator_info_find(const char *name)
-{
-    size_t i;
-    for (i = 0; name && i < sizeof estimators / sizeof estimators[0]; i++)
-        if (!strcmp(estimators[i]->name, name))
-            return estimators[i];
-    return NULL;
-}

@@ -20,8 +20,8 @@
 
 /* An estimator as `estimate NAME` knows it: its name, the keys its line
  * takes, its syntax and a one-line summary. The arithmetic of each is in
- * sheet/estimators/NAME.c; the verb (lang/) pairs each row with what it
- * reads from the sheet and prints. */
+ * sheet/estimators/NAME.c; the one table of estimators (lang/derive.h's
+ * vs_estimators) pairs each with what it reads from the sheet and prints. */
 typedef struct vs_estimator_info {
     const char *name;
     const char *const *keys; /* NULL-terminated */
@@ -39,11 +39,6 @@ extern const char *const vs_estimate_kv_keys[],
                                                     *const vs_estimate_latents_keys[],
                                                         *const vs_estimate_attention_keys[],
                                                             *const vs_estimate_decode_keys[];
-
-/* The table, in the order `estimate` lists them. */
-const vs_estimator_info *const *vs_estimator_table(size_t *n);
-/* The estimator called name, or NULL. */
-const vs_estimator_info *vs_estimator_info_find(const char *name);
 
 /* Bits per stored value of a cache or tensor dtype: fp32/float32 32, fp16/bf16
  * 16, fp8/e4m3/e5m2/int8 8, int4/nf4/fp4 4, in any case. 0 and *bits, or

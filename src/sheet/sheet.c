@@ -136,6 +136,26 @@ static json_t *copy_field(const char *key, json_t *value)
                                                               : vs_json_copy(value);
 }
 
+json_t *vs_sheet_snapshot(json_t *sheet)
+{
+    json_t *copy = json_object();
+    void *it;
+    if (!copy)
+        return NULL;
+    for (it = json_object_iter(sheet); it; it = json_object_iter_next(sheet, it)) {
+        const char *k = json_object_iter_key(it);
+        json_t *v = json_object_iter_value(it), *x;
+        if (!strcmp(k, INDEX_KEY))
+            continue; /* a cache: a restored sheet rebuilds it when needed */
+        x = copy_field(k, v);
+        if (!x || json_object_setn_new_nocheck(copy, k, json_object_iter_key_len(it), x) < 0) {
+            json_decref(copy);
+            return NULL;
+        }
+    }
+    return copy;
+}
+
 json_t *vs_sheet_snapshot_all(json_t *sheets)
 {
     json_t *out = json_array(), *sheet;
@@ -144,24 +164,12 @@ json_t *vs_sheet_snapshot_all(json_t *sheets)
         return NULL;
     json_array_foreach(sheets, i, sheet)
     {
-        json_t *copy = json_object();
-        void *it;
-        if (!copy || json_array_append_new(out, copy) < 0)
-            goto fail;
-        for (it = json_object_iter(sheet); it; it = json_object_iter_next(sheet, it)) {
-            const char *k = json_object_iter_key(it);
-            json_t *v = json_object_iter_value(it), *x;
-            if (!strcmp(k, INDEX_KEY))
-                continue; /* a cache: a restored sheet rebuilds it when needed */
-            x = copy_field(k, v);
-            if (!x || json_object_setn_new_nocheck(copy, k, json_object_iter_key_len(it), x) < 0)
-                goto fail;
+        if (json_array_append_new(out, vs_sheet_snapshot(sheet)) < 0) {
+            json_decref(out);
+            return NULL;
         }
     }
     return out;
-fail:
-    json_decref(out);
-    return NULL;
 }
 
 /* Key k of length n is the literal lit: lengths first, then a fixed-size
@@ -359,8 +367,9 @@ void vs_sheet_carry_runtime(json_t *to, const json_t *from)
     json_t *v;
     json_object_foreach((json_t *)from, k, v)
     {
-        /* "_card_seen" (lang/derive.c) is a cache about the sheet's own card */
-        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0 && strcmp(k, "_card_seen") != 0)
+        /* the card's generation and what was seen of it (lang/derive.c's
+         * caches, "_card_*") are about the sheet's own card, which to keeps */
+        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0 && strncmp(k, "_card_", 6) != 0)
             json_object_set(to, k, v);
     }
 }
@@ -494,4 +503,35 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
     if (view)
         vs_component_view_read(view, c);
     return 0;
+}
+
+#define CARD_GEN_KEY "_card_gen"
+#define CARD_SEEN_KEY "_card_seen"
+
+/* A new integer each time: snapshots share scalars (util/json.h), so the
+ * count is replaced, never set in place. */
+void vs_sheet_card_touch(json_t *sheet)
+{
+    json_t *g = json_object_get(sheet, CARD_GEN_KEY);
+    json_int_t n = json_is_integer(g) ? json_integer_value(g) : 0;
+    if (json_object_set_new_nocheck(sheet, CARD_GEN_KEY, json_integer(n + 1)) < 0) {
+        json_object_del(sheet, CARD_GEN_KEY);
+        json_object_del(sheet, CARD_SEEN_KEY);
+    }
+}
+
+int vs_sheet_card_unseen(const json_t *sheet)
+{
+    json_t *g = json_object_get(sheet, CARD_GEN_KEY), *seen = json_object_get(sheet, CARD_SEEN_KEY);
+    return !json_is_integer(g) || !json_is_integer(seen) ||
+           json_integer_value(g) != json_integer_value(seen);
+}
+
+void vs_sheet_card_saw(json_t *sheet)
+{
+    json_t *g = json_object_get(sheet, CARD_GEN_KEY);
+    json_int_t n = json_is_integer(g) ? json_integer_value(g) : 0;
+    if ((!g && json_object_set_new_nocheck(sheet, CARD_GEN_KEY, json_integer(n)) < 0) ||
+        json_object_set_new_nocheck(sheet, CARD_SEEN_KEY, json_integer(n)) < 0)
+        json_object_del(sheet, CARD_SEEN_KEY);
 }

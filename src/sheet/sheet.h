@@ -149,6 +149,8 @@ json_t *vs_sheet_component(const json_t *sheet, const char *name);
  * their card, arrays and other objects) is copied. Scalars are shared as
  * util/json says. A new reference, or NULL when memory is short. */
 json_t *vs_sheet_snapshot_all(json_t *sheets);
+/* The same for one sheet: a new reference, or NULL when memory is short. */
+json_t *vs_sheet_snapshot(json_t *sheet);
 
 /* A component's fields, read in one walk over its keys: a long sheet's
  * envelope, chart, table and payload read five or six fields of each of
@@ -209,6 +211,19 @@ int vs_sheet_component_with(json_t *sheet, size_t i, const char *key, json_t *va
 
 /* Removes component i (json_array_remove's result). */
 int vs_sheet_remove_component(json_t *sheet, size_t i);
+
+/* The card's generation: a count in a runtime key ("_card_gen") that every
+ * writer of the card or the placement moves with vs_sheet_card_touch, so that
+ * what follows the card (lang/derive.c) learns whether it moved from two
+ * integers instead of comparing documents after every line. A sheet made or
+ * loaded elsewhere has no count: vs_sheet_card_unseen says 1 until
+ * vs_sheet_card_saw. When the count cannot be written (memory), both keys go,
+ * which reads as unseen: never a stale "nothing moved". */
+void vs_sheet_card_touch(json_t *sheet);
+/* 1 unless vs_sheet_card_saw ran since the last touch. */
+int vs_sheet_card_unseen(const json_t *sheet);
+/* Notes the generation in force as seen. */
+void vs_sheet_card_saw(json_t *sheet);
 
 /* Copies onto to the runtime keys of from that record the world outside the
  * sheet ("_base_blob": the records as last seen), not the caches about its

@@ -10,7 +10,7 @@ foreach(script ${VS_LANG_SCRIPTS})
            COMMAND ${CMAKE_COMMAND} -DVRAMSHEET=$<TARGET_FILE:vramsheet> -DSCRIPT=${script}
                    -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/lang-run-${name}
                    -P ${PROJECT_SOURCE_DIR}/tests/lang/run_script.cmake)
-  set_tests_properties(lang.run.${name} PROPERTIES LABELS "lang")
+  set_tests_properties(lang.run.${name} PROPERTIES LABELS "lang" ENVIRONMENT "VRAMSHEET_CHECK_CARD=1")
 endforeach()
 add_test(NAME lang.run.usage
          COMMAND ${CMAKE_COMMAND} -DVRAMSHEET=$<TARGET_FILE:vramsheet>
@@ -19,6 +19,8 @@ set_tests_properties(lang.run.usage PROPERTIES LABELS "lang")
 
 # Benchmark (not a test): median time to evaluate and render a 200-line cell.
 vs_bench(bench_lang)
+# Benchmark (not a test): how the cost grows with lines, re-runs and open sheets.
+vs_bench(bench_lang_scale)
 vs_fuzz_target(fuzz_cell)
 
 # The product's words stand alone: no string of src/ or kernel/, notebook or

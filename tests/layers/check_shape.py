@@ -3,13 +3,16 @@ names say which module they belong to.
 
   sizes   every .c and .h under src/ has at most LIMIT lines, except a file that
           is one table (listed in TABLES with the reason).
-  names   every function a header under src/ declares is named
-          vs_<module>_..., where <module> is the header's name (or its folder's,
-          or the header's name without a trailing "s"), or vs_<type>_... for a
-          type a header of src/ defines (libgit2's git_oid_* works on a git_oid,
-          jansson's json_object_* on a json_t object). A private header
-          (MODULE_internal.h) counts as its module's. NAME_EXCEPTIONS lists the few that keep an
-          older name, each with why.
+  names   every function a header under src/ declares, and every data symbol
+          it declares extern, is named vs_<module>_..., where <module> is the
+          header's name (or its folder's, or the header's name without a
+          trailing "s"), or vs_<type>_... for a type a header of src/ defines
+          (libgit2's git_oid_* works on a git_oid, jansson's json_object_* on a
+          json_t object); a table may be named for the plural of its rows' type
+          (vs_engines, vs_verbs_core). A function without the vs_ prefix is a
+          finding too. A private header (MODULE_internal.h) counts as its
+          module's. NAME_EXCEPTIONS lists the few that keep an older name, each
+          with why.
 
 Run by ctest (tests/layers/build.cmake): python3 check_shape.py ROOT [--self-test]
 """
@@ -30,7 +33,12 @@ NAME_EXCEPTIONS = {
 }
 
 COMMENT = re.compile(r"/\*.*?\*/", re.S)
-FUNC = re.compile(r"^[A-Za-z_][\w \*]*?\b(vs_\w+)\s*\(", re.M)
+FUNC = re.compile(r"^(?!\s*(?:typedef|return)\b)[A-Za-z_][\w \*]*?\b([A-Za-z_]\w*)\s*\(", re.M)
+# extern declarations of data (one or more names, arrays allowed)
+EXTERN = re.compile(r"^[ \t]*extern\s+([^;(]*);", re.M)
+EXTERN_NAME = re.compile(r"(\w+)\s*(?:\[[^\]]*\])?\s*(?:,|$)")
+# preprocessor lines (macros look like calls)
+PREPROC = re.compile(r"^\s*#(?:[^\n]*\\\n)*[^\n]*", re.M)
 TYPES = [
     re.compile(r"}\s*(vs_\w+)\s*;"),
     re.compile(r"typedef\s+(?:struct|enum|union)\s+\w+\s+(vs_\w+)\s*;"),
@@ -58,16 +66,30 @@ def check_sizes(root, paths):
     return bad
 
 
+def blank(m):
+    """The match's text as blank lines, so that line numbers stay."""
+    return "\n" * m.group(0).count("\n")
+
+
 def header_names(text):
-    """The functions a header declares and the types it defines."""
-    text = COMMENT.sub("", text)
+    """The functions and extern data a header declares, and the types it defines."""
+    text = PREPROC.sub(blank, COMMENT.sub(blank, text))
     types = set()
     for rx in TYPES:
         types.update(rx.findall(text))
     funcs = []
     for m in FUNC.finditer(text):
+        if m.group(1) == "__attribute__":
+            continue
         line = text.count("\n", 0, m.start()) + 1
         funcs.append((line, m.group(1)))
+    for m in EXTERN.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        decl = re.sub(r"\s+", " ", m.group(1))
+        for part in decl.split(","):
+            names = re.findall(r"(\w+)\s*(?:\[[^\]]*\])?\s*$", part.strip())
+            if names:
+                funcs.append((line, names[0]))
     return funcs, types
 
 
@@ -78,6 +100,7 @@ def misnamed(path, text, all_types=frozenset()):
     folder = os.path.basename(os.path.dirname(path))
     funcs, types = header_names(text)
     prefixes = {"vs_" + module, "vs_" + folder, "vs_" + module.rstrip("s")} | types | all_types
+    prefixes |= {t + "s" for t in types | all_types}  # a table of a type's rows
     out = []
     for line, name in funcs:
         if NAME_EXCEPTIONS.get(name) and path.endswith(NAME_EXCEPTIONS[name]):
@@ -107,9 +130,15 @@ def self_test():
            "typedef struct vs_widget vs_widget;\n"
            "int vs_gadget_open(void);\n"
            "int vs_widget_free(vs_widget *w);\n"
-           "int vs_stray_helper(void);\n")
+           "int vs_stray_helper(void);\n"
+           "#define VS_GADGET_CALL(x) other_call(x)\n"
+           "int helper_without_prefix(int x);\n"
+           "extern const vs_widget vs_widgets[], vs_widgets_more[];\n"
+           "extern const char *const vs_gadget_names[], *const vs_loose_table[];\n"
+           "extern int stray_data;\n")
     got = misnamed("src/x/gadget.h", hdr)
-    assert got == [(5, "vs_stray_helper")], got
+    assert got == [(5, "vs_stray_helper"), (7, "helper_without_prefix"),
+                   (9, "vs_loose_table"), (10, "stray_data")], got
     return 0
 
 

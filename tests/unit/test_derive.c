@@ -9,6 +9,7 @@
 
 #include "lang/derive.h"
 #include "lang/interp.h"
+#include "lang/interp_internal.h"
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 
@@ -213,6 +214,41 @@ START_TEST(measured_is_never_recomputed)
 }
 END_TEST
 
+/* The card's generation: a line that writes the card moves it and the
+ * estimate follows; a card written behind the writers' back (here, by hand)
+ * leaves it unmoved, which the check the tests run under (VRAMSHEET_CHECK_CARD=1,
+ * set here too) reports as the cell's error instead of a stale estimate. */
+START_TEST(a_card_changed_without_its_generation_is_caught)
+{
+    vs_interp *ip;
+    json_t *res, *sheet;
+    vs_sink s;
+    json_t *r = NULL;
+    vs_error err;
+    setenv("VRAMSHEET_CHECK_CARD", "1", 1);
+    ip = vs_interp_new(NULL);
+    res = run_all(ip, "sheet \"g\"\nlength 4096\nconcurrency 1\n"
+                      "estimate kv layers=2 kv_heads=2 head_dim=64");
+    json_decref(res);
+    sheet = json_array_get(ip->sheets, (size_t)ip->current);
+    ck_assert(!vs_sheet_card_unseen(sheet));
+    /* a writer moves it */
+    vs_sheet_card_touch(sheet);
+    ck_assert(vs_sheet_card_unseen(sheet));
+    res = run_all(ip, "convert 1GiB GB");
+    json_decref(res);
+    ck_assert(!vs_sheet_card_unseen(sheet));
+    /* a write that forgot to */
+    json_object_set_new(vs_sheet_card(sheet), "length", json_integer(8192));
+    memset(&s, 0, sizeof s);
+    ck_assert_int_lt(vs_test_execute(ip, "convert 1GiB GB", &s, &r, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "without vs_sheet_card_touch"));
+    ck_assert_int_eq(err.line, 1);
+    json_decref(r);
+    vs_interp_free(ip);
+}
+END_TEST
+
 START_TEST(the_table_names_every_estimator)
 {
     ck_assert_ptr_nonnull(vs_estimator_find("kv"));
@@ -233,6 +269,7 @@ int main(void)
     tcase_add_test(tc, unknown_when_the_card_cannot_compute_it);
     tcase_add_test(tc, measured_is_never_recomputed);
     tcase_add_test(tc, the_table_names_every_estimator);
+    tcase_add_test(tc, a_card_changed_without_its_generation_is_caught);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -917,26 +917,57 @@ START_TEST(engine_defaults_parse)
 }
 END_TEST
 
-/* completion: the verb's words and keys are the table's engines and keys */
+static int offered(json_t *m, const char *s)
+{
+    size_t i;
+    for (i = 0; i < json_array_size(m); i++)
+        if (!strcmp(json_string_value(json_array_get(m, i)), s))
+            return 1;
+    return 0;
+}
+
+/* completion and help: the words and keys offered, and the engines `help
+ * engine` lists, are the table's; each alias finds its engine */
 START_TEST(engine_completion_is_the_table)
 {
     const vs_verb *v = vs_verb_find("engine");
-    size_t i, j, k;
+    vs_interp *cip = vs_interp_new(NULL);
+    vs_bundle *page;
+    json_t *m, *words;
+    size_t i, k, start, end;
+    char code[96], key[64];
     ck_assert_ptr_nonnull(v);
+    page = vs_verb_help_bundle(v);
+    ck_assert_ptr_nonnull(page);
+    ck_assert_int_eq(vs_interp_complete(cip, "engine ", 7, &words, &start, &end), 0);
     for (i = 0; vs_engines[i]; i++) {
-        int found = 0;
-        for (j = 0; v->words[j]; j++)
-            found |= !strcmp(v->words[j], vs_engines[i]->name);
-        ck_assert_msg(found, "engine %s not offered", vs_engines[i]->name);
-        for (k = 0; vs_engines[i]->keys[k].name; k++) {
-            found = 0;
-            for (j = 0; v->keys[j]; j++)
-                found |= !strcmp(v->keys[j], vs_engines[i]->keys[k].name);
-            ck_assert_msg(found, "key %s not offered", vs_engines[i]->keys[k].name);
+        const vs_engine *e = vs_engines[i];
+        ck_assert_msg(offered(words, e->name), "engine %s not offered", e->name);
+        ck_assert_ptr_nonnull(strstr(page->json, e->summary));
+        snprintf(code, sizeof code, "engine %s ", e->name);
+        ck_assert_int_eq(vs_interp_complete(cip, code, strlen(code), &m, &start, &end), 0);
+        for (k = 0; e->keys[k].name; k++) {
+            snprintf(key, sizeof key, "%s=", e->keys[k].name);
+            ck_assert_msg(offered(m, key), "engine %s: key %s not offered", e->name,
+                          e->keys[k].name);
         }
+        ck_assert(offered(m, "estimate="));           /* the verb's own key */
+        ck_assert_uint_eq(json_array_size(m), k + 1); /* and that engine's keys only */
+        json_decref(m);
+        for (k = 0; e->aliases && e->aliases[k]; k++)
+            ck_assert_ptr_eq(vs_engine_find(e->aliases[k]), e);
+        ck_assert_ptr_eq(vs_engine_find(e->name), e);
     }
-    for (j = 0; v->words[j]; j++)
-        ck_assert_ptr_nonnull(vs_engine_find(v->words[j]));
+    /* besides the keys of every engine, only the engines */
+    for (k = 0; k < json_array_size(words); k++) {
+        const char *w = json_string_value(json_array_get(words, k));
+        ck_assert_msg(strchr(w, '=') || vs_engine_find(w), "%s offered", w);
+    }
+    ck_assert_ptr_eq(vs_engine_find("llama.cpp"), vs_engine_find("llamacpp"));
+    ck_assert_ptr_null(vs_engine_find("nosuch"));
+    json_decref(words);
+    vs_bundle_free(page);
+    vs_interp_free(cip);
 }
 END_TEST
 

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lang/derive.h"
 #include "lang/verb.h"
 #include "sheet/estimate.h"
 
@@ -231,24 +232,31 @@ END_TEST
  * keys for completion. */
 START_TEST(estimator_table_is_the_verb)
 {
-    size_t n, i, k;
-    const vs_estimator_info *const *t = vs_estimator_table(&n);
-    ck_assert_uint_eq(
-        n, 8); /* kv, training, activations, quant, runtime, latents, attention, decode */
-    for (i = 0; i < n; i++) {
-        int found = 0;
-        ck_assert_ptr_eq(vs_estimator_info_find(t[i]->name), t[i]);
-        ck_assert_ptr_nonnull(t[i]->keys[0]);
-        ck_assert_ptr_nonnull(strstr(t[i]->syntax, t[i]->name));
-        for (k = 0; vs_verb_forms[k].verb; k++)
-            if (!strcmp(vs_verb_forms[k].verb, "estimate") &&
-                !strcmp(vs_verb_forms[k].word, t[i]->name)) {
-                ck_assert_ptr_eq(vs_verb_forms[k].keys, t[i]->keys);
-                found = 1;
-            }
-        ck_assert_msg(found, "no completion form for estimate %s", t[i]->name);
+    const vs_estimator *e, *o;
+    const vs_verb *v = vs_verb_find("estimate");
+    size_t i, n = 0;
+    ck_assert_ptr_nonnull(v);
+    ck_assert_ptr_nonnull(v->registry);
+    for (e = vs_estimators; e->info; e++, n++) {
+        const char *name = e->info->name;
+        ck_assert_ptr_eq(vs_estimator_find(name), e);
+        ck_assert_ptr_nonnull(e->run);
+        ck_assert_ptr_nonnull(e->reads);
+        ck_assert_ptr_nonnull(e->info->keys[0]);
+        ck_assert_ptr_nonnull(e->info->summary);
+        ck_assert_ptr_nonnull(strstr(e->info->syntax, name));
+        for (o = vs_estimators; o < e; o++)
+            ck_assert_msg(strcmp(o->info->name, name) != 0, "%s twice", name);
+        /* completion: the word, and the form's own keys */
+        ck_assert_str_eq(vs_verb_word(v, n), name);
+        for (i = 0; e->info->keys[i]; i++)
+            ck_assert_ptr_eq(v->registry->form_key(name, strlen(name), i), e->info->keys[i]);
+        ck_assert_ptr_null(v->registry->form_key(name, strlen(name), i));
     }
-    ck_assert_ptr_null(vs_estimator_info_find("memory"));
+    ck_assert_uint_gt(n, 0);
+    ck_assert_ptr_null(vs_verb_word(v, n));
+    ck_assert_ptr_null(vs_estimator_find("memory"));
+    ck_assert_ptr_null(v->registry->form_key("memory", 6, 0));
 }
 END_TEST
 

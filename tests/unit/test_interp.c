@@ -185,6 +185,73 @@ START_TEST(test_sheets)
 }
 END_TEST
 
+/* The canonical text of the sheet of that id, as the session holds it. */
+static char *sheet_text(vs_interp *ip, const char *title)
+{
+    char code[120];
+    json_t *r;
+    char *s;
+    snprintf(code, sizeof code, "sheet %s", title);
+    r = run_ok(ip, code, NULL);
+    s = json_dumps(payload(r), JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(r);
+    return s;
+}
+
+/* A sheet is copied only once a verb reaches it; a failed cell still puts
+ * back every sheet it changed, whichever way it reached them (the current
+ * one, one switched to, one changed by following its card), and leaves the
+ * others as they were. */
+START_TEST(test_atomic_cell_many_sheets)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    char *a0, *b0, *c0, *a1, *b1, *c1, *list0, *list1;
+    json_decref(run_ok(ip,
+                       "sheet a\nlength 4096\nconcurrency 1\n"
+                       "estimate kv layers=2 kv_heads=2 head_dim=64\n"
+                       "sheet b\nreserve w 1GiB\nsheet c\nreserve x 2GiB\nsheet a",
+                       NULL));
+    a0 = sheet_text(ip, "a");
+    b0 = sheet_text(ip, "b");
+    c0 = sheet_text(ip, "c");
+    json_decref(run_ok(ip, "sheet a", NULL));
+    list0 = session_state(ip);
+    ck_assert_int_lt(run_err(ip,
+                             "length 8192\nreserve y 3GiB\nsheet b\nreserve w 5GiB\n"
+                             "length 2\nsheet d\nreserve z 1GiB\nbogus",
+                             &err),
+                     0);
+    list1 = session_state(ip);
+    ck_assert_str_eq(list0, list1);
+    a1 = sheet_text(ip, "a");
+    b1 = sheet_text(ip, "b");
+    c1 = sheet_text(ip, "c");
+    ck_assert_str_eq(a0, a1);
+    ck_assert_str_eq(b0, b1);
+    ck_assert_str_eq(c0, c1);
+    ck_assert_ptr_null(strstr(a1, "\"y\""));
+    ck_assert_ptr_nonnull(strstr(a1, "4096"));
+    free(a0), free(b0), free(c0), free(a1), free(b1), free(c1), free(list0), free(list1);
+    vs_interp_free(ip);
+}
+END_TEST
+
+/* language_info comes from the interpreter: its name is the kernelspec's
+ * language (kernel/install.c writes "vramsheet"), its version the binary's. */
+START_TEST(test_language_info)
+{
+    json_t *li = vs_interp_language_info();
+    ck_assert_ptr_nonnull(li);
+    ck_assert_str_eq(json_string_value(json_object_get(li, "name")), "vramsheet");
+    ck_assert_str_eq(json_string_value(json_object_get(li, "version")), VS_VERSION);
+    ck_assert_str_eq(json_string_value(json_object_get(li, "file_extension")), ".vramsheet");
+    ck_assert_str_eq(json_string_value(json_object_get(li, "mimetype")), "text/x-vramsheet");
+    ck_assert_uint_eq(json_object_size(li), 6);
+    json_decref(li);
+}
+END_TEST
+
 START_TEST(test_atomic_cell)
 {
     vs_interp *ip = vs_interp_new(NULL);
@@ -665,6 +732,8 @@ int main(void)
     tcase_add_test(tc, test_convert_errors);
     tcase_add_test(tc, test_sheets);
     tcase_add_test(tc, test_atomic_cell);
+    tcase_add_test(tc, test_language_info);
+    tcase_add_test(tc, test_atomic_cell_many_sheets);
     tcase_add_test(tc, test_empty_text_refused);
     tcase_add_test(tc, test_unknown_verb_suggests);
     tcase_add_test(tc, test_help);

@@ -8,6 +8,7 @@
 #include "../measure/measure_testlib.h"
 
 #include "lang/interp.h"
+#include "lang/verb.h"
 #include "measure/import.h"
 #include "render/bundle.h"
 #include "sheet/sheet.h"
@@ -809,7 +810,46 @@ START_TEST(sniff_first_lines)
         ck_assert_str_eq(i->name, s[k].format);
     }
     ck_assert_ptr_null(vs_importer_sniff("hello", 5));
-    ck_assert_ptr_nonnull(strstr(vs_importer_names(), "probe|torch|nvidia-smi|vllm"));
+    /* help's order: the syntax `help` lists showed the first six */
+    ck_assert_str_eq(vs_importer_names(),
+                     "probe|vllm|llamacpp|torchtune|nvidia-smi|torch|sglang|trtllm");
+}
+END_TEST
+
+/* Every row of the table is found by its name, named in the syntax and
+ * offered for format=, and its summary is in `help measure`. */
+START_TEST(every_importer_in_the_table)
+{
+    const vs_verb *v = vs_verb_find("measure");
+    vs_bundle *page = vs_verb_help_bundle(v);
+    json_t *pj = vs_test_bundle_json(page), *m = NULL;
+    const char *text = json_string_value(json_object_get(pj, "text/plain"));
+    const char *code = "measure import a.log format=";
+    vs_interp *ip = vs_interp_new(NULL);
+    const vs_importer *im;
+    size_t i, j, start, end;
+    char word[64];
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(vs_interp_complete(ip, code, strlen(code), &m, &start, &end), 0);
+    for (i = 0; (im = vs_importer_at(i)) != NULL; i++) {
+        int offered = 0;
+        ck_assert_ptr_eq(vs_importer_find(im->name), im);
+        ck_assert_ptr_nonnull(im->sniff);
+        ck_assert_ptr_nonnull(im->line);
+        ck_assert_ptr_nonnull(im->summary);
+        ck_assert_msg(strstr(text, im->summary) != NULL, "help measure lacks %s", im->name);
+        snprintf(word, sizeof word, "|%s", im->name);
+        ck_assert_msg(strstr(v->syntax, word) != NULL, "the syntax lacks %s", im->name);
+        for (j = 0; j < json_array_size(m); j++)
+            offered |= !strcmp(json_string_value(json_array_get(m, j)), im->name);
+        ck_assert_msg(offered, "format= does not offer %s", im->name);
+    }
+    ck_assert_uint_gt(i, 0);
+    ck_assert_uint_eq(json_array_size(m), i + 1); /* and auto */
+    json_decref(m);
+    json_decref(pj);
+    vs_bundle_free(page);
+    vs_interp_free(ip);
 }
 END_TEST
 
@@ -968,6 +1008,7 @@ int main(void)
     tcase_add_test(tc, torch_dump);
     tcase_add_test(tc, malformed_refused_with_line);
     tcase_add_test(tc, sniff_first_lines);
+    tcase_add_test(tc, every_importer_in_the_table);
     tcase_add_test(tc, verb_refuses_and_reads_back);
     tcase_add_test(tc, decimal_contract);
     suite_add_tcase(s, tc);

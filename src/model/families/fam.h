@@ -158,16 +158,9 @@ json_t *vs_fam_with_defaults(const json_t *sub, const char *defaults);
  * shared expert with its gate when a->shared_experts) for layers [l0, l0 + n). */
 void vs_fam_qwen_moe_mlp(vs_fam_emit *e, const vs_arch *a, uint64_t l0, uint64_t n);
 
-/* The families. */
-extern const vs_family vs_family_llama, vs_family_mistral, vs_family_qwen2, vs_family_qwen3,
-    vs_family_olmo2, vs_family_mixtral, vs_family_qwen2_moe, vs_family_qwen3_moe, vs_family_gemma,
-    vs_family_gemma2, vs_family_gemma3_text, vs_family_gemma3, vs_family_phi3, vs_family_gpt2,
-    vs_family_gpt_bigcode, vs_family_gpt_neox, vs_family_falcon, vs_family_bloom,
-    vs_family_deepseek_v2, vs_family_deepseek_v3, vs_family_gpt_oss, vs_family_starcoder2,
-    vs_family_t5, vs_family_bert, vs_family_llava, vs_family_mllama, vs_family_qwen3_next,
-    vs_family_llama4, vs_family_nemotron_h, vs_family_jamba, vs_family_qwen2_5_vl,
-    vs_family_qwen3_vl, vs_family_qwen3_vl_moe, vs_family_mistral3, vs_family_granitemoehybrid,
-    vs_family_falcon_h1, vs_family_qwen3_5_text, vs_family_qwen3_5_moe_text, vs_family_qwen3_5,
-    vs_family_qwen3_5_moe;
+/* The families: one extern per row of families.def. */
+#define VS_FAMILY(id) extern const vs_family vs_family_##id;
+#include "model/families/families.def"
+#undef VS_FAMILY
 
 #endif

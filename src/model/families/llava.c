@@ -22,6 +22,7 @@ static int llava_parse(vs_arch *a, const json_t *cfg, vs_error *err)
     const json_t *mt = json_object_get(tc, "model_type");
     const char *type = json_is_string(mt) ? json_string_value(mt) : "llama";
     const vs_family *f;
+    char names[VS_FAMILY_NAMES_MAX];
     json_t *t;
     int rc;
     if (!json_is_object(tc))
@@ -32,7 +33,7 @@ static int llava_parse(vs_arch *a, const json_t *cfg, vs_error *err)
         !strcmp(type, "gemma3"))
         return vs_error_set(err, VS_EVALUE,
                             "text_config: no parameter rule for '%s' (rules exist for: %s)", type,
-                            vs_family_names());
+                            vs_family_names(names, sizeof names));
     t = !strcmp(type, "llama") ? vs_fam_with_defaults(tc, llama_defaults) : json_copy((json_t *)tc);
     if (!t)
         return vs_error_set(err, VS_ENOMEM, "out of memory");

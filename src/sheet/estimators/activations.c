@@ -56,7 +56,7 @@ int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t 
     const char *w = "the logits";
     uint64_t v = tokens;
     int rc;
-    if ((rc = mul(&v, vocab, w, err)) || (rc = mul(&v, 4, w, err)))
+    if ((rc = vs_arith_mul(&v, vocab, w, err)) || (rc = vs_arith_mul(&v, 4, w, err)))
         return rc;
     if (chunks > 1)
         v = v / chunks + (v % chunks != 0);
@@ -83,27 +83,29 @@ int vs_estimate_activations(uint64_t *out, uint64_t layers, uint64_t hidden, uin
     const char *w = "the activations";
     uint64_t sbh = length, per_layer;
     int rc;
-    if ((rc = mul(&sbh, microbatch, w, err)) || (rc = mul(&sbh, hidden, w, err)))
+    if ((rc = vs_arith_mul(&sbh, microbatch, w, err)) || (rc = vs_arith_mul(&sbh, hidden, w, err)))
         return rc;
     if (mode == VS_CKPT_FULL) {
         per_layer = sbh;
-        if ((rc = mul(&per_layer, 2, w, err)))
+        if ((rc = vs_arith_mul(&per_layer, 2, w, err)))
             return rc;
     } else {
         per_layer = sbh;
-        if ((rc = mul(&per_layer, 34, w, err)))
+        if ((rc = vs_arith_mul(&per_layer, 34, w, err)))
             return rc;
         if (mode == VS_CKPT_NONE) {
             /* s*b*h * 5*a*s/h == 5*a*s*s*b: the h cancels, so the attention term
              * is an exact integer and needs no rounding at all. */
             uint64_t attn = 5;
-            if ((rc = mul(&attn, heads, w, err)) || (rc = mul(&attn, length, w, err)) ||
-                (rc = mul(&attn, length, w, err)) || (rc = mul(&attn, microbatch, w, err)) ||
-                (rc = add(&per_layer, attn, w, err)))
+            if ((rc = vs_arith_mul(&attn, heads, w, err)) ||
+                (rc = vs_arith_mul(&attn, length, w, err)) ||
+                (rc = vs_arith_mul(&attn, length, w, err)) ||
+                (rc = vs_arith_mul(&attn, microbatch, w, err)) ||
+                (rc = vs_arith_add(&per_layer, attn, w, err)))
                 return rc;
         }
     }
-    if ((rc = mul(&per_layer, layers, w, err)))
+    if ((rc = vs_arith_mul(&per_layer, layers, w, err)))
         return rc;
     *out = per_layer;
     return 0;

@@ -7,21 +7,21 @@
 #include "util/checked.h"
 #include "util/error.h"
 
-static inline int mul(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
+static inline int vs_arith_mul(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
 {
     if (vs_checked_mul(acc, *acc, x))
         return vs_error_set(err, VS_EUNIT, "%s does not fit in 64-bit bytes", what);
     return 0;
 }
 
-static inline int add(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
+static inline int vs_arith_add(uint64_t *acc, uint64_t x, const char *what, vs_error *err)
 {
     if (vs_checked_add(acc, *acc, x))
         return vs_error_set(err, VS_EUNIT, "%s does not fit in 64-bit bytes", what);
     return 0;
 }
 
-static inline uint64_t ceil_div(uint64_t a, uint64_t b)
+static inline uint64_t vs_arith_ceil_div(uint64_t a, uint64_t b)
 {
     return a / b + (a % b != 0);
 }

@@ -26,8 +26,9 @@ int vs_estimate_latent_tokens(uint64_t *out, uint64_t width, uint64_t height, ui
     if (div == 0)
         return vs_error_set(err, VS_EVALUE, "the latent tokens need a factor of at least 1");
     v = height / div;
-    if ((rc = mul(&v, width / div, w, err)) || (rc = mul(&v, latent_frames, w, err)) ||
-        (rc = add(&v, text_tokens, w, err)))
+    if ((rc = vs_arith_mul(&v, width / div, w, err)) ||
+        (rc = vs_arith_mul(&v, latent_frames, w, err)) ||
+        (rc = vs_arith_add(&v, text_tokens, w, err)))
         return rc;
     *out = v;
     return 0;
@@ -39,9 +40,9 @@ int vs_estimate_attention_scores(uint64_t *out, uint64_t batch, uint64_t heads, 
     const char *w = "the attention scores";
     uint64_t v = batch;
     int rc;
-    if ((rc = mul(&v, heads, w, err)) || (rc = mul(&v, tokens, w, err)) ||
-        (rc = mul(&v, tokens, w, err)) || (rc = mul(&v, bits, w, err)))
+    if ((rc = vs_arith_mul(&v, heads, w, err)) || (rc = vs_arith_mul(&v, tokens, w, err)) ||
+        (rc = vs_arith_mul(&v, tokens, w, err)) || (rc = vs_arith_mul(&v, bits, w, err)))
         return rc;
-    *out = ceil_div(v, 8);
+    *out = vs_arith_ceil_div(v, 8);
     return 0;
 }

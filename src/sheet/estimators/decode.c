@@ -19,10 +19,10 @@ int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t 
     const char *w = "the VAE decode";
     uint64_t v = batch;
     int rc;
-    if ((rc = mul(&v, frames ? frames : 1, w, err)) || (rc = mul(&v, height, w, err)) ||
-        (rc = mul(&v, width, w, err)) || (rc = mul(&v, per_pixel, w, err)) ||
-        (rc = mul(&v, bits, w, err)))
+    if ((rc = vs_arith_mul(&v, frames ? frames : 1, w, err)) ||
+        (rc = vs_arith_mul(&v, height, w, err)) || (rc = vs_arith_mul(&v, width, w, err)) ||
+        (rc = vs_arith_mul(&v, per_pixel, w, err)) || (rc = vs_arith_mul(&v, bits, w, err)))
         return rc;
-    *out = ceil_div(v, 8);
+    *out = vs_arith_ceil_div(v, 8);
     return 0;
 }

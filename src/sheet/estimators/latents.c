@@ -30,10 +30,11 @@ int vs_estimate_latents(uint64_t *out, uint64_t batch, uint64_t channels, uint64
     int rc;
     if (factor == 0 || bits == 0)
         return vs_error_set(err, VS_EVALUE, "the latents need a factor and a dtype");
-    if ((rc = mul(&v, channels, w, err)) || (rc = mul(&v, height / factor, w, err)) ||
-        (rc = mul(&v, width / factor, w, err)) || (rc = mul(&v, latent_frames, w, err)) ||
-        (rc = mul(&v, bits, w, err)))
+    if ((rc = vs_arith_mul(&v, channels, w, err)) ||
+        (rc = vs_arith_mul(&v, height / factor, w, err)) ||
+        (rc = vs_arith_mul(&v, width / factor, w, err)) ||
+        (rc = vs_arith_mul(&v, latent_frames, w, err)) || (rc = vs_arith_mul(&v, bits, w, err)))
         return rc;
-    *out = ceil_div(v, 8);
+    *out = vs_arith_ceil_div(v, 8);
     return 0;
 }

@@ -58,18 +58,20 @@ static int module(uint64_t *acc, uint64_t *base, uint64_t *largest, uint64_t cou
 {
     uint64_t t = in, w = in;
     int rc;
-    if ((rc = mul(&w, out, "a layer's weights", err)))
+    if ((rc = vs_arith_mul(&w, out, "a layer's weights", err)))
         return rc;
     if (w > *largest)
         *largest = w;
-    if ((rc = mul(&w, count, "the base weights", err)) || (rc = add(base, w, "the base", err)))
+    if ((rc = vs_arith_mul(&w, count, "the base weights", err)) ||
+        (rc = vs_arith_add(base, w, "the base", err)))
         return rc;
     if (!targeted)
         return 0;
-    if ((rc = add(&t, out, "the adapter", err)) || (rc = mul(&t, rank, "the adapter", err)) ||
-        (rc = mul(&t, count, "the adapter", err)))
+    if ((rc = vs_arith_add(&t, out, "the adapter", err)) ||
+        (rc = vs_arith_mul(&t, rank, "the adapter", err)) ||
+        (rc = vs_arith_mul(&t, count, "the adapter", err)))
         return rc;
-    return add(acc, t, "the adapter", err);
+    return vs_arith_add(acc, t, "the adapter", err);
 }
 
 /* One decoder layer: attention, then a dense or mixture-of-experts MLP. */
@@ -147,9 +149,10 @@ int vs_estimate_lora(vs_lora_est *out, const vs_lora_shape *s, unsigned mask, ui
             return rc;
         t = one.trainable;
         b = one.base_linear;
-        if ((rc = mul(&t, n, "the adapter", err)) ||
-            (rc = add(&e.trainable, t, "the adapter", err)) || (rc = mul(&b, n, "the base", err)) ||
-            (rc = add(&e.base_linear, b, "the base", err)))
+        if ((rc = vs_arith_mul(&t, n, "the adapter", err)) ||
+            (rc = vs_arith_add(&e.trainable, t, "the adapter", err)) ||
+            (rc = vs_arith_mul(&b, n, "the base", err)) ||
+            (rc = vs_arith_add(&e.base_linear, b, "the base", err)))
             return rc;
         for (i = 0; i < VS_LORA_MODULES; i++)
             e.per_module[i] += one.per_module[i] * n;

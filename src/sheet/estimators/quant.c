@@ -79,15 +79,16 @@ int vs_quant_rule_get(vs_quant_rule *out, const char *scheme, uint64_t group, in
 
 int vs_estimate_quant(uint64_t *out, const vs_quant_rule *rule, uint64_t params, vs_error *err)
 {
-    uint64_t groups = ceil_div(params, rule->group), bits1 = groups, total;
+    uint64_t groups = vs_arith_ceil_div(params, rule->group), bits1 = groups, total;
     int rc;
-    if ((rc = mul(&bits1, rule->meta_bits, "the quantisation metadata", err)))
+    if ((rc = vs_arith_mul(&bits1, rule->meta_bits, "the quantisation metadata", err)))
         return rc;
-    total = ceil_div(bits1, 8);
+    total = vs_arith_ceil_div(bits1, 8);
     if (rule->group2) {
-        uint64_t g2 = ceil_div(groups, rule->group2), bits2 = g2;
-        if ((rc = mul(&bits2, rule->meta2_bits, "the quantisation metadata", err)) ||
-            (rc = add(&total, ceil_div(bits2, 8), "the quantisation metadata", err)))
+        uint64_t g2 = vs_arith_ceil_div(groups, rule->group2), bits2 = g2;
+        if ((rc = vs_arith_mul(&bits2, rule->meta2_bits, "the quantisation metadata", err)) ||
+            (rc = vs_arith_add(&total, vs_arith_ceil_div(bits2, 8), "the quantisation metadata",
+                               err)))
             return rc;
     }
     *out = total;

@@ -75,9 +75,9 @@ int vs_estimate_training(vs_training_est *out, const vs_training_rule *rule, uin
     vs_training_est e;
     int rc;
     e.gradients = e.master_copy = e.optimizer_state = trainable;
-    if ((rc = mul(&e.gradients, rule->gradient_bytes, "the gradients", err)) ||
-        (rc = mul(&e.master_copy, rule->master_bytes, "the master copy", err)) ||
-        (rc = mul(&e.optimizer_state, rule->state_bytes, "the optimizer state", err)))
+    if ((rc = vs_arith_mul(&e.gradients, rule->gradient_bytes, "the gradients", err)) ||
+        (rc = vs_arith_mul(&e.master_copy, rule->master_bytes, "the master copy", err)) ||
+        (rc = vs_arith_mul(&e.optimizer_state, rule->state_bytes, "the optimizer state", err)))
         return rc;
     *out = e;
     return 0;

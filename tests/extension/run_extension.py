@@ -1,0 +1,125 @@
+"""A new model family, log importer and engine are each one file plus one row.
+
+Copies the source tree to a scratch folder, adds tests/extension/toyfam.c as
+src/model/families/toyfam.c with one row in families.def, and
+tests/extension/import_toylog.c as src/measure/import_toylog.c with one row in
+importers.def, and tests/extension/toyeng.c as src/engine/toyeng.c with one
+row in engines.def, then checks that nothing else differs from the tree, builds
+only the vramsheet target (through ccache when there is one) and runs a cell
+that uses them: the family's parameter count and KV cache, the importer's
+measurement, the engine's budget, and each in `help`.
+
+    python3 tests/extension/run_extension.py SOURCE_DIR WORK_DIR
+"""
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The toy model, and its sizes worked by hand: an embedding of vocab x hidden
+# and one hidden x hidden matrix per layer.
+LAYERS, HIDDEN, VOCAB = 3, 64, 1000
+PARAMS = VOCAB * HIDDEN + LAYERS * HIDDEN * HIDDEN  # 64,000 + 12,288 = 76,288
+# KV cache, fp16, one KV head of head_dim = hidden, 1,024 tokens, 1 sequence:
+# 2 (K and V) x layers x 1 x 64 x 2 B x 1,024 = 786,432 B = 768 KiB
+KV_BYTES = 2 * LAYERS * 1 * HIDDEN * 2 * 1024
+PEAK_MIB = 1234  # the toy log's figure: 1,234 MiB = 1,293,942,784 B
+
+
+def skipped_at(top):
+    """copytree's ignore: .git anywhere, the build folders at the top."""
+    def skipped(folder, names):
+        return [n for n in names if n == ".git" or (
+            folder == top and n.startswith("build") and os.path.isdir(os.path.join(folder, n)))]
+    return skipped
+
+
+def add_row(path, row):
+    with open(path, "a") as f:
+        f.write(row + "\n")
+
+
+def differences(a, b, top=True, rel=""):
+    """The paths (relative) that differ between trees a and b, or are in one only."""
+    skip = skipped_at(a)(a, os.listdir(a)) if top else [".git"]
+    cmp = filecmp.dircmp(a, b, ignore=skip)
+    out = [os.path.join(rel, n) for n in cmp.left_only + cmp.right_only + cmp.diff_files]
+    for sub in cmp.common_dirs:
+        out += differences(os.path.join(a, sub), os.path.join(b, sub), False, os.path.join(rel, sub))
+    return out
+
+
+def main():
+    src, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    tree, build = os.path.join(work, "tree"), os.path.join(work, "build")
+    if os.path.isdir(tree):
+        shutil.rmtree(tree)
+    os.makedirs(work, exist_ok=True)
+    shutil.copytree(src, tree, ignore=skipped_at(src), symlinks=True)
+
+    # the extension: one file and one row each
+    shutil.copy(os.path.join(HERE, "toyfam.c"), os.path.join(tree, "src/model/families/toyfam.c"))
+    add_row(os.path.join(tree, "src/model/families/families.def"), "VS_FAMILY(toyfam)")
+    shutil.copy(os.path.join(HERE, "import_toylog.c"),
+                os.path.join(tree, "src/measure/import_toylog.c"))
+    add_row(os.path.join(tree, "src/measure/importers.def"), 'VS_IMPORTER(toylog, "toylog", 0)')
+    shutil.copy(os.path.join(HERE, "toyeng.c"), os.path.join(tree, "src/engine/toyeng.c"))
+    add_row(os.path.join(tree, "src/engine/engines.def"), "VS_ENGINE(toyeng)")
+    changed = sorted(differences(src, tree))
+    want = sorted(["src/model/families/toyfam.c", "src/model/families/families.def",
+                   "src/measure/import_toylog.c", "src/measure/importers.def",
+                   "src/engine/toyeng.c", "src/engine/engines.def"])
+    if changed != want:
+        sys.exit("the scratch tree differs in %s, expected only %s" % (changed, want))
+
+    # build only the binary; the scratch path is fixed and ccache told to
+    # hash it relatively, so a second run compiles almost nothing
+    env = dict(os.environ, CCACHE_BASEDIR=work, CCACHE_NOHASHDIR="1")
+    conf = ["cmake", "-S", tree, "-B", build, "-DCMAKE_BUILD_TYPE=", "-DVS_WERROR=ON"]
+    if shutil.which("ccache"):
+        conf.append("-DCMAKE_C_COMPILER_LAUNCHER=ccache")
+    subprocess.run(conf, check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", build, "--target", "vramsheet", "-j2"], check=True,
+                   env=env, stdout=subprocess.DEVNULL)
+
+    cfg = os.path.join(work, "toy-config.json")
+    with open(cfg, "w") as f:
+        f.write('{"model_type": "toyfam", "n_layer": %d, "d_model": %d, "vocab_size": %d}\n'
+                % (LAYERS, HIDDEN, VOCAB))
+    log = os.path.join(work, "toy.log")
+    with open(log, "w") as f:
+        f.write("toylog start\ntoylog peak %d MiB\n" % PEAK_MIB)
+    cell = os.path.join(work, "cell.vs")
+    with open(cell, "w") as f:
+        f.write('sheet "toy"\nmodel toy config="%s"\nlength 1024\nconcurrency 1\n'
+                'estimate kv dtype=fp16\nmeasure import "%s"\nmeasurements\n'
+                'gpu "Toy GPU" memory=64GiB\nengine toyeng\nfit\n'
+                'help model\nhelp measure\nhelp engine\n' % (cfg, log))
+    env["VRAMSHEET_RECORDS"] = os.path.join(work, "records")
+    run = subprocess.run([os.path.join(build, "vramsheet"), "run", cell], env=env,
+                         capture_output=True, text=True, timeout=60)
+    out = run.stdout
+    if run.returncode != 0:
+        sys.exit("the cell failed (%d):\n%s\n%s" % (run.returncode, out, run.stderr))
+    expect = [
+        "{:,}".format(PARAMS),                     # the family's tensor list, summed
+        "{:,}".format(KV_BYTES),                   # its KV layout
+        "{:,}".format(PEAK_MIB * 2**20),           # the importer's figure, exact bytes
+        "toylog.peak",
+        ", toyfam.",                               # help model lists the family, last row
+        "a throwaway test format",                 # help measure gives the row's summary
+        "|toylog]",                                # and its syntax the row's word
+        "toy rule: half of the GPU, 32.00 GiB",    # the engine's budget of a 64 GiB offer
+        "a throwaway test engine",                 # help engine lists it
+    ]
+    missing = [e for e in expect if e not in out]
+    if missing:
+        sys.exit("missing %s in:\n%s" % (missing, out))
+    print("extension: a family, an importer and an engine, one file and one row each: ok")
+
+
+if __name__ == "__main__":
+    main()
