@@ -23,12 +23,10 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     return e->layout_known ? vs_engine_token_kv(e, pool, 16, 1, NULL, out, err) : 0;
 }
 
-const vs_engine vs_engine_toyeng = {"toyeng",
-                                    "a throwaway test engine: half of each GPU",
-                                    "Half of each GPU, for tests.",
-                                    keys,
-                                    0,
-                                    budget,
-                                    kv,
-                                    NULL,
-                                    0};
+/* designated, so that an optional slot the struct gains stays NULL here */
+const vs_engine vs_engine_toyeng = {.name = "toyeng",
+                                    .summary = "a throwaway test engine: half of each GPU",
+                                    .help = "Half of each GPU, for tests.",
+                                    .keys = keys,
+                                    .budget = budget,
+                                    .kv = kv};
