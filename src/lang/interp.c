@@ -13,6 +13,7 @@
 #include "lang/parse.h"
 #include "lang/verb.h"
 #include "render/bundle.h"
+#include "render/core.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "store/store.h"
@@ -641,6 +642,24 @@ static int rederive_after(vs_ctx *ctx, const vs_verb *v, vs_error *err)
     return 0;
 }
 
+/* A line that ran in a cell that then failed, named as the person reads it:
+ * the verb, and its first word when the verb has forms (`estimate kv`). */
+static void note_undone(vs_buf *names, json_t *lines, const vs_line *l, const vs_verb *v)
+{
+    const vs_arg *first = vs_line_positional(l, 0);
+    size_t start = names->len;
+    if (names->len)
+        vs_buf_puts(names, ", ");
+    start = names->len;
+    vs_buf_puts(names, l->verb);
+    if (v && vs_verb_word(v, 0) && first && !first->quoted) {
+        vs_buf_putc(names, ' ');
+        vs_buf_puts(names, first->value);
+    }
+    if (!vs_buf_failed(names))
+        json_array_append_new(lines, json_string(vs_buf_str(names) + start));
+}
+
 int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_bundle **out_result,
                       vs_error *err)
 {
@@ -649,6 +668,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     json_t *snap = NULL;
     long snap_current;
     char *snap_records = NULL;
+    vs_buf undone = VS_BUF_INIT; /* the lines a failure undoes, named */
+    json_t *undone_lines = json_array();
     size_t i;
     int rc;
     vs_error local;
@@ -687,6 +708,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     for (i = 0; i < cell->nlines; i++) {
         const vs_line *l = &cell->lines[i];
         const vs_verb *v;
+        size_t effects_before = ctx.effects.len;
         if (vs_ctx_interrupted(&ctx)) {
             rc = vs_error_set_at(err, VS_EINTERRUPT, l->line, l->column, "interrupted before `%s`",
                                  l->verb);
@@ -707,6 +729,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
          * validations derived from the card follow it in the same cell */
         if (rc >= 0 && !(v->flags & VS_VERB_DERIVES))
             rc = rederive_after(&ctx, v, err);
+        if (rc >= 0 && ctx.effects.len == effects_before)
+            note_undone(&undone, undone_lines, l, v); /* a kept effect is said as kept */
         if (rc < 0) {
             if (err->code == 0)
                 vs_error_set(err, rc, "`%s` failed", l->verb);
@@ -720,8 +744,15 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     }
 
     if (rc < 0) {
-        /* what the person saw before the failure stays visible */
+        /* what the person saw before the failure stays visible, and then what the
+         * cell undid of it */
         flush_pending(&ctx);
+        if (undone.len && !vs_buf_failed(&undone)) {
+            vs_bundle *u = vs_render_undone(vs_buf_str(&undone), json_incref(undone_lines));
+            if (u)
+                publish(&ctx, u);
+            vs_bundle_free(u);
+        }
         json_decref(snap);
         if (!(snap = restored_sheets(&ctx))) {
             /* no memory for the array: the copies cannot go back */
@@ -753,6 +784,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     ctx.pending = NULL;
 
 done:
+    vs_buf_free(&undone);
+    json_decref(undone_lines);
     vs_bundle_free(ctx.pending);
     json_decref(snap);
     json_decref(ctx.before);

@@ -1,4 +1,5 @@
 #include "render/core.h"
+#include "render/result.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -165,4 +166,23 @@ vs_bundle *vs_render_sheet_opened(const json_t *sheet, const char *id, const cha
         vs_jw_close(&w, '}');
     }
     return bundle_of(&text, &html, &payload);
+}
+
+vs_bundle *vs_render_undone(const char *names, json_t *lines_take)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, head = VS_BUF_INIT;
+    vs_bundle *b;
+    vs_buf_printf(&head, "undone: %s; the sheets are as before the cell", names);
+    vs_render_put_one_line(&text, &html, vs_buf_str(&head), NULL);
+    b = vs_buf_failed(&head)
+            ? NULL
+            : vs_render_finish(&text, &html, NULL,
+                               json_pack("{s:s, s:o}", "kind", "undone", "lines", lines_take));
+    if (!b && vs_buf_failed(&head)) {
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        json_decref(lines_take);
+    }
+    vs_buf_free(&head);
+    return b;
 }

@@ -30,4 +30,10 @@ vs_bundle *vs_render_sheet_list(const json_t *sheets, const char *current);
 vs_bundle *vs_render_sheet_opened(const json_t *sheet, const char *id, const char *action,
                                   const char *typed);
 
+/* The end of a cell that failed: what its earlier lines did and the cell undid
+ * (names: "length, estimate kv", the lines as the person reads them), and
+ * that the sheets are as they were before it; payload {kind "undone", lines}
+ * (lines taken, an array of the same names). NULL when memory is short. */
+vs_bundle *vs_render_undone(const char *names, json_t *lines_take);
+
 #endif

@@ -95,6 +95,20 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("needs a cell_type and a source", r.stderr)
 
+    def test_a_failing_cell_says_what_it_undid(self):
+        # the earlier lines' echoes stay, then what the cell undid; a commit's
+        # effect is kept (and said as kept by the error), so it is not "undone"
+        text = ('sheet "undo"\nmodel m params=7e9\nlength 8192\nconcurrency 2\n'
+                'commit "kept"\nestimate kv layers=32 kv_heads=8 head_dim=128\nconcurrency banana\n')
+        r = self.run_file("undo.vs", text)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("undone: sheet, model, length, concurrency, estimate kv; the sheets are as "
+                      "before the cell\n", r.stdout)
+        self.assertIn("kept: committed", r.stderr)
+        # a cell that fails at its first line undid nothing, and says nothing of it
+        r = self.run_file("first.vs", "concurrency banana\n")
+        self.assertNotIn("undone", r.stdout)
+
     def test_byte_order_mark_is_skipped(self):
         r = self.run_file("bom.vs", "\ufeff" + CARD + "weights\n")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "render/component.h"
+#include "render/core.h"
 #include "render/lines.h"
 #include "render/runtime.h"
 
@@ -251,6 +252,29 @@ START_TEST(placement)
 }
 END_TEST
 
+/* A failed cell's last words, text and HTML from the same line, the names escaped
+ * in HTML; the payload lists the lines. */
+START_TEST(undone)
+{
+    json_t *lines = json_pack("[s, s]", "length", "estimate kv <x>");
+    vs_bundle *b = vs_render_undone("length, estimate kv <x>", lines);
+    json_t *j = vs_bundle_to_json(b);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "text/plain")),
+                     "undone: length, estimate kv <x>; the sheets are as before the cell\n");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "text/html")),
+                                 "undone: length, estimate kv &lt;x&gt;; the sheets are as before "
+                                 "the cell"));
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(j, "application/vnd.vramsheet.v1+json"), "kind")),
+                     "undone");
+    ck_assert_int_eq(json_array_size(json_object_get(
+                         json_object_get(j, "application/vnd.vramsheet.v1+json"), "lines")),
+                     2);
+    json_decref(j);
+    vs_bundle_free(b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("render_lines");
@@ -263,6 +287,7 @@ int main(void)
     tcase_add_test(tc, decision);
     tcase_add_test(tc, runtime);
     tcase_add_test(tc, placement);
+    tcase_add_test(tc, undone);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
