@@ -49,14 +49,10 @@ static const vs_engine_key keys[] = {
     {"max_model_len", VS_EKEY_COUNT, NULL, "the card's length", NULL,
      "tokens per request; maximum concurrency is computed at this length"},
     {"max_num_seqs", VS_EKEY_COUNT, "256",
-     "the release's, by GPU: 256, 1024 on a GPU of 70 GiB or more other than an A100 "
-     "(vllm/engine/arg_utils.py get_batch_defaults, V1), at most max_num_batched_tokens",
-     NULL, "requests scheduled at once; the profiling pass samples this many"},
+     "256; 1024 on 70 GiB or more but an A100 (arg_utils.py get_batch_defaults)", NULL,
+     "requests scheduled at once; the profiling pass samples this many"},
     {"max_num_batched_tokens", VS_EKEY_COUNT, "2048",
-     "the release's, by GPU: vllm serve's 2048, 8192 on a GPU of 70 GiB or more other than an "
-     "A100 (vllm/engine/arg_utils.py get_batch_defaults, V1 with chunked prefill), at most "
-     "max_num_seqs x max_model_len",
-     NULL,
+     "2048; 8192 on 70 GiB or more but an A100 (arg_utils.py get_batch_defaults)", NULL,
      "tokens of one forward pass: the profiling pass runs this many, and a sliding-window "
      "group keeps window - 1 + this many tokens per request"},
     {"kv_cache_dtype", VS_EKEY_WORD, "auto", "vllm/config/cache.py (v0.11)", dtype_words,
@@ -69,23 +65,15 @@ static const vs_engine_key keys[] = {
     {"enforce_eager", VS_EKEY_BOOL, "no", "vllm/config/model.py (v0.11)", NULL,
      "no CUDA graphs: cuda_graphs is then 0"},
     {"graphs_in_budget", VS_EKEY_BOOL, "no",
-     "the release's: no in 0.10.2 and 0.11.0, vllm/v1/worker/gpu_worker.py (at 0012cf691b7e: "
-     "determine_available_memory takes "
-     "total x gpu_memory_utilization less the profiled peak and non-torch memory; "
-     "compile_or_warm_up_model captures the graphs after initialize_from_config has "
-     "allocated the KV cache); the V1 logs that print a graph figure, 0.10.2 and 0.26.0, "
-     "keep it outside the pool",
+     "no in 0.10.2 and 0.11.0: vllm/v1/worker/gpu_worker.py captures the graphs after the KV "
+     "cache is allocated",
      NULL, "whether the CUDA graph pool is taken out of the budget (yes) or held beyond it (no)"},
     {"mxfp4_backend", VS_EKEY_WORD, "triton",
-     "vllm/model_executor/layers/quantization/mxfp4.py at 007d50058a06 (get_mxfp4_backend: "
-     "Triton on SM90 and SM100, Marlin below SM90 or with VLLM_MXFP4_USE_MARLIN=1)",
+     "Triton on SM90 and SM100, Marlin below (quantization/mxfp4.py get_mxfp4_backend)",
      mxfp4_words,
      "the MXFP4 MoE kernel, which lays the expert weights out: triton (Hopper, Blackwell) or "
      "marlin (A100, L40S, RTX: hidden padded to 256, intermediate to 128)"},
-    {"version", VS_EKEY_WORD, "0.11.0",
-     "the newest modelled release; each release's defaults are in the table of vllm.c, each "
-     "row cited",
-     version_words,
+    {"version", VS_EKEY_WORD, "0.11.0", "the newest release modelled here", version_words,
      "the vLLM release whose defaults apply: gpu_memory_utilization, max_num_seqs, "
      "max_num_batched_tokens and graphs_in_budget when not written"},
     {NULL, 0, NULL, NULL, NULL, NULL}};

@@ -418,7 +418,11 @@ vs_bundle *vs_render_engine(const vs_fit_ctx *c, const json_t *keys_written, con
     vs_table_text(t, &text);
     vs_table_html(t, &html);
     vs_buf_printf(&text, "%s\n", e->help);
+    /* the rules, with their sources, folded: a notebook shows the keys and the
+     * figures first, and a click opens the rules (`help engine` has them too) */
+    vs_buf_puts(&html, "<details><summary>the engine's rules, with their sources</summary>\n");
     engine_help_html(&html, e->help);
+    vs_buf_puts(&html, "</details>\n");
     for (i = 0; i < VS_RT_COUNT; i++) {
         const char *nm = vs_runtime_item_name((vs_runtime_item)i);
         char d[96];

@@ -780,7 +780,7 @@ START_TEST(vllm_version_key)
         json_array_foreach(ks, j, k) if (!strcmp(sval(k, "name"), "version"))
         {
             ck_assert_str_eq(sval(k, "value"), "0.11.0");
-            ck_assert(strstr(sval(k, "source"), "newest modelled release") != NULL);
+            ck_assert(strstr(sval(k, "source"), "newest release modelled here") != NULL);
             seen = 1;
         }
         ck_assert(seen);
