@@ -165,7 +165,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "expected `%s`: the GPU's name comes first", syntax);
     if (!name->quoted && !strcmp(name->value, "here"))
-        return vs_verbs_gpu_here(ctx, line, verb_gpu, err);
+        return vs_verbs_gpu_here(ctx, line, err);
     if (vs_line_npositional(line) > 1 && !name->quoted)
         return unquoted_name(line, err);
     if ((rc = vs_line_no_extra(line, 1, syntax, err)) < 0)

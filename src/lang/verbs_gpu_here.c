@@ -12,7 +12,7 @@
 
 /* A name as a quoted string of the language: '"' and '\' escaped, control
  * characters (which a driver should never report) dropped. */
-static void put_quoted(vs_buf *b, const char *s)
+void vs_verbs_gpu_put_name(vs_buf *b, const char *s)
 {
     vs_buf_putc(b, '"');
     for (; *s; s++) {
@@ -32,16 +32,12 @@ static int same_group(const vs_nvml_gpu *a, const vs_nvml_gpu *b)
            a->cuda_total_bytes == b->cuda_total_bytes;
 }
 
-int vs_verbs_gpu_here(vs_ctx *ctx, const vs_line *line,
-                      int (*gpu_line)(vs_ctx *ctx, const vs_line *line, vs_error *err),
-                      vs_error *err)
+int vs_verbs_gpu_here(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     vs_nvml *n = NULL;
     vs_buf cell = VS_BUF_INIT;
-    vs_cell *parsed = NULL;
     char host[256] = "this machine";
     unsigned i, j, count;
-    size_t l;
     int rc;
     if (line->nargs > 1)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
@@ -62,7 +58,7 @@ int vs_verbs_gpu_here(vs_ctx *ctx, const vs_line *line,
         for (j = i + 1; j < count && same_group(g, vs_nvml_gpu_at(n, j)); j++)
             ;
         vs_buf_puts(&cell, "gpu ");
-        put_quoted(&cell, g->name);
+        vs_verbs_gpu_put_name(&cell, g->name);
         if (g->total_known)
             vs_buf_printf(&cell, " reported=%" PRIu64 "B", g->total_bytes);
         vs_buf_printf(&cell, " cards=%u", j - i);
@@ -77,7 +73,7 @@ int vs_verbs_gpu_here(vs_ctx *ctx, const vs_line *line,
                     vs_buf_printf(&src, ", driver %s", vs_nvml_driver_version(n));
                 if (g->cuda_total_known)
                     vs_buf_printf(&src, "; CUDA's total %" PRIu64 " B", g->cuda_total_bytes);
-                put_quoted(&cell, vs_buf_str(&src));
+                vs_verbs_gpu_put_name(&cell, vs_buf_str(&src));
                 if (vs_buf_failed(&src))
                     cell.failed = 1;
                 vs_buf_free(&src);
@@ -96,14 +92,26 @@ int vs_verbs_gpu_here(vs_ctx *ctx, const vs_line *line,
                                "gpu here: NVML finds no GPU on this machine (`gpu NAME "
                                "memory=...` adds an offer by hand)");
     }
-    rc = vs_parse_cell(&parsed, vs_buf_str(&cell), cell.len, err);
+    rc = vs_verbs_gpu_run_lines(ctx, line, &cell, err);
     vs_buf_free(&cell);
+    return rc;
+}
+
+int vs_verbs_gpu_run_lines(vs_ctx *ctx, const vs_line *at, const vs_buf *text, vs_error *err)
+{
+    const vs_verb *gpu = vs_verb_find("gpu");
+    vs_cell *parsed = NULL;
+    size_t l;
+    int rc;
+    if (!gpu)
+        return vs_error_set(err, VS_EVALUE, "no `gpu` verb");
+    rc = vs_parse_cell(&parsed, vs_buf_str(text), text->len, err);
     for (l = 0; rc == 0 && l < parsed->nlines; l++) {
-        /* errors point at the `gpu here` line, not at the text made here */
+        /* errors point at the line that asked, not at the text made here */
         vs_line one = parsed->lines[l];
-        one.line = line->line;
-        one.column = line->column;
-        rc = gpu_line(ctx, &one, err);
+        one.line = at->line;
+        one.column = at->column;
+        rc = gpu->run(ctx, &one, err);
     }
     vs_cell_free(parsed);
     return rc;

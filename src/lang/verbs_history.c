@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "lang/verb.h"
+#include "lang/verbs_gpu_here.h"
 #include "lang/verbs_records_internal.h"
 #include "render/bundle.h"
 #include "render/diff.h"
@@ -335,31 +336,13 @@ done:
  * and the result are that verb's. Errors point at the reproduce line. */
 static int add_gpu_offer(vs_ctx *ctx, const vs_line *at, const char *name, vs_error *err)
 {
-    const vs_verb *gpu = vs_verb_find("gpu");
     vs_buf text = VS_BUF_INIT;
-    vs_cell *cell = NULL;
-    const char *p;
     int rc;
-    vs_buf_puts(&text, "gpu \"");
-    for (p = name; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            vs_buf_putc(&text, '\\');
-        vs_buf_putc(&text, *p);
-    }
-    vs_buf_puts(&text, "\"\n");
-    if (!gpu || vs_buf_failed(&text)) {
-        vs_buf_free(&text);
-        return vs_error_oom(err);
-    }
-    rc = vs_parse_cell(&cell, vs_buf_str(&text), text.len, err);
+    vs_buf_puts(&text, "gpu ");
+    vs_verbs_gpu_put_name(&text, name);
+    vs_buf_putc(&text, '\n');
+    rc = vs_buf_failed(&text) ? vs_error_oom(err) : vs_verbs_gpu_run_lines(ctx, at, &text, err);
     vs_buf_free(&text);
-    if (rc == 0 && cell->nlines == 1) {
-        vs_line one = cell->lines[0];
-        one.line = at->line;
-        one.column = at->column;
-        rc = gpu->run(ctx, &one, err);
-    }
-    vs_cell_free(cell);
     return rc;
 }
 
