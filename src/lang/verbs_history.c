@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lang/reproduce_card.h"
 #include "lang/verb.h"
 #include "lang/verbs_gpu_here.h"
 #include "lang/verbs_records_internal.h"
@@ -350,15 +351,18 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax =
         "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\" [keep_offers=yes]] "
-        "[software=\"VERSIONS\"]";
-    static const char *const keys[] = {"gpu", "keep_offers", "software", NULL};
+        "[software=\"VERSIONS\"] [engine=\"NAME [key=value ...]\"] [length=N] "
+        "[concurrency=N] [format=NAME]";
+    static const char *const keys[] = {"gpu",    "keep_offers", "software",    "format",
+                                       "length", "engine",      "concurrency", NULL};
     static const char *const carried[] = {
         "card",   "weights_files", "components", "placement",  "stages",
         "offers", "requirements",  "runs",       "invalidate", NULL};
     const vs_arg *src = vs_line_positional(line, 0), *as = vs_line_positional(line, 1);
     const vs_arg *title = vs_line_positional(line, 2);
     const vs_arg *gpu = vs_line_pair(line, "gpu"), *sw = vs_line_pair(line, "software");
-    const vs_arg *keep = vs_line_pair(line, "keep_offers");
+    const vs_arg *keep = vs_line_pair(line, "keep_offers"), *eng = vs_line_pair(line, "engine");
+    vs_buf card = VS_BUF_INIT;
     json_t *old = NULL, *fresh = NULL, *ms, *m, *payload;
     int keep_offers = 0;
     vs_store *st = NULL;
@@ -420,7 +424,7 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_object_set_new(fresh, "offers", json_array());
     /* Evidence was gathered for the old hardware and software: it only carries
      * over when the campaign keeps both. */
-    if (!gpu && !sw && json_object_get(old, "evidence"))
+    if (!gpu && !sw && !eng && json_object_get(old, "evidence"))
         json_object_set_new(fresh, "evidence", json_deep_copy(json_object_get(old, "evidence")));
     json_object_set_new(fresh, "lineage",
                         json_pack("{s:s, s:s, s:s?}", "sheet", id, "commit", blob.commit, "title",
@@ -434,7 +438,8 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_array_foreach(ms, i, m)
     {
         const char *gn = json_string_value(json_object_get(m, "gpu_name"));
-        int stale = sw != NULL || (gpu && differs(gn, gpu->value));
+        /* engine= is a change of software as much as software= */
+        int stale = sw != NULL || eng != NULL || (gpu && differs(gn, gpu->value));
         if (stale) {
             json_object_set_new(m, "state", json_string("to re-measure"));
             json_object_set_new(m, "validates_card", json_false());
@@ -454,14 +459,19 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.keep_offers = keep_offers;
     shown.offers_left = gpu && !keep_offers ? json_array_size(json_object_get(old, "offers")) : 0;
     shown.software = sw ? sw->value : NULL;
+    shown.engine = eng ? eng->value : NULL;
     shown.marked = marked;
     shown.measurements = nm;
-    vs_records_render_reproduce(&shown, &text, &html);
-    payload = json_pack("{s:s, s:s, s:s, s:O, s:i, s:i, s:s?, s:s?}", "kind", "reproduce", "sheet",
-                        new_id, "title", title->value, "lineage", json_object_get(fresh, "lineage"),
-                        "to_remeasure", (int)marked, "measurements", (int)nm, "gpu",
-                        gpu ? gpu->value : NULL, "software", sw ? sw->value : NULL);
-    if (payload && gpu)
+    payload = json_pack("{s:s, s:s, s:s, s:O, s:i, s:i, s:s?, s:s?, s:s?}", "kind", "reproduce",
+                        "sheet", new_id, "title", title->value, "lineage",
+                        json_object_get(fresh, "lineage"), "to_remeasure", (int)marked,
+                        "measurements", (int)nm, "gpu", gpu ? gpu->value : NULL, "software",
+                        sw ? sw->value : NULL, "engine", eng ? eng->value : NULL);
+    if (!payload) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    if (gpu)
         json_object_set_new(payload, "keep_offers", json_boolean(keep_offers));
     rc = vs_ctx_add_sheet(ctx, fresh, err);
     fresh = NULL;
@@ -469,9 +479,9 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(payload);
         goto fail_line;
     }
-    /* the offer first, the campaign's summary last (the cell's result); a name
-     * the catalogue does not know leaves the campaign without that offer, and the
-     * summary says so and how to add it */
+    /* the offer first, then the card's changes, the campaign's summary last
+     * (the cell's result); a name the catalogue does not know leaves the
+     * campaign without that offer, and the summary says so and how to add it */
     if (gpu && (rc = add_gpu_offer(ctx, line, gpu->value, err)) < 0) {
         if (rc != VS_ENOTFOUND) {
             json_decref(payload);
@@ -480,11 +490,14 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         snprintf(why, sizeof why, "%s", err->message);
         vs_error_clear(err);
         shown.offer_missing = why;
-        vs_buf_reset(&text);
-        vs_buf_reset(&html);
-        vs_records_render_reproduce(&shown, &text, &html);
         json_object_set_new(payload, "offer_missing", json_string(why));
     }
+    if ((rc = vs_reproduce_card_apply(ctx, line, payload, &card, err)) < 0) {
+        json_decref(payload);
+        goto done;
+    }
+    shown.card = card.len ? vs_buf_str(&card) : NULL;
+    vs_records_render_reproduce(&shown, &text, &html);
     rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
     goto done;
 fail_line:
@@ -496,5 +509,6 @@ done:
     vs_store_free(st);
     vs_buf_free(&text);
     vs_buf_free(&html);
+    vs_buf_free(&card);
     return rc;
 }

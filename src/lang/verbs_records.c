@@ -495,7 +495,8 @@ static int verb_records(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 static const char *const no_keys[] = {NULL};
 static const char *const history_keys[] = {"limit", NULL};
-static const char *const reproduce_keys[] = {"gpu", "keep_offers", "software", NULL};
+static const char *const reproduce_keys[] = {"gpu",    "keep_offers", "software", "engine",
+                                             "length", "concurrency", "format",   NULL};
 static const char *const commit_words[] = {"replace", NULL};
 static const char *const records_words[] = {"push", "pull", NULL};
 static const char *const reproduce_words[] = {"as", NULL};
@@ -559,7 +560,8 @@ const vs_verb vs_verbs_records[] = {
      no_keys, NULL, VS_VERB_OPENS_SHEETS | VS_VERB_SHEET_REV, NULL},
     {"reproduce", vs_verb_reproduce,
      "reproduce SHEET[@REV] as \"TITLE\" [gpu=\"NAME\" [keep_offers=yes]] "
-     "[software=\"VERSIONS\"]",
+     "[software=\"VERSIONS\"] [engine=\"NAME [key=value ...]\"] [length=N] [concurrency=N] "
+     "[format=NAME]",
      "start a new campaign's sheet from a recorded one, with lineage",
      "reproduce SHEET@REV as \"TITLE\" (REV as in `help show`: SHEET@~N for the sheet's own "
      "revisions, SHEET@HEAD~N for the branch's) opens a new sheet titled TITLE carrying the card, "
@@ -575,7 +577,18 @@ const vs_verb vs_verbs_records[] = {
      "CUDA "
      "12.4\" marks every measurement \"to re-measure\" (the records keep no software version "
      "per measurement that could match). Measurements marked so no longer validate the card. "
-     "Evidence carries over only when neither gpu= nor software= is given. Run again (a "
+     "The card's own changes: engine=\"llamacpp cache_type_k=q8_0 cache_type_v=q8_0\" is the "
+     "rest of an `engine` line (the engine and its keys replace the source's, as that line "
+     "would; a change of software, so every measurement is marked \"to re-measure\"), "
+     "length=N, concurrency=N and format=NAME are `length N`, `concurrency N` and `format "
+     "NAME` on the new sheet; every estimate that read them is re-estimated, and the result "
+     "says each change (\"length 4,096 → 32,768\", \"(unchanged)\" when it was already so) "
+     "and each component that moved (\"re-estimated: kv_cache 0.50 GiB → 8.00 GiB\"; payload "
+     "card_changes and reestimated). A value the verb refuses fails the line with that verb's "
+     "error, at the value, and the session's sheets stay as they were. "
+     "Evidence carries over only when none of gpu=, engine= and software= is given (evidence "
+     "the new card moved past, a longer length or another format, no longer decides a "
+     "verdict). Run again (a "
      "notebook from the top, in this kernel or a new one), a reproduce whose TITLE names a "
      "sheet already reproduced from the same source reopens that sheet (from the session, "
      "else from the records) instead of starting anew.",

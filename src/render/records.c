@@ -140,15 +140,15 @@ void vs_records_render_show(const vs_records_show *s, vs_buf *text, vs_buf *html
 
 void vs_records_render_reproduce(const vs_records_reproduce *r, vs_buf *text, vs_buf *html)
 {
-    const char *gpu = r->gpu, *sw = r->software;
+    const char *gpu = r->gpu, *sw = r->software, *eng = r->engine;
     size_t nm = r->measurements;
     vs_buf_printf(text,
                   "New sheet %s (\"%s\") from %s at %s (commit %s): card, components, "
                   "procedure, %srequirements and invalidating conditions carried%s.\n",
                   r->sheet, r->title, r->source, r->rev ? r->rev : "the tip", r->commit,
                   gpu && !r->keep_offers ? "" : "offers, ",
-                  gpu || sw ? "; evidence left behind (new hardware or software)"
-                            : ", with evidence");
+                  gpu || sw || eng ? "; evidence left behind (new hardware or software)"
+                                   : ", with evidence");
     if (gpu && r->offer_missing)
         vs_buf_printf(text,
                       "%s: no offer for %s: %s; `gpu \"%s\" memory=...` adds it (or a catalogue "
@@ -162,18 +162,27 @@ void vs_records_render_reproduce(const vs_records_reproduce *r, vs_buf *text, vs
                       "Its offer: %s, in place of the source's %zu (keep_offers=yes keeps them "
                       "beside it).\n",
                       gpu, r->offers_left);
-    if (gpu || sw)
-        vs_buf_printf(text,
-                      "The new campaign changes %s%s%s%s%s: %zu of %zu measurement%s marked "
-                      "\"to re-measure\".\n",
-                      gpu ? "the GPU to " : "", gpu ? gpu : "", gpu && sw ? " and " : "",
-                      sw ? "the software to " : "", sw ? sw : "", r->marked, nm,
+    if (r->card)
+        vs_buf_printf(text, "Its card: %s.\n", r->card);
+    if (gpu || sw || eng) {
+        int n = 0;
+        vs_buf_puts(text, "The new campaign changes ");
+        if (gpu)
+            vs_buf_printf(text, "%sthe GPU to %s", n++ ? " and " : "", gpu);
+        if (eng)
+            vs_buf_printf(text, "%sthe engine to %s", n++ ? " and " : "", eng);
+        if (sw)
+            vs_buf_printf(text, "%sthe software to %s", n++ ? " and " : "", sw);
+        vs_buf_printf(text, ": %zu of %zu measurement%s marked \"to re-measure\".\n", r->marked, nm,
                       nm == 1 ? "" : "s");
-    else
+    } else {
         vs_buf_printf(text,
                       "Same hardware and software: the %zu measurement%s stay current (say "
-                      "gpu=\"NAME\" or software=\"VERSIONS\" when they change).\n",
-                      nm, nm == 1 ? "" : "s");
+                      "gpu=\"NAME\", engine=\"NAME\" or software=\"VERSIONS\" when they "
+                      "change)%s.\n",
+                      nm, nm == 1 ? "" : "s",
+                      r->card && nm ? ", each validating the card only at its own dimensions" : "");
+    }
     vs_buf_puts(text, "It is the current sheet now; `commit \"...\"` records it.\n");
     html_para(text, html);
 }

@@ -82,6 +82,9 @@ typedef struct vs_records_reproduce {
     int keep_offers;           /* keep_offers=yes: the source's offers stay beside the gpu= one */
     size_t offers_left;        /* the source's offers not carried (gpu= without keep_offers) */
     const char *offer_missing; /* why gpu= gave no offer (a name the catalogue lacks), or NULL */
+    const char *engine;        /* engine= as written (NULL: not given): a change of software */
+    const char *card;          /* what the card overrides changed, and the estimates that
+                                  moved (lang/reproduce_card.h); NULL: none given */
 } vs_records_reproduce;
 
 /* A new campaign started from a recorded sheet. */

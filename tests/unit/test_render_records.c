@@ -167,7 +167,7 @@ START_TEST(reproduce_and_reopen)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     vs_records_reproduce r = {
-        "llama-h100", "Llama H100", "llama", "~1", C1, "H100", NULL, 1, 3, 0, 2, NULL};
+        "llama-h100", "Llama H100", "llama", "~1", C1, "H100", NULL, 1, 3, 0, 2, NULL, NULL, NULL};
     vs_records_render_reproduce(&r, &text, &html);
     EXPECT("New sheet llama-h100 (\"Llama H100\") from llama at ~1 (commit " C1
            "): card, components, procedure, requirements and invalidating conditions "
@@ -204,10 +204,28 @@ START_TEST(reproduce_and_reopen)
                      "): card, components, procedure, offers, requirements and invalidating "
                      "conditions carried, with evidence.\n"
                      "Same hardware and software: the 1 measurement stay current (say "
-                     "gpu=\"NAME\" or software=\"VERSIONS\" when they change).\n"
+                     "gpu=\"NAME\", engine=\"NAME\" or software=\"VERSIONS\" when they change).\n"
                      "It is the current sheet now; `commit \"...\"` records it.\n");
     vs_buf_reset(&text);
     vs_buf_reset(&html);
+
+    /* engine= is a change of software; the card's changes in a line of their own */
+    r.engine = "llamacpp cache_type_k=q8_0";
+    r.card = "length 4,096 → 8,192; re-estimated: kv_cache 0.50 GiB → 1.00 GiB";
+    r.marked = 1;
+    vs_records_render_reproduce(&r, &text, &html);
+    ck_assert_str_eq(vs_buf_str(&text),
+                     "New sheet llama-h100 (\"Llama H100\") from llama at the tip (commit " C1
+                     "): card, components, procedure, offers, requirements and invalidating "
+                     "conditions carried; evidence left behind (new hardware or software).\n"
+                     "Its card: length 4,096 → 8,192; re-estimated: kv_cache 0.50 GiB → 1.00 GiB.\n"
+                     "The new campaign changes the engine to llamacpp cache_type_k=q8_0: 1 of 1 "
+                     "measurement marked \"to re-measure\".\n"
+                     "It is the current sheet now; `commit \"...\"` records it.\n");
+    vs_buf_reset(&text);
+    vs_buf_reset(&html);
+    r.engine = r.card = NULL;
+    r.marked = 0;
 
     vs_records_render_reopened(&r, 1, &text, &html);
     EXPECT("Sheet llama-h100 (\"Llama H100\") was reproduced from llama at 0123456789ab before; "
