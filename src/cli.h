@@ -12,6 +12,7 @@ int vs_cli_install(int argc, char **argv); /* src/kernel/: install [--user | --p
 int vs_cli_run(int argc, char **argv);     /* src/lang/:   run FILE */
 int vs_cli_log(int argc, char **argv);     /* src/store/:  log [SHEET] */
 int vs_cli_show(int argc, char **argv);    /* src/store/:  show SHEET[@REV] */
+int vs_cli_convert(int argc, char **argv); /* src/lang/:   convert FILE [--to py|ipynb] */
 int vs_cli_report(int argc, char **argv);  /* src/lang/:   report SHEET[@REV] [--since REV] */
 int vs_cli_probe(int argc, char **argv);   /* src/measure/: probe --out FILE -- COMMAND */
 

@@ -15,6 +15,8 @@ static const struct {
     {"run", vs_cli_run, "run FILE                    evaluate a file of cells without Jupyter"},
     {"log", vs_cli_log, "log [SHEET]                 list the records' revisions"},
     {"show", vs_cli_show, "show SHEET[@REV]            print a recorded sheet"},
+    {"convert", vs_cli_convert,
+     "convert FILE [--to py|ipynb]  a notebook to a percent script (Jupytext's), and back"},
     {"report", vs_cli_report,
      "report SHEET[@REV]          one page on a sheet, for a pull request (md, html)"},
     {"probe", vs_cli_probe, "probe --out FILE -- COMMAND  measure GPU memory outside Jupyter"},

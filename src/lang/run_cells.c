@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/percent.h"
 #include "util/buf.h"
 
 static int push_cell(vs_run_cells *out, vs_buf *cell)
@@ -37,45 +38,24 @@ static int push_cell(vs_run_cells *out, vs_buf *cell)
     return 0;
 }
 
-/* `# %%` opens a cell; jupytext writes `# %% [markdown]` (or `[md]`) for text cells,
- * whose lines are comments anyway: they are dropped, never evaluated. */
-static int separator_kind(const char *line, size_t len, int *markdown)
+/* The percent format as lang/percent.h reads it (the text cells are not
+ * evaluated), so that `run` and `vramsheet convert` split a script alike. */
+static int split_percent(vs_run_cells *out, const char *p, const char *end, vs_error *err)
 {
-    size_t i = 4;
-    if (len < 4 || strncmp(line, "# %%", 4))
-        return 0;
-    while (i < len && line[i] == ' ')
-        i++;
-    *markdown = (len - i >= 10 && !strncmp(line + i, "[markdown]", 10)) ||
-                (len - i >= 4 && !strncmp(line + i, "[md]", 4));
-    return 1;
-}
-
-static int split_percent(vs_run_cells *out, const char *p, const char *end)
-{
+    vs_percent_cells pc;
     vs_buf cell = VS_BUF_INIT;
-    int markdown = 0, rc = 0;
-    while (p < end && !rc) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        int md = 0;
-        if (separator_kind(p, len, &md)) {
-            if (!markdown)
-                rc = push_cell(out, &cell);
-            vs_buf_reset(&cell);
-            markdown = md;
-        } else if (!markdown) {
-            vs_buf_append(&cell, p, len);
-            vs_buf_putc(&cell, '\n');
-            if (vs_buf_failed(&cell))
-                rc = VS_ENOMEM;
-        }
-        if (!nl)
-            break;
-        p = nl + 1;
+    size_t i;
+    int rc = vs_percent_read(&pc, p, (size_t)(end - p), err);
+    for (i = 0; rc == 0 && i < pc.n; i++) {
+        if (pc.cells[i].kind != VS_PERCENT_CODE)
+            continue;
+        vs_buf_reset(&cell);
+        vs_buf_append(&cell, pc.cells[i].source, pc.cells[i].len);
+        vs_buf_putc(&cell, '\n');
+        if (vs_buf_failed(&cell) || push_cell(out, &cell) < 0)
+            rc = vs_error_oom(err);
     }
-    if (!rc && !markdown)
-        rc = push_cell(out, &cell);
+    vs_percent_cells_free(&pc);
     vs_buf_free(&cell);
     return rc;
 }
@@ -146,10 +126,7 @@ int vs_run_cells_split(vs_run_cells *out, const char *text, size_t len, vs_error
             rc = split_notebook(out, nb, err);
         json_decref(nb);
     } else {
-        p = text + (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0);
-        rc = split_percent(out, p, end);
-        if (rc == VS_ENOMEM)
-            vs_error_oom(err);
+        rc = split_percent(out, text, end, err);
     }
     if (rc < 0)
         vs_run_cells_free(out);

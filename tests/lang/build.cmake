@@ -38,6 +38,12 @@ add_test(NAME lang.run.check
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/test_run.py)
 set_tests_properties(lang.run.check PROPERTIES LABELS "lang" TIMEOUT 120
                      ENVIRONMENT "VS_BINARY=$<TARGET_FILE:vramsheet>")
+# `vramsheet convert`: Jupytext's script of a sample notebook, every notebook
+# of notebooks/ there and back, the notebooks written valid nbformat 4.5.
+add_test(NAME lang.convert
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/test_convert.py)
+set_tests_properties(lang.convert PROPERTIES LABELS "lang" TIMEOUT 120
+                     ENVIRONMENT "VS_BINARY=$<TARGET_FILE:vramsheet>")
 add_test(NAME lang.report
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/lang/test_report.py)
 set_tests_properties(lang.report PROPERTIES LABELS "lang" TIMEOUT 120
