@@ -129,44 +129,46 @@ static const json_t *component_named(const json_t *list, const char *name)
     return NULL;
 }
 
-/* The components whose bytes moved, came or went between before and after. */
-static int say_reestimated(const json_t *before, const json_t *after, json_t *list, vs_buf *said)
+/* One group of the components that moved, came or went between before and
+ * after: "; re-estimated: kv_cache 0.50 GiB → 4.00 GiB", "; added: non_torch
+ * (unknown)", "; removed: activation_peak (unknown)"; each an entry of list. */
+static void say_group(const json_t *before, const json_t *after, const char *change, json_t *list,
+                      vs_buf *said)
 {
-    size_t i, n = 0;
+    int added = !strcmp(change, "added"), removed = !strcmp(change, "removed");
     const json_t *c;
-    vs_json_array_foreach(after, i, c)
+    size_t i, n = 0;
+    vs_json_array_foreach(removed ? before : after, i, c)
     {
         const char *name = json_string_value(json_object_get(c, "name"));
-        const json_t *old = name ? component_named(before, name) : NULL;
-        const json_t *from = old ? json_object_get(old, "bytes") : json_null();
-        const json_t *to = json_object_get(c, "bytes");
-        if (!name || (old && json_equal((json_t *)from, (json_t *)to)))
+        const json_t *other = name ? component_named(removed ? after : before, name) : NULL;
+        const json_t *bytes = json_object_get(c, "bytes"), *was;
+        json_t *from, *to;
+        if (!name || ((added || removed) && other))
             continue;
-        vs_buf_puts(said, n++ ? ", " : "; re-estimated: ");
-        vs_buf_printf(said, "%s ", name);
-        if (old)
-            put_bytes(said, from);
+        was = other ? json_object_get(other, "bytes") : NULL;
+        if (!added && !removed &&
+            (!other ||
+             json_equal(was ? (json_t *)was : json_null(), bytes ? (json_t *)bytes : json_null())))
+            continue;
+        if (n++ == 0)
+            vs_buf_printf(said, "; %s: ", change);
         else
-            vs_buf_puts(said, "(new)");
-        vs_buf_puts(said, " → ");
-        put_bytes(said, to);
-        json_array_append_new(list,
-                              json_pack("{s:s, s:O, s:O}", "component", name, "from",
-                                        (json_t *)from, "to", to ? (json_t *)to : json_null()));
+            vs_buf_puts(said, ", ");
+        vs_buf_printf(said, "%s %s", name, added || removed ? "(" : "");
+        if (!added && !removed) {
+            put_bytes(said, was);
+            vs_buf_puts(said, " → ");
+        }
+        put_bytes(said, bytes);
+        if (added || removed)
+            vs_buf_putc(said, ')');
+        from = removed ? (json_t *)bytes : added ? NULL : (json_t *)was;
+        to = removed ? NULL : (json_t *)bytes;
+        json_array_append_new(list, json_pack("{s:s, s:s, s:O, s:O}", "component", name, "change",
+                                              change, "from", from ? from : json_null(), "to",
+                                              to ? to : json_null()));
     }
-    vs_json_array_foreach(before, i, c)
-    {
-        const char *name = json_string_value(json_object_get(c, "name"));
-        if (!name || component_named(after, name))
-            continue;
-        vs_buf_puts(said, n++ ? ", " : "; re-estimated: ");
-        vs_buf_printf(said, "%s ", name);
-        put_bytes(said, json_object_get(c, "bytes"));
-        vs_buf_puts(said, " → (gone)");
-        json_array_append_new(list, json_pack("{s:s, s:O, s:n}", "component", name, "from",
-                                              json_object_get(c, "bytes")));
-    }
-    return 0;
 }
 
 int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *payload, vs_buf *said,
@@ -217,7 +219,12 @@ int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *payload, v
     vs_ctx_quiet(ctx, quiet);
     if (rc < 0)
         goto done;
-    say_reestimated(before, vs_sheet_array(vs_ctx_sheet(ctx), "components"), moved, said);
+    {
+        const json_t *after = vs_sheet_array(vs_ctx_sheet(ctx), "components");
+        say_group(before, after, "re-estimated", moved, said);
+        say_group(before, after, "added", moved, said);
+        say_group(before, after, "removed", moved, said);
+    }
     if (vs_buf_failed(said) || json_object_set(payload, "card_changes", changes) ||
         json_object_set(payload, "reestimated", moved))
         rc = vs_error_oom(err);

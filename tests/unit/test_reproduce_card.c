@@ -112,6 +112,7 @@ START_TEST(test_length_and_concurrency_reestimate)
     ch = json_object_get(p, "reestimated");
     ck_assert_uint_eq(json_array_size(ch), 1);
     ck_assert_str_eq(pstr(json_array_get(ch, 0), "component"), "kv_cache");
+    ck_assert_str_eq(pstr(json_array_get(ch, 0), "change"), "re-estimated");
     ck_assert_uint_eq(json_integer_value(json_object_get(json_array_get(ch, 0), "from")),
                       per_token * 4096);
     ck_assert_uint_eq(json_integer_value(json_object_get(json_array_get(ch, 0), "to")),
@@ -180,7 +181,7 @@ START_TEST(test_engine_is_the_new_engine)
     ck_assert_int_eq(
         run(ip, "reproduce campaign-a as \"on vllm\" engine=vllm format=fp8", &p, &text, &err), 0);
     ck_assert_ptr_nonnull(strstr(text, "format bf16 → fp8; engine llamacpp → vllm"));
-    ck_assert_ptr_nonnull(strstr(text, "non_torch (new) → unknown"));
+    ck_assert_ptr_nonnull(strstr(text, "; added: non_torch (unknown)"));
     json_decref(p);
     free(text);
     vs_interp_free(ip);
