@@ -22,6 +22,7 @@ vs_bench(bench_lang)
 # Benchmark (not a test): how the cost grows with lines, re-runs and open sheets.
 vs_bench(bench_lang_scale)
 vs_fuzz_target(fuzz_cell)
+vs_fuzz_target(fuzz_percent)
 
 # The product's words stand alone: no string of src/ or kernel/, notebook or
 # example record cites the specification, internal notes, seeds or rule numbers.
