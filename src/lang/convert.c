@@ -11,6 +11,7 @@
 #include "lang/percent.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/pool.h"
 
 static void usage(FILE *f)
@@ -31,24 +32,6 @@ static void usage(FILE *f)
                "  -o OUT      write to OUT instead (- for stdout); never FILE itself\n\n"
                "exit status: 0 converted, 1 FILE cannot be read or converted or OUT cannot\n"
                "be written, 2 usage\n");
-}
-
-static int read_all(const char *path, vs_buf *out, vs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    char chunk[65536];
-    size_t n;
-    int rc = 0;
-    if (!f)
-        return vs_error_set(err, VS_EIO, "cannot read '%s': %s", path, strerror(errno));
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && !vs_buf_failed(out))
-        vs_buf_append(out, chunk, n);
-    if (ferror(f))
-        rc = vs_error_set(err, VS_EIO, "cannot read '%s': %s", path, strerror(errno));
-    else if (vs_buf_failed(out))
-        rc = vs_error_oom(err);
-    fclose(f);
-    return rc;
 }
 
 /* OUT written whole or not at all: a temporary file beside it, renamed. */
@@ -119,7 +102,7 @@ static int convert(const char *path, int to_py, const char *out_path, vs_error *
     json_t *nb = NULL, *lang = NULL;
     const char *dest;
     int rc;
-    if ((rc = read_all(path, &text, err)) < 0)
+    if ((rc = vs_file_read_all(path, 0, &text, err)) < 0)
         goto done;
     if (to_py < 0)
         to_py = is_notebook(&text);

@@ -13,6 +13,7 @@
 #include "sheet/classify.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/file.h"
 
 static volatile sig_atomic_t run_interrupted;
 
@@ -78,26 +79,6 @@ static int sink_input(void *ctx, const char *prompt, int password, char **out)
         line[n - 1] = '\0';
     *out = line;
     return 0;
-}
-
-/* The whole file at path into out: 0, VS_EIO when it cannot be opened or
- * read ("cannot read 'PATH': REASON"), or VS_ENOMEM; err says which. */
-static int read_file(const char *path, vs_buf *out, vs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    char chunk[65536];
-    size_t n;
-    int rc = 0;
-    if (!f)
-        return vs_error_set(err, VS_EIO, "cannot read '%s': %s", path, strerror(errno));
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && !vs_buf_failed(out))
-        vs_buf_append(out, chunk, n);
-    if (ferror(f))
-        rc = vs_error_set(err, VS_EIO, "cannot read '%s': %s", path, strerror(errno));
-    else if (vs_buf_failed(out))
-        rc = vs_error_oom(err);
-    fclose(f);
-    return rc;
 }
 
 static void usage(FILE *f)
@@ -209,7 +190,7 @@ int vs_cli_run(int argc, char **argv)
     }
     {
         vs_error err;
-        int rc = read_file(path, &text, &err);
+        int rc = vs_file_read_all(path, 0, &text, &err);
         if (rc == 0)
             rc = vs_run_cells_split(&cells, vs_buf_str(&text), text.len, &err);
         vs_buf_free(&text);

@@ -69,3 +69,28 @@ long long vs_file_pread(void *ctx, void *buf, size_t n, uint64_t offset)
     } while (r < 0 && errno == EINTR);
     return (long long)r;
 }
+
+int vs_file_read_all(const char *path, uint64_t max_size, vs_buf *out, vs_error *err)
+{
+    char chunk[65536];
+    ssize_t n;
+    int rc = 0, fd = vs_file_open_regular(path, max_size, NULL, err);
+    if (fd < 0)
+        return fd;
+    for (;;) {
+        n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        vs_buf_append(out, chunk, (size_t)n);
+        if (vs_buf_failed(out))
+            break;
+    }
+    if (n < 0)
+        rc = vs_error_set(err, VS_EIO, "cannot read %s: %s", path, strerror(errno));
+    else if (vs_buf_failed(out))
+        rc = vs_error_oom(err);
+    close(fd);
+    return rc;
+}

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "util/buf.h"
 #include "util/error.h"
 
 /* Opens path for reading only when it is a regular file, and returns its
@@ -30,5 +31,11 @@ typedef long long (*vs_file_read_fn)(void *ctx, void *buf, size_t n, uint64_t of
 /* A vs_file_read_fn over a descriptor: ctx points to the int fd. pread,
  * retried on EINTR. */
 long long vs_file_pread(void *ctx, void *buf, size_t n, uint64_t offset);
+
+/* The whole of the regular file at path appended to out (max_size as for
+ * vs_file_open_regular, 0 for no limit): 0, VS_EIO when it cannot be opened or
+ * read ("cannot read PATH: REASON", or what vs_file_open_regular says), or
+ * VS_ENOMEM; err says which. The readers of a notebook or script file use it. */
+int vs_file_read_all(const char *path, uint64_t max_size, vs_buf *out, vs_error *err);
 
 #endif

@@ -9,6 +9,6 @@ if(NOT rc EQUAL 2)
 endif()
 execute_process(COMMAND ${VRAMSHEET} run /nonexistent/vramsheet-no-such-file.vs
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 2 OR NOT err MATCHES "cannot read")
+if(NOT rc EQUAL 2 OR NOT err MATCHES "cannot open")
   message(FATAL_ERROR "run on a missing file: status ${rc}, stderr:\n${err}")
 endif()
