@@ -93,6 +93,30 @@ START_TEST(published_loader_figures)
 }
 END_TEST
 
+/* Under tensor parallelism vLLM builds the norms and the MoE routers whole on
+ * every rank (RMSNorm, ReplicatedLinear in vllm/model_executor/models/
+ * qwen3_moe.py at 002456df) and shards the rest. Qwen3-235B-A22B-FP8 by hand:
+ * the router 128 x 4,096 bf16 in each of 94 layers = 98,566,144 B; the norms,
+ * 94 x (2 x 4,096 + 2 x 128) + 4,096 = 798,208 values = 1,596,416 B; so
+ * 100,162,560 B stay whole and the other 236,345,292,800 B of the
+ * 236,445,455,360 B tally are split 4 ways. */
+START_TEST(tensor_parallel_keeps_norms_and_routers_whole)
+{
+    char cell[600];
+    const ull whole = 236445455360ULL, rep = 98566144ULL + 1596416ULL;
+    snprintf(cell, sizeof cell,
+             "model m config=%s/tests/data/quant_published/qwen3-235b-a22b-fp8.json\nweights",
+             VS_SOURCE_DIR);
+    run_ok(cell);
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), whole);
+    run_ok("placement tensor gpus=4\nenvelope");
+    ck_assert_uint_eq(weights_per_gpu(), rep + (whole - rep + 3) / 4);
+    /* ZeRO-3 shards every parameter, the norms too: a quarter of the whole */
+    run_ok("placement zero stage=3 gpus=4\nenvelope");
+    ck_assert_uint_eq(weights_per_gpu(), (whole + 3) / 4);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant_published");
@@ -100,6 +124,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, published_loader_figures);
+    tcase_add_test(tc, tensor_parallel_keeps_norms_and_routers_whole);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
