@@ -188,8 +188,17 @@ static int add_kept(tally *t, const vs_tensor_rule *r, const char *name, const c
                     uint64_t count, uint64_t ntensors)
 {
     unsigned b = t->s->kept_bytes ? t->s->kept_bytes(t->q, name, t->eng) : 0;
-    uint64_t e = elements(r) * count, bytes = e * (b ? b : t->q->dense_bytes);
+    uint64_t e = elements(r) * count, bytes;
     char pat[256];
+    /* vLLM's VocabParallelEmbedding and ParallelLMHead allocate the vocabulary
+     * padded to a multiple of 64 rows (pad_vocab_size with
+     * DEFAULT_VOCAB_PADDING_SIZE, vllm/model_executor/layers/
+     * vocab_parallel_embedding.py at 00db0119) */
+    if (t->eng != VS_QUANT_ENGINE_CHECKPOINT &&
+        (!strcmp(why, "an embedding") || !strcmp(why, "lm_head")) && r->ndims == 2 && t->a->vocab &&
+        r->shape[0] == t->a->vocab)
+        e = (r->shape[0] + 63) / 64 * 64 * r->shape[1] * count;
+    bytes = e * (b ? b : t->q->dense_bytes);
     /* vLLM's tensor parallelism shards the Linear layers and the vocabulary
      * but builds the norms (RMSNorm over the whole hidden size) and the MoE
      * routers (ReplicatedLinear, quant_config=None) whole on every rank

@@ -748,6 +748,35 @@ START_TEST(gpt_oss_20b_marlin_a100)
 }
 END_TEST
 
+/* vLLM allocates embed_tokens and lm_head with the vocabulary padded to 64 rows
+ * (vocab_parallel_embedding.py pad_vocab_size): a Llama-3.1-8B GPTQ config with
+ * one added token (128,257) holds 128,320 rows under `engine vllm`, 63 more
+ * rows of 4,096 fp16 values in each of the two: 2 x 63 x 4,096 x 2 B. The
+ * checkpoint's own tally keeps 128,257. */
+START_TEST(vllm_pads_the_vocabulary)
+{
+    static const char *gptq = "{\"quant_method\":\"gptq\",\"bits\":4,\"group_size\":128,"
+                              "\"desc_act\":false,\"sym\":true}";
+    const char *cfg = quant_config("llama-3.1-8b.json", gptq, "float16");
+    json_t *c;
+    ull plain, padded;
+    /* 128,256 rows are a multiple of 64: the same figure under both */
+    plain = card_weights(cfg, NULL);
+    ck_assert_uint_eq(card_weights(cfg, "engine vllm\n"), plain);
+    /* one added token */
+    c = json_load_file(cfg, 0, NULL);
+    ck_assert_ptr_nonnull(c);
+    json_object_set_new(c, "vocab_size", json_integer(128257));
+    ck_assert_int_eq(json_dump_file(c, cfg, 0), 0);
+    json_decref(c);
+    run_ok("sheet padded\nengine none");
+    plain = card_weights(cfg, NULL);
+    run_ok("engine vllm\nweights");
+    padded = (ull)geti(lastp(), "bytes");
+    ck_assert_uint_eq(padded - plain, 2ull * 63 * 4096 * 2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -772,6 +801,7 @@ int main(void)
     tcase_add_test(tc, measured_weights_from_a_log);
     tcase_add_test(tc, engine_order_gives_one_figure);
     tcase_add_test(tc, gpt_oss_20b_marlin_a100);
+    tcase_add_test(tc, vllm_pads_the_vocabulary);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
