@@ -586,15 +586,12 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
                           "(`model NAME config=PATH` sums them)";
         else
             had_files = 0;
-    } else if (a && !is_quant && !is_lq && f == VS_FORMAT_NF4 &&
+    } else if (a && !is_quant && !is_lq && vs_quant_from_plain(&q, name) == 0 &&
                !json_is_object(json_object_get(sheet, "weights_files"))) {
         /* nf4 is bitsandbytes' 4-bit NormalFloat: Linear layers only, the
          * embeddings, lm_head and norms kept in 16 bits (transformers'
-         * Bnb4BitHfQuantizer, get_keys_to_not_convert), double quantisation
-         * as QLoRA sets it; over the tensor list when the card has one */
-        if ((rc = vs_quant_from_format(&q, "bnb-nf4", 0, 0, 0, NULL, err)) < 0)
-            return rc;
-        q.double_quant = 1;
+         * Bnb4BitHfQuantizer, get_keys_to_not_convert); over the tensor list
+         * when the card has one */
         if ((rc = vs_quant_apply_format(sheet, &q, err)) < 0)
             return vs_arg_error(a, err, rc);
         if (rc == 0) {

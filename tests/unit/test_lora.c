@@ -132,6 +132,17 @@ START_TEST(qlora_base_and_dequant_buffer)
      * are then in the weights, so quant_metadata adds nothing. */
     run_ok("format nf4\nweights");
     ck_assert_int_eq(geti(lastp(), "bytes"), 5702540160LL);
+    /* one vocabulary: `formats nf4` and `fit formats=nf4` give the same bytes */
+    run_ok("gpu \"H100 SXM\"\nlength 4096\nformats nf4");
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "rows"), 0), "weights_bytes"),
+                     5702540160LL);
+    run_ok("fit formats=\"nf4 bf16\"");
+    ck_assert_int_eq(
+        geti(
+            json_array_get(
+                json_object_get(json_array_get(json_object_get(lastp(), "rows"), 0), "formats"), 0),
+            "weights_bytes"),
+        5702540160LL);
     run_ok("estimate training lora rank=16 targets=all-linear");
     p = lastp();
     ck_assert_int_eq(geti(named(p, "quant_metadata"), "bytes"), 0);
