@@ -777,6 +777,25 @@ START_TEST(vllm_pads_the_vocabulary)
 }
 END_TEST
 
+/* vLLM's bitsandbytes loader undoes the double quantisation as it loads
+ * (_dequantize_dq): each absmax is float32 again and the nested 256-entry code
+ * is dropped. Llama-3.1-8B's 224 linear matrices hold 109,051,904 blocks of 64:
+ * stored, an 8-bit absmax each, an fp32 constant per 256 blocks (425,984 x 4)
+ * and a 4-byte offset per matrix, with a 256 x 4-byte code; under vLLM 4 bytes
+ * per block and no second code. */
+START_TEST(vllm_undoes_double_quant)
+{
+    const char *cfg = quant_config(
+        "llama-3.1-8b.json",
+        "{\"quant_method\":\"bitsandbytes\",\"load_in_4bit\":true,\"bnb_4bit_quant_type\":"
+        "\"nf4\",\"bnb_4bit_use_double_quant\":true}",
+        "bfloat16");
+    ull stored = card_weights(cfg, NULL), loaded = card_weights(cfg, "engine vllm\n");
+    ck_assert_uint_eq(loaded - stored, 109051904ull * 4 - (109051904ull + 425984ull * 4 + 224 * 4) -
+                                           224ull * 256 * 4);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -802,6 +821,7 @@ int main(void)
     tcase_add_test(tc, engine_order_gives_one_figure);
     tcase_add_test(tc, gpt_oss_20b_marlin_a100);
     tcase_add_test(tc, vllm_pads_the_vocabulary);
+    tcase_add_test(tc, vllm_undoes_double_quant);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
