@@ -749,15 +749,15 @@ START_TEST(gpt_oss_20b_marlin_a100)
 END_TEST
 
 /* vLLM allocates embed_tokens and lm_head with the vocabulary padded to 64 rows
- * (vocab_parallel_embedding.py pad_vocab_size): a Llama-3.1-8B GPTQ config with
+ * (vocab_parallel_embedding.py pad_vocab_size): a Llama-3.1-8B AWQ config with
  * one added token (128,257) holds 128,320 rows under `engine vllm`, 63 more
  * rows of 4,096 fp16 values in each of the two: 2 x 63 x 4,096 x 2 B. The
  * checkpoint's own tally keeps 128,257. */
 START_TEST(vllm_pads_the_vocabulary)
 {
-    static const char *gptq = "{\"quant_method\":\"gptq\",\"bits\":4,\"group_size\":128,"
-                              "\"desc_act\":false,\"sym\":true}";
-    const char *cfg = quant_config("llama-3.1-8b.json", gptq, "float16");
+    static const char *awq = "{\"quant_method\":\"awq\",\"bits\":4,\"group_size\":128,"
+                             "\"zero_point\":true,\"version\":\"gemm\"}";
+    const char *cfg = quant_config("llama-3.1-8b.json", awq, "float16");
     json_t *c;
     ull plain, padded;
     /* 128,256 rows are a multiple of 64: the same figure under both */
@@ -796,6 +796,34 @@ START_TEST(vllm_undoes_double_quant)
 }
 END_TEST
 
+/* A symmetric 4-bit GPTQ layer runs on vLLM's Marlin, which empties the zero
+ * points and, without act order, g_idx (MarlinLinearKernel.
+ * process_weights_after_loading). Llama-3.1-8B at group 128: the zeros are
+ * in / 128 x out / 8 int32 per matrix, 6,979,321,856 / 256 = 27,262,976 B; g_idx
+ * an int32 per input column, 32 x (6 x 4,096 + 14,336) x 4 = 4,980,736 B. With
+ * act order g_idx stays and an int32 sort order per column joins it. */
+START_TEST(vllm_marlin_drops_zeros_and_g_idx)
+{
+    const char *cfg = quant_config("llama-3.1-8b.json",
+                                   "{\"quant_method\":\"gptq\",\"bits\":4,\"group_size\":128,"
+                                   "\"desc_act\":false,\"sym\":true}",
+                                   "float16");
+    ull stored = card_weights(cfg, NULL), loaded;
+    run_ok("engine vllm\nweights");
+    loaded = (ull)geti(lastp(), "bytes");
+    ck_assert_uint_eq(stored - loaded, 27262976ull + 4980736ull);
+    cfg = quant_config("llama-3.1-8b.json",
+                       "{\"quant_method\":\"gptq\",\"bits\":4,\"group_size\":128,"
+                       "\"desc_act\":true,\"sym\":true}",
+                       "float16");
+    run_ok("sheet act_order\nengine none");
+    stored = card_weights(cfg, NULL);
+    run_ok("engine vllm\nweights");
+    loaded = (ull)geti(lastp(), "bytes");
+    ck_assert_uint_eq(loaded + 27262976ull, stored + 4980736ull);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -822,6 +850,7 @@ int main(void)
     tcase_add_test(tc, gpt_oss_20b_marlin_a100);
     tcase_add_test(tc, vllm_pads_the_vocabulary);
     tcase_add_test(tc, vllm_undoes_double_quant);
+    tcase_add_test(tc, vllm_marlin_drops_zeros_and_g_idx);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
