@@ -64,6 +64,13 @@ int vs_format_weights_of(const json_t *sheet, const char *word, const vs_format_
                             "`%s` needs the card's parameter count (`model NAME params=COUNT` or "
                             "config=PATH)",
                             word);
+    /* nf4 over a tensor list: bitsandbytes' layout, as `format nf4` sums it */
+    if (vs_quant_from_plain(&q, word) == 0 &&
+        json_is_string(json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "config"))) {
+        out->bits = q.bits;
+        snprintf(out->basis, sizeof out->basis, "tensor by tensor, as bitsandbytes keeps it");
+        return vs_quant_format_bytes(sheet, &q, &out->bytes, err);
+    }
     /* a plain width, bits=N */
     if (vs_vocab_format_parse(&f, &out->bits, word, NULL) == 0 && f != VS_FORMAT_SCHEME)
         return vs_envelope_weights_bytes(&out->bytes, params, out->bits, err);

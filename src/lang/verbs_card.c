@@ -586,6 +586,25 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
                           "(`model NAME config=PATH` sums them)";
         else
             had_files = 0;
+    } else if (a && !is_quant && !is_lq && vs_quant_from_plain(&q, name) == 0 &&
+               !json_is_object(json_object_get(sheet, "weights_files"))) {
+        /* nf4 is bitsandbytes' 4-bit NormalFloat: Linear layers only, the
+         * embeddings, lm_head and norms kept in 16 bits (transformers'
+         * Bnb4BitHfQuantizer, get_keys_to_not_convert); over the tensor list
+         * when the card has one */
+        if ((rc = vs_quant_apply_format(sheet, &q, err)) < 0)
+            return vs_arg_error(a, err, rc);
+        if (rc == 0) {
+            /* the card keeps the word typed; the tally says the scheme */
+            if ((rc = vs_verb_card_set(sheet, "format", json_string(name), err)) ||
+                (rc = vs_verb_card_set(sheet, "bits", json_integer(bits), err)))
+                return rc;
+            had_files = 0;
+            is_quant = 1;
+            notes[nn++] = "nf4 as bitsandbytes stores it, over the tensor list: Linear layers in "
+                          "4 bits with double-quantised absmax, the embeddings, lm_head and norms "
+                          "in 16 bits (`weights` lists them)";
+        }
     } else if (is_lq && !json_is_object(json_object_get(sheet, "weights_files"))) {
         if ((rc = llamacpp_tally(sheet, name, err)) < 0)
             return vs_arg_error(a, err, rc);

@@ -114,12 +114,17 @@ int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *sk
     vs_quant_rule q;
     uint64_t meta, buf;
     char gp[40], gm[40], gb[40], gw[40], src[2][600];
-    int rc;
+    int rc, in_weights;
     /* bitsandbytes nf4 with double quantisation (QLoRA's setting) over every
      * linear module of the layers: the embeddings and the output layer stay 16-bit */
     if ((rc = vs_quant_rule_get(&q, "bnb", 0, 1, 4, 16, err)) < 0 ||
         (rc = vs_estimate_quant(&meta, &q, e->base_linear, err)) < 0)
         return rc;
+    /* weights summed tensor by tensor (`format nf4` over a config.json's
+     * tensor list) already hold the absmax: counted once, there */
+    in_weights = json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+    if (in_weights)
+        meta = 0;
     /* MatMul4Bit dequantises the whole weight to the compute dtype before each
      * matmul (bitsandbytes/autograd/_functions.py, commit 60a0d8a5:
      * F.dequantize_4bit(B, quant_state).to(A.dtype)): the largest layer's bf16
@@ -130,11 +135,17 @@ int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *sk
     vs_units_grouped(gm, sizeof gm, meta);
     vs_units_grouped(gw, sizeof gw, e->largest_linear);
     vs_units_grouped(gb, sizeof gb, buf);
-    snprintf(src[0], sizeof src[0],
-             "nf4 with double quantisation over the layers' %s linear weights: an 8-bit absmax "
-             "per block of 64 and an fp32 constant per 256 blocks = %s B (QLoRA, Dettmers et al. "
-             "2023)",
-             gp, gm);
+    if (in_weights)
+        snprintf(src[0], sizeof src[0],
+                 "0 B: the weights are summed tensor by tensor and hold the absmax of the "
+                 "layers' %s linear weights already (`weights` lists them)",
+                 gp);
+    else
+        snprintf(src[0], sizeof src[0],
+                 "nf4 with double quantisation over the layers' %s linear weights: an 8-bit absmax "
+                 "per block of 64 and an fp32 constant per 256 blocks = %s B (QLoRA, Dettmers et "
+                 "al. 2023)",
+                 gp, gm);
     snprintf(src[1], sizeof src[1],
              "the largest linear layer (%s weights) dequantised to bf16 for its matmul: %s x 2 B "
              "= %s B (bitsandbytes MatMul4Bit)",

@@ -110,6 +110,12 @@ int vs_quant_from_config(vs_quant *q, const json_t *cfg, vs_error *err);
 int vs_quant_from_format(vs_quant *q, const char *word, uint64_t bits, uint64_t group,
                          uint64_t block, const char *dense_dtype, vs_error *err);
 
+/* `nf4`, a plain width whose word names bitsandbytes' 4-bit NormalFloat: on a
+ * card with a tensor list `format`, `formats` and `fit formats=` sum it as
+ * bitsandbytes stores it (the Linear layers only), double quantisation on as
+ * QLoRA sets it. 0 with q set; 1 for any other word. */
+int vs_quant_from_plain(vs_quant *q, const char *word);
+
 /* The card's format string of q ("gptq bits=4 group=128", "mxfp4", "fp8 block=128"). */
 const char *vs_quant_format_name(const vs_quant *q, char *out, size_t cap);
 

@@ -8,14 +8,17 @@
  * a 256-entry float32 code and a float32 offset. Int8 (Linear8bitLt, Int8Params):
  * int8 [out, in] and a float32 row scale (SCB) per output row. vLLM's
  * bitsandbytes loader (model_loader/bitsandbytes_loader.py) reads the same
- * quant_state back. */
+ * quant_state back, but undoes the double quantisation while it loads
+ * (BitsAndBytesModelLoader._dequantize_dq at c9e9c484: the absmax become
+ * float32 again, the nested state dropped, "at the cost of increased memory
+ * usage"). */
 #include "model/quant_internal.h"
 
 static int bnb_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_engine eng,
                       vs_quant_bytes *out, vs_error *err)
 {
     uint64_t n = m->out * m->in, blocks = (n + 63) / 64;
-    (void)eng;
+    int nested = q->double_quant && eng == VS_QUANT_ENGINE_CHECKPOINT;
     (void)err;
     if (q->bits == 8) {
         out->values = n;
@@ -26,7 +29,7 @@ static int bnb_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_engi
     out->values = (n + 1) / 2;
     out->zeros = 0;
     out->index = 16 * 4;
-    if (q->double_quant) {
+    if (nested) {
         out->scales = blocks + (blocks + 255) / 256 * 4 + 4;
         out->index += 256 * 4;
     } else {

@@ -332,3 +332,11 @@ const char *vs_quant_format_name(const vs_quant *q, char *out, size_t cap)
     }
     return out;
 }
+
+int vs_quant_from_plain(vs_quant *q, const char *word)
+{
+    if (!word || strcmp(word, "nf4") || vs_quant_from_format(q, "bnb-nf4", 0, 0, 0, NULL, NULL))
+        return 1;
+    q->double_quant = 1;
+    return 0;
+}

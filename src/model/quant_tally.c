@@ -169,7 +169,8 @@ typedef struct tally {
     vs_quant_engine eng;
     vs_quant_bytes qb; /* the quantised matrices' parts */
     uint64_t qparams, kept, kept_params, kept4, kept4_params, one_d, one_d_n;
-    json_t *other; /* kept tensors, one row per rule */
+    uint64_t replicated; /* bytes every tensor-parallel rank holds whole (norms, routers) */
+    json_t *other;       /* kept tensors, one row per rule */
     vs_error *err;
     int rc;
 } tally;
@@ -183,12 +184,28 @@ static uint64_t elements(const vs_tensor_rule *r)
     return e;
 }
 
-static int add_kept(tally *t, const vs_tensor_rule *r, const char *name, uint64_t count,
-                    uint64_t ntensors)
+static int add_kept(tally *t, const vs_tensor_rule *r, const char *name, const char *why,
+                    uint64_t count, uint64_t ntensors)
 {
     unsigned b = t->s->kept_bytes ? t->s->kept_bytes(t->q, name, t->eng) : 0;
-    uint64_t e = elements(r) * count, bytes = e * (b ? b : t->q->dense_bytes);
+    uint64_t e = elements(r) * count, bytes;
     char pat[256];
+    /* vLLM's VocabParallelEmbedding and ParallelLMHead allocate the vocabulary
+     * padded to a multiple of 64 rows (pad_vocab_size with
+     * DEFAULT_VOCAB_PADDING_SIZE, vllm/model_executor/layers/
+     * vocab_parallel_embedding.py at 00db0119) */
+    if (t->eng != VS_QUANT_ENGINE_CHECKPOINT &&
+        (!strcmp(why, "an embedding") || !strcmp(why, "lm_head")) && r->ndims == 2 && t->a->vocab &&
+        r->shape[0] == t->a->vocab)
+        e = (r->shape[0] + 63) / 64 * 64 * r->shape[1] * count;
+    bytes = e * (b ? b : t->q->dense_bytes);
+    /* vLLM's tensor parallelism shards the Linear layers and the vocabulary
+     * but builds the norms (RMSNorm over the whole hidden size) and the MoE
+     * routers (ReplicatedLinear, quant_config=None) whole on every rank
+     * (vllm/model_executor/models/qwen3_moe.py, deepseek_v2.py, mixtral.py at
+     * 002456df) */
+    if (!strcmp(why, "a MoE router") || (r->ndims == 1 && strstr(name, "norm")))
+        t->replicated += bytes;
     if (b == 4) {
         t->kept4 += bytes;
         t->kept4_params += e;
@@ -242,7 +259,7 @@ static int on_rule(void *ud, const vs_tensor_rule *r)
         if (t->q->nkeep == 0 || r->layers == 1 || !strstr(r->pattern, "{L}")) {
             uint64_t count = per * (r->layer0 + r->layers - l);
             if (*why)
-                return add_kept(t, r, name, count, count);
+                return add_kept(t, r, name, why, count, count);
             {
                 vs_quant_matrix m;
                 vs_quant_bytes b;
@@ -267,7 +284,7 @@ static int on_rule(void *ud, const vs_tensor_rule *r)
             return 0;
         }
         if (*why) {
-            if ((rc = add_kept(t, r, name, per, per)))
+            if ((rc = add_kept(t, r, name, why, per, per)))
                 return rc;
         } else {
             vs_quant_matrix m;
@@ -385,9 +402,11 @@ int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, jso
              : eng == VS_QUANT_ENGINE_VLLM_MARLIN && q->method == VS_QUANT_MXFP4
                  ? ", as vLLM's MXFP4 Marlin MoE lays it out"
                  : "");
-    wf = json_pack("{s:n, s:I, s:I, s:o, s:o, s:[], s:s, s:s}", "path", "bytes", (json_int_t)total,
-                   "params", (json_int_t)(t.qparams + t.kept_params + t.kept4_params), "by_dtype",
-                   by, "other_dtype", t.other, "files", "scheme", scheme, "source", t.s->source);
+    wf = json_pack("{s:n, s:I, s:I, s:o, s:o, s:[], s:s, s:s, s:I}", "path", "bytes",
+                   (json_int_t)total, "params",
+                   (json_int_t)(t.qparams + t.kept_params + t.kept4_params), "by_dtype", by,
+                   "other_dtype", t.other, "files", "scheme", scheme, "source", t.s->source,
+                   "replicated_bytes", (json_int_t)t.replicated);
     if (!wf)
         return vs_error_oom(err);
     *out = wf;

@@ -109,7 +109,12 @@ static void put_formats(vs_buf *t, vs_buf *h, json_t *list)
         cells[1] = "";
         cells[2] = bits;
         cells[3] = bpw;
-        cells[4] = "nothing: every parameter at this width";
+        /* nf4 names bitsandbytes' layout wherever the card has a tensor list
+         * (model/quant.h vs_quant_from_plain) */
+        cells[4] = (vs_vocab_format)i == VS_FORMAT_NF4
+                       ? "with a tensor list as bnb-nf4 (double quant): embeddings, lm_head, "
+                         "norms; without one nothing"
+                       : "nothing: every parameter at this width";
         cells[5] = "plain width";
         vs_table_add_row(table, cells);
         json_array_append_new(list, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "format", cells[0],

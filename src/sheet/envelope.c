@@ -85,7 +85,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
     if (e.weights_known && !strcmp(e.weights_basis, "measured")) {
         e.weights_gpu_bytes = e.weights_bytes; /* already one GPU's share */
     } else if (e.weights_known) {
-        e.weights_gpu_bytes = vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, e.weights_bytes);
+        e.weights_gpu_bytes = vs_placement_weights_per_gpu(&pl, wf, e.weights_bytes);
         /* offload=: the GPU holds one component (or block) of the weights */
         vs_placement_offload_weights(&pl, wf, e.weights_bytes, e.weights_gpu_bytes,
                                      &e.weights_gpu_bytes, &e.host_bytes, &e.offload_basis);

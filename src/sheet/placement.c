@@ -189,6 +189,18 @@ uint64_t vs_placement_per_gpu(const vs_placement *p, const char *cls, uint64_t b
     return bytes / n + (bytes % n != 0);
 }
 
+uint64_t vs_placement_weights_per_gpu(const vs_placement *p, const json_t *weights_files,
+                                      uint64_t whole)
+{
+    const json_t *r = json_object_get(weights_files, "replicated_bytes");
+    uint64_t rep;
+    if (p->kind != VS_PLACE_TENSOR || p->gpus <= 1 || !json_is_integer(r) ||
+        json_integer_value(r) <= 0 || (uint64_t)json_integer_value(r) > whole)
+        return vs_placement_per_gpu(p, VS_VOCAB_WEIGHTS, whole);
+    rep = (uint64_t)json_integer_value(r);
+    return rep + vs_placement_per_gpu(p, VS_VOCAB_WEIGHTS, whole - rep);
+}
+
 const char *vs_placement_describe(const vs_placement *p, char *out, size_t outlen)
 {
     switch (p->kind) {

@@ -85,6 +85,14 @@ unsigned vs_placement_ways(const vs_placement *p, const char *cls);
 /* bytes of class cls on each GPU: ceil(bytes / ways). */
 uint64_t vs_placement_per_gpu(const vs_placement *p, const char *cls, uint64_t bytes);
 
+/* The weights one GPU holds: as vs_placement_per_gpu for the weights, except
+ * that under tensor parallelism the part weights_files names as
+ * replicated_bytes (the norms and MoE routers a tally of the tensor list finds,
+ * built whole on every rank) is not divided: replicated + ceil((whole -
+ * replicated) / gpus). */
+uint64_t vs_placement_weights_per_gpu(const vs_placement *p, const json_t *weights_files,
+                                      uint64_t whole);
+
 /* A short description: "ZeRO stage 2 on 4 GPUs", "single GPU". Static or
  * written into out (outlen >= 64). */
 const char *vs_placement_describe(const vs_placement *p, char *out, size_t outlen);

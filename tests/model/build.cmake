@@ -64,3 +64,5 @@ target_compile_definitions(test_gguf_arch PRIVATE
 # Quantised checkpoints against headers the test writes and a published loader figure.
 target_compile_definitions(test_quant PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+# Quantised checkpoints against the loaders' published per-GPU figures (tests/data/quant_published).
+target_compile_definitions(test_quant_published PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

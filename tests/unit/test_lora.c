@@ -117,11 +117,36 @@ START_TEST(qlora_base_and_dequant_buffer)
 {
     json_t *p;
     model("llama-3.1-8b.json", "qlora");
-    run_ok("format nf4\nestimate training lora rank=16 targets=all-linear");
+    run_ok("estimate training lora rank=16 targets=all-linear");
     p = lastp();
     ck_assert_int_eq(geti(named(p, "quant_metadata"), "bytes"), 110755840LL);
     ck_assert_int_eq(geti(named(p, "dequant_buffer"), "bytes"), 117440512LL);
     ck_assert_int_eq(geti(named(p, "adapter_weights"), "bytes"), 41943040LL * 2);
+    /* `format nf4` over the tensor list weighs the base as bitsandbytes keeps it:
+     * the linear weights two a byte (3,489,660,928), their double-quantised absmax
+     * per matrix (109,051,904 + 4 x 425,984 + a 4-byte offset for each of the 224
+     * matrices = 110,756,736; the 16- and 256-entry fp32 code tables, 224 x 1,088
+     * = 243,712), embed_tokens and lm_head in bf16 (2 x 128,256 x 4,096 x 2 =
+     * 2,101,346,304) and the 65 norms (532,480): 5,702,540,160 B, where 4 bits
+     * for every parameter would weigh the embeddings at a quarter. The absmax
+     * are then in the weights, so quant_metadata adds nothing. */
+    run_ok("format nf4\nweights");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 5702540160LL);
+    /* one vocabulary: `formats nf4` and `fit formats=nf4` give the same bytes */
+    run_ok("gpu \"H100 SXM\"\nlength 4096\nformats nf4");
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "rows"), 0), "weights_bytes"),
+                     5702540160LL);
+    run_ok("fit formats=\"nf4 bf16\"");
+    ck_assert_int_eq(
+        geti(
+            json_array_get(
+                json_object_get(json_array_get(json_object_get(lastp(), "rows"), 0), "formats"), 0),
+            "weights_bytes"),
+        5702540160LL);
+    run_ok("estimate training lora rank=16 targets=all-linear");
+    p = lastp();
+    ck_assert_int_eq(geti(named(p, "quant_metadata"), "bytes"), 0);
+    ck_assert_int_eq(geti(named(p, "dequant_buffer"), "bytes"), 117440512LL);
     /* plain lora keeps no 4-bit base */
     model("llama-3.1-8b.json", "lora");
     run_ok("estimate training lora rank=16");

@@ -748,6 +748,82 @@ START_TEST(gpt_oss_20b_marlin_a100)
 }
 END_TEST
 
+/* vLLM allocates embed_tokens and lm_head with the vocabulary padded to 64 rows
+ * (vocab_parallel_embedding.py pad_vocab_size): a Llama-3.1-8B AWQ config with
+ * one added token (128,257) holds 128,320 rows under `engine vllm`, 63 more
+ * rows of 4,096 fp16 values in each of the two: 2 x 63 x 4,096 x 2 B. The
+ * checkpoint's own tally keeps 128,257. */
+START_TEST(vllm_pads_the_vocabulary)
+{
+    static const char *awq = "{\"quant_method\":\"awq\",\"bits\":4,\"group_size\":128,"
+                             "\"zero_point\":true,\"version\":\"gemm\"}";
+    const char *cfg = quant_config("llama-3.1-8b.json", awq, "float16");
+    json_t *c;
+    ull plain, padded;
+    /* 128,256 rows are a multiple of 64: the same figure under both */
+    plain = card_weights(cfg, NULL);
+    ck_assert_uint_eq(card_weights(cfg, "engine vllm\n"), plain);
+    /* one added token */
+    c = json_load_file(cfg, 0, NULL);
+    ck_assert_ptr_nonnull(c);
+    json_object_set_new(c, "vocab_size", json_integer(128257));
+    ck_assert_int_eq(json_dump_file(c, cfg, 0), 0);
+    json_decref(c);
+    run_ok("sheet padded\nengine none");
+    plain = card_weights(cfg, NULL);
+    run_ok("engine vllm\nweights");
+    padded = (ull)geti(lastp(), "bytes");
+    ck_assert_uint_eq(padded - plain, 2ull * 63 * 4096 * 2);
+}
+END_TEST
+
+/* vLLM's bitsandbytes loader undoes the double quantisation as it loads
+ * (_dequantize_dq): each absmax is float32 again and the nested 256-entry code
+ * is dropped. Llama-3.1-8B's 224 linear matrices hold 109,051,904 blocks of 64:
+ * stored, an 8-bit absmax each, an fp32 constant per 256 blocks (425,984 x 4)
+ * and a 4-byte offset per matrix, with a 256 x 4-byte code; under vLLM 4 bytes
+ * per block and no second code. */
+START_TEST(vllm_undoes_double_quant)
+{
+    const char *cfg = quant_config(
+        "llama-3.1-8b.json",
+        "{\"quant_method\":\"bitsandbytes\",\"load_in_4bit\":true,\"bnb_4bit_quant_type\":"
+        "\"nf4\",\"bnb_4bit_use_double_quant\":true}",
+        "bfloat16");
+    ull stored = card_weights(cfg, NULL), loaded = card_weights(cfg, "engine vllm\n");
+    ck_assert_uint_eq(loaded - stored, 109051904ull * 4 - (109051904ull + 425984ull * 4 + 224 * 4) -
+                                           224ull * 256 * 4);
+}
+END_TEST
+
+/* A symmetric 4-bit GPTQ layer runs on vLLM's Marlin, which empties the zero
+ * points and, without act order, g_idx (MarlinLinearKernel.
+ * process_weights_after_loading). Llama-3.1-8B at group 128: the zeros are
+ * in / 128 x out / 8 int32 per matrix, 6,979,321,856 / 256 = 27,262,976 B; g_idx
+ * an int32 per input column, 32 x (6 x 4,096 + 14,336) x 4 = 4,980,736 B. With
+ * act order g_idx stays and an int32 sort order per column joins it. */
+START_TEST(vllm_marlin_drops_zeros_and_g_idx)
+{
+    const char *cfg = quant_config("llama-3.1-8b.json",
+                                   "{\"quant_method\":\"gptq\",\"bits\":4,\"group_size\":128,"
+                                   "\"desc_act\":false,\"sym\":true}",
+                                   "float16");
+    ull stored = card_weights(cfg, NULL), loaded;
+    run_ok("engine vllm\nweights");
+    loaded = (ull)geti(lastp(), "bytes");
+    ck_assert_uint_eq(stored - loaded, 27262976ull + 4980736ull);
+    cfg = quant_config("llama-3.1-8b.json",
+                       "{\"quant_method\":\"gptq\",\"bits\":4,\"group_size\":128,"
+                       "\"desc_act\":true,\"sym\":true}",
+                       "float16");
+    run_ok("sheet act_order\nengine none");
+    stored = card_weights(cfg, NULL);
+    run_ok("engine vllm\nweights");
+    loaded = (ull)geti(lastp(), "bytes");
+    ck_assert_uint_eq(loaded + 27262976ull, stored + 4980736ull);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -772,6 +848,9 @@ int main(void)
     tcase_add_test(tc, measured_weights_from_a_log);
     tcase_add_test(tc, engine_order_gives_one_figure);
     tcase_add_test(tc, gpt_oss_20b_marlin_a100);
+    tcase_add_test(tc, vllm_pads_the_vocabulary);
+    tcase_add_test(tc, vllm_undoes_double_quant);
+    tcase_add_test(tc, vllm_marlin_drops_zeros_and_g_idx);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
