@@ -21,8 +21,9 @@ const vs_family *const *vs_family_table(size_t *n)
     return families;
 }
 
-static const char *const part_names[VS_PART_COUNT] = {"text", "vision_tower", "projector", "mtp",
-                                                      "pretraining_heads"};
+static const char *const part_names[VS_PART_COUNT] = {
+    "text",        "vision_tower", "projector", "mtp", "pretraining_heads",
+    "audio_tower", "lora_adapters"};
 
 const char *vs_part_name(vs_part p)
 {

@@ -37,10 +37,13 @@ typedef enum {
     VS_PART_PROJECTOR, /* the multimodal projector */
     VS_PART_MTP,       /* multi-token-prediction layers: excluded from params */
     VS_PART_HEADS,     /* pre-training heads stored beside an encoder (BERT) */
+    VS_PART_AUDIO,     /* an audio encoder (Phi-4-multimodal's conformer) */
+    VS_PART_ADAPTER,   /* LoRA adapters stored beside the base weights (Phi-4-multimodal) */
     VS_PART_COUNT
 } vs_part;
 
-/* "text", "vision_tower", "projector", "mtp", "pretraining_heads". */
+/* "text", "vision_tower", "projector", "mtp", "pretraining_heads", "audio_tower",
+ * "lora_adapters". */
 const char *vs_part_name(vs_part p);
 
 /* A ViT-style vision tower read from vision_config. */
@@ -89,6 +92,17 @@ typedef struct vs_arch_mm {
     int bias;                   /* the projector's biases */
 } vs_arch_mm;
 
+/* An audio encoder (Phi-4-multimodal's conformer) and the LoRA adapters a
+ * checkpoint keeps beside its base weights. */
+typedef struct vs_arch_audio {
+    uint64_t blocks, hidden, heads, intermediate; /* conformer blocks */
+    uint64_t channels, input, time_reduction;     /* the convolutional subsampling */
+    uint64_t kernel, ext_pw_out, dw_out, dw_mult; /* each block's convolution module */
+    uint64_t bias_buckets;                        /* relative attention bias */
+    uint64_t downsample;                          /* the projector's input stacking */
+    uint64_t lora_rank[2];                        /* vision_lora.r, speech_lora.r; 0 when none */
+} vs_arch_audio;
+
 typedef struct vs_family vs_family;
 
 /* A model read from config.json. Fields a family does not use stay 0. */
@@ -119,6 +133,7 @@ typedef struct vs_arch {
     vs_arch_vision vision;
     uint64_t text_hidden; /* multimodal: the language model's hidden size */
     vs_arch_mm mm;
+    vs_arch_audio audio; /* Phi-4-multimodal */
     vs_arch_ssm ssm;
     uint64_t chunk;        /* chunked attention: attention_chunk_size */
     uint64_t context;      /* the model's context (max_position_embeddings); 0 unknown */

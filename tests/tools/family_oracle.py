@@ -44,10 +44,17 @@ MODELS = {
     "falcon-h1-tiny-90m-base.json": ("FalconH1ForCausalLM", "tiiuae/Falcon-H1-Tiny-90M-Base"),
     "qwen3.5-9b.json": ("Qwen3_5ForConditionalGeneration", "Qwen/Qwen3.5-9B"),
     "qwen3.5-35b-a3b.json": ("Qwen3_5MoeForConditionalGeneration", "Qwen/Qwen3.5-35B-A3B"),
+    # model_type phi4mm is the checkpoint's own code (trust_remote_code, not in
+    # transformers); transformers builds it as Phi4MultimodalForCausalLM from the
+    # config its conversion script writes (phi4mm_config below), and the LoRA
+    # adapters the checkpoint stores beside the base weights are added (lora_params)
+    "phi-4-multimodal-instruct.json": ("Phi4MultimodalForCausalLM", "microsoft/Phi-4-multimodal-instruct"),
 }
 
-VISION = re.compile(r"(^|\.)(vision_tower|vision_model|visual)\.")
-PROJECTOR = re.compile(r"(multi_modal_projector|visual\.merger|visual\.deepstack_merger_list|vision_adapter)")
+VISION = re.compile(r"(^|\.)(vision_tower|vision_model|visual|img_processor)\.")
+AUDIO = re.compile(r"\.audio_embed\.encoder\.")
+PROJECTOR = re.compile(r"(multi_modal_projector|visual\.merger|visual\.deepstack_merger_list|vision_adapter"
+                       r"|image_embed\.(img_projection|global_img|sub_img)|audio_embed\.(up|down)_proj)")
 
 
 def part(name):
@@ -55,7 +62,56 @@ def part(name):
         return "projector"
     if VISION.search(name):
         return "vision_tower"
+    if AUDIO.search(name):
+        return "audio_tower"
     return "text"
+
+
+def phi4mm_config(c):
+    """transformers' convert_phi4_multimodal_weights_to_hf.py convert_config
+    (huggingface/transformers, src/transformers/models/phi4_multimodal), step by
+    step: the phi4mm config.json into Phi4MultimodalConfig's keys."""
+    from transformers import Phi4MultimodalAudioConfig, Phi4MultimodalConfig, Phi4MultimodalVisionConfig
+    c = dict(c)
+    for k in ("_name_or_path", "architectures", "auto_map", "vision_lora", "speech_lora",
+              "transformers_version", "_attn_implementation", "model_type", "img_processor",
+              "torch_dtype"):
+        c.pop(k, None)
+    embd = c.pop("embd_layer")
+    audio_embd = {k: v for k, v in embd["audio_embd_layer"].items() if k in ("downsample_rate",)}
+    vision_embd = {k: v for k, v in embd["image_embd_layer"].items() if k in ("crop_size",)}
+    audio = dict(c.pop("audio_processor")["config"])
+    for k in ("activation_checkpointing", "cnn_layer_norm", "input_layer", "encoder_embedding_config",
+              "batch_norm", "bias_in_glu", "causal", "ext_pw_kernel_size"):
+        audio.pop(k, None)
+    audio["hidden_size"] = audio.pop("attention_dim")
+    audio["num_attention_heads"] = audio.pop("attention_heads")
+    audio["intermediate_size"] = audio.pop("linear_units")
+    audio["nemo_conv_channels"] = audio.pop("nemo_conv_settings")["conv_channels"]
+    audio["bias_max_distance"] = audio.pop("relative_attention_bias_args")["t5_bias_max_distance"]
+    audio["depthwise_separable_out_channel"] = audio.pop("depthwise_seperable_out_channel")
+    audio.update(audio_embd)
+    # keys this release's strict config class no longer takes (none is a shape)
+    for k in ("full_attn_mod", "interpolate_factor", "attention_bias", "mlp_bias", "lm_head_bias"):
+        c.pop(k, None)
+    # the window (262,144) is past the context (131,072): transformers' class has none
+    c.pop("sliding_window", None)
+    return Phi4MultimodalConfig(**c, vision_config=Phi4MultimodalVisionConfig(**vision_embd),
+                                audio_config=Phi4MultimodalAudioConfig(**audio))
+
+
+def lora_params(model, c):
+    """The LoRA adapters the phi4mm checkpoint keeps beside each base weight
+    (peft's lora_A [r, in] and lora_B [out, r]): vision_lora and speech_lora
+    name the same four projections of every decoder layer."""
+    n = 0
+    for name, mod in model.named_modules():
+        if re.search(r"\.layers\.\d+\.(self_attn\.(qkv|o)_proj|mlp\.(gate_up|down)_proj)$", name) \
+                and "embed_tokens_extend" not in name:
+            for key in ("vision_lora", "speech_lora"):
+                r = c[key]["r"]
+                n += r * mod.in_features + mod.out_features * r
+    return n
 
 
 # Keys this transformers release validates more strictly than the published
@@ -88,7 +144,8 @@ def main():
         path = os.path.join(CONFIGS, name)
         if not os.path.exists(path):
             continue
-        cfg = AutoConfig.from_pretrained(fixed(path))
+        raw = json.load(open(path))
+        cfg = phi4mm_config(raw) if raw.get("model_type") == "phi4mm" else AutoConfig.from_pretrained(fixed(path))
         cls = getattr(transformers, cls_name)
         with torch.device("meta"):
             model = cls._from_config(cfg)
@@ -103,6 +160,9 @@ def main():
             m = re.search(r"\.layers\.(\d+)\.|\.blocks\.(\d+)\.", pname)
             if not m or int(m.group(1) or m.group(2)) < 4:
                 lines.append(f"{pname} {list(p.shape)}")
+        if raw.get("model_type") == "phi4mm":
+            parts["lora_adapters"] = lora_params(model, raw)
+            total += parts["lora_adapters"]
         out["models"][name] = {"class": cls_name, "source": repo, "params": total, "parts": parts}
         print(f"{name}: {total:,} {parts}", flush=True)
         if dump:

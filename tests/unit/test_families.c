@@ -6,6 +6,7 @@
  * checks the same totals; here the C registry must give them too, and its
  * concrete tensor list must sum to its own count. */
 #include <check.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,14 @@ static const struct published {
      "Qwen/Qwen3.5-9B: transformers 9,409,813,744 (a 9B model with its vision tower)"},
     {"qwen3.5-35b-a3b.json", "qwen3_5_moe", 35107181936ULL, 3901560176ULL,
      "Qwen/Qwen3.5-35B-A3B: transformers 35,107,181,936 (35B total, 3B active by its name)"},
+    /* Phi-4-multimodal: transformers has no phi4mm class (the checkpoint's own
+     * code); its Phi4MultimodalForCausalLM, built from the config its conversion
+     * script writes, gives 4,743,988,032, and the checkpoint's LoRA adapters
+     * (vision r 256, speech r 320 on qkv, o, gate_up and down of 32 layers)
+     * 830,472,192 beside it */
+    {"phi-4-multimodal-instruct.json", "phi4mm", 5574460224ULL, 0,
+     "microsoft/Phi-4-multimodal-instruct: 5.57B params (its Hugging Face page; 5.6B in its model "
+     "card); transformers 4,743,988,032 + the LoRA adapters 830,472,192"},
 };
 
 #define N_PUBLISHED (sizeof published / sizeof published[0])
@@ -382,6 +391,52 @@ START_TEST(hybrid_layouts)
 }
 END_TEST
 
+/* Phi-4-multimodal: each part against transformers 5.24.0's modules
+ * (tests/data/family_oracle.json), the adapters worked by hand, and without
+ * its adapters the checkpoint is transformers' class alone. */
+START_TEST(phi4mm_parts)
+{
+    vs_arch a = load("phi-4-multimodal-instruct.json");
+    char path[512], *text;
+    json_t *j;
+    vs_error err;
+    /* per layer, r x (in + out) for qkv (3072 -> 5120), o (3072 -> 3072),
+     * gate_up (3072 -> 16384) and down (8192 -> 3072), at r 256 and 320 */
+    uint64_t per_r = (3072 + 5120) + (3072 + 3072) + (3072 + 16384) + (8192 + 3072);
+    ck_assert_uint_eq(a.part_params[VS_PART_ADAPTER], 32 * per_r * (256 + 320));
+    ck_assert_uint_eq(a.part_params[VS_PART_ADAPTER], 830472192ULL);
+    ck_assert_uint_eq(a.part_params[VS_PART_TEXT], 3836021760ULL); /* Phi-4-mini's 3.84B */
+    ck_assert_uint_eq(a.part_params[VS_PART_VISION], 428565440ULL);
+    ck_assert_uint_eq(a.part_params[VS_PART_AUDIO], 441238144ULL);
+    ck_assert_uint_eq(a.part_params[VS_PART_PROJECTOR], 38162688ULL);
+    /* the image projector: two extensors of 1152, up 1152 -> 3072, down 3072 -> 3072; the
+     * audio's: two pairs of up 1024 -> 3072 and down 3072 -> 3072 */
+    ck_assert_uint_eq(a.part_params[VS_PART_PROJECTOR],
+                      2 * 1152ULL + (3072ULL * 1152 + 3072) + (3072ULL * 3072 + 3072) +
+                          2 * ((3072ULL * 1024 + 3072) + (3072ULL * 3072 + 3072)));
+    /* every layer full attention (the 262,144-token window is past the context):
+     * 8 KV heads of 128; the towers and adapters hold none */
+    ck_assert_uint_eq(a.kv.n, 1);
+    ck_assert_int_eq(a.kv.g[0].kind, VS_KV_FULL);
+    ck_assert_uint_eq(a.kv.g[0].layers, 32);
+    ck_assert_uint_eq(a.kv.g[0].kv_heads, 8);
+    ck_assert_uint_eq(a.kv.g[0].head_dim, 128);
+
+    snprintf(path, sizeof path, "%s/phi-4-multimodal-instruct.json", VS_MODEL_CONFIGS);
+    j = json_load_file(path, 0, NULL);
+    ck_assert_ptr_nonnull(j);
+    json_object_set_new(j, "vision_lora", json_null());
+    json_object_del(j, "speech_lora");
+    text = json_dumps(j, 0);
+    json_decref(j);
+    vs_error_clear(&err);
+    ck_assert_int_eq(vs_arch_parse(&a, text, strlen(text), &err), 0);
+    free(text);
+    ck_assert_uint_eq(a.part_params[VS_PART_ADAPTER], 0);
+    ck_assert_uint_eq(a.params_total, 4743988032ULL);
+}
+END_TEST
+
 /* layer_types wins over sliding_window_pattern wherever a family reads it. */
 START_TEST(generic_layer_types)
 {
@@ -516,6 +571,7 @@ static Suite *suite(void)
     tcase_add_test(tc, kv_layouts);
     tcase_add_test(tc, hybrid_layouts);
     tcase_add_test(tc, generic_layer_types);
+    tcase_add_test(tc, phi4mm_parts);
     tcase_add_test(tc, refusals_name_the_key);
     tcase_add_test(tc, every_family_in_the_table);
     suite_add_tcase(s, tc);
