@@ -19,7 +19,8 @@ const vs_engine *const vs_engines[] = {
 #undef VS_ENGINE
     NULL};
 
-static const char *const rt_names[VS_RT_COUNT] = {"non_torch", "activation_peak", "cuda_graphs"};
+static const char *const rt_names[VS_RT_COUNT] = {"non_torch", "activation_peak", "cuda_graphs",
+                                                  "encoder_profile"};
 
 const char *vs_runtime_item_name(vs_runtime_item i)
 {

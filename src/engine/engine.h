@@ -34,12 +34,13 @@ typedef enum {
     VS_RT_NON_TORCH = 0,   /* CUDA context, NCCL, memory outside the framework's allocator */
     VS_RT_ACTIVATION_PEAK, /* the profiling (or largest) forward pass's transient peak */
     VS_RT_CUDA_GRAPHS,     /* captured CUDA graphs' memory pool */
+    VS_RT_ENCODER_PROFILE, /* a multimodal model's encoder run on dummy items at start-up */
     VS_RT_COUNT
 } vs_runtime_item;
 
 #define VS_RT_BIT(i) (1u << (i))
 
-/* "non_torch", "activation_peak", "cuda_graphs" (static). */
+/* "non_torch", "activation_peak", "cuda_graphs", "encoder_profile" (static). */
 const char *vs_runtime_item_name(vs_runtime_item i);
 /* 1 and *item when name (may be NULL) is a runtime item's component name, else 0. */
 int vs_runtime_item_find(vs_runtime_item *item, const char *name);
@@ -115,6 +116,7 @@ typedef struct vs_engine_env {
     uint64_t pad_bytes;        /* what a CUDA buffer adds to the GPU's tensors (alignment, rows) */
     const json_t *layer_bytes; /* borrowed: each repeating layer's weights (GGUF), or NULL */
     uint64_t n_layer;          /* repeating layers (card.arch.layers) */
+    int encoder;               /* the model has a vision or audio encoder (card.arch) */
 } vs_engine_env;
 
 typedef struct vs_engine_budget {
@@ -228,6 +230,15 @@ int vs_engine_token_kv(const vs_engine_env *e, uint64_t pool, unsigned bits, uin
  * monotone (binary search); 0 when not even one token fits. */
 uint64_t vs_engine_max_length(uint64_t cap, int (*fits)(const void *data, uint64_t length),
                               const void *data);
+
+/* ---- the encoder's profiling pass (engine/encoder.c) ---- */
+
+/* 1 when card.arch (may be NULL) names encoder parameters (a vision or audio
+ * tower and its projector: encoder_params), else 0. */
+int vs_engine_encoder_present(const json_t *arch);
+/* Whether runtime item i applies to a card with (encoder 1) or without an
+ * encoder: encoder_profile only with one; the others always. */
+int vs_engine_item_applies(vs_runtime_item i, int encoder);
 
 /* ---- runtime-item estimates (each with its source and stated error) ---- */
 

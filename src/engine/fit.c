@@ -160,6 +160,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
         c->engine->defaults(&c->env);
     c->env.family = json_string_value(json_object_get(arch, "family"));
     positive_int(json_object_get(arch, "layers"), &c->env.n_layer);
+    c->env.encoder = vs_engine_encoder_present(arch);
     io_of(&c->env, sheet, arch);
     if ((rc = vs_component_views_read(&views, sheet)) < 0)
         return vs_error_oom(err);
@@ -214,6 +215,12 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
             c->env.item_bytes[VS_RT_CUDA_GRAPHS] = 0;
         }
     }
+    /* a model without an encoder runs no encoder pass */
+    for (i = 0; i < VS_RT_COUNT; i++)
+        if (!vs_engine_item_applies((vs_runtime_item)i, c->env.encoder)) {
+            c->env.item_known[i] = 1;
+            c->env.item_bytes[i] = 0;
+        }
     for (i = 0; i < VS_RT_COUNT; i++)
         if ((c->engine->runtime & VS_RT_BIT(i)) && !c->env.item_known[i]) {
             char b[64];

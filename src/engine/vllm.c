@@ -107,7 +107,14 @@ static const char help[] =
     "the minimum\n"
     "Runtime items: non_torch, activation_peak (the profiling pass of max_num_batched_tokens "
     "tokens), cuda_graphs; unknown unless a component of that name says, or `engine vllm "
-    "estimate=yes` estimates them.";
+    "estimate=yes` estimates them. A model with a vision or audio encoder has encoder_profile "
+    "too: profile_run (vllm/v1/worker/gpu_model_runner.py) first runs the encoder on "
+    "max(1, min(encoder budget // tokens per item, max_num_seqs x min(limit_mm_per_prompt, "
+    "max_model_len // tokens per item))) dummy items of the largest size the processor "
+    "accepts (vllm/v1/worker/utils.py MultiModalBudget.get_max_items; "
+    "vllm/multimodal/profiling.py) and keeps their outputs through the text model's dummy "
+    "run; it is counted inside the budget and unknown until measured or declared "
+    "(`reserve encoder_profile AMOUNT`).";
 
 /* 1 and *bits, or 0 for a kv_cache_dtype with no whole bits per value. */
 static int kv_bits(const vs_engine_env *e, unsigned *bits)
@@ -126,7 +133,9 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
     char tot[64], bud[64];
     (void)err;
     out->budget_bytes = vs_engine_fraction_ceil(e->total_bytes, u->u);
-    out->inside = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK);
+    /* the encoder's pass runs inside profile_run, before the KV cache is sized */
+    out->inside = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) |
+                  VS_RT_BIT(VS_RT_ENCODER_PROFILE);
     if (!(eager->set && eager->u)) {
         if (gib->u)
             out->inside |= VS_RT_BIT(VS_RT_CUDA_GRAPHS);
@@ -475,7 +484,8 @@ const vs_engine vs_engine_vllm = {
     "vLLM: budget = CUDA total x gpu_memory_utilization, the rest after weights and runtime "
     "filled with KV pages",
     help, keys,
-    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
+    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS) |
+        VS_RT_BIT(VS_RT_ENCODER_PROFILE),
     budget, kv, defaults, NULL,
     /* engine/runtime.c: the profiling peak from max_num_batched_tokens, the
      * non-torch memory of the GPU generation */

@@ -259,7 +259,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_engine *e;
     vs_buf said = VS_BUF_INIT;
     size_t i, ei;
-    int rc, estimate = 0;
+    int rc, estimate = 0, encoder;
     if (!sheet)
         return vs_error_oom(err);
     if (!name)
@@ -337,18 +337,19 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     /* Runtime items: this engine's are added as unknown (unless the person's
      * components fill them); another engine's that this one does not have go. */
     comps = vs_sheet_array(sheet, "components");
+    encoder = vs_engine_encoder_present(json_object_get(vs_sheet_card(sheet), "arch"));
     for (i = json_array_size(comps); i-- > 0;) {
         vs_runtime_item item;
         cm = json_array_get(comps, i);
         if (vs_runtime_item_find(&item, json_string_value(json_object_get(cm, "name"))) &&
-            ours(cm) && !(e->runtime & VS_RT_BIT(item)))
+            ours(cm) && (!(e->runtime & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
             vs_sheet_remove_component(sheet, i);
     }
     for (i = 0; i < VS_RT_COUNT; i++) {
         const char *nm = vs_runtime_item_name((vs_runtime_item)i);
         char src[128];
         json_t *old;
-        if (!(e->runtime & VS_RT_BIT(i)))
+        if (!(e->runtime & VS_RT_BIT(i)) || !vs_engine_item_applies((vs_runtime_item)i, encoder))
             continue;
         old = vs_sheet_component(sheet, nm);
         if (old && (!ours(old) || derived_runtime(old)))
@@ -562,7 +563,8 @@ done:
 static const char engine_help[] =
     "Declares the runtime the card runs under (card.engine: its name and the keys as "
     "written); `engine` alone shows it with every default and its source. "
-    "The engine's runtime items (non_torch, activation_peak, cuda_graphs) become components, "
+    "The engine's runtime items (non_torch, activation_peak, cuda_graphs; under vllm a "
+    "multimodal model's encoder_profile too) become components, "
     "unknown until a `reserve` or a measurement of that name fills them (`reserve cuda_graphs "
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
     "profiling peak (from max_num_batched_tokens and the model's widths) and the non-torch "

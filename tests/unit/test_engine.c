@@ -566,6 +566,48 @@ START_TEST(vllm_hybrid_state_pages)
 }
 END_TEST
 
+/* A vision-language model under vLLM has the encoder's profiling pass as a runtime item:
+ * unknown (the row an upper bound, naming it) until a component fills it, then inside the
+ * budget; a text model has none. Every other item measured at 0 (sheet_with), the KV pool
+ * at 0.9 x 85e9 = 76.5e9 budget less 14e9 of weights = 62.5e9 B. */
+START_TEST(vllm_encoder_profile_item)
+{
+    static const char layout[] = "[{\"kind\": \"full\", \"layers\": 28, \"kv_heads\": 4, "
+                                 "\"head_dim\": 128}]";
+    vs_fit_row r;
+    vs_error e;
+    size_t i;
+    int named = 0;
+    json_t *s = sheet_with(layout, 1, 8192, 4, "{\"name\": \"vllm\", \"keys\": {}}");
+    /* text only: no encoder item, nothing unknown */
+    fit_one(&r, s, H100);
+    ck_assert_int_eq(r.upper_bound, 0);
+    ck_assert_int_eq(r.kv_pool_bytes, 62500000000LL);
+    vs_fit_row_free(&r);
+    /* Qwen2.5-VL-7B's vision tower and projector: 631,975,680 + 44,574,464 */
+    json_object_set_new(json_object_get(vs_sheet_card(s), "arch"), "encoder_params",
+                        json_integer(676550144));
+    fit_one(&r, s, H100);
+    ck_assert_int_eq(r.upper_bound, 1);
+    for (i = 0; i < json_array_size(r.unknown); i++)
+        if (!strcmp(json_string_value(json_array_get(r.unknown, i)),
+                    "encoder_profile (runtime item)"))
+            named = 1;
+    ck_assert_int_eq(named, 1);
+    ck_assert_int_eq(r.kv_pool_bytes, 62500000000LL);
+    vs_fit_row_free(&r);
+    /* measured at 1.5e9 B: taken out of the budget before the pool */
+    ck_assert_int_eq(vs_sheet_set_component(s, "encoder_profile", 1, 1500000000ULL, "measured", "t",
+                                            NULL, NULL, &e),
+                     0);
+    fit_one(&r, s, H100);
+    ck_assert_int_eq(r.upper_bound, 0);
+    ck_assert_int_eq(r.kv_pool_bytes, 61000000000LL);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
 /* fit's maximum length stops at the model's context (card.arch.context, from
  * config.json): the 1,654 blocks above hold 1,654 x 1,056 tokens, but a model of
  * 40,960 positions is not offered more. */
@@ -1247,6 +1289,7 @@ static Suite *suite(void)
     tcase_add_test(t, vllm_tensor_fewer_heads);
     tcase_add_test(t, vllm_hybrid_state_pages);
     tcase_add_test(t, fit_max_length_capped_at_the_context);
+    tcase_add_test(t, vllm_encoder_profile_item);
     tcase_add_test(t, engine_budget_rules);
     tcase_add_test(t, sglang_fraction_by_tp);
     tcase_add_test(t, sglang_starts_short);

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "lang/verb.h"
 #include "model/family.h"
+#include "model/hfconfig.h"
 #include "render/bundle.h"
 
 #include "check_run.h"
@@ -421,6 +423,17 @@ START_TEST(phi4mm_parts)
     ck_assert_uint_eq(a.kv.g[0].layers, 32);
     ck_assert_uint_eq(a.kv.g[0].kv_heads, 8);
     ck_assert_uint_eq(a.kv.g[0].head_dim, 128);
+    /* the card's arch names what vLLM's encoder pass runs: the two towers and the
+     * projectors, 428,565,440 + 441,238,144 + 38,162,688 */
+    j = vs_hfconfig_arch_json(&a, "config.json", NULL);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "encoder_params")), 907966272);
+    ck_assert_int_eq(vs_engine_encoder_present(j), 1);
+    json_decref(j);
+    a = load("qwen3-8b.json");
+    j = vs_hfconfig_arch_json(&a, "config.json", NULL);
+    ck_assert(json_is_null(json_object_get(j, "encoder_params")));
+    ck_assert_int_eq(vs_engine_encoder_present(j), 0);
+    json_decref(j);
 
     snprintf(path, sizeof path, "%s/phi-4-multimodal-instruct.json", VS_MODEL_CONFIGS);
     j = json_load_file(path, 0, NULL);

@@ -190,7 +190,8 @@ START_TEST(config_fills_the_card)
                           "dense_layers",     "params_total",
                           "params_active",    "tied_embeddings",
                           "kv_layout",        "context",
-                          "context_key",      "rope_scaling"};
+                          "context_key",      "rope_scaling",
+                          "encoder_params"};
     size_t i;
     tspec t[64];
     size_t n = llama_tensors(t, 0, 3, 1, 1);
@@ -209,6 +210,7 @@ START_TEST(config_fills_the_card)
     ck_assert_str_eq(json_string_value(get(arch, "rule")), "llama rule");
     ck_assert_str_eq(json_string_value(get(arch, "config")), at("config.json"));
     ck_assert_int_eq(iget(arch, "layers"), 3);
+    ck_assert(json_is_null(get(arch, "encoder_params"))); /* a text model: no encoder */
     ck_assert_int_eq(iget(arch, "hidden"), 32);
     ck_assert_int_eq(iget(arch, "heads"), 4);
     ck_assert_int_eq(iget(arch, "kv_heads"), 2);
