@@ -161,6 +161,8 @@ void vs_gguf_file_free(vs_gguf_file *f)
     free(f->tensors);
     free(f->arch.head_count_kv_layers);
     free(f->arch.sliding_window_layers);
+    free(f->arch.feed_forward_layers);
+    free(f->arch.recurrent_layers);
     free(f);
 }
 

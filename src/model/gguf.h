@@ -100,6 +100,15 @@ typedef struct vs_gguf_arch {
     uint64_t expert_count;
     uint64_t expert_used_count;
     uint64_t vocab_size;
+    int has_sliding_window;        /* attention.sliding_window is present (0 included) */
+    uint64_t *feed_forward_layers; /* feed_forward_length as an array, one per layer */
+    size_t n_feed_forward_layers;
+    /* recurrent layers (llama.cpp's hybrid and recurrent architectures) */
+    uint64_t ssm_conv_kernel, ssm_inner_size, ssm_state_size, ssm_group_count;
+    uint64_t full_attention_interval; /* 0 when absent */
+    uint64_t *recurrent_layers;       /* attention.recurrent_layers, one per layer (1: recurrent) */
+    size_t n_recurrent_layers;
+    uint64_t shortconv_l_cache; /* LFM2's short convolutions */
 } vs_gguf_arch;
 
 typedef struct vs_gguf_tensor {

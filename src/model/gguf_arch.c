@@ -36,23 +36,121 @@ static int add_layer(vs_kv_layout *l, const vs_kv_group *g, vs_error *err)
 typedef struct fixed {
     const char *arch;
     uint64_t pattern, window, kv_from;
-    int dense_first; /* set_swa_pattern(n, true): layer il slides unless il % n == 0 */
+    int dense_first;      /* set_swa_pattern(n, true): layer il slides unless il % n == 0 */
+    int all;              /* every attention layer slides when the file has a window */
+    int chunked;          /* the window is llama.cpp's LLAMA_SWA_TYPE_CHUNKED */
+    uint64_t only_layers; /* the window only at this block_count (0: any) */
 } fixed;
 
 static const fixed fixed_archs[] = {
-    {"gemma2", 2, 4096, 0, 0}, /* "default value of gemma 2" */
-    {"gemma3", 6, 0, 0, 0},
-    {"gemma3n", 5, 0, 20, 0},
-    {"cohere2", 4, 0, 0, 0},
-    {"olmo2", 4, 0, 0, 0}, /* only with a window > 0 */
+    {"gemma2", 2, 4096, 0, 0, 0, 0, 0}, /* "default value of gemma 2" */
+    {"gemma3", 6, 0, 0, 0, 0, 0, 0},
+    {"gemma3n", 5, 0, 20, 0, 0, 0, 0},
+    {"cohere2", 4, 0, 0, 0, 0, 0, 0},
+    {"olmo2", 4, 0, 0, 0, 0, 0, 0}, /* only with a window > 0 */
     /* src/models/<arch>.cpp at llama.cpp 0c1e570 (load_swa_pattern) */
-    {"gpt-oss", 2, 0, 0, 0}, /* openai-moe.cpp */
-    {"cohere2moe", 4, 0, 0, 1},
-    {"exaone-moe", 4, 128, 0, 0},
-    {"afmoe", 4, 0, 0, 0},
-    {"laguna", 4, 0, 0, 1},
-    {"plamo3", 8, 0, 0, 0},
+    {"gpt-oss", 2, 0, 0, 0, 0, 0, 0}, /* openai-moe.cpp */
+    {"cohere2moe", 4, 0, 0, 1, 0, 0, 0},
+    {"exaone-moe", 4, 128, 0, 0, 0, 0, 0},
+    {"afmoe", 4, 0, 0, 0, 0, 0, 0},
+    {"laguna", 4, 0, 0, 1, 0, 0, 0},
+    {"plamo3", 8, 0, 0, 0, 0, 0, 0},
+    /* exaone4.cpp: the 64-layer (32B) model only, 4,096 tokens unless the file says */
+    {"exaone4", 4, 4096, 0, 0, 0, 0, 64},
+    /* lfm2.cpp: with sliding_window > 0 every attention (non-recurrent) layer slides */
+    {"lfm2", 0, 0, 0, 0, 1, 0, 0},
+    /* llama4.cpp: chunks of 8,192 on three layers of four unless sliding_window is 0 */
+    {"llama4", 4, 8192, 0, 0, 0, 1, 0},
 };
+
+/* Which layers of a recurrent or hybrid architecture keep a recurrent state
+ * (hparams.is_recr_impl in src/models/<arch>.cpp at llama.cpp 0c1e570), and
+ * which keep attention cells (llama_model::create_memory's filter_attn). */
+typedef enum {
+    R_ALL = 1,  /* mamba.cpp, mamba2.cpp: every layer, no attention */
+    R_KV0,      /* jamba, granite-hybrid, lfm2, lfm2moe: head_count_kv(il) == 0 */
+    R_KV0_FF0,  /* nemotron-h: head_count_kv(il) == 0 and feed_forward_length(il) == 0;
+                 * attention where neither is recurrent nor has an MLP */
+    R_INTERVAL, /* qwen3next, qwen35, qwen35moe: attention.recurrent_layers, else
+                 * (il + 1) % full_attention_interval != 0 (4 by default) */
+    R_BOTH      /* falcon-h1: every layer both recurrent and attention */
+} recr_rule;
+
+static const struct recurrent {
+    const char *arch;
+    recr_rule rule;
+} recurrent_archs[] = {
+    {"mamba", R_ALL},          {"mamba2", R_ALL},
+    {"jamba", R_KV0},          {"granitehybrid", R_KV0},
+    {"lfm2", R_KV0},           {"lfm2moe", R_KV0},
+    {"nemotron_h", R_KV0_FF0}, {"nemotron_h_moe", R_KV0_FF0},
+    {"qwen3next", R_INTERVAL}, {"qwen35", R_INTERVAL},
+    {"qwen35moe", R_INTERVAL}, {"falcon-h1", R_BOTH},
+};
+
+static recr_rule recurrent_for(const char *arch)
+{
+    size_t i;
+    for (i = 0; i < sizeof recurrent_archs / sizeof recurrent_archs[0]; i++)
+        if (!strcmp(arch, recurrent_archs[i].arch))
+            return recurrent_archs[i].rule;
+    return 0;
+}
+
+static uint64_t kv_heads_at(const vs_gguf_arch *a, uint64_t il)
+{
+    return a->head_count_kv_layers ? a->head_count_kv_layers[il]
+           : a->head_count_kv      ? a->head_count_kv
+                                   : a->head_count;
+}
+
+/* 1 when layer il keeps a recurrent state under rule r. */
+static int is_recurrent(const vs_gguf_arch *a, recr_rule r, uint64_t il)
+{
+    uint64_t ff = a->feed_forward_layers ? a->feed_forward_layers[il] : a->feed_forward_length,
+             every = a->full_attention_interval ? a->full_attention_interval : 4;
+    switch (r) {
+    case R_ALL:
+    case R_BOTH:
+        return 1;
+    case R_KV0:
+        return kv_heads_at(a, il) == 0;
+    case R_KV0_FF0:
+        return kv_heads_at(a, il) == 0 && ff == 0;
+    case R_INTERVAL:
+        return a->recurrent_layers ? a->recurrent_layers[il] != 0 : (il + 1) % every != 0;
+    }
+    return 0;
+}
+
+/* A recurrent layer's two rows per sequence, in values (llama_hparams::n_embd_r
+ * and n_embd_s, src/llama-hparams.cpp at 0c1e570): the convolution's
+ * (d_conv - 1) x (d_inner + 2 x n_group x d_state), or LFM2's n_embd x
+ * (l_cache - 1); the state's d_state x d_inner. llama.cpp keeps both in F32
+ * (create_memory's recurrent_type_r / _s), one row per sequence. */
+static int state_group(vs_kv_group *g, const vs_gguf_arch *a, vs_error *err)
+{
+    uint64_t r, s;
+    memset(g, 0, sizeof *g);
+    if (a->shortconv_l_cache)
+        r = a->embedding_length * (a->shortconv_l_cache - 1);
+    else
+        r = (a->ssm_conv_kernel ? a->ssm_conv_kernel - 1 : 0) *
+            (a->ssm_inner_size + 2 * a->ssm_group_count * a->ssm_state_size);
+    s = a->ssm_state_size * a->ssm_inner_size;
+    if (!r && !s)
+        return vs_error_set(err, VS_EVALUE,
+                            "%s has recurrent layers but the GGUF metadata gives no state size "
+                            "(%s.ssm.conv_kernel, ssm.inner_size, ssm.state_size, or "
+                            "shortconv.l_cache)",
+                            a->name, a->name);
+    g->kind = VS_KV_STATE;
+    g->layers = 1;
+    g->state_conv = r;
+    g->state_ssm = s;
+    g->state_bytes = 4 * (r + s);
+    return 0;
+}
 
 static const fixed *fixed_for(const char *arch)
 {
@@ -69,6 +167,7 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
     uint64_t hd, hdv, window = a->sliding_window, kv_from = 0;
     int has_pattern = a->sliding_window_layers || pattern;
     const fixed *fx = fixed_for(a->name);
+    recr_rule rr = recurrent_for(a->name);
     vs_kv_layout l;
     memset(&l, 0, sizeof l);
     memset(out, 0, sizeof *out);
@@ -101,7 +200,17 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
         return vs_error_set(err, VS_EFORMAT,
                             "%s.attention.sliding_window_pattern holds %zu values for %llu layers",
                             a->name, a->n_sliding_window_layers, (unsigned long long)L);
+    if (a->feed_forward_layers && a->n_feed_forward_layers != L)
+        return vs_error_set(err, VS_EFORMAT,
+                            "%s.feed_forward_length holds %zu values for %llu layers", a->name,
+                            a->n_feed_forward_layers, (unsigned long long)L);
+    if (a->recurrent_layers && a->n_recurrent_layers < L)
+        return vs_error_set(err, VS_EFORMAT,
+                            "%s.attention.recurrent_layers holds %zu values for %llu layers",
+                            a->name, a->n_recurrent_layers, (unsigned long long)L);
     hd = a->key_length;
+    if (!hd && rr == R_ALL)
+        hd = 1; /* no attention: no head size needed */
     if (!hd) {
         if (!a->embedding_length || !a->head_count || a->embedding_length % a->head_count)
             return vs_error_set(err, VS_EVALUE,
@@ -112,7 +221,11 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
     }
     hdv = a->value_length ? a->value_length : hd;
     if (fx) {
-        if (!window)
+        if (fx->only_layers && L != fx->only_layers)
+            window = 0; /* exaone4: no window at other sizes */
+        else if (fx->chunked && a->has_sliding_window && !window)
+            window = 0; /* llama4: sliding_window 0 turns the chunks off */
+        else if (!window)
             window = fx->window;
         if (!has_pattern && window)
             pattern = fx->pattern;
@@ -120,15 +233,22 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
     }
     for (il = 0; il < L; il++) {
         vs_kv_group g;
-        uint64_t kvh = a->head_count_kv_layers ? a->head_count_kv_layers[il]
-                       : a->head_count_kv      ? a->head_count_kv
-                                               : a->head_count;
-        int sliding = 0;
+        uint64_t kvh = kv_heads_at(a, il);
+        int sliding = 0, recr = rr ? is_recurrent(a, rr, il) : 0;
         int rc;
         memset(&g, 0, sizeof g);
+        if (recr) {
+            if ((rc = state_group(&g, a, err)) || (rc = add_layer(&l, &g, err)))
+                return rc;
+            memset(&g, 0, sizeof g);
+            if (rr != R_BOTH)
+                continue; /* no attention cells: filter_attn leaves the layer out */
+        }
         if (window) {
             if (a->sliding_window_layers)
                 sliding = a->sliding_window_layers[il] != 0;
+            else if (fx && fx->all)
+                sliding = 1;
             else if (fx && fx->dense_first)
                 sliding = pattern == 0 || il % pattern != 0;
             else if (has_pattern || pattern)
@@ -138,7 +258,7 @@ int vs_gguf_arch_kv_layout(vs_kv_layout *out, const vs_gguf_arch *a, vs_error *e
         if (!kvh || (kv_from && il >= kv_from)) {
             g.kind = VS_KV_NONE; /* no heads, or reusing an earlier layer's cache */
         } else {
-            g.kind = sliding ? VS_KV_SLIDING : VS_KV_FULL;
+            g.kind = sliding ? (fx && fx->chunked ? VS_KV_CHUNKED : VS_KV_SLIDING) : VS_KV_FULL;
             g.kv_heads = kvh;
             g.head_dim = hd;
             g.head_dim_v = hdv == hd ? 0 : hdv;

@@ -16,7 +16,13 @@
  *   olmo2: 4), any other architecture every layer full; and MLA
  *   (attention.kv_lora_rank with rope.dimension_count: one latent vector of
  *   their sum per token and layer, as llama.cpp's DeepSeek-V2/V3 cache keeps
- *   it);
+ *   it); llama.cpp's recurrent and hybrid architectures (at 0c1e570: mamba,
+ *   mamba2, jamba, granitehybrid, lfm2, lfm2moe, nemotron_h, nemotron_h_moe,
+ *   qwen3next, qwen35, qwen35moe, falcon-h1) as a state group of their
+ *   recurrent layers (the ssm.* keys, or shortconv.l_cache: conv and SSM rows
+ *   in F32, one per sequence) and attention cells only on their attention
+ *   layers; llama4's chunks (8,192 on three layers of four), exaone4's and
+ *   lfm2's windows;
  * - a family's Hugging Face tensor list (model/family.h) as the tensors
  *   convert_hf_to_gguf.py writes (token_embd, output, blk.N.attn_q/k/v/output,
  *   ffn_gate/up/down, experts merged into one 3-D ffn_*_exps per layer, shared

@@ -136,6 +136,13 @@ enum {
     K_EXPERTS,
     K_EXPERTS_USED,
     K_VOCAB,
+    K_SSM_CONV,
+    K_SSM_INNER,
+    K_SSM_STATE,
+    K_SSM_GROUPS,
+    K_FULL_ATTN,
+    K_RECURRENT,
+    K_SHORTCONV,
     K_NARCH
 };
 static const char *const arch_keys[K_NARCH] = {
@@ -157,6 +164,13 @@ static const char *const arch_keys[K_NARCH] = {
     "expert_count",
     "expert_used_count",
     "vocab_size",
+    "ssm.conv_kernel",
+    "ssm.inner_size",
+    "ssm.state_size",
+    "ssm.group_count",
+    "full_attention_interval",
+    "attention.recurrent_layers",
+    "shortconv.l_cache",
 };
 
 static void kept_free(vs_gguf_kept *k)
@@ -393,11 +407,40 @@ int vs_gguf_meta_take_arch(vs_gguf_rd *r, vs_gguf_file *f, vs_gguf_meta *m)
         case K_VOCAB:
             dst = &f->arch.vocab_size;
             break;
+        case K_SSM_CONV:
+            dst = &f->arch.ssm_conv_kernel;
+            break;
+        case K_SSM_INNER:
+            dst = &f->arch.ssm_inner_size;
+            break;
+        case K_SSM_STATE:
+            dst = &f->arch.ssm_state_size;
+            break;
+        case K_SSM_GROUPS:
+            dst = &f->arch.ssm_group_count;
+            break;
+        case K_FULL_ATTN:
+            dst = &f->arch.full_attention_interval;
+            break;
+        case K_SHORTCONV:
+            dst = &f->arch.shortconv_l_cache;
+            break;
         default:
             break;
         }
+        if (a->which == K_RECURRENT) { /* only as an array, one per layer */
+            if (a->k.is_array) {
+                free(f->arch.recurrent_layers);
+                f->arch.recurrent_layers = a->k.arr;
+                f->arch.n_recurrent_layers = a->k.n;
+                a->k.arr = NULL;
+            }
+            continue;
+        }
         if (!dst)
             continue;
+        if (a->which == K_SWA)
+            f->arch.has_sliding_window = 1;
         if (!a->k.is_array) {
             *dst = a->k.v;
             continue;
@@ -407,6 +450,17 @@ int vs_gguf_meta_take_arch(vs_gguf_rd *r, vs_gguf_file *f, vs_gguf_meta *m)
             free(f->arch.head_count_kv_layers); /* a key given twice: the last */
             f->arch.head_count_kv_layers = a->k.arr;
             f->arch.n_head_count_kv_layers = a->k.n;
+            for (j = 0; j < a->k.n; j++)
+                if (a->k.arr[j] > *dst)
+                    *dst = a->k.arr[j];
+            a->k.arr = NULL;
+        } else if (a->which == K_FF) {
+            /* per-layer feed-forward sizes (Nemotron-H: 0 on its Mamba and attention
+             * layers); the scalar is the largest */
+            size_t j;
+            free(f->arch.feed_forward_layers);
+            f->arch.feed_forward_layers = a->k.arr;
+            f->arch.n_feed_forward_layers = a->k.n;
             for (j = 0; j < a->k.n; j++)
                 if (a->k.arr[j] > *dst)
                     *dst = a->k.arr[j];

@@ -288,6 +288,202 @@ START_TEST(layout_from_metadata)
 }
 END_TEST
 
+/* Recurrent and hybrid architectures as llama.cpp 0c1e570 reads them
+ * (src/models/<arch>.cpp's is_recr_impl, create_memory's filter_attn,
+ * llama_hparams::n_embd_r / n_embd_s): each state row in values, kept in F32. */
+START_TEST(recurrent_layouts_from_metadata)
+{
+    vs_gguf_arch a;
+    vs_kv_layout l;
+    vs_error e;
+    uint64_t kv[32], ff[6] = {0, 21504, 0, 0, 21504, 0}, kvn[6] = {0, 0, 8, 0, 0, 0};
+    uint64_t kvl[4] = {0, 8, 0, 8}, i;
+
+    /* Qwen3-Next-80B-A3B: 48 layers, full attention every 4th; gated delta nets of 16
+     * key heads x 128 and 32 value heads x 128 (inner 4096), kernel 4:
+     * conv 3 x (4096 + 2 x 16 x 128) = 24,576, state 128 x 4096 = 524,288 */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "qwen3next");
+    a.block_count = 48;
+    a.head_count = 16;
+    a.head_count_kv = 2;
+    a.key_length = a.value_length = 256;
+    a.full_attention_interval = 4;
+    a.ssm_conv_kernel = 4;
+    a.ssm_inner_size = 4096;
+    a.ssm_state_size = 128;
+    a.ssm_group_count = 16;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_STATE);
+    ck_assert_uint_eq(l.g[0].layers, 36);
+    ck_assert_uint_eq(l.g[0].state_conv, 24576);
+    ck_assert_uint_eq(l.g[0].state_ssm, 524288);
+    ck_assert_uint_eq(l.g[0].state_bytes, 4 * (24576 + 524288));
+    ck_assert_int_eq(l.g[1].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[1].layers, 12);
+    ck_assert_uint_eq(l.g[1].kv_heads, 2);
+    ck_assert_uint_eq(l.g[1].head_dim, 256);
+    /* no interval key: llama.cpp's 4 */
+    a.full_attention_interval = 0;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.g[0].layers, 36);
+    /* the same rule under Qwen3.5's names */
+    strcpy(a.name, "qwen35moe");
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.g[1].layers, 12);
+
+    /* Jamba-v0.1: 32 layers, attention (8 KV heads of 128) where il % 8 == 4, Mamba-1
+     * elsewhere (inner 8192, d_state 16, kernel 4, no groups): conv 3 x 8192, state
+     * 16 x 8192 */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "jamba");
+    a.block_count = 32;
+    a.head_count = 32;
+    a.embedding_length = 4096;
+    for (i = 0; i < 32; i++)
+        kv[i] = i % 8 == 4 ? 8 : 0;
+    a.head_count_kv_layers = kv;
+    a.n_head_count_kv_layers = 32;
+    a.head_count_kv = 8;
+    a.ssm_conv_kernel = 4;
+    a.ssm_inner_size = 8192;
+    a.ssm_state_size = 16;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_STATE);
+    ck_assert_uint_eq(l.g[0].layers, 28);
+    ck_assert_uint_eq(l.g[0].state_bytes, 4 * (3 * 8192 + 16 * 8192));
+    ck_assert_int_eq(l.g[1].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[1].layers, 4);
+    ck_assert_uint_eq(l.g[1].head_dim, 128);
+
+    /* Nemotron-H, six layers M - * M - M: recurrent where neither KV heads nor an MLP,
+     * attention where KV heads and no MLP, the MLP layers neither (Mamba-2: inner 4096,
+     * 8 groups of d_state 128, kernel 4: conv 3 x (4096 + 2 x 8 x 128), state 128 x 4096) */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "nemotron_h");
+    a.block_count = 6;
+    a.head_count = 32;
+    a.key_length = a.value_length = 128;
+    a.head_count_kv_layers = kvn;
+    a.n_head_count_kv_layers = 6;
+    a.head_count_kv = 8;
+    a.feed_forward_layers = ff;
+    a.n_feed_forward_layers = 6;
+    a.feed_forward_length = 21504;
+    a.ssm_conv_kernel = 4;
+    a.ssm_inner_size = 4096;
+    a.ssm_state_size = 128;
+    a.ssm_group_count = 8;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_STATE);
+    ck_assert_uint_eq(l.g[0].layers, 3);
+    ck_assert_uint_eq(l.g[0].state_conv, 3 * (4096 + 2 * 8 * 128));
+    ck_assert_uint_eq(l.g[0].state_ssm, 128 * 4096);
+    ck_assert_int_eq(l.g[1].kind, VS_KV_NONE);
+    ck_assert_uint_eq(l.g[1].layers, 2);
+    ck_assert_int_eq(l.g[2].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[2].layers, 1);
+    /* a per-layer array that does not match is refused */
+    a.n_feed_forward_layers = 5;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EFORMAT);
+    ck_assert_msg(strstr(e.message, "feed_forward_length holds 5 values"), "%s", e.message);
+    /* recurrent layers with no state size said */
+    a.n_feed_forward_layers = 6;
+    a.ssm_conv_kernel = a.ssm_inner_size = a.ssm_state_size = 0;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), VS_EVALUE);
+    ck_assert_msg(strstr(e.message, "ssm.conv_kernel"), "%s", e.message);
+
+    /* Falcon-H1: every layer both attention and Mamba-2 */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "falcon-h1");
+    a.block_count = 24;
+    a.head_count = 8;
+    a.head_count_kv = 2;
+    a.key_length = a.value_length = 64;
+    a.ssm_conv_kernel = 4;
+    a.ssm_inner_size = 768;
+    a.ssm_state_size = 64;
+    a.ssm_group_count = 1;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_uint_eq(l.g[0].layers, 24);
+    ck_assert_uint_eq(l.g[0].state_bytes, 4 * (3 * (768 + 2 * 64) + 64 * 768));
+    ck_assert_int_eq(l.g[1].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[1].layers, 24);
+
+    /* Mamba-2 alone: states, no attention (no head size needed) */
+    strcpy(a.name, "mamba2");
+    a.head_count = a.head_count_kv = a.key_length = a.value_length = 0;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_STATE);
+
+    /* LFM2: short convolutions of l_cache 3 over 1024 channels (1024 x 2 values, no SSM
+     * state) where head_count_kv is 0; with a window the attention layers slide */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "lfm2");
+    a.block_count = 4;
+    a.embedding_length = 1024;
+    a.head_count = 16;
+    a.head_count_kv_layers = kvl;
+    a.n_head_count_kv_layers = 4;
+    a.head_count_kv = 8;
+    a.shortconv_l_cache = 3;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_uint_eq(l.g[0].state_conv, 2048);
+    ck_assert_uint_eq(l.g[0].state_ssm, 0);
+    ck_assert_uint_eq(l.g[0].layers, 2);
+    ck_assert_int_eq(l.g[1].kind, VS_KV_FULL);
+    ck_assert_uint_eq(l.g[1].head_dim, 64);
+    a.sliding_window = 512;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_int_eq(l.g[1].kind, VS_KV_SLIDING);
+    ck_assert_uint_eq(l.g[1].layers, 2);
+
+    /* Llama 4 without a window key: chunks of 8,192 on three layers of four; a
+     * sliding_window of 0 turns them off */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "llama4");
+    a.block_count = 48;
+    a.head_count = 40;
+    a.head_count_kv = 8;
+    a.key_length = a.value_length = 128;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_CHUNKED);
+    ck_assert_uint_eq(l.g[0].layers, 36);
+    ck_assert_uint_eq(l.g[0].window, 8192);
+    ck_assert_uint_eq(l.g[1].layers, 12);
+    a.has_sliding_window = 1;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_FULL);
+
+    /* EXAONE 4.0: the 64-layer model slides 4,096 tokens on three layers of four; the
+     * 30-layer one keeps every layer full */
+    memset(&a, 0, sizeof a);
+    strcpy(a.name, "exaone4");
+    a.block_count = 64;
+    a.head_count = 40;
+    a.head_count_kv = 8;
+    a.key_length = a.value_length = 128;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_SLIDING);
+    ck_assert_uint_eq(l.g[0].layers, 48);
+    ck_assert_uint_eq(l.g[0].window, 4096);
+    a.block_count = 30;
+    a.sliding_window = 4096;
+    ck_assert_int_eq(vs_gguf_arch_kv_layout(&l, &a, &e), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_int_eq(l.g[0].kind, VS_KV_FULL);
+}
+END_TEST
+
 /* ---- GGUF files -> card -> estimate kv, no config ---- */
 
 START_TEST(llama_file_estimate_kv)
@@ -396,6 +592,64 @@ START_TEST(hf_cache_gguf_only)
     unsetenv("HF_HUB_CACHE");
     /* by hand: K and V x 28 layers x 8 heads x 128 x 2 B x 2,048 */
     ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 28 * 8 * 128 * 2 * 2048);
+}
+END_TEST
+
+/* A Jamba header as convert_hf_to_gguf.py's JambaModel writes it (head_count_kv one
+ * per layer, 0 on the Mamba layers; ssm.* keys) read into the card: 28 states of
+ * 4 x (3 x 8192 + 16 x 8192) = 622,592 B (llama.cpp's F32 rows) and 4 attention layers;
+ * at 1,024 tokens x 4 sequences, by hand: 28 x 622,592 x 4 = 69,730,304 B of states and
+ * 2 x 4 x 8 x 128 x 2 B x 1,024 x 4 = 67,108,864 B of attention cells. A Qwen3-Next
+ * header's recurrent_layers array names its delta-net layers. */
+START_TEST(hybrid_files_estimate_kv)
+{
+    wb w;
+    char cell[1024];
+    uint32_t kv[32];
+    unsigned char recr[8] = {1, 1, 1, 0, 1, 1, 1, 0};
+    json_t *kl;
+    size_t i;
+    for (i = 0; i < 32; i++)
+        kv[i] = i % 8 == 4 ? 8 : 0;
+    begin(&w, 7, "jamba");
+    kv_u32(&w, "jamba.block_count", 32);
+    kv_u32(&w, "jamba.embedding_length", 4096);
+    kv_u32(&w, "jamba.attention.head_count", 32);
+    kv_arr_u32(&w, "jamba.attention.head_count_kv", kv, 32);
+    kv_u32(&w, "jamba.ssm.conv_kernel", 4);
+    kv_u32(&w, "jamba.ssm.inner_size", 8192);
+    kv_u32(&w, "jamba.ssm.state_size", 16);
+    finish(&w, at("jamba.gguf"), 4096, 65536);
+    snprintf(cell, sizeof cell,
+             "model j params=52B\nweights from=%s\nlength 1024\nconcurrency 4\nestimate kv",
+             at("jamba.gguf"));
+    run_ok(cell);
+    ck_assert_int_eq(geti(lastp(), "bytes"), 69730304LL + 67108864LL);
+    kl = json_object_get(card_arch(), "kv_layout");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(kl, 0), "kind")), "state");
+    ck_assert_int_eq(geti(json_array_get(kl, 0), "state_conv"), 3 * 8192);
+    ck_assert_int_eq(geti(json_array_get(kl, 0), "state_ssm"), 16 * 8192);
+
+    begin(&w, 10, "qwen3next");
+    kv_u32(&w, "qwen3next.block_count", 8);
+    kv_u32(&w, "qwen3next.embedding_length", 2048);
+    kv_u32(&w, "qwen3next.attention.head_count", 16);
+    kv_u32(&w, "qwen3next.attention.head_count_kv", 2);
+    kv_u32(&w, "qwen3next.attention.key_length", 256);
+    kv_arr_bool(&w, "qwen3next.attention.recurrent_layers", recr, 8);
+    kv_u32(&w, "qwen3next.ssm.conv_kernel", 4);
+    kv_u32(&w, "qwen3next.ssm.inner_size", 4096);
+    kv_u32(&w, "qwen3next.ssm.state_size", 128);
+    kv_u32(&w, "qwen3next.ssm.group_count", 16);
+    finish(&w, at("next.gguf"), 2048, 151936);
+    snprintf(cell, sizeof cell,
+             "model n params=1B\nweights from=%s\nlength 1024\nconcurrency 1\nestimate kv",
+             at("next.gguf"));
+    run_ok(cell);
+    /* 6 states of 4 x (3 x (4096 + 2 x 16 x 128) + 128 x 4096) and 2 attention layers of
+     * 2 heads x 256, K and V in 2 B, 1,024 tokens */
+    ck_assert_int_eq(geti(lastp(), "bytes"),
+                     6LL * 4 * (3 * 8192 + 128 * 4096) + 2LL * 2 * 2 * 256 * 2 * 1024);
 }
 END_TEST
 
@@ -955,6 +1209,8 @@ int main(void)
     tcase_add_checked_fixture(tc, arch_setup, arch_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, layout_from_metadata);
+    tcase_add_test(tc, recurrent_layouts_from_metadata);
+    tcase_add_test(tc, hybrid_files_estimate_kv);
     tcase_add_test(tc, llama_file_estimate_kv);
     tcase_add_test(tc, hf_cache_gguf_only);
     tcase_add_test(tc, gemma3_file_estimate_kv);
