@@ -309,6 +309,98 @@ def build(c):
                   (f"blk.{i}.ffn_down.weight", [F, E], F16), (f"blk.{i}.ffn_up.weight", [E, F], F16),
                   (f"blk.{i}.ffn_down.bias", [E], F32), (f"blk.{i}.ffn_up.bias", [F], F32)]
         return a, meta, t
+    if mt == "jamba":
+        # src/models/jamba.cpp: Mamba-1 where head_count_kv(il) is 0, attention
+        # elsewhere; experts where the router is present (expert_layer_period/offset)
+        a = "jamba"
+        Ap, Ao = c["attn_layer_period"], c["attn_layer_offset"]
+        Xp, Xo = c["expert_layer_period"], c["expert_layer_offset"]
+        X = c["num_experts"]
+        Di = c["mamba_expand"] * E
+        Ds, Dc, R = c["mamba_d_state"], c["mamba_d_conv"], c["mamba_dt_rank"]
+        kvs = [KV if i % Ap == Ao else 0 for i in range(L)]
+        meta = base_meta(a, c, L, E, H, kvs, F, ctx, V)
+        meta.update({f"{a}.ssm.conv_kernel": Dc, f"{a}.ssm.inner_size": Di,
+                     f"{a}.ssm.state_size": Ds, f"{a}.ssm.time_step_rank": R,
+                     f"{a}.expert_count": X, f"{a}.expert_used_count": c["num_experts_per_tok"]})
+        t = head(E, V, tied)
+        for i in range(L):
+            t += [(f"blk.{i}.attn_norm.weight", [E], F32)]
+            if kvs[i] == 0:
+                t += [(f"blk.{i}.ssm_in.weight", [E, 2 * Di], F16),
+                      (f"blk.{i}.ssm_conv1d.weight", [Dc, Di], F32),
+                      (f"blk.{i}.ssm_conv1d.bias", [Di], F32),
+                      (f"blk.{i}.ssm_x.weight", [Di, R + 2 * Ds], F16),
+                      (f"blk.{i}.ssm_dt_norm.weight", [R], F32),
+                      (f"blk.{i}.ssm_dt.weight", [R, Di], F16),
+                      (f"blk.{i}.ssm_dt.bias", [Di], F32),
+                      (f"blk.{i}.ssm_b_norm.weight", [Ds], F32),
+                      (f"blk.{i}.ssm_c_norm.weight", [Ds], F32),
+                      (f"blk.{i}.ssm_a", [Ds, Di], F32),
+                      (f"blk.{i}.ssm_d", [Di], F32),
+                      (f"blk.{i}.ssm_out.weight", [Di, E], F16)]
+            else:
+                t += attn(i, E, E, KV * D, KV * D)[1:]  # its attn_norm is above
+            t += [(f"blk.{i}.ffn_norm.weight", [E], F32)]
+            if i % Xp == Xo:
+                t += [(f"blk.{i}.ffn_gate_inp.weight", [E, X], F32),
+                      (f"blk.{i}.ffn_gate_exps.weight", [E, F, X], F16),
+                      (f"blk.{i}.ffn_down_exps.weight", [F, E, X], F16),
+                      (f"blk.{i}.ffn_up_exps.weight", [E, F, X], F16)]
+            else:
+                t += [(f"blk.{i}.ffn_gate.weight", [E, F], F16),
+                      (f"blk.{i}.ffn_up.weight", [E, F], F16),
+                      (f"blk.{i}.ffn_down.weight", [F, E], F16)]
+        return a, meta, t
+    if mt == "qwen3_next":
+        # src/models/qwen3next.cpp: gated delta nets where (il + 1) %
+        # full_attention_interval != 0, gated attention (q and its gate in attn_q) on
+        # the others; 512 experts and a shared expert on every layer
+        a = "qwen3next"
+        Kh, Vh = c["linear_num_key_heads"], c["linear_num_value_heads"]
+        Kd = c["linear_key_head_dim"]
+        Dc = c["linear_conv_kernel_dim"]
+        every = c.get("full_attention_interval", 4)
+        X, Fe, Fs = c["num_experts"], c["moe_intermediate_size"], c["shared_expert_intermediate_size"]
+        key_dim, value_dim = Kd * Kh, Kd * Vh
+        meta = base_meta(a, c, L, E, H, KV, F, ctx, V)
+        meta.update({f"{a}.attention.key_length": D, f"{a}.attention.value_length": D,
+                     f"{a}.rope.dimension_count": int(D * c.get("partial_rotary_factor", 1.0)),
+                     f"{a}.ssm.conv_kernel": Dc, f"{a}.ssm.state_size": Kd,
+                     f"{a}.ssm.group_count": Kh, f"{a}.ssm.time_step_rank": Vh,
+                     f"{a}.ssm.inner_size": value_dim, f"{a}.full_attention_interval": every,
+                     f"{a}.expert_count": X, f"{a}.expert_used_count": c["num_experts_per_tok"],
+                     f"{a}.expert_feed_forward_length": Fe,
+                     f"{a}.expert_shared_feed_forward_length": Fs})
+        t = head(E, V, tied)
+        for i in range(L):
+            t += [(f"blk.{i}.attn_norm.weight", [E], F32),
+                  (f"blk.{i}.post_attention_norm.weight", [E], F32)]
+            if (i + 1) % every == 0:
+                t += [(f"blk.{i}.attn_q.weight", [E, 2 * H * D], F16),
+                      (f"blk.{i}.attn_k.weight", [E, KV * D], F16),
+                      (f"blk.{i}.attn_v.weight", [E, KV * D], F16),
+                      (f"blk.{i}.attn_output.weight", [H * D, E], F16),
+                      (f"blk.{i}.attn_q_norm.weight", [D], F32),
+                      (f"blk.{i}.attn_k_norm.weight", [D], F32)]
+            else:
+                t += [(f"blk.{i}.attn_qkv.weight", [E, 2 * key_dim + value_dim], F16),
+                      (f"blk.{i}.attn_gate.weight", [E, value_dim], F16),
+                      (f"blk.{i}.ssm_conv1d.weight", [Dc, 2 * key_dim + value_dim], F32),
+                      (f"blk.{i}.ssm_dt.bias", [Vh], F32),
+                      (f"blk.{i}.ssm_a", [Vh], F32),
+                      (f"blk.{i}.ssm_ba.weight", [E, 2 * Vh], F16),
+                      (f"blk.{i}.ssm_norm.weight", [Kd], F32),
+                      (f"blk.{i}.ssm_out.weight", [value_dim, E], F16)]
+            t += [(f"blk.{i}.ffn_gate_inp.weight", [E, X], F32),
+                  (f"blk.{i}.ffn_down_exps.weight", [Fe, E, X], F16),
+                  (f"blk.{i}.ffn_gate_exps.weight", [E, Fe, X], F16),
+                  (f"blk.{i}.ffn_up_exps.weight", [E, Fe, X], F16),
+                  (f"blk.{i}.ffn_gate_inp_shexp.weight", [E], F32),
+                  (f"blk.{i}.ffn_gate_shexp.weight", [E, Fs], F16),
+                  (f"blk.{i}.ffn_up_shexp.weight", [E, Fs], F16),
+                  (f"blk.{i}.ffn_down_shexp.weight", [Fs, E], F16)]
+        return a, meta, t
     raise SystemExit(f"no GGUF builder for model_type {mt}")
 
 
@@ -356,6 +448,19 @@ CASES = [
     ("starcoder2-7b.json", S(4096, np_=2)),
 ]
 
+# Recurrent and hybrid architectures (written to --hybrid-out): llama.cpp prints
+# the attention cache ("llama_kv_cache: size") and the recurrent cells
+# ("llama_memory_recurrent: size ... (N cells, L layers" with L every layer of the
+# model, its rows only on the recurrent ones); kv_mib sums both
+HYBRID_CASES = [
+    ("jamba-v0.1.json", S(4096, np_=4)),
+    ("jamba-v0.1.json", S(32768)),
+    ("jamba-v0.1.json", S(16384, np_=2, ctk="q8_0", ctv="q8_0")),
+    ("qwen3-next-80b-a3b-instruct.json", S(32768, np_=2)),
+    ("qwen3-next-80b-a3b-instruct.json", S(262144)),
+    ("qwen3-next-80b-a3b-instruct.json", S(8192, np_=8, fa="off")),
+]
+
 
 def engine_keys(s):
     """The same settings as vramsheet's engine llamacpp keys."""
@@ -379,6 +484,7 @@ def fit_args(s):
 
 
 SIZE = re.compile(r"llama_kv_cache: size = *([0-9.]+) MiB \( *(\d+) cells, *(\d+) layers")
+RS = re.compile(r"llama_memory_recurrent: size = *([0-9.]+) MiB \( *(\d+) cells, *(\d+) layers")
 COMPUTE = re.compile(r"(\S+) compute buffer size = *([0-9.]+) MiB")
 
 
@@ -393,7 +499,7 @@ def run_case(binary, path, s):
     for _ in range(8):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         log = p.stdout + p.stderr
-        caches = SIZE.findall(log)
+        caches = SIZE.findall(log) + [(m, c, f"{l}rs") for m, c, l in RS.findall(log)]
         compute = [float(x) for d, x in COMPUTE.findall(log) if d == "CPU"]
         host = HOST.search(p.stdout)
         if p.returncode == 0 and caches and compute and host:
@@ -441,9 +547,11 @@ def main():
     ap.add_argument("--src", required=True, help="the llama.cpp source tree it was built from")
     ap.add_argument("--configs", default=os.path.join(os.path.dirname(__file__), "..", "model",
                                                       "configs"))
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", help="the CASES' file")
+    ap.add_argument("--hybrid-out", help="also run HYBRID_CASES into this file")
     ap.add_argument("--only", help="the cases of one config (a trial run)")
     ap.add_argument("--tree", default="", help="where the source tree came from, for the header")
+    ap.add_argument("--commit", help="the tree's commit line when --src is not a git checkout")
     ap.add_argument("--quantize", help="llama-quantize: also write the tensor list of "
                     "tests/data/llamacpp/deepseek-r1-distill-qwen-32b.json at Q4_K_M")
     args = ap.parse_args()
@@ -452,11 +560,18 @@ def main():
         print(quantize_list(args.quantize, os.path.join(data, "deepseek-r1-distill-qwen-32b.json"),
                             "Q4_K_M", os.path.join(data, "deepseek-r1-distill-qwen-32b-q4_k_m.tensors")))
     commit = subprocess.run(["git", "-C", args.src, "log", "-1", "--format=%H %cs %s"],
-                            capture_output=True, text=True).stdout.strip() or "unknown"
+                            capture_output=True, text=True).stdout.strip() or args.commit or "unknown"
+    if args.out:
+        write_cases(args, commit, CASES, args.out)
+    if args.hybrid_out:
+        write_cases(args, commit, HYBRID_CASES, args.hybrid_out)
+
+
+def write_cases(args, commit, cases, out):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         files = {}
-        for cfg, s in CASES:
+        for cfg, s in cases:
             if args.only and cfg != args.only:
                 continue
             if cfg not in files:
@@ -467,7 +582,7 @@ def main():
             kv, caches, compute, model, cmd = run_case(args.bin, files[cfg], s)
             rows.append((cfg, engine_keys(s), " ".join(fit_args(s)), kv, caches, compute, model))
             print("\t".join(rows[-1]), flush=True)
-    with open(args.out, "w") as f:
+    with open(out, "w") as f:
         f.write("# llama-fit-params -v -fitp on (CPU build, no weights read) at llama.cpp "
                 f"commit {commit}{' (' + args.tree + ')' if args.tree else ''}\n")
         f.write("# written by tests/tools/llamacpp_oracle.py from tests/model/configs; "

@@ -40,14 +40,14 @@ typedef struct ocase {
     double kv_mib, compute_mib;
 } ocase;
 
-/* The TSV's cases; *n of them. */
-static ocase *read_cases(size_t *n)
+/* The cases of one TSV of tests/data/llamacpp; *n of them. */
+static ocase *read_file_cases(const char *file, size_t *n)
 {
     char path[512], line[1024];
     FILE *f;
     ocase *c = NULL;
     size_t cap = 0;
-    snprintf(path, sizeof path, "%s/fit_params.tsv", VS_LLAMACPP_DATA);
+    snprintf(path, sizeof path, "%s/%s", VS_LLAMACPP_DATA, file);
     f = fopen(path, "r");
     ck_assert_msg(f != NULL, "cannot open %s", path);
     *n = 0;
@@ -79,6 +79,11 @@ static ocase *read_cases(size_t *n)
     }
     fclose(f);
     return c;
+}
+
+static ocase *read_cases(size_t *n)
+{
+    return read_file_cases("fit_params.tsv", n);
 }
 
 static json_t *fit_row(void)
@@ -126,6 +131,40 @@ START_TEST(kv_as_llama_cpp_prints_it)
         worst++;
     }
     ck_assert_uint_eq(worst, n);
+    free(c);
+}
+END_TEST
+
+/* Recurrent and hybrid models (tests/data/llamacpp/fit_params_hybrid.tsv: Jamba-v0.1's
+ * Mamba-1 and Qwen3-Next-80B's gated delta nets): the attention cache and the
+ * recurrent cells llama.cpp printed, summed, from the config's layout (its state
+ * group's conv and SSM values, kept in F32, one row per sequence), and the attention
+ * cells. Only the KV is checked: the compute buffer estimate has no rule for these
+ * architectures. */
+START_TEST(hybrid_kv_as_llama_cpp_prints_it)
+{
+    size_t n = 0, i;
+    ocase *c = read_file_cases("fit_params_hybrid.tsv", &n);
+    ck_assert_uint_ge(n, 6);
+    for (i = 0; i < n; i++) {
+        char cell[1024];
+        json_t *r;
+        double mib;
+        snprintf(cell, sizeof cell,
+                 "sheet \"hybrid %zu\"\nmodel m config=%s/%s\ntask inference\n"
+                 "length 4096\nconcurrency 1\ngpu \"H100 SXM\"\nengine llamacpp %s\nfit",
+                 i, VS_MODEL_CONFIGS, c[i].config, c[i].keys);
+        run_ok(cell);
+        r = fit_row();
+        mib = (double)json_integer_value(json_object_get(r, "kv_need_bytes")) / MIB;
+        /* two caches, each printed to 0.005 MiB */
+        ck_assert_msg(fabs(mib - c[i].kv_mib) < 0.011, "%s %s: vramsheet %.4f MiB, llama.cpp %.2f",
+                      c[i].config, c[i].args, mib, c[i].kv_mib);
+        ck_assert_msg(json_integer_value(json_object_get(r, "kv_tokens")) == full_cells(&c[i]),
+                      "%s %s: %lld cells, llama.cpp %lld", c[i].config, c[i].args,
+                      (long long)json_integer_value(json_object_get(r, "kv_tokens")),
+                      full_cells(&c[i]));
+    }
     free(c);
 }
 END_TEST
@@ -297,6 +336,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, kv_as_llama_cpp_prints_it);
+    tcase_add_test(t, hybrid_kv_as_llama_cpp_prints_it);
     tcase_add_test(t, compute_within_stated_error);
     tcase_add_test(t, gpu_weights_as_cuda0);
     suite_add_tcase(s, t);
