@@ -118,6 +118,7 @@ typedef struct vs_arch {
     uint64_t experts, experts_per_token, moe_intermediate;
     uint64_t shared_experts, shared_intermediate;
     uint64_t dense_layers; /* first_k_dense_replace */
+    uint64_t moe_latent;   /* Nemotron 3: the experts' latent width (moe_latent_size), 0 none */
     /* multi-head latent attention */
     uint64_t q_lora_rank, kv_lora_rank, rope_dim, nope_dim;
     uint64_t mtp_layers; /* num_nextn_predict_layers */

@@ -48,6 +48,7 @@ MODELS = {
     # transformers); transformers builds it as Phi4MultimodalForCausalLM from the
     # config its conversion script writes (phi4mm_config below), and the LoRA
     # adapters the checkpoint stores beside the base weights are added (lora_params)
+    "nvidia-nemotron-3-nano-30b-a3b.json": ("NemotronHForCausalLM", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"),
     "phi-4-multimodal-instruct.json": ("Phi4MultimodalForCausalLM", "microsoft/Phi-4-multimodal-instruct"),
 }
 

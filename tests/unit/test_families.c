@@ -107,6 +107,9 @@ static const struct published {
      "mistralai/Mistral-Small-3.1-24B-Instruct-2503: safetensors 24,011,361,280; transformers "
      "5.24.0 gives 23,340,272,640 = that less lm_head (131,072 x 5,120): its Mistral3Config ties "
      "by default, the checkpoint stores lm_head"},
+    {"nvidia-nemotron-3-nano-30b-a3b.json", "nemotron_h", 31577937344ULL, 3580073408ULL,
+     "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: transformers 31,577,937,344 (31.6B total, "
+     "3.6B active with embeddings: its model card); 23 MoE layers of 128 experts, 6 active"},
     {"granite-4.0-h-small.json", "granitemoehybrid", 32207337984ULL, 8803121664ULL,
      "ibm-granite/granite-4.0-h-small: transformers 32,207,337,984 (32B total, 9B active: Granite "
      "4.0 model card)"},
@@ -393,6 +396,47 @@ START_TEST(hybrid_layouts)
 }
 END_TEST
 
+/* Nemotron 3 Nano: 23 Mamba-2, 23 MoE and 6 attention layers (the pattern's letters);
+ * the MoE layers keep no cache. Its experts by hand: 23 layers x 128 x (2 x 1856 x 2688)
+ * = 29,374,808,064 of the 31,577,937,344, 6 of 128 active. layers_block_type gives the
+ * same model. */
+START_TEST(nemotron_h_moe_layers)
+{
+    vs_arch a = load("nvidia-nemotron-3-nano-30b-a3b.json"), b;
+    char path[512], *text;
+    json_t *j, *types;
+    vs_error err;
+    size_t i;
+    const char *pat = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+    uint64_t experts = 23ULL * 128 * 2 * 1856 * 2688;
+    ck_assert_uint_eq(a.kv.n, 2);
+    ck_assert_int_eq(a.kv.g[0].kind, VS_KV_FULL);
+    ck_assert_uint_eq(a.kv.g[0].layers, 6);
+    ck_assert_uint_eq(a.kv.g[0].kv_heads, 2);
+    ck_assert_int_eq(a.kv.g[1].kind, VS_KV_STATE);
+    ck_assert_uint_eq(a.kv.g[1].layers, 23);
+    ck_assert_uint_eq(a.params_total - a.params_active, experts - experts / 128 * 6);
+    snprintf(path, sizeof path, "%s/nvidia-nemotron-3-nano-30b-a3b.json", VS_MODEL_CONFIGS);
+    j = json_load_file(path, 0, NULL);
+    ck_assert_ptr_nonnull(j);
+    types = json_array();
+    for (i = 0; pat[i]; i++)
+        json_array_append_new(types, json_string(pat[i] == 'M'   ? "mamba"
+                                                 : pat[i] == 'E' ? "moe"
+                                                                 : "attention"));
+    json_object_del(j, "hybrid_override_pattern");
+    json_object_del(j, "num_hidden_layers");
+    json_object_set_new(j, "layers_block_type", types);
+    text = json_dumps(j, 0);
+    json_decref(j);
+    vs_error_clear(&err);
+    ck_assert_int_eq(vs_arch_parse(&b, text, strlen(text), &err), 0);
+    free(text);
+    ck_assert_uint_eq(b.params_total, a.params_total);
+    ck_assert_uint_eq(b.params_active, a.params_active);
+}
+END_TEST
+
 /* Phi-4-multimodal: each part against transformers 5.24.0's modules
  * (tests/data/family_oracle.json), the adapters worked by hand, and without
  * its adapters the checkpoint is transformers' class alone. */
@@ -508,7 +552,7 @@ START_TEST(refusals_name_the_key)
         {"{\"model_type\": \"nemotron_h\", \"num_hidden_layers\": 3, \"hidden_size\": 64, "
          "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100, "
          "\"mamba_num_heads\": 4, \"mamba_head_dim\": 16, \"ssm_state_size\": 8, "
-         "\"hybrid_override_pattern\": \"M*E\"}",
+         "\"hybrid_override_pattern\": \"M*X\"}",
          "hybrid_override_pattern[2]"},
         {"{\"model_type\": \"qwen3_next\", \"num_hidden_layers\": 4, \"hidden_size\": 64, "
          "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100, "
@@ -585,6 +629,7 @@ static Suite *suite(void)
     tcase_add_test(tc, hybrid_layouts);
     tcase_add_test(tc, generic_layer_types);
     tcase_add_test(tc, phi4mm_parts);
+    tcase_add_test(tc, nemotron_h_moe_layers);
     tcase_add_test(tc, refusals_name_the_key);
     tcase_add_test(tc, every_family_in_the_table);
     suite_add_tcase(s, tc);
