@@ -3,9 +3,11 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/sglang_internal.h"
 #include "sheet/units.h"
 
 static const char *const dtype_words[] = {"auto", "fp8_e4m3", "fp8_e5m2", "bf16", NULL};
+static const char *const ssm_words[] = {"float32", "bfloat16", NULL};
 
 static const char *const version_words[] = {"0.4", NULL};
 
@@ -17,6 +19,17 @@ static const vs_engine_key keys[] = {
      NULL, "the fraction of the card for weights and the KV pool"},
     {"kv_cache_dtype", VS_EKEY_WORD, "auto", "python/sglang/srt/server_args.py (v0.4)", dtype_words,
      "auto: the model's 16-bit type"},
+    /* hybrid models' pools (engine/sglang_hybrid.c) */
+    {"mamba_full_memory_ratio", VS_EKEY_FRACTION, "0.9", "python/sglang/srt/server_args.py (0.5)",
+     NULL, "state memory / attention KV memory when max_mamba_cache_size is not given"},
+    {"max_mamba_cache_size", VS_EKEY_COUNT, NULL, "unset (python/sglang/srt/server_args.py)", NULL,
+     "the state slots of a hybrid model, given"},
+    {"mamba_ssm_dtype", VS_EKEY_WORD, "float32", "python/sglang/srt/server_args.py (0.5)",
+     ssm_words, "the dtype of a recurrent layer's temporal state (its conv state is bf16)"},
+    {"disable_radix_cache", VS_EKEY_BOOL, "no", "python/sglang/srt/server_args.py", NULL,
+     "without the radix cache a hybrid model's requests take one state slot each, not three"},
+    {"max_running_requests", VS_EKEY_COUNT, NULL, "unset (python/sglang/srt/server_args.py)", NULL,
+     "the requests running at once, given"},
     {"version", VS_EKEY_WORD, "0.4",
      "the newest modelled release (its one row): mem_fraction_static by tp "
      "(python/sglang/srt/server_args.py __post_init__, v0.4), requests capped at "
@@ -35,7 +48,13 @@ static const char help[] =
     "max_total_num_tokens - 1 tokens, and the start fails only below 7 tokens "
     "(python/sglang/srt/managers/tp_worker.py max_req_len, max_req_input_len)\n"
     "  activations and CUDA graphs live in the remaining (1 - mem_fraction_static) of the "
-    "card, beyond the budget.";
+    "card, beyond the budget.\n"
+    "  hybrid models (Mamba or linear-attention layers; the 0.5 series, "
+    "model_runner_kv_cache_mixin.py handle_max_mamba_cache at 001ccef): the pool is split "
+    "into max_mamba_cache_size state slots, as many as pool x r / (1 + r) holds "
+    "(r = mamba_full_memory_ratio, 0.9) unless given, each the recurrent layers' conv state "
+    "in bf16 and temporal state in mamba_ssm_dtype (float32), and the attention layers' "
+    "token pool; requests at once at most slots // 3 (slots // 1 with disable_radix_cache).";
 
 /* SGLang's own choice when mem_fraction_static is not given: by the
  * tensor-parallel size (python/sglang/srt/server_args.py __post_init__, v0.4). */
@@ -65,10 +84,15 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     const vs_engine_val *d = vs_engine_get(e, "kv_cache_dtype");
     unsigned bits;
     int rc;
+    uint64_t per_req = vs_sglang_state_per_req(e);
     if (!vs_engine_kv_bits(d->word && !strcmp(d->word, "bf16") ? "bf16" : d->word,
                            vs_engine_model_bits(e), &bits))
         return vs_error_set(err, VS_EVALUE, "sglang: unknown kv_cache_dtype");
-    if ((rc = vs_engine_token_kv(e, pool, bits, 1, NULL, out, err)) < 0)
+    if (per_req)
+        rc = vs_sglang_hybrid_kv(e, pool, bits, per_req, out, err);
+    else
+        rc = vs_engine_token_kv(e, pool, bits, 1, NULL, out, err);
+    if (rc < 0)
         return rc;
     /* SGLang starts with a pool smaller than the context: it caps each request at
      * max_req_len = min(context_len - 1, max_total_num_tokens - 1) and refuses only when
@@ -82,10 +106,11 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     out->start_rule = "SGLang refuses to start when max_total_num_tokens - 1 - 5 is not positive "
                       "(python/sglang/srt/managers/tp_worker.py, \"Memory pool size is too "
                       "small\")";
-    snprintf(out->rule, sizeof out->rule,
-             "token pages of the model's layout, %u-bit values; requests capped at "
-             "max_total_num_tokens - 1 = %llu tokens (tp_worker.py max_req_len)",
-             bits, (unsigned long long)out->length_cap);
+    if (!per_req)
+        snprintf(out->rule, sizeof out->rule,
+                 "token pages of the model's layout, %u-bit values; requests capped at "
+                 "max_total_num_tokens - 1 = %llu tokens (tp_worker.py max_req_len)",
+                 bits, (unsigned long long)out->length_cap);
     return 0;
 }
 

@@ -608,6 +608,51 @@ START_TEST(vllm_encoder_profile_item)
 }
 END_TEST
 
+/* SGLang's separate pools for a hybrid model (engine/sglang_hybrid.c): Qwen3-Next-80B's
+ * layout (12 attention layers of 2 KV heads x 256, 36 gated delta nets of 24,576 conv and
+ * 524,288 temporal values) on the 85e9 B offer, mem_fraction_static 0.88, 14e9 B of
+ * weights, the runtime items 0. By hand (model_runner_kv_cache_mixin.py at 001ccef):
+ *   pool = floor(85e9 x 0.88) - 14e9 = 60.8e9 B
+ *   mamba_cache_per_req = 36 x (24,576 x 2 + 524,288 x 4) = 77,266,944 B
+ *   slots = 60.8e9 x 0.9 / 1.9 // 77,266,944 = 28.8e9 // 77,266,944 = 372
+ *   tokens = (60.8e9 - 372 x 77,266,944) // (12 x 2 x 2 x 256 x 2) = 32,056,696,832 //
+ *   24,576 = 1,304,390
+ *   requests at once: min(4096, 372 // 3 = 124) = 124 */
+START_TEST(sglang_hybrid_pools)
+{
+    static const char layout[] =
+        "[{\"kind\": \"full\", \"layers\": 12, \"kv_heads\": 2, \"head_dim\": 256},"
+        " {\"kind\": \"state\", \"layers\": 36, \"state_bytes\": 2146304, "
+        "\"state_conv\": 24576, \"state_ssm\": 524288}]";
+    vs_fit_row r;
+    json_t *s = sheet_with(layout, 1, 1024, 4, "{\"name\": \"sglang\", \"keys\": {}}");
+    fit_one(&r, s, H100);
+    ck_assert_int_eq(r.kv_pool_bytes, 60800000000LL);
+    ck_assert_uint_eq(r.kv_tokens, 1304390);
+    ck_assert_msg(fabs(r.max_concurrency - 124.0) < 1e-9, "%f", r.max_concurrency);
+    ck_assert_uint_eq(r.need_bytes, 4ULL * 1024 * 24576 + 4ULL * 77266944);
+    ck_assert_ptr_nonnull(strstr(r.kv_rule, "372 state slots"));
+    vs_fit_row_free(&r);
+    json_decref(s);
+    /* bf16 temporal state: 36 x (49,152 + 1,048,576) = 39,518,208 B a slot,
+     * 28.8e9 // 39,518,208 = 728 slots; max_mamba_cache_size=100 given: 100 slots,
+     * (60.8e9 - 100 x 77,266,944) // 24,576 = 2,159,558 tokens, 33 requests */
+    s = sheet_with(layout, 1, 1024, 4,
+                   "{\"name\": \"sglang\", \"keys\": {\"mamba_ssm_dtype\": \"bfloat16\"}}");
+    fit_one(&r, s, H100);
+    ck_assert_ptr_nonnull(strstr(r.kv_rule, "728 state slots of 39518208 B"));
+    vs_fit_row_free(&r);
+    json_decref(s);
+    s = sheet_with(layout, 1, 1024, 4,
+                   "{\"name\": \"sglang\", \"keys\": {\"max_mamba_cache_size\": \"100\"}}");
+    fit_one(&r, s, H100);
+    ck_assert_uint_eq(r.kv_tokens, 2159558);
+    ck_assert_msg(fabs(r.max_concurrency - 33.0) < 1e-9, "%f", r.max_concurrency);
+    vs_fit_row_free(&r);
+    json_decref(s);
+}
+END_TEST
+
 /* fit's maximum length stops at the model's context (card.arch.context, from
  * config.json): the 1,654 blocks above hold 1,654 x 1,056 tokens, but a model of
  * 40,960 positions is not offered more. */
@@ -1290,6 +1335,7 @@ static Suite *suite(void)
     tcase_add_test(t, vllm_hybrid_state_pages);
     tcase_add_test(t, fit_max_length_capped_at_the_context);
     tcase_add_test(t, vllm_encoder_profile_item);
+    tcase_add_test(t, sglang_hybrid_pools);
     tcase_add_test(t, engine_budget_rules);
     tcase_add_test(t, sglang_fraction_by_tp);
     tcase_add_test(t, sglang_starts_short);
