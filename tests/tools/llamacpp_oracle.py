@@ -352,6 +352,40 @@ def build(c):
                       (f"blk.{i}.ffn_up.weight", [E, F], F16),
                       (f"blk.{i}.ffn_down.weight", [F, E], F16)]
         return a, meta, t
+    if mt == "nemotron_h":
+        # src/models/nemotron-h.cpp: Mamba-2 where head_count_kv(il) and
+        # feed_forward_length(il) are both 0 (M), attention where only the latter is
+        # (*), squared-ReLU MLPs (-): both keys one value per layer
+        a = "nemotron_h"
+        pat = c["hybrid_override_pattern"]
+        Nh, Hd, Ds, G, Dc = (c["mamba_num_heads"], c["mamba_head_dim"], c["ssm_state_size"],
+                             c["n_groups"], c["conv_kernel"])
+        Di = Nh * Hd
+        kvs = [KV if x == "*" else 0 for x in pat]
+        ffs = [F if x == "-" else 0 for x in pat]
+        meta = base_meta(a, c, L, E, H, kvs, ffs, ctx, V)
+        meta.update({f"{a}.attention.key_length": D, f"{a}.attention.value_length": D,
+                     f"{a}.ssm.conv_kernel": Dc, f"{a}.ssm.inner_size": Di,
+                     f"{a}.ssm.state_size": Ds, f"{a}.ssm.time_step_rank": Nh,
+                     f"{a}.ssm.group_count": G, f"{a}.attention.layer_norm_epsilon": 1e-5})
+        t = head(E, V, tied)
+        for i, x in enumerate(pat):
+            t += [(f"blk.{i}.attn_norm.weight", [E], F32)]
+            if x == "M":
+                t += [(f"blk.{i}.ssm_in.weight", [E, 2 * Di + 2 * G * Ds + Nh], F16),
+                      (f"blk.{i}.ssm_conv1d.weight", [Dc, Di + 2 * G * Ds], F32),
+                      (f"blk.{i}.ssm_conv1d.bias", [Di + 2 * G * Ds], F32),
+                      (f"blk.{i}.ssm_dt.bias", [Nh], F32),
+                      (f"blk.{i}.ssm_a", [1, Nh], F32),
+                      (f"blk.{i}.ssm_d", [1, Nh], F32),
+                      (f"blk.{i}.ssm_norm.weight", [Di // G, G], F32),
+                      (f"blk.{i}.ssm_out.weight", [Di, E], F16)]
+            elif x == "*":
+                t += attn(i, E, H * D, KV * D, KV * D)[1:]
+            else:
+                t += [(f"blk.{i}.ffn_down.weight", [F, E], F16),
+                      (f"blk.{i}.ffn_up.weight", [E, F], F16)]
+        return a, meta, t
     if mt == "qwen3_next":
         # src/models/qwen3next.cpp: gated delta nets where (il + 1) %
         # full_attention_interval != 0, gated attention (q and its gate in attn_q) on
@@ -459,6 +493,9 @@ HYBRID_CASES = [
     ("qwen3-next-80b-a3b-instruct.json", S(32768, np_=2)),
     ("qwen3-next-80b-a3b-instruct.json", S(262144)),
     ("qwen3-next-80b-a3b-instruct.json", S(8192, np_=8, fa="off")),
+    ("nvidia-nemotron-nano-9b-v2.json", S(131072)),
+    ("nvidia-nemotron-nano-9b-v2.json", S(16384, np_=4)),
+    ("nvidia-nemotron-nano-9b-v2.json", S(32768, np_=2, ctk="q8_0", ctv="q8_0")),
 ]
 
 
