@@ -650,6 +650,33 @@ START_TEST(hybrid_files_estimate_kv)
      * 2 heads x 256, K and V in 2 B, 1,024 tokens */
     ck_assert_int_eq(geti(lastp(), "bytes"),
                      6LL * 4 * (3 * 8192 + 128 * 4096) + 2LL * 2 * 2 * 256 * 2 * 1024);
+
+    /* Nemotron-H, M - * M - M, its per-layer head_count_kv and feed_forward_length
+     * arrays as convert_hf_to_gguf.py writes them: 3 Mamba-2 states of
+     * 4 x (3 x (4096 + 2 x 8 x 128) + 128 x 4096) and one attention layer of 8 heads x 128,
+     * at 1,024 tokens x 2 sequences */
+    {
+        uint32_t kvn[6] = {0, 0, 8, 0, 0, 0}, ffn[6] = {0, 21504, 0, 0, 21504, 0};
+        begin(&w, 10, "nemotron_h");
+        kv_u32(&w, "nemotron_h.block_count", 6);
+        kv_u32(&w, "nemotron_h.embedding_length", 4096);
+        kv_u32(&w, "nemotron_h.attention.head_count", 32);
+        kv_arr_u32(&w, "nemotron_h.attention.head_count_kv", kvn, 6);
+        kv_arr_u32(&w, "nemotron_h.feed_forward_length", ffn, 6);
+        kv_u32(&w, "nemotron_h.attention.key_length", 128);
+        kv_u32(&w, "nemotron_h.ssm.conv_kernel", 4);
+        kv_u32(&w, "nemotron_h.ssm.inner_size", 4096);
+        kv_u32(&w, "nemotron_h.ssm.state_size", 128);
+        kv_u32(&w, "nemotron_h.ssm.group_count", 8);
+        finish(&w, at("nh.gguf"), 4096, 131072);
+        snprintf(cell, sizeof cell,
+                 "model h params=1B\nweights from=%s\nlength 1024\nconcurrency 2\nestimate kv",
+                 at("nh.gguf"));
+        run_ok(cell);
+        ck_assert_int_eq(geti(lastp(), "bytes"),
+                         3LL * 2 * 4 * (3 * (4096 + 2 * 8 * 128) + 128 * 4096) +
+                             2LL * 8 * 128 * 2 * 1024 * 2);
+    }
 }
 END_TEST
 
