@@ -274,3 +274,39 @@ done:
     vs_buf_free(&cmd);
     return rc;
 }
+
+int vs_launch_fit_column(json_t **out, const json_t *sheet, const vs_fit_ctx *ctx,
+                         const vs_fit_row *rows, size_t n, vs_error *err)
+{
+    json_t *col;
+    size_t i;
+    *out = NULL;
+    if (!vs_launch_find(ctx->engine->name))
+        return 0;
+    if (!(col = json_array()))
+        return vs_error_oom(err);
+    for (i = 0; i < n; i++) {
+        vs_launch_in in;
+        json_t *l = NULL;
+        vs_error why;
+        int rc;
+        in.sheet = sheet;
+        in.ctx = ctx;
+        in.row = &rows[i];
+        in.off = NULL;
+        rc = vs_launch_build(&l, &in, &why);
+        if (rc == VS_EVALUE)
+            l = json_pack("{s:s, s:s}", "offer", rows[i].gpu, "reason", why.message);
+        else if (rc < 0) {
+            json_decref(col);
+            *err = why;
+            return rc;
+        }
+        if (!l || json_array_append_new(col, l)) {
+            json_decref(col);
+            return vs_error_oom(err);
+        }
+    }
+    *out = col;
+    return 0;
+}

@@ -77,6 +77,13 @@ const vs_launch_rule *vs_launch_find(const char *engine);
  * rule. */
 int vs_launch_build(json_t **out, const vs_launch_in *in, vs_error *err);
 
+/* The launch column of `fit`: for each of the n rows (the fit of the offers of
+ * the sheet, under ctx), the launch object vs_launch_build makes, or
+ * {"offer", "reason"} when the offer gets no command. A new array in *out, or
+ * NULL when the card's engine has no rule. 0, or VS_ENOMEM. */
+int vs_launch_fit_column(json_t **out, const json_t *sheet, const vs_fit_ctx *ctx,
+                         const vs_fit_row *rows, size_t n, vs_error *err);
+
 /* argv as one shell line: words with anything but [A-Za-z0-9_./:=,+@%-] in
  * single quotes. */
 void vs_launch_shell_join(vs_buf *b, const json_t *argv);

@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "engine/engine.h"
 #include "engine/fit.h"
+#include "engine/launch.h"
 #include "engine/llamacpp_compute.h"
 #include "lang/derive.h"
 #include "lang/format_weights.h"
@@ -475,7 +476,7 @@ static int fit_formats(const vs_arg *fa, char names[][64], vs_format_keys *keys,
 
 static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    json_t *sheet = vs_ctx_sheet(ctx), *offers = NULL, *o;
+    json_t *sheet = vs_ctx_sheet(ctx), *offers = NULL, *o, *launches = NULL;
     const vs_arg *fa = vs_line_pair(line, "formats");
     const char *formats[VS_FIT_FORMATS_MAX];
     char names[VS_FIT_FORMATS_MAX][64];
@@ -550,8 +551,13 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto done;
         n++;
     }
-    rc = vs_verb_emit(ctx, vs_render_fit(&c, rows, n), err);
+    /* the launch column: each offer's command under the card's engine, as
+     * `launch` would write it (not recorded: `launch` records) */
+    if ((rc = vs_launch_fit_column(&launches, sheet, &c, rows, n, err)) < 0)
+        goto done;
+    rc = vs_verb_emit(ctx, vs_render_fit(&c, rows, n, launches), err);
 done:
+    json_decref(launches);
     for (i = 0; i < n; i++)
         vs_fit_row_free(&rows[i]);
     free(rows);
@@ -622,7 +628,12 @@ static const char fit_help[] =
     "per architecture) says on a `layout:` line where its KV cache differs from the model's "
     "own layout and why; what it keeps in host memory (llama.cpp's token_embd, the layers "
     "below -ngl, --no-kv-offload's cache) is on a `host:` line and out of the non-KV part. "
-    "Payload kind fit (kv_layout_note, host_bytes, host_rule beside the figures).";
+    "Under an engine with a command line (vllm, llamacpp, sglang) a launch column says "
+    "whether each offer gets one (yes; offload: with weights in the host memory its host= "
+    "declares; no), each offer's lines give the command `launch` would write, and the HTML "
+    "keeps the commands folded under one line; fit records none of them (`launch` does). "
+    "Payload kind fit (kv_layout_note, host_bytes, host_rule, launch or launch_refused beside "
+    "the figures).";
 
 const vs_verb vs_verbs_engine[] = {
     {"engine", verb_engine, "engine [NAME [key=value ...] [estimate=yes]]",

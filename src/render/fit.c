@@ -77,7 +77,59 @@ static void chart(vs_buf *s, const vs_fit_row *r, int y)
                   r->need_known ? gib(b, sizeof b, (int64_t)r->need_bytes) : "?");
 }
 
-static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
+/* The launch column's word: a command on the GPU alone, one with an offload to
+ * host memory, or none. */
+static const char *launch_word(const json_t *l)
+{
+    const json_t *d;
+    size_t i;
+    if (!json_object_get(l, "command"))
+        return "no";
+    json_array_foreach(json_object_get(l, "devices"), i, d)
+    {
+        if (!strcmp(json_string_value(json_object_get(d, "device")), "host"))
+            return "offload";
+    }
+    return "yes";
+}
+
+/* Every command of the fit in one fold: a notebook shows the table and the
+ * rules first, and a click opens the commands (`launch` records them). */
+static void launch_html(vs_buf *html, const json_t *launches)
+{
+    const json_t *l;
+    size_t i, ok = 0;
+    json_array_foreach(launches, i, l) ok += json_object_get(l, "command") != NULL;
+    vs_buf_printf(html, "<details><summary>launch: %zu command%s of %zu offer%s</summary>\n", ok,
+                  ok == 1 ? "" : "s", json_array_size(launches),
+                  json_array_size(launches) == 1 ? "" : "s");
+    json_array_foreach(launches, i, l)
+    {
+        const char *cmd = json_string_value(json_object_get(l, "command")),
+                   *note = json_string_value(json_object_get(l, "note")),
+                   *why = json_string_value(json_object_get(l, "reason"));
+        vs_buf_puts(html, "<p><b>");
+        vs_buf_put_html(html, json_string_value(json_object_get(l, "offer")));
+        vs_buf_puts(html, "</b>: ");
+        if (cmd) {
+            vs_buf_puts(html, "<code>");
+            vs_buf_put_html(html, cmd);
+            vs_buf_puts(html, "</code>");
+            if (note) {
+                vs_buf_puts(html, "<br>note: ");
+                vs_buf_put_html(html, note);
+            }
+        } else {
+            vs_buf_puts(html, "no command: ");
+            vs_buf_put_html(html, why ? why : "");
+        }
+        vs_buf_puts(html, "</p>\n");
+    }
+    vs_buf_puts(html, "</details>\n");
+}
+
+static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size_t n,
+                    const json_t *launches)
 {
     vs_jw w = VS_JW_INIT(p);
     size_t i, j;
@@ -129,6 +181,17 @@ static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size
         vs_jw_member_str(&w, "kv_layout_note", r->layout_note[0] ? r->layout_note : NULL);
         vs_jw_member_u64(&w, "host_bytes", r->host_bytes);
         vs_jw_member_str(&w, "host_rule", r->host_rule[0] ? r->host_rule : NULL);
+        if (launches) {
+            const json_t *l = json_array_get(launches, i);
+            if (json_object_get(l, "command")) {
+                vs_jw_member_value(&w, "launch", l);
+            } else {
+                vs_jw_key(&w, "launch");
+                vs_jw_null(&w);
+                vs_jw_member_str(&w, "launch_refused",
+                                 json_string_value(json_object_get(l, "reason")));
+            }
+        }
         vs_jw_key(&w, "formats");
         vs_jw_open(&w, '[');
         for (j = 0; j < r->nformats; j++) {
@@ -157,11 +220,12 @@ static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size
     vs_jw_close(&w, '}');
 }
 
-vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
+vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n,
+                         const json_t *launches)
 {
-    static const char *const head[] = {"offer",     "capacity",  "budget",     "non-KV", "KV pool",
-                                       "KV tokens", "max conc.", "max length", "verdict"};
-    vs_table *t = vs_table_new(9, head);
+    static const char *const head[] = {"offer",     "capacity",  "budget",     "non-KV",  "KV pool",
+                                       "KV tokens", "max conc.", "max length", "verdict", "launch"};
+    vs_table *t = vs_table_new(launches ? 10 : 9, head);
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, svg = VS_BUF_INIT, p = VS_BUF_INIT;
     vs_bundle *b = NULL;
     size_t i, j, col;
@@ -173,7 +237,7 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
     for (i = 0; i < n; i++) {
         const vs_fit_row *r = &rows[i];
         char cap[128], bud[64], nk[64], pool[64], tok[48], conc[48], len[48];
-        const char *cells[9];
+        const char *cells[10];
         if (r->capacity_known) {
             char g[64];
             snprintf(cap, sizeof cap, "%s (%s)", gib(g, sizeof g, (int64_t)r->capacity_bytes),
@@ -206,6 +270,7 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
         cells[6] = conc;
         cells[7] = len;
         cells[8] = vs_verdict_name(r->verdict);
+        cells[9] = launches ? launch_word(json_array_get(launches, i)) : NULL;
         vs_table_add_row(t, cells);
     }
     vs_buf_printf(&text, "fit under engine %s (%s)\n", c->engine->name,
@@ -238,6 +303,15 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
             vs_buf_puts(&html, "<br>host: ");
             vs_buf_put_html(&html, r->host_rule);
         }
+        if (launches) {
+            const json_t *l = json_array_get(launches, i);
+            const char *cmd = json_string_value(json_object_get(l, "command"));
+            if (cmd)
+                vs_buf_printf(&text, "  launch: %s\n", cmd);
+            else
+                vs_buf_printf(&text, "  launch: none: %s\n",
+                              json_string_value(json_object_get(l, "reason")));
+        }
         vs_buf_puts(&html, "</p>\n");
         if (r->nformats) {
             vs_buf_puts(&text, "  formats:");
@@ -269,6 +343,8 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
         vs_buf_puts(&text, "\n");
         vs_buf_puts(&html, "</p>\n");
     }
+    if (launches && n)
+        launch_html(&html, launches);
     vs_buf_puts(&html, "</div>\n");
     vs_buf_printf(&svg,
                   "<svg xmlns='http://www.w3.org/2000/svg' width='640' height='%d' "
@@ -278,7 +354,7 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n)
         if (rows[i].capacity_known)
             chart(&svg, &rows[i], (int)(i * 24 + 4));
     vs_buf_puts(&svg, "</svg>");
-    payload(&p, c, rows, n);
+    payload(&p, c, rows, n, launches);
     if (!vs_table_failed(t) && !vs_buf_failed(&text) && !vs_buf_failed(&html) &&
         !vs_buf_failed(&svg) && !vs_buf_failed(&p))
         b = vs_bundle_new_text(vs_buf_str(&text), vs_buf_str(&html), n ? vs_buf_str(&svg) : NULL,

@@ -1,5 +1,6 @@
 /* Benchmark of fit: 20 offers x 8 formats under vLLM on a sheet with a hybrid
- * (sliding + full) KV layout, through the pure API (engine/fit.h), median of
+ * (sliding + full) KV layout, through the pure API (engine/fit.h) with the
+ * launch column fit shows (engine/launch.h, each offer's command), median of
  * many runs, printed beside the reference (5 ms). Run by hand:
  * <build>/bench_fit [RUNS]; exits 1 when the median passes the reference with
  * --check. */
@@ -12,6 +13,7 @@
 #include "bench_clock.h"
 
 #include "engine/fit.h"
+#include "engine/launch.h"
 #include "sheet/sheet.h"
 #include "util/pool.h"
 
@@ -22,7 +24,7 @@ int main(int argc, char **argv)
     int runs = 200, check = 0, i, k;
     static const char *const formats[8] = {"fp32", "fp16", "bf16", "fp8",
                                            "int8", "int4", "nf4",  "fp4"};
-    json_t *sheet, *offers, *card;
+    json_t *sheet, *offers, *card, *launches = NULL;
     json_error_t je;
     vs_error err;
     double *t;
@@ -72,13 +74,19 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_fit: %s\n", err.message);
                 return 2;
             }
+        if (vs_launch_fit_column(&launches, sheet, &c, rows, 20, &err) < 0) {
+            fprintf(stderr, "bench_fit: %s\n", err.message);
+            return 2;
+        }
         t[i] = now_ms() - t0;
+        json_decref(launches);
         for (k = 0; k < 20; k++)
             vs_fit_row_free(&rows[k]);
         vs_fit_ctx_free(&c);
     }
     qsort(t, (size_t)runs, sizeof *t, cmp_double);
-    printf("fit, 20 offers x 8 formats (vLLM, sliding + full layout): median %.3f ms, "
+    printf("fit, 20 offers x 8 formats and their launch column (vLLM, sliding + full layout): "
+           "median %.3f ms, "
            "p90 %.3f ms over %d runs; reference %.1f ms\n",
            t[runs / 2], t[runs * 9 / 10], runs, REFERENCE_MS);
     json_decref(sheet);

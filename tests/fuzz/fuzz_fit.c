@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/fit.h"
+#include "engine/launch.h"
 #include "render/bundle.h"
 #include "render/fit.h"
 #include "sheet/sheet.h"
@@ -36,9 +37,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             n++;
         }
         if (n) {
-            vs_bundle *b = vs_render_fit(&c, rows, n);
+            json_t *launches = NULL;
+            vs_bundle *b;
+            /* the launch column too: every rule on whatever the sheet holds */
+            if (vs_launch_fit_column(&launches, s, &c, rows, n, &err) < 0)
+                launches = NULL;
+            b = vs_render_fit(&c, rows, n, launches);
             if (b)
                 vs_bundle_free(b);
+            json_decref(launches);
         }
         for (i = 0; i < n; i++)
             vs_fit_row_free(&rows[i]);

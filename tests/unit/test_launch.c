@@ -217,6 +217,62 @@ START_TEST(shell_quoting)
 }
 END_TEST
 
+/* fit's launch column: the command of each offer that holds the card, the same
+ * words `launch` writes (by hand: the card's model, one GPU, the length, the keys
+ * as typed), and why not for an offer that does not: 36 layers x 8 heads x 128 x
+ * 2 (K and V) x 2 bytes = 147,456 B a token; 8 requests of 8,192 tokens need
+ * 9 GiB, more than an RTX 4090's pool beside 16.38 GB of weights. fit records
+ * nothing: the sheet's launch key is `launch`'s. */
+START_TEST(fit_column)
+{
+    json_t *p, *rows, *b;
+    const char *want = "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --max-model-len 8192 "
+                       "--gpu-memory-utilization 0.9 --max-num-seqs 8";
+    const char *html;
+    run_ok("sheet \"fit launch\"\n"
+           "model Qwen/Qwen3-8B params=8.19B\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 8\nestimate kv layers=36 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 SXM\"\ngpu \"RTX 4090\"\n"
+           "engine vllm gpu_memory_utilization=0.9 max_num_seqs=8\nfit");
+    b = last();
+    p = payload(b);
+    rows = json_object_get(p, "rows");
+    ck_assert_str_eq(gets(json_array_get(rows, 0), "verdict"), "to-confirm");
+    ck_assert_str_eq(gets(json_object_get(json_array_get(rows, 0), "launch"), "command"), want);
+    flags_in_table(json_object_get(json_array_get(rows, 0), "launch"), "vllm", 3);
+    ck_assert_str_eq(gets(json_array_get(rows, 1), "verdict"), "exclude");
+    ck_assert(json_is_null(json_object_get(json_array_get(rows, 1), "launch")));
+    ck_assert_ptr_nonnull(strstr(gets(json_array_get(rows, 1), "launch_refused"), "host=64GB"));
+    /* the table's column, each command on its offer's lines, the HTML folded */
+    ck_assert_ptr_nonnull(strstr(text(b), "verdict     launch"));
+    ck_assert_ptr_nonnull(strstr(text(b), "to-confirm  yes"));
+    ck_assert_ptr_nonnull(strstr(text(b), "exclude     no"));
+    ck_assert_ptr_nonnull(strstr(text(b), "  launch: vllm serve Qwen/Qwen3-8B --tensor"));
+    html = json_string_value(json_object_get(b, "text/html"));
+    ck_assert_ptr_nonnull(
+        strstr(html, "<details><summary>launch: 1 command of 2 offers</summary>"));
+    ck_assert_ptr_nonnull(strstr(html, want));
+    run_ok("launch");
+    ck_assert_str_eq(gets((json_t *)launch_of(0), "command"), want);
+    ck_assert_int_eq(json_array_size(json_object_get(lastp(), "launches")), 1);
+    /* under an engine without a command line fit has no launch column */
+    run_ok("engine none\nfit");
+    ck_assert_ptr_null(strstr(text(last()), "launch"));
+    ck_assert_ptr_null(
+        json_object_get(json_array_get(json_object_get(lastp(), "rows"), 0), "launch"));
+}
+END_TEST
+
+START_TEST(fit_records_no_launch)
+{
+    run_ok("sheet \"fit no record\"\n"
+           "model Qwen/Qwen3-8B params=8.19B\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 1\nestimate kv layers=36 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 SXM\"\nengine vllm\nfit\nsheet \"fit no record\"");
+    ck_assert_ptr_null(json_object_get(lastp(), "launch"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("launch");
@@ -229,6 +285,8 @@ static Suite *suite(void)
     tcase_add_test(t, kept_in_the_record);
     tcase_add_test(t, uneven_split);
     tcase_add_test(t, shell_quoting);
+    tcase_add_test(t, fit_column);
+    tcase_add_test(t, fit_records_no_launch);
     suite_add_tcase(s, t);
     return s;
 }
