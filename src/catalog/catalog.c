@@ -139,6 +139,21 @@ static void spec_fill(vs_gpu_spec *out, const json_t *g)
             out->cuda_source = json_string_value(json_object_get(g, "cuda_total_source"));
         }
     }
+    {
+        json_t *u = json_object_get(g, "unified"), *gb2 = json_object_get(u, "gpu_bytes"),
+               *hg = json_object_get(u, "host_gb");
+        out->unified_kind = json_string_value(json_object_get(u, "kind"));
+        if (out->unified_kind && json_is_integer(gb2) && json_integer_value(gb2) > 0) {
+            out->unified_gpu_known = 1;
+            out->unified_gpu_bytes = (uint64_t)json_integer_value(gb2);
+        }
+        if (out->unified_kind && json_is_integer(hg) && json_integer_value(hg) > 0) {
+            out->unified_host_known = 1;
+            out->unified_host_bytes = (uint64_t)json_integer_value(hg) * 1000000000u;
+        }
+        out->unified_rule = json_string_value(json_object_get(u, "rule"));
+        out->unified_source = json_string_value(json_object_get(u, "source"));
+    }
     /* the formats a card computes in natively, keyed by their names */
     out->bf16_known = flag_of(json_object_get(g, vs_vocab_format_name(VS_FORMAT_BF16)), &out->bf16);
     out->fp8_known = flag_of(json_object_get(g, vs_vocab_format_name(VS_FORMAT_FP8)), &out->fp8);

@@ -45,7 +45,18 @@ typedef struct vs_gpu_spec {
     int bf16;                /* when known: 1 supported, 0 not */
     int fp8_known;
     int fp8;
-    const json_t *entry; /* the whole entry (aliases, sources, notes); borrowed */
+    /* Unified memory (a GPU that shares memory with its CPU): the basis of its
+     * capacity, NULL for a card with memory of its own: "metal" (Apple's
+     * working-set limit), "gtt" (an AMD APU's GTT beside the carve-out),
+     * "nvlink-c2c" (Grace: the HBM, the CPU's LPDDR5X as host memory). */
+    const char *unified_kind;
+    int unified_gpu_known;
+    uint64_t unified_gpu_bytes; /* what the GPU may hold by default, as a public log printed it */
+    int unified_host_known;
+    uint64_t unified_host_bytes; /* host memory it reaches (host_gb x 10^9) */
+    const char *unified_rule;    /* the rule in words, with its figures */
+    const char *unified_source;  /* the public page it comes from */
+    const json_t *entry;         /* the whole entry (aliases, sources, notes); borrowed */
 } vs_gpu_spec;
 
 /* The parsed catalogue ({"schema", "about", "gpus": [...]}), borrowed and

@@ -242,14 +242,26 @@ void vs_fit_capacity(vs_fit_row *row, const json_t *offer)
     vs_error err;
     const char *cat = json_string_value(json_object_get(offer, "catalog"));
     char g[64];
+    int have_spec;
     vs_offer_capacity(&cap, offer);
     row->capacity_known = 1;
+    have_spec = cat && vs_catalog_find(&spec, cat, &err) == 0;
     if (cap.reported_known && cap.reported_source && !strncmp(cap.reported_source, "declared", 8)) {
         row->capacity_bytes = cap.reported_bytes;
         row->capacity_basis = "reported";
         snprintf(row->capacity_note, sizeof row->capacity_note, "the offer's reported= total (%s)",
                  cap.reported_source);
-    } else if (cat && vs_catalog_find(&spec, cat, &err) == 0 && spec.cuda_known) {
+    } else if (have_spec && spec.unified_gpu_known && cap.reported_known &&
+               cap.reported_bytes == spec.unified_gpu_bytes) {
+        /* a GPU sharing memory with its CPU: what it may hold of it, by the
+         * catalogue's basis (Metal's working set, an APU's GTT) */
+        row->capacity_bytes = cap.reported_bytes;
+        row->capacity_basis = "unified";
+        snprintf(row->capacity_note, sizeof row->capacity_note,
+                 "unified memory, the %s's basis (%s): %s (%s)", spec.name, spec.unified_kind,
+                 spec.unified_rule ? spec.unified_rule : "no rule",
+                 spec.unified_source ? spec.unified_source : "no source");
+    } else if (have_spec && spec.cuda_known) {
         row->capacity_bytes = spec.cuda_bytes;
         row->capacity_basis = "cuda";
         snprintf(row->capacity_note, sizeof row->capacity_note,
@@ -272,6 +284,13 @@ void vs_fit_capacity(vs_fit_row *row, const json_t *offer)
         row->capacity_basis = NULL;
         snprintf(row->capacity_note, sizeof row->capacity_note,
                  "the card's memory is unknown: give memory= or reported=");
+    }
+    /* a Grace GPU's own HBM is its capacity; the basis says where its host memory is */
+    if (have_spec && spec.unified_kind && !spec.unified_gpu_known && spec.unified_rule) {
+        size_t n = strlen(row->capacity_note);
+        snprintf(row->capacity_note + n, sizeof row->capacity_note - n,
+                 "; unified memory (%s): %s (%s)", spec.unified_kind, spec.unified_rule,
+                 spec.unified_source ? spec.unified_source : "no source");
     }
 }
 
@@ -421,7 +440,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         row->verdict = row->start_verdict = row->concurrency_verdict = row->length_verdict =
             VS_VERDICT_TO_CONFIRM;
         row->upper_bound = 1;
-        snprintf(row->note, sizeof row->note, "%s", row->capacity_note);
+        snprintf(row->note, sizeof row->note, "%.600s", row->capacity_note);
         return 0;
     }
     if ((rc = compute(&o, c, row->capacity_bytes, offer, c->env.weights_known, c->env.weights_bytes,

@@ -64,7 +64,7 @@ typedef struct vs_fit_row {
     int capacity_known;
     uint64_t capacity_bytes;
     const char *capacity_basis; /* "reported" (declared), "cuda", "device", "nominal"; NULL */
-    char capacity_note[320];
+    char capacity_note[1024];
     unsigned cards;
     uint64_t budget_bytes;
     uint64_t non_kv_bytes; /* known part */

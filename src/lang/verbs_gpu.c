@@ -250,6 +250,21 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
                      spec.reported_source ? spec.reported_source : "no source");
         }
     }
+    /* unified memory: the capacity is what the GPU may hold of the shared memory
+     * (Metal's working set, an APU's GTT), and a Grace GPU reaches its CPU's
+     * LPDDR5X as host memory; what the line gives wins */
+    if (have_spec && spec.unified_kind && !rep_given && spec.unified_gpu_known) {
+        reported = spec.unified_gpu_bytes;
+        rep_given = 1;
+        snprintf(basis, sizeof basis, "catalogue %s: unified memory (%s), %s; %s", spec.name,
+                 spec.unified_kind,
+                 vs_json_str_of(json_object_get(spec.entry, "unified"), "gpu_printed")
+                     ? vs_json_str_of(json_object_get(spec.entry, "unified"), "gpu_printed")
+                     : "no figure printed",
+                 spec.unified_source ? spec.unified_source : "no source");
+    }
+    if (have_spec && spec.unified_host_known && !host_given)
+        host = spec.unified_host_bytes, host_given = 1;
     if (have_spec) {
         /* the formats the catalogue says a GPU supports or not */
         const char *fmt = vs_json_str_of(vs_sheet_card(sheet), "format");
@@ -670,7 +685,12 @@ const vs_verb vs_verbs_gpu[] = {
      "machine's host memory (RAM), a second capacity: when the card does not fit the GPU, "
      "`launch` offloads weights to it (llama.cpp's -ngl or --n-cpu-moe, vLLM's "
      "--cpu-offload-gb) and refuses as exclude when the host holds less than the offloaded "
-     "part. A catalogue "
+     "part. A GPU that shares memory with its CPU has a unified basis in the catalogue: an "
+     "Apple M-series offer's capacity is Metal's working-set limit (recommendedMaxWorkingSetSize, "
+     "as a public llama.cpp log printed it; `sudo sysctl iogpu.wired_limit_mb=N` raises it, then "
+     "give reported=), an AMD APU's the GTT limit beside its BIOS carve-out (half the memory the "
+     "OS sees by default), and a GH200 or GB200 keeps its HBM as capacity with the Grace CPU's "
+     "LPDDR5X over NVLink-C2C as host memory (host= wins); fit names the basis. A catalogue "
      "figure proves neither a software installation, nor free memory, nor an availability "
      "period.",
      gpu_keys, NULL, VS_VERB_GPU_NAME, NULL},

@@ -31,6 +31,8 @@ static const char *basis_words(const char *b)
         return "reported=";
     if (!strcmp(b, "device"))
         return "nvidia-smi total";
+    if (!strcmp(b, "unified"))
+        return "unified memory";
     return "nominal";
 }
 
@@ -297,6 +299,12 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n,
             vs_buf_printf(&text, "  layout: %s\n", r->layout_note);
             vs_buf_puts(&html, "<br>layout: ");
             vs_buf_put_html(&html, r->layout_note);
+        }
+        /* a capacity on a unified-memory basis says its rule and source */
+        if (strstr(r->capacity_note, "unified memory")) {
+            vs_buf_printf(&text, "  capacity: %s\n", r->capacity_note);
+            vs_buf_puts(&html, "<br>capacity: ");
+            vs_buf_put_html(&html, r->capacity_note);
         }
         if (r->host_rule[0]) {
             vs_buf_printf(&text, "  host: %s\n", r->host_rule);

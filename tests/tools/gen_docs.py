@@ -91,13 +91,21 @@ def capture_link(source):
 def gpus_table():
     with open(os.path.join(ROOT, "src", "catalog", "gpus.json")) as f:
         gpus = json.load(f)["gpus"]
-    lines = ["| GPU | vendor | nominal | nvidia-smi total | ECC | capture |", "|---|---|---|---|---|---|"]
+    lines = ["| GPU | vendor | nominal | nvidia-smi total | ECC | capture | unified memory |",
+             "|---|---|---|---|---|---|---|"]
     for g in gpus:
         total = "%d MiB" % g["reported_mib"] if g.get("reported_mib") else "unknown"
         ecc = g.get("ecc") or ""
-        lines.append("| %s | %s | %s GB | %s | %s | %s |" % (
+        u = g.get("unified")
+        if u:
+            what = u.get("gpu_printed") or ("host %s GB" % u["host_gb"] if u.get("host_gb") else "")
+            unified = "%s: %s ([source](%s))" % (u["kind"], what, u["source"])
+        else:
+            unified = ""
+        lines.append("| %s | %s | %s GB | %s | %s | %s | %s |" % (
             g["name"], g.get("vendor", ""), g["memory_gb"], total, ecc,
-            capture_link(g.get("reported_source")) if g.get("reported_mib") else "no public capture found"))
+            capture_link(g.get("reported_source")) if g.get("reported_mib") else "no public capture found",
+            unified))
     return "\n".join(lines) + "\n"
 
 
