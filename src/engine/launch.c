@@ -9,7 +9,7 @@
 #include "sheet/sheet.h"
 
 const vs_launch_rule *const vs_launch_rules[] = {&vs_launch_vllm, &vs_launch_llamacpp,
-                                                 &vs_launch_sglang, NULL};
+                                                 &vs_launch_sglang, &vs_launch_tensorrt_llm, NULL};
 
 const vs_launch_rule *vs_launch_find(const char *engine)
 {
@@ -18,6 +18,18 @@ const vs_launch_rule *vs_launch_find(const char *engine)
         if (!strcmp(vs_launch_rules[i]->engine, engine))
             return vs_launch_rules[i];
     return NULL;
+}
+
+void vs_launch_engine_list(char *out, size_t len)
+{
+    size_t i, n = 0;
+    out[0] = '\0';
+    for (i = 0; vs_launch_rules[i] && n < len; i++)
+        n += (size_t)snprintf(out + n, len - n, "%s%s",
+                              !i                       ? ""
+                              : vs_launch_rules[i + 1] ? ", "
+                                                       : " or ",
+                              vs_launch_rules[i]->engine);
 }
 
 int vs_launch_word(json_t *argv, const char *word, vs_error *err)
@@ -210,12 +222,14 @@ int vs_launch_build(json_t **out, const vs_launch_in *in_, vs_error *err)
     vs_launch_offload off;
     vs_launch_in inb = *in_, *in = &inb;
     int rc;
+    char names[160];
     *out = NULL;
-    if (!r)
+    if (!r) {
+        vs_launch_engine_list(names, sizeof names);
         return vs_error_set(err, VS_ENOTFOUND,
-                            "engine %s has no launch command: declare vllm, llamacpp or sglang "
-                            "with `engine NAME`",
-                            in->ctx->engine->name);
+                            "engine %s has no launch command: declare %s with `engine NAME`",
+                            in->ctx->engine->name, names);
+    }
     memset(&off, 0, sizeof off);
     in->off = NULL;
     if (in->row->verdict == VS_VERDICT_EXCLUDE) {

@@ -62,9 +62,12 @@ typedef struct vs_launch_rule {
 extern const vs_launch_rule vs_launch_vllm;
 extern const vs_launch_rule vs_launch_llamacpp;
 extern const vs_launch_rule vs_launch_sglang;
+extern const vs_launch_rule vs_launch_tensorrt_llm;
 
 /* The rules, NULL-terminated. */
 extern const vs_launch_rule *const vs_launch_rules[];
+/* The engines with a rule, in words ("vllm, llamacpp, sglang or tensorrt_llm"). */
+void vs_launch_engine_list(char *out, size_t len);
 /* The rule of an engine, or NULL when it has none. */
 const vs_launch_rule *vs_launch_find(const char *engine);
 

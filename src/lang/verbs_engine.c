@@ -628,7 +628,7 @@ static const char fit_help[] =
     "per architecture) says on a `layout:` line where its KV cache differs from the model's "
     "own layout and why; what it keeps in host memory (llama.cpp's token_embd, the layers "
     "below -ngl, --no-kv-offload's cache) is on a `host:` line and out of the non-KV part. "
-    "Under an engine with a command line (vllm, llamacpp, sglang) a launch column says "
+    "Under an engine with a command line (`help launch` lists them) a launch column says "
     "whether each offer gets one (yes; offload: with weights in the host memory its host= "
     "declares; no), each offer's lines give the command `launch` would write, and the HTML "
     "keeps the commands folded under one line; fit records none of them (`launch` does). "

@@ -29,10 +29,12 @@ static int verb_launch(vs_ctx *ctx, const vs_line *line, vs_error *err)
     prepared = 1;
     rule = vs_launch_find(c.engine->name);
     if (!rule) {
+        char names[160];
+        vs_launch_engine_list(names, sizeof names);
         rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
-                             "the card's engine is %s, which has no command line: declare "
-                             "`engine vllm`, `engine llamacpp` or `engine sglang` first",
-                             c.engine->name);
+                             "the card's engine is %s, which has no command line: declare one of "
+                             "%s with `engine NAME` first",
+                             c.engine->name, names);
         goto done;
     }
     offers = json_array();
@@ -172,7 +174,20 @@ static const char launch_help[] =
     "  --max-total-tokens T        the KV pool's tokens by the fit, when known (ServerArgs)\n"
     "  --kv-cache-dtype D          engine key kv_cache_dtype, when not auto (ServerArgs)\n"
     "  all read in python/sglang/srt/server_args.py (ServerArgs: a field's flag is its name with "
-    "dashes, tp_size -> --tp-size), sgl-project/sglang 001067f";
+    "dashes, tp_size -> --tp-size), sgl-project/sglang 001067f\n"
+    "tensorrt_llm: trtllm-serve MODEL (the serve command, run when the first word is no "
+    "subcommand)\n"
+    "  MODEL                                 card.model\n"
+    "  --backend pytorch                     the backend whose KV rule fit models (the default)\n"
+    "  --tp_size N                           the placement's tensor ways\n"
+    "  --max_batch_size C                    the card's concurrency\n"
+    "  --max_seq_len L                       the card's length\n"
+    "  --kv_cache_free_gpu_memory_fraction F engine key free_gpu_memory_fraction "
+    "(KvCacheConfig)\n"
+    "  --max_num_tokens stays the release's default; kv_cache_dtype=fp8 has no flag (the note "
+    "says the --extra_llm_api_options YAML to write)\n"
+    "  all read in tensorrt_llm/commands/serve.py (serve's click options), NVIDIA/TensorRT-LLM "
+    "4c05a74";
 
 const vs_verb vs_verbs_launch[] = {{"launch", verb_launch, "launch [OFFER ...]",
                                     "the engine's command line for each offer that holds the card",

@@ -130,6 +130,29 @@ START_TEST(sglang_command)
 }
 END_TEST
 
+START_TEST(tensorrt_llm_command)
+{
+    const json_t *l;
+    run_ok("sheet \"launch trtllm\"\n"
+           "model Qwen/Qwen3-8B params=8.19B\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 16\n"
+           "estimate kv layers=36 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 SXM\"\n"
+           "engine tensorrt_llm free_gpu_memory_fraction=0.85 kv_cache_dtype=fp8\n"
+           "launch");
+    l = launch_of(0);
+    /* by hand: the model after the program (serve is the default command), the
+     * PyTorch backend, one GPU, the card's concurrency and length, 0.85 as typed */
+    ck_assert_str_eq(gets((json_t *)l, "command"),
+                     "trtllm-serve Qwen/Qwen3-8B --backend pytorch --tp_size 1 --max_batch_size 16 "
+                     "--max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.85");
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "release"), "4c05a74"));
+    /* fp8 has no flag in serve.py: the note says the YAML */
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "note"), "kv_cache_config: {dtype: fp8}"));
+    flags_in_table(l, "tensorrt_llm", 2);
+}
+END_TEST
+
 START_TEST(refused_when_the_fit_excludes)
 {
     int rc;
@@ -281,6 +304,7 @@ static Suite *suite(void)
     tcase_add_test(t, vllm_command);
     tcase_add_test(t, llamacpp_command);
     tcase_add_test(t, sglang_command);
+    tcase_add_test(t, tensorrt_llm_command);
     tcase_add_test(t, refused_when_the_fit_excludes);
     tcase_add_test(t, kept_in_the_record);
     tcase_add_test(t, uneven_split);
