@@ -8,8 +8,9 @@
 #include "sheet/classify.h"
 #include "sheet/sheet.h"
 
-const vs_launch_rule *const vs_launch_rules[] = {&vs_launch_vllm, &vs_launch_llamacpp,
-                                                 &vs_launch_sglang, &vs_launch_tensorrt_llm, NULL};
+const vs_launch_rule *const vs_launch_rules[] = {&vs_launch_vllm,         &vs_launch_llamacpp,
+                                                 &vs_launch_sglang,       &vs_launch_tensorrt_llm,
+                                                 &vs_launch_transformers, NULL};
 
 const vs_launch_rule *vs_launch_find(const char *engine)
 {

@@ -63,6 +63,7 @@ extern const vs_launch_rule vs_launch_vllm;
 extern const vs_launch_rule vs_launch_llamacpp;
 extern const vs_launch_rule vs_launch_sglang;
 extern const vs_launch_rule vs_launch_tensorrt_llm;
+extern const vs_launch_rule vs_launch_transformers;
 
 /* The rules, NULL-terminated. */
 extern const vs_launch_rule *const vs_launch_rules[];

@@ -187,7 +187,19 @@ static const char launch_help[] =
     "  --max_num_tokens stays the release's default; kv_cache_dtype=fp8 has no flag (the note "
     "says the --extra_llm_api_options YAML to write)\n"
     "  all read in tensorrt_llm/commands/serve.py (serve's click options), NVIDIA/TensorRT-LLM "
-    "4c05a74";
+    "4c05a74\n"
+    "transformers: python -c \"...from_pretrained(MODEL, ...)\" (no server: the line a script "
+    "starts with)\n"
+    "  revision=R              card.revision, when set\n"
+    "  dtype=D                 the card's format (bf16, fp16, fp32), else \"auto\" (the "
+    "checkpoint's)\n"
+    "  device_map=\"auto\"       whole modules on the GPUs up to max_memory, the rest on the "
+    "CPU (accelerate)\n"
+    "  max_memory={0: \"NMiB\"}  each GPU's budget less the KV cache and the other components; "
+    "\"cpu\" the offloaded part, when offloading\n"
+    "  attn_implementation=A   engine key attention (flash: flash_attention_2)\n"
+    "  all read in src/transformers/modeling_utils.py (PreTrainedModel.from_pretrained), "
+    "transformers v5.24.0";
 
 const vs_verb vs_verbs_launch[] = {{"launch", verb_launch, "launch [OFFER ...]",
                                     "the engine's command line for each offer that holds the card",

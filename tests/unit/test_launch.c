@@ -153,6 +153,83 @@ START_TEST(tensorrt_llm_command)
 }
 END_TEST
 
+/* every `name=` keyword of the from_pretrained(...) call is in the release's table */
+static void kwargs_in_table(const char *code)
+{
+    const char *p = strstr(code, "from_pretrained(");
+    size_t n = 0;
+    ck_assert_ptr_nonnull(p);
+    for (; *p; p++) {
+        char name[64];
+        size_t k = 0;
+        const char *q;
+        if (*p != ',' || p[1] != ' ')
+            continue;
+        for (q = p + 2; ((*q >= 'a' && *q <= 'z') || *q == '_') && k < sizeof name - 1; q++)
+            name[k++] = *q;
+        name[k] = '\0';
+        if (k && *q == '=') {
+            ck_assert_msg(in_table("transformers", name), "from_pretrained has no %s", name);
+            n++;
+        }
+    }
+    ck_assert_uint_ge(n, 3);
+}
+
+/* transformers: from_pretrained's keywords; max_memory by hand: an H100 SXM's
+ * nvidia-smi total 85,520,809,984 B (the whole card is the budget), less the
+ * KV cache (36 x 8 x 128 x 2 x 2 B = 147,456 B a token, x 8,192 x 4 =
+ * 4,831,838,208 B); no other component is known, so 80,688,971,776 B =
+ * 76,951 MiB (rounded down) may hold weights */
+START_TEST(transformers_command)
+{
+    const json_t *l, *argv;
+    const char *code;
+    run_ok("sheet \"launch transformers\"\n"
+           "model Qwen/Qwen3-8B params=8.19B revision=abc123\nformat bf16\ntask inference\n"
+           "length 8192\nconcurrency 4\n"
+           "estimate kv layers=36 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 SXM\"\nengine transformers attention=flash\nlaunch");
+    l = launch_of(0);
+    argv = json_object_get(l, "argv");
+    ck_assert_int_eq(json_array_size(argv), 3);
+    ck_assert_str_eq(json_string_value(json_array_get(argv, 1)), "-c");
+    code = json_string_value(json_array_get(argv, 2));
+    ck_assert_msg(strstr(code, "AutoModelForCausalLM.from_pretrained(\"Qwen/Qwen3-8B\", "
+                               "revision=\"abc123\", dtype=torch.bfloat16, "
+                               "device_map=\"auto\", max_memory={0: \"76951MiB\"}, "
+                               "attn_implementation=\"flash_attention_2\")") != NULL,
+                  "%s", code);
+    kwargs_in_table(code);
+    /* the shell line quotes the program's text whole */
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "command"), "python -c 'import torch;"));
+}
+END_TEST
+
+/* transformers offloads with device_map="auto": a 70B model in bf16 (140 GB)
+ * on an H100 SXM (85,520,809,984 B) whose KV cache needs 80 x 8 x 128 x 2 x 2 B
+ * x 8,192 = 2,684,354,560 B: 82,836,455,424 B (78,999 MiB) of weights on the
+ * GPU, the other 57,163,544,576 B (54,516 MiB rounded up) on the CPU; a 64 GB
+ * host is refused as exclude */
+START_TEST(transformers_offload)
+{
+    const json_t *l, *d;
+    run_ok("sheet \"transformers offload\"\nmodel org/m70b params=70B\nformat bf16\n"
+           "task inference\nlength 8192\nconcurrency 1\n"
+           "estimate kv layers=80 kv_heads=8 head_dim=128\n"
+           "gpu \"H100 SXM\" host=256GB\ngpu \"RTX 4090\" host=64GB\nengine transformers\nlaunch");
+    l = launch_of(0);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "command"),
+                                 "max_memory={0: \"78999MiB\", \"cpu\": \"54516MiB\"}"));
+    d = json_object_get(l, "devices");
+    ck_assert_int_eq(geti(json_array_get(d, 1), "bytes"), 57163544576LL);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "note"), "throughput drops"));
+    d = json_array_get(json_object_get(lastp(), "refused"), 0);
+    ck_assert_str_eq(gets((json_t *)d, "offer"), "RTX 4090");
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)d, "reason"), "exclude: RTX 4090's host memory"));
+}
+END_TEST
+
 START_TEST(refused_when_the_fit_excludes)
 {
     int rc;
@@ -305,6 +382,8 @@ static Suite *suite(void)
     tcase_add_test(t, llamacpp_command);
     tcase_add_test(t, sglang_command);
     tcase_add_test(t, tensorrt_llm_command);
+    tcase_add_test(t, transformers_command);
+    tcase_add_test(t, transformers_offload);
     tcase_add_test(t, refused_when_the_fit_excludes);
     tcase_add_test(t, kept_in_the_record);
     tcase_add_test(t, uneven_split);
