@@ -12,6 +12,7 @@
 #include "catalog/catalog.h"
 #include "lang/verb.h"
 #include "lang/verbs_gpu_here.h"
+#include "lang/verbs_gpu_mixed.h"
 #include "render/bundle.h"
 #include "render/candidates.h"
 #include "render/envelope.h"
@@ -25,9 +26,10 @@
 #include "util/error.h"
 #include "util/json.h"
 
-static const char *const gpu_keys[] = {"catalog",      "memory", "reported", "reported_source",
-                                       "price",        "period", "cards",    "available",
-                                       "interconnect", "free",   "host",     NULL};
+static const char *const gpu_keys[] = {
+    "catalog", "memory",  "reported",  "reported_source", "price",
+    "period",  "cards",   "available", "interconnect",    "free",
+    "host",    "devices", NULL};
 static const char *const evidence_keys[] = {"source", "version", "scope", NULL};
 
 /* strcmp for a sheet's strings, which a hand-edited record may have left out. */
@@ -143,10 +145,11 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
                          "[free=23860MiB] [price=47.14USD] [period=3d] [cards=N] [available=...] "
-                         "[interconnect=...] [host=64GB]";
+                         "[interconnect=...] [host=64GB] [devices=\"RTX 4090,RTX 3090\"]";
     json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL, *payload;
     const vs_arg *name = vs_line_positional(line, 0), *a;
     vs_gpu_spec spec;
+    vs_gpu_mixed mixed = {0};
     int have_spec = 0, mem_given = 0, rep_given = 0, cards_given = 0, free_given = 0,
         host_given = 0, rc;
     uint64_t memory = 0, reported = 0, cards = 1, free_b = 0, host = 0;
@@ -206,10 +209,32 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                "reported=AMOUNT too (e.g. reported=81559MiB "
                                "reported_source=\"nvidia-smi memory.total\")");
 
+    /* cards of several kinds: the offer is as large as its smallest card */
+    if ((a = vs_line_pair(line, "devices"))) {
+        if ((rc = vs_verbs_gpu_mixed(&mixed, a, err)) < 0)
+            return rc;
+        if (cards_given && cards != mixed.n) {
+            json_decref(mixed.devices);
+            return vs_error_set_at(err, VS_EVALUE, a->line, a->value_column,
+                                   "devices= names %zu cards, cards= says %llu", mixed.n,
+                                   (unsigned long long)cards);
+        }
+        cards = mixed.n;
+        if (!mem_given && mixed.memory_known)
+            memory = mixed.memory_bytes, mem_given = 1;
+        if (!rep_given && mixed.reported_known) {
+            reported = mixed.reported_bytes;
+            rep_given = 1;
+            snprintf(basis, sizeof basis,
+                     "the smallest of the mixed cards, the %s: its catalogue nvidia-smi total",
+                     mixed.smallest);
+        }
+    }
     /* The catalogue fills what it knows; what the person gives wins. */
     cat_name = pair_text(line, "catalog");
     if (cat_name) {
         if ((rc = vs_catalog_find(&spec, cat_name, err)) < 0) {
+            json_decref(mixed.devices);
             a = vs_line_pair(line, "catalog");
             err->line = a->line;
             err->column = a->value_column;
@@ -219,20 +244,25 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     } else if (vs_catalog_find(&spec, name->value, &cat_err) == 0) {
         have_spec = 1;
     } else if (!mem_given && !rep_given) {
+        json_decref(mixed.devices);
         return vs_error_set_at(err, VS_ENOTFOUND, name->line, name->column, "%s", cat_err.message);
-    } else {
+    } else if (!mixed.devices) {
         vs_render_gpu_note_uncatalogued(&nb, cat_err.message);
     }
     notes = json_array();
-    if (!notes)
+    if (!notes) {
+        json_decref(mixed.devices);
         return vs_error_oom(err);
+    }
     if (nb.len) {
         json_array_append_new(notes, json_string(vs_buf_str(&nb)));
         vs_buf_reset(&nb);
     }
     if (have_spec && !mem_given && spec.memory_known)
         memory = spec.memory_bytes, mem_given = 1;
-    if (rep_given) {
+    if (rep_given && basis[0]) {
+        /* from the mixed cards, said above */
+    } else if (rep_given) {
         const char *src = pair_text(line, "reported_source");
         snprintf(basis, sizeof basis, "declared with reported=%s%s",
                  src && src[0] ? "; source: " : " (no source given)", src && src[0] ? src : "");
@@ -297,6 +327,12 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(offer);
         offer = NULL;
     }
+    if (offer && mixed.devices && json_object_set(offer, "devices", mixed.devices)) {
+        json_decref(offer);
+        offer = NULL;
+    }
+    json_decref(mixed.devices);
+    mixed.devices = NULL;
     /* the machine's host memory: a second capacity, for an offload (engine/launch.h) */
     if (offer && host_given &&
         json_object_set_new(offer, "host_bytes", json_integer((json_int_t)host))) {
@@ -657,7 +693,7 @@ const vs_verb vs_verbs_gpu[] = {
     {"gpu", verb_gpu,
      "gpu NAME [catalog=ENTRY] [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
      "[free=23860MiB] [price=47.14USD] [period=3d] [cards=N] [available=...] "
-     "[interconnect=...] [host=64GB] | gpu here",
+     "[interconnect=...] [host=64GB] [devices=\"RTX 4090,RTX 3090\"] | gpu here",
      "add or replace a GPU offer (a candidate)",
      "Adds the GPU offer NAME to the sheet, or replaces the offer of that name. `gpu here` adds "
      "this machine's GPUs as NVML reports them (libnvidia-ml.so.1, loaded at run time): one "
@@ -685,7 +721,11 @@ const vs_verb vs_verbs_gpu[] = {
      "machine's host memory (RAM), a second capacity: when the card does not fit the GPU, "
      "`launch` offloads weights to it (llama.cpp's -ngl or --n-cpu-moe, vLLM's "
      "--cpu-offload-gb) and refuses as exclude when the host holds less than the offloaded "
-     "part. A GPU that shares memory with its CPU has a unified basis in the catalogue: an "
+     "part. devices=\"RTX 4090,RTX 3090\" makes one offer of cards of several kinds (each a "
+     "catalogue name, in order): it has that many cards and the smallest card's memory, so fit "
+     "and candidates hold for each; `launch` under llama.cpp gives each card its share (by -ts, "
+     "else by each card's total as llama.cpp splits by free memory) and checks it against that "
+     "card. A GPU that shares memory with its CPU has a unified basis in the catalogue: an "
      "Apple M-series offer's capacity is Metal's working-set limit (recommendedMaxWorkingSetSize, "
      "as a public llama.cpp log printed it; `sudo sysctl iogpu.wired_limit_mb=N` raises it, then "
      "give reported=), an AMD APU's the GTT limit beside its BIOS carve-out (half the memory the "

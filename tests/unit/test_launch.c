@@ -306,6 +306,45 @@ START_TEST(uneven_split)
 }
 END_TEST
 
+/* an RTX 5090 and an RTX 4090 in one offer: the offer is the smaller card
+ * (24,564 MiB); llama.cpp without -ts splits by each device's memory, so by
+ * hand: 32B at 4 bits = 16,000,000,000 B of weights and 64 x 8 x 128 x 2 x 2 B
+ * x 8,192 = 2,147,483,648 B of KV cache, 18,147,483,648 B in all, shared
+ * 32,607 : 24,564 (their nvidia-smi totals in MiB) */
+START_TEST(mixed_cards)
+{
+    const json_t *l, *d, *o;
+    run_ok("sheet \"mixed\"\nmodel m32b params=32B\nformat int4\ntask inference\n"
+           "length 8192\nconcurrency 1\nestimate kv layers=64 kv_heads=8 head_dim=128\n"
+           "gpu \"home rig\" devices=\"RTX 5090, RTX 4090\"\nplacement tensor gpus=2\n"
+           "engine llamacpp\nlaunch");
+    l = launch_of(0);
+    d = json_object_get(l, "devices");
+    ck_assert_int_eq(json_array_size(d), 2);
+    ck_assert_str_eq(gets(json_array_get(d, 0), "name"), "RTX 5090");
+    ck_assert_int_eq(geti(json_array_get(d, 0), "bytes"), 10350264982LL);
+    ck_assert_str_eq(gets(json_array_get(d, 1), "name"), "RTX 4090");
+    ck_assert_int_eq(geti(json_array_get(d, 1), "bytes"), 7797218665LL);
+    ck_assert_ptr_null(strstr(gets((json_t *)l, "command"), "-ts"));
+    run_ok("sheet \"mixed\"");
+    o = json_array_get(json_object_get(lastp(), "offers"), 0);
+    ck_assert_int_eq(geti((json_t *)o, "cards"), 2);
+    ck_assert_int_eq(geti((json_t *)o, "reported_bytes"), 24564LL << 20);
+    ck_assert_int_eq(geti((json_t *)o, "memory_bytes"), 24000000000LL);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)o, "reported_basis"), "the RTX 4090"));
+    /* a 70B model split 1,3: the 4090's three quarters of 37.7 GB pass its budget */
+    run_ok("model m70b params=70B\nestimate kv layers=80 kv_heads=8 head_dim=128\n"
+           "placement tensor gpus=2 split=1,3");
+    ck_assert_int_eq(run("launch"), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "GPU 1 (RTX 4090)"));
+    /* bad input: a name the catalogue lacks, one card, a count that disagrees */
+    ck_assert_int_eq(run("gpu \"rig\" devices=\"RTX 4090, RTX 9999\""), VS_ENOTFOUND);
+    ck_assert_int_eq(run("gpu \"rig\" devices=\"RTX 4090\""), VS_EVALUE);
+    ck_assert_int_eq(run("gpu \"rig\" devices=\"RTX 4090,RTX 3090\" cards=3"), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "cards= says 3"));
+}
+END_TEST
+
 START_TEST(shell_quoting)
 {
     json_t *argv = json_pack("[s, s, s]", "llama-server", "-m", "/models/my model's.gguf");
@@ -387,6 +426,7 @@ static Suite *suite(void)
     tcase_add_test(t, refused_when_the_fit_excludes);
     tcase_add_test(t, kept_in_the_record);
     tcase_add_test(t, uneven_split);
+    tcase_add_test(t, mixed_cards);
     tcase_add_test(t, shell_quoting);
     tcase_add_test(t, fit_column);
     tcase_add_test(t, fit_records_no_launch);
