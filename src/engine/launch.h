@@ -44,10 +44,11 @@ typedef struct vs_launch_in {
 } vs_launch_in;
 
 typedef struct vs_launch_rule {
-    const char *engine;  /* the engine's name (engine/engine.h) */
-    const char *program; /* the first words, for help */
-    const char *release; /* the argument parser read, with its commit */
-    int splits;          /* takes uneven shares of the layers per GPU (placement split=) */
+    const char *engine;   /* the engine's name (engine/engine.h) */
+    const char *program;  /* the first words, for help */
+    const char *release;  /* the argument parser read, with its commit */
+    int splits;           /* takes uneven shares of the layers per GPU (placement split=) */
+    const char *importer; /* the `measure import` format of its start-up lines; NULL: none */
     /* Appends the command's words to argv (a JSON array of strings); a note
      * for the person (what was left to the engine's default) may go to note.
      * 0, or a negative code. */

@@ -163,5 +163,5 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
-const vs_launch_rule vs_launch_llamacpp = {"llamacpp", "llama-server -m FILE", ARGS, 1, build,
-                                           plan};
+const vs_launch_rule vs_launch_llamacpp = {
+    "llamacpp", "llama-server -m FILE", ARGS, 1, "llamacpp", build, plan};

@@ -47,5 +47,5 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
-const vs_launch_rule vs_launch_sglang = {"sglang", "python -m sglang.launch_server", ARGS, 0, build,
-                                         NULL};
+const vs_launch_rule vs_launch_sglang = {
+    "sglang", "python -m sglang.launch_server", ARGS, 0, "sglang", build, NULL};

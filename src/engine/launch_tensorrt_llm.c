@@ -57,4 +57,4 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
 }
 
 const vs_launch_rule vs_launch_tensorrt_llm = {
-    "tensorrt_llm", "trtllm-serve MODEL", ARGS, 0, build, NULL};
+    "tensorrt_llm", "trtllm-serve MODEL", ARGS, 0, "trtllm", build, NULL};

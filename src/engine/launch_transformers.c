@@ -131,4 +131,4 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
 }
 
 const vs_launch_rule vs_launch_transformers = {
-    "transformers", "python -c from_pretrained(...)", ARGS, 0, build, plan};
+    "transformers", "python -c from_pretrained(...)", ARGS, 0, NULL, build, plan};

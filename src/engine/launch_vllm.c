@@ -84,4 +84,4 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
-const vs_launch_rule vs_launch_vllm = {"vllm", "vllm serve MODEL", ARGS, 0, build, plan};
+const vs_launch_rule vs_launch_vllm = {"vllm", "vllm serve MODEL", ARGS, 0, "vllm", build, plan};

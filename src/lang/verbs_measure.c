@@ -38,7 +38,7 @@ static json_t *dims_json(const vs_measure_phase_dims *d)
 static const char *const measure_keys[] = {
     "phase",  "timeout", "interval", "length",     "concurrency", "microbatch", "width",
     "height", "frames",  "batch",    "resolution", "format",      NULL};
-static const char *const measure_words[] = {"import", NULL};
+static const char *const measure_words[] = {"import", "launch", NULL};
 
 static int parse_seconds(const vs_line *line, const char *key, double *out, vs_error *err)
 {
@@ -448,6 +448,8 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
     if (first && !strcmp(first->value, "import") && !cell)
         return vs_verb_measure_import(ctx, line, err);
+    if (first && !strcmp(first->value, "launch") && !cell)
+        return vs_verb_measure_launch(ctx, line, err);
     if (first)
         return vs_error_set_at(err, VS_EVALUE, first->line, first->column,
                                "unexpected '%s'; expected `measure [phase=NAME] "
@@ -616,7 +618,7 @@ const vs_verb vs_verbs_measure[] = {
     {"measure", verb_measure,
      "measure [phase=NAME] [timeout=SECONDS] [interval=MS] [length=N] [concurrency=N] "
      "[microbatch=N] [resolution=WxH] [frames=N] [batch=N] -- COMMAND  |  %%measure ... (the "
-     "cell's body is the script)  |  measure "
+     "cell's body is the script)  |  measure launch [OFFER] [timeout=S]  |  measure "
      "import FILE... [format=auto"
 #define VS_IMPORTER(sym, word, structured) "|" word
 #include "measure/importers.def"
@@ -649,7 +651,12 @@ const vs_verb vs_verbs_measure[] = {
      "(tokens, blocks, concurrency) keep their value and unit. format=auto (the default) "
      "sniffs each file's first lines (the formats below). Every value is checked against the "
      "record before it "
-     "enters the sheet: a bad one is refused with file and line, and nothing is imported.",
+     "enters the sheet: a bad one is refused with file and line, and nothing is imported. "
+     "`measure launch [OFFER] [timeout=S]` closes the loop: the command `launch` writes for the "
+     "offer (the first one by default) runs as `measure phase=launch`, its output kept in a "
+     "temporary file that the engine's importer then reads (`measure import FILE "
+     "format=ENGINE`, the file removed after), so the sheet holds NVML's peaks and the "
+     "engine's start-up figures beside the estimate and `compare` lines up all three.",
      measure_keys, measure_words, 0, &importers_registry},
     {"record", vs_verb_record,
      "record phase=NAME gpu=I counter=NAME BYTES [length=N] [concurrency=N] [microbatch=N] "

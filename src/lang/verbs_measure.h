@@ -109,6 +109,9 @@ void vs_mv_gauge_clear(vs_mv_gauge *gz);
 
 /* `measure import FILE... [format=...]` (verbs_import.c). */
 int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err);
+/* `measure launch [OFFER]`: the offer's launch command measured, then its
+ * output read by the engine's importer (verbs_measure_launch.c). */
+int vs_verb_measure_launch(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
 /* `record`, `measured`, `measurements` and their keys (verbs_record.c). */
 int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err);

@@ -19,7 +19,8 @@ set(VS_MEASURE_TEST_DEFS
     VS_FAKE_NVML_MIN="$<TARGET_FILE:fake_nvml_min>"
     VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 foreach(_t test_measure test_measure_nvml test_measure_runner test_measure_sampler test_gpu_here
-           test_measure_phasefd test_measure_verbs test_measure_probe test_measure_import_engines)
+           test_measure_phasefd test_measure_verbs test_measure_probe test_measure_import_engines
+           test_measure_launch)
   if(TARGET ${_t})
     target_compile_definitions(${_t} PRIVATE ${VS_MEASURE_TEST_DEFS})
     add_dependencies(${_t} fake_nvml fake_nvml_min)
