@@ -23,7 +23,10 @@ struct vs_sampler {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cond;
+    pthread_cond_t round_done; /* a round wanted by a phase change is taken */
     int started, stop;
+    int round_wanted;     /* set_phase asks the thread for a round now */
+    uint64_t rounds_done; /* rounds the thread has taken */
     pid_t root;
     unsigned ngpus;
     vs_sampler_phase phases[VS_SAMPLER_PHASES_MAX];
@@ -78,6 +81,7 @@ int vs_sampler_new(vs_sampler **out, vs_nvml *nvml, const char *first_phase,
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cond, &ca);
     pthread_condattr_destroy(&ca);
+    pthread_cond_init(&s->round_done, NULL);
     if (!s->device_now || !s->process_now || !s->device_start ||
         add_phase(s, first_phase && *first_phase ? first_phase : "run") < 0) {
         vs_sampler_free(s);
@@ -207,7 +211,10 @@ static void *thread_main(void *arg)
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
         pthread_mutex_lock(&s->mu);
         s->cpu_ns = (int64_t)cpu.tv_sec * 1000000000LL + cpu.tv_nsec;
-        while (!s->stop) {
+        s->rounds_done++;
+        s->round_wanted = 0;
+        pthread_cond_broadcast(&s->round_done);
+        while (!s->stop && !s->round_wanted) {
             int r = pthread_cond_timedwait(&s->cond, &s->mu, &next);
             if (r == ETIMEDOUT)
                 break;
@@ -218,6 +225,8 @@ static void *thread_main(void *arg)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
     pthread_mutex_lock(&s->mu);
     s->cpu_ns = (int64_t)cpu.tv_sec * 1000000000LL + cpu.tv_nsec;
+    s->rounds_done++;
+    pthread_cond_broadcast(&s->round_done);
     pthread_mutex_unlock(&s->mu);
     return NULL;
 }
@@ -247,6 +256,16 @@ int vs_sampler_set_phase(vs_sampler *s, const char *name)
     size_t i;
     int folded = 0;
     pthread_mutex_lock(&s->mu);
+    /* The phase that ends gets a round of its own before the switch: a phase
+     * shorter than the interval (or one the thread was not scheduled in, on a
+     * loaded machine) still has its state at its end, instead of none. */
+    if (s->started && !s->stop && strcmp(s->phases[s->current].name, name) != 0) {
+        uint64_t seen = s->rounds_done;
+        s->round_wanted = 1;
+        pthread_cond_signal(&s->cond);
+        while (!s->stop && s->rounds_done == seen)
+            pthread_cond_wait(&s->round_done, &s->mu);
+    }
     for (i = 0; i < s->nphases; i++) {
         if (!strcmp(s->phases[i].name, name)) {
             s->current = i;
@@ -297,6 +316,7 @@ void vs_sampler_free(vs_sampler *s)
     free(s->device_start);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cond);
+    pthread_cond_destroy(&s->round_done);
     free(s);
 }
 

@@ -74,7 +74,9 @@ int vs_sampler_start(vs_sampler *s, vs_error *err);
 /* The root of the command's process tree (its pid = process group id). */
 void vs_sampler_set_root(vs_sampler *s, pid_t root);
 /* Makes name the current phase (created on first use, at most
- * VS_SAMPLER_PHASES_MAX: later new names fold into the last one). Returns 0,
+ * VS_SAMPLER_PHASES_MAX: later new names fold into the last one). Once started,
+ * a change of phase first waits for one round taken into the phase that ends,
+ * so every phase holds its state at its end however short it was. Returns 0,
  * or 1 when name was folded so (the caller says so). */
 int vs_sampler_set_phase(vs_sampler *s, const char *name);
 /* The current phase's name copied into out. */

@@ -82,6 +82,9 @@ START_TEST(test_probe_lines)
               "$FAKE_NVML_STATE; "
               "sleep 0.2; echo 'phase generate' >&3; echo 'dims length=512' >&3; "
               "echo 'counter torch.max_memory_reserved 6500000000 gpu=0' >&3; "
+              /* the marker is read asynchronously: give the runner time to
+               * switch before the next phase's memory shows */
+              "sleep 0.3; "
               "printf 'gpu 0 used 8000000000\\n' > $FAKE_NVML_STATE; sleep 0.2; exit 5"),
         5);
     snprintf(path, sizeof path, "%s/probe-%s-3.jsonl", mt_dir, host);

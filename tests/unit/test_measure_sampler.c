@@ -126,6 +126,31 @@ START_TEST(test_short_peak_caught)
 }
 END_TEST
 
+START_TEST(test_short_phase_has_its_end)
+{
+    vs_measure_result r;
+    vs_measure_options o;
+    vs_error err;
+    /* One round every 5 s: the run ends long before a periodic round, so the
+     * 7 GB of phase "load" can only be seen by the round its phase change takes,
+     * and generate's 8 GB by the last one. Markers are read asynchronously:
+     * each is followed by a pause before memory moves. */
+    mt_fake(VS_FAKE_NVML, GPU0);
+    memset(&o, 0, sizeof o);
+    o.command = SETMEM "echo 'phase load' >&3; sleep 0.3; setmem 7000000000 1; sleep 0.3; "
+                       "echo 'phase generate' >&3; sleep 0.3; setmem 8000000000 1; sleep 0.1";
+    o.timeout_s = 20;
+    o.grace_ms = 300;
+    o.interval_ms = 5000;
+    vs_error_clear(&err);
+    ck_assert_int_eq(vs_measure_run(&o, &r, &err), 0);
+    ck_assert_uint_eq(cell(&r, "load", 0)->device_peak, 7000000000ULL);
+    ck_assert_uint_eq(cell(&r, "generate", 0)->device_peak, 8000000000ULL);
+    ck_assert_uint_eq(cell(&r, "run", 0)->device_peak, 1000000);
+    vs_measure_result_clear(&r);
+}
+END_TEST
+
 START_TEST(test_process_not_supported)
 {
     vs_measure_result r;
@@ -270,6 +295,7 @@ int main(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_peaks_per_phase);
     tcase_add_test(tc, test_short_peak_caught);
+    tcase_add_test(tc, test_short_phase_has_its_end);
     tcase_add_test(tc, test_process_not_supported);
     tcase_add_test(tc, test_process_unattributed);
     tcase_add_test(tc, test_overflow_phase);
