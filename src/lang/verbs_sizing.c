@@ -325,15 +325,17 @@ const vs_verb vs_verbs_sizing[] = {
      "batch x heads x tokens^2 x bytes of scores (Vaswani et al. 2017), fused SDPA / flash "
      "attention none (0 B, said so). Component attention_scores.\n"
      "decode [tile=N] [slicing=yes] [channels=128 live=6]: the VAE decode, its own phase "
-     "(decode): batch x frames x H x W x bytes x 2200, InvokeAI's measured constant for the SD "
-     "and SDXL AutoencoderKL (invokeai/backend/util/vae_working_memory.py); channels= live= "
-     "derive it from the decoder's last, full-resolution block instead (128 channels x 6 live "
-     "tensors in diffusers' ResnetBlock2D). tile= is enable_vae_tiling (one tile at a time), "
-     "slicing=yes enable_vae_slicing (one image at a time). Component vae_decode. All three "
-     "follow the card's resolution, frames and batch. Checked against the published SDXL peaks "
-     "at 1024x1024 x 4 (diffusers' simple-optimizations notebook, max_memory_allocated): 1 of 6 "
-     "within 10% (VAE slicing, -2.2%), median error 69.6%, worst +88.0%: the constant, measured "
-     "one image at a time, times the batch overstates a 4-image fp32 decode about twofold.",
+     "(decode): frames x H x W x bytes x 2200 for the first image, InvokeAI's constant measured "
+     "one image at a time for the SD and SDXL AutoencoderKL "
+     "(invokeai/backend/util/vae_working_memory.py), and each further image of the batch its "
+     "full-resolution activations, 128 channels x 6 live tensors; channels= live= derive every "
+     "image from the decoder's last, full-resolution block instead (diffusers' "
+     "ResnetBlock2D). tile= is enable_vae_tiling (one tile at a time), slicing=yes "
+     "enable_vae_slicing (one image at a time). Component vae_decode. All three follow the "
+     "card's resolution, frames and batch. Checked against the published SDXL peaks at "
+     "1024x1024 x 4 (diffusers' simple-optimizations notebook, max_memory_allocated): 2 of 6 "
+     "within 10%, median error 10.8%, worst -23.7% (sequential offload with VAE slicing, "
+     "measured before accelerate released offloaded weights' memory).",
      NULL, NULL, VS_VERB_DERIVES, &estimators_registry},
     {"placement", vs_verb_placement,
      "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | tensor gpus=N "
