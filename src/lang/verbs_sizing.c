@@ -332,10 +332,11 @@ const vs_verb vs_verbs_sizing[] = {
      "image from the decoder's last, full-resolution block instead (diffusers' "
      "ResnetBlock2D). tile= is enable_vae_tiling (one tile at a time), slicing=yes "
      "enable_vae_slicing (one image at a time). Component vae_decode. All three follow the "
-     "card's resolution, frames and batch. Checked against the published SDXL peaks at "
-     "1024x1024 x 4 (diffusers' simple-optimizations notebook, max_memory_allocated): 2 of 6 "
-     "within 10%, median error 10.8%, worst -23.7% (sequential offload with VAE slicing, "
-     "measured before accelerate released offloaded weights' memory).",
+     "card's resolution, frames and batch. Checked against published peaks, SDXL at 1024x1024 x 4 "
+     "(diffusers' simple-optimizations notebook) and FLUX.1-dev at 1024x1024 (the diffusers "
+     "quantisation post): 3 of 7 within 10%, median error 10.8%, worst -23.7% (sequential "
+     "offload with VAE slicing, measured before accelerate released offloaded weights' "
+     "memory).",
      NULL, NULL, VS_VERB_DERIVES, &estimators_registry},
     {"placement", vs_verb_placement,
      "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | tensor gpus=N "

@@ -1,7 +1,7 @@
 /* The envelope against published peaks: each row of tests/data/published/peaks.tsv
  * is a run someone measured and printed (torchtune's README table, the SDXL
- * optimisation notebook), with its link, its settings and the cells that say
- * the same run to the kernel. The cells run as a person would type them; the
+ * optimisation notebook, the FLUX.1-dev quantisation post), with its link, its settings and the
+ * cells that say the same run to the kernel. The cells run as a person would type them; the
  * envelope's known part is compared with the published figure. A row marked
  * within must come within 10%; a row marked miss is a known gap (the page says
  * which and why) and must stay outside 10%, so that closing it updates the
@@ -31,6 +31,9 @@
 #endif
 #ifndef VS_SDXL_PIPELINE
 #error "VS_SDXL_PIPELINE (notebooks/pipelines/sdxl-base-1.0) must be defined"
+#endif
+#ifndef VS_FLUX_PIPELINE
+#error "VS_FLUX_PIPELINE (tests/data/pipelines/flux.1-dev) must be defined"
 #endif
 
 #define MAX_ROWS 64
@@ -65,7 +68,7 @@ static unsigned dtype_size(const char *d)
 /* One component folder: its config.json, and its tensors.txt (NAME DTYPE 1280x320
  * lines under a `# file NAME` line) written as a safetensors file whose data is
  * a hole: the header, then the exact size. */
-static void write_component(const char *comp)
+static void write_component(const char *from, const char *to, const char *comp)
 {
     char src[600], dst[900], line[512], file[512] = "", name[256], dtype[16], shape[128];
     vs_buf h = VS_BUF_INIT;
@@ -73,12 +76,12 @@ static void write_component(const char *comp)
     unsigned char len8[8];
     size_t k;
     FILE *f;
-    snprintf(dst, sizeof dst, "%s/sdxl/%s", tmpdir, comp);
+    snprintf(dst, sizeof dst, "%s/%s/%s", tmpdir, to, comp);
     ck_assert_int_eq(mkdir(dst, 0700), 0);
-    snprintf(src, sizeof src, "%s/%s/config.json", VS_SDXL_PIPELINE, comp);
-    snprintf(dst, sizeof dst, "%s/sdxl/%s/config.json", tmpdir, comp);
+    snprintf(src, sizeof src, "%s/%s/config.json", from, comp);
+    snprintf(dst, sizeof dst, "%s/%s/%s/config.json", tmpdir, to, comp);
     copy_file(src, dst);
-    snprintf(src, sizeof src, "%s/%s/tensors.txt", VS_SDXL_PIPELINE, comp);
+    snprintf(src, sizeof src, "%s/%s/tensors.txt", from, comp);
     f = fopen(src, "r");
     ck_assert_ptr_nonnull(f);
     vs_buf_putc(&h, '{');
@@ -106,7 +109,7 @@ static void write_component(const char *comp)
     fclose(f);
     vs_buf_putc(&h, '}');
     ck_assert(file[0] != 0);
-    snprintf(dst, sizeof dst, "%s/sdxl/%s/%s", tmpdir, comp, file);
+    snprintf(dst, sizeof dst, "%s/%s/%s/%s", tmpdir, to, comp, file);
     f = fopen(dst, "wb");
     ck_assert_ptr_nonnull(f);
     for (k = 0; k < 8; k++)
@@ -118,18 +121,26 @@ static void write_component(const char *comp)
     vs_buf_free(&h);
 }
 
-static void write_pipeline(void)
+/* A pipeline folder (model_index.json and its components) written under tmpdir/to. */
+static void write_pipeline(const char *from, const char *to, const char *const *comps, size_t n)
 {
-    static const char *const comps[] = {"text_encoder", "text_encoder_2", "unet", "vae"};
     char src[600], dst[600];
     size_t i;
-    snprintf(dst, sizeof dst, "%s/sdxl", tmpdir);
+    snprintf(dst, sizeof dst, "%s/%s", tmpdir, to);
     ck_assert_int_eq(mkdir(dst, 0700), 0);
-    snprintf(src, sizeof src, "%s/model_index.json", VS_SDXL_PIPELINE);
-    snprintf(dst, sizeof dst, "%s/sdxl/model_index.json", tmpdir);
+    snprintf(src, sizeof src, "%s/model_index.json", from);
+    snprintf(dst, sizeof dst, "%s/%s/model_index.json", tmpdir, to);
     copy_file(src, dst);
-    for (i = 0; i < sizeof comps / sizeof comps[0]; i++)
-        write_component(comps[i]);
+    for (i = 0; i < n; i++)
+        write_component(from, to, comps[i]);
+}
+
+static void write_pipelines(void)
+{
+    static const char *const sdxl[] = {"text_encoder", "text_encoder_2", "unet", "vae"};
+    static const char *const flux[] = {"text_encoder", "text_encoder_2", "transformer", "vae"};
+    write_pipeline(VS_SDXL_PIPELINE, "sdxl", sdxl, 4);
+    write_pipeline(VS_FLUX_PIPELINE, "flux", flux, 4);
 }
 
 /* The cells of a row: `\n` between lines, the placeholders filled. */
@@ -145,9 +156,9 @@ static char *cells_of(const char *id, const char *raw)
         } else if (!strncmp(p, "@CONFIGS@", 9)) {
             vs_buf_puts(&b, VS_MODEL_CONFIGS);
             p += 9;
-        } else if (!strncmp(p, "@PIPELINE@", 10)) {
-            vs_buf_printf(&b, "%s/sdxl", tmpdir);
-            p += 10;
+        } else if (!strncmp(p, "@SDXL@", 6) || !strncmp(p, "@FLUX@", 6)) {
+            vs_buf_printf(&b, "%s/%s", tmpdir, p[1] == 'S' ? "sdxl" : "flux");
+            p += 6;
         } else {
             vs_buf_putc(&b, *p++);
         }
@@ -213,7 +224,7 @@ START_TEST(published_peaks)
 {
     static row rows[MAX_ROWS];
     size_t n, i;
-    write_pipeline();
+    write_pipelines();
     n = read_rows(rows);
     for (i = 0; i < n; i++) {
         json_t *p;
