@@ -360,7 +360,7 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     const char *task = vs_verb_card_str(sheet, "task");
     vs_vocab_task task_of;
     char gt[40], src[3][320], head[700], asrc[320];
-    const char *names[8];
+    const char *names[6];
     size_t nnames = 0, nn = 0;
     const char *notes[10] = {NULL};
     vs_buf skipped = VS_BUF_INIT;
@@ -485,8 +485,6 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
             goto done;
         names[nnames++] = "quant_metadata";
         names[nnames++] = "dequant_buffer";
-        if (rc == 1)
-            names[nnames++] = "base_16bit";
     }
     snprintf(head, sizeof head,
              "estimate training optimizer=%s precision=%s: %s trainable params x (%u B gradients + "

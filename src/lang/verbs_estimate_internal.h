@@ -63,9 +63,7 @@ int vs_verbs_estimate_store_phase(json_t *sheet, const char *name, uint64_t byte
 int vs_verbs_estimate_lora(const vs_line *line, const json_t *sheet, vs_lora_est *e, uint64_t *rank,
                            vs_buf *formula, vs_error *err);
 /* Task qlora: stores quant_metadata (nf4, double quantisation, over e's base
- * linear weights) and dequant_buffer (the largest linear layer in bf16), and
- * base_16bit (the params outside the linear weights, kept 16-bit) when the
- * weights are the card's params x bits: 1 with base_16bit, 0 without. */
+ * linear weights) and dequant_buffer (the largest linear layer in bf16). */
 int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *skipped,
                                  json_t *skipped_list, vs_error *err);
 

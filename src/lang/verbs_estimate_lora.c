@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sheet/envelope.h"
 #include "sheet/estimate.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
@@ -135,39 +134,6 @@ int vs_verbs_estimate_lora(const vs_line *line, const json_t *sheet, vs_lora_est
     return vs_buf_failed(formula) ? vs_error_oom(err) : 1;
 }
 
-/* The weights counted as params x bits weigh the whole base at the format's
- * bits; QLoRA quantises only the layers' linear weights (bitsandbytes'
- * Linear4bit, torchao's NF4 in torchtune): the embeddings, the output layer and
- * the norms stay 16-bit. base_16bit is the difference, (params - linear) x
- * (16 - bits) / 8. 1 stored, 0 when the weights are a file tally or not 4-bit. */
-static int qlora_16bit_rest(json_t *sheet, const vs_lora_est *e, vs_buf *skipped,
-                            json_t *skipped_list, vs_error *err)
-{
-    json_t *wf = json_object_get(sheet, "weights_files");
-    uint64_t params, rest, bytes;
-    unsigned bits = 0;
-    char gr[40], gb[40], src[400];
-    int rc;
-    if (json_is_integer(json_object_get(wf, "bytes")) ||
-        !vs_sheet_card_uint(sheet, "params", &params) || params <= e->base_linear ||
-        !vs_sheet_weight_bits(sheet, &bits) || bits >= 16)
-        return 0;
-    rest = params - e->base_linear;
-    if (__builtin_mul_overflow(rest, (uint64_t)(16 - bits), &bytes))
-        return vs_error_set(err, VS_EUNIT, "the 16-bit rest of the base does not fit in 64 bits");
-    bytes = bytes / 8 + (bytes % 8 != 0);
-    vs_units_grouped(gr, sizeof gr, rest);
-    vs_units_grouped(gb, sizeof gb, bytes);
-    snprintf(src, sizeof src,
-             "%s params outside the layers' linear weights (embeddings, output layer, norms) stay "
-             "16-bit: %s x (16 - %u) / 8 = %s B beyond the %u bits the weights count them at",
-             gr, gr, bits, gb, bits);
-    if ((rc = vs_verbs_estimate_store(sheet, "base_16bit", bytes, src, VS_CLASS_PARAMETERS, skipped,
-                                      skipped_list, err)) < 0)
-        return rc;
-    return 1;
-}
-
 int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *skipped,
                                  json_t *skipped_list, vs_error *err)
 {
@@ -215,5 +181,5 @@ int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *sk
         (rc = vs_verbs_estimate_store(sheet, "dequant_buffer", buf, src[1], VS_CLASS_OTHER, skipped,
                                       skipped_list, err)) < 0)
         return rc;
-    return qlora_16bit_rest(sheet, e, skipped, skipped_list, err);
+    return 0;
 }

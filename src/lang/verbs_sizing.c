@@ -32,9 +32,11 @@ static const vs_derived_read kv_reads[] = {
     {"arch", "layers,kv_heads,head_dim"},
     {"placement.tp", NULL}, /* tensor parallel: the KV heads each GPU holds */
     {NULL, NULL}};
-static const vs_derived_read training_reads[] = {{"params", "trainable"}, {"task", NULL},
-                                                 {"arch", "trainable"},   {"accumulation", NULL},
-                                                 {"format", NULL},        {NULL, NULL}};
+static const vs_derived_read training_reads[] = {{"params", "trainable"},
+                                                 {"task", NULL},
+                                                 {"arch", "trainable"},
+                                                 {"accumulation", NULL},
+                                                 {NULL, NULL}};
 static const vs_derived_read act_reads[] = {
     {"length", NULL}, {"microbatch", NULL}, {"arch", "layers,hidden,heads"}, {NULL, NULL}};
 static const vs_derived_read quant_reads[] = {
