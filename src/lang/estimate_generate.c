@@ -11,6 +11,7 @@
 #include "sheet/units.h"
 #include "sheet/vocab.h"
 #include "util/buf.h"
+#include "util/checked.h"
 
 const vs_derived_read vs_estimate_generate_reads[] = {
     {"width", NULL}, {"height", NULL},    {"frames", NULL}, {"batch", NULL},
@@ -328,16 +329,35 @@ int vs_estimate_generate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     w = have_t && tile < g.width ? tile : g.width;
     h = have_t && tile < g.height ? tile : g.height;
     batch = slicing ? 1 : g.batch;
-    if ((rc = vs_estimate_decode(&bytes, batch, g.video ? g.frames : 1, w, h, bits, per_pixel,
-                                 err)) < 0)
+    /* the measured constant is one image's decode (InvokeAI decodes one at a
+     * time), what does not grow with the batch included; each further image of
+     * the batch adds the decoder's full-resolution activations, the derived
+     * rule's 128 channels x 6 live tensors */
+    if ((rc = vs_estimate_decode(&bytes, derived ? batch : 1, g.video ? g.frames : 1, w, h, bits,
+                                 per_pixel, err)) < 0)
         return rc;
+    if (!derived && batch > 1) {
+        uint64_t more;
+        if ((rc = vs_estimate_decode(&more, batch - 1, g.video ? g.frames : 1, w, h, bits,
+                                     (uint64_t)128 * 6, err)) < 0)
+            return rc;
+        if (vs_checked_add(&bytes, bytes, more))
+            return vs_error_set(err, VS_EUNIT, "the VAE decode does not fit in 64 bits");
+    }
     grouped(gw, sizeof gw, w);
     grouped(gh, sizeof gh, h);
     grouped(gbytes, sizeof gbytes, bytes);
-    snprintf(src, sizeof src, "%llu batch%s x %llu frames x %s x %s px%s x %u/8 B x %s = %s B",
-             (unsigned long long)batch, slicing ? " (slicing: one at a time)" : "",
-             (unsigned long long)(g.video ? g.frames : 1), gh, gw, have_t ? " (one tile)" : "",
-             bits, rule, gbytes);
+    if (!derived && batch > 1)
+        snprintf(src, sizeof src,
+                 "1 image x %llu frames x %s x %s px%s x %u/8 B x %s + %llu more x the same "
+                 "pixels x %u/8 B x 128 channels x 6 live tensors = %s B",
+                 (unsigned long long)(g.video ? g.frames : 1), gh, gw, have_t ? " (one tile)" : "",
+                 bits, rule, (unsigned long long)(batch - 1), bits, gbytes);
+    else
+        snprintf(src, sizeof src, "%llu batch%s x %llu frames x %s x %s px%s x %u/8 B x %s = %s B",
+                 (unsigned long long)batch, slicing ? " (slicing: one at a time)" : "",
+                 (unsigned long long)(g.video ? g.frames : 1), gh, gw, have_t ? " (one tile)" : "",
+                 bits, rule, gbytes);
     snprintf(head, sizeof head, "estimate decode (phase decode): %s", src);
     notes[0] =
         derived
@@ -350,8 +370,12 @@ int vs_estimate_generate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet,
               "(estimate_vae_working_memory_sd15_sdxl): the decode's working memory scales with "
               "the output pixels and the element size, 2200 bytes per pixel per byte of element, "
               "measured for the SD 1.x and SDXL AutoencoderKL, allocated and reserved memory "
-              "included (InvokeAI pull request 8414); channels=128 live=6 gives the rule derived "
-              "from the decoder's widths instead";
+              "included (InvokeAI pull request 8414), one image at a time; a batch's further "
+              "images add the decoder's full-resolution activations each (128 channels x 6 live "
+              "tensors): a decode's peak grows by a fixed step per image from a first image that "
+              "carries what does not grow (SDXL's published 4-image fp32 decode, and sglang "
+              "pull request 40493's per-output decode peaks); channels=128 live=6 gives the "
+              "derived rule for every image instead";
     notes[1] = "what to change when it overflows: pipe.enable_vae_tiling() (tile=512 here: one "
                "tile at a time), pipe.enable_vae_slicing() (slicing=yes: one image of the batch at "
                "a time), a lower resolution, fewer frames";

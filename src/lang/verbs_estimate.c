@@ -71,6 +71,14 @@ int vs_verbs_estimate_store(json_t *sheet, const char *name, uint64_t bytes, con
                             vs_vocab_class cls, vs_buf *skipped, json_t *skipped_list,
                             vs_error *err)
 {
+    return vs_verbs_estimate_store_phase(sheet, name, bytes, source, cls, NULL, skipped,
+                                         skipped_list, err);
+}
+
+int vs_verbs_estimate_store_phase(json_t *sheet, const char *name, uint64_t bytes,
+                                  const char *source, vs_vocab_class cls, const char *phase,
+                                  vs_buf *skipped, json_t *skipped_list, vs_error *err)
+{
     json_t *old = vs_sheet_component(sheet, name);
     const char *st = json_string_value(json_object_get(old, "status"));
     int rc;
@@ -83,7 +91,7 @@ int vs_verbs_estimate_store(json_t *sheet, const char *name, uint64_t bytes, con
     if (bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", name);
     rc = vs_sheet_set_component(sheet, name, 1, bytes, vs_vocab_status_name(VS_STATUS_ESTIMATED),
-                                source, NULL, vs_vocab_class_name(cls), err);
+                                source, phase, vs_vocab_class_name(cls), err);
     return rc < 0 ? rc : 1;
 }
 
@@ -357,6 +365,8 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     const char *notes[10] = {NULL};
     vs_buf skipped = VS_BUF_INIT;
     json_t *sk = json_array(), *inputs;
+    const char *grad_phase = NULL;
+    char gphase_note[400] = "", one_grad[200] = "";
 
     if (!sk)
         return vs_error_oom(err);
@@ -429,6 +439,10 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     }
     if ((rc = vs_estimate_training(&e, &rule, trainable, err)) < 0)
         goto done;
+    if ((rc = vs_verbs_estimate_step_gradients(line, sheet, &rule, lora, &e, &grad_phase,
+                                               gphase_note, sizeof gphase_note, one_grad,
+                                               sizeof one_grad, err)) < 0)
+        goto done;
     grouped(gt, sizeof gt, trainable);
     snprintf(src[0], sizeof src[0], "%s trainable x %u B (gradients; precision=%s)", gt,
              rule.gradient_bytes, rule.precision);
@@ -440,8 +454,11 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
     else
         snprintf(src[2], sizeof src[2], "0 B: precision=%s keeps no separate master copy",
                  rule.precision);
-    if ((rc = vs_verbs_estimate_store(sheet, "gradients", e.gradients, src[0], VS_CLASS_GRADIENTS,
-                                      &skipped, sk, err)) < 0 ||
+    if (one_grad[0])
+        snprintf(src[0], sizeof src[0], "%s", one_grad);
+    if ((rc = vs_verbs_estimate_store_phase(sheet, "gradients", e.gradients, src[0],
+                                            VS_CLASS_GRADIENTS, grad_phase, &skipped, sk, err)) <
+            0 ||
         (rc = vs_verbs_estimate_store(sheet, "optimizer_state", e.optimizer_state, src[1],
                                       VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0 ||
         (rc = vs_verbs_estimate_store(sheet, "master_copy", e.master_copy, src[2],
@@ -501,6 +518,8 @@ int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, 
                  lora ? " through its adapter" : ": trainable = its parameters, from its files");
         notes[nn++] = compnote;
     }
+    if (gphase_note[0])
+        notes[nn++] = gphase_note;
     notes[nn++] = "activations are separate: `estimate activations`";
     if (skipped.len)
         notes[nn++] = vs_buf_str(&skipped);

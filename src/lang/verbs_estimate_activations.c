@@ -72,19 +72,75 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
     vs_units_grouped(gbytes, sizeof gbytes, *out_bytes);
     if (chunks > 1)
         snprintf(src, srclen,
-                 "%s tokens x %s vocabulary x 4 B / %" PRIu64 " chunks = %s B (the float32 "
-                 "logits of one chunk of the loss at a time: torchtune CEWithChunkedOutputLoss)",
+                 "%s tokens x %s vocabulary x (2 B + 2 B / %" PRIu64 " chunks) = %s B (the "
+                 "16-bit logits of every chunk kept for the backward, and one chunk's float32 "
+                 "loss at a time handing back a 16-bit gradient: torchtune "
+                 "CEWithChunkedOutputLoss)",
                  gt, gV, chunks, gbytes);
     else
         snprintf(src, srclen,
-                 "%s tokens x %s vocabulary x 4 B = %s B (the float32 upcast of the logits the "
-                 "loss takes: transformers loss_utils.py ForCausalLMLoss, logits.float())",
+                 "%s tokens x %s vocabulary x (4 + 4 + 2) B = %s B (the float32 logits the loss "
+                 "takes, their gradient, and the 16-bit gradient into the output layer: "
+                 "torchtune TransformerDecoder's self.output(h).float(), transformers "
+                 "ForCausalLMLoss's logits.float())",
                  gt, gV, gbytes);
-    if ((rc = vs_verbs_estimate_store(sheet, "logits", *out_bytes, src, VS_CLASS_ACTIVATIONS,
-                                      skipped, sk, err)) < 0)
+    if ((rc = vs_verbs_estimate_store_phase(sheet, "logits", *out_bytes, src, VS_CLASS_ACTIVATIONS,
+                                            "backward", skipped, sk, err)) < 0)
         return rc;
     *counted = 1;
     return 0;
+}
+
+/* The activations component's source: the rule with its numbers. */
+static void activations_source(char *src, size_t n, const vs_act_shape *sh, vs_checkpointing mode,
+                               vs_attention attn, const vs_act_est *e)
+{
+    char gL[40], gs[40], gb[40], gH[40], gA[40], gk[40], gi[40], gper[40], gbytes[40], rule[500];
+    char how[240];
+    vs_units_grouped(gL, sizeof gL, sh->layers);
+    vs_units_grouped(gs, sizeof gs, sh->length);
+    vs_units_grouped(gb, sizeof gb, sh->microbatch);
+    vs_units_grouped(gH, sizeof gH, sh->hidden);
+    vs_units_grouped(gA, sizeof gA, sh->heads);
+    vs_units_grouped(gk, sizeof gk, sh->kv_width);
+    vs_units_grouped(gi, sizeof gi, sh->intermediate);
+    vs_units_grouped(gper, sizeof gper, e->per_layer);
+    vs_units_grouped(gbytes, sizeof gbytes, e->total);
+    if (sh->kv_width && sh->intermediate)
+        snprintf(rule, sizeof rule,
+                 "%s tokens x %s microbatch x (12 x %s hidden + 4 x %s kv + 8 x %s intermediate)%s "
+                 "= %s B a layer (a gated decoder's saved tensors)",
+                 gs, gb, gH, gk, gi, attn == VS_ATTN_EAGER ? " + 4 x heads x tokens^2" : "", gper);
+    else if (attn == VS_ATTN_EAGER)
+        snprintf(rule, sizeof rule,
+                 "%s tokens x %s microbatch x %s hidden x (34 + 5 x %s heads x %s / %s) = %s B a "
+                 "layer (Korthikanti et al. 2022)",
+                 gs, gb, gH, gA, gs, gH, gper);
+    else
+        snprintf(rule, sizeof rule,
+                 "%s tokens x %s microbatch x %s hidden x 34 = %s B a layer (Korthikanti et al. "
+                 "2022; attention=%s keeps no score matrix, Dao et al. 2022)",
+                 gs, gb, gH, gper, vs_attention_name(attn));
+    switch (mode) {
+    case VS_CKPT_NONE:
+        snprintf(how, sizeof how, "%s layers x that", gL);
+        break;
+    case VS_CKPT_SELECTIVE:
+        snprintf(how, sizeof how, "%s layers x that, the scores recomputed", gL);
+        break;
+    case VS_CKPT_FULL:
+        snprintf(how, sizeof how,
+                 "%s layers x the layer input 2 x tokens x hidden + one layer recomputed in the "
+                 "backward",
+                 gL);
+        break;
+    default:
+        snprintf(how, sizeof how,
+                 "the layer inputs in host memory + one layer recomputed in the backward");
+        break;
+    }
+    snprintf(src, n, "%s: %s = %s B (checkpointing=%s, attention=%s)", rule, how, gbytes,
+             vs_checkpointing_name(mode), vs_attention_name(attn));
 }
 
 int vs_verbs_estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
@@ -92,19 +148,22 @@ int vs_verbs_estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *shee
     const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
     const vs_arg *at = vs_line_pair(line, "attention");
     const char *name = nm ? nm->value : "activations", *attn_from = "the line";
-    vs_checkpointing mode, formula;
+    vs_checkpointing mode;
     vs_attention attn;
-    uint64_t L, H, A = 0, s, b, bytes, logit_bytes = 0;
-    int rc, from_arch = 0, logits = 0;
-    char gL[40], gH[40], gA[40], gs[40], gb[40], gbytes[40], src[600], head[700], lsrc[400];
+    vs_act_shape sh;
+    vs_act_est e;
+    uint64_t logit_bytes = 0;
+    int rc, from_arch = 0, logits = 0, gated;
+    char src[1000], head[1100], lsrc[500];
     char attn_note[200];
-    const char *notes[6] = {NULL};
+    const char *notes[7] = {NULL};
     size_t nn = 0;
     vs_buf skipped = VS_BUF_INIT;
     json_t *sk = json_array(), *inputs;
 
     if (!sk)
         return vs_error_oom(err);
+    memset(&sh, 0, sizeof sh);
     if ((rc = vs_line_check_keys(line, vs_estimate_activations_keys, err)) < 0)
         goto done;
     if ((rc = vs_checkpointing_parse(&mode, ck ? ck->value : NULL, err)) < 0) {
@@ -116,82 +175,70 @@ int vs_verbs_estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *shee
         rc = vs_arg_error(at, err, rc);
         goto done;
     }
-    /* tiled attention keeps no score matrix: with no checkpointing the layer keeps
-     * what selective recomputation keeps */
-    formula = mode == VS_CKPT_NONE && attn != VS_ATTN_EAGER ? VS_CKPT_SELECTIVE : mode;
-    if ((rc = vs_verbs_estimate_shape(line, sheet, "layers", "layers", &L, &from_arch, err)) <= 0) {
+    if ((rc = vs_verbs_estimate_shape(line, sheet, "layers", "layers", &sh.layers, &from_arch,
+                                      err)) <= 0) {
         rc = rc < 0 ? rc : vs_verbs_estimate_need_shape(line, "layers", "activations", err);
         goto done;
     }
-    if ((rc = vs_verbs_estimate_shape(line, sheet, "hidden", "hidden", &H, &from_arch, err)) <= 0) {
+    if ((rc = vs_verbs_estimate_shape(line, sheet, "hidden", "hidden", &sh.hidden, &from_arch,
+                                      err)) <= 0) {
         rc = rc < 0 ? rc : vs_verbs_estimate_need_shape(line, "hidden", "activations", err);
         goto done;
     }
-    if (formula == VS_CKPT_NONE) {
-        if ((rc = vs_verbs_estimate_shape(line, sheet, "heads", "heads", &A, &from_arch, err)) <=
-            0) {
+    if (attn == VS_ATTN_EAGER) {
+        if ((rc = vs_verbs_estimate_shape(line, sheet, "heads", "heads", &sh.heads, &from_arch,
+                                          err)) <= 0) {
             rc = rc < 0 ? rc : vs_verbs_estimate_need_shape(line, "heads", "activations", err);
             goto done;
         }
-    } else if ((rc = vs_verbs_estimate_shape(line, sheet, "heads", "heads", &A, &from_arch, err)) <
-               0) {
+    } else if ((rc = vs_verbs_estimate_shape(line, sheet, "heads", "heads", &sh.heads, &from_arch,
+                                             err)) < 0) {
         goto done;
     }
-    if (!vs_sheet_card_uint(sheet, "length", &s)) {
+    /* a Llama-shaped decoder on the card, its shapes not overridden on the line:
+     * the tensors its layer saves, from its own widths */
+    gated = !vs_line_pair(line, "layers") && !vs_line_pair(line, "hidden") &&
+            vs_verbs_estimate_gated_decoder(sheet, &sh.kv_width, &sh.intermediate);
+    if (!vs_sheet_card_uint(sheet, "length", &sh.length)) {
         rc = vs_verbs_estimate_need_card(line, "length", "activations", "length 4096", err);
         goto done;
     }
-    if (!vs_sheet_card_uint(sheet, "microbatch", &b)) {
+    if (!vs_sheet_card_uint(sheet, "microbatch", &sh.microbatch)) {
         rc = vs_verbs_estimate_need_card(line, "microbatch", "activations", "microbatch 4", err);
         goto done;
     }
-    if ((rc = vs_estimate_activations(&bytes, L, H, A, s, b, formula, err)) < 0)
+    if ((rc = vs_estimate_activations_layers(&e, &sh, mode, attn, err)) < 0)
         goto done;
-    vs_units_grouped(gL, sizeof gL, L);
-    vs_units_grouped(gH, sizeof gH, H);
-    vs_units_grouped(gA, sizeof gA, A);
-    vs_units_grouped(gs, sizeof gs, s);
-    vs_units_grouped(gb, sizeof gb, b);
-    vs_units_grouped(gbytes, sizeof gbytes, bytes);
-    if (formula == VS_CKPT_NONE)
-        snprintf(src, sizeof src,
-                 "%s layers x %s tokens x %s microbatch x %s hidden x (34 + 5 x %s heads x %s / "
-                 "%s) = %s B (checkpointing=none, attention=eager; Korthikanti et al. 2022)",
-                 gL, gs, gb, gH, gA, gs, gH, gbytes);
-    else if (mode == VS_CKPT_NONE)
-        snprintf(src, sizeof src,
-                 "%s layers x %s tokens x %s microbatch x %s hidden x 34 = %s B "
-                 "(checkpointing=none, attention=%s: no score matrix is kept; Korthikanti et al. "
-                 "2022, Dao et al. 2022)",
-                 gL, gs, gb, gH, gbytes, vs_attention_name(attn));
-    else if (mode == VS_CKPT_SELECTIVE)
-        snprintf(src, sizeof src,
-                 "%s layers x %s tokens x %s microbatch x %s hidden x 34 = %s B "
-                 "(checkpointing=selective; Korthikanti et al. 2022)",
-                 gL, gs, gb, gH, gbytes);
-    else
-        snprintf(
-            src, sizeof src,
-            "%s layers x 2 x %s tokens x %s microbatch x %s hidden = %s B (checkpointing=full: "
-            "the layer input only; Korthikanti et al. 2022)",
-            gL, gs, gb, gH, gbytes);
-    if ((rc = vs_verbs_estimate_store(sheet, name, bytes, src, VS_CLASS_ACTIVATIONS, &skipped, sk,
-                                      err)) < 0)
+    activations_source(src, sizeof src, &sh, mode, attn, &e);
+    /* on the GPU in the forward and backward; the optimizer step runs after they
+     * are freed */
+    if ((rc = vs_verbs_estimate_store_phase(sheet, name, e.total, src, VS_CLASS_ACTIVATIONS,
+                                            "backward", &skipped, sk, err)) < 0)
         goto done;
-    if ((rc = estimate_logits(line, sheet, s, b, &logit_bytes, &logits, lsrc, sizeof lsrc, &skipped,
-                              sk, err)) < 0)
+    if ((rc = estimate_logits(line, sheet, sh.length, sh.microbatch, &logit_bytes, &logits, lsrc,
+                              sizeof lsrc, &skipped, sk, err)) < 0)
         goto done;
-    snprintf(head, sizeof head, "estimate activations: %s", src);
+    snprintf(head, sizeof head, "estimate activations (phase backward): %s", src);
     notes[nn++] =
-        "source: Korthikanti et al. 2022, \"Reducing Activation Recomputation in Large "
-        "Transformer Models\": per layer s*b*h*(34 + 5*a*s/h) bytes of 16-bit "
-        "activations; selective recomputation keeps 34*s*b*h, full keeps the 2*s*b*h input";
+        gated ? "source: the tensors autograd saves for the backward in a Llama-shaped layer "
+                "(RMSNorm, separate q/k/v/o, SwiGLU, no dropout), 16-bit, counted from the card's "
+                "widths; full checkpointing keeps each layer's input and rematerialises one layer "
+                "at a time (torch.utils.checkpoint, as transformers' gradient_checkpointing and "
+                "torchtune's enable_activation_checkpointing wrap each decoder layer); offload "
+                "keeps the inputs in host memory (torchtune's enable_activation_offloading)"
+              : "source: Korthikanti et al. 2022, \"Reducing Activation Recomputation in Large "
+                "Transformer Models\": per layer s*b*h*(34 + 5*a*s/h) bytes of 16-bit "
+                "activations; selective recomputation keeps 34*s*b*h; full keeps the 2*s*b*h "
+                "input of each layer and rematerialises one layer at a time in the backward";
     snprintf(attn_note, sizeof attn_note, "attention=%s (%s)%s", vs_attention_name(attn), attn_from,
              attn == VS_ATTN_EAGER && mode == VS_CKPT_NONE
                  ? ": SDPA and flash attention, the default in transformers and torchtune, keep "
                    "no score matrix (attention=sdpa)"
                  : "");
     notes[nn++] = attn_note;
+    notes[nn++] = "phase backward: with an optimizer's gradients in phase step (`estimate "
+                  "training`) the envelope is the larger of the two, as the gradients fill while "
+                  "the activations are freed";
     if (!logits)
         notes[nn++] = "the logits and the loss are not counted: give vocab= (or model config=) "
                       "to add them";
@@ -199,10 +246,13 @@ int vs_verbs_estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *shee
         notes[nn++] = "shapes not given on the line come from the card's config.json architecture";
     if (skipped.len)
         notes[nn++] = vs_buf_str(&skipped);
-    inputs = json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:O}", "layers", (json_int_t)L,
-                       "hidden", (json_int_t)H, "heads", (json_int_t)A, "length", (json_int_t)s,
-                       "microbatch", (json_int_t)b, "checkpointing", vs_checkpointing_name(mode),
-                       "attention", vs_attention_name(attn), "skipped", sk);
+    inputs = json_pack("{s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:I, s:O}", "layers",
+                       (json_int_t)sh.layers, "hidden", (json_int_t)sh.hidden, "heads",
+                       (json_int_t)sh.heads, "length", (json_int_t)sh.length, "microbatch",
+                       (json_int_t)sh.microbatch, "checkpointing", vs_checkpointing_name(mode),
+                       "attention", vs_attention_name(attn), "per_layer_bytes",
+                       (json_int_t)e.per_layer, "kv_width", (json_int_t)sh.kv_width, "intermediate",
+                       (json_int_t)sh.intermediate, "skipped", sk);
     if (inputs && logits)
         json_object_set_new(inputs, "logits_bytes", json_integer((json_int_t)logit_bytes));
     {

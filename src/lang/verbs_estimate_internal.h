@@ -31,6 +31,30 @@ int vs_verbs_estimate_store(json_t *sheet, const char *name, uint64_t bytes, con
                             vs_vocab_class cls, vs_buf *skipped, json_t *skipped_list,
                             vs_error *err);
 
+/* Whether the card's architecture is a dense decoder laid out as Llama's (two
+ * RMSNorms, separate q/k/v/o, SwiGLU, no dropout): 1 with its kv_heads x
+ * head_dim and intermediate size, else 0. */
+int vs_verbs_estimate_gated_decoder(const json_t *sheet, uint64_t *kv_width,
+                                    uint64_t *intermediate);
+
+/* When the gradients of e are on the GPU, into *phase: "step" (one micro-batch
+ * a step: the backward fills them as it frees the activations, the optimizer
+ * step holds them), NULL with microbatch accumulation=N > 1 (they stay through
+ * the next forward) or in_backward=yes on the line (torchtune's
+ * optimizer_in_bwd: e->gradients becomes the largest parameter's, from the
+ * card's architecture, and src says so). note says why when not "step". 0 or a
+ * negative error at the line. */
+int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
+                                     const vs_training_rule *rule, int lora, vs_training_est *e,
+                                     const char **phase, char *note, size_t notelen, char *src,
+                                     size_t srclen, vs_error *err);
+
+/* Like vs_verbs_estimate_store, the component on the GPU in one phase only
+ * (phase NULL: throughout). */
+int vs_verbs_estimate_store_phase(json_t *sheet, const char *name, uint64_t bytes,
+                                  const char *source, vs_vocab_class cls, const char *phase,
+                                  vs_buf *skipped, json_t *skipped_list, vs_error *err);
+
 /* estimate training lora: with rank= on the line, the adapter's trainable
  * parameters from the card's architecture and targets= (default all-linear)
  * into *e and *rank, the formula with its numbers appended to formula: 1. 0

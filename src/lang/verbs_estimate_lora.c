@@ -32,6 +32,32 @@ static int family_ok(const char *family)
     return 0;
 }
 
+/* Dense decoders whose layer is exactly Llama's: two RMSNorms, separate q, k,
+ * v, o, a SwiGLU MLP, no dropout (Qwen3's q/k norms, Gemma 2's extra norms and
+ * OLMo 2's post-norms save more, mixtures of experts route). */
+static const char *const gated_families[] = {"llama", "mistral", "qwen2", NULL};
+
+int vs_verbs_estimate_gated_decoder(const json_t *sheet, uint64_t *kv_width, uint64_t *intermediate)
+{
+    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    const char *family = json_string_value(json_object_get(arch, "family"));
+    uint64_t heads = arch_u(arch, "heads"), kv = arch_u(arch, "kv_heads"),
+             d = arch_u(arch, "head_dim"), hidden = arch_u(arch, "hidden");
+    size_t i;
+    int ok = 0;
+    for (i = 0; family && gated_families[i]; i++)
+        ok |= !strcmp(family, gated_families[i]);
+    if (!d && heads && hidden % heads == 0)
+        d = hidden / heads;
+    if (!kv)
+        kv = heads;
+    if (!ok || !kv || !d || !arch_u(arch, "intermediate"))
+        return 0;
+    *kv_width = kv * d;
+    *intermediate = arch_u(arch, "intermediate");
+    return 1;
+}
+
 int vs_verbs_estimate_lora(const vs_line *line, const json_t *sheet, vs_lora_est *e, uint64_t *rank,
                            vs_buf *formula, vs_error *err)
 {

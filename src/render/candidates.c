@@ -543,8 +543,9 @@ static void header_text(vs_buf *b, const vs_classification *c)
         vs_buf_printf(b, ", per GPU on %u GPUs", c->env.gpus);
     if (c->env.phases.n)
         vs_buf_printf(b,
-                      " (the worst phase under CPU offload, %s, a sum of that phase's maxima, not "
-                      "an observed peak)",
+                      " (the worst phase%s, %s, a sum of that phase's maxima, not an observed "
+                      "peak)",
+                      c->env.offload_basis ? " under CPU offload" : "",
                       c->env.phases.row[c->env.phases.worst].name);
     else if (c->env.conservative)
         vs_buf_puts(b, " (a conservative envelope: a sum of maxima, not an observed peak)");

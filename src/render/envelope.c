@@ -401,12 +401,21 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     if (env->phases.n) {
         char sd[160];
         vs_units_describe(sd, sizeof sd, env->sum_bytes);
-        vs_buf_printf(&phnote,
-                      "CPU offload keeps the components on the GPU in turn (accelerate's hooks "
-                      "move each in when it runs): the envelope is the worst phase, %s, of what "
-                      "the GPU holds in each phase; the plain sum of every maximum, %s, is the "
-                      "conservative figure, as if all coexisted",
-                      env->phases.row[env->phases.worst].name, sd);
+        if (env->offload_basis)
+            vs_buf_printf(&phnote,
+                          "CPU offload keeps the components on the GPU in turn (accelerate's hooks "
+                          "move each in when it runs): the envelope is the worst phase, %s, of "
+                          "what the GPU holds in each phase; the plain sum of every maximum, %s, "
+                          "is the conservative figure, as if all coexisted",
+                          env->phases.row[env->phases.worst].name, sd);
+        else
+            vs_buf_printf(&phnote,
+                          "the components name phases that never coexist (a training step's "
+                          "backward holds the activations, its optimizer step the gradients, "
+                          "which fill as the activations are freed): the envelope is the worst "
+                          "phase, %s, every weight resident in each; the plain sum of every "
+                          "maximum, %s, is the conservative figure, as if all coexisted",
+                          env->phases.row[env->phases.worst].name, sd);
         notes[nn++] = vs_buf_str(&phnote);
     } else if (env->conservative)
         notes[nn++] = "a conservative envelope: a sum of independent maxima (weights + each "

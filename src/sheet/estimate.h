@@ -54,9 +54,14 @@ const char *vs_estimate_dtype_names(void);
 int vs_estimate_kv(uint64_t *out, uint64_t layers, uint64_t kv_heads, uint64_t head_dim,
                    unsigned bits, uint64_t length, uint64_t concurrency, vs_error *err);
 
-typedef enum { VS_CKPT_NONE = 0, VS_CKPT_SELECTIVE, VS_CKPT_FULL } vs_checkpointing;
+typedef enum {
+    VS_CKPT_NONE = 0,
+    VS_CKPT_SELECTIVE,
+    VS_CKPT_FULL,
+    VS_CKPT_OFFLOAD /* full, with the layer inputs kept in host memory */
+} vs_checkpointing;
 
-/* "none" | "selective" | "full"; 0 or VS_EVALUE naming them. */
+/* "none" | "selective" | "full" | "offload"; 0 or VS_EVALUE naming them. */
 int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *err);
 const char *vs_checkpointing_name(vs_checkpointing mode);
 
@@ -80,11 +85,39 @@ typedef enum { VS_ATTN_EAGER = 0, VS_ATTN_SDPA, VS_ATTN_FLASH } vs_attention;
 int vs_attention_parse(vs_attention *out, const char *name, vs_error *err);
 const char *vs_attention_name(vs_attention a);
 
+/* The shapes the activations of one decoder layer follow. kv_width (kv_heads x
+ * head_dim) and intermediate 0: Korthikanti's GPT layer (4h MLP, dropout);
+ * both set: a gated-MLP decoder (Llama's SwiGLU, RMSNorm, no dropout). */
+typedef struct vs_act_shape {
+    uint64_t layers, hidden, heads, length, microbatch;
+    uint64_t kv_width, intermediate;
+} vs_act_shape;
+
+/* What the layers keep for the backward pass, 16-bit, T = length x microbatch:
+ *   per_layer: one layer with nothing recomputed: gated T x (12h + 4 kv_width +
+ *     8 intermediate) (autograd's saved tensors: each norm's input and output,
+ *     q, k, v and the attention output, the MLP's gate, up, their product and
+ *     the activation), else Korthikanti's 34 T h; eager attention adds the score
+ *     matrix and its softmax (a x s^2 x b x 4 B gated, 5 B with Korthikanti's
+ *     dropout mask)
+ *   kept: none L x per_layer; selective L x per_layer without the scores;
+ *     full L x 2 T h (each layer's input); offload 0 (the inputs in host memory)
+ *   recompute: under full or offload one layer rematerialised in the backward
+ *     (per_layer); 0 otherwise
+ *   total = kept + recompute */
+typedef struct vs_act_est {
+    uint64_t per_layer, kept, recompute, total;
+} vs_act_est;
+int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
+                                   vs_attention attn, vs_error *err);
+
 /* The logits and the loss of a causal language model over tokens positions
- * (length x microbatch) and a vocabulary of vocab entries: the float32 upcast
- * the loss takes, tokens x vocab x 4 bytes, divided by chunks when the loss is
- * computed chunk by chunk (torchtune's CEWithChunkedOutputLoss: 8 chunks),
- * rounded up. chunks 0 is 1. */
+ * (length x microbatch) and a vocabulary of vocab entries, T x V elements:
+ *   chunks <= 1: the float32 logits the loss takes (4 B), their gradient (4 B)
+ *     and the 16-bit gradient into the output layer (2 B): 10 B per element
+ *   chunks > 1 (torchtune's CEWithChunkedOutputLoss, 8 chunks): the 16-bit
+ *     logits of every chunk, kept for the backward (2 B per element), and one
+ *     chunk's 16-bit gradient at a time (2 B / chunks, rounded up). */
 int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t chunks,
                        vs_error *err);
 

@@ -50,9 +50,13 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
     int have[VS_PHASES_MAX] = {0};
     size_t i, k;
     memset(out, 0, sizeof *out);
-    if (pl->offload == VS_OFFLOAD_NONE)
+    /* without offload a pipeline's models are all resident, and so is its working
+     * memory of each step (kept as the sum); a training step's phases (what the
+     * backward holds, what the optimizer step holds) are set apart by the
+     * components themselves, every weight on the GPU in each */
+    if (pl->offload == VS_OFFLOAD_NONE && json_array_size(wc))
         return 0;
-    if (json_array_size(wc))
+    if (json_array_size(wc) && pl->offload != VS_OFFLOAD_NONE)
         for (i = 0; i < sizeof generation / sizeof generation[0]; i++)
             add_phase(out, generation[i]);
     for (i = 0; i < views->n; i++) {

@@ -11,8 +11,11 @@
  * every component with no phase (which stays on the GPU throughout: a CUDA
  * context, a declared lump). Phases other than the three are the ones the
  * components name (a `reserve ... phase=backward`), with the weights on the
- * GPU as the offload leaves them. Without offload there is no phase basis: the
- * envelope stays the conservative sum. Pure: no I/O.
+ * GPU as the offload leaves them. Without offload a pipeline has no phase
+ * basis (the envelope stays the conservative sum); a sheet with no pipeline
+ * whose components name two phases or more (a training step: activations in
+ * phase backward, gradients in phase step) is the worst of them, every weight
+ * resident in each. Pure: no I/O.
  */
 #ifndef VS_SHEET_PHASES_H
 #define VS_SHEET_PHASES_H

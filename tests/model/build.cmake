@@ -66,3 +66,10 @@ target_compile_definitions(test_quant PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
 # Quantised checkpoints against the loaders' published per-GPU figures (tests/data/quant_published).
 target_compile_definitions(test_quant_published PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# The envelope against published training and generation peaks (tests/data/published).
+target_compile_definitions(test_published PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
+                           VS_PUBLISHED_TSV="${PROJECT_SOURCE_DIR}/tests/data/published/peaks.tsv"
+                           VS_SDXL_PIPELINE="${PROJECT_SOURCE_DIR}/notebooks/pipelines/sdxl-base-1.0"
+                           VS_FLUX_PIPELINE="${PROJECT_SOURCE_DIR}/tests/data/pipelines/flux.1-dev")

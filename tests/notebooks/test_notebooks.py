@@ -138,7 +138,8 @@ def check_qlora(test, cells):
     act = lambda e: {c["name"]: c["bytes"] for c in e["components"]}["activations"]
     s, b, h, a, layers = 2048, 4, 4096, 32, 32
     test.assertEqual(act(none_ckpt), layers * (s * b * h * 34 + 5 * a * s * s * b))
-    test.assertEqual(act(full), layers * 2 * s * b * h)
+    # full: each layer's input, and one layer recomputed in the backward (eager)
+    test.assertEqual(act(full), layers * 2 * s * b * h + (s * b * h * 34 + 5 * a * s * s * b))
     d, z = payload(ddp, "envelope"), payload(zero3, "envelope")
     test.assertEqual(d["envelope_bytes"], full["envelope_bytes"])  # DDP replicates
     test.assertLess(z["envelope_bytes"], d["envelope_bytes"])       # ZeRO-3 shards
@@ -194,11 +195,12 @@ def check_image_generation(test, cells):
     comp = {c["name"]: c["bytes"] for c in env["components"]}
     test.assertEqual(comp["latents"], 4 * 4 * 128 * 128 * 2)
     test.assertEqual(comp["attention_scores"], 0)  # fused attention holds no scores
-    test.assertEqual(comp["vae_decode"], 4 * 1024 * 1024 * 2 * 2200)
+    # one image at InvokeAI's constant, the three more at 128 channels x 6 live tensors
+    test.assertEqual(comp["vae_decode"], 1024 * 1024 * 2 * 2200 + 3 * 1024 * 1024 * 2 * 128 * 6)
     test.assertEqual(env["envelope_bytes"],
                      2 * sum(published.values()) + comp["latents"] + comp["vae_decode"] + GIB)
     verdicts = {r["gpu"]: r["verdict"] for r in payload(offers, "candidates")["rows"]}
-    test.assertEqual(verdicts["RTX 4090"], "exclude")
+    test.assertNotEqual(verdicts["RTX 4090"], "exclude")  # 16.26 GiB within 23.99
     test.assertNotEqual(verdicts["H100 SXM"], "exclude")
     off = payload(offload, "envelope")
     test.assertEqual(off["weights_gpu_bytes"], 2 * published["unet"])  # the largest component

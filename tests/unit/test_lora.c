@@ -155,6 +155,65 @@ START_TEST(qlora_base_and_dequant_buffer)
 }
 END_TEST
 
+/* The phases of a training step, Llama-3.2-3B full finetune in bf16 at 4,096 x 2
+ * tokens (T = 8,192). Params by hand: the tied embedding 128,256 x 3,072 =
+ * 394,002,432; a layer q 9,437,184 + k, v 3,145,728 each + o 9,437,184 + gate,
+ * up, down 25,165,824 each + two norms 6,144 = 100,669,440, x 28 = 2,818,744,320;
+ * the final norm 3,072: 3,212,749,824. Weights and gradients 2 B each,
+ * 6,425,499,648 B; AdamW's two bf16 moments 12,850,999,296 B.
+ * Activations, sdpa, full checkpointing: the layers' inputs 28 x 2 x 8,192 x
+ * 3,072 = 1,409,286,144 B and one layer recomputed, 8,192 x (12 x 3,072 + 4 x
+ * 1,024 + 8 x 8,192) = 872,415,232 B: 2,281,701,376 B. The chunked loss: 8,192
+ * x 128,256 = 1,050,673,152 logits x 2 B + a chunk's 2 B / 8 = 2,364,014,592 B.
+ *   phase backward: 6,425,499,648 + 12,850,999,296 + 2,281,701,376 +
+ *     2,364,014,592 = 23,922,214,912 B
+ *   phase step: 6,425,499,648 + 12,850,999,296 + 6,425,499,648 = 25,701,998,592 B
+ * the envelope is the step; the plain sum 30,347,714,560 B stays beside. */
+START_TEST(training_step_phases)
+{
+    json_t *p, *ph;
+    const char *card = "format bf16\nlength 4096\nmicrobatch 2";
+    char cell[300];
+    model("llama-3.2-3b.json", "finetune");
+    snprintf(cell, sizeof cell,
+             "%s\nestimate training optimizer=adamw precision=bf16\nestimate activations "
+             "checkpointing=full attention=sdpa loss=chunked\nenvelope",
+             card);
+    run_ok(cell);
+    p = lastp();
+    ck_assert_str_eq(gets(p, "peak_basis"), "worst phase");
+    ck_assert_str_eq(gets(p, "worst_phase"), "step");
+    ck_assert_int_eq(geti(p, "envelope_bytes"), 25701998592LL);
+    ck_assert_int_eq(geti(p, "sum_bytes"), 30347714560LL);
+    ph = json_object_get(p, "phases");
+    ck_assert_int_eq(json_array_size(ph), 2);
+    /* in the order the components named them: the gradients first */
+    ck_assert_str_eq(gets(json_array_get(ph, 1), "name"), "backward");
+    ck_assert_int_eq(geti(json_array_get(ph, 1), "bytes"), 23922214912LL);
+    ck_assert_int_eq(geti(named(p, "activations"), "bytes"), 2281701376LL);
+    ck_assert_int_eq(geti(named(p, "logits"), "bytes"), 2364014592LL);
+    /* accumulated over micro-batches, the gradients stay through the next
+     * forward: no phase, the sum (the estimate follows the card's accumulation) */
+    run_ok("microbatch 2 accumulation=4\nenvelope");
+    ck_assert_str_eq(gets(lastp(), "peak_basis"), "sum");
+    ck_assert_int_eq(geti(lastp(), "envelope_bytes"), 30347714560LL);
+    /* in_backward: one gradient at a time, the tied embedding's 128,256 x 3,072
+     * x 2 B = 788,004,864 B, beside the activations: 6,425,499,648 +
+     * 12,850,999,296 + 788,004,864 + 2,281,701,376 + 2,364,014,592 =
+     * 24,710,219,776 B */
+    run_ok("microbatch 2\nestimate training optimizer=adamw precision=bf16 in_backward=yes\n"
+           "envelope");
+    ck_assert_int_eq(geti(named(lastp(), "gradients"), "bytes"), 788004864LL);
+    ck_assert_int_eq(geti(lastp(), "envelope_bytes"), 24710219776LL);
+    /* offload: the inputs in host memory, the recomputed layer on the GPU */
+    run_ok("estimate activations checkpointing=offload attention=sdpa loss=chunked");
+    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 872415232LL);
+    ck_assert_int_eq(run("estimate training in_backward=maybe"), VS_EVALUE);
+    model("llama-3.2-3b.json", "lora");
+    ck_assert_int_eq(run("estimate training lora rank=8 in_backward=yes"), VS_EVALUE);
+}
+END_TEST
+
 START_TEST(lora_refusals)
 {
     char cell[600];
@@ -188,6 +247,7 @@ int main(void)
     tcase_add_test(tc, moe_experts_at_their_own_size);
     tcase_add_test(tc, qlora_base_and_dequant_buffer);
     tcase_add_test(tc, lora_refusals);
+    tcase_add_test(tc, training_step_phases);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -181,9 +181,12 @@ END_TEST
 /* attention= decides whether the score matrix is kept: Llama-3.1-8B's shapes at
  * 4,096 tokens x 2, by hand. eager, checkpointing none: 32 x 4,096 x 2 x 4,096 x
  * (34 + 5 x 32 x 4,096 / 4,096) = 208,305,913,856 B; sdpa or flash keep 34 x s x b x h
- * per layer: 36,507,222,016 B. The loss's logits over a 128,256 vocabulary: 8,192 x
- * 128,256 x 4 = 4,202,692,608 B, or an eighth of it (rounded up: 525,336,576 B)
- * chunk by chunk. */
+ * per layer: 36,507,222,016 B. The loss's logits over a 128,256 vocabulary, 8,192 x
+ * 128,256 = 1,050,673,152 elements: unchunked, the float32 logits, their gradient
+ * and the 16-bit gradient, 10 B each = 10,506,731,520 B; in 8 chunks the 16-bit
+ * logits of all, 2,101,346,304 B, and one chunk's 16-bit gradient, 2,101,346,304 /
+ * 8 = 262,668,288 B: 2,364,014,592 B; in 3 chunks 2,101,346,304 + 700,448,768 =
+ * 2,801,795,072 B. */
 START_TEST(activations_attention_and_logits)
 {
     const char *shape = "length 4096\nmicrobatch 2\nestimate activations layers=32 hidden=4096 "
@@ -196,7 +199,7 @@ START_TEST(activations_attention_and_logits)
     ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
                      208305913856LL);
     ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     4202692608LL);
+                     10506731520LL);
     snprintf(line, sizeof line, "%s attention=sdpa", shape);
     run_ok(line);
     ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 0), "bytes"),
@@ -207,11 +210,11 @@ START_TEST(activations_attention_and_logits)
     ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
                      36507222016LL);
     ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     525336576LL);
+                     2364014592LL);
     snprintf(line, sizeof line, "%s attention=sdpa loss=chunked chunks=3", shape);
-    run_ok(line); /* 4,202,692,608 / 3 = 1,400,897,536 exactly */
+    run_ok(line);
     ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
-                     1400897536LL);
+                     2801795072LL);
     /* the card's engine's attention key is the default */
     run_ok("engine transformers attention=flash\nestimate activations layers=32 hidden=4096 "
            "heads=32");
@@ -252,18 +255,24 @@ START_TEST(estimate_kv_shapes_from_config)
     ck_assert_int_eq(geti(p, "bytes"), 1073741824LL); /* 2*32*8*128*2*8192 */
     ck_assert_int_eq(geti(json_object_get(p, "inputs"), "head_dim"), 128);
     TEXT_HAS(last(), "config.json");
-    /* and activations take layers/hidden/heads from it too */
+    /* and activations take their shapes from it too: a llama layer is counted
+     * from its own widths. Full checkpointing keeps each layer's input, 2 x 8,192
+     * x 4,096 x 32 layers = 2,147,483,648 B, and rematerialises one layer in the
+     * backward: 8,192 tokens x (12 x 4,096 + 4 x 1,024 (8 KV heads x 128) + 8 x
+     * 14,336) = 1,375,731,712 B, with eager attention's scores and softmax 4 x 32
+     * heads x 8,192^2 = 8,589,934,592 B: 12,113,149,952 B */
     run_ok("microbatch 1\nestimate activations checkpointing=full");
     p = lastp();
     ck_assert_str_eq(gets(p, "kind"), "components");
     ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
-                     2LL * 8192 * 1 * 4096 * 32);
-    /* and the config's vocabulary adds the loss's float32 logits: 8,192 tokens x
-     * 128,256 x 4 B */
+                     2147483648LL + 1375731712LL + 8589934592LL);
+    /* and the config's vocabulary adds the loss's logits: 8,192 tokens x 128,256 x
+     * 10 B (float32 logits, their gradient, the 16-bit gradient) */
     ck_assert_str_eq(gets(json_array_get(json_object_get(p, "components"), 1), "name"), "logits");
     ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     8192LL * 128256 * 4);
-    ck_assert_int_eq(geti(p, "total_bytes"), 2LL * 8192 * 4096 * 32 + 8192LL * 128256 * 4);
+                     8192LL * 128256 * 10);
+    ck_assert_int_eq(geti(p, "total_bytes"),
+                     2147483648LL + 1375731712LL + 8589934592LL + 8192LL * 128256 * 10);
     unlink(path);
     rmdir(dir);
 }
@@ -350,8 +359,18 @@ START_TEST(activations_modes_by_verb)
     TEXT_HAS(last(), "(34 + 5 x 32 heads x 2,048 / 4,096)");
     run_ok("estimate activations layers=32 hidden=4096 heads=32 checkpointing=selective");
     ck_assert_int_eq(geti(lastp(), "bytes"), 34LL * 2048 * 4096 * 32);
-    run_ok("estimate activations layers=32 hidden=4096 checkpointing=full");
-    ck_assert_int_eq(geti(lastp(), "bytes"), 2LL * 2048 * 4096 * 32);
+    /* full: each layer's input, 2 x 2,048 x 4,096 x 32 = 536,870,912 B, and one
+     * layer rematerialised in the backward, 956,301,312 B (its eager scores
+     * included), which needs the heads */
+    ck_assert_int_eq(run("estimate activations layers=32 hidden=4096 checkpointing=full"),
+                     VS_EVALUE);
+    run_ok("estimate activations layers=32 hidden=4096 heads=32 checkpointing=full");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 536870912LL + 956301312LL);
+    /* offload: the inputs in host memory, the one layer only */
+    run_ok("estimate activations layers=32 hidden=4096 heads=32 checkpointing=offload");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 956301312LL);
+    run_ok("estimate activations layers=32 hidden=4096 checkpointing=full attention=sdpa");
+    ck_assert_int_eq(geti(lastp(), "bytes"), 536870912LL + 34LL * 2048 * 4096);
     ck_assert_int_eq(run("estimate activations layers=32 hidden=4096 heads=32 checkpointing=some"),
                      VS_EVALUE);
 }

@@ -13,7 +13,8 @@ const char *const vs_estimate_activations_keys[] = {"layers",    "hidden", "head
 
 const vs_estimator_info vs_estimator_activations = {
     "activations", vs_estimate_activations_keys,
-    "estimate activations [layers=L] [hidden=H] [heads=A] [checkpointing=none|selective|full] "
+    "estimate activations [layers=L] [hidden=H] [heads=A] "
+    "[checkpointing=none|selective|full|offload] "
     "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]]",
     "saved activations per layer (Korthikanti et al. 2022)"};
 
@@ -25,9 +26,12 @@ int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *er
         *out = VS_CKPT_SELECTIVE;
     else if (!strcmp(name, "full"))
         *out = VS_CKPT_FULL;
+    else if (!strcmp(name, "offload"))
+        *out = VS_CKPT_OFFLOAD;
     else
         return vs_error_set(err, VS_EVALUE,
-                            "checkpointing must be none, selective or full, not '%s'", name);
+                            "checkpointing must be none, selective, full or offload, not '%s'",
+                            name);
     return 0;
 }
 
@@ -54,12 +58,24 @@ int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t 
                        vs_error *err)
 {
     const char *w = "the logits";
-    uint64_t v = tokens;
+    uint64_t tv = tokens, v;
     int rc;
-    if ((rc = vs_arith_mul(&v, vocab, w, err)) || (rc = vs_arith_mul(&v, 4, w, err)))
+    if ((rc = vs_arith_mul(&tv, vocab, w, err)))
         return rc;
-    if (chunks > 1)
-        v = v / chunks + (v % chunks != 0);
+    v = tv;
+    if (chunks > 1) {
+        /* the 16-bit logits of every chunk wait for the backward; the float32
+         * upcast and its gradient live inside one chunk's loss at a time, which
+         * hands the output layer a 16-bit gradient of its chunk */
+        uint64_t one = tv;
+        if ((rc = vs_arith_mul(&v, 2, w, err)) || (rc = vs_arith_mul(&one, 2, w, err)))
+            return rc;
+        if ((rc = vs_arith_add(&v, vs_arith_ceil_div(one, chunks), w, err)))
+            return rc;
+    } else if ((rc = vs_arith_mul(&v, 10, w, err))) {
+        /* float32 logits 4 B + their gradient 4 B + the 16-bit gradient 2 B */
+        return rc;
+    }
     *out = v;
     return 0;
 }
@@ -71,6 +87,8 @@ const char *vs_checkpointing_name(vs_checkpointing mode)
         return "selective";
     case VS_CKPT_FULL:
         return "full";
+    case VS_CKPT_OFFLOAD:
+        return "offload";
     default:
         return "none";
     }
@@ -108,5 +126,76 @@ int vs_estimate_activations(uint64_t *out, uint64_t layers, uint64_t hidden, uin
     if ((rc = vs_arith_mul(&per_layer, layers, w, err)))
         return rc;
     *out = per_layer;
+    return 0;
+}
+
+int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
+                                   vs_attention attn, vs_error *err)
+{
+    const char *w = "the activations";
+    uint64_t t = s->length, per, scores = 0, width, input;
+    int gated = s->kv_width && s->intermediate, rc;
+    vs_act_est e;
+    memset(&e, 0, sizeof e);
+    if ((rc = vs_arith_mul(&t, s->microbatch, w, err)))
+        return rc;
+    if (gated) {
+        /* bytes per token of 16-bit tensors autograd saves in a Llama layer:
+         * attention norm in and out 2h + 2h, q 2h, k and v 2 kv each, the
+         * attention output 2h (o_proj's input); MLP norm in and out 2h + 2h;
+         * gate and up 2i each (silu's and the product's inputs), silu(gate) 2i
+         * and the product 2i (down's input) */
+        uint64_t a = s->hidden, b = s->kv_width, c = s->intermediate;
+        if ((rc = vs_arith_mul(&a, 12, w, err)) || (rc = vs_arith_mul(&b, 4, w, err)) ||
+            (rc = vs_arith_mul(&c, 8, w, err)) || (rc = vs_arith_add(&a, b, w, err)) ||
+            (rc = vs_arith_add(&a, c, w, err)))
+            return rc;
+        width = a;
+    } else {
+        width = s->hidden;
+        if ((rc = vs_arith_mul(&width, 34, w, err)))
+            return rc;
+    }
+    per = t;
+    if ((rc = vs_arith_mul(&per, width, w, err)))
+        return rc;
+    if (attn == VS_ATTN_EAGER) {
+        /* the a x s x s scores and their softmax, 2 B each (and Korthikanti's
+         * 1-byte dropout mask where the layer has dropout) */
+        scores = gated ? 4 : 5;
+        if ((rc = vs_arith_mul(&scores, s->heads, w, err)) ||
+            (rc = vs_arith_mul(&scores, s->length, w, err)) ||
+            (rc = vs_arith_mul(&scores, s->length, w, err)) ||
+            (rc = vs_arith_mul(&scores, s->microbatch, w, err)))
+            return rc;
+    }
+    if ((rc = vs_arith_add(&per, scores, w, err)))
+        return rc;
+    e.per_layer = per;
+    input = t;
+    if ((rc = vs_arith_mul(&input, s->hidden, w, err)) || (rc = vs_arith_mul(&input, 2, w, err)))
+        return rc;
+    switch (mode) {
+    case VS_CKPT_NONE:
+        e.kept = per;
+        break;
+    case VS_CKPT_SELECTIVE:
+        e.kept = per - scores;
+        break;
+    case VS_CKPT_FULL:
+        e.kept = input;
+        e.recompute = per;
+        break;
+    case VS_CKPT_OFFLOAD:
+        e.kept = 0;
+        e.recompute = per;
+        break;
+    }
+    if ((rc = vs_arith_mul(&e.kept, s->layers, w, err)))
+        return rc;
+    e.total = e.kept;
+    if ((rc = vs_arith_add(&e.total, e.recompute, w, err)))
+        return rc;
+    *out = e;
     return 0;
 }

@@ -7,13 +7,14 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_training_keys[] = {"optimizer", "precision", "trainable", "component",
-                                                 "rank",      "targets",   "alpha",     NULL};
+const char *const vs_estimate_training_keys[] = {"optimizer", "precision",   "trainable",
+                                                 "component", "rank",        "targets",
+                                                 "alpha",     "in_backward", NULL};
 
 const vs_estimator_info vs_estimator_training = {
     "training", vs_estimate_training_keys,
     "estimate training [lora rank=R [targets=all-linear|q,k,v,o,gate,up,down] [alpha=A]] "
-    "[optimizer=adamw] [precision=mixed] [trainable=N] [component=NAME]",
+    "[optimizer=adamw] [precision=mixed] [trainable=N] [component=NAME] [in_backward=yes]",
     "gradients, master copy and optimizer state per trainable parameter (ZeRO)"};
 
 int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const char *precision,
