@@ -857,6 +857,15 @@ START_TEST(plain_words_name_schemes)
     run_ok("format int4\nweights");
     ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 8030261248ull / 2);
     ck_assert_str_eq(gets(lastp(), "basis"), "params x bits / 8");
+    /* a plain word's scheme follows the engine as a named scheme does: nf4
+     * (test_lora's 5,702,540,160 B) under vLLM, whose loader undoes the double
+     * quantisation (vllm_undoes_double_quant's difference) */
+    run_ok("format nf4\nweights");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 5702540160ull);
+    run_ok("engine vllm\nweights");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 5702540160ull + 109051904ull * 4 -
+                                                       (109051904ull + 425984ull * 4 + 224 * 4) -
+                                                       224ull * 256 * 4);
 }
 END_TEST
 
