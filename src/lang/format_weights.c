@@ -64,11 +64,12 @@ int vs_format_weights_of(const json_t *sheet, const char *word, const vs_format_
                             "`%s` needs the card's parameter count (`model NAME params=COUNT` or "
                             "config=PATH)",
                             word);
-    /* nf4 over a tensor list: bitsandbytes' layout, as `format nf4` sums it */
+    /* nf4, int8, fp8 over a tensor list: the loader's layout, as `format` sums it */
     if (vs_quant_from_plain(&q, word) == 0 &&
         json_is_string(json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "config"))) {
         out->bits = q.bits;
-        snprintf(out->basis, sizeof out->basis, "tensor by tensor, as bitsandbytes keeps it");
+        snprintf(out->basis, sizeof out->basis, "tensor by tensor, as %s keeps it",
+                 vs_quant_plain_keeper(&q));
         return vs_quant_format_bytes(sheet, &q, &out->bytes, err);
     }
     /* a plain width, bits=N */

@@ -499,13 +499,13 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *a, *kb = vs_line_pair(line, "bits"), *kg = vs_line_pair(line, "group"),
                      *kk = vs_line_pair(line, "block");
     json_t *sheet;
-    char name[64], word[32];
+    char name[64], word[32], kept[200], kept_rows[480];
     vs_buf head = VS_BUF_INIT;
     unsigned bits = 0;
     vs_vocab_format f;
     uint64_t n = 0, group = 0, block = 0;
     int rc, had_files = 0, is_quant = 0, is_lq = 0;
-    const char *notes[3] = {NULL};
+    const char *notes[4] = {NULL};
     size_t nn = 0, k;
     vs_quant q;
 
@@ -588,10 +588,10 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
             had_files = 0;
     } else if (a && !is_quant && !is_lq && vs_quant_from_plain(&q, name) == 0 &&
                !json_is_object(json_object_get(sheet, "weights_files"))) {
-        /* nf4 is bitsandbytes' 4-bit NormalFloat: Linear layers only, the
-         * embeddings, lm_head and norms kept in 16 bits (transformers'
-         * Bnb4BitHfQuantizer, get_keys_to_not_convert); over the tensor list
-         * when the card has one */
+        /* nf4 and int8 as bitsandbytes, fp8 as vLLM's online Fp8LinearMethod:
+         * Linear layers only, the embeddings, lm_head and norms kept in 16
+         * bits (model/quant.h vs_quant_from_plain); over the tensor list when
+         * the card has one */
         if ((rc = vs_quant_apply_format(sheet, &q, err)) < 0)
             return vs_arg_error(a, err, rc);
         if (rc == 0) {
@@ -601,9 +601,9 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
                 return rc;
             had_files = 0;
             is_quant = 1;
-            notes[nn++] = "nf4 as bitsandbytes stores it, over the tensor list: Linear layers in "
-                          "4 bits with double-quantised absmax, the embeddings, lm_head and norms "
-                          "in 16 bits (`weights` lists them)";
+            snprintf(kept, sizeof kept, "%s as %s, over the tensor list: the Linear layers only",
+                     name, vs_quant_plain_keeper(&q));
+            notes[nn++] = kept;
         }
     } else if (is_lq && !json_is_object(json_object_get(sheet, "weights_files"))) {
         if ((rc = llamacpp_tally(sheet, name, err)) < 0)
@@ -614,6 +614,8 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         else
             had_files = 0;
     }
+    if (is_quant && nn < 2 && vs_quant_kept_line(sheet, kept_rows, sizeof kept_rows))
+        notes[nn++] = kept_rows;
     if (!nn && !is_quant && !is_lq && vs_envelope_format_quant_note(bits))
         notes[nn++] = vs_envelope_format_quant_note(bits);
     if (had_files)

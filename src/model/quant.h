@@ -110,11 +110,18 @@ int vs_quant_from_config(vs_quant *q, const json_t *cfg, vs_error *err);
 int vs_quant_from_format(vs_quant *q, const char *word, uint64_t bits, uint64_t group,
                          uint64_t block, const char *dense_dtype, vs_error *err);
 
-/* `nf4`, a plain width whose word names bitsandbytes' 4-bit NormalFloat: on a
- * card with a tensor list `format`, `formats` and `fit formats=` sum it as
- * bitsandbytes stores it (the Linear layers only), double quantisation on as
- * QLoRA sets it. 0 with q set; 1 for any other word. */
+/* `nf4`, `int8` and `fp8`, plain widths whose words name the schemes people
+ * run: on a card with a tensor list `format`, `formats` and `fit formats=`
+ * sum them as the loader stores them, the Linear layers only — nf4 as
+ * bitsandbytes with double quantisation (as QLoRA sets it), int8 as
+ * bitsandbytes' LLM.int8 (a float32 scale per row), fp8 as vLLM's online
+ * Fp8LinearMethod (a float32 scale per tensor). 0 with q set; 1 for any
+ * other word (int4, fp4 stay plain widths). */
 int vs_quant_from_plain(vs_quant *q, const char *word);
+
+/* Whose layout a plain word's scheme follows and what it stores ("bitsandbytes'
+ * LLM.int8 (int8, a float32 scale per row)"), for the words that say so. */
+const char *vs_quant_plain_keeper(const vs_quant *q);
 
 /* The card's format string of q ("gptq bits=4 group=128", "mxfp4", "fp8 block=128"). */
 const char *vs_quant_format_name(const vs_quant *q, char *out, size_t cap);
@@ -143,6 +150,11 @@ int vs_quant_apply_format(json_t *sheet, const vs_quant *q, vs_error *err);
  * the tally's bytes over the card's tensor list, under the card's engine.
  * VS_EVALUE when the card has no config.json. */
 int vs_quant_format_bytes(const json_t *sheet, const vs_quant *q, uint64_t *bytes, vs_error *err);
+
+/* The tensors the card's tally keeps unquantised, a line for `format`:
+ * "kept unquantised: PATTERN (DTYPE) BYTES B, ...; TOTAL B in all".
+ * NULL when the card's weights are no tally. */
+const char *vs_quant_kept_line(const json_t *sheet, char *out, size_t cap);
 
 /* After `engine NAME`: the card's weights, when they are a tally (from the
  * quantization_config or a scheme named by `format`), summed again as the new

@@ -143,6 +143,9 @@ static int quant_of_format(vs_quant *q, const char *fmt, const char *dense, vs_e
         group = strtoull(p + 7, NULL, 10);
     if ((p = strstr(fmt, " block=")))
         block = strtoull(p + 7, NULL, 10);
+    /* nf4, int8, fp8: the plain words' schemes, as `format` summed them */
+    if (!strcmp(fmt, word) && vs_quant_from_plain(q, word) == 0)
+        return 0;
     if (!strcmp(word, "fp8") && !block)
         return 1; /* fp8 channel / tensor come from a config only */
     return vs_quant_from_format(q, word, bits, group, block, dense, err);
@@ -182,4 +185,43 @@ int vs_quant_follow_engine(json_t *sheet, uint64_t *before, uint64_t *after, vs_
     if (json_object_set_new(sheet, "weights_files", nwf))
         return vs_error_oom(err);
     return *before != *after;
+}
+
+const char *vs_quant_kept_line(const json_t *sheet, char *out, size_t cap)
+{
+    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *other = json_object_get(wf, "other_dtype"), *r;
+    size_t i, o, shown = 0;
+    uint64_t rest = 0, total = 0;
+    char g[32];
+    if (!json_is_string(json_object_get(wf, "scheme")) || !json_is_array(other) || !cap)
+        return NULL;
+    o = (size_t)snprintf(out, cap, "kept unquantised:");
+    json_array_foreach(other, i, r)
+    {
+        uint64_t b = (uint64_t)json_integer_value(json_object_get(r, "bytes"));
+        total += b;
+        /* the first rows by name (embeddings, lm_head, norms); the rest summed */
+        if (shown < 4 && o < cap) {
+            vs_units_grouped(g, sizeof g, b);
+            o += (size_t)snprintf(out + o, cap - o, "%s %s (%s) %s B", shown ? "," : "",
+                                  json_string_value(json_object_get(r, "pattern")),
+                                  json_string_value(json_object_get(r, "dtype")), g);
+            shown++;
+        } else {
+            rest += b;
+        }
+    }
+    if (!shown)
+        return NULL;
+    if (rest && o < cap) {
+        vs_units_grouped(g, sizeof g, rest);
+        o += (size_t)snprintf(out + o, cap - o, ", %zu more rows %s B",
+                              json_array_size(other) - shown, g);
+    }
+    if (o < cap) {
+        vs_units_grouped(g, sizeof g, total);
+        snprintf(out + o, cap - o, "; %s B in all (`weights` lists them)", g);
+    }
+    return out;
 }

@@ -335,8 +335,39 @@ const char *vs_quant_format_name(const vs_quant *q, char *out, size_t cap)
 
 int vs_quant_from_plain(vs_quant *q, const char *word)
 {
-    if (!word || strcmp(word, "nf4") || vs_quant_from_format(q, "bnb-nf4", 0, 0, 0, NULL, NULL))
+    if (!word)
         return 1;
-    q->double_quant = 1;
-    return 0;
+    /* bitsandbytes nf4 with double quantisation, as QLoRA sets it */
+    if (!strcmp(word, "nf4") && !vs_quant_from_format(q, "bnb-nf4", 0, 0, 0, NULL, NULL)) {
+        q->double_quant = 1;
+        return 0;
+    }
+    /* LLM.int8: Int8Params._quantize keeps CB (int8 [out, in]) and SCB, the
+     * float32 absmax of each row (int8_vectorwise_quant), bitsandbytes
+     * nn/modules.py at 20e1677d */
+    if (!strcmp(word, "int8"))
+        return vs_quant_from_format(q, "bnb-int8", 0, 0, 0, NULL, NULL) ? 1 : 0;
+    /* vLLM's online fp8 (a 16-bit checkpoint, quantization=fp8):
+     * Fp8LinearMethod.process_weights_after_loading quantises each weight with
+     * ops.scaled_fp8_quant(layer.weight, scale=None), one float32 scale per
+     * tensor and no input scale (vllm/model_executor/layers/quantization/fp8.py
+     * at 0071b24b) */
+    if (!strcmp(word, "fp8")) {
+        memset(q, 0, sizeof *q);
+        dense_dtype(q, NULL);
+        q->method = VS_QUANT_FP8;
+        q->bits = 8;
+        q->scale = VS_QUANT_SCALE_TENSOR;
+        return 0;
+    }
+    return 1;
+}
+
+const char *vs_quant_plain_keeper(const vs_quant *q)
+{
+    if (q->method == VS_QUANT_FP8)
+        return "vLLM's online Fp8LinearMethod (fp8 e4m3, a float32 scale per tensor)";
+    if (q->bits == 8)
+        return "bitsandbytes' LLM.int8 (int8, a float32 scale per row)";
+    return "bitsandbytes (nf4 two a byte, double-quantised absmax)";
 }

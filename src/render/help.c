@@ -109,11 +109,17 @@ static void put_formats(vs_buf *t, vs_buf *h, json_t *list)
         cells[1] = "";
         cells[2] = bits;
         cells[3] = bpw;
-        /* nf4 names bitsandbytes' layout wherever the card has a tensor list
-         * (model/quant.h vs_quant_from_plain) */
+        /* nf4, int8 and fp8 name the loaders' layouts wherever the card has a
+         * tensor list (model/quant.h vs_quant_from_plain) */
         cells[4] = (vs_vocab_format)i == VS_FORMAT_NF4
                        ? "with a tensor list as bnb-nf4 (double quant): embeddings, lm_head, "
                          "norms; without one nothing"
+                   : (vs_vocab_format)i == VS_FORMAT_INT8
+                       ? "with a tensor list as bnb-int8 (LLM.int8, an fp32 scale per row): "
+                         "embeddings, lm_head, norms; without one nothing"
+                   : (vs_vocab_format)i == VS_FORMAT_FP8
+                       ? "with a tensor list as vLLM's online fp8 (an fp32 scale per tensor): "
+                         "embeddings, lm_head, norms, MoE routers; without one nothing"
                        : "nothing: every parameter at this width";
         cells[5] = "plain width";
         vs_table_add_row(table, cells);

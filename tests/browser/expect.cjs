@@ -57,7 +57,7 @@ const EXPECTS = {
     { text: ['70,553,706,496 params'] },                                    // card from config.json
     { text: ['40.00 GiB', 'kv_cache', 'KV heads per GPU: full layers 4 of 8'], table: true },  // placement, KV
     { text: ['GPU offer: L40S'], table: true },                             // offers
-    { text: ['7.77x', '254,464', 'bf16 no (pool 5.97 GiB, 1.19x)'], table: true },  // engine, fit
+    { text: ['7.57x', '248,032', 'bf16 no (pool 5.97 GiB, 1.19x)'], table: true },  // engine, fit
     { text: ['H100 SXM', 'L40S', 'exclude', 'to-confirm'], table: true },   // candidates
     { text: ['imported 7 measurement(s)', 'vllm.kv_cache_memory'], table: true },  // log
     { text: ['covers', 'vllm.model_weights'], table: true },                // compare

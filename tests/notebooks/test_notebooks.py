@@ -240,7 +240,8 @@ def prepare_pipelines():
 
 def check_engines(test, cells):
     """Llama-3.1-70B-Instruct (its public config.json: 80 layers, 8 KV heads of 128,
-    70,553,706,496 parameters) in fp8 under vLLM, tensor parallel 2; by hand below."""
+    70,553,706,496 parameters) in fp8 under vLLM, tensor parallel 2; by hand below,
+    the tensor list summed here."""
     card, kv, offers, engine, candidates, evidence, compare, refit, commits = cells
     test.assertIn("KV heads per GPU: full layers 4 of 8", text_of(kv))
     test.assertIn("gpu_memory_utilization", text_of(engine))
@@ -251,20 +252,34 @@ def check_engines(test, cells):
     fit = {r["gpu"]: r for r in payload(engine, "fit")["rows"]}
     test.assertEqual(list(fit), ["H100 SXM", "H200", "A100 80GB", "L40S"])
     h100 = fit["H100 SXM"]
-    # budget ceil(85,520,809,984 x 0.9) = 76,968,728,986; fp8 weights per GPU
-    # 70,553,706,496 / 2 = 35,276,853,248; pool 41,691,875,738; page 2 x 16 x 4 x
-    # 128 x 2 = 32,768 B a layer: 41,691,875,738 // 32,768 // 80 = 15,904 blocks,
-    # 254,464 tokens; a request of 32,768 tokens is 2,048 blocks: 7.765625x
+    # fp8 is vLLM's online Fp8LinearMethod over the tensor list: per layer q and o
+    # 8,192 x 8,192, k and v 1,024 x 8,192, gate, up and down 28,672 x 8,192 =
+    # 855,638,016 fp8 bytes and 7 float32 scales; embed_tokens and lm_head in bf16
+    # (128,256 a multiple of 64, so vLLM pads nothing); 161 norms of 8,192 in bf16
+    # stay whole on each GPU, the rest is split in two
+    linear = 80 * (2 * 8192 * 8192 + 2 * 1024 * 8192 + 3 * 28672 * 8192)
+    test.assertEqual(linear, 68451041280)
+    norms = (2 * 80 + 1) * 8192 * 2
+    whole = linear + 80 * 7 * 4 + 2 * 128256 * 8192 * 2 + norms
+    test.assertEqual(whole, 72656373952)
+    per_gpu = norms + (whole - norms + 1) // 2
+    test.assertEqual(per_gpu, 36329505888)
+    # budget ceil(85,520,809,984 x 0.9) = 76,968,728,986; pool 40,639,223,098;
+    # page 2 x 16 x 4 x 128 x 2 = 32,768 B a layer: 40,639,223,098 // 32,768 // 80
+    # = 15,502 blocks, 248,032 tokens; a request of 32,768 tokens is 2,048 blocks:
+    # 7.5693359375x
     test.assertEqual(h100["budget_bytes"], 76968728986)
-    test.assertEqual(h100["non_kv_bytes"], 35276853248)
-    test.assertEqual(h100["blocks"], 15904)
-    test.assertEqual(h100["kv_tokens"], 15904 * 16)
-    test.assertAlmostEqual(float(h100["max_concurrency"]), 15904 / 2048, places=9)
+    test.assertEqual(h100["non_kv_bytes"], per_gpu)
+    test.assertEqual(h100["blocks"], (76968728986 - per_gpu) // 32768 // 80)
+    test.assertEqual(h100["blocks"], 15502)
+    test.assertEqual(h100["kv_tokens"], 15502 * 16)
+    test.assertAlmostEqual(float(h100["max_concurrency"]), 15502 / 2048, places=9)
     test.assertTrue(h100["upper_bound"])
     test.assertEqual(h100["verdict"], "to-confirm")
-    # L40S: ceil(48,305,799,168 x 0.9) = 43,475,219,252 - 35,276,853,248 leaves
-    # 8,198,366,004 B: 3,127 blocks, 1.53 requests of 32,768 < 4
-    test.assertEqual(fit["L40S"]["blocks"], 8198366004 // 32768 // 80)
+    # L40S: ceil(48,305,799,168 x 0.9) = 43,475,219,252 - 36,329,505,888 leaves
+    # 7,145,713,364 B: 2,725 blocks, 1.33 requests of 32,768 < 4
+    test.assertEqual(fit["L40S"]["blocks"], (43475219252 - per_gpu) // 32768 // 80)
+    test.assertEqual(fit["L40S"]["blocks"], 2725)
     test.assertEqual(fit["L40S"]["verdict"], "exclude")
     # bf16 weights (70,553,706,496 B per GPU) leave an H100 1.19 requests
     bf16 = [f for f in h100["formats"] if f["format"] == "bf16"][0]

@@ -824,6 +824,51 @@ START_TEST(vllm_marlin_drops_zeros_and_g_idx)
 }
 END_TEST
 
+/* Without a quantization_config the plain words nf4, int8 and fp8 name the
+ * schemes people run; int4 and fp4 stay widths. Llama-3.1-8B's tensor list,
+ * by hand: per layer q and o 4,096 x 4,096, k and v 1,024 x 4,096, gate and up
+ * 14,336 x 4,096, down 4,096 x 14,336 = 218,103,808 Linear values in 7
+ * matrices with 43,008 output rows; x 32 layers = 6,979,321,856 values, 224
+ * matrices, 1,376,256 rows. Kept in bf16: embed_tokens and lm_head 2 x 128,256
+ * x 4,096 x 2 = 2,101,346,304 B and 65 norms of 4,096 x 2 = 532,480 B.
+ * fp8 (vLLM's online Fp8LinearMethod): a byte a value and a float32 scale per
+ * matrix, 224 x 4 = 896 B. int8 (bitsandbytes LLM.int8): a byte a value and a
+ * float32 SCB per row, 1,376,256 x 4 = 5,505,024 B. int4: 8,030,261,248
+ * parameters x 4 bits. */
+START_TEST(plain_words_name_schemes)
+{
+    char cell[400];
+    const ull kept = 2101346304ull + 532480ull, linear = 6979321856ull;
+    snprintf(cell, sizeof cell, "model m config=%s/llama-3.1-8b.json\nformat fp8\nweights",
+             VS_MODEL_CONFIGS);
+    run_ok(cell);
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), linear + 224ull * 4 + kept);
+    ck_assert_str_eq(gets(lastp(), "basis"), "tensor list");
+    /* one vocabulary: `formats fp8` gives the same bytes */
+    run_ok("gpu \"H100 SXM\"\nlength 4096\nformats fp8");
+    ck_assert_uint_eq(
+        (ull)geti(json_array_get(json_object_get(lastp(), "rows"), 0), "weights_bytes"),
+        linear + 224ull * 4 + kept);
+    /* vLLM pads the 128,256-token vocabulary to 64 rows: already a multiple */
+    run_ok("engine vllm\nweights");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), linear + 224ull * 4 + kept);
+    run_ok("engine none\nformat int8\nweights");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), linear + 1376256ull * 4 + kept);
+    run_ok("format int4\nweights");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 8030261248ull / 2);
+    ck_assert_str_eq(gets(lastp(), "basis"), "params x bits / 8");
+    /* a plain word's scheme follows the engine as a named scheme does: nf4
+     * (test_lora's 5,702,540,160 B) under vLLM, whose loader undoes the double
+     * quantisation (vllm_undoes_double_quant's difference) */
+    run_ok("format nf4\nweights");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 5702540160ull);
+    run_ok("engine vllm\nweights");
+    ck_assert_uint_eq((ull)geti(lastp(), "bytes"), 5702540160ull + 109051904ull * 4 -
+                                                       (109051904ull + 425984ull * 4 + 224 * 4) -
+                                                       224ull * 256 * 4);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quant");
@@ -851,6 +896,7 @@ int main(void)
     tcase_add_test(tc, vllm_pads_the_vocabulary);
     tcase_add_test(tc, vllm_undoes_double_quant);
     tcase_add_test(tc, vllm_marlin_drops_zeros_and_g_idx);
+    tcase_add_test(tc, plain_words_name_schemes);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
