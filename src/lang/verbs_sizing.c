@@ -25,12 +25,14 @@
  * whose figure depends on the placement (or, later, the engine) lists
  * {"placement", NULL}; estimate kv reads {"placement.tp", NULL}, the tensor
  * ways alone (under tensor parallelism a GPU holds ceil(kv_heads / tp) heads,
- * which the envelope's split by class cannot say; ZeRO or DDP change nothing). */
+ * which the envelope's split by class cannot say; ZeRO or DDP change nothing),
+ * and the engine, whose pages, cells and cache types the component is. */
 static const vs_derived_read kv_reads[] = {
     {"length", NULL},
     {"concurrency", NULL},
     {"arch", "layers,kv_heads,head_dim"},
     {"placement.tp", NULL}, /* tensor parallel: the KV heads each GPU holds */
+    {"engine", NULL},       /* under an engine, what it allocates (its keys, its release) */
     {NULL, NULL}};
 static const vs_derived_read training_reads[] = {
     {"params", "trainable"}, {"task", NULL}, {"arch", "trainable"}, {NULL, NULL}};
