@@ -180,6 +180,19 @@ START_TEST(vllm_fp8_blocks)
 }
 END_TEST
 
+/* SGLang's pool of tokens (no block padding) at kv_cache_dtype=fp8_e4m3, 1 byte a
+ * value: Llama-3.1-8B at 1,000 x 3 takes 2 x 32 x 8 x 128 x 1 B x 3,000 =
+ * 196,608,000 B, half the model-level fp16 figure (393,216,000 B). */
+START_TEST(sglang_token_pool)
+{
+    long long w;
+    run_model("llama-3.1-8b.json", "length 1000\nconcurrency 3\nestimate kv");
+    w = candidates_envelope() - 393216000LL;
+    run_ok("engine sglang kv_cache_dtype=fp8_e4m3");
+    one_answer(196608000LL, w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("kv_engine");
@@ -188,6 +201,7 @@ static Suite *suite(void)
     tcase_add_test(t, llamacpp_q8_0_cache);
     tcase_add_test(t, gemma3_sliding_under_llamacpp);
     tcase_add_test(t, vllm_fp8_blocks);
+    tcase_add_test(t, sglang_token_pool);
     suite_add_tcase(s, t);
     return s;
 }
