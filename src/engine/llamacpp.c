@@ -409,7 +409,7 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     }
     snprintf(out->rule, sizeof out->rule,
              "%llu cells (-c %llu over parallel %llu padded to 256%s)%s, K %s V %s: %s MiB on "
-             "the GPU%s",
+             "the GPU%s (llama.cpp at " VS_LLAMACPP_COMMIT ")",
              (unsigned long long)cells, (unsigned long long)total, (unsigned long long)par,
              c.unified ? ", one unified stream" : " per stream", sw,
              vs_engine_get(e, "cache_type_k")->word, vs_engine_get(e, "cache_type_v")->word, need,

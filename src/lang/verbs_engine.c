@@ -569,6 +569,8 @@ done:
 static const char engine_help[] =
     "Declares the runtime the card runs under (card.engine: its name and the keys as "
     "written); `engine` alone shows it with every default and its source. "
+    "Under it, an `estimate kv` component is what this engine allocates (its pages or cells, "
+    "padding and cache types, as `fit` counts them), re-estimated by every engine line. "
     "The engine's runtime items (non_torch, activation_peak, cuda_graphs; under vllm a "
     "multimodal model's encoder_profile too) become components, "
     "unknown until a `reserve` or a measurement of that name fills them (`reserve cuda_graphs "

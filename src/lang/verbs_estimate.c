@@ -191,15 +191,16 @@ static void kv_group_formula(vs_buf *b, const vs_kv_group *g, const vs_kv_group_
 
 int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
-    uint64_t len, conc, bytes, per_gpu = 0, per_token = 0, enc = 0;
-    int rc, from_arch = 0, have_enc = 0, cross = 0, uniform;
+    uint64_t len, conc, bytes, per_gpu = 0, per_token = 0, enc = 0, model_bytes;
+    int rc, from_arch = 0, have_enc = 0, cross = 0, uniform, under;
     const vs_arg *dt = vs_line_pair(line, "dtype"), *nm = vs_line_pair(line, "name");
     const char *dtype = dt ? dt->value : "fp16", *name = nm ? nm->value : "kv_cache", *missing;
     unsigned bits;
     char per[32], gb[40], gtp[40];
-    vs_buf src = VS_BUF_INIT, skipped = VS_BUF_INIT, tpnote = VS_BUF_INIT;
+    vs_buf src = VS_BUF_INIT, skipped = VS_BUF_INIT, tpnote = VS_BUF_INIT, esrc = VS_BUF_INIT,
+           enote = VS_BUF_INIT;
     json_t *sk = json_array(), *inputs = NULL, *groups = NULL;
-    const char *notes[6] = {NULL};
+    const char *notes[8] = {NULL};
     size_t nn = 0, i;
     vs_kv_layout l;
     vs_kv_dims d;
@@ -287,10 +288,29 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
         rc = vs_error_oom(err);
         goto done;
     }
-    if ((rc = vs_verbs_estimate_store(sheet, name, bytes, vs_buf_str(&src), VS_CLASS_KV_CACHE,
-                                      &skipped, sk, err)) < 0)
+    /* under an engine the component is what that engine allocates, by the rule
+     * fit uses: one figure for envelope, candidates, the records and fit */
+    model_bytes = bytes;
+    if ((rc = vs_verbs_estimate_kv_engine(sheet, &l, d.tp, &bytes, &esrc, err)) < 0)
         goto done;
-    if (uniform)
+    under = rc == 1;
+    if ((rc = vs_verbs_estimate_store(sheet, name, bytes, vs_buf_str(under ? &esrc : &src),
+                                      VS_CLASS_KV_CACHE, &skipped, sk, err)) < 0)
+        goto done;
+    if (under) {
+        grouped(gb, sizeof gb, model_bytes);
+        vs_buf_printf(&enote,
+                      "the KV cache as the card's engine allocates it, by the rule fit uses "
+                      "(`engine` without it: the model-level estimate); the model's own layout "
+                      "would need %s B: %s",
+                      gb, vs_buf_str(&src));
+        if (dt)
+            vs_buf_printf(&enote,
+                          "; dtype=%s on the line gives way to the engine's cache type "
+                          "(its keys: `help engine`)",
+                          dtype);
+        notes[nn++] = vs_buf_str(&enote);
+    } else if (uniform)
         notes[nn++] =
             "keys and values of every layer for every token kept: GQA and MQA through "
             "kv_heads; the cache dtype, not the weights' format, sets the bytes per value";
@@ -320,6 +340,13 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
         (int)bits, "length", (json_int_t)len, "concurrency", (json_int_t)conc, "encoder_length",
         cross ? json_integer((json_int_t)(enc ? enc : len)) : json_null(), "tp", (json_int_t)d.tp,
         "groups", groups, "bytes_per_token", (json_int_t)per_token, "skipped", sk);
+    if (inputs && under &&
+        (json_object_set_new(inputs, "engine",
+                             json_copy(json_object_get(vs_sheet_card(sheet), "engine"))) < 0 ||
+         json_object_set_new(inputs, "model_bytes", json_integer((json_int_t)model_bytes)) < 0)) {
+        json_decref(inputs);
+        inputs = NULL;
+    }
     {
         const char *names[1] = {name};
         vs_buf head = VS_BUF_INIT;
@@ -327,7 +354,7 @@ int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_err
                             ? vs_json_object_of("estimate_bytes", json_integer((json_int_t)bytes),
                                                 (const char *)NULL)
                             : NULL;
-        vs_render_estimate_kv_headline(&head, vs_buf_str(&src));
+        vs_render_estimate_kv_headline(&head, vs_buf_str(under ? &esrc : &src));
         rc = vs_buf_failed(&head)
                  ? vs_error_oom(err)
                  : vs_verb_emit(ctx,
@@ -340,6 +367,8 @@ done:
     vs_buf_free(&src);
     vs_buf_free(&skipped);
     vs_buf_free(&tpnote);
+    vs_buf_free(&esrc);
+    vs_buf_free(&enote);
     json_decref(groups);
     json_decref(sk);
     return rc;

@@ -10,6 +10,7 @@
 
 #include "lang/verb.h"
 #include "sheet/estimate.h"
+#include "sheet/kvlayout.h"
 #include "sheet/vocab.h"
 #include "util/buf.h"
 
@@ -66,5 +67,15 @@ int vs_verbs_estimate_lora(const vs_line *line, const json_t *sheet, vs_lora_est
  * linear weights) and dequant_buffer (the largest linear layer in bf16). */
 int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *skipped,
                                  json_t *skipped_list, vs_error *err);
+
+/* estimate kv under the card's engine (any but none): the KV cache that engine
+ * allocates for the card's length and concurrency on layout, by the rule `fit`
+ * uses (the engine's kv callback: pages, cells, padding, its cache dtype), times
+ * tp GPUs, into *bytes, and its source (the engine, its keys, its release, the
+ * rule with its figures) appended to source: 1. 0 when the card has no engine
+ * (the model-level estimate stands), or a negative error (the engine's rule
+ * refuses the card). verbs_estimate_kv_engine.c. */
+int vs_verbs_estimate_kv_engine(const json_t *sheet, const vs_kv_layout *layout, uint64_t tp,
+                                uint64_t *bytes, vs_buf *source, vs_error *err);
 
 #endif

@@ -25,12 +25,14 @@
  * whose figure depends on the placement (or, later, the engine) lists
  * {"placement", NULL}; estimate kv reads {"placement.tp", NULL}, the tensor
  * ways alone (under tensor parallelism a GPU holds ceil(kv_heads / tp) heads,
- * which the envelope's split by class cannot say; ZeRO or DDP change nothing). */
+ * which the envelope's split by class cannot say; ZeRO or DDP change nothing),
+ * and the engine, whose pages, cells and cache types the component is. */
 static const vs_derived_read kv_reads[] = {
     {"length", NULL},
     {"concurrency", NULL},
     {"arch", "layers,kv_heads,head_dim"},
     {"placement.tp", NULL}, /* tensor parallel: the KV heads each GPU holds */
+    {"engine", NULL},       /* under an engine, what it allocates (its keys, its release) */
     {NULL, NULL}};
 static const vs_derived_read training_reads[] = {{"params", "trainable"},
                                                  {"task", NULL},
@@ -273,8 +275,17 @@ const vs_verb vs_verbs_sizing[] = {
      "describe one full group instead. Under `placement tensor gpus=N` a GPU holds "
      "ceil(kv_heads / N) KV heads, one at least (replicated), and a latent cache whole. The "
      "payload gives each group (kind, layers, tokens, bytes) and bytes_per_token, what one more "
-     "token costs; an engine's pages and padding come on top. Component kv_cache; dtype fp32 "
-     "fp16 bf16 fp8 int8 int4.\n"
+     "token costs. Component kv_cache; dtype fp32 fp16 bf16 fp8 int8 int4. Under an engine "
+     "(`engine NAME`, any but none) the component is what that engine allocates, by the rule "
+     "`fit` uses, so that envelope, candidates, the records and fit say one figure: vLLM's "
+     "pages of block_size tokens at kv_cache_dtype (each request cdiv(length, block_size) "
+     "blocks; sliding groups and the hybrid allocator's groups as it forms them), llama.cpp's "
+     "cells (pad(ctx x parallel, 256), a sliding layer its window + ubatch padded to 256) at "
+     "cache_type_k / cache_type_v (q8_0: 34 B per 32 values), SGLang's and TensorRT-LLM's "
+     "token pools; dtype= then gives way to the engine's cache type (its keys), the source "
+     "names the engine, its keys, its release and the rule with its figures, and the "
+     "payload's model_bytes keeps the model-level figure. An `engine` line, or a change of "
+     "its keys, re-estimates it; `engine none` brings the model-level estimate back.\n"
      "training: per trainable parameter, precision=mixed (default: 16-bit weights and "
      "gradients, fp32 master copy and moments): gradients 2 B, master copy 4 B, optimizer "
      "state 8 B (adamw), 4 B (sgd, one fp32 momentum), 2 B (adamw8bit); precision=fp32: 4 B "

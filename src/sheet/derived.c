@@ -158,6 +158,8 @@ static void put_scalar(vs_buf *out, const json_t *v)
         vs_buf_puts(out, "yes");
     else if (json_is_false(v))
         vs_buf_puts(out, "no");
+    else if (json_is_string(json_object_get(v, "name"))) /* an engine: its name says it */
+        vs_buf_puts(out, json_string_value(json_object_get(v, "name")));
     else if (json_is_object(v))
         vs_buf_puts(out, "set");
     else

@@ -8,11 +8,14 @@ start from these records (the failing one saying what its cell undid). What the 
 and Python's json, not through vramsheet.
 
 Figures worked by hand (the KV estimate of `estimate kv layers=32 kv_heads=8
-head_dim=128`, fp16): 2 (K and V) x 32 x 8 x 128 x 2 B = 131,072 B per token;
-4,096 tokens: 536,870,912 B; 8,192: 1,073,741,824 B (a delta of +536,870,912
-B); 32,768: 4,294,967,296 B. The weights: 7e9 x 16 bits / 8 = 14,000,000,000
-B. The T4's device-reported 15360 MiB = 16,106,127,360 B is below 14e9 +
-4,294,967,296 = 18,294,967,296 B, the known part alone: exclude.
+head_dim=128` as llama.cpp allocates it: a cell of one layer holds K and V of
+8 x 128 = 1,024 values): f16, 2 x 1,024 x 2 B = 4,096 B, x 32 layers = 131,072 B
+per token; 4,096 tokens: 536,870,912 B. q8_0 (34 bytes per 32 values,
+ggml-common.h): 2 x 1,024 / 32 x 34 = 2,176 B, x 32 = 69,632 B per token; 4,096
+tokens: 285,212,672 B; 8,192: 570,425,344 B (+33,554,432 B on the f16 4,096);
+32,768: 2,281,701,376 B. The weights: 7e9 x 16 bits / 8 = 14,000,000,000 B. The
+T4's device-reported 15360 MiB = 16,106,127,360 B is below 14e9 + 2,281,701,376
+= 16,281,701,376 B, the known part alone: exclude.
 """
 import json
 import os
@@ -21,7 +24,8 @@ import tempfile
 import unittest
 
 BINARY = os.environ.get("VS_BINARY", "vramsheet")
-PER_TOKEN = 2 * 32 * 8 * 128 * 2
+PER_TOKEN = 2 * 32 * 8 * 128 * 2           # f16
+PER_TOKEN_Q8 = 2 * 32 * (8 * 128 // 32) * 34  # q8_0: 34 bytes per 32 values
 
 F16 = """sheet "Review demo"
 model m params=7e9
@@ -103,21 +107,25 @@ class Review(unittest.TestCase):
     def test_diff_names_the_engine_change(self):
         text = self.out["diff"]
         self.assertNotIn("No difference", text)
-        self.assertIn('card     changed  engine  keys: {"cache_type_k":"f16","cache_type_v":"f16"}'
-                      ' → {"cache_type_k":"q8_0","cache_type_v":"q8_0","flash_attn":"on"}', text)
+        self.assertIn('card        changed  engine    keys: {"cache_type_k":"f16","cache_type_v":'
+                      '"f16"} → {"cache_type_k":"q8_0","cache_type_v":"q8_0","flash_attn":"on"}',
+                      text)
+        # the KV cache followed the cache types: 536,870,912 B → 285,212,672 B
+        self.assertIn("components  changed  kv_cache  bytes: %s B = 0.54 GB = 0.50 GiB → %s B"
+                      % (format(PER_TOKEN * 4096, ","), format(PER_TOKEN_Q8 * 4096, ",")), text)
 
     def test_reproduce_records_the_card_it_says(self):
         self.assertIn("Its offer: RTX 5090, in place of the source's 1", self.out["campaign_b"])
         self.assertIn("Its card: length 4,096 → 32,768; engine llamacpp cache_type_k=q8_0 "
                       "cache_type_v=q8_0 flash_attn=on (unchanged); re-estimated: kv_cache "
-                      "0.50 GiB → 4.00 GiB.", self.out["campaign_b"])
+                      "0.27 GiB → 2.13 GiB.", self.out["campaign_b"])
         b = self.record("campaign-b")
         self.assertEqual([o["name"] for o in b["offers"]], ["RTX 5090"])
         self.assertEqual(b["card"]["length"], 32768)
         self.assertEqual(b["card"]["engine"], {"name": "llamacpp", "keys": {
             "cache_type_k": "q8_0", "cache_type_v": "q8_0", "flash_attn": "on"}})
         kv = [c for c in b["components"] if c["name"] == "kv_cache"][0]
-        self.assertEqual(kv["bytes"], PER_TOKEN * 32768)
+        self.assertEqual(kv["bytes"], PER_TOKEN_Q8 * 32768)  # 2,281,701,376
         self.assertEqual(kv["derived"]["reads"]["length"], 32768)
         q8_commit = git(self.records, "log", "--format=%H", "-n", "1", "--skip", "1", "--",
                         "sheets/review-demo").strip()
@@ -131,8 +139,9 @@ class Review(unittest.TestCase):
         since = r.stdout[r.stdout.index("## What changed since"):]
         self.assertIn("engine", since)
         self.assertIn("q8_0", since)
-        self.assertIn("+%s B" % format(PER_TOKEN * 4096, ","), since)  # +536,870,912 B
-        self.assertIn(format(PER_TOKEN * 8192, ","), r.stdout)       # the kv_cache now
+        # q8_0 at 8,192 against f16 at 4,096: +33,554,432 B
+        self.assertIn("+%s B" % format(PER_TOKEN_Q8 * 8192 - PER_TOKEN * 4096, ","), since)
+        self.assertIn(format(PER_TOKEN_Q8 * 8192, ","), r.stdout)  # the kv_cache now
         self.assertIn("14,000,000,000 B", r.stdout)
         r = subprocess.run([BINARY, "report", "review-demo", "--since", "~2", "--format", "html"],
                            capture_output=True, text=True, env=self.env, timeout=30)

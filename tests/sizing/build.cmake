@@ -53,6 +53,9 @@ target_compile_definitions(test_llamacpp PRIVATE
 target_compile_definitions(test_llamacpp_oracle PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
                            VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")
+# test_kv_engine: the kv_cache component under an engine is fit's figure (the same configs).
+target_compile_definitions(test_kv_engine PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
 
 # The runtime-item estimators against published start-up figures (run by hand:
 # <build>/bench_runtime prints each row and the median and worst error).

@@ -70,6 +70,17 @@ START_TEST(changes_are_described)
     ck_assert_str_eq(vs_buf_str(&b), "length 4,096 \xe2\x86\x92 65,536; placement.kind single "
                                      "\xe2\x86\x92 tensor; placement.gpus 1 \xe2\x86\x92 2");
     vs_buf_free(&b);
+    /* an engine set where there was none says its name */
+    {
+        json_t *o = json_pack("{s:n}", "engine"),
+               *n = json_pack("{s:{s:s, s:{}}}", "engine", "name", "vllm", "keys");
+        vs_buf e = VS_BUF_INIT;
+        ck_assert_uint_eq(vs_derived_changes(o, n, &e), 1);
+        ck_assert_str_eq(vs_buf_str(&e), "engine unset \xe2\x86\x92 vllm");
+        vs_buf_free(&e);
+        json_decref(o);
+        json_decref(n);
+    }
     json_decref(now);
     json_decref(then);
     json_decref(s);

@@ -154,8 +154,12 @@ START_TEST(test_engine_is_the_new_engine)
                          "engine=\"llamacpp cache_type_k=q8_0 cache_type_v=q8_0 flash_attn=on\"",
                          &p, &text, &err),
                      0);
+    /* the KV cache follows the engine's cache types: a row of 8 x 128 = 1,024 values
+     * in q8_0 is 1,024 / 32 x 34 = 1,088 B, K and V 2,176 B per cell and layer:
+     * 32 x 4,096 x 2,176 = 285,212,672 B = 0.27 GiB */
     ck_assert_ptr_nonnull(strstr(text, "Its card: engine llamacpp → llamacpp cache_type_k=q8_0 "
-                                       "cache_type_v=q8_0 flash_attn=on.\n"));
+                                       "cache_type_v=q8_0 flash_attn=on; re-estimated: kv_cache "
+                                       "0.50 GiB → 0.27 GiB.\n"));
     ck_assert_ptr_nonnull(strstr(text, "The new campaign changes the engine to llamacpp "
                                        "cache_type_k=q8_0 cache_type_v=q8_0 flash_attn=on: 1 of 1 "
                                        "measurement marked \"to re-measure\".\n"));
@@ -174,6 +178,9 @@ START_TEST(test_engine_is_the_new_engine)
     ck_assert_int_eq(card_int(p, "length"), 4096);
     ck_assert_str_eq(pstr(json_array_get(json_object_get(p, "measurements"), 0), "state"),
                      "to re-measure");
+    /* the records hold the engine's figure */
+    ck_assert_uint_eq(json_integer_value(json_object_get(component(p, "kv_cache"), "bytes")),
+                      285212672u);
     /* no gpu=: the source's offer stays */
     ck_assert_str_eq(pstr(json_array_get(json_object_get(p, "offers"), 0), "name"), "RTX 4090");
     json_decref(p);
