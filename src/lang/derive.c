@@ -13,12 +13,18 @@
 #include "util/buf.h"
 #include "util/json.h"
 
+const vs_estimator *const vs_estimators[] = {
+#define VS_ESTIMATOR(id) &vs_estimator_row_##id,
+#include "lang/estimators.def"
+#undef VS_ESTIMATOR
+    NULL};
+
 const vs_estimator *vs_estimator_find(const char *name)
 {
-    const vs_estimator *e;
-    for (e = vs_estimators; name && e->info; e++)
-        if (!strcmp(e->info->name, name))
-            return e;
+    const vs_estimator *const *e;
+    for (e = vs_estimators; name && *e; e++)
+        if (!strcmp((*e)->info->name, name))
+            return *e;
     return NULL;
 }
 

@@ -1,4 +1,8 @@
-/* The engine verbs: `engine` (the runtime the card runs under) and `fit`. */
+/* The engine verbs: `engine` (the runtime the card runs under) and `fit`, rows
+ * of vs_verbs_engine (lang/verb.h); and `estimate runtime`, a row of the
+ * estimators' table (lang/estimators.def), which reads the engine, the model
+ * and the placement and stores the engine's runtime items as estimated
+ * components. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +17,6 @@
 #include "lang/format_weights.h"
 #include "lang/verb.h"
 #include "lang/verbs_common.h"
-#include "lang/verbs_engine.h"
 #include "model/gguf.h"
 #include "model/quant.h"
 #include "render/bundle.h"
@@ -109,9 +112,9 @@ static int wanted(const char *items, const char *name)
     return 0;
 }
 
-const vs_derived_read vs_verbs_engine_runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
-                                                         {"placement", NULL},   {"length", NULL},
-                                                         {"concurrency", NULL}, {NULL, NULL}};
+static const vs_derived_read runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
+                                                {"placement", NULL},   {"length", NULL},
+                                                {"concurrency", NULL}, {NULL, NULL}};
 
 /* llama.cpp's one runtime item, its compute buffer (engine/llamacpp_compute.h). */
 static int llamacpp_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_fit_ctx *c,
@@ -146,7 +149,7 @@ static int llamacpp_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const
  * card's engine by the rules of engine/runtime.c, as estimated components that
  * follow the engine, the model and the placement (lang/derive.h). The rules
  * come from vLLM's start-up logs: other engines have none yet. */
-int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     static const char *const keys[] = {"items", NULL};
     const vs_arg *it = vs_line_pair(line, "items");
@@ -644,3 +647,6 @@ const vs_verb vs_verbs_engine[] = {
      "what the engine does with each offer: budget, KV pool, tokens, concurrency, length", fit_help,
      fit_keys, NULL, VS_VERB_LISTS_FORMATS, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}};
+
+const vs_estimator vs_estimator_row_runtime = {&vs_estimator_runtime, estimate_runtime,
+                                               runtime_reads};
