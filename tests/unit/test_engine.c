@@ -1225,6 +1225,13 @@ START_TEST(engine_estimate_items)
         }
         ck_assert(peak && !nt);
     }
+    /* its row's own rule estimates that one item: items= without it is refused
+     * with the row's words, at the line */
+    ck_assert_int_eq(run("estimate runtime items=non_torch"), VS_EVALUE);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_str_eq(err.message, "llama.cpp's runtime item is its compute buffer, "
+                                  "activation_peak (the CUDA context is in its budget from free "
+                                  "memory)");
     run_ok("engine vllm\nenvelope");
     json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
