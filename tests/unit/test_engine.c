@@ -445,7 +445,7 @@ START_TEST(vllm_sliding_groups)
             fit_one(&r, s, H100);
             ck_assert_int_eq(r.concurrency_verdict, want[k]);
             ck_assert_int_eq(vs_envelope_compute(&env, s, NULL, &e), 0);
-            ck_assert_int_eq(vs_classify(&cl, s, &env, NULL, &e), 0);
+            ck_assert_int_eq(vs_fit_classify(&cl, s, &env, NULL, &e), 0);
             for (q = 0; q < cl->rows[0].nreqs; q++) {
                 const vs_classify_req *rq = &cl->rows[0].reqs[q];
                 if (!strcmp(rq->name, "capacity"))
