@@ -77,6 +77,15 @@ typedef struct vs_engine_val {
 /* ---- what an engine computes with ---- */
 
 typedef struct vs_engine vs_engine;
+typedef struct vs_runtime_estimate vs_runtime_estimate; /* below */
+
+/* How an engine's loader lays a quantised checkpoint's weights out on the GPU
+ * where it differs from the checkpoint (model/quant.h tallies each layout). */
+typedef enum {
+    VS_ENGINE_WEIGHTS_CHECKPOINT = 0, /* as stored */
+    VS_ENGINE_WEIGHTS_VLLM,       /* vLLM, its MXFP4 MoE on the Triton kernel (Hopper's default) */
+    VS_ENGINE_WEIGHTS_VLLM_MARLIN /* vLLM, its MXFP4 MoE on Marlin (mxfp4_backend=marlin) */
+} vs_engine_weights;
 
 typedef struct vs_engine_env {
     const vs_engine *engine;
@@ -174,6 +183,21 @@ struct vs_engine {
     /* VS_RT_BIT of the runtime items `estimate runtime` has rules for under
      * this engine (engine/runtime.h); 0: none, they are measured or declared. */
     unsigned estimates;
+    /* Optional: the engine's own rule for `estimate runtime`, where the shared
+     * ones (engine/runtime.h: vLLM's start-up figures) do not apply, as
+     * llama.cpp's compute buffer. Estimates the lowest item of `estimates` into
+     * est (its rule in rule, rule_size bytes) from e and the card's
+     * architecture arch (borrowed, may be NULL); 0, or VS_EVALUE naming what is
+     * missing. NULL: the shared rules. */
+    int (*runtime_estimate)(vs_runtime_estimate *est, char *rule, size_t rule_size,
+                            const vs_engine_env *e, const json_t *arch, vs_error *err);
+    /* With runtime_estimate: what an items= list that leaves that item out is
+     * told (NULL: which item the engine estimates). */
+    const char *runtime_items_note;
+    /* Optional: how the engine lays out quantised weights, from the card's
+     * engine keys as written (keys borrowed, may be NULL). NULL: as the
+     * checkpoint stores them. */
+    vs_engine_weights (*weights)(const json_t *keys);
 };
 
 /* The engines, in help order, NULL-terminated (the rows of engine/engines.def);

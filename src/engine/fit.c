@@ -584,3 +584,59 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
     }
     return 0;
 }
+
+int vs_fit_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
+                    const vs_component_views *views, vs_error *err)
+{
+    const json_t *offers = vs_sheet_array(sheet, "offers"), *o;
+    const vs_engine *eng = vs_engine_find(json_string_value(
+        json_object_get(json_object_get(vs_sheet_card(sheet), "engine"), "name")));
+    vs_classify_engine ce = {NULL, NULL, 0};
+    vs_classify_fit *fits = NULL;
+    vs_fit_row *rows = NULL;
+    vs_fit_ctx fc;
+    vs_error ferr;
+    size_t i, n = json_array_size(offers);
+    int rc;
+    memset(&fc, 0, sizeof fc);
+    if (!eng || eng == vs_engine_default() || vs_fit_prepare(&fc, sheet, &ferr) < 0) {
+        vs_fit_ctx_free(&fc);
+        return vs_classify_under(out, sheet, env, views, NULL, err);
+    }
+    fits = calloc(n + 1, sizeof *fits);
+    rows = calloc(n + 1, sizeof *rows);
+    if (!fits || !rows) {
+        free(fits);
+        free(rows);
+        vs_fit_ctx_free(&fc);
+        *out = NULL;
+        return vs_error_set(err, VS_ENOMEM, "out of memory while classifying candidates");
+    }
+    json_array_foreach(offers, i, o)
+    {
+        vs_fit_row *r = &rows[i];
+        if (vs_fit_offer(r, &fc, o, NULL, 0, &ferr) != 0)
+            continue;
+        fits[i].known = 1;
+        fits[i].start_verdict = r->start_verdict;
+        fits[i].concurrency_verdict = r->concurrency_verdict;
+        fits[i].length_verdict = r->length_verdict;
+        fits[i].budget_bytes = r->budget_bytes;
+        fits[i].kv_pool_bytes = r->kv_pool_bytes > 0 ? (uint64_t)r->kv_pool_bytes : 0;
+        fits[i].max_concurrency = r->max_concurrency;
+        fits[i].max_length = r->max_length;
+        fits[i].upper_bound = r->upper_bound;
+        fits[i].note = r->note;
+    }
+    ce.name = fc.engine->name;
+    ce.fits = fits;
+    ce.n = n;
+    rc = vs_classify_under(out, sheet, env, views, &ce, err);
+    for (i = 0; i < n; i++)
+        if (fits[i].known)
+            vs_fit_row_free(&rows[i]);
+    free(fits);
+    free(rows);
+    vs_fit_ctx_free(&fc);
+    return rc;
+}

@@ -107,4 +107,11 @@ void vs_fit_row_free(vs_fit_row *row);
 /* The capacity the engine sees for an offer, and its basis (see above). */
 void vs_fit_capacity(vs_fit_row *row, const json_t *offer);
 
+/* sheet/classify.h's classification of every offer, under the card's engine:
+ * an engine other than none whose keys resolve decides capacity, length and
+ * concurrency by its fit of each offer (an offer it cannot fit by capacity);
+ * engine none, or keys that do not resolve, by capacity alone. 0, or VS_ENOMEM. */
+int vs_fit_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
+                    const vs_component_views *views, vs_error *err);
+
 #endif

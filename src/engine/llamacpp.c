@@ -467,9 +467,17 @@ void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t
 static const char *const aliases[] = {"llama.cpp", "llama-cpp", NULL};
 
 const vs_engine vs_engine_llamacpp = {
-    "llamacpp",
-    "llama.cpp: the cells of ctx x parallel on its own per-architecture layout, budgeted "
-    "from free memory",
-    help, keys, VS_RT_BIT(VS_RT_ACTIVATION_PEAK), budget, kv, NULL, aliases,
+    .name = "llamacpp",
+    .summary = "llama.cpp: the cells of ctx x parallel on its own per-architecture layout, "
+               "budgeted from free memory",
+    .help = help,
+    .keys = keys,
+    .runtime = VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
+    .budget = budget,
+    .kv = kv,
+    .aliases = aliases,
     /* its compute buffer (engine/llamacpp_compute.h) */
-    VS_RT_BIT(VS_RT_ACTIVATION_PEAK)};
+    .estimates = VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
+    .runtime_estimate = vs_llamacpp_compute_runtime,
+    .runtime_items_note = "llama.cpp's runtime item is its compute buffer, activation_peak (the "
+                          "CUDA context is in its budget from free memory)"};

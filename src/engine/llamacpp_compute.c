@@ -61,3 +61,21 @@ int vs_llamacpp_compute_estimate(vs_runtime_estimate *out, char *rule, size_t ru
     out->rule = rule;
     return 0;
 }
+
+static uint64_t arch_uint(const json_t *arch, const char *key)
+{
+    const json_t *v = json_object_get(arch, key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+int vs_llamacpp_compute_runtime(vs_runtime_estimate *out, char *rule, size_t rule_size,
+                                const vs_engine_env *e, const json_t *arch, vs_error *err)
+{
+    vs_llamacpp_shapes sh;
+    sh.vocab = arch_uint(arch, "vocab");
+    sh.hidden = arch_uint(arch, "hidden");
+    sh.heads = arch_uint(arch, "heads");
+    sh.intermediate = arch_uint(arch, "intermediate");
+    sh.experts_per_token = arch_uint(arch, "experts_per_token");
+    return vs_llamacpp_compute_estimate(out, rule, rule_size, e, &sh, err);
+}

@@ -40,6 +40,12 @@ int vs_llamacpp_compute_estimate(vs_runtime_estimate *out, char *rule, size_t ru
                                  const vs_engine_env *e, const vs_llamacpp_shapes *s,
                                  vs_error *err);
 
+/* vs_llamacpp_compute_estimate with the shapes read from the card's
+ * architecture arch (borrowed; NULL or a missing shape: unknown): the engine's
+ * runtime_estimate (engine/engine.h). */
+int vs_llamacpp_compute_runtime(vs_runtime_estimate *out, char *rule, size_t rule_size,
+                                const vs_engine_env *e, const json_t *arch, vs_error *err);
+
 /* The cells per stream of the largest cache and the effective ubatch, as
  * engine/llamacpp.c allocates them (implemented there). */
 void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t *ubatch);

@@ -54,8 +54,9 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
 }
 
 const vs_engine vs_engine_none = {
-    "none", "no engine: the sheet's own components against the whole card (the default)",
-    help,   keys,
-    0,      budget,
-    kv,     NULL,
-    NULL,   0};
+    .name = "none",
+    .summary = "no engine: the sheet's own components against the whole card (the default)",
+    .help = help,
+    .keys = keys,
+    .budget = budget,
+    .kv = kv};

@@ -115,13 +115,11 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
 }
 
 const vs_engine vs_engine_sglang = {
-    "sglang",
-    "SGLang: total x mem_fraction_static for weights and the KV pool",
-    help,
-    keys,
-    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
-    budget,
-    kv,
-    NULL,
-    NULL,
-    0};
+    .name = "sglang",
+    .summary = "SGLang: total x mem_fraction_static for weights and the KV pool",
+    .help = help,
+    .keys = keys,
+    .runtime = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) |
+               VS_RT_BIT(VS_RT_CUDA_GRAPHS),
+    .budget = budget,
+    .kv = kv};

@@ -60,13 +60,13 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
 static const char *const aliases[] = {"tensorrt-llm", "trtllm", NULL};
 
 const vs_engine vs_engine_tensorrt_llm = {
-    "tensorrt_llm",
-    "TensorRT-LLM: free_gpu_memory_fraction of the memory left after weights and runtime",
-    help,
-    keys,
-    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS),
-    budget,
-    kv,
-    NULL,
-    aliases,
-    0};
+    .name = "tensorrt_llm",
+    .summary =
+        "TensorRT-LLM: free_gpu_memory_fraction of the memory left after weights and runtime",
+    .help = help,
+    .keys = keys,
+    .runtime = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) |
+               VS_RT_BIT(VS_RT_CUDA_GRAPHS),
+    .budget = budget,
+    .kv = kv,
+    .aliases = aliases};

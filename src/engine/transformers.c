@@ -70,13 +70,11 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
 }
 
 const vs_engine vs_engine_transformers = {
-    "transformers",
-    "transformers generate(): the model's own cache; eager attention adds the score matrix",
-    help,
-    keys,
-    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
-    budget,
-    kv,
-    NULL,
-    NULL,
-    0};
+    .name = "transformers",
+    .summary =
+        "transformers generate(): the model's own cache; eager attention adds the score matrix",
+    .help = help,
+    .keys = keys,
+    .runtime = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
+    .budget = budget,
+    .kv = kv};

@@ -453,6 +453,14 @@ static void set_default(vs_engine_env *e, const char *name, uint64_t u)
     }
 }
 
+/* The MXFP4 MoE's layout by the kernel mxfp4_backend= names as written (Triton
+ * unless marlin: quantization/mxfp4.py); other schemes load as stored. */
+static vs_engine_weights weights(const json_t *given)
+{
+    const char *be = json_string_value(json_object_get(given, "mxfp4_backend"));
+    return be && !strcmp(be, "marlin") ? VS_ENGINE_WEIGHTS_VLLM_MARLIN : VS_ENGINE_WEIGHTS_VLLM;
+}
+
 static void defaults(vs_engine_env *e)
 {
     const vs_engine_val *v = vs_engine_get(e, "version"), *seqs, *mnbt, *len;
@@ -480,13 +488,17 @@ static void defaults(vs_engine_env *e)
 }
 
 const vs_engine vs_engine_vllm = {
-    "vllm",
-    "vLLM: budget = CUDA total x gpu_memory_utilization, the rest after weights and runtime "
-    "filled with KV pages",
-    help, keys,
-    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS) |
-        VS_RT_BIT(VS_RT_ENCODER_PROFILE),
-    budget, kv, defaults, NULL,
+    .name = "vllm",
+    .summary = "vLLM: budget = CUDA total x gpu_memory_utilization, the rest after weights and "
+               "runtime filled with KV pages",
+    .help = help,
+    .keys = keys,
+    .runtime = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) |
+               VS_RT_BIT(VS_RT_CUDA_GRAPHS) | VS_RT_BIT(VS_RT_ENCODER_PROFILE),
+    .budget = budget,
+    .kv = kv,
+    .defaults = defaults,
     /* engine/runtime.c: the profiling peak from max_num_batched_tokens, the
      * non-torch memory of the GPU generation */
-    VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK)};
+    .estimates = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
+    .weights = weights};

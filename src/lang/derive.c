@@ -13,12 +13,18 @@
 #include "util/buf.h"
 #include "util/json.h"
 
+const vs_estimator *const vs_estimators[] = {
+#define VS_ESTIMATOR(id) &vs_estimator_row_##id,
+#include "lang/estimators.def"
+#undef VS_ESTIMATOR
+    NULL};
+
 const vs_estimator *vs_estimator_find(const char *name)
 {
-    const vs_estimator *e;
-    for (e = vs_estimators; name && e->info; e++)
-        if (!strcmp(e->info->name, name))
-            return e;
+    const vs_estimator *const *e;
+    for (e = vs_estimators; name && *e; e++)
+        if (!strcmp((*e)->info->name, name))
+            return *e;
     return NULL;
 }
 
@@ -336,7 +342,7 @@ static void card_saw(json_t *sheet)
 
 int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
 {
-    json_t *done, *rows, *c;
+    json_t *done, *rows, *c, *comps;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     size_t i;
     int rc = card_unmoved(sheet, err);
@@ -349,12 +355,14 @@ int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
         goto out;
     }
     vs_sheet_refresh_validation(sheet);
-    /* the walk restarts after each recomputation: it replaces components */
-    for (i = 0; i < json_array_size(vs_sheet_array(sheet, "components"));) {
+    /* the walk restarts after each recomputation: it replaces components (and
+     * may replace the array, so it is looked up again then) */
+    comps = vs_sheet_array(sheet, "components");
+    for (i = 0; i < json_array_size(comps);) {
         json_t *d, *now;
         vs_buf changes = VS_BUF_INIT;
         size_t k, seen = 0;
-        c = json_array_get(vs_sheet_array(sheet, "components"), i++);
+        c = json_array_get(comps, i++);
         d = json_object_get(c, "derived");
         if (!json_is_object(d) || !json_is_object(json_object_get(d, "reads")))
             continue;
@@ -373,6 +381,7 @@ int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
             json_array_append(done, d);
             rc = rederive_one(ctx, sheet, keep, now, vs_buf_str(&changes), rows, &text, err);
             json_decref(keep);
+            comps = vs_sheet_array(sheet, "components");
             i = 0;
         }
         vs_buf_free(&changes);

@@ -1,6 +1,6 @@
 /* derive.h — estimates that follow the card.
  *
- * Every estimator is a row of one table (vs_estimators, src/lang/verbs_sizing.c):
+ * Every estimator is a row of one table (vs_estimators, lang/estimators.def):
  * its name (the word after `estimate`), the function the verb runs, and what it
  * reads from the card (sheet/derived.h). vs_derive_run runs a row for a line
  * and writes into each component it stored a "derived" object: the estimator,
@@ -32,8 +32,13 @@ typedef struct vs_estimator {
     const vs_derived_read *reads;  /* what it reads from the card, ending with {NULL} */
 } vs_estimator;
 
-/* The estimators, ending with {NULL}: src/lang/verbs_sizing.c. */
-extern const vs_estimator vs_estimators[];
+/* The rows of lang/estimators.def, each defined beside its run function. */
+#define VS_ESTIMATOR(id) extern const vs_estimator vs_estimator_row_##id;
+#include "lang/estimators.def"
+#undef VS_ESTIMATOR
+
+/* The estimators in the order of lang/estimators.def, ending with NULL. */
+extern const vs_estimator *const vs_estimators[];
 
 /* The row named name, or NULL. */
 const vs_estimator *vs_estimator_find(const char *name);

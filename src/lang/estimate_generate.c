@@ -1,9 +1,14 @@
-/* estimate_generate.c — `estimate latents|attention|decode` (see estimate_generate.h). */
-#include "lang/estimate_generate.h"
-
+/* estimate_generate.c — the estimators of image and video generation, as
+ * rows of the estimator table (lang/estimators.def): `estimate latents`,
+ * `estimate attention`, `estimate decode`. Each reads the card's resolution
+ * (width, height), frames and batch, prints its rule with the numbers and
+ * stores one estimated component (never over a measured one). The arithmetic
+ * is in sheet/estimators/{latents,attention,decode}.c. */
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lang/derive.h"
 #include "lang/verbs_common.h"
 #include "render/component.h"
 #include "sheet/estimate.h"
@@ -13,7 +18,7 @@
 #include "util/buf.h"
 #include "util/checked.h"
 
-const vs_derived_read vs_estimate_generate_reads[] = {
+static const vs_derived_read generate_reads[] = {
     {"width", NULL}, {"height", NULL},    {"frames", NULL}, {"batch", NULL},
     {"task", NULL},  {"format", "dtype"}, {NULL, NULL}};
 
@@ -148,7 +153,7 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
 
 /* ---------------------------------------------------------------- latents */
 
-int vs_estimate_generate_latents(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_latents(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "latents", *dname = NULL;
@@ -207,7 +212,7 @@ int vs_estimate_generate_latents(vs_ctx *ctx, const vs_line *line, json_t *sheet
 
 /* -------------------------------------------------------------- attention */
 
-int vs_estimate_generate_attention(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_attention(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *nm = vs_line_pair(line, "name"), *at = vs_line_pair(line, "attention");
     const char *name = nm ? nm->value : "attention_scores", *dname = NULL;
@@ -288,7 +293,7 @@ int vs_estimate_generate_attention(vs_ctx *ctx, const vs_line *line, json_t *she
 
 #define INVOKEAI_DECODE_CONSTANT 2200
 
-int vs_estimate_generate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "vae_decode", *dname = NULL;
@@ -390,3 +395,10 @@ int vs_estimate_generate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet,
                                 derived, "slicing", slicing),
                       err);
 }
+
+const vs_estimator vs_estimator_row_latents = {&vs_estimator_latents, estimate_latents,
+                                               generate_reads};
+const vs_estimator vs_estimator_row_attention = {&vs_estimator_attention, estimate_attention,
+                                                 generate_reads};
+const vs_estimator vs_estimator_row_decode = {&vs_estimator_decode, estimate_decode,
+                                              generate_reads};

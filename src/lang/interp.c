@@ -522,17 +522,16 @@ static int has_run(const json_t *runs, const char *id)
     return 0;
 }
 
-/* The `oom` entries the run rid wrote (lang/verbs_measure.c notes them as
- * "run ID: ..."): an overflow seen by a command that ran is as true as its run. */
+/* The `oom` entries the run rid wrote (their "run", lang/verbs_measure.c): an
+ * overflow seen by a command that ran is as true as its run. */
 static void keep_run_oom(json_t *restored, json_t *failed, const char *rid)
 {
-    size_t k, n = strlen(rid);
+    size_t k;
     json_t *o, *have = json_object_get(restored, "oom");
     vs_json_array_foreach(json_object_get(failed, "oom"), k, o)
     {
-        const char *note = json_string_value(json_object_get(o, "note"));
-        if (!note || strncmp(note, "run ", 4) != 0 || strncmp(note + 4, rid, n) != 0 ||
-            note[4 + n] != ':')
+        const char *run = json_string_value(json_object_get(o, "run"));
+        if (!run || strcmp(run, rid) != 0)
             continue;
         if (!json_is_array(have)) {
             if (json_object_set_new(restored, "oom", json_array()) < 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine/fit.h"
 #include "render/candidates.h"
 #include "render/diff.h"
 #include "render/envelope.h"
@@ -64,7 +65,7 @@ static int results(const json_t *sheet, vs_bundle **cand, vs_bundle **envb, vs_e
     if (vs_component_views_read(&views, sheet) < 0)
         return vs_error_oom(err);
     if ((rc = vs_envelope_compute(&env, sheet, &views, err)) == 0 &&
-        (rc = vs_classify(&c, sheet, &env, &views, err)) == 0) {
+        (rc = vs_fit_classify(&c, sheet, &env, &views, err)) == 0) {
         svg = vs_render_envelope_svg(sheet, &c->env, &views);
         *cand = svg ? vs_candidates_bundle(c, svg) : NULL;
         *envb = vs_render_envelope(sheet, &env, &views);

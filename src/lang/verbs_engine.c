@@ -1,4 +1,8 @@
-/* The engine verbs: `engine` (the runtime the card runs under) and `fit`. */
+/* The engine verbs: `engine` (the runtime the card runs under) and `fit`, rows
+ * of vs_verbs_engine (lang/verb.h); and `estimate runtime`, a row of the
+ * estimators' table (lang/estimators.def), which reads the engine, the model
+ * and the placement and stores the engine's runtime items as estimated
+ * components. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +12,10 @@
 #include "engine/engine.h"
 #include "engine/fit.h"
 #include "engine/launch.h"
-#include "engine/llamacpp_compute.h"
 #include "lang/derive.h"
 #include "lang/format_weights.h"
 #include "lang/verb.h"
 #include "lang/verbs_common.h"
-#include "lang/verbs_engine.h"
 #include "model/gguf.h"
 #include "model/quant.h"
 #include "render/bundle.h"
@@ -109,34 +111,37 @@ static int wanted(const char *items, const char *name)
     return 0;
 }
 
-const vs_derived_read vs_verbs_engine_runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
-                                                         {"placement", NULL},   {"length", NULL},
-                                                         {"concurrency", NULL}, {NULL, NULL}};
+static const vs_derived_read runtime_reads[] = {{"engine", NULL},      {"arch", NULL},
+                                                {"placement", NULL},   {"length", NULL},
+                                                {"concurrency", NULL}, {NULL, NULL}};
 
-/* llama.cpp's one runtime item, its compute buffer (engine/llamacpp_compute.h). */
-static int llamacpp_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_fit_ctx *c,
-                          const char *items, vs_error *err)
+/* An engine's own runtime rule (its row's runtime_estimate: llama.cpp's compute
+ * buffer), for the one item it estimates. */
+static int own_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_fit_ctx *c,
+                     const char *items, vs_error *err)
 {
     vs_runtime_estimate est;
-    vs_llamacpp_shapes sh;
     vs_buf said = VS_BUF_INIT;
     char rule[400], src[480];
     vs_error e2;
     int rc;
-    if (items && !wanted(items, "activation_peak"))
-        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
-                               "llama.cpp's runtime item is its compute buffer, activation_peak "
-                               "(the CUDA context is in its budget from free memory)");
-    sh.vocab = arch_uint(sheet, "vocab");
-    sh.hidden = arch_uint(sheet, "hidden");
-    sh.heads = arch_uint(sheet, "heads");
-    sh.intermediate = arch_uint(sheet, "intermediate");
-    sh.experts_per_token = arch_uint(sheet, "experts_per_token");
-    if (vs_llamacpp_compute_estimate(&est, rule, sizeof rule, &c->env, &sh, &e2) < 0)
+    unsigned i = 0;
+    const char *nm;
+    while (i + 1 < VS_RT_COUNT && !(c->engine->estimates & VS_RT_BIT(i)))
+        i++;
+    nm = vs_runtime_item_name((vs_runtime_item)i);
+    if (items && !wanted(items, nm))
+        return c->engine->runtime_items_note
+                   ? vs_error_set_at(err, VS_EVALUE, line->line, line->column, "%s",
+                                     c->engine->runtime_items_note)
+                   : vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                                     "engine %s estimates %s only", c->engine->name, nm);
+    if (c->engine->runtime_estimate(&est, rule, sizeof rule, &c->env,
+                                    json_object_get(vs_sheet_card(sheet), "arch"), &e2) < 0)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "nothing estimated: %s",
                                e2.message);
     snprintf(src, sizeof src, EST_SOURCE "%s", est.rule);
-    if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) == 0)
+    if ((rc = put_item(sheet, nm, 1, est.bytes, src, &said, err)) == 0)
         rc = vs_verb_emit(ctx, vs_render_runtime(vs_buf_str(&said)), err);
     vs_buf_free(&said);
     return rc;
@@ -146,7 +151,7 @@ static int llamacpp_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const
  * card's engine by the rules of engine/runtime.c, as estimated components that
  * follow the engine, the model and the placement (lang/derive.h). The rules
  * come from vLLM's start-up logs: other engines have none yet. */
-int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     static const char *const keys[] = {"items", NULL};
     const vs_arg *it = vs_line_pair(line, "items");
@@ -167,8 +172,8 @@ int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *s
                                          "(comma-separated)"));
     if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
         return rc;
-    if (!strcmp(c.engine->name, "llamacpp")) {
-        rc = llamacpp_items(ctx, line, sheet, &c, items, err);
+    if (c.engine->runtime_estimate) {
+        rc = own_items(ctx, line, sheet, &c, items, err);
         goto done;
     }
     if (!(c.engine->estimates & (VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_NON_TORCH)))) {
@@ -646,3 +651,6 @@ const vs_verb vs_verbs_engine[] = {
      "what the engine does with each offer: budget, KV pool, tokens, concurrency, length", fit_help,
      fit_keys, NULL, VS_VERB_LISTS_FORMATS, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}};
+
+const vs_estimator vs_estimator_row_runtime = {&vs_estimator_runtime, estimate_runtime,
+                                               runtime_reads};

@@ -189,7 +189,7 @@ static void kv_group_formula(vs_buf *b, const vs_kv_group *g, const vs_kv_group_
     }
 }
 
-int vs_verbs_estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     uint64_t len, conc, bytes, per_gpu = 0, per_token = 0, enc = 0, model_bytes;
     int rc, from_arch = 0, have_enc = 0, cross = 0, uniform, under;
@@ -374,7 +374,7 @@ done:
     return rc;
 }
 
-int vs_verbs_estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *op = vs_line_pair(line, "optimizer"), *pr = vs_line_pair(line, "precision");
     const vs_arg *comp_arg = vs_line_pair(line, "component");
@@ -571,7 +571,7 @@ done:
     return rc;
 }
 
-int vs_verbs_estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *sc = vs_line_pair(line, "scheme"), *dq = vs_line_pair(line, "double");
     const vs_arg *nm = vs_line_pair(line, "name");
@@ -730,19 +730,19 @@ static int lora_word(const vs_line *line, const vs_arg *a)
 int vs_verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *a = vs_line_positional(line, 0);
-    const vs_estimator *e;
+    const vs_estimator *e, *const *r;
     json_t *sheet;
     vs_buf syntax = VS_BUF_INIT, names = VS_BUF_INIT;
     int rc;
     /* the names and the syntax quoted in errors, from the table */
     vs_buf_puts(&syntax, "estimate ");
-    for (e = vs_estimators; e->info; e++) {
-        vs_buf_printf(&syntax, "%s%s", e == vs_estimators ? "" : "|", e->info->name);
+    for (r = vs_estimators; *r; r++) {
+        vs_buf_printf(&syntax, "%s%s", r == vs_estimators ? "" : "|", (*r)->info->name);
         vs_buf_printf(&names, "%s%s",
-                      e == vs_estimators ? ""
-                      : e[1].info        ? ", "
+                      r == vs_estimators ? ""
+                      : r[1]             ? ", "
                                          : " or ",
-                      e->info->name);
+                      (*r)->info->name);
     }
     vs_buf_puts(&syntax, " [KEY=VALUE ...]");
     if (vs_buf_failed(&syntax) || vs_buf_failed(&names))
@@ -765,3 +765,31 @@ int vs_verb_estimate(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf_free(&names);
     return rc;
 }
+
+/* What each estimator reads from the card (sheet/derived.h): when any of it
+ * changes, the estimate is recomputed from its keys (lang/derive.h). A read
+ * with `unless` keys is skipped when the line wrote all of them. An estimator
+ * whose figure depends on the placement (or, later, the engine) lists
+ * {"placement", NULL}; estimate kv reads {"placement.tp", NULL}, the tensor
+ * ways alone (under tensor parallelism a GPU holds ceil(kv_heads / tp) heads,
+ * which the envelope's split by class cannot say; ZeRO or DDP change nothing),
+ * and the engine, whose pages, cells and cache types the component is. */
+static const vs_derived_read kv_reads[] = {
+    {"length", NULL},
+    {"concurrency", NULL},
+    {"arch", "layers,kv_heads,head_dim"},
+    {"placement.tp", NULL}, /* tensor parallel: the KV heads each GPU holds */
+    {"engine", NULL},       /* under an engine, what it allocates (its keys, its release) */
+    {NULL, NULL}};
+static const vs_derived_read training_reads[] = {{"params", "trainable"},
+                                                 {"task", NULL},
+                                                 {"arch", "trainable"},
+                                                 {"accumulation", NULL},
+                                                 {NULL, NULL}};
+static const vs_derived_read quant_reads[] = {
+    {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
+
+const vs_estimator vs_estimator_row_kv = {&vs_estimator_kv, estimate_kv, kv_reads};
+const vs_estimator vs_estimator_row_training = {&vs_estimator_training, estimate_training,
+                                                training_reads};
+const vs_estimator vs_estimator_row_quant = {&vs_estimator_quant, estimate_quant, quant_reads};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "lang/derive.h"
 #include "lang/verbs_common.h"
 #include "lang/verbs_estimate.h"
 #include "lang/verbs_estimate_internal.h"
@@ -143,7 +144,7 @@ static void activations_source(char *src, size_t n, const vs_act_shape *sh, vs_c
              vs_checkpointing_name(mode), vs_attention_name(attn));
 }
 
-int vs_verbs_estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
+static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
     const vs_arg *at = vs_line_pair(line, "attention");
@@ -267,3 +268,10 @@ done:
     json_decref(sk);
     return rc;
 }
+
+/* What it reads from the card (sheet/derived.h; see lang/verbs_estimate.c's kv_reads). */
+static const vs_derived_read act_reads[] = {
+    {"length", NULL}, {"microbatch", NULL}, {"arch", "layers,hidden,heads"}, {NULL, NULL}};
+
+const vs_estimator vs_estimator_row_activations = {&vs_estimator_activations, estimate_activations,
+                                                   act_reads};

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "catalog/catalog.h"
+#include "engine/fit.h"
 #include "lang/verb.h"
 #include "lang/verbs_gpu_here.h"
 #include "lang/verbs_gpu_mixed.h"
@@ -528,7 +529,7 @@ static int classify_sheet(vs_classification **out, const json_t *sheet,
     int rc = vs_envelope_compute(&env, sheet, views, err);
     if (rc < 0)
         return rc;
-    return vs_classify(out, sheet, &env, views, err);
+    return vs_fit_classify(out, sheet, &env, views, err);
 }
 
 static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)

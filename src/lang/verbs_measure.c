@@ -180,8 +180,8 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
         json_t *o = vs_verbs_measure_ensure_array(sheet, "oom");
         char note[256];
         snprintf(note, sizeof note, "run %s: \"%s\"", run_id, r->run.oom_pattern);
-        if (!o || json_array_append_new(
-                      o, json_pack("{s:s, s:s}", "phase", r->overflow_phase, "note", note)) < 0)
+        if (!o || json_array_append_new(o, json_pack("{s:s, s:s, s:s}", "phase", r->overflow_phase,
+                                                     "note", note, "run", run_id)) < 0)
             rc = vs_error_oom(err);
     }
     free(keep);
@@ -295,7 +295,7 @@ static const char *restated_run(const json_t *sheet, const char *run_id)
 
 /* Takes back what record_run added for run_id: its run, its measurements, its
  * out-of-memory note. */
-static void unrecord_run(json_t *sheet, const char *run_id, int overflowed)
+static void unrecord_run(json_t *sheet, const char *run_id)
 {
     json_t *runs = json_object_get(sheet, "runs"), *ms = json_object_get(sheet, "measurements");
     json_t *o = json_object_get(sheet, "oom");
@@ -310,8 +310,11 @@ static void unrecord_run(json_t *sheet, const char *run_id, int overflowed)
         if (id && !strcmp(id, run_id))
             json_array_remove(ms, i);
     }
-    if (overflowed && json_array_size(o))
-        json_array_remove(o, json_array_size(o) - 1);
+    for (i = json_array_size(o); i-- > 0;) {
+        const char *id = json_string_value(json_object_get(json_array_get(o, i), "run"));
+        if (id && !strcmp(id, run_id))
+            json_array_remove(o, i);
+    }
 }
 
 /* The measurements of an earlier run, in the sheet's order (references). */
@@ -560,7 +563,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (earlier) {
             char was[32];
             snprintf(was, sizeof was, "%s", earlier);
-            unrecord_run(sheet, run_id, r.overflow_phase[0] != '\0');
+            unrecord_run(sheet, run_id);
             json_decref(rows);
             if (!(rows = rows_of_run(sheet, was))) {
                 rc = vs_error_oom(err);

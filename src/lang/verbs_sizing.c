@@ -1,89 +1,52 @@
 /* Sizing verbs: the tables. The verbs themselves live by concept: the workload
  * card (lang/verbs_card), the estimators (lang/verbs_estimate, with
- * lang/estimate_generate and lang/verbs_engine's runtime), the budget around
+ * lang/estimate_generate and lang/verbs_engine's runtime; their table is
+ * lang/estimators.def), the budget around
  * the weights (lang/verbs_budget) and the procedure lines (lang/verbs_procedure).
- * Here: the estimators' table (lang/derive.h), the forms of `estimate` with
+ * Here: the forms of `estimate` with
  * keys of their own (lang/verb.h), and vs_verbs_sizing, whose order is the
  * order `help` lists the verbs in. */
 #include <string.h>
 
 #include "lang/derive.h"
-#include "lang/estimate_generate.h"
 #include "lang/verb.h"
 #include "lang/verbs_budget.h"
 #include "lang/verbs_card.h"
-#include "lang/verbs_engine.h"
 #include "lang/verbs_estimate.h"
 #include "lang/verbs_procedure.h"
 #include "model/family.h"
 #include "sheet/estimate.h"
 #include "sheet/vocab.h"
 
-/* What each estimator reads from the card (sheet/derived.h): when any of it
- * changes, the estimate is recomputed from its keys (lang/derive.h). A read
- * with `unless` keys is skipped when the line wrote all of them. An estimator
- * whose figure depends on the placement (or, later, the engine) lists
- * {"placement", NULL}; estimate kv reads {"placement.tp", NULL}, the tensor
- * ways alone (under tensor parallelism a GPU holds ceil(kv_heads / tp) heads,
- * which the envelope's split by class cannot say; ZeRO or DDP change nothing),
- * and the engine, whose pages, cells and cache types the component is. */
-static const vs_derived_read kv_reads[] = {
-    {"length", NULL},
-    {"concurrency", NULL},
-    {"arch", "layers,kv_heads,head_dim"},
-    {"placement.tp", NULL}, /* tensor parallel: the KV heads each GPU holds */
-    {"engine", NULL},       /* under an engine, what it allocates (its keys, its release) */
-    {NULL, NULL}};
-static const vs_derived_read training_reads[] = {{"params", "trainable"},
-                                                 {"task", NULL},
-                                                 {"arch", "trainable"},
-                                                 {"accumulation", NULL},
-                                                 {NULL, NULL}};
-static const vs_derived_read act_reads[] = {
-    {"length", NULL}, {"microbatch", NULL}, {"arch", "layers,hidden,heads"}, {NULL, NULL}};
-static const vs_derived_read quant_reads[] = {
-    {"format", "scheme,bits"}, {"bits", "bits"}, {"params", "params"}, {NULL, NULL}};
-
-const vs_estimator vs_estimators[] = {
-    {&vs_estimator_kv, vs_verbs_estimate_kv, kv_reads},
-    {&vs_estimator_training, vs_verbs_estimate_training, training_reads},
-    {&vs_estimator_activations, vs_verbs_estimate_activations, act_reads},
-    {&vs_estimator_quant, vs_verbs_estimate_quant, quant_reads},
-    {&vs_estimator_runtime, vs_verbs_engine_estimate_runtime, vs_verbs_engine_runtime_reads},
-    {&vs_estimator_latents, vs_estimate_generate_latents, vs_estimate_generate_reads},
-    {&vs_estimator_attention, vs_estimate_generate_attention, vs_estimate_generate_reads},
-    {&vs_estimator_decode, vs_estimate_generate_decode, vs_estimate_generate_reads},
-    {NULL, NULL, NULL}};
-
 /* `estimate`'s words, forms and the forms' syntax in its help come from the
- * rows above: a new estimator is its row. */
+ * estimators' table (lang/estimators.def): a new estimator is its row. */
 static const char *estimator_word(size_t i)
 {
-    const vs_estimator *e = vs_estimators;
-    for (; e->info && i > 0; e++, i--)
+    const vs_estimator *const *e = vs_estimators;
+    for (; *e && i > 0; e++, i--)
         ;
-    return e->info ? e->info->name : NULL;
+    return *e ? (*e)->info->name : NULL;
 }
 
 static const char *estimator_key(const char *word, size_t n, size_t i)
 {
-    const vs_estimator *e;
+    const vs_estimator *const *e;
     size_t k;
-    for (e = vs_estimators; e->info; e++)
-        if (strlen(e->info->name) == n && !strncmp(e->info->name, word, n)) {
-            for (k = 0; k < i && e->info->keys[k]; k++)
+    for (e = vs_estimators; *e; e++)
+        if (strlen((*e)->info->name) == n && !strncmp((*e)->info->name, word, n)) {
+            for (k = 0; k < i && (*e)->info->keys[k]; k++)
                 ;
-            return e->info->keys[k];
+            return (*e)->info->keys[k];
         }
     return NULL;
 }
 
 static void estimator_help(vs_buf *out)
 {
-    const vs_estimator *e;
+    const vs_estimator *const *e;
     vs_buf_puts(out, "\nThe estimators, one form each:");
-    for (e = vs_estimators; e->info; e++)
-        vs_buf_printf(out, "\n  %s: %s", e->info->syntax, e->info->summary);
+    for (e = vs_estimators; *e; e++)
+        vs_buf_printf(out, "\n  %s: %s", (*e)->info->syntax, (*e)->info->summary);
 }
 
 static const vs_verb_registry estimators_registry = {estimator_word, estimator_key, NULL,

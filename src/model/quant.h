@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/engine.h"
 #include "model/family.h"
 #include "util/error.h"
 
@@ -33,12 +34,12 @@ typedef enum {
 
 enum { VS_QUANT_SCALE_TENSOR = 0, VS_QUANT_SCALE_CHANNEL, VS_QUANT_SCALE_BLOCK };
 
-/* The engines whose loaders lay some scheme out differently from the checkpoint. */
-typedef enum {
-    VS_QUANT_ENGINE_CHECKPOINT = 0,
-    VS_QUANT_ENGINE_VLLM,       /* vLLM, its MXFP4 MoE on the Triton kernel (Hopper's default) */
-    VS_QUANT_ENGINE_VLLM_MARLIN /* vLLM, its MXFP4 MoE on Marlin (mxfp4_backend=marlin) */
-} vs_quant_engine;
+/* The layouts of engines whose loaders lay some scheme out differently from the
+ * checkpoint: the engine row's weights slot (engine/engine.h) says which. */
+typedef vs_engine_weights vs_quant_engine;
+#define VS_QUANT_ENGINE_CHECKPOINT VS_ENGINE_WEIGHTS_CHECKPOINT
+#define VS_QUANT_ENGINE_VLLM VS_ENGINE_WEIGHTS_VLLM
+#define VS_QUANT_ENGINE_VLLM_MARLIN VS_ENGINE_WEIGHTS_VLLM_MARLIN
 
 #define VS_QUANT_KEEP_MAX 32
 

@@ -415,12 +415,7 @@ int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, jso
 
 vs_quant_engine vs_quant_engine_of(const json_t *sheet)
 {
-    const char *e = json_string_value(
-        json_object_get(json_object_get(json_object_get(sheet, "card"), "engine"), "name"));
-    const char *be = json_string_value(json_object_get(
-        json_object_get(json_object_get(json_object_get(sheet, "card"), "engine"), "keys"),
-        "mxfp4_backend"));
-    if (!e || strcmp(e, "vllm"))
-        return VS_QUANT_ENGINE_CHECKPOINT;
-    return be && !strcmp(be, "marlin") ? VS_QUANT_ENGINE_VLLM_MARLIN : VS_QUANT_ENGINE_VLLM;
+    const json_t *eng = json_object_get(json_object_get(sheet, "card"), "engine");
+    const vs_engine *e = vs_engine_find(json_string_value(json_object_get(eng, "name")));
+    return e && e->weights ? e->weights(json_object_get(eng, "keys")) : VS_QUANT_ENGINE_CHECKPOINT;
 }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/fit.h"
 #include "sheet/capacity.h"
 #include "sheet/classify_internal.h"
 #include "sheet/derived.h"
@@ -462,6 +461,13 @@ static int cards_note(vs_classification *c, const json_t *sheet, vs_classify_not
 int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
                 const vs_component_views *views, vs_error *err)
 {
+    return vs_classify_under(out, sheet, env, views, NULL, err);
+}
+
+int vs_classify_under(vs_classification **out, const json_t *sheet, const vs_envelope *env,
+                      const vs_component_views *views, const vs_classify_engine *engine,
+                      vs_error *err)
+{
     vs_classification *c = calloc(1, sizeof *c);
     json_t *offers = vs_sheet_array(sheet, "offers"), *o, *names = NULL;
     vs_component_views own = {NULL, 0};
@@ -469,22 +475,9 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     unsigned gpus;
     int rc = VS_ENOMEM, any_price = 0;
     resolved *ev = NULL;
-    vs_fit_ctx fitc;
-    int use_fit = 0;
     *out = NULL;
-    memset(&fitc, 0, sizeof fitc);
     if (!c)
         goto done;
-    {
-        /* an engine other than none decides capacity, length and concurrency by its
-         * own budget and KV allocation (engine/fit.h) */
-        const char *en = json_string_value(
-            json_object_get(json_object_get(vs_sheet_card(sheet), "engine"), "name"));
-        vs_error ferr;
-        const vs_engine *eng = vs_engine_find(en);
-        if (eng && eng != vs_engine_default() && vs_fit_prepare(&fitc, sheet, &ferr) == 0)
-            use_fit = 1;
-    }
     ev = resolve_evidence(sheet, &nev);
     if (!ev)
         goto done;
@@ -519,13 +512,10 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
         }
         if (row->price)
             any_price = 1;
-        vs_fit_row fr;
-        int have_fit = 0;
-        if (use_fit) {
-            vs_error ferr;
-            if (vs_fit_offer(&fr, &fitc, o, NULL, 0, &ferr) == 0)
-                have_fit = 1;
-        }
+        /* an engine other than none decides capacity, length and concurrency by its
+         * own budget and KV allocation (engine/fit.h) */
+        const vs_classify_fit *fr = engine && i < engine->n ? &engine->fits[i] : NULL;
+        int have_fit = fr && fr->known;
         json_array_foreach(names, j, nm)
         {
             const char *n = json_string_value(nm);
@@ -534,38 +524,33 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
             int have_why = 1;
             memset(&why, 0, sizeof why);
             if (j == 0 && have_fit) {
-                computed = fr.start_verdict;
+                computed = fr->start_verdict;
                 why.code = VS_WHY_ENGINE_START;
-                why.budget_bytes = fr.budget_bytes;
-                why.kv_pool_bytes = fr.kv_pool_bytes > 0 ? (uint64_t)fr.kv_pool_bytes : 0;
-                why.text = xstrdup(fr.note);
+                why.budget_bytes = fr->budget_bytes;
+                why.kv_pool_bytes = fr->kv_pool_bytes;
+                why.text = xstrdup(fr->note);
                 have_why = why.text != NULL;
             } else if (j == 0) {
                 computed = capacity_check(c, row, &why);
             } else if (have_fit && j < nbuiltin && !strcmp(n, "concurrency")) {
-                computed = fr.concurrency_verdict;
+                computed = fr->concurrency_verdict;
                 why.code = VS_WHY_ENGINE_CONCURRENCY;
-                why.max_concurrency = fr.max_concurrency;
+                why.max_concurrency = fr->max_concurrency;
             } else if (have_fit && j < nbuiltin && !strcmp(n, "length")) {
-                computed = fr.length_verdict;
+                computed = fr->length_verdict;
                 why.code = VS_WHY_ENGINE_LENGTH;
-                why.max_length = fr.max_length;
+                why.max_length = fr->max_length;
             } else {
                 have_why = 0;
             }
             if (have_fit && why.code >= VS_WHY_ENGINE_START) {
-                why.engine = fitc.engine->name;
-                why.upper_bound = fr.upper_bound;
+                why.engine = engine->name;
+                why.upper_bound = fr->upper_bound;
             }
             if ((rc = row_add_req(row, sheet, ev, nev, n, j < nbuiltin, computed,
-                                  have_why ? &why : NULL))) {
-                if (have_fit)
-                    vs_fit_row_free(&fr);
+                                  have_why ? &why : NULL)))
                 goto done;
-            }
         }
-        if (have_fit)
-            vs_fit_row_free(&fr);
         if (row->cards < gpus && (rc = cards_note(c, sheet, VS_NOTE_TOO_FEW_CARDS, gpus)))
             goto done;
         if (row->cards > gpus &&
@@ -575,11 +560,11 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     }
     if ((rc = vs_classify_rank_rows(c)) || (rc = stale_evidence_notes(c, ev, nev)))
         goto done;
-    if (use_fit) {
+    if (engine) {
         vs_classify_note n;
         memset(&n, 0, sizeof n);
         n.code = VS_NOTE_ENGINE;
-        n.engine = fitc.engine->name;
+        n.engine = engine->name;
         if ((rc = vs_classify_add_note(c, &n)))
             goto done;
     }
@@ -589,7 +574,6 @@ int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope 
     c = NULL;
     rc = 0;
 done:
-    vs_fit_ctx_free(&fitc);
     resolved_free(ev, nev);
     json_decref(names);
     vs_component_views_free(&own);

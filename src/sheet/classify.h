@@ -197,12 +197,38 @@ typedef struct vs_classification {
     size_t nnotes;
 } vs_classification;
 
+/* What an engine's fit says of one offer (engine/fit.h's vs_fit_classify
+ * computes it, above this module): the verdicts that replace capacity's, and
+ * the card's length's and concurrency's, with their figures. */
+typedef struct vs_classify_fit {
+    int known; /* the engine's fit of this offer is known (else capacity decides) */
+    vs_verdict start_verdict, concurrency_verdict, length_verdict;
+    uint64_t budget_bytes;
+    uint64_t kv_pool_bytes; /* 0 when the non-KV part exceeds the budget */
+    double max_concurrency;
+    uint64_t max_length;
+    int upper_bound;  /* something unknown: the figures are upper bounds */
+    const char *note; /* the fit's own words (borrowed) */
+} vs_classify_fit;
+
+/* The card's engine (other than none) and its fit of each offer. */
+typedef struct vs_classify_engine {
+    const char *name;            /* static */
+    const vs_classify_fit *fits; /* one per offer of the sheet, in order */
+    size_t n;
+} vs_classify_engine;
+
 /* Classifies every offer of sheet against env (the sheet's per-GPU envelope,
- * computed from views, the sheet's components: NULL reads them here).
- * Returns 0 and a new classification in *out, or VS_ENOMEM. A sheet without
- * offers gives zero rows. */
+ * computed from views, the sheet's components: NULL reads them here), by
+ * capacity alone. Returns 0 and a new classification in *out, or VS_ENOMEM. A
+ * sheet without offers gives zero rows. */
 int vs_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
                 const vs_component_views *views, vs_error *err);
+/* As vs_classify, with capacity, length and concurrency decided by engine's
+ * fit of each offer where it is known (engine NULL: as vs_classify). */
+int vs_classify_under(vs_classification **out, const json_t *sheet, const vs_envelope *env,
+                      const vs_component_views *views, const vs_classify_engine *engine,
+                      vs_error *err);
 void vs_classification_free(vs_classification *c);
 
 /* The names of the sheet's mandatory requirements, in table order: capacity,

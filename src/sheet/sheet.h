@@ -80,8 +80,8 @@
  * INT, "dims": {STR: INT}, "stage": STR|null, "host": STR|null, "rank": INT|null, "validates_card":
  * BOOL, "state": "current"|"to re-measure", "time": ISO8601|null, "text": STR|null,
  * "resolution_bytes": INT|null,    (schema 2: from a log, "value": NUMBER|null, "unit": STR|null}],
- * a count has peak_bytes null) "invalidate": [STR], "oom": [{"phase": STR, "note": STR|null}],
- *   "decision": STR|null
+ * a count has peak_bytes null) "invalidate": [STR], "oom": [{"phase": STR, "note": STR|null,
+ *   "run": STR (the measure run that overflowed, when one did)}], "decision": STR|null
  * }
  */
 #ifndef VS_SHEET_SHEET_H

@@ -11,7 +11,12 @@
  *            runs one case once, collecting only the measured cell when run
  *            under `valgrind --tool=callgrind --collect-atstart=no` (the
  *            "Collected" figure is its instruction count, stable from run to
- *            run, unlike wall time on a shared machine).
+ *            run, unlike wall time on a shared machine). What a process does
+ *            once (the GPU catalogue's parse, loading libcurl) is done first,
+ *            in a throwaway interpreter, so that the count is the cell's.
+ *        bench_lang_scale --instructions
+ *            every case above through callgrind (valgrind on the PATH), as a
+ *            table of instructions per cell.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,9 +126,19 @@ static double now_ms(void)
  * measured milliseconds, or a negative number on failure. */
 static double one(int lines, int sheets, const char *what, int collect)
 {
-    vs_interp *ip = vs_interp_new(NULL);
+    vs_interp *ip;
     vs_buf cell = VS_BUF_INIT, pre = VS_BUF_INIT;
     double t0, t = -1;
+    if (collect) { /* a process's one-time state, outside the count */
+        vs_buf warm = VS_BUF_INIT;
+        if (!(ip = vs_interp_new(NULL)))
+            return -1;
+        make_cell(&warm, 200);
+        exec(ip, vs_buf_str(&warm), 0);
+        vs_buf_free(&warm);
+        vs_interp_free(ip);
+    }
+    ip = vs_interp_new(NULL);
     if (!ip)
         return -1;
     if (!strcmp(what, "line")) {
@@ -166,6 +181,47 @@ static double median(int lines, int sheets, const char *what, int runs)
     return t[runs / 2];
 }
 
+/* The instructions of one case: this binary's --one under callgrind, its
+ * "Collected : N" line. 0 when valgrind cannot be run. */
+static unsigned long long instructions(const char *self, int lines, int sheets, const char *what)
+{
+    char cmd[1024], line[512];
+    unsigned long long n = 0;
+    FILE *p;
+    snprintf(cmd, sizeof cmd,
+             "valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=/dev/null "
+             "'%s' --one %d %d %s 2>&1",
+             self, lines, sheets, what);
+    if (!(p = popen(cmd, "r")))
+        return 0;
+    while (fgets(line, sizeof line, p)) {
+        const char *c = strstr(line, "Collected : ");
+        if (c)
+            n = strtoull(c + 12, NULL, 10);
+    }
+    return pclose(p) == 0 ? n : 0;
+}
+
+static int print_instructions(const char *self)
+{
+    static const int sizes[] = {200, 1000, 5000};
+    size_t i;
+    printf("bench_lang_scale: instructions per cell (callgrind)\n");
+    for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        unsigned long long f = instructions(self, sizes[i], 1, "first");
+        unsigned long long r = instructions(self, sizes[i], 1, "rerun");
+        if (!f || !r) {
+            fprintf(stderr, "bench_lang_scale: valgrind --tool=callgrind did not run\n");
+            return 1;
+        }
+        printf("%5d lines: first run %12llu, re-run %12llu (%llu / %llu per line)\n", sizes[i], f,
+               r, f / (unsigned long long)sizes[i], r / (unsigned long long)sizes[i]);
+    }
+    printf("one line, 1 other sheet open:    %12llu\n", instructions(self, 0, 1, "line"));
+    printf("one line, 100 other sheets open: %12llu\n", instructions(self, 0, 100, "line"));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const int sizes[] = {200, 1000, 5000};
@@ -174,6 +230,8 @@ int main(int argc, char **argv)
     vs_pool_install();
     if (argc == 5 && !strcmp(argv[1], "--one"))
         return one(atoi(argv[2]), atoi(argv[3]), argv[4], 1) < 0;
+    if (argc == 2 && !strcmp(argv[1], "--instructions"))
+        return print_instructions(argv[0]);
     if (argc > 1)
         runs = atoi(argv[1]);
     if (runs < 1)

@@ -1,13 +1,16 @@
-"""A new model family, log importer and engine are each one file plus one row.
+"""A new model family, log importer, engine and estimator are each one file plus
+one row.
 
 Copies the source tree to a scratch folder, adds tests/extension/toyfam.c as
-src/model/families/toyfam.c with one row in families.def, and
+src/model/families/toyfam.c with one row in families.def,
 tests/extension/import_toylog.c as src/measure/import_toylog.c with one row in
-importers.def, and tests/extension/toyeng.c as src/engine/toyeng.c with one
-row in engines.def, then checks that nothing else differs from the tree, builds
-only the vramsheet target (through ccache when there is one) and runs a cell
-that uses them: the family's parameter count and KV cache, the importer's
-measurement, the engine's budget, and each in `help`.
+importers.def, tests/extension/toyeng.c as src/engine/toyeng.c with one row in
+engines.def, and tests/extension/estimate_toy.c as src/lang/estimate_toy.c with
+one row in lang/estimators.def, then checks that nothing else differs from the
+tree, builds only the vramsheet target (through ccache when there is one) and
+runs a cell that uses them: the family's parameter count and KV cache, the
+importer's measurement, the engine's budget, the estimator's figure and its
+recomputation when the card's length moves, and each in `help`.
 
     python3 tests/extension/run_extension.py SOURCE_DIR WORK_DIR
 """
@@ -27,6 +30,9 @@ PARAMS = VOCAB * HIDDEN + LAYERS * HIDDEN * HIDDEN  # 64,000 + 12,288 = 76,288
 # 2 (K and V) x layers x 1 x 64 x 2 B x 1,024 = 786,432 B = 768 KiB
 KV_BYTES = 2 * LAYERS * 1 * HIDDEN * 2 * 1024
 PEAK_MIB = 1234  # the toy log's figure: 1,234 MiB = 1,293,942,784 B
+# The toy estimator: 1 MiB per token of every sequence, 1,024 then 2,048 tokens, 1 sequence:
+# 1,073,741,824 B = 1.00 GiB, then 2,147,483,648 B = 2.00 GiB
+TOY_BYTES = [2**20 * 1024 * 1, 2**20 * 2048 * 1]
 
 
 def skipped_at(top):
@@ -68,10 +74,13 @@ def main():
     add_row(os.path.join(tree, "src/measure/importers.def"), 'VS_IMPORTER(toylog, "toylog", 0)')
     shutil.copy(os.path.join(HERE, "toyeng.c"), os.path.join(tree, "src/engine/toyeng.c"))
     add_row(os.path.join(tree, "src/engine/engines.def"), "VS_ENGINE(toyeng)")
+    shutil.copy(os.path.join(HERE, "estimate_toy.c"), os.path.join(tree, "src/lang/estimate_toy.c"))
+    add_row(os.path.join(tree, "src/lang/estimators.def"), "VS_ESTIMATOR(toy)")
     changed = sorted(differences(src, tree))
     want = sorted(["src/model/families/toyfam.c", "src/model/families/families.def",
                    "src/measure/import_toylog.c", "src/measure/importers.def",
-                   "src/engine/toyeng.c", "src/engine/engines.def"])
+                   "src/engine/toyeng.c", "src/engine/engines.def",
+                   "src/lang/estimate_toy.c", "src/lang/estimators.def"])
     if changed != want:
         sys.exit("the scratch tree differs in %s, expected only %s" % (changed, want))
 
@@ -95,9 +104,9 @@ def main():
     cell = os.path.join(work, "cell.vs")
     with open(cell, "w") as f:
         f.write('sheet "toy"\nmodel toy config="%s"\nlength 1024\nconcurrency 1\n'
-                'estimate kv dtype=fp16\nmeasure import "%s"\nmeasurements\n'
-                'gpu "Toy GPU" memory=64GiB\nengine toyeng\nfit\n'
-                'help model\nhelp measure\nhelp engine\n' % (cfg, log))
+                'estimate kv dtype=fp16\nestimate toy\nmeasure import "%s"\nmeasurements\n'
+                'gpu "Toy GPU" memory=64GiB\nengine toyeng\nfit\nlength 2048\nformat bf16\nenvelope\n'
+                'help model\nhelp measure\nhelp engine\nhelp estimate\n' % (cfg, log))
     env["VRAMSHEET_RECORDS"] = os.path.join(work, "records")
     run = subprocess.run([os.path.join(build, "vramsheet"), "run", cell], env=env,
                          capture_output=True, text=True, timeout=60)
@@ -114,11 +123,17 @@ def main():
         "|toylog]",                                # and its syntax the row's word
         "toy rule: half of the GPU, 32.00 GiB",    # the engine's budget of a 64 GiB offer
         "a throwaway test engine",                 # help engine lists it
+        "= {:,} B".format(TOY_BYTES[0]).replace(",", ""),  # the estimator's formula
+        "{:,}".format(TOY_BYTES[0]),
+        "toy_buffer re-estimated: length 1,024 \u2192 2,048, 1.00 GiB \u2192 2.00 GiB",
+        "toy: 2048 tokens x 1 sequences x 1048576 B = %d B" % TOY_BYTES[1],  # in the envelope
+        "a throwaway test estimator",              # help estimate lists it
     ]
     missing = [e for e in expect if e not in out]
     if missing:
         sys.exit("missing %s in:\n%s" % (missing, out))
-    print("extension: a family, an importer and an engine, one file and one row each: ok")
+    print("extension: a family, an importer, an engine and an estimator, one file and one row "
+          "each: ok")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,11 @@ names say which module they belong to.
 
   sizes   every .c and .h under src/ has at most LIMIT lines, except a file that
           is one table (listed in TABLES with the reason).
+  order   inside the pure layer the folders stand in an order, util/ sheet/
+          catalog/ engine/ render/, and a file includes headers of its own
+          folder and the ones before it only: sheet/ never includes engine/
+          (the verdicts an engine's fit gives are computed above sheet/ and
+          handed to it), so the layer has no cycle the build cannot see.
   names   every function a header under src/ declares, and every data symbol
           it declares extern, is named vs_<module>_..., where <module> is the
           header's name (or its folder's, or the header's name without a
@@ -31,6 +36,10 @@ NAME_EXCEPTIONS = {
     # "the offer's capacity" (sheet/capacity.h).
     "vs_offer_capacity": "sheet/capacity.h",
 }
+
+# The pure layer's folders, each above the ones before it.
+PURE_ORDER = ["util", "sheet", "catalog", "engine", "render"]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/', re.M)
 
 COMMENT = re.compile(r"/\*.*?\*/", re.S)
 FUNC = re.compile(r"^(?!\s*(?:typedef|return)\b)[A-Za-z_][\w \*]*?\b([A-Za-z_]\w*)\s*\(", re.M)
@@ -63,6 +72,28 @@ def check_sizes(root, paths):
         if n > LIMIT and rel not in TABLES:
             bad.append("%s: %d lines (more than %d; split it by concept, or list it "
                        "in TABLES if it is one table)" % (rel, n, LIMIT))
+    return bad
+
+
+def backward_includes(folder, text):
+    """The folders of PURE_ORDER after folder that text includes."""
+    if folder not in PURE_ORDER:
+        return []
+    at = PURE_ORDER.index(folder)
+    return [f for f in INCLUDE.findall(COMMENT.sub("", text))
+            if f in PURE_ORDER and PURE_ORDER.index(f) > at]
+
+
+def check_order(root, paths):
+    bad = []
+    for p in paths:
+        rel = os.path.relpath(p, root)
+        folder = rel.split(os.sep)[1] if rel.count(os.sep) >= 2 else ""
+        with open(p, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for f in sorted(set(backward_includes(folder, text))):
+            bad.append("%s: includes %s/, which stands above %s/ in the pure layer (%s)"
+                       % (rel, f, folder, " < ".join(PURE_ORDER)))
     return bad
 
 
@@ -139,6 +170,11 @@ def self_test():
     got = misnamed("src/x/gadget.h", hdr)
     assert got == [(5, "vs_stray_helper"), (7, "helper_without_prefix"),
                    (9, "vs_loose_table"), (10, "stray_data")], got
+    src = ('#include "sheet/sheet.h"\n/* #include "render/x.h" */\n#include "engine/fit.h"\n'
+           '#include "util/buf.h"\n#include <jansson.h>\n')
+    assert backward_includes("sheet", src) == ["engine"], backward_includes("sheet", src)
+    assert backward_includes("render", src) == []
+    assert backward_includes("lang", src) == []
     return 0
 
 
@@ -149,7 +185,7 @@ def main():
         return 0
     root = sys.argv[1]
     paths = list(sources(root))
-    bad = check_sizes(root, paths) + check_names(root, paths)
+    bad = check_sizes(root, paths) + check_order(root, paths) + check_names(root, paths)
     for b in bad:
         print(b)
     print("%d files checked, %d findings" % (len(paths), len(bad)))

@@ -12,6 +12,8 @@ import sys
 # fixture -> (published total, published active or None, source)
 PUBLISHED = {
     "llama-3.1-8b.json": (8030261248, None, "huggingface.co/meta-llama/Llama-3.1-8B, safetensors parameters"),
+    # 28 x (2 x 3,072^2 + 2 x 3,072 x 1,024 + 3 x 3,072 x 8,192 + 2 x 3,072) + 128,256 x 3,072 (tied) + 3,072
+    "llama-3.2-3b.json": (3212749824, None, "huggingface.co/meta-llama/Llama-3.2-3B, safetensors parameters (3.21B), worked by hand"),
     "mistral-7b-v0.1.json": (7241732096, None, "huggingface.co/mistralai/Mistral-7B-v0.1, safetensors parameters"),
     "mixtral-8x7b-v0.1.json": (46702792704, 12879925248, "huggingface.co/mistralai/Mixtral-8x7B-v0.1, safetensors parameters"),
     "qwen2.5-7b.json": (7615616512, None, "huggingface.co/Qwen/Qwen2.5-7B, safetensors parameters"),

@@ -445,7 +445,7 @@ START_TEST(vllm_sliding_groups)
             fit_one(&r, s, H100);
             ck_assert_int_eq(r.concurrency_verdict, want[k]);
             ck_assert_int_eq(vs_envelope_compute(&env, s, NULL, &e), 0);
-            ck_assert_int_eq(vs_classify(&cl, s, &env, NULL, &e), 0);
+            ck_assert_int_eq(vs_fit_classify(&cl, s, &env, NULL, &e), 0);
             for (q = 0; q < cl->rows[0].nreqs; q++) {
                 const vs_classify_req *rq = &cl->rows[0].reqs[q];
                 if (!strcmp(rq->name, "capacity"))
@@ -1225,6 +1225,13 @@ START_TEST(engine_estimate_items)
         }
         ck_assert(peak && !nt);
     }
+    /* its row's own rule estimates that one item: items= without it is refused
+     * with the row's words, at the line */
+    ck_assert_int_eq(run("estimate runtime items=non_torch"), VS_EVALUE);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_str_eq(err.message, "llama.cpp's runtime item is its compute buffer, "
+                                  "activation_peak (the CUDA context is in its budget from free "
+                                  "memory)");
     run_ok("engine vllm\nenvelope");
     json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))

@@ -232,12 +232,13 @@ END_TEST
  * keys for completion. */
 START_TEST(estimator_table_is_the_verb)
 {
-    const vs_estimator *e, *o;
+    const vs_estimator *const *r, *const *o;
     const vs_verb *v = vs_verb_find("estimate");
     size_t i, n = 0;
     ck_assert_ptr_nonnull(v);
     ck_assert_ptr_nonnull(v->registry);
-    for (e = vs_estimators; e->info; e++, n++) {
+    for (r = vs_estimators; *r; r++, n++) {
+        const vs_estimator *e = *r;
         const char *name = e->info->name;
         ck_assert_ptr_eq(vs_estimator_find(name), e);
         ck_assert_ptr_nonnull(e->run);
@@ -245,8 +246,8 @@ START_TEST(estimator_table_is_the_verb)
         ck_assert_ptr_nonnull(e->info->keys[0]);
         ck_assert_ptr_nonnull(e->info->summary);
         ck_assert_ptr_nonnull(strstr(e->info->syntax, name));
-        for (o = vs_estimators; o < e; o++)
-            ck_assert_msg(strcmp(o->info->name, name) != 0, "%s twice", name);
+        for (o = vs_estimators; o < r; o++)
+            ck_assert_msg(strcmp((*o)->info->name, name) != 0, "%s twice", name);
         /* completion: the word, and the form's own keys */
         ck_assert_str_eq(vs_verb_word(v, n), name);
         for (i = 0; e->info->keys[i]; i++)

@@ -370,6 +370,10 @@ START_TEST(test_failed_cell_keeps_oom)
     snprintf(note, sizeof note, "run %s: \"CUDA out of memory\"",
              json_string_value(json_object_get(run, "id")));
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "note")), note);
+    /* the run it came from is a field of its own; the one typed by hand has none */
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(oom, 1), "run")),
+                     json_string_value(json_object_get(run, "id")));
+    ck_assert_ptr_null(json_object_get(json_array_get(oom, 0), "run"));
     json_decref(sheet);
     teardown(ip, &c);
 }
