@@ -35,12 +35,19 @@ PEAK_MIB = 1234  # the toy log's figure: 1,234 MiB = 1,293,942,784 B
 TOY_BYTES = [2**20 * 1024 * 1, 2**20 * 2048 * 1]
 
 
-def skipped_at(top):
-    """copytree's ignore: .git anywhere, the build folders at the top."""
-    def skipped(folder, names):
-        return [n for n in names if n == ".git" or (
-            folder == top and n.startswith("build") and os.path.isdir(os.path.join(folder, n)))]
-    return skipped
+def source_files(top):
+    """The tree's files as git sees them: tracked, or untracked and not ignored.
+    Ignored files (build folders, the sparse weights other tests write into
+    notebooks/pipelines while this one copies) are neither copied nor compared."""
+    out = subprocess.run(["git", "-C", top, "ls-files", "-z", "--cached", "--others",
+                          "--exclude-standard"], check=True, capture_output=True).stdout
+    return sorted({p for p in out.decode().split("\0") if p and os.path.lexists(os.path.join(top, p))})
+
+
+def copy_tree(src, dst, files):
+    for rel in files:
+        os.makedirs(os.path.dirname(os.path.join(dst, rel)) or dst, exist_ok=True)
+        shutil.copy2(os.path.join(src, rel), os.path.join(dst, rel), follow_symlinks=False)
 
 
 def add_row(path, row):
@@ -48,13 +55,17 @@ def add_row(path, row):
         f.write(row + "\n")
 
 
-def differences(a, b, top=True, rel=""):
-    """The paths (relative) that differ between trees a and b, or are in one only."""
-    skip = skipped_at(a)(a, os.listdir(a)) if top else [".git"]
-    cmp = filecmp.dircmp(a, b, ignore=skip)
-    out = [os.path.join(rel, n) for n in cmp.left_only + cmp.right_only + cmp.diff_files]
-    for sub in cmp.common_dirs:
-        out += differences(os.path.join(a, sub), os.path.join(b, sub), False, os.path.join(rel, sub))
+def differences(src, tree, files):
+    """The paths (relative) that differ between the copied files and the scratch
+    tree, or are in the scratch tree only."""
+    known = set(files)
+    out = [rel for rel in files if not os.path.lexists(os.path.join(tree, rel)) or
+           not filecmp.cmp(os.path.join(src, rel), os.path.join(tree, rel), shallow=False)]
+    for folder, _, names in os.walk(tree):
+        for n in names:
+            rel = os.path.relpath(os.path.join(folder, n), tree)
+            if rel not in known:
+                out.append(rel)
     return out
 
 
@@ -64,7 +75,8 @@ def main():
     if os.path.isdir(tree):
         shutil.rmtree(tree)
     os.makedirs(work, exist_ok=True)
-    shutil.copytree(src, tree, ignore=skipped_at(src), symlinks=True)
+    files = source_files(src)
+    copy_tree(src, tree, files)
 
     # the extension: one file and one row each
     shutil.copy(os.path.join(HERE, "toyfam.c"), os.path.join(tree, "src/model/families/toyfam.c"))
@@ -76,7 +88,7 @@ def main():
     add_row(os.path.join(tree, "src/engine/engines.def"), "VS_ENGINE(toyeng)")
     shutil.copy(os.path.join(HERE, "estimate_toy.c"), os.path.join(tree, "src/lang/estimate_toy.c"))
     add_row(os.path.join(tree, "src/lang/estimators.def"), "VS_ESTIMATOR(toy)")
-    changed = sorted(differences(src, tree))
+    changed = sorted(differences(src, tree, files))
     want = sorted(["src/model/families/toyfam.c", "src/model/families/families.def",
                    "src/measure/import_toylog.c", "src/measure/importers.def",
                    "src/engine/toyeng.c", "src/engine/engines.def",
