@@ -2,9 +2,12 @@
  * (its sheets/ tree against each parent's, compared entry by entry in git's
  * own order, without parsing either tree), appended to the index's log. */
 #include "store/store_index_internal.h"
+#include "store/store_tree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* --- the table of sheets --- */
 
@@ -75,46 +78,8 @@ void vs_store_index_table_free(ix_table *t)
 
 /* --- raw trees --- */
 
-/* One entry of a raw tree object ("<mode> <name>\0<20-byte id>"). */
-typedef struct raw_entry {
-    const char *name;
-    size_t len;
-    int is_tree;
-    const unsigned char *id;
-} raw_entry;
-
-/* The next entry at *p (advanced), 0 at the end or on a malformed tree. */
-static int raw_next(const unsigned char **p, const unsigned char *end, raw_entry *e)
-{
-    const unsigned char *sp, *nul;
-    if (*p >= end || !(sp = memchr(*p, ' ', (size_t)(end - *p))))
-        return 0;
-    if (!(nul = memchr(sp + 1, '\0', (size_t)(end - sp - 1))) || end - nul < 21)
-        return 0;
-    e->is_tree = sp - *p == 5 && !memcmp(*p, "40000", 5);
-    e->name = (const char *)sp + 1;
-    e->len = (size_t)(nul - sp - 1);
-    e->id = nul + 1;
-    *p = nul + 21;
-    return 1;
-}
-
-/* git's order of tree entries: names compared as bytes, a tree's as if it
- * ended with '/'. */
-static int raw_cmp(const raw_entry *a, const raw_entry *b)
-{
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->name, b->name, n);
-    unsigned ca, cb;
-    if (c)
-        return c;
-    ca = a->len > n ? (unsigned char)a->name[n] : a->is_tree ? '/' : 0;
-    cb = b->len > n ? (unsigned char)b->name[n] : b->is_tree ? '/' : 0;
-    return (int)ca - (int)cb;
-}
-
 /* A sheet's folder: a tree under sheets/ named as a sheet id. */
-static int is_sheet(const raw_entry *e)
+static int is_sheet(const vs_store_tree_entry *e)
 {
     char id[VS_SHEET_ID_MAX];
     if (!e->is_tree || e->len >= sizeof id)
@@ -174,8 +139,8 @@ static int raw_find(git_odb_object *o, const char *name, git_oid *out, int *is_t
 {
     const unsigned char *p = git_odb_object_data(o), *end = p + git_odb_object_size(o);
     size_t len = strlen(name);
-    raw_entry e;
-    while (raw_next(&p, end, &e))
+    vs_store_tree_entry e;
+    while (vs_store_tree_next(&p, end, &e))
         if (e.len == len && !memcmp(e.name, name, len)) {
             git_oid_fromraw(out, e.id);
             *is_tree = e.is_tree;
@@ -228,7 +193,7 @@ typedef struct touched_list {
     size_t n, cap;
 } touched_list;
 
-static int touched_add(touched_list *l, const raw_entry *e, const unsigned char *folder)
+static int touched_add(touched_list *l, const vs_store_tree_entry *e, const unsigned char *folder)
 {
     touched *t;
     if (l->n == l->cap) {
@@ -281,7 +246,7 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
     const unsigned char *a = cur ? git_odb_object_data(cur) : NULL, *b = NULL;
     const unsigned char *ae = a ? a + git_odb_object_size(cur) : NULL, *be = NULL;
     const unsigned char *sa, *sb;
-    raw_entry ea, eb;
+    vs_store_tree_entry ea, eb;
     size_t tail = 0;
     int ha, hb;
     if (par) {
@@ -298,7 +263,7 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
          * places: both sides go on from the first entry that reaches past it */
         while (c < ae) {
             const unsigned char *was = c;
-            if (!raw_next(&c, ae, &ea) || (size_t)(c - a) > p) {
+            if (!vs_store_tree_next(&c, ae, &ea) || (size_t)(c - a) > p) {
                 c = was;
                 break;
             }
@@ -312,31 +277,31 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
     }
     sa = a;
     sb = b;
-    ha = a && raw_next(&a, ae, &ea);
-    hb = b && raw_next(&b, be, &eb);
+    ha = a && vs_store_tree_next(&a, ae, &ea);
+    hb = b && vs_store_tree_next(&b, be, &eb);
     while (ha || hb) {
         int c;
         /* both at an entry's start with the same bytes left, all shared: done */
         if (ha && hb && ae - sa == be - sb && (size_t)(ae - sa) <= tail)
             break;
-        c = !ha ? 1 : !hb ? -1 : raw_cmp(&ea, &eb);
+        c = !ha ? 1 : !hb ? -1 : vs_store_tree_cmp(&ea, &eb);
         if (c == 0) {
             if (memcmp(ea.id, eb.id, 20) && is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
                 return -1;
             sa = a;
-            ha = raw_next(&a, ae, &ea);
+            ha = vs_store_tree_next(&a, ae, &ea);
             sb = b;
-            hb = raw_next(&b, be, &eb);
+            hb = vs_store_tree_next(&b, be, &eb);
         } else if (c < 0) {
             if (is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
                 return -1;
             sa = a;
-            ha = raw_next(&a, ae, &ea);
+            ha = vs_store_tree_next(&a, ae, &ea);
         } else {
             if (is_sheet(&eb) && touched_add(l, &eb, NULL) < 0)
                 return -1;
             sb = b;
-            hb = raw_next(&b, be, &eb);
+            hb = vs_store_tree_next(&b, be, &eb);
         }
     }
     return 0;
@@ -535,6 +500,60 @@ done:
 }
 
 /* --- a shallow clone's walk --- */
+
+int vs_store_shallow_has(const git_oid *shallow, size_t n, const git_oid *c)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int r = git_oid_cmp(&shallow[mid], c);
+        if (!r)
+            return 1;
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+int vs_store_is_shallow(vs_store *st)
+{
+    char p[4096];
+    struct stat sb;
+    snprintf(p, sizeof p, "%sshallow", git_repository_path(st->repo));
+    return stat(p, &sb) == 0 && sb.st_size > 0;
+}
+
+int vs_store_shallow_read(vs_store *st, git_oid **out, size_t *n)
+{
+    char p[4096], line[128];
+    FILE *f;
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    snprintf(p, sizeof p, "%sshallow", git_repository_path(st->repo));
+    if (!(f = fopen(p, "r")))
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        git_oid o;
+        if (strlen(line) < 40 || (line[40] = '\0', git_oid_fromstr(&o, line) < 0))
+            continue;
+        if (*n == cap) {
+            git_oid *nv = realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof *nv);
+            if (!nv) {
+                fclose(f);
+                return -1;
+            }
+            *out = nv;
+        }
+        git_oid_cpy(&(*out)[(*n)++], &o);
+    }
+    fclose(f);
+    if (*n)
+        qsort(*out, *n, sizeof **out, (int (*)(const void *, const void *))git_oid_cmp);
+    return 0;
+}
 
 typedef struct oid_set {
     git_oid *v;
