@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdarg.h>
@@ -140,8 +141,24 @@ static int open_patiently(git_repository **repo, const char *path)
     return -1;
 }
 
+/* libgit2 stays started for the life of the process: its start loads the
+ * system's TLS certificates (mbedTLS parses the whole bundle, about 8 ms here),
+ * and a store opened and freed per verb paid that at every open once the last
+ * reference was dropped. The reference taken here is dropped at exit. */
+static void libgit2_release(void)
+{
+    git_libgit2_shutdown();
+}
+
+static void libgit2_hold(void)
+{
+    if (git_libgit2_init() > 0)
+        atexit(libgit2_release);
+}
+
 int vs_store_open(vs_store **out, const char *path, vs_error *err)
 {
+    static pthread_once_t held = PTHREAD_ONCE_INIT;
     vs_store *st = NULL;
     struct stat sb;
     int rc = 0;
@@ -154,6 +171,7 @@ int vs_store_open(vs_store **out, const char *path, vs_error *err)
         return vs_error_set(err, VS_ERECORDS, "libsodium failed to initialise");
     if (git_libgit2_init() < 0)
         return vs_store_gfail(err, VS_ERECORDS, "cannot start libgit2");
+    pthread_once(&held, libgit2_hold);
     /* libgit2 re-hashes every object it reads by default (git does not; fsck
      * does): that was 70% of `history` on a 40 KB sheets/ tree per commit. */
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);

@@ -4,6 +4,7 @@
  * remote; the work tree follows through store_worktree.c. */
 #include "store/store_index.h"
 #include "store/store_internal.h"
+#include "store/store_tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -251,12 +252,11 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                     vs_error *err)
 {
     vs_store_commit_info tmp_info;
-    char refname[VS_STORE_BRANCH_MAX + 16], path_json[128], path_md[128], logmsg[300];
+    char refname[VS_STORE_BRANCH_MAX + 16], logmsg[300];
     char *msg = NULL;
     git_signature *sig = NULL;
-    git_oid blob_json, blob_md, expected, tip, tree_oid, commit_oid;
-    git_tree_update upd[2];
-    size_t nupd = 1, mlen;
+    git_oid blob_json, blob_md, expected, tip, tree_oid, commit_oid, folder_oid;
+    size_t mlen;
     int rc = 0, attempt = 0, created = 0, journaled = 0, keep_journal = 0, joined = 0;
     int64_t deadline;
     vs_store_theirs_note note;
@@ -282,8 +282,6 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
     if ((rc = vs_store_head_branch(st, refname, sizeof refname, err)) < 0)
         return rc;
     snprintf(info->branch, sizeof info->branch, "%.255s", refname + 11);
-    snprintf(path_json, sizeof path_json, "sheets/%s/sheet.json", w->sheet_id);
-    snprintf(path_md, sizeof path_md, "sheets/%s/sheet.md", w->sheet_id);
     if (!git_repository_is_bare(st->repo)) {
         char edited[600];
         if ((rc = vs_store_hand_edits(st, w->sheet_id, edited, sizeof edited, err)) < 0)
@@ -323,23 +321,11 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot write to records %s", st->path);
         goto done;
     }
-    memset(upd, 0, sizeof upd);
-    upd[0].action = GIT_TREE_UPDATE_UPSERT;
-    git_oid_cpy(&upd[0].id, &blob_json);
-    upd[0].filemode = GIT_FILEMODE_BLOB;
-    upd[0].path = path_json;
-    if (w->md) {
-        upd[1].action = GIT_TREE_UPDATE_UPSERT;
-        git_oid_cpy(&upd[1].id, &blob_md);
-        upd[1].filemode = GIT_FILEMODE_BLOB;
-        upd[1].path = path_md;
-        nupd = 2;
-    }
 
     deadline = vs_clock_mono_ms() + STORE_RETRY_MS;
     for (;;) {
         git_commit *parent = NULL, *their_commit = NULL;
-        git_tree *ptree = NULL, *tree = NULL;
+        git_tree *tree = NULL;
         const git_commit *parents[2];
         git_oid cur;
         int have, crc, has_cur = 0, join = 0, chosen = 0;
@@ -349,21 +335,18 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
             rc = have;
             goto done;
         }
-        if (have && (git_commit_lookup(&parent, st->repo, &tip) < 0 ||
-                     git_commit_tree(&ptree, parent) < 0)) {
+        if (have && git_commit_lookup(&parent, st->repo, &tip) < 0) {
             git_commit_free(parent);
             rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
         if (have && vs_store_tip_blob(st, &tip, w->sheet_id, "sheet.json", &cur, &has_cur) < 0) {
-            git_tree_free(ptree);
             git_commit_free(parent);
             rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip of %s", refname);
             goto done;
         }
         if (have && w->replace &&
             (crc = divergence_choice(st, &tip, w->sheet_id, &note, &join, &chosen)) < 0) {
-            git_tree_free(ptree);
             git_commit_free(parent);
             rc = vs_store_gfail(err, VS_ERECORDS,
                                 "cannot compare the sheets here and in the remote");
@@ -384,7 +367,6 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
             vs_store_hex(info->blob, &cur);
             info->unchanged = 1;
             info->attempts = attempt;
-            git_tree_free(ptree);
             git_commit_free(parent);
             goto done;
         }
@@ -398,7 +380,6 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
              * from that revision (a later change then meets the newer ones as a
              * concurrent change, as it should). */
             if (stale && (held = sheet_held(st, &tip, w->sheet_id, &blob_json, &held_at)) < 0) {
-                git_tree_free(ptree);
                 git_commit_free(parent);
                 rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the history of %s", refname);
                 goto done;
@@ -409,7 +390,6 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                 info->unchanged = 1;
                 info->held_earlier = 1;
                 info->attempts = attempt;
-                git_tree_free(ptree);
                 git_commit_free(parent);
                 goto done;
             }
@@ -438,7 +418,6 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                                       "title, or record this version on top with `commit \"...\" "
                                       "replace` (the other stays in history)",
                                       w->sheet_id, st->path, info->commit, w->sheet_id);
-                git_tree_free(ptree);
                 git_commit_free(parent);
                 goto done;
             }
@@ -446,7 +425,9 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         had_before = have;
         if (have)
             git_oid_cpy(&before, &tip);
-        crc = git_tree_create_updated(&tree_oid, st->repo, ptree, nupd, upd);
+        crc =
+            vs_store_tree_put_sheet(st->repo, have ? git_commit_tree_id(parent) : NULL, w->sheet_id,
+                                    &blob_json, w->md ? &blob_md : NULL, &tree_oid, &folder_oid);
         if (crc == 0 && join)
             crc = joined_tree(st->repo, &tree_oid, &tip, &note.theirs, &note, &tree_oid);
         if (crc == 0 && join)
@@ -468,7 +449,6 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
                 rc = crc;
         }
         git_tree_free(tree);
-        git_tree_free(ptree);
         git_commit_free(parent);
         git_commit_free(their_commit);
         if (rc < 0)
@@ -498,8 +478,16 @@ int vs_store_commit(vs_store *st, const vs_store_write *w, vs_store_commit_info 
         /* the index follows now, while the commit is at hand (else the next
          * reader brings it) */
         vs_error ierr;
+        vs_store_index_known k;
         vs_error_clear(&ierr);
-        vs_store_index_sync(st, &ierr);
+        git_oid_cpy(&k.commit, &commit_oid);
+        k.id = w->sheet_id;
+        git_oid_cpy(&k.folder, &folder_oid);
+        git_oid_cpy(&k.blob, &blob_json);
+        if (joined)
+            vs_store_index_sync(st, &ierr);
+        else
+            vs_store_index_sync_known(st, &k, &ierr);
     }
     if (!git_repository_is_bare(st->repo)) {
         vs_error werr;

@@ -128,60 +128,6 @@ static int write_heads(vs_store *st, const ix_heads_hdr *hdr, ix_table *t, vs_er
     return 0;
 }
 
-int vs_store_shallow_has(const git_oid *shallow, size_t n, const git_oid *c)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int r = git_oid_cmp(&shallow[mid], c);
-        if (!r)
-            return 1;
-        if (r < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return 0;
-}
-
-int vs_store_is_shallow(vs_store *st)
-{
-    char p[4096];
-    struct stat sb;
-    snprintf(p, sizeof p, "%sshallow", git_repository_path(st->repo));
-    return stat(p, &sb) == 0 && sb.st_size > 0;
-}
-
-int vs_store_shallow_read(vs_store *st, git_oid **out, size_t *n)
-{
-    char p[4096], line[128];
-    FILE *f;
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    snprintf(p, sizeof p, "%sshallow", git_repository_path(st->repo));
-    if (!(f = fopen(p, "r")))
-        return 0;
-    while (fgets(line, sizeof line, f)) {
-        git_oid o;
-        if (strlen(line) < 40 || (line[40] = '\0', git_oid_fromstr(&o, line) < 0))
-            continue;
-        if (*n == cap) {
-            git_oid *nv = realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof *nv);
-            if (!nv) {
-                fclose(f);
-                return -1;
-            }
-            *out = nv;
-        }
-        git_oid_cpy(&(*out)[(*n)++], &o);
-    }
-    fclose(f);
-    if (*n)
-        qsort(*out, *n, sizeof **out, (int (*)(const void *, const void *))git_oid_cmp);
-    return 0;
-}
-
 /* The commits from tip (not reachable from hide, when given), oldest first. */
 static int walk_new(vs_store *st, const git_oid *tip, const git_oid *hide, git_oid **out, size_t *n,
                     vs_error *err)
@@ -308,6 +254,83 @@ done:
     if (f)
         fclose(f);
     free(v);
+    vs_store_index_table_free(&t);
+    return rc;
+}
+
+/* The index at old extended by k->commit, a commit of ours whose only parent
+ * is old and which changed sheet k->id alone: its record and head written as
+ * vs_store_index_append and tip_apply would, without reading a tree. 0, 1
+ * when k does not apply (the caller compares trees), or an error. */
+static int extend_known(vs_store *st, const heads_map *m, const git_oid *old,
+                        const vs_store_index_known *k, vs_error *err)
+{
+    char p[4096];
+    ix_heads_hdr hdr = *m->hdr;
+    ix_table t = {0};
+    const ix_head *h = heads_find(m, k->id);
+    size_t at = h ? (size_t)(h - m->v) : 0, n = (size_t)m->hdr->nsheets;
+    uint64_t pos = m->hdr->revs_len;
+    git_commit *c = NULL;
+    FILE *f = NULL;
+    int rc = 1;
+    if (git_commit_lookup(&c, st->repo, &k->commit) < 0 || git_commit_parentcount(c) != 1 ||
+        !git_oid_equal(git_commit_parent_id(c, 0), old) || strlen(k->id) >= VS_SHEET_ID_MAX)
+        goto done;
+    if (!h) /* a new sheet: its place in the sorted heads */
+        while (at < n && strncmp(m->v[at].id, k->id, VS_SHEET_ID_MAX) < 0)
+            at++;
+    if (!(t.heads = malloc((n + 1) * sizeof *t.heads))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    memcpy(t.heads, m->v, at * sizeof *t.heads);
+    memcpy(t.heads + at + !h, m->v + at, (n - at) * sizeof *t.heads);
+    t.n = t.cap = n + !h;
+    if (!h) {
+        memset(&t.heads[at], 0, sizeof t.heads[at]);
+        snprintf(t.heads[at].id, sizeof t.heads[at].id, "%s", k->id);
+    }
+    if (!h || !h->present || memcmp(h->folder, k->folder.id, 20)) {
+        const char *msg = git_commit_message(c);
+        size_t mlen = msg ? strlen(msg) : 0;
+        ix_rec r;
+        while (mlen && (msg[mlen - 1] == '\n' || msg[mlen - 1] == ' '))
+            mlen--;
+        memset(&r, 0, sizeof r);
+        r.idlen = (uint16_t)strlen(k->id);
+        r.msglen = (uint32_t)mlen;
+        r.reclen = (uint32_t)(IX_REC_FIXED + r.idlen + r.msglen);
+        memcpy(r.commit, k->commit.id, 20);
+        r.time = (int64_t)git_commit_time(c);
+        r.offset = git_commit_time_offset(c);
+        r.prev = t.heads[at].head;
+        memcpy(r.folder, k->folder.id, 20);
+        memcpy(r.blob, k->blob.id, 20);
+        vs_store_index_path(st, "index.revs", p, sizeof p);
+        /* what a writer killed before its heads were renamed left is cut */
+        if (truncate(p, (off_t)pos) != 0 || !(f = fopen(p, "r+b")) ||
+            fseeko(f, (off_t)pos, 0) != 0 || fwrite(&r, IX_REC_FIXED, 1, f) != 1 ||
+            fwrite(k->id, 1, r.idlen, f) != r.idlen ||
+            fwrite(msg ? msg : "", 1, r.msglen, f) != r.msglen || fflush(f) != 0) {
+            rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
+            goto done;
+        }
+        t.heads[at].head = pos;
+        t.heads[at].count++;
+        pos += r.reclen;
+        hdr.nrevs++;
+    }
+    t.heads[at].present = 1;
+    memcpy(t.heads[at].folder, k->folder.id, 20);
+    memcpy(hdr.tip, k->commit.id, 20);
+    hdr.revs_len = pos;
+    hdr.nsheets = t.n;
+    rc = write_heads(st, &hdr, &t, err);
+done:
+    if (f)
+        fclose(f);
+    git_commit_free(c);
     vs_store_index_table_free(&t);
     return rc;
 }
@@ -439,7 +462,19 @@ int vs_store_index_tip_is(vs_store *st, const git_oid *tip)
     return same;
 }
 
+static int sync_to_tip(vs_store *st, const vs_store_index_known *known, vs_error *err);
+
 int vs_store_index_sync(vs_store *st, vs_error *err)
+{
+    return sync_to_tip(st, NULL, err);
+}
+
+int vs_store_index_sync_known(vs_store *st, const vs_store_index_known *known, vs_error *err)
+{
+    return sync_to_tip(st, known, err);
+}
+
+static int sync_to_tip(vs_store *st, const vs_store_index_known *known, vs_error *err)
 {
     char refname[VS_STORE_BRANCH_MAX + 16], p[4096];
     heads_map m;
@@ -483,7 +518,13 @@ int vs_store_index_sync(vs_store *st, vs_error *err)
         } else if (have && m.hdr->has_tip && !m.hdr->shallow &&
                    !strncmp(m.hdr->refname, refname, sizeof m.hdr->refname)) {
             git_oid_fromraw(&old, m.hdr->tip);
-            if (git_graph_descendant_of(st->repo, &tip, &old) == 1 &&
+            if (known && git_oid_equal(&known->commit, &tip)) {
+                int krc = extend_known(st, &m, &old, known, err);
+                if (krc < 0)
+                    vs_error_clear(err); /* the trees are compared below */
+                need_rebuild = krc != 0;
+            }
+            if (need_rebuild && git_graph_descendant_of(st->repo, &tip, &old) == 1 &&
                 extend(st, &m, &tip, &need_rebuild, err) < 0) {
                 vs_error_clear(err); /* what could not be appended is rebuilt */
                 need_rebuild = 1;

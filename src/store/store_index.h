@@ -71,6 +71,21 @@ typedef struct vs_store_index_rev {
  * or a negative code. A repository without commits has an empty index. */
 int vs_store_index_sync(vs_store *st, vs_error *err);
 
+/* A commit of ours, made on the tip the index was built for: the one sheet
+ * it changed, with that sheet's folder and sheet.json in the commit. */
+typedef struct vs_store_index_known {
+    git_oid commit;
+    const char *id;
+    git_oid folder;
+    git_oid blob;
+} vs_store_index_known;
+
+/* vs_store_index_sync, told what the tip's commit changed: when the tip is
+ * known->commit and its one parent is the index's tip, the revision is
+ * appended without comparing the trees (what the comparison would find);
+ * otherwise as vs_store_index_sync. */
+int vs_store_index_sync_known(vs_store *st, const vs_store_index_known *known, vs_error *err);
+
 /* 1 when the index on disk was built for exactly tip (the branch may have moved
  * since a caller read it), 0 otherwise. */
 int vs_store_index_tip_is(vs_store *st, const git_oid *tip);

@@ -2,9 +2,14 @@
  * (its sheets/ tree against each parent's, compared entry by entry in git's
  * own order, without parsing either tree), appended to the index's log. */
 #include "store/store_index_internal.h"
+#include "store/store_tree.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* --- the table of sheets --- */
 
@@ -75,46 +80,8 @@ void vs_store_index_table_free(ix_table *t)
 
 /* --- raw trees --- */
 
-/* One entry of a raw tree object ("<mode> <name>\0<20-byte id>"). */
-typedef struct raw_entry {
-    const char *name;
-    size_t len;
-    int is_tree;
-    const unsigned char *id;
-} raw_entry;
-
-/* The next entry at *p (advanced), 0 at the end or on a malformed tree. */
-static int raw_next(const unsigned char **p, const unsigned char *end, raw_entry *e)
-{
-    const unsigned char *sp, *nul;
-    if (*p >= end || !(sp = memchr(*p, ' ', (size_t)(end - *p))))
-        return 0;
-    if (!(nul = memchr(sp + 1, '\0', (size_t)(end - sp - 1))) || end - nul < 21)
-        return 0;
-    e->is_tree = sp - *p == 5 && !memcmp(*p, "40000", 5);
-    e->name = (const char *)sp + 1;
-    e->len = (size_t)(nul - sp - 1);
-    e->id = nul + 1;
-    *p = nul + 21;
-    return 1;
-}
-
-/* git's order of tree entries: names compared as bytes, a tree's as if it
- * ended with '/'. */
-static int raw_cmp(const raw_entry *a, const raw_entry *b)
-{
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->name, b->name, n);
-    unsigned ca, cb;
-    if (c)
-        return c;
-    ca = a->len > n ? (unsigned char)a->name[n] : a->is_tree ? '/' : 0;
-    cb = b->len > n ? (unsigned char)b->name[n] : b->is_tree ? '/' : 0;
-    return (int)ca - (int)cb;
-}
-
 /* A sheet's folder: a tree under sheets/ named as a sheet id. */
-static int is_sheet(const raw_entry *e)
+static int is_sheet(const vs_store_tree_entry *e)
 {
     char id[VS_SHEET_ID_MAX];
     if (!e->is_tree || e->len >= sizeof id)
@@ -127,10 +94,21 @@ static int is_sheet(const raw_entry *e)
 /* The sheets/ trees read while a batch is appended: a child's parent is
  * usually the commit just before it, so a few suffice. */
 #define TREE_CACHE 4
+
+/* Where each entry of a raw tree begins: kept for the trees in the cache, so
+ * that the next commit's comparison (its parent is usually this commit) finds
+ * the entry at a byte offset by a binary search, not a walk from the start. */
+typedef struct entry_offs {
+    uint32_t *v;
+    size_t n, cap;
+    int valid;
+} entry_offs;
+
 typedef struct tree_cache {
     git_odb *odb;
     git_oid id[TREE_CACHE];
     git_odb_object *obj[TREE_CACHE];
+    entry_offs offs[TREE_CACHE];
     unsigned next;
     /* the sheets/ tree of the commits last asked for (a commit, then its
      * parent: the child of the next commit) */
@@ -139,14 +117,18 @@ typedef struct tree_cache {
     unsigned next_commit;
 } tree_cache;
 
-static int cache_read(tree_cache *tc, const git_oid *id, const git_odb_object *keep,
-                      git_odb_object **out)
+/* The tree id from the cache or the object database; *offs (may be NULL) its
+ * entries' offsets (valid 0 until computed). */
+static int cache_read_offs(tree_cache *tc, const git_oid *id, const git_odb_object *keep,
+                           git_odb_object **out, entry_offs **offs)
 {
     unsigned i;
     int rc;
     for (i = 0; i < TREE_CACHE; i++)
         if (tc->obj[i] && git_oid_equal(&tc->id[i], id)) {
             *out = tc->obj[i];
+            if (offs)
+                *offs = &tc->offs[i];
             return 0;
         }
     i = tc->next++ % TREE_CACHE;
@@ -154,19 +136,62 @@ static int cache_read(tree_cache *tc, const git_oid *id, const git_odb_object *k
         i = tc->next++ % TREE_CACHE;
     git_odb_object_free(tc->obj[i]);
     tc->obj[i] = NULL;
+    tc->offs[i].valid = 0;
     if ((rc = git_odb_read(&tc->obj[i], tc->odb, id)) < 0)
         return rc;
     git_oid_cpy(&tc->id[i], id);
     *out = tc->obj[i];
+    if (offs)
+        *offs = &tc->offs[i];
     return 0;
+}
+
+static int cache_read(tree_cache *tc, const git_oid *id, const git_odb_object *keep,
+                      git_odb_object **out)
+{
+    return cache_read_offs(tc, id, keep, out, NULL);
 }
 
 static void cache_free(tree_cache *tc)
 {
     unsigned i;
-    for (i = 0; i < TREE_CACHE; i++)
+    for (i = 0; i < TREE_CACHE; i++) {
         git_odb_object_free(tc->obj[i]);
+        free(tc->offs[i].v);
+    }
     git_odb_free(tc->odb);
+}
+
+static int offs_push(entry_offs *o, size_t at)
+{
+    if (o->n == o->cap) {
+        size_t nc = o->cap ? o->cap * 2 : 1024;
+        uint32_t *nv = realloc(o->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        o->v = nv;
+        o->cap = nc;
+    }
+    o->v[o->n++] = (uint32_t)at;
+    return 0;
+}
+
+/* Every entry's offset in the tree o (one walk). -1 when memory is short. */
+static int offs_build(git_odb_object *o, entry_offs *offs)
+{
+    const unsigned char *d = git_odb_object_data(o), *p = d, *end = d + git_odb_object_size(o);
+    vs_store_tree_entry e;
+    offs->n = 0;
+    offs->valid = 0;
+    while (p < end) {
+        const unsigned char *at = p;
+        if (!vs_store_tree_next(&p, end, &e))
+            break;
+        if (offs_push(offs, (size_t)(at - d)) < 0)
+            return -1;
+    }
+    offs->valid = 1;
+    return 0;
 }
 
 /* The id of name in a raw tree: 1 found (with *is_tree), 0 not. */
@@ -174,8 +199,8 @@ static int raw_find(git_odb_object *o, const char *name, git_oid *out, int *is_t
 {
     const unsigned char *p = git_odb_object_data(o), *end = p + git_odb_object_size(o);
     size_t len = strlen(name);
-    raw_entry e;
-    while (raw_next(&p, end, &e))
+    vs_store_tree_entry e;
+    while (vs_store_tree_next(&p, end, &e))
         if (e.len == len && !memcmp(e.name, name, len)) {
             git_oid_fromraw(out, e.id);
             *is_tree = e.is_tree;
@@ -228,7 +253,7 @@ typedef struct touched_list {
     size_t n, cap;
 } touched_list;
 
-static int touched_add(touched_list *l, const raw_entry *e, const unsigned char *folder)
+static int touched_add(touched_list *l, const vs_store_tree_entry *e, const unsigned char *folder)
 {
     touched *t;
     if (l->n == l->cap) {
@@ -246,6 +271,11 @@ static int touched_add(touched_list *l, const raw_entry *e, const unsigned char 
     if (folder)
         git_oid_fromraw(&t->folder, folder);
     return 0;
+}
+
+static int raw_next_at(const unsigned char **p, const unsigned char *end, vs_store_tree_entry *e)
+{
+    return *p < end && vs_store_tree_next(p, end, e);
 }
 
 /* How many bytes a and b share at their start (at most n): memcmp a block at a
@@ -281,7 +311,7 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
     const unsigned char *a = cur ? git_odb_object_data(cur) : NULL, *b = NULL;
     const unsigned char *ae = a ? a + git_odb_object_size(cur) : NULL, *be = NULL;
     const unsigned char *sa, *sb;
-    raw_entry ea, eb;
+    vs_store_tree_entry ea, eb;
     size_t tail = 0;
     int ha, hb;
     if (par) {
@@ -298,7 +328,7 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
          * places: both sides go on from the first entry that reaches past it */
         while (c < ae) {
             const unsigned char *was = c;
-            if (!raw_next(&c, ae, &ea) || (size_t)(c - a) > p) {
+            if (!vs_store_tree_next(&c, ae, &ea) || (size_t)(c - a) > p) {
                 c = was;
                 break;
             }
@@ -312,33 +342,113 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
     }
     sa = a;
     sb = b;
-    ha = a && raw_next(&a, ae, &ea);
-    hb = b && raw_next(&b, be, &eb);
+    ha = a && vs_store_tree_next(&a, ae, &ea);
+    hb = b && vs_store_tree_next(&b, be, &eb);
     while (ha || hb) {
         int c;
         /* both at an entry's start with the same bytes left, all shared: done */
         if (ha && hb && ae - sa == be - sb && (size_t)(ae - sa) <= tail)
             break;
-        c = !ha ? 1 : !hb ? -1 : raw_cmp(&ea, &eb);
+        c = !ha ? 1 : !hb ? -1 : vs_store_tree_cmp(&ea, &eb);
         if (c == 0) {
             if (memcmp(ea.id, eb.id, 20) && is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
                 return -1;
             sa = a;
-            ha = raw_next(&a, ae, &ea);
+            ha = vs_store_tree_next(&a, ae, &ea);
             sb = b;
-            hb = raw_next(&b, be, &eb);
+            hb = vs_store_tree_next(&b, be, &eb);
         } else if (c < 0) {
             if (is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
                 return -1;
             sa = a;
-            ha = raw_next(&a, ae, &ea);
+            ha = vs_store_tree_next(&a, ae, &ea);
         } else {
             if (is_sheet(&eb) && touched_add(l, &eb, NULL) < 0)
                 return -1;
             sb = b;
-            hb = raw_next(&b, be, &eb);
+            hb = vs_store_tree_next(&b, be, &eb);
         }
     }
+    return 0;
+}
+
+/* raw_diff with the parent's entry offsets known (po): the entries inside
+ * the shared start found by a binary search, those inside the shared end
+ * by their place, and the commit's offsets (co) written for the next. Both
+ * trees are one object each, sizes below 4 GiB (a tree's offsets are 32-bit;
+ * larger ones take raw_diff). */
+static int raw_diff_offs(git_odb_object *cur, git_odb_object *par, const entry_offs *po,
+                         entry_offs *co, touched_list *l)
+{
+    const unsigned char *a0 = git_odb_object_data(cur), *b0 = git_odb_object_data(par);
+    size_t la = git_odb_object_size(cur), lb = git_odb_object_size(par);
+    const unsigned char *a = a0, *b = b0, *ae = a0 + la, *be = b0 + lb, *sa, *sb;
+    size_t p = common_prefix(a0, b0, la < lb ? la : lb), lo = 0, hi = po->n, j, tail, k;
+    vs_store_tree_entry ea, eb;
+    int ha, hb;
+    co->n = 0;
+    co->valid = 0;
+    if (p == la && la == lb) {
+        for (k = 0; k < po->n; k++)
+            if (offs_push(co, po->v[k]) < 0)
+                return -1;
+        co->valid = 1;
+        return 0;
+    }
+    /* the entries that end at or before p: the same in both, at the same places */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2, end = mid + 1 < po->n ? po->v[mid + 1] : lb;
+        if (end <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (k = 0; k < lo; k++)
+        if (offs_push(co, po->v[k]) < 0)
+            return -1;
+    j = lo;
+    a += lo < po->n ? po->v[lo] : lb;
+    b += lo < po->n ? po->v[lo] : lb;
+    tail = common_suffix(a, (size_t)(ae - a), b, (size_t)(be - b),
+                         (size_t)(ae - a) < (size_t)(be - b) ? (size_t)(ae - a) : (size_t)(be - b));
+    sa = a;
+    sb = b;
+    ha = raw_next_at(&a, ae, &ea);
+    hb = raw_next_at(&b, be, &eb);
+    while (ha || hb) {
+        int c;
+        if (ha && hb && ae - sa == be - sb && (size_t)(ae - sa) <= tail) {
+            /* the rest is shared: the commit's entries are the parent's, moved */
+            size_t shift = (size_t)(sa - a0) - (size_t)(sb - b0);
+            for (k = j; k < po->n; k++)
+                if (offs_push(co, po->v[k] + shift) < 0)
+                    return -1;
+            co->valid = 1;
+            return 0;
+        }
+        c = !ha ? 1 : !hb ? -1 : vs_store_tree_cmp(&ea, &eb);
+        if (c <= 0 && offs_push(co, (size_t)(sa - a0)) < 0)
+            return -1;
+        if (c == 0) {
+            if (memcmp(ea.id, eb.id, 20) && is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
+                return -1;
+        } else if (c < 0) {
+            if (is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
+                return -1;
+        } else if (is_sheet(&eb) && touched_add(l, &eb, NULL) < 0) {
+            return -1;
+        }
+        if (c <= 0) {
+            sa = a;
+            ha = raw_next_at(&a, ae, &ea);
+        }
+        if (c >= 0) {
+            sb = b;
+            hb = raw_next_at(&b, be, &eb);
+            j++;
+        }
+    }
+    co->valid = 1;
     return 0;
 }
 
@@ -364,6 +474,7 @@ static int commit_touched(git_repository *repo, tree_cache *tc, git_commit *c, i
 {
     git_oid cur_id, par_id;
     git_odb_object *cur = NULL, *par = NULL;
+    entry_offs *co = NULL, *po = NULL;
     touched_list other = {0};
     unsigned p, np = boundary ? 0 : git_commit_parentcount(c);
     int rc, has_cur, has_par;
@@ -382,11 +493,18 @@ static int commit_touched(git_repository *repo, tree_cache *tc, git_commit *c, i
             goto done;
         }
         /* the parent's read never drops the commit's own from the cache */
-        if ((has_cur && (rc = cache_read(tc, &cur_id, NULL, &cur)) < 0) ||
-            (has_par && (rc = cache_read(tc, &par_id, cur, &par)) < 0))
+        if ((has_cur && (rc = cache_read_offs(tc, &cur_id, NULL, &cur, &co)) < 0) ||
+            (has_par && (rc = cache_read_offs(tc, &par_id, cur, &par, &po)) < 0))
             goto done;
         into->n = 0;
-        if (raw_diff(has_cur ? cur : NULL, has_par ? par : NULL, into) < 0) {
+        if (p == 0 && has_cur && has_par && git_odb_object_size(cur) < UINT32_MAX &&
+            git_odb_object_size(par) < UINT32_MAX) {
+            if ((!po->valid && offs_build(par, po) < 0) ||
+                raw_diff_offs(cur, par, po, co, into) < 0) {
+                rc = VS_ENOMEM;
+                goto done;
+            }
+        } else if (raw_diff(has_cur ? cur : NULL, has_par ? par : NULL, into) < 0) {
             rc = VS_ENOMEM;
             goto done;
         }
@@ -425,11 +543,19 @@ int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table
     touched_list l = {0};
     size_t i, k;
     int rc = 0;
+    int64_t t0 = vs_clock_mono_ms(), shown = 0;
+    /* a long build (the first read of a history of 100,000 commits takes
+     * seconds) says how far it is, on a terminal's stderr, once a second */
+    int progress = ncommits >= 20000 && isatty(2);
     memset(&tc, 0, sizeof tc);
     if (git_repository_odb(&tc.odb, repo) < 0)
         return vs_store_gfail(err, VS_ERECORDS, "cannot open the object database");
     for (i = 0; i < ncommits; i++) {
         git_commit *c = NULL;
+        if (progress && vs_clock_mono_ms() - t0 >= 1000 * (shown + 1)) {
+            shown = (vs_clock_mono_ms() - t0) / 1000;
+            fprintf(stderr, "\rindexing the records' history: %zu of %zu commits", i, ncommits);
+        }
         const char *m;
         size_t mlen;
         int boundary = n_shallow && vs_store_shallow_has(shallow, n_shallow, &commits[i]);
@@ -491,6 +617,9 @@ int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table
         git_commit_free(c);
     }
 done:
+    if (shown)
+        fprintf(stderr, "\rindexing the records' history: %zu of %zu commits, %.1f s\n", i,
+                ncommits, (double)(vs_clock_mono_ms() - t0) / 1000.0);
     free(l.v);
     cache_free(&tc);
     return rc;
@@ -531,151 +660,5 @@ int vs_store_index_tip_apply(git_repository *repo, const git_oid *old_commit,
 done:
     free(l.v);
     cache_free(&tc);
-    return rc;
-}
-
-/* --- a shallow clone's walk --- */
-
-typedef struct oid_set {
-    git_oid *v;
-    size_t n, cap;
-} oid_set;
-
-static int oids_push(oid_set *s, const git_oid *o)
-{
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 1024;
-        git_oid *nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        s->v = nv;
-        s->cap = nc;
-    }
-    git_oid_cpy(&s->v[s->n++], o);
-    return 0;
-}
-
-/* The commits seen: open addressing on the id's first bytes. */
-typedef struct oid_hash {
-    git_oid *v;
-    unsigned char *used;
-    size_t n, cap;
-} oid_hash;
-
-static size_t oid_slot(const oid_hash *h, const git_oid *o)
-{
-    size_t k;
-    memcpy(&k, o->id, sizeof k);
-    k &= h->cap - 1;
-    while (h->used[k] && !git_oid_equal(&h->v[k], o))
-        k = (k + 1) & (h->cap - 1);
-    return k;
-}
-
-/* 1 when o was already there, 0 added, -1 out of memory. */
-static int oid_hash_add(oid_hash *h, const git_oid *o)
-{
-    size_t k;
-    if ((h->n + 1) * 2 > h->cap) {
-        oid_hash g = {0};
-        size_t i;
-        g.cap = h->cap ? h->cap * 2 : 1024;
-        if (!(g.v = malloc(g.cap * sizeof *g.v)) || !(g.used = calloc(g.cap, 1))) {
-            free(g.v);
-            return -1;
-        }
-        for (i = 0; i < h->cap; i++)
-            if (h->used[i]) {
-                k = oid_slot(&g, &h->v[i]);
-                g.used[k] = 1;
-                git_oid_cpy(&g.v[k], &h->v[i]);
-            }
-        g.n = h->n;
-        free(h->v);
-        free(h->used);
-        *h = g;
-    }
-    k = oid_slot(h, o);
-    if (h->used[k])
-        return 1;
-    h->used[k] = 1;
-    git_oid_cpy(&h->v[k], o);
-    h->n++;
-    return 0;
-}
-
-/* Depth first from tip, a commit emitted after its parents (a topological
- * order, oldest first). */
-int vs_store_index_walk_shallow(git_repository *repo, const git_oid *tip, const git_oid *shallow,
-                                size_t n_shallow, git_oid **out, size_t *n, vs_error *err)
-{
-    typedef struct frame {
-        git_oid id;
-        unsigned next;
-    } frame;
-    frame *stack = NULL;
-    size_t depth = 0, cap = 64;
-    oid_set order = {0};
-    oid_hash seen = {0};
-    int rc = 0;
-    *out = NULL;
-    *n = 0;
-    if (!(stack = malloc(cap * sizeof *stack)) || oid_hash_add(&seen, tip) < 0) {
-        rc = vs_error_oom(err);
-        goto done;
-    }
-    git_oid_cpy(&stack[0].id, tip);
-    stack[0].next = 0;
-    depth = 1;
-    while (depth) {
-        frame *fr = &stack[depth - 1];
-        git_commit *c = NULL;
-        unsigned np;
-        int added = 1;
-        git_oid p;
-        if (git_commit_lookup(&c, repo, &fr->id) < 0) {
-            rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a commit of the history");
-            goto done;
-        }
-        np = vs_store_shallow_has(shallow, n_shallow, &fr->id) ? 0 : git_commit_parentcount(c);
-        while (fr->next < np) {
-            git_oid_cpy(&p, git_commit_parent_id(c, fr->next++));
-            if ((added = oid_hash_add(&seen, &p)) <= 0)
-                break;
-        }
-        git_commit_free(c);
-        if (added < 0) {
-            rc = vs_error_oom(err);
-            goto done;
-        }
-        if (added == 0) {
-            if (depth == cap) {
-                frame *ns = realloc(stack, cap * 2 * sizeof *ns);
-                if (!ns) {
-                    rc = vs_error_oom(err);
-                    goto done;
-                }
-                stack = ns;
-                cap *= 2;
-            }
-            git_oid_cpy(&stack[depth].id, &p);
-            stack[depth].next = 0;
-            depth++;
-            continue;
-        }
-        if (oids_push(&order, &fr->id) < 0) {
-            rc = vs_error_oom(err);
-            goto done;
-        }
-        depth--;
-    }
-    *out = order.v;
-    *n = order.n;
-    order.v = NULL;
-done:
-    free(order.v);
-    free(seen.v);
-    free(seen.used);
-    free(stack);
     return rc;
 }

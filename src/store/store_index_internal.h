@@ -1,5 +1,5 @@
 /* store_index_internal.h — what store_index.c (the files, reading, sync) and
- * store_index_build.c (commits → revisions) share; the contract is
+ * store_index_build.c (commits → revisions) and store_index_shallow.c share; the contract is
  * store_index.h. */
 #ifndef VS_STORE_STORE_INDEX_INTERNAL_H
 #define VS_STORE_STORE_INDEX_INTERNAL_H

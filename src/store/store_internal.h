@@ -159,7 +159,7 @@ int vs_store_resolve_commit(vs_store *st, const char *rev, git_commit **out, vs_
 int vs_store_tip_blob(vs_store *st, const git_oid *tip, const char *id, const char *file,
                       git_oid *out, int *has);
 
-/* --- store_index.c: a shallow clone --- */
+/* --- store_index_shallow.c: a shallow clone --- */
 
 /* The boundary commits of a shallow clone (<gitdir>/shallow), sorted: *out
  * malloc'd (NULL and 0 when the clone is whole). -1 when memory is short. */

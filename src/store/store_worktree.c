@@ -3,6 +3,8 @@
  * taken so that a writer killed halfway is recognised, the journal that lets
  * the next open repair a commit killed before its files followed, and the
  * sheets whose files there were edited by hand (refused, not written over). */
+#include "store/store_gitindex.h"
+#include "store/store_index.h"
 #include "store/store_internal.h"
 
 #include <dirent.h>
@@ -138,8 +140,10 @@ static void remove_dead_index_files(vs_store *st)
     closedir(d);
 }
 
-/* Writes idx (the repository's index, changed in memory) as <gitdir>/index. */
-static int write_index(vs_store *st, git_index *idx, vs_error *err)
+/* Puts a new <gitdir>/index in place: idx's entries (libgit2's index, changed
+ * in memory, read back after) or the bytes of a file patched directly. */
+static int write_index(vs_store *st, git_index *idx, const unsigned char *bytes, size_t blen,
+                       vs_error *err)
 {
     const char *gd = git_repository_path(st->repo);
     char tmp[4200], tag[4200], lock[4200], dst[4200], who[64];
@@ -155,14 +159,21 @@ static int write_index(vs_store *st, git_index *idx, vs_error *err)
     remove_dead_index_files(st);
     unlink(tmp);
     /* the new index, complete, beside the old one */
-    if (git_index_open(&out, tmp) < 0)
-        rc = -1;
-    for (i = 0; rc == 0 && i < git_index_entrycount(idx); i++)
-        if (git_index_add(out, git_index_get_byindex(idx, i)) < 0)
+    if (!idx) {
+        if (vs_store_write_file_atomic(tmp, bytes, blen) < 0) {
+            rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", tmp, strerror(errno));
+            goto done;
+        }
+    } else {
+        if (git_index_open(&out, tmp) < 0)
             rc = -1;
-    if (rc < 0 || git_index_write(out) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot write the index of %s", st->path);
-        goto done;
+        for (i = 0; rc == 0 && i < git_index_entrycount(idx); i++)
+            if (git_index_add(out, git_index_get_byindex(idx, i)) < 0)
+                rc = -1;
+        if (rc < 0 || git_index_write(out) < 0) {
+            rc = vs_store_gfail(err, VS_ERECORDS, "cannot write the index of %s", st->path);
+            goto done;
+        }
     }
     n = (size_t)snprintf(who, sizeof who, INDEX_LOCK_TAG "%ld\n", me);
     if ((fd = open(tag, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
@@ -196,7 +207,8 @@ static int write_index(vs_store *st, git_index *idx, vs_error *err)
         goto done;
     }
     /* the in-memory index, read back: it is what is on disk now */
-    git_index_read(idx, 1);
+    if (idx)
+        git_index_read(idx, 1);
 done:
     if (locked)
         unlink(lock);
@@ -206,33 +218,124 @@ done:
     return rc;
 }
 
+#define SYNC_FILES 2
+
+/* git's order of index entries (bytes compared, the shorter first): strcmp's */
+static int change_cmp(const void *a, const void *b)
+{
+    return strcmp(((const vs_store_gitindex_change *)a)->path,
+                  ((const vs_store_gitindex_change *)b)->path);
+}
+
+/* The index entries of the changed files: patched in the index file when
+ * store_gitindex.c reads its layout, else through libgit2's index (which
+ * hashes each file again). */
+static int sync_index(vs_store *st, vs_store_gitindex_change *ch, size_t n, vs_error *err)
+{
+    char path[4200];
+    vs_store_gitindex gi;
+    git_index *idx = NULL;
+    unsigned char *bytes = NULL;
+    size_t blen, i;
+    int rc;
+    snprintf(path, sizeof path, "%sindex", git_repository_path(st->repo));
+    if ((rc = vs_store_gitindex_load(&gi, path)) < 0)
+        return vs_error_set(err, VS_ERECORDS, "cannot read %s: %s", path, strerror(errno));
+    if (rc == 0) {
+        rc = vs_store_gitindex_patch(&gi, ch, n, &bytes, &blen);
+        vs_store_gitindex_free(&gi);
+        if (rc < 0)
+            return vs_error_oom(err);
+        if (rc == 0) {
+            rc = write_index(st, NULL, bytes, blen, err);
+            free(bytes);
+            return rc;
+        }
+    }
+    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 1) < 0) {
+        git_index_free(idx);
+        return vs_store_gfail(err, VS_ERECORDS, "cannot read the index");
+    }
+    for (i = 0; i < n; i++) {
+        if (ch[i].has && git_index_add_bypath(idx, ch[i].path) < 0) {
+            git_index_free(idx);
+            return vs_store_gfail(err, VS_ERECORDS, "cannot add %s to the index", ch[i].path);
+        }
+        if (!ch[i].has)
+            git_index_remove_bypath(idx, ch[i].path);
+    }
+    rc = write_index(st, idx, NULL, 0, err);
+    git_index_free(idx);
+    return rc;
+}
+
+/* sheets/<id>/<file> at the tip: 1 with its blob and mode, 0 when absent.
+ * From the folder the revision index holds for the tip when it was brought
+ * there (no read of the whole sheets/ tree), else through the tip's tree
+ * (*tree read once, kept for the next). */
+static int tip_file(vs_store *st, const git_oid *tip, git_tree **tree, const char *id,
+                    const char *file, git_oid *out, uint32_t *mode)
+{
+    char rel[VS_SHEET_ID_MAX + 32];
+    git_oid folder;
+    git_tree *ft = NULL;
+    git_tree_entry *e = NULL;
+    const git_tree_entry *fe;
+    int known = vs_store_index_tip_folder(st, tip, id, &folder), found = 0;
+    if (known == 0)
+        return 0;
+    if (known == 1) {
+        if (git_tree_lookup(&ft, st->repo, &folder) < 0)
+            return -1;
+        if ((fe = git_tree_entry_byname(ft, file)) && git_tree_entry_type(fe) == GIT_OBJECT_BLOB) {
+            git_oid_cpy(out, git_tree_entry_id(fe));
+            *mode = (uint32_t)git_tree_entry_filemode(fe);
+            found = 1;
+        }
+        git_tree_free(ft);
+        return found;
+    }
+    if (!*tree) {
+        git_commit *c = NULL;
+        int rc = git_commit_lookup(&c, st->repo, tip) < 0 || git_commit_tree(tree, c) < 0;
+        git_commit_free(c);
+        if (rc)
+            return -1;
+    }
+    snprintf(rel, sizeof rel, "sheets/%s/%s", id, file);
+    if (git_tree_entry_bypath(&e, *tree, rel) == 0 && git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+        git_oid_cpy(out, git_tree_entry_id(e));
+        *mode = (uint32_t)git_tree_entry_filemode(e);
+        found = 1;
+    }
+    git_tree_entry_free(e);
+    return found;
+}
+
 /* Brings the index and work-tree files of the given sheets to the branch tip
  * (not to a commit of ours: a later writer may already have moved it). */
 int vs_store_sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
                          vs_error *err)
 {
-    static const char *const files[] = {"sheet.json", "sheet.md"};
+    static const char *const files[SYNC_FILES] = {"sheet.json", "sheet.md"};
     const char *wd = git_repository_workdir(st->repo);
-    git_index *idx = NULL;
-    git_commit *c = NULL;
+    vs_store_gitindex_change *ch = NULL;
+    char(*rels)[VS_SHEET_ID_MAX + 32] = NULL;
     git_tree *tree = NULL;
     git_oid tip;
     int fd = -1, rc = 0, have;
-    size_t i, f;
+    size_t i, f, n = 0;
     if (!wd)
         return 0;
+    if (!(ch = calloc(nids * SYNC_FILES + 1, sizeof *ch)) ||
+        !(rels = calloc(nids * SYNC_FILES + 1, sizeof *rels))) {
+        free(ch);
+        return vs_error_oom(err);
+    }
     if ((rc = vs_store_worktree_lock(st, &fd, err)) < 0)
-        return rc;
+        goto done;
     if ((have = vs_store_branch_tip(st->repo, refname, &tip, err)) < 0) {
         rc = have;
-        goto done;
-    }
-    if (have && (git_commit_lookup(&c, st->repo, &tip) < 0 || git_commit_tree(&tree, c) < 0)) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip");
-        goto done;
-    }
-    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 1) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the index");
         goto done;
     }
     for (i = 0; i < nids; i++) {
@@ -240,17 +343,22 @@ int vs_store_sync_sheets(vs_store *st, const char *refname, const char *const *i
         snprintf(dir, sizeof dir, "%ssheets", wd);
         mkdir(dir, 0777);
         snprintf(dir, sizeof dir, "%ssheets/%s", wd, ids[i]);
-        for (f = 0; f < 2; f++) {
-            char rel[256], abs[4400];
-            git_tree_entry *e = NULL;
-            snprintf(rel, sizeof rel, "sheets/%s/%s", ids[i], files[f]);
+        for (f = 0; f < SYNC_FILES; f++) {
+            char *rel = rels[n], abs[4400];
+            vs_store_gitindex_change *cf = &ch[n++];
+            int in_tip = 0;
+            snprintf(rel, sizeof *rels, "sheets/%s/%s", ids[i], files[f]);
             snprintf(abs, sizeof abs, "%s%s", wd, rel);
-            if (tree && git_tree_entry_bypath(&e, tree, rel) == 0 &&
-                git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+            cf->path = rel;
+            if (have &&
+                (in_tip = tip_file(st, &tip, &tree, ids[i], files[f], &cf->id, &cf->mode)) < 0) {
+                rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the tip");
+                goto done;
+            }
+            if (in_tip) {
                 git_blob *b = NULL;
                 int wrc;
-                if (git_blob_lookup(&b, st->repo, git_tree_entry_id(e)) < 0) {
-                    git_tree_entry_free(e);
+                if (git_blob_lookup(&b, st->repo, &cf->id) < 0) {
                     rc = vs_store_gfail(err, VS_ERECORDS, "cannot read %s", rel);
                     goto done;
                 }
@@ -258,37 +366,37 @@ int vs_store_sync_sheets(vs_store *st, const char *refname, const char *const *i
                 wrc = vs_store_write_file_atomic(abs, git_blob_rawcontent(b),
                                                  (size_t)git_blob_rawsize(b));
                 git_blob_free(b);
-                git_tree_entry_free(e);
-                if (wrc < 0) {
+                cf->has = 1;
+                if (wrc < 0 || lstat(abs, &cf->st) != 0) {
                     rc =
                         vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", abs, strerror(errno));
                     goto done;
                 }
-                if (git_index_add_bypath(idx, rel) < 0) {
-                    rc = vs_store_gfail(err, VS_ERECORDS, "cannot add %s to the index", rel);
-                    goto done;
-                }
             } else {
-                git_tree_entry_free(e);
                 if (unlink(abs) != 0 && errno != ENOENT) {
                     rc = vs_error_set(err, VS_ERECORDS, "cannot remove %s: %s", abs,
                                       strerror(errno));
                     goto done;
                 }
-                git_index_remove_bypath(idx, rel);
             }
         }
         rmdir(dir); /* only when empty */
     }
-    rc = write_index(st, idx, err);
+    /* the index's order: ids sorted give their paths in order ("sheet.json"
+     * before "sheet.md") */
+    qsort(ch, n, sizeof *ch, change_cmp);
+    for (i = f = 0; i < n; i++) /* a sheet named twice: once */
+        if (f == 0 || strcmp(ch[f - 1].path, ch[i].path))
+            ch[f++] = ch[i];
+    rc = sync_index(st, ch, f, err);
 done:
-    git_index_free(idx);
     git_tree_free(tree);
-    git_commit_free(c);
     if (fd >= 0) {
         flock(fd, LOCK_UN);
         close(fd);
     }
+    free(ch);
+    free(rels);
     return rc;
 }
 
@@ -394,13 +502,58 @@ void vs_store_repair_interrupted(vs_store *st)
 
 #define STORE_RECENT_COMMITS 64
 
+/* A file's stage-0 entry in the index, or its absence. */
+typedef struct index_entry {
+    int has;
+    git_oid id;
+    uint32_t mode;
+} index_entry;
+
+/* The index entries of sheets/<id>/<files[0..1]>: found in the index file
+ * itself (store_gitindex.c), or through libgit2's index for a layout that
+ * file does not read. */
+static int index_entries(vs_store *st, const char *id, const char *const *files, index_entry *ie,
+                         vs_error *err)
+{
+    char path[4200], rel[256];
+    vs_store_gitindex gi;
+    git_index *idx = NULL;
+    size_t f;
+    int rc;
+    memset(ie, 0, 2 * sizeof *ie);
+    snprintf(path, sizeof path, "%sindex", git_repository_path(st->repo));
+    if ((rc = vs_store_gitindex_load(&gi, path)) < 0)
+        return vs_error_set(err, VS_ERECORDS, "cannot read %s: %s", path, strerror(errno));
+    if (rc == 0) {
+        for (f = 0; f < 2; f++) {
+            snprintf(rel, sizeof rel, "sheets/%s/%s", id, files[f]);
+            ie[f].has = vs_store_gitindex_find(&gi, rel, &ie[f].id, &ie[f].mode);
+        }
+        vs_store_gitindex_free(&gi);
+        return 0;
+    }
+    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 0) < 0) {
+        git_index_free(idx);
+        return vs_store_gfail(err, VS_ERECORDS, "cannot read the index of %s", st->path);
+    }
+    for (f = 0; f < 2; f++) {
+        const git_index_entry *e;
+        snprintf(rel, sizeof rel, "sheets/%s/%s", id, files[f]);
+        if ((e = git_index_get_bypath(idx, rel, 0))) {
+            ie[f].has = 1;
+            git_oid_cpy(&ie[f].id, &e->id);
+            ie[f].mode = e->mode;
+        }
+    }
+    git_index_free(idx);
+    return 0;
+}
+
 /* 1 when the index's entry for path (or its absence) is what one of the
  * branch's last commits holds there: an index that another writer is about to
  * bring to the tip it just moved, not an edit staged by hand. */
-static int index_is_recent(vs_store *st, git_index *idx, const char *id, const char *file,
-                           const char *path)
+static int index_is_recent(vs_store *st, const index_entry *ie, const char *id, const char *file)
 {
-    const git_index_entry *ie = git_index_get_bypath(idx, path, 0);
     char refname[VS_STORE_BRANCH_MAX + 16];
     git_revwalk *walk = NULL;
     git_oid tip, oid;
@@ -409,7 +562,7 @@ static int index_is_recent(vs_store *st, git_index *idx, const char *id, const c
     vs_error_clear(&e);
     if (vs_store_head_branch(st, refname, sizeof refname, &e) < 0 ||
         vs_store_branch_tip(st->repo, refname, &tip, &e) != 1)
-        return !ie;
+        return !ie->has;
     if (git_revwalk_new(&walk, st->repo) < 0 || git_revwalk_push(walk, &tip) < 0)
         goto done;
     git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
@@ -420,7 +573,7 @@ static int index_is_recent(vs_store *st, git_index *idx, const char *id, const c
         if (git_commit_lookup(&c, st->repo, &oid) < 0)
             break;
         if (vs_store_sheet_blob_at(st->repo, git_commit_tree_id(c), id, file, &blob, &has) == 0)
-            recent = ie ? has && git_oid_equal(&blob, &ie->id) : !has;
+            recent = ie->has ? has && git_oid_equal(&blob, &ie->id) : !has;
         git_commit_free(c);
     }
 done:
@@ -433,10 +586,9 @@ done:
  * tree's file hashed through its filters. git_status_file diffs the whole
  * tree against the index and lists the sheets/ folder, most of a commit when
  * the records hold 10,000 sheets. GIT_ENOTFOUND when none of them has it. */
-static int file_status(vs_store *st, git_index *idx, const git_oid *tip, const char *id,
+static int file_status(vs_store *st, const index_entry *ie, const git_oid *tip, const char *id,
                        const char *file, const char *rel, unsigned int *flags)
 {
-    const git_index_entry *ie = git_index_get_bypath(idx, rel, 0);
     const char *wd = git_repository_workdir(st->repo);
     char abs[4400];
     struct stat sb;
@@ -447,22 +599,27 @@ static int file_status(vs_store *st, git_index *idx, const git_oid *tip, const c
         return rc;
     snprintf(abs, sizeof abs, "%s%s", wd ? wd : "", rel);
     in_wt = lstat(abs, &sb) == 0;
-    if (!has_h && !ie && !in_wt)
+    if (!has_h && !ie->has && !in_wt)
         return GIT_ENOTFOUND;
-    if (has_h && !ie)
+    if (has_h && !ie->has)
         *flags |= GIT_STATUS_INDEX_DELETED;
-    else if (!has_h && ie)
+    else if (!has_h && ie->has)
         *flags |= GIT_STATUS_INDEX_NEW;
     else if (has_h && !git_oid_equal(&head, &ie->id))
         *flags |= GIT_STATUS_INDEX_MODIFIED;
     if (!in_wt) {
-        if (ie)
+        if (ie->has)
             *flags |= GIT_STATUS_WT_DELETED;
     } else if (!S_ISREG(sb.st_mode)) {
-        *flags |= ie ? GIT_STATUS_WT_TYPECHANGE : GIT_STATUS_WT_NEW;
-    } else if (!ie) {
+        *flags |= ie->has ? GIT_STATUS_WT_TYPECHANGE : GIT_STATUS_WT_NEW;
+    } else if (!ie->has) {
         *flags |= GIT_STATUS_WT_NEW;
-    } else if ((rc = git_repository_hashfile(&wt, st->repo, abs, GIT_OBJECT_BLOB, NULL)) < 0) {
+    } else if ((rc = git_odb_hashfile(&wt, abs, GIT_OBJECT_BLOB)) < 0) {
+        return rc;
+    } else if (!git_oid_equal(&wt, &ie->id) &&
+               /* the bytes differ: through the filters (.gitattributes,
+                * core.autocrlf), which load the whole index, only then */
+               (rc = git_repository_hashfile(&wt, st->repo, abs, GIT_OBJECT_BLOB, NULL)) < 0) {
         return rc;
     } else if (!git_oid_equal(&wt, &ie->id) ||
                (ie->mode == GIT_FILEMODE_BLOB_EXECUTABLE) != ((sb.st_mode & S_IXUSR) != 0)) {
@@ -482,17 +639,15 @@ int vs_store_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_
                                GIT_STATUS_WT_TYPECHANGE;
     const unsigned int in_index = GIT_STATUS_INDEX_MODIFIED | GIT_STATUS_INDEX_DELETED |
                                   GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_TYPECHANGE;
-    git_index *idx = NULL;
+    index_entry ie[2];
     git_oid tip;
     int fd = -1, rc, have_tip;
     size_t f;
     *out = '\0';
     if ((rc = vs_store_worktree_lock(st, &fd, err)) < 0)
         return rc;
-    if (git_repository_index(&idx, st->repo) < 0 || git_index_read(idx, 0) < 0) {
-        rc = vs_store_gfail(err, VS_ERECORDS, "cannot read the index of %s", st->path);
+    if ((rc = index_entries(st, id, files, ie, err)) < 0)
         goto done;
-    }
     {
         char refname[VS_STORE_BRANCH_MAX + 16];
         vs_error e;
@@ -504,13 +659,12 @@ int vs_store_hand_edits(vs_store *st, const char *id, char *out, size_t len, vs_
         char rel[256];
         unsigned int flags = 0;
         snprintf(rel, sizeof rel, "sheets/%s/%s", id, files[f]);
-        if (file_status(st, idx, have_tip ? &tip : NULL, id, files[f], rel, &flags) < 0)
+        if (file_status(st, &ie[f], have_tip ? &tip : NULL, id, files[f], rel, &flags) < 0)
             continue; /* not in the tip, the index or the work tree */
-        if ((flags & in_wt) || ((flags & in_index) && !index_is_recent(st, idx, id, files[f], rel)))
+        if ((flags & in_wt) || ((flags & in_index) && !index_is_recent(st, &ie[f], id, files[f])))
             snprintf(out + strlen(out), len - strlen(out), "%s%s", *out ? ", " : "", rel);
     }
 done:
-    git_index_free(idx);
     flock(fd, LOCK_UN);
     close(fd);
     return rc;

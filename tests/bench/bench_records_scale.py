@@ -527,6 +527,19 @@ def main():
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
+    # every verb at every size, beside git's CLI (median wall / median CPU)
+    print("\n== every verb by history length (median wall / CPU; vramsheet | git's CLI)")
+    keys = [k for k in results[sizes[0]] if not k.startswith("_")]
+    print("  %-34s " % "verb" + " ".join("%-22s" % ("%dk commits" % (n // 1000) if n >= 1000
+                                                     else "%d commits" % n) for n in sizes))
+    for key in keys:
+        for side, t, c in (("vramsheet", "vt", "vc"), ("git", "gt", "gc")):
+            if not results[sizes[0]][key][t]:
+                continue
+            cells = ["%.1f / %.1f ms" % (med(results[n][key][t]) * 1000,
+                                         med(results[n][key][c]) * 1000) for n in sizes]
+            print("  %-34s " % (key if side == "vramsheet" else "  git") +
+                  " ".join("%-22s" % x for x in cells))
     if len(sizes) > 1:
         a, b = sizes[0], sizes[-1]
         print("\n== growth from %d to %d commits (median wall, median CPU; vramsheet, git)" % (a, b))
