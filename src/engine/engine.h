@@ -248,12 +248,23 @@ typedef struct vs_runtime_estimate {
     double error;     /* the largest relative error seen against published logs */
 } vs_runtime_estimate;
 
-/* The activation peak of vLLM's profiling pass: tokens = max_num_batched_tokens,
- * seqs = max_num_seqs, with the model's hidden size, intermediate size and
- * vocabulary. 0, or VS_EVALUE when a width is missing (0). */
-int vs_runtime_estimate_activation(vs_runtime_estimate *out, uint64_t tokens, uint64_t seqs,
-                                   uint64_t hidden, uint64_t intermediate, uint64_t vocab,
-                                   uint64_t tp, vs_error *err);
+/* What the activation-peak rule reads: the profiling pass's tokens
+ * (max_num_batched_tokens) and sequences (max_num_seqs), the model's widths
+ * (config.json), and the tensor-parallel size. moe_intermediate and
+ * experts_per_token are 0 for a dense model; dense_layers counts a mixture of
+ * experts' dense layers (they use intermediate). */
+typedef struct vs_runtime_shape {
+    uint64_t tokens, seqs;
+    uint64_t hidden, intermediate, vocab;
+    uint64_t moe_intermediate, experts_per_token, dense_layers;
+    uint64_t tp;
+} vs_runtime_shape;
+
+/* The activation peak of vLLM's profiling pass: the larger of the forward pass's
+ * MLP peak and the sampler's run over max_num_seqs rows of logits. 0, or VS_EVALUE
+ * when a width is missing (0). */
+int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_shape *s,
+                                   vs_error *err);
 /* Non-torch memory (CUDA context, cuBLAS workspace, NCCL under tp > 1) by GPU
  * architecture ("Ampere", "Hopper", ...: the catalogue's word). VS_ENOTFOUND
  * for an architecture without published figures. */

@@ -200,9 +200,17 @@ int vs_verbs_engine_estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *s
     mnbt = vs_engine_get(&c.env, "max_num_batched_tokens");
     seqs = vs_engine_get(&c.env, "max_num_seqs");
     if (wanted(items, "activation_peak")) {
-        if (vs_runtime_estimate_activation(
-                &est, mnbt->u, seqs ? seqs->u : 0, arch_uint(sheet, "hidden"),
-                arch_uint(sheet, "intermediate"), arch_uint(sheet, "vocab"), c.env.tp, &e2) == 0) {
+        vs_runtime_shape sh;
+        sh.tokens = mnbt->u;
+        sh.seqs = seqs ? seqs->u : 0;
+        sh.hidden = arch_uint(sheet, "hidden");
+        sh.intermediate = arch_uint(sheet, "intermediate");
+        sh.vocab = arch_uint(sheet, "vocab");
+        sh.moe_intermediate = arch_uint(sheet, "moe_intermediate");
+        sh.experts_per_token = arch_uint(sheet, "experts_per_token");
+        sh.dense_layers = arch_uint(sheet, "dense_layers");
+        sh.tp = c.env.tp;
+        if (vs_runtime_estimate_activation(&est, &sh, &e2) == 0) {
             snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
                      est.rule, est.error * 100);
             if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) < 0)
@@ -573,8 +581,10 @@ static const char engine_help[] =
     "multimodal model's encoder_profile too) become components, "
     "unknown until a `reserve` or a measurement of that name fills them (`reserve cuda_graphs "
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
-    "profiling peak (from max_num_batched_tokens and the model's widths) and the non-torch "
-    "memory of the offers' GPU generation, and llama.cpp's compute buffer (by architecture "
+    "profiling peak (the larger of the forward pass over max_num_batched_tokens, MoE width "
+    "times experts per token, divided by tp, and the sampler's run over max_num_seqs x vocab) "
+    "and the non-torch memory of the offers' GPU generation and tp (within 5% and 3% of the "
+    "published figures `engine vllm` lists), and llama.cpp's compute buffer (by architecture "
     "and ubatch), each with its stated error. `engine NAME` shows "
     "that engine's rules with the engine files they come from.";
 
