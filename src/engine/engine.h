@@ -35,12 +35,15 @@ typedef enum {
     VS_RT_ACTIVATION_PEAK, /* the profiling (or largest) forward pass's transient peak */
     VS_RT_CUDA_GRAPHS,     /* captured CUDA graphs' memory pool */
     VS_RT_ENCODER_PROFILE, /* a multimodal model's encoder run on dummy items at start-up */
+    VS_RT_DRAFT_MODEL,     /* speculative decoding's draft: its weights and its own KV layers */
+    VS_RT_LORA,            /* LoRA serving: the adapter slots the engine allocates */
     VS_RT_COUNT
 } vs_runtime_item;
 
 #define VS_RT_BIT(i) (1u << (i))
 
-/* "non_torch", "activation_peak", "cuda_graphs", "encoder_profile" (static). */
+/* "non_torch", "activation_peak", "cuda_graphs", "encoder_profile", "draft_model",
+ * "lora_adapters" (static). */
 const char *vs_runtime_item_name(vs_runtime_item i);
 /* 1 and *item when name (may be NULL) is a runtime item's component name, else 0. */
 int vs_runtime_item_find(vs_runtime_item *item, const char *name);
@@ -198,6 +201,14 @@ int vs_engine_resolve(vs_engine_env *env, const vs_engine *engine, const json_t 
 
 /* The value of key name (NULL when the engine has no such key). */
 const vs_engine_val *vs_engine_get(const vs_engine_env *e, const char *name);
+
+/* VS_RT_BIT of the runtime items the resolved env has: its engine's own, plus
+ * the serving extras its keys turn on (num_speculative_tokens set: draft_model;
+ * max_loras set: lora_adapters), for an engine that has those keys. */
+unsigned vs_engine_items(const vs_engine_env *env);
+/* Where an extra item comes from when it is unknown (static), NULL for the
+ * engine's own items. */
+const char *vs_runtime_item_source(vs_runtime_item i);
 
 /* ---- helpers the engines share ---- */
 

@@ -269,6 +269,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf said = VS_BUF_INIT;
     size_t i, ei;
     int rc, estimate = 0, encoder;
+    unsigned items;
     if (!sheet)
         return vs_error_oom(err);
     if (!name)
@@ -343,27 +344,39 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
                           d0, d1);
         }
     }
-    /* Runtime items: this engine's are added as unknown (unless the person's
-     * components fill them); another engine's that this one does not have go. */
+    /* Runtime items: this engine's, and the serving extras its keys turn on,
+     * are added as unknown (unless the person's components fill them); another
+     * engine's that this one does not have go. */
+    {
+        vs_engine_env env;
+        vs_error e2;
+        memset(&env, 0, sizeof env);
+        items = vs_engine_resolve(&env, e, keys, &e2) == 0 ? vs_engine_items(&env) : e->runtime;
+    }
     comps = vs_sheet_array(sheet, "components");
     encoder = vs_engine_encoder_present(json_object_get(vs_sheet_card(sheet), "arch"));
     for (i = json_array_size(comps); i-- > 0;) {
         vs_runtime_item item;
         cm = json_array_get(comps, i);
         if (vs_runtime_item_find(&item, json_string_value(json_object_get(cm, "name"))) &&
-            ours(cm) && (!(e->runtime & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
+            ours(cm) && (!(items & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
             vs_sheet_remove_component(sheet, i);
     }
     for (i = 0; i < VS_RT_COUNT; i++) {
         const char *nm = vs_runtime_item_name((vs_runtime_item)i);
-        char src[128];
+        char src[512];
         json_t *old;
-        if (!(e->runtime & VS_RT_BIT(i)) || !vs_engine_item_applies((vs_runtime_item)i, encoder))
+        if (!(items & VS_RT_BIT(i)) || !vs_engine_item_applies((vs_runtime_item)i, encoder))
             continue;
         old = vs_sheet_component(sheet, nm);
         if (old && (!ours(old) || derived_runtime(old)))
             continue; /* the person's, or an estimate that follows the engine (lang/derive.h) */
-        snprintf(src, sizeof src, ITEM_SOURCE "%s: unknown until measured or estimated", e->name);
+        if (vs_runtime_item_source((vs_runtime_item)i))
+            snprintf(src, sizeof src, ITEM_SOURCE "%s: %s", e->name,
+                     vs_runtime_item_source((vs_runtime_item)i));
+        else
+            snprintf(src, sizeof src, ITEM_SOURCE "%s: unknown until measured or estimated",
+                     e->name);
         if ((rc = put_item(sheet, nm, 0, 0, src, &said, err)) < 0)
             goto done;
     }

@@ -105,6 +105,63 @@ START_TEST(vllm_log_mellea_416)
 }
 END_TEST
 
+/* Serving extras: num_speculative_tokens= and max_loras= add draft_model and
+ * lora_adapters as runtime items, unknown (each saying where vLLM keeps them)
+ * until declared; declared, they come out of the budget before the pool, so the
+ * mellea#416 sheet above loses exactly their 1 GiB + 0.5 GiB of pool; without
+ * the keys they go again. */
+START_TEST(vllm_serving_extras)
+{
+    static const char base[] =
+        "sheet \"extras\"\n"
+        "model qwen3-0.6b params=601295421\nformat bf16\ntask inference\n"
+        "length 8192\nconcurrency 64\n"
+        "estimate kv layers=28 kv_heads=8 head_dim=128\n"
+        "gpu \"log GPU\" memory=80GB reported=79.19GiB reported_source=\"mellea#416 log\"\n"
+        "reserve non_torch 0.16GiB status=measured source=\"mellea#416\"\n"
+        "reserve activation_peak 0.23GiB status=measured source=\"mellea#416\"\n"
+        "reserve cuda_graphs 0.13GiB status=measured source=\"mellea#416\"\n";
+    char cell[1024];
+    json_t *r, *c;
+    size_t i;
+    long long pool0;
+    int seen = 0;
+    snprintf(cell, sizeof cell, "%sengine vllm gpu_memory_utilization=0.80\nfit", base);
+    run_ok(cell);
+    pool0 = ival(fit_row(0), "kv_pool_bytes");
+    run_ok("engine vllm gpu_memory_utilization=0.80 num_speculative_tokens=3 max_loras=2\n"
+           "envelope");
+    json_array_foreach(json_object_get(lastp(), "components"), i, c)
+    {
+        const char *n = sval(c, "name");
+        if (!strcmp(n, "draft_model")) {
+            ck_assert_str_eq(sval(c, "status"), "unknown");
+            ck_assert(strstr(sval(c, "source"), "vllm/v1/spec_decode/eagle.py") != NULL);
+            seen |= 1;
+        } else if (!strcmp(n, "lora_adapters")) {
+            ck_assert_str_eq(sval(c, "status"), "unknown");
+            ck_assert(strstr(sval(c, "source"), "create_lora_weights") != NULL);
+            seen |= 2;
+        }
+    }
+    ck_assert_int_eq(seen, 3);
+    run_ok("fit");
+    r = fit_row(0);
+    ck_assert(json_is_true(json_object_get(r, "upper_bound")));
+    ck_assert_str_ne(sval(r, "verdict"), "admissible");
+    run_ok("reserve draft_model 1GiB status=measured source=\"test\"\n"
+           "reserve lora_adapters 0.5GiB status=measured source=\"test\"\nfit");
+    r = fit_row(0);
+    ck_assert(json_is_false(json_object_get(r, "upper_bound")));
+    ck_assert_int_eq(ival(r, "kv_pool_bytes"), pool0 - (long long)GIB - (long long)GIB / 2);
+    /* without the keys the engine has no such items: the declared ones stay the
+     * person's components (ordinary reserve lines), the unknown ones would go */
+    run_ok("engine vllm gpu_memory_utilization=0.80\nfit");
+    ck_assert_int_eq(ival(fit_row(0), "kv_pool_bytes"),
+                     pool0 - (long long)GIB - (long long)GIB / 2);
+}
+END_TEST
+
 /* The same log, imported (`measure import`, src/measure/import_vllm.c): the runtime items
  * are set from its measurements with `measured`, and fit's blocks and concurrency agree
  * with the log's 36184 blocks and 70.67x within the same 11 blocks and 0.027 worked out
@@ -1355,6 +1412,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("core");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, vllm_log_mellea_416);
+    tcase_add_test(t, vllm_serving_extras);
     tcase_add_test(t, vllm_log_imported);
     tcase_add_test(t, vllm_log_10517);
     tcase_add_test(t, vllm_log_10511);
