@@ -70,7 +70,7 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
                           "tensors of the profiling pass (vllm/v1/worker/gpu_model_runner.py "
                           "profile_run), larger than the sampler's run";
     }
-    out->error = 0.05;
+    out->error = 0.16;
     return 0;
 }
 
