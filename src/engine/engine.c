@@ -19,8 +19,39 @@ const vs_engine *const vs_engines[] = {
 #undef VS_ENGINE
     NULL};
 
-static const char *const rt_names[VS_RT_COUNT] = {"non_torch", "activation_peak", "cuda_graphs",
-                                                  "encoder_profile"};
+static const char *const rt_names[VS_RT_COUNT] = {"non_torch",   "activation_peak",
+                                                  "cuda_graphs", "encoder_profile",
+                                                  "draft_model", "lora_adapters"};
+
+unsigned vs_engine_items(const vs_engine_env *env)
+{
+    const vs_engine_val *spec = vs_engine_get(env, "num_speculative_tokens"),
+                        *lora = vs_engine_get(env, "max_loras");
+    unsigned bits = env->engine ? env->engine->runtime : 0;
+    if (spec && spec->set && spec->u)
+        bits |= VS_RT_BIT(VS_RT_DRAFT_MODEL);
+    if (lora && lora->set && lora->u)
+        bits |= VS_RT_BIT(VS_RT_LORA);
+    return bits;
+}
+
+const char *vs_runtime_item_source(vs_runtime_item i)
+{
+    switch (i) {
+    case VS_RT_DRAFT_MODEL:
+        return "speculative decoding's draft: its weights (EAGLE: its extra decoder layers, "
+               "vllm/v1/spec_decode/eagle.py; a draft model, draft_model.py) loaded beside the "
+               "target's, and its own KV layers in the same pool; unknown until measured or "
+               "declared";
+    case VS_RT_LORA:
+        return "LoRA serving: max_loras adapter slots of max_lora_rank, an A and a B matrix per "
+               "target layer allocated at load (vllm/lora/layers.py create_lora_weights, "
+               "vllm/lora/models.py LoRAModelManager), and the profiling pass's dummy adapters; "
+               "unknown until measured or declared";
+    default:
+        return NULL;
+    }
+}
 
 const char *vs_runtime_item_name(vs_runtime_item i)
 {

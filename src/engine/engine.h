@@ -35,12 +35,15 @@ typedef enum {
     VS_RT_ACTIVATION_PEAK, /* the profiling (or largest) forward pass's transient peak */
     VS_RT_CUDA_GRAPHS,     /* captured CUDA graphs' memory pool */
     VS_RT_ENCODER_PROFILE, /* a multimodal model's encoder run on dummy items at start-up */
+    VS_RT_DRAFT_MODEL,     /* speculative decoding's draft: its weights and its own KV layers */
+    VS_RT_LORA,            /* LoRA serving: the adapter slots the engine allocates */
     VS_RT_COUNT
 } vs_runtime_item;
 
 #define VS_RT_BIT(i) (1u << (i))
 
-/* "non_torch", "activation_peak", "cuda_graphs", "encoder_profile" (static). */
+/* "non_torch", "activation_peak", "cuda_graphs", "encoder_profile", "draft_model",
+ * "lora_adapters" (static). */
 const char *vs_runtime_item_name(vs_runtime_item i);
 /* 1 and *item when name (may be NULL) is a runtime item's component name, else 0. */
 int vs_runtime_item_find(vs_runtime_item *item, const char *name);
@@ -223,6 +226,14 @@ int vs_engine_resolve(vs_engine_env *env, const vs_engine *engine, const json_t 
 /* The value of key name (NULL when the engine has no such key). */
 const vs_engine_val *vs_engine_get(const vs_engine_env *e, const char *name);
 
+/* VS_RT_BIT of the runtime items the resolved env has: its engine's own, plus
+ * the serving extras its keys turn on (num_speculative_tokens set: draft_model;
+ * max_loras set: lora_adapters), for an engine that has those keys. */
+unsigned vs_engine_items(const vs_engine_env *env);
+/* Where an extra item comes from when it is unknown (static), NULL for the
+ * engine's own items. */
+const char *vs_runtime_item_source(vs_runtime_item i);
+
 /* ---- helpers the engines share ---- */
 
 /* ceil(bytes x ppm / 10^6), without overflow for any byte count a GPU has. */
@@ -272,12 +283,23 @@ typedef struct vs_runtime_estimate {
     double error;     /* the largest relative error seen against published logs */
 } vs_runtime_estimate;
 
-/* The activation peak of vLLM's profiling pass: tokens = max_num_batched_tokens,
- * seqs = max_num_seqs, with the model's hidden size, intermediate size and
- * vocabulary. 0, or VS_EVALUE when a width is missing (0). */
-int vs_runtime_estimate_activation(vs_runtime_estimate *out, uint64_t tokens, uint64_t seqs,
-                                   uint64_t hidden, uint64_t intermediate, uint64_t vocab,
-                                   uint64_t tp, vs_error *err);
+/* What the activation-peak rule reads: the profiling pass's tokens
+ * (max_num_batched_tokens) and sequences (max_num_seqs), the model's widths
+ * (config.json), and the tensor-parallel size. moe_intermediate and
+ * experts_per_token are 0 for a dense model; dense_layers counts a mixture of
+ * experts' dense layers (they use intermediate). */
+typedef struct vs_runtime_shape {
+    uint64_t tokens, seqs;
+    uint64_t hidden, intermediate, vocab;
+    uint64_t moe_intermediate, experts_per_token, dense_layers;
+    uint64_t tp;
+} vs_runtime_shape;
+
+/* The activation peak of vLLM's profiling pass: the larger of the forward pass's
+ * MLP peak and the sampler's run over max_num_seqs rows of logits. 0, or VS_EVALUE
+ * when a width is missing (0). */
+int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_shape *s,
+                                   vs_error *err);
 /* Non-torch memory (CUDA context, cuBLAS workspace, NCCL under tp > 1) by GPU
  * architecture ("Ampere", "Hopper", ...: the catalogue's word). VS_ENOTFOUND
  * for an architecture without published figures. */

@@ -177,7 +177,9 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
         vs_runtime_item item;
         uint64_t share;
         share = v->known ? vs_placement_per_gpu(&c->placement, cls, v->value) : 0;
-        if (vs_runtime_item_find(&item, nm)) {
+        /* an extra item's name under an engine without it is an ordinary component */
+        if (vs_runtime_item_find(&item, nm) &&
+            (item < VS_RT_DRAFT_MODEL || (vs_engine_items(&c->env) & VS_RT_BIT(item)))) {
             c->env.item_known[item] = v->known;
             c->env.item_bytes[item] = share;
             continue;
@@ -222,7 +224,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
             c->env.item_bytes[i] = 0;
         }
     for (i = 0; i < VS_RT_COUNT; i++)
-        if ((c->engine->runtime & VS_RT_BIT(i)) && !c->env.item_known[i]) {
+        if ((vs_engine_items(&c->env) & VS_RT_BIT(i)) && !c->env.item_known[i]) {
             char b[64];
             snprintf(b, sizeof b, "%s (runtime item)", vs_runtime_item_name((vs_runtime_item)i));
             json_array_append_new(c->unknown, json_string(b));

@@ -205,9 +205,17 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     mnbt = vs_engine_get(&c.env, "max_num_batched_tokens");
     seqs = vs_engine_get(&c.env, "max_num_seqs");
     if (wanted(items, "activation_peak")) {
-        if (vs_runtime_estimate_activation(
-                &est, mnbt->u, seqs ? seqs->u : 0, arch_uint(sheet, "hidden"),
-                arch_uint(sheet, "intermediate"), arch_uint(sheet, "vocab"), c.env.tp, &e2) == 0) {
+        vs_runtime_shape sh;
+        sh.tokens = mnbt->u;
+        sh.seqs = seqs ? seqs->u : 0;
+        sh.hidden = arch_uint(sheet, "hidden");
+        sh.intermediate = arch_uint(sheet, "intermediate");
+        sh.vocab = arch_uint(sheet, "vocab");
+        sh.moe_intermediate = arch_uint(sheet, "moe_intermediate");
+        sh.experts_per_token = arch_uint(sheet, "experts_per_token");
+        sh.dense_layers = arch_uint(sheet, "dense_layers");
+        sh.tp = c.env.tp;
+        if (vs_runtime_estimate_activation(&est, &sh, &e2) == 0) {
             snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
                      est.rule, est.error * 100);
             if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) < 0)
@@ -266,6 +274,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf said = VS_BUF_INIT;
     size_t i, ei;
     int rc, estimate = 0, encoder;
+    unsigned items;
     if (!sheet)
         return vs_error_oom(err);
     if (!name)
@@ -340,27 +349,39 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
                           d0, d1);
         }
     }
-    /* Runtime items: this engine's are added as unknown (unless the person's
-     * components fill them); another engine's that this one does not have go. */
+    /* Runtime items: this engine's, and the serving extras its keys turn on,
+     * are added as unknown (unless the person's components fill them); another
+     * engine's that this one does not have go. */
+    {
+        vs_engine_env env;
+        vs_error e2;
+        memset(&env, 0, sizeof env);
+        items = vs_engine_resolve(&env, e, keys, &e2) == 0 ? vs_engine_items(&env) : e->runtime;
+    }
     comps = vs_sheet_array(sheet, "components");
     encoder = vs_engine_encoder_present(json_object_get(vs_sheet_card(sheet), "arch"));
     for (i = json_array_size(comps); i-- > 0;) {
         vs_runtime_item item;
         cm = json_array_get(comps, i);
         if (vs_runtime_item_find(&item, json_string_value(json_object_get(cm, "name"))) &&
-            ours(cm) && (!(e->runtime & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
+            ours(cm) && (!(items & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
             vs_sheet_remove_component(sheet, i);
     }
     for (i = 0; i < VS_RT_COUNT; i++) {
         const char *nm = vs_runtime_item_name((vs_runtime_item)i);
-        char src[128];
+        char src[512];
         json_t *old;
-        if (!(e->runtime & VS_RT_BIT(i)) || !vs_engine_item_applies((vs_runtime_item)i, encoder))
+        if (!(items & VS_RT_BIT(i)) || !vs_engine_item_applies((vs_runtime_item)i, encoder))
             continue;
         old = vs_sheet_component(sheet, nm);
         if (old && (!ours(old) || derived_runtime(old)))
             continue; /* the person's, or an estimate that follows the engine (lang/derive.h) */
-        snprintf(src, sizeof src, ITEM_SOURCE "%s: unknown until measured or estimated", e->name);
+        if (vs_runtime_item_source((vs_runtime_item)i))
+            snprintf(src, sizeof src, ITEM_SOURCE "%s: %s", e->name,
+                     vs_runtime_item_source((vs_runtime_item)i));
+        else
+            snprintf(src, sizeof src, ITEM_SOURCE "%s: unknown until measured or estimated",
+                     e->name);
         if ((rc = put_item(sheet, nm, 0, 0, src, &said, err)) < 0)
             goto done;
     }
@@ -580,8 +601,10 @@ static const char engine_help[] =
     "multimodal model's encoder_profile too) become components, "
     "unknown until a `reserve` or a measurement of that name fills them (`reserve cuda_graphs "
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
-    "profiling peak (from max_num_batched_tokens and the model's widths) and the non-torch "
-    "memory of the offers' GPU generation, and llama.cpp's compute buffer (by architecture "
+    "profiling peak (the larger of the forward pass over max_num_batched_tokens, MoE width "
+    "times experts per token, divided by tp, and the sampler's run over max_num_seqs x vocab) "
+    "and the non-torch memory of the offers' GPU generation and tp (within 16% and 3% of the "
+    "published figures `engine vllm` lists), and llama.cpp's compute buffer (by architecture "
     "and ubatch), each with its stated error. `engine NAME` shows "
     "that engine's rules with the engine files they come from.";
 

@@ -284,6 +284,11 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
         json_t *es = json_object_get(hrun, "exit_status"), *st;
         const char *stage = vs_verbs_measure_match_stage(sheet, json_object_get(m, "dims"));
         json_object_set(m, "run", json_object_get(ids, rk ? rk : ""));
+        /* the release the log's version line named, on each of its figures */
+        json_object_set_new(m, "engine_version",
+                            json_is_string(json_object_get(hrun, "_engine_version"))
+                                ? json_copy(json_object_get(hrun, "_engine_version"))
+                                : json_null());
         json_object_set_new(m, "stage", vs_verbs_measure_str_or_null(stage));
         json_object_set_new(m, "state", json_string("current"));
         /* a run that failed or overflowed validates nothing, as for measure; a
@@ -388,8 +393,8 @@ int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
         {
             json_t *pr = vs_verbs_measure_payload_row(m);
             if (pr) {
-                static const char *const extra[] = {"text", "resolution_bytes", "value", "unit",
-                                                    NULL};
+                static const char *const extra[] = {"text", "resolution_bytes", "value",
+                                                    "unit", "engine_version",   NULL};
                 size_t k;
                 for (k = 0; extra[k]; k++)
                     json_object_set(pr, extra[k], json_object_get(m, extra[k]));

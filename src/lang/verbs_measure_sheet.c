@@ -139,7 +139,8 @@ json_t *vs_verbs_measure_measurement_new(const json_t *sheet, const char *run, c
     if (m && (json_object_set_new(m, "text", json_null()) < 0 ||
               json_object_set_new(m, "resolution_bytes", json_null()) < 0 ||
               json_object_set_new(m, "value", json_null()) < 0 ||
-              json_object_set_new(m, "unit", json_null()) < 0)) {
+              json_object_set_new(m, "unit", json_null()) < 0 ||
+              json_object_set_new(m, "engine_version", json_null()) < 0)) {
         json_decref(m);
         return NULL;
     }

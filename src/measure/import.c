@@ -463,6 +463,29 @@ const char *vs_import_find(const char *s, size_t n, const char *needle, int ci)
     return NULL;
 }
 
+int vs_import_engine_version(vs_import *im, const char *s, size_t n)
+{
+    size_t k = 0;
+    json_t *run;
+    char v[VS_IMPORT_VERSION_MAX + 1];
+    /* a release as engines print it: "0.9.2", "0.8.5.dev169+gce17db808.d20250423" */
+    if (!im->run_key || !n || s[0] < '0' || s[0] > '9')
+        return 0;
+    while (k < n && k < VS_IMPORT_VERSION_MAX &&
+           ((s[k] >= '0' && s[k] <= '9') || (s[k] >= 'a' && s[k] <= 'z') ||
+            (s[k] >= 'A' && s[k] <= 'Z') || s[k] == '.' || s[k] == '+' || s[k] == '-' ||
+            s[k] == '_'))
+        k++;
+    while (k > 1 && (s[k - 1] == '.' || s[k - 1] == '-')) /* a sentence's full stop */
+        k--;
+    memcpy(v, s, k);
+    v[k] = '\0';
+    if (!(run = vs_import_run(im, im->run_key)) ||
+        json_object_set_new(run, "_engine_version", json_string(v)) < 0)
+        return VS_ENOMEM;
+    return 0;
+}
+
 int vs_import_text_valid(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;

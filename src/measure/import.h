@@ -133,6 +133,14 @@ int vs_import_figure(const char *s, size_t n, int binary, uint64_t *bytes, uint6
 /* The first occurrence of needle in s[0..n), or NULL (ci: ASCII case ignored). */
 const char *vs_import_find(const char *s, size_t n, const char *needle, int ci);
 
+/* The engine's release as its log's own version line prints it, at s (n bytes
+ * from the first digit: "0.9.2", "0.8.5.dev169+gce17db808.d20250423"): kept on the
+ * file's run and given to each of its measurements as engine_version when they
+ * reach the sheet (the verb does). Nothing when s starts with no digit or the
+ * importer runs without a run key. 0 or VS_ENOMEM. */
+#define VS_IMPORT_VERSION_MAX 64
+int vs_import_engine_version(vs_import *im, const char *s, size_t n);
+
 /* 1 when s holds no control characters (below 0x20, 0x7f) and is UTF-8. */
 int vs_import_text_valid(const char *s);
 

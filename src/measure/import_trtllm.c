@@ -141,7 +141,14 @@ static int trtllm_line(vs_import *im, void *state, const char *line, size_t n)
     vs_import_at at = {.phase = "startup"};
     size_t i;
     int rc;
+    static const char vmark[] = "TensorRT-LLM version: ";
+    const char *v = vs_import_find(line, n, vmark, 0);
     (void)state;
+    /* the release: tensorrt_llm/__init__.py prints "[TensorRT-LLM] TensorRT-LLM
+     * version: X" when the package is imported */
+    if (v && (rc = vs_import_engine_version(im, v + sizeof vmark - 1,
+                                            (size_t)(line + n - v) - (sizeof vmark - 1))) < 0)
+        return rc;
     for (i = 0; phrases[i].text; i++) {
         const char *p = vs_import_find(line, n, phrases[i].text, 0);
         if (p && (rc = one(im, line, n, &phrases[i], p, &at)) < 0)
@@ -159,7 +166,7 @@ const vs_importer vs_import_trtllm = {
     "\"Allocated X GB GPU memory for runtime buffers\" / \"for decoder\" (KB, MB, GB as powers "
     "of 1024: MemoryCounters::bytesToString), \"Allocated X MiB for execution context "
     "memory\", \"Loaded engine size: X MiB\", the PyTorch backend's weights line and "
-    "free_gpu_memory_fraction",
+    "free_gpu_memory_fraction; the release from \"TensorRT-LLM version: X\"",
     0,
     trtllm_sniff,
     trtllm_line,

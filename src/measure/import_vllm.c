@@ -162,6 +162,7 @@ static int vllm_sniff(const char *line, size_t n)
                                         "# CUDA blocks:",
                                         "Available KV cache memory:",
                                         "vLLM",
+                                        "LLM engine (v",
                                         NULL};
     size_t i;
     for (i = 0; marks[i]; i++)
@@ -323,6 +324,29 @@ static int exact_suggestions(vs_import *im, const vs_import_at *at, const char *
     return 0;
 }
 
+/* The release, from the lines that print it: "vLLM API server version 0.8.1"
+ * (vllm/entrypoints/openai/api_server.py run_server), "Initializing a V1 LLM engine
+ * (v0.9.2) with config" (vllm/v1/engine/core.py; V0 vllm/engine/llm_engine.py) and
+ * the start-up banner's "version 0.19.0" (vllm/entrypoints/utils.py, drawn in
+ * U+2588 blocks). */
+static int version_line(vs_import *im, const char *line, size_t n)
+{
+    static const char *const marks[] = {"vLLM API server version ", "LLM engine (v", NULL};
+    const char *p;
+    size_t k;
+    for (k = 0; marks[k]; k++)
+        if ((p = vs_import_find(line, n, marks[k], 0)) != NULL) {
+            p += strlen(marks[k]);
+            return vs_import_engine_version(im, p, (size_t)(line + n - p));
+        }
+    if (vs_import_find(line, n, "\xe2\x96\x88", 0) &&
+        (p = vs_import_find(line, n, " version ", 0)) != NULL) {
+        p += strlen(" version ");
+        return vs_import_engine_version(im, p, (size_t)(line + n - p));
+    }
+    return 0;
+}
+
 static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
 {
     vs_import_at at = {.phase = "startup"};
@@ -332,6 +356,8 @@ static int vllm_line(vs_import *im, void *state, const char *line, size_t n)
     int rc, blocks_seen = 0;
     if (!st->ready)
         prepare(st);
+    if ((rc = version_line(im, line, n)) < 0)
+        return rc;
     /* one pass: the first place each phrase starts */
     memset(found, 0, sizeof found);
     for (i = 0; i < n; i++) {
@@ -547,7 +573,8 @@ const vs_importer vs_import_vllm = {
     "concurrency for N tokens per request: X.XXx\" (vllm/v1/core/kv_cache_utils.py), \"Actual "
     "usage: X GiB for weights, Y GiB for peak activation, Z GiB for non-torch memory, ...\"; "
     "CUDA graphs \"Graph capturing finished in S secs, took X GiB\", \"Estimated CUDA graph "
-    "memory: X GiB total\"",
+    "memory: X GiB total\"; the release from \"vLLM API server version X\", \"LLM engine "
+    "(vX)\" or the banner's \"version X\"",
     sizeof(vllm_state),
     vllm_sniff,
     vllm_line,

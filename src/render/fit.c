@@ -510,7 +510,7 @@ vs_bundle *vs_render_engine(const vs_fit_ctx *c, const json_t *keys_written, con
     for (i = 0; i < VS_RT_COUNT; i++) {
         const char *nm = vs_runtime_item_name((vs_runtime_item)i);
         char d[96];
-        if (!(e->runtime & VS_RT_BIT(i)) ||
+        if (!(vs_engine_items(&c->env) & VS_RT_BIT(i)) ||
             !vs_engine_item_applies((vs_runtime_item)i, c->env.encoder))
             continue;
         if (c->env.item_known[i])

@@ -235,6 +235,10 @@ static const field measurement_f[] = {STRN("run"),
                                       UINTN("resolution_bytes"),
                                       {"value", F_NUM, 1, NULL, NULL, NULL, NULL},
                                       STRN("unit"),
+                                      /* the engine's release as the log's own version line
+                                         printed it (measure import); absent in older
+                                         records, read as null */
+                                      STRN("engine_version"),
                                       END};
 static const field measurement_e = {NULL, F_OBJ, 0, measurement_f, NULL, NULL, NULL};
 

@@ -79,7 +79,8 @@
  * STR|null, "counter": STR, "scope": "device"|"process"|"allocator"|"tensors"|STR, "peak_bytes":
  * INT, "dims": {STR: INT}, "stage": STR|null, "host": STR|null, "rank": INT|null, "validates_card":
  * BOOL, "state": "current"|"to re-measure", "time": ISO8601|null, "text": STR|null,
- * "resolution_bytes": INT|null,    (schema 2: from a log, "value": NUMBER|null, "unit": STR|null}],
+ * "resolution_bytes": INT|null,    (schema 2: from a log, "value": NUMBER|null, "unit": STR|null,
+ * "engine_version": STR|null: the log's own version line; older records lack it, read as null}],
  * a count has peak_bytes null) "invalidate": [STR], "oom": [{"phase": STR, "note": STR|null,
  *   "run": STR (the measure run that overflowed, when one did)}], "decision": STR|null
  * }

@@ -1,7 +1,10 @@
 /* Benchmark of the runtime-item estimators against published start-up figures:
  * for each row of tests/data/engine_startup/vllm_runtime.tsv, what `engine vllm
  * estimate=yes` would put as non_torch and activation_peak beside what the log
- * printed, then each estimator's median and worst relative error. Run by hand:
+ * printed, then each estimator's median and worst relative error on the whole
+ * table, on its fitting half and on its held-out half. Rows of an older
+ * accounting (activation before 0.6.5, non_torch before 0.7: the file's header
+ * says why) and rows missing a figure are printed, not scored. Run by hand:
  * <build>/bench_runtime [TSV]. */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +14,35 @@
 #include "engine/engine.h"
 
 #define ROWS_MAX 256
+#define COLS 20
+
+enum {
+    C_LINK,
+    C_VLLM,
+    C_GPU,
+    C_ARCH,
+    C_TP,
+    C_PP,
+    C_MODEL,
+    C_HIDDEN,
+    C_INTER,
+    C_MOE,
+    C_TOPK,
+    C_DENSE,
+    C_VOCAB,
+    C_MML,
+    C_MNBT,
+    C_SEQS,
+    C_DTYPE,
+    C_NT,
+    C_ACT,
+    C_HALF
+};
+
+typedef struct errs {
+    double e[ROWS_MAX];
+    size_t n, missed; /* scored rows the estimator gave nothing for */
+} errs;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -18,19 +50,53 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void summary(const char *what, double *err, size_t n)
+static void summary(const char *what, const char *half, const errs *s)
 {
     double abs_err[ROWS_MAX], worst = 0, median;
     size_t i;
-    for (i = 0; i < n; i++) {
-        abs_err[i] = fabs(err[i]);
+    if (!s->n) {
+        printf("%-16s %-9s rows 0 (%zu without an estimate)\n", what, half, s->missed);
+        return;
+    }
+    for (i = 0; i < s->n; i++) {
+        abs_err[i] = fabs(s->e[i]);
         if (abs_err[i] > worst)
             worst = abs_err[i];
     }
-    qsort(abs_err, n, sizeof abs_err[0], cmp_double);
-    median = n % 2 ? abs_err[n / 2] : (abs_err[n / 2 - 1] + abs_err[n / 2]) / 2;
-    printf("%-16s rows %zu  median |error| %.1f%%  worst %.1f%%\n", what, n, median * 100,
-           worst * 100);
+    qsort(abs_err, s->n, sizeof abs_err[0], cmp_double);
+    median = s->n % 2 ? abs_err[s->n / 2] : (abs_err[s->n / 2 - 1] + abs_err[s->n / 2]) / 2;
+    printf("%-16s %-9s rows %zu  median |error| %.1f%%  worst %.1f%%", what, half, s->n,
+           median * 100, worst * 100);
+    if (s->missed)
+        printf("  (%zu more without an estimate)", s->missed);
+    printf("\n");
+}
+
+/* "0.6.5", "0.10", "0.8.0.dev (V0)": major, minor, patch as one number
+ * (0.6.5 = 6005), for the accounting gates */
+static unsigned version_of(const char *v)
+{
+    unsigned a = 0, b = 0, c = 0;
+    sscanf(v, "%u.%u.%u", &a, &b, &c);
+    return a * 1000000 + b * 1000 + c;
+}
+
+static unsigned long long num(const char *s)
+{
+    return strcmp(s, "-") ? strtoull(s, NULL, 10) : 0;
+}
+
+static void add(errs *all, errs *half, int scored, int have, double est, double pub)
+{
+    if (!scored)
+        return;
+    if (!have) {
+        all->missed++;
+        half->missed++;
+        return;
+    }
+    all->e[all->n++] = est / pub - 1;
+    half->e[half->n++] = est / pub - 1;
 }
 
 int main(int argc, char **argv)
@@ -38,53 +104,80 @@ int main(int argc, char **argv)
     const char *path =
         argc > 1 ? argv[1] : VS_SOURCE_DIR "/tests/data/engine_startup/vllm_runtime.tsv";
     FILE *f = fopen(path, "r");
-    char line[1024];
-    double e_nt[ROWS_MAX], e_act[ROWS_MAX];
-    size_t n_nt = 0, n_act = 0;
+    char line[2048];
+    errs nt_all = {{0}, 0, 0}, nt_fit = nt_all, nt_held = nt_all;
+    errs act_all = nt_all, act_fit = nt_all, act_held = nt_all;
+    size_t rows = 0;
     if (!f) {
         fprintf(stderr, "bench_runtime: cannot open %s\n", path);
         return 1;
     }
-    printf("%-8s %-10s %-3s %-28s %10s %10s %10s %10s\n", "vllm", "gpu", "tp", "model", "non_torch",
-           "estimate", "act_peak", "estimate");
-    while (fgets(line, sizeof line, f) && n_nt < ROWS_MAX) {
-        char link[256], ver[32], gpu[64], arch[32], model[128];
-        unsigned long long tp, hidden, inter, vocab, mnbt, seqs;
-        double nt_gib, act_gib;
+    printf("%-14s %-22s %-3s %-34s %9s %9s %9s %9s %s\n", "vllm", "gpu", "tp", "model", "non_torch",
+           "estimate", "act_peak", "estimate", "half");
+    while (fgets(line, sizeof line, f) && rows < ROWS_MAX) {
+        char *col[COLS], *p = line, *tab;
+        int n = 0, fit, nt_scored, act_scored, have;
         vs_runtime_estimate est;
+        vs_runtime_shape sh;
         vs_error err;
         char nt_s[32] = "-", act_s[32] = "-";
+        double nt_pub, act_pub;
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        if (sscanf(
-                line,
-                "%255[^\t]\t%31[^\t]\t%63[^\t]\t%31[^\t]\t%llu\t%127[^\t]\t%llu\t%llu\t%llu\t%llu"
-                "\t%llu\t%lf\t%lf",
-                link, ver, gpu, arch, &tp, model, &hidden, &inter, &vocab, &mnbt, &seqs, &nt_gib,
-                &act_gib) != 13) {
-            fprintf(stderr, "bench_runtime: bad row: %s", line);
+        line[strcspn(line, "\n")] = '\0';
+        while (n < COLS) {
+            col[n++] = p;
+            if (!(tab = strchr(p, '\t')))
+                break;
+            *tab = '\0';
+            p = tab + 1;
+        }
+        if (n != COLS || (strcmp(col[C_HALF], "fit") && strcmp(col[C_HALF], "held"))) {
+            fprintf(stderr, "bench_runtime: row %zu: %d columns, want %d ending fit|held\n",
+                    rows + 1, n, COLS);
             fclose(f);
             return 1;
         }
-        if (vs_runtime_estimate_context(&est, arch, tp, &err) == 0) {
-            double g = (double)est.bytes / (1 << 30);
-            e_nt[n_nt++] = g / nt_gib - 1;
-            snprintf(nt_s, sizeof nt_s, "%.2f", g);
-        }
-        if (vs_runtime_estimate_activation(&est, mnbt, seqs, hidden, inter, vocab, tp, &err) == 0) {
-            double g = (double)est.bytes / (1 << 30);
-            e_act[n_act++] = g / act_gib - 1;
-            snprintf(act_s, sizeof act_s, "%.2f", g);
-        }
-        printf("%-8s %-10s %-3llu %-28s %10.2f %10s %10.2f %10s\n", ver, gpu, tp, model, nt_gib,
-               nt_s, act_gib, act_s);
+        rows++;
+        fit = !strcmp(col[C_HALF], "fit");
+        nt_pub = strcmp(col[C_NT], "-") ? atof(col[C_NT]) : 0;
+        act_pub = strcmp(col[C_ACT], "-") ? atof(col[C_ACT]) : 0;
+        nt_scored = nt_pub > 0 && version_of(col[C_VLLM]) >= 7000 && strcmp(col[C_ARCH], "-") &&
+                    strcmp(col[C_TP], "-");
+        have = vs_runtime_estimate_context(&est, col[C_ARCH], num(col[C_TP]), &err) == 0;
+        if (have)
+            snprintf(nt_s, sizeof nt_s, "%.2f", (double)est.bytes / (1 << 30));
+        add(&nt_all, fit ? &nt_fit : &nt_held, nt_scored, have, (double)est.bytes / (1 << 30),
+            nt_pub);
+        sh.tokens = num(col[C_MNBT]);
+        sh.seqs = num(col[C_SEQS]);
+        sh.hidden = num(col[C_HIDDEN]);
+        sh.intermediate = num(col[C_INTER]);
+        sh.vocab = num(col[C_VOCAB]);
+        sh.moe_intermediate = num(col[C_MOE]);
+        sh.experts_per_token = num(col[C_TOPK]);
+        sh.dense_layers = num(col[C_DENSE]);
+        sh.tp = num(col[C_TP]);
+        act_scored = act_pub > 0 && version_of(col[C_VLLM]) >= 6005 && sh.seqs && sh.vocab;
+        have = vs_runtime_estimate_activation(&est, &sh, &err) == 0;
+        if (have)
+            snprintf(act_s, sizeof act_s, "%.2f", (double)est.bytes / (1 << 30));
+        add(&act_all, fit ? &act_fit : &act_held, act_scored, have, (double)est.bytes / (1 << 30),
+            act_pub);
+        printf("%-14.14s %-22.22s %-3s %-34.34s %9s %9s %9s %9s %s%s\n", col[C_VLLM], col[C_GPU],
+               col[C_TP], col[C_MODEL], col[C_NT], nt_s, col[C_ACT], act_s, col[C_HALF],
+               nt_scored || act_scored ? "" : " (not scored)");
     }
     fclose(f);
-    if (!n_nt || !n_act) {
-        fprintf(stderr, "bench_runtime: no rows estimated\n");
+    if (!rows) {
+        fprintf(stderr, "bench_runtime: no rows\n");
         return 1;
     }
-    summary("non_torch", e_nt, n_nt);
-    summary("activation_peak", e_act, n_act);
+    summary("non_torch", "all", &nt_all);
+    summary("non_torch", "fitting", &nt_fit);
+    summary("non_torch", "held-out", &nt_held);
+    summary("activation_peak", "all", &act_all);
+    summary("activation_peak", "fitting", &act_fit);
+    summary("activation_peak", "held-out", &act_held);
     return 0;
 }

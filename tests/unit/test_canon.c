@@ -429,7 +429,8 @@ START_TEST(schema_1_read_as_2)
     d = vs_sheet_dump(l);
     ck_assert_ptr_nonnull(strstr(d, "\"schema\": \"vramsheet/sheet/2\""));
     ck_assert_ptr_nonnull(
-        strstr(d, "\"text\": null, \"resolution_bytes\": null, \"value\": null, \"unit\": null}"));
+        strstr(d, "\"text\": null, \"resolution_bytes\": null, \"value\": null, \"unit\": null, "
+                  "\"engine_version\": null}"));
     free(d);
     json_decref(l);
     /* a count: peak_bytes null, value a number >= 0 */
@@ -447,6 +448,18 @@ START_TEST(schema_1_read_as_2)
         "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\", \"measurements\": [{\"phase\": "
         "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"resolution_bytes\": \"a\"}]}",
         "resolution_bytes");
+    /* engine_version (a log's release): a string or null; a schema 2 record
+     * without it reads it as null, one with it keeps it */
+    expect_type_error(
+        "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"x\", \"measurements\": [{\"phase\": "
+        "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"engine_version\": 9}]}",
+        "engine_version");
+    v1 = "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"new\", \"measurements\": [{\"phase\": "
+         "\"p\", \"counter\": \"c\", \"peak_bytes\": 1, \"engine_version\": \"0.9.2\"}]}";
+    ck_assert_int_eq(vs_sheet_load(&l, v1, strlen(v1), &err), 0);
+    m = json_array_get(json_object_get(l, "measurements"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(m, "engine_version")), "0.9.2");
+    json_decref(l);
 }
 END_TEST
 

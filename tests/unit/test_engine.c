@@ -105,6 +105,63 @@ START_TEST(vllm_log_mellea_416)
 }
 END_TEST
 
+/* Serving extras: num_speculative_tokens= and max_loras= add draft_model and
+ * lora_adapters as runtime items, unknown (each saying where vLLM keeps them)
+ * until declared; declared, they come out of the budget before the pool, so the
+ * mellea#416 sheet above loses exactly their 1 GiB + 0.5 GiB of pool; without
+ * the keys they go again. */
+START_TEST(vllm_serving_extras)
+{
+    static const char base[] =
+        "sheet \"extras\"\n"
+        "model qwen3-0.6b params=601295421\nformat bf16\ntask inference\n"
+        "length 8192\nconcurrency 64\n"
+        "estimate kv layers=28 kv_heads=8 head_dim=128\n"
+        "gpu \"log GPU\" memory=80GB reported=79.19GiB reported_source=\"mellea#416 log\"\n"
+        "reserve non_torch 0.16GiB status=measured source=\"mellea#416\"\n"
+        "reserve activation_peak 0.23GiB status=measured source=\"mellea#416\"\n"
+        "reserve cuda_graphs 0.13GiB status=measured source=\"mellea#416\"\n";
+    char cell[1024];
+    json_t *r, *c;
+    size_t i;
+    long long pool0;
+    int seen = 0;
+    snprintf(cell, sizeof cell, "%sengine vllm gpu_memory_utilization=0.80\nfit", base);
+    run_ok(cell);
+    pool0 = ival(fit_row(0), "kv_pool_bytes");
+    run_ok("engine vllm gpu_memory_utilization=0.80 num_speculative_tokens=3 max_loras=2\n"
+           "envelope");
+    json_array_foreach(json_object_get(lastp(), "components"), i, c)
+    {
+        const char *n = sval(c, "name");
+        if (!strcmp(n, "draft_model")) {
+            ck_assert_str_eq(sval(c, "status"), "unknown");
+            ck_assert(strstr(sval(c, "source"), "vllm/v1/spec_decode/eagle.py") != NULL);
+            seen |= 1;
+        } else if (!strcmp(n, "lora_adapters")) {
+            ck_assert_str_eq(sval(c, "status"), "unknown");
+            ck_assert(strstr(sval(c, "source"), "create_lora_weights") != NULL);
+            seen |= 2;
+        }
+    }
+    ck_assert_int_eq(seen, 3);
+    run_ok("fit");
+    r = fit_row(0);
+    ck_assert(json_is_true(json_object_get(r, "upper_bound")));
+    ck_assert_str_ne(sval(r, "verdict"), "admissible");
+    run_ok("reserve draft_model 1GiB status=measured source=\"test\"\n"
+           "reserve lora_adapters 0.5GiB status=measured source=\"test\"\nfit");
+    r = fit_row(0);
+    ck_assert(json_is_false(json_object_get(r, "upper_bound")));
+    ck_assert_int_eq(ival(r, "kv_pool_bytes"), pool0 - (long long)GIB - (long long)GIB / 2);
+    /* without the keys the engine has no such items: the declared ones stay the
+     * person's components (ordinary reserve lines), the unknown ones would go */
+    run_ok("engine vllm gpu_memory_utilization=0.80\nfit");
+    ck_assert_int_eq(ival(fit_row(0), "kv_pool_bytes"),
+                     pool0 - (long long)GIB - (long long)GIB / 2);
+}
+END_TEST
+
 /* The same log, imported (`measure import`, src/measure/import_vllm.c): the runtime items
  * are set from its measurements with `measured`, and fit's blocks and concurrency agree
  * with the log's 36184 blocks and 70.67x within the same 11 blocks and 0.027 worked out
@@ -1132,27 +1189,58 @@ END_TEST
 
 /* ---- runtime-item estimates ---- */
 
-/* max_num_batched_tokens x (3 x intermediate + 4 x hidden) x 2 B; Llama-3-8B widths
- * (hidden 4096, intermediate 14336) at 8192 tokens: 8192 x 59392 x 2 = 973,078,528 B. */
+/* The larger of the forward pass's MLP peak and the sampler's run, worked by hand:
+ * Llama-3-8B widths (hidden 4096, intermediate 14336, vocab 128256) at 8192 tokens:
+ * forward 8192 x (3 x 14336 + 4 x 4096) x 2 = 8192 x 59392 x 2 = 973,078,528 B;
+ * sampler at 256 sequences 256 x 128256 x 40 = 1,313,341,440 B (the larger), at 64
+ * sequences 328,335,360 B (the forward pass is). At TP 2 the MLP's width halves:
+ * 8192 x (3 x 7168 + 16384) x 2 = 620,756,992 B. Qwen3-235B-A22B at TP 4 (hidden
+ * 4096, moe_intermediate 1536, 8 experts per token, no dense layer; its dense
+ * intermediate_size 12288 unused) with 16 sequences: 8192 x (8 x (3 x 384 + 4096) +
+ * 4 x 4096) x 2 = 8192 x 58368 x 2 = 956,301,312 B, where the dense width would give
+ * 8192 x (3 x 3072 + 16384) x 2 = 419,430,400 B. non_torch: Hopper 160 MiB, at TP 4
+ * 160 + 3 x 640 = 2080 MiB. */
 START_TEST(activation_rule)
 {
     vs_runtime_estimate est;
     vs_error e;
-    ck_assert_int_eq(vs_runtime_estimate_activation(&est, 8192, 256, 4096, 14336, 128256, 1, &e),
-                     0);
-    ck_assert_uint_eq(est.bytes, 973078528ULL);
+    vs_runtime_shape s = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1};
+    ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
+    ck_assert_uint_eq(est.bytes, 1313341440ULL);
+    ck_assert(strstr(est.rule, "sampler") != NULL);
     ck_assert(est.error > 0 && est.rule != NULL);
-    ck_assert_int_eq(vs_runtime_estimate_activation(&est, 8192, 256, 0, 14336, 0, 1, &e),
-                     VS_EVALUE);
+    s.seqs = 64;
+    ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
+    ck_assert_uint_eq(est.bytes, 973078528ULL);
+    s.tp = 2;
+    ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
+    ck_assert_uint_eq(est.bytes, 620756992ULL);
+    {
+        vs_runtime_shape q = {8192, 16, 4096, 12288, 151936, 1536, 8, 0, 4};
+        ck_assert_int_eq(vs_runtime_estimate_activation(&est, &q, &e), 0);
+        ck_assert_uint_eq(est.bytes, 956301312ULL);
+        ck_assert(strstr(est.rule, "fused_moe") != NULL);
+        /* one dense layer at the same widths: the wider of the two MLPs */
+        q.dense_layers = 1;
+        q.intermediate = 65536;
+        ck_assert_int_eq(vs_runtime_estimate_activation(&est, &q, &e), 0);
+        ck_assert_uint_eq(est.bytes, 8192ULL * (3 * 16384 + 4 * 4096) * 2);
+    }
+    s.hidden = 0;
+    ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), VS_EVALUE);
     ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 1, &e), 0);
-    ck_assert_uint_eq(est.bytes, 150 * MIB);
+    ck_assert_uint_eq(est.bytes, 160 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 4, &e), 0);
+    ck_assert_uint_eq(est.bytes, 2080 * MIB);
     ck_assert_int_eq(vs_runtime_estimate_context(&est, "Kepler", 1, &e), VS_ENOTFOUND);
 }
 END_TEST
 
 /* estimate=yes through the verbs: a Llama-3-8B config.json (hidden 4096, intermediate
- * 14336), max_num_batched_tokens 8192: activation_peak = 973,078,528 B as above; the
- * H100 SXM of the catalogue is a Hopper: non_torch 150 MiB. */
+ * 14336, vocab 128256); on the catalogue's H100 SXM the release schedules 1024
+ * sequences and 8192 tokens, so the sampler's run is the peak: 1024 x 128256 x 40 =
+ * 5,253,365,760 B (the forward pass 973,078,528 B, as above); the H100 is a Hopper:
+ * non_torch 160 MiB. */
 START_TEST(engine_estimate_items)
 {
     char path[200];
@@ -1180,26 +1268,27 @@ START_TEST(engine_estimate_items)
     {
         const char *n = sval(c, "name");
         if (!strcmp(n, "activation_peak")) {
-            ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
+            ck_assert_int_eq(ival(c, "bytes"), 5253365760LL);
             ck_assert_str_eq(sval(c, "status"), "estimated");
             seen++;
         } else if (!strcmp(n, "non_torch")) {
-            ck_assert_int_eq(ival(c, "bytes"), 150 * (long long)MIB);
+            ck_assert_int_eq(ival(c, "bytes"), 160 * (long long)MIB);
             seen++;
         }
     }
     ck_assert_int_eq(seen, 2);
-    /* the estimate follows the engine's keys: half the tokens, half the peak
-     * (4096 x 59392 x 2 = 486,539,264 B), and the result says so */
-    run_ok("engine vllm max_num_batched_tokens=4096");
+    /* the estimate follows the engine's keys: 64 sequences leave the forward pass as
+     * the peak (64 x 128256 x 40 = 328,335,360 B < 973,078,528 B), and the result says
+     * so */
+    run_ok("engine vllm max_num_seqs=64");
     ck_assert_str_eq(sval(lastp(), "kind"), "rederived");
     {
         json_t *rows = json_object_get(lastp(), "rows");
         int found = 0;
         json_array_foreach(rows, i, c) if (!strcmp(sval(c, "name"), "activation_peak"))
         {
-            ck_assert_int_eq(ival(c, "to_bytes"), 486539264LL);
-            ck_assert_int_eq(ival(c, "from_bytes"), 973078528LL);
+            ck_assert_int_eq(ival(c, "to_bytes"), 973078528LL);
+            ck_assert_int_eq(ival(c, "from_bytes"), 5253365760LL);
             found = 1;
         }
         ck_assert(found);
@@ -1207,7 +1296,7 @@ START_TEST(engine_estimate_items)
     run_ok("envelope");
     json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
-        ck_assert_int_eq(ival(c, "bytes"), 486539264LL);
+        ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
     /* another engine: vLLM's rules do not apply; llama.cpp's own rule (its compute
      * buffer, engine/llamacpp_compute.h) takes the item over, and vLLM's non_torch goes;
      * back under vLLM they come back by themselves */
@@ -1235,7 +1324,7 @@ START_TEST(engine_estimate_items)
     run_ok("engine vllm\nenvelope");
     json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
-        ck_assert_int_eq(ival(c, "bytes"), 973078528LL);
+        ck_assert_int_eq(ival(c, "bytes"), 5253365760LL);
     /* the estimator on its own line, too */
     run_ok("estimate runtime items=non_torch");
     /* the layout came from the config: fit knows it */
@@ -1330,6 +1419,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("core");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, vllm_log_mellea_416);
+    tcase_add_test(t, vllm_serving_extras);
     tcase_add_test(t, vllm_log_imported);
     tcase_add_test(t, vllm_log_10517);
     tcase_add_test(t, vllm_log_10511);

@@ -338,6 +338,75 @@ START_TEST(verb_compare_no_room)
 }
 END_TEST
 
+static const char *run_version(const vs_import *im)
+{
+    return json_string_value(json_object_get(json_object_get(im->runs, "log"), "_engine_version"));
+}
+
+/* The release from the log's own version line, whichever of vLLM's lines prints
+ * it: the engine's "(vX)" (vllm#14452's 0.8.5 dev build, kvcached#29's 0.9.2),
+ * the API server's line (vllm#15204, "vLLM API server version 0.8.1"), the
+ * banner (https://myoceane.fr/index.php/ai-vllm-a100-gemma-4/, 0.19.0, drawn in
+ * U+2588 blocks); TensorRT-LLM's line as tensorrt_llm/__init__.py prints it
+ * (print(f"[TensorRT-LLM] TensorRT-LLM version: {__version__}")). The figures of
+ * the same file are still read: 0.33 x 2^30 = 354334801.92 -> 354334802. */
+START_TEST(engine_version_lines)
+{
+    static const char api[] =
+        "INFO 03-20 17:28:13 [api_server.py:977] vLLM API server version 0.8.1";
+    static const char banner[] = "(APIServer pid=6539) INFO 04-18 20:22:57 [utils.py:299] "
+                                 "\xe2\x96\x84\xe2\x96\x84 \xe2\x96\x84\xe2\x96\x88 \xe2\x96\x88 "
+                                 "\xe2\x96\x88 \xe2\x96\x88 \xe2\x96\x80\xe2\x96\x84\xe2\x96\x80 "
+                                 "\xe2\x96\x88 version 0.19.0";
+    static const char trt[] = "[TensorRT-LLM] TensorRT-LLM version: 0.17.0";
+    static const char plain[] = "INFO the version 2 of the API";
+    vs_import im;
+    void *vst;
+    const vs_importer *v = vs_importer_find("vllm"), *t = vs_importer_find("trtllm");
+    ck_assert_int_eq(feed_file("vllm", &im, "vllm_14452_v085.log"), 0);
+    ck_assert_str_eq(run_version(&im), "0.8.5.dev169+gce17db808.d20250423");
+    expect_bytes(&im, "vllm.non_torch_memory", -1, 354334802LL, 5368709);
+    vs_import_clear(&im);
+    ck_assert_int_eq(feed_file("vllm", &im, "vllm_kvcached29_v092.log"), 0);
+    ck_assert_str_eq(run_version(&im), "0.9.2");
+    vs_import_clear(&im);
+    ck_assert_int_eq(vs_import_init(&im), 0);
+    im.run_key = "log";
+    vst = calloc(1, v->state_size);
+    ck_assert_int_eq(v->line(&im, vst, plain, strlen(plain)), 0);
+    ck_assert_ptr_null(run_version(&im));
+    ck_assert_int_eq(v->line(&im, vst, api, strlen(api)), 0);
+    ck_assert_str_eq(run_version(&im), "0.8.1");
+    ck_assert_int_eq(v->line(&im, vst, banner, strlen(banner)), 0);
+    ck_assert_str_eq(run_version(&im), "0.19.0");
+    free(vst);
+    ck_assert_int_eq(t->line(&im, NULL, trt, strlen(trt)), 0);
+    ck_assert_str_eq(run_version(&im), "0.17.0");
+    vs_import_clear(&im);
+}
+END_TEST
+
+/* Through the verb: each figure of the file carries the release (the rows the
+ * import shows are the sheet's measurements). */
+START_TEST(verb_import_engine_version)
+{
+    char cell[1024];
+    json_t *ms, *m;
+    size_t i, n = 0;
+    run_ok("sheet \"vllm 14452\"\nmodel m params=32B\nformat bf16\ntask inference\n");
+    snprintf(cell, sizeof cell, "measure import \"%s\"", LOGS "vllm_14452_v085.log");
+    run_ok(cell);
+    ms = json_object_get(lastp(), "rows");
+    json_array_foreach(ms, i, m)
+    {
+        ck_assert_str_eq(json_string_value(json_object_get(m, "engine_version")),
+                         "0.8.5.dev169+gce17db808.d20250423");
+        n++;
+    }
+    ck_assert_uint_gt(n, 5);
+}
+END_TEST
+
 START_TEST(sniff)
 {
     static const char sg[] = "[2025-03-06 06:14:53 TP1] Load weight begin. avail mem=21.63 GB";
@@ -361,10 +430,12 @@ int main(void)
     tcase_add_test(tc, vllm_no_room_errors);
     tcase_add_test(tc, compare_no_room);
     tcase_add_test(tc, sniff);
+    tcase_add_test(tc, engine_version_lines);
     suite_add_tcase(s, tc);
     tc = tcase_create("verbs");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, verb_compare_no_room);
+    tcase_add_test(tc, verb_import_engine_version);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

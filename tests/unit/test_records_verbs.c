@@ -330,6 +330,45 @@ START_TEST(test_diff_and_reproduce)
 }
 END_TEST
 
+/* An imported log's release rides on its measurements into the record, and
+ * reproduce carries it into the new campaign. The log: kvcached#29's vLLM 0.9.2
+ * lines (https://github.com/ovg-project/kvcached/issues/29), verbatim. */
+START_TEST(test_reproduce_carries_engine_version)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL, *ms;
+    char path[400], cell[700];
+    FILE *f;
+    size_t i;
+    snprintf(path, sizeof path, "%s/vllm.log", tmpdir);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs("INFO 07-17 00:07:07 [core.py:69] Initializing a V1 LLM engine (v0.9.2) with config: "
+          "model='meta-llama/Llama-3.1-8B', speculative_config=None\n"
+          "ValueError: Free memory on device (59.32/79.15 GiB) on startup is less than desired "
+          "GPU memory utilization (0.9, 71.24 GiB). Decrease GPU memory utilization or reduce "
+          "GPU memory used by other processes.\n",
+          f);
+    fclose(f);
+    snprintf(cell, sizeof cell,
+             "sheet \"Import campaign\"\nmodel m params=8B\nformat bf16\nmeasure import \"%s\"\n"
+             "commit \"imported\"",
+             path);
+    ck_assert_msg(run(ip, cell, NULL, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(run(ip,
+                         "reproduce import-campaign as \"import again\"\ncommit \"again\"\n"
+                         "show import-again",
+                         &p, &err),
+                     0);
+    ms = json_object_get(p, "measurements");
+    ck_assert_uint_gt(json_array_size(ms), 0);
+    for (i = 0; i < json_array_size(ms); i++)
+        ck_assert_str_eq(pstr(json_array_get(ms, i), "engine_version"), "0.9.2");
+    json_decref(p);
+    vs_interp_free(ip);
+}
+END_TEST
+
 /* reproduce gpu="NAME" makes NAME the new sheet's offer: the source's offers go,
  * unless keep_offers=yes keeps them beside it; keep_offers alone is refused. */
 START_TEST(test_reproduce_gpu_is_the_offer)
@@ -928,6 +967,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_rerun_same_state_unchanged);
     tcase_add_test(tc, test_commit_stays_when_cell_fails);
     tcase_add_test(tc, test_diff_and_reproduce);
+    tcase_add_test(tc, test_reproduce_carries_engine_version);
     tcase_add_test(tc, test_reproduce_gpu_is_the_offer);
     tcase_add_test(tc, test_reproduce_own_id_refused);
     tcase_add_test(tc, test_history_opens_no_untitled);
