@@ -3,7 +3,7 @@
  * the log prints, gpu_memory_utilization, max_model_len, max_num_batched_tokens,
  * max_num_seqs, tensor parallelism) and the model's public config.json, with no
  * runtime item declared or measured: non_torch and activation_peak are the
- * estimators' (engine/runtime.c), the weights the card's. fit's KV pool and
+ * estimators' (engine/runtime.c), the weights the card's. fit's KV pool, KV tokens and
  * maximum concurrency are compared with what the log printed; the table, the median
  * and the worst error are printed, and the test holds them to the goal: within 10%
  * in the median and 15% at worst, and an exclusion wherever vLLM refused to start.
@@ -61,6 +61,7 @@ typedef struct logcase {
     double pool_gib;    /* the log's KV pool */
     double conc;        /* the log's "Maximum concurrency" (0: not printed) */
     int refused;        /* vLLM refused to start */
+    double tokens;      /* the log's KV tokens: "GPU KV cache size", or V0's blocks x 16 */
 } logcase;
 
 /* Each case's figures as the log prints them; the comment on each says where. */
@@ -73,28 +74,28 @@ static const logcase cases[] = {
      "gpu \"H100 SXM\" reported=79.19GiB reported_source=\"mellea#416\"\n"
      "engine vllm gpu_memory_utilization=0.80 max_num_batched_tokens=8192 max_num_seqs=256 "
      "estimate=yes\n",
-     61.84, 70.67, 0},
+     61.84, 70.67, 0, 36184 * 16},
     /* vllm#10511, 0.6.5 on an H100: total 79.22GiB x 0.90, available_kv_cache_memory
      * 53.29GiB; `vllm serve` V0 without chunked prefill at 8192 tokens */
     {"vllm#10511", "https://github.com/vllm-project/vllm/pull/10511", LLAMA3_8B,
      "model llama config=%s\nformat bf16\nlength 8192\nconcurrency 1\n",
      "gpu \"H100 SXM\" reported=79.22GiB reported_source=\"vllm#10511\"\n"
      "engine vllm max_num_batched_tokens=8192 max_num_seqs=256 estimate=yes\n",
-     53.29, 0, 0},
+     53.29, 0, 0, 0},
     /* vllm#10517, 0.6.4 on an RTX 3090: total_gpu_memory=23.58GiB x 0.90,
      * kv_cache_size=3.81GiB, "Maximum concurrency for 20000 tokens per request: 1.56x" */
     {"vllm#10517 20000", "https://github.com/vllm-project/vllm/issues/10517", LLAMA3_8B,
      "model llama config=%s\nformat bf16\nlength 20000\nconcurrency 1\n",
      "gpu \"RTX 3090\" reported=23.58GiB reported_source=\"vllm#10517\"\n"
      "engine vllm max_num_batched_tokens=20000 max_num_seqs=256 estimate=yes\n",
-     3.81, 1.56, 0},
+     3.81, 1.56, 0, 1952 * 16},
     /* the same at --max-model-len 29000: kv_cache_size=2.89GiB, 0.82x, and vLLM refused
      * to start (fewer KV tokens than one request) */
     {"vllm#10517 29000", "https://github.com/vllm-project/vllm/issues/10517", LLAMA3_8B,
      "model llama config=%s\nformat bf16\nlength 29000\nconcurrency 1\n",
      "gpu \"RTX 3090\" reported=23.58GiB reported_source=\"vllm#10517\"\n"
      "engine vllm max_num_batched_tokens=29000 max_num_seqs=256 estimate=yes\n",
-     2.89, 0.82, 1},
+     2.89, 0.82, 1, 1478 * 16},
     /* vllm#21429, V1 0.10 on H200s at TP 4, --gpu-memory-utilization 0.5: requested
      * 69.86 GiB (so CUDA's total 139.72 GiB), "Available KV cache memory: 7.07 GiB";
      * max_model_len 40960 (the config's), 8192 tokens and 1024 sequences (H200 defaults) */
@@ -103,17 +104,19 @@ static const logcase cases[] = {
      "placement tensor gpus=4\n",
      "gpu \"H200\" cards=4 reported=139.72GiB reported_source=\"vllm#21429\"\n"
      "engine vllm gpu_memory_utilization=0.5 estimate=yes\n",
-     7.07, 0, 0},
+     7.07, 0, 0, 0},
     /* vllm#21348, V1 (July 2025) on H100s at TP 4, every setting the release's: "Available
      * KV cache memory: 8.11 GiB" and "GPU KV cache size: 178,880 tokens". The GPU is the
      * catalogue's, whose total is nvidia-smi's (79.65 GiB) where vLLM budgets from CUDA's
      * (79.19 GiB on an H100): 0.9 x 0.46 GiB of the pool's error comes from that
-     * (+2.8% with CUDA's total written as reported=). Defaults: 0.9, 40960 tokens, 8192
+     * (+2.8% with CUDA's total written as reported=). Its 178,880 tokens are 11,180
+     * blocks of 770,048 B, 8.02 GiB: 1.1% under the pool printed beside them (vLLM takes
+     * the smallest rank's pool). Defaults: 0.9, 40960 tokens, 8192
      * batched tokens and 1024 sequences on a GPU of 70 GiB or more. */
     {"vllm#21348", "https://github.com/vllm-project/vllm/issues/21348", QWEN3_235B,
      "model qwen3_moe config=%s\nformat fp8\nlength 40960\nconcurrency 1\n"
      "placement tensor gpus=4\n",
-     "gpu \"H100 SXM\" cards=4\nengine vllm estimate=yes\n", 8.11, 0, 0},
+     "gpu \"H100 SXM\" cards=4\nengine vllm estimate=yes\n", 8.11, 0, 0, 178880},
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -149,8 +152,8 @@ static double worst(const double *v, size_t n)
 
 START_TEST(estimates_against_logs)
 {
-    double pool_err[NCASES], conc_err[NCASES];
-    size_t np = 0, nc = 0, i;
+    double pool_err[NCASES], conc_err[NCASES], tok_err[NCASES];
+    size_t np = 0, nc = 0, nt = 0, i;
     printf("%-18s %10s %10s %7s %8s %8s %7s %s\n", "log", "pool GiB", "estimate", "error", "conc",
            "estimate", "error", "start");
     for (i = 0; i < NCASES; i++) {
@@ -176,6 +179,10 @@ START_TEST(estimates_against_logs)
         start = json_string_value(json_object_get(r, "start"));
         pe = pool / c->pool_gib - 1;
         pool_err[np++] = fabs(pe);
+        if (c->tokens > 0) {
+            double t = (double)json_integer_value(json_object_get(r, "kv_tokens"));
+            tok_err[nt++] = fabs(t / c->tokens - 1);
+        }
         if (c->conc > 0) {
             conc = json_number_value(json_object_get(r, "max_concurrency"));
             ce = conc / c->conc - 1;
@@ -199,8 +206,12 @@ START_TEST(estimates_against_logs)
         printf("KV pool: %zu logs, median |error| %.1f%%, worst %.1f%%\n", np, mp * 100, wp * 100);
         printf("maximum concurrency: %zu logs, median |error| %.1f%%, worst %.1f%%\n", nc, mc * 100,
                wc * 100);
+        printf("KV tokens: %zu logs, median |error| %.1f%%, worst %.1f%%\n", nt,
+               median(tok_err, nt) * 100, worst(tok_err, nt) * 100);
         fflush(stdout);
         ck_assert_msg(mp <= 0.10 && wp <= 0.15, "KV pool median %.3f worst %.3f", mp, wp);
+        ck_assert_msg(median(tok_err, nt) <= 0.10 && worst(tok_err, nt) <= 0.15,
+                      "KV tokens median %.3f worst %.3f", median(tok_err, nt), worst(tok_err, nt));
         ck_assert_msg(mc <= 0.10 && wc <= 0.15, "concurrency median %.3f worst %.3f", mc, wc);
     }
 }
