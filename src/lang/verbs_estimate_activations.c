@@ -86,7 +86,7 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
                  "ForCausalLMLoss's logits.float())",
                  gt, gV, gbytes);
     if ((rc = vs_verbs_estimate_store_phase(sheet, "logits", *out_bytes, src, VS_CLASS_ACTIVATIONS,
-                                            "backward", skipped, sk, err)) < 0)
+                                            "loss", skipped, sk, err)) < 0)
         return rc;
     *counted = 1;
     return 0;
@@ -144,6 +144,52 @@ static void activations_source(char *src, size_t n, const vs_act_shape *sh, vs_c
              vs_checkpointing_name(mode), vs_attention_name(attn));
 }
 
+/* The sources of split activations: what the forward keeps for the backward
+ * (kept), and the one layer rematerialised in it (rec). */
+static void split_sources(char *kept, size_t n, char *rec, size_t m, const vs_act_shape *sh,
+                          vs_checkpointing mode, const vs_act_est *e)
+{
+    char gL[40], gs[40], gb[40], gH[40], gk[40], gv[40];
+    vs_units_grouped(gL, sizeof gL, sh->layers);
+    vs_units_grouped(gs, sizeof gs, sh->length);
+    vs_units_grouped(gb, sizeof gb, sh->microbatch);
+    vs_units_grouped(gH, sizeof gH, sh->hidden);
+    vs_units_grouped(gk, sizeof gk, e->kept);
+    vs_units_grouped(gv, sizeof gv, e->recompute);
+    if (mode == VS_CKPT_FULL)
+        snprintf(kept, n,
+                 "%s layers x the layer input 2 B x %s tokens x %s microbatch x %s hidden = %s "
+                 "B, saved in the forward and held through the loss and the backward "
+                 "(checkpointing=full)",
+                 gL, gs, gb, gH, gk);
+    else
+        snprintf(kept, n, "0 B on the GPU: the layer inputs are in host memory (checkpointing=%s)",
+                 vs_checkpointing_name(mode));
+    snprintf(rec, m,
+             "one layer's saved tensors, %s B, rematerialised in the backward after the loss has "
+             "freed the logits (torch.utils.checkpoint reruns each layer's forward as the "
+             "backward reaches it)",
+             gv);
+}
+
+/* Removes the component `name` a previous line estimated and this one no
+ * longer makes (an estimate, or one a card change left unknown; a measured one
+ * stays). */
+static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
+{
+    json_t *comps = vs_sheet_array(sheet, "components"), *c;
+    size_t i;
+    json_array_foreach(comps, i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        if (n && !strcmp(n, name) &&
+            !vs_vocab_status_is(json_string_value(json_object_get(c, "status")),
+                                VS_STATUS_MEASURED))
+            return vs_sheet_remove_component(sheet, i) ? vs_error_oom(err) : 0;
+    }
+    return 0;
+}
+
 static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
@@ -154,8 +200,8 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     vs_act_shape sh;
     vs_act_est e;
     uint64_t logit_bytes = 0;
-    int rc, from_arch = 0, logits = 0, gated;
-    char src[1000], head[1100], lsrc[500];
+    int rc, from_arch = 0, logits = 0, gated, split = 0;
+    char src[1000], head[1100], lsrc[500], ksrc[400], rsrc[400], rname[80];
     char attn_note[200];
     const char *notes[7] = {NULL};
     size_t nn = 0;
@@ -211,15 +257,34 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     if ((rc = vs_estimate_activations_layers(&e, &sh, mode, attn, err)) < 0)
         goto done;
     activations_source(src, sizeof src, &sh, mode, attn, &e);
-    /* on the GPU in the forward and backward; the optimizer step runs after they
-     * are freed */
-    if ((rc = vs_verbs_estimate_store_phase(sheet, name, e.total, src, VS_CLASS_ACTIVATIONS,
-                                            "backward", &skipped, sk, err)) < 0)
-        goto done;
     if ((rc = estimate_logits(line, sheet, sh.length, sh.microbatch, &logit_bytes, &logits, lsrc,
                               sizeof lsrc, &skipped, sk, err)) < 0)
         goto done;
-    snprintf(head, sizeof head, "estimate activations (phase backward): %s", src);
+    snprintf(rname, sizeof rname, "%s_recomputed", name);
+    /* The logits are made after the last layer and freed by the loss's backward
+     * before the backward reaches that layer, so the one layer checkpointing
+     * rematerialises never coexists with them: what the forward saves is held
+     * through the loss and the backward (phases loss and backward), the logits in
+     * the loss only, the recomputed layer in the backward only. The optimizer
+     * step runs after all are freed. */
+    split = logits && e.recompute;
+    if (split) {
+        split_sources(ksrc, sizeof ksrc, rsrc, sizeof rsrc, &sh, mode, &e);
+        if ((rc = vs_verbs_estimate_store_phase(sheet, name, e.kept, ksrc, VS_CLASS_ACTIVATIONS,
+                                                "loss,backward", &skipped, sk, err)) < 0 ||
+            (rc = vs_verbs_estimate_store_phase(sheet, rname, e.recompute, rsrc,
+                                                VS_CLASS_ACTIVATIONS, "backward", &skipped, sk,
+                                                err)) < 0)
+            goto done;
+    } else {
+        if ((rc = vs_verbs_estimate_store_phase(sheet, name, e.total, src, VS_CLASS_ACTIVATIONS,
+                                                logits ? "loss,backward" : "backward", &skipped, sk,
+                                                err)) < 0 ||
+            (rc = drop_estimated(sheet, rname, err)) < 0)
+            goto done;
+    }
+    snprintf(head, sizeof head, "estimate activations (phase %s): %s",
+             logits ? "loss and backward" : "backward", src);
     notes[nn++] =
         gated ? "source: the tensors autograd saves for the backward in a Llama-shaped layer "
                 "(RMSNorm, separate q/k/v/o, SwiGLU, no dropout), 16-bit, counted from the card's "
@@ -237,9 +302,14 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
                    "no score matrix (attention=sdpa)"
                  : "");
     notes[nn++] = attn_note;
-    notes[nn++] = "phase backward: with an optimizer's gradients in phase step (`estimate "
-                  "training`) the envelope is the larger of the two, as the gradients fill while "
-                  "the activations are freed";
+    notes[nn++] =
+        logits ? "phases: the logits (loss) are freed before the backward recomputes a layer "
+                 "(backward), the saved activations held through both; with an optimizer's "
+                 "gradients in phase step (`estimate training`) the envelope is the largest of the "
+                 "three, as the gradients fill while the activations are freed"
+               : "phase backward: with an optimizer's gradients in phase step (`estimate "
+                 "training`) the envelope is the larger of the two, as the gradients fill while "
+                 "the activations are freed";
     if (!logits)
         notes[nn++] = "the logits and the loss are not counted: give vocab= (or model config=) "
                       "to add them";
@@ -257,10 +327,11 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     if (inputs && logits)
         json_object_set_new(inputs, "logits_bytes", json_integer((json_int_t)logit_bytes));
     {
-        const char *names[2] = {name, "logits"};
+        const char *names[3] = {name, split ? rname : "logits", "logits"};
         rc = vs_verb_emit(ctx,
-                          vs_render_components(sheet, "activations", names, logits ? 2 : 1, head,
-                                               notes, inputs, NULL),
+                          vs_render_components(sheet, "activations", names,
+                                               (size_t)(1 + logits + split), head, notes, inputs,
+                                               NULL),
                           err);
     }
 done:

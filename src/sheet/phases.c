@@ -19,9 +19,22 @@ const char *vs_phases_of_component(const char *name)
     return "denoise";
 }
 
+/* A component's phase names one phase, or several between commas
+ * ("loss,backward": what a training step saves in the forward is held through
+ * the loss and the backward both). */
 int vs_phases_holds(const char *phase, const char *in)
 {
-    return !phase || !*phase || !strcmp(phase, in);
+    size_t n = strlen(in);
+    const char *p = phase;
+    if (!phase || !*phase)
+        return 1;
+    while (p) {
+        if (!strncmp(p, in, n) && (p[n] == 0 || p[n] == ','))
+            return 1;
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return 0;
 }
 
 static vs_phase_row *find(vs_phases *p, const char *name)
@@ -40,6 +53,22 @@ static void add_phase(vs_phases *p, const char *name)
     memset(&p->row[p->n], 0, sizeof p->row[p->n]);
     snprintf(p->row[p->n].name, sizeof p->row[p->n].name, "%s", name);
     p->n++;
+}
+
+/* each phase a comma-separated list names */
+static void add_phases(vs_phases *p, const char *list)
+{
+    char one[sizeof p->row[0].name];
+    const char *q;
+    for (; *list; list = *q ? q + 1 : q) {
+        size_t n = strcspn(list, ",");
+        q = list + n;
+        if (n && n < sizeof one) {
+            memcpy(one, list, n);
+            one[n] = 0;
+            add_phase(p, one);
+        }
+    }
 }
 
 int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_views *views,
@@ -62,7 +91,7 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
     for (i = 0; i < views->n; i++) {
         const char *ph = json_string_value(views->v[i].phase);
         if (ph && *ph)
-            add_phase(out, ph);
+            add_phases(out, ph);
     }
     if (out->n < 2) { /* one phase is the sum again */
         out->n = 0;

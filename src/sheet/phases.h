@@ -50,8 +50,8 @@ typedef struct vs_phases {
  * transformer, controlnet, prior). Static. */
 const char *vs_phases_of_component(const char *name);
 
-/* Whether a reserve component whose phase is `phase` (NULL or "" for none) is
- * on the GPU in the phase named `in`. */
+/* Whether a reserve component whose phase is `phase` (NULL or "" for none, or
+ * several names between commas) is on the GPU in the phase named `in`. */
 int vs_phases_holds(const char *phase, const char *in);
 
 /* The phases of sheet under placement pl, with views the sheet's components

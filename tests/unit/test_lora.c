@@ -32,6 +32,18 @@ static json_t *named(json_t *p, const char *name)
     return NULL;
 }
 
+static int has(json_t *p, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(p, "components"), i, c)
+    {
+        if (!strcmp(gets(c, "name"), name))
+            return 1;
+    }
+    return 0;
+}
+
 static void model(const char *config, const char *task)
 {
     char cell[600];
@@ -162,11 +174,15 @@ END_TEST
  * the final norm 3,072: 3,212,749,824. Weights and gradients 2 B each,
  * 6,425,499,648 B; AdamW's two bf16 moments 12,850,999,296 B.
  * Activations, sdpa, full checkpointing: the layers' inputs 28 x 2 x 8,192 x
- * 3,072 = 1,409,286,144 B and one layer recomputed, 8,192 x (12 x 3,072 + 4 x
- * 1,024 + 8 x 8,192) = 872,415,232 B: 2,281,701,376 B. The chunked loss: 8,192
- * x 128,256 = 1,050,673,152 logits x 2 B + a chunk's 2 B / 8 = 2,364,014,592 B.
- *   phase backward: 6,425,499,648 + 12,850,999,296 + 2,281,701,376 +
- *     2,364,014,592 = 23,922,214,912 B
+ * 3,072 = 1,409,286,144 B, saved in the forward and held through the loss and
+ * the backward, and one layer recomputed in the backward, 8,192 x (12 x 3,072 +
+ * 4 x 1,024 + 8 x 8,192) = 872,415,232 B. The chunked loss: 8,192 x 128,256 =
+ * 1,050,673,152 logits x 2 B + a chunk's 2 B / 8 = 2,364,014,592 B, freed by the
+ * loss's backward before the backward recomputes a layer:
+ *   phase loss: 6,425,499,648 + 12,850,999,296 + 1,409,286,144 +
+ *     2,364,014,592 = 23,049,799,680 B
+ *   phase backward: 6,425,499,648 + 12,850,999,296 + 1,409,286,144 +
+ *     872,415,232 = 21,558,200,320 B
  *   phase step: 6,425,499,648 + 12,850,999,296 + 6,425,499,648 = 25,701,998,592 B
  * the envelope is the step; the plain sum 30,347,714,560 B stays beside. */
 START_TEST(training_step_phases)
@@ -186,28 +202,48 @@ START_TEST(training_step_phases)
     ck_assert_int_eq(geti(p, "envelope_bytes"), 25701998592LL);
     ck_assert_int_eq(geti(p, "sum_bytes"), 30347714560LL);
     ph = json_object_get(p, "phases");
-    ck_assert_int_eq(json_array_size(ph), 2);
+    ck_assert_int_eq(json_array_size(ph), 3);
     /* in the order the components named them: the gradients first */
-    ck_assert_str_eq(gets(json_array_get(ph, 1), "name"), "backward");
-    ck_assert_int_eq(geti(json_array_get(ph, 1), "bytes"), 23922214912LL);
-    ck_assert_int_eq(geti(named(p, "activations"), "bytes"), 2281701376LL);
+    ck_assert_str_eq(gets(json_array_get(ph, 0), "name"), "step");
+    ck_assert_str_eq(gets(json_array_get(ph, 1), "name"), "loss");
+    ck_assert_int_eq(geti(json_array_get(ph, 1), "bytes"), 23049799680LL);
+    ck_assert_str_eq(gets(json_array_get(ph, 2), "name"), "backward");
+    ck_assert_int_eq(geti(json_array_get(ph, 2), "bytes"), 21558200320LL);
+    ck_assert_int_eq(geti(named(p, "activations"), "bytes"), 1409286144LL);
+    ck_assert_str_eq(gets(named(p, "activations"), "phase"), "loss,backward");
+    ck_assert_int_eq(geti(named(p, "activations_recomputed"), "bytes"), 872415232LL);
+    ck_assert_str_eq(gets(named(p, "activations_recomputed"), "phase"), "backward");
     ck_assert_int_eq(geti(named(p, "logits"), "bytes"), 2364014592LL);
+    ck_assert_str_eq(gets(named(p, "logits"), "phase"), "loss");
     /* accumulated over micro-batches, the gradients stay through the next
-     * forward: no phase, the sum (the estimate follows the card's accumulation) */
+     * forward: no phase (the estimate follows the card's accumulation), in the
+     * loss beside the logits: 6,425,499,648 + 12,850,999,296 + 6,425,499,648 +
+     * 1,409,286,144 + 2,364,014,592 = 29,475,299,328 B; the sum stays beside */
     run_ok("microbatch 2 accumulation=4\nenvelope");
-    ck_assert_str_eq(gets(lastp(), "peak_basis"), "sum");
-    ck_assert_int_eq(geti(lastp(), "envelope_bytes"), 30347714560LL);
+    ck_assert_str_eq(gets(lastp(), "worst_phase"), "loss");
+    ck_assert_int_eq(geti(lastp(), "envelope_bytes"), 29475299328LL);
+    ck_assert_int_eq(geti(lastp(), "sum_bytes"), 30347714560LL);
     /* in_backward: one gradient at a time, the tied embedding's 128,256 x 3,072
-     * x 2 B = 788,004,864 B, beside the activations: 6,425,499,648 +
-     * 12,850,999,296 + 788,004,864 + 2,281,701,376 + 2,364,014,592 =
-     * 24,710,219,776 B */
+     * x 2 B = 788,004,864 B, beside the activations and the logits: the loss
+     * phase 23,049,799,680 + 788,004,864 = 23,837,804,544 B (the backward's
+     * 21,558,200,320 + 788,004,864 = 22,346,205,184 B) */
     run_ok("microbatch 2\nestimate training optimizer=adamw precision=bf16 in_backward=yes\n"
            "envelope");
     ck_assert_int_eq(geti(named(lastp(), "gradients"), "bytes"), 788004864LL);
-    ck_assert_int_eq(geti(lastp(), "envelope_bytes"), 24710219776LL);
+    ck_assert_str_eq(gets(lastp(), "worst_phase"), "loss");
+    ck_assert_int_eq(geti(lastp(), "envelope_bytes"), 23837804544LL);
     /* offload: the inputs in host memory, the recomputed layer on the GPU */
     run_ok("estimate activations checkpointing=offload attention=sdpa loss=chunked");
-    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 872415232LL);
+    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 0);
+    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 872415232LL);
+    /* without the loss (a card with no vocabulary), nothing alternates with the
+     * recomputed layer: one component in phase backward, and the split one the
+     * line before left is gone from the sheet */
+    run_ok("model n params=3212749824\nestimate activations layers=28 hidden=3072 heads=24 "
+           "checkpointing=offload attention=sdpa\nenvelope");
+    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 2LL * 17 * 8192 * 3072);
+    ck_assert_str_eq(gets(named(lastp(), "activations"), "phase"), "backward");
+    ck_assert(!has(lastp(), "activations_recomputed"));
     ck_assert_int_eq(run("estimate training in_backward=maybe"), VS_EVALUE);
     model("llama-3.2-3b.json", "lora");
     ck_assert_int_eq(run("estimate training lora rank=8 in_backward=yes"), VS_EVALUE);
