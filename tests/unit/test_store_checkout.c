@@ -144,6 +144,19 @@ START_TEST(test_pull_moves_sheets_only)
         free(ids[i]);
     free(ids);
 
+    /* a sheet removed (with git): its files and entries go, its folder too */
+    expect("ok\n", sh("cd '%s' && git rm -q -r sheets/y && git -c user.name=t -c user.email=t@t "
+                      "commit -q -m 'y: removed' && echo ok",
+                      a));
+    ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
+    ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
+    ck_assert_str_eq(sync.warning, "");
+    ck_assert_int_eq(sb->has_moved, 1);
+    ck_assert_uint_eq(sb->n_moved, 1);
+    expect("gone\n", sh("test -e '%s/sheets/y' || echo gone", b));
+    expect("", sh("git -C '%s' ls-files sheets/y", b));
+    expect("sheets/z/sheet.md\n", sh("git -C '%s' diff --name-only HEAD", b));
+
     /* a file outside sheets/ (committed with git): libgit2's checkout brings it */
     expect("ok\n", sh("cd '%s' && echo hello > NOTES && git add NOTES && git -c user.name=t "
                       "-c user.email=t@t commit -q -m notes && echo ok",
