@@ -216,6 +216,7 @@ void vs_store_free(vs_store *st)
     if (!st)
         return;
     git_repository_free(st->repo);
+    free(st->moved);
     free(st->path);
     free(st);
     git_libgit2_shutdown();

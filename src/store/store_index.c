@@ -109,7 +109,12 @@ static int write_heads(vs_store *st, const ix_heads_hdr *hdr, ix_table *t, vs_er
     char p[4096], tmp[4200];
     FILE *f;
     int ok;
-    if (t->n)
+    size_t i;
+    /* a sync that added no sheet keeps the loaded order: a check, not a sort
+     * (qsort, a merge sort, copies every head about log2(n) times) */
+    for (i = 1; i < t->n && cmp_head(&t->heads[i - 1], &t->heads[i]) < 0; i++)
+        ;
+    if (i < t->n)
         qsort(t->heads, t->n, sizeof *t->heads, cmp_head);
     free(t->slots); /* the order changed: the table is not looked up again */
     t->slots = NULL;

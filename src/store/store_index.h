@@ -44,6 +44,7 @@
 
 #include <git2.h>
 
+#include "sheet/sheet.h"
 #include "store/store.h"
 #include "util/error.h"
 
@@ -118,6 +119,30 @@ int vs_store_index_find_blob(vs_store *st, const char *id, const char *blob,
  * NULL: all), sorted; *ids a malloc'd array of malloc'd strings. Reads
  * index.heads only. */
 int vs_store_index_ids(vs_store *st, const char *prefix, char ***ids, size_t *n, vs_error *err);
+
+/* index.heads as written for one tip, kept mapped (a later sync renames a new
+ * file into place; this one stays readable): store_index_moved.c. */
+typedef struct vs_store_index_snap {
+    void *base;
+    size_t size;
+} vs_store_index_snap;
+
+/* 1 with *s when the index on disk was built for tip, 0 otherwise (*s empty). */
+int vs_store_index_snap_take(vs_store *st, const git_oid *tip, vs_store_index_snap *s);
+void vs_store_index_snap_free(vs_store_index_snap *s);
+
+/* A sheet whose folder differs between two snapshots: had/before in the first
+ * tip's tree, has/after in the second's. */
+typedef struct vs_store_index_moved {
+    char id[VS_SHEET_ID_MAX];
+    int had, has;
+    git_oid before, after;
+} vs_store_index_moved;
+
+/* The sheets whose folder differs from before to after, sorted by id: *out
+ * malloc'd (NULL when none). Reads the two heads only, no tree. */
+int vs_store_index_moved_sheets(const vs_store_index_snap *before, const vs_store_index_snap *after,
+                                vs_store_index_moved **out, size_t *n, vs_error *err);
 
 /* Where the index files are kept: <gitdir>/vramsheet/NAME, into out. */
 void vs_store_index_path(vs_store *st, const char *name, char *out, size_t len);

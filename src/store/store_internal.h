@@ -9,6 +9,8 @@
 
 #include "sheet/sheet.h"
 #include "store/store.h"
+#include "store/store_gitindex.h"
+#include "store/store_index.h"
 #include "util/clock.h"
 
 /* How long writers keep retrying a busy branch or index before calling a lock
@@ -23,6 +25,12 @@ struct vs_store {
     char *path;
     git_repository *repo; /* NULL until the first commit creates it */
     char notice[1024];    /* what opening repaired, for the person ("" if nothing) */
+    /* The sheets the last pull or push moved from moved_from to moved_to (the
+     * revision index's heads compared), kept for vs_store_changed_sheets. */
+    vs_store_index_moved *moved;
+    size_t n_moved;
+    int has_moved;
+    git_oid moved_from, moved_to;
 };
 
 /* --- store.c: errors, the branch, locks --- */
@@ -72,6 +80,12 @@ int vs_store_worktree_lock(vs_store *st, int *fd_out, vs_error *err);
  * bare repository. */
 int vs_store_sync_sheets(vs_store *st, const char *refname, const char *const *ids, size_t nids,
                          vs_error *err);
+/* The index entries of the changed files (ch sorted by path, no path twice,
+ * each file's stat taken after it was written), under the work-tree lock:
+ * patched in <gitdir>/index when store_gitindex.c reads its layout, else
+ * through libgit2's index. */
+int vs_store_worktree_patch_index(vs_store *st, vs_store_gitindex_change *ch, size_t n,
+                                  vs_error *err);
 /* The journal entry of a commit of sheet id by this process: begun before the
  * branch moves, ended once the sheet's files and index follow the tip. An entry
  * left by a writer that died is what vs_store_repair_interrupted finds. */
@@ -176,6 +190,12 @@ int vs_store_is_shallow(vs_store *st);
  * Returns how many, or a libgit2 error. */
 int vs_store_diverged_sheets(git_repository *repo, const git_oid *ours, const git_oid *theirs,
                              char *names, size_t len, char (*ids)[VS_SHEET_ID_MAX], size_t *nids);
+/* store_checkout.c: as vs_store_checkout_moved, for the sheets in moved only
+ * (what the revision index says moved from old_commit to new_commit): 0, 1
+ * when more than a sheet's two files moved or the index's layout is not one
+ * read here (nothing done: use vs_store_checkout_moved), or a negative code. */
+int vs_store_checkout_sheets(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,
+                             const vs_store_index_moved *moved, size_t n, vs_error *err);
 /* Updates the work tree's files that changed between two commits, leaving a
  * person's own edits alone. */
 int vs_store_checkout_moved(vs_store *st, const git_oid *old_commit, const git_oid *new_commit,

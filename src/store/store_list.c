@@ -138,6 +138,30 @@ static int add_changed(const git_diff_delta *d, float progress, void *payload)
     return 0;
 }
 
+/* The sheets the pull or push just made moved, when it moved the branch from
+ * fc to tc (the revision index's heads compared: no tree read): 1 with l
+ * filled (sorted), 0 when that is not known, -1 when memory is short. */
+static int moved_since(vs_store *st, git_commit *fc, git_commit *tc, id_list *l)
+{
+    size_t i;
+    if (!st->has_moved || !git_oid_equal(git_commit_id(fc), &st->moved_from) ||
+        !git_oid_equal(git_commit_id(tc), &st->moved_to))
+        return 0;
+    for (i = 0; i < st->n_moved; i++) {
+        char **v;
+        if (!vs_sheet_id_valid(st->moved[i].id))
+            continue;
+        if (!(v = realloc(l->v, (l->n + 1) * sizeof *v)) || !(v[l->n] = strdup(st->moved[i].id))) {
+            if (v)
+                l->v = v;
+            return -1;
+        }
+        l->v = v;
+        l->n++;
+    }
+    return 1;
+}
+
 int vs_store_changed_sheets(vs_store *st, const char *from, const char *to, char ***out_ids,
                             size_t *out_n, vs_error *err)
 {
@@ -155,6 +179,10 @@ int vs_store_changed_sheets(vs_store *st, const char *from, const char *to, char
         return rc;
     if (from && *from && (rc = vs_store_resolve_commit(st, from, &fc, err)) < 0)
         goto done;
+    if (fc && (rc = moved_since(st, fc, tc, &l)) != 0) {
+        rc = rc < 0 ? vs_error_oom(err) : 0;
+        goto done;
+    }
     if ((fc && git_commit_tree(&ft, fc) < 0) || git_commit_tree(&tt, tc) < 0) {
         rc = vs_store_gfail(err, VS_ERECORDS, "cannot read a tree");
         goto done;

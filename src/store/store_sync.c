@@ -324,12 +324,37 @@ static int integrate(vs_store *st, const char *refname, const git_oid *theirs, c
     }
     {
         vs_error werr;
+        vs_store_index_snap before, after;
+        vs_store_index_moved *moved = NULL;
+        size_t nmoved = 0;
+        int wrc = 1, listed = 0, snapped = have && vs_store_index_snap_take(st, &tip, &before);
         vs_error_clear(&werr);
         /* the revision index takes the new commits (a fast-forward: theirs since
          * our tip, each compared with its parents' sheets/) */
         vs_store_index_sync(st, &werr);
         vs_error_clear(&werr);
-        if (vs_store_checkout_moved(st, have ? &tip : NULL, &result, &werr) < 0)
+        /* its heads before and after say which sheets moved: the work tree
+         * and the git index follow those only */
+        if (snapped && vs_store_index_snap_take(st, &result, &after)) {
+            if ((listed =
+                     vs_store_index_moved_sheets(&before, &after, &moved, &nmoved, &werr) == 0))
+                wrc = vs_store_checkout_sheets(st, &tip, &result, moved, nmoved, &werr);
+            vs_store_index_snap_free(&after);
+        }
+        if (snapped)
+            vs_store_index_snap_free(&before);
+        free(st->moved);
+        st->moved = moved;
+        st->n_moved = nmoved;
+        if ((st->has_moved = listed)) {
+            git_oid_cpy(&st->moved_from, &tip);
+            git_oid_cpy(&st->moved_to, &result);
+        }
+        if (wrc > 0) {
+            vs_error_clear(&werr);
+            wrc = vs_store_checkout_moved(st, have ? &tip : NULL, &result, &werr);
+        }
+        if (wrc < 0)
             snprintf(out->warning, sizeof out->warning, "the work tree was not updated: %.460s",
                      werr.message);
     }

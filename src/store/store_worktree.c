@@ -230,7 +230,8 @@ static int change_cmp(const void *a, const void *b)
 /* The index entries of the changed files: patched in the index file when
  * store_gitindex.c reads its layout, else through libgit2's index (which
  * hashes each file again). */
-static int sync_index(vs_store *st, vs_store_gitindex_change *ch, size_t n, vs_error *err)
+int vs_store_worktree_patch_index(vs_store *st, vs_store_gitindex_change *ch, size_t n,
+                                  vs_error *err)
 {
     char path[4200];
     vs_store_gitindex gi;
@@ -388,7 +389,7 @@ int vs_store_sync_sheets(vs_store *st, const char *refname, const char *const *i
     for (i = f = 0; i < n; i++) /* a sheet named twice: once */
         if (f == 0 || strcmp(ch[f - 1].path, ch[i].path))
             ch[f++] = ch[i];
-    rc = sync_index(st, ch, f, err);
+    rc = vs_store_worktree_patch_index(st, ch, f, err);
 done:
     git_tree_free(tree);
     if (fd >= 0) {
