@@ -41,7 +41,8 @@ const EXPECTS = {
   ],
   '03-qlora-finetune.ipynb': [
     { text: ['gradients', 'optimizer_state'], table: true },                // card, unknowns
-    { text: ['activations'], table: true },                                 // estimates
+    { text: ['optimizer_state', 'quant_metadata'] },                        // quant, training
+    { text: ['activations'], table: true },                                 // no checkpointing
     { text: ['activations'], table: true },                                 // full checkpointing
     { text: ['activations'], table: true },                                 // DDP
     { text: ['two cards are never one memory space'], table: true },        // ZeRO-3

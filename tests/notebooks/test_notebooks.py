@@ -130,9 +130,11 @@ def check_long_context(test, cells):
 
 
 def check_qlora(test, cells):
-    card, estimates, full_ckpt, ddp, zero3 = cells
+    card, training, estimates, full_ckpt, ddp, zero3 = cells
     unknown = set(payload(card, "envelope")["unknown"])
     test.assertTrue({"gradients", "optimizer_state", "activations"} <= unknown, unknown)
+    # 41.9M trainable x (2 B gradients + 4 B master copy + 8 B AdamW moments)
+    test.assertIn("41,900,000 trainable", text_of(training))
     none_ckpt = payload(estimates, "envelope")
     full = payload(full_ckpt, "envelope")
     act = lambda e: {c["name"]: c["bytes"] for c in e["components"]}["activations"]
