@@ -3,9 +3,9 @@
 transformers' PreTrainedModel.from_pretrained in the installed release (its
 named parameters and every key it pops from **kwargs), read with ast from the
 release's own modeling_utils.py. Run it with the interpreter that has the
-release installed (the oracle venv):
+release installed (VENV: a virtual environment with transformers from PyPI):
 
-  /work/oracle-venv/bin/python tests/tools/transformers_kwargs.py > tests/data/launch/transformers-args.txt
+  VENV/bin/python tests/tools/transformers_kwargs.py > tests/data/launch/transformers-args.txt
 
 Only produces test data; no test runs it."""
 import ast
