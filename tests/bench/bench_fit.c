@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench_clock.h"
+#include "bench_offers.h"
 
 #include "engine/fit.h"
 #include "engine/launch.h"
@@ -24,8 +25,7 @@ int main(int argc, char **argv)
     int runs = 200, check = 0, i, k;
     static const char *const formats[8] = {"fp32", "fp16", "bf16", "fp8",
                                            "int8", "int4", "nf4",  "fp4"};
-    json_t *sheet, *offers, *card, *launches = NULL;
-    json_error_t je;
+    json_t *sheet, *offers, *launches = NULL;
     vs_error err;
     double *t;
     vs_fit_row rows[20];
@@ -39,28 +39,8 @@ int main(int argc, char **argv)
         runs = 1;
     t = calloc((size_t)runs, sizeof *t);
     vs_pool_install();
-    sheet = vs_sheet_new("bench fit");
-    card = vs_sheet_card(sheet);
-    json_object_set_new(card, "params", json_integer(27000000000LL));
-    json_object_set_new(card, "format", json_string("bf16"));
-    json_object_set_new(card, "length", json_integer(32768));
-    json_object_set_new(card, "concurrency", json_integer(8));
-    json_object_set_new(
-        card, "arch",
-        json_pack("{s:o}", "kv_layout",
-                  json_loads("[{\"kind\": \"sliding\", \"layers\": 52, \"kv_heads\": 16, "
-                             "\"head_dim\": 128, \"window\": 1024},"
-                             " {\"kind\": \"full\", \"layers\": 10, \"kv_heads\": 16, "
-                             "\"head_dim\": 128}]",
-                             0, &je)));
-    json_object_set_new(card, "engine", json_loads("{\"name\": \"vllm\", \"keys\": {}}", 0, &je));
+    sheet = bench_offers_sheet("bench fit", NULL);
     offers = vs_sheet_array(sheet, "offers");
-    for (k = 0; k < 20; k++)
-        json_array_append_new(offers,
-                              json_pack("{s:s, s:I, s:I, s:s, s:i}", "name", "gpu", "memory_bytes",
-                                        (json_int_t)(24 + 8 * k) * 1000000000, "reported_bytes",
-                                        (json_int_t)(24 + 8 * k) * 1000000000 - 500000000,
-                                        "reported_basis", "declared with reported=", "cards", 1));
     for (i = 0; i < runs; i++) {
         vs_fit_ctx c;
         double t0 = now_ms();

@@ -1,0 +1,44 @@
+/* bench_offers.h — the sheet bench_fit and bench_launch time: a 27 B model of
+ * a hybrid (sliding + full) KV layout at 32,768 tokens x 8 under vLLM, and 20
+ * offers of 24 to 176 GB, each reporting 0.5 GB less than its nominal memory.
+ * model may be NULL (fit needs none; a launch command names it). */
+#ifndef VS_BENCH_OFFERS_H
+#define VS_BENCH_OFFERS_H
+
+#include <jansson.h>
+
+#include "sheet/sheet.h"
+
+#define BENCH_OFFERS 20
+
+static inline json_t *bench_offers_sheet(const char *name, const char *model)
+{
+    json_t *sheet = vs_sheet_new(name), *card = vs_sheet_card(sheet), *offers;
+    json_error_t je;
+    int k;
+    if (model)
+        json_object_set_new(card, "model", json_string(model));
+    json_object_set_new(card, "params", json_integer(27000000000LL));
+    json_object_set_new(card, "format", json_string("bf16"));
+    json_object_set_new(card, "length", json_integer(32768));
+    json_object_set_new(card, "concurrency", json_integer(8));
+    json_object_set_new(
+        card, "arch",
+        json_pack("{s:o}", "kv_layout",
+                  json_loads("[{\"kind\": \"sliding\", \"layers\": 52, \"kv_heads\": 16, "
+                             "\"head_dim\": 128, \"window\": 1024},"
+                             " {\"kind\": \"full\", \"layers\": 10, \"kv_heads\": 16, "
+                             "\"head_dim\": 128}]",
+                             0, &je)));
+    json_object_set_new(card, "engine", json_loads("{\"name\": \"vllm\", \"keys\": {}}", 0, &je));
+    offers = vs_sheet_array(sheet, "offers");
+    for (k = 0; k < BENCH_OFFERS; k++)
+        json_array_append_new(offers,
+                              json_pack("{s:s, s:I, s:I, s:s, s:i}", "name", "gpu", "memory_bytes",
+                                        (json_int_t)(24 + 8 * k) * 1000000000, "reported_bytes",
+                                        (json_int_t)(24 + 8 * k) * 1000000000 - 500000000,
+                                        "reported_basis", "declared with reported=", "cards", 1));
+    return sheet;
+}
+
+#endif
