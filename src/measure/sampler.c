@@ -11,6 +11,7 @@
 #include "util/clock.h"
 
 #define PID_CACHE 256
+#define ROUND_WAIT_S 1 /* the longest a phase change waits for its round */
 
 typedef struct pid_verdict {
     unsigned pid;
@@ -80,8 +81,8 @@ int vs_sampler_new(vs_sampler **out, vs_nvml *nvml, const char *first_phase,
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cond, &ca);
+    pthread_cond_init(&s->round_done, &ca);
     pthread_condattr_destroy(&ca);
-    pthread_cond_init(&s->round_done, NULL);
     if (!s->device_now || !s->process_now || !s->device_start ||
         add_phase(s, first_phase && *first_phase ? first_phase : "run") < 0) {
         vs_sampler_free(s);
@@ -261,10 +262,17 @@ int vs_sampler_set_phase(vs_sampler *s, const char *name)
      * loaded machine) still has its state at its end, instead of none. */
     if (s->started && !s->stop && strcmp(s->phases[s->current].name, name) != 0) {
         uint64_t seen = s->rounds_done;
+        struct timespec until;
+        /* Bounded: the caller is the loop that drains the command's output, and
+         * a driver call that hangs must not stop it (the phase then switches
+         * without that round). */
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += ROUND_WAIT_S;
         s->round_wanted = 1;
         pthread_cond_signal(&s->cond);
         while (!s->stop && s->rounds_done == seen)
-            pthread_cond_wait(&s->round_done, &s->mu);
+            if (pthread_cond_timedwait(&s->round_done, &s->mu, &until) == ETIMEDOUT)
+                break;
     }
     for (i = 0; i < s->nphases; i++) {
         if (!strcmp(s->phases[i].name, name)) {
