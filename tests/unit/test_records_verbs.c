@@ -18,6 +18,7 @@
 
 #include "check_run.h"
 #include "results.h"
+#include "shell_out.h"
 #include "test_tmp.h"
 
 static char tmpdir[256], records[300];
@@ -38,26 +39,6 @@ static void teardown(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-static char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    FILE *p;
-    size_t cap = 1 << 16, len = 0, n;
-    char *out = malloc(cap);
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    while ((n = fread(out + len, 1, cap - len - 1, p)) > 0)
-        len += n;
-    out[len] = '\0';
-    pclose(p);
-    return out;
 }
 
 /* Runs a cell; returns the rc, the last result's payload (new reference) in
@@ -103,14 +84,14 @@ START_TEST(test_commit_history_show)
     snprintf(c1, sizeof c1, "%s", pstr(p, "commit"));
     json_decref(p);
     /* git reads what the verb wrote */
-    out = sh("cd '%s' && git log --format=%%H%%x20%%s && git status --porcelain && "
-             "git fsck --strict --no-dangling 2>&1",
-             records);
+    out = vs_test_sh("cd '%s' && git log --format=%%H%%x20%%s && git status --porcelain && "
+                     "git fsck --strict --no-dangling 2>&1",
+                     records);
     ck_assert_ptr_nonnull(strstr(out, c1));
     ck_assert_ptr_nonnull(strstr(out, "llama-7b-campaign-a: first estimate"));
     ck_assert_int_eq((int)strlen(out), 41 + (int)strlen("llama-7b-campaign-a: first estimate") + 1);
     free(out);
-    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.md", records);
+    out = vs_test_sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.md", records);
     ck_assert_ptr_nonnull(strstr(out, "| kv_cache | 17,179,869,184 B | 17.18 GB | 16.00 GiB |"));
     ck_assert_ptr_nonnull(strstr(out, "- a context longer than 4096 tokens"));
     free(out);
@@ -162,14 +143,15 @@ START_TEST(test_concurrent_same_sheet_refused)
     ck_assert_str_eq(vs_error_ename(err.code), "RecordsError");
     ck_assert_ptr_nonnull(strstr(err.message, "replace"));
     ck_assert_int_eq(err.line, 2);
-    out = sh("git -C '%s' log --format=%%s", records);
+    out = vs_test_sh("git -C '%s' log --format=%%s", records);
     ck_assert_str_eq(out, "llama-7b-campaign-a: theirs\nllama-7b-campaign-a: base\n");
     free(out);
     /* the person chooses to record theirs on top */
     ck_assert_int_eq(run(a, "reserve mine 3GiB\ncommit \"mine\" replace", &p, &err), 0);
     json_decref(p);
-    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -c '\"name\"'",
-             records);
+    out = vs_test_sh(
+        "git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -c '\"name\"'",
+        records);
     ck_assert_str_eq(out, "2\n"); /* kv_cache and mine: b's extra is in history only */
     free(out);
     /* a new session's sheet of the same id does not silently replace the record:
@@ -181,7 +163,7 @@ START_TEST(test_concurrent_same_sheet_refused)
     ck_assert_int_eq(run(b, "commit \"again\"", &p, &err), 0);
     ck_assert(json_is_true(json_object_get(p, "unchanged")));
     ck_assert(json_is_true(json_object_get(p, "held_earlier")));
-    out = sh("git -C '%s' log --format=%%H -1 --skip=2", records); /* base */
+    out = vs_test_sh("git -C '%s' log --format=%%H -1 --skip=2", records); /* base */
     ck_assert_int_eq(strncmp(out, pstr(p, "commit"), 40), 0);
     free(out);
     json_decref(p);
@@ -192,7 +174,7 @@ START_TEST(test_concurrent_same_sheet_refused)
     ck_assert_int_eq(run(b, setup_cell, NULL, &err), 0);
     ck_assert_int_eq(run(b, "reserve other 2GiB\ncommit \"again\"", NULL, &err), VS_ECONFLICT);
     ck_assert_ptr_nonnull(strstr(err.message, "did not load"));
-    out = sh("git -C '%s' rev-list --count main", records);
+    out = vs_test_sh("git -C '%s' rev-list --count main", records);
     ck_assert_str_eq(out, "3\n");
     free(out);
     vs_interp_free(a);
@@ -215,12 +197,12 @@ START_TEST(test_rerun_same_state_unchanged)
     ck_assert_int_eq(run(b, setup_cell, NULL, &err), 0);
     ck_assert_int_eq(run(b, "commit \"first\"", &p, &err), 0);
     ck_assert(json_is_true(json_object_get(p, "unchanged")));
-    out = sh("git -C '%s' rev-parse main", records);
+    out = vs_test_sh("git -C '%s' rev-parse main", records);
     ck_assert_int_eq(strncmp(out, pstr(p, "commit"), 40), 0);
     free(out);
     json_decref(p);
     ck_assert_int_eq(run(b, "reserve more 1GiB\ncommit \"second\"", NULL, &err), 0);
-    out = sh("git -C '%s' log --format=%%s", records);
+    out = vs_test_sh("git -C '%s' log --format=%%s", records);
     ck_assert_str_eq(out, "llama-7b-campaign-a: second\nllama-7b-campaign-a: first\n");
     free(out);
     vs_interp_free(a);
@@ -236,7 +218,7 @@ START_TEST(test_commit_stays_when_cell_fails)
     ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
     ck_assert_int_eq(run(ip, "commit \"kept\"\nconvert 1 parsecs", NULL, &err), VS_EUNIT);
     ck_assert_ptr_nonnull(strstr(err.message, "committed llama-7b-campaign-a@"));
-    out = sh("git -C '%s' log --format=%%s", records);
+    out = vs_test_sh("git -C '%s' log --format=%%s", records);
     ck_assert_str_eq(out, "llama-7b-campaign-a: kept\n");
     free(out);
     vs_interp_free(ip);
@@ -466,7 +448,7 @@ START_TEST(test_records_paths_and_sync)
     ck_assert(json_is_false(json_object_get(p, "exists")));
     json_decref(p);
     /* an unusable path is refused and the path in force stays */
-    out = sh("mkdir -p '%s/junk' && echo x > '%s/junk/file' && echo ok", tmpdir, tmpdir);
+    out = vs_test_sh("mkdir -p '%s/junk' && echo x > '%s/junk/file' && echo ok", tmpdir, tmpdir);
     free(out);
     snprintf(cell, sizeof cell, "records %s/junk", tmpdir);
     ck_assert_int_eq(run(ip, cell, NULL, &err), VS_ERECORDS);
@@ -491,7 +473,7 @@ START_TEST(test_records_paths_and_sync)
         json_decref(p);
     }
     /* a bare repository as records, then push and pull with a remote */
-    out = sh("git init -q --bare -b main '%s/hub.git' && echo ok", tmpdir);
+    out = vs_test_sh("git init -q --bare -b main '%s/hub.git' && echo ok", tmpdir);
     ck_assert_str_eq(out, "ok\n");
     free(out);
     ck_assert_int_eq(run(ip, setup_cell, NULL, &err), 0);
@@ -506,7 +488,7 @@ START_TEST(test_records_paths_and_sync)
     ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "sheets"), 0)),
                      "llama-7b-campaign-a");
     json_decref(p);
-    out = sh("cd '%s/other' && git status --porcelain && ls sheets", tmpdir);
+    out = vs_test_sh("cd '%s/other' && git status --porcelain && ls sheets", tmpdir);
     ck_assert_str_eq(out, "llama-7b-campaign-a\n");
     free(out);
     vs_interp_free(ip);
@@ -671,14 +653,15 @@ START_TEST(test_sheet_revisions_verbs)
                          NULL, &err),
                      0);
     ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@~1", &p, &err), 0);
-    out = sh("git -C '%s' log --format=%%H -- sheets/llama-7b-campaign-a/ | sed -n 2p", records);
+    out = vs_test_sh("git -C '%s' log --format=%%H -- sheets/llama-7b-campaign-a/ | sed -n 2p",
+                     records);
     snprintf(want, sizeof want, "%s\n", pstr(json_object_get(p, "revision"), "commit"));
     ck_assert_str_eq(out, want);
     free(out);
     ck_assert_ptr_null(vs_sheet_component(p, "extra"));
     json_decref(p);
     ck_assert_int_eq(run(ip, "show llama-7b-campaign-a@HEAD~1", &p, &err), 0);
-    out = sh("git -C '%s' rev-parse HEAD~1", records);
+    out = vs_test_sh("git -C '%s' rev-parse HEAD~1", records);
     snprintf(want, sizeof want, "%s\n", pstr(json_object_get(p, "revision"), "commit"));
     ck_assert_str_eq(out, want);
     free(out);
@@ -727,16 +710,16 @@ START_TEST(test_validates_card_fresh_at_commit)
                          "length=4096 concurrency=8\ncommit \"validates\"",
                          NULL, &err),
                      0);
-    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
-             "'\"validates_card\": [a-z]*'",
-             records);
+    out = vs_test_sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+                     "'\"validates_card\": [a-z]*'",
+                     records);
     ck_assert_str_eq(out, "\"validates_card\": true\n");
     free(out);
     ck_assert_int_eq(run(ip, "concurrency 16\ncommit \"more sequences\"", NULL, &err), 0);
-    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
-             "'\"validates_card\": [a-z]*'; git -C '%s' show "
-             "main:sheets/llama-7b-campaign-a/sheet.md | grep -c '| yes |'",
-             records, records);
+    out = vs_test_sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+                     "'\"validates_card\": [a-z]*'; git -C '%s' show "
+                     "main:sheets/llama-7b-campaign-a/sheet.md | grep -c '| yes |'",
+                     records, records);
     ck_assert_str_eq(out, "\"validates_card\": false\n0\n");
     free(out);
     vs_interp_free(ip);
@@ -814,13 +797,14 @@ START_TEST(test_validates_card_fresh_at_pull)
                          "length=4096 concurrency=8\ncommit \"validates\"",
                          NULL, &err),
                      0);
-    out = sh("cd '%s' && git init -q --bare -b main hub.git && git -C '%s' push -q '%s/hub.git' "
-             "main && git clone -q hub.git clone && cd clone && sed -i '0,/\"concurrency\": 8/s//"
-             "\"concurrency\": 16/' sheets/llama-7b-campaign-a/sheet.json && git -c "
-             "user.name=t -c user.email=t@e commit -qam 'llama-7b-campaign-a: by hand' && git push "
-             "-q origin main && grep -c '\"validates_card\": true' "
-             "sheets/llama-7b-campaign-a/sheet.json",
-             tmpdir, records, tmpdir);
+    out = vs_test_sh(
+        "cd '%s' && git init -q --bare -b main hub.git && git -C '%s' push -q '%s/hub.git' "
+        "main && git clone -q hub.git clone && cd clone && sed -i '0,/\"concurrency\": 8/s//"
+        "\"concurrency\": 16/' sheets/llama-7b-campaign-a/sheet.json && git -c "
+        "user.name=t -c user.email=t@e commit -qam 'llama-7b-campaign-a: by hand' && git push "
+        "-q origin main && grep -c '\"validates_card\": true' "
+        "sheets/llama-7b-campaign-a/sheet.json",
+        tmpdir, records, tmpdir);
     ck_assert_str_eq(out, "1\n");
     free(out);
     snprintf(cell, sizeof cell, "records pull %s/hub.git", tmpdir);
@@ -828,10 +812,11 @@ START_TEST(test_validates_card_fresh_at_pull)
     ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "recomputed"), 0)),
                      "llama-7b-campaign-a");
     json_decref(p);
-    out = sh("git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
-             "'\"validates_card\": [a-z]*\\|\"concurrency\": 16'; git -C '%s' log -1 --format=%%s; "
-             "git -C '%s' status --porcelain",
-             records, records, records);
+    out = vs_test_sh(
+        "git -C '%s' show main:sheets/llama-7b-campaign-a/sheet.json | grep -o "
+        "'\"validates_card\": [a-z]*\\|\"concurrency\": 16'; git -C '%s' log -1 --format=%%s; "
+        "git -C '%s' status --porcelain",
+        records, records, records);
     ck_assert_str_eq(out, "\"concurrency\": 16\n\"validates_card\": false\n"
                           "llama-7b-campaign-a: validates_card recomputed from the card (records "
                           "pull)\n");
@@ -864,7 +849,7 @@ START_TEST(test_restated_record_unchanged)
     ck_assert_int_eq(run(ip, cell, &p, &err), 0);
     ck_assert(json_is_true(json_object_get(p, "unchanged")));
     json_decref(p);
-    out = sh("git -C '%s' rev-list --count main", records);
+    out = vs_test_sh("git -C '%s' rev-list --count main", records);
     ck_assert_str_eq(out, "1\n");
     free(out);
     /* a different measurement is a new one */

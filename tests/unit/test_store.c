@@ -14,6 +14,7 @@
 #include "store/store_internal.h"
 
 #include "check_run.h"
+#include "shell_out.h"
 #include "test_tmp.h"
 
 static char tmpdir[256];
@@ -37,30 +38,6 @@ static void teardown(void)
 static void path_in(char *out, size_t len, const char *name)
 {
     snprintf(out, len, "%s/%s", tmpdir, name);
-}
-
-/* Runs a shell command and returns its stdout (malloc'd). */
-static char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    FILE *p;
-    size_t cap = 4096, len = 0, n;
-    char *out = malloc(cap);
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
-        len += n;
-        if (len + 1 == cap)
-            out = realloc(out, cap *= 2);
-    }
-    out[len] = '\0';
-    pclose(p);
-    return out;
 }
 
 static int commit_sheet(vs_store *st, const char *id, const char *json, const char *expected,
@@ -109,17 +86,17 @@ START_TEST(test_create_commit_read)
     vs_store_blob_clear(&blob);
 
     /* git itself reads the same bytes, ids and message on branch main */
-    out = sh("git -C '%s' show main:sheets/llama-7b/sheet.json", path);
+    out = vs_test_sh("git -C '%s' show main:sheets/llama-7b/sheet.json", path);
     ck_assert_str_eq(out, "{\"id\": \"llama-7b\"}\n");
     free(out);
-    out = sh("git -C '%s' rev-parse main:sheets/llama-7b/sheet.json", path);
+    out = vs_test_sh("git -C '%s' rev-parse main:sheets/llama-7b/sheet.json", path);
     ck_assert_int_eq(strncmp(out, info.blob, 40), 0);
     free(out);
-    out = sh("git -C '%s' log --format=%%H%%n%%s main", path);
+    out = vs_test_sh("git -C '%s' log --format=%%H%%n%%s main", path);
     ck_assert_int_eq(strncmp(out, info.commit, 40), 0);
     ck_assert_ptr_nonnull(strstr(out, "llama-7b: first"));
     free(out);
-    out = sh("git -C '%s' status --porcelain 2>&1", path);
+    out = vs_test_sh("git -C '%s' status --porcelain 2>&1", path);
     ck_assert_str_eq(out, "");
     free(out);
     vs_store_free(st);
@@ -252,10 +229,10 @@ START_TEST(test_bare_and_existing)
     vs_error_clear(&err);
     path_in(bare, sizeof bare, "bare.git");
     path_in(work, sizeof work, "project");
-    out = sh("git init -q --bare -b main '%s' && git init -q -b trunk '%s' && cd '%s' && "
-             "echo hello > README && mkdir -p docs && echo x > docs/a && git add . && "
-             "git -c user.name=t -c user.email=t@t commit -qm init && echo ok",
-             bare, work, work);
+    out = vs_test_sh("git init -q --bare -b main '%s' && git init -q -b trunk '%s' && cd '%s' && "
+                     "echo hello > README && mkdir -p docs && echo x > docs/a && git add . && "
+                     "git -c user.name=t -c user.email=t@t commit -qm init && echo ok",
+                     bare, work, work);
     ck_assert_str_eq(out, "ok\n");
     free(out);
 
@@ -266,8 +243,8 @@ START_TEST(test_bare_and_existing)
     ck_assert_str_eq(blob.data, "bare\n");
     vs_store_blob_clear(&blob);
     vs_store_free(st);
-    out = sh("git -C '%s' show main:sheets/s/sheet.json && git -C '%s' fsck --strict 2>&1", bare,
-             bare);
+    out = vs_test_sh("git -C '%s' show main:sheets/s/sheet.json && git -C '%s' fsck --strict 2>&1",
+                     bare, bare);
     ck_assert_str_eq(out, "bare\n");
     free(out);
 
@@ -276,13 +253,13 @@ START_TEST(test_bare_and_existing)
     ck_assert_int_eq(commit_sheet(st, "s", "in project\n", NULL, "s: here", &info, &err), 0);
     ck_assert_str_eq(info.branch, "trunk");
     vs_store_free(st);
-    out = sh("cd '%s' && git ls-tree -r --name-only trunk && git status --porcelain && "
-             "git diff HEAD~1 --stat | tail -n1",
-             work);
+    out = vs_test_sh("cd '%s' && git ls-tree -r --name-only trunk && git status --porcelain && "
+                     "git diff HEAD~1 --stat | tail -n1",
+                     work);
     ck_assert_str_eq(out, "README\ndocs/a\nsheets/s/sheet.json\nsheets/s/sheet.md\n"
                           " 2 files changed, 4 insertions(+)\n");
     free(out);
-    out = sh("cat '%s/sheets/s/sheet.json'", work);
+    out = vs_test_sh("cat '%s/sheets/s/sheet.json'", work);
     ck_assert_str_eq(out, "in project\n");
     free(out);
 }
@@ -303,9 +280,10 @@ START_TEST(test_worktree_follows_tip)
     ck_assert_int_eq(commit_sheet(s2, "y", "1\n", NULL, "y: 1", &i2, &err), 0);
     ck_assert_int_eq(commit_sheet(s1, "x", "2\n", i1.blob, "x: 2", &i1, &err), 0);
     ck_assert_int_eq(commit_sheet(s2, "y", "2\n", i2.blob, "y: 2", &i2, &err), 0);
-    out = sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json sheets/y/sheet.json && "
-             "git rev-list --count main",
-             path);
+    out = vs_test_sh(
+        "cd '%s' && git status --porcelain && cat sheets/x/sheet.json sheets/y/sheet.json && "
+        "git rev-list --count main",
+        path);
     ck_assert_str_eq(out, "2\n2\n4\n");
     free(out);
     vs_store_free(s1);
@@ -320,12 +298,12 @@ START_TEST(test_unusable_paths)
     vs_error err;
     vs_error_clear(&err);
     path_in(path, sizeof path, "afile");
-    out = sh("echo x > '%s'", path);
+    out = vs_test_sh("echo x > '%s'", path);
     free(out);
     ck_assert_int_eq(vs_store_open(&st, path, &err), VS_ERECORDS);
     ck_assert_ptr_nonnull(strstr(err.message, "is a file"));
     path_in(path, sizeof path, "notrepo");
-    out = sh("mkdir '%s' && echo x > '%s/data'", path, path);
+    out = vs_test_sh("mkdir '%s' && echo x > '%s/data'", path, path);
     free(out);
     ck_assert_int_eq(vs_store_open(&st, path, &err), VS_ERECORDS);
     ck_assert_ptr_nonnull(strstr(err.message, "not a git repository"));
@@ -339,7 +317,7 @@ START_TEST(test_unusable_paths)
     /* owned by someone else: only testable as root (chown) */
     if (geteuid() == 0) {
         path_in(path, sizeof path, "theirs");
-        out = sh("git init -q '%s' && chown -R 65534:65534 '%s' && echo ok", path, path);
+        out = vs_test_sh("git init -q '%s' && chown -R 65534:65534 '%s' && echo ok", path, path);
         ck_assert_str_eq(out, "ok\n");
         free(out);
         ck_assert_int_eq(vs_store_open(&st, path, &err), VS_ERECORDS);
@@ -361,7 +339,7 @@ START_TEST(test_stale_lock_reported)
     ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
     ck_assert_int_eq(commit_sheet(st, "s", "1\n", NULL, "s: 1", &info, &err), 0);
     snprintf(lock, sizeof lock, "%s/.git/refs/heads/main.lock", path);
-    out = sh("touch '%s'", lock);
+    out = vs_test_sh("touch '%s'", lock);
     free(out);
     ck_assert_int_eq(commit_sheet(st, "t", "1\n", NULL, "t: 1", &info, &err), VS_ERECORDS);
     ck_assert_ptr_nonnull(strstr(err.message, "main.lock"));
@@ -370,7 +348,7 @@ START_TEST(test_stale_lock_reported)
     ck_assert_int_eq(commit_sheet(st, "t", "1\n", NULL, "t: 1", &info, &err), 0);
     /* a stale index.lock: the commit stays, the warning says what to do */
     snprintf(lock, sizeof lock, "%s/.git/index.lock", path);
-    out = sh("touch '%s'", lock);
+    out = vs_test_sh("touch '%s'", lock);
     free(out);
     ck_assert_int_eq(commit_sheet(st, "u", "1\n", NULL, "u: 1", &info, &err), 0);
     ck_assert_ptr_nonnull(strstr(info.warning, "index.lock"));
@@ -401,13 +379,13 @@ START_TEST(test_dead_writer_branch_lock)
 
     /* 1. empty and a minute old, with no writer of ours behind it: a writer
      * that died before it wrote the branch (git writes its lock at once) */
-    out = sh("touch -d '-60 seconds' '%s'", lock);
+    out = vs_test_sh("touch -d '-60 seconds' '%s'", lock);
     free(out);
     ck_assert_int_eq(commit_sheet(st, "t", "1\n", NULL, "t: 1", &info, &err), 0);
     ck_assert_ptr_nonnull(strstr(info.repaired, "main.lock"));
     ck_assert_ptr_nonnull(strstr(info.repaired, "empty for"));
     ck_assert_int_ne(access(lock, F_OK), 0);
-    out = sh("git -C '%s' rev-parse main", path);
+    out = vs_test_sh("git -C '%s' rev-parse main", path);
     ck_assert_int_eq(strncmp(out, info.commit, 40), 0);
     free(out);
 
@@ -428,7 +406,7 @@ START_TEST(test_dead_writer_branch_lock)
     ck_assert_ptr_nonnull(strstr(info.repaired, tag));
     ck_assert_ptr_nonnull(strstr(info.repaired, "killed while it moved main"));
     ck_assert_int_ne(access(lock, F_OK), 0);
-    out = sh("git -C '%s' log --format=%%s main | head -1", path);
+    out = vs_test_sh("git -C '%s' log --format=%%s main | head -1", path);
     ck_assert_str_eq(out, "u: 1\n");
     free(out);
 
@@ -444,7 +422,7 @@ START_TEST(test_dead_writer_branch_lock)
     ck_assert_ptr_nonnull(f = fopen(lock, "w"));
     fputs("0123456789012345678901234567890123456789\n", f);
     fclose(f);
-    out = sh("touch -d '-60 seconds' '%s'", lock);
+    out = vs_test_sh("touch -d '-60 seconds' '%s'", lock);
     free(out);
     ck_assert_int_eq(commit_sheet(st, "v", "1\n", NULL, "v: 1", &info, &err), VS_ERECORDS);
     ck_assert_int_eq(access(lock, F_OK), 0);
@@ -486,7 +464,7 @@ START_TEST(test_push_pull)
     path_in(remote, sizeof remote, "remote.git");
     path_in(a, sizeof a, "a");
     path_in(b, sizeof b, "b");
-    out = sh("git init -q --bare -b main '%s' && echo ok", remote);
+    out = vs_test_sh("git init -q --bare -b main '%s' && echo ok", remote);
     ck_assert_str_eq(out, "ok\n");
     free(out);
     ck_assert_int_eq(vs_store_open(&sa, a, &err), 0);
@@ -497,7 +475,7 @@ START_TEST(test_push_pull)
     ck_assert_ptr_nonnull(strstr(err.message, "origin"));
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
     ck_assert_str_eq(sync.remote_after, ia.commit);
-    out = sh("git -C '%s' rev-parse main", remote);
+    out = vs_test_sh("git -C '%s' rev-parse main", remote);
     ck_assert_int_eq(strncmp(out, ia.commit, 40), 0);
     free(out);
     /* pushing again: nothing to do */
@@ -511,7 +489,7 @@ START_TEST(test_push_pull)
     ck_assert_int_eq(vs_store_read(sb, "x", NULL, NULL, &blob, &err), 0);
     ck_assert_str_eq(blob.data, "x1\n");
     vs_store_blob_clear(&blob);
-    out = sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json", b);
+    out = vs_test_sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json", b);
     ck_assert_str_eq(out, "x1\n");
     free(out);
 
@@ -520,9 +498,10 @@ START_TEST(test_push_pull)
     ck_assert_int_eq(commit_sheet(sa, "z", "z1\n", NULL, "z: 1", &ia, &err), 0);
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
     ck_assert_int_eq(sync.merged, 1);
-    out = sh("git -C '%s' merge-base --is-ancestor %s main && git -C '%s' ls-tree --name-only "
-             "main:sheets && git -C '%s' fsck --strict 2>&1",
-             remote, ia.commit, remote, remote);
+    out = vs_test_sh(
+        "git -C '%s' merge-base --is-ancestor %s main && git -C '%s' ls-tree --name-only "
+        "main:sheets && git -C '%s' fsck --strict 2>&1",
+        remote, ia.commit, remote, remote);
     ck_assert_str_eq(out, "x\ny\nz\n");
     free(out);
 
@@ -535,12 +514,12 @@ START_TEST(test_push_pull)
     ck_assert_int_eq(vs_store_push(sb, remote, &sync, &err), 0);
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), VS_ECONFLICT);
     ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/"));
-    out = sh("git -C '%s' show main:sheets/x/sheet.json", remote);
+    out = vs_test_sh("git -C '%s' show main:sheets/x/sheet.json", remote);
     ck_assert_str_eq(out, "x-b\n");
     free(out);
 
     /* a configured remote name, and file:// */
-    out = sh("git -C '%s' remote add origin 'file://%s' && echo ok", b, remote);
+    out = vs_test_sh("git -C '%s' remote add origin 'file://%s' && echo ok", b, remote);
     ck_assert_str_eq(out, "ok\n");
     free(out);
     ck_assert_int_eq(vs_store_pull(sb, NULL, &sync, &err), 0);
@@ -570,7 +549,7 @@ START_TEST(test_sheet_revisions)
     /* the sheet's own history: x2 then x1 */
     ck_assert_int_eq(vs_store_read(st, "x", "~1", NULL, &b, &err), 0);
     ck_assert_str_eq(b.data, "x1\n");
-    out = sh("git -C '%s' log --format=%%H -- sheets/x/ | sed -n 2p", path);
+    out = vs_test_sh("git -C '%s' log --format=%%H -- sheets/x/ | sed -n 2p", path);
     snprintf(want, sizeof want, "%s\n", b.commit);
     ck_assert_str_eq(out, want);
     free(out);
@@ -580,7 +559,7 @@ START_TEST(test_sheet_revisions)
     vs_store_blob_clear(&b);
     ck_assert_int_eq(vs_store_read(st, "x", "~0", NULL, &b, &err), 0);
     ck_assert_str_eq(b.data, "x2\n");
-    out = sh("git -C '%s' log -1 --format=%%H -- sheets/x/", path);
+    out = vs_test_sh("git -C '%s' log -1 --format=%%H -- sheets/x/", path);
     snprintf(want, sizeof want, "%s\n", b.commit);
     ck_assert_str_eq(out, want);
     free(out);
@@ -588,8 +567,8 @@ START_TEST(test_sheet_revisions)
     /* git's meaning: one commit back on the branch (y's), where x was x2 */
     ck_assert_int_eq(vs_store_read(st, "x", "HEAD~1", NULL, &b, &err), 0);
     ck_assert_str_eq(b.data, "x2\n");
-    out = sh("git -C '%s' rev-parse HEAD~1 && git -C '%s' show HEAD~1:sheets/x/sheet.json", path,
-             path);
+    out = vs_test_sh("git -C '%s' rev-parse HEAD~1 && git -C '%s' show HEAD~1:sheets/x/sheet.json",
+                     path, path);
     snprintf(want, sizeof want, "%s\nx2\n", b.commit);
     ck_assert_str_eq(out, want);
     free(out);
@@ -633,14 +612,15 @@ START_TEST(test_restate_held_state)
     ck_assert_int_eq(i.held_earlier, 0);
     /* going on from x1 meets x2 as a concurrent change */
     ck_assert_int_eq(commit_sheet(st, "x", "x3\n", i1.blob, "x: 3", &i, &err), VS_ECONFLICT);
-    out = sh("git -C '%s' rev-list --count main && git -C '%s' status --porcelain", path, path);
+    out = vs_test_sh("git -C '%s' rev-list --count main && git -C '%s' status --porcelain", path,
+                     path);
     ck_assert_str_eq(out, "3\n");
     free(out);
     /* a state never held is still refused when the session did not load it */
     ck_assert_int_eq(commit_sheet(st, "x", "x4\n", NULL, "x: 4", &i, &err), VS_ECONFLICT);
     ck_assert_ptr_nonnull(strstr(err.message, "did not load"));
     snprintf(want, sizeof want, "%s\n", i2.commit);
-    out = sh("git -C '%s' rev-parse main", path);
+    out = vs_test_sh("git -C '%s' rev-parse main", path);
     ck_assert_str_eq(out, want);
     free(out);
     vs_store_free(st);
@@ -659,35 +639,39 @@ START_TEST(test_hand_edits_refused)
     ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
     ck_assert_int_eq(commit_sheet(st, "x", "x1\n", NULL, "x: 1", &ix, &err), 0);
     ck_assert_int_eq(commit_sheet(st, "y", "y1\n", NULL, "y: 1", &iy, &err), 0);
-    out = sh("cd '%s' && echo mine >> sheets/x/sheet.json && echo mine >> sheets/x/sheet.md && "
-             "git rev-parse HEAD",
-             path);
+    out = vs_test_sh(
+        "cd '%s' && echo mine >> sheets/x/sheet.json && echo mine >> sheets/x/sheet.md && "
+        "git rev-parse HEAD",
+        path);
     free(out);
     ck_assert_int_eq(commit_sheet(st, "x", "x2\n", NULL, "x: 2", &i, &err), VS_ERECORDS);
     ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/sheet.json, sheets/x/sheet.md"));
     ck_assert_ptr_nonnull(strstr(err.message, "nothing was written"));
-    out = sh("cd '%s' && git status --porcelain && tail -1 sheets/x/sheet.json && git rev-list "
-             "--count main",
-             path);
+    out = vs_test_sh(
+        "cd '%s' && git status --porcelain && tail -1 sheets/x/sheet.json && git rev-list "
+        "--count main",
+        path);
     ck_assert_str_eq(out, " M sheets/x/sheet.json\n M sheets/x/sheet.md\nmine\n2\n");
     free(out);
     /* another sheet is not held back by them */
     ck_assert_int_eq(commit_sheet(st, "y", "y2\n", iy.blob, "y: 2", &i, &err), 0);
     /* staged by hand: refused too */
-    out = sh("cd '%s' && git checkout -q HEAD -- sheets/x/sheet.md && git add sheets/x/sheet.json "
-             "&& git status --porcelain",
-             path);
+    out = vs_test_sh(
+        "cd '%s' && git checkout -q HEAD -- sheets/x/sheet.md && git add sheets/x/sheet.json "
+        "&& git status --porcelain",
+        path);
     ck_assert_str_eq(out, "M  sheets/x/sheet.json\n");
     free(out);
     ck_assert_int_eq(commit_sheet(st, "x", "x2\n", NULL, "x: 2", &i, &err), VS_ERECORDS);
     ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/sheet.json"));
     ck_assert_ptr_null(strstr(err.message, "sheet.md"));
     /* dropped as the message says: the commit goes through, the tree is clean */
-    out = sh("cd '%s' && git checkout -q HEAD -- sheets/x/ && git status --porcelain", path);
+    out =
+        vs_test_sh("cd '%s' && git checkout -q HEAD -- sheets/x/ && git status --porcelain", path);
     ck_assert_str_eq(out, "");
     free(out);
     ck_assert_int_eq(commit_sheet(st, "x", "x2\n", ix.blob, "x: 2", &i, &err), 0);
-    out = sh("cd '%s' && git status --porcelain && git rev-list --count main", path);
+    out = vs_test_sh("cd '%s' && git status --porcelain && git rev-list --count main", path);
     ck_assert_str_eq(out, "4\n");
     free(out);
     vs_store_free(st);
@@ -711,9 +695,10 @@ START_TEST(test_interrupted_commit_repaired)
     ck_assert_int_eq(commit_sheet(st, "x", "x2\n", i1.blob, "x: 2", &i2, &err), 0);
     vs_store_free(st);
     /* the half state: index at x1, sheet.json's file at a third content, sheet.md at x1 */
-    out = sh("cd '%s' && git reset -q HEAD~1 -- sheets/x/ && git checkout -q -- sheets/x/ && "
-             "echo half > sheets/x/sheet.json && git status --porcelain",
-             path);
+    out =
+        vs_test_sh("cd '%s' && git reset -q HEAD~1 -- sheets/x/ && git checkout -q -- sheets/x/ && "
+                   "echo half > sheets/x/sheet.json && git status --porcelain",
+                   path);
     ck_assert_str_eq(out, "MM sheets/x/sheet.json\nM  sheets/x/sheet.md\n");
     free(out);
     dead = fork();
@@ -732,9 +717,9 @@ START_TEST(test_interrupted_commit_repaired)
     ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
     ck_assert_ptr_nonnull(strstr(vs_store_notice(st), "repaired"));
     ck_assert_ptr_nonnull(strstr(vs_store_notice(st), "sheets/x/"));
-    out =
-        sh("cd '%s' && git status --porcelain && cat sheets/x/sheet.json && ls .git/vramsheet-sync",
-           path);
+    out = vs_test_sh(
+        "cd '%s' && git status --porcelain && cat sheets/x/sheet.json && ls .git/vramsheet-sync",
+        path);
     ck_assert_str_eq(out, "x2\n");
     free(out);
     vs_store_free(st);
@@ -767,7 +752,7 @@ START_TEST(test_same_sheet_divergence_refused)
     path_in(remote, sizeof remote, "remote.git");
     path_in(a, sizeof a, "a");
     path_in(b, sizeof b, "b");
-    out = sh("git init -q --bare -b main '%s' && echo ok", remote);
+    out = vs_test_sh("git init -q --bare -b main '%s' && echo ok", remote);
     ck_assert_str_eq(out, "ok\n");
     free(out);
     ck_assert_int_eq(vs_store_open(&sa, a, &err), 0);
@@ -783,10 +768,10 @@ START_TEST(test_same_sheet_divergence_refused)
                      0);
     ck_assert_int_eq(commit_sheet(sa, "y", "ya\n", NULL, "y: a", &ia, &err), 0);
     /* git itself would merge the two edits of x */
-    out =
-        sh("cd '%s' && git fetch -q '%s' main && git merge-tree $(git merge-base HEAD FETCH_HEAD) "
-           "HEAD FETCH_HEAD | grep -c '^+<<<<<<<'",
-           a, remote);
+    out = vs_test_sh(
+        "cd '%s' && git fetch -q '%s' main && git merge-tree $(git merge-base HEAD FETCH_HEAD) "
+        "HEAD FETCH_HEAD | grep -c '^+<<<<<<<'",
+        a, remote);
     ck_assert_str_eq(out, "0\n");
     free(out);
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), VS_ECONFLICT);
@@ -798,21 +783,22 @@ START_TEST(test_same_sheet_divergence_refused)
     ck_assert_ptr_nonnull(strstr(err.message, "replace"));
     /* the remote keeps b's, a keeps its own; nothing written on either */
     snprintf(want, sizeof want, "%s\n%s\n", ib.commit, ia.commit);
-    out = sh("git -C '%s' rev-parse main && git -C '%s' rev-parse main", remote, a);
+    out = vs_test_sh("git -C '%s' rev-parse main && git -C '%s' rev-parse main", remote, a);
     ck_assert_str_eq(out, want);
     free(out);
     ck_assert_int_eq(vs_store_pull(sa, remote, &sync, &err), VS_ECONFLICT);
     ck_assert_ptr_nonnull(strstr(err.message, "sheets/x/"));
-    out = sh("git -C '%s' rev-parse main && git -C '%s' status --porcelain && cat "
-             "'%s/sheets/x/sheet.json'",
-             a, a, a);
+    out = vs_test_sh("git -C '%s' rev-parse main && git -C '%s' status --porcelain && cat "
+                     "'%s/sheets/x/sheet.json'",
+                     a, a, a);
     snprintf(want, sizeof want, "%s\nA1\nl2\nl3\nl4\nl5\nl6\n", ia.commit);
     ck_assert_str_eq(out, want);
     free(out);
     /* both histories intact and readable */
-    out = sh("git -C '%s' fsck --strict 2>&1 && git -C '%s' fsck --strict 2>&1 && git -C '%s' log "
-             "--format=%%s main && git -C '%s' log --format=%%s main",
-             remote, a, remote, a);
+    out = vs_test_sh(
+        "git -C '%s' fsck --strict 2>&1 && git -C '%s' fsck --strict 2>&1 && git -C '%s' log "
+        "--format=%%s main && git -C '%s' log --format=%%s main",
+        remote, a, remote, a);
     ck_assert_str_eq(out, "x: b\nx: base\ny: a\nx: a\nx: base\n");
     free(out);
     /* the person keeps a's version: a replace commit joins both histories */
@@ -833,12 +819,13 @@ START_TEST(test_same_sheet_divergence_refused)
     ck_assert_str_eq(ia.joined, ib.commit);
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
     snprintf(want, sizeof want, "%s\n%s\n", ia.commit, ib.commit);
-    out = sh("git -C '%s' rev-parse main && git -C '%s' rev-parse main^2", remote, remote);
+    out = vs_test_sh("git -C '%s' rev-parse main && git -C '%s' rev-parse main^2", remote, remote);
     ck_assert_str_eq(out, want);
     free(out);
-    out = sh("git -C '%s' show main:sheets/x/sheet.json && git -C '%s' status --porcelain && "
-             "git -C '%s' fsck --strict 2>&1",
-             remote, a, remote);
+    out =
+        vs_test_sh("git -C '%s' show main:sheets/x/sheet.json && git -C '%s' status --porcelain && "
+                   "git -C '%s' fsck --strict 2>&1",
+                   remote, a, remote);
     ck_assert_str_eq(out, "A1\nl2\nl3\nl4\nl5\nl6\n");
     free(out);
     ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);

@@ -15,6 +15,7 @@
 #include "store/store_internal.h"
 
 #include "check_run.h"
+#include "shell_out.h"
 #include "test_tmp.h"
 
 static char tmpdir[256];
@@ -33,30 +34,6 @@ static void teardown(void)
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);
     git_libgit2_shutdown();
-}
-
-/* Runs a shell command and returns its stdout (malloc'd). */
-static char *sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    FILE *p;
-    size_t cap = 4096, len = 0, n;
-    char *out = malloc(cap);
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
-        len += n;
-        if (len + 1 == cap)
-            out = realloc(out, cap *= 2);
-    }
-    out[len] = '\0';
-    pclose(p);
-    return out;
 }
 
 static void expect(const char *want, char *got)
@@ -101,7 +78,7 @@ START_TEST(test_pull_moves_sheets_only)
     snprintf(remote, sizeof remote, "%s/remote.git", tmpdir);
     snprintf(a, sizeof a, "%s/a", tmpdir);
     snprintf(b, sizeof b, "%s/b", tmpdir);
-    expect("ok\n", sh("git init -q --bare -b main '%s' && echo ok", remote));
+    expect("ok\n", vs_test_sh("git init -q --bare -b main '%s' && echo ok", remote));
     ck_assert_int_eq(vs_store_open(&sa, a, &err), 0);
     ck_assert_int_eq(vs_store_open(&sb, b, &err), 0);
     commit_sheet(sa, "x", "x1\n");
@@ -109,14 +86,14 @@ START_TEST(test_pull_moves_sheets_only)
     commit_sheet(sa, "z", "z1\n");
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
     ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0); /* the first: a checkout */
-    expect("", sh("git -C '%s' status --porcelain", b));
+    expect("", vs_test_sh("git -C '%s' status --porcelain", b));
 
     /* x and z revised, w new; in b the person edits z's sheet.md by hand */
     commit_sheet(sa, "x", "x2\n");
     commit_sheet(sa, "z", "z2\n");
     commit_sheet(sa, "w", "w1\n");
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
-    expect("ok\n", sh("echo mine > '%s/sheets/z/sheet.md' && echo ok", b));
+    expect("ok\n", vs_test_sh("echo mine > '%s/sheets/z/sheet.md' && echo ok", b));
     ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
     ck_assert_int_eq(sync.fast_forward, 1);
     ck_assert_str_eq(sync.warning, "");
@@ -124,15 +101,17 @@ START_TEST(test_pull_moves_sheets_only)
     ck_assert_int_eq(sb->has_moved, 1);
     ck_assert_uint_eq(sb->n_moved, 3);
     expect("x2\n# x\n\nx2\nw1\nz2\nmine\n",
-           sh("cd '%s' && cat sheets/x/sheet.json sheets/x/sheet.md sheets/w/sheet.json "
-              "sheets/z/sheet.json sheets/z/sheet.md",
-              b));
+           vs_test_sh("cd '%s' && cat sheets/x/sheet.json sheets/x/sheet.md sheets/w/sheet.json "
+                      "sheets/z/sheet.json sheets/z/sheet.md",
+                      b));
     /* git reads the patched index: everything at the tip but the person's file */
-    expect("sheets/z/sheet.md\n", sh("git -C '%s' diff --name-only HEAD", b));
-    expect("", sh("git -C '%s' ls-files --others --exclude-standard", b));
-    expect("",
-           sh("git -C '%s' diff --cached --name-only HEAD -- sheets/x sheets/w sheets/z/sheet.json",
-              b));
+    expect("sheets/z/sheet.md\n", vs_test_sh("git -C '%s' diff --name-only HEAD", b));
+    expect("", vs_test_sh("git -C '%s' ls-files --others --exclude-standard", b));
+    expect(
+        "",
+        vs_test_sh(
+            "git -C '%s' diff --cached --name-only HEAD -- sheets/x sheets/w sheets/z/sheet.json",
+            b));
     /* the sheets the pull changed, as the pull's refresh asks for them */
     ck_assert_int_eq(
         vs_store_changed_sheets(sb, sync.local_before, sync.local_after, &ids, &n, &err), 0);
@@ -145,7 +124,8 @@ START_TEST(test_pull_moves_sheets_only)
     free(ids);
 
     /* a sheet removed (with git): its files and entries go, its folder too */
-    expect("ok\n", sh("cd '%s' && git rm -q -r sheets/y && git -c user.name=t -c user.email=t@t "
+    expect("ok\n",
+           vs_test_sh("cd '%s' && git rm -q -r sheets/y && git -c user.name=t -c user.email=t@t "
                       "commit -q -m 'y: removed' && echo ok",
                       a));
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
@@ -153,20 +133,21 @@ START_TEST(test_pull_moves_sheets_only)
     ck_assert_str_eq(sync.warning, "");
     ck_assert_int_eq(sb->has_moved, 1);
     ck_assert_uint_eq(sb->n_moved, 1);
-    expect("gone\n", sh("test -e '%s/sheets/y' || echo gone", b));
-    expect("", sh("git -C '%s' ls-files sheets/y", b));
-    expect("sheets/z/sheet.md\n", sh("git -C '%s' diff --name-only HEAD", b));
+    expect("gone\n", vs_test_sh("test -e '%s/sheets/y' || echo gone", b));
+    expect("", vs_test_sh("git -C '%s' ls-files sheets/y", b));
+    expect("sheets/z/sheet.md\n", vs_test_sh("git -C '%s' diff --name-only HEAD", b));
 
     /* a file outside sheets/ (committed with git): libgit2's checkout brings it */
-    expect("ok\n", sh("cd '%s' && echo hello > NOTES && git add NOTES && git -c user.name=t "
+    expect("ok\n",
+           vs_test_sh("cd '%s' && echo hello > NOTES && git add NOTES && git -c user.name=t "
                       "-c user.email=t@t commit -q -m notes && echo ok",
                       a));
     commit_sheet(sa, "y", "y2\n");
     ck_assert_int_eq(vs_store_push(sa, remote, &sync, &err), 0);
     ck_assert_int_eq(vs_store_pull(sb, remote, &sync, &err), 0);
     ck_assert_str_eq(sync.warning, "");
-    expect("hello\ny2\n", sh("cd '%s' && cat NOTES sheets/y/sheet.json", b));
-    expect("sheets/z/sheet.md\n", sh("git -C '%s' diff --name-only HEAD", b));
+    expect("hello\ny2\n", vs_test_sh("cd '%s' && cat NOTES sheets/y/sheet.json", b));
+    expect("sheets/z/sheet.md\n", vs_test_sh("git -C '%s' diff --name-only HEAD", b));
     vs_store_free(sa);
     vs_store_free(sb);
 }
