@@ -109,11 +109,11 @@ static const struct ctxrule {
      "vllm/utils.py memory_profiling): Hopper 160 MiB, + 1,800 MiB of NVLink rings at "
      "tp > 1, + tp x 32 MiB of NVLS buffers at tp > 2 (NCCL src/transport/nvls.cc), the "
      "sizes fitted on published start-up logs"},
-    /* 0.33 GiB on an RTX 5090 at PP 2, its NCCL p2p buffers included (vllm#14452); a
-     * Blackwell card has NVLink (B200) or not (RTX 5090): no tp > 1 figure */
-    {"Blackwell", (uint64_t)340 << 20, 0, 0,
+    /* 0.07 GiB on a B200 at TP 1 (vllm#21489, V1 0.10's "non-torch memory"); a Blackwell
+     * card has NVLink (B200) or not (RTX 5090): no tp > 1 figure */
+    {"Blackwell", (uint64_t)70 << 20, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
-     "Blackwell 340 MiB at tp 1, fitted on a published start-up log"},
+     "Blackwell 70 MiB at tp 1, fitted on a published start-up log"},
     /* 0.35 GiB on an RTX 3090 at 0.6.4 (vllm#10517, older accounting): no row of the
      * current accounting; an Ampere card has NVLink (A100 SXM) or not (RTX 3090) */
     {"Ampere", (uint64_t)300 << 20, 0, 0,

@@ -4,7 +4,8 @@
  * printed, then each estimator's median and worst relative error on the whole
  * table, on its fitting half and on its held-out half. Rows of an older
  * accounting (activation before 0.6.5, non_torch before 0.7: the file's header
- * says why) and rows missing a figure are printed, not scored. A row quoting a V0
+ * says why), non_torch at pipeline parallelism (not modelled) and rows missing a
+ * figure are printed, not scored. A row quoting a V0
  * rank past the first (rank 1+) is estimated without the sampler, which only the
  * first rank runs there. Run by hand:
  * <build>/bench_runtime [TSV]. */
@@ -145,8 +146,9 @@ int main(int argc, char **argv)
         fit = !strcmp(col[C_HALF], "fit");
         nt_pub = strcmp(col[C_NT], "-") ? atof(col[C_NT]) : 0;
         act_pub = strcmp(col[C_ACT], "-") ? atof(col[C_ACT]) : 0;
+        /* pipeline parallelism adds NCCL's p2p buffers, which a sheet does not model */
         nt_scored = nt_pub > 0 && version_of(col[C_VLLM]) >= 7000 && strcmp(col[C_ARCH], "-") &&
-                    strcmp(col[C_TP], "-");
+                    strcmp(col[C_TP], "-") && num(col[C_PP]) <= 1;
         have = vs_runtime_estimate_context(&est, col[C_ARCH], num(col[C_TP]), &err) == 0;
         if (have)
             snprintf(nt_s, sizeof nt_s, "%.2f", (double)est.bytes / (1 << 30));

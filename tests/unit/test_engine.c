@@ -1202,7 +1202,8 @@ END_TEST
  * sampler: at 256 sequences and TP 1 its peak is the forward pass, 973,078,528 B.
  * non_torch: Hopper 160 MiB; at TP 2 + 1,800 MiB of NVLink rings = 1960 MiB; at TP 4
  * + 4 x 32 MiB of NVLS too: 160 + 1800 + 128 = 2088 MiB; Ada Lovelace 30 MiB, at TP 2
- * 30 + 225 = 255 MiB; Ampere at TP 2 has no figure (NVLink or PCIe). */
+ * 30 + 225 = 255 MiB; Blackwell 70 MiB; Ampere and Blackwell at TP 2 have no figure
+ * (NVLink or PCIe). */
 START_TEST(activation_rule)
 {
     vs_runtime_estimate est;
@@ -1245,6 +1246,9 @@ START_TEST(activation_rule)
     ck_assert_uint_eq(est.bytes, 30 * MIB);
     ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ada Lovelace", 2, &e), 0);
     ck_assert_uint_eq(est.bytes, 255 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Blackwell", 1, &e), 0);
+    ck_assert_uint_eq(est.bytes, 70 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Blackwell", 2, &e), VS_ENOTFOUND);
     ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", 1, &e), 0);
     ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", 2, &e), VS_ENOTFOUND);
     ck_assert(strstr(e.message, "NVLink") != NULL);
