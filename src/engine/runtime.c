@@ -76,7 +76,7 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
                           "tensors of the profiling pass (vllm/v1/worker/gpu_model_runner.py "
                           "profile_run), larger than the sampler's run";
     }
-    out->error = 0.16;
+    out->error = 0.172;
     return 0;
 }
 
@@ -92,8 +92,9 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * buffer of nHeads x nChannels x 2 x buffSize on every rank (src/transport/nvls.cc
  * ncclNvlsBufferSetup; "nHeads 8 ... buffSize 1048576 nvlsPerRankSize 33554432" on
  * eight H100s: 32 MiB per rank in the group), only for groups of more than two
- * (vllm-project/vllm#9699). The source fixes none of the other sizes: they are the
- * fitting half's figures. */
+ * (vllm-project/vllm#9699, whose older NCCL added a 2 MiB memSize to a 4 MiB buffer: 288
+ * MiB per rank then). The source fixes none of the other sizes: they are the fitting
+ * half's figures. */
 static const struct ctxrule {
     const char *arch;
     uint64_t base; /* tp 1 */
@@ -145,7 +146,7 @@ int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architectu
                                 r->arch, (unsigned long long)tp);
         out->bytes =
             r->base + (tp > 1 ? r->link : 0) + (r->nvls && tp > 2 ? tp * ((uint64_t)32 << 20) : 0);
-        out->error = 0.17;
+        out->error = 0.170;
         out->rule = r->rule;
         return 0;
     }
