@@ -287,12 +287,15 @@ typedef struct vs_runtime_estimate {
  * (max_num_batched_tokens) and sequences (max_num_seqs), the model's widths
  * (config.json), and the tensor-parallel size. moe_intermediate and
  * experts_per_token are 0 for a dense model; dense_layers counts a mixture of
- * experts' dense layers (they use intermediate). */
+ * experts' dense layers (they use intermediate). sampler_off 1: a rank that runs no
+ * sampler (V0's ranks past the first), to check what such a rank prints; the engine
+ * sizes its pool from the first rank's larger peak, so `estimate` leaves it 0. */
 typedef struct vs_runtime_shape {
     uint64_t tokens, seqs;
     uint64_t hidden, intermediate, vocab;
     uint64_t moe_intermediate, experts_per_token, dense_layers;
     uint64_t tp;
+    int sampler_off;
 } vs_runtime_shape;
 
 /* The activation peak of vLLM's profiling pass: the larger of the forward pass's
@@ -300,9 +303,9 @@ typedef struct vs_runtime_shape {
  * when a width is missing (0). */
 int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_shape *s,
                                    vs_error *err);
-/* Non-torch memory (CUDA context, cuBLAS workspace, NCCL under tp > 1) by GPU
+/* Non-torch memory (cuBLAS workspaces; NCCL's buffers under tp > 1) by GPU
  * architecture ("Ampere", "Hopper", ...: the catalogue's word). VS_ENOTFOUND
- * for an architecture without published figures. */
+ * for an architecture, or a tp > 1 on one, without published figures. */
 int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, uint64_t tp,
                                 vs_error *err);
 

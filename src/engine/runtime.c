@@ -54,6 +54,11 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
      * logits (LogitsProcessor gathers the vocabulary shards, so nothing is divided by
      * tp); the larger of the two is the peak. */
     sampler = s->seqs * s->vocab * SAMPLER_BYTES_PER_ENTRY;
+    /* V0's ranks past the first do not sample (vllm/worker/model_runner.py
+     * ModelRunner.execute_model returns before the sampler when not
+     * is_driver_worker): such a rank's peak is its forward pass. */
+    if (s->sampler_off)
+        sampler = 0;
     if (sampler > forward) {
         out->bytes = sampler;
         out->rule = "max_num_seqs x vocab x 40 B: the sampler's dummy run over full-vocabulary "
@@ -71,47 +76,80 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
                           "tensors of the profiling pass (vllm/v1/worker/gpu_model_runner.py "
                           "profile_run), larger than the sampler's run";
     }
-    out->error = 0.16;
+    out->error = 0.172;
     return 0;
 }
 
 /* non_torch: what CUDA holds outside PyTorch's allocator (vllm/utils.py
  * memory_profiling since 0.7.0, vllm-project/vllm#11809: device used less
- * torch.cuda.memory_reserved()): the CUDA context and cuBLAS workspaces on every
- * worker, NCCL communicators and the custom all-reduce buffers when tp > 1. The source
- * fixes none of these sizes; the constants are the fitting half's figures. */
+ * torch.cuda.memory_reserved()), measured from a baseline taken after the CUDA
+ * context exists (V0 worker.py init_device, V1 gpu_worker.py init_device): cuBLAS
+ * workspaces and kernels on every worker; at tp > 1 the NCCL communicators' buffers.
+ * NCCL gives each channel a buffer per protocol and peer (src/transport/p2p.cc), and
+ * a ring or tree has a fixed number of peers whatever the group's size, so the term
+ * follows the link (how many channels NCCL opens), not tp: NVLink on the Hopper
+ * boards opens many more than PCIe. On NVSwitch systems NCCL also binds an NVLS
+ * buffer of nHeads x nChannels x 2 x buffSize on every rank (src/transport/nvls.cc
+ * ncclNvlsBufferSetup; "nHeads 8 ... buffSize 1048576 nvlsPerRankSize 33554432" on
+ * eight H100s: 32 MiB per rank in the group), only for groups of more than two
+ * (vllm-project/vllm#9699, whose older NCCL added a 2 MiB memSize to a 4 MiB buffer: 288
+ * MiB per rank then). The source fixes none of the other sizes: they are the fitting
+ * half's figures. */
 static const struct ctxrule {
     const char *arch;
-    uint64_t bytes;
+    uint64_t base; /* tp 1 */
+    uint64_t link; /* tp > 1; 0: none published */
+    int nvls;      /* NVLS buffers for tp > 2 */
+    const char *rule;
 } ctx_rules[] = {
-    /* 0.16 GiB on an H100 at TP 1 (generative-computing/mellea#416) */
-    {"Hopper", (uint64_t)160 << 20},
-    /* 0.33 GiB on an RTX 5090 at PP 2, its NCCL p2p buffers included (vllm#14452) */
-    {"Blackwell", (uint64_t)340 << 20},
-    /* 0.35 GiB on an RTX 3090 at 0.6.4 (vllm#10517, older accounting) and 0.20 GiB on
-     * RTX 3090 workers at TP > 1 in 0.8 (vllm#14447): no row of the current accounting */
-    {"Ampere", (uint64_t)300 << 20},
+    /* 0.16 GiB on an H100 at TP 1 (generative-computing/mellea#416); 2.04 GiB at TP 4 on
+     * H200s (vllm#21429, V1 0.10 "non-torch forward increase"): 2.04 GiB - 160 MiB -
+     * 4 x 32 MiB of NVLS = 1,800 MiB for the NVLink rings */
+    {"Hopper", (uint64_t)160 << 20, (uint64_t)1800 << 20, 1,
+     "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
+     "vllm/utils.py memory_profiling): Hopper 160 MiB, + 1,800 MiB of NVLink rings at "
+     "tp > 1, + tp x 32 MiB of NVLS buffers at tp > 2 (NCCL src/transport/nvls.cc), the "
+     "sizes fitted on published start-up logs"},
+    /* 0.07 GiB on a B200 at TP 1 (vllm#21489, V1 0.10's "non-torch memory"); a Blackwell
+     * card has NVLink (B200) or not (RTX 5090): no tp > 1 figure */
+    {"Blackwell", (uint64_t)70 << 20, 0, 0,
+     "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
+     "Blackwell 70 MiB at tp 1, fitted on a published start-up log"},
+    /* 0.35 GiB on an RTX 3090 at 0.6.4 (vllm#10517, older accounting): no row of the
+     * current accounting; an Ampere card has NVLink (A100 SXM) or not (RTX 3090) */
+    {"Ampere", (uint64_t)300 << 20, 0, 0,
+     "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
+     "Ampere 300 MiB at tp 1, from a published start-up log of the older accounting"},
+    /* 0.03 GiB on an RTX 4060 at TP 1 (vllm#13882); 0.25 GiB on RTX 4090s at TP 2 over
+     * PCIe (vllm#13061): 0.25 GiB - 30 MiB = 225 MiB; no Ada card has NVLink */
+    {"Ada Lovelace", (uint64_t)30 << 20, (uint64_t)225 << 20, 0,
+     "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
+     "vllm/utils.py memory_profiling): Ada Lovelace 30 MiB, + 225 MiB of PCIe rings at "
+     "tp > 1, fitted on published start-up logs"},
 };
-
-/* each tensor rank past the first: (2.04 GiB - 160 MiB) / 3 at TP 4 on an H200
- * (vllm#21429, V1 0.10 "non-torch forward increase") */
-#define NCCL_PER_RANK ((uint64_t)640 << 20)
 
 int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, uint64_t tp,
                                 vs_error *err)
 {
     size_t i;
     memset(out, 0, sizeof *out);
-    for (i = 0; architecture && i < sizeof ctx_rules / sizeof ctx_rules[0]; i++)
-        if (!strcasecmp(architecture, ctx_rules[i].arch)) {
-            out->bytes = ctx_rules[i].bytes + (tp > 1 ? (tp - 1) * NCCL_PER_RANK : 0);
-            out->error = 0.03;
-            out->rule = "vLLM's non_torch_memory (CUDA context, cuBLAS workspace; NCCL and "
-                        "custom all-reduce buffers at tp > 1; vllm/utils.py memory_profiling): "
-                        "Hopper 160 MiB, Blackwell 340 MiB, Ampere 300 MiB, + 640 MiB per "
-                        "tensor rank past the first, fitted on published start-up logs";
-            return 0;
-        }
+    for (i = 0; architecture && i < sizeof ctx_rules / sizeof ctx_rules[0]; i++) {
+        const struct ctxrule *r = &ctx_rules[i];
+        if (strcasecmp(architecture, r->arch))
+            continue;
+        if (tp > 1 && !r->link)
+            return vs_error_set(err, VS_ENOTFOUND,
+                                "no published non-torch figure for %s GPUs at tensor "
+                                "parallelism %llu (NCCL's buffers follow the link: NVLink or "
+                                "PCIe): measure it (`measure import` of a vLLM start-up log) "
+                                "or declare it with `reserve non_torch AMOUNT`",
+                                r->arch, (unsigned long long)tp);
+        out->bytes =
+            r->base + (tp > 1 ? r->link : 0) + (r->nvls && tp > 2 ? tp * ((uint64_t)32 << 20) : 0);
+        out->error = 0.170;
+        out->rule = r->rule;
+        return 0;
+    }
     return vs_error_set(err, VS_ENOTFOUND,
                         "no published non-torch figure for the %s architecture: measure it "
                         "(`measure import` of a vLLM start-up log) or declare it with `reserve "

@@ -215,6 +215,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         sh.experts_per_token = arch_uint(sheet, "experts_per_token");
         sh.dense_layers = arch_uint(sheet, "dense_layers");
         sh.tp = c.env.tp;
+        sh.sampler_off = 0;
         if (vs_runtime_estimate_activation(&est, &sh, &e2) == 0) {
             snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
                      est.rule, est.error * 100);

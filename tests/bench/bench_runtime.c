@@ -4,7 +4,10 @@
  * printed, then each estimator's median and worst relative error on the whole
  * table, on its fitting half and on its held-out half. Rows of an older
  * accounting (activation before 0.6.5, non_torch before 0.7: the file's header
- * says why) and rows missing a figure are printed, not scored. Run by hand:
+ * says why), non_torch at pipeline parallelism (not modelled) and rows missing a
+ * figure are printed, not scored. A row quoting a V0
+ * rank past the first (rank 1+) is estimated without the sampler, which only the
+ * first rank runs there. Run by hand:
  * <build>/bench_runtime [TSV]. */
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +17,7 @@
 #include "engine/engine.h"
 
 #define ROWS_MAX 256
-#define COLS 20
+#define COLS 21
 
 enum {
     C_LINK,
@@ -36,6 +39,7 @@ enum {
     C_DTYPE,
     C_NT,
     C_ACT,
+    C_RANK,
     C_HALF
 };
 
@@ -112,8 +116,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_runtime: cannot open %s\n", path);
         return 1;
     }
-    printf("%-14s %-22s %-3s %-34s %9s %9s %9s %9s %s\n", "vllm", "gpu", "tp", "model", "non_torch",
-           "estimate", "act_peak", "estimate", "half");
+    printf("%-14s %-22s %-3s %-4s %-34s %9s %9s %9s %9s %s\n", "vllm", "gpu", "tp", "rank", "model",
+           "non_torch", "estimate", "act_peak", "estimate", "half");
     while (fgets(line, sizeof line, f) && rows < ROWS_MAX) {
         char *col[COLS], *p = line, *tab;
         int n = 0, fit, nt_scored, act_scored, have;
@@ -142,8 +146,9 @@ int main(int argc, char **argv)
         fit = !strcmp(col[C_HALF], "fit");
         nt_pub = strcmp(col[C_NT], "-") ? atof(col[C_NT]) : 0;
         act_pub = strcmp(col[C_ACT], "-") ? atof(col[C_ACT]) : 0;
+        /* pipeline parallelism adds NCCL's p2p buffers, which a sheet does not model */
         nt_scored = nt_pub > 0 && version_of(col[C_VLLM]) >= 7000 && strcmp(col[C_ARCH], "-") &&
-                    strcmp(col[C_TP], "-");
+                    strcmp(col[C_TP], "-") && num(col[C_PP]) <= 1;
         have = vs_runtime_estimate_context(&est, col[C_ARCH], num(col[C_TP]), &err) == 0;
         if (have)
             snprintf(nt_s, sizeof nt_s, "%.2f", (double)est.bytes / (1 << 30));
@@ -158,15 +163,17 @@ int main(int argc, char **argv)
         sh.experts_per_token = num(col[C_TOPK]);
         sh.dense_layers = num(col[C_DENSE]);
         sh.tp = num(col[C_TP]);
+        sh.sampler_off = !strcmp(col[C_RANK], "1+") &&
+                         (strstr(col[C_VLLM], "V0") || version_of(col[C_VLLM]) < 8000);
         act_scored = act_pub > 0 && version_of(col[C_VLLM]) >= 6005 && sh.seqs && sh.vocab;
         have = vs_runtime_estimate_activation(&est, &sh, &err) == 0;
         if (have)
             snprintf(act_s, sizeof act_s, "%.2f", (double)est.bytes / (1 << 30));
         add(&act_all, fit ? &act_fit : &act_held, act_scored, have, (double)est.bytes / (1 << 30),
             act_pub);
-        printf("%-14.14s %-22.22s %-3s %-34.34s %9s %9s %9s %9s %s%s\n", col[C_VLLM], col[C_GPU],
-               col[C_TP], col[C_MODEL], col[C_NT], nt_s, col[C_ACT], act_s, col[C_HALF],
-               nt_scored || act_scored ? "" : " (not scored)");
+        printf("%-14.14s %-22.22s %-3s %-4s %-34.34s %9s %9s %9s %9s %s%s\n", col[C_VLLM],
+               col[C_GPU], col[C_TP], col[C_RANK], col[C_MODEL], col[C_NT], nt_s, col[C_ACT], act_s,
+               col[C_HALF], nt_scored || act_scored ? "" : " (not scored)");
     }
     fclose(f);
     if (!rows) {

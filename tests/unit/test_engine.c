@@ -1198,17 +1198,25 @@ END_TEST
  * 4096, moe_intermediate 1536, 8 experts per token, no dense layer; its dense
  * intermediate_size 12288 unused) with 16 sequences: 8192 x (8 x (3 x 384 + 4096) +
  * 4 x 4096) x 2 = 8192 x 58368 x 2 = 956,301,312 B, where the dense width would give
- * 8192 x (3 x 3072 + 16384) x 2 = 419,430,400 B. non_torch: Hopper 160 MiB, at TP 4
- * 160 + 3 x 640 = 2080 MiB. */
+ * 8192 x (3 x 3072 + 16384) x 2 = 419,430,400 B. A V0 rank past the first runs no
+ * sampler: at 256 sequences and TP 1 its peak is the forward pass, 973,078,528 B.
+ * non_torch: Hopper 160 MiB; at TP 2 + 1,800 MiB of NVLink rings = 1960 MiB; at TP 4
+ * + 4 x 32 MiB of NVLS too: 160 + 1800 + 128 = 2088 MiB; Ada Lovelace 30 MiB, at TP 2
+ * 30 + 225 = 255 MiB; Blackwell 70 MiB; Ampere and Blackwell at TP 2 have no figure
+ * (NVLink or PCIe). */
 START_TEST(activation_rule)
 {
     vs_runtime_estimate est;
     vs_error e;
-    vs_runtime_shape s = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1};
+    vs_runtime_shape s = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1, 0};
     ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
     ck_assert_uint_eq(est.bytes, 1313341440ULL);
     ck_assert(strstr(est.rule, "sampler") != NULL);
     ck_assert(est.error > 0 && est.rule != NULL);
+    s.sampler_off = 1;
+    ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
+    ck_assert_uint_eq(est.bytes, 973078528ULL);
+    s.sampler_off = 0;
     s.seqs = 64;
     ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
     ck_assert_uint_eq(est.bytes, 973078528ULL);
@@ -1216,7 +1224,7 @@ START_TEST(activation_rule)
     ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
     ck_assert_uint_eq(est.bytes, 620756992ULL);
     {
-        vs_runtime_shape q = {8192, 16, 4096, 12288, 151936, 1536, 8, 0, 4};
+        vs_runtime_shape q = {8192, 16, 4096, 12288, 151936, 1536, 8, 0, 4, 0};
         ck_assert_int_eq(vs_runtime_estimate_activation(&est, &q, &e), 0);
         ck_assert_uint_eq(est.bytes, 956301312ULL);
         ck_assert(strstr(est.rule, "fused_moe") != NULL);
@@ -1230,8 +1238,20 @@ START_TEST(activation_rule)
     ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), VS_EVALUE);
     ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 1, &e), 0);
     ck_assert_uint_eq(est.bytes, 160 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 2, &e), 0);
+    ck_assert_uint_eq(est.bytes, 1960 * MIB);
     ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 4, &e), 0);
-    ck_assert_uint_eq(est.bytes, 2080 * MIB);
+    ck_assert_uint_eq(est.bytes, 2088 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ada Lovelace", 1, &e), 0);
+    ck_assert_uint_eq(est.bytes, 30 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ada Lovelace", 2, &e), 0);
+    ck_assert_uint_eq(est.bytes, 255 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Blackwell", 1, &e), 0);
+    ck_assert_uint_eq(est.bytes, 70 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Blackwell", 2, &e), VS_ENOTFOUND);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", 1, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", 2, &e), VS_ENOTFOUND);
+    ck_assert(strstr(e.message, "NVLink") != NULL);
     ck_assert_int_eq(vs_runtime_estimate_context(&est, "Kepler", 1, &e), VS_ENOTFOUND);
 }
 END_TEST

@@ -52,6 +52,16 @@ static const char QWEN3_235B[] =
     "\"tie_word_embeddings\": false, \"max_position_embeddings\": 40960, "
     "\"torch_dtype\": \"bfloat16\"}";
 
+/* Qwen/Qwen2.5-14B config.json (huggingface.co/Qwen/Qwen2.5-14B), the model
+ * deepseek-ai/DeepSeek-R1-Distill-Qwen-14B is distilled from (deepseek-ai/DeepSeek-R1's
+ * README) and whose shape it keeps */
+static const char QWEN25_14B[] =
+    "{\"architectures\": [\"Qwen2ForCausalLM\"], \"model_type\": \"qwen2\", "
+    "\"hidden_size\": 5120, \"intermediate_size\": 13824, \"num_attention_heads\": 40, "
+    "\"num_hidden_layers\": 48, \"num_key_value_heads\": 8, \"vocab_size\": 152064, "
+    "\"tie_word_embeddings\": false, \"max_position_embeddings\": 131072, "
+    "\"torch_dtype\": \"bfloat16\"}";
+
 typedef struct logcase {
     const char *name;
     const char *link;
@@ -117,6 +127,22 @@ static const logcase cases[] = {
      "model qwen3_moe config=%s\nformat fp8\nlength 40960\nconcurrency 1\n"
      "placement tensor gpus=4\n",
      "gpu \"H100 SXM\" cards=4\nengine vllm estimate=yes\n", 8.11, 0, 0, 178880},
+    /* vllm#13061, V0 0.7 on two RTX 4090s at TP 2, --gpu-memory-utilization=0.98, every
+     * other setting the release's (max_model_len 131072, the config's; chunked prefill on
+     * above 32K tokens, so 2048 batched tokens; 256 sequences): 23.08 GiB usable (the
+     * thread's own arithmetic: CUDA's total 23.55 GiB x 0.98), and vLLM refused: "The
+     * model's max seq len (131072) is larger than the maximum number of tokens that can
+     * be stored in KV cache (81536)". The pool it printed, 8.69 GiB, is a further rank's
+     * (one that runs no sampler); the engine sizes from the smallest, the first rank's:
+     * 81,536 tokens x 98,304 B (48 layers x 4 heads per rank x 128 x 2 x 2 B) =
+     * 8,015,314,944 B = 7.465 GiB. */
+    {"vllm#13061", "https://github.com/vllm-project/vllm/issues/13061", QWEN25_14B,
+     "model qwen2 config=%s\nformat bf16\nlength 131072\nconcurrency 1\n"
+     "placement tensor gpus=2\n",
+     "gpu \"RTX 4090\" cards=2 reported=23.55GiB reported_source=\"vllm#13061\"\n"
+     "engine vllm gpu_memory_utilization=0.98 max_num_batched_tokens=2048 max_num_seqs=256 "
+     "estimate=yes\n",
+     8015314944.0 / GIB, 0, 1, 81536},
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
