@@ -126,6 +126,10 @@ int vs_fit_devices(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, vs
                           "plus its own other components (llama.cpp without -ts splits by free "
                           "memory)");
     if (bad) {
+        /* a nominal figure cannot exclude alone (it may be meant in binary units) */
+        vs_verdict fail = row->capacity_basis && !strcmp(row->capacity_basis, "nominal")
+                              ? VS_VERDICT_TO_CONFIRM
+                              : VS_VERDICT_EXCLUDE;
         const vs_fit_device *d = &row->devices[first_bad];
         label(l, sizeof l, first_bad, d);
         gib(a, sizeof a, d->share_bytes);
@@ -141,8 +145,9 @@ int vs_fit_devices(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, vs
             snprintf(why, sizeof why, "%s", row->note);
             snprintf(row->note, sizeof row->note, "on %.60s, the smallest card: %.540s", l, why);
         }
-        row->verdict = row->start_verdict = row->concurrency_verdict = row->length_verdict =
-            VS_VERDICT_EXCLUDE;
+        if (row->verdict < fail)
+            row->verdict = row->start_verdict = row->concurrency_verdict = row->length_verdict =
+                fail;
         return 0;
     }
     if (uneven) {
