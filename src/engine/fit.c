@@ -362,6 +362,26 @@ static int compute(one *o, const vs_fit_ctx *c, uint64_t total, const json_t *of
     return 0;
 }
 
+int vs_fit_budget_at(uint64_t *budget, const vs_fit_ctx *c, const json_t *offer, const char *gpu,
+                     uint64_t total_bytes, vs_error *err)
+{
+    json_t *o = json_copy((json_t *)offer); /* shallow: two keys change */
+    one x;
+    int rc;
+    if (!o)
+        return vs_error_oom(err);
+    if (gpu && (json_object_set_new(o, "catalog", json_string(gpu)) < 0 ||
+                json_object_set_new(o, "name", json_string(gpu)) < 0)) {
+        json_decref(o);
+        return vs_error_oom(err);
+    }
+    rc = compute(&x, c, total_bytes, o, c->env.weights_known, c->env.weights_bytes, err);
+    json_decref(o);
+    if (rc == 0)
+        *budget = x.b.budget_bytes;
+    return rc;
+}
+
 static vs_verdict worse(vs_verdict a, vs_verdict b)
 {
     return a > b ? a : b;
@@ -549,6 +569,8 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
                  "fits so far; the figures are upper bounds until the unknown items are known");
     else
         snprintf(row->note, sizeof row->note, "every item known: the card fits");
+    if ((rc = vs_fit_devices(row, c, offer, err)) < 0)
+        return rc;
 
     for (i = 0; i < nformats && i < VS_FIT_FORMATS_MAX; i++) {
         vs_fit_format *f = &row->formats[row->nformats++];

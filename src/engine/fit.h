@@ -25,6 +25,7 @@
 #include "util/error.h"
 
 #define VS_FIT_FORMATS_MAX 16
+#define VS_FIT_DEVICES_MAX 16
 
 /* What a sheet gives every offer's fit, read once. */
 typedef struct vs_fit_ctx {
@@ -59,6 +60,16 @@ typedef struct vs_fit_format {
     vs_verdict verdict;
 } vs_fit_format;
 
+/* One GPU of an uneven split (placement split=) or of an offer of mixed cards
+ * (gpu ... devices=): its own total and budget, and its share. */
+typedef struct vs_fit_device {
+    char name[64];           /* the card's catalogue name; "" for a card of the offer's kind */
+    uint64_t capacity_bytes; /* its total on the offer's basis */
+    uint64_t budget_bytes;   /* the engine's budget on that total */
+    uint64_t share_bytes;    /* its weights, KV cache and other components */
+    int holds;               /* share within budget */
+} vs_fit_device;
+
 typedef struct vs_fit_row {
     char gpu[128];
     int capacity_known;
@@ -90,6 +101,12 @@ typedef struct vs_fit_row {
     char layout_note[480]; /* where the engine's KV layout differs from the model's */
     vs_fit_format formats[VS_FIT_FORMATS_MAX];
     size_t nformats;
+    /* each GPU on its own (fit_devices.c): none unless the placement splits
+     * unevenly or the offer mixes cards */
+    vs_fit_device devices[VS_FIT_DEVICES_MAX];
+    size_t ndevices;
+    int devices_uneven;     /* the shares follow split= or the cards' totals (llama.cpp) */
+    char devices_rule[320]; /* how the shares were made ("" when none) */
 } vs_fit_row;
 
 /* Reads the sheet once (engine, keys, layout, components, placement).
@@ -106,6 +123,22 @@ void vs_fit_row_free(vs_fit_row *row);
 
 /* The capacity the engine sees for an offer, and its basis (see above). */
 void vs_fit_capacity(vs_fit_row *row, const json_t *offer);
+
+/* The engine's budget on a GPU of total_bytes named gpu (a catalogue name,
+ * NULL: the offer's), the offer's other keys as given. 0, or a negative code. */
+int vs_fit_budget_at(uint64_t *budget, const vs_fit_ctx *c, const json_t *offer, const char *gpu,
+                     uint64_t total_bytes, vs_error *err);
+
+/* Each GPU of the row's offer on its own, after the row's own fit (of one GPU
+ * of an even split, the smallest card of mixed ones): under an engine that
+ * takes uneven shares of the layers (llama.cpp's -ts; without -ts it splits
+ * by each device's free memory), each GPU's share of the weights and the KV
+ * cache by split= or by the cards' totals, plus its own other components,
+ * against its own budget, the verdict naming the GPU that does not hold;
+ * under an engine that splits every layer evenly, each card's even share
+ * against its own budget (the smallest card decides). Nothing when the
+ * placement splits evenly over cards of one kind. 0, or a negative code. */
+int vs_fit_devices(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, vs_error *err);
 
 /* sheet/classify.h's classification of every offer, under the card's engine:
  * an engine other than none whose keys resolve decides capacity, length and

@@ -175,92 +175,52 @@ static int offload(vs_launch_offload *off, const vs_launch_rule *r, const vs_lau
     return 0;
 }
 
-/* a mixed card's total: the device-reported one, else the nominal */
-static uint64_t device_total(const json_t *d)
-{
-    const json_t *v = json_object_get(d, "reported_bytes");
-    if (!json_is_integer(v))
-        v = json_object_get(d, "memory_bytes");
-    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-}
-
-/* placement split=3,1, or an offer of mixed cards (devices=): each GPU holds
- * its share of the layers, so of the weights and of the KV cache (llama.cpp's
- * -ts splits whole layers; without -ts it splits by each device's free memory,
- * src/llama-model.cpp load_tensors, here each card's total), plus its own other
- * components; a share beyond that GPU's budget is refused. A mixed card's
- * budget is the fit's (sized on the smallest card) plus what it has more. */
+/* placement split=3,1, or an offer of mixed cards (devices=): each GPU's
+ * share as the fit sized it (engine/fit_devices.c: llama.cpp's -ts splits
+ * whole layers, with their KV cache; without -ts it splits by each device's
+ * free memory, here each card's total), each within its own budget. */
 static int split_devices(json_t **devices, const vs_launch_rule *r, const vs_launch_in *in,
                          vs_buf *note, vs_error *err)
 {
     const json_t *split = json_object_get(json_object_get(in->sheet, "placement"), "split");
-    const json_t *mixed = json_object_get(offer_of(in->sheet, in->row->gpu), "devices");
-    const vs_engine_env *e = &in->ctx->env;
-    uint64_t sum = 0, tp = e->tp ? e->tp : 1, total, others, on_gpu;
-    size_t i, n;
+    const vs_fit_row *row = in->row;
     int by_split = json_array_size(split) > 0;
+    size_t i;
     char b[48];
-    if (json_array_size(mixed) != tp)
-        mixed = NULL; /* the placement does not use every card */
-    if (!by_split && !mixed)
-        return 0;
-    if (!r->splits) {
-        if (!by_split) {
-            vs_buf_printf(note,
-                          "%smixed cards: %s splits each layer evenly, so the smallest card bounds "
-                          "every GPU's share",
-                          note->len ? "; " : "", r->engine);
-            return 0;
-        }
+    if (!r->splits && by_split)
         return vs_error_set(err, VS_EVALUE,
                             "%s splits each layer evenly over the GPUs: an uneven split= is "
                             "llama.cpp's -ts (engine llamacpp)",
                             r->engine);
+    if (!row->ndevices)
+        return 0;
+    if (!row->devices_uneven) {
+        vs_buf_printf(note,
+                      "%smixed cards: %s splits each layer evenly, so the smallest card bounds "
+                      "every GPU's share",
+                      note->len ? "; " : "", r->engine);
+        return 0;
     }
-    n = by_split ? json_array_size(split) : json_array_size(mixed);
-    for (i = 0; i < n; i++)
-        sum += by_split ? (uint64_t)json_integer_value(json_array_get(split, i))
-                        : device_total(json_array_get(mixed, i));
-    /* the fit's figures are per GPU of an even split: back to the whole; the
-     * weights the engine keeps in host memory are no GPU's */
-    on_gpu = e->weights_known && e->weights_bytes > in->row->host_bytes
-                 ? e->weights_bytes - in->row->host_bytes
-                 : 0;
-    total = on_gpu * tp + in->row->need_bytes * tp;
-    others = in->row->non_kv_bytes > on_gpu ? in->row->non_kv_bytes - on_gpu : 0;
     if (!(*devices = json_array()))
         return vs_error_oom(err);
     vs_buf_printf(note, "%s%s", note->len ? "; " : "",
                   by_split ? "split"
                            : "mixed cards, split by their totals as llama.cpp splits by free "
                              "memory without -ts:");
-    for (i = 0; i < n; i++) {
-        uint64_t w = by_split ? (uint64_t)json_integer_value(json_array_get(split, i))
-                              : device_total(json_array_get(mixed, i));
-        uint64_t share = (uint64_t)((unsigned __int128)total * w / (sum ? sum : 1)) + others;
-        uint64_t budget = in->row->budget_bytes;
-        const char *name = NULL;
-        json_t *d;
-        if (mixed) {
-            uint64_t t = device_total(json_array_get(mixed, i));
-            name = json_string_value(json_object_get(json_array_get(mixed, i), "name"));
-            if (t > in->row->capacity_bytes)
-                budget += t - in->row->capacity_bytes;
-        }
-        if (share > budget)
-            return vs_error_set(err, VS_EVALUE,
-                                "GPU %zu%s%s%s of the split holds %llu bytes of weights, KV cache "
-                                "and components, more than its budget (%llu bytes)",
-                                i, name ? " (" : "", name ? name : "", name ? ")" : "",
-                                (unsigned long long)share, (unsigned long long)budget);
-        d = json_pack("{s:s, s:I}", "device", "gpu", "bytes", (json_int_t)share);
-        if (d && name)
-            json_object_set_new(d, "name", json_string(name));
-        if (!d || json_array_append_new(*devices, d))
+    for (i = 0; i < row->ndevices; i++) {
+        const vs_fit_device *d = &row->devices[i];
+        json_t *j;
+        if (!d->holds) /* the fit excludes the offer then: said before this */
+            return vs_error_set(err, VS_EVALUE, "%s does not hold the card: %s", row->gpu,
+                                row->note);
+        j = json_pack("{s:s, s:I}", "device", "gpu", "bytes", (json_int_t)d->share_bytes);
+        if (j && d->name[0])
+            json_object_set_new(j, "name", json_string(d->name));
+        if (!j || json_array_append_new(*devices, j))
             return vs_error_oom(err);
-        human(b, sizeof b, share);
-        vs_buf_printf(note, "%s GPU %zu%s%s%s %s", i ? "," : "", i, name ? " (" : "",
-                      name ? name : "", name ? ")" : "", b);
+        human(b, sizeof b, d->share_bytes);
+        vs_buf_printf(note, "%s GPU %zu%s%s%s %s", i ? "," : "", i, d->name[0] ? " (" : "", d->name,
+                      d->name[0] ? ")" : "", b);
     }
     return 0;
 }

@@ -663,8 +663,16 @@ static const char fit_help[] =
     "whether each offer gets one (yes; offload: with weights in the host memory its host= "
     "declares; no), each offer's lines give the command `launch` would write, and the HTML "
     "keeps the commands folded under one line; fit records none of them (`launch` does). "
-    "Payload kind fit (kv_layout_note, host_bytes, host_rule, launch or launch_refused beside "
-    "the figures).";
+    "An uneven split (`placement tensor gpus=2 split=3,1`) or an offer of mixed cards "
+    "(`gpu NAME devices=\"RTX 5090, RTX 4090\"`) is also sized per GPU, on a `devices:` line: "
+    "under llama.cpp each GPU holds its share of the weights and the KV cache (by split=, "
+    "which is -ts, else by each card's total, as llama.cpp splits by free memory without "
+    "-ts) plus its own other components, against its own budget, and that decides the "
+    "verdict, which names the GPU that does not hold; under vLLM, SGLang and TensorRT-LLM, "
+    "which split every layer evenly, each card holds an even share and the smallest card "
+    "decides, named in the verdict. "
+    "Payload kind fit (kv_layout_note, host_bytes, host_rule, devices and devices_rule, "
+    "launch or launch_refused beside the figures).";
 
 const vs_verb vs_verbs_engine[] = {
     {"engine", verb_engine, "engine [NAME [key=value ...] [estimate=yes]]",

@@ -233,10 +233,43 @@ static int import_restates(const json_t *sheet, const json_t *newruns, const jso
     return ok;
 }
 
+/* Into an existing run (into): every imported measurement already recorded
+ * under it (but for the time) is a restatement; 1 then, rows getting them. */
+static int into_restates(const json_t *sheet, const char *into, const json_t *items, json_t *rows)
+{
+    static const char *const m_skip[] = {"time", NULL};
+    const json_t *ms = vs_sheet_array(sheet, "measurements"), *m;
+    json_t *found = json_array(), *x;
+    size_t i, k;
+    int ok = found != NULL;
+    vs_json_array_foreach(items, i, m)
+    {
+        json_t *hit = NULL;
+        if (!ok)
+            break;
+        vs_json_array_foreach(ms, k, x)
+        {
+            const char *xr = json_string_value(json_object_get(x, "run"));
+            if (xr && !strcmp(xr, into) && same_but(m, x, m_skip)) {
+                hit = x;
+                break;
+            }
+        }
+        ok = hit && json_array_append(found, hit) == 0;
+    }
+    if (ok)
+        ok = json_array_extend(rows, found) == 0;
+    json_decref(found);
+    return ok;
+}
+
 /* The imported runs and measurements into the sheet: each checked against
- * the record's layout first, then all appended, or none. */
+ * the record's layout first, then all appended, or none. With into (the id
+ * of a run of the sheet), the measurements join that run and no run is
+ * added: `measure launch` keeps NVML's samples and the engine's own lines as
+ * one run. */
 static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *rows, int *restated,
-                             vs_error *err)
+                             const char *into, vs_error *err)
 {
     json_t *newruns = json_array(), *ids = json_object(), *hr, *m;
     json_t *runs = vs_verbs_measure_ensure_array(sheet, "runs"),
@@ -256,6 +289,13 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
     {
         json_t *run;
         int log = json_is_true(json_object_get(hr, "_log"));
+        if (into) {
+            if (json_object_set_new(ids, key, json_string(into)) < 0) {
+                rc = vs_error_oom(err);
+                goto done;
+            }
+            continue;
+        }
         snprintf(run_id, sizeof run_id, "m%ld", base + serial++);
         run = json_deep_copy(hr);
         if (!run || json_object_set_new(run, "id", json_string(run_id)) < 0 ||
@@ -315,7 +355,8 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
             goto done;
         }
     }
-    if ((*restated = import_restates(sheet, newruns, im->items, rows)))
+    if ((*restated = into ? into_restates(sheet, into, im->items, rows)
+                          : import_restates(sheet, newruns, im->items, rows)))
         goto done;
     /* every entry passed: now the sheet changes */
     json_array_foreach(newruns, i, hr)
@@ -345,7 +386,19 @@ done:
     return rc;
 }
 
+static int import_verb(vs_ctx *ctx, const vs_line *line, const char *into, vs_error *err);
+
 int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
+{
+    return import_verb(ctx, line, NULL, err);
+}
+
+int vs_verb_measure_import_into(vs_ctx *ctx, const vs_line *line, const char *run_id, vs_error *err)
+{
+    return import_verb(ctx, line, run_id, err);
+}
+
+static int import_verb(vs_ctx *ctx, const vs_line *line, const char *into, vs_error *err)
 {
     json_t *sheet = vs_ctx_sheet(ctx), *rows = json_array();
     const vs_arg *fa = vs_line_pair(line, "format");
@@ -381,7 +434,7 @@ int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = vs_error_set(err, VS_EVALUE, "no measurements in the files: nothing was imported");
         goto done;
     }
-    if ((rc = import_into_sheet(ctx, sheet, &im, rows, &restated, err)) < 0)
+    if ((rc = import_into_sheet(ctx, sheet, &im, rows, &restated, into, err)) < 0)
         goto done;
     {
         json_t *prow = json_array(), *m;
@@ -411,7 +464,7 @@ int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                         "measurement", "rows", prow, "exit_status",
                                         "overflow_phase", "imported", "files",
                                         (json_int_t)(nfiles - 1), "lines", (json_int_t)nlines,
-                                        "runs", (json_int_t)json_object_size(im.runs)),
+                                        "runs", (json_int_t)(into ? 0 : json_object_size(im.runs))),
                               err);
     }
 done:

@@ -659,7 +659,8 @@ const vs_verb vs_verbs_measure[] = {
      "offer (the first one by default) runs as `measure phase=launch`, its output kept in a "
      "temporary file that the engine's importer then reads (`measure import FILE "
      "format=ENGINE`, the file removed after), so the sheet holds NVML's peaks and the "
-     "engine's start-up figures beside the estimate and `compare` lines up all three.",
+     "engine's start-up figures, one run of the sheet, beside the estimate and `compare` "
+     "lines up all three.",
      measure_keys, measure_words, 0, &importers_registry},
     {"record", vs_verb_record,
      "record phase=NAME gpu=I counter=NAME BYTES [length=N] [concurrency=N] [microbatch=N] "

@@ -109,6 +109,10 @@ void vs_mv_gauge_clear(vs_mv_gauge *gz);
 
 /* `measure import FILE... [format=...]` (verbs_import.c). */
 int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err);
+/* The same, every imported measurement joining the sheet's run run_id (no run
+ * added): `measure launch` puts the engine's lines into NVML's run. */
+int vs_verb_measure_import_into(vs_ctx *ctx, const vs_line *line, const char *run_id,
+                                vs_error *err);
 /* `measure launch [OFFER]`: the offer's launch command measured, then its
  * output read by the engine's importer (verbs_measure_launch.c). */
 int vs_verb_measure_launch(vs_ctx *ctx, const vs_line *line, vs_error *err);

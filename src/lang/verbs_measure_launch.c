@@ -5,7 +5,8 @@
  * engine's own importer (`measure import FILE format=ENGINE`), so the sheet
  * holds the estimate, the engine's start-up figures and NVML's peaks together
  * and `compare` lines them up. The two are ordinary lines of the measure verb,
- * made here: the record shows them as if typed. */
+ * made here, and one run of the sheet: the engine's lines join the run that
+ * NVML's samples made, instead of a run of their own named after the file. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +21,13 @@
 #include "sheet/classify.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 /* Runs text's lines (made here) through the measure verb, their errors placed
- * at the line that asked. */
-static int run_lines(vs_ctx *ctx, const vs_line *at, const char *text, vs_error *err)
+ * at the line that asked; with into, an import line's measurements join that
+ * run of the sheet. */
+static int run_lines(vs_ctx *ctx, const vs_line *at, const char *text, const char *into,
+                     vs_error *err)
 {
     const vs_verb *measure = vs_verb_find("measure");
     vs_cell *parsed = NULL;
@@ -36,10 +40,25 @@ static int run_lines(vs_ctx *ctx, const vs_line *at, const char *text, vs_error 
         vs_line one = parsed->lines[l];
         one.line = at->line;
         one.column = at->column;
-        rc = measure->run(ctx, &one, err);
+        rc =
+            into ? vs_verb_measure_import_into(ctx, &one, into, err) : measure->run(ctx, &one, err);
     }
     vs_cell_free(parsed);
     return rc;
+}
+
+/* 1 when the sheet has a run of that id. */
+static int has_run(const json_t *sheet, const char *id)
+{
+    const json_t *r;
+    size_t i;
+    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    {
+        const char *x = json_string_value(json_object_get(r, "id"));
+        if (x && !strcmp(x, id))
+            return 1;
+    }
+    return 0;
 }
 
 /* The command `launch` writes for offer (NULL: the first), and its rule. */
@@ -98,7 +117,7 @@ int vs_verb_measure_launch(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_launch_rule *rule = NULL;
     const vs_arg *t = vs_line_pair(line, "timeout"), *iv = vs_line_pair(line, "interval");
     vs_buf cmd = VS_BUF_INIT, cell = VS_BUF_INIT;
-    char log[512] = "", rcfile[600] = "";
+    char log[512] = "", rcfile[600] = "", run_id[32] = "";
     const char *tmp = getenv("TMPDIR");
     int fd, rc;
     if (!sheet)
@@ -132,7 +151,9 @@ int vs_verb_measure_launch(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = vs_error_oom(err);
         goto done;
     }
-    if ((rc = run_lines(ctx, line, vs_buf_str(&cell), err)) < 0)
+    /* the run measure records: the engine's lines join it below */
+    vs_verbs_measure_next_run_id(sheet, run_id, sizeof run_id);
+    if ((rc = run_lines(ctx, line, vs_buf_str(&cell), NULL, err)) < 0)
         goto done;
     if (!rule->importer) {
         vs_ctx_effect(ctx, "measure launch: %s prints no start-up lines this reads", rule->engine);
@@ -144,7 +165,8 @@ int vs_verb_measure_launch(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = vs_error_oom(err);
         goto done;
     }
-    rc = run_lines(ctx, line, vs_buf_str(&cell), err);
+    /* a run that restated an earlier one was not kept: the lines make a run of their own */
+    rc = run_lines(ctx, line, vs_buf_str(&cell), has_run(sheet, run_id) ? run_id : NULL, err);
     /* an engine that printed none of its start-up lines leaves NVML's run alone */
     if (rc == VS_EVALUE && strstr(err->message, "no measurements")) {
         vs_ctx_effect(ctx, "measure launch: the %s output held none of its start-up lines",

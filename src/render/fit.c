@@ -183,6 +183,24 @@ static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size
         vs_jw_member_str(&w, "kv_layout_note", r->layout_note[0] ? r->layout_note : NULL);
         vs_jw_member_u64(&w, "host_bytes", r->host_bytes);
         vs_jw_member_str(&w, "host_rule", r->host_rule[0] ? r->host_rule : NULL);
+        if (r->ndevices) {
+            /* each GPU on its own: an uneven split, mixed cards */
+            vs_jw_member_str(&w, "devices_rule", r->devices_rule);
+            vs_jw_key(&w, "devices");
+            vs_jw_open(&w, '[');
+            for (j = 0; j < r->ndevices; j++) {
+                const vs_fit_device *d = &r->devices[j];
+                vs_jw_open(&w, '{');
+                vs_jw_member_u64(&w, "gpu", j);
+                vs_jw_member_str(&w, "name", d->name[0] ? d->name : NULL);
+                vs_jw_member_u64(&w, "capacity_bytes", d->capacity_bytes);
+                vs_jw_member_u64(&w, "budget_bytes", d->budget_bytes);
+                vs_jw_member_u64(&w, "share_bytes", d->share_bytes);
+                vs_jw_member_bool(&w, "holds", d->holds);
+                vs_jw_close(&w, '}');
+            }
+            vs_jw_close(&w, ']');
+        }
         if (launches) {
             const json_t *l = json_array_get(launches, i);
             if (json_object_get(l, "command")) {
@@ -310,6 +328,25 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n,
             vs_buf_printf(&text, "  host: %s\n", r->host_rule);
             vs_buf_puts(&html, "<br>host: ");
             vs_buf_put_html(&html, r->host_rule);
+        }
+        if (r->ndevices) {
+            vs_buf dv = VS_BUF_INIT;
+            vs_buf_printf(&dv, "%s:", r->devices_rule);
+            for (j = 0; j < r->ndevices; j++) {
+                const vs_fit_device *d = &r->devices[j];
+                char sh[64], bu[64];
+                gib(sh, sizeof sh, (int64_t)d->share_bytes);
+                gib(bu, sizeof bu, (int64_t)d->budget_bytes);
+                vs_buf_printf(&dv, "%s GPU %zu%s%s%s %s of %s%s", j ? "," : "", j,
+                              d->name[0] ? " (" : "", d->name, d->name[0] ? ")" : "", sh, bu,
+                              d->holds ? "" : " (does not hold)");
+            }
+            vs_buf_printf(&text, "  devices: %s\n", vs_buf_str(&dv));
+            vs_buf_puts(&html, "<br>devices: ");
+            vs_buf_put_html(&html, vs_buf_str(&dv));
+            if (vs_buf_failed(&dv))
+                text.failed = 1; /* no bundle below: out of memory */
+            vs_buf_free(&dv);
         }
         if (launches) {
             const json_t *l = json_array_get(launches, i);

@@ -53,6 +53,10 @@ target_compile_definitions(test_llamacpp PRIVATE
 target_compile_definitions(test_llamacpp_oracle PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"
                            VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")
+# test_offload: a published expert-offload run against the tensor list of its model
+# (tests/data/llamacpp, the list written by tests/tools/llamacpp_oracle.py --tensors).
+target_compile_definitions(test_offload PRIVATE
+                           VS_LLAMACPP_DATA="${PROJECT_SOURCE_DIR}/tests/data/llamacpp")
 # test_kv_engine: the kv_cache component under an engine is fit's figure (the same configs).
 target_compile_definitions(test_kv_engine PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")

@@ -591,7 +591,14 @@ def main():
     ap.add_argument("--commit", help="the tree's commit line when --src is not a git checkout")
     ap.add_argument("--quantize", help="llama-quantize: also write the tensor list of "
                     "tests/data/llamacpp/deepseek-r1-distill-qwen-32b.json at Q4_K_M")
+    ap.add_argument("--tensors", nargs=3, metavar=("CONFIG", "FTYPE", "OUT"),
+                    help="with --quantize: the tensor list of one config of --configs at FTYPE "
+                    "(F16 keeps the header's types: F16 matrices, F32 norms) into OUT, and stop")
     args = ap.parse_args()
+    if args.quantize and args.tensors:
+        cfg, ftype, out = args.tensors
+        print(quantize_list(args.quantize, os.path.join(args.configs, cfg), ftype, out))
+        return
     if args.quantize:
         data = os.path.dirname(args.out)
         print(quantize_list(args.quantize, os.path.join(data, "deepseek-r1-distill-qwen-32b.json"),

@@ -332,7 +332,7 @@ START_TEST(mixed_cards)
     ck_assert_int_eq(geti((json_t *)o, "reported_bytes"), 24564LL << 20);
     ck_assert_int_eq(geti((json_t *)o, "memory_bytes"), 24000000000LL);
     ck_assert_ptr_nonnull(strstr(gets((json_t *)o, "reported_basis"), "the RTX 4090"));
-    /* a 70B model split 1,3: the 4090's three quarters of 37.7 GB pass its budget */
+    /* a 70B model split 1,3: the 4090's three quarters of 37.7 GB exceed its budget */
     run_ok("model m70b params=70B\nestimate kv layers=80 kv_heads=8 head_dim=128\n"
            "placement tensor gpus=2 split=1,3");
     ck_assert_int_eq(run("launch"), VS_EVALUE);

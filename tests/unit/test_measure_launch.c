@@ -88,6 +88,14 @@ START_TEST(runs_the_command_and_imports_its_lines)
     m = measurement(sheet, "vllm.model_weights");
     ck_assert_ptr_nonnull(m);
     ck_assert_int_eq(geti((json_t *)m, "peak_bytes"), 59195386757LL);
+    /* one run: the engine's lines joined the run NVML's samples made, none of
+     * its own named after the temporary file */
+    ck_assert_uint_eq(json_array_size(json_object_get(sheet, "runs")), 1);
+    ck_assert_str_eq(gets((json_t *)m, "run"), gets((json_t *)run, "id"));
+    ck_assert_str_eq(gets((json_t *)measurement(sheet, "vllm.kv_cache_memory"), "run"),
+                     gets((json_t *)run, "id"));
+    ck_assert_str_eq(gets((json_t *)measurement(sheet, "nvml.device_used"), "run"),
+                     gets((json_t *)run, "id"));
     /* the engine's output file, kept in TMPDIR for the import, is gone */
     {
         DIR *d = opendir(mt_dir);

@@ -1,18 +1,24 @@
 /* engine/offload and launch with host memory: the parts' bytes worked by hand on
- * small numbers; a published llama.cpp run with whole layers on the CPU as the
- * oracle (its buffer sizes, with the link); launch's -ngl / --n-cpu-moe and
+ * small numbers; published llama.cpp runs with whole layers and with routed
+ * experts on the CPU as the oracles (their buffer sizes, with the links); launch's -ngl /
+ * --n-cpu-moe and
  * --cpu-offload-gb with the bytes per device; a host smaller than the
  * offloaded part refused as exclude. */
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cell_run.h"
 #include "check_run.h"
 #include "engine/offload.h"
 #include "results.h"
+
+#ifndef VS_LLAMACPP_DATA
+#error "VS_LLAMACPP_DATA (the tests/data/llamacpp folder) must be defined"
+#endif
 
 #define MIB 1048576ull
 #define GIB 1073741824ull
@@ -113,6 +119,124 @@ START_TEST(published_ngl_run)
                   "GPU %.2f MiB against 10750.86 MiB", (double)gpu / MIB);
     ck_assert_msg(fabs((double)host - (double)log_cpu) / (double)log_cpu < 0.05,
                   "host %.2f MiB against 6940.48 MiB", (double)host / MIB);
+}
+END_TEST
+
+/* One line of the tensor list: its bytes (F16 2 B, F32 4 B a value), the layer
+ * (-1 for none) and whether it is a routed expert tensor (ffn_*_exps). */
+typedef struct {
+    uint64_t bytes;
+    int layer, expert;
+} tensor_row;
+
+static size_t read_tensors(tensor_row *t, size_t max, const char *file)
+{
+    char path[1024], line[512];
+    FILE *f;
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/%s", VS_LLAMACPP_DATA, file);
+    f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s", path);
+    while (fgets(line, sizeof line, f) && n < max) {
+        char name[256], ne[128], type[16], *p;
+        uint64_t values = 1;
+        if (line[0] == '#' || sscanf(line, "%255s %127s %15s", name, ne, type) != 3)
+            continue;
+        for (p = strtok(ne, ","); p; p = strtok(NULL, ","))
+            values *= strtoull(p, NULL, 10);
+        ck_assert_msg(!strcmp(type, "f16") || !strcmp(type, "f32"), "%s: %s", name, type);
+        t[n].bytes = values * (!strcmp(type, "f16") ? 2 : 4);
+        t[n].layer = !strncmp(name, "blk.", 4) ? atoi(name + 4) : -1;
+        t[n].expert = strstr(name, "_exps.") != NULL;
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* A published run with expert offload: llama.cpp's own tools/fit-params/README.md
+ * (https://github.com/ggml-org/llama.cpp/blob/master/tools/fit-params/README.md,
+ * build 6895, 4341dc8bc), Qwen3-30B-A3B in F16 on one RTX 4090: `-ngl 48` and the
+ * experts of layers 14 to 47 on the CPU (`-ot blk\.N\.ffn_(up|down|gate)_(ch|)exps=CPU`),
+ * whose memory breakdown printed "CUDA0 ... 17904" MiB of model and "Host ... 58259"
+ * (tests/data/llamacpp/fit-params-qwen3-30b-a3b-f16.log). The tensor list at the
+ * model's shapes (tests/data/llamacpp/qwen3-30b-a3b-f16.tensors, llama-quantize
+ * --dry-run F16 at llama.cpp 0c1e570: 58,259.80 MiB) is the file. */
+START_TEST(published_expert_run)
+{
+    static tensor_row t[600];
+    const uint64_t log_gpu = 17904 * MIB, log_host = 58259 * MIB;
+    uint64_t whole = 0, gpu = 0, host = 0, span = 0, pgpu, phost;
+    size_t n = read_tensors(t, 600, "qwen3-30b-a3b-f16.tensors"), i, first = n, last = 0;
+    vs_offload_in in;
+    vs_offload_plan p;
+    char *log;
+    FILE *f;
+    char path[1024];
+    long len;
+    /* the figures are the log's */
+    snprintf(path, sizeof path, "%s/fit-params-qwen3-30b-a3b-f16.log", VS_LLAMACPP_DATA);
+    ck_assert_ptr_nonnull(f = fopen(path, "rb"));
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    rewind(f);
+    log = calloc(1, (size_t)len + 1);
+    ck_assert_uint_eq(fread(log, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(log, "(19187 = 17904 +     384 +     898)"));
+    ck_assert_ptr_nonnull(strstr(log, "58259 = 58259 +       0 +      12"));
+    ck_assert_ptr_nonnull(strstr(log, "-c 4096 -ngl 48 -ot blk\\.(1[4-9]|[2-3][0-9]|4[0-7])"));
+    free(log);
+    /* the run's placement, tensor by tensor: -ngl 48 of 48 layers keeps the output
+     * (and the token embedding) on the CPU; layers 14..47 keep their experts there */
+    ck_assert_uint_eq(n, 579);
+    for (i = 0; i < n; i++) {
+        int on_cpu = t[i].layer < 0 || (t[i].expert && t[i].layer >= 14);
+        whole += t[i].bytes;
+        if (on_cpu) {
+            host += t[i].bytes;
+            first = i < first ? i : first;
+            last = i;
+        } else {
+            gpu += t[i].bytes;
+        }
+    }
+    ck_assert_msg(fabs((double)gpu - (double)log_gpu) / (double)log_gpu < 0.05,
+                  "tensor list: GPU %.2f MiB against 17904 MiB", (double)gpu / MIB);
+    /* the planner's parts, the quantised file's types spread evenly: the weights
+     * (the tensor list's), 30,532,122,624 parameters of which the routed experts
+     * are 48 x 128 x 3 x 2,048 x 768 and 8 of 128 are active, 48 layers, vocabulary
+     * 151,936 x hidden 2,048, untied (its config.json); 48 layers on the GPU, the
+     * experts of 34 of them off */
+    memset(&in, 0, sizeof in);
+    in.weights_bytes = whole;
+    in.params_total = 30532122624ull;
+    in.params_active = in.params_total - 48ull * 128 * 3 * 2048 * 768 + 48ull * 8 * 3 * 2048 * 768;
+    in.layers = 48;
+    in.vocab = 151936;
+    in.hidden = 2048;
+    in.experts = 128;
+    in.experts_used = 8;
+    memset(&p, 0, sizeof p);
+    vs_offload_parts(&p, &in);
+    vs_offload_layers(&pgpu, &phost, &in, 48);
+    pgpu -= 34 * p.expert_layer_bytes;
+    phost += 34 * p.expert_layer_bytes;
+    ck_assert_msg(fabs((double)pgpu - (double)log_gpu) / (double)log_gpu < 0.05,
+                  "planner: GPU %.2f MiB against 17904 MiB", (double)pgpu / MIB);
+    /* the host: llama.cpp maps the file and prints the span from the first to the
+     * last tensor it keeps on the CPU (src/llama-model-loader.cpp get_mapping_range,
+     * used by src/llama-model.cpp load_tensors for an mmap'd buffer, at 0c1e570),
+     * here from the output (the list's first tensor) to layer 47's experts (its
+     * last): the whole file, where the host tensors alone are 40,355 MiB */
+    for (i = first; i <= last; i++)
+        span += t[i].bytes;
+    ck_assert_msg(fabs((double)span - (double)log_host) / (double)log_host < 0.05,
+                  "span %.2f MiB against 58259 MiB", (double)span / MIB);
+    ck_assert_uint_eq(host + gpu, whole);
+    ck_assert_msg(fabs((double)phost - (double)host) / (double)host < 0.05,
+                  "planner host %.2f MiB against the host tensors' %.2f MiB", (double)phost / MIB,
+                  (double)host / MIB);
 }
 END_TEST
 
@@ -226,6 +350,7 @@ static Suite *suite(void)
     tcase_add_test(t, parts_by_hand);
     tcase_add_test(t, smallest_offload);
     tcase_add_test(t, published_ngl_run);
+    tcase_add_test(t, published_expert_run);
     tcase_add_test(t, llamacpp_experts_to_host);
     tcase_add_test(t, vllm_cpu_offload);
     suite_add_tcase(s, t);
