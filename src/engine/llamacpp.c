@@ -13,6 +13,33 @@ static const char *const cache_words[] = {"f16",  "bf16", "f32",  "q8_0",   "q4_
                                           "q4_1", "q5_0", "q5_1", "iq4_nl", NULL};
 static const char *const fa_words[] = {"auto", "on", "off", NULL};
 
+/* llama.cpp's defaults, build by build: each row what changed at that build.
+ *   b6324: before ggml-org/llama.cpp#15434: flash attention off unless -fa is given, no
+ *     layers on the GPU unless -ngl is given (llama_model_default_params n_gpu_layers 0),
+ *     no --fit (the context is allocated as asked: no margin kept);
+ *   b6325: #15434 "use FA + max. GPU layers by default" (release b6325): -fa auto, -ngl
+ *     all layers; still no --fit;
+ *   0c1e570 (the tree llama-cpp-python 0.3.36 vendors, read for every rule here; the
+ *     tree names no build number): --fit on by default with --fit-target 1024 MiB per
+ *     device (common/arg.cpp, common/fit.cpp; #16653).
+ * Not a row: from b7079 llama-server with -np omitted takes 4 slots and a unified cache
+ * (#16736, clarified by #17997); `launch` always writes -np, so that rule never applies
+ * to a command this sheet writes, and kv_unified stays no unless given. */
+typedef struct lrelease {
+    const char *build;
+    const char *flash_attn;
+    int all_layers;      /* -ngl: all layers (else 0) */
+    uint64_t fit_target; /* --fit's margin; 0: no --fit */
+} lrelease;
+
+static const lrelease releases[] = {
+    {"b6324", "off", 0, 0},
+    {"b6325", "auto", 1, 0},
+    {"0c1e570", "auto", 1, (uint64_t)1024 << 20},
+};
+
+static const char *const build_words[] = {"b6324", "b6325", "0c1e570", NULL};
+
 static const vs_engine_key keys[] = {
     {"ctx", VS_EKEY_COUNT, NULL, "the card's length", NULL,
      "context per sequence (llama-server's n_ctx_slot); llama.cpp's -c is ctx x parallel"},
@@ -24,8 +51,10 @@ static const vs_engine_key keys[] = {
      "physical batch (-ub): sliding-window layers keep window + ubatch cells"},
     {"batch", VS_EKEY_COUNT, "2048", "common/common.h (n_batch = 2048) at 0c1e570", NULL,
      "logical batch (-b): the ubatch is at most min(batch, -c)"},
-    {"flash_attn", VS_EKEY_WORD, "auto", "common/arg.cpp (-fa auto) at 0c1e570", fa_words,
-     "a quantised V cache needs flash attention (src/llama-context.cpp)"},
+    {"flash_attn", VS_EKEY_WORD, "auto",
+     "the build's (build=): common/arg.cpp (-fa auto) at 0c1e570 and from b6325 "
+     "(ggml-org/llama.cpp#15434); off in b6324",
+     fa_words, "a quantised V cache needs flash attention (src/llama-context.cpp)"},
     {"cache_type_k", VS_EKEY_WORD, "f16", "common/common.h (cache_type_k = GGML_TYPE_F16)",
      cache_words, "K cache type (-ctk), on the full and the sliding-window cache alike"},
     {"cache_type_v", VS_EKEY_WORD, "f16", "common/common.h (cache_type_v = GGML_TYPE_F16)",
@@ -34,21 +63,32 @@ static const vs_engine_key keys[] = {
      "full-size cache for sliding-window layers too"},
     {"kv_unified", VS_EKEY_BOOL, "no", "common/common.h (kv_unified = false)", NULL,
      "one stream of cells shared by every sequence (llama-server sets it with -np auto)"},
-    {"n_gpu_layers", VS_EKEY_COUNT, NULL, "all layers (-ngl -1, src/llama-model.cpp)", NULL,
-     "-ngl: the last n_gpu_layers - 1 repeating layers and the output layer on the GPU"},
+    {"n_gpu_layers", VS_EKEY_COUNT, NULL,
+     "the build's (build=): all layers from b6325 (-ngl -1, src/llama-model.cpp; #15434); 0 in "
+     "b6324",
+     NULL, "-ngl: the last n_gpu_layers - 1 repeating layers and the output layer on the GPU"},
     {"no_kv_offload", VS_EKEY_BOOL, "no", "common/common.h (no_kv_offload = false)", NULL,
      "--no-kv-offload: the KV cache in host memory"},
-    {"fit_target", VS_EKEY_BYTES, "1024MiB", "common/arg.cpp (--fit-target 1024 MiB per device)",
+    {"fit_target", VS_EKEY_BYTES, "1024MiB",
+     "the build's (build=): common/arg.cpp (--fit-target 1024 MiB per device) at 0c1e570; 0 "
+     "before --fit (b6324, b6325)",
      NULL, "the margin --fit keeps free on each device"},
     {"cuda_context", VS_EKEY_BYTES, "264MiB",
      "ollama/ollama#17482: an idle RTX 3090, CUDA's total 24124 MiB, 23860 MiB free to "
      "llama-server",
      NULL, "what a CUDA context takes before llama.cpp reads the free memory (no free= given)"},
+    {"build", VS_EKEY_WORD, "0c1e570", "the newest build modelled here", build_words,
+     "the llama.cpp build whose defaults apply: flash_attn, n_gpu_layers and fit_target when "
+     "not written (b6324, b6325, 0c1e570)"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
     "llama.cpp's allocation, read at commit 0c1e570 (the tree llama-cpp-python 0.3.36 "
     "vendors):\n"
+    "  build= names the build whose defaults apply (without it the newest modelled, 0c1e570): "
+    "b6324 flash_attn off, no layers on the GPU (-ngl 0), no --fit (fit_target 0); b6325 "
+    "(ggml-org/llama.cpp#15434) -fa auto and all layers, still no --fit; 0c1e570 --fit with "
+    "--fit-target 1024 MiB (#16653)\n"
     "  budget = free - fit_target (common/fit.cpp: projected free = the device's free memory "
     "less model + context + compute buffers, against --fit-target 1024 MiB): free from the "
     "offer's free=, else its total less cuda_context (264 MiB, an idle RTX 3090 in "
@@ -466,6 +506,32 @@ void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t
 /* the project's own name for itself, and its repository's */
 static const char *const aliases[] = {"llama.cpp", "llama-cpp", NULL};
 
+/* The build's defaults, in the keys not written on the line. */
+static void defaults(vs_engine_env *e)
+{
+    const vs_engine_val *b = vs_engine_get(e, "build");
+    const lrelease *r = &releases[sizeof releases / sizeof releases[0] - 1];
+    size_t i, k;
+    for (i = 0; b && b->word && i < sizeof releases / sizeof releases[0]; i++)
+        if (!strcmp(releases[i].build, b->word))
+            r = &releases[i];
+    if (vs_engine_key_index(e->engine, "flash_attn", &k) && !e->val[k].given)
+        for (i = 0; fa_words[i]; i++)
+            if (!strcmp(fa_words[i], r->flash_attn)) {
+                e->val[k].set = 1;
+                e->val[k].word = fa_words[i];
+            }
+    if (vs_engine_key_index(e->engine, "fit_target", &k) && !e->val[k].given) {
+        e->val[k].set = 1;
+        e->val[k].u = r->fit_target;
+    }
+    if (vs_engine_key_index(e->engine, "n_gpu_layers", &k) && !e->val[k].given) {
+        /* unset: all layers; b6324's default keeps none on the GPU */
+        e->val[k].set = !r->all_layers;
+        e->val[k].u = 0;
+    }
+}
+
 const vs_engine vs_engine_llamacpp = {
     .name = "llamacpp",
     .summary = "llama.cpp: the cells of ctx x parallel on its own per-architecture layout, "
@@ -476,6 +542,7 @@ const vs_engine vs_engine_llamacpp = {
     .budget = budget,
     .kv = kv,
     .aliases = aliases,
+    .defaults = defaults,
     /* its compute buffer (engine/llamacpp_compute.h) */
     .estimates = VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
     .runtime_estimate = vs_llamacpp_compute_runtime,

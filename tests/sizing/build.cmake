@@ -76,3 +76,6 @@ if(TARGET bench_graphs)
   add_test(NAME bench.graphs COMMAND bench_graphs)
   set_tests_properties(bench.graphs PROPERTIES LABELS bench TIMEOUT 30)
 endif()
+# test_engine_releases: the engines' release tables on a public config.json.
+target_compile_definitions(test_engine_releases PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
