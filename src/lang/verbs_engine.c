@@ -648,7 +648,10 @@ static const char engine_help[] =
     "published figures `engine vllm` lists), vLLM's CUDA graphs from the release's capture "
     "sizes (graphs x 9 MiB, within a factor of 2.4 of four published logs), and llama.cpp's "
     "compute buffer (by architecture "
-    "and ubatch), each with its stated error. `engine NAME` shows "
+    "and ubatch), each with its stated error. version= (vllm, sglang, tensorrt_llm) or build= "
+    "(llamacpp) names the release whose defaults apply to the keys not written: without it "
+    "the newest modelled, as the card's version row says; another is refused with the list "
+    "of the modelled ones. `engine NAME` shows "
     "that engine's rules with the engine files they come from.";
 
 /* `engine`'s words, each engine's keys and the list of engines in its help
