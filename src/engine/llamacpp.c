@@ -88,7 +88,8 @@ static const char help[] =
     "  build= names the build whose defaults apply (without it the newest modelled, 0c1e570): "
     "b6324 flash_attn off, no layers on the GPU (-ngl 0), no --fit (fit_target 0); b6325 "
     "(ggml-org/llama.cpp#15434) -fa auto and all layers, still no --fit; 0c1e570 --fit with "
-    "--fit-target 1024 MiB (#16653)\n"
+    "--fit-target 1024 MiB (#16653); before 0c1e570 the cells below are padded to 32, not 256, "
+    "with flash attention off (llama_kv_cache_unified::get_padding)\n"
     "  budget = free - fit_target (common/fit.cpp: projected free = the device's free memory "
     "less model + context + compute buffers, against --fit-target 1024 MiB): free from the "
     "offer's free=, else its total less cuda_context (264 MiB, an idle RTX 3090 in "
@@ -159,6 +160,7 @@ typedef struct lc {
     unsigned kbs, kts, vbs, vts;
     uint64_t ubatch, batch, host_layers, n_layer;
     int swa_full, unified, fa_off, no_offload;
+    uint64_t npad; /* the cells' padding: 256, or 32 without flash attention before 0c1e570 */
 } lc;
 
 static uint64_t row(uint64_t n, unsigned bs, unsigned ts)
@@ -179,6 +181,14 @@ static void lc_init(lc *c, const vs_engine_env *e, const vs_kv_layout *layout)
     c->unified = (int)vs_engine_get(e, "kv_unified")->u;
     c->no_offload = (int)vs_engine_get(e, "no_kv_offload")->u;
     c->fa_off = fa->word && !strcmp(fa->word, "off");
+    /* llama_kv_cache_unified::get_padding (src/llama-kv-cache-unified.cpp, b6324 and
+     * b6325): "the FA kernels require padding", flash_attn ? 256 : 32; 0c1e570 pads
+     * to 256 always (src/llama-context.cpp) */
+    {
+        const vs_engine_val *b = vs_engine_get(e, "build");
+        int older = b && b->word && strcmp(b->word, "0c1e570");
+        c->npad = older && c->fa_off ? 32 : 256;
+    }
     c->n_layer = e->n_layer ? e->n_layer : vs_kv_layout_layers(layout);
     /* i_gpu_start = n_layer + 1 - n_gpu_layers (src/llama-model.cpp): the layers below
      * it stay on the CPU, the output layer counting as layer n_layer */
@@ -209,9 +219,9 @@ static uint64_t lc_bytes(const lc *c, uint64_t total_ctx, uint64_t par, uint64_t
     size_t i;
     if (par == 0)
         par = 1;
-    n_ctx = pad(total_ctx, 256);
+    n_ctx = pad(total_ctx, c->npad);
     streams = c->unified ? 1 : par;
-    seq = c->unified ? n_ctx : pad(n_ctx / par, 256);
+    seq = c->unified ? n_ctx : pad(n_ctx / par, c->npad);
     /* n_batch = min(n_ctx, -b) for causal attention; n_ubatch = min(n_batch, -ub) */
     ub = c->ubatch < c->batch ? c->ubatch : c->batch;
     if (ub > n_ctx)
@@ -242,7 +252,7 @@ static uint64_t lc_bytes(const lc *c, uint64_t total_ctx, uint64_t par, uint64_t
         case VS_KV_CHUNKED:
             if (!c->swa_full) {
                 uint64_t w = g->window * (c->unified ? par : 1) + ub;
-                cells = pad(seq < w ? seq : w, 256);
+                cells = pad(seq < w ? seq : w, c->npad);
             }
             if (swa_cells_out)
                 *swa_cells_out = cells * streams;
@@ -448,10 +458,10 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
         snprintf(hs, sizeof hs, "; %s MiB more in host memory", h);
     }
     snprintf(out->rule, sizeof out->rule,
-             "%llu cells (-c %llu over parallel %llu padded to 256%s)%s, K %s V %s: %s MiB on "
+             "%llu cells (-c %llu over parallel %llu padded to %llu%s)%s, K %s V %s: %s MiB on "
              "the GPU%s (llama.cpp at " VS_LLAMACPP_COMMIT ")",
              (unsigned long long)cells, (unsigned long long)total, (unsigned long long)par,
-             c.unified ? ", one unified stream" : " per stream", sw,
+             (unsigned long long)c.npad, c.unified ? ", one unified stream" : " per stream", sw,
              vs_engine_get(e, "cache_type_k")->word, vs_engine_get(e, "cache_type_v")->word, need,
              hs);
     out->layout_note[0] = '\0';
@@ -484,8 +494,8 @@ void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t
     if (!par || (!parv->set && !e->concurrency_known))
         par = 1;
     total = nctx->set ? nctx->u : ctx * par;
-    n_ctx = pad(total ? total : 1, 256);
-    seq = c.unified ? n_ctx : pad(n_ctx / par, 256);
+    n_ctx = pad(total ? total : 1, c.npad);
+    seq = c.unified ? n_ctx : pad(n_ctx / par, c.npad);
     ub = c.ubatch < c.batch ? c.ubatch : c.batch;
     if (ub > n_ctx)
         ub = n_ctx;
@@ -494,7 +504,7 @@ void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t
         uint64_t cl = seq;
         if ((g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED) && !c.swa_full) {
             uint64_t w = g->window * (c.unified ? par : 1) + ub;
-            cl = pad(seq < w ? seq : w, 256);
+            cl = pad(seq < w ? seq : w, c.npad);
         }
         if (g->kind != VS_KV_STATE && g->kind != VS_KV_NONE && cl > big)
             big = cl;

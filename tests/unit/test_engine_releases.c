@@ -105,6 +105,26 @@ START_TEST(llamacpp_old_build_needs_fa)
 }
 END_TEST
 
+/* The cells' padding: before 0c1e570 llama_kv_cache_unified::get_padding pads to 32
+ * without flash attention, 256 with it. Llama-3.1-8B (131,072 B a cell over its 32
+ * layers) at 8200 tokens, all 33 layers on the GPU:
+ *   b6324 (flash attention off): pad(8200, 32) = 8224 cells = 1,077,936,128 B;
+ *   b6325 (-fa auto) and 0c1e570: pad(8200, 256) = 8448 cells = 1,107,296,256 B;
+ *   b6325 with flash_attn=off: 8224 cells again; 0c1e570 with it off: 8448. */
+START_TEST(llamacpp_padding_by_build)
+{
+    run_model("gpu \"RTX 3090\" free=23860MiB\nlength 8200\n"
+              "engine llamacpp build=b6324 n_gpu_layers=33\nfit \"RTX 3090\"");
+    ck_assert_int_eq(ival(fit_row(), "kv_need_bytes"), 1077936128LL);
+    run_ok("engine llamacpp build=b6325\nfit \"RTX 3090\"");
+    ck_assert_int_eq(ival(fit_row(), "kv_need_bytes"), 1107296256LL);
+    run_ok("engine llamacpp build=b6325 flash_attn=off\nfit \"RTX 3090\"");
+    ck_assert_int_eq(ival(fit_row(), "kv_need_bytes"), 1077936128LL);
+    run_ok("engine llamacpp flash_attn=off\nfit \"RTX 3090\"");
+    ck_assert_int_eq(ival(fit_row(), "kv_need_bytes"), 1107296256LL);
+}
+END_TEST
+
 /* A build outside the table is refused at its value, naming the modelled ones; the sheet
  * keeps its engine. */
 START_TEST(llamacpp_bad_build_refused)
@@ -146,6 +166,7 @@ int main(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, llamacpp_by_build);
     tcase_add_test(t, llamacpp_old_build_needs_fa);
+    tcase_add_test(t, llamacpp_padding_by_build);
     tcase_add_test(t, llamacpp_bad_build_refused);
     tcase_add_test(t, tensorrt_llm_by_version);
     suite_add_tcase(s, t);
