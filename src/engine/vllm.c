@@ -85,7 +85,8 @@ static const vs_engine_key keys[] = {
      "the rank each adapter slot is allocated at"},
     {"version", VS_EKEY_WORD, "0.11.0", "the newest release modelled here", version_words,
      "the vLLM release whose defaults apply: gpu_memory_utilization, max_num_seqs, "
-     "max_num_batched_tokens and graphs_in_budget when not written"},
+     "max_num_batched_tokens and graphs_in_budget when not written, and the CUDA graphs it "
+     "captures (PIECEWISE in 0.10.2, FULL_AND_PIECEWISE in 0.11.0)"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
