@@ -644,7 +644,7 @@ static const char engine_help[] =
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
     "profiling peak (the larger of the forward pass over max_num_batched_tokens, MoE width "
     "times experts per token, divided by tp, and the sampler's run over max_num_seqs x vocab) "
-    "and the non-torch memory of the offers' GPU generation and tp (within 16% and 3% of the "
+    "and the non-torch memory of the offers' GPU generation and tp (within 17.2% and 17.0% of the "
     "published figures `engine vllm` lists), vLLM's CUDA graphs from the release's capture "
     "sizes (graphs x 9 MiB, within a factor of 2.4 of four published logs), and llama.cpp's "
     "compute buffer (by architecture "
