@@ -85,7 +85,11 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
                         *swa = vs_engine_get(e, "swa_full"), *uni = vs_engine_get(e, "kv_unified"),
                         *fit = vs_engine_get(e, "fit_target"),
                         *ngl = vs_engine_get(e, "n_gpu_layers"),
-                        *nkvo = vs_engine_get(e, "no_kv_offload");
+                        *nkvo = vs_engine_get(e, "no_kv_offload"), *bld = vs_engine_get(e, "build");
+    /* b6324 and b6325 have no --fit; b6324's -fa is a flag, on when present
+     * (ggml-org/llama.cpp#15434 gave it a value at b6325) */
+    int old_fa = bld && bld->word && !strcmp(bld->word, "b6324"),
+        no_fit = old_fa || (bld && bld->word && !strcmp(bld->word, "b6325"));
     const char *file = NULL, *model = vs_launch_card_str(in->sheet, "model");
     uint64_t layers = vs_launch_arch_count(in->sheet, "layers"), np = 1;
     size_t g;
@@ -112,7 +116,11 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         return rc;
     if ((rc = vs_launch_flag(argv, "-np", err, "%llu", (unsigned long long)np)) < 0)
         return rc;
-    if (fa && fa->word && (rc = vs_launch_flag(argv, "-fa", err, "%s", fa->word)) < 0)
+    if (old_fa) {
+        if (fa && fa->word && !strcmp(fa->word, "on") &&
+            (rc = vs_launch_flag(argv, "-fa", err, NULL)) < 0)
+            return rc;
+    } else if (fa && fa->word && (rc = vs_launch_flag(argv, "-fa", err, "%s", fa->word)) < 0)
         return rc;
     if (ctk && ctk->word && (rc = vs_launch_flag(argv, "-ctk", err, "%s", ctk->word)) < 0)
         return rc;
@@ -126,7 +134,7 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         if (rc == 0 && in->off->cpu_moe)
             rc = vs_launch_flag(argv, "--n-cpu-moe", err, "%llu",
                                 (unsigned long long)in->off->cpu_moe);
-    } else if (ngl && ngl->given) {
+    } else if (ngl && ngl->set) { /* given, or the build's default (b6324: 0) */
         rc = vs_launch_flag(argv, "-ngl", err, "%llu", (unsigned long long)ngl->u);
     } else if (layers) {
         rc = vs_launch_flag(argv, "-ngl", err, "%llu", (unsigned long long)(layers + 1));
@@ -156,7 +164,7 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         return rc;
     if (uni && uni->set && uni->u && (rc = vs_launch_flag(argv, "-kvu", err, NULL)) < 0)
         return rc;
-    if (fit && fit->given &&
+    if (fit && fit->given && !no_fit &&
         (rc = vs_launch_flag(argv, "--fit-target", err, "%llu",
                              (unsigned long long)(fit->u / (1024u * 1024u)))) < 0)
         return rc;

@@ -13,6 +13,33 @@ static const char *const cache_words[] = {"f16",  "bf16", "f32",  "q8_0",   "q4_
                                           "q4_1", "q5_0", "q5_1", "iq4_nl", NULL};
 static const char *const fa_words[] = {"auto", "on", "off", NULL};
 
+/* llama.cpp's defaults, build by build: each row what changed at that build.
+ *   b6324: before ggml-org/llama.cpp#15434: flash attention off unless -fa is given, no
+ *     layers on the GPU unless -ngl is given (llama_model_default_params n_gpu_layers 0),
+ *     no --fit (the context is allocated as asked: no margin kept);
+ *   b6325: #15434 "use FA + max. GPU layers by default" (release b6325): -fa auto, -ngl
+ *     all layers; still no --fit;
+ *   0c1e570 (the tree llama-cpp-python 0.3.36 vendors, read for every rule here; the
+ *     tree names no build number): --fit on by default with --fit-target 1024 MiB per
+ *     device (common/arg.cpp, common/fit.cpp; #16653).
+ * Not a row: from b7079 llama-server with -np omitted takes 4 slots and a unified cache
+ * (#16736, clarified by #17997); `launch` always writes -np, so that rule never applies
+ * to a command this sheet writes, and kv_unified stays no unless given. */
+typedef struct lrelease {
+    const char *build;
+    const char *flash_attn;
+    int all_layers;      /* -ngl: all layers (else 0) */
+    uint64_t fit_target; /* --fit's margin; 0: no --fit */
+} lrelease;
+
+static const lrelease releases[] = {
+    {"b6324", "off", 0, 0},
+    {"b6325", "auto", 1, 0},
+    {"0c1e570", "auto", 1, (uint64_t)1024 << 20},
+};
+
+static const char *const build_words[] = {"b6324", "b6325", "0c1e570", NULL};
+
 static const vs_engine_key keys[] = {
     {"ctx", VS_EKEY_COUNT, NULL, "the card's length", NULL,
      "context per sequence (llama-server's n_ctx_slot); llama.cpp's -c is ctx x parallel"},
@@ -24,8 +51,10 @@ static const vs_engine_key keys[] = {
      "physical batch (-ub): sliding-window layers keep window + ubatch cells"},
     {"batch", VS_EKEY_COUNT, "2048", "common/common.h (n_batch = 2048) at 0c1e570", NULL,
      "logical batch (-b): the ubatch is at most min(batch, -c)"},
-    {"flash_attn", VS_EKEY_WORD, "auto", "common/arg.cpp (-fa auto) at 0c1e570", fa_words,
-     "a quantised V cache needs flash attention (src/llama-context.cpp)"},
+    {"flash_attn", VS_EKEY_WORD, "auto",
+     "the build's (build=): common/arg.cpp (-fa auto) at 0c1e570 and from b6325 "
+     "(ggml-org/llama.cpp#15434); off in b6324",
+     fa_words, "a quantised V cache needs flash attention (src/llama-context.cpp)"},
     {"cache_type_k", VS_EKEY_WORD, "f16", "common/common.h (cache_type_k = GGML_TYPE_F16)",
      cache_words, "K cache type (-ctk), on the full and the sliding-window cache alike"},
     {"cache_type_v", VS_EKEY_WORD, "f16", "common/common.h (cache_type_v = GGML_TYPE_F16)",
@@ -34,21 +63,33 @@ static const vs_engine_key keys[] = {
      "full-size cache for sliding-window layers too"},
     {"kv_unified", VS_EKEY_BOOL, "no", "common/common.h (kv_unified = false)", NULL,
      "one stream of cells shared by every sequence (llama-server sets it with -np auto)"},
-    {"n_gpu_layers", VS_EKEY_COUNT, NULL, "all layers (-ngl -1, src/llama-model.cpp)", NULL,
-     "-ngl: the last n_gpu_layers - 1 repeating layers and the output layer on the GPU"},
+    {"n_gpu_layers", VS_EKEY_COUNT, NULL,
+     "the build's (build=): all layers from b6325 (-ngl -1, src/llama-model.cpp; #15434); 0 in "
+     "b6324",
+     NULL, "-ngl: the last n_gpu_layers - 1 repeating layers and the output layer on the GPU"},
     {"no_kv_offload", VS_EKEY_BOOL, "no", "common/common.h (no_kv_offload = false)", NULL,
      "--no-kv-offload: the KV cache in host memory"},
-    {"fit_target", VS_EKEY_BYTES, "1024MiB", "common/arg.cpp (--fit-target 1024 MiB per device)",
+    {"fit_target", VS_EKEY_BYTES, "1024MiB",
+     "the build's (build=): common/arg.cpp (--fit-target 1024 MiB per device) at 0c1e570; 0 "
+     "before --fit (b6324, b6325)",
      NULL, "the margin --fit keeps free on each device"},
     {"cuda_context", VS_EKEY_BYTES, "264MiB",
      "ollama/ollama#17482: an idle RTX 3090, CUDA's total 24124 MiB, 23860 MiB free to "
      "llama-server",
      NULL, "what a CUDA context takes before llama.cpp reads the free memory (no free= given)"},
+    {"build", VS_EKEY_WORD, "0c1e570", "the newest build modelled here", build_words,
+     "the llama.cpp build whose defaults apply: flash_attn, n_gpu_layers and fit_target when "
+     "not written (b6324, b6325, 0c1e570)"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
     "llama.cpp's allocation, read at commit 0c1e570 (the tree llama-cpp-python 0.3.36 "
     "vendors):\n"
+    "  build= names the build whose defaults apply (without it the newest modelled, 0c1e570): "
+    "b6324 flash_attn off, no layers on the GPU (-ngl 0), no --fit (fit_target 0); b6325 "
+    "(ggml-org/llama.cpp#15434) -fa auto and all layers, still no --fit; 0c1e570 --fit with "
+    "--fit-target 1024 MiB (#16653); before 0c1e570 the cells below are padded to 32, not 256, "
+    "with flash attention off (llama_kv_cache_unified::get_padding)\n"
     "  budget = free - fit_target (common/fit.cpp: projected free = the device's free memory "
     "less model + context + compute buffers, against --fit-target 1024 MiB): free from the "
     "offer's free=, else its total less cuda_context (264 MiB, an idle RTX 3090 in "
@@ -119,6 +160,7 @@ typedef struct lc {
     unsigned kbs, kts, vbs, vts;
     uint64_t ubatch, batch, host_layers, n_layer;
     int swa_full, unified, fa_off, no_offload;
+    uint64_t npad; /* the cells' padding: 256, or 32 without flash attention before 0c1e570 */
 } lc;
 
 static uint64_t row(uint64_t n, unsigned bs, unsigned ts)
@@ -139,6 +181,14 @@ static void lc_init(lc *c, const vs_engine_env *e, const vs_kv_layout *layout)
     c->unified = (int)vs_engine_get(e, "kv_unified")->u;
     c->no_offload = (int)vs_engine_get(e, "no_kv_offload")->u;
     c->fa_off = fa->word && !strcmp(fa->word, "off");
+    /* llama_kv_cache_unified::get_padding (src/llama-kv-cache-unified.cpp, b6324 and
+     * b6325): "the FA kernels require padding", flash_attn ? 256 : 32; 0c1e570 pads
+     * to 256 always (src/llama-context.cpp) */
+    {
+        const vs_engine_val *b = vs_engine_get(e, "build");
+        int older = b && b->word && strcmp(b->word, "0c1e570");
+        c->npad = older && c->fa_off ? 32 : 256;
+    }
     c->n_layer = e->n_layer ? e->n_layer : vs_kv_layout_layers(layout);
     /* i_gpu_start = n_layer + 1 - n_gpu_layers (src/llama-model.cpp): the layers below
      * it stay on the CPU, the output layer counting as layer n_layer */
@@ -169,9 +219,9 @@ static uint64_t lc_bytes(const lc *c, uint64_t total_ctx, uint64_t par, uint64_t
     size_t i;
     if (par == 0)
         par = 1;
-    n_ctx = pad(total_ctx, 256);
+    n_ctx = pad(total_ctx, c->npad);
     streams = c->unified ? 1 : par;
-    seq = c->unified ? n_ctx : pad(n_ctx / par, 256);
+    seq = c->unified ? n_ctx : pad(n_ctx / par, c->npad);
     /* n_batch = min(n_ctx, -b) for causal attention; n_ubatch = min(n_batch, -ub) */
     ub = c->ubatch < c->batch ? c->ubatch : c->batch;
     if (ub > n_ctx)
@@ -202,7 +252,7 @@ static uint64_t lc_bytes(const lc *c, uint64_t total_ctx, uint64_t par, uint64_t
         case VS_KV_CHUNKED:
             if (!c->swa_full) {
                 uint64_t w = g->window * (c->unified ? par : 1) + ub;
-                cells = pad(seq < w ? seq : w, 256);
+                cells = pad(seq < w ? seq : w, c->npad);
             }
             if (swa_cells_out)
                 *swa_cells_out = cells * streams;
@@ -408,10 +458,10 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
         snprintf(hs, sizeof hs, "; %s MiB more in host memory", h);
     }
     snprintf(out->rule, sizeof out->rule,
-             "%llu cells (-c %llu over parallel %llu padded to 256%s)%s, K %s V %s: %s MiB on "
+             "%llu cells (-c %llu over parallel %llu padded to %llu%s)%s, K %s V %s: %s MiB on "
              "the GPU%s (llama.cpp at " VS_LLAMACPP_COMMIT ")",
              (unsigned long long)cells, (unsigned long long)total, (unsigned long long)par,
-             c.unified ? ", one unified stream" : " per stream", sw,
+             (unsigned long long)c.npad, c.unified ? ", one unified stream" : " per stream", sw,
              vs_engine_get(e, "cache_type_k")->word, vs_engine_get(e, "cache_type_v")->word, need,
              hs);
     out->layout_note[0] = '\0';
@@ -444,8 +494,8 @@ void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t
     if (!par || (!parv->set && !e->concurrency_known))
         par = 1;
     total = nctx->set ? nctx->u : ctx * par;
-    n_ctx = pad(total ? total : 1, 256);
-    seq = c.unified ? n_ctx : pad(n_ctx / par, 256);
+    n_ctx = pad(total ? total : 1, c.npad);
+    seq = c.unified ? n_ctx : pad(n_ctx / par, c.npad);
     ub = c.ubatch < c.batch ? c.ubatch : c.batch;
     if (ub > n_ctx)
         ub = n_ctx;
@@ -454,7 +504,7 @@ void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t
         uint64_t cl = seq;
         if ((g->kind == VS_KV_SLIDING || g->kind == VS_KV_CHUNKED) && !c.swa_full) {
             uint64_t w = g->window * (c.unified ? par : 1) + ub;
-            cl = pad(seq < w ? seq : w, 256);
+            cl = pad(seq < w ? seq : w, c.npad);
         }
         if (g->kind != VS_KV_STATE && g->kind != VS_KV_NONE && cl > big)
             big = cl;
@@ -466,6 +516,32 @@ void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t
 /* the project's own name for itself, and its repository's */
 static const char *const aliases[] = {"llama.cpp", "llama-cpp", NULL};
 
+/* The build's defaults, in the keys not written on the line. */
+static void defaults(vs_engine_env *e)
+{
+    const vs_engine_val *b = vs_engine_get(e, "build");
+    const lrelease *r = &releases[sizeof releases / sizeof releases[0] - 1];
+    size_t i, k;
+    for (i = 0; b && b->word && i < sizeof releases / sizeof releases[0]; i++)
+        if (!strcmp(releases[i].build, b->word))
+            r = &releases[i];
+    if (vs_engine_key_index(e->engine, "flash_attn", &k) && !e->val[k].given)
+        for (i = 0; fa_words[i]; i++)
+            if (!strcmp(fa_words[i], r->flash_attn)) {
+                e->val[k].set = 1;
+                e->val[k].word = fa_words[i];
+            }
+    if (vs_engine_key_index(e->engine, "fit_target", &k) && !e->val[k].given) {
+        e->val[k].set = 1;
+        e->val[k].u = r->fit_target;
+    }
+    if (vs_engine_key_index(e->engine, "n_gpu_layers", &k) && !e->val[k].given) {
+        /* unset: all layers; b6324's default keeps none on the GPU */
+        e->val[k].set = !r->all_layers;
+        e->val[k].u = 0;
+    }
+}
+
 const vs_engine vs_engine_llamacpp = {
     .name = "llamacpp",
     .summary = "llama.cpp: the cells of ctx x parallel on its own per-architecture layout, "
@@ -476,6 +552,7 @@ const vs_engine vs_engine_llamacpp = {
     .budget = budget,
     .kv = kv,
     .aliases = aliases,
+    .defaults = defaults,
     /* its compute buffer (engine/llamacpp_compute.h) */
     .estimates = VS_RT_BIT(VS_RT_ACTIVATION_PEAK),
     .runtime_estimate = vs_llamacpp_compute_runtime,

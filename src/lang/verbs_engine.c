@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "catalog/catalog.h"
+#include "engine/cuda_graphs.h"
 #include "engine/engine.h"
 #include "engine/fit.h"
 #include "engine/launch.h"
@@ -147,7 +148,40 @@ static int own_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_f
     return rc;
 }
 
-/* estimate runtime [items=activation_peak,non_torch]: the runtime items of the
+/* The cuda_graphs item by the release's capture sizes (engine/cuda_graphs.h):
+ * 0 bytes under enforce_eager. 1 when stored, 0 when the rule has nothing for
+ * the release (why says so), or a negative code. */
+static int estimate_graphs(json_t *sheet, const vs_engine_env *env, vs_buf *said, vs_buf *why,
+                           vs_error *err)
+{
+    const vs_engine_val *eager = vs_engine_get(env, "enforce_eager"),
+                        *ver = vs_engine_get(env, "version"),
+                        *seqs = vs_engine_get(env, "max_num_seqs"),
+                        *mnbt = vs_engine_get(env, "max_num_batched_tokens");
+    vs_runtime_estimate est;
+    vs_cuda_graphs_count n;
+    vs_error e2;
+    char src[900];
+    int rc;
+    if (eager && eager->set && eager->u)
+        rc = put_item(sheet, "cuda_graphs", 1, 0,
+                      EST_SOURCE "enforce_eager=yes: no CUDA graphs are captured", said, err);
+    else if (vs_cuda_graphs_estimate(&est, &n, ver && ver->word ? ver->word : NULL,
+                                     seqs ? seqs->u : 0, mnbt ? mnbt->u : 0, &e2) == 0) {
+        snprintf(src, sizeof src,
+                 EST_SOURCE "%llu graphs (%llu piecewise, %llu full; largest %llu tokens) under "
+                            "vLLM %s: %s",
+                 (unsigned long long)(n.piecewise + n.full), (unsigned long long)n.piecewise,
+                 (unsigned long long)n.full, (unsigned long long)n.largest, ver->word, est.rule);
+        rc = put_item(sheet, "cuda_graphs", 1, est.bytes, src, said, err);
+    } else {
+        vs_render_runtime_missing(why, "cuda_graphs", e2.message);
+        return 0;
+    }
+    return rc < 0 ? rc : 1;
+}
+
+/* estimate runtime [items=activation_peak,non_torch,cuda_graphs]: the runtime items of the
  * card's engine by the rules of engine/runtime.c, as estimated components that
  * follow the engine, the model and the placement (lang/derive.h). The rules
  * come from vLLM's start-up logs: other engines have none yet. */
@@ -165,11 +199,12 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     const vs_engine_val *mnbt, *seqs;
     if ((rc = vs_line_check_keys(line, keys, err)) < 0)
         return rc;
-    if (items && !wanted(items, "activation_peak") && !wanted(items, "non_torch"))
+    if (items && !wanted(items, "activation_peak") && !wanted(items, "non_torch") &&
+        !wanted(items, "cuda_graphs"))
         return vs_arg_error(it, err,
                             vs_error_set(err, VS_EVALUE,
-                                         "items=: expected activation_peak, non_torch or both "
-                                         "(comma-separated)"));
+                                         "items=: expected activation_peak, non_torch, "
+                                         "cuda_graphs or several (comma-separated)"));
     if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
         return rc;
     if (c.engine->runtime_estimate) {
@@ -237,6 +272,11 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         } else {
             vs_render_runtime_missing(&why, "non_torch", arch ? e2.message : NULL);
         }
+    }
+    if (wanted(items, "cuda_graphs") && (c.engine->estimates & VS_RT_BIT(VS_RT_CUDA_GRAPHS))) {
+        if ((rc = estimate_graphs(sheet, &c.env, &said, &why, err)) < 0)
+            goto done;
+        stored += rc;
     }
     if (!stored) {
         rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column, "nothing estimated: %s",
@@ -604,9 +644,14 @@ static const char engine_help[] =
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
     "profiling peak (the larger of the forward pass over max_num_batched_tokens, MoE width "
     "times experts per token, divided by tp, and the sampler's run over max_num_seqs x vocab) "
-    "and the non-torch memory of the offers' GPU generation and tp (within 16% and 3% of the "
-    "published figures `engine vllm` lists), and llama.cpp's compute buffer (by architecture "
-    "and ubatch), each with its stated error. `engine NAME` shows "
+    "and the non-torch memory of the offers' GPU generation and tp (within 17.2% and 17.0% of the "
+    "published figures `engine vllm` lists), vLLM's CUDA graphs from the release's capture "
+    "sizes (graphs x 9 MiB, within a factor of 2.4 of four published logs), and llama.cpp's "
+    "compute buffer (by architecture "
+    "and ubatch), each with its stated error. version= (vllm, sglang, tensorrt_llm) or build= "
+    "(llamacpp) names the release whose defaults apply to the keys not written: without it "
+    "the newest modelled, as the card's version row says; another is refused with the list "
+    "of the modelled ones. `engine NAME` shows "
     "that engine's rules with the engine files they come from.";
 
 /* `engine`'s words, each engine's keys and the list of engines in its help

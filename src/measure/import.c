@@ -468,8 +468,10 @@ int vs_import_engine_version(vs_import *im, const char *s, size_t n)
     size_t k = 0;
     json_t *run;
     char v[VS_IMPORT_VERSION_MAX + 1];
-    /* a release as engines print it: "0.9.2", "0.8.5.dev169+gce17db808.d20250423" */
-    if (!im->run_key || !n || s[0] < '0' || s[0] > '9')
+    /* a release as engines print it: "0.9.2", "0.8.5.dev169+gce17db808.d20250423", or
+     * llama.cpp's build tag "b6325" */
+    if (!im->run_key || !n ||
+        ((s[0] < '0' || s[0] > '9') && !(s[0] == 'b' && n > 1 && s[1] >= '0' && s[1] <= '9')))
         return 0;
     while (k < n && k < VS_IMPORT_VERSION_MAX &&
            ((s[k] >= '0' && s[k] <= '9') || (s[k] >= 'a' && s[k] <= 'z') ||

@@ -322,10 +322,39 @@ static int breakdown_line(vs_import *im, const lstate *st, const char *line, siz
     return 0;
 }
 
+/* The build the log names, as the release tags spell it ("b6325"): common/common.cpp
+ * common_init prints "build: %d (%s) with %s for %s" (LLAMA_BUILD_NUMBER,
+ * LLAMA_COMMIT, ...); later builds "build_info: b8819-f15ea3ef8". 0, or a negative
+ * code. */
+static int build_line(vs_import *im, const char *line, size_t n)
+{
+    const char *p = vs_import_find(line, n, "build: ", 0), *e = line + n;
+    char v[24];
+    size_t k = 0;
+    if (p) {
+        p += 7;
+    } else if ((p = vs_import_find(line, n, "build_info: b", 0)) != NULL) {
+        p += 13;
+    } else {
+        return 0;
+    }
+    v[k++] = 'b';
+    while (p < e && *p >= '0' && *p <= '9' && k < sizeof v - 1)
+        v[k++] = *p++;
+    /* the number is followed by its commit: " (hash)" or "-hash" */
+    if (k == 1 || p >= e || (*p != ' ' && *p != '-'))
+        return 0;
+    v[k] = '\0';
+    return vs_import_engine_version(im, v, k);
+}
+
 static int llamacpp_line(vs_import *im, void *state, const char *line, size_t n)
 {
     const char *p;
     lstate *st = state;
+    int rc;
+    if ((rc = build_line(im, line, n)) < 0)
+        return rc;
     /* common/common.cpp "fitting params to device memory ...", common/fit.cpp
      * "<fn>_params_fit_impl: ..." and, at the end, "fitting params to free memory
      * took X seconds" (llama_params_fit in the first releases) */

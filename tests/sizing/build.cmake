@@ -68,3 +68,18 @@ if(TARGET bench_runtime)
   target_compile_definitions(bench_runtime PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   target_link_libraries(bench_runtime PRIVATE m)
 endif()
+
+# The cuda_graphs estimate against published "Graph capturing finished ... took X GiB"
+# lines (tests/data/engine_startup/vllm_graphs.tsv): bench.graphs fails when a printed
+# progress bar disagrees with the release's capture-size rule; it prints the median and
+# worst error of the bytes.
+vs_bench(bench_graphs)
+if(TARGET bench_graphs)
+  target_compile_definitions(bench_graphs PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_link_libraries(bench_graphs PRIVATE m)
+  add_test(NAME bench.graphs COMMAND bench_graphs)
+  set_tests_properties(bench.graphs PROPERTIES LABELS bench TIMEOUT 30)
+endif()
+# test_engine_releases: the engines' release tables on a public config.json.
+target_compile_definitions(test_engine_releases PRIVATE
+                           VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")

@@ -386,6 +386,34 @@ START_TEST(engine_version_lines)
 }
 END_TEST
 
+/* llama.cpp's build as its release tags spell it: a line of common/common.cpp
+ * common_init's format "build: %d (%s) with %s for %s" (its number and commit typed for
+ * the test), and the later "build_info: b8819-f15ea3ef8"
+ * (spiritbuun/buun-llama-cpp#14's log, a llama.cpp tree); a "build:" not followed by
+ * a number and its commit is no version. */
+START_TEST(llamacpp_build_line)
+{
+    static const char old[] = "build: 6325 (1234abc) with cc (Ubuntu 11.4.0-1ubuntu1~22.04) "
+                              "11.4.0 for x86_64-linux-gnu";
+    static const char info[] = "build_info: b8819-f15ea3ef8";
+    static const char other[] = "INFO build: done";
+    vs_import im;
+    void *lst;
+    const vs_importer *l = vs_importer_find("llamacpp");
+    ck_assert_int_eq(vs_import_init(&im), 0);
+    im.run_key = "log";
+    lst = calloc(1, l->state_size);
+    ck_assert_int_eq(l->line(&im, lst, other, strlen(other)), 0);
+    ck_assert_ptr_null(run_version(&im));
+    ck_assert_int_eq(l->line(&im, lst, old, strlen(old)), 0);
+    ck_assert_str_eq(run_version(&im), "b6325");
+    ck_assert_int_eq(l->line(&im, lst, info, strlen(info)), 0);
+    ck_assert_str_eq(run_version(&im), "b8819");
+    free(lst);
+    vs_import_clear(&im);
+}
+END_TEST
+
 /* Through the verb: each figure of the file carries the release (the rows the
  * import shows are the sheet's measurements). */
 START_TEST(verb_import_engine_version)
@@ -436,6 +464,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, verb_compare_no_room);
     tcase_add_test(tc, verb_import_engine_version);
+    tcase_add_test(tc, llamacpp_build_line);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

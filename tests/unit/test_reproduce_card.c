@@ -195,6 +195,43 @@ START_TEST(test_engine_is_the_new_engine)
 }
 END_TEST
 
+/* The engine's release is one of its keys: a sheet on build=b6325 reproduced keeps it,
+ * an engine= override names another, and a build outside the table is refused with the
+ * modelled ones. */
+START_TEST(test_release_is_carried)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    vs_error err;
+    json_t *p = NULL;
+    ck_assert_int_eq(run(ip, source_cell, NULL, NULL, &err), 0);
+    ck_assert_int_eq(run(ip, "engine llamacpp build=b6325\ncommit \"on b6325\"", NULL, NULL, &err),
+                     0);
+    ck_assert_int_eq(
+        run(ip, "reproduce campaign-a as \"again\"\ncommit \"again\"\nshow again", &p, NULL, &err),
+        0);
+    ck_assert_str_eq(
+        pstr(json_object_get(json_object_get(json_object_get(p, "card"), "engine"), "keys"),
+             "build"),
+        "b6325");
+    json_decref(p);
+    ck_assert_int_eq(run(ip,
+                         "reproduce campaign-a as \"older\" engine=\"llamacpp build=b6324\"\n"
+                         "commit \"older\"\nshow older",
+                         &p, NULL, &err),
+                     0);
+    ck_assert_str_eq(
+        pstr(json_object_get(json_object_get(json_object_get(p, "card"), "engine"), "keys"),
+             "build"),
+        "b6324");
+    json_decref(p);
+    ck_assert_int_ne(
+        run(ip, "reproduce campaign-a as \"bad\" engine=\"llamacpp build=b1\"", NULL, NULL, &err),
+        0);
+    ck_assert_ptr_nonnull(strstr(err.message, "b6324, b6325, 0c1e570"));
+    vs_interp_free(ip);
+}
+END_TEST
+
 /* A value the verb refuses: its message after the override, at the value;
  * the cell is undone, no new sheet, the current one unchanged. */
 START_TEST(test_bad_override_leaves_the_sheets)
@@ -244,6 +281,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_length_and_concurrency_reestimate);
     tcase_add_test(tc, test_engine_is_the_new_engine);
+    tcase_add_test(tc, test_release_is_carried);
     tcase_add_test(tc, test_bad_override_leaves_the_sheets);
     suite_add_tcase(s, tc);
     return s;
