@@ -1,8 +1,9 @@
 /* The envelope against published peaks: each row of tests/data/published/peaks.tsv
- * is a run someone measured and printed (torchtune's README table, the SDXL
- * optimisation notebook, the FLUX.1-dev quantisation post), with its link, its settings and the
- * cells that say the same run to the kernel. The cells run as a person would type them; the
- * envelope's known part is compared with the published figure. A row marked
+ * is a run someone measured and printed (torchtune's README tables, the SDXL
+ * optimisation notebook, the FLUX.1-dev quantisation post's bf16 and BnB rows), with its
+ * link, its settings and the cells that say the same run to the kernel. The cells run as a
+ * person would type them; the envelope's known part is compared with the published
+ * figure. A row marked
  * within must come within 10%; a row marked miss is a known gap (the page says
  * which and why) and must stay outside 10%, so that closing it updates the
  * table. The errors print per row, with the median and the worst per kind. */
