@@ -12,10 +12,10 @@
 
 #include "lang/verb.h"
 
-/* word: the format word of the line (lower case); list: its components= arg.
- * 0 and one card line; negative with err at the argument at fault, the sheet
- * unchanged. */
-int vs_format_components_apply(vs_ctx *ctx, const vs_line *line, const char *word,
-                               const vs_arg *list, vs_error *err);
+/* line: `format WORD components=A,B`, list its components= argument; WORD a
+ * bitsandbytes word (bnb-nf4, bnb-fp4, bnb-int8, nf4, int8) or fp8-layerwise
+ * (diffusers' enable_layerwise_casting to float8_e4m3fn). 0 and one card
+ * line; negative with err at the argument at fault, the sheet unchanged. */
+int vs_format_components_apply(vs_ctx *ctx, const vs_line *line, const vs_arg *list, vs_error *err);
 
 #endif

@@ -513,6 +513,8 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
     if ((rc = vs_line_check_keys(line, vs_verb_format_keys, err)) < 0)
         return rc;
+    if (vs_line_pair(line, "components")) /* some components of a pipeline */
+        return vs_format_components_apply(ctx, line, vs_line_pair(line, "components"), err);
     a = vs_line_positional(line, 0);
     if (kb && (rc = vs_line_get_uint(line, "bits", 1, &n, NULL, err)) < 0)
         return rc;
@@ -570,9 +572,6 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if ((rc = vs_line_no_extra(line, a ? 1 : 0, syntax, err)) < 0)
         return rc;
-    if (vs_line_pair(line, "components")) /* some components of a pipeline */
-        return vs_format_components_apply(ctx, line, a ? word : NULL,
-                                          vs_line_pair(line, "components"), err);
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     if ((rc = checkpoint_scheme_refusal(sheet, name, a ? a : kb, err)) < 0)

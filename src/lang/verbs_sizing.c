@@ -160,8 +160,12 @@ const vs_verb vs_verbs_sizing[] = {
      "those components, as diffusers' PipelineQuantizationConfig does: each nn.Linear weight "
      "as bitsandbytes stores it, embeddings, norms and convolutions as stored, and what a "
      "transformers class keeps in float32 under bitsandbytes (T5's wo, _keep_in_fp32_modules) "
-     "at 4 bytes; the card's format and the other components stay. Checked against the "
-     "diffusers quantisation post's FLUX.1-dev runs: 4-bit -2.7%, 8-bit -5.2% of the peak.",
+     "at 4 bytes; the card's format and the other components stay. `format fp8-layerwise "
+     "components=transformer` is diffusers' enable_layerwise_casting to float8_e4m3fn: every "
+     "nn.Linear and convolution at a byte a value, but the modules its default skip patterns "
+     "name (pos_embed, patch_embed, norm, ^proj_in$, ^proj_out$). Checked against the diffusers "
+     "quantisation post's FLUX.1-dev runs: 4-bit -2.7%, 8-bit -5.2%, fp8 layerwise -2.8% of the "
+     "peak.",
      vs_verb_format_keys, vs_vocab_format_names, VS_VERB_FORMAT_ARGS | VS_VERB_LISTS_FORMATS, NULL},
     {"length", vs_verb_length, "length TOKENS", "the required tokens per sequence",
      "Sets the card's required length: tokens per sequence the workload must process. It is "
@@ -330,7 +334,8 @@ const vs_verb vs_verbs_sizing[] = {
      "enable_vae_slicing (one image at a time). Component vae_decode. All three follow the "
      "card's resolution, frames and batch. Checked against published peaks, SDXL at 1024x1024 x 4 "
      "(diffusers' simple-optimizations notebook) and FLUX.1-dev at 1024x1024 (the diffusers "
-     "quantisation post: bf16, BnB 4-bit and 8-bit): 5 of 9 within 10%, median error 8.6%, "
+     "quantisation post: bf16, BnB 4-bit and 8-bit, fp8 layerwise): 6 of 10 within 10%, median "
+     "error 6.9%, "
      "worst -23.7% (sequential offload with VAE slicing, measured before accelerate released "
      "offloaded weights' memory); SDXL's four-image decode +10.8% (the one-image constant "
      "carries cuDNN's convolution workspace, which at four images is smaller).",

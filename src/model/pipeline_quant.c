@@ -69,6 +69,52 @@ static int kept_fp32(const char *cls, const char *name)
     return 0;
 }
 
+/* diffusers' layerwise casting (ModelMixin.enable_layerwise_casting,
+ * hooks/layerwise_casting.py): the parameters of every nn.Linear and
+ * convolution (SUPPORTED_PYTORCH_LAYERS) stored in the storage dtype, fp8
+ * here, unless the module's path matches DEFAULT_SKIP_MODULES_PATTERN by
+ * re.search ("pos_embed", "patch_embed", "norm", "^proj_in$", "^proj_out$"),
+ * which skips the module and everything under it; FluxTransformer2DModel's
+ * own _skip_layerwise_casting_patterns ("pos_embed", "norm") add none. Each
+ * layer is cast up to the compute dtype for its forward and back after it,
+ * one layer at a time. */
+static int layerwise_skipped(const char *name)
+{
+    static const char *const sub[] = {"pos_embed", "patch_embed", "norm"};
+    static const char *const whole[] = {"proj_in", "proj_out"};
+    const char *end = strrchr(name, '.');
+    size_t i, n = end ? (size_t)(end - name) : strlen(name);
+    for (i = 0; i < 3; i++) {
+        const char *hit = strstr(name, sub[i]);
+        if (hit && hit < name + n)
+            return 1;
+    }
+    for (i = 0; i < 2; i++)
+        if (strlen(whole[i]) == n && !strncmp(name, whole[i], n))
+            return 1;
+    return 0;
+}
+
+/* A layer layerwise casting stores in fp8: a 2-D weight that is no embedding
+ * (nn.Linear), a 3-D to 5-D one (a convolution), or the bias of either. */
+static int layerwise_cast(const vs_wf_list *l, const vs_wf_tensor *x)
+{
+    size_t len = strlen(x->name), i;
+    if (layerwise_skipped(x->name))
+        return 0;
+    if (len > 7 && !strcmp(x->name + len - 7, ".weight"))
+        return is_linear_weight(x) || (x->ndims >= 3 && x->ndims <= 5);
+    if (len <= 5 || strcmp(x->name + len - 5, ".bias"))
+        return 0;
+    for (i = 0; i < l->count; i++) {
+        const vs_wf_tensor *w = &l->tensors[i];
+        if (strlen(w->name) == len + 2 && !strncmp(w->name, x->name, len - 5) &&
+            !strcmp(w->name + len - 5, ".weight"))
+            return is_linear_weight(w) || (w->ndims >= 3 && w->ndims <= 5);
+    }
+    return 0;
+}
+
 typedef struct tally {
     uint64_t qbytes, qparams, fbytes, fparams, bytes, params;
     json_t *stored;            /* by_dtype of the tensors left as stored */
@@ -102,7 +148,7 @@ static int add_stored(json_t *by, const char *dtype, uint64_t bytes, uint64_t pa
  * the tensors of one block are stored together. */
 static int tally_file(tally *t, const char *path, const char *cls, const vs_quant *q, vs_error *err)
 {
-    const vs_quant_scheme *s = vs_quant_scheme_of(q->method);
+    const vs_quant_scheme *s = q ? vs_quant_scheme_of(q->method) : NULL;
     const vs_wf_format *fmt = vs_wfile_sniff_file(path, err);
     vs_wf_list *l = NULL;
     size_t i;
@@ -115,7 +161,17 @@ static int tally_file(tally *t, const char *path, const char *cls, const vs_quan
         const vs_wf_tensor *x = &l->tensors[i];
         uint64_t b = x->bytes;
         char g[200];
-        if (is_linear_weight(x) && kept_fp32(cls, x->name)) {
+        if (!q) {
+            int cast = layerwise_cast(l, x);
+            if (cast) {
+                b = x->elements; /* float8_e4m3fn: 1 byte a value */
+                t->qbytes += b;
+                t->qparams += x->elements;
+            } else if ((rc = add_stored(t->stored, x->dtype, x->bytes, x->elements))) {
+                rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+                goto done;
+            }
+        } else if (is_linear_weight(x) && kept_fp32(cls, x->name)) {
             b = x->elements * 4;
             t->fbytes += b;
             t->fparams += x->elements;
@@ -234,7 +290,7 @@ static int already_quantised(const json_t *c)
     json_array_foreach(json_object_get(c, "by_dtype"), i, d)
     {
         const char *dt = json_string_value(json_object_get(d, "dtype"));
-        if (dt && !strncmp(dt, "bnb-", 4))
+        if (dt && (!strncmp(dt, "bnb-", 4) || !strcmp(dt, "fp8-layerwise")))
             return 1;
     }
     return 0;
@@ -253,7 +309,7 @@ int vs_pipeline_quantize(json_t *sheet, const vs_quant *q, const char *word, con
         return vs_error_set(err, VS_EVALUE,
                             "components= quantises components of a diffusers pipeline: read one "
                             "first (`model NAME pipeline=DIR`)");
-    if (q->method != VS_QUANT_BNB)
+    if (q && q->method != VS_QUANT_BNB)
         return vs_error_set(err, VS_EVALUE,
                             "components= quantises with bitsandbytes, as diffusers' "
                             "PipelineQuantizationConfig does: bnb-nf4, bnb-fp4, bnb-int8, nf4 or "

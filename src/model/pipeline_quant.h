@@ -20,7 +20,11 @@
 
 /* Quantises the components named in list ("transformer,text_encoder_2") of
  * the sheet's pipeline under q, a bitsandbytes scheme, named word on the
- * record's by_dtype ("bnb-nf4"). Writes one line per component into note
+ * record's by_dtype ("bnb-nf4"). q NULL is diffusers' layerwise casting to
+ * fp8 (enable_layerwise_casting(storage_dtype=torch.float8_e4m3fn)): every
+ * nn.Linear and convolution parameter at 1 byte, but the modules its default
+ * skip patterns name (pos_embed, patch_embed, norm, proj_in, proj_out), word
+ * "fp8-layerwise". Writes one line per component into note
  * ("transformer 23,802,816,640 -> 6,763,651,392 B; ..."). VS_EVALUE when the
  * card is no pipeline, a name is no component with weights, the scheme is not
  * bitsandbytes or a component is already quantised; VS_EIO for a file. */

@@ -261,8 +261,9 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
                      json_string_value(json_object_get(c, "class"))
                          ? json_string_value(json_object_get(c, "class"))
                          : "?",
-                     q && !strncmp(q, "bnb-", 4) ? "its Linear layers quantised on load"
-                                                 : "bytes of its safetensors files",
+                     q && (!strncmp(q, "bnb-", 4) || !strcmp(q, "fp8-layerwise"))
+                         ? "its Linear layers quantised on load"
+                         : "bytes of its safetensors files",
                      env->offload_basis ? " (in host memory; on the GPU in turn)" : "");
             vs_render_amount(env->offload_basis ? cb
                                                 : vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, cb),
