@@ -62,16 +62,20 @@ int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const cha
         out->master_bytes = 0;
         out->state_bytes = opt == ADAMW ? 8 : opt == SGD ? 4 : 2;
         out->why = opt == ADAMW ? "fp32 gradients 4 B, no master copy, two fp32 moments 8 B"
-                   : opt == SGD ? "fp32 gradients 4 B, no master copy, one fp32 momentum 4 B"
-                                : "fp32 gradients 4 B, no master copy, two 8-bit moments 2 B";
+                   : opt == SGD
+                       ? "fp32 gradients 4 B, no master copy, one fp32 momentum 4 B"
+                       : "fp32 gradients 4 B, no master copy, two 8-bit moments 2 B (and an fp32 "
+                         "scale per 256 values each)";
     } else if (!strcmp(precision, "bf16")) {
         out->precision = "bf16";
         out->gradient_bytes = 2;
         out->master_bytes = 0;
         out->state_bytes = opt == ADAMW ? 4 : 2;
         out->why = opt == ADAMW ? "bf16 gradients 2 B, no master copy, two bf16 moments 4 B"
-                   : opt == SGD ? "bf16 gradients 2 B, no master copy, one bf16 momentum 2 B"
-                                : "bf16 gradients 2 B, no master copy, two 8-bit moments 2 B";
+                   : opt == SGD
+                       ? "bf16 gradients 2 B, no master copy, one bf16 momentum 2 B"
+                       : "bf16 gradients 2 B, no master copy, two 8-bit moments 2 B (and an fp32 "
+                         "scale per 256 values each)";
     } else {
         return vs_error_set(err, VS_EVALUE, "precision must be mixed, fp32 or bf16, not '%s'",
                             precision);
