@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/format_components.h"
 #include "lang/verbs_common.h"
 #include "model/hfcache.h"
 #include "model/hfhub.h"
@@ -446,7 +447,7 @@ done:
 
 /* ------------------------------------------------------------------ format */
 
-const char *const vs_verb_format_keys[] = {"bits", "group", "block", NULL};
+const char *const vs_verb_format_keys[] = {"bits", "group", "block", "components", NULL};
 
 /* The checkpoint's own scheme (its config.json's quantization_config) is what
  * the loader loads: another format is refused rather than silently sized. */
@@ -494,7 +495,8 @@ static int llamacpp_tally(json_t *sheet, const char *name, vs_error *err)
 
 int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    const char *syntax = "format NAME [bits=N] [group=G] [block=N], or format bits=N (`help "
+    const char *syntax = "format NAME [bits=N] [group=G] [block=N] [components=A,B], or format "
+                         "bits=N (`help "
                          "format` lists the names)";
     const vs_arg *a, *kb = vs_line_pair(line, "bits"), *kg = vs_line_pair(line, "group"),
                      *kk = vs_line_pair(line, "block");
@@ -511,6 +513,8 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
     if ((rc = vs_line_check_keys(line, vs_verb_format_keys, err)) < 0)
         return rc;
+    if (vs_line_pair(line, "components")) /* some components of a pipeline */
+        return vs_format_components_apply(ctx, line, vs_line_pair(line, "components"), err);
     a = vs_line_positional(line, 0);
     if (kb && (rc = vs_line_get_uint(line, "bits", 1, &n, NULL, err)) < 0)
         return rc;

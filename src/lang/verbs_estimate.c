@@ -475,8 +475,9 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     grouped(gt, sizeof gt, trainable);
     snprintf(src[0], sizeof src[0], "%s trainable x %u B (gradients; precision=%s)", gt,
              rule.gradient_bytes, rule.precision);
-    snprintf(src[1], sizeof src[1], "%s trainable x %u B (%s moments; optimizer=%s)", gt,
-             rule.state_bytes, rule.optimizer, rule.optimizer);
+    snprintf(src[1], sizeof src[1], "%s trainable x %u B%s (%s moments; optimizer=%s)", gt,
+             rule.state_bytes, rule.state_block ? " + an fp32 scale per 256 values of each" : "",
+             rule.optimizer, rule.optimizer);
     if (rule.master_bytes)
         snprintf(src[2], sizeof src[2], "%s trainable x %u B (fp32 master copy; precision=%s)", gt,
                  rule.master_bytes, rule.precision);

@@ -102,8 +102,7 @@ found:
     return 1;
 }
 
-/* The group a tensor name belongs to, written into out. */
-static void group_of(char *out, size_t n, const char *name)
+void vs_pipeline_group_of(char *out, size_t n, const char *name)
 {
     const char *p = name, *last_dot = strrchr(name, '.');
     size_t len;
@@ -165,7 +164,7 @@ static int largest_group(const char *cdir, const json_t *files, char *gname, siz
             goto done;
         for (t = 0; t < l->count; t++) {
             char name[200];
-            group_of(name, sizeof name, l->tensors[t].name);
+            vs_pipeline_group_of(name, sizeof name, l->tensors[t].name);
             for (k = 0; k < ng && strcmp(g[k].name, name); k++)
                 ;
             if (k == ng) {

@@ -34,6 +34,11 @@
 int vs_pipeline_apply(json_t *sheet, const char *dir, const char *variant, json_t **out_payload,
                       vs_error *err);
 
+/* The offload group of a tensor name, written into out (n bytes): the name up
+ * to its first numeric part (transformer_blocks.7), else the module holding
+ * it (conv_in). */
+void vs_pipeline_group_of(char *out, size_t n, const char *name);
+
 /* 1 when dir holds a model_index.json. */
 int vs_pipeline_is_dir(const char *dir);
 

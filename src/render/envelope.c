@@ -254,10 +254,16 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
             const char *row[7] = {nm, "weights only", weights_class, b, gb, gib, src2};
             uint64_t cb = (uint64_t)json_integer_value(json_object_get(c, "bytes"));
             snprintf(nm, sizeof nm, "weights: %s", json_string_value(json_object_get(c, "name")));
-            snprintf(src2, sizeof src2, "%s, bytes of its safetensors files%s",
+            /* `format bnb-nf4 components=` puts the scheme first in by_dtype */
+            const char *q =
+                vs_json_str_of(json_array_get(json_object_get(c, "by_dtype"), 0), "dtype");
+            snprintf(src2, sizeof src2, "%s, %s%s",
                      json_string_value(json_object_get(c, "class"))
                          ? json_string_value(json_object_get(c, "class"))
                          : "?",
+                     q && (!strncmp(q, "bnb-", 4) || !strcmp(q, "fp8-layerwise"))
+                         ? "its Linear layers quantised on load"
+                         : "bytes of its safetensors files",
                      env->offload_basis ? " (in host memory; on the GPU in turn)" : "");
             vs_render_amount(env->offload_basis ? cb
                                                 : vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, cb),

@@ -128,7 +128,8 @@ typedef struct vs_training_rule {
     unsigned gradient_bytes;
     unsigned master_bytes; /* fp32 master copy (mixed precision only) */
     unsigned state_bytes;  /* optimizer moments */
-    const char *why;       /* one line: what each number is (static) */
+    unsigned state_block; /* 8-bit moments: values per fp32 scale, one scale per moment (0: none) */
+    const char *why;      /* one line: what each number is (static) */
 } vs_training_rule;
 
 /* optimizer: adamw (alias adam), sgd, adamw8bit (alias paged_adamw8bit);

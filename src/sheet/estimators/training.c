@@ -38,31 +38,44 @@ int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const cha
                             optimizer);
     memset(out, 0, sizeof *out);
     out->optimizer = opt == ADAMW ? "adamw" : opt == SGD ? "sgd" : "adamw8bit";
+    /* both 8-bit AdamWs quantise each moment in blocks of 256 values with an
+     * fp32 scale per block: torchao's OptimState8bit (block_size=256,
+     * prototype/low_bit_optim/subclass_8bit.py at b5b9525; adam.py's
+     * _new_buffer keeps tensors under 4,096 values, or not a whole number of
+     * blocks, in the parameter's dtype), bitsandbytes' blockwise state1/state2
+     * with absmax1/absmax2 (optim/optimizer.py, Optimizer8bit) */
+    out->state_block = opt == ADAMW8 ? 256 : 0;
     if (!strcmp(precision, "mixed")) {
         out->precision = "mixed";
         out->gradient_bytes = 2;
         out->master_bytes = 4;
         out->state_bytes = opt == ADAMW ? 8 : opt == SGD ? 4 : 2;
-        out->why = opt == ADAMW ? "16-bit gradients 2 B, fp32 master copy 4 B, two fp32 moments 8 B"
-                   : opt == SGD
-                       ? "16-bit gradients 2 B, fp32 master copy 4 B, one fp32 momentum 4 B"
-                       : "16-bit gradients 2 B, fp32 master copy 4 B, two 8-bit moments 2 B";
+        out->why =
+            opt == ADAMW ? "16-bit gradients 2 B, fp32 master copy 4 B, two fp32 moments 8 B"
+            : opt == SGD
+                ? "16-bit gradients 2 B, fp32 master copy 4 B, one fp32 momentum 4 B"
+                : "16-bit gradients 2 B, fp32 master copy 4 B, two 8-bit moments 2 B (and an fp32 "
+                  "scale per 256 values each)";
     } else if (!strcmp(precision, "fp32")) {
         out->precision = "fp32";
         out->gradient_bytes = 4;
         out->master_bytes = 0;
         out->state_bytes = opt == ADAMW ? 8 : opt == SGD ? 4 : 2;
         out->why = opt == ADAMW ? "fp32 gradients 4 B, no master copy, two fp32 moments 8 B"
-                   : opt == SGD ? "fp32 gradients 4 B, no master copy, one fp32 momentum 4 B"
-                                : "fp32 gradients 4 B, no master copy, two 8-bit moments 2 B";
+                   : opt == SGD
+                       ? "fp32 gradients 4 B, no master copy, one fp32 momentum 4 B"
+                       : "fp32 gradients 4 B, no master copy, two 8-bit moments 2 B (and an fp32 "
+                         "scale per 256 values each)";
     } else if (!strcmp(precision, "bf16")) {
         out->precision = "bf16";
         out->gradient_bytes = 2;
         out->master_bytes = 0;
         out->state_bytes = opt == ADAMW ? 4 : 2;
         out->why = opt == ADAMW ? "bf16 gradients 2 B, no master copy, two bf16 moments 4 B"
-                   : opt == SGD ? "bf16 gradients 2 B, no master copy, one bf16 momentum 2 B"
-                                : "bf16 gradients 2 B, no master copy, two 8-bit moments 2 B";
+                   : opt == SGD
+                       ? "bf16 gradients 2 B, no master copy, one bf16 momentum 2 B"
+                       : "bf16 gradients 2 B, no master copy, two 8-bit moments 2 B (and an fp32 "
+                         "scale per 256 values each)";
     } else {
         return vs_error_set(err, VS_EVALUE, "precision must be mixed, fp32 or bf16, not '%s'",
                             precision);
@@ -79,6 +92,11 @@ int vs_estimate_training(vs_training_est *out, const vs_training_rule *rule, uin
     if ((rc = vs_arith_mul(&e.gradients, rule->gradient_bytes, "the gradients", err)) ||
         (rc = vs_arith_mul(&e.master_copy, rule->master_bytes, "the master copy", err)) ||
         (rc = vs_arith_mul(&e.optimizer_state, rule->state_bytes, "the optimizer state", err)))
+        return rc;
+    if (rule->state_block &&
+        (rc = vs_arith_add(&e.optimizer_state,
+                           vs_arith_ceil_div(trainable, rule->state_block) * 2 * 4,
+                           "the optimizer state", err)))
         return rc;
     *out = e;
     return 0;
