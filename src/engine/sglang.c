@@ -42,7 +42,8 @@ static const char help[] =
     "  KV pool = free memory after loading the weights - total x (1 - mem_fraction_static), "
     "so = total x mem_fraction_static - weights - non_torch\n"
     "  mem_fraction_static, unset: 0.88 at tp 1, 0.87 at tp 2, 0.85 at tp 4, 0.81 at tp 8, "
-    "0.79 at tp 16 (python/sglang/srt/server_args.py __post_init__, v0.4)\n"
+    "0.79 at tp 16 (python/sglang/srt/server_args.py __post_init__, v0.4); x 0.95 for a "
+    "multimodal model, given or not (model_runner.py ModelRunner.__init__, v0.4)\n"
     "  tokens = pool / (bytes of one token over every layer) (page size 1)\n"
     "  a pool smaller than the context still starts: each request is capped at "
     "max_total_num_tokens - 1 tokens, and the start fails only below 7 tokens "
@@ -66,16 +67,24 @@ static uint64_t fraction_by_tp(uint64_t tp)
 static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
 {
     const vs_engine_val *f = vs_engine_get(e, "mem_fraction_static");
-    uint64_t ppm = f->given ? f->u : fraction_by_tp(e->tp);
-    char tot[64], b[64];
+    uint64_t ppm = f->given ? f->u : fraction_by_tp(e->tp), used;
+    char tot[64], b[64], vlm[96] = "";
     (void)err;
-    out->budget_bytes = vs_engine_fraction_floor(e->total_bytes, ppm);
+    /* A multimodal model gets 5% less, given or not: ModelRunner.__init__ runs
+     * `if self.is_multimodal: self.mem_fraction_static *= 0.95` on the value from
+     * server_args (python/sglang/srt/model_executor/model_runner.py, the 0.4 series);
+     * sgl-project/sglang#4826's gemma-3-4b-it on an H200 printed a pool of 0.836 of the
+     * free memory less the weights */
+    used = e->encoder ? ppm * 95 / 100 : ppm;
+    if (e->encoder)
+        snprintf(vlm, sizeof vlm, " x 0.95 (a multimodal model)");
+    out->budget_bytes = vs_engine_fraction_floor(e->total_bytes, used);
     out->inside = VS_RT_BIT(VS_RT_NON_TORCH);
     out->outside = VS_RT_BIT(VS_RT_ACTIVATION_PEAK) | VS_RT_BIT(VS_RT_CUDA_GRAPHS);
     vs_units_round(tot, sizeof tot, e->total_bytes, VS_UNIT_GIB, 2);
     vs_units_round(b, sizeof b, out->budget_bytes, VS_UNIT_GIB, 2);
-    snprintf(out->rule, sizeof out->rule, "%s GiB x mem_fraction_static %.6g%s = %s GiB", tot,
-             (double)ppm / 1e6, f->given ? "" : " (SGLang's choice at this tp)", b);
+    snprintf(out->rule, sizeof out->rule, "%s GiB x mem_fraction_static %.6g%s%s = %s GiB", tot,
+             (double)ppm / 1e6, f->given ? "" : " (SGLang's choice at this tp)", vlm, b);
     return 0;
 }
 

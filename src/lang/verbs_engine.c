@@ -652,7 +652,9 @@ static const char engine_help[] =
     "(llamacpp) names the release whose defaults apply to the keys not written: without it "
     "the newest modelled, as the card's version row says; another is refused with the list "
     "of the modelled ones. `engine NAME` shows "
-    "that engine's rules with the engine files they come from.";
+    "that engine's rules with the engine files they come from. SGLang's and TensorRT-LLM's KV "
+    "arithmetic matches 8 published start-up logs to 0.7% per token, and SGLang's pool from "
+    "the printed free memory 2 logs to 0.5%; neither engine has estimate=yes rules.";
 
 /* `engine`'s words, each engine's keys and the list of engines in its help
  * come from the engines' table (engine/engines.def). */

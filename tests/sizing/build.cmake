@@ -83,3 +83,9 @@ endif()
 # test_engine_releases: the engines' release tables on a public config.json.
 target_compile_definitions(test_engine_releases PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
+# SGLang's and TensorRT-LLM's KV arithmetic against their published start-up lines
+# (tests/data/engine_startup/sglang_startup.tsv, trtllm_startup.tsv).
+if(TARGET test_engine_startup_sglang)
+  target_compile_definitions(test_engine_startup_sglang PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_link_libraries(test_engine_startup_sglang PRIVATE m)
+endif()

@@ -1,0 +1,312 @@
+/* SGLang's and TensorRT-LLM's KV arithmetic against their published start-up lines.
+ *
+ * tests/data/engine_startup/sglang_startup.tsv and trtllm_startup.tsv keep, per run, the
+ * link, the settings and the figures the engine printed (see their header comments). Each
+ * row the table marks for scoring is typed as a person holding the log would type it: the
+ * model's config.json, its format, the tensor-parallel size, one GPU of the run, and
+ * `engine sglang mem_fraction_static=...` (or `engine tensorrt_llm`), then `fit`:
+ *
+ * - "cell": the bytes one token takes on one rank, fit's KV pool over its KV tokens,
+ *   against the printed (K + V) / tokens (SGLang's "KV Cache is allocated. #tokens: N, K
+ *   size: K GB, V size: V GB", GB being 2^30 bytes; TensorRT-LLM's "Allocated X GiB for
+ *   max tokens in paged KV cache (N)"). The GPU is a large declared card: the bytes per
+ *   token do not depend on it.
+ * - "pool": also fit's KV pool and KV tokens against the printed ones, with the GPU's total
+ *   declared as the memory free before loading ("Load weight begin. avail mem", or the load
+ *   line's avail mem + mem usage): SGLang sizes against that figure
+ *   (python/sglang/srt/model_executor/model_runner.py profile_max_num_token: rest = free
+ *   after loading - total_gpu_memory x (1 - mem_fraction_static)), so what CUDA and NCCL
+ *   hold before it is outside, declared as non_torch 0. The weights are the sheet's own,
+ *   from config.json.
+ *
+ * Each row's error, the median and the worst are printed (`ctest -R startup_sglang -V`);
+ * the test fails past 10% in the median or 15% at worst. The table is read by a parser of
+ * its own here; the expected figures are the engines' printed text. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cell_run.h"
+#include "check_run.h"
+
+#define SGLANG_TSV VS_SOURCE_DIR "/tests/data/engine_startup/sglang_startup.tsv"
+#define TRTLLM_TSV VS_SOURCE_DIR "/tests/data/engine_startup/trtllm_startup.tsv"
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MAXROWS 64
+#define MAXCOL 24
+
+/* sglang_startup.tsv's columns */
+enum {
+    S_LINK,
+    S_RELEASE,
+    S_GPU,
+    S_ARCH,
+    S_TP,
+    S_MODEL,
+    S_CONFIG,
+    S_FORMAT,
+    S_KVDTYPE,
+    S_FRACTION,
+    S_CONTEXT,
+    S_BEFORE,
+    S_WEIGHTS,
+    S_AFTER,
+    S_TOKENS,
+    S_K,
+    S_V,
+    S_POOLEND,
+    S_GRAPH,
+    S_SCORE,
+    S_NOTE,
+    S_NCOL
+};
+
+/* trtllm_startup.tsv's columns */
+enum {
+    T_LINK,
+    T_RELEASE,
+    T_GPU,
+    T_TP,
+    T_MODEL,
+    T_CONFIG,
+    T_FORMAT,
+    T_BYTES,
+    T_TOKENS,
+    T_SCORE,
+    T_NOTE,
+    T_NCOL
+};
+
+typedef struct errs {
+    double v[MAXROWS];
+    size_t n;
+} errs;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(const errs *e)
+{
+    double s[MAXROWS];
+    memcpy(s, e->v, e->n * sizeof s[0]);
+    qsort(s, e->n, sizeof s[0], cmp_double);
+    return e->n % 2 ? s[e->n / 2] : (s[e->n / 2 - 1] + s[e->n / 2]) / 2;
+}
+
+static double worst(const errs *e)
+{
+    double w = 0;
+    size_t i;
+    for (i = 0; i < e->n; i++)
+        if (e->v[i] > w)
+            w = e->v[i];
+    return w;
+}
+
+static void add(errs *e, double error)
+{
+    ck_assert_uint_lt(e->n, MAXROWS);
+    e->v[e->n++] = fabs(error);
+}
+
+/* Splits line (changed in place) into exactly n tab-separated columns. */
+static void split(char *line, char **col, int n)
+{
+    char *p = line;
+    int k;
+    line[strcspn(line, "\n")] = '\0';
+    for (k = 0; k < n; k++) {
+        col[k] = p;
+        p = strchr(p, '\t');
+        ck_assert_msg(p || k == n - 1, "%.60s: %d columns, not %d", line, k + 1, n);
+        if (p)
+            *p++ = '\0';
+    }
+    ck_assert_msg(!p, "%.60s: more than %d columns", line, n);
+}
+
+static int given(const char *s)
+{
+    return strcmp(s, "-") != 0;
+}
+
+static double num(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    ck_assert_msg(end != s && *end == '\0', "'%s' is not a number", s);
+    return v;
+}
+
+/* "4.53 GiB" -> bytes; a bare integer is bytes */
+static double bytes_of(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    ck_assert_msg(end != s, "'%s' is not a figure", s);
+    if (!strcmp(end, " GiB"))
+        return v * GIB;
+    ck_assert_msg(*end == '\0', "'%s': unit '%s'", s, end);
+    return v;
+}
+
+static json_t *fit_row0(void)
+{
+    json_t *p = lastp();
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "fit");
+    return json_array_get(json_object_get(p, "rows"), 0);
+}
+
+/* Types one sheet and runs fit: capacity_gib the GPU's declared total, engine the line. */
+static json_t *run_fit(int n, const char *config, const char *format, const char *tp,
+                       const char *length, double capacity_gib, const char *link,
+                       const char *engine)
+{
+    char cell[2048], place[64] = "", fmt[64] = "";
+    if (given(format))
+        snprintf(fmt, sizeof fmt, "format %s\n", format);
+    if (strcmp(tp, "1"))
+        snprintf(place, sizeof place, "placement tensor gpus=%s\n", tp);
+    snprintf(cell, sizeof cell,
+             "sheet \"startup %d\"\nmodel m config=%s/%s\n%slength %s\nconcurrency 1\n"
+             "task inference\n%sgpu \"startup row %d\" cards=%s reported=%.2fGiB "
+             "reported_source=\"%s\"\n"
+             "reserve non_torch 0GiB status=measured source=\"%s: held before the load, outside "
+             "the free memory the engine sizes against\"\n%s\nfit",
+             n, VS_SOURCE_DIR, config, fmt, length, place, n, tp, capacity_gib, link, link, engine);
+    run_ok(cell);
+    return fit_row0();
+}
+
+static double cell_of(const json_t *r)
+{
+    double tokens = (double)json_integer_value(json_object_get(r, "kv_tokens"));
+    ck_assert_msg(tokens > 0, "fit holds no KV token");
+    return (double)json_integer_value(json_object_get(r, "kv_pool_bytes")) / tokens;
+}
+
+START_TEST(sglang_startup_figures)
+{
+    FILE *f = fopen(SGLANG_TSV, "r");
+    char line[2400], *c[MAXCOL];
+    errs cell = {{0}, 0}, pool = {{0}, 0}, tok = {{0}, 0};
+    int n = 0, rows = 0;
+    ck_assert_ptr_nonnull(f);
+    printf("%-52s %4s %10s %10s %7s | %9s %9s %7s | %10s %10s %7s\n", "row", "tp", "B/token",
+           "sheet", "error", "pool GiB", "sheet", "error", "tokens", "sheet", "error");
+    while (fgets(line, sizeof line, f)) {
+        double printed_kv, printed_cell, got;
+        char eng[256];
+        json_t *r;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        rows++;
+        split(line, c, S_NCOL);
+        if (!strstr(c[S_SCORE], "cell"))
+            continue;
+        n++;
+        /* MLA prints one KV size, in the K column */
+        printed_kv = (num(c[S_K]) + (given(c[S_V]) ? num(c[S_V]) : 0)) * GIB;
+        printed_cell = printed_kv / num(c[S_TOKENS]);
+        snprintf(eng, sizeof eng, "engine sglang mem_fraction_static=0.9%s%s",
+                 strcmp(c[S_KVDTYPE], "auto") ? " kv_cache_dtype=" : "",
+                 strcmp(c[S_KVDTYPE], "auto") ? c[S_KVDTYPE] : "");
+        r = run_fit(n, c[S_CONFIG], c[S_FORMAT], c[S_TP], "4096", 4096, c[S_LINK], eng);
+        got = cell_of(r);
+        add(&cell, got / printed_cell - 1);
+        printf("%-52.52s %4s %10.0f %10.0f %+6.2f%% |", c[S_LINK] + 19, c[S_TP], printed_cell, got,
+               (got / printed_cell - 1) * 100);
+        if (strstr(c[S_SCORE], "pool")) {
+            double pt = num(c[S_TOKENS]), gp, gt;
+            char len[32];
+            snprintf(eng, sizeof eng, "engine sglang mem_fraction_static=%s", c[S_FRACTION]);
+            snprintf(len, sizeof len, "%s", given(c[S_CONTEXT]) ? c[S_CONTEXT] : "4096");
+            r = run_fit(n, c[S_CONFIG], c[S_FORMAT], c[S_TP], len, num(c[S_BEFORE]), c[S_LINK],
+                        eng);
+            gp = (double)json_integer_value(json_object_get(r, "kv_pool_bytes"));
+            gt = (double)json_integer_value(json_object_get(r, "kv_tokens"));
+            add(&pool, gp / printed_kv - 1);
+            add(&tok, gt / pt - 1);
+            printf(" %9.2f %9.2f %+6.2f%% | %10.0f %10.0f %+6.2f%%\n", printed_kv / GIB, gp / GIB,
+                   (gp / printed_kv - 1) * 100, pt, gt, (gt / pt - 1) * 100);
+        } else {
+            printf(" %9s %9s %7s | %10s %10s %7s\n", "-", "-", "-", "-", "-", "-");
+        }
+        fflush(stdout);
+    }
+    fclose(f);
+    printf("SGLang: %d rows, %zu scored for the bytes per token (median |error| %.2f%%, worst "
+           "%.2f%%), %zu for the pool (median %.2f%%, worst %.2f%%) and KV tokens (median "
+           "%.2f%%, worst %.2f%%)\n",
+           rows, cell.n, median(&cell) * 100, worst(&cell) * 100, pool.n, median(&pool) * 100,
+           worst(&pool) * 100, median(&tok) * 100, worst(&tok) * 100);
+    fflush(stdout);
+    ck_assert_int_ge(rows, 20);
+    ck_assert_uint_ge(cell.n, 6);
+    ck_assert_uint_ge(pool.n, 1);
+    ck_assert_msg(median(&cell) <= 0.10 && worst(&cell) <= 0.15, "bytes per token: %.3f / %.3f",
+                  median(&cell), worst(&cell));
+    ck_assert_msg(median(&pool) <= 0.10 && worst(&pool) <= 0.15, "KV pool: %.3f / %.3f",
+                  median(&pool), worst(&pool));
+    ck_assert_msg(median(&tok) <= 0.10 && worst(&tok) <= 0.15, "KV tokens: %.3f / %.3f",
+                  median(&tok), worst(&tok));
+}
+END_TEST
+
+START_TEST(trtllm_startup_figures)
+{
+    FILE *f = fopen(TRTLLM_TSV, "r");
+    char line[1600], *c[MAXCOL];
+    errs cell = {{0}, 0};
+    int n = 0, rows = 0;
+    ck_assert_ptr_nonnull(f);
+    while (fgets(line, sizeof line, f)) {
+        double printed_cell, got;
+        json_t *r;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        rows++;
+        split(line, c, T_NCOL);
+        if (strcmp(c[T_SCORE], "cell"))
+            continue;
+        n++;
+        printed_cell = bytes_of(c[T_BYTES]) / num(c[T_TOKENS]);
+        r = run_fit(100 + n, c[T_CONFIG], c[T_FORMAT], c[T_TP], "4096", 4096, c[T_LINK],
+                    "engine tensorrt_llm");
+        got = cell_of(r);
+        add(&cell, got / printed_cell - 1);
+        printf("%-52.52s %4s %10.0f B/token, sheet %10.0f, %+6.2f%%\n", c[T_LINK] + 19, c[T_TP],
+               printed_cell, got, (got / printed_cell - 1) * 100);
+    }
+    fclose(f);
+    printf("TensorRT-LLM: %d rows, %zu scored for the bytes per token (median |error| %.2f%%, "
+           "worst %.2f%%)\n",
+           rows, cell.n, median(&cell) * 100, worst(&cell) * 100);
+    fflush(stdout);
+    ck_assert_uint_ge(cell.n, 1);
+    ck_assert_msg(median(&cell) <= 0.10 && worst(&cell) <= 0.15, "bytes per token: %.3f / %.3f",
+                  median(&cell), worst(&cell));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("engine_startup_sglang");
+    TCase *t = tcase_create("startup");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, sglang_startup_figures);
+    tcase_add_test(t, trtllm_startup_figures);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return vs_check_run(suite());
+}
