@@ -182,7 +182,7 @@ static int estimate_graphs(json_t *sheet, const vs_engine_env *env, vs_buf *said
 }
 
 /* estimate runtime [items=activation_peak,non_torch,cuda_graphs]: the runtime items of the
- * card's engine by the rules of engine/runtime.c, as estimated components that
+ * card's engine by the rules of engine/engine_runtime.c, as estimated components that
  * follow the engine, the model and the placement (lang/derive.h). The rules
  * come from vLLM's start-up logs: other engines have none yet. */
 static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)

@@ -9,7 +9,7 @@
  * scheme the user names (`format gptq bits=4 group=128`), and sums a family's
  * tensor list (model/family.h) under it (quant_tally.c). Each scheme is one
  * file under model/quants/ and one row of model/quants/quants.def
- * (model/quants/scheme.h): its words, the bytes of one quantised matrix, with
+ * (model/quants/quants.h): its words, the bytes of one quantised matrix, with
  * the loader's source cited there.
  */
 #ifndef VS_MODEL_QUANT_H
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "model/family.h"
-#include "model/quants/scheme.h"
+#include "model/quants/quants.h"
 #include "util/error.h"
 
 /* config.json's quantization_config (at the root, or in text_config) into q;

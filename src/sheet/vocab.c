@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/quants/scheme.h"
+#include "model/quants/quants.h"
 
 /* The index of s in a NULL-terminated table, or -1. */
 static int index_of(const char *const *names, const char *s)

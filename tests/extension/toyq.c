@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/quants/scheme.h"
+#include "model/quants/quants.h"
 
 static int toyq_from_format(vs_quant *q, const char *word, uint64_t bits, uint64_t group,
                             uint64_t block, vs_error *err)

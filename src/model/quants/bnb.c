@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/quants/scheme.h"
+#include "model/quants/quants.h"
 
 static int bnb_matrix(const vs_quant *q, const vs_quant_matrix *m, vs_quant_engine eng,
                       vs_quant_bytes *out, vs_error *err)

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/quants/scheme.h"
+#include "model/quants/quants.h"
 
 static uint64_t packed32(uint64_t n, unsigned bits)
 {

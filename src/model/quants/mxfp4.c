@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/quants/scheme.h"
+#include "model/quants/quants.h"
 
 static uint64_t pad64(uint64_t v, uint64_t inter)
 {

@@ -1,10 +1,10 @@
-/* The table of weights formats (model/quants/scheme.h), one row of quants.def
+/* The table of weights formats (model/quants/quants.h), one row of quants.def
  * each, and what the scheme files share to read a quantization_config. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "model/quants/scheme.h"
+#include "model/quants/quants.h"
 
 static const vs_quant_scheme *const table[] = {
 #define VS_QUANT(id) &vs_quant_scheme_##id,

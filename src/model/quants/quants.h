@@ -1,4 +1,4 @@
-/* scheme.h — the weights formats a quantising loader reads, one row each.
+/* quants.h — the weights formats a quantising loader reads, one row each.
  *
  * A scheme is one file under model/quants/ defining a vs_quant_scheme and one
  * row of quants.def: the words `format` takes for it (with what `help format`
@@ -9,8 +9,8 @@
  * of `format`, the help table, the errors' lists, the config reader) iterates
  * the rows. Pure: no I/O, no globals.
  */
-#ifndef VS_MODEL_QUANTS_SCHEME_H
-#define VS_MODEL_QUANTS_SCHEME_H
+#ifndef VS_MODEL_QUANTS_QUANTS_H
+#define VS_MODEL_QUANTS_QUANTS_H
 
 #include <jansson.h>
 #include <stddef.h>
