@@ -266,7 +266,7 @@ int vs_engine_token_kv(const vs_engine_env *e, uint64_t pool, unsigned bits, uin
 uint64_t vs_engine_max_length(uint64_t cap, int (*fits)(const void *data, uint64_t length),
                               const void *data);
 
-/* ---- the encoder's profiling pass (engine/encoder.c) ---- */
+/* ---- the encoder's profiling pass (engine/engine_encoder.c) ---- */
 
 /* 1 when card.arch (may be NULL) names encoder parameters (a vision or audio
  * tower and its projector: encoder_params), else 0. */

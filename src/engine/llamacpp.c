@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/llamacpp.h"
 #include "engine/llamacpp_arch.h"
 #include "engine/llamacpp_compute.h"
 #include "sheet/units.h"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/llamacpp.h"
 #include "engine/llamacpp_arch.h"
 #include "sheet/units.h"
 

@@ -46,8 +46,4 @@ int vs_llamacpp_compute_estimate(vs_runtime_estimate *out, char *rule, size_t ru
 int vs_llamacpp_compute_runtime(vs_runtime_estimate *out, char *rule, size_t rule_size,
                                 const vs_engine_env *e, const json_t *arch, vs_error *err);
 
-/* The cells per stream of the largest cache and the effective ubatch, as
- * engine/llamacpp.c allocates them (implemented there). */
-void vs_llamacpp_compute_cells(const vs_engine_env *e, uint64_t *cells, uint64_t *ubatch);
-
 #endif

@@ -548,7 +548,7 @@ const vs_engine vs_engine_vllm = {
     .budget = budget,
     .kv = kv,
     .defaults = defaults,
-    /* engine/runtime.c: the profiling peak from max_num_batched_tokens, the
+    /* engine/engine_runtime.c: the profiling peak from max_num_batched_tokens, the
      * non-torch memory of the GPU generation; engine/cuda_graphs.c: the graphs
      * the release captures */
     .estimates = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) |

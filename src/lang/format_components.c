@@ -42,7 +42,7 @@ int vs_format_components_apply(vs_ctx *ctx, const vs_line *line, const vs_arg *l
         return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                "unknown format '%s' for components=: expected %s", a->value,
                                syntax);
-    if (!layerwise && q.method != VS_QUANT_BNB)
+    if (!layerwise && q.scheme != &vs_quant_scheme_bnb)
         return vs_error_set_at(err, VS_EVALUE, a->line, a->column,
                                "components= quantises with bitsandbytes as diffusers' "
                                "PipelineQuantizationConfig does, or casts with "

@@ -13,21 +13,25 @@
 
 int vs_format_weights_takes(const char *word, const char *key)
 {
-    if (!word || !key)
+    const vs_quant_scheme *sc = vs_quant_scheme_of_word(word);
+    const vs_vocab_scheme *w;
+    char k[16];
+    if (!sc || !key || snprintf(k, sizeof k, "%s=", key) >= (int)sizeof k)
         return 0;
-    if (!strcmp(word, "gptq") || !strcmp(word, "awq"))
-        return !strcmp(key, "bits") || !strcmp(key, "group");
-    return !strcmp(word, "fp8") && !strcmp(key, "block");
+    /* the keys the word's row lists ("bits=N group=G", "block=N, channel or tensor") */
+    for (w = sc->words; strcmp(w->word, word); w++)
+        ;
+    return strstr(w->keys, k) != NULL;
 }
 
 static int unknown(const char *word, vs_error *err)
 {
+    char words[400];
     return vs_error_set(err, VS_EVALUE,
                         "unknown format '%s'; expected a plain width (fp32 fp16 bf16 fp8 int8 "
-                        "int4 nf4 fp4, bits=N), a scheme (gptq awq bnb-nf4 bnb-int8 fp8 "
-                        "block=128 mxfp4 nvfp4), a GGUF type (q4_k q6_k q8_0 ...) or a llama.cpp "
-                        "file type (q4_k_m q5_k_m ...): `help format` lists them",
-                        word);
+                        "int4 nf4 fp4, bits=N), a scheme (%s), a GGUF type (q4_k q6_k q8_0 ...) "
+                        "or a llama.cpp file type (q4_k_m q5_k_m ...): `help format` lists them",
+                        word, vs_quant_scheme_words(words, sizeof words, NULL, " "));
 }
 
 int vs_format_weights_of(const json_t *sheet, const char *word, const vs_format_keys *keys,
@@ -54,11 +58,13 @@ int vs_format_weights_of(const json_t *sheet, const char *word, const vs_format_
         snprintf(out->basis, sizeof out->basis, "tensor by tensor, as the loader keeps it");
         return vs_quant_format_bytes(sheet, &q, &out->bytes, err);
     }
-    if (keys->bits || keys->group || keys->block)
-        return vs_error_set(err, VS_EVALUE,
-                            "`%s` takes no keys: bits= and group= go with gptq and awq, block= "
-                            "with fp8",
-                            word);
+    if (keys->bits || keys->group || keys->block) {
+        char with_bits[200], with_block[200];
+        return vs_error_set(
+            err, VS_EVALUE, "`%s` takes no keys: bits= and group= go with %s, block= with %s", word,
+            vs_quant_scheme_words(with_bits, sizeof with_bits, "bits=", " and "),
+            vs_quant_scheme_words(with_block, sizeof with_block, "block=", " and "));
+    }
     if (!have_params)
         return vs_error_set(err, VS_EVALUE,
                             "`%s` needs the card's parameter count (`model NAME params=COUNT` or "

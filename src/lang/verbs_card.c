@@ -501,7 +501,7 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *a, *kb = vs_line_pair(line, "bits"), *kg = vs_line_pair(line, "group"),
                      *kk = vs_line_pair(line, "block");
     json_t *sheet;
-    char name[64], word[32], kept[200], kept_rows[480];
+    char name[64], word[32], kept[200], kept_rows[480], keyed[200];
     vs_buf head = VS_BUF_INIT;
     unsigned bits = 0;
     vs_vocab_format f;
@@ -560,8 +560,8 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                              : kk)
                                            ->column,
                                        "`format %s` takes no keys: bits=, group= and block= go "
-                                       "with gptq, awq and fp8",
-                                       word);
+                                       "with %s",
+                                       word, vs_quant_scheme_words(keyed, sizeof keyed, "=", ", "));
             snprintf(name, sizeof name, "%s", word);
         } else {
             return vs_error_set_at(err, VS_EVALUE, a->line, a->column,

@@ -182,7 +182,7 @@ static int estimate_graphs(json_t *sheet, const vs_engine_env *env, vs_buf *said
 }
 
 /* estimate runtime [items=activation_peak,non_torch,cuda_graphs]: the runtime items of the
- * card's engine by the rules of engine/runtime.c, as estimated components that
+ * card's engine by the rules of engine/engine_runtime.c, as estimated components that
  * follow the engine, the model and the placement (lang/derive.h). The rules
  * come from vLLM's start-up logs: other engines have none yet. */
 static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
@@ -526,13 +526,14 @@ static int fit_formats(const vs_arg *fa, char names[][64], vs_format_keys *keys,
         for (k = 0; p[k]; k++)
             p[k] = (char)tolower((unsigned char)p[k]);
         if (vs_envelope_format_bits(&bits, p, NULL) < 0 && !vs_gguf_type_by_name(p) &&
-            vs_gguf_ftype_parse(p) < 0 && !vs_vocab_scheme_of(p))
+            vs_gguf_ftype_parse(p) < 0 && !vs_vocab_scheme_of(p)) {
+            char words[400];
             return vs_error_set_at(err, VS_EVALUE, fa->line, fa->value_column,
                                    "formats=: unknown format '%s' (a plain width fp32 fp16 bf16 "
-                                   "fp8 int8 int4 nf4 fp4 bits=N, a scheme gptq awq bnb-nf4 "
-                                   "bnb-int8 fp8 block=128 mxfp4 nvfp4, a GGUF type or a "
+                                   "fp8 int8 int4 nf4 fp4 bits=N, a scheme %s, a GGUF type or a "
                                    "llama.cpp file type q4_k_m ...: `help format` lists them)",
-                                   p);
+                                   p, vs_quant_scheme_words(words, sizeof words, NULL, " "));
+        }
         snprintf(names[n], sizeof names[n], "%s", p);
         memset(&keys[n], 0, sizeof keys[n]);
         n++;

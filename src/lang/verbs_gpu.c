@@ -109,18 +109,6 @@ bad:
                            a->value);
 }
 
-static json_t *spec_json(const vs_gpu_spec *s)
-{
-    return json_pack(
-        "{s:s, s:o, s:o, s:o, s:o, s:o, s:O}", "name", s->name, "memory_bytes",
-        s->memory_known ? json_integer((json_int_t)s->memory_bytes) : json_null(), "reported_bytes",
-        s->reported_known ? json_integer((json_int_t)s->reported_bytes) : json_null(), "ecc",
-        s->ecc ? json_string(s->ecc) : json_null(), vs_vocab_format_name(VS_FORMAT_BF16),
-        s->bf16_known ? json_boolean(s->bf16) : json_null(), vs_vocab_format_name(VS_FORMAT_FP8),
-        s->fp8_known ? json_boolean(s->fp8) : json_null(), "sources",
-        json_object_get(s->entry, "sources"));
-}
-
 /* `gpu h100 sxm`: several words where one name was expected. The fix is in
  * the message, with the catalogue's spelling when the words name an entry. */
 static int unquoted_name(const vs_line *line, vs_error *err)
@@ -147,7 +135,8 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
                          "[free=23860MiB] [price=47.14USD] [period=3d] [cards=N] [available=...] "
                          "[interconnect=...] [host=64GB] [devices=\"RTX 4090,RTX 3090\"]";
-    json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL, *payload;
+    json_t *sheet = vs_ctx_sheet(ctx), *offers, *offer = NULL, *notes = NULL;
+    vs_bundle *bundle = NULL;
     const vs_arg *name = vs_line_positional(line, 0), *a;
     vs_gpu_spec spec;
     vs_gpu_mixed mixed = {0};
@@ -157,7 +146,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
     char amount[64] = "", currency[16] = "", basis[512] = "";
     const char *cat_name;
     vs_error cat_err = {0};
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, nb = VS_BUF_INIT;
+    vs_buf nb = VS_BUF_INIT;
     size_t i;
     json_t *o;
 
@@ -380,17 +369,15 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         f.available = pair_text(line, "available");
         f.interconnect = pair_text(line, "interconnect");
         f.cards = cards;
-        vs_render_gpu_offer(&text, &html, &f, notes);
+        bundle = vs_render_gpu_offer(&f, offer, notes);
     }
     vs_buf_free(&nb);
-
-    payload = json_pack("{s:s, s:O, s:o, s:o}", "kind", "offer", "offer", offer, "catalog",
-                        have_spec ? spec_json(&spec) : json_null(), "notes", notes);
+    json_decref(notes);
     json_decref(offer);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ gpus */
@@ -399,24 +386,18 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const vs_arg *filter = vs_line_positional(line, 0);
     char key[128] = "";
-    json_t *list = json_array(), *payload;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_bundle *bundle;
     size_t i, n = vs_catalog_count(), nshown = 0;
     vs_gpu_spec *shown;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
-        (rc = vs_line_no_extra(line, 1, "gpus [FILTER]", err)) < 0) {
-        json_decref(list);
+        (rc = vs_line_no_extra(line, 1, "gpus [FILTER]", err)) < 0)
         return rc;
-    }
     if (filter)
         vs_catalog_key(key, sizeof key, filter->value);
     shown = calloc(n + 1, sizeof *shown);
-    if (!shown || !list) {
-        free(shown);
-        json_decref(list);
+    if (!shown)
         return vs_error_oom(err);
-    }
     for (i = 0; i < n; i++) {
         vs_gpu_spec s;
         char k[128];
@@ -425,15 +406,13 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if (key[0] && !strstr(k, key))
             continue;
         shown[nshown++] = s;
-        json_array_append_new(list, json_deep_copy(s.entry));
     }
-    vs_render_gpu_catalogue(&text, &html, shown, nshown);
+    bundle = vs_render_gpu_catalogue(shown, nshown);
     free(shown);
-    payload = json_pack("{s:s, s:o}", "kind", "catalog", "gpus", list);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 /* --------------------------------------------------------------- require */
@@ -441,18 +420,16 @@ static int verb_gpus(vs_ctx *ctx, const vs_line *line, vs_error *err)
 static int requirements_bundle(vs_ctx *ctx, const json_t *sheet, const char *added, int was_new,
                                vs_error *err)
 {
-    json_t *names = vs_classify_requirement_names(sheet), *payload;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    int rc;
+    json_t *names = vs_classify_requirement_names(sheet);
+    vs_bundle *bundle;
     if (!names)
         return vs_error_oom(err);
-    vs_render_requirements(&text, &html, added, was_new, names);
-    payload = json_pack("{s:s, s:s, s:b, s:o}", "kind", "requirements", "added", added, "new",
-                        was_new, "requirements", names);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
+    bundle = vs_render_requirements(added, was_new, names);
+    json_decref(names);
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -536,13 +513,14 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "evidence CANDIDATE REQUIREMENT admissible|to-confirm|exclude "
                          "source=... [version=...] [scope=...]";
-    json_t *sheet = vs_ctx_sheet(ctx), *offer, *entry, *arr, *e, *payload;
+    json_t *sheet = vs_ctx_sheet(ctx), *offer, *entry, *arr, *e;
+    vs_bundle *bundle = NULL;
     const vs_arg *cand = vs_line_positional(line, 0), *req = vs_line_positional(line, 1);
     const vs_arg *verd = vs_line_positional(line, 2), *src = vs_line_pair(line, "source");
     const char *req_name, *offer_name, *version = pair_text(line, "version");
     const char *scope = pair_text(line, "scope");
     vs_verdict v;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, b = VS_BUF_INIT;
+    vs_buf b = VS_BUF_INIT;
     vs_classification *c = NULL;
     size_t i;
     int rc;
@@ -639,19 +617,15 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
         for (k = 0; row && k < row->nreqs; k++)
             if (!strcmp(row->reqs[k].name, req_name))
                 r = &row->reqs[k];
-        vs_render_evidence(&text, &html, entry, c, row, r);
-        payload = json_pack(
-            "{s:s, s:O, s:s, s:s}", "kind", "evidence", "evidence", entry, "requirement_verdict",
-            r ? vs_verdict_name(r->verdict) : vs_verdict_name(v), "candidate_verdict",
-            row ? vs_verdict_name(row->verdict) : vs_verdict_name(VS_VERDICT_TO_CONFIRM));
+        bundle = vs_render_evidence(entry, c, row, r, vs_verdict_name(v));
     }
     vs_classification_free(c);
     json_decref(entry);
     vs_buf_free(&b);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 /* ------------------------------------------------------------ candidates */

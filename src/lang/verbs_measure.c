@@ -2,7 +2,7 @@
  * its peaks recorded as the sheet's run mN and its measurements, or, when it
  * gives the result of an earlier run, that run restated; and the table of the
  * measurement verbs. The live gauge is verbs_measure_live.c's, the other
- * verbs verbs_import.c's and verbs_record.c's; shown by render/measure.c. */
+ * verbs verbs_measure_import.c's and verbs_measure_record.c's; shown by render/measure.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

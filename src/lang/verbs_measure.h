@@ -1,6 +1,6 @@
 /* verbs_measure.h — inside the measurement verbs (vs_verbs_measure): what
  * their files share. Not part of the language's contract: only the
- * verbs_measure*.c, verbs_import.c and verbs_record.c files include it.
+ * verbs_measure*.c, verbs_measure_import.c and verbs_measure_record.c files include it.
  *
  * The verbs turn src/measure/'s results, imported logs and typed figures into
  * the sheet's "runs" and "measurements" (layout in sheet/sheet.h); how those
@@ -9,8 +9,8 @@
  *                          restating an earlier one; the verb table
  *   verbs_measure_live.c   a running measurement: its gauge and its output
  *   verbs_measure_sheet.c  run ids, stages, measurement objects, payload rows
- *   verbs_import.c         `measure import`
- *   verbs_record.c         `record`, `measured`, `measurements`
+ *   verbs_measure_import.c         `measure import`
+ *   verbs_measure_record.c         `record`, `measured`, `measurements`
  */
 #ifndef VS_LANG_VERBS_MEASURE_H
 #define VS_LANG_VERBS_MEASURE_H
@@ -107,7 +107,7 @@ void vs_mv_gauge_clear(vs_mv_gauge *gz);
 
 /* ------------------------------------------------------------- the verbs */
 
-/* `measure import FILE... [format=...]` (verbs_import.c). */
+/* `measure import FILE... [format=...]` (verbs_measure_import.c). */
 int vs_verb_measure_import(vs_ctx *ctx, const vs_line *line, vs_error *err);
 /* The same, every imported measurement joining the sheet's run run_id (no run
  * added): `measure launch` puts the engine's lines into NVML's run. */
@@ -117,7 +117,7 @@ int vs_verb_measure_import_into(vs_ctx *ctx, const vs_line *line, const char *ru
  * output read by the engine's importer (verbs_measure_launch.c). */
 int vs_verb_measure_launch(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
-/* `record`, `measured`, `measurements` and their keys (verbs_record.c). */
+/* `record`, `measured`, `measurements` and their keys (verbs_measure_record.c). */
 int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err);

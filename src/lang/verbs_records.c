@@ -1,6 +1,6 @@
 /* Records verbs: commit, records (the repository in force), records push and
  * pull; the helpers every records verb shares, and the table of them all
- * (history, show, diff and reproduce are verbs_history.c). They join the
+ * (history, show, diff and reproduce are verbs_records_history.c). They join the
  * session's sheets to the git records (src/store/); what they print is
  * render/records.c. */
 #include <stdio.h>

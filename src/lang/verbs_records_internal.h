@@ -1,6 +1,6 @@
 /* verbs_records_internal.h — what the two files of the records verbs share:
  * verbs_records.c (commit, records, records push / pull, and the verb table
- * vs_verbs_records) and verbs_history.c (history, show, diff, reproduce). Not
+ * vs_verbs_records) and verbs_records_history.c (history, show, diff, reproduce). Not
  * part of any contract: the verbs are reached through the table (lang/verb.h).
  * The vs_rv_ names are for these two files only.
  *
@@ -38,10 +38,10 @@ int vs_verbs_records_open_store(vs_ctx *ctx, vs_store **st, vs_error *err);
 int vs_verbs_records_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
                                 vs_store_blob *blob, vs_error *err);
 
-/* --- verbs_history.c: the verbs, rows of vs_verbs_records --- */
+/* --- verbs_records_history.c: the verbs, rows of vs_verbs_records --- */
 
 int vs_verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err);
-/* verbs_hub.c: `hub [offline | online]`. */
+/* verbs_records_hub.c: `hub [offline | online]`. */
 int vs_verb_hub(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err);
 int vs_verb_diff(vs_ctx *ctx, const vs_line *line, vs_error *err);

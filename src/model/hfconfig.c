@@ -14,7 +14,7 @@ json_t *vs_hfconfig_arch_json(const vs_hfconfig *c, const char *path, json_t *kv
 {
     /* a mixture of experts' own sizes are what a LoRA on its experts trains */
     int moe = c->experts > 0;
-    /* what the encoder's profiling pass runs (engine/encoder.c): a vision or
+    /* what the encoder's profiling pass runs (engine/engine_encoder.c): a vision or
      * audio tower and the projector into the language model */
     uint64_t enc = c->part_params[VS_PART_VISION] + c->part_params[VS_PART_AUDIO] +
                    c->part_params[VS_PART_PROJECTOR];

@@ -148,7 +148,7 @@ static int add_stored(json_t *by, const char *dtype, uint64_t bytes, uint64_t pa
  * the tensors of one block are stored together. */
 static int tally_file(tally *t, const char *path, const char *cls, const vs_quant *q, vs_error *err)
 {
-    const vs_quant_scheme *s = q ? vs_quant_scheme_of(q->method) : NULL;
+    const vs_quant_scheme *s = q ? q->scheme : NULL;
     const vs_wf_format *fmt = vs_wfile_sniff_file(path, err);
     vs_wf_list *l = NULL;
     size_t i;
@@ -309,7 +309,7 @@ int vs_pipeline_quantize(json_t *sheet, const vs_quant *q, const char *word, con
         return vs_error_set(err, VS_EVALUE,
                             "components= quantises components of a diffusers pipeline: read one "
                             "first (`model NAME pipeline=DIR`)");
-    if (q && q->method != VS_QUANT_BNB)
+    if (q && q->scheme != &vs_quant_scheme_bnb)
         return vs_error_set(err, VS_EVALUE,
                             "components= quantises with bitsandbytes, as diffusers' "
                             "PipelineQuantizationConfig does: bnb-nf4, bnb-fp4, bnb-int8, nf4 or "

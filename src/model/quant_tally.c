@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/quant_internal.h"
+#include "model/quant.h"
 #include "sheet/units.h"
 
 /* '*' matches any run of characters; everything else itself. */
@@ -127,7 +127,7 @@ static const char *kept_why(const vs_quant *q, const vs_quant_scheme *s, const v
     for (i = 0; routers[i]; i++)
         if (ends_with(name, routers[i]))
             return "a MoE router";
-    if (expert ? !s->experts || (fused && q->method == VS_QUANT_BNB) : !s->linear)
+    if (expert ? !s->experts : !s->linear)
         return expert ? "experts the scheme does not cover" : "a Linear layer the scheme leaves";
     snprintf(mod, sizeof mod, "%s", name);
     n = strlen(mod);
@@ -311,39 +311,6 @@ static int on_rule(void *ud, const vs_tensor_rule *r)
     return 0;
 }
 
-static const char *values_label(const vs_quant *q, char *buf, size_t cap)
-{
-    switch (q->method) {
-    case VS_QUANT_GPTQ:
-    case VS_QUANT_AWQ:
-        snprintf(buf, cap, "int%u, packed in int32", q->bits);
-        break;
-    case VS_QUANT_BNB:
-        snprintf(buf, cap, "%s",
-                 q->bits == 8 ? "int8"
-                 : q->fp4     ? "fp4 (two a byte)"
-                              : "nf4 (two a byte)");
-        break;
-    case VS_QUANT_FP8:
-        snprintf(buf, cap, "%s",
-                 q->method_name[0] && strstr(q->method_name, "int8") ? "int8" : "fp8 e4m3");
-        break;
-    case VS_QUANT_MXFP4:
-    case VS_QUANT_NVFP4:
-        snprintf(buf, cap, "e2m1 (two a byte)");
-        break;
-    default:
-        snprintf(buf, cap, "?");
-    }
-    return buf;
-}
-
-static const char *const scale_labels[VS_QUANT_COUNT] = {
-    "fp16 scales", "fp16 scales", "absmax",
-    "fp32 scales", "e8m0 scales", "fp8 block scales, fp32 global scales"};
-static const char *const index_labels[VS_QUANT_COUNT] = {
-    "int32 g_idx", "", "code tables", "", "", ""};
-
 static int row(json_t *arr, const char *dtype, uint64_t bytes, int has_params, uint64_t params)
 {
     if (!bytes)
@@ -359,12 +326,14 @@ int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, jso
     tally t;
     json_t *by, *wf;
     char vl[48], fname[48], scheme[200], kept1[64];
+    const char *note;
     uint64_t total = 0;
     int rc;
     *out = NULL;
     memset(&t, 0, sizeof t);
     t.q = q;
-    t.s = vs_quant_scheme_of(q->method);
+    t.s = q->scheme;
+    note = t.s && t.s->layout_note ? t.s->layout_note(eng) : NULL;
     t.a = a;
     t.eng = eng;
     t.err = err;
@@ -384,10 +353,9 @@ int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, jso
     }
     total = t.qb.values + t.qb.scales + t.qb.zeros + t.qb.index + t.qb.pad + t.kept + t.kept4;
     by = json_array();
-    if (!by || row(by, values_label(q, vl, sizeof vl), t.qb.values, 1, t.qparams) ||
-        row(by, scale_labels[q->method], t.qb.scales, 0, 0) ||
-        row(by, "int32 zeros", t.qb.zeros, 0, 0) ||
-        row(by, q->ct ? "weight_shape, g_idx" : index_labels[q->method], t.qb.index, 0, 0) ||
+    if (!by || row(by, t.s->values_label(q, vl, sizeof vl), t.qb.values, 1, t.qparams) ||
+        row(by, t.s->scales_label, t.qb.scales, 0, 0) || row(by, "int32 zeros", t.qb.zeros, 0, 0) ||
+        row(by, q->ct ? "weight_shape, g_idx" : t.s->index_label, t.qb.index, 0, 0) ||
         row(by, "padding of the kernel's layout", t.qb.pad, 0, 0) ||
         row(by, q->dense_dtype, t.kept, 1, t.kept_params) ||
         row(by, "fp32", t.kept4, 1, t.kept4_params)) {
@@ -396,12 +364,7 @@ int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, jso
         return vs_error_oom(err);
     }
     snprintf(scheme, sizeof scheme, "%s, %s%s", vs_quant_format_name(q, fname, sizeof fname),
-             q->from_config ? "from quantization_config" : "named by format",
-             eng == VS_QUANT_ENGINE_VLLM && q->method == VS_QUANT_MXFP4
-                 ? ", as vLLM's MXFP4 Triton MoE lays it out"
-             : eng == VS_QUANT_ENGINE_VLLM_MARLIN && q->method == VS_QUANT_MXFP4
-                 ? ", as vLLM's MXFP4 Marlin MoE lays it out"
-                 : "");
+             q->from_config ? "from quantization_config" : "named by format", note ? note : "");
     wf = json_pack("{s:n, s:I, s:I, s:o, s:o, s:[], s:s, s:s, s:I}", "path", "bytes",
                    (json_int_t)total, "params",
                    (json_int_t)(t.qparams + t.kept_params + t.kept4_params), "by_dtype", by,

@@ -190,6 +190,145 @@ char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
     return svg;
 }
 
+void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet,
+                               const vs_component_views *views)
+{
+    json_t *card = vs_sheet_card(sheet);
+    vs_placement pl;
+    size_t i;
+    unsigned bits = 0;
+    int bits_known = vs_sheet_weight_bits(sheet, &bits);
+    uint64_t params;
+    int have_params = vs_sheet_card_uint(sheet, "params", &params);
+    const char *note;
+    vs_buf unknown = VS_BUF_INIT;
+    vs_jw uw = VS_JW_INIT(&unknown);
+    if (vs_placement_from_sheet(&pl, sheet, NULL)) {
+        pl.kind = VS_PLACE_SINGLE;
+        pl.gpus = 1;
+        pl.stage = 0;
+    }
+    vs_jw_open(&uw, '[');
+    vs_jw_member_str(w, "kind", "envelope");
+    vs_jw_member_bytes(w, "weights_bytes", env->weights_known, env->weights_bytes);
+    vs_jw_member_bytes(w, "weights_gpu_bytes", env->weights_known, env->weights_gpu_bytes);
+    vs_jw_member_str(w, "weights_basis", env->weights_known ? env->weights_basis : NULL);
+    vs_jw_member_bool(w, "weights_known", env->weights_known);
+    vs_jw_member_u64(w, "host_bytes", env->host_bytes);
+    vs_jw_member_str(w, "offload_basis", env->offload_basis);
+    {
+        /* a pipeline's weights, one row per component (model/pipeline_files.h) */
+        json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *c;
+        vs_jw_key(w, "weights_components");
+        if (!json_is_array(wc))
+            vs_jw_null(w);
+        else {
+            vs_jw_open(w, '[');
+            json_array_foreach(wc, i, c)
+            {
+                vs_jw_open(w, '{');
+                vs_jw_member_str(w, "name", json_string_value(json_object_get(c, "name")));
+                vs_jw_member_str(w, "class", json_string_value(json_object_get(c, "class")));
+                vs_jw_member_u64(w, "bytes",
+                                 (uint64_t)json_integer_value(json_object_get(c, "bytes")));
+                vs_jw_member_u64(
+                    w, "largest_group_bytes",
+                    (uint64_t)json_integer_value(json_object_get(c, "largest_group_bytes")));
+                vs_jw_close(w, '}');
+            }
+            vs_jw_close(w, ']');
+        }
+    }
+    vs_jw_member_u64(w, "reserve_bytes", env->reserve_bytes);
+    vs_jw_member_u64(w, "envelope_bytes", env->envelope_bytes);
+    vs_jw_member_u64(w, "sum_bytes", env->sum_bytes);
+    vs_jw_member_str(w, "peak_basis", env->phases.n ? "worst phase" : "sum");
+    vs_jw_member_str(w, "worst_phase",
+                     env->phases.n ? env->phases.row[env->phases.worst].name : NULL);
+    vs_jw_key(w, "phases");
+    vs_jw_open(w, '[');
+    for (i = 0; i < env->phases.n; i++) {
+        const vs_phase_row *r = &env->phases.row[i];
+        vs_jw_open(w, '{');
+        vs_jw_member_str(w, "name", r->name);
+        vs_jw_member_u64(w, "weights_gpu_bytes", r->weights_bytes);
+        vs_jw_member_str(w, "weights_of", r->weights_of);
+        vs_jw_member_u64(w, "reserve_bytes", r->reserve_bytes);
+        vs_jw_member_u64(w, "bytes", r->bytes);
+        vs_jw_member_u64(w, "unknown", r->n_unknown);
+        vs_jw_close(w, '}');
+    }
+    vs_jw_close(w, ']');
+    vs_jw_member_bool(w, "conservative", env->conservative);
+    vs_jw_member_bool(w, "complete", env->weights_known && env->n_unknown == 0);
+    /* Written, not built as a tree: a long sheet has hundreds of components,
+     * and this payload is most of an `envelope` result. */
+    vs_jw_key(w, "components");
+    vs_jw_open(w, '[');
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
+        const char *cls = json_string_value(v->cls);
+        vs_jw_open(w, '{');
+        vs_component_view_write(v, w);
+        vs_jw_member_bytes(w, "gpu_bytes", v->known, vs_placement_per_gpu(&pl, cls, v->value));
+        vs_jw_member_u64(w, "ways", vs_placement_ways(&pl, cls));
+        if (env->n_stale && vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED) &&
+            vs_derived_component_stale(
+                sheet, json_array_get(vs_sheet_array(sheet, "components"), i), NULL))
+            vs_jw_member_str(w, "flag", VS_STALE_FLAG);
+        vs_jw_close(w, '}');
+        if (!v->known && v->name) /* the names list, written beside in the same walk */
+            vs_jw_value(&uw, v->name);
+    }
+    vs_jw_close(w, ']');
+    vs_jw_key(w, "unknown");
+    vs_jw_close(&uw, ']');
+    if (vs_buf_failed(&unknown))
+        w->out->failed = 1;
+    vs_jw_raw(w, vs_buf_str(&unknown), unknown.len);
+    vs_buf_free(&unknown);
+    vs_jw_member_u64(w, "gpus", env->gpus);
+    vs_jw_key(w, "placement");
+    vs_jw_open(w, '{');
+    vs_jw_member_str(w, "kind", vs_placement_kind_name(pl.kind));
+    vs_jw_member_u64(w, "gpus", pl.gpus);
+    vs_jw_member_str(w, "offload", vs_offload_name(pl.offload));
+    vs_jw_key(w, "stage");
+    if (pl.kind == VS_PLACE_ZERO)
+        vs_jw_i64(w, pl.stage);
+    else
+        vs_jw_null(w);
+    vs_jw_close(w, '}');
+    vs_jw_member_bytes(w, "params", have_params, params);
+    vs_jw_member_bytes(w, "bits", bits_known, bits);
+    vs_jw_member_str(w, "format", json_string_value(json_object_get(card, "format")));
+    vs_jw_key(w, "notes");
+    vs_jw_open(w, '[');
+    if (env->weights_known && env->weights_basis &&
+        !strcmp(env->weights_basis, "params x bits / 8") && bits_known &&
+        (note = vs_envelope_format_quant_note(bits)))
+        vs_jw_str(w, note);
+    if (env->phases.n)
+        vs_jw_str(w, "under CPU offload the components are on the GPU in turn: the envelope is "
+                     "the worst phase of what the GPU holds in it; sum_bytes, the plain sum of "
+                     "every maximum, is the conservative figure");
+    if (env->conservative)
+        vs_jw_str(w, "a conservative envelope: a sum of independent maxima, not an observed peak");
+    if (env->n_unknown)
+        vs_jw_str(w, "unknown components are missing from the envelope, not counted as zero: it "
+                     "is only the known part");
+    if (env->n_stale) {
+        vs_buf sn = VS_BUF_INIT;
+        vs_buf_printf(&sn,
+                      "%s: %s; no capacity verdict is admissible on it until it is "
+                      "measured again at the card's dims",
+                      VS_STALE_FLAG, env->stale);
+        vs_jw_str(w, vs_buf_str(&sn));
+        vs_buf_free(&sn);
+    }
+    vs_jw_close(w, ']');
+}
+
 vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
                               const vs_component_views *views)
 {

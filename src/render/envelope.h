@@ -15,6 +15,7 @@
 #include "render/bundle.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
+#include "util/json.h"
 
 /* The bundle: text, HTML, the chart, and the payload (the envelope's, with
  * "capacities"). views are the sheet's components, as env was computed from
@@ -26,5 +27,14 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
  * malloc'd, or NULL when memory is short: `candidates` draws it too. */
 char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
                              const vs_component_views *views);
+
+/* Writes the members of the `envelope` payload (kind "envelope",
+ * weights_bytes, reserve_bytes, envelope_bytes, conservative, components,
+ * unknown, ...) into the object w has open, so a renderer can add its own: the
+ * payload of the envelope result, built here from the envelope the sheet
+ * computed (sheet/envelope.h).
+ * views are the sheet's components (vs_component_views_read). */
+void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet,
+                               const vs_component_views *views);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "render/bundle.h"
 #include "render/candidates.h"
+#include "render/result.h"
 #include "sheet/units.h"
 #include "sheet/vocab.h"
 #include "util/json.h"
@@ -44,8 +45,7 @@ static void describe_line(vs_buf *text, vs_buf *html, const char *label, const c
 
 /* ------------------------------------------------------------------- gpu */
 
-void vs_render_gpu_offer(vs_buf *text, vs_buf *html, const vs_gpu_offer_facts *f,
-                         const json_t *notes)
+static void offer_text(vs_buf *text, vs_buf *html, const vs_gpu_offer_facts *f, const json_t *notes)
 {
     vs_buf nb = VS_BUF_INIT;
     char d[160];
@@ -169,7 +169,7 @@ static void catalogue_notes(vs_buf *text, vs_buf *html, const vs_buf *unsourced,
     vs_buf_free(&b);
 }
 
-void vs_render_gpu_catalogue(vs_buf *text, vs_buf *html, const vs_gpu_spec *specs, size_t n)
+static void catalogue_text(vs_buf *text, vs_buf *html, const vs_gpu_spec *specs, size_t n)
 {
     const char *const headers[] = {"GPU",
                                    "nominal memory",
@@ -228,8 +228,8 @@ void vs_render_gpu_catalogue(vs_buf *text, vs_buf *html, const vs_gpu_spec *spec
 
 /* --------------------------------------------------------------- require */
 
-void vs_render_requirements(vs_buf *text, vs_buf *html, const char *added, int was_new,
-                            const json_t *names)
+static void requirements_text(vs_buf *text, vs_buf *html, const char *added, int was_new,
+                              const json_t *names)
 {
     size_t i;
     json_t *n;
@@ -247,8 +247,9 @@ void vs_render_requirements(vs_buf *text, vs_buf *html, const char *added, int w
 
 /* -------------------------------------------------------------- evidence */
 
-void vs_render_evidence(vs_buf *text, vs_buf *html, const json_t *entry, const vs_classification *c,
-                        const vs_classify_row *row, const vs_classify_req *r)
+static void evidence_text(vs_buf *text, vs_buf *html, const json_t *entry,
+                          const vs_classification *c, const vs_classify_row *row,
+                          const vs_classify_req *r)
 {
     vs_buf b = VS_BUF_INIT;
     const char *offer = vs_json_str_of(entry, "candidate"),
@@ -275,4 +276,65 @@ void vs_render_evidence(vs_buf *text, vs_buf *html, const json_t *entry, const v
     if (vs_buf_failed(&b))
         text->failed = 1;
     vs_buf_free(&b);
+}
+
+/* ------------------------------------------------------------- the results */
+
+/* A catalogue entry as the offer's payload carries it. */
+static json_t *spec_json(const vs_gpu_spec *s)
+{
+    return json_pack(
+        "{s:s, s:o, s:o, s:o, s:o, s:o, s:O}", "name", s->name, "memory_bytes",
+        s->memory_known ? json_integer((json_int_t)s->memory_bytes) : json_null(), "reported_bytes",
+        s->reported_known ? json_integer((json_int_t)s->reported_bytes) : json_null(), "ecc",
+        s->ecc ? json_string(s->ecc) : json_null(), vs_vocab_format_name(VS_FORMAT_BF16),
+        s->bf16_known ? json_boolean(s->bf16) : json_null(), vs_vocab_format_name(VS_FORMAT_FP8),
+        s->fp8_known ? json_boolean(s->fp8) : json_null(), "sources",
+        json_object_get(s->entry, "sources"));
+}
+
+vs_bundle *vs_render_gpu_offer(const vs_gpu_offer_facts *f, const json_t *offer,
+                               const json_t *notes)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    offer_text(&text, &html, f, notes);
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:O, s:o, s:O}", "kind", "offer", "offer", offer,
+                                      "catalog", f->spec ? spec_json(f->spec) : json_null(),
+                                      "notes", notes));
+}
+
+vs_bundle *vs_render_gpu_catalogue(const vs_gpu_spec *specs, size_t n)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *list = json_array();
+    size_t i;
+    for (i = 0; list && i < n; i++)
+        json_array_append_new(list, json_deep_copy(specs[i].entry));
+    catalogue_text(&text, &html, specs, n);
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:o}", "kind", "catalog", "gpus", list));
+}
+
+vs_bundle *vs_render_requirements(const char *added, int was_new, const json_t *names)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    requirements_text(&text, &html, added, was_new, names);
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:s, s:b, s:O}", "kind", "requirements", "added",
+                                      added, "new", was_new, "requirements", names));
+}
+
+vs_bundle *vs_render_evidence(const json_t *entry, const vs_classification *c,
+                              const vs_classify_row *row, const vs_classify_req *r,
+                              const char *given)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    evidence_text(&text, &html, entry, c, row, r);
+    return vs_render_finish(
+        &text, &html, NULL,
+        json_pack("{s:s, s:O, s:s, s:s}", "kind", "evidence", "evidence", entry,
+                  "requirement_verdict", r ? vs_verdict_name(r->verdict) : given,
+                  "candidate_verdict",
+                  row ? vs_verdict_name(row->verdict) : vs_verdict_name(VS_VERDICT_TO_CONFIRM)));
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
+#include "render/bundle.h"
 #include "sheet/classify.h"
 #include "util/buf.h"
 
@@ -35,9 +36,11 @@ typedef struct vs_gpu_offer_facts {
 
 /* The offer: nominal memory, reported total, the basis of the capacity
  * check, the package, the schedule, the formats the catalogue knows, then
- * the notes (an array of strings) as a list. */
-void vs_render_gpu_offer(vs_buf *text, vs_buf *html, const vs_gpu_offer_facts *f,
-                         const json_t *notes);
+ * the notes (an array of strings) as a list; the payload (kind "offer") the
+ * offer as the sheet stores it (borrowed), its catalogue entry and the notes.
+ * NULL when memory is short. */
+vs_bundle *vs_render_gpu_offer(const vs_gpu_offer_facts *f, const json_t *offer,
+                               const json_t *notes);
 
 /* The notes of an offer, each written into note (appended): the verb keeps
  * them in the offer's payload and vs_render_gpu_offer lists them. */
@@ -58,18 +61,22 @@ void vs_render_gpu_note_format_unsupported(vs_buf *note, const char *format, con
 void vs_render_gpu_note_proves_nothing(vs_buf *note);
 
 /* The catalogue's entries specs[0..n): one row each, then where the reported
- * totals are unknown and which CUDA totals are known. */
-void vs_render_gpu_catalogue(vs_buf *text, vs_buf *html, const vs_gpu_spec *specs, size_t n);
+ * totals are unknown and which CUDA totals are known; the payload (kind
+ * "catalog") every entry with its sources. NULL when memory is short. */
+vs_bundle *vs_render_gpu_catalogue(const vs_gpu_spec *specs, size_t n);
 
 /* `require`: the requirement added (or already there, was_new 0) and the
- * sheet's mandatory requirements (names, an array of strings). */
-void vs_render_requirements(vs_buf *text, vs_buf *html, const char *added, int was_new,
-                            const json_t *names);
+ * sheet's mandatory requirements (names, an array of strings, borrowed), in
+ * the text and the payload (kind "requirements"). NULL when memory is short. */
+vs_bundle *vs_render_requirements(const char *added, int was_new, const json_t *names);
 
 /* `evidence`: the piece recorded (entry: candidate, requirement, verdict,
  * source, version, scope) and, when found in c, what requirement r of row is
- * now and whether the candidate is retained (row and r may be NULL). */
-void vs_render_evidence(vs_buf *text, vs_buf *html, const json_t *entry, const vs_classification *c,
-                        const vs_classify_row *row, const vs_classify_req *r);
+ * now and whether the candidate is retained (row and r may be NULL); the
+ * payload (kind "evidence") the entry and both verdicts, given (the line's
+ * verdict) when r is NULL. NULL when memory is short. */
+vs_bundle *vs_render_evidence(const json_t *entry, const vs_classification *c,
+                              const vs_classify_row *row, const vs_classify_req *r,
+                              const char *given);
 
 #endif

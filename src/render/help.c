@@ -93,7 +93,7 @@ static void put_formats(vs_buf *t, vs_buf *h, json_t *list)
 {
     vs_table *table = vs_table_new(6, format_headers);
     const vs_vocab_scheme *sc;
-    size_t i, n;
+    size_t i;
     char bits[8], bpw[32];
     if (!table) {
         t->failed = 1;
@@ -133,21 +133,20 @@ static void put_formats(vs_buf *t, vs_buf *h, json_t *list)
             "plain width"};
         vs_table_add_row(table, cells);
     }
-    sc = vs_vocab_schemes(&n);
-    for (i = 0; i < n; i++) {
+    for (i = 0; (sc = vs_vocab_scheme_at(i)); i++) {
         const char *cells[6];
-        snprintf(bits, sizeof bits, "%u", sc[i].bits);
-        cells[0] = sc[i].word;
-        cells[1] = sc[i].keys;
+        snprintf(bits, sizeof bits, "%u", sc->bits);
+        cells[0] = sc->word;
+        cells[1] = sc->keys;
         cells[2] = bits;
-        cells[3] = sc[i].bpw;
-        cells[4] = sc[i].kept;
-        cells[5] = sc[i].family;
+        cells[3] = sc->bpw;
+        cells[4] = sc->kept;
+        cells[5] = sc->family;
         vs_table_add_row(table, cells);
-        json_array_append_new(list, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "format",
-                                              sc[i].word, "keys", sc[i].keys, "bits",
-                                              (int)sc[i].bits, "bits_per_weight", sc[i].bpw, "kept",
-                                              sc[i].kept, "kind", sc[i].family));
+        json_array_append_new(list,
+                              json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "format", sc->word,
+                                        "keys", sc->keys, "bits", (int)sc->bits, "bits_per_weight",
+                                        sc->bpw, "kept", sc->kept, "kind", sc->family));
     }
     vs_buf_puts(t, "\nformats (the same words for format, formats, fit formats= and estimate "
                    "quant):\n");

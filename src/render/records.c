@@ -1,9 +1,11 @@
 /* records.c (render) — the text and HTML of the records verbs. */
 #include "render/records.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "render/bundle.h"
+#include "render/result.h"
 #include "util/clock.h"
 
 static int has(const char *s)
@@ -122,6 +124,40 @@ void vs_records_render_history(const char *sheet, const char *records,
     vs_table_free(t);
 }
 
+vs_bundle *vs_records_history_bundle(const char *sheet, const char *records,
+                                     const vs_records_revision *revs, size_t n,
+                                     const char *truncated)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *list = json_array();
+    size_t i;
+    for (i = 0; list && i < n; i++) {
+        char when[80];
+        vs_clock_iso_offset(when, sizeof when, revs[i].time, revs[i].offset);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:I}", "commit", revs[i].commit,
+                                              "message", revs[i].message, "time", when, "epoch",
+                                              (json_int_t)revs[i].time));
+    }
+    vs_records_render_history(sheet, records, revs, n, &text, &html);
+    if (truncated) {
+        /* a shallow clone: what is older than its boundary is not here */
+        static const char said[] =
+            "The records here are a shallow clone: this history stops at %.12s, the clone's "
+            "boundary (older revisions are not here; `git fetch --unshallow` in the records "
+            "fetches them).";
+        vs_buf_printf(&text, "\n");
+        vs_buf_printf(&text, said, truncated);
+        vs_buf_printf(&text, "\n");
+        vs_buf_printf(&html, "<p>");
+        vs_buf_printf(&html, said, truncated);
+        vs_buf_printf(&html, "</p>\n");
+    }
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:s, s:s, s:o, s:s?}", "kind", "history", "sheet",
+                                      sheet, "records", records, "revisions", list, "truncated_at",
+                                      truncated));
+}
+
 void vs_records_render_show(const vs_records_show *s, vs_buf *text, vs_buf *html)
 {
     vs_buf_printf(text, "Sheet %s at %s (commit %s)%s\n\n%s", s->sheet, s->rev ? s->rev : "the tip",
@@ -196,6 +232,16 @@ void vs_records_render_reopened(const vs_records_reproduce *r, int from_records,
                   r->sheet, r->title, r->source, r->commit,
                   from_records ? "reopened from the records" : "it is open in this session");
     html_para(text, html);
+}
+
+vs_bundle *vs_records_reopened_bundle(const vs_records_reproduce *r, int from_records)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_records_render_reopened(r, from_records, &text, &html);
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:s, s:s, s:b, s:s}", "kind", "reproduce", "sheet",
+                                      r->sheet, "title", r->title, "reopened", 1, "from",
+                                      from_records ? "records" : "session"));
 }
 
 void vs_records_render_info(const vs_records_info *r, vs_buf *text, vs_buf *html)

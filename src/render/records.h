@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "render/bundle.h"
 #include "util/buf.h"
 
 /* What opening the records repaired (a commit killed halfway), streamed at once:
@@ -55,6 +56,13 @@ void vs_records_render_history(const char *sheet, const char *records,
                                const vs_records_revision *revs, size_t n, vs_buf *text,
                                vs_buf *html);
 
+/* The result of `history`: the table above, a note when truncated (the commit
+ * a shallow clone stops at, else NULL) and the payload (kind "history": the
+ * revisions with their ISO times and epochs). NULL when memory is short. */
+vs_bundle *vs_records_history_bundle(const char *sheet, const char *records,
+                                     const vs_records_revision *revs, size_t n,
+                                     const char *truncated);
+
 /* --- show --- */
 
 typedef struct vs_records_show {
@@ -94,6 +102,9 @@ void vs_records_render_reproduce(const vs_records_reproduce *r, vs_buf *text, vs
  * records, 0 when it was open in this session. */
 void vs_records_render_reopened(const vs_records_reproduce *r, int from_records, vs_buf *text,
                                 vs_buf *html);
+/* Its result: that text and the payload (kind "reproduce", reopened, from
+ * "records" or "session"). NULL when memory is short. */
+vs_bundle *vs_records_reopened_bundle(const vs_records_reproduce *r, int from_records);
 
 /* --- records --- */
 

@@ -72,11 +72,4 @@ int vs_sheet_weight_bits(const json_t *sheet, unsigned *bits);
 int vs_envelope_compute(vs_envelope *out, const json_t *sheet, const vs_component_views *views,
                         vs_error *err);
 
-/* Writes the members of the `envelope` payload (kind "envelope",
- * weights_bytes, reserve_bytes, envelope_bytes, conservative, components,
- * unknown, ...) into the object w has open, so a renderer can add its own.
- * views are the sheet's components (vs_component_views_read). */
-void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet,
-                               const vs_component_views *views);
-
 #endif

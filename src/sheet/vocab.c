@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/quants/quants.h"
+
 /* The index of s in a NULL-terminated table, or -1. */
 static int index_of(const char *const *names, const char *s)
 {
@@ -206,27 +208,12 @@ static unsigned bits_of(const char *p)
 }
 
 /* llama.cpp's file types (include/llama.h, enum llama_ftype, as llama-quantize
- * names them) and the safetensors schemes the loaders read. The GGUF file
+ * names them); the safetensors schemes the loaders read are the rows of
+ * model/quants/quants.def, listed before them. The GGUF file
  * types' bits are their main type's (q4_k_m: 4); the per-tensor choice is
  * model/gguf_quant.h's. */
 #define LQ_KEPT "norms and 1-D tensors F32; output, attn_v, ffn_down higher per llama-quantize"
-static const vs_vocab_scheme schemes[] = {
-    {"gptq", "bits=N group=G", 4, "4.16 at bits=4 group=128 (fp16 scale, packed zero, g_idx)",
-     "embeddings, lm_head, norms, MoE routers", "safetensors"},
-    {"awq", "bits=N group=G", 4, "4.16 at bits=4 group=128 (fp16 scale, packed zero)",
-     "embeddings, lm_head, norms, MoE routers", "safetensors"},
-    {"bnb-nf4", "", 4, "4.5 (an fp32 absmax per 64 values); 4.13 with double quant",
-     "embeddings, lm_head, norms, MoE routers", "safetensors"},
-    {"bnb-fp4", "", 4, "4.5 (an fp32 absmax per 64 values)", "embeddings, lm_head, norms, routers",
-     "safetensors"},
-    {"bnb-int8", "", 8, "8 + an fp32 scale per row", "embeddings, lm_head, norms, MoE routers",
-     "safetensors"},
-    {"fp8", "block=N, channel or tensor", 8, "8.002 at block=128 (an fp32 scale per block)",
-     "embeddings, lm_head, norms, MoE routers", "safetensors"},
-    {"mxfp4", "", 4, "4.25 (an e8m0 scale per 32 values)",
-     "every Linear layer: vLLM applies it to MoE experts only", "safetensors"},
-    {"nvfp4", "", 4, "4.5 (an fp8 scale per 16 values, fp32 per tensor)",
-     "embeddings, lm_head, norms, MoE routers", "safetensors"},
+static const vs_vocab_scheme llama_schemes[] = {
     {"q8_0", "", 8, "8.5", LQ_KEPT, "llama.cpp"},
     {"q6_k", "", 6, "6.5625", LQ_KEPT, "llama.cpp"},
     {"q5_k_m", "", 5, "5.5 (most tensors)", LQ_KEPT, "llama.cpp"},
@@ -259,57 +246,58 @@ static const vs_vocab_scheme schemes[] = {
     {"tq1_0", "", 1, "1.6875", LQ_KEPT, "llama.cpp"},
 };
 
-const vs_vocab_scheme *vs_vocab_schemes(size_t *n)
+#define NLLAMA (sizeof llama_schemes / sizeof llama_schemes[0])
+
+size_t vs_vocab_scheme_count(void)
 {
-    *n = sizeof schemes / sizeof schemes[0];
-    return schemes;
+    size_t i, n = NLLAMA;
+    const vs_vocab_scheme *w;
+    for (i = 0; i < vs_quant_scheme_count(); i++)
+        for (w = vs_quant_scheme_at(i)->words; w && w->word; w++)
+            n++;
+    return n;
+}
+
+const vs_vocab_scheme *vs_vocab_scheme_at(size_t k)
+{
+    size_t i;
+    const vs_vocab_scheme *w;
+    for (i = 0; i < vs_quant_scheme_count(); i++)
+        for (w = vs_quant_scheme_at(i)->words; w && w->word; w++)
+            if (k-- == 0)
+                return w;
+    return k < NLLAMA ? &llama_schemes[k] : NULL;
 }
 
 const vs_vocab_scheme *vs_vocab_scheme_of(const char *s)
 {
-    size_t i, n;
+    size_t k, n;
+    const vs_vocab_scheme *sc;
     if (!s)
         return NULL;
-    for (i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
-        n = strlen(schemes[i].word);
-        if (!strncmp(s, schemes[i].word, n) && (s[n] == '\0' || s[n] == ' '))
-            return &schemes[i];
+    for (k = 0; (sc = vs_vocab_scheme_at(k)); k++) {
+        n = strlen(sc->word);
+        if (!strncmp(s, sc->word, n) && (s[n] == '\0' || s[n] == ' '))
+            return sc;
     }
     return NULL;
 }
 
-/* A scheme's canonical text: its word, then for gptq and awq "bits=N" and
- * "group=G", for fp8 "block=N", "block=RxC", "channel" or "tensor" (plain
- * "fp8" is the plain width). *b its bits. */
+/* A scheme's canonical text: its word, then what its row's canonical slot
+ * takes (gptq and awq "bits=N" and "group=G", fp8 "block=N", "block=RxC",
+ * "channel" or "tensor"; plain "fp8" is the plain width). *b its bits. */
 static int scheme_text(const char *s, unsigned *b)
 {
     const vs_vocab_scheme *sc = vs_vocab_scheme_of(s);
+    const vs_quant_scheme *q;
     const char *p;
     if (!sc)
         return 0;
     p = s + strlen(sc->word);
     *b = sc->bits;
-    if (!strcmp(sc->word, "gptq") || !strcmp(sc->word, "awq")) {
-        if (!strncmp(p, " bits=", 6)) {
-            char *end;
-            unsigned long v = strtoul(p + 6, &end, 10);
-            if (v < 2 || v > 8)
-                return 0;
-            *b = (unsigned)v;
-            p = end;
-        }
-        if (!strncmp(p, " group=", 7)) {
-            char *end;
-            if (strtoull(p + 7, &end, 10) == 0 || end == p + 7)
-                return 0;
-            p = end;
-        }
-        return *p == '\0';
-    }
-    if (!strcmp(sc->word, "fp8"))
-        return !strcmp(p, " channel") || !strcmp(p, " tensor") ||
-               (!strncmp(p, " block=", 7) && p[7] >= '1' && p[7] <= '9' &&
-                strspn(p + 7, "0123456789x") == strlen(p + 7));
+    q = vs_quant_scheme_of_word(sc->word);
+    if (q && q->canonical)
+        return q->canonical(sc->word, p, b);
     return *p == '\0';
 }
 
@@ -325,12 +313,12 @@ int vs_vocab_format_parse(vs_vocab_format *out, unsigned *bits, const char *s, v
     } else if (s && !strncmp(s, "bits=", 5) && (b = bits_of(s + 5)) != 0) {
         *out = VS_FORMAT_BITS;
     } else {
+        char words[400];
         return vs_error_set(err, VS_EVALUE,
                             "'%s' is not a format: expected fp32, fp16, bf16, fp8, int8, int4, "
                             "nf4, fp4 (plain widths), bits=N (N from 1 to 64), or a scheme: "
-                            "gptq, awq, bnb-nf4, bnb-int8, fp8 block=N, mxfp4, nvfp4, a "
-                            "llama.cpp file type (q4_k_m, iq4_xs, ...)",
-                            s ? s : "");
+                            "%s, a llama.cpp file type (q4_k_m, iq4_xs, ...)",
+                            s ? s : "", vs_quant_scheme_words(words, sizeof words, NULL, ", "));
     }
     if (bits)
         *bits = b;

@@ -147,7 +147,10 @@ typedef struct vs_vocab_scheme {
     unsigned bits;
     const char *bpw, *kept, *family; /* family: "safetensors" or "llama.cpp" */
 } vs_vocab_scheme;
-const vs_vocab_scheme *vs_vocab_schemes(size_t *n);
+/* The number of schemes, and scheme k (NULL past the end): the rows of
+ * model/quants/quants.def (safetensors), then llama.cpp's file types. */
+size_t vs_vocab_scheme_count(void);
+const vs_vocab_scheme *vs_vocab_scheme_at(size_t k);
 /* The scheme whose word starts s ("gptq bits=3" -> gptq), or NULL. */
 const vs_vocab_scheme *vs_vocab_scheme_of(const char *s);
 

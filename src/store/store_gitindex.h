@@ -51,7 +51,7 @@ int vs_store_gitindex_find(const vs_store_gitindex *gi, const char *path, git_oi
 int vs_store_gitindex_patch(const vs_store_gitindex *gi, const vs_store_gitindex_change *ch,
                             size_t n, unsigned char **out, size_t *outlen);
 
-/* store_sha1.c: SHA-1 of data. */
+/* store_gitindex_sha1.c: SHA-1 of data. */
 void vs_store_sha1(const void *data, size_t len, unsigned char out[20]);
 
 #endif

@@ -1,16 +1,18 @@
-"""A new model family, log importer, engine and estimator are each one file plus
-one row.
+"""A new model family, log importer, engine, estimator and weights format are each
+one file plus one row.
 
 Copies the source tree to a scratch folder, adds tests/extension/toyfam.c as
 src/model/families/toyfam.c with one row in families.def,
 tests/extension/import_toylog.c as src/measure/import_toylog.c with one row in
 importers.def, tests/extension/toyeng.c as src/engine/toyeng.c with one row in
 engines.def, and tests/extension/estimate_toy.c as src/lang/estimate_toy.c with
-one row in lang/estimators.def, then checks that nothing else differs from the
-tree, builds only the vramsheet target (through ccache when there is one) and
-runs a cell that uses them: the family's parameter count and KV cache, the
-importer's measurement, the engine's budget, the estimator's figure and its
-recomputation when the card's length moves, and each in `help`.
+one row in lang/estimators.def, and tests/extension/toyq.c as
+src/model/quants/toyq.c with one row in quants.def, then checks that nothing
+else differs from the tree, builds only the vramsheet target (through ccache
+when there is one) and runs a cell that uses them: the family's parameter count
+and KV cache, the importer's measurement, the engine's budget, the estimator's
+figure and its recomputation when the card's length moves, the format's bytes
+named by `format` and read from a quantization_config, and each in `help`.
 
     python3 tests/extension/run_extension.py SOURCE_DIR WORK_DIR
 """
@@ -33,6 +35,11 @@ PEAK_MIB = 1234  # the toy log's figure: 1,234 MiB = 1,293,942,784 B
 # The toy estimator: 1 MiB per token of every sequence, 1,024 then 2,048 tokens, 1 sequence:
 # 1,073,741,824 B = 1.00 GiB, then 2,147,483,648 B = 2.00 GiB
 TOY_BYTES = [2**20 * 1024 * 1, 2**20 * 2048 * 1]
+# The toy format over the toy model: every 2-D weight is a Linear layer to the
+# tally (the embedding's name is none the loaders keep), 4 bits a value and an
+# fp16 scale per output row (vocab rows for the embedding, hidden per layer):
+# values (64,000 + 12,288) / 2 = 38,144 B, scales (1,000 + 3 x 64) x 2 = 2,384 B
+TOYQ_BYTES = (VOCAB * HIDDEN + LAYERS * HIDDEN * HIDDEN) // 2 + (VOCAB + LAYERS * HIDDEN) * 2
 
 
 def source_files(top):
@@ -88,11 +95,14 @@ def main():
     add_row(os.path.join(tree, "src/engine/engines.def"), "VS_ENGINE(toyeng)")
     shutil.copy(os.path.join(HERE, "estimate_toy.c"), os.path.join(tree, "src/lang/estimate_toy.c"))
     add_row(os.path.join(tree, "src/lang/estimators.def"), "VS_ESTIMATOR(toy)")
+    shutil.copy(os.path.join(HERE, "toyq.c"), os.path.join(tree, "src/model/quants/toyq.c"))
+    add_row(os.path.join(tree, "src/model/quants/quants.def"), "VS_QUANT(toyq)")
     changed = sorted(differences(src, tree, files))
     want = sorted(["src/model/families/toyfam.c", "src/model/families/families.def",
                    "src/measure/import_toylog.c", "src/measure/importers.def",
                    "src/engine/toyeng.c", "src/engine/engines.def",
-                   "src/lang/estimate_toy.c", "src/lang/estimators.def"])
+                   "src/lang/estimate_toy.c", "src/lang/estimators.def",
+                   "src/model/quants/toyq.c", "src/model/quants/quants.def"])
     if changed != want:
         sys.exit("the scratch tree differs in %s, expected only %s" % (changed, want))
 
@@ -113,12 +123,18 @@ def main():
     log = os.path.join(work, "toy.log")
     with open(log, "w") as f:
         f.write("toylog start\ntoylog peak %d MiB\n" % PEAK_MIB)
+    qcfg = os.path.join(work, "toyq-config.json")
+    with open(qcfg, "w") as f:
+        f.write('{"model_type": "toyfam", "n_layer": %d, "d_model": %d, "vocab_size": %d, '
+                '"quantization_config": {"quant_method": "toyq"}}\n' % (LAYERS, HIDDEN, VOCAB))
     cell = os.path.join(work, "cell.vs")
     with open(cell, "w") as f:
         f.write('sheet "toy"\nmodel toy config="%s"\nlength 1024\nconcurrency 1\n'
                 'estimate kv dtype=fp16\nestimate toy\nmeasure import "%s"\nmeasurements\n'
                 'gpu "Toy GPU" memory=64GiB\nengine toyeng\nfit\nlength 2048\nformat bf16\nenvelope\n'
-                'help model\nhelp measure\nhelp engine\nhelp estimate\n' % (cfg, log))
+                'format toyq4\nweights\nsheet "toyq"\nmodel toyq config="%s"\nweights\n'
+                'help model\nhelp measure\nhelp engine\nhelp estimate\nhelp format\n'
+                % (cfg, log, qcfg))
     env["VRAMSHEET_RECORDS"] = os.path.join(work, "records")
     run = subprocess.run([os.path.join(build, "vramsheet"), "run", cell], env=env,
                          capture_output=True, text=True, timeout=60)
@@ -140,12 +156,17 @@ def main():
         "toy_buffer re-estimated: length 1,024 \u2192 2,048, 1.00 GiB \u2192 2.00 GiB",
         "toy: 2048 tokens x 1 sequences x 1048576 B = %d B" % TOY_BYTES[1],  # in the envelope
         "a throwaway test estimator",              # help estimate lists it
+        "toy fp16 row scales",                     # the format's scales, in `weights`
+        "a throwaway test format's kept tensors",  # help format lists its word's row
     ]
     missing = [e for e in expect if e not in out]
+    # the format's bytes, named by `format toyq4` and read from the quantization_config
+    if out.count("{:,}".format(TOYQ_BYTES)) < 2:
+        missing.append("{:,} twice".format(TOYQ_BYTES))
     if missing:
         sys.exit("missing %s in:\n%s" % (missing, out))
-    print("extension: a family, an importer, an engine and an estimator, one file and one row "
-          "each: ok")
+    print("extension: a family, an importer, an engine, an estimator and a weights format, one "
+          "file and one row each: ok")
 
 
 if __name__ == "__main__":

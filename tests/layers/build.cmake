@@ -10,9 +10,18 @@ add_test(NAME layers.backwards_include
 set_tests_properties(layers.backwards_include PROPERTIES LABELS unit)
 
 # The shape of src/ (tests/layers/check_shape.py): no file over 800 lines unless it
-# is one table, and every exported function named for its module or its type.
+# is one table, every exported function named for its module or its type, and
+# defined in the module whose header declares it.
 add_test(NAME layers.shape.selftest
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_shape.py --self-test)
 add_test(NAME layers.shape
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_shape.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(layers.shape.selftest layers.shape PROPERTIES LABELS unit)
+
+# Every symbol the layers' libraries export, functions and data, is named vs_...
+# (nm over the built archives: a missing `static` shows here).
+add_test(NAME layers.symbols
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_shape.py --symbols
+                 $<TARGET_FILE:vs_util> $<TARGET_FILE:vs_pure> $<TARGET_FILE:vs_adapters>
+                 $<TARGET_FILE:vs_lang> $<TARGET_FILE:vs_kernel>)
+set_tests_properties(layers.symbols PROPERTIES LABELS unit)

@@ -18,11 +18,20 @@ names say which module they belong to.
           finding too. A private header (MODULE_internal.h) counts as its
           module's. NAME_EXCEPTIONS lists the few that keep an older name, each
           with why.
+  owners  a function or datum a header declares is defined in that header's
+          module: for src/D/M.h (M.h or M_internal.h), src/D/M.c, src/D/M_*.c,
+          or a file under src/D/M/ (the plural, Ms, too), so that the header a name is read in says which
+          file holds it. OWNER_EXCEPTIONS lists the few declared elsewhere, each
+          with why.
+  symbols (--symbols LIB...) every symbol the static libraries export,
+          functions and data alike (nm --defined-only -g), is named vs_...
 
 Run by ctest (tests/layers/build.cmake): python3 check_shape.py ROOT [--self-test]
+                                          python3 check_shape.py --symbols LIB...
 """
 import os
 import re
+import subprocess
 import sys
 
 LIMIT = 800
@@ -36,6 +45,22 @@ NAME_EXCEPTIONS = {
     # "the offer's capacity" (sheet/capacity.h).
     "vs_offer_capacity": "sheet/capacity.h",
 }
+
+# Names declared in a header of another module than the file that defines them:
+# a name prefix, the header, the defining file (None: any; a folder ends in "/"),
+# and why.
+OWNER_EXCEPTIONS = [
+    # The subcommands' table of mains: declarations only, each defined by its
+    # module's *_cli.c (or the file that is the subcommand).
+    ("vs_cli_", "cli.h", None, "the table of mains"),
+    # The verbs' context is the interpreter's state during a cell (struct vs_ctx,
+    # its lazy sheet copies and its pending result live in interp.c); verbs read
+    # its accessors in their own contract.
+    ("vs_ctx_", "lang/verb.h", "lang/interp.c", "the interpreter's side of a verb's context"),
+    # The estimators' table and its rows' arithmetic, one file each under
+    # sheet/estimators/ (a folder named for the rows, not the header).
+    ("vs_", "sheet/estimate.h", "sheet/estimators/", "the estimators, one file each"),
+]
 
 # The pure layer's folders, each above the ones before it.
 PURE_ORDER = ["util", "sheet", "catalog", "engine", "render"]
@@ -156,6 +181,109 @@ def check_names(root, paths):
     return bad
 
 
+# A definition at file scope that is not static: a function "type name(" or a
+# datum "type name[...] =" / "type name =" (clang-format starts both in column 0).
+DEFINITION = re.compile(
+    r"^(?!static\b|typedef\b|extern\b|return\b)(?:const\s+)?[A-Za-z_][\w \*]*?\b"
+    r"([A-Za-z_]\w*)\s*(?:\(|\[[^\]]*\]\s*=|\[[^\]]*\]\s*;|=)", re.M)
+
+
+def definitions(text):
+    """The names a source file defines with external linkage, with their lines."""
+    text = PREPROC.sub(blank, COMMENT.sub(blank, text))
+    out = []
+    for m in DEFINITION.finditer(text):
+        # a function's body or a datum's initializer follows; a prototype does not
+        rest = text[m.end():]
+        if text[m.end() - 1] == "(":
+            depth, k = 1, 0
+            while k < len(rest) and depth:
+                depth += {"(": 1, ")": -1}.get(rest[k], 0)
+                k += 1
+            if not rest[k:].lstrip().startswith("{"):
+                continue
+        out.append((text.count("\n", 0, m.start()) + 1, m.group(1)))
+    return out
+
+
+def owns(header, source):
+    """1 when source (a path under src/) is of the module header (a path under src/) names."""
+    hdir, hname = os.path.split(header)
+    module = hname[:-2]
+    if module.endswith("_internal"):
+        module = module[: -len("_internal")]
+    sdir, sname = os.path.split(source)
+    sname = sname[:-2]
+    for m in (module, module + "s"):
+        if sdir == os.path.join(hdir, m) or sdir.startswith(os.path.join(hdir, m) + os.sep):
+            return True
+        if sdir == hdir and (sname == m or sname.startswith(m + "_")):
+            return True
+    return False
+
+
+def owner_excepted(name, header, source):
+    for prefix, h, src, _ in OWNER_EXCEPTIONS:
+        if name.startswith(prefix) and header == h and (
+                src is None or source == src or (src.endswith("/") and source.startswith(src))):
+            return True
+    return False
+
+
+def misplaced(declared, defined):
+    """declared: {name: [(header, line)]}, defined: {name: [(source, line)]}, paths
+    under src/: the definitions that no declaring header's module holds."""
+    out = []
+    for name in sorted(declared):
+        for source, line in defined.get(name, []):
+            hs = declared[name]
+            if not any(owns(h, source) or owner_excepted(name, h, source) for h, _ in hs):
+                out.append((source, line, name, hs[0][0]))
+    return out
+
+
+def check_owners(root, paths):
+    declared, defined = {}, {}
+    base = os.path.join(root, "src")
+    for p in paths:
+        rel = os.path.relpath(p, base)
+        with open(p, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        if p.endswith(".h"):
+            for line, name in header_names(text)[0]:
+                declared.setdefault(name, []).append((rel, line))
+        else:
+            for line, name in definitions(text):
+                defined.setdefault(name, []).append((rel, line))
+    return ["src/%s:%d: %s is declared in src/%s, another module's header (define it in that "
+            "module's files, or declare it in this file's header)" % m
+            for m in misplaced(declared, defined)]
+
+
+def unprefixed(lib, nm_text):
+    """The symbols of `nm --defined-only -g` output not named vs_..."""
+    bad, member = [], lib
+    for line in nm_text.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            member = line[:-1]
+            continue
+        parts = line.split()
+        if len(parts) == 3 and not parts[2].startswith("vs_"):
+            bad.append("%s(%s): %s (%s) is exported without the vs_ prefix"
+                       % (os.path.basename(lib), member, parts[2], parts[1]))
+    return bad
+
+
+def check_symbols(libs):
+    """The exported symbols of the static libraries that are not named vs_..."""
+    bad = []
+    for lib in libs:
+        out = subprocess.run(["nm", "--defined-only", "-g", lib], check=True,
+                             capture_output=True, text=True).stdout
+        bad += unprefixed(lib, out)
+    return bad
+
+
 def self_test():
     hdr = ("/* vs_other_thing(void) in a comment */\n"
            "typedef struct vs_widget vs_widget;\n"
@@ -175,6 +303,33 @@ def self_test():
     assert backward_includes("sheet", src) == ["engine"], backward_includes("sheet", src)
     assert backward_includes("render", src) == []
     assert backward_includes("lang", src) == []
+    c = ("/* int vs_in_comment(void) { } */\n"
+         "static int helper(void)\n{\n    return 0;\n}\n"
+         "int vs_gadget_open(void)\n{\n    return helper();\n}\n"
+         "int vs_gadget_proto(int x);\n"
+         "const char *const vs_gadget_names[] = {\"a\", NULL};\n"
+         "int stray_count = 0;\n"
+         "const vs_widget vs_widget_row = {1};\n")
+    got = definitions(c)
+    assert got == [(6, "vs_gadget_open"), (11, "vs_gadget_names"), (12, "stray_count"),
+                   (13, "vs_widget_row")], got
+    assert owns("x/gadget.h", "x/gadget.c") and owns("x/gadget.h", "x/gadget_io.c")
+    assert owns("x/gadget_internal.h", "x/gadget_io.c")
+    assert owns("sheet/estimate.h", "sheet/estimates/kv.c")
+    assert owner_excepted("vs_estimate_kv", "sheet/estimate.h", "sheet/estimators/kv.c")
+    assert owns("model/quants/quants.h", "model/quants/quants.c")
+    assert not owns("x/gadget.h", "x/interp.c") and not owns("x/gadget.h", "x/gadgetry.c")
+    assert not owns("x/gadget.h", "y/gadget.c")
+    declared = {"vs_line_get": [("lang/verb.h", 3)], "vs_ctx_emit": [("lang/verb.h", 4)],
+                "vs_cli_run": [("cli.h", 5)]}
+    defined = {"vs_line_get": [("lang/interp.c", 9)], "vs_ctx_emit": [("lang/interp.c", 12)],
+               "vs_cli_run": [("lang/run.c", 7)]}
+    assert misplaced(declared, defined) == [("lang/interp.c", 9, "vs_line_get", "lang/verb.h")]
+    nm = ("\ngadget.c.o:\n0000000000000000 T vs_gadget_open\n0000000000000010 D stray_table\n"
+          "\nwidget.c.o:\n0000000000000000 B vs_widget_count\n0000000000000000 T helper\n")
+    assert unprefixed("lib/libx.a", nm) == [
+        "libx.a(gadget.c.o): stray_table (D) is exported without the vs_ prefix",
+        "libx.a(widget.c.o): helper (T) is exported without the vs_ prefix"], unprefixed("x", nm)
     return 0
 
 
@@ -183,9 +338,16 @@ def main():
         self_test()
         print("self-test: ok")
         return 0
+    if sys.argv[1] == "--symbols":
+        bad = check_symbols(sys.argv[2:])
+        for b in bad:
+            print(b)
+        print("%d libraries checked, %d findings" % (len(sys.argv) - 2, len(bad)))
+        return 1 if bad else 0
     root = sys.argv[1]
     paths = list(sources(root))
-    bad = check_sizes(root, paths) + check_order(root, paths) + check_names(root, paths)
+    bad = (check_sizes(root, paths) + check_order(root, paths) + check_names(root, paths) +
+           check_owners(root, paths))
     for b in bad:
         print(b)
     print("%d files checked, %d findings" % (len(paths), len(bad)))

@@ -3,7 +3,7 @@
  * the log prints, gpu_memory_utilization, max_model_len, max_num_batched_tokens,
  * max_num_seqs, tensor parallelism) and the model's public config.json, with no
  * runtime item declared or measured: non_torch and activation_peak are the
- * estimators' (engine/runtime.c), the weights the card's. fit's KV pool, KV tokens and
+ * estimators' (engine/engine_runtime.c), the weights the card's. fit's KV pool, KV tokens and
  * maximum concurrency are compared with what the log printed; the table, the median
  * and the worst error are printed, and the test holds them to the goal: within 10%
  * in the median and 15% at worst, and an exclusion wherever vLLM refused to start.

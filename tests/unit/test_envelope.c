@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/envelope.h"
 #include "sheet/classify.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"

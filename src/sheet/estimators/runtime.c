@@ -1,6 +1,6 @@
 /* estimate runtime: the runtime items of the card's engine (vLLM's profiling-pass
  * peak, non-torch memory by GPU generation). The rules and their stated errors
- * are engine/runtime.c's; the verb that reads the sheet is lang/verbs_engine.c. */
+ * are engine/engine_runtime.c's; the verb that reads the sheet is lang/verbs_engine.c. */
 #include "sheet/estimate.h"
 
 const char *const vs_estimate_runtime_keys[] = {"items", NULL};

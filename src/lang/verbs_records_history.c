@@ -28,11 +28,10 @@ int vs_verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const keys[] = {"limit", NULL};
     const vs_arg *a = vs_line_positional(line, 0);
-    json_t *revs = NULL, *payload;
+    vs_bundle *bundle;
     vs_store *st = NULL;
     vs_store_revisions h = {0};
     vs_records_revision *shown = NULL;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     char id[VS_SHEET_ID_MAX];
     const char *rev = NULL;
     uint64_t limit = 0;
@@ -51,46 +50,27 @@ int vs_verb_history(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_verbs_records_at_line(line, err, rc);
         goto done;
     }
-    if (!(revs = json_array()) || !(shown = calloc(h.n ? h.n : 1, sizeof *shown))) {
+    if (!(shown = calloc(h.n ? h.n : 1, sizeof *shown))) {
         rc = vs_error_oom(err);
         goto done;
     }
     for (i = 0; i < h.n; i++) {
-        char when[80];
-        vs_clock_iso_offset(when, sizeof when, h.revs[i].time, h.revs[i].offset);
         shown[i].commit = h.revs[i].commit;
         shown[i].message = h.revs[i].message;
         shown[i].time = h.revs[i].time;
         shown[i].offset = h.revs[i].offset;
-        json_array_append_new(revs, json_pack("{s:s, s:s, s:s, s:I}", "commit", h.revs[i].commit,
-                                              "message", h.revs[i].message, "time", when, "epoch",
-                                              (json_int_t)h.revs[i].time));
     }
-    vs_records_render_history(id, vs_store_path(st), shown, h.n, &text, &html);
-    if (*h.truncated) {
-        /* a shallow clone: what is older than its boundary is not here */
-        static const char said[] =
-            "The records here are a shallow clone: this history stops at %.12s, the clone's "
-            "boundary (older revisions are not here; `git fetch --unshallow` in the records "
-            "fetches them).";
-        vs_buf_printf(&text, "\n");
-        vs_buf_printf(&text, said, h.truncated);
-        vs_buf_printf(&text, "\n");
-        vs_buf_printf(&html, "<p>");
-        vs_buf_printf(&html, said, h.truncated);
-        vs_buf_printf(&html, "</p>\n");
+    if (!(bundle = vs_records_history_bundle(id, vs_store_path(st), shown, h.n,
+                                             *h.truncated ? h.truncated : NULL))) {
+        rc = vs_error_oom(err);
+        goto done;
     }
-    payload = json_pack("{s:s, s:s, s:s, s:O, s:s?}", "kind", "history", "sheet", id, "records",
-                        vs_store_path(st), "revisions", revs, "truncated_at",
-                        *h.truncated ? h.truncated : NULL);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
 done:
-    json_decref(revs);
     free(shown);
     vs_store_revisions_clear(&h);
     vs_store_free(st);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     return rc;
 }
 
@@ -280,10 +260,10 @@ static int reopen_reproduced(vs_ctx *ctx, vs_store *st, const vs_line *line, con
                              const vs_store_blob *src, const vs_arg *title, const char *new_id,
                              vs_error *err)
 {
-    json_t *open = vs_ctx_find_sheet(ctx, new_id), *rec = NULL, *cur = NULL, *payload;
+    json_t *open = vs_ctx_find_sheet(ctx, new_id), *rec = NULL, *cur = NULL;
     vs_store_blob b = {0};
     vs_records_reproduce shown;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_bundle *bundle;
     vs_error e;
     int rc = 0, from_records = 0;
     vs_error_clear(&e);
@@ -320,15 +300,15 @@ static int reopen_reproduced(vs_ctx *ctx, vs_store *st, const vs_line *line, con
     shown.title = title->value;
     shown.source = id;
     shown.commit = src->commit;
-    vs_records_render_reopened(&shown, from_records, &text, &html);
-    payload = json_pack("{s:s, s:s, s:s, s:b, s:s}", "kind", "reproduce", "sheet", new_id, "title",
-                        title->value, "reopened", 1, "from", from_records ? "records" : "session");
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    if (!(bundle = vs_records_reopened_bundle(&shown, from_records))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
 done:
     json_decref(rec);
     vs_store_blob_clear(&b);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     return rc;
 }
 

@@ -1,4 +1,4 @@
-/* canon.c — the canonical text of a sheet (vs_sheet_dump) and back (vs_sheet_load).
+/* sheet_canon.c — the canonical text of a sheet (vs_sheet_dump) and back (vs_sheet_load).
  *
  * Records in git store this text, so it must be byte-stable and diff well: the
  * layout of sheet.h is written down once below as a table of fields, and both

@@ -17,9 +17,10 @@
  * multiple of 128 and the hidden size to one of 256, weights, scales and bf16
  * biases alike; prepare_moe_fp4_layer_for_marlin repacks them into tensors of
  * the same sizes and frees the old ones (no copy held twice). */
+#include <stdio.h>
 #include <string.h>
 
-#include "model/quant_internal.h"
+#include "model/quants/quants.h"
 
 static uint64_t pad64(uint64_t v, uint64_t inter)
 {
@@ -91,12 +92,72 @@ static unsigned mxfp4_kept(const vs_quant *q, const char *name, vs_quant_engine 
     return 0;
 }
 
+/* `format mxfp4`: fixed bits and blocks */
+static int mxfp4_from_format(vs_quant *q, const char *word, uint64_t bits, uint64_t group,
+                             uint64_t block, vs_error *err)
+{
+    (void)bits;
+    (void)group;
+    if (strcmp(word, "mxfp4"))
+        return 1;
+    q->scheme = &vs_quant_scheme_mxfp4;
+    q->bits = 4;
+    return block ? vs_error_set(err, VS_EVALUE, "%s takes no block=", word) : 0;
+}
+
+/* Mxfp4Config: nothing to read beyond modules_to_not_convert */
+static int mxfp4_from_config(vs_quant *q, const char *m, const json_t *qc, vs_error *err)
+{
+    (void)m;
+    (void)qc;
+    (void)err;
+    q->scheme = &vs_quant_scheme_mxfp4;
+    q->bits = 4;
+    return 0;
+}
+
+static const char *mxfp4_layout_note(vs_quant_engine eng)
+{
+    return eng == VS_QUANT_ENGINE_VLLM          ? ", as vLLM's MXFP4 Triton MoE lays it out"
+           : eng == VS_QUANT_ENGINE_VLLM_MARLIN ? ", as vLLM's MXFP4 Marlin MoE lays it out"
+                                                : NULL;
+}
+
+static const char *mxfp4_format_name(const vs_quant *q, char *out, size_t cap)
+{
+    (void)q;
+    snprintf(out, cap, "mxfp4");
+    return out;
+}
+
+static const char *mxfp4_values_label(const vs_quant *q, char *out, size_t cap)
+{
+    (void)q;
+    snprintf(out, cap, "e2m1 (two a byte)");
+    return out;
+}
+
+static const vs_vocab_scheme mxfp4_words[] = {
+    {"mxfp4", "", 4, "4.25 (an e8m0 scale per 32 values)",
+     "every Linear layer: vLLM applies it to MoE experts only", "safetensors"},
+    {NULL, NULL, 0, NULL, NULL, NULL}};
+static const char *const mxfp4_methods[] = {"mxfp4", NULL};
+
 /* vLLM's Mxfp4Config quantises no Linear layer: only the experts */
 const vs_quant_scheme vs_quant_scheme_mxfp4 = {
-    "mxfp4",
-    0,
-    1,
-    mxfp4_matrix,
-    mxfp4_kept,
-    "vLLM quantization/mxfp4.py at 007d50058a06 (Mxfp4MoEMethod); the gpt-oss checkpoints' "
-    "_blocks and _scales"};
+    .name = "mxfp4",
+    .words = mxfp4_words,
+    .methods = mxfp4_methods,
+    .linear = 0,
+    .experts = 1,
+    .from_format = mxfp4_from_format,
+    .from_config = mxfp4_from_config,
+    .format_name = mxfp4_format_name,
+    .values_label = mxfp4_values_label,
+    .scales_label = "e8m0 scales",
+    .index_label = "",
+    .layout_note = mxfp4_layout_note,
+    .matrix = mxfp4_matrix,
+    .kept_bytes = mxfp4_kept,
+    .source = "vLLM quantization/mxfp4.py at 007d50058a06 (Mxfp4MoEMethod); the gpt-oss "
+              "checkpoints' _blocks and _scales"};

@@ -1,4 +1,4 @@
-/* store_sha1.c — SHA-1 (FIPS 180-4, section 6.1), for the checksum that ends
+/* store_gitindex_sha1.c — SHA-1 (FIPS 180-4, section 6.1), for the checksum that ends
  * a git index file: the index is patched here in place of libgit2's read and
  * write of all its entries (store_gitindex.c), and neither libgit2 nor
  * libsodium offers a plain SHA-1. A checksum, not a signature: nothing here
