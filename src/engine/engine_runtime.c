@@ -94,35 +94,41 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * eight H100s: 32 MiB per rank in the group), only for groups of more than two
  * (vllm-project/vllm#9699, whose older NCCL added a 2 MiB memSize to a 4 MiB buffer: 288
  * MiB per rank then). The source fixes none of the other sizes: they are the fitting
- * half's figures. */
+ * half's figures. The published Hopper figures do not follow that reading between two
+ * ranks and four: 0.55 GiB at TP 2 on H100s (0.11.0) against 2.04 GiB at TP 4 on H200s
+ * (0.10), so a group of two has its own term where one is published. */
 static const struct ctxrule {
     const char *arch;
-    uint64_t base; /* tp 1 */
-    uint64_t link; /* tp > 1; 0: none published */
-    int nvls;      /* NVLS buffers for tp > 2 */
+    uint64_t base;  /* tp 1 */
+    uint64_t link;  /* tp > 1; 0: none published */
+    uint64_t link2; /* tp 2 where it differs from link; 0: link */
+    int nvls;       /* NVLS buffers for tp > 2 */
     const char *rule;
 } ctx_rules[] = {
     /* 0.16 GiB on an H100 at TP 1 (generative-computing/mellea#416); 2.04 GiB at TP 4 on
      * H200s (vllm#21429, V1 0.10 "non-torch forward increase"): 2.04 GiB - 160 MiB -
-     * 4 x 32 MiB of NVLS = 1,800 MiB for the NVLink rings */
-    {"Hopper", (uint64_t)160 << 20, (uint64_t)1800 << 20, 1,
+     * 4 x 32 MiB of NVLS = 1,800 MiB for the NVLink rings; 0.55 GiB at TP 2 on H100s
+     * (llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md at 2593348,
+     * Llama-3.3-70B-FP8, 0.11.0's DEBUG summary): 563 MiB - 160 MiB = 403 MiB for two
+     * ranks */
+    {"Hopper", (uint64_t)160 << 20, (uint64_t)1800 << 20, (uint64_t)403 << 20, 1,
      "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
-     "vllm/utils.py memory_profiling): Hopper 160 MiB, + 1,800 MiB of NVLink rings at "
-     "tp > 1, + tp x 32 MiB of NVLS buffers at tp > 2 (NCCL src/transport/nvls.cc), the "
-     "sizes fitted on published start-up logs"},
+     "vllm/utils.py memory_profiling): Hopper 160 MiB, + 403 MiB of NVLink buffers at "
+     "tp 2, + 1,800 MiB at tp > 2 and tp x 32 MiB of NVLS buffers (NCCL "
+     "src/transport/nvls.cc), the sizes fitted on published start-up logs"},
     /* 0.07 GiB on a B200 at TP 1 (vllm#21489, V1 0.10's "non-torch memory"); a Blackwell
      * card has NVLink (B200) or not (RTX 5090): no tp > 1 figure */
-    {"Blackwell", (uint64_t)70 << 20, 0, 0,
+    {"Blackwell", (uint64_t)70 << 20, 0, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
      "Blackwell 70 MiB at tp 1, fitted on a published start-up log"},
     /* 0.35 GiB on an RTX 3090 at 0.6.4 (vllm#10517, older accounting): no row of the
      * current accounting; an Ampere card has NVLink (A100 SXM) or not (RTX 3090) */
-    {"Ampere", (uint64_t)300 << 20, 0, 0,
+    {"Ampere", (uint64_t)300 << 20, 0, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
      "Ampere 300 MiB at tp 1, from a published start-up log of the older accounting"},
     /* 0.03 GiB on an RTX 4060 at TP 1 (vllm#13882); 0.25 GiB on RTX 4090s at TP 2 over
      * PCIe (vllm#13061): 0.25 GiB - 30 MiB = 225 MiB; no Ada card has NVLink */
-    {"Ada Lovelace", (uint64_t)30 << 20, (uint64_t)225 << 20, 0,
+    {"Ada Lovelace", (uint64_t)30 << 20, (uint64_t)225 << 20, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
      "vllm/utils.py memory_profiling): Ada Lovelace 30 MiB, + 225 MiB of PCIe rings at "
      "tp > 1, fitted on published start-up logs"},
@@ -144,9 +150,12 @@ int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architectu
                                 "PCIe): measure it (`measure import` of a vLLM start-up log) "
                                 "or declare it with `reserve non_torch AMOUNT`",
                                 r->arch, (unsigned long long)tp);
-        out->bytes =
-            r->base + (tp > 1 ? r->link : 0) + (r->nvls && tp > 2 ? tp * ((uint64_t)32 << 20) : 0);
-        out->error = 0.170;
+        out->bytes = r->base +
+                     (tp == 2 && r->link2 ? r->link2
+                      : tp > 1            ? r->link
+                                          : 0) +
+                     (r->nvls && tp > 2 ? tp * ((uint64_t)32 << 20) : 0);
+        out->error = 0.202;
         out->rule = r->rule;
         return 0;
     }
