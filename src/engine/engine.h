@@ -67,7 +67,7 @@ typedef struct vs_engine_key {
     const char *help;
 } vs_engine_key;
 
-#define VS_ENGINE_KEYS_MAX 16
+#define VS_ENGINE_KEYS_MAX 20
 
 /* One resolved key. */
 typedef struct vs_engine_val {

@@ -313,20 +313,27 @@ typedef struct one {
     int kv_ok;
 } one;
 
+/* the engine's view of one GPU of the offer, of that total */
+static void env_at(vs_engine_env *e, const vs_fit_ctx *c, uint64_t total, const json_t *offer)
+{
+    *e = c->env;
+    e->total_bytes = total;
+    e->gpu_name = json_string_value(json_object_get(offer, "catalog"));
+    if (!e->gpu_name)
+        e->gpu_name = json_string_value(json_object_get(offer, "name"));
+    if (c->engine->defaults) /* the release's defaults on this GPU */
+        c->engine->defaults(e);
+}
+
 static int compute(one *o, const vs_fit_ctx *c, uint64_t total, const json_t *offer,
                    int weights_known, uint64_t weights, vs_error *err)
 {
-    vs_engine_env e = c->env;
+    vs_engine_env e;
     const json_t *fr = json_object_get(offer, "free_bytes");
     int rc, i;
     uint64_t avail, host;
     memset(o, 0, sizeof *o);
-    e.total_bytes = total;
-    e.gpu_name = json_string_value(json_object_get(offer, "catalog"));
-    if (!e.gpu_name)
-        e.gpu_name = json_string_value(json_object_get(offer, "name"));
-    if (c->engine->defaults) /* the release's defaults on this GPU */
-        c->engine->defaults(&e);
+    env_at(&e, c, total, offer);
     e.weights_known = weights_known;
     e.weights_bytes = weights;
     if (json_is_integer(fr) && json_integer_value(fr) > 0) {
@@ -380,6 +387,32 @@ int vs_fit_budget_at(uint64_t *budget, const vs_fit_ctx *c, const json_t *offer,
     if (rc == 0)
         *budget = x.b.budget_bytes;
     return rc;
+}
+
+int vs_fit_pool_at(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, int64_t pool,
+                   vs_error *err)
+{
+    vs_engine_env e;
+    vs_engine_kv kv;
+    const json_t *ctxj =
+        json_object_get(json_object_get(vs_sheet_card(c->sheet), "arch"), "context");
+    int rc;
+    row->kv_pool_bytes = pool;
+    env_at(&e, c, row->capacity_bytes, offer);
+    if (!(c->engine == vs_engine_default() || e.layout_known))
+        return 0;
+    memset(&kv, 0, sizeof kv);
+    if ((rc = c->engine->kv(&e, pool > 0 ? (uint64_t)pool : 0, &kv, err)) < 0)
+        return rc;
+    row->kv_tokens = kv.kv_tokens;
+    row->blocks = kv.blocks;
+    row->max_concurrency = kv.max_concurrency;
+    row->max_length = kv.max_length;
+    /* no longer than the model's context (config.json), as the row's own */
+    if (json_is_integer(ctxj) && json_integer_value(ctxj) > 0 &&
+        row->max_length > (uint64_t)json_integer_value(ctxj))
+        row->max_length = (uint64_t)json_integer_value(ctxj);
+    return 0;
 }
 
 static vs_verdict worse(vs_verdict a, vs_verdict b)

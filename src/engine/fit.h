@@ -67,6 +67,8 @@ typedef struct vs_fit_device {
     uint64_t capacity_bytes; /* its total on the offer's basis */
     uint64_t budget_bytes;   /* the engine's budget on that total */
     uint64_t share_bytes;    /* its weights, KV cache and other components */
+    int64_t kv_pool_bytes;   /* its budget less its weights and other components: its room
+                                for the KV cache (may be negative) */
     int holds;               /* share within budget */
 } vs_fit_device;
 
@@ -106,7 +108,7 @@ typedef struct vs_fit_row {
     vs_fit_device devices[VS_FIT_DEVICES_MAX];
     size_t ndevices;
     int devices_uneven;     /* the shares follow split= or the cards' totals (llama.cpp) */
-    char devices_rule[320]; /* how the shares were made ("" when none) */
+    char devices_rule[480]; /* how the shares were made ("" when none) */
 } vs_fit_row;
 
 /* Reads the sheet once (engine, keys, layout, components, placement).
@@ -128,6 +130,12 @@ void vs_fit_capacity(vs_fit_row *row, const json_t *offer);
  * NULL: the offer's), the offer's other keys as given. 0, or a negative code. */
 int vs_fit_budget_at(uint64_t *budget, const vs_fit_ctx *c, const json_t *offer, const char *gpu,
                      uint64_t total_bytes, vs_error *err);
+
+/* The row's KV figures (pool, tokens, concurrency, length) for a pool of
+ * pool bytes per GPU on the row's capacity: the split's, when each GPU of an
+ * uneven one is sized on its own. 0, or a negative code. */
+int vs_fit_pool_at(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, int64_t pool,
+                   vs_error *err);
 
 /* Each GPU of the row's offer on its own, after the row's own fit (of one GPU
  * of an even split, the smallest card of mixed ones): under an engine that

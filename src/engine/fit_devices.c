@@ -51,7 +51,8 @@ int vs_fit_devices(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, vs
     const vs_launch_rule *rule = vs_launch_find(c->engine->name);
     uint64_t tp = c->env.tp ? c->env.tp : 1, sum = 0, on_gpu, whole, others;
     unsigned gpus = c->placement.gpus ? c->placement.gpus : 1;
-    size_t i, n, bad = 0, first_bad = 0;
+    size_t i, n, bad = 0, first_bad = 0, binds = 0;
+    int64_t pool = 0;
     int by_split = json_array_size(split) == tp, uneven;
     char l[96], a[48], b[48];
     row->ndevices = 0;
@@ -108,10 +109,25 @@ int vs_fit_devices(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, vs
                 return rc;
             }
         }
-        if (uneven)
+        if (uneven) {
+            uint64_t kv = (uint64_t)((unsigned __int128)row->need_bytes * tp * w / (sum ? sum : 1));
             d->share_bytes = (uint64_t)((unsigned __int128)whole * w / (sum ? sum : 1)) + others;
-        else
+            d->kv_pool_bytes = (int64_t)d->budget_bytes - (int64_t)(d->share_bytes - kv);
+            /* the KV cache of the whole split this GPU's room allows, a layer's cache
+             * being where the layer is: its room over its share of the layers; per
+             * GPU of the split, as the row's figures are */
+            if (w) {
+                __int128 all = (__int128)d->kv_pool_bytes * (__int128)sum / (__int128)w;
+                int64_t per = (int64_t)(all / (__int128)tp);
+                if (i == 0 || per < pool) {
+                    pool = per;
+                    binds = i;
+                }
+            }
+        } else {
             d->share_bytes = on_gpu + row->need_bytes + others;
+            d->kv_pool_bytes = (int64_t)d->budget_bytes - (int64_t)(on_gpu + others);
+        }
         d->holds = d->share_bytes <= d->budget_bytes;
         if (!d->holds && bad++ == 0)
             first_bad = i;
@@ -125,6 +141,19 @@ int vs_fit_devices(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, vs
                         : "each card holds a share of the weights and the KV cache by its total, "
                           "plus its own other components (llama.cpp without -ts splits by free "
                           "memory)");
+    if (uneven) {
+        /* the row's KV pool, tokens and concurrency: the split's, per GPU, where the
+         * GPU with the least room for its share of the cache bounds the rest */
+        size_t len = strlen(row->devices_rule);
+        int rc;
+        label(l, sizeof l, binds, &row->devices[binds]);
+        snprintf(row->devices_rule + len, sizeof row->devices_rule - len,
+                 "; the row's KV pool, tokens, concurrency and length are the split's, per "
+                 "GPU, bound by %s; its capacity, budget and non-KV are the smallest card's",
+                 l);
+        if ((rc = vs_fit_pool_at(row, c, offer, pool, err)) < 0)
+            return rc;
+    }
     if (bad) {
         /* a nominal figure cannot exclude alone (it may be meant in binary units) */
         vs_verdict fail = row->capacity_basis && !strcmp(row->capacity_basis, "nominal")

@@ -262,12 +262,32 @@ int vs_launch_build(json_t **out, const vs_launch_in *in_, vs_error *err)
         for (g = 0; g < cards; g++)
             json_array_append_new(devices, json_pack("{s:s, s:I}", "device", "gpu", "bytes",
                                                      (json_int_t)off.gpu_bytes));
-        json_array_append_new(devices, json_pack("{s:s, s:I}", "device", "host", "bytes",
-                                                 (json_int_t)off.host_bytes));
+        {
+            json_t *h =
+                json_pack("{s:s, s:I}", "device", "host", "bytes", (json_int_t)off.host_bytes);
+            if (h && off.mapped_bytes)
+                json_object_set_new(h, "mapped_bytes", json_integer((json_int_t)off.mapped_bytes));
+            json_array_append_new(devices, h);
+        }
         human(gb, sizeof gb, off.gpu_bytes);
         human(hb, sizeof hb, off.host_bytes);
-        vs_buf_printf(&note, "%soffload: %s; per GPU %s, host %s; " THROUGHPUT_NOTE,
-                      note.len ? "; " : "", off.rule, gb, hb);
+        vs_buf_printf(&note, "%soffload: %s; per GPU %s, host %s resident", note.len ? "; " : "",
+                      off.rule, gb, hb);
+        if (off.mapped_bytes) {
+            char mb[48];
+            human(mb, sizeof mb, off.mapped_bytes);
+            /* what llama.cpp prints as its host model buffer: the mapped span,
+             * in the page cache, of which only the pages read become resident */
+            vs_buf_printf(&note,
+                          ", %s of the file mapped (llama.cpp's host model buffer: the span from "
+                          "the first to the last tensor on the CPU, in the page cache; %s)",
+                          mb,
+                          off.mapped_from_file
+                              ? "in the GGUF's own order"
+                              : "no GGUF on the sheet: in the order llama-quantize writes, the "
+                                "tensors outside the layers first, then each layer in turn");
+        }
+        vs_buf_puts(&note, "; " THROUGHPUT_NOTE);
     }
     if (!in->off && (rc = split_devices(&devices, r, in, &note, err)) < 0)
         goto done;

@@ -31,6 +31,9 @@ typedef struct vs_launch_offload {
     uint64_t cpu_offload_gib; /* vLLM: --cpu-offload-gb G, GiB per GPU */
     uint64_t gpu_bytes;       /* one GPU: its weights, KV cache and other components */
     uint64_t host_bytes;      /* host memory the offloaded part takes, every GPU's together */
+    uint64_t mapped_bytes;    /* llama.cpp with mmap: the span of the file its host buffer maps,
+                                 what it prints as the host model buffer (0: none) */
+    int mapped_from_file;     /* ... in the GGUF's own order (else llama-quantize's, assumed) */
     char rule[400];           /* the plan in words, with its figures */
 } vs_launch_offload;
 

@@ -1,5 +1,6 @@
 /* llama.cpp's command: `llama-server -m FILE` with the flags that decide its memory. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/launch.h"
@@ -16,6 +17,43 @@ static int gguf_path(const json_t *sheet, const char **out)
     if (n > 5 && !strcmp(p + n - 5, ".gguf"))
         *out = p;
     return *out != NULL;
+}
+
+/* the weights on mmap: the engine key mmap (llama_model_default_params: yes) */
+static int mmap_on(const vs_launch_in *in)
+{
+    const vs_engine_val *m = vs_engine_get(&in->ctx->env, "mmap");
+    return !m || !m->set || m->u;
+}
+
+/* The span mapped in the order of the sheet's GGUF (weights_files.tensor_order,
+ * one file with the card's layers): 1 and *out, else 0. */
+static int mapped_from_file(uint64_t *out, const json_t *sheet, uint64_t layers,
+                            const vs_offload_plan *p)
+{
+    const json_t *o = json_object_get(json_object_get(sheet, "weights_files"), "tensor_order");
+    const json_t *ls = json_object_get(o, "layers"), *l;
+    uint64_t(*at)[4];
+    vs_offload_order ord;
+    size_t i, k;
+    if (!json_is_array(ls) || json_array_size(ls) != layers || !layers)
+        return 0;
+    if (!(at = calloc(layers, sizeof *at)))
+        return 0;
+    memset(&ord, 0, sizeof ord);
+    for (k = 0; k < 2; k++) {
+        ord.input[k] = (uint64_t)json_integer_value(json_array_get(json_object_get(o, "input"), k));
+        ord.output[k] =
+            (uint64_t)json_integer_value(json_array_get(json_object_get(o, "output"), k));
+    }
+    json_array_foreach(ls, i, l) for (k = 0; k < 4; k++) at[i][k] =
+        (uint64_t)json_integer_value(json_array_get(l, k));
+    ord.layers = (const uint64_t(*)[4])at;
+    ord.n = layers;
+    *out = p->kind == VS_OFFLOAD_EXPERTS ? vs_offload_mapped_in(&ord, p->ngl, 0, p->cpu_moe)
+                                         : vs_offload_mapped_in(&ord, p->ngl, 0, 0);
+    free(at);
+    return 1;
 }
 
 static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfall, vs_error *err)
@@ -59,6 +97,13 @@ static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfa
     out->cpu_moe = p.kind == VS_OFFLOAD_EXPERTS ? p.cpu_moe : 0;
     out->gpu_bytes = p.gpu_weights_bytes + in->row->need_bytes + others;
     out->host_bytes = p.host_bytes;
+    /* with mmap (the default) the host buffer is the span of the file from the
+     * first to the last tensor on the CPU; with --no-mmap a host buffer of the
+     * tensors alone (src/llama-model.cpp load_tensors, 0c1e570) */
+    out->mapped_bytes = mmap_on(in) ? p.mapped_bytes : 0;
+    out->mapped_from_file = 0;
+    if (out->mapped_bytes && mapped_from_file(&out->mapped_bytes, sheet, oi.layers, &p))
+        out->mapped_from_file = 1;
     if (p.kind == VS_OFFLOAD_EXPERTS)
         snprintf(out->rule, sizeof out->rule,
                  "--n-cpu-moe %llu keeps the routed experts of the first %llu of %llu layers "
@@ -158,6 +203,8 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         if (rc < 0)
             return rc;
     }
+    if (!mmap_on(in) && (rc = vs_launch_flag(argv, "--no-mmap", err, NULL)) < 0)
+        return rc;
     if (nkvo && nkvo->set && nkvo->u && (rc = vs_launch_flag(argv, "-nkvo", err, NULL)) < 0)
         return rc;
     if (swa && swa->set && swa->u && (rc = vs_launch_flag(argv, "--swa-full", err, NULL)) < 0)

@@ -70,6 +70,12 @@ static const vs_engine_key keys[] = {
      NULL, "-ngl: the last n_gpu_layers - 1 repeating layers and the output layer on the GPU"},
     {"no_kv_offload", VS_EKEY_BOOL, "no", "common/common.h (no_kv_offload = false)", NULL,
      "--no-kv-offload: the KV cache in host memory"},
+    {"mmap", VS_EKEY_BOOL, "yes",
+     "src/llama-model.cpp (llama_model_default_params: use_mmap = true); --no-mmap in "
+     "common/arg.cpp at 145b628",
+     NULL,
+     "the weights kept in host memory are mapped from the file (no: --no-mmap, read into a "
+     "pinned host buffer)"},
     {"fit_target", VS_EKEY_BYTES, "1024MiB",
      "the build's (build=): common/arg.cpp (--fit-target 1024 MiB per device) at 0c1e570; 0 "
      "before --fit (b6324, b6325)",

@@ -54,6 +54,49 @@ void vs_offload_experts(uint64_t *gpu, uint64_t *host, const vs_offload_in *in, 
     *host += off;
 }
 
+uint64_t vs_offload_mapped(const vs_offload_in *in, uint64_t ngl, uint64_t lo, uint64_t hi)
+{
+    vs_offload_plan p;
+    uint64_t on = ngl < in->layers ? ngl : in->layers, below = in->layers - on, start, end, last;
+    memset(&p, 0, sizeof p);
+    vs_offload_parts(&p, in);
+    hi = hi < in->layers ? hi : in->layers;
+    /* [output][token_embd][layer 0]...[layer n-1]: the embedding is always on the CPU */
+    start = ngl <= in->layers ? 0 : p.output_bytes;
+    last = below; /* one past the last layer with a tensor on the CPU */
+    if (hi > lo && hi > last)
+        last = hi;
+    end = p.output_bytes + p.embed_bytes + last * p.layer_bytes;
+    if (end > in->weights_bytes) /* the layers' share is rounded down: never past the file */
+        end = in->weights_bytes;
+    return end - start;
+}
+
+static void widen(uint64_t *first, uint64_t *end, const uint64_t *at)
+{
+    if (!at[1])
+        return;
+    if (!*end || at[0] < *first)
+        *first = at[0];
+    if (at[1] > *end)
+        *end = at[1];
+}
+
+uint64_t vs_offload_mapped_in(const vs_offload_order *o, uint64_t ngl, uint64_t lo, uint64_t hi)
+{
+    uint64_t first = 0, end = 0, on = ngl < o->n ? ngl : o->n, i;
+    widen(&first, &end, o->input);
+    if (ngl <= o->n)
+        widen(&first, &end, o->output);
+    for (i = 0; i < o->n; i++) {
+        if (i < o->n - on)
+            widen(&first, &end, o->layers[i]);
+        else if (i >= lo && i < hi)
+            widen(&first, &end, o->layers[i] + 2);
+    }
+    return end - first;
+}
+
 int vs_offload_llamacpp(vs_offload_plan *out, const vs_offload_in *in, vs_error *err)
 {
     uint64_t gpu, host, n;
@@ -75,6 +118,7 @@ int vs_offload_llamacpp(vs_offload_plan *out, const vs_offload_in *in, vs_error 
             out->cpu_moe = n;
             out->gpu_weights_bytes = gpu;
             out->host_bytes = host;
+            out->mapped_bytes = vs_offload_mapped(in, out->ngl, 0, n);
             return 0;
         }
     }
@@ -93,5 +137,6 @@ int vs_offload_llamacpp(vs_offload_plan *out, const vs_offload_in *in, vs_error 
     out->ngl = n;
     out->gpu_weights_bytes = gpu;
     out->host_bytes = host;
+    out->mapped_bytes = vs_offload_mapped(in, n, 0, 0);
     return 0;
 }

@@ -40,6 +40,7 @@ typedef struct vs_offload_plan {
     uint64_t ngl;     /* -ngl: layers on the GPU, the output counted as one (layers + 1: all) */
     uint64_t cpu_moe; /* --n-cpu-moe: the first K layers' experts on the CPU (experts only) */
     uint64_t gpu_weights_bytes, host_bytes;
+    uint64_t mapped_bytes; /* the span of the file llama.cpp maps for its host buffer (mmap) */
     uint64_t embed_bytes, output_bytes, layer_bytes, expert_layer_bytes;
 } vs_offload_plan;
 
@@ -50,6 +51,32 @@ void vs_offload_layers(uint64_t *gpu, uint64_t *host, const vs_offload_in *in, u
 /* The weights on the GPU and in host memory with every layer on the GPU and
  * --n-cpu-moe k. */
 void vs_offload_experts(uint64_t *gpu, uint64_t *host, const vs_offload_in *in, uint64_t k);
+
+/* The bytes llama.cpp maps as its host model buffer with the weights on mmap
+ * (its default): the span of the file from the first to the last tensor kept
+ * on the CPU (src/llama-model-loader.cpp get_mapping_range, used by
+ * src/llama-model.cpp load_tensors for a CPU buffer made from the mapping, at
+ * 0c1e570), every tensor between them included, so not what must be resident.
+ * The file's order assumed is the one llama-quantize writes (its weights_map,
+ * ordered by weight_name_comparer, src/llama-model-loader.h): the tensors
+ * outside the layers by name (output.weight before token_embd.weight), then
+ * each layer in turn; a layer's tensors are taken as one block. The CPU holds
+ * the token embedding, the output when ngl <= layers, the layers below
+ * layers - ngl, and the routed experts of layers [lo, hi). */
+uint64_t vs_offload_mapped(const vs_offload_in *in, uint64_t ngl, uint64_t lo, uint64_t hi);
+
+/* Where a GGUF's parts lie in its data section (weights_files.tensor_order,
+ * model/gguf_io.h): the input layer, the output layer, and per layer its
+ * tensors' [first byte, end) and its routed experts' (end 0: none). */
+typedef struct vs_offload_order {
+    uint64_t input[2], output[2];
+    const uint64_t (*layers)[4];
+    uint64_t n; /* the layers */
+} vs_offload_order;
+
+/* vs_offload_mapped in the file's own order: from the first byte of a part on
+ * the CPU to the end of the last. */
+uint64_t vs_offload_mapped_in(const vs_offload_order *o, uint64_t ngl, uint64_t lo, uint64_t hi);
 
 /* The smallest offload that leaves room_bytes of weights or less on the GPU:
  * for a mixture of experts, the fewest layers' experts; else the most layers

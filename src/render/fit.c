@@ -196,6 +196,8 @@ static void payload(vs_buf *p, const vs_fit_ctx *c, const vs_fit_row *rows, size
                 vs_jw_member_u64(&w, "capacity_bytes", d->capacity_bytes);
                 vs_jw_member_u64(&w, "budget_bytes", d->budget_bytes);
                 vs_jw_member_u64(&w, "share_bytes", d->share_bytes);
+                vs_jw_key(&w, "kv_pool_bytes");
+                vs_jw_i64(&w, d->kv_pool_bytes);
                 vs_jw_member_bool(&w, "holds", d->holds);
                 vs_jw_close(&w, '}');
             }
@@ -334,11 +336,12 @@ vs_bundle *vs_render_fit(const vs_fit_ctx *c, const vs_fit_row *rows, size_t n,
             vs_buf_printf(&dv, "%s:", r->devices_rule);
             for (j = 0; j < r->ndevices; j++) {
                 const vs_fit_device *d = &r->devices[j];
-                char sh[64], bu[64];
+                char sh[64], bu[64], kp[64];
                 gib(sh, sizeof sh, (int64_t)d->share_bytes);
                 gib(bu, sizeof bu, (int64_t)d->budget_bytes);
-                vs_buf_printf(&dv, "%s GPU %zu%s%s%s %s of %s%s", j ? "," : "", j,
-                              d->name[0] ? " (" : "", d->name, d->name[0] ? ")" : "", sh, bu,
+                gib(kp, sizeof kp, d->kv_pool_bytes);
+                vs_buf_printf(&dv, "%s GPU %zu%s%s%s %s of %s, KV pool %s%s", j ? "," : "", j,
+                              d->name[0] ? " (" : "", d->name, d->name[0] ? ")" : "", sh, bu, kp,
                               d->holds ? "" : " (does not hold)");
             }
             vs_buf_printf(&text, "  devices: %s\n", vs_buf_str(&dv));

@@ -4,6 +4,7 @@
  * budget, total - cuda_context 264 MiB - fit_target 1024 MiB. */
 #include <check.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cell_run.h"
@@ -56,6 +57,23 @@ START_TEST(mixed_cards_by_their_totals)
     ck_assert(json_is_true(json_object_get(device(r, 1), "holds")));
     ck_assert_int_gt(24000000000LL + 1342177280LL, BUDGET(24564));
     ck_assert_ptr_nonnull(strstr(gets((json_t *)r, "note"), "each GPU holds its share"));
+    /* each card's room for the KV cache: its budget less its weights (48,000,000,000
+     * x its total / 59,948,138,496): the 5090 32,840,351,744 - 27,376,397,124 =
+     * 5,463,954,620 B, the 4090 24,406,654,976 - 20,623,602,875 = 3,783,052,101 B
+     * (a byte either way: each share is rounded down on its own) */
+    ck_assert_int_le(llabs(geti((json_t *)device(r, 0), "kv_pool_bytes") - 5463954620LL), 2);
+    ck_assert_int_le(llabs(geti((json_t *)device(r, 1), "kv_pool_bytes") - 3783052101LL), 2);
+    /* the row's pool is the split's, per GPU: the 4090 holds 25,757,220,864 /
+     * 59,948,138,496 of every layer's cache, so its room allows 3,783,052,101 x
+     * 59,948,138,496 / 25,757,220,864 / 2 = 4,402,395,205 B per GPU (the 5090's
+     * 4,790,071,910); a sequence of 8,192 tokens takes 2,684,354,560 / 2 B per GPU,
+     * so 3 fit (3.28), where the even split on the 4090 left 24,406,654,976 -
+     * 24,000,000,000 = 406,654,976 B, no sequence, beside a verdict that holds */
+    ck_assert_int_le(llabs(geti((json_t *)r, "kv_pool_bytes") - 4402395205LL), 4);
+    ck_assert_msg(json_real_value(json_object_get(r, "max_concurrency")) == 3.0 ||
+                      json_number_value(json_object_get(r, "max_concurrency")) == 3.0,
+                  "max_concurrency %f", json_number_value(json_object_get(r, "max_concurrency")));
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)r, "devices_rule"), "bound by GPU 1 (RTX 4090)"));
     /* the launch takes the same shares */
     run_ok("launch");
     {
@@ -79,6 +97,11 @@ START_TEST(uneven_split_names_the_card)
     ck_assert_int_eq(geti((json_t *)device(r, 1), "share_bytes"), 38013265920LL);
     ck_assert(json_is_false(json_object_get(device(r, 1), "holds")));
     ck_assert_ptr_nonnull(strstr(gets((json_t *)r, "note"), "GPU 1 (RTX 4090) of the split"));
+    /* the 4090's room: 24,406,654,976 - 36,000,000,000 (three quarters of the
+     * weights) < 0: no pool, no sequence, as the verdict says */
+    ck_assert_int_le(llabs(geti((json_t *)device(r, 1), "kv_pool_bytes") + 11593345024LL), 2);
+    ck_assert_int_lt(geti((json_t *)r, "kv_pool_bytes"), 0);
+    ck_assert(json_number_value(json_object_get(r, "max_concurrency")) == 0.0);
     ck_assert_int_eq(run("launch"), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "GPU 1 (RTX 4090)"));
 }

@@ -11,10 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "cell_run.h"
 #include "check_run.h"
 #include "engine/offload.h"
+#include "gguf_writer.h"
 #include "results.h"
+#include "test_tmp.h"
 
 #ifndef VS_LLAMACPP_DATA
 #error "VS_LLAMACPP_DATA (the tests/data/llamacpp folder) must be defined"
@@ -65,6 +70,17 @@ START_TEST(parts_by_hand)
     vs_offload_experts(&gpu, &host, &in, 4);
     ck_assert_uint_eq(gpu, 1340);
     ck_assert_uint_eq(host, 660);
+    /* the mapped span, in the file order [output 100][embedding 100][layer 0..9, 180
+     * each]: --n-cpu-moe 4 with the output on the GPU maps from the embedding (byte
+     * 100) to the end of layer 3 (100 + 100 + 4 x 180 = 920): 820 bytes, where 660 are
+     * on the CPU */
+    ck_assert_uint_eq(vs_offload_mapped(&in, 11, 0, 4), 820);
+    /* -ngl 7: layers 0..2 and the output on the CPU, one block from byte 0 to 740 */
+    ck_assert_uint_eq(vs_offload_mapped(&in, 7, 0, 0), 740);
+    /* everything on the GPU but the embedding: the embedding alone */
+    ck_assert_uint_eq(vs_offload_mapped(&in, 11, 0, 0), 100);
+    /* the experts of layers 6..9 with -ngl 10: from the output (byte 0) to the end */
+    ck_assert_uint_eq(vs_offload_mapped(&in, 10, 6, 10), 2000);
 }
 END_TEST
 
@@ -80,6 +96,7 @@ START_TEST(smallest_offload)
     ck_assert_uint_eq(p.ngl, 11);
     ck_assert_uint_eq(p.gpu_weights_bytes, 1340);
     ck_assert_uint_eq(p.host_bytes, 660);
+    ck_assert_uint_eq(p.mapped_bytes, 820);
     /* dense: 180 n <= 1400 at most at n = 7 */
     in = toy(1400, 0);
     ck_assert_int_eq(vs_offload_llamacpp(&p, &in, &e), 0);
@@ -87,6 +104,7 @@ START_TEST(smallest_offload)
     ck_assert_uint_eq(p.ngl, 7);
     ck_assert_uint_eq(p.gpu_weights_bytes, 1260);
     ck_assert_uint_eq(p.host_bytes, 740);
+    ck_assert_uint_eq(p.mapped_bytes, 740); /* layers 0..2 and the output: one block */
     /* room for no layer */
     in = toy(100, 0);
     ck_assert_int_eq(vs_offload_llamacpp(&p, &in, &e), VS_EVALUE);
@@ -127,6 +145,10 @@ END_TEST
 typedef struct {
     uint64_t bytes;
     int layer, expert;
+    char name[64];
+    unsigned ndims;
+    uint64_t ne[3];
+    uint32_t type; /* ggml's: 0 F32, 1 F16 */
 } tensor_row;
 
 static size_t read_tensors(tensor_row *t, size_t max, const char *file)
@@ -142,8 +164,14 @@ static size_t read_tensors(tensor_row *t, size_t max, const char *file)
         uint64_t values = 1;
         if (line[0] == '#' || sscanf(line, "%255s %127s %15s", name, ne, type) != 3)
             continue;
-        for (p = strtok(ne, ","); p; p = strtok(NULL, ","))
+        t[n].ndims = 0;
+        for (p = strtok(ne, ","); p; p = strtok(NULL, ",")) {
             values *= strtoull(p, NULL, 10);
+            if (t[n].ndims < 3)
+                t[n].ne[t[n].ndims++] = strtoull(p, NULL, 10);
+        }
+        snprintf(t[n].name, sizeof t[n].name, "%.63s", name);
+        t[n].type = !strcmp(type, "f16") ? 1 : 0;
         ck_assert_msg(!strcmp(type, "f16") || !strcmp(type, "f32"), "%s: %s", name, type);
         t[n].bytes = values * (!strcmp(type, "f16") ? 2 : 4);
         t[n].layer = !strncmp(name, "blk.", 4) ? atoi(name + 4) : -1;
@@ -166,7 +194,7 @@ START_TEST(published_expert_run)
 {
     static tensor_row t[600];
     const uint64_t log_gpu = 17904 * MIB, log_host = 58259 * MIB;
-    uint64_t whole = 0, gpu = 0, host = 0, span = 0, pgpu, phost;
+    uint64_t whole = 0, gpu = 0, host = 0, span = 0, pgpu, phost, pmapped;
     size_t n = read_tensors(t, 600, "qwen3-30b-a3b-f16.tensors"), i, first = n, last = 0;
     vs_offload_in in;
     vs_offload_plan p;
@@ -237,6 +265,39 @@ START_TEST(published_expert_run)
     ck_assert_msg(fabs((double)phost - (double)host) / (double)host < 0.05,
                   "planner host %.2f MiB against the host tensors' %.2f MiB", (double)phost / MIB,
                   (double)host / MIB);
+    /* the two host figures by hand from the list: resident, the output, output_norm,
+     * token_embd and 34 layers' three expert tensors (2 x 2,048 x 151,936 x 2 + 2,048 x 4
+     * + 34 x 3 x 2,048 x 768 x 128 x 2 = 42,315,727,872 B = 40,355.01 MiB); mapped, the
+     * whole list (58,259.80 MiB) */
+    ck_assert_uint_eq(host, 2ull * 2048 * 151936 * 2 + 2048 * 4 + 34ull * 3 * 2048 * 768 * 128 * 2);
+    ck_assert_uint_eq(span, whole);
+    /* the planner's mapped span for the run's placement: -ngl 48 (the output on the
+     * CPU, so the span starts at the file's first tensor) and the experts of layers
+     * 14..47 (so it ends with the last layer): against the printed 58,259 MiB and the
+     * list's span */
+    pmapped = vs_offload_mapped(&in, 48, 14, 48);
+    ck_assert_msg(fabs((double)pmapped - (double)log_host) / (double)log_host < 0.05,
+                  "planner mapped %.2f MiB against 58259 MiB", (double)pmapped / MIB);
+    ck_assert_msg(fabs((double)pmapped - (double)span) / (double)span < 0.05,
+                  "planner mapped %.2f MiB against the list's span %.2f MiB", (double)pmapped / MIB,
+                  (double)span / MIB);
+    /* and the planner's own choice, --n-cpu-moe K (the first K layers, the output on
+     * the GPU): the span from token_embd (after the output and output_norm) through
+     * layer K-1, summed from the list for K = 34 */
+    {
+        uint64_t want = 0;
+        for (i = 0; i < n; i++)
+            if (i >= 2 && (t[i].layer < 34))
+                want += t[i].bytes;
+        pmapped = vs_offload_mapped(&in, 49, 0, 34);
+        ck_assert_msg(fabs((double)pmapped - (double)want) / (double)want < 0.05,
+                      "planner mapped %.2f MiB against the list's %.2f MiB for --n-cpu-moe 34",
+                      (double)pmapped / MIB, (double)want / MIB);
+        printf("fit-params run: mapped printed 58259.00, list %.2f, planner %.2f MiB; resident "
+               "list %.2f, planner %.2f MiB; --n-cpu-moe 34 mapped list %.2f, planner %.2f MiB\n",
+               (double)span / MIB, (double)vs_offload_mapped(&in, 48, 14, 48) / MIB,
+               (double)host / MIB, (double)phost / MIB, (double)want / MIB, (double)pmapped / MIB);
+    }
 }
 END_TEST
 
@@ -255,6 +316,20 @@ static long long device_bytes(const json_t *l, const char *dev)
     {
         if (!strcmp(json_string_value(json_object_get(d, "device")), dev))
             return json_integer_value(json_object_get(d, "bytes"));
+    }
+    return -1;
+}
+
+static long long device_field(const json_t *l, const char *dev, const char *key)
+{
+    const json_t *d, *v;
+    size_t i;
+    json_array_foreach(json_object_get(l, "devices"), i, d)
+    {
+        if (!strcmp(json_string_value(json_object_get(d, "device")), dev)) {
+            v = json_object_get(d, key);
+            return json_is_integer(v) ? json_integer_value(v) : -1;
+        }
     }
     return -1;
 }
@@ -298,7 +373,28 @@ START_TEST(llamacpp_experts_to_host)
         /* the GPU holds the rest at K; with K - 1 one more layer's experts would
          * not fit in the budget */
         ck_assert_msg(gpu + per > budget, "K %lld is not the smallest", kk);
+        /* what llama.cpp maps and prints as its host buffer (mmap, its default): the
+         * span from token_embd (the output is on the GPU) through layer K-1, every
+         * tensor of those layers: 151,936 x 2,048 x 2 B + K x 623,120,640 x 2 B (a
+         * layer's parameters, tallied from config.json above) */
+        {
+            long long want = 151936LL * 2048 * 2 + kk * 623120640LL * 2;
+            long long mapped = device_field(l, "host", "mapped_bytes");
+            ck_assert_msg(llabs(mapped - want) < want / 1000, "mapped %lld, by hand %lld", mapped,
+                          want);
+            ck_assert_msg(mapped > host, "mapped %lld, resident %lld", mapped, host);
+            ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "note"), "of the file mapped"));
+            ck_assert_ptr_null(strstr(gets((json_t *)l, "command"), "--no-mmap"));
+        }
     }
+    /* --no-mmap: the host buffer holds the tensors alone, nothing is mapped */
+    run_ok("engine llamacpp mmap=no");
+    run_ok("launch");
+    l = launch_of(0);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "command"), " --no-mmap"));
+    ck_assert_int_eq(device_field(l, "host", "mapped_bytes"), -1);
+    ck_assert_int_eq(device_bytes(l, "host"), host);
+    run_ok("engine llamacpp");
     /* 16 GB of host memory holds less than the offloaded part: exclude */
     run_ok("gpu \"RTX 4090\" host=16GB");
     rc = run("launch");
@@ -309,6 +405,115 @@ START_TEST(llamacpp_experts_to_host)
     run_ok("gpu \"RTX 4090\"");
     ck_assert_int_eq(run("launch"), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "host=64GB"));
+}
+END_TEST
+
+/* The GGUF's own order decides the span: the kept tensor list (Qwen3-30B-A3B in
+ * F16) written as a GGUF header (gguf_writer.h, data as a hole) with its layers in
+ * the order their numbers sort as text (0, 1, 10, ..., 19, 2, 20, ...), as sorted
+ * checkpoint names can give them, the output and token_embd first. The launch's
+ * mapped span is then from token_embd to the last of the CPU's expert tensors in
+ * that order, tallied here from the offsets written. */
+START_TEST(mapped_in_file_order)
+{
+    static tensor_row t[600];
+    static size_t order[600];
+    static uint64_t at[600];
+    size_t n = read_tensors(t, 600, "qwen3-30b-a3b-f16.tensors"), i, k = 0, j;
+    char dir[256], path[512], cell[1024], key[16];
+    const char *cmd;
+    const json_t *l;
+    uint64_t off = 0, first = UINT64_MAX, end = 0;
+    long long cpu_moe, mapped;
+    wb w;
+    int fd;
+    unsigned d;
+    vs_test_tmp(dir, sizeof dir, "vs-offload-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/qwen3-30b-a3b-f16.gguf", dir);
+    /* the order: the tensors outside the layers, then layer "0", "1", "10", ... */
+    for (i = 0; i < n; i++)
+        if (t[i].layer < 0)
+            order[k++] = i;
+    for (j = 0; j < 48; j++) {
+        /* the j-th layer number in text order */
+        static int text[48];
+        if (!j) {
+            int a, b, c;
+            for (a = 0; a < 48; a++)
+                text[a] = a;
+            for (a = 0; a < 48; a++)
+                for (b = a + 1; b < 48; b++) {
+                    char x[8], y[8];
+                    snprintf(x, sizeof x, "%d", text[a]);
+                    snprintf(y, sizeof y, "%d", text[b]);
+                    if (strcmp(x, y) > 0) {
+                        c = text[a];
+                        text[a] = text[b];
+                        text[b] = c;
+                    }
+                }
+            ck_assert_int_eq(text[2], 10);
+        }
+        for (i = 0; i < n; i++)
+            if (t[i].layer == text[j])
+                order[k++] = i;
+    }
+    ck_assert_uint_eq(k, n);
+    memset(&w, 0, sizeof w);
+    put(&w, "GGUF", 4);
+    p32(&w, 3);
+    p64(&w, n);
+    p64(&w, 1);
+    kv_str(&w, "general.architecture", "qwen3moe");
+    for (k = 0; k < n; k++) {
+        const tensor_row *r = &t[order[k]];
+        pstr(&w, r->name);
+        p32(&w, r->ndims);
+        for (d = 0; d < r->ndims; d++)
+            p64(&w, r->ne[d]);
+        p32(&w, r->type);
+        p64(&w, off);
+        at[order[k]] = off;
+        off += (r->bytes + 31) / 32 * 32;
+    }
+    while (w.len % 32)
+        put(&w, "", 1);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, w.p, w.len), (ssize_t)w.len);
+    ck_assert_int_eq(ftruncate(fd, (off_t)(w.len + off)), 0);
+    close(fd);
+    free(w.p);
+    snprintf(cell, sizeof cell,
+             "sheet \"offload file order\"\nmodel m config=%s/qwen3-30b-a3b.json\n"
+             "weights from=%s\ntask inference\nlength 8192\nconcurrency 1\nestimate kv\n"
+             "gpu \"RTX 4090\" host=96GB\nengine llamacpp\nlaunch",
+             VS_MODEL_CONFIGS, path);
+    run_ok(cell);
+    l = launch_of(0);
+    cmd = gets((json_t *)l, "command");
+    ck_assert_ptr_nonnull(strstr(cmd, "--n-cpu-moe "));
+    cpu_moe = atoll(strstr(cmd, "--n-cpu-moe ") + 12);
+    ck_assert_msg(cpu_moe > 2 && cpu_moe < 48, "%s", cmd);
+    /* the CPU's tensors: token_embd and the experts of layers 0..K-1 (the output is
+     * on the GPU with -ngl 49) */
+    for (i = 0; i < n; i++) {
+        int cpu = !strcmp(t[i].name, "token_embd.weight") ||
+                  (t[i].expert && t[i].layer >= 0 && t[i].layer < cpu_moe);
+        if (!cpu)
+            continue;
+        first = at[i] < first ? at[i] : first;
+        end = at[i] + t[i].bytes > end ? at[i] + t[i].bytes : end;
+    }
+    mapped = device_field(l, "host", "mapped_bytes");
+    ck_assert_msg(mapped == (long long)(end - first), "mapped %lld, by the file %llu (K %lld)",
+                  mapped, (unsigned long long)(end - first), cpu_moe);
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "note"), "in the GGUF's own order"));
+    snprintf(key, sizeof key, "%lld", cpu_moe);
+    printf("file order: --n-cpu-moe %s maps %.2f MiB, resident %.2f MiB\n", key,
+           (double)mapped / MIB, (double)device_bytes(l, "host") / MIB);
+    vs_test_rmtree(dir);
 }
 END_TEST
 
@@ -352,6 +557,7 @@ static Suite *suite(void)
     tcase_add_test(t, published_ngl_run);
     tcase_add_test(t, published_expert_run);
     tcase_add_test(t, llamacpp_experts_to_host);
+    tcase_add_test(t, mapped_in_file_order);
     tcase_add_test(t, vllm_cpu_offload);
     suite_add_tcase(s, t);
     return s;
