@@ -552,7 +552,7 @@ static int write_rec(FILE *f, uint64_t *pos, const ix_rec *r, const char *id, co
 
 int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table *t,
                           uint64_t *nrevs, const git_oid *commits, size_t ncommits,
-                          const git_oid *shallow, size_t n_shallow, vs_error *err)
+                          const git_oid *shallow, size_t n_shallow, int line, vs_error *err)
 {
     tree_cache tc;
     ix_touched_list l = {0};
@@ -626,6 +626,13 @@ int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table
             }
             h->head = *pos;
             h->count++;
+            /* the sheet as this commit leaves it: the tip's, along one line
+             * of commits */
+            if (line) {
+                h->present = l.v[k].present;
+                if (l.v[k].present)
+                    memcpy(h->folder, l.v[k].folder.id, 20);
+            }
             if (write_rec(f, pos, &r, l.v[k].id, m ? m : "") < 0) {
                 git_commit_free(c);
                 rc = vs_error_set(err, VS_ERECORDS, "cannot write the revision index");
@@ -666,6 +673,9 @@ int vs_store_index_tip_apply(git_repository *repo, const git_oid *old_commit,
         rc = vs_error_oom(err);
         goto done;
     }
+    if (!old_commit) /* every sheet the tip holds is listed: the others are gone */
+        for (k = 0; k < t->n; k++)
+            t->heads[k].present = 0;
     for (k = 0; k < l.n; k++) {
         ix_head *h = vs_store_index_table_get(t, l.v[k].id, 1);
         if (!h) {

@@ -133,11 +133,13 @@ int vs_store_index_held_advance(ix_held *h, const git_oid *id, ix_touched_list *
 
 /* Appends the revisions of commits (oldest first: parents before children) to
  * f, which is at offset *pos, updating t and *nrevs. shallow (sorted, n_shallow)
- * are the boundary commits of a shallow clone. libgit2 or file errors as
- * VS_ERECORDS. */
+ * are the boundary commits of a shallow clone. line 1: the commits are one
+ * line of descent from the tip t was built for, so each sheet's tip state
+ * (present, folder) follows its records (else vs_store_index_tip_apply sets
+ * it). libgit2 or file errors as VS_ERECORDS. */
 int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table *t,
                           uint64_t *nrevs, const git_oid *commits, size_t ncommits,
-                          const git_oid *shallow, size_t n_shallow, vs_error *err);
+                          const git_oid *shallow, size_t n_shallow, int line, vs_error *err);
 
 /* Sets each sheet's folder at new_commit (present, folder) from the sheets
  * whose folder differs between old_commit (NULL: none) and new_commit: what
