@@ -30,6 +30,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t unit)
 {
     size_t nc;
     void *np;
+    if (need == 0)
+        need = 1; /* never NULL: a copy of no bytes still has a place */
     if (need <= *cap)
         return 0;
     nc = *cap ? *cap : 64;
@@ -97,7 +99,8 @@ int vs_store_index_held_set(ix_held *h, const git_oid *id, git_odb_object *o, co
     } else {
         if (grow((void **)&h->offs, &h->offs_cap, n, sizeof *h->offs) < 0)
             return -1;
-        memmove(h->offs, offs, n * sizeof *offs);
+        if (n)
+            memmove(h->offs, offs, n * sizeof *offs);
     }
     h->n = n;
     git_odb_object_free(h->borrowed);
@@ -254,7 +257,8 @@ static int build_window(ix_held *h, window *w)
         const ix_edit *ed = &h->edits[k];
         memcpy(h->win + at, h->data + pos, ed->bs - pos);
         at += ed->bs - pos;
-        memcpy(h->win + at, h->ins + ed->ins_at, ed->ins_len);
+        if (ed->ins_len) /* h->ins may be NULL: no insert yet */
+            memcpy(h->win + at, h->ins + ed->ins_at, ed->ins_len);
         at += ed->ins_len;
         pos = ed->be;
     }
@@ -295,7 +299,8 @@ static int apply(ix_held *h, const window *wins, size_t nwin, size_t nedits, uin
             h->data = h->buf;
         }
         for (k = 0; k < nedits; k++)
-            memcpy(h->buf + h->edits[k].bs, h->ins + h->edits[k].ins_at, h->edits[k].ins_len);
+            if (h->edits[k].ins_len)
+                memcpy(h->buf + h->edits[k].bs, h->ins + h->edits[k].ins_at, h->edits[k].ins_len);
     } else {
         uint32_t pos = 0;
         size_t at = 0, tc;
@@ -306,7 +311,8 @@ static int apply(ix_held *h, const window *wins, size_t nwin, size_t nedits, uin
             const ix_edit *ed = &h->edits[k];
             memcpy(h->alt + at, h->data + pos, ed->bs - pos);
             at += ed->bs - pos;
-            memcpy(h->alt + at, h->ins + ed->ins_at, ed->ins_len);
+            if (ed->ins_len)
+                memcpy(h->alt + at, h->ins + ed->ins_at, ed->ins_len);
             at += ed->ins_len;
             pos = ed->be;
         }
