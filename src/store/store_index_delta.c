@@ -112,8 +112,8 @@ int vs_store_index_held_set(ix_held *h, const git_oid *id, git_odb_object *o, co
     h->len = len;
     git_oid_cpy(&h->id, id);
     h->in_pack = vs_store_pack_find(h->packs, id->id, &e) == 1;
-    h->pack = e.pack;
-    h->off = e.offset;
+    h->pack = h->in_pack ? e.pack : 0;
+    h->off = h->in_pack ? e.offset : 0;
     h->valid = 1;
     return 0;
 }
