@@ -214,6 +214,25 @@ static int table_load(const heads_map *m, ix_table *t)
     return 0;
 }
 
+/* 1 when v (oldest first) is one line of commits from old: each has one
+ * parent, the commit before it. */
+static int one_line(vs_store *st, const git_oid *old, const git_oid *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        git_commit *c = NULL;
+        int ok;
+        if (git_commit_lookup(&c, st->repo, &v[i]) < 0)
+            return 0;
+        ok = git_commit_parentcount(c) == 1 &&
+             git_oid_equal(git_commit_parent_id(c, 0), i ? &v[i - 1] : old);
+        git_commit_free(c);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
 /* Appends the commits since the index's tip (*rebuild set when they cannot be
  * appended in the walk's order). */
 static int extend(vs_store *st, const heads_map *m, const git_oid *tip, int *rebuild, vs_error *err)
@@ -225,7 +244,7 @@ static int extend(vs_store *st, const heads_map *m, const git_oid *tip, int *reb
     uint64_t pos = m->hdr->revs_len;
     FILE *f = NULL;
     size_t n;
-    int rc;
+    int rc, line;
     *rebuild = 0;
     git_oid_fromraw(&old, m->hdr->tip);
     if ((rc = walk_new(st, tip, &old, &v, &n, err)) < 0)
@@ -244,8 +263,13 @@ static int extend(vs_store *st, const heads_map *m, const git_oid *tip, int *reb
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
         goto done;
     }
-    if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, NULL, 0, err)) < 0 ||
-        (rc = vs_store_index_tip_apply(st->repo, &old, tip, &t, err)) < 0)
+    /* along one line of commits from old the records just written leave
+     * each sheet as the tip holds it: the two tips' sheets/ trees (libgit2
+     * rebuilds each from its deltas) are compared only after a merge */
+    line = one_line(st, &old, v, n);
+    if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, NULL, 0, line, err)) <
+            0 ||
+        (!line && (rc = vs_store_index_tip_apply(st->repo, &old, tip, &t, err)) < 0))
         goto done;
     if (fflush(f) != 0) {
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", p, strerror(errno));
@@ -415,7 +439,7 @@ static int rebuild(vs_store *st, const char *refname, const git_oid *tip, vs_err
         rc = vs_error_set(err, VS_ERECORDS, "cannot write %s: %s", tmp, strerror(errno));
         goto done;
     }
-    if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, shallow, ns, err)) <
+    if ((rc = vs_store_index_append(st->repo, f, &pos, &t, &hdr.nrevs, v, n, shallow, ns, 0, err)) <
             0 ||
         (tip && (rc = vs_store_index_tip_apply(st->repo, NULL, tip, &t, err)) < 0))
         goto done;

@@ -80,8 +80,7 @@ void vs_store_index_table_free(ix_table *t)
 
 /* --- raw trees --- */
 
-/* A sheet's folder: a tree under sheets/ named as a sheet id. */
-static int is_sheet(const vs_store_tree_entry *e)
+int vs_store_index_is_sheet(const vs_store_tree_entry *e)
 {
     char id[VS_SHEET_ID_MAX];
     if (!e->is_tree || e->len >= sizeof id)
@@ -115,6 +114,7 @@ typedef struct tree_cache {
     git_oid commit[2], sheets[2];
     int has[2], valid[2];
     unsigned next_commit;
+    ix_held held;
 } tree_cache;
 
 /* The tree id from the cache or the object database; *offs (may be NULL) its
@@ -159,6 +159,7 @@ static void cache_free(tree_cache *tc)
         git_odb_object_free(tc->obj[i]);
         free(tc->offs[i].v);
     }
+    vs_store_index_held_free(&tc->held);
     git_odb_free(tc->odb);
 }
 
@@ -240,25 +241,13 @@ static int sheets_of(git_repository *repo, tree_cache *tc, const git_oid *commit
 
 /* --- what a commit changed --- */
 
-/* A sheet a commit changed: its name (in the commit's tree, or a parent's when
- * the commit removed it) and its folder in the commit (absent: removed). */
-typedef struct touched {
-    char id[VS_SHEET_ID_MAX];
-    git_oid folder;
-    int present;
-} touched;
-
-typedef struct touched_list {
-    touched *v;
-    size_t n, cap;
-} touched_list;
-
-static int touched_add(touched_list *l, const vs_store_tree_entry *e, const unsigned char *folder)
+int vs_store_index_touched_add(ix_touched_list *l, const vs_store_tree_entry *e,
+                               const unsigned char *folder)
 {
-    touched *t;
+    ix_touched *t;
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 16;
-        touched *nv = realloc(l->v, nc * sizeof *nv);
+        ix_touched *nv = realloc(l->v, nc * sizeof *nv);
         if (!nv)
             return -1;
         l->v = nv;
@@ -306,7 +295,7 @@ static size_t common_suffix(const unsigned char *a, size_t la, const unsigned ch
  * sheets/ tree), sorted in git's order, into l. Two versions of sheets/ share
  * all but a few entries: the bytes they share at the start and at the end are
  * passed over, and only the entries between are compared. */
-static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
+static int raw_diff(git_odb_object *cur, git_odb_object *par, ix_touched_list *l)
 {
     const unsigned char *a = cur ? git_odb_object_data(cur) : NULL, *b = NULL;
     const unsigned char *ae = a ? a + git_odb_object_size(cur) : NULL, *be = NULL;
@@ -351,19 +340,20 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
             break;
         c = !ha ? 1 : !hb ? -1 : vs_store_tree_cmp(&ea, &eb);
         if (c == 0) {
-            if (memcmp(ea.id, eb.id, 20) && is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
+            if (memcmp(ea.id, eb.id, 20) && vs_store_index_is_sheet(&ea) &&
+                vs_store_index_touched_add(l, &ea, ea.id) < 0)
                 return -1;
             sa = a;
             ha = vs_store_tree_next(&a, ae, &ea);
             sb = b;
             hb = vs_store_tree_next(&b, be, &eb);
         } else if (c < 0) {
-            if (is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
+            if (vs_store_index_is_sheet(&ea) && vs_store_index_touched_add(l, &ea, ea.id) < 0)
                 return -1;
             sa = a;
             ha = vs_store_tree_next(&a, ae, &ea);
         } else {
-            if (is_sheet(&eb) && touched_add(l, &eb, NULL) < 0)
+            if (vs_store_index_is_sheet(&eb) && vs_store_index_touched_add(l, &eb, NULL) < 0)
                 return -1;
             sb = b;
             hb = vs_store_tree_next(&b, be, &eb);
@@ -377,38 +367,36 @@ static int raw_diff(git_odb_object *cur, git_odb_object *par, touched_list *l)
  * by their place, and the commit's offsets (co) written for the next. Both
  * trees are one object each, sizes below 4 GiB (a tree's offsets are 32-bit;
  * larger ones take raw_diff). */
-static int raw_diff_offs(git_odb_object *cur, git_odb_object *par, const entry_offs *po,
-                         entry_offs *co, touched_list *l)
+static int raw_diff_offs(const unsigned char *a0, size_t la, const unsigned char *b0, size_t lb,
+                         const uint32_t *pv, size_t pn, entry_offs *co, ix_touched_list *l)
 {
-    const unsigned char *a0 = git_odb_object_data(cur), *b0 = git_odb_object_data(par);
-    size_t la = git_odb_object_size(cur), lb = git_odb_object_size(par);
     const unsigned char *a = a0, *b = b0, *ae = a0 + la, *be = b0 + lb, *sa, *sb;
-    size_t p = common_prefix(a0, b0, la < lb ? la : lb), lo = 0, hi = po->n, j, tail, k;
+    size_t p = common_prefix(a0, b0, la < lb ? la : lb), lo = 0, hi = pn, j, tail, k;
     vs_store_tree_entry ea, eb;
     int ha, hb;
     co->n = 0;
     co->valid = 0;
     if (p == la && la == lb) {
-        for (k = 0; k < po->n; k++)
-            if (offs_push(co, po->v[k]) < 0)
+        for (k = 0; k < pn; k++)
+            if (offs_push(co, pv[k]) < 0)
                 return -1;
         co->valid = 1;
         return 0;
     }
     /* the entries that end at or before p: the same in both, at the same places */
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2, end = mid + 1 < po->n ? po->v[mid + 1] : lb;
+        size_t mid = lo + (hi - lo) / 2, end = mid + 1 < pn ? pv[mid + 1] : lb;
         if (end <= p)
             lo = mid + 1;
         else
             hi = mid;
     }
     for (k = 0; k < lo; k++)
-        if (offs_push(co, po->v[k]) < 0)
+        if (offs_push(co, pv[k]) < 0)
             return -1;
     j = lo;
-    a += lo < po->n ? po->v[lo] : lb;
-    b += lo < po->n ? po->v[lo] : lb;
+    a += lo < pn ? pv[lo] : lb;
+    b += lo < pn ? pv[lo] : lb;
     tail = common_suffix(a, (size_t)(ae - a), b, (size_t)(be - b),
                          (size_t)(ae - a) < (size_t)(be - b) ? (size_t)(ae - a) : (size_t)(be - b));
     sa = a;
@@ -420,8 +408,8 @@ static int raw_diff_offs(git_odb_object *cur, git_odb_object *par, const entry_o
         if (ha && hb && ae - sa == be - sb && (size_t)(ae - sa) <= tail) {
             /* the rest is shared: the commit's entries are the parent's, moved */
             size_t shift = (size_t)(sa - a0) - (size_t)(sb - b0);
-            for (k = j; k < po->n; k++)
-                if (offs_push(co, po->v[k] + shift) < 0)
+            for (k = j; k < pn; k++)
+                if (offs_push(co, pv[k] + shift) < 0)
                     return -1;
             co->valid = 1;
             return 0;
@@ -430,12 +418,13 @@ static int raw_diff_offs(git_odb_object *cur, git_odb_object *par, const entry_o
         if (c <= 0 && offs_push(co, (size_t)(sa - a0)) < 0)
             return -1;
         if (c == 0) {
-            if (memcmp(ea.id, eb.id, 20) && is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
+            if (memcmp(ea.id, eb.id, 20) && vs_store_index_is_sheet(&ea) &&
+                vs_store_index_touched_add(l, &ea, ea.id) < 0)
                 return -1;
         } else if (c < 0) {
-            if (is_sheet(&ea) && touched_add(l, &ea, ea.id) < 0)
+            if (vs_store_index_is_sheet(&ea) && vs_store_index_touched_add(l, &ea, ea.id) < 0)
                 return -1;
-        } else if (is_sheet(&eb) && touched_add(l, &eb, NULL) < 0) {
+        } else if (vs_store_index_is_sheet(&eb) && vs_store_index_touched_add(l, &eb, NULL) < 0) {
             return -1;
         }
         if (c <= 0) {
@@ -454,7 +443,7 @@ static int raw_diff_offs(git_odb_object *cur, git_odb_object *par, const entry_o
 
 /* Keeps in l only the sheets also in m: a merge's sheets changed against
  * every parent (merges are few; a plain search). */
-static void intersect(touched_list *l, const touched_list *m)
+static void intersect(ix_touched_list *l, const ix_touched_list *m)
 {
     size_t i, x, k = 0;
     for (i = 0; i < l->n; i++) {
@@ -470,19 +459,41 @@ static void intersect(touched_list *l, const touched_list *m)
 /* The sheets commit c changed (differs from every parent; a root's: all it
  * holds), into l. */
 static int commit_touched(git_repository *repo, tree_cache *tc, git_commit *c, int boundary,
-                          touched_list *l)
+                          ix_touched_list *l)
 {
     git_oid cur_id, par_id;
     git_odb_object *cur = NULL, *par = NULL;
     entry_offs *co = NULL, *po = NULL;
-    touched_list other = {0};
+    ix_touched_list other = {0};
     unsigned p, np = boundary ? 0 : git_commit_parentcount(c);
     int rc, has_cur, has_par;
     l->n = 0;
     if ((has_cur = sheets_of(repo, tc, git_commit_id(c), &cur_id)) < 0)
         return has_cur;
+    if (np == 1 && has_cur && tc->held.valid) {
+        /* the parent's sheets/ is the tree held: the commit's, when it is a
+         * delta against it, is read from the pack; else libgit2 reads it and
+         * it is compared with the held bytes */
+        if ((has_par = sheets_of(repo, tc, git_commit_parent_id(c, 0), &par_id)) < 0)
+            return has_par;
+        if (has_par && !git_oid_equal(&cur_id, &par_id) && git_oid_equal(&tc->held.id, &par_id)) {
+            if ((rc = vs_store_index_held_advance(&tc->held, &cur_id, l)) != 0)
+                return rc < 0 ? VS_ENOMEM : 0;
+            if ((rc = cache_read_offs(tc, &cur_id, NULL, &cur, &co)) < 0)
+                return rc;
+            if (git_odb_object_size(cur) < UINT32_MAX &&
+                (raw_diff_offs(git_odb_object_data(cur), git_odb_object_size(cur), tc->held.data,
+                               tc->held.len, tc->held.offs, tc->held.n, co, l) < 0 ||
+                 vs_store_index_held_set(&tc->held, &cur_id, cur, co->v, co->n) < 0))
+                return VS_ENOMEM;
+            if (git_odb_object_size(cur) < UINT32_MAX)
+                return 0;
+            l->n = 0;
+            tc->held.valid = 0;
+        }
+    }
     for (p = 0; p < np; p++) {
-        touched_list *into = p == 0 ? l : &other;
+        ix_touched_list *into = p == 0 ? l : &other;
         if ((has_par = sheets_of(repo, tc, git_commit_parent_id(c, p), &par_id)) < 0) {
             rc = has_par;
             goto done;
@@ -500,7 +511,10 @@ static int commit_touched(git_repository *repo, tree_cache *tc, git_commit *c, i
         if (p == 0 && has_cur && has_par && git_odb_object_size(cur) < UINT32_MAX &&
             git_odb_object_size(par) < UINT32_MAX) {
             if ((!po->valid && offs_build(par, po) < 0) ||
-                raw_diff_offs(cur, par, po, co, into) < 0) {
+                raw_diff_offs(git_odb_object_data(cur), git_odb_object_size(cur),
+                              git_odb_object_data(par), git_odb_object_size(par), po->v, po->n, co,
+                              into) < 0 ||
+                (np == 1 && vs_store_index_held_set(&tc->held, &cur_id, cur, co->v, co->n) < 0)) {
                 rc = VS_ENOMEM;
                 goto done;
             }
@@ -515,7 +529,8 @@ static int commit_touched(git_repository *repo, tree_cache *tc, git_commit *c, i
     if (np == 0 && has_cur) {
         if ((rc = cache_read(tc, &cur_id, NULL, &cur)) < 0)
             goto done;
-        if (raw_diff(cur, NULL, l) < 0) {
+        if (raw_diff(cur, NULL, l) < 0 ||
+            vs_store_index_held_set(&tc->held, &cur_id, cur, NULL, 0) < 0) {
             rc = VS_ENOMEM;
             goto done;
         }
@@ -537,10 +552,10 @@ static int write_rec(FILE *f, uint64_t *pos, const ix_rec *r, const char *id, co
 
 int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table *t,
                           uint64_t *nrevs, const git_oid *commits, size_t ncommits,
-                          const git_oid *shallow, size_t n_shallow, vs_error *err)
+                          const git_oid *shallow, size_t n_shallow, int line, vs_error *err)
 {
     tree_cache tc;
-    touched_list l = {0};
+    ix_touched_list l = {0};
     size_t i, k;
     int rc = 0;
     int64_t t0 = vs_clock_mono_ms(), shown = 0;
@@ -550,6 +565,10 @@ int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table
     memset(&tc, 0, sizeof tc);
     if (git_repository_odb(&tc.odb, repo) < 0)
         return vs_store_gfail(err, VS_ERECORDS, "cannot open the object database");
+    if (vs_store_index_held_init(&tc.held, repo) < 0) {
+        cache_free(&tc);
+        return vs_error_oom(err);
+    }
     for (i = 0; i < ncommits; i++) {
         git_commit *c = NULL;
         if (progress && vs_clock_mono_ms() - t0 >= 1000 * (shown + 1)) {
@@ -607,6 +626,13 @@ int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table
             }
             h->head = *pos;
             h->count++;
+            /* the sheet as this commit leaves it: the tip's, along one line
+             * of commits */
+            if (line) {
+                h->present = l.v[k].present;
+                if (l.v[k].present)
+                    memcpy(h->folder, l.v[k].folder.id, 20);
+            }
             if (write_rec(f, pos, &r, l.v[k].id, m ? m : "") < 0) {
                 git_commit_free(c);
                 rc = vs_error_set(err, VS_ERECORDS, "cannot write the revision index");
@@ -629,7 +655,7 @@ int vs_store_index_tip_apply(git_repository *repo, const git_oid *old_commit,
                              const git_oid *new_commit, ix_table *t, vs_error *err)
 {
     tree_cache tc;
-    touched_list l = {0};
+    ix_touched_list l = {0};
     git_oid a, b;
     git_odb_object *ta = NULL, *tb = NULL;
     int rc = 0, ha = 0, hb;
@@ -647,6 +673,9 @@ int vs_store_index_tip_apply(git_repository *repo, const git_oid *old_commit,
         rc = vs_error_oom(err);
         goto done;
     }
+    if (!old_commit) /* every sheet the tip holds is listed: the others are gone */
+        for (k = 0; k < t->n; k++)
+            t->heads[k].present = 0;
     for (k = 0; k < l.n; k++) {
         ix_head *h = vs_store_index_table_get(t, l.v[k].id, 1);
         if (!h) {

@@ -8,6 +8,8 @@
 
 #include "store/store_index.h"
 #include "store/store_internal.h"
+#include "store/store_pack.h"
+#include "store/store_tree.h"
 
 /* index.revs: a 32-byte header, then records, each a fixed part and its id and
  * message. Offsets are from the start of the file; 0 is "none". */
@@ -64,13 +66,80 @@ typedef struct ix_table {
 ix_head *vs_store_index_table_get(ix_table *t, const char *id, int create);
 void vs_store_index_table_free(ix_table *t);
 
+/* A sheet a commit changed: its name (in the commit's tree, or a parent's when
+ * the commit removed it) and its folder in the commit (absent: removed). */
+typedef struct ix_touched {
+    char id[VS_SHEET_ID_MAX];
+    git_oid folder;
+    int present;
+} ix_touched;
+
+typedef struct ix_touched_list {
+    ix_touched *v;
+    size_t n, cap;
+} ix_touched_list;
+
+/* A sheet's folder: a tree under sheets/ named as a sheet id. */
+int vs_store_index_is_sheet(const vs_store_tree_entry *e);
+/* e into l, present with folder (NULL: removed). -1 when memory is short. */
+int vs_store_index_touched_add(ix_touched_list *l, const vs_store_tree_entry *e,
+                               const unsigned char *folder);
+
+/* The sheets/ tree processed last while the index is built, held as bytes
+ * with its entries' offsets, and where it is in a pack: the next commit's
+ * tree is usually a delta against it (store_index_delta.c). */
+typedef struct ix_edit {
+    uint32_t bs, be;          /* the base's bytes [bs, be) replaced */
+    uint32_t ins_at, ins_len; /* by these bytes of the held's ins */
+} ix_edit;
+
+typedef struct ix_held {
+    vs_store_pack *packs; /* NULL: none could be read */
+    int valid;
+    git_oid id;
+    int in_pack;
+    unsigned pack;
+    uint64_t off;
+    const unsigned char *data; /* buf's, or borrowed's */
+    size_t len;
+    git_odb_object *borrowed; /* the tree as libgit2 read it, until it is edited */
+    unsigned char *buf, *alt;
+    size_t buf_cap, alt_cap;
+    uint32_t *offs, *offs_alt; /* each entry's start */
+    size_t n, offs_cap, offs_alt_cap;
+    /* scratch of one advance */
+    unsigned char *delta, *ins, *win;
+    size_t delta_cap, ins_cap, win_cap;
+    ix_edit *edits;
+    size_t edits_cap;
+    uint32_t *woffs;
+    size_t woffs_cap;
+    uint64_t advanced, missed; /* how many trees took each way */
+} ix_held;
+
+/* Opens the repository's packs (none readable: the held path is off). */
+int vs_store_index_held_init(ix_held *h, git_repository *repo);
+void vs_store_index_held_free(ix_held *h);
+/* The tree id (read by libgit2: o, kept) is now the one held; offs its n
+ * entries' offsets (NULL: found here). -1 when memory is short. */
+int vs_store_index_held_set(ix_held *h, const git_oid *id, git_odb_object *o, const uint32_t *offs,
+                            size_t n);
+/* When the tree id is stored in a pack as a delta against the held tree:
+ * the sheets whose folder differs between the two appended to l, in git's
+ * order, and id held; 1. 0 when it is not such a delta, or the delta is not
+ * one this reads (the held tree and l unchanged: libgit2 reads it). -1 when
+ * memory is short. */
+int vs_store_index_held_advance(ix_held *h, const git_oid *id, ix_touched_list *l);
+
 /* Appends the revisions of commits (oldest first: parents before children) to
  * f, which is at offset *pos, updating t and *nrevs. shallow (sorted, n_shallow)
- * are the boundary commits of a shallow clone. libgit2 or file errors as
- * VS_ERECORDS. */
+ * are the boundary commits of a shallow clone. line 1: the commits are one
+ * line of descent from the tip t was built for, so each sheet's tip state
+ * (present, folder) follows its records (else vs_store_index_tip_apply sets
+ * it). libgit2 or file errors as VS_ERECORDS. */
 int vs_store_index_append(git_repository *repo, FILE *f, uint64_t *pos, ix_table *t,
                           uint64_t *nrevs, const git_oid *commits, size_t ncommits,
-                          const git_oid *shallow, size_t n_shallow, vs_error *err);
+                          const git_oid *shallow, size_t n_shallow, int line, vs_error *err);
 
 /* Sets each sheet's folder at new_commit (present, folder) from the sheets
  * whose folder differs between old_commit (NULL: none) and new_commit: what

@@ -55,3 +55,7 @@ vs_kernel_test(store.kernel ${PROJECT_SOURCE_DIR}/tests/store test_records_kerne
 # Fuzz target for what the records verbs compute from two versions of a sheet
 # (axes, derived state) and revision specs.
 vs_fuzz_target(fuzz_records)
+
+# Fuzz target for the pack reader, the inflater and the held tree of the
+# revision index: a pack and index written around arbitrary bytes.
+vs_fuzz_target(fuzz_pack)

@@ -4,8 +4,10 @@
  * sheet's revisions checked against a full walk written here (every commit,
  * topological and newer first, a commit counted for a sheet when its folder
  * differs from every parent's, as `git log --full-history` counts it), read
- * by git_tree_entry_bypath, not by the index's raw tree compare. A shallow
- * clone made by the git CLI; a revision that searches messages. */
+ * by git_tree_entry_bypath, not by the index's raw tree compare. The same
+ * on histories packed by git fast-import and by git repack (trees stored as
+ * deltas, read from the packs). A shallow clone made by the git CLI; a
+ * revision that searches messages. */
 #include <check.h>
 #include <git2.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "store/store_internal.h"
 
 #include "check_run.h"
+#include "fast_import_history.h"
 
 static char tmpdir[256];
 
@@ -739,6 +742,49 @@ START_TEST(test_hand_edits_agree_with_git_status)
 }
 END_TEST
 
+/* --- packed histories --- */
+
+/* The index built anew from a packed history matches the walk. */
+static void check_packed(const char *path, unsigned nsheets)
+{
+    char cmd[700];
+    git_repository *repo = NULL;
+    git_oid tip;
+    vs_store *st = NULL;
+    vs_error err;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/vramsheet'", path);
+    ck_assert_int_eq(system(cmd), 0);
+    vs_error_clear(&err);
+    ck_assert_int_eq(git_repository_open(&repo, path), 0);
+    ck_assert_int_eq(git_reference_name_to_id(&tip, repo, "refs/heads/main"), 0);
+    ck_assert_int_eq(vs_store_open(&st, path, &err), 0);
+    ck_assert_msg(vs_store_index_sync(st, &err) == 0, "%s", err.message);
+    check_against_walk(st, repo, &tip, nsheets);
+    vs_store_free(st);
+    git_repository_free(repo);
+}
+
+START_TEST(test_packed_histories_match_a_full_walk)
+{
+    static const struct {
+        unsigned seed, nsheets;
+        int steps;
+    } runs[] = {{1, 12, 160}, {2, 40, 160}, {3, 150, 150}};
+    size_t r;
+    for (r = 0; r < sizeof runs / sizeof *runs; r++) {
+        char path[300], cmd[700];
+        snprintf(path, sizeof path, "%s/fi%u", tmpdir, runs[r].seed);
+        fi_history(path, runs[r].seed, runs[r].steps, runs[r].nsheets, sheet_name);
+        check_packed(path, runs[r].nsheets);
+        /* the same objects packed by pack-objects: a tree's base is any
+         * similar tree, often a later one */
+        snprintf(cmd, sizeof cmd, "git -C '%s' repack -q -adf", path);
+        ck_assert_int_eq(system(cmd), 0);
+        check_packed(path, runs[r].nsheets);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("store_index");
@@ -746,6 +792,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_random_histories_match_a_full_walk);
+    tcase_add_test(tc, test_packed_histories_match_a_full_walk);
     tcase_add_test(tc, test_commit_appends_and_crash_is_recovered);
     tcase_add_test(tc, test_known_commits_index_as_a_rebuild);
     tcase_add_test(tc, test_ids_and_restate_read_the_index);
