@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define MAXBITS 15 /* the longest code, RFC 1951 §3.2.7 */
+#define MAXBITS 15 /* the longest code, RFC 1951 section 3.2.7 */
 #define MAXLCODES 286
 #define MAXDCODES 30
 #define FIXLCODES 288
@@ -152,7 +152,7 @@ static int stored(inf *s)
     return 0;
 }
 
-/* RFC 1951 §3.2.6's codes, built per block (a microsecond; no shared state
+/* RFC 1951 section 3.2.6's codes, built per block (a microsecond; no shared state
  * between threads) */
 static int fixed(inf *s)
 {

@@ -4,7 +4,7 @@
  * Why: the revision index reads git's small pack deltas (hundreds of bytes)
  * itself, and zlib is not one of the product's dependencies (libgit2 links
  * it privately). Written for small inputs and for hostile ones: every read
- * and every write is bounded, codes are checked as RFC 1951 §3.2 asks, and the
+ * and every write is bounded, codes are checked as RFC 1951 section 3.2 asks, and the
  * Adler-32 at the end is verified. Not fast on large streams (a symbol is
  * decoded a bit at a time): large objects are read through libgit2. */
 #ifndef VS_UTIL_INFLATE_H
