@@ -722,7 +722,9 @@ const vs_verb vs_verbs_gpu[] = {
      "Adds a mandatory requirement to the sheet (for example require \"CUDA 12.4 driver\"). "
      "Built in, always: capacity (the per-GPU envelope within one card's memory) and what the "
      "card implies: length, concurrency (inference) or microbatch (training), available-memory "
-     "(memory actually available on the device), compatibility (software) and quality. Every "
+     "(memory actually available on the device), compatibility (software) and quality; under "
+     "an offload placement, host-memory (the weights kept in host memory within the offer's "
+     "host=). Every "
      "requirement is to-confirm for each candidate until `evidence` says otherwise; a "
      "candidate is retained only when all are admissible.",
      NULL, NULL, 0, NULL},
@@ -734,7 +736,8 @@ const vs_verb vs_verbs_gpu[] = {
      "how far) gives CANDIDATE a verdict on REQUIREMENT: admissible (it confirms the "
      "requirement within its scope), to-confirm, or exclude (an established failure prevents "
      "the workload). CANDIDATE is a `gpu` offer and REQUIREMENT a built-in (capacity, length, "
-     "concurrency or microbatch, available-memory, compatibility, quality) or one declared "
+     "concurrency or microbatch, available-memory, host-memory, compatibility, quality) or one "
+     "declared "
      "with `require`. Any exclude excludes; an exclusion is never offset by other evidence or "
      "a preference, and a computed capacity exclusion is not lifted by evidence. The same "
      "source, version and scope given again replaces its earlier verdict. A piece of "

@@ -119,6 +119,38 @@ static void capacity_why(vs_buf *out, const vs_classification *c, const vs_class
     vs_buf_free(&bin);
 }
 
+/* The offload placement's host memory line: the weights it keeps there
+ * against the offer's host= (the machine's RAM). */
+static void host_why(vs_buf *out, const vs_classify_why *w)
+{
+    vs_buf a = VS_BUF_INIT, b = VS_BUF_INIT, m = VS_BUF_INIT;
+    gib(&a, w->need_bytes);
+    if (w->code == VS_WHY_HOST_UNKNOWN) {
+        vs_buf_printf(out,
+                      "the placement keeps %s of weights in host memory; the offer's host "
+                      "memory is unknown: give it on the gpu line (host=64GB)",
+                      vs_buf_str(&a));
+    } else {
+        gib(&b, w->capacity_bytes);
+        gib(&m, w->margin_bytes);
+        if (w->code == VS_WHY_HOST_EXCEEDS)
+            vs_buf_printf(out,
+                          "the weights the placement keeps in host memory, %s, exceed the "
+                          "offer's host memory, %s, by %s",
+                          vs_buf_str(&a), vs_buf_str(&b), vs_buf_str(&m));
+        else
+            vs_buf_printf(out,
+                          "the weights kept in host memory, %s, fit within the offer's host "
+                          "memory, %s, margin %s",
+                          vs_buf_str(&a), vs_buf_str(&b), vs_buf_str(&m));
+    }
+    if (vs_buf_failed(&a) || vs_buf_failed(&b) || vs_buf_failed(&m))
+        out->failed = 1;
+    vs_buf_free(&a);
+    vs_buf_free(&b);
+    vs_buf_free(&m);
+}
+
 void vs_candidates_why_text(vs_buf *out, const vs_classification *c, const vs_classify_row *row,
                             const vs_classify_req *r)
 {
@@ -158,6 +190,15 @@ void vs_candidates_why_text(vs_buf *out, const vs_classification *c, const vs_cl
     case VS_WHY_CAP_FITS:
         capacity_why(out, c, row, w);
         break;
+    case VS_WHY_HOST_UNKNOWN_WEIGHTS:
+        vs_buf_puts(out, "the placement keeps weights in host memory, but the weights are not "
+                         "known yet");
+        break;
+    case VS_WHY_HOST_UNKNOWN:
+    case VS_WHY_HOST_EXCEEDS:
+    case VS_WHY_HOST_FITS:
+        host_why(out, w);
+        break;
     case VS_WHY_ENGINE_START:
         vs_units_round(p, sizeof p, w->kv_pool_bytes, VS_UNIT_GIB, 2);
         vs_units_round(b, sizeof b, w->budget_bytes, VS_UNIT_GIB, 2);
@@ -189,6 +230,9 @@ void vs_candidates_label_text(vs_buf *out, const vs_classify_req *r)
         vs_buf_puts(out, n);
     } else if (!strcmp(n, "capacity")) {
         vs_buf_puts(out, "the per-GPU envelope within one card's memory");
+    } else if (!strcmp(n, "host-memory")) {
+        vs_buf_puts(out, "the weights the offload placement keeps in host memory within the "
+                         "machine's RAM");
     } else if (!strcmp(n, "available-memory")) {
         vs_buf_puts(out, "memory actually available on the device (after the driver, the CUDA "
                          "context and other processes), not the nominal or reported total");

@@ -71,15 +71,25 @@ static const struct builtin {
     {"frames", {"video frames", "frame count", NULL}},
     {"batch", {"images per batch", "generation batch", NULL}},
     {"available-memory", {"memory actually available", "memory available", "free memory", NULL}},
+    {"host-memory", {"host memory", "host ram", "ram", NULL}},
     {"compatibility", {"software compatibility", "software", NULL}},
     {"quality", {"quality criterion", NULL}},
 };
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
+/* Host memory is a requirement only where the placement keeps weights there. */
+static int offloads(const json_t *sheet)
+{
+    vs_placement p;
+    return vs_placement_from_sheet(&p, sheet, NULL) == 0 && p.offload != VS_OFFLOAD_NONE;
+}
+
 static int builtin_applies(const json_t *sheet, const char *name)
 {
     int gen = task_is_generation(sheet);
     vs_vocab_task t;
+    if (!strcmp(name, "host-memory"))
+        return offloads(sheet);
     if (!strcmp(name, "resolution") || !strcmp(name, "batch"))
         return gen;
     if (!strcmp(name, "frames"))
@@ -337,6 +347,32 @@ static vs_verdict capacity_check(const vs_classification *c, const vs_classify_r
     return VS_VERDICT_ADMISSIBLE;
 }
 
+/* The weights an offload placement keeps in host memory against the offer's
+ * host= (the machine's RAM). The same figure the GPU's check leaves out, so a
+ * machine short of RAM is excluded on this line, not on capacity. */
+static vs_verdict host_check(const vs_classification *c, const json_t *offer, vs_classify_why *why)
+{
+    json_t *h = json_object_get(offer, "host_bytes");
+    why->need_bytes = c->env.host_bytes;
+    if (!c->env.weights_known) {
+        why->code = VS_WHY_HOST_UNKNOWN_WEIGHTS;
+        return VS_VERDICT_TO_CONFIRM;
+    }
+    if (!json_is_integer(h) || json_integer_value(h) < 0) {
+        why->code = VS_WHY_HOST_UNKNOWN;
+        return VS_VERDICT_TO_CONFIRM;
+    }
+    why->capacity_bytes = (uint64_t)json_integer_value(h);
+    if (why->need_bytes > why->capacity_bytes) {
+        why->margin_bytes = why->need_bytes - why->capacity_bytes;
+        why->code = VS_WHY_HOST_EXCEEDS;
+        return VS_VERDICT_EXCLUDE;
+    }
+    why->margin_bytes = why->capacity_bytes - why->need_bytes;
+    why->code = VS_WHY_HOST_FITS;
+    return VS_VERDICT_ADMISSIBLE;
+}
+
 static int row_fill_offer(vs_classify_row *row, const json_t *o, unsigned gpus)
 {
     json_t *cards = json_object_get(o, "cards");
@@ -532,6 +568,8 @@ int vs_classify_under(vs_classification **out, const json_t *sheet, const vs_env
                 have_why = why.text != NULL;
             } else if (j == 0) {
                 computed = capacity_check(c, row, &why);
+            } else if (j < nbuiltin && !strcmp(n, "host-memory")) {
+                computed = host_check(c, o, &why);
             } else if (have_fit && j < nbuiltin && !strcmp(n, "concurrency")) {
                 computed = fr->concurrency_verdict;
                 why.code = VS_WHY_ENGINE_CONCURRENCY;

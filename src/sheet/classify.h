@@ -70,21 +70,25 @@ int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err);
 /* Why a requirement has its verdict. The model gives the code and the
  * figures; the words are render/candidates.c's (vs_candidates_why_text). */
 typedef enum {
-    VS_WHY_NO_EVIDENCE = 0,     /* nothing computed and no evidence yet */
-    VS_WHY_EVIDENCE_EXCLUDES,   /* a piece of evidence excludes */
-    VS_WHY_EVIDENCE_ADMITS,     /* a piece of evidence confirms */
-    VS_WHY_EVIDENCE_MOVED,      /* the evidence was given under another card (text: the change) */
-    VS_WHY_CAP_TOO_FEW_CARDS,   /* exclude: the placement needs gpus GPUs, the offer has cards */
-    VS_WHY_CAP_UNKNOWN,         /* to-confirm: neither the nominal nor the reported memory */
-    VS_WHY_CAP_EXCEEDS,         /* exclude: need over a device-reported capacity by margin */
-    VS_WHY_CAP_EXCEEDS_NOMINAL, /* exclude: need over a nominal capacity and binary_bytes */
-    VS_WHY_CAP_NOMINAL_UNSURE,  /* to-confirm: need over a nominal capacity, within binary_bytes */
-    VS_WHY_CAP_FITS_UNKNOWN,    /* to-confirm: the known part fits by margin; parts unknown */
-    VS_WHY_CAP_FITS_STALE,      /* to-confirm: fits by margin, but a measurement is stale */
-    VS_WHY_CAP_FITS,            /* admissible: every component known, fits by margin */
-    VS_WHY_ENGINE_START,        /* under an engine: budget, KV pool (text: the fit's own note) */
-    VS_WHY_ENGINE_CONCURRENCY,  /* under an engine: requests of the card's length the pool holds */
-    VS_WHY_ENGINE_LENGTH /* under an engine: the longest sequence at the card's concurrency */
+    VS_WHY_NO_EVIDENCE = 0,      /* nothing computed and no evidence yet */
+    VS_WHY_EVIDENCE_EXCLUDES,    /* a piece of evidence excludes */
+    VS_WHY_EVIDENCE_ADMITS,      /* a piece of evidence confirms */
+    VS_WHY_EVIDENCE_MOVED,       /* the evidence was given under another card (text: the change) */
+    VS_WHY_CAP_TOO_FEW_CARDS,    /* exclude: the placement needs gpus GPUs, the offer has cards */
+    VS_WHY_CAP_UNKNOWN,          /* to-confirm: neither the nominal nor the reported memory */
+    VS_WHY_CAP_EXCEEDS,          /* exclude: need over a device-reported capacity by margin */
+    VS_WHY_CAP_EXCEEDS_NOMINAL,  /* exclude: need over a nominal capacity and binary_bytes */
+    VS_WHY_CAP_NOMINAL_UNSURE,   /* to-confirm: need over a nominal capacity, within binary_bytes */
+    VS_WHY_CAP_FITS_UNKNOWN,     /* to-confirm: the known part fits by margin; parts unknown */
+    VS_WHY_CAP_FITS_STALE,       /* to-confirm: fits by margin, but a measurement is stale */
+    VS_WHY_CAP_FITS,             /* admissible: every component known, fits by margin */
+    VS_WHY_HOST_UNKNOWN_WEIGHTS, /* to-confirm: offloaded, but the weights are unknown */
+    VS_WHY_HOST_UNKNOWN, /* to-confirm: offloaded weights need_bytes; no host= on the offer */
+    VS_WHY_HOST_EXCEEDS, /* exclude: offloaded need_bytes over host capacity_bytes by margin */
+    VS_WHY_HOST_FITS,    /* admissible: offloaded need_bytes within capacity_bytes */
+    VS_WHY_ENGINE_START, /* under an engine: budget, KV pool (text: the fit's own note) */
+    VS_WHY_ENGINE_CONCURRENCY, /* under an engine: requests of the card's length the pool holds */
+    VS_WHY_ENGINE_LENGTH       /* under an engine: the longest sequence at the card's concurrency */
 } vs_classify_why_code;
 
 typedef struct vs_classify_why {

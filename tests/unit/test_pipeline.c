@@ -754,6 +754,60 @@ START_TEST(verbs_end_to_end)
 }
 END_TEST
 
+/* The weights an offload placement keeps in host memory are checked against
+ * each offer's host=, on a line of their own: 115,660,928 B (the three
+ * components' files, as `weights` reads them above) against 100 MB (short by
+ * 15,660,928 B: exclude), 1 GB (admissible) and no host= (to-confirm). */
+static const json_t *host_req(const json_t *payload, const char *gpu)
+{
+    size_t i, j;
+    json_t *row, *req;
+    json_array_foreach(json_object_get(payload, "rows"), i, row)
+    {
+        if (strcmp(json_string_value(json_object_get(row, "gpu")), gpu))
+            continue;
+        json_array_foreach(json_object_get(row, "requirements"), j,
+                           req) if (!strcmp(json_string_value(json_object_get(req, "name")),
+                                            "host-memory")) return req;
+    }
+    return NULL;
+}
+
+START_TEST(offload_checks_host_memory)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    sink_state st = {json_array()};
+    vs_error err;
+    char cell[1024];
+    const json_t *p, *r;
+    build_pipeline();
+    snprintf(cell, sizeof cell,
+             "model sdxl-mini pipeline=%s\ntask generate-image\n"
+             "gpu \"small\" memory=24GB host=100MB\ngpu \"big\" memory=24GB host=1GB\n"
+             "gpu \"bare\" memory=24GB\ncandidates",
+             dir);
+    ck_assert_msg(run(ip, &st, cell, &err) == 0, "%s", err.message);
+    /* no offload: no host line */
+    ck_assert_ptr_null(host_req(lastp(&st), "small"));
+    ck_assert_int_eq(run(ip, &st, "placement offload=model\ncandidates", &err), 0);
+    p = lastp(&st);
+    r = host_req(p, "small");
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "verdict")), "exclude");
+    /* 15,660,928 B = 0.01 GiB short; 115,660,928 B = 0.11 GiB, 10^8 B = 0.09 GiB */
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(r, "note")), "0.11 GiB"));
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(r, "note")), "0.09 GiB"));
+    r = host_req(p, "big");
+    ck_assert_str_eq(json_string_value(json_object_get(r, "verdict")), "admissible");
+    r = host_req(p, "bare");
+    ck_assert_str_eq(json_string_value(json_object_get(r, "verdict")), "to-confirm");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(r, "note")), "host="));
+    json_decref(st.bundles);
+    vs_interp_free(ip);
+    remove_dir();
+}
+END_TEST
+
 /* stages take the generation dimensions; the limit stage follows the card */
 START_TEST(stages_hold_resolution_and_frames)
 {
@@ -840,6 +894,7 @@ int main(void)
     tcase_add_test(tc, variant_picks_fp16_and_falls_back);
     tcase_add_test(tc, missing_component_file_is_named_and_sheet_unchanged);
     tcase_add_test(tc, offload_placements_per_gpu);
+    tcase_add_test(tc, offload_checks_host_memory);
     tcase_add_test(tc, validates_card_on_resolution_and_frames);
     tcase_add_test(tc, estimator_formulas_by_hand);
     tcase_add_test(tc, generation_requirements);
