@@ -17,23 +17,8 @@
 #include "shell_out.h"
 #include "test_tmp.h"
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    vs_test_tmp(tmpdir, sizeof tmpdir, "vs_test_store_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-    git_libgit2_init();
-}
-
-static void teardown(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-    git_libgit2_shutdown();
-}
+#define VS_GIT_FIXTURE_NAME "vs_test_store_XXXXXX"
+#include "git_fixture.h"
 
 static void path_in(char *out, size_t len, const char *name)
 {

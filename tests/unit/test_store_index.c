@@ -23,23 +23,8 @@
 #include "check_run.h"
 #include "fast_import_history.h"
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/vs_test_store_index_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-    git_libgit2_init();
-}
-
-static void teardown(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-    git_libgit2_shutdown();
-}
+#define VS_GIT_FIXTURE_NAME "vs_test_store_index_XXXXXX"
+#include "git_fixture.h"
 
 /* --- a random history --- */
 
