@@ -14,6 +14,8 @@
 
 #include "engine/cuda_graphs.h"
 
+#include "../unit/error_tally.h"
+
 #define ROWS_MAX 128
 #define COLS 12
 
@@ -37,27 +39,13 @@ typedef struct errs {
     size_t n;
 } errs;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void summary(const char *half, const errs *s)
 {
-    double a[ROWS_MAX], worst = 0, median;
-    size_t i;
+    double worst = vs_tally_worst(s->e, s->n), median = vs_tally_median(s->e, s->n);
     if (!s->n) {
         printf("cuda_graphs %-9s rows 0\n", half);
         return;
     }
-    for (i = 0; i < s->n; i++) {
-        a[i] = fabs(s->e[i]);
-        if (a[i] > worst)
-            worst = a[i];
-    }
-    qsort(a, s->n, sizeof a[0], cmp_double);
-    median = s->n % 2 ? a[s->n / 2] : (a[s->n / 2 - 1] + a[s->n / 2]) / 2;
     printf("cuda_graphs %-9s rows %zu  median |error| %.1f%%  worst %.1f%%\n", half, s->n,
            median * 100, worst * 100);
 }

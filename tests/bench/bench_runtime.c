@@ -16,6 +16,8 @@
 
 #include "engine/engine.h"
 
+#include "../unit/error_tally.h"
+
 #define ROWS_MAX 256
 #define COLS 21
 
@@ -48,27 +50,13 @@ typedef struct errs {
     size_t n, missed; /* scored rows the estimator gave nothing for */
 } errs;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void summary(const char *what, const char *half, const errs *s)
 {
-    double abs_err[ROWS_MAX], worst = 0, median;
-    size_t i;
+    double worst = vs_tally_worst(s->e, s->n), median = vs_tally_median(s->e, s->n);
     if (!s->n) {
         printf("%-16s %-9s rows 0 (%zu without an estimate)\n", what, half, s->missed);
         return;
     }
-    for (i = 0; i < s->n; i++) {
-        abs_err[i] = fabs(s->e[i]);
-        if (abs_err[i] > worst)
-            worst = abs_err[i];
-    }
-    qsort(abs_err, s->n, sizeof abs_err[0], cmp_double);
-    median = s->n % 2 ? abs_err[s->n / 2] : (abs_err[s->n / 2 - 1] + abs_err[s->n / 2]) / 2;
     printf("%-16s %-9s rows %zu  median |error| %.1f%%  worst %.1f%%", what, half, s->n,
            median * 100, worst * 100);
     if (s->missed)

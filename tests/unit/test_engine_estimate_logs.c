@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "error_tally.h"
 #include "lang/interp.h"
 #include "results.h"
 
@@ -291,28 +292,6 @@ static json_t *fit_row0(void)
     return json_array_get(json_object_get(p, "rows"), 0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof v[0], cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static double worst(const double *v, size_t n)
-{
-    double w = 0;
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (v[i] > w)
-            w = v[i];
-    return w;
-}
-
 START_TEST(estimates_against_logs)
 {
     double pool_err[NCASES], conc_err[NCASES], tok_err[NCASES];
@@ -369,17 +348,18 @@ START_TEST(estimates_against_logs)
             ck_assert_str_ne(start, "exclude");
     }
     {
-        double wp = worst(pool_err, np), wc = worst(conc_err, nc);
-        double mp = median(pool_err, np), mc = median(conc_err, nc);
+        double wp = vs_tally_worst(pool_err, np), wc = vs_tally_worst(conc_err, nc);
+        double mp = vs_tally_median(pool_err, np), mc = vs_tally_median(conc_err, nc);
         printf("KV pool: %zu logs, median |error| %.1f%%, worst %.1f%%\n", np, mp * 100, wp * 100);
         printf("maximum concurrency: %zu logs, median |error| %.1f%%, worst %.1f%%\n", nc, mc * 100,
                wc * 100);
         printf("KV tokens: %zu logs, median |error| %.1f%%, worst %.1f%%\n", nt,
-               median(tok_err, nt) * 100, worst(tok_err, nt) * 100);
+               vs_tally_median(tok_err, nt) * 100, vs_tally_worst(tok_err, nt) * 100);
         fflush(stdout);
         ck_assert_msg(mp <= 0.10 && wp <= 0.15, "KV pool median %.3f worst %.3f", mp, wp);
-        ck_assert_msg(median(tok_err, nt) <= 0.10 && worst(tok_err, nt) <= 0.15,
-                      "KV tokens median %.3f worst %.3f", median(tok_err, nt), worst(tok_err, nt));
+        ck_assert_msg(vs_tally_median(tok_err, nt) <= 0.10 && vs_tally_worst(tok_err, nt) <= 0.15,
+                      "KV tokens median %.3f worst %.3f", vs_tally_median(tok_err, nt),
+                      vs_tally_worst(tok_err, nt));
         ck_assert_msg(mc <= 0.10 && wc <= 0.15, "concurrency median %.3f worst %.3f", mc, wc);
     }
 }

@@ -31,6 +31,7 @@
 
 #include "cell_run.h"
 #include "check_run.h"
+#include "error_tally.h"
 
 #define SGLANG_TSV VS_SOURCE_DIR "/tests/data/engine_startup/sglang_startup.tsv"
 #define TRTLLM_TSV VS_SOURCE_DIR "/tests/data/engine_startup/trtllm_startup.tsv"
@@ -84,30 +85,6 @@ typedef struct errs {
     double v[MAXROWS];
     size_t n;
 } errs;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(const errs *e)
-{
-    double s[MAXROWS];
-    memcpy(s, e->v, e->n * sizeof s[0]);
-    qsort(s, e->n, sizeof s[0], cmp_double);
-    return e->n % 2 ? s[e->n / 2] : (s[e->n / 2 - 1] + s[e->n / 2]) / 2;
-}
-
-static double worst(const errs *e)
-{
-    double w = 0;
-    size_t i;
-    for (i = 0; i < e->n; i++)
-        if (e->v[i] > w)
-            w = e->v[i];
-    return w;
-}
 
 static void add(errs *e, double error)
 {
@@ -244,18 +221,23 @@ START_TEST(sglang_startup_figures)
     printf("SGLang: %d rows, %zu scored for the bytes per token (median |error| %.2f%%, worst "
            "%.2f%%), %zu for the pool (median %.2f%%, worst %.2f%%) and KV tokens (median "
            "%.2f%%, worst %.2f%%)\n",
-           rows, cell.n, median(&cell) * 100, worst(&cell) * 100, pool.n, median(&pool) * 100,
-           worst(&pool) * 100, median(&tok) * 100, worst(&tok) * 100);
+           rows, cell.n, vs_tally_median(cell.v, cell.n) * 100,
+           vs_tally_worst(cell.v, cell.n) * 100, pool.n, vs_tally_median(pool.v, pool.n) * 100,
+           vs_tally_worst(pool.v, pool.n) * 100, vs_tally_median(tok.v, tok.n) * 100,
+           vs_tally_worst(tok.v, tok.n) * 100);
     fflush(stdout);
     ck_assert_int_ge(rows, 20);
     ck_assert_uint_ge(cell.n, 6);
     ck_assert_uint_ge(pool.n, 1);
-    ck_assert_msg(median(&cell) <= 0.10 && worst(&cell) <= 0.15, "bytes per token: %.3f / %.3f",
-                  median(&cell), worst(&cell));
-    ck_assert_msg(median(&pool) <= 0.10 && worst(&pool) <= 0.15, "KV pool: %.3f / %.3f",
-                  median(&pool), worst(&pool));
-    ck_assert_msg(median(&tok) <= 0.10 && worst(&tok) <= 0.15, "KV tokens: %.3f / %.3f",
-                  median(&tok), worst(&tok));
+    ck_assert_msg(vs_tally_median(cell.v, cell.n) <= 0.10 && vs_tally_worst(cell.v, cell.n) <= 0.15,
+                  "bytes per token: %.3f / %.3f", vs_tally_median(cell.v, cell.n),
+                  vs_tally_worst(cell.v, cell.n));
+    ck_assert_msg(vs_tally_median(pool.v, pool.n) <= 0.10 && vs_tally_worst(pool.v, pool.n) <= 0.15,
+                  "KV pool: %.3f / %.3f", vs_tally_median(pool.v, pool.n),
+                  vs_tally_worst(pool.v, pool.n));
+    ck_assert_msg(vs_tally_median(tok.v, tok.n) <= 0.10 && vs_tally_worst(tok.v, tok.n) <= 0.15,
+                  "KV tokens: %.3f / %.3f", vs_tally_median(tok.v, tok.n),
+                  vs_tally_worst(tok.v, tok.n));
 }
 END_TEST
 
@@ -287,11 +269,13 @@ START_TEST(trtllm_startup_figures)
     fclose(f);
     printf("TensorRT-LLM: %d rows, %zu scored for the bytes per token (median |error| %.2f%%, "
            "worst %.2f%%)\n",
-           rows, cell.n, median(&cell) * 100, worst(&cell) * 100);
+           rows, cell.n, vs_tally_median(cell.v, cell.n) * 100,
+           vs_tally_worst(cell.v, cell.n) * 100);
     fflush(stdout);
     ck_assert_uint_ge(cell.n, 1);
-    ck_assert_msg(median(&cell) <= 0.10 && worst(&cell) <= 0.15, "bytes per token: %.3f / %.3f",
-                  median(&cell), worst(&cell));
+    ck_assert_msg(vs_tally_median(cell.v, cell.n) <= 0.10 && vs_tally_worst(cell.v, cell.n) <= 0.15,
+                  "bytes per token: %.3f / %.3f", vs_tally_median(cell.v, cell.n),
+                  vs_tally_worst(cell.v, cell.n));
 }
 END_TEST
 
