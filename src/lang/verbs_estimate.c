@@ -65,36 +65,6 @@ int vs_verbs_estimate_need_card(const vs_line *line, const char *key, const char
                            example);
 }
 
-/* Sets an estimated component unless a measurement holds the name: then the
- * estimate is only shown. Returns 1 when stored, 0 when skipped. */
-int vs_verbs_estimate_store(json_t *sheet, const char *name, uint64_t bytes, const char *source,
-                            vs_vocab_class cls, vs_buf *skipped, json_t *skipped_list,
-                            vs_error *err)
-{
-    return vs_verbs_estimate_store_phase(sheet, name, bytes, source, cls, NULL, skipped,
-                                         skipped_list, err);
-}
-
-int vs_verbs_estimate_store_phase(json_t *sheet, const char *name, uint64_t bytes,
-                                  const char *source, vs_vocab_class cls, const char *phase,
-                                  vs_buf *skipped, json_t *skipped_list, vs_error *err)
-{
-    json_t *old = vs_sheet_component(sheet, name);
-    const char *st = json_string_value(json_object_get(old, "status"));
-    int rc;
-    if (vs_vocab_status_is(st, VS_STATUS_MEASURED)) {
-        vs_render_estimate_skipped(skipped, name, bytes);
-        json_array_append_new(skipped_list, json_pack("{s:s, s:I}", "name", name, "estimate_bytes",
-                                                      (json_int_t)bytes));
-        return 0;
-    }
-    if (bytes > (uint64_t)INT64_MAX)
-        return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", name);
-    rc = vs_sheet_set_component(sheet, name, 1, bytes, vs_vocab_status_name(VS_STATUS_ESTIMATED),
-                                source, phase, vs_vocab_class_name(cls), err);
-    return rc < 0 ? rc : 1;
-}
-
 static void grouped(char *out, size_t n, uint64_t v)
 {
     vs_units_grouped(out, n, v);
@@ -389,7 +359,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     const char *task = vs_verb_card_str(sheet, "task");
     vs_vocab_task task_of;
     char gt[40], src[3][320], head[700], asrc[320];
-    const char *names[6];
+    const char *names[8];
     size_t nnames = 0, nn = 0;
     const char *notes[10] = {NULL};
     vs_buf skipped = VS_BUF_INIT;
@@ -475,9 +445,17 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     grouped(gt, sizeof gt, trainable);
     snprintf(src[0], sizeof src[0], "%s trainable x %u B (gradients; precision=%s)", gt,
              rule.gradient_bytes, rule.precision);
-    snprintf(src[1], sizeof src[1], "%s trainable x %u B%s (%s moments; optimizer=%s)", gt,
-             rule.state_bytes, rule.state_block ? " + an fp32 scale per 256 values of each" : "",
-             rule.optimizer, rule.optimizer);
+    if (rule.paged) /* the moments are optimizer_state_paged; their scales stay here */
+        snprintf(src[1], sizeof src[1],
+                 rule.state_block ? "%s trainable: an fp32 scale per 256 values of each moment "
+                                    "(%s; the moments: optimizer_state_paged)"
+                                  : "0 B%.0s: %s keeps its moments in optimizer_state_paged",
+                 gt, rule.optimizer);
+    else
+        snprintf(src[1], sizeof src[1], "%s trainable x %u B%s (%s moments; optimizer=%s)", gt,
+                 rule.state_bytes,
+                 rule.state_block ? " + an fp32 scale per 256 values of each" : "", rule.optimizer,
+                 rule.optimizer);
     if (rule.master_bytes)
         snprintf(src[2], sizeof src[2], "%s trainable x %u B (fp32 master copy; precision=%s)", gt,
                  rule.master_bytes, rule.precision);
@@ -492,10 +470,13 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
         (rc = vs_verbs_estimate_store(sheet, "optimizer_state", e.optimizer_state, src[1],
                                       VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0 ||
         (rc = vs_verbs_estimate_store(sheet, "master_copy", e.master_copy, src[2],
-                                      VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0)
+                                      VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0 ||
+        (rc = vs_verbs_estimate_paged_state(sheet, &rule, &e, gt, &skipped, sk, err)) < 0)
         goto done;
     names[nnames++] = "gradients";
     names[nnames++] = "optimizer_state";
+    if (rule.paged)
+        names[nnames++] = "optimizer_state_paged";
     names[nnames++] = "master_copy";
     if (lora) {
         unsigned ab = !strcmp(rule.precision, "fp32") ? 4 : 2;

@@ -50,6 +50,15 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
                                      const char **phase, char *note, size_t notelen, char *src,
                                      size_t srclen, vs_error *err);
 
+/* A paged optimizer's moments (rule->paged): component optimizer_state_paged,
+ * class optimizer, "memory": "managed" (CUDA managed memory), its source
+ * naming the trainable count gt; 1 when stored, 0 when the optimizer is not
+ * paged (an estimated optimizer_state_paged left by an earlier line is then
+ * removed), or a negative error. */
+int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
+                                  const vs_training_est *e, const char *gt, vs_buf *skipped,
+                                  json_t *skipped_list, vs_error *err);
+
 /* Like vs_verbs_estimate_store, the component on the GPU in one phase only
  * (phase NULL: throughout). */
 int vs_verbs_estimate_store_phase(json_t *sheet, const char *name, uint64_t bytes,

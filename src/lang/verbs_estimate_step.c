@@ -7,7 +7,9 @@
 
 #include "sheet/sheet.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/checked.h"
+#include "util/json.h"
 
 /* When the gradients are on the GPU. One micro-batch a step, they are filled
  * by the backward as it frees the activations and held through the optimizer
@@ -72,4 +74,46 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
                  (unsigned long long)acc);
     }
     return 0;
+}
+
+#define PAGED_NAME "optimizer_state_paged"
+
+int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
+                                  const vs_training_est *e, const char *gt, vs_buf *skipped,
+                                  json_t *skipped_list, vs_error *err)
+{
+    json_t *comps = vs_sheet_array(sheet, "components"), *c;
+    char src[400];
+    size_t i;
+    int rc;
+    if (!rule->paged) {
+        /* another optimizer now: the paged moments an earlier line estimated go */
+        vs_json_array_foreach(comps, i, c)
+        {
+            if (vs_json_str_of(c, "name") && !strcmp(vs_json_str_of(c, "name"), PAGED_NAME) &&
+                vs_vocab_status_is(vs_json_str_of(c, "status"), VS_STATUS_ESTIMATED))
+                return vs_sheet_remove_component(sheet, i) < 0
+                           ? vs_error_set(err, VS_ENOMEM, "out of memory")
+                           : 0;
+        }
+        return 0;
+    }
+    snprintf(src, sizeof src,
+             "%s trainable x %u B (the moments of %s, CUDA managed memory: bitsandbytes' "
+             "get_paged, cudaMallocManaged; the device holds it while resident, "
+             "torch.cuda.max_memory_allocated does not count it)",
+             gt, rule->state_bytes, rule->optimizer);
+    if ((rc = vs_verbs_estimate_store(sheet, PAGED_NAME, e->paged_state, src, VS_CLASS_OPTIMIZER,
+                                      skipped, skipped_list, err)) <= 0)
+        return rc; /* 0: a measured component of that name kept */
+    comps = vs_sheet_array(sheet, "components");
+    vs_json_array_foreach(comps, i, c)
+    {
+        if (vs_json_str_of(c, "name") && !strcmp(vs_json_str_of(c, "name"), PAGED_NAME))
+            return vs_sheet_component_with(sheet, i, VS_MEMORY_KEY,
+                                           json_string(VS_MEMORY_MANAGED)) < 0
+                       ? vs_error_set(err, VS_ENOMEM, "out of memory")
+                       : 1;
+    }
+    return 1;
 }

@@ -703,8 +703,13 @@ const vs_verb vs_verbs_measure[] = {
      "measured and a status; an estimate below its measurement by more than the printed "
      "figures' rounding (resolution_bytes) is flagged as an under-estimate. The unaccounted "
      "row is the measured total (device used, nvidia-smi used, llama.cpp's self, or vLLM's "
-     "usable budget) minus the measured parts. gpu= picks the GPU (default: the lowest index "
-     "measured; figures with no GPU count for every GPU).",
+     "usable budget) minus the measured parts. The managed memory row holds the components in "
+     "CUDA managed memory (a paged optimizer's state, optimizer_state_paged): in the total, as "
+     "the device holds them while resident, but not in the allocator row, the total less them, "
+     "which PyTorch's caching-allocator counters measure (torch.max_memory_allocated, "
+     "max_memory_reserved, torchtune's peak_memory_active): those never see managed memory. "
+     "gpu= picks the GPU (default: the lowest index measured; figures with no GPU count for "
+     "every GPU).",
      vs_verb_compare_keys, NULL, 0, NULL},
     {0},
 };

@@ -143,6 +143,10 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
         sg->known = v->known;
         sg->bytes = v->known ? vs_placement_per_gpu(pl, json_string_value(v->cls), v->value) : 0;
         sg->status = json_string_value(v->status);
+        if (v->managed) /* drawn as what it is: outside the allocator */
+            sg->status = vs_vocab_status_is(sg->status, VS_STATUS_MEASURED)
+                             ? "measured, managed memory"
+                             : "estimated, managed memory";
     }
     json_array_foreach(offers, i, c)
     {
@@ -242,6 +246,8 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     vs_jw_member_u64(w, "reserve_bytes", env->reserve_bytes);
     vs_jw_member_u64(w, "envelope_bytes", env->envelope_bytes);
     vs_jw_member_u64(w, "sum_bytes", env->sum_bytes);
+    vs_jw_member_u64(w, "managed_bytes", env->managed_bytes);
+    vs_jw_member_u64(w, "allocator_bytes", env->allocator_bytes);
     vs_jw_member_str(w, "peak_basis", env->phases.n ? "worst phase" : "sum");
     vs_jw_member_str(w, "worst_phase",
                      env->phases.n ? env->phases.row[env->phases.worst].name : NULL);
@@ -312,6 +318,12 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         vs_jw_str(w, "under CPU offload the components are on the GPU in turn: the envelope is "
                      "the worst phase of what the GPU holds in it; sum_bytes, the plain sum of "
                      "every maximum, is the conservative figure");
+    if (env->managed_bytes)
+        vs_jw_str(w, "managed memory (cudaMallocManaged: a paged optimizer's state) is in the "
+                     "envelope, as the device holds it while resident; PyTorch's allocator "
+                     "neither makes nor counts it: allocator_bytes is what "
+                     "torch.cuda.max_memory_allocated or memory_reserved can report, and the "
+                     "driver may page managed memory out to the host under pressure");
     if (env->conservative)
         vs_jw_str(w, "a conservative envelope: a sum of independent maxima, not an observed peak");
     if (env->n_unknown)
@@ -450,7 +462,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         const char *name, *status, *cls, *src;
         int known;
         uint64_t per;
-        char srcbuf[512];
+        char srcbuf[512], clsbuf[64];
         const char *row[7];
         name = json_string_value(v->name);
         status = json_string_value(v->status);
@@ -470,6 +482,10 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         row[0] = name;
         row[1] = status;
         row[2] = cls ? cls : vs_vocab_class_name(VS_CLASS_OTHER);
+        if (v->managed) {
+            snprintf(clsbuf, sizeof clsbuf, "%s, managed memory", row[2]);
+            row[2] = clsbuf;
+        }
         row[3] = known ? b : "unknown";
         row[4] = known ? gb : "";
         row[5] = known ? gib : "";
@@ -542,6 +558,24 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     vs_buf_puts(&html, "</p>\n");
     vs_render_put_table(&text, &html, t);
     vs_buf_puts(&text, "\n");
+    if (env->managed_bytes) {
+        char md[160], ad[160];
+        vs_buf mn = VS_BUF_INIT;
+        vs_units_describe(md, sizeof md, env->managed_bytes);
+        vs_units_describe(ad, sizeof ad, env->allocator_bytes);
+        vs_buf_printf(&mn,
+                      "of the envelope, %s is CUDA managed memory (cudaMallocManaged: a paged "
+                      "optimizer's state), on the device while resident, which the driver may "
+                      "page out to the host; PyTorch's caching allocator neither makes nor "
+                      "counts it, so torch.cuda.max_memory_allocated or memory_reserved reports "
+                      "at most the allocator's part, %s",
+                      md, ad);
+        vs_buf_printf(&text, "%s\n", vs_buf_str(&mn));
+        vs_buf_puts(&html, "<p>");
+        vs_buf_put_html(&html, vs_buf_str(&mn));
+        vs_buf_puts(&html, "</p>\n");
+        vs_buf_free(&mn);
+    }
 
     if (env->phases.n) {
         char sd[160];

@@ -25,6 +25,10 @@ static const char *row_name(int k)
         return "cuda_graphs";
     case VS_CMP_OTHER:
         return vs_vocab_class_name(VS_CLASS_OTHER);
+    case VS_CMP_MANAGED:
+        return "managed memory";
+    case VS_CMP_ALLOCATOR:
+        return "allocator";
     case VS_CMP_UNACCOUNTED:
         return "unaccounted";
     default:
@@ -66,11 +70,23 @@ static const struct {
 static const char *const totals[] = {VS_COUNTER_DEVICE, "nvidia-smi.memory.used", "llamacpp.self",
                                      "vllm.usable_memory", NULL};
 
+/* PyTorch's caching-allocator counters, as a run or a log names them
+ * (torch.max_memory_allocated, torch.cuda.max_memory_reserved,
+ * torchtune.peak_memory_active, ...): what the allocator made, never the CUDA
+ * managed memory beside it. */
+static int is_allocator_counter(const char *counter)
+{
+    return strstr(counter, "memory_allocated") || strstr(counter, "memory_reserved") ||
+           !strncmp(counter, "torchtune.peak_memory_", 22);
+}
+
 int vs_compare_counter_class(const char *counter)
 {
     size_t i;
     if (!counter)
         return VS_CMP_NONE;
+    if (is_allocator_counter(counter))
+        return VS_CMP_ALLOCATOR;
     for (i = 0; totals[i]; i++)
         if (!strcmp(totals[i], counter))
             return VS_CMP_TOTAL;
@@ -102,9 +118,11 @@ static int total_rank(const char *counter)
     return 99;
 }
 
-static int component_class(const char *name, const char *cls)
+static int component_class(const char *name, const char *cls, int managed)
 {
     vs_vocab_class c;
+    if (managed)
+        return VS_CMP_MANAGED;
     if (name && !strcmp(name, "non_torch"))
         return VS_CMP_NON_TORCH;
     if (name && !strcmp(name, "activation_peak"))
@@ -190,7 +208,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
     for (i = 0; i < views.n; i++) {
         const vs_component_view *v = &views.v[i];
         const char *cls = json_string_value(v->cls);
-        int c = component_class(json_string_value(v->name), cls);
+        int c = component_class(json_string_value(v->name), cls, v->managed);
         vs_compare_row *r = &out->rows[c];
         uint64_t per;
         if (!v->known) {
@@ -216,6 +234,14 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
             t->has_estimate = 1;
             t->estimated_bytes += r->estimated_bytes;
         }
+    }
+    /* the allocator's part: the total less the managed memory */
+    if (out->rows[VS_CMP_TOTAL].has_estimate) {
+        vs_compare_row *a = &out->rows[VS_CMP_ALLOCATOR];
+        a->has_estimate = 1;
+        a->unknown = out->rows[VS_CMP_TOTAL].unknown;
+        a->estimated_bytes =
+            out->rows[VS_CMP_TOTAL].estimated_bytes - out->rows[VS_CMP_MANAGED].estimated_bytes;
     }
     /* the GPU compared: the lowest index a mapped measurement names */
     if (!gpu_known) {

@@ -10,9 +10,14 @@
  * counters that stand for it (vLLM's, llama.cpp's), on the GPU compared or
  * with no GPU; a total (device used, nvidia-smi used, vLLM's usable budget,
  * llama.cpp's self) gives the `unaccounted` row: the measured total minus the
- * measured parts. A failure the engine printed (no room for the KV cache)
- * measures the kv_cache row at 0, status "engine found no room". An estimate below its measurement
- * by more than the printed figures' resolution is an under-estimate, flagged. Pure: no I/O.
+ * measured parts. Components in CUDA managed memory ("memory": "managed") make
+ * the managed row, in the total (the device holds them) but not in the
+ * allocator row: the total less them, measured by PyTorch's caching-allocator
+ * counters (torch.max_memory_allocated / max_memory_reserved and the like,
+ * torchtune's peak_memory_*), which never see managed memory. A failure the engine printed (no room
+ * for the KV cache) measures the kv_cache row at 0, status "engine found no room". An estimate
+ * below its measurement by more than the printed figures' resolution is an under-estimate, flagged.
+ * Pure: no I/O.
  */
 #ifndef VS_SHEET_COMPARE_H
 #define VS_SHEET_COMPARE_H
@@ -31,8 +36,10 @@ enum {
     VS_CMP_NON_TORCH,
     VS_CMP_CUDA_GRAPHS,
     VS_CMP_OTHER,
+    VS_CMP_MANAGED, /* CUDA managed memory (a paged optimizer's state): no counter */
     VS_CMP_UNACCOUNTED,
     VS_CMP_TOTAL,
+    VS_CMP_ALLOCATOR, /* the total less managed memory, against PyTorch's counters */
     VS_CMP_NROWS
 };
 

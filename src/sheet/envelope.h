@@ -5,6 +5,9 @@
  * every reserve component, per GPU after the sheet's placement (sheet/placement);
  * under CPU offload, the largest phase of what the GPU holds in it (sheet/phases),
  * the plain sum kept beside as the conservative figure.
+ * A component in CUDA managed memory counts in the envelope (the device holds
+ * it while resident) and is named apart (managed_bytes), the rest being what
+ * PyTorch's caching allocator sees (allocator_bytes).
  * Unknown components are counted as missing, never as zero: the envelope then
  * holds only its known part, and says which names are unknown. A sum of
  * estimated or independently measured maxima is a conservative envelope, never
@@ -44,6 +47,12 @@ typedef struct vs_envelope {
                                    admissible on them */
     char stale[400];            /* "kv_cache (length 4096 < the card's 8192)", ", "-joined,
                                    cut short when long; "" when none */
+    uint64_t managed_bytes;     /* of envelope_bytes, the components in CUDA managed memory
+                                   ("memory": "managed": a paged optimizer's state), which the
+                                   device holds while resident but torch's allocator counters
+                                   leave out */
+    uint64_t allocator_bytes;   /* envelope_bytes - managed_bytes: what
+                                   torch.cuda.max_memory_allocated / reserved can see */
     uint64_t host_bytes;        /* weights kept in host memory (offload=), 0 without */
     const char *offload_basis;  /* what weights_gpu_bytes is under offload= (static), or NULL */
 } vs_envelope;

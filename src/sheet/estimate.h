@@ -129,10 +129,14 @@ typedef struct vs_training_rule {
     unsigned master_bytes; /* fp32 master copy (mixed precision only) */
     unsigned state_bytes;  /* optimizer moments */
     unsigned state_block; /* 8-bit moments: values per fp32 scale, one scale per moment (0: none) */
+    int paged;            /* bitsandbytes' paged optimizers: the moments in CUDA managed memory */
     const char *why;      /* one line: what each number is (static) */
 } vs_training_rule;
 
-/* optimizer: adamw (alias adam), sgd, adamw8bit (alias paged_adamw8bit);
+/* optimizer: adamw (alias adam), sgd, adamw8bit, and bitsandbytes' paged
+ * optimizers paged_adamw8bit (alias paged_adamw_8bit) and paged_adamw (aliases
+ * paged_adamw32bit, paged_adamw_32bit; float32 moments whatever the precision),
+ * whose moments are CUDA managed memory (paged = 1);
  * precision (NULL = "mixed"): mixed (16-bit weights and gradients, fp32 master
  * copy, fp32 moments), fp32 (no master copy), bf16 (pure 16-bit: moments in
  * 16 bits, no master copy). Returns 0 or VS_EVALUE naming the choices. */
@@ -142,7 +146,10 @@ int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const cha
 typedef struct vs_training_est {
     uint64_t gradients;       /* class gradients */
     uint64_t master_copy;     /* class optimizer */
-    uint64_t optimizer_state; /* class optimizer */
+    uint64_t optimizer_state; /* class optimizer; under a paged optimizer the 8-bit
+                                 moments' block scales only */
+    uint64_t paged_state;     /* class optimizer, managed memory: a paged optimizer's
+                                 moments (0 otherwise) */
 } vs_training_est;
 
 int vs_estimate_training(vs_training_est *out, const vs_training_rule *rule, uint64_t trainable,

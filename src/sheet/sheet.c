@@ -197,8 +197,13 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
             slot = &out->phase;
         else if (KEY_IS(k, n, "class"))
             slot = &out->cls;
-        else
+        else {
+            /* not a layout key: counted in neither keys nor nulls */
+            if (KEY_IS(k, n, VS_MEMORY_KEY) && json_is_string(v) &&
+                !strcmp(json_string_value(v), VS_MEMORY_MANAGED))
+                out->managed = 1;
             continue;
+        }
         out->keys++;
         out->nulls += json_is_null(v);
         if (slot && json_is_string(v))
@@ -282,6 +287,8 @@ void vs_component_view_write(const vs_component_view *v, vs_jw *w)
         vs_jw_value(w, v->cls);
     else
         vs_jw_str(w, vs_vocab_class_name(VS_CLASS_OTHER));
+    if (v->managed)
+        vs_jw_member_str(w, VS_MEMORY_KEY, VS_MEMORY_MANAGED);
 }
 
 /* The name of component c, or NULL. Components are built (here and by the

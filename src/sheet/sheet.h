@@ -53,7 +53,8 @@
  *     {"name": STR, "bytes": INT|null, "status": "estimated"|"measured"|"unknown",
  *      "source": STR|null, "phase": STR|null,
  *      "class": "other"|"kv_cache"|"gradients"|"optimizer"|"activations"|"parameters",
- *      "derived": {"estimator": "kv", "keys": {KEY: "as written"}, "reads": {FIELD: VALUE}}}
+ *      "derived": {"estimator": "kv", "keys": {KEY: "as written"}, "reads": {FIELD: VALUE}},
+ *      "memory": "managed" (absent: the caching allocator's; sheet/vocab.h)}
  *   ],                              "class" says how a placement shards it (sheet/placement);
  *                                   "derived" (estimates only, sheet/derived.h): how to recompute
  * it "placement": {"kind": "single"|"ddp"|"zero"|"fsdp"|"tensor", "gpus": INT, "stage": INT|null,
@@ -164,6 +165,8 @@ typedef struct vs_component_view {
     uint64_t value;                               /* "bytes" when known, else 0 */
     unsigned keys;  /* how many of the six layout keys it has, whatever their values */
     unsigned nulls; /* how many of them hold null */
+    int managed;    /* "memory": "managed" (sheet/vocab.h): CUDA managed memory, outside
+                       the caching allocator's counters */
 } vs_component_view;
 void vs_component_view_read(vs_component_view *out, const json_t *component);
 /* The views of every component of a sheet, in its order, for a verb that

@@ -171,6 +171,14 @@ const char *vs_vocab_scope_name(vs_vocab_scope s);
  * other scopes (a log's own word): a caller keeps the string then. */
 int vs_vocab_scope_parse(vs_vocab_scope *out, const char *s, vs_error *err);
 
+/* A component's optional "memory" key: "managed" for CUDA managed memory
+ * (cudaMallocManaged: bitsandbytes' paged optimizer state), which the device
+ * holds while it is resident but PyTorch's caching allocator neither makes nor
+ * counts (torch.cuda.max_memory_allocated / memory_reserved leave it out);
+ * absent, the allocator's. */
+#define VS_MEMORY_KEY "memory"
+#define VS_MEMORY_MANAGED "managed"
+
 /* The counters the sampler itself writes (scopes device and process). */
 #define VS_COUNTER_DEVICE "nvml.device_used"
 #define VS_COUNTER_PROCESS "nvml.process_used"

@@ -153,7 +153,9 @@ START_TEST(placement_gpu_and_alternatives)
     ck_assert_int_eq(c.rows[VS_CMP_UNACCOUNTED].measured_bytes, 424);
     ck_assert_int_eq(vs_compare_counter_class("vllm.cuda_graph_memory"), VS_CMP_CUDA_GRAPHS);
     ck_assert_int_eq(vs_compare_counter_class("nvml.device_used"), VS_CMP_TOTAL);
-    ck_assert_int_eq(vs_compare_counter_class("torch.max_memory_reserved"), VS_CMP_NONE);
+    ck_assert_int_eq(vs_compare_counter_class("torch.max_memory_reserved"), VS_CMP_ALLOCATOR);
+    ck_assert_int_eq(vs_compare_counter_class("torchtune.peak_memory_active"), VS_CMP_ALLOCATOR);
+    ck_assert_int_eq(vs_compare_counter_class("torch.cuda.max_memory_allocated"), VS_CMP_ALLOCATOR);
     json_decref(sheet);
 }
 END_TEST

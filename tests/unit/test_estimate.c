@@ -151,7 +151,21 @@ START_TEST(training_other_optimizers_and_precisions)
     ck_assert_uint_eq(e.optimizer_state, 1000 * 2 + 2 * 4 * 4);
     ck_assert_str_eq(r.optimizer, "adamw8bit");
     ck_assert_int_eq(vs_training_rule_get(&r, "paged_adamw8bit", NULL, &err), 0);
-    ck_assert_str_eq(r.optimizer, "adamw8bit");
+    ck_assert_str_eq(r.optimizer, "paged_adamw8bit");
+    ck_assert_int_eq(r.paged, 1);
+    ck_assert_int_eq(vs_estimate_training(&e, &r, 1000, &err), 0);
+    /* the two 1-byte moments in managed memory; their 4 + 4 fp32 scales not */
+    ck_assert_uint_eq(e.paged_state, 1000 * 2);
+    ck_assert_uint_eq(e.optimizer_state, 2 * 4 * 4);
+    /* bitsandbytes' 32-bit paged AdamW keeps float32 moments under bf16 too */
+    ck_assert_int_eq(vs_training_rule_get(&r, "paged_adamw_32bit", "bf16", &err), 0);
+    ck_assert_str_eq(r.optimizer, "paged_adamw");
+    ck_assert_int_eq(vs_estimate_training(&e, &r, 1000, &err), 0);
+    ck_assert_uint_eq(e.paged_state, 1000 * 8);
+    ck_assert_uint_eq(e.optimizer_state, 0);
+    ck_assert_uint_eq(e.gradients, 2000);
+    ck_assert_int_eq(vs_training_rule_get(&r, "adamw8bit", NULL, &err), 0);
+    ck_assert_int_eq(r.paged, 0);
     ck_assert_int_eq(vs_training_rule_get(&r, "adamw", "fp32", &err), 0);
     ck_assert_int_eq(vs_estimate_training(&e, &r, 1000, &err), 0);
     ck_assert_uint_eq(e.gradients, 4000);

@@ -250,6 +250,81 @@ START_TEST(training_step_phases)
 }
 END_TEST
 
+/* bitsandbytes' paged optimizers: the moments in CUDA managed memory, their
+ * own component, in the envelope and apart from the allocator's part.
+ * Llama-3.1-8B: 8,030,261,248 params (2 x 128,256 x 4,096 embeddings and head,
+ * 32 x 218,112,000 a layer, 4,096 the final norm). */
+START_TEST(paged_optimizer_state)
+{
+    json_t *p, *c;
+    const long long params = 8030261248LL;
+    model("llama-3.1-8b.json", "finetune");
+    run_ok("format bf16\nlength 2048\nmicrobatch 2\n"
+           "estimate training optimizer=paged_adamw8bit precision=bf16 in_backward=yes\n"
+           "estimate activations checkpointing=full attention=sdpa loss=chunked\nenvelope");
+    p = lastp();
+    c = named(p, "optimizer_state_paged");
+    /* two 1-byte moments a parameter */
+    ck_assert_int_eq(geti(c, "bytes"), 2 * params);
+    ck_assert_str_eq(gets(c, "memory"), "managed");
+    ck_assert_str_eq(gets(c, "class"), "optimizer");
+    /* what stays in the allocator: an fp32 absmax per 256 values of each moment,
+     * 2 x ceil(8,030,261,248 / 256) x 4 = 2 x 31,368,208 x 4 B */
+    ck_assert_int_eq(geti(named(p, "optimizer_state"), "bytes"), 250945664LL);
+    ck_assert_ptr_null(json_object_get(named(p, "optimizer_state"), "memory"));
+    /* the worst phase (loss) holds it: weights 16,060,522,496 + one gradient
+     * 128,256 x 4,096 x 2 = 1,050,673,152 + scales 250,945,664 + moments
+     * 16,060,522,496 + layer inputs 1,073,741,824 + chunked logits 4,096 x
+     * 128,256 x (2 + 2 / 8) = 1,182,007,296 = 35,678,412,928 B */
+    ck_assert_str_eq(gets(p, "worst_phase"), "loss");
+    ck_assert_int_eq(geti(p, "envelope_bytes"), 35678412928LL);
+    ck_assert_int_eq(geti(p, "managed_bytes"), 2 * params);
+    ck_assert_int_eq(geti(p, "allocator_bytes"), 35678412928LL - 2 * params);
+    ck_assert_ptr_nonnull(strstr(text(last()), "CUDA managed memory"));
+    ck_assert_ptr_nonnull(strstr(text(last()), "optimizer, managed memory"));
+    /* compare against torchtune's printed peak (README, 8B full finetune on a
+     * 4090: 18.9 GiB of peak active memory, an allocator counter): the allocator
+     * row is compare's total, every component summed (36,366,278,784 B: the
+     * loss phase + the recomputed layer 687,865,856 B), less the managed
+     * 16,060,522,496 B = 20,305,756,288 B, against 18.9 x 2^30 = 20,293,720,474 B */
+    run_ok("record phase=train gpu=0 counter=torchtune.peak_memory_active 18.9GiB length=2048 "
+           "microbatch=2\ncompare");
+    {
+        json_t *rows = json_object_get(lastp(), "rows"), *r, *a = NULL, *m = NULL, *t = NULL;
+        size_t i;
+        json_array_foreach(rows, i, r)
+        {
+            if (!strcmp(gets(r, "class"), "allocator"))
+                a = r;
+            if (!strcmp(gets(r, "class"), "managed memory"))
+                m = r;
+            if (!strcmp(gets(r, "class"), "total"))
+                t = r;
+        }
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(m);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_int_eq(geti(t, "estimated_bytes"), 36366278784LL);
+        ck_assert_int_eq(geti(m, "estimated_bytes"), 2 * params);
+        ck_assert_int_eq(geti(a, "estimated_bytes"), 20305756288LL);
+        ck_assert_int_eq(geti(a, "measured_bytes"), 20293720474LL);
+        ck_assert_str_eq(gets(a, "measured_from"), "torchtune.peak_memory_active");
+        ck_assert_str_eq(gets(a, "status"), "covers");
+    }
+    /* the 32-bit paged AdamW: float32 moments, 8 B a parameter, all managed */
+    run_ok("estimate training optimizer=paged_adamw precision=bf16 in_backward=yes\nenvelope");
+    ck_assert_int_eq(geti(named(lastp(), "optimizer_state_paged"), "bytes"), 8 * params);
+    ck_assert_int_eq(geti(named(lastp(), "optimizer_state"), "bytes"), 0);
+    ck_assert_int_eq(geti(lastp(), "managed_bytes"), 8 * params);
+    /* another optimizer: the managed component goes, and so does the split */
+    run_ok("estimate training optimizer=adamw8bit precision=bf16 in_backward=yes\nenvelope");
+    ck_assert(!has(lastp(), "optimizer_state_paged"));
+    ck_assert_int_eq(geti(named(lastp(), "optimizer_state"), "bytes"), 2 * params + 250945664LL);
+    ck_assert_int_eq(geti(lastp(), "managed_bytes"), 0);
+    ck_assert_int_eq(geti(lastp(), "allocator_bytes"), geti(lastp(), "envelope_bytes"));
+}
+END_TEST
+
 START_TEST(lora_refusals)
 {
     char cell[600];
@@ -284,6 +359,7 @@ int main(void)
     tcase_add_test(tc, qlora_base_and_dequant_buffer);
     tcase_add_test(tc, lora_refusals);
     tcase_add_test(tc, training_step_phases);
+    tcase_add_test(tc, paged_optimizer_state);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -11,6 +11,7 @@
 #include "lang/verb.h"
 #include "measure/import.h"
 #include "render/bundle.h"
+#include "sheet/compare.h"
 #include "sheet/sheet.h"
 
 #include "check_run.h"
@@ -962,7 +963,7 @@ START_TEST(verb_refuses_and_reads_back)
     /* compare: the imported weights against a sheet with no estimate */
     ck_assert_int_eq(exec(ip, "compare", &p, &err), 0);
     ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "compare");
-    ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), 8);
+    ck_assert_uint_eq(json_array_size(json_object_get(p, "rows")), VS_CMP_NROWS);
     ck_assert_int_eq(json_integer_value(json_object_get(
                          json_array_get(json_object_get(p, "rows"), 0), "measured_bytes")),
                      16094208826LL);
