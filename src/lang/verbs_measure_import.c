@@ -444,7 +444,7 @@ static int import_verb(vs_ctx *ctx, const vs_line *line, const char *into, vs_er
         }
         json_array_foreach(rows, i, m)
         {
-            json_t *pr = vs_verbs_measure_payload_row(m);
+            json_t *pr = vs_render_measure_payload_row(m);
             if (pr) {
                 static const char *const extra[] = {"text", "resolution_bytes", "value",
                                                     "unit", "engine_version",   NULL};

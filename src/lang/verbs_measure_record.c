@@ -159,7 +159,7 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(rows);
         return vs_error_oom(err);
     }
-    json_array_append_new(rows, vs_verbs_measure_payload_row(m));
+    json_array_append_new(rows, vs_render_measure_payload_row(m));
     valid = json_is_true(json_object_get(m, "validates_card"));
     if (!valid)
         vs_derived_dims_validate(sheet, json_object_get(m, "dims"), &why);
@@ -463,7 +463,7 @@ int vs_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     vs_json_array_foreach(ms, i, m)
     {
-        json_t *prow = vs_verbs_measure_payload_row(m);
+        json_t *prow = vs_render_measure_payload_row(m);
         /* against the card as it is now, not the flag frozen at record time */
         valid[i] = vs_derived_measurement_validates(sheet, m, NULL);
         if (prow)

@@ -8,7 +8,8 @@
  * Pure: no I/O. The verbs decide (what validates the card, which earlier run
  * a run restates, what a component's source reads) and hand the facts here;
  * measurements are the sheet's JSON objects, as its layout has them
- * (sheet/sheet.h). The payloads stay with the verbs.
+ * (sheet/sheet.h). A measured run's result is built here whole, payload
+ * included; the other payloads stay with the verbs.
  */
 #ifndef VS_RENDER_MEASURE_H
 #define VS_RENDER_MEASURE_H
@@ -16,6 +17,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "render/bundle.h"
 #include "util/buf.h"
 
 /* What a measured run's result shows, besides its measurements. Strings are
@@ -43,6 +45,10 @@ typedef struct vs_measure_run_view {
     uint64_t samples;
     int interval_ms;
     int64_t max_gap_ms;
+    /* the payload's versions and sampler figures, beside the text's */
+    const char *memory_api, *process_api;
+    int64_t cpu_ns;
+    uint64_t errors;
 } vs_measure_run_view;
 
 /* Adds to why (the reasons a run does not validate the card, "; "-separated)
@@ -55,6 +61,19 @@ void vs_render_measure_incomplete(vs_buf *why);
  * 0 or VS_ENOMEM. */
 int vs_render_measure_run(vs_buf *text, vs_buf *html, const vs_measure_run_view *v,
                           const json_t *rows);
+
+/* A measured run's result whole: the text and HTML above and the payload
+ * (kind "measurement": the run, its rows as vs_render_measure_payload_row
+ * writes them, how the command ended, the card check, gpus (an array of
+ * {index, name, uuid, total_bytes, total_basis, cuda_total_bytes}, borrowed),
+ * the versions and the sampler's figures; restates when v->restates). NULL
+ * when memory is short. */
+vs_bundle *vs_render_measure_result(const vs_measure_run_view *v, const json_t *rows,
+                                    const json_t *gpus);
+
+/* A measurement as the payloads list it: phase, gpu, gpu_name, counter,
+ * scope, peak_bytes, dims, stage, validates_card, run. New object. */
+json_t *vs_render_measure_payload_row(const json_t *m);
 
 /* A measurement typed by hand (`record`): again says it was already on the
  * sheet; not_valid_why (NULL when it validates the card) says why not.
