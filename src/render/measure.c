@@ -385,3 +385,31 @@ vs_bundle *vs_render_measure_result(const vs_measure_run_view *v, const json_t *
         json_object_set_new(payload, "restates", json_true());
     return vs_render_finish(&text, &html, NULL, payload);
 }
+
+vs_bundle *vs_render_measure_import_result(const json_t *rows, int restated, size_t nfiles,
+                                           size_t nlines, size_t nruns)
+{
+    static const char *const extra[] = {"text", "resolution_bytes", "value",
+                                        "unit", "engine_version",   NULL};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *prow = json_array(), *m;
+    size_t i, k;
+    if (!prow || vs_render_measure_import(&text, &html, rows, restated, nfiles, nlines) < 0) {
+        json_decref(prow);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return NULL;
+    }
+    json_array_foreach(rows, i, m)
+    {
+        json_t *pr = vs_render_measure_payload_row(m);
+        for (k = 0; pr && extra[k]; k++)
+            json_object_set(pr, extra[k], json_object_get(m, extra[k]));
+        json_array_append_new(prow, pr);
+    }
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind",
+                                      "measurement", "rows", prow, "exit_status", "overflow_phase",
+                                      "imported", "files", (json_int_t)nfiles, "lines",
+                                      (json_int_t)nlines, "runs", (json_int_t)nruns));
+}

@@ -86,6 +86,13 @@ int vs_render_measure_record(vs_buf *text, vs_buf *html, const json_t *m, int ag
 int vs_render_measure_import(vs_buf *text, vs_buf *html, const json_t *rows, int restated,
                              size_t nfiles, size_t nlines);
 
+/* An import's result whole: the text and HTML above and the payload (kind
+ * "measurement": each row as vs_render_measure_payload_row writes it with the
+ * log's text, resolution, value, unit and engine version; what was imported:
+ * files, lines and nruns new runs). NULL when memory is short. */
+vs_bundle *vs_render_measure_import_result(const json_t *rows, int restated, size_t nfiles,
+                                           size_t nlines, size_t nruns);
+
 /* The sheet's measurements (ms, an array), numbered #1.. as `measured
  * from=#N` takes them; valid[i] says whether the i-th validates the card as it
  * is now. 0 or VS_ENOMEM. */
