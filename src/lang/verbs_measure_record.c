@@ -82,10 +82,11 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *amount = vs_line_positional(line, 0), *scope = vs_line_pair(line, "scope");
     const vs_arg *gname = vs_line_pair(line, "gpu_name"), *stage = vs_line_pair(line, "stage");
     const vs_arg *host = vs_line_pair(line, "host");
-    json_t *sheet, *dims, *m, *ms, *rows, *again = NULL;
+    json_t *sheet, *dims, *m, *ms, *again = NULL;
     uint64_t bytes, gpu = 0, rank = 0;
     int rc, has_gpu = 0, has_rank = 0;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, why = VS_BUF_INIT;
+    vs_buf why = VS_BUF_INIT;
+    vs_bundle *bundle;
     int valid;
     static const char syntax[] = "record phase=NAME gpu=I counter=NAME BYTES [length=N] "
                                  "[concurrency=N] [microbatch=N] [resolution=WxH] [frames=N] "
@@ -147,39 +148,26 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
             (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
     }
     ms = vs_verbs_measure_ensure_array(sheet, "measurements");
-    rows = json_array();
     if (m && ms && (again = same_typed(ms, m)) != NULL) {
         /* the same line run again (Run All twice) restates it: one measurement */
         json_decref(m);
         m = json_incref(again);
     } else
         again = NULL;
-    if (!m || !ms || !rows || (!again && json_array_append(ms, m) < 0)) {
+    if (!m || !ms || (!again && json_array_append(ms, m) < 0)) {
         json_decref(m);
-        json_decref(rows);
         return vs_error_oom(err);
     }
-    json_array_append_new(rows, vs_render_measure_payload_row(m));
     valid = json_is_true(json_object_get(m, "validates_card"));
     if (!valid)
         vs_derived_dims_validate(sheet, json_object_get(m, "dims"), &why);
-    rc = vs_render_measure_record(&text, &html, m, again != NULL, valid ? NULL : vs_buf_str(&why));
+    bundle = vs_render_measure_record_result(m, again != NULL, valid ? NULL : vs_buf_str(&why));
     json_decref(m);
-    if (rc < 0) {
-        json_decref(rows);
-        vs_buf_free(&text);
-        vs_buf_free(&html);
-        vs_buf_free(&why);
-        return vs_error_oom(err);
-    }
-    rc = vs_ctx_emit_text(ctx, &text, &html,
-                          json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
-                                    "exit_status", "overflow_phase"),
-                          err);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     vs_buf_free(&why);
-    return rc;
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- measured */

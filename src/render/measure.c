@@ -413,3 +413,19 @@ vs_bundle *vs_render_measure_import_result(const json_t *rows, int restated, siz
                                       "imported", "files", (json_int_t)nfiles, "lines",
                                       (json_int_t)nlines, "runs", (json_int_t)nruns));
 }
+
+vs_bundle *vs_render_measure_record_result(const json_t *m, int again, const char *not_valid_why)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *rows = json_array();
+    if (!rows || vs_render_measure_record(&text, &html, m, again, not_valid_why) < 0) {
+        json_decref(rows);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return NULL;
+    }
+    json_array_append_new(rows, vs_render_measure_payload_row(m));
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
+                                      "exit_status", "overflow_phase"));
+}

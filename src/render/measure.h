@@ -81,6 +81,10 @@ json_t *vs_render_measure_payload_row(const json_t *m);
 int vs_render_measure_record(vs_buf *text, vs_buf *html, const json_t *m, int again,
                              const char *not_valid_why);
 
+/* `record`'s result whole: the text and HTML above and the payload (kind
+ * "measurement", m its one row). NULL when memory is short. */
+vs_bundle *vs_render_measure_record_result(const json_t *m, int again, const char *not_valid_why);
+
 /* The measurements an import brought (or restated, when restated is set),
  * from nfiles files of nlines non-empty lines. 0 or VS_ENOMEM. */
 int vs_render_measure_import(vs_buf *text, vs_buf *html, const json_t *rows, int restated,
