@@ -429,3 +429,57 @@ vs_bundle *vs_render_measure_record_result(const json_t *m, int again, const cha
                             json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
                                       "exit_status", "overflow_phase"));
 }
+
+vs_bundle *vs_render_measurements_result(const json_t *ms, const int *valid)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *rows = json_array(), *m;
+    size_t i;
+    if (!rows || vs_render_measurements(&text, &html, ms, valid) < 0) {
+        json_decref(rows);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return NULL;
+    }
+    json_array_foreach(ms, i, m)
+    {
+        json_t *prow = vs_render_measure_payload_row(m);
+        if (prow)
+            json_object_set_new(prow, "validates_card", json_boolean(valid[i]));
+        json_array_append_new(rows, prow);
+    }
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
+                                      "exit_status", "overflow_phase"));
+}
+
+static vs_bundle *component_result(vs_buf *text, const char *name, uint64_t bytes,
+                                   const char *source, int validates)
+{
+    return vs_render_finish(text, NULL, NULL,
+                            json_pack("{s:s, s:s, s:I, s:s, s:s, s:b}", "kind", "component", "name",
+                                      name, "bytes", (json_int_t)bytes, "status",
+                                      vs_vocab_status_name(VS_STATUS_MEASURED), "source", source,
+                                      "validates_card", validates));
+}
+
+vs_bundle *vs_render_measured_component_result(const char *name, uint64_t bytes, const char *source,
+                                               int log_item, const char *scope)
+{
+    vs_buf text = VS_BUF_INIT;
+    vs_render_measured_component(&text, name, bytes, source, log_item, scope);
+    return component_result(&text, name, bytes, source, !log_item);
+}
+
+vs_bundle *vs_render_measured_weights(const char *format, uint64_t bytes, const char *source)
+{
+    vs_buf text = VS_BUF_INIT;
+    char desc[96];
+    vs_units_describe(desc, sizeof desc, bytes);
+    vs_buf_printf(&text,
+                  "weights measured (format %s): %s, %s; weights do not depend on length "
+                  "or concurrency, so the figure stands until the model or the format "
+                  "changes\n",
+                  format ? format : "not set", desc, source);
+    return component_result(&text, "weights", bytes, source, 1);
+}

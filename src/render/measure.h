@@ -102,11 +102,27 @@ vs_bundle *vs_render_measure_import_result(const json_t *rows, int restated, siz
  * is now. 0 or VS_ENOMEM. */
 int vs_render_measurements(vs_buf *text, vs_buf *html, const json_t *ms, const int *valid);
 
+/* `measurements`' result whole: the text and HTML above and the payload (kind
+ * "measurement", a row each, validates_card as valid[i] says). NULL when
+ * memory is short. */
+vs_bundle *vs_render_measurements_result(const json_t *ms, const int *valid);
+
 /* A reserve component made measured (`measured`): its bytes and source;
  * log_item when the figure is an engine log's start-up figure, scope the
  * measurement's (a device or process peak covers the weights too). Text
  * only. */
 void vs_render_measured_component(vs_buf *text, const char *name, uint64_t bytes,
                                   const char *source, int log_item, const char *scope);
+
+/* `measured`'s result whole: the text above and the payload (kind
+ * "component": name, bytes, status measured, source, validates_card unless
+ * log_item). Text only, no HTML. NULL when memory is short. */
+vs_bundle *vs_render_measured_component_result(const char *name, uint64_t bytes, const char *source,
+                                               int log_item, const char *scope);
+
+/* `measured weights`: the weights made the loader's figure (format the
+ * card's, NULL when not set; source what it came from), text only, and the
+ * payload (kind "component", name weights). NULL when memory is short. */
+vs_bundle *vs_render_measured_weights(const char *format, uint64_t bytes, const char *source);
 
 #endif
