@@ -156,12 +156,13 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax = "commit \"MESSAGE\" [replace]";
     const vs_arg *m = vs_line_positional(line, 0), *w = vs_line_positional(line, 1);
-    json_t *sheet = vs_ctx_sheet(ctx), *payload;
+    json_t *sheet = vs_ctx_sheet(ctx);
+    vs_bundle *bundle;
     vs_store *st = NULL;
     vs_store_write wr;
     vs_store_commit_info info;
     vs_records_commit shown;
-    vs_buf msg = VS_BUF_INIT, text = VS_BUF_INIT, html = VS_BUF_INIT, warn = VS_BUF_INIT;
+    vs_buf msg = VS_BUF_INIT, warn = VS_BUF_INIT;
     char *json = NULL, *md = NULL;
     const char *id;
     int rc;
@@ -221,16 +222,12 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.unchanged = info.unchanged;
     shown.held_earlier = info.held_earlier;
     shown.attempts = info.attempts;
-    vs_records_render_commit(&shown, &text, &html);
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s?, s:s?}", "kind",
-                        "commit", "sheet", id, "commit", info.commit, "branch", info.branch,
-                        "records", vs_store_path(st), "blob", info.blob, "created", info.created,
-                        "attempts", info.attempts, "unchanged", info.unchanged, "held_earlier",
-                        info.held_earlier, "joined", *info.joined ? info.joined : NULL, "warning",
-                        !info.unchanged && warn.len ? vs_buf_str(&warn) : NULL);
-    if (payload && *info.repaired)
-        json_object_set_new(payload, "repaired", json_string(info.repaired));
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    if (!(bundle = vs_records_commit_bundle(&shown, info.blob))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
     goto done;
 fail:
     vs_verbs_records_at_line(line, err, rc);
@@ -239,8 +236,6 @@ done:
     free(json);
     free(md);
     vs_buf_free(&msg);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     vs_buf_free(&warn);
     return rc;
 }

@@ -292,3 +292,19 @@ void vs_records_render_sync(const vs_records_sync *s, vs_buf *text, vs_buf *html
         vs_buf_printf(text, "warning: %s\n", s->warning);
     html_para(text, html);
 }
+
+vs_bundle *vs_records_commit_bundle(const vs_records_commit *c, const char *blob)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload;
+    vs_records_render_commit(c, &text, &html);
+    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s?, s:s?}", "kind",
+                        "commit", "sheet", c->sheet, "commit", c->commit, "branch", c->branch,
+                        "records", c->records, "blob", blob, "created", c->created, "attempts",
+                        c->attempts, "unchanged", c->unchanged, "held_earlier", c->held_earlier,
+                        "joined", has(c->joined) ? c->joined : NULL, "warning",
+                        !c->unchanged && has(c->axes) ? c->axes : NULL);
+    if (payload && has(c->repaired))
+        json_object_set_new(payload, "repaired", json_string(c->repaired));
+    return vs_render_finish(&text, &html, NULL, payload);
+}

@@ -41,6 +41,12 @@ typedef struct vs_records_commit {
 
 void vs_records_render_commit(const vs_records_commit *c, vs_buf *text, vs_buf *html);
 
+/* The result of `commit`: that text and the payload (kind "commit": sheet,
+ * commit, branch, records, blob (the sheet's blob at that commit), created,
+ * attempts, unchanged, held_earlier, joined, the axes' warning on a new
+ * commit, repaired). NULL when memory is short. */
+vs_bundle *vs_records_commit_bundle(const vs_records_commit *c, const char *blob);
+
 /* --- history --- */
 
 typedef struct vs_records_revision {
