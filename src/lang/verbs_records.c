@@ -247,10 +247,9 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
     vs_store *st = NULL;
     vs_store_revisions h = {0};
     vs_records_info shown;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_bundle *bundle;
     char branch[VS_STORE_BRANCH_MAX] = "main", **ids = NULL;
     size_t n = 0, i;
-    json_t *list = NULL, *payload;
     int rc;
     if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0 ||
         (rc = vs_store_branch(st, branch, sizeof branch, err)) < 0 ||
@@ -259,12 +258,6 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
         vs_verbs_records_at_line(line, err, rc);
         goto done;
     }
-    if (!(list = json_array())) {
-        rc = vs_error_oom(err);
-        goto done;
-    }
-    for (i = 0; i < n; i++)
-        json_array_append_new(list, json_string(ids[i]));
     shown.said = said;
     shown.path = vs_store_path(st);
     shown.exists = vs_store_exists(st);
@@ -273,21 +266,18 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
     shown.sheets = (const char *const *)ids;
     shown.nsheets = n;
     shown.tip = h.n ? h.revs[0].commit : NULL;
-    vs_records_render_info(&shown, &text, &html);
-    payload =
-        json_pack("{s:s, s:s, s:b, s:b, s:s, s:O, s:s?}", "kind", "records", "path",
-                  vs_store_path(st), "exists", vs_store_exists(st), "bare", vs_store_is_bare(st),
-                  "branch", branch, "sheets", list, "tip", h.n ? h.revs[0].commit : NULL);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    if (!(bundle = vs_records_info_bundle(&shown))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
 done:
     for (i = 0; i < n; i++)
         free(ids[i]);
     free(ids);
-    json_decref(list);
     vs_store_revisions_clear(&h);
     vs_store_free(st);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     return rc;
 }
 

@@ -308,3 +308,17 @@ vs_bundle *vs_records_commit_bundle(const vs_records_commit *c, const char *blob
         json_object_set_new(payload, "repaired", json_string(c->repaired));
     return vs_render_finish(&text, &html, NULL, payload);
 }
+
+vs_bundle *vs_records_info_bundle(const vs_records_info *r)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *list = json_array();
+    size_t i;
+    for (i = 0; list && i < r->nsheets; i++)
+        json_array_append_new(list, json_string(r->sheets[i]));
+    vs_records_render_info(r, &text, &html);
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:s, s:b, s:b, s:s, s:o, s:s?}", "kind", "records",
+                                      "path", r->path, "exists", r->exists, "bare", r->bare,
+                                      "branch", r->branch, "sheets", list, "tip", r->tip));
+}

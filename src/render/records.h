@@ -127,6 +127,10 @@ typedef struct vs_records_info {
 
 void vs_records_render_info(const vs_records_info *r, vs_buf *text, vs_buf *html);
 
+/* The result of `records`: that text and the payload (kind "records": path,
+ * exists, bare, branch, sheets, tip). NULL when memory is short. */
+vs_bundle *vs_records_info_bundle(const vs_records_info *r);
+
 /* A sheet a pull brought whose validates_card was recomputed from its card,
  * recorded as one commit. */
 typedef struct vs_records_refresh {
