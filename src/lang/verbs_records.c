@@ -348,21 +348,19 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
 
 /* The pull's recomputed sheets as the renderer reads them (borrowing fixed's
  * strings) and as the payload lists them (ids). */
-static int refreshed_of(const json_t *fixed, vs_records_refresh **out, json_t **ids)
+static int refreshed_of(const json_t *fixed, vs_records_refresh **out)
 {
     json_t *f;
     size_t i, n = json_array_size(fixed);
-    *ids = json_array();
     *out = calloc(n ? n : 1, sizeof **out);
-    if (!*ids || !*out)
+    if (!*out)
         return VS_ENOMEM;
     vs_json_array_foreach(fixed, i, f)
     {
         (*out)[i].sheet = vs_json_str_of(f, "sheet");
         (*out)[i].commit = vs_json_str_of(f, "commit");
         (*out)[i].measurements = (int)json_integer_value(json_object_get(f, "measurements"));
-        if (!(*out)[i].sheet || !(*out)[i].commit ||
-            json_array_append(*ids, json_object_get(f, "sheet")) < 0)
+        if (!(*out)[i].sheet || !(*out)[i].commit)
             return VS_ENOMEM;
     }
     return 0;
@@ -375,8 +373,8 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
     vs_store_sync s;
     vs_records_sync shown;
     vs_records_refresh *refreshed = NULL;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *payload, *fixed = json_array(), *ids = NULL;
+    vs_bundle *bundle;
+    json_t *fixed = json_array();
     int rc;
     if (!fixed)
         return vs_error_oom(err);
@@ -393,7 +391,7 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
         if (!s.up_to_date && (rc = refresh_pulled(ctx, st, &s, fixed, err)) < 0)
             goto fail;
     }
-    if (refreshed_of(fixed, &refreshed, &ids) < 0) {
+    if (refreshed_of(fixed, &refreshed) < 0) {
         rc = vs_error_oom(err);
         goto done;
     }
@@ -410,16 +408,12 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
     shown.repaired = s.repaired;
     shown.refreshed = refreshed;
     shown.nrefreshed = json_array_size(fixed);
-    vs_records_render_sync(&shown, &text, &html);
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:b, s:b, s:b}", "kind",
-                        push ? "push" : "pull", "records", vs_store_path(st), "remote", s.remote,
-                        "branch", s.branch, "before", *s.local_before ? s.local_before : NULL,
-                        "after", *s.local_after ? s.local_after : NULL, "remote_tip",
-                        *s.remote_after ? s.remote_after : NULL, "up_to_date", s.up_to_date,
-                        "merged", s.merged, "fast_forward", s.fast_forward);
-    if (payload && !push)
-        json_object_set(payload, "recomputed", ids);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    if (!(bundle = vs_records_sync_bundle(&shown, vs_store_path(st), s.fast_forward))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
     goto done;
 fail:
     if (remote)
@@ -428,11 +422,8 @@ fail:
         vs_verbs_records_at_line(line, err, rc);
 done:
     json_decref(fixed);
-    json_decref(ids);
     free(refreshed);
     vs_store_free(st);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     return rc;
 }
 

@@ -322,3 +322,23 @@ vs_bundle *vs_records_info_bundle(const vs_records_info *r)
                                       "path", r->path, "exists", r->exists, "bare", r->bare,
                                       "branch", r->branch, "sheets", list, "tip", r->tip));
 }
+
+vs_bundle *vs_records_sync_bundle(const vs_records_sync *s, const char *records, int fast_forward)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload, *ids = json_array();
+    size_t i;
+    for (i = 0; ids && i < s->nrefreshed; i++)
+        json_array_append_new(ids, json_string(s->refreshed[i].sheet));
+    vs_records_render_sync(s, &text, &html);
+    payload = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:b, s:b, s:b}", "kind",
+                        s->push ? "push" : "pull", "records", records, "remote", s->remote,
+                        "branch", s->branch, "before", has(s->before) ? s->before : NULL, "after",
+                        has(s->after) ? s->after : NULL, "remote_tip",
+                        has(s->remote_after) ? s->remote_after : NULL, "up_to_date", s->up_to_date,
+                        "merged", s->merged, "fast_forward", fast_forward);
+    if (payload && !s->push)
+        json_object_set(payload, "recomputed", ids);
+    json_decref(ids);
+    return vs_render_finish(&text, &html, NULL, payload);
+}

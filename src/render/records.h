@@ -157,4 +157,10 @@ typedef struct vs_records_sync {
 
 void vs_records_render_sync(const vs_records_sync *s, vs_buf *text, vs_buf *html);
 
+/* The result of `records push` or `records pull`: that text and the payload
+ * (kind "push" or "pull": records (the path), remote, branch, the tips before
+ * and after, the remote's tip, up_to_date, merged, fast_forward; a pull's
+ * recomputed sheet ids). NULL when memory is short. */
+vs_bundle *vs_records_sync_bundle(const vs_records_sync *s, const char *records, int fast_forward);
+
 #endif
