@@ -84,7 +84,7 @@ int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_store *st = NULL;
     vs_store_blob blob = {0};
     vs_records_show shown;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_bundle *bundle;
     char id[VS_SHEET_ID_MAX], *md = NULL;
     const char *rev = NULL;
     int rc, loaded = 0;
@@ -107,11 +107,6 @@ int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = vs_error_oom(err);
         goto done;
     }
-    json_object_del(payload, "_base_blob");
-    json_object_set_new(payload, "kind", json_string("sheet"));
-    json_object_set_new(payload, "revision",
-                        json_pack("{s:s, s:s, s:s}", "commit", blob.commit, "blob", blob.blob,
-                                  "records", vs_store_path(st)));
     if (!vs_ctx_find_sheet(ctx, id)) {
         if ((rc = vs_ctx_add_sheet(ctx, sheet, err)) < 0) {
             sheet = NULL;
@@ -125,17 +120,20 @@ int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.commit = blob.commit;
     shown.md = md;
     shown.opened = loaded;
-    vs_records_render_show(&shown, &text, &html);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    bundle = vs_records_show_bundle(&shown, payload, blob.blob, vs_store_path(st));
     payload = NULL;
+    if (!bundle) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
 done:
     json_decref(payload);
     json_decref(sheet);
     free(md);
     vs_store_blob_clear(&blob);
     vs_store_free(st);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     return rc;
 }
 

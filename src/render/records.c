@@ -342,3 +342,18 @@ vs_bundle *vs_records_sync_bundle(const vs_records_sync *s, const char *records,
     json_decref(ids);
     return vs_render_finish(&text, &html, NULL, payload);
 }
+
+vs_bundle *vs_records_show_bundle(const vs_records_show *s, json_t *doc_take, const char *blob,
+                                  const char *records)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    if (doc_take) {
+        json_object_del(doc_take, "_base_blob");
+        json_object_set_new(doc_take, "kind", json_string("sheet"));
+        json_object_set_new(
+            doc_take, "revision",
+            json_pack("{s:s, s:s, s:s}", "commit", s->commit, "blob", blob, "records", records));
+    }
+    vs_records_render_show(s, &text, &html);
+    return vs_render_finish(&text, &html, NULL, doc_take);
+}
