@@ -357,3 +357,23 @@ vs_bundle *vs_records_show_bundle(const vs_records_show *s, json_t *doc_take, co
     vs_records_render_show(s, &text, &html);
     return vs_render_finish(&text, &html, NULL, doc_take);
 }
+
+vs_bundle *vs_records_reproduce_bundle(const vs_records_reproduce *r, const json_t *lineage,
+                                       const json_t *card)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload = json_pack(
+        "{s:s, s:s, s:s, s:O, s:i, s:i, s:s?, s:s?, s:s?}", "kind", "reproduce", "sheet", r->sheet,
+        "title", r->title, "lineage", lineage, "to_remeasure", (int)r->marked, "measurements",
+        (int)r->measurements, "gpu", r->gpu, "software", r->software, "engine", r->engine);
+    if (payload && r->gpu)
+        json_object_set_new(payload, "keep_offers", json_boolean(r->keep_offers));
+    if (payload && r->offer_missing)
+        json_object_set_new(payload, "offer_missing", json_string(r->offer_missing));
+    if (payload && card && json_object_update(payload, (json_t *)card) < 0) {
+        json_decref(payload);
+        payload = NULL;
+    }
+    vs_records_render_reproduce(r, &text, &html);
+    return vs_render_finish(&text, &html, NULL, payload);
+}

@@ -110,6 +110,14 @@ typedef struct vs_records_reproduce {
 
 /* A new campaign started from a recorded sheet. */
 void vs_records_render_reproduce(const vs_records_reproduce *r, vs_buf *text, vs_buf *html);
+
+/* Its result: that text and the payload (kind "reproduce": sheet, title,
+ * lineage (borrowed), to_remeasure, measurements, gpu, software, engine;
+ * keep_offers when gpu= was given; offer_missing; then the card's changes,
+ * every key of card (borrowed, may be NULL: card_changes, reestimated) in its
+ * order). NULL when memory is short. */
+vs_bundle *vs_records_reproduce_bundle(const vs_records_reproduce *r, const json_t *lineage,
+                                       const json_t *card);
 /* A campaign reproduced from the same source before, reopened: r's sheet,
  * title, source and commit are read; from_records 1 when it came from the
  * records, 0 when it was open in this session. */
