@@ -171,7 +171,7 @@ static void say_group(const json_t *before, const json_t *after, const char *cha
     }
 }
 
-int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *payload, vs_buf *said,
+int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *facts, vs_buf *said,
                             vs_error *err)
 {
     json_t *changes = json_array(), *moved = json_array(), *before = NULL, *sheet;
@@ -225,8 +225,8 @@ int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *payload, v
         say_group(before, after, "added", moved, said);
         say_group(before, after, "removed", moved, said);
     }
-    if (vs_buf_failed(said) || json_object_set(payload, "card_changes", changes) ||
-        json_object_set(payload, "reestimated", moved))
+    if (vs_buf_failed(said) || json_object_set(facts, "card_changes", changes) ||
+        json_object_set(facts, "reestimated", moved))
         rc = vs_error_oom(err);
 done:
     json_decref(before);

@@ -31,11 +31,12 @@ int vs_reproduce_card_given(const vs_line *line);
  * was already so "(unchanged)") and, when estimates moved, "; re-estimated:
  * kv_cache 0.50 GiB → 4.00 GiB" (then "; added: non_torch (unknown)" and
  * "; removed: ..." for the components another engine brings or takes away);
- * sets in payload "card_changes" [{field, from, to}] and "reestimated"
+ * sets in facts (an object; the result's payload takes its keys) "card_changes"
+ * [{field, from, to}] and "reestimated"
  * [{component, change, from, to}] (bytes; null when unknown or absent). A value the verb refuses
  * fails with the verb's message after "KEY=VALUE: ", placed at the value. 0 when line gives none.
  */
-int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *payload, vs_buf *said,
+int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *facts, vs_buf *said,
                             vs_error *err);
 
 #endif

@@ -11,8 +11,8 @@ const char *const vs_verb_compare_keys[] = {"gpu", NULL};
 int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     vs_compare c;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *payload = NULL, *sheet = vs_ctx_sheet(ctx);
+    vs_bundle *bundle;
+    json_t *sheet = vs_ctx_sheet(ctx);
     uint64_t gpu = 0;
     int rc, present = 0;
     if (!sheet)
@@ -27,13 +27,8 @@ int vs_verb_compare(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set(err, VS_EVALUE, "gpu= is a GPU index from 0 to 4095");
     if ((rc = vs_compare_sheet(&c, sheet, present, (unsigned)gpu, err)) < 0)
         return rc;
-    if ((rc = vs_compare_render(&c, &text, &html, &payload)) < 0) {
-        json_decref(payload);
-        rc = vs_error_oom(err);
-    } else {
-        rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
-    }
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
+    if (!(bundle = vs_render_compare(&c)))
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }

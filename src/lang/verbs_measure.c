@@ -339,18 +339,13 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                               const char *command, const vs_measure_result *r, json_t *rows,
                               const char *restated_by, vs_error *err)
 {
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, why = VS_BUF_INIT;
-    json_t *payload, *prow = json_array(), *gpus = json_array(), *m;
-    const char *process_memory;
-    size_t i;
-    int validates = 1, rc;
+    vs_buf why = VS_BUF_INIT;
+    json_t *gpus = json_array();
+    vs_bundle *bundle;
+    int validates = 1;
     unsigned g;
-    if (!prow || !gpus) {
-        json_decref(prow);
-        json_decref(gpus);
+    if (!gpus)
         return vs_error_oom(err);
-    }
-    json_array_foreach(rows, i, m) json_array_append_new(prow, vs_verbs_measure_payload_row(m));
     /* The run's dims: the last phase's (dims carry over). */
     if (r->view->nphases) {
         const vs_measure_phase_dims *d =
@@ -363,9 +358,6 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
         vs_render_measure_incomplete(&why);
         validates = 0;
     }
-    process_memory = !r->view->process_available   ? "not reported by the driver"
-                     : r->view->process_attributed ? "attributed"
-                                                   : "unattributed";
     for (g = 0; g < r->ngpus; g++)
         json_array_append_new(
             gpus, json_pack("{s:i, s:s, s:s, s:I, s:s, s:o}", "index", (int)g, "name",
@@ -398,40 +390,19 @@ static int render_measurement(vs_ctx *ctx, const json_t *sheet, const char *run_
                                  r->nvml_version,
                                  r->view->samples,
                                  r->interval_ms,
-                                 r->view->max_gap_ms};
-        if (vs_render_measure_run(&text, &html, &v, rows) < 0) {
-            json_decref(prow);
-            json_decref(gpus);
-            rc = vs_error_oom(err);
-            goto done;
-        }
+                                 r->view->max_gap_ms,
+                                 r->memory_api,
+                                 r->process_api,
+                                 r->view->cpu_ns,
+                                 r->view->errors};
+        bundle = vs_render_measure_result(&v, rows, gpus);
     }
-    payload = json_pack(
-        "{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:b, s:b, s:i, s:o, s:i, s:o, s:s, s:b, s:o, s:o,"
-        " s:{s:o, s:o, s:s, s:s}, s:{s:i, s:I, s:I, s:I, s:I}}",
-        "kind", "measurement", "run", run_id, "rows", prow, "exit_status", r->run.exit_status,
-        "overflow_phase", vs_verbs_measure_str_or_null(r->overflow_phase), "command", command,
-        "elapsed_ms", (json_int_t)r->run.elapsed_ms, "timed_out", r->run.timed_out, "interrupted",
-        0, "signal", r->run.term_signal, "oom_pattern",
-        vs_verbs_measure_str_or_null(r->run.oom_pattern), "leftovers", r->run.leftovers, "triage",
-        r->overflow_phase[0] ? json_string(vs_measure_triage(r->overflow_phase)) : json_null(),
-        "process_memory", process_memory, "validates_card", validates, "card_check",
-        validates ? json_null() : json_string(vs_buf_str(&why)), "gpus", gpus, "versions", "driver",
-        vs_verbs_measure_str_or_null(r->driver), "nvml",
-        vs_verbs_measure_str_or_null(r->nvml_version), "memory_api", r->memory_api, "process_api",
-        r->process_api, "sampler", "interval_ms", r->interval_ms, "samples",
-        (json_int_t)r->view->samples, "max_gap_ms", (json_int_t)r->view->max_gap_ms, "cpu_ns",
-        (json_int_t)r->view->cpu_ns, "errors", (json_int_t)r->view->errors);
-    /* a run again with the same result: which run it restates (the payload's
-     * run), and that nothing new was recorded */
-    if (payload && restated_by)
-        json_object_set_new(payload, "restates", json_true());
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
-done:
+    json_decref(gpus);
     vs_buf_free(&why);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)

@@ -59,11 +59,6 @@ json_t *vs_verbs_measure_measurement_new(const json_t *sheet, const char *run, c
                                          json_t *dims_take, const char *stage, const char *host,
                                          int rank_known, unsigned rank, int64_t at);
 
-/* A new row of a `measurement` payload: the layout's keys of m (run, phase,
- * gpu, gpu_name, counter, scope, peak_bytes, dims, stage, validates_card);
- * NULL when memory is short. */
-json_t *vs_verbs_measure_payload_row(const json_t *m);
-
 /* ------------------------------------------------------ a running measure */
 
 /* The gauge's last state, kept so that a run that restates an earlier one

@@ -403,10 +403,10 @@ static int import_verb(vs_ctx *ctx, const vs_line *line, const char *into, vs_er
     json_t *sheet = vs_ctx_sheet(ctx), *rows = json_array();
     const vs_arg *fa = vs_line_pair(line, "format");
     const vs_importer *imp = NULL;
-    size_t f, nfiles = vs_line_npositional(line), nlines = 0, i;
+    size_t f, nfiles = vs_line_npositional(line), nlines = 0;
     int restated = 0;
     vs_import im;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_bundle *bundle;
     int rc;
     if ((rc = vs_import_init(&im)) < 0 || !sheet || !rows) {
         json_decref(rows);
@@ -436,40 +436,15 @@ static int import_verb(vs_ctx *ctx, const vs_line *line, const char *into, vs_er
     }
     if ((rc = import_into_sheet(ctx, sheet, &im, rows, &restated, into, err)) < 0)
         goto done;
-    {
-        json_t *prow = json_array(), *m;
-        if (!prow) {
-            rc = vs_error_oom(err);
-            goto done;
-        }
-        json_array_foreach(rows, i, m)
-        {
-            json_t *pr = vs_verbs_measure_payload_row(m);
-            if (pr) {
-                static const char *const extra[] = {"text", "resolution_bytes", "value",
-                                                    "unit", "engine_version",   NULL};
-                size_t k;
-                for (k = 0; extra[k]; k++)
-                    json_object_set(pr, extra[k], json_object_get(m, extra[k]));
-            }
-            json_array_append_new(prow, pr);
-        }
-        if (vs_render_measure_import(&text, &html, rows, restated, nfiles - 1, nlines) < 0) {
-            json_decref(prow);
-            rc = vs_error_oom(err);
-            goto done;
-        }
-        rc = vs_ctx_emit_text(ctx, &text, &html,
-                              json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind",
-                                        "measurement", "rows", prow, "exit_status",
-                                        "overflow_phase", "imported", "files",
-                                        (json_int_t)(nfiles - 1), "lines", (json_int_t)nlines,
-                                        "runs", (json_int_t)(into ? 0 : json_object_size(im.runs))),
-                              err);
+    bundle = vs_render_measure_import_result(rows, restated, nfiles - 1, nlines,
+                                             into ? 0 : json_object_size(im.runs));
+    if (!bundle) {
+        rc = vs_error_oom(err);
+        goto done;
     }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
 done:
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     vs_import_clear(&im);
     json_decref(rows);
     return rc;

@@ -82,10 +82,11 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *amount = vs_line_positional(line, 0), *scope = vs_line_pair(line, "scope");
     const vs_arg *gname = vs_line_pair(line, "gpu_name"), *stage = vs_line_pair(line, "stage");
     const vs_arg *host = vs_line_pair(line, "host");
-    json_t *sheet, *dims, *m, *ms, *rows, *again = NULL;
+    json_t *sheet, *dims, *m, *ms, *again = NULL;
     uint64_t bytes, gpu = 0, rank = 0;
     int rc, has_gpu = 0, has_rank = 0;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, why = VS_BUF_INIT;
+    vs_buf why = VS_BUF_INIT;
+    vs_bundle *bundle;
     int valid;
     static const char syntax[] = "record phase=NAME gpu=I counter=NAME BYTES [length=N] "
                                  "[concurrency=N] [microbatch=N] [resolution=WxH] [frames=N] "
@@ -147,39 +148,26 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
             (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
     }
     ms = vs_verbs_measure_ensure_array(sheet, "measurements");
-    rows = json_array();
     if (m && ms && (again = same_typed(ms, m)) != NULL) {
         /* the same line run again (Run All twice) restates it: one measurement */
         json_decref(m);
         m = json_incref(again);
     } else
         again = NULL;
-    if (!m || !ms || !rows || (!again && json_array_append(ms, m) < 0)) {
+    if (!m || !ms || (!again && json_array_append(ms, m) < 0)) {
         json_decref(m);
-        json_decref(rows);
         return vs_error_oom(err);
     }
-    json_array_append_new(rows, vs_verbs_measure_payload_row(m));
     valid = json_is_true(json_object_get(m, "validates_card"));
     if (!valid)
         vs_derived_dims_validate(sheet, json_object_get(m, "dims"), &why);
-    rc = vs_render_measure_record(&text, &html, m, again != NULL, valid ? NULL : vs_buf_str(&why));
+    bundle = vs_render_measure_record_result(m, again != NULL, valid ? NULL : vs_buf_str(&why));
     json_decref(m);
-    if (rc < 0) {
-        json_decref(rows);
-        vs_buf_free(&text);
-        vs_buf_free(&html);
-        vs_buf_free(&why);
-        return vs_error_oom(err);
-    }
-    rc = vs_ctx_emit_text(ctx, &text, &html,
-                          json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
-                                    "exit_status", "overflow_phase"),
-                          err);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     vs_buf_free(&why);
-    return rc;
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- measured */
@@ -234,10 +222,9 @@ static int measured_weights(vs_ctx *ctx, json_t *sheet, const json_t *found, con
     const char *fmt = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
     uint64_t bytes = (uint64_t)json_integer_value(json_object_get(found, "peak_bytes"));
     int load_phase = ph && (strstr(ph, "load") || strstr(ph, "weight"));
-    char source[400], desc[96], gtext[40];
+    char source[400], gtext[40];
     json_t *g = json_object_get(found, "gpu"), *wf;
-    vs_buf text = VS_BUF_INIT;
-    int rc;
+    vs_bundle *bundle;
     if (vs_compare_counter_class(ct) != VS_CMP_WEIGHTS && !load_phase)
         return vs_error_set_at(err, VS_EVALUE, from->line, from->value_column,
                                "measurement %s (counter %s, phase %s) is not a figure of the "
@@ -256,20 +243,10 @@ static int measured_weights(vs_ctx *ctx, json_t *sheet, const json_t *found, con
                    "by_dtype", "other_dtype", "files", "measured", source, "format_measured", fmt);
     if (!wf || json_object_set_new(sheet, "weights_files", wf))
         return vs_error_oom(err);
-    vs_units_describe(desc, sizeof desc, bytes);
-    vs_buf_printf(&text,
-                  "weights measured (format %s): %s, %s; weights do not depend on length "
-                  "or concurrency, so the figure stands until the model or the format "
-                  "changes\n",
-                  fmt ? fmt : "not set", desc, source);
-    rc = vs_ctx_emit_text(ctx, &text, NULL,
-                          json_pack("{s:s, s:s, s:I, s:s, s:s, s:b}", "kind", "component", "name",
-                                    "weights", "bytes", (json_int_t)bytes, "status",
-                                    vs_vocab_status_name(VS_STATUS_MEASURED), "source", source,
-                                    "validates_card", 1),
-                          err);
-    vs_buf_free(&text);
-    return rc;
+    if (!(bundle = vs_render_measured_weights(fmt, bytes, source)))
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -282,7 +259,8 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_vocab_class class_of;
     size_t i;
     char run[64] = "", phase[64] = "", counter[64] = "", source[600];
-    vs_buf text = VS_BUF_INIT, gpus = VS_BUF_INIT;
+    vs_buf gpus = VS_BUF_INIT;
+    vs_bundle *bundle;
     static const char syntax[] = "measured NAME from=RUN:PHASE:COUNTER [gpu=I] [class=CLASS] "
                                  "(or from=#N, the N-th of `measurements`)";
     if ((rc = vs_line_check_keys(line, vs_verbs_measure_measured_keys, err)) < 0)
@@ -426,61 +404,38 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
             json_string_value(json_object_get(found, "phase")), cls ? cls->value : NULL, err);
         if (rc < 0)
             return rc;
-        vs_render_measured_component(
-            &text, name->value, (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")),
-            source, log_item, sc);
+        bundle = vs_render_measured_component_result(
+            name->value, (uint64_t)json_integer_value(json_object_get(found, "peak_bytes")), source,
+            log_item, sc);
     }
-    rc = vs_ctx_emit_text(ctx, &text, NULL,
-                          json_pack("{s:s, s:s, s:O, s:s, s:s, s:b}", "kind", "component", "name",
-                                    name->value, "bytes", json_object_get(found, "peak_bytes"),
-                                    "status", vs_vocab_status_name(VS_STATUS_MEASURED), "source",
-                                    source, "validates_card", !log_item),
-                          err);
-    vs_buf_free(&text);
-    return rc;
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }
 
 /* ------------------------------------------------------------ measurements */
 
 int vs_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    json_t *sheet = vs_ctx_sheet(ctx), *m, *rows, *ms;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *sheet = vs_ctx_sheet(ctx), *m, *ms;
+    vs_bundle *bundle;
     int *valid;
     size_t i;
-    int rc;
     if (line->nargs)
         return vs_error_set(err, VS_EVALUE, "expected `measurements` alone");
     if (!sheet)
         return vs_error_oom(err);
     ms = vs_sheet_array(sheet, "measurements");
-    rows = json_array();
     valid = calloc(json_array_size(ms) ? json_array_size(ms) : 1, sizeof *valid);
-    if (!rows || !valid) {
-        json_decref(rows);
-        free(valid);
+    if (!valid)
         return vs_error_oom(err);
-    }
-    vs_json_array_foreach(ms, i, m)
-    {
-        json_t *prow = vs_verbs_measure_payload_row(m);
-        /* against the card as it is now, not the flag frozen at record time */
-        valid[i] = vs_derived_measurement_validates(sheet, m, NULL);
-        if (prow)
-            json_object_set_new(prow, "validates_card", json_boolean(valid[i]));
-        json_array_append_new(rows, prow);
-    }
-    rc = vs_render_measurements(&text, &html, ms, valid);
+    /* against the card as it is now, not the flag frozen at record time */
+    vs_json_array_foreach(ms, i, m) valid[i] = vs_derived_measurement_validates(sheet, m, NULL);
+    bundle = vs_render_measurements_result(ms, valid);
     free(valid);
-    if (rc < 0) {
-        json_decref(rows);
-        rc = vs_error_oom(err);
-    } else
-        rc = vs_ctx_emit_text(ctx, &text, &html,
-                              json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
-                                        "exit_status", "overflow_phase"),
-                              err);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
-    return rc;
+    if (!bundle)
+        return vs_error_oom(err);
+    vs_ctx_emit(ctx, bundle);
+    return 0;
 }

@@ -146,14 +146,3 @@ json_t *vs_verbs_measure_measurement_new(const json_t *sheet, const char *run, c
     }
     return m;
 }
-
-json_t *vs_verbs_measure_payload_row(const json_t *m)
-{
-    return json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "phase",
-                     json_object_get(m, "phase"), "gpu", json_object_get(m, "gpu"), "gpu_name",
-                     json_object_get(m, "gpu_name"), "counter", json_object_get(m, "counter"),
-                     "scope", json_object_get(m, "scope"), "peak_bytes",
-                     json_object_get(m, "peak_bytes"), "dims", json_object_get(m, "dims"), "stage",
-                     json_object_get(m, "stage"), "validates_card",
-                     json_object_get(m, "validates_card"), "run", json_object_get(m, "run"));
-}

@@ -156,12 +156,13 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     static const char *const syntax = "commit \"MESSAGE\" [replace]";
     const vs_arg *m = vs_line_positional(line, 0), *w = vs_line_positional(line, 1);
-    json_t *sheet = vs_ctx_sheet(ctx), *payload;
+    json_t *sheet = vs_ctx_sheet(ctx);
+    vs_bundle *bundle;
     vs_store *st = NULL;
     vs_store_write wr;
     vs_store_commit_info info;
     vs_records_commit shown;
-    vs_buf msg = VS_BUF_INIT, text = VS_BUF_INIT, html = VS_BUF_INIT, warn = VS_BUF_INIT;
+    vs_buf msg = VS_BUF_INIT, warn = VS_BUF_INIT;
     char *json = NULL, *md = NULL;
     const char *id;
     int rc;
@@ -221,16 +222,12 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.unchanged = info.unchanged;
     shown.held_earlier = info.held_earlier;
     shown.attempts = info.attempts;
-    vs_records_render_commit(&shown, &text, &html);
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s?, s:s?}", "kind",
-                        "commit", "sheet", id, "commit", info.commit, "branch", info.branch,
-                        "records", vs_store_path(st), "blob", info.blob, "created", info.created,
-                        "attempts", info.attempts, "unchanged", info.unchanged, "held_earlier",
-                        info.held_earlier, "joined", *info.joined ? info.joined : NULL, "warning",
-                        !info.unchanged && warn.len ? vs_buf_str(&warn) : NULL);
-    if (payload && *info.repaired)
-        json_object_set_new(payload, "repaired", json_string(info.repaired));
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    if (!(bundle = vs_records_commit_bundle(&shown, info.blob))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
     goto done;
 fail:
     vs_verbs_records_at_line(line, err, rc);
@@ -239,8 +236,6 @@ done:
     free(json);
     free(md);
     vs_buf_free(&msg);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     vs_buf_free(&warn);
     return rc;
 }
@@ -252,10 +247,9 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
     vs_store *st = NULL;
     vs_store_revisions h = {0};
     vs_records_info shown;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_bundle *bundle;
     char branch[VS_STORE_BRANCH_MAX] = "main", **ids = NULL;
     size_t n = 0, i;
-    json_t *list = NULL, *payload;
     int rc;
     if ((rc = vs_verbs_records_open_store(ctx, &st, err)) < 0 ||
         (rc = vs_store_branch(st, branch, sizeof branch, err)) < 0 ||
@@ -264,12 +258,6 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
         vs_verbs_records_at_line(line, err, rc);
         goto done;
     }
-    if (!(list = json_array())) {
-        rc = vs_error_oom(err);
-        goto done;
-    }
-    for (i = 0; i < n; i++)
-        json_array_append_new(list, json_string(ids[i]));
     shown.said = said;
     shown.path = vs_store_path(st);
     shown.exists = vs_store_exists(st);
@@ -278,21 +266,18 @@ static int records_info(vs_ctx *ctx, const vs_line *line, const char *said, vs_e
     shown.sheets = (const char *const *)ids;
     shown.nsheets = n;
     shown.tip = h.n ? h.revs[0].commit : NULL;
-    vs_records_render_info(&shown, &text, &html);
-    payload =
-        json_pack("{s:s, s:s, s:b, s:b, s:s, s:O, s:s?}", "kind", "records", "path",
-                  vs_store_path(st), "exists", vs_store_exists(st), "bare", vs_store_is_bare(st),
-                  "branch", branch, "sheets", list, "tip", h.n ? h.revs[0].commit : NULL);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    if (!(bundle = vs_records_info_bundle(&shown))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
 done:
     for (i = 0; i < n; i++)
         free(ids[i]);
     free(ids);
-    json_decref(list);
     vs_store_revisions_clear(&h);
     vs_store_free(st);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     return rc;
 }
 
@@ -363,21 +348,19 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
 
 /* The pull's recomputed sheets as the renderer reads them (borrowing fixed's
  * strings) and as the payload lists them (ids). */
-static int refreshed_of(const json_t *fixed, vs_records_refresh **out, json_t **ids)
+static int refreshed_of(const json_t *fixed, vs_records_refresh **out)
 {
     json_t *f;
     size_t i, n = json_array_size(fixed);
-    *ids = json_array();
     *out = calloc(n ? n : 1, sizeof **out);
-    if (!*ids || !*out)
+    if (!*out)
         return VS_ENOMEM;
     vs_json_array_foreach(fixed, i, f)
     {
         (*out)[i].sheet = vs_json_str_of(f, "sheet");
         (*out)[i].commit = vs_json_str_of(f, "commit");
         (*out)[i].measurements = (int)json_integer_value(json_object_get(f, "measurements"));
-        if (!(*out)[i].sheet || !(*out)[i].commit ||
-            json_array_append(*ids, json_object_get(f, "sheet")) < 0)
+        if (!(*out)[i].sheet || !(*out)[i].commit)
             return VS_ENOMEM;
     }
     return 0;
@@ -390,8 +373,8 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
     vs_store_sync s;
     vs_records_sync shown;
     vs_records_refresh *refreshed = NULL;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *payload, *fixed = json_array(), *ids = NULL;
+    vs_bundle *bundle;
+    json_t *fixed = json_array();
     int rc;
     if (!fixed)
         return vs_error_oom(err);
@@ -408,7 +391,7 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
         if (!s.up_to_date && (rc = refresh_pulled(ctx, st, &s, fixed, err)) < 0)
             goto fail;
     }
-    if (refreshed_of(fixed, &refreshed, &ids) < 0) {
+    if (refreshed_of(fixed, &refreshed) < 0) {
         rc = vs_error_oom(err);
         goto done;
     }
@@ -425,16 +408,12 @@ static int records_sync(vs_ctx *ctx, const vs_line *line, int push, const vs_arg
     shown.repaired = s.repaired;
     shown.refreshed = refreshed;
     shown.nrefreshed = json_array_size(fixed);
-    vs_records_render_sync(&shown, &text, &html);
-    payload = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:b, s:b, s:b}", "kind",
-                        push ? "push" : "pull", "records", vs_store_path(st), "remote", s.remote,
-                        "branch", s.branch, "before", *s.local_before ? s.local_before : NULL,
-                        "after", *s.local_after ? s.local_after : NULL, "remote_tip",
-                        *s.remote_after ? s.remote_after : NULL, "up_to_date", s.up_to_date,
-                        "merged", s.merged, "fast_forward", s.fast_forward);
-    if (payload && !push)
-        json_object_set(payload, "recomputed", ids);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    if (!(bundle = vs_records_sync_bundle(&shown, vs_store_path(st), s.fast_forward))) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
     goto done;
 fail:
     if (remote)
@@ -443,11 +422,8 @@ fail:
         vs_verbs_records_at_line(line, err, rc);
 done:
     json_decref(fixed);
-    json_decref(ids);
     free(refreshed);
     vs_store_free(st);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     return rc;
 }
 

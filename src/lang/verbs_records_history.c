@@ -84,7 +84,7 @@ int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_store *st = NULL;
     vs_store_blob blob = {0};
     vs_records_show shown;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_bundle *bundle;
     char id[VS_SHEET_ID_MAX], *md = NULL;
     const char *rev = NULL;
     int rc, loaded = 0;
@@ -107,11 +107,6 @@ int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = vs_error_oom(err);
         goto done;
     }
-    json_object_del(payload, "_base_blob");
-    json_object_set_new(payload, "kind", json_string("sheet"));
-    json_object_set_new(payload, "revision",
-                        json_pack("{s:s, s:s, s:s}", "commit", blob.commit, "blob", blob.blob,
-                                  "records", vs_store_path(st)));
     if (!vs_ctx_find_sheet(ctx, id)) {
         if ((rc = vs_ctx_add_sheet(ctx, sheet, err)) < 0) {
             sheet = NULL;
@@ -125,17 +120,20 @@ int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.commit = blob.commit;
     shown.md = md;
     shown.opened = loaded;
-    vs_records_render_show(&shown, &text, &html);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    bundle = vs_records_show_bundle(&shown, payload, blob.blob, vs_store_path(st));
     payload = NULL;
+    if (!bundle) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
 done:
     json_decref(payload);
     json_decref(sheet);
     free(md);
     vs_store_blob_clear(&blob);
     vs_store_free(st);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     return rc;
 }
 
@@ -343,12 +341,12 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const vs_arg *gpu = vs_line_pair(line, "gpu"), *sw = vs_line_pair(line, "software");
     const vs_arg *keep = vs_line_pair(line, "keep_offers"), *eng = vs_line_pair(line, "engine");
     vs_buf card = VS_BUF_INIT;
-    json_t *old = NULL, *fresh = NULL, *ms, *m, *payload;
+    json_t *old = NULL, *fresh = NULL, *ms, *m, *lineage = NULL, *facts = NULL;
+    vs_bundle *bundle;
     int keep_offers = 0;
     vs_store *st = NULL;
     vs_store_blob blob = {0};
     vs_records_reproduce shown;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     char id[VS_SHEET_ID_MAX], new_id[VS_SHEET_ID_MAX];
     const char *rev = NULL;
     char why[VS_ERROR_MESSAGE_MAX];
@@ -442,53 +440,44 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.engine = eng ? eng->value : NULL;
     shown.marked = marked;
     shown.measurements = nm;
-    payload = json_pack("{s:s, s:s, s:s, s:O, s:i, s:i, s:s?, s:s?, s:s?}", "kind", "reproduce",
-                        "sheet", new_id, "title", title->value, "lineage",
-                        json_object_get(fresh, "lineage"), "to_remeasure", (int)marked,
-                        "measurements", (int)nm, "gpu", gpu ? gpu->value : NULL, "software",
-                        sw ? sw->value : NULL, "engine", eng ? eng->value : NULL);
-    if (!payload) {
+    lineage = json_incref(json_object_get(fresh, "lineage"));
+    if (!(facts = json_object())) {
         rc = vs_error_oom(err);
         goto done;
     }
-    if (gpu)
-        json_object_set_new(payload, "keep_offers", json_boolean(keep_offers));
     rc = vs_ctx_add_sheet(ctx, fresh, err);
     fresh = NULL;
-    if (rc < 0) {
-        json_decref(payload);
+    if (rc < 0)
         goto fail_line;
-    }
     /* the offer first, then the card's changes, the campaign's summary last
      * (the cell's result); a name the catalogue does not know leaves the
      * campaign without that offer, and the summary says so and how to add it */
     if (gpu && (rc = add_gpu_offer(ctx, line, gpu->value, err)) < 0) {
-        if (rc != VS_ENOTFOUND) {
-            json_decref(payload);
+        if (rc != VS_ENOTFOUND)
             goto done;
-        }
         snprintf(why, sizeof why, "%s", err->message);
         vs_error_clear(err);
         shown.offer_missing = why;
-        json_object_set_new(payload, "offer_missing", json_string(why));
     }
-    if ((rc = vs_reproduce_card_apply(ctx, line, payload, &card, err)) < 0) {
-        json_decref(payload);
+    if ((rc = vs_reproduce_card_apply(ctx, line, facts, &card, err)) < 0)
+        goto done;
+    shown.card = card.len ? vs_buf_str(&card) : NULL;
+    if (!(bundle = vs_records_reproduce_bundle(&shown, lineage, facts))) {
+        rc = vs_error_oom(err);
         goto done;
     }
-    shown.card = card.len ? vs_buf_str(&card) : NULL;
-    vs_records_render_reproduce(&shown, &text, &html);
-    rc = vs_ctx_emit_text(ctx, &text, &html, payload, err);
+    vs_ctx_emit(ctx, bundle);
+    rc = 0;
     goto done;
 fail_line:
     vs_verbs_records_at_line(line, err, rc);
 done:
     json_decref(old);
     json_decref(fresh);
+    json_decref(lineage);
+    json_decref(facts);
     vs_store_blob_clear(&blob);
     vs_store_free(st);
-    vs_buf_free(&text);
-    vs_buf_free(&html);
     vs_buf_free(&card);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render/bundle.h"
+#include "render/result.h"
 #include "sheet/units.h"
 
 static void amount(char *out, size_t n, int has, int64_t v)
@@ -141,4 +142,17 @@ int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **
     if (!*payload || vs_buf_failed(text) || vs_buf_failed(html))
         return VS_ENOMEM;
     return 0;
+}
+
+vs_bundle *vs_render_compare(const vs_compare *c)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload = NULL;
+    if (vs_compare_render(c, &text, &html, &payload) < 0) {
+        json_decref(payload);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return NULL;
+    }
+    return vs_render_finish(&text, &html, NULL, payload);
 }

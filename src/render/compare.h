@@ -10,11 +10,16 @@
 
 #include <jansson.h>
 
+#include "render/bundle.h"
 #include "sheet/compare.h"
 #include "util/buf.h"
 
 /* Appends the text and HTML to text and html, and sets *payload to a new
  * object. 0 or VS_ENOMEM. */
 int vs_compare_render(const vs_compare *c, vs_buf *text, vs_buf *html, json_t **payload);
+
+/* The `compare` result whole: the text, HTML and payload above as one bundle.
+ * NULL when memory is short. */
+vs_bundle *vs_render_compare(const vs_compare *c);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "render/bundle.h"
 #include "render/gauge.h"
+#include "render/result.h"
 #include "sheet/units.h"
 #include "sheet/vocab.h"
 #include "util/error.h"
@@ -327,4 +328,158 @@ void vs_render_measure_incomplete(vs_buf *why)
     if (why->len)
         vs_buf_puts(why, "; ");
     vs_buf_puts(why, "the run did not complete (it failed or overflowed)");
+}
+
+/* ------------------------------------------------------------ the payloads */
+
+json_t *vs_render_measure_payload_row(const json_t *m)
+{
+    return json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "phase",
+                     json_object_get(m, "phase"), "gpu", json_object_get(m, "gpu"), "gpu_name",
+                     json_object_get(m, "gpu_name"), "counter", json_object_get(m, "counter"),
+                     "scope", json_object_get(m, "scope"), "peak_bytes",
+                     json_object_get(m, "peak_bytes"), "dims", json_object_get(m, "dims"), "stage",
+                     json_object_get(m, "stage"), "validates_card",
+                     json_object_get(m, "validates_card"), "run", json_object_get(m, "run"));
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+vs_bundle *vs_render_measure_result(const vs_measure_run_view *v, const json_t *rows,
+                                    const json_t *gpus)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload, *prow = json_array(), *m;
+    const char *process_memory = !v->process_available   ? "not reported by the driver"
+                                 : v->process_attributed ? "attributed"
+                                                         : "unattributed";
+    const char *overflow = v->overflow_phase ? v->overflow_phase : "";
+    size_t i;
+    if (!prow || vs_render_measure_run(&text, &html, v, rows) < 0) {
+        json_decref(prow);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return NULL;
+    }
+    json_array_foreach(rows, i, m) json_array_append_new(prow, vs_render_measure_payload_row(m));
+    payload = json_pack(
+        "{s:s, s:s, s:o, s:i, s:o, s:s, s:I, s:b, s:b, s:i, s:o, s:i, s:o, s:s, s:b, s:o, s:O,"
+        " s:{s:o, s:o, s:s, s:s}, s:{s:i, s:I, s:I, s:I, s:I}}",
+        "kind", "measurement", "run", v->run, "rows", prow, "exit_status", v->exit_status,
+        "overflow_phase", str_or_null(overflow), "command", v->command, "elapsed_ms",
+        (json_int_t)v->elapsed_ms, "timed_out", v->timed_out, "interrupted", 0, "signal",
+        v->term_signal, "oom_pattern", str_or_null(v->oom_pattern), "leftovers", v->leftovers,
+        "triage", overflow[0] ? json_string(v->triage) : json_null(), "process_memory",
+        process_memory, "validates_card", v->not_valid_why == NULL, "card_check",
+        v->not_valid_why ? json_string(v->not_valid_why) : json_null(), "gpus", gpus, "versions",
+        "driver", str_or_null(v->driver), "nvml", str_or_null(v->nvml_version), "memory_api",
+        v->memory_api, "process_api", v->process_api, "sampler", "interval_ms", v->interval_ms,
+        "samples", (json_int_t)v->samples, "max_gap_ms", (json_int_t)v->max_gap_ms, "cpu_ns",
+        (json_int_t)v->cpu_ns, "errors", (json_int_t)v->errors);
+    /* a run again with the same result: which run it restates (the payload's
+     * run), and that nothing new was recorded */
+    if (payload && v->restates)
+        json_object_set_new(payload, "restates", json_true());
+    return vs_render_finish(&text, &html, NULL, payload);
+}
+
+vs_bundle *vs_render_measure_import_result(const json_t *rows, int restated, size_t nfiles,
+                                           size_t nlines, size_t nruns)
+{
+    static const char *const extra[] = {"text", "resolution_bytes", "value",
+                                        "unit", "engine_version",   NULL};
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *prow = json_array(), *m;
+    size_t i, k;
+    if (!prow || vs_render_measure_import(&text, &html, rows, restated, nfiles, nlines) < 0) {
+        json_decref(prow);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return NULL;
+    }
+    json_array_foreach(rows, i, m)
+    {
+        json_t *pr = vs_render_measure_payload_row(m);
+        for (k = 0; pr && extra[k]; k++)
+            json_object_set(pr, extra[k], json_object_get(m, extra[k]));
+        json_array_append_new(prow, pr);
+    }
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:o, s:n, s:n, s:{s:I, s:I, s:I}}", "kind",
+                                      "measurement", "rows", prow, "exit_status", "overflow_phase",
+                                      "imported", "files", (json_int_t)nfiles, "lines",
+                                      (json_int_t)nlines, "runs", (json_int_t)nruns));
+}
+
+vs_bundle *vs_render_measure_record_result(const json_t *m, int again, const char *not_valid_why)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *rows = json_array();
+    if (!rows || vs_render_measure_record(&text, &html, m, again, not_valid_why) < 0) {
+        json_decref(rows);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return NULL;
+    }
+    json_array_append_new(rows, vs_render_measure_payload_row(m));
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
+                                      "exit_status", "overflow_phase"));
+}
+
+vs_bundle *vs_render_measurements_result(const json_t *ms, const int *valid)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *rows = json_array(), *m;
+    size_t i;
+    if (!rows || vs_render_measurements(&text, &html, ms, valid) < 0) {
+        json_decref(rows);
+        vs_buf_free(&text);
+        vs_buf_free(&html);
+        return NULL;
+    }
+    json_array_foreach(ms, i, m)
+    {
+        json_t *prow = vs_render_measure_payload_row(m);
+        if (prow)
+            json_object_set_new(prow, "validates_card", json_boolean(valid[i]));
+        json_array_append_new(rows, prow);
+    }
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:o, s:n, s:n}", "kind", "measurement", "rows", rows,
+                                      "exit_status", "overflow_phase"));
+}
+
+static vs_bundle *component_result(vs_buf *text, const char *name, uint64_t bytes,
+                                   const char *source, int validates)
+{
+    return vs_render_finish(text, NULL, NULL,
+                            json_pack("{s:s, s:s, s:I, s:s, s:s, s:b}", "kind", "component", "name",
+                                      name, "bytes", (json_int_t)bytes, "status",
+                                      vs_vocab_status_name(VS_STATUS_MEASURED), "source", source,
+                                      "validates_card", validates));
+}
+
+vs_bundle *vs_render_measured_component_result(const char *name, uint64_t bytes, const char *source,
+                                               int log_item, const char *scope)
+{
+    vs_buf text = VS_BUF_INIT;
+    vs_render_measured_component(&text, name, bytes, source, log_item, scope);
+    return component_result(&text, name, bytes, source, !log_item);
+}
+
+vs_bundle *vs_render_measured_weights(const char *format, uint64_t bytes, const char *source)
+{
+    vs_buf text = VS_BUF_INIT;
+    char desc[96];
+    vs_units_describe(desc, sizeof desc, bytes);
+    vs_buf_printf(&text,
+                  "weights measured (format %s): %s, %s; weights do not depend on length "
+                  "or concurrency, so the figure stands until the model or the format "
+                  "changes\n",
+                  format ? format : "not set", desc, source);
+    return component_result(&text, "weights", bytes, source, 1);
 }

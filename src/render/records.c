@@ -292,3 +292,88 @@ void vs_records_render_sync(const vs_records_sync *s, vs_buf *text, vs_buf *html
         vs_buf_printf(text, "warning: %s\n", s->warning);
     html_para(text, html);
 }
+
+vs_bundle *vs_records_commit_bundle(const vs_records_commit *c, const char *blob)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload;
+    vs_records_render_commit(c, &text, &html);
+    payload = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:b, s:b, s:s?, s:s?}", "kind",
+                        "commit", "sheet", c->sheet, "commit", c->commit, "branch", c->branch,
+                        "records", c->records, "blob", blob, "created", c->created, "attempts",
+                        c->attempts, "unchanged", c->unchanged, "held_earlier", c->held_earlier,
+                        "joined", has(c->joined) ? c->joined : NULL, "warning",
+                        !c->unchanged && has(c->axes) ? c->axes : NULL);
+    if (payload && has(c->repaired))
+        json_object_set_new(payload, "repaired", json_string(c->repaired));
+    return vs_render_finish(&text, &html, NULL, payload);
+}
+
+vs_bundle *vs_records_info_bundle(const vs_records_info *r)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *list = json_array();
+    size_t i;
+    for (i = 0; list && i < r->nsheets; i++)
+        json_array_append_new(list, json_string(r->sheets[i]));
+    vs_records_render_info(r, &text, &html);
+    return vs_render_finish(&text, &html, NULL,
+                            json_pack("{s:s, s:s, s:b, s:b, s:s, s:o, s:s?}", "kind", "records",
+                                      "path", r->path, "exists", r->exists, "bare", r->bare,
+                                      "branch", r->branch, "sheets", list, "tip", r->tip));
+}
+
+vs_bundle *vs_records_sync_bundle(const vs_records_sync *s, const char *records, int fast_forward)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload, *ids = json_array();
+    size_t i;
+    for (i = 0; ids && i < s->nrefreshed; i++)
+        json_array_append_new(ids, json_string(s->refreshed[i].sheet));
+    vs_records_render_sync(s, &text, &html);
+    payload = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:b, s:b, s:b}", "kind",
+                        s->push ? "push" : "pull", "records", records, "remote", s->remote,
+                        "branch", s->branch, "before", has(s->before) ? s->before : NULL, "after",
+                        has(s->after) ? s->after : NULL, "remote_tip",
+                        has(s->remote_after) ? s->remote_after : NULL, "up_to_date", s->up_to_date,
+                        "merged", s->merged, "fast_forward", fast_forward);
+    if (payload && !s->push)
+        json_object_set(payload, "recomputed", ids);
+    json_decref(ids);
+    return vs_render_finish(&text, &html, NULL, payload);
+}
+
+vs_bundle *vs_records_show_bundle(const vs_records_show *s, json_t *doc_take, const char *blob,
+                                  const char *records)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    if (doc_take) {
+        json_object_del(doc_take, "_base_blob");
+        json_object_set_new(doc_take, "kind", json_string("sheet"));
+        json_object_set_new(
+            doc_take, "revision",
+            json_pack("{s:s, s:s, s:s}", "commit", s->commit, "blob", blob, "records", records));
+    }
+    vs_records_render_show(s, &text, &html);
+    return vs_render_finish(&text, &html, NULL, doc_take);
+}
+
+vs_bundle *vs_records_reproduce_bundle(const vs_records_reproduce *r, const json_t *lineage,
+                                       const json_t *card)
+{
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *payload = json_pack(
+        "{s:s, s:s, s:s, s:O, s:i, s:i, s:s?, s:s?, s:s?}", "kind", "reproduce", "sheet", r->sheet,
+        "title", r->title, "lineage", lineage, "to_remeasure", (int)r->marked, "measurements",
+        (int)r->measurements, "gpu", r->gpu, "software", r->software, "engine", r->engine);
+    if (payload && r->gpu)
+        json_object_set_new(payload, "keep_offers", json_boolean(r->keep_offers));
+    if (payload && r->offer_missing)
+        json_object_set_new(payload, "offer_missing", json_string(r->offer_missing));
+    if (payload && card && json_object_update(payload, (json_t *)card) < 0) {
+        json_decref(payload);
+        payload = NULL;
+    }
+    vs_records_render_reproduce(r, &text, &html);
+    return vs_render_finish(&text, &html, NULL, payload);
+}

@@ -41,6 +41,12 @@ typedef struct vs_records_commit {
 
 void vs_records_render_commit(const vs_records_commit *c, vs_buf *text, vs_buf *html);
 
+/* The result of `commit`: that text and the payload (kind "commit": sheet,
+ * commit, branch, records, blob (the sheet's blob at that commit), created,
+ * attempts, unchanged, held_earlier, joined, the axes' warning on a new
+ * commit, repaired). NULL when memory is short. */
+vs_bundle *vs_records_commit_bundle(const vs_records_commit *c, const char *blob);
+
 /* --- history --- */
 
 typedef struct vs_records_revision {
@@ -75,6 +81,13 @@ typedef struct vs_records_show {
 
 void vs_records_render_show(const vs_records_show *s, vs_buf *text, vs_buf *html);
 
+/* The result of `show`: that text and the payload, the sheet as read (doc,
+ * taken: a copy the verb made before opening it; its runtime key _base_blob
+ * dropped) with kind "sheet" and its revision (commit, blob, records). NULL
+ * when memory is short. */
+vs_bundle *vs_records_show_bundle(const vs_records_show *s, json_t *doc_take, const char *blob,
+                                  const char *records);
+
 /* --- reproduce --- */
 
 typedef struct vs_records_reproduce {
@@ -97,6 +110,14 @@ typedef struct vs_records_reproduce {
 
 /* A new campaign started from a recorded sheet. */
 void vs_records_render_reproduce(const vs_records_reproduce *r, vs_buf *text, vs_buf *html);
+
+/* Its result: that text and the payload (kind "reproduce": sheet, title,
+ * lineage (borrowed), to_remeasure, measurements, gpu, software, engine;
+ * keep_offers when gpu= was given; offer_missing; then the card's changes,
+ * every key of card (borrowed, may be NULL: card_changes, reestimated) in its
+ * order). NULL when memory is short. */
+vs_bundle *vs_records_reproduce_bundle(const vs_records_reproduce *r, const json_t *lineage,
+                                       const json_t *card);
 /* A campaign reproduced from the same source before, reopened: r's sheet,
  * title, source and commit are read; from_records 1 when it came from the
  * records, 0 when it was open in this session. */
@@ -120,6 +141,10 @@ typedef struct vs_records_info {
 } vs_records_info;
 
 void vs_records_render_info(const vs_records_info *r, vs_buf *text, vs_buf *html);
+
+/* The result of `records`: that text and the payload (kind "records": path,
+ * exists, bare, branch, sheets, tip). NULL when memory is short. */
+vs_bundle *vs_records_info_bundle(const vs_records_info *r);
 
 /* A sheet a pull brought whose validates_card was recomputed from its card,
  * recorded as one commit. */
@@ -146,5 +171,11 @@ typedef struct vs_records_sync {
 } vs_records_sync;
 
 void vs_records_render_sync(const vs_records_sync *s, vs_buf *text, vs_buf *html);
+
+/* The result of `records push` or `records pull`: that text and the payload
+ * (kind "push" or "pull": records (the path), remote, branch, the tips before
+ * and after, the remote's tip, up_to_date, merged, fast_forward; a pull's
+ * recomputed sheet ids). NULL when memory is short. */
+vs_bundle *vs_records_sync_bundle(const vs_records_sync *s, const char *records, int fast_forward);
 
 #endif

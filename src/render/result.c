@@ -29,9 +29,9 @@ void vs_render_amount(uint64_t bytes, char *b, char *gb, char *gib)
 vs_bundle *vs_render_finish_text(vs_buf *text, vs_buf *html, const char *svg, vs_buf *payload)
 {
     vs_bundle *b = NULL;
-    if (!vs_buf_failed(payload) && !vs_buf_failed(text) && !vs_buf_failed(html))
-        b = vs_bundle_new_text(vs_buf_str(text), vs_buf_str(html), svg, vs_buf_str(payload),
-                               payload->len);
+    if (!vs_buf_failed(payload) && !vs_buf_failed(text) && !(html && vs_buf_failed(html)))
+        b = vs_bundle_new_text(vs_buf_str(text), html ? vs_buf_str(html) : NULL, svg,
+                               vs_buf_str(payload), payload->len);
     vs_buf_free(text);
     vs_buf_free(html);
     vs_buf_free(payload);

@@ -38,8 +38,9 @@ void vs_render_put_notes(vs_buf *text, vs_buf *html, const char *const *notes, s
 void vs_render_put_one_line(vs_buf *text, vs_buf *html, const char *headline,
                             const char *const *notes);
 
-/* The bundle of text, html, svg (borrowed, may be NULL) and the payload
- * written as JSON text (vs_jw); frees the three buffers. New bundle, or NULL
+/* The bundle of text, html (may be NULL: a text-only result), svg (borrowed,
+ * may be NULL) and the payload written as JSON text (vs_jw); frees the three
+ * buffers. New bundle, or NULL
  * when any of them failed or memory is short. */
 vs_bundle *vs_render_finish_text(vs_buf *text, vs_buf *html, const char *svg, vs_buf *payload);
 /* The same for a payload built as a tree (taken, may be NULL). */
