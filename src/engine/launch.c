@@ -21,6 +21,16 @@ const vs_launch_rule *vs_launch_find(const char *engine)
     return NULL;
 }
 
+const vs_launch_release *vs_launch_release_of(const vs_launch_rule *r, const vs_engine_env *e)
+{
+    const vs_engine_val *v = r->release_key ? vs_engine_get(e, r->release_key) : NULL;
+    size_t i;
+    for (i = 0; r->releases[i + 1].name; i++)
+        if (v && v->word && !strcmp(v->word, r->releases[i].name))
+            break;
+    return &r->releases[i];
+}
+
 void vs_launch_engine_list(char *out, size_t len)
 {
     size_t i, n = 0;
@@ -300,8 +310,8 @@ int vs_launch_build(json_t **out, const vs_launch_in *in_, vs_error *err)
         goto done;
     }
     o = json_pack("{s:s, s:s, s:s, s:O, s:s, s:s?}", "offer", in->row->gpu, "engine", r->engine,
-                  "release", r->release, "argv", argv, "command", vs_buf_str(&cmd), "note",
-                  note.len ? vs_buf_str(&note) : NULL);
+                  "release", vs_launch_release_of(r, &in->ctx->env)->source, "argv", argv,
+                  "command", vs_buf_str(&cmd), "note", note.len ? vs_buf_str(&note) : NULL);
     if (o && devices && json_object_set(o, "devices", devices)) {
         json_decref(o);
         o = NULL;

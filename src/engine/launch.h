@@ -46,10 +46,21 @@ typedef struct vs_launch_in {
     const vs_launch_offload *off;
 } vs_launch_in;
 
+/* One release an engine models, and the argument table its flags were
+ * checked against (tests/data/launch/<engine>-<name>-args.txt). */
+typedef struct vs_launch_release {
+    const char *name;   /* the engine key's word ("0.11.0", "b6324"); NULL ends a list */
+    const char *source; /* the argument parser read for it: file, commit, why it stands */
+} vs_launch_release;
+
 typedef struct vs_launch_rule {
-    const char *engine;   /* the engine's name (engine/engine.h) */
-    const char *program;  /* the first words, for help */
-    const char *release;  /* the argument parser read, with its commit */
+    const char *engine;  /* the engine's name (engine/engine.h) */
+    const char *program; /* the first words, for help */
+    /* the engine key naming the release ("version", "build"); NULL: one release */
+    const char *release_key;
+    /* every release that key accepts, oldest first, NULL-name terminated; the
+     * last is the one without the key */
+    const vs_launch_release *releases;
     int splits;           /* takes uneven shares of the layers per GPU (placement split=) */
     const char *importer; /* the `measure import` format of its start-up lines; NULL: none */
     /* Appends the command's words to argv (a JSON array of strings); a note
@@ -75,6 +86,8 @@ extern const vs_launch_rule *const vs_launch_rules[];
 void vs_launch_engine_list(char *out, size_t len);
 /* The rule of an engine, or NULL when it has none. */
 const vs_launch_rule *vs_launch_find(const char *engine);
+/* The release the resolved keys name (the last of r->releases without it). */
+const vs_launch_release *vs_launch_release_of(const vs_launch_rule *r, const vs_engine_env *e);
 
 /* One offer's launch: a new object {"offer", "engine", "release", "argv",
  * "command", "note", "devices"} in *out. When the fit excludes the offer for

@@ -6,7 +6,16 @@
 #include "engine/launch.h"
 #include "engine/offload.h"
 
-#define ARGS "common/arg.cpp (common_params_parser_init, ggml-org/llama.cpp 145b628)"
+#define ARGS "common/arg.cpp (common_params_parser_init, ggml-org/llama.cpp "
+
+/* b6324 and b6325: no stored tree of either tag; 145b628's table (newer, with
+ * --fit) less the --fit options (ggml-org/llama.cpp#16653, after b6325).
+ * 0c1e570: the tree llama-cpp-python 0.3.36 vendors, read whole. */
+static const vs_launch_release releases[] = {
+    {"b6324", ARGS "145b628 less --fit (#16653), standing for b6324; -fa a bare flag)"},
+    {"b6325", ARGS "145b628 less --fit (#16653), standing for b6325)"},
+    {"0c1e570", ARGS "0c1e570, the tree llama-cpp-python 0.3.36 vendors)"},
+    {NULL, NULL}};
 
 static int gguf_path(const json_t *sheet, const char **out)
 {
@@ -203,8 +212,15 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         if (rc < 0)
             return rc;
     }
-    if (!mmap_on(in) && (rc = vs_launch_flag(argv, "--no-mmap", err, NULL)) < 0)
-        return rc;
+    /* 0c1e570 has no --no-mmap: its -lm/--load-mode none loads without mmap
+     * (common/arg.cpp: "none: no special loading mode", beside mmap and mlock) */
+    if (!mmap_on(in)) {
+        rc = vs_launch_release_of(&vs_launch_llamacpp, e) == &releases[2]
+                 ? vs_launch_flag(argv, "--load-mode", err, "none")
+                 : vs_launch_flag(argv, "--no-mmap", err, NULL);
+        if (rc < 0)
+            return rc;
+    }
     if (nkvo && nkvo->set && nkvo->u && (rc = vs_launch_flag(argv, "-nkvo", err, NULL)) < 0)
         return rc;
     if (swa && swa->set && swa->u && (rc = vs_launch_flag(argv, "--swa-full", err, NULL)) < 0)
@@ -219,4 +235,4 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
 }
 
 const vs_launch_rule vs_launch_llamacpp = {
-    "llamacpp", "llama-server -m FILE", ARGS, 1, "llamacpp", build, plan};
+    "llamacpp", "llama-server -m FILE", "build", releases, 1, "llamacpp", build, plan};

@@ -47,5 +47,7 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
+static const vs_launch_release releases[] = {{"0.4", ARGS}, {NULL, NULL}};
+
 const vs_launch_rule vs_launch_sglang = {
-    "sglang", "python -m sglang.launch_server", ARGS, 0, "sglang", build, NULL};
+    "sglang", "python -m sglang.launch_server", "version", releases, 0, "sglang", build, NULL};

@@ -56,5 +56,10 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
+/* one serve.py is stored: it stands for both releases (the flags written are
+ * serve's own options, not read at either tag) */
+static const vs_launch_release releases[] = {
+    {"0.21.0", ARGS ", standing for 0.21.0"}, {"1.0.0", ARGS ", standing for 1.0.0"}, {NULL, NULL}};
+
 const vs_launch_rule vs_launch_tensorrt_llm = {
-    "tensorrt_llm", "trtllm-serve MODEL", ARGS, 0, "trtllm", build, NULL};
+    "tensorrt_llm", "trtllm-serve MODEL", "version", releases, 0, "trtllm", build, NULL};

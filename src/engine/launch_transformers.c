@@ -130,5 +130,7 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
+static const vs_launch_release releases[] = {{"5.24.0", ARGS}, {NULL, NULL}};
+
 const vs_launch_rule vs_launch_transformers = {
-    "transformers", "python -c from_pretrained(...)", ARGS, 0, NULL, build, plan};
+    "transformers", "python -c from_pretrained(...)", NULL, releases, 0, NULL, build, plan};

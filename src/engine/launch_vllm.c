@@ -6,6 +6,14 @@
 
 #define ARGS "vllm/engine/arg_utils.py (EngineArgs.add_cli_args, vllm-project/vllm 99d7eb5, v0.11)"
 
+/* 0.10.2's table is 99d7eb5's without --kv-cache-memory-bytes: that flag came
+ * with vllm-project/vllm#21489, which no stored source places before 0.10.2 */
+static const vs_launch_release releases[] = {
+    {"0.10.2", ARGS " less --kv-cache-memory-bytes (vllm-project/vllm#21489), standing for "
+                    "0.10.2"},
+    {"0.11.0", ARGS ", standing for 0.11.0"},
+    {NULL, NULL}};
+
 /* --cpu-offload-gb G: G GiB of each GPU's weights live in host memory and
  * stream in for every forward pass (CacheConfig.cpu_offload_gb, GiB per GPU);
  * the pool grows by what the weights give up. */
@@ -59,6 +67,15 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         rc = vs_launch_flag(argv, "--max-model-len", err, "%llu", (unsigned long long)e->length);
     if (rc < 0)
         return rc;
+    /* the pool given has no flag in that release: a command without it would
+     * size the pool from the utilisation, not as the sheet did, so none */
+    if (mem && mem->set && vs_launch_release_of(&vs_launch_vllm, e) == &releases[0])
+        return vs_error_set(err, VS_EVALUE,
+                            "kv_cache_memory has no flag in vLLM 0.10.2's argument table "
+                            "(--kv-cache-memory-bytes came with vllm-project/vllm#21489, not "
+                            "placed before 0.10.2): the command could not give the pool the "
+                            "sheet sizes; drop kv_cache_memory= (the pool is then "
+                            "gpu_memory_utilization's) or name version=0.11.0");
     if (mem && mem->set) {
         /* the pool is given: vLLM then does not use the utilisation */
         if ((rc = vs_launch_flag(argv, "--kv-cache-memory-bytes", err, "%llu",
@@ -84,4 +101,5 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
-const vs_launch_rule vs_launch_vllm = {"vllm", "vllm serve MODEL", ARGS, 0, "vllm", build, plan};
+const vs_launch_rule vs_launch_vllm = {
+    "vllm", "vllm serve MODEL", "version", releases, 0, "vllm", build, plan};

@@ -56,7 +56,8 @@ if(TARGET test_diff)
 endif()
 # test_launch reads the engines' argument tables in tests/data/launch/.
 if(TARGET test_launch)
-  target_compile_definitions(test_launch PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_compile_definitions(test_launch PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                             VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
 endif()
 # test_offload sizes models from the fixture configs.
 if(TARGET test_offload)

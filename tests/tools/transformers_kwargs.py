@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Writes tests/data/launch/transformers-args.txt: the keyword arguments of
+"""Writes tests/data/launch/transformers-5.24.0-args.txt: the keyword arguments of
 transformers' PreTrainedModel.from_pretrained in the installed release (its
 named parameters and every key it pops from **kwargs), read with ast from the
 release's own modeling_utils.py. Run it with the interpreter that has the
 release installed (VENV: a virtual environment with transformers from PyPI):
 
-  VENV/bin/python tests/tools/transformers_kwargs.py > tests/data/launch/transformers-args.txt
+  VENV/bin/python tests/tools/transformers_kwargs.py > tests/data/launch/transformers-5.24.0-args.txt
 
 Only produces test data; no test runs it."""
 import ast

@@ -387,11 +387,12 @@ START_TEST(llamacpp_experts_to_host)
             ck_assert_ptr_null(strstr(gets((json_t *)l, "command"), "--no-mmap"));
         }
     }
-    /* --no-mmap: the host buffer holds the tensors alone, nothing is mapped */
+    /* without mmap the host buffer holds the tensors alone, nothing is mapped;
+     * 0c1e570 spells it --load-mode none (its common/arg.cpp has no --no-mmap) */
     run_ok("engine llamacpp mmap=no");
     run_ok("launch");
     l = launch_of(0);
-    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "command"), " --no-mmap"));
+    ck_assert_ptr_nonnull(strstr(gets((json_t *)l, "command"), " --load-mode none"));
     ck_assert_int_eq(device_field(l, "host", "mapped_bytes"), -1);
     ck_assert_int_eq(device_bytes(l, "host"), host);
     run_ok("engine llamacpp");
