@@ -313,7 +313,7 @@ static int check_mode(void)
     return on;
 }
 
-static int card_unmoved(const json_t *sheet, vs_error *err)
+int vs_derive_card_unmoved(const json_t *sheet, vs_error *err)
 {
     json_t *copy;
     if (vs_sheet_card_unseen(sheet))
@@ -342,12 +342,16 @@ static void card_saw(json_t *sheet)
 
 int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
 {
+    int rc = vs_derive_card_unmoved(sheet, err);
+    return rc ? (rc < 0 ? rc : 0) : vs_derive_follow_moved(ctx, sheet, err);
+}
+
+int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
+{
     json_t *done, *rows, *c, *comps;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     size_t i;
-    int rc = card_unmoved(sheet, err);
-    if (rc)
-        return rc < 0 ? rc : 0;
+    int rc = 0;
     done = json_array();
     rows = json_array();
     if (!done || !rows) {

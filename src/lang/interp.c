@@ -493,6 +493,17 @@ static int no_empty_text(const vs_line *l, vs_error *err)
     return 0;
 }
 
+/* The estimates of s follow its card. Following a card that did not move
+ * changes nothing: no copy (and the generation is read once a line). */
+static int follow_one(vs_ctx *ctx, json_t *s, vs_error *err)
+{
+    int rc = vs_derive_card_unmoved(s, err);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    keep_sheet(ctx, s);
+    return ctx->snap_failed ? vs_error_oom(err) : vs_derive_follow_moved(ctx, s, err);
+}
+
 /* vs_derive_follow_card after a line: the current sheet is the only one most verbs
  * change; a verb that opens, loads or changes other sheets (VS_VERB_OPENS_SHEETS:
  * `sheet`, `show`, `reproduce`, `records pull`, `diff`, `history`) has every
@@ -510,25 +521,20 @@ static int rederive_after(vs_ctx *ctx, const vs_verb *v, vs_error *err)
         if (ip->current < 0 || (size_t)ip->current >= json_array_size(ip->sheets))
             return 0;
         s = json_array_get(ip->sheets, (size_t)ip->current);
-        /* following a card that did not move changes nothing: no copy */
-        if (vs_sheet_card_unseen(s))
-            keep_sheet(ctx, s);
-        return ctx->snap_failed ? vs_error_oom(err) : vs_derive_follow_card(ctx, s, err);
+        return follow_one(ctx, s, err);
     }
     json_array_foreach(ctx->ip->sheets, i, s)
     {
-        if (vs_sheet_card_unseen(s))
-            keep_sheet(ctx, s);
-        if (ctx->snap_failed)
-            return vs_error_oom(err);
-        if ((rc = vs_derive_follow_card(ctx, s, err)) < 0)
+        if ((rc = follow_one(ctx, s, err)) < 0)
             return rc;
     }
     return 0;
 }
 
 /* A line that ran in a cell that then failed, named as the person reads it:
- * the verb, and its first word when the verb has forms (`estimate kv`). */
+ * the verb, and its first word when the verb has forms (`estimate kv`). Only a
+ * failed cell names them (undone_names): a cell that succeeds, nearly every
+ * one, builds no list. */
 static void note_undone(vs_buf *names, json_t *lines, const vs_line *l, const vs_verb *v)
 {
     const vs_arg *first = vs_line_positional(l, 0);
@@ -545,6 +551,17 @@ static void note_undone(vs_buf *names, json_t *lines, const vs_line *l, const vs
         json_array_append_new(lines, json_string(vs_buf_str(names) + start));
 }
 
+/* The lines of cell before the one that failed whose effects the failure
+ * undoes (kept[k] == 0: nothing outside the kernel was kept), named into names
+ * and lines. */
+static void undone_names(vs_buf *names, json_t *lines, const vs_cell *cell, const vs_buf *kept)
+{
+    size_t k;
+    for (k = 0; k < kept->len && k < cell->nlines; k++)
+        if (!kept->data[k])
+            note_undone(names, lines, &cell->lines[k], vs_interp_lookup(cell->lines[k].verb));
+}
+
 int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_bundle **out_result,
                       vs_error *err)
 {
@@ -554,6 +571,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     long snap_current;
     char *snap_records = NULL;
     vs_buf undone = VS_BUF_INIT; /* the lines a failure undoes, named */
+    vs_buf kept = VS_BUF_INIT;   /* a byte a line that ran: 1 if it kept an effect */
     json_t *undone_lines = json_array();
     size_t i;
     int rc;
@@ -614,8 +632,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
          * validations derived from the card follow it in the same cell */
         if (rc >= 0 && !(v->flags & VS_VERB_DERIVES))
             rc = rederive_after(&ctx, v, err);
-        if (rc >= 0 && ctx.effects.len == effects_before)
-            note_undone(&undone, undone_lines, l, v); /* a kept effect is said as kept */
+        if (rc >= 0) /* a kept effect is said as kept, not as undone */
+            vs_buf_putc(&kept, ctx.effects.len != effects_before);
         if (rc < 0) {
             if (err->code == 0)
                 vs_error_set(err, rc, "`%s` failed", l->verb);
@@ -632,7 +650,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
         /* what the person saw before the failure stays visible, and then what the
          * cell undid of it */
         flush_pending(&ctx);
-        if (undone.len && !vs_buf_failed(&undone)) {
+        undone_names(&undone, undone_lines, cell, &kept);
+        if (undone.len && !vs_buf_failed(&undone) && !vs_buf_failed(&kept)) {
             vs_bundle *u = vs_render_undone(vs_buf_str(&undone), json_incref(undone_lines));
             if (u)
                 publish(&ctx, u);
@@ -670,6 +689,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
 
 done:
     vs_buf_free(&undone);
+    vs_buf_free(&kept);
     json_decref(undone_lines);
     vs_bundle_free(ctx.pending);
     json_decref(snap);
