@@ -346,6 +346,8 @@ int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
     return rc ? (rc < 0 ? rc : 0) : vs_derive_follow_moved(ctx, sheet, err);
 }
 
+#define LAYOUT_KEYS 6 /* name, bytes, status, source, phase, class */
+
 int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
 {
     json_t *done, *rows, *c, *comps;
@@ -367,6 +369,12 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
         vs_buf changes = VS_BUF_INIT;
         size_t k, seen = 0;
         c = json_array_get(comps, i++);
+        /* Every component holds the layout's six keys (sheet.h: set, put and
+         * the loader write all six), so one with no more has no "derived":
+         * after each card line, a long reserve's components are passed over
+         * without a hash lookup each. */
+        if (json_object_size(c) <= LAYOUT_KEYS)
+            continue;
         d = json_object_get(c, "derived");
         if (!json_is_object(d) || !json_is_object(json_object_get(d, "reads")))
             continue;
