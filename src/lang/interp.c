@@ -32,6 +32,10 @@ struct vs_ctx {
      * session of a hundred sheets copies one, not a hundred. */
     json_t *before, *snaps;
     int snap_failed; /* a copy could not be made: the cell fails (memory) */
+    /* the component views handed out last (vs_ctx_component_views), and the
+     * components they were read from, held so that none is freed under them */
+    json_t *views_of;
+    vs_component_views views;
 };
 
 static char *dup_opt(const char *s)
@@ -203,6 +207,40 @@ static json_t *restored_sheets(vs_ctx *ctx)
             out = (json_decref(out), NULL);
     }
     return out;
+}
+
+static void drop_views(vs_ctx *ctx)
+{
+    vs_component_views_free(&ctx->views);
+    json_decref(ctx->views_of);
+    ctx->views_of = NULL;
+}
+
+/* The verbs that walk every component (envelope, weights, formats,
+ * candidates) often follow one another on a sheet that did not change
+ * between them, and reading a view is a walk of the component's keys: a long
+ * reserve's were read four times in a cell. A component is replaced, never
+ * edited (sheet.h), so the same objects in the same places are the same
+ * views; holding them means no freed one is mistaken for a new one. */
+const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet)
+{
+    json_t *comps = vs_sheet_array(sheet, "components");
+    size_t i, n = json_array_size(comps);
+    if (ctx->views_of && json_array_size(ctx->views_of) == n) {
+        for (i = 0; i < n && json_array_get(ctx->views_of, i) == json_array_get(comps, i); i++)
+            ;
+        if (i == n)
+            return &ctx->views;
+    }
+    drop_views(ctx);
+    if (vs_component_views_read(&ctx->views, sheet) < 0)
+        return NULL;
+    ctx->views_of = json_is_array(comps) ? json_copy(comps) : json_array();
+    if (!ctx->views_of) {
+        vs_component_views_free(&ctx->views);
+        return NULL;
+    }
+    return &ctx->views;
 }
 
 size_t vs_ctx_sheet_count(vs_ctx *ctx)
@@ -616,6 +654,7 @@ done:
     json_decref(ctx.snaps);
     free(snap_records);
     vs_buf_free(&ctx.effects);
+    drop_views(&ctx);
     vs_cell_free(cell);
     return rc;
 }
