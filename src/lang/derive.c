@@ -313,7 +313,7 @@ static int check_mode(void)
     return on;
 }
 
-static int card_unmoved(const json_t *sheet, vs_error *err)
+int vs_derive_card_unmoved(const json_t *sheet, vs_error *err)
 {
     json_t *copy;
     if (vs_sheet_card_unseen(sheet))
@@ -342,12 +342,18 @@ static void card_saw(json_t *sheet)
 
 int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
 {
+    int rc = vs_derive_card_unmoved(sheet, err);
+    return rc ? (rc < 0 ? rc : 0) : vs_derive_follow_moved(ctx, sheet, err);
+}
+
+#define LAYOUT_KEYS 6 /* name, bytes, status, source, phase, class */
+
+int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
+{
     json_t *done, *rows, *c, *comps;
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     size_t i;
-    int rc = card_unmoved(sheet, err);
-    if (rc)
-        return rc < 0 ? rc : 0;
+    int rc = 0;
     done = json_array();
     rows = json_array();
     if (!done || !rows) {
@@ -363,6 +369,12 @@ int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
         vs_buf changes = VS_BUF_INIT;
         size_t k, seen = 0;
         c = json_array_get(comps, i++);
+        /* Every component holds the layout's six keys (sheet.h: set, put and
+         * the loader write all six), so one with no more has no "derived":
+         * after each card line, a long reserve's components are passed over
+         * without a hash lookup each. */
+        if (json_object_size(c) <= LAYOUT_KEYS)
+            continue;
         d = json_object_get(c, "derived");
         if (!json_is_object(d) || !json_is_object(json_object_get(d, "reads")))
             continue;

@@ -55,4 +55,12 @@ int vs_derive_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_esti
  * code (memory; an estimator failing otherwise than on its inputs). */
 int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err);
 
+/* vs_derive_follow_card in two steps, for a caller that does something
+ * between them (the interpreter copies the sheet before it changes): whether
+ * the card and placement are as the last call saw them (1), moved (0), or
+ * changed without moving the card's generation (VS_EVALUE, in the checking
+ * mode described in derive.c); then the walk, for a card that moved. */
+int vs_derive_card_unmoved(const json_t *sheet, vs_error *err);
+int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err);
+
 #endif

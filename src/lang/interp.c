@@ -32,6 +32,10 @@ struct vs_ctx {
      * session of a hundred sheets copies one, not a hundred. */
     json_t *before, *snaps;
     int snap_failed; /* a copy could not be made: the cell fails (memory) */
+    /* the component views handed out last (vs_ctx_component_views), and the
+     * components they were read from, held so that none is freed under them */
+    json_t *views_of;
+    vs_component_views views;
 };
 
 static char *dup_opt(const char *s)
@@ -203,6 +207,40 @@ static json_t *restored_sheets(vs_ctx *ctx)
             out = (json_decref(out), NULL);
     }
     return out;
+}
+
+static void drop_views(vs_ctx *ctx)
+{
+    vs_component_views_free(&ctx->views);
+    json_decref(ctx->views_of);
+    ctx->views_of = NULL;
+}
+
+/* The verbs that walk every component (envelope, weights, formats,
+ * candidates) often follow one another on a sheet that did not change
+ * between them, and reading a view is a walk of the component's keys: a long
+ * reserve's were read four times in a cell. A component is replaced, never
+ * edited (sheet.h), so the same objects in the same places are the same
+ * views; holding them means no freed one is mistaken for a new one. */
+const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet)
+{
+    json_t *comps = vs_sheet_array(sheet, "components");
+    size_t i, n = json_array_size(comps);
+    if (ctx->views_of && json_array_size(ctx->views_of) == n) {
+        for (i = 0; i < n && json_array_get(ctx->views_of, i) == json_array_get(comps, i); i++)
+            ;
+        if (i == n)
+            return &ctx->views;
+    }
+    drop_views(ctx);
+    if (vs_component_views_read(&ctx->views, sheet) < 0)
+        return NULL;
+    ctx->views_of = json_is_array(comps) ? json_copy(comps) : json_array();
+    if (!ctx->views_of) {
+        vs_component_views_free(&ctx->views);
+        return NULL;
+    }
+    return &ctx->views;
 }
 
 size_t vs_ctx_sheet_count(vs_ctx *ctx)
@@ -395,87 +433,6 @@ static int unknown_verb(const vs_line *l, vs_error *err)
     return rc;
 }
 
-static int has_run(const json_t *runs, const char *id)
-{
-    size_t i;
-    json_t *r;
-    json_array_foreach(runs, i, r)
-    {
-        const char *rid = json_string_value(json_object_get(r, "id"));
-        if (rid && !strcmp(rid, id))
-            return 1;
-    }
-    return 0;
-}
-
-/* The `oom` entries the run rid wrote (their "run", lang/verbs_measure.c): an
- * overflow seen by a command that ran is as true as its run. */
-static void keep_run_oom(json_t *restored, json_t *failed, const char *rid)
-{
-    size_t k;
-    json_t *o, *have = json_object_get(restored, "oom");
-    vs_json_array_foreach(json_object_get(failed, "oom"), k, o)
-    {
-        const char *run = json_string_value(json_object_get(o, "run"));
-        if (!run || strcmp(run, rid) != 0)
-            continue;
-        if (!json_is_array(have)) {
-            if (json_object_set_new(restored, "oom", json_array()) < 0)
-                return;
-            have = json_object_get(restored, "oom");
-        }
-        json_array_append(have, o);
-    }
-}
-
-/* What happened outside the kernel stays true after a failed cell: runtime keys
- * ("_base_blob": the records as last seen, changed by a commit) and the runs a
- * `measure` made, with their measurements and `oom` entries (the command ran; its peaks
- * and its overflow are data).
- * So the restored sheets take those from the state after the failure. */
-static void keep_outside_world(json_t *restored, json_t *failed)
-{
-    size_t i, j, k;
-    json_t *s, *f, *v;
-    json_array_foreach(restored, i, s)
-    {
-        const char *id = json_string_value(json_object_get(s, "id"));
-        json_t *runs, *meas;
-        if (!id)
-            continue;
-        json_array_foreach(failed, j, f)
-        {
-            const char *fid = json_string_value(json_object_get(f, "id"));
-            if (f == s)
-                break; /* untouched by the cell: nothing to carry */
-            if (!fid || strcmp(fid, id) != 0)
-                continue;
-            vs_sheet_carry_runtime(s, f);
-            runs = json_object_get(s, "runs");
-            meas = json_object_get(s, "measurements");
-            if (!json_is_array(runs) || !json_is_array(meas))
-                break;
-            vs_json_array_foreach(json_object_get(f, "runs"), k, v)
-            {
-                const char *rid = json_string_value(json_object_get(v, "id"));
-                size_t m;
-                json_t *x;
-                if (!rid || has_run(runs, rid))
-                    continue;
-                json_array_append(runs, v);
-                vs_json_array_foreach(json_object_get(f, "measurements"), m, x)
-                {
-                    const char *mr = json_string_value(json_object_get(x, "run"));
-                    if (mr && !strcmp(mr, rid))
-                        json_array_append(meas, x);
-                }
-                keep_run_oom(s, f, rid);
-            }
-            break;
-        }
-    }
-}
-
 /* `gpu ""`, `quality ""`, `source=""`: an empty text names nothing and would
  * stand in a record as if something had been said. No verb has a use for it. */
 static int no_empty_text(const vs_line *l, vs_error *err)
@@ -491,6 +448,17 @@ static int no_empty_text(const vs_line *l, vs_error *err)
                                    a->kind == VS_ARG_PAIR ? "=" : "");
     }
     return 0;
+}
+
+/* The estimates of s follow its card. Following a card that did not move
+ * changes nothing: no copy (and the generation is read once a line). */
+static int follow_one(vs_ctx *ctx, json_t *s, vs_error *err)
+{
+    int rc = vs_derive_card_unmoved(s, err);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    keep_sheet(ctx, s);
+    return ctx->snap_failed ? vs_error_oom(err) : vs_derive_follow_moved(ctx, s, err);
 }
 
 /* vs_derive_follow_card after a line: the current sheet is the only one most verbs
@@ -510,25 +478,20 @@ static int rederive_after(vs_ctx *ctx, const vs_verb *v, vs_error *err)
         if (ip->current < 0 || (size_t)ip->current >= json_array_size(ip->sheets))
             return 0;
         s = json_array_get(ip->sheets, (size_t)ip->current);
-        /* following a card that did not move changes nothing: no copy */
-        if (vs_sheet_card_unseen(s))
-            keep_sheet(ctx, s);
-        return ctx->snap_failed ? vs_error_oom(err) : vs_derive_follow_card(ctx, s, err);
+        return follow_one(ctx, s, err);
     }
     json_array_foreach(ctx->ip->sheets, i, s)
     {
-        if (vs_sheet_card_unseen(s))
-            keep_sheet(ctx, s);
-        if (ctx->snap_failed)
-            return vs_error_oom(err);
-        if ((rc = vs_derive_follow_card(ctx, s, err)) < 0)
+        if ((rc = follow_one(ctx, s, err)) < 0)
             return rc;
     }
     return 0;
 }
 
 /* A line that ran in a cell that then failed, named as the person reads it:
- * the verb, and its first word when the verb has forms (`estimate kv`). */
+ * the verb, and its first word when the verb has forms (`estimate kv`). Only a
+ * failed cell names them (undone_names): a cell that succeeds, nearly every
+ * one, builds no list. */
 static void note_undone(vs_buf *names, json_t *lines, const vs_line *l, const vs_verb *v)
 {
     const vs_arg *first = vs_line_positional(l, 0);
@@ -545,6 +508,17 @@ static void note_undone(vs_buf *names, json_t *lines, const vs_line *l, const vs
         json_array_append_new(lines, json_string(vs_buf_str(names) + start));
 }
 
+/* The lines of cell before the one that failed whose effects the failure
+ * undoes (kept[k] == 0: nothing outside the kernel was kept), named into names
+ * and lines. */
+static void undone_names(vs_buf *names, json_t *lines, const vs_cell *cell, const vs_buf *kept)
+{
+    size_t k;
+    for (k = 0; k < kept->len && k < cell->nlines; k++)
+        if (!kept->data[k])
+            note_undone(names, lines, &cell->lines[k], vs_interp_lookup(cell->lines[k].verb));
+}
+
 int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_bundle **out_result,
                       vs_error *err)
 {
@@ -554,6 +528,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     long snap_current;
     char *snap_records = NULL;
     vs_buf undone = VS_BUF_INIT; /* the lines a failure undoes, named */
+    vs_buf kept = VS_BUF_INIT;   /* a byte a line that ran: 1 if it kept an effect */
     json_t *undone_lines = json_array();
     size_t i;
     int rc;
@@ -614,8 +589,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
          * validations derived from the card follow it in the same cell */
         if (rc >= 0 && !(v->flags & VS_VERB_DERIVES))
             rc = rederive_after(&ctx, v, err);
-        if (rc >= 0 && ctx.effects.len == effects_before)
-            note_undone(&undone, undone_lines, l, v); /* a kept effect is said as kept */
+        if (rc >= 0) /* a kept effect is said as kept, not as undone */
+            vs_buf_putc(&kept, ctx.effects.len != effects_before);
         if (rc < 0) {
             if (err->code == 0)
                 vs_error_set(err, rc, "`%s` failed", l->verb);
@@ -632,7 +607,8 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
         /* what the person saw before the failure stays visible, and then what the
          * cell undid of it */
         flush_pending(&ctx);
-        if (undone.len && !vs_buf_failed(&undone)) {
+        undone_names(&undone, undone_lines, cell, &kept);
+        if (undone.len && !vs_buf_failed(&undone) && !vs_buf_failed(&kept)) {
             vs_bundle *u = vs_render_undone(vs_buf_str(&undone), json_incref(undone_lines));
             if (u)
                 publish(&ctx, u);
@@ -644,7 +620,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
             rc = vs_error_oom(err);
             goto done;
         }
-        keep_outside_world(snap, ip->sheets);
+        vs_interp_keep_outside_world(snap, ip->sheets);
         json_decref(ip->sheets);
         ip->sheets = snap;
         snap = NULL;
@@ -670,6 +646,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
 
 done:
     vs_buf_free(&undone);
+    vs_buf_free(&kept);
     json_decref(undone_lines);
     vs_bundle_free(ctx.pending);
     json_decref(snap);
@@ -677,6 +654,7 @@ done:
     json_decref(ctx.snaps);
     free(snap_records);
     vs_buf_free(&ctx.effects);
+    drop_views(&ctx);
     vs_cell_free(cell);
     return rc;
 }

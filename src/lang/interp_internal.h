@@ -1,6 +1,7 @@
 /* interp_internal.h — what the interpreter's files share among themselves:
- * interp.c (the session, the verbs' context, execute) and interp_complete.c
- * (complete, inspect, is_complete). Not a contract for other modules: they
+ * interp.c (the session, the verbs' context, execute), interp_complete.c
+ * (complete, inspect, is_complete) and interp_failed.c (what a failed cell
+ * keeps). Not a contract for other modules: they
  * include lang/interp.h (and verbs, lang/verb.h).
  */
 #ifndef VS_LANG_INTERP_INTERNAL_H
@@ -22,5 +23,12 @@ struct vs_interp {
 
 /* The verb a line names, "%%name" as "name" too; NULL when none. */
 const vs_verb *vs_interp_lookup(const char *name);
+
+/* What happened outside the kernel stays true after a failed cell: runtime keys
+ * ("_base_blob": the records as last seen, changed by a commit) and the runs a
+ * `measure` made, with their measurements and `oom` entries (the command ran;
+ * its peaks and its overflow are data). So the sheets restored (the state before
+ * the cell) take those from failed (the state after the failure). */
+void vs_interp_keep_outside_world(json_t *restored, json_t *failed);
 
 #endif

@@ -312,10 +312,11 @@ static int read_string(cursor *c, vs_buf *b, vs_error *err)
     }
 }
 
-/* Reads an unquoted word up to whitespace; a '"' inside it is an error. */
-static int read_word(cursor *c, vs_buf *b, vs_error *err)
+/* Reads an unquoted word up to whitespace; a '"' inside it is an error. The
+ * word is the text between where the cursor was and where it is: the caller
+ * copies it from there. */
+static int read_word(cursor *c, vs_error *err)
 {
-    size_t start = c->i;
     for (;;) {
         skip_word_run(c, 0);
         if (arg_ends(c))
@@ -326,7 +327,6 @@ static int read_word(cursor *c, vs_buf *b, vs_error *err)
                                        "or quote the whole argument");
         advance(c);
     }
-    vs_buf_append(b, c->s + start, c->i - start);
     return 0;
 }
 
@@ -404,6 +404,7 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
     s->nargs = 0;
     for (;;) {
         vs_arg a;
+        const char *word = NULL; /* where the value starts in the text, when a word */
         int ch;
         skip_blanks(c);
         if (line_ends(c))
@@ -473,7 +474,9 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                                  "expected a key before '=' (key=value)");
             goto done;
         } else {
-            /* A word; it becomes a pair if it starts with a valid key and '='. */
+            /* A word; it becomes a pair if it starts with a valid key and '='.
+             * A word is a piece of the cell's text, copied from there to the
+             * arena (most arguments are words: no scratch copy first). */
             size_t start = c->i;
             for (;;) {
                 skip_word_run(c, '=');
@@ -481,10 +484,9 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                     break;
                 advance(c);
             }
-            vs_buf_append(b, c->s + start, c->i - start);
-            if (peek(c, 0) == '=' && key_valid(vs_buf_str(b), b->len)) {
+            if (peek(c, 0) == '=' && key_valid(c->s + start, c->i - start)) {
                 a.kind = VS_ARG_PAIR;
-                a.key = keep_text(s);
+                a.key = vs_arena_strndup(s->arena, c->s + start, c->i - start);
                 if (!a.key) {
                     rc = vs_error_oom(err);
                     goto done;
@@ -506,13 +508,15 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                                              "expected a space after the closing '\"'");
                     a.quoted = 1;
                 } else {
-                    rc = read_word(c, b, err);
+                    word = c->s + c->i;
+                    rc = read_word(c, err);
                 }
                 if (rc < 0) {
                     goto done;
                 }
             } else {
-                rc = read_word(c, b, err);
+                word = c->s + start;
+                rc = read_word(c, err);
                 if (rc < 0)
                     goto done;
                 a.kind = VS_ARG_WORD;
@@ -522,7 +526,8 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             rc = vs_error_oom(err);
             goto done;
         }
-        a.value = keep_text(s);
+        a.value =
+            word ? vs_arena_strndup(s->arena, word, (size_t)(c->s + c->i - word)) : keep_text(s);
         if (!a.value || push_arg(s, &a) < 0) {
             rc = vs_error_oom(err);
             goto done;

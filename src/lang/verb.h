@@ -127,6 +127,10 @@ json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id);
 json_t *vs_ctx_sheets(vs_ctx *ctx);
 /* How many sheets are open, reaching none. */
 size_t vs_ctx_sheet_count(vs_ctx *ctx);
+/* The views of sheet's components (sheet/sheet.h), kept for the cell: read
+ * again only when a component was set or removed since. Borrowed: valid until
+ * the next call (or the end of the cell). NULL when memory is short. */
+const struct vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet);
 
 /* Sets whether results are dropped (on != 0) rather than emitted, returning
  * the previous setting: an estimator run again after a card change computes

@@ -408,7 +408,7 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                    file ? file->value_column : line->column, "%s", msg);
         }
     }
-    if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0) {
+    if ((rc = vs_envelope_compute(&env, sheet, vs_ctx_component_views(ctx, sheet), err)) < 0) {
         json_decref(files);
         return rc;
     }
@@ -425,18 +425,17 @@ int vs_verb_envelope(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet;
     vs_envelope env;
-    vs_component_views views;
+    const vs_component_views *views;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 0, "envelope", err)) < 0)
         return rc;
-    if (!(sheet = vs_verb_sheet_of(ctx, err)) || vs_component_views_read(&views, sheet) < 0)
+    if (!(sheet = vs_verb_sheet_of(ctx, err)) || !(views = vs_ctx_component_views(ctx, sheet)))
         return vs_error_oom(err);
     /* the components read once, for the sum, the chart, the table and the payload */
-    if ((rc = vs_envelope_compute(&env, sheet, &views, err)) == 0)
-        rc = env.weights_known ? vs_verb_emit(ctx, vs_render_envelope(sheet, &env, &views), err)
+    if ((rc = vs_envelope_compute(&env, sheet, views, err)) == 0)
+        rc = env.weights_known ? vs_verb_emit(ctx, vs_render_envelope(sheet, &env, views), err)
                                : no_weights(sheet, err);
-    vs_component_views_free(&views);
     return rc;
 }
 
@@ -514,7 +513,7 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "`formats` needs the card's parameter count (`model NAME "
                                "params=COUNT` or config=PATH)");
-    if ((rc = vs_envelope_compute(&env, sheet, NULL, err)) < 0 ||
+    if ((rc = vs_envelope_compute(&env, sheet, vs_ctx_component_views(ctx, sheet), err)) < 0 ||
         (rc = vs_placement_from_sheet(&pl, sheet, err)) < 0)
         return rc;
     for (i = 0; i < n; i++) {

@@ -635,7 +635,7 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     json_t *sheet = vs_ctx_sheet(ctx);
     vs_bundle *bundle;
     vs_classification *c = NULL;
-    vs_component_views views;
+    const vs_component_views *views;
     char *svg;
     int rc;
     if (!sheet)
@@ -643,18 +643,15 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0 ||
         (rc = vs_line_no_extra(line, 0, "candidates", err)) < 0)
         return rc;
-    if (vs_component_views_read(&views, sheet) < 0)
+    if (!(views = vs_ctx_component_views(ctx, sheet)))
         return vs_error_oom(err);
-    if ((rc = classify_sheet(&c, sheet, &views, err)) < 0) {
-        vs_component_views_free(&views);
+    if ((rc = classify_sheet(&c, sheet, views, err)) < 0)
         return rc;
-    }
     /* The chart is the envelope's: every offer's capacity line against the
      * per-GPU envelope, drawn by render/envelope. */
-    svg = vs_render_envelope_svg(sheet, &c->env, &views);
+    svg = vs_render_envelope_svg(sheet, &c->env, views);
     bundle = svg ? vs_candidates_bundle(c, svg) : NULL;
     free(svg);
-    vs_component_views_free(&views);
     vs_classification_free(c);
     if (!bundle)
         return vs_error_oom(err);

@@ -1,7 +1,6 @@
 #include "render/core.h"
 #include "render/result.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,16 +24,10 @@ static vs_bundle *bundle_of(vs_buf *text, vs_buf *html, vs_buf *payload)
 
 /* ----------------------------------------------------------------- convert */
 
-/* Appends each string up to the NULL. */
-__attribute__((sentinel)) static void puts_all(vs_buf *b, ...)
-{
-    va_list ap;
-    const char *s;
-    va_start(ap, b);
-    while ((s = va_arg(ap, const char *)))
-        vs_buf_puts(b, s);
-    va_end(ap);
-}
+/* A literal's bytes, its length known when compiling: a cell of conversions
+ * is mostly these pieces, and a strlen and a library memcpy each were most of
+ * the cost of writing them. */
+#define PUT_LIT(b, lit) vs_buf_append((b), (lit), sizeof(lit) - 1)
 
 vs_bundle *vs_render_convert(const char *input, uint64_t bytes, vs_unit unit)
 {
@@ -46,25 +39,46 @@ vs_bundle *vs_render_convert(const char *input, uint64_t bytes, vs_unit unit)
     vs_units_describe(desc, sizeof desc, bytes);
     vs_units_grouped(grouped, sizeof grouped, bytes);
     vs_units_grouped(unitb, sizeof unitb, vs_unit_bytes(unit));
-    /* appended piece by piece: a cell of conversions spent most of its time in
-     * printf */
-    puts_all(&text, input, " = ", desc, "\n", (const char *)NULL);
-    if (unit == VS_UNIT_B)
-        puts_all(&text, grouped, " B exactly\n", (const char *)NULL);
-    else
-        puts_all(&text, grouped, " B / ", unitb, " B per ", un, " = ", exact, " ", un, " exactly (",
-                 rounded, " ", un, " rounded)\n", (const char *)NULL);
-    vs_buf_puts(&html, "<table class='vramsheet'>\n<tbody>\n<tr><th "
-                       "style='text-align:left'>bytes</th><td style='text-align:right'>");
+    vs_buf_puts(&text, input);
+    PUT_LIT(&text, " = ");
+    vs_buf_puts(&text, desc);
+    PUT_LIT(&text, "\n");
+    vs_buf_puts(&text, grouped);
+    if (unit == VS_UNIT_B) {
+        PUT_LIT(&text, " B exactly\n");
+    } else {
+        PUT_LIT(&text, " B / ");
+        vs_buf_puts(&text, unitb);
+        PUT_LIT(&text, " B per ");
+        vs_buf_puts(&text, un);
+        PUT_LIT(&text, " = ");
+        vs_buf_puts(&text, exact);
+        PUT_LIT(&text, " ");
+        vs_buf_puts(&text, un);
+        PUT_LIT(&text, " exactly (");
+        vs_buf_puts(&text, rounded);
+        PUT_LIT(&text, " ");
+        vs_buf_puts(&text, un);
+        PUT_LIT(&text, " rounded)\n");
+    }
+    PUT_LIT(&html, "<table class='vramsheet'>\n<tbody>\n<tr><th "
+                   "style='text-align:left'>bytes</th><td style='text-align:right'>");
     vs_buf_put_html(&html, grouped);
-    puts_all(&html, " B</td></tr>\n<tr><th style='text-align:left'>", un,
-             " (exact)</th><td style='text-align:right'>", (const char *)NULL);
+    PUT_LIT(&html, " B</td></tr>\n<tr><th style='text-align:left'>");
+    vs_buf_puts(&html, un);
+    PUT_LIT(&html, " (exact)</th><td style='text-align:right'>");
     vs_buf_put_html(&html, exact);
-    puts_all(&html, " ", un, "</td></tr>\n<tr><th style='text-align:left'>", un,
-             " (2 decimals)</th><td style='text-align:right'>", rounded, " ", un,
-             "</td></tr>\n</tbody>\n</table>\n<p>", (const char *)NULL);
+    PUT_LIT(&html, " ");
+    vs_buf_puts(&html, un);
+    PUT_LIT(&html, "</td></tr>\n<tr><th style='text-align:left'>");
+    vs_buf_puts(&html, un);
+    PUT_LIT(&html, " (2 decimals)</th><td style='text-align:right'>");
+    vs_buf_puts(&html, rounded);
+    PUT_LIT(&html, " ");
+    vs_buf_puts(&html, un);
+    PUT_LIT(&html, "</td></tr>\n</tbody>\n</table>\n<p>");
     vs_buf_put_html(&html, desc);
-    vs_buf_puts(&html, "</p>\n");
+    PUT_LIT(&html, "</p>\n");
     {
         vs_jw w = VS_JW_INIT(&payload);
         vs_jw_open(&w, '{');

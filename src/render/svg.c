@@ -217,15 +217,7 @@ static size_t cp_prefix(const char *s, size_t len, size_t max)
 
 static void put_escaped_n(vs_buf *b, const char *s, size_t len)
 {
-    char *t = malloc(len + 1);
-    if (!t) {
-        b->failed = 1;
-        return;
-    }
-    memcpy(t, s, len);
-    t[len] = '\0';
-    vs_buf_put_html(b, t);
-    free(t);
+    vs_buf_put_htmln(b, s, len);
 }
 
 /* One <text> of s, cut to max code points with an ellipsis. attrs is put
@@ -331,6 +323,40 @@ static void label_text(cap_label *l, const vs_svg_line *lines, size_t nlines, co
         snprintf(l->text, sizeof l->text, "%s GiB [%zu offers]", value, n);
 }
 
+/* The legend's entry of a segment ("kv_cache: 4.00 GiB (estimated)") and of
+ * a capacity line ("[1] RTX 4090: 23.99 GiB (nominal 24 GB)") into s, which
+ * they empty first: each is written twice a chart (the dry run that sizes the
+ * legend, then the drawing), so piece by piece rather than through printf. */
+static void seg_legend(vs_buf *s, const vs_svg_segment *g)
+{
+    vs_buf_reset(s);
+    vs_buf_puts(s, g->label ? g->label : "");
+    vs_buf_puts(s, ": ");
+    if (g->known)
+        put_gib(s, g->bytes);
+    else
+        vs_buf_puts(s, "unknown, not to scale");
+    if (g->known && g->status) {
+        vs_buf_puts(s, " (");
+        vs_buf_puts(s, g->status);
+        vs_buf_putc(s, ')');
+    }
+}
+
+static void line_legend(vs_buf *s, size_t k, const vs_svg_line *l)
+{
+    vs_buf_reset(s);
+    svgf(s, "[%z] ", k + 1);
+    vs_buf_puts(s, l->label ? l->label : "");
+    vs_buf_puts(s, ": ");
+    put_gib(s, l->bytes);
+    if (l->basis) {
+        vs_buf_puts(s, " (");
+        vs_buf_puts(s, l->basis);
+        vs_buf_putc(s, ')');
+    }
+}
+
 char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t all_nsegs,
                     const vs_svg_line *lines, size_t nlines)
 {
@@ -380,23 +406,12 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
         vs_buf dry = VS_BUF_INIT;
         double ly = 0;
         for (i = 0; i < nsegs; i++) {
-            vs_buf_reset(&s);
-            vs_buf_printf(&s, "%s: ", segs[i].label ? segs[i].label : "");
-            if (segs[i].known)
-                put_gib(&s, segs[i].bytes);
-            else
-                vs_buf_puts(&s, "unknown, not to scale");
-            if (segs[i].known && segs[i].status)
-                vs_buf_printf(&s, " (%s)", segs[i].status);
+            seg_legend(&s, &segs[i]);
             put_wrapped(&dry, 0, 0, &ly, LINE_H, vs_buf_str(&s), LEGEND_MAX);
             ly += 2;
         }
         for (i = 0; i < nlines; i++) {
-            vs_buf_reset(&s);
-            vs_buf_printf(&s, "[%zu] %s: ", i + 1, lines[i].label ? lines[i].label : "");
-            put_gib(&s, lines[i].bytes);
-            if (lines[i].basis)
-                vs_buf_printf(&s, " (%s)", lines[i].basis);
+            line_legend(&s, i, &lines[i]);
             put_wrapped(&dry, 0, 0, &ly, LINE_H, vs_buf_str(&s), LEGEND_MAX);
             ly += 2;
         }
@@ -574,14 +589,7 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
                      "fill='url(#vs-hatch)' stroke='#555' stroke-dasharray='2 2'/>",
                      LEGEND_X, ly - 10);
             }
-            vs_buf_reset(&s);
-            vs_buf_printf(&s, "%s: ", segs[k].label ? segs[k].label : "");
-            if (segs[k].known)
-                put_gib(&s, segs[k].bytes);
-            else
-                vs_buf_puts(&s, "unknown, not to scale");
-            if (segs[k].known && segs[k].status)
-                vs_buf_printf(&s, " (%s)", segs[k].status);
+            seg_legend(&s, &segs[k]);
             put_wrapped(&b, LEGEND_X + 18, CH(FONT_PX) * 2, &ly, LINE_H, vs_buf_str(&s),
                         LEGEND_MAX);
             ly += 2;
@@ -597,11 +605,7 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
                  "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='%s' "
                  "stroke-width='2'/>",
                  LEGEND_X, ly - 4, LEGEND_X + 12, ly - 4, c);
-            vs_buf_reset(&s);
-            vs_buf_printf(&s, "[%zu] %s: ", k + 1, lines[k].label ? lines[k].label : "");
-            put_gib(&s, lines[k].bytes);
-            if (lines[k].basis)
-                vs_buf_printf(&s, " (%s)", lines[k].basis);
+            line_legend(&s, k, &lines[k]);
             put_wrapped(&b, LEGEND_X + 18, CH(FONT_PX) * 2, &ly, LINE_H, vs_buf_str(&s),
                         LEGEND_MAX);
             ly += 2;

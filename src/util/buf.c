@@ -192,6 +192,37 @@ void vs_buf_put_html(vs_buf *b, const char *s)
     }
 }
 
+void vs_buf_put_htmln(vs_buf *b, const char *s, size_t n)
+{
+    size_t i, run = 0;
+    for (i = 0; i < n; i++) {
+        const char *e;
+        switch (s[i]) {
+        case '&':
+            e = "&amp;";
+            break;
+        case '<':
+            e = "&lt;";
+            break;
+        case '>':
+            e = "&gt;";
+            break;
+        case '"':
+            e = "&quot;";
+            break;
+        case '\'':
+            e = "&#39;";
+            break;
+        default:
+            continue;
+        }
+        vs_buf_append(b, s + run, i - run); /* the run without markup, whole */
+        vs_buf_puts(b, e);
+        run = i + 1;
+    }
+    vs_buf_append(b, s + run, n - run);
+}
+
 char *vs_buf_take(vs_buf *b)
 {
     char *p;

@@ -71,6 +71,8 @@ void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap);
 /* Appends s with &, <, >, " and ' escaped for HTML and SVG text and attributes
  * (results quote attributes with ', which JSON strings need not escape). */
 void vs_buf_put_html(vs_buf *b, const char *s);
+/* The same for the first n bytes of s (a piece of a longer text). */
+void vs_buf_put_htmln(vs_buf *b, const char *s, size_t n);
 static inline int vs_buf_failed(const vs_buf *b)
 {
     return b->failed;

@@ -73,6 +73,33 @@ START_TEST(seed_weights_13_04_and_envelope_19_04)
 }
 END_TEST
 
+/* One cell that walks the components, replaces one and walks them again,
+ * adds one and walks them twice: each envelope sees the components as they
+ * are then (the views the verbs share in a cell are read again once a
+ * component was set). 1, 2 and 2 + 3 GiB by hand, over 14,000,000,000 B of
+ * weights. */
+START_TEST(envelope_follows_a_change_in_the_same_cell)
+{
+    static const long long reserve[] = {1073741824LL, 2147483648LL, 5368709120LL, 5368709120LL};
+    json_t *b, *env[4];
+    size_t i, n = 0;
+    run_ok("model example/7b params=7e9\nformat bf16\nreserve a 1GiB\nenvelope\n"
+           "reserve a 2GiB\nenvelope\nreserve b 3GiB\nweights\nenvelope\ncandidates\nenvelope");
+    json_array_foreach(st.bundles, i, b)
+    {
+        if (!strcmp(gets(payload(b), "kind"), "envelope") && n < 4)
+            env[n++] = payload(b);
+    }
+    ck_assert_uint_eq(n, 4);
+    for (i = 0; i < n; i++) {
+        ck_assert_int_eq(geti(env[i], "reserve_bytes"), reserve[i]);
+        ck_assert_int_eq(geti(env[i], "envelope_bytes"), 14000000000LL + reserve[i]);
+        ck_assert_uint_eq(json_array_size(json_object_get(env[i], "components")), i < 2 ? 1 : 2);
+    }
+    ck_assert_int_eq(geti(component(env[1], "a"), "bytes"), 2147483648LL);
+}
+END_TEST
+
 static void check_formats_rows(json_t *b)
 {
     static const char *const w[] = {"26.08 GiB", "13.04 GiB", "6.52 GiB", "3.26 GiB"};
@@ -805,6 +832,7 @@ int main(void)
     TCase *tc = tcase_create("verbs");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, seed_weights_13_04_and_envelope_19_04);
+    tcase_add_test(tc, envelope_follows_a_change_in_the_same_cell);
     tcase_add_test(tc, seed_formats_32_16_8_4);
     tcase_add_test(tc, thirteen_b_is_a_lower_bound);
     tcase_add_test(tc, every_verb_emits_a_full_bundle);

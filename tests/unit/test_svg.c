@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render/svg.h"
+#include "util/buf.h"
 
 #include "check_run.h"
 
@@ -19,6 +20,28 @@ static size_t count(const char *s, const char *needle)
     }
     return n;
 }
+
+/* A legend line cut from a longer text is escaped like the whole text
+ * (vs_buf_put_html); the escapes written out by hand. */
+START_TEST(escape_a_piece)
+{
+    const char *s = "a<b>&\"c'd & the rest <not cut>";
+    vs_buf b = VS_BUF_INIT, whole = VS_BUF_INIT;
+    vs_buf_put_htmln(&b, s, 9);
+    ck_assert_str_eq(vs_buf_str(&b), "a&lt;b&gt;&amp;&quot;c&#39;d");
+    vs_buf_reset(&b);
+    vs_buf_put_htmln(&b, s, strlen(s));
+    vs_buf_put_html(&whole, s);
+    ck_assert_str_eq(vs_buf_str(&b), vs_buf_str(&whole));
+    vs_buf_reset(&b);
+    vs_buf_put_htmln(&b, "plain", 0);
+    ck_assert_uint_eq(b.len, 0);
+    vs_buf_put_htmln(&b, "plain text", 5);
+    ck_assert_str_eq(vs_buf_str(&b), "plain");
+    vs_buf_free(&b);
+    vs_buf_free(&whole);
+}
+END_TEST
 
 START_TEST(seed_chart)
 {
@@ -367,6 +390,7 @@ int main(void)
     Suite *s = suite_create("svg");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, seed_chart);
+    tcase_add_test(tc, escape_a_piece);
     tcase_add_test(tc, lines_sit_at_their_capacity);
     tcase_add_test(tc, stack_label_above_a_line_at_its_height);
     tcase_add_test(tc, empty_and_huge);

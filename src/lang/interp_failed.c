@@ -1,0 +1,86 @@
+/* interp_failed.c — what a failed cell keeps of what it did: the interpreter
+ * puts every sheet back as the cell found it (interp.c), but what happened
+ * outside the kernel stays true (interp_internal.h).
+ */
+#include <string.h>
+
+#include "lang/interp_internal.h"
+#include "sheet/sheet.h"
+#include "util/json.h"
+
+static int has_run(const json_t *runs, const char *id)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+    {
+        const char *rid = json_string_value(json_object_get(r, "id"));
+        if (rid && !strcmp(rid, id))
+            return 1;
+    }
+    return 0;
+}
+
+/* The `oom` entries the run rid wrote (their "run", lang/verbs_measure.c): an
+ * overflow seen by a command that ran is as true as its run. */
+static void keep_run_oom(json_t *restored, json_t *failed, const char *rid)
+{
+    size_t k;
+    json_t *o, *have = json_object_get(restored, "oom");
+    vs_json_array_foreach(json_object_get(failed, "oom"), k, o)
+    {
+        const char *run = json_string_value(json_object_get(o, "run"));
+        if (!run || strcmp(run, rid) != 0)
+            continue;
+        if (!json_is_array(have)) {
+            if (json_object_set_new(restored, "oom", json_array()) < 0)
+                return;
+            have = json_object_get(restored, "oom");
+        }
+        json_array_append(have, o);
+    }
+}
+
+/* interp_internal.h says what it keeps. */
+void vs_interp_keep_outside_world(json_t *restored, json_t *failed)
+{
+    size_t i, j, k;
+    json_t *s, *f, *v;
+    json_array_foreach(restored, i, s)
+    {
+        const char *id = json_string_value(json_object_get(s, "id"));
+        json_t *runs, *meas;
+        if (!id)
+            continue;
+        json_array_foreach(failed, j, f)
+        {
+            const char *fid = json_string_value(json_object_get(f, "id"));
+            if (f == s)
+                break; /* untouched by the cell: nothing to carry */
+            if (!fid || strcmp(fid, id) != 0)
+                continue;
+            vs_sheet_carry_runtime(s, f);
+            runs = json_object_get(s, "runs");
+            meas = json_object_get(s, "measurements");
+            if (!json_is_array(runs) || !json_is_array(meas))
+                break;
+            vs_json_array_foreach(json_object_get(f, "runs"), k, v)
+            {
+                const char *rid = json_string_value(json_object_get(v, "id"));
+                size_t m;
+                json_t *x;
+                if (!rid || has_run(runs, rid))
+                    continue;
+                json_array_append(runs, v);
+                vs_json_array_foreach(json_object_get(f, "measurements"), m, x)
+                {
+                    const char *mr = json_string_value(json_object_get(x, "run"));
+                    if (mr && !strcmp(mr, rid))
+                        json_array_append(meas, x);
+                }
+                keep_run_oom(s, f, rid);
+            }
+            break;
+        }
+    }
+}
