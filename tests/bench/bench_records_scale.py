@@ -155,6 +155,9 @@ def pack_writer_stream(path, js, md, n, nsheets, t0):
     import struct
     import zlib
 
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+    from git_pack_format import copy, header, ofs, varint
+
     objs = []  # (sha, offset, crc)
     pack = open(os.path.join(path, "tmp.pack"), "wb")
     digest = hashlib.sha1()
@@ -167,17 +170,6 @@ def pack_writer_stream(path, js, md, n, nsheets, t0):
 
     out(b"PACK" + struct.pack(">II", 2, 0))  # count patched below
 
-    def header(kind, size):
-        c = (kind << 4) | (size & 15)
-        size >>= 4
-        b = bytearray()
-        while size:
-            b.append(c | 0x80)
-            c = size & 127
-            size >>= 7
-        b.append(c)
-        return bytes(b)
-
     def put(kind, data, sha):
         off = pos[0]
         z = zlib.compress(data, 1)
@@ -188,14 +180,7 @@ def pack_writer_stream(path, js, md, n, nsheets, t0):
 
     def put_delta(base_off, delta, sha):
         off = pos[0]
-        d = off - base_off
-        b = bytearray([d & 127])
-        d >>= 7
-        while d:
-            d -= 1
-            b.insert(0, 0x80 | (d & 127))
-            d >>= 7
-        rec = header(6, len(delta)) + bytes(b) + zlib.compress(delta, 1)
+        rec = header(6, len(delta)) + ofs(off - base_off) + zlib.compress(delta, 1)
         out(rec)
         objs.append((sha, off, zlib.crc32(rec)))
 
@@ -203,29 +188,6 @@ def pack_writer_stream(path, js, md, n, nsheets, t0):
         h = hashlib.sha1(b"%s %d\0" % (kind_name, len(data)))
         h.update(data)
         return h.digest()
-
-    def varint(v):
-        b = bytearray()
-        while True:
-            c = v & 127
-            v >>= 7
-            if v:
-                b.append(c | 0x80)
-            else:
-                b.append(c)
-                return bytes(b)
-
-    def copy(off, size):
-        b = bytearray([0x80])
-        for i in range(4):
-            if (off >> (8 * i)) & 255:
-                b[0] |= 1 << i
-                b.append((off >> (8 * i)) & 255)
-        for i in range(3):
-            if (size >> (8 * i)) & 255:
-                b[0] |= 1 << (4 + i)
-                b.append((size >> (8 * i)) & 255)
-        return bytes(b)
 
     entry = 34  # "40000 s-NNNNN\0" and the id: every sheet id has the same length
     tree = bytearray()

@@ -13,50 +13,7 @@ import struct
 import sys
 import zlib
 
-
-def header(kind, size):
-    c = (kind << 4) | (size & 15)
-    size >>= 4
-    b = bytearray()
-    while size:
-        b.append(c | 0x80)
-        c = size & 127
-        size >>= 7
-    b.append(c)
-    return bytes(b)
-
-
-def varint(v):
-    b = bytearray()
-    while True:
-        c = v & 127
-        v >>= 7
-        b.append(c | 0x80 if v else c)
-        if not v:
-            return bytes(b)
-
-
-def copy(off, size):
-    b = bytearray([0x80])
-    for i in range(4):
-        if (off >> (8 * i)) & 255:
-            b[0] |= 1 << i
-            b.append((off >> (8 * i)) & 255)
-    for i in range(3):
-        if (size >> (8 * i)) & 255:
-            b[0] |= 1 << (4 + i)
-            b.append((size >> (8 * i)) & 255)
-    return bytes(b)
-
-
-def ofs(d):
-    b = bytearray([d & 127])
-    d >>= 7
-    while d:
-        d -= 1
-        b.insert(0, 0x80 | (d & 127))
-        d >>= 7
-    return bytes(b)
+from git_pack_format import copy, header, ofs, varint
 
 
 def main(out):
