@@ -268,7 +268,10 @@ def unprefixed(lib, nm_text):
             member = line[:-1]
             continue
         parts = line.split()
-        if len(parts) == 3 and not parts[2].startswith("vs_"):
+        # a sanitizer's own symbols (ASan's one-definition-rule indicators
+        # __odr_asan.NAME, its and UBSan's runtime hooks) name no symbol of ours
+        if len(parts) == 3 and not parts[2].startswith(("vs_", "__odr_asan", "__asan", "__ubsan",
+                                                         "__sancov")):
             bad.append("%s(%s): %s (%s) is exported without the vs_ prefix"
                        % (os.path.basename(lib), member, parts[2], parts[1]))
     return bad
@@ -326,7 +329,8 @@ def self_test():
                "vs_cli_run": [("lang/run.c", 7)]}
     assert misplaced(declared, defined) == [("lang/interp.c", 9, "vs_line_get", "lang/verb.h")]
     nm = ("\ngadget.c.o:\n0000000000000000 T vs_gadget_open\n0000000000000010 D stray_table\n"
-          "\nwidget.c.o:\n0000000000000000 B vs_widget_count\n0000000000000000 T helper\n")
+          "\nwidget.c.o:\n0000000000000000 B vs_widget_count\n0000000000000000 T helper\n"
+          "0000000000000020 B __odr_asan.vs_widget_count\n")
     assert unprefixed("lib/libx.a", nm) == [
         "libx.a(gadget.c.o): stray_table (D) is exported without the vs_ prefix",
         "libx.a(widget.c.o): helper (T) is exported without the vs_ prefix"], unprefixed("x", nm)
