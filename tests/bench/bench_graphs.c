@@ -15,6 +15,7 @@
 #include "engine/cuda_graphs.h"
 
 #include "../unit/error_tally.h"
+#include "../unit/tsv_row.h"
 
 #define ROWS_MAX 128
 #define COLS 12
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
     printf("%-13s %-7s %-3s %-34s %-9s %7s %7s %9s %9s %s\n", "vllm", "rule", "tp", "model", "bars",
            "graphs", "rule", "took GiB", "estimate", "half");
     while (fgets(line, sizeof line, f) && rows < ROWS_MAX) {
-        char *col[COLS], *p = line, *tab;
+        char *col[COLS];
         int n = 0, is_fit;
         unsigned long long graphs;
         vs_cuda_graphs_count cnt;
@@ -97,14 +98,7 @@ int main(int argc, char **argv)
         double pub, est;
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        line[strcspn(line, "\n")] = '\0';
-        while (n < COLS) {
-            col[n++] = p;
-            if (!(tab = strchr(p, '\t')))
-                break;
-            *tab = '\0';
-            p = tab + 1;
-        }
+        n = vs_tsv_split(line, col, COLS);
         if (n != COLS || (strcmp(col[C_HALF], "fit") && strcmp(col[C_HALF], "held") &&
                           strcmp(col[C_HALF], "printed"))) {
             fprintf(stderr, "bench_graphs: row %zu: %d columns, want %d ending fit|held|printed\n",

@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 
 #include "../unit/error_tally.h"
+#include "../unit/tsv_row.h"
 
 #define ROWS_MAX 256
 #define COLS 21
@@ -107,7 +108,7 @@ int main(int argc, char **argv)
     printf("%-14s %-22s %-3s %-4s %-34s %9s %9s %9s %9s %s\n", "vllm", "gpu", "tp", "rank", "model",
            "non_torch", "estimate", "act_peak", "estimate", "half");
     while (fgets(line, sizeof line, f) && rows < ROWS_MAX) {
-        char *col[COLS], *p = line, *tab;
+        char *col[COLS];
         int n = 0, fit, nt_scored, act_scored, have;
         vs_runtime_estimate est;
         vs_runtime_shape sh;
@@ -116,14 +117,7 @@ int main(int argc, char **argv)
         double nt_pub, act_pub;
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        line[strcspn(line, "\n")] = '\0';
-        while (n < COLS) {
-            col[n++] = p;
-            if (!(tab = strchr(p, '\t')))
-                break;
-            *tab = '\0';
-            p = tab + 1;
-        }
+        n = vs_tsv_split(line, col, COLS);
         if (n != COLS || (strcmp(col[C_HALF], "fit") && strcmp(col[C_HALF], "held"))) {
             fprintf(stderr, "bench_runtime: row %zu: %d columns, want %d ending fit|held\n",
                     rows + 1, n, COLS);

@@ -32,6 +32,7 @@
 #include "cell_run.h"
 #include "check_run.h"
 #include "error_tally.h"
+#include "tsv_row.h"
 
 #define SGLANG_TSV VS_SOURCE_DIR "/tests/data/engine_startup/sglang_startup.tsv"
 #define TRTLLM_TSV VS_SOURCE_DIR "/tests/data/engine_startup/trtllm_startup.tsv"
@@ -95,17 +96,9 @@ static void add(errs *e, double error)
 /* Splits line (changed in place) into exactly n tab-separated columns. */
 static void split(char *line, char **col, int n)
 {
-    char *p = line;
-    int k;
-    line[strcspn(line, "\n")] = '\0';
-    for (k = 0; k < n; k++) {
-        col[k] = p;
-        p = strchr(p, '\t');
-        ck_assert_msg(p || k == n - 1, "%.60s: %d columns, not %d", line, k + 1, n);
-        if (p)
-            *p++ = '\0';
-    }
-    ck_assert_msg(!p, "%.60s: more than %d columns", line, n);
+    int got = vs_tsv_split(line, col, n);
+    ck_assert_msg(got == n, "%.60s: %d columns, not %d", line, got, n);
+    ck_assert_msg(!strchr(col[n - 1], '\t'), "%.60s: more than %d columns", line, n);
 }
 
 static int given(const char *s)
