@@ -161,13 +161,15 @@ START_TEST(tensorrt_llm_command)
 }
 END_TEST
 
-/* every `name=` keyword of the from_pretrained(...) call is in the release's table */
-static void kwargs_in_table(const char *code)
+/* Each `name=` keyword of code's from_pretrained(...) call, checked against
+ * the release's table and, when seen is given, added to it; returns how many. */
+static void seen_add(char *seen, size_t len, const char *flag);
+static size_t kwargs_checked(const char *code, const char *release, char *seen, size_t len)
 {
     const char *p = strstr(code, "from_pretrained(");
     size_t n = 0;
     ck_assert_ptr_nonnull(p);
-    for (; *p; p++) {
+    for (; *p && *p != ')'; p++) {
         char name[64];
         size_t k = 0;
         const char *q;
@@ -177,12 +179,20 @@ static void kwargs_in_table(const char *code)
             name[k++] = *q;
         name[k] = '\0';
         if (k && *q == '=') {
-            ck_assert_msg(in_table("transformers", "5.24.0", name), "from_pretrained has no %s",
+            ck_assert_msg(in_table("transformers", release, name), "from_pretrained has no %s",
                           name);
+            if (seen)
+                seen_add(seen, len, name);
             n++;
         }
     }
-    ck_assert_uint_ge(n, 3);
+    return n;
+}
+
+/* every `name=` keyword of the from_pretrained(...) call is in the release's table */
+static void kwargs_in_table(const char *code)
+{
+    ck_assert_uint_ge(kwargs_checked(code, "5.24.0", NULL, 0), 3);
 }
 
 /* transformers: from_pretrained's keywords; max_memory by hand: an H100 SXM's
@@ -537,22 +547,8 @@ static void every_launch(const json_t *l, const every_cells *c, const char *rele
     const json_t *argv = json_object_get(l, "argv"), *w;
     size_t i;
     if (!strcmp(c->engine, "transformers")) {
-        const char *p = json_string_value(json_array_get(argv, json_array_size(argv) - 1));
-        for (p = strstr(p, "from_pretrained("); p && *p && *p != ')'; p++) {
-            char name[64];
-            size_t k = 0;
-            const char *q;
-            if (*p != ',' || p[1] != ' ')
-                continue;
-            for (q = p + 2; ((*q >= 'a' && *q <= 'z') || *q == '_') && k < sizeof name - 1; q++)
-                name[k++] = *q;
-            name[k] = '\0';
-            if (k && *q == '=') {
-                ck_assert_msg(in_table(c->engine, release, name), "from_pretrained has no %s",
-                              name);
-                seen_add(seen, len, name);
-            }
-        }
+        kwargs_checked(json_string_value(json_array_get(argv, json_array_size(argv) - 1)), release,
+                       seen, len);
         return;
     }
     json_array_foreach(argv, i, w)
