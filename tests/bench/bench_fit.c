@@ -22,21 +22,14 @@
 
 int main(int argc, char **argv)
 {
-    int runs = 200, check = 0, i, k;
+    int runs, check, i, k;
     static const char *const formats[8] = {"fp32", "fp16", "bf16", "fp8",
                                            "int8", "int4", "nf4",  "fp4"};
     json_t *sheet, *offers, *launches = NULL;
     vs_error err;
     double *t;
     vs_fit_row rows[20];
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--check"))
-            check = 1;
-        else
-            runs = atoi(argv[i]);
-    }
-    if (runs < 1)
-        runs = 1;
+    bench_offers_args(argc, argv, &runs, &check);
     t = calloc((size_t)runs, sizeof *t);
     vs_pool_install();
     sheet = bench_offers_sheet("bench fit", NULL);

@@ -90,17 +90,10 @@ static int timed(json_t *sheet, double *t, int runs, int *launched)
 
 int main(int argc, char **argv)
 {
-    int runs = 200, check = 0, i, launched = 0, over = 0;
+    int runs, check, launched = 0, over = 0;
     json_t *sheet;
     double *t;
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--check"))
-            check = 1;
-        else
-            runs = atoi(argv[i]);
-    }
-    if (runs < 1)
-        runs = 1;
+    bench_offers_args(argc, argv, &runs, &check);
     t = calloc((size_t)runs, sizeof *t);
     vs_pool_install();
     sheet = bench_offers_sheet("bench launch", "google/gemma-3-27b-it");

@@ -6,10 +6,29 @@
 #define VS_BENCH_OFFERS_H
 
 #include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sheet/sheet.h"
 
 #define BENCH_OFFERS 20
+
+/* The two benchmarks' command line: a count of runs (200 unless given, at
+ * least 1) and --check (exit 1 when the median passes the reference). */
+static inline void bench_offers_args(int argc, char **argv, int *runs, int *check)
+{
+    int i;
+    *runs = 200;
+    *check = 0;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--check"))
+            *check = 1;
+        else
+            *runs = atoi(argv[i]);
+    }
+    if (*runs < 1)
+        *runs = 1;
+}
 
 static inline json_t *bench_offers_sheet(const char *name, const char *model)
 {
