@@ -15,6 +15,11 @@
  * terminated). required = 0 stores dflt when none is present. */
 int vs_fam_dim(const json_t *o, const char *const *keys, int required, uint64_t dflt, uint64_t *out,
                const char *rule, vs_error *err);
+/* Qwen's MoE layout, into a->layer_dense: a layer is sparse unless listed in
+ * mlp_only_layers, and only every decoder_sparse_step-th layer (counting from
+ * 1) is. VS_EFORMAT for a list that is not one of layer numbers below
+ * a->layers, or a pattern past VS_ARCH_LAYERS_MAX layers. */
+int vs_fam_sparse_layers(vs_arch *a, const json_t *cfg, vs_error *err);
 /* The same for one key. */
 int vs_fam_dim1(const json_t *o, const char *key, int required, uint64_t dflt, uint64_t *out,
                 const char *rule, vs_error *err);

@@ -54,9 +54,7 @@ static int kv_mixtral(vs_arch *a, const json_t *cfg, vs_error *err)
 
 /* ---- Qwen MoE: which layers are sparse ---- */
 
-/* A layer is sparse unless listed in mlp_only_layers, and only every
- * decoder_sparse_step-th layer (counting from 1) is. */
-static int qwen_sparse_layers(vs_arch *a, const json_t *cfg, vs_error *err)
+int vs_fam_sparse_layers(vs_arch *a, const json_t *cfg, vs_error *err)
 {
     const json_t *only = json_object_get(cfg, "mlp_only_layers");
     uint64_t step = 1, i;
@@ -93,7 +91,7 @@ static int qwen2_moe_parse(vs_arch *a, const json_t *cfg, vs_error *err)
              vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule, err)) ||
         (rc = vs_fam_dim1(cfg, "shared_expert_intermediate_size", 1, 0, &a->shared_intermediate,
                           a->rule, err)) ||
-        (rc = qwen_sparse_layers(a, cfg, err)))
+        (rc = vs_fam_sparse_layers(a, cfg, err)))
         return rc;
     a->shared_experts = 1;
     a->flags = VS_LL_QKV_BIAS;
@@ -108,7 +106,7 @@ static int qwen3_moe_parse(vs_arch *a, const json_t *cfg, vs_error *err)
         (rc =
              vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule, err)) ||
         (rc = vs_fam_bool(cfg, "attention_bias", 0, &attn_bias, err)) ||
-        (rc = qwen_sparse_layers(a, cfg, err)))
+        (rc = vs_fam_sparse_layers(a, cfg, err)))
         return rc;
     a->flags = VS_LL_QK_NORM | (attn_bias ? VS_LL_QKV_BIAS | VS_LL_O_BIAS : 0);
     return 0;

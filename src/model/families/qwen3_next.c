@@ -12,10 +12,8 @@ enum { SPLIT_PROJ = 1u << 0 }; /* Qwen3.5's four input projections */
 
 static int gdn_parse(vs_arch *a, const json_t *cfg, int moe, unsigned flags, vs_error *err)
 {
-    const json_t *only = json_object_get(cfg, "mlp_only_layers");
-    uint64_t step = 1, i;
-    size_t k;
-    int rc;
+    uint64_t i;
+    int rc, dense = 0;
     /* the llama-style dims; a MoE's dense intermediate_size only where a layer
      * is dense (Qwen3.5-MoE's config has none) */
     if ((rc = vs_fam_dim1(cfg, "num_hidden_layers", 1, 0, &a->layers, a->rule, err)) ||
@@ -45,28 +43,18 @@ static int gdn_parse(vs_arch *a, const json_t *cfg, int moe, unsigned flags, vs_
         (rc =
              vs_fam_dim1(cfg, "moe_intermediate_size", 1, 0, &a->moe_intermediate, a->rule, err)) ||
         (rc = vs_fam_dim1(cfg, "shared_expert_intermediate_size", 1, 0, &a->shared_intermediate,
-                          a->rule, err)) ||
-        (rc = vs_fam_dim1(cfg, "decoder_sparse_step", 0, 1, &step, a->rule, err)))
+                          a->rule, err)))
         return rc;
     if (a->experts_per_token > a->experts)
         return vs_error_set(err, VS_EFORMAT, "num_experts_per_tok exceeds num_experts");
-    if (only && !json_is_null(only) && !json_is_array(only))
-        return vs_error_set(err, VS_EFORMAT, "'mlp_only_layers' must be a list of layer numbers");
-    for (i = 0; i < a->layers; i++)
-        a->layer_dense[i] = (i + 1) % step != 0;
-    if (!a->intermediate && (json_array_size(only) || step > 1))
+    if ((rc = vs_fam_sparse_layers(a, cfg, err)))
+        return rc;
+    for (i = 0; i < a->layers && !dense; i++)
+        dense = a->layer_dense[i];
+    if (!a->intermediate && dense)
         return vs_error_set(err, VS_EFORMAT,
                             "dense layers (mlp_only_layers, decoder_sparse_step) need "
                             "intermediate_size");
-    for (k = 0; k < json_array_size(only); k++) {
-        json_t *v = json_array_get(only, k);
-        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-            (uint64_t)json_integer_value(v) >= a->layers)
-            return vs_error_set(err, VS_EFORMAT,
-                                "mlp_only_layers[%zu] is not a layer number below %llu", k,
-                                (unsigned long long)a->layers);
-        a->layer_dense[json_integer_value(v)] = 1;
-    }
     a->shared_experts = 1;
     return 0;
 }
