@@ -347,8 +347,9 @@ const vs_verb vs_verbs_sizing[] = {
      "enable_vae_slicing (one image at a time). Component vae_decode. All three follow the "
      "card's resolution, frames and batch. Checked against published peaks, SDXL at 1024x1024 x 4 "
      "(diffusers' simple-optimizations notebook) and FLUX.1-dev at 1024x1024 (the diffusers "
-     "quantisation post: bf16, BnB 4-bit and 8-bit, fp8 layerwise): 7 of 10 within 10%, median "
-     "error 3.6%; SDXL's four-image decode +3.8%. SDXL's model and sequential offload rows read "
+     "quantisation post: bf16, BnB 4-bit and 8-bit, fp8 layerwise, bf16 under model CPU "
+     "offload): 8 of 11 within 10%, median error 3.8%; SDXL's four-image decode +3.8%. SDXL's "
+     "model and sequential offload rows read "
      "18-20% low: the notebook measured them after its torch.compile cell without "
      "torch._dynamo.reset(), the compiled UNet (4.78 GiB) still allocated (with it +4% and "
      "+6%); sequential offload with VAE slicing reads 24% low, unexplained.",
