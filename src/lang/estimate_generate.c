@@ -292,6 +292,19 @@ static int estimate_attention(vs_ctx *ctx, const vs_line *line, json_t *sheet, v
 /* ----------------------------------------------------------------- decode */
 
 #define INVOKEAI_DECODE_CONSTANT 2200
+/* Each further image of a batch, on top of the measured first one: what is
+ * live at the convolution where the decode peaks. The measured constant (8.6
+ * GiB for one 1024x1024 fp32 image) is 2.9 times the most activations one image
+ * ever holds (3 x 256 channels at full resolution, the GroupNorm and SiLU of the
+ * last up block's first ResnetBlock2D beside its input), so most of it is a
+ * convolution's cuDNN workspace and the peak sits at a convolution, not at an
+ * elementwise op. The most an image holds at any full-resolution convolution is
+ * at that resnet's conv1: its 256-channel input (kept for the residual), the
+ * 256-channel SiLU output it reads and its 128-channel output, 5 x 128 channels
+ * (diffusers v0.21 models/resnet.py ResnetBlock2D.forward: norm1, nonlinearity,
+ * conv1; models/unet_2d_blocks.py UpDecoderBlock2D holds the block's input). */
+#define DECODE_STEP_CHANNELS 128
+#define DECODE_STEP_LIVE 5
 
 static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
@@ -336,15 +349,14 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     batch = slicing ? 1 : g.batch;
     /* the measured constant is one image's decode (InvokeAI decodes one at a
      * time), what does not grow with the batch included; each further image of
-     * the batch adds the decoder's full-resolution activations, the derived
-     * rule's 128 channels x 6 live tensors */
+     * the batch adds what it holds at the peak's convolution (above) */
     if ((rc = vs_estimate_decode(&bytes, derived ? batch : 1, g.video ? g.frames : 1, w, h, bits,
                                  per_pixel, err)) < 0)
         return rc;
     if (!derived && batch > 1) {
         uint64_t more;
         if ((rc = vs_estimate_decode(&more, batch - 1, g.video ? g.frames : 1, w, h, bits,
-                                     (uint64_t)128 * 6, err)) < 0)
+                                     (uint64_t)DECODE_STEP_CHANNELS * DECODE_STEP_LIVE, err)) < 0)
             return rc;
         if (vs_checked_add(&bytes, bytes, more))
             return vs_error_set(err, VS_EUNIT, "the VAE decode does not fit in 64 bits");
@@ -355,7 +367,7 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     if (!derived && batch > 1)
         snprintf(src, sizeof src,
                  "1 image x %llu frames x %s x %s px%s x %u/8 B x %s + %llu more x the same "
-                 "pixels x %u/8 B x 128 channels x 6 live tensors = %s B",
+                 "pixels x %u/8 B x 128 channels x 5 live tensors = %s B",
                  (unsigned long long)(g.video ? g.frames : 1), gh, gw, have_t ? " (one tile)" : "",
                  bits, rule, (unsigned long long)(batch - 1), bits, gbytes);
     else
@@ -376,11 +388,13 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
               "the output pixels and the element size, 2200 bytes per pixel per byte of element, "
               "measured for the SD 1.x and SDXL AutoencoderKL, allocated and reserved memory "
               "included (InvokeAI pull request 8414), one image at a time; a batch's further "
-              "images add the decoder's full-resolution activations each (128 channels x 6 live "
-              "tensors): a decode's peak grows by a fixed step per image from a first image that "
-              "carries what does not grow (SDXL's published 4-image fp32 decode, and sglang "
-              "pull request 40493's per-output decode peaks); channels=128 live=6 gives the "
-              "derived rule for every image instead";
+              "images add what each holds at the convolution where the decode peaks: the "
+              "constant is 2.9 times one image's largest activations, so most of it is cuDNN "
+              "workspace and the peak is at a convolution, at most the last up block's first "
+              "ResnetBlock2D conv1 (its 256-channel input kept for the residual, the 256-channel "
+              "SiLU output it reads, its 128-channel output: 128 channels x 5 live tensors, "
+              "diffusers models/resnet.py); channels=128 live=6 gives the derived rule for "
+              "every image instead, activations only";
     notes[1] = "what to change when it overflows: pipe.enable_vae_tiling() (tile=512 here: one "
                "tile at a time), pipe.enable_vae_slicing() (slicing=yes: one image of the batch at "
                "a time), a lower resolution, fewer frames";

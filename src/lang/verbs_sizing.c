@@ -339,18 +339,20 @@ const vs_verb vs_verbs_sizing[] = {
      "decode [tile=N] [slicing=yes] [channels=128 live=6]: the VAE decode, its own phase "
      "(decode): frames x H x W x bytes x 2200 for the first image, InvokeAI's constant measured "
      "one image at a time for the SD and SDXL AutoencoderKL "
-     "(invokeai/backend/util/vae_working_memory.py), and each further image of the batch its "
-     "full-resolution activations, 128 channels x 6 live tensors; channels= live= derive every "
+     "(invokeai/backend/util/vae_working_memory.py), and each further image of the batch what "
+     "it holds at the convolution where the decode peaks (the constant is mostly cuDNN "
+     "workspace), 128 channels x 5 live tensors; channels= live= derive every "
      "image from the decoder's last, full-resolution block instead (diffusers' "
      "ResnetBlock2D). tile= is enable_vae_tiling (one tile at a time), slicing=yes "
      "enable_vae_slicing (one image at a time). Component vae_decode. All three follow the "
      "card's resolution, frames and batch. Checked against published peaks, SDXL at 1024x1024 x 4 "
      "(diffusers' simple-optimizations notebook) and FLUX.1-dev at 1024x1024 (the diffusers "
-     "quantisation post: bf16, BnB 4-bit and 8-bit, fp8 layerwise): 6 of 10 within 10%, median "
-     "error 6.9%, "
-     "worst -23.7% (sequential offload with VAE slicing, measured before accelerate released "
-     "offloaded weights' memory); SDXL's four-image decode +10.8% (the one-image constant "
-     "carries cuDNN's convolution workspace, which at four images is smaller).",
+     "quantisation post: bf16, BnB 4-bit and 8-bit, fp8 layerwise, bf16 under model CPU "
+     "offload): 8 of 11 within 10%, median error 3.8%; SDXL's four-image decode +3.8%. SDXL's "
+     "model and sequential offload rows read "
+     "18-20% low: the notebook measured them after its torch.compile cell without "
+     "torch._dynamo.reset(), the compiled UNet (4.78 GiB) still allocated (with it +4% and "
+     "+6%); sequential offload with VAE slicing reads 24% low, unexplained.",
      NULL, NULL, VS_VERB_DERIVES, &estimators_registry},
     {"placement", vs_verb_placement,
      "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | tensor gpus=N "
