@@ -304,9 +304,11 @@ typedef struct vs_runtime_shape {
 int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_shape *s,
                                    vs_error *err);
 /* Non-torch memory (cuBLAS workspaces; NCCL's buffers under tp > 1) by GPU
- * architecture ("Ampere", "Hopper", ...: the catalogue's word). VS_ENOTFOUND
- * for an architecture, or a tp > 1 on one, without published figures. */
-int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, uint64_t tp,
-                                vs_error *err);
+ * architecture ("Ampere", "Hopper", ...: the catalogue's word) and, where one
+ * generation ships both NVSwitch boards and PCIe cards, the GPU's name (an offer's
+ * or a log's, "A100-SXM4-40GB", "A30"; may be NULL). VS_ENOTFOUND for an
+ * architecture, or a tp > 1 on one, without published figures. */
+int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, const char *gpu,
+                                uint64_t tp, vs_error *err);
 
 #endif

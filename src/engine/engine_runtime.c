@@ -76,7 +76,7 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
                           "tensors of the profiling pass (vllm/v1/worker/gpu_model_runner.py "
                           "profile_run), larger than the sampler's run";
     }
-    out->error = 0.172;
+    out->error = 1.18;
     return 0;
 }
 
@@ -96,13 +96,21 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * MiB per rank then). The source fixes none of the other sizes: they are the fitting
  * half's figures. The published Hopper figures do not follow that reading between two
  * ranks and four: 0.55 GiB at TP 2 on H100s (0.11.0) against 2.04 GiB at TP 4 on H200s
- * (0.10), so a group of two has its own term where one is published. */
+ * (0.10), so a group of two has its own term where one is published. Where one
+ * generation ships both NVSwitch boards (A100 SXM4) and PCIe cards or bridged pairs
+ * (A30, RTX 3090), the architecture does not say how many channels NCCL opens; the
+ * GPU's name does (board_of below), and the rule asks for it. */
+enum board { BOARD_UNKNOWN, BOARD_NVSWITCH, BOARD_PCIE };
+
 static const struct ctxrule {
     const char *arch;
-    uint64_t base;  /* tp 1 */
-    uint64_t link;  /* tp > 1; 0: none published */
-    uint64_t link2; /* tp 2 where it differs from link; 0: link */
-    int nvls;       /* NVLS buffers for tp > 2 */
+    uint64_t base;     /* tp 1 */
+    int link_known;    /* a tp > 1 figure is published (on a PCIe board where by_board) */
+    uint64_t link;     /* tp > 1 */
+    uint64_t link2;    /* tp 2 where it differs from link; 0: link */
+    int nvls;          /* NVLS buffers for tp > 2 */
+    int by_board;      /* tp > 1: NVSwitch boards and PCIe boards differ */
+    uint64_t nvswitch; /* by_board: tp > 2 on an NVSwitch board; 0: none published */
     const char *rule;
 } ctx_rules[] = {
     /* 0.16 GiB on an H100 at TP 1 (generative-computing/mellea#416); 2.04 GiB at TP 4 on
@@ -111,50 +119,107 @@ static const struct ctxrule {
      * (llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md at 2593348,
      * Llama-3.3-70B-FP8, 0.11.0's DEBUG summary): 563 MiB - 160 MiB = 403 MiB for two
      * ranks */
-    {"Hopper", (uint64_t)160 << 20, (uint64_t)1800 << 20, (uint64_t)403 << 20, 1,
+    {"Hopper", (uint64_t)160 << 20, 1, (uint64_t)1800 << 20, (uint64_t)403 << 20, 1, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
      "vllm/utils.py memory_profiling): Hopper 160 MiB, + 403 MiB of NVLink buffers at "
      "tp 2, + 1,800 MiB at tp > 2 and tp x 32 MiB of NVLS buffers (NCCL "
      "src/transport/nvls.cc), the sizes fitted on published start-up logs"},
     /* 0.07 GiB on a B200 at TP 1 (vllm#21489, V1 0.10's "non-torch memory"); a Blackwell
      * card has NVLink (B200) or not (RTX 5090): no tp > 1 figure */
-    {"Blackwell", (uint64_t)70 << 20, 0, 0, 0,
+    {"Blackwell", (uint64_t)70 << 20, 0, 0, 0, 0, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
      "Blackwell 70 MiB at tp 1, fitted on a published start-up log"},
-    /* 0.35 GiB on an RTX 3090 at 0.6.4 (vllm#10517, older accounting): no row of the
-     * current accounting; an Ampere card has NVLink (A100 SXM) or not (RTX 3090) */
-    {"Ampere", (uint64_t)300 << 20, 0, 0, 0,
-     "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
-     "Ampere 300 MiB at tp 1, from a published start-up log of the older accounting"},
+    /* 0.09 GiB in all on four A30s at TP 4 (vllm-project/vllm#29070, 0.11.1's DEBUG
+     * "non-torch forward increase memory", NVLink bridges in pairs, PCIe between them):
+     * the CUDA context's share at TP 1 is no more, and the PCIe rings add nothing a log
+     * rounded to 10 MiB shows; 2.10 GiB on eight A100-SXM4-40GB at TP 8 (an
+     * ml.p4d.24xlarge, NVSwitch: aws-samples/aws-ai-ml-workshop-kr's DeepSeek-Coder-V2
+     * deployment, 0.7.1): 2,150 MiB - 90 MiB = 2,060 MiB of NVSwitch rings, the figure
+     * Hopper's NVLink term comes close to (1,800 MiB). vllm#10517's RTX 3090 printed 0.35
+     * GiB at TP 1 in 0.6.4, whose accounting counted the allocator's cached blocks too. */
+    {"Ampere", (uint64_t)90 << 20, 1, 0, 0, 0, 1, (uint64_t)2060 << 20,
+     "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
+     "vllm/utils.py memory_profiling): Ampere 90 MiB at tp 1 and on PCIe or bridged cards "
+     "at any tp, + 2,060 MiB of NVSwitch rings at tp > 2 on SXM boards, fitted on published "
+     "start-up logs"},
     /* 0.03 GiB on an RTX 4060 at TP 1 (vllm#13882); 0.25 GiB on RTX 4090s at TP 2 over
      * PCIe (vllm#13061): 0.25 GiB - 30 MiB = 225 MiB; no Ada card has NVLink */
-    {"Ada Lovelace", (uint64_t)30 << 20, (uint64_t)225 << 20, 0, 0,
+    {"Ada Lovelace", (uint64_t)30 << 20, 1, (uint64_t)225 << 20, 0, 0, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
      "vllm/utils.py memory_profiling): Ada Lovelace 30 MiB, + 225 MiB of PCIe rings at "
      "tp > 1, fitted on published start-up logs"},
+    /* 0.05 GiB on a Tesla T4 at TP 1 (ameureka/Unsloth_Lllama_deepseek, 0.7.2 under
+     * Unsloth; V0: Turing is below V1's compute capability 8.0); T4s and RTX 20xx cards
+     * are PCIe cards, but no tp > 1 figure is published */
+    {"Turing", (uint64_t)50 << 20, 0, 0, 0, 0, 0, 0,
+     "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
+     "Turing 50 MiB at tp 1, fitted on a published start-up log"},
 };
 
-int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, uint64_t tp,
-                                vs_error *err)
+/* Which board a GPU's name says: an SXM module (or an HGX/DGX or p4d system) sits on
+ * NVSwitch; a PCIe card, a bridged pair or a workstation card does not. The catalogue's
+ * "A100 80GB" covers both, so it says neither. */
+/* w in s, case aside; a model number ends it (whole: "A10" is not "A100") */
+static int has_word(const char *s, const char *w, int whole)
+{
+    size_t n = strlen(w);
+    for (; *s; s++)
+        if (!strncasecmp(s, w, n) && !(whole && s[n] >= '0' && s[n] <= '9'))
+            return 1;
+    return 0;
+}
+
+static enum board board_of(const char *gpu)
+{
+    static const char *const nvswitch[] = {"SXM", "HGX", "DGX", "p4d", "p5."};
+    static const char *const pcie[] = {"PCIe", "A30", "A10", "A40",    "L40",
+                                       "L4",   "T4",  "RTX", "GeForce"};
+    size_t i;
+    if (!gpu)
+        return BOARD_UNKNOWN;
+    for (i = 0; i < sizeof nvswitch / sizeof nvswitch[0]; i++)
+        if (has_word(gpu, nvswitch[i], 0))
+            return BOARD_NVSWITCH;
+    for (i = 0; i < sizeof pcie / sizeof pcie[0]; i++)
+        if (has_word(gpu, pcie[i], 1))
+            return BOARD_PCIE;
+    return BOARD_UNKNOWN;
+}
+
+static int no_figure(vs_error *err, const struct ctxrule *r, uint64_t tp, const char *board)
+{
+    return vs_error_set(err, VS_ENOTFOUND,
+                        "no published non-torch figure for %s GPUs%s at tensor parallelism %llu "
+                        "(NCCL's buffers follow the link: NVLink or PCIe): measure it (`measure "
+                        "import` of a vLLM start-up log) or declare it with `reserve non_torch "
+                        "AMOUNT`",
+                        r->arch, board, (unsigned long long)tp);
+}
+
+int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, const char *gpu,
+                                uint64_t tp, vs_error *err)
 {
     size_t i;
     memset(out, 0, sizeof *out);
     for (i = 0; architecture && i < sizeof ctx_rules / sizeof ctx_rules[0]; i++) {
         const struct ctxrule *r = &ctx_rules[i];
+        uint64_t link = 0;
         if (strcasecmp(architecture, r->arch))
             continue;
-        if (tp > 1 && !r->link)
-            return vs_error_set(err, VS_ENOTFOUND,
-                                "no published non-torch figure for %s GPUs at tensor "
-                                "parallelism %llu (NCCL's buffers follow the link: NVLink or "
-                                "PCIe): measure it (`measure import` of a vLLM start-up log) "
-                                "or declare it with `reserve non_torch AMOUNT`",
-                                r->arch, (unsigned long long)tp);
-        out->bytes = r->base +
-                     (tp == 2 && r->link2 ? r->link2
-                      : tp > 1            ? r->link
-                                          : 0) +
-                     (r->nvls && tp > 2 ? tp * ((uint64_t)32 << 20) : 0);
+        if (tp > 1 && r->by_board) {
+            enum board b = board_of(gpu);
+            if (b == BOARD_UNKNOWN)
+                return no_figure(err, r, tp,
+                                 " on a board the GPU's name does not say (SXM or PCIe)");
+            if (b == BOARD_NVSWITCH && (tp < 3 || !r->nvswitch))
+                return no_figure(err, r, tp, " on NVSwitch boards");
+            link = b == BOARD_NVSWITCH ? r->nvswitch : r->link;
+        } else if (tp > 1) {
+            if (!r->link_known)
+                return no_figure(err, r, tp, "");
+            link = tp == 2 && r->link2 ? r->link2 : r->link;
+        }
+        out->bytes = r->base + link + (r->nvls && tp > 2 ? tp * ((uint64_t)32 << 20) : 0);
         out->error = 0.202;
         out->rule = r->rule;
         return 0;

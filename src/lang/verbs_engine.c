@@ -52,11 +52,14 @@ static int ours(const json_t *comp)
                    !strncmp(src, EST_SOURCE, strlen(EST_SOURCE)));
 }
 
-/* The catalogue's architecture word of the sheet's first offer with one. */
-static const char *offer_architecture(const json_t *sheet)
+/* The catalogue's architecture word of the sheet's first offer with one; gpu gets
+ * that offer's name and catalogue name (the board they say, SXM or PCIe, decides
+ * NCCL's share where a generation has both). */
+static const char *offer_architecture(const json_t *sheet, char *gpu, size_t gpu_size)
 {
     size_t i;
     json_t *o;
+    gpu[0] = '\0';
     vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
     {
         vs_gpu_spec spec;
@@ -64,8 +67,11 @@ static const char *offer_architecture(const json_t *sheet)
         const char *cat = json_string_value(json_object_get(o, "catalog"));
         if (cat && vs_catalog_find(&spec, cat, &err) == 0) {
             const char *a = json_string_value(json_object_get(spec.entry, "architecture"));
-            if (a)
+            const char *name = json_string_value(json_object_get(o, "name"));
+            if (a) {
+                snprintf(gpu, gpu_size, "%s %s", name ? name : "", cat);
                 return a;
+            }
         }
     }
     return NULL;
@@ -262,8 +268,9 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         }
     }
     if (wanted(items, "non_torch")) {
-        const char *arch = offer_architecture(sheet);
-        if (vs_runtime_estimate_context(&est, arch, c.env.tp, &e2) == 0) {
+        char gpu[160];
+        const char *arch = offer_architecture(sheet, gpu, sizeof gpu);
+        if (vs_runtime_estimate_context(&est, arch, gpu, c.env.tp, &e2) == 0) {
             snprintf(src, sizeof src, EST_SOURCE "%s (%s); within %.0f%% of the published figures",
                      est.rule, arch, est.error * 100);
             if ((rc = put_item(sheet, "non_torch", 1, est.bytes, src, &said, err)) < 0)
@@ -645,9 +652,9 @@ static const char engine_help[] =
     "0GiB status=measured source=\"--enforce-eager\"`); estimate=yes estimates vLLM's "
     "profiling peak (the larger of the forward pass over max_num_batched_tokens, MoE width "
     "times experts per token, divided by tp, and the sampler's run over max_num_seqs x vocab) "
-    "and the non-torch memory of the offers' GPU generation and tp (within 17.2% on text models "
-    "and 20.2% of the "
-    "published figures `engine vllm` lists), vLLM's CUDA graphs from the release's capture "
+    "and the non-torch memory of the offers' GPU generation, board and tp (activation within "
+    "17.2% on 22 of the 23 text models of the published figures `engine vllm` lists, 118% on "
+    "the last; non-torch within 20.2%), vLLM's CUDA graphs from the release's capture "
     "sizes (graphs x 9 MiB, within a factor of 2.4 of four published logs), and llama.cpp's "
     "compute buffer (by architecture "
     "and ubatch), each with its stated error. version= (vllm, sglang, tensorrt_llm) or build= "

@@ -5,46 +5,19 @@
  * table, on its fitting half and on its held-out half. Rows of an older
  * accounting (activation before 0.6.5, non_torch before 0.7: the file's header
  * says why), non_torch at pipeline parallelism (not modelled) and rows missing a
- * figure are printed, not scored. A row quoting a V0
- * rank past the first (rank 1+) is estimated without the sampler, which only the
- * first rank runs there. Run by hand:
+ * figure are printed, not scored; a row quoting a V0 rank past the first (rank 1+)
+ * is estimated without the sampler, which only the first rank runs there
+ * (tests/unit/runtime_rows.h reads and scores a row; test_runtime_table checks the
+ * same figures against the errors the estimators state). Run by hand:
  * <build>/bench_runtime [TSV]. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
-
 #include "../unit/error_tally.h"
-#include "../unit/tsv_row.h"
+#include "../unit/runtime_rows.h"
 
 #define ROWS_MAX 256
-#define COLS 21
-
-enum {
-    C_LINK,
-    C_VLLM,
-    C_GPU,
-    C_ARCH,
-    C_TP,
-    C_PP,
-    C_MODEL,
-    C_HIDDEN,
-    C_INTER,
-    C_MOE,
-    C_TOPK,
-    C_DENSE,
-    C_VOCAB,
-    C_MML,
-    C_MNBT,
-    C_SEQS,
-    C_DTYPE,
-    C_NT,
-    C_ACT,
-    C_RANK,
-    C_HALF
-};
 
 typedef struct errs {
     double e[ROWS_MAX];
@@ -65,21 +38,7 @@ static void summary(const char *what, const char *half, const errs *s)
     printf("\n");
 }
 
-/* "0.6.5", "0.10", "0.8.0.dev (V0)": major, minor, patch as one number
- * (0.6.5 = 6005), for the accounting gates */
-static unsigned version_of(const char *v)
-{
-    unsigned a = 0, b = 0, c = 0;
-    sscanf(v, "%u.%u.%u", &a, &b, &c);
-    return a * 1000000 + b * 1000 + c;
-}
-
-static unsigned long long num(const char *s)
-{
-    return strcmp(s, "-") ? strtoull(s, NULL, 10) : 0;
-}
-
-static void add(errs *all, errs *half, int scored, int have, double est, double pub)
+static void add(errs *all, errs *half, int scored, int have, uint64_t est, double pub)
 {
     if (!scored)
         return;
@@ -88,8 +47,8 @@ static void add(errs *all, errs *half, int scored, int have, double est, double 
         half->missed++;
         return;
     }
-    all->e[all->n++] = est / pub - 1;
-    half->e[half->n++] = est / pub - 1;
+    all->e[all->n++] = vs_rt_error(est, pub);
+    half->e[half->n++] = vs_rt_error(est, pub);
 }
 
 int main(int argc, char **argv)
@@ -108,54 +67,30 @@ int main(int argc, char **argv)
     printf("%-14s %-22s %-3s %-4s %-34s %9s %9s %9s %9s %s\n", "vllm", "gpu", "tp", "rank", "model",
            "non_torch", "estimate", "act_peak", "estimate", "half");
     while (fgets(line, sizeof line, f) && rows < ROWS_MAX) {
-        char *col[COLS];
-        int n = 0, fit, nt_scored, act_scored, have;
-        vs_runtime_estimate est;
-        vs_runtime_shape sh;
-        vs_error err;
+        vs_rt_row r;
         char nt_s[32] = "-", act_s[32] = "-";
-        double nt_pub, act_pub;
-        if (line[0] == '#' || line[0] == '\n')
+        int got = vs_rt_row_read(&r, line);
+        char **col = r.col;
+        if (!got)
             continue;
-        n = vs_tsv_split(line, col, COLS);
-        if (n != COLS || (strcmp(col[C_HALF], "fit") && strcmp(col[C_HALF], "held"))) {
-            fprintf(stderr, "bench_runtime: row %zu: %d columns, want %d ending fit|held\n",
-                    rows + 1, n, COLS);
+        if (got < 0) {
+            fprintf(stderr, "bench_runtime: row %zu: want %d columns ending fit|held\n", rows + 1,
+                    VS_RT_COLS);
             fclose(f);
             return 1;
         }
         rows++;
-        fit = !strcmp(col[C_HALF], "fit");
-        nt_pub = strcmp(col[C_NT], "-") ? atof(col[C_NT]) : 0;
-        act_pub = strcmp(col[C_ACT], "-") ? atof(col[C_ACT]) : 0;
-        /* pipeline parallelism adds NCCL's p2p buffers, which a sheet does not model */
-        nt_scored = nt_pub > 0 && version_of(col[C_VLLM]) >= 7000 && strcmp(col[C_ARCH], "-") &&
-                    strcmp(col[C_TP], "-") && num(col[C_PP]) <= 1;
-        have = vs_runtime_estimate_context(&est, col[C_ARCH], num(col[C_TP]), &err) == 0;
-        if (have)
-            snprintf(nt_s, sizeof nt_s, "%.2f", (double)est.bytes / (1 << 30));
-        add(&nt_all, fit ? &nt_fit : &nt_held, nt_scored, have, (double)est.bytes / (1 << 30),
-            nt_pub);
-        sh.tokens = num(col[C_MNBT]);
-        sh.seqs = num(col[C_SEQS]);
-        sh.hidden = num(col[C_HIDDEN]);
-        sh.intermediate = num(col[C_INTER]);
-        sh.vocab = num(col[C_VOCAB]);
-        sh.moe_intermediate = num(col[C_MOE]);
-        sh.experts_per_token = num(col[C_TOPK]);
-        sh.dense_layers = num(col[C_DENSE]);
-        sh.tp = num(col[C_TP]);
-        sh.sampler_off = !strcmp(col[C_RANK], "1+") &&
-                         (strstr(col[C_VLLM], "V0") || version_of(col[C_VLLM]) < 8000);
-        act_scored = act_pub > 0 && version_of(col[C_VLLM]) >= 6005 && sh.seqs && sh.vocab;
-        have = vs_runtime_estimate_activation(&est, &sh, &err) == 0;
-        if (have)
-            snprintf(act_s, sizeof act_s, "%.2f", (double)est.bytes / (1 << 30));
-        add(&act_all, fit ? &act_fit : &act_held, act_scored, have, (double)est.bytes / (1 << 30),
-            act_pub);
-        printf("%-14.14s %-22.22s %-3s %-4s %-34.34s %9s %9s %9s %9s %s%s\n", col[C_VLLM],
-               col[C_GPU], col[C_TP], col[C_RANK], col[C_MODEL], col[C_NT], nt_s, col[C_ACT], act_s,
-               col[C_HALF], nt_scored || act_scored ? "" : " (not scored)");
+        if (r.nt_have)
+            snprintf(nt_s, sizeof nt_s, "%.2f", (double)r.nt_bytes / (1 << 30));
+        if (r.act_have)
+            snprintf(act_s, sizeof act_s, "%.2f", (double)r.act_bytes / (1 << 30));
+        add(&nt_all, r.fit ? &nt_fit : &nt_held, r.nt_scored, r.nt_have, r.nt_bytes, r.nt_pub);
+        add(&act_all, r.fit ? &act_fit : &act_held, r.act_scored, r.act_have, r.act_bytes,
+            r.act_pub);
+        printf("%-14.14s %-22.22s %-3s %-4s %-34.34s %9s %9s %9s %9s %s%s\n", col[VS_RT_VLLM],
+               col[VS_RT_GPU], col[VS_RT_TP], col[VS_RT_RANK], col[VS_RT_MODEL], col[VS_RT_NT],
+               nt_s, col[VS_RT_ACT], act_s, col[VS_RT_HALF],
+               r.nt_scored || r.act_scored ? "" : " (not scored)");
     }
     fclose(f);
     if (!rows) {

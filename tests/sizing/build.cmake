@@ -85,6 +85,12 @@ target_compile_definitions(test_engine_releases PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
 # SGLang's and TensorRT-LLM's KV arithmetic against their published start-up lines
 # (tests/data/engine_startup/sglang_startup.tsv, trtllm_startup.tsv).
+# test_runtime_table: the runtime estimators against the published vLLM start-up
+# figures (tests/data/engine_startup/vllm_runtime.tsv), within their stated errors.
+if(TARGET test_runtime_table)
+  target_compile_definitions(test_runtime_table PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_link_libraries(test_runtime_table PRIVATE m)
+endif()
 if(TARGET test_engine_startup_sglang)
   target_compile_definitions(test_engine_startup_sglang PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   target_link_libraries(test_engine_startup_sglang PRIVATE m)

@@ -1202,8 +1202,8 @@ END_TEST
  * sampler: at 256 sequences and TP 1 its peak is the forward pass, 973,078,528 B.
  * non_torch: Hopper 160 MiB; at TP 2 + 403 MiB of NVLink buffers = 563 MiB; at TP 4
  * + 1,800 MiB of NVLink rings and 4 x 32 MiB of NVLS: 160 + 1800 + 128 = 2088 MiB; Ada Lovelace 30
- * MiB, at TP 2 30 + 225 = 255 MiB; Blackwell 70 MiB; Ampere and Blackwell at TP 2 have no figure
- * (NVLink or PCIe). */
+ * MiB, at TP 2 30 + 225 = 255 MiB; Blackwell 70 MiB; Blackwell at TP 2 has no figure
+ * (NVLink or PCIe), nor Ampere at TP 2 when the GPU's name says neither. */
 START_TEST(activation_rule)
 {
     vs_runtime_estimate est;
@@ -1236,23 +1236,42 @@ START_TEST(activation_rule)
     }
     s.hidden = 0;
     ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), VS_EVALUE);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 1, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", NULL, 1, &e), 0);
     ck_assert_uint_eq(est.bytes, 160 * MIB);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 2, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", NULL, 2, &e), 0);
     ck_assert_uint_eq(est.bytes, 563 * MIB);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", 4, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Hopper", NULL, 4, &e), 0);
     ck_assert_uint_eq(est.bytes, 2088 * MIB);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ada Lovelace", 1, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ada Lovelace", NULL, 1, &e), 0);
     ck_assert_uint_eq(est.bytes, 30 * MIB);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ada Lovelace", 2, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ada Lovelace", NULL, 2, &e), 0);
     ck_assert_uint_eq(est.bytes, 255 * MIB);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Blackwell", 1, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Blackwell", NULL, 1, &e), 0);
     ck_assert_uint_eq(est.bytes, 70 * MIB);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Blackwell", 2, &e), VS_ENOTFOUND);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", 1, &e), 0);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", 2, &e), VS_ENOTFOUND);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Blackwell", NULL, 2, &e), VS_ENOTFOUND);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", NULL, 1, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", NULL, 2, &e), VS_ENOTFOUND);
     ck_assert(strstr(e.message, "NVLink") != NULL);
-    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Kepler", 1, &e), VS_ENOTFOUND);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Kepler", NULL, 1, &e), VS_ENOTFOUND);
+    /* Ampere 90 MiB; PCIe or bridged cards add nothing at tp 4 (A30s: 90 MiB), an SXM
+     * board at tp 8 adds 2,060 MiB of NVSwitch rings: 2,150 MiB; an SXM board at tp 2
+     * and a name that says neither have no figure; Turing 50 MiB, none at tp 2; Volta
+     * none */
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", NULL, 1, &e), 0);
+    ck_assert_uint_eq(est.bytes, 90 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", "4x A30", 4, &e), 0);
+    ck_assert_uint_eq(est.bytes, 90 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", "A100-SXM4-40GB", 8, &e), 0);
+    ck_assert_uint_eq(est.bytes, 2150 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", "A100-SXM4-40GB", 2, &e),
+                     VS_ENOTFOUND);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Ampere", "A100 80GB", 8, &e), VS_ENOTFOUND);
+    ck_assert(strstr(e.message, "SXM or PCIe") != NULL);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Turing", "Tesla T4", 1, &e), 0);
+    ck_assert_uint_eq(est.bytes, 50 * MIB);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Turing", "Tesla T4", 2, &e), VS_ENOTFOUND);
+    ck_assert_int_eq(vs_runtime_estimate_context(&est, "Volta", "V100-SXM2-32GB", 1, &e),
+                     VS_ENOTFOUND);
 }
 END_TEST
 

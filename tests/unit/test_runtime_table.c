@@ -1,0 +1,116 @@
+/* The runtime estimators against tests/data/engine_startup/vllm_runtime.tsv, the
+ * published vLLM start-up figures (each row's link, release, GPU, TP, model widths,
+ * settings and the printed non-torch memory and activation peak; the file's header
+ * says which figures are scored and why).
+ *
+ * - Every row parses: 21 columns, a link to the public page it quotes, a release, a
+ *   half (fit or held), figures that are numbers or "-".
+ * - Every scored figure is within the error the estimator states (`estimate` and
+ *   `help engine` quote it): the rules or the table cannot drift past what the sheet
+ *   tells its reader without this test failing. A vision model's activation peak is
+ *   held to the larger figure the help states for it (the encoder's pass is another
+ *   item).
+ * - One row worked by hand: eight A100-SXM4-40GB at TP 8 (aws-samples/aws-ai-ml-
+ *   workshop-kr's DeepSeek-Coder-V2-Lite, vLLM 0.7.1, a further rank's line, 2.10 GiB
+ *   and 0.36 GiB printed): non_torch = Ampere's 90 MiB + 2,060 MiB of NVSwitch rings =
+ *   2,150 MiB = 2,254,438,400 B; the activation is that rank's forward pass (V0's
+ *   further ranks run no sampler): 8192 tokens x (6 experts x (3 x 1408 / 8 + 2048) +
+ *   4 x 2048) x 2 B = 8192 x (6 x 2576 + 8192) x 2 = 8192 x 23648 x 2 = 387,448,832 B,
+ *   0.361 GiB. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "runtime_rows.h"
+
+#define RUNTIME_TSV VS_SOURCE_DIR "/tests/data/engine_startup/vllm_runtime.tsv"
+#define MIB ((uint64_t)1 << 20)
+/* the activation figure `help engine` states for the one vision model scored */
+#define VISION_BOUND 1.36
+
+static int figure(const char *s)
+{
+    char *end;
+    if (!strcmp(s, "-"))
+        return 1;
+    (void)strtod(s, &end);
+    return end != s && *end == '\0';
+}
+
+START_TEST(rows_parse_and_stay_within_stated_errors)
+{
+    FILE *f = fopen(RUNTIME_TSV, "r");
+    char line[2048];
+    size_t rows = 0, nt_scored = 0, act_scored = 0, line_no = 0;
+    vs_runtime_estimate bound;
+    vs_runtime_shape any = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1, 0};
+    vs_error e;
+    double nt_bound, act_bound;
+    int worked = 0;
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(vs_runtime_estimate_context(&bound, "Hopper", NULL, 1, &e), 0);
+    nt_bound = bound.error;
+    ck_assert_int_eq(vs_runtime_estimate_activation(&bound, &any, &e), 0);
+    act_bound = bound.error;
+    while (fgets(line, sizeof line, f)) {
+        vs_rt_row r;
+        int got, c;
+        line_no++;
+        got = vs_rt_row_read(&r, line);
+        if (!got)
+            continue;
+        ck_assert_msg(got > 0, "line %zu: not 21 columns ending fit|held", line_no);
+        rows++;
+        ck_assert_msg(!strncmp(r.col[VS_RT_LINK], "https://", 8), "line %zu: no link", line_no);
+        ck_assert_msg(vs_rt_version(r.col[VS_RT_VLLM]) > 0, "line %zu: no release", line_no);
+        for (c = VS_RT_TP; c <= VS_RT_ACT; c++)
+            if (c != VS_RT_MODEL && c != VS_RT_DTYPE)
+                ck_assert_msg(figure(r.col[c]), "line %zu column %d: '%s' is not a figure", line_no,
+                              c + 1, r.col[c]);
+        if (r.nt_scored && r.nt_have) {
+            double err = vs_rt_error(r.nt_bytes, r.nt_pub);
+            nt_scored++;
+            ck_assert_msg(fabs(err) <= nt_bound + 1e-9, "line %zu: non_torch %+.1f%% past %.1f%%",
+                          line_no, err * 100, nt_bound * 100);
+        }
+        if (r.act_scored && r.act_have) {
+            double err = vs_rt_error(r.act_bytes, r.act_pub);
+            double b = strstr(r.col[VS_RT_MODEL], "vision") ? VISION_BOUND : act_bound;
+            act_scored++;
+            ck_assert_msg(fabs(err) <= b + 1e-9, "line %zu: activation_peak %+.1f%% past %.1f%%",
+                          line_no, err * 100, b * 100);
+        }
+        if (!strcmp(r.col[VS_RT_GPU], "8x A100-SXM4-40GB (ml.p4d.24xlarge)")) {
+            worked = 1;
+            ck_assert(r.nt_scored && r.nt_have && r.act_scored && r.act_have);
+            ck_assert_uint_eq(r.nt_bytes, 2150 * MIB);
+            ck_assert_uint_eq(r.nt_bytes, 2254438400ULL);
+            ck_assert_uint_eq(r.act_bytes, 387448832ULL);
+            ck_assert(fabs(vs_rt_error(r.nt_bytes, r.nt_pub)) < 0.001);
+            ck_assert(fabs(vs_rt_error(r.act_bytes, r.act_pub) - 0.0023) < 0.0005);
+        }
+    }
+    fclose(f);
+    /* 27 rows before Turing, TP 8 and the A30s; 4 more */
+    ck_assert_uint_ge(rows, 31);
+    ck_assert_uint_ge(nt_scored, 22);
+    ck_assert_uint_ge(act_scored, 24);
+    ck_assert(worked);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("runtime_table");
+    TCase *t = tcase_create("table");
+    tcase_add_test(t, rows_parse_and_stay_within_stated_errors);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return vs_check_run(suite());
+}
