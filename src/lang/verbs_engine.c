@@ -202,7 +202,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     vs_buf said = VS_BUF_INIT, why = VS_BUF_INIT;
     char src[640];
     int rc, stored = 0;
-    const vs_engine_val *mnbt, *seqs;
+    const vs_engine_val *mnbt, *seqs, *smp;
     if ((rc = vs_line_check_keys(line, keys, err)) < 0)
         return rc;
     if (items && !wanted(items, "activation_peak") && !wanted(items, "non_torch") &&
@@ -257,7 +257,8 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         sh.dense_layers = arch_uint(sheet, "dense_layers");
         sh.tp = c.env.tp;
         sh.sampler_off = 0;
-        if (vs_runtime_estimate_activation(&est, &sh, &e2) == 0) {
+        smp = vs_engine_get(&c.env, "sampler");
+        if (vs_runtime_estimate_activation_sampler(&est, &sh, smp ? smp->word : NULL, &e2) == 0) {
             snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
                      est.rule, est.error * 100);
             if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) < 0)
