@@ -6,8 +6,13 @@
  * max_num_batched_tokens (V1, 0.10.2 and 0.11.0; V0 captured up to the first
  * size not below max_num_seqs). 0.10.2 captures one piecewise graph per size;
  * 0.11.0 (FULL_AND_PIECEWISE) adds a full decode graph per size up to
- * max_num_seqs. No source gives the bytes of a graph: the estimate is the count
- * times a per-graph constant fitted on published start-up logs
+ * max_num_seqs. No source gives the bytes of a graph, but it fixes what a graph
+ * holds: V1 compiles the model split at every attention (and state-space) layer
+ * (splitting_ops, vllm/compilation/backends.py split_graph) and captures each
+ * piece at each size (vllm/compilation/cuda_piecewise_backend.py), a full graph
+ * records every layer's kernels, and V0 records the whole decoder per size: the
+ * bytes follow graphs x layers. The estimate is that product times a per
+ * layer-graph constant fitted on published start-up logs
  * (tests/data/engine_startup/vllm_graphs.tsv, tests/bench/bench_graphs.c).
  *
  * Pure: no I/O, no globals beyond the constant tables.
@@ -21,8 +26,9 @@
 #include "engine/engine.h"
 #include "util/error.h"
 
-/* The bytes one captured graph is estimated to hold (fitted: 9 MiB). */
-#define VS_CUDA_GRAPHS_PER_GRAPH ((uint64_t)9 << 20)
+/* The bytes one captured graph is estimated to hold per decoder layer (fitted:
+ * 400 KiB, the mean of the fitting half's 0.384 and 0.393 MiB, rounded). */
+#define VS_CUDA_GRAPHS_PER_LAYER_GRAPH ((uint64_t)400 << 10)
 
 typedef struct vs_cuda_graphs_count {
     uint64_t piecewise; /* graphs of mixed prefill-decode batches (V0: its decode graphs) */
@@ -38,10 +44,11 @@ typedef struct vs_cuda_graphs_count {
 int vs_cuda_graphs_count_of(vs_cuda_graphs_count *out, const char *release, uint64_t max_num_seqs,
                             uint64_t max_num_batched_tokens, vs_error *err);
 
-/* The cuda_graphs item: the count of vs_cuda_graphs_count_of times
- * VS_CUDA_GRAPHS_PER_GRAPH, with its rule (static) and stated error. */
+/* The cuda_graphs item: the count of vs_cuda_graphs_count_of times the model's
+ * decoder layers (num_hidden_layers) times VS_CUDA_GRAPHS_PER_LAYER_GRAPH, with its
+ * rule (static) and stated error. VS_EVALUE for a zero layer count. */
 int vs_cuda_graphs_estimate(vs_runtime_estimate *out, vs_cuda_graphs_count *count,
                             const char *release, uint64_t max_num_seqs,
-                            uint64_t max_num_batched_tokens, vs_error *err);
+                            uint64_t max_num_batched_tokens, uint64_t layers, vs_error *err);
 
 #endif

@@ -303,6 +303,13 @@ typedef struct vs_runtime_shape {
  * when a width is missing (0). */
 int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_shape *s,
                                    vs_error *err);
+/* The activation peak with the sampler's top-k/top-p kernel named (vLLM's
+ * sampler= key; engine/engine_sampler.c): "native" (or NULL) is
+ * vs_runtime_estimate_activation's sort; "flashinfer" the larger of its forward
+ * pass and max_num_seqs x vocab x 14 B. VS_EVALUE for another word or a missing
+ * width. */
+int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_runtime_shape *s,
+                                           const char *sampler, vs_error *err);
 /* Non-torch memory (cuBLAS workspaces; NCCL's buffers under tp > 1) by GPU
  * architecture ("Ampere", "Hopper", ...: the catalogue's word) and, where one
  * generation ships both NVSwitch boards and PCIe cards, the GPU's name (an offer's

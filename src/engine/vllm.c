@@ -10,6 +10,7 @@ static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5
 
 static const char *const mxfp4_words[] = {"triton", "marlin", NULL};
 static const char *const ssm_words[] = {"auto", "float32", "bfloat16", "float16", NULL};
+static const char *const sampler_words[] = {"native", "flashinfer", NULL};
 
 /* vLLM's defaults, release by release. Both rows' releases are V1 with chunked
  * prefill, served with `vllm serve` (UsageContext.OPENAI_API_SERVER):
@@ -73,6 +74,14 @@ static const vs_engine_key keys[] = {
      mxfp4_words,
      "the MXFP4 MoE kernel, which lays the expert weights out: triton (Hopper, Blackwell) or "
      "marlin (A100, L40S, RTX: hidden padded to 256, intermediate to 128)"},
+    {"sampler", VS_EKEY_WORD, "native",
+     "native: `pip install vllm` of 0.10.2 and 0.11.0 brings no FlashInfer "
+     "(vllm-project/vllm#21959); the vllm/vllm-openai image ships it, and V1 then samples "
+     "with it unless VLLM_USE_FLASHINFER_SAMPLER=0, up to vllm-project/vllm#26859 (after "
+     "0.11.0) (vllm/v1/sample/ops/topk_topp_sampler.py)",
+     sampler_words,
+     "the top-k/top-p kernel of the profiling pass's dummy sampler run: native sorts the "
+     "vocabulary (about 40 B per sequence and vocabulary entry), flashinfer does not (14 B)"},
     {"num_speculative_tokens", VS_EKEY_COUNT, NULL,
      "unset: no speculative decoding (vllm/config/speculative.py SpeculativeConfig)", NULL,
      "tokens a draft (EAGLE layers, a draft model, MTP) proposes per step; when set the "
@@ -127,7 +136,11 @@ static const char help[] =
     "moe_intermediate / tp + hidden) + 4 x hidden per token (fused_moe's caches); sampler = "
     "max_num_seqs x vocab x 40 B, the dummy sampler run over float32 logits with top-k/top-p "
     "(vllm/worker/model_runner.py profile_run, vllm/v1/worker/gpu_model_runner.py "
-    "_dummy_sampler_run; the 40 B fitted)\n"
+    "_dummy_sampler_run; the 40 B fitted); sampler=flashinfer, FlashInfer's kernel, which "
+    "sorts nothing: max_num_seqs x vocab x 14 B (16-bit and float32 logits, the top-k mask, "
+    "the softmax: vllm/v1/sample/ops/topk_topp_sampler.py forward_cuda, flashinfer/"
+    "sampling.py top_k_top_p_sampling_from_logits), V1's choice wherever FlashInfer is "
+    "installed (the vllm/vllm-openai image) up to vllm-project/vllm#26859, after 0.11.0\n"
     "  non_torch = cuBLAS workspaces, + NCCL's buffers at tp > 1, which follow the link: "
     "Hopper 160 MiB, + 403 MiB of NVLink buffers at tp 2, + 1,800 MiB of NVLink rings and tp "
     "x 32 MiB of NVLS buffers at tp > 2 (NCCL src/transport/nvls.cc); Ada Lovelace 30 MiB, + 225 "
@@ -143,8 +156,9 @@ static const char help[] =
     "printed, 0.48 estimated; without it 2.9% / 17.2% on 22; held-out half 2.9% / 15.1% on "
     "13), and +136% on the one vision model scored (Mistral-Small-3.2-24B on an H100, 2.12 "
     "GiB printed, 5.00 estimated): those two print 17 to 18 B per sequence and vocabulary "
-    "entry where the other sampler-bound rows print 38 to 41, which the source does not "
-    "explain; non_torch median 2.3%, worst 20.2% "
+    "entry where the other sampler-bound rows print 38 to 41: FlashInfer's kernel, which "
+    "sorts nothing, not the sort (sampler=flashinfer gives 1.81 GiB for the vision model, "
+    "-14.5%, whose 0.11.0 image sampled with it); non_torch median 2.3%, worst 20.2% "
     "on 22 (held-out: 11.6% / 20.2% on 13; vLLM 0.11's H100 at TP 1 prints 0.13 GiB for the "
     "rule's 0.16). With these two estimates alone (no item measured), fit's KV pool is "
     "within 2.1% of the pool 15 published logs printed in the median, 10.1% at worst (that "
@@ -152,14 +166,18 @@ static const char help[] =
     "the four starts vLLM refused (Llama-3.1-8B at 29,000 tokens on an RTX 3090, "
     "DeepSeek-R1-Distill-Qwen-14B at 131,072 on two RTX 4090s, Llama-3.3-70B-FP8 and "
     "Qwen3-32B at 32,000 tokens on one H100) are exclusions.\n"
-    "  cuda_graphs = graphs x 9 MiB, held beyond the budget (graphs_in_budget=no): one "
-    "piecewise graph per capture size, 1, 2, 4, then multiples of 8 up to min(2 x "
+    "  cuda_graphs = graphs x layers x 400 KiB, held beyond the budget (graphs_in_budget=no): "
+    "one piecewise graph per capture size, 1, 2, 4, then multiples of 8 up to min(2 x "
     "max_num_seqs, 512), none above max_num_batched_tokens (vllm/config/__init__.py "
     "_set_cudagraph_sizes), and from 0.11.0 (FULL_AND_PIECEWISE, vllm-project/vllm#25444) a "
     "full decode graph per size up to max_num_seqs: 102 graphs at 256 sequences in 0.11.0, "
-    "67 in 0.10.2; no source sizes a graph, the 9 MiB is fitted on 2 of 4 published "
-    "start-up logs (\"Graph capturing finished in N secs, took X GiB\") and misses them by "
-    "41% in the median, 137% at worst (held-out: 86% and 137%); enforce_eager=yes: 0\n"
+    "67 in 0.10.2; each graph holds a piece per decoder layer (V1 splits the compiled model "
+    "at every attention: vllm/compilation/backends.py split_graph), so the bytes follow "
+    "graphs x num_hidden_layers; no source sizes a piece, the 400 KiB is fitted on 2 of 5 "
+    "published start-up logs that name their model (\"Graph capturing finished in N secs, "
+    "took X GiB\"): median 10.3%, worst 188% on 5 (a V0 Qwen3-0.6B whose capture sizes the "
+    "log does not show); held out 19.5% / 188% on 3 (9 MiB a graph before: 52.3% / 137%); "
+    "enforce_eager=yes: 0\n"
     "  A model with a vision or audio encoder has encoder_profile "
     "too: profile_run (vllm/v1/worker/gpu_model_runner.py) first runs the encoder on "
     "max(1, min(encoder budget // tokens per item, max_num_seqs x min(limit_mm_per_prompt, "

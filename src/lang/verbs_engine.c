@@ -167,18 +167,20 @@ static int estimate_graphs(json_t *sheet, const vs_engine_env *env, vs_buf *said
     vs_runtime_estimate est;
     vs_cuda_graphs_count n;
     vs_error e2;
-    char src[900];
+    char src[1024];
     int rc;
+    uint64_t layers = arch_uint(sheet, "layers");
     if (eager && eager->set && eager->u)
         rc = put_item(sheet, "cuda_graphs", 1, 0,
                       EST_SOURCE "enforce_eager=yes: no CUDA graphs are captured", said, err);
     else if (vs_cuda_graphs_estimate(&est, &n, ver && ver->word ? ver->word : NULL,
-                                     seqs ? seqs->u : 0, mnbt ? mnbt->u : 0, &e2) == 0) {
+                                     seqs ? seqs->u : 0, mnbt ? mnbt->u : 0, layers, &e2) == 0) {
         snprintf(src, sizeof src,
-                 EST_SOURCE "%llu graphs (%llu piecewise, %llu full; largest %llu tokens) under "
-                            "vLLM %s: %s",
+                 EST_SOURCE "%llu graphs (%llu piecewise, %llu full; largest %llu tokens) x %llu "
+                            "layers under vLLM %s: %s",
                  (unsigned long long)(n.piecewise + n.full), (unsigned long long)n.piecewise,
-                 (unsigned long long)n.full, (unsigned long long)n.largest, ver->word, est.rule);
+                 (unsigned long long)n.full, (unsigned long long)n.largest,
+                 (unsigned long long)layers, ver->word, est.rule);
         rc = put_item(sheet, "cuda_graphs", 1, est.bytes, src, said, err);
     } else {
         vs_render_runtime_missing(why, "cuda_graphs", e2.message);
@@ -202,7 +204,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     vs_buf said = VS_BUF_INIT, why = VS_BUF_INIT;
     char src[640];
     int rc, stored = 0;
-    const vs_engine_val *mnbt, *seqs;
+    const vs_engine_val *mnbt, *seqs, *smp;
     if ((rc = vs_line_check_keys(line, keys, err)) < 0)
         return rc;
     if (items && !wanted(items, "activation_peak") && !wanted(items, "non_torch") &&
@@ -257,7 +259,8 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         sh.dense_layers = arch_uint(sheet, "dense_layers");
         sh.tp = c.env.tp;
         sh.sampler_off = 0;
-        if (vs_runtime_estimate_activation(&est, &sh, &e2) == 0) {
+        smp = vs_engine_get(&c.env, "sampler");
+        if (vs_runtime_estimate_activation_sampler(&est, &sh, smp ? smp->word : NULL, &e2) == 0) {
             snprintf(src, sizeof src, EST_SOURCE "%s; within %.0f%% of the published figures",
                      est.rule, est.error * 100);
             if ((rc = put_item(sheet, "activation_peak", 1, est.bytes, src, &said, err)) < 0)

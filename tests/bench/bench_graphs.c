@@ -1,12 +1,13 @@
 /* Benchmark of the cuda_graphs estimate against published start-up figures: for
  * each row of tests/data/engine_startup/vllm_graphs.tsv, the graphs the release's
  * rule captures (engine/cuda_graphs.h) beside the progress bars the log printed,
- * and the estimate (graphs x VS_CUDA_GRAPHS_PER_GRAPH) beside the printed "took X
- * GiB", then the median and worst relative error on all rows, the fitting half and
- * the held-out half; rows of another definition of the figure (half "printed")
- * are printed, not scored. A row outside the modelled rules is scored on its printed
- * graph count. Exits 1 when a printed bar disagrees with the rule (the count is
- * the part the source fixes). Run by hand: <build>/bench_graphs [TSV]. */
+ * and the estimate (graphs x layers x VS_CUDA_GRAPHS_PER_LAYER_GRAPH) beside the
+ * printed "took X GiB", then the median and worst relative error on all rows, the
+ * fitting half and the held-out half; rows of another definition of the figure (half
+ * "printed") and rows whose model is not named (no layer count) are printed, not
+ * scored. A row outside the modelled rules is scored on its printed graph count. Exits 1 when a
+ * printed bar disagrees with the rule (the count is the part the source fixes). Run by hand:
+ * <build>/bench_graphs [TSV]. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 #include "../unit/tsv_row.h"
 
 #define ROWS_MAX 128
-#define COLS 12
+#define COLS 13
 
 enum {
     C_LINK,
@@ -27,6 +28,7 @@ enum {
     C_GPU,
     C_TP,
     C_MODEL,
+    C_LAYERS,
     C_SEQS,
     C_MNBT,
     C_BARS,
@@ -86,11 +88,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_graphs: cannot open %s\n", path);
         return 1;
     }
-    printf("%-13s %-7s %-3s %-34s %-9s %7s %7s %9s %9s %s\n", "vllm", "rule", "tp", "model", "bars",
-           "graphs", "rule", "took GiB", "estimate", "half");
+    printf("%-13s %-7s %-3s %-34s %6s %-9s %7s %7s %9s %9s %s\n", "vllm", "rule", "tp", "model",
+           "layers", "bars", "graphs", "rule", "took GiB", "estimate", "half");
     while (fgets(line, sizeof line, f) && rows < ROWS_MAX) {
         char *col[COLS];
-        int n = 0, is_fit;
+        int n = 0, is_fit, scored;
         unsigned long long graphs;
         vs_cuda_graphs_count cnt;
         vs_error err;
@@ -128,18 +130,20 @@ int main(int argc, char **argv)
             graphs = cnt.piecewise + cnt.full;
         }
         pub = atof(col[C_GIB]);
-        est = (double)(graphs * VS_CUDA_GRAPHS_PER_GRAPH) / (1 << 30);
-        /* "printed": a figure of another definition (the file's header says which) */
-        if (pub > 0 && strcmp(col[C_HALF], "printed")) {
+        est = (double)(graphs * num(col[C_LAYERS]) * VS_CUDA_GRAPHS_PER_LAYER_GRAPH) / (1 << 30);
+        /* "printed": a figure of another definition (the file's header says which); no
+         * layer count: nothing to multiply */
+        scored = pub > 0 && strcmp(col[C_HALF], "printed") && num(col[C_LAYERS]);
+        if (scored) {
             all.e[all.n++] = est / pub - 1;
             if (is_fit)
                 fit.e[fit.n++] = est / pub - 1;
             else
                 held.e[held.n++] = est / pub - 1;
         }
-        printf("%-13.13s %-7s %-3s %-34.34s %-9s %7llu %7s %9s %9.3f %s%s\n", col[C_VLLM],
-               col[C_RULE], col[C_TP], col[C_MODEL], col[C_BARS], graphs, rule_s, col[C_GIB], est,
-               col[C_HALF], strcmp(col[C_HALF], "printed") ? "" : " (not scored)");
+        printf("%-13.13s %-7s %-3s %-34.34s %6s %-9s %7llu %7s %9s %9.3f %s%s\n", col[C_VLLM],
+               col[C_RULE], col[C_TP], col[C_MODEL], col[C_LAYERS], col[C_BARS], graphs, rule_s,
+               col[C_GIB], est, col[C_HALF], scored ? "" : " (not scored)");
     }
     fclose(f);
     if (!rows) {

@@ -18,6 +18,7 @@
 #include "results.h"
 
 #include "cell_run.h"
+#include "test_tmp.h"
 
 #define MIB (1024ULL * 1024ULL)
 
@@ -77,10 +78,14 @@ START_TEST(counts_by_hand)
         ck_assert_int_eq(vs_cuda_graphs_count_of(&n, "0.9.2", 256, 2048, &err), VS_ENOTFOUND);
         ck_assert_ptr_nonnull(strstr(err.message, "0.10.2 and 0.11.0"));
         ck_assert_int_eq(vs_cuda_graphs_count_of(&n, "0.11.0", 0, 2048, &err), VS_EVALUE);
-        /* 102 graphs x 9 MiB = 962,592,768 B */
-        ck_assert_int_eq(vs_cuda_graphs_estimate(&est, &n, "0.11.0", 256, 2048, &err), 0);
-        ck_assert_uint_eq(est.bytes, 962592768ULL);
+        /* 102 graphs x 32 layers x 400 KiB = 102 x 32 x 409,600 = 1,336,934,400 B; no
+         * layer count, no estimate */
+        ck_assert_int_eq(vs_cuda_graphs_estimate(&est, &n, "0.11.0", 256, 2048, 32, &err), 0);
+        ck_assert_uint_eq(est.bytes, 1336934400ULL);
         ck_assert_ptr_nonnull(strstr(est.rule, "FULL_AND_PIECEWISE"));
+        ck_assert_int_eq(vs_cuda_graphs_estimate(&est, &n, "0.11.0", 256, 2048, 0, &err),
+                         VS_EVALUE);
+        ck_assert_ptr_nonnull(strstr(err.message, "num_hidden_layers"));
     }
 }
 END_TEST
@@ -105,32 +110,68 @@ START_TEST(counts_match_published_bars)
 }
 END_TEST
 
+/* Against published "took X GiB" lines (tests/data/engine_startup/vllm_graphs.tsv):
+ * - vllm-project/vllm#27782, 0.11.0 on four RTX 4090s (256 sequences, 2048 tokens),
+ *   Qwen3-30B-A3B (48 layers): 102 graphs x 48 x 409,600 B = 2,005,401,600 B = 1.868
+ *   GiB against 1.88 printed (fitting half);
+ * - LMCache/LMCache#1740, 0.10.2, Qwen3-8B (36 layers): 67 x 36 x 409,600 B =
+ *   987,955,200 B = 0.920 GiB against 0.77 (held out: +19.5%). */
+START_TEST(estimate_against_published)
+{
+    vs_cuda_graphs_count n;
+    vs_runtime_estimate est;
+    double gib = 1024.0 * 1024.0 * 1024.0;
+    ck_assert_int_eq(vs_cuda_graphs_estimate(&est, &n, "0.11.0", 256, 2048, 48, &err), 0);
+    ck_assert_uint_eq(est.bytes, 2005401600ULL);
+    ck_assert(est.bytes / gib > 0.98 * 1.88 && est.bytes / gib < 1.02 * 1.88);
+    ck_assert_int_eq(vs_cuda_graphs_estimate(&est, &n, "0.10.2", 256, 0, 36, &err), 0);
+    ck_assert_uint_eq(est.bytes, 987955200ULL);
+    ck_assert(est.bytes / gib > 0.77 && est.bytes / gib < 1.2 * 0.77);
+}
+END_TEST
+
 /* Through the verbs: on the catalogue's H100 SXM (80 GiB, not an A100) 0.11.0
- * schedules 1024 sequences and 8192 tokens: 134 graphs x 9 MiB = 1,264,582,656 B,
- * estimated, held beyond the budget; version=0.10.2 follows: 67 x 9 MiB =
- * 632,291,328 B; max_num_seqs=128: 35 x 9 MiB = 330,301,440 B; enforce_eager=yes: 0. */
+ * schedules 1024 sequences and 8192 tokens; a Llama-3-8B config.json has 32 layers:
+ * 134 graphs x 32 x 409,600 B = 1,756,364,800 B, estimated, held beyond the budget;
+ * version=0.10.2 follows: 67 x 32 x 409,600 = 878,182,400 B; max_num_seqs=128: 35 x 32 x
+ * 409,600 = 458,752,000 B; enforce_eager=yes: 0. A model without a config has no layer
+ * count: the item stays unknown, saying why. */
 START_TEST(estimate_through_engine)
 {
     const char *src = NULL;
     json_t *comps;
-    run_ok("sheet \"graphs\"\nmodel llama params=8B\n"
-           "format bf16\ntask inference\nlength 4096\nconcurrency 1\ngpu \"H100 SXM\"\n"
-           "engine vllm estimate=yes\nenvelope");
+    char path[200], cell[512];
+    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-graphs-cfg-XXXXXX"));
+    FILE *f;
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    fputs("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+          "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+          "\"vocab_size\": 128256, \"tie_word_embeddings\": false}",
+          f);
+    fclose(f);
+    snprintf(cell, sizeof cell,
+             "sheet \"graphs\"\nmodel llama config=%s\nformat bf16\ntask inference\n"
+             "length 4096\nconcurrency 1\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",
+             path);
+    run_ok(cell);
+    unlink(path);
     comps = json_object_get(lastp(), "components");
-    ck_assert_int_eq(comp_bytes(comps, "cuda_graphs", &src), 1264582656LL);
+    ck_assert_int_eq(comp_bytes(comps, "cuda_graphs", &src), 1756364800LL);
     ck_assert_ptr_nonnull(strstr(src, "134 graphs (67 piecewise, 67 full"));
+    ck_assert_ptr_nonnull(strstr(src, "x 32 layers"));
     run_ok("engine vllm version=0.10.2 estimate=yes\nenvelope");
     ck_assert_int_eq(comp_bytes(json_object_get(lastp(), "components"), "cuda_graphs", NULL),
-                     632291328LL);
+                     878182400LL);
     run_ok("engine vllm version=0.10.2 max_num_seqs=128 estimate=yes\nenvelope");
     ck_assert_int_eq(comp_bytes(json_object_get(lastp(), "components"), "cuda_graphs", NULL),
-                     330301440LL);
+                     458752000LL);
     run_ok("engine vllm enforce_eager=yes estimate=yes\nenvelope");
     ck_assert_int_eq(comp_bytes(json_object_get(lastp(), "components"), "cuda_graphs", NULL), 0);
     /* items= names it alone */
     run_ok("engine vllm\nestimate runtime items=cuda_graphs\nenvelope");
     ck_assert_int_eq(comp_bytes(json_object_get(lastp(), "components"), "cuda_graphs", NULL),
-                     1264582656LL);
+                     1756364800LL);
 }
 END_TEST
 
@@ -141,6 +182,7 @@ int main(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, counts_by_hand);
     tcase_add_test(t, counts_match_published_bars);
+    tcase_add_test(t, estimate_against_published);
     tcase_add_test(t, estimate_through_engine);
     suite_add_tcase(s, t);
     return vs_check_run(s);

@@ -1,0 +1,55 @@
+/* The sampler's kernel in vLLM's profiling pass, and the activation peak it gives.
+ *
+ * profile_run ends with _dummy_sampler_run (vllm/v1/worker/gpu_model_runner.py):
+ * max_num_seqs rows of full-vocabulary logits sampled with top-k = vocab - 1 and
+ * top-p = 0.9, so TopKTopPSampler (vllm/v1/sample/ops/topk_topp_sampler.py) filters
+ * them. Its native path sorts the whole vocabulary (apply_top_k_top_p: sorted values,
+ * int64 indices, the sort's buffers, the cumulative sum, the scatter back): the 40 B
+ * per entry of engine_runtime.c. Its FlashInfer path (forward_cuda: k and p set, no
+ * per-request generators) hands the logits to flashinfer_sample, whose
+ * top_k_top_p_sampling_from_logits (flashinfer/sampling.py, filter_apply_order
+ * "top_k_first") masks the top-k into a new float32 tensor and takes its softmax
+ * into another, sorting nothing: the 16-bit logits (2 B) and the float32 copy the
+ * sampler makes (4 B, the temperature divided in place) live with the mask (4 B) and
+ * the probabilities (4 B), 14 B per entry.
+ *
+ * Which path runs is the installation's: V1 takes FlashInfer's whenever FlashInfer is
+ * importable and VLLM_USE_FLASHINFER_SAMPLER is not 0, up to vllm-project/vllm#26859
+ * (after 0.11.0), which made it opt-in. The vllm/vllm-openai image has long shipped
+ * FlashInfer (vllm-project/vllm#21389); `pip install vllm` of 0.10.2 and 0.11.0 does
+ * not install it (vllm-project/vllm#21959 made it an extra; #26443, after 0.11.0, a
+ * dependency again). The sheet cannot see which: sampler= says. */
+#include <string.h>
+
+#include "engine/engine.h"
+
+/* 2 B of 16-bit logits + 4 B float32 logits + 4 B top-k mask + 4 B softmax */
+#define FLASHINFER_BYTES_PER_ENTRY 14u
+
+int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_runtime_shape *s,
+                                           const char *sampler, vs_error *err)
+{
+    vs_runtime_shape fwd;
+    uint64_t smp;
+    int rc;
+    if (!sampler || !strcmp(sampler, "native"))
+        return vs_runtime_estimate_activation(out, s, err);
+    if (strcmp(sampler, "flashinfer"))
+        return vs_error_set(err, VS_EVALUE, "sampler=%s: expected native or flashinfer", sampler);
+    /* the forward pass's peak alone, by engine_runtime.c's rule */
+    fwd = *s;
+    fwd.sampler_off = 1;
+    if ((rc = vs_runtime_estimate_activation(out, &fwd, err)) < 0)
+        return rc;
+    smp = s->sampler_off ? 0 : s->seqs * s->vocab * FLASHINFER_BYTES_PER_ENTRY;
+    if (smp > out->bytes) {
+        out->bytes = smp;
+        out->rule = "max_num_seqs x vocab x 14 B: the sampler's dummy run through FlashInfer's "
+                    "top_k_top_p_sampling_from_logits (sampler=flashinfer: no sort; 16-bit and "
+                    "float32 logits, the top-k mask and the softmax: "
+                    "vllm/v1/sample/ops/topk_topp_sampler.py forward_cuda, flashinfer/"
+                    "sampling.py), larger than the forward pass's MLP peak";
+    }
+    /* else the forward rule stands: it says it is larger than the sampler's run */
+    return 0;
+}

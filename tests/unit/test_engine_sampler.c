@@ -1,0 +1,142 @@
+/* Tests of the sampler's kernel in vLLM's profiling pass (engine/engine_sampler.c):
+ * the activation peak with sampler=native (the sort, 40 B per entry) and
+ * sampler=flashinfer (no sort, 14 B), worked by hand and set beside the one
+ * published figure of a run whose sampler was FlashInfer's: llm-d/llm-d-benchmark's
+ * config_explorer/empirical-vllm-memory-results.md (at 4f4d449), vLLM 0.11.0 in the
+ * vllm/vllm-openai image on an H100, Mistral-Small-3.2-24B-Instruct-2506, 8192
+ * batched tokens and 1024 sequences: "2.12 GiB for peak activation". The same
+ * file's text models, run on a later image (after vllm-project/vllm#26859 made the
+ * FlashInfer sampler opt-in), print the sort's figure: Llama-3.1-8B 4.76 GiB. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "lang/interp.h"
+#include "util/error.h"
+
+#include "check_run.h"
+#include "results.h"
+
+#include "cell_run.h"
+#include "test_tmp.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* Mistral-Small-3.2's text model (config.json text_config): hidden 5120,
+ * intermediate 32768, vocab 131072; 8192 tokens, 1024 sequences, one GPU. */
+static vs_runtime_shape mistral_small(void)
+{
+    vs_runtime_shape s;
+    memset(&s, 0, sizeof s);
+    s.tokens = 8192;
+    s.seqs = 1024;
+    s.hidden = 5120;
+    s.intermediate = 32768;
+    s.vocab = 131072;
+    s.tp = 1;
+    return s;
+}
+
+/* By hand:
+ *   forward = 8192 x (3 x 32768 + 4 x 5120) x 2 = 8192 x 118,784 x 2 = 1,946,157,056 B
+ *   native sampler = 1024 x 131072 x 40 = 5,368,709,120 B (5.00 GiB): the peak
+ *   FlashInfer sampler = 1024 x 131072 x 14 = 1,879,048,192 B < forward: the peak is
+ *   the forward pass, 1.8125 GiB, 14.5% under the 2.12 GiB printed (the native rule:
+ *   +136%). */
+START_TEST(mistral_small_by_hand)
+{
+    vs_runtime_shape s = mistral_small();
+    vs_runtime_estimate est;
+    double pub = 2.12 * GIB;
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "native", &err), 0);
+    ck_assert_uint_eq(est.bytes, 5368709120ULL);
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, NULL, &err), 0);
+    ck_assert_uint_eq(est.bytes, 5368709120ULL);
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "flashinfer", &err), 0);
+    ck_assert_uint_eq(est.bytes, 1946157056ULL);
+    ck_assert_ptr_nonnull(strstr(est.rule, "max_num_batched_tokens"));
+    ck_assert_msg((double)est.bytes > 0.85 * pub && (double)est.bytes < 1.15 * pub,
+                  "%.3f GiB against 2.12", (double)est.bytes / GIB);
+}
+END_TEST
+
+/* Llama-3.1-8B (hidden 4096, intermediate 14336, vocab 128256) at 1024 sequences:
+ * FlashInfer's run 1024 x 128256 x 14 = 1,838,678,016 B is above the forward pass
+ * 8192 x (3 x 14336 + 4 x 4096) x 2 = 973,078,528 B and is the peak; a V0 rank that
+ * runs no sampler keeps the forward pass; another word is refused. */
+START_TEST(flashinfer_sampler_peak)
+{
+    vs_runtime_shape s = mistral_small();
+    vs_runtime_estimate est;
+    s.hidden = 4096;
+    s.intermediate = 14336;
+    s.vocab = 128256;
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "flashinfer", &err), 0);
+    ck_assert_uint_eq(est.bytes, 1838678016ULL);
+    ck_assert_ptr_nonnull(strstr(est.rule, "14 B"));
+    s.sampler_off = 1;
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "flashinfer", &err), 0);
+    ck_assert_uint_eq(est.bytes, 973078528ULL);
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "triton", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "native or flashinfer"));
+}
+END_TEST
+
+/* The bytes of the last envelope's component name: -1 when absent, -2 when not a
+ * number of bytes. */
+static long long comp_bytes(const char *name)
+{
+    json_t *comps = json_object_get(lastp(), "components"), *c;
+    size_t i;
+    json_array_foreach(comps, i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        json_t *b = json_object_get(c, "bytes");
+        if (n && !strcmp(n, name))
+            return json_is_integer(b) ? (long long)json_integer_value(b) : -2;
+    }
+    return -1;
+}
+
+/* Through the verbs, on the catalogue's H100 SXM (1024 sequences, 8192 tokens):
+ * the default sampler=native gives the sort's 5,368,709,120 B; sampler=flashinfer
+ * the forward pass, 1,946,157,056 B. */
+START_TEST(sampler_key_through_engine)
+{
+    char path[200];
+    char cell[600];
+    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-sampler-cfg-XXXXXX"));
+    FILE *f;
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    fputs("{\"model_type\": \"mistral\", \"hidden_size\": 5120, \"intermediate_size\": 32768, "
+          "\"num_hidden_layers\": 40, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+          "\"head_dim\": 128, \"vocab_size\": 131072, \"tie_word_embeddings\": false}",
+          f);
+    fclose(f);
+    snprintf(cell, sizeof cell,
+             "sheet \"smp\"\nmodel mistral config=%s\nformat bf16\ntask inference\n"
+             "length 16000\nconcurrency 1\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",
+             path);
+    run_ok(cell);
+    ck_assert_int_eq(comp_bytes("activation_peak"), 5368709120LL);
+    run_ok("engine vllm sampler=flashinfer estimate=yes\nenvelope");
+    ck_assert_int_eq(comp_bytes("activation_peak"), 1946157056LL);
+    unlink(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("engine_sampler");
+    TCase *t = tcase_create("core");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, mistral_small_by_hand);
+    tcase_add_test(t, flashinfer_sampler_peak);
+    tcase_add_test(t, sampler_key_through_engine);
+    suite_add_tcase(s, t);
+    return vs_check_run(s);
+}
