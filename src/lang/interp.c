@@ -378,32 +378,6 @@ void vs_ctx_set_records_path(vs_ctx *ctx, const char *path)
     ctx->ip->set_records = p;
 }
 
-/* ------------------------------------------------------------ line helpers */
-
-int vs_ctx_emit_written(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, const vs_buf *payload,
-                        vs_error *err)
-{
-    vs_bundle *b = NULL;
-    if (!vs_buf_failed(text) && !(html && vs_buf_failed(html)) && !vs_buf_failed(payload))
-        b = vs_bundle_new_text(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL,
-                               vs_buf_str(payload), payload->len);
-    if (!b)
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
-    vs_ctx_emit(ctx, b);
-    return 0;
-}
-
-int vs_ctx_emit_text(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, json_t *payload_take,
-                     vs_error *err)
-{
-    vs_buf p = VS_BUF_INIT;
-    int rc;
-    vs_json_dump_take(payload_take, &p);
-    rc = vs_ctx_emit_written(ctx, text, html, &p, err);
-    vs_buf_free(&p);
-    return rc;
-}
-
 /* ------------------------------------------------------------------ execute */
 
 const vs_verb *vs_interp_lookup(const char *name)
