@@ -110,7 +110,7 @@ size_t vs_verb_suggest(const char *name, const char **out, size_t max);
  * kind "help"), as `help VERB` and inspect show it. New reference or NULL. */
 vs_bundle *vs_verb_help_bundle(const vs_verb *verb);
 
-/* --- the context a verb runs in (implemented by src/lang/interp.c) --- */
+/* --- the context a verb runs in (implemented by src/lang/verb_ctx.c) --- */
 
 /* The current sheet (borrowed). When none is open yet, opens one titled
  * "untitled". NULL only when memory is short. */
