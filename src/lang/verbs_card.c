@@ -286,9 +286,15 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (cfg || hf_config) {
         vs_sheet_card_touch(sheet); /* the config writes card.arch and params */
-        rc = vs_model_apply_config(sheet, cfg ? cfg->value : hf_config, &cfg_payload, err);
+        vs_hfconfig read;
+        rc = vs_model_apply_config(sheet, cfg ? cfg->value : hf_config, &read, err);
         if (rc < 0) {
             rc = vs_arg_error(cfg ? cfg : name, err, rc);
+            goto hf_done;
+        }
+        if (!(cfg_payload =
+                  vs_render_card_config(json_object_get(vs_sheet_card(sheet), "arch"), &read))) {
+            rc = vs_error_oom(err);
             goto hf_done;
         }
         have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);

@@ -67,12 +67,12 @@ OWNER_EXCEPTIONS = [
 
 # Files outside src/render/ that still build a result's payload, each with why.
 PAYLOAD_EXCEPTIONS = {
-    # `model NAME config=PATH` and `weights from=PATH`: the files' reader hands
-    # what it read (the config's counts, the tensors by dtype, the files, a
-    # GGUF's metadata) as the payload's fields, which render/card_lines and
-    # render/weights complete; its callers (lang, model/hfcache) and tests read
-    # that object, so it moves with them.
-    "model/model.c": "the model and weights files' payloads, read where the files are",
+    # `weights from=PATH` (and `model NAME pipeline=DIR`): the files' reader
+    # hands what it read (the tensors by dtype, the files, a GGUF's metadata, a
+    # pipeline's components) as the payload's fields, which render/weights and
+    # render/card_lines complete; its callers (lang, model/hfcache) and tests
+    # read that object, so it moves with them.
+    "model/model.c": "the weights files' payload, read where the files are",
     "model/pipeline_files.c": "a diffusers pipeline's weights payload, read where the files are",
     # the transport's own scripted cells (VRAMSHEET_KERNEL_TEST=1) print a text
     # result without any payload
