@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/verbs_common.h"
 #include "render/derived.h"
 #include "sheet/sheet.h"
 #include "sheet/vocab.h"
@@ -260,14 +261,8 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
             goto done;
         vs_json_array_foreach(names, i, n)
         {
-            vs_render_derived_failed_line(text, json_string_value(n), changes,
-                                          json_object_get(was, json_string_value(n)),
-                                          local.message);
-            json_array_append_new(
-                rows, json_pack("{s:O, s:s, s:s, s:O, s:n, s:s, s:s}", "name", n, "estimator",
-                                e->info->name, "changes", changes, "from_bytes",
-                                json_object_get(was, json_string_value(n)), "to_bytes", "status",
-                                vs_vocab_status_name(VS_STATUS_UNKNOWN), "error", local.message));
+            vs_render_derived_add_failed(text, rows, json_string_value(n), e->info->name, changes,
+                                         json_object_get(was, json_string_value(n)), local.message);
         }
         goto done;
     }
@@ -277,14 +272,9 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
     vs_json_array_foreach(names, i, n)
     {
         const char *name = json_string_value(n);
-        json_t *c = vs_sheet_component(sheet, name), *b = json_object_get(c, "bytes");
-        json_t *old = json_object_get(was, name);
-        vs_render_derived_line(text, name, changes, old, b);
-        json_array_append_new(rows,
-                              json_pack("{s:s, s:s, s:s, s:O, s:O, s:O}", "name", name, "estimator",
-                                        e->info->name, "changes", changes, "from_bytes",
-                                        old ? old : json_null(), "to_bytes", b ? b : json_null(),
-                                        "status", json_object_get(c, "status")));
+        json_t *c = vs_sheet_component(sheet, name);
+        vs_render_derived_add(text, rows, name, e->info->name, changes, json_object_get(was, name),
+                              json_object_get(c, "bytes"), json_object_get(c, "status"));
     }
 done:
     free(ml.args);
@@ -351,7 +341,7 @@ int vs_derive_follow_card(vs_ctx *ctx, json_t *sheet, vs_error *err)
 int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
 {
     json_t *done, *rows, *c, *comps;
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT;
     size_t i;
     int rc = 0;
     done = json_array();
@@ -401,18 +391,12 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
         if (rc < 0)
             goto out;
     }
-    if (json_array_size(rows)) {
-        vs_render_derived_html(&html, rows);
-        rc = vs_ctx_emit_text(ctx, &text, &html,
-                              json_pack("{s:s, s:O, s:O}", "kind", "rederived", "sheet",
-                                        json_object_get(sheet, "id"), "rows", rows),
-                              err);
-    }
+    if (json_array_size(rows))
+        rc = vs_verb_emit(ctx, vs_render_rederived(&text, json_object_get(sheet, "id"), rows), err);
     if (rc >= 0)
         card_saw(sheet);
 out:
     vs_buf_free(&text);
-    vs_buf_free(&html);
     json_decref(done);
     json_decref(rows);
     return rc;

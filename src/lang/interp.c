@@ -12,6 +12,7 @@
 #include "lang/interp_internal.h"
 #include "lang/parse.h"
 #include "lang/verb.h"
+#include "lang/verb_ctx_internal.h"
 #include "render/bundle.h"
 #include "render/core.h"
 #include "sheet/sheet.h"
@@ -19,29 +20,6 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/json.h"
-
-struct vs_ctx {
-    vs_interp *ip;
-    const vs_sink *sink;
-    vs_bundle *pending; /* the latest result, not yet published */
-    vs_buf effects;     /* effects outside the kernel, "; "-separated */
-    int quiet;          /* results are dropped (an estimate recomputed after a card change) */
-    /* A cell is atomic, and a sheet is copied only once a verb can reach it:
-     * before holds the session's sheets as the cell found them, snaps each
-     * one's copy (null until a verb was handed it). A one-line cell in a
-     * session of a hundred sheets copies one, not a hundred. */
-    json_t *before, *snaps;
-    int snap_failed; /* a copy could not be made: the cell fails (memory) */
-    /* the component views handed out last (vs_ctx_component_views), and the
-     * components they were read from, held so that none is freed under them */
-    json_t *views_of;
-    vs_component_views views;
-};
-
-static char *dup_opt(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
 
 vs_interp *vs_interp_new(const vs_interp_options *opts)
 {
@@ -89,260 +67,7 @@ const char *vs_interp_banner(void)
     return "vramsheet " VS_VERSION ": GPU memory sizing sheets (type `help` for the verbs)";
 }
 
-/* ------------------------------------------------------------------ context */
-
-static void publish(vs_ctx *ctx, const vs_bundle *bundle)
-{
-    if (ctx->sink && ctx->sink->display)
-        ctx->sink->display(ctx->sink->ctx, bundle, NULL, 0);
-}
-
-static void flush_pending(vs_ctx *ctx)
-{
-    if (ctx->pending) {
-        publish(ctx, ctx->pending);
-        vs_bundle_free(ctx->pending);
-        ctx->pending = NULL;
-    }
-}
-
-int vs_ctx_quiet(vs_ctx *ctx, int on)
-{
-    int was = ctx->quiet;
-    ctx->quiet = on;
-    return was;
-}
-
-void vs_ctx_emit(vs_ctx *ctx, vs_bundle *bundle_take)
-{
-    if (!bundle_take)
-        return;
-    if (ctx->quiet) {
-        vs_bundle_free(bundle_take);
-        return;
-    }
-    flush_pending(ctx);
-    ctx->pending = bundle_take;
-}
-
-void vs_ctx_stream(vs_ctx *ctx, const char *name, const char *text, size_t len)
-{
-    /* results already produced come first, in the order they were made */
-    flush_pending(ctx);
-    if (ctx->sink && ctx->sink->stream)
-        ctx->sink->stream(ctx->sink->ctx, name, text, len);
-}
-
-void vs_ctx_display(vs_ctx *ctx, const vs_bundle *bundle, const char *display_id, int update)
-{
-    flush_pending(ctx);
-    if (ctx->sink && ctx->sink->display)
-        ctx->sink->display(ctx->sink->ctx, bundle, display_id, update);
-}
-
-int vs_ctx_interrupted(vs_ctx *ctx)
-{
-    return ctx->sink && ctx->sink->interrupted && ctx->sink->interrupted(ctx->sink->ctx);
-}
-
-int vs_ctx_input(vs_ctx *ctx, const char *prompt, char **out, vs_error *err)
-{
-    int rc;
-    *out = NULL;
-    flush_pending(ctx);
-    if (!ctx->sink || !ctx->sink->input)
-        return vs_error_set(err, VS_EVALUE, "this front end does not accept input");
-    rc = ctx->sink->input(ctx->sink->ctx, prompt, 0, out);
-    if (rc == VS_EINTERRUPT)
-        return vs_error_set(err, rc, "interrupted while waiting for input");
-    if (rc < 0)
-        return vs_error_set(err, rc, "input was not available (the client does not allow stdin)");
-    return 0;
-}
-
-void vs_ctx_effect(vs_ctx *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    if (ctx->effects.len)
-        vs_buf_puts(&ctx->effects, "; ");
-    va_start(ap, fmt);
-    vs_buf_vprintf(&ctx->effects, fmt, ap);
-    va_end(ap);
-}
-
-/* Copies sheet, if the cell found it open and has not copied it yet, before
- * a verb gets it. */
-static void keep_sheet(vs_ctx *ctx, const json_t *sheet)
-{
-    size_t i, n = json_array_size(ctx->before);
-    json_t *copy;
-    for (i = 0; i < n; i++) {
-        if (json_array_get(ctx->before, i) != sheet)
-            continue;
-        if (!json_is_null(json_array_get(ctx->snaps, i)))
-            return;
-        if (!(copy = vs_sheet_snapshot((json_t *)sheet)) ||
-            json_array_set_new(ctx->snaps, i, copy) < 0)
-            ctx->snap_failed = 1;
-        return;
-    }
-}
-
-static void keep_all(vs_ctx *ctx)
-{
-    size_t i;
-    for (i = 0; i < json_array_size(ctx->before); i++)
-        keep_sheet(ctx, json_array_get(ctx->before, i));
-}
-
-/* The sheets to put back when the cell fails: each one's copy, or the sheet
- * itself where no verb reached it (then it is as the cell found it). */
-static json_t *restored_sheets(vs_ctx *ctx)
-{
-    json_t *out = json_array();
-    size_t i;
-    for (i = 0; out && i < json_array_size(ctx->before); i++) {
-        json_t *s = json_array_get(ctx->snaps, i);
-        if (json_array_append(out, json_is_null(s) ? json_array_get(ctx->before, i) : s) < 0)
-            out = (json_decref(out), NULL);
-    }
-    return out;
-}
-
-static void drop_views(vs_ctx *ctx)
-{
-    vs_component_views_free(&ctx->views);
-    json_decref(ctx->views_of);
-    ctx->views_of = NULL;
-}
-
-/* The verbs that walk every component (envelope, weights, formats,
- * candidates) often follow one another on a sheet that did not change
- * between them, and reading a view is a walk of the component's keys: a long
- * reserve's were read four times in a cell. A component is replaced, never
- * edited (sheet.h), so the same objects in the same places are the same
- * views; holding them means no freed one is mistaken for a new one. */
-const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet)
-{
-    json_t *comps = vs_sheet_array(sheet, "components");
-    size_t i, n = json_array_size(comps);
-    if (ctx->views_of && json_array_size(ctx->views_of) == n) {
-        for (i = 0; i < n && json_array_get(ctx->views_of, i) == json_array_get(comps, i); i++)
-            ;
-        if (i == n)
-            return &ctx->views;
-    }
-    drop_views(ctx);
-    if (vs_component_views_read(&ctx->views, sheet) < 0)
-        return NULL;
-    ctx->views_of = json_is_array(comps) ? json_copy(comps) : json_array();
-    if (!ctx->views_of) {
-        vs_component_views_free(&ctx->views);
-        return NULL;
-    }
-    return &ctx->views;
-}
-
-size_t vs_ctx_sheet_count(vs_ctx *ctx)
-{
-    return json_array_size(ctx->ip->sheets);
-}
-
-json_t *vs_ctx_sheets(vs_ctx *ctx)
-{
-    keep_all(ctx);
-    return ctx->ip->sheets;
-}
-
-static json_t *find_sheet(vs_interp *ip, const char *id)
-{
-    size_t i;
-    json_t *s;
-    json_array_foreach(ip->sheets, i, s)
-    {
-        const char *sid = json_string_value(json_object_get(s, "id"));
-        if (sid && id && !strcmp(sid, id))
-            return s;
-    }
-    return NULL;
-}
-
-json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id)
-{
-    json_t *s = find_sheet(ctx->ip, id);
-    if (s)
-        keep_sheet(ctx, s);
-    return s;
-}
-
-static long sheet_index(vs_interp *ip, const json_t *sheet)
-{
-    size_t i;
-    json_t *s;
-    json_array_foreach(ip->sheets, i, s) if (s == sheet) return (long)i;
-    return -1;
-}
-
-json_t *vs_ctx_sheet(vs_ctx *ctx)
-{
-    vs_interp *ip = ctx->ip;
-    json_t *s;
-    if (ip->current >= 0 && (size_t)ip->current < json_array_size(ip->sheets)) {
-        s = json_array_get(ip->sheets, (size_t)ip->current);
-        keep_sheet(ctx, s);
-        return ctx->snap_failed ? NULL : s;
-    }
-    if (vs_ctx_open_sheet(ctx, "untitled", &s, NULL) < 0)
-        return NULL;
-    return s;
-}
-
-int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_error *err)
-{
-    char id[VS_SHEET_ID_MAX];
-    json_t *s;
-    if (out_sheet)
-        *out_sheet = NULL;
-    if (!title)
-        return vs_error_set(err, VS_EVALUE, "expected a sheet title");
-    vs_sheet_slug(title, id, sizeof id);
-    s = vs_ctx_find_sheet(ctx, id);
-    if (!s) {
-        s = vs_sheet_new(title);
-        if (!s || json_array_append_new(ctx->ip->sheets, s) < 0)
-            return vs_error_set(err, VS_ENOMEM, "out of memory");
-    }
-    ctx->ip->current = sheet_index(ctx->ip, s);
-    if (out_sheet)
-        *out_sheet = s;
-    return 0;
-}
-
-int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err)
-{
-    const char *id = json_string_value(json_object_get(sheet_take, "id"));
-    if (!id || !vs_sheet_id_valid(id)) {
-        json_decref(sheet_take);
-        return vs_error_set(err, VS_EVALUE, "the sheet has no valid id");
-    }
-    if (find_sheet(ctx->ip, id)) {
-        int rc = vs_error_set(err, VS_EVALUE,
-                              "a sheet with id '%s' is already open in this session "
-                              "(choose another title)",
-                              id);
-        json_decref(sheet_take);
-        return rc;
-    }
-    if (json_array_append_new(ctx->ip->sheets, sheet_take) < 0)
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
-    ctx->ip->current = (long)json_array_size(ctx->ip->sheets) - 1;
-    return 0;
-}
-
-const char *vs_ctx_records_path(vs_ctx *ctx)
-{
-    return vs_interp_records_path(ctx->ip);
-}
+/* ------------------------------------------------------------- records */
 
 const char *vs_interp_records_path(vs_interp *ip)
 {
@@ -357,51 +82,6 @@ const char *vs_interp_records_path(vs_interp *ip)
     free(ip->env_records);
     ip->env_records = p;
     return p;
-}
-
-int vs_ctx_hub_offline(vs_ctx *ctx)
-{
-    return ctx->ip->hub_offline;
-}
-
-void vs_ctx_set_hub_offline(vs_ctx *ctx, int on)
-{
-    ctx->ip->hub_offline = on != 0;
-}
-
-void vs_ctx_set_records_path(vs_ctx *ctx, const char *path)
-{
-    char *p = dup_opt(path);
-    if (path && !p)
-        return;
-    free(ctx->ip->set_records);
-    ctx->ip->set_records = p;
-}
-
-/* ------------------------------------------------------------ line helpers */
-
-int vs_ctx_emit_written(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, const vs_buf *payload,
-                        vs_error *err)
-{
-    vs_bundle *b = NULL;
-    if (!vs_buf_failed(text) && !(html && vs_buf_failed(html)) && !vs_buf_failed(payload))
-        b = vs_bundle_new_text(vs_buf_str(text), html ? vs_buf_str(html) : NULL, NULL,
-                               vs_buf_str(payload), payload->len);
-    if (!b)
-        return vs_error_set(err, VS_ENOMEM, "out of memory");
-    vs_ctx_emit(ctx, b);
-    return 0;
-}
-
-int vs_ctx_emit_text(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, json_t *payload_take,
-                     vs_error *err)
-{
-    vs_buf p = VS_BUF_INIT;
-    int rc;
-    vs_json_dump_take(payload_take, &p);
-    rc = vs_ctx_emit_written(ctx, text, html, &p, err);
-    vs_buf_free(&p);
-    return rc;
 }
 
 /* ------------------------------------------------------------------ execute */
@@ -457,7 +137,7 @@ static int follow_one(vs_ctx *ctx, json_t *s, vs_error *err)
     int rc = vs_derive_card_unmoved(s, err);
     if (rc)
         return rc < 0 ? rc : 0;
-    keep_sheet(ctx, s);
+    vs_ctx_keep_sheet(ctx, s);
     return ctx->snap_failed ? vs_error_oom(err) : vs_derive_follow_moved(ctx, s, err);
 }
 
@@ -606,16 +286,16 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     if (rc < 0) {
         /* what the person saw before the failure stays visible, and then what the
          * cell undid of it */
-        flush_pending(&ctx);
+        vs_ctx_flush(&ctx);
         undone_names(&undone, undone_lines, cell, &kept);
         if (undone.len && !vs_buf_failed(&undone) && !vs_buf_failed(&kept)) {
             vs_bundle *u = vs_render_undone(vs_buf_str(&undone), json_incref(undone_lines));
             if (u)
-                publish(&ctx, u);
+                vs_ctx_publish(&ctx, u);
             vs_bundle_free(u);
         }
         json_decref(snap);
-        if (!(snap = restored_sheets(&ctx))) {
+        if (!(snap = vs_ctx_restored_sheets(&ctx))) {
             /* no memory for the array: the copies cannot go back */
             rc = vs_error_oom(err);
             goto done;
@@ -654,7 +334,7 @@ done:
     json_decref(ctx.snaps);
     free(snap_records);
     vs_buf_free(&ctx.effects);
-    drop_views(&ctx);
+    vs_ctx_drop_views(&ctx);
     vs_cell_free(cell);
     return rc;
 }

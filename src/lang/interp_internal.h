@@ -1,5 +1,5 @@
 /* interp_internal.h — what the interpreter's files share among themselves:
- * interp.c (the session, the verbs' context, execute), interp_complete.c
+ * interp.c (the session, execute), interp_complete.c
  * (complete, inspect, is_complete) and interp_failed.c (what a failed cell
  * keeps). Not a contract for other modules: they
  * include lang/interp.h (and verbs, lang/verb.h).

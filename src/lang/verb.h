@@ -110,7 +110,7 @@ size_t vs_verb_suggest(const char *name, const char **out, size_t max);
  * kind "help"), as `help VERB` and inspect show it. New reference or NULL. */
 vs_bundle *vs_verb_help_bundle(const vs_verb *verb);
 
-/* --- the context a verb runs in (implemented by src/lang/interp.c) --- */
+/* --- the context a verb runs in (implemented by src/lang/verb_ctx.c) --- */
 
 /* The current sheet (borrowed). When none is open yet, opens one titled
  * "untitled". NULL only when memory is short. */
@@ -159,16 +159,6 @@ void vs_ctx_set_records_path(vs_ctx *ctx, const char *path);
 /* `hub offline` for this session (model/hfhub.h): 1 when set. */
 int vs_ctx_hub_offline(vs_ctx *ctx);
 void vs_ctx_set_hub_offline(vs_ctx *ctx, int on);
-
-/* Emits a result whose payload was written as JSON text (vs_jw). The buffers
- * stay the caller's. A failed buffer is VS_ENOMEM. */
-int vs_ctx_emit_written(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, const vs_buf *payload,
-                        vs_error *err);
-
-/* Emits a result built from a text and an HTML buffer (html may be NULL),
- * taking the payload. A failed buffer or a NULL payload is VS_ENOMEM. */
-int vs_ctx_emit_text(vs_ctx *ctx, const vs_buf *text, const vs_buf *html, json_t *payload_take,
-                     vs_error *err);
 
 /* VS_EVALUE at the first positional argument past the first `keep`, quoting
  * the verb's syntax; 0 when there is none. */

@@ -197,24 +197,13 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "placement single | ddp gpus=N | zero stage=1|2|3 gpus=N | fsdp gpus=N | "
                          "tensor gpus=N [split=3,1] | placement offload=model|sequential";
-    /* the weights first, then the classes from the most divided to the least */
-    static const vs_vocab_class shown[] = {VS_CLASS_PARAMETERS, VS_CLASS_GRADIENTS,
-                                           VS_CLASS_OPTIMIZER,  VS_CLASS_ACTIVATIONS,
-                                           VS_CLASS_KV_CACHE,   VS_CLASS_OTHER};
-    const char *classes[1 + sizeof shown / sizeof shown[0]];
     const vs_arg *a = vs_line_positional(line, 0), *gp = vs_line_pair(line, "gpus");
     const vs_arg *off = vs_line_pair(line, "offload");
     vs_placement p = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_NONE};
     uint64_t gpus = 1, stage = 0;
     int rc, have_gpus = 0, have_stage = 0;
-    json_t *sheet, *ways, *pj, *offj = json_null();
-    char head[200], lines_buf[7][120], offline[400];
-    const char *lines[10];
-    size_t i;
+    json_t *sheet, *pj;
 
-    classes[0] = VS_VOCAB_WEIGHTS;
-    for (i = 0; i < sizeof shown / sizeof shown[0]; i++)
-        classes[1 + i] = vs_vocab_class_name(shown[i]);
     if ((rc = vs_line_check_keys(line, vs_verb_placement_keys, err)) < 0)
         return rc;
     if (!a && !off)
@@ -260,66 +249,18 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_sheet_card_touch(sheet);
     if (json_object_set_new(sheet, "placement", pj))
         return vs_error_oom(err);
-    ways = json_object();
-    if (!ways)
-        return vs_error_oom(err);
-    for (i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-        unsigned w = vs_placement_ways(&p, classes[i]);
-        vs_render_placement_ways(lines_buf[i], sizeof lines_buf[i], classes[i], w);
-        lines[i] = lines_buf[i];
-        json_object_set_new(ways, classes[i], json_integer(w));
-    }
-    vs_render_placement_head(head, sizeof head, &p);
     {
-        /* the KV heads each GPU holds, group by group, when the card knows them */
+        /* what one GPU holds of the weights under offload=, and the KV heads
+         * each GPU holds under a tensor placement, when the card knows them */
         json_t *kvj = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "kv_layout");
-        json_t *heads = json_array();
+        vs_envelope env;
         vs_kv_layout l;
-        char kvline[400];
-        size_t n = sizeof classes / sizeof classes[0], k;
-        if (!heads) {
-            json_decref(ways);
-            return vs_error_oom(err);
-        }
-        if (p.offload != VS_OFFLOAD_NONE) {
-            /* what one GPU holds of the weights, and the host memory beside it */
-            vs_envelope env;
-            if (vs_envelope_compute(&env, sheet, NULL, NULL) == 0 && env.weights_known) {
-                vs_render_placement_offload(offline, sizeof offline, p.offload, &env);
-                offj =
-                    json_pack("{s:s, s:I, s:I, s:s}", "offload", vs_offload_name(p.offload),
-                              "weights_gpu_bytes", (json_int_t)env.weights_gpu_bytes, "host_bytes",
-                              (json_int_t)env.host_bytes, "basis", env.offload_basis);
-            } else {
-                vs_render_placement_offload(offline, sizeof offline, p.offload, NULL);
-            }
-            lines[n++] = offline;
-        }
-        if (p.kind == VS_PLACE_TENSOR && json_is_array(kvj) &&
-            vs_kv_layout_from_json(&l, kvj, NULL) == 0 && l.n) {
-            size_t covered = vs_render_placement_kv_heads(kvline, sizeof kvline, &l, p.gpus);
-            for (k = 0; k < covered; k++) {
-                const vs_kv_group *g = &l.g[k];
-                if (g->kind == VS_KV_NONE || g->kind == VS_KV_STATE)
-                    continue;
-                json_array_append_new(
-                    heads, json_pack("{s:s, s:I, s:I}", "kind", vs_kv_kind_name(g->kind),
-                                     "kv_heads", (json_int_t)g->kv_heads, "per_gpu",
-                                     (json_int_t)(g->kind == VS_KV_LATENT
-                                                      ? 0
-                                                      : vs_kv_group_heads_per_gpu(g, p.gpus))));
-            }
-            lines[n++] = kvline;
-        }
+        int env_known = p.offload != VS_OFFLOAD_NONE &&
+                        vs_envelope_compute(&env, sheet, NULL, NULL) == 0 && env.weights_known;
+        int kv_known = p.kind == VS_PLACE_TENSOR && json_is_array(kvj) &&
+                       vs_kv_layout_from_json(&l, kvj, NULL) == 0 && l.n;
         return vs_verb_emit(
-            ctx,
-            vs_render_lines(
-                head, lines, n,
-                json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "kind", "placement", "placement",
-                          vs_placement_kind_name(p.kind), "gpus", (json_int_t)p.gpus, "stage",
-                          p.kind == VS_PLACE_ZERO ? json_integer(p.stage) : json_null(), "ways",
-                          ways, "kv_heads_per_gpu", heads, "offload", offj ? offj : json_null())),
-            err);
+            ctx, vs_render_placement(&p, env_known ? &env : NULL, kv_known ? &l : NULL), err);
     }
 }
 

@@ -286,9 +286,15 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (cfg || hf_config) {
         vs_sheet_card_touch(sheet); /* the config writes card.arch and params */
-        rc = vs_model_apply_config(sheet, cfg ? cfg->value : hf_config, &cfg_payload, err);
+        vs_hfconfig read;
+        rc = vs_model_apply_config(sheet, cfg ? cfg->value : hf_config, &read, err);
         if (rc < 0) {
             rc = vs_arg_error(cfg ? cfg : name, err, rc);
+            goto hf_done;
+        }
+        if (!(cfg_payload =
+                  vs_render_card_config(json_object_get(vs_sheet_card(sheet), "arch"), &read))) {
+            rc = vs_error_oom(err);
             goto hf_done;
         }
         have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);
@@ -330,27 +336,19 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto hf_done;
     }
     {
-        json_t *extra = cfg_payload                 ? json_pack("{s:o}", "config", cfg_payload)
-                        : hf_commit || pipe_payload ? json_object()
-                                                    : NULL;
-        cfg_payload = NULL; /* json_pack's "o" took it, even on failure */
-        if (extra && pipe_payload)
-            json_object_set(extra, "weights", pipe_payload);
-        if (extra && hf_commit) /* where the cache put it */
-            json_object_set_new(
-                extra, "hf_cache",
-                json_pack("{s:s?, s:s, s:s, s:o}", "config", hf_config, "commit", hf_commit, "ref",
-                          rev ? rev->value : "main", "hub",
-                          hub.requests ? json_pack("{s:I, s:I}", "bytes", (json_int_t)hub.bytes,
-                                                   "requests", (json_int_t)hub.requests)
-                                       : json_null()));
-        rc = vs_verb_emit(ctx, vs_render_card_line(sheet, "model", vs_buf_str(&head), notes, extra),
-                          err);
+        vs_card_model_read r = {.config = cfg_payload,
+                                .pipeline = pipe_payload,
+                                .hf_commit = hf_commit,
+                                .hf_config = hf_config,
+                                .hf_ref = rev ? rev->value : NULL,
+                                .hub_bytes = hub.bytes,
+                                .hub_requests = hub.requests};
+        rc = vs_verb_emit(ctx, vs_render_card_model(sheet, vs_buf_str(&head), notes, &r), err);
     }
     vs_buf_free(&head);
 hf_done:
     vs_buf_free(&note);
-    json_decref(cfg_payload); /* one release for every path that did not hand it on */
+    json_decref(cfg_payload);
     json_decref(pipe_payload);
     free(snap);
     free(hf_config);

@@ -105,8 +105,7 @@ int vs_verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     json_t *sheet, *arr, *x;
     vs_buf t = VS_BUF_INIT;
-    const char *lines[64];
-    size_t i, n = 0;
+    size_t i;
     int rc, dup = 0;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
@@ -135,12 +134,7 @@ int vs_verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_oom(err);
     }
     vs_buf_free(&t);
-    json_array_foreach(arr, i, x) if (n < 64) lines[n++] = json_string_value(x);
-    return vs_verb_emit(ctx,
-                        vs_render_lines("the conclusion no longer holds if:", lines, n,
-                                        json_pack("{s:s, s:o}", "kind", "invalidate", "conditions",
-                                                  json_deep_copy(arr))),
-                        err);
+    return vs_verb_emit(ctx, vs_render_invalidate(arr), err);
 }
 
 const char *const vs_verb_oom_words[] = {"load",     "prefill",   "generate",   "forward",
@@ -221,9 +215,9 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     };
     const vs_arg *ph = vs_line_pair(line, "phase"), *nt = vs_line_pair(line, "note");
     const char *phase;
-    json_t *sheet, *arr, *entry, *suspects, *c, *examine;
-    size_t t, i, nex, nl = 0;
-    const char *names[VS_RENDER_OOM_SUSPECTS], *statuses[VS_RENDER_OOM_SUSPECTS];
+    json_t *sheet, *arr, *entry, *suspects, *c;
+    vs_bundle *result;
+    size_t t, i, nex;
     vs_buf note = VS_BUF_INIT;
     int rc;
 
@@ -268,51 +262,38 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_buf_free(&note);
     if (!entry || json_array_append_new(arr, entry))
         return vs_error_oom(err);
-    suspects = json_array();
-    examine = json_array();
-    if (!suspects || !examine) {
-        json_decref(suspects);
-        json_decref(examine);
+    /* the components of the classes the phase points at */
+    if (!(suspects = json_array()))
         return vs_error_oom(err);
-    }
-    for (nex = 0; nex < 4 && triage[t].examine[nex]; nex++)
-        json_array_append_new(examine, json_string(triage[t].examine[nex]));
     vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
     {
-        const char *cls = json_string_value(json_object_get(c, "class"));
-        const char *nm = json_string_value(json_object_get(c, "name"));
-        const char *st = json_string_value(json_object_get(c, "status"));
         vs_vocab_class cl;
         size_t k;
-        if (!nm || vs_vocab_class_parse(&cl, cls, NULL) < 0)
+        if (!json_is_string(json_object_get(c, "name")) ||
+            vs_vocab_class_parse(&cl, json_string_value(json_object_get(c, "class")), NULL) < 0)
             continue;
         for (k = 0; k < triage[t].nclasses && triage[t].classes[k] != cl; k++) {
         }
-        if (k == triage[t].nclasses)
-            continue;
-        json_array_append_new(suspects, json_string(nm));
-        if (nl < VS_RENDER_OOM_SUSPECTS) {
-            names[nl] = nm;
-            statuses[nl++] = st;
+        if (k < triage[t].nclasses && json_array_append(suspects, c) < 0) {
+            json_decref(suspects);
+            return vs_error_oom(err);
         }
     }
-    return vs_verb_emit(
-        ctx,
-        vs_render_oom(phase, triage[t].examine, nex, names, statuses, nl,
-                      json_pack("{s:s, s:s, s:o, s:o, s:s}", "kind", "oom", "phase", phase,
-                                "examine", examine, "suspects", suspects, "rule",
-                                "change one thing at a time, then re-check quality and "
-                                "coverage")),
-        err);
+    nex = 0;
+    while (nex < 4 && triage[t].examine[nex])
+        nex++;
+    result = vs_render_oom(phase, triage[t].examine, nex, suspects);
+    json_decref(suspects);
+    return vs_verb_emit(ctx, result, err);
 }
 
 int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    json_t *sheet, *unknown, *c, *payload;
+    json_t *sheet, *unknown, *c;
     vs_bundle *result;
     vs_buf t = VS_BUF_INIT;
     char *asked = NULL;
-    size_t i, nmeas;
+    size_t i;
     int rc;
     if ((rc = vs_line_check_keys(line, NULL, err)) < 0)
         return rc;
@@ -350,13 +331,9 @@ int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
             json_array_append_new(unknown, json_string(nm ? nm : "?"));
         }
     }
-    nmeas = json_array_size(vs_sheet_array(sheet, "measurements"));
-    payload = json_pack("{s:s, s:s, s:O, s:I}", "kind", "decision", "decision",
-                        json_string_value(json_object_get(sheet, "decision")), "unknown", unknown,
-                        "measurements", (json_int_t)nmeas);
     result = vs_render_decision(json_string_value(json_object_get(sheet, "decision")), unknown,
-                                nmeas != 0,
-                                json_array_size(vs_sheet_array(sheet, "invalidate")) != 0, payload);
+                                json_array_size(vs_sheet_array(sheet, "measurements")),
+                                json_array_size(vs_sheet_array(sheet, "invalidate")) != 0);
     json_decref(unknown);
     return vs_verb_emit(ctx, result, err);
 }

@@ -67,39 +67,14 @@ static json_t *jint(uint64_t v)
 
 /* ---- config.json ---- */
 
-/* params_excluded: what the checkpoint holds that params leaves out, and why. */
-static json_t *excluded_json(const vs_hfconfig *c)
-{
-    json_t *arr = json_array();
-    if (arr && c->part_params[VS_PART_MTP])
-        json_array_append_new(arr, json_pack("{s:s, s:I, s:s}", "part", vs_part_name(VS_PART_MTP),
-                                             "params", (json_int_t)c->part_params[VS_PART_MTP],
-                                             "reason", c->excluded_reason));
-    return arr;
-}
-
-/* parts: the counted parts of a multimodal (or headed) checkpoint. */
-static json_t *parts_json(const vs_hfconfig *c)
-{
-    json_t *arr = json_array();
-    unsigned p;
-    for (p = 0; arr && p < VS_PART_COUNT; p++)
-        if (p != VS_PART_MTP && c->part_params[p])
-            json_array_append_new(arr, json_pack("{s:s, s:I}", "part", vs_part_name((vs_part)p),
-                                                 "params", (json_int_t)c->part_params[p]));
-    return arr;
-}
-
-int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload, vs_error *err)
+int vs_model_apply_config(json_t *sheet, const char *path, vs_hfconfig *out_config, vs_error *err)
 {
     vs_hfconfig c;
     char *text = NULL, source[96];
     size_t len = 0;
-    json_t *card = json_object_get(sheet, "card"), *arch = NULL, *payload = NULL, *kv = NULL;
+    json_t *card = json_object_get(sheet, "card"), *arch = NULL, *kv = NULL;
     int rc;
 
-    if (out_payload)
-        *out_payload = NULL;
     if (!json_is_object(card))
         return vs_error_set(err, VS_EVALUE, "the sheet has no card");
     if ((rc = read_small(path, &text, &len, err)))
@@ -115,22 +90,7 @@ int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload,
     kv = vs_kv_layout_to_json(&c.kv);
     arch = vs_hfconfig_arch_json(&c, path, kv);
     snprintf(source, sizeof source, "config.json (%s)", c.rule);
-    if (arch && out_payload) {
-        payload = json_deep_copy(arch);
-        if (!payload || json_object_set_new(payload, "kind", json_string("model")) ||
-            json_object_set_new(payload, "model_type", json_string(c.model_type)) ||
-            json_object_set_new(payload, "params", jint(c.params_total)) ||
-            json_object_set_new(payload, "params_active", jint(c.params_active)) ||
-            json_object_set_new(payload, "params_excluded", excluded_json(&c)) ||
-            json_object_set_new(payload, "parts", parts_json(&c)) ||
-            json_object_set_new(payload, "params_source", json_string(source)) ||
-            json_object_set_new(payload, "positions",
-                                c.positions ? jint(c.positions) : json_null())) {
-            json_decref(payload);
-            payload = NULL;
-        }
-    }
-    if (!arch || !kv || (out_payload && !payload)) {
+    if (!arch || !kv) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
         goto done;
     }
@@ -143,14 +103,11 @@ int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload,
         goto done;
     }
     arch = NULL;
-    if (out_payload) {
-        *out_payload = payload;
-        payload = NULL;
-    }
+    if (out_config)
+        *out_config = c;
 done:
     json_decref(kv);
     json_decref(arch);
-    json_decref(payload);
     free(text);
     return rc;
 }

@@ -13,13 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/hfconfig.h"
 #include "util/error.h"
 
 /* Reads the Hugging Face config.json at path: sets card.arch (with the family
  * rule used) and card.params (params_source "config.json (<rule>)"). An
  * unknown architecture is VS_EVALUE saying params= can still be given.
- * *out_payload (may be NULL) receives a new "model" payload describing it. */
-int vs_model_apply_config(json_t *sheet, const char *path, json_t **out_payload, vs_error *err);
+ * *out_config (may be NULL) receives what the config gave, on success only
+ * (render/card_lines builds the `model` result's account of it). */
+int vs_model_apply_config(json_t *sheet, const char *path, vs_hfconfig *out_config, vs_error *err);
 
 /* Reads weights headers at path (one .safetensors file, a
  * model.safetensors.index.json with its shards beside it, or a GGUF file,

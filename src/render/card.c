@@ -133,6 +133,25 @@ vs_bundle *vs_render_card_line(const json_t *sheet, const char *set, const char 
     return vs_render_finish(&text, &html, NULL, p);
 }
 
+vs_bundle *vs_render_card_model(const json_t *sheet, const char *headline, const char *const *notes,
+                                const vs_card_model_read *r)
+{
+    json_t *extra = r->config                     ? json_pack("{s:O}", "config", r->config)
+                    : r->hf_commit || r->pipeline ? json_object()
+                                                  : NULL;
+    if (extra && r->pipeline)
+        json_object_set(extra, "weights", (json_t *)r->pipeline);
+    if (extra && r->hf_commit) /* where the cache put it */
+        json_object_set_new(
+            extra, "hf_cache",
+            json_pack("{s:s?, s:s, s:s, s:o}", "config", r->hf_config, "commit", r->hf_commit,
+                      "ref", r->hf_ref ? r->hf_ref : "main", "hub",
+                      r->hub_requests ? json_pack("{s:I, s:I}", "bytes", (json_int_t)r->hub_bytes,
+                                                  "requests", (json_int_t)r->hub_requests)
+                                      : json_null()));
+    return vs_render_card_line(sheet, "model", headline, notes, extra);
+}
+
 void vs_render_arch(const json_t *arch, vs_buf *out)
 {
     static const char *const keys[] = {"layers",   "hidden",       "heads", "kv_heads",

@@ -1,6 +1,7 @@
 /* The words of the card verbs' headlines (render/card_lines.h). */
 #include "render/card_lines.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "render/card.h"
@@ -34,6 +35,40 @@ void vs_render_card_unset(vs_buf *out, unsigned unset)
     }
     if (any)
         vs_buf_puts(out, ": not set yet");
+}
+
+static json_t *jint(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+json_t *vs_render_card_config(const json_t *arch, const vs_hfconfig *c)
+{
+    json_t *p = json_deep_copy(arch), *excluded = json_array(), *parts = json_array();
+    char source[96];
+    unsigned k;
+    if (excluded && c->part_params[VS_PART_MTP])
+        json_array_append_new(excluded,
+                              json_pack("{s:s, s:I, s:s}", "part", vs_part_name(VS_PART_MTP),
+                                        "params", (json_int_t)c->part_params[VS_PART_MTP], "reason",
+                                        c->excluded_reason));
+    for (k = 0; parts && k < VS_PART_COUNT; k++)
+        if (k != VS_PART_MTP && c->part_params[k])
+            json_array_append_new(parts, json_pack("{s:s, s:I}", "part", vs_part_name((vs_part)k),
+                                                   "params", (json_int_t)c->part_params[k]));
+    snprintf(source, sizeof source, "config.json (%s)", c->rule);
+    if (!p || json_object_set_new(p, "kind", json_string("model")) ||
+        json_object_set_new(p, "model_type", json_string(c->model_type)) ||
+        json_object_set_new(p, "params", jint(c->params_total)) ||
+        json_object_set_new(p, "params_active", jint(c->params_active)) ||
+        json_object_set_new(p, "params_excluded", excluded) ||
+        json_object_set_new(p, "parts", parts) ||
+        json_object_set_new(p, "params_source", json_string(source)) ||
+        json_object_set_new(p, "positions", c->positions ? jint(c->positions) : json_null())) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
 }
 
 void vs_render_card_model_headline(vs_buf *out, const json_t *sheet, const char *name,

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/hfconfig.h"
 #include "sheet/vocab.h"
 #include "util/buf.h"
 
@@ -44,6 +45,15 @@ void vs_render_card_headline(vs_buf *out, const json_t *sheet);
 /* "model, params, task: not set yet" for the VS_CARD_UNSET_* bits in unset;
  * nothing when unset is 0. */
 void vs_render_card_unset(vs_buf *out, unsigned unset);
+
+/* What a config.json gave `model`, the "config" of its payload, a new
+ * reference (NULL when memory is short): the card's arch as read (a copy of
+ * arch), then kind "model", model_type, params, params_active,
+ * params_excluded (what the checkpoint holds that params leaves out: [{part,
+ * params, reason}]), parts (the counted parts of a multimodal or headed
+ * checkpoint: [{part, params}]), params_source ("config.json (RULE)") and
+ * positions (null when the config gives none). */
+json_t *vs_render_card_config(const json_t *arch, const vs_hfconfig *c);
 
 /* `model`'s headline: "model NAME", then from the sheet's card " at revision
  * R" and ": N params (SOURCE)"; with config (the payload of reading a

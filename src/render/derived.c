@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 
+#include "render/result.h"
 #include "sheet/units.h"
+#include "sheet/vocab.h"
 #include "util/json.h"
 
 /* "4.00 GiB", or "unknown" for anything but an integer */
@@ -54,4 +56,35 @@ void vs_render_derived_html(vs_buf *html, const json_t *rows)
         vs_buf_put_html(html, json_string_value(json_object_get(row, "changes")));
         vs_buf_puts(html, "</p>\n");
     }
+}
+
+void vs_render_derived_add(vs_buf *text, json_t *rows, const char *name, const char *estimator,
+                           const char *changes, const json_t *from, const json_t *to,
+                           const json_t *status)
+{
+    vs_render_derived_line(text, name, changes, from, to);
+    json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:O, s:O, s:O}", "name", name,
+                                          "estimator", estimator, "changes", changes, "from_bytes",
+                                          from ? from : json_null(), "to_bytes",
+                                          to ? to : json_null(), "status", status));
+}
+
+void vs_render_derived_add_failed(vs_buf *text, json_t *rows, const char *name,
+                                  const char *estimator, const char *changes, const json_t *from,
+                                  const char *why)
+{
+    vs_render_derived_failed_line(text, name, changes, from, why);
+    json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:O, s:n, s:s, s:s}", "name", name,
+                                          "estimator", estimator, "changes", changes, "from_bytes",
+                                          from ? from : json_null(), "to_bytes", "status",
+                                          vs_vocab_status_name(VS_STATUS_UNKNOWN), "error", why));
+}
+
+vs_bundle *vs_render_rederived(vs_buf *text, const json_t *sheet_id, const json_t *rows)
+{
+    vs_buf html = VS_BUF_INIT;
+    vs_render_derived_html(&html, rows);
+    return vs_render_finish(
+        text, &html, NULL,
+        json_pack("{s:s, s:O, s:O}", "kind", "rederived", "sheet", sheet_id, "rows", rows));
 }

@@ -158,6 +158,22 @@ vs_bundle *vs_records_history_bundle(const char *sheet, const char *records,
                                       truncated));
 }
 
+json_t *vs_records_log_payload(const char *sheet, const char *records,
+                               const vs_records_revision *revs, size_t n)
+{
+    json_t *list = json_array();
+    size_t i;
+    for (i = 0; list && i < n; i++) {
+        char when[80];
+        vs_clock_iso_offset(when, sizeof when, revs[i].time, revs[i].offset);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "commit", revs[i].commit,
+                                              "message", revs[i].message, "time", when));
+    }
+    return list ? json_pack("{s:s, s:s?, s:s, s:o}", "kind", "history", "sheet", sheet, "records",
+                            records, "revisions", list)
+                : NULL;
+}
+
 void vs_records_render_show(const vs_records_show *s, vs_buf *text, vs_buf *html)
 {
     vs_buf_printf(text, "Sheet %s at %s (commit %s)%s\n\n%s", s->sheet, s->rev ? s->rev : "the tip",

@@ -69,6 +69,13 @@ vs_bundle *vs_records_history_bundle(const char *sheet, const char *records,
                                      const vs_records_revision *revs, size_t n,
                                      const char *truncated);
 
+/* What `vramsheet log --json` prints, a new reference (NULL when memory is
+ * short): {kind: "history", sheet (null: every commit of the branch),
+ * records, revisions: [{commit, message, time: ISO 8601 with the committer's
+ * offset}]}, the revisions as given, newest first. */
+json_t *vs_records_log_payload(const char *sheet, const char *records,
+                               const vs_records_revision *revs, size_t n);
+
 /* --- show --- */
 
 typedef struct vs_records_show {

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "render/markdown.h"
+#include "render/records.h"
 #include "sheet/sheet.h"
 #include "store/store.h"
 #include "store/store_sheet.h"
@@ -127,16 +128,18 @@ int vs_cli_log(int argc, char **argv)
         goto done;
     }
     if (json) {
-        json_t *revs = json_array(), *out;
+        vs_records_revision *revs = calloc(h.n ? h.n : 1, sizeof *revs);
+        json_t *out = NULL;
         char *s;
-        for (k = 0; k < h.n; k++) {
-            char when[80];
-            vs_clock_iso_offset(when, sizeof when, h.revs[k].time, h.revs[k].offset);
-            json_array_append_new(revs, json_pack("{s:s, s:s, s:s}", "commit", h.revs[k].commit,
-                                                  "message", h.revs[k].message, "time", when));
+        for (k = 0; revs && k < h.n; k++) {
+            revs[k].commit = h.revs[k].commit;
+            revs[k].message = h.revs[k].message;
+            revs[k].time = h.revs[k].time;
+            revs[k].offset = h.revs[k].offset;
         }
-        out = json_pack("{s:s, s:s?, s:s, s:o}", "kind", "history", "sheet", sheet, "records", path,
-                        "revisions", revs);
+        if (revs)
+            out = vs_records_log_payload(sheet, path, revs, h.n);
+        free(revs);
         s = out ? json_dumps(out, JSON_INDENT(2)) : NULL;
         json_decref(out);
         if (!s) {

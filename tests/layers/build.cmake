@@ -11,7 +11,8 @@ set_tests_properties(layers.backwards_include PROPERTIES LABELS unit)
 
 # The shape of src/ (tests/layers/check_shape.py): no file over 800 lines unless it
 # is one table, every exported function named for its module or its type, and
-# defined in the module whose header declares it.
+# defined in the module whose header declares it, and a result's payload built in
+# render/ only.
 add_test(NAME layers.shape.selftest
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_shape.py --self-test)
 add_test(NAME layers.shape

@@ -23,6 +23,13 @@ names say which module they belong to.
           or a file under src/D/M/ (the plural, Ms, too), so that the header a name is read in says which
           file holds it. OWNER_EXCEPTIONS lists the few declared elsewhere, each
           with why.
+  payloads a result's JSON payload is built in render/ only (render/ builds
+          text, HTML, SVG and the payload from the facts a verb hands it): no
+          file outside src/render/ names a payload's kind (a json_pack whose
+          first key is "kind" with a literal value, "kind" set to
+          json_string("..."), a vs_jw "kind" member) or makes a result bundle
+          (vs_bundle_new*, vs_render_finish*, vs_render_lines).
+          PAYLOAD_EXCEPTIONS lists the few files that still do, each with why.
   symbols (--symbols LIB...) every symbol the static libraries export,
           functions and data alike (nm --defined-only -g), is named vs_...
 
@@ -53,13 +60,33 @@ OWNER_EXCEPTIONS = [
     # The subcommands' table of mains: declarations only, each defined by its
     # module's *_cli.c (or the file that is the subcommand).
     ("vs_cli_", "cli.h", None, "the table of mains"),
-    # The verbs' context is the interpreter's state during a cell (struct vs_ctx,
-    # its lazy sheet copies and its pending result live in interp.c); verbs read
-    # its accessors in their own contract.
-    ("vs_ctx_", "lang/verb.h", "lang/interp.c", "the interpreter's side of a verb's context"),
     # The estimators' table and its rows' arithmetic, one file each under
     # sheet/estimators/ (a folder named for the rows, not the header).
     ("vs_", "sheet/estimate.h", "sheet/estimators/", "the estimators, one file each"),
+]
+
+# Files outside src/render/ that still build a result's payload, each with why.
+PAYLOAD_EXCEPTIONS = {
+    # `weights from=PATH` (and `model NAME pipeline=DIR`): the files' reader
+    # hands what it read (the tensors by dtype, the files, a GGUF's metadata, a
+    # pipeline's components) as the payload's fields, which render/weights and
+    # render/card_lines complete; its callers (lang, model/hfcache) and tests
+    # read that object, so it moves with them.
+    "model/model.c": "the weights files' payload, read where the files are",
+    "model/pipeline_files.c": "a diffusers pipeline's weights payload, read where the files are",
+    # the transport's own scripted cells (VRAMSHEET_KERNEL_TEST=1) print a text
+    # result without any payload
+    "kernel/testcell.c": "a test cell's text result",
+}
+
+# A result payload being built: its kind named, or a result bundle made.
+PAYLOAD_BUILT = [
+    (re.compile(r'json_pack\(\s*"\{\s*s:[^"]*"(?:\s*"[^"]*")*\s*,\s*"kind"\s*,\s*"'),
+     "a json_pack payload with its kind"),
+    (re.compile(r'"kind"\s*,\s*json_string\(\s*"'), "a payload's kind set"),
+    (re.compile(r'vs_jw_member_str\([^;]*?"kind"\s*,\s*"'), "a payload's kind written"),
+    (re.compile(r"\b(vs_bundle_new\w*|vs_render_finish\w*|vs_render_lines)\s*\("),
+     "a result bundle made"),
 ]
 
 # The pure layer's folders, each above the ones before it.
@@ -260,6 +287,37 @@ def check_owners(root, paths):
             for m in misplaced(declared, defined)]
 
 
+def payloads_built(text):
+    """(line, what) for each place text (a .c file) builds a result payload."""
+    text = COMMENT.sub(blank, text)
+    out = []
+    for rx, what in PAYLOAD_BUILT:
+        for m in rx.finditer(text):
+            out.append((text.count("\n", 0, m.start()) + 1, what))
+    return sorted(out)
+
+
+def check_payloads(root, paths):
+    bad = []
+    base = os.path.join(root, "src")
+    for p in paths:
+        rel = os.path.relpath(p, base)
+        if not p.endswith(".c") or rel.startswith("render" + os.sep):
+            continue
+        with open(p, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        if rel in PAYLOAD_EXCEPTIONS:
+            # an exception that no longer builds a payload leaves the list
+            if not payloads_built(text):
+                bad.append("src/%s: builds no payload any more: take it out of "
+                           "PAYLOAD_EXCEPTIONS" % rel)
+            continue
+        for line, what in payloads_built(text):
+            bad.append("src/%s:%d: %s outside src/render/ (hand the facts to a render/ "
+                       "function that builds the text and the payload)" % (rel, line, what))
+    return bad
+
+
 def unprefixed(lib, nm_text):
     """The symbols of `nm --defined-only -g` output not named vs_..."""
     bad, member = [], lib
@@ -323,11 +381,31 @@ def self_test():
     assert owns("model/quants/quants.h", "model/quants/quants.c")
     assert not owns("x/gadget.h", "x/interp.c") and not owns("x/gadget.h", "x/gadgetry.c")
     assert not owns("x/gadget.h", "y/gadget.c")
+    # the verbs' context: verb.h's, so verb_ctx.c holds it, not interp.c
+    assert owns("lang/verb.h", "lang/verb_ctx.c") and owns("lang/verb_ctx_internal.h",
+                                                            "lang/verb_ctx.c")
     declared = {"vs_line_get": [("lang/verb.h", 3)], "vs_ctx_emit": [("lang/verb.h", 4)],
-                "vs_cli_run": [("cli.h", 5)]}
-    defined = {"vs_line_get": [("lang/interp.c", 9)], "vs_ctx_emit": [("lang/interp.c", 12)],
-               "vs_cli_run": [("lang/run.c", 7)]}
-    assert misplaced(declared, defined) == [("lang/interp.c", 9, "vs_line_get", "lang/verb.h")]
+                "vs_ctx_sheet": [("lang/verb.h", 5)], "vs_cli_run": [("cli.h", 6)]}
+    defined = {"vs_line_get": [("lang/interp.c", 9)], "vs_ctx_emit": [("lang/verb_ctx.c", 12)],
+               "vs_ctx_sheet": [("lang/interp.c", 20)], "vs_cli_run": [("lang/run.c", 7)]}
+    assert misplaced(declared, defined) == [("lang/interp.c", 20, "vs_ctx_sheet", "lang/verb.h"),
+                                            ("lang/interp.c", 9, "vs_line_get",
+                                             "lang/verb.h")], misplaced(declared, defined)
+    c = ('/* json_pack("{s:s}", "kind", "in a comment") */\n'
+         'b = vs_render_lines(head, lines, n,\n'
+         '                    json_pack("{s:s, s:o}",\n'
+         '                              "kind", "invalidate", "conditions", c));\n'
+         'e = json_pack("{s:s, s:o}" "{}", "kind", vs_kv_kind_name(k), "n", x);\n'
+         's = json_pack("{s:s, s:s, s:s}", "title", t, "kind", "single");\n'
+         'json_object_set_new(payload, "kind", json_string("model"));\n'
+         'vs_jw_member_str(&w, "kind", "component");\n'
+         'b = vs_bundle_new_text(t, NULL, NULL, p, n);\n')
+    got = payloads_built(c)
+    # a kind from a function (a stored record's field) or not the first key is
+    # not a payload's; the comment is not code
+    assert got == [(2, "a result bundle made"), (3, "a json_pack payload with its kind"),
+                   (7, "a payload's kind set"), (8, "a payload's kind written"),
+                   (9, "a result bundle made")], got
     nm = ("\ngadget.c.o:\n0000000000000000 T vs_gadget_open\n0000000000000010 D stray_table\n"
           "\nwidget.c.o:\n0000000000000000 B vs_widget_count\n0000000000000000 T helper\n"
           "0000000000000020 B __odr_asan.vs_widget_count\n")
@@ -351,7 +429,7 @@ def main():
     root = sys.argv[1]
     paths = list(sources(root))
     bad = (check_sizes(root, paths) + check_order(root, paths) + check_names(root, paths) +
-           check_owners(root, paths))
+           check_owners(root, paths) + check_payloads(root, paths))
     for b in bad:
         print(b)
     print("%d files checked, %d findings" % (len(paths), len(bad)))

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "render/card_lines.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 
@@ -179,6 +180,7 @@ static void expect_unchanged(json_t *sheet, int rc, int want, vs_error *err, con
 START_TEST(config_fills_the_card)
 {
     json_t *sheet = vs_sheet_new("Tiny llama"), *payload = NULL, *arch;
+    vs_hfconfig read;
     vs_error err;
     const char *keys[] = {"family",           "rule",
                           "config",           "layers",
@@ -200,7 +202,7 @@ START_TEST(config_fills_the_card)
         want += t[i].cols ? t[i].rows * t[i].cols : t[i].rows;
     make_dir();
     write_text("config.json", tiny_llama_config);
-    ck_assert_int_eq(vs_model_apply_config(sheet, at("config.json"), &payload, &err), 0);
+    ck_assert_int_eq(vs_model_apply_config(sheet, at("config.json"), &read, &err), 0);
     arch = get(sheet, "card.arch");
     ck_assert_ptr_nonnull(arch);
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -230,6 +232,15 @@ START_TEST(config_fills_the_card)
     ck_assert_int_eq(iget(sheet, "card.params"), (long long)want);
     ck_assert_str_eq(json_string_value(get(sheet, "card.params_source")),
                      "config.json (llama rule)");
+    /* the `model` result's account of it (render/card_lines): the arch as read, the count */
+    payload = vs_render_card_config(arch, &read);
+    ck_assert_ptr_nonnull(payload);
+    ck_assert(json_equal(get(payload, "kv_layout"), get(arch, "kv_layout")));
+    ck_assert_str_eq(json_string_value(get(payload, "model_type")), "llama");
+    /* a unimodal model is one part, the text model, holding every counted tensor */
+    ck_assert_int_eq(json_array_size(get(payload, "parts")), 1);
+    ck_assert_int_eq(iget(json_array_get(get(payload, "parts"), 0), "params"), (long long)want);
+    ck_assert_int_eq(json_array_size(get(payload, "params_excluded")), 0);
     ck_assert_str_eq(json_string_value(get(payload, "kind")), "model");
     ck_assert_int_eq(iget(payload, "params"), (long long)want);
     ck_assert_str_eq(json_string_value(get(payload, "params_source")), "config.json (llama rule)");
@@ -256,12 +267,14 @@ END_TEST
 
 START_TEST(config_errors_leave_the_sheet)
 {
-    json_t *sheet = vs_sheet_new("x"), *before, *payload = (json_t *)0x1;
+    json_t *sheet = vs_sheet_new("x"), *before;
+    vs_hfconfig read;
     vs_error err;
     make_dir();
-    ck_assert_int_eq(vs_model_apply_config(sheet, "/nonexistent/config.json", &payload, &err),
-                     VS_EIO);
-    ck_assert_ptr_null(payload);
+    /* what the config gave is written on success only */
+    memset(&read, 0xa5, sizeof read);
+    ck_assert_int_eq(vs_model_apply_config(sheet, "/nonexistent/config.json", &read, &err), VS_EIO);
+    ck_assert_uint_eq(read.params_total, 0xa5a5a5a5a5a5a5a5ULL);
     /* a sheet that already has an architecture keeps it */
     write_text("config.json", tiny_llama_config);
     ck_assert_int_eq(vs_model_apply_config(sheet, at("config.json"), NULL, &err), 0);
@@ -270,9 +283,9 @@ START_TEST(config_errors_leave_the_sheet)
     expect_unchanged(sheet, vs_model_apply_config(sheet, at("missing.json"), NULL, &err), VS_EIO,
                      &err, "missing.json", before);
     write_text("bad.json", "{\"model_type\": \"llama\",");
-    expect_unchanged(sheet, vs_model_apply_config(sheet, at("bad.json"), &payload, &err),
-                     VS_EFORMAT, &err, "bad.json", before);
-    ck_assert_ptr_null(payload);
+    expect_unchanged(sheet, vs_model_apply_config(sheet, at("bad.json"), &read, &err), VS_EFORMAT,
+                     &err, "bad.json", before);
+    ck_assert_uint_eq(read.params_total, 0xa5a5a5a5a5a5a5a5ULL);
     write_text("mamba.json", "{\"model_type\": \"mamba\", \"hidden_size\": 768}");
     expect_unchanged(sheet, vs_model_apply_config(sheet, at("mamba.json"), NULL, &err), VS_EVALUE,
                      &err, "params=", before);

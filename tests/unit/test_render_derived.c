@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "render/bundle.h"
 #include "render/derived.h"
 
 #include "check_run.h"
@@ -60,6 +61,53 @@ START_TEST(html_rows)
 }
 END_TEST
 
+/* The whole result: one component moved, one that could not be re-estimated;
+ * the text is the two lines, the payload one row each with what each row
+ * says, the failed one unknown with the estimator's message. */
+START_TEST(rederived_result)
+{
+    vs_buf text = VS_BUF_INIT;
+    json_t *rows = json_array(), *a = json_integer(4294967296LL), *b = json_integer(68719476736LL);
+    json_t *st = json_string("estimated"), *id = json_string("seed-7b"), *all, *p, *r;
+    vs_bundle *bundle;
+    vs_render_derived_add(&text, rows, "kv_cache", "kv", "length 4,096 " ARROW " 65,536", a, b, st);
+    vs_render_derived_add_failed(&text, rows, "acts", "activations", "microbatch 1 " ARROW " 0", a,
+                                 "microbatch must be at least 1");
+    bundle = vs_render_rederived(&text, id, rows);
+    ck_assert_ptr_nonnull(bundle);
+    all = vs_bundle_to_json(bundle);
+    ck_assert_str_eq(json_string_value(json_object_get(all, "text/plain")),
+                     "kv_cache re-estimated: length 4,096 " ARROW " 65,536, 4.00 GiB " ARROW
+                     " 64.00 GiB\n"
+                     "acts could not be re-estimated: microbatch 1 " ARROW " 0, 4.00 GiB " ARROW
+                     " unknown (microbatch must be at least 1)\n");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(all, "text/html")),
+                                 "<p>acts could not be re-estimated: "));
+    p = json_object_get(all, "application/vnd.vramsheet.v1+json");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "rederived");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "sheet")), "seed-7b");
+    ck_assert_int_eq(json_array_size(json_object_get(p, "rows")), 2);
+    r = json_array_get(json_object_get(p, "rows"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "estimator")), "kv");
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "from_bytes")), 4294967296LL);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "to_bytes")), 68719476736LL);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "estimated");
+    r = json_array_get(json_object_get(p, "rows"), 1);
+    ck_assert(json_is_null(json_object_get(r, "to_bytes")));
+    ck_assert_str_eq(json_string_value(json_object_get(r, "status")), "unknown");
+    ck_assert_str_eq(json_string_value(json_object_get(r, "error")),
+                     "microbatch must be at least 1");
+    json_decref(all);
+    vs_bundle_free(bundle);
+    vs_buf_free(&text);
+    json_decref(rows);
+    json_decref(a);
+    json_decref(b);
+    json_decref(st);
+    json_decref(id);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("render_derived");
@@ -67,6 +115,7 @@ int main(void)
     tcase_add_test(tc, moved_unchanged_unknown);
     tcase_add_test(tc, failed_line);
     tcase_add_test(tc, html_rows);
+    tcase_add_test(tc, rederived_result);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -5,6 +5,7 @@
  * 6.00 GiB; 2^31 = 2,147,483,648 B = 2.15 GB = 2.00 GiB. */
 #include <check.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,13 +137,35 @@ START_TEST(stages)
 }
 END_TEST
 
+START_TEST(invalidate)
+{
+    json_t *c = json_pack("[s, s]", "a context longer than 4096 tokens", "<fp8> kernels");
+    vs_bundle *b = vs_render_invalidate(c);
+    json_t *all, *p;
+    ck_assert_ptr_nonnull(b);
+    all = vs_bundle_to_json(b);
+    ck_assert_str_eq(json_string_value(json_object_get(all, "text/plain")),
+                     "the conclusion no longer holds if:\n"
+                     "  - a context longer than 4096 tokens\n"
+                     "  - <fp8> kernels\n");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(all, "text/html")),
+                                 "<li>&lt;fp8&gt; kernels</li>"));
+    p = json_object_get(all, VS_MIME_JSON);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "invalidate");
+    ck_assert(json_equal(json_object_get(p, "conditions"), c));
+    json_decref(all);
+    vs_bundle_free(b);
+    json_decref(c);
+}
+END_TEST
+
 START_TEST(oom)
 {
     static const char *const examine[] = {"the KV cache", "the batch"};
-    static const char *const names[] = {"kv_cache", "acts"};
-    static const char *const statuses[] = {"estimated", NULL};
-    char *s = plain_of(vs_render_oom("prefill", examine, 2, names, statuses, 2,
-                                     json_pack("{s:s}", "kind", "oom")));
+    json_t *suspects =
+        json_pack("[{s:s, s:s}, {s:s}]", "name", "kv_cache", "status", "estimated", "name", "acts");
+    json_t *p;
+    char *s = plain_of(vs_render_oom("prefill", examine, 2, suspects));
     ck_assert_str_eq(s, "overflow at prefill: what to examine\n"
                         "  - the KV cache\n"
                         "  - the batch\n"
@@ -151,14 +174,50 @@ START_TEST(oom)
                         "  - change one thing at a time, then re-check the quality criterion "
                         "and the coverage (length, data kept)\n");
     free(s);
+    p = payload_of(vs_render_oom("prefill", examine, 2, suspects));
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "oom");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "phase")), "prefill");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "examine"), 1)),
+                     "the batch");
+    ck_assert_int_eq(json_array_size(json_object_get(p, "suspects")), 2);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "suspects"), 1)), "acts");
+    json_decref(p);
+    json_decref(suspects);
+}
+END_TEST
+
+/* Ten suspects: the text lists the first VS_RENDER_OOM_SUSPECTS (8), the
+ * payload names all ten. */
+START_TEST(oom_many_suspects)
+{
+    static const char *const examine[] = {"the microbatch"};
+    json_t *suspects = json_array(), *p;
+    char name[16], *s, *at;
+    int i, listed = 0;
+    for (i = 0; i < 10; i++) {
+        snprintf(name, sizeof name, "acts%d", i);
+        json_array_append_new(suspects,
+                              json_pack("{s:s, s:s}", "name", name, "status", "measured"));
+    }
+    s = plain_of(vs_render_oom("forward", examine, 1, suspects));
+    for (at = s; (at = strstr(at, "on the sheet: ")); at++)
+        listed++;
+    ck_assert_int_eq(listed, 8);
+    ck_assert_ptr_nonnull(strstr(s, "on the sheet: acts7 (measured)"));
+    ck_assert_ptr_null(strstr(s, "acts8"));
+    free(s);
+    p = payload_of(vs_render_oom("forward", examine, 1, suspects));
+    ck_assert_int_eq(json_array_size(json_object_get(p, "suspects")), 10);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(p, "suspects"), 9)), "acts9");
+    json_decref(p);
+    json_decref(suspects);
 }
 END_TEST
 
 START_TEST(decision)
 {
-    json_t *unknown = json_pack("[s, s]", "graphs", "acts"), *none = json_array();
-    char *s = plain_of(
-        vs_render_decision("keep the H100", unknown, 0, 0, json_pack("{s:s}", "kind", "decision")));
+    json_t *unknown = json_pack("[s, s]", "graphs", "acts"), *none = json_array(), *p;
+    char *s = plain_of(vs_render_decision("keep the H100", unknown, 0, 0));
     ck_assert_str_eq(s, "decision recorded:\n"
                         "  - keep the H100\n"
                         "  - graphs, acts: still unknown; the decision rests on the known part "
@@ -168,10 +227,15 @@ START_TEST(decision)
                         "  - no invalidating condition yet: `invalidate \"...\"` says what "
                         "would make this decision wrong\n");
     free(s);
-    s = plain_of(
-        vs_render_decision("keep the H100", none, 1, 1, json_pack("{s:s}", "kind", "decision")));
+    s = plain_of(vs_render_decision("keep the H100", none, 1, 1));
     ck_assert_str_eq(s, "decision recorded:\n  - keep the H100\n");
     free(s);
+    p = payload_of(vs_render_decision("keep the H100", unknown, 3, 1));
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "decision");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "decision")), "keep the H100");
+    ck_assert(json_equal(json_object_get(p, "unknown"), unknown));
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "measurements")), 3);
+    json_decref(p);
     json_decref(unknown);
     json_decref(none);
 }
@@ -252,6 +316,76 @@ START_TEST(placement)
 }
 END_TEST
 
+/* The whole `placement` result: ZeRO stage 2 on 4 GPUs divides the gradients
+ * and the optimizer state 4 ways (sheet/placement's rule: stage 2 shards both)
+ * and keeps the weights whole; sequential offload with 2 GiB on the GPU and 6
+ * GiB on the host; a tensor placement's KV heads, 8 full heads on 2 GPUs: 4
+ * each. */
+START_TEST(placement_result)
+{
+    vs_placement zero = {VS_PLACE_ZERO, 4, 2, VS_OFFLOAD_NONE};
+    vs_placement off = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_SEQUENTIAL};
+    vs_placement tp = {VS_PLACE_TENSOR, 2, 0, VS_OFFLOAD_NONE};
+    vs_envelope env;
+    vs_kv_layout l;
+    json_t *p, *o, *h;
+    char *s;
+    memset(&env, 0, sizeof env);
+    memset(&l, 0, sizeof l);
+    s = plain_of(vs_render_placement(&zero, NULL, NULL));
+    ck_assert_ptr_nonnull(strstr(s, "  - weights: whole on every GPU\n"));
+    ck_assert_ptr_nonnull(strstr(s, "  - gradients: split 4 ways (1/4 per GPU)\n"));
+    ck_assert_ptr_nonnull(strstr(s, "  - optimizer: split 4 ways (1/4 per GPU)\n"));
+    ck_assert_ptr_null(strstr(s, "offload="));
+    free(s);
+    p = payload_of(vs_render_placement(&zero, NULL, NULL));
+    ck_assert_str_eq(json_string_value(json_object_get(p, "kind")), "placement");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "placement")), "zero");
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "gpus")), 4);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "stage")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(p, "ways"), "gradients")),
+                     4);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(p, "ways"), "weights")), 1);
+    ck_assert_int_eq(json_object_size(json_object_get(p, "ways")), 7);
+    ck_assert_int_eq(json_array_size(json_object_get(p, "kv_heads_per_gpu")), 0);
+    ck_assert(json_is_null(json_object_get(p, "offload")));
+    json_decref(p);
+
+    /* offload with the weights not known: the line says how to give them, no figures */
+    s = plain_of(vs_render_placement(&off, NULL, NULL));
+    ck_assert_ptr_nonnull(strstr(s, "  - offload=sequential: the weights are not known yet"));
+    free(s);
+    env.weights_gpu_bytes = 2147483648ULL;
+    env.host_bytes = 6442450944ULL;
+    env.offload_basis = "one block";
+    p = payload_of(vs_render_placement(&off, &env, NULL));
+    ck_assert(json_is_null(json_object_get(p, "stage")));
+    o = json_object_get(p, "offload");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "offload")), "sequential");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "weights_gpu_bytes")), 2147483648LL);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "host_bytes")), 6442450944LL);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "basis")), "one block");
+    json_decref(p);
+
+    /* a group with no cache is left out of the payload's heads */
+    l.n = 2;
+    l.g[0].kind = VS_KV_FULL;
+    l.g[0].layers = 32;
+    l.g[0].kv_heads = 8;
+    l.g[1].kind = VS_KV_NONE;
+    s = plain_of(vs_render_placement(&tp, NULL, &l));
+    ck_assert_ptr_nonnull(strstr(s, "  - KV heads per GPU: full layers 4 of 8\n"));
+    free(s);
+    p = payload_of(vs_render_placement(&tp, NULL, &l));
+    h = json_object_get(p, "kv_heads_per_gpu");
+    ck_assert_int_eq(json_array_size(h), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(h, 0), "kind")), "full");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(h, 0), "kv_heads")), 8);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(h, 0), "per_gpu")), 4);
+    json_decref(p);
+}
+END_TEST
+
 /* A failed cell's last words, text and HTML from the same line, the names escaped
  * in HTML; the payload lists the lines. */
 START_TEST(undone)
@@ -283,10 +417,13 @@ int main(void)
     tcase_add_test(tc, reserve_measured_without_phase);
     tcase_add_test(tc, reserve_removed);
     tcase_add_test(tc, stages);
+    tcase_add_test(tc, invalidate);
     tcase_add_test(tc, oom);
+    tcase_add_test(tc, oom_many_suspects);
     tcase_add_test(tc, decision);
     tcase_add_test(tc, runtime);
     tcase_add_test(tc, placement);
+    tcase_add_test(tc, placement_result);
     tcase_add_test(tc, undone);
     suite_add_tcase(s, tc);
     return vs_check_run(s);

@@ -2,6 +2,7 @@
  * show, reproduce, records and records push / pull, from plain facts. Every
  * expected string here is worked out by hand from the facts given. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/records.h"
@@ -139,6 +140,32 @@ START_TEST(history_table)
            "it).\n</p>\n");
     vs_buf_free(&text);
     vs_buf_free(&html);
+}
+END_TEST
+
+/* `vramsheet log --json`: the same times as the table above, the sheet null
+ * when the log is of every commit. */
+START_TEST(log_payload)
+{
+    vs_records_revision revs[2] = {{C1, "llama: baseline", 0, 60},
+                                   {C2, "llama: fp8 weights & <kv>", 86400, -330}};
+    json_t *p = vs_records_log_payload("llama", "/tmp/rec", revs, 2), *r;
+    char *s;
+    ck_assert_ptr_nonnull(p);
+    s = json_dumps(p, JSON_COMPACT);
+    ck_assert_str_eq(s, "{\"kind\":\"history\",\"sheet\":\"llama\",\"records\":\"/tmp/rec\","
+                        "\"revisions\":[{\"commit\":\"" C1 "\",\"message\":\"llama: baseline\","
+                        "\"time\":\"1970-01-01T01:00:00+01:00\"},{\"commit\":\"" C2 "\","
+                        "\"message\":\"llama: fp8 weights & <kv>\","
+                        "\"time\":\"1970-01-01T18:30:00-05:30\"}]}");
+    free(s);
+    json_decref(p);
+    p = vs_records_log_payload(NULL, "/tmp/rec", revs, 0);
+    ck_assert_ptr_nonnull(p);
+    ck_assert(json_is_null(json_object_get(p, "sheet")));
+    r = json_object_get(p, "revisions");
+    ck_assert(json_is_array(r) && json_array_size(r) == 0);
+    json_decref(p);
 }
 END_TEST
 
@@ -343,6 +370,7 @@ int main(void)
     tcase_add_test(tc, commit_new_and_unchanged);
     tcase_add_test(tc, commit_repaired);
     tcase_add_test(tc, history_table);
+    tcase_add_test(tc, log_payload);
     tcase_add_test(tc, show_page);
     tcase_add_test(tc, reproduce_and_reopen);
     tcase_add_test(tc, records_info);
