@@ -214,6 +214,11 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     if ((rc = vs_fit_prepare(&c, sheet, err)) < 0)
         return rc;
     if (c.engine->runtime_estimate) {
+        /* an engine's own rule may read the GPU (SGLang's non_torch by architecture) */
+        const json_t *o = json_array_get(vs_sheet_array(sheet, "offers"), 0);
+        c.env.gpu_name = json_string_value(json_object_get(o, "catalog"));
+        if (!c.env.gpu_name)
+            c.env.gpu_name = json_string_value(json_object_get(o, "name"));
         rc = own_items(ctx, line, sheet, &c, items, err);
         goto done;
     }
