@@ -197,11 +197,35 @@ static int kv(const vs_engine_env *e, uint64_t pool, vs_engine_kv *out, vs_error
     out->start_rule = "SGLang refuses to start when max_total_num_tokens - 1 - 5 is not positive "
                       "(python/sglang/srt/managers/tp_worker.py, \"Memory pool size is too "
                       "small\")";
-    if (!per_req)
+    if (!per_req) {
+        /* The requests at once, unset: min(max_total_num_tokens // 2, req_to_token_pool's
+         * size), the pool's size max_num_reqs = min(max(int(tokens / context_len x 512),
+         * 2048), 4096) (python/sglang/srt/managers/tp_worker.py TpModelWorker.__init__,
+         * python/sglang/srt/model_executor/model_runner.py init_memory_pool; given, it is
+         * both); context_len the card's length, which the launch command passes.
+         * sgl-project/sglang#11830 printed max_running_requests=4096 for 2,261,377 tokens at
+         * context_len 128,000. */
+        const vs_engine_val *rr = vs_engine_get(e, "max_running_requests");
+        uint64_t ctx = e->length_known && e->length ? e->length : 1, reqs;
+        if (rr->set) {
+            reqs = rr->u;
+        } else {
+            reqs = out->kv_tokens / ctx > 8 ? 4096 : out->kv_tokens * 512 / ctx;
+            reqs = reqs < 2048 ? 2048 : reqs > 4096 ? 4096 : reqs;
+            if (out->kv_tokens / 2 < reqs)
+                reqs = out->kv_tokens / 2;
+        }
+        out->seq_limited = 1;
+        out->seq_limit = reqs;
+        if (out->max_concurrency > (double)reqs)
+            out->max_concurrency = (double)reqs;
         snprintf(out->rule, sizeof out->rule,
                  "token pages of the model's layout, %u-bit values; requests capped at "
-                 "max_total_num_tokens - 1 = %llu tokens (tp_worker.py max_req_len)",
-                 bits, (unsigned long long)out->length_cap);
+                 "max_total_num_tokens - 1 = %llu tokens (tp_worker.py max_req_len); at most "
+                 "%llu requests at once (max_running_requests%s)",
+                 bits, (unsigned long long)out->length_cap, (unsigned long long)reqs,
+                 rr->set ? ", given" : ": min(tokens // 2, max_num_reqs)");
+    }
     return 0;
 }
 

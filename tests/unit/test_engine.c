@@ -1046,6 +1046,58 @@ START_TEST(sglang_starts_short)
 }
 END_TEST
 
+/* SGLang's requests at once, unset: min(max_total_num_tokens // 2, max_num_reqs =
+ * min(max(int(tokens / context_len x 512), 2048), 4096)) (tp_worker.py, model_runner.py
+ * init_memory_pool). On 85e9 B at 0.88 with 14e9 B of weights: pool 60.8e9 B, 60.8e9 //
+ * 131,072 = 463,867 tokens. At length 64 the pool holds 7,247.9 requests but
+ * 463,867 x 512 / 64 caps max_num_reqs at 4096: max concurrency 4096, and 5000 at once is
+ * excluded. max_running_requests=100 given: 100. On 20e9 B with non_torch 4,089,866,359
+ * (7 tokens, sglang_starts_short) at length 1: 7 requests by the pool, 7 // 2 = 3. */
+START_TEST(sglang_max_running_requests)
+{
+    static const struct {
+        const char *engine;
+        long long total, non_torch;
+        uint64_t length, concurrency;
+        double conc;
+        vs_verdict verdict;
+    } cases[] = {
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}", 85000000000LL, 0,
+         64, 1, 4096.0, VS_VERDICT_ADMISSIBLE},
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}", 85000000000LL, 0,
+         64, 5000, 4096.0, VS_VERDICT_EXCLUDE},
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\", "
+         "\"max_running_requests\": \"100\"}}",
+         85000000000LL, 0, 64, 1, 100.0, VS_VERDICT_ADMISSIBLE},
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}", 20000000000LL,
+         4089866359LL, 1, 1, 3.0, VS_VERDICT_ADMISSIBLE},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        vs_error e;
+        char offer[200];
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               1, cases[i].length, cases[i].concurrency, cases[i].engine);
+        ck_assert_int_eq(vs_sheet_set_component(s, "non_torch", 1, (uint64_t)cases[i].non_torch,
+                                                "measured", "t", NULL, NULL, &e),
+                         0);
+        snprintf(offer, sizeof offer,
+                 "{\"name\": \"x\", \"reported_bytes\": %lld, \"reported_basis\": "
+                 "\"declared with reported=\"}",
+                 cases[i].total);
+        fit_one(&r, s, offer);
+        ck_assert_msg(fabs(r.max_concurrency - cases[i].conc) < 1e-9, "case %zu: %f", i,
+                      r.max_concurrency);
+        ck_assert_msg(r.concurrency_verdict == cases[i].verdict, "case %zu concurrency %d", i,
+                      (int)r.concurrency_verdict);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
 /* Unknown runtime items only shrink the pool: vLLM on 20e9 B at 0.9 (budget 18e9) with
  * 14e9 of weights, non_torch 1e9 measured and activation_peak unknown has at most
  * 3e9 B, 3e9 // (16 x 131,072 = 2,097,152) = 1,430 blocks, and a request of 32,768
@@ -1538,6 +1590,7 @@ static Suite *suite(void)
     tcase_add_test(t, sglang_fraction_by_tp);
     tcase_add_test(t, sglang_fraction_by_memory);
     tcase_add_test(t, sglang_starts_short);
+    tcase_add_test(t, sglang_max_running_requests);
     tcase_add_test(t, vllm_release_defaults);
     tcase_add_test(t, vllm_version_key);
     tcase_add_test(t, vllm_graphs_outside_by_default);
