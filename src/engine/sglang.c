@@ -64,7 +64,8 @@ static const char help[] =
     "free memory, beyond the budget.\n"
     "  estimate=yes: non_torch = 1,220 MiB + 192 MiB x (tp - 1) on Hopper and Ada Lovelace "
     "up to tp 8, from published start-ups that print the card and \"Load weight begin. avail "
-    "mem\" (held out: within 20%; the KV pool from it within 1% of the printed one); unknown "
+    "mem\" (held out: within 20%; the free memory before loading it gives within 1.0% of the "
+    "printed one); unknown "
     "on other architectures. activation_peak and cuda_graphs stay unknown: they sit outside "
     "the pool, in the reserve mem_fraction_static leaves.\n"
     "  hybrid models (Mamba or linear-attention layers; the 0.5 series, "
@@ -161,10 +162,17 @@ static int budget(const vs_engine_env *e, vs_engine_budget *out, vs_error *err)
     vs_units_round(ntw, sizeof ntw, nt, VS_UNIT_GIB, 2);
     {
         char line[640];
-        snprintf(line, sizeof line,
-                 "%s GiB free before loading x mem_fraction_static %.6g%s%s + non_torch %s GiB "
-                 "= %s GiB",
-                 tot, (double)ppm / 1e6, why, vlm, ntw, b);
+        if (nt)
+            snprintf(line, sizeof line,
+                     "%s GiB free before loading (the card less non_torch %s GiB) x "
+                     "mem_fraction_static %.6g%s%s + non_torch = %s GiB",
+                     tot, ntw, (double)ppm / 1e6, why, vlm, b);
+        else
+            snprintf(line, sizeof line,
+                     "%s GiB, the card (less what it holds before loading: non_torch, %s) x "
+                     "mem_fraction_static %.6g%s%s = %s GiB",
+                     tot, e->item_known[VS_RT_NON_TORCH] ? "0" : "unknown", (double)ppm / 1e6, why,
+                     vlm, b);
         snprintf(out->rule, sizeof out->rule, "%.319s", line);
     }
     return 0;

@@ -143,10 +143,18 @@ static int own_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_f
                                      c->engine->runtime_items_note)
                    : vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                      "engine %s estimates %s only", c->engine->name, nm);
-    if (c->engine->runtime_estimate(&est, rule, sizeof rule, &c->env,
-                                    json_object_get(vs_sheet_card(sheet), "arch"), &e2) < 0)
-        return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "nothing estimated: %s",
-                               e2.message);
+    if ((rc = c->engine->runtime_estimate(&est, rule, sizeof rule, &c->env,
+                                          json_object_get(vs_sheet_card(sheet), "arch"), &e2)) <
+        0) {
+        if (rc != VS_ENOTFOUND)
+            return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                                   "nothing estimated: %s", e2.message);
+        /* no published figure backs the item on this GPU: it stays unknown, said so */
+        vs_render_runtime_missing(&said, nm, e2.message);
+        rc = vs_verb_emit(ctx, vs_render_runtime(vs_buf_str(&said)), err);
+        vs_buf_free(&said);
+        return rc;
+    }
     snprintf(src, sizeof src, EST_SOURCE "%s", est.rule);
     if ((rc = put_item(sheet, nm, 1, est.bytes, src, &said, err)) == 0)
         rc = vs_verb_emit(ctx, vs_render_runtime(vs_buf_str(&said)), err);

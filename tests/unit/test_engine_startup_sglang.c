@@ -328,6 +328,38 @@ START_TEST(sglang_no_room_estimated)
 }
 END_TEST
 
+/* No published SGLang start-up on an Ampere card prints the free memory before loading:
+ * estimate=yes leaves non_torch unknown there and says why, and the cell stands (the fit
+ * an upper bound). On an RTX 4090 at tp 2 (Ada): 1,220 + 192 = 1,412 MiB. */
+START_TEST(sglang_estimate_unknown_where_no_run)
+{
+    size_t i;
+    int said = 0;
+    json_t *b;
+    run_ok("sheet \"ampere\"\nmodel m params=8B\nformat bf16\ntask inference\nlength 4096\n"
+           "concurrency 1\nestimate kv layers=32 kv_heads=8 head_dim=128\ngpu \"A100 80GB\"\n"
+           "engine sglang estimate=yes");
+    json_array_foreach(st.bundles, i, b)
+    {
+        const char *t = text(b);
+        if (t && strstr(t, "non_torch: unknown for Ampere"))
+            said = 1;
+    }
+    ck_assert_msg(said, "estimate=yes did not say non_torch is unknown on Ampere");
+    run_ok("sheet \"ada\"\nmodel m params=8B\nformat bf16\ntask inference\nlength 4096\n"
+           "concurrency 1\nestimate kv layers=32 kv_heads=8 head_dim=128\n"
+           "gpu \"RTX 4090\" cards=2\nplacement tensor gpus=2\nengine sglang estimate=yes");
+    said = 0;
+    json_array_foreach(st.bundles, i, b)
+    {
+        const char *t = text(b);
+        if (t && strstr(t, "non_torch estimated: 1,480,589,312 B"))
+            said = 1;
+    }
+    ck_assert_msg(said, "estimate=yes on two RTX 4090s: not 1,412 MiB");
+}
+END_TEST
+
 START_TEST(trtllm_startup_figures)
 {
     FILE *f = fopen(TRTLLM_TSV, "r");
@@ -374,6 +406,7 @@ static Suite *suite(void)
     tcase_add_test(t, sglang_startup_figures);
     tcase_add_test(t, sglang_startup_estimated);
     tcase_add_test(t, sglang_no_room_estimated);
+    tcase_add_test(t, sglang_estimate_unknown_where_no_run);
     tcase_add_test(t, trtllm_startup_figures);
     suite_add_tcase(s, t);
     return s;
