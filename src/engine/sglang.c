@@ -33,7 +33,7 @@ static const vs_engine_key keys[] = {
     {"version", VS_EKEY_WORD, "0.5",
      "the newest modelled release. 0.5: mem_fraction_static from the card's memory and tp "
      "(python/sglang/srt/server_args.py _handle_gpu_memory_settings, from "
-     "sgl-project/sglang#10975, merged 2025-09-27); 0.4: by tp alone "
+     "sgl-project/sglang#10975 with #11076's constants, September 2025); 0.4: by tp alone "
      "(server_args.py __post_init__, v0.4). Both: requests capped at max_total_num_tokens - 1 "
      "(python/sglang/srt/managers/tp_worker.py at 0045f98e)",
      version_words, "the SGLang release whose defaults and rules apply"},
@@ -50,7 +50,8 @@ static const char help[] =
     "at least 10,240 on cards over 60 GiB; chunked_prefill_size and cuda_graph_max_bs (tp "
     "below 4 / 4 and more) by the card: under 20 GiB 2048, 8; under 35 GiB 2048, 24 / 80; "
     "under 60 GiB 4096, 32 / 160; under 160 GiB 8192, 256 / 512; else 16384, 512 "
-    "(python/sglang/srt/server_args.py _handle_gpu_memory_settings, sgl-project/sglang#10975). "
+    "(python/sglang/srt/server_args.py _handle_gpu_memory_settings, sgl-project/sglang#10975 "
+    "and #11076; later main adds 8 MiB per piecewise CUDA graph size, not modelled). "
     "A multimodal model's reduction by its vision tower (adjust_mem_fraction_for_vlm) is not "
     "modelled: the budget is then an upper bound\n"
     "    0.4: 0.88 at tp 1, 0.87 at tp 2, 0.85 at tp 4, 0.81 at tp 8, 0.79 at tp 16 "
@@ -83,12 +84,15 @@ static uint64_t fraction_by_tp(uint64_t tp)
 }
 
 /* SGLang 0.5's choice: python/sglang/srt/server_args.py _handle_gpu_memory_settings
- * (sgl-project/sglang#10975) buckets the card's total (gpu_mem, MiB, from
+ * (sgl-project/sglang#10975; the 512 MiB and the tp / 8 are #11076's, which halved
+ * #10975's 1024 and tp / 4 days later) buckets the card's total (gpu_mem, MiB, from
  * get_device_memory_capacity: nvidia-smi's memory.total) into chunked_prefill_size and
  * cuda_graph_max_bs, reserves what activations and graphs take from them and rounds
  * (gpu_mem - reserved) / gpu_mem to three decimals (pp 1, no DP attention, no
- * speculative decoding). Checked on sgl-project/sglang#18263's printed 0.911 on a
- * 288 GiB card at tp 1. Returns parts per million; *cps, *cgbs the two defaults. */
+ * speculative decoding, no piecewise CUDA graphs: later main reserves 8 MiB more per
+ * piecewise capture size when they are on). Checked on sgl-project/sglang#18263's printed
+ * 0.911 on a 288 GiB card at tp 1 (#10975's constants would give 0.909). Returns parts per million;
+ * *cps, *cgbs the two defaults. */
 static uint64_t fraction_by_memory(uint64_t total_bytes, uint64_t tp, uint64_t *cps, uint64_t *cgbs)
 {
     double mem = (double)total_bytes / (1024.0 * 1024.0), reserved;
