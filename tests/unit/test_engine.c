@@ -830,9 +830,9 @@ START_TEST(sglang_fraction_by_tp)
 END_TEST
 
 /* SGLang 0.5 unset (python/sglang/srt/server_args.py _handle_gpu_memory_settings,
- * sgl-project/sglang#10975 with #11076's constants): gpu_mem the card's total in MiB, reserved = 512 +
- * 1.5 x chunked_prefill_size + 2 x cuda_graph_max_bs + tp / 8 x 1024 MiB, the fraction
- * round((gpu_mem - reserved) / gpu_mem, 3). By hand:
+ * sgl-project/sglang#10975 with #11076's constants): gpu_mem the card's total in MiB,
+ * reserved = 512 + 1.5 x chunked_prefill_size + 2 x cuda_graph_max_bs + tp / 8 x 1024 MiB,
+ * the fraction round((gpu_mem - reserved) / gpu_mem, 3). By hand:
  *   288 GiB (294,912 MiB), tp 1: over 160 GiB, 16384 and 512: 512 + 24,576 + 1,024 + 128 =
  *     26,240; 268,672 / 294,912 = 0.91102 -> 0.911, what sgl-project/sglang#18263 printed
  *     (mem_fraction_static=0.911 on a 288 GB card, tp 1); floor(309,237,645,312 x 0.911) =
