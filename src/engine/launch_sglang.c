@@ -8,6 +8,11 @@
     "python/sglang/srt/server_args.py (ServerArgs: a field's flag is its name with dashes, "       \
     "tp_size -> --tp-size; sgl-project/sglang 001067f)"
 
+#define ARGS05                                                                                     \
+    "python/sglang/srt/server_args.py of the 0.5 series (ServerArgs.add_cli_args: a field's "      \
+    "flag is its name with dashes; the text with sgl-project/sglang#10975's "                      \
+    "_handle_gpu_memory_settings)"
+
 static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *err)
 {
     const vs_engine_env *e = &in->ctx->env;
@@ -47,7 +52,7 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
     return 0;
 }
 
-static const vs_launch_release releases[] = {{"0.4", ARGS}, {NULL, NULL}};
+static const vs_launch_release releases[] = {{"0.4", ARGS}, {"0.5", ARGS05}, {NULL, NULL}};
 
 const vs_launch_rule vs_launch_sglang = {
     "sglang", "python -m sglang.launch_server", "version", releases, 0, "sglang", build, NULL};

@@ -69,6 +69,15 @@ if(TARGET bench_runtime)
   target_link_libraries(bench_runtime PRIVATE m)
 endif()
 
+# engine sglang estimate=yes against published SGLang start-ups (run by hand:
+# <build>/bench_sglang prints non_torch's error on the fit and held-out rows, and the KV
+# pool and tokens from the estimates alone against the printed #tokens).
+vs_bench(bench_sglang)
+if(TARGET bench_sglang)
+  target_compile_definitions(bench_sglang PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_link_libraries(bench_sglang PRIVATE m)
+endif()
+
 # The cuda_graphs estimate against published "Graph capturing finished ... took X GiB"
 # lines (tests/data/engine_startup/vllm_graphs.tsv): bench.graphs fails when a printed
 # progress bar disagrees with the release's capture-size rule; it prints the median and

@@ -682,7 +682,8 @@ START_TEST(sglang_hybrid_pools)
         " {\"kind\": \"state\", \"layers\": 36, \"state_bytes\": 2146304, "
         "\"state_conv\": 24576, \"state_ssm\": 524288}]";
     vs_fit_row r;
-    json_t *s = sheet_with(layout, 1, 1024, 4, "{\"name\": \"sglang\", \"keys\": {}}");
+    json_t *s = sheet_with(layout, 1, 1024, 4,
+                           "{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}");
     fit_one(&r, s, H100);
     ck_assert_int_eq(r.kv_pool_bytes, 60800000000LL);
     ck_assert_uint_eq(r.kv_tokens, 1304390);
@@ -695,13 +696,15 @@ START_TEST(sglang_hybrid_pools)
      * 28.8e9 // 39,518,208 = 728 slots; max_mamba_cache_size=100 given: 100 slots,
      * (60.8e9 - 100 x 77,266,944) // 24,576 = 2,159,558 tokens, 33 requests */
     s = sheet_with(layout, 1, 1024, 4,
-                   "{\"name\": \"sglang\", \"keys\": {\"mamba_ssm_dtype\": \"bfloat16\"}}");
+                   "{\"name\": \"sglang\", \"keys\": {\"mamba_ssm_dtype\": \"bfloat16\", "
+                   "\"mem_fraction_static\": \"0.88\"}}");
     fit_one(&r, s, H100);
     ck_assert_ptr_nonnull(strstr(r.kv_rule, "728 state slots of 39518208 B"));
     vs_fit_row_free(&r);
     json_decref(s);
     s = sheet_with(layout, 1, 1024, 4,
-                   "{\"name\": \"sglang\", \"keys\": {\"max_mamba_cache_size\": \"100\"}}");
+                   "{\"name\": \"sglang\", \"keys\": {\"max_mamba_cache_size\": \"100\", "
+                   "\"mem_fraction_static\": \"0.88\"}}");
     fit_one(&r, s, H100);
     ck_assert_uint_eq(r.kv_tokens, 2159558);
     ck_assert_msg(fabs(r.max_concurrency - 33.0) < 1e-9, "%f", r.max_concurrency);
@@ -738,8 +741,13 @@ END_TEST
  * runtime items at 1e9 B (non_torch) and 2e9 B (activation_peak), full layout of
  * 32 x 8 x 128 (128 KiB per token):
  *   vllm 0.9:    budget ceil(85e9 x 0.9) = 76.5e9; pool 76.5e9 - 14e9 - 3e9 = 59.5e9
- *   sglang 0.88: budget floor(85e9 x 0.88) = 74.8e9; pool 74.8e9 - 14e9 - 1e9 = 59.8e9
- *               (activations beyond the budget)
+ *   sglang 0.4 (0.88 at tp 1): the fraction of the free memory before loading, the total
+ *               less non_torch: budget floor(84e9 x 0.88) + 1e9 = 74.92e9; pool 74.92e9 -
+ *               14e9 - 1e9 = 59.92e9 (activations beyond the budget)
+ *   sglang 0.5:  85e9 B = 81,062.5 MiB, under 90 GiB: chunked_prefill_size 8192,
+ *               cuda_graph_max_bs 256; reserved 512 + 12,288 + 512 + 128 = 13,440 MiB;
+ *               round(67,622.5 / 81,062.5, 3) = 0.834; budget floor(84e9 x 0.834) + 1e9 =
+ *               71.056e9; pool 56.056e9
  *   trt 0.9:     pool 0.9 x (85e9 - 14e9 - 3e9) = 61.2e9
  *   llamacpp:    free = 85e9 less the measured non_torch 1e9 (the CUDA context, which
  *                common/fit.cpp finds gone from the free memory), budget free - 1 GiB =
@@ -752,7 +760,8 @@ START_TEST(engine_budget_rules)
         long long budget, pool;
     } cases[] = {
         {"{\"name\": \"vllm\", \"keys\": {}}", 76500000000LL, 59500000000LL},
-        {"{\"name\": \"sglang\", \"keys\": {}}", 74800000000LL, 59800000000LL},
+        {"{\"name\": \"sglang\", \"keys\": {\"version\": \"0.4\"}}", 74920000000LL, 59920000000LL},
+        {"{\"name\": \"sglang\", \"keys\": {}}", 71056000000LL, 56056000000LL},
         {"{\"name\": \"tensorrt_llm\", \"keys\": {}}", 85000000000LL, 61200000000LL},
         {"{\"name\": \"llamacpp\", \"keys\": {}}", 82926258176LL, 66926258176LL},
         {"{\"name\": \"none\", \"keys\": {}}", 85000000000LL, 68000000000LL},
@@ -785,17 +794,22 @@ START_TEST(engine_budget_rules)
 }
 END_TEST
 
-/* SGLang unset chooses mem_fraction_static by tensor-parallel size
+/* SGLang 0.4 unset chooses mem_fraction_static by tensor-parallel size
  * (python/sglang/srt/server_args.py __post_init__, v0.4): at tp 4, 0.85, so
  * the budget on 85e9 B is floor(85e9 x 0.85) = 72,250,000,000; given, 0.88
- * is kept: 74,800,000,000. */
+ * is kept: 74,800,000,000. SGLang 0.5 (the default) by the card and tp
+ * (server_args.py _handle_gpu_memory_settings): 81,062.5 MiB at tp 4 takes
+ * chunked_prefill_size 8192, cuda_graph_max_bs 512, reserved 512 + 12,288 + 1,024 +
+ * 512 = 14,336 MiB, round(66,726.5 / 81,062.5, 3) = 0.823: floor(85e9 x 0.823) =
+ * 69,955,000,000. */
 START_TEST(sglang_fraction_by_tp)
 {
     static const struct {
         const char *engine;
         long long budget;
     } cases[] = {
-        {"{\"name\": \"sglang\", \"keys\": {}}", 72250000000LL},
+        {"{\"name\": \"sglang\", \"keys\": {\"version\": \"0.4\"}}", 72250000000LL},
+        {"{\"name\": \"sglang\", \"keys\": {}}", 69955000000LL},
         {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}", 74800000000LL},
     };
     size_t i;
@@ -809,6 +823,51 @@ START_TEST(sglang_fraction_by_tp)
                 "\"declared with reported=\"}");
         ck_assert_msg(r.budget_bytes == (uint64_t)cases[i].budget, "%s budget %llu",
                       cases[i].engine, (unsigned long long)r.budget_bytes);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
+/* SGLang 0.5 unset (python/sglang/srt/server_args.py _handle_gpu_memory_settings,
+ * sgl-project/sglang#10975 with #11076's constants): gpu_mem the card's total in MiB,
+ * reserved = 512 + 1.5 x chunked_prefill_size + 2 x cuda_graph_max_bs + tp / 8 x 1024 MiB,
+ * the fraction round((gpu_mem - reserved) / gpu_mem, 3). By hand:
+ *   288 GiB (294,912 MiB), tp 1: over 160 GiB, 16384 and 512: 512 + 24,576 + 1,024 + 128 =
+ *     26,240; 268,672 / 294,912 = 0.91102 -> 0.911, what sgl-project/sglang#18263 printed
+ *     (mem_fraction_static=0.911 on a 288 GB card, tp 1); floor(309,237,645,312 x 0.911) =
+ *     281,715,494,879
+ *   H200 (143,771 MiB), tp 8: 8192 and 512: 512 + 12,288 + 1,024 + 1,024 = 14,848;
+ *     128,923 / 143,771 = 0.89672 -> 0.897; floor(150,754,820,096 x 0.897) =
+ *     135,227,073,626
+ *   RTX 4090 (24,564 MiB), tp 1: under 35 GiB, 2048 and 24: 512 + 3,072 + 48 + 128 = 3,760;
+ *     20,804 / 24,564 = 0.84693 -> 0.847; floor(25,757,220,864 x 0.847) = 21,816,366,071 */
+START_TEST(sglang_fraction_by_memory)
+{
+    static const struct {
+        uint64_t total, tp;
+        long long budget;
+        const char *fraction;
+    } cases[] = {
+        {309237645312ULL, 1, 281715494879LL, "mem_fraction_static 0.911 (SGLang 0.5's"},
+        {150754820096ULL, 8, 135227073626LL, "mem_fraction_static 0.897 (SGLang 0.5's"},
+        {25757220864ULL, 1, 21816366071LL, "mem_fraction_static 0.847 (SGLang 0.5's"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        char offer[200];
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               cases[i].tp, 4096, 1, "{\"name\": \"sglang\", \"keys\": {}}");
+        snprintf(offer, sizeof offer,
+                 "{\"name\": \"x\", \"reported_bytes\": %llu, \"reported_basis\": "
+                 "\"declared with reported=\"}",
+                 (unsigned long long)cases[i].total);
+        fit_one(&r, s, offer);
+        ck_assert_msg(r.budget_bytes == (uint64_t)cases[i].budget, "case %zu budget %llu", i,
+                      (unsigned long long)r.budget_bytes);
+        ck_assert_msg(strstr(r.budget_rule, cases[i].fraction), "%s", r.budget_rule);
         vs_fit_row_free(&r);
         json_decref(s);
     }
@@ -937,11 +996,14 @@ END_TEST
 /* SGLang starts with a pool smaller than the context and caps each request at
  * max_total_num_tokens - 1 (python/sglang/srt/managers/tp_worker.py max_req_len at
  * 0045f98e); it refuses only when max_req_len - 5 is not positive. On 20e9 B at
- * mem_fraction_static 0.88: budget floor(20e9 x 0.88) = 17.6e9, weights 14e9, so
+ * mem_fraction_static 0.88 with 14e9 B of weights, the pool is floor((20e9 - non_torch)
+ * x 0.88) - 14e9 (the fraction of the free memory before loading), so
  *   non_torch 0:                 pool 3.6e9, 3.6e9 // 131,072 = 27,465 tokens; a request
  *                                of 32,768 is capped at 27,464: starts, length excluded;
- *   non_torch 3,599,213,468:     pool 786,532 = 6 tokens (786,432) + 100: refused;
- *   non_torch 3,599,082,396:     pool 917,604 = 7 tokens + 100: starts, capped at 6. */
+ *   non_torch 4,090,015,304:     15,909,984,696 x 0.88 = 14,000,786,532.48: pool 786,532 =
+ *                                6 tokens (786,432) + 100: refused;
+ *   non_torch 4,089,866,359:     15,910,133,641 x 0.88 = 14,000,917,604.08: pool 917,604 =
+ *                                7 tokens + 100: starts, capped at 6. */
 START_TEST(sglang_starts_short)
 {
     static const struct {
@@ -950,8 +1012,8 @@ START_TEST(sglang_starts_short)
         vs_verdict start, len;
     } cases[] = {
         {0, 27465, 27464, VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE},
-        {3599213468LL, 6, 5, VS_VERDICT_EXCLUDE, VS_VERDICT_EXCLUDE},
-        {3599082396LL, 7, 6, VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE},
+        {4090015304LL, 6, 5, VS_VERDICT_EXCLUDE, VS_VERDICT_EXCLUDE},
+        {4089866359LL, 7, 6, VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -978,6 +1040,58 @@ START_TEST(sglang_starts_short)
             ck_assert_msg(strstr(r.note, "Memory pool size is too small"), "%s", r.note);
         else
             ck_assert_msg(strstr(r.note, "caps each request"), "%s", r.note);
+        vs_fit_row_free(&r);
+        json_decref(s);
+    }
+}
+END_TEST
+
+/* SGLang's requests at once, unset: min(max_total_num_tokens // 2, max_num_reqs =
+ * min(max(int(tokens / context_len x 512), 2048), 4096)) (tp_worker.py, model_runner.py
+ * init_memory_pool). On 85e9 B at 0.88 with 14e9 B of weights: pool 60.8e9 B, 60.8e9 //
+ * 131,072 = 463,867 tokens. At length 64 the pool holds 7,247.9 requests but
+ * 463,867 x 512 / 64 caps max_num_reqs at 4096: max concurrency 4096, and 5000 at once is
+ * excluded. max_running_requests=100 given: 100. On 20e9 B with non_torch 4,089,866,359
+ * (7 tokens, sglang_starts_short) at length 1: 7 requests by the pool, 7 // 2 = 3. */
+START_TEST(sglang_max_running_requests)
+{
+    static const struct {
+        const char *engine;
+        long long total, non_torch;
+        uint64_t length, concurrency;
+        double conc;
+        vs_verdict verdict;
+    } cases[] = {
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}", 85000000000LL, 0,
+         64, 1, 4096.0, VS_VERDICT_ADMISSIBLE},
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}", 85000000000LL, 0,
+         64, 5000, 4096.0, VS_VERDICT_EXCLUDE},
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\", "
+         "\"max_running_requests\": \"100\"}}",
+         85000000000LL, 0, 64, 1, 100.0, VS_VERDICT_ADMISSIBLE},
+        {"{\"name\": \"sglang\", \"keys\": {\"mem_fraction_static\": \"0.88\"}}", 20000000000LL,
+         4089866359LL, 1, 1, 3.0, VS_VERDICT_ADMISSIBLE},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_fit_row r;
+        vs_error e;
+        char offer[200];
+        json_t *s = sheet_with("[{\"kind\": \"full\", \"layers\": 32, \"kv_heads\": 8, "
+                               "\"head_dim\": 128}]",
+                               1, cases[i].length, cases[i].concurrency, cases[i].engine);
+        ck_assert_int_eq(vs_sheet_set_component(s, "non_torch", 1, (uint64_t)cases[i].non_torch,
+                                                "measured", "t", NULL, NULL, &e),
+                         0);
+        snprintf(offer, sizeof offer,
+                 "{\"name\": \"x\", \"reported_bytes\": %lld, \"reported_basis\": "
+                 "\"declared with reported=\"}",
+                 cases[i].total);
+        fit_one(&r, s, offer);
+        ck_assert_msg(fabs(r.max_concurrency - cases[i].conc) < 1e-9, "case %zu: %f", i,
+                      r.max_concurrency);
+        ck_assert_msg(r.concurrency_verdict == cases[i].verdict, "case %zu concurrency %d", i,
+                      (int)r.concurrency_verdict);
         vs_fit_row_free(&r);
         json_decref(s);
     }
@@ -1474,7 +1588,9 @@ static Suite *suite(void)
     tcase_add_test(t, sglang_hybrid_pools);
     tcase_add_test(t, engine_budget_rules);
     tcase_add_test(t, sglang_fraction_by_tp);
+    tcase_add_test(t, sglang_fraction_by_memory);
     tcase_add_test(t, sglang_starts_short);
+    tcase_add_test(t, sglang_max_running_requests);
     tcase_add_test(t, vllm_release_defaults);
     tcase_add_test(t, vllm_version_key);
     tcase_add_test(t, vllm_graphs_outside_by_default);

@@ -524,6 +524,9 @@ static const struct {
     {"sglang", "0.4",
      " --model-path --revision --tp-size --mem-fraction-static --context-length --max-total-tokens "
      "--kv-cache-dtype "},
+    {"sglang", "0.5",
+     " --model-path --revision --tp-size --mem-fraction-static --context-length --max-total-tokens "
+     "--kv-cache-dtype "},
     {"tensorrt_llm", "0.21.0",
      " --backend --tp_size --max_batch_size --max_seq_len --kv_cache_free_gpu_memory_fraction "},
     {"tensorrt_llm", "1.0.0",
