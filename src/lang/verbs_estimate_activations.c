@@ -37,8 +37,8 @@ static const char *card_attention(const json_t *sheet, const char **from)
 
 /* Adds the logits component: the float32 upcast of the loss over tokens x vocab. */
 static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint64_t b,
-                           uint64_t *out_bytes, int *counted, char *src, size_t srclen,
-                           vs_buf *skipped, json_t *sk, vs_error *err)
+                           uint64_t hidden, uint64_t *out_bytes, int *counted, char *src,
+                           size_t srclen, vs_buf *skipped, json_t *sk, vs_error *err)
 {
     const vs_arg *ls = vs_line_pair(line, "loss"), *ch = vs_line_pair(line, "chunks");
     uint64_t V = 0, chunks = 1, tokens;
@@ -49,10 +49,10 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
         return rc;
     if (rc == 0 || V == 0)
         return 0; /* no vocabulary known: said in a note */
-    if (ls && strcmp(ls->value, "full") && strcmp(ls->value, "chunked"))
+    if (ls && strcmp(ls->value, "full") && strcmp(ls->value, "chunked") && strcmp(ls->value, "cce"))
         return vs_arg_error(
             ls, err,
-            vs_error_set(err, VS_EVALUE, "loss must be full or chunked, not '%s'", ls->value));
+            vs_error_set(err, VS_EVALUE, "loss must be full, chunked or cce, not '%s'", ls->value));
     if (ch && (!ls || strcmp(ls->value, "chunked")))
         return vs_arg_error(ch, err,
                             vs_error_set(err, VS_EVALUE, "chunks= goes with loss=chunked"));
@@ -66,25 +66,39 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
     }
     if (vs_checked_mul(&tokens, s, b))
         return vs_error_set(err, VS_EUNIT, "the logits: length x microbatch overflows");
-    if ((rc = vs_estimate_logits(out_bytes, tokens, V, chunks, err)) < 0)
-        return rc;
-    vs_units_grouped(gV, sizeof gV, V);
     vs_units_grouped(gt, sizeof gt, tokens);
-    vs_units_grouped(gbytes, sizeof gbytes, *out_bytes);
-    if (chunks > 1)
+    if (ls && !strcmp(ls->value, "cce")) {
+        char gH[40];
+        if ((rc = vs_estimate_loss_cce(out_bytes, tokens, hidden, err)) < 0)
+            return rc;
+        vs_units_grouped(gH, sizeof gH, hidden);
+        vs_units_grouped(gbytes, sizeof gbytes, *out_bytes);
         snprintf(src, srclen,
-                 "%s tokens x %s vocabulary x (2 B + 2 B / %" PRIu64 " chunks) = %s B (the "
-                 "16-bit logits of every chunk kept for the backward, and one chunk's float32 "
-                 "loss at a time handing back a 16-bit gradient: torchtune "
-                 "CEWithChunkedOutputLoss)",
-                 gt, gV, chunks, gbytes);
-    else
-        snprintf(src, srclen,
-                 "%s tokens x %s vocabulary x (4 + 4 + 2) B = %s B (the float32 logits the loss "
-                 "takes, their gradient, and the 16-bit gradient into the output layer: "
-                 "torchtune TransformerDecoder's self.output(h).float(), transformers "
-                 "ForCausalLMLoss's logits.float())",
-                 gt, gV, gbytes);
+                 "%s tokens x (4 B + 2 B x %s hidden) = %s B (Cut Cross-Entropy writes no "
+                 "logits: a float32 log-sum-exp a token and, in the backward, the 16-bit gradient "
+                 "into the last hidden state; apple/ml-cross-entropy cce_backward.py at 18e76ad, "
+                 "the loss Unsloth calls)",
+                 gt, gH, gbytes);
+    } else {
+        if ((rc = vs_estimate_logits(out_bytes, tokens, V, chunks, err)) < 0)
+            return rc;
+        vs_units_grouped(gV, sizeof gV, V);
+        vs_units_grouped(gbytes, sizeof gbytes, *out_bytes);
+        if (chunks > 1)
+            snprintf(src, srclen,
+                     "%s tokens x %s vocabulary x (2 B + 2 B / %" PRIu64 " chunks) = %s B (the "
+                     "16-bit logits of every chunk kept for the backward, and one chunk's float32 "
+                     "loss at a time handing back a 16-bit gradient: torchtune "
+                     "CEWithChunkedOutputLoss)",
+                     gt, gV, chunks, gbytes);
+        else
+            snprintf(src, srclen,
+                     "%s tokens x %s vocabulary x (4 + 4 + 2) B = %s B (the float32 logits the "
+                     "loss takes, their gradient, and the 16-bit gradient into the output layer: "
+                     "torchtune TransformerDecoder's self.output(h).float(), transformers "
+                     "ForCausalLMLoss's logits.float())",
+                     gt, gV, gbytes);
+    }
     if ((rc = vs_verbs_estimate_store_phase(sheet, "logits", *out_bytes, src, VS_CLASS_ACTIVATIONS,
                                             "loss", skipped, sk, err)) < 0)
         return rc;
@@ -257,8 +271,8 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     if ((rc = vs_estimate_activations_layers(&e, &sh, mode, attn, err)) < 0)
         goto done;
     activations_source(src, sizeof src, &sh, mode, attn, &e);
-    if ((rc = estimate_logits(line, sheet, sh.length, sh.microbatch, &logit_bytes, &logits, lsrc,
-                              sizeof lsrc, &skipped, sk, err)) < 0)
+    if ((rc = estimate_logits(line, sheet, sh.length, sh.microbatch, sh.hidden, &logit_bytes,
+                              &logits, lsrc, sizeof lsrc, &skipped, sk, err)) < 0)
         goto done;
     snprintf(rname, sizeof rname, "%s_recomputed", name);
     /* The logits are made after the last layer and freed by the loss's backward

@@ -121,6 +121,15 @@ int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_ch
 int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t chunks,
                        vs_error *err);
 
+/* The loss of Cut Cross-Entropy (Wijmans et al. 2024; apple/ml-cross-entropy's
+ * linear_cross_entropy, which Unsloth calls): the logits are never written to
+ * memory, each block of them is made and reduced in the kernel. What it
+ * allocates over tokens positions of a hidden-wide last hidden state: the
+ * float32 log-sum-exp of each position (4 B) and, in the backward, the
+ * gradient into the hidden state, torch.zeros_like(e) (2 B x hidden); a frozen
+ * output layer gets no gradient (dc only if c.requires_grad). */
+int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, vs_error *err);
+
 /* Bytes per trainable parameter of one optimizer under one precision policy. */
 typedef struct vs_training_rule {
     const char *optimizer; /* canonical name: "adamw", "sgd", "adamw8bit" */
