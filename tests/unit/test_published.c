@@ -212,13 +212,16 @@ static int by_abs(const void *a, const void *b)
 }
 
 /* Prints the median and the worst |error| of one kind (of one set, or all
- * when set is NULL); returns how many rows. */
-static size_t summary(const row *rows, size_t n, const char *kind, const char *set)
+ * when set is NULL; of the rows whose id starts with prefix, or all when it is
+ * NULL); returns how many rows. */
+static size_t summary_of(const row *rows, size_t n, const char *kind, const char *set,
+                         const char *prefix, const char *label)
 {
     double e[MAX_ROWS];
     size_t m = 0, i, within = 0;
     for (i = 0; i < n; i++)
-        if (!strcmp(rows[i].kind, kind) && (!set || !strcmp(rows[i].set, set))) {
+        if (!strcmp(rows[i].kind, kind) && (!set || !strcmp(rows[i].set, set)) &&
+            (!prefix || !strncmp(rows[i].id, prefix, strlen(prefix)))) {
             e[m++] = rows[i].err;
             within += fabs(rows[i].err) <= 0.10;
         }
@@ -226,8 +229,11 @@ static size_t summary(const row *rows, size_t n, const char *kind, const char *s
         return 0;
     qsort(e, m, sizeof e[0], by_abs);
     printf("%s%s%s: %zu published runs, %zu within 10%%; median |error| %.1f%%, worst %+.1f%%\n",
-           kind, set ? ", " : "", set ? set : "", m, within,
-           100 * (m % 2 ? fabs(e[m / 2]) : (fabs(e[m / 2 - 1]) + fabs(e[m / 2])) / 2),
+           kind, set || label ? ", " : "",
+           set     ? set
+           : label ? label
+                   : "",
+           m, within, 100 * (m % 2 ? fabs(e[m / 2]) : (fabs(e[m / 2 - 1]) + fabs(e[m / 2])) / 2),
            100 * e[m - 1]);
     return m;
 }
@@ -258,6 +264,11 @@ static void generation_by_hand(const row *r, json_t *p)
         ck_assert_uint_eq((uint64_t)geti(p, "envelope_bytes"),
                           2 * 11901408320ull + 16ull * 128 * 128 * 2);
     }
+}
+
+static size_t summary(const row *rows, size_t n, const char *kind, const char *set)
+{
+    return summary_of(rows, n, kind, set, NULL, NULL);
 }
 
 START_TEST(published_peaks)
@@ -312,6 +323,9 @@ START_TEST(published_peaks)
                100 * rows[i].err, rows[i].expect, rows[i].set);
     }
     ck_assert_uint_ge(summary(rows, n, "training", NULL), 6);
+    /* the training runs by source: torchtune's README tables, Unsloth's */
+    ck_assert_uint_ge(summary_of(rows, n, "training", NULL, "train-", "torchtune"), 6);
+    ck_assert_uint_ge(summary_of(rows, n, "training", NULL, "unsloth-", "Unsloth"), 1);
     ck_assert_uint_ge(summary(rows, n, "generation", NULL), 11);
     /* the runs added after the arithmetic was set, apart */
     ck_assert_uint_ge(summary(rows, n, "training", "held-out"), 3);
