@@ -228,7 +228,8 @@ const vs_verb vs_verbs_sizing[] = {
      "[optimizer=adamw|sgd|adamw8bit|paged_adamw8bit|paged_adamw] [precision=mixed] [trainable=N] "
      "[in_backward=yes] | estimate "
      "activations [layers=L] [hidden=H] [heads=A] [checkpointing=none|selective|full|offload] "
-     "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]] | estimate quant "
+     "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]|cce] "
+     "[framework=pytorch|unsloth] | estimate quant "
      "[scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
      "estimators that print their formula and add estimated components",
      "Each estimator prints its formula with the numbers and adds `estimated` components "
@@ -323,7 +324,12 @@ const vs_verb vs_verbs_sizing[] = {
      "loss, freed by the loss's backward "
      "before the backward recomputes a layer; that layer apart as activations_recomputed "
      "(phase backward); what the forward saves in both (phase loss,backward). Without a "
-     "vocabulary one activations component, phase backward.\n"
+     "vocabulary one activations component, phase backward. framework=unsloth (a Llama-shaped "
+     "card, checkpointing=full or offload): what Unsloth's kernels save a token, 12 h + 4 kv + 4 "
+     "intermediate + 4 heads + 8 B (its norms' X and float32 1/rms, LoRA_QKV's X, flash "
+     "attention's q, k, v, output and log-sum-exp, LoRA_MLP's X, e, g: unslothai/unsloth at "
+     "0050c73), and in the recomputed layer LoRA_MLP's backward beside them, 4 h + 2 "
+     "intermediate (the layer's output, dY, DW).\n"
      "quant: quantisation metadata by group: bitsandbytes nf4/fp4 (scheme=bnb) an fp32 absmax "
      "per block of 64, or with double quantisation (default) an 8-bit absmax per block and an "
      "fp32 constant per 256 blocks: 0.127 bits per parameter (Dettmers et al. 2023, QLoRA); "
