@@ -37,8 +37,8 @@ static const char *card_attention(const json_t *sheet, const char **from)
 
 /* Adds the logits component: the float32 upcast of the loss over tokens x vocab. */
 static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint64_t b,
-                           uint64_t *out_bytes, int *counted, char *src, size_t srclen,
-                           vs_buf *skipped, json_t *sk, vs_error *err)
+                           uint64_t hidden, uint64_t *out_bytes, int *counted, char *src,
+                           size_t srclen, vs_buf *skipped, json_t *sk, vs_error *err)
 {
     const vs_arg *ls = vs_line_pair(line, "loss"), *ch = vs_line_pair(line, "chunks");
     uint64_t V = 0, chunks = 1, tokens;
@@ -49,10 +49,10 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
         return rc;
     if (rc == 0 || V == 0)
         return 0; /* no vocabulary known: said in a note */
-    if (ls && strcmp(ls->value, "full") && strcmp(ls->value, "chunked"))
+    if (ls && strcmp(ls->value, "full") && strcmp(ls->value, "chunked") && strcmp(ls->value, "cce"))
         return vs_arg_error(
             ls, err,
-            vs_error_set(err, VS_EVALUE, "loss must be full or chunked, not '%s'", ls->value));
+            vs_error_set(err, VS_EVALUE, "loss must be full, chunked or cce, not '%s'", ls->value));
     if (ch && (!ls || strcmp(ls->value, "chunked")))
         return vs_arg_error(ch, err,
                             vs_error_set(err, VS_EVALUE, "chunks= goes with loss=chunked"));
@@ -66,25 +66,39 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
     }
     if (vs_checked_mul(&tokens, s, b))
         return vs_error_set(err, VS_EUNIT, "the logits: length x microbatch overflows");
-    if ((rc = vs_estimate_logits(out_bytes, tokens, V, chunks, err)) < 0)
-        return rc;
-    vs_units_grouped(gV, sizeof gV, V);
     vs_units_grouped(gt, sizeof gt, tokens);
-    vs_units_grouped(gbytes, sizeof gbytes, *out_bytes);
-    if (chunks > 1)
+    if (ls && !strcmp(ls->value, "cce")) {
+        char gH[40];
+        if ((rc = vs_estimate_loss_cce(out_bytes, tokens, hidden, err)) < 0)
+            return rc;
+        vs_units_grouped(gH, sizeof gH, hidden);
+        vs_units_grouped(gbytes, sizeof gbytes, *out_bytes);
         snprintf(src, srclen,
-                 "%s tokens x %s vocabulary x (2 B + 2 B / %" PRIu64 " chunks) = %s B (the "
-                 "16-bit logits of every chunk kept for the backward, and one chunk's float32 "
-                 "loss at a time handing back a 16-bit gradient: torchtune "
-                 "CEWithChunkedOutputLoss)",
-                 gt, gV, chunks, gbytes);
-    else
-        snprintf(src, srclen,
-                 "%s tokens x %s vocabulary x (4 + 4 + 2) B = %s B (the float32 logits the loss "
-                 "takes, their gradient, and the 16-bit gradient into the output layer: "
-                 "torchtune TransformerDecoder's self.output(h).float(), transformers "
-                 "ForCausalLMLoss's logits.float())",
-                 gt, gV, gbytes);
+                 "%s tokens x (4 B + 2 B x %s hidden) = %s B (Cut Cross-Entropy writes no "
+                 "logits: a float32 log-sum-exp a token and, in the backward, the 16-bit gradient "
+                 "into the last hidden state; apple/ml-cross-entropy cce_backward.py at 18e76ad, "
+                 "the loss Unsloth calls)",
+                 gt, gH, gbytes);
+    } else {
+        if ((rc = vs_estimate_logits(out_bytes, tokens, V, chunks, err)) < 0)
+            return rc;
+        vs_units_grouped(gV, sizeof gV, V);
+        vs_units_grouped(gbytes, sizeof gbytes, *out_bytes);
+        if (chunks > 1)
+            snprintf(src, srclen,
+                     "%s tokens x %s vocabulary x (2 B + 2 B / %" PRIu64 " chunks) = %s B (the "
+                     "16-bit logits of every chunk kept for the backward, and one chunk's float32 "
+                     "loss at a time handing back a 16-bit gradient: torchtune "
+                     "CEWithChunkedOutputLoss)",
+                     gt, gV, chunks, gbytes);
+        else
+            snprintf(src, srclen,
+                     "%s tokens x %s vocabulary x (4 + 4 + 2) B = %s B (the float32 logits the "
+                     "loss takes, their gradient, and the 16-bit gradient into the output layer: "
+                     "torchtune TransformerDecoder's self.output(h).float(), transformers "
+                     "ForCausalLMLoss's logits.float())",
+                     gt, gV, gbytes);
+    }
     if ((rc = vs_verbs_estimate_store_phase(sheet, "logits", *out_bytes, src, VS_CLASS_ACTIVATIONS,
                                             "loss", skipped, sk, err)) < 0)
         return rc;
@@ -144,10 +158,38 @@ static void activations_source(char *src, size_t n, const vs_act_shape *sh, vs_c
              vs_checkpointing_name(mode), vs_attention_name(attn));
 }
 
+/* The activations component's source under framework=unsloth. */
+static void unsloth_source(char *src, size_t n, const vs_act_shape *sh, vs_checkpointing mode,
+                           const vs_act_est *e)
+{
+    char gs[40], gb[40], gH[40], gk[40], gi[40], gA[40], gper[40], gw[40], gbytes[40];
+    vs_units_grouped(gs, sizeof gs, sh->length);
+    vs_units_grouped(gb, sizeof gb, sh->microbatch);
+    vs_units_grouped(gH, sizeof gH, sh->hidden);
+    vs_units_grouped(gk, sizeof gk, sh->kv_width);
+    vs_units_grouped(gi, sizeof gi, sh->intermediate);
+    vs_units_grouped(gA, sizeof gA, sh->heads);
+    vs_units_grouped(gper, sizeof gper, e->per_layer);
+    vs_units_grouped(gw, sizeof gw, e->working);
+    vs_units_grouped(gbytes, sizeof gbytes, e->total);
+    snprintf(src, n,
+             "%s tokens x %s microbatch x (12 x %s hidden + 4 x %s kv + 4 x %s intermediate + 4 x "
+             "%s heads + 8) = %s B a layer, what Unsloth's kernels save (Fast_RMS_Layernorm X and "
+             "a float32 1/rms twice, LoRA_QKV X, flash attention q, k, v, output and log-sum-exp, "
+             "LoRA_MLP X, e, g), + %s B in LoRA_MLP's backward (the recomputed output, dY, DW: 4 x "
+             "hidden + 2 x intermediate a token): %s = %s B (framework=unsloth, "
+             "checkpointing=%s; unslothai/unsloth at 0050c73)",
+             gs, gb, gH, gk, gi, gA, gper, gw,
+             mode == VS_CKPT_FULL ? "the layer inputs + one layer recomputed in the backward"
+                                  : "the layer inputs in host memory + one layer recomputed in "
+                                    "the backward",
+             gbytes, vs_checkpointing_name(mode));
+}
+
 /* The sources of split activations: what the forward keeps for the backward
  * (kept), and the one layer rematerialised in it (rec). */
 static void split_sources(char *kept, size_t n, char *rec, size_t m, const vs_act_shape *sh,
-                          vs_checkpointing mode, const vs_act_est *e)
+                          vs_checkpointing mode, const vs_act_est *e, int unsloth)
 {
     char gL[40], gs[40], gb[40], gH[40], gk[40], gv[40];
     vs_units_grouped(gL, sizeof gL, sh->layers);
@@ -165,11 +207,19 @@ static void split_sources(char *kept, size_t n, char *rec, size_t m, const vs_ac
     else
         snprintf(kept, n, "0 B on the GPU: the layer inputs are in host memory (checkpointing=%s)",
                  vs_checkpointing_name(mode));
-    snprintf(rec, m,
-             "one layer's saved tensors, %s B, rematerialised in the backward after the loss has "
-             "freed the logits (torch.utils.checkpoint reruns each layer's forward as the "
-             "backward reaches it)",
-             gv);
+    if (unsloth)
+        snprintf(rec, m,
+                 "one layer rematerialised in the backward after the loss, %s B: its saved "
+                 "tensors and LoRA_MLP's backward beside them (Unsloth's checkpointer copies the "
+                 "layer's input back, reruns the layer and calls torch.autograd.backward(output, "
+                 "dY): unsloth_zoo gradient_checkpointing.py at 0373fcc)",
+                 gv);
+    else
+        snprintf(rec, m,
+                 "one layer's saved tensors, %s B, rematerialised in the backward after the loss "
+                 "has freed the logits (torch.utils.checkpoint reruns each layer's forward as the "
+                 "backward reaches it)",
+                 gv);
 }
 
 /* Removes the component `name` a previous line estimated and this one no
@@ -193,14 +243,14 @@ static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
 static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
-    const vs_arg *at = vs_line_pair(line, "attention");
+    const vs_arg *at = vs_line_pair(line, "attention"), *fw = vs_line_pair(line, "framework");
     const char *name = nm ? nm->value : "activations", *attn_from = "the line";
     vs_checkpointing mode;
     vs_attention attn;
     vs_act_shape sh;
     vs_act_est e;
     uint64_t logit_bytes = 0;
-    int rc, from_arch = 0, logits = 0, gated, split = 0;
+    int rc, from_arch = 0, logits = 0, gated, split = 0, unsloth = 0;
     char src[1000], head[1100], lsrc[500], ksrc[400], rsrc[400], rname[80];
     char attn_note[200];
     const char *notes[7] = {NULL};
@@ -220,6 +270,23 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     if ((rc = vs_attention_parse(&attn, at ? at->value : card_attention(sheet, &attn_from), err)) <
         0) {
         rc = vs_arg_error(at, err, rc);
+        goto done;
+    }
+    if (fw && strcmp(fw->value, "pytorch") && strcmp(fw->value, "unsloth")) {
+        rc =
+            vs_arg_error(fw, err,
+                         vs_error_set(err, VS_EVALUE,
+                                      "framework must be pytorch or unsloth, not '%s'", fw->value));
+        goto done;
+    }
+    unsloth = fw && !strcmp(fw->value, "unsloth");
+    if (unsloth && attn == VS_ATTN_EAGER) {
+        /* Unsloth's Llama attention runs flash attention, else xformers or SDPA:
+         * no score matrix */
+        rc = vs_arg_error(at ? at : fw, err,
+                          vs_error_set(err, VS_EVALUE,
+                                       "framework=unsloth computes attention in tiles: give "
+                                       "attention=flash (or sdpa), not eager"));
         goto done;
     }
     if ((rc = vs_verbs_estimate_shape(line, sheet, "layers", "layers", &sh.layers, &from_arch,
@@ -254,11 +321,27 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
         rc = vs_verbs_estimate_need_card(line, "microbatch", "activations", "microbatch 4", err);
         goto done;
     }
-    if ((rc = vs_estimate_activations_layers(&e, &sh, mode, attn, err)) < 0)
-        goto done;
-    activations_source(src, sizeof src, &sh, mode, attn, &e);
-    if ((rc = estimate_logits(line, sheet, sh.length, sh.microbatch, &logit_bytes, &logits, lsrc,
-                              sizeof lsrc, &skipped, sk, err)) < 0)
+    if (unsloth) {
+        if (!gated || !sh.heads) {
+            rc = vs_arg_error(fw, err,
+                              vs_error_set(err, VS_EVALUE,
+                                           "framework=unsloth needs a Llama-shaped decoder on the "
+                                           "card (model config=...), its widths not overridden on "
+                                           "the line"));
+            goto done;
+        }
+        if ((rc = vs_estimate_activations_unsloth(&e, &sh, mode, err)) < 0) {
+            rc = vs_arg_error(ck ? ck : fw, err, rc);
+            goto done;
+        }
+        unsloth_source(src, sizeof src, &sh, mode, &e);
+    } else {
+        if ((rc = vs_estimate_activations_layers(&e, &sh, mode, attn, err)) < 0)
+            goto done;
+        activations_source(src, sizeof src, &sh, mode, attn, &e);
+    }
+    if ((rc = estimate_logits(line, sheet, sh.length, sh.microbatch, sh.hidden, &logit_bytes,
+                              &logits, lsrc, sizeof lsrc, &skipped, sk, err)) < 0)
         goto done;
     snprintf(rname, sizeof rname, "%s_recomputed", name);
     /* The logits are made after the last layer and freed by the loss's backward
@@ -269,7 +352,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
      * step runs after all are freed. */
     split = logits && e.recompute;
     if (split) {
-        split_sources(ksrc, sizeof ksrc, rsrc, sizeof rsrc, &sh, mode, &e);
+        split_sources(ksrc, sizeof ksrc, rsrc, sizeof rsrc, &sh, mode, &e, unsloth);
         if ((rc = vs_verbs_estimate_store_phase(sheet, name, e.kept, ksrc, VS_CLASS_ACTIVATIONS,
                                                 "loss,backward", &skipped, sk, err)) < 0 ||
             (rc = vs_verbs_estimate_store_phase(sheet, rname, e.recompute, rsrc,
@@ -286,16 +369,26 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     snprintf(head, sizeof head, "estimate activations (phase %s): %s",
              logits ? "loss and backward" : "backward", src);
     notes[nn++] =
-        gated ? "source: the tensors autograd saves for the backward in a Llama-shaped layer "
-                "(RMSNorm, separate q/k/v/o, SwiGLU, no dropout), 16-bit, counted from the card's "
-                "widths; full checkpointing keeps each layer's input and rematerialises one layer "
-                "at a time (torch.utils.checkpoint, as transformers' gradient_checkpointing and "
-                "torchtune's enable_activation_checkpointing wrap each decoder layer); offload "
-                "keeps the inputs in host memory (torchtune's enable_activation_offloading)"
-              : "source: Korthikanti et al. 2022, \"Reducing Activation Recomputation in Large "
-                "Transformer Models\": per layer s*b*h*(34 + 5*a*s/h) bytes of 16-bit "
-                "activations; selective recomputation keeps 34*s*b*h; full keeps the 2*s*b*h "
-                "input of each layer and rematerialises one layer at a time in the backward";
+        unsloth
+            ? "source: Unsloth's own autograd Functions (unslothai/unsloth at 0050c73: "
+              "unsloth/kernels/fast_lora.py LoRA_QKV, LoRA_W and LoRA_MLP save their inputs and, "
+              "for the MLP, e and g, not the SwiGLU product; rms_layernorm.py saves X and a "
+              "float32 1/rms; the rotary embedding is applied in place) and its checkpointer "
+              "(unsloth_zoo/gradient_checkpointing.py: the offloaded one keeps each layer's input "
+              "in host memory, copies it back and reruns the layer in the backward); the "
+              "allocator's fragmentation and what flash attention's own backward allocates are "
+              "not counted"
+        : gated
+            ? "source: the tensors autograd saves for the backward in a Llama-shaped layer "
+              "(RMSNorm, separate q/k/v/o, SwiGLU, no dropout), 16-bit, counted from the card's "
+              "widths; full checkpointing keeps each layer's input and rematerialises one layer "
+              "at a time (torch.utils.checkpoint, as transformers' gradient_checkpointing and "
+              "torchtune's enable_activation_checkpointing wrap each decoder layer); offload "
+              "keeps the inputs in host memory (torchtune's enable_activation_offloading)"
+            : "source: Korthikanti et al. 2022, \"Reducing Activation Recomputation in Large "
+              "Transformer Models\": per layer s*b*h*(34 + 5*a*s/h) bytes of 16-bit "
+              "activations; selective recomputation keeps 34*s*b*h; full keeps the 2*s*b*h "
+              "input of each layer and rematerialises one layer at a time in the backward";
     snprintf(attn_note, sizeof attn_note, "attention=%s (%s)%s", vs_attention_name(attn), attn_from,
              attn == VS_ATTN_EAGER && mode == VS_CKPT_NONE
                  ? ": SDPA and flash attention, the default in transformers and torchtune, keep "

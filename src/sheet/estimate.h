@@ -107,9 +107,33 @@ typedef struct vs_act_shape {
  *   total = kept + recompute */
 typedef struct vs_act_est {
     uint64_t per_layer, kept, recompute, total;
+    uint64_t working; /* of recompute: the backward's own tensors beside the saved ones */
 } vs_act_est;
 int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
                                    vs_attention attn, vs_error *err);
+
+/* The same for a gated decoder under Unsloth's kernels (unslothai/unsloth at
+ * 0050c73), which save their own tensors rather than autograd's, T = length x
+ * microbatch, 16-bit unless said:
+ *   per_layer: T x (12 h + 4 kv_width + 4 intermediate + 4 heads + 8): each
+ *     Fast_RMS_Layernorm its input and a float32 1/rms a row (X, W, r), 2h + 4
+ *     twice; LoRA_QKV its input X, 2h; the rotary embedding in place, nothing;
+ *     flash attention q, k, v, its output and a float32 log-sum-exp a head
+ *     (2h + 4 kv + 2h + 4 heads), LoRA_W (o_proj) that output again, a view;
+ *     the residual sum the second norm takes is that norm's X; LoRA_MLP X, e
+ *     and g (2h + 4 intermediate); the product h = silu(e) g is recomputed in
+ *     the backward, not saved
+ *   working: in LoRA_MLP's backward, the first the layer runs, besides all of
+ *     that: the recomputed layer's output the checkpointer holds, the incoming
+ *     gradient dY and DW = dY x down^T (2h + 2h + 2 intermediate); the SwiGLU
+ *     backward writes h, df, de over DW, e, g, and dX over X
+ *   kept: full L x 2 T h (Unsloth_Gradient_Checkpointer keeps each input),
+ *     offload 0 (Unsloth_Offloaded_Gradient_Checkpointer moves it to host
+ *     memory, and copies it back in the backward); recompute = per_layer +
+ *     working, less under full the top layer's input, which is in kept.
+ * Only full and offload: Unsloth checkpoints every layer. */
+int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
+                                    vs_error *err);
 
 /* The logits and the loss of a causal language model over tokens positions
  * (length x microbatch) and a vocabulary of vocab entries, T x V elements:
@@ -120,6 +144,15 @@ int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_ch
  *     chunk's 16-bit gradient at a time (2 B / chunks, rounded up). */
 int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t chunks,
                        vs_error *err);
+
+/* The loss of Cut Cross-Entropy (Wijmans et al. 2024; apple/ml-cross-entropy's
+ * linear_cross_entropy, which Unsloth calls): the logits are never written to
+ * memory, each block of them is made and reduced in the kernel. What it
+ * allocates over tokens positions of a hidden-wide last hidden state: the
+ * float32 log-sum-exp of each position (4 B) and, in the backward, the
+ * gradient into the hidden state, torch.zeros_like(e) (2 B x hidden); a frozen
+ * output layer gets no gradient (dc only if c.requires_grad). */
+int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, vs_error *err);
 
 /* Bytes per trainable parameter of one optimizer under one precision policy. */
 typedef struct vs_training_rule {

@@ -348,6 +348,52 @@ START_TEST(lora_refusals)
 }
 END_TEST
 
+/* framework=unsloth, Llama-3.1-8B (hidden 4,096, intermediate 14,336, 32 heads,
+ * kv 8 x 128 = 1,024) at 4,096 x 2 tokens (T = 8,192), by hand from what
+ * Unsloth's kernels save a token: two Fast_RMS_Layernorm X and float32 r,
+ * 2 x (8,192 + 4); LoRA_QKV's X 8,192; flash attention q 8,192, k and v 2,048
+ * each, its output 8,192, log-sum-exp 32 x 4; LoRA_MLP's X 8,192, e and g
+ * 28,672 each: 110,728 B; LoRA_MLP's backward beside them, the output, dY and DW,
+ * 8,192 + 8,192 + 28,672 = 45,056 B: 155,784 B a token.
+ *   full: the 32 inputs kept, 32 x 8,192 x 8,192 = 2,147,483,648 B, the top one
+ *     the recomputed layer's X, so the layer is 8,192 x (155,784 - 8,192) =
+ *     1,209,073,664 B
+ *   offload: nothing kept, the layer 8,192 x 155,784 = 1,276,182,528 B */
+START_TEST(unsloth_activations)
+{
+    json_t *p;
+    const char *act = "estimate activations attention=flash loss=cce framework=unsloth";
+    char cell[300];
+    model("llama-3.1-8b.json", "qlora");
+    snprintf(cell, sizeof cell, "length 4096\nmicrobatch 2\n%s checkpointing=full", act);
+    run_ok(cell);
+    p = lastp();
+    ck_assert_int_eq(geti(named(p, "activations"), "bytes"), 2147483648LL);
+    ck_assert_int_eq(geti(named(p, "activations_recomputed"), "bytes"), 1209073664LL);
+    ck_assert_int_eq(geti(json_object_get(p, "inputs"), "per_layer_bytes"), 8192LL * 110728);
+    ck_assert_ptr_nonnull(strstr(gets(named(p, "activations_recomputed"), "source"), "LoRA_MLP"));
+    snprintf(cell, sizeof cell, "%s checkpointing=offload", act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 0);
+    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1276182528LL);
+    /* what Unsloth does not run is refused, the sheet unchanged */
+    snprintf(cell, sizeof cell, "%s checkpointing=none", act);
+    ck_assert_int_eq(run(cell), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "checkpointing=full or offload"));
+    run_ok("envelope");
+    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1276182528LL);
+    ck_assert_int_eq(run("estimate activations attention=eager framework=unsloth "
+                         "checkpointing=offload"),
+                     VS_EVALUE);
+    ck_assert_int_eq(run("estimate activations framework=jax checkpointing=offload"), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "framework must be pytorch or unsloth"));
+    ck_assert_int_eq(run("estimate activations layers=32 hidden=4096 framework=unsloth "
+                         "checkpointing=offload attention=flash"),
+                     VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "Llama-shaped decoder"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lora");
@@ -360,6 +406,7 @@ int main(void)
     tcase_add_test(tc, lora_refusals);
     tcase_add_test(tc, training_step_phases);
     tcase_add_test(tc, paged_optimizer_state);
+    tcase_add_test(tc, unsloth_activations);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

@@ -213,7 +213,9 @@ END_TEST
  * and the 16-bit gradient, 10 B each = 10,506,731,520 B; in 8 chunks the 16-bit
  * logits of all, 2,101,346,304 B, and one chunk's 16-bit gradient, 2,101,346,304 /
  * 8 = 262,668,288 B: 2,364,014,592 B; in 3 chunks 2,101,346,304 + 700,448,768 =
- * 2,801,795,072 B. */
+ * 2,801,795,072 B. Cut Cross-Entropy (loss=cce) writes no logits: a float32
+ * log-sum-exp a token and the 16-bit gradient into the 4,096-wide last hidden
+ * state, 8,192 x (4 + 2 x 4,096) = 8,192 x 8,196 = 67,141,632 B. */
 START_TEST(activations_attention_and_logits)
 {
     const char *shape = "length 4096\nmicrobatch 2\nestimate activations layers=32 hidden=4096 "
@@ -242,6 +244,17 @@ START_TEST(activations_attention_and_logits)
     run_ok(line);
     ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
                      2801795072LL);
+    snprintf(line, sizeof line, "%s attention=flash loss=cce", shape);
+    run_ok(line);
+    p = lastp();
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
+                     67141632LL);
+    TEXT_HAS(last(), "Cut Cross-Entropy writes no logits");
+    snprintf(line, sizeof line, "%s attention=flash loss=cce chunks=2", shape);
+    ck_assert_int_eq(run(line), VS_EVALUE);
+    snprintf(line, sizeof line, "%s attention=flash loss=tiled", shape);
+    ck_assert_int_eq(run(line), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "loss must be full, chunked or cce"));
     /* the card's engine's attention key is the default */
     run_ok("engine transformers attention=flash\nestimate activations layers=32 hidden=4096 "
            "heads=32");

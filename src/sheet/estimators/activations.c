@@ -9,13 +9,14 @@
 
 const char *const vs_estimate_activations_keys[] = {"layers",    "hidden", "heads", "checkpointing",
                                                     "attention", "vocab",  "loss",  "chunks",
-                                                    "name",      NULL};
+                                                    "framework", "name",   NULL};
 
 const vs_estimator_info vs_estimator_activations = {
     "activations", vs_estimate_activations_keys,
     "estimate activations [layers=L] [hidden=H] [heads=A] "
     "[checkpointing=none|selective|full|offload] "
-    "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]]",
+    "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]|cce] "
+    "[framework=pytorch|unsloth]",
     "saved activations per layer (Korthikanti et al. 2022)"};
 
 int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *err)
@@ -76,6 +77,20 @@ int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t 
         /* float32 logits 4 B + their gradient 4 B + the 16-bit gradient 2 B */
         return rc;
     }
+    *out = v;
+    return 0;
+}
+
+int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, vs_error *err)
+{
+    const char *w = "the loss";
+    uint64_t per = hidden, v = tokens;
+    int rc;
+    /* cut_cross_entropy/cce_backward.py (apple/ml-cross-entropy at 18e76ad):
+     * de = torch.zeros_like(e) in the 16-bit dtype of e, and lse, float32 */
+    if ((rc = vs_arith_mul(&per, 2, w, err)) || (rc = vs_arith_add(&per, 4, w, err)) ||
+        (rc = vs_arith_mul(&v, per, w, err)))
+        return rc;
     *out = v;
     return 0;
 }

@@ -56,12 +56,14 @@ int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const cha
      * makes nor counts it, and the driver may page it out to host memory; the
      * 8-bit moments' absmax are torch.zeros, in the allocator. */
     out->paged = paged;
-    /* both 8-bit AdamWs quantise each moment in blocks of 256 values with an
-     * fp32 scale per block: torchao's OptimState8bit (block_size=256,
+    /* both 8-bit AdamWs quantise each moment in blocks with an fp32 scale per
+     * block: torchao's OptimState8bit in blocks of 256 (block_size=256,
      * prototype/low_bit_optim/subclass_8bit.py at b5b9525; adam.py's
      * _new_buffer keeps tensors under 4,096 values, or not a whole number of
      * blocks, in the parameter's dtype), bitsandbytes' blockwise state1/state2
-     * with absmax1/absmax2 (optim/optimizer.py, Optimizer8bit) */
+     * with absmax1/absmax2 (optim/optimizer.py, Optimizer2State.init_state) in
+     * blocks of 256 in its later releases, of 2,048 at 06029dd: 256 counts the
+     * larger of the two, 1.6% of the 8-bit moments */
     out->state_block = opt == ADAMW8 ? 256 : 0;
     if (!strcmp(precision, "mixed")) {
         out->precision = "mixed";

@@ -1,0 +1,72 @@
+/* estimate activations framework=unsloth: what a gated decoder layer holds
+ * under Unsloth's own autograd Functions and checkpointer, read in
+ * unslothai/unsloth at 0050c73 (unsloth/kernels/fast_lora.py LoRA_MLP,
+ * LoRA_QKV, LoRA_W; rms_layernorm.py Fast_RMS_Layernorm; rope_embedding.py
+ * Fast_RoPE_Embedding; models/llama.py LlamaDecoderLayer_fast_forward) and
+ * unslothai/unsloth-zoo at 0373fcc (unsloth_zoo/gradient_checkpointing.py). */
+#include "sheet/estimate.h"
+
+#include <string.h>
+
+#include "sheet/estimators/arith.h"
+
+int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
+                                    vs_error *err)
+{
+    const char *w = "the activations";
+    uint64_t t = s->length, saved, work, a, b, c, d;
+    vs_act_est e;
+    int rc;
+    if (mode != VS_CKPT_FULL && mode != VS_CKPT_OFFLOAD)
+        return vs_error_set(err, VS_EVALUE,
+                            "framework=unsloth goes with checkpointing=full or offload (Unsloth "
+                            "checkpoints every layer: use_gradient_checkpointing=True or "
+                            "\"unsloth\")");
+    if (!s->kv_width || !s->intermediate)
+        return vs_error_set(err, VS_EVALUE,
+                            "framework=unsloth needs a Llama-shaped decoder on the card (its "
+                            "kernels are LoRA_QKV, LoRA_W and LoRA_MLP over q/k/v/o and SwiGLU)");
+    memset(&e, 0, sizeof e);
+    if ((rc = vs_arith_mul(&t, s->microbatch, w, err)))
+        return rc;
+    /* saved: 12 h + 4 kv + 4 i + 4 heads + 8 bytes a token (estimate.h says which) */
+    a = s->hidden, b = s->kv_width, c = s->intermediate, d = s->heads;
+    if ((rc = vs_arith_mul(&a, 12, w, err)) || (rc = vs_arith_mul(&b, 4, w, err)) ||
+        (rc = vs_arith_mul(&c, 4, w, err)) || (rc = vs_arith_mul(&d, 4, w, err)) ||
+        (rc = vs_arith_add(&a, b, w, err)) || (rc = vs_arith_add(&a, c, w, err)) ||
+        (rc = vs_arith_add(&a, d, w, err)) || (rc = vs_arith_add(&a, 8, w, err)))
+        return rc;
+    saved = t;
+    if ((rc = vs_arith_mul(&saved, a, w, err)))
+        return rc;
+    /* working: the output, dY and DW, 4 h + 2 i a token */
+    a = s->hidden, c = s->intermediate;
+    if ((rc = vs_arith_mul(&a, 4, w, err)) || (rc = vs_arith_mul(&c, 2, w, err)) ||
+        (rc = vs_arith_add(&a, c, w, err)))
+        return rc;
+    work = t;
+    if ((rc = vs_arith_mul(&work, a, w, err)))
+        return rc;
+    e.per_layer = saved;
+    e.working = work;
+    e.recompute = saved;
+    if ((rc = vs_arith_add(&e.recompute, work, w, err)))
+        return rc;
+    if (mode == VS_CKPT_FULL) {
+        /* the inputs stay on the GPU, and the top layer's, the first one the
+         * backward recomputes, is its first norm's X: counted once, in kept */
+        uint64_t input = t;
+        if ((rc = vs_arith_mul(&input, s->hidden, w, err)) ||
+            (rc = vs_arith_mul(&input, 2, w, err)))
+            return rc;
+        e.kept = input;
+        if ((rc = vs_arith_mul(&e.kept, s->layers, w, err)))
+            return rc;
+        e.recompute -= input;
+    }
+    e.total = e.kept;
+    if ((rc = vs_arith_add(&e.total, e.recompute, w, err)))
+        return rc;
+    *out = e;
+    return 0;
+}
