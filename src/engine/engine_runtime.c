@@ -111,6 +111,9 @@ static const struct ctxrule {
     int nvls;          /* NVLS buffers for tp > 2 */
     int by_board;      /* tp > 1: NVSwitch boards and PCIe boards differ */
     uint64_t nvswitch; /* by_board: tp > 2 on an NVSwitch board; 0: none published */
+    uint64_t pcie_max; /* by_board: the largest tp the PCIe figure covers; 0: any */
+    uint64_t wide_tp;  /* by_board: from this tp on a PCIe board, + wide; 0: none */
+    uint64_t wide;
     const char *rule;
 } ctx_rules[] = {
     /* 0.16 GiB on an H100 at TP 1 (generative-computing/mellea#416); 2.04 GiB at TP 4 on
@@ -119,14 +122,14 @@ static const struct ctxrule {
      * (llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md at 2593348,
      * Llama-3.3-70B-FP8, 0.11.0's DEBUG summary): 563 MiB - 160 MiB = 403 MiB for two
      * ranks */
-    {"Hopper", (uint64_t)160 << 20, 1, (uint64_t)1800 << 20, (uint64_t)403 << 20, 1, 0, 0,
+    {"Hopper", (uint64_t)160 << 20, 1, (uint64_t)1800 << 20, (uint64_t)403 << 20, 1, 0, 0, 0, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
      "vllm/utils.py memory_profiling): Hopper 160 MiB, + 403 MiB of NVLink buffers at "
      "tp 2, + 1,800 MiB at tp > 2 and tp x 32 MiB of NVLS buffers (NCCL "
      "src/transport/nvls.cc), the sizes fitted on published start-up logs"},
     /* 0.07 GiB on a B200 at TP 1 (vllm#21489, V1 0.10's "non-torch memory"); a Blackwell
      * card has NVLink (B200) or not (RTX 5090): no tp > 1 figure */
-    {"Blackwell", (uint64_t)70 << 20, 0, 0, 0, 0, 0, 0,
+    {"Blackwell", (uint64_t)70 << 20, 0, 0, 0, 0, 0, 0, 0, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
      "Blackwell 70 MiB at tp 1, fitted on a published start-up log"},
     /* 0.09 GiB in all on four A30s at TP 4 (vllm-project/vllm#29070, 0.11.1's DEBUG
@@ -136,22 +139,26 @@ static const struct ctxrule {
      * ml.p4d.24xlarge, NVSwitch: aws-samples/aws-ai-ml-workshop-kr's DeepSeek-Coder-V2
      * deployment, 0.7.1): 2,150 MiB - 90 MiB = 2,060 MiB of NVSwitch rings, the figure
      * Hopper's NVLink term comes close to (1,800 MiB). vllm#10517's RTX 3090 printed 0.35
-     * GiB at TP 1 in 0.6.4, whose accounting counted the allocator's cached blocks too. */
-    {"Ampere", (uint64_t)90 << 20, 1, 0, 0, 0, 1, (uint64_t)2060 << 20,
+     * GiB at TP 1 in 0.6.4, whose accounting counted the allocator's cached blocks too.
+     * 0.20 GiB on a further rank of sixteen RTX 3090s at TP 16 (vllm-project/vllm#14447,
+     * 0.8.3 V0, DeepSeek-V3-0324-AWQ; PCIe only): 205 MiB - 90 MiB = 115 MiB that sixteen
+     * PCIe ranks add where four added none. No PCIe figure between 4 and 16 ranks is
+     * published, so those tps are refused. */
+    {"Ampere", (uint64_t)90 << 20, 1, 0, 0, 0, 1, (uint64_t)2060 << 20, 4, 16, (uint64_t)115 << 20,
      "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
      "vllm/utils.py memory_profiling): Ampere 90 MiB at tp 1 and on PCIe or bridged cards "
-     "at any tp, + 2,060 MiB of NVSwitch rings at tp > 2 on SXM boards, fitted on published "
-     "start-up logs"},
+     "up to tp 4, + 115 MiB on PCIe cards at tp 16 or more, + 2,060 MiB of NVSwitch rings "
+     "at tp > 2 on SXM boards, fitted on published start-up logs"},
     /* 0.03 GiB on an RTX 4060 at TP 1 (vllm#13882); 0.25 GiB on RTX 4090s at TP 2 over
      * PCIe (vllm#13061): 0.25 GiB - 30 MiB = 225 MiB; no Ada card has NVLink */
-    {"Ada Lovelace", (uint64_t)30 << 20, 1, (uint64_t)225 << 20, 0, 0, 0, 0,
+    {"Ada Lovelace", (uint64_t)30 << 20, 1, (uint64_t)225 << 20, 0, 0, 0, 0, 0, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; NCCL's buffers at tp > 1; "
      "vllm/utils.py memory_profiling): Ada Lovelace 30 MiB, + 225 MiB of PCIe rings at "
      "tp > 1, fitted on published start-up logs"},
     /* 0.05 GiB on a Tesla T4 at TP 1 (ameureka/Unsloth_Lllama_deepseek, 0.7.2 under
      * Unsloth; V0: Turing is below V1's compute capability 8.0); T4s and RTX 20xx cards
      * are PCIe cards, but no tp > 1 figure is published */
-    {"Turing", (uint64_t)50 << 20, 0, 0, 0, 0, 0, 0,
+    {"Turing", (uint64_t)50 << 20, 0, 0, 0, 0, 0, 0, 0, 0, 0,
      "vLLM's non_torch_memory (cuBLAS workspaces; vllm/utils.py memory_profiling): "
      "Turing 50 MiB at tp 1, fitted on a published start-up log"},
 };
@@ -213,7 +220,12 @@ int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architectu
                                  " on a board the GPU's name does not say (SXM or PCIe)");
             if (b == BOARD_NVSWITCH && (tp < 3 || !r->nvswitch))
                 return no_figure(err, r, tp, " on NVSwitch boards");
-            link = b == BOARD_NVSWITCH ? r->nvswitch : r->link;
+            if (b == BOARD_PCIE && r->pcie_max && tp > r->pcie_max &&
+                (!r->wide_tp || tp < r->wide_tp))
+                return no_figure(err, r, tp, " on PCIe boards");
+            link = b == BOARD_NVSWITCH              ? r->nvswitch
+                   : r->wide_tp && tp >= r->wide_tp ? r->link + r->wide
+                                                    : r->link;
         } else if (tp > 1) {
             if (!r->link_known)
                 return no_figure(err, r, tp, "");
