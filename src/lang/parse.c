@@ -134,12 +134,23 @@ static unsigned control_at(const unsigned char *s, size_t i, size_t len)
     return 0;
 }
 
+/* Sixteen bytes at a time (util/word): a block of printable ASCII, most of a
+ * cell, cannot hold one; a byte that stops the block (a line break, a byte of
+ * a multi-byte character, DEL) is looked at alone. */
 static int has_control(const unsigned char *s, size_t len)
 {
-    size_t i;
-    for (i = 0; i < len; i++)
+    size_t i = 0;
+    while (i < len) {
+        if (i + 16 <= len) {
+            size_t k = vs_word_block_run((const char *)s + i, 0x20, 0x7F, 0, 0, 0, 0);
+            i += k;
+            if (k == 16)
+                continue;
+        }
         if ((s[i] < 0x20 || s[i] == 0x7f || s[i] == 0xc2) && control_at(s, i, len))
             return 1;
+        i++;
+    }
     return 0;
 }
 
