@@ -150,6 +150,44 @@ START_TEST(empty_and_huge)
 }
 END_TEST
 
+/* The axis' tick labels read as printf's %g writes their values (a whole
+ * number or a quarter is written without printf), from charts a fraction of a
+ * GiB tall to ones past 10^4 GiB (below 10^6 GiB, where a label fits its
+ * seven characters): every label is %g of its own value, and they rise from 0. */
+START_TEST(tick_labels_read_as_printf_g)
+{
+    double gib = 0.01;
+    int charts = 0;
+    for (; gib < 6e5; gib *= 1.37, charts++) {
+        vs_svg_segment seg[] = {{"weights", 1, (uint64_t)(gib * 1073741824.0), NULL}};
+        char *svg = vs_svg_budget(NULL, seg, 1, NULL, 0);
+        const char *p = svg, *mark = "text-anchor='end'>";
+        double last = -1;
+        int ticks = 0;
+        ck_assert_ptr_nonnull(svg);
+        while ((p = strstr(p, mark)) != NULL) {
+            char label[32], want[32];
+            size_t n;
+            p += strlen(mark);
+            n = strcspn(p, "<");
+            ck_assert_uint_lt(n, sizeof label);
+            memcpy(label, p, n);
+            label[n] = '\0';
+            snprintf(want, sizeof want, "%g", strtod(label, NULL));
+            ck_assert_msg(!strcmp(label, want), "%g GiB: tick '%s', %%g writes '%s'", gib, label,
+                          want);
+            ck_assert(strtod(label, NULL) > last);
+            last = strtod(label, NULL);
+            if (!ticks++)
+                ck_assert_str_eq(label, "0");
+        }
+        ck_assert_int_ge(ticks, 2);
+        free(svg);
+    }
+    ck_assert_int_gt(charts, 30);
+}
+END_TEST
+
 /* A long reserve: the weights, the ten largest components in the sheet's
  * order, one slice for the rest summed, one hatched slice for the unknown. */
 START_TEST(long_reserves_are_grouped)
@@ -394,6 +432,7 @@ int main(void)
     tcase_add_test(tc, lines_sit_at_their_capacity);
     tcase_add_test(tc, stack_label_above_a_line_at_its_height);
     tcase_add_test(tc, empty_and_huge);
+    tcase_add_test(tc, tick_labels_read_as_printf_g);
     tcase_add_test(tc, long_reserves_are_grouped);
     tcase_add_test(tc, layout_for_every_count);
     tcase_add_test(tc, close_and_equal_lines);
