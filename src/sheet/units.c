@@ -443,29 +443,30 @@ static size_t u64_digits(char *buf, uint64_t n)
     return len;
 }
 
-/* Copies the pieces into out, truncating safely; returns out. */
-static char *join(char *out, size_t outlen, const char *const *parts, size_t n)
+/* The n bytes at s into out, cut to fit with its NUL; returns out. */
+static char *put_cut(char *out, size_t outlen, const char *s, size_t n)
 {
-    size_t k = 0, i;
-    for (i = 0; i < n && k + 1 < outlen; i++) {
-        const char *p = parts[i];
-        while (*p && k + 1 < outlen)
-            out[k++] = *p++;
-    }
-    out[k] = '\0';
+    if (n >= outlen)
+        n = outlen - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
     return out;
 }
 
-/* "q" or "q.digits" */
+/* "q" or "q.digits" (outlen > 0), cut to fit. Written whole in a local
+ * buffer, then copied once: every amount a table shows passes here. */
 static char *put_quotient(char *out, size_t outlen, uint64_t q, const char *digits)
 {
-    char qs[24];
-    const char *parts[3];
-    u64_digits(qs, q);
-    parts[0] = qs;
-    parts[1] = digits[0] ? "." : "";
-    parts[2] = digits;
-    return join(out, outlen, parts, 3);
+    char full[24 + 1 + 64];
+    size_t n = u64_digits(full, q), nd = strlen(digits);
+    if (nd > 64)
+        nd = 64;
+    if (nd) {
+        full[n++] = '.';
+        memcpy(full + n, digits, nd);
+        n += nd;
+    }
+    return put_cut(out, outlen, full, n);
 }
 
 char *vs_units_exact(char *out, size_t outlen, uint64_t bytes, vs_unit u)
@@ -526,36 +527,29 @@ char *vs_units_round(char *out, size_t outlen, uint64_t bytes, vs_unit u, int de
     return put_quotient(out, outlen, q, digits);
 }
 
-char *vs_units_grouped(char *out, size_t outlen, uint64_t n)
-{
-    char plain[32], tmp[40];
-    size_t len, i, j = 0;
-    if (!out || outlen == 0)
-        return out;
-    len = u64_digits(plain, n);
-    for (i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            tmp[j++] = ',';
-        tmp[j++] = plain[i];
-    }
-    if (j >= outlen)
-        j = outlen - 1;
-    memcpy(out, tmp, j);
-    out[j] = '\0';
-    return out;
-}
-
-/* n with a comma every three digits, written at p; returns the end. */
+/* n with a comma every three digits, written at p (room for 27 bytes);
+ * returns the end. The leading group (one to three digits), then whole
+ * groups of three: no test per digit. */
 static char *put_grouped(char *p, uint64_t n)
 {
     char plain[24];
-    size_t len = u64_digits(plain, n), i;
-    for (i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            *p++ = ',';
-        *p++ = plain[i];
+    size_t len = u64_digits(plain, n), i, lead = len % 3 ? len % 3 : 3;
+    memcpy(p, plain, lead);
+    p += lead;
+    for (i = lead; i < len; i += 3) {
+        p[0] = ',';
+        memcpy(p + 1, plain + i, 3);
+        p += 4;
     }
     return p;
+}
+
+char *vs_units_grouped(char *out, size_t outlen, uint64_t n)
+{
+    char tmp[40];
+    if (!out || outlen == 0)
+        return out;
+    return put_cut(out, outlen, tmp, (size_t)(put_grouped(tmp, n) - tmp));
 }
 
 /* bytes in units of d, rounded half up to two decimals, written grouped

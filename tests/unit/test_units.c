@@ -231,21 +231,29 @@ START_TEST(test_describe_scales)
     ck_assert_str_eq(vs_units_grouped(b, sizeof b, 123), "123");
     ck_assert_str_eq(vs_units_grouped(b, sizeof b, UINT64_MAX), "18,446,744,073,709,551,615");
     {
-        /* every digit count, against printf: digits come two at a time */
+        /* every digit count, against printf's digits with a comma put
+         * before every third digit from the right: digits come two at a
+         * time, groups three at a time */
         uint64_t v = 0;
         int k;
         for (k = 0; k < 20; k++) {
-            char ref[32], got[40], *q = got;
-            size_t i;
+            char ref[32], want[40], got[40];
+            size_t i, n, j = 0;
             v = v * 10 + (uint64_t)(k % 10);
-            snprintf(ref, sizeof ref, "%llu", (unsigned long long)v);
-            vs_units_grouped(got, sizeof got, v);
-            for (i = 0; got[i]; i++)
-                if (got[i] != ',')
-                    *q++ = got[i];
-            *q = '\0';
-            ck_assert_str_eq(got, ref);
+            n = (size_t)snprintf(ref, sizeof ref, "%llu", (unsigned long long)v);
+            for (i = 0; i < n; i++) {
+                if (i > 0 && (n - i) % 3 == 0)
+                    want[j++] = ',';
+                want[j++] = ref[i];
+            }
+            want[j] = '\0';
+            ck_assert_str_eq(vs_units_grouped(got, sizeof got, v), want);
         }
+        /* rounded and exact figures cut to fit, as the grouped ones */
+        ck_assert_str_eq(vs_units_round(b, 4, 24000000000ULL, VS_UNIT_GIB, 2), "22.");
+        ck_assert_str_eq(vs_units_round(b, 3, 24000000000ULL, VS_UNIT_GIB, 2), "22");
+        ck_assert_str_eq(vs_units_exact(b, 6, 24000000000ULL, VS_UNIT_GIB), "22.35");
+        ck_assert_str_eq(vs_units_exact(b, 1, 24000000000ULL, VS_UNIT_GIB), "");
         ck_assert_str_eq(vs_units_grouped(b, sizeof b, 0), "0");
         ck_assert_str_eq(vs_units_grouped(b, 4, 1234567), "1,2"); /* cut to fit */
     }
