@@ -224,6 +224,51 @@ static const char *skip_spaces(const char *p)
     return p;
 }
 
+/* The unit named u exactly, or UNIT_COUNT. */
+static size_t unit_named(const char *u)
+{
+    size_t i;
+    for (i = 0; i < UNIT_COUNT; i++)
+        if (!strcmp(u, unit_table[i].name))
+            break;
+    return i;
+}
+
+/* The common amount ("112MiB", "12.5 GB"): at most 18 digits with at most
+ * one point, then a unit. The same bytes as the decimal path below, which
+ * rounds a fraction of a byte up: ceil(digits x unit / 10^decimals). Returns
+ * 1 with *out set, or 0 for any other text (an exponent, a sign, more digits,
+ * an unknown unit, a product past 64 bits), which the decimal path reads and
+ * reports on. Most lines of a long cell hold an amount. */
+static int parse_bytes_plain(uint64_t *out, const char *p)
+{
+    uint64_t m = 0, pow10 = 1, v;
+    int digits = 0, point = 0;
+    size_t k;
+    if (!is_digit(*p))
+        return 0;
+    for (;; p++) {
+        if (is_digit(*p)) {
+            if (++digits > 18)
+                return 0;
+            m = m * 10 + (uint64_t)(*p - '0');
+            if (point)
+                pow10 *= 10;
+        } else if (*p == '.' && !point) {
+            point = 1;
+        } else {
+            break;
+        }
+    }
+    if (*p == 'e' || *p == 'E')
+        return 0;
+    p = skip_spaces(p);
+    if (!*p || (k = unit_named(p)) == UNIT_COUNT || vs_units_mul(&v, m, unit_table[k].bytes) < 0)
+        return 0;
+    *out = v / pow10 + (v % pow10 != 0);
+    return 1;
+}
+
 int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
 {
     decimal x;
@@ -234,6 +279,8 @@ int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
     if (!text)
         return vs_error_set(err, VS_EVALUE, "expected an amount of memory");
     text = skip_spaces(text);
+    if (parse_bytes_plain(out, text))
+        return 0;
     rc = decimal_read(&x, text, &end, "amount", err);
     if (rc < 0)
         return rc;
@@ -241,10 +288,7 @@ int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
     if (!*u)
         return vs_error_set(
             err, VS_EUNIT, "'%s' has no unit; memory amounts always carry one of " UNIT_LIST, text);
-    for (i = 0; i < UNIT_COUNT; i++)
-        if (!strcmp(u, unit_table[i].name))
-            break;
-    if (i == UNIT_COUNT) {
+    if ((i = unit_named(u)) == UNIT_COUNT) {
         size_t j;
         static const char *const prefix[] = {"K", "M", "G", "T"};
         for (j = 0; j < sizeof prefix / sizeof prefix[0]; j++)

@@ -85,6 +85,20 @@ START_TEST(test_fraction_rounds_up)
     ck_assert_uint_eq(bytes_ok("1.5B"), 2);
     ck_assert_uint_eq(bytes_ok("0.001KiB"), 2);        /* 1.024 B */
     ck_assert_uint_eq(bytes_ok("0.0009765625KiB"), 1); /* exactly 1 B, not 2 */
+    /* the plain form (digits, a point, a unit) read without the decimal
+     * arithmetic, and its edges, where the decimal reading takes over */
+    ck_assert_uint_eq(bytes_ok("12.5GB"), 12500000000ULL);
+    ck_assert_uint_eq(bytes_ok("12.5 GB"), 12500000000ULL);
+    ck_assert_uint_eq(bytes_ok("0.1KiB"), 103);         /* 102.4 B */
+    ck_assert_uint_eq(bytes_ok("1.0000001KB"), 1001);   /* 1,000.0001 B */
+    ck_assert_uint_eq(bytes_ok("3.14159MiB"), 3294196); /* 3,294,195.63... B */
+    ck_assert_uint_eq(bytes_ok("5.GB"), 5000000000ULL);
+    ck_assert_uint_eq(bytes_ok("0005GB"), 5000000000ULL);
+    ck_assert_uint_eq(bytes_ok("999999999999999999B"), 999999999999999999ULL);   /* 18 digits */
+    ck_assert_uint_eq(bytes_ok("9999999999999999999B"), 9999999999999999999ULL); /* 19 */
+    ck_assert_uint_eq(bytes_ok("18446744073.709551615GB"), UINT64_MAX);
+    ck_assert_uint_eq(bytes_ok("+5GB"), 5000000000ULL);
+    ck_assert_uint_eq(bytes_ok("5e3MB"), 5000000000ULL);
 }
 END_TEST
 
@@ -98,6 +112,8 @@ START_TEST(test_bytes_overflow)
     ck_assert_uint_eq(bytes_ok("16777215TiB"), 16777215ULL << 40);
     ck_assert_int_eq(bytes_fails("1e5000B", &err), VS_EUNIT);
     ck_assert_int_eq(bytes_fails("99999999999999999999999TB", &err), VS_EUNIT);
+    ck_assert_int_eq(bytes_fails("18446744073.709551616GB", &err), VS_EUNIT); /* 2^64 B */
+    ck_assert_int_eq(bytes_fails("16777216.0TiB", &err), VS_EUNIT);
 }
 END_TEST
 
