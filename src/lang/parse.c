@@ -226,15 +226,23 @@ static void skip_continuation(cursor *c)
     advance(c); /* the newline (no-op at the end) */
 }
 
-/* Skips spaces and continuations within a logical line. */
+/* Skips spaces and continuations within a logical line. A byte above the
+ * space other than a backslash starts an argument: most calls end there,
+ * without the tests for the other blanks. */
 static void skip_blanks(cursor *c)
 {
     for (;;) {
+        int ch;
         while (c->i < c->len && c->s[c->i] == ' ') {
             c->i++;
             c->col++;
         }
-        if (!at_end(c) && is_space(peek(c, 0)))
+        if (c->i >= c->len)
+            return;
+        ch = (unsigned char)c->s[c->i];
+        if (ch > ' ' && ch != '\\')
+            return;
+        if (is_space(ch))
             advance(c);
         else if (at_continuation(c))
             skip_continuation(c);
@@ -251,12 +259,21 @@ static void skip_to_eol(cursor *c)
 
 static int line_ends(const cursor *c)
 {
-    return at_end(c) || peek(c, 0) == '\n';
+    return c->i >= c->len || c->s[c->i] == '\n';
 }
 
+/* Whether the argument ends here: the end, a newline, a blank or a
+ * continuation. A byte above the space other than a backslash is none of
+ * them (the common case, tested first). */
 static int arg_ends(const cursor *c)
 {
-    return line_ends(c) || is_space(peek(c, 0)) || at_continuation(c);
+    int ch;
+    if (c->i >= c->len)
+        return 1;
+    ch = (unsigned char)c->s[c->i];
+    if (ch > ' ' && ch != '\\')
+        return 0;
+    return ch == '\n' || is_space(ch) || at_continuation(c);
 }
 
 /* Reads a double-quoted string at the cursor (on the quote) into b. */
