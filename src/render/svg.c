@@ -141,43 +141,45 @@ typedef struct {
     char rest_label[48], unknown_label[48];
 } drawn_segments;
 
-static int larger_first(const void *a, const void *b)
-{
-    const vs_svg_segment *x = *(const vs_svg_segment *const *)a;
-    const vs_svg_segment *y = *(const vs_svg_segment *const *)b;
-    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : (x > y) - (x < y);
-}
-
-/* Fills d from segs; the segments drawn point into segs. -1 when memory is short. */
+/* Fills d from segs; the segments drawn point into segs. Returns 0. */
 static int group_segments(drawn_segments *d, const vs_svg_segment *segs, size_t nsegs,
                           size_t nunknown)
 {
     /* slots: the first known segment, `keep` others, the summed rest */
     const size_t keep = CHART_KNOWN_MAX - 2;
-    size_t i, k = 0, nknown = nsegs - nunknown, nrest = 0, ties = 0;
+    size_t i, nknown = nsegs - nunknown, nrest = 0, ties = 0;
     uint64_t threshold = 0, rest = 0;
     const vs_svg_segment *first = NULL;
     int grouping = nknown > CHART_KNOWN_MAX;
 
     d->n = 0;
     if (grouping) {
-        const vs_svg_segment **by_size = malloc(nknown * sizeof *by_size);
-        if (!by_size)
-            return -1;
+        /* The keep largest amounts of the known segments after the first
+         * (counted with repeats), largest first: the last is the threshold.
+         * An insertion into ten slots per segment, not a sort of them all. */
+        uint64_t top[CHART_KNOWN_MAX - 2];
+        size_t ntop = 0, larger = 0;
         for (i = 0; i < nsegs; i++) {
+            size_t j;
             if (!segs[i].known)
                 continue;
-            if (!first)
+            if (!first) {
                 first = &segs[i];
-            else
-                by_size[k++] = &segs[i];
+                continue;
+            }
+            if (ntop == keep && segs[i].bytes <= top[keep - 1])
+                continue;
+            j = ntop < keep ? ntop++ : keep - 1;
+            for (; j > 0 && top[j - 1] < segs[i].bytes; j--)
+                top[j] = top[j - 1];
+            top[j] = segs[i].bytes;
         }
-        qsort(by_size, k, sizeof *by_size, larger_first);
-        threshold = by_size[keep - 1]->bytes;
-        /* of the components as large as the threshold, the earliest are kept */
-        for (i = 0; i < keep; i++)
-            ties += by_size[i]->bytes == threshold;
-        free(by_size);
+        threshold = top[keep - 1];
+        /* the kept ones are those above the threshold and, of those as large
+         * as it, the earliest, as many as the slots left */
+        for (i = 0; i < nsegs; i++)
+            larger += segs[i].known && &segs[i] != first && segs[i].bytes > threshold;
+        ties = keep - larger;
     }
     for (i = 0; i < nsegs; i++) {
         const vs_svg_segment *s = &segs[i];

@@ -226,6 +226,19 @@ START_TEST(long_reserves_are_grouped)
     /* one legend row per slice drawn, not per component */
     ck_assert_uint_eq(count(svg, "<rect x="), 13);
     free(svg);
+    /* twenty equal components after the weights, largest last in the sheet:
+     * the ten earliest are kept, the ten others summed (10 x 5 MiB) */
+    for (i = 1; i <= 20; i++)
+        segs[i] = (vs_svg_segment){names[i], 1, 5ULL << 20, "estimated"};
+    svg = vs_svg_budget(NULL, segs, 21, NULL, 0);
+    ck_assert_ptr_nonnull(svg);
+    for (i = 1; i <= 20; i++) {
+        char t[64];
+        snprintf(t, sizeof t, "<title>part_%zu: ", i);
+        ck_assert_msg(i <= 10 ? strstr(svg, t) != NULL : !strstr(svg, t), "%s", t);
+    }
+    ck_assert(strstr(svg, "<title>10 smaller components: 0.05 GiB</title>") != NULL);
+    free(svg);
 }
 END_TEST
 
