@@ -134,12 +134,23 @@ static unsigned control_at(const unsigned char *s, size_t i, size_t len)
     return 0;
 }
 
+/* Sixteen bytes at a time (util/word): a block of printable ASCII, most of a
+ * cell, cannot hold one; a byte that stops the block (a line break, a byte of
+ * a multi-byte character, DEL) is looked at alone. */
 static int has_control(const unsigned char *s, size_t len)
 {
-    size_t i;
-    for (i = 0; i < len; i++)
+    size_t i = 0;
+    while (i < len) {
+        if (i + 16 <= len) {
+            size_t k = vs_word_block_run((const char *)s + i, 0x20, 0x7F, 0, 0, 0, 0);
+            i += k;
+            if (k == 16)
+                continue;
+        }
         if ((s[i] < 0x20 || s[i] == 0x7f || s[i] == 0xc2) && control_at(s, i, len))
             return 1;
+        i++;
+    }
     return 0;
 }
 
@@ -215,15 +226,23 @@ static void skip_continuation(cursor *c)
     advance(c); /* the newline (no-op at the end) */
 }
 
-/* Skips spaces and continuations within a logical line. */
+/* Skips spaces and continuations within a logical line. A byte above the
+ * space other than a backslash starts an argument: most calls end there,
+ * without the tests for the other blanks. */
 static void skip_blanks(cursor *c)
 {
     for (;;) {
+        int ch;
         while (c->i < c->len && c->s[c->i] == ' ') {
             c->i++;
             c->col++;
         }
-        if (!at_end(c) && is_space(peek(c, 0)))
+        if (c->i >= c->len)
+            return;
+        ch = (unsigned char)c->s[c->i];
+        if (ch > ' ' && ch != '\\')
+            return;
+        if (is_space(ch))
             advance(c);
         else if (at_continuation(c))
             skip_continuation(c);
@@ -240,12 +259,21 @@ static void skip_to_eol(cursor *c)
 
 static int line_ends(const cursor *c)
 {
-    return at_end(c) || peek(c, 0) == '\n';
+    return c->i >= c->len || c->s[c->i] == '\n';
 }
 
+/* Whether the argument ends here: the end, a newline, a blank or a
+ * continuation. A byte above the space other than a backslash is none of
+ * them (the common case, tested first). */
 static int arg_ends(const cursor *c)
 {
-    return line_ends(c) || is_space(peek(c, 0)) || at_continuation(c);
+    int ch;
+    if (c->i >= c->len)
+        return 1;
+    ch = (unsigned char)c->s[c->i];
+    if (ch > ' ' && ch != '\\')
+        return 0;
+    return ch == '\n' || is_space(ch) || at_continuation(c);
 }
 
 /* Reads a double-quoted string at the cursor (on the quote) into b. */

@@ -92,8 +92,10 @@ const char *vs_verb_class_for(const char *name)
         {"quant_metadata", VS_CLASS_PARAMETERS},
     };
     size_t i;
+    /* the first letter before strcmp: every reserve line asks, and most
+     * names (part_12, workspace) match none of these */
     for (i = 0; i < sizeof implied / sizeof implied[0]; i++)
-        if (!strcmp(name, implied[i].name))
+        if (name[0] == implied[i].name[0] && !strcmp(name, implied[i].name))
             return vs_vocab_class_name(implied[i].cls);
     return vs_vocab_class_name(VS_CLASS_OTHER);
 }

@@ -48,23 +48,28 @@ vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *s
     if (html && svg) {
         /* Frontends show one representation per output, and every one of them
          * (classic Notebook, JupyterLab, nbconvert) ranks text/html above
-         * image/svg+xml: the chart must be inside the HTML to be seen. */
-        vs_buf both = VS_BUF_INIT;
-        vs_buf_append(&both, html, nh);
-        vs_buf_puts(&both, "<div class='vramsheet-chart'>\n");
-        vs_buf_append(&both, svg, ns);
-        vs_buf_puts(&both, "</div>\n");
+         * image/svg+xml: the chart must be inside the HTML to be seen. The
+         * chart is escaped once and written twice: escaping is a byte at a
+         * time (a repaired byte too), so the escaped whole is the escaped
+         * pieces end to end. */
+        vs_buf chart = VS_BUF_INIT;
+        vs_json_dump_string_lossy(svg, ns, &chart);
         vs_buf_puts(&out, ",\"text/html\":");
-        if (vs_buf_failed(&both))
+        vs_json_dump_string_lossy(html, nh, &out);
+        if (vs_buf_failed(&chart) || vs_buf_failed(&out)) {
             out.failed = 1;
-        else
-            vs_json_dump_string_lossy(both.data, both.len, &out);
-        vs_buf_free(&both);
+        } else {
+            out.len--; /* html's closing quote: the chart follows inside the string */
+            vs_buf_puts(&out, "<div class='vramsheet-chart'>\\n");
+            vs_buf_append(&out, chart.data + 1, chart.len - 2);
+            vs_buf_puts(&out, "</div>\\n\",\"image/svg+xml\":");
+            vs_buf_append(&out, chart.data, chart.len);
+        }
+        vs_buf_free(&chart);
     } else if (html) {
         vs_buf_puts(&out, ",\"text/html\":");
         vs_json_dump_string_lossy(html, nh, &out);
-    }
-    if (svg) {
+    } else if (svg) {
         vs_buf_puts(&out, ",\"image/svg+xml\":");
         vs_json_dump_string_lossy(svg, ns, &out);
     }

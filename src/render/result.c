@@ -110,17 +110,23 @@ void vs_render_put_one_line(vs_buf *text, vs_buf *html, const char *headline,
     for (i = 0; notes && notes[i]; i++)
         n += strlen(notes[i]) + 2;
     /* one allocation each, not a doubling series: most lines of a cell are these */
+    size_t start = text->len, len;
     vs_buf_reserve(text, n + 2);
     vs_buf_reserve(html, n + n / 8 + 16);
     vs_buf_puts(text, headline ? headline : "");
-    vs_buf_puts(html, "<p>");
-    vs_buf_put_html(html, headline ? headline : "");
     for (i = 0; notes && notes[i]; i++) {
         vs_buf_puts(text, "; ");
         vs_buf_puts(text, notes[i]);
-        vs_buf_puts(html, "; ");
-        vs_buf_put_html(html, notes[i]);
     }
+    /* the HTML is the same line escaped: copied whole when it holds no markup */
+    len = text->len - start;
+    vs_buf_puts(html, "<p>");
+    if (vs_buf_failed(text))
+        html->failed = 1;
+    else if (strcspn(text->data + start, "&<>\"'") == len)
+        vs_buf_append(html, text->data + start, len);
+    else
+        vs_buf_put_htmln(html, text->data + start, len);
     vs_buf_putc(text, '\n');
     vs_buf_puts(html, "</p>\n");
 }

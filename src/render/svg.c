@@ -95,6 +95,28 @@ static double nice_step(double top)
     return top > 0 ? top : 1;
 }
 
+/* A tick's value as printf's %g writes it. Ticks are multiples of
+ * nice_step(), so most are whole numbers or quarters, and below 10^4 %g writes
+ * those as their digits (at most six significant ones): written here; any
+ * other value goes to snprintf, which each chart called a dozen times. */
+static void tick_text(char *out, size_t n, double v)
+{
+    static const char *const quarter[] = {"", ".25", ".5", ".75"};
+    double q = v * 4;
+    if (n >= 12 && v >= 0 && v < 1e4 && q == (double)(unsigned long)q) {
+        unsigned long t = (unsigned long)q, whole = t / 4;
+        char d[8], *p = d + sizeof d;
+        do {
+            *--p = (char)('0' + whole % 10);
+            whole /= 10;
+        } while (whole);
+        memcpy(out, p, (size_t)(d + sizeof d - p));
+        strcpy(out + (d + sizeof d - p), quarter[t % 4]);
+        return;
+    }
+    snprintf(out, n, "%g", v);
+}
+
 static void put_gib(vs_buf *b, uint64_t bytes)
 {
     char r[64];
@@ -119,43 +141,45 @@ typedef struct {
     char rest_label[48], unknown_label[48];
 } drawn_segments;
 
-static int larger_first(const void *a, const void *b)
-{
-    const vs_svg_segment *x = *(const vs_svg_segment *const *)a;
-    const vs_svg_segment *y = *(const vs_svg_segment *const *)b;
-    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : (x > y) - (x < y);
-}
-
-/* Fills d from segs; the segments drawn point into segs. -1 when memory is short. */
+/* Fills d from segs; the segments drawn point into segs. Returns 0. */
 static int group_segments(drawn_segments *d, const vs_svg_segment *segs, size_t nsegs,
                           size_t nunknown)
 {
     /* slots: the first known segment, `keep` others, the summed rest */
     const size_t keep = CHART_KNOWN_MAX - 2;
-    size_t i, k = 0, nknown = nsegs - nunknown, nrest = 0, ties = 0;
+    size_t i, nknown = nsegs - nunknown, nrest = 0, ties = 0;
     uint64_t threshold = 0, rest = 0;
     const vs_svg_segment *first = NULL;
     int grouping = nknown > CHART_KNOWN_MAX;
 
     d->n = 0;
     if (grouping) {
-        const vs_svg_segment **by_size = malloc(nknown * sizeof *by_size);
-        if (!by_size)
-            return -1;
+        /* The keep largest amounts of the known segments after the first
+         * (counted with repeats), largest first: the last is the threshold.
+         * An insertion into ten slots per segment, not a sort of them all. */
+        uint64_t top[CHART_KNOWN_MAX - 2];
+        size_t ntop = 0, larger = 0;
         for (i = 0; i < nsegs; i++) {
+            size_t j;
             if (!segs[i].known)
                 continue;
-            if (!first)
+            if (!first) {
                 first = &segs[i];
-            else
-                by_size[k++] = &segs[i];
+                continue;
+            }
+            if (ntop == keep && segs[i].bytes <= top[keep - 1])
+                continue;
+            j = ntop < keep ? ntop++ : keep - 1;
+            for (; j > 0 && top[j - 1] < segs[i].bytes; j--)
+                top[j] = top[j - 1];
+            top[j] = segs[i].bytes;
         }
-        qsort(by_size, k, sizeof *by_size, larger_first);
-        threshold = by_size[keep - 1]->bytes;
-        /* of the components as large as the threshold, the earliest are kept */
-        for (i = 0; i < keep; i++)
-            ties += by_size[i]->bytes == threshold;
-        free(by_size);
+        threshold = top[keep - 1];
+        /* the kept ones are those above the threshold and, of those as large
+         * as it, the earliest, as many as the slots left */
+        for (i = 0; i < nsegs; i++)
+            larger += segs[i].known && &segs[i] != first && segs[i].bytes > threshold;
+        ties = keep - larger;
     }
     for (i = 0; i < nsegs; i++) {
         const vs_svg_segment *s = &segs[i];
@@ -238,27 +262,48 @@ static void put_text(vs_buf *b, double x, double y, const char *attrs, const cha
 /* s as lines of at most max code points, broken after spaces (a word longer
  * than a line is cut), one <text> each, from baseline *y down by lh; the
  * lines after the first start at x + indent. Returns the number of lines. */
+/* Where the line of s[0..len) that starts at pos ends, room code points at
+ * most: before the last " (" in the line's second half, a basis or a status
+ * kept whole; else after its last space, if any. */
+static size_t wrap_cut(const char *s, size_t len, size_t pos, size_t room)
+{
+    size_t end = pos + cp_prefix(s + pos, len - pos, room), cut = end;
+    if (end < len) {
+        size_t k = end, half = pos + (end - pos) / 2;
+        while (k > half && !(s[k] == ' ' && s[k + 1] == '('))
+            k--;
+        if (k <= half) {
+            k = end;
+            while (k > pos && s[k] != ' ')
+                k--;
+        }
+        if (k > pos)
+            cut = k;
+    }
+    return cut;
+}
+
+/* The lines put_wrapped writes of s with no indent, counted without writing
+ * them: the legend's dry run, which only needs its height. */
+static size_t wrapped_lines(const char *s, size_t max)
+{
+    size_t len = strlen(s), pos = 0, lines = 0;
+    while (pos < len) {
+        pos = wrap_cut(s, len, pos, max);
+        lines++;
+        while (pos < len && s[pos] == ' ')
+            pos++;
+    }
+    return lines;
+}
+
 static size_t put_wrapped(vs_buf *b, double x, double indent, double *y, double lh, const char *s,
                           size_t max)
 {
     size_t len = strlen(s), pos = 0, lines = 0;
     while (pos < len) {
         size_t room = lines ? max - (size_t)(indent / CH(FONT_PX) + 0.5) : max;
-        size_t end = pos + cp_prefix(s + pos, len - pos, room), cut = end;
-        if (end < len) {
-            /* before the last " (" in the line's second half, a basis or a
-             * status kept whole; else after its last space, if any */
-            size_t k = end, half = pos + (end - pos) / 2;
-            while (k > half && !(s[k] == ' ' && s[k + 1] == '('))
-                k--;
-            if (k <= half) {
-                k = end;
-                while (k > pos && s[k] != ' ')
-                    k--;
-            }
-            if (k > pos)
-                cut = k;
-        }
+        size_t cut = wrap_cut(s, len, pos, room);
         svgf(b, "<text x='%f' y='%f'>", lines ? x + indent : x, *y);
         put_escaped_n(b, s + pos, cut - pos);
         vs_buf_puts(b, "</text>\n");
@@ -403,19 +448,20 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
     /* The legend's entries, wrapped, decide the height: a dry run counts
      * their lines. */
     {
-        vs_buf dry = VS_BUF_INIT;
         double ly = 0;
+        size_t n;
         for (i = 0; i < nsegs; i++) {
             seg_legend(&s, &segs[i]);
-            put_wrapped(&dry, 0, 0, &ly, LINE_H, vs_buf_str(&s), LEGEND_MAX);
+            for (n = wrapped_lines(vs_buf_str(&s), LEGEND_MAX); n > 0; n--)
+                ly += LINE_H;
             ly += 2;
         }
         for (i = 0; i < nlines; i++) {
             line_legend(&s, i, &lines[i]);
-            put_wrapped(&dry, 0, 0, &ly, LINE_H, vs_buf_str(&s), LEGEND_MAX);
+            for (n = wrapped_lines(vs_buf_str(&s), LEGEND_MAX); n > 0; n--)
+                ly += LINE_H;
             ly += 2;
         }
-        vs_buf_free(&dry);
         legend_h = ly + 18 + (nlines ? 24 + 18 : 0);
     }
     height = 440;
@@ -450,7 +496,7 @@ char *vs_svg_budget(const char *title, const vs_svg_segment *all_segs, size_t al
     for (v = 0; v <= axis_max + step / 1000; v += step) {
         double y = Y(v);
         char tick[32];
-        snprintf(tick, sizeof tick, "%g", v);
+        tick_text(tick, sizeof tick, v);
         svgf(&b, "<line x1='%f' y1='%f' x2='%f' y2='%f' stroke='#ddd'/>", PLOT_LEFT, y, PLOT_RIGHT,
              y);
         put_text(&b, PLOT_LEFT - 6, y + 4, " text-anchor='end'", tick, 7);

@@ -224,6 +224,51 @@ static const char *skip_spaces(const char *p)
     return p;
 }
 
+/* The unit named u exactly, or UNIT_COUNT. */
+static size_t unit_named(const char *u)
+{
+    size_t i;
+    for (i = 0; i < UNIT_COUNT; i++)
+        if (!strcmp(u, unit_table[i].name))
+            break;
+    return i;
+}
+
+/* The common amount ("112MiB", "12.5 GB"): at most 18 digits with at most
+ * one point, then a unit. The same bytes as the decimal path below, which
+ * rounds a fraction of a byte up: ceil(digits x unit / 10^decimals). Returns
+ * 1 with *out set, or 0 for any other text (an exponent, a sign, more digits,
+ * an unknown unit, a product past 64 bits), which the decimal path reads and
+ * reports on. Most lines of a long cell hold an amount. */
+static int parse_bytes_plain(uint64_t *out, const char *p)
+{
+    uint64_t m = 0, pow10 = 1, v;
+    int digits = 0, point = 0;
+    size_t k;
+    if (!is_digit(*p))
+        return 0;
+    for (;; p++) {
+        if (is_digit(*p)) {
+            if (++digits > 18)
+                return 0;
+            m = m * 10 + (uint64_t)(*p - '0');
+            if (point)
+                pow10 *= 10;
+        } else if (*p == '.' && !point) {
+            point = 1;
+        } else {
+            break;
+        }
+    }
+    if (*p == 'e' || *p == 'E')
+        return 0;
+    p = skip_spaces(p);
+    if (!*p || (k = unit_named(p)) == UNIT_COUNT || vs_units_mul(&v, m, unit_table[k].bytes) < 0)
+        return 0;
+    *out = v / pow10 + (v % pow10 != 0);
+    return 1;
+}
+
 int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
 {
     decimal x;
@@ -234,6 +279,8 @@ int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
     if (!text)
         return vs_error_set(err, VS_EVALUE, "expected an amount of memory");
     text = skip_spaces(text);
+    if (parse_bytes_plain(out, text))
+        return 0;
     rc = decimal_read(&x, text, &end, "amount", err);
     if (rc < 0)
         return rc;
@@ -241,10 +288,7 @@ int vs_units_parse_bytes(uint64_t *out, const char *text, vs_error *err)
     if (!*u)
         return vs_error_set(
             err, VS_EUNIT, "'%s' has no unit; memory amounts always carry one of " UNIT_LIST, text);
-    for (i = 0; i < UNIT_COUNT; i++)
-        if (!strcmp(u, unit_table[i].name))
-            break;
-    if (i == UNIT_COUNT) {
+    if ((i = unit_named(u)) == UNIT_COUNT) {
         size_t j;
         static const char *const prefix[] = {"K", "M", "G", "T"};
         for (j = 0; j < sizeof prefix / sizeof prefix[0]; j++)
@@ -443,29 +487,30 @@ static size_t u64_digits(char *buf, uint64_t n)
     return len;
 }
 
-/* Copies the pieces into out, truncating safely; returns out. */
-static char *join(char *out, size_t outlen, const char *const *parts, size_t n)
+/* The n bytes at s into out, cut to fit with its NUL; returns out. */
+static char *put_cut(char *out, size_t outlen, const char *s, size_t n)
 {
-    size_t k = 0, i;
-    for (i = 0; i < n && k + 1 < outlen; i++) {
-        const char *p = parts[i];
-        while (*p && k + 1 < outlen)
-            out[k++] = *p++;
-    }
-    out[k] = '\0';
+    if (n >= outlen)
+        n = outlen - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
     return out;
 }
 
-/* "q" or "q.digits" */
+/* "q" or "q.digits" (outlen > 0), cut to fit. Written whole in a local
+ * buffer, then copied once: every amount a table shows passes here. */
 static char *put_quotient(char *out, size_t outlen, uint64_t q, const char *digits)
 {
-    char qs[24];
-    const char *parts[3];
-    u64_digits(qs, q);
-    parts[0] = qs;
-    parts[1] = digits[0] ? "." : "";
-    parts[2] = digits;
-    return join(out, outlen, parts, 3);
+    char full[24 + 1 + 64];
+    size_t n = u64_digits(full, q), nd = strlen(digits);
+    if (nd > 64)
+        nd = 64;
+    if (nd) {
+        full[n++] = '.';
+        memcpy(full + n, digits, nd);
+        n += nd;
+    }
+    return put_cut(out, outlen, full, n);
 }
 
 char *vs_units_exact(char *out, size_t outlen, uint64_t bytes, vs_unit u)
@@ -526,36 +571,29 @@ char *vs_units_round(char *out, size_t outlen, uint64_t bytes, vs_unit u, int de
     return put_quotient(out, outlen, q, digits);
 }
 
-char *vs_units_grouped(char *out, size_t outlen, uint64_t n)
-{
-    char plain[32], tmp[40];
-    size_t len, i, j = 0;
-    if (!out || outlen == 0)
-        return out;
-    len = u64_digits(plain, n);
-    for (i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            tmp[j++] = ',';
-        tmp[j++] = plain[i];
-    }
-    if (j >= outlen)
-        j = outlen - 1;
-    memcpy(out, tmp, j);
-    out[j] = '\0';
-    return out;
-}
-
-/* n with a comma every three digits, written at p; returns the end. */
+/* n with a comma every three digits, written at p (room for 27 bytes);
+ * returns the end. The leading group (one to three digits), then whole
+ * groups of three: no test per digit. */
 static char *put_grouped(char *p, uint64_t n)
 {
     char plain[24];
-    size_t len = u64_digits(plain, n), i;
-    for (i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            *p++ = ',';
-        *p++ = plain[i];
+    size_t len = u64_digits(plain, n), i, lead = len % 3 ? len % 3 : 3;
+    memcpy(p, plain, lead);
+    p += lead;
+    for (i = lead; i < len; i += 3) {
+        p[0] = ',';
+        memcpy(p + 1, plain + i, 3);
+        p += 4;
     }
     return p;
+}
+
+char *vs_units_grouped(char *out, size_t outlen, uint64_t n)
+{
+    char tmp[40];
+    if (!out || outlen == 0)
+        return out;
+    return put_cut(out, outlen, tmp, (size_t)(put_grouped(tmp, n) - tmp));
 }
 
 /* bytes in units of d, rounded half up to two decimals, written grouped

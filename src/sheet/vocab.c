@@ -109,7 +109,8 @@ int vs_vocab_status_parse(vs_vocab_status *out, const char *s, vs_error *err)
 int vs_vocab_status_is(const char *s, vs_vocab_status st)
 {
     const char *name = vs_vocab_status_name(st);
-    return s && name && !strcmp(s, name);
+    /* the first letter before strcmp: asked several times a reserve line */
+    return s && name && s[0] == name[0] && !strcmp(s, name);
 }
 
 /* ---- verdicts ---- */

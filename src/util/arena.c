@@ -42,6 +42,8 @@ void *vs_arena_alloc(vs_arena *a, size_t n)
     void *p;
     if (n > SIZE_MAX - align - sizeof(block))
         return NULL;
+    if (b) /* strings are packed unaligned: align the next piece */
+        b->used = (b->used + align - 1) & ~(align - 1);
     if (!b || b->cap - b->used < need) {
         size_t cap = need > BLOCK ? need : BLOCK;
         block *nb = malloc(sizeof(block) + cap);
@@ -67,9 +69,17 @@ void *vs_arena_alloc(vs_arena *a, size_t n)
 
 char *vs_arena_strndup(vs_arena *a, const char *s, size_t n)
 {
-    char *p = n < SIZE_MAX ? vs_arena_alloc(a, n + 1) : NULL;
-    if (!p)
+    /* A string needs no alignment: it goes right after the last piece when
+     * it fits (a parsed cell holds a thousand short ones), else through
+     * vs_arena_alloc. */
+    block *b = a->head;
+    char *p;
+    if (b && b->cap - b->used > n) {
+        p = (char *)b->data + b->used;
+        b->used += n + 1;
+    } else if (!(p = n < SIZE_MAX ? vs_arena_alloc(a, n + 1) : NULL)) {
         return NULL;
+    }
     memcpy(p, s, n);
     p[n] = '\0';
     return p;

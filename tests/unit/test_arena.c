@@ -57,6 +57,37 @@ START_TEST(strndup_copies_and_terminates)
 }
 END_TEST
 
+/* Strings are packed byte after byte; a piece asked for after one is still
+ * aligned, and every string and piece keeps its bytes, across blocks and for
+ * strings longer than a block. */
+START_TEST(strings_and_pieces_interleaved)
+{
+    vs_arena *a = vs_arena_new();
+    char src[6000], *str[400];
+    unsigned char *piece[400];
+    size_t i, k;
+    for (i = 0; i < sizeof src; i++)
+        src[i] = (char)('a' + i % 26);
+    for (i = 0; i < 400; i++) {
+        size_t n = (i * 53) % (i % 50 ? 40 : 6000); /* mostly short, some past a block */
+        str[i] = vs_arena_strndup(a, src + i % 7, n);
+        piece[i] = vs_arena_alloc(a, i % 5);
+        ck_assert_ptr_nonnull(str[i]);
+        ck_assert_ptr_nonnull(piece[i]);
+        ck_assert_uint_eq((uintptr_t)piece[i] % alignof(max_align_t), 0);
+        memset(piece[i], (int)(i & 0xFF), i % 5);
+    }
+    for (i = 0; i < 400; i++) {
+        size_t n = (i * 53) % (i % 50 ? 40 : 6000);
+        ck_assert_uint_eq(strlen(str[i]), n);
+        ck_assert(!memcmp(str[i], src + i % 7, n));
+        for (k = 0; k < i % 5; k++)
+            ck_assert_uint_eq(piece[i][k], i & 0xFF);
+    }
+    vs_arena_free(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("arena");
@@ -64,6 +95,7 @@ int main(void)
     tcase_add_test(tc, pieces_keep_bytes_and_alignment);
     tcase_add_test(tc, a_large_piece_leaves_the_current_block_in_use);
     tcase_add_test(tc, strndup_copies_and_terminates);
+    tcase_add_test(tc, strings_and_pieces_interleaved);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

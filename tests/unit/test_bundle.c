@@ -1,6 +1,7 @@
 /* MIME bundles and tables: text and HTML agree, alignment by code points,
  * escaping, invalid UTF-8 kept as U+FFFD. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,41 @@ START_TEST(test_bundle_text_is_json_dumps)
     free(dumped);
     vs_bundle_free(vb);
     json_decref(want);
+}
+END_TEST
+
+/* A chart is both inside the HTML and alone, escaped once for the two: the
+ * bundle is byte for byte json_dumps of the object with the whole strings,
+ * escapes and repaired bytes (U+FFFD) at the pieces' edges included. */
+START_TEST(test_bundle_chart_is_json_dumps)
+{
+    const char *html = "<p class=\"x\">\t\xc3</p>\n\xe2\x82";
+    const char *svg = "\x80<svg a=\"1\">\\ \x01 \xc3\xa9 \xf0\x9f\x98\x80</svg>\xc3";
+    const char *html_fixed = "<p class=\"x\">\t\xEF\xBF\xBD</p>\n\xEF\xBF\xBD\xEF\xBF\xBD";
+    const char *svg_fixed = "\xEF\xBF\xBD<svg a=\"1\">\\ \x01 \xc3\xa9 \xf0\x9f\x98\x80</svg>"
+                            "\xEF\xBF\xBD";
+    char both[256];
+    json_t *want;
+    char *dumped;
+    vs_bundle *vb = vs_bundle_new_text("p", html, svg, "{}", 2);
+    snprintf(both, sizeof both, "%s<div class='vramsheet-chart'>\n%s</div>\n", html_fixed,
+             svg_fixed);
+    want = json_pack("{s:s, s:s, s:s, s:{}}", "text/plain", "p", "text/html", both, "image/svg+xml",
+                     svg_fixed, VS_MIME_JSON);
+    dumped = json_dumps(want, JSON_COMPACT);
+    ck_assert_str_eq(vb->json, dumped);
+    ck_assert_uint_eq(vb->len, strlen(dumped));
+    free(dumped);
+    json_decref(want);
+    vs_bundle_free(vb);
+    /* a chart alone */
+    vb = vs_bundle_new_text("p", NULL, svg, NULL, 0);
+    want = json_pack("{s:s, s:s}", "text/plain", "p", "image/svg+xml", svg_fixed);
+    dumped = json_dumps(want, JSON_COMPACT);
+    ck_assert_str_eq(vb->json, dumped);
+    free(dumped);
+    json_decref(want);
+    vs_bundle_free(vb);
 }
 END_TEST
 
@@ -292,6 +328,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_bundle_keys);
     tcase_add_test(tc, test_bundle_text_is_json_dumps);
+    tcase_add_test(tc, test_bundle_chart_is_json_dumps);
     tcase_add_test(tc, test_bundle_invalid_utf8);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);

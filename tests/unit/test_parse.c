@@ -400,6 +400,41 @@ START_TEST(test_error_controls)
 }
 END_TEST
 
+/* The check that a cell holds no control character reads it sixteen bytes at a
+ * time: one at every offset of a long line (inside a block, across its edge,
+ * in the last few bytes) is found where it stands, and CRLF at every offset is
+ * text. */
+START_TEST(test_error_controls_every_offset)
+{
+    static const char *const controls[] = {"\x1b", "\x7f", "\xc2\x9d", "\r"};
+    static const char *const names[] = {"U+001B", "U+007F", "U+009D", "U+000D"};
+    char text[80];
+    size_t off, k;
+    for (k = 0; k < 4; k++) {
+        for (off = 0; off < 48; off++) {
+            size_t n = strlen(controls[k]);
+            /* "sheet " then off letters, the control, then letters to 60 bytes */
+            memset(text, 'a', sizeof text);
+            memcpy(text, "sheet ", 6);
+            memcpy(text + 6 + off, controls[k], n);
+            text[66] = '\0';
+            parse_fails(text, 66, 1, (int)(7 + off), names[k]);
+        }
+    }
+    for (off = 1; off < 48; off++) {
+        vs_cell *c;
+        memset(text, 'a', sizeof text);
+        memcpy(text, "sheet ", 6);
+        memcpy(text + 6 + off, "\r\nsheet b", 10);
+        text[6 + off + 10] = '\0';
+        c = parse_ok(text);
+        ck_assert_uint_eq(c->nlines, 2);
+        ck_assert_uint_eq(strlen(c->lines[0].args[0].value), off);
+        vs_cell_free(c);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("parse");
@@ -417,6 +452,7 @@ int main(void)
     tcase_add_test(tc, test_error_quotes_in_words);
     tcase_add_test(tc, test_error_bytes);
     tcase_add_test(tc, test_error_controls);
+    tcase_add_test(tc, test_error_controls_every_offset);
     tcase_add_test(tc, test_error_positions);
     tcase_add_test(tc, test_not_nul_terminated);
     tcase_add_test(tc, test_random_megabyte);

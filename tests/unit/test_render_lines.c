@@ -97,6 +97,34 @@ START_TEST(reserve_measured_without_phase)
 }
 END_TEST
 
+/* The HTML of a one-line result is its text in a paragraph, escaped where
+ * the text holds markup (in any note) and copied whole where it holds none;
+ * written out by hand. */
+START_TEST(reserve_html_is_the_line_escaped)
+{
+    vs_reserve_said plain = {"kv", 0, 1, 1000, "estimated", "other", NULL, "bench line 12"};
+    vs_reserve_said markup = {"kv", 0, 1, 1000, "estimated", "other", NULL, "<b>\"a\" & 'b'</b>"};
+    json_t *all;
+    vs_bundle *b = reserve_of(&plain);
+    all = vs_bundle_to_json(b);
+    ck_assert_str_eq(json_string_value(json_object_get(all, "text/html")),
+                     "<p>reserve kv: 1,000 B = 1.00 KB = 0.98 KiB (estimated); class other, "
+                     "source: bench line 12</p>\n");
+    json_decref(all);
+    vs_bundle_free(b);
+    b = reserve_of(&markup);
+    all = vs_bundle_to_json(b);
+    ck_assert_str_eq(json_string_value(json_object_get(all, "text/html")),
+                     "<p>reserve kv: 1,000 B = 1.00 KB = 0.98 KiB (estimated); class other, "
+                     "source: &lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;</p>\n");
+    ck_assert_str_eq(json_string_value(json_object_get(all, "text/plain")),
+                     "reserve kv: 1,000 B = 1.00 KB = 0.98 KiB (estimated); class other, "
+                     "source: <b>\"a\" & 'b'</b>\n");
+    json_decref(all);
+    vs_bundle_free(b);
+}
+END_TEST
+
 START_TEST(reserve_removed)
 {
     vs_bundle *b = vs_render_reserve_removed("kv_cache");
@@ -415,6 +443,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, reserve_lump_named_unknown);
     tcase_add_test(tc, reserve_measured_without_phase);
+    tcase_add_test(tc, reserve_html_is_the_line_escaped);
     tcase_add_test(tc, reserve_removed);
     tcase_add_test(tc, stages);
     tcase_add_test(tc, invalidate);

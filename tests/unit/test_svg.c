@@ -150,6 +150,44 @@ START_TEST(empty_and_huge)
 }
 END_TEST
 
+/* The axis' tick labels read as printf's %g writes their values (a whole
+ * number or a quarter is written without printf), from charts a fraction of a
+ * GiB tall to ones past 10^4 GiB (below 10^6 GiB, where a label fits its
+ * seven characters): every label is %g of its own value, and they rise from 0. */
+START_TEST(tick_labels_read_as_printf_g)
+{
+    double gib = 0.01;
+    int charts = 0;
+    for (; gib < 6e5; gib *= 1.37, charts++) {
+        vs_svg_segment seg[] = {{"weights", 1, (uint64_t)(gib * 1073741824.0), NULL}};
+        char *svg = vs_svg_budget(NULL, seg, 1, NULL, 0);
+        const char *p = svg, *mark = "text-anchor='end'>";
+        double last = -1;
+        int ticks = 0;
+        ck_assert_ptr_nonnull(svg);
+        while ((p = strstr(p, mark)) != NULL) {
+            char label[32], want[32];
+            size_t n;
+            p += strlen(mark);
+            n = strcspn(p, "<");
+            ck_assert_uint_lt(n, sizeof label);
+            memcpy(label, p, n);
+            label[n] = '\0';
+            snprintf(want, sizeof want, "%g", strtod(label, NULL));
+            ck_assert_msg(!strcmp(label, want), "%g GiB: tick '%s', %%g writes '%s'", gib, label,
+                          want);
+            ck_assert(strtod(label, NULL) > last);
+            last = strtod(label, NULL);
+            if (!ticks++)
+                ck_assert_str_eq(label, "0");
+        }
+        ck_assert_int_ge(ticks, 2);
+        free(svg);
+    }
+    ck_assert_int_gt(charts, 30);
+}
+END_TEST
+
 /* A long reserve: the weights, the ten largest components in the sheet's
  * order, one slice for the rest summed, one hatched slice for the unknown. */
 START_TEST(long_reserves_are_grouped)
@@ -187,6 +225,19 @@ START_TEST(long_reserves_are_grouped)
     ck_assert(strstr(svg, "known part 13.45 GiB + 10 unknown") != NULL);
     /* one legend row per slice drawn, not per component */
     ck_assert_uint_eq(count(svg, "<rect x="), 13);
+    free(svg);
+    /* twenty equal components after the weights, largest last in the sheet:
+     * the ten earliest are kept, the ten others summed (10 x 5 MiB) */
+    for (i = 1; i <= 20; i++)
+        segs[i] = (vs_svg_segment){names[i], 1, 5ULL << 20, "estimated"};
+    svg = vs_svg_budget(NULL, segs, 21, NULL, 0);
+    ck_assert_ptr_nonnull(svg);
+    for (i = 1; i <= 20; i++) {
+        char t[64];
+        snprintf(t, sizeof t, "<title>part_%zu: ", i);
+        ck_assert_msg(i <= 10 ? strstr(svg, t) != NULL : !strstr(svg, t), "%s", t);
+    }
+    ck_assert(strstr(svg, "<title>10 smaller components: 0.05 GiB</title>") != NULL);
     free(svg);
 }
 END_TEST
@@ -394,6 +445,7 @@ int main(void)
     tcase_add_test(tc, lines_sit_at_their_capacity);
     tcase_add_test(tc, stack_label_above_a_line_at_its_height);
     tcase_add_test(tc, empty_and_huge);
+    tcase_add_test(tc, tick_labels_read_as_printf_g);
     tcase_add_test(tc, long_reserves_are_grouped);
     tcase_add_test(tc, layout_for_every_count);
     tcase_add_test(tc, close_and_equal_lines);

@@ -85,6 +85,20 @@ START_TEST(test_fraction_rounds_up)
     ck_assert_uint_eq(bytes_ok("1.5B"), 2);
     ck_assert_uint_eq(bytes_ok("0.001KiB"), 2);        /* 1.024 B */
     ck_assert_uint_eq(bytes_ok("0.0009765625KiB"), 1); /* exactly 1 B, not 2 */
+    /* the plain form (digits, a point, a unit) read without the decimal
+     * arithmetic, and its edges, where the decimal reading takes over */
+    ck_assert_uint_eq(bytes_ok("12.5GB"), 12500000000ULL);
+    ck_assert_uint_eq(bytes_ok("12.5 GB"), 12500000000ULL);
+    ck_assert_uint_eq(bytes_ok("0.1KiB"), 103);         /* 102.4 B */
+    ck_assert_uint_eq(bytes_ok("1.0000001KB"), 1001);   /* 1,000.0001 B */
+    ck_assert_uint_eq(bytes_ok("3.14159MiB"), 3294196); /* 3,294,195.63... B */
+    ck_assert_uint_eq(bytes_ok("5.GB"), 5000000000ULL);
+    ck_assert_uint_eq(bytes_ok("0005GB"), 5000000000ULL);
+    ck_assert_uint_eq(bytes_ok("999999999999999999B"), 999999999999999999ULL);   /* 18 digits */
+    ck_assert_uint_eq(bytes_ok("9999999999999999999B"), 9999999999999999999ULL); /* 19 */
+    ck_assert_uint_eq(bytes_ok("18446744073.709551615GB"), UINT64_MAX);
+    ck_assert_uint_eq(bytes_ok("+5GB"), 5000000000ULL);
+    ck_assert_uint_eq(bytes_ok("5e3MB"), 5000000000ULL);
 }
 END_TEST
 
@@ -98,6 +112,8 @@ START_TEST(test_bytes_overflow)
     ck_assert_uint_eq(bytes_ok("16777215TiB"), 16777215ULL << 40);
     ck_assert_int_eq(bytes_fails("1e5000B", &err), VS_EUNIT);
     ck_assert_int_eq(bytes_fails("99999999999999999999999TB", &err), VS_EUNIT);
+    ck_assert_int_eq(bytes_fails("18446744073.709551616GB", &err), VS_EUNIT); /* 2^64 B */
+    ck_assert_int_eq(bytes_fails("16777216.0TiB", &err), VS_EUNIT);
 }
 END_TEST
 
@@ -231,21 +247,29 @@ START_TEST(test_describe_scales)
     ck_assert_str_eq(vs_units_grouped(b, sizeof b, 123), "123");
     ck_assert_str_eq(vs_units_grouped(b, sizeof b, UINT64_MAX), "18,446,744,073,709,551,615");
     {
-        /* every digit count, against printf: digits come two at a time */
+        /* every digit count, against printf's digits with a comma put
+         * before every third digit from the right: digits come two at a
+         * time, groups three at a time */
         uint64_t v = 0;
         int k;
         for (k = 0; k < 20; k++) {
-            char ref[32], got[40], *q = got;
-            size_t i;
+            char ref[32], want[40], got[40];
+            size_t i, n, j = 0;
             v = v * 10 + (uint64_t)(k % 10);
-            snprintf(ref, sizeof ref, "%llu", (unsigned long long)v);
-            vs_units_grouped(got, sizeof got, v);
-            for (i = 0; got[i]; i++)
-                if (got[i] != ',')
-                    *q++ = got[i];
-            *q = '\0';
-            ck_assert_str_eq(got, ref);
+            n = (size_t)snprintf(ref, sizeof ref, "%llu", (unsigned long long)v);
+            for (i = 0; i < n; i++) {
+                if (i > 0 && (n - i) % 3 == 0)
+                    want[j++] = ',';
+                want[j++] = ref[i];
+            }
+            want[j] = '\0';
+            ck_assert_str_eq(vs_units_grouped(got, sizeof got, v), want);
         }
+        /* rounded and exact figures cut to fit, as the grouped ones */
+        ck_assert_str_eq(vs_units_round(b, 4, 24000000000ULL, VS_UNIT_GIB, 2), "22.");
+        ck_assert_str_eq(vs_units_round(b, 3, 24000000000ULL, VS_UNIT_GIB, 2), "22");
+        ck_assert_str_eq(vs_units_exact(b, 6, 24000000000ULL, VS_UNIT_GIB), "22.35");
+        ck_assert_str_eq(vs_units_exact(b, 1, 24000000000ULL, VS_UNIT_GIB), "");
         ck_assert_str_eq(vs_units_grouped(b, sizeof b, 0), "0");
         ck_assert_str_eq(vs_units_grouped(b, 4, 1234567), "1,2"); /* cut to fit */
     }
