@@ -124,20 +124,32 @@ void vs_records_render_history(const char *sheet, const char *records,
     vs_table_free(t);
 }
 
+/* The revisions as {commit, message, time[, epoch]}: the history result's payload
+ * has always carried the epoch for programs that sort or plot it; `log --json`
+ * never did, and keeps its shape. */
+static json_t *revision_list(const vs_records_revision *revs, size_t n, int epoch)
+{
+    json_t *list = json_array();
+    size_t i;
+    for (i = 0; list && i < n; i++) {
+        char when[80];
+        json_t *one;
+        vs_clock_iso_offset(when, sizeof when, revs[i].time, revs[i].offset);
+        one = json_pack("{s:s, s:s, s:s}", "commit", revs[i].commit, "message", revs[i].message,
+                        "time", when);
+        if (one && epoch)
+            json_object_set_new(one, "epoch", json_integer((json_int_t)revs[i].time));
+        json_array_append_new(list, one);
+    }
+    return list;
+}
+
 vs_bundle *vs_records_history_bundle(const char *sheet, const char *records,
                                      const vs_records_revision *revs, size_t n,
                                      const char *truncated)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *list = json_array();
-    size_t i;
-    for (i = 0; list && i < n; i++) {
-        char when[80];
-        vs_clock_iso_offset(when, sizeof when, revs[i].time, revs[i].offset);
-        json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:I}", "commit", revs[i].commit,
-                                              "message", revs[i].message, "time", when, "epoch",
-                                              (json_int_t)revs[i].time));
-    }
+    json_t *list = revision_list(revs, n, 1);
     vs_records_render_history(sheet, records, revs, n, &text, &html);
     if (truncated) {
         /* a shallow clone: what is older than its boundary is not here */
@@ -161,14 +173,7 @@ vs_bundle *vs_records_history_bundle(const char *sheet, const char *records,
 json_t *vs_records_log_payload(const char *sheet, const char *records,
                                const vs_records_revision *revs, size_t n)
 {
-    json_t *list = json_array();
-    size_t i;
-    for (i = 0; list && i < n; i++) {
-        char when[80];
-        vs_clock_iso_offset(when, sizeof when, revs[i].time, revs[i].offset);
-        json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "commit", revs[i].commit,
-                                              "message", revs[i].message, "time", when));
-    }
+    json_t *list = revision_list(revs, n, 0);
     return list ? json_pack("{s:s, s:s?, s:s, s:o}", "kind", "history", "sheet", sheet, "records",
                             records, "revisions", list)
                 : NULL;
