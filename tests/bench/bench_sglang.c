@@ -25,29 +25,11 @@
 #include "render/bundle.h"
 
 #include "../unit/error_tally.h"
+#include "../unit/sglang_rows.h"
 #include "../unit/tsv_row.h"
 
 #define ROWS_MAX 64
-#define COLS 24
 #define GIB (1024.0 * 1024.0 * 1024.0)
-
-enum {
-    C_LINK,
-    C_TP = 4,
-    C_CONFIG = 6,
-    C_FORMAT,
-    C_FRACTION = 9,
-    C_CONTEXT,
-    C_BEFORE,
-    C_TOKENS = 14,
-    C_K,
-    C_V,
-    C_SCORE = 19,
-    C_CATALOG,
-    C_HALF,
-    C_MODELLED,
-    C_NOTE
-};
 
 typedef struct errs {
     double e[ROWS_MAX];
@@ -68,11 +50,6 @@ static void summary(const char *what, const errs *s)
     }
     printf("%-28s rows %zu  median |error| %.1f%%  worst %.1f%%\n", what, s->n,
            vs_tally_median(s->e, s->n) * 100, vs_tally_worst(s->e, s->n) * 100);
-}
-
-static int given(const char *s)
-{
-    return strcmp(s, "-") != 0;
 }
 
 /* The fit row of a cell's result, or NULL (the cell failed: its message printed). */
@@ -101,7 +78,7 @@ int main(int argc, char **argv)
         argc > 1 ? argv[1] : VS_SOURCE_DIR "/tests/data/engine_startup/sglang_startup.tsv";
     const vs_engine *sg = vs_engine_find("sglang");
     FILE *f = fopen(path, "r");
-    char line[2400], *c[COLS];
+    char line[2400], *c[S_NCOL];
     errs fit = {{0}, 0}, held = {{0}, 0}, pool = {{0}, 0}, tok = {{0}, 0}, before = {{0}, 0};
     int n = 0, unknown = 0;
     vs_interp *ip = vs_interp_new(NULL);
@@ -120,33 +97,34 @@ int main(int argc, char **argv)
         double printed;
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        if (vs_tsv_split(line, c, COLS) != COLS)
+        if (vs_tsv_split(line, c, S_NCOL) != S_NCOL)
             continue;
-        if (!given(c[C_BEFORE]))
+        if (!vs_sgl_given(c[S_BEFORE]))
             continue;
-        if (!given(c[C_CATALOG]) || vs_catalog_find(&spec, c[C_CATALOG], &e) < 0 ||
+        if (!vs_sgl_given(c[S_CATALOG]) || vs_catalog_find(&spec, c[S_CATALOG], &e) < 0 ||
             !spec.reported_known) {
             printf("%-46.46s %-9s %3s %9s %9s %8s  unknown: the card is not in the catalogue\n",
-                   c[C_LINK] + 19, "-", c[C_TP], "-", "-", "-");
+                   c[S_LINK] + 19, "-", c[S_TP], "-", "-", "-");
             continue;
         }
         memset(&env, 0, sizeof env);
         env.engine = sg;
-        env.gpu_name = c[C_CATALOG];
-        env.tp = strtoull(c[C_TP], NULL, 10);
-        printed = (double)spec.reported_bytes - strtod(c[C_BEFORE], NULL) * GIB;
+        env.gpu_name = c[S_CATALOG];
+        env.tp = strtoull(c[S_TP], NULL, 10);
+        printed = (double)spec.reported_bytes - strtod(c[S_BEFORE], NULL) * GIB;
         if (sg->runtime_estimate(&est, rule, sizeof rule, &env, NULL, &e) < 0) {
-            printf("%-46.46s %-9s %3s %9.2f %9s %8s  %s\n", c[C_LINK] + 19, c[C_HALF], c[C_TP],
+            printf("%-46.46s %-9s %3s %9.2f %9s %8s  %s\n", c[S_LINK] + 19, c[S_NT_HALF], c[S_TP],
                    printed / GIB, "unknown", "-", e.message);
             continue;
         }
-        printf("%-46.46s %-9s %3s %9.2f %9.2f %+7.1f%%  %s\n", c[C_LINK] + 19, c[C_HALF], c[C_TP],
-               printed / GIB, est.bytes / GIB, (est.bytes / printed - 1) * 100, c[C_CATALOG]);
-        if (!strcmp(c[C_HALF], "fit"))
+        printf("%-46.46s %-9s %3s %9.2f %9.2f %+7.1f%%  %s\n", c[S_LINK] + 19, c[S_NT_HALF],
+               c[S_TP], printed / GIB, est.bytes / GIB, (est.bytes / printed - 1) * 100,
+               c[S_CATALOG]);
+        if (!strcmp(c[S_NT_HALF], "fit"))
             add(&fit, est.bytes / printed - 1);
-        else if (!strcmp(c[C_HALF], "held-out")) {
+        else if (!strcmp(c[S_NT_HALF], "held-out")) {
             /* what the pool is sized against: the card less the estimate */
-            double b = strtod(c[C_BEFORE], NULL) * GIB;
+            double b = strtod(c[S_BEFORE], NULL) * GIB;
             add(&held, est.bytes / printed - 1);
             add(&before, ((double)spec.reported_bytes - est.bytes) / b - 1);
         }
@@ -157,43 +135,35 @@ int main(int argc, char **argv)
     rewind(f);
     printf("\nKV pool and tokens with estimate=yes alone\n");
     while (fgets(line, sizeof line, f)) {
-        char cell[2048], place[64] = "", fmt[64] = "";
+        char cell[2048], title[32];
         double pk, pt, gp, gt;
         json_t *keep = NULL, *r;
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        if (vs_tsv_split(line, c, COLS) != COLS || !strstr(c[C_SCORE], "pool"))
+        if (vs_tsv_split(line, c, S_NCOL) != S_NCOL || !strstr(c[S_SCORE], "pool"))
             continue;
-        if (!given(c[C_CATALOG])) {
+        if (!vs_sgl_given(c[S_CATALOG])) {
             unknown++;
             printf("%-46.46s unknown: the thread names no card the catalogue holds\n",
-                   c[C_LINK] + 19);
+                   c[S_LINK] + 19);
             continue;
         }
-        if (given(c[C_FORMAT]))
-            snprintf(fmt, sizeof fmt, "format %s\n", c[C_FORMAT]);
-        if (strcmp(c[C_TP], "1"))
-            snprintf(place, sizeof place, "placement tensor gpus=%s\n", c[C_TP]);
-        snprintf(cell, sizeof cell,
-                 "sheet \"bench %d\"\nmodel m config=%s/%s\n%slength %s\nconcurrency 1\n"
-                 "task inference\n%sgpu \"%s\" cards=%s\n"
-                 "engine sglang version=%s mem_fraction_static=%s estimate=yes\nfit",
-                 n, VS_SOURCE_DIR, c[C_CONFIG], fmt, given(c[C_CONTEXT]) ? c[C_CONTEXT] : "4096",
-                 place, c[C_CATALOG], c[C_TP], c[C_MODELLED], c[C_FRACTION]);
+        snprintf(title, sizeof title, "bench %d", n);
+        vs_sgl_estimate_cell(cell, sizeof cell, title, VS_SOURCE_DIR, c);
         if (!(r = fit_row(ip, cell, &keep))) {
             json_decref(keep);
             continue;
         }
         n++;
-        pk = (strtod(c[C_K], NULL) + (given(c[C_V]) ? strtod(c[C_V], NULL) : 0)) * GIB;
-        pt = strtod(c[C_TOKENS], NULL);
+        pk = (strtod(c[S_K], NULL) + (vs_sgl_given(c[S_V]) ? strtod(c[S_V], NULL) : 0)) * GIB;
+        pt = strtod(c[S_TOKENS], NULL);
         gp = (double)json_integer_value(json_object_get(r, "kv_pool_bytes"));
         gt = (double)json_integer_value(json_object_get(r, "kv_tokens"));
         add(&pool, gp / pk - 1);
         add(&tok, gt / pt - 1);
         printf("%-46.46s %s: pool %.2f printed / %.2f GiB (%+.2f%%), #tokens %.0f / %.0f "
                "(%+.2f%%)\n",
-               c[C_LINK] + 19, c[C_CATALOG], pk / GIB, gp / GIB, (gp / pk - 1) * 100, pt, gt,
+               c[S_LINK] + 19, c[S_CATALOG], pk / GIB, gp / GIB, (gp / pk - 1) * 100, pt, gt,
                (gt / pt - 1) * 100);
         json_decref(keep);
     }

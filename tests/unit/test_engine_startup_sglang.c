@@ -32,6 +32,7 @@
 #include "cell_run.h"
 #include "check_run.h"
 #include "error_tally.h"
+#include "sglang_rows.h"
 #include "tsv_row.h"
 
 #define SGLANG_TSV VS_SOURCE_DIR "/tests/data/engine_startup/sglang_startup.tsv"
@@ -41,34 +42,6 @@
 #define MAXCOL 24
 
 /* sglang_startup.tsv's columns */
-enum {
-    S_LINK,
-    S_RELEASE,
-    S_GPU,
-    S_ARCH,
-    S_TP,
-    S_MODEL,
-    S_CONFIG,
-    S_FORMAT,
-    S_KVDTYPE,
-    S_FRACTION,
-    S_CONTEXT,
-    S_BEFORE,
-    S_WEIGHTS,
-    S_AFTER,
-    S_TOKENS,
-    S_K,
-    S_V,
-    S_POOLEND,
-    S_GRAPH,
-    S_SCORE,
-    S_CATALOG,
-    S_NT_HALF,
-    S_MODELLED,
-    S_NOTE,
-    S_NCOL
-};
-
 /* trtllm_startup.tsv's columns */
 enum {
     T_LINK,
@@ -104,11 +77,6 @@ static void split(char *line, char **col, int n)
     ck_assert_msg(!strchr(col[n - 1], '\t'), "%.60s: more than %d columns", line, n);
 }
 
-static int given(const char *s)
-{
-    return strcmp(s, "-") != 0;
-}
-
 static double num(const char *s)
 {
     char *end;
@@ -142,7 +110,7 @@ static json_t *run_fit(int n, const char *config, const char *format, const char
                        const char *engine)
 {
     char cell[2048], place[64] = "", fmt[64] = "";
-    if (given(format))
+    if (vs_sgl_given(format))
         snprintf(fmt, sizeof fmt, "format %s\n", format);
     if (strcmp(tp, "1"))
         snprintf(place, sizeof place, "placement tensor gpus=%s\n", tp);
@@ -185,7 +153,7 @@ START_TEST(sglang_startup_figures)
             continue;
         n++;
         /* MLA prints one KV size, in the K column */
-        printed_kv = (num(c[S_K]) + (given(c[S_V]) ? num(c[S_V]) : 0)) * GIB;
+        printed_kv = (num(c[S_K]) + (vs_sgl_given(c[S_V]) ? num(c[S_V]) : 0)) * GIB;
         printed_cell = printed_kv / num(c[S_TOKENS]);
         snprintf(eng, sizeof eng, "engine sglang mem_fraction_static=0.9%s%s",
                  strcmp(c[S_KVDTYPE], "auto") ? " kv_cache_dtype=" : "",
@@ -200,9 +168,9 @@ START_TEST(sglang_startup_figures)
             char len[32];
             /* the release the run's date falls under: 0.4 gives a multimodal model 5% less */
             snprintf(eng, sizeof eng, "engine sglang mem_fraction_static=%s%s%s", c[S_FRACTION],
-                     given(c[S_MODELLED]) ? " version=" : "",
-                     given(c[S_MODELLED]) ? c[S_MODELLED] : "");
-            snprintf(len, sizeof len, "%s", given(c[S_CONTEXT]) ? c[S_CONTEXT] : "4096");
+                     vs_sgl_given(c[S_MODELLED]) ? " version=" : "",
+                     vs_sgl_given(c[S_MODELLED]) ? c[S_MODELLED] : "");
+            snprintf(len, sizeof len, "%s", vs_sgl_given(c[S_CONTEXT]) ? c[S_CONTEXT] : "4096");
             r = run_fit(n, c[S_CONFIG], c[S_FORMAT], c[S_TP], len, num(c[S_BEFORE]), c[S_LINK],
                         eng);
             gp = (double)json_integer_value(json_object_get(r, "kv_pool_bytes"));
@@ -253,7 +221,7 @@ START_TEST(sglang_startup_estimated)
     int n = 0, unknown = 0;
     ck_assert_ptr_nonnull(f);
     while (fgets(line, sizeof line, f)) {
-        char cell[2048], place[64] = "", fmt[64] = "";
+        char cell[2048], title[32];
         double pk, pt, gp, gt;
         json_t *r;
         if (line[0] == '#' || line[0] == '\n')
@@ -261,25 +229,17 @@ START_TEST(sglang_startup_estimated)
         split(line, c, S_NCOL);
         if (!strstr(c[S_SCORE], "pool"))
             continue;
-        if (!given(c[S_CATALOG])) {
+        if (!vs_sgl_given(c[S_CATALOG])) {
             unknown++;
             printf("%-52.52s estimate=yes: unknown (the card is not named)\n", c[S_LINK] + 19);
             continue;
         }
         n++;
-        if (given(c[S_FORMAT]))
-            snprintf(fmt, sizeof fmt, "format %s\n", c[S_FORMAT]);
-        if (strcmp(c[S_TP], "1"))
-            snprintf(place, sizeof place, "placement tensor gpus=%s\n", c[S_TP]);
-        snprintf(cell, sizeof cell,
-                 "sheet \"estimated %d\"\nmodel m config=%s/%s\n%slength %s\nconcurrency 1\n"
-                 "task inference\n%sgpu \"%s\" cards=%s\n"
-                 "engine sglang version=%s mem_fraction_static=%s estimate=yes\nfit",
-                 n, VS_SOURCE_DIR, c[S_CONFIG], fmt, given(c[S_CONTEXT]) ? c[S_CONTEXT] : "4096",
-                 place, c[S_CATALOG], c[S_TP], c[S_MODELLED], c[S_FRACTION]);
+        snprintf(title, sizeof title, "estimated %d", n);
+        vs_sgl_estimate_cell(cell, sizeof cell, title, VS_SOURCE_DIR, c);
         run_ok(cell);
         r = fit_row0();
-        pk = (num(c[S_K]) + (given(c[S_V]) ? num(c[S_V]) : 0)) * GIB;
+        pk = (num(c[S_K]) + (vs_sgl_given(c[S_V]) ? num(c[S_V]) : 0)) * GIB;
         pt = num(c[S_TOKENS]);
         gp = (double)json_integer_value(json_object_get(r, "kv_pool_bytes"));
         gt = (double)json_integer_value(json_object_get(r, "kv_tokens"));
@@ -365,7 +325,7 @@ START_TEST(sglang_non_torch_held_out)
         if (line[0] == '#' || line[0] == '\n')
             continue;
         split(line, c, S_NCOL);
-        if (!given(c[S_NT_HALF]))
+        if (!vs_sgl_given(c[S_NT_HALF]))
             continue;
         if (strcmp(c[S_TP], "1"))
             snprintf(place, sizeof place, "placement tensor gpus=%s\n", c[S_TP]);
