@@ -141,15 +141,13 @@ START_TEST(estimate_through_engine)
     const char *src = NULL;
     json_t *comps;
     char path[200], cell[512];
-    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-graphs-cfg-XXXXXX"));
-    FILE *f;
-    ck_assert_int_ge(fd, 0);
-    f = fdopen(fd, "w");
-    fputs("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
-          "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
-          "\"vocab_size\": 128256, \"tie_word_embeddings\": false}",
-          f);
-    fclose(f);
+    ck_assert_int_eq(
+        vs_test_tmp_write(
+            path, sizeof path, "vs-graphs-cfg-XXXXXX",
+            "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+            "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+            "\"vocab_size\": 128256, \"tie_word_embeddings\": false}"),
+        0);
     snprintf(cell, sizeof cell,
              "sheet \"graphs\"\nmodel llama config=%s\nformat bf16\ntask inference\n"
              "length 4096\nconcurrency 1\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",

@@ -182,13 +182,8 @@ static const char MELLEA_LOG[] =
 START_TEST(vllm_log_imported)
 {
     char path[200], cell[768];
-    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-engine-log-XXXXXX"));
-    FILE *f;
     json_t *r;
-    ck_assert_int_ge(fd, 0);
-    f = fdopen(fd, "w");
-    fputs(MELLEA_LOG, f);
-    fclose(f);
+    ck_assert_int_eq(vs_test_tmp_write(path, sizeof path, "vs-engine-log-XXXXXX", MELLEA_LOG), 0);
     snprintf(cell, sizeof cell,
              "sheet \"mellea 416 imported\"\n"
              "model qwen3-0.6b params=601295421\nformat bf16\ntask inference\n"
@@ -359,22 +354,20 @@ START_TEST(llamacpp_log_logdetective_106)
         /* the same log lines imported (src/measure/import_llamacpp.c): the KV buffer
          * measured is the KV fit allocates */
         char path[200], cell[256];
-        int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-engine-llama-XXXXXX"));
-        FILE *f;
         json_t *rows, *m;
         size_t i;
         int found = 0;
         long long need = ival(r, "kv_need_bytes");
-        ck_assert_int_ge(fd, 0);
-        f = fdopen(fd, "w");
-        fputs("llama_new_context_with_model: n_ctx      = 32768\n"
-              "llama_new_context_with_model: flash_attn = 0\n"
-              "llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB\n"
-              "llama_new_context_with_model: KV self size  = 4096.00 MiB, K (f16): 2048.00 MiB, "
-              "V (f16): 2048.00 MiB\n"
-              "llama_new_context_with_model:      CUDA0 compute buffer size =  2144.00 MiB\n",
-              f);
-        fclose(f);
+        ck_assert_int_eq(
+            vs_test_tmp_write(
+                path, sizeof path, "vs-engine-llama-XXXXXX",
+                "llama_new_context_with_model: n_ctx      = 32768\n"
+                "llama_new_context_with_model: flash_attn = 0\n"
+                "llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB\n"
+                "llama_new_context_with_model: KV self size  = 4096.00 MiB, K (f16): 2048.00 MiB, "
+                "V (f16): 2048.00 MiB\n"
+                "llama_new_context_with_model:      CUDA0 compute buffer size =  2144.00 MiB\n"),
+            0);
         snprintf(cell, sizeof cell, "measure import %s format=llamacpp\nmeasurements", path);
         run_ok(cell);
         unlink(path);
@@ -1398,18 +1391,16 @@ START_TEST(engine_estimate_items)
 {
     char path[200];
     char cell[512];
-    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-engine-cfg-XXXXXX"));
-    FILE *f;
     json_t *comps, *c;
     size_t i;
     int seen = 0;
-    ck_assert_int_ge(fd, 0);
-    f = fdopen(fd, "w");
-    fputs("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
-          "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
-          "\"vocab_size\": 128256, \"tie_word_embeddings\": false}",
-          f);
-    fclose(f);
+    ck_assert_int_eq(
+        vs_test_tmp_write(
+            path, sizeof path, "vs-engine-cfg-XXXXXX",
+            "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+            "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+            "\"vocab_size\": 128256, \"tie_word_embeddings\": false}"),
+        0);
     snprintf(cell, sizeof cell,
              "sheet \"est\"\nmodel llama config=%s\nformat bf16\ntask inference\n"
              "length 8192\nconcurrency 8\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",

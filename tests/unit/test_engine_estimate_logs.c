@@ -301,15 +301,10 @@ START_TEST(estimates_against_logs)
     for (i = 0; i < NCASES; i++) {
         const logcase *c = &cases[i];
         char path[200], cell[2048], card[512];
-        int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-estlog-XXXXXX"));
-        FILE *f;
         json_t *r;
         double pool, conc = 0, pe, ce = 0;
         const char *start;
-        ck_assert_int_ge(fd, 0);
-        f = fdopen(fd, "w");
-        fputs(c->config, f);
-        fclose(f);
+        ck_assert_int_eq(vs_test_tmp_write(path, sizeof path, "vs-estlog-XXXXXX", c->config), 0);
         snprintf(card, sizeof card, c->card, path);
         snprintf(cell, sizeof cell, "sheet \"%s\"\n%stask inference\n%sfit", c->name, card,
                  c->engine);

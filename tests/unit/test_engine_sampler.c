@@ -108,15 +108,13 @@ START_TEST(sampler_key_through_engine)
 {
     char path[200];
     char cell[600];
-    int fd = mkstemp(vs_test_tmp(path, sizeof path, "vs-sampler-cfg-XXXXXX"));
-    FILE *f;
-    ck_assert_int_ge(fd, 0);
-    f = fdopen(fd, "w");
-    fputs("{\"model_type\": \"mistral\", \"hidden_size\": 5120, \"intermediate_size\": 32768, "
-          "\"num_hidden_layers\": 40, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
-          "\"head_dim\": 128, \"vocab_size\": 131072, \"tie_word_embeddings\": false}",
-          f);
-    fclose(f);
+    ck_assert_int_eq(
+        vs_test_tmp_write(
+            path, sizeof path, "vs-sampler-cfg-XXXXXX",
+            "{\"model_type\": \"mistral\", \"hidden_size\": 5120, \"intermediate_size\": 32768, "
+            "\"num_hidden_layers\": 40, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+            "\"head_dim\": 128, \"vocab_size\": 131072, \"tie_word_embeddings\": false}"),
+        0);
     snprintf(cell, sizeof cell,
              "sheet \"smp\"\nmodel mistral config=%s\nformat bf16\ntask inference\n"
              "length 16000\nconcurrency 1\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",

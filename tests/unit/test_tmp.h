@@ -20,6 +20,20 @@ static inline char *vs_test_tmp(char *out, size_t n, const char *name)
     return out;
 }
 
+/* Makes "$TMPDIR/name" (name ends in XXXXXX) with text in it, its path in out;
+ * 0, or -1 where the file could not be made or written. */
+static inline int vs_test_tmp_write(char *out, size_t n, const char *name, const char *text)
+{
+    int fd = mkstemp(vs_test_tmp(out, n, name));
+    size_t len = strlen(text);
+    ssize_t w;
+    if (fd < 0)
+        return -1;
+    w = write(fd, text, len);
+    close(fd);
+    return w == (ssize_t)len ? 0 : -1;
+}
+
 /* Removes path and everything under it (links are removed, not followed). */
 static inline void vs_test_rmtree(const char *path)
 {
