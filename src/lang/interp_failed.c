@@ -59,7 +59,6 @@ void vs_interp_keep_outside_world(json_t *restored, json_t *failed)
                 break; /* untouched by the cell: nothing to carry */
             if (!fid || strcmp(fid, id) != 0)
                 continue;
-            vs_sheet_carry_runtime(s, f);
             runs = json_object_get(s, "runs");
             meas = json_object_get(s, "measurements");
             if (!json_is_array(runs) || !json_is_array(meas))
@@ -82,5 +81,25 @@ void vs_interp_keep_outside_world(json_t *restored, json_t *failed)
             }
             break;
         }
+    }
+}
+
+/* interp_internal.h says why. */
+void vs_interp_drop_closed_bases(vs_interp *ip)
+{
+    const char *id;
+    json_t *v, *tmp, *s;
+    size_t i;
+    json_object_foreach_safe(ip->bases, tmp, id, v)
+    {
+        int open = 0;
+        json_array_foreach(ip->sheets, i, s)
+        {
+            const char *sid = json_string_value(json_object_get(s, "id"));
+            if (sid && !strcmp(sid, id))
+                open = 1;
+        }
+        if (!open)
+            json_object_del(ip->bases, id);
     }
 }

@@ -202,11 +202,14 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     wr.md = md;
     wr.md_len = strlen(md);
     wr.message = vs_buf_str(&msg);
-    wr.expected_blob = json_string_value(json_object_get(sheet, "_base_blob"));
+    wr.expected_blob = vs_ctx_base_blob(ctx, id);
     wr.replace = w != NULL;
     if ((rc = vs_store_commit(st, &wr, &info, err)) < 0)
         goto fail;
-    json_object_set_new(sheet, "_base_blob", json_string(info.blob));
+    if (vs_ctx_set_base_blob(ctx, id, info.blob) < 0) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
     if (!info.unchanged)
         vs_ctx_effect(ctx, "committed %s@%.12s to %s", id, info.commit, vs_store_path(st));
     shown.sheet = id;
@@ -297,7 +300,7 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
         return rc;
     for (i = 0; i < n && rc == 0; i++) {
         vs_store_blob now = {0};
-        json_t *sheet = NULL, *open;
+        json_t *sheet = NULL;
         const char *base;
         vs_error e;
         int changed;
@@ -328,10 +331,10 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
                 json_array_append_new(fixed, json_pack("{s:s, s:s, s:i}", "sheet", ids[i], "commit",
                                                        info.commit, "measurements", changed));
                 /* a session copy loaded from the stale record goes on from the fix */
-                open = vs_ctx_find_sheet(ctx, ids[i]);
-                base = open ? json_string_value(json_object_get(open, "_base_blob")) : NULL;
-                if (base && !strcmp(base, now.blob))
-                    json_object_set_new(open, "_base_blob", json_string(info.blob));
+                base = vs_ctx_base_blob(ctx, ids[i]);
+                if (base && !strcmp(base, now.blob) &&
+                    vs_ctx_set_base_blob(ctx, ids[i], info.blob) < 0)
+                    rc = vs_error_oom(err);
             }
             free(json);
             free(md);

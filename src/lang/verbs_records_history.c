@@ -108,7 +108,7 @@ int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     }
     if (!vs_ctx_find_sheet(ctx, id)) {
-        if ((rc = vs_ctx_add_sheet(ctx, sheet, err)) < 0) {
+        if ((rc = vs_ctx_add_sheet(ctx, sheet, blob.blob, err)) < 0) {
             sheet = NULL;
             goto done;
         }
@@ -285,7 +285,7 @@ static int reopen_reproduced(vs_ctx *ctx, vs_store *st, const vs_line *line, con
         goto done;
     }
     if (from_records) {
-        if ((rc = vs_ctx_add_sheet(ctx, rec, err)) < 0) {
+        if ((rc = vs_ctx_add_sheet(ctx, rec, b.blob, err)) < 0) {
             rec = NULL;
             goto done;
         }
@@ -445,7 +445,7 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         rc = vs_error_oom(err);
         goto done;
     }
-    rc = vs_ctx_add_sheet(ctx, fresh, err);
+    rc = vs_ctx_add_sheet(ctx, fresh, NULL, err);
     fresh = NULL;
     if (rc < 0)
         goto fail_line;

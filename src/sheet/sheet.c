@@ -368,19 +368,6 @@ static void index_put(json_t *sheet, json_t *comps, size_t at, const char *name)
         json_object_del(sheet, INDEX_KEY);
 }
 
-void vs_sheet_carry_runtime(json_t *to, const json_t *from)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)from, k, v)
-    {
-        /* the card's generation and what was seen of it (lang/derive.c's
-         * caches, "_card_*") are about the sheet's own card, which to keeps */
-        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0 && strncmp(k, "_card_", 6) != 0)
-            json_object_set(to, k, v);
-    }
-}
-
 int vs_sheet_component_with(json_t *sheet, size_t i, const char *key, json_t *value_take)
 {
     json_t *comps = vs_sheet_array(sheet, "components");

@@ -3,9 +3,11 @@
  * A sheet is a jansson object (json_t) laid out exactly as below; it is the
  * model in memory and, written canonically (vs_sheet_dump), the record that git
  * stores. Every module that reads or changes a sheet goes through this layout, so
- * that records keep one shape. Keys beginning with "_" are runtime state of the
- * kernel (for example "_base_blob", the git blob id the sheet was loaded from);
- * they are never written to records. This module is pure: no I/O, no globals.
+ * that records keep one shape. Keys beginning with "_" are this module's caches
+ * about the sheet's own contents ("_component_at", "_card_gen"); they are never
+ * written to records. State about the world outside the sheet (the records
+ * blob it was loaded from) is kept beside it, by its holder (lang/verb.h's
+ * vs_ctx_base_blob), never in it. This module is pure: no I/O, no globals.
  *
  * Units: every amount of memory is an exact integer number of bytes (JSON
  * integer); GB and GiB exist only in rendering. Unknown = JSON null. The words
@@ -228,11 +230,6 @@ void vs_sheet_card_touch(json_t *sheet);
 int vs_sheet_card_unseen(const json_t *sheet);
 /* Notes the generation in force as seen. */
 void vs_sheet_card_saw(json_t *sheet);
-
-/* Copies onto to the runtime keys of from that record the world outside the
- * sheet ("_base_blob": the records as last seen), not the caches about its
- * own contents: a cell that failed after a commit keeps what the commit did. */
-void vs_sheet_carry_runtime(json_t *to, const json_t *from);
 
 /* What is derived from the rest of the sheet (validation, estimate reads,
  * stale measured components, evidence the card moved past): sheet/derived.h. */
