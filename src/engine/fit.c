@@ -53,7 +53,7 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
             return "a uniform layout from card.arch (layers, kv_heads, head_dim)";
         }
     }
-    vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
         const json_t *k = json_object_get(c, "keys");
         const char *cls = json_string_value(json_object_get(c, "class"));
@@ -148,10 +148,10 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     if (!(c->unknown = json_array()))
         return vs_error_oom(err);
     c->env.tp = c->placement.kind == VS_PLACE_TENSOR ? c->placement.gpus : 1;
-    c->env.length_known = vs_sheet_card_uint(sheet, "length", &c->env.length);
-    c->env.concurrency_known = vs_sheet_card_uint(sheet, "concurrency", &c->env.concurrency);
+    c->env.length_known = vs_sheet_card_uint(sheet, VS_CK_LENGTH, &c->env.length);
+    c->env.concurrency_known = vs_sheet_card_uint(sheet, VS_CK_CONCURRENCY, &c->env.concurrency);
     c->env.weight_bits_known = vs_sheet_weight_bits(sheet, &c->env.weight_bits);
-    c->params_known = vs_sheet_card_uint(sheet, "params", &c->params);
+    c->params_known = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &c->params);
     c->format = json_string_value(json_object_get(card, "format"));
     c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
     c->layout_source = layout_of(&c->env.layout, sheet);
@@ -645,7 +645,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
 int vs_fit_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
                     const vs_component_views *views, vs_error *err)
 {
-    const json_t *offers = vs_sheet_array(sheet, "offers"), *o;
+    const json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS), *o;
     const vs_engine *eng = vs_engine_find(json_string_value(
         json_object_get(json_object_get(vs_sheet_card(sheet), "engine"), "name")));
     vs_classify_engine ce = {NULL, NULL, 0};

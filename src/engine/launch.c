@@ -140,7 +140,7 @@ static const json_t *offer_of(const json_t *sheet, const char *name)
 {
     const json_t *o;
     size_t i;
-    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
     {
         const char *n = json_string_value(json_object_get(o, "name"));
         if (n && !strcmp(n, name))

@@ -72,7 +72,7 @@ static int was_there(const json_t *before, size_t *at, const json_t *c)
  * not in before: those the estimator just stored. */
 static int attach(json_t *sheet, const json_t *before, const json_t *derived, vs_error *err)
 {
-    json_t *comps = vs_sheet_array(sheet, "components"), *c;
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     size_t i, at = 0;
     vs_json_array_foreach(comps, i, c)
     {
@@ -103,7 +103,7 @@ static json_t *derived_new(const json_t *sheet, const vs_estimator *e, json_t *k
 int vs_derive_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_estimator *e,
                   vs_error *err)
 {
-    json_t *before = json_copy(vs_sheet_array(sheet, "components")), *derived;
+    json_t *before = json_copy(vs_sheet_array(sheet, VS_SK_COMPONENTS)), *derived;
     int rc;
     if (!before)
         before = json_array();
@@ -178,7 +178,7 @@ static void collect(const json_t *sheet, const json_t *derived, json_t *names, j
 {
     size_t i;
     json_t *c;
-    vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
         json_t *d = json_object_get(c, "derived");
         const char *name = json_string_value(json_object_get(c, "name"));
@@ -206,7 +206,7 @@ static int make_unknown(json_t *sheet, const json_t *names, const json_t *derive
         if ((rc = vs_sheet_set_component(sheet, name, 0, 0, vs_vocab_status_name(VS_STATUS_UNKNOWN),
                                          why, NULL, json_string_value(cls), err)) < 0)
             return rc;
-        vs_json_array_foreach(vs_sheet_array(sheet, "components"), k, x)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), k, x)
         {
             if (!json_equal(json_object_get(x, "name"), n))
                 continue;
@@ -237,7 +237,7 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
         goto done;
     if (!(fresh = json_pack("{s:O, s:O, s:O}", "estimator", json_object_get(derived, "estimator"),
                             "keys", json_object_get(derived, "keys"), "reads", now)) ||
-        !(before = json_copy(vs_sheet_array(sheet, "components"))) ||
+        !(before = json_copy(vs_sheet_array(sheet, VS_SK_COMPONENTS))) ||
         make_line(&ml, derived, NULL) < 0) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
         goto done;
@@ -353,7 +353,7 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
     vs_sheet_refresh_validation(sheet);
     /* the walk restarts after each recomputation: it replaces components (and
      * may replace the array, so it is looked up again then) */
-    comps = vs_sheet_array(sheet, "components");
+    comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     for (i = 0; i < json_array_size(comps);) {
         json_t *d, *now;
         vs_buf changes = VS_BUF_INIT;
@@ -383,7 +383,7 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
             json_array_append(done, d);
             rc = rederive_one(ctx, sheet, keep, now, vs_buf_str(&changes), rows, &text, err);
             json_decref(keep);
-            comps = vs_sheet_array(sheet, "components");
+            comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
             i = 0;
         }
         vs_buf_free(&changes);

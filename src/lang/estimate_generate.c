@@ -38,19 +38,19 @@ static int read_card(gen_card *g, const vs_line *line, const json_t *sheet, cons
 {
     const char *task = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
     vs_vocab_task task_of;
-    if (!vs_sheet_card_uint(sheet, "width", &g->width) ||
-        !vs_sheet_card_uint(sheet, "height", &g->height))
+    if (!vs_sheet_card_uint(sheet, VS_CK_WIDTH, &g->width) ||
+        !vs_sheet_card_uint(sheet, VS_CK_HEIGHT, &g->height))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "`estimate %s` uses the card's resolution: set it first "
                                "(`resolution 1024x1024`)",
                                sub);
-    if (!vs_sheet_card_uint(sheet, "batch", &g->batch))
+    if (!vs_sheet_card_uint(sheet, VS_CK_BATCH, &g->batch))
         g->batch = 1;
     g->video =
         task && !vs_vocab_task_parse(&task_of, task, NULL) && task_of == VS_TASK_GENERATE_VIDEO;
-    if (!vs_sheet_card_uint(sheet, "frames", &g->frames))
+    if (!vs_sheet_card_uint(sheet, VS_CK_FRAMES, &g->frames))
         g->frames = 1;
-    if (g->video && g->frames <= 1 && !vs_sheet_card_uint(sheet, "frames", &g->frames))
+    if (g->video && g->frames <= 1 && !vs_sheet_card_uint(sheet, VS_CK_FRAMES, &g->frames))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "`estimate %s` for task generate-video uses the card's frames: "
                                "set them first (`frames 81`)",

@@ -201,7 +201,7 @@ static void add_gpu_names(vs_interp *ip, json_t *m, const char *prefix, size_t p
     const char *const *names = vs_catalog_names();
     if (ip->current >= 0) {
         sheet = json_array_get(ip->sheets, (size_t)ip->current);
-        vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
         {
             const char *name = json_string_value(json_object_get(o, "name"));
             if (name)

@@ -148,7 +148,7 @@ void vs_ctx_drop_views(vs_ctx *ctx)
  * views; holding them means no freed one is mistaken for a new one. */
 const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet)
 {
-    json_t *comps = vs_sheet_array(sheet, "components");
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     size_t i, n = json_array_size(comps);
     if (ctx->views_of && json_array_size(ctx->views_of) == n) {
         for (i = 0; i < n && json_array_get(ctx->views_of, i) == json_array_get(comps, i); i++)

@@ -78,9 +78,9 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     /* what the method needs on the card and the sheet does not say yet */
     if (!vs_verb_card_str(sheet, "model"))
         unset |= VS_CARD_UNSET_MODEL;
-    if (!vs_sheet_card_uint(sheet, "params", &v))
+    if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &v))
         unset |= VS_CARD_UNSET_PARAMS;
-    if (!generates && !vs_sheet_card_uint(sheet, "length", &v)) /* generation has no tokens */
+    if (!generates && !vs_sheet_card_uint(sheet, VS_CK_LENGTH, &v)) /* generation has no tokens */
         unset |= VS_CARD_UNSET_LENGTH;
     if (!task)
         unset |= VS_CARD_UNSET_TASK;
@@ -89,16 +89,16 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
         unset |= VS_CARD_UNSET_FORMAT;
     if (generates) {
         /* image and video generation: the resolution, the batch, the frames */
-        if (!vs_sheet_card_uint(sheet, "width", &v))
+        if (!vs_sheet_card_uint(sheet, VS_CK_WIDTH, &v))
             unset |= VS_CARD_UNSET_RESOLUTION;
-        if (!vs_sheet_card_uint(sheet, "batch", &v))
+        if (!vs_sheet_card_uint(sheet, VS_CK_BATCH, &v))
             unset |= VS_CARD_UNSET_BATCH;
-        if (t == VS_TASK_GENERATE_VIDEO && !vs_sheet_card_uint(sheet, "frames", &v))
+        if (t == VS_TASK_GENERATE_VIDEO && !vs_sheet_card_uint(sheet, VS_CK_FRAMES, &v))
             unset |= VS_CARD_UNSET_FRAMES;
     } else if (!task || t == VS_TASK_INFERENCE) {
-        if (!vs_sheet_card_uint(sheet, "concurrency", &v))
+        if (!vs_sheet_card_uint(sheet, VS_CK_CONCURRENCY, &v))
             unset |= VS_CARD_UNSET_CONCURRENCY;
-    } else if (!vs_sheet_card_uint(sheet, "microbatch", &v)) {
+    } else if (!vs_sheet_card_uint(sheet, VS_CK_MICROBATCH, &v)) {
         unset |= VS_CARD_UNSET_MICROBATCH;
     }
     if (!json_is_string(json_object_get(card, "quality")))
@@ -297,7 +297,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = vs_error_oom(err);
             goto hf_done;
         }
-        have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);
+        have_cfg_params = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &cfg_params);
         /* a quantised checkpoint: its scheme is the card's format, its weights the tally */
         if ((rc = vs_quant_apply_config(sheet, cfg ? cfg->value : hf_config, &qnote, err)) < 0) {
             rc = vs_arg_error(cfg ? cfg : name, err, rc);
@@ -321,7 +321,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (had_files)
         notes[nn++] = vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_MODEL);
-    if (!vs_sheet_card_uint(sheet, "params", &params))
+    if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params))
         notes[nn++] = vs_render_card_note(VS_CARD_NOTE_NO_PARAMS);
     vs_render_card_model_headline(&head, sheet, name->value, cfg_payload, pipe_payload);
     if (pipe_payload) {
@@ -393,7 +393,7 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
     /* Placeholders an earlier `task` listed and nobody documented belong to that
      * task, not to this one. */
-    comps = vs_sheet_array(sheet, "components");
+    comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     for (i = json_array_size(comps); i-- > 0;) {
         const char *s, *st;
         c = json_array_get(comps, i);
@@ -476,7 +476,7 @@ static int llamacpp_tally(json_t *sheet, const char *name, vs_error *err)
     char bt[24], basis[160], scheme[240];
     json_t *wf;
     int rc;
-    vs_sheet_card_uint(sheet, "params", &params);
+    vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params);
     rc = vs_model_gguf_format_row(sheet, name, params, &bits, bt, sizeof bt, basis, sizeof basis,
                                   &bytes, err);
     if (rc)

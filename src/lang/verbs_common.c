@@ -63,7 +63,7 @@ int vs_verb_card_set(json_t *sheet, const char *key, json_t *value_take, vs_erro
         !strcmp(key, "batch")) {
         size_t i;
         json_t *st;
-        vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_STAGES), i, st)
         {
             const char *name = json_string_value(json_object_get(st, "name"));
             if (name && !strcmp(name, "limit") &&

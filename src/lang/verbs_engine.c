@@ -60,7 +60,7 @@ static const char *offer_architecture(const json_t *sheet, char *gpu, size_t gpu
     size_t i;
     json_t *o;
     gpu[0] = '\0';
-    vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
     {
         vs_gpu_spec spec;
         vs_error err;
@@ -226,7 +226,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         return rc;
     if (c.engine->runtime_estimate) {
         /* an engine's own rule may read the GPU (SGLang's non_torch by architecture) */
-        const json_t *o = json_array_get(vs_sheet_array(sheet, "offers"), 0);
+        const json_t *o = json_array_get(vs_sheet_array(sheet, VS_SK_OFFERS), 0);
         c.env.gpu_name = json_string_value(json_object_get(o, "catalog"));
         if (!c.env.gpu_name)
             c.env.gpu_name = json_string_value(json_object_get(o, "name"));
@@ -247,7 +247,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     }
     {
         /* the release's batch defaults depend on the GPU: the sheet's first offer's */
-        const json_t *o = json_array_get(vs_sheet_array(sheet, "offers"), 0);
+        const json_t *o = json_array_get(vs_sheet_array(sheet, VS_SK_OFFERS), 0);
         vs_fit_row fr;
         memset(&fr, 0, sizeof fr);
         if (o && c.engine->defaults) {
@@ -423,7 +423,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         memset(&env, 0, sizeof env);
         items = vs_engine_resolve(&env, e, keys, &e2) == 0 ? vs_engine_items(&env) : e->runtime;
     }
-    comps = vs_sheet_array(sheet, "components");
+    comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     encoder = vs_engine_encoder_present(json_object_get(vs_sheet_card(sheet), "arch"));
     for (i = json_array_size(comps); i-- > 0;) {
         vs_runtime_item item;
@@ -609,7 +609,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     }
     if (vs_line_npositional(line) == 0) {
-        json_array_extend(offers, vs_sheet_array(sheet, "offers"));
+        json_array_extend(offers, vs_sheet_array(sheet, VS_SK_OFFERS));
     } else {
         for (i = 0; i < vs_line_npositional(line); i++) {
             const vs_arg *a = vs_line_positional(line, i);

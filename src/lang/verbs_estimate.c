@@ -192,11 +192,11 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
                              vs_estimate_dtype_names());
         goto done;
     }
-    if (!vs_sheet_card_uint(sheet, "length", &len)) {
+    if (!vs_sheet_card_uint(sheet, VS_CK_LENGTH, &len)) {
         rc = vs_verbs_estimate_need_card(line, "length", "kv", "length 4096", err);
         goto done;
     }
-    if (!vs_sheet_card_uint(sheet, "concurrency", &conc)) {
+    if (!vs_sheet_card_uint(sheet, VS_CK_CONCURRENCY, &conc)) {
         rc = vs_verbs_estimate_need_card(line, "concurrency", "kv", "concurrency 8", err);
         goto done;
     }
@@ -429,7 +429,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
                                  task);
             goto done;
         }
-        if (!vs_sheet_card_uint(sheet, "params", &trainable)) {
+        if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &trainable)) {
             rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                  "`estimate training` needs the card's params (`model NAME "
                                  "params=N`) or trainable=N");
@@ -635,7 +635,7 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
         rc = vs_arg_error(sc ? sc : vs_line_pair(line, "group"), err, rc);
         goto done;
     }
-    if (!have_params && !vs_sheet_card_uint(sheet, "params", &params)) {
+    if (!have_params && !vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params)) {
         rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                              "`estimate quant` needs the card's params or params=COUNT (the "
                              "quantised ones)");

@@ -227,7 +227,7 @@ static void split_sources(char *kept, size_t n, char *rec, size_t m, const vs_ac
  * stays). */
 static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
 {
-    json_t *comps = vs_sheet_array(sheet, "components"), *c;
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     size_t i;
     json_array_foreach(comps, i, c)
     {
@@ -313,11 +313,11 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
      * the tensors its layer saves, from its own widths */
     gated = !vs_line_pair(line, "layers") && !vs_line_pair(line, "hidden") &&
             vs_verbs_estimate_gated_decoder(sheet, &sh.kv_width, &sh.intermediate);
-    if (!vs_sheet_card_uint(sheet, "length", &sh.length)) {
+    if (!vs_sheet_card_uint(sheet, VS_CK_LENGTH, &sh.length)) {
         rc = vs_verbs_estimate_need_card(line, "length", "activations", "length 4096", err);
         goto done;
     }
-    if (!vs_sheet_card_uint(sheet, "microbatch", &sh.microbatch)) {
+    if (!vs_sheet_card_uint(sheet, VS_CK_MICROBATCH, &sh.microbatch)) {
         rc = vs_verbs_estimate_need_card(line, "microbatch", "activations", "microbatch 4", err);
         goto done;
     }

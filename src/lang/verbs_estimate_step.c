@@ -66,7 +66,7 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
                  gl, rule->gradient_bytes, gb);
         return 0;
     }
-    if (vs_sheet_card_uint(sheet, "accumulation", &acc) && acc > 1) {
+    if (vs_sheet_card_uint(sheet, VS_CK_ACCUMULATION, &acc) && acc > 1) {
         *phase = NULL;
         snprintf(note, notelen,
                  "microbatch accumulation=%llu: the gradients accumulate over the micro-batches, "
@@ -82,7 +82,7 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
                                   const vs_training_est *e, const char *gt, vs_buf *skipped,
                                   json_t *skipped_list, vs_error *err)
 {
-    json_t *comps = vs_sheet_array(sheet, "components"), *c;
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     char src[400];
     size_t i;
     int rc;
@@ -106,7 +106,7 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
     if ((rc = vs_verbs_estimate_store(sheet, PAGED_NAME, e->paged_state, src, VS_CLASS_OPTIMIZER,
                                       skipped, skipped_list, err)) <= 0)
         return rc; /* 0: a measured component of that name kept */
-    comps = vs_sheet_array(sheet, "components");
+    comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     vs_json_array_foreach(comps, i, c)
     {
         if (vs_json_str_of(c, "name") && !strcmp(vs_json_str_of(c, "name"), PAGED_NAME))

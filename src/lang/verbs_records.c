@@ -112,7 +112,7 @@ static int same_measurement(const json_t *a, const json_t *b)
  * and its commit writes nothing. Looks at the sheet's last revisions. */
 static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
 {
-    json_t *ms = vs_sheet_array(sheet, "measurements"), *m, *t;
+    json_t *ms = vs_sheet_array(sheet, VS_SK_MEASUREMENTS), *m, *t;
     vs_store_revisions h = {0};
     char *done;
     size_t r, i, j, n = json_array_size(ms);
@@ -135,7 +135,7 @@ static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
             {
                 if (done[i])
                     continue;
-                vs_json_array_foreach(vs_sheet_array(rec, "measurements"), j, t)
+                vs_json_array_foreach(vs_sheet_array(rec, VS_SK_MEASUREMENTS), j, t)
                 {
                     if (same_measurement(m, t)) {
                         json_object_set(m, "time", json_object_get(t, "time"));

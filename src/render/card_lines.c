@@ -83,7 +83,7 @@ void vs_render_card_model_headline(vs_buf *out, const json_t *sheet, const char 
     vs_buf_printf(out, "model %s", name);
     if (revision)
         vs_buf_printf(out, " at revision %s", revision);
-    if (vs_sheet_card_uint(sheet, "params", &params)) {
+    if (vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params)) {
         const char *src = json_string_value(json_object_get(card, "params_source"));
         vs_units_grouped(g, sizeof g, params);
         vs_buf_printf(out, ": %s params%s%s%s", g, src ? " (" : "", src ? src : "", src ? ")" : "");

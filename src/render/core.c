@@ -118,8 +118,8 @@ vs_bundle *vs_render_sheet_list(const json_t *sheets, const char *current)
         char nc[24], no[24];
         const char *cells[5];
         int cur = id && current && !strcmp(id, current);
-        snprintf(nc, sizeof nc, "%zu", json_array_size(vs_sheet_array(s, "components")));
-        snprintf(no, sizeof no, "%zu", json_array_size(vs_sheet_array(s, "offers")));
+        snprintf(nc, sizeof nc, "%zu", json_array_size(vs_sheet_array(s, VS_SK_COMPONENTS)));
+        snprintf(no, sizeof no, "%zu", json_array_size(vs_sheet_array(s, VS_SK_OFFERS)));
         cells[0] = cur ? "*" : "";
         cells[1] = id;
         cells[2] = title;
@@ -159,8 +159,8 @@ vs_bundle *vs_render_sheet_opened(const json_t *sheet, const char *id, const cha
         vs_buf_printf(&text, "sheet %s: created, now current (\"%s\")\n", id, title ? title : "");
     else if (!strcmp(action, "switched"))
         vs_buf_printf(&text, "sheet %s: switched to it (\"%s\"; %zu components, %zu offers)\n", id,
-                      title ? title : "", json_array_size(vs_sheet_array(sheet, "components")),
-                      json_array_size(vs_sheet_array(sheet, "offers")));
+                      title ? title : "", json_array_size(vs_sheet_array(sheet, VS_SK_COMPONENTS)),
+                      json_array_size(vs_sheet_array(sheet, VS_SK_OFFERS)));
     else
         vs_buf_printf(&text, "sheet %s: already current (\"%s\")\n", id, title ? title : "");
     if (title && strcmp(title, typed) != 0 && strcmp(action, "created") != 0)

@@ -264,8 +264,8 @@ static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
         *basis = "stored bytes of the weight files";
         return 1;
     }
-    if (!vs_sheet_card_uint(sheet, "params", &params) ||
-        !vs_sheet_card_uint(sheet, "bits", &bits) || vs_checked_mul(&prod, params, bits))
+    if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params) ||
+        !vs_sheet_card_uint(sheet, VS_CK_BITS, &bits) || vs_checked_mul(&prod, params, bits))
         return 0;
     *out = prod / 8 + (prod % 8 != 0);
     *basis = "params × bits / 8";
@@ -276,7 +276,7 @@ static void components_section(vs_buf *b, const json_t *sheet)
 {
     static const char *const cols[] = {"component", "bytes",  "GB",    "GiB",
                                        "status",    "source", "phase", NULL};
-    const json_t *arr = vs_sheet_array(sheet, "components"), *c;
+    const json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     uint64_t known = 0, w;
     const char *basis = NULL;
     size_t i, unknown = 0;
@@ -355,7 +355,7 @@ static void stages_section(vs_buf *b, const json_t *sheet)
     static const char *const cols[] = {"stage",      "length", "concurrency",
                                        "microbatch", "note",   NULL};
     static const char *const keys[] = {"name", "length", "concurrency", "microbatch", "note", NULL};
-    const json_t *arr = vs_sheet_array(sheet, "stages"), *s;
+    const json_t *arr = vs_sheet_array(sheet, VS_SK_STAGES), *s;
     size_t i, k;
     char v[256];
     vs_buf_puts(b, "## Procedure\n\n");
@@ -400,7 +400,7 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
     static const char *const cols[] = {"phase",          "stage", "GPU", "counter", "scope",
                                        "peak bytes",     "GB",    "GiB", "dims",    "state",
                                        "validates card", NULL};
-    const json_t *arr = vs_sheet_array(sheet, "measurements"), *m, *runs;
+    const json_t *arr = vs_sheet_array(sheet, VS_SK_MEASUREMENTS), *m, *runs;
     size_t i;
     char v[512];
     vs_buf_puts(b, "## Measurements\n\n");
@@ -432,7 +432,7 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
         vs_buf_puts(b, "\nAllocated and reserved counters are different scopes and are never "
                        "added; a device-wide reading covers more than the process.\n\n");
     }
-    runs = vs_sheet_array(sheet, "runs");
+    runs = vs_sheet_array(sheet, VS_SK_RUNS);
     json_array_foreach(runs, i, m)
     {
         char st[32];
@@ -457,9 +457,9 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
                                         "period", "cards",          "available",       NULL};
     static const char *const ecols[] = {"candidate", "requirement", "verdict", "source",
                                         "version",   "scope",       NULL};
-    const json_t *offers = vs_sheet_array(sheet, "offers"),
-                 *reqs = vs_sheet_array(sheet, "requirements");
-    const json_t *ev = vs_sheet_array(sheet, "evidence"), *o;
+    const json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS),
+                 *reqs = vs_sheet_array(sheet, VS_SK_REQUIREMENTS);
+    const json_t *ev = vs_sheet_array(sheet, VS_SK_EVIDENCE), *o;
     size_t i;
     char v[256];
     vs_buf_puts(b, "## Candidates\n\n");
@@ -576,7 +576,7 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
     vs_markdown_text(b, decision ? decision : "None yet.", 0);
     vs_buf_puts(b, "\n\n");
     vs_buf_puts(b, "## Invalidating conditions\n\n");
-    arr = vs_sheet_array(sheet, "invalidate");
+    arr = vs_sheet_array(sheet, VS_SK_INVALIDATE);
     if (!json_array_size(arr))
         vs_buf_puts(b, "None declared.\n");
     json_array_foreach(arr, i, x)
@@ -586,7 +586,7 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
         vs_buf_puts(b, "\n");
     }
     vs_buf_puts(b, "\n");
-    arr = vs_sheet_array(sheet, "oom");
+    arr = vs_sheet_array(sheet, VS_SK_OOM);
     if (json_array_size(arr)) {
         vs_buf_puts(b, "## Overflows\n\n");
         json_array_foreach(arr, i, x)

@@ -22,7 +22,7 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     json_t *card = vs_sheet_card(sheet), *p, *wf = json_object_get(sheet, "weights_files");
     vs_table *t = vs_table_new(5, hdr);
     uint64_t params = 0;
-    int have_params = vs_sheet_card_uint(sheet, "params", &params);
+    int have_params = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params);
     unsigned bits = 0;
     int bits_known = vs_sheet_weight_bits(sheet, &bits);
     int measured = env->weights_basis && !strcmp(env->weights_basis, "measured");

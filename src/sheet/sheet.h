@@ -95,6 +95,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sheet/sheet_access.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -138,10 +139,13 @@ int vs_sheet_check_entry(json_t *entry, const char *array_key, vs_error *err);
 
 /* Borrowed accessors for the layout; NULL when absent. */
 json_t *vs_sheet_card(const json_t *sheet);
-json_t *vs_sheet_array(const json_t *sheet, const char *key); /* components, offers, ... */
+/* The array k (VS_SK_COMPONENTS, VS_SK_OFFERS, ...), or NULL when it is absent or
+ * not an array. */
+json_t *vs_sheet_array(const json_t *sheet, vs_sheet_key k);
 
-/* Card integer (params, length, ...): 1 and *out when set, 0 when null/unset. */
-int vs_sheet_card_uint(const json_t *sheet, const char *key, uint64_t *out);
+/* Card integer (VS_CK_PARAMS, VS_CK_LENGTH, ...): 1 and *out when set, 0 when
+ * null/unset. */
+int vs_sheet_card_uint(const json_t *sheet, vs_card_key k, uint64_t *out);
 
 /* The component named name in "components", or NULL. */
 json_t *vs_sheet_component(const json_t *sheet, const char *name);

@@ -12,6 +12,10 @@ const char *const vs_sheet_placement_key_names[VS_PK_COUNT] = {
 const char *const vs_sheet_component_key_names[VS_COMPK_COUNT] = {
     VS_SHEET_COMPONENT_KEYS(VS_KEY_NAME_)};
 
+const vs_card_key vs_sheet_card_dims[VS_SHEET_NDIMS] = {
+    VS_CK_LENGTH, VS_CK_CONCURRENCY, VS_CK_MICROBATCH, VS_CK_WIDTH,
+    VS_CK_HEIGHT, VS_CK_FRAMES,      VS_CK_BATCH};
+
 json_t *vs_sheet_get(const json_t *sheet, vs_sheet_key k)
 {
     return json_object_get(sheet, vs_sheet_key_names[k]);
@@ -47,7 +51,7 @@ int vs_sheet_card_set(json_t *sheet, vs_card_key k, json_t *value_take)
     return json_object_set_new(card, vs_sheet_card_key_names[k], value_take) < 0 ? VS_ENOMEM : 0;
 }
 
-json_t *vs_sheet_engine_get(const json_t *sheet, vs_engine_key k)
+json_t *vs_sheet_engine_get(const json_t *sheet, vs_sheet_engine_key k)
 {
     return json_object_get(vs_sheet_card_get(sheet, VS_CK_ENGINE), vs_sheet_engine_key_names[k]);
 }

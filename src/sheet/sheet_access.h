@@ -22,7 +22,9 @@
 #define VS_COMPONENT_KEY_ENUM_(e, s) VS_COMPK_##e,
 typedef enum vs_sheet_key { VS_SHEET_KEYS(VS_SHEET_KEY_ENUM_) VS_SK_COUNT } vs_sheet_key;
 typedef enum vs_card_key { VS_SHEET_CARD_KEYS(VS_CARD_KEY_ENUM_) VS_CK_COUNT } vs_card_key;
-typedef enum vs_engine_key { VS_SHEET_ENGINE_KEYS(VS_ENGINE_KEY_ENUM_) VS_EK_COUNT } vs_engine_key;
+typedef enum vs_sheet_engine_key {
+    VS_SHEET_ENGINE_KEYS(VS_ENGINE_KEY_ENUM_) VS_EK_COUNT
+} vs_sheet_engine_key;
 typedef enum vs_placement_key {
     VS_SHEET_PLACEMENT_KEYS(VS_PLACEMENT_KEY_ENUM_) VS_PK_COUNT
 } vs_placement_key;
@@ -36,6 +38,13 @@ extern const char *const vs_sheet_card_key_names[VS_CK_COUNT];
 extern const char *const vs_sheet_engine_key_names[VS_EK_COUNT];
 extern const char *const vs_sheet_placement_key_names[VS_PK_COUNT];
 extern const char *const vs_sheet_component_key_names[VS_COMPK_COUNT];
+
+/* The card's dimensions of a run, language models' then image and video
+ * generation's (length, concurrency, microbatch, width, height, frames,
+ * batch): what a stage states, a measurement's dims report and the limit
+ * stage and validation compare against the card. */
+#define VS_SHEET_NDIMS 7
+extern const vs_card_key vs_sheet_card_dims[VS_SHEET_NDIMS];
 
 /* The member k of the sheet's top level (borrowed), or NULL when absent or
  * sheet is not an object. */
@@ -58,7 +67,7 @@ int vs_sheet_card_set(json_t *sheet, vs_card_key k, json_t *value_take);
 
 /* The card's engine: its field k ("name", "keys"; borrowed), or NULL when the
  * card declares none. */
-json_t *vs_sheet_engine_get(const json_t *sheet, vs_engine_key k);
+json_t *vs_sheet_engine_get(const json_t *sheet, vs_sheet_engine_key k);
 /* The declared engine's name, or NULL when none is declared. */
 const char *vs_sheet_engine_name(const json_t *sheet);
 

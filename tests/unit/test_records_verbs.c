@@ -597,7 +597,7 @@ START_TEST(test_diff_pure)
     vs_sheet_set_component(b, "kv_cache", 1, 8589934592ULL, "measured", "nvml", "generate",
                            "kv_cache", &err);
     vs_sheet_set_component(b, "buffers", 1, 1000, "estimated", NULL, NULL, NULL, &err);
-    json_array_append_new(vs_sheet_array(b, "invalidate"), json_string("new driver"));
+    json_array_append_new(vs_sheet_array(b, VS_SK_INVALIDATE), json_string("new driver"));
     json_object_set_new(b, "decision", json_string("H100"));
     json_object_set_new(b, "_runtime", json_string("ignored"));
     ch = vs_diff_changes(a, b);
@@ -887,7 +887,7 @@ START_TEST(test_diff_axes_pure)
     b = json_deep_copy(a);
     json_object_set_new(vs_sheet_card(b), "model", json_string("other/model"));
     json_object_set_new(json_object_get(b, "placement"), "gpus", json_integer(4));
-    json_array_append_new(vs_sheet_array(b, "offers"), json_pack("{s:s}", "name", "H100"));
+    json_array_append_new(vs_sheet_array(b, VS_SK_OFFERS), json_pack("{s:s}", "name", "H100"));
     json_object_set_new(vs_sheet_card(b), "engine", json_string("vllm"));
     json_object_set_new(vs_sheet_card(b), "accumulation", json_integer(8));
     ck_assert_uint_eq(vs_diff_axes(a, b), VS_AXIS_MODEL | VS_AXIS_PLACEMENT | VS_AXIS_OFFERS |
@@ -897,7 +897,7 @@ START_TEST(test_diff_axes_pure)
     b = json_deep_copy(a);
     json_object_set_new(b, "decision", json_string("H100"));
     m = json_pack("{s:s}", "name", "x");
-    json_array_append_new(vs_sheet_array(b, "measurements"), m);
+    json_array_append_new(vs_sheet_array(b, VS_SK_MEASUREMENTS), m);
     ck_assert_uint_eq(vs_diff_axes(a, b), 0);
     ck_assert_str_eq(vs_diff_axis_name(0), "model");
     ck_assert_ptr_null(vs_diff_axis_name(VS_AXIS_COUNT));
@@ -910,7 +910,7 @@ END_TEST
 /* validates_card as a function of the dims, the card and the run (pure). */
 START_TEST(test_refresh_derived_pure)
 {
-    json_t *s = vs_sheet_new("derived"), *ms = vs_sheet_array(s, "measurements"), *m;
+    json_t *s = vs_sheet_new("derived"), *ms = vs_sheet_array(s, VS_SK_MEASUREMENTS), *m;
     json_array_append_new(ms, json_pack("{s:s?, s:{s:i, s:i}, s:b, s:s}", "run", NULL, "dims",
                                         "length", 4096, "concurrency", 8, "validates_card", 0,
                                         "state", "current"));
@@ -918,7 +918,7 @@ START_TEST(test_refresh_derived_pure)
                                         "length", 4096, "concurrency", 8, "validates_card", 1,
                                         "state", "current"));
     json_array_append_new(
-        vs_sheet_array(s, "runs"),
+        vs_sheet_array(s, VS_SK_RUNS),
         json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 0, "overflow_phase", "generate"));
     /* a card that declares no dims is not validated */
     ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
