@@ -33,7 +33,7 @@ static int positive_int(const json_t *v, uint64_t *out)
  * card.arch, else from the keys an `estimate kv` line left on its component. */
 static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
 {
-    const json_t *arch = json_object_get(vs_sheet_card(sheet), "arch"), *kl;
+    const json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH), *kl;
     uint64_t L = 0, H = 0, D = 0, hid = 0, heads = 0;
     vs_error err;
     size_t i;
@@ -95,7 +95,7 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
  * summed it (weights_files), else the card's vocab x hidden at the format's bits. */
 static void io_of(vs_engine_env *e, const json_t *sheet, const json_t *arch)
 {
-    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     const json_t *in = json_object_get(wf, "input_layer_bytes");
     uint64_t vocab = 0, hidden = 0;
     if (json_is_integer(in) && json_integer_value(in) >= 0) {
@@ -129,8 +129,8 @@ void vs_fit_ctx_free(vs_fit_ctx *c)
 
 int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
 {
-    const json_t *card = vs_sheet_card(sheet), *eng = json_object_get(card, "engine");
-    const json_t *arch = json_object_get(card, "arch");
+    const json_t *card = vs_sheet_card(sheet), *eng = vs_sheet_card_field(card, VS_CK_ENGINE);
+    const json_t *arch = vs_sheet_card_field(card, VS_CK_ARCH);
     const char *name = json_string_value(json_object_get(eng, "name"));
     vs_component_views views = {NULL, 0};
     vs_envelope env;
@@ -152,7 +152,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->env.concurrency_known = vs_sheet_card_uint(sheet, VS_CK_CONCURRENCY, &c->env.concurrency);
     c->env.weight_bits_known = vs_sheet_weight_bits(sheet, &c->env.weight_bits);
     c->params_known = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &c->params);
-    c->format = json_string_value(json_object_get(card, "format"));
+    c->format = json_string_value(vs_sheet_card_field(card, VS_CK_FORMAT));
     c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
     c->layout_source = layout_of(&c->env.layout, sheet);
     c->env.layout_known = c->layout_source != NULL;

@@ -5,6 +5,7 @@
 
 #include "engine/launch.h"
 #include "engine/offload.h"
+#include "sheet/sheet_access.h"
 
 #define ARGS "common/arg.cpp (common_params_parser_init, ggml-org/llama.cpp "
 
@@ -202,7 +203,7 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         return rc;
     {
         /* placement tensor gpus=N split=3,1: llama.cpp's proportions of the layers */
-        const json_t *split = json_object_get(json_object_get(in->sheet, "placement"), "split"), *x;
+        const json_t *split = vs_sheet_placement_get(in->sheet, VS_PK_SPLIT), *x;
         size_t i;
         vs_buf ts = VS_BUF_INIT;
         json_array_foreach(split, i, x)

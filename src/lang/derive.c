@@ -310,8 +310,8 @@ int vs_derive_card_unmoved(const json_t *sheet, vs_error *err)
         return 0;
     if (!check_mode() || !(copy = json_object_get(sheet, COPY_KEY)))
         return 1;
-    if (json_equal(json_object_get(copy, "card"), vs_sheet_card(sheet)) &&
-        json_equal(json_object_get(copy, "placement"), json_object_get(sheet, "placement")))
+    if (json_equal(vs_sheet_get(copy, VS_SK_CARD), vs_sheet_card(sheet)) &&
+        json_equal(vs_sheet_get(copy, VS_SK_PLACEMENT), vs_sheet_get(sheet, VS_SK_PLACEMENT)))
         return 1;
     return vs_error_set(err, VS_EVALUE,
                         "internal: the card or the placement changed without "
@@ -322,7 +322,7 @@ static void card_saw(json_t *sheet)
 {
     vs_sheet_card_saw(sheet);
     if (check_mode()) {
-        json_t *card = vs_sheet_card(sheet), *pl = json_object_get(sheet, "placement");
+        json_t *card = vs_sheet_card(sheet), *pl = vs_sheet_get(sheet, VS_SK_PLACEMENT);
         json_object_set_new(sheet, COPY_KEY,
                             json_pack("{s:o, s:o}", "card",
                                       card ? json_deep_copy(card) : json_null(), "placement",
@@ -392,7 +392,8 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
             goto out;
     }
     if (json_array_size(rows))
-        rc = vs_verb_emit(ctx, vs_render_rederived(&text, json_object_get(sheet, "id"), rows), err);
+        rc =
+            vs_verb_emit(ctx, vs_render_rederived(&text, vs_sheet_get(sheet, VS_SK_ID), rows), err);
     if (rc >= 0)
         card_saw(sheet);
 out:

@@ -36,7 +36,7 @@ typedef struct gen_card {
 static int read_card(gen_card *g, const vs_line *line, const json_t *sheet, const char *sub,
                      vs_error *err)
 {
-    const char *task = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    const char *task = vs_sheet_card_str(sheet, VS_CK_TASK);
     vs_vocab_task task_of;
     if (!vs_sheet_card_uint(sheet, VS_CK_WIDTH, &g->width) ||
         !vs_sheet_card_uint(sheet, VS_CK_HEIGHT, &g->height))
@@ -63,7 +63,7 @@ static int dtype_bits(unsigned *bits, const char **name, const vs_line *line, co
                       vs_error *err)
 {
     const vs_arg *d = vs_line_pair(line, "dtype");
-    const char *f = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
+    const char *f = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     unsigned fb;
     if (d) {
         if (vs_estimate_dtype_bits(bits, d->value, NULL) < 0)

@@ -33,7 +33,7 @@ static int same_str(const char *a, const char *b)
  * describe something else. Returns 1 when there were any. */
 static int clear_weights_files(json_t *sheet)
 {
-    json_t *wf = json_object_get(sheet, "weights_files");
+    json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     int had = json_is_object(wf);
     json_object_set_new(sheet, "weights_files", json_null());
     return had;
@@ -85,7 +85,7 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!task)
         unset |= VS_CARD_UNSET_TASK;
     if (!vs_sheet_weight_bits(sheet, &wbits) &&
-        !json_is_object(json_object_get(sheet, "weights_files")))
+        !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES)))
         unset |= VS_CARD_UNSET_FORMAT;
     if (generates) {
         /* image and video generation: the resolution, the batch, the frames */
@@ -101,7 +101,7 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     } else if (!vs_sheet_card_uint(sheet, VS_CK_MICROBATCH, &v)) {
         unset |= VS_CARD_UNSET_MICROBATCH;
     }
-    if (!json_is_string(json_object_get(card, "quality")))
+    if (!json_is_string(vs_sheet_card_field(card, VS_CK_QUALITY)))
         unset |= VS_CARD_UNSET_QUALITY;
     vs_render_card_unset(&unset_words, unset);
     if (unset)
@@ -452,7 +452,7 @@ const char *const vs_verb_format_keys[] = {"bits", "group", "block", "components
 static int checkpoint_scheme_refusal(const json_t *sheet, const char *name, const vs_arg *at,
                                      vs_error *err)
 {
-    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     const char *scheme = json_string_value(json_object_get(wf, "scheme"));
     const char *cur = vs_verb_card_str(sheet, "format");
     if (!scheme || !strstr(scheme, "from quantization_config") || same_str(cur, name))
@@ -579,7 +579,7 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = vs_verb_card_set(sheet, "format", json_string(name), err)) ||
         (rc = vs_verb_card_set(sheet, "bits", json_integer(bits), err)))
         return rc;
-    if (is_quant && !json_is_object(json_object_get(sheet, "weights_files"))) {
+    if (is_quant && !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES))) {
         if ((rc = vs_quant_apply_format(sheet, &q, err)) < 0)
             return vs_arg_error(a, err, rc);
         if (rc == 1)
@@ -589,7 +589,7 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         else
             had_files = 0;
     } else if (a && !is_quant && !is_lq && vs_quant_from_plain(&q, name) == 0 &&
-               !json_is_object(json_object_get(sheet, "weights_files"))) {
+               !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES))) {
         /* nf4 and int8 as bitsandbytes, fp8 as vLLM's online Fp8LinearMethod:
          * Linear layers only, the embeddings, lm_head and norms kept in 16
          * bits (model/quant.h vs_quant_from_plain); over the tensor list when
@@ -607,7 +607,7 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
                      name, vs_quant_plain_keeper(&q));
             notes[nn++] = kept;
         }
-    } else if (is_lq && !json_is_object(json_object_get(sheet, "weights_files"))) {
+    } else if (is_lq && !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES))) {
         if ((rc = llamacpp_tally(sheet, name, err)) < 0)
             return vs_arg_error(a, err, rc);
         if (rc == 1)
@@ -650,7 +650,7 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
     notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
     /* beyond the model's context: said, not refused (a longer context is a
      * choice the engine may allow, at the quality the model gives there) */
-    arch = json_object_get(vs_sheet_card(sheet), "arch");
+    arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     if (!strcmp(key, "length") && json_is_integer(json_object_get(arch, "context")) &&
         v > (uint64_t)json_integer_value(json_object_get(arch, "context"))) {
         const char *rs = json_string_value(json_object_get(arch, "rope_scaling"));

@@ -79,7 +79,7 @@ static const char *offer_architecture(const json_t *sheet, char *gpu, size_t gpu
 
 static uint64_t arch_uint(const json_t *sheet, const char *key)
 {
-    const json_t *v = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), key);
+    const json_t *v = json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), key);
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
@@ -144,8 +144,7 @@ static int own_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_f
                    : vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                      "engine %s estimates %s only", c->engine->name, nm);
     if ((rc = c->engine->runtime_estimate(&est, rule, sizeof rule, &c->env,
-                                          json_object_get(vs_sheet_card(sheet), "arch"), &e2)) <
-        0) {
+                                          vs_sheet_card_get(sheet, VS_CK_ARCH), &e2)) < 0) {
         if (rc != VS_ENOTFOUND)
             return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                    "nothing estimated: %s", e2.message);
@@ -323,7 +322,7 @@ static int show_engine(vs_ctx *ctx, json_t *sheet, const char *notes, vs_error *
 {
     vs_fit_ctx c;
     int rc = vs_fit_prepare(&c, sheet, err);
-    const json_t *eng = json_object_get(vs_sheet_card(sheet), "engine");
+    const json_t *eng = vs_sheet_card_get(sheet, VS_CK_ENGINE);
     if (rc < 0)
         return rc;
     rc = vs_verb_emit(ctx, vs_render_engine(&c, json_object_get(eng, "keys"), notes), err);
@@ -424,7 +423,7 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         items = vs_engine_resolve(&env, e, keys, &e2) == 0 ? vs_engine_items(&env) : e->runtime;
     }
     comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
-    encoder = vs_engine_encoder_present(json_object_get(vs_sheet_card(sheet), "arch"));
+    encoder = vs_engine_encoder_present(vs_sheet_card_get(sheet, VS_CK_ARCH));
     for (i = json_array_size(comps); i-- > 0;) {
         vs_runtime_item item;
         cm = json_array_get(comps, i);
@@ -494,9 +493,9 @@ static const char *const fit_keys[] = {"formats", NULL};
 static json_t *catalogue_offer(const json_t *sheet, const char *name, vs_error *err)
 {
     vs_gpu_spec spec;
-    json_t *pl = json_object_get(sheet, "placement");
-    json_int_t gpus = json_is_integer(json_object_get(pl, "gpus"))
-                          ? json_integer_value(json_object_get(pl, "gpus"))
+    json_t *pl = vs_sheet_get(sheet, VS_SK_PLACEMENT);
+    json_int_t gpus = json_is_integer(vs_sheet_placement_field(pl, VS_PK_GPUS))
+                          ? json_integer_value(vs_sheet_placement_field(pl, VS_PK_GPUS))
                           : 1;
     char basis[512];
     if (vs_catalog_find(&spec, name, err) < 0)

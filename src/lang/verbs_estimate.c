@@ -29,7 +29,7 @@ int vs_verbs_estimate_shape(const vs_line *line, const json_t *sheet, const char
                             const char *arch_key, uint64_t *out, int *from_arch, vs_error *err)
 {
     int present = 0, rc;
-    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch"), *v;
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH), *v;
     if ((rc = vs_line_get_uint(line, key, 0, out, &present, err)) < 0)
         return rc;
     if (present) {
@@ -77,7 +77,7 @@ static void grouped(char *out, size_t n, uint64_t v)
 static int kv_layout_for(vs_kv_layout *l, const vs_line *line, const json_t *sheet, int *from_arch,
                          const char **missing, vs_error *err)
 {
-    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     json_t *kv = json_object_get(arch, "kv_layout");
     uint64_t L, H, D;
     int rc, on_line = vs_line_pair(line, "layers") || vs_line_pair(line, "kv_heads") ||
@@ -311,8 +311,8 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         cross ? json_integer((json_int_t)(enc ? enc : len)) : json_null(), "tp", (json_int_t)d.tp,
         "groups", groups, "bytes_per_token", (json_int_t)per_token, "skipped", sk);
     if (inputs && under &&
-        (json_object_set_new(inputs, "engine",
-                             json_copy(json_object_get(vs_sheet_card(sheet), "engine"))) < 0 ||
+        (json_object_set_new(inputs, "engine", json_copy(vs_sheet_card_get(sheet, VS_CK_ENGINE))) <
+             0 ||
          json_object_set_new(inputs, "model_bytes", json_integer((json_int_t)model_bytes)) < 0)) {
         json_decref(inputs);
         inputs = NULL;

@@ -23,7 +23,7 @@
  * formula with the score matrix. *from says which. */
 static const char *card_attention(const json_t *sheet, const char **from)
 {
-    const json_t *eng = json_object_get(vs_sheet_card(sheet), "engine");
+    const json_t *eng = vs_sheet_card_get(sheet, VS_CK_ENGINE);
     const vs_engine *engine = vs_engine_find(vs_json_str_of(eng, "name"));
     const char *written = vs_json_str_of(json_object_get(eng, "keys"), "attention");
     size_t i;

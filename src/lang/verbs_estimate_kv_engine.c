@@ -29,7 +29,7 @@ static const char *release_of(const vs_engine_env *env)
 int vs_verbs_estimate_kv_engine(const json_t *sheet, const vs_kv_layout *layout, uint64_t tp,
                                 uint64_t *bytes, vs_buf *source, vs_error *err)
 {
-    const json_t *eng = json_object_get(vs_sheet_card(sheet), "engine"), *keys, *v;
+    const json_t *eng = vs_sheet_card_get(sheet, VS_CK_ENGINE), *keys, *v;
     const char *name = json_string_value(json_object_get(eng, "name")), *rel, *k;
     const vs_engine *e = name ? vs_engine_find(name) : NULL;
     vs_fit_ctx c;

@@ -24,7 +24,7 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
                                      size_t srclen, vs_error *err)
 {
     const vs_arg *ib = vs_line_pair(line, "in_backward");
-    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     uint64_t acc = 1, V, H, I, largest;
     char gl[40], gb[40];
     *phase = "step";

@@ -287,7 +287,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         host = spec.unified_host_bytes, host_given = 1;
     if (have_spec) {
         /* the formats the catalogue says a GPU supports or not */
-        const char *fmt = vs_json_str_of(vs_sheet_card(sheet), "format");
+        const char *fmt = vs_sheet_card_str(sheet, VS_CK_FORMAT);
         vs_vocab_format f;
         if (fmt && vs_vocab_format_parse(&f, NULL, fmt, NULL) == 0 &&
             ((f == VS_FORMAT_BF16 && spec.bf16_known && !spec.bf16) ||

@@ -297,8 +297,8 @@ static const char *restated_run(const json_t *sheet, const char *run_id)
  * out-of-memory note. */
 static void unrecord_run(json_t *sheet, const char *run_id)
 {
-    json_t *runs = json_object_get(sheet, "runs"), *ms = json_object_get(sheet, "measurements");
-    json_t *o = json_object_get(sheet, "oom");
+    json_t *runs = vs_sheet_get(sheet, VS_SK_RUNS), *ms = vs_sheet_get(sheet, VS_SK_MEASUREMENTS);
+    json_t *o = vs_sheet_get(sheet, VS_SK_OOM);
     size_t i;
     for (i = json_array_size(runs); i-- > 0;) {
         const char *id = json_string_value(json_object_get(json_array_get(runs, i), "id"));

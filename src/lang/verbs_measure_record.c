@@ -219,7 +219,7 @@ static int measured_weights(vs_ctx *ctx, json_t *sheet, const json_t *found, con
     const char *ph = json_string_value(json_object_get(found, "phase"));
     const char *r = json_string_value(json_object_get(found, "run"));
     const char *sc = json_string_value(json_object_get(found, "scope"));
-    const char *fmt = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
+    const char *fmt = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     uint64_t bytes = (uint64_t)json_integer_value(json_object_get(found, "peak_bytes"));
     int load_phase = ph && (strstr(ph, "load") || strstr(ph, "weight"));
     char source[400], gtext[40];

@@ -332,7 +332,7 @@ int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
             json_array_append_new(unknown, json_string(nm ? nm : "?"));
         }
     }
-    result = vs_render_decision(json_string_value(json_object_get(sheet, "decision")), unknown,
+    result = vs_render_decision(vs_sheet_get_str(sheet, VS_SK_DECISION), unknown,
                                 json_array_size(vs_sheet_array(sheet, VS_SK_MEASUREMENTS)),
                                 json_array_size(vs_sheet_array(sheet, VS_SK_INVALIDATE)) != 0);
     json_decref(unknown);

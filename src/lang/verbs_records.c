@@ -46,7 +46,7 @@ int vs_verbs_records_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t i
                             "`show SHEET`) or open one with `sheet \"TITLE\"`");
     if (!(s = vs_ctx_sheet(ctx)))
         return vs_error_oom(err);
-    snprintf(id, idlen, "%s", json_string_value(json_object_get(s, "id")));
+    snprintf(id, idlen, "%s", vs_sheet_get_str(s, VS_SK_ID));
     return 0;
 }
 
@@ -178,7 +178,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                w->value, syntax);
     if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
         return rc;
-    id = json_string_value(json_object_get(sheet, "id"));
+    id = vs_sheet_get_str(sheet, VS_SK_ID);
     if (!id || !vs_sheet_id_valid(id))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "the current sheet has no valid id");

@@ -208,7 +208,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
         cell(b, *v ? v : "not set");
         row_end(b);
     }
-    arch = json_object_get(card, "arch");
+    arch = vs_sheet_card_field(card, VS_CK_ARCH);
     if (json_is_object(arch)) {
         const char *k;
         json_t *x;
@@ -227,7 +227,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
     }
     {
         /* the runtime: its name and the keys as written (defaults are the engine's) */
-        const json_t *eng = json_object_get(card, "engine");
+        const json_t *eng = vs_sheet_card_field(card, VS_CK_ENGINE);
         const char *name = vs_json_str_of(eng, "name");
         if (name) {
             const char *k;
@@ -244,7 +244,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
         }
     }
     vs_buf_puts(b, "\n");
-    wf = json_object_get(sheet, "weights_files");
+    wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     if (json_is_object(wf)) {
         describe(v, sizeof v, json_object_get(wf, "bytes"));
         vs_buf_puts(b, "Weights read from the files at ");
@@ -256,7 +256,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
 /* Weights only = params × bits / 8, rounded up to a whole byte; 0 when unknown. */
 static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
 {
-    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     uint64_t params, bits, prod;
     if (json_is_object(wf) && json_is_integer(json_object_get(wf, "bytes")) &&
         json_integer_value(json_object_get(wf, "bytes")) >= 0) {
@@ -336,7 +336,7 @@ static void components_section(vs_buf *b, const json_t *sheet)
 
 static void placement_section(vs_buf *b, const json_t *sheet)
 {
-    const json_t *p = json_object_get(sheet, "placement");
+    const json_t *p = vs_sheet_get(sheet, VS_SK_PLACEMENT);
     char gpus[32], stage[32];
     if (!json_is_object(p))
         return;
@@ -542,7 +542,7 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
 /* What `launch` would start: each offer's command, as a code span. */
 static void launch_section(vs_buf *b, const json_t *sheet)
 {
-    const json_t *arr = json_object_get(sheet, "launch"), *l;
+    const json_t *arr = vs_sheet_get(sheet, VS_SK_LAUNCH), *l;
     size_t i;
     if (!json_array_size(arr))
         return;
@@ -570,7 +570,7 @@ static void launch_section(vs_buf *b, const json_t *sheet)
 static void tail_sections(vs_buf *b, const json_t *sheet)
 {
     const json_t *arr, *x;
-    const char *decision = vs_json_str_of(sheet, "decision");
+    const char *decision = vs_sheet_get_str(sheet, VS_SK_DECISION);
     size_t i;
     vs_buf_puts(b, "## Decision\n\n");
     vs_markdown_text(b, decision ? decision : "None yet.", 0);
@@ -604,15 +604,18 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
 char *vs_markdown_sheet(const json_t *sheet)
 {
     vs_buf b = VS_BUF_INIT;
-    const json_t *lin = json_object_get(sheet, "lineage");
-    const char *title = vs_json_str_of(sheet, "title"), *id = vs_json_str_of(sheet, "id");
+    const json_t *lin = vs_sheet_get(sheet, VS_SK_LINEAGE);
+    const char *title = vs_sheet_get_str(sheet, VS_SK_TITLE),
+               *id = vs_sheet_get_str(sheet, VS_SK_ID);
     vs_buf_puts(&b, "# ");
     vs_markdown_text(&b, title ? title : id ? id : "untitled sheet", 0);
     vs_buf_puts(&b, "\n\nSizing sheet ");
     md_code(&b, id ? id : "?");
     vs_buf_puts(&b, " (");
-    vs_markdown_text(
-        &b, vs_json_str_of(sheet, "schema") ? vs_json_str_of(sheet, "schema") : VS_SHEET_SCHEMA, 0);
+    vs_markdown_text(&b,
+                     vs_sheet_get_str(sheet, VS_SK_SCHEMA) ? vs_sheet_get_str(sheet, VS_SK_SCHEMA)
+                                                           : VS_SHEET_SCHEMA,
+                     0);
     vs_buf_puts(&b, "). The record is `sheet.json` beside this file; this page is rendered from "
                     "it.\n\n");
     if (json_is_object(lin)) {

@@ -36,7 +36,7 @@ int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err)
 /* 1 when the card names a task, *t set; a missing or null task is none. */
 static int card_task(const json_t *sheet, vs_vocab_task *t)
 {
-    const char *s = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    const char *s = vs_sheet_card_str(sheet, VS_CK_TASK);
     return s && vs_vocab_task_parse(t, s, NULL) == 0;
 }
 
@@ -44,7 +44,7 @@ static int card_task(const json_t *sheet, vs_vocab_task *t)
 static int task_is_training(const json_t *sheet)
 {
     vs_vocab_task t;
-    if (!json_string_value(json_object_get(vs_sheet_card(sheet), "task")))
+    if (!vs_sheet_card_str(sheet, VS_CK_TASK))
         return 0;
     return !card_task(sheet, &t) || t != VS_TASK_INFERENCE;
 }

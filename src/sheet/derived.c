@@ -23,9 +23,9 @@
  * DDP) leave it, and the estimates reading it, alone. A new reference. */
 static json_t *tensor_ways(const json_t *sheet)
 {
-    const json_t *pl = json_object_get(sheet, "placement");
-    const char *k = json_string_value(json_object_get(pl, "kind"));
-    json_t *g = json_object_get(pl, "gpus");
+    const json_t *pl = vs_sheet_get(sheet, VS_SK_PLACEMENT);
+    const char *k = json_string_value(vs_sheet_placement_field(pl, VS_PK_KIND));
+    json_t *g = vs_sheet_placement_field(pl, VS_PK_GPUS);
     return json_integer(k && !strcmp(k, "tensor") && json_is_integer(g) ? json_integer_value(g)
                                                                         : 1);
 }
@@ -34,7 +34,7 @@ static json_t *value_at(const json_t *sheet, const char *path)
 {
     json_t *v;
     if (!strcmp(path, "placement"))
-        v = json_object_get(sheet, "placement");
+        v = vs_sheet_get(sheet, VS_SK_PLACEMENT);
     else
         v = json_object_get(vs_sheet_card(sheet), path);
     return v ? v : json_null();

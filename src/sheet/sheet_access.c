@@ -36,6 +36,11 @@ json_t *vs_sheet_card_get(const json_t *sheet, vs_card_key k)
     return json_object_get(vs_sheet_get(sheet, VS_SK_CARD), vs_sheet_card_key_names[k]);
 }
 
+json_t *vs_sheet_card_field(const json_t *card, vs_card_key k)
+{
+    return json_object_get(card, vs_sheet_card_key_names[k]);
+}
+
 const char *vs_sheet_card_str(const json_t *sheet, vs_card_key k)
 {
     return json_string_value(vs_sheet_card_get(sheet, k));
@@ -64,6 +69,11 @@ const char *vs_sheet_engine_name(const json_t *sheet)
 json_t *vs_sheet_placement_get(const json_t *sheet, vs_placement_key k)
 {
     return json_object_get(vs_sheet_get(sheet, VS_SK_PLACEMENT), vs_sheet_placement_key_names[k]);
+}
+
+json_t *vs_sheet_placement_field(const json_t *placement, vs_placement_key k)
+{
+    return json_object_get(placement, vs_sheet_placement_key_names[k]);
 }
 
 const char *vs_sheet_placement_str(const json_t *sheet, vs_placement_key k)

@@ -59,6 +59,9 @@ int vs_sheet_set(json_t *sheet, vs_sheet_key k, json_t *value_take);
 json_t *vs_sheet_card_get(const json_t *sheet, vs_card_key k);
 /* Its string, or NULL when absent, null or not a string ("model", "task"). */
 const char *vs_sheet_card_str(const json_t *sheet, vs_card_key k);
+/* The field k of a card object (a sheet's card, an evidence entry's card as it
+ * was; borrowed), or NULL when absent. */
+json_t *vs_sheet_card_field(const json_t *card, vs_card_key k);
 /* Sets the card's field k to value (taken, also on failure). 0, VS_ENOMEM, or
  * VS_EVALUE when the sheet has no card. The writer moves the card's
  * generation itself (vs_sheet_card_touch), once for all the fields a line
@@ -73,6 +76,8 @@ const char *vs_sheet_engine_name(const json_t *sheet);
 
 /* The placement's field k (borrowed), or NULL when absent. */
 json_t *vs_sheet_placement_get(const json_t *sheet, vs_placement_key k);
+/* The field k of a placement object (borrowed), or NULL when absent. */
+json_t *vs_sheet_placement_field(const json_t *placement, vs_placement_key k);
 /* Its string ("kind", "offload"), or NULL when absent, null or not a string. */
 const char *vs_sheet_placement_str(const json_t *sheet, vs_placement_key k);
 

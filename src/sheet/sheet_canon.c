@@ -753,8 +753,8 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         json_decref(root);
         return vs_error_set_at(err, VS_EFORMAT, 1, 1, "sheet record: expected an object");
     }
-    if (json_is_string(json_object_get(root, "schema")) &&
-        !strcmp(json_string_value(json_object_get(root, "schema")), VS_SHEET_SCHEMA_V1)) {
+    if (json_is_string(vs_sheet_get(root, VS_SK_SCHEMA)) &&
+        !strcmp(vs_sheet_get_str(root, VS_SK_SCHEMA), VS_SHEET_SCHEMA_V1)) {
         /* the previous schema: read as this one, its new keys at their defaults */
         if (json_object_set_new(root, "schema", json_string(VS_SHEET_SCHEMA))) {
             json_decref(root);
@@ -762,8 +762,8 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         }
         old_schema = 1;
     }
-    if (!json_is_string(json_object_get(root, "schema")) ||
-        !valid_schema(json_string_value(json_object_get(root, "schema")))) {
+    if (!json_is_string(vs_sheet_get(root, VS_SK_SCHEMA)) ||
+        !valid_schema(vs_sheet_get_str(root, VS_SK_SCHEMA))) {
         json_decref(root);
         return vs_error_set(err, VS_EFORMAT,
                             "sheet record: expected \"schema\": \"%s\" or \"%s\" (another "
