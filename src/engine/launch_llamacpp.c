@@ -70,8 +70,7 @@ static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfa
 {
     const vs_engine_env *e = &in->ctx->env;
     const json_t *sheet = in->sheet;
-    const json_t *tied =
-        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "tied_embeddings");
+    const json_t *tied = json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), "tied_embeddings");
     vs_offload_in oi;
     vs_offload_plan p;
     uint64_t others, on_gpu;

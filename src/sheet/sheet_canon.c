@@ -701,7 +701,7 @@ static int check_value(json_t *v, const field *f, path *p, vs_error *err)
  * full, layers x kv_heads x head_dim (head_dim = hidden / heads when absent). */
 static int old_arch_layout(json_t *root, vs_error *err)
 {
-    json_t *arch = json_object_get(json_object_get(root, "card"), "arch"), *j;
+    json_t *arch = vs_sheet_card_get(root, VS_CK_ARCH), *j;
     json_int_t L, H, D, hid, heads;
     vs_kv_layout l;
     if (!json_is_object(arch) || !json_is_null(json_object_get(arch, "kv_layout")))
