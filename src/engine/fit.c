@@ -131,7 +131,7 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
 {
     const json_t *card = vs_sheet_card(sheet), *eng = vs_sheet_card_field(card, VS_CK_ENGINE);
     const json_t *arch = vs_sheet_card_field(card, VS_CK_ARCH);
-    const char *name = json_string_value(json_object_get(eng, "name"));
+    const char *name = json_string_value(vs_sheet_engine_field(eng, VS_EK_NAME));
     vs_component_views views = {NULL, 0};
     vs_envelope env;
     size_t i;
@@ -141,7 +141,8 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->engine = name ? vs_engine_find(name) : vs_engine_default();
     if (!c->engine)
         return vs_error_set(err, VS_EVALUE, "the card names an unknown engine '%s'", name);
-    if ((rc = vs_engine_resolve(&c->env, c->engine, json_object_get(eng, "keys"), err)) < 0)
+    if ((rc = vs_engine_resolve(&c->env, c->engine, vs_sheet_engine_field(eng, VS_EK_KEYS), err)) <
+        0)
         return rc;
     if ((rc = vs_placement_from_sheet(&c->placement, sheet, err)) < 0)
         return rc;
@@ -394,8 +395,7 @@ int vs_fit_pool_at(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, in
 {
     vs_engine_env e;
     vs_engine_kv kv;
-    const json_t *ctxj =
-        json_object_get(json_object_get(vs_sheet_card(c->sheet), "arch"), "context");
+    const json_t *ctxj = json_object_get(vs_sheet_card_get(c->sheet, VS_CK_ARCH), "context");
     int rc;
     row->kv_pool_bytes = pool;
     env_at(&e, c, row->capacity_bytes, offer);
@@ -523,7 +523,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         {
             /* no longer than the model's context (config.json), whatever the pool holds */
             const json_t *ctxj =
-                json_object_get(json_object_get(vs_sheet_card(c->sheet), "arch"), "context");
+                json_object_get(vs_sheet_card_get(c->sheet, VS_CK_ARCH), "context");
             if (json_is_integer(ctxj) && json_integer_value(ctxj) > 0 &&
                 row->max_length > (uint64_t)json_integer_value(ctxj))
                 row->max_length = (uint64_t)json_integer_value(ctxj);
@@ -646,8 +646,7 @@ int vs_fit_classify(vs_classification **out, const json_t *sheet, const vs_envel
                     const vs_component_views *views, vs_error *err)
 {
     const json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS), *o;
-    const vs_engine *eng = vs_engine_find(json_string_value(
-        json_object_get(json_object_get(vs_sheet_card(sheet), "engine"), "name")));
+    const vs_engine *eng = vs_engine_find(vs_sheet_engine_name(sheet));
     vs_classify_engine ce = {NULL, NULL, 0};
     vs_classify_fit *fits = NULL;
     vs_fit_row *rows = NULL;

@@ -21,7 +21,7 @@ static const vs_launch_release releases[] = {
 static int gguf_path(const json_t *sheet, const char **out)
 {
     const char *p =
-        json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "path"));
+        json_string_value(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "path"));
     size_t n = p ? strlen(p) : 0;
     *out = NULL;
     if (n > 5 && !strcmp(p + n - 5, ".gguf"))
@@ -41,7 +41,7 @@ static int mmap_on(const vs_launch_in *in)
 static int mapped_from_file(uint64_t *out, const json_t *sheet, uint64_t layers,
                             const vs_offload_plan *p)
 {
-    const json_t *o = json_object_get(json_object_get(sheet, "weights_files"), "tensor_order");
+    const json_t *o = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "tensor_order");
     const json_t *ls = json_object_get(o, "layers"), *l;
     uint64_t(*at)[4];
     vs_offload_order ord;

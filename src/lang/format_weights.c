@@ -72,7 +72,7 @@ int vs_format_weights_of(const json_t *sheet, const char *word, const vs_format_
                             word);
     /* nf4, int8, fp8 over a tensor list: the loader's layout, as `format` sums it */
     if (vs_quant_from_plain(&q, word) == 0 &&
-        json_is_string(json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "config"))) {
+        json_is_string(json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), "config"))) {
         out->bits = q.bits;
         snprintf(out->basis, sizeof out->basis, "tensor by tensor, as %s keeps it",
                  vs_quant_plain_keeper(&q));

@@ -325,7 +325,8 @@ static int show_engine(vs_ctx *ctx, json_t *sheet, const char *notes, vs_error *
     const json_t *eng = vs_sheet_card_get(sheet, VS_CK_ENGINE);
     if (rc < 0)
         return rc;
-    rc = vs_verb_emit(ctx, vs_render_engine(&c, json_object_get(eng, "keys"), notes), err);
+    rc =
+        vs_verb_emit(ctx, vs_render_engine(&c, vs_sheet_engine_field(eng, VS_EK_KEYS), notes), err);
     vs_fit_ctx_free(&c);
     return rc;
 }

@@ -395,7 +395,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     }
     if (comp_arg) {
         /* one component of a diffusers pipeline is trained; the others stay frozen */
-        json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *x;
+        json_t *wc = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "components"), *x;
         size_t k;
         vs_buf cnames = VS_BUF_INIT;
         json_array_foreach(wc, k, x)
@@ -643,8 +643,8 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
     }
     if ((rc = vs_estimate_quant(&bytes, &q, params, err)) < 0)
         goto done;
-    if (json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "scheme")) ||
-        json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "measured"))) {
+    if (json_is_string(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "scheme")) ||
+        json_is_string(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "measured"))) {
         /* the card's weights already hold the scales and zeros (a tally tensor by
          * tensor, or the loader's own figure): counting them again would be twice */
         bytes = 0;

@@ -24,8 +24,9 @@
 static const char *card_attention(const json_t *sheet, const char **from)
 {
     const json_t *eng = vs_sheet_card_get(sheet, VS_CK_ENGINE);
-    const vs_engine *engine = vs_engine_find(vs_json_str_of(eng, "name"));
-    const char *written = vs_json_str_of(json_object_get(eng, "keys"), "attention");
+    const vs_engine *engine =
+        vs_engine_find(json_string_value(vs_sheet_engine_field(eng, VS_EK_NAME)));
+    const char *written = vs_json_str_of(vs_sheet_engine_field(eng, VS_EK_KEYS), "attention");
     size_t i;
     if (engine && vs_engine_key_index(engine, "attention", &i)) {
         *from = written ? "the card's engine line" : "the card's engine's default";

@@ -148,7 +148,8 @@ int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *sk
         return rc;
     /* weights summed tensor by tensor (`format nf4` over a config.json's
      * tensor list) already hold the absmax: counted once, there */
-    in_weights = json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+    in_weights =
+        json_is_string(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "scheme"));
     if (in_weights)
         meta = 0;
     /* MatMul4Bit dequantises the whole weight to the compute dtype before each

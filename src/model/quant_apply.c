@@ -60,7 +60,7 @@ int vs_quant_apply_config(json_t *sheet, const char *path, const char **note, vs
     if (rc == 1) {
         /* a config without one: a tally from an earlier quantised config no longer holds */
         const char *sc =
-            json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+            json_string_value(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "scheme"));
         if (sc && strstr(sc, "from quantization_config") &&
             json_object_set_new(sheet, "weights_files", json_null()))
             return vs_error_oom(err);

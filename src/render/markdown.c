@@ -228,13 +228,13 @@ static void card_section(vs_buf *b, const json_t *sheet)
     {
         /* the runtime: its name and the keys as written (defaults are the engine's) */
         const json_t *eng = vs_sheet_card_field(card, VS_CK_ENGINE);
-        const char *name = vs_json_str_of(eng, "name");
+        const char *name = json_string_value(vs_sheet_engine_field(eng, VS_EK_NAME));
         if (name) {
             const char *k;
             json_t *x;
             vs_buf e = VS_BUF_INIT;
             vs_buf_puts(&e, name);
-            json_object_foreach(json_object_get(eng, "keys"), k, x)
+            json_object_foreach(vs_sheet_engine_field(eng, VS_EK_KEYS), k, x)
                 vs_buf_printf(&e, " %s=%s", k, json_string_value(x) ? json_string_value(x) : "?");
             row_start(b);
             cell(b, "engine");

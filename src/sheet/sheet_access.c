@@ -61,6 +61,11 @@ json_t *vs_sheet_engine_get(const json_t *sheet, vs_sheet_engine_key k)
     return json_object_get(vs_sheet_card_get(sheet, VS_CK_ENGINE), vs_sheet_engine_key_names[k]);
 }
 
+json_t *vs_sheet_engine_field(const json_t *engine, vs_sheet_engine_key k)
+{
+    return json_object_get(engine, vs_sheet_engine_key_names[k]);
+}
+
 const char *vs_sheet_engine_name(const json_t *sheet)
 {
     return json_string_value(vs_sheet_engine_get(sheet, VS_EK_NAME));

@@ -71,6 +71,8 @@ int vs_sheet_card_set(json_t *sheet, vs_card_key k, json_t *value_take);
 /* The card's engine: its field k ("name", "keys"; borrowed), or NULL when the
  * card declares none. */
 json_t *vs_sheet_engine_get(const json_t *sheet, vs_sheet_engine_key k);
+/* The field k of a card's engine object (borrowed), or NULL when absent. */
+json_t *vs_sheet_engine_field(const json_t *engine, vs_sheet_engine_key k);
 /* The declared engine's name, or NULL when none is declared. */
 const char *vs_sheet_engine_name(const json_t *sheet);
 
