@@ -95,7 +95,7 @@ void vs_interp_drop_closed_bases(vs_interp *ip)
         int open = 0;
         json_array_foreach(ip->sheets, i, s)
         {
-            const char *sid = json_string_value(json_object_get(s, "id"));
+            const char *sid = vs_sheet_get_str(s, VS_SK_ID);
             if (sid && !strcmp(sid, id))
                 open = 1;
         }

@@ -184,7 +184,7 @@ static json_t *find_sheet(vs_interp *ip, const char *id)
     json_t *s;
     json_array_foreach(ip->sheets, i, s)
     {
-        const char *sid = json_string_value(json_object_get(s, "id"));
+        const char *sid = vs_sheet_get_str(s, VS_SK_ID);
         if (sid && id && !strcmp(sid, id))
             return s;
     }
@@ -245,7 +245,7 @@ int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_err
 
 int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, const char *base_blob, vs_error *err)
 {
-    const char *id = json_string_value(json_object_get(sheet_take, "id"));
+    const char *id = vs_sheet_get_str(sheet_take, VS_SK_ID);
     if (!id || !vs_sheet_id_valid(id)) {
         json_decref(sheet_take);
         return vs_error_set(err, VS_EVALUE, "the sheet has no valid id");

@@ -292,8 +292,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = vs_arg_error(cfg ? cfg : name, err, rc);
             goto hf_done;
         }
-        if (!(cfg_payload =
-                  vs_render_card_config(json_object_get(vs_sheet_card(sheet), "arch"), &read))) {
+        if (!(cfg_payload = vs_render_card_config(vs_sheet_card_get(sheet, VS_CK_ARCH), &read))) {
             rc = vs_error_oom(err);
             goto hf_done;
         }
