@@ -1,9 +1,11 @@
 /* sheet.h — the sizing sheet: its document layout and the operations on it.
  *
- * A sheet is a jansson object (json_t) laid out exactly as below; it is the
- * model in memory and, written canonically (vs_sheet_dump), the record that git
- * stores. Every module that reads or changes a sheet goes through this layout, so
- * that records keep one shape. Keys beginning with "_" are this module's caches
+ * A sheet is a jansson object (json_t) laid out as records/sheet.schema.json
+ * describes (the layout's one description; the summary below is a map of it);
+ * it is the model in memory and, written canonically (vs_sheet_dump), the
+ * record that git stores. Its keys are named in the code once,
+ * sheet/sheet_keys.def, checked against the schema, and read and written
+ * through sheet/sheet_access.h, so that records keep one shape. Keys beginning with "_" are this module's caches
  * about the sheet's own contents ("_component_at", "_card_gen"); they are never
  * written to records. State about the world outside the sheet (the records
  * blob it was loaded from) is kept beside it, by its holder (lang/verb.h's
