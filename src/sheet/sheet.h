@@ -5,9 +5,10 @@
  * it is the model in memory and, written canonically (vs_sheet_dump), the
  * record that git stores. Its keys are named in the code once,
  * sheet/sheet_keys.def, checked against the schema, and read and written
- * through sheet/sheet_access.h, so that records keep one shape. Keys beginning with "_" are this module's caches
- * about the sheet's own contents ("_component_at", "_card_gen"); they are never
- * written to records. State about the world outside the sheet (the records
+ * through sheet/sheet_access.h, so that records keep one shape. Keys
+ * beginning with "_" are this module's caches about the sheet's own contents
+ * ("_component_at", "_card_gen"); they are never written to records. State
+ * about the world outside the sheet (the records
  * blob it was loaded from) is kept beside it, by its holder (lang/verb.h's
  * vs_ctx_base_blob), never in it. This module is pure: no I/O, no globals.
  *
