@@ -56,16 +56,16 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
     vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
         const json_t *k = json_object_get(c, "keys");
-        const char *cls = json_string_value(json_object_get(c, "class"));
+        const char *cls = vs_sheet_component_str(c, VS_COMPK_CLASS);
         if (!k) /* the keys an estimate line wrote, as lang/derive records them */
-            k = json_object_get(json_object_get(c, "derived"), "keys");
+            k = json_object_get(vs_sheet_component_get(c, VS_COMPK_DERIVED), "keys");
         if (!k)
             k = json_object_get(json_object_get(c, "estimate"), "keys");
         if (vs_vocab_class_of(cls) != VS_CLASS_KV_CACHE)
             continue;
         if (!json_is_object(k)) {
             /* the formula `estimate kv` writes as the component's source */
-            const char *src = json_string_value(json_object_get(c, "source"));
+            const char *src = vs_sheet_component_str(c, VS_COMPK_SOURCE);
             char plain[256];
             size_t a = 0, b = 0;
             unsigned long long l, h, d;

@@ -79,7 +79,7 @@ static int attach(json_t *sheet, const json_t *before, const json_t *derived, vs
         const char *st;
         if (was_there(before, &at, c))
             continue;
-        st = json_string_value(json_object_get(c, "status"));
+        st = vs_sheet_component_str(c, VS_COMPK_STATUS);
         if (!vs_vocab_status_is(st, VS_STATUS_ESTIMATED))
             continue;
         if (vs_sheet_component_with(sheet, i, "derived", json_deep_copy(derived)) < 0)
@@ -180,12 +180,12 @@ static void collect(const json_t *sheet, const json_t *derived, json_t *names, j
     json_t *c;
     vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
-        json_t *d = json_object_get(c, "derived");
-        const char *name = json_string_value(json_object_get(c, "name"));
+        json_t *d = vs_sheet_component_get(c, VS_COMPK_DERIVED);
+        const char *name = vs_sheet_component_str(c, VS_COMPK_NAME);
         if (!name || !json_is_object(d) || !same_estimate(d, derived))
             continue;
         json_array_append_new(names, json_string(name));
-        json_object_set(bytes, name, json_object_get(c, "bytes"));
+        json_object_set(bytes, name, vs_sheet_component_get(c, VS_COMPK_BYTES));
     }
 }
 
@@ -199,7 +199,8 @@ static int make_unknown(json_t *sheet, const json_t *names, const json_t *derive
     vs_json_array_foreach(names, i, n)
     {
         const char *name = json_string_value(n);
-        json_t *c = vs_sheet_component(sheet, name), *cls = json_object_get(c, "class");
+        json_t *c = vs_sheet_component(sheet, name),
+               *cls = vs_sheet_component_get(c, VS_COMPK_CLASS);
         size_t k;
         json_t *x;
         int rc;
@@ -208,7 +209,7 @@ static int make_unknown(json_t *sheet, const json_t *names, const json_t *derive
             return rc;
         vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), k, x)
         {
-            if (!json_equal(json_object_get(x, "name"), n))
+            if (!json_equal(vs_sheet_component_get(x, VS_COMPK_NAME), n))
                 continue;
             if (vs_sheet_component_with(sheet, k, "derived", json_deep_copy(derived)) < 0)
                 return vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -274,7 +275,8 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
         const char *name = json_string_value(n);
         json_t *c = vs_sheet_component(sheet, name);
         vs_render_derived_add(text, rows, name, e->info->name, changes, json_object_get(was, name),
-                              json_object_get(c, "bytes"), json_object_get(c, "status"));
+                              vs_sheet_component_get(c, VS_COMPK_BYTES),
+                              vs_sheet_component_get(c, VS_COMPK_STATUS));
     }
 done:
     free(ml.args);
@@ -365,7 +367,7 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
          * without a hash lookup each. */
         if (json_object_size(c) <= LAYOUT_KEYS)
             continue;
-        d = json_object_get(c, "derived");
+        d = vs_sheet_component_get(c, VS_COMPK_DERIVED);
         if (!json_is_object(d) || !json_is_object(json_object_get(d, "reads")))
             continue;
         for (k = 0; k < json_array_size(done); k++)

@@ -119,7 +119,7 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
                       const char *const *notes, json_t *inputs_take, vs_error *err)
 {
     json_t *old = vs_sheet_component(sheet, name);
-    const char *st = json_string_value(json_object_get(old, "status"));
+    const char *st = vs_sheet_component_str(old, VS_COMPK_STATUS);
     const char *names[1] = {name};
     const char *all[8] = {NULL};
     char skip[300];

@@ -396,10 +396,10 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = json_array_size(comps); i-- > 0;) {
         const char *s, *st;
         c = json_array_get(comps, i);
-        st = json_string_value(json_object_get(c, "status"));
+        st = vs_sheet_component_str(c, VS_COMPK_STATUS);
         if (!vs_vocab_status_is(st, VS_STATUS_UNKNOWN)) /* most are not: one lookup for them */
             continue;
-        s = json_string_value(json_object_get(c, "source"));
+        s = vs_sheet_component_str(c, VS_COMPK_SOURCE);
         if (s && !strncmp(s, TASK_MARK, strlen(TASK_MARK)))
             vs_sheet_remove_component(sheet, i);
     }

@@ -428,8 +428,8 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
     for (i = json_array_size(comps); i-- > 0;) {
         vs_runtime_item item;
         cm = json_array_get(comps, i);
-        if (vs_runtime_item_find(&item, json_string_value(json_object_get(cm, "name"))) &&
-            ours(cm) && (!(items & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
+        if (vs_runtime_item_find(&item, vs_sheet_component_str(cm, VS_COMPK_NAME)) && ours(cm) &&
+            (!(items & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
             vs_sheet_remove_component(sheet, i);
     }
     for (i = 0; i < VS_RT_COUNT; i++) {

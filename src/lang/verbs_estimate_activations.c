@@ -232,10 +232,9 @@ static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
     size_t i;
     json_array_foreach(comps, i, c)
     {
-        const char *n = json_string_value(json_object_get(c, "name"));
+        const char *n = vs_sheet_component_str(c, VS_COMPK_NAME);
         if (n && !strcmp(n, name) &&
-            !vs_vocab_status_is(json_string_value(json_object_get(c, "status")),
-                                VS_STATUS_MEASURED))
+            !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_MEASURED))
             return vs_sheet_remove_component(sheet, i) ? vs_error_oom(err) : 0;
     }
     return 0;

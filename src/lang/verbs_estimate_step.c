@@ -90,8 +90,9 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
         /* another optimizer now: the paged moments an earlier line estimated go */
         vs_json_array_foreach(comps, i, c)
         {
-            if (vs_json_str_of(c, "name") && !strcmp(vs_json_str_of(c, "name"), PAGED_NAME) &&
-                vs_vocab_status_is(vs_json_str_of(c, "status"), VS_STATUS_ESTIMATED))
+            if (vs_sheet_component_str(c, VS_COMPK_NAME) &&
+                !strcmp(vs_sheet_component_str(c, VS_COMPK_NAME), PAGED_NAME) &&
+                vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_ESTIMATED))
                 return vs_sheet_remove_component(sheet, i) < 0
                            ? vs_error_set(err, VS_ENOMEM, "out of memory")
                            : 0;
@@ -109,7 +110,8 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
     comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     vs_json_array_foreach(comps, i, c)
     {
-        if (vs_json_str_of(c, "name") && !strcmp(vs_json_str_of(c, "name"), PAGED_NAME))
+        if (vs_sheet_component_str(c, VS_COMPK_NAME) &&
+            !strcmp(vs_sheet_component_str(c, VS_COMPK_NAME), PAGED_NAME))
             return vs_sheet_component_with(sheet, i, VS_MEMORY_KEY,
                                            json_string(VS_MEMORY_MANAGED)) < 0
                        ? vs_error_set(err, VS_ENOMEM, "out of memory")

@@ -270,8 +270,8 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     {
         vs_vocab_class cl;
         size_t k;
-        if (!json_is_string(json_object_get(c, "name")) ||
-            vs_vocab_class_parse(&cl, json_string_value(json_object_get(c, "class")), NULL) < 0)
+        if (!json_is_string(vs_sheet_component_get(c, VS_COMPK_NAME)) ||
+            vs_vocab_class_parse(&cl, vs_sheet_component_str(c, VS_COMPK_CLASS), NULL) < 0)
             continue;
         for (k = 0; k < triage[t].nclasses && triage[t].classes[k] != cl; k++) {
         }
@@ -327,8 +327,8 @@ int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_oom(err);
     vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
-        if (!json_is_integer(json_object_get(c, "bytes"))) {
-            const char *nm = json_string_value(json_object_get(c, "name"));
+        if (!json_is_integer(vs_sheet_component_get(c, VS_COMPK_BYTES))) {
+            const char *nm = vs_sheet_component_str(c, VS_COMPK_NAME);
             json_array_append_new(unknown, json_string(nm ? nm : "?"));
         }
     }

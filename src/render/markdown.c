@@ -301,13 +301,13 @@ static void components_section(vs_buf *b, const json_t *sheet)
     row_end(b);
     json_array_foreach(arr, i, c)
     {
-        const json_t *bytes = json_object_get(c, "bytes");
+        const json_t *bytes = vs_sheet_component_get(c, VS_COMPK_BYTES);
         row_start(b);
-        cell(b, vs_json_str_of(c, "name"));
+        cell(b, vs_sheet_component_str(c, VS_COMPK_NAME));
         bytes_cells(b, bytes);
-        cell(b, vs_json_str_of(c, "status"));
-        cell(b, vs_json_str_of(c, "source"));
-        cell(b, vs_json_str_of(c, "phase"));
+        cell(b, vs_sheet_component_str(c, VS_COMPK_STATUS));
+        cell(b, vs_sheet_component_str(c, VS_COMPK_SOURCE));
+        cell(b, vs_sheet_component_str(c, VS_COMPK_PHASE));
         row_end(b);
         if (json_is_integer(bytes) && json_integer_value(bytes) >= 0) {
             if (vs_checked_add(&known, known, (uint64_t)json_integer_value(bytes)))

@@ -90,3 +90,8 @@ json_t *vs_sheet_component_get(const json_t *component, vs_component_key k)
 {
     return json_object_get(component, vs_sheet_component_key_names[k]);
 }
+
+const char *vs_sheet_component_str(const json_t *component, vs_component_key k)
+{
+    return json_string_value(vs_sheet_component_get(component, k));
+}

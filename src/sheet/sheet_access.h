@@ -86,5 +86,8 @@ const char *vs_sheet_placement_str(const json_t *sheet, vs_placement_key k);
 /* A component's field k (borrowed), or NULL when absent. A walk over many
  * components reads them through sheet/sheet.h's vs_component_view instead. */
 json_t *vs_sheet_component_get(const json_t *component, vs_component_key k);
+/* Its string ("name", "status", "source", ...), or NULL when absent, null or
+ * not a string. */
+const char *vs_sheet_component_str(const json_t *component, vs_component_key k);
 
 #endif
