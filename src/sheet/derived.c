@@ -348,10 +348,10 @@ static int contains_word(const char *text, const char *needle, const char *ends)
 
 const json_t *vs_derived_component_measurement(const json_t *sheet, const json_t *component)
 {
-    const char *source = vs_json_str_of(component, "source"),
-               *phase = vs_json_str_of(component, "phase");
-    const char *status = vs_json_str_of(component, "status");
-    json_t *bytes = json_object_get(component, "bytes"), *m;
+    const char *source = vs_sheet_component_str(component, VS_COMPK_SOURCE),
+               *phase = vs_sheet_component_str(component, VS_COMPK_PHASE);
+    const char *status = vs_sheet_component_str(component, VS_COMPK_STATUS);
+    json_t *bytes = vs_sheet_component_get(component, VS_COMPK_BYTES), *m;
     size_t i;
     if (!vs_vocab_status_is(status, VS_STATUS_MEASURED) || !source || !phase ||
         !json_is_integer(bytes) || strncmp(source, "measured: ", 10) != 0)
