@@ -334,8 +334,8 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snprintf(msg, sizeof msg,
                      "%s: %u weights headers read from the Hub, %llu bytes in %u requests, "
                      "%llu ms; kept in the local cache\n",
-                     vs_verb_card_str(sheet, "model"), hub.files, (unsigned long long)hub.bytes,
-                     hub.requests, (unsigned long long)hub.ms);
+                     vs_sheet_card_str(sheet, VS_CK_MODEL), hub.files,
+                     (unsigned long long)hub.bytes, hub.requests, (unsigned long long)hub.ms);
             vs_ctx_stream(ctx, "stderr", msg, strlen(msg));
             vs_ctx_effect(ctx, "read weights headers from the Hub into the local cache");
         }

@@ -70,13 +70,13 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     card = vs_sheet_card(sheet);
-    task = vs_verb_card_str(sheet, "task");
+    task = vs_sheet_card_str(sheet, VS_CK_TASK);
     if (task && vs_vocab_task_parse(&t, task, NULL) < 0)
         t = VS_TASK_COUNT; /* a word no task has: none of the branches below */
     generates = task && (t == VS_TASK_GENERATE_IMAGE || t == VS_TASK_GENERATE_VIDEO);
     vs_render_card_headline(&head, sheet);
     /* what the method needs on the card and the sheet does not say yet */
-    if (!vs_verb_card_str(sheet, "model"))
+    if (!vs_sheet_card_str(sheet, VS_CK_MODEL))
         unset |= VS_CARD_UNSET_MODEL;
     if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &v))
         unset |= VS_CARD_UNSET_PARAMS;
@@ -230,20 +230,20 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
 
-    if (!same_str(vs_verb_card_str(sheet, "model"), name->value)) {
+    if (!same_str(vs_sheet_card_str(sheet, VS_CK_MODEL), name->value)) {
         /* another model: nothing learnt about the previous one still holds */
         had_files = clear_weights_files(sheet);
-        if ((rc = vs_verb_card_set(sheet, "arch", json_null(), err)) ||
-            (rc = vs_verb_card_set(sheet, "params", json_null(), err)) ||
-            (rc = vs_verb_card_set(sheet, "params_source", json_null(), err)) ||
-            (rc = vs_verb_card_set(sheet, "revision", json_null(), err)))
+        if ((rc = vs_verb_card_set(sheet, VS_CK_ARCH, json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, VS_CK_PARAMS, json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, VS_CK_PARAMS_SOURCE, json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, VS_CK_REVISION, json_null(), err)))
             goto hf_done;
     }
-    if ((rc = vs_verb_card_set(sheet, "model", json_string(name->value), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, VS_CK_MODEL, json_string(name->value), err)) < 0)
         goto hf_done;
-    if (revision && !same_str(vs_verb_card_str(sheet, "revision"), revision)) {
+    if (revision && !same_str(vs_sheet_card_str(sheet, VS_CK_REVISION), revision)) {
         had_files |= clear_weights_files(sheet);
-        if ((rc = vs_verb_card_set(sheet, "revision", json_string(revision), err)) < 0)
+        if ((rc = vs_verb_card_set(sheet, VS_CK_REVISION, json_string(revision), err)) < 0)
             goto hf_done;
     }
     if (pipe_dir) {
@@ -281,7 +281,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto hf_done;
         }
         had_files = 0;
-        if ((rc = vs_verb_card_set(sheet, "arch", json_null(), err)) < 0)
+        if ((rc = vs_verb_card_set(sheet, VS_CK_ARCH, json_null(), err)) < 0)
             goto hf_done;
     }
     if (cfg || hf_config) {
@@ -310,8 +310,8 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (hf_note && (!have_params || hub.requests))
         notes[nn++] = hf_note;
     if (have_params) {
-        if ((rc = vs_verb_card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
-            (rc = vs_verb_card_set(sheet, "params_source", json_string("declared"), err)))
+        if ((rc = vs_verb_card_set(sheet, VS_CK_PARAMS, json_integer((json_int_t)params), err)) ||
+            (rc = vs_verb_card_set(sheet, VS_CK_PARAMS_SOURCE, json_string("declared"), err)))
             goto hf_done;
         if (have_cfg_params && cfg_params != params) {
             vs_render_card_params_note(&note, params, cfg_params);
@@ -387,7 +387,7 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_verb_card_set(sheet, "task", json_string(a->value), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, VS_CK_TASK, json_string(a->value), err)) < 0)
         return rc;
 
     /* Placeholders an earlier `task` listed and nobody documented belong to that
@@ -453,7 +453,7 @@ static int checkpoint_scheme_refusal(const json_t *sheet, const char *name, cons
 {
     const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     const char *scheme = json_string_value(json_object_get(wf, "scheme"));
-    const char *cur = vs_verb_card_str(sheet, "format");
+    const char *cur = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     if (!scheme || !strstr(scheme, "from quantization_config") || same_str(cur, name))
         return 0;
     return vs_error_set_at(
@@ -573,10 +573,10 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     if ((rc = checkpoint_scheme_refusal(sheet, name, a ? a : kb, err)) < 0)
         return rc;
-    if (!same_str(vs_verb_card_str(sheet, "format"), name))
+    if (!same_str(vs_sheet_card_str(sheet, VS_CK_FORMAT), name))
         had_files = clear_weights_files(sheet);
-    if ((rc = vs_verb_card_set(sheet, "format", json_string(name), err)) ||
-        (rc = vs_verb_card_set(sheet, "bits", json_integer(bits), err)))
+    if ((rc = vs_verb_card_set(sheet, VS_CK_FORMAT, json_string(name), err)) ||
+        (rc = vs_verb_card_set(sheet, VS_CK_BITS, json_integer(bits), err)))
         return rc;
     if (is_quant && !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES))) {
         if ((rc = vs_quant_apply_format(sheet, &q, err)) < 0)
@@ -597,8 +597,8 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
             return vs_arg_error(a, err, rc);
         if (rc == 0) {
             /* the card keeps the word typed; the tally says the scheme */
-            if ((rc = vs_verb_card_set(sheet, "format", json_string(name), err)) ||
-                (rc = vs_verb_card_set(sheet, "bits", json_integer(bits), err)))
+            if ((rc = vs_verb_card_set(sheet, VS_CK_FORMAT, json_string(name), err)) ||
+                (rc = vs_verb_card_set(sheet, VS_CK_BITS, json_integer(bits), err)))
                 return rc;
             had_files = 0;
             is_quant = 1;
@@ -627,9 +627,10 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ---------------------------------------------- length, concurrency, batch */
 
-static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char *syntax,
+static int set_dim(vs_ctx *ctx, const vs_line *line, vs_card_key k, const char *syntax,
                    vs_error *err)
 {
+    const char *key = vs_sheet_card_key_names[k];
     json_t *sheet;
     uint64_t v;
     int rc;
@@ -643,14 +644,14 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_verb_card_set(sheet, key, json_integer((json_int_t)v), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, k, json_integer((json_int_t)v), err)) < 0)
         return rc;
     vs_render_card_dim_headline(&head, key, v);
     notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
     /* beyond the model's context: said, not refused (a longer context is a
      * choice the engine may allow, at the quality the model gives there) */
     arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
-    if (!strcmp(key, "length") && json_is_integer(json_object_get(arch, "context")) &&
+    if (k == VS_CK_LENGTH && json_is_integer(json_object_get(arch, "context")) &&
         v > (uint64_t)json_integer_value(json_object_get(arch, "context"))) {
         const char *rs = json_string_value(json_object_get(arch, "rope_scaling"));
         const char *ck = json_string_value(json_object_get(arch, "context_key"));
@@ -671,22 +672,22 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
 
 int vs_verb_length(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "length", "length TOKENS (length 4096)", err);
+    return set_dim(ctx, line, VS_CK_LENGTH, "length TOKENS (length 4096)", err);
 }
 
 int vs_verb_concurrency(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "concurrency", "concurrency N (concurrency 8)", err);
+    return set_dim(ctx, line, VS_CK_CONCURRENCY, "concurrency N (concurrency 8)", err);
 }
 
 int vs_verb_frames(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "frames", "frames N (frames 81)", err);
+    return set_dim(ctx, line, VS_CK_FRAMES, "frames N (frames 81)", err);
 }
 
 int vs_verb_batch(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "batch", "batch N (batch 4)", err);
+    return set_dim(ctx, line, VS_CK_BATCH, "batch N (batch 4)", err);
 }
 
 /* `resolution WxH`: the card's width and height in pixels. */
@@ -718,8 +719,8 @@ int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                w, h);
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_verb_card_set(sheet, "width", json_integer((json_int_t)w), err)) < 0 ||
-        (rc = vs_verb_card_set(sheet, "height", json_integer((json_int_t)h), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, VS_CK_WIDTH, json_integer((json_int_t)w), err)) < 0 ||
+        (rc = vs_verb_card_set(sheet, VS_CK_HEIGHT, json_integer((json_int_t)h), err)) < 0)
         return rc;
     vs_render_card_resolution_headline(&head, w, h);
     return emit_line(ctx, sheet, "resolution", &head, NULL, err);
@@ -745,10 +746,10 @@ int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
                             vs_error_set(err, VS_EVALUE, "accumulation= must be at least 1"));
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_verb_card_set(sheet, "microbatch", json_integer((json_int_t)v), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, VS_CK_MICROBATCH, json_integer((json_int_t)v), err)) < 0)
         return rc;
     if (have_acc &&
-        (rc = vs_verb_card_set(sheet, "accumulation", json_integer((json_int_t)acc), err)) < 0)
+        (rc = vs_verb_card_set(sheet, VS_CK_ACCUMULATION, json_integer((json_int_t)acc), err)) < 0)
         return rc;
     vs_render_card_microbatch_headline(&head, v, have_acc, acc);
     return emit_line(ctx, sheet, "microbatch", &head, NULL, err);
@@ -771,7 +772,7 @@ int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&q);
         return VS_ENOMEM;
     }
-    rc = vs_verb_card_set(sheet, "quality", json_string(vs_buf_str(&q)), err);
+    rc = vs_verb_card_set(sheet, VS_CK_QUALITY, json_string(vs_buf_str(&q)), err);
     if (rc < 0) {
         vs_buf_free(&q);
         return rc;

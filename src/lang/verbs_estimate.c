@@ -356,7 +356,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     int rc, have_trainable = 0, lora, by_rank = 0, qlora = 0;
     vs_lora_est le;
     vs_buf lsrc = VS_BUF_INIT;
-    const char *task = vs_verb_card_str(sheet, "task");
+    const char *task = vs_sheet_card_str(sheet, VS_CK_TASK);
     vs_vocab_task task_of;
     char gt[40], src[3][320], head[700], asrc[320];
     const char *names[8];
@@ -558,7 +558,7 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
     const vs_arg *sc = vs_line_pair(line, "scheme"), *dq = vs_line_pair(line, "double");
     const vs_arg *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "quant_metadata", *scheme,
-               *format = vs_verb_card_str(sheet, "format");
+               *format = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     vs_quant_rule q;
     uint64_t group = 0, params = 0, bits = 0, bytes;
     int rc, have_params = 0, dbl = 1, have_bits = 0, have_group = 0, counted = 0;
