@@ -33,7 +33,7 @@ static int positive_int(const json_t *v, uint64_t *out)
  * card.arch, else from the keys an `estimate kv` line left on its component. */
 static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
 {
-    const json_t *arch = json_object_get(vs_sheet_card(sheet), "arch"), *kl;
+    const json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH), *kl;
     uint64_t L = 0, H = 0, D = 0, hid = 0, heads = 0;
     vs_error err;
     size_t i;
@@ -53,19 +53,19 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
             return "a uniform layout from card.arch (layers, kv_heads, head_dim)";
         }
     }
-    vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
         const json_t *k = json_object_get(c, "keys");
-        const char *cls = json_string_value(json_object_get(c, "class"));
+        const char *cls = vs_sheet_component_str(c, VS_COMPK_CLASS);
         if (!k) /* the keys an estimate line wrote, as lang/derive records them */
-            k = json_object_get(json_object_get(c, "derived"), "keys");
+            k = json_object_get(vs_sheet_component_get(c, VS_COMPK_DERIVED), "keys");
         if (!k)
             k = json_object_get(json_object_get(c, "estimate"), "keys");
         if (vs_vocab_class_of(cls) != VS_CLASS_KV_CACHE)
             continue;
         if (!json_is_object(k)) {
             /* the formula `estimate kv` writes as the component's source */
-            const char *src = json_string_value(json_object_get(c, "source"));
+            const char *src = vs_sheet_component_str(c, VS_COMPK_SOURCE);
             char plain[256];
             size_t a = 0, b = 0;
             unsigned long long l, h, d;
@@ -95,7 +95,7 @@ static const char *layout_of(vs_kv_layout *out, const json_t *sheet)
  * summed it (weights_files), else the card's vocab x hidden at the format's bits. */
 static void io_of(vs_engine_env *e, const json_t *sheet, const json_t *arch)
 {
-    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     const json_t *in = json_object_get(wf, "input_layer_bytes");
     uint64_t vocab = 0, hidden = 0;
     if (json_is_integer(in) && json_integer_value(in) >= 0) {
@@ -129,9 +129,9 @@ void vs_fit_ctx_free(vs_fit_ctx *c)
 
 int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
 {
-    const json_t *card = vs_sheet_card(sheet), *eng = json_object_get(card, "engine");
-    const json_t *arch = json_object_get(card, "arch");
-    const char *name = json_string_value(json_object_get(eng, "name"));
+    const json_t *card = vs_sheet_card(sheet), *eng = vs_sheet_card_field(card, VS_CK_ENGINE);
+    const json_t *arch = vs_sheet_card_field(card, VS_CK_ARCH);
+    const char *name = json_string_value(vs_sheet_engine_field(eng, VS_EK_NAME));
     vs_component_views views = {NULL, 0};
     vs_envelope env;
     size_t i;
@@ -141,18 +141,19 @@ int vs_fit_prepare(vs_fit_ctx *c, const json_t *sheet, vs_error *err)
     c->engine = name ? vs_engine_find(name) : vs_engine_default();
     if (!c->engine)
         return vs_error_set(err, VS_EVALUE, "the card names an unknown engine '%s'", name);
-    if ((rc = vs_engine_resolve(&c->env, c->engine, json_object_get(eng, "keys"), err)) < 0)
+    if ((rc = vs_engine_resolve(&c->env, c->engine, vs_sheet_engine_field(eng, VS_EK_KEYS), err)) <
+        0)
         return rc;
     if ((rc = vs_placement_from_sheet(&c->placement, sheet, err)) < 0)
         return rc;
     if (!(c->unknown = json_array()))
         return vs_error_oom(err);
     c->env.tp = c->placement.kind == VS_PLACE_TENSOR ? c->placement.gpus : 1;
-    c->env.length_known = vs_sheet_card_uint(sheet, "length", &c->env.length);
-    c->env.concurrency_known = vs_sheet_card_uint(sheet, "concurrency", &c->env.concurrency);
+    c->env.length_known = vs_sheet_card_uint(sheet, VS_CK_LENGTH, &c->env.length);
+    c->env.concurrency_known = vs_sheet_card_uint(sheet, VS_CK_CONCURRENCY, &c->env.concurrency);
     c->env.weight_bits_known = vs_sheet_weight_bits(sheet, &c->env.weight_bits);
-    c->params_known = vs_sheet_card_uint(sheet, "params", &c->params);
-    c->format = json_string_value(json_object_get(card, "format"));
+    c->params_known = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &c->params);
+    c->format = json_string_value(vs_sheet_card_field(card, VS_CK_FORMAT));
     c->env.heads_known = positive_int(json_object_get(arch, "heads"), &c->env.heads);
     c->layout_source = layout_of(&c->env.layout, sheet);
     c->env.layout_known = c->layout_source != NULL;
@@ -394,8 +395,7 @@ int vs_fit_pool_at(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, in
 {
     vs_engine_env e;
     vs_engine_kv kv;
-    const json_t *ctxj =
-        json_object_get(json_object_get(vs_sheet_card(c->sheet), "arch"), "context");
+    const json_t *ctxj = json_object_get(vs_sheet_card_get(c->sheet, VS_CK_ARCH), "context");
     int rc;
     row->kv_pool_bytes = pool;
     env_at(&e, c, row->capacity_bytes, offer);
@@ -523,7 +523,7 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
         {
             /* no longer than the model's context (config.json), whatever the pool holds */
             const json_t *ctxj =
-                json_object_get(json_object_get(vs_sheet_card(c->sheet), "arch"), "context");
+                json_object_get(vs_sheet_card_get(c->sheet, VS_CK_ARCH), "context");
             if (json_is_integer(ctxj) && json_integer_value(ctxj) > 0 &&
                 row->max_length > (uint64_t)json_integer_value(ctxj))
                 row->max_length = (uint64_t)json_integer_value(ctxj);
@@ -645,9 +645,8 @@ static int fit_offer(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer,
 int vs_fit_classify(vs_classification **out, const json_t *sheet, const vs_envelope *env,
                     const vs_component_views *views, vs_error *err)
 {
-    const json_t *offers = vs_sheet_array(sheet, "offers"), *o;
-    const vs_engine *eng = vs_engine_find(json_string_value(
-        json_object_get(json_object_get(vs_sheet_card(sheet), "engine"), "name")));
+    const json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS), *o;
+    const vs_engine *eng = vs_engine_find(vs_sheet_engine_name(sheet));
     vs_classify_engine ce = {NULL, NULL, 0};
     vs_classify_fit *fits = NULL;
     vs_fit_row *rows = NULL;

@@ -14,6 +14,7 @@
 
 #include "engine/fit.h"
 #include "engine/launch.h"
+#include "sheet/sheet_access.h"
 
 /* a mixed card's total, as the offer's capacity counts the smallest: the
  * device-reported one when every card has one, else the nominal */
@@ -46,7 +47,7 @@ static void label(char *out, size_t n, size_t i, const vs_fit_device *d)
 
 int vs_fit_devices(vs_fit_row *row, const vs_fit_ctx *c, const json_t *offer, vs_error *err)
 {
-    const json_t *split = json_object_get(json_object_get(c->sheet, "placement"), "split");
+    const json_t *split = vs_sheet_placement_get(c->sheet, VS_PK_SPLIT);
     const json_t *mixed = json_object_get(offer, "devices");
     const vs_launch_rule *rule = vs_launch_find(c->engine->name);
     uint64_t tp = c->env.tp ? c->env.tp : 1, sum = 0, on_gpu, whole, others;

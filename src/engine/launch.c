@@ -85,7 +85,7 @@ const char *vs_launch_card_str(const json_t *sheet, const char *key)
 
 uint64_t vs_launch_arch_count(const json_t *sheet, const char *key)
 {
-    const json_t *v = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), key);
+    const json_t *v = json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), key);
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
@@ -140,7 +140,7 @@ static const json_t *offer_of(const json_t *sheet, const char *name)
 {
     const json_t *o;
     size_t i;
-    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
     {
         const char *n = json_string_value(json_object_get(o, "name"));
         if (n && !strcmp(n, name))
@@ -192,7 +192,7 @@ static int offload(vs_launch_offload *off, const vs_launch_rule *r, const vs_lau
 static int split_devices(json_t **devices, const vs_launch_rule *r, const vs_launch_in *in,
                          vs_buf *note, vs_error *err)
 {
-    const json_t *split = json_object_get(json_object_get(in->sheet, "placement"), "split");
+    const json_t *split = vs_sheet_placement_get(in->sheet, VS_PK_SPLIT);
     const vs_fit_row *row = in->row;
     int by_split = json_array_size(split) > 0;
     size_t i;

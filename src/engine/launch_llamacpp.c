@@ -5,6 +5,7 @@
 
 #include "engine/launch.h"
 #include "engine/offload.h"
+#include "sheet/sheet_access.h"
 
 #define ARGS "common/arg.cpp (common_params_parser_init, ggml-org/llama.cpp "
 
@@ -20,7 +21,7 @@ static const vs_launch_release releases[] = {
 static int gguf_path(const json_t *sheet, const char **out)
 {
     const char *p =
-        json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "path"));
+        json_string_value(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "path"));
     size_t n = p ? strlen(p) : 0;
     *out = NULL;
     if (n > 5 && !strcmp(p + n - 5, ".gguf"))
@@ -40,7 +41,7 @@ static int mmap_on(const vs_launch_in *in)
 static int mapped_from_file(uint64_t *out, const json_t *sheet, uint64_t layers,
                             const vs_offload_plan *p)
 {
-    const json_t *o = json_object_get(json_object_get(sheet, "weights_files"), "tensor_order");
+    const json_t *o = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "tensor_order");
     const json_t *ls = json_object_get(o, "layers"), *l;
     uint64_t(*at)[4];
     vs_offload_order ord;
@@ -69,8 +70,7 @@ static int plan(vs_launch_offload *out, const vs_launch_in *in, uint64_t shortfa
 {
     const vs_engine_env *e = &in->ctx->env;
     const json_t *sheet = in->sheet;
-    const json_t *tied =
-        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "tied_embeddings");
+    const json_t *tied = json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), "tied_embeddings");
     vs_offload_in oi;
     vs_offload_plan p;
     uint64_t others, on_gpu;
@@ -202,7 +202,7 @@ static int build(json_t *argv, const vs_launch_in *in, vs_buf *note, vs_error *e
         return rc;
     {
         /* placement tensor gpus=N split=3,1: llama.cpp's proportions of the layers */
-        const json_t *split = json_object_get(json_object_get(in->sheet, "placement"), "split"), *x;
+        const json_t *split = vs_sheet_placement_get(in->sheet, VS_PK_SPLIT), *x;
         size_t i;
         vs_buf ts = VS_BUF_INIT;
         json_array_foreach(split, i, x)

@@ -72,14 +72,14 @@ static int was_there(const json_t *before, size_t *at, const json_t *c)
  * not in before: those the estimator just stored. */
 static int attach(json_t *sheet, const json_t *before, const json_t *derived, vs_error *err)
 {
-    json_t *comps = vs_sheet_array(sheet, "components"), *c;
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     size_t i, at = 0;
     vs_json_array_foreach(comps, i, c)
     {
         const char *st;
         if (was_there(before, &at, c))
             continue;
-        st = json_string_value(json_object_get(c, "status"));
+        st = vs_sheet_component_str(c, VS_COMPK_STATUS);
         if (!vs_vocab_status_is(st, VS_STATUS_ESTIMATED))
             continue;
         if (vs_sheet_component_with(sheet, i, "derived", json_deep_copy(derived)) < 0)
@@ -103,7 +103,7 @@ static json_t *derived_new(const json_t *sheet, const vs_estimator *e, json_t *k
 int vs_derive_run(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_estimator *e,
                   vs_error *err)
 {
-    json_t *before = json_copy(vs_sheet_array(sheet, "components")), *derived;
+    json_t *before = json_copy(vs_sheet_array(sheet, VS_SK_COMPONENTS)), *derived;
     int rc;
     if (!before)
         before = json_array();
@@ -178,14 +178,14 @@ static void collect(const json_t *sheet, const json_t *derived, json_t *names, j
 {
     size_t i;
     json_t *c;
-    vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
-        json_t *d = json_object_get(c, "derived");
-        const char *name = json_string_value(json_object_get(c, "name"));
+        json_t *d = vs_sheet_component_get(c, VS_COMPK_DERIVED);
+        const char *name = vs_sheet_component_str(c, VS_COMPK_NAME);
         if (!name || !json_is_object(d) || !same_estimate(d, derived))
             continue;
         json_array_append_new(names, json_string(name));
-        json_object_set(bytes, name, json_object_get(c, "bytes"));
+        json_object_set(bytes, name, vs_sheet_component_get(c, VS_COMPK_BYTES));
     }
 }
 
@@ -199,16 +199,17 @@ static int make_unknown(json_t *sheet, const json_t *names, const json_t *derive
     vs_json_array_foreach(names, i, n)
     {
         const char *name = json_string_value(n);
-        json_t *c = vs_sheet_component(sheet, name), *cls = json_object_get(c, "class");
+        json_t *c = vs_sheet_component(sheet, name),
+               *cls = vs_sheet_component_get(c, VS_COMPK_CLASS);
         size_t k;
         json_t *x;
         int rc;
         if ((rc = vs_sheet_set_component(sheet, name, 0, 0, vs_vocab_status_name(VS_STATUS_UNKNOWN),
                                          why, NULL, json_string_value(cls), err)) < 0)
             return rc;
-        vs_json_array_foreach(vs_sheet_array(sheet, "components"), k, x)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), k, x)
         {
-            if (!json_equal(json_object_get(x, "name"), n))
+            if (!json_equal(vs_sheet_component_get(x, VS_COMPK_NAME), n))
                 continue;
             if (vs_sheet_component_with(sheet, k, "derived", json_deep_copy(derived)) < 0)
                 return vs_error_set(err, VS_ENOMEM, "out of memory");
@@ -237,7 +238,7 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
         goto done;
     if (!(fresh = json_pack("{s:O, s:O, s:O}", "estimator", json_object_get(derived, "estimator"),
                             "keys", json_object_get(derived, "keys"), "reads", now)) ||
-        !(before = json_copy(vs_sheet_array(sheet, "components"))) ||
+        !(before = json_copy(vs_sheet_array(sheet, VS_SK_COMPONENTS))) ||
         make_line(&ml, derived, NULL) < 0) {
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
         goto done;
@@ -274,7 +275,8 @@ static int rederive_one(vs_ctx *ctx, json_t *sheet, const json_t *derived, const
         const char *name = json_string_value(n);
         json_t *c = vs_sheet_component(sheet, name);
         vs_render_derived_add(text, rows, name, e->info->name, changes, json_object_get(was, name),
-                              json_object_get(c, "bytes"), json_object_get(c, "status"));
+                              vs_sheet_component_get(c, VS_COMPK_BYTES),
+                              vs_sheet_component_get(c, VS_COMPK_STATUS));
     }
 done:
     free(ml.args);
@@ -310,8 +312,8 @@ int vs_derive_card_unmoved(const json_t *sheet, vs_error *err)
         return 0;
     if (!check_mode() || !(copy = json_object_get(sheet, COPY_KEY)))
         return 1;
-    if (json_equal(json_object_get(copy, "card"), vs_sheet_card(sheet)) &&
-        json_equal(json_object_get(copy, "placement"), json_object_get(sheet, "placement")))
+    if (json_equal(vs_sheet_get(copy, VS_SK_CARD), vs_sheet_card(sheet)) &&
+        json_equal(vs_sheet_get(copy, VS_SK_PLACEMENT), vs_sheet_get(sheet, VS_SK_PLACEMENT)))
         return 1;
     return vs_error_set(err, VS_EVALUE,
                         "internal: the card or the placement changed without "
@@ -322,7 +324,7 @@ static void card_saw(json_t *sheet)
 {
     vs_sheet_card_saw(sheet);
     if (check_mode()) {
-        json_t *card = vs_sheet_card(sheet), *pl = json_object_get(sheet, "placement");
+        json_t *card = vs_sheet_card(sheet), *pl = vs_sheet_get(sheet, VS_SK_PLACEMENT);
         json_object_set_new(sheet, COPY_KEY,
                             json_pack("{s:o, s:o}", "card",
                                       card ? json_deep_copy(card) : json_null(), "placement",
@@ -353,7 +355,7 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
     vs_sheet_refresh_validation(sheet);
     /* the walk restarts after each recomputation: it replaces components (and
      * may replace the array, so it is looked up again then) */
-    comps = vs_sheet_array(sheet, "components");
+    comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     for (i = 0; i < json_array_size(comps);) {
         json_t *d, *now;
         vs_buf changes = VS_BUF_INIT;
@@ -365,7 +367,7 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
          * without a hash lookup each. */
         if (json_object_size(c) <= LAYOUT_KEYS)
             continue;
-        d = json_object_get(c, "derived");
+        d = vs_sheet_component_get(c, VS_COMPK_DERIVED);
         if (!json_is_object(d) || !json_is_object(json_object_get(d, "reads")))
             continue;
         for (k = 0; k < json_array_size(done); k++)
@@ -383,7 +385,7 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
             json_array_append(done, d);
             rc = rederive_one(ctx, sheet, keep, now, vs_buf_str(&changes), rows, &text, err);
             json_decref(keep);
-            comps = vs_sheet_array(sheet, "components");
+            comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
             i = 0;
         }
         vs_buf_free(&changes);
@@ -392,7 +394,8 @@ int vs_derive_follow_moved(vs_ctx *ctx, json_t *sheet, vs_error *err)
             goto out;
     }
     if (json_array_size(rows))
-        rc = vs_verb_emit(ctx, vs_render_rederived(&text, json_object_get(sheet, "id"), rows), err);
+        rc =
+            vs_verb_emit(ctx, vs_render_rederived(&text, vs_sheet_get(sheet, VS_SK_ID), rows), err);
     if (rc >= 0)
         card_saw(sheet);
 out:

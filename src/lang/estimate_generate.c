@@ -36,21 +36,21 @@ typedef struct gen_card {
 static int read_card(gen_card *g, const vs_line *line, const json_t *sheet, const char *sub,
                      vs_error *err)
 {
-    const char *task = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    const char *task = vs_sheet_card_str(sheet, VS_CK_TASK);
     vs_vocab_task task_of;
-    if (!vs_sheet_card_uint(sheet, "width", &g->width) ||
-        !vs_sheet_card_uint(sheet, "height", &g->height))
+    if (!vs_sheet_card_uint(sheet, VS_CK_WIDTH, &g->width) ||
+        !vs_sheet_card_uint(sheet, VS_CK_HEIGHT, &g->height))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "`estimate %s` uses the card's resolution: set it first "
                                "(`resolution 1024x1024`)",
                                sub);
-    if (!vs_sheet_card_uint(sheet, "batch", &g->batch))
+    if (!vs_sheet_card_uint(sheet, VS_CK_BATCH, &g->batch))
         g->batch = 1;
     g->video =
         task && !vs_vocab_task_parse(&task_of, task, NULL) && task_of == VS_TASK_GENERATE_VIDEO;
-    if (!vs_sheet_card_uint(sheet, "frames", &g->frames))
+    if (!vs_sheet_card_uint(sheet, VS_CK_FRAMES, &g->frames))
         g->frames = 1;
-    if (g->video && g->frames <= 1 && !vs_sheet_card_uint(sheet, "frames", &g->frames))
+    if (g->video && g->frames <= 1 && !vs_sheet_card_uint(sheet, VS_CK_FRAMES, &g->frames))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "`estimate %s` for task generate-video uses the card's frames: "
                                "set them first (`frames 81`)",
@@ -63,7 +63,7 @@ static int dtype_bits(unsigned *bits, const char **name, const vs_line *line, co
                       vs_error *err)
 {
     const vs_arg *d = vs_line_pair(line, "dtype");
-    const char *f = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
+    const char *f = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     unsigned fb;
     if (d) {
         if (vs_estimate_dtype_bits(bits, d->value, NULL) < 0)
@@ -119,7 +119,7 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
                       const char *const *notes, json_t *inputs_take, vs_error *err)
 {
     json_t *old = vs_sheet_component(sheet, name);
-    const char *st = json_string_value(json_object_get(old, "status"));
+    const char *st = vs_sheet_component_str(old, VS_COMPK_STATUS);
     const char *names[1] = {name};
     const char *all[8] = {NULL};
     char skip[300];

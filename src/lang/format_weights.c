@@ -40,7 +40,7 @@ int vs_format_weights_of(const json_t *sheet, const char *word, const vs_format_
     static const vs_format_keys none = {0, 0, 0};
     vs_vocab_format f;
     uint64_t params = 0;
-    int have_params = vs_sheet_card_uint(sheet, "params", &params), rc;
+    int have_params = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params), rc;
     const vs_vocab_scheme *sc = vs_vocab_scheme_of(word);
     vs_quant q;
     memset(out, 0, sizeof *out);
@@ -72,7 +72,7 @@ int vs_format_weights_of(const json_t *sheet, const char *word, const vs_format_
                             word);
     /* nf4, int8, fp8 over a tensor list: the loader's layout, as `format` sums it */
     if (vs_quant_from_plain(&q, word) == 0 &&
-        json_is_string(json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "config"))) {
+        json_is_string(json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), "config"))) {
         out->bits = q.bits;
         snprintf(out->basis, sizeof out->basis, "tensor by tensor, as %s keeps it",
                  vs_quant_plain_keeper(&q));

@@ -27,6 +27,7 @@ vs_interp *vs_interp_new(const vs_interp_options *opts)
     if (!ip)
         return NULL;
     ip->sheets = json_array();
+    ip->bases = json_object();
     ip->current = -1;
     if (opts && opts->records_path) {
         ip->opt_records = strdup(opts->records_path);
@@ -35,7 +36,7 @@ vs_interp *vs_interp_new(const vs_interp_options *opts)
             return NULL;
         }
     }
-    if (!ip->sheets) {
+    if (!ip->sheets || !ip->bases) {
         vs_interp_free(ip);
         return NULL;
     }
@@ -47,6 +48,7 @@ void vs_interp_free(vs_interp *ip)
     if (!ip)
         return;
     json_decref(ip->sheets);
+    json_decref(ip->bases);
     free(ip->opt_records);
     free(ip->set_records);
     free(ip->env_records);
@@ -304,6 +306,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
         json_decref(ip->sheets);
         ip->sheets = snap;
         snap = NULL;
+        vs_interp_drop_closed_bases(ip);
         ip->current = snap_current;
         free(ip->set_records);
         ip->set_records = snap_records;

@@ -132,7 +132,7 @@ static void add_sheet_ids(vs_interp *ip, json_t *m, const char *prefix, size_t p
     json_t *s;
     json_array_foreach(ip->sheets, i, s)
     {
-        const char *id = json_string_value(json_object_get(s, "id"));
+        const char *id = vs_sheet_get_str(s, VS_SK_ID);
         char buf[VS_SHEET_ID_MAX + 4];
         if (!id)
             continue;
@@ -201,7 +201,7 @@ static void add_gpu_names(vs_interp *ip, json_t *m, const char *prefix, size_t p
     const char *const *names = vs_catalog_names();
     if (ip->current >= 0) {
         sheet = json_array_get(ip->sheets, (size_t)ip->current);
-        vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
         {
             const char *name = json_string_value(json_object_get(o, "name"));
             if (name)

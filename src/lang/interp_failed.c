@@ -26,8 +26,8 @@ static int has_run(const json_t *runs, const char *id)
 static void keep_run_oom(json_t *restored, json_t *failed, const char *rid)
 {
     size_t k;
-    json_t *o, *have = json_object_get(restored, "oom");
-    vs_json_array_foreach(json_object_get(failed, "oom"), k, o)
+    json_t *o, *have = vs_sheet_get(restored, VS_SK_OOM);
+    vs_json_array_foreach(vs_sheet_get(failed, VS_SK_OOM), k, o)
     {
         const char *run = json_string_value(json_object_get(o, "run"));
         if (!run || strcmp(run, rid) != 0)
@@ -35,7 +35,7 @@ static void keep_run_oom(json_t *restored, json_t *failed, const char *rid)
         if (!json_is_array(have)) {
             if (json_object_set_new(restored, "oom", json_array()) < 0)
                 return;
-            have = json_object_get(restored, "oom");
+            have = vs_sheet_get(restored, VS_SK_OOM);
         }
         json_array_append(have, o);
     }
@@ -48,7 +48,7 @@ void vs_interp_keep_outside_world(json_t *restored, json_t *failed)
     json_t *s, *f, *v;
     json_array_foreach(restored, i, s)
     {
-        const char *id = json_string_value(json_object_get(s, "id"));
+        const char *id = vs_sheet_get_str(s, VS_SK_ID);
         json_t *runs, *meas;
         if (!id)
             continue;
@@ -59,12 +59,11 @@ void vs_interp_keep_outside_world(json_t *restored, json_t *failed)
                 break; /* untouched by the cell: nothing to carry */
             if (!fid || strcmp(fid, id) != 0)
                 continue;
-            vs_sheet_carry_runtime(s, f);
-            runs = json_object_get(s, "runs");
-            meas = json_object_get(s, "measurements");
+            runs = vs_sheet_get(s, VS_SK_RUNS);
+            meas = vs_sheet_get(s, VS_SK_MEASUREMENTS);
             if (!json_is_array(runs) || !json_is_array(meas))
                 break;
-            vs_json_array_foreach(json_object_get(f, "runs"), k, v)
+            vs_json_array_foreach(vs_sheet_get(f, VS_SK_RUNS), k, v)
             {
                 const char *rid = json_string_value(json_object_get(v, "id"));
                 size_t m;
@@ -72,7 +71,7 @@ void vs_interp_keep_outside_world(json_t *restored, json_t *failed)
                 if (!rid || has_run(runs, rid))
                     continue;
                 json_array_append(runs, v);
-                vs_json_array_foreach(json_object_get(f, "measurements"), m, x)
+                vs_json_array_foreach(vs_sheet_get(f, VS_SK_MEASUREMENTS), m, x)
                 {
                     const char *mr = json_string_value(json_object_get(x, "run"));
                     if (mr && !strcmp(mr, rid))
@@ -82,5 +81,25 @@ void vs_interp_keep_outside_world(json_t *restored, json_t *failed)
             }
             break;
         }
+    }
+}
+
+/* interp_internal.h says why. */
+void vs_interp_drop_closed_bases(vs_interp *ip)
+{
+    const char *id;
+    json_t *v, *tmp, *s;
+    size_t i;
+    json_object_foreach_safe(ip->bases, tmp, id, v)
+    {
+        int open = 0;
+        json_array_foreach(ip->sheets, i, s)
+        {
+            const char *sid = vs_sheet_get_str(s, VS_SK_ID);
+            if (sid && !strcmp(sid, id))
+                open = 1;
+        }
+        if (!open)
+            json_object_del(ip->bases, id);
     }
 }

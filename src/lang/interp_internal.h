@@ -13,7 +13,12 @@
 #include "lang/verb.h"
 
 struct vs_interp {
-    json_t *sheets;    /* array of sheet objects */
+    json_t *sheets; /* array of sheet objects */
+    /* sheet id -> the sheets/<id>/sheet.json blob that open sheet was loaded
+     * from or last committed as (what a commit compares against): runtime
+     * state beside the documents, never in them. An entry names an open sheet;
+     * a failed cell drops those of the sheets it opened. */
+    json_t *bases;
     long current;      /* index into sheets, -1 when none is open */
     char *opt_records; /* from the options */
     char *set_records; /* from `records PATH` */
@@ -24,11 +29,17 @@ struct vs_interp {
 /* The verb a line names, "%%name" as "name" too; NULL when none. */
 const vs_verb *vs_interp_lookup(const char *name);
 
-/* What happened outside the kernel stays true after a failed cell: runtime keys
- * ("_base_blob": the records as last seen, changed by a commit) and the runs a
+/* What happened outside the kernel stays true after a failed cell: the runs a
  * `measure` made, with their measurements and `oom` entries (the command ran;
  * its peaks and its overflow are data). So the sheets restored (the state before
- * the cell) take those from failed (the state after the failure). */
+ * the cell) take those from failed (the state after the failure). The records
+ * as last seen (ip->bases, changed by a commit) are not in the sheets and stay
+ * as they are. */
 void vs_interp_keep_outside_world(json_t *restored, json_t *failed);
+
+/* After a failed cell put the sheets back: the records bases (ip->bases) of
+ * the sheets it opened go with them; those of the sheets it found stay (a
+ * commit it made is true). */
+void vs_interp_drop_closed_bases(vs_interp *ip);
 
 #endif

@@ -187,7 +187,7 @@ int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *facts, vs_
         goto done;
     }
     /* components are replaced whole, never edited: a shallow copy keeps the old ones */
-    before = json_copy(vs_sheet_array(sheet, "components"));
+    before = json_copy(vs_sheet_array(sheet, VS_SK_COMPONENTS));
     quiet = vs_ctx_quiet(ctx, 1);
     for (i = 0; rc == 0 && overrides[i].key; i++) {
         const vs_arg *a = vs_line_pair(line, overrides[i].key);
@@ -220,7 +220,7 @@ int vs_reproduce_card_apply(vs_ctx *ctx, const vs_line *line, json_t *facts, vs_
     if (rc < 0)
         goto done;
     {
-        const json_t *after = vs_sheet_array(vs_ctx_sheet(ctx), "components");
+        const json_t *after = vs_sheet_array(vs_ctx_sheet(ctx), VS_SK_COMPONENTS);
         say_group(before, after, "re-estimated", moved, said);
         say_group(before, after, "added", moved, said);
         say_group(before, after, "removed", moved, said);

@@ -119,8 +119,18 @@ json_t *vs_ctx_sheet(vs_ctx *ctx);
  * the session) and makes it current. Returns 0 or a negative code. */
 int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_error *err);
 /* Adds a sheet built elsewhere (reproduce, show) to the session and makes it
- * current; takes the reference. Fails with VS_EVALUE if its id is taken. */
-int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err);
+ * current; takes the reference. base_blob: the sheet.json blob it was loaded
+ * from (NULL for a sheet the records do not hold yet), vs_ctx_base_blob's.
+ * Fails with VS_EVALUE if its id is taken. */
+int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, const char *base_blob, vs_error *err);
+/* The records as the open sheet id last saw them: the sheets/<id>/sheet.json
+ * blob it was loaded from or last committed as, that a commit compares against
+ * to tell a concurrent change from its own history (borrowed), or NULL. Kept by
+ * the session beside the sheet, never in its document. */
+const char *vs_ctx_base_blob(vs_ctx *ctx, const char *id);
+/* Sets it (blob copied; NULL clears). 0, or VS_ENOMEM. A change outside the
+ * kernel: a cell that fails after it keeps it. */
+int vs_ctx_set_base_blob(vs_ctx *ctx, const char *id, const char *blob);
 /* The session's sheet of that id (borrowed), or NULL. */
 json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id);
 /* The session's sheets (borrowed array); every one is copied first. */

@@ -148,7 +148,7 @@ void vs_ctx_drop_views(vs_ctx *ctx)
  * views; holding them means no freed one is mistaken for a new one. */
 const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet)
 {
-    json_t *comps = vs_sheet_array(sheet, "components");
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     size_t i, n = json_array_size(comps);
     if (ctx->views_of && json_array_size(ctx->views_of) == n) {
         for (i = 0; i < n && json_array_get(ctx->views_of, i) == json_array_get(comps, i); i++)
@@ -184,7 +184,7 @@ static json_t *find_sheet(vs_interp *ip, const char *id)
     json_t *s;
     json_array_foreach(ip->sheets, i, s)
     {
-        const char *sid = json_string_value(json_object_get(s, "id"));
+        const char *sid = vs_sheet_get_str(s, VS_SK_ID);
         if (sid && id && !strcmp(sid, id))
             return s;
     }
@@ -235,6 +235,7 @@ int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_err
         s = vs_sheet_new(title);
         if (!s || json_array_append_new(ctx->ip->sheets, s) < 0)
             return vs_error_set(err, VS_ENOMEM, "out of memory");
+        json_object_del(ctx->ip->bases, id); /* a new sheet was loaded from nothing */
     }
     ctx->ip->current = sheet_index(ctx->ip, s);
     if (out_sheet)
@@ -242,9 +243,9 @@ int vs_ctx_open_sheet(vs_ctx *ctx, const char *title, json_t **out_sheet, vs_err
     return 0;
 }
 
-int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err)
+int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, const char *base_blob, vs_error *err)
 {
-    const char *id = json_string_value(json_object_get(sheet_take, "id"));
+    const char *id = vs_sheet_get_str(sheet_take, VS_SK_ID);
     if (!id || !vs_sheet_id_valid(id)) {
         json_decref(sheet_take);
         return vs_error_set(err, VS_EVALUE, "the sheet has no valid id");
@@ -257,10 +258,32 @@ int vs_ctx_add_sheet(vs_ctx *ctx, json_t *sheet_take, vs_error *err)
         json_decref(sheet_take);
         return rc;
     }
-    if (json_array_append_new(ctx->ip->sheets, sheet_take) < 0)
+    if (vs_ctx_set_base_blob(ctx, id, base_blob) < 0) {
+        json_decref(sheet_take);
+        return vs_error_oom(err);
+    }
+    if (json_array_append_new(ctx->ip->sheets, sheet_take) < 0) {
+        json_object_del(ctx->ip->bases, id);
         return vs_error_set(err, VS_ENOMEM, "out of memory");
+    }
     ctx->ip->current = (long)json_array_size(ctx->ip->sheets) - 1;
     return 0;
+}
+
+const char *vs_ctx_base_blob(vs_ctx *ctx, const char *id)
+{
+    return id ? json_string_value(json_object_get(ctx->ip->bases, id)) : NULL;
+}
+
+int vs_ctx_set_base_blob(vs_ctx *ctx, const char *id, const char *blob)
+{
+    if (!id)
+        return VS_EVALUE;
+    if (!blob) {
+        json_object_del(ctx->ip->bases, id);
+        return 0;
+    }
+    return json_object_set_new(ctx->ip->bases, id, json_string(blob)) < 0 ? VS_ENOMEM : 0;
 }
 
 const char *vs_ctx_records_path(vs_ctx *ctx)

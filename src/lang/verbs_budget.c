@@ -53,7 +53,7 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
 
     if (!strcmp(a0->value, "remove") && !a0->quoted) {
-        json_t *comps = vs_sheet_array(sheet, "components");
+        json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
         size_t i;
         if (!a1)
             return vs_error_set_at(err, VS_EVALUE, a0->line, a0->column,
@@ -271,7 +271,7 @@ const char *const vs_verb_weights_keys[] = {"from", "sha256", "file", NULL};
 static int no_weights(const json_t *sheet, vs_error *err)
 {
     uint64_t p;
-    if (!vs_sheet_card_uint(sheet, "params", &p))
+    if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &p))
         return vs_error_set(err, VS_EVALUE,
                             "no weights yet: the card has no parameter count (`model NAME "
                             "params=COUNT`, or config=PATH, or `weights from=PATH`)");
@@ -334,8 +334,8 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snprintf(msg, sizeof msg,
                      "%s: %u weights headers read from the Hub, %llu bytes in %u requests, "
                      "%llu ms; kept in the local cache\n",
-                     vs_verb_card_str(sheet, "model"), hub.files, (unsigned long long)hub.bytes,
-                     hub.requests, (unsigned long long)hub.ms);
+                     vs_sheet_card_str(sheet, VS_CK_MODEL), hub.files,
+                     (unsigned long long)hub.bytes, hub.requests, (unsigned long long)hub.ms);
             vs_ctx_stream(ctx, "stderr", msg, strlen(msg));
             vs_ctx_effect(ctx, "read weights headers from the Hub into the local cache");
         }
@@ -450,7 +450,7 @@ int vs_verb_formats(vs_ctx *ctx, const vs_line *line, vs_error *err)
             snprintf(words[i], sizeof words[i], "%s", vs_vocab_format_name(defaults[i]));
         n = 4;
     }
-    if (!vs_sheet_card_uint(sheet, "params", &params))
+    if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "`formats` needs the card's parameter count (`model NAME "
                                "params=COUNT` or config=PATH)");

@@ -33,7 +33,7 @@ static int same_str(const char *a, const char *b)
  * describe something else. Returns 1 when there were any. */
 static int clear_weights_files(json_t *sheet)
 {
-    json_t *wf = json_object_get(sheet, "weights_files");
+    json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     int had = json_is_object(wf);
     json_object_set_new(sheet, "weights_files", json_null());
     return had;
@@ -70,38 +70,38 @@ int vs_verb_card(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     card = vs_sheet_card(sheet);
-    task = vs_verb_card_str(sheet, "task");
+    task = vs_sheet_card_str(sheet, VS_CK_TASK);
     if (task && vs_vocab_task_parse(&t, task, NULL) < 0)
         t = VS_TASK_COUNT; /* a word no task has: none of the branches below */
     generates = task && (t == VS_TASK_GENERATE_IMAGE || t == VS_TASK_GENERATE_VIDEO);
     vs_render_card_headline(&head, sheet);
     /* what the method needs on the card and the sheet does not say yet */
-    if (!vs_verb_card_str(sheet, "model"))
+    if (!vs_sheet_card_str(sheet, VS_CK_MODEL))
         unset |= VS_CARD_UNSET_MODEL;
-    if (!vs_sheet_card_uint(sheet, "params", &v))
+    if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &v))
         unset |= VS_CARD_UNSET_PARAMS;
-    if (!generates && !vs_sheet_card_uint(sheet, "length", &v)) /* generation has no tokens */
+    if (!generates && !vs_sheet_card_uint(sheet, VS_CK_LENGTH, &v)) /* generation has no tokens */
         unset |= VS_CARD_UNSET_LENGTH;
     if (!task)
         unset |= VS_CARD_UNSET_TASK;
     if (!vs_sheet_weight_bits(sheet, &wbits) &&
-        !json_is_object(json_object_get(sheet, "weights_files")))
+        !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES)))
         unset |= VS_CARD_UNSET_FORMAT;
     if (generates) {
         /* image and video generation: the resolution, the batch, the frames */
-        if (!vs_sheet_card_uint(sheet, "width", &v))
+        if (!vs_sheet_card_uint(sheet, VS_CK_WIDTH, &v))
             unset |= VS_CARD_UNSET_RESOLUTION;
-        if (!vs_sheet_card_uint(sheet, "batch", &v))
+        if (!vs_sheet_card_uint(sheet, VS_CK_BATCH, &v))
             unset |= VS_CARD_UNSET_BATCH;
-        if (t == VS_TASK_GENERATE_VIDEO && !vs_sheet_card_uint(sheet, "frames", &v))
+        if (t == VS_TASK_GENERATE_VIDEO && !vs_sheet_card_uint(sheet, VS_CK_FRAMES, &v))
             unset |= VS_CARD_UNSET_FRAMES;
     } else if (!task || t == VS_TASK_INFERENCE) {
-        if (!vs_sheet_card_uint(sheet, "concurrency", &v))
+        if (!vs_sheet_card_uint(sheet, VS_CK_CONCURRENCY, &v))
             unset |= VS_CARD_UNSET_CONCURRENCY;
-    } else if (!vs_sheet_card_uint(sheet, "microbatch", &v)) {
+    } else if (!vs_sheet_card_uint(sheet, VS_CK_MICROBATCH, &v)) {
         unset |= VS_CARD_UNSET_MICROBATCH;
     }
-    if (!json_is_string(json_object_get(card, "quality")))
+    if (!json_is_string(vs_sheet_card_field(card, VS_CK_QUALITY)))
         unset |= VS_CARD_UNSET_QUALITY;
     vs_render_card_unset(&unset_words, unset);
     if (unset)
@@ -230,20 +230,20 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     revision = hf_commit ? hf_commit : rev ? rev->value : NULL;
 
-    if (!same_str(vs_verb_card_str(sheet, "model"), name->value)) {
+    if (!same_str(vs_sheet_card_str(sheet, VS_CK_MODEL), name->value)) {
         /* another model: nothing learnt about the previous one still holds */
         had_files = clear_weights_files(sheet);
-        if ((rc = vs_verb_card_set(sheet, "arch", json_null(), err)) ||
-            (rc = vs_verb_card_set(sheet, "params", json_null(), err)) ||
-            (rc = vs_verb_card_set(sheet, "params_source", json_null(), err)) ||
-            (rc = vs_verb_card_set(sheet, "revision", json_null(), err)))
+        if ((rc = vs_verb_card_set(sheet, VS_CK_ARCH, json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, VS_CK_PARAMS, json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, VS_CK_PARAMS_SOURCE, json_null(), err)) ||
+            (rc = vs_verb_card_set(sheet, VS_CK_REVISION, json_null(), err)))
             goto hf_done;
     }
-    if ((rc = vs_verb_card_set(sheet, "model", json_string(name->value), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, VS_CK_MODEL, json_string(name->value), err)) < 0)
         goto hf_done;
-    if (revision && !same_str(vs_verb_card_str(sheet, "revision"), revision)) {
+    if (revision && !same_str(vs_sheet_card_str(sheet, VS_CK_REVISION), revision)) {
         had_files |= clear_weights_files(sheet);
-        if ((rc = vs_verb_card_set(sheet, "revision", json_string(revision), err)) < 0)
+        if ((rc = vs_verb_card_set(sheet, VS_CK_REVISION, json_string(revision), err)) < 0)
             goto hf_done;
     }
     if (pipe_dir) {
@@ -281,7 +281,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             goto hf_done;
         }
         had_files = 0;
-        if ((rc = vs_verb_card_set(sheet, "arch", json_null(), err)) < 0)
+        if ((rc = vs_verb_card_set(sheet, VS_CK_ARCH, json_null(), err)) < 0)
             goto hf_done;
     }
     if (cfg || hf_config) {
@@ -292,12 +292,11 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
             rc = vs_arg_error(cfg ? cfg : name, err, rc);
             goto hf_done;
         }
-        if (!(cfg_payload =
-                  vs_render_card_config(json_object_get(vs_sheet_card(sheet), "arch"), &read))) {
+        if (!(cfg_payload = vs_render_card_config(vs_sheet_card_get(sheet, VS_CK_ARCH), &read))) {
             rc = vs_error_oom(err);
             goto hf_done;
         }
-        have_cfg_params = vs_sheet_card_uint(sheet, "params", &cfg_params);
+        have_cfg_params = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &cfg_params);
         /* a quantised checkpoint: its scheme is the card's format, its weights the tally */
         if ((rc = vs_quant_apply_config(sheet, cfg ? cfg->value : hf_config, &qnote, err)) < 0) {
             rc = vs_arg_error(cfg ? cfg : name, err, rc);
@@ -311,8 +310,8 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (hf_note && (!have_params || hub.requests))
         notes[nn++] = hf_note;
     if (have_params) {
-        if ((rc = vs_verb_card_set(sheet, "params", json_integer((json_int_t)params), err)) ||
-            (rc = vs_verb_card_set(sheet, "params_source", json_string("declared"), err)))
+        if ((rc = vs_verb_card_set(sheet, VS_CK_PARAMS, json_integer((json_int_t)params), err)) ||
+            (rc = vs_verb_card_set(sheet, VS_CK_PARAMS_SOURCE, json_string("declared"), err)))
             goto hf_done;
         if (have_cfg_params && cfg_params != params) {
             vs_render_card_params_note(&note, params, cfg_params);
@@ -321,7 +320,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     }
     if (had_files)
         notes[nn++] = vs_render_card_note(VS_CARD_NOTE_FILES_OTHER_MODEL);
-    if (!vs_sheet_card_uint(sheet, "params", &params))
+    if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params))
         notes[nn++] = vs_render_card_note(VS_CARD_NOTE_NO_PARAMS);
     vs_render_card_model_headline(&head, sheet, name->value, cfg_payload, pipe_payload);
     if (pipe_payload) {
@@ -388,19 +387,19 @@ int vs_verb_task(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_verb_card_set(sheet, "task", json_string(a->value), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, VS_CK_TASK, json_string(a->value), err)) < 0)
         return rc;
 
     /* Placeholders an earlier `task` listed and nobody documented belong to that
      * task, not to this one. */
-    comps = vs_sheet_array(sheet, "components");
+    comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     for (i = json_array_size(comps); i-- > 0;) {
         const char *s, *st;
         c = json_array_get(comps, i);
-        st = json_string_value(json_object_get(c, "status"));
+        st = vs_sheet_component_str(c, VS_COMPK_STATUS);
         if (!vs_vocab_status_is(st, VS_STATUS_UNKNOWN)) /* most are not: one lookup for them */
             continue;
-        s = json_string_value(json_object_get(c, "source"));
+        s = vs_sheet_component_str(c, VS_COMPK_SOURCE);
         if (s && !strncmp(s, TASK_MARK, strlen(TASK_MARK)))
             vs_sheet_remove_component(sheet, i);
     }
@@ -452,9 +451,9 @@ const char *const vs_verb_format_keys[] = {"bits", "group", "block", "components
 static int checkpoint_scheme_refusal(const json_t *sheet, const char *name, const vs_arg *at,
                                      vs_error *err)
 {
-    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     const char *scheme = json_string_value(json_object_get(wf, "scheme"));
-    const char *cur = vs_verb_card_str(sheet, "format");
+    const char *cur = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     if (!scheme || !strstr(scheme, "from quantization_config") || same_str(cur, name))
         return 0;
     return vs_error_set_at(
@@ -476,7 +475,7 @@ static int llamacpp_tally(json_t *sheet, const char *name, vs_error *err)
     char bt[24], basis[160], scheme[240];
     json_t *wf;
     int rc;
-    vs_sheet_card_uint(sheet, "params", &params);
+    vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params);
     rc = vs_model_gguf_format_row(sheet, name, params, &bits, bt, sizeof bt, basis, sizeof basis,
                                   &bytes, err);
     if (rc)
@@ -574,12 +573,12 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     if ((rc = checkpoint_scheme_refusal(sheet, name, a ? a : kb, err)) < 0)
         return rc;
-    if (!same_str(vs_verb_card_str(sheet, "format"), name))
+    if (!same_str(vs_sheet_card_str(sheet, VS_CK_FORMAT), name))
         had_files = clear_weights_files(sheet);
-    if ((rc = vs_verb_card_set(sheet, "format", json_string(name), err)) ||
-        (rc = vs_verb_card_set(sheet, "bits", json_integer(bits), err)))
+    if ((rc = vs_verb_card_set(sheet, VS_CK_FORMAT, json_string(name), err)) ||
+        (rc = vs_verb_card_set(sheet, VS_CK_BITS, json_integer(bits), err)))
         return rc;
-    if (is_quant && !json_is_object(json_object_get(sheet, "weights_files"))) {
+    if (is_quant && !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES))) {
         if ((rc = vs_quant_apply_format(sheet, &q, err)) < 0)
             return vs_arg_error(a, err, rc);
         if (rc == 1)
@@ -589,7 +588,7 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
         else
             had_files = 0;
     } else if (a && !is_quant && !is_lq && vs_quant_from_plain(&q, name) == 0 &&
-               !json_is_object(json_object_get(sheet, "weights_files"))) {
+               !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES))) {
         /* nf4 and int8 as bitsandbytes, fp8 as vLLM's online Fp8LinearMethod:
          * Linear layers only, the embeddings, lm_head and norms kept in 16
          * bits (model/quant.h vs_quant_from_plain); over the tensor list when
@@ -598,8 +597,8 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
             return vs_arg_error(a, err, rc);
         if (rc == 0) {
             /* the card keeps the word typed; the tally says the scheme */
-            if ((rc = vs_verb_card_set(sheet, "format", json_string(name), err)) ||
-                (rc = vs_verb_card_set(sheet, "bits", json_integer(bits), err)))
+            if ((rc = vs_verb_card_set(sheet, VS_CK_FORMAT, json_string(name), err)) ||
+                (rc = vs_verb_card_set(sheet, VS_CK_BITS, json_integer(bits), err)))
                 return rc;
             had_files = 0;
             is_quant = 1;
@@ -607,7 +606,7 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
                      name, vs_quant_plain_keeper(&q));
             notes[nn++] = kept;
         }
-    } else if (is_lq && !json_is_object(json_object_get(sheet, "weights_files"))) {
+    } else if (is_lq && !json_is_object(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES))) {
         if ((rc = llamacpp_tally(sheet, name, err)) < 0)
             return vs_arg_error(a, err, rc);
         if (rc == 1)
@@ -628,9 +627,10 @@ int vs_verb_format(vs_ctx *ctx, const vs_line *line, vs_error *err)
 
 /* ---------------------------------------------- length, concurrency, batch */
 
-static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char *syntax,
+static int set_dim(vs_ctx *ctx, const vs_line *line, vs_card_key k, const char *syntax,
                    vs_error *err)
 {
+    const char *key = vs_sheet_card_key_names[k];
     json_t *sheet;
     uint64_t v;
     int rc;
@@ -644,14 +644,14 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
         return rc;
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_verb_card_set(sheet, key, json_integer((json_int_t)v), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, k, json_integer((json_int_t)v), err)) < 0)
         return rc;
     vs_render_card_dim_headline(&head, key, v);
     notes[0] = vs_units_count_note(note, sizeof note, vs_line_positional(line, 0)->value);
     /* beyond the model's context: said, not refused (a longer context is a
      * choice the engine may allow, at the quality the model gives there) */
-    arch = json_object_get(vs_sheet_card(sheet), "arch");
-    if (!strcmp(key, "length") && json_is_integer(json_object_get(arch, "context")) &&
+    arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
+    if (k == VS_CK_LENGTH && json_is_integer(json_object_get(arch, "context")) &&
         v > (uint64_t)json_integer_value(json_object_get(arch, "context"))) {
         const char *rs = json_string_value(json_object_get(arch, "rope_scaling"));
         const char *ck = json_string_value(json_object_get(arch, "context_key"));
@@ -672,22 +672,22 @@ static int set_dim(vs_ctx *ctx, const vs_line *line, const char *key, const char
 
 int vs_verb_length(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "length", "length TOKENS (length 4096)", err);
+    return set_dim(ctx, line, VS_CK_LENGTH, "length TOKENS (length 4096)", err);
 }
 
 int vs_verb_concurrency(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "concurrency", "concurrency N (concurrency 8)", err);
+    return set_dim(ctx, line, VS_CK_CONCURRENCY, "concurrency N (concurrency 8)", err);
 }
 
 int vs_verb_frames(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "frames", "frames N (frames 81)", err);
+    return set_dim(ctx, line, VS_CK_FRAMES, "frames N (frames 81)", err);
 }
 
 int vs_verb_batch(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
-    return set_dim(ctx, line, "batch", "batch N (batch 4)", err);
+    return set_dim(ctx, line, VS_CK_BATCH, "batch N (batch 4)", err);
 }
 
 /* `resolution WxH`: the card's width and height in pixels. */
@@ -719,8 +719,8 @@ int vs_verb_resolution(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                w, h);
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_verb_card_set(sheet, "width", json_integer((json_int_t)w), err)) < 0 ||
-        (rc = vs_verb_card_set(sheet, "height", json_integer((json_int_t)h), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, VS_CK_WIDTH, json_integer((json_int_t)w), err)) < 0 ||
+        (rc = vs_verb_card_set(sheet, VS_CK_HEIGHT, json_integer((json_int_t)h), err)) < 0)
         return rc;
     vs_render_card_resolution_headline(&head, w, h);
     return emit_line(ctx, sheet, "resolution", &head, NULL, err);
@@ -746,10 +746,10 @@ int vs_verb_microbatch(vs_ctx *ctx, const vs_line *line, vs_error *err)
                             vs_error_set(err, VS_EVALUE, "accumulation= must be at least 1"));
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
-    if ((rc = vs_verb_card_set(sheet, "microbatch", json_integer((json_int_t)v), err)) < 0)
+    if ((rc = vs_verb_card_set(sheet, VS_CK_MICROBATCH, json_integer((json_int_t)v), err)) < 0)
         return rc;
     if (have_acc &&
-        (rc = vs_verb_card_set(sheet, "accumulation", json_integer((json_int_t)acc), err)) < 0)
+        (rc = vs_verb_card_set(sheet, VS_CK_ACCUMULATION, json_integer((json_int_t)acc), err)) < 0)
         return rc;
     vs_render_card_microbatch_headline(&head, v, have_acc, acc);
     return emit_line(ctx, sheet, "microbatch", &head, NULL, err);
@@ -772,7 +772,7 @@ int vs_verb_quality(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&q);
         return VS_ENOMEM;
     }
-    rc = vs_verb_card_set(sheet, "quality", json_string(vs_buf_str(&q)), err);
+    rc = vs_verb_card_set(sheet, VS_CK_QUALITY, json_string(vs_buf_str(&q)), err);
     if (rc < 0) {
         vs_buf_free(&q);
         return rc;

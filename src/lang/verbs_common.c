@@ -41,9 +41,11 @@ int vs_verb_positional_uint(const vs_line *line, const char *syntax, uint64_t *o
     return vs_line_no_extra(line, 1, syntax, err);
 }
 
-int vs_verb_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err)
+int vs_verb_card_set(json_t *sheet, vs_card_key k, json_t *value_take, vs_error *err)
 {
     json_t *card = vs_sheet_card(sheet);
+    const char *key = vs_sheet_card_key_names[k];
+    size_t d;
     if (!value_take)
         return vs_error_oom(err);
     vs_sheet_card_touch(sheet);
@@ -58,12 +60,12 @@ int vs_verb_card_set(json_t *sheet, const char *key, json_t *value_take, vs_erro
         return vs_error_oom(err);
     /* The limit stage is the card's dimensions by definition: it follows
      * the card rather than keeping the value the card had when it was written. */
-    if (!strcmp(key, "length") || !strcmp(key, "concurrency") || !strcmp(key, "microbatch") ||
-        !strcmp(key, "width") || !strcmp(key, "height") || !strcmp(key, "frames") ||
-        !strcmp(key, "batch")) {
+    for (d = 0; d < VS_SHEET_NDIMS && vs_sheet_card_dims[d] != k; d++)
+        ;
+    if (d < VS_SHEET_NDIMS) {
         size_t i;
         json_t *st;
-        vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_STAGES), i, st)
         {
             const char *name = json_string_value(json_object_get(st, "name"));
             if (name && !strcmp(name, "limit") &&
@@ -72,11 +74,6 @@ int vs_verb_card_set(json_t *sheet, const char *key, json_t *value_take, vs_erro
         }
     }
     return 0;
-}
-
-const char *vs_verb_card_str(const json_t *sheet, const char *key)
-{
-    return json_string_value(json_object_get(vs_sheet_card(sheet), key));
 }
 
 const char *vs_verb_class_for(const char *name)

@@ -15,6 +15,7 @@
 #include "lang/verb.h"
 #include "model/hfhub.h"
 #include "render/bundle.h"
+#include "sheet/sheet_access.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -44,14 +45,11 @@ int vs_verb_join_positionals(const vs_line *line, size_t from, vs_buf *out);
 const char *vs_verb_join_names(char *out, size_t cap, const char *const *names, const char *sep,
                                const char *last);
 
-/* Sets card.<key> (creating the card), taking value_take (NULL: VS_ENOMEM).
- * A card dimension (length, concurrency, microbatch, width, height, frames,
- * batch) is copied into the limit stage too: that stage is the card's
- * dimensions by definition. */
-int vs_verb_card_set(json_t *sheet, const char *key, json_t *value_take, vs_error *err);
-
-/* card.<key> when it is a string (borrowed), else NULL. */
-const char *vs_verb_card_str(const json_t *sheet, const char *key);
+/* Sets the card's field k (creating the card), taking value_take (NULL:
+ * VS_ENOMEM), and moves the card's generation. A card dimension
+ * (vs_sheet_card_dims) is copied into the limit stage too: that stage is the
+ * card's dimensions by definition. */
+int vs_verb_card_set(json_t *sheet, vs_card_key k, json_t *value_take, vs_error *err);
 
 /* The component class a name implies (kv_cache, gradients, optimizer,
  * activations, parameters, else other): how a placement shards it. Static. */

@@ -167,7 +167,7 @@ static int list_sheets(vs_ctx *ctx, vs_error *err)
     vs_bundle *b;
     /* which one is current, without opening "untitled" as a side effect */
     if (json_array_size(sheets))
-        current = vs_json_str_of(vs_ctx_sheet(ctx), "id");
+        current = vs_sheet_get_str(vs_ctx_sheet(ctx), VS_SK_ID);
     b = vs_render_sheet_list(sheets, current);
     if (!b)
         return vs_error_oom(err);

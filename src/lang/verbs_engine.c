@@ -60,7 +60,7 @@ static const char *offer_architecture(const json_t *sheet, char *gpu, size_t gpu
     size_t i;
     json_t *o;
     gpu[0] = '\0';
-    vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
     {
         vs_gpu_spec spec;
         vs_error err;
@@ -79,7 +79,7 @@ static const char *offer_architecture(const json_t *sheet, char *gpu, size_t gpu
 
 static uint64_t arch_uint(const json_t *sheet, const char *key)
 {
-    const json_t *v = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), key);
+    const json_t *v = json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), key);
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
@@ -144,8 +144,7 @@ static int own_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_f
                    : vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                      "engine %s estimates %s only", c->engine->name, nm);
     if ((rc = c->engine->runtime_estimate(&est, rule, sizeof rule, &c->env,
-                                          json_object_get(vs_sheet_card(sheet), "arch"), &e2)) <
-        0) {
+                                          vs_sheet_card_get(sheet, VS_CK_ARCH), &e2)) < 0) {
         if (rc != VS_ENOTFOUND)
             return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                    "nothing estimated: %s", e2.message);
@@ -226,7 +225,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         return rc;
     if (c.engine->runtime_estimate) {
         /* an engine's own rule may read the GPU (SGLang's non_torch by architecture) */
-        const json_t *o = json_array_get(vs_sheet_array(sheet, "offers"), 0);
+        const json_t *o = json_array_get(vs_sheet_array(sheet, VS_SK_OFFERS), 0);
         c.env.gpu_name = json_string_value(json_object_get(o, "catalog"));
         if (!c.env.gpu_name)
             c.env.gpu_name = json_string_value(json_object_get(o, "name"));
@@ -247,7 +246,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     }
     {
         /* the release's batch defaults depend on the GPU: the sheet's first offer's */
-        const json_t *o = json_array_get(vs_sheet_array(sheet, "offers"), 0);
+        const json_t *o = json_array_get(vs_sheet_array(sheet, VS_SK_OFFERS), 0);
         vs_fit_row fr;
         memset(&fr, 0, sizeof fr);
         if (o && c.engine->defaults) {
@@ -323,10 +322,11 @@ static int show_engine(vs_ctx *ctx, json_t *sheet, const char *notes, vs_error *
 {
     vs_fit_ctx c;
     int rc = vs_fit_prepare(&c, sheet, err);
-    const json_t *eng = json_object_get(vs_sheet_card(sheet), "engine");
+    const json_t *eng = vs_sheet_card_get(sheet, VS_CK_ENGINE);
     if (rc < 0)
         return rc;
-    rc = vs_verb_emit(ctx, vs_render_engine(&c, json_object_get(eng, "keys"), notes), err);
+    rc =
+        vs_verb_emit(ctx, vs_render_engine(&c, vs_sheet_engine_field(eng, VS_EK_KEYS), notes), err);
     vs_fit_ctx_free(&c);
     return rc;
 }
@@ -423,13 +423,13 @@ static int verb_engine(vs_ctx *ctx, const vs_line *line, vs_error *err)
         memset(&env, 0, sizeof env);
         items = vs_engine_resolve(&env, e, keys, &e2) == 0 ? vs_engine_items(&env) : e->runtime;
     }
-    comps = vs_sheet_array(sheet, "components");
-    encoder = vs_engine_encoder_present(json_object_get(vs_sheet_card(sheet), "arch"));
+    comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
+    encoder = vs_engine_encoder_present(vs_sheet_card_get(sheet, VS_CK_ARCH));
     for (i = json_array_size(comps); i-- > 0;) {
         vs_runtime_item item;
         cm = json_array_get(comps, i);
-        if (vs_runtime_item_find(&item, json_string_value(json_object_get(cm, "name"))) &&
-            ours(cm) && (!(items & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
+        if (vs_runtime_item_find(&item, vs_sheet_component_str(cm, VS_COMPK_NAME)) && ours(cm) &&
+            (!(items & VS_RT_BIT(item)) || !vs_engine_item_applies(item, encoder)))
             vs_sheet_remove_component(sheet, i);
     }
     for (i = 0; i < VS_RT_COUNT; i++) {
@@ -494,9 +494,9 @@ static const char *const fit_keys[] = {"formats", NULL};
 static json_t *catalogue_offer(const json_t *sheet, const char *name, vs_error *err)
 {
     vs_gpu_spec spec;
-    json_t *pl = json_object_get(sheet, "placement");
-    json_int_t gpus = json_is_integer(json_object_get(pl, "gpus"))
-                          ? json_integer_value(json_object_get(pl, "gpus"))
+    json_t *pl = vs_sheet_get(sheet, VS_SK_PLACEMENT);
+    json_int_t gpus = json_is_integer(vs_sheet_placement_field(pl, VS_PK_GPUS))
+                          ? json_integer_value(vs_sheet_placement_field(pl, VS_PK_GPUS))
                           : 1;
     char basis[512];
     if (vs_catalog_find(&spec, name, err) < 0)
@@ -609,7 +609,7 @@ static int verb_fit(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     }
     if (vs_line_npositional(line) == 0) {
-        json_array_extend(offers, vs_sheet_array(sheet, "offers"));
+        json_array_extend(offers, vs_sheet_array(sheet, VS_SK_OFFERS));
     } else {
         for (i = 0; i < vs_line_npositional(line); i++) {
             const vs_arg *a = vs_line_positional(line, i);

@@ -29,7 +29,7 @@ int vs_verbs_estimate_shape(const vs_line *line, const json_t *sheet, const char
                             const char *arch_key, uint64_t *out, int *from_arch, vs_error *err)
 {
     int present = 0, rc;
-    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch"), *v;
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH), *v;
     if ((rc = vs_line_get_uint(line, key, 0, out, &present, err)) < 0)
         return rc;
     if (present) {
@@ -77,7 +77,7 @@ static void grouped(char *out, size_t n, uint64_t v)
 static int kv_layout_for(vs_kv_layout *l, const vs_line *line, const json_t *sheet, int *from_arch,
                          const char **missing, vs_error *err)
 {
-    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     json_t *kv = json_object_get(arch, "kv_layout");
     uint64_t L, H, D;
     int rc, on_line = vs_line_pair(line, "layers") || vs_line_pair(line, "kv_heads") ||
@@ -192,11 +192,11 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
                              vs_estimate_dtype_names());
         goto done;
     }
-    if (!vs_sheet_card_uint(sheet, "length", &len)) {
+    if (!vs_sheet_card_uint(sheet, VS_CK_LENGTH, &len)) {
         rc = vs_verbs_estimate_need_card(line, "length", "kv", "length 4096", err);
         goto done;
     }
-    if (!vs_sheet_card_uint(sheet, "concurrency", &conc)) {
+    if (!vs_sheet_card_uint(sheet, VS_CK_CONCURRENCY, &conc)) {
         rc = vs_verbs_estimate_need_card(line, "concurrency", "kv", "concurrency 8", err);
         goto done;
     }
@@ -311,8 +311,8 @@ static int estimate_kv(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error
         cross ? json_integer((json_int_t)(enc ? enc : len)) : json_null(), "tp", (json_int_t)d.tp,
         "groups", groups, "bytes_per_token", (json_int_t)per_token, "skipped", sk);
     if (inputs && under &&
-        (json_object_set_new(inputs, "engine",
-                             json_copy(json_object_get(vs_sheet_card(sheet), "engine"))) < 0 ||
+        (json_object_set_new(inputs, "engine", json_copy(vs_sheet_card_get(sheet, VS_CK_ENGINE))) <
+             0 ||
          json_object_set_new(inputs, "model_bytes", json_integer((json_int_t)model_bytes)) < 0)) {
         json_decref(inputs);
         inputs = NULL;
@@ -356,7 +356,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     int rc, have_trainable = 0, lora, by_rank = 0, qlora = 0;
     vs_lora_est le;
     vs_buf lsrc = VS_BUF_INIT;
-    const char *task = vs_verb_card_str(sheet, "task");
+    const char *task = vs_sheet_card_str(sheet, VS_CK_TASK);
     vs_vocab_task task_of;
     char gt[40], src[3][320], head[700], asrc[320];
     const char *names[8];
@@ -395,7 +395,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     }
     if (comp_arg) {
         /* one component of a diffusers pipeline is trained; the others stay frozen */
-        json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *x;
+        json_t *wc = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "components"), *x;
         size_t k;
         vs_buf cnames = VS_BUF_INIT;
         json_array_foreach(wc, k, x)
@@ -429,7 +429,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
                                  task);
             goto done;
         }
-        if (!vs_sheet_card_uint(sheet, "params", &trainable)) {
+        if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &trainable)) {
             rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                  "`estimate training` needs the card's params (`model NAME "
                                  "params=N`) or trainable=N");
@@ -558,7 +558,7 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
     const vs_arg *sc = vs_line_pair(line, "scheme"), *dq = vs_line_pair(line, "double");
     const vs_arg *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "quant_metadata", *scheme,
-               *format = vs_verb_card_str(sheet, "format");
+               *format = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     vs_quant_rule q;
     uint64_t group = 0, params = 0, bits = 0, bytes;
     int rc, have_params = 0, dbl = 1, have_bits = 0, have_group = 0, counted = 0;
@@ -635,7 +635,7 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
         rc = vs_arg_error(sc ? sc : vs_line_pair(line, "group"), err, rc);
         goto done;
     }
-    if (!have_params && !vs_sheet_card_uint(sheet, "params", &params)) {
+    if (!have_params && !vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params)) {
         rc = vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                              "`estimate quant` needs the card's params or params=COUNT (the "
                              "quantised ones)");
@@ -643,8 +643,8 @@ static int estimate_quant(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_er
     }
     if ((rc = vs_estimate_quant(&bytes, &q, params, err)) < 0)
         goto done;
-    if (json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "scheme")) ||
-        json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "measured"))) {
+    if (json_is_string(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "scheme")) ||
+        json_is_string(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "measured"))) {
         /* the card's weights already hold the scales and zeros (a tally tensor by
          * tensor, or the loader's own figure): counting them again would be twice */
         bytes = 0;

@@ -23,9 +23,10 @@
  * formula with the score matrix. *from says which. */
 static const char *card_attention(const json_t *sheet, const char **from)
 {
-    const json_t *eng = json_object_get(vs_sheet_card(sheet), "engine");
-    const vs_engine *engine = vs_engine_find(vs_json_str_of(eng, "name"));
-    const char *written = vs_json_str_of(json_object_get(eng, "keys"), "attention");
+    const json_t *eng = vs_sheet_card_get(sheet, VS_CK_ENGINE);
+    const vs_engine *engine =
+        vs_engine_find(json_string_value(vs_sheet_engine_field(eng, VS_EK_NAME)));
+    const char *written = vs_json_str_of(vs_sheet_engine_field(eng, VS_EK_KEYS), "attention");
     size_t i;
     if (engine && vs_engine_key_index(engine, "attention", &i)) {
         *from = written ? "the card's engine line" : "the card's engine's default";
@@ -227,14 +228,13 @@ static void split_sources(char *kept, size_t n, char *rec, size_t m, const vs_ac
  * stays). */
 static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
 {
-    json_t *comps = vs_sheet_array(sheet, "components"), *c;
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     size_t i;
     json_array_foreach(comps, i, c)
     {
-        const char *n = json_string_value(json_object_get(c, "name"));
+        const char *n = vs_sheet_component_str(c, VS_COMPK_NAME);
         if (n && !strcmp(n, name) &&
-            !vs_vocab_status_is(json_string_value(json_object_get(c, "status")),
-                                VS_STATUS_MEASURED))
+            !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_MEASURED))
             return vs_sheet_remove_component(sheet, i) ? vs_error_oom(err) : 0;
     }
     return 0;
@@ -313,11 +313,11 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
      * the tensors its layer saves, from its own widths */
     gated = !vs_line_pair(line, "layers") && !vs_line_pair(line, "hidden") &&
             vs_verbs_estimate_gated_decoder(sheet, &sh.kv_width, &sh.intermediate);
-    if (!vs_sheet_card_uint(sheet, "length", &sh.length)) {
+    if (!vs_sheet_card_uint(sheet, VS_CK_LENGTH, &sh.length)) {
         rc = vs_verbs_estimate_need_card(line, "length", "activations", "length 4096", err);
         goto done;
     }
-    if (!vs_sheet_card_uint(sheet, "microbatch", &sh.microbatch)) {
+    if (!vs_sheet_card_uint(sheet, VS_CK_MICROBATCH, &sh.microbatch)) {
         rc = vs_verbs_estimate_need_card(line, "microbatch", "activations", "microbatch 4", err);
         goto done;
     }

@@ -39,7 +39,7 @@ static const char *const gated_families[] = {"llama", "mistral", "qwen2", NULL};
 
 int vs_verbs_estimate_gated_decoder(const json_t *sheet, uint64_t *kv_width, uint64_t *intermediate)
 {
-    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     const char *family = json_string_value(json_object_get(arch, "family"));
     uint64_t heads = arch_u(arch, "heads"), kv = arch_u(arch, "kv_heads"),
              d = arch_u(arch, "head_dim"), hidden = arch_u(arch, "hidden");
@@ -63,7 +63,7 @@ int vs_verbs_estimate_lora(const vs_line *line, const json_t *sheet, vs_lora_est
 {
     const vs_arg *ra = vs_line_pair(line, "rank"), *ta = vs_line_pair(line, "targets");
     const vs_arg *word = vs_line_positional(line, 1);
-    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     const char *family = json_string_value(json_object_get(arch, "family"));
     unsigned mask = VS_LORA_ALL_LINEAR, i;
     vs_lora_shape s;
@@ -148,7 +148,8 @@ int vs_verbs_estimate_lora_qlora(json_t *sheet, const vs_lora_est *e, vs_buf *sk
         return rc;
     /* weights summed tensor by tensor (`format nf4` over a config.json's
      * tensor list) already hold the absmax: counted once, there */
-    in_weights = json_is_string(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+    in_weights =
+        json_is_string(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "scheme"));
     if (in_weights)
         meta = 0;
     /* MatMul4Bit dequantises the whole weight to the compute dtype before each

@@ -24,7 +24,7 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
                                      size_t srclen, vs_error *err)
 {
     const vs_arg *ib = vs_line_pair(line, "in_backward");
-    json_t *arch = json_object_get(vs_sheet_card(sheet), "arch");
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     uint64_t acc = 1, V, H, I, largest;
     char gl[40], gb[40];
     *phase = "step";
@@ -66,7 +66,7 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
                  gl, rule->gradient_bytes, gb);
         return 0;
     }
-    if (vs_sheet_card_uint(sheet, "accumulation", &acc) && acc > 1) {
+    if (vs_sheet_card_uint(sheet, VS_CK_ACCUMULATION, &acc) && acc > 1) {
         *phase = NULL;
         snprintf(note, notelen,
                  "microbatch accumulation=%llu: the gradients accumulate over the micro-batches, "
@@ -82,7 +82,7 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
                                   const vs_training_est *e, const char *gt, vs_buf *skipped,
                                   json_t *skipped_list, vs_error *err)
 {
-    json_t *comps = vs_sheet_array(sheet, "components"), *c;
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     char src[400];
     size_t i;
     int rc;
@@ -90,8 +90,9 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
         /* another optimizer now: the paged moments an earlier line estimated go */
         vs_json_array_foreach(comps, i, c)
         {
-            if (vs_json_str_of(c, "name") && !strcmp(vs_json_str_of(c, "name"), PAGED_NAME) &&
-                vs_vocab_status_is(vs_json_str_of(c, "status"), VS_STATUS_ESTIMATED))
+            if (vs_sheet_component_str(c, VS_COMPK_NAME) &&
+                !strcmp(vs_sheet_component_str(c, VS_COMPK_NAME), PAGED_NAME) &&
+                vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_ESTIMATED))
                 return vs_sheet_remove_component(sheet, i) < 0
                            ? vs_error_set(err, VS_ENOMEM, "out of memory")
                            : 0;
@@ -106,10 +107,11 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
     if ((rc = vs_verbs_estimate_store(sheet, PAGED_NAME, e->paged_state, src, VS_CLASS_OPTIMIZER,
                                       skipped, skipped_list, err)) <= 0)
         return rc; /* 0: a measured component of that name kept */
-    comps = vs_sheet_array(sheet, "components");
+    comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     vs_json_array_foreach(comps, i, c)
     {
-        if (vs_json_str_of(c, "name") && !strcmp(vs_json_str_of(c, "name"), PAGED_NAME))
+        if (vs_sheet_component_str(c, VS_COMPK_NAME) &&
+            !strcmp(vs_sheet_component_str(c, VS_COMPK_NAME), PAGED_NAME))
             return vs_sheet_component_with(sheet, i, VS_MEMORY_KEY,
                                            json_string(VS_MEMORY_MANAGED)) < 0
                        ? vs_error_set(err, VS_ENOMEM, "out of memory")

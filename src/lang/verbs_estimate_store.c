@@ -24,7 +24,7 @@ int vs_verbs_estimate_store_phase(json_t *sheet, const char *name, uint64_t byte
                                   vs_buf *skipped, json_t *skipped_list, vs_error *err)
 {
     json_t *old = vs_sheet_component(sheet, name);
-    const char *st = json_string_value(json_object_get(old, "status"));
+    const char *st = vs_sheet_component_str(old, VS_COMPK_STATUS);
     int rc;
     if (vs_vocab_status_is(st, VS_STATUS_MEASURED)) {
         vs_render_estimate_skipped(skipped, name, bytes);

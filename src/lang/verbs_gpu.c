@@ -287,7 +287,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         host = spec.unified_host_bytes, host_given = 1;
     if (have_spec) {
         /* the formats the catalogue says a GPU supports or not */
-        const char *fmt = vs_json_str_of(vs_sheet_card(sheet), "format");
+        const char *fmt = vs_sheet_card_str(sheet, VS_CK_FORMAT);
         vs_vocab_format f;
         if (fmt && vs_vocab_format_parse(&f, NULL, fmt, NULL) == 0 &&
             ((f == VS_FORMAT_BF16 && spec.bf16_known && !spec.bf16) ||
@@ -334,7 +334,7 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&nb);
         return vs_error_oom(err);
     }
-    offers = vs_sheet_array(sheet, "offers");
+    offers = vs_sheet_array(sheet, VS_SK_OFFERS);
     if (!offers) {
         offers = json_array();
         json_object_set_new(sheet, "offers", offers);
@@ -455,7 +455,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (known) {
         json_t *r;
         int declared = 0;
-        vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_REQUIREMENTS), i, r)
         {
             if (vs_json_str_of(r, "name") == known) /* the sheet's own string: a declared one */
                 declared = 1;
@@ -472,7 +472,7 @@ static int verb_require(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&name);
         return rc;
     }
-    reqs = vs_sheet_array(sheet, "requirements");
+    reqs = vs_sheet_array(sheet, VS_SK_REQUIREMENTS);
     if (!reqs) {
         reqs = json_array();
         json_object_set_new(sheet, "requirements", reqs);
@@ -534,7 +534,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     offer = vs_classify_offer_find(sheet, cand->value);
     if (!offer) {
-        json_t *offers = vs_sheet_array(sheet, "offers");
+        json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS);
         if (json_array_size(offers))
             list_names(&b, offers, "name");
         rc = vs_error_set_at(err, VS_ENOTFOUND, cand->line, cand->column,
@@ -582,7 +582,7 @@ static int verb_evidence(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_decref(entry);
         return vs_error_oom(err);
     }
-    arr = vs_sheet_array(sheet, "evidence");
+    arr = vs_sheet_array(sheet, VS_SK_EVIDENCE);
     if (!arr) {
         arr = json_array();
         json_object_set_new(sheet, "evidence", arr);

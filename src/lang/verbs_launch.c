@@ -45,7 +45,7 @@ static int verb_launch(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     }
     if (vs_line_npositional(line) == 0) {
-        json_array_extend(offers, vs_sheet_array(sheet, "offers"));
+        json_array_extend(offers, vs_sheet_array(sheet, VS_SK_OFFERS));
     } else {
         for (i = 0; i < vs_line_npositional(line); i++) {
             const vs_arg *a = vs_line_positional(line, i);

@@ -93,8 +93,8 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
                       const char *phase_arg, const vs_measure_result *r, json_t *rows,
                       vs_error *err)
 {
-    json_t *runs = vs_verbs_measure_ensure_array(sheet, "runs"),
-           *ms = vs_verbs_measure_ensure_array(sheet, "measurements");
+    json_t *runs = vs_verbs_measure_ensure_array(sheet, VS_SK_RUNS),
+           *ms = vs_verbs_measure_ensure_array(sheet, VS_SK_MEASUREMENTS);
     json_t *run, *gpus = json_array();
     const vs_sampler_view *v = r->view;
     int *keep = calloc(r->ngpus ? r->ngpus : 1, sizeof *keep);
@@ -177,7 +177,7 @@ static int record_run(vs_ctx *ctx, json_t *sheet, const char *run_id, const char
         json_array_foreach(rows, i, m) json_object_set_new(m, "validates_card", json_false());
     }
     if (r->overflow_phase[0]) {
-        json_t *o = vs_verbs_measure_ensure_array(sheet, "oom");
+        json_t *o = vs_verbs_measure_ensure_array(sheet, VS_SK_OOM);
         char note[256];
         snprintf(note, sizeof note, "run %s: \"%s\"", run_id, r->run.oom_pattern);
         if (!o || json_array_append_new(o, json_pack("{s:s, s:s, s:s}", "phase", r->overflow_phase,
@@ -204,7 +204,7 @@ static char *run_signature(const json_t *sheet, const json_t *run)
     vs_buf b = VS_BUF_INIT;
     if (!id)
         return NULL;
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), i, m)
     {
         json_t *key;
         char *d;
@@ -260,7 +260,7 @@ done:
  * restates, or NULL. A run with no peak recorded restates nothing. */
 static const char *restated_run(const json_t *sheet, const char *run_id)
 {
-    const json_t *runs = vs_sheet_array(sheet, "runs");
+    const json_t *runs = vs_sheet_array(sheet, VS_SK_RUNS);
     json_t *r, *mine = NULL;
     char *want;
     const char *found = NULL;
@@ -297,8 +297,8 @@ static const char *restated_run(const json_t *sheet, const char *run_id)
  * out-of-memory note. */
 static void unrecord_run(json_t *sheet, const char *run_id)
 {
-    json_t *runs = json_object_get(sheet, "runs"), *ms = json_object_get(sheet, "measurements");
-    json_t *o = json_object_get(sheet, "oom");
+    json_t *runs = vs_sheet_get(sheet, VS_SK_RUNS), *ms = vs_sheet_get(sheet, VS_SK_MEASUREMENTS);
+    json_t *o = vs_sheet_get(sheet, VS_SK_OOM);
     size_t i;
     for (i = json_array_size(runs); i-- > 0;) {
         const char *id = json_string_value(json_object_get(json_array_get(runs, i), "id"));
@@ -324,7 +324,7 @@ static json_t *rows_of_run(const json_t *sheet, const char *run_id)
     size_t i;
     if (!rows)
         return NULL;
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), i, m)
     {
         const char *id = json_string_value(json_object_get(m, "run"));
         if (id && !strcmp(id, run_id))
@@ -409,7 +409,7 @@ static int verb_measure(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     vs_measure_options o;
     vs_measure_result r;
-    vs_phasefd_dim dims[8]; /* vs_verbs_measure_card_dims, each at most once */
+    vs_phasefd_dim dims[8]; /* the card's dimensions (vs_sheet_card_dims), each at most once */
     vs_mv_gauge gz;
     json_t *sheet, *rows = NULL;
     const vs_arg *phase = vs_line_pair(line, "phase"), *first = vs_line_positional(line, 0);

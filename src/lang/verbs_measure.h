@@ -21,17 +21,13 @@
 #include "lang/verb.h"
 #include "measure/measure.h"
 #include "render/gauge.h"
+#include "sheet/sheet_access.h"
 
 /* ------------------------------------------------- the sheet's measurements */
 
-/* The dims a run executes and the card declares, NULL-terminated:
- * length, concurrency, microbatch; width, height, frames, batch (image and
- * video generation). */
-extern const char *const vs_verbs_measure_card_dims[];
-
 /* The executed dims written on a `record` or `measure` line into dims: each of
- * vs_verbs_measure_card_dims as KEY=N, and resolution=WxH for width and height. 0, or
- * VS_EVALUE at the key (VS_ENOMEM). */
+ * the card's dimensions (sheet/sheet_access.h's vs_sheet_card_dims) as KEY=N, and resolution=WxH
+ * for width and height. 0, or VS_EVALUE at the key (VS_ENOMEM). */
 int vs_verbs_measure_line_dims(const vs_line *line, json_t *dims, vs_error *err);
 
 /* A new JSON string of s, or null when s is NULL or empty. */
@@ -42,7 +38,7 @@ void vs_verbs_measure_next_run_id(const json_t *sheet, char *out, size_t n);
 
 /* The sheet's array under key (borrowed), made empty when absent; NULL when
  * memory is short. */
-json_t *vs_verbs_measure_ensure_array(json_t *sheet, const char *key);
+json_t *vs_verbs_measure_ensure_array(json_t *sheet, vs_sheet_key key);
 
 /* The first of the sheet's stages whose declared dims all equal the executed
  * ones (borrowed name), or NULL. */

@@ -190,7 +190,8 @@ static int import_restates(const json_t *sheet, const json_t *newruns, const jso
 {
     static const char *const run_skip[] = {"id", "started", "elapsed_ms", NULL};
     static const char *const m_skip[] = {"run", "time", NULL};
-    const json_t *runs = vs_sheet_array(sheet, "runs"), *ms = vs_sheet_array(sheet, "measurements");
+    const json_t *runs = vs_sheet_array(sheet, VS_SK_RUNS),
+                 *ms = vs_sheet_array(sheet, VS_SK_MEASUREMENTS);
     json_t *map = json_object(), *found = json_array(), *hr, *x, *m;
     size_t i, j, k;
     int ok = map && found && json_array_size(newruns) > 0;
@@ -238,7 +239,7 @@ static int import_restates(const json_t *sheet, const json_t *newruns, const jso
 static int into_restates(const json_t *sheet, const char *into, const json_t *items, json_t *rows)
 {
     static const char *const m_skip[] = {"time", NULL};
-    const json_t *ms = vs_sheet_array(sheet, "measurements"), *m;
+    const json_t *ms = vs_sheet_array(sheet, VS_SK_MEASUREMENTS), *m;
     json_t *found = json_array(), *x;
     size_t i, k;
     int ok = found != NULL;
@@ -272,8 +273,8 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
                              const char *into, vs_error *err)
 {
     json_t *newruns = json_array(), *ids = json_object(), *hr, *m;
-    json_t *runs = vs_verbs_measure_ensure_array(sheet, "runs"),
-           *ms = vs_verbs_measure_ensure_array(sheet, "measurements");
+    json_t *runs = vs_verbs_measure_ensure_array(sheet, VS_SK_RUNS),
+           *ms = vs_verbs_measure_ensure_array(sheet, VS_SK_MEASUREMENTS);
     const char *key;
     size_t i;
     int rc = 0, serial = 0;
@@ -366,7 +367,7 @@ static int import_into_sheet(vs_ctx *ctx, json_t *sheet, vs_import *im, json_t *
             goto done;
         }
         if (json_is_string(json_object_get(hr, "overflow_phase"))) {
-            json_t *o = vs_verbs_measure_ensure_array(sheet, "oom");
+            json_t *o = vs_verbs_measure_ensure_array(sheet, VS_SK_OOM);
             json_array_append_new(o, json_pack("{s:O, s:s}", "phase",
                                                json_object_get(hr, "overflow_phase"), "note",
                                                "imported probe run"));

@@ -52,7 +52,7 @@ static int has_run(const json_t *sheet, const char *id)
 {
     const json_t *r;
     size_t i;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_RUNS), i, r)
     {
         const char *x = json_string_value(json_object_get(r, "id"));
         if (x && !strcmp(x, id))
@@ -82,7 +82,7 @@ static int launch_command(vs_buf *cmd, const vs_launch_rule **rule, json_t *shee
         goto done;
     }
     offer = offer_arg ? vs_classify_offer_find(sheet, offer_arg->value)
-                      : json_array_get(vs_sheet_array(sheet, "offers"), 0);
+                      : json_array_get(vs_sheet_array(sheet, VS_SK_OFFERS), 0);
     if (!offer) {
         rc = offer_arg
                  ? vs_error_set_at(err, VS_ENOTFOUND, offer_arg->line, offer_arg->column,

@@ -34,7 +34,7 @@ static int check_stage(const json_t *sheet, const vs_arg *a, vs_error *err)
     size_t i;
     if (!strcmp(a->value, "short") || !strcmp(a->value, "usual") || !strcmp(a->value, "limit"))
         return 0;
-    vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_STAGES), i, st)
     {
         const char *n = json_string_value(json_object_get(st, "name"));
         if (n && !strcmp(n, a->value))
@@ -147,7 +147,7 @@ int vs_verb_record(vs_ctx *ctx, const vs_line *line, vs_error *err)
             dims, stage ? stage->value : NULL, host ? host->value : NULL, has_rank, (unsigned)rank,
             (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
     }
-    ms = vs_verbs_measure_ensure_array(sheet, "measurements");
+    ms = vs_verbs_measure_ensure_array(sheet, VS_SK_MEASUREMENTS);
     if (m && ms && (again = same_typed(ms, m)) != NULL) {
         /* the same line run again (Run All twice) restates it: one measurement */
         json_decref(m);
@@ -197,7 +197,7 @@ static int from_engine_log(const json_t *sheet, const json_t *m)
     size_t i;
     if (!run || (json_is_object(dims) && json_object_size(dims) > 0))
         return 0;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_RUNS), i, r)
     {
         const char *id = json_string_value(json_object_get(r, "id"));
         if (id && !strcmp(id, run))
@@ -219,7 +219,7 @@ static int measured_weights(vs_ctx *ctx, json_t *sheet, const json_t *found, con
     const char *ph = json_string_value(json_object_get(found, "phase"));
     const char *r = json_string_value(json_object_get(found, "run"));
     const char *sc = json_string_value(json_object_get(found, "scope"));
-    const char *fmt = json_string_value(json_object_get(vs_sheet_card(sheet), "format"));
+    const char *fmt = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     uint64_t bytes = (uint64_t)json_integer_value(json_object_get(found, "peak_bytes"));
     int load_phase = ph && (strstr(ph, "load") || strstr(ph, "weight"));
     char source[400], gtext[40];
@@ -280,12 +280,12 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (from->value[0] == '#') {
         char *end;
         long k = strtol(from->value + 1, &end, 10);
-        if (*end || k < 1 || (size_t)k > json_array_size(vs_sheet_array(sheet, "measurements")))
+        if (*end || k < 1 || (size_t)k > json_array_size(vs_sheet_array(sheet, VS_SK_MEASUREMENTS)))
             return vs_error_set_at(err, VS_ENOTFOUND, from->line, from->value_column,
                                    "no measurement %s (the sheet has %zu; see `measurements`)",
                                    from->value,
-                                   json_array_size(vs_sheet_array(sheet, "measurements")));
-        found = json_array_get(vs_sheet_array(sheet, "measurements"), (size_t)k - 1);
+                                   json_array_size(vs_sheet_array(sheet, VS_SK_MEASUREMENTS)));
+        found = json_array_get(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), (size_t)k - 1);
         matches = 1;
     } else {
         const char *a = from->value, *c1 = strchr(a, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -298,7 +298,7 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         memcpy(run, a, (size_t)(c1 - a));
         memcpy(phase, c1 + 1, (size_t)(c2 - c1 - 1));
         snprintf(counter, sizeof counter, "%s", c2 + 1);
-        vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), i, m)
         {
             const char *r = json_string_value(json_object_get(m, "run"));
             json_t *g = json_object_get(m, "gpu");
@@ -363,9 +363,9 @@ int vs_verb_measured(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf why = VS_BUF_INIT, dims = VS_BUF_INIT;
         if (!vs_derived_measurement_validates(sheet, found, &why)) {
             uint64_t want;
-            for (i = 0; vs_verbs_measure_card_dims[i]; i++)
-                if (vs_sheet_card_uint(sheet, vs_verbs_measure_card_dims[i], &want))
-                    vs_buf_printf(&dims, " %s=%llu", vs_verbs_measure_card_dims[i],
+            for (i = 0; i < VS_SHEET_NDIMS; i++)
+                if (vs_sheet_card_uint(sheet, vs_sheet_card_dims[i], &want))
+                    vs_buf_printf(&dims, " %s=%llu", vs_sheet_card_key_names[vs_sheet_card_dims[i]],
                                   (unsigned long long)want);
             rc = vs_error_set_at(
                 err, VS_EVALUE, from->line, from->value_column,
@@ -426,7 +426,7 @@ int vs_verb_measurements(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_set(err, VS_EVALUE, "expected `measurements` alone");
     if (!sheet)
         return vs_error_oom(err);
-    ms = vs_sheet_array(sheet, "measurements");
+    ms = vs_sheet_array(sheet, VS_SK_MEASUREMENTS);
     valid = calloc(json_array_size(ms) ? json_array_size(ms) : 1, sizeof *valid);
     if (!valid)
         return vs_error_oom(err);

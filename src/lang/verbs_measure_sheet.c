@@ -11,21 +11,19 @@
 #include "util/clock.h"
 #include "util/json.h"
 
-const char *const vs_verbs_measure_card_dims[] = {"length", "concurrency", "microbatch", "width",
-                                                  "height", "frames",      "batch",      NULL};
-
 int vs_verbs_measure_line_dims(const vs_line *line, json_t *dims, vs_error *err)
 {
     const vs_arg *res = vs_line_pair(line, "resolution");
     size_t i;
     int rc;
-    for (i = 0; vs_verbs_measure_card_dims[i]; i++) {
+    for (i = 0; i < VS_SHEET_NDIMS; i++) {
         uint64_t v;
         int present;
-        if ((rc = vs_line_get_count(line, vs_verbs_measure_card_dims[i], 0, &v, &present, err)) < 0)
+        if ((rc = vs_line_get_count(line, vs_sheet_card_key_names[vs_sheet_card_dims[i]], 0, &v,
+                                    &present, err)) < 0)
             return rc;
-        if (present &&
-            json_object_set_new(dims, vs_verbs_measure_card_dims[i], json_integer((json_int_t)v)))
+        if (present && json_object_set_new(dims, vs_sheet_card_key_names[vs_sheet_card_dims[i]],
+                                           json_integer((json_int_t)v)))
             return vs_error_oom(err);
     }
     if (res) {
@@ -66,7 +64,7 @@ void vs_verbs_measure_next_run_id(const json_t *sheet, char *out, size_t n)
     long max = 0;
     size_t i;
     json_t *r;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_RUNS), i, r)
     {
         const char *id = json_string_value(json_object_get(r, "id"));
         char *end;
@@ -80,12 +78,12 @@ void vs_verbs_measure_next_run_id(const json_t *sheet, char *out, size_t n)
     snprintf(out, n, "m%ld", max + 1);
 }
 
-json_t *vs_verbs_measure_ensure_array(json_t *sheet, const char *key)
+json_t *vs_verbs_measure_ensure_array(json_t *sheet, vs_sheet_key key)
 {
     json_t *a = vs_sheet_array(sheet, key);
     if (!a) {
         a = json_array();
-        if (!a || json_object_set_new(sheet, key, a) < 0)
+        if (!a || vs_sheet_set(sheet, key, a) < 0)
             return NULL;
     }
     return a;
@@ -95,15 +93,16 @@ const char *vs_verbs_measure_match_stage(const json_t *sheet, const json_t *dims
 {
     size_t i, k;
     json_t *st;
-    vs_json_array_foreach(vs_sheet_array(sheet, "stages"), i, st)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_STAGES), i, st)
     {
         int declared = 0, match = 1;
-        for (k = 0; vs_verbs_measure_card_dims[k]; k++) {
-            json_t *want = json_object_get(st, vs_verbs_measure_card_dims[k]), *have;
+        for (k = 0; k < VS_SHEET_NDIMS; k++) {
+            json_t *want = json_object_get(st, vs_sheet_card_key_names[vs_sheet_card_dims[k]]),
+                   *have;
             if (!json_is_integer(want))
                 continue;
             declared = 1;
-            have = json_object_get(dims, vs_verbs_measure_card_dims[k]);
+            have = json_object_get(dims, vs_sheet_card_key_names[vs_sheet_card_dims[k]]);
             if (!json_is_integer(have) || json_integer_value(have) != json_integer_value(want))
                 match = 0;
         }

@@ -20,9 +20,8 @@ int vs_verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
     const char *syntax = "stage short|usual|limit [length=N] [concurrency=N] [microbatch=N] "
                          "[width=N height=N frames=N batch=N] [note=\"...\"]";
     /* the card's dimensions: language models', then image and video generation's */
-    static const char *const dims[] = {"length", "concurrency", "microbatch", "width",
-                                       "height", "frames",      "batch"};
-#define NDIMS (sizeof dims / sizeof dims[0])
+#define NDIMS VS_SHEET_NDIMS
+    const char *dims[NDIMS];
     const vs_arg *a = vs_line_positional(line, 0), *note = vs_line_pair(line, "note");
     json_t *sheet, *stages, *st;
     uint64_t v[NDIMS], card_v;
@@ -38,6 +37,8 @@ int vs_verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
         return VS_ENOMEM;
     limit = !strcmp(a->value, "limit");
+    for (i = 0; i < NDIMS; i++)
+        dims[i] = vs_sheet_card_key_names[vs_sheet_card_dims[i]];
     for (i = 0; i < NDIMS; i++) {
         if ((rc = vs_line_get_count(line, dims[i], 0, &v[i], &have[i], err)) < 0) /* 32k, 32Ki */
             return rc;
@@ -46,7 +47,7 @@ int vs_verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                 vs_error_set(err, VS_EVALUE, "%s= must be at least 1", dims[i]));
         if (limit) {
             /* The limit stage is the card's requirement, never a smaller run. */
-            int on_card = vs_sheet_card_uint(sheet, dims[i], &card_v);
+            int on_card = vs_sheet_card_uint(sheet, vs_sheet_card_dims[i], &card_v);
             if (have[i] && on_card && v[i] != card_v) {
                 const vs_arg *k = vs_line_pair(line, dims[i]);
                 return vs_error_set_at(err, VS_EVALUE, k->line, k->value_column,
@@ -80,7 +81,7 @@ int vs_verb_stage(vs_ctx *ctx, const vs_line *line, vs_error *err)
             json_decref(st);
             return vs_error_oom(err);
         }
-    stages = vs_sheet_array(sheet, "stages");
+    stages = vs_sheet_array(sheet, VS_SK_STAGES);
     if (!stages) {
         stages = json_array();
         if (!stages || json_object_set_new(sheet, "stages", stages)) {
@@ -119,7 +120,7 @@ int vs_verb_invalidate(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&t);
         return VS_ENOMEM;
     }
-    arr = vs_sheet_array(sheet, "invalidate");
+    arr = vs_sheet_array(sheet, VS_SK_INVALIDATE);
     if (!arr) {
         arr = json_array();
         if (!arr || json_object_set_new(sheet, "invalidate", arr)) {
@@ -250,7 +251,7 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
         vs_buf_free(&note);
         return VS_ENOMEM;
     }
-    arr = vs_sheet_array(sheet, "oom");
+    arr = vs_sheet_array(sheet, VS_SK_OOM);
     if (!arr) {
         arr = json_array();
         if (!arr || json_object_set_new(sheet, "oom", arr)) {
@@ -265,12 +266,12 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
     /* the components of the classes the phase points at */
     if (!(suspects = json_array()))
         return vs_error_oom(err);
-    vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
         vs_vocab_class cl;
         size_t k;
-        if (!json_is_string(json_object_get(c, "name")) ||
-            vs_vocab_class_parse(&cl, json_string_value(json_object_get(c, "class")), NULL) < 0)
+        if (!json_is_string(vs_sheet_component_get(c, VS_COMPK_NAME)) ||
+            vs_vocab_class_parse(&cl, vs_sheet_component_str(c, VS_COMPK_CLASS), NULL) < 0)
             continue;
         for (k = 0; k < triage[t].nclasses && triage[t].classes[k] != cl; k++) {
         }
@@ -324,16 +325,16 @@ int vs_verb_decide(vs_ctx *ctx, const vs_line *line, vs_error *err)
     unknown = json_array();
     if (!unknown)
         return vs_error_oom(err);
-    vs_json_array_foreach(vs_sheet_array(sheet, "components"), i, c)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
     {
-        if (!json_is_integer(json_object_get(c, "bytes"))) {
-            const char *nm = json_string_value(json_object_get(c, "name"));
+        if (!json_is_integer(vs_sheet_component_get(c, VS_COMPK_BYTES))) {
+            const char *nm = vs_sheet_component_str(c, VS_COMPK_NAME);
             json_array_append_new(unknown, json_string(nm ? nm : "?"));
         }
     }
-    result = vs_render_decision(json_string_value(json_object_get(sheet, "decision")), unknown,
-                                json_array_size(vs_sheet_array(sheet, "measurements")),
-                                json_array_size(vs_sheet_array(sheet, "invalidate")) != 0);
+    result = vs_render_decision(vs_sheet_get_str(sheet, VS_SK_DECISION), unknown,
+                                json_array_size(vs_sheet_array(sheet, VS_SK_MEASUREMENTS)),
+                                json_array_size(vs_sheet_array(sheet, VS_SK_INVALIDATE)) != 0);
     json_decref(unknown);
     return vs_verb_emit(ctx, result, err);
 }

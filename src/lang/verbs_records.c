@@ -46,7 +46,7 @@ int vs_verbs_records_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t i
                             "`show SHEET`) or open one with `sheet \"TITLE\"`");
     if (!(s = vs_ctx_sheet(ctx)))
         return vs_error_oom(err);
-    snprintf(id, idlen, "%s", json_string_value(json_object_get(s, "id")));
+    snprintf(id, idlen, "%s", vs_sheet_get_str(s, VS_SK_ID));
     return 0;
 }
 
@@ -112,7 +112,7 @@ static int same_measurement(const json_t *a, const json_t *b)
  * and its commit writes nothing. Looks at the sheet's last revisions. */
 static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
 {
-    json_t *ms = vs_sheet_array(sheet, "measurements"), *m, *t;
+    json_t *ms = vs_sheet_array(sheet, VS_SK_MEASUREMENTS), *m, *t;
     vs_store_revisions h = {0};
     char *done;
     size_t r, i, j, n = json_array_size(ms);
@@ -135,7 +135,7 @@ static void adopt_recorded_times(vs_store *st, const char *id, json_t *sheet)
             {
                 if (done[i])
                     continue;
-                vs_json_array_foreach(vs_sheet_array(rec, "measurements"), j, t)
+                vs_json_array_foreach(vs_sheet_array(rec, VS_SK_MEASUREMENTS), j, t)
                 {
                     if (same_measurement(m, t)) {
                         json_object_set(m, "time", json_object_get(t, "time"));
@@ -178,7 +178,7 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                w->value, syntax);
     if ((rc = vs_line_no_extra(line, 2, syntax, err)) < 0)
         return rc;
-    id = json_string_value(json_object_get(sheet, "id"));
+    id = vs_sheet_get_str(sheet, VS_SK_ID);
     if (!id || !vs_sheet_id_valid(id))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "the current sheet has no valid id");
@@ -202,11 +202,14 @@ static int verb_commit(vs_ctx *ctx, const vs_line *line, vs_error *err)
     wr.md = md;
     wr.md_len = strlen(md);
     wr.message = vs_buf_str(&msg);
-    wr.expected_blob = json_string_value(json_object_get(sheet, "_base_blob"));
+    wr.expected_blob = vs_ctx_base_blob(ctx, id);
     wr.replace = w != NULL;
     if ((rc = vs_store_commit(st, &wr, &info, err)) < 0)
         goto fail;
-    json_object_set_new(sheet, "_base_blob", json_string(info.blob));
+    if (vs_ctx_set_base_blob(ctx, id, info.blob) < 0) {
+        rc = vs_error_oom(err);
+        goto done;
+    }
     if (!info.unchanged)
         vs_ctx_effect(ctx, "committed %s@%.12s to %s", id, info.commit, vs_store_path(st));
     shown.sheet = id;
@@ -297,7 +300,7 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
         return rc;
     for (i = 0; i < n && rc == 0; i++) {
         vs_store_blob now = {0};
-        json_t *sheet = NULL, *open;
+        json_t *sheet = NULL;
         const char *base;
         vs_error e;
         int changed;
@@ -328,10 +331,10 @@ static int refresh_pulled(vs_ctx *ctx, vs_store *st, const vs_store_sync *s, jso
                 json_array_append_new(fixed, json_pack("{s:s, s:s, s:i}", "sheet", ids[i], "commit",
                                                        info.commit, "measurements", changed));
                 /* a session copy loaded from the stale record goes on from the fix */
-                open = vs_ctx_find_sheet(ctx, ids[i]);
-                base = open ? json_string_value(json_object_get(open, "_base_blob")) : NULL;
-                if (base && !strcmp(base, now.blob))
-                    json_object_set_new(open, "_base_blob", json_string(info.blob));
+                base = vs_ctx_base_blob(ctx, ids[i]);
+                if (base && !strcmp(base, now.blob) &&
+                    vs_ctx_set_base_blob(ctx, ids[i], info.blob) < 0)
+                    rc = vs_error_oom(err);
             }
             free(json);
             free(md);

@@ -108,7 +108,7 @@ int vs_verb_show(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     }
     if (!vs_ctx_find_sheet(ctx, id)) {
-        if ((rc = vs_ctx_add_sheet(ctx, sheet, err)) < 0) {
+        if ((rc = vs_ctx_add_sheet(ctx, sheet, blob.blob, err)) < 0) {
             sheet = NULL;
             goto done;
         }
@@ -235,7 +235,7 @@ static int differs(const char *a, const char *b)
 /* 1 when lineage names sheet id at a commit whose sheet.json is blob src's. */
 static int same_source(vs_store *st, const json_t *sheet, const char *id, const vs_store_blob *src)
 {
-    const json_t *lin = json_object_get(sheet, "lineage");
+    const json_t *lin = vs_sheet_get(sheet, VS_SK_LINEAGE);
     const char *lid = json_string_value(json_object_get(lin, "sheet"));
     const char *lc = json_string_value(json_object_get(lin, "commit"));
     vs_store_blob b = {0};
@@ -285,7 +285,7 @@ static int reopen_reproduced(vs_ctx *ctx, vs_store *st, const vs_line *line, con
         goto done;
     }
     if (from_records) {
-        if ((rc = vs_ctx_add_sheet(ctx, rec, err)) < 0) {
+        if ((rc = vs_ctx_add_sheet(ctx, rec, b.blob, err)) < 0) {
             rec = NULL;
             goto done;
         }
@@ -402,12 +402,12 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
         json_object_set_new(fresh, "offers", json_array());
     /* Evidence was gathered for the old hardware and software: it only carries
      * over when the campaign keeps both. */
-    if (!gpu && !sw && !eng && json_object_get(old, "evidence"))
-        json_object_set_new(fresh, "evidence", json_deep_copy(json_object_get(old, "evidence")));
+    if (!gpu && !sw && !eng && vs_sheet_get(old, VS_SK_EVIDENCE))
+        json_object_set_new(fresh, "evidence", json_deep_copy(vs_sheet_get(old, VS_SK_EVIDENCE)));
     json_object_set_new(fresh, "lineage",
                         json_pack("{s:s, s:s, s:s?}", "sheet", id, "commit", blob.commit, "title",
-                                  json_string_value(json_object_get(old, "title"))));
-    ms = json_deep_copy(json_object_get(old, "measurements"));
+                                  vs_sheet_get_str(old, VS_SK_TITLE)));
+    ms = json_deep_copy(vs_sheet_get(old, VS_SK_MEASUREMENTS));
     if (!json_is_array(ms)) {
         json_decref(ms);
         ms = json_array();
@@ -435,17 +435,17 @@ int vs_verb_reproduce(vs_ctx *ctx, const vs_line *line, vs_error *err)
     shown.commit = blob.commit;
     shown.gpu = gpu ? gpu->value : NULL;
     shown.keep_offers = keep_offers;
-    shown.offers_left = gpu && !keep_offers ? json_array_size(json_object_get(old, "offers")) : 0;
+    shown.offers_left = gpu && !keep_offers ? json_array_size(vs_sheet_get(old, VS_SK_OFFERS)) : 0;
     shown.software = sw ? sw->value : NULL;
     shown.engine = eng ? eng->value : NULL;
     shown.marked = marked;
     shown.measurements = nm;
-    lineage = json_incref(json_object_get(fresh, "lineage"));
+    lineage = json_incref(vs_sheet_get(fresh, VS_SK_LINEAGE));
     if (!(facts = json_object())) {
         rc = vs_error_oom(err);
         goto done;
     }
-    rc = vs_ctx_add_sheet(ctx, fresh, err);
+    rc = vs_ctx_add_sheet(ctx, fresh, NULL, err);
     fresh = NULL;
     if (rc < 0)
         goto fail_line;

@@ -5,9 +5,10 @@
  * The vs_rv_ names are for these two files only.
  *
  * A sheet is written to the records as canonical JSON (vs_sheet_dump) with its
- * Markdown page beside it. The runtime key "_base_blob" of a sheet remembers
- * the sheet.json blob it was loaded from or last committed as, so that a commit
- * can tell a concurrent change of the same sheet from its own history.
+ * Markdown page beside it. The session remembers, beside each open sheet, the
+ * sheet.json blob it was loaded from or last committed as (vs_ctx_base_blob),
+ * so that a commit can tell a concurrent change of the same sheet from its own
+ * history.
  */
 #ifndef VS_LANG_VERBS_RECORDS_INTERNAL_H
 #define VS_LANG_VERBS_RECORDS_INTERNAL_H
@@ -33,8 +34,8 @@ int vs_verbs_records_sheet_spec(vs_ctx *ctx, const vs_arg *a, char *id, size_t i
  * is streamed at once, whatever the verb does next. */
 int vs_verbs_records_open_store(vs_ctx *ctx, vs_store **st, vs_error *err);
 /* Loads sheets/<id>/sheet.json at rev (NULL: the tip) into *out, a new sheet
- * with its _base_blob set and what is derived from its card recomputed; blob
- * holds what was read (cleared by the caller). */
+ * with what is derived from its card recomputed; blob holds what was read
+ * (blob->blob: the base to open it with; cleared by the caller). */
 int vs_verbs_records_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,
                                 vs_store_blob *blob, vs_error *err);
 

@@ -15,6 +15,7 @@
 #include "model/hfhub.h"
 #include "model/model.h"
 #include "model/safetensors.h"
+#include "sheet/sheet_access.h"
 #include "util/file.h"
 
 #define SMALL_MAX (64 * 1024 * 1024)
@@ -487,9 +488,9 @@ static int hub_weights(json_t *sheet, const char *model, const char *commit, con
 int vs_hfcache_card_weights(json_t *sheet, const char *file, json_t **payload,
                             const vs_hub_progress *p, vs_hub_stats *st, vs_error *err)
 {
-    const json_t *card = json_object_get(sheet, "card");
-    const char *model = json_string_value(json_object_get(card, "model"));
-    const char *rev = json_string_value(json_object_get(card, "revision"));
+    const json_t *card = vs_sheet_get(sheet, VS_SK_CARD);
+    const char *model = json_string_value(vs_sheet_card_field(card, VS_CK_MODEL));
+    const char *rev = json_string_value(vs_sheet_card_field(card, VS_CK_REVISION));
     char *path = NULL;
     vs_hf_snapshot *s;
     vs_error e, he;

@@ -13,6 +13,7 @@
 #include "model/hfhub.h"
 #include "model/hfhub_internal.h"
 #include "model/safetensors.h"
+#include "sheet/sheet_access.h"
 #include "util/json.h"
 
 #define HEADERS_DIR "vramsheet-headers"
@@ -407,7 +408,7 @@ static int annotate_files(json_t *list, const json_t *mfiles)
 int vs_hfhub_annotate(json_t *sheet, json_t *payload, const char *weights_path, vs_error *err)
 {
     char hdir[VS_HF_PATH_MAX + 200];
-    json_t *m, *wf = json_object_get(sheet, "weights_files"), *mfiles;
+    json_t *m, *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), *mfiles;
     int rc = 0;
     if (!header_folder_of(weights_path, hdir, sizeof hdir) || !(m = vs_hfhub_manifest_load(hdir)))
         return 0;

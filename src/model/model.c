@@ -18,6 +18,7 @@
 #include "model/wfile.h"
 #include "model/wfile_gguf.h"
 #include "model/wfile_safetensors.h"
+#include "sheet/sheet_access.h"
 #include "util/file.h"
 
 /* config.json and model.safetensors.index.json are small; a bigger file is
@@ -72,7 +73,7 @@ int vs_model_apply_config(json_t *sheet, const char *path, vs_hfconfig *out_conf
     vs_hfconfig c;
     char *text = NULL, source[96];
     size_t len = 0;
-    json_t *card = json_object_get(sheet, "card"), *arch = NULL, *kv = NULL;
+    json_t *card = vs_sheet_get(sheet, VS_SK_CARD), *arch = NULL, *kv = NULL;
     int rc;
 
     if (!json_is_object(card))
@@ -586,7 +587,7 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
 {
     ckpt k;
     char *real = NULL;
-    json_t *card = json_object_get(sheet, "card"), *wf = NULL, *by = NULL, *other = NULL;
+    json_t *card = vs_sheet_get(sheet, VS_SK_CARD), *wf = NULL, *by = NULL, *other = NULL;
     json_t *payload = NULL, *bits;
     const vs_wf_dtype_total *d;
     const vs_wf_other *o;
@@ -678,7 +679,7 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
         /* the config rule's count beside the stored element count: they differ
          * when the files keep buffers (GPT-2's attention masks) or pack
          * quantised weights */
-        json_t *pc = json_object_get(json_object_get(card, "arch"), "params_total");
+        json_t *pc = json_object_get(vs_sheet_card_field(card, VS_CK_ARCH), "params_total");
         json_t *q = k.gguf ? NULL : quant_config_beside(real);
         if (json_object_set_new(payload, "params_config",
                                 json_is_integer(pc) ? json_copy(pc) : json_null()) ||
@@ -709,7 +710,7 @@ int vs_model_apply_weights_files(json_t *sheet, const char *path, int sha256, js
     /* a GGUF file describes the architecture too: it fills the card when no
      * config.json did */
     if (k.gguf && k.gguf->arch.block_count &&
-        !json_is_string(json_object_get(json_object_get(card, "arch"), "config"))) {
+        !json_is_string(json_object_get(vs_sheet_card_field(card, VS_CK_ARCH), "config"))) {
         char *note = NULL;
         json_t *ga = gguf_card_arch(k.gguf, vs_wf_summary_params(k.sum), real, &note, err);
         if (!ga) {

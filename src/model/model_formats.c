@@ -12,6 +12,7 @@
 #include "model/gguf_arch.h"
 #include "model/gguf_quant.h"
 #include "model/model.h"
+#include "sheet/sheet_access.h"
 
 static uint64_t arch_u(const json_t *arch, const char *k)
 {
@@ -42,7 +43,7 @@ static void exact_bits(char *out, size_t n, uint64_t num, uint64_t den)
  * weights_files.files). 1 when the weights are not GGUF. */
 static int gguf_file_list(const json_t *sheet, vs_gguf_quant_tensor **out, size_t *n, vs_error *err)
 {
-    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     const char *path = json_string_value(json_object_get(wf, "path"));
     const json_t *files = json_object_get(wf, "files");
     char *real = NULL, *slash;
@@ -114,7 +115,7 @@ int vs_model_gguf_format_row(const json_t *sheet, const char *name, uint64_t par
                              char *bits_text, size_t nbt, char *basis, size_t nb, uint64_t *bytes,
                              vs_error *err)
 {
-    const json_t *arch = json_object_get(json_object_get(sheet, "card"), "arch");
+    const json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     int ft = vs_gguf_ftype_parse(name);
     const vs_gguf_type *t = vs_gguf_type_by_name(name);
     basis[0] = '\0';

@@ -299,7 +299,7 @@ static int already_quantised(const json_t *c)
 int vs_pipeline_quantize(json_t *sheet, const vs_quant *q, const char *word, const char *list,
                          char *note, size_t cap, vs_error *err)
 {
-    json_t *wf = json_object_get(sheet, "weights_files"), *copy = NULL, *comps, *c, *by = NULL;
+    json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), *copy = NULL, *comps, *c, *by = NULL;
     const char *dir = json_string_value(json_object_get(wf, "path")), *p = list;
     uint64_t bytes = 0;
     size_t i, o = 0;

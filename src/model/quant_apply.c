@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/quant.h"
+#include "sheet/sheet_access.h"
 #include "sheet/units.h"
 
 static int load_arch(const char *path, json_t **root, vs_arch **a, vs_error *err)
@@ -29,7 +30,7 @@ static int load_arch(const char *path, json_t **root, vs_arch **a, vs_error *err
 
 static int set_card(json_t *sheet, const vs_quant *q, json_t *wf, vs_error *err)
 {
-    json_t *card = json_object_get(sheet, "card");
+    json_t *card = vs_sheet_get(sheet, VS_SK_CARD);
     char name[48];
     vs_quant_format_name(q, name, sizeof name);
     if (json_object_set_new(card, "format", json_string(name)) ||
@@ -59,7 +60,7 @@ int vs_quant_apply_config(json_t *sheet, const char *path, const char **note, vs
     if (rc == 1) {
         /* a config without one: a tally from an earlier quantised config no longer holds */
         const char *sc =
-            json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+            json_string_value(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "scheme"));
         if (sc && strstr(sc, "from quantization_config") &&
             json_object_set_new(sheet, "weights_files", json_null()))
             return vs_error_oom(err);
@@ -82,8 +83,8 @@ int vs_quant_apply_config(json_t *sheet, const char *path, const char **note, vs
 
 int vs_quant_apply_format(json_t *sheet, const vs_quant *q, vs_error *err)
 {
-    const char *cfg = json_string_value(
-        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "config"));
+    const char *cfg =
+        json_string_value(json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), "config"));
     json_t *root, *wf = NULL;
     vs_arch *a;
     int rc;
@@ -101,8 +102,8 @@ int vs_quant_apply_format(json_t *sheet, const vs_quant *q, vs_error *err)
 
 int vs_quant_format_bytes(const json_t *sheet, const vs_quant *q, uint64_t *bytes, vs_error *err)
 {
-    const char *cfg = json_string_value(
-        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "config"));
+    const char *cfg =
+        json_string_value(json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), "config"));
     json_t *root, *wf = NULL;
     vs_arch *a;
     char name[64];
@@ -153,11 +154,11 @@ static int quant_of_format(vs_quant *q, const char *fmt, const char *dense, vs_e
 
 int vs_quant_follow_engine(json_t *sheet, uint64_t *before, uint64_t *after, vs_error *err)
 {
-    json_t *wf = json_object_get(sheet, "weights_files"), *root, *nwf = NULL;
+    json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), *root, *nwf = NULL;
     const char *scheme = json_string_value(json_object_get(wf, "scheme"));
-    const char *cfg = json_string_value(
-        json_object_get(json_object_get(json_object_get(sheet, "card"), "arch"), "config"));
-    const char *fmt = json_string_value(json_object_get(json_object_get(sheet, "card"), "format"));
+    const char *cfg =
+        json_string_value(json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), "config"));
+    const char *fmt = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     vs_arch *a;
     vs_quant q;
     int rc;
@@ -189,7 +190,7 @@ int vs_quant_follow_engine(json_t *sheet, uint64_t *before, uint64_t *after, vs_
 
 const char *vs_quant_kept_line(const json_t *sheet, char *out, size_t cap)
 {
-    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     const json_t *other = json_object_get(wf, "other_dtype"), *r;
     size_t i, o, shown = 0;
     uint64_t rest = 0, total = 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/quant.h"
+#include "sheet/sheet_access.h"
 #include "sheet/units.h"
 
 /* '*' matches any run of characters; everything else itself. */
@@ -378,7 +379,8 @@ int vs_quant_tally(const vs_quant *q, const vs_arch *a, vs_quant_engine eng, jso
 
 vs_quant_engine vs_quant_engine_of(const json_t *sheet)
 {
-    const json_t *eng = json_object_get(json_object_get(sheet, "card"), "engine");
-    const vs_engine *e = vs_engine_find(json_string_value(json_object_get(eng, "name")));
-    return e && e->weights ? e->weights(json_object_get(eng, "keys")) : VS_QUANT_ENGINE_CHECKPOINT;
+    const json_t *eng = vs_sheet_card_get(sheet, VS_CK_ENGINE);
+    const vs_engine *e = vs_engine_find(json_string_value(vs_sheet_engine_field(eng, VS_EK_NAME)));
+    return e && e->weights ? e->weights(vs_sheet_engine_field(eng, VS_EK_KEYS))
+                           : VS_QUANT_ENGINE_CHECKPOINT;
 }

@@ -34,7 +34,7 @@ static void card_uint_row(vs_table *t, const json_t *card, const char *key, cons
 static json_t *card_payload(const json_t *sheet, const char *const *notes, json_t *extra_take)
 {
     json_t *card = vs_json_copy(vs_sheet_card(sheet));
-    json_t *pl = vs_json_copy(json_object_get(sheet, "placement"));
+    json_t *pl = vs_json_copy(vs_sheet_get(sheet, VS_SK_PLACEMENT));
     json_t *p = json_pack("{s:s, s:o, s:o}", "kind", "card", "card", card ? card : json_null(),
                           "placement", pl ? pl : json_null());
     size_t i;
@@ -57,29 +57,29 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
     static const char *const hdr[] = {"card", "value"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
     vs_table *t = vs_table_new(2, hdr);
-    json_t *card = vs_sheet_card(sheet), *arch = json_object_get(card, "arch");
+    json_t *card = vs_sheet_card(sheet), *arch = vs_sheet_card_field(card, VS_CK_ARCH);
     char buf[512], g[40], pls[128];
     if (!t) {
         json_decref(extra_take);
         return NULL;
     }
-    card_row(t, "model", json_string_value(json_object_get(card, "model")));
-    card_row(t, "revision", json_string_value(json_object_get(card, "revision")));
-    if (json_is_integer(json_object_get(card, "params"))) {
-        const char *src = json_string_value(json_object_get(card, "params_source"));
+    card_row(t, "model", json_string_value(vs_sheet_card_field(card, VS_CK_MODEL)));
+    card_row(t, "revision", json_string_value(vs_sheet_card_field(card, VS_CK_REVISION)));
+    if (json_is_integer(vs_sheet_card_field(card, VS_CK_PARAMS))) {
+        const char *src = json_string_value(vs_sheet_card_field(card, VS_CK_PARAMS_SOURCE));
         vs_units_grouped(g, sizeof g,
-                         (uint64_t)json_integer_value(json_object_get(card, "params")));
+                         (uint64_t)json_integer_value(vs_sheet_card_field(card, VS_CK_PARAMS)));
         snprintf(buf, sizeof buf, "%s%s%s%s", g, src ? " (" : "", src ? src : "", src ? ")" : "");
         card_row(t, "params", buf);
     } else {
         card_row(t, "params", NULL);
     }
-    card_row(t, "task", json_string_value(json_object_get(card, "task")));
-    if (json_is_string(json_object_get(card, "format"))) {
+    card_row(t, "task", json_string_value(vs_sheet_card_field(card, VS_CK_TASK)));
+    if (json_is_string(vs_sheet_card_field(card, VS_CK_FORMAT))) {
         unsigned bits = 0; /* a format the card holds is one of vocab's: its bits are known */
         vs_sheet_weight_bits(sheet, &bits);
         snprintf(buf, sizeof buf, "%s (%u bits)",
-                 json_string_value(json_object_get(card, "format")), bits);
+                 json_string_value(vs_sheet_card_field(card, VS_CK_FORMAT)), bits);
         card_row(t, "format", buf);
     } else {
         card_row(t, "format", NULL);
@@ -90,11 +90,12 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
     card_uint_row(t, card, "accumulation", "accumulation");
     {
         /* image and video generation: shown when the task is one, or when set */
-        const char *task = json_string_value(json_object_get(card, "task"));
+        const char *task = json_string_value(vs_sheet_card_field(card, VS_CK_TASK));
         vs_vocab_task task_of;
         int gen = !vs_vocab_task_parse(&task_of, task, NULL) &&
                   (task_of == VS_TASK_GENERATE_IMAGE || task_of == VS_TASK_GENERATE_VIDEO);
-        json_t *w = json_object_get(card, "width"), *h = json_object_get(card, "height");
+        json_t *w = vs_sheet_card_field(card, VS_CK_WIDTH),
+               *h = vs_sheet_card_field(card, VS_CK_HEIGHT);
         if (json_is_integer(w) && json_is_integer(h)) {
             snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT "x%" JSON_INTEGER_FORMAT " px",
                      json_integer_value(w), json_integer_value(h));
@@ -102,12 +103,12 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
         } else if (gen) {
             card_row(t, "resolution", NULL);
         }
-        if (gen || json_is_integer(json_object_get(card, "frames")))
+        if (gen || json_is_integer(vs_sheet_card_field(card, VS_CK_FRAMES)))
             card_uint_row(t, card, "frames", "frames");
-        if (gen || json_is_integer(json_object_get(card, "batch")))
+        if (gen || json_is_integer(vs_sheet_card_field(card, VS_CK_BATCH)))
             card_uint_row(t, card, "batch", "batch");
     }
-    card_row(t, "quality", json_string_value(json_object_get(card, "quality")));
+    card_row(t, "quality", json_string_value(vs_sheet_card_field(card, VS_CK_QUALITY)));
     if (json_is_object(arch)) {
         vs_buf a = VS_BUF_INIT;
         vs_render_arch(arch, &a);

@@ -11,8 +11,8 @@
 
 void vs_render_card_headline(vs_buf *out, const json_t *sheet)
 {
-    const char *id = json_string_value(json_object_get(sheet, "id"));
-    const char *title = json_string_value(json_object_get(sheet, "title"));
+    const char *id = vs_sheet_get_str(sheet, VS_SK_ID);
+    const char *title = vs_sheet_get_str(sheet, VS_SK_TITLE);
     vs_buf_printf(out,
                   "workload card of sheet %s (\"%s\"), held fixed: every candidate is "
                   "compared against it",
@@ -74,8 +74,8 @@ json_t *vs_render_card_config(const json_t *arch, const vs_hfconfig *c)
 void vs_render_card_model_headline(vs_buf *out, const json_t *sheet, const char *name,
                                    const json_t *config, const json_t *pipeline)
 {
-    json_t *card = vs_sheet_card(sheet), *arch = json_object_get(card, "arch");
-    const char *revision = json_string_value(json_object_get(card, "revision"));
+    json_t *card = vs_sheet_card(sheet), *arch = vs_sheet_card_field(card, VS_CK_ARCH);
+    const char *revision = json_string_value(vs_sheet_card_field(card, VS_CK_REVISION));
     json_t *x;
     uint64_t params;
     size_t k;
@@ -83,8 +83,8 @@ void vs_render_card_model_headline(vs_buf *out, const json_t *sheet, const char 
     vs_buf_printf(out, "model %s", name);
     if (revision)
         vs_buf_printf(out, " at revision %s", revision);
-    if (vs_sheet_card_uint(sheet, "params", &params)) {
-        const char *src = json_string_value(json_object_get(card, "params_source"));
+    if (vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params)) {
+        const char *src = json_string_value(vs_sheet_card_field(card, VS_CK_PARAMS_SOURCE));
         vs_units_grouped(g, sizeof g, params);
         vs_buf_printf(out, ": %s params%s%s%s", g, src ? " (" : "", src ? src : "", src ? ")" : "");
     }

@@ -113,13 +113,13 @@ vs_bundle *vs_render_sheet_list(const json_t *sheets, const char *current)
     vs_table_align_right(t, 4);
     json_array_foreach(sheets, i, s)
     {
-        const char *id = vs_json_str_of(s, "id");
-        const char *title = vs_json_str_of(s, "title");
+        const char *id = vs_sheet_get_str(s, VS_SK_ID);
+        const char *title = vs_sheet_get_str(s, VS_SK_TITLE);
         char nc[24], no[24];
         const char *cells[5];
         int cur = id && current && !strcmp(id, current);
-        snprintf(nc, sizeof nc, "%zu", json_array_size(vs_sheet_array(s, "components")));
-        snprintf(no, sizeof no, "%zu", json_array_size(vs_sheet_array(s, "offers")));
+        snprintf(nc, sizeof nc, "%zu", json_array_size(vs_sheet_array(s, VS_SK_COMPONENTS)));
+        snprintf(no, sizeof no, "%zu", json_array_size(vs_sheet_array(s, VS_SK_OFFERS)));
         cells[0] = cur ? "*" : "";
         cells[1] = id;
         cells[2] = title;
@@ -154,13 +154,13 @@ vs_bundle *vs_render_sheet_opened(const json_t *sheet, const char *id, const cha
                                   const char *typed)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
-    const char *title = vs_json_str_of(sheet, "title");
+    const char *title = vs_sheet_get_str(sheet, VS_SK_TITLE);
     if (!strcmp(action, "created"))
         vs_buf_printf(&text, "sheet %s: created, now current (\"%s\")\n", id, title ? title : "");
     else if (!strcmp(action, "switched"))
         vs_buf_printf(&text, "sheet %s: switched to it (\"%s\"; %zu components, %zu offers)\n", id,
-                      title ? title : "", json_array_size(vs_sheet_array(sheet, "components")),
-                      json_array_size(vs_sheet_array(sheet, "offers")));
+                      title ? title : "", json_array_size(vs_sheet_array(sheet, VS_SK_COMPONENTS)),
+                      json_array_size(vs_sheet_array(sheet, VS_SK_OFFERS)));
     else
         vs_buf_printf(&text, "sheet %s: already current (\"%s\")\n", id, title ? title : "");
     if (title && strcmp(title, typed) != 0 && strcmp(action, "created") != 0)

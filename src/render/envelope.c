@@ -49,7 +49,7 @@ static void cards_short_lines(vs_buf *text, vs_buf *html, const json_t *sheet,
 {
     json_t *o;
     size_t i;
-    json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
     {
         json_t *c = json_object_get(o, "cards");
         json_int_t cards =
@@ -93,7 +93,7 @@ static void budget_free(budget *b)
 static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
                         const vs_component_views *views, const vs_placement *pl)
 {
-    json_t *offers = vs_sheet_array(sheet, "offers");
+    json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS);
     json_t *c;
     size_t i;
     /* a pipeline's weights stack component by component (unless offloaded:
@@ -203,7 +203,7 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     unsigned bits = 0;
     int bits_known = vs_sheet_weight_bits(sheet, &bits);
     uint64_t params;
-    int have_params = vs_sheet_card_uint(sheet, "params", &params);
+    int have_params = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params);
     const char *note;
     vs_buf unknown = VS_BUF_INIT;
     vs_jw uw = VS_JW_INIT(&unknown);
@@ -280,7 +280,7 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         vs_jw_member_u64(w, "ways", vs_placement_ways(&pl, cls));
         if (env->n_stale && vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED) &&
             vs_derived_component_stale(
-                sheet, json_array_get(vs_sheet_array(sheet, "components"), i), NULL))
+                sheet, json_array_get(vs_sheet_array(sheet, VS_SK_COMPONENTS), i), NULL))
             vs_jw_member_str(w, "flag", VS_STALE_FLAG);
         vs_jw_close(w, '}');
         if (!v->known && v->name) /* the names list, written beside in the same walk */
@@ -377,7 +377,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
         goto done;
     have_budget = 1;
 
-    vs_sheet_card_uint(sheet, "params", &params);
+    vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params);
     vs_units_grouped(gp, sizeof gp, params);
     if (env->weights_basis && !strcmp(env->weights_basis, "safetensors files")) {
         /* the basis names the files read, whatever their format */

@@ -28,7 +28,7 @@ vs_bundle *vs_render_formats(const json_t *sheet, const vs_envelope *env, const 
     }
     for (i = 1; i <= 7; i++)
         vs_table_align_right(t, i);
-    vs_sheet_card_uint(sheet, "params", &params);
+    vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params);
     vs_units_grouped(gp, sizeof gp, params);
     vs_units_describe(desc, sizeof desc, env->reserve_bytes);
     snprintf(headline, sizeof headline, "formats for %s params, the same reserve: %s per GPU (%s)",

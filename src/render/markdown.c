@@ -208,7 +208,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
         cell(b, *v ? v : "not set");
         row_end(b);
     }
-    arch = json_object_get(card, "arch");
+    arch = vs_sheet_card_field(card, VS_CK_ARCH);
     if (json_is_object(arch)) {
         const char *k;
         json_t *x;
@@ -227,14 +227,14 @@ static void card_section(vs_buf *b, const json_t *sheet)
     }
     {
         /* the runtime: its name and the keys as written (defaults are the engine's) */
-        const json_t *eng = json_object_get(card, "engine");
-        const char *name = vs_json_str_of(eng, "name");
+        const json_t *eng = vs_sheet_card_field(card, VS_CK_ENGINE);
+        const char *name = json_string_value(vs_sheet_engine_field(eng, VS_EK_NAME));
         if (name) {
             const char *k;
             json_t *x;
             vs_buf e = VS_BUF_INIT;
             vs_buf_puts(&e, name);
-            json_object_foreach(json_object_get(eng, "keys"), k, x)
+            json_object_foreach(vs_sheet_engine_field(eng, VS_EK_KEYS), k, x)
                 vs_buf_printf(&e, " %s=%s", k, json_string_value(x) ? json_string_value(x) : "?");
             row_start(b);
             cell(b, "engine");
@@ -244,7 +244,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
         }
     }
     vs_buf_puts(b, "\n");
-    wf = json_object_get(sheet, "weights_files");
+    wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     if (json_is_object(wf)) {
         describe(v, sizeof v, json_object_get(wf, "bytes"));
         vs_buf_puts(b, "Weights read from the files at ");
@@ -256,7 +256,7 @@ static void card_section(vs_buf *b, const json_t *sheet)
 /* Weights only = params × bits / 8, rounded up to a whole byte; 0 when unknown. */
 static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
 {
-    const json_t *wf = json_object_get(sheet, "weights_files");
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     uint64_t params, bits, prod;
     if (json_is_object(wf) && json_is_integer(json_object_get(wf, "bytes")) &&
         json_integer_value(json_object_get(wf, "bytes")) >= 0) {
@@ -264,8 +264,8 @@ static int weights_bytes(const json_t *sheet, uint64_t *out, const char **basis)
         *basis = "stored bytes of the weight files";
         return 1;
     }
-    if (!vs_sheet_card_uint(sheet, "params", &params) ||
-        !vs_sheet_card_uint(sheet, "bits", &bits) || vs_checked_mul(&prod, params, bits))
+    if (!vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params) ||
+        !vs_sheet_card_uint(sheet, VS_CK_BITS, &bits) || vs_checked_mul(&prod, params, bits))
         return 0;
     *out = prod / 8 + (prod % 8 != 0);
     *basis = "params × bits / 8";
@@ -276,7 +276,7 @@ static void components_section(vs_buf *b, const json_t *sheet)
 {
     static const char *const cols[] = {"component", "bytes",  "GB",    "GiB",
                                        "status",    "source", "phase", NULL};
-    const json_t *arr = vs_sheet_array(sheet, "components"), *c;
+    const json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     uint64_t known = 0, w;
     const char *basis = NULL;
     size_t i, unknown = 0;
@@ -301,13 +301,13 @@ static void components_section(vs_buf *b, const json_t *sheet)
     row_end(b);
     json_array_foreach(arr, i, c)
     {
-        const json_t *bytes = json_object_get(c, "bytes");
+        const json_t *bytes = vs_sheet_component_get(c, VS_COMPK_BYTES);
         row_start(b);
-        cell(b, vs_json_str_of(c, "name"));
+        cell(b, vs_sheet_component_str(c, VS_COMPK_NAME));
         bytes_cells(b, bytes);
-        cell(b, vs_json_str_of(c, "status"));
-        cell(b, vs_json_str_of(c, "source"));
-        cell(b, vs_json_str_of(c, "phase"));
+        cell(b, vs_sheet_component_str(c, VS_COMPK_STATUS));
+        cell(b, vs_sheet_component_str(c, VS_COMPK_SOURCE));
+        cell(b, vs_sheet_component_str(c, VS_COMPK_PHASE));
         row_end(b);
         if (json_is_integer(bytes) && json_integer_value(bytes) >= 0) {
             if (vs_checked_add(&known, known, (uint64_t)json_integer_value(bytes)))
@@ -336,7 +336,7 @@ static void components_section(vs_buf *b, const json_t *sheet)
 
 static void placement_section(vs_buf *b, const json_t *sheet)
 {
-    const json_t *p = json_object_get(sheet, "placement");
+    const json_t *p = vs_sheet_get(sheet, VS_SK_PLACEMENT);
     char gpus[32], stage[32];
     if (!json_is_object(p))
         return;
@@ -355,7 +355,7 @@ static void stages_section(vs_buf *b, const json_t *sheet)
     static const char *const cols[] = {"stage",      "length", "concurrency",
                                        "microbatch", "note",   NULL};
     static const char *const keys[] = {"name", "length", "concurrency", "microbatch", "note", NULL};
-    const json_t *arr = vs_sheet_array(sheet, "stages"), *s;
+    const json_t *arr = vs_sheet_array(sheet, VS_SK_STAGES), *s;
     size_t i, k;
     char v[256];
     vs_buf_puts(b, "## Procedure\n\n");
@@ -400,7 +400,7 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
     static const char *const cols[] = {"phase",          "stage", "GPU", "counter", "scope",
                                        "peak bytes",     "GB",    "GiB", "dims",    "state",
                                        "validates card", NULL};
-    const json_t *arr = vs_sheet_array(sheet, "measurements"), *m, *runs;
+    const json_t *arr = vs_sheet_array(sheet, VS_SK_MEASUREMENTS), *m, *runs;
     size_t i;
     char v[512];
     vs_buf_puts(b, "## Measurements\n\n");
@@ -432,7 +432,7 @@ static void measurements_section(vs_buf *b, const json_t *sheet)
         vs_buf_puts(b, "\nAllocated and reserved counters are different scopes and are never "
                        "added; a device-wide reading covers more than the process.\n\n");
     }
-    runs = vs_sheet_array(sheet, "runs");
+    runs = vs_sheet_array(sheet, VS_SK_RUNS);
     json_array_foreach(runs, i, m)
     {
         char st[32];
@@ -457,9 +457,9 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
                                         "period", "cards",          "available",       NULL};
     static const char *const ecols[] = {"candidate", "requirement", "verdict", "source",
                                         "version",   "scope",       NULL};
-    const json_t *offers = vs_sheet_array(sheet, "offers"),
-                 *reqs = vs_sheet_array(sheet, "requirements");
-    const json_t *ev = vs_sheet_array(sheet, "evidence"), *o;
+    const json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS),
+                 *reqs = vs_sheet_array(sheet, VS_SK_REQUIREMENTS);
+    const json_t *ev = vs_sheet_array(sheet, VS_SK_EVIDENCE), *o;
     size_t i;
     char v[256];
     vs_buf_puts(b, "## Candidates\n\n");
@@ -542,7 +542,7 @@ static void candidates_section(vs_buf *b, const json_t *sheet)
 /* What `launch` would start: each offer's command, as a code span. */
 static void launch_section(vs_buf *b, const json_t *sheet)
 {
-    const json_t *arr = json_object_get(sheet, "launch"), *l;
+    const json_t *arr = vs_sheet_get(sheet, VS_SK_LAUNCH), *l;
     size_t i;
     if (!json_array_size(arr))
         return;
@@ -570,13 +570,13 @@ static void launch_section(vs_buf *b, const json_t *sheet)
 static void tail_sections(vs_buf *b, const json_t *sheet)
 {
     const json_t *arr, *x;
-    const char *decision = vs_json_str_of(sheet, "decision");
+    const char *decision = vs_sheet_get_str(sheet, VS_SK_DECISION);
     size_t i;
     vs_buf_puts(b, "## Decision\n\n");
     vs_markdown_text(b, decision ? decision : "None yet.", 0);
     vs_buf_puts(b, "\n\n");
     vs_buf_puts(b, "## Invalidating conditions\n\n");
-    arr = vs_sheet_array(sheet, "invalidate");
+    arr = vs_sheet_array(sheet, VS_SK_INVALIDATE);
     if (!json_array_size(arr))
         vs_buf_puts(b, "None declared.\n");
     json_array_foreach(arr, i, x)
@@ -586,7 +586,7 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
         vs_buf_puts(b, "\n");
     }
     vs_buf_puts(b, "\n");
-    arr = vs_sheet_array(sheet, "oom");
+    arr = vs_sheet_array(sheet, VS_SK_OOM);
     if (json_array_size(arr)) {
         vs_buf_puts(b, "## Overflows\n\n");
         json_array_foreach(arr, i, x)
@@ -604,15 +604,18 @@ static void tail_sections(vs_buf *b, const json_t *sheet)
 char *vs_markdown_sheet(const json_t *sheet)
 {
     vs_buf b = VS_BUF_INIT;
-    const json_t *lin = json_object_get(sheet, "lineage");
-    const char *title = vs_json_str_of(sheet, "title"), *id = vs_json_str_of(sheet, "id");
+    const json_t *lin = vs_sheet_get(sheet, VS_SK_LINEAGE);
+    const char *title = vs_sheet_get_str(sheet, VS_SK_TITLE),
+               *id = vs_sheet_get_str(sheet, VS_SK_ID);
     vs_buf_puts(&b, "# ");
     vs_markdown_text(&b, title ? title : id ? id : "untitled sheet", 0);
     vs_buf_puts(&b, "\n\nSizing sheet ");
     md_code(&b, id ? id : "?");
     vs_buf_puts(&b, " (");
-    vs_markdown_text(
-        &b, vs_json_str_of(sheet, "schema") ? vs_json_str_of(sheet, "schema") : VS_SHEET_SCHEMA, 0);
+    vs_markdown_text(&b,
+                     vs_sheet_get_str(sheet, VS_SK_SCHEMA) ? vs_sheet_get_str(sheet, VS_SK_SCHEMA)
+                                                           : VS_SHEET_SCHEMA,
+                     0);
     vs_buf_puts(&b, "). The record is `sheet.json` beside this file; this page is rendered from "
                     "it.\n\n");
     if (json_is_object(lin)) {

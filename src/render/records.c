@@ -369,7 +369,6 @@ vs_bundle *vs_records_show_bundle(const vs_records_show *s, json_t *doc_take, co
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
     if (doc_take) {
-        json_object_del(doc_take, "_base_blob");
         json_object_set_new(doc_take, "kind", json_string("sheet"));
         json_object_set_new(
             doc_take, "revision",

@@ -89,9 +89,8 @@ typedef struct vs_records_show {
 void vs_records_render_show(const vs_records_show *s, vs_buf *text, vs_buf *html);
 
 /* The result of `show`: that text and the payload, the sheet as read (doc,
- * taken: a copy the verb made before opening it; its runtime key _base_blob
- * dropped) with kind "sheet" and its revision (commit, blob, records). NULL
- * when memory is short. */
+ * taken: a copy the verb made before opening it) with kind "sheet" and its revision (commit, blob,
+ * records). NULL when memory is short. */
 vs_bundle *vs_records_show_bundle(const vs_records_show *s, json_t *doc_take, const char *blob,
                                   const char *records);
 

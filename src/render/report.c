@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "render/markdown.h"
+#include "sheet/sheet_access.h"
 #include "util/json.h"
 
 /* A bundle's MIME part (borrowed from the tree *hold, which the caller frees). */
@@ -58,9 +59,9 @@ static const char *condition_text(const json_t *c)
 
 static void page_md(vs_buf *out, const vs_report_parts *p)
 {
-    const char *title = vs_json_str_of(p->sheet, "title");
-    const char *decision = vs_json_str_of(p->sheet, "decision");
-    const json_t *conds = json_object_get(p->sheet, "invalidate"), *c;
+    const char *title = vs_sheet_get_str(p->sheet, VS_SK_TITLE);
+    const char *decision = vs_sheet_get_str(p->sheet, VS_SK_DECISION);
+    const json_t *conds = vs_sheet_get(p->sheet, VS_SK_INVALIDATE), *c;
     size_t i;
     vs_buf_puts(out, "# Sizing report: ");
     vs_markdown_text(out, title ? title : p->sheet_id, 0);
@@ -96,9 +97,9 @@ static void page_md(vs_buf *out, const vs_report_parts *p)
 
 static void page_html(vs_buf *out, const vs_report_parts *p)
 {
-    const char *title = vs_json_str_of(p->sheet, "title");
-    const char *decision = vs_json_str_of(p->sheet, "decision");
-    const json_t *conds = json_object_get(p->sheet, "invalidate"), *c;
+    const char *title = vs_sheet_get_str(p->sheet, VS_SK_TITLE);
+    const char *decision = vs_sheet_get_str(p->sheet, VS_SK_DECISION);
+    const json_t *conds = vs_sheet_get(p->sheet, VS_SK_INVALIDATE), *c;
     size_t i;
     vs_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<title>Sizing report: ");

@@ -19,17 +19,17 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
 {
     static const char *const hdr[] = {"quantity", "bytes", "GB", "GiB", "basis"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *card = vs_sheet_card(sheet), *p, *wf = json_object_get(sheet, "weights_files");
+    json_t *card = vs_sheet_card(sheet), *p, *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     vs_table *t = vs_table_new(5, hdr);
     uint64_t params = 0;
-    int have_params = vs_sheet_card_uint(sheet, "params", &params);
+    int have_params = vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params);
     unsigned bits = 0;
     int bits_known = vs_sheet_weight_bits(sheet, &bits);
     int measured = env->weights_basis && !strcmp(env->weights_basis, "measured");
     int files = env->weights_basis && (!strcmp(env->weights_basis, "safetensors files") ||
                                        !strcmp(env->weights_basis, "tensor list") || measured);
     const char *scheme = json_string_value(json_object_get(wf, "scheme"));
-    const char *fmt = json_string_value(json_object_get(card, "format"));
+    const char *fmt = json_string_value(vs_sheet_card_field(card, VS_CK_FORMAT));
     char b[VS_RENDER_AMT], gb[VS_RENDER_AMT], gib[VS_RENDER_AMT], desc[160], basis[160], pl[128],
         gp[40], ftnote[96];
     const char *notes[4];
@@ -220,10 +220,10 @@ vs_bundle *vs_render_weights(const json_t *sheet, const vs_envelope *env,
     json_object_set_new(p, "gpus", json_integer(env->gpus));
     /* read from files, "format" is theirs ("gguf", "safetensors"); the card's is card_format */
     if (!json_is_string(json_object_get(files_payload, "format")))
-        json_object_set_new(p, "format", json_deep_copy(json_object_get(card, "format")));
+        json_object_set_new(p, "format", json_deep_copy(vs_sheet_card_field(card, VS_CK_FORMAT)));
     if (!json_object_get(p, "format"))
         json_object_set_new(p, "format", json_null());
-    json_object_set_new(p, "card_format", json_deep_copy(json_object_get(card, "format")));
+    json_object_set_new(p, "card_format", json_deep_copy(vs_sheet_card_field(card, VS_CK_FORMAT)));
     if (!json_object_get(p, "card_format"))
         json_object_set_new(p, "card_format", json_null());
     json_object_set_new(p, "lower_bound", json_true());

@@ -36,7 +36,7 @@ int vs_verdict_parse(vs_verdict *out, const char *text, vs_error *err)
 /* 1 when the card names a task, *t set; a missing or null task is none. */
 static int card_task(const json_t *sheet, vs_vocab_task *t)
 {
-    const char *s = json_string_value(json_object_get(vs_sheet_card(sheet), "task"));
+    const char *s = vs_sheet_card_str(sheet, VS_CK_TASK);
     return s && vs_vocab_task_parse(t, s, NULL) == 0;
 }
 
@@ -44,7 +44,7 @@ static int card_task(const json_t *sheet, vs_vocab_task *t)
 static int task_is_training(const json_t *sheet)
 {
     vs_vocab_task t;
-    if (!json_string_value(json_object_get(vs_sheet_card(sheet), "task")))
+    if (!vs_sheet_card_str(sheet, VS_CK_TASK))
         return 0;
     return !card_task(sheet, &t) || t != VS_TASK_INFERENCE;
 }
@@ -113,7 +113,7 @@ json_t *vs_classify_requirement_names(const json_t *sheet)
     for (i = 0; i < NBUILTINS; i++)
         if (builtin_applies(sheet, builtins[i].name))
             json_array_append_new(out, json_string(builtins[i].name));
-    vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_REQUIREMENTS), i, r)
     {
         const char *n = json_string_value(json_object_get(r, "name"));
         if (n)
@@ -135,7 +135,7 @@ const char *vs_classify_requirement_find(const json_t *sheet, const char *spelle
             if (vs_vocab_same_name(spelled, builtins[i].aliases[j]))
                 return builtins[i].name;
     }
-    vs_json_array_foreach(vs_sheet_array(sheet, "requirements"), i, r)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_REQUIREMENTS), i, r)
     {
         const char *n = json_string_value(json_object_get(r, "name"));
         if (vs_vocab_same_name(spelled, n))
@@ -148,13 +148,13 @@ json_t *vs_classify_offer_find(const json_t *sheet, const char *spelled)
 {
     size_t i;
     json_t *o;
-    vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
     {
         const char *n = json_string_value(json_object_get(o, "name"));
         if (n && spelled && !strcmp(n, spelled))
             return o;
     }
-    vs_json_array_foreach(vs_sheet_array(sheet, "offers"), i, o)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), i, o)
     {
         if (vs_vocab_same_name(json_string_value(json_object_get(o, "name")), spelled))
             return o;
@@ -193,7 +193,7 @@ int vs_classify_add_note_code(vs_classification *c, vs_classify_note_code code)
     return vs_classify_add_note(c, &n);
 }
 
-static uint64_t card_uint(const json_t *sheet, const char *key, int *known)
+static uint64_t card_uint(const json_t *sheet, vs_card_key key, int *known)
 {
     uint64_t v = 0;
     *known = vs_sheet_card_uint(sheet, key, &v);
@@ -204,19 +204,24 @@ static uint64_t card_uint(const json_t *sheet, const char *key, int *known)
 static int builtin_ask(vs_classify_ask *ask, const json_t *sheet, const char *name)
 {
     const char *s = NULL;
-    if (!strcmp(name, "length") || !strcmp(name, "concurrency") || !strcmp(name, "frames") ||
-        !strcmp(name, "batch")) {
-        ask->value = card_uint(sheet, name, &ask->known);
+    if (!strcmp(name, "length")) {
+        ask->value = card_uint(sheet, VS_CK_LENGTH, &ask->known);
+    } else if (!strcmp(name, "concurrency")) {
+        ask->value = card_uint(sheet, VS_CK_CONCURRENCY, &ask->known);
+    } else if (!strcmp(name, "frames")) {
+        ask->value = card_uint(sheet, VS_CK_FRAMES, &ask->known);
+    } else if (!strcmp(name, "batch")) {
+        ask->value = card_uint(sheet, VS_CK_BATCH, &ask->known);
     } else if (!strcmp(name, "microbatch")) {
-        ask->value = card_uint(sheet, "microbatch", &ask->known);
-        ask->value2 = card_uint(sheet, "accumulation", &ask->known2);
+        ask->value = card_uint(sheet, VS_CK_MICROBATCH, &ask->known);
+        ask->value2 = card_uint(sheet, VS_CK_ACCUMULATION, &ask->known2);
     } else if (!strcmp(name, "resolution")) {
-        ask->value = card_uint(sheet, "width", &ask->known);
-        ask->value2 = card_uint(sheet, "height", &ask->known2);
+        ask->value = card_uint(sheet, VS_CK_WIDTH, &ask->known);
+        ask->value2 = card_uint(sheet, VS_CK_HEIGHT, &ask->known2);
     } else if (!strcmp(name, "compatibility")) {
-        s = vs_json_str_of(vs_sheet_card(sheet), "format");
+        s = vs_sheet_card_str(sheet, VS_CK_FORMAT);
     } else if (!strcmp(name, "quality")) {
-        s = vs_json_str_of(vs_sheet_card(sheet), "quality");
+        s = vs_sheet_card_str(sheet, VS_CK_QUALITY);
     }
     ask->known |= s != NULL;
     ask->text = xstrdup(s);
@@ -237,7 +242,7 @@ typedef struct resolved {
 
 static resolved *resolve_evidence(const json_t *sheet, size_t *n)
 {
-    json_t *arr = vs_sheet_array(sheet, "evidence"), *e;
+    json_t *arr = vs_sheet_array(sheet, VS_SK_EVIDENCE), *e;
     resolved *out = calloc(json_array_size(arr) + 1, sizeof *out);
     size_t i;
     *n = 0;
@@ -505,7 +510,7 @@ int vs_classify_under(vs_classification **out, const json_t *sheet, const vs_env
                       vs_error *err)
 {
     vs_classification *c = calloc(1, sizeof *c);
-    json_t *offers = vs_sheet_array(sheet, "offers"), *o, *names = NULL;
+    json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS), *o, *names = NULL;
     vs_component_views own = {NULL, 0};
     size_t i, j, nbuiltin, nev = 0;
     unsigned gpus;
@@ -532,7 +537,7 @@ int vs_classify_under(vs_classification **out, const json_t *sheet, const vs_env
         if (!views->v[i].known && views->v[i].name)
             json_array_append_new(c->unknown, json_incref(views->v[i].name));
     /* The built-ins come first in names, then the declared requirements. */
-    nbuiltin = json_array_size(names) - json_array_size(vs_sheet_array(sheet, "requirements"));
+    nbuiltin = json_array_size(names) - json_array_size(vs_sheet_array(sheet, VS_SK_REQUIREMENTS));
     c->rows = calloc(json_array_size(offers) + 1, sizeof *c->rows);
     if (!c->rows)
         goto done;

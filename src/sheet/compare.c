@@ -245,7 +245,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
     }
     /* the GPU compared: the lowest index a mapped measurement names */
     if (!gpu_known) {
-        vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+        vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), i, m)
         {
             json_t *g = json_object_get(m, "gpu");
             if (json_is_integer(g) && json_integer_value(g) >= 0 &&
@@ -261,7 +261,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
     out->gpu_known = gpu_known;
     out->gpu = gpu_known ? (int)gpu : 0;
     /* measurements: the largest of a class's counters */
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), i, m)
     {
         const char *counter = json_string_value(json_object_get(m, "counter"));
         int c = vs_compare_counter_class(counter);

@@ -12,8 +12,9 @@
 #include "util/json.h"
 
 /* width, height, frames, batch: image and video generation (diffusers pipelines) */
-static const char *const card_dims[] = {"length", "concurrency", "microbatch", "width",
-                                        "height", "frames",      "batch",      NULL};
+#define card_dims vs_sheet_card_dims
+#define NDIMS VS_SHEET_NDIMS
+#define DIM(i) vs_sheet_card_key_names[card_dims[i]]
 
 /* ------------------------------------------------------------ reads */
 
@@ -22,9 +23,9 @@ static const char *const card_dims[] = {"length", "concurrency", "microbatch", "
  * DDP) leave it, and the estimates reading it, alone. A new reference. */
 static json_t *tensor_ways(const json_t *sheet)
 {
-    const json_t *pl = json_object_get(sheet, "placement");
-    const char *k = json_string_value(json_object_get(pl, "kind"));
-    json_t *g = json_object_get(pl, "gpus");
+    const json_t *pl = vs_sheet_get(sheet, VS_SK_PLACEMENT);
+    const char *k = json_string_value(vs_sheet_placement_field(pl, VS_PK_KIND));
+    json_t *g = vs_sheet_placement_field(pl, VS_PK_GPUS);
     return json_integer(k && !strcmp(k, "tensor") && json_is_integer(g) ? json_integer_value(g)
                                                                         : 1);
 }
@@ -33,7 +34,7 @@ static json_t *value_at(const json_t *sheet, const char *path)
 {
     json_t *v;
     if (!strcmp(path, "placement"))
-        v = json_object_get(sheet, "placement");
+        v = vs_sheet_get(sheet, VS_SK_PLACEMENT);
     else
         v = json_object_get(vs_sheet_card(sheet), path);
     return v ? v : json_null();
@@ -240,20 +241,20 @@ int vs_derived_dims_validate(const json_t *sheet, const json_t *dims, vs_buf *wh
 {
     int ok = 1, any = 0;
     size_t i;
-    for (i = 0; card_dims[i]; i++) {
+    for (i = 0; i < NDIMS; i++) {
         uint64_t want;
         json_t *have;
         if (!vs_sheet_card_uint(sheet, card_dims[i], &want))
             continue;
         any = 1;
-        have = json_object_get(dims, card_dims[i]);
+        have = json_object_get(dims, DIM(i));
         if (!json_is_integer(have)) {
             why_add(why, "%s not reported (the card asks %llu)", -1, (unsigned long long)want,
-                    card_dims[i]);
+                    DIM(i));
             ok = 0;
         } else if ((uint64_t)json_integer_value(have) < want) {
             why_add(why, "%s %lld < the card's %llu", (long long)json_integer_value(have),
-                    (unsigned long long)want, card_dims[i]);
+                    (unsigned long long)want, DIM(i));
             ok = 0;
         }
     }
@@ -286,7 +287,7 @@ int vs_derived_measurement_validates(const json_t *sheet, const json_t *m, vs_bu
     }
     if (!run)
         return ok;
-    vs_json_array_foreach(vs_sheet_array(sheet, "runs"), i, r)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_RUNS), i, r)
     {
         json_t *es = json_object_get(r, "exit_status");
         const char *ov = vs_json_str_of(r, "overflow_phase");
@@ -312,7 +313,7 @@ size_t vs_sheet_refresh_validation(json_t *sheet)
 {
     size_t i, n = 0;
     json_t *m;
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), i, m)
     {
         int now = vs_derived_measurement_validates(sheet, m, NULL);
         json_t *was = json_object_get(m, "validates_card");
@@ -347,15 +348,15 @@ static int contains_word(const char *text, const char *needle, const char *ends)
 
 const json_t *vs_derived_component_measurement(const json_t *sheet, const json_t *component)
 {
-    const char *source = vs_json_str_of(component, "source"),
-               *phase = vs_json_str_of(component, "phase");
-    const char *status = vs_json_str_of(component, "status");
-    json_t *bytes = json_object_get(component, "bytes"), *m;
+    const char *source = vs_sheet_component_str(component, VS_COMPK_SOURCE),
+               *phase = vs_sheet_component_str(component, VS_COMPK_PHASE);
+    const char *status = vs_sheet_component_str(component, VS_COMPK_STATUS);
+    json_t *bytes = vs_sheet_component_get(component, VS_COMPK_BYTES), *m;
     size_t i;
     if (!vs_vocab_status_is(status, VS_STATUS_MEASURED) || !source || !phase ||
         !json_is_integer(bytes) || strncmp(source, "measured: ", 10) != 0)
         return NULL;
-    vs_json_array_foreach(vs_sheet_array(sheet, "measurements"), i, m)
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), i, m)
     {
         const char *run = vs_json_str_of(m, "run"), *ph = vs_json_str_of(m, "phase"),
                    *ct = vs_json_str_of(m, "counter");
@@ -387,38 +388,38 @@ int vs_derived_component_stale(const json_t *sheet, const json_t *component, vs_
 
 /* ----------------------------------------------------------- evidence */
 
-static void copy_fields(json_t *out, const json_t *card, const char *const *fields)
+static void copy_fields(json_t *out, const json_t *sheet, const vs_card_key *fields, size_t n)
 {
     size_t i;
-    for (i = 0; fields[i]; i++) {
-        json_t *v = json_object_get(card, fields[i]);
-        json_object_set_new(out, fields[i], v ? json_deep_copy(v) : json_null());
+    for (i = 0; i < n; i++) {
+        json_t *v = vs_sheet_card_get(sheet, fields[i]);
+        json_object_set_new(out, vs_sheet_card_key_names[fields[i]],
+                            v ? json_deep_copy(v) : json_null());
     }
 }
 
 json_t *vs_derived_evidence_card(const json_t *sheet, const char *requirement)
 {
-    static const char *const model_fields[] = {"model", "revision", "format", NULL};
-    json_t *out = json_object(), *card = vs_sheet_card(sheet);
+    static const vs_card_key model_fields[] = {VS_CK_MODEL, VS_CK_REVISION, VS_CK_FORMAT};
+    static const vs_card_key wh[] = {VS_CK_WIDTH, VS_CK_HEIGHT};
+    json_t *out = json_object();
     size_t i;
     if (!out)
         return NULL;
-    for (i = 0; card_dims[i]; i++)
-        if (requirement && !strcmp(requirement, card_dims[i])) {
-            const char *one[2] = {card_dims[i], NULL};
-            copy_fields(out, card, one);
+    for (i = 0; i < NDIMS; i++)
+        if (requirement && !strcmp(requirement, DIM(i))) {
+            copy_fields(out, sheet, &card_dims[i], 1);
             return out;
         }
     if (requirement && !strcmp(requirement, "resolution")) {
-        static const char *const wh[] = {"width", "height", NULL};
-        copy_fields(out, card, wh);
+        copy_fields(out, sheet, wh, 2);
         return out;
     }
-    copy_fields(out, card, model_fields);
+    copy_fields(out, sheet, model_fields, 3);
     /* memory that fits or is free holds for the whole workload: every dimension */
     if (requirement &&
         (!strcmp(requirement, "capacity") || !strcmp(requirement, "available-memory")))
-        copy_fields(out, card, card_dims);
+        copy_fields(out, sheet, card_dims, NDIMS);
     return out;
 }
 
@@ -436,8 +437,8 @@ int vs_derived_evidence_moved(const json_t *sheet, const json_t *entry, vs_buf *
         int dim = 0, past;
         if (!now)
             now = json_null();
-        for (d = 0; card_dims[d]; d++)
-            if (!strcmp(k, card_dims[d]))
+        for (d = 0; d < NDIMS; d++)
+            if (!strcmp(k, DIM(d)))
                 dim = 1;
         if (dim && json_is_integer(v) && json_is_integer(now))
             past = json_integer_value(now) > json_integer_value(v);

@@ -239,27 +239,28 @@ json_t *vs_diff_changes(const json_t *a, const json_t *b)
     w.a = ca;
     w.b = cb;
     each_key(ca, cb, NULL, field_change, &w);
-    object_change(out, "weights", "weights files", json_object_get(a, "weights_files"),
-                  json_object_get(b, "weights_files"), "bytes");
-    keyed(out, "components", vs_sheet_array(a, "components"), vs_sheet_array(b, "components"),
-          key_name, "bytes");
-    object_change(out, "placement", "placement", json_object_get(a, "placement"),
-                  json_object_get(b, "placement"), NULL);
-    keyed(out, "stages", vs_sheet_array(a, "stages"), vs_sheet_array(b, "stages"), key_name, NULL);
-    keyed(out, "runs", vs_sheet_array(a, "runs"), vs_sheet_array(b, "runs"), key_run, NULL);
-    keyed(out, "measurements", vs_sheet_array(a, "measurements"), vs_sheet_array(b, "measurements"),
-          key_measurement, "peak_bytes");
-    keyed(out, "offers", vs_sheet_array(a, "offers"), vs_sheet_array(b, "offers"), key_name,
+    object_change(out, "weights", "weights files", vs_sheet_get(a, VS_SK_WEIGHTS_FILES),
+                  vs_sheet_get(b, VS_SK_WEIGHTS_FILES), "bytes");
+    keyed(out, "components", vs_sheet_array(a, VS_SK_COMPONENTS),
+          vs_sheet_array(b, VS_SK_COMPONENTS), key_name, "bytes");
+    object_change(out, "placement", "placement", vs_sheet_get(a, VS_SK_PLACEMENT),
+                  vs_sheet_get(b, VS_SK_PLACEMENT), NULL);
+    keyed(out, "stages", vs_sheet_array(a, VS_SK_STAGES), vs_sheet_array(b, VS_SK_STAGES), key_name,
+          NULL);
+    keyed(out, "runs", vs_sheet_array(a, VS_SK_RUNS), vs_sheet_array(b, VS_SK_RUNS), key_run, NULL);
+    keyed(out, "measurements", vs_sheet_array(a, VS_SK_MEASUREMENTS),
+          vs_sheet_array(b, VS_SK_MEASUREMENTS), key_measurement, "peak_bytes");
+    keyed(out, "offers", vs_sheet_array(a, VS_SK_OFFERS), vs_sheet_array(b, VS_SK_OFFERS), key_name,
           "memory_bytes");
-    keyed(out, "requirements", vs_sheet_array(a, "requirements"), vs_sheet_array(b, "requirements"),
-          key_name, NULL);
-    keyed(out, "evidence", vs_sheet_array(a, "evidence"), vs_sheet_array(b, "evidence"),
+    keyed(out, "requirements", vs_sheet_array(a, VS_SK_REQUIREMENTS),
+          vs_sheet_array(b, VS_SK_REQUIREMENTS), key_name, NULL);
+    keyed(out, "evidence", vs_sheet_array(a, VS_SK_EVIDENCE), vs_sheet_array(b, VS_SK_EVIDENCE),
           key_evidence, NULL);
-    keyed(out, "oom", vs_sheet_array(a, "oom"), vs_sheet_array(b, "oom"), key_oom, NULL);
-    scalar_change(out, "decision", "decision", json_object_get(a, "decision"),
-                  json_object_get(b, "decision"));
-    keyed(out, "invalidating conditions", vs_sheet_array(a, "invalidate"),
-          vs_sheet_array(b, "invalidate"), key_string, NULL);
+    keyed(out, "oom", vs_sheet_array(a, VS_SK_OOM), vs_sheet_array(b, VS_SK_OOM), key_oom, NULL);
+    scalar_change(out, "decision", "decision", vs_sheet_get(a, VS_SK_DECISION),
+                  vs_sheet_get(b, VS_SK_DECISION));
+    keyed(out, "invalidating conditions", vs_sheet_array(a, VS_SK_INVALIDATE),
+          vs_sheet_array(b, VS_SK_INVALIDATE), key_string, NULL);
     return out;
 }
 
@@ -302,11 +303,11 @@ unsigned vs_diff_axes(const json_t *a, const json_t *b)
         axes |= VS_AXIS_CONCURRENCY;
     if (keys_differ(ca, cb, microbatch))
         axes |= VS_AXIS_MICROBATCH;
-    if (!equal(json_object_get(a, "placement"), json_object_get(b, "placement")))
+    if (!equal(vs_sheet_get(a, VS_SK_PLACEMENT), vs_sheet_get(b, VS_SK_PLACEMENT)))
         axes |= VS_AXIS_PLACEMENT;
     if (keys_differ(ca, cb, engine) || keys_differ(a, b, engine))
         axes |= VS_AXIS_ENGINE;
-    if (!equal(json_object_get(a, "offers"), json_object_get(b, "offers")))
+    if (!equal(vs_sheet_get(a, VS_SK_OFFERS), vs_sheet_get(b, VS_SK_OFFERS)))
         axes |= VS_AXIS_OFFERS;
     return axes;
 }

@@ -27,7 +27,7 @@ const char *vs_envelope_format_quant_note(unsigned bits)
 int vs_sheet_weight_bits(const json_t *sheet, unsigned *bits)
 {
     uint64_t v;
-    if (vs_sheet_card_uint(sheet, "bits", &v) && v > 0 && v <= 64) {
+    if (vs_sheet_card_uint(sheet, VS_CK_BITS, &v) && v > 0 && v <= 64) {
         *bits = (unsigned)v;
         return 1;
     }
@@ -76,7 +76,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         e.weights_basis = json_is_string(json_object_get(wf, "measured")) ? "measured"
                           : json_is_string(json_object_get(wf, "scheme")) ? "tensor list"
                                                                           : "safetensors files";
-    } else if (vs_sheet_card_uint(sheet, "params", &params) && bits_known) {
+    } else if (vs_sheet_card_uint(sheet, VS_CK_PARAMS, &params) && bits_known) {
         if ((rc = vs_envelope_weights_bytes(&e.weights_bytes, params, bits, err)))
             return rc;
         e.weights_known = 1;
@@ -109,7 +109,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         vs_buf why = VS_BUF_INIT;
         if (!vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED) ||
             !vs_derived_component_stale(
-                sheet, json_array_get(vs_sheet_array(sheet, "components"), i), &why)) {
+                sheet, json_array_get(vs_sheet_array(sheet, VS_SK_COMPONENTS), i), &why)) {
             vs_buf_free(&why);
             continue;
         }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sheet/sheet_access.h"
 #include "util/checked.h"
 
 /* the order a pipeline runs them in: encode the prompt, denoise, decode */
@@ -74,7 +75,7 @@ static void add_phases(vs_phases *p, const char *list)
 int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_views *views,
                       const vs_placement *pl, uint64_t offload_gpu, vs_error *err)
 {
-    json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *c;
+    json_t *wc = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "components"), *c;
     const char *key = pl->offload == VS_OFFLOAD_SEQUENTIAL ? "largest_group_bytes" : "bytes";
     int have[VS_PHASES_MAX] = {0};
     size_t i, k;

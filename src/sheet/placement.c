@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sheet/sheet_access.h"
 #include "sheet/vocab.h"
 
 static const char *const kind_names[] = {"single", "ddp", "zero", "fsdp", "tensor"};
@@ -111,16 +112,16 @@ int vs_placement_check(const vs_placement *p, vs_error *err)
 
 int vs_placement_from_sheet(vs_placement *out, const json_t *sheet, vs_error *err)
 {
-    json_t *pl = json_object_get(sheet, "placement"), *g, *st, *off;
+    json_t *pl = vs_sheet_get(sheet, VS_SK_PLACEMENT), *g, *st, *off;
     vs_placement p = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_NONE};
     int rc;
     if (json_is_object(pl)) {
-        const char *k = json_string_value(json_object_get(pl, "kind"));
+        const char *k = json_string_value(vs_sheet_placement_field(pl, VS_PK_KIND));
         if (k && (rc = vs_placement_kind_parse(&p.kind, k, err)))
             return rc;
-        g = json_object_get(pl, "gpus");
-        st = json_object_get(pl, "stage");
-        off = json_object_get(pl, "offload");
+        g = vs_sheet_placement_field(pl, VS_PK_GPUS);
+        st = vs_sheet_placement_field(pl, VS_PK_STAGE);
+        off = vs_sheet_placement_field(pl, VS_PK_OFFLOAD);
         if (json_is_string(off) && (rc = vs_offload_parse(&p.offload, json_string_value(off), err)))
             return rc;
         if (json_is_integer(g)) {

@@ -94,18 +94,18 @@ int vs_sheet_id_valid(const char *id)
 
 json_t *vs_sheet_card(const json_t *sheet)
 {
-    return json_object_get(sheet, "card");
+    return vs_sheet_get(sheet, VS_SK_CARD);
 }
 
-json_t *vs_sheet_array(const json_t *sheet, const char *key)
+json_t *vs_sheet_array(const json_t *sheet, vs_sheet_key k)
 {
-    json_t *a = json_object_get(sheet, key);
+    json_t *a = vs_sheet_get(sheet, k);
     return json_is_array(a) ? a : NULL;
 }
 
-int vs_sheet_card_uint(const json_t *sheet, const char *key, uint64_t *out)
+int vs_sheet_card_uint(const json_t *sheet, vs_card_key k, uint64_t *out)
 {
-    json_t *v = json_object_get(vs_sheet_card(sheet), key);
+    json_t *v = vs_sheet_card_get(sheet, k);
     if (!json_is_integer(v) || json_integer_value(v) < 0)
         return 0;
     *out = (uint64_t)json_integer_value(v);
@@ -256,7 +256,7 @@ void vs_sheet_fields_write(const json_t *sheet, vs_jw *w)
 
 int vs_component_views_read(vs_component_views *out, const json_t *sheet)
 {
-    json_t *comps = vs_sheet_array(sheet, "components");
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     size_t i, n = json_array_size(comps);
     out->n = 0;
     out->v = malloc((n ? n : 1) * sizeof *out->v);
@@ -368,22 +368,9 @@ static void index_put(json_t *sheet, json_t *comps, size_t at, const char *name)
         json_object_del(sheet, INDEX_KEY);
 }
 
-void vs_sheet_carry_runtime(json_t *to, const json_t *from)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)from, k, v)
-    {
-        /* the card's generation and what was seen of it (lang/derive.c's
-         * caches, "_card_*") are about the sheet's own card, which to keeps */
-        if (k[0] == '_' && strcmp(k, INDEX_KEY) != 0 && strncmp(k, "_card_", 6) != 0)
-            json_object_set(to, k, v);
-    }
-}
-
 int vs_sheet_component_with(json_t *sheet, size_t i, const char *key, json_t *value_take)
 {
-    json_t *comps = vs_sheet_array(sheet, "components");
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     json_t *old = json_array_get(comps, i), *c;
     if (!old || !(c = json_copy(old))) {
         json_decref(value_take);
@@ -396,14 +383,14 @@ int vs_sheet_component_with(json_t *sheet, size_t i, const char *key, json_t *va
 
 int vs_sheet_remove_component(json_t *sheet, size_t i)
 {
-    json_t *comps = vs_sheet_array(sheet, "components");
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     json_object_del(sheet, INDEX_KEY); /* positions after i move */
     return json_array_remove(comps, i);
 }
 
 json_t *vs_sheet_component(const json_t *sheet, const char *name)
 {
-    json_t *comps = vs_sheet_array(sheet, "components");
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     long i = find_component(sheet, comps, name, strlen(name));
     return i < 0 ? NULL : json_array_get(comps, (size_t)i);
 }
@@ -452,7 +439,7 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
                            int known, uint64_t bytes, const char *status, const char *source,
                            const char *phase, const char *cls, vs_error *err)
 {
-    json_t *arr = vs_sheet_array(sheet, "components"), *c;
+    json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
     long at = find_component(sheet, arr, name, strlen(name));
     vs_component_view was;
     *out = NULL;

@@ -1,11 +1,16 @@
 /* sheet.h — the sizing sheet: its document layout and the operations on it.
  *
- * A sheet is a jansson object (json_t) laid out exactly as below; it is the
- * model in memory and, written canonically (vs_sheet_dump), the record that git
- * stores. Every module that reads or changes a sheet goes through this layout, so
- * that records keep one shape. Keys beginning with "_" are runtime state of the
- * kernel (for example "_base_blob", the git blob id the sheet was loaded from);
- * they are never written to records. This module is pure: no I/O, no globals.
+ * A sheet is a jansson object (json_t) laid out as records/sheet.schema.json
+ * describes (the layout's one description; the summary below is a map of it);
+ * it is the model in memory and, written canonically (vs_sheet_dump), the
+ * record that git stores. Its keys are named in the code once,
+ * sheet/sheet_keys.def, checked against the schema, and read and written
+ * through sheet/sheet_access.h, so that records keep one shape. Keys
+ * beginning with "_" are this module's caches about the sheet's own contents
+ * ("_component_at", "_card_gen"); they are never written to records. State
+ * about the world outside the sheet (the records
+ * blob it was loaded from) is kept beside it, by its holder (lang/verb.h's
+ * vs_ctx_base_blob), never in it. This module is pure: no I/O, no globals.
  *
  * Units: every amount of memory is an exact integer number of bytes (JSON
  * integer); GB and GiB exist only in rendering. Unknown = JSON null. The words
@@ -93,6 +98,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sheet/sheet_access.h"
 #include "util/error.h"
 #include "util/json.h"
 
@@ -136,10 +142,13 @@ int vs_sheet_check_entry(json_t *entry, const char *array_key, vs_error *err);
 
 /* Borrowed accessors for the layout; NULL when absent. */
 json_t *vs_sheet_card(const json_t *sheet);
-json_t *vs_sheet_array(const json_t *sheet, const char *key); /* components, offers, ... */
+/* The array k (VS_SK_COMPONENTS, VS_SK_OFFERS, ...), or NULL when it is absent or
+ * not an array. */
+json_t *vs_sheet_array(const json_t *sheet, vs_sheet_key k);
 
-/* Card integer (params, length, ...): 1 and *out when set, 0 when null/unset. */
-int vs_sheet_card_uint(const json_t *sheet, const char *key, uint64_t *out);
+/* Card integer (VS_CK_PARAMS, VS_CK_LENGTH, ...): 1 and *out when set, 0 when
+ * null/unset. */
+int vs_sheet_card_uint(const json_t *sheet, vs_card_key k, uint64_t *out);
 
 /* The component named name in "components", or NULL. */
 json_t *vs_sheet_component(const json_t *sheet, const char *name);
@@ -228,11 +237,6 @@ void vs_sheet_card_touch(json_t *sheet);
 int vs_sheet_card_unseen(const json_t *sheet);
 /* Notes the generation in force as seen. */
 void vs_sheet_card_saw(json_t *sheet);
-
-/* Copies onto to the runtime keys of from that record the world outside the
- * sheet ("_base_blob": the records as last seen), not the caches about its
- * own contents: a cell that failed after a commit keeps what the commit did. */
-void vs_sheet_carry_runtime(json_t *to, const json_t *from);
 
 /* What is derived from the rest of the sheet (validation, estimate reads,
  * stale measured components, evidence the card moved past): sheet/derived.h. */

@@ -701,7 +701,7 @@ static int check_value(json_t *v, const field *f, path *p, vs_error *err)
  * full, layers x kv_heads x head_dim (head_dim = hidden / heads when absent). */
 static int old_arch_layout(json_t *root, vs_error *err)
 {
-    json_t *arch = json_object_get(json_object_get(root, "card"), "arch"), *j;
+    json_t *arch = vs_sheet_card_get(root, VS_CK_ARCH), *j;
     json_int_t L, H, D, hid, heads;
     vs_kv_layout l;
     if (!json_is_object(arch) || !json_is_null(json_object_get(arch, "kv_layout")))
@@ -753,8 +753,8 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         json_decref(root);
         return vs_error_set_at(err, VS_EFORMAT, 1, 1, "sheet record: expected an object");
     }
-    if (json_is_string(json_object_get(root, "schema")) &&
-        !strcmp(json_string_value(json_object_get(root, "schema")), VS_SHEET_SCHEMA_V1)) {
+    if (json_is_string(vs_sheet_get(root, VS_SK_SCHEMA)) &&
+        !strcmp(vs_sheet_get_str(root, VS_SK_SCHEMA), VS_SHEET_SCHEMA_V1)) {
         /* the previous schema: read as this one, its new keys at their defaults */
         if (json_object_set_new(root, "schema", json_string(VS_SHEET_SCHEMA))) {
             json_decref(root);
@@ -762,8 +762,8 @@ int vs_sheet_load(json_t **out, const char *text, size_t len, vs_error *err)
         }
         old_schema = 1;
     }
-    if (!json_is_string(json_object_get(root, "schema")) ||
-        !valid_schema(json_string_value(json_object_get(root, "schema")))) {
+    if (!json_is_string(vs_sheet_get(root, VS_SK_SCHEMA)) ||
+        !valid_schema(vs_sheet_get_str(root, VS_SK_SCHEMA))) {
         json_decref(root);
         return vs_error_set(err, VS_EFORMAT,
                             "sheet record: expected \"schema\": \"%s\" or \"%s\" (another "

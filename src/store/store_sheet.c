@@ -16,7 +16,6 @@ int vs_store_load_sheet(vs_store *st, const char *id, const char *rev, json_t **
         vs_store_blob_clear(blob);
         return rc;
     }
-    json_object_set_new(*out, "_base_blob", json_string(blob->blob));
     vs_sheet_refresh_derived(*out);
     return 0;
 }

@@ -14,9 +14,10 @@
 #include "util/error.h"
 
 /* Loads sheets/<id>/sheet.json at rev (NULL: the tip) into *out, a new sheet
- * with its runtime key "_base_blob" set to the blob read (what a later commit
- * compares against) and its derived state recomputed; blob holds what was read
- * (the caller clears it). A record that does not pass the check is VS_EFORMAT,
+ * with its derived state recomputed; blob holds what was read (the caller
+ * clears it): blob->blob is the id a later commit of this sheet compares
+ * against, kept by the caller beside the document (the kernel's session), never
+ * in it. A record that does not pass the check is VS_EFORMAT,
  * its message prefixed with "sheets/<id>/sheet.json at <commit>: "; the store's
  * errors as vs_store_read gives them. */
 int vs_store_load_sheet(vs_store *st, const char *id, const char *rev, json_t **out,

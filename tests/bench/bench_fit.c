@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     t = calloc((size_t)runs, sizeof *t);
     vs_pool_install();
     sheet = bench_offers_sheet("bench fit", NULL);
-    offers = vs_sheet_array(sheet, "offers");
+    offers = vs_sheet_array(sheet, VS_SK_OFFERS);
     for (i = 0; i < runs; i++) {
         vs_fit_ctx c;
         double t0 = now_ms();

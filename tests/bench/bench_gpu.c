@@ -39,7 +39,8 @@ int main(int argc, char **argv)
     env.gpus = 1;
     for (j = 0; j < nreq; j++) {
         snprintf(name, sizeof name, "requirement %zu", j);
-        json_array_append_new(vs_sheet_array(s, "requirements"), json_pack("{s:s}", "name", name));
+        json_array_append_new(vs_sheet_array(s, VS_SK_REQUIREMENTS),
+                              json_pack("{s:s}", "name", name));
     }
     for (i = 0; i < noffers; i++) {
         json_t *names;
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "offer %zu", i);
         snprintf(price, sizeof price, "%zu.%02zu", 10 + i % 7, i % 100);
         json_array_append_new(
-            vs_sheet_array(s, "offers"),
+            vs_sheet_array(s, VS_SK_OFFERS),
             json_pack("{s:s, s:I, s:n, s:s, s:s, s:s, s:i}", "name", name, "memory_bytes",
                       (json_int_t)(24000000000LL + i * 1000000000LL), "reported_bytes", "price",
                       price, "currency", "USD", "period", "3d", "cards", 1));
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
         {
             if (k == 0)
                 continue;
-            json_array_append_new(vs_sheet_array(s, "evidence"),
+            json_array_append_new(vs_sheet_array(s, VS_SK_EVIDENCE),
                                   json_pack("{s:s, s:s, s:s, s:s, s:n, s:n}", "candidate", name,
                                             "requirement", json_string_value(n), "verdict",
                                             "admissible", "source", "bench", "version", "scope"));
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
     qsort(tr, runs, sizeof *tr, cmp_d);
     printf("candidates: %zu offers x %zu requirements (%zu evidence): classify %.1f us, render "
            "%.1f us (median of %zu%s)\n",
-           noffers, nreq + 6, json_array_size(vs_sheet_array(s, "evidence")), tc[runs / 2],
+           noffers, nreq + 6, json_array_size(vs_sheet_array(s, VS_SK_EVIDENCE)), tc[runs / 2],
            tr[runs / 2], runs, pooled ? "" : "; jansson on malloc");
     free(tc);
     free(tr);

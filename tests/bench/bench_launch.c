@@ -32,7 +32,7 @@ static json_t *mixed_sheet(void)
                         json_loads("{\"name\": \"llamacpp\", \"keys\": {}}", 0, &je));
     json_object_set_new(vs_sheet_card(sheet), "format", json_string("int4")); /* so they fit */
     json_object_set_new(sheet, "placement", json_pack("{s:s, s:i}", "kind", "tensor", "gpus", 2));
-    json_array_foreach(vs_sheet_array(sheet, "offers"), k, o)
+    json_array_foreach(vs_sheet_array(sheet, VS_SK_OFFERS), k, o)
     {
         json_object_set_new(o, "cards", json_integer(2));
         json_object_set_new(o, "devices",
@@ -49,7 +49,7 @@ static json_t *mixed_sheet(void)
  * the commands written in *launched. 0, or 2 on an error. */
 static int timed(json_t *sheet, double *t, int runs, int *launched)
 {
-    const json_t *offers = vs_sheet_array(sheet, "offers");
+    const json_t *offers = vs_sheet_array(sheet, VS_SK_OFFERS);
     vs_fit_row rows[BENCH_OFFERS];
     vs_error err;
     int i, k;

@@ -50,7 +50,7 @@ static inline json_t *bench_offers_sheet(const char *name, const char *model)
                              "\"head_dim\": 128}]",
                              0, &je)));
     json_object_set_new(card, "engine", json_loads("{\"name\": \"vllm\", \"keys\": {}}", 0, &je));
-    offers = vs_sheet_array(sheet, "offers");
+    offers = vs_sheet_array(sheet, VS_SK_OFFERS);
     for (k = 0; k < BENCH_OFFERS; k++)
         json_array_append_new(offers,
                               json_pack("{s:s, s:I, s:I, s:s, s:i}", "name", "gpu", "memory_bytes",

@@ -28,8 +28,8 @@ static int run(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
     if ((rc = vs_line_check_keys(line, keys, err)) < 0 ||
         (rc = vs_line_get_uint(line, "per_token", 0, &per, &given, err)) < 0)
         return rc;
-    if (!vs_sheet_card_uint(sheet, "length", &len) ||
-        !vs_sheet_card_uint(sheet, "concurrency", &conc))
+    if (!vs_sheet_card_uint(sheet, VS_CK_LENGTH, &len) ||
+        !vs_sheet_card_uint(sheet, VS_CK_CONCURRENCY, &conc))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "`estimate toy` needs the card's length and concurrency");
     if (__builtin_mul_overflow(len, conc, &bytes) || __builtin_mul_overflow(bytes, per, &bytes))

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vs_sheet_refresh_derived(s);
     if (vs_sheet_refresh_derived(s) != 0)
         abort(); /* not a function of the card */
-    vs_json_array_foreach(vs_sheet_array(s, "components"), i, x)
+    vs_json_array_foreach(vs_sheet_array(s, VS_SK_COMPONENTS), i, x)
     {
         vs_buf why = VS_BUF_INIT;
         vs_derived_component_stale(s, x, &why);
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         vs_buf_free(&why);
     }
-    vs_json_array_foreach(vs_sheet_array(s, "evidence"), i, x)
+    vs_json_array_foreach(vs_sheet_array(s, VS_SK_EVIDENCE), i, x)
     {
         vs_buf why = VS_BUF_INIT;
         if (vs_derived_evidence_moved(s, x, &why) && !why.len)

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (vs_sheet_load(&s, (const char *)data, size, &err) != 0)
         return 0;
     if (vs_fit_prepare(&c, s, &err) == 0) {
-        offers = vs_sheet_array(s, "offers");
+        offers = vs_sheet_array(s, VS_SK_OFFERS);
         json_array_foreach(offers, i, o)
         {
             if (n == 8)

@@ -64,3 +64,7 @@ if(TARGET test_offload)
   target_compile_definitions(test_offload PRIVATE
                              VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs")
 endif()
+# test_sheet_access compares the sheet's key tables with the record's JSON Schema.
+if(TARGET test_sheet_access)
+  target_compile_definitions(test_sheet_access PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endif()

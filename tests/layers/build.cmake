@@ -26,3 +26,12 @@ add_test(NAME layers.symbols
                  $<TARGET_FILE:vs_util> $<TARGET_FILE:vs_pure> $<TARGET_FILE:vs_adapters>
                  $<TARGET_FILE:vs_lang> $<TARGET_FILE:vs_kernel>)
 set_tests_properties(layers.symbols PROPERTIES LABELS unit)
+
+# The sheet's keys are named once (sheet/sheet_keys.def through sheet/sheet_access.h):
+# a new literal-key lookup into the sheet outside the access module fails
+# (tests/layers/check_sheet_keys.py: per folder of src/, at most what is left).
+add_test(NAME layers.sheet_keys.selftest
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_sheet_keys.py --self-test)
+add_test(NAME layers.sheet_keys
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_sheet_keys.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(layers.sheet_keys.selftest layers.sheet_keys PROPERTIES LABELS unit)

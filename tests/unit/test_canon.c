@@ -119,18 +119,17 @@ START_TEST(runtime_keys_never_written)
     json_t *s = vs_sheet_new("x"), *l = NULL;
     vs_error err;
     char *d;
-    json_object_set_new(s, "_base_blob", json_string("0123"));
+    json_object_set_new(s, "_runtime", json_string("0123"));
     json_object_set_new(vs_sheet_card(s), "_cache", json_true());
     d = vs_sheet_dump(s);
-    ck_assert(strstr(d, "_base_blob") == NULL);
+    ck_assert(strstr(d, "_runtime") == NULL);
     ck_assert(strstr(d, "_cache") == NULL);
     free(d);
     {
-        const char *rec =
-            "{\"schema\": \"vramsheet/sheet/1\", \"id\": \"x\", \"_base_blob\": \"1\"}";
+        const char *rec = "{\"schema\": \"vramsheet/sheet/1\", \"id\": \"x\", \"_runtime\": \"1\"}";
         ck_assert_int_eq(vs_sheet_load(&l, rec, strlen(rec), &err), 0);
     }
-    ck_assert_ptr_null(json_object_get(l, "_base_blob"));
+    ck_assert_ptr_null(json_object_get(l, "_runtime"));
     json_decref(l);
     json_decref(s);
 }

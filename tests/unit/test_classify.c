@@ -54,12 +54,12 @@ static void add_offer(json_t *s, const char *name, long long memory, long long r
         currency ? json_string(currency) : json_null(), "period", "3d", "cards", cards, "available",
         available ? json_string(available) : json_null(), "interconnect", "catalog");
     ck_assert_ptr_nonnull(o);
-    json_array_append_new(vs_sheet_array(s, "offers"), o);
+    json_array_append_new(vs_sheet_array(s, VS_SK_OFFERS), o);
 }
 
 static void add_evidence(json_t *s, const char *cand, const char *req, const char *verdict)
 {
-    json_array_append_new(vs_sheet_array(s, "evidence"),
+    json_array_append_new(vs_sheet_array(s, VS_SK_EVIDENCE),
                           json_pack("{s:s, s:s, s:s, s:s, s:n, s:n}", "candidate", cand,
                                     "requirement", req, "verdict", verdict, "source", "test",
                                     "version", "scope"));
@@ -246,7 +246,7 @@ START_TEST(test_unknowns_keep_capacity_to_confirm)
     e.weights_known = 0;
     e.weights_gpu_bytes = 0;
     e.envelope_bytes = e.reserve_bytes;
-    json_array_remove(vs_sheet_array(s, "components"), 1);
+    json_array_remove(vs_sheet_array(s, VS_SK_COMPONENTS), 1);
     c = classify(s, &e);
     ck_assert_int_eq(c->rows[0].reqs[0].verdict, VS_VERDICT_TO_CONFIRM);
     ck_assert_ptr_nonnull(strstr(note_of(c, &c->rows[0].reqs[0]), "weights"));
@@ -267,7 +267,7 @@ START_TEST(test_missing_evidence)
     add_offer(s, "A", 48000000000LL, 0, "10", "USD", 1, NULL);
     admit_all(s, "A");
     /* One admissible evidence removed: the candidate is no longer retained. */
-    json_array_remove(vs_sheet_array(s, "evidence"), 0);
+    json_array_remove(vs_sheet_array(s, VS_SK_EVIDENCE), 0);
     c = classify(s, &e);
     ck_assert_int_eq(c->rows[0].verdict, VS_VERDICT_TO_CONFIRM);
     ck_assert_int_eq(req(&c->rows[0], "length")->verdict, VS_VERDICT_TO_CONFIRM);
@@ -404,7 +404,7 @@ START_TEST(test_currencies_not_ranked)
     vs_classification_free(c);
 
     admit_all(s, "none");
-    json_array_remove(vs_sheet_array(s, "offers"), 1); /* drop the EUR offer */
+    json_array_remove(vs_sheet_array(s, VS_SK_OFFERS), 1); /* drop the EUR offer */
     c = classify(s, &e);
     ck_assert_int_eq(c->ranked, 0);
     ck_assert(has_note(c, "none has no price"));
@@ -430,7 +430,7 @@ START_TEST(test_evidence_for_unknown_requirement)
     vs_classification_free(c);
 
     /* Once declared, the same evidence applies and excludes. */
-    json_array_append_new(vs_sheet_array(s, "requirements"),
+    json_array_append_new(vs_sheet_array(s, VS_SK_REQUIREMENTS),
                           json_pack("{s:s}", "name", "CUDA 12.4 driver"));
     ck_assert_str_eq(vs_classify_requirement_find(s, "cuda 12.4 DRIVER"), "CUDA 12.4 driver");
     c = classify(s, &e);
@@ -534,7 +534,7 @@ START_TEST(test_nominal_cannot_exclude_alone)
 
     /* A device-reported total below the need excludes at once (no binary reading). */
     e.envelope_bytes = 7584 * GIB / 100;
-    json_object_set_new(json_array_get(vs_sheet_array(s, "offers"), 0), "reported_bytes",
+    json_object_set_new(json_array_get(vs_sheet_array(s, VS_SK_OFFERS), 0), "reported_bytes",
                         json_integer((json_int_t)(75 * GIB)));
     c = classify(s, &e);
     ck_assert_str_eq(c->rows[0].capacity_basis, "reported");

@@ -104,7 +104,7 @@ START_TEST(validation_follows_the_card)
 {
     json_t *s = card_sheet(4096, 8, "bf16"), *m = typed(4096, 8, NULL);
     vs_buf why = VS_BUF_INIT;
-    json_array_append_new(vs_sheet_array(s, "measurements"), m);
+    json_array_append_new(vs_sheet_array(s, VS_SK_MEASUREMENTS), m);
     ck_assert_int_eq(vs_derived_measurement_validates(s, m, NULL), 1);
     ck_assert_uint_eq(vs_sheet_refresh_validation(s), 0);
     json_object_set_new(vs_sheet_card(s), "concurrency", json_integer(16));
@@ -131,9 +131,9 @@ START_TEST(a_failed_run_validates_nothing)
 {
     json_t *s = card_sheet(4096, 8, "bf16"), *m = typed(4096, 8, "m1");
     vs_buf why = VS_BUF_INIT;
-    json_array_append_new(vs_sheet_array(s, "measurements"), m);
+    json_array_append_new(vs_sheet_array(s, VS_SK_MEASUREMENTS), m);
     json_array_append_new(
-        vs_sheet_array(s, "runs"),
+        vs_sheet_array(s, VS_SK_RUNS),
         json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 1, "overflow_phase", "generate"));
     ck_assert_int_eq(vs_derived_measurement_validates(s, m, &why), 0);
     ck_assert_str_eq(vs_buf_str(&why),
@@ -143,7 +143,7 @@ START_TEST(a_failed_run_validates_nothing)
     json_object_set_new(vs_sheet_card(s), "length", json_null());
     json_object_set_new(vs_sheet_card(s), "concurrency", json_null());
     ck_assert_int_eq(vs_derived_measurement_validates(
-                         s, json_array_get(vs_sheet_array(s, "measurements"), 0), NULL),
+                         s, json_array_get(vs_sheet_array(s, VS_SK_MEASUREMENTS), 0), NULL),
                      0);
     json_decref(s);
 }
@@ -155,7 +155,7 @@ START_TEST(measured_component_flagged_when_the_card_grows)
     vs_buf why = VS_BUF_INIT;
     vs_envelope env;
     vs_error err;
-    json_array_append_new(vs_sheet_array(s, "measurements"), typed(4096, 8, NULL));
+    json_array_append_new(vs_sheet_array(s, VS_SK_MEASUREMENTS), typed(4096, 8, NULL));
     ck_assert_int_eq(vs_sheet_set_component(s, "kv_cache", 1, 21474836480ULL, "measured",
                                             "measured: typed by hand, phase generate, GPU 0, "
                                             "counter torch.max_memory_reserved (scope allocator)",
@@ -166,7 +166,7 @@ START_TEST(measured_component_flagged_when_the_card_grows)
         vs_sheet_set_component(s, "workspace", 1, 1024, "measured", "nsys", "load", NULL, &err), 0);
     c = vs_sheet_component(s, "kv_cache");
     ck_assert_ptr_eq(vs_derived_component_measurement(s, c),
-                     json_array_get(vs_sheet_array(s, "measurements"), 0));
+                     json_array_get(vs_sheet_array(s, VS_SK_MEASUREMENTS), 0));
     ck_assert_int_eq(vs_derived_component_stale(s, c, NULL), 0);
     json_object_set_new(vs_sheet_card(s), "length", json_integer(8192));
     ck_assert_int_eq(vs_derived_component_stale(s, c, &why), 1);

@@ -486,7 +486,7 @@ START_TEST(vllm_sliding_groups)
         static const vs_verdict want[2] = {VS_VERDICT_ADMISSIBLE, VS_VERDICT_EXCLUDE};
         size_t k, q;
         json_error_t je;
-        json_array_append_new(vs_sheet_array(s, "offers"), json_loads(H100, 0, &je));
+        json_array_append_new(vs_sheet_array(s, VS_SK_OFFERS), json_loads(H100, 0, &je));
         for (k = 0; k < 2; k++) {
             vs_classification *cl = NULL;
             vs_envelope env;

@@ -410,7 +410,7 @@ START_TEST(exclude_only_when_one_phase_exceeds)
     const char *names[2] = {"24 GB card", "16 GB card"};
     const long long reported[2] = {25757220864LL, 16000000000LL};
     for (i = 0; i < 2; i++)
-        json_array_append_new(vs_sheet_array(s, "offers"),
+        json_array_append_new(vs_sheet_array(s, VS_SK_OFFERS),
                               json_pack("{s:s, s:I, s:I, s:s, s:i}", "name", names[i],
                                         "memory_bytes", (json_int_t)24000000000LL, "reported_bytes",
                                         (json_int_t)reported[i], "reported_basis", "test", "cards",

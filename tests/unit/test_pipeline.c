@@ -344,7 +344,7 @@ START_TEST(components_and_total_against_the_tally)
     ck_assert_uint_eq(
         dtype_bytes(json_object_get(component_of(s, "text_encoder"), "by_dtype"), "F32"), 3072);
     /* params on the card */
-    ck_assert(vs_sheet_card_uint(s, "params", &p));
+    ck_assert(vs_sheet_card_uint(s, VS_CK_PARAMS, &p));
     ck_assert_uint_eq(p, tally_params(unet1, N(unet1)) + tally_params(unet2, N(unet2)) +
                              tally_params(vae32, N(vae32)) + tally_params(te, N(te)));
     ck_assert_str_eq(json_string_value(json_object_get(vs_sheet_card(s), "params_source")),

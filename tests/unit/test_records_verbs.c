@@ -14,6 +14,7 @@
 #include "sheet/derived.h"
 #include "sheet/diff.h"
 #include "sheet/sheet.h"
+#include "store/store_sheet.h"
 #include "util/buf.h"
 
 #include "check_run.h"
@@ -596,9 +597,9 @@ START_TEST(test_diff_pure)
     vs_sheet_set_component(b, "kv_cache", 1, 8589934592ULL, "measured", "nvml", "generate",
                            "kv_cache", &err);
     vs_sheet_set_component(b, "buffers", 1, 1000, "estimated", NULL, NULL, NULL, &err);
-    json_array_append_new(vs_sheet_array(b, "invalidate"), json_string("new driver"));
+    json_array_append_new(vs_sheet_array(b, VS_SK_INVALIDATE), json_string("new driver"));
     json_object_set_new(b, "decision", json_string("H100"));
-    json_object_set_new(b, "_base_blob", json_string("ignored"));
+    json_object_set_new(b, "_runtime", json_string("ignored"));
     ch = vs_diff_changes(a, b);
     ck_assert_uint_eq(json_array_size(ch), 4);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ch, 0), "change")),
@@ -886,7 +887,7 @@ START_TEST(test_diff_axes_pure)
     b = json_deep_copy(a);
     json_object_set_new(vs_sheet_card(b), "model", json_string("other/model"));
     json_object_set_new(json_object_get(b, "placement"), "gpus", json_integer(4));
-    json_array_append_new(vs_sheet_array(b, "offers"), json_pack("{s:s}", "name", "H100"));
+    json_array_append_new(vs_sheet_array(b, VS_SK_OFFERS), json_pack("{s:s}", "name", "H100"));
     json_object_set_new(vs_sheet_card(b), "engine", json_string("vllm"));
     json_object_set_new(vs_sheet_card(b), "accumulation", json_integer(8));
     ck_assert_uint_eq(vs_diff_axes(a, b), VS_AXIS_MODEL | VS_AXIS_PLACEMENT | VS_AXIS_OFFERS |
@@ -896,7 +897,7 @@ START_TEST(test_diff_axes_pure)
     b = json_deep_copy(a);
     json_object_set_new(b, "decision", json_string("H100"));
     m = json_pack("{s:s}", "name", "x");
-    json_array_append_new(vs_sheet_array(b, "measurements"), m);
+    json_array_append_new(vs_sheet_array(b, VS_SK_MEASUREMENTS), m);
     ck_assert_uint_eq(vs_diff_axes(a, b), 0);
     ck_assert_str_eq(vs_diff_axis_name(0), "model");
     ck_assert_ptr_null(vs_diff_axis_name(VS_AXIS_COUNT));
@@ -909,7 +910,7 @@ END_TEST
 /* validates_card as a function of the dims, the card and the run (pure). */
 START_TEST(test_refresh_derived_pure)
 {
-    json_t *s = vs_sheet_new("derived"), *ms = vs_sheet_array(s, "measurements"), *m;
+    json_t *s = vs_sheet_new("derived"), *ms = vs_sheet_array(s, VS_SK_MEASUREMENTS), *m;
     json_array_append_new(ms, json_pack("{s:s?, s:{s:i, s:i}, s:b, s:s}", "run", NULL, "dims",
                                         "length", 4096, "concurrency", 8, "validates_card", 0,
                                         "state", "current"));
@@ -917,7 +918,7 @@ START_TEST(test_refresh_derived_pure)
                                         "length", 4096, "concurrency", 8, "validates_card", 1,
                                         "state", "current"));
     json_array_append_new(
-        vs_sheet_array(s, "runs"),
+        vs_sheet_array(s, VS_SK_RUNS),
         json_pack("{s:s, s:i, s:s}", "id", "m1", "exit_status", 0, "overflow_phase", "generate"));
     /* a card that declares no dims is not validated */
     ck_assert_int_eq(vs_sheet_refresh_derived(s), 1);
@@ -937,6 +938,59 @@ START_TEST(test_refresh_derived_pure)
     ck_assert_int_eq(vs_sheet_refresh_derived(s), 0);
     ck_assert(json_is_false(json_object_get(m, "validates_card")));
     json_decref(s);
+}
+END_TEST
+
+/* The records blob a sheet was loaded from or committed as is the session's,
+ * kept beside the sheet: never a key of the document, loaded, shown or saved.
+ * A failed cell keeps the base a commit in it moved, and drops the base of a
+ * sheet it opened (the sheet goes too). */
+START_TEST(test_base_blob_beside_the_sheet)
+{
+    vs_interp *a = vs_interp_new(NULL), *c = vs_interp_new(NULL);
+    vs_store *st = NULL;
+    vs_store_blob blob = {0};
+    json_t *p = NULL, *doc = NULL;
+    vs_error err;
+    char *out;
+    ck_assert_int_eq(run(a, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(a, "commit \"base\"", NULL, &err), 0);
+    ck_assert_int_eq(vs_store_open(&st, records, &err), 0);
+    ck_assert_int_eq(vs_store_load_sheet(st, "llama-7b-campaign-a", NULL, &doc, &blob, &err), 0);
+    ck_assert_ptr_null(json_object_get(doc, "_base_blob"));
+    ck_assert_uint_eq(strlen(blob.blob), 40);
+    vs_store_blob_clear(&blob);
+    json_decref(doc);
+    vs_store_free(st);
+    /* shown: the payload is the document, with the blob in its revision only */
+    ck_assert_int_eq(run(c, "show llama-7b-campaign-a", &p, &err), 0);
+    ck_assert_ptr_null(json_object_get(p, "_base_blob"));
+    ck_assert_uint_eq(strlen(pstr(json_object_get(p, "revision"), "blob")), 40);
+    json_decref(p);
+    /* a commit in a cell that fails stays, and the next commit goes on from it */
+    ck_assert_int_eq(run(c, "reserve y 1GiB\ncommit \"kept\"\nconvert 1 parsecs", NULL, &err),
+                     VS_EUNIT);
+    ck_assert_int_eq(run(c, "reserve z 1GiB\ncommit \"after\"", NULL, &err), 0);
+    out = vs_test_sh("git -C '%s' log --format=%%s", records);
+    ck_assert_str_eq(out, "llama-7b-campaign-a: after\nllama-7b-campaign-a: kept\n"
+                          "llama-7b-campaign-a: base\n");
+    free(out);
+    /* a sheet opened by a cell that fails goes, and its base with it: the same
+     * id opened anew did not load the records */
+    vs_interp_free(c);
+    c = vs_interp_new(NULL);
+    ck_assert_int_eq(run(c, "show llama-7b-campaign-a\nconvert 1 parsecs", NULL, &err), VS_EUNIT);
+    ck_assert_int_eq(run(c, setup_cell, NULL, &err), 0);
+    ck_assert_int_eq(run(c, "reserve w 1GiB\ncommit \"fresh\"", NULL, &err), VS_ECONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.message, "did not load"));
+    /* the saved documents hold no runtime key at any revision */
+    out = vs_test_sh("for c in $(git -C '%s' rev-list main); do git -C '%s' show "
+                     "$c:sheets/llama-7b-campaign-a/sheet.json; done | grep -c '\"_' || true",
+                     records, records);
+    ck_assert_str_eq(out, "0\n");
+    free(out);
+    vs_interp_free(a);
+    vs_interp_free(c);
 }
 END_TEST
 
@@ -963,6 +1017,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_reproduce_reopens_in_new_kernel);
     tcase_add_test(tc, test_validates_card_fresh_at_pull);
     tcase_add_test(tc, test_restated_record_unchanged);
+    tcase_add_test(tc, test_base_blob_beside_the_sheet);
     tcase_add_test(pure, test_markdown);
     tcase_add_test(pure, test_markdown_escapes);
     tcase_add_test(pure, test_diff_pure);

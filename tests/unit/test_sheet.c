@@ -117,7 +117,7 @@ START_TEST(measured_components_are_never_overwritten_by_estimates)
     ck_assert_int_eq(vs_sheet_set_component(s, "ws", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
     ck_assert(json_is_null(json_object_get(vs_sheet_component(s, "ws"), "bytes")));
     ck_assert_str_eq(json_string_value(json_object_get(
-                         json_array_get(vs_sheet_array(s, "components"), 1), "name")),
+                         json_array_get(vs_sheet_array(s, VS_SK_COMPONENTS), 1), "name")),
                      "ws");
     json_decref(s);
 }
@@ -179,7 +179,7 @@ START_TEST(component_views_follow_the_sheet)
     ck_assert_uint_eq(views.n, 2);
     for (i = 0; i < views.n; i++) {
         vs_component_view one;
-        vs_component_view_read(&one, json_array_get(vs_sheet_array(s, "components"), i));
+        vs_component_view_read(&one, json_array_get(vs_sheet_array(s, VS_SK_COMPONENTS), i));
         ck_assert_mem_eq(&views.v[i], &one, sizeof one);
     }
     ck_assert_str_eq(json_string_value(views.v[0].name), "b");
@@ -207,7 +207,7 @@ static void put_named(json_t *s, const char *name, uint64_t bytes)
 
 static void assert_unique_and_found(json_t *s)
 {
-    json_t *comps = vs_sheet_array(s, "components"), *c, *seen = json_object();
+    json_t *comps = vs_sheet_array(s, VS_SK_COMPONENTS), *c, *seen = json_object();
     size_t i;
     json_array_foreach(comps, i, c)
     {
@@ -233,7 +233,7 @@ START_TEST(components_are_found_by_name_after_any_change)
         snprintf(name, sizeof name, "part_%zu", i);
         put_named(s, name, 1000 + i);
     }
-    ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 300);
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(s, VS_SK_COMPONENTS)), 300);
     ck_assert_uint_eq(json_object_size(json_object_get(s, "_component_at")), 300);
     assert_unique_and_found(s);
     ck_assert_ptr_null(vs_sheet_component(s, "part_300"));
@@ -244,7 +244,7 @@ START_TEST(components_are_found_by_name_after_any_change)
     ck_assert_ptr_null(vs_sheet_component(s, "part_0"));
     put_named(s, "part_299", 5); /* still there: replaced */
     put_named(s, "part_10", 6);  /* gone: appended */
-    ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 299);
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(s, VS_SK_COMPONENTS)), 299);
     assert_unique_and_found(s);
     /* a snapshot leaves the cache out and still finds everything */
     sheets = json_pack("[O]", s);
@@ -255,7 +255,7 @@ START_TEST(components_are_found_by_name_after_any_change)
     assert_unique_and_found(copy);
     put_named(copy, "part_5", 7);
     put_named(copy, "new", 8);
-    ck_assert_uint_eq(json_array_size(vs_sheet_array(copy, "components")), 300);
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(copy, VS_SK_COMPONENTS)), 300);
     assert_unique_and_found(copy);
     /* the cache is never recorded; a loaded sheet finds by name too */
     text = vs_sheet_dump(s);
@@ -263,12 +263,8 @@ START_TEST(components_are_found_by_name_after_any_change)
     ck_assert_int_eq(vs_sheet_load(&loaded, text, strlen(text), &err), 0);
     put_named(loaded, "part_42", 9);
     put_named(loaded, "another", 10);
-    ck_assert_uint_eq(json_array_size(vs_sheet_array(loaded, "components")), 300);
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(loaded, VS_SK_COMPONENTS)), 300);
     assert_unique_and_found(loaded);
-    /* runtime state about the world is carried, the cache is not */
-    json_object_set_new(s, "_base_blob", json_string("abc"));
-    vs_sheet_carry_runtime(loaded, s);
-    ck_assert_str_eq(json_string_value(json_object_get(loaded, "_base_blob")), "abc");
     ck_assert_ptr_ne(json_object_get(loaded, "_component_at"), json_object_get(s, "_component_at"));
     free(text);
     json_decref(loaded);
@@ -311,7 +307,7 @@ START_TEST(the_same_declaration_keeps_the_component)
             ck_assert_msg(now == c, "step %zu: the same fields, a new object", i);
         else
             ck_assert_msg(now != c, "step %zu: other fields, the old object kept", i);
-        ck_assert_uint_eq(json_array_size(vs_sheet_array(s, "components")), 1);
+        ck_assert_uint_eq(json_array_size(vs_sheet_array(s, VS_SK_COMPONENTS)), 1);
         ck_assert_str_eq(json_string_value(json_object_get(now, "status")), steps[i].status);
         /* the view handed back is the stored component's */
         vs_component_view_read(&read, now);
@@ -343,8 +339,8 @@ START_TEST(fields_write_the_sheet_as_stored)
     ck_assert_int_eq(
         vs_sheet_put_component(&c, NULL, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
     odd = json_pack("{s:s, s:i, s:s}", "name", "odd", "bytes", 5, "note", "not in the layout");
-    json_array_append_new(vs_sheet_array(s, "components"), odd);
-    json_object_set_new(s, "_base_blob", json_string("abc"));
+    json_array_append_new(vs_sheet_array(s, VS_SK_COMPONENTS), odd);
+    json_object_set_new(s, "_runtime", json_string("abc"));
     json_object_foreach(s, k, v)
     {
         if (k[0] != '_')
@@ -356,7 +352,7 @@ START_TEST(fields_write_the_sheet_as_stored)
     ck_assert(!vs_buf_failed(&out));
     text = json_dumps(want, JSON_COMPACT);
     ck_assert_str_eq(vs_buf_str(&out), text);
-    ck_assert_ptr_null(strstr(vs_buf_str(&out), "_base_blob"));
+    ck_assert_ptr_null(strstr(vs_buf_str(&out), "_runtime"));
     free(text);
     vs_buf_free(&out);
     json_decref(want);

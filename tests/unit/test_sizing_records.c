@@ -75,7 +75,7 @@ START_TEST(example_roundtrips_byte_for_byte)
     ck_assert_int_eq(
         json_integer_value(json_object_get(vs_sheet_component(sheet, "reserve"), "bytes")),
         6442450944LL);
-    offers = vs_sheet_array(sheet, "offers");
+    offers = vs_sheet_array(sheet, VS_SK_OFFERS);
     ck_assert_int_eq(json_array_size(offers), 2);
     ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(offers, 0), "memory_bytes")),
                      24000000000LL);
