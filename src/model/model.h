@@ -3,7 +3,7 @@
  * Plan from the exact revision and from the format the real loader
  * produces. These adapters read files on disk (never tensor data, never the
  * network) and fill the sheet's card.arch / card.params and weights_files
- * (layout in sheet/sheet.h). The parsing underneath is pure and fuzzed
+ * (layout in records/sheet.schema.json). The parsing underneath is pure and fuzzed
  * (model/hfconfig.h, model/safetensors.h). On any error the sheet is unchanged.
  */
 #ifndef VS_MODEL_MODEL_H

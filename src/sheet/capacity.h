@@ -35,7 +35,7 @@ typedef struct vs_offer_cap {
     const char *reported_source; /* reported_basis, borrowed from the offer; NULL if none */
 } vs_offer_cap;
 
-/* Fills out from a sheet's offer object (layout in sheet/sheet.h: memory_bytes,
+/* Fills out from a sheet's offer object (records/sheet.schema.json: memory_bytes,
  * reported_bytes, reported_basis; positive integers count, anything else is
  * unknown). Never fails; an offer of NULL gives VS_CAPACITY_UNKNOWN. */
 void vs_offer_capacity(vs_offer_cap *out, const json_t *offer);

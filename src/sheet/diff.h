@@ -1,6 +1,6 @@
 /* diff.h — a readable difference between two versions of a sheet.
  *
- * Compares two sheets of the layout in sheet.h section by section: title and
+ * Compares two sheets (records/sheet.schema.json) section by section: title and
  * lineage, the card's fields, the components (added, removed, changed with their
  * bytes and the difference in bytes), placement, stages, measurements (keyed by
  * run, phase, GPU and counter), offers, requirements and evidence, the decision

@@ -2,7 +2,7 @@
  *
  * Two cards are never one memory space: several GPUs only count through a
  * named placement. This module says, for each component class of the sheet
- * layout (sheet/sheet.h) and for the weights, how many ways a placement splits
+ * layout (records/sheet.schema.json) and for the weights, how many ways a placement splits
  * it, and the bytes left on each GPU (ceil division: the largest shard).
  *   single              everything on one GPU
  *   ddp gpus=N          everything replicated on every GPU

@@ -1,95 +1,22 @@
-/* sheet.h — the sizing sheet: its document layout and the operations on it.
+/* sheet.h — the sizing sheet: the operations on its document.
  *
- * A sheet is a jansson object (json_t) laid out as records/sheet.schema.json
- * describes (the layout's one description; the summary below is a map of it);
- * it is the model in memory and, written canonically (vs_sheet_dump), the
- * record that git stores. Its keys are named in the code once,
- * sheet/sheet_keys.def, checked against the schema, and read and written
- * through sheet/sheet_access.h, so that records keep one shape. Keys
- * beginning with "_" are this module's caches about the sheet's own contents
- * ("_component_at", "_card_gen"); they are never written to records. State
- * about the world outside the sheet (the records
- * blob it was loaded from) is kept beside it, by its holder (lang/verb.h's
- * vs_ctx_base_blob), never in it. This module is pure: no I/O, no globals.
+ * A sheet is a jansson object (json_t): the model in memory and, written
+ * canonically (vs_sheet_dump), the record that git stores. Its layout is
+ * described in one place, records/sheet.schema.json: each key's "description"
+ * says what it holds and in what unit (docs/sheet-layout.md renders that as a
+ * table); this header does not restate it. The keys are named in the code
+ * once, sheet/sheet_keys.def, in the schema's order (test_sheet_access checks
+ * both the order and that every key there is described), and are read and
+ * written through sheet/sheet_access.h, so that records keep one shape.
  *
- * Units: every amount of memory is an exact integer number of bytes (JSON
- * integer); GB and GiB exist only in rendering. Unknown = JSON null. The words
- * of task, format, status, class, verdict and scope are sheet/vocab.h's.
- *
- * {
- *   "schema": "vramsheet/sheet/2",                  (records of /1 load too)
- *   "id": "llama-2-7b-chat-inference-campaign-a",     slug of the title
- *   "title": "Llama-2-7B chat, inference, campaign A",
- *   "lineage": null | {"sheet": ID, "commit": HEX40, "title": STR},
- *   "card": {
- *     "model": STR|null, "revision": STR|null,
- *     "params": INT|null,            parameter count
- *     "params_source": STR|null,     "declared", "config.json (llama rule)", "safetensors"
- *     "task": "inference"|"finetune"|"lora"|"qlora"|"pretrain"|"generate-image"|
- *             "generate-video"|null,
- *     "format": "fp32"|"fp16"|"bf16"|"fp8"|"int8"|"int4"|"nf4"|"fp4"|"bits=N"|null,
- *     "bits": INT|null,
- *     "length": INT|null,            required tokens per sequence
- *     "concurrency": INT|null,       simultaneous sequences (inference)
- *     "microbatch": INT|null, "accumulation": INT|null,      (training)
- *     "width": INT|null, "height": INT|null, "frames": INT|null, "batch": INT|null,
- *                                    (schema 2: image and video generation)
- *     "quality": STR|null,
- *     "arch": null | {"family": STR, "rule": STR, "config": PATH,
- *                     "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate",
- *                     "vocab", "experts", "experts_per_token", "params_total",
- *                     "params_active": INT|null, "tied_embeddings": BOOL,
- *                     "kv_layout": null | [{"kind", "layers", "kv_heads", "head_dim",
- *                                           "head_dim_v", "window", "latent", "state_bytes"}]}
- *                     (the layer groups of sheet/kvlayout.h; a schema-1 record's arch
- *                     loads as one full group)
- *     "engine": null | {"name": "vllm"|"llamacpp"|..., "keys": {STR: STR as written}}
- *   },
- *   "weights_files": null | {       set by `weights from=PATH`, cleared by model/format changes
- *     "path": STR, "bytes": INT, "params": INT,
- *     "by_dtype": [{"dtype": "BF16", "bytes": INT, "params": INT}],
- *     "other_dtype": [{"pattern": STR, "dtype": STR, "bytes": INT, "tensors": INT}],
- *     "files": [{"name": STR, "size": INT, "sha256": STR|null}],
- *     "components": null | [{"name", "class", "library", "bytes", "params", "by_dtype",
- *                            "largest_group", "largest_group_bytes", "variant"}]
- *                                    (schema 2: a diffusers pipeline, model/pipeline_files.h)
- *   },
- *   "components": [                 the reserve, in declaration order; never the weights
- *     {"name": STR, "bytes": INT|null, "status": "estimated"|"measured"|"unknown",
- *      "source": STR|null, "phase": STR|null,
- *      "class": "other"|"kv_cache"|"gradients"|"optimizer"|"activations"|"parameters",
- *      "derived": {"estimator": "kv", "keys": {KEY: "as written"}, "reads": {FIELD: VALUE}},
- *      "memory": "managed" (absent: the caching allocator's; sheet/vocab.h)}
- *   ],                              "class" says how a placement shards it (sheet/placement);
- *                                   "derived" (estimates only, sheet/derived.h): how to recompute
- * it "placement": {"kind": "single"|"ddp"|"zero"|"fsdp"|"tensor", "gpus": INT, "stage": INT|null,
- *                 "offload": "model"|"sequential"|null},     (schema 2: CPU offload, single)
- *   "stages": [{"name": "short"|"usual"|"limit"|STR, "length": INT|null,
- *               "concurrency": INT|null, "microbatch": INT|null, "note": STR|null,
- *               "width", "height", "frames", "batch": INT|null (schema 2)}],
- *   "offers": [{"name": STR, "memory_bytes": INT|null (nominal, as marketed),
- *               "reported_bytes": INT|null (device-reported total), "reported_basis": STR|null,
- *               "price": STR|null (exact decimal text, "47.14"), "currency": STR|null,
- *               "period": STR|null ("3d"), "cards": INT, "available": STR|null,
- *               "interconnect": STR|null, "catalog": STR|null (catalogue entry used)}],
- *   "requirements": [{"name": STR}],            declared with `require` (built-ins are implied)
- *   "evidence": [{"candidate": STR, "requirement": STR,
- *                 "verdict": "admissible"|"to-confirm"|"exclude",
- *                 "source": STR, "version": STR|null, "scope": STR|null,
- *                 "card": {FIELD: VALUE}}],  the card it was obtained under (sheet/derived.h)
- *   "runs": [{"id": "m1", "command": STR, "phase": STR|null, "exit_status": INT|null,
- *             "overflow_phase": STR|null, "started": ISO8601, "elapsed_ms": INT,
- *             "host": STR|null, "driver": STR|null, "nvml": STR|null,
- *             "gpus": [{"index": INT, "name": STR, "total_bytes": INT, "total_basis":
- * "nvml"|"cuda"}]}], "measurements": [{"run": STR|null, "phase": STR, "gpu": INT|null, "gpu_name":
- * STR|null, "counter": STR, "scope": "device"|"process"|"allocator"|"tensors"|STR, "peak_bytes":
- * INT, "dims": {STR: INT}, "stage": STR|null, "host": STR|null, "rank": INT|null, "validates_card":
- * BOOL, "state": "current"|"to re-measure", "time": ISO8601|null, "text": STR|null,
- * "resolution_bytes": INT|null,    (schema 2: from a log, "value": NUMBER|null, "unit": STR|null,
- * "engine_version": STR|null: the log's own version line; older records lack it, read as null}],
- * a count has peak_bytes null) "invalidate": [STR], "oom": [{"phase": STR, "note": STR|null,
- *   "run": STR (the measure run that overflowed, when one did)}], "decision": STR|null
- * }
+ * Beside the document, not in the record: keys beginning with "_" are this
+ * module's caches about the sheet's own contents ("_component_at",
+ * "_card_gen"), which vs_sheet_dump leaves out; state about the world outside
+ * the sheet (the records blob it was loaded from) is kept by its holder
+ * (lang/verb.h's vs_ctx_base_blob), never in it. This module is pure: no I/O,
+ * no globals. Every amount of memory is an exact integer number of bytes;
+ * unknown is null; the words of task, format, status, class, verdict and scope
+ * are sheet/vocab.h's.
  */
 #ifndef VS_SHEET_SHEET_H
 #define VS_SHEET_SHEET_H

@@ -10,7 +10,10 @@ Each generated block sits between `<!-- generated: NAME -->` and
                                  with its syntax line from `help VERB`;
   gpus    (docs/gpu-catalog.md)  every GPU of src/catalog/gpus.json;
   schemes (docs/quantised-weights.md) every format of `help format` (the vocabulary's
-                                 plain widths and schemes, from src/sheet/vocab.c's tables).
+                                 plain widths and schemes, from src/sheet/vocab.c's tables);
+  layout  (docs/sheet-layout.md) every key of the sheet's top level, card, card.engine,
+                                 placement and component, with its type and description,
+                                 from records/sheet.schema.json.
 ctest runs the check (docs.drift), so a verb or GPU added to the code without the
 docs fails the build's tests until this script is run.
 """
@@ -109,6 +112,44 @@ def gpus_table():
     return "\n".join(lines) + "\n"
 
 
+def schema_type(s):
+    """A property's type in words, from its schema: its $ref, enum, type or oneOf."""
+    ref = s.get("$ref", "")
+    named = {"#/$defs/bytes": "bytes (integer)", "#/$defs/bytes_or_null": "bytes (integer) or null",
+             "#/$defs/count_or_null": "integer or null"}
+    if ref:
+        return named[ref]
+    if "enum" in s:
+        return " or ".join("null" if v is None else '"%s"' % v for v in s["enum"])
+    if "oneOf" in s:
+        return " or ".join(schema_type(alt) for alt in s["oneOf"])
+    kinds = s.get("type", "any")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "pattern" in s and kinds == ["string"]:
+        return "string `%s`" % s["pattern"]
+    return " or ".join(kinds)
+
+
+def layout_table():
+    with open(os.path.join(ROOT, "records", "sheet.schema.json")) as f:
+        top = json.load(f)["properties"]
+
+    def props(s):
+        """An object's properties, or those of the object branch of a oneOf (null or object)."""
+        return s.get("properties") or next(alt["properties"] for alt in s["oneOf"] if "properties" in alt)
+
+    card = props(top["card"])
+    sections = [("", top), ("card.", card), ("card.engine.", props(card["engine"])),
+                ("placement.", props(top["placement"])),
+                ("components[].", props(top["components"]["items"]))]
+    lines = ["| key | type | what it holds |", "|---|---|---|"]
+    for prefix, section in sections:
+        for key, s in section.items():
+            lines.append("| `%s%s` | %s | %s |" % (prefix, key, schema_type(s).replace("|", "\\|"),
+                                                  s.get("description", "").replace("|", "\\|")))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", required=True, help="the build folder holding the vramsheet binary")
@@ -116,7 +157,7 @@ def main():
     args = ap.parse_args()
     binary = os.path.join(os.path.abspath(args.build), "vramsheet")
     makers = {"verbs": lambda: verbs_table(binary), "gpus": gpus_table,
-              "schemes": lambda: schemes_table(binary)}
+              "schemes": lambda: schemes_table(binary), "layout": layout_table}
     drift = 0
     seen = set()
     docs = os.path.join(ROOT, "docs")

@@ -1,8 +1,9 @@
 /* sheet/sheet_access: the key tables (sheet/sheet_keys.def) against the
  * record's JSON Schema (records/sheet.schema.json), the layout's one
  * description, read here with jansson: the same keys in the same order, so a
- * property added to one and not the other fails here. Then the accessors on a
- * sheet built key by key in the test. */
+ * property added to one and not the other fails here, and so does a key the
+ * schema leaves without a description. Then the accessors on a sheet built
+ * key by key in the test. */
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -69,6 +70,35 @@ START_TEST(tables_are_the_schema)
     same_keys(props_of(json_object_get(top, "placement")), vs_sheet_placement_key_names,
               VS_PK_COUNT, "placement");
     same_keys(props_of(json_object_get(json_object_get(top, "components"), "items")),
+              vs_sheet_component_key_names, VS_COMPK_COUNT, "components[]");
+    json_decref(s);
+}
+END_TEST
+
+/* Every key the code names has its description in the schema, which is where
+ * the layout is described (sheet.h points there): what it holds and its unit. */
+static void described(json_t *props, const char *const *names, size_t n, const char *what)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const char *d =
+            json_string_value(json_object_get(json_object_get(props, names[i]), "description"));
+        ck_assert_msg(d && strlen(d) > 10, "%s: the schema's \"%s\" has no description", what,
+                      names[i]);
+    }
+}
+
+START_TEST(every_key_is_described)
+{
+    json_t *s = schema(), *top = json_object_get(s, "properties");
+    json_t *card = props_of(json_object_get(top, "card"));
+    described(top, vs_sheet_key_names, VS_SK_COUNT, "sheet");
+    described(card, vs_sheet_card_key_names, VS_CK_COUNT, "card");
+    described(props_of(json_object_get(card, "engine")), vs_sheet_engine_key_names, VS_EK_COUNT,
+              "card.engine");
+    described(props_of(json_object_get(top, "placement")), vs_sheet_placement_key_names,
+              VS_PK_COUNT, "placement");
+    described(props_of(json_object_get(json_object_get(top, "components"), "items")),
               vs_sheet_component_key_names, VS_COMPK_COUNT, "components[]");
     json_decref(s);
 }
@@ -156,6 +186,7 @@ static Suite *suite(void)
     Suite *s = suite_create("sheet_access");
     TCase *tc = tcase_create("keys");
     tcase_add_test(tc, tables_are_the_schema);
+    tcase_add_test(tc, every_key_is_described);
     tcase_add_test(tc, accessors_read_and_write_the_layout);
     tcase_add_test(tc, new_sheet_has_every_required_key);
     suite_add_tcase(s, tc);
