@@ -102,6 +102,49 @@ START_TEST(test_bundle_chart_is_json_dumps)
 }
 END_TEST
 
+/* A chart handed over already escaped (vs_bundle_new_chart: the memo's JSON
+ * string, here jansson's dump of the repaired chart) is copied as it is: the
+ * bundle is jansson's dump of the whole, as with the chart's SVG. */
+START_TEST(test_bundle_chart_already_escaped)
+{
+    const char *html = "<p class=\"x\">\t</p>\n";
+    const char *svg_fixed = "\xEF\xBF\xBD<svg a=\"1\">\\ \x01 \xc3\xa9</svg>";
+    char both[256];
+    json_t *want, *js = json_string(svg_fixed);
+    char *dumped, *esc = json_dumps(js, JSON_ENCODE_ANY);
+    vs_buf chart = VS_BUF_INIT;
+    vs_bundle *vb;
+    vs_buf_puts(&chart, esc);
+    vb = vs_bundle_new_chart("p", html, &chart, "{}", 2);
+    ck_assert_ptr_nonnull(vb);
+    snprintf(both, sizeof both, "%s<div class='vramsheet-chart'>\n%s</div>\n", html, svg_fixed);
+    want = json_pack("{s:s, s:s, s:s, s:{}}", "text/plain", "p", "text/html", both, "image/svg+xml",
+                     svg_fixed, VS_MIME_JSON);
+    dumped = json_dumps(want, JSON_COMPACT);
+    ck_assert_str_eq(vb->json, dumped);
+    ck_assert_uint_eq(vb->len, strlen(dumped));
+    free(dumped);
+    json_decref(want);
+    vs_bundle_free(vb);
+    /* a chart alone, no HTML */
+    vb = vs_bundle_new_chart("p", NULL, &chart, NULL, 0);
+    want = json_pack("{s:s, s:s}", "text/plain", "p", "image/svg+xml", svg_fixed);
+    dumped = json_dumps(want, JSON_COMPACT);
+    ck_assert_str_eq(vb->json, dumped);
+    free(dumped);
+    json_decref(want);
+    vs_bundle_free(vb);
+    /* what is no JSON string is refused, not spliced */
+    vs_buf_reset(&chart);
+    vs_buf_puts(&chart, "<svg/>");
+    ck_assert_ptr_null(vs_bundle_new_chart("p", html, &chart, NULL, 0));
+    ck_assert_ptr_null(vs_bundle_new_chart("p", html, NULL, NULL, 0));
+    vs_buf_free(&chart);
+    free(esc);
+    json_decref(js);
+}
+END_TEST
+
 START_TEST(test_bundle_invalid_utf8)
 {
     vs_bundle *vb = vs_bundle_new("a\xff"
@@ -329,6 +372,7 @@ int main(void)
     tcase_add_test(tc, test_bundle_keys);
     tcase_add_test(tc, test_bundle_text_is_json_dumps);
     tcase_add_test(tc, test_bundle_chart_is_json_dumps);
+    tcase_add_test(tc, test_bundle_chart_already_escaped);
     tcase_add_test(tc, test_bundle_invalid_utf8);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);
