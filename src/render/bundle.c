@@ -33,6 +33,14 @@ struct vs_table {
 
 #define PLAIN_KEY "{\"text/plain\":"
 
+/* Whether html is "<p>" + plain's one line + "</p>\n", plain ending with its
+ * newline. */
+static int one_line_html(const char *plain, size_t np, const char *html, size_t nh)
+{
+    return np && plain[np - 1] == '\n' && nh == np + 7 && !memcmp(html, "<p>", 3) &&
+           !memcmp(html + nh - 5, "</p>\n", 5) && !memcmp(html + 3, plain, np - 1);
+}
+
 /* The bundle of vs_bundle_new_text, the chart given either as its SVG text
  * (svg) or already escaped as a JSON string (chart_json, quotes included). */
 static vs_bundle *bundle_build(const char *plain, const char *html, const char *svg,
@@ -84,6 +92,18 @@ static vs_bundle *bundle_build(const char *plain, const char *html, const char *
             vs_buf_append(&out, chart.data, chart.len);
         }
         vs_buf_free(&chart);
+    } else if (html && one_line_html(plain, np, html, nh) && !vs_buf_failed(&out)) {
+        /* The HTML is the text's one line in a paragraph (render/result.c's
+         * vs_render_put_one_line, most of a cell's results): its escape is
+         * the text's, already written, between <p> and </p>, escaping being
+         * a byte at a time. */
+        size_t body = out.len - sizeof PLAIN_KEY - 3; /* less the quotes and \n */
+        vs_buf_reserve(&out, body + 32);
+        if (!vs_buf_failed(&out)) {
+            vs_buf_puts(&out, ",\"text/html\":\"<p>");
+            vs_buf_append(&out, out.data + sizeof PLAIN_KEY, body);
+            vs_buf_puts(&out, "</p>\\n\"");
+        }
     } else if (html) {
         vs_buf_puts(&out, ",\"text/html\":");
         vs_json_dump_string_lossy(html, nh, &out);
