@@ -135,6 +135,8 @@ json_t *vs_ctx_restored_sheets(vs_ctx *ctx)
 
 void vs_ctx_drop_views(vs_ctx *ctx)
 {
+    /* the chart's key holds the views' texts by address */
+    vs_svg_memo_free(&ctx->chart);
     vs_component_views_free(&ctx->views);
     json_decref(ctx->views_of);
     ctx->views_of = NULL;
@@ -165,6 +167,11 @@ const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *shee
         return NULL;
     }
     return &ctx->views;
+}
+
+vs_svg_memo *vs_ctx_chart_memo(vs_ctx *ctx)
+{
+    return &ctx->chart;
 }
 
 size_t vs_ctx_sheet_count(vs_ctx *ctx)

@@ -10,6 +10,7 @@
 #include "lang/interp.h"
 #include "lang/verb.h"
 #include "render/sink.h"
+#include "render/svg.h"
 #include "sheet/sheet.h"
 
 struct vs_ctx {
@@ -28,6 +29,10 @@ struct vs_ctx {
      * components they were read from, held so that none is freed under them */
     json_t *views_of;
     vs_component_views views;
+    /* the budget chart drawn last in the cell, with what it showed: the
+     * chart of `envelope` and of `candidates` (vs_ctx_chart_memo); its key
+     * holds the texts of views, so it goes with them (vs_ctx_drop_views) */
+    vs_svg_memo chart;
 };
 
 /* Hands bundle to the sink now (display_data), the pending result untouched. */

@@ -375,8 +375,11 @@ int vs_verb_envelope(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return vs_error_oom(err);
     /* the components read once, for the sum, the chart, the table and the payload */
     if ((rc = vs_envelope_compute(&env, sheet, views, err)) == 0)
-        rc = env.weights_known ? vs_verb_emit(ctx, vs_render_envelope(sheet, &env, views), err)
-                               : no_weights(sheet, err);
+        rc = env.weights_known
+                 ? vs_verb_emit(ctx,
+                                vs_render_envelope_memo(sheet, &env, views, vs_ctx_chart_memo(ctx)),
+                                err)
+                 : no_weights(sheet, err);
     return rc;
 }
 

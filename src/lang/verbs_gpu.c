@@ -636,7 +636,7 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_bundle *bundle;
     vs_classification *c = NULL;
     const vs_component_views *views;
-    char *svg;
+    vs_svg_memo *memo = vs_ctx_chart_memo(ctx);
     int rc;
     if (!sheet)
         return vs_error_oom(err);
@@ -648,10 +648,11 @@ static int verb_candidates(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if ((rc = classify_sheet(&c, sheet, views, err)) < 0)
         return rc;
     /* The chart is the envelope's: every offer's capacity line against the
-     * per-GPU envelope, drawn by render/envelope. */
-    svg = vs_render_envelope_svg(sheet, &c->env, views);
-    bundle = svg ? vs_candidates_bundle(c, svg) : NULL;
-    free(svg);
+     * per-GPU envelope, drawn by render/envelope: through the cell's memo,
+     * so that after `envelope` on the same sheet it is not drawn again. */
+    bundle = vs_render_envelope_chart(sheet, &c->env, views, memo)
+                 ? vs_candidates_bundle_chart(c, vs_svg_memo_json(memo))
+                 : NULL;
     vs_classification_free(c);
     if (!bundle)
         return vs_error_oom(err);

@@ -33,19 +33,45 @@ struct vs_table {
 
 #define PLAIN_KEY "{\"text/plain\":"
 
-vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *svg,
-                              const char *payload_json, size_t payload_len)
+/* Whether html is "<p>" + plain's one line + "</p>\n", plain ending with its
+ * newline. */
+static int one_line_html(const char *plain, size_t np, const char *html, size_t nh)
+{
+    return np && plain[np - 1] == '\n' && nh == np + 7 && !memcmp(html, "<p>", 3) &&
+           !memcmp(html + nh - 5, "</p>\n", 5) && !memcmp(html + 3, plain, np - 1);
+}
+
+/* The bundle of vs_bundle_new_text, the chart given either as its SVG text
+ * (svg) or already escaped as a JSON string (chart_json, quotes included). */
+static vs_bundle *bundle_build(const char *plain, const char *html, const char *svg,
+                               const vs_buf *chart_json, const char *payload_json,
+                               size_t payload_len)
 {
     vs_buf out = VS_BUF_INIT;
     vs_bundle *b;
     size_t np, nh = html ? strlen(html) : 0, ns = svg ? strlen(svg) : 0;
     if (!plain)
         return NULL;
+    if (chart_json)
+        ns = chart_json->len;
     np = strlen(plain);
     vs_buf_reserve(&out, np + nh + 2 * ns + payload_len + 160);
     vs_buf_puts(&out, PLAIN_KEY);
     vs_json_dump_string_lossy(plain, np, &out);
-    if (html && svg) {
+    if (html && chart_json) {
+        vs_buf_puts(&out, ",\"text/html\":");
+        vs_json_dump_string_lossy(html, nh, &out);
+        if (!vs_buf_failed(&out)) {
+            out.len--; /* as below: the chart follows inside html's string */
+            vs_buf_puts(&out, "<div class='vramsheet-chart'>\\n");
+            vs_buf_append(&out, chart_json->data + 1, chart_json->len - 2);
+            vs_buf_puts(&out, "</div>\\n\",\"image/svg+xml\":");
+            vs_buf_append(&out, chart_json->data, chart_json->len);
+        }
+    } else if (chart_json) {
+        vs_buf_puts(&out, ",\"image/svg+xml\":");
+        vs_buf_append(&out, chart_json->data, chart_json->len);
+    } else if (html && svg) {
         /* Frontends show one representation per output, and every one of them
          * (classic Notebook, JupyterLab, nbconvert) ranks text/html above
          * image/svg+xml: the chart must be inside the HTML to be seen. The
@@ -66,6 +92,18 @@ vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *s
             vs_buf_append(&out, chart.data, chart.len);
         }
         vs_buf_free(&chart);
+    } else if (html && one_line_html(plain, np, html, nh) && !vs_buf_failed(&out)) {
+        /* The HTML is the text's one line in a paragraph (render/result.c's
+         * vs_render_put_one_line, most of a cell's results): its escape is
+         * the text's, already written, between <p> and </p>, escaping being
+         * a byte at a time. */
+        size_t body = out.len - sizeof PLAIN_KEY - 3; /* less the quotes and \n */
+        vs_buf_reserve(&out, body + 32);
+        if (!vs_buf_failed(&out)) {
+            vs_buf_puts(&out, ",\"text/html\":\"<p>");
+            vs_buf_append(&out, out.data + sizeof PLAIN_KEY, body);
+            vs_buf_puts(&out, "</p>\\n\"");
+        }
     } else if (html) {
         vs_buf_puts(&out, ",\"text/html\":");
         vs_json_dump_string_lossy(html, nh, &out);
@@ -85,6 +123,20 @@ vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *s
     b->len = out.len;
     b->json = vs_buf_take(&out);
     return b;
+}
+
+vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *svg,
+                              const char *payload_json, size_t payload_len)
+{
+    return bundle_build(plain, html, svg, NULL, payload_json, payload_len);
+}
+
+vs_bundle *vs_bundle_new_chart(const char *plain, const char *html, const vs_buf *chart_json,
+                               const char *payload_json, size_t payload_len)
+{
+    if (!chart_json || chart_json->len < 2 || chart_json->data[0] != '"')
+        return NULL;
+    return bundle_build(plain, html, NULL, chart_json, payload_json, payload_len);
 }
 
 vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg, json_t *payload_take)

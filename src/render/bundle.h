@@ -30,6 +30,13 @@ typedef struct vs_bundle {
  * svg that are not UTF-8 become U+FFFD. NULL when memory is short. */
 vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *svg,
                               const char *payload_json, size_t payload_len);
+/* The same with the chart already escaped as a JSON string (chart_json, its
+ * quotes included, as vs_json_dump_string_lossy writes it: render/svg.h's
+ * memo keeps it so), copied into the bundle as it is rather than escaped
+ * again. The bytes are those of vs_bundle_new_text with the chart's SVG. NULL
+ * when memory is short or chart_json is no JSON string. */
+vs_bundle *vs_bundle_new_chart(const char *plain, const char *html, const vs_buf *chart_json,
+                               const char *payload_json, size_t payload_len);
 /* The same with the payload as a jansson tree, taken (may be NULL). */
 vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg,
                          json_t *payload_take);

@@ -699,7 +699,8 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
     vs_table_free(mx);
 }
 
-vs_bundle *vs_candidates_bundle(const vs_classification *c, const char *svg)
+/* svg or chart_json (the chart as a JSON string) or neither. */
+static vs_bundle *bundle_of(const vs_classification *c, const char *svg, const vs_buf *chart_json)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
     vs_jw w = VS_JW_INIT(&payload);
@@ -708,11 +709,26 @@ vs_bundle *vs_candidates_bundle(const vs_classification *c, const char *svg)
     vs_candidates_payload_write(&w, c);
     vs_jw_close(&w, '}');
     render(c, &text, &html);
-    if (!vs_buf_failed(&text) && !vs_buf_failed(&html) && !vs_buf_failed(&payload))
+    if (vs_buf_failed(&text) || vs_buf_failed(&html) || vs_buf_failed(&payload))
+        ;
+    else if (chart_json)
+        bundle = vs_bundle_new_chart(vs_buf_str(&text), vs_buf_str(&html), chart_json,
+                                     vs_buf_str(&payload), payload.len);
+    else
         bundle = vs_bundle_new_text(vs_buf_str(&text), vs_buf_str(&html), svg, vs_buf_str(&payload),
                                     payload.len);
     vs_buf_free(&text);
     vs_buf_free(&html);
     vs_buf_free(&payload);
     return bundle;
+}
+
+vs_bundle *vs_candidates_bundle(const vs_classification *c, const char *svg)
+{
+    return bundle_of(c, svg, NULL);
+}
+
+vs_bundle *vs_candidates_bundle_chart(const vs_classification *c, const vs_buf *chart_json)
+{
+    return chart_json ? bundle_of(c, NULL, chart_json) : NULL;
 }

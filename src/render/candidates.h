@@ -39,5 +39,8 @@ void vs_candidates_payload_write(vs_jw *w, const vs_classification *c);
 /* The whole MIME bundle: text/plain, text/html, the payload, and svg (the
  * budget chart, may be NULL) as image/svg+xml. A new reference, or NULL. */
 vs_bundle *vs_candidates_bundle(const vs_classification *c, const char *svg);
+/* The same with the chart already a JSON string (vs_svg_memo_json), copied
+ * as it is: the bytes of vs_candidates_bundle with that chart. */
+vs_bundle *vs_candidates_bundle_chart(const vs_classification *c, const vs_buf *chart_json);
 
 #endif

@@ -79,6 +79,7 @@ typedef struct budget {
     size_t nseg;
     vs_svg_line *lines;
     size_t nlines;
+    size_t held_from;  /* the first segment drawn from a component view */
     char (*basis)[96]; /* each line's capacity basis */
     char wlabel[96];   /* the weights' label under a phase basis */
 } budget;
@@ -133,6 +134,8 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
             sg->status = env->weights_basis;
         }
     }
+    /* the views' texts live as long as the views (vs_svg_budget_memo) */
+    b->held_from = b->nseg;
     for (i = 0; i < views->n; i++) {
         const vs_component_view *v = &views->v[i];
         vs_svg_segment *sg;
@@ -161,14 +164,17 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     return 0;
 }
 
-static char *budget_svg(const json_t *sheet, const vs_envelope *env, const budget *b)
+/* The chart through memo: drawn only when what it shows changed since the
+ * last one drawn through memo (render/svg.h). Borrowed from memo. */
+static const char *budget_svg(const json_t *sheet, const vs_envelope *env, const budget *b,
+                              vs_svg_memo *memo)
 {
     char title[200], ph[48] = "";
     const char *st = json_string_value(json_object_get(sheet, "title"));
     if (env->phases.n)
         snprintf(ph, sizeof ph, ", worst phase %s", env->phases.row[env->phases.worst].name);
     snprintf(title, sizeof title, "Memory budget per GPU%s%s%s", ph, st ? ": " : "", st ? st : "");
-    return vs_svg_budget(title, b->segs, b->nseg, b->lines, b->nlines);
+    return vs_svg_budget_memo(memo, title, b->segs, b->nseg, b->held_from, b->lines, b->nlines);
 }
 
 static void placement_or_single(vs_placement *pl, const json_t *sheet)
@@ -180,18 +186,28 @@ static void placement_or_single(vs_placement *pl, const json_t *sheet)
     }
 }
 
-char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
-                             const vs_component_views *views)
+const char *vs_render_envelope_chart(const json_t *sheet, const vs_envelope *env,
+                                     const vs_component_views *views, vs_svg_memo *memo)
 {
     vs_placement pl;
     budget b;
-    char *svg = NULL;
+    const char *svg = NULL;
     placement_or_single(&pl, sheet);
     if (budget_build(&b, sheet, env, views, &pl) == 0) {
-        svg = budget_svg(sheet, env, &b);
+        svg = budget_svg(sheet, env, &b, memo);
         budget_free(&b);
     }
     return svg;
+}
+
+char *vs_render_envelope_svg(const json_t *sheet, const vs_envelope *env,
+                             const vs_component_views *views)
+{
+    vs_svg_memo memo = VS_SVG_MEMO_INIT;
+    const char *svg = vs_render_envelope_chart(sheet, env, views, &memo);
+    char *copy = svg ? strdup(svg) : NULL;
+    vs_svg_memo_free(&memo);
+    return copy;
 }
 
 void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *sheet,
@@ -344,6 +360,15 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
 vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
                               const vs_component_views *views)
 {
+    vs_svg_memo memo = VS_SVG_MEMO_INIT;
+    vs_bundle *b = vs_render_envelope_memo(sheet, env, views, &memo);
+    vs_svg_memo_free(&memo);
+    return b;
+}
+
+vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
+                                   const vs_component_views *views, vs_svg_memo *memo)
+{
     static const char *const hdr[] = {"component", "status", "class", "per GPU",
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT, stale = VS_BUF_INIT,
@@ -360,7 +385,7 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     /* the weights are no component: they shard as parameters */
     const char *weights_class = vs_vocab_class_name(vs_vocab_class_of(VS_VOCAB_WEIGHTS));
     size_t nn = 0;
-    char *svg = NULL;
+    const vs_buf *chart = NULL;
     unsigned bits = 0; /* printed as 0 in the basis when unknown, as before */
     int bits_known = vs_sheet_weight_bits(sheet, &bits);
     uint64_t params = 0;
@@ -628,17 +653,19 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     }
     cards_short_lines(&text, &html, sheet, &pl);
 
-    svg = budget_svg(sheet, env, &bud);
-    if (!svg)
+    if (!budget_svg(sheet, env, &bud, memo) || !(chart = vs_svg_memo_json(memo)))
         goto done;
     {
         vs_buf pb = VS_BUF_INIT;
         vs_jw w = VS_JW_INIT(&pb);
+        /* a component's object is about 150 bytes: one allocation, not a
+         * doubling series copied at each step */
+        vs_buf_reserve(&pb, 2048 + views->n * 192);
         vs_jw_open(&w, '{');
         vs_envelope_payload_write(&w, env, sheet, views);
         vs_jw_member_value(&w, "capacities", caps);
         vs_jw_close(&w, '}');
-        bundle = vs_render_finish_text(&text, &html, svg, &pb);
+        bundle = vs_render_finish_chart(&text, &html, chart, &pb);
     }
 done:
     vs_table_free(t);
@@ -649,7 +676,6 @@ done:
     vs_buf_free(&phline);
     vs_buf_free(&phnote);
     json_decref(caps);
-    free(svg);
     if (have_budget)
         budget_free(&bud);
     return bundle;

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "render/bundle.h"
+#include "render/svg.h"
 #include "sheet/envelope.h"
 #include "sheet/sheet.h"
 #include "util/json.h"
@@ -22,6 +23,18 @@
  * (vs_component_views_read). New bundle or NULL. */
 vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
                               const vs_component_views *views);
+
+/* vs_render_envelope with its chart drawn through memo (render/svg.h): not
+ * drawn again when the last chart drawn through memo showed the same. The
+ * components' names and statuses are keyed by address: memo is freed before
+ * views are (vs_svg_budget_memo). The bytes are those of vs_render_envelope. */
+vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
+                                   const vs_component_views *views, vs_svg_memo *memo);
+
+/* The chart of vs_render_envelope_memo alone, borrowed from memo (valid until
+ * its next use), or NULL when memory is short: `candidates` draws it too. */
+const char *vs_render_envelope_chart(const json_t *sheet, const vs_envelope *env,
+                                     const vs_component_views *views, vs_svg_memo *memo);
 
 /* The envelope's budget chart alone (the SVG document of vs_render_envelope),
  * malloc'd, or NULL when memory is short: `candidates` draws it too. */

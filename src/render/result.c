@@ -38,6 +38,19 @@ vs_bundle *vs_render_finish_text(vs_buf *text, vs_buf *html, const char *svg, vs
     return b;
 }
 
+vs_bundle *vs_render_finish_chart(vs_buf *text, vs_buf *html, const vs_buf *chart_json,
+                                  vs_buf *payload)
+{
+    vs_bundle *b = NULL;
+    if (!vs_buf_failed(payload) && !vs_buf_failed(text) && !(html && vs_buf_failed(html)))
+        b = vs_bundle_new_chart(vs_buf_str(text), html ? vs_buf_str(html) : NULL, chart_json,
+                                vs_buf_str(payload), payload->len);
+    vs_buf_free(text);
+    vs_buf_free(html);
+    vs_buf_free(payload);
+    return b;
+}
+
 vs_bundle *vs_render_finish(vs_buf *text, vs_buf *html, const char *svg, json_t *payload_take)
 {
     vs_buf p = VS_BUF_INIT;

@@ -43,6 +43,9 @@ void vs_render_put_one_line(vs_buf *text, vs_buf *html, const char *headline,
  * buffers. New bundle, or NULL
  * when any of them failed or memory is short. */
 vs_bundle *vs_render_finish_text(vs_buf *text, vs_buf *html, const char *svg, vs_buf *payload);
+/* The same with the chart already a JSON string (vs_bundle_new_chart). */
+vs_bundle *vs_render_finish_chart(vs_buf *text, vs_buf *html, const vs_buf *chart_json,
+                                  vs_buf *payload);
 /* The same for a payload built as a tree (taken, may be NULL). */
 vs_bundle *vs_render_finish(vs_buf *text, vs_buf *html, const char *svg, json_t *payload_take);
 /* A table result: headline, the table (freed here), after a blank line the

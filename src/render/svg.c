@@ -157,7 +157,7 @@ static int group_segments(drawn_segments *d, const vs_svg_segment *segs, size_t 
         /* The keep largest amounts of the known segments after the first
          * (counted with repeats), largest first: the last is the threshold.
          * An insertion into ten slots per segment, not a sort of them all. */
-        uint64_t top[CHART_KNOWN_MAX - 2];
+        uint64_t top[CHART_KNOWN_MAX - 2] = {0}; /* all written before read (grouping) */
         size_t ntop = 0, larger = 0;
         for (i = 0; i < nsegs; i++) {
             size_t j;

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/buf.h"
+
 typedef struct vs_svg_segment {
     const char *label;  /* "weights", "kv_cache" */
     int known;          /* 0: unknown (drawn hatched, not to scale) */
@@ -41,5 +43,42 @@ typedef struct vs_svg_line {
  * may be NULL. */
 char *vs_svg_budget(const char *title, const vs_svg_segment *segs, size_t nsegs,
                     const vs_svg_line *lines, size_t nlines);
+
+/* The last chart drawn through it and what it was drawn from: `envelope` and
+ * `candidates` draw the same chart of the same sheet, often with nothing
+ * changed between them, and a long reserve's chart is a tenth of a cell. The
+ * key is every input written out (each text with its NUL, each figure's
+ * bytes), so an equal key is the same chart whatever changed the sheet or did
+ * not: there is no count for a writer to forget. The texts of the segments
+ * from held_from on are keyed by their address instead (a long reserve's
+ * names, read again for each chart, cost more than the chart): the caller
+ * holds them alive and unchanged until it calls vs_svg_memo_free, as the
+ * cell's component views are (lang/verb_ctx.c). svg_json is the chart as a
+ * JSON string (vs_json_dump_string_lossy), escaped once for every bundle. */
+typedef struct vs_svg_memo {
+    vs_buf key;
+    vs_buf scratch; /* the key asked for */
+    char *svg;
+    vs_buf svg_json;
+    unsigned long drawn; /* how many times it drew (tests) */
+} vs_svg_memo;
+
+#define VS_SVG_MEMO_INIT                                                                           \
+    {                                                                                              \
+        VS_BUF_INIT, VS_BUF_INIT, NULL, VS_BUF_INIT, 0                                             \
+    }
+
+/* vs_svg_budget through m: the chart kept in m when its inputs are the same
+ * (the texts of segs[held_from..] at the same addresses), else drawn and
+ * kept. Borrowed (valid until the next call on m or vs_svg_memo_free); NULL
+ * when memory is short. */
+const char *vs_svg_budget_memo(vs_svg_memo *m, const char *title, const vs_svg_segment *segs,
+                               size_t nsegs, size_t held_from, const vs_svg_line *lines,
+                               size_t nlines);
+/* The chart vs_svg_budget_memo returned last, as a JSON string (quotes
+ * included); NULL when memory is short or none was drawn. */
+const vs_buf *vs_svg_memo_json(vs_svg_memo *m);
+/* Forgets the chart and its key (the memo is reusable after). */
+void vs_svg_memo_free(vs_svg_memo *m);
 
 #endif

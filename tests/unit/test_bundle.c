@@ -102,6 +102,88 @@ START_TEST(test_bundle_chart_is_json_dumps)
 }
 END_TEST
 
+/* A one-line result (its HTML the line in a paragraph) is written with the
+ * line escaped once for both; the bundle is still jansson's dump of the
+ * repaired strings, with quotes, a backslash, a tab, a control character and a
+ * broken UTF-8 sequence in the line, and when the HTML is anything else. */
+START_TEST(test_bundle_one_line_escaped_once)
+{
+    static const struct {
+        const char *plain, *html, *plain_fixed, *html_fixed;
+    } cases[] = {
+        {"24 GB = 22.35 GiB\n", "<p>24 GB = 22.35 GiB</p>\n", NULL, NULL},
+        {"a \"q\" \\ \t \x01 \xc3 \xc3\xa9\n", "<p>a \"q\" \\ \t \x01 \xc3 \xc3\xa9</p>\n",
+         "a \"q\" \\ \t \x01 \xEF\xBF\xBD \xc3\xa9\n",
+         "<p>a \"q\" \\ \t \x01 \xEF\xBF\xBD \xc3\xa9</p>\n"},
+        {"\xe2\x82\n", "<p>\xe2\x82</p>\n", "\xEF\xBF\xBD\xEF\xBF\xBD\n",
+         "<p>\xEF\xBF\xBD\xEF\xBF\xBD</p>\n"},
+        {"two\nlines\n", "<p>two\nlines</p>\n", NULL, NULL},
+        {"a & b\n", "<p>a &amp; b</p>\n", NULL, NULL},
+        {"no newline", "<p>no newlin</p>\n", NULL, NULL},
+        {"\n", "<p></p>\n", NULL, NULL},
+        {"x\n", "<p>y</p>\n", NULL, NULL},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *pf = cases[i].plain_fixed ? cases[i].plain_fixed : cases[i].plain;
+        const char *hf = cases[i].html_fixed ? cases[i].html_fixed : cases[i].html;
+        vs_bundle *vb = vs_bundle_new_text(cases[i].plain, cases[i].html, NULL, "{}", 2);
+        json_t *want =
+            json_pack("{s:s, s:s, s:{}}", "text/plain", pf, "text/html", hf, VS_MIME_JSON);
+        char *dumped = json_dumps(want, JSON_COMPACT);
+        ck_assert_ptr_nonnull(vb);
+        ck_assert_msg(!strcmp(vb->json, dumped), "case %zu: %s\nwanted %s", i, vb->json, dumped);
+        ck_assert_uint_eq(vb->len, strlen(dumped));
+        free(dumped);
+        json_decref(want);
+        vs_bundle_free(vb);
+    }
+}
+END_TEST
+
+/* A chart handed over already escaped (vs_bundle_new_chart: the memo's JSON
+ * string, here jansson's dump of the repaired chart) is copied as it is: the
+ * bundle is jansson's dump of the whole, as with the chart's SVG. */
+START_TEST(test_bundle_chart_already_escaped)
+{
+    const char *html = "<p class=\"x\">\t</p>\n";
+    const char *svg_fixed = "\xEF\xBF\xBD<svg a=\"1\">\\ \x01 \xc3\xa9</svg>";
+    char both[256];
+    json_t *want, *js = json_string(svg_fixed);
+    char *dumped, *esc = json_dumps(js, JSON_ENCODE_ANY);
+    vs_buf chart = VS_BUF_INIT;
+    vs_bundle *vb;
+    vs_buf_puts(&chart, esc);
+    vb = vs_bundle_new_chart("p", html, &chart, "{}", 2);
+    ck_assert_ptr_nonnull(vb);
+    snprintf(both, sizeof both, "%s<div class='vramsheet-chart'>\n%s</div>\n", html, svg_fixed);
+    want = json_pack("{s:s, s:s, s:s, s:{}}", "text/plain", "p", "text/html", both, "image/svg+xml",
+                     svg_fixed, VS_MIME_JSON);
+    dumped = json_dumps(want, JSON_COMPACT);
+    ck_assert_str_eq(vb->json, dumped);
+    ck_assert_uint_eq(vb->len, strlen(dumped));
+    free(dumped);
+    json_decref(want);
+    vs_bundle_free(vb);
+    /* a chart alone, no HTML */
+    vb = vs_bundle_new_chart("p", NULL, &chart, NULL, 0);
+    want = json_pack("{s:s, s:s}", "text/plain", "p", "image/svg+xml", svg_fixed);
+    dumped = json_dumps(want, JSON_COMPACT);
+    ck_assert_str_eq(vb->json, dumped);
+    free(dumped);
+    json_decref(want);
+    vs_bundle_free(vb);
+    /* what is no JSON string is refused, not spliced */
+    vs_buf_reset(&chart);
+    vs_buf_puts(&chart, "<svg/>");
+    ck_assert_ptr_null(vs_bundle_new_chart("p", html, &chart, NULL, 0));
+    ck_assert_ptr_null(vs_bundle_new_chart("p", html, NULL, NULL, 0));
+    vs_buf_free(&chart);
+    free(esc);
+    json_decref(js);
+}
+END_TEST
+
 START_TEST(test_bundle_invalid_utf8)
 {
     vs_bundle *vb = vs_bundle_new("a\xff"
@@ -329,6 +411,8 @@ int main(void)
     tcase_add_test(tc, test_bundle_keys);
     tcase_add_test(tc, test_bundle_text_is_json_dumps);
     tcase_add_test(tc, test_bundle_chart_is_json_dumps);
+    tcase_add_test(tc, test_bundle_chart_already_escaped);
+    tcase_add_test(tc, test_bundle_one_line_escaped_once);
     tcase_add_test(tc, test_bundle_invalid_utf8);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);

@@ -1,5 +1,6 @@
 /* The budget chart: stacked components, unknown ones hatched, capacity lines. */
 #include <check.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,6 +437,109 @@ START_TEST(close_and_equal_lines)
 }
 END_TEST
 
+/* The memo (vs_svg_budget_memo) hands back the chart it holds only when every
+ * input is the same: each change below, one field at a time, must draw again
+ * (drawn moves) and give vs_svg_budget's chart of the changed inputs, byte for
+ * byte; the same inputs again, in fresh copies of the texts, draw nothing. */
+static void memo_is(vs_svg_memo *m, const char *title, const vs_svg_segment *segs, size_t nsegs,
+                    const vs_svg_line *lines, size_t nlines, unsigned long drawn, const char *what)
+{
+    const char *got = vs_svg_budget_memo(m, title, segs, nsegs, nsegs, lines, nlines);
+    char *want = vs_svg_budget(title, segs, nsegs, lines, nlines);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ptr_nonnull(want);
+    ck_assert_msg(!strcmp(got, want), "%s: the memo's chart differs from a fresh one", what);
+    ck_assert_msg(m->drawn == drawn, "%s: drawn %lu times, expected %lu", what, m->drawn, drawn);
+    free(want);
+}
+
+START_TEST(memo_draws_again_on_any_change)
+{
+    vs_svg_segment segs[] = {{"weights", 1, 14000000000ULL, "params x bits / 8"},
+                             {"kv_cache", 1, 6442450944ULL, "estimated"},
+                             {"workspace", 0, 0, "unknown"}};
+    vs_svg_line lines[] = {{"RTX 4090", 24000000000ULL, "nominal 24 GB"},
+                           {"RTX 6000 Ada", 48000000000ULL, "nominal 48 GB"}};
+    char kv[] = "kv_cache", title[] = "Memory budget per GPU: t";
+    vs_svg_memo m = VS_SVG_MEMO_INIT;
+    const vs_buf *js;
+    unsigned long n = 0;
+    memo_is(&m, title, segs, 3, lines, 2, ++n, "first");
+    /* the same again, the texts in other buffers: kept */
+    segs[1].label = kv;
+    memo_is(&m, "Memory budget per GPU: t", segs, 3, lines, 2, n, "same inputs");
+    /* the chart as a JSON string: jansson reads it back as the chart */
+    js = vs_svg_memo_json(&m);
+    ck_assert_ptr_nonnull(js);
+    {
+        json_t *back = json_loadb(js->data, js->len, JSON_DECODE_ANY, NULL);
+        ck_assert(json_is_string(back));
+        ck_assert_str_eq(json_string_value(back), m.svg);
+        json_decref(back);
+    }
+    memo_is(&m, "Memory budget per GPU: u", segs, 3, lines, 2, ++n, "title");
+    memo_is(&m, NULL, segs, 3, lines, 2, ++n, "no title");
+    memo_is(&m, "", segs, 3, lines, 2, ++n, "empty title, not none");
+    kv[0] = 'K';
+    memo_is(&m, "", segs, 3, lines, 2, ++n, "a label's text changed in place");
+    segs[1].bytes += 1;
+    memo_is(&m, "", segs, 3, lines, 2, ++n, "one byte more");
+    segs[1].status = "measured";
+    memo_is(&m, "", segs, 3, lines, 2, ++n, "status");
+    segs[2].known = 1;
+    memo_is(&m, "", segs, 3, lines, 2, ++n, "known");
+    segs[2].status = NULL;
+    memo_is(&m, "", segs, 3, lines, 2, ++n, "no status");
+    memo_is(&m, "", segs, 2, lines, 2, ++n, "a segment fewer");
+    memo_is(&m, "", segs, 2, lines, 1, ++n, "a line fewer");
+    lines[0].bytes = 24564ULL << 20;
+    memo_is(&m, "", segs, 2, lines, 1, ++n, "a capacity");
+    lines[0].basis = "device-reported";
+    memo_is(&m, "", segs, 2, lines, 1, ++n, "a basis");
+    lines[0].label = "RTX 4090 D";
+    memo_is(&m, "", segs, 2, lines, 1, ++n, "an offer's name");
+    memo_is(&m, "", segs, 2, lines, 1, n, "nothing changed");
+    /* segments held from index 1: their texts keyed by address, so the same
+     * text elsewhere draws again (the same chart), the same address does not */
+    {
+        char a1[] = "kv_cache", a2[] = "kv_cache";
+        vs_svg_segment h[] = {{"weights", 1, 14000000000ULL, "params x bits / 8"},
+                              {a1, 1, 6442450944ULL, "estimated"}};
+        vs_svg_memo m3 = VS_SVG_MEMO_INIT;
+        char *want = vs_svg_budget(NULL, h, 2, lines, 1);
+        ck_assert_str_eq(vs_svg_budget_memo(&m3, NULL, h, 2, 1, lines, 1), want);
+        ck_assert_str_eq(vs_svg_budget_memo(&m3, NULL, h, 2, 1, lines, 1), want);
+        ck_assert_uint_eq(m3.drawn, 1);
+        h[1].label = a2;
+        ck_assert_str_eq(vs_svg_budget_memo(&m3, NULL, h, 2, 1, lines, 1), want);
+        ck_assert_uint_eq(m3.drawn, 2);
+        h[1].bytes++; /* a figure is keyed by value, held or not */
+        free(want);
+        want = vs_svg_budget(NULL, h, 2, lines, 1);
+        ck_assert_str_eq(vs_svg_budget_memo(&m3, NULL, h, 2, 1, lines, 1), want);
+        ck_assert_uint_eq(m3.drawn, 3);
+        /* the same segments, now all keyed by their text: a new key */
+        ck_assert_str_eq(vs_svg_budget_memo(&m3, NULL, h, 2, 2, lines, 1), want);
+        ck_assert_uint_eq(m3.drawn, 4);
+        /* forgotten: drawn again */
+        vs_svg_memo_free(&m3);
+        ck_assert_str_eq(vs_svg_budget_memo(&m3, NULL, h, 2, 2, lines, 1), want);
+        ck_assert_uint_eq(m3.drawn, 5);
+        free(want);
+        vs_svg_memo_free(&m3);
+    }
+    /* a change moved into the next field keeps no two keys equal */
+    {
+        vs_svg_segment a[] = {{"ab", 1, 1, "c"}}, b[] = {{"a", 1, 1, "bc"}};
+        vs_svg_memo m2 = VS_SVG_MEMO_INIT;
+        memo_is(&m2, NULL, a, 1, NULL, 0, 1, "ab|c");
+        memo_is(&m2, NULL, b, 1, NULL, 0, 2, "a|bc");
+        vs_svg_memo_free(&m2);
+    }
+    vs_svg_memo_free(&m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("svg");
@@ -449,6 +553,7 @@ int main(void)
     tcase_add_test(tc, long_reserves_are_grouped);
     tcase_add_test(tc, layout_for_every_count);
     tcase_add_test(tc, close_and_equal_lines);
+    tcase_add_test(tc, memo_draws_again_on_any_change);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

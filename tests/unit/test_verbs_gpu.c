@@ -418,6 +418,52 @@ START_TEST(test_cards_fewer_than_placement)
 }
 END_TEST
 
+/* The chart of the bundle of kind kind in the last cell (the first one). */
+static const char *chart_of(const char *kind)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(st.bundles, i, b)
+    {
+        if (!strcmp(gets(payload(b), "kind"), kind))
+            return json_string_value(json_object_get(b, "image/svg+xml"));
+    }
+    return NULL;
+}
+
+/* `candidates` draws the chart of `envelope`, and the cell keeps the last one
+ * drawn: after a writer moved the card between them (`format int8` halves the
+ * weights: 7e9 B = 6.52 GiB where bf16's 14e9 B are 13.04 GiB), candidates'
+ * chart must be the new one, as the next cell draws it afresh; with nothing
+ * between them the two charts are one. */
+START_TEST(test_candidates_chart_follows_the_card)
+{
+    char *env_svg, *cand_svg;
+    run_ok("model m params=7B\nformat bf16\ngpu rtx4090\nenvelope\nformat int8\ncandidates");
+    ck_assert_ptr_nonnull(chart_of("envelope"));
+    ck_assert_ptr_nonnull(chart_of("candidates"));
+    env_svg = strdup(chart_of("envelope"));
+    cand_svg = strdup(chart_of("candidates"));
+    ck_assert_ptr_nonnull(strstr(env_svg, "13.04 GiB"));
+    ck_assert_ptr_nonnull(strstr(cand_svg, "6.52 GiB"));
+    ck_assert_str_ne(env_svg, cand_svg);
+    run_ok("candidates");
+    ck_assert_str_eq(chart_of("candidates"), cand_svg);
+    free(cand_svg);
+    free(env_svg);
+    /* a component set between them moves the chart too */
+    run_ok("envelope\nreserve workspace 2GiB status=estimated source=\"a guess\"\ncandidates");
+    ck_assert_str_ne(chart_of("envelope"), chart_of("candidates"));
+    cand_svg = strdup(chart_of("candidates"));
+    run_ok("candidates");
+    ck_assert_str_eq(chart_of("candidates"), cand_svg);
+    free(cand_svg);
+    /* nothing between them: the same chart */
+    run_ok("envelope\ncandidates");
+    ck_assert_str_eq(chart_of("envelope"), chart_of("candidates"));
+}
+END_TEST
+
 static Suite *verbs_gpu_suite(void)
 {
     Suite *s = suite_create("verbs_gpu");
@@ -435,6 +481,7 @@ static Suite *verbs_gpu_suite(void)
     tcase_add_test(tc, test_gpu_names_forgiven);
     tcase_add_test(tc, test_nominal_basis_cannot_exclude_alone);
     tcase_add_test(tc, test_cards_fewer_than_placement);
+    tcase_add_test(tc, test_candidates_chart_follows_the_card);
     suite_add_tcase(s, tc);
     return s;
 }
