@@ -36,12 +36,72 @@ static const char *card_attention(const json_t *sheet, const char **from)
     return "eager";
 }
 
+/* Whether the output layer is trained: head= as written, else frozen under a
+ * LoRA task (PEFT's adapters leave lm_head out, all-linear included), else
+ * trained. *why says which. */
+static int head_trained(const vs_line *line, const json_t *sheet, const char **why)
+{
+    const vs_arg *hd = vs_line_pair(line, "head");
+    const char *task = vs_sheet_card_str(sheet, VS_CK_TASK);
+    vs_vocab_task t;
+    if (hd) {
+        *why = "head= on the line";
+        return !strcmp(hd->value, "trained");
+    }
+    if (task && !vs_vocab_task_parse(&t, task, NULL) && (t == VS_TASK_LORA || t == VS_TASK_QLORA)) {
+        *why = "the card's task trains an adapter";
+        return 0;
+    }
+    *why = task ? "the card's task trains every weight" : "no task on the card";
+    return 1;
+}
+
+/* loss=liger: Liger-Kernel's fused linear cross-entropy, the terms named. */
+static int liger_source(uint64_t *out_bytes, const vs_line *line, const json_t *sheet,
+                        uint64_t tokens, uint64_t hidden, uint64_t V, char *src, size_t srclen,
+                        vs_error *err)
+{
+    const char *why;
+    int trained = head_trained(line, sheet, &why), rc;
+    vs_liger_est e;
+    char gt[40], gH[40], gV[40], gr[40], gn[40], g1[40], g2[40], g3[40], g4[40], gb[40], w[300];
+    if ((rc = vs_estimate_loss_liger(&e, tokens, hidden, V, 2, trained, err)) < 0)
+        return rc;
+    vs_units_grouped(gt, sizeof gt, tokens);
+    vs_units_grouped(gH, sizeof gH, hidden);
+    vs_units_grouped(gV, sizeof gV, V);
+    vs_units_grouped(gr, sizeof gr, e.chunk_rows);
+    vs_units_grouped(gn, sizeof gn, e.chunks);
+    vs_units_grouped(g1, sizeof g1, e.logits_chunk);
+    vs_units_grouped(g2, sizeof g2, e.grad_input);
+    vs_units_grouped(g3, sizeof g3, e.per_token);
+    vs_units_grouped(g4, sizeof g4, e.grad_weight);
+    vs_units_grouped(gb, sizeof gb, e.total);
+    if (trained)
+        snprintf(w, sizeof w,
+                 " + grad_weight %s vocab x %s hidden x 2 B = %s B (the output layer trained: %s)",
+                 gV, gH, g4, why);
+    else
+        snprintf(w, sizeof w, " (the output layer frozen, no grad_weight: %s)", why);
+    snprintf(src, srclen,
+             "Liger fused linear cross-entropy in %s chunks of %s tokens (the next power of 2 "
+             "of ceil(%s tokens / ceil(%s vocab / %s hidden)), at most the tokens): one chunk's "
+             "16-bit logits, the "
+             "gradient written over them, %s x %s x 2 B = %s B + grad_input %s tokens x %s "
+             "hidden x 2 B = %s B + the float32 loss and the ignore mask, %s tokens x 5 B = %s "
+             "B%s = %s B (linkedin/Liger-Kernel ops/fused_linear_cross_entropy.py at 00eba63)",
+             gn, gr, gt, gV, gH, gr, gV, g1, gt, gH, g2, gt, g3, w, gb);
+    *out_bytes = e.total;
+    return 0;
+}
+
 /* Adds the logits component: the float32 upcast of the loss over tokens x vocab. */
 static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint64_t b,
                            uint64_t hidden, uint64_t *out_bytes, int *counted, char *src,
                            size_t srclen, vs_buf *skipped, json_t *sk, vs_error *err)
 {
     const vs_arg *ls = vs_line_pair(line, "loss"), *ch = vs_line_pair(line, "chunks");
+    const vs_arg *hd = vs_line_pair(line, "head");
     uint64_t V = 0, chunks = 1, tokens;
     int rc, from_arch = 0;
     char gV[40], gt[40], gbytes[40];
@@ -50,13 +110,21 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
         return rc;
     if (rc == 0 || V == 0)
         return 0; /* no vocabulary known: said in a note */
-    if (ls && strcmp(ls->value, "full") && strcmp(ls->value, "chunked") && strcmp(ls->value, "cce"))
-        return vs_arg_error(
-            ls, err,
-            vs_error_set(err, VS_EVALUE, "loss must be full, chunked or cce, not '%s'", ls->value));
+    if (ls && strcmp(ls->value, "full") && strcmp(ls->value, "chunked") &&
+        strcmp(ls->value, "cce") && strcmp(ls->value, "liger"))
+        return vs_arg_error(ls, err,
+                            vs_error_set(err, VS_EVALUE,
+                                         "loss must be full, chunked, cce or liger, not '%s'",
+                                         ls->value));
     if (ch && (!ls || strcmp(ls->value, "chunked")))
         return vs_arg_error(ch, err,
                             vs_error_set(err, VS_EVALUE, "chunks= goes with loss=chunked"));
+    if (hd && (!ls || strcmp(ls->value, "liger")))
+        return vs_arg_error(hd, err, vs_error_set(err, VS_EVALUE, "head= goes with loss=liger"));
+    if (hd && strcmp(hd->value, "trained") && strcmp(hd->value, "frozen"))
+        return vs_arg_error(
+            hd, err,
+            vs_error_set(err, VS_EVALUE, "head must be trained or frozen, not '%s'", hd->value));
     if (ls && !strcmp(ls->value, "chunked")) {
         chunks = 8; /* torchtune's CEWithChunkedOutputLoss(num_output_chunks=8) */
         int present = 0;
@@ -68,7 +136,10 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
     if (vs_checked_mul(&tokens, s, b))
         return vs_error_set(err, VS_EUNIT, "the logits: length x microbatch overflows");
     vs_units_grouped(gt, sizeof gt, tokens);
-    if (ls && !strcmp(ls->value, "cce")) {
+    if (ls && !strcmp(ls->value, "liger")) {
+        if ((rc = liger_source(out_bytes, line, sheet, tokens, hidden, V, src, srclen, err)) < 0)
+            return rc;
+    } else if (ls && !strcmp(ls->value, "cce")) {
         char gH[40];
         if ((rc = vs_estimate_loss_cce(out_bytes, tokens, hidden, err)) < 0)
             return rc;
@@ -251,7 +322,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     vs_act_est e;
     uint64_t logit_bytes = 0;
     int rc, from_arch = 0, logits = 0, gated, split = 0, unsloth = 0;
-    char src[1000], head[1100], lsrc[500], ksrc[400], rsrc[400], rname[80];
+    char src[1000], head[1100], lsrc[1400], ksrc[400], rsrc[400], rname[80];
     char attn_note[200];
     const char *notes[7] = {NULL};
     size_t nn = 0;
@@ -435,7 +506,11 @@ done:
 
 /* What it reads from the card (sheet/derived.h; see lang/verbs_estimate.c's kv_reads). */
 static const vs_derived_read act_reads[] = {
-    {"length", NULL}, {"microbatch", NULL}, {"arch", "layers,hidden,heads"}, {NULL, NULL}};
+    {"length", NULL},
+    {"microbatch", NULL},
+    {"arch", "layers,hidden,heads"},
+    {"task", "head"}, /* loss=liger: whether the output layer is trained */
+    {NULL, NULL}};
 
 const vs_estimator vs_estimator_row_activations = {&vs_estimator_activations, estimate_activations,
                                                    act_reads};

@@ -154,6 +154,29 @@ int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t 
  * output layer gets no gradient (dc only if c.requires_grad). */
 int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, vs_error *err);
 
+/* The loss of Liger-Kernel's fused linear cross-entropy (LigerFusedLinear-
+ * CrossEntropyFunction, linkedin/Liger-Kernel at 00eba63), which runs the
+ * output layer and the loss together over chunks of tokens and computes their
+ * gradients in the forward. At its peak, over tokens positions (BT), a
+ * hidden-wide last hidden state (H), a vocabulary (V), in a bytes-wide dtype
+ * (2 for bf16):
+ *   chunk_rows = min(next_power_of_2(ceil(BT / ceil(V / H))), BT), chunks =
+ *     ceil(BT / chunk_rows);
+ *   logits_chunk: chunk_rows x V x bytes, one chunk's logits in the input's
+ *     dtype, not upcast, the gradient written over them;
+ *   grad_input: BT x H x bytes, the gradient into the hidden state;
+ *   per_token: BT x 5 B, the float32 loss of each token and the bool mask of
+ *     the ignored ones;
+ *   grad_weight: V x H x bytes when the output layer is trained
+ *     (head_trained), in its own dtype; 0 when frozen (LoRA);
+ *   total: their sum. */
+typedef struct vs_liger_est {
+    uint64_t chunk_rows, chunks;
+    uint64_t logits_chunk, grad_input, per_token, grad_weight, total;
+} vs_liger_est;
+int vs_estimate_loss_liger(vs_liger_est *out, uint64_t tokens, uint64_t hidden, uint64_t vocab,
+                           unsigned bytes, int head_trained, vs_error *err);
+
 /* Bytes per trainable parameter of one optimizer under one precision policy. */
 typedef struct vs_training_rule {
     const char *optimizer; /* canonical name: "adamw", "sgd", "adamw8bit" */

@@ -254,7 +254,7 @@ START_TEST(activations_attention_and_logits)
     ck_assert_int_eq(run(line), VS_EVALUE);
     snprintf(line, sizeof line, "%s attention=flash loss=tiled", shape);
     ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "loss must be full, chunked or cce"));
+    ck_assert_ptr_nonnull(strstr(err.message, "loss must be full, chunked, cce or liger"));
     /* the card's engine's attention key is the default */
     run_ok("engine transformers attention=flash\nestimate activations layers=32 hidden=4096 "
            "heads=32");
@@ -268,6 +268,77 @@ START_TEST(activations_attention_and_logits)
     ck_assert_int_eq(
         run("estimate activations layers=32 hidden=4096 heads=32 vocab=8 loss=chunked chunks=0"),
         VS_EVALUE);
+}
+END_TEST
+
+/* loss=liger, Liger-Kernel's fused linear cross-entropy (linkedin/Liger-Kernel
+ * ops/fused_linear_cross_entropy.py at 00eba63), by hand for Llama-3.1-8B's
+ * output layer, hidden 4,096, vocabulary 128,256, at 4,096 tokens x 2 = 8,192:
+ * inc_factor = ceil(128,256 / 4,096) = ceil(31.3125) = 32; chunk_size = the next
+ * power of 2 of ceil(8,192 / 32) = 256, i.e. 256, in 8,192 / 256 = 32 chunks.
+ *   one chunk's bf16 logits 256 x 128,256 x 2 =    65,667,072 B
+ *   grad_input 8,192 x 4,096 x 2 =                 67,108,864 B
+ *   loss_1d (4 B) and target_mask (1 B), 8,192 x 5 =   40,960 B
+ *   frozen output layer (LoRA): 65,667,072 + 67,108,864 + 40,960 = 132,816,896 B
+ *   trained (full finetune): + grad_weight 128,256 x 4,096 x 2 = 1,050,673,152 B,
+ *   1,183,490,048 B.
+ * At 3,000 tokens x 1: ceil(3,000 / 32) = 94, the next power of 2 128, in
+ * ceil(3,000 / 128) = 24 chunks: 128 x 128,256 x 2 = 32,833,536 + 3,000 x 4,096 x 2
+ * = 24,576,000 + 3,000 x 5 = 15,000: 57,424,536 B frozen. A vocabulary of 8 under
+ * a 4,096-wide state: inc_factor 1, 3,000 -> 4,096, held to 3,000 rows (one chunk):
+ * 3,000 x 8 x 2 = 48,000 + 24,576,000 + 15,000 = 24,639,000 B frozen. */
+START_TEST(activations_liger_loss)
+{
+    const char *shape = "estimate activations layers=32 hidden=4096 heads=32 attention=flash";
+    char line[512];
+    json_t *p;
+    snprintf(line, sizeof line,
+             "model example/8b params=8e9\nformat bf16\nlength 4096\nmicrobatch 2\ntask lora\n%s "
+             "vocab=128256 "
+             "loss=liger",
+             shape);
+    run_ok(line);
+    p = lastp();
+    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
+                     132816896LL);
+    TEXT_HAS(last(), "Liger fused linear cross-entropy in 32 chunks of 256 tokens");
+    TEXT_HAS(last(), "the output layer frozen, no grad_weight");
+    /* the card's task changes: the estimate follows it, the head now trained */
+    run_ok("task finetune\nenvelope");
+    ck_assert_int_eq(geti(component(lastp(), "logits"), "bytes"), 1183490048LL);
+    snprintf(line, sizeof line, "%s vocab=128256 loss=liger head=frozen", shape);
+    run_ok(line);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
+                     132816896LL);
+    snprintf(line, sizeof line, "%s vocab=128256 loss=liger head=trained", shape);
+    run_ok(line);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
+                     1183490048LL);
+    TEXT_HAS(last(), "grad_weight 128,256 vocab x 4,096 hidden x 2 B = 1,050,673,152 B");
+    snprintf(line, sizeof line, "length 3000\nmicrobatch 1\n%s vocab=128256 loss=liger head=frozen",
+             shape);
+    run_ok(line);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
+                     57424536LL);
+    TEXT_HAS(last(), "in 24 chunks of 128 tokens");
+    snprintf(line, sizeof line, "%s vocab=8 loss=liger head=frozen", shape);
+    run_ok(line);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
+                     24639000LL);
+    /* refusals, as for the other losses */
+    snprintf(line, sizeof line, "%s vocab=128256 loss=liger chunks=8", shape);
+    ck_assert_int_eq(run(line), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "chunks= goes with loss=chunked"));
+    snprintf(line, sizeof line, "%s vocab=128256 loss=cce head=trained", shape);
+    ck_assert_int_eq(run(line), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "head= goes with loss=liger"));
+    snprintf(line, sizeof line, "%s vocab=128256 head=frozen", shape);
+    ck_assert_int_eq(run(line), VS_EVALUE);
+    snprintf(line, sizeof line, "%s vocab=128256 loss=liger head=lora", shape);
+    ck_assert_int_eq(run(line), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "head must be trained or frozen"));
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_gt(err.column, 1);
 }
 END_TEST
 
@@ -852,6 +923,7 @@ int main(void)
     tcase_add_test(tc, estimate_kv_from_the_card);
     tcase_add_test(tc, estimate_kv_shapes_from_config);
     tcase_add_test(tc, activations_attention_and_logits);
+    tcase_add_test(tc, activations_liger_loss);
     tcase_add_test(tc, task_training_lists_unknowns_then_estimates);
     tcase_add_test(tc, training_precisions_and_optimizers);
     tcase_add_test(tc, lora_trainable_limits_state);

@@ -9,14 +9,14 @@
 
 const char *const vs_estimate_activations_keys[] = {"layers",    "hidden", "heads", "checkpointing",
                                                     "attention", "vocab",  "loss",  "chunks",
-                                                    "framework", "name",   NULL};
+                                                    "framework", "head",   "name",  NULL};
 
 const vs_estimator_info vs_estimator_activations = {
     "activations", vs_estimate_activations_keys,
     "estimate activations [layers=L] [hidden=H] [heads=A] "
     "[checkpointing=none|selective|full|offload] "
-    "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]|cce] "
-    "[framework=pytorch|unsloth]",
+    "[attention=eager|sdpa|flash] [vocab=V] "
+    "[loss=full|chunked [chunks=8]|cce|liger [head=trained|frozen]] [framework=pytorch|unsloth]",
     "saved activations per layer (Korthikanti et al. 2022)"};
 
 int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *err)
