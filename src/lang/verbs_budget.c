@@ -247,12 +247,12 @@ int vs_verb_placement(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     }
     vs_sheet_card_touch(sheet);
-    if (json_object_set_new(sheet, "placement", pj))
+    if (vs_sheet_set(sheet, VS_SK_PLACEMENT, pj))
         return vs_error_oom(err);
     {
         /* what one GPU holds of the weights under offload=, and the KV heads
          * each GPU holds under a tensor placement, when the card knows them */
-        json_t *kvj = json_object_get(json_object_get(vs_sheet_card(sheet), "arch"), "kv_layout");
+        json_t *kvj = json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), "kv_layout");
         vs_envelope env;
         vs_kv_layout l;
         int env_known = p.offload != VS_OFFLOAD_NONE &&
@@ -310,13 +310,13 @@ int vs_verb_weights(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return VS_ENOMEM;
     {
         const char *sc =
-            json_string_value(json_object_get(json_object_get(sheet, "weights_files"), "scheme"));
+            json_string_value(json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "scheme"));
         tally = sc && strstr(sc, "from quantization_config"); /* model/quant_apply.c's */
     }
     vs_sheet_card_touch(sheet); /* the files' count becomes the card's params */
     if (from && (rc = vs_model_apply_weights_files(sheet, from->value, hash, &files, err)) < 0)
         return vs_arg_error(from, err, rc);
-    if (!from && (file || json_is_null(json_object_get(sheet, "weights_files")) || tally)) {
+    if (!from && (file || json_is_null(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES)) || tally)) {
         /* a card read from a Hugging Face cache snapshot: that snapshot's files
          * (or file=, one of them), else their headers from the Hub; the real
          * files beat a quantization_config's tally */

@@ -9,6 +9,7 @@
 #include "sheet/capacity.h"
 #include "sheet/derived.h"
 #include "sheet/placement.h"
+#include "sheet/sheet_access.h"
 #include "sheet/units.h"
 #include "sheet/vocab.h"
 #include "util/buf.h"
@@ -99,7 +100,7 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
     size_t i;
     /* a pipeline's weights stack component by component (unless offloaded:
      * then the GPU holds one of them at a time) */
-    json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components");
+    json_t *wc = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "components");
     size_t nw = env->weights_known && !env->offload_basis ? json_array_size(wc) : 0;
     const vs_phase_row *worst = env->phases.n ? &env->phases.row[env->phases.worst] : NULL;
     memset(b, 0, sizeof *b);
@@ -170,7 +171,7 @@ static const char *budget_svg(const json_t *sheet, const vs_envelope *env, const
                               vs_svg_memo *memo)
 {
     char title[200], ph[48] = "";
-    const char *st = json_string_value(json_object_get(sheet, "title"));
+    const char *st = vs_sheet_get_str(sheet, VS_SK_TITLE);
     if (env->phases.n)
         snprintf(ph, sizeof ph, ", worst phase %s", env->phases.row[env->phases.worst].name);
     snprintf(title, sizeof title, "Memory budget per GPU%s%s%s", ph, st ? ": " : "", st ? st : "");
@@ -238,7 +239,7 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     vs_jw_member_str(w, "offload_basis", env->offload_basis);
     {
         /* a pipeline's weights, one row per component (model/pipeline_files.h) */
-        json_t *wc = json_object_get(json_object_get(sheet, "weights_files"), "components"), *c;
+        json_t *wc = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "components"), *c;
         vs_jw_key(w, "weights_components");
         if (!json_is_array(wc))
             vs_jw_null(w);
@@ -323,7 +324,7 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     vs_jw_close(w, '}');
     vs_jw_member_bytes(w, "params", have_params, params);
     vs_jw_member_bytes(w, "bits", bits_known, bits);
-    vs_jw_member_str(w, "format", json_string_value(json_object_get(card, "format")));
+    vs_jw_member_str(w, "format", json_string_value(vs_sheet_card_field(card, VS_CK_FORMAT)));
     vs_jw_key(w, "notes");
     vs_jw_open(w, '[');
     if (env->weights_known && env->weights_basis &&
@@ -390,6 +391,7 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
     int bits_known = vs_sheet_weight_bits(sheet, &bits);
     uint64_t params = 0;
     vs_bundle *bundle = NULL;
+    const json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
 
     if (!t)
         return NULL;
@@ -406,25 +408,21 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
     vs_units_grouped(gp, sizeof gp, params);
     if (env->weights_basis && !strcmp(env->weights_basis, "safetensors files")) {
         /* the basis names the files read, whatever their format */
-        const json_t *fs = json_object_get(json_object_get(sheet, "weights_files"), "files");
+        const json_t *fs = json_object_get(wf, "files");
         const char *first = json_string_value(json_object_get(json_array_get(fs, 0), "name"));
         size_t fl = first ? strlen(first) : 0;
         snprintf(wsrc, sizeof wsrc, "bytes of the %s files",
                  fl > 5 && !strcmp(first + fl - 5, ".gguf") ? "GGUF" : "safetensors");
     } else if (env->weights_basis && !strcmp(env->weights_basis, "measured")) {
-        snprintf(wsrc, sizeof wsrc, "%s",
-                 vs_json_str_of(json_object_get(sheet, "weights_files"), "measured"));
+        snprintf(wsrc, sizeof wsrc, "%s", vs_json_str_of(wf, "measured"));
     } else if (env->weights_basis && !strcmp(env->weights_basis, "tensor list")) {
-        snprintf(wsrc, sizeof wsrc, "tensor by tensor: %s",
-                 vs_json_str_of(json_object_get(sheet, "weights_files"), "scheme"));
+        snprintf(wsrc, sizeof wsrc, "tensor by tensor: %s", vs_json_str_of(wf, "scheme"));
     } else
         snprintf(wsrc, sizeof wsrc, "%s params x %u bits / 8", gp, bits);
-    if (env->weights_known &&
-        json_array_size(json_object_get(json_object_get(sheet, "weights_files"), "components"))) {
+    if (env->weights_known && json_array_size(json_object_get(wf, "components"))) {
         /* a diffusers pipeline: one row per component, then what one GPU holds */
         json_t *c;
-        json_array_foreach(json_object_get(json_object_get(sheet, "weights_files"), "components"),
-                           i, c)
+        json_array_foreach(json_object_get(wf, "components"), i, c)
         {
             char nm[128], src2[256];
             const char *row[7] = {nm, "weights only", weights_class, b, gb, gib, src2};

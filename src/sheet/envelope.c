@@ -31,8 +31,7 @@ int vs_sheet_weight_bits(const json_t *sheet, unsigned *bits)
         *bits = (unsigned)v;
         return 1;
     }
-    return vs_envelope_format_bits(
-               bits, json_string_value(json_object_get(vs_sheet_card(sheet), "format")), NULL) == 0;
+    return vs_envelope_format_bits(bits, vs_sheet_card_str(sheet, VS_CK_FORMAT), NULL) == 0;
 }
 
 int vs_envelope_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_error *err)
@@ -56,7 +55,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
 {
     vs_envelope e;
     vs_placement pl;
-    json_t *wf = json_object_get(sheet, "weights_files");
+    json_t *wf = vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES);
     uint64_t params;
     unsigned bits = 0;
     int bits_known;

@@ -29,7 +29,7 @@ set_tests_properties(layers.symbols PROPERTIES LABELS unit)
 
 # The sheet's keys are named once (sheet/sheet_keys.def through sheet/sheet_access.h):
 # a new literal-key lookup into the sheet outside the access module fails
-# (tests/layers/check_sheet_keys.py: per folder of src/, at most what is left).
+# (tests/layers/check_sheet_keys.py: none in any folder of src/).
 add_test(NAME layers.sheet_keys.selftest
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/layers/check_sheet_keys.py --self-test)
 add_test(NAME layers.sheet_keys
