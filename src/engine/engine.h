@@ -287,7 +287,9 @@ typedef struct vs_runtime_estimate {
  * (max_num_batched_tokens) and sequences (max_num_seqs), the model's widths
  * (config.json), and the tensor-parallel size. moe_intermediate and
  * experts_per_token are 0 for a dense model; dense_layers counts a mixture of
- * experts' dense layers (they use intermediate). sampler_off 1: a rank that runs no
+ * experts' dense layers (they use intermediate). mlp_plain 1: the dense MLP is
+ * one up-projection, an activation and a down-projection (OPT's fc1/fc2, GPT-2's
+ * c_fc/c_proj), not a gate and an up projection (SwiGLU). sampler_off 1: a rank that runs no
  * sampler (V0's ranks past the first), to check what such a rank prints; the engine
  * sizes its pool from the first rank's larger peak, so `estimate` leaves it 0. */
 typedef struct vs_runtime_shape {
@@ -296,6 +298,7 @@ typedef struct vs_runtime_shape {
     uint64_t moe_intermediate, experts_per_token, dense_layers;
     uint64_t tp;
     int sampler_off;
+    int mlp_plain;
 } vs_runtime_shape;
 
 /* The activation peak of vLLM's profiling pass: the larger of the forward pass's

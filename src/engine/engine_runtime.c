@@ -41,8 +41,12 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
      * of moe_intermediate_size: fused_moe's intermediate caches hold tokens x top-k x
      * (2N + N) and the top-k hidden-wide outputs
      * (vllm/model_executor/layers/fused_moe/fused_moe.py); its dense layers, when it
-     * has some, use intermediate_size. */
-    per_token = 3 * div_up(s->intermediate, tp) + 4 * s->hidden;
+     * has some, use intermediate_size. A plain MLP (OPT's fc1, activation, fc2:
+     * vllm/model_executor/models/opt.py OPTDecoderLayer; GPT-2's GPT2MLP, GPT-NeoX's
+     * GPTNeoXMLP, BLOOM's BloomMLP, Falcon's FalconMLP, StarCoder2's Starcoder2MLP,
+     * Phi-2's PhiMLP in the same directory) has no gate: fc1's ColumnParallelLinear
+     * output (width) and the activation's (width), 2 x width. */
+    per_token = (s->mlp_plain ? 2 : 3) * div_up(s->intermediate, tp) + 4 * s->hidden;
     if (moe) {
         uint64_t m = s->experts_per_token * (3 * div_up(s->moe_intermediate, tp) + s->hidden) +
                      4 * s->hidden;
@@ -71,6 +75,12 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
                           "moe_intermediate / tp + hidden) + 4 x hidden) x 2 B: fused_moe's "
                           "caches in the profiling pass (vllm/model_executor/layers/fused_moe/"
                           "fused_moe.py), larger than the sampler's run"
+                    : s->mlp_plain
+                        ? "max_num_batched_tokens x (2 x intermediate / tp + 4 x hidden) x 2 "
+                          "B: the plain MLP's fc1 output and activation (no gate: vllm/"
+                          "model_executor/models/opt.py, gpt2.py) plus four hidden-wide "
+                          "tensors of the profiling pass (vllm/v1/worker/gpu_model_runner.py "
+                          "profile_run), larger than the sampler's run"
                         : "max_num_batched_tokens x (3 x intermediate / tp + 4 x hidden) x 2 "
                           "B: the MLP's gate/up output and activation plus four hidden-wide "
                           "tensors of the profiling pass (vllm/v1/worker/gpu_model_runner.py "

@@ -83,6 +83,13 @@ static uint64_t arch_uint(const json_t *sheet, const char *key)
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
+/* 1 when the card's architecture holds key with the string value word ("mlp": "plain") */
+static int arch_is(const json_t *sheet, const char *key, const char *word)
+{
+    const char *v = json_string_value(json_object_get(vs_sheet_card_get(sheet, VS_CK_ARCH), key));
+    return v && !strcmp(v, word);
+}
+
 /* Puts one runtime item: estimated (bytes known) or unknown, unless a
  * component of that name is the person's (declared or measured). */
 static int put_item(json_t *sheet, const char *name, int known, uint64_t bytes, const char *source,
@@ -271,6 +278,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         sh.experts_per_token = arch_uint(sheet, "experts_per_token");
         sh.dense_layers = arch_uint(sheet, "dense_layers");
         sh.tp = c.env.tp;
+        sh.mlp_plain = arch_is(sheet, "mlp", "plain");
         sh.sampler_off = 0;
         smp = vs_engine_get(&c.env, "sampler");
         if (vs_runtime_estimate_activation_sampler(&est, &sh, smp ? smp->word : NULL, &e2) == 0) {

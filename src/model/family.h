@@ -126,6 +126,11 @@ typedef struct vs_arch {
     uint64_t encoder_layers, type_vocab, num_buckets;
     uint64_t sliding_window; /* 0 when none */
     int tied_embeddings;
+    /* 1: the MLP is one up-projection, an activation and a down-projection (GPT-2's
+     * c_fc/c_proj, GPT-NeoX's and BLOOM's dense_h_to_4h/dense_4h_to_h, Falcon's,
+     * StarCoder2's c_fc/c_proj); 0: gated, a gate and an up projection both
+     * intermediate wide (Llama's gate_proj/up_proj, SwiGLU) */
+    int mlp_plain;
     unsigned flags; /* family options (biases, norms), private to the family file */
     unsigned char layer_kind[VS_ARCH_LAYERS_MAX];  /* VS_LAYER_* of each layer */
     unsigned char layer_dense[VS_ARCH_LAYERS_MAX]; /* MoE model: 1 where the MLP is dense */

@@ -20,7 +20,7 @@ json_t *vs_hfconfig_arch_json(const vs_hfconfig *c, const char *path, json_t *kv
                    c->part_params[VS_PART_PROJECTOR];
     return json_pack(
         "{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-        "s:b, "
+        "s:b, s:s, "
         "s:O, s:o, s:s, s:o, s:o}",
         "family", c->family, "rule", c->rule, "config", path, "layers", jint(c->layers), "hidden",
         jint(c->hidden), "heads", jint(c->heads), "kv_heads", jint(c->kv_heads), "head_dim",
@@ -31,8 +31,9 @@ json_t *vs_hfconfig_arch_json(const vs_hfconfig *c, const char *path, json_t *kv
         moe ? jint(c->shared_intermediate) : json_null(), "dense_layers",
         moe ? jint(c->dense_layers) : json_null(), "params_total", jint(c->params_total),
         "params_active", moe ? jint(c->params_active) : json_null(), "tied_embeddings",
-        c->tied_embeddings, "kv_layout", kv ? kv : json_null(), "context",
-        c->context ? jint(c->context) : json_null(), "context_key", c->context_key, "rope_scaling",
+        c->tied_embeddings, "mlp", c->mlp_plain ? "plain" : "gated", "kv_layout",
+        kv ? kv : json_null(), "context", c->context ? jint(c->context) : json_null(),
+        "context_key", c->context_key, "rope_scaling",
         c->rope_scaling[0] ? json_string(c->rope_scaling) : json_null(), "encoder_params",
         enc ? jint(enc) : json_null());
 }

@@ -14,7 +14,7 @@
 
 #include "tsv_row.h"
 
-#define VS_RT_COLS 21
+#define VS_RT_COLS 22
 
 enum {
     VS_RT_LINK,
@@ -26,6 +26,7 @@ enum {
     VS_RT_MODEL,
     VS_RT_HIDDEN,
     VS_RT_INTER,
+    VS_RT_MLP,
     VS_RT_MOE,
     VS_RT_TOPK,
     VS_RT_DENSE,
@@ -47,6 +48,7 @@ typedef struct vs_rt_row {
     int nt_scored, act_scored;    /* the figure is one the rules estimate */
     int nt_have, act_have;        /* the estimator gave a figure */
     uint64_t nt_bytes, act_bytes; /* its estimate */
+    vs_runtime_shape sh;          /* what the activation rule read */
 } vs_rt_row;
 
 /* "0.6.5", "0.10", "0.8.0.dev (V0)": major, minor, patch as one number
@@ -64,8 +66,8 @@ static unsigned long long vs_rt_num(const char *s)
 }
 
 /* Splits line (in place) into r and scores it. 1: a row; 0: a comment or a blank
- * line; -1: not 21 columns ending fit|held. Rows of an older accounting
- * (activation before 0.6.5, non_torch before 0.7), non_torch under pipeline
+ * line; -1: not 22 columns ending fit|held, or an mlp other than gated, plain or -. Rows of an
+ * older accounting (activation before 0.6.5, non_torch before 0.7), non_torch under pipeline
  * parallelism (its p2p buffers, which a sheet does not model) and rows missing a
  * figure or a setting are not scored. A V0 rank past the first (rank 1+) is
  * estimated without the sampler, which only the first rank runs there. */
@@ -82,6 +84,9 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
         return 0;
     n = vs_tsv_split(line, col, VS_RT_COLS);
     if (n != VS_RT_COLS || (strcmp(col[VS_RT_HALF], "fit") && strcmp(col[VS_RT_HALF], "held")))
+        return -1;
+    if (strcmp(col[VS_RT_MLP], "gated") && strcmp(col[VS_RT_MLP], "plain") &&
+        strcmp(col[VS_RT_MLP], "-"))
         return -1;
     r->fit = !strcmp(col[VS_RT_HALF], "fit");
     r->nt_pub = strcmp(col[VS_RT_NT], "-") ? atof(col[VS_RT_NT]) : 0;
@@ -101,11 +106,13 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
     sh.experts_per_token = vs_rt_num(col[VS_RT_TOPK]);
     sh.dense_layers = vs_rt_num(col[VS_RT_DENSE]);
     sh.tp = vs_rt_num(col[VS_RT_TP]);
+    sh.mlp_plain = !strcmp(col[VS_RT_MLP], "plain");
     sh.sampler_off = !strcmp(col[VS_RT_RANK], "1+") &&
                      (strstr(col[VS_RT_VLLM], "V0") || vs_rt_version(col[VS_RT_VLLM]) < 8000);
     r->act_scored = r->act_pub > 0 && vs_rt_version(col[VS_RT_VLLM]) >= 6005 && sh.seqs && sh.vocab;
     r->act_have = vs_runtime_estimate_activation(&est, &sh, &err) == 0;
     r->act_bytes = r->act_have ? est.bytes : 0;
+    r->sh = sh;
     return 1;
 }
 

@@ -1315,7 +1315,7 @@ START_TEST(activation_rule)
 {
     vs_runtime_estimate est;
     vs_error e;
-    vs_runtime_shape s = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1, 0};
+    vs_runtime_shape s = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1, 0, 0};
     ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
     ck_assert_uint_eq(est.bytes, 1313341440ULL);
     ck_assert(strstr(est.rule, "sampler") != NULL);
@@ -1331,7 +1331,7 @@ START_TEST(activation_rule)
     ck_assert_int_eq(vs_runtime_estimate_activation(&est, &s, &e), 0);
     ck_assert_uint_eq(est.bytes, 620756992ULL);
     {
-        vs_runtime_shape q = {8192, 16, 4096, 12288, 151936, 1536, 8, 0, 4, 0};
+        vs_runtime_shape q = {8192, 16, 4096, 12288, 151936, 1536, 8, 0, 4, 0, 0};
         ck_assert_int_eq(vs_runtime_estimate_activation(&est, &q, &e), 0);
         ck_assert_uint_eq(est.bytes, 956301312ULL);
         ck_assert(strstr(est.rule, "fused_moe") != NULL);

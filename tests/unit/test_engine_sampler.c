@@ -127,6 +127,59 @@ START_TEST(sampler_key_through_engine)
 }
 END_TEST
 
+/* The source of the last envelope's component name ("" when absent) */
+static const char *comp_source(const char *name)
+{
+    json_t *comps = json_object_get(lastp(), "components"), *c;
+    size_t i;
+    json_array_foreach(comps, i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name")),
+                   *s = json_string_value(json_object_get(c, "source"));
+        if (n && !strcmp(n, name))
+            return s ? s : "";
+    }
+    return "";
+}
+
+/* A plain MLP (GPT-2's c_fc, activation, c_proj: no gate) through the verbs: the GPT-2
+ * family's card says mlp plain, a Llama of the same widths gated. H100 SXM, 8192 tokens,
+ * max_num_seqs=256, FlashInfer's sampler (256 x 50272 x 14 = 180,174,848 B, below both
+ * forward passes), tp 1:
+ *   plain: 8192 x (2 x 10240 + 4 x 2560) x 2 = 8192 x 30720 x 2 = 503,316,480 B
+ *   gated: 8192 x (3 x 10240 + 4 x 2560) x 2 = 8192 x 40960 x 2 = 671,088,640 B */
+START_TEST(plain_mlp_through_engine)
+{
+    char gpt2[200], llama[200];
+    char cell[700];
+    ck_assert_int_eq(vs_test_tmp_write(gpt2, sizeof gpt2, "vs-plainmlp-cfg-XXXXXX",
+                                       "{\"model_type\": \"gpt2\", \"n_layer\": 32, \"n_embd\": "
+                                       "2560, \"n_head\": 32, \"n_inner\": 10240, \"n_positions\": "
+                                       "2048, \"vocab_size\": 50272}"),
+                     0);
+    ck_assert_int_eq(vs_test_tmp_write(llama, sizeof llama, "vs-gatedmlp-cfg-XXXXXX",
+                                       "{\"model_type\": \"llama\", \"hidden_size\": 2560, "
+                                       "\"intermediate_size\": 10240, \"num_hidden_layers\": 32, "
+                                       "\"num_attention_heads\": 32, \"vocab_size\": 50272, "
+                                       "\"max_position_embeddings\": 2048}"),
+                     0);
+    snprintf(cell, sizeof cell,
+             "sheet \"mlp\"\nmodel gpt2 config=%s\nformat bf16\ntask inference\n"
+             "length 2000\nconcurrency 1\ngpu \"H100 SXM\"\nengine vllm max_num_seqs=256 "
+             "sampler=flashinfer estimate=yes\nenvelope",
+             gpt2);
+    run_ok(cell);
+    ck_assert_int_eq(comp_bytes("activation_peak"), 503316480LL);
+    ck_assert(strstr(comp_source("activation_peak"), "plain MLP") != NULL);
+    snprintf(cell, sizeof cell, "model llama config=%s\nenvelope", llama);
+    run_ok(cell);
+    ck_assert_int_eq(comp_bytes("activation_peak"), 671088640LL);
+    ck_assert(strstr(comp_source("activation_peak"), "gate/up") != NULL);
+    unlink(gpt2);
+    unlink(llama);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("engine_sampler");
@@ -135,6 +188,7 @@ int main(void)
     tcase_add_test(t, mistral_small_by_hand);
     tcase_add_test(t, flashinfer_sampler_peak);
     tcase_add_test(t, sampler_key_through_engine);
+    tcase_add_test(t, plain_mlp_through_engine);
     suite_add_tcase(s, t);
     return vs_check_run(s);
 }

@@ -182,17 +182,29 @@ START_TEST(config_fills_the_card)
     json_t *sheet = vs_sheet_new("Tiny llama"), *payload = NULL, *arch;
     vs_hfconfig read;
     vs_error err;
-    const char *keys[] = {"family",           "rule",
-                          "config",           "layers",
-                          "hidden",           "heads",
-                          "kv_heads",         "head_dim",
-                          "intermediate",     "vocab",
-                          "experts",          "experts_per_token",
-                          "moe_intermediate", "shared_intermediate",
-                          "dense_layers",     "params_total",
-                          "params_active",    "tied_embeddings",
-                          "kv_layout",        "context",
-                          "context_key",      "rope_scaling",
+    const char *keys[] = {"family",
+                          "rule",
+                          "config",
+                          "layers",
+                          "hidden",
+                          "heads",
+                          "kv_heads",
+                          "head_dim",
+                          "intermediate",
+                          "vocab",
+                          "experts",
+                          "experts_per_token",
+                          "moe_intermediate",
+                          "shared_intermediate",
+                          "dense_layers",
+                          "params_total",
+                          "params_active",
+                          "tied_embeddings",
+                          "mlp",
+                          "kv_layout",
+                          "context",
+                          "context_key",
+                          "rope_scaling",
                           "encoder_params"};
     size_t i;
     tspec t[64];
@@ -212,7 +224,8 @@ START_TEST(config_fills_the_card)
     ck_assert_str_eq(json_string_value(get(arch, "rule")), "llama rule");
     ck_assert_str_eq(json_string_value(get(arch, "config")), at("config.json"));
     ck_assert_int_eq(iget(arch, "layers"), 3);
-    ck_assert(json_is_null(get(arch, "encoder_params"))); /* a text model: no encoder */
+    ck_assert(json_is_null(get(arch, "encoder_params")));           /* a text model: no encoder */
+    ck_assert_str_eq(json_string_value(get(arch, "mlp")), "gated"); /* gate_proj, up_proj */
     ck_assert_int_eq(iget(arch, "hidden"), 32);
     ck_assert_int_eq(iget(arch, "heads"), 4);
     ck_assert_int_eq(iget(arch, "kv_heads"), 2);

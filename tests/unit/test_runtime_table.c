@@ -3,7 +3,7 @@
  * settings and the printed non-torch memory and activation peak; the file's header
  * says which figures are scored and why).
  *
- * - Every row parses: 21 columns, a link to the public page it quotes, a release, a
+ * - Every row parses: 22 columns, a link to the public page it quotes, a release, a
  *   half (fit or held), figures that are numbers or "-".
  * - Every scored figure is within the error the estimator states (`estimate` and
  *   `help engine` quote it): the rules or the table cannot drift past what the sheet
@@ -17,6 +17,13 @@
  *   further ranks run no sampler): 8192 tokens x (6 experts x (3 x 1408 / 8 + 2048) +
  *   4 x 2048) x 2 B = 8192 x (6 x 2576 + 8192) x 2 = 8192 x 23648 x 2 = 387,448,832 B,
  *   0.361 GiB.
+ * - A third: OPT-2.7B on four A30s at TP 4 (vllm-project/vllm#29070, 0.11.1, 0.22 GiB
+ *   printed), whose MLP is plain (fc1, ReLU, fc2: no gate): the forward pass is 8192 x
+ *   (2 x 10240 / 4 + 4 x 2560) x 2 B = 8192 x 15360 x 2 = 251,658,240 B (0.234 GiB,
+ *   +6.5%), below the native sampler's 256 x 50272 x 40 = 514,785,280 B (0.479 GiB, the
+ *   estimate) and above FlashInfer's 256 x 50272 x 14 = 180,174,848 B, so sampler=
+ *   flashinfer gives the forward pass; read as gated (3 x 2560) it would be
+ *   293,601,280 B, +24.3%.
  * - A second by hand: sixteen RTX 3090s at TP 16 on PCIe (vllm-project/vllm#14447, 0.8.3,
  *   a further rank's 0.20 GiB): Ampere's 90 MiB + 115 MiB for sixteen PCIe ranks = 205
  *   MiB = 214,958,080 B, 205 / 204.8 - 1 = +0.1% of the printed figure; its activation is
@@ -51,10 +58,10 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
     char line[2048];
     size_t rows = 0, nt_scored = 0, act_scored = 0, line_no = 0;
     vs_runtime_estimate bound;
-    vs_runtime_shape any = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1, 0};
+    vs_runtime_shape any = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1, 0, 0};
     vs_error e;
     double nt_bound, act_bound;
-    int worked = 0; /* the two rows worked by hand */
+    int worked = 0; /* the three rows worked by hand */
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(vs_runtime_estimate_context(&bound, "Hopper", NULL, 1, &e), 0);
     nt_bound = bound.error;
@@ -67,12 +74,13 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
         got = vs_rt_row_read(&r, line);
         if (!got)
             continue;
-        ck_assert_msg(got > 0, "line %zu: not 21 columns ending fit|held", line_no);
+        ck_assert_msg(got > 0, "line %zu: not 22 columns ending fit|held, mlp gated|plain|-",
+                      line_no);
         rows++;
         ck_assert_msg(!strncmp(r.col[VS_RT_LINK], "https://", 8), "line %zu: no link", line_no);
         ck_assert_msg(vs_rt_version(r.col[VS_RT_VLLM]) > 0, "line %zu: no release", line_no);
         for (c = VS_RT_TP; c <= VS_RT_ACT; c++)
-            if (c != VS_RT_MODEL && c != VS_RT_DTYPE)
+            if (c != VS_RT_MODEL && c != VS_RT_DTYPE && c != VS_RT_MLP)
                 ck_assert_msg(figure(r.col[c]), "line %zu column %d: '%s' is not a figure", line_no,
                               c + 1, r.col[c]);
         if (r.nt_scored && r.nt_have) {
@@ -95,6 +103,27 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
             ck_assert_uint_eq(r.nt_bytes, 214958080ULL);
             ck_assert(fabs(vs_rt_error(r.nt_bytes, r.nt_pub) - 0.00098) < 0.0001);
         }
+        if (!strcmp(r.col[VS_RT_MODEL], "facebook/opt-2.7b")) {
+            vs_runtime_estimate fi;
+            vs_runtime_shape gated = r.sh;
+            worked++;
+            ck_assert_str_eq(r.col[VS_RT_MLP], "plain");
+            ck_assert(r.sh.mlp_plain && !r.sh.sampler_off && r.act_scored && r.act_have);
+            /* the native sampler's 256 x 50272 x 40 B stays the peak */
+            ck_assert_uint_eq(r.act_bytes, 514785280ULL);
+            /* FlashInfer's sampler (256 x 50272 x 14 = 180,174,848 B) is below the
+             * plain MLP's forward pass: 8192 x (2 x 10240 / 4 + 4 x 2560) x 2 B */
+            ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&fi, &r.sh, "flashinfer", &e),
+                             0);
+            ck_assert_uint_eq(fi.bytes, 251658240ULL);
+            ck_assert(fabs(vs_rt_error(fi.bytes, r.act_pub) - 0.0653) < 0.0005);
+            ck_assert(strstr(fi.rule, "plain MLP") != NULL);
+            /* read as gated it would be 8192 x (3 x 2560 + 4 x 2560) x 2 B, +24.3% */
+            gated.mlp_plain = 0;
+            ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&fi, &gated, "flashinfer", &e),
+                             0);
+            ck_assert_uint_eq(fi.bytes, 293601280ULL);
+        }
         if (!strcmp(r.col[VS_RT_GPU], "8x A100-SXM4-40GB (ml.p4d.24xlarge)")) {
             worked++;
             ck_assert(r.nt_scored && r.nt_have && r.act_scored && r.act_have);
@@ -110,7 +139,7 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
     ck_assert_uint_ge(rows, 32);
     ck_assert_uint_ge(nt_scored, 23);
     ck_assert_uint_ge(act_scored, 24);
-    ck_assert_int_eq(worked, 2);
+    ck_assert_int_eq(worked, 3);
 }
 END_TEST
 

@@ -48,6 +48,7 @@ static int falcon_parse(vs_arch *a, const json_t *cfg, vs_error *err)
         return rc;
     a->flags = (bias ? F_BIAS : 0) | (new_arch ? F_NEW : 0) | (!parallel ? F_SEQUENTIAL : 0) |
                (parallel && nln == 2 ? F_TWO_LN : 0);
+    a->mlp_plain = 1; /* dense_h_to_4h, GELU, dense_4h_to_h */
     return 0;
 }
 

@@ -27,6 +27,7 @@ static int gpt2_parse_common(vs_arch *a, const json_t *cfg, vs_error *err)
         return rc;
     a->head_dim = a->hidden / a->heads;
     a->kv_heads = a->heads;
+    a->mlp_plain = 1; /* c_fc, activation, c_proj */
     return 0;
 }
 

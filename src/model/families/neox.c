@@ -22,6 +22,7 @@ static int neox_parse(vs_arch *a, const json_t *cfg, vs_error *err)
     a->kv_heads = a->heads;
     a->head_dim = a->hidden / a->heads;
     a->flags = bias;
+    a->mlp_plain = 1; /* dense_h_to_4h, activation, dense_4h_to_h */
     return 0;
 }
 

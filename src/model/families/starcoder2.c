@@ -10,6 +10,7 @@ static int sc2_parse(vs_arch *a, const json_t *cfg, vs_error *err)
         (rc = vs_fam_bool(cfg, "use_bias", 1, &bias, err)))
         return rc;
     a->flags = (unsigned)bias;
+    a->mlp_plain = 1; /* c_fc, activation, c_proj */
     return 0;
 }
 
