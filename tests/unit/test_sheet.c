@@ -159,6 +159,40 @@ START_TEST(component_view_writes_the_stored_shape)
 }
 END_TEST
 
+/* The view is written as members after others the object already has (its
+ * first key takes the comma), with escapes in its strings and the
+ * managed-memory key, exactly as jansson writes the same object; one written
+ * into an empty buffer grows it. */
+START_TEST(component_view_write_continues_an_object)
+{
+    json_t *c = json_pack("{s:s, s:I, s:s, s:n, s:s, s:s, s:s}", "name", "tab\there \"q\" \\ \001",
+                          "bytes", (json_int_t)1, "status", "measured", "source", "phase", "train",
+                          "class", "activations", "memory", "managed");
+    json_t *want = json_pack(
+        "{s:s, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:s}", "kind", "component", "name",
+        json_object_get(c, "name"), "bytes", json_object_get(c, "bytes"), "status",
+        json_object_get(c, "status"), "source", json_null(), "phase", json_object_get(c, "phase"),
+        "class", json_object_get(c, "class"), "memory", json_object_get(c, "memory"), "after", "x");
+    vs_component_view v;
+    vs_buf out = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out);
+    char *text = json_dumps(want, JSON_COMPACT);
+    vs_component_view_read(&v, c);
+    ck_assert(v.managed);
+    vs_jw_open(&w, '{');
+    vs_jw_member_str(&w, "kind", "component");
+    vs_component_view_write(&v, &w);
+    vs_jw_member_str(&w, "after", "x"); /* the writer leaves a comma owed */
+    vs_jw_close(&w, '}');
+    ck_assert(!vs_buf_failed(&out));
+    ck_assert_str_eq(vs_buf_str(&out), text);
+    free(text);
+    vs_buf_free(&out);
+    json_decref(want);
+    json_decref(c);
+}
+END_TEST
+
 /* The views of a sheet are its components' views, in the sheet's order; a
  * sheet without components gives none. */
 START_TEST(component_views_follow_the_sheet)
@@ -392,6 +426,7 @@ int main(void)
     tcase_add_test(tc, slugs);
     tcase_add_test(tc, component_view_reads_fields);
     tcase_add_test(tc, component_view_writes_the_stored_shape);
+    tcase_add_test(tc, component_view_write_continues_an_object);
     tcase_add_test(tc, component_views_follow_the_sheet);
     tcase_add_test(tc, components_are_found_by_name_after_any_change);
     tcase_add_test(tc, the_same_declaration_keeps_the_component);
