@@ -215,23 +215,28 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
     }
 }
 
-/* A component as stored: through its view when it has exactly the layout's
- * keys (most of a long sheet's payload), else as it is. */
-static void component_write(const json_t *c, vs_jw *w)
+/* A component as stored: through its view (given, or read here when NULL)
+ * when it has exactly the layout's keys (most of a long sheet's payload),
+ * else as it is. */
+static void component_write(const json_t *c, const vs_component_view *given, vs_jw *w)
 {
-    vs_component_view v;
-    vs_component_view_read(&v, c);
-    if (v.keys == 6 && json_object_size(c) == 6 &&
-        (v.known || json_is_null(json_object_get(c, "bytes")))) {
+    vs_component_view read;
+    const vs_component_view *v = given;
+    if (!v) {
+        vs_component_view_read(&read, c);
+        v = &read;
+    }
+    if (v->keys == 6 && json_object_size(c) == 6 &&
+        (v->known || json_is_null(json_object_get(c, "bytes")))) {
         vs_jw_open(w, '{');
-        vs_component_view_write(&v, w);
+        vs_component_view_write(v, w);
         vs_jw_close(w, '}');
     } else {
         vs_jw_value(w, c);
     }
 }
 
-void vs_sheet_fields_write(const json_t *sheet, vs_jw *w)
+void vs_sheet_fields_write(const json_t *sheet, const vs_component_views *views, vs_jw *w)
 {
     const char *k;
     json_t *v, *c;
@@ -246,9 +251,11 @@ void vs_sheet_fields_write(const json_t *sheet, vs_jw *w)
             continue;
         }
         vs_jw_open(w, '[');
+        if (views && views->n != json_array_size(v))
+            views = NULL; /* not this sheet's: read each */
         json_array_foreach(v, i, c)
         {
-            component_write(c, w);
+            component_write(c, views ? &views->v[i] : NULL, w);
         }
         vs_jw_close(w, ']');
     }

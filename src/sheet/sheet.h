@@ -121,8 +121,11 @@ void vs_component_views_free(vs_component_views *views);
 void vs_component_view_write(const vs_component_view *v, vs_jw *w);
 
 /* Writes the sheet's fields, as stored, as members of the object w has open
- * (runtime "_" keys left out): the `sheet` result's payload. */
-void vs_sheet_fields_write(const json_t *sheet, vs_jw *w);
+ * (runtime "_" keys left out): the `sheet` result's payload. views, when not
+ * NULL, are the sheet's component views (vs_component_views_read, of this
+ * sheet as it is now): a cell's verbs share them rather than each reading
+ * every component again; NULL reads each here. */
+void vs_sheet_fields_write(const json_t *sheet, const vs_component_views *views, vs_jw *w);
 
 /* Adds or replaces the component named name. An existing "measured" component is
  * never replaced by an estimate: returns VS_EVALUE saying so. known=0 stores

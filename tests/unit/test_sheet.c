@@ -381,7 +381,7 @@ START_TEST(fields_write_the_sheet_as_stored)
             json_object_set(want, k, v);
     }
     vs_jw_open(&w, '{');
-    vs_sheet_fields_write(s, &w);
+    vs_sheet_fields_write(s, NULL, &w);
     vs_jw_close(&w, '}');
     ck_assert(!vs_buf_failed(&out));
     text = json_dumps(want, JSON_COMPACT);
