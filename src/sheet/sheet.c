@@ -209,6 +209,7 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
         if (slot && json_is_string(v))
             *slot = v;
     }
+    out->bytes_null = json_is_null(bytes);
     if (json_is_integer(bytes) && json_integer_value(bytes) >= 0) {
         out->known = 1;
         out->value = (uint64_t)json_integer_value(bytes);
@@ -226,8 +227,7 @@ static void component_write(const json_t *c, const vs_component_view *given, vs_
         vs_component_view_read(&read, c);
         v = &read;
     }
-    if (v->keys == 6 && json_object_size(c) == 6 &&
-        (v->known || json_is_null(json_object_get(c, "bytes")))) {
+    if (v->keys == 6 && json_object_size(c) == 6 && (v->known || v->bytes_null)) {
         vs_jw_open(w, '{');
         vs_component_view_write(v, w);
         vs_jw_close(w, '}');

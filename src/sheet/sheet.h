@@ -98,6 +98,7 @@ json_t *vs_sheet_snapshot(json_t *sheet);
 typedef struct vs_component_view {
     json_t *name, *status, *source, *phase, *cls; /* JSON strings */
     int known;                                    /* "bytes" is an integer >= 0 */
+    int bytes_null;                               /* "bytes" is null (unknown, as stored) */
     uint64_t value;                               /* "bytes" when known, else 0 */
     unsigned keys;  /* how many of the six layout keys it has, whatever their values */
     unsigned nulls; /* how many of them hold null */

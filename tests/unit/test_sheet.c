@@ -374,6 +374,10 @@ START_TEST(fields_write_the_sheet_as_stored)
         vs_sheet_put_component(&c, NULL, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
     odd = json_pack("{s:s, s:i, s:s}", "name", "odd", "bytes", 5, "note", "not in the layout");
     json_array_append_new(vs_sheet_array(s, VS_SK_COMPONENTS), odd);
+    /* the six keys, but an amount as text: written as it is, not as unknown */
+    odd = json_pack("{s:s, s:s, s:s, s:n, s:n, s:s}", "name", "text", "bytes", "12", "status",
+                    "estimated", "source", "phase", "class", "other");
+    json_array_append_new(vs_sheet_array(s, VS_SK_COMPONENTS), odd);
     json_object_set_new(s, "_runtime", json_string("abc"));
     json_object_foreach(s, k, v)
     {
@@ -407,7 +411,13 @@ START_TEST(component_view_reads_fields)
     ck_assert_str_eq(json_string_value(v.cls), "kv_cache");
     ck_assert_ptr_null(v.phase); /* null is not a string */
     ck_assert_int_eq(v.known, 1);
+    ck_assert_int_eq(v.bytes_null, 0);
     ck_assert_uint_eq(v.value, 17179869184ULL);
+    json_decref(c);
+    c = json_pack("{s:s, s:n}", "name", "u", "bytes");
+    vs_component_view_read(&v, c);
+    ck_assert_int_eq(v.known, 0);
+    ck_assert_int_eq(v.bytes_null, 1);
     json_decref(c);
     c = json_pack("{s:i, s:I}", "name", 7, "bytes", (json_int_t)-1);
     vs_component_view_read(&v, c);
