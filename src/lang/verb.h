@@ -137,14 +137,15 @@ json_t *vs_ctx_find_sheet(vs_ctx *ctx, const char *id);
 json_t *vs_ctx_sheets(vs_ctx *ctx);
 /* How many sheets are open, reaching none. */
 size_t vs_ctx_sheet_count(vs_ctx *ctx);
-/* The views of sheet's components (sheet/sheet.h), kept for the cell: read
- * again only when a component was set or removed since. Borrowed: valid until
- * the next call (or the end of the cell). NULL when memory is short. */
+/* The views of sheet's components (sheet/sheet.h), kept for the cell: all
+ * read again when a component was added or removed since, only the replaced
+ * ones when each is in its place. Borrowed: valid until the next call (or the
+ * end of the cell). NULL when memory is short. */
 const struct vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet);
 /* The cell's budget chart memo (render/svg.h): `envelope` and `candidates`
  * draw through it, so the second draws nothing when the chart would be the
- * same. Freed with the component views (vs_ctx_component_views): its key
- * holds their texts by address. */
+ * same. Freed when any component view changes (vs_ctx_component_views): its
+ * key holds their texts by address. */
 struct vs_svg_memo *vs_ctx_chart_memo(vs_ctx *ctx);
 
 /* Sets whether results are dropped (on != 0) rather than emitted, returning

@@ -153,8 +153,23 @@ const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *shee
     json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
     size_t i, n = json_array_size(comps);
     if (ctx->views_of && json_array_size(ctx->views_of) == n) {
-        for (i = 0; i < n && json_array_get(ctx->views_of, i) == json_array_get(comps, i); i++)
-            ;
+        /* The same count in the same places: only the components replaced
+         * since are read again. A cell run again replaces the few an
+         * estimator rewrites (its "derived" key) and keeps the rest, and
+         * reading all of them again for that was most of a `sheet` line's
+         * worth. The chart's key holds the texts of the views by address:
+         * it goes as soon as one is replaced. */
+        int moved = 0;
+        for (i = 0; i < n; i++) {
+            json_t *c = json_array_get(comps, i);
+            if (json_array_get(ctx->views_of, i) == c)
+                continue;
+            if (!moved++)
+                vs_svg_memo_free(&ctx->chart);
+            if (json_array_set(ctx->views_of, i, c) < 0)
+                break; /* read them all below */
+            vs_component_view_read(&ctx->views.v[i], c);
+        }
         if (i == n)
             return &ctx->views;
     }

@@ -208,7 +208,10 @@ static int verb_sheet(vs_ctx *ctx, const vs_line *line, vs_error *err)
         return rc;
     }
     {
-        vs_bundle *b = vs_render_sheet_opened(sheet, id, action, a->value);
+        /* the cell's views: a sheet run again is written whole here, and
+         * `envelope` and the like walk the same components later in the cell */
+        vs_bundle *b =
+            vs_render_sheet_opened(sheet, vs_ctx_component_views(ctx, sheet), id, action, a->value);
         if (!b)
             return vs_error_oom(err);
         vs_ctx_emit(ctx, b);

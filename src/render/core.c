@@ -150,8 +150,8 @@ vs_bundle *vs_render_sheet_list(const json_t *sheets, const char *current)
     return bundle_of(&text, &html, &p);
 }
 
-vs_bundle *vs_render_sheet_opened(const json_t *sheet, const char *id, const char *action,
-                                  const char *typed)
+vs_bundle *vs_render_sheet_opened(const json_t *sheet, const vs_component_views *views,
+                                  const char *id, const char *action, const char *typed)
 {
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
     const char *title = vs_sheet_get_str(sheet, VS_SK_TITLE);
@@ -176,7 +176,7 @@ vs_bundle *vs_render_sheet_opened(const json_t *sheet, const char *id, const cha
         vs_jw_open(&w, '{');
         vs_jw_member_str(&w, "kind", "sheet");
         vs_jw_member_str(&w, "action", action);
-        vs_sheet_fields_write(sheet, &w);
+        vs_sheet_fields_write(sheet, views, &w);
         vs_jw_close(&w, '}');
     }
     return bundle_of(&text, &html, &payload);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "render/bundle.h"
+#include "sheet/sheet.h"
 #include "sheet/units.h"
 
 /* `convert`: bytes shown in unit, exactly and rounded to two decimals, with
@@ -26,9 +27,10 @@ vs_bundle *vs_render_sheet_list(const json_t *sheets, const char *current);
 /* `sheet "TITLE"`: the sheet opened (borrowed), its id, what the verb did
  * (action "created", "switched" or "current") and the title as typed (a
  * different title of the same id is noted); payload kind "sheet" with the
- * action and the whole sheet as stored. NULL when memory is short. */
-vs_bundle *vs_render_sheet_opened(const json_t *sheet, const char *id, const char *action,
-                                  const char *typed);
+ * action and the whole sheet as stored. views are its component views
+ * (vs_sheet_fields_write; NULL: read here). NULL when memory is short. */
+vs_bundle *vs_render_sheet_opened(const json_t *sheet, const vs_component_views *views,
+                                  const char *id, const char *action, const char *typed);
 
 /* The end of a cell that failed: what its earlier lines did and the cell undid
  * (names: "length, estimate kv", the lines as the person reads them), and

@@ -98,6 +98,7 @@ json_t *vs_sheet_snapshot(json_t *sheet);
 typedef struct vs_component_view {
     json_t *name, *status, *source, *phase, *cls; /* JSON strings */
     int known;                                    /* "bytes" is an integer >= 0 */
+    int bytes_null;                               /* "bytes" is null (unknown, as stored) */
     uint64_t value;                               /* "bytes" when known, else 0 */
     unsigned keys;  /* how many of the six layout keys it has, whatever their values */
     unsigned nulls; /* how many of them hold null */
@@ -121,8 +122,11 @@ void vs_component_views_free(vs_component_views *views);
 void vs_component_view_write(const vs_component_view *v, vs_jw *w);
 
 /* Writes the sheet's fields, as stored, as members of the object w has open
- * (runtime "_" keys left out): the `sheet` result's payload. */
-void vs_sheet_fields_write(const json_t *sheet, vs_jw *w);
+ * (runtime "_" keys left out): the `sheet` result's payload. views, when not
+ * NULL, are the sheet's component views (vs_component_views_read, of this
+ * sheet as it is now): a cell's verbs share them rather than each reading
+ * every component again; NULL reads each here. */
+void vs_sheet_fields_write(const json_t *sheet, const vs_component_views *views, vs_jw *w);
 
 /* Adds or replaces the component named name. An existing "measured" component is
  * never replaced by an estimate: returns VS_EVALUE saying so. known=0 stores

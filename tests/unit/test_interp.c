@@ -185,6 +185,55 @@ START_TEST(test_sheets)
 }
 END_TEST
 
+/* The bytes of component i of a payload's "components". */
+static json_int_t component_bytes(json_t *bundle, size_t i)
+{
+    json_t *c = json_array_get(json_object_get(payload(bundle), "components"), i);
+    return json_integer_value(json_object_get(c, "bytes"));
+}
+
+/* The verbs of a cell share the components' views: after a component is
+ * replaced (the same count, in the same places), `sheet` and `envelope` show
+ * its new amount, and the chart drawn after it is the one a new session draws
+ * for the same sheet. */
+START_TEST(test_views_follow_a_replaced_component)
+{
+    vs_interp *ip = vs_interp_new(NULL), *fresh = vs_interp_new(NULL);
+    capture cap;
+    vs_sink sink = make_sink(&cap);
+    json_t *r = run_ok(ip,
+                       "sheet V\nmodel m params=1000000\nformat bf16\nreserve a 1MiB\nreserve b "
+                       "2MiB\nsheet V\nenvelope\n"
+                       "reserve a 5MiB\nsheet V\nenvelope",
+                       &sink),
+           *want;
+    char *got_text, *want_text;
+    ck_assert_uint_eq(json_array_size(cap.displays), 9);
+    /* the first `sheet V` after the reserve, and the envelope that read the same views */
+    ck_assert_int_eq(component_bytes(json_array_get(cap.displays, 5), 0), 1048576);
+    ck_assert_int_eq(component_bytes(json_array_get(cap.displays, 6), 0), 1048576);
+    /* a replaced: 5 MiB = 5 * 1,048,576 bytes; b kept at 2 * 1,048,576 */
+    ck_assert_int_eq(component_bytes(json_array_get(cap.displays, 8), 0), 5242880);
+    ck_assert_int_eq(component_bytes(json_array_get(cap.displays, 8), 1), 2097152);
+    ck_assert_int_eq(component_bytes(r, 0), 5242880);
+    ck_assert_int_eq(component_bytes(r, 1), 2097152);
+    want = run_ok(
+        fresh,
+        "sheet V\nmodel m params=1000000\nformat bf16\nreserve a 5MiB\nreserve b 2MiB\nenvelope",
+        NULL);
+    got_text = json_dumps(r, JSON_SORT_KEYS | JSON_COMPACT);
+    want_text = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
+    ck_assert_str_eq(got_text, want_text);
+    free(got_text);
+    free(want_text);
+    json_decref(want);
+    json_decref(r);
+    json_decref(cap.displays);
+    vs_interp_free(fresh);
+    vs_interp_free(ip);
+}
+END_TEST
+
 /* The canonical text of the sheet of that id, as the session holds it. */
 static char *sheet_text(vs_interp *ip, const char *title)
 {
@@ -728,6 +777,7 @@ int main(void)
     Suite *s = suite_create("interp");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_last_result_and_displays);
+    tcase_add_test(tc, test_views_follow_a_replaced_component);
     tcase_add_test(tc, test_convert_payload);
     tcase_add_test(tc, test_convert_errors);
     tcase_add_test(tc, test_sheets);

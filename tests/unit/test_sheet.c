@@ -159,6 +159,40 @@ START_TEST(component_view_writes_the_stored_shape)
 }
 END_TEST
 
+/* The view is written as members after others the object already has (its
+ * first key takes the comma), with escapes in its strings and the
+ * managed-memory key, exactly as jansson writes the same object; one written
+ * into an empty buffer grows it. */
+START_TEST(component_view_write_continues_an_object)
+{
+    json_t *c = json_pack("{s:s, s:I, s:s, s:n, s:s, s:s, s:s}", "name", "tab\there \"q\" \\ \001",
+                          "bytes", (json_int_t)1, "status", "measured", "source", "phase", "train",
+                          "class", "activations", "memory", "managed");
+    json_t *want = json_pack(
+        "{s:s, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:s}", "kind", "component", "name",
+        json_object_get(c, "name"), "bytes", json_object_get(c, "bytes"), "status",
+        json_object_get(c, "status"), "source", json_null(), "phase", json_object_get(c, "phase"),
+        "class", json_object_get(c, "class"), "memory", json_object_get(c, "memory"), "after", "x");
+    vs_component_view v;
+    vs_buf out = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out);
+    char *text = json_dumps(want, JSON_COMPACT);
+    vs_component_view_read(&v, c);
+    ck_assert(v.managed);
+    vs_jw_open(&w, '{');
+    vs_jw_member_str(&w, "kind", "component");
+    vs_component_view_write(&v, &w);
+    vs_jw_member_str(&w, "after", "x"); /* the writer leaves a comma owed */
+    vs_jw_close(&w, '}');
+    ck_assert(!vs_buf_failed(&out));
+    ck_assert_str_eq(vs_buf_str(&out), text);
+    free(text);
+    vs_buf_free(&out);
+    json_decref(want);
+    json_decref(c);
+}
+END_TEST
+
 /* The views of a sheet are its components' views, in the sheet's order; a
  * sheet without components gives none. */
 START_TEST(component_views_follow_the_sheet)
@@ -340,6 +374,10 @@ START_TEST(fields_write_the_sheet_as_stored)
         vs_sheet_put_component(&c, NULL, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
     odd = json_pack("{s:s, s:i, s:s}", "name", "odd", "bytes", 5, "note", "not in the layout");
     json_array_append_new(vs_sheet_array(s, VS_SK_COMPONENTS), odd);
+    /* the six keys, but an amount as text: written as it is, not as unknown */
+    odd = json_pack("{s:s, s:s, s:s, s:n, s:n, s:s}", "name", "text", "bytes", "12", "status",
+                    "estimated", "source", "phase", "class", "other");
+    json_array_append_new(vs_sheet_array(s, VS_SK_COMPONENTS), odd);
     json_object_set_new(s, "_runtime", json_string("abc"));
     json_object_foreach(s, k, v)
     {
@@ -347,7 +385,7 @@ START_TEST(fields_write_the_sheet_as_stored)
             json_object_set(want, k, v);
     }
     vs_jw_open(&w, '{');
-    vs_sheet_fields_write(s, &w);
+    vs_sheet_fields_write(s, NULL, &w);
     vs_jw_close(&w, '}');
     ck_assert(!vs_buf_failed(&out));
     text = json_dumps(want, JSON_COMPACT);
@@ -373,7 +411,13 @@ START_TEST(component_view_reads_fields)
     ck_assert_str_eq(json_string_value(v.cls), "kv_cache");
     ck_assert_ptr_null(v.phase); /* null is not a string */
     ck_assert_int_eq(v.known, 1);
+    ck_assert_int_eq(v.bytes_null, 0);
     ck_assert_uint_eq(v.value, 17179869184ULL);
+    json_decref(c);
+    c = json_pack("{s:s, s:n}", "name", "u", "bytes");
+    vs_component_view_read(&v, c);
+    ck_assert_int_eq(v.known, 0);
+    ck_assert_int_eq(v.bytes_null, 1);
     json_decref(c);
     c = json_pack("{s:i, s:I}", "name", 7, "bytes", (json_int_t)-1);
     vs_component_view_read(&v, c);
@@ -392,6 +436,7 @@ int main(void)
     tcase_add_test(tc, slugs);
     tcase_add_test(tc, component_view_reads_fields);
     tcase_add_test(tc, component_view_writes_the_stored_shape);
+    tcase_add_test(tc, component_view_write_continues_an_object);
     tcase_add_test(tc, component_views_follow_the_sheet);
     tcase_add_test(tc, components_are_found_by_name_after_any_change);
     tcase_add_test(tc, the_same_declaration_keeps_the_component);
