@@ -10,6 +10,20 @@
 #include "check_run.h"
 #include "results.h"
 
+/* Checks that vb is byte for byte jansson's compact dump of want (the length
+ * too), what prefixing the message; frees both. */
+static void bundle_is_dumps(vs_bundle *vb, json_t *want, const char *what)
+{
+    char *dumped = json_dumps(want, JSON_COMPACT);
+    ck_assert_ptr_nonnull(vb);
+    ck_assert_ptr_nonnull(dumped);
+    ck_assert_msg(!strcmp(vb->json, dumped), "%s%s\nwanted %s", what, vb->json, dumped);
+    ck_assert_uint_eq(vb->len, strlen(dumped));
+    free(dumped);
+    json_decref(want);
+    vs_bundle_free(vb);
+}
+
 START_TEST(test_bundle_keys)
 {
     json_t *p = json_pack("{s:s, s:I}", "kind", "convert", "bytes", (json_int_t)24000000000LL);
@@ -79,26 +93,16 @@ START_TEST(test_bundle_chart_is_json_dumps)
                             "\xEF\xBF\xBD";
     char both[256];
     json_t *want;
-    char *dumped;
     vs_bundle *vb = vs_bundle_new_text("p", html, svg, "{}", 2);
     snprintf(both, sizeof both, "%s<div class='vramsheet-chart'>\n%s</div>\n", html_fixed,
              svg_fixed);
     want = json_pack("{s:s, s:s, s:s, s:{}}", "text/plain", "p", "text/html", both, "image/svg+xml",
                      svg_fixed, VS_MIME_JSON);
-    dumped = json_dumps(want, JSON_COMPACT);
-    ck_assert_str_eq(vb->json, dumped);
-    ck_assert_uint_eq(vb->len, strlen(dumped));
-    free(dumped);
-    json_decref(want);
-    vs_bundle_free(vb);
+    bundle_is_dumps(vb, want, "");
     /* a chart alone */
     vb = vs_bundle_new_text("p", NULL, svg, NULL, 0);
     want = json_pack("{s:s, s:s}", "text/plain", "p", "image/svg+xml", svg_fixed);
-    dumped = json_dumps(want, JSON_COMPACT);
-    ck_assert_str_eq(vb->json, dumped);
-    free(dumped);
-    json_decref(want);
-    vs_bundle_free(vb);
+    bundle_is_dumps(vb, want, "");
 }
 END_TEST
 
@@ -130,13 +134,9 @@ START_TEST(test_bundle_one_line_escaped_once)
         vs_bundle *vb = vs_bundle_new_text(cases[i].plain, cases[i].html, NULL, "{}", 2);
         json_t *want =
             json_pack("{s:s, s:s, s:{}}", "text/plain", pf, "text/html", hf, VS_MIME_JSON);
-        char *dumped = json_dumps(want, JSON_COMPACT);
-        ck_assert_ptr_nonnull(vb);
-        ck_assert_msg(!strcmp(vb->json, dumped), "case %zu: %s\nwanted %s", i, vb->json, dumped);
-        ck_assert_uint_eq(vb->len, strlen(dumped));
-        free(dumped);
-        json_decref(want);
-        vs_bundle_free(vb);
+        char what[32];
+        snprintf(what, sizeof what, "case %zu: ", i);
+        bundle_is_dumps(vb, want, what);
     }
 }
 END_TEST
@@ -150,7 +150,7 @@ START_TEST(test_bundle_chart_already_escaped)
     const char *svg_fixed = "\xEF\xBF\xBD<svg a=\"1\">\\ \x01 \xc3\xa9</svg>";
     char both[256];
     json_t *want, *js = json_string(svg_fixed);
-    char *dumped, *esc = json_dumps(js, JSON_ENCODE_ANY);
+    char *esc = json_dumps(js, JSON_ENCODE_ANY);
     vs_buf chart = VS_BUF_INIT;
     vs_bundle *vb;
     vs_buf_puts(&chart, esc);
@@ -159,20 +159,11 @@ START_TEST(test_bundle_chart_already_escaped)
     snprintf(both, sizeof both, "%s<div class='vramsheet-chart'>\n%s</div>\n", html, svg_fixed);
     want = json_pack("{s:s, s:s, s:s, s:{}}", "text/plain", "p", "text/html", both, "image/svg+xml",
                      svg_fixed, VS_MIME_JSON);
-    dumped = json_dumps(want, JSON_COMPACT);
-    ck_assert_str_eq(vb->json, dumped);
-    ck_assert_uint_eq(vb->len, strlen(dumped));
-    free(dumped);
-    json_decref(want);
-    vs_bundle_free(vb);
+    bundle_is_dumps(vb, want, "");
     /* a chart alone, no HTML */
     vb = vs_bundle_new_chart("p", NULL, &chart, NULL, 0);
     want = json_pack("{s:s, s:s}", "text/plain", "p", "image/svg+xml", svg_fixed);
-    dumped = json_dumps(want, JSON_COMPACT);
-    ck_assert_str_eq(vb->json, dumped);
-    free(dumped);
-    json_decref(want);
-    vs_bundle_free(vb);
+    bundle_is_dumps(vb, want, "");
     /* what is no JSON string is refused, not spliced */
     vs_buf_reset(&chart);
     vs_buf_puts(&chart, "<svg/>");
