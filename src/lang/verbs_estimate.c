@@ -353,7 +353,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     vs_training_rule rule;
     vs_training_est e;
     uint64_t trainable = 0, adapter = 0, rank = 0;
-    int rc, have_trainable = 0, lora, by_rank = 0, qlora = 0;
+    int rc, step_rc = 0, have_trainable = 0, lora, by_rank = 0, qlora = 0;
     vs_lora_est le;
     vs_buf lsrc = VS_BUF_INIT;
     const char *task = vs_sheet_card_str(sheet, VS_CK_TASK);
@@ -471,12 +471,16 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
                                       VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0 ||
         (rc = vs_verbs_estimate_store(sheet, "master_copy", e.master_copy, src[2],
                                       VS_CLASS_OPTIMIZER, &skipped, sk, err)) < 0 ||
-        (rc = vs_verbs_estimate_paged_state(sheet, &rule, &e, gt, &skipped, sk, err)) < 0)
+        (rc = vs_verbs_estimate_paged_state(sheet, &rule, &e, gt, &skipped, sk, err)) < 0 ||
+        (rc = step_rc =
+             vs_verbs_estimate_step_transient(line, sheet, &rule, lora, &skipped, sk, err)) < 0)
         goto done;
     names[nnames++] = "gradients";
     names[nnames++] = "optimizer_state";
     if (rule.paged)
         names[nnames++] = "optimizer_state_paged";
+    if (step_rc == 1)
+        names[nnames++] = "optimizer_step";
     names[nnames++] = "master_copy";
     if (lora) {
         unsigned ab = !strcmp(rule.precision, "fp32") ? 4 : 2;

@@ -59,6 +59,17 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
                                   const vs_training_est *e, const char *gt, vs_buf *skipped,
                                   json_t *skipped_list, vs_error *err);
 
+/* The optimizer step's own allocation beyond its state (8-bit AdamW, a full
+ * finetune, the card's architecture giving the largest parameter n: the new
+ * absmax of both moments, 2 x n / 256 x 4 B, torchao's compiled step): component
+ * optimizer_step, class optimizer, phase step, or backward with in_backward=yes
+ * on the line. 1 when stored, 0 when the optimizer allocates nothing (an
+ * estimated optimizer_step an earlier line left is then removed), or a negative
+ * error. */
+int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
+                                     const vs_training_rule *rule, int lora, vs_buf *skipped,
+                                     json_t *skipped_list, vs_error *err);
+
 /* Like vs_verbs_estimate_store, the component on the GPU in one phase only
  * (phase NULL: throughout). */
 int vs_verbs_estimate_store_phase(json_t *sheet, const char *name, uint64_t bytes,

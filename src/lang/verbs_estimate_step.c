@@ -1,5 +1,6 @@
-/* verbs_estimate_step.c — when a training step's gradients are on the GPU:
- * the phase `estimate training` gives them (see verbs_estimate_internal.h). */
+/* verbs_estimate_step.c — when a training step's gradients are on the GPU,
+ * the phase `estimate training` gives them, and what the optimizer step itself
+ * allocates (see verbs_estimate_internal.h). */
 #include "lang/verbs_estimate_internal.h"
 
 #include <stdio.h>
@@ -10,6 +11,21 @@
 #include "sheet/vocab.h"
 #include "util/checked.h"
 #include "util/json.h"
+
+/* The largest parameter's values from the card's architecture: the embedding
+ * (vocab x hidden) or an MLP projection (intermediate x hidden). *out 0 when
+ * the card has no such shape; -1 when it does not fit in 64 bits. */
+static int largest_param(const json_t *sheet, uint64_t *out)
+{
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
+    uint64_t V = (uint64_t)json_integer_value(json_object_get(arch, "vocab"));
+    uint64_t H = (uint64_t)json_integer_value(json_object_get(arch, "hidden"));
+    uint64_t I = (uint64_t)json_integer_value(json_object_get(arch, "intermediate"));
+    *out = 0;
+    if (!V || !H)
+        return 0;
+    return vs_checked_mul(out, V > I ? V : I, H) ? -1 : 0;
+}
 
 /* When the gradients are on the GPU. One micro-batch a step, they are filled
  * by the backward as it frees the activations and held through the optimizer
@@ -24,8 +40,7 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
                                      size_t srclen, vs_error *err)
 {
     const vs_arg *ib = vs_line_pair(line, "in_backward");
-    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
-    uint64_t acc = 1, V, H, I, largest;
+    uint64_t acc = 1, largest;
     char gl[40], gb[40];
     *phase = "step";
     note[0] = 0;
@@ -40,18 +55,15 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
                                              "in_backward=yes steps each parameter of a full "
                                              "finetune as its gradient is ready; an adapter's "
                                              "gradients are small: leave it out"));
-        V = (uint64_t)json_integer_value(json_object_get(arch, "vocab"));
-        H = (uint64_t)json_integer_value(json_object_get(arch, "hidden"));
-        I = (uint64_t)json_integer_value(json_object_get(arch, "intermediate"));
-        if (!V || !H)
+        if (largest_param(sheet, &largest) < 0)
+            return vs_error_set(err, VS_EUNIT, "the gradient does not fit in 64 bits");
+        if (!largest)
             return vs_arg_error(ib, err,
                                 vs_error_set(err, VS_EVALUE,
                                              "in_backward=yes holds the largest parameter's "
                                              "gradient: the card's architecture (`model NAME "
                                              "config=PATH`) gives its shape"));
-        largest = V > I ? V : I; /* the embedding or an MLP projection, x hidden */
-        if (vs_checked_mul(&largest, largest, H) ||
-            vs_checked_mul(&e->gradients, largest, rule->gradient_bytes))
+        if (vs_checked_mul(&e->gradients, largest, rule->gradient_bytes))
             return vs_error_set(err, VS_EUNIT, "the gradient does not fit in 64 bits");
         *phase = NULL;
         vs_units_grouped(gl, sizeof gl, largest);
@@ -118,4 +130,69 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
                        : 1;
     }
     return 1;
+}
+
+#define STEP_NAME "optimizer_step"
+
+/* What the optimizer step allocates beyond its state, for the parameter where
+ * that is largest. torchao's AdamW8bit steps each parameter through
+ * single_param_adam under torch.compile (torchao/prototype/low_bit_optim/
+ * adam.py at 0d7edae): the parameter, its gradient and both moments are
+ * upcast to float32, and each moment's copy_ into its OptimState8bit
+ * re-quantises it (subclass_8bit.py, quant_utils.py quantize_8bit_with_qmap
+ * at 0b05caa: the absmax of each block of 256, the codes by a binary search of
+ * the map). Inductor compiles the whole step into one persistent reduction,
+ * a block of 256 a row, so the float32 values stay in registers and the codes
+ * and the parameter are written in place; the only buffers are the two new
+ * absmax, 2 x n / 256 x 4 B, copied into the state's scales after the kernel
+ * (PyTorch 2.15's Inductor, its Triton output code for the 128,256 x 3,072
+ * embedding: one triton_per_fused kernel, two float32 buffers of 1,539,072).
+ * An INNER reduction of 256 or more gets a single launch config
+ * (torch/_inductor/runtime/triton_heuristics.py, _persistent_reduction_configs,
+ * at 00131b6, as persistent_reduction had it in the 2.x releases before), so
+ * no autotuning clones the mutated parameter and codes. bitsandbytes' AdamW8bit updates in
+ * place (F.optimizer_update_8bit_blockwise): nothing; 8-bit AdamW here is the
+ * larger of the two. Fused AdamW and the paged optimizers allocate nothing
+ * either. The step of the largest parameter comes after the backward (phase
+ * step) or, with in_backward=yes, at the end of the backward, when the
+ * embedding's gradient is complete (phase backward, the logits freed). */
+int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
+                                     const vs_training_rule *rule, int lora, vs_buf *skipped,
+                                     json_t *skipped_list, vs_error *err)
+{
+    const vs_arg *ib = vs_line_pair(line, "in_backward");
+    json_t *comps, *c;
+    uint64_t n = 0, blocks, bytes;
+    char gn[40], gb[40], gk[40], src[400];
+    size_t i;
+    if (rule->state_block && !rule->paged && !lora && largest_param(sheet, &n) < 0)
+        return vs_error_set(err, VS_EUNIT, "the largest parameter does not fit in 64 bits");
+    /* torchao keeps a tensor under 4,096 values, or not a whole number of
+     * blocks, in the parameter's dtype: no scales, nothing new */
+    if (!rule->state_block || rule->paged || lora || n < 4096 || n % rule->state_block) {
+        /* one an earlier line estimated goes, or left unknown when the card
+         * changed under it (a task lora); a measured one stays */
+        comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
+        vs_json_array_foreach(comps, i, c)
+        {
+            if (vs_sheet_component_str(c, VS_COMPK_NAME) &&
+                !strcmp(vs_sheet_component_str(c, VS_COMPK_NAME), STEP_NAME) &&
+                !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_MEASURED))
+                return vs_sheet_remove_component(sheet, i) < 0 ? vs_error_oom(err) : 0;
+        }
+        return 0;
+    }
+    blocks = n / rule->state_block;
+    bytes = 2 * blocks * 4; /* n fits in 64 bits, so does a byte per 32 of it */
+    vs_units_grouped(gn, sizeof gn, n);
+    vs_units_grouped(gk, sizeof gk, blocks);
+    vs_units_grouped(gb, sizeof gb, bytes);
+    snprintf(src, sizeof src,
+             "2 x %s blocks (%s values / %u) x 4 B = %s B: the new absmax of both moments of the "
+             "largest parameter, which torchao's compiled AdamW8bit step writes beside its state "
+             "(one fused kernel, the float32 values in registers; bitsandbytes' AdamW8bit: none)",
+             gk, gn, rule->state_block, gb);
+    return vs_verbs_estimate_store_phase(sheet, STEP_NAME, bytes, src, VS_CLASS_OPTIMIZER,
+                                         ib && !strcmp(ib->value, "yes") ? "backward" : "step",
+                                         skipped, skipped_list, err);
 }

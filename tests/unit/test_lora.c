@@ -325,6 +325,67 @@ START_TEST(paged_optimizer_state)
 }
 END_TEST
 
+/* The 8-bit AdamW step's own buffers: torchao's compiled step re-quantises each
+ * moment of a parameter in one fused kernel and writes the new absmax of both
+ * moments to fresh float32 buffers, one per block of 256 values. Llama-3.2-3B's
+ * largest parameter is the tied embedding, 128,256 x 3,072 = 394,002,432
+ * values: 1,539,072 blocks, 2 x 1,539,072 x 4 B = 12,312,576 B. In bf16 at
+ * 4,096 x 2 with full checkpointing and the chunked loss:
+ *   the state: 2 x 3,212,749,824 B + 2 x ceil(3,212,749,824 / 256) x 4 B
+ *     = 6,425,499,648 + 100,398,432 = 6,525,898,080 B
+ *   phase step: weights 6,425,499,648 + state 6,525,898,080 + gradients
+ *     6,425,499,648 + 12,312,576 = 19,389,209,952 B, the envelope (the loss
+ *     phase: 6,425,499,648 + 6,525,898,080 + 1,409,286,144 + 2,364,014,592 =
+ *     16,724,698,464 B)
+ *   in_backward=yes, the embedding stepped at the end of the backward: phase
+ *     backward 6,425,499,648 + 788,004,864 (its gradient) + 6,525,898,080 +
+ *     1,409,286,144 + 872,415,232 (the recomputed layer) + 12,312,576 =
+ *     16,033,416,544 B; the loss phase, 17,512,703,328 B, stays the envelope. */
+START_TEST(optimizer_step_transient)
+{
+    json_t *p, *ph;
+    size_t i;
+    long long backward = -1;
+    model("llama-3.2-3b.json", "finetune");
+    run_ok("format bf16\nlength 4096\nmicrobatch 2\n"
+           "estimate training optimizer=adamw8bit precision=bf16\n"
+           "estimate activations checkpointing=full attention=sdpa loss=chunked\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(geti(named(p, "optimizer_step"), "bytes"), 2LL * 1539072 * 4);
+    ck_assert_int_eq(2LL * 1539072 * 4, 12312576LL);
+    ck_assert_int_eq(128256LL * 3072 / 256, 1539072LL);
+    ck_assert_str_eq(gets(named(p, "optimizer_step"), "phase"), "step");
+    ck_assert_str_eq(gets(named(p, "optimizer_step"), "class"), "optimizer");
+    ck_assert_int_eq(geti(named(p, "optimizer_state"), "bytes"), 6525898080LL);
+    ck_assert_str_eq(gets(p, "worst_phase"), "step");
+    ck_assert_int_eq(geti(p, "envelope_bytes"), 19389209952LL);
+    run_ok("estimate training optimizer=adamw8bit precision=bf16 in_backward=yes\nenvelope");
+    p = lastp();
+    ck_assert_str_eq(gets(named(p, "optimizer_step"), "phase"), "backward");
+    ck_assert_str_eq(gets(p, "worst_phase"), "loss");
+    ck_assert_int_eq(geti(p, "envelope_bytes"), 17512703328LL);
+    ph = json_object_get(p, "phases");
+    for (i = 0; i < json_array_size(ph); i++)
+        if (!strcmp(gets(json_array_get(ph, i), "name"), "backward"))
+            backward = geti(json_array_get(ph, i), "bytes");
+    ck_assert_int_eq(backward, 16033416544LL);
+    /* fused AdamW allocates nothing for its step: the component goes */
+    run_ok("estimate training optimizer=adamw precision=bf16 in_backward=yes\nenvelope");
+    ck_assert(!has(lastp(), "optimizer_step"));
+    /* nor bitsandbytes' paged 8-bit AdamW, which updates in place */
+    run_ok("estimate training optimizer=paged_adamw8bit precision=bf16\nenvelope");
+    ck_assert(!has(lastp(), "optimizer_step"));
+    /* an adapter's matrices are small: none for LoRA */
+    run_ok("estimate training optimizer=adamw8bit precision=bf16\ntask lora\n"
+           "estimate training lora rank=8 optimizer=adamw8bit\nenvelope");
+    ck_assert(!has(lastp(), "optimizer_step"));
+    /* without the architecture there is no largest parameter to step */
+    run_ok("model n params=3212749824\ntask finetune\nestimate training optimizer=adamw8bit\n"
+           "envelope");
+    ck_assert(!has(lastp(), "optimizer_step"));
+}
+END_TEST
+
 START_TEST(lora_refusals)
 {
     char cell[600];
@@ -406,6 +467,7 @@ int main(void)
     tcase_add_test(tc, lora_refusals);
     tcase_add_test(tc, training_step_phases);
     tcase_add_test(tc, paged_optimizer_state);
+    tcase_add_test(tc, optimizer_step_transient);
     tcase_add_test(tc, unsloth_activations);
     suite_add_tcase(s, tc);
     return vs_check_run(s);

@@ -361,7 +361,23 @@ START_TEST(published_peaks)
              * 3,212,749,824 parameters: two bf16 moments, 12,850,999,296 B, become two bytes
              * a value, 6,425,499,648 B, and an fp32 scale per block of 256 of each,
              * 2 x 12,549,804 x 4 = 100,398,432 B: the envelope falls by 6,325,101,216 B
-             * (5.89 GiB), where the README's peak falls by 4.2 GiB (21.8 to 17.6). */
+             * (5.89 GiB), where the README's peak falls by 4.2 GiB (21.8 to 17.6). The
+             * step's own buffers, the new absmax of the tied embedding's two moments,
+             * 2 x (128,256 x 3,072 / 256) x 4 = 12,312,576 B, come at the end of the
+             * backward (optimizer_in_bwd), the logits freed: the loss phase stays the
+             * worst and the envelope does not move. */
+            json_t *c, *step = NULL;
+            size_t k;
+            json_array_foreach(json_object_get(p, "components"), k, c)
+            {
+                if (!strcmp(gets(c, "name"), "optimizer_step"))
+                    step = c;
+            }
+            ck_assert_ptr_nonnull(step);
+            ck_assert_int_eq(geti(step, "bytes"), 2 * (128256LL * 3072 / 256) * 4);
+            ck_assert_int_eq(2 * (128256LL * 3072 / 256) * 4, 12312576LL);
+            ck_assert_str_eq(gets(step, "phase"), "backward");
+            ck_assert_str_eq(gets(p, "worst_phase"), "loss");
             ck_assert_int_eq(torchtune_bf16_state - geti(p, "allocator_bytes"),
                              12850999296LL - (6425499648LL + 2 * 12549804LL * 4));
             ck_assert_int_eq(12850999296LL - (6425499648LL + 2 * 12549804LL * 4), 6325101216LL);
