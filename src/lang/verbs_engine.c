@@ -136,7 +136,7 @@ static int own_items(vs_ctx *ctx, const vs_line *line, json_t *sheet, const vs_f
 {
     vs_runtime_estimate est;
     vs_buf said = VS_BUF_INIT;
-    char rule[400], src[480];
+    char rule[640], src[720];
     vs_error e2;
     int rc;
     unsigned i = 0;
@@ -687,13 +687,14 @@ static const char engine_help[] =
     "the newest modelled, as the card's version row says; another is refused with the list "
     "of the modelled ones. `engine NAME` shows "
     "that engine's rules with the engine files they come from. SGLang's and TensorRT-LLM's KV "
-    "arithmetic matches 8 published start-up logs to 0.7% per token, and SGLang's pool from "
-    "the printed free memory 2 logs to 0.5%. Under sglang, estimate=yes estimates non_torch, "
-    "what the GPU holds before the weights load (1,220 MiB + 192 MiB per rank beyond the "
-    "first, on Hopper and Ada Lovelace up to tp 8; held out within 20%, the free memory "
-    "before loading it gives within 1.0%; unknown, said so, on other GPUs); its pool from the "
-    "estimates alone is within 0.12% of the one published row on a named card; tensorrt_llm "
-    "has no estimate=yes rules.";
+    "arithmetic matches 10 published start-up logs to 0.7% per token, and SGLang's pool from "
+    "the printed free memory 4 logs to 2.0% in the median, 10.2% at worst. Under sglang, "
+    "estimate=yes estimates non_torch, what the GPU holds before the weights load (1,220 MiB "
+    "+ 192 MiB per rank beyond the first, on Hopper and Ada Lovelace up to tp 8; held out "
+    "within 20% on NVLink cards and two PCIe cards, +103% on four PCIe L4s; unknown, said so, "
+    "on other GPUs); its pool from the estimates alone is within 0.12% on the row the rule "
+    "was fitted on, +5.3% and -16.5% on two held out (the L4s), unknown on two Ampere runs; "
+    "tensorrt_llm has no estimate=yes rules.";
 
 /* `engine`'s words, each engine's keys and the list of engines in its help
  * come from the engines' table (engine/engines.def). */

@@ -9,8 +9,10 @@
  *   less the estimate, what the pool is sized against) beside the printed one;
  * - the KV pool and its tokens with estimate=yes alone (the card the thread names, the
  *   release its date falls under, the run's mem_fraction_static, the sheet's weights from
- *   config.json), on the rows scored for the pool, against the printed "KV Cache is
- *   allocated. #tokens: N, K size, V size".
+ *   config.json), on the rows the table's pool_half marks, against the printed "KV Cache
+ *   is allocated. #tokens: N, K size, V size": the fit and held-out rows tallied apart; a
+ *   row whose estimate leaves an item unknown (the pool an upper bound) printed, not
+ *   scored.
  *
  * Run by hand: <build>/bench_sglang [TSV]. */
 #include <jansson.h>
@@ -79,15 +81,16 @@ int main(int argc, char **argv)
     const vs_engine *sg = vs_engine_find("sglang");
     FILE *f = fopen(path, "r");
     char line[2400], *c[S_NCOL];
-    errs fit = {{0}, 0}, held = {{0}, 0}, pool = {{0}, 0}, tok = {{0}, 0}, before = {{0}, 0};
-    int n = 0, unknown = 0;
+    errs fit = {{0}, 0}, held = {{0}, 0}, pool = {{0}, 0}, tok = {{0}, 0}, before = {{0}, 0},
+         pool_h = {{0}, 0}, tok_h = {{0}, 0};
+    int n = 0, unknown = 0, sheets = 0;
     vs_interp *ip = vs_interp_new(NULL);
     if (!f || !sg || !ip) {
         fprintf(stderr, "bench_sglang: cannot read %s\n", path);
         return 1;
     }
     printf("non_torch: the card's total less \"Load weight begin. avail mem\"\n");
-    printf("%-46s %-9s %3s %9s %9s %8s\n", "row", "half", "tp", "printed", "estimate", "error");
+    printf("%-46s %-13s %3s %9s %9s %8s\n", "row", "half", "tp", "printed", "estimate", "error");
     while (fgets(line, sizeof line, f)) {
         vs_gpu_spec spec;
         vs_engine_env env;
@@ -95,6 +98,7 @@ int main(int argc, char **argv)
         vs_error e;
         char rule[640];
         double printed;
+        int miss;
         if (line[0] == '#' || line[0] == '\n')
             continue;
         if (vs_tsv_split(line, c, S_NCOL) != S_NCOL)
@@ -103,8 +107,10 @@ int main(int argc, char **argv)
             continue;
         if (!vs_sgl_given(c[S_CATALOG]) || vs_catalog_find(&spec, c[S_CATALOG], &e) < 0 ||
             !spec.reported_known) {
-            printf("%-46.46s %-9s %3s %9s %9s %8s  unknown: the card is not in the catalogue\n",
-                   c[S_LINK] + 19, "-", c[S_TP], "-", "-", "-");
+            printf("%-46.46s %-13s %3s %9s %9s %8s  unknown: %s\n", c[S_LINK] + 19, "-", c[S_TP],
+                   "-", "-", "-",
+                   vs_sgl_given(c[S_CATALOG]) ? "the catalogue has no device-reported total"
+                                              : "the card is not in the catalogue");
             continue;
         }
         memset(&env, 0, sizeof env);
@@ -113,16 +119,16 @@ int main(int argc, char **argv)
         env.tp = strtoull(c[S_TP], NULL, 10);
         printed = (double)spec.reported_bytes - strtod(c[S_BEFORE], NULL) * GIB;
         if (sg->runtime_estimate(&est, rule, sizeof rule, &env, NULL, &e) < 0) {
-            printf("%-46.46s %-9s %3s %9.2f %9s %8s  %s\n", c[S_LINK] + 19, c[S_NT_HALF], c[S_TP],
+            printf("%-46.46s %-13s %3s %9.2f %9s %8s  %s\n", c[S_LINK] + 19, c[S_NT_HALF], c[S_TP],
                    printed / GIB, "unknown", "-", e.message);
             continue;
         }
-        printf("%-46.46s %-9s %3s %9.2f %9.2f %+7.1f%%  %s\n", c[S_LINK] + 19, c[S_NT_HALF],
+        printf("%-46.46s %-13s %3s %9.2f %9.2f %+7.1f%%  %s\n", c[S_LINK] + 19, c[S_NT_HALF],
                c[S_TP], printed / GIB, est.bytes / GIB, (est.bytes / printed - 1) * 100,
                c[S_CATALOG]);
         if (!strcmp(c[S_NT_HALF], "fit"))
             add(&fit, est.bytes / printed - 1);
-        else if (!strcmp(c[S_NT_HALF], "held-out")) {
+        else if (vs_sgl_held_out(c[S_NT_HALF], &miss)) {
             /* what the pool is sized against: the card less the estimate */
             double b = strtod(c[S_BEFORE], NULL) * GIB;
             add(&held, est.bytes / printed - 1);
@@ -138,38 +144,51 @@ int main(int argc, char **argv)
         char cell[2048], title[32];
         double pk, pt, gp, gt;
         json_t *keep = NULL, *r;
+        const char *why;
+        int held_out, miss;
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        if (vs_tsv_split(line, c, S_NCOL) != S_NCOL || !strstr(c[S_SCORE], "pool"))
+        if (vs_tsv_split(line, c, S_NCOL) != S_NCOL || !vs_sgl_given(c[S_POOL_HALF]))
             continue;
+        held_out = vs_sgl_held_out(c[S_POOL_HALF], &miss);
         if (!vs_sgl_given(c[S_CATALOG])) {
             unknown++;
-            printf("%-46.46s unknown: the thread names no card the catalogue holds\n",
-                   c[S_LINK] + 19);
+            printf("%-46.46s %-8s unknown: the thread names no card the catalogue holds\n",
+                   c[S_LINK] + 19, c[S_POOL_HALF]);
             continue;
         }
-        snprintf(title, sizeof title, "bench %d", n);
+        snprintf(title, sizeof title, "bench %d", sheets++);
         vs_sgl_estimate_cell(cell, sizeof cell, title, VS_SOURCE_DIR, c);
         if (!(r = fit_row(ip, cell, &keep))) {
             json_decref(keep);
             continue;
         }
-        n++;
         pk = (strtod(c[S_K], NULL) + (vs_sgl_given(c[S_V]) ? strtod(c[S_V], NULL) : 0)) * GIB;
         pt = strtod(c[S_TOKENS], NULL);
         gp = (double)json_integer_value(json_object_get(r, "kv_pool_bytes"));
         gt = (double)json_integer_value(json_object_get(r, "kv_tokens"));
-        add(&pool, gp / pk - 1);
-        add(&tok, gt / pt - 1);
-        printf("%-46.46s %s: pool %.2f printed / %.2f GiB (%+.2f%%), #tokens %.0f / %.0f "
-               "(%+.2f%%)\n",
-               c[S_LINK] + 19, c[S_CATALOG], pk / GIB, gp / GIB, (gp / pk - 1) * 100, pt, gt,
-               (gt / pt - 1) * 100);
+        if ((why = vs_sgl_pool_unknown(r))) {
+            unknown++;
+            printf("%-46.46s %-8s %s: unknown (%s; the pool at most %.2f GiB, %.2f printed)\n",
+                   c[S_LINK] + 19, c[S_POOL_HALF], c[S_CATALOG], why, gp / GIB, pk / GIB);
+            json_decref(keep);
+            continue;
+        }
+        n++;
+        add(held_out ? &pool_h : &pool, gp / pk - 1);
+        add(held_out ? &tok_h : &tok, gt / pt - 1);
+        printf("%-46.46s %-8s %s: pool %.2f printed / %.2f GiB (%+.2f%%), #tokens %.0f / %.0f "
+               "(%+.2f%%)%s\n",
+               c[S_LINK] + 19, held_out ? "held-out" : c[S_POOL_HALF], c[S_CATALOG], pk / GIB,
+               gp / GIB, (gp / pk - 1) * 100, pt, gt, (gt / pt - 1) * 100,
+               miss ? "  (a recorded miss: see the row's note)" : "");
         json_decref(keep);
     }
-    summary("KV pool (estimate=yes)", &pool);
-    summary("KV tokens (estimate=yes)", &tok);
-    printf("%d pool rows unknown (no catalogue card named)\n", unknown);
+    summary("KV pool, fit rows", &pool);
+    summary("KV tokens, fit rows", &tok);
+    summary("KV pool, held-out rows", &pool_h);
+    summary("KV tokens, held-out rows", &tok_h);
+    printf("%d pool rows unknown\n", unknown);
     fclose(f);
     vs_interp_free(ip);
     return 0;

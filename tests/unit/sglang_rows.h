@@ -5,6 +5,7 @@
 #ifndef VS_TESTS_SGLANG_ROWS_H
 #define VS_TESTS_SGLANG_ROWS_H
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ enum {
     S_SCORE,
     S_CATALOG,
     S_NT_HALF,
+    S_POOL_HALF,
     S_MODELLED,
     S_NOTE,
     S_NCOL
@@ -41,6 +43,15 @@ static int vs_sgl_given(const char *s) __attribute__((unused));
 static int vs_sgl_given(const char *s)
 {
     return strcmp(s, "-") != 0;
+}
+
+/* 1 for a row held out of the rules ("held-out", or "held-out-miss": held out and
+ * known to miss the goal, the reason in its note); 1 in *miss for the latter. */
+static int vs_sgl_held_out(const char *half, int *miss) __attribute__((unused));
+static int vs_sgl_held_out(const char *half, int *miss)
+{
+    *miss = !strcmp(half, "held-out-miss");
+    return *miss || !strcmp(half, "held-out");
 }
 
 /* Writes into cell the sheet of row c's run with nothing from its log: the
@@ -65,6 +76,28 @@ static void vs_sgl_estimate_cell(char *cell, size_t size, const char *title, con
              title, source_dir, c[S_CONFIG], fmt,
              vs_sgl_given(c[S_CONTEXT]) ? c[S_CONTEXT] : "4096", place, c[S_CATALOG], c[S_TP],
              c[S_MODELLED], c[S_FRACTION]);
+}
+
+/* Why fit's row r (of an estimate=yes cell) leaves the KV pool unknown, or NULL
+ * when the pool is the estimate's: the card's total only nominal (no device-
+ * reported figure in the catalogue), or non_torch unknown (no rule for the
+ * card's architecture). activation_peak and cuda_graphs, unknown under an
+ * estimate, live in the reserve mem_fraction_static leaves, not in the pool. */
+static const char *vs_sgl_pool_unknown(const json_t *r) __attribute__((unused));
+static const char *vs_sgl_pool_unknown(const json_t *r)
+{
+    size_t i;
+    const json_t *u;
+    const char *basis = json_string_value(json_object_get(r, "capacity_basis"));
+    if (!basis || strcmp(basis, "device"))
+        return "the catalogue has no device-reported total for the card";
+    json_array_foreach(json_object_get(r, "unknown"), i, u)
+    {
+        const char *s = json_string_value(u);
+        if (s && !strncmp(s, "non_torch", 9))
+            return "non_torch has no rule for the card's architecture";
+    }
+    return NULL;
 }
 
 #endif

@@ -97,6 +97,8 @@ START_TEST(test_figures_from_public_captures)
         {"RTX 5090", 32607, 34190917632ULL, "unsupported"},
         /* RLinf/RLinf#255: 24564MiB, ECC Off */
         {"RTX 4090", 24564, 25757220864ULL, "off"},
+        /* noonghunna/club-3090#1047: NVIDIA RTX A6000 | 49140 MiB (49140 x 1048576) */
+        {"RTX A6000", 49140, 51527024640ULL, "off"},
         /* 1CatAI/1Cat-vLLM#85: 16384MiB; Wan-Video/Wan2.1#5: 32768MiB */
         {"V100 16GB", 16384, 17179869184ULL, "on"},
         {"V100 32GB", 32768, 34359738368ULL, "on"},
@@ -136,8 +138,7 @@ START_TEST(test_unknown_stays_unknown)
 {
     /* No public capture was sourced for these: the catalogue must not invent
      * one, and says why. */
-    static const char *const unknown[] = {"H100 PCIe", "RTX 6000 Ada", "RTX A6000",
-                                          "MI300X",    "MI325X",       NULL};
+    static const char *const unknown[] = {"H100 PCIe", "RTX 6000 Ada", "MI300X", "MI325X", NULL};
     size_t i;
     for (i = 0; unknown[i]; i++) {
         vs_gpu_spec s;

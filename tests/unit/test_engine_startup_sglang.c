@@ -39,7 +39,7 @@
 #define TRTLLM_TSV VS_SOURCE_DIR "/tests/data/engine_startup/trtllm_startup.tsv"
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MAXROWS 64
-#define MAXCOL 24
+#define MAXCOL 32
 
 /* sglang_startup.tsv's columns */
 /* trtllm_startup.tsv's columns */
@@ -208,58 +208,86 @@ START_TEST(sglang_startup_figures)
 }
 END_TEST
 
-/* The same pool rows with `engine sglang estimate=yes` alone: the GPU is the catalogue's
- * card the thread names (its nvidia-smi total), non_torch is the engine's estimate (the
- * memory held before the weights load), the release the row's date falls under, the
- * run's fraction; fit's KV tokens against the printed #tokens. A row whose card the
- * catalogue does not hold is printed "unknown" and not scored. */
+/* The rows the table's pool_half marks, with `engine sglang estimate=yes` alone: the GPU
+ * is the catalogue's card the thread names (its nvidia-smi total), non_torch is the
+ * engine's estimate (the memory held before the weights load), the release the row's date
+ * falls under, the run's fraction; fit's KV pool and tokens against the printed ones. A
+ * row whose estimate leaves the pool unknown (no device-reported total for the card, no
+ * non_torch rule for its architecture) is printed and not scored. The fit rows must be
+ * within 10% in the median and 15% at worst; each held-out row within 15%, except the
+ * rows the table records as misses ("held-out-miss", the reason in the note), which must
+ * still miss (so a rule change that fixes one has the table say so). The held-out rows'
+ * median and worst, misses included, are printed. */
 START_TEST(sglang_startup_estimated)
 {
     FILE *f = fopen(SGLANG_TSV, "r");
     char line[2400], *c[MAXCOL];
-    errs pool = {{0}, 0}, tok = {{0}, 0};
+    errs pool = {{0}, 0}, tok = {{0}, 0}, hpool = {{0}, 0}, htok = {{0}, 0};
     int n = 0, unknown = 0;
     ck_assert_ptr_nonnull(f);
     while (fgets(line, sizeof line, f)) {
         char cell[2048], title[32];
-        double pk, pt, gp, gt;
+        double pk, pt, gp, gt, ep, et;
+        const char *why;
+        int held, miss;
         json_t *r;
         if (line[0] == '#' || line[0] == '\n')
             continue;
         split(line, c, S_NCOL);
-        if (!strstr(c[S_SCORE], "pool"))
+        if (!vs_sgl_given(c[S_POOL_HALF]))
             continue;
-        if (!vs_sgl_given(c[S_CATALOG])) {
-            unknown++;
-            printf("%-52.52s estimate=yes: unknown (the card is not named)\n", c[S_LINK] + 19);
-            continue;
-        }
-        n++;
-        snprintf(title, sizeof title, "estimated %d", n);
+        held = vs_sgl_held_out(c[S_POOL_HALF], &miss);
+        ck_assert_msg(held || !strcmp(c[S_POOL_HALF], "fit"), "%s: pool_half '%s'", c[S_LINK],
+                      c[S_POOL_HALF]);
+        ck_assert_msg(vs_sgl_given(c[S_CATALOG]), "%s: a pool row names no catalogue card",
+                      c[S_LINK]);
+        snprintf(title, sizeof title, "estimated %d", ++n);
         vs_sgl_estimate_cell(cell, sizeof cell, title, VS_SOURCE_DIR, c);
         run_ok(cell);
         r = fit_row0();
+        if ((why = vs_sgl_pool_unknown(r))) {
+            unknown++;
+            printf("%-52.52s estimate=yes on %s: unknown (%s)\n", c[S_LINK] + 19, c[S_CATALOG],
+                   why);
+            continue;
+        }
         pk = (num(c[S_K]) + (vs_sgl_given(c[S_V]) ? num(c[S_V]) : 0)) * GIB;
         pt = num(c[S_TOKENS]);
         gp = (double)json_integer_value(json_object_get(r, "kv_pool_bytes"));
         gt = (double)json_integer_value(json_object_get(r, "kv_tokens"));
-        add(&pool, gp / pk - 1);
-        add(&tok, gt / pt - 1);
-        printf("%-52.52s estimate=yes on %s: pool %.2f / %.2f GiB %+.2f%%, tokens %.0f / %.0f "
-               "%+.2f%%\n",
-               c[S_LINK] + 19, c[S_CATALOG], pk / GIB, gp / GIB, (gp / pk - 1) * 100, pt, gt,
-               (gt / pt - 1) * 100);
+        ep = gp / pk - 1;
+        et = gt / pt - 1;
+        add(held ? &hpool : &pool, ep);
+        add(held ? &htok : &tok, et);
+        printf("%-52.52s %-13s estimate=yes on %s: pool %.2f / %.2f GiB %+.2f%%, tokens %.0f / "
+               "%.0f %+.2f%%\n",
+               c[S_LINK] + 19, c[S_POOL_HALF], c[S_CATALOG], pk / GIB, gp / GIB, ep * 100, pt, gt,
+               et * 100);
+        if (held && miss)
+            ck_assert_msg(fabs(ep) > 0.15 || fabs(et) > 0.15,
+                          "%s no longer misses (pool %+.3f, tokens %+.3f): mark it held-out",
+                          c[S_LINK], ep, et);
+        else if (held)
+            ck_assert_msg(fabs(ep) <= 0.15 && fabs(et) <= 0.15,
+                          "%s: held out, pool %+.3f, tokens %+.3f", c[S_LINK], ep, et);
     }
     fclose(f);
-    printf("SGLang estimate=yes: %d rows scored (median %.2f%%, worst %.2f%% on the pool; "
-           "median %.2f%%, worst %.2f%% on the tokens), %d unknown\n",
-           n, vs_tally_median(pool.v, pool.n) * 100, vs_tally_worst(pool.v, pool.n) * 100,
-           vs_tally_median(tok.v, tok.n) * 100, vs_tally_worst(tok.v, tok.n) * 100, unknown);
+    printf("SGLang estimate=yes: fit %zu rows (pool median %.2f%%, worst %.2f%%; tokens median "
+           "%.2f%%, worst %.2f%%), held out %zu rows (pool median %.2f%%, worst %.2f%%; tokens "
+           "median %.2f%%, worst %.2f%%), %d unknown\n",
+           pool.n, vs_tally_median(pool.v, pool.n) * 100, vs_tally_worst(pool.v, pool.n) * 100,
+           vs_tally_median(tok.v, tok.n) * 100, vs_tally_worst(tok.v, tok.n) * 100, hpool.n,
+           vs_tally_median(hpool.v, hpool.n) * 100, vs_tally_worst(hpool.v, hpool.n) * 100,
+           vs_tally_median(htok.v, htok.n) * 100, vs_tally_worst(htok.v, htok.n) * 100, unknown);
     fflush(stdout);
-    ck_assert_int_ge(n, 1);
+    ck_assert_uint_ge(pool.n, 1);
+    ck_assert_uint_ge(hpool.n, 2);
+    ck_assert_msg(vs_tally_median(pool.v, pool.n) <= 0.10 && vs_tally_worst(pool.v, pool.n) <= 0.15,
+                  "KV pool under estimate=yes, fit rows: %.3f / %.3f",
+                  vs_tally_median(pool.v, pool.n), vs_tally_worst(pool.v, pool.n));
     ck_assert_msg(vs_tally_median(tok.v, tok.n) <= 0.10 && vs_tally_worst(tok.v, tok.n) <= 0.15,
-                  "KV tokens under estimate=yes: %.3f / %.3f", vs_tally_median(tok.v, tok.n),
-                  vs_tally_worst(tok.v, tok.n));
+                  "KV tokens under estimate=yes, fit rows: %.3f / %.3f",
+                  vs_tally_median(tok.v, tok.n), vs_tally_worst(tok.v, tok.n));
 }
 END_TEST
 
@@ -310,13 +338,15 @@ static double said_non_torch(void)
 /* estimate=yes's non_torch on the rows the table marks for it: the catalogue card's
  * nvidia-smi total (typed from the row's catalog column, the catalogue's figure read by the
  * sheet) less the printed "Load weight begin. avail mem". The held-out rows must be within
- * 30% each (the fit rows within 1%); the free memory before loading it gives within 2%. */
+ * 30% each (the fit rows within 1%); the free memory before loading it gives within 2%;
+ * a row the table records as a miss ("held-out-miss") must still miss, and is tallied in
+ * the printed median and worst beside the others. */
 START_TEST(sglang_non_torch_held_out)
 {
     FILE *f = fopen(SGLANG_TSV, "r");
     char line[2400], *c[MAXCOL];
-    errs held = {{0}, 0};
-    int fit = 0;
+    errs held = {{0}, 0}, all = {{0}, 0};
+    int fit = 0, miss, misses = 0;
     ck_assert_ptr_nonnull(f);
     while (fgets(line, sizeof line, f)) {
         char cell[512], place[64] = "";
@@ -350,14 +380,26 @@ START_TEST(sglang_non_torch_held_out)
             fit++;
             ck_assert_msg(fabs(est / printed - 1) < 0.01, "%s: fit row off", c[S_LINK]);
         } else {
-            add(&held, est / printed - 1);
-            ck_assert_msg(fabs((card - est) / (num(c[S_BEFORE]) * GIB) - 1) < 0.02,
-                          "%s: free memory before loading off", c[S_LINK]);
+            double e = est / printed - 1, b = (card - est) / (num(c[S_BEFORE]) * GIB) - 1;
+            ck_assert_msg(vs_sgl_held_out(c[S_NT_HALF], &miss), "%s: non_torch_half '%s'",
+                          c[S_LINK], c[S_NT_HALF]);
+            add(&all, e);
+            if (miss) {
+                misses++;
+                ck_assert_msg(fabs(e) > 0.30 || fabs(b) >= 0.02,
+                              "%s no longer misses (%+.3f, %+.3f): mark it held-out", c[S_LINK], e,
+                              b);
+                continue;
+            }
+            add(&held, e);
+            ck_assert_msg(fabs(b) < 0.02, "%s: free memory before loading off", c[S_LINK]);
         }
     }
     fclose(f);
-    printf("SGLang non_torch: %d fit rows, %zu held out (median %.1f%%, worst %.1f%%)\n", fit,
-           held.n, vs_tally_median(held.v, held.n) * 100, vs_tally_worst(held.v, held.n) * 100);
+    printf("SGLang non_torch: %d fit rows, %zu held out (median %.1f%%, worst %.1f%%; without the "
+           "%d recorded misses: median %.1f%%, worst %.1f%%)\n",
+           fit, all.n, vs_tally_median(all.v, all.n) * 100, vs_tally_worst(all.v, all.n) * 100,
+           misses, vs_tally_median(held.v, held.n) * 100, vs_tally_worst(held.v, held.n) * 100);
     fflush(stdout);
     ck_assert_int_ge(fit, 2);
     ck_assert_uint_ge(held.n, 3);
