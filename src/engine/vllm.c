@@ -29,9 +29,13 @@ static const char *const install_words[] = {"pip", "image", NULL};
  *     goes through FlashInfer's kernel wherever FlashInfer is importable: V1's
  *     TopKTopPSampler binds forward_cuda when VLLM_USE_FLASHINFER_SAMPLER "is not
  *     False", unset being None, "None means True" in V1
- *     (vllm/v1/sample/ops/topk_topp_sampler.py in 0.10.2 and 0.11.0), until
- *     vllm-project/vllm#26859 (2025-10-15, first released after 0.11.0) made it
- *     opt-in ("Users must opt in explicitly via VLLM_USE_FLASHINFER_SAMPLER=1").
+ *     (vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__ of the 0.10
+ *     and 0.11 trees; both releases' logs show it: a 0.10.2 pip install's
+ *     "[topk_topp_sampler.py:69] FlashInfer is not available. Falling back" is that
+ *     branch's, and 0.11.0's image on a V100 fails inside FlashInfer's sampler as the
+ *     engine starts, vllm-project/vllm#27729), until vllm-project/vllm#26859
+ *     (2025-10-15, first released after 0.11.0) made it opt-in ("Users must opt in
+ *     explicitly via VLLM_USE_FLASHINFER_SAMPLER=1").
  *     Importable is the installation's: the vllm/vllm-openai image ships
  *     flashinfer-python (0.3.1 in vllm-project/vllm#29070's image of a 0.11.0 tree,
  *     whose traceback runs through forward_cuda), `pip install vllm` of 0.10.2 and
