@@ -86,7 +86,9 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
                           "tensors of the profiling pass (vllm/v1/worker/gpu_model_runner.py "
                           "profile_run), larger than the sampler's run";
     }
-    out->error = 1.18;
+    /* the worst scored row of vllm_runtime.tsv (the sampler each row's release takes):
+     * vllm#13061's further RTX 4090, 0.157 GiB for 0.19 printed, -17.25% */
+    out->error = 0.1725;
     return 0;
 }
 

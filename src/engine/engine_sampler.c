@@ -18,7 +18,13 @@
  * (after 0.11.0), which made it opt-in. The vllm/vllm-openai image has long shipped
  * FlashInfer (vllm-project/vllm#21389); `pip install vllm` of 0.10.2 and 0.11.0 does
  * not install it (vllm-project/vllm#21959 made it an extra; #26443, after 0.11.0, a
- * dependency again). The sheet cannot see which: sampler= says. */
+ * dependency again). The sheet cannot see which: install= says (image or pip), and
+ * the release table in engine/vllm.c turns it into the release's kernel unless
+ * sampler= names one (vs_vllm_sampler). vllm-project/vllm#29070's run, a
+ * 0.11.0 tree in the image (flashinfer-python 0.3.1 installed), shows the choice in
+ * its traceback: TopKTopPSampler.forward_cuda, which __init__ binds only when it picks
+ * FlashInfer's kernel (falling back to forward_native there only for a batch without
+ * top-k and top-p). */
 #include <string.h>
 
 #include "engine/engine.h"

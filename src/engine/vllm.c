@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/vllm.h"
 #include "sheet/units.h"
 
 static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5m2", "bfloat16",
@@ -11,6 +12,7 @@ static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5
 static const char *const mxfp4_words[] = {"triton", "marlin", NULL};
 static const char *const ssm_words[] = {"auto", "float32", "bfloat16", "float16", NULL};
 static const char *const sampler_words[] = {"native", "flashinfer", NULL};
+static const char *const install_words[] = {"pip", "image", NULL};
 
 /* vLLM's defaults, release by release. Both rows' releases are V1 with chunked
  * prefill, served with `vllm serve` (UsageContext.OPENAI_API_SERVER):
@@ -22,18 +24,35 @@ static const char *const sampler_words[] = {"native", "flashinfer", NULL};
  *     max_num_seqs = min(max_num_seqs, max_num_batched_tokens)
  *     (_set_default_max_num_seqs_and_batched_tokens_args);
  *   graphs_in_budget: no, the graphs captured after the KV cache is allocated
- *     (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model, at 0012cf691b7e). */
+ *     (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model, at 0012cf691b7e);
+ *   flashinfer_sampler: the profiling pass's dummy sampler run (top-k and top-p set)
+ *     goes through FlashInfer's kernel wherever FlashInfer is importable: V1's
+ *     TopKTopPSampler binds forward_cuda when VLLM_USE_FLASHINFER_SAMPLER "is not
+ *     False", unset being None, "None means True" in V1
+ *     (vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__ of the 0.10
+ *     and 0.11 trees; both releases' logs show it: a 0.10.2 pip install's
+ *     "[topk_topp_sampler.py:69] FlashInfer is not available. Falling back" is that
+ *     branch's, and 0.11.0's image on a V100 fails inside FlashInfer's sampler as the
+ *     engine starts, vllm-project/vllm#27729), until vllm-project/vllm#26859
+ *     (2025-10-15, first released after 0.11.0) made it opt-in ("Users must opt in
+ *     explicitly via VLLM_USE_FLASHINFER_SAMPLER=1").
+ *     Importable is the installation's: the vllm/vllm-openai image ships
+ *     flashinfer-python (0.3.1 in vllm-project/vllm#29070's image of a 0.11.0 tree,
+ *     whose traceback runs through forward_cuda), `pip install vllm` of 0.10.2 and
+ *     0.11.0 does not (vllm-project/vllm#21959 made it an extra; a 0.10.2 pip install
+ *     logs "FlashInfer is not available"). install= says which. */
 typedef struct vrelease {
     const char *version;
     uint64_t gmu_ppm;
     uint64_t seqs, seqs_large; /* max_num_seqs: below / at 70 GiB (not an A100) */
     uint64_t mnbt, mnbt_large; /* max_num_batched_tokens, likewise */
     int graphs_in_budget;
+    int flashinfer_sampler; /* FlashInfer's sampler by default where importable */
 } vrelease;
 
 static const vrelease releases[] = {
-    {"0.10.2", 900000, 256, 1024, 2048, 8192, 0},
-    {"0.11.0", 900000, 256, 1024, 2048, 8192, 0},
+    {"0.10.2", 900000, 256, 1024, 2048, 8192, 0, 1},
+    {"0.11.0", 900000, 256, 1024, 2048, 8192, 0, 1},
 };
 
 static const char *const version_words[] = {"0.10.2", "0.11.0", NULL};
@@ -75,13 +94,20 @@ static const vs_engine_key keys[] = {
      "the MXFP4 MoE kernel, which lays the expert weights out: triton (Hopper, Blackwell) or "
      "marlin (A100, L40S, RTX: hidden padded to 256, intermediate to 128)"},
     {"sampler", VS_EKEY_WORD, "native",
-     "native: `pip install vllm` of 0.10.2 and 0.11.0 brings no FlashInfer "
-     "(vllm-project/vllm#21959); the vllm/vllm-openai image ships it, and V1 then samples "
-     "with it unless VLLM_USE_FLASHINFER_SAMPLER=0, up to vllm-project/vllm#26859 (after "
-     "0.11.0) (vllm/v1/sample/ops/topk_topp_sampler.py)",
+     "the release's with install=: 0.10.2 and 0.11.0 sample with FlashInfer wherever it is "
+     "importable (vllm/v1/sample/ops/topk_topp_sampler.py: VLLM_USE_FLASHINFER_SAMPLER unset "
+     "means on in V1, up to vllm-project/vllm#26859, after 0.11.0): flashinfer under "
+     "install=image, native under install=pip",
      sampler_words,
      "the top-k/top-p kernel of the profiling pass's dummy sampler run: native sorts the "
      "vocabulary (about 40 B per sequence and vocabulary entry), flashinfer does not (14 B)"},
+    {"install", VS_EKEY_WORD, "pip",
+     "pip: `pip install vllm` of 0.10.2 and 0.11.0 brings no FlashInfer "
+     "(vllm-project/vllm#21959)",
+     install_words,
+     "how vLLM is installed: pip (no FlashInfer) or image (the vllm/vllm-openai image, which "
+     "ships FlashInfer: vllm-project/vllm#21389); with sampler unwritten it decides the "
+     "sampler's kernel"},
     {"num_speculative_tokens", VS_EKEY_COUNT, NULL,
      "unset: no speculative decoding (vllm/config/speculative.py SpeculativeConfig)", NULL,
      "tokens a draft (EAGLE layers, a draft model, MTP) proposes per step; when set the "
@@ -142,8 +168,13 @@ static const char help[] =
     "_dummy_sampler_run; the 40 B fitted); sampler=flashinfer, FlashInfer's kernel, which "
     "sorts nothing: max_num_seqs x vocab x 14 B (16-bit and float32 logits, the top-k mask, "
     "the softmax: vllm/v1/sample/ops/topk_topp_sampler.py forward_cuda, flashinfer/"
-    "sampling.py top_k_top_p_sampling_from_logits), V1's choice wherever FlashInfer is "
-    "installed (the vllm/vllm-openai image) up to vllm-project/vllm#26859, after 0.11.0\n"
+    "sampling.py top_k_top_p_sampling_from_logits). Unwritten, sampler is the release's: "
+    "0.10.2 and 0.11.0 take FlashInfer's wherever it is importable "
+    "(topk_topp_sampler.py: VLLM_USE_FLASHINFER_SAMPLER unset means on in V1, until "
+    "vllm-project/vllm#26859 made it opt-in after 0.11.0), so install=image (the "
+    "vllm/vllm-openai image, which ships it) gives flashinfer and install=pip (the "
+    "default: `pip install vllm` of those releases brings no FlashInfer, "
+    "vllm-project/vllm#21959) native\n"
     "  non_torch = cuBLAS workspaces, + NCCL's buffers at tp > 1, which follow the link: "
     "Hopper 160 MiB, + 403 MiB of NVLink buffers at tp 2, + 1,800 MiB of NVLink rings and tp "
     "x 32 MiB of NVLS buffers at tp > 2 (NCCL src/transport/nvls.cc); Ada Lovelace 30 MiB, + 225 "
@@ -155,18 +186,17 @@ static const char help[] =
     "first runs no sampler, and the engine sizes the pool from the first rank's larger peak\n"
     "  against 32 published vLLM start-up logs (Turing, Ampere, Ada, Hopper, Blackwell; TP 1 "
     "to 16), scored from the releases whose accounting these rules follow (activation_peak "
-    "from 0.6.5, non_torch from 0.7, no pipeline parallelism): activation_peak median 2.9%, "
-    "worst 118% on the 23 rows of text models (+118% is OPT-2.7B on four A30s, 0.22 GiB "
-    "printed, 0.48 estimated; without it 2.9% / 17.2% on 22; held-out half 2.9% / 15.1% on "
-    "13), and +136% on the one vision model scored (Mistral-Small-3.2-24B on an H100, 2.12 "
-    "GiB printed, 5.00 estimated): those two print 17 to 18 B per sequence and vocabulary "
-    "entry where the other sampler-bound rows print 38 to 41: FlashInfer's kernel, which "
-    "sorts nothing, not the sort (sampler=flashinfer gives 1.81 GiB for the vision model, "
-    "-14.5%, whose 0.11.0 image sampled with it); non_torch median 2.3%, worst 20.2% "
+    "from 0.6.5, non_torch from 0.7, no pipeline parallelism), each row with the sampler its "
+    "release takes under its installation: activation_peak median 3.0%, worst 17.2% on 24 "
+    "(held-out half 3.4% / 15.1% on 14); the two runs of 0.11.0 trees in the vllm/vllm-openai "
+    "image, Mistral-Small-3.2-24B on an H100 and OPT-2.7B on four A30s, print 17 to 18 B per "
+    "sequence and vocabulary entry where the other sampler-bound rows print 38 to 41, and "
+    "FlashInfer's kernel gives them 1.81 GiB for 2.12 printed (-14.5%) and 0.23 for 0.22 "
+    "(+6.5%), where the sort gave +136% and +118%; non_torch median 2.3%, worst 20.2% "
     "on 23 (held-out: 11.6% / 20.2% on 13; vLLM 0.11's H100 at TP 1 prints 0.13 GiB for the "
     "rule's 0.16). With these two estimates alone (no item measured), fit's KV pool is "
-    "within 2.1% of the pool 15 published logs printed in the median, 10.1% at worst (that "
-    "vision model), KV tokens 3.4% / 10.2% on 6 and maximum concurrency 3.1% / 10.1% on 4; "
+    "within 1.9% of the pool 15 published logs printed in the median, 7.8% at worst, KV "
+    "tokens 2.4% / 9.0% on 6 and maximum concurrency 2.1% / 4.1% on 4; "
     "the four starts vLLM refused (Llama-3.1-8B at 29,000 tokens on an RTX 3090, "
     "DeepSeek-R1-Distill-Qwen-14B at 131,072 on two RTX 4090s, Llama-3.3-70B-FP8 and "
     "Qwen3-32B at 32,000 tokens on one H100) are exclusions.\n"
@@ -533,6 +563,21 @@ static void set_default(vs_engine_env *e, const char *name, uint64_t u)
     }
 }
 
+static const vrelease *release_of(const char *version)
+{
+    size_t i;
+    for (i = 0; version && i < sizeof releases / sizeof releases[0]; i++)
+        if (!strcmp(releases[i].version, version))
+            return &releases[i];
+    return NULL;
+}
+
+const char *vs_vllm_sampler(const char *release, int image)
+{
+    const vrelease *r = release_of(release);
+    return sampler_words[r && r->flashinfer_sampler && image ? 1 : 0];
+}
+
 /* The MXFP4 MoE's layout by the kernel mxfp4_backend= names as written (Triton
  * unless marlin: quantization/mxfp4.py); other schemes load as stored. */
 static vs_engine_weights weights(const json_t *given)
@@ -543,14 +588,20 @@ static vs_engine_weights weights(const json_t *given)
 
 static void defaults(vs_engine_env *e)
 {
-    const vs_engine_val *v = vs_engine_get(e, "version"), *seqs, *mnbt, *len;
-    const vrelease *r = &releases[sizeof releases / sizeof releases[0] - 1];
+    const vs_engine_val *v = vs_engine_get(e, "version"), *seqs, *mnbt, *len,
+                        *inst = vs_engine_get(e, "install");
+    const vrelease *r = release_of(v ? v->word : NULL);
     size_t i;
     uint64_t s, m, l;
     int big = large_gpu(e);
-    for (i = 0; v && v->word && i < sizeof releases / sizeof releases[0]; i++)
-        if (!strcmp(releases[i].version, v->word))
-            r = &releases[i];
+    if (!r)
+        r = &releases[sizeof releases / sizeof releases[0] - 1];
+    /* the sampler's kernel unless written: the release's where FlashInfer is installed */
+    if (vs_engine_key_index(e->engine, "sampler", &i) && !e->val[i].given) {
+        e->val[i].set = 1;
+        e->val[i].word =
+            vs_vllm_sampler(r->version, inst && inst->word && !strcmp(inst->word, "image"));
+    }
     set_default(e, "gpu_memory_utilization", r->gmu_ppm);
     set_default(e, "graphs_in_budget", (uint64_t)r->graphs_in_budget);
     seqs = vs_engine_get(e, "max_num_seqs");

@@ -6,9 +6,12 @@
  * accounting (activation before 0.6.5, non_torch before 0.7: the file's header
  * says why), non_torch at pipeline parallelism (not modelled) and rows missing a
  * figure are printed, not scored; a row quoting a V0 rank past the first (rank 1+)
- * is estimated without the sampler, which only the first rank runs there
- * (tests/unit/runtime_rows.h reads and scores a row; test_runtime_table checks the
- * same figures against the errors the estimators state). Run by hand:
+ * is estimated without the sampler, which only the first rank runs there; the
+ * sampler's kernel is the one the row's release takes under its install column
+ * (FlashInfer's for 0.10.2 and 0.11.0 in the vllm/vllm-openai image, the native
+ * sort otherwise). tests/unit/runtime_rows.h reads and scores a row;
+ * test_runtime_table checks the same figures against the errors the estimators
+ * state. Run by hand:
  * <build>/bench_runtime [TSV]. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,8 +67,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_runtime: cannot open %s\n", path);
         return 1;
     }
-    printf("%-14s %-22s %-3s %-4s %-34s %9s %9s %9s %9s %s\n", "vllm", "gpu", "tp", "rank", "model",
-           "non_torch", "estimate", "act_peak", "estimate", "half");
+    printf("%-14s %-22s %-3s %-4s %-34s %9s %9s %9s %9s %-10s %s\n", "vllm", "gpu", "tp", "rank",
+           "model", "non_torch", "estimate", "act_peak", "estimate", "sampler", "half");
     while (fgets(line, sizeof line, f) && rows < ROWS_MAX) {
         vs_rt_row r;
         char nt_s[32] = "-", act_s[32] = "-";
@@ -87,9 +90,9 @@ int main(int argc, char **argv)
         add(&nt_all, r.fit ? &nt_fit : &nt_held, r.nt_scored, r.nt_have, r.nt_bytes, r.nt_pub);
         add(&act_all, r.fit ? &act_fit : &act_held, r.act_scored, r.act_have, r.act_bytes,
             r.act_pub);
-        printf("%-14.14s %-22.22s %-3s %-4s %-34.34s %9s %9s %9s %9s %s%s\n", col[VS_RT_VLLM],
+        printf("%-14.14s %-22.22s %-3s %-4s %-34.34s %9s %9s %9s %9s %-10s %s%s\n", col[VS_RT_VLLM],
                col[VS_RT_GPU], col[VS_RT_TP], col[VS_RT_RANK], col[VS_RT_MODEL], col[VS_RT_NT],
-               nt_s, col[VS_RT_ACT], act_s, col[VS_RT_HALF],
+               nt_s, col[VS_RT_ACT], act_s, r.sampler, col[VS_RT_HALF],
                r.nt_scored || r.act_scored ? "" : " (not scored)");
     }
     fclose(f);

@@ -11,10 +11,11 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/vllm.h"
 
 #include "tsv_row.h"
 
-#define VS_RT_COLS 22
+#define VS_RT_COLS 23
 
 enum {
     VS_RT_LINK,
@@ -38,6 +39,7 @@ enum {
     VS_RT_NT,
     VS_RT_ACT,
     VS_RT_RANK,
+    VS_RT_INSTALL,
     VS_RT_HALF
 };
 
@@ -49,6 +51,7 @@ typedef struct vs_rt_row {
     int nt_have, act_have;        /* the estimator gave a figure */
     uint64_t nt_bytes, act_bytes; /* its estimate */
     vs_runtime_shape sh;          /* what the activation rule read */
+    const char *sampler;          /* the kernel `estimate=yes` takes for the row's release */
 } vs_rt_row;
 
 /* "0.6.5", "0.10", "0.8.0.dev (V0)": major, minor, patch as one number
@@ -66,7 +69,10 @@ static unsigned long long vs_rt_num(const char *s)
 }
 
 /* Splits line (in place) into r and scores it. 1: a row; 0: a comment or a blank
- * line; -1: not 22 columns ending fit|held, or an mlp other than gated, plain or -. Rows of an
+ * line; -1: not 23 columns ending fit|held, an mlp other than gated, plain or -, or an
+ * install other than image, pip or -. The sampler's kernel is the one `engine vllm
+ * version=RELEASE install=... estimate=yes` takes (vs_vllm_sampler), RELEASE
+ * being the row's leading a.b.c. Rows of an
  * older accounting (activation before 0.6.5, non_torch before 0.7), non_torch under pipeline
  * parallelism (its p2p buffers, which a sheet does not model) and rows missing a
  * figure or a setting are not scored. A V0 rank past the first (rank 1+) is
@@ -87,6 +93,9 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
         return -1;
     if (strcmp(col[VS_RT_MLP], "gated") && strcmp(col[VS_RT_MLP], "plain") &&
         strcmp(col[VS_RT_MLP], "-"))
+        return -1;
+    if (strcmp(col[VS_RT_INSTALL], "image") && strcmp(col[VS_RT_INSTALL], "pip") &&
+        strcmp(col[VS_RT_INSTALL], "-"))
         return -1;
     r->fit = !strcmp(col[VS_RT_HALF], "fit");
     r->nt_pub = strcmp(col[VS_RT_NT], "-") ? atof(col[VS_RT_NT]) : 0;
@@ -110,7 +119,13 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
     sh.sampler_off = !strcmp(col[VS_RT_RANK], "1+") &&
                      (strstr(col[VS_RT_VLLM], "V0") || vs_rt_version(col[VS_RT_VLLM]) < 8000);
     r->act_scored = r->act_pub > 0 && vs_rt_version(col[VS_RT_VLLM]) >= 6005 && sh.seqs && sh.vocab;
-    r->act_have = vs_runtime_estimate_activation(&est, &sh, &err) == 0;
+    {
+        unsigned v = vs_rt_version(col[VS_RT_VLLM]);
+        char release[32];
+        snprintf(release, sizeof release, "%u.%u.%u", v / 1000000, v / 1000 % 1000, v % 1000);
+        r->sampler = vs_vllm_sampler(release, !strcmp(col[VS_RT_INSTALL], "image"));
+    }
+    r->act_have = vs_runtime_estimate_activation_sampler(&est, &sh, r->sampler, &err) == 0;
     r->act_bytes = r->act_have ? est.bytes : 0;
     r->sh = sh;
     return 1;

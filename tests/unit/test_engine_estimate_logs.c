@@ -206,7 +206,11 @@ static const logcase cases[] = {
      * available memory for the cache blocks") and Qwen3-32B at 32,000 tokens did not start
      * (no pool printed): both must come out exclude. Mistral-Small-3.2 (at 4f4d449) ran at
      * 0.95 and printed "GPU KV cache size: 184,832 tokens" and "Maximum concurrency for
-     * 16,000 tokens per request: 11.55x". */
+     * 16,000 tokens per request: 11.55x"; its section names vLLM 0.11.0 and the file runs
+     * the vllm/vllm-openai image, so the sheet says version=0.11.0 install=image (0.11.0
+     * samples its profiling pass with FlashInfer wherever it is installed). The other
+     * rows name no release (a later `latest`, past vllm-project/vllm#26859, whose
+     * sampler is the native default) and keep the defaults. */
     {"llm-d Llama-3.1-8B",
      "https://github.com/llm-d/llm-d-benchmark/blob/259334868c5075da530cc6c90b43fceb11b6e6a7/"
      "config_explorer/empirical-vllm-memory-results.md",
@@ -279,7 +283,7 @@ static const logcase cases[] = {
      "config_explorer/empirical-vllm-memory-results.md",
      MISTRAL_SMALL_24B, "model mistral3 config=%s\nformat bf16\nlength 16000\nconcurrency 1\n",
      "gpu \"H100 SXM\" reported=79.18GiB reported_source=\"llm-d-benchmark\"\n"
-     "engine vllm gpu_memory_utilization=0.95 estimate=yes\n",
+     "engine vllm version=0.11.0 install=image gpu_memory_utilization=0.95 estimate=yes\n",
      28.20, 11.55, 0, 184832},
 };
 

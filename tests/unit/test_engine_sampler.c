@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/vllm.h"
 #include "lang/interp.h"
 #include "util/error.h"
 
@@ -123,7 +124,34 @@ START_TEST(sampler_key_through_engine)
     ck_assert_int_eq(comp_bytes("activation_peak"), 5368709120LL);
     run_ok("engine vllm sampler=flashinfer estimate=yes\nenvelope");
     ck_assert_int_eq(comp_bytes("activation_peak"), 1946157056LL);
+    /* sampler unwritten: 0.11.0 in the vllm/vllm-openai image samples with FlashInfer
+     * (the forward pass is the peak), a pip install of it natively (the sort), and a
+     * written sampler= stands over install= */
+    run_ok("engine vllm version=0.11.0 install=image estimate=yes\nenvelope");
+    ck_assert_int_eq(comp_bytes("activation_peak"), 1946157056LL);
+    run_ok("engine vllm version=0.10.2 install=image estimate=yes\nenvelope");
+    ck_assert_int_eq(comp_bytes("activation_peak"), 1946157056LL);
+    run_ok("engine vllm version=0.11.0 install=pip estimate=yes\nenvelope");
+    ck_assert_int_eq(comp_bytes("activation_peak"), 5368709120LL);
+    run_ok("engine vllm install=image sampler=native estimate=yes\nenvelope");
+    ck_assert_int_eq(comp_bytes("activation_peak"), 5368709120LL);
     unlink(path);
+}
+END_TEST
+
+/* The release's kernel by install: 0.10.2 and 0.11.0 take FlashInfer's wherever it is
+ * importable (vllm/v1/sample/ops/topk_topp_sampler.py: VLLM_USE_FLASHINFER_SAMPLER
+ * unset is "not False" in V1), the image being where it is; a release the table does
+ * not model (0.11.1, after vllm-project/vllm#26859 made it opt-in; V0's 0.7.1) and a
+ * pip install take the sort. */
+START_TEST(release_sampler_by_install)
+{
+    ck_assert_str_eq(vs_vllm_sampler("0.11.0", 1), "flashinfer");
+    ck_assert_str_eq(vs_vllm_sampler("0.10.2", 1), "flashinfer");
+    ck_assert_str_eq(vs_vllm_sampler("0.11.0", 0), "native");
+    ck_assert_str_eq(vs_vllm_sampler("0.11.1", 1), "native");
+    ck_assert_str_eq(vs_vllm_sampler("0.7.1", 1), "native");
+    ck_assert_str_eq(vs_vllm_sampler(NULL, 1), "native");
 }
 END_TEST
 
@@ -188,6 +216,7 @@ int main(void)
     tcase_add_test(t, mistral_small_by_hand);
     tcase_add_test(t, flashinfer_sampler_peak);
     tcase_add_test(t, sampler_key_through_engine);
+    tcase_add_test(t, release_sampler_by_install);
     tcase_add_test(t, plain_mlp_through_engine);
     suite_add_tcase(s, t);
     return vs_check_run(s);
