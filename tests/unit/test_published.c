@@ -266,6 +266,9 @@ static void flux_offload_by_hand(const row *r, json_t *p)
     if (!strcmp(r->id, "gen-10"))
         fp8_sum = env;
     if (!strcmp(r->id, "gen-12")) {
+        /* the table says which weights stay and which come in turn */
+        ck_assert_ptr_nonnull(strstr(text(last()), "on the GPU throughout"));
+        ck_assert_ptr_nonnull(strstr(text(last()), "the components the offload moves"));
         ck_assert_uint_gt(int8_sum, 0);
         ck_assert_str_eq(gets(p, "worst_phase"), "decode");
         ck_assert_uint_eq(env, int8_sum - clip - latents);
