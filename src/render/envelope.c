@@ -422,11 +422,14 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
     if (env->weights_known && json_array_size(json_object_get(wf, "components"))) {
         /* a diffusers pipeline: one row per component, then what one GPU holds */
         json_t *c;
+        int any_pinned = 0;
         json_array_foreach(json_object_get(wf, "components"), i, c)
         {
             char nm[128], src2[256];
             const char *row[7] = {nm, "weights only", weights_class, b, gb, gib, src2};
             uint64_t cb = (uint64_t)json_integer_value(json_object_get(c, "bytes"));
+            const int pinned = vs_placement_pinned(&pl, c);
+            any_pinned |= pinned;
             snprintf(nm, sizeof nm, "weights: %s", json_string_value(json_object_get(c, "name")));
             /* `format bnb-nf4 components=` puts the scheme first in by_dtype */
             const char *q =
@@ -438,7 +441,10 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
                      q && (!strncmp(q, "bnb-", 4) || !strcmp(q, "fp8-layerwise"))
                          ? "its Linear layers quantised on load"
                          : "bytes of its safetensors files",
-                     env->offload_basis ? " (in host memory; on the GPU in turn)" : "");
+                     !env->offload_basis ? ""
+                     : pinned            ? " (on the GPU throughout: the offload skips "
+                                           "a bitsandbytes 8-bit model)"
+                                         : " (in host memory; on the GPU in turn)");
             vs_render_amount(env->offload_basis ? cb
                                                 : vs_placement_per_gpu(&pl, VS_VOCAB_WEIGHTS, cb),
                              b, gb, gib);
@@ -454,7 +460,10 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
                                    hb,
                                    hgb,
                                    hgib,
-                                   "every component stays in host RAM; not in the envelope"};
+                                   any_pinned ? "the components the offload moves stay in "
+                                                "host RAM; not in the envelope"
+                                              : "every component stays in host RAM; not in "
+                                                "the envelope"};
             vs_render_amount(env->weights_gpu_bytes, b, gb, gib);
             vs_table_add_row(t, row);
             vs_render_amount(env->host_bytes, hb, hgb, hgib);

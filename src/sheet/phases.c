@@ -78,6 +78,7 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
     json_t *wc = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "components"), *c;
     const char *key = pl->offload == VS_OFFLOAD_SEQUENTIAL ? "largest_group_bytes" : "bytes";
     int have[VS_PHASES_MAX] = {0};
+    uint64_t pinned = 0;
     size_t i, k;
     memset(out, 0, sizeof *out);
     /* without offload a pipeline's models are all resident, and so is its working
@@ -98,7 +99,15 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
         out->n = 0;
         return 0;
     }
-    /* the weights of each phase: its largest component (or block) */
+    /* what model offload never moves off the GPU is in every phase */
+    json_array_foreach(wc, i, c)
+    {
+        json_t *v = json_object_get(c, key);
+        if (vs_placement_pinned(pl, c) && json_is_integer(v) && json_integer_value(v) > 0 &&
+            vs_checked_add(&pinned, pinned, (uint64_t)json_integer_value(v)))
+            return vs_error_set(err, VS_EUNIT, "the pinned weights do not fit in 64 bits");
+    }
+    /* the weights of each phase: its largest component (or block) the offload moves */
     json_array_foreach(wc, i, c)
     {
         json_t *v = json_object_get(c, key);
@@ -107,6 +116,11 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
         if (!r || !json_is_integer(v) || json_integer_value(v) < 0)
             continue;
         have[r - out->row] = 1;
+        if (vs_placement_pinned(pl, c)) {
+            if (!r->weights_of)
+                r->weights_of = json_string_value(json_object_get(c, "name"));
+            continue;
+        }
         if ((uint64_t)json_integer_value(v) >= r->weights_bytes) {
             r->weights_bytes = (uint64_t)json_integer_value(v);
             r->weights_of = json_string_value(json_object_get(c, "name"));
@@ -116,6 +130,8 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
         vs_phase_row *r = &out->row[k];
         if (!have[k]) /* a phase of no component: the weights as the offload leaves them */
             r->weights_bytes = offload_gpu;
+        else if (vs_checked_add(&r->weights_bytes, r->weights_bytes, pinned))
+            return vs_error_set(err, VS_EUNIT, "phase %s does not fit in 64 bits", r->name);
         for (i = 0; i < views->n; i++) {
             const vs_component_view *v = &views->v[i];
             if (!vs_phases_holds(json_string_value(v->phase), r->name))

@@ -9,12 +9,14 @@
  * weights on the GPU (the largest of that phase's components, or of its blocks
  * under sequential offload) plus each reserve component of that phase and
  * every component with no phase (which stays on the GPU throughout: a CUDA
- * context, a declared lump). Phases other than the three are the ones the
- * components name (a `reserve ... phase=backward`), with the weights on the
- * GPU as the offload leaves them. Without offload a pipeline has no phase
- * basis (the envelope stays the conservative sum); a sheet with no pipeline
- * whose components name two phases or more (a training step: activations in
- * phase backward, gradients in phase step) is the worst of them, every weight
+ * context, a declared lump), and under model offload every component the
+ * offload leaves on the GPU (vs_placement_pinned: bitsandbytes 8-bit).
+ * Phases other than the three are the ones the components name (a `reserve
+ * ... phase=backward`), with the weights on the GPU as the offload leaves
+ * them. Without offload a pipeline has no phase basis (the envelope stays the
+ * conservative sum); a sheet with no pipeline whose components name two
+ * phases or more (a training step: activations in phase backward, gradients
+ * in phase step) is the worst of them, every weight
  * resident in each. Pure: no I/O.
  */
 #ifndef VS_SHEET_PHASES_H

@@ -55,7 +55,7 @@ void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_f
                                   uint64_t *host, const char **basis)
 {
     json_t *comps = json_object_get(weights_files, "components"), *c;
-    uint64_t best = 0;
+    uint64_t best = 0, pinned = 0;
     size_t i;
     int any = 0;
     if (p->offload == VS_OFFLOAD_NONE) {
@@ -72,6 +72,10 @@ void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_f
         if (!json_is_integer(v) || json_integer_value(v) < 0)
             continue;
         any = 1;
+        if (vs_placement_pinned(p, c)) { /* on the GPU throughout, never in host memory */
+            pinned += (uint64_t)json_integer_value(v);
+            continue;
+        }
         if ((uint64_t)json_integer_value(v) > best)
             best = (uint64_t)json_integer_value(v);
     }
@@ -82,10 +86,21 @@ void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_f
                      : "the whole model: no pipeline components with blocks were read";
         return;
     }
-    *gpu = best;
-    *basis = p->offload == VS_OFFLOAD_MODEL ? "the largest component (model CPU offload)"
-                                            : "the largest block of any component (sequential "
-                                              "CPU offload)";
+    *gpu = best + pinned;
+    *host = whole > pinned ? whole - pinned : 0;
+    *basis = pinned ? "the largest component (model CPU offload) and the bitsandbytes 8-bit "
+                      "ones, which it leaves on the GPU"
+             : p->offload == VS_OFFLOAD_MODEL ? "the largest component (model CPU offload)"
+                                              : "the largest block of any component (sequential "
+                                                "CPU offload)";
+}
+
+int vs_placement_pinned(const vs_placement *p, const json_t *component)
+{
+    /* `format bnb-int8 components=` puts its scheme first in by_dtype */
+    const char *q = json_string_value(
+        json_object_get(json_array_get(json_object_get(component, "by_dtype"), 0), "dtype"));
+    return p->offload == VS_OFFLOAD_MODEL && q && !strcmp(q, "bnb-int8");
 }
 
 int vs_placement_check(const vs_placement *p, vs_error *err)

@@ -50,12 +50,25 @@ int vs_offload_parse(vs_offload *out, const char *name, vs_error *err);
 /* "model", "sequential", or NULL for none. */
 const char *vs_offload_name(vs_offload o);
 
+/* Whether model CPU offload leaves a pipeline component (an element of
+ * weights_files' "components") on the GPU throughout: one whose Linear layers
+ * bitsandbytes stores in 8 bits (`format bnb-int8 components=`, its by_dtype
+ * led by "bnb-int8"). diffusers' enable_model_cpu_offload skips the hook of
+ * such a model, "as it is loaded in `bitsandbytes` 8bit" and an 8-bit model
+ * cannot move to the CPU (src/diffusers/pipelines/pipeline_utils.py at
+ * 007fbf0, gated there on transformers < 4.58 or bitsandbytes < 0.48, which
+ * the releases of 2025's first half all are; diffusers issue 10653, January
+ * 2025: "enable_model_cpu_offload works with 4bit but not with 8bit"). 0 under
+ * any other placement. */
+int vs_placement_pinned(const vs_placement *p, const json_t *component);
+
 /* The weights one GPU holds under p's offload, from weights_files (the
  * sheet's; its "components" when a pipeline was read) and the whole
  * weights' bytes: *gpu the largest component (model) or the largest block
- * of any component (sequential: largest_group_bytes), *host the weights kept
- * in host memory (all of them), *basis a static phrase saying which figure
- * it is. Without offload, *gpu = per_gpu_whole and *host = 0. Without
+ * of any component (sequential: largest_group_bytes), with every component
+ * model offload leaves on the GPU (vs_placement_pinned) besides, *host the
+ * weights kept in host memory (all of them but those), *basis a static
+ * phrase saying which figure it is. Without offload, *gpu = per_gpu_whole and *host = 0. Without
  * components (a model read as one checkpoint), both offloads keep the whole
  * model as the one component, and sequential, lacking blocks, is the whole
  * model too (said in *basis). */

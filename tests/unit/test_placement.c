@@ -1,5 +1,6 @@
 /* Per-GPU bytes of each component class under each named placement. */
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,40 @@ START_TEST(from_sheet_and_back)
 }
 END_TEST
 
+/* Model CPU offload leaves a bitsandbytes 8-bit component on the GPU (diffusers skips its
+ * hook): three components of 100 (8-bit), 60 and 30 B, 4-bit the last. */
+START_TEST(model_offload_keeps_8bit_components_on_the_gpu)
+{
+    json_t *wf = json_pack(
+        "{s:[{s:s, s:i, s:i, s:[{s:s}]}, {s:s, s:i, s:i, s:[{s:s}]}, {s:s, s:i, s:i, s:[{s:s}]}]}",
+        "components", "name", "transformer", "bytes", 100, "largest_group_bytes", 10, "by_dtype",
+        "dtype", "bnb-int8", "name", "text_encoder", "bytes", 60, "largest_group_bytes", 6,
+        "by_dtype", "dtype", "BF16", "name", "vae", "bytes", 30, "largest_group_bytes", 3,
+        "by_dtype", "dtype", "bnb-nf4");
+    json_t *comps = json_object_get(wf, "components");
+    vs_placement model = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_MODEL};
+    vs_placement seq = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_SEQUENTIAL};
+    vs_placement none = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_NONE};
+    uint64_t gpu, host;
+    const char *basis;
+    ck_assert_ptr_nonnull(wf);
+    ck_assert_int_eq(vs_placement_pinned(&model, json_array_get(comps, 0)), 1);
+    ck_assert_int_eq(vs_placement_pinned(&model, json_array_get(comps, 1)), 0);
+    ck_assert_int_eq(vs_placement_pinned(&model, json_array_get(comps, 2)), 0); /* 4-bit moves */
+    ck_assert_int_eq(vs_placement_pinned(&seq, json_array_get(comps, 0)), 0);
+    ck_assert_int_eq(vs_placement_pinned(&none, json_array_get(comps, 0)), 0);
+    /* the 8-bit 100 B stays, the largest of the others (60 B) comes in turn */
+    vs_placement_offload_weights(&model, wf, 190, 190, &gpu, &host, &basis);
+    ck_assert_uint_eq(gpu, 100 + 60);
+    ck_assert_uint_eq(host, 60 + 30);
+    ck_assert_ptr_nonnull(strstr(basis, "8-bit"));
+    vs_placement_offload_weights(&seq, wf, 190, 190, &gpu, &host, &basis);
+    ck_assert_uint_eq(gpu, 10);
+    ck_assert_uint_eq(host, 190);
+    json_decref(wf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("placement");
@@ -123,6 +158,7 @@ int main(void)
     tcase_add_test(tc, per_gpu_is_the_largest_shard);
     tcase_add_test(tc, check_rejects_meaningless_placements);
     tcase_add_test(tc, from_sheet_and_back);
+    tcase_add_test(tc, model_offload_keeps_8bit_components_on_the_gpu);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
