@@ -9,7 +9,9 @@
  * is estimated without the sampler, which only the first rank runs there; the
  * sampler's kernel is the one the row's release takes under its install column
  * (FlashInfer's for 0.10.2 and 0.11.0 in the vllm/vllm-openai image, the native
- * sort otherwise). tests/unit/runtime_rows.h reads and scores a row;
+ * sort otherwise). A row whose half is "held-miss:FIGURES" is held out and tallied
+ * with the held-out half, its named figures known to miss (the table's header says
+ * why). tests/unit/runtime_rows.h reads and scores a row;
  * test_runtime_table checks the same figures against the errors the estimators
  * state. Run by hand:
  * <build>/bench_runtime [TSV]. */

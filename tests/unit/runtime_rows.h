@@ -46,6 +46,7 @@ enum {
 typedef struct vs_rt_row {
     char *col[VS_RT_COLS];
     int fit;                      /* the half the constants were fitted on */
+    int nt_miss, act_miss;        /* held out and known to miss (half held-miss:...) */
     double nt_pub, act_pub;       /* printed, GiB (0: not given) */
     int nt_scored, act_scored;    /* the figure is one the rules estimate */
     int nt_have, act_have;        /* the estimator gave a figure */
@@ -68,10 +69,38 @@ static unsigned long long vs_rt_num(const char *s)
     return strcmp(s, "-") ? strtoull(s, NULL, 10) : 0;
 }
 
+/* The half column: "fit", "held", or "held-miss:FIGURES", a held-out row whose named
+ * figures (non_torch, activation_peak, comma-separated) are known to miss their stated
+ * error; the table's header says why for each. 0, or -1 for anything else. */
+static int vs_rt_half(vs_rt_row *r, const char *half) __attribute__((unused));
+static int vs_rt_half(vs_rt_row *r, const char *half)
+{
+    const char *p;
+    if (!strcmp(half, "fit") || !strcmp(half, "held")) {
+        r->fit = !strcmp(half, "fit");
+        return 0;
+    }
+    if (strncmp(half, "held-miss:", 10))
+        return -1;
+    for (p = half + 10; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == 9 && !strncmp(p, "non_torch", n))
+            r->nt_miss = 1;
+        else if (n == 15 && !strncmp(p, "activation_peak", n))
+            r->act_miss = 1;
+        else
+            return -1;
+        p += n;
+        if (*p == ',' && *++p == '\0')
+            return -1;
+    }
+    return r->nt_miss || r->act_miss ? 0 : -1;
+}
+
 /* Splits line (in place) into r and scores it. 1: a row; 0: a comment or a blank
- * line; -1: not 23 columns ending fit|held, an mlp other than gated, plain or -, or an
- * install other than image, pip or -. The sampler's kernel is the one `engine vllm
- * version=RELEASE install=... estimate=yes` takes (vs_vllm_sampler), RELEASE
+ * line; -1: not 23 columns ending in a half (fit, held, held-miss:FIGURES), an mlp
+ * other than gated, plain or -, or an install other than image, pip or -. The sampler's kernel is
+ * the one `engine vllm version=RELEASE install=... estimate=yes` takes (vs_vllm_sampler), RELEASE
  * being the row's leading a.b.c. Rows of an
  * older accounting (activation before 0.6.5, non_torch before 0.7), non_torch under pipeline
  * parallelism (its p2p buffers, which a sheet does not model) and rows missing a
@@ -89,7 +118,7 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
     if (line[0] == '#' || line[0] == '\n' || line[0] == '\0')
         return 0;
     n = vs_tsv_split(line, col, VS_RT_COLS);
-    if (n != VS_RT_COLS || (strcmp(col[VS_RT_HALF], "fit") && strcmp(col[VS_RT_HALF], "held")))
+    if (n != VS_RT_COLS || vs_rt_half(r, col[VS_RT_HALF]) < 0)
         return -1;
     if (strcmp(col[VS_RT_MLP], "gated") && strcmp(col[VS_RT_MLP], "plain") &&
         strcmp(col[VS_RT_MLP], "-"))
@@ -97,7 +126,6 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
     if (strcmp(col[VS_RT_INSTALL], "image") && strcmp(col[VS_RT_INSTALL], "pip") &&
         strcmp(col[VS_RT_INSTALL], "-"))
         return -1;
-    r->fit = !strcmp(col[VS_RT_HALF], "fit");
     r->nt_pub = strcmp(col[VS_RT_NT], "-") ? atof(col[VS_RT_NT]) : 0;
     r->act_pub = strcmp(col[VS_RT_ACT], "-") ? atof(col[VS_RT_ACT]) : 0;
     r->nt_scored = r->nt_pub > 0 && vs_rt_version(col[VS_RT_VLLM]) >= 7000 &&
