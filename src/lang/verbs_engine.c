@@ -295,7 +295,10 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         char gpu[160];
         const char *arch = offer_architecture(sheet, gpu, sizeof gpu);
         if (vs_runtime_estimate_context(&est, arch, gpu, c.env.tp, &e2) == 0) {
-            snprintf(src, sizeof src, EST_SOURCE "%s (%s); within %.0f%% of the published figures",
+            snprintf(src, sizeof src,
+                     EST_SOURCE "%s (%s); within %.0f%% of the published figures above 0.1 "
+                                "GiB (two held-out ones below it, 31 and 72 MiB, read under "
+                                "half the estimate)",
                      est.rule, arch, est.error * 100);
             if ((rc = put_item(sheet, "non_torch", 1, est.bytes, src, &said, err)) < 0)
                 goto done;
@@ -678,8 +681,9 @@ static const char engine_help[] =
     "profiling peak (the larger of the forward pass over max_num_batched_tokens, MoE width "
     "times experts per token, divided by tp, and the sampler's run over max_num_seqs x vocab) "
     "and the non-torch memory of the offers' GPU generation, board and tp (activation within "
-    "17.2% of the 24 published figures `engine vllm` lists, the sampler's kernel the "
-    "release's under install=; non-torch within 20.2%), vLLM's CUDA graphs from the release's "
+    "17.2% of the 26 published figures `engine vllm` lists, the sampler's kernel the "
+    "release's under install=; non-torch within 20.2% above 0.1 GiB), vLLM's CUDA graphs from the "
+    "release's "
     "capture "
     "sizes (graphs x 9 MiB, within a factor of 2.4 of four published logs), and llama.cpp's "
     "compute buffer (by architecture "
