@@ -120,6 +120,7 @@ typedef struct tally {
     json_t *stored;            /* by_dtype of the tensors left as stored */
     char gname[200], cur[200]; /* the largest offload group, the current one */
     uint64_t gbytes, curbytes;
+    uint64_t transient; /* the 16-bit copy of the largest weight bitsandbytes quantises */
 } tally;
 
 static int add_stored(json_t *by, const char *dtype, uint64_t bytes, uint64_t params)
@@ -183,6 +184,13 @@ static int tally_file(tally *t, const char *path, const char *cls, const vs_quan
             b = qb.values + qb.scales + qb.zeros + qb.index + qb.pad;
             t->qbytes += b;
             t->qparams += x->elements;
+            /* bitsandbytes quantises a weight on the GPU from a 16-bit copy of it there
+             * (Params4bit._quantize: self.data.contiguous().to(device), the loading
+             * dtype; Int8Params._quantize: .to(device, dtype=torch.float16);
+             * bitsandbytes/nn/modules.py at 005a63c), freed once its quantised form is
+             * made */
+            if (2 * x->elements > t->transient)
+                t->transient = 2 * x->elements;
         } else if ((rc = add_stored(t->stored, x->dtype, x->bytes, x->elements))) {
             rc = vs_error_set(err, VS_ENOMEM, "out of memory");
             goto done;
@@ -263,7 +271,9 @@ static int quantize_one(json_t *c, const char *dir, const json_t *files, const v
         json_object_set_new(c, "bytes", json_integer((json_int_t)t.bytes)) ||
         json_object_set_new(c, "params", json_integer((json_int_t)t.params)) ||
         json_object_set_new(c, "largest_group", json_string(t.gname)) ||
-        json_object_set_new(c, "largest_group_bytes", json_integer((json_int_t)t.gbytes)))
+        json_object_set_new(c, "largest_group_bytes", json_integer((json_int_t)t.gbytes)) ||
+        (q &&
+         json_object_set_new(c, "load_transient_bytes", json_integer((json_int_t)t.transient))))
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
 done:
     json_decref(t.stored);

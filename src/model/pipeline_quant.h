@@ -6,7 +6,10 @@
  * each named component, tensor by tensor from its safetensors headers: every
  * nn.Linear weight (a 2-D `.weight` that is no embedding) as the scheme stores
  * one matrix (model/quant.h), what the component's class keeps in float32 at 4
- * bytes a value, everything else as stored. Pure but for reading the headers;
+ * bytes a value, everything else as stored. Under a bitsandbytes scheme the
+ * component also gets load_transient_bytes, the 16-bit copy of its largest
+ * quantised weight, which bitsandbytes holds on the GPU while it quantises
+ * that weight at loading. Pure but for reading the headers;
  * never tensor data. On any error the sheet is unchanged.
  */
 #ifndef VS_MODEL_PIPELINE_QUANT_H

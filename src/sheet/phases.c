@@ -9,6 +9,35 @@
 /* the order a pipeline runs them in: encode the prompt, denoise, decode */
 static const char *const generation[] = {"encode", "denoise", "decode"};
 
+/* what weights_of says of the load phase */
+static const char load_weights[] = "the bitsandbytes components, quantised as they load";
+
+/* The weights on the GPU while the pipeline loads, before any offload moves
+ * them: every component bitsandbytes quantises (vs_placement_loads_on_gpu; a
+ * pipeline's from_pretrained keeps each component it has loaded, so they
+ * accumulate), plus the largest weight's 16-bit copy that bitsandbytes
+ * quantises from (load_transient_bytes; one weight at a time). 0 when no
+ * component loads to the GPU. 1 on overflow. */
+static int load_weights_bytes(uint64_t *out, const json_t *wc)
+{
+    uint64_t sum = 0, transient = 0;
+    json_t *c;
+    size_t i;
+    *out = 0;
+    json_array_foreach(wc, i, c)
+    {
+        json_t *v = json_object_get(c, "bytes"), *t = json_object_get(c, "load_transient_bytes");
+        if (!vs_placement_loads_on_gpu(c) || !json_is_integer(v) || json_integer_value(v) < 0)
+            continue;
+        if (vs_checked_add(&sum, sum, (uint64_t)json_integer_value(v)))
+            return 1;
+        if (json_is_integer(t) && json_integer_value(t) > 0 &&
+            (uint64_t)json_integer_value(t) > transient)
+            transient = (uint64_t)json_integer_value(t);
+    }
+    return sum && vs_checked_add(out, sum, transient);
+}
+
 const char *vs_phases_of_component(const char *name)
 {
     if (!name)
@@ -78,7 +107,7 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
     json_t *wc = json_object_get(vs_sheet_get(sheet, VS_SK_WEIGHTS_FILES), "components"), *c;
     const char *key = pl->offload == VS_OFFLOAD_SEQUENTIAL ? "largest_group_bytes" : "bytes";
     int have[VS_PHASES_MAX] = {0};
-    uint64_t pinned = 0;
+    uint64_t pinned = 0, loading = 0;
     size_t i, k;
     memset(out, 0, sizeof *out);
     /* without offload a pipeline's models are all resident, and so is its working
@@ -87,9 +116,15 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
      * components themselves, every weight on the GPU in each */
     if (pl->offload == VS_OFFLOAD_NONE && json_array_size(wc))
         return 0;
-    if (json_array_size(wc) && pl->offload != VS_OFFLOAD_NONE)
+    if (json_array_size(wc) && pl->offload != VS_OFFLOAD_NONE) {
+        /* loading comes first, and is a phase when it puts weights on the GPU */
+        if (load_weights_bytes(&loading, wc))
+            return vs_error_set(err, VS_EUNIT, "the weights while loading do not fit in 64 bits");
+        if (loading)
+            add_phase(out, "load");
         for (i = 0; i < sizeof generation / sizeof generation[0]; i++)
             add_phase(out, generation[i]);
+    }
     for (i = 0; i < views->n; i++) {
         const char *ph = json_string_value(views->v[i].phase);
         if (ph && *ph)
@@ -128,7 +163,10 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
     }
     for (k = 0; k < out->n; k++) {
         vs_phase_row *r = &out->row[k];
-        if (!have[k]) /* a phase of no component: the weights as the offload leaves them */
+        if (loading && !strcmp(r->name, "load")) { /* before the offload moves anything */
+            r->weights_bytes = loading;
+            r->weights_of = load_weights;
+        } else if (!have[k]) /* a phase of no component: the weights as the offload leaves them */
             r->weights_bytes = offload_gpu;
         else if (vs_checked_add(&r->weights_bytes, r->weights_bytes, pinned))
             return vs_error_set(err, VS_EUNIT, "phase %s does not fit in 64 bits", r->name);

@@ -11,7 +11,18 @@
  * every component with no phase (which stays on the GPU throughout: a CUDA
  * context, a declared lump), and under model offload every component the
  * offload leaves on the GPU (vs_placement_pinned: bitsandbytes 8-bit).
- * Phases other than the three are the ones the components name (a `reserve
+ * Before them, when a pipeline component is quantised by bitsandbytes, the
+ * phase load: diffusers' and transformers' bitsandbytes quantizers load such
+ * a model straight to the current CUDA device, quantising each weight there
+ * from a 16-bit copy of it, and from_pretrained keeps every component it has
+ * loaded, so at the end of loading every bitsandbytes component is on the GPU
+ * at once, the last weight's 16-bit copy beside them; enable_model_cpu_offload
+ * (and enable_sequential_cpu_offload) only move them off afterwards
+ * (sheet/placement.h, vs_placement_loads_on_gpu). Its weights are those
+ * components' bytes plus the largest load_transient_bytes among them; its
+ * components those with no phase (or phase=load). A pipeline with no such
+ * component loads to host memory and has no load phase.
+ * Phases other than these are the ones the components name (a `reserve
  * ... phase=backward`), with the weights on the GPU as the offload leaves
  * them. Without offload a pipeline has no phase basis (the envelope stays the
  * conservative sum); a sheet with no pipeline whose components name two
@@ -33,7 +44,7 @@
 #define VS_PHASES_MAX 8
 
 typedef struct vs_phase_row {
-    char name[24];          /* "encode", "denoise", "decode", or a component's phase */
+    char name[24];          /* "load", "encode", "denoise", "decode", or a component's phase */
     uint64_t weights_bytes; /* weights on the GPU in this phase */
     const char *weights_of; /* the pipeline component they are (borrowed), or NULL */
     uint64_t reserve_bytes; /* this phase's components and those with no phase, per GPU */

@@ -103,6 +103,13 @@ int vs_placement_pinned(const vs_placement *p, const json_t *component)
     return p->offload == VS_OFFLOAD_MODEL && q && !strcmp(q, "bnb-int8");
 }
 
+int vs_placement_loads_on_gpu(const json_t *component)
+{
+    const char *q = json_string_value(
+        json_object_get(json_array_get(json_object_get(component, "by_dtype"), 0), "dtype"));
+    return q && !strncmp(q, "bnb-", 4);
+}
+
 int vs_placement_check(const vs_placement *p, vs_error *err)
 {
     if ((unsigned)p->kind > VS_PLACE_TENSOR)

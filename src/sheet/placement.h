@@ -62,6 +62,27 @@ const char *vs_offload_name(vs_offload o);
  * any other placement. */
 int vs_placement_pinned(const vs_placement *p, const json_t *component);
 
+/* Whether a pipeline component (an element of weights_files' "components")
+ * is on the GPU while the pipeline loads, before any offload moves it: one
+ * bitsandbytes quantises (`format bnb-nf4|bnb-int8 components=`, its by_dtype
+ * led by a "bnb-" scheme). A model bitsandbytes quantises with no device_map
+ * loads to the current CUDA device in every diffusers release that has the
+ * integration: before the model-loading refactor (diffusers pull request
+ * 10604, 2025) modeling_utils.py's from_pretrained set param_device to
+ * torch.cuda.current_device() whenever a quantizer was given (diffusers pull
+ * request 10069, December 2024); since, the bitsandbytes quantizers'
+ * update_device_map sets {"": "cuda:N"}, the method the integration (pull
+ * request 9213) left commented out "until the loading refactor"
+ * (src/diffusers/quantizers/bitsandbytes/bnb_quantizer.py, read at 7256cbc
+ * of the fork Holosemantix/diffusers and dfdbbf3 of aseembits93/diffusers).
+ * load_model_dict_into_meta then puts every tensor of the model on that
+ * device and create_quantized_param quantises each weight there;
+ * transformers does the same for a transformers model such as the T5 encoder
+ * (Bnb4BitHfQuantizer.update_device_map). A component with no quantizer
+ * loads to the CPU (model_loading_utils.py's _determine_param_device: no
+ * device_map is "cpu", at 771d7f1). */
+int vs_placement_loads_on_gpu(const json_t *component);
+
 /* The weights one GPU holds under p's offload, from weights_files (the
  * sheet's; its "components" when a pipeline was read) and the whole
  * weights' bytes: *gpu the largest component (model) or the largest block

@@ -379,6 +379,60 @@ START_TEST(offload_peak_is_the_worst_phase)
 }
 END_TEST
 
+/* A pipeline whose transformer and T5 bitsandbytes quantises loads them to the GPU together
+ * before model offload moves them off: the phase load. On flux_sheet's components with the
+ * transformer at 6,000,000,000 B (bnb-nf4, its largest weight's bf16 copy 113,246,208 B) and T5
+ * at 6,000,000,000 B (bnb-int8, 83,886,080 B), by hand:
+ *   load:    6,000,000,000 + 6,000,000,000 + 113,246,208 (the larger copy; one weight at a time)
+ *            + cuda_context 1,073,741,824 = 13,186,988,032
+ *   encode:  text_encoder 246,120,960 + T5 (8-bit: on the GPU throughout) 6,000,000,000
+ *            + cuda_context = 7,319,862,784
+ *   denoise: transformer 6,000,000,000 + T5 6,000,000,000 + latents 524,288 + cuda_context
+ *            = 13,074,266,112
+ *   decode:  vae 167,639,366 + T5 6,000,000,000 + vae_decode 4,613,734,400 + cuda_context
+ *            = 11,855,115,590
+ * the worst is load. Without any bitsandbytes component there is no load phase. */
+START_TEST(bitsandbytes_components_load_on_the_gpu)
+{
+    json_t *s = flux_sheet("model"), *c;
+    json_t *comps = json_object_get(json_object_get(s, "weights_files"), "components");
+    vs_envelope e;
+    vs_error err;
+    size_t i;
+    json_array_foreach(comps, i, c)
+    {
+        const char *n = json_string_value(json_object_get(c, "name"));
+        int t5 = !strcmp(n, "text_encoder_2");
+        if (strcmp(n, "transformer") && !t5)
+            continue;
+        json_object_set_new(c, "bytes", json_integer(6000000000LL));
+        json_object_set_new(c, "by_dtype",
+                            json_pack("[{s:s}]", "dtype", t5 ? "bnb-int8" : "bnb-nf4"));
+        json_object_set_new(c, "load_transient_bytes",
+                            json_integer(t5 ? 2 * 10240 * 4096 : 2 * 18432 * 3072));
+    }
+    ck_assert_int_eq(2 * 18432 * 3072, 113246208);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_uint_eq(e.phases.n, 4);
+    ck_assert_str_eq(e.phases.row[0].name, "load");
+    ck_assert_uint_eq(e.phases.row[0].weights_bytes, 12113246208ULL);
+    ck_assert_uint_eq(e.phases.row[0].bytes, 13186988032ULL);
+    ck_assert_ptr_nonnull(strstr(e.phases.row[0].weights_of, "bitsandbytes"));
+    ck_assert_uint_eq(e.phases.row[1].bytes, 7319862784ULL);
+    ck_assert_uint_eq(e.phases.row[2].bytes, 13074266112ULL);
+    ck_assert_uint_eq(e.phases.row[3].bytes, 11855115590ULL);
+    ck_assert_str_eq(e.phases.row[e.phases.worst].name, "load");
+    ck_assert_uint_eq(e.envelope_bytes, 13186988032ULL);
+    json_decref(s);
+    /* the bf16 pipeline loads to host memory: the three phases of before */
+    s = flux_sheet("model");
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_uint_eq(e.phases.n, 3);
+    ck_assert_str_eq(e.phases.row[0].name, "encode");
+    json_decref(s);
+}
+END_TEST
+
 /* A phase holds its unknown components: an unknown in decode leaves denoise's
  * known part alone, and is counted in decode only. */
 START_TEST(unknown_in_one_phase)
@@ -451,6 +505,7 @@ int main(void)
     tcase_add_test(tc, unknown_weights);
     tcase_add_test(tc, per_gpu_after_placement);
     tcase_add_test(tc, offload_peak_is_the_worst_phase);
+    tcase_add_test(tc, bitsandbytes_components_load_on_the_gpu);
     tcase_add_test(tc, unknown_in_one_phase);
     tcase_add_test(tc, exclude_only_when_one_phase_exceeds);
     suite_add_tcase(s, tc);

@@ -129,6 +129,21 @@ static uint64_t cbytes(const json_t *sheet, const char *name)
     return 0;
 }
 
+/* A component's integer field, or -1 when it has none. */
+static long long cfield(const json_t *sheet, const char *name, const char *key)
+{
+    json_t *c;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(sheet, "weights_files"), "components"), i, c)
+    {
+        json_t *v = json_object_get(c, key);
+        if (!strcmp(json_string_value(json_object_get(c, "name")), name))
+            return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+    }
+    ck_abort_msg("no component %s", name);
+    return -1;
+}
+
 /* By hand, bitsandbytes nf4 without double quantisation: n / 2 bytes of
  * values, an fp32 absmax per 64 values, a 16-entry fp32 code (64 B):
  *   x_embedder 3,072 x 64 = 196,608 values: 98,304 + 12,288 + 64 = 110,656 B
@@ -147,7 +162,11 @@ static uint64_t cbytes(const json_t *sheet, const char *name)
  *   T5 q 16,777,216 + 16,384 = 16,793,600, the rest as above (430,977,024): 447,770,624 B.
  * fp8 layerwise casting: x_embedder's weight and bias 196,608 + 3,072, to_q 9,437,184 at a
  *   byte; norm_q (under a "norm" module) 256 B and proj_out (^proj_out$) 393,216 + 128 B as
- *   stored: 10,030,464 B. */
+ *   stored: 10,030,464 B.
+ * While loading, bitsandbytes quantises each weight on the GPU from a 16-bit copy of it: the
+ * largest is the transformer's to_q, 3,072 x 3,072 x 2 = 18,874,368 B, and T5's q, 4,096 x
+ * 4,096 x 2 = 33,554,432 B (its wo, larger, stays in fp32 unquantised; shared is an embedding).
+ * Layerwise casting is no bitsandbytes scheme: no such copy. */
 START_TEST(components_by_hand)
 {
     json_t *sheet = vs_sheet_new("q");
@@ -168,6 +187,9 @@ START_TEST(components_by_hand)
         json_integer_value(json_object_get(json_object_get(sheet, "weights_files"), "bytes")),
         5536320 + 440414272 + vae_bytes);
     ck_assert_ptr_nonnull(strstr(note, "transformer 19,667,328 -> 5,536,320 B"));
+    ck_assert_int_eq(cfield(sheet, "transformer", "load_transient_bytes"), 2LL * 3072 * 3072);
+    ck_assert_int_eq(cfield(sheet, "text_encoder_2", "load_transient_bytes"), 2LL * 4096 * 4096);
+    ck_assert_int_eq(cfield(sheet, "vae", "load_transient_bytes"), -1);
     /* twice is refused, and the sheet stays as it was */
     ck_assert_int_eq(
         vs_pipeline_quantize(sheet, &q, "bnb-nf4", "transformer", note, sizeof note, &e),
@@ -197,6 +219,7 @@ START_TEST(components_by_hand)
         0);
     ck_assert_uint_eq(cbytes(sheet, "transformer"), 10030464);
     ck_assert_uint_eq(cbytes(sheet, "text_encoder_2"), 380645376);
+    ck_assert_int_eq(cfield(sheet, "transformer", "load_transient_bytes"), -1);
 
     json_decref(sheet);
 }

@@ -144,6 +144,12 @@ START_TEST(model_offload_keeps_8bit_components_on_the_gpu)
     vs_placement_offload_weights(&seq, wf, 190, 190, &gpu, &host, &basis);
     ck_assert_uint_eq(gpu, 10);
     ck_assert_uint_eq(host, 190);
+    /* while loading, both bitsandbytes components are on the GPU (8-bit and 4-bit alike),
+     * whatever the placement; the bf16 one is in host memory */
+    ck_assert_int_eq(vs_placement_loads_on_gpu(json_array_get(comps, 0)), 1);
+    ck_assert_int_eq(vs_placement_loads_on_gpu(json_array_get(comps, 1)), 0);
+    ck_assert_int_eq(vs_placement_loads_on_gpu(json_array_get(comps, 2)), 1);
+    ck_assert_int_eq(vs_placement_loads_on_gpu(NULL), 0);
     json_decref(wf);
 }
 END_TEST
