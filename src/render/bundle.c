@@ -151,6 +151,80 @@ vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg, j
     return b;
 }
 
+void vs_bundle_line_begin(vs_buf *out, const char *headline, const char *const *notes,
+                          size_t payload_room, size_t *head_at, size_t *head_len)
+{
+    size_t i, n = headline ? strlen(headline) : 0, body, end;
+    int markup;
+    for (i = 0; notes && notes[i]; i++)
+        n += strlen(notes[i]) + 2;
+    /* the line twice, escaped (an eighth more for escapes), and the keys */
+    vs_buf_reserve(out, 2 * (n + n / 8) + payload_room + 96);
+    vs_buf_puts(out, PLAIN_KEY "\"");
+    body = out->len;
+    /* the pieces escaped one after another are the line's escape: each is
+     * followed by ASCII ("; " or the newline), so no character spans two */
+    vs_json_escape_lossy(headline ? headline : "", headline ? strlen(headline) : 0, out);
+    *head_at = body;
+    *head_len = out->len - body;
+    for (i = 0; notes && notes[i]; i++) {
+        vs_buf_append(out, "; ", 2);
+        vs_json_escape_lossy(notes[i], strlen(notes[i]), out);
+    }
+    if (vs_buf_failed(out))
+        return;
+    end = out->len;
+    /* the escape has markup where the line has (a quote shows as \") */
+    markup = strcspn(out->data + body, "&<>\"'") < end - body;
+    vs_buf_puts(out, "\\n\",\"text/html\":\"<p>");
+    if (vs_buf_failed(out))
+        return;
+    if (!markup) {
+        /* the HTML's line is the text's, already escaped */
+        vs_buf_reserve(out, end - body + 32);
+        if (!vs_buf_failed(out))
+            vs_buf_append(out, out->data + body, end - body);
+        vs_buf_puts(out, "</p>\\n\"");
+    } else {
+        /* markup (rare): the line escaped for HTML, then for JSON */
+        vs_buf line = VS_BUF_INIT, html = VS_BUF_INIT;
+        vs_buf_puts(&line, headline ? headline : "");
+        for (i = 0; notes && notes[i]; i++) {
+            vs_buf_append(&line, "; ", 2);
+            vs_buf_puts(&line, notes[i]);
+        }
+        vs_buf_puts(&html, "<p>");
+        vs_buf_put_htmln(&html, vs_buf_str(&line), line.len);
+        vs_buf_puts(&html, "</p>\n");
+        if (vs_buf_failed(&line) || vs_buf_failed(&html))
+            out->failed = 1;
+        out->len -= 4; /* the "<p> just written: html has its own */
+        out->data[out->len] = '\0';
+        vs_json_dump_string_lossy(vs_buf_str(&html), html.len, out);
+        vs_buf_free(&line);
+        vs_buf_free(&html);
+    }
+    vs_buf_puts(out, ",\"" VS_MIME_JSON "\":");
+}
+
+vs_bundle *vs_bundle_from_buf(vs_buf *json)
+{
+    vs_bundle *b;
+    if (vs_buf_failed(json) || !(b = malloc(sizeof *b))) {
+        vs_buf_free(json);
+        return NULL;
+    }
+    b->len = json->len;
+    b->json = vs_buf_take(json);
+    return b;
+}
+
+vs_bundle *vs_bundle_line_end(vs_buf *out)
+{
+    vs_buf_putc(out, '}');
+    return vs_bundle_from_buf(out);
+}
+
 void vs_bundle_free(vs_bundle *b)
 {
     if (b) {

@@ -42,6 +42,28 @@ vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg,
                          json_t *payload_take);
 void vs_bundle_free(vs_bundle *b);
 
+/* A one-line result (a `reserve` line, a card line: most lines of a long
+ * cell), written straight into its bundle in one pass over its words, with
+ * no text, HTML and payload buffers to copy in afterwards. Begins the bundle
+ * in out (empty): text/plain is headline, then "; " and each note of the
+ * NULL-terminated notes (may be NULL), then a newline; text/html that line,
+ * escaped for HTML, in a paragraph; then the payload's key. The bytes are
+ * those of render/result.h's vs_render_put_one_line then vs_bundle_new_text.
+ * Write the payload (one JSON value) into out next, then call
+ * vs_bundle_line_end. *head_at and *head_len say where the headline's escape
+ * lies in out (no quotes), for a payload that repeats the headline to copy
+ * it with vs_jw_str_again. payload_room is about how long the payload will
+ * be, so that out is allocated once. */
+void vs_bundle_line_begin(vs_buf *out, const char *headline, const char *const *notes,
+                          size_t payload_room, size_t *head_at, size_t *head_len);
+/* The bundle begun in out, closed; out is empty after. NULL when an append
+ * failed or memory is short. */
+vs_bundle *vs_bundle_line_end(vs_buf *out);
+/* A bundle of the JSON text a renderer wrote into json itself (the object
+ * whole, as described above), taken: json is empty after. NULL when an append
+ * failed or memory is short. */
+vs_bundle *vs_bundle_from_buf(vs_buf *json);
+
 /* The bundle as a jansson object (a new reference), for callers that look
  * inside results: tests, the notebook runner. NULL for NULL. */
 json_t *vs_bundle_to_json(const vs_bundle *b);

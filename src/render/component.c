@@ -11,16 +11,26 @@
 #include "util/buf.h"
 #include "util/json.h"
 
+/* Where a headline already escaped lies in the buffer a payload is written
+ * into (vs_bundle_line_begin says): the formula is copied from there. */
+typedef struct {
+    size_t at, len;
+} escaped_at;
+
 /* What produced the components, as members: estimator, formula (the
- * headline), inputs (taken; {} when NULL), then the keys of extra (taken, may
- * be NULL). */
-static void write_origin(vs_jw *w, const char *estimator, const char *headline, json_t *inputs_take,
-                         json_t *extra_take)
+ * headline, or its escape at again when not NULL), inputs (taken; {} when
+ * NULL), then the keys of extra (taken, may be NULL). */
+static void write_origin(vs_jw *w, const char *estimator, const char *headline,
+                         const escaped_at *again, json_t *inputs_take, json_t *extra_take)
 {
     const char *k;
     json_t *v;
     vs_jw_member_str(w, "estimator", estimator);
-    vs_jw_member_str(w, "formula", headline);
+    vs_jw_key(w, "formula");
+    if (again)
+        vs_jw_str_again(w, again->at, again->len);
+    else
+        vs_jw_str(w, headline);
     vs_jw_key(w, "inputs");
     if (inputs_take) {
         vs_jw_value(w, inputs_take);
@@ -41,15 +51,15 @@ static void write_origin(vs_jw *w, const char *estimator, const char *headline, 
  * produced it. Written, not built as a tree: most lines of a long cell are
  * `reserve` lines. */
 static void component_payload(vs_buf *out, const vs_component_view *component,
-                              const char *estimator, const char *headline, json_t *inputs_take,
-                              json_t *extra_take)
+                              const char *estimator, const char *headline, const escaped_at *again,
+                              json_t *inputs_take, json_t *extra_take)
 {
     vs_jw w = VS_JW_INIT(out);
     vs_buf_reserve(out, 256 + (headline ? strlen(headline) : 0));
     vs_jw_open(&w, '{');
     vs_component_view_write(component, &w);
     vs_jw_member_str(&w, "kind", "component");
-    write_origin(&w, estimator, headline, inputs_take, extra_take);
+    write_origin(&w, estimator, headline, again, inputs_take, extra_take);
     vs_jw_close(&w, '}');
 }
 
@@ -83,7 +93,7 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
         n++;
     }
     if (n == 1) {
-        component_payload(out, &found[0], estimator, headline, inputs_take, extra_take);
+        component_payload(out, &found[0], estimator, headline, NULL, inputs_take, extra_take);
         free(found);
         return;
     }
@@ -98,7 +108,7 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
     }
     vs_jw_close(&w, ']');
     vs_jw_member_bytes(&w, "total_bytes", all_known, total);
-    write_origin(&w, estimator, headline, inputs_take, extra_take);
+    write_origin(&w, estimator, headline, NULL, inputs_take, extra_take);
     vs_jw_close(&w, '}');
     free(found);
 }
@@ -147,10 +157,14 @@ vs_bundle *vs_render_component_line(const vs_component_view *component, const ch
                                     const char *headline, const char *const *notes,
                                     json_t *inputs_take)
 {
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
-    vs_render_put_one_line(&text, &html, headline, notes);
-    component_payload(&p, component, estimator, headline, inputs_take, NULL);
-    return vs_render_finish_text(&text, &html, NULL, &p);
+    /* the line, then the payload, written into the bundle as they go; the
+     * payload's formula is the headline, copied from the text's escape */
+    vs_buf out = VS_BUF_INIT;
+    escaped_at head;
+    vs_bundle_line_begin(&out, headline, notes, 320, &head.at, &head.len);
+    component_payload(&out, component, estimator, headline, headline ? &head : NULL, inputs_take,
+                      NULL);
+    return vs_bundle_line_end(&out);
 }
 
 vs_bundle *vs_render_reserve(const vs_component_view *stored, const vs_reserve_said *said)

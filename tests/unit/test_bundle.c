@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render/bundle.h"
+#include "util/json.h"
 
 #include "check_run.h"
 #include "results.h"
@@ -138,6 +139,79 @@ START_TEST(test_bundle_one_line_escaped_once)
         snprintf(what, sizeof what, "case %zu: ", i);
         bundle_is_dumps(vb, want, what);
     }
+}
+END_TEST
+
+/* A one-line result written straight into its bundle (vs_bundle_line_begin,
+ * a payload repeating the headline with vs_jw_str_again, vs_bundle_line_end)
+ * is jansson's dump of the object written out here by hand: the line and its
+ * newline, the line escaped for HTML in a paragraph, the headline again in
+ * the payload; bytes that are not UTF-8 as U+FFFD, each, in all three. */
+START_TEST(test_bundle_line_written_in_one_pass)
+{
+    static const struct {
+        const char *headline, *notes[3], *line, *html, *formula;
+    } cases[] = {
+        {"reserve a: 1 B",
+         {"class other", "source: x", NULL},
+         "reserve a: 1 B; class other; source: x",
+         "reserve a: 1 B; class other; source: x",
+         "reserve a: 1 B"},
+        {"plain", {NULL}, "plain", "plain", "plain"},
+        {"", {NULL}, "", "", ""},
+        {"q \"x\" \\ \t \x01 \xc3\xa9",
+         {"tab\there", NULL},
+         "q \"x\" \\ \t \x01 \xc3\xa9; tab\there",
+         "q &quot;x&quot; \\ \t \x01 \xc3\xa9; tab\there",
+         "q \"x\" \\ \t \x01 \xc3\xa9"},
+        {"a & b <c>",
+         {"it's", NULL},
+         "a & b <c>; it's",
+         "a &amp; b &lt;c&gt;; it&#39;s",
+         "a & b <c>"},
+        {"cut \xe2\x82",
+         {"\xff end", NULL},
+         "cut \xEF\xBF\xBD\xEF\xBF\xBD; \xEF\xBF\xBD end",
+         "cut \xEF\xBF\xBD\xEF\xBF\xBD; \xEF\xBF\xBD end",
+         "cut \xEF\xBF\xBD\xEF\xBF\xBD"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_buf out = VS_BUF_INIT, plain = VS_BUF_INIT, html = VS_BUF_INIT;
+        vs_jw w = VS_JW_INIT(&out);
+        size_t at = 0, len = 0;
+        json_t *want;
+        char what[32];
+        vs_bundle_line_begin(&out, cases[i].headline, cases[i].notes, 16, &at, &len);
+        vs_jw_open(&w, '{');
+        vs_jw_key(&w, "formula");
+        vs_jw_str_again(&w, at, len);
+        vs_jw_close(&w, '}');
+        vs_buf_printf(&plain, "%s\n", cases[i].line);
+        vs_buf_printf(&html, "<p>%s</p>\n", cases[i].html);
+        want = json_pack("{s:s, s:s, s:{s:s}}", "text/plain", vs_buf_str(&plain), "text/html",
+                         vs_buf_str(&html), VS_MIME_JSON, "formula", cases[i].formula);
+        snprintf(what, sizeof what, "case %zu: ", i);
+        bundle_is_dumps(vs_bundle_line_end(&out), want, what);
+        ck_assert_ptr_null(out.data); /* taken */
+        vs_buf_free(&plain);
+        vs_buf_free(&html);
+    }
+}
+END_TEST
+
+/* vs_jw_str_again copies only a span inside its own buffer: one past its end
+ * fails the buffer rather than reading outside it. */
+START_TEST(test_bundle_str_again_outside_fails)
+{
+    vs_buf out = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out);
+    vs_buf_puts(&out, "abc");
+    vs_jw_str_again(&w, 1, 2);
+    ck_assert_str_eq(vs_buf_str(&out), "abc\"bc\"");
+    vs_jw_str_again(&w, 7, 2);
+    ck_assert(vs_buf_failed(&out));
+    vs_buf_free(&out);
 }
 END_TEST
 
@@ -405,6 +479,8 @@ int main(void)
     tcase_add_test(tc, test_bundle_chart_already_escaped);
     tcase_add_test(tc, test_bundle_one_line_escaped_once);
     tcase_add_test(tc, test_bundle_invalid_utf8);
+    tcase_add_test(tc, test_bundle_line_written_in_one_pass);
+    tcase_add_test(tc, test_bundle_str_again_outside_fails);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);
     tcase_add_test(tc, test_table_html_wrapping);
