@@ -3,11 +3,13 @@
  * (a total only when every part is known), quantised formats flagged, and an
  * envelope with an unknown part that says it is only the known part. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/card.h"
 #include "render/component.h"
+#include "render/core.h"
 #include "render/envelope.h"
 #include "render/formats.h"
 #include "render/lines.h"
@@ -152,11 +154,70 @@ START_TEST(envelope_known_part)
 }
 END_TEST
 
+/* A conversion's bundle, written in one pass, is byte for byte jansson's
+ * compact dump of the object written out here: 15.5 GB is 15,500,000,000 B,
+ * and 15,500,000,000 / 2^30 = 14.4354999065399169921875 exactly (2^30
+ * divides 10^30, so the expansion ends); 24 GB is 24,000,000,000 B, 22.35 GiB
+ * to two decimals (22.3517...). The input is the person's text: escaped for
+ * JSON in the text and the payload, a byte that is not UTF-8 as U+FFFD. */
+START_TEST(convert_bundle_is_its_dump)
+{
+    static const struct {
+        const char *input, *input_fixed;
+        uint64_t bytes;
+        vs_unit unit;
+        const char *text, *html, *unit_name, *value, *rounded;
+    } cases[] = {
+        {"15.5GB", "15.5GB", 15500000000ULL, VS_UNIT_GIB,
+         " = 15,500,000,000 B = 15.50 GB = 14.44 GiB\n15,500,000,000 B / 1,073,741,824 B per "
+         "GiB = "
+         "14.4354999065399169921875 GiB exactly (14.44 GiB rounded)\n",
+         "<table class='vramsheet'>\n<tbody>\n<tr><th style='text-align:left'>bytes</th><td "
+         "style='text-align:right'>15,500,000,000 B</td></tr>\n<tr><th "
+         "style='text-align:left'>GiB (exact)</th><td style='text-align:right'>"
+         "14.4354999065399169921875 GiB</td></tr>\n<tr><th style='text-align:left'>GiB (2 "
+         "decimals)</th><td style='text-align:right'>14.44 GiB</td></tr>\n</tbody>\n</table>\n"
+         "<p>15,500,000,000 B = 15.50 GB = 14.44 GiB</p>\n",
+         "GiB", "14.4354999065399169921875", "14.44"},
+        {"a\"<b>\\\xff", "a\"<b>\\\xEF\xBF\xBD", 24000000000ULL, VS_UNIT_B,
+         " = 24,000,000,000 B = 24.00 GB = 22.35 GiB\n24,000,000,000 B exactly\n",
+         "<table class='vramsheet'>\n<tbody>\n<tr><th style='text-align:left'>bytes</th><td "
+         "style='text-align:right'>24,000,000,000 B</td></tr>\n<tr><th "
+         "style='text-align:left'>B (exact)</th><td style='text-align:right'>24000000000 "
+         "B</td></tr>\n<tr><th style='text-align:left'>B (2 decimals)</th><td "
+         "style='text-align:right'>24000000000.00 B</td></tr>\n</tbody>\n</table>\n"
+         "<p>24,000,000,000 B = 24.00 GB = 22.35 GiB</p>\n",
+         "B", "24000000000", "24000000000.00"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_bundle *vb = vs_render_convert(cases[i].input, cases[i].bytes, cases[i].unit);
+        char text[512], *dumped;
+        json_t *want;
+        snprintf(text, sizeof text, "%s%s", cases[i].input_fixed, cases[i].text);
+        want =
+            json_pack("{s:s, s:s, s:{s:s, s:I, s:s, s:s, s:s, s:s}}", "text/plain", text,
+                      "text/html", cases[i].html, VS_MIME_JSON, "kind", "convert", "bytes",
+                      (json_int_t)cases[i].bytes, "unit", cases[i].unit_name, "value",
+                      cases[i].value, "rounded", cases[i].rounded, "input", cases[i].input_fixed);
+        ck_assert_ptr_nonnull(want);
+        dumped = json_dumps(want, JSON_COMPACT);
+        ck_assert_ptr_nonnull(vb);
+        ck_assert_msg(!strcmp(vb->json, dumped), "case %zu:\n%s\nwanted\n%s", i, vb->json, dumped);
+        ck_assert_uint_eq(vb->len, strlen(dumped));
+        free(dumped);
+        json_decref(want);
+        vs_bundle_free(vb);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("render_results");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, amount_labelled);
+    tcase_add_test(tc, convert_bundle_is_its_dump);
     tcase_add_test(tc, lines_and_card_line);
     tcase_add_test(tc, components_total_only_when_known);
     tcase_add_test(tc, formats_flag_quantised);
