@@ -618,6 +618,37 @@ static char *put_rounded2(char *p, uint64_t bytes, vs_unit u)
     return p;
 }
 
+/* bytes in units of u rounded half up to two decimals, not grouped, as
+ * vs_units_round(.., 2) writes it ("1862.65"), then " " and the unit's name,
+ * and the NUL (at most 20 + 3 + 1 + 3 + 1 bytes). floor(100 r / d + 1/2) is
+ * the two digits vs_units_round finds one at a time with its half-up carry. */
+static void put_round2_named(char *p, uint64_t bytes, vs_unit u)
+{
+    uint64_t d = unit_table[u].bytes, q = bytes / d, r = bytes % d;
+    uint64_t cents = (r * 200 + d) / (2 * d);
+    const char *name = unit_table[u].name;
+    if (cents == 100) {
+        q++;
+        cents = 0;
+    }
+    p += u64_digits(p, q);
+    *p++ = '.';
+    *p++ = (char)('0' + cents / 10);
+    *p++ = (char)('0' + cents % 10);
+    *p++ = ' ';
+    while (*name)
+        *p++ = *name++;
+    *p = '\0';
+}
+
+void vs_units_amounts(uint64_t bytes, char *b, char *gb, char *gib)
+{
+    char *p = put_grouped(b, bytes); /* at most 26 bytes */
+    memcpy(p, " B", 3);
+    put_round2_named(gb, bytes, VS_UNIT_GB);
+    put_round2_named(gib, bytes, VS_UNIT_GIB);
+}
+
 char *vs_units_describe(char *out, size_t outlen, uint64_t bytes)
 {
     /* at most 26 + 4 + 2 x (26 + 3 + 4) + 3 bytes: written whole, then cut to
