@@ -59,7 +59,8 @@ END_TEST
  * allocation ends (ASan sees any read past it), with a byte to escape or a
  * multi-byte character at every position: the short tail is read as a
  * padded block made of overlapping words, which must cover every byte once
- * read and none beyond. */
+ * read and none beyond. The buffer starts empty (the long escaper's path)
+ * and keeps its room after (the one-block path for short clean strings). */
 START_TEST(short_strings_read_no_byte_past_their_end)
 {
     static const char *const specials[] = {"\"",       "\\",           "\n", "\x01",
