@@ -151,60 +151,102 @@ vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg, j
     return b;
 }
 
+size_t vs_bundle_line_open(vs_buf *out, size_t room)
+{
+    /* the line twice and the keys: one allocation */
+    vs_buf_reserve(out, room + 96);
+    vs_buf_puts(out, PLAIN_KEY "\"");
+    return out->len;
+}
+
+/* The HTML of a line with markup, from the line's JSON escape (the n bytes at
+ * e): its escape for HTML, escaped for JSON. HTML's escapes are ASCII, which
+ * JSON keeps, and JSON's escape a byte at a time, so this is the escape of
+ * the HTML escape of the line: &, <, > and ' become entities, an escaped
+ * quote (\") &quot;, every other escape stays as it is. */
+static void put_html_of_escape(vs_buf *out, const char *e, size_t n)
+{
+    size_t i, run = 0;
+    for (i = 0; i < n; i++) {
+        const char *ent;
+        size_t skip = 1;
+        switch (e[i]) {
+        case '\\':
+            if (i + 1 < n && e[i + 1] == '"') {
+                ent = "&quot;";
+                skip = 2;
+                break;
+            }
+            i++; /* an escape other than \": both bytes as they are */
+            continue;
+        case '&':
+            ent = "&amp;";
+            break;
+        case '<':
+            ent = "&lt;";
+            break;
+        case '>':
+            ent = "&gt;";
+            break;
+        case '\'':
+            ent = "&#39;";
+            break;
+        default:
+            continue;
+        }
+        vs_buf_append(out, e + run, i - run);
+        vs_buf_puts(out, ent);
+        i += skip - 1;
+        run = i + 1;
+    }
+    vs_buf_append(out, e + run, n - run);
+}
+
+void vs_bundle_line_close(vs_buf *out, size_t start)
+{
+    size_t end = out->len;
+    int markup;
+    if (vs_buf_failed(out) || start > end)
+        return;
+    /* the escape has markup where the line has (a quote shows as \") */
+    markup = strcspn(out->data + start, "&<>\"'") < end - start;
+    /* the line twice, escapes and all, with room for a few entities */
+    vs_buf_reserve(out, (end - start) + (markup ? (end - start) / 2 : 0) + 32);
+    if (vs_buf_failed(out))
+        return;
+    vs_buf_puts(out, "\\n\",\"text/html\":\"<p>");
+    if (!markup) /* the HTML's line is the text's, already escaped */
+        vs_buf_append(out, out->data + start, end - start);
+    else /* rare: the escape read from the buffer while the buffer grows */
+    {
+        vs_buf line = VS_BUF_INIT;
+        vs_buf_append(&line, out->data + start, end - start);
+        put_html_of_escape(out, vs_buf_str(&line), line.len);
+        if (vs_buf_failed(&line))
+            out->failed = 1;
+        vs_buf_free(&line);
+    }
+    vs_buf_puts(out, "</p>\\n\",\"" VS_MIME_JSON "\":");
+}
+
 void vs_bundle_line_begin(vs_buf *out, const char *headline, const char *const *notes,
                           size_t payload_room, size_t *head_at, size_t *head_len)
 {
-    size_t i, n = headline ? strlen(headline) : 0, body, end;
-    int markup;
+    size_t i, n = headline ? strlen(headline) : 0, start;
     for (i = 0; notes && notes[i]; i++)
         n += strlen(notes[i]) + 2;
-    /* the line twice, escaped (an eighth more for escapes), and the keys */
-    vs_buf_reserve(out, 2 * (n + n / 8) + payload_room + 96);
-    vs_buf_puts(out, PLAIN_KEY "\"");
-    body = out->len;
+    /* the line twice, escaped (an eighth more for escapes) */
+    start = vs_bundle_line_open(out, 2 * (n + n / 8) + payload_room);
     /* the pieces escaped one after another are the line's escape: each is
      * followed by ASCII ("; " or the newline), so no character spans two */
     vs_json_escape_lossy(headline ? headline : "", headline ? strlen(headline) : 0, out);
-    *head_at = body;
-    *head_len = out->len - body;
+    *head_at = start;
+    *head_len = out->len - start;
     for (i = 0; notes && notes[i]; i++) {
         vs_buf_append(out, "; ", 2);
         vs_json_escape_lossy(notes[i], strlen(notes[i]), out);
     }
-    if (vs_buf_failed(out))
-        return;
-    end = out->len;
-    /* the escape has markup where the line has (a quote shows as \") */
-    markup = strcspn(out->data + body, "&<>\"'") < end - body;
-    vs_buf_puts(out, "\\n\",\"text/html\":\"<p>");
-    if (vs_buf_failed(out))
-        return;
-    if (!markup) {
-        /* the HTML's line is the text's, already escaped */
-        vs_buf_reserve(out, end - body + 32);
-        if (!vs_buf_failed(out))
-            vs_buf_append(out, out->data + body, end - body);
-        vs_buf_puts(out, "</p>\\n\"");
-    } else {
-        /* markup (rare): the line escaped for HTML, then for JSON */
-        vs_buf line = VS_BUF_INIT, html = VS_BUF_INIT;
-        vs_buf_puts(&line, headline ? headline : "");
-        for (i = 0; notes && notes[i]; i++) {
-            vs_buf_append(&line, "; ", 2);
-            vs_buf_puts(&line, notes[i]);
-        }
-        vs_buf_puts(&html, "<p>");
-        vs_buf_put_htmln(&html, vs_buf_str(&line), line.len);
-        vs_buf_puts(&html, "</p>\n");
-        if (vs_buf_failed(&line) || vs_buf_failed(&html))
-            out->failed = 1;
-        out->len -= 4; /* the "<p> just written: html has its own */
-        out->data[out->len] = '\0';
-        vs_json_dump_string_lossy(vs_buf_str(&html), html.len, out);
-        vs_buf_free(&line);
-        vs_buf_free(&html);
-    }
-    vs_buf_puts(out, ",\"" VS_MIME_JSON "\":");
+    vs_bundle_line_close(out, start);
 }
 
 vs_bundle *vs_bundle_from_buf(vs_buf *json)

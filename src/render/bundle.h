@@ -56,6 +56,15 @@ void vs_bundle_free(vs_bundle *b);
  * be, so that out is allocated once. */
 void vs_bundle_line_begin(vs_buf *out, const char *headline, const char *const *notes,
                           size_t payload_room, size_t *head_at, size_t *head_len);
+/* The same with the line written by the caller, piece by piece, for a
+ * renderer whose line is made of a few words: vs_bundle_line_open begins
+ * the bundle in out (empty), with room for about room bytes in all (the
+ * line's escape twice and the payload), and returns where the line starts;
+ * append the line's JSON escape (vs_json_escape_lossy for text, plain
+ * appends for bytes that need none; no newline); vs_bundle_line_close then
+ * writes the newline, the HTML and the payload's key. */
+size_t vs_bundle_line_open(vs_buf *out, size_t room);
+void vs_bundle_line_close(vs_buf *out, size_t start);
 /* The bundle begun in out, closed; out is empty after. NULL when an append
  * failed or memory is short. */
 vs_bundle *vs_bundle_line_end(vs_buf *out);

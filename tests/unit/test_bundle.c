@@ -169,6 +169,8 @@ START_TEST(test_bundle_line_written_in_one_pass)
          "a & b <c>; it's",
          "a &amp; b &lt;c&gt;; it&#39;s",
          "a & b <c>"},
+        /* a backslash just before a quote: two escapes side by side */
+        {"p\\\"q<", {NULL}, "p\\\"q<", "p\\&quot;q&lt;", "p\\\"q<"},
         {"cut \xe2\x82",
          {"\xff end", NULL},
          "cut \xEF\xBF\xBD\xEF\xBF\xBD; \xEF\xBF\xBD end",
