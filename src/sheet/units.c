@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "util/checked.h"
+#include "util/word.h"
 
 /* A parsed decimal is kept as its digits and a power of ten, never as a double:
  * value = digits x 10^exp10. Digits are bounded so that the work per number is
@@ -458,30 +459,13 @@ int vs_units_parse_uint(uint64_t *out, const char *text, vs_error *err)
     return 0;
 }
 
-/* Decimal digits of n into buf (at least 21 bytes); returns the length. Used
- * instead of printf on the hot rendering path (three amounts per row of a long
- * envelope), two digits per division. */
+/* Decimal digits of n into buf (at least 21 bytes) with its NUL; returns the
+ * length. Used instead of printf on the hot rendering path (three amounts
+ * per row of a long envelope). */
 static size_t u64_digits(char *buf, uint64_t n)
 {
-    static const char pairs[] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
-    char tmp[24], *p = tmp + sizeof tmp;
-    size_t len;
-    while (n >= 100) {
-        unsigned d = (unsigned)(n % 100) * 2;
-        n /= 100;
-        *--p = pairs[d + 1];
-        *--p = pairs[d];
-    }
-    if (n >= 10) {
-        *--p = pairs[n * 2 + 1];
-        *--p = pairs[n * 2];
-    } else {
-        *--p = (char)('0' + n);
-    }
-    len = (size_t)(tmp + sizeof tmp - p);
+    char tmp[24], *p = vs_word_u64_digits(n, tmp + sizeof tmp);
+    size_t len = (size_t)(tmp + sizeof tmp - p);
     memcpy(buf, p, len);
     buf[len] = '\0';
     return len;

@@ -222,19 +222,9 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
     return escape_into(s, len, out, 1);
 }
 
-/* The decimal digits of v, written backwards ending at end; returns the first. */
-static char *u64_digits(uint64_t v, char *end)
-{
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return end;
-}
-
 static void dump_integer(json_int_t v, vs_buf *out)
 {
-    char d[24], *p = u64_digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, d + sizeof d);
+    char d[24], *p = vs_word_u64_digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, d + sizeof d);
     if (v < 0)
         *--p = '-';
     vs_buf_append(out, p, (size_t)(d + sizeof d - p));
@@ -386,7 +376,7 @@ void vs_jw_str(vs_jw *w, const char *s)
 
 void vs_jw_u64(vs_jw *w, uint64_t v)
 {
-    char d[24], *p = u64_digits(v, d + sizeof d);
+    char d[24], *p = vs_word_u64_digits(v, d + sizeof d);
     jw_sep(w);
     vs_buf_append(w->out, p, (size_t)(d + sizeof d - p));
 }

@@ -110,4 +110,28 @@ static inline size_t vs_word_block_run(const char *p, char lo, char s1, char s2,
 #endif
 }
 
+/* The decimal digits of v written backwards, ending at end (room for 20);
+ * returns the first. Two digits per division, from a table of the hundred
+ * pairs: every amount, count and byte total a result prints passes here. */
+static inline char *vs_word_u64_digits(uint64_t v, char *end)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--end = pairs[d + 1];
+        *--end = pairs[d];
+    }
+    if (v >= 10) {
+        *--end = pairs[v * 2 + 1];
+        *--end = pairs[v * 2];
+    } else {
+        *--end = (char)('0' + v);
+    }
+    return end;
+}
+
 #endif

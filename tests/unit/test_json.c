@@ -8,6 +8,7 @@
 
 #include "util/json.h"
 #include "util/utf8.h"
+#include "util/word.h"
 
 #include "check_run.h"
 
@@ -93,6 +94,32 @@ START_TEST(short_strings_read_no_byte_past_their_end)
                 free(s);
             }
     vs_buf_free(&b);
+}
+END_TEST
+
+/* The digits of integers, two at a time, are printf's: every length from 1
+ * to 20 digits, at and around each power of ten, and the largest. */
+START_TEST(u64_digits_are_printfs)
+{
+    uint64_t p = 1;
+    int k, d;
+    for (k = 0; k < 20; k++, p *= 10)
+        for (d = -2; d <= 2; d++) {
+            uint64_t v = p + (uint64_t)(int64_t)d;
+            char want[32], got[32], *start;
+            if (d < 0 && p + (uint64_t)(int64_t)d > p)
+                continue; /* below zero */
+            snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+            got[31] = '\0';
+            start = vs_word_u64_digits(v, got + 31);
+            ck_assert_str_eq(start, want);
+        }
+    {
+        char got[32], *start;
+        got[31] = '\0';
+        start = vs_word_u64_digits(UINT64_MAX, got + 31);
+        ck_assert_str_eq(start, "18446744073709551615");
+    }
 }
 END_TEST
 
@@ -441,6 +468,7 @@ int main(void)
     tcase_add_test(tc, dense_escapes_grow_the_room);
     tcase_add_test(tc, random_strings_dump_like_jansson);
     tcase_add_test(tc, short_strings_read_no_byte_past_their_end);
+    tcase_add_test(tc, u64_digits_are_printfs);
     tcase_add_test(tc, object_of_builds_in_order_and_releases_on_failure);
     tcase_add_test(tc, trees_dump_like_jansson);
     tcase_add_test(tc, invalid_utf8_fails_like_jansson);
