@@ -19,6 +19,8 @@
 
 #define VS_MIME_JSON "application/vnd.vramsheet.v1+json"
 
+typedef struct vs_table vs_table;
+
 typedef struct vs_bundle {
     char *json; /* NUL-terminated */
     size_t len;
@@ -37,6 +39,22 @@ vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *s
  * when memory is short or chart_json is no JSON string. */
 vs_bundle *vs_bundle_new_chart(const char *plain, const char *html, const vs_buf *chart_json,
                                const char *payload_json, size_t payload_len);
+/* A long result around one table (an `envelope` of hundreds of rows),
+ * written straight into its bundle: text/plain is text_pre, the table's text
+ * form, text_post; text/html is html_pre, the table's HTML, html_post, then
+ * the chart (chart_json as for vs_bundle_new_chart, may be NULL; shown as
+ * there); the payload is what payload writes into the bundle's buffer (one
+ * JSON value; NULL for none), about payload_room bytes. The table is escaped
+ * as it is written, not written and then escaped; the pieces are escaped
+ * into place. The bytes are those of vs_bundle_new_chart (or _text) with the
+ * pieces and vs_table_text's and vs_table_html's forms end to end. NULL when
+ * memory is short, a buffer or the table failed, or chart_json is no JSON
+ * string. */
+typedef void (*vs_bundle_payload_fn)(vs_buf *out, void *ctx);
+vs_bundle *vs_bundle_new_table(const vs_buf *text_pre, const vs_buf *text_post,
+                               const vs_buf *html_pre, const vs_buf *html_post, const vs_table *t,
+                               const vs_buf *chart_json, vs_bundle_payload_fn payload,
+                               void *payload_ctx, size_t payload_room);
 /* The same with the payload as a jansson tree, taken (may be NULL). */
 vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg,
                          json_t *payload_take);
@@ -78,8 +96,6 @@ vs_bundle *vs_bundle_from_buf(vs_buf *json);
 json_t *vs_bundle_to_json(const vs_bundle *b);
 /* The text/plain of b, malloc'd, or NULL. Reads that one string only. */
 char *vs_bundle_plain(const vs_bundle *b);
-
-typedef struct vs_table vs_table;
 
 /* A table with ncols columns and the given headers (copied). */
 vs_table *vs_table_new(size_t ncols, const char *const *headers);
