@@ -125,6 +125,32 @@ START_TEST(formats_flag_quantised)
     ck_assert(json_is_true(json_object_get(json_array_get(jr, 1), "quantized")));
     ck_assert_ptr_nonnull(strstr(plain(j), "* not a guaranteed peak"));
     ck_assert_ptr_nonnull(strstr(plain(j), "some components are unknown"));
+    {
+        /* the payload, written as the rows go, is byte for byte jansson's
+         * dump of the object packed here from the same facts, key by key */
+        json_t *want = json_pack(
+            "{s:s, s:[{s:s, s:I, s:I, s:I, s:I, s:b, s:n, s:n, s:n}, {s:s, s:I, s:I, s:I, s:I, "
+            "s:b, s:s, s:n, s:n}], s:I, s:I, s:I, s:b, s:I}",
+            "kind", "formats", "rows", "format", "bf16", "bits", (json_int_t)16, "weights_bytes",
+            (json_int_t)14000000000LL, "weights_gpu_bytes", (json_int_t)14000000000LL,
+            "envelope_bytes", (json_int_t)rows[0].envelope_bytes, "quantized", 0, "note",
+            "bits_per_weight", "basis", "format", "int4", "bits", (json_int_t)4, "weights_bytes",
+            (json_int_t)3500000000LL, "weights_gpu_bytes", (json_int_t)3500000000LL,
+            "envelope_bytes", (json_int_t)rows[1].envelope_bytes, "quantized", 1, "note",
+            vs_envelope_format_quant_note(4), "bits_per_weight", "basis", "params",
+            (json_int_t)7000000000LL, "reserve_bytes", (json_int_t)env.reserve_bytes, "gpus",
+            (json_int_t)env.gpus, "conservative", env.conservative, "unknown_count",
+            (json_int_t)env.n_unknown);
+        char *dumped = json_dumps(want, JSON_COMPACT), *at;
+        ck_assert_ptr_nonnull(dumped);
+        at = strstr(b->json, ",\"" VS_MIME_JSON "\":");
+        ck_assert_ptr_nonnull(at);
+        at += strlen(",\"" VS_MIME_JSON "\":");
+        ck_assert_uint_eq(strlen(at), strlen(dumped) + 1); /* the bundle's closing brace */
+        ck_assert_msg(!strncmp(at, dumped, strlen(dumped)), "%s\nwanted\n%s", at, dumped);
+        free(dumped);
+        json_decref(want);
+    }
     json_decref(j);
     vs_bundle_free(b);
     vs_component_views_free(&views);
