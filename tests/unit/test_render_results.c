@@ -81,6 +81,72 @@ START_TEST(lines_and_card_line)
 }
 END_TEST
 
+/* The tree a card line's payload reads as, built here with jansson the way
+ * json_object_update and json_object_set_new place keys: kind, card,
+ * placement, extra's keys (one named like those three takes its place),
+ * notes, set (each in extra's place when extra has it; a string that is not
+ * UTF-8 left out, as json_string refuses it). */
+static json_t *card_payload_tree(const json_t *sheet, const char *const *notes, json_t *extra,
+                                 const char *set)
+{
+    json_t *card = json_object_get(sheet, "card"), *pl = json_object_get(sheet, "placement");
+    json_t *p = json_pack("{s:s, s:O, s:O}", "kind", "card", "card", card ? card : json_null(),
+                          "placement", pl ? pl : json_null());
+    size_t i;
+    if (extra)
+        json_object_update(p, extra);
+    if (notes) {
+        json_t *ns = json_array();
+        for (i = 0; notes[i]; i++) {
+            json_t *n = json_string(notes[i]);
+            if (n)
+                json_array_append_new(ns, n);
+        }
+        json_object_set_new(p, "notes", ns);
+    }
+    if (set) {
+        json_t *js = json_string(set);
+        if (js)
+            json_object_set_new(p, "set", js);
+    }
+    return p;
+}
+
+/* A card line's payload, written straight into its bundle, is byte for byte
+ * jansson's dump of that tree: with no extra, and with extra keys that
+ * collide with every key the payload writes itself. */
+START_TEST(card_line_payload_is_its_tree)
+{
+    static const char *const notes[] = {"n1", "bad \xff", "n3", NULL};
+    json_t *s = seed_sheet();
+    size_t k;
+    for (k = 0; k < 4; k++) {
+        json_t *extra = k == 0 ? NULL
+                        : k == 1
+                            ? json_pack("{s:{s:i}, s:s}", "config", "layers", 32, "weights", "w")
+                        : k == 2 ? json_pack("{s:s, s:i, s:s, s:s, s:n}", "notes", "x", "set", 1,
+                                             "kind", "other", "z", "last", "placement")
+                                 : json_pack("{s:i}", "set", 7);
+        const char *set = k == 3 ? "bad \xff" : "format";
+        json_t *want = card_payload_tree(s, k == 1 ? NULL : notes, extra, set);
+        char *dumped = json_dumps(want, JSON_COMPACT), *at;
+        vs_bundle *b = vs_render_card_line(s, set, "format bf16", k == 1 ? NULL : notes, extra);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_ptr_nonnull(dumped);
+        at = strstr(b->json, ",\"" VS_MIME_JSON "\":");
+        ck_assert_ptr_nonnull(at);
+        at += strlen(",\"" VS_MIME_JSON "\":");
+        ck_assert_uint_eq(strlen(at), strlen(dumped) + 1); /* the bundle's closing brace */
+        ck_assert_msg(!strncmp(at, dumped, strlen(dumped)), "case %zu: %s\nwanted\n%s", k, at,
+                      dumped);
+        free(dumped);
+        json_decref(want);
+        vs_bundle_free(b);
+    }
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(components_total_only_when_known)
 {
     static const char *const one[] = {"kv_cache"}, *const both[] = {"kv_cache", "workspace"};
@@ -245,6 +311,7 @@ int main(void)
     tcase_add_test(tc, amount_labelled);
     tcase_add_test(tc, convert_bundle_is_its_dump);
     tcase_add_test(tc, lines_and_card_line);
+    tcase_add_test(tc, card_line_payload_is_its_tree);
     tcase_add_test(tc, components_total_only_when_known);
     tcase_add_test(tc, formats_flag_quantised);
     tcase_add_test(tc, envelope_known_part);
