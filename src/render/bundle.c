@@ -18,6 +18,7 @@ typedef struct {
     size_t width; /* code points */
     int flat;     /* 0: holds a newline, CR or tab (printed as spaces in text) */
     int markup;   /* holds &, <, >, " or ' (escaped in HTML) */
+    int plain;    /* printable ASCII without " or \: as it is inside a JSON string */
 } table_cell;
 
 struct vs_table {
@@ -32,6 +33,9 @@ struct vs_table {
 };
 
 #define PLAIN_KEY "{\"text/plain\":"
+
+static void table_text(const vs_table *t, vs_buf *out, int json);
+static void table_html(const vs_table *t, vs_buf *out, int json);
 
 /* Whether html is "<p>" + plain's one line + "</p>\n", plain ending with its
  * newline. */
@@ -139,6 +143,50 @@ vs_bundle *vs_bundle_new_chart(const char *plain, const char *html, const vs_buf
     return bundle_build(plain, html, NULL, chart_json, payload_json, payload_len);
 }
 
+vs_bundle *vs_bundle_new_table(const vs_buf *text_pre, const vs_buf *text_post,
+                               const vs_buf *html_pre, const vs_buf *html_post, const vs_table *t,
+                               const vs_buf *chart_json, vs_bundle_payload_fn payload,
+                               void *payload_ctx, size_t payload_room)
+{
+    vs_buf out = VS_BUF_INIT;
+    size_t nc = chart_json ? chart_json->len : 0;
+    if (!t || t->failed || (chart_json && (nc < 2 || chart_json->data[0] != '"')))
+        return NULL;
+    /* the table's text and HTML (its cells twice, the markup and padding of
+     * each row), the pieces around it, the chart twice and the payload */
+    vs_buf_reserve(&out,
+                   2 * t->text.len + (t->nrows + 2) * (t->ncols * 60 + 16) +
+                       2 * (text_pre->len + text_post->len + html_pre->len + html_post->len + nc) +
+                       payload_room + 256);
+    /* each piece ends with ASCII (a newline, a tag): their escapes end to
+     * end are the escape of the whole */
+    vs_buf_puts(&out, PLAIN_KEY "\"");
+    vs_json_escape_lossy(vs_buf_str(text_pre), text_pre->len, &out);
+    table_text(t, &out, 1);
+    vs_json_escape_lossy(vs_buf_str(text_post), text_post->len, &out);
+    vs_buf_puts(&out, "\",\"text/html\":\"");
+    vs_json_escape_lossy(vs_buf_str(html_pre), html_pre->len, &out);
+    table_html(t, &out, 1);
+    vs_json_escape_lossy(vs_buf_str(html_post), html_post->len, &out);
+    if (chart_json) { /* inside the HTML too, as bundle_build places it */
+        vs_buf_puts(&out, "<div class='vramsheet-chart'>\\n");
+        vs_buf_append(&out, chart_json->data + 1, nc - 2);
+        vs_buf_puts(&out, "</div>\\n\",\"image/svg+xml\":");
+        vs_buf_append(&out, chart_json->data, nc);
+    } else {
+        vs_buf_putc(&out, '"');
+    }
+    if (payload) {
+        vs_buf_puts(&out, ",\"" VS_MIME_JSON "\":");
+        payload(&out, payload_ctx);
+    }
+    if (vs_buf_failed(text_pre) || vs_buf_failed(text_post) || vs_buf_failed(html_pre) ||
+        vs_buf_failed(html_post) || t->failed)
+        out.failed = 1;
+    vs_buf_putc(&out, '}');
+    return vs_bundle_from_buf(&out);
+}
+
 vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg, json_t *payload_take)
 {
     vs_buf p = VS_BUF_INIT;
@@ -149,6 +197,122 @@ vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg, j
         b = vs_bundle_new_text(plain, html, svg, vs_buf_str(&p), p.len);
     vs_buf_free(&p);
     return b;
+}
+
+size_t vs_bundle_line_open(vs_buf *out, size_t room)
+{
+    /* the line twice and the keys: one allocation */
+    vs_buf_reserve(out, room + 96);
+    vs_buf_puts(out, PLAIN_KEY "\"");
+    return out->len;
+}
+
+/* The HTML of a line with markup, from the line's JSON escape (the n bytes at
+ * e): its escape for HTML, escaped for JSON. HTML's escapes are ASCII, which
+ * JSON keeps, and JSON's escape a byte at a time, so this is the escape of
+ * the HTML escape of the line: &, <, > and ' become entities, an escaped
+ * quote (\") &quot;, every other escape stays as it is. */
+static void put_html_of_escape(vs_buf *out, const char *e, size_t n)
+{
+    size_t i, run = 0;
+    for (i = 0; i < n; i++) {
+        const char *ent;
+        size_t skip = 1;
+        switch (e[i]) {
+        case '\\':
+            if (i + 1 < n && e[i + 1] == '"') {
+                ent = "&quot;";
+                skip = 2;
+                break;
+            }
+            i++; /* an escape other than \": both bytes as they are */
+            continue;
+        case '&':
+            ent = "&amp;";
+            break;
+        case '<':
+            ent = "&lt;";
+            break;
+        case '>':
+            ent = "&gt;";
+            break;
+        case '\'':
+            ent = "&#39;";
+            break;
+        default:
+            continue;
+        }
+        vs_buf_append(out, e + run, i - run);
+        vs_buf_puts(out, ent);
+        i += skip - 1;
+        run = i + 1;
+    }
+    vs_buf_append(out, e + run, n - run);
+}
+
+void vs_bundle_line_close(vs_buf *out, size_t start)
+{
+    size_t end = out->len;
+    int markup;
+    if (vs_buf_failed(out) || start > end)
+        return;
+    /* the escape has markup where the line has (a quote shows as \") */
+    markup = strcspn(out->data + start, "&<>\"'") < end - start;
+    /* the line twice, escapes and all, with room for a few entities */
+    vs_buf_reserve(out, (end - start) + (markup ? (end - start) / 2 : 0) + 32);
+    if (vs_buf_failed(out))
+        return;
+    vs_buf_puts(out, "\\n\",\"text/html\":\"<p>");
+    if (!markup) /* the HTML's line is the text's, already escaped */
+        vs_buf_append(out, out->data + start, end - start);
+    else /* rare: the escape read from the buffer while the buffer grows */
+    {
+        vs_buf line = VS_BUF_INIT;
+        vs_buf_append(&line, out->data + start, end - start);
+        put_html_of_escape(out, vs_buf_str(&line), line.len);
+        if (vs_buf_failed(&line))
+            out->failed = 1;
+        vs_buf_free(&line);
+    }
+    vs_buf_puts(out, "</p>\\n\",\"" VS_MIME_JSON "\":");
+}
+
+void vs_bundle_line_begin(vs_buf *out, const char *headline, const char *const *notes,
+                          size_t payload_room, size_t *head_at, size_t *head_len)
+{
+    size_t i, n = headline ? strlen(headline) : 0, start;
+    for (i = 0; notes && notes[i]; i++)
+        n += strlen(notes[i]) + 2;
+    /* the line twice, escaped (an eighth more for escapes) */
+    start = vs_bundle_line_open(out, 2 * (n + n / 8) + payload_room);
+    /* the pieces escaped one after another are the line's escape: each is
+     * followed by ASCII ("; " or the newline), so no character spans two */
+    vs_json_escape_lossy(headline ? headline : "", headline ? strlen(headline) : 0, out);
+    *head_at = start;
+    *head_len = out->len - start;
+    for (i = 0; notes && notes[i]; i++) {
+        vs_buf_append(out, "; ", 2);
+        vs_json_escape_lossy(notes[i], strlen(notes[i]), out);
+    }
+    vs_bundle_line_close(out, start);
+}
+
+vs_bundle *vs_bundle_from_buf(vs_buf *json)
+{
+    vs_bundle *b;
+    if (vs_buf_failed(json) || !(b = malloc(sizeof *b))) {
+        vs_buf_free(json);
+        return NULL;
+    }
+    b->len = json->len;
+    b->json = vs_buf_take(json);
+    return b;
+}
+
+vs_bundle *vs_bundle_line_end(vs_buf *out)
+{
+    vs_buf_putc(out, '}');
+    return vs_bundle_from_buf(out);
 }
 
 void vs_bundle_free(vs_bundle *b)
@@ -186,29 +350,37 @@ static int is_markup(char c)
 
 /* Whether the n (<= 16) bytes at s are all printable ASCII (one column each,
  * no newline, CR or tab) and none is markup (&, <, >, " or '): sixteen at a
- * time with SSE2, a short cell read as one block padded with spaces. */
-static int plain_block(const char *s, size_t n)
+ * time with SSE2, a short cell read as one block padded with spaces. When
+ * they are, *backslash is set if one of them is a backslash (which JSON
+ * escapes). */
+static int plain_block(const char *s, size_t n, int *backslash)
 {
     char pad[16];
     if (n < 16) {
         vs_word_pad16(pad, s, n);
         s = pad;
     }
-    return vs_word_block_run(s, 0x20, '&', '<', '>', '"', '\'') == 16;
+    if (vs_word_block_run(s, 0x20, '&', '<', '>', '"', '\'') < 16)
+        return 0;
+    if (vs_word_block_run(s, 0x20, '\\', 0, 0, 0, 0) < 16)
+        *backslash = 1;
+    return 1;
 }
 
 /* Display width in code points (continuation bytes do not count), whether
- * the text has no newline, CR or tab (flat), and whether it holds markup.
- * Cells are mostly short plain ASCII (one column a byte), counted a block at
- * a time. */
-static size_t measure(const char *s, size_t len, int *flat, int *markup)
+ * the text has no newline, CR or tab (flat), whether it holds markup, and
+ * whether it is plain (see table_cell). Cells are mostly short plain ASCII
+ * (one column a byte), counted a block at a time. */
+static size_t measure(const char *s, size_t len, int *flat, int *markup, int *plain)
 {
     size_t w = 0, i = 0, k, n;
+    int backslash = 0;
     *flat = 1;
     *markup = 0;
+    *plain = 1;
     for (; i < len; i += n) {
         n = len - i < 16 ? len - i : 16;
-        if (plain_block(s + i, n)) {
+        if (plain_block(s + i, n, &backslash)) {
             w += n;
             continue;
         }
@@ -220,8 +392,12 @@ static size_t measure(const char *s, size_t len, int *flat, int *markup)
                 *flat = 0;
             if (is_markup((char)c))
                 *markup = 1;
+            if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+                *plain = 0;
         }
     }
+    if (backslash)
+        *plain = 0;
     return w;
 }
 
@@ -231,7 +407,7 @@ static void store(vs_table *t, table_cell *c, const char *s)
         s = "";
     c->off = t->text.len;
     c->len = strlen(s);
-    c->width = measure(s, c->len, &c->flat, &c->markup);
+    c->width = measure(s, c->len, &c->flat, &c->markup, &c->plain);
     vs_buf_append(&t->text, s, c->len + 1); /* with its NUL */
     if (vs_buf_failed(&t->text))
         t->failed = 1;
@@ -310,39 +486,70 @@ static void put_flat(vs_buf *out, const char *s, size_t len)
         vs_buf_putc(out, (s[i] == '\n' || s[i] == '\r' || s[i] == '\t') ? ' ' : s[i]);
 }
 
+/* A cell's text as it prints in the text form: as it is, or escaped for a
+ * JSON string when json (copied when plain). A cell is escaped on its own:
+ * cells are separated by spaces or a newline, so no character spans two and
+ * the pieces' escapes are the escape of the whole. */
+static void put_cell_text(vs_buf *out, const vs_table *t, const table_cell *c, int json)
+{
+    if (c->flat && (!json || c->plain)) {
+        vs_buf_append(out, cell_text(t, c), c->len);
+    } else if (!json) {
+        put_flat(out, cell_text(t, c), c->len);
+    } else if (c->flat) {
+        vs_json_escape_lossy(cell_text(t, c), c->len, out);
+    } else {
+        vs_buf f = VS_BUF_INIT;
+        put_flat(&f, cell_text(t, c), c->len);
+        if (vs_buf_failed(&f))
+            out->failed = 1;
+        vs_json_escape_lossy(vs_buf_str(&f), f.len, out);
+        vs_buf_free(&f);
+    }
+}
+
 static void put_padded(vs_buf *out, const vs_table *t, const table_cell *c, size_t w, int right,
-                       int last)
+                       int last, int json)
 {
     if (right && c->width < w)
         vs_buf_fill(out, ' ', w - c->width);
-    if (c->flat)
-        vs_buf_append(out, cell_text(t, c), c->len);
-    else
-        put_flat(out, cell_text(t, c), c->len);
+    put_cell_text(out, t, c, json);
     if (!right && !last && c->width < w)
         vs_buf_fill(out, ' ', w - c->width);
 }
 
-/* Ends a text row: padding after the last visible cell is dropped. */
-static void end_row(vs_buf *out)
+/* A newline in the text form, escaped when json */
+static void put_newline(vs_buf *out, int json)
+{
+    if (json)
+        vs_buf_append(out, "\\n", 2);
+    else
+        vs_buf_putc(out, '\n');
+}
+
+/* Ends a text row: padding after the last visible cell is dropped (no
+ * escape ends with a space, so the same spaces in the escaped form). */
+static void end_row(vs_buf *out, int json)
 {
     while (out->len > 0 && out->data[out->len - 1] == ' ')
         out->data[--out->len] = '\0';
-    vs_buf_putc(out, '\n');
+    put_newline(out, json);
 }
 
-static void text_row(vs_buf *out, const vs_table *t, const table_cell *row, const size_t *w)
+static void text_row(vs_buf *out, const vs_table *t, const table_cell *row, const size_t *w,
+                     int json)
 {
     size_t c;
     for (c = 0; c < t->ncols; c++) {
         if (c)
             vs_buf_append(out, "  ", 2);
-        put_padded(out, t, &row[c], w[c], t->right[c], c + 1 == t->ncols);
+        put_padded(out, t, &row[c], w[c], t->right[c], c + 1 == t->ncols, json);
     }
-    end_row(out);
+    end_row(out, json);
 }
 
-void vs_table_text(const vs_table *t, vs_buf *out)
+/* The text form, or its escape inside a JSON string when json. */
+static void table_text(const vs_table *t, vs_buf *out, int json)
 {
     size_t *w, r, c, total = 0;
     if (!t || t->failed || t->ncols == 0)
@@ -360,22 +567,39 @@ void vs_table_text(const vs_table *t, vs_buf *out)
         total += w[c] + (c ? 2 : 0);
     }
     /* the whole table at once: one allocation instead of a doubling series */
-    vs_buf_reserve(out, (total + 1) * (t->nrows + 2) + t->text.len);
-    text_row(out, t, t->headers, w);
+    vs_buf_reserve(out, (total + 2) * (t->nrows + 2) + t->text.len);
+    text_row(out, t, t->headers, w, json);
     vs_buf_fill(out, '-', total);
-    vs_buf_putc(out, '\n');
+    put_newline(out, json);
     for (r = 0; r < t->nrows; r++)
-        text_row(out, t, &t->cells[r * t->ncols], w);
+        text_row(out, t, &t->cells[r * t->ncols], w, json);
     free(w);
 }
 
-/* A cell's text in HTML: copied whole when measure() found no markup in it. */
-static void put_cell_html(vs_buf *out, const vs_table *t, const table_cell *c)
+void vs_table_text(const vs_table *t, vs_buf *out)
 {
-    if (c->markup)
-        vs_buf_put_html(out, cell_text(t, c));
-    else
-        vs_buf_append(out, cell_text(t, c), c->len);
+    table_text(t, out, 0);
+}
+
+/* A cell's text in HTML: copied whole when measure() found no markup in it;
+ * escaped for a JSON string too when json (copied when plain). */
+static void put_cell_html(vs_buf *out, const vs_table *t, const table_cell *c, int json)
+{
+    if (!json || (c->plain && !c->markup)) {
+        if (c->markup)
+            vs_buf_put_html(out, cell_text(t, c));
+        else
+            vs_buf_append(out, cell_text(t, c), c->len);
+    } else if (!c->markup) {
+        vs_json_escape_lossy(cell_text(t, c), c->len, out);
+    } else {
+        vs_buf h = VS_BUF_INIT;
+        vs_buf_put_html(&h, cell_text(t, c));
+        if (vs_buf_failed(&h))
+            out->failed = 1;
+        vs_json_escape_lossy(vs_buf_str(&h), h.len, out);
+        vs_buf_free(&h);
+    }
 }
 
 /* How a cell may break in a page: a number with its unit ("13.04 GiB",
@@ -400,7 +624,9 @@ static int cell_kind(const vs_table *t, const table_cell *c, int right)
     return c->width > 48 ? CELL_LONG : CELL_TEXT;
 }
 
-void vs_table_html(const vs_table *t, vs_buf *out)
+/* The HTML form, or its escape inside a JSON string when json: the markup's
+ * newlines escaped (its attributes are quoted with ', which JSON keeps). */
+static void table_html(const vs_table *t, vs_buf *out, int json)
 {
     static const char th_l[] = "<th style='text-align:left'>",
                       th_r[] = "<th style='text-align:right'>",
@@ -409,20 +635,26 @@ void vs_table_html(const vs_table *t, vs_buf *out)
                       td_n[] = "<td style='text-align:left;white-space:nowrap'>",
                       td_w[] = "<td style='text-align:left;white-space:normal;"
                                "overflow-wrap:anywhere;min-width:16em'>";
-    size_t r, c;
+    /* the four pieces with a newline, as they are and escaped */
+    static const char *const open[2] = {"<table class='vramsheet'>\n<thead><tr>",
+                                        "<table class='vramsheet'>\\n<thead><tr>"};
+    static const char *const body[2] = {"</tr></thead>\n<tbody>\n", "</tr></thead>\\n<tbody>\\n"};
+    static const char *const row_end[2] = {"</tr>\n", "</tr>\\n"};
+    static const char *const close[2] = {"</tbody>\n</table>\n", "</tbody>\\n</table>\\n"};
+    size_t r, c, row_end_len = json ? 7 : 6;
     if (!t || t->failed)
         return;
     vs_buf_reserve(out, t->text.len + (t->nrows + 1) * (t->ncols * 40 + 12) + 64);
-    vs_buf_puts(out, "<table class='vramsheet'>\n<thead><tr>");
+    vs_buf_puts(out, open[json]);
     for (c = 0; c < t->ncols; c++) {
         if (t->right[c])
             vs_buf_append(out, th_r, sizeof th_r - 1);
         else
             vs_buf_append(out, th_l, sizeof th_l - 1);
-        put_cell_html(out, t, &t->headers[c]);
+        put_cell_html(out, t, &t->headers[c], json);
         vs_buf_append(out, "</th>", 5);
     }
-    vs_buf_puts(out, "</tr></thead>\n<tbody>\n");
+    vs_buf_puts(out, body[json]);
     for (r = 0; r < t->nrows; r++) {
         vs_buf_append(out, "<tr>", 4);
         for (c = 0; c < t->ncols; c++) {
@@ -436,10 +668,15 @@ void vs_table_html(const vs_table *t, vs_buf *out)
                 vs_buf_append(out, td_w, sizeof td_w - 1);
             else
                 vs_buf_append(out, td_l, sizeof td_l - 1);
-            put_cell_html(out, t, cell);
+            put_cell_html(out, t, cell, json);
             vs_buf_append(out, "</td>", 5);
         }
-        vs_buf_append(out, "</tr>\n", 6);
+        vs_buf_append(out, row_end[json], row_end_len);
     }
-    vs_buf_puts(out, "</tbody>\n</table>\n");
+    vs_buf_puts(out, close[json]);
+}
+
+void vs_table_html(const vs_table *t, vs_buf *out)
+{
+    table_html(t, out, 0);
 }

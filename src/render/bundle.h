@@ -19,6 +19,8 @@
 
 #define VS_MIME_JSON "application/vnd.vramsheet.v1+json"
 
+typedef struct vs_table vs_table;
+
 typedef struct vs_bundle {
     char *json; /* NUL-terminated */
     size_t len;
@@ -37,18 +39,63 @@ vs_bundle *vs_bundle_new_text(const char *plain, const char *html, const char *s
  * when memory is short or chart_json is no JSON string. */
 vs_bundle *vs_bundle_new_chart(const char *plain, const char *html, const vs_buf *chart_json,
                                const char *payload_json, size_t payload_len);
+/* A long result around one table (an `envelope` of hundreds of rows),
+ * written straight into its bundle: text/plain is text_pre, the table's text
+ * form, text_post; text/html is html_pre, the table's HTML, html_post, then
+ * the chart (chart_json as for vs_bundle_new_chart, may be NULL; shown as
+ * there); the payload is what payload writes into the bundle's buffer (one
+ * JSON value; NULL for none), about payload_room bytes. The table is escaped
+ * as it is written, not written and then escaped; the pieces are escaped
+ * into place. The bytes are those of vs_bundle_new_chart (or _text) with the
+ * pieces and vs_table_text's and vs_table_html's forms end to end. NULL when
+ * memory is short, a buffer or the table failed, or chart_json is no JSON
+ * string. */
+typedef void (*vs_bundle_payload_fn)(vs_buf *out, void *ctx);
+vs_bundle *vs_bundle_new_table(const vs_buf *text_pre, const vs_buf *text_post,
+                               const vs_buf *html_pre, const vs_buf *html_post, const vs_table *t,
+                               const vs_buf *chart_json, vs_bundle_payload_fn payload,
+                               void *payload_ctx, size_t payload_room);
 /* The same with the payload as a jansson tree, taken (may be NULL). */
 vs_bundle *vs_bundle_new(const char *plain, const char *html, const char *svg,
                          json_t *payload_take);
 void vs_bundle_free(vs_bundle *b);
+
+/* A one-line result (a `reserve` line, a card line: most lines of a long
+ * cell), written straight into its bundle in one pass over its words, with
+ * no text, HTML and payload buffers to copy in afterwards. Begins the bundle
+ * in out (empty): text/plain is headline, then "; " and each note of the
+ * NULL-terminated notes (may be NULL), then a newline; text/html that line,
+ * escaped for HTML, in a paragraph; then the payload's key. The bytes are
+ * those of render/result.h's vs_render_put_one_line then vs_bundle_new_text.
+ * Write the payload (one JSON value) into out next, then call
+ * vs_bundle_line_end. *head_at and *head_len say where the headline's escape
+ * lies in out (no quotes), for a payload that repeats the headline to copy
+ * it with vs_jw_str_again. payload_room is about how long the payload will
+ * be, so that out is allocated once. */
+void vs_bundle_line_begin(vs_buf *out, const char *headline, const char *const *notes,
+                          size_t payload_room, size_t *head_at, size_t *head_len);
+/* The same with the line written by the caller, piece by piece, for a
+ * renderer whose line is made of a few words: vs_bundle_line_open begins
+ * the bundle in out (empty), with room for about room bytes in all (the
+ * line's escape twice and the payload), and returns where the line starts;
+ * append the line's JSON escape (vs_json_escape_lossy for text, plain
+ * appends for bytes that need none; no newline); vs_bundle_line_close then
+ * writes the newline, the HTML and the payload's key. */
+size_t vs_bundle_line_open(vs_buf *out, size_t room);
+void vs_bundle_line_close(vs_buf *out, size_t start);
+/* The bundle begun in out, closed; out is empty after. NULL when an append
+ * failed or memory is short. */
+vs_bundle *vs_bundle_line_end(vs_buf *out);
+/* A bundle of the JSON text a renderer wrote into json itself (the object
+ * whole, as described above), taken: json is empty after. NULL when an append
+ * failed or memory is short. */
+vs_bundle *vs_bundle_from_buf(vs_buf *json);
 
 /* The bundle as a jansson object (a new reference), for callers that look
  * inside results: tests, the notebook runner. NULL for NULL. */
 json_t *vs_bundle_to_json(const vs_bundle *b);
 /* The text/plain of b, malloc'd, or NULL. Reads that one string only. */
 char *vs_bundle_plain(const vs_bundle *b);
-
-typedef struct vs_table vs_table;
 
 /* A table with ncols columns and the given headers (copied). */
 vs_table *vs_table_new(size_t ncols, const char *const *headers);

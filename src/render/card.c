@@ -10,6 +10,7 @@
 #include "sheet/units.h"
 #include "sheet/vocab.h"
 #include "util/json.h"
+#include "util/utf8.h"
 
 static void card_row(vs_table *t, const char *k, const char *v)
 {
@@ -29,26 +30,71 @@ static void card_uint_row(vs_table *t, const json_t *card, const char *key, cons
     }
 }
 
-/* The card payload: kind "card", the whole card and the placement, notes (when
- * given), and extra_take merged in. */
-static json_t *card_payload(const json_t *sheet, const char *const *notes, json_t *extra_take)
+/* A string as jansson's json_string takes it: valid UTF-8 (the tree this
+ * payload was built as before dropped a note or a `set` that was not). */
+static int utf8_ok(const char *s)
 {
-    json_t *card = vs_json_copy(vs_sheet_card(sheet));
-    json_t *pl = vs_json_copy(vs_sheet_get(sheet, VS_SK_PLACEMENT));
-    json_t *p = json_pack("{s:s, s:o, s:o}", "kind", "card", "card", card ? card : json_null(),
-                          "placement", pl ? pl : json_null());
+    return vs_utf8_valid_nul(s, strlen(s));
+}
+
+/* The notes as a list, those that are not UTF-8 left out */
+static void write_notes(vs_jw *w, const char *const *notes)
+{
     size_t i;
-    if (p && json_is_object(extra_take))
-        json_object_update(p, extra_take);
-    json_decref(extra_take);
-    if (p && notes) {
-        json_t *ns = json_array();
-        for (i = 0; ns && notes[i]; i++)
-            json_array_append_new(ns, json_string(notes[i]));
-        if (ns)
-            json_object_set_new(p, "notes", ns);
+    vs_jw_open(w, '[');
+    for (i = 0; notes[i]; i++)
+        if (utf8_ok(notes[i]))
+            vs_jw_str(w, notes[i]);
+    vs_jw_close(w, ']');
+}
+
+/* Writes the card payload into out: kind "card", the whole card and the
+ * placement, the keys of extra_take (taken, may be NULL; one named like those
+ * three takes its place), notes (when given; in extra's place if it has
+ * one), then set (when given, likewise). Written, not built as a tree and
+ * dumped (the card copied for it): every card line makes one. The keys and
+ * their order are those of json_object_update then json_object_set_new on
+ * that tree. */
+static void card_payload(vs_buf *out, const json_t *sheet, const char *const *notes,
+                         json_t *extra_take, const char *set)
+{
+    static const char *const own[] = {"kind", "card", "placement"};
+    const json_t *own_v[3] = {NULL, vs_sheet_card(sheet), vs_sheet_get(sheet, VS_SK_PLACEMENT)};
+    json_t *extra = json_is_object(extra_take) ? extra_take : NULL, *v;
+    const char *k;
+    vs_jw w = VS_JW_INIT(out);
+    size_t i;
+    vs_jw_open(&w, '{');
+    for (i = 0; i < 3; i++) {
+        json_t *x = json_object_get(extra, own[i]);
+        vs_jw_key(&w, own[i]);
+        if (x)
+            vs_jw_value(&w, x);
+        else if (i == 0)
+            vs_jw_str(&w, "card");
+        else
+            vs_jw_value(&w, own_v[i]); /* null when absent */
     }
-    return p;
+    json_object_foreach(extra, k, v)
+    {
+        if (!strcmp(k, "kind") || !strcmp(k, "card") || !strcmp(k, "placement"))
+            continue;
+        vs_jw_key(&w, k);
+        if (notes && !strcmp(k, "notes"))
+            write_notes(&w, notes);
+        else if (set && !strcmp(k, "set") && utf8_ok(set))
+            vs_jw_str(&w, set);
+        else
+            vs_jw_value(&w, v);
+    }
+    if (notes && !json_object_get(extra, "notes")) {
+        vs_jw_key(&w, "notes");
+        write_notes(&w, notes);
+    }
+    if (set && !json_object_get(extra, "set") && utf8_ok(set))
+        vs_jw_member_str(&w, "set", set);
+    vs_jw_close(&w, '}');
+    json_decref(extra_take);
 }
 
 vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char *const *notes,
@@ -118,20 +164,19 @@ vs_bundle *vs_render_card(const json_t *sheet, const char *headline, const char 
         vs_buf_free(&a);
     }
     card_row(t, "placement", vs_render_placement_text(sheet, pls, sizeof pls));
-    vs_json_dump_take(card_payload(sheet, notes, extra_take), &p);
+    card_payload(&p, sheet, notes, extra_take, NULL);
     return vs_render_finish_table(&text, &html, headline, t, notes, &p);
 }
 
 vs_bundle *vs_render_card_line(const json_t *sheet, const char *set, const char *headline,
                                const char *const *notes, json_t *extra_take)
 {
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
-    json_t *p;
-    vs_render_put_one_line(&text, &html, headline, notes);
-    p = card_payload(sheet, notes, extra_take);
-    if (p && set)
-        json_object_set_new(p, "set", json_string(set));
-    return vs_render_finish(&text, &html, NULL, p);
+    /* the line and the payload written straight into the bundle */
+    vs_buf out = VS_BUF_INIT;
+    size_t at, len;
+    vs_bundle_line_begin(&out, headline, notes, 2048, &at, &len);
+    card_payload(&out, sheet, notes, extra_take, set);
+    return vs_bundle_line_end(&out);
 }
 
 vs_bundle *vs_render_card_model(const json_t *sheet, const char *headline, const char *const *notes,

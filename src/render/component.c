@@ -11,16 +11,26 @@
 #include "util/buf.h"
 #include "util/json.h"
 
+/* Where a headline already escaped lies in the buffer a payload is written
+ * into (vs_bundle_line_begin says): the formula is copied from there. */
+typedef struct {
+    size_t at, len;
+} escaped_at;
+
 /* What produced the components, as members: estimator, formula (the
- * headline), inputs (taken; {} when NULL), then the keys of extra (taken, may
- * be NULL). */
-static void write_origin(vs_jw *w, const char *estimator, const char *headline, json_t *inputs_take,
-                         json_t *extra_take)
+ * headline, or its escape at again when not NULL), inputs (taken; {} when
+ * NULL), then the keys of extra (taken, may be NULL). */
+static void write_origin(vs_jw *w, const char *estimator, const char *headline,
+                         const escaped_at *again, json_t *inputs_take, json_t *extra_take)
 {
     const char *k;
     json_t *v;
     vs_jw_member_str(w, "estimator", estimator);
-    vs_jw_member_str(w, "formula", headline);
+    vs_jw_key(w, "formula");
+    if (again)
+        vs_jw_str_again(w, again->at, again->len);
+    else
+        vs_jw_str(w, headline);
     vs_jw_key(w, "inputs");
     if (inputs_take) {
         vs_jw_value(w, inputs_take);
@@ -41,15 +51,15 @@ static void write_origin(vs_jw *w, const char *estimator, const char *headline, 
  * produced it. Written, not built as a tree: most lines of a long cell are
  * `reserve` lines. */
 static void component_payload(vs_buf *out, const vs_component_view *component,
-                              const char *estimator, const char *headline, json_t *inputs_take,
-                              json_t *extra_take)
+                              const char *estimator, const char *headline, const escaped_at *again,
+                              json_t *inputs_take, json_t *extra_take)
 {
     vs_jw w = VS_JW_INIT(out);
-    vs_buf_reserve(out, 256 + (headline ? strlen(headline) : 0));
+    vs_buf_reserve(out, 256 + (again ? again->len : headline ? strlen(headline) : 0));
     vs_jw_open(&w, '{');
     vs_component_view_write(component, &w);
     vs_jw_member_str(&w, "kind", "component");
-    write_origin(&w, estimator, headline, inputs_take, extra_take);
+    write_origin(&w, estimator, headline, again, inputs_take, extra_take);
     vs_jw_close(&w, '}');
 }
 
@@ -83,7 +93,7 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
         n++;
     }
     if (n == 1) {
-        component_payload(out, &found[0], estimator, headline, inputs_take, extra_take);
+        component_payload(out, &found[0], estimator, headline, NULL, inputs_take, extra_take);
         free(found);
         return;
     }
@@ -98,7 +108,7 @@ static void components_payload(vs_buf *out, const json_t *sheet, const char *est
     }
     vs_jw_close(&w, ']');
     vs_jw_member_bytes(&w, "total_bytes", all_known, total);
-    write_origin(&w, estimator, headline, inputs_take, extra_take);
+    write_origin(&w, estimator, headline, NULL, inputs_take, extra_take);
     vs_jw_close(&w, '}');
     free(found);
 }
@@ -147,57 +157,79 @@ vs_bundle *vs_render_component_line(const vs_component_view *component, const ch
                                     const char *headline, const char *const *notes,
                                     json_t *inputs_take)
 {
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, p = VS_BUF_INIT;
-    vs_render_put_one_line(&text, &html, headline, notes);
-    component_payload(&p, component, estimator, headline, inputs_take, NULL);
-    return vs_render_finish_text(&text, &html, NULL, &p);
+    /* the line, then the payload, written into the bundle as they go; the
+     * payload's formula is the headline, copied from the text's escape */
+    vs_buf out = VS_BUF_INIT;
+    escaped_at head;
+    vs_bundle_line_begin(&out, headline, notes, 320, &head.at, &head.len);
+    component_payload(&out, component, estimator, headline, headline ? &head : NULL, inputs_take,
+                      NULL);
+    return vs_bundle_line_end(&out);
 }
+
+/* s escaped into out (a piece of a line that vs_bundle_line_open began) */
+static void put_esc(vs_buf *out, const char *s)
+{
+    vs_json_escape_lossy(s, strlen(s), out);
+}
+
+#define PUT_LIT(b, lit) vs_buf_append((b), (lit), sizeof(lit) - 1)
 
 vs_bundle *vs_render_reserve(const vs_component_view *stored, const vs_reserve_said *said)
 {
     /* One line, not a one-row table: a cell of many reserve lines reads as a
-     * list, and `envelope` shows them all as a table. Pieces, not printf: most
-     * lines of a long cell are these. */
-    vs_buf headline = VS_BUF_INIT, where = VS_BUF_INIT;
-    const char *notes[3] = {NULL, NULL, NULL};
-    vs_bundle *b = NULL;
+     * list, and `envelope` shows them all as a table. Written piece by piece
+     * straight into the bundle, the words escaped as they go and the amount
+     * (digits, commas, unit names: nothing to escape) copied: most lines of
+     * a long cell are these. The headline is "reserve NAME: AMOUNT (STATUS)",
+     * then "; class CLASS[, phase PHASE], source: SOURCE" and, for a
+     * measurement without its phase, a note; the payload's formula is the
+     * headline again, copied from the text. */
+    vs_buf out = VS_BUF_INIT;
+    escaped_at head;
     char desc[160];
+    size_t room =
+        2 * (strlen(said->name) + strlen(said->source) + (said->phase ? strlen(said->phase) : 0)) +
+        1024;
+    head.at = vs_bundle_line_open(&out, room);
     if (said->known) {
         vs_units_describe(desc, sizeof desc, said->bytes);
-        vs_buf_puts(&headline, "reserve");
+        PUT_LIT(&out, "reserve");
         if (!said->lump) {
-            vs_buf_putc(&headline, ' ');
-            vs_buf_puts(&headline, said->name);
+            vs_buf_putc(&out, ' ');
+            put_esc(&out, said->name);
         }
-        vs_buf_puts(&headline, ": ");
-        vs_buf_puts(&headline, desc);
-        vs_buf_puts(&headline, said->lump ? ", one declared lump (" : " (");
-        vs_buf_puts(&headline, said->status);
-        vs_buf_putc(&headline, ')');
+        PUT_LIT(&out, ": ");
+        vs_buf_puts(&out, desc);
+        if (said->lump)
+            PUT_LIT(&out, ", one declared lump (");
+        else
+            PUT_LIT(&out, " (");
+        put_esc(&out, said->status);
+        vs_buf_putc(&out, ')');
     } else {
-        vs_buf_puts(&headline, "reserve ");
-        vs_buf_puts(&headline, said->name);
-        vs_buf_puts(&headline, ": unknown, still to estimate or measure");
+        PUT_LIT(&out, "reserve ");
+        put_esc(&out, said->name);
+        PUT_LIT(&out, ": unknown, still to estimate or measure");
     }
-    vs_buf_puts(&where, "class ");
-    vs_buf_puts(&where, said->cls);
+    head.len = out.len - head.at;
+    PUT_LIT(&out, "; class ");
+    put_esc(&out, said->cls);
     if (said->phase) {
-        vs_buf_puts(&where, ", phase ");
-        vs_buf_puts(&where, said->phase);
+        PUT_LIT(&out, ", phase ");
+        put_esc(&out, said->phase);
     }
-    vs_buf_puts(&where, ", source: ");
-    vs_buf_puts(&where, said->source);
-    if (!vs_buf_failed(&headline) && !vs_buf_failed(&where)) {
-        notes[0] = vs_buf_str(&where);
-        if (!said->phase && vs_vocab_status_is(said->status, VS_STATUS_MEASURED))
-            notes[1] = "a measurement keeps its context: say its phase=, and the counter in "
-                       "source=";
-        b = vs_render_component_line(stored, "reserve", vs_buf_str(&headline), notes, NULL);
-    }
-    vs_buf_free(&headline);
-    vs_buf_free(&where);
-    return b;
+    PUT_LIT(&out, ", source: ");
+    put_esc(&out, said->source);
+    if (!said->phase && vs_vocab_status_is(said->status, VS_STATUS_MEASURED))
+        PUT_LIT(&out, "; a measurement keeps its context: say its phase=, and the counter in "
+                      "source=");
+    vs_bundle_line_close(&out, head.at);
+    component_payload(&out, stored, "reserve", NULL, &head, NULL, NULL);
+    return vs_bundle_line_end(&out);
 }
+
+#undef PUT_LIT
 
 vs_bundle *vs_render_reserve_removed(const char *name)
 {

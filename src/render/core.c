@@ -1,6 +1,7 @@
 #include "render/core.h"
 #include "render/result.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,70 +30,95 @@ static vs_bundle *bundle_of(vs_buf *text, vs_buf *html, vs_buf *payload)
  * the cost of writing them. */
 #define PUT_LIT(b, lit) vs_buf_append((b), (lit), sizeof(lit) - 1)
 
+/* A piece made here of bytes that JSON and HTML both take as they are: a
+ * number formatted by sheet/units.h (digits, commas, a point, spaces, unit
+ * names, "="), appended with no escape. Debug builds check it. */
+static void put_safe(vs_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    assert(strcspn(s, "\"\\&<>'\n\r\t") == n);
+    vs_buf_append(b, s, n);
+}
+
+/* JSON's escape of a newline, inside the string literals written below */
+#define NL "\\n"
+
 vs_bundle *vs_render_convert(const char *input, uint64_t bytes, vs_unit unit)
 {
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
+    /* Written straight into the bundle, text, HTML and payload in one pass:
+     * a cell of conversions is mostly these, and every piece but the input
+     * is a literal or a formatted number, which need no escape (the
+     * literals below are written escaped: \n for each newline). The input
+     * is escaped once, for the text, and copied from there into the
+     * payload. */
+    vs_buf out = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out);
     char exact[128], rounded[64], desc[160], grouped[40], unitb[40];
     const char *un = vs_unit_name(unit);
+    size_t in_at, in_len, n = strlen(input);
     vs_units_exact(exact, sizeof exact, bytes, unit);
     vs_units_round(rounded, sizeof rounded, bytes, unit, 2);
     vs_units_describe(desc, sizeof desc, bytes);
     vs_units_grouped(grouped, sizeof grouped, bytes);
     vs_units_grouped(unitb, sizeof unitb, vs_unit_bytes(unit));
-    vs_buf_puts(&text, input);
-    PUT_LIT(&text, " = ");
-    vs_buf_puts(&text, desc);
-    PUT_LIT(&text, "\n");
-    vs_buf_puts(&text, grouped);
+    vs_buf_reserve(&out, 2 * (n + n / 8) + 1024);
+    PUT_LIT(&out, "{\"text/plain\":\"");
+    in_at = out.len;
+    vs_json_escape_lossy(input, n, &out);
+    in_len = out.len - in_at;
+    PUT_LIT(&out, " = ");
+    put_safe(&out, desc);
+    PUT_LIT(&out, NL);
+    put_safe(&out, grouped);
     if (unit == VS_UNIT_B) {
-        PUT_LIT(&text, " B exactly\n");
+        PUT_LIT(&out, " B exactly" NL);
     } else {
-        PUT_LIT(&text, " B / ");
-        vs_buf_puts(&text, unitb);
-        PUT_LIT(&text, " B per ");
-        vs_buf_puts(&text, un);
-        PUT_LIT(&text, " = ");
-        vs_buf_puts(&text, exact);
-        PUT_LIT(&text, " ");
-        vs_buf_puts(&text, un);
-        PUT_LIT(&text, " exactly (");
-        vs_buf_puts(&text, rounded);
-        PUT_LIT(&text, " ");
-        vs_buf_puts(&text, un);
-        PUT_LIT(&text, " rounded)\n");
+        PUT_LIT(&out, " B / ");
+        put_safe(&out, unitb);
+        PUT_LIT(&out, " B per ");
+        put_safe(&out, un);
+        PUT_LIT(&out, " = ");
+        put_safe(&out, exact);
+        PUT_LIT(&out, " ");
+        put_safe(&out, un);
+        PUT_LIT(&out, " exactly (");
+        put_safe(&out, rounded);
+        PUT_LIT(&out, " ");
+        put_safe(&out, un);
+        PUT_LIT(&out, " rounded)" NL);
     }
-    PUT_LIT(&html, "<table class='vramsheet'>\n<tbody>\n<tr><th "
-                   "style='text-align:left'>bytes</th><td style='text-align:right'>");
-    vs_buf_put_html(&html, grouped);
-    PUT_LIT(&html, " B</td></tr>\n<tr><th style='text-align:left'>");
-    vs_buf_puts(&html, un);
-    PUT_LIT(&html, " (exact)</th><td style='text-align:right'>");
-    vs_buf_put_html(&html, exact);
-    PUT_LIT(&html, " ");
-    vs_buf_puts(&html, un);
-    PUT_LIT(&html, "</td></tr>\n<tr><th style='text-align:left'>");
-    vs_buf_puts(&html, un);
-    PUT_LIT(&html, " (2 decimals)</th><td style='text-align:right'>");
-    vs_buf_puts(&html, rounded);
-    PUT_LIT(&html, " ");
-    vs_buf_puts(&html, un);
-    PUT_LIT(&html, "</td></tr>\n</tbody>\n</table>\n<p>");
-    vs_buf_put_html(&html, desc);
-    PUT_LIT(&html, "</p>\n");
-    {
-        vs_jw w = VS_JW_INIT(&payload);
-        vs_jw_open(&w, '{');
-        vs_jw_member_str(&w, "kind", "convert");
-        vs_jw_member_u64(&w, "bytes", bytes);
-        vs_jw_member_str(&w, "unit", un);
-        vs_jw_member_str(&w, "value", exact);
-        vs_jw_member_str(&w, "rounded", rounded);
-        vs_jw_key(&w, "input");
-        vs_jw_strn(&w, input, strlen(input));
-        vs_jw_close(&w, '}');
-    }
-    return bundle_of(&text, &html, &payload);
+    PUT_LIT(&out, "\",\"text/html\":\"<table class='vramsheet'>" NL "<tbody>" NL
+                  "<tr><th style='text-align:left'>bytes</th><td style='text-align:right'>");
+    put_safe(&out, grouped);
+    PUT_LIT(&out, " B</td></tr>" NL "<tr><th style='text-align:left'>");
+    put_safe(&out, un);
+    PUT_LIT(&out, " (exact)</th><td style='text-align:right'>");
+    put_safe(&out, exact);
+    PUT_LIT(&out, " ");
+    put_safe(&out, un);
+    PUT_LIT(&out, "</td></tr>" NL "<tr><th style='text-align:left'>");
+    put_safe(&out, un);
+    PUT_LIT(&out, " (2 decimals)</th><td style='text-align:right'>");
+    put_safe(&out, rounded);
+    PUT_LIT(&out, " ");
+    put_safe(&out, un);
+    PUT_LIT(&out, "</td></tr>" NL "</tbody>" NL "</table>" NL "<p>");
+    put_safe(&out, desc);
+    PUT_LIT(&out, "</p>" NL "\",\"" VS_MIME_JSON "\":");
+    vs_jw_open(&w, '{');
+    vs_jw_member_str(&w, "kind", "convert");
+    vs_jw_member_u64(&w, "bytes", bytes);
+    vs_jw_member_str(&w, "unit", un);
+    vs_jw_member_str(&w, "value", exact);
+    vs_jw_member_str(&w, "rounded", rounded);
+    vs_jw_key(&w, "input");
+    vs_jw_str_again(&w, in_at, in_len);
+    vs_jw_close(&w, '}');
+    vs_buf_putc(&out, '}');
+    return vs_bundle_from_buf(&out);
 }
+
+#undef NL
 
 /* ------------------------------------------------------------------- sheet */
 

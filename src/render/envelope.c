@@ -367,13 +367,32 @@ vs_bundle *vs_render_envelope(const json_t *sheet, const vs_envelope *env,
     return b;
 }
 
+/* What the envelope's payload is written from, for vs_bundle_new_table */
+typedef struct {
+    const vs_envelope *env;
+    const json_t *sheet;
+    const vs_component_views *views;
+    const json_t *caps;
+} payload_of;
+
+static void write_payload(vs_buf *out, void *ctx)
+{
+    const payload_of *p = ctx;
+    vs_jw w = VS_JW_INIT(out);
+    vs_jw_open(&w, '{');
+    vs_envelope_payload_write(&w, p->env, p->sheet, p->views);
+    vs_jw_member_value(&w, "capacities", p->caps);
+    vs_jw_close(&w, '}');
+}
+
 vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
                                    const vs_component_views *views, vs_svg_memo *memo)
 {
     static const char *const hdr[] = {"component", "status", "class", "per GPU",
                                       "GB",        "GiB",    "source"};
     vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, unk = VS_BUF_INIT, stale = VS_BUF_INIT,
-           phline = VS_BUF_INIT, phnote = VS_BUF_INIT;
+           phline = VS_BUF_INIT, phnote = VS_BUF_INIT, text_pre = VS_BUF_INIT,
+           html_pre = VS_BUF_INIT;
     vs_table *t = vs_table_new(7, hdr);
     json_t *caps = NULL;
     vs_placement pl;
@@ -588,7 +607,13 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
     if (env->n_unknown || !env->weights_known)
         vs_buf_put_html(&html, " (known part only)");
     vs_buf_puts(&html, "</p>\n");
-    vs_render_put_table(&text, &html, t);
+    /* the table goes between what is written so far and what follows, all
+     * three written into the bundle at the end, the table escaped as it is
+     * written (vs_bundle_new_table): text and html go on with what follows */
+    text_pre = text;
+    html_pre = html;
+    vs_buf_init(&text);
+    vs_buf_init(&html);
     vs_buf_puts(&text, "\n");
     if (env->managed_bytes) {
         char md[160], ad[160];
@@ -663,16 +688,11 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
     if (!budget_svg(sheet, env, &bud, memo) || !(chart = vs_svg_memo_json(memo)))
         goto done;
     {
-        vs_buf pb = VS_BUF_INIT;
-        vs_jw w = VS_JW_INIT(&pb);
-        /* a component's object is about 150 bytes: one allocation, not a
-         * doubling series copied at each step */
-        vs_buf_reserve(&pb, 2048 + views->n * 192);
-        vs_jw_open(&w, '{');
-        vs_envelope_payload_write(&w, env, sheet, views);
-        vs_jw_member_value(&w, "capacities", caps);
-        vs_jw_close(&w, '}');
-        bundle = vs_render_finish_chart(&text, &html, chart, &pb);
+        /* a component's object is about 150 bytes: the bundle is allocated
+         * once with room for them */
+        payload_of p = {env, sheet, views, caps};
+        bundle = vs_bundle_new_table(&text_pre, &text, &html_pre, &html, t, chart, write_payload,
+                                     &p, 2048 + views->n * 192);
     }
 done:
     vs_table_free(t);
@@ -682,6 +702,8 @@ done:
     vs_buf_free(&stale);
     vs_buf_free(&phline);
     vs_buf_free(&phnote);
+    vs_buf_free(&text_pre);
+    vs_buf_free(&html_pre);
     json_decref(caps);
     if (have_budget)
         budget_free(&bud);

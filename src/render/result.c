@@ -6,24 +6,12 @@
 #include "sheet/units.h"
 #include "util/json.h"
 
-/* out = s + suffix (out holds VS_RENDER_AMT bytes; s is at most 39 characters) */
-static void with_unit(char *out, const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    memcpy(out, s, n);
-    memcpy(out + n, suffix, k + 1);
-}
+_Static_assert(VS_RENDER_AMT >= VS_UNITS_AMOUNT, "an amount's buffer holds what units writes");
 
 void vs_render_amount(uint64_t bytes, char *b, char *gb, char *gib)
 {
-    char t[40];
-    /* every row of an envelope shows three amounts: no printf here */
-    vs_units_grouped(t, sizeof t, bytes);
-    with_unit(b, t, " B");
-    vs_units_round(t, sizeof t, bytes, VS_UNIT_GB, 2);
-    with_unit(gb, t, " GB");
-    vs_units_round(t, sizeof t, bytes, VS_UNIT_GIB, 2);
-    with_unit(gib, t, " GiB");
+    /* every row of an envelope shows three amounts: one pass, no printf */
+    vs_units_amounts(bytes, b, gb, gib);
 }
 
 vs_bundle *vs_render_finish_text(vs_buf *text, vs_buf *html, const char *svg, vs_buf *payload)

@@ -18,7 +18,8 @@
 #include "render/bundle.h"
 #include "util/buf.h"
 
-/* The size of each buffer vs_render_amount fills. */
+/* The size of each buffer vs_render_amount fills (at least sheet/units.h's
+ * VS_UNITS_AMOUNT). */
 #define VS_RENDER_AMT 64
 
 /* "14,000,000,000 B", "14.00 GB", "13.04 GiB" into the three buffers (>=

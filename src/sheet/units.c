@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "util/checked.h"
+#include "util/word.h"
 
 /* A parsed decimal is kept as its digits and a power of ten, never as a double:
  * value = digits x 10^exp10. Digits are bounded so that the work per number is
@@ -458,30 +459,13 @@ int vs_units_parse_uint(uint64_t *out, const char *text, vs_error *err)
     return 0;
 }
 
-/* Decimal digits of n into buf (at least 21 bytes); returns the length. Used
- * instead of printf on the hot rendering path (three amounts per row of a long
- * envelope), two digits per division. */
+/* Decimal digits of n into buf (at least 21 bytes) with its NUL; returns the
+ * length. Used instead of printf on the hot rendering path (three amounts
+ * per row of a long envelope). */
 static size_t u64_digits(char *buf, uint64_t n)
 {
-    static const char pairs[] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
-    char tmp[24], *p = tmp + sizeof tmp;
-    size_t len;
-    while (n >= 100) {
-        unsigned d = (unsigned)(n % 100) * 2;
-        n /= 100;
-        *--p = pairs[d + 1];
-        *--p = pairs[d];
-    }
-    if (n >= 10) {
-        *--p = pairs[n * 2 + 1];
-        *--p = pairs[n * 2];
-    } else {
-        *--p = (char)('0' + n);
-    }
-    len = (size_t)(tmp + sizeof tmp - p);
+    char tmp[24], *p = vs_word_u64_digits(n, tmp + sizeof tmp);
+    size_t len = (size_t)(tmp + sizeof tmp - p);
     memcpy(buf, p, len);
     buf[len] = '\0';
     return len;
@@ -616,6 +600,37 @@ static char *put_rounded2(char *p, uint64_t bytes, vs_unit u)
     while (*name)
         *p++ = *name++;
     return p;
+}
+
+/* bytes in units of u rounded half up to two decimals, not grouped, as
+ * vs_units_round(.., 2) writes it ("1862.65"), then " " and the unit's name,
+ * and the NUL (at most 20 + 3 + 1 + 3 + 1 bytes). floor(100 r / d + 1/2) is
+ * the two digits vs_units_round finds one at a time with its half-up carry. */
+static void put_round2_named(char *p, uint64_t bytes, vs_unit u)
+{
+    uint64_t d = unit_table[u].bytes, q = bytes / d, r = bytes % d;
+    uint64_t cents = (r * 200 + d) / (2 * d);
+    const char *name = unit_table[u].name;
+    if (cents == 100) {
+        q++;
+        cents = 0;
+    }
+    p += u64_digits(p, q);
+    *p++ = '.';
+    *p++ = (char)('0' + cents / 10);
+    *p++ = (char)('0' + cents % 10);
+    *p++ = ' ';
+    while (*name)
+        *p++ = *name++;
+    *p = '\0';
+}
+
+void vs_units_amounts(uint64_t bytes, char *b, char *gb, char *gib)
+{
+    char *p = put_grouped(b, bytes); /* at most 26 bytes */
+    memcpy(p, " B", 3);
+    put_round2_named(gb, bytes, VS_UNIT_GB);
+    put_round2_named(gib, bytes, VS_UNIT_GIB);
 }
 
 char *vs_units_describe(char *out, size_t outlen, uint64_t bytes)

@@ -73,6 +73,13 @@ char *vs_units_grouped(char *out, size_t outlen, uint64_t n);
 /* The labelled display used everywhere: "14,000,000,000 B = 14.00 GB = 13.04 GiB". */
 char *vs_units_describe(char *out, size_t outlen, uint64_t bytes);
 
+/* The three amounts of a table row, "14,000,000,000 B", "14.00 GB" and
+ * "13.04 GiB": vs_units_grouped then " B", and vs_units_round to two places
+ * then " GB" and " GiB", formatted in one pass (every row of a long envelope
+ * shows them). Each buffer holds at least VS_UNITS_AMOUNT bytes. */
+#define VS_UNITS_AMOUNT 40
+void vs_units_amounts(uint64_t bytes, char *b, char *gb, char *gib);
+
 /* Checked arithmetic (util/checked.h): 0, or VS_EUNIT when the result would not fit in 64 bits. */
 int vs_units_add(uint64_t *out, uint64_t a, uint64_t b);
 int vs_units_mul(uint64_t *out, uint64_t a, uint64_t b);

@@ -115,8 +115,10 @@ static inline size_t block_copy(const char *src, char *dst)
 
 /* Writes the escaped string straight into out's spare room: results are
  * mostly text, HTML and SVG. The room kept ahead is the rest of the input,
- * a block, and one escape, so every block and escape is written unchecked. */
-int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
+ * a block, and one escape, so every block and escape is written unchecked.
+ * With quotes 0, the escape alone (a piece of a longer string). On failure
+ * out keeps its length (what was written past it is not counted). */
+static int escape_long(const char *s, size_t len, vs_buf *out, int quotes)
 {
     static const char hex[] = "0123456789ABCDEF";
     const unsigned char *u = (const unsigned char *)s;
@@ -129,7 +131,8 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
     }
     w = out->data + out->len;
     room_end = out->data + out->cap;
-    *w++ = '"';
+    if (quotes)
+        *w++ = '"';
     for (;;) {
         unsigned char c, e;
         while (i + BLOCK <= len) {
@@ -183,25 +186,45 @@ int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
             room_end = out->data + out->cap;
         }
     }
-    *w++ = '"';
+    if (quotes)
+        *w++ = '"';
     *w = '\0';
     out->len = (size_t)(w - out->data);
     return 0;
 }
 
-/* The decimal digits of v, written backwards ending at end; returns the first. */
-static char *u64_digits(uint64_t v, char *end)
+/* escape_long, with short strings with nothing to escape (most strings a
+ * payload writes: a name, a status, a class) taken first: one padded block
+ * tested and copied whole, where room is left, without escape_long's loop
+ * and bookkeeping. Inline in each caller. */
+static inline int escape_into(const char *s, size_t len, vs_buf *out, int quotes)
 {
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return end;
+    if (len < BLOCK && out->cap - out->len > BLOCK + 2 && !out->failed) {
+        char tail[BLOCK], *w = out->data + out->len;
+        vs_word_pad16(tail, s, len);
+        if (vs_word_block_run(tail, 0x20, '"', '\\', 0, 0, 0) >= len) {
+            if (quotes)
+                *w++ = '"';
+            memcpy(w, tail, BLOCK); /* the bytes past len are overwritten below */
+            w += len;
+            if (quotes)
+                *w++ = '"';
+            *w = '\0';
+            out->len = (size_t)(w - out->data);
+            return 0;
+        }
+    }
+    return escape_long(s, len, out, quotes);
+}
+
+int vs_json_dump_string(const char *s, size_t len, vs_buf *out)
+{
+    return escape_into(s, len, out, 1);
 }
 
 static void dump_integer(json_int_t v, vs_buf *out)
 {
-    char d[24], *p = u64_digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, d + sizeof d);
+    char d[24], *p = vs_word_u64_digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, d + sizeof d);
     if (v < 0)
         *--p = '-';
     vs_buf_append(out, p, (size_t)(d + sizeof d - p));
@@ -280,11 +303,12 @@ int vs_json_dump_take(json_t *v_take, vs_buf *out)
     return rc;
 }
 
-void vs_json_dump_string_lossy(const char *s, size_t len, vs_buf *out)
+/* vs_json_dump_string_lossy, or with quotes 0 vs_json_escape_lossy */
+static void lossy(const char *s, size_t len, vs_buf *out, int quotes)
 {
     size_t mark = out->len, i = 0, k;
     vs_buf fixed = VS_BUF_INIT;
-    if (vs_json_dump_string(s, len, out) == 0 || vs_buf_failed(out))
+    if (escape_into(s, len, out, quotes) == 0 || vs_buf_failed(out))
         return;
     /* rare: take back the partial literal and write a repaired copy */
     out->len = mark;
@@ -301,8 +325,18 @@ void vs_json_dump_string_lossy(const char *s, size_t len, vs_buf *out)
     if (vs_buf_failed(&fixed))
         out->failed = 1;
     else
-        vs_json_dump_string(fixed.data ? fixed.data : "", fixed.len, out);
+        escape_into(fixed.data ? fixed.data : "", fixed.len, out, quotes);
     vs_buf_free(&fixed);
+}
+
+void vs_json_dump_string_lossy(const char *s, size_t len, vs_buf *out)
+{
+    lossy(s, len, out, 1);
+}
+
+void vs_json_escape_lossy(const char *s, size_t len, vs_buf *out)
+{
+    lossy(s, len, out, 0);
 }
 
 /* the comma before a key or an array element */
@@ -342,7 +376,7 @@ void vs_jw_str(vs_jw *w, const char *s)
 
 void vs_jw_u64(vs_jw *w, uint64_t v)
 {
-    char d[24], *p = u64_digits(v, d + sizeof d);
+    char d[24], *p = vs_word_u64_digits(v, d + sizeof d);
     jw_sep(w);
     vs_buf_append(w->out, p, (size_t)(d + sizeof d - p));
 }
@@ -377,6 +411,25 @@ void vs_jw_raw(vs_jw *w, const char *json, size_t len)
 {
     jw_sep(w);
     vs_buf_append(w->out, json, len);
+}
+
+void vs_jw_str_again(vs_jw *w, size_t at, size_t len)
+{
+    vs_buf *b = w->out;
+    jw_sep(w);
+    if (b->failed || at > b->len || len > b->len - at) {
+        b->failed = 1;
+        return;
+    }
+    vs_buf_reserve(b, len + 2);
+    if (b->failed)
+        return;
+    /* the room is reserved first: the copy's source is in the same buffer */
+    b->data[b->len++] = '"';
+    memcpy(b->data + b->len, b->data + at, len);
+    b->len += len;
+    b->data[b->len++] = '"';
+    b->data[b->len] = '\0';
 }
 
 void vs_jw_value(vs_jw *w, const json_t *v)

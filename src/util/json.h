@@ -143,6 +143,12 @@ void vs_jw_bytes(vs_jw *w, int known, uint64_t v);
 void vs_jw_value(vs_jw *w, const json_t *v);
 /* A value already written as JSON text (by another vs_jw, not checked). */
 void vs_jw_raw(vs_jw *w, const char *json, size_t len);
+/* A string whose escape (without its quotes) is already in w's buffer, the
+ * len bytes at offset at (as vs_json_escape_lossy wrote them), written again
+ * as a string: a result that repeats its headline in its payload copies it
+ * rather than escaping it twice. Marks the buffer failed when the span is
+ * not inside it. */
+void vs_jw_str_again(vs_jw *w, size_t at, size_t len);
 
 /* A member of the object w has open, key then value, in one call: payloads
  * are mostly such pairs. */
@@ -176,5 +182,10 @@ static inline void vs_jw_member_value(vs_jw *w, const char *key, const json_t *v
  * never fails on encoding: each byte that does not start a valid UTF-8
  * sequence is written as U+FFFD. */
 void vs_json_dump_string_lossy(const char *s, size_t len, vs_buf *out);
+/* The same without the quotes: the escape of a piece of a longer string.
+ * Escaping is a byte at a time (a repaired byte too), so the pieces of a
+ * string escaped one after another are the escape of the whole, as long as
+ * no UTF-8 sequence is cut between two pieces. */
+void vs_json_escape_lossy(const char *s, size_t len, vs_buf *out);
 
 #endif

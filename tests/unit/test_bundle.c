@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render/bundle.h"
+#include "util/json.h"
 
 #include "check_run.h"
 #include "results.h"
@@ -138,6 +139,199 @@ START_TEST(test_bundle_one_line_escaped_once)
         snprintf(what, sizeof what, "case %zu: ", i);
         bundle_is_dumps(vb, want, what);
     }
+}
+END_TEST
+
+/* A one-line result written straight into its bundle (vs_bundle_line_begin,
+ * a payload repeating the headline with vs_jw_str_again, vs_bundle_line_end)
+ * is jansson's dump of the object written out here by hand: the line and its
+ * newline, the line escaped for HTML in a paragraph, the headline again in
+ * the payload; bytes that are not UTF-8 as U+FFFD, each, in all three. */
+START_TEST(test_bundle_line_written_in_one_pass)
+{
+    static const struct {
+        const char *headline, *notes[3], *line, *html, *formula;
+    } cases[] = {
+        {"reserve a: 1 B",
+         {"class other", "source: x", NULL},
+         "reserve a: 1 B; class other; source: x",
+         "reserve a: 1 B; class other; source: x",
+         "reserve a: 1 B"},
+        {"plain", {NULL}, "plain", "plain", "plain"},
+        {"", {NULL}, "", "", ""},
+        {"q \"x\" \\ \t \x01 \xc3\xa9",
+         {"tab\there", NULL},
+         "q \"x\" \\ \t \x01 \xc3\xa9; tab\there",
+         "q &quot;x&quot; \\ \t \x01 \xc3\xa9; tab\there",
+         "q \"x\" \\ \t \x01 \xc3\xa9"},
+        {"a & b <c>",
+         {"it's", NULL},
+         "a & b <c>; it's",
+         "a &amp; b &lt;c&gt;; it&#39;s",
+         "a & b <c>"},
+        /* a backslash just before a quote: two escapes side by side */
+        {"p\\\"q<", {NULL}, "p\\\"q<", "p\\&quot;q&lt;", "p\\\"q<"},
+        {"cut \xe2\x82",
+         {"\xff end", NULL},
+         "cut \xEF\xBF\xBD\xEF\xBF\xBD; \xEF\xBF\xBD end",
+         "cut \xEF\xBF\xBD\xEF\xBF\xBD; \xEF\xBF\xBD end",
+         "cut \xEF\xBF\xBD\xEF\xBF\xBD"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        vs_buf out = VS_BUF_INIT, plain = VS_BUF_INIT, html = VS_BUF_INIT;
+        vs_jw w = VS_JW_INIT(&out);
+        size_t at = 0, len = 0;
+        json_t *want;
+        char what[32];
+        vs_bundle_line_begin(&out, cases[i].headline, cases[i].notes, 16, &at, &len);
+        vs_jw_open(&w, '{');
+        vs_jw_key(&w, "formula");
+        vs_jw_str_again(&w, at, len);
+        vs_jw_close(&w, '}');
+        vs_buf_printf(&plain, "%s\n", cases[i].line);
+        vs_buf_printf(&html, "<p>%s</p>\n", cases[i].html);
+        want = json_pack("{s:s, s:s, s:{s:s}}", "text/plain", vs_buf_str(&plain), "text/html",
+                         vs_buf_str(&html), VS_MIME_JSON, "formula", cases[i].formula);
+        snprintf(what, sizeof what, "case %zu: ", i);
+        bundle_is_dumps(vs_bundle_line_end(&out), want, what);
+        ck_assert_ptr_null(out.data); /* taken */
+        vs_buf_free(&plain);
+        vs_buf_free(&html);
+    }
+}
+END_TEST
+
+/* s with each byte that starts no valid UTF-8 sequence replaced by U+FFFD,
+ * decoded here by the rules of RFC 3629 (malloc'd). */
+static char *repaired(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    vs_buf b = VS_BUF_INIT;
+    size_t i = 0, n = strlen(s);
+    while (i < n) {
+        size_t k = u[i] < 0x80                    ? 1
+                   : u[i] >= 0xC2 && u[i] <= 0xDF ? 2
+                   : u[i] >= 0xE0 && u[i] <= 0xEF ? 3
+                   : u[i] >= 0xF0 && u[i] <= 0xF4 ? 4
+                                                  : 0,
+               j;
+        int ok = k && i + k <= n;
+        for (j = 1; ok && j < k; j++)
+            ok = (u[i + j] & 0xC0) == 0x80;
+        /* no overlong three- and four-byte forms, no surrogates, nothing past U+10FFFF */
+        if (ok && k == 3)
+            ok = !(u[i] == 0xE0 && u[i + 1] < 0xA0) && !(u[i] == 0xED && u[i + 1] >= 0xA0);
+        if (ok && k == 4)
+            ok = !(u[i] == 0xF0 && u[i + 1] < 0x90) && !(u[i] == 0xF4 && u[i + 1] >= 0x90);
+        if (ok) {
+            vs_buf_append(&b, s + i, k);
+            i += k;
+        } else {
+            vs_buf_puts(&b, "\xEF\xBF\xBD");
+            i++;
+        }
+    }
+    return vs_buf_take(&b);
+}
+
+static void write_test_payload(vs_buf *out, void *ctx)
+{
+    vs_buf_puts(out, (const char *)ctx);
+}
+
+/* A table written escaped straight into its bundle (vs_bundle_new_table) is
+ * jansson's dump of the object whose text is the pieces and vs_table_text's
+ * form end to end, and whose HTML is the pieces and vs_table_html's form
+ * (then the chart): cells with quotes, a backslash, markup, a tab and a
+ * newline (spaces in the text), a control byte, a character that is not
+ * ASCII and a byte that is not UTF-8 (U+FFFD), numbers right-aligned. */
+START_TEST(test_table_written_escaped_into_its_bundle)
+{
+    static const char *const hdr[] = {"name", "bytes", "note"};
+    static const char *const rows[][3] = {
+        {"plain", "1,024 B", "nothing to escape"},
+        {"q\"uote", "2 B", "back\\slash"},
+        {"<b>&'", "3 B", "tab\there, new\nline"},
+        {"\x01ctl", "", "\xc3\xa9t\xc3\xa9 \xff cut"},
+        {"to-confirm", "40,000,000,000 B",
+         "a long source that runs on for more than forty-eight "
+         "columns, so it may break"},
+    };
+    vs_table *t = vs_table_new(3, hdr);
+    vs_buf tpre = VS_BUF_INIT, tpost = VS_BUF_INIT, hpre = VS_BUF_INIT, hpost = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, chart = VS_BUF_INIT;
+    json_t *want, *svg = json_string("<svg a='1'>\"x\"</svg>");
+    char *svg_json = json_dumps(svg, JSON_ENCODE_ANY), *fixed_text, *fixed_html;
+    size_t i;
+    int with_chart;
+    ck_assert_ptr_nonnull(t);
+    vs_table_align_right(t, 1);
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        vs_table_add_row(t, rows[i]);
+    vs_buf_puts(&tpre, "head \"q\" <x>\n");
+    vs_buf_puts(&tpost, "\nnote \\ \xff end\n");
+    vs_buf_puts(&hpre, "<p>head &quot;q&quot;</p>\n");
+    vs_buf_puts(&hpost, "<ul>\n<li>note</li>\n</ul>\n");
+    vs_buf_puts(&chart, svg_json);
+    /* the unescaped forms, end to end, repaired as the bundle repairs them */
+    vs_buf_append(&text, tpre.data, tpre.len);
+    vs_table_text(t, &text);
+    vs_buf_append(&text, tpost.data, tpost.len);
+    vs_buf_append(&html, hpre.data, hpre.len);
+    vs_table_html(t, &html);
+    vs_buf_append(&html, hpost.data, hpost.len);
+    fixed_text = repaired(vs_buf_str(&text));
+    fixed_html = repaired(vs_buf_str(&html));
+    for (with_chart = 0; with_chart < 2; with_chart++) {
+        vs_bundle *vb =
+            vs_bundle_new_table(&tpre, &tpost, &hpre, &hpost, t, with_chart ? &chart : NULL,
+                                write_test_payload, "{\"kind\":\"t\"}", 16);
+        if (with_chart) {
+            vs_buf both = VS_BUF_INIT;
+            vs_buf_printf(&both, "%s<div class='vramsheet-chart'>\n%s</div>\n", fixed_html,
+                          json_string_value(svg));
+            want = json_pack("{s:s, s:s, s:O, s:{s:s}}", "text/plain", fixed_text, "text/html",
+                             vs_buf_str(&both), "image/svg+xml", svg, VS_MIME_JSON, "kind", "t");
+            vs_buf_free(&both);
+        } else {
+            want = json_pack("{s:s, s:s, s:{s:s}}", "text/plain", fixed_text, "text/html",
+                             fixed_html, VS_MIME_JSON, "kind", "t");
+        }
+        ck_assert_ptr_nonnull(want);
+        bundle_is_dumps(vb, want, with_chart ? "chart: " : "no chart: ");
+    }
+    /* a chart that is no JSON string is refused */
+    vs_buf_reset(&chart);
+    vs_buf_puts(&chart, "<svg/>");
+    ck_assert_ptr_null(vs_bundle_new_table(&tpre, &tpost, &hpre, &hpost, t, &chart, NULL, NULL, 0));
+    free(fixed_text);
+    free(fixed_html);
+    free(svg_json);
+    json_decref(svg);
+    vs_buf_free(&tpre);
+    vs_buf_free(&tpost);
+    vs_buf_free(&hpre);
+    vs_buf_free(&hpost);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    vs_buf_free(&chart);
+    vs_table_free(t);
+}
+END_TEST
+
+/* vs_jw_str_again copies only a span inside its own buffer: one past its end
+ * fails the buffer rather than reading outside it. */
+START_TEST(test_bundle_str_again_outside_fails)
+{
+    vs_buf out = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out);
+    vs_buf_puts(&out, "abc");
+    vs_jw_str_again(&w, 1, 2);
+    ck_assert_str_eq(vs_buf_str(&out), "abc\"bc\"");
+    vs_jw_str_again(&w, 7, 2);
+    ck_assert(vs_buf_failed(&out));
+    vs_buf_free(&out);
 }
 END_TEST
 
@@ -405,6 +599,9 @@ int main(void)
     tcase_add_test(tc, test_bundle_chart_already_escaped);
     tcase_add_test(tc, test_bundle_one_line_escaped_once);
     tcase_add_test(tc, test_bundle_invalid_utf8);
+    tcase_add_test(tc, test_bundle_line_written_in_one_pass);
+    tcase_add_test(tc, test_bundle_str_again_outside_fails);
+    tcase_add_test(tc, test_table_written_escaped_into_its_bundle);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_html);
     tcase_add_test(tc, test_table_html_wrapping);

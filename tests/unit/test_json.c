@@ -8,6 +8,7 @@
 
 #include "util/json.h"
 #include "util/utf8.h"
+#include "util/word.h"
 
 #include "check_run.h"
 
@@ -51,6 +52,73 @@ START_TEST(strings_escape_like_jansson)
         v = json_stringn(t, 41);
         same_as_jansson(v);
         json_decref(v);
+    }
+}
+END_TEST
+
+/* Strings shorter than a block, of every length, each ending where its
+ * allocation ends (ASan sees any read past it), with a byte to escape or a
+ * multi-byte character at every position: the short tail is read as a
+ * padded block made of overlapping words, which must cover every byte once
+ * read and none beyond. The buffer starts empty (the long escaper's path)
+ * and keeps its room after (the one-block path for short clean strings). */
+START_TEST(short_strings_read_no_byte_past_their_end)
+{
+    static const char *const specials[] = {"\"",       "\\",           "\n", "\x01",
+                                           "\xc3\xa9", "\xe2\x82\xac", "<"};
+    vs_buf b = VS_BUF_INIT;
+    size_t len, at, k;
+    for (len = 0; len < 16; len++)
+        for (k = 0; k < sizeof specials / sizeof specials[0]; k++)
+            for (at = 0; at <= len; at++) {
+                size_t sl = strlen(specials[k]);
+                char *s, *ref;
+                json_t *v;
+                if (at + sl > len && len)
+                    continue;
+                s = malloc(len ? len : 1);
+                ck_assert_ptr_nonnull(s);
+                memset(s, 'a' + (int)(len % 20), len);
+                if (len)
+                    memcpy(s + at, specials[k], sl);
+                /* jansson escapes its own copy; the escaper reads s itself */
+                v = json_stringn(s, len);
+                ck_assert_ptr_nonnull(v);
+                ref = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+                ck_assert_ptr_nonnull(ref);
+                vs_buf_reset(&b);
+                ck_assert_int_eq(vs_json_dump_string(s, len, &b), 0);
+                ck_assert_str_eq(vs_buf_str(&b), ref);
+                free(ref);
+                json_decref(v);
+                free(s);
+            }
+    vs_buf_free(&b);
+}
+END_TEST
+
+/* The digits of integers, two at a time, are printf's: every length from 1
+ * to 20 digits, at and around each power of ten, and the largest. */
+START_TEST(u64_digits_are_printfs)
+{
+    uint64_t p = 1;
+    int k, d;
+    for (k = 0; k < 20; k++, p *= 10)
+        for (d = -2; d <= 2; d++) {
+            uint64_t v = p + (uint64_t)(int64_t)d;
+            char want[32], got[32], *start;
+            if (d < 0 && p + (uint64_t)(int64_t)d > p)
+                continue; /* below zero */
+            snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+            got[31] = '\0';
+            start = vs_word_u64_digits(v, got + 31);
+            ck_assert_str_eq(start, want);
+        }
+    {
+        char got[32], *start;
+        got[31] = '\0';
+        start = vs_word_u64_digits(UINT64_MAX, got + 31);
+        ck_assert_str_eq(start, "18446744073709551615");
     }
 }
 END_TEST
@@ -399,6 +467,8 @@ int main(void)
     tcase_add_test(tc, strings_escape_like_jansson);
     tcase_add_test(tc, dense_escapes_grow_the_room);
     tcase_add_test(tc, random_strings_dump_like_jansson);
+    tcase_add_test(tc, short_strings_read_no_byte_past_their_end);
+    tcase_add_test(tc, u64_digits_are_printfs);
     tcase_add_test(tc, object_of_builds_in_order_and_releases_on_failure);
     tcase_add_test(tc, trees_dump_like_jansson);
     tcase_add_test(tc, invalid_utf8_fails_like_jansson);

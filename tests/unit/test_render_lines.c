@@ -97,6 +97,38 @@ START_TEST(reserve_measured_without_phase)
 }
 END_TEST
 
+/* A reserve line written straight into its bundle, with quotes, a backslash
+ * and markup in the words the person gave: the whole bundle is jansson's
+ * compact dump of the object written out here by hand (the text, the HTML
+ * escape of the same line in a paragraph, the component's fields, then what
+ * produced it, the formula being the headline). */
+START_TEST(reserve_bundle_with_markup_is_its_dump)
+{
+    vs_reserve_said said = {"a\"b",      0,       1,    2147483648ULL,
+                            "estimated", "other", NULL, "x<y> & 'z' \\"};
+    vs_bundle *b = reserve_of(&said);
+    const char *head = "reserve a\"b: 2,147,483,648 B = 2.15 GB = 2.00 GiB (estimated)";
+    json_t *want = json_pack(
+        "{s:s, s:s, s:{s:s, s:I, s:s, s:s, s:n, s:s, s:s, s:s, s:s, s:{}}}", "text/plain",
+        "reserve a\"b: 2,147,483,648 B = 2.15 GB = 2.00 GiB (estimated); class other, source: "
+        "x<y> & 'z' \\\n",
+        "text/html",
+        "<p>reserve a&quot;b: 2,147,483,648 B = 2.15 GB = 2.00 GiB (estimated); class other, "
+        "source: x&lt;y&gt; &amp; &#39;z&#39; \\</p>\n",
+        VS_MIME_JSON, "name", "a\"b", "bytes", (json_int_t)2147483648LL, "status", "estimated",
+        "source", "x<y> & 'z' \\", "phase", "class", "other", "kind", "component", "estimator",
+        "reserve", "formula", head, "inputs");
+    char *dumped = json_dumps(want, JSON_COMPACT);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(dumped);
+    ck_assert_msg(!strcmp(b->json, dumped), "%s\nwanted\n%s", b->json, dumped);
+    ck_assert_uint_eq(b->len, strlen(dumped));
+    free(dumped);
+    json_decref(want);
+    vs_bundle_free(b);
+}
+END_TEST
+
 /* The HTML of a one-line result is its text in a paragraph, escaped where
  * the text holds markup (in any note) and copied whole where it holds none;
  * written out by hand. */
@@ -443,6 +475,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, reserve_lump_named_unknown);
     tcase_add_test(tc, reserve_measured_without_phase);
+    tcase_add_test(tc, reserve_bundle_with_markup_is_its_dump);
     tcase_add_test(tc, reserve_html_is_the_line_escaped);
     tcase_add_test(tc, reserve_removed);
     tcase_add_test(tc, stages);

@@ -210,6 +210,35 @@ START_TEST(test_round_half_up)
 }
 END_TEST
 
+/* A table row's three amounts, worked by hand: the bytes grouped, GB and GiB
+ * to two places half up and never grouped (2e12 B is 2000.00 GB, and
+ * 2e12 / 2^30 = 1862.6451... GiB); the half-up carry into the integer part
+ * (999,995,000 B is 0.999995 GB -> 1.00 GB; 2^64 - 1 B is 2^34 GiB less
+ * 2^-30 -> 17179869184.00 GiB, 18446744073.709... GB -> 18446744073.71). */
+START_TEST(test_amounts_of_a_row)
+{
+    static const struct {
+        uint64_t bytes;
+        const char *b, *gb, *gib;
+    } cases[] = {
+        {0, "0 B", "0.00 GB", "0.00 GiB"},
+        {24000000000ULL, "24,000,000,000 B", "24.00 GB", "22.35 GiB"},
+        {117440512ULL, "117,440,512 B", "0.12 GB", "0.11 GiB"},
+        {2000000000000ULL, "2,000,000,000,000 B", "2000.00 GB", "1862.65 GiB"},
+        {999995000ULL, "999,995,000 B", "1.00 GB", "0.93 GiB"},
+        {UINT64_MAX, "18,446,744,073,709,551,615 B", "18446744073.71 GB", "17179869184.00 GiB"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char b[VS_UNITS_AMOUNT], gb[VS_UNITS_AMOUNT], gib[VS_UNITS_AMOUNT];
+        vs_units_amounts(cases[i].bytes, b, gb, gib);
+        ck_assert_str_eq(b, cases[i].b);
+        ck_assert_str_eq(gb, cases[i].gb);
+        ck_assert_str_eq(gib, cases[i].gib);
+    }
+}
+END_TEST
+
 START_TEST(test_seed_examples)
 {
     char b[160];
@@ -418,6 +447,7 @@ int main(void)
     tcase_add_test(tc, test_parse_uint);
     tcase_add_test(tc, test_exact);
     tcase_add_test(tc, test_round_half_up);
+    tcase_add_test(tc, test_amounts_of_a_row);
     tcase_add_test(tc, test_seed_examples);
     tcase_add_test(tc, test_describe_scales);
     tcase_add_test(tc, test_describe_agrees_with_round_and_grouped);
