@@ -307,6 +307,21 @@ START_TEST(components_are_found_by_name_after_any_change)
 }
 END_TEST
 
+/* Every field of two views, the amounts and counts by value and the strings
+ * by the JSON value they point at. */
+static void assert_same_view(const vs_component_view *a, const vs_component_view *b, size_t step)
+{
+    ck_assert_msg(a->name == b->name && a->status == b->status && a->source == b->source &&
+                      a->phase == b->phase && a->cls == b->cls,
+                  "step %zu: a string of the view is not the stored one", step);
+    ck_assert_msg(a->known == b->known && a->bytes_null == b->bytes_null && a->value == b->value &&
+                      a->keys == b->keys && a->nulls == b->nulls && a->managed == b->managed,
+                  "step %zu: known %d/%d, null %d/%d, value %llu/%llu, keys %u/%u, nulls %u/%u",
+                  step, a->known, b->known, a->bytes_null, b->bytes_null,
+                  (unsigned long long)a->value, (unsigned long long)b->value, a->keys, b->keys,
+                  a->nulls, b->nulls);
+}
+
 /* Declaring a component again with the same fields keeps the stored object
  * (a cell run again); any field that differs replaces it with the new one. */
 START_TEST(the_same_declaration_keeps_the_component)
@@ -345,11 +360,51 @@ START_TEST(the_same_declaration_keeps_the_component)
         ck_assert_str_eq(json_string_value(json_object_get(now, "status")), steps[i].status);
         /* the view handed back is the stored component's */
         vs_component_view_read(&read, now);
-        ck_assert(view.name == read.name && view.status == read.status &&
-                  view.source == read.source && view.phase == read.phase && view.cls == read.cls &&
-                  view.known == read.known && view.value == read.value && view.keys == read.keys);
+        assert_same_view(&view, &read, i);
         ck_assert_int_eq(json_is_null(json_object_get(now, "bytes")), !steps[i].known);
         c = now;
+    }
+    json_decref(s);
+}
+END_TEST
+
+/* A component added (a new name) hands back the view of what it stored, as
+ * reading the stored object gives it: the nulls counted by hand for each
+ * case (an unknown amount, a missing source and phase, a missing class stored
+ * as "other"). */
+START_TEST(a_new_component_hands_back_its_view)
+{
+    static const struct {
+        const char *name;
+        int known;
+        uint64_t bytes;
+        const char *status, *source, *phase, *cls;
+        unsigned nulls; /* of the six stored fields */
+    } steps[] = {
+        {"a", 1, 100, "estimated", "formula", "generate", "kv_cache", 0},
+        {"b", 1, 0, "estimated", NULL, NULL, NULL, 2},                /* source, phase */
+        {"c", 0, 0, "unknown", "to measure", NULL, "activations", 2}, /* bytes, phase */
+        {"d", 0, 0, "unknown", NULL, NULL, NULL, 3},                  /* bytes, source, phase */
+        {"e", 1, 9223372036854775807ULL, "measured", "nvml", "load", "other", 0},
+    };
+    json_t *s = vs_sheet_new("views"), *now;
+    vs_component_view view, read;
+    vs_error err;
+    size_t i;
+    for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, s, steps[i].name, steps[i].known,
+                                                steps[i].bytes, steps[i].status, steps[i].source,
+                                                steps[i].phase, steps[i].cls, &err),
+                         0);
+        ck_assert_uint_eq(json_array_size(vs_sheet_array(s, VS_SK_COMPONENTS)), i + 1);
+        ck_assert_ptr_eq(vs_sheet_component(s, steps[i].name), now);
+        vs_component_view_read(&read, now);
+        assert_same_view(&view, &read, i);
+        ck_assert_uint_eq(view.nulls, steps[i].nulls);
+        ck_assert_uint_eq(view.keys, 6);
+        ck_assert_str_eq(json_string_value(view.cls), steps[i].cls ? steps[i].cls : "other");
+        ck_assert_int_eq(view.known, steps[i].known);
+        ck_assert_uint_eq(view.value, steps[i].known ? steps[i].bytes : 0);
     }
     json_decref(s);
 }
@@ -440,6 +495,7 @@ int main(void)
     tcase_add_test(tc, component_views_follow_the_sheet);
     tcase_add_test(tc, components_are_found_by_name_after_any_change);
     tcase_add_test(tc, the_same_declaration_keeps_the_component);
+    tcase_add_test(tc, a_new_component_hands_back_its_view);
     tcase_add_test(tc, fields_write_the_sheet_as_stored);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
