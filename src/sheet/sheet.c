@@ -573,32 +573,37 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
 }
 
 #define CARD_GEN_KEY "_card_gen"
-#define CARD_SEEN_KEY "_card_seen"
 
-/* A new integer each time: snapshots share scalars (util/json.h), so the
- * count is replaced, never set in place. */
+/* One integer holds the generation and whether it was seen: 2 x the count,
+ * plus 1 once seen. What follows the card asks after every line of a cell
+ * (vs_sheet_card_unseen), and each key asked is a hash lookup in the sheet:
+ * one key, not a count and a seen count side by side, halves it. A new
+ * integer each time: snapshots share scalars (util/json.h), so it is
+ * replaced, never set in place. When it cannot be written (memory) the key
+ * goes, which reads as unseen. */
+static json_int_t card_count(const json_t *g)
+{
+    return json_is_integer(g) ? json_integer_value(g) / 2 : 0;
+}
+
+static void card_gen_set(json_t *sheet, json_int_t count, int seen)
+{
+    if (json_object_set_new_nocheck(sheet, CARD_GEN_KEY, json_integer(count * 2 + !!seen)) < 0)
+        json_object_del(sheet, CARD_GEN_KEY);
+}
+
 void vs_sheet_card_touch(json_t *sheet)
 {
-    json_t *g = json_object_get(sheet, CARD_GEN_KEY);
-    json_int_t n = json_is_integer(g) ? json_integer_value(g) : 0;
-    if (json_object_set_new_nocheck(sheet, CARD_GEN_KEY, json_integer(n + 1)) < 0) {
-        json_object_del(sheet, CARD_GEN_KEY);
-        json_object_del(sheet, CARD_SEEN_KEY);
-    }
+    card_gen_set(sheet, card_count(json_object_get(sheet, CARD_GEN_KEY)) + 1, 0);
 }
 
 int vs_sheet_card_unseen(const json_t *sheet)
 {
-    json_t *g = json_object_get(sheet, CARD_GEN_KEY), *seen = json_object_get(sheet, CARD_SEEN_KEY);
-    return !json_is_integer(g) || !json_is_integer(seen) ||
-           json_integer_value(g) != json_integer_value(seen);
+    json_t *g = json_object_get(sheet, CARD_GEN_KEY);
+    return !json_is_integer(g) || !(json_integer_value(g) & 1);
 }
 
 void vs_sheet_card_saw(json_t *sheet)
 {
-    json_t *g = json_object_get(sheet, CARD_GEN_KEY);
-    json_int_t n = json_is_integer(g) ? json_integer_value(g) : 0;
-    if ((!g && json_object_set_new_nocheck(sheet, CARD_GEN_KEY, json_integer(n)) < 0) ||
-        json_object_set_new_nocheck(sheet, CARD_SEEN_KEY, json_integer(n)) < 0)
-        json_object_del(sheet, CARD_SEEN_KEY);
+    card_gen_set(sheet, card_count(json_object_get(sheet, CARD_GEN_KEY)), 1);
 }

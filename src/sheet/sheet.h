@@ -158,11 +158,12 @@ int vs_sheet_remove_component(json_t *sheet, size_t i);
 
 /* The card's generation: a count in a runtime key ("_card_gen") that every
  * writer of the card or the placement moves with vs_sheet_card_touch, so that
- * what follows the card (lang/derive.c) learns whether it moved from two
- * integers instead of comparing documents after every line. A sheet made or
- * loaded elsewhere has no count: vs_sheet_card_unseen says 1 until
- * vs_sheet_card_saw. When the count cannot be written (memory), both keys go,
- * which reads as unseen: never a stale "nothing moved". */
+ * what follows the card (lang/derive.c) learns whether it moved from one
+ * integer (the count and, in its low bit, whether it was seen) instead of
+ * comparing documents after every line. A sheet made or loaded elsewhere has
+ * no count: vs_sheet_card_unseen says 1 until vs_sheet_card_saw. When the
+ * count cannot be written (memory), the key goes, which reads as unseen:
+ * never a stale "nothing moved". */
 void vs_sheet_card_touch(json_t *sheet);
 /* 1 unless vs_sheet_card_saw ran since the last touch. */
 int vs_sheet_card_unseen(const json_t *sheet);

@@ -410,6 +410,38 @@ START_TEST(a_new_component_hands_back_its_view)
 }
 END_TEST
 
+/* The card's generation, as what follows the card reads it: a new sheet is
+ * unseen until seen, every touch makes it unseen again (twice in a row too),
+ * a snapshot taken while seen stays seen when the sheet it was taken from is
+ * touched (the count is replaced, never set in place), and a sheet whose
+ * count went (no memory to write it) reads as unseen. */
+START_TEST(the_card_generation_says_unseen_after_each_touch)
+{
+    json_t *s = vs_sheet_new("gen"), *snap;
+    ck_assert(vs_sheet_card_unseen(s));
+    vs_sheet_card_saw(s);
+    ck_assert(!vs_sheet_card_unseen(s));
+    vs_sheet_card_saw(s); /* seeing again changes nothing */
+    ck_assert(!vs_sheet_card_unseen(s));
+    vs_sheet_card_touch(s);
+    ck_assert(vs_sheet_card_unseen(s));
+    vs_sheet_card_touch(s);
+    ck_assert(vs_sheet_card_unseen(s));
+    vs_sheet_card_saw(s);
+    ck_assert(!vs_sheet_card_unseen(s));
+    snap = json_copy(s); /* shares the count, as a cell's copy does */
+    vs_sheet_card_touch(s);
+    ck_assert(vs_sheet_card_unseen(s));
+    ck_assert(!vs_sheet_card_unseen(snap));
+    json_object_del(s, "_card_gen");
+    ck_assert(vs_sheet_card_unseen(s));
+    vs_sheet_card_saw(s);
+    ck_assert(!vs_sheet_card_unseen(s));
+    json_decref(snap);
+    json_decref(s);
+}
+END_TEST
+
 /* The `sheet` payload's fields are the sheet as stored, byte for byte what
  * jansson writes, without the runtime keys: components of the layout (known,
  * unknown) and one with a key the layout lacks. */
@@ -496,6 +528,7 @@ int main(void)
     tcase_add_test(tc, components_are_found_by_name_after_any_change);
     tcase_add_test(tc, the_same_declaration_keeps_the_component);
     tcase_add_test(tc, a_new_component_hands_back_its_view);
+    tcase_add_test(tc, the_card_generation_says_unseen_after_each_touch);
     tcase_add_test(tc, fields_write_the_sheet_as_stored);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
