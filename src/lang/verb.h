@@ -26,6 +26,7 @@
 #include "util/error.h"
 
 typedef struct vs_ctx vs_ctx;
+struct vs_component_view; /* sheet/sheet.h */
 
 typedef int (*vs_verb_fn)(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
@@ -142,6 +143,12 @@ size_t vs_ctx_sheet_count(vs_ctx *ctx);
  * ones when each is in its place. Borrowed: valid until the next call (or the
  * end of the cell). NULL when memory is short. */
 const struct vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet);
+/* A verb that stored component at position at of a sheet (`reserve`) hands
+ * on its view (vs_sheet_put_component's): the next vs_ctx_component_views
+ * takes it instead of reading the component again, while that object is
+ * still in that place. Best effort (memory): the view is read then. */
+void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
+                             const struct vs_component_view *view);
 /* The cell's budget chart memo (render/svg.h): `envelope` and `candidates`
  * draw through it, so the second draws nothing when the chart would be the
  * same. Freed when any component view changes (vs_ctx_component_views): its

@@ -29,6 +29,15 @@ struct vs_ctx {
      * components they were read from, held so that none is freed under them */
     json_t *views_of;
     vs_component_views views;
+    /* the components verbs stored since the views were last handed out, in
+     * the order they were stored (vs_ctx_component_stored): where each went,
+     * the object (a reference held, as views_of holds its own) and its view */
+    struct vs_ctx_stored {
+        size_t at;
+        json_t *component;
+        vs_component_view view;
+    } * stored;
+    size_t nstored, stored_cap;
     /* the budget chart drawn last in the cell, with what it showed: the
      * chart of `envelope` and of `candidates` (vs_ctx_chart_memo); its key
      * holds the texts of views, so it goes with them (vs_ctx_drop_views) */

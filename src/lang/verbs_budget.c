@@ -43,6 +43,7 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_vocab_status status_of;
     vs_vocab_class class_of;
     uint64_t bytes = 0;
+    size_t at;
     int rc, known = 0;
 
     if ((rc = vs_line_check_keys(line, vs_verb_reserve_keys, err)) < 0)
@@ -124,10 +125,13 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
             err, VS_EVALUE, cl->line, cl->value_column, "class must be %s, not '%s'",
             vs_verb_join_names(choices, sizeof choices, vs_vocab_class_names, ", ", " or "), cls);
     }
-    if ((rc = vs_sheet_put_component(&comp, &stored, sheet, name, known, bytes, status,
+    if ((rc = vs_sheet_put_component(&comp, &stored, &at, sheet, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)
         return vs_arg_error(a0, err, rc);
+    /* the verbs that walk every component after a long reserve take this
+     * view rather than reading the component again */
+    vs_ctx_component_stored(ctx, at, comp, &stored);
     {
         vs_reserve_said said = {name,
                                 amount_arg == a0,

@@ -473,8 +473,8 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
                            const char *cls, vs_error *err)
 {
     json_t *c;
-    return vs_sheet_put_component(&c, NULL, sheet, name, known, bytes, status, source, phase, cls,
-                                  err);
+    return vs_sheet_put_component(&c, NULL, NULL, sheet, name, known, bytes, status, source, phase,
+                                  cls, err);
 }
 
 /* The view of a component just built from vals (the six layout fields in
@@ -497,9 +497,9 @@ static void view_of_built(vs_component_view *v, json_t *const vals[LAYOUT_KEYS],
     v->value = known ? bytes : 0;
 }
 
-int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet, const char *name,
-                           int known, uint64_t bytes, const char *status, const char *source,
-                           const char *phase, const char *cls, vs_error *err)
+int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out, json_t *sheet,
+                           const char *name, int known, uint64_t bytes, const char *status,
+                           const char *source, const char *phase, const char *cls, vs_error *err)
 {
     static const char *const keys[LAYOUT_KEYS] = {"name",   "bytes", "status",
                                                   "source", "phase", "class"};
@@ -530,6 +530,8 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
         *out = old;
         if (view)
             *view = was;
+        if (at_out)
+            *at_out = (size_t)at;
         return 0;
     }
     /* key by key in the layout's order; json_pack parsed its format each time */
@@ -567,6 +569,8 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
         index_put(sheet, arr, json_array_size(arr) - 1, name, index);
     }
     *out = c;
+    if (at_out)
+        *at_out = old ? (size_t)at : json_array_size(arr) - 1;
     if (view) /* c holds vals: they live as long as it does */
         view_of_built(view, vals, known, bytes);
     return 0;

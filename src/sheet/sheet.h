@@ -140,12 +140,13 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
                            const char *cls, vs_error *err);
 
 /* As vs_sheet_set_component; *out (borrowed) receives the component as stored,
- * and *view (when not NULL) its view, so that the caller need not look it up
- * or read it again. A component that already holds exactly these fields is
- * kept as it is (*out is that object): a cell run again rebuilds nothing. */
-int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet, const char *name,
-                           int known, uint64_t bytes, const char *status, const char *source,
-                           const char *phase, const char *cls, vs_error *err);
+ * *view (when not NULL) its view and *at (when not NULL) its position among
+ * the components, so that the caller need not look it up or read it again. A
+ * component that already holds exactly these fields is kept as it is (*out is
+ * that object): a cell run again rebuilds nothing. */
+int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at, json_t *sheet,
+                           const char *name, int known, uint64_t bytes, const char *status,
+                           const char *source, const char *phase, const char *cls, vs_error *err);
 
 /* Replaces component i by a copy of it with key set to value (taken): a
  * stored component is never edited in place, so that snapshots sharing it

@@ -135,7 +135,7 @@ START_TEST(component_view_writes_the_stored_shape)
     vs_jw w = VS_JW_INIT(&out);
     vs_error err;
     char *want;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "kv \"cache\"", 1, 17179869184ULL,
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, "kv \"cache\"", 1, 17179869184ULL,
                                             "estimated", "formula", "generate", "kv_cache", &err),
                      0);
     vs_component_view_read(&v, c);
@@ -205,8 +205,9 @@ START_TEST(component_views_follow_the_sheet)
     ck_assert_uint_eq(views.n, 0);
     vs_component_views_free(&views);
     ck_assert_int_eq(
-        vs_sheet_put_component(&c, NULL, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err), 0);
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "a", 0, 0, "unknown", "to measure",
+        vs_sheet_put_component(&c, NULL, NULL, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err),
+        0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, "a", 0, 0, "unknown", "to measure",
                                             "train", "activations", &err),
                      0);
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
@@ -233,9 +234,9 @@ static void put_named(json_t *s, const char *name, uint64_t bytes)
 {
     json_t *c;
     vs_error err;
-    ck_assert_int_eq(
-        vs_sheet_put_component(&c, NULL, s, name, 1, bytes, "estimated", NULL, NULL, NULL, &err),
-        0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, name, 1, bytes, "estimated", NULL,
+                                            NULL, NULL, &err),
+                     0);
     ck_assert_ptr_eq(vs_sheet_component(s, name), c);
 }
 
@@ -348,7 +349,7 @@ START_TEST(the_same_declaration_keeps_the_component)
     vs_error err;
     size_t i;
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        ck_assert_int_eq(vs_sheet_put_component(&now, &view, s, "kv", steps[i].known,
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, NULL, s, "kv", steps[i].known,
                                                 steps[i].bytes, steps[i].status, steps[i].source,
                                                 steps[i].phase, steps[i].cls, &err),
                          0);
@@ -392,7 +393,7 @@ START_TEST(a_new_component_hands_back_its_view)
     vs_error err;
     size_t i;
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        ck_assert_int_eq(vs_sheet_put_component(&now, &view, s, steps[i].name, steps[i].known,
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, NULL, s, steps[i].name, steps[i].known,
                                                 steps[i].bytes, steps[i].status, steps[i].source,
                                                 steps[i].phase, steps[i].cls, &err),
                          0);
@@ -454,11 +455,12 @@ START_TEST(fields_write_the_sheet_as_stored)
     const char *k;
     json_t *v;
     char *text;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "kv \"q\"", 1, 17179869184ULL, "estimated",
-                                            "formula", "generate", "kv_cache", &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, "kv \"q\"", 1, 17179869184ULL,
+                                            "estimated", "formula", "generate", "kv_cache", &err),
                      0);
     ck_assert_int_eq(
-        vs_sheet_put_component(&c, NULL, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
+        vs_sheet_put_component(&c, NULL, NULL, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err),
+        0);
     odd = json_pack("{s:s, s:i, s:s}", "name", "odd", "bytes", 5, "note", "not in the layout");
     json_array_append_new(vs_sheet_array(s, VS_SK_COMPONENTS), odd);
     /* the six keys, but an amount as text: written as it is, not as unknown */
