@@ -194,6 +194,13 @@ int vs_arg_error(const vs_arg *a, vs_error *err, int rc);
 /* Small helpers shared by verbs: reject unknown keys (VS_EVALUE naming the
  * accepted ones, at the key's column), read an integer/bytes/count key. */
 int vs_line_check_keys(const vs_line *line, const char *const *allowed, vs_error *err);
+/* vs_line_check_keys, and each allowed key's pair in one walk of the line:
+ * found[k] is the pair of allowed[k] (NULL-terminated, not NULL itself), or
+ * NULL; found has room for every allowed key. For a verb that reads several
+ * keys (`reserve`, every line of a long sheet), where a vs_line_pair each
+ * walked the line again. */
+int vs_line_take_keys(const vs_line *line, const char *const *allowed, const vs_arg **found,
+                      vs_error *err);
 int vs_line_get_uint(const vs_line *line, const char *key, int required, uint64_t *out,
                      int *present, vs_error *err);
 int vs_line_get_bytes(const vs_line *line, const char *key, int required, uint64_t *out,

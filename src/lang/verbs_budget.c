@@ -34,9 +34,8 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                          "[source=\"...\"] [phase=P] [class=C] | reserve NAME status=unknown | "
                          "reserve remove NAME";
     const vs_arg *a0 = vs_line_positional(line, 0), *a1 = vs_line_positional(line, 1);
-    const vs_arg *amount_arg = NULL, *st = vs_line_pair(line, "status"),
-                 *cl = vs_line_pair(line, "class");
-    const vs_arg *src = vs_line_pair(line, "source"), *ph = vs_line_pair(line, "phase");
+    const vs_arg *amount_arg = NULL, *st, *src, *ph, *cl;
+    const vs_arg *given[sizeof vs_verb_reserve_keys / sizeof *vs_verb_reserve_keys];
     const char *name, *status, *cls;
     json_t *sheet, *comp;
     vs_component_view stored;
@@ -46,8 +45,12 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     size_t at;
     int rc, known = 0;
 
-    if ((rc = vs_line_check_keys(line, vs_verb_reserve_keys, err)) < 0)
+    if ((rc = vs_line_take_keys(line, vs_verb_reserve_keys, given, err)) < 0)
         return rc;
+    st = given[0]; /* vs_verb_reserve_keys' order */
+    src = given[1];
+    ph = given[2];
+    cl = given[3];
     if (!a0)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
