@@ -149,6 +149,11 @@ const struct vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_
  * still in that place. Best effort (memory): the view is read then. */
 void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
                              const struct vs_component_view *view);
+/* A JSON string of word, one of a vocabulary's (a status, a class: sheet/
+ * vocab.h), made once for the cell and borrowed: a long reserve's components
+ * share it (vs_component_words) instead of a copy each. NULL when memory is
+ * short or the cell holds as many words as it keeps. */
+json_t *vs_ctx_word(vs_ctx *ctx, const char *word);
 /* The cell's budget chart memo (render/svg.h): `envelope` and `candidates`
  * draw through it, so the second draws nothing when the chart would be the
  * same. Freed when any component view changes (vs_ctx_component_views): its

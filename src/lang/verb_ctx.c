@@ -13,6 +13,7 @@
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 static char *dup_opt(const char *s)
 {
@@ -247,6 +248,27 @@ const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *shee
     ctx->views.n = n;
     ctx->views_of = of;
     return &ctx->views;
+}
+
+json_t *vs_ctx_word(vs_ctx *ctx, const char *word)
+{
+    size_t k;
+    json_t *w;
+    for (k = 0; k < ctx->nwords; k++) {
+        const char *t = json_string_value(ctx->words[k]);
+        if (t[0] == word[0] && !strcmp(t, word))
+            return ctx->words[k];
+    }
+    if (ctx->nwords == sizeof ctx->words / sizeof ctx->words[0] ||
+        !(w = vs_json_stringn(word, strlen(word))))
+        return NULL;
+    return ctx->words[ctx->nwords++] = w;
+}
+
+void vs_ctx_drop_words(vs_ctx *ctx)
+{
+    while (ctx->nwords)
+        json_decref(ctx->words[--ctx->nwords]);
 }
 
 vs_svg_memo *vs_ctx_chart_memo(vs_ctx *ctx)

@@ -38,6 +38,10 @@ struct vs_ctx {
         vs_component_view view;
     } * stored;
     size_t nstored, stored_cap;
+    /* the vocabulary's words as JSON strings, made once for the cell and
+     * shared by the components that say them (vs_ctx_word) */
+    json_t *words[16];
+    size_t nwords;
     /* the budget chart drawn last in the cell, with what it showed: the
      * chart of `envelope` and of `candidates` (vs_ctx_chart_memo); its key
      * holds the texts of views, so it goes with them (vs_ctx_drop_views) */
@@ -62,5 +66,7 @@ json_t *vs_ctx_restored_sheets(vs_ctx *ctx);
 
 /* Releases the component views handed out (vs_ctx_component_views). */
 void vs_ctx_drop_views(vs_ctx *ctx);
+/* Releases the words (vs_ctx_word): at the end of the cell. */
+void vs_ctx_drop_words(vs_ctx *ctx);
 
 #endif

@@ -28,6 +28,12 @@
 
 const char *const vs_verb_reserve_keys[] = {"status", "source", "phase", "class", NULL};
 
+/* The cell's string of a vocabulary word (vs_component_words). */
+static json_t *ctx_word(void *ctx, const char *word)
+{
+    return vs_ctx_word(ctx, word);
+}
+
 int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "reserve AMOUNT | reserve NAME AMOUNT [status=estimated|measured] "
@@ -42,6 +48,7 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     vs_vocab_status status_of;
     vs_vocab_class class_of;
     uint64_t bytes = 0;
+    vs_component_words words;
     size_t at;
     int rc, known = 0;
 
@@ -128,7 +135,9 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
             err, VS_EVALUE, cl->line, cl->value_column, "class must be %s, not '%s'",
             vs_verb_join_names(choices, sizeof choices, vs_vocab_class_names, ", ", " or "), cls);
     }
-    if ((rc = vs_sheet_put_component(&comp, &stored, &at, sheet, name, known, bytes, status,
+    words.word = ctx_word;
+    words.data = ctx;
+    if ((rc = vs_sheet_put_component(&comp, &stored, &at, sheet, &words, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)
         return vs_arg_error(a0, err, rc);

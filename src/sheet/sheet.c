@@ -473,8 +473,8 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
                            const char *cls, vs_error *err)
 {
     json_t *c;
-    return vs_sheet_put_component(&c, NULL, NULL, sheet, name, known, bytes, status, source, phase,
-                                  cls, err);
+    return vs_sheet_put_component(&c, NULL, NULL, sheet, NULL, name, known, bytes, status, source,
+                                  phase, cls, err);
 }
 
 /* The view of a component just built from vals (the six layout fields in
@@ -497,9 +497,17 @@ static void view_of_built(vs_component_view *v, json_t *const vals[LAYOUT_KEYS],
     v->value = known ? bytes : 0;
 }
 
+/* The string words gives for s, else a new one (null for NULL). */
+static json_t *word_or_new(const vs_component_words *words, const char *s)
+{
+    json_t *w = s && words ? words->word(words->data, s) : NULL;
+    return w ? json_incref(w) : str_or_null(s);
+}
+
 int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out, json_t *sheet,
-                           const char *name, int known, uint64_t bytes, const char *status,
-                           const char *source, const char *phase, const char *cls, vs_error *err)
+                           const vs_component_words *words, const char *name, int known,
+                           uint64_t bytes, const char *status, const char *source,
+                           const char *phase, const char *cls, vs_error *err)
 {
     static const char *const keys[LAYOUT_KEYS] = {"name",   "bytes", "status",
                                                   "source", "phase", "class"};
@@ -537,10 +545,10 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
     /* key by key in the layout's order; json_pack parsed its format each time */
     vals[0] = str_or_null(name);
     vals[1] = known ? json_integer((json_int_t)bytes) : json_null();
-    vals[2] = str_or_null(status);
+    vals[2] = word_or_new(words, status);
     vals[3] = str_or_null(source);
     vals[4] = str_or_null(phase);
-    vals[5] = str_or_null(cls);
+    vals[5] = word_or_new(words, cls);
     c = json_object();
     for (k = 0; k < LAYOUT_KEYS; k++) {
         /* a set that fails has released its value; the ones after it are ours */

@@ -144,9 +144,21 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
  * the components, so that the caller need not look it up or read it again. A
  * component that already holds exactly these fields is kept as it is (*out is
  * that object): a cell run again rebuilds nothing. */
+typedef struct vs_component_words {
+    /* A JSON string of word (borrowed), or NULL for none */
+    json_t *(*word)(void *data, const char *word);
+    void *data;
+} vs_component_words;
+/* words (may be NULL): where the strings come from that many components
+ * share, their status and class (a cell's `reserve` lines): a component
+ * built holds the string words gives for its status and its class, when it
+ * gives one, rather than a copy of its own (strings are shared, never
+ * edited: util/json.h). Asked only when a component is built, not when one
+ * that holds these fields is kept. */
 int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at, json_t *sheet,
-                           const char *name, int known, uint64_t bytes, const char *status,
-                           const char *source, const char *phase, const char *cls, vs_error *err);
+                           const vs_component_words *words, const char *name, int known,
+                           uint64_t bytes, const char *status, const char *source,
+                           const char *phase, const char *cls, vs_error *err);
 
 /* Replaces component i by a copy of it with key set to value (taken): a
  * stored component is never edited in place, so that snapshots sharing it

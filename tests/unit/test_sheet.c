@@ -135,8 +135,9 @@ START_TEST(component_view_writes_the_stored_shape)
     vs_jw w = VS_JW_INIT(&out);
     vs_error err;
     char *want;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, "kv \"cache\"", 1, 17179869184ULL,
-                                            "estimated", "formula", "generate", "kv_cache", &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "kv \"cache\"", 1,
+                                            17179869184ULL, "estimated", "formula", "generate",
+                                            "kv_cache", &err),
                      0);
     vs_component_view_read(&v, c);
     vs_jw_open(&w, '{');
@@ -204,11 +205,11 @@ START_TEST(component_views_follow_the_sheet)
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
     ck_assert_uint_eq(views.n, 0);
     vs_component_views_free(&views);
-    ck_assert_int_eq(
-        vs_sheet_put_component(&c, NULL, NULL, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err),
-        0);
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, "a", 0, 0, "unknown", "to measure",
-                                            "train", "activations", &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "b", 1, 7, "estimated", NULL,
+                                            NULL, NULL, &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "a", 0, 0, "unknown",
+                                            "to measure", "train", "activations", &err),
                      0);
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
     ck_assert_uint_eq(views.n, 2);
@@ -234,8 +235,8 @@ static void put_named(json_t *s, const char *name, uint64_t bytes)
 {
     json_t *c;
     vs_error err;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, name, 1, bytes, "estimated", NULL,
-                                            NULL, NULL, &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, name, 1, bytes, "estimated",
+                                            NULL, NULL, NULL, &err),
                      0);
     ck_assert_ptr_eq(vs_sheet_component(s, name), c);
 }
@@ -349,7 +350,7 @@ START_TEST(the_same_declaration_keeps_the_component)
     vs_error err;
     size_t i;
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        ck_assert_int_eq(vs_sheet_put_component(&now, &view, NULL, s, "kv", steps[i].known,
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, NULL, s, NULL, "kv", steps[i].known,
                                                 steps[i].bytes, steps[i].status, steps[i].source,
                                                 steps[i].phase, steps[i].cls, &err),
                          0);
@@ -393,9 +394,10 @@ START_TEST(a_new_component_hands_back_its_view)
     vs_error err;
     size_t i;
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        ck_assert_int_eq(vs_sheet_put_component(&now, &view, NULL, s, steps[i].name, steps[i].known,
-                                                steps[i].bytes, steps[i].status, steps[i].source,
-                                                steps[i].phase, steps[i].cls, &err),
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, NULL, s, NULL, steps[i].name,
+                                                steps[i].known, steps[i].bytes, steps[i].status,
+                                                steps[i].source, steps[i].phase, steps[i].cls,
+                                                &err),
                          0);
         ck_assert_uint_eq(json_array_size(vs_sheet_array(s, VS_SK_COMPONENTS)), i + 1);
         ck_assert_ptr_eq(vs_sheet_component(s, steps[i].name), now);
@@ -408,6 +410,59 @@ START_TEST(a_new_component_hands_back_its_view)
         ck_assert_uint_eq(view.value, steps[i].known ? steps[i].bytes : 0);
     }
     json_decref(s);
+}
+END_TEST
+
+/* A source of shared strings for the tests: "estimated" and "other" only,
+ * counting how often it is asked. */
+typedef struct {
+    json_t *estimated, *other;
+    int asked;
+} words_fixture;
+
+static json_t *fixture_word(void *data, const char *word)
+{
+    words_fixture *f = data;
+    f->asked++;
+    return !strcmp(word, "estimated") ? f->estimated : !strcmp(word, "other") ? f->other : NULL;
+}
+
+/* A component built holds the strings the caller's words give (the same
+ * objects, one more reference each), its own for a word they do not give
+ * (NULL), and one that is kept as it was (the same fields again) asks for
+ * none; what is stored reads the same either way. */
+START_TEST(components_hold_the_words_given)
+{
+    words_fixture f = {json_string("estimated"), json_string("other"), 0};
+    vs_component_words words = {fixture_word, &f};
+    json_t *s = vs_sheet_new("words"), *a, *b, *again;
+    vs_component_view va, vb;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_put_component(&a, &va, NULL, s, &words, "a", 1, 10, "estimated", NULL,
+                                            NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_eq(json_object_get(a, "status"), f.estimated);
+    ck_assert_ptr_eq(json_object_get(a, "class"), f.other); /* NULL class: "other" */
+    ck_assert_ptr_eq(va.status, f.estimated);
+    ck_assert_int_eq(f.estimated->refcount, 2);
+    ck_assert_int_eq(f.asked, 2);
+    ck_assert_int_eq(vs_sheet_put_component(&b, &vb, NULL, s, &words, "b", 0, 0, "unknown",
+                                            "to measure", NULL, "kv_cache", &err),
+                     0);
+    ck_assert_str_eq(json_string_value(json_object_get(b, "status")), "unknown");
+    ck_assert_str_eq(json_string_value(json_object_get(b, "class")), "kv_cache");
+    ck_assert_int_eq(f.asked, 4);
+    /* the same fields again: kept, nothing asked */
+    ck_assert_int_eq(vs_sheet_put_component(&again, NULL, NULL, s, &words, "a", 1, 10, "estimated",
+                                            NULL, NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_eq(again, a);
+    ck_assert_int_eq(f.asked, 4);
+    json_decref(s); /* the components' references go with the sheet */
+    ck_assert_int_eq(f.estimated->refcount, 1);
+    ck_assert_int_eq(f.other->refcount, 1);
+    json_decref(f.estimated);
+    json_decref(f.other);
 }
 END_TEST
 
@@ -455,12 +510,12 @@ START_TEST(fields_write_the_sheet_as_stored)
     const char *k;
     json_t *v;
     char *text;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, "kv \"q\"", 1, 17179869184ULL,
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "kv \"q\"", 1, 17179869184ULL,
                                             "estimated", "formula", "generate", "kv_cache", &err),
                      0);
-    ck_assert_int_eq(
-        vs_sheet_put_component(&c, NULL, NULL, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err),
-        0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "act", 0, 0, "unknown", NULL,
+                                            NULL, NULL, &err),
+                     0);
     odd = json_pack("{s:s, s:i, s:s}", "name", "odd", "bytes", 5, "note", "not in the layout");
     json_array_append_new(vs_sheet_array(s, VS_SK_COMPONENTS), odd);
     /* the six keys, but an amount as text: written as it is, not as unknown */
@@ -531,6 +586,7 @@ int main(void)
     tcase_add_test(tc, the_same_declaration_keeps_the_component);
     tcase_add_test(tc, a_new_component_hands_back_its_view);
     tcase_add_test(tc, the_card_generation_says_unseen_after_each_touch);
+    tcase_add_test(tc, components_hold_the_words_given);
     tcase_add_test(tc, fields_write_the_sheet_as_stored);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
