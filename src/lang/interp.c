@@ -338,6 +338,7 @@ done:
     free(snap_records);
     vs_buf_free(&ctx.effects);
     vs_ctx_drop_views(&ctx);
+    vs_ctx_drop_words(&ctx);
     vs_cell_free(cell);
     return rc;
 }

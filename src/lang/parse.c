@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "util/arena.h"
-#include "util/buf.h"
 #include "util/utf8.h"
 #include "util/word.h"
 
@@ -97,25 +96,42 @@ static void skip_word_run(cursor *c, char stop)
     c->i = i;
 }
 
-/* Printable ASCII inside a string other than '"' and '\\', appended to b. */
-static void copy_string_run(cursor *c, vs_buf *b)
+/* Where a string's value is written: its own place in the cell's copy (see
+ * scratch), from its opening quote on. The value is never longer than the
+ * text it is read from (an escape is two bytes for one, a joined line two or
+ * three for none), so it never reaches the closing quote. */
+typedef struct {
+    char *p;
+    size_t n;
+} out_text;
+
+/* Printable ASCII inside a string other than '"' and '\\', copied to o. */
+static void copy_string_run(cursor *c, out_text *o)
 {
     size_t i = plain_run(c->s, c->i, c->len, 0x20, 0);
-    vs_buf_append(b, c->s + c->i, i - c->i);
+    memcpy(o->p + o->n, c->s + c->i, i - c->i);
+    o->n += i - c->i;
     c->col += (int)(i - c->i);
     c->i = i;
 }
 
 /* Advancing counts columns on lead bytes; a lead byte moves the column when it
  * is consumed, so the column of the next character is right once the whole
- * sequence is consumed. Copy one whole code point. */
-static void copy_char(cursor *c, vs_buf *b)
+ * sequence is consumed. Skips one whole code point. */
+static void skip_char(cursor *c)
 {
-    size_t start = c->i;
     advance(c);
     while (!at_end(c) && ((unsigned char)c->s[c->i] & 0xC0) == 0x80)
         advance(c);
-    vs_buf_append(b, c->s + start, c->i - start);
+}
+
+/* Copies one whole code point to o. */
+static void copy_char(cursor *c, out_text *o)
+{
+    size_t start = c->i;
+    skip_char(c);
+    memcpy(o->p + o->n, c->s + start, c->i - start);
+    o->n += c->i - start;
 }
 
 /* A control character that typed text may not hold: every C0 control but tab
@@ -276,8 +292,8 @@ static int arg_ends(const cursor *c)
     return ch == '\n' || is_space(ch) || at_continuation(c);
 }
 
-/* Reads a double-quoted string at the cursor (on the quote) into b. */
-static int read_string(cursor *c, vs_buf *b, vs_error *err)
+/* Reads a double-quoted string at the cursor (on the quote) into o. */
+static int read_string(cursor *c, out_text *o, vs_error *err)
 {
     int line = c->line, col = c->col;
     long long at = (long long)c->i;
@@ -306,16 +322,16 @@ static int read_string(cursor *c, vs_buf *b, vs_error *err)
             }
             switch (nx) {
             case '"':
-                vs_buf_putc(b, '"');
+                o->p[o->n++] = '"';
                 break;
             case '\\':
-                vs_buf_putc(b, '\\');
+                o->p[o->n++] = '\\';
                 break;
             case 'n':
-                vs_buf_putc(b, '\n');
+                o->p[o->n++] = '\n';
                 break;
             case 't':
-                vs_buf_putc(b, '\t');
+                o->p[o->n++] = '\t';
                 break;
             default:
                 if (nx < 0)
@@ -334,9 +350,9 @@ static int read_string(cursor *c, vs_buf *b, vs_error *err)
             advance(c);
             continue;
         }
-        copy_string_run(c, b);
+        copy_string_run(c, o);
         if (!at_end(c) && peek(c, 0) != '"' && peek(c, 0) != '\\')
-            copy_char(c, b);
+            copy_char(c, o);
     }
 }
 
@@ -393,14 +409,27 @@ void vs_cell_free(vs_cell *cell)
     free(cell);
 }
 
-/* What a line is built in before it is copied to the cell's arena: one text
- * buffer and one argument array, reused line after line. */
+/* What a line is built in: the argument array, reused line after line, and
+ * a copy of the whole cell in its arena that the verb, keys and values are
+ * pieces of. A piece ends where the text has a byte that is no part of any
+ * piece (the blank, newline, '=' or '#' after it, or the end: the copy has
+ * one byte more), overwritten by its NUL in the copy; a string's value is
+ * written over its own quoted text in the copy (out_text). The cursor reads
+ * the text itself, never the copy. One copy of the cell instead of one per
+ * word (about 1,100 in a 200-line cell). */
 typedef struct {
     vs_arena *arena;
-    vs_buf text;
+    char *copy; /* the cell's text, len + 1 bytes */
     vs_arg *args;
     size_t nargs, cap;
 } scratch;
+
+/* The piece of the cell [start, end): NUL-terminated in the copy. */
+static char *piece(scratch *s, size_t start, size_t end)
+{
+    s->copy[end] = '\0';
+    return s->copy + start;
+}
 
 static int push_arg(scratch *s, const vs_arg *a)
 {
@@ -416,23 +445,17 @@ static int push_arg(scratch *s, const vs_arg *a)
     return 0;
 }
 
-/* The text buffer's contents, copied to the arena. */
-static char *keep_text(scratch *s)
-{
-    return vs_buf_failed(&s->text) ? NULL
-                                   : vs_arena_strndup(s->arena, vs_buf_str(&s->text), s->text.len);
-}
-
 /* Parses the arguments of one logical line (the verb is already read). On `--`,
  * the rest of the logical line becomes raw (when allow_raw). */
 static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error *err)
 {
-    vs_buf *b = &s->text;
     int rc = 0;
     s->nargs = 0;
     for (;;) {
         vs_arg a;
-        const char *word = NULL; /* where the value starts in the text, when a word */
+        size_t word = 0; /* where the value starts in the text, when is_word */
+        int is_word = 0;
+        out_text text = {NULL, 0}; /* a string's value */
         int ch;
         skip_blanks(c);
         if (line_ends(c))
@@ -485,9 +508,9 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             }
             *c = save;
         }
-        vs_buf_reset(b);
         if (ch == '"') {
-            rc = read_string(c, b, err);
+            text.p = s->copy + c->i;
+            rc = read_string(c, &text, err);
             if (rc < 0)
                 goto done;
             if (!arg_ends(c)) {
@@ -503,8 +526,7 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             goto done;
         } else {
             /* A word; it becomes a pair if it starts with a valid key and '='.
-             * A word is a piece of the cell's text, copied from there to the
-             * arena (most arguments are words: no scratch copy first). */
+             * A word is a piece of the cell's text (most arguments are). */
             size_t start = c->i;
             for (;;) {
                 skip_word_run(c, '=');
@@ -514,14 +536,9 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             }
             if (peek(c, 0) == '=' && key_valid(c->s + start, c->i - start)) {
                 a.kind = VS_ARG_PAIR;
-                a.key = vs_arena_strndup(s->arena, c->s + start, c->i - start);
-                if (!a.key) {
-                    rc = vs_error_oom(err);
-                    goto done;
-                }
-                advance(c); /* '=' */
+                a.key = piece(s, start, c->i); /* over the '=' */
+                advance(c);                    /* '=' */
                 a.value_column = c->col;
-                vs_buf_reset(b);
                 if (arg_ends(c)) {
                     rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
                                          "'%s=' has no value: expected %s=VALUE (quote an empty "
@@ -530,33 +547,35 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                     goto done;
                 }
                 if (peek(c, 0) == '"') {
-                    rc = read_string(c, b, err);
+                    text.p = s->copy + c->i;
+                    rc = read_string(c, &text, err);
                     if (rc == 0 && !arg_ends(c))
                         rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
                                              "expected a space after the closing '\"'");
                     a.quoted = 1;
                 } else {
-                    word = c->s + c->i;
+                    word = c->i;
+                    is_word = 1;
                     rc = read_word(c, err);
                 }
                 if (rc < 0) {
                     goto done;
                 }
             } else {
-                word = c->s + start;
+                word = start;
+                is_word = 1;
                 rc = read_word(c, err);
                 if (rc < 0)
                     goto done;
                 a.kind = VS_ARG_WORD;
             }
         }
-        if (vs_buf_failed(b)) {
-            rc = vs_error_oom(err);
-            goto done;
-        }
-        a.value =
-            word ? vs_arena_strndup(s->arena, word, (size_t)(c->s + c->i - word)) : keep_text(s);
-        if (!a.value || push_arg(s, &a) < 0) {
+        /* a word ends at the blank, newline or end after it; a string's value
+         * inside its own quotes */
+        a.value = is_word
+                      ? piece(s, word, c->i)
+                      : piece(s, (size_t)(text.p - s->copy), (size_t)(text.p - s->copy) + text.n);
+        if (push_arg(s, &a) < 0) {
             rc = vs_error_oom(err);
             goto done;
         }
@@ -591,14 +610,13 @@ static int push_line(vs_cell *cell, size_t *cap, vs_line *l)
 /* Reads the verb at the cursor (a name, or %%name when magic). */
 static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err)
 {
-    vs_buf *b = &s->text;
     char what[32];
+    const char *v;
+    size_t start = c->i;
     int rc = 0;
-    vs_buf_reset(b);
-    if (magic) {
+    if (magic) { /* the "%%" stays in the verb */
         advance(c);
         advance(c);
-        vs_buf_puts(b, "%%");
     }
     if (peek(c, 0) == '"') {
         rc = vs_error_set_at(err, VS_ESYNTAX, l->line, l->column,
@@ -606,19 +624,13 @@ static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err
         goto done;
     }
     for (;;) {
-        size_t start = c->i;
         skip_word_run(c, '#');
-        vs_buf_append(b, c->s + start, c->i - start);
         if (arg_ends(c) || peek(c, 0) == '#')
             break;
-        copy_char(c, b);
+        skip_char(c);
     }
-    if (vs_buf_failed(b)) {
-        rc = vs_error_oom(err);
-        goto done;
-    }
-    if (!verb_valid(vs_buf_str(b) + (magic ? 2 : 0))) {
-        const char *v = vs_buf_str(b);
+    v = piece(s, start, c->i); /* over the blank, newline or '#' after it */
+    if (!verb_valid(v + (magic ? 2 : 0))) {
         snprintf(what, sizeof what, "%s", v);
         if (strlen(v) >= sizeof what) {
             /* cut on a code point boundary */
@@ -639,9 +651,7 @@ static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err
                                  what);
         goto done;
     }
-    l->verb = keep_text(s);
-    if (!l->verb)
-        rc = vs_error_oom(err);
+    l->verb = (char *)v;
 done:
     return rc;
 }
@@ -650,7 +660,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
 {
     vs_cell *cell = NULL;
     cursor c;
-    scratch sc = {NULL, VS_BUF_INIT, NULL, 0, 0};
+    scratch sc = {NULL, NULL, NULL, 0, 0};
     size_t cap = 0;
     int rc, first = 1;
     *out = NULL;
@@ -658,10 +668,13 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
     if (rc < 0)
         return rc;
     cell = calloc(1, sizeof *cell);
-    if (!cell || !(cell->arena = sc.arena = vs_arena_new())) {
-        free(cell);
+    if (!cell || !(cell->arena = sc.arena = vs_arena_new()) ||
+        !(sc.copy = vs_arena_alloc(sc.arena, len + 1))) {
+        vs_cell_free(cell);
         return vs_error_oom(err);
     }
+    memcpy(sc.copy, text, len);
+    sc.copy[len] = '\0';
     c.s = text;
     c.len = len;
     c.i = 0;
@@ -714,7 +727,6 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
     cell = NULL;
 fail:
     vs_cell_free(cell);
-    vs_buf_free(&sc.text);
     free(sc.args);
     return rc;
 }

@@ -26,6 +26,7 @@
 #include "util/error.h"
 
 typedef struct vs_ctx vs_ctx;
+struct vs_component_view; /* sheet/sheet.h */
 
 typedef int (*vs_verb_fn)(vs_ctx *ctx, const vs_line *line, vs_error *err);
 
@@ -142,6 +143,17 @@ size_t vs_ctx_sheet_count(vs_ctx *ctx);
  * ones when each is in its place. Borrowed: valid until the next call (or the
  * end of the cell). NULL when memory is short. */
 const struct vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet);
+/* A verb that stored component at position at of a sheet (`reserve`) hands
+ * on its view (vs_sheet_put_component's): the next vs_ctx_component_views
+ * takes it instead of reading the component again, while that object is
+ * still in that place. Best effort (memory): the view is read then. */
+void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
+                             const struct vs_component_view *view);
+/* A JSON string of word, one of a vocabulary's (a status, a class: sheet/
+ * vocab.h), made once for the cell and borrowed: a long reserve's components
+ * share it (vs_component_words) instead of a copy each. NULL when memory is
+ * short or the cell holds as many words as it keeps. */
+json_t *vs_ctx_word(vs_ctx *ctx, const char *word);
 /* The cell's budget chart memo (render/svg.h): `envelope` and `candidates`
  * draw through it, so the second draws nothing when the chart would be the
  * same. Freed when any component view changes (vs_ctx_component_views): its
@@ -187,6 +199,13 @@ int vs_arg_error(const vs_arg *a, vs_error *err, int rc);
 /* Small helpers shared by verbs: reject unknown keys (VS_EVALUE naming the
  * accepted ones, at the key's column), read an integer/bytes/count key. */
 int vs_line_check_keys(const vs_line *line, const char *const *allowed, vs_error *err);
+/* vs_line_check_keys, and each allowed key's pair in one walk of the line:
+ * found[k] is the pair of allowed[k] (NULL-terminated, not NULL itself), or
+ * NULL; found has room for every allowed key. For a verb that reads several
+ * keys (`reserve`, every line of a long sheet), where a vs_line_pair each
+ * walked the line again. */
+int vs_line_take_keys(const vs_line *line, const char *const *allowed, const vs_arg **found,
+                      vs_error *err);
 int vs_line_get_uint(const vs_line *line, const char *key, int required, uint64_t *out,
                      int *present, vs_error *err);
 int vs_line_get_bytes(const vs_line *line, const char *key, int required, uint64_t *out,

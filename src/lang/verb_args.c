@@ -72,6 +72,27 @@ int vs_line_check_keys(const vs_line *line, const char *const *allowed, vs_error
     return 0;
 }
 
+int vs_line_take_keys(const vs_line *line, const char *const *allowed, const vs_arg **found,
+                      vs_error *err)
+{
+    size_t i, k, n = 0;
+    while (allowed[n])
+        found[n++] = NULL;
+    for (i = 0; i < line->nargs; i++) {
+        const vs_arg *a = &line->args[i];
+        if (a->kind != VS_ARG_PAIR)
+            continue;
+        for (k = 0; k < n && !(allowed[k][0] == a->key[0] && !strcmp(allowed[k], a->key)); k++)
+            ;
+        /* an unknown key or one given twice: the error vs_line_check_keys
+         * gives, word for word (it stops at this same pair) */
+        if (k == n || found[k])
+            return vs_line_check_keys(line, allowed, err);
+        found[k] = a;
+    }
+    return 0;
+}
+
 typedef int (*parse_fn)(uint64_t *out, const char *text, vs_error *err);
 
 static int get_key(const vs_line *line, const char *key, int required, uint64_t *out, int *present,

@@ -13,6 +13,7 @@
 #include "render/bundle.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
+#include "util/json.h"
 
 static char *dup_opt(const char *s)
 {
@@ -135,11 +136,59 @@ json_t *vs_ctx_restored_sheets(vs_ctx *ctx)
 
 void vs_ctx_drop_views(vs_ctx *ctx)
 {
+    size_t i;
     /* the chart's key holds the views' texts by address */
     vs_svg_memo_free(&ctx->chart);
     vs_component_views_free(&ctx->views);
     json_decref(ctx->views_of);
     ctx->views_of = NULL;
+    for (i = 0; i < ctx->nstored; i++)
+        json_decref(ctx->stored[i].component);
+    free(ctx->stored);
+    ctx->stored = NULL;
+    ctx->nstored = ctx->stored_cap = 0;
+}
+
+void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
+                             const vs_component_view *view)
+{
+    struct vs_ctx_stored *st;
+    /* already among the views in that place (a cell run again keeps what
+     * it declares): nothing to note */
+    if (ctx->views_of && json_array_get(ctx->views_of, at) == component)
+        return;
+    /* best effort: a note that cannot be kept only leaves the view to read.
+     * Grown four times over: each move copies every note, and a long cell
+     * stores a component a line */
+    if (ctx->nstored == ctx->stored_cap) {
+        size_t cap = ctx->stored_cap ? ctx->stored_cap * 4 : 64;
+        struct vs_ctx_stored *p = realloc(ctx->stored, cap * sizeof *p);
+        if (!p)
+            return;
+        ctx->stored = p;
+        ctx->stored_cap = cap;
+    }
+    st = &ctx->stored[ctx->nstored++];
+    st->at = at;
+    st->component = json_incref(component);
+    st->view = *view;
+}
+
+/* The view of c, component i of the sheet: the one a verb handed on when it
+ * stored c there (vs_ctx_component_stored), else read from c. *k walks the
+ * notes, which come in the order of their places when a cell adds
+ * components one after the other; a note out of that order, or for an
+ * object no longer in its place, is passed over (the view is read). */
+static void view_at(vs_ctx *ctx, size_t i, json_t *c, vs_component_view *out, size_t *k)
+{
+    const vs_component_view *noted = NULL;
+    for (; *k < ctx->nstored && ctx->stored[*k].at <= i; (*k)++)
+        if (ctx->stored[*k].at == i && ctx->stored[*k].component == c)
+            noted = &ctx->stored[*k].view;
+    if (noted)
+        *out = *noted;
+    else
+        vs_component_view_read(out, c);
 }
 
 /* The verbs that walk every component (envelope, weights, formats,
@@ -147,11 +196,14 @@ void vs_ctx_drop_views(vs_ctx *ctx)
  * between them, and reading a view is a walk of the component's keys: a long
  * reserve's were read four times in a cell. A component is replaced, never
  * edited (sheet.h), so the same objects in the same places are the same
- * views; holding them means no freed one is mistaken for a new one. */
+ * views; holding them means no freed one is mistaken for a new one. The
+ * components a verb of the cell stored (`reserve`: most of a long sheet's)
+ * come with their views, noted as they were stored, and are not read. */
 const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *sheet)
 {
-    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
-    size_t i, n = json_array_size(comps);
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *of, *c;
+    size_t i, n = json_array_size(comps), k = 0, held;
+    vs_component_view *v;
     if (ctx->views_of && json_array_size(ctx->views_of) == n) {
         /* The same count in the same places: only the components replaced
          * since are read again. A cell run again replaces the few an
@@ -161,27 +213,62 @@ const vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_t *shee
          * it goes as soon as one is replaced. */
         int moved = 0;
         for (i = 0; i < n; i++) {
-            json_t *c = json_array_get(comps, i);
+            c = json_array_get(comps, i);
             if (json_array_get(ctx->views_of, i) == c)
                 continue;
             if (!moved++)
                 vs_svg_memo_free(&ctx->chart);
             if (json_array_set(ctx->views_of, i, c) < 0)
                 break; /* read them all below */
-            vs_component_view_read(&ctx->views.v[i], c);
+            view_at(ctx, i, c, &ctx->views.v[i], &k);
         }
         if (i == n)
             return &ctx->views;
     }
-    vs_ctx_drop_views(ctx);
-    if (vs_component_views_read(&ctx->views, sheet) < 0)
-        return NULL;
-    ctx->views_of = json_is_array(comps) ? json_copy(comps) : json_array();
-    if (!ctx->views_of) {
-        vs_component_views_free(&ctx->views);
+    /* A component added or removed: a new set of views, each one held from
+     * before when the same object is in the same place, else noted or read. */
+    v = malloc((n ? n : 1) * sizeof *v);
+    of = json_is_array(comps) ? json_copy(comps) : json_array();
+    if (!of || !v) {
+        json_decref(of);
+        free(v);
+        vs_ctx_drop_views(ctx);
         return NULL;
     }
+    held = ctx->views_of ? json_array_size(ctx->views_of) : 0;
+    for (i = 0; i < n; i++) {
+        c = json_array_get(comps, i);
+        if (i < held && json_array_get(ctx->views_of, i) == c)
+            v[i] = ctx->views.v[i];
+        else
+            view_at(ctx, i, c, &v[i], &k);
+    }
+    vs_ctx_drop_views(ctx); /* the notes too: every one is in the views now or out of date */
+    ctx->views.v = v;
+    ctx->views.n = n;
+    ctx->views_of = of;
     return &ctx->views;
+}
+
+json_t *vs_ctx_word(vs_ctx *ctx, const char *word)
+{
+    size_t k;
+    json_t *w;
+    for (k = 0; k < ctx->nwords; k++) {
+        const char *t = json_string_value(ctx->words[k]);
+        if (t[0] == word[0] && !strcmp(t, word))
+            return ctx->words[k];
+    }
+    if (ctx->nwords == sizeof ctx->words / sizeof ctx->words[0] ||
+        !(w = vs_json_stringn(word, strlen(word))))
+        return NULL;
+    return ctx->words[ctx->nwords++] = w;
+}
+
+void vs_ctx_drop_words(vs_ctx *ctx)
+{
+    while (ctx->nwords)
+        json_decref(ctx->words[--ctx->nwords]);
 }
 
 vs_svg_memo *vs_ctx_chart_memo(vs_ctx *ctx)

@@ -29,6 +29,19 @@ struct vs_ctx {
      * components they were read from, held so that none is freed under them */
     json_t *views_of;
     vs_component_views views;
+    /* the components verbs stored since the views were last handed out, in
+     * the order they were stored (vs_ctx_component_stored): where each went,
+     * the object (a reference held, as views_of holds its own) and its view */
+    struct vs_ctx_stored {
+        size_t at;
+        json_t *component;
+        vs_component_view view;
+    } * stored;
+    size_t nstored, stored_cap;
+    /* the vocabulary's words as JSON strings, made once for the cell and
+     * shared by the components that say them (vs_ctx_word) */
+    json_t *words[16];
+    size_t nwords;
     /* the budget chart drawn last in the cell, with what it showed: the
      * chart of `envelope` and of `candidates` (vs_ctx_chart_memo); its key
      * holds the texts of views, so it goes with them (vs_ctx_drop_views) */
@@ -53,5 +66,7 @@ json_t *vs_ctx_restored_sheets(vs_ctx *ctx);
 
 /* Releases the component views handed out (vs_ctx_component_views). */
 void vs_ctx_drop_views(vs_ctx *ctx);
+/* Releases the words (vs_ctx_word): at the end of the cell. */
+void vs_ctx_drop_words(vs_ctx *ctx);
 
 #endif

@@ -28,25 +28,36 @@
 
 const char *const vs_verb_reserve_keys[] = {"status", "source", "phase", "class", NULL};
 
+/* The cell's string of a vocabulary word (vs_component_words). */
+static json_t *ctx_word(void *ctx, const char *word)
+{
+    return vs_ctx_word(ctx, word);
+}
+
 int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "reserve AMOUNT | reserve NAME AMOUNT [status=estimated|measured] "
                          "[source=\"...\"] [phase=P] [class=C] | reserve NAME status=unknown | "
                          "reserve remove NAME";
     const vs_arg *a0 = vs_line_positional(line, 0), *a1 = vs_line_positional(line, 1);
-    const vs_arg *amount_arg = NULL, *st = vs_line_pair(line, "status"),
-                 *cl = vs_line_pair(line, "class");
-    const vs_arg *src = vs_line_pair(line, "source"), *ph = vs_line_pair(line, "phase");
+    const vs_arg *amount_arg = NULL, *st, *src, *ph, *cl;
+    const vs_arg *given[sizeof vs_verb_reserve_keys / sizeof *vs_verb_reserve_keys];
     const char *name, *status, *cls;
     json_t *sheet, *comp;
     vs_component_view stored;
     vs_vocab_status status_of;
     vs_vocab_class class_of;
     uint64_t bytes = 0;
+    vs_component_words words;
+    size_t at;
     int rc, known = 0;
 
-    if ((rc = vs_line_check_keys(line, vs_verb_reserve_keys, err)) < 0)
+    if ((rc = vs_line_take_keys(line, vs_verb_reserve_keys, given, err)) < 0)
         return rc;
+    st = given[0]; /* vs_verb_reserve_keys' order */
+    src = given[1];
+    ph = given[2];
+    cl = given[3];
     if (!a0)
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column, "expected `%s`", syntax);
     if (!(sheet = vs_verb_sheet_of(ctx, err)))
@@ -124,10 +135,15 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
             err, VS_EVALUE, cl->line, cl->value_column, "class must be %s, not '%s'",
             vs_verb_join_names(choices, sizeof choices, vs_vocab_class_names, ", ", " or "), cls);
     }
-    if ((rc = vs_sheet_put_component(&comp, &stored, sheet, name, known, bytes, status,
+    words.word = ctx_word;
+    words.data = ctx;
+    if ((rc = vs_sheet_put_component(&comp, &stored, &at, sheet, &words, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)
         return vs_arg_error(a0, err, rc);
+    /* the verbs that walk every component after a long reserve take this
+     * view rather than reading the component again */
+    vs_ctx_component_stored(ctx, at, comp, &stored);
     {
         vs_reserve_said said = {name,
                                 amount_arg == a0,

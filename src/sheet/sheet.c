@@ -10,6 +10,9 @@
 /* Where each component is, by name (see index_of). */
 #define INDEX_KEY "_component_at"
 
+/* The layout's keys of a component: name, bytes, status, source, phase, class. */
+#define LAYOUT_KEYS 6
+
 json_t *vs_sheet_new(const char *title)
 {
     char id[VS_SHEET_ID_MAX];
@@ -357,11 +360,17 @@ static json_t *index_of(const json_t *sheet, const json_t *comps)
                                                                                       : NULL;
 }
 
-/* Index of the component named name (name_len bytes) in comps, or -1. */
-static long find_component(const json_t *sheet, json_t *comps, const char *name, size_t name_len)
+/* Index of the component named name (name_len bytes) in comps, or -1.
+ * *index_out, when not NULL, is the index found covering comps (or NULL): a
+ * caller about to add the component hands it to index_put rather than
+ * looking it up in the sheet again. */
+static long find_component(const json_t *sheet, json_t *comps, const char *name, size_t name_len,
+                           json_t **index_out)
 {
     size_t i, n = json_array_size(comps);
     json_t *index = index_of(sheet, comps);
+    if (index_out)
+        *index_out = index;
     if (index) {
         json_t *at = json_object_getn(index, name, name_len);
         json_int_t k;
@@ -377,14 +386,15 @@ static long find_component(const json_t *sheet, json_t *comps, const char *name,
     return -1;
 }
 
-/* Records that position at holds name, rebuilding the index first when it
- * does not cover the other components. Best effort: a failure only leaves
- * the next lookup to scan. */
-static void index_put(json_t *sheet, json_t *comps, size_t at, const char *name)
+/* Records that position at (the last) holds name. index is what
+ * find_component found covering the components before this one was
+ * appended, or NULL: the index is rebuilt first. Best effort: a failure only
+ * leaves the next lookup to scan. */
+static void index_put(json_t *sheet, json_t *comps, size_t at, const char *name, json_t *index)
 {
-    json_t *index = json_object_get(sheet, INDEX_KEY), *c;
+    json_t *c;
     size_t i, n = json_array_size(comps);
-    if (!json_is_object(index) || json_object_size(index) + 1 != n) {
+    if (!index || json_object_size(index) + 1 != n) {
         if (!(index = json_object()) || json_object_set_new_nocheck(sheet, INDEX_KEY, index) < 0)
             return;
         json_array_foreach(comps, i, c)
@@ -423,7 +433,7 @@ int vs_sheet_remove_component(json_t *sheet, size_t i)
 json_t *vs_sheet_component(const json_t *sheet, const char *name)
 {
     json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
-    long i = find_component(sheet, comps, name, strlen(name));
+    long i = find_component(sheet, comps, name, strlen(name), NULL);
     return i < 0 ? NULL : json_array_get(comps, (size_t)i);
 }
 
@@ -463,17 +473,49 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
                            const char *cls, vs_error *err)
 {
     json_t *c;
-    return vs_sheet_put_component(&c, NULL, sheet, name, known, bytes, status, source, phase, cls,
-                                  err);
+    return vs_sheet_put_component(&c, NULL, NULL, sheet, NULL, name, known, bytes, status, source,
+                                  phase, cls, err);
 }
 
-int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet, const char *name,
-                           int known, uint64_t bytes, const char *status, const char *source,
+/* The view of a component just built from vals (the six layout fields in
+ * order), as vs_component_view_read would read it, without walking the
+ * object's keys back: every `reserve` line that adds one hands its view on. */
+static void view_of_built(vs_component_view *v, json_t *const vals[LAYOUT_KEYS], int known,
+                          uint64_t bytes)
+{
+    json_t **slots[LAYOUT_KEYS] = {&v->name, NULL, &v->status, &v->source, &v->phase, &v->cls};
+    size_t k;
+    memset(v, 0, sizeof *v);
+    for (k = 0; k < LAYOUT_KEYS; k++) {
+        v->nulls += json_is_null(vals[k]);
+        if (slots[k] && json_is_string(vals[k]))
+            *slots[k] = vals[k];
+    }
+    v->keys = LAYOUT_KEYS;
+    v->known = known;
+    v->bytes_null = !known;
+    v->value = known ? bytes : 0;
+}
+
+/* The string words gives for s, else a new one (null for NULL). */
+static json_t *word_or_new(const vs_component_words *words, const char *s)
+{
+    json_t *w = s && words ? words->word(words->data, s) : NULL;
+    return w ? json_incref(w) : str_or_null(s);
+}
+
+int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out, json_t *sheet,
+                           const vs_component_words *words, const char *name, int known,
+                           uint64_t bytes, const char *status, const char *source,
                            const char *phase, const char *cls, vs_error *err)
 {
-    json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
-    long at = find_component(sheet, arr, name, strlen(name));
+    static const char *const keys[LAYOUT_KEYS] = {"name",   "bytes", "status",
+                                                  "source", "phase", "class"};
+    json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c, *index;
+    json_t *vals[LAYOUT_KEYS];
+    long at = find_component(sheet, arr, name, strlen(name), &index);
     vs_component_view was;
+    size_t k;
     *out = NULL;
     json_t *old = at < 0 ? NULL : json_array_get(arr, (size_t)at);
     if (known && bytes > (uint64_t)INT64_MAX)
@@ -496,19 +538,28 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
         *out = old;
         if (view)
             *view = was;
+        if (at_out)
+            *at_out = (size_t)at;
         return 0;
     }
     /* key by key in the layout's order; json_pack parsed its format each time */
+    vals[0] = str_or_null(name);
+    vals[1] = known ? json_integer((json_int_t)bytes) : json_null();
+    vals[2] = word_or_new(words, status);
+    vals[3] = str_or_null(source);
+    vals[4] = str_or_null(phase);
+    vals[5] = word_or_new(words, cls);
     c = json_object();
-    if (!c || json_object_set_new_nocheck(c, "name", str_or_null(name)) ||
-        json_object_set_new_nocheck(c, "bytes",
-                                    known ? json_integer((json_int_t)bytes) : json_null()) ||
-        json_object_set_new_nocheck(c, "status", str_or_null(status)) ||
-        json_object_set_new_nocheck(c, "source", str_or_null(source)) ||
-        json_object_set_new_nocheck(c, "phase", str_or_null(phase)) ||
-        json_object_set_new_nocheck(c, "class", str_or_null(cls))) {
-        json_decref(c);
-        return vs_error_set(err, VS_ENOMEM, "out of memory (or a name that is not UTF-8)");
+    for (k = 0; k < LAYOUT_KEYS; k++) {
+        /* a set that fails has released its value; the ones after it are ours */
+        if (!c || !vals[k] || json_object_setn_new_nocheck(c, keys[k], strlen(keys[k]), vals[k])) {
+            if (c && vals[k])
+                k++;
+            for (; k < LAYOUT_KEYS; k++)
+                json_decref(vals[k]);
+            json_decref(c);
+            return vs_error_set(err, VS_ENOMEM, "out of memory (or a name that is not UTF-8)");
+        }
     }
     if (!arr) {
         arr = json_array();
@@ -523,41 +574,48 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet,
     } else {
         if (json_array_append_new(arr, c))
             return vs_error_set(err, VS_ENOMEM, "out of memory");
-        index_put(sheet, arr, json_array_size(arr) - 1, name);
+        index_put(sheet, arr, json_array_size(arr) - 1, name, index);
     }
     *out = c;
-    if (view)
-        vs_component_view_read(view, c);
+    if (at_out)
+        *at_out = old ? (size_t)at : json_array_size(arr) - 1;
+    if (view) /* c holds vals: they live as long as it does */
+        view_of_built(view, vals, known, bytes);
     return 0;
 }
 
 #define CARD_GEN_KEY "_card_gen"
-#define CARD_SEEN_KEY "_card_seen"
 
-/* A new integer each time: snapshots share scalars (util/json.h), so the
- * count is replaced, never set in place. */
+/* One integer holds the generation and whether it was seen: 2 x the count,
+ * plus 1 once seen. What follows the card asks after every line of a cell
+ * (vs_sheet_card_unseen), and each key asked is a hash lookup in the sheet:
+ * one key, not a count and a seen count side by side, halves it. A new
+ * integer each time: snapshots share scalars (util/json.h), so it is
+ * replaced, never set in place. When it cannot be written (memory) the key
+ * goes, which reads as unseen. */
+static json_int_t card_count(const json_t *g)
+{
+    return json_is_integer(g) ? json_integer_value(g) / 2 : 0;
+}
+
+static void card_gen_set(json_t *sheet, json_int_t count, int seen)
+{
+    if (json_object_set_new_nocheck(sheet, CARD_GEN_KEY, json_integer(count * 2 + !!seen)) < 0)
+        json_object_del(sheet, CARD_GEN_KEY);
+}
+
 void vs_sheet_card_touch(json_t *sheet)
 {
-    json_t *g = json_object_get(sheet, CARD_GEN_KEY);
-    json_int_t n = json_is_integer(g) ? json_integer_value(g) : 0;
-    if (json_object_set_new_nocheck(sheet, CARD_GEN_KEY, json_integer(n + 1)) < 0) {
-        json_object_del(sheet, CARD_GEN_KEY);
-        json_object_del(sheet, CARD_SEEN_KEY);
-    }
+    card_gen_set(sheet, card_count(json_object_get(sheet, CARD_GEN_KEY)) + 1, 0);
 }
 
 int vs_sheet_card_unseen(const json_t *sheet)
 {
-    json_t *g = json_object_get(sheet, CARD_GEN_KEY), *seen = json_object_get(sheet, CARD_SEEN_KEY);
-    return !json_is_integer(g) || !json_is_integer(seen) ||
-           json_integer_value(g) != json_integer_value(seen);
+    json_t *g = json_object_get(sheet, CARD_GEN_KEY);
+    return !json_is_integer(g) || !(json_integer_value(g) & 1);
 }
 
 void vs_sheet_card_saw(json_t *sheet)
 {
-    json_t *g = json_object_get(sheet, CARD_GEN_KEY);
-    json_int_t n = json_is_integer(g) ? json_integer_value(g) : 0;
-    if ((!g && json_object_set_new_nocheck(sheet, CARD_GEN_KEY, json_integer(n)) < 0) ||
-        json_object_set_new_nocheck(sheet, CARD_SEEN_KEY, json_integer(n)) < 0)
-        json_object_del(sheet, CARD_SEEN_KEY);
+    card_gen_set(sheet, card_count(json_object_get(sheet, CARD_GEN_KEY)), 1);
 }

@@ -140,11 +140,24 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
                            const char *cls, vs_error *err);
 
 /* As vs_sheet_set_component; *out (borrowed) receives the component as stored,
- * and *view (when not NULL) its view, so that the caller need not look it up
- * or read it again. A component that already holds exactly these fields is
- * kept as it is (*out is that object): a cell run again rebuilds nothing. */
-int vs_sheet_put_component(json_t **out, vs_component_view *view, json_t *sheet, const char *name,
-                           int known, uint64_t bytes, const char *status, const char *source,
+ * *view (when not NULL) its view and *at (when not NULL) its position among
+ * the components, so that the caller need not look it up or read it again. A
+ * component that already holds exactly these fields is kept as it is (*out is
+ * that object): a cell run again rebuilds nothing. */
+typedef struct vs_component_words {
+    /* A JSON string of word (borrowed), or NULL for none */
+    json_t *(*word)(void *data, const char *word);
+    void *data;
+} vs_component_words;
+/* words (may be NULL): where the strings come from that many components
+ * share, their status and class (a cell's `reserve` lines): a component
+ * built holds the string words gives for its status and its class, when it
+ * gives one, rather than a copy of its own (strings are shared, never
+ * edited: util/json.h). Asked only when a component is built, not when one
+ * that holds these fields is kept. */
+int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at, json_t *sheet,
+                           const vs_component_words *words, const char *name, int known,
+                           uint64_t bytes, const char *status, const char *source,
                            const char *phase, const char *cls, vs_error *err);
 
 /* Replaces component i by a copy of it with key set to value (taken): a
@@ -158,11 +171,12 @@ int vs_sheet_remove_component(json_t *sheet, size_t i);
 
 /* The card's generation: a count in a runtime key ("_card_gen") that every
  * writer of the card or the placement moves with vs_sheet_card_touch, so that
- * what follows the card (lang/derive.c) learns whether it moved from two
- * integers instead of comparing documents after every line. A sheet made or
- * loaded elsewhere has no count: vs_sheet_card_unseen says 1 until
- * vs_sheet_card_saw. When the count cannot be written (memory), both keys go,
- * which reads as unseen: never a stale "nothing moved". */
+ * what follows the card (lang/derive.c) learns whether it moved from one
+ * integer (the count and, in its low bit, whether it was seen) instead of
+ * comparing documents after every line. A sheet made or loaded elsewhere has
+ * no count: vs_sheet_card_unseen says 1 until vs_sheet_card_saw. When the
+ * count cannot be written (memory), the key goes, which reads as unseen:
+ * never a stale "nothing moved". */
 void vs_sheet_card_touch(json_t *sheet);
 /* 1 unless vs_sheet_card_saw ran since the last touch. */
 int vs_sheet_card_unseen(const json_t *sheet);

@@ -1,10 +1,10 @@
 /* arena.h — many small allocations freed at once.
  *
- * A parsed cell holds a string for each verb, key and value (about 1,400 for
- * a 200-line cell) that all live exactly as long as the cell: allocating them
- * one by one from malloc, then freeing each, was a quarter of parsing. An
- * arena hands out pieces of large blocks and frees the blocks together. No
- * I/O; not thread-safe (one owner).
+ * A parsed cell holds its copy of the text (the verbs, keys and values are
+ * pieces of it), its lines' argument arrays and raw texts, that all live
+ * exactly as long as the cell: allocating them one by one from malloc, then
+ * freeing each, was a quarter of parsing. An arena hands out pieces of large
+ * blocks and frees the blocks together. No I/O; not thread-safe (one owner).
  */
 #ifndef VS_UTIL_ARENA_H
 #define VS_UTIL_ARENA_H

@@ -234,6 +234,51 @@ START_TEST(test_views_follow_a_replaced_component)
 }
 END_TEST
 
+/* The name of component i of a payload's "components". */
+static const char *component_name(json_t *bundle, size_t i)
+{
+    json_t *c = json_array_get(json_object_get(payload(bundle), "components"), i);
+    return json_string_value(json_object_get(c, "name"));
+}
+
+/* `reserve` hands each component's view on to the verbs that walk them all
+ * later in the cell. What they show is what a cell that only reads the sheet
+ * shows (its views all read from the components): after a component is
+ * declared again in its place (its first view out of date), one is removed
+ * (the places after it move) and one is added in the freed place. */
+START_TEST(test_views_take_what_reserve_stored)
+{
+    vs_interp *ip = vs_interp_new(NULL), *fresh = vs_interp_new(NULL);
+    json_t *r, *want;
+    char *got_text, *want_text;
+    r = run_ok(ip,
+               "sheet V\nmodel m params=1000000\nformat bf16\nreserve a 1MiB\nreserve b 2MiB\n"
+               "reserve a 3MiB\nreserve remove b\nreserve c 4MiB\nenvelope",
+               NULL);
+    /* a at 3 x 1,048,576 bytes, then c at 4 x 1,048,576; b gone */
+    ck_assert_uint_eq(json_array_size(json_object_get(payload(r), "components")), 2);
+    ck_assert_str_eq(component_name(r, 0), "a");
+    ck_assert_int_eq(component_bytes(r, 0), 3145728);
+    ck_assert_str_eq(component_name(r, 1), "c");
+    ck_assert_int_eq(component_bytes(r, 1), 4194304);
+    /* the same sheet in another session, its envelope in a cell of its own */
+    json_decref(run_ok(fresh,
+                       "sheet V\nmodel m params=1000000\nformat bf16\nreserve a 3MiB\n"
+                       "reserve c 4MiB",
+                       NULL));
+    want = run_ok(fresh, "envelope", NULL);
+    got_text = json_dumps(r, JSON_SORT_KEYS | JSON_COMPACT);
+    want_text = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
+    ck_assert_str_eq(got_text, want_text);
+    free(got_text);
+    free(want_text);
+    json_decref(want);
+    json_decref(r);
+    vs_interp_free(fresh);
+    vs_interp_free(ip);
+}
+END_TEST
+
 /* The canonical text of the sheet of that id, as the session holds it. */
 static char *sheet_text(vs_interp *ip, const char *title)
 {
@@ -778,6 +823,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_last_result_and_displays);
     tcase_add_test(tc, test_views_follow_a_replaced_component);
+    tcase_add_test(tc, test_views_take_what_reserve_stored);
     tcase_add_test(tc, test_convert_payload);
     tcase_add_test(tc, test_convert_errors);
     tcase_add_test(tc, test_sheets);

@@ -293,6 +293,43 @@ START_TEST(test_not_nul_terminated)
 }
 END_TEST
 
+/* Every verb, key and value is a piece of one copy of the cell, ended by a
+ * NUL over the byte after it: pieces that meet at a delimiter (a verb before
+ * '#', a key before '=', a value before a continuation or at the very end),
+ * strings written over their own quotes (escapes and joined lines make them
+ * shorter, an empty one is empty), and the text handed in is left as it was. */
+START_TEST(test_pieces_meet_at_delimiters)
+{
+    const char text[] = "reserve#c\n"
+                        "gpu k=\"\" q=\"a\\\"b\\\\c\\td\" w=x\\\n"
+                        "  y \"p\\\nq\" last";
+    char before[sizeof text];
+    vs_cell *c = NULL;
+    vs_error err;
+    const vs_line *l;
+    memcpy(before, text, sizeof text);
+    ck_assert_int_eq(vs_parse_cell(&c, text, sizeof text - 1, &err), 0);
+    ck_assert_mem_eq(text, before, sizeof text); /* the input is not written */
+    ck_assert_uint_eq(c->nlines, 2);
+    ck_assert_str_eq(c->lines[0].verb, "reserve");
+    ck_assert_uint_eq(c->lines[0].nargs, 0);
+    l = &c->lines[1];
+    ck_assert_str_eq(l->verb, "gpu");
+    ck_assert_uint_eq(l->nargs, 6);
+    ck_assert_str_eq(l->args[0].key, "k");
+    ck_assert_str_eq(l->args[0].value, "");
+    ck_assert_int_eq(l->args[0].quoted, 1);
+    ck_assert_str_eq(l->args[1].key, "q");
+    ck_assert_str_eq(l->args[1].value, "a\"b\\c\td");
+    ck_assert_str_eq(l->args[2].key, "w");
+    ck_assert_str_eq(l->args[2].value, "x"); /* the continuation's backslash ends it */
+    ck_assert_str_eq(l->args[3].value, "y");
+    ck_assert_str_eq(l->args[4].value, "pq");   /* the line joined inside the string */
+    ck_assert_str_eq(l->args[5].value, "last"); /* ends at the end of the text */
+    vs_cell_free(c);
+}
+END_TEST
+
 START_TEST(test_random_megabyte)
 {
     /* a 1 MB cell of random bytes is a clean error (or a clean parse), quickly */
@@ -455,6 +492,7 @@ int main(void)
     tcase_add_test(tc, test_error_controls_every_offset);
     tcase_add_test(tc, test_error_positions);
     tcase_add_test(tc, test_not_nul_terminated);
+    tcase_add_test(tc, test_pieces_meet_at_delimiters);
     tcase_add_test(tc, test_random_megabyte);
     suite_add_tcase(s, tc);
     return vs_check_run(s);

@@ -135,8 +135,9 @@ START_TEST(component_view_writes_the_stored_shape)
     vs_jw w = VS_JW_INIT(&out);
     vs_error err;
     char *want;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "kv \"cache\"", 1, 17179869184ULL,
-                                            "estimated", "formula", "generate", "kv_cache", &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "kv \"cache\"", 1,
+                                            17179869184ULL, "estimated", "formula", "generate",
+                                            "kv_cache", &err),
                      0);
     vs_component_view_read(&v, c);
     vs_jw_open(&w, '{');
@@ -204,10 +205,11 @@ START_TEST(component_views_follow_the_sheet)
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
     ck_assert_uint_eq(views.n, 0);
     vs_component_views_free(&views);
-    ck_assert_int_eq(
-        vs_sheet_put_component(&c, NULL, s, "b", 1, 7, "estimated", NULL, NULL, NULL, &err), 0);
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "a", 0, 0, "unknown", "to measure",
-                                            "train", "activations", &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "b", 1, 7, "estimated", NULL,
+                                            NULL, NULL, &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "a", 0, 0, "unknown",
+                                            "to measure", "train", "activations", &err),
                      0);
     ck_assert_int_eq(vs_component_views_read(&views, s), 0);
     ck_assert_uint_eq(views.n, 2);
@@ -233,9 +235,9 @@ static void put_named(json_t *s, const char *name, uint64_t bytes)
 {
     json_t *c;
     vs_error err;
-    ck_assert_int_eq(
-        vs_sheet_put_component(&c, NULL, s, name, 1, bytes, "estimated", NULL, NULL, NULL, &err),
-        0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, name, 1, bytes, "estimated",
+                                            NULL, NULL, NULL, &err),
+                     0);
     ck_assert_ptr_eq(vs_sheet_component(s, name), c);
 }
 
@@ -307,6 +309,21 @@ START_TEST(components_are_found_by_name_after_any_change)
 }
 END_TEST
 
+/* Every field of two views, the amounts and counts by value and the strings
+ * by the JSON value they point at. */
+static void assert_same_view(const vs_component_view *a, const vs_component_view *b, size_t step)
+{
+    ck_assert_msg(a->name == b->name && a->status == b->status && a->source == b->source &&
+                      a->phase == b->phase && a->cls == b->cls,
+                  "step %zu: a string of the view is not the stored one", step);
+    ck_assert_msg(a->known == b->known && a->bytes_null == b->bytes_null && a->value == b->value &&
+                      a->keys == b->keys && a->nulls == b->nulls && a->managed == b->managed,
+                  "step %zu: known %d/%d, null %d/%d, value %llu/%llu, keys %u/%u, nulls %u/%u",
+                  step, a->known, b->known, a->bytes_null, b->bytes_null,
+                  (unsigned long long)a->value, (unsigned long long)b->value, a->keys, b->keys,
+                  a->nulls, b->nulls);
+}
+
 /* Declaring a component again with the same fields keeps the stored object
  * (a cell run again); any field that differs replaces it with the new one. */
 START_TEST(the_same_declaration_keeps_the_component)
@@ -333,7 +350,7 @@ START_TEST(the_same_declaration_keeps_the_component)
     vs_error err;
     size_t i;
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        ck_assert_int_eq(vs_sheet_put_component(&now, &view, s, "kv", steps[i].known,
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, NULL, s, NULL, "kv", steps[i].known,
                                                 steps[i].bytes, steps[i].status, steps[i].source,
                                                 steps[i].phase, steps[i].cls, &err),
                          0);
@@ -345,12 +362,138 @@ START_TEST(the_same_declaration_keeps_the_component)
         ck_assert_str_eq(json_string_value(json_object_get(now, "status")), steps[i].status);
         /* the view handed back is the stored component's */
         vs_component_view_read(&read, now);
-        ck_assert(view.name == read.name && view.status == read.status &&
-                  view.source == read.source && view.phase == read.phase && view.cls == read.cls &&
-                  view.known == read.known && view.value == read.value && view.keys == read.keys);
+        assert_same_view(&view, &read, i);
         ck_assert_int_eq(json_is_null(json_object_get(now, "bytes")), !steps[i].known);
         c = now;
     }
+    json_decref(s);
+}
+END_TEST
+
+/* A component added (a new name) hands back the view of what it stored, as
+ * reading the stored object gives it: the nulls counted by hand for each
+ * case (an unknown amount, a missing source and phase, a missing class stored
+ * as "other"). */
+START_TEST(a_new_component_hands_back_its_view)
+{
+    static const struct {
+        const char *name;
+        int known;
+        uint64_t bytes;
+        const char *status, *source, *phase, *cls;
+        unsigned nulls; /* of the six stored fields */
+    } steps[] = {
+        {"a", 1, 100, "estimated", "formula", "generate", "kv_cache", 0},
+        {"b", 1, 0, "estimated", NULL, NULL, NULL, 2},                /* source, phase */
+        {"c", 0, 0, "unknown", "to measure", NULL, "activations", 2}, /* bytes, phase */
+        {"d", 0, 0, "unknown", NULL, NULL, NULL, 3},                  /* bytes, source, phase */
+        {"e", 1, 9223372036854775807ULL, "measured", "nvml", "load", "other", 0},
+    };
+    json_t *s = vs_sheet_new("views"), *now;
+    vs_component_view view, read;
+    vs_error err;
+    size_t i;
+    for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        ck_assert_int_eq(vs_sheet_put_component(&now, &view, NULL, s, NULL, steps[i].name,
+                                                steps[i].known, steps[i].bytes, steps[i].status,
+                                                steps[i].source, steps[i].phase, steps[i].cls,
+                                                &err),
+                         0);
+        ck_assert_uint_eq(json_array_size(vs_sheet_array(s, VS_SK_COMPONENTS)), i + 1);
+        ck_assert_ptr_eq(vs_sheet_component(s, steps[i].name), now);
+        vs_component_view_read(&read, now);
+        assert_same_view(&view, &read, i);
+        ck_assert_uint_eq(view.nulls, steps[i].nulls);
+        ck_assert_uint_eq(view.keys, 6);
+        ck_assert_str_eq(json_string_value(view.cls), steps[i].cls ? steps[i].cls : "other");
+        ck_assert_int_eq(view.known, steps[i].known);
+        ck_assert_uint_eq(view.value, steps[i].known ? steps[i].bytes : 0);
+    }
+    json_decref(s);
+}
+END_TEST
+
+/* A source of shared strings for the tests: "estimated" and "other" only,
+ * counting how often it is asked. */
+typedef struct {
+    json_t *estimated, *other;
+    int asked;
+} words_fixture;
+
+static json_t *fixture_word(void *data, const char *word)
+{
+    words_fixture *f = data;
+    f->asked++;
+    return !strcmp(word, "estimated") ? f->estimated : !strcmp(word, "other") ? f->other : NULL;
+}
+
+/* A component built holds the strings the caller's words give (the same
+ * objects, one more reference each), its own for a word they do not give
+ * (NULL), and one that is kept as it was (the same fields again) asks for
+ * none; what is stored reads the same either way. */
+START_TEST(components_hold_the_words_given)
+{
+    words_fixture f = {json_string("estimated"), json_string("other"), 0};
+    vs_component_words words = {fixture_word, &f};
+    json_t *s = vs_sheet_new("words"), *a, *b, *again;
+    vs_component_view va, vb;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_put_component(&a, &va, NULL, s, &words, "a", 1, 10, "estimated", NULL,
+                                            NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_eq(json_object_get(a, "status"), f.estimated);
+    ck_assert_ptr_eq(json_object_get(a, "class"), f.other); /* NULL class: "other" */
+    ck_assert_ptr_eq(va.status, f.estimated);
+    ck_assert_int_eq(f.estimated->refcount, 2);
+    ck_assert_int_eq(f.asked, 2);
+    ck_assert_int_eq(vs_sheet_put_component(&b, &vb, NULL, s, &words, "b", 0, 0, "unknown",
+                                            "to measure", NULL, "kv_cache", &err),
+                     0);
+    ck_assert_str_eq(json_string_value(json_object_get(b, "status")), "unknown");
+    ck_assert_str_eq(json_string_value(json_object_get(b, "class")), "kv_cache");
+    ck_assert_int_eq(f.asked, 4);
+    /* the same fields again: kept, nothing asked */
+    ck_assert_int_eq(vs_sheet_put_component(&again, NULL, NULL, s, &words, "a", 1, 10, "estimated",
+                                            NULL, NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_eq(again, a);
+    ck_assert_int_eq(f.asked, 4);
+    json_decref(s); /* the components' references go with the sheet */
+    ck_assert_int_eq(f.estimated->refcount, 1);
+    ck_assert_int_eq(f.other->refcount, 1);
+    json_decref(f.estimated);
+    json_decref(f.other);
+}
+END_TEST
+
+/* The card's generation, as what follows the card reads it: a new sheet is
+ * unseen until seen, every touch makes it unseen again (twice in a row too),
+ * a snapshot taken while seen stays seen when the sheet it was taken from is
+ * touched (the count is replaced, never set in place), and a sheet whose
+ * count went (no memory to write it) reads as unseen. */
+START_TEST(the_card_generation_says_unseen_after_each_touch)
+{
+    json_t *s = vs_sheet_new("gen"), *snap;
+    ck_assert(vs_sheet_card_unseen(s));
+    vs_sheet_card_saw(s);
+    ck_assert(!vs_sheet_card_unseen(s));
+    vs_sheet_card_saw(s); /* seeing again changes nothing */
+    ck_assert(!vs_sheet_card_unseen(s));
+    vs_sheet_card_touch(s);
+    ck_assert(vs_sheet_card_unseen(s));
+    vs_sheet_card_touch(s);
+    ck_assert(vs_sheet_card_unseen(s));
+    vs_sheet_card_saw(s);
+    ck_assert(!vs_sheet_card_unseen(s));
+    snap = json_copy(s); /* shares the count, as a cell's copy does */
+    vs_sheet_card_touch(s);
+    ck_assert(vs_sheet_card_unseen(s));
+    ck_assert(!vs_sheet_card_unseen(snap));
+    json_object_del(s, "_card_gen");
+    ck_assert(vs_sheet_card_unseen(s));
+    vs_sheet_card_saw(s);
+    ck_assert(!vs_sheet_card_unseen(s));
+    json_decref(snap);
     json_decref(s);
 }
 END_TEST
@@ -367,11 +510,12 @@ START_TEST(fields_write_the_sheet_as_stored)
     const char *k;
     json_t *v;
     char *text;
-    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, s, "kv \"q\"", 1, 17179869184ULL, "estimated",
-                                            "formula", "generate", "kv_cache", &err),
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "kv \"q\"", 1, 17179869184ULL,
+                                            "estimated", "formula", "generate", "kv_cache", &err),
                      0);
-    ck_assert_int_eq(
-        vs_sheet_put_component(&c, NULL, s, "act", 0, 0, "unknown", NULL, NULL, NULL, &err), 0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "act", 0, 0, "unknown", NULL,
+                                            NULL, NULL, &err),
+                     0);
     odd = json_pack("{s:s, s:i, s:s}", "name", "odd", "bytes", 5, "note", "not in the layout");
     json_array_append_new(vs_sheet_array(s, VS_SK_COMPONENTS), odd);
     /* the six keys, but an amount as text: written as it is, not as unknown */
@@ -440,6 +584,9 @@ int main(void)
     tcase_add_test(tc, component_views_follow_the_sheet);
     tcase_add_test(tc, components_are_found_by_name_after_any_change);
     tcase_add_test(tc, the_same_declaration_keeps_the_component);
+    tcase_add_test(tc, a_new_component_hands_back_its_view);
+    tcase_add_test(tc, the_card_generation_says_unseen_after_each_touch);
+    tcase_add_test(tc, components_hold_the_words_given);
     tcase_add_test(tc, fields_write_the_sheet_as_stored);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
