@@ -612,7 +612,11 @@ const vs_verb vs_verbs_records[] = {
      "loaded, and the cache folder. `hub offline` forbids every request for this session, as "
      "HF_HUB_OFFLINE=1 does for the process (huggingface_hub's setting); `hub online` lifts "
      "it (HF_HUB_OFFLINE in the environment still forbids). Offline, a model or weights file "
-     "missing from the cache gets the command that fetches it and where it goes.",
+     "missing from the cache gets the command that fetches it and where it goes. An endpoint "
+     "that could not be reached (its name not resolved, no connection, no answer before the "
+     "timeout) is not asked again for 30 s, and the same failure is given at once: a cell "
+     "run again, or one of several `model` lines, does not wait on it each time; `hub` or "
+     "`hub online` asks again at the next request.",
      no_keys, hub_words, 0, NULL},
     {0},
 };

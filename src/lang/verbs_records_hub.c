@@ -24,6 +24,9 @@ int vs_verb_hub(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                syntax, a->value);
     if (a)
         vs_ctx_set_hub_offline(ctx, !strcmp(a->value, "offline"));
+    /* the user looks at the Hub again: the next request asks it, even if it
+     * was found unreachable a moment ago */
+    vs_hfhub_forget_unreachable();
     if (!(st = calloc(1, sizeof *st)))
         return vs_error_oom(err);
     vs_hfhub_status(st);

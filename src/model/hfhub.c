@@ -36,6 +36,11 @@ int vs_hfhub_offline(void)
     return env_true("HF_HUB_OFFLINE");
 }
 
+void vs_hfhub_forget_unreachable(void)
+{
+    vs_http_forget_unreachable();
+}
+
 int vs_hfhub_can_fetch(const vs_hub_progress *p, char *why, size_t n)
 {
     char lib[400];

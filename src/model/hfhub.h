@@ -63,6 +63,10 @@ int vs_hfhub_offline(void);
  * how to get libcurl) in why. p may be NULL. */
 int vs_hfhub_can_fetch(const vs_hub_progress *p, char *why, size_t n);
 
+/* Forgets an endpoint found unreachable (net/http.h's VS_HTTP_UNREACHABLE_MS),
+ * so that the next request asks it again: `hub` does it. */
+void vs_hfhub_forget_unreachable(void);
+
 /* What `model` and `weights` may ask of the Hub, for `hub`: the endpoint,
  * whether the environment forbids it, where a token would come from (never
  * the token), whether libcurl loads (why not), the cache folder. */

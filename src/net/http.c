@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/clock.h"
+
 /* The few curl types, options and codes used here, declared after curl's
  * public curl/curl.h (CURLOPTTYPE_LONG 0, _OBJECTPOINT 10000,
  * _FUNCTIONPOINT 20000; CURLINFO_STRING 0x100000, _LONG 0x200000), so that no
@@ -37,7 +39,15 @@ enum {
     CURLOPT_XFERINFOFUNCTION = 20219,
 };
 enum { CURLINFO_RESPONSE_CODE = 0x200000 + 2, CURLINFO_REDIRECT_URL = 0x100000 + 31 };
-enum { CURLE_OK = 0, CURLE_WRITE_ERROR = 23, CURLE_ABORTED_BY_CALLBACK = 42 };
+enum {
+    CURLE_OK = 0,
+    CURLE_COULDNT_RESOLVE_PROXY = 5,
+    CURLE_COULDNT_RESOLVE_HOST = 6,
+    CURLE_COULDNT_CONNECT = 7,
+    CURLE_WRITE_ERROR = 23,
+    CURLE_OPERATION_TIMEDOUT = 28,
+    CURLE_ABORTED_BY_CALLBACK = 42
+};
 #define CURL_GLOBAL_DEFAULT 3L
 #define CURLPROTO_HTTP_HTTPS 3L /* CURLPROTO_HTTP (1 << 0) | CURLPROTO_HTTPS (1 << 1) */
 #define CURL_ERROR_SIZE 256
@@ -360,6 +370,55 @@ static void origin_of(const char *url, char *out, size_t n)
         strcat(out, https ? ":443" : ":80");
 }
 
+/* The last origin that could not be reached: its name not resolved, no
+ * connection, or no answer at all before a timeout. It is not asked again
+ * for VS_HTTP_UNREACHABLE_MS: a cell run again offline, or a cell of several
+ * `model` lines, would otherwise wait on a failing DNS lookup or a connect
+ * timeout for each (10 s a timeout; seconds for a broken resolver), to be
+ * told the same thing. The failure is given again in curl's words for the URL
+ * asked, as a new attempt would most likely give it; a request that reaches
+ * the origin forgets it. Process-wide, as the resolver's own state is. */
+static struct {
+    pthread_mutex_t lock;
+    char origin[512];
+    char why[CURL_ERROR_SIZE];
+    int64_t at_ms;
+} unreachable = {PTHREAD_MUTEX_INITIALIZER, "", "", 0};
+
+static int unreachable_recall(const char *origin, char *why, size_t n)
+{
+    int hit;
+    pthread_mutex_lock(&unreachable.lock);
+    hit = unreachable.origin[0] && !strcmp(unreachable.origin, origin) &&
+          vs_clock_mono_ms() - unreachable.at_ms < VS_HTTP_UNREACHABLE_MS;
+    if (hit)
+        snprintf(why, n, "%s", unreachable.why);
+    pthread_mutex_unlock(&unreachable.lock);
+    return hit;
+}
+
+/* what a failed transfer says of its origin: remembered when nothing came
+ * back from it, forgotten when anything did */
+static void unreachable_note(const char *origin, int failed_to_reach, const char *why)
+{
+    pthread_mutex_lock(&unreachable.lock);
+    if (failed_to_reach) {
+        snprintf(unreachable.origin, sizeof unreachable.origin, "%s", origin);
+        snprintf(unreachable.why, sizeof unreachable.why, "%s", why);
+        unreachable.at_ms = vs_clock_mono_ms();
+    } else if (!strcmp(unreachable.origin, origin)) {
+        unreachable.origin[0] = '\0';
+    }
+    pthread_mutex_unlock(&unreachable.lock);
+}
+
+void vs_http_forget_unreachable(void)
+{
+    pthread_mutex_lock(&unreachable.lock);
+    unreachable.origin[0] = '\0';
+    pthread_mutex_unlock(&unreachable.lock);
+}
+
 static int is_http_url(const char *u)
 {
     return !strncasecmp(u, "http://", 7) || !strncasecmp(u, "https://", 8);
@@ -391,6 +450,11 @@ int vs_http_get(vs_http *h, const char *url, uint64_t offset, uint64_t length, s
         r->body = NULL;
         r->len = 0;
         origin_of(cur, origin, sizeof origin);
+        if (unreachable_recall(origin, h->errbuf, sizeof h->errbuf)) {
+            h->requests++; /* asked, and answered as the origin last answered */
+            rc = vs_error_set(err, VS_EIO, "cannot read %.300s: %s", cur, h->errbuf);
+            goto done;
+        }
         if (with_token && strcmp(origin, h->bearer_origin)) {
             with_token = 0; /* not its origin: no credentials there, nor after it */
             r->cross_origin = r->redirects > 0;
@@ -455,10 +519,16 @@ int vs_http_get(vs_http *h, const char *url, uint64_t offset, uint64_t length, s
             goto done;
         }
         if (cc != CURLE_OK) {
-            rc = vs_error_set(err, VS_EIO, "cannot read %.300s: %s", cur,
-                              h->errbuf[0] ? h->errbuf : curl.strerror(cc));
+            const char *why = h->errbuf[0] ? h->errbuf : curl.strerror(cc);
+            unreachable_note(origin,
+                             cc == CURLE_COULDNT_RESOLVE_PROXY ||
+                                 cc == CURLE_COULDNT_RESOLVE_HOST || cc == CURLE_COULDNT_CONNECT ||
+                                 (cc == CURLE_OPERATION_TIMEDOUT && !status && !x.used),
+                             why);
+            rc = vs_error_set(err, VS_EIO, "cannot read %.300s: %s", cur, why);
             goto done;
         }
+        unreachable_note(origin, 0, NULL);
         if (status < 300 || status >= 400 || status == 304)
             break;
         if (curl.getinfo(h->easy, CURLINFO_REDIRECT_URL, &next) != CURLE_OK || !next ||

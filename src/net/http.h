@@ -71,9 +71,18 @@ void vs_http_free(vs_http *h);
  * of its body. */
 int vs_http_get(vs_http *h, const char *url, uint64_t offset, uint64_t length, size_t max_body,
                 vs_http_resp *resp, vs_error *err);
+
+/* An origin (scheme, host, port) that could not be reached (its name not
+ * resolved, no connection, no answer before a timeout) is not asked again for
+ * this long, by any session of the process: vs_http_get fails at once with
+ * the same words for the URL asked. A request that reaches the origin, or
+ * vs_http_forget_unreachable, ends it. */
+#define VS_HTTP_UNREACHABLE_MS 30000
+void vs_http_forget_unreachable(void);
 void vs_http_resp_clear(vs_http_resp *resp);
 
-/* Bytes of bodies and requests made by the session so far. */
+/* Bytes of bodies and requests made by the session so far (a request failed
+ * at once for an unreachable origin counts). */
 uint64_t vs_http_bytes(const vs_http *h);
 unsigned vs_http_requests(const vs_http *h);
 
