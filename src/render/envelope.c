@@ -65,7 +65,8 @@ static void cards_short_lines(vs_buf *text, vs_buf *html, const json_t *sheet,
                       "%lld GPU%s)",
                       name ? name : "?", (long long)cards, pl->gpus, pl->gpus, (long long)cards,
                       cards == 1 ? "" : "s");
-        vs_buf_printf(text, "%s\n", vs_buf_str(&line));
+        vs_buf_puts(text, vs_buf_str(&line));
+        vs_buf_putc(text, '\n');
         vs_buf_puts(html, "<p>");
         vs_buf_put_html(html, vs_buf_str(&line));
         vs_buf_puts(html, "</p>\n");
@@ -641,7 +642,8 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
                       "counts it, so torch.cuda.max_memory_allocated or memory_reserved reports "
                       "at most the allocator's part, %s",
                       md, ad);
-        vs_buf_printf(&text, "%s\n", vs_buf_str(&mn));
+        vs_buf_puts(&text, vs_buf_str(&mn));
+        vs_buf_putc(&text, '\n');
         vs_buf_puts(&html, "<p>");
         vs_buf_put_html(&html, vs_buf_str(&mn));
         vs_buf_puts(&html, "</p>\n");
