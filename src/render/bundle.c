@@ -401,16 +401,23 @@ static size_t measure(const char *s, size_t len, int *flat, int *markup, int *pl
     return w;
 }
 
+/* Cell c is the len bytes at s (no NUL among them), kept with a NUL after. */
+static void store_n(vs_table *t, table_cell *c, const char *s, size_t len)
+{
+    c->off = t->text.len;
+    c->len = len;
+    c->width = measure(s, len, &c->flat, &c->markup, &c->plain);
+    vs_buf_append(&t->text, s, len);
+    vs_buf_putc(&t->text, '\0');
+    if (vs_buf_failed(&t->text))
+        t->failed = 1;
+}
+
 static void store(vs_table *t, table_cell *c, const char *s)
 {
     if (!s)
         s = "";
-    c->off = t->text.len;
-    c->len = strlen(s);
-    c->width = measure(s, c->len, &c->flat, &c->markup, &c->plain);
-    vs_buf_append(&t->text, s, c->len + 1); /* with its NUL */
-    if (vs_buf_failed(&t->text))
-        t->failed = 1;
+    store_n(t, c, s, strlen(s));
 }
 
 vs_table *vs_table_new(size_t ncols, const char *const *headers)
@@ -442,23 +449,60 @@ void vs_table_free(vs_table *t)
     free(t);
 }
 
+/* Room for cap rows: 0, or -1 with the table failed. */
+static int grow_rows(vs_table *t, size_t cap)
+{
+    table_cell *p;
+    if (cap <= t->cap)
+        return 0;
+    p = realloc(t->cells, cap * (t->ncols ? t->ncols : 1) * sizeof *p);
+    if (!p) {
+        t->failed = 1;
+        return -1;
+    }
+    t->cells = p;
+    t->cap = cap;
+    return 0;
+}
+
+void vs_table_reserve(vs_table *t, size_t rows, size_t text_bytes)
+{
+    if (!t || t->failed || grow_rows(t, t->nrows + rows) < 0)
+        return;
+    vs_buf_reserve(&t->text, text_bytes);
+    if (vs_buf_failed(&t->text))
+        t->failed = 1;
+}
+
+/* The next row's cells, or NULL (failed). */
+static table_cell *next_row(vs_table *t)
+{
+    if (!t || t->failed)
+        return NULL;
+    if (t->nrows == t->cap && grow_rows(t, t->cap ? t->cap * 2 : 8) < 0)
+        return NULL;
+    return &t->cells[t->nrows * t->ncols];
+}
+
 void vs_table_add_row(vs_table *t, const char *const *cells)
 {
+    table_cell *row = next_row(t);
     size_t i;
-    if (!t || t->failed)
+    if (!row)
         return;
-    if (t->nrows == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 8;
-        table_cell *p = realloc(t->cells, cap * (t->ncols ? t->ncols : 1) * sizeof *p);
-        if (!p) {
-            t->failed = 1;
-            return;
-        }
-        t->cells = p;
-        t->cap = cap;
-    }
     for (i = 0; i < t->ncols; i++)
-        store(t, &t->cells[t->nrows * t->ncols + i], cells ? cells[i] : NULL);
+        store(t, &row[i], cells ? cells[i] : NULL);
+    t->nrows++;
+}
+
+void vs_table_add_rown(vs_table *t, const char *const *cells, const size_t *lens)
+{
+    table_cell *row = next_row(t);
+    size_t i;
+    if (!row)
+        return;
+    for (i = 0; i < t->ncols; i++)
+        store_n(t, &row[i], cells[i] ? cells[i] : "", cells[i] ? lens[i] : 0);
     t->nrows++;
 }
 

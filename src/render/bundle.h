@@ -102,6 +102,15 @@ vs_table *vs_table_new(size_t ncols, const char *const *headers);
 void vs_table_free(vs_table *t);
 /* Appends a row of ncols cells (copied; NULL prints as empty). */
 void vs_table_add_row(vs_table *t, const char *const *cells);
+/* The same with each cell's length given (lens[i] bytes of cells[i], none of
+ * them NUL; a NULL cell is empty whatever its length): a renderer that holds
+ * its cells' lengths (JSON strings, amounts it formatted) spares a strlen
+ * each. */
+void vs_table_add_rown(vs_table *t, const char *const *cells, const size_t *lens);
+/* Makes room for rows more rows and text_bytes bytes of their cells (all
+ * cells, with a NUL each), so that a table whose size is known (one row a
+ * component) is not copied as it grows. Only room: nothing is added. */
+void vs_table_reserve(vs_table *t, size_t rows, size_t text_bytes);
 /* Marks column i right-aligned (numbers). */
 void vs_table_align_right(vs_table *t, size_t col);
 /* Appends the aligned text form (header, rule, rows) to out. */

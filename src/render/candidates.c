@@ -619,7 +619,8 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
     int any_evidence = 0;
 
     header_text(&line, c);
-    vs_buf_printf(text, "%s\n", vs_buf_str(&line));
+    vs_buf_puts(text, vs_buf_str(&line));
+    vs_buf_putc(text, '\n');
     vs_buf_puts(html, "<p>");
     vs_buf_put_html(html, vs_buf_str(&line));
     vs_buf_puts(html, "</p>\n");
@@ -642,7 +643,9 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
             vs_buf_printf(&line, "%s / capacity: %s: ", c->rows[i].gpu,
                           vs_verdict_name(cap->verdict));
             vs_candidates_why_text(&line, c, &c->rows[i], cap);
-            vs_buf_printf(text, "  - %s\n", vs_buf_str(&line));
+            vs_buf_append(text, "  - ", 4);
+            vs_buf_puts(text, vs_buf_str(&line));
+            vs_buf_putc(text, '\n');
             vs_buf_puts(html, "<li>");
             vs_buf_put_html(html, vs_buf_str(&line));
             vs_buf_puts(html, "</li>\n");
@@ -662,7 +665,9 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
                         any_evidence = 1;
                     }
                     evidence_line(&line, c->rows[i].gpu, r, e);
-                    vs_buf_printf(text, "  - %s\n", vs_buf_str(&line));
+                    vs_buf_append(text, "  - ", 4);
+                    vs_buf_puts(text, vs_buf_str(&line));
+                    vs_buf_putc(text, '\n');
                     vs_buf_puts(html, "<li>");
                     vs_buf_put_html(html, vs_buf_str(&line));
                     vs_buf_puts(html, "</li>\n");
@@ -678,7 +683,9 @@ static void render(const vs_classification *c, vs_buf *text, vs_buf *html)
         vs_buf_puts(html, "<p>Notes:</p>\n<ul>\n");
         for (i = 0; i < c->nnotes; i++) {
             vs_candidates_note_text(&line, c, &c->notes[i]);
-            vs_buf_printf(text, "  - %s\n", vs_buf_str(&line));
+            vs_buf_append(text, "  - ", 4);
+            vs_buf_puts(text, vs_buf_str(&line));
+            vs_buf_putc(text, '\n');
             vs_buf_puts(html, "<li>");
             vs_buf_put_html(html, vs_buf_str(&line));
             vs_buf_puts(html, "</li>\n");

@@ -65,7 +65,8 @@ static void cards_short_lines(vs_buf *text, vs_buf *html, const json_t *sheet,
                       "%lld GPU%s)",
                       name ? name : "?", (long long)cards, pl->gpus, pl->gpus, (long long)cards,
                       cards == 1 ? "" : "s");
-        vs_buf_printf(text, "%s\n", vs_buf_str(&line));
+        vs_buf_puts(text, vs_buf_str(&line));
+        vs_buf_putc(text, '\n');
         vs_buf_puts(html, "<p>");
         vs_buf_put_html(html, vs_buf_str(&line));
         vs_buf_puts(html, "</p>\n");
@@ -418,6 +419,9 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
     vs_placement_describe(&pl, pls, sizeof pls);
     for (i = 3; i <= 5; i++)
         vs_table_align_right(t, i);
+    /* one row a component and a few more (weights, phases, the sum, the
+     * envelope): sized once rather than copied as it grows */
+    vs_table_reserve(t, views->n + env->phases.n + 8, (views->n + env->phases.n + 8) * 128);
     caps = json_array();
     if (!caps || budget_build(&bud, sheet, env, views, &pl) < 0)
         goto done;
@@ -515,6 +519,7 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
         uint64_t per;
         char srcbuf[512], clsbuf[64];
         const char *row[7];
+        size_t len[7]; /* the strings' lengths, held by their views */
         name = json_string_value(v->name);
         status = json_string_value(v->status);
         cls = json_string_value(v->cls);
@@ -523,25 +528,35 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
         per = known ? vs_placement_per_gpu(&pl, cls, v->value) : 0;
         if (known)
             vs_render_amount(per, b, gb, gib);
+        len[6] = src ? json_string_length(v->source) : 0;
         if (known && vs_placement_ways(&pl, cls) > 1) {
             char whole[48];
+            int n;
             vs_units_grouped(whole, sizeof whole, v->value);
-            snprintf(srcbuf, sizeof srcbuf, "%s B / %u GPUs; %s", whole,
-                     vs_placement_ways(&pl, cls), src ? src : "");
+            n = snprintf(srcbuf, sizeof srcbuf, "%s B / %u GPUs; %s", whole,
+                         vs_placement_ways(&pl, cls), src ? src : "");
             src = srcbuf;
+            len[6] = n < 0 ? 0 : (size_t)n < sizeof srcbuf ? (size_t)n : sizeof srcbuf - 1;
         }
         row[0] = name;
+        len[0] = name ? json_string_length(v->name) : 0;
         row[1] = status;
+        len[1] = status ? json_string_length(v->status) : 0;
         row[2] = cls ? cls : vs_vocab_class_name(VS_CLASS_OTHER);
+        len[2] = cls ? json_string_length(v->cls) : strlen(row[2]);
         if (v->managed) {
-            snprintf(clsbuf, sizeof clsbuf, "%s, managed memory", row[2]);
+            int n = snprintf(clsbuf, sizeof clsbuf, "%s, managed memory", row[2]);
             row[2] = clsbuf;
+            len[2] = n < 0 ? 0 : (size_t)n < sizeof clsbuf ? (size_t)n : sizeof clsbuf - 1;
         }
         row[3] = known ? b : "unknown";
         row[4] = known ? gb : "";
         row[5] = known ? gib : "";
+        len[3] = strlen(row[3]);
+        len[4] = strlen(row[4]);
+        len[5] = strlen(row[5]);
         row[6] = src ? src : "";
-        vs_table_add_row(t, row);
+        vs_table_add_rown(t, row, len);
         if (!known) { /* the names, without printf: a long reserve has dozens */
             if (unk.len)
                 vs_buf_puts(&unk, ", ");
@@ -627,7 +642,8 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
                       "counts it, so torch.cuda.max_memory_allocated or memory_reserved reports "
                       "at most the allocator's part, %s",
                       md, ad);
-        vs_buf_printf(&text, "%s\n", vs_buf_str(&mn));
+        vs_buf_puts(&text, vs_buf_str(&mn));
+        vs_buf_putc(&text, '\n');
         vs_buf_puts(&html, "<p>");
         vs_buf_put_html(&html, vs_buf_str(&mn));
         vs_buf_puts(&html, "</p>\n");

@@ -13,7 +13,9 @@
 /* Adds "<li>text</li>" to html and "  - text" to text. */
 static void bullet(vs_buf *text, vs_buf *html, const char *s)
 {
-    vs_buf_printf(text, "  - %s\n", s);
+    vs_buf_append(text, "  - ", 4);
+    vs_buf_puts(text, s);
+    vs_buf_putc(text, '\n');
     vs_buf_puts(html, "<li>");
     vs_buf_put_html(html, s);
     vs_buf_puts(html, "</li>\n");
@@ -22,7 +24,8 @@ static void bullet(vs_buf *text, vs_buf *html, const char *s)
 /* A paragraph: the line in text, <p>line</p> in html. */
 static void para(vs_buf *text, vs_buf *html, const char *s)
 {
-    vs_buf_printf(text, "%s\n", s);
+    vs_buf_puts(text, s);
+    vs_buf_putc(text, '\n');
     vs_buf_puts(html, "<p>");
     vs_buf_put_html(html, s);
     vs_buf_puts(html, "</p>\n");

@@ -17,7 +17,9 @@ vs_bundle *vs_render_lines(const char *headline, const char *const *lines, size_
     if (nlines) {
         vs_buf_puts(&html, "<ul>\n");
         for (i = 0; i < nlines; i++) {
-            vs_buf_printf(&text, "  - %s\n", lines[i] ? lines[i] : "");
+            vs_buf_append(&text, "  - ", 4);
+            vs_buf_puts(&text, lines[i] ? lines[i] : "");
+            vs_buf_putc(&text, '\n');
             vs_buf_puts(&html, "<li>");
             vs_buf_put_html(&html, lines[i] ? lines[i] : "");
             vs_buf_puts(&html, "</li>\n");

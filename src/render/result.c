@@ -55,7 +55,8 @@ void vs_render_put_notes(vs_buf *text, vs_buf *html, const char *const *notes, s
     for (i = 0; i < n; i++) {
         if (!notes[i])
             continue;
-        vs_buf_printf(text, "%s\n", notes[i]);
+        vs_buf_puts(text, notes[i]);
+        vs_buf_putc(text, '\n');
         vs_buf_puts(html, "<li>");
         vs_buf_put_html(html, notes[i]);
         vs_buf_puts(html, "</li>\n");
@@ -67,7 +68,8 @@ void vs_render_put_headline(vs_buf *text, vs_buf *html, const char *headline)
 {
     if (!headline)
         return;
-    vs_buf_printf(text, "%s\n", headline);
+    vs_buf_puts(text, headline);
+    vs_buf_putc(text, '\n');
     vs_buf_puts(html, "<p>");
     vs_buf_put_html(html, headline);
     vs_buf_puts(html, "</p>\n");

@@ -386,11 +386,12 @@ static long find_component(const json_t *sheet, json_t *comps, const char *name,
     return -1;
 }
 
-/* Records that position at (the last) holds name. index is what
+/* Records that position at (the last) holds name (name_len bytes). index is what
  * find_component found covering the components before this one was
  * appended, or NULL: the index is rebuilt first. Best effort: a failure only
  * leaves the next lookup to scan. */
-static void index_put(json_t *sheet, json_t *comps, size_t at, const char *name, json_t *index)
+static void index_put(json_t *sheet, json_t *comps, size_t at, const char *name, size_t name_len,
+                      json_t *index)
 {
     json_t *c;
     size_t i, n = json_array_size(comps);
@@ -405,7 +406,7 @@ static void index_put(json_t *sheet, json_t *comps, size_t at, const char *name,
                                              json_integer((json_int_t)i));
         }
     }
-    json_object_setn_new_nocheck(index, name, strlen(name), json_integer((json_int_t)at));
+    json_object_setn_new_nocheck(index, name, name_len, json_integer((json_int_t)at));
     if (json_object_size(index) != n) /* a name twice, or an entry lost: no index */
         json_object_del(sheet, INDEX_KEY);
 }
@@ -509,11 +510,16 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
                            uint64_t bytes, const char *status, const char *source,
                            const char *phase, const char *cls, vs_error *err)
 {
-    static const char *const keys[LAYOUT_KEYS] = {"name",   "bytes", "status",
-                                                  "source", "phase", "class"};
+    /* with their lengths: a long reserve sets six keys a line */
+    static const struct {
+        const char *s;
+        size_t len;
+    } keys[LAYOUT_KEYS] = {{"name", 4},   {"bytes", 5}, {"status", 6},
+                           {"source", 6}, {"phase", 5}, {"class", 5}};
     json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c, *index;
     json_t *vals[LAYOUT_KEYS];
-    long at = find_component(sheet, arr, name, strlen(name), &index);
+    const size_t name_len = strlen(name);
+    long at = find_component(sheet, arr, name, name_len, &index);
     vs_component_view was;
     size_t k;
     *out = NULL;
@@ -543,7 +549,7 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
         return 0;
     }
     /* key by key in the layout's order; json_pack parsed its format each time */
-    vals[0] = str_or_null(name);
+    vals[0] = vs_json_stringn(name, name_len);
     vals[1] = known ? json_integer((json_int_t)bytes) : json_null();
     vals[2] = word_or_new(words, status);
     vals[3] = str_or_null(source);
@@ -552,7 +558,7 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
     c = json_object();
     for (k = 0; k < LAYOUT_KEYS; k++) {
         /* a set that fails has released its value; the ones after it are ours */
-        if (!c || !vals[k] || json_object_setn_new_nocheck(c, keys[k], strlen(keys[k]), vals[k])) {
+        if (!c || !vals[k] || json_object_setn_new_nocheck(c, keys[k].s, keys[k].len, vals[k])) {
             if (c && vals[k])
                 k++;
             for (; k < LAYOUT_KEYS; k++)
@@ -574,7 +580,7 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
     } else {
         if (json_array_append_new(arr, c))
             return vs_error_set(err, VS_ENOMEM, "out of memory");
-        index_put(sheet, arr, json_array_size(arr) - 1, name, index);
+        index_put(sheet, arr, json_array_size(arr) - 1, name, name_len, index);
     }
     *out = c;
     if (at_out)

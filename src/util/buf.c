@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/word.h"
+
 void vs_buf_init(vs_buf *b)
 {
     b->data = NULL;
@@ -117,12 +119,86 @@ void vs_buf_reserve(vs_buf *b, size_t n)
     grow(b, n);
 }
 
+/* The conversion at f (just after its '%') when it is one vs_buf_vprintf
+ * writes itself: '%', 's', or 'd' or 'u' after no length, "l", "ll" or
+ * "z" ('u' only); *mods is how many length letters came first. 0 for any
+ * other (a flag, a width, a precision, a float...). */
+static char plain_conv(const char *f, size_t *mods)
+{
+    size_t m = 0;
+    if (f[0] == 'z')
+        return (*mods = 1, f[1] == 'u' ? 'z' : 0);
+    while (m < 2 && f[m] == 'l')
+        m++;
+    *mods = m;
+    if (f[m] == 's' || f[m] == '%')
+        return m ? 0 : f[m];
+    return f[m] == 'd' || f[m] == 'u' ? f[m] : 0;
+}
+
+/* Writes fmt when every conversion in it is a plain one (plain_conv), as
+ * vsnprintf would write it (a NULL %s as glibc's "(null)"), and returns 1;
+ * returns 0, having written and read nothing, for any other format. Most
+ * results print strings and counts into sentences, and vsnprintf copied
+ * each %s a byte at a time through its stream. */
+static int plain_printf(vs_buf *b, const char *fmt, va_list *ap)
+{
+    const char *p, *run;
+    size_t mods;
+    for (p = fmt; (p = strchr(p, '%')) != NULL; p += mods + 2)
+        if (!plain_conv(p + 1, &mods))
+            return 0;
+    for (run = p = fmt; (p = strchr(p, '%')) != NULL; run = p) {
+        char conv = plain_conv(p + 1, &mods), d[24], *e = d + sizeof d, *q;
+        int neg = 0;
+        uint64_t v = 0;
+        vs_buf_append(b, run, (size_t)(p - run));
+        p += mods + 2;
+        switch (conv) {
+        case '%':
+            vs_buf_putc(b, '%');
+            continue;
+        case 's': {
+            const char *s = va_arg(*ap, const char *);
+            vs_buf_puts(b, s ? s : "(null)");
+            continue;
+        }
+        case 'z':
+            v = va_arg(*ap, size_t);
+            break;
+        case 'u':
+            v = mods == 2   ? va_arg(*ap, unsigned long long)
+                : mods == 1 ? va_arg(*ap, unsigned long)
+                            : va_arg(*ap, unsigned);
+            break;
+        default: { /* 'd' */
+            long long x = mods == 2   ? va_arg(*ap, long long)
+                          : mods == 1 ? va_arg(*ap, long)
+                                      : va_arg(*ap, int);
+            neg = x < 0;
+            v = neg ? 0 - (uint64_t)x : (uint64_t)x;
+        }
+        }
+        q = vs_word_u64_digits(v, e);
+        if (neg)
+            *--q = '-';
+        vs_buf_append(b, q, (size_t)(e - q));
+    }
+    vs_buf_puts(b, run);
+    return 1;
+}
+
 void vs_buf_vprintf(vs_buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
     size_t room;
     int n;
     if (b->failed)
+        return;
+    va_copy(ap2, ap);
+    n = plain_printf(b, fmt, &ap2);
+    va_end(ap2);
+    if (n)
         return;
     /* Format straight into the free space; only text that does not fit is
      * formatted a second time, after growing. */

@@ -406,6 +406,48 @@ START_TEST(test_table_text)
 }
 END_TEST
 
+/* Cells given with their lengths (a piece of a longer string, a NULL cell
+ * whatever its length) into a table sized beforehand, then grown past it:
+ * the same text as the hand-aligned one. */
+START_TEST(test_table_rows_with_lengths)
+{
+    vs_table *t = vs_table_new(3, headers);
+    vs_buf out = VS_BUF_INIT;
+    const char *longer = "weights and more";
+    const char *r1[] = {longer, "14,000,000,000", "estimated"};
+    const size_t l1[] = {7, 14, 9}; /* "weights" of the longer string */
+    const char *r2[] = {"kv_cache é", "1", NULL};
+    const size_t l2[] = {11, 1, 99}; /* é is two bytes, one column */
+    size_t i;
+    vs_table_reserve(t, 2, 64);
+    vs_table_align_right(t, 1);
+    vs_table_add_rown(t, r1, l1);
+    vs_table_add_rown(t, r2, l2);
+    ck_assert_int_eq(vs_table_failed(t), 0);
+    vs_table_text(t, &out);
+    ck_assert_str_eq(vs_buf_str(&out), "component            bytes  status\n"
+                                       "-------------------------------------\n"
+                                       "weights     14,000,000,000  estimated\n"
+                                       "kv_cache é               1\n");
+    /* past the reserved rows: 2 + 20 rows of "x", "2", "" */
+    for (i = 0; i < 20; i++) {
+        const char *r[] = {"x", "2", ""};
+        const size_t l[] = {1, 1, 0};
+        vs_table_add_rown(t, r, l);
+    }
+    ck_assert_int_eq(vs_table_failed(t), 0);
+    vs_buf_reset(&out);
+    vs_table_text(t, &out);
+    /* in bytes: the header 35, the rule 38, the rows 38 and 28 (é is two
+     * bytes), then 20 of 27: "x", 24 spaces, "2" right-aligned, newline */
+    ck_assert_uint_eq(out.len, 35 + 38 + 38 + 28 + 20 * 27);
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&out), "\nx                        2\n"));
+    vs_buf_free(&out);
+    vs_table_free(t);
+    vs_table_reserve(NULL, 1, 1);
+}
+END_TEST
+
 START_TEST(test_table_html)
 {
     vs_table *t = vs_table_new(3, headers);
@@ -603,6 +645,7 @@ int main(void)
     tcase_add_test(tc, test_bundle_str_again_outside_fails);
     tcase_add_test(tc, test_table_written_escaped_into_its_bundle);
     tcase_add_test(tc, test_table_text);
+    tcase_add_test(tc, test_table_rows_with_lengths);
     tcase_add_test(tc, test_table_html);
     tcase_add_test(tc, test_table_html_wrapping);
     tcase_add_test(tc, test_table_many_rows);

@@ -2,10 +2,12 @@
  * the copy is equal and shares its scalars, strings are checked as jansson
  * checks them. jansson is the reference throughout. */
 #include <check.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/json.h"
 #include "util/utf8.h"
 #include "util/word.h"
@@ -191,6 +193,43 @@ START_TEST(dense_escapes_grow_the_room)
     json_decref(v);
 }
 END_TEST
+
+/* vs_buf_printf writes strings and integers itself: the C library's
+ * snprintf of the same format and arguments is what it must write, for the
+ * conversions it takes (%s, %d, %u with l, ll and z, %%) and for the ones
+ * it hands on (widths, precisions, floats), on an empty and a long buffer. */
+#define SAME_AS_SNPRINTF(...)                                                                      \
+    do {                                                                                           \
+        char want[512];                                                                            \
+        vs_buf got = VS_BUF_INIT;                                                                  \
+        snprintf(want, sizeof want, __VA_ARGS__);                                                  \
+        vs_buf_printf(&got, __VA_ARGS__);                                                          \
+        ck_assert_str_eq(vs_buf_str(&got), want);                                                  \
+        vs_buf_fill(&got, 'x', 300);                                                               \
+        vs_buf_printf(&got, __VA_ARGS__);                                                          \
+        ck_assert_str_eq(vs_buf_str(&got) + strlen(want) + 300, want);                             \
+        ck_assert_uint_eq(got.len, 2 * strlen(want) + 300);                                        \
+        vs_buf_free(&got);                                                                         \
+    } while (0)
+START_TEST(buf_printf_writes_as_snprintf)
+{
+    SAME_AS_SNPRINTF("plain text, no conversion");
+    SAME_AS_SNPRINTF("%s", "");
+    SAME_AS_SNPRINTF("%s\n", "a line with é and 100%");
+    SAME_AS_SNPRINTF("%d %d %d %u %u", 0, -1, -2147483647 - 1, 0u, 4294967295u);
+    SAME_AS_SNPRINTF("%ld %lu %lld %llu", -9000000000L, 18446744073709551615UL,
+                     -9223372036854775807LL - 1, 18446744073709551615ULL);
+    SAME_AS_SNPRINTF("%zu bytes, 100%% of %s", (size_t)12345678901234ULL, "them");
+    SAME_AS_SNPRINTF("%u GPU%s; cards=%lld", 1u, "", 8LL);
+    /* handed on: a width, a precision, a float, a character */
+    SAME_AS_SNPRINTF("%5s|%-4d|%.2f|%c|%s", "ab", 7, 3.14159, 'z', "end");
+    SAME_AS_SNPRINTF("%.3s and %s", "abcdef", "ghi");
+    SAME_AS_SNPRINTF("%zd %x %s", (ptrdiff_t)-5, 255u, "hex");
+    SAME_AS_SNPRINTF("a long line: %s", "0123456789012345678901234567890123456789012345678901234567"
+                                        "8901234567890123456789012345678901234567890123456789");
+}
+END_TEST
+#undef SAME_AS_SNPRINTF
 
 START_TEST(object_of_builds_in_order_and_releases_on_failure)
 {
@@ -469,6 +508,7 @@ int main(void)
     tcase_add_test(tc, random_strings_dump_like_jansson);
     tcase_add_test(tc, short_strings_read_no_byte_past_their_end);
     tcase_add_test(tc, u64_digits_are_printfs);
+    tcase_add_test(tc, buf_printf_writes_as_snprintf);
     tcase_add_test(tc, object_of_builds_in_order_and_releases_on_failure);
     tcase_add_test(tc, trees_dump_like_jansson);
     tcase_add_test(tc, invalid_utf8_fails_like_jansson);

@@ -542,6 +542,35 @@ START_TEST(fields_write_the_sheet_as_stored)
 }
 END_TEST
 
+/* A component put is stored with the layout's six keys, spelled out and in
+ * their order, and found again by its name through the index. */
+START_TEST(component_put_stores_the_layout_keys)
+{
+    json_t *s = vs_sheet_new("keys"), *c = NULL;
+    vs_error err = {0};
+    char *text;
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "kv_cache", 1, 4096,
+                                            "estimated", "2 x 32", NULL, "kv_cache", &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_put_component(&c, NULL, NULL, s, NULL, "kv", 0, 0, "unknown", NULL,
+                                            "decode", NULL, &err),
+                     0);
+    text = json_dumps(vs_sheet_array(s, VS_SK_COMPONENTS), JSON_COMPACT);
+    ck_assert_str_eq(text, "[{\"name\":\"kv_cache\",\"bytes\":4096,\"status\":\"estimated\","
+                           "\"source\":\"2 x 32\",\"phase\":null,\"class\":\"kv_cache\"},"
+                           "{\"name\":\"kv\",\"bytes\":null,\"status\":\"unknown\","
+                           "\"source\":null,\"phase\":\"decode\",\"class\":\"other\"}]");
+    free(text);
+    /* "kv" is a prefix of "kv_cache": each found at its own place */
+    ck_assert_ptr_eq(vs_sheet_component(s, "kv"),
+                     json_array_get(vs_sheet_array(s, VS_SK_COMPONENTS), 1));
+    ck_assert_ptr_eq(vs_sheet_component(s, "kv_cache"),
+                     json_array_get(vs_sheet_array(s, VS_SK_COMPONENTS), 0));
+    ck_assert_ptr_null(vs_sheet_component(s, "kv_c"));
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(component_view_reads_fields)
 {
     vs_component_view v;
@@ -579,6 +608,7 @@ int main(void)
     tcase_add_test(tc, new_sheet_has_the_whole_layout);
     tcase_add_test(tc, slugs);
     tcase_add_test(tc, component_view_reads_fields);
+    tcase_add_test(tc, component_put_stores_the_layout_keys);
     tcase_add_test(tc, component_view_writes_the_stored_shape);
     tcase_add_test(tc, component_view_write_continues_an_object);
     tcase_add_test(tc, component_views_follow_the_sheet);
