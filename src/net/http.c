@@ -157,7 +157,7 @@ int vs_http_open(vs_http **out, const vs_http_opts *opts, vs_error *err)
     if (opts->bearer && opts->bearer_origin)
         origin_of(opts->bearer_origin, h->bearer_origin, sizeof h->bearer_origin);
     if ((opts->bearer && opts->bearer_origin && !(h->bearer = strdup(opts->bearer))) ||
-        (opts->user_agent && !(h->agent = strdup(opts->user_agent))) || !(h->easy = curl.init())) {
+        (opts->user_agent && !(h->agent = strdup(opts->user_agent)))) {
         vs_http_free(h);
         return vs_error_set(err, VS_ENOMEM, "out of memory starting an HTTP session");
     }
@@ -455,6 +455,12 @@ int vs_http_get(vs_http *h, const char *url, uint64_t offset, uint64_t length, s
             rc = vs_error_set(err, VS_EIO, "cannot read %.300s: %s", cur, h->errbuf);
             goto done;
         }
+        /* curl's handle made at the first request that goes out: a session
+         * whose origin is known unreachable costs no handle */
+        if (!h->easy && !(h->easy = curl.init())) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory starting an HTTP session");
+            goto done;
+        }
         if (with_token && strcmp(origin, h->bearer_origin)) {
             with_token = 0; /* not its origin: no credentials there, nor after it */
             r->cross_origin = r->redirects > 0;
@@ -553,7 +559,8 @@ int vs_http_get(vs_http *h, const char *url, uint64_t offset, uint64_t length, s
         goto done;
     }
 done:
-    curl.setopt(h->easy, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
+    if (h->easy)
+        curl.setopt(h->easy, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
     curl.slist_free_all(hdrs);
     if (rc) {
         free(r->body);

@@ -192,6 +192,16 @@ static json_int_t component_bytes(json_t *bundle, size_t i)
     return json_integer_value(json_object_get(c, "bytes"));
 }
 
+/* Two results the same, key for key (jansson's sorted dump of each). */
+static void assert_same_json(json_t *got, json_t *want)
+{
+    char *got_text = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
+    char *want_text = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
+    ck_assert_str_eq(got_text, want_text);
+    free(got_text);
+    free(want_text);
+}
+
 /* The verbs of a cell share the components' views: after a component is
  * replaced (the same count, in the same places), `sheet` and `envelope` show
  * its new amount, and the chart drawn after it is the one a new session draws
@@ -207,7 +217,6 @@ START_TEST(test_views_follow_a_replaced_component)
                        "reserve a 5MiB\nsheet V\nenvelope",
                        &sink),
            *want;
-    char *got_text, *want_text;
     ck_assert_uint_eq(json_array_size(cap.displays), 9);
     /* the first `sheet V` after the reserve, and the envelope that read the same views */
     ck_assert_int_eq(component_bytes(json_array_get(cap.displays, 5), 0), 1048576);
@@ -221,11 +230,7 @@ START_TEST(test_views_follow_a_replaced_component)
         fresh,
         "sheet V\nmodel m params=1000000\nformat bf16\nreserve a 5MiB\nreserve b 2MiB\nenvelope",
         NULL);
-    got_text = json_dumps(r, JSON_SORT_KEYS | JSON_COMPACT);
-    want_text = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
-    ck_assert_str_eq(got_text, want_text);
-    free(got_text);
-    free(want_text);
+    assert_same_json(r, want);
     json_decref(want);
     json_decref(r);
     json_decref(cap.displays);
@@ -250,7 +255,6 @@ START_TEST(test_views_take_what_reserve_stored)
 {
     vs_interp *ip = vs_interp_new(NULL), *fresh = vs_interp_new(NULL);
     json_t *r, *want;
-    char *got_text, *want_text;
     r = run_ok(ip,
                "sheet V\nmodel m params=1000000\nformat bf16\nreserve a 1MiB\nreserve b 2MiB\n"
                "reserve a 3MiB\nreserve remove b\nreserve c 4MiB\nenvelope",
@@ -267,11 +271,7 @@ START_TEST(test_views_take_what_reserve_stored)
                        "reserve c 4MiB",
                        NULL));
     want = run_ok(fresh, "envelope", NULL);
-    got_text = json_dumps(r, JSON_SORT_KEYS | JSON_COMPACT);
-    want_text = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
-    ck_assert_str_eq(got_text, want_text);
-    free(got_text);
-    free(want_text);
+    assert_same_json(r, want);
     json_decref(want);
     json_decref(r);
     vs_interp_free(fresh);
