@@ -1,5 +1,5 @@
 /* bench_clock.h — what every benchmark here times with: a monotonic clock in
- * milliseconds, the thread's CPU clock and the comparison qsort needs for a median. Header-only,
+ * milliseconds, the process's CPU clock and the comparison qsort needs for a median. Header-only,
  * for the bench_*.c programs (each one file). */
 #ifndef VS_BENCH_CLOCK_H
 #define VS_BENCH_CLOCK_H
@@ -13,13 +13,13 @@ __attribute__((unused)) static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The calling thread's CPU time in milliseconds: on a shared machine, the time
- * a cell costs its own thread, whatever else is scheduled beside it (a VM's
- * stolen time still counts; a neighbour's turn on the core does not). */
+/* The process's CPU time in milliseconds: on a shared machine, what the work
+ * costs its own threads, whatever else is scheduled beside it (a VM's stolen
+ * time still counts; a neighbour's turn on the core does not). */
 __attribute__((unused)) static double cpu_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 

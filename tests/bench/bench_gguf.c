@@ -117,13 +117,6 @@ typedef struct result {
     long long read;
 } result;
 
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int timed(result *r, int (*fn)(void *), void *ctx)
 {
     double t[RUNS], c[RUNS];

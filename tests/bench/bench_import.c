@@ -63,13 +63,6 @@ static void write_log(const char *path, const char *const *lines, size_t nl, siz
     fclose(f);
 }
 
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static double run_cmd(const char *cmd)
 {
     double t0 = now_ms();
