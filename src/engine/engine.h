@@ -320,5 +320,9 @@ int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_ru
  * architecture, or a tp > 1 on one, without published figures. */
 int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, const char *gpu,
                                 uint64_t tp, vs_error *err);
+/* 1 when a GPU's name says a PCIe card (or a bridged pair, a workstation card: "L4",
+ * "RTX 4090", "H100 PCIe"), whose links to its peers are PCIe; 0 for an SXM board and a
+ * name that says neither ("H200", "A100 80GB") or NULL. */
+int vs_engine_board_pcie(const char *gpu);
 
 #endif

@@ -254,3 +254,8 @@ int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architectu
                         "non_torch AMOUNT`",
                         architecture ? architecture : "(unknown)");
 }
+
+int vs_engine_board_pcie(const char *gpu)
+{
+    return board_of(gpu) == BOARD_PCIE;
+}

@@ -15,9 +15,11 @@ int vs_sglang_hybrid_kv(const vs_engine_env *e, uint64_t pool, unsigned bits, ui
                         vs_engine_kv *out, vs_error *err);
 
 /* SGLang's non_torch (engine/sglang_context.c): what a GPU of architecture (the
- * catalogue's word, may be NULL) holds at tp ranks before the weights load, from the
- * published start-up runs. 0, or VS_ENOTFOUND saying why no run backs a figure. */
-int vs_sglang_non_torch(uint64_t *bytes, const char *architecture, uint64_t tp, vs_error *err);
+ * catalogue's word, may be NULL) named gpu (its name says whether its peers are on PCIe;
+ * may be NULL) holds at tp ranks before the weights load, from the published start-up
+ * runs. 0, or VS_ENOTFOUND saying why no run backs a figure. */
+int vs_sglang_non_torch(uint64_t *bytes, const char *architecture, const char *gpu, uint64_t tp,
+                        vs_error *err);
 
 /* The engine's runtime_estimate (engine.h): non_torch for the offer's GPU (e->gpu_name,
  * looked up in the catalogue) and e->tp. */

@@ -410,9 +410,22 @@ END_TEST
 
 /* No published SGLang start-up on an Ampere card prints the free memory before loading:
  * estimate=yes leaves non_torch unknown there and says why, and the cell stands (the fit
- * an upper bound). On an RTX 4090 at tp 2 (Ada): 1,220 + 192 = 1,412 MiB. */
+ * an upper bound). Where the card's name says its peers are on PCIe the distributed set-up
+ * is NCCL over PCIe, 154 MiB, and the custom all-reduce's three 8 MiB buffers only at tp 2
+ * (SGLang sets it up on no more than two PCIe-only GPUs): two RTX 4090s (Ada) 1,220 + 154 +
+ * 24 = 1,398 MiB = 1,465,909,248 B, four L4s (typed by the name nvidia-smi prints) 1,220 +
+ * 154 = 1,374 MiB = 1,440,743,424 B, four H100 PCIe cards the same; four H100 SXM boards
+ * are on NVLink: 1,220 + 3 x 192 = 1,796 MiB = 1,883,242,496 B. */
 START_TEST(sglang_estimate_unknown_where_no_run)
 {
+    static const struct {
+        const char *gpu, *tp, *said;
+    } boards[] = {
+        {"RTX 4090", "2", "non_torch estimated: 1,465,909,248 B"},
+        {"NVIDIA L4", "4", "non_torch estimated: 1,440,743,424 B"},
+        {"H100 PCIe", "4", "non_torch estimated: 1,440,743,424 B"},
+        {"H100 SXM", "4", "non_torch estimated: 1,883,242,496 B"},
+    };
     size_t i;
     int said = 0;
     json_t *b;
@@ -426,17 +439,25 @@ START_TEST(sglang_estimate_unknown_where_no_run)
             said = 1;
     }
     ck_assert_msg(said, "estimate=yes did not say non_torch is unknown on Ampere");
-    run_ok("sheet \"ada\"\nmodel m params=8B\nformat bf16\ntask inference\nlength 4096\n"
-           "concurrency 1\nestimate kv layers=32 kv_heads=8 head_dim=128\n"
-           "gpu \"RTX 4090\" cards=2\nplacement tensor gpus=2\nengine sglang estimate=yes");
-    said = 0;
-    json_array_foreach(st.bundles, i, b)
-    {
-        const char *t = text(b);
-        if (t && strstr(t, "non_torch estimated: 1,480,589,312 B"))
-            said = 1;
+    for (i = 0; i < sizeof boards / sizeof boards[0]; i++) {
+        char cell[512];
+        size_t j;
+        snprintf(cell, sizeof cell,
+                 "sheet \"board %zu\"\nmodel m params=8B\nformat bf16\ntask inference\n"
+                 "length 4096\nconcurrency 1\nestimate kv layers=32 kv_heads=8 head_dim=128\n"
+                 "gpu \"%s\" cards=%s\nplacement tensor gpus=%s\nengine sglang estimate=yes",
+                 i, boards[i].gpu, boards[i].tp, boards[i].tp);
+        run_ok(cell);
+        said = 0;
+        json_array_foreach(st.bundles, j, b)
+        {
+            const char *t = text(b);
+            if (t && strstr(t, boards[i].said))
+                said = 1;
+        }
+        ck_assert_msg(said, "estimate=yes on %s x %s: not \"%s\"", boards[i].tp, boards[i].gpu,
+                      boards[i].said);
     }
-    ck_assert_msg(said, "estimate=yes on two RTX 4090s: not 1,412 MiB");
 }
 END_TEST
 
