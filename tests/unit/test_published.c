@@ -323,8 +323,18 @@ static void generation_by_hand(const row *r, json_t *p)
     if (!strcmp(r->id, "gen-1"))
         ck_assert_uint_eq((uint64_t)geti(p, "envelope_bytes"),
                           2 * (unet + vae + te + te2) + latents + decode);
+    /* the notebook's rows after its torch.compile cell: the compiled fp16 UNet is
+     * still allocated beside each run (dynamo keeps it after del pipe), in every phase */
     if (!strcmp(r->id, "gen-2"))
-        ck_assert_uint_eq((uint64_t)geti(p, "envelope_bytes"), 2 * vae + decode);
+        ck_assert_uint_eq((uint64_t)geti(p, "envelope_bytes"), 2 * unet + 2 * vae + decode);
+    /* diffusion-fast's one-image runs, every component on the GPU: the decode phase, the
+     * weights at 4 and 2 bytes and one image's decode at 2,200 B a pixel a byte of element */
+    if (!strcmp(r->id, "gen-15") || !strcmp(r->id, "gen-16")) {
+        const uint64_t b = !strcmp(r->id, "gen-15") ? 4 : 2;
+        ck_assert_str_eq(gets(p, "worst_phase"), "decode");
+        ck_assert_uint_eq((uint64_t)geti(p, "envelope_bytes"),
+                          b * (unet + vae + te + te2) + px * b * 2200);
+    }
     /* FLUX.1-dev under model offload: the denoising phase, the transformer
      * alone, 11,901,408,320 parameters x 2 B (the post's "23.8 GB"), and the
      * latents, 16 channels x 128 x 128 x 2 B; fused attention 0 B */
