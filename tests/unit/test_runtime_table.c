@@ -79,7 +79,7 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
     vs_runtime_shape any = {8192, 256, 4096, 14336, 128256, 0, 0, 0, 1, 0, 0};
     vs_error e;
     double nt_bound, act_bound;
-    int worked = 0; /* the three rows worked by hand */
+    int worked = 0; /* the rows worked by hand */
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(vs_runtime_estimate_context(&bound, "Hopper", NULL, 1, &e), 0);
     nt_bound = bound.error;
@@ -201,6 +201,20 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
             ck_assert_uint_eq(r.nt_bytes, 160 * MIB);
             ck_assert(fabs(vs_rt_error(r.nt_bytes, r.nt_pub) - 1.2321) < 0.0005);
         }
+        if (!strcmp(r.col[VS_RT_MODEL], "Qwen/Qwen3-14B") &&
+            vs_rt_version(r.col[VS_RT_VLLM]) == 18000) {
+            worked++;
+            ck_assert_str_eq(r.col[VS_RT_INSTALL], "image");
+            ck_assert_str_eq(r.sampler, "native");
+            ck_assert(r.nt_miss && r.act_miss && r.nt_scored && r.act_scored);
+            /* Hopper's 160 MiB at TP 1 for the 0.25 GiB 0.18.0 prints: 160 / 256 - 1 */
+            ck_assert_uint_eq(r.nt_bytes, 160 * MIB);
+            ck_assert(fabs(vs_rt_error(r.nt_bytes, r.nt_pub) + 0.375) < 0.0005);
+            /* the sampler, 1024 x 151936 x 40 B, above the forward pass's
+             * 8192 x (3 x 17408 + 4 x 5120) x 2 B = 1,191,182,336 B: +159.9% on 2.23 */
+            ck_assert_uint_eq(r.act_bytes, 6223298560ULL);
+            ck_assert(fabs(vs_rt_error(r.act_bytes, r.act_pub) - 1.599) < 0.001);
+        }
         if (!strcmp(r.col[VS_RT_GPU], "8x A100-SXM4-40GB (ml.p4d.24xlarge)")) {
             worked++;
             ck_assert(r.nt_scored && r.nt_have && r.act_scored && r.act_have);
@@ -213,11 +227,11 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
     }
     fclose(f);
     /* 27 rows before Turing, TP 8 and the A30s; 4 more; then TP 16; then two 0.10.2
-     * pip installs held out */
-    ck_assert_uint_ge(rows, 34);
-    ck_assert_uint_ge(nt_scored, 25);
-    ck_assert_uint_ge(act_scored, 26);
-    ck_assert_int_eq(worked, 7);
+     * pip installs held out; then ten runs of 0.15.0 to 0.19.0 on H100s held out */
+    ck_assert_uint_ge(rows, 44);
+    ck_assert_uint_ge(nt_scored, 35);
+    ck_assert_uint_ge(act_scored, 36);
+    ck_assert_int_eq(worked, 8);
 }
 END_TEST
 
