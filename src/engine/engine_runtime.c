@@ -114,11 +114,12 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * GPU's name does (board_of below), and the rule asks for it.
  * The baseline moved once: 0.7 to 0.10.2 take it before init_worker_distributed_environment
  * (V0 vllm/worker/worker.py, V1 vllm/v1/worker/gpu_worker.py init_device), so what NCCL
- * sets up counts; vllm-project/vllm#25359 (0.11.0) takes it after, so only what the
- * profile run adds counts. The TP 4 figure above is 0.10's and the TP 2 one 0.11's image's;
- * 0.19.0 prints 2.07 and 2.13 GiB at TP 2 and 4 on H100s, both after the move, so the buffers
- * the run itself connects can be as large (llm-d-incubation/llm-d-planner's accuracy
- * report; its log enables FlashInfer's all-reduce fusion). cuBLAS's workspace counts in no
+ * sets up counts; vllm-project/vllm#25359 (2025-09, after 0.10.2) takes it after, so only
+ * what the profile run adds counts. The TP 4 figure above is 0.10's and the TP 2 one a
+ * 0.11+ image's (January 2026); 0.19.0 prints 2.07 and 2.13 GiB at TP 2 and 4 on H100s,
+ * both after the move, so the buffers the run itself connects can be as large
+ * (llm-d-incubation/llm-d-planner's accuracy report; its log enables FlashInfer's
+ * all-reduce fusion). cuBLAS's workspace counts in no
  * release: torch allocates it through its caching allocator (aten/src/ATen/cuda/
  * CublasHandlePool.cpp). At tp 1 what is left is the code the run loads (lazy module
  * loading) and the driver's local-memory reserve, which the source sizes in no release and
