@@ -118,8 +118,9 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * what the profile run adds counts. The TP 4 figure above is 0.10's and the TP 2 one a
  * 0.11+ image's (January 2026); 0.19.0 prints 2.07 and 2.13 GiB at TP 2 and 4 on H100s,
  * both after the move, so the buffers the run itself connects can be as large
- * (llm-d-incubation/llm-d-planner's accuracy report; its log enables FlashInfer's
- * all-reduce fusion). cuBLAS's workspace counts in no
+ * (llm-d-incubation/llm-d-planner's accuracy report; a TP 2 log of it turns on FlashInfer's
+ * fused all-reduce, vllm/compilation/passes/fusion/allreduce_rms_fusion.py, whose workspace
+ * FlashInfer allocates through the CUDA runtime). cuBLAS's workspace counts in no
  * release: torch allocates it through its caching allocator (aten/src/ATen/cuda/
  * CublasHandlePool.cpp). At tp 1 what is left is the code the run loads (lazy module
  * loading) and the driver's local-memory reserve, which the source sizes in no release and
