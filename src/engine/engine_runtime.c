@@ -121,12 +121,14 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * (llm-d-incubation/llm-d-planner's accuracy report; a TP 2 log of it turns on FlashInfer's
  * fused all-reduce, vllm/compilation/passes/fusion/allreduce_rms_fusion.py, whose workspace
  * FlashInfer allocates through the CUDA runtime). cuBLAS's workspace counts in no
- * release: torch allocates it through its caching allocator (aten/src/ATen/cuda/
- * CublasHandlePool.cpp). At tp 1 what is left is the code the run loads (lazy module
- * loading) and the driver's local-memory reserve, which the source sizes in no release and
- * which moves with it: one H100 and model print 0.13 GiB from 0.15.0 to 0.17.0 and 0.25 from
- * 0.18.0 (the same report), against 0.16 under V0 and 0.07 in 0.10.2. The sizes here are
- * those of 0.11 and before; bench_runtime scores the later runs as held-out misses. */
+ * release: torch allocates it, and cuBLASLt's, from its caching allocator (pytorch/pytorch
+ * aten/src/ATen/cuda/CublasHandlePool.cpp getNewWorkspace). At tp 1 what is left is
+ * cuBLAS's own small cudaMallocAsync buffers (CUDA 12.2+, that file's note), the code the
+ * run loads (lazy module loading) and the driver's local-memory reserve, which the source
+ * sizes in no release and which move with it: one H100 and model print 0.13 GiB from 0.15.0 to
+ * 0.17.0 and 0.25 from 0.18.0 (the same report), against 0.16 under V0 and 0.07 in 0.10.2. The
+ * sizes here are those of 0.11 and before; bench_runtime scores the later runs as held-out misses.
+ */
 enum board { BOARD_UNKNOWN, BOARD_NVSWITCH, BOARD_PCIE };
 
 static const struct ctxrule {
