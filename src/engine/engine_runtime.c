@@ -124,8 +124,9 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * release: torch allocates it, and cuBLASLt's, from its caching allocator (pytorch/pytorch
  * aten/src/ATen/cuda/CublasHandlePool.cpp getNewWorkspace). At tp 1 what is left is
  * cuBLAS's own small cudaMallocAsync buffers (CUDA 12.2+, that file's note), the code the
- * run loads (lazy module loading) and the driver's local-memory reserve, which the source
- * sizes in no release and which move with it: one H100 and model print 0.13 GiB from 0.15.0 to
+ * run loads (lazy module loading) and the driver's local-memory reserve (CU_LIMIT_STACK_SIZE
+ * grows at a launch that needs more and is not reset: cuCtxSetLimit), which the source sizes
+ * in no release and which move with it: one H100 and model print 0.13 GiB from 0.15.0 to
  * 0.17.0 and 0.25 from 0.18.0 (the same report), against 0.16 under V0 and 0.07 in 0.10.2. The
  * sizes here are those of 0.11 and before; bench_runtime scores the later runs as held-out misses.
  */
