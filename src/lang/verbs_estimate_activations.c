@@ -311,10 +311,59 @@ static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
     return 0;
 }
 
+/* framework=unsloth: the rotary tables (vs_estimate_unsloth_rope), component
+ * rope_cache, in every phase: built with the model, rebuilt longer at the first
+ * forward past them. per_layer: rope=layers (Unsloth 2024.12.x). */
+static int store_rope(json_t *sheet, const vs_act_shape *sh, int per_layer, vs_buf *skipped,
+                      json_t *sk, vs_error *err)
+{
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
+    json_t *hd = json_object_get(arch, "head_dim"), *cx = json_object_get(arch, "context");
+    uint64_t d = json_is_integer(hd) && json_integer_value(hd) > 0
+                     ? (uint64_t)json_integer_value(hd)
+                 : sh->heads && sh->hidden % sh->heads == 0 ? sh->hidden / sh->heads
+                                                            : 0;
+    uint64_t ctxlen =
+        json_is_integer(cx) && json_integer_value(cx) > 0 ? (uint64_t)json_integer_value(cx) : 0;
+    uint64_t bytes, built = ctxlen && ctxlen < 32768 ? ctxlen : 32768, step = 8192, pos;
+    char src[900], gL[40], gd[40], gp[40], gs[40], gb[40], gB[40];
+    int rc, rebuilt = sh->length > built;
+    if ((rc = vs_estimate_unsloth_rope(&bytes, sh->layers, d, ctxlen, sh->length, per_layer, err)) <
+        0)
+        return rc;
+    pos = rebuilt ? (sh->length + step - 1) / step * step : built;
+    vs_units_grouped(gL, sizeof gL, per_layer ? sh->layers : 1);
+    vs_units_grouped(gd, sizeof gd, d);
+    vs_units_grouped(gp, sizeof gp, pos);
+    vs_units_grouped(gs, sizeof gs, sh->length);
+    vs_units_grouped(gb, sizeof gb, bytes);
+    vs_units_grouped(gB, sizeof gB, built);
+    snprintf(src, sizeof src,
+             "%s x (cos + sin) x %s positions x %s head_dim x %s%s%s%s = %s B, %s (length %s; "
+             "unsloth/models/llama.py LlamaRotaryEmbedding, LlamaExtendedRotaryEmbedding, "
+             "extend_rope_embedding); %s",
+             gL, gp, gd, rebuilt ? "2 B" : "4 B",
+             per_layer ? " + the model's own, (cos + sin) x " : "", per_layer ? gB : "",
+             per_layer ? " x head_dim x 4 B as built" : "", gb,
+             rebuilt ? "rebuilt past the length rounded up to 8,192 positions in the activations' "
+                       "16-bit dtype"
+                     : "as built: min(4 x 8,192, max_position_embeddings) positions in float32",
+             gs,
+             per_layer ? "rope=layers: every layer's attention builds its own table "
+                         "(unsloth/models/_utils.py patch_llama_rope_scaling rewrites "
+                         "LlamaAttention.__init__; Unsloth 2024.12.x with transformers <= 4.47.1)"
+                       : "rope=shared: the layers share the model's table (from_pretrained sets "
+                         "layer.self_attn.rotary_emb = model.model.rotary_emb, Unsloth 2025.1.1 "
+                         "on)");
+    return vs_verbs_estimate_store(sheet, "rope_cache", bytes, src, VS_CLASS_OTHER, skipped, sk,
+                                   err);
+}
+
 static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
     const vs_arg *at = vs_line_pair(line, "attention"), *fw = vs_line_pair(line, "framework");
+    const vs_arg *rp = vs_line_pair(line, "rope");
     const char *name = nm ? nm->value : "activations", *attn_from = "the line";
     vs_checkpointing mode;
     vs_attention attn;
@@ -351,6 +400,14 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
         goto done;
     }
     unsloth = fw && !strcmp(fw->value, "unsloth");
+    if (rp && (!unsloth || (strcmp(rp->value, "layers") && strcmp(rp->value, "shared")))) {
+        rc = vs_arg_error(rp, err,
+                          vs_error_set(err, VS_EVALUE,
+                                       unsloth ? "rope must be shared or layers, not '%s'"
+                                               : "rope= goes with framework=unsloth ('%s')",
+                                       rp->value));
+        goto done;
+    }
     if (unsloth && attn == VS_ATTN_EAGER) {
         /* Unsloth's Llama attention runs flash attention, else xformers or SDPA:
          * no score matrix */
@@ -406,8 +463,14 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
             goto done;
         }
         unsloth_source(src, sizeof src, &sh, mode, &e);
+        if ((rc = store_rope(sheet, &sh, rp && !strcmp(rp->value, "layers"), &skipped, sk, err)) <
+            0) {
+            rc = vs_arg_error(rp ? rp : fw, err, rc);
+            goto done;
+        }
     } else {
-        if ((rc = vs_estimate_activations_layers(&e, &sh, mode, attn, err)) < 0)
+        if ((rc = vs_estimate_activations_layers(&e, &sh, mode, attn, err)) < 0 ||
+            (rc = drop_estimated(sheet, "rope_cache", err)) < 0)
             goto done;
         activations_source(src, sizeof src, &sh, mode, attn, &e);
     }
@@ -446,7 +509,9 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
               "for the MLP, e and g, not the SwiGLU product; rms_layernorm.py saves X and a "
               "float32 1/rms; the rotary embedding is applied in place) and its checkpointer "
               "(unsloth_zoo/gradient_checkpointing.py: the offloaded one keeps each layer's input "
-              "in host memory, copies it back and reruns the layer in the backward); the "
+              "in host memory, copies it back and reruns the layer in the backward); each "
+              "layer's rotary tables are rope_cache (unsloth/models/_utils.py "
+              "patch_llama_rope_scaling, llama.py extend_rope_embedding); the "
               "allocator's fragmentation and what flash attention's own backward allocates are "
               "not counted"
         : gated
@@ -491,12 +556,17 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     if (inputs && logits)
         json_object_set_new(inputs, "logits_bytes", json_integer((json_int_t)logit_bytes));
     {
-        const char *names[3] = {name, split ? rname : "logits", "logits"};
-        rc = vs_verb_emit(ctx,
-                          vs_render_components(sheet, "activations", names,
-                                               (size_t)(1 + logits + split), head, notes, inputs,
-                                               NULL),
-                          err);
+        const char *names[4] = {name, NULL, NULL, NULL};
+        size_t k = 1;
+        if (split)
+            names[k++] = rname;
+        if (logits)
+            names[k++] = "logits";
+        if (unsloth)
+            names[k++] = "rope_cache";
+        rc = vs_verb_emit(
+            ctx, vs_render_components(sheet, "activations", names, k, head, notes, inputs, NULL),
+            err);
     }
 done:
     vs_buf_free(&skipped);
@@ -508,7 +578,7 @@ done:
 static const vs_derived_read act_reads[] = {
     {"length", NULL},
     {"microbatch", NULL},
-    {"arch", "layers,hidden,heads"},
+    {"arch", "layers,hidden,heads,head_dim,context"},
     {"task", "head"}, /* loss=liger: whether the output layer is trained */
     {NULL, NULL}};
 

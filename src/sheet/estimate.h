@@ -135,6 +135,27 @@ int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_ch
 int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
                                     vs_error *err);
 
+/* The rotary tables Unsloth keeps on the GPU for a Llama-shaped decoder, a cos
+ * and a sin of head_dim a position. One table (LlamaRotaryEmbedding,
+ * LlamaExtendedRotaryEmbedding in unsloth/models/llama.py) caches
+ * min(4 x 8,192, context) positions in float32 (torch.get_default_dtype()) when
+ * built; LlamaAttention_fast_forward's extend_rope_embedding(V, seq_len)
+ * rebuilds it past that at ceil(length / 8,192) x 8,192 positions in V's
+ * 16-bit dtype:
+ *   table(length) = 2 x min(32,768, context) x head_dim x 4    (length <= that)
+ *                   2 x ceil(length / 8,192) x 8,192 x head_dim x 2 (longer)
+ * per_layer (Unsloth 2024.12.x, transformers <= 4.47.1): patch_llama_rope_scaling
+ * (unsloth/models/_utils.py) rewrites LlamaAttention.__init__ so that every
+ * layer's attention builds and extends its own table, and the model's
+ * LlamaModel.rotary_emb, Unsloth's class too (pre_patch swaps it in), keeps one
+ * as built, never extended: layers x table(length) + table(0). Otherwise
+ * (from 2025.1.1, from_pretrained: layer.self_attn.rotary_emb =
+ * model.model.rotary_emb) the layers share one table: table(length).
+ * context 0 (unknown) reads as 32,768. The length is one sequence's (the
+ * tables are by position, not by token of the batch). */
+int vs_estimate_unsloth_rope(uint64_t *out, uint64_t layers, uint64_t head_dim, uint64_t context,
+                             uint64_t length, int per_layer, vs_error *err);
+
 /* The logits and the loss of a causal language model over tokens positions
  * (length x microbatch) and a vocabulary of vocab entries, T x V elements:
  *   chunks <= 1: the float32 logits the loss takes (4 B), their gradient (4 B)

@@ -419,7 +419,16 @@ END_TEST
  *   full: the 32 inputs kept, 32 x 8,192 x 8,192 = 2,147,483,648 B, the top one
  *     the recomputed layer's X, so the layer is 8,192 x (155,784 - 8,192) =
  *     1,209,073,664 B
- *   offload: nothing kept, the layer 8,192 x 155,784 = 1,276,182,528 B */
+ *   offload: nothing kept, the layer 8,192 x 155,784 = 1,276,182,528 B
+ * The rotary tables, a cos and a sin of head_dim 128 a position: at 4,096
+ * tokens as built, 4 x 8,192 = 32,768 positions (below the config's 131,072) in
+ * float32, 2 x 32,768 x 128 x 4 = 33,554,432 B a table; at 40,000 tokens rebuilt
+ * at 5 x 8,192 = 40,960 positions in bf16, 2 x 40,960 x 128 x 2 = 20,971,520 B.
+ *   rope=shared (the default): one table, 33,554,432 / 20,971,520 B
+ *   rope=layers: one in each of the 32 layers and the model's own as built,
+ *     33 x 33,554,432 = 1,107,296,256 B / 32 x 20,971,520 + 33,554,432 =
+ *     704,643,072 B
+ * (the microbatch does not enter: the tables are by position). */
 START_TEST(unsloth_activations)
 {
     json_t *p;
@@ -433,6 +442,33 @@ START_TEST(unsloth_activations)
     ck_assert_int_eq(geti(named(p, "activations_recomputed"), "bytes"), 1209073664LL);
     ck_assert_int_eq(geti(json_object_get(p, "inputs"), "per_layer_bytes"), 8192LL * 110728);
     ck_assert_ptr_nonnull(strstr(gets(named(p, "activations_recomputed"), "source"), "LoRA_MLP"));
+    ck_assert_int_eq(geti(named(p, "rope_cache"), "bytes"), 2LL * 32768 * 128 * 4);
+    ck_assert_int_eq(2LL * 32768 * 128 * 4, 33554432LL);
+    ck_assert_ptr_nonnull(strstr(gets(named(p, "rope_cache"), "source"), "float32"));
+    snprintf(cell, sizeof cell, "%s checkpointing=full rope=layers", act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "rope_cache"), "bytes"), 33LL * 33554432);
+    ck_assert_int_eq(33LL * 33554432, 1107296256LL);
+    snprintf(cell, sizeof cell, "length 40000\nmicrobatch 1\n%s checkpointing=offload", act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "rope_cache"), "bytes"), 2LL * 40960 * 128 * 2);
+    ck_assert_int_eq(2LL * 40960 * 128 * 2, 20971520LL);
+    ck_assert_ptr_nonnull(strstr(gets(named(lastp(), "rope_cache"), "source"), "8,192"));
+    snprintf(cell, sizeof cell, "%s checkpointing=offload rope=layers", act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "rope_cache"), "bytes"), 32LL * 20971520 + 33554432);
+    ck_assert_int_eq(32LL * 20971520 + 33554432, 704643072LL);
+    /* rope= is Unsloth's, and names one of two layouts */
+    ck_assert_int_eq(run("estimate activations attention=flash checkpointing=offload rope=layers"),
+                     VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "framework=unsloth"));
+    snprintf(cell, sizeof cell, "%s checkpointing=offload rope=each", act);
+    ck_assert_int_eq(run(cell), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "shared or layers"));
+    /* autograd's layer (framework=pytorch) has no such tables: the component goes */
+    run_ok("estimate activations attention=flash loss=cce checkpointing=offload");
+    ck_assert(!has(lastp(), "rope_cache"));
+    run_ok("length 4096\nmicrobatch 2");
     snprintf(cell, sizeof cell, "%s checkpointing=offload", act);
     run_ok(cell);
     ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 0);

@@ -376,24 +376,50 @@ static long long allocator_at(const row *r, long long length)
     return bytes;
 }
 
+/* The largest length in [lo, hi] whose envelope (allocator part) fits card,
+ * the envelope nondecreasing in the length there; lo - 1 when none does. */
+static long long longest_in(const row *r, long long lo, long long hi, long long card)
+{
+    if (allocator_at(r, lo) > card)
+        return lo - 1;
+    while (lo < hi) {
+        long long mid = lo + (hi - lo + 1) / 2;
+        if (allocator_at(r, mid) <= card)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* A capacity row (unit "GB card": the longest context a card of that size fits,
  * as Unsloth's table gives it) is scored by the sheet's own longest context on
- * that card: the envelope is the backward's, weights + one recomputed layer,
- * affine in the length, so its slope is the step from length L to L + 1 and
- * the longest length is L + (card - envelope(L)) / slope, checked by running it
- * and the length after it (the first fits the card, the second does not). The
- * error is in tokens, (sheet's - published) / published. *slope and *intercept
- * come back for the table's two numbers. */
+ * that card, the largest length whose envelope (the backward's: weights, the
+ * rotary tables and one recomputed layer) fits the card's bytes. The envelope
+ * grows with the length on each side of 32,768 tokens but drops past it:
+ * Unsloth builds each layer's rotary tables for 4 x 8,192 positions in float32
+ * and rebuilds them, for a longer sequence, at the length rounded up to 8,192 in
+ * 16-bit (unsloth/models/llama.py, extend_rope_embedding), so each side is
+ * searched (bisection; the upper side's bound doubled until it no longer fits),
+ * the longer fit taken, and checked: it fits and the length after it does not.
+ * The error is in tokens, (sheet's - published) / published. *slope (the step
+ * from the published length to the next) and *intercept (the envelope less
+ * slope x length there) come back for the table's two numbers. */
 static double capacity_error(const row *r, long long *longest, long long *slope,
                              long long *intercept)
 {
-    const long long card = (long long)(r->published * r->per_unit);
+    const long long card = (long long)(r->published * r->per_unit), built = 4 * 8192;
     const char *len = strstr(r->cells, "\nlength ");
-    long long L = strtoll(len + 8, NULL, 10), at = allocator_at(r, L), best;
+    long long L = strtoll(len + 8, NULL, 10), at = allocator_at(r, L), best, hi = 2 * built;
     *slope = allocator_at(r, L + 1) - at;
     ck_assert_int_gt(*slope, 0);
     *intercept = at - *slope * L;
-    best = L + (card >= at ? (card - at) / *slope : -((at - card + *slope - 1) / *slope));
+    while (allocator_at(r, hi) <= card)
+        hi *= 2;
+    best = longest_in(r, built + 1, hi, card);
+    if (best == built)
+        best = longest_in(r, 1, built, card);
+    ck_assert_int_gt(best, 0);
     ck_assert_int_le(allocator_at(r, best), card);
     ck_assert_int_gt(allocator_at(r, best + 1), card);
     *longest = best;

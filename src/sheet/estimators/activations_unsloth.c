@@ -70,3 +70,46 @@ int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_c
     *out = e;
     return 0;
 }
+
+/* One table of cos and sin at length (vs_estimate_unsloth_rope). */
+static int rope_table(uint64_t *out, uint64_t head_dim, uint64_t context, uint64_t length,
+                      vs_error *err)
+{
+    const char *w = "the rotary tables";
+    const uint64_t step = 8192, first = 4 * 8192;
+    uint64_t built = context && context < first ? context : first, positions, elem;
+    int rc;
+    if (length <= built) {
+        positions = built, elem = 4; /* as built: float32, torch.get_default_dtype() */
+    } else {
+        positions = length / step + (length % step != 0); /* extend_rope_embedding */
+        if ((rc = vs_arith_mul(&positions, step, w, err)))
+            return rc;
+        elem = 2; /* rebuilt in V's dtype */
+    }
+    *out = positions;
+    if ((rc = vs_arith_mul(out, head_dim, w, err)) || (rc = vs_arith_mul(out, 2 * elem, w, err)))
+        return rc;
+    return 0;
+}
+
+int vs_estimate_unsloth_rope(uint64_t *out, uint64_t layers, uint64_t head_dim, uint64_t context,
+                             uint64_t length, int per_layer, vs_error *err)
+{
+    uint64_t t, model;
+    int rc;
+    if (!layers || !head_dim)
+        return vs_error_set(err, VS_EVALUE,
+                            "framework=unsloth needs the layers and head_dim of the card's model");
+    if ((rc = rope_table(&t, head_dim, context, length, err)))
+        return rc;
+    if (per_layer) {
+        /* each layer's own, and the model's as built */
+        if ((rc = rope_table(&model, head_dim, context, 0, err)) ||
+            (rc = vs_arith_mul(&t, layers, "the rotary tables", err)) ||
+            (rc = vs_arith_add(&t, model, "the rotary tables", err)))
+            return rc;
+    }
+    *out = t;
+    return 0;
+}
