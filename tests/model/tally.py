@@ -13,6 +13,7 @@ import sys
 PUBLISHED = {
     "llama-3.1-8b.json": (8030261248, None, "huggingface.co/meta-llama/Llama-3.1-8B, safetensors parameters"),
     # 28 x (2 x 3,072^2 + 2 x 3,072 x 1,024 + 3 x 3,072 x 8,192 + 2 x 3,072) + 128,256 x 3,072 (tied) + 3,072
+    "llama-3.1-70b.json": (70553706496, None, "huggingface.co/meta-llama/Llama-3.1-70B-Instruct, safetensors parameters (model.safetensors.index.json total_size 141,107,412,992 B in bf16)"),
     "llama-3.2-3b.json": (3212749824, None, "huggingface.co/meta-llama/Llama-3.2-3B, safetensors parameters (3.21B), worked by hand"),
     "mistral-7b-v0.1.json": (7241732096, None, "huggingface.co/mistralai/Mistral-7B-v0.1, safetensors parameters"),
     "mixtral-8x7b-v0.1.json": (46702792704, 12879925248, "huggingface.co/mistralai/Mixtral-8x7B-v0.1, safetensors parameters"),
