@@ -229,7 +229,7 @@ const vs_verb vs_verbs_sizing[] = {
      "[in_backward=yes] | estimate "
      "activations [layers=L] [hidden=H] [heads=A] [checkpointing=none|selective|full|offload] "
      "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]|cce|liger "
-     "[head=trained|frozen]] [framework=pytorch|unsloth] | estimate quant "
+     "[head=trained|frozen]] [framework=pytorch|unsloth [rope=shared|layers]] | estimate quant "
      "[scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
      "estimators that print their formula and add estimated components",
      "Each estimator prints its formula with the numbers and adds `estimated` components "
