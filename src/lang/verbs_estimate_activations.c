@@ -232,30 +232,33 @@ static void activations_source(char *src, size_t n, const vs_act_shape *sh, vs_c
 
 /* The activations component's source under framework=unsloth. */
 static void unsloth_source(char *src, size_t n, const vs_act_shape *sh, vs_checkpointing mode,
-                           const vs_act_est *e)
+                           vs_attention attn, const vs_act_est *e)
 {
+    const int xf = attn == VS_ATTN_XFORMERS;
     char gs[40], gb[40], gH[40], gk[40], gi[40], gA[40], gper[40], gw[40], gbytes[40];
     vs_units_grouped(gs, sizeof gs, sh->length);
     vs_units_grouped(gb, sizeof gb, sh->microbatch);
     vs_units_grouped(gH, sizeof gH, sh->hidden);
-    vs_units_grouped(gk, sizeof gk, sh->kv_width);
+    vs_units_grouped(gk, sizeof gk, xf ? sh->hidden : sh->kv_width);
     vs_units_grouped(gi, sizeof gi, sh->intermediate);
     vs_units_grouped(gA, sizeof gA, sh->heads);
     vs_units_grouped(gper, sizeof gper, e->per_layer);
     vs_units_grouped(gw, sizeof gw, e->working);
     vs_units_grouped(gbytes, sizeof gbytes, e->total);
-    snprintf(src, n,
-             "%s tokens x %s microbatch x (12 x %s hidden + 4 x %s kv + 4 x %s intermediate + 4 x "
-             "%s heads + 8) = %s B a layer, what Unsloth's kernels save (Fast_RMS_Layernorm X and "
-             "a float32 1/rms twice, LoRA_QKV X, flash attention q, k, v, output and log-sum-exp, "
-             "LoRA_MLP X, e, g), + %s B in LoRA_MLP's backward (the recomputed output, dY, DW: 4 x "
-             "hidden + 2 x intermediate a token): %s = %s B (framework=unsloth, "
-             "checkpointing=%s; unslothai/unsloth at 0050c73)",
-             gs, gb, gH, gk, gi, gA, gper, gw,
-             mode == VS_CKPT_FULL ? "the layer inputs + one layer recomputed in the backward"
-                                  : "the layer inputs in host memory + one layer recomputed in "
-                                    "the backward",
-             gbytes, vs_checkpointing_name(mode));
+    snprintf(
+        src, n,
+        "%s tokens x %s microbatch x (12 x %s hidden + 4 x %s kv%s + 4 x %s intermediate + 4 "
+        "x %s heads + 8) = %s B a layer, what Unsloth's kernels save (Fast_RMS_Layernorm X and "
+        "a float32 1/rms twice, LoRA_QKV X, %s attention q, k, v, output and log-sum-exp, "
+        "LoRA_MLP X, e, g), + %s B in LoRA_MLP's backward (the recomputed output, dY, DW: 4 x "
+        "hidden + 2 x intermediate a token): %s = %s B (framework=unsloth, "
+        "checkpointing=%s; unslothai/unsloth at 0050c73)",
+        gs, gb, gH, gk, xf ? " (K and V expanded to every head)" : "", gi, gA, gper,
+        xf ? "xformers" : "flash", gw,
+        mode == VS_CKPT_FULL ? "the layer inputs + one layer recomputed in the backward"
+                             : "the layer inputs in host memory + one layer recomputed in "
+                               "the backward",
+        gbytes, vs_checkpointing_name(mode));
 }
 
 /* The sources of split activations: what the forward keeps for the backward
@@ -408,13 +411,22 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
                                        rp->value));
         goto done;
     }
+    if (!unsloth && attn == VS_ATTN_XFORMERS) {
+        /* transformers' Llama has no xformers attention; Unsloth's runs it when
+         * flash-attn is not installed */
+        rc = vs_arg_error(at, err,
+                          vs_error_set(err, VS_EVALUE,
+                                       "attention=xformers goes with framework=unsloth (its "
+                                       "attention without flash-attn)"));
+        goto done;
+    }
     if (unsloth && attn == VS_ATTN_EAGER) {
         /* Unsloth's Llama attention runs flash attention, else xformers or SDPA:
          * no score matrix */
         rc = vs_arg_error(at ? at : fw, err,
                           vs_error_set(err, VS_EVALUE,
                                        "framework=unsloth computes attention in tiles: give "
-                                       "attention=flash (or sdpa), not eager"));
+                                       "attention=flash or xformers, not eager"));
         goto done;
     }
     if ((rc = vs_verbs_estimate_shape(line, sheet, "layers", "layers", &sh.layers, &from_arch,
@@ -458,11 +470,11 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
                                            "the line"));
             goto done;
         }
-        if ((rc = vs_estimate_activations_unsloth(&e, &sh, mode, err)) < 0) {
+        if ((rc = vs_estimate_activations_unsloth(&e, &sh, mode, attn, err)) < 0) {
             rc = vs_arg_error(ck ? ck : fw, err, rc);
             goto done;
         }
-        unsloth_source(src, sizeof src, &sh, mode, &e);
+        unsloth_source(src, sizeof src, &sh, mode, attn, &e);
         if ((rc = store_rope(sheet, &sh, rp && !strcmp(rp->value, "layers"), &skipped, sk, err)) <
             0) {
             rc = vs_arg_error(rp ? rp : fw, err, rc);

@@ -228,7 +228,7 @@ const vs_verb vs_verbs_sizing[] = {
      "[optimizer=adamw|sgd|adamw8bit|paged_adamw8bit|paged_adamw] [precision=mixed] [trainable=N] "
      "[in_backward=yes] | estimate "
      "activations [layers=L] [hidden=H] [heads=A] [checkpointing=none|selective|full|offload] "
-     "[attention=eager|sdpa|flash] [vocab=V] [loss=full|chunked [chunks=8]|cce|liger "
+     "[attention=eager|sdpa|flash|xformers] [vocab=V] [loss=full|chunked [chunks=8]|cce|liger "
      "[head=trained|frozen]] [framework=pytorch|unsloth [rope=shared|layers]] | estimate quant "
      "[scheme=bnb|gptq|group] [group=N] [double=yes|no] [bits=N] [params=N]",
      "estimators that print their formula and add estimated components",
@@ -342,7 +342,9 @@ const vs_verb vs_verbs_sizing[] = {
      "intermediate + 4 heads + 8 B (its norms' X and float32 1/rms, LoRA_QKV's X, flash "
      "attention's q, k, v, output and log-sum-exp, LoRA_MLP's X, e, g: unslothai/unsloth at "
      "0050c73), and in the recomputed layer LoRA_MLP's backward beside them, 4 h + 2 "
-     "intermediate (the layer's output, dY, DW); component rope_cache, in every phase, the "
+     "intermediate (the layer's output, dY, DW); with attention=xformers (Unsloth without "
+     "flash-attn: LlamaAttention_fast_forward expands K and V to every head and xformers saves "
+     "the copies) 4 h instead of 4 kv; component rope_cache, in every phase, the "
      "rotary tables each layer's attention keeps (unsloth/models/_utils.py "
      "patch_llama_rope_scaling builds one per LlamaAttention): layers x 2 x min(32,768, "
      "max_position_embeddings) positions x head_dim x 4 B as built (float32), or, for a longer "

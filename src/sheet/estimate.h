@@ -79,9 +79,11 @@ int vs_estimate_activations(uint64_t *out, uint64_t layers, uint64_t hidden, uin
  * and FlashAttention work in tiles and recompute it, so that with no checkpointing
  * the layer keeps what selective recomputation keeps (Dao et al. 2022,
  * "FlashAttention"; torch.nn.functional.scaled_dot_product_attention). */
-typedef enum { VS_ATTN_EAGER = 0, VS_ATTN_SDPA, VS_ATTN_FLASH } vs_attention;
+typedef enum { VS_ATTN_EAGER = 0, VS_ATTN_SDPA, VS_ATTN_FLASH, VS_ATTN_XFORMERS } vs_attention;
 
-/* "eager" | "sdpa" | "flash"; 0 or VS_EVALUE naming them. */
+/* "eager" | "sdpa" | "flash" | "xformers"; 0 or VS_EVALUE naming them. xformers'
+ * memory_efficient_attention (Unsloth's attention when flash-attn is not
+ * installed) works in tiles too. */
 int vs_attention_parse(vs_attention *out, const char *name, vs_error *err);
 const char *vs_attention_name(vs_attention a);
 
@@ -120,6 +122,9 @@ int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_ch
  *     twice; LoRA_QKV its input X, 2h; the rotary embedding in place, nothing;
  *     flash attention q, k, v, its output and a float32 log-sum-exp a head
  *     (2h + 4 kv + 2h + 4 heads), LoRA_W (o_proj) that output again, a view;
+ *     attention=xformers (no flash-attn: LlamaAttention_fast_forward at unsloth
+ *     2024.12.4 expands K and V to every head and, with grad, reshapes them
+ *     into copies, which xformers saves) 2h + 4h + 2h + 4 heads;
  *     the residual sum the second norm takes is that norm's X; LoRA_MLP X, e
  *     and g (2h + 4 intermediate); the product h = silu(e) g is recomputed in
  *     the backward, not saved
@@ -133,7 +138,7 @@ int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_ch
  *     working, less under full the top layer's input, which is in kept.
  * Only full and offload: Unsloth checkpoints every layer. */
 int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
-                                    vs_error *err);
+                                    vs_attention attn, vs_error *err);
 
 /* The rotary tables Unsloth keeps on the GPU for a Llama-shaped decoder, a cos
  * and a sin of head_dim a position. One table (LlamaRotaryEmbedding,

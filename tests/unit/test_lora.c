@@ -420,6 +420,9 @@ END_TEST
  *     the recomputed layer's X, so the layer is 8,192 x (155,784 - 8,192) =
  *     1,209,073,664 B
  *   offload: nothing kept, the layer 8,192 x 155,784 = 1,276,182,528 B
+ *   attention=xformers, offload: K and V saved at every head's width, 2 x 2 x
+ *     (4,096 - 1,024) = 12,288 B a token more, 8,192 x 168,072 =
+ *     1,376,845,824 B
  * The rotary tables, a cos and a sin of head_dim 128 a position: at 4,096
  * tokens as built, 4 x 8,192 = 32,768 positions (below the config's 131,072) in
  * float32, 2 x 32,768 x 128 x 4 = 33,554,432 B a table; at 40,000 tokens rebuilt
@@ -473,6 +476,18 @@ START_TEST(unsloth_activations)
     run_ok(cell);
     ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 0);
     ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1276182528LL);
+    snprintf(cell, sizeof cell,
+             "estimate activations attention=xformers loss=cce framework=unsloth "
+             "checkpointing=offload");
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"),
+                     8192LL * (155784 + 2 * 2 * (4096 - 1024)));
+    ck_assert_int_eq(8192LL * (155784 + 2 * 2 * (4096 - 1024)), 1376845824LL);
+    ck_assert_int_eq(run("estimate activations attention=xformers checkpointing=offload"),
+                     VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "framework=unsloth"));
+    snprintf(cell, sizeof cell, "%s checkpointing=offload", act);
+    run_ok(cell);
     /* what Unsloth does not run is refused, the sheet unchanged */
     snprintf(cell, sizeof cell, "%s checkpointing=none", act);
     ck_assert_int_eq(run(cell), VS_EVALUE);

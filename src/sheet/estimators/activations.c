@@ -15,7 +15,7 @@ const vs_estimator_info vs_estimator_activations = {
     "activations", vs_estimate_activations_keys,
     "estimate activations [layers=L] [hidden=H] [heads=A] "
     "[checkpointing=none|selective|full|offload] "
-    "[attention=eager|sdpa|flash] [vocab=V] "
+    "[attention=eager|sdpa|flash|xformers] [vocab=V] "
     "[loss=full|chunked [chunks=8]|cce|liger [head=trained|frozen]] [framework=pytorch|unsloth "
     "[rope=shared|layers]]",
     "saved activations per layer (Korthikanti et al. 2022)"};
@@ -45,15 +45,20 @@ int vs_attention_parse(vs_attention *out, const char *name, vs_error *err)
         *out = VS_ATTN_SDPA;
     else if (!strcmp(name, "flash"))
         *out = VS_ATTN_FLASH;
+    else if (!strcmp(name, "xformers"))
+        *out = VS_ATTN_XFORMERS;
     else
-        return vs_error_set(err, VS_EVALUE, "attention must be eager, sdpa or flash, not '%s'",
-                            name);
+        return vs_error_set(err, VS_EVALUE,
+                            "attention must be eager, sdpa, flash or xformers, not '%s'", name);
     return 0;
 }
 
 const char *vs_attention_name(vs_attention a)
 {
-    return a == VS_ATTN_SDPA ? "sdpa" : a == VS_ATTN_FLASH ? "flash" : "eager";
+    return a == VS_ATTN_SDPA       ? "sdpa"
+           : a == VS_ATTN_FLASH    ? "flash"
+           : a == VS_ATTN_XFORMERS ? "xformers"
+                                   : "eager";
 }
 
 int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t chunks,

@@ -11,7 +11,7 @@
 #include "sheet/estimators/arith.h"
 
 int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
-                                    vs_error *err)
+                                    vs_attention attn, vs_error *err)
 {
     const char *w = "the activations";
     uint64_t t = s->length, saved, work, a, b, c, d;
@@ -29,8 +29,10 @@ int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_c
     memset(&e, 0, sizeof e);
     if ((rc = vs_arith_mul(&t, s->microbatch, w, err)))
         return rc;
-    /* saved: 12 h + 4 kv + 4 i + 4 heads + 8 bytes a token (estimate.h says which) */
-    a = s->hidden, b = s->kv_width, c = s->intermediate, d = s->heads;
+    /* saved: 12 h + 4 kv + 4 i + 4 heads + 8 bytes a token (estimate.h says which);
+     * xformers keeps K and V at every head's width, kv = h */
+    a = s->hidden, b = attn == VS_ATTN_XFORMERS ? s->hidden : s->kv_width, c = s->intermediate,
+    d = s->heads;
     if ((rc = vs_arith_mul(&a, 12, w, err)) || (rc = vs_arith_mul(&b, 4, w, err)) ||
         (rc = vs_arith_mul(&c, 4, w, err)) || (rc = vs_arith_mul(&d, 4, w, err)) ||
         (rc = vs_arith_add(&a, b, w, err)) || (rc = vs_arith_add(&a, c, w, err)) ||
