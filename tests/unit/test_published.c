@@ -489,8 +489,9 @@ START_TEST(published_peaks)
         if (!strcmp(rows[i].id, "unsloth-2")) {
             /* Unsloth's 8 GB and 12 GB rows, 2,972 and 21,848 tokens: the worst phase
              * of both is the backward, whose only length-dependent part is the one
-             * layer recomputed from its offloaded input, so the two envelopes differ
-             * by 18,876 tokens x the bytes a token of that layer. By hand, from
+             * layer recomputed from its offloaded input (the rotary tables, both under
+             * 32,768 tokens, are as built in both: rope=layers), so the two envelopes
+             * differ by 18,876 tokens x the bytes a token of that layer. By hand, from
              * Llama-3.1-8B's widths (hidden 4,096, intermediate 14,336, 32 heads, 8
              * KV heads of 128: kv 1,024) and what Unsloth's kernels save:
              *   the two Fast_RMS_Layernorm: X 2 x 4,096 + r 4, twice  16,392
