@@ -149,6 +149,14 @@ const struct vs_component_views *vs_ctx_component_views(vs_ctx *ctx, const json_
  * still in that place. Best effort (memory): the view is read then. */
 void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
                              const struct vs_component_view *view);
+/* The view the cell holds of component, at position at of a sheet, read from
+ * that very object (the last vs_ctx_component_views), or NULL: a cell run
+ * again finds each `reserve` component stored and read by its `sheet` line. */
+const struct vs_component_view *vs_ctx_component_held(vs_ctx *ctx, size_t at,
+                                                      const json_t *component);
+/* The place after the component a verb stored last (vs_ctx_component_stored),
+ * 0 before any: where the next `reserve` of a cell run again finds its own. */
+size_t vs_ctx_component_next(const vs_ctx *ctx);
 /* A JSON string of word, one of a vocabulary's (a status, a class: sheet/
  * vocab.h), made once for the cell and borrowed: a long reserve's components
  * share it (vs_component_words) instead of a copy each. NULL when memory is

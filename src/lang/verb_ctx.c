@@ -153,6 +153,7 @@ void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
                              const vs_component_view *view)
 {
     struct vs_ctx_stored *st;
+    ctx->next_at = at + 1;
     /* already among the views in that place (a cell run again keeps what
      * it declares): nothing to note */
     if (ctx->views_of && json_array_get(ctx->views_of, at) == component)
@@ -172,6 +173,19 @@ void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
     st->at = at;
     st->component = json_incref(component);
     st->view = *view;
+}
+
+const vs_component_view *vs_ctx_component_held(vs_ctx *ctx, size_t at, const json_t *component)
+{
+    /* the same object read: its view (a component is replaced, never edited) */
+    if (ctx->views_of && at < ctx->views.n && json_array_get(ctx->views_of, at) == component)
+        return &ctx->views.v[at];
+    return NULL;
+}
+
+size_t vs_ctx_component_next(const vs_ctx *ctx)
+{
+    return ctx->next_at;
 }
 
 /* The view of c, component i of the sheet: the one a verb handed on when it

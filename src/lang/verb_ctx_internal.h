@@ -38,6 +38,7 @@ struct vs_ctx {
         vs_component_view view;
     } * stored;
     size_t nstored, stored_cap;
+    size_t next_at; /* the place after the component stored last (a hint) */
     /* the vocabulary's words as JSON strings, made once for the cell and
      * shared by the components that say them (vs_ctx_word) */
     json_t *words[16];

@@ -34,6 +34,12 @@ static json_t *ctx_word(void *ctx, const char *word)
     return vs_ctx_word(ctx, word);
 }
 
+/* The cell's view of a stored component (vs_component_words). */
+static const vs_component_view *ctx_view(void *ctx, size_t at, const json_t *c)
+{
+    return vs_ctx_component_held(ctx, at, c);
+}
+
 int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "reserve AMOUNT | reserve NAME AMOUNT [status=estimated|measured] "
@@ -136,7 +142,9 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
             vs_verb_join_names(choices, sizeof choices, vs_vocab_class_names, ", ", " or "), cls);
     }
     words.word = ctx_word;
+    words.view = ctx_view;
     words.data = ctx;
+    words.hint = vs_ctx_component_next(ctx);
     if ((rc = vs_sheet_put_component(&comp, &stored, &at, sheet, &words, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)

@@ -516,10 +516,14 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
         size_t len;
     } keys[LAYOUT_KEYS] = {{"name", 4},   {"bytes", 5}, {"status", 6},
                            {"source", 6}, {"phase", 5}, {"class", 5}};
-    json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c, *index;
+    json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c, *index = NULL;
     json_t *vals[LAYOUT_KEYS];
     const size_t name_len = strlen(name);
-    long at = find_component(sheet, arr, name, name_len, &index);
+    json_t *hinted = words ? json_array_get(arr, words->hint) : NULL;
+    long at = hinted && is_named(hinted, name, name_len)
+                  ? (long)words->hint
+                  : find_component(sheet, arr, name, name_len, &index);
+    const vs_component_view *held = NULL;
     vs_component_view was;
     size_t k;
     *out = NULL;
@@ -527,7 +531,11 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
     if (known && bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT, "%s: %s bytes does not fit a record", name,
                             "the amount");
-    if (old)
+    if (old && words && words->view)
+        held = words->view(words->data, (size_t)at, old);
+    if (held)
+        was = *held;
+    else if (old)
         vs_component_view_read(&was, old);
     if (!cls)
         cls = vs_vocab_class_name(VS_CLASS_OTHER);

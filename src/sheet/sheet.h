@@ -148,6 +148,16 @@ typedef struct vs_component_words {
     /* A JSON string of word (borrowed), or NULL for none */
     json_t *(*word)(void *data, const char *word);
     void *data;
+    /* The view of c, component at of the sheet, when the caller holds one
+     * read from that very object (NULL: none; the function may be NULL): a
+     * cell run again finds each of its components stored, and reading the
+     * stored one's keys back was a third of keeping it. */
+    const vs_component_view *(*view)(void *data, size_t at, const json_t *c);
+    /* Where the name is looked for first (its place is checked by name): the
+     * place after the caller's last component. A cell run again declares its
+     * components in the order they are stored, so this spares the index's
+     * hashed lookup; any other place falls back to it. */
+    size_t hint;
 } vs_component_words;
 /* words (may be NULL): where the strings come from that many components
  * share, their status and class (a cell's `reserve` lines): a component

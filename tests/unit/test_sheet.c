@@ -434,7 +434,7 @@ static json_t *fixture_word(void *data, const char *word)
 START_TEST(components_hold_the_words_given)
 {
     words_fixture f = {json_string("estimated"), json_string("other"), 0};
-    vs_component_words words = {fixture_word, &f};
+    vs_component_words words = {fixture_word, &f, NULL, 0};
     json_t *s = vs_sheet_new("words"), *a, *b, *again;
     vs_component_view va, vb;
     vs_error err;
@@ -463,6 +463,88 @@ START_TEST(components_hold_the_words_given)
     ck_assert_int_eq(f.other->refcount, 1);
     json_decref(f.estimated);
     json_decref(f.other);
+}
+END_TEST
+
+/* What a caller holds of the stored components: the views it hands out
+ * (one slot, for the position and object asked), counted. */
+typedef struct {
+    vs_component_view view;
+    size_t at;
+    const json_t *of;
+    int asked;
+} held_fixture;
+
+static const vs_component_view *fixture_view(void *data, size_t at, const json_t *c)
+{
+    held_fixture *f = data;
+    f->asked++;
+    return f->of == c && f->at == at ? &f->view : NULL;
+}
+
+/* A put looks at the place it is hinted first and falls back to the name's
+ * lookup for any other (wrong, past the end); the component found is the one
+ * of that name wherever the hint pointed. The caller's view of the stored
+ * object, when it has one, is what the put decides from (a view saying
+ * "measured" refuses an estimate, though the object says "estimated"); with
+ * none, the object is read. */
+START_TEST(a_put_takes_the_place_and_the_view_it_is_given)
+{
+    held_fixture f = {{0}, 0, NULL, 0};
+    vs_component_words words = {NULL, &f, fixture_view, 1};
+    json_t *s = vs_sheet_new("held"), *a, *b, *c, *now;
+    vs_component_view v;
+    size_t at = 99;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_set_component(s, "a", 1, 10, "estimated", NULL, NULL, NULL, &err), 0);
+    ck_assert_int_eq(vs_sheet_set_component(s, "b", 1, 20, "estimated", NULL, NULL, NULL, &err), 0);
+    ck_assert_int_eq(
+        vs_sheet_set_component(s, "c", 0, 0, "unknown", "to measure", NULL, NULL, &err), 0);
+    a = json_array_get(vs_sheet_array(s, VS_SK_COMPONENTS), 0);
+    b = json_array_get(vs_sheet_array(s, VS_SK_COMPONENTS), 1);
+    c = json_array_get(vs_sheet_array(s, VS_SK_COMPONENTS), 2);
+    /* hinted right, no view held: read, kept, its place */
+    ck_assert_int_eq(vs_sheet_put_component(&now, &v, &at, s, &words, "b", 1, 20, "estimated", NULL,
+                                            NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_eq(now, b);
+    ck_assert_uint_eq(at, 1);
+    ck_assert_int_eq(f.asked, 1);
+    ck_assert_uint_eq(v.value, 20);
+    /* hinted wrong, then past the end: found by name all the same */
+    words.hint = 0;
+    ck_assert_int_eq(vs_sheet_put_component(&now, NULL, &at, s, &words, "c", 0, 0, "unknown",
+                                            "to measure", NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_eq(now, c);
+    ck_assert_uint_eq(at, 2);
+    words.hint = 7;
+    ck_assert_int_eq(vs_sheet_put_component(&now, NULL, &at, s, &words, "a", 1, 10, "estimated",
+                                            NULL, NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_eq(now, a);
+    ck_assert_uint_eq(at, 0);
+    /* the view held of b decides: it says measured, so an estimate is refused
+     * and b stays as it was */
+    vs_component_view_read(&f.view, b);
+    f.view.status = json_string("measured");
+    f.of = b;
+    f.at = 1;
+    words.hint = 1;
+    ck_assert_int_eq(vs_sheet_put_component(&now, NULL, &at, s, &words, "b", 1, 30, "estimated",
+                                            NULL, NULL, NULL, &err),
+                     VS_EVALUE);
+    ck_assert_ptr_eq(json_array_get(vs_sheet_array(s, VS_SK_COMPONENTS), 1), b);
+    ck_assert_int_eq(json_integer_value(json_object_get(b, "bytes")), 20);
+    json_decref(f.view.status);
+    /* the view as read: the same declaration keeps b, its view handed back */
+    vs_component_view_read(&f.view, b);
+    ck_assert_int_eq(vs_sheet_put_component(&now, &v, &at, s, &words, "b", 1, 20, "estimated", NULL,
+                                            NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_eq(now, b);
+    ck_assert_ptr_eq(v.status, f.view.status);
+    json_decref(s);
 }
 END_TEST
 
@@ -617,6 +699,7 @@ int main(void)
     tcase_add_test(tc, a_new_component_hands_back_its_view);
     tcase_add_test(tc, the_card_generation_says_unseen_after_each_touch);
     tcase_add_test(tc, components_hold_the_words_given);
+    tcase_add_test(tc, a_put_takes_the_place_and_the_view_it_is_given);
     tcase_add_test(tc, fields_write_the_sheet_as_stored);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
