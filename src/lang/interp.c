@@ -15,6 +15,7 @@
 #include "lang/verb_ctx_internal.h"
 #include "render/bundle.h"
 #include "render/core.h"
+#include "render/result_memo.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "store/store.h"
@@ -52,6 +53,7 @@ void vs_interp_free(vs_interp *ip)
     free(ip->opt_records);
     free(ip->set_records);
     free(ip->env_records);
+    vs_result_memo_free(ip->results);
     free(ip);
 }
 

@@ -24,6 +24,9 @@ struct vs_interp {
     char *set_records; /* from `records PATH` */
     int hub_offline;   /* `hub offline`: nothing asked of the Hugging Face Hub */
     char *env_records; /* the last path computed from the environment (borrowed out) */
+    /* the results of lines drawn from their own words, kept for the next
+     * run (render/result_memo.h); made at the first such line */
+    struct vs_result_memo *results;
 };
 
 /* The verb a line names, "%%name" as "name" too; NULL when none. */

@@ -154,6 +154,9 @@ void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
  * again finds each `reserve` component stored and read by its `sheet` line. */
 const struct vs_component_view *vs_ctx_component_held(vs_ctx *ctx, size_t at,
                                                       const json_t *component);
+/* The session's results kept between runs (render/result_memo.h), made at
+ * the first call; NULL when memory is short (nothing is kept then). */
+struct vs_result_memo *vs_ctx_results(vs_ctx *ctx);
 /* The place after the component a verb stored last (vs_ctx_component_stored),
  * 0 before any: where the next `reserve` of a cell run again finds its own. */
 size_t vs_ctx_component_next(const vs_ctx *ctx);

@@ -11,6 +11,7 @@
 
 #include "lang/interp_internal.h"
 #include "render/bundle.h"
+#include "render/result_memo.h"
 #include "sheet/sheet.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -181,6 +182,13 @@ const vs_component_view *vs_ctx_component_held(vs_ctx *ctx, size_t at, const jso
     if (ctx->views_of && at < ctx->views.n && json_array_get(ctx->views_of, at) == component)
         return &ctx->views.v[at];
     return NULL;
+}
+
+struct vs_result_memo *vs_ctx_results(vs_ctx *ctx)
+{
+    if (!ctx->ip->results)
+        ctx->ip->results = vs_result_memo_new();
+    return ctx->ip->results;
 }
 
 size_t vs_ctx_component_next(const vs_ctx *ctx)

@@ -14,6 +14,7 @@
 #include "render/envelope.h"
 #include "render/formats.h"
 #include "render/lines.h"
+#include "render/result_memo.h"
 #include "render/weights.h"
 #include "sheet/envelope.h"
 #include "sheet/kvlayout.h"
@@ -38,6 +39,31 @@ static json_t *ctx_word(void *ctx, const char *word)
 static const vs_component_view *ctx_view(void *ctx, size_t at, const json_t *c)
 {
     return vs_ctx_component_held(ctx, at, c);
+}
+
+/* The line's result. The component stored holds what the line said (it was
+ * kept because it holds exactly those fields, or built from them), so the
+ * result is drawn from the words alone: a cell run again takes it as kept
+ * (render/result_memo.h), keyed on every one of them. */
+static vs_bundle *reserve_result(vs_ctx *ctx, const vs_component_view *stored,
+                                 const vs_reserve_said *said)
+{
+    vs_result_key key;
+    vs_bundle *b;
+    vs_result_key_init(&key, "reserve");
+    vs_result_key_str(&key, said->name);
+    vs_result_key_u64(&key, (uint64_t)said->lump << 1 | (uint64_t)said->known);
+    vs_result_key_u64(&key, said->bytes);
+    vs_result_key_str(&key, said->status);
+    vs_result_key_str(&key, said->cls);
+    vs_result_key_str(&key, said->phase);
+    vs_result_key_str(&key, said->source);
+    vs_result_key_u64(&key, (uint64_t)stored->managed);
+    if (!(b = vs_result_memo_get(vs_ctx_results(ctx), &key))) {
+        b = vs_render_reserve(stored, said);
+        vs_result_memo_put(vs_ctx_results(ctx), &key, b);
+    }
+    return b;
 }
 
 int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
@@ -161,7 +187,7 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
                                 cls,
                                 ph ? ph->value : NULL,
                                 src ? src->value : "declared"};
-        return vs_verb_emit(ctx, vs_render_reserve(&stored, &said), err);
+        return vs_verb_emit(ctx, reserve_result(ctx, &stored, &said), err);
     }
 }
 

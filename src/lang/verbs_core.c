@@ -7,6 +7,7 @@
 #include "render/bundle.h"
 #include "render/core.h"
 #include "render/help.h"
+#include "render/result_memo.h"
 #include "sheet/sheet.h"
 #include "sheet/units.h"
 #include "util/buf.h"
@@ -145,7 +146,18 @@ static int verb_convert(vs_ctx *ctx, const vs_line *line, vs_error *err)
         goto done;
     }
     {
-        vs_bundle *b = vs_render_convert(vs_buf_str(&qty), bytes, unit);
+        /* the result is drawn from the amount as typed and the unit alone:
+         * a cell run again takes it as kept (render/result_memo.h) */
+        vs_result_key key;
+        vs_bundle *b;
+        vs_result_key_init(&key, "convert");
+        vs_result_key_str(&key, vs_buf_str(&qty));
+        vs_result_key_u64(&key, bytes);
+        vs_result_key_u64(&key, (uint64_t)unit);
+        if (!(b = vs_result_memo_get(vs_ctx_results(ctx), &key))) {
+            b = vs_render_convert(vs_buf_str(&qty), bytes, unit);
+            vs_result_memo_put(vs_ctx_results(ctx), &key, b);
+        }
         if (!b) {
             rc = vs_error_oom(err);
             goto done;
