@@ -6,10 +6,10 @@
  * from, so a result kept is the one the renderer would write: a different
  * input is a different key, never a stale result.
  *
- * The memo is direct-mapped (a key's hash picks one slot; a new key there
- * replaces the old one) and bounded: VS_RESULT_MEMO_SLOTS slots, none holding
- * a result over VS_RESULT_MEMO_MAX bytes. A session holds one
- * (lang/verb_ctx.c), freed with it. */
+ * The memo is a hash table of at most VS_RESULT_MEMO_SLOTS slots, none
+ * holding a result over VS_RESULT_MEMO_MAX bytes: a key is looked for near the
+ * slot its hash picks, and a new one, with no room there, takes the place of
+ * an old one. A session holds one (lang/verb_ctx.c), freed with it. */
 #ifndef VS_RENDER_RESULT_MEMO_H
 #define VS_RENDER_RESULT_MEMO_H
 

@@ -345,6 +345,13 @@ static int is_named(json_t *c, const char *name, size_t name_len)
            !memcmp(json_string_value(v), name, name_len);
 }
 
+/* The same for a component read as v. */
+static int view_named(const vs_component_view *v, const char *name, size_t name_len)
+{
+    return v->name && json_string_length(v->name) == name_len &&
+           !memcmp(json_string_value(v->name), name, name_len);
+}
+
 /* Where each component is, by name: an object name -> position kept under a
  * runtime key ("_": never recorded). Without it, every new component of a
  * long cell scanned the whole reserve for its name (quadratic: 9,700 name
@@ -520,19 +527,26 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
     json_t *vals[LAYOUT_KEYS];
     const size_t name_len = strlen(name);
     json_t *hinted = words ? json_array_get(arr, words->hint) : NULL;
-    long at = hinted && is_named(hinted, name, name_len)
-                  ? (long)words->hint
-                  : find_component(sheet, arr, name, name_len, &index);
-    const vs_component_view *held = NULL;
+    /* the caller's view of the hinted component names it without a walk
+     * into the object's keys */
+    const vs_component_view *held =
+        hinted && words->view ? words->view(words->data, words->hint, hinted) : NULL;
+    long at;
     vs_component_view was;
     size_t k;
+    if (held ? view_named(held, name, name_len) : hinted && is_named(hinted, name, name_len)) {
+        at = (long)words->hint;
+    } else {
+        at = find_component(sheet, arr, name, name_len, &index);
+        held = NULL;
+        if (at >= 0 && words && words->view)
+            held = words->view(words->data, (size_t)at, json_array_get(arr, (size_t)at));
+    }
     *out = NULL;
     json_t *old = at < 0 ? NULL : json_array_get(arr, (size_t)at);
     if (known && bytes > (uint64_t)INT64_MAX)
         return vs_error_set(err, VS_EUNIT, "%s: %s bytes does not fit a record", name,
                             "the amount");
-    if (old && words && words->view)
-        held = words->view(words->data, (size_t)at, old);
     if (held)
         was = *held;
     else if (old)
