@@ -22,6 +22,7 @@ struct vs_result_memo {
      * grows it three times) */
     struct entry **slots;
     size_t nslots, used;
+    size_t bytes; /* of the results kept, keys included */
 };
 
 static void key_add(vs_result_key *k, const void *p, size_t n)
@@ -117,6 +118,7 @@ static void grow(vs_result_memo *m)
         for (j = 0; j < PROBES && to[(e->hash + j) & (n - 1)]; j++)
             ;
         if (j == PROBES) {
+            m->bytes -= e->key_len + e->len;
             free(e);
             continue;
         }
@@ -187,8 +189,11 @@ void vs_result_memo_put(vs_result_memo *m, vs_result_key *k, const vs_bundle *b)
     if (*s && (*s)->key_len + (*s)->len == k->len + b->len) {
         e = *s;
     } else {
-        if (!(e = malloc(sizeof *e + k->len + b->len + 1)))
+        size_t was = *s ? (*s)->key_len + (*s)->len : 0;
+        if (m->bytes - was + k->len + b->len > VS_RESULT_MEMO_BYTES ||
+            !(e = malloc(sizeof *e + k->len + b->len + 1)))
             return;
+        m->bytes += k->len + b->len - was;
         if (*s)
             free(*s);
         else

@@ -6,10 +6,10 @@
  * from, so a result kept is the one the renderer would write: a different
  * input is a different key, never a stale result.
  *
- * The memo is a hash table of at most VS_RESULT_MEMO_SLOTS slots, none
- * holding a result over VS_RESULT_MEMO_MAX bytes: a key is looked for near the
- * slot its hash picks, and a new one, with no room there, takes the place of
- * an old one. A session holds one (lang/verb_ctx.c), freed with it. */
+ * The memo is a hash table of at most VS_RESULT_MEMO_SLOTS slots holding at
+ * most VS_RESULT_MEMO_BYTES, none a result over VS_RESULT_MEMO_MAX bytes: a key is looked for near
+ * the slot its hash picks, and a new one, with no room there, takes the place of an old one. A
+ * session holds one (lang/verb_ctx.c), freed with it. */
 #ifndef VS_RENDER_RESULT_MEMO_H
 #define VS_RENDER_RESULT_MEMO_H
 
@@ -18,8 +18,11 @@
 
 #include "render/bundle.h"
 
-#define VS_RESULT_MEMO_SLOTS 4096
+/* A 5,000-line cell's results fit, at most 16 MiB of them (a result of a
+ * line is most often under 1 KB) */
+#define VS_RESULT_MEMO_SLOTS 16384
 #define VS_RESULT_MEMO_MAX 4096
+#define VS_RESULT_MEMO_BYTES (16u << 20)
 
 /* A line's key, written field by field into a fixed block: a key longer than
  * the block (a very long name or source) is "over", and its line's result is
@@ -48,7 +51,7 @@ void vs_result_memo_free(vs_result_memo *m);
 vs_bundle *vs_result_memo_get(vs_result_memo *m, vs_result_key *k);
 /* Keeps a copy of b under k, in place of what k's slot held. Best effort:
  * nothing is kept for NULL m or b, k over, a result over VS_RESULT_MEMO_MAX,
- * or memory short. */
+ * a new one past VS_RESULT_MEMO_BYTES in all, or memory short. */
 void vs_result_memo_put(vs_result_memo *m, vs_result_key *k, const vs_bundle *b);
 
 #endif

@@ -98,6 +98,34 @@ START_TEST(what_is_too_long_is_not_kept)
     vs_result_memo_put(m, &k, b);
     vs_bundle_free(b);
     ck_assert(gives(m, "reserve", "big", "s", 1, NULL));
+    /* results of 4,000 bytes each: no more are kept than the memo's bytes
+     * hold, and those kept are found */
+    {
+        int i, found = 0;
+        char big_name[32];
+        for (i = 0; i < 6000; i++) {
+            vs_buf one = VS_BUF_INIT;
+            snprintf(big_name, sizeof big_name, "big_%d", i);
+            vs_buf_fill(&one, 'x', 4000);
+            b = vs_bundle_from_buf(&one);
+            key_of(&k, "reserve", big_name, "s", 1);
+            vs_result_memo_put(m, &k, b);
+            vs_bundle_free(b);
+        }
+        for (i = 0; i < 6000; i++) {
+            vs_bundle *got;
+            snprintf(big_name, sizeof big_name, "big_%d", i);
+            key_of(&k, "reserve", big_name, "s", 1);
+            got = vs_result_memo_get(m, &k);
+            if (got) {
+                ck_assert_uint_eq(got->len, 4000);
+                found++;
+            }
+            vs_bundle_free(got);
+        }
+        ck_assert_int_le(found, VS_RESULT_MEMO_BYTES / 4000);
+        ck_assert_int_ge(found, 1000);
+    }
     /* no memo (memory short): nothing kept, nothing found */
     vs_result_memo_put(NULL, &k, NULL);
     ck_assert_ptr_null(vs_result_memo_get(NULL, &k));
