@@ -54,6 +54,8 @@ void vs_interp_free(vs_interp *ip)
     free(ip->set_records);
     free(ip->env_records);
     vs_result_memo_free(ip->results);
+    json_decref(ip->views_of);
+    vs_component_views_free(&ip->views);
     free(ip);
 }
 
@@ -226,6 +228,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     ctx.ip = ip;
     ctx.sink = sink;
     vs_buf_init(&ctx.effects);
+    vs_ctx_take_views(&ctx);
 
     rc = vs_parse_cell(&cell, code ? code : "", code ? strlen(code) : 0, err);
     if (rc < 0)
@@ -339,7 +342,7 @@ done:
     json_decref(ctx.snaps);
     free(snap_records);
     vs_buf_free(&ctx.effects);
-    vs_ctx_drop_views(&ctx);
+    vs_ctx_keep_views(&ctx);
     vs_ctx_drop_words(&ctx);
     vs_cell_free(cell);
     return rc;

@@ -11,6 +11,7 @@
 
 #include "lang/interp.h"
 #include "lang/verb.h"
+#include "sheet/sheet.h"
 
 struct vs_interp {
     json_t *sheets; /* array of sheet objects */
@@ -27,6 +28,12 @@ struct vs_interp {
     /* the results of lines drawn from their own words, kept for the next
      * run (render/result_memo.h); made at the first such line */
     struct vs_result_memo *results;
+    /* the component views the last cell held (vs_ctx_component_views) and
+     * the components they were read from, handed to the next cell: one run
+     * again finds its components where they were, and reading each one's
+     * keys again was a quarter of its `sheet` line */
+    json_t *views_of;
+    vs_component_views views;
 };
 
 /* The verb a line names, "%%name" as "name" too; NULL when none. */

@@ -176,6 +176,32 @@ void vs_ctx_component_stored(vs_ctx *ctx, size_t at, json_t *component,
     st->view = *view;
 }
 
+void vs_ctx_take_views(vs_ctx *ctx)
+{
+    ctx->views_of = ctx->ip->views_of;
+    ctx->views = ctx->ip->views;
+    ctx->ip->views_of = NULL;
+    ctx->ip->views.v = NULL;
+    ctx->ip->views.n = 0;
+}
+
+void vs_ctx_keep_views(vs_ctx *ctx)
+{
+    /* the views stay true of the objects they were read from, which they
+     * hold (a component is replaced, never edited); the notes and the chart
+     * are the cell's own */
+    json_t *of = ctx->views_of;
+    vs_component_views views = ctx->views;
+    ctx->views_of = NULL;
+    ctx->views.v = NULL;
+    ctx->views.n = 0;
+    vs_ctx_drop_views(ctx);
+    json_decref(ctx->ip->views_of);
+    vs_component_views_free(&ctx->ip->views);
+    ctx->ip->views_of = of;
+    ctx->ip->views = views;
+}
+
 const vs_component_view *vs_ctx_component_held(vs_ctx *ctx, size_t at, const json_t *component)
 {
     /* the same object read: its view (a component is replaced, never edited) */

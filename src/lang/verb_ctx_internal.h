@@ -67,6 +67,11 @@ json_t *vs_ctx_restored_sheets(vs_ctx *ctx);
 
 /* Releases the component views handed out (vs_ctx_component_views). */
 void vs_ctx_drop_views(vs_ctx *ctx);
+/* At a cell's start, takes the views the session's last cell left
+ * (vs_ctx_keep_views); at its end, leaves them to the next, with what else
+ * the cell held about them (the chart, the notes) released. */
+void vs_ctx_take_views(vs_ctx *ctx);
+void vs_ctx_keep_views(vs_ctx *ctx);
 /* Releases the words (vs_ctx_word): at the end of the cell. */
 void vs_ctx_drop_words(vs_ctx *ctx);
 

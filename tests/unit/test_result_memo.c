@@ -1,7 +1,9 @@
-/* The results kept between runs of a cell (render/result_memo.h): a key
- * finds exactly what was kept under it and nothing else, and a cell run again
- * writes, line for line, the bytes its first run wrote (and a fresh session
- * writes), while a line changed in one word gets its own result. */
+/* What a session keeps from one cell to the next. The results kept between
+ * runs of a cell (render/result_memo.h): a key finds exactly what was kept
+ * under it and nothing else, and a cell run again writes, line for line, the
+ * bytes its first run wrote (and a fresh session writes), while a line
+ * changed in one word gets its own result. The component views a cell leaves
+ * to the next: they follow the sheet, a failed cell's included. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,18 +212,25 @@ static void on_display(void *ctx, const vs_bundle *b, const char *id, int update
     r->json[r->n++] = strdup(b->json);
 }
 
-static void run_raw(vs_interp *ip, const char *cell, raw_results *r)
+static int run_rc(vs_interp *ip, const char *cell, raw_results *r)
 {
     vs_sink sink;
     vs_bundle *last = NULL;
     vs_error err;
+    int rc;
     memset(&sink, 0, sizeof sink);
     sink.ctx = r;
     sink.display = on_display;
-    ck_assert_int_eq(vs_interp_execute(ip, cell, &sink, &last, &err), 0);
+    rc = vs_interp_execute(ip, cell, &sink, &last, &err);
     if (last)
         on_display(r, last, NULL, 0);
     vs_bundle_free(last);
+    return rc;
+}
+
+static void run_raw(vs_interp *ip, const char *cell, raw_results *r)
+{
+    ck_assert_int_eq(run_rc(ip, cell, r), 0);
 }
 
 static const char cell[] = "sheet \"memo\"\n"
@@ -277,6 +286,37 @@ START_TEST(a_cell_run_again_writes_the_same_bytes)
 }
 END_TEST
 
+/* The component views a cell leaves to the next (lang/verb_ctx.c) are of
+ * the objects they were read from: a cell that failed after replacing a
+ * component leaves the views of its replacement, and the next cell, on the
+ * sheet put back, shows the component as it was; one that succeeded shows
+ * the new one. The `sheet` line's payload lists every component from the
+ * views: 1 GiB = 1,073,741,824 B, 3 GiB = 3,221,225,472 B, 5 GiB =
+ * 5,368,709,120 B. */
+START_TEST(the_views_a_cell_leaves_follow_the_sheet)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    raw_results r = {{0}, 0};
+    run_raw(ip, "sheet \"views\"\nreserve a 1GiB\nreserve b 2GiB\n", &r);
+    raw_free(&r);
+    ck_assert_int_lt(run_rc(ip, "reserve a 3GiB\nsheet \"views\"\nno_such_verb\n", &r), 0);
+    raw_free(&r);
+    run_raw(ip, "sheet \"views\"\n", &r);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_ptr_nonnull(strstr(r.json[0], "\"name\":\"a\",\"bytes\":1073741824"));
+    ck_assert_ptr_null(strstr(r.json[0], "3221225472"));
+    ck_assert_ptr_nonnull(strstr(r.json[0], "\"name\":\"b\",\"bytes\":2147483648"));
+    raw_free(&r);
+    run_raw(ip, "reserve a 5GiB\n", &r);
+    raw_free(&r);
+    run_raw(ip, "sheet \"views\"\n", &r);
+    ck_assert_ptr_nonnull(strstr(r.json[0], "\"name\":\"a\",\"bytes\":5368709120"));
+    ck_assert_ptr_null(strstr(r.json[0], "1073741824"));
+    raw_free(&r);
+    vs_interp_free(ip);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("result_memo");
@@ -285,6 +325,7 @@ int main(void)
     tcase_add_test(tc, what_is_too_long_is_not_kept);
     tcase_add_test(tc, a_grown_memo_keeps_every_result_under_its_key);
     tcase_add_test(tc, a_cell_run_again_writes_the_same_bytes);
+    tcase_add_test(tc, the_views_a_cell_leaves_follow_the_sheet);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
