@@ -1,0 +1,141 @@
+/* The AutoencoderKL decoder's peak (sheet/estimators/decoder_kl.c) against
+ * tensor lists worked by hand from the VAE's config. The SD 1.x, SDXL, SD3 and
+ * Flux.1 VAEs (their vae/config.json): block_out_channels 128, 256, 512, 512,
+ * layers_per_block 2, so the decoder's up blocks run at 1/8, 1/4, 1/2 and the
+ * full side with 512, 512, 256 and 128 channels, three ResnetBlock2D each, an
+ * Upsample2D after each but the last. */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sheet/estimate.h"
+
+#include "check_run.h"
+
+static const uint64_t sdxl[] = {128, 256, 512, 512};
+
+/* bytes of a tensor of c channels at a side of s pixels, batch b, e bytes an element */
+static uint64_t tensor(uint64_t b, uint64_t c, uint64_t s, uint64_t e)
+{
+    return b * c * s * s * e;
+}
+
+START_TEST(sdxl_fp32_one_image)
+{
+    vs_decode_peak p;
+    vs_error err;
+    /* The last up block's first resnet, 256 -> 128 channels at 1024 x 1024:
+     * its input (the upsampler's output, 256 channels) beside norm1's output
+     * and the SiLU's (256 each). The same bytes again at its residual: the
+     * input, the 1x1 shortcut, conv2's output, the sum and the division (4 x
+     * 128), and in the next two resnets (the block's input 256, theirs 128,
+     * conv2's, the sum, the division); the first is named. */
+    const uint64_t silu = 3 * tensor(1, 256, 1024, 4);
+    const uint64_t residual = tensor(1, 256, 1024, 4) + 4 * tensor(1, 128, 1024, 4);
+    /* the upsampler before it: the third block's input (512 channels at 512),
+     * its last resnet's output (256 at 512), the upsampled tensor and the
+     * conv's output (256 at 1024) */
+    const uint64_t upconv =
+        tensor(1, 512, 512, 4) + tensor(1, 256, 512, 4) + 2 * tensor(1, 256, 1024, 4);
+    ck_assert_uint_eq(silu, 3221225472ull); /* 3.0 GiB */
+    ck_assert_uint_eq(residual, silu);
+    ck_assert_uint_lt(upconv, silu);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 32, 0, &err), 0);
+    ck_assert_uint_eq(p.bytes, silu);
+    ck_assert_uint_eq(p.per_image_pixel, 3 * 256 * 4);
+    ck_assert_str_eq(p.step, "up_blocks.3 resnets.0 SiLU after norm1");
+}
+END_TEST
+
+START_TEST(sdxl_bf16_upsampler_cast)
+{
+    vs_decode_peak p;
+    vs_error err;
+    /* bfloat16: Upsample2D casts to float32 for the interpolation and back.
+     * Before the third block's conv: its input (512 channels at 512) and its
+     * last resnet's output (256 at 512) in bf16, the upsampled tensor in fp32
+     * and its bf16 copy (256 at 1024): more than the last block's 3 x 256
+     * channels in bf16 */
+    const uint64_t cast = tensor(1, 512, 512, 2) + tensor(1, 256, 512, 2) +
+                          tensor(1, 256, 1024, 4) + tensor(1, 256, 1024, 2);
+    ck_assert_uint_eq(cast, 2013265920ull); /* 1.875 GiB */
+    ck_assert_uint_gt(cast, 3 * tensor(1, 256, 1024, 2));
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 1, &err), 0);
+    ck_assert_uint_eq(p.bytes, cast);
+    ck_assert_str_eq(p.step, "up_blocks.2 upsamplers.0 cast back to bfloat16");
+    /* fp16 has no cast: the last block's 3 x 256 channels again, at 2 B */
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 0, &err), 0);
+    ck_assert_uint_eq(p.bytes, 3 * tensor(1, 256, 1024, 2));
+}
+END_TEST
+
+START_TEST(batch_and_resolution_scale)
+{
+    vs_decode_peak p;
+    vs_error err;
+    /* every tensor carries the batch: four fp16 images at 1024, and one at 512 */
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 4, 1, 1024, 1024, 16, 0, &err), 0);
+    ck_assert_uint_eq(p.bytes, 3 * tensor(4, 256, 1024, 2));
+    ck_assert_uint_eq(p.bytes, 6442450944ull);
+    ck_assert_uint_eq(p.per_image_pixel, 3 * 256 * 2);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 512, 768, 32, 0, &err), 0);
+    ck_assert_uint_eq(p.bytes, 3ull * 256 * 512 * 768 * 4);
+}
+END_TEST
+
+START_TEST(another_config)
+{
+    vs_decode_peak p;
+    vs_error err;
+    const uint64_t small[] = {64, 128};
+    /* two blocks (one upsampling), one layer (two resnets a block), 64 x 64
+     * output, fp32: the latent is 32 x 32. The last block, 128 -> 64 channels
+     * at 64: the first resnet's SiLU, 3 x 128 channels, and its residual, 128
+     * + 4 x 64, tie; the second resnet's residual, the block's input 128 +
+     * its own 64 + 3 x 64, ties too. The upsampler: the first block's input
+     * and output, 128 channels at 32, and two of 128 at 64; the mid block's
+     * attention, 9 x 128 channels at 32, less */
+    const uint64_t peak = 3 * tensor(1, 128, 64, 4);
+    ck_assert_uint_eq(peak, tensor(1, 128, 64, 4) + 4 * tensor(1, 64, 64, 4));
+    ck_assert_uint_eq(peak,
+                      tensor(1, 128, 64, 4) + tensor(1, 64, 64, 4) + 3 * tensor(1, 64, 64, 4));
+    ck_assert_uint_lt(2 * tensor(1, 128, 32, 4) + 2 * tensor(1, 128, 64, 4), peak);
+    ck_assert_uint_lt(9 * tensor(1, 128, 32, 4), peak);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, small, 2, 1, 1, 1, 64, 64, 32, 0, &err), 0);
+    ck_assert_uint_eq(p.bytes, peak);
+    ck_assert_uint_eq(p.bytes, 6291456ull);
+    ck_assert_str_eq(p.step, "up_blocks.1 resnets.0 SiLU after norm1");
+}
+END_TEST
+
+START_TEST(bad_input_is_an_error)
+{
+    vs_decode_peak p;
+    vs_error err;
+    const uint64_t zero[] = {128, 0};
+    /* the decoder upsamples three times: sides must be multiples of 8 */
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1020, 1024, 32, 0, &err),
+                     VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "multiples of 8"));
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, zero, 2, 2, 1, 1, 64, 64, 32, 0, &err), VS_EVALUE);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 0, 2, 1, 1, 64, 64, 32, 0, &err), VS_EVALUE);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 64, 64, 8, 0, &err), VS_EVALUE);
+    /* overflow is an error, never a wrap-around */
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(&p, sdxl, 4, 2, 1ull << 40, 1, 1ull << 20, 1024, 32, 0, &err),
+        VS_EUNIT);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("decode_kl");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, sdxl_fp32_one_image);
+    tcase_add_test(tc, sdxl_bf16_upsampler_cast);
+    tcase_add_test(tc, batch_and_resolution_scale);
+    tcase_add_test(tc, another_config);
+    tcase_add_test(tc, bad_input_is_an_error);
+    suite_add_tcase(s, tc);
+    return vs_check_run(s);
+}
