@@ -291,42 +291,136 @@ static int estimate_attention(vs_ctx *ctx, const vs_line *line, json_t *sheet, v
 
 /* ----------------------------------------------------------------- decode */
 
+/* InvokeAI's measured constant (invokeai/backend/util/vae_working_memory.py),
+ * bytes per output pixel per byte of element, set on reserved memory with
+ * headroom: the option rule=invokeai. Each further image of a batch adds, on
+ * top of it, what one image holds at the full-resolution convolution where
+ * the decode peaks: 5 x 128 channels (the tally of sheet/estimators/
+ * decoder_kl.c at up_blocks.3 resnets.0 conv1: its 256-channel input, the
+ * 256-channel SiLU output it reads and its 128-channel output). */
 #define INVOKEAI_DECODE_CONSTANT 2200
-/* Each further image of a batch, on top of the measured first one: what is
- * live at the convolution where the decode peaks. The measured constant (8.6
- * GiB for one 1024x1024 fp32 image) is 2.9 times the most activations one image
- * ever holds (3 x 256 channels at full resolution, the GroupNorm and SiLU of the
- * last up block's first ResnetBlock2D beside its input), so most of it is a
- * convolution's cuDNN workspace and the peak sits at a convolution, not at an
- * elementwise op. The most an image holds at any full-resolution convolution is
- * at that resnet's conv1: its 256-channel input (kept for the residual), the
- * 256-channel SiLU output it reads and its 128-channel output, 5 x 128 channels
- * (diffusers v0.21 models/resnet.py ResnetBlock2D.forward: norm1, nonlinearity,
- * conv1; models/unet_2d_blocks.py UpDecoderBlock2D holds the block's input). */
 #define DECODE_STEP_CHANNELS 128
 #define DECODE_STEP_LIVE 5
+/* the SD 1.x, SDXL, SD3 and Flux.1 VAEs' vae/config.json */
+#define KL_MAX_BLOCKS 8
+static const uint64_t kl_default_blocks[] = {128, 256, 512, 512};
+#define KL_DEFAULT_LAYERS 2
+
+enum decode_rule { RULE_DIFFUSERS, RULE_INVOKEAI, RULE_FLAT };
+
+/* blocks=128,256,512,512: the VAE's block_out_channels */
+static int get_blocks(const vs_line *line, uint64_t *blocks, size_t *n, vs_error *err)
+{
+    const vs_arg *a = vs_line_pair(line, "blocks");
+    const char *p;
+    *n = 0;
+    if (!a) {
+        memcpy(blocks, kl_default_blocks, sizeof kl_default_blocks);
+        *n = sizeof kl_default_blocks / sizeof kl_default_blocks[0];
+        return 0;
+    }
+    for (p = a->value; *p;) {
+        uint64_t v = 0;
+        int digits = 0;
+        while (*p >= '0' && *p <= '9' && v < 1000000) {
+            v = v * 10 + (uint64_t)(*p++ - '0');
+            digits++;
+        }
+        if (!digits || v == 0 || v > 65536 || *n == KL_MAX_BLOCKS || (*p && *p != ','))
+            return vs_arg_error(
+                a, err,
+                vs_error_set(err, VS_EVALUE,
+                             "blocks= is the VAE's block_out_channels, 1 to 8 widths of 1 to "
+                             "65,536 between commas (blocks=128,256,512,512), not '%s'",
+                             a->value));
+        blocks[(*n)++] = v;
+        if (*p == ',' && !*++p)
+            return vs_arg_error(a, err, vs_error_set(err, VS_EVALUE, "blocks= ends with a comma"));
+    }
+    return 0;
+}
+
+static int get_rule(const vs_line *line, int video, enum decode_rule *rule, vs_error *err)
+{
+    const vs_arg *r = vs_line_pair(line, "rule");
+    int flat = vs_line_pair(line, "channels") || vs_line_pair(line, "live");
+    /* a video VAE (Wan 2.1's causal 3D one) is not diffusers' AutoencoderKL */
+    *rule = flat ? RULE_FLAT : video ? RULE_INVOKEAI : RULE_DIFFUSERS;
+    if (!r)
+        return 0;
+    if (flat)
+        return vs_arg_error(
+            r, err,
+            vs_error_set(err, VS_EVALUE, "rule= and channels=/live= are two rules: give one"));
+    if (!strcmp(r->value, "diffusers"))
+        *rule = RULE_DIFFUSERS;
+    else if (!strcmp(r->value, "invokeai"))
+        *rule = RULE_INVOKEAI;
+    else
+        return vs_arg_error(r, err,
+                            vs_error_set(err, VS_EVALUE,
+                                         "rule= must be diffusers (the decoder's tensors, "
+                                         "allocated) or invokeai (a measured constant, reserved "
+                                         "memory), not '%s'",
+                                         r->value));
+    return 0;
+}
+
+static const char note_diffusers[] =
+    "rule (diffusers' AutoencoderKL under torch.no_grad, read tensor by tensor): "
+    "models/autoencoders/vae.py Decoder.forward (9578d7e) keeps each up block's input while the "
+    "block runs; models/resnet.py ResnetBlock2D.forward (0019408) holds its input beside norm1's "
+    "and SiLU's outputs, and beside conv2's output, the shortcut, the residual sum and its "
+    "division by output_scale_factor; models/upsampling.py Upsample2D.forward (049ca38) "
+    "interpolates to twice the side (in float32 for a bfloat16 input, cast back) before its "
+    "conv; the mid block's SDPA attention holds no score matrix. Allocated memory "
+    "(max_memory_allocated): the cuDNN convolution workspace is not counted (PyTorch takes "
+    "cuDNN's heuristic choice with no cap: aten/src/ATen/native/cudnn/Conv_v8.cpp at 06ca69c), "
+    "nor reserved-but-free memory; rule=invokeai gives InvokeAI's constant, measured on reserved "
+    "memory";
+
+static const char note_invokeai[] =
+    "rule=invokeai: InvokeAI, invokeai/backend/util/vae_working_memory.py "
+    "(estimate_vae_working_memory_sd15_sdxl): 2200 bytes per output pixel per byte of element "
+    "for the SD 1.x and SDXL AutoencoderKL, set on reserved memory with headroom (InvokeAI pull "
+    "requests 7674 and 8414: it sizes the cache it keeps free), one image at a time; each "
+    "further image of a batch adds what one image holds at the full-resolution convolution "
+    "where the decode peaks, 128 channels x 5 live tensors (up_blocks.3 resnets.0 conv1: its "
+    "256-channel input, the SiLU output it reads, its 128-channel output). Against "
+    "max_memory_allocated it is high: one fp32 1024 x 1024 image counts 8.6 GiB where the "
+    "decoder's tensors are 3.0";
 
 static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
     const vs_arg *nm = vs_line_pair(line, "name");
     const char *name = nm ? nm->value : "vae_decode", *dname = NULL;
     gen_card g;
-    uint64_t channels = 0, live = 0, tile = 0, per_pixel, bytes, w, h, batch;
+    uint64_t channels = 0, live = 0, tile = 0, layers = KL_DEFAULT_LAYERS, per_pixel = 0, bytes, w,
+             h, batch, frames, blocks[KL_MAX_BLOCKS];
+    size_t n_blocks = 0, i;
     unsigned bits = 0;
-    int rc, have_c = 0, have_l = 0, have_t = 0, slicing = 0, derived;
-    char gw[40], gh[40], gbytes[40], src[700], head[800], rule[200];
+    int rc, have_c = 0, have_l = 0, have_t = 0, have_y = 0, slicing = 0;
+    enum decode_rule rule;
+    vs_decode_peak kl = {0, 0, ""};
+    char gw[40], gh[40], gbytes[40], gp[40], src[800], head[900], rule_s[200], bl[80] = "";
     const char *notes[4] = {NULL};
 
     if ((rc = vs_line_check_keys(line, vs_estimate_decode_keys, err)) < 0 ||
         (rc = read_card(&g, line, sheet, "decode", err)) < 0 ||
         (rc = dtype_bits(&bits, &dname, line, sheet, err)) < 0 ||
+        (rc = get_rule(line, g.video, &rule, err)) < 0 ||
+        (rc = get_blocks(line, blocks, &n_blocks, err)) < 0 ||
         (rc = vs_line_get_uint(line, "channels", 0, &channels, &have_c, err)) < 0 ||
         (rc = vs_line_get_uint(line, "live", 0, &live, &have_l, err)) < 0 ||
+        (rc = vs_line_get_uint(line, "layers", 0, &layers, &have_y, err)) < 0 ||
         (rc = vs_line_get_uint(line, "tile", 0, &tile, &have_t, err)) < 0 ||
         (rc = get_yesno(line, "slicing", 0, &slicing, err)) < 0)
         return rc;
-    derived = have_c || have_l;
-    if (derived) {
+    if (rule != RULE_DIFFUSERS && (vs_line_pair(line, "blocks") || have_y))
+        return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                               "blocks= and layers= describe the decoder diffusers' rule walks "
+                               "(rule=diffusers)");
+    if (rule == RULE_FLAT) {
         if (!have_c)
             channels = 128;
         if (!have_l)
@@ -335,11 +429,11 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
             return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                    "channels= and live= must be at least 1");
         per_pixel = channels * live;
-        snprintf(rule, sizeof rule, "%llu channels x %llu live tensors",
+        snprintf(rule_s, sizeof rule_s, "%llu channels x %llu live tensors",
                  (unsigned long long)channels, (unsigned long long)live);
-    } else {
+    } else if (rule == RULE_INVOKEAI) {
         per_pixel = INVOKEAI_DECODE_CONSTANT;
-        snprintf(rule, sizeof rule, "2200 (measured constant)");
+        snprintf(rule_s, sizeof rule_s, "2200 (InvokeAI's constant, reserved memory)");
     }
     if (have_t && tile == 0)
         return vs_arg_error(vs_line_pair(line, "tile"), err,
@@ -347,67 +441,85 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     w = have_t && tile < g.width ? tile : g.width;
     h = have_t && tile < g.height ? tile : g.height;
     batch = slicing ? 1 : g.batch;
-    /* the measured constant is one image's decode (InvokeAI decodes one at a
-     * time), what does not grow with the batch included; each further image of
-     * the batch adds what it holds at the peak's convolution (above) */
-    if ((rc = vs_estimate_decode(&bytes, derived ? batch : 1, g.video ? g.frames : 1, w, h, bits,
-                                 per_pixel, err)) < 0)
-        return rc;
-    if (!derived && batch > 1) {
-        uint64_t more;
-        if ((rc = vs_estimate_decode(&more, batch - 1, g.video ? g.frames : 1, w, h, bits,
-                                     (uint64_t)DECODE_STEP_CHANNELS * DECODE_STEP_LIVE, err)) < 0)
-            return rc;
-        if (vs_checked_add(&bytes, bytes, more))
-            return vs_error_set(err, VS_EUNIT, "the VAE decode does not fit in 64 bits");
-    }
+    frames = g.video ? g.frames : 1;
     grouped(gw, sizeof gw, w);
     grouped(gh, sizeof gh, h);
-    grouped(gbytes, sizeof gbytes, bytes);
-    if (!derived && batch > 1)
+    if (rule == RULE_DIFFUSERS) {
+        size_t off = 0;
+        if ((rc = vs_estimate_decode_kl(&kl, blocks, n_blocks, layers, batch, frames, w, h, bits,
+                                        dname && !strcmp(dname, "bf16"), err)) < 0)
+            return rc;
+        bytes = kl.bytes;
+        for (i = 0; i < n_blocks && off + 8 < sizeof bl; i++)
+            off += (size_t)snprintf(bl + off, sizeof bl - off, "%s%llu", i ? "," : "",
+                                    (unsigned long long)blocks[i]);
+        grouped(gbytes, sizeof gbytes, bytes);
+        grouped(gp, sizeof gp, kl.per_image_pixel);
         snprintf(src, sizeof src,
-                 "1 image x %llu frames x %s x %s px%s x %u/8 B x %s + %llu more x the same "
-                 "pixels x %u/8 B x 128 channels x 5 live tensors = %s B",
-                 (unsigned long long)(g.video ? g.frames : 1), gh, gw, have_t ? " (one tile)" : "",
-                 bits, rule, (unsigned long long)(batch - 1), bits, gbytes);
-    else
-        snprintf(src, sizeof src, "%llu batch%s x %llu frames x %s x %s px%s x %u/8 B x %s = %s B",
+                 "%llu batch%s x %llu frames x %s x %s px%s x %s B per pixel at the decoder's "
+                 "peak, %s (block_out_channels %s, layers_per_block %llu, %s) = %s B",
                  (unsigned long long)batch, slicing ? " (slicing: one at a time)" : "",
-                 (unsigned long long)(g.video ? g.frames : 1), gh, gw, have_t ? " (one tile)" : "",
-                 bits, rule, gbytes);
+                 (unsigned long long)frames, gh, gw, have_t ? " (one tile)" : "", gp, kl.step, bl,
+                 (unsigned long long)layers, dname, gbytes);
+        notes[0] = note_diffusers;
+    } else {
+        /* the measured constant is one image's decode (InvokeAI decodes one
+         * at a time), what does not grow with the batch included */
+        if ((rc = vs_estimate_decode(&bytes, rule == RULE_FLAT ? batch : 1, frames, w, h, bits,
+                                     per_pixel, err)) < 0)
+            return rc;
+        if (rule == RULE_INVOKEAI && batch > 1) {
+            uint64_t more;
+            if ((rc = vs_estimate_decode(&more, batch - 1, frames, w, h, bits,
+                                         (uint64_t)DECODE_STEP_CHANNELS * DECODE_STEP_LIVE, err)) <
+                0)
+                return rc;
+            if (vs_checked_add(&bytes, bytes, more))
+                return vs_error_set(err, VS_EUNIT, "the VAE decode does not fit in 64 bits");
+        }
+        grouped(gbytes, sizeof gbytes, bytes);
+        if (rule == RULE_INVOKEAI && batch > 1)
+            snprintf(src, sizeof src,
+                     "1 image x %llu frames x %s x %s px%s x %u/8 B x %s + %llu more x the same "
+                     "pixels x %u/8 B x 128 channels x 5 live tensors = %s B",
+                     (unsigned long long)frames, gh, gw, have_t ? " (one tile)" : "", bits, rule_s,
+                     (unsigned long long)(batch - 1), bits, gbytes);
+        else
+            snprintf(src, sizeof src,
+                     "%llu batch%s x %llu frames x %s x %s px%s x %u/8 B x %s = %s B",
+                     (unsigned long long)batch, slicing ? " (slicing: one at a time)" : "",
+                     (unsigned long long)frames, gh, gw, have_t ? " (one tile)" : "", bits, rule_s,
+                     gbytes);
+        notes[0] = rule == RULE_INVOKEAI
+                       ? note_invokeai
+                       : "rule: channels x live tensors at full resolution for every image, "
+                         "activations only (the default rule=diffusers walks the decoder's "
+                         "tensors instead)";
+    }
     snprintf(head, sizeof head, "estimate decode (phase decode): %s", src);
-    notes[0] =
-        derived
-            ? "rule: the decoder's largest activations are at full resolution, where its last up "
-              "block has block_out_channels[0] channels (128 for the SD, SDXL, SD3 and Flux.1 "
-              "VAEs); entering it, diffusers' ResnetBlock2D (models/resnet.py) holds its "
-              "256-channel input for the residual, the GroupNorm output and the SiLU output: "
-              "3 x 256 = 6 x 128 channels x H x W (live=6); reserved-but-free memory comes on top"
-            : "source: InvokeAI, invokeai/backend/util/vae_working_memory.py "
-              "(estimate_vae_working_memory_sd15_sdxl): the decode's working memory scales with "
-              "the output pixels and the element size, 2200 bytes per pixel per byte of element, "
-              "measured for the SD 1.x and SDXL AutoencoderKL, allocated and reserved memory "
-              "included (InvokeAI pull request 8414), one image at a time; a batch's further "
-              "images add what each holds at the convolution where the decode peaks: the "
-              "constant is 2.9 times one image's largest activations, so most of it is cuDNN "
-              "workspace and the peak is at a convolution, at most the last up block's first "
-              "ResnetBlock2D conv1 (its 256-channel input kept for the residual, the 256-channel "
-              "SiLU output it reads, its 128-channel output: 128 channels x 5 live tensors, "
-              "diffusers models/resnet.py); channels=128 live=6 gives the derived rule for "
-              "every image instead, activations only";
     notes[1] = "what to change when it overflows: pipe.enable_vae_tiling() (tile=512 here: one "
                "tile at a time), pipe.enable_vae_slicing() (slicing=yes: one image of the batch at "
                "a time), a lower resolution, fewer frames";
     if (g.video)
-        notes[2] = "video: every frame counted at once, an upper bound; causal video VAEs (Wan "
-                   "2.1's) decode a few latent frames at a time, which a measurement shows";
-    return store_emit(ctx, sheet, "decode", name, bytes, src, "decode", head, notes,
-                      json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:b, s:b}", "width", (json_int_t)w,
-                                "height", (json_int_t)h, "frames",
-                                (json_int_t)(g.video ? g.frames : 1), "batch", (json_int_t)batch,
-                                "per_pixel", (json_int_t)per_pixel, "bits", (int)bits, "derived",
-                                derived, "slicing", slicing),
-                      err);
+        notes[2] = rule == RULE_DIFFUSERS
+                       ? "video: every frame through the 2D decoder at once, an upper bound; "
+                         "causal video VAEs (Wan 2.1's) decode a few latent frames at a time"
+                       : "video: every frame counted at once, an upper bound; causal video VAEs "
+                         "(Wan 2.1's) decode a few latent frames at a time, which a measurement "
+                         "shows (rule=invokeai is the default here: a video VAE is not diffusers' "
+                         "AutoencoderKL)";
+    return store_emit(
+        ctx, sheet, "decode", name, bytes, src, "decode", head, notes,
+        json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:s, s:b, s:s?}", "width", (json_int_t)w,
+                  "height", (json_int_t)h, "frames", (json_int_t)frames, "batch", (json_int_t)batch,
+                  "per_pixel",
+                  (json_int_t)(rule == RULE_DIFFUSERS ? kl.per_image_pixel : per_pixel), "bits",
+                  (int)bits, "rule",
+                  rule == RULE_DIFFUSERS  ? "diffusers"
+                  : rule == RULE_INVOKEAI ? "invokeai"
+                                          : "channels",
+                  "slicing", slicing, "peak_step", rule == RULE_DIFFUSERS ? kl.step : NULL),
+        err);
 }
 
 const vs_estimator vs_estimator_row_latents = {&vs_estimator_latents, estimate_latents,

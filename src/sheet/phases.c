@@ -110,12 +110,11 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
     uint64_t pinned = 0, loading = 0;
     size_t i, k;
     memset(out, 0, sizeof *out);
-    /* without offload a pipeline's models are all resident, and so is its working
-     * memory of each step (kept as the sum); a training step's phases (what the
-     * backward holds, what the optimizer step holds) are set apart by the
-     * components themselves, every weight on the GPU in each */
-    if (pl->offload == VS_OFFLOAD_NONE && json_array_size(wc))
-        return 0;
+    /* without offload every weight is resident in every phase, a pipeline's as
+     * a training step's, with or without a per-component tally (a `format`
+     * line drops it): the phases the components name set the working memory
+     * apart, since under torch.no_grad a phase's activations are freed before
+     * the next phase runs (the denoiser's before the VAE decodes) */
     if (json_array_size(wc) && pl->offload != VS_OFFLOAD_NONE) {
         /* loading comes first, and is a phase when it puts weights on the GPU */
         if (load_weights_bytes(&loading, wc))
@@ -163,7 +162,10 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
     }
     for (k = 0; k < out->n; k++) {
         vs_phase_row *r = &out->row[k];
-        if (loading && !strcmp(r->name, "load")) { /* before the offload moves anything */
+        if (pl->offload == VS_OFFLOAD_NONE) { /* nothing moves: every weight */
+            r->weights_bytes = offload_gpu;
+            r->weights_of = NULL;
+        } else if (loading && !strcmp(r->name, "load")) { /* before the offload moves anything */
             r->weights_bytes = loading;
             r->weights_of = load_weights;
         } else if (!have[k]) /* a phase of no component: the weights as the offload leaves them */

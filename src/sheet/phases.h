@@ -24,11 +24,13 @@
  * component loads to host memory and has no load phase.
  * Phases other than these are the ones the components name (a `reserve
  * ... phase=backward`), with the weights on the GPU as the offload leaves
- * them. Without offload a pipeline has no phase basis (the envelope stays the
- * conservative sum); a sheet with no pipeline whose components name two
- * phases or more (a training step: activations in phase backward, gradients
- * in phase step) is the worst of them, every weight
- * resident in each. Pure: no I/O.
+ * them. Without offload, a sheet whose components name two phases or more (a
+ * pipeline: the latents and attention in denoise, the VAE's working memory in
+ * decode; a training step: activations in phase backward, gradients in phase
+ * step) is the worst of them, every weight resident in each, with or without
+ * a per-component weights tally: a phase's working memory is freed before the
+ * next runs. The plain sum stays the envelope's conservative figure. Pure: no
+ * I/O.
  */
 #ifndef VS_SHEET_PHASES_H
 #define VS_SHEET_PHASES_H

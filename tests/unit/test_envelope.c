@@ -368,13 +368,18 @@ START_TEST(offload_peak_is_the_worst_phase)
     ck_assert_str_eq(e.phases.row[e.phases.worst].name, "decode");
     ck_assert_uint_eq(e.envelope_bytes, 5707202560ULL);
     json_decref(s);
-    /* no offload: everything on the GPU, the plain sum is the envelope */
+    /* no offload: every weight on the GPU in each phase the components name, and
+     * the latents (denoise) freed before the VAE decodes (decode): the worst phase is
+     * the weights, the CUDA context and the decode; the plain sum, the latents with
+     * it, stays the conservative figure */
     s = flux_sheet(NULL);
     ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
-    ck_assert_uint_eq(e.phases.n, 0);
+    ck_assert_uint_eq(e.phases.n, 2);
+    ck_assert_str_eq(e.phases.row[e.phases.worst].name, "decode");
+    ck_assert_ptr_null(e.phases.row[e.phases.worst].weights_of);
     ck_assert_uint_eq(e.envelope_bytes, 246120960ULL + 9524621312ULL + 23802816640ULL +
-                                            167639366ULL + 524288ULL + 4613734400ULL +
-                                            1073741824ULL);
+                                            167639366ULL + 4613734400ULL + 1073741824ULL);
+    ck_assert_uint_eq(e.sum_bytes, e.envelope_bytes + 524288ULL);
     json_decref(s);
 }
 END_TEST

@@ -719,21 +719,45 @@ START_TEST(verbs_end_to_end)
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 18660160ull * 2);
     ck_assert_int_eq(run(ip, &st, "estimate training component=nope", &err), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "text_encoder, unet, vae"));
-    /* the card's resolution, the decode, and a recompute when the card moves */
+    /* InvokeAI's constant on request: 1024 x 1024 x 2 B x 2200 */
     ck_assert_int_eq(run(ip, &st,
                          "task generate-image\nresolution 1024x1024\nestimate decode "
-                         "dtype=fp16",
+                         "dtype=fp16 rule=invokeai",
                          &err),
                      0);
     p = lastp(&st);
     json_array_foreach(json_object_get(p, "components"), i,
                        c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 4613734400ull);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=fitted", &err), VS_EVALUE);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai live=5", &err),
+                     VS_EVALUE);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 blocks=128,,512", &err), VS_EVALUE);
+    /* the default, the decoder's tensors: at 1024 x 1024 fp16 the last up block's
+     * first resnet, its 256-channel input beside norm1's and the SiLU's outputs,
+     * 3 x 256 x 1024 x 1024 x 2 B; then a recompute when the card moves, 512 x 512 */
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16", &err), 0);
+    p = lastp(&st);
+    json_array_foreach(json_object_get(p, "components"), i,
+                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
+        ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
+                          3ull * 256 * 1024 * 1024 * 2);
     ck_assert_int_eq(run(ip, &st, "resolution 512x512\nenvelope", &err), 0);
     p = lastp(&st);
     json_array_foreach(json_object_get(p, "components"), i,
                        c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
-        ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 1153433600ull);
+        ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
+                          3ull * 256 * 512 * 512 * 2);
+    /* another decoder: two blocks of 64 and 128 channels, one layer each, at 512 x
+     * 512 (a latent of 256 x 256): the last block's first resnet, 128 -> 64 channels,
+     * its input beside norm1's and the SiLU's outputs, 3 x 128 x 512 x 512 x 2 B */
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 blocks=64,128 layers=1", &err), 0);
+    p = lastp(&st);
+    json_array_foreach(json_object_get(p, "components"), i,
+                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
+        ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
+                          3ull * 128 * 512 * 512 * 2);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16\nresolution 1024x1024", &err), 0);
     ck_assert_int_eq(run(ip, &st, "resolution 1000x1001", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "oom phase=decode", &err), 0);
     {

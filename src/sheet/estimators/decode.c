@@ -4,14 +4,15 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_decode_keys[] = {"channels", "live", "tile", "slicing",
-                                               "dtype",    "name", NULL};
+const char *const vs_estimate_decode_keys[] = {"rule", "blocks",  "layers", "channels", "live",
+                                               "tile", "slicing", "dtype",  "name",     NULL};
 
 const vs_estimator_info vs_estimator_decode = {
     "decode", vs_estimate_decode_keys,
-    "estimate decode [dtype=bf16] [channels=128 live=6] [tile=N] [slicing=yes|no]",
-    "the VAE decode: H x W x bytes x 2200 per output pixel (InvokeAI's measurement), or "
-    "the decoder's last block widths"};
+    "estimate decode [dtype=bf16] [rule=diffusers|invokeai] [blocks=128,256,512,512] [layers=2] "
+    "[tile=N] [slicing=yes|no]",
+    "the VAE decode: the AutoencoderKL decoder's tensors at its peak step (diffusers), or "
+    "InvokeAI's constant measured on reserved memory (rule=invokeai)"};
 
 int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t width,
                        uint64_t height, unsigned bits, uint64_t per_pixel, vs_error *err)
