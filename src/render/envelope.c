@@ -662,9 +662,10 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
                           env->phases.row[env->phases.worst].name, sd);
         else
             vs_buf_printf(&phnote,
-                          "the components name phases that never coexist (a training step's "
-                          "backward holds the activations, its optimizer step the gradients, "
-                          "which fill as the activations are freed): the envelope is the worst "
+                          "the components name phases that never coexist (a pipeline's "
+                          "denoising and its VAE decode; a training step's backward, which holds "
+                          "the activations, and its optimizer step the gradients, which fill as "
+                          "the activations are freed): the envelope is the worst "
                           "phase, %s, every weight resident in each; the plain sum of every "
                           "maximum, %s, is the conservative figure, as if all coexisted",
                           env->phases.row[env->phases.worst].name, sd);
