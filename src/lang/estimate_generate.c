@@ -447,8 +447,11 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     if (rule == RULE_DIFFUSERS) {
         size_t off = 0;
         if ((rc = vs_estimate_decode_kl(&kl, blocks, n_blocks, layers, batch, frames, w, h, bits,
-                                        dname && !strcmp(dname, "bf16"), err)) < 0)
-            return rc;
+                                        dname && !strcmp(dname, "bf16"), err)) < 0) {
+            char m[VS_ERROR_MESSAGE_MAX];
+            snprintf(m, sizeof m, "%s", err->message);
+            return vs_error_set_at(err, rc, line->line, line->column, "%s", m);
+        }
         bytes = kl.bytes;
         for (i = 0; i < n_blocks && off + 8 < sizeof bl; i++)
             off += (size_t)snprintf(bl + off, sizeof bl - off, "%s%llu", i ? "," : "",

@@ -733,6 +733,10 @@ START_TEST(verbs_end_to_end)
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai live=5", &err),
                      VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 blocks=128,,512", &err), VS_EVALUE);
+    /* a tile the decoder cannot upsample to: an error at the line, the sheet unchanged */
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 tile=500", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "multiples of 8"));
+    ck_assert_int_eq(err.line, 1);
     /* the default, the decoder's tensors: at 1024 x 1024 fp16 the last up block's
      * first resnet, its 256-channel input beside norm1's and the SiLU's outputs,
      * 3 x 256 x 1024 x 1024 x 2 B; then a recompute when the card moves, 512 x 512 */
