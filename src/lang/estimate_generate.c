@@ -373,7 +373,9 @@ static const char note_diffusers[] =
     "and SiLU's outputs, and beside conv2's output, the shortcut, the residual sum and its "
     "division by output_scale_factor; models/upsampling.py Upsample2D.forward (049ca38) "
     "interpolates to twice the side (in float32 for a bfloat16 input, cast back) before its "
-    "conv; the mid block's SDPA attention holds no score matrix. Allocated memory "
+    "conv; the mid block's SDPA attention holds no score matrix (attention=eager: the older "
+    "AttnProcessor's two float32 score matrices, models/attention_processor.py "
+    "get_attention_scores). Allocated memory "
     "(max_memory_allocated): the cuDNN convolution workspace is not counted (PyTorch takes "
     "cuDNN's heuristic choice with no cap: aten/src/ATen/native/cudnn/Conv_v8.cpp at 06ca69c), "
     "nor reserved-but-free memory; rule=invokeai gives InvokeAI's constant, measured on reserved "
@@ -392,14 +394,14 @@ static const char note_invokeai[] =
 
 static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_error *err)
 {
-    const vs_arg *nm = vs_line_pair(line, "name");
+    const vs_arg *nm = vs_line_pair(line, "name"), *at = vs_line_pair(line, "attention");
     const char *name = nm ? nm->value : "vae_decode", *dname = NULL;
     gen_card g;
     uint64_t channels = 0, live = 0, tile = 0, layers = KL_DEFAULT_LAYERS, per_pixel = 0, bytes, w,
              h, batch, frames, blocks[KL_MAX_BLOCKS];
     size_t n_blocks = 0, i;
     unsigned bits = 0;
-    int rc, have_c = 0, have_l = 0, have_t = 0, have_y = 0, slicing = 0;
+    int rc, have_c = 0, have_l = 0, have_t = 0, have_y = 0, slicing = 0, eager = 0;
     enum decode_rule rule;
     vs_decode_peak kl = {0, 0, ""};
     char gw[40], gh[40], gbytes[40], gp[40], src[800], head[900], rule_s[200], bl[80] = "";
@@ -416,10 +418,18 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
         (rc = vs_line_get_uint(line, "tile", 0, &tile, &have_t, err)) < 0 ||
         (rc = get_yesno(line, "slicing", 0, &slicing, err)) < 0)
         return rc;
-    if (rule != RULE_DIFFUSERS && (vs_line_pair(line, "blocks") || have_y))
+    if (rule != RULE_DIFFUSERS && (vs_line_pair(line, "blocks") || have_y || at))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
-                               "blocks= and layers= describe the decoder diffusers' rule walks "
-                               "(rule=diffusers)");
+                               "blocks=, layers= and attention= describe the decoder diffusers' "
+                               "rule walks (rule=diffusers)");
+    if (at && strcmp(at->value, "sdpa") && strcmp(at->value, "eager"))
+        return vs_arg_error(at, err,
+                            vs_error_set(err, VS_EVALUE,
+                                         "attention= must be sdpa (AttnProcessor2_0, the default "
+                                         "under torch 2) or eager (AttnProcessor: its score "
+                                         "matrices), not '%s'",
+                                         at->value));
+    eager = at && !strcmp(at->value, "eager");
     if (rule == RULE_FLAT) {
         if (!have_c)
             channels = 128;
@@ -447,7 +457,7 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     if (rule == RULE_DIFFUSERS) {
         size_t off = 0;
         if ((rc = vs_estimate_decode_kl(&kl, blocks, n_blocks, layers, batch, frames, w, h, bits,
-                                        dname && !strcmp(dname, "bf16"), err)) < 0) {
+                                        dname && !strcmp(dname, "bf16"), eager, err)) < 0) {
             char m[VS_ERROR_MESSAGE_MAX];
             snprintf(m, sizeof m, "%s", err->message);
             return vs_error_set_at(err, rc, line->line, line->column, "%s", m);

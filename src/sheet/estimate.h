@@ -348,7 +348,9 @@ int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t 
  * tensor from its config (sheet/estimators/decoder_kl.c says what each step
  * holds, read in diffusers' source): blocks the VAE's block_out_channels
  * (n_blocks of them), layers its layers_per_block, bf16 when the decode runs
- * in bfloat16 (Upsample2D's float32 interpolation). bytes: every image of the
+ * in bfloat16 (Upsample2D's float32 interpolation), eager when the mid block's
+ * attention runs the older AttnProcessor (its score matrices; else SDPA, none).
+ * bytes: every image of the
  * batch at once; per_image_pixel: one image's bytes per output pixel; step:
  * the first step where the peak is reached. Activations only: no cuDNN
  * workspace. */
@@ -360,6 +362,6 @@ typedef struct vs_decode_peak {
 
 int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_blocks,
                           uint64_t layers, uint64_t batch, uint64_t frames, uint64_t width,
-                          uint64_t height, unsigned bits, int bf16, vs_error *err);
+                          uint64_t height, unsigned bits, int bf16, int eager, vs_error *err);
 
 #endif

@@ -40,7 +40,7 @@ START_TEST(sdxl_fp32_one_image)
     ck_assert_uint_eq(silu, 3221225472ull); /* 3.0 GiB */
     ck_assert_uint_eq(residual, silu);
     ck_assert_uint_lt(upconv, silu);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 32, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 32, 0, 0, &err), 0);
     ck_assert_uint_eq(p.bytes, silu);
     ck_assert_uint_eq(p.per_image_pixel, 3 * 256 * 4);
     ck_assert_str_eq(p.step, "up_blocks.3 resnets.0 SiLU after norm1");
@@ -60,11 +60,11 @@ START_TEST(sdxl_bf16_upsampler_cast)
                           tensor(1, 256, 1024, 4) + tensor(1, 256, 1024, 2);
     ck_assert_uint_eq(cast, 2013265920ull); /* 1.875 GiB */
     ck_assert_uint_gt(cast, 3 * tensor(1, 256, 1024, 2));
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 1, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 1, 0, &err), 0);
     ck_assert_uint_eq(p.bytes, cast);
     ck_assert_str_eq(p.step, "up_blocks.2 upsamplers.0 cast back to bfloat16");
     /* fp16 has no cast: the last block's 3 x 256 channels again, at 2 B */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 0, 0, &err), 0);
     ck_assert_uint_eq(p.bytes, 3 * tensor(1, 256, 1024, 2));
 }
 END_TEST
@@ -74,11 +74,11 @@ START_TEST(batch_and_resolution_scale)
     vs_decode_peak p;
     vs_error err;
     /* every tensor carries the batch: four fp16 images at 1024, and one at 512 */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 4, 1, 1024, 1024, 16, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 4, 1, 1024, 1024, 16, 0, 0, &err), 0);
     ck_assert_uint_eq(p.bytes, 3 * tensor(4, 256, 1024, 2));
     ck_assert_uint_eq(p.bytes, 6442450944ull);
     ck_assert_uint_eq(p.per_image_pixel, 3 * 256 * 2);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 512, 768, 32, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 512, 768, 32, 0, 0, &err), 0);
     ck_assert_uint_eq(p.bytes, 3ull * 256 * 512 * 768 * 4);
 }
 END_TEST
@@ -101,10 +101,32 @@ START_TEST(another_config)
                       tensor(1, 128, 64, 4) + tensor(1, 64, 64, 4) + 3 * tensor(1, 64, 64, 4));
     ck_assert_uint_lt(2 * tensor(1, 128, 32, 4) + 2 * tensor(1, 128, 64, 4), peak);
     ck_assert_uint_lt(9 * tensor(1, 128, 32, 4), peak);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, small, 2, 1, 1, 1, 64, 64, 32, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, small, 2, 1, 1, 1, 64, 64, 32, 0, 0, &err), 0);
     ck_assert_uint_eq(p.bytes, peak);
     ck_assert_uint_eq(p.bytes, 6291456ull);
     ck_assert_str_eq(p.step, "up_blocks.1 resnets.0 SiLU after norm1");
+}
+END_TEST
+
+START_TEST(eager_mid_block_attention)
+{
+    vs_decode_peak p;
+    vs_error err;
+    /* the older AttnProcessor at the latent, 128 x 128 = 16,384 tokens, one head:
+     * the scores upcast to float32 and their softmax, 2 x 16,384^2 x 4 B, beside
+     * the mid block's input, the residual, the GroupNorm's output, q, k and v, 6 x
+     * 512 channels at 128 x 128. In fp16 it is the peak (the last block's 3 x 256
+     * channels at 1024 are 1.5 GiB); in fp32 it is not (3.0 GiB) */
+    const uint64_t scores = 2ull * 16384 * 16384 * 4;
+    const uint64_t fp16 = scores + 6 * tensor(1, 512, 128, 2);
+    ck_assert_uint_eq(fp16, 2248146944ull);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 0, 1, &err), 0);
+    ck_assert_uint_eq(p.bytes, fp16);
+    ck_assert_str_eq(p.step,
+                     "mid_block attentions.0 float32 scores and softmax (eager AttnProcessor)");
+    ck_assert_uint_lt(scores + 6 * tensor(1, 512, 128, 4), 3 * tensor(1, 256, 1024, 4));
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 32, 0, 1, &err), 0);
+    ck_assert_uint_eq(p.bytes, 3 * tensor(1, 256, 1024, 4));
 }
 END_TEST
 
@@ -114,15 +136,17 @@ START_TEST(bad_input_is_an_error)
     vs_error err;
     const uint64_t zero[] = {128, 0};
     /* the decoder upsamples three times: sides must be multiples of 8 */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1020, 1024, 32, 0, &err),
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1020, 1024, 32, 0, 0, &err),
                      VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "multiples of 8"));
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, zero, 2, 2, 1, 1, 64, 64, 32, 0, &err), VS_EVALUE);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 0, 2, 1, 1, 64, 64, 32, 0, &err), VS_EVALUE);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 64, 64, 8, 0, &err), VS_EVALUE);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, zero, 2, 2, 1, 1, 64, 64, 32, 0, 0, &err),
+                     VS_EVALUE);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 0, 2, 1, 1, 64, 64, 32, 0, 0, &err),
+                     VS_EVALUE);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 64, 64, 8, 0, 0, &err), VS_EVALUE);
     /* overflow is an error, never a wrap-around */
     ck_assert_int_eq(
-        vs_estimate_decode_kl(&p, sdxl, 4, 2, 1ull << 40, 1, 1ull << 20, 1024, 32, 0, &err),
+        vs_estimate_decode_kl(&p, sdxl, 4, 2, 1ull << 40, 1, 1ull << 20, 1024, 32, 0, 0, &err),
         VS_EUNIT);
 }
 END_TEST
@@ -135,6 +159,7 @@ int main(void)
     tcase_add_test(tc, sdxl_bf16_upsampler_cast);
     tcase_add_test(tc, batch_and_resolution_scale);
     tcase_add_test(tc, another_config);
+    tcase_add_test(tc, eager_mid_block_attention);
     tcase_add_test(tc, bad_input_is_an_error);
     suite_add_tcase(s, tc);
     return vs_check_run(s);

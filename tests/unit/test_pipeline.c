@@ -761,6 +761,19 @@ START_TEST(verbs_end_to_end)
                        c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
                           3ull * 128 * 512 * 512 * 2);
+    /* the older AttnProcessor in the mid block, at 1024 x 1024 fp16: two float32
+     * score matrices over 128 x 128 latent tokens, one head, beside six 512-channel
+     * tensors at 128 x 128, above the last block's 3 x 256 channels */
+    ck_assert_int_eq(
+        run(ip, &st, "resolution 1024x1024\nestimate decode dtype=fp16 attention=eager", &err), 0);
+    p = lastp(&st);
+    json_array_foreach(json_object_get(p, "components"), i,
+                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
+        ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
+                          2ull * 16384 * 16384 * 4 + 6ull * 512 * 128 * 128 * 2);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 attention=flash", &err), VS_EVALUE);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai attention=eager", &err),
+                     VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16\nresolution 1024x1024", &err), 0);
     ck_assert_int_eq(run(ip, &st, "resolution 1000x1001", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "oom phase=decode", &err), 0);

@@ -4,13 +4,14 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_decode_keys[] = {"rule", "blocks",  "layers", "channels", "live",
-                                               "tile", "slicing", "dtype",  "name",     NULL};
+const char *const vs_estimate_decode_keys[] = {"rule",     "blocks", "layers", "attention",
+                                               "channels", "live",   "tile",   "slicing",
+                                               "dtype",    "name",   NULL};
 
 const vs_estimator_info vs_estimator_decode = {
     "decode", vs_estimate_decode_keys,
     "estimate decode [dtype=bf16] [rule=diffusers|invokeai] [blocks=128,256,512,512] [layers=2] "
-    "[tile=N] [slicing=yes|no]",
+    "[attention=sdpa|eager] [tile=N] [slicing=yes|no]",
     "the VAE decode: the AutoencoderKL decoder's tensors at its peak step (diffusers), or "
     "InvokeAI's constant measured on reserved memory (rule=invokeai)"};
 

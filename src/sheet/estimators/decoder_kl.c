@@ -18,8 +18,13 @@
  *    input is cast to float32 for F.interpolate(scale_factor=2, nearest) and
  *    the upsampled tensor cast back before the 3x3 conv.
  * GroupNorm (aten native_group_norm) allocates its output plus mean and rstd
- * (batch x groups, left out). The mid block's attention with AttnProcessor2_0
- * is F.scaled_dot_product_attention: no score matrix. cuDNN's convolution
+ * (batch x groups, left out). The mid block's attention (one head: the
+ * decoder passes attention_head_dim=block_out_channels[-1]) with
+ * AttnProcessor2_0 is F.scaled_dot_product_attention: no score matrix; with
+ * the older AttnProcessor (eager) models/attention_processor.py
+ * Attention.get_attention_scores makes the scores with baddbmm, upcasts them
+ * to float32 (upcast_softmax, set for the VAE's attention) and softmaxes them:
+ * two float32 tokens x tokens matrices at once. cuDNN's convolution
  * workspace is left out: with benchmark off PyTorch takes cuDNN's heuristic
  * order and allocates whatever the first engine that runs asks for through the
  * caching allocator, with no cap of its own (aten/src/ATen/native/cudnn/
@@ -74,7 +79,7 @@ static void resnet(walk *w, uint64_t hold, uint64_t cin, uint64_t cout, int leve
 
 int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_blocks,
                           uint64_t layers, uint64_t batch, uint64_t frames, uint64_t width,
-                          uint64_t height, unsigned bits, int bf16, vs_error *err)
+                          uint64_t height, unsigned bits, int bf16, int eager, vs_error *err)
 {
     const char *what = "the VAE decode";
     walk w = {0, ""};
@@ -141,5 +146,30 @@ int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_
     out->bytes = v;
     out->per_image_pixel = w.best / ((uint64_t)1 << (2 * (n_blocks - 1)));
     snprintf(out->step, sizeof out->step, "%s", w.step);
+    if (eager) {
+        /* the block's input, the residual, the GroupNorm's output, q, k, v
+         * beside two float32 score matrices of tokens^2 an image */
+        uint64_t tokens = (width / side) * (height / side), scores = 8 * batch,
+                 a = 6 * t(top, 0, e);
+        if ((rc = vs_arith_mul(&scores, frames, what, err)) ||
+            (rc = vs_arith_mul(&scores, tokens, what, err)) ||
+            (rc = vs_arith_mul(&scores, tokens, what, err)) ||
+            (rc = vs_arith_mul(&a, batch, what, err)) ||
+            (rc = vs_arith_mul(&a, frames, what, err)) ||
+            (rc = vs_arith_mul(&a, tokens, what, err)) ||
+            (rc = vs_arith_add(&a, scores, what, err)))
+            return rc;
+        if (a > out->bytes) {
+            uint64_t px = batch;
+            out->bytes = a;
+            out->per_image_pixel = vs_checked_mul(&px, px, frames) ||
+                                           vs_checked_mul(&px, px, width) ||
+                                           vs_checked_mul(&px, px, height)
+                                       ? 0
+                                       : vs_arith_ceil_div(a, px);
+            snprintf(out->step, sizeof out->step,
+                     "mid_block attentions.0 float32 scores and softmax (eager AttnProcessor)");
+        }
+    }
     return 0;
 }
