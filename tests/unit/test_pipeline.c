@@ -719,7 +719,7 @@ START_TEST(verbs_end_to_end)
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 18660160ull * 2);
     ck_assert_int_eq(run(ip, &st, "estimate training component=nope", &err), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "text_encoder, unet, vae"));
-    /* InvokeAI's constant on request: 1024 x 1024 x 2 B x 2200 */
+    /* InvokeAI's constant, named: 1024 x 1024 x 2 B x 2200 */
     ck_assert_int_eq(run(ip, &st,
                          "task generate-image\nresolution 1024x1024\nestimate decode "
                          "dtype=fp16 rule=invokeai",
@@ -729,18 +729,25 @@ START_TEST(verbs_end_to_end)
     json_array_foreach(json_object_get(p, "components"), i,
                        c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 4613734400ull);
+    /* and by default: the constant reads high where the decoder's tensors alone read low */
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16", &err), 0);
+    p = lastp(&st);
+    json_array_foreach(json_object_get(p, "components"), i,
+                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
+        ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 4613734400ull);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=fitted", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai live=5", &err),
                      VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 blocks=128,,512", &err), VS_EVALUE);
     /* a tile the decoder cannot upsample to: an error at the line, the sheet unchanged */
-    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 tile=500", &err), VS_EVALUE);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=diffusers tile=500", &err),
+                     VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "multiples of 8"));
     ck_assert_int_eq(err.line, 1);
-    /* the default, the decoder's tensors: at 1024 x 1024 fp16 the last up block's
+    /* rule=diffusers, the decoder's tensors: at 1024 x 1024 fp16 the last up block's
      * first resnet, its 256-channel input beside norm1's and the SiLU's outputs,
      * 3 x 256 x 1024 x 1024 x 2 B; then a recompute when the card moves, 512 x 512 */
-    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16", &err), 0);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=diffusers", &err), 0);
     p = lastp(&st);
     json_array_foreach(json_object_get(p, "components"), i,
                        c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
@@ -774,7 +781,8 @@ START_TEST(verbs_end_to_end)
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 attention=flash", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai attention=eager", &err),
                      VS_EVALUE);
-    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16\nresolution 1024x1024", &err), 0);
+    ck_assert_int_eq(
+        run(ip, &st, "estimate decode dtype=fp16 rule=diffusers\nresolution 1024x1024", &err), 0);
     ck_assert_int_eq(run(ip, &st, "resolution 1000x1001", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "oom phase=decode", &err), 0);
     {

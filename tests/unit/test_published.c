@@ -245,10 +245,8 @@ static size_t summary_of(const row *rows, size_t n, const char *kind, const char
 
 /* The FLUX.1-dev rows under model offload against the same runs without it, by hand:
  * without offload the plain sum (sum_bytes; the envelope is its worst phase, the decode), every
- * weight, the latents (16 x 128 x 128 x 2 B) and the bf16 decode (the decoder's peak: Upsample2D's
- * float32 interpolation before the third up block's conv, that block's input, 512 channels at
- * 512 x 512, and its last resnet's output, 256 at 512, in bf16, the upsampled tensor in fp32 and
- * its bf16 copy, 256 at 1024); the published parameter counts at 2 bytes give
+ * weight, the latents (16 x 128 x 128 x 2 B) and the bf16 decode (InvokeAI's 1,048,576 px x 2 B x
+ * 2,200); the published parameter counts at 2 bytes give
  * CLIP-L 123,060,480, T5-XXL's encoder 4,762,310,656 (the post's "9.52 GB") and the VAE
  * 83,819,683. Under model offload diffusers leaves a bitsandbytes 8-bit model on the GPU (it
  * skips its hook), so the 8-bit row's decode phase is the 8-bit row without offload less CLIP and
@@ -265,13 +263,12 @@ static void flux_offload_by_hand(const row *r, json_t *p)
     static uint64_t int8_sum, fp8_sum, nf4_sum;
     const uint64_t transient = 2ull * 18432 * 3072;
     const uint64_t clip = 2 * 123060480ull, t5 = 2 * 4762310656ull, vae = 2 * 83819683ull,
-                   latents = 16ull * 128 * 128 * 2, px = 1024ull * 1024,
-                   decode = 512 * px / 4 * 2 + 256 * px / 4 * 2 + 256 * px * 4 + 256 * px * 2;
+                   latents = 16ull * 128 * 128 * 2, decode = 1024ull * 1024 * 2 * 2200;
     uint64_t env = (uint64_t)geti(p, "envelope_bytes"), sum = (uint64_t)geti(p, "sum_bytes");
     json_t *ph;
     size_t k;
     ck_assert_uint_eq(t5, 9524621312ull);
-    ck_assert_uint_eq(decode, 2013265920ull);
+    ck_assert_uint_eq(decode, 4613734400ull);
     if (!strcmp(r->id, "gen-8") || !strcmp(r->id, "gen-9") || !strcmp(r->id, "gen-10")) {
         ck_assert_str_eq(gets(p, "worst_phase"), "decode");
         ck_assert_uint_eq(env, sum - latents);
@@ -319,18 +316,18 @@ static void flux_offload_by_hand(const row *r, json_t *p)
 /* The SDXL rows' envelopes worked by hand (and one FLUX.1-dev row, below): the weights are the
  * published parameter counts at 2 bytes (UNet 2,567,463,684, VAE 83,653,863, CLIP-L 123,060,480,
  * OpenCLIP-bigG 694,659,840), the latents 4 images x 4 channels x 128 x 128 x 2 B, fused attention
- * 0 B, the fp32 decode of four 1024 x 1024 images the decoder's peak: the last up block's first
- * resnet, its 256-channel input beside norm1's and the SiLU's outputs, 4 x 3 x 256 channels x
- * 1,048,576 px x 4 B. Without offload the worst phase, every weight resident in each: the decode
- * (the latents, in denoise, freed before it); under model offload the decode phase, the VAE and
- * its decode. */
+ * 0 B, the fp32 decode of four 1024 x 1024 images InvokeAI's constant for the first (1,048,576 px
+ * x 4 B x 2,200) and, for each further one, what it holds at the convolution where the decode
+ * peaks (128 channels x 5 live tensors x 1,048,576 px x 4 B). Without offload the worst phase,
+ * every weight resident in each: the decode (the latents, in denoise, freed before it); under
+ * model offload the decode phase, the VAE and its decode. */
 static void generation_by_hand(const row *r, json_t *p)
 {
     const uint64_t unet = 2567463684ull, vae = 83653863ull, te = 123060480ull, te2 = 694659840ull,
                    px = 1024ull * 1024;
     const uint64_t latents = 4ull * 4 * 128 * 128 * 2;
-    const uint64_t decode = 4 * 3 * 256 * px * 4;
-    ck_assert_uint_eq(decode, 12884901888ull);
+    const uint64_t decode = px * 4 * 2200 + 3 * 128 * 5 * px * 4;
+    ck_assert_uint_eq(decode, 17280532480ull);
     if (!strcmp(r->id, "gen-1")) {
         ck_assert_str_eq(gets(p, "worst_phase"), "decode");
         ck_assert_uint_eq((uint64_t)geti(p, "envelope_bytes"),
@@ -343,15 +340,11 @@ static void generation_by_hand(const row *r, json_t *p)
     if (!strcmp(r->id, "gen-2"))
         ck_assert_uint_eq((uint64_t)geti(p, "envelope_bytes"), 2 * unet + 2 * vae + decode);
     /* diffusion-fast's one-image runs, every component on the GPU: the decode phase, the
-     * weights at 4 and 2 bytes and one image's decode: fp32, 3 x 256 channels at 4 B; bf16,
-     * Upsample2D's float32 interpolation before the third up block's conv, that block's input
-     * (512 channels at 512 x 512) and its last resnet's output (256 at 512) in bf16, the
-     * upsampled tensor in fp32 and its bf16 copy (256 at 1024) */
+     * weights at 4 and 2 bytes and one image's decode, InvokeAI's 2,200 B a pixel a byte of
+     * element (rule=diffusers, below, the decoder's own tensors) */
     if (!strcmp(r->id, "gen-15") || !strcmp(r->id, "gen-16")) {
         const uint64_t b = !strcmp(r->id, "gen-15") ? 4 : 2;
-        const uint64_t one =
-            b == 4 ? 3 * 256 * px * 4
-                   : 512 * px / 4 * 2 + 256 * px / 4 * 2 + 256 * px * 4 + 256 * px * 2;
+        const uint64_t one = px * b * 2200;
         ck_assert_str_eq(gets(p, "worst_phase"), "decode");
         ck_assert_uint_eq((uint64_t)geti(p, "envelope_bytes"), b * (unet + vae + te + te2) + one);
     }
