@@ -552,14 +552,32 @@ static void put_cell_text(vs_buf *out, const vs_table *t, const table_cell *c, i
     }
 }
 
-static void put_padded(vs_buf *out, const vs_table *t, const table_cell *c, size_t w, int right,
-                       int last, int json)
+/* Room for n more bytes written with put_raw: 0, or -1 (the buffer failed). */
+static int room(vs_buf *out, size_t n)
 {
-    if (right && c->width < w)
-        vs_buf_fill(out, ' ', w - c->width);
-    put_cell_text(out, t, c, json);
-    if (!right && !last && c->width < w)
-        vs_buf_fill(out, ' ', w - c->width);
+    if (out->cap - out->len <= n || out->failed)
+        vs_buf_reserve(out, n);
+    if (!out->failed)
+        return 0;
+    if (out->data) /* what the row wrote so far stays a string */
+        out->data[out->len] = '\0';
+    return -1;
+}
+
+/* The n bytes at s, or n spaces, into room made by room(): a table's rows are
+ * most of a long `envelope` (over a thousand cells, each with its padding),
+ * and vs_buf's checks, its NUL after every piece and a call a padding were
+ * most of their cost. The row's last append puts the NUL back. */
+static void put_raw(vs_buf *out, const char *s, size_t n)
+{
+    memcpy(out->data + out->len, s, n);
+    out->len += n;
+}
+
+static void put_spaces(vs_buf *out, size_t n)
+{
+    memset(out->data + out->len, ' ', n);
+    out->len += n;
 }
 
 /* A newline in the text form, escaped when json */
@@ -576,7 +594,7 @@ static void put_newline(vs_buf *out, int json)
 static void end_row(vs_buf *out, int json)
 {
     while (out->len > 0 && out->data[out->len - 1] == ' ')
-        out->data[--out->len] = '\0';
+        out->len--;
     put_newline(out, json);
 }
 
@@ -585,9 +603,26 @@ static void text_row(vs_buf *out, const vs_table *t, const table_cell *row, cons
 {
     size_t c;
     for (c = 0; c < t->ncols; c++) {
+        const table_cell *cell = &row[c];
+        size_t pad = cell->width < w[c] ? w[c] - cell->width : 0;
+        /* as it is (most cells), or through put_cell_text */
+        int raw = cell->flat && (!json || cell->plain);
+        if (room(out, 2 + pad + (raw ? cell->len : 0)) < 0)
+            return;
         if (c)
-            vs_buf_append(out, "  ", 2);
-        put_padded(out, t, &row[c], w[c], t->right[c], c + 1 == t->ncols, json);
+            put_raw(out, "  ", 2);
+        if (t->right[c])
+            put_spaces(out, pad);
+        if (raw) {
+            put_raw(out, cell_text(t, cell), cell->len);
+        } else {
+            out->data[out->len] = '\0';
+            put_cell_text(out, t, cell, json);
+            if (room(out, pad) < 0)
+                return;
+        }
+        if (!t->right[c] && c + 1 < t->ncols)
+            put_spaces(out, pad);
     }
     end_row(out, json);
 }
@@ -704,16 +739,29 @@ static void table_html(const vs_table *t, vs_buf *out, int json)
         for (c = 0; c < t->ncols; c++) {
             const table_cell *cell = &t->cells[r * t->ncols + c];
             int kind = cell_kind(t, cell, t->right[c]);
-            if (t->right[c])
-                vs_buf_append(out, td_r, sizeof td_r - 1);
-            else if (kind == CELL_NUMBER)
-                vs_buf_append(out, td_n, sizeof td_n - 1);
-            else if (kind == CELL_LONG)
-                vs_buf_append(out, td_w, sizeof td_w - 1);
-            else
-                vs_buf_append(out, td_l, sizeof td_l - 1);
-            put_cell_html(out, t, cell, json);
-            vs_buf_append(out, "</td>", 5);
+            /* a cell without markup is copied as it is (most cells): with
+             * its tags, into room made once (put_raw) */
+            int raw = !cell->markup && (!json || cell->plain);
+            const char *td = t->right[c]           ? td_r
+                             : kind == CELL_NUMBER ? td_n
+                             : kind == CELL_LONG   ? td_w
+                                                   : td_l;
+            size_t ntd = t->right[c]           ? sizeof td_r - 1
+                         : kind == CELL_NUMBER ? sizeof td_n - 1
+                         : kind == CELL_LONG   ? sizeof td_w - 1
+                                               : sizeof td_l - 1;
+            if (room(out, ntd + 5 + (raw ? cell->len : 0)) < 0)
+                return;
+            put_raw(out, td, ntd);
+            if (raw) {
+                put_raw(out, cell_text(t, cell), cell->len);
+            } else {
+                out->data[out->len] = '\0';
+                put_cell_html(out, t, cell, json);
+                if (room(out, 5) < 0)
+                    return;
+            }
+            put_raw(out, "</td>", 5);
         }
         vs_buf_append(out, row_end[json], row_end_len);
     }
