@@ -371,7 +371,7 @@ static int plain_block(const char *s, size_t n, int *backslash)
  * the text has no newline, CR or tab (flat), whether it holds markup, and
  * whether it is plain (see table_cell). Cells are mostly short plain ASCII
  * (one column a byte), counted a block at a time. */
-static size_t measure(const char *s, size_t len, int *flat, int *markup, int *plain)
+static size_t measure_blocks(const char *s, size_t len, int *flat, int *markup, int *plain)
 {
     size_t w = 0, i = 0, k, n;
     int backslash = 0;
@@ -401,16 +401,46 @@ static size_t measure(const char *s, size_t len, int *flat, int *markup, int *pl
     return w;
 }
 
-/* Cell c is the len bytes at s (no NUL among them), kept with a NUL after. */
-static void store_n(vs_table *t, table_cell *c, const char *s, size_t len)
+/* measure_blocks, with the common case first and inline: a short cell of
+ * plain ASCII (most of an `envelope`'s thousand cells) is one block. */
+static inline size_t measure(const char *s, size_t len, int *flat, int *markup, int *plain)
+{
+    int backslash = 0;
+    if (len <= 16 && plain_block(s, len, &backslash)) {
+        *flat = 1;
+        *markup = 0;
+        *plain = !backslash;
+        return len;
+    }
+    return measure_blocks(s, len, flat, markup, plain);
+}
+
+/* Cell c is the len bytes at s (no NUL among them), kept with a NUL after,
+ * into room made for it (table_room). */
+static void store_raw(vs_table *t, table_cell *c, const char *s, size_t len)
 {
     c->off = t->text.len;
     c->len = len;
     c->width = measure(s, len, &c->flat, &c->markup, &c->plain);
-    vs_buf_append(&t->text, s, len);
-    vs_buf_putc(&t->text, '\0');
+    memcpy(t->text.data + t->text.len, s, len);
+    t->text.len += len;
+    t->text.data[t->text.len++] = '\0';
+}
+
+/* Room for n more bytes of cells in the table's text: 0, or -1 (failed). */
+static int table_room(vs_table *t, size_t n)
+{
+    if (t->text.cap - t->text.len <= n || t->text.failed)
+        vs_buf_reserve(&t->text, n);
     if (vs_buf_failed(&t->text))
         t->failed = 1;
+    return t->failed ? -1 : 0;
+}
+
+static void store_n(vs_table *t, table_cell *c, const char *s, size_t len)
+{
+    if (table_room(t, len + 1) == 0)
+        store_raw(t, c, s, len);
 }
 
 static void store(vs_table *t, table_cell *c, const char *s)
@@ -498,11 +528,16 @@ void vs_table_add_row(vs_table *t, const char *const *cells)
 void vs_table_add_rown(vs_table *t, const char *const *cells, const size_t *lens)
 {
     table_cell *row = next_row(t);
-    size_t i;
+    size_t i, n = 0;
     if (!row)
         return;
+    /* the row's cells and their NULs: room made once for the row */
     for (i = 0; i < t->ncols; i++)
-        store_n(t, &row[i], cells[i] ? cells[i] : "", cells[i] ? lens[i] : 0);
+        n += (cells[i] ? lens[i] : 0) + 1;
+    if (table_room(t, n) < 0)
+        return;
+    for (i = 0; i < t->ncols; i++)
+        store_raw(t, &row[i], cells[i] ? cells[i] : "", cells[i] ? lens[i] : 0);
     t->nrows++;
 }
 
