@@ -353,7 +353,7 @@ static int is_markup(char c)
  * time with SSE2, a short cell read as one block padded with spaces. When
  * they are, *backslash is set if one of them is a backslash (which JSON
  * escapes). */
-static int plain_block(const char *s, size_t n, int *backslash)
+static inline int plain_block(const char *s, size_t n, int *backslash)
 {
     char pad[16];
     if (n < 16) {
@@ -438,7 +438,7 @@ static inline size_t measure(const char *s, size_t len, int *flat, int *markup, 
 
 /* Cell c is the len bytes at s (no NUL among them), kept with a NUL after,
  * into room made for it (table_room). */
-static void store_raw(vs_table *t, table_cell *c, const char *s, size_t len)
+static inline void store_raw(vs_table *t, table_cell *c, const char *s, size_t len)
 {
     c->off = t->text.len;
     c->len = len;
@@ -610,7 +610,7 @@ static void put_cell_text(vs_buf *out, const vs_table *t, const table_cell *c, i
 
 /* Room for n more bytes written with put_raw and put_spaces, and the 16 that
  * put_spaces may write past them: 0, or -1 (the buffer failed). */
-static int room(vs_buf *out, size_t n)
+static inline int room(vs_buf *out, size_t n)
 {
     if (out->cap - out->len <= n + 16 || out->failed)
         vs_buf_reserve(out, n + 16);
@@ -626,7 +626,7 @@ static int room(vs_buf *out, size_t n)
  * checks, its NUL after every piece and a call a padding were most of their
  * cost. A cell of 8 to 16 bytes (most) is two overlapping words, not a call
  * to memcpy. The row's last append puts the NUL back. */
-static void put_raw(vs_buf *out, const char *s, size_t n)
+static inline void put_raw(vs_buf *out, const char *s, size_t n)
 {
     copy_bytes(out->data + out->len, s, n);
     out->len += n;
@@ -634,7 +634,7 @@ static void put_raw(vs_buf *out, const char *s, size_t n)
 
 /* n spaces into room made by room(): up to 16 (most paddings) as one block
  * of 16, the bytes past n overwritten by what follows. */
-static void put_spaces(vs_buf *out, size_t n)
+static inline void put_spaces(vs_buf *out, size_t n)
 {
     if (n <= 16)
         memcpy(out->data + out->len, "                ", 16);
