@@ -7,6 +7,7 @@
 
 #include "sheet/units.h"
 #include "util/buf.h"
+#include "util/word.h"
 
 static const char *const seg_colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
                                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
@@ -30,11 +31,7 @@ static void put_num(vs_buf *b, double v)
     t = (unsigned long long)(v * 10 + 0.5);
     *--p = (char)('0' + t % 10);
     *--p = '.';
-    t /= 10;
-    do {
-        *--p = (char)('0' + t % 10);
-        t /= 10;
-    } while (t);
+    p = vs_word_u64_digits(t / 10, p); /* two digits a division */
     if (neg)
         *--p = '-';
     vs_buf_append(b, p, (size_t)(tmp + sizeof tmp - p));
@@ -62,9 +59,8 @@ static void svgf(vs_buf *b, const char *fmt, ...)
             vs_buf_put_html(b, va_arg(ap, const char *));
             break;
         case 'z': {
-            char d[32];
-            snprintf(d, sizeof d, "%zu", va_arg(ap, size_t));
-            vs_buf_puts(b, d);
+            char d[24], *q = vs_word_u64_digits(va_arg(ap, size_t), d + sizeof d);
+            vs_buf_append(b, q, (size_t)(d + sizeof d - q));
             break;
         }
         case '%':

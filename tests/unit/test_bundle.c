@@ -320,6 +320,54 @@ START_TEST(test_table_written_escaped_into_its_bundle)
 }
 END_TEST
 
+/* A table whose cells grow past the room made for the table when they are
+ * escaped (control bytes: six bytes each in a JSON string, a tab printed as a
+ * space first), between plain cells that are copied as they are: the bundle
+ * is jansson's dump of the text and the HTML built here by hand, row by row
+ * (the text padded to the widest cell, the right column right-aligned). */
+START_TEST(test_table_escapes_outgrow_the_room)
+{
+    static const char *const hdr[] = {"a", "b", "c"};
+    static const char ctl[] = "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12";
+    vs_table *t = vs_table_new(3, hdr);
+    vs_buf empty = VS_BUF_INIT, text = VS_BUF_INIT, html = VS_BUF_INIT;
+    json_t *want;
+    size_t i;
+    ck_assert_ptr_nonnull(t);
+    vs_table_align_right(t, 1);
+    /* the header row and its rule: every column 15 wide (the control cells) */
+    vs_buf_puts(&text, "a");
+    vs_buf_fill(&text, ' ', 14 + 2 + 14);
+    vs_buf_puts(&text, "b  c\n");
+    vs_buf_fill(&text, '-', 15 + 2 + 15 + 2 + 15);
+    vs_buf_putc(&text, '\n');
+    vs_buf_puts(&html, "<table class='vramsheet'>\n<thead><tr><th style='text-align:left'>a</th>"
+                       "<th style='text-align:right'>b</th><th style='text-align:left'>c</th>"
+                       "</tr></thead>\n<tbody>\n");
+    for (i = 0; i < 200; i++) {
+        const char *row[3] = {i % 2 ? "x" : ctl, i % 2 ? ctl : "7 B", i % 2 ? "tab\tx" : ctl};
+        vs_table_add_row(t, row);
+        if (i % 2)
+            vs_buf_printf(&text, "x                %s  tab x\n", ctl);
+        else
+            vs_buf_printf(&text, "%s              7 B  %s\n", ctl, ctl);
+        vs_buf_printf(&html,
+                      "<tr><td style='text-align:left'>%s</td><td "
+                      "style='text-align:right;white-space:nowrap'>%s</td><td "
+                      "style='text-align:left'>%s</td></tr>\n",
+                      row[0], row[1], row[2]);
+    }
+    vs_buf_puts(&html, "</tbody>\n</table>\n");
+    want = json_pack("{s:s, s:s}", "text/plain", vs_buf_str(&text), "text/html", vs_buf_str(&html));
+    ck_assert_ptr_nonnull(want);
+    bundle_is_dumps(vs_bundle_new_table(&empty, &empty, &empty, &empty, t, NULL, NULL, NULL, 0),
+                    want, "");
+    vs_buf_free(&text);
+    vs_buf_free(&html);
+    vs_table_free(t);
+}
+END_TEST
+
 /* vs_jw_str_again copies only a span inside its own buffer: one past its end
  * fails the buffer rather than reading outside it. */
 START_TEST(test_bundle_str_again_outside_fails)
@@ -644,6 +692,7 @@ int main(void)
     tcase_add_test(tc, test_bundle_line_written_in_one_pass);
     tcase_add_test(tc, test_bundle_str_again_outside_fails);
     tcase_add_test(tc, test_table_written_escaped_into_its_bundle);
+    tcase_add_test(tc, test_table_escapes_outgrow_the_room);
     tcase_add_test(tc, test_table_text);
     tcase_add_test(tc, test_table_rows_with_lengths);
     tcase_add_test(tc, test_table_html);
