@@ -33,17 +33,17 @@ typedef struct {
     int col;
 } cursor;
 
-static int at_end(const cursor *c)
+static inline int at_end(const cursor *c)
 {
     return c->i >= c->len;
 }
 
-static int peek(const cursor *c, size_t k)
+static inline int peek(const cursor *c, size_t k)
 {
     return c->i + k < c->len ? (unsigned char)c->s[c->i + k] : -1;
 }
 
-static void advance(cursor *c)
+static inline void advance(cursor *c)
 {
     unsigned char ch;
     if (at_end(c))
@@ -89,7 +89,7 @@ static size_t plain_run(const char *s, size_t i, size_t len, char lo, char stop)
 /* Printable ASCII that cannot end a word: anything but a space, '"', '\\' and
  * stop (the caller's own delimiter: '=' in a key, '#' after a verb; 0 for
  * none). */
-static void skip_word_run(cursor *c, char stop)
+static inline void skip_word_run(cursor *c, char stop)
 {
     size_t i = plain_run(c->s, c->i, c->len, 0x21, stop);
     c->col += (int)(i - c->i);
@@ -209,7 +209,7 @@ static int check_text(const char *s, size_t len, vs_error *err)
     return 0;
 }
 
-static int is_space(int ch)
+static inline int is_space(int ch)
 {
     return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
 }
@@ -225,7 +225,7 @@ static int is_digit(int ch)
 }
 
 /* A backslash that ends the physical line (optionally "\r\n"). */
-static int at_continuation(const cursor *c)
+static inline int at_continuation(const cursor *c)
 {
     if (peek(c, 0) != '\\')
         return 0;
@@ -245,7 +245,7 @@ static void skip_continuation(cursor *c)
 /* Skips spaces and continuations within a logical line. A byte above the
  * space other than a backslash starts an argument: most calls end there,
  * without the tests for the other blanks. */
-static void skip_blanks(cursor *c)
+static inline void skip_blanks(cursor *c)
 {
     for (;;) {
         int ch;
@@ -273,7 +273,7 @@ static void skip_to_eol(cursor *c)
         advance(c);
 }
 
-static int line_ends(const cursor *c)
+static inline int line_ends(const cursor *c)
 {
     return c->i >= c->len || c->s[c->i] == '\n';
 }
@@ -281,7 +281,7 @@ static int line_ends(const cursor *c)
 /* Whether the argument ends here: the end, a newline, a blank or a
  * continuation. A byte above the space other than a backslash is none of
  * them (the common case, tested first). */
-static int arg_ends(const cursor *c)
+static inline int arg_ends(const cursor *c)
 {
     int ch;
     if (c->i >= c->len)
@@ -564,8 +564,9 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             } else {
                 word = start;
                 is_word = 1;
-                rc = read_word(c, err);
-                if (rc < 0)
+                /* the loop above stopped at the word's end (most words), or at
+                 * a '"' or an '=' that is no pair's (a URL): read on from there */
+                if (!arg_ends(c) && (rc = read_word(c, err)) < 0)
                     goto done;
                 a.kind = VS_ARG_WORD;
             }

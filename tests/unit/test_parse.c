@@ -125,6 +125,23 @@ START_TEST(test_words_pairs_strings)
     ck_assert_str_eq(vs_line_pair(&c->lines[0], "key.sub-1")->value, "v");
     vs_cell_free(c);
 
+    /* a word ends where its first scan stops (a blank, a tab, a continuation,
+     * the end) or reads on past an '=' that starts no pair; columns by hand */
+    c = parse_ok("sheet w1\tw2 9=x \\\n  a/b=c=d e");
+    ck_assert_uint_eq(c->lines[0].nargs, 5);
+    ck_assert_str_eq(c->lines[0].args[0].value, "w1");
+    ck_assert_str_eq(c->lines[0].args[1].value, "w2");
+    ck_assert_int_eq(c->lines[0].args[1].column, 10);
+    ck_assert_int_eq(c->lines[0].args[2].kind, VS_ARG_WORD);
+    ck_assert_str_eq(c->lines[0].args[2].value, "9=x");
+    ck_assert_int_eq(c->lines[0].args[3].kind, VS_ARG_WORD);
+    ck_assert_str_eq(c->lines[0].args[3].value, "a/b=c=d");
+    ck_assert_int_eq(c->lines[0].args[3].line, 2);
+    ck_assert_int_eq(c->lines[0].args[3].column, 3);
+    ck_assert_str_eq(c->lines[0].args[4].value, "e");
+    ck_assert_int_eq(c->lines[0].args[4].column, 11);
+    vs_cell_free(c);
+
     /* an empty quoted value is a value */
     c = parse_ok("quality source=\"\"");
     ck_assert_str_eq(c->lines[0].args[0].value, "");
