@@ -38,7 +38,14 @@ static const char *flag_text(int known, int f)
 
 static void describe_line(vs_buf *text, vs_buf *html, const char *label, const char *value)
 {
-    vs_buf_printf(text, "  %-22s %s\n", label, value);
+    /* "  %-22s %s\n" written whole: a width sends vs_buf_printf to vsnprintf,
+     * which copies the strings a byte at a time (printf pads bytes, as here) */
+    size_t n = strlen(label);
+    vs_buf_puts(text, "  ");
+    vs_buf_append(text, label, n);
+    vs_buf_fill(text, ' ', (n < 22 ? 22 - n : 0) + 1);
+    vs_buf_puts(text, value);
+    vs_buf_putc(text, '\n');
     vs_buf_puts(html, "<tr><th style='text-align:left'>");
     vs_buf_put_html(html, label);
     vs_buf_puts(html, "</th><td style='text-align:left'>");

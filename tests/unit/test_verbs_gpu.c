@@ -71,6 +71,21 @@ START_TEST(test_gpu_catalogue_fills)
     ck_assert_ptr_nonnull(strstr(text(last()), "22.35 GiB"));
     ck_assert_ptr_nonnull(json_object_get(last(), "text/html"));
 
+    /* the offer's lines are "  %-22s %s": printf's own padding of each label
+     * (22 bytes, then one space) read back from the text */
+    {
+        static const char *const labels[] = {"nominal memory", "reported total", "package",
+                                             "available", NULL};
+        const char *t = text(last());
+        size_t i;
+        for (i = 0; labels[i]; i++) {
+            char want[64];
+            snprintf(want, sizeof want, "\n  %-22s ", labels[i]);
+            ck_assert_msg(strstr(t, want) != NULL, "no line '%s' in:\n%s", want + 1, t);
+        }
+        ck_assert_ptr_nonnull(strstr(t, "\n  nominal memory         24,000,000,000 B"));
+    }
+
     /* Nothing given: the catalogue's nominal memory fills memory_bytes. */
     run_ok("gpu rtx4090");
     o = json_object_get(lastp(), "offer");
