@@ -214,16 +214,6 @@ static inline int is_space(int ch)
     return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
 }
 
-static int is_alpha(int ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-}
-
-static int is_digit(int ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
 /* A backslash that ends the physical line (optionally "\r\n"). */
 static inline int at_continuation(const cursor *c)
 {
@@ -249,10 +239,14 @@ static inline void skip_blanks(cursor *c)
 {
     for (;;) {
         int ch;
-        while (c->i < c->len && c->s[c->i] == ' ') {
-            c->i++;
-            c->col++;
-        }
+        /* the run of spaces counted in a local: a byte read through the
+         * cell's char pointer may alias the cursor, which would otherwise be
+         * stored and read again at every space */
+        size_t i = c->i;
+        while (i < c->len && c->s[i] == ' ')
+            i++;
+        c->col += (int)(i - c->i);
+        c->i = i;
         if (c->i >= c->len)
             return;
         ch = (unsigned char)c->s[c->i];
@@ -374,29 +368,45 @@ static int read_word(cursor *c, vs_error *err)
     return 0;
 }
 
+/* What a byte may be in a verb and in a key, one table lookup a byte rather
+ * than five comparisons (keys and verbs are most of a cell's words): */
+enum {
+    NAME_FIRST_VERB = 1, /* [A-Za-z] */
+    NAME_FIRST_KEY = 2,  /* [A-Za-z_] */
+    NAME_VERB = 4,       /* [A-Za-z0-9_-] */
+    NAME_KEY = 8         /* [A-Za-z0-9_.-] */
+};
+
+#define NAME_ALPHA (NAME_FIRST_VERB | NAME_FIRST_KEY | NAME_VERB | NAME_KEY)
+#define NAME_DIGIT (NAME_VERB | NAME_KEY)
+#define NAME_10(x) x, x, x, x, x, x, x, x, x, x
+#define NAME_26(x) NAME_10(x), NAME_10(x), x, x, x, x, x, x
+
+static const unsigned char name_class[256] = {
+    ['0'] = NAME_10(NAME_DIGIT),  ['A'] = NAME_26(NAME_ALPHA),
+    ['a'] = NAME_26(NAME_ALPHA),  ['_'] = NAME_FIRST_KEY | NAME_VERB | NAME_KEY,
+    ['-'] = NAME_VERB | NAME_KEY, ['.'] = NAME_KEY,
+};
+
 static int key_valid(const char *s, size_t n)
 {
     size_t i;
-    if (n == 0 || !(is_alpha((unsigned char)s[0]) || s[0] == '_'))
+    if (n == 0 || !(name_class[(unsigned char)s[0]] & NAME_FIRST_KEY))
         return 0;
-    for (i = 1; i < n; i++) {
-        int ch = (unsigned char)s[i];
-        if (!(is_alpha(ch) || is_digit(ch) || ch == '_' || ch == '-' || ch == '.'))
+    for (i = 1; i < n; i++)
+        if (!(name_class[(unsigned char)s[i]] & NAME_KEY))
             return 0;
-    }
     return 1;
 }
 
 static int verb_valid(const char *s)
 {
     size_t i;
-    if (!is_alpha((unsigned char)s[0]))
+    if (!(name_class[(unsigned char)s[0]] & NAME_FIRST_VERB))
         return 0;
-    for (i = 1; s[i]; i++) {
-        int ch = (unsigned char)s[i];
-        if (!(is_alpha(ch) || is_digit(ch) || ch == '_' || ch == '-'))
+    for (i = 1; s[i]; i++)
+        if (!(name_class[(unsigned char)s[i]] & NAME_VERB))
             return 0;
-    }
     return 1;
 }
 
