@@ -95,6 +95,21 @@ START_TEST(test_gpu_catalogue_fills)
         ck_assert_int_eq(json_array_size(json_object_get(cat, "sources")), 1);
         ck_assert(json_is_array(json_object_get(lastp(), "notes")));
     }
+    /* the offer's keys in the order the records have always had them */
+    {
+        static const char *const order[] = {
+            "name",   "memory_bytes", "reported_bytes", "reported_basis", "price",   "currency",
+            "period", "cards",        "available",      "interconnect",   "catalog", NULL};
+        json_t *off = json_object_get(lastp(), "offer");
+        void *it = json_object_iter(off);
+        size_t i;
+        for (i = 0; order[i]; i++, it = json_object_iter_next(off, it)) {
+            ck_assert_ptr_nonnull(it);
+            ck_assert_str_eq(json_object_iter_key(it), order[i]);
+        }
+        ck_assert(json_is_null(json_object_get(off, "available")));
+        ck_assert_int_eq(json_integer_value(json_object_get(off, "cards")), 1);
+    }
 
     /* the offer's lines are "  %-22s %s": printf's own padding of each label
      * (22 bytes, then one space) read back from the text */
