@@ -20,6 +20,8 @@ static void bundle_is_dumps(vs_bundle *vb, json_t *want, const char *what)
     ck_assert_ptr_nonnull(dumped);
     ck_assert_msg(!strcmp(vb->json, dumped), "%s%s\nwanted %s", what, vb->json, dumped);
     ck_assert_uint_eq(vb->len, strlen(dumped));
+    /* the block it holds, given back to util/buf when it is freed */
+    ck_assert_uint_ge(vb->cap, vb->len + 1);
     free(dumped);
     json_decref(want);
     vs_bundle_free(vb);
