@@ -415,11 +415,13 @@ void vs_cell_free(vs_cell *cell)
     if (!cell)
         return;
     free(cell->lines);
+    free(cell->args);
     vs_arena_free(cell->arena);
     free(cell);
 }
 
-/* What a line is built in: the argument array, reused line after line, and
+/* What a line is built in: the cell's argument array, each line's appended
+ * after the line before's and handed to the cell at the end, and
  * a copy of the whole cell in its arena that the verb, keys and values are
  * pieces of. A piece ends where the text has a byte that is no part of any
  * piece (the blank, newline, '=' or '#' after it, or the end: the copy has
@@ -430,6 +432,7 @@ void vs_cell_free(vs_cell *cell)
 typedef struct {
     vs_arena *arena;
     char *copy; /* the cell's text, len + 1 bytes */
+    size_t len;
     vs_arg *args;
     size_t nargs, cap;
 } scratch;
@@ -444,7 +447,9 @@ static char *piece(scratch *s, size_t start, size_t end)
 static int push_arg(scratch *s, const vs_arg *a)
 {
     if (s->nargs == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 8;
+        /* first sized for a cell of short lines (an argument every 16
+         * bytes): most cells are never copied as they grow */
+        size_t ncap = s->cap ? s->cap * 2 : 8 + s->len / 16;
         vs_arg *p = realloc(s->args, ncap * sizeof *p);
         if (!p)
             return VS_ENOMEM;
@@ -460,7 +465,7 @@ static int push_arg(scratch *s, const vs_arg *a)
 static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error *err)
 {
     int rc = 0;
-    s->nargs = 0;
+    size_t first = s->nargs; /* the cell's arguments so far */
     for (;;) {
         vs_arg a;
         size_t word = 0; /* where the value starts in the text, when is_word */
@@ -591,23 +596,17 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             goto done;
         }
     }
-    if (s->nargs) {
-        l->args = vs_arena_alloc(s->arena, s->nargs * sizeof *l->args);
-        if (!l->args) {
-            rc = vs_error_oom(err);
-            goto done;
-        }
-        memcpy(l->args, s->args, s->nargs * sizeof *l->args);
-        l->nargs = s->nargs;
-    }
+    /* l->args is set once the cell is read: the array may still move */
+    l->nargs = s->nargs - first;
 done:
     return rc;
 }
 
-static int push_line(vs_cell *cell, size_t *cap, vs_line *l)
+static int push_line(vs_cell *cell, size_t *cap, vs_line *l, size_t len)
 {
     if (cell->nlines == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
+        /* first sized for lines of 32 bytes and more, as the arguments */
+        size_t ncap = *cap ? *cap * 2 : 8 + len / 32;
         vs_line *p = realloc(cell->lines, ncap * sizeof *p);
         if (!p)
             return VS_ENOMEM;
@@ -671,7 +670,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
 {
     vs_cell *cell = NULL;
     cursor c;
-    scratch sc = {NULL, NULL, NULL, 0, 0};
+    scratch sc = {NULL, NULL, 0, NULL, 0, 0};
     size_t cap = 0;
     int rc, first = 1;
     *out = NULL;
@@ -686,6 +685,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
     }
     memcpy(sc.copy, text, len);
     sc.copy[len] = '\0';
+    sc.len = len;
     c.s = text;
     c.len = len;
     c.i = 0;
@@ -729,10 +729,21 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
                 rc = vs_error_oom(err);
             c.i = c.len;
         }
-        if (rc == 0 && push_line(cell, &cap, &l) < 0)
+        if (rc == 0 && push_line(cell, &cap, &l, len) < 0)
             rc = vs_error_oom(err);
         if (rc < 0)
             goto fail;
+    }
+    /* every line's arguments in one array, as they were read, rather than
+     * an arena copy a line: each line points at its own run of it */
+    {
+        size_t k, at = 0;
+        cell->args = sc.args;
+        sc.args = NULL;
+        for (k = 0; k < cell->nlines; k++) {
+            cell->lines[k].args = cell->lines[k].nargs ? cell->args + at : NULL;
+            at += cell->lines[k].nargs;
+        }
     }
     *out = cell;
     cell = NULL;

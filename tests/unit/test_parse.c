@@ -37,6 +37,42 @@ static void parse_fails(const char *text, size_t len, int line, int col, const c
 /* Runs of every length around the 16-byte scan, ended by each byte that
  * stops one (a space, '=', '"', an escape, a multi-byte character, the end of
  * the cell): values and columns come out as a byte-at-a-time reader gives. */
+/* A cell of many short lines of many arguments, more than the arrays are
+ * first sized for (an argument every 16 bytes, a line every 32): each line
+ * keeps its own arguments, in order, wherever the arrays moved to. */
+START_TEST(test_many_lines_many_arguments)
+{
+    static const char line[] = "v a b c=d e f g\n"; /* 16 bytes, 6 arguments */
+    char text[600 * sizeof line];
+    vs_cell *c;
+    size_t i, n = 0;
+    for (i = 0; i < 600; i++) {
+        memcpy(text + n, line, sizeof line - 1);
+        n += sizeof line - 1;
+    }
+    memcpy(text + n, "w\nx y\n", 7); /* one line without arguments, one with; its NUL */
+    c = parse_ok(text);
+    ck_assert_uint_eq(c->nlines, 602);
+    for (i = 0; i < 600; i++) {
+        const vs_line *l = &c->lines[i];
+        ck_assert_int_eq(l->line, (int)i + 1);
+        ck_assert_str_eq(l->verb, "v");
+        ck_assert_uint_eq(l->nargs, 6);
+        ck_assert_str_eq(l->args[0].value, "a");
+        ck_assert_str_eq(l->args[2].key, "c");
+        ck_assert_str_eq(l->args[2].value, "d");
+        ck_assert_int_eq(l->args[2].column, 7);
+        ck_assert_str_eq(l->args[5].value, "g");
+        ck_assert_int_eq(l->args[5].line, (int)i + 1);
+    }
+    ck_assert_uint_eq(c->lines[600].nargs, 0);
+    ck_assert_ptr_null(c->lines[600].args);
+    ck_assert_uint_eq(c->lines[601].nargs, 1);
+    ck_assert_str_eq(c->lines[601].args[0].value, "y");
+    vs_cell_free(c);
+}
+END_TEST
+
 START_TEST(test_runs_of_every_length)
 {
     size_t n;
@@ -494,6 +530,7 @@ int main(void)
     Suite *s = suite_create("parse");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_runs_of_every_length);
+    tcase_add_test(tc, test_many_lines_many_arguments);
     tcase_add_test(tc, test_words_pairs_strings);
     tcase_add_test(tc, test_comments_blank_lines);
     tcase_add_test(tc, test_continuation);
