@@ -1,4 +1,5 @@
 #include "lang/parse.h"
+#include "lang/parse_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,48 +369,6 @@ static int read_word(cursor *c, vs_error *err)
     return 0;
 }
 
-/* What a byte may be in a verb and in a key, one table lookup a byte rather
- * than five comparisons (keys and verbs are most of a cell's words): */
-enum {
-    NAME_FIRST_VERB = 1, /* [A-Za-z] */
-    NAME_FIRST_KEY = 2,  /* [A-Za-z_] */
-    NAME_VERB = 4,       /* [A-Za-z0-9_-] */
-    NAME_KEY = 8         /* [A-Za-z0-9_.-] */
-};
-
-#define NAME_ALPHA (NAME_FIRST_VERB | NAME_FIRST_KEY | NAME_VERB | NAME_KEY)
-#define NAME_DIGIT (NAME_VERB | NAME_KEY)
-#define NAME_10(x) x, x, x, x, x, x, x, x, x, x
-#define NAME_26(x) NAME_10(x), NAME_10(x), x, x, x, x, x, x
-
-static const unsigned char name_class[256] = {
-    ['0'] = NAME_10(NAME_DIGIT),  ['A'] = NAME_26(NAME_ALPHA),
-    ['a'] = NAME_26(NAME_ALPHA),  ['_'] = NAME_FIRST_KEY | NAME_VERB | NAME_KEY,
-    ['-'] = NAME_VERB | NAME_KEY, ['.'] = NAME_KEY,
-};
-
-static int key_valid(const char *s, size_t n)
-{
-    size_t i;
-    if (n == 0 || !(name_class[(unsigned char)s[0]] & NAME_FIRST_KEY))
-        return 0;
-    for (i = 1; i < n; i++)
-        if (!(name_class[(unsigned char)s[i]] & NAME_KEY))
-            return 0;
-    return 1;
-}
-
-static int verb_valid(const char *s)
-{
-    size_t i;
-    if (!(name_class[(unsigned char)s[0]] & NAME_FIRST_VERB))
-        return 0;
-    for (i = 1; s[i]; i++)
-        if (!(name_class[(unsigned char)s[i]] & NAME_VERB))
-            return 0;
-    return 1;
-}
-
 void vs_cell_free(vs_cell *cell)
 {
     if (!cell)
@@ -420,49 +379,9 @@ void vs_cell_free(vs_cell *cell)
     free(cell);
 }
 
-/* What a line is built in: the cell's argument array, each line's appended
- * after the line before's and handed to the cell at the end, and
- * a copy of the whole cell in its arena that the verb, keys and values are
- * pieces of. A piece ends where the text has a byte that is no part of any
- * piece (the blank, newline, '=' or '#' after it, or the end: the copy has
- * one byte more), overwritten by its NUL in the copy; a string's value is
- * written over its own quoted text in the copy (out_text). The cursor reads
- * the text itself, never the copy. One copy of the cell instead of one per
- * word (about 1,100 in a 200-line cell). */
-typedef struct {
-    vs_arena *arena;
-    char *copy; /* the cell's text, len + 1 bytes */
-    size_t len;
-    vs_arg *args;
-    size_t nargs, cap;
-} scratch;
-
-/* The piece of the cell [start, end): NUL-terminated in the copy. */
-static char *piece(scratch *s, size_t start, size_t end)
-{
-    s->copy[end] = '\0';
-    return s->copy + start;
-}
-
-static int push_arg(scratch *s, const vs_arg *a)
-{
-    if (s->nargs == s->cap) {
-        /* first sized for a cell of short lines (an argument every 16
-         * bytes): most cells are never copied as they grow */
-        size_t ncap = s->cap ? s->cap * 2 : 8 + s->len / 16;
-        vs_arg *p = realloc(s->args, ncap * sizeof *p);
-        if (!p)
-            return VS_ENOMEM;
-        s->args = p;
-        s->cap = ncap;
-    }
-    s->args[s->nargs++] = *a;
-    return 0;
-}
-
 /* Parses the arguments of one logical line (the verb is already read). On `--`,
  * the rest of the logical line becomes raw (when allow_raw). */
-static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error *err)
+static int parse_args(cursor *c, vs_line *l, int allow_raw, vs_parse_scratch *s, vs_error *err)
 {
     int rc = 0;
     size_t first = s->nargs; /* the cell's arguments so far */
@@ -549,10 +468,10 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                     break;
                 advance(c);
             }
-            if (peek(c, 0) == '=' && key_valid(c->s + start, c->i - start)) {
+            if (peek(c, 0) == '=' && vs_parse_key_valid(c->s + start, c->i - start)) {
                 a.kind = VS_ARG_PAIR;
-                a.key = piece(s, start, c->i); /* over the '=' */
-                advance(c);                    /* '=' */
+                a.key = vs_parse_piece(s, start, c->i); /* over the '=' */
+                advance(c);                             /* '=' */
                 a.value_column = c->col;
                 if (arg_ends(c)) {
                     rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
@@ -588,10 +507,10 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
         }
         /* a word ends at the blank, newline or end after it; a string's value
          * inside its own quotes */
-        a.value = is_word
-                      ? piece(s, word, c->i)
-                      : piece(s, (size_t)(text.p - s->copy), (size_t)(text.p - s->copy) + text.n);
-        if (push_arg(s, &a) < 0) {
+        a.value = is_word ? vs_parse_piece(s, word, c->i)
+                          : vs_parse_piece(s, (size_t)(text.p - s->copy),
+                                           (size_t)(text.p - s->copy) + text.n);
+        if (vs_parse_push_arg(s, &a) < 0) {
             rc = vs_error_oom(err);
             goto done;
         }
@@ -618,7 +537,7 @@ static int push_line(vs_cell *cell, size_t *cap, vs_line *l, size_t len)
 }
 
 /* Reads the verb at the cursor (a name, or %%name when magic). */
-static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err)
+static int read_verb(cursor *c, vs_line *l, int magic, vs_parse_scratch *s, vs_error *err)
 {
     char what[32];
     const char *v;
@@ -639,8 +558,8 @@ static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err
             break;
         skip_char(c);
     }
-    v = piece(s, start, c->i); /* over the blank, newline or '#' after it */
-    if (!verb_valid(v + (magic ? 2 : 0))) {
+    v = vs_parse_piece(s, start, c->i); /* over the blank, newline or '#' after it */
+    if (!vs_parse_verb_valid(v + (magic ? 2 : 0))) {
         snprintf(what, sizeof what, "%s", v);
         if (strlen(v) >= sizeof what) {
             /* cut on a code point boundary */
@@ -670,7 +589,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
 {
     vs_cell *cell = NULL;
     cursor c;
-    scratch sc = {NULL, NULL, 0, NULL, 0, 0};
+    vs_parse_scratch sc = {NULL, NULL, 0, NULL, 0, 0};
     size_t cap = 0;
     int rc, first = 1;
     *out = NULL;
@@ -716,9 +635,17 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
             goto fail;
         }
         first = 0;
-        rc = read_verb(&c, &l, magic, &sc, err);
-        if (rc == 0)
-            rc = parse_args(&c, &l, !magic, &sc, err);
+        /* a plain line at once (parse_simple.c), any other the careful way */
+        rc = magic ? 0 : vs_parse_simple_line(c.s, c.len, &c.i, &c.col, c.line, &l, &sc);
+        if (rc == 1) {
+            rc = 0;
+        } else if (rc < 0) {
+            rc = vs_error_oom(err);
+        } else {
+            rc = read_verb(&c, &l, magic, &sc, err);
+            if (rc == 0)
+                rc = parse_args(&c, &l, !magic, &sc, err);
+        }
         if (rc == 0 && magic) {
             /* the rest of the cell, after the first line, is the body */
             if (peek(&c, 0) == '\n')
