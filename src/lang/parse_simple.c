@@ -130,9 +130,8 @@ int vs_parse_simple_line(const char *t, size_t len, size_t *i, int *col, int lin
     size_t i0 = *i, e = plain_line_end(t, i0, len), p = i0, verb_end, first = s->nargs;
     if (e == NONE)
         return 0;
-    while (p < e && t[p] != ' ' && t[p] != '#')
-        p++;
-    if (!verb_valid_n(t + i0, p - i0))
+    p = word_end(t, i0, e, len, '#');
+    if ((p < e && t[p] == '"') || !verb_valid_n(t + i0, p - i0))
         return 0; /* the careful reader says what is wrong with it (or reads a %% line) */
     verb_end = p;
     for (;;) {
