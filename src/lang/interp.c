@@ -219,6 +219,7 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
     size_t i;
     int rc;
     vs_error local;
+    const vs_verb *prev_verb = NULL; /* the verb of the line before */
 
     if (!err)
         err = &local;
@@ -261,7 +262,11 @@ int vs_interp_execute(vs_interp *ip, const char *code, const vs_sink *sink, vs_b
                                  l->verb);
             break;
         }
-        v = vs_interp_lookup(l->verb);
+        /* a line's verb is most often the one before it (a run of `reserve`
+         * lines): one strcmp instead of a walk through the verb tables */
+        if (!prev_verb || strcmp(l->verb, prev_verb->name))
+            prev_verb = vs_interp_lookup(l->verb);
+        v = prev_verb;
         if (!v || !v->run) {
             rc = unknown_verb(l, err);
             break;

@@ -1,4 +1,5 @@
 #include "lang/parse.h"
+#include "lang/parse_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,17 +34,17 @@ typedef struct {
     int col;
 } cursor;
 
-static int at_end(const cursor *c)
+static inline int at_end(const cursor *c)
 {
     return c->i >= c->len;
 }
 
-static int peek(const cursor *c, size_t k)
+static inline int peek(const cursor *c, size_t k)
 {
     return c->i + k < c->len ? (unsigned char)c->s[c->i + k] : -1;
 }
 
-static void advance(cursor *c)
+static inline void advance(cursor *c)
 {
     unsigned char ch;
     if (at_end(c))
@@ -89,7 +90,7 @@ static size_t plain_run(const char *s, size_t i, size_t len, char lo, char stop)
 /* Printable ASCII that cannot end a word: anything but a space, '"', '\\' and
  * stop (the caller's own delimiter: '=' in a key, '#' after a verb; 0 for
  * none). */
-static void skip_word_run(cursor *c, char stop)
+static inline void skip_word_run(cursor *c, char stop)
 {
     size_t i = plain_run(c->s, c->i, c->len, 0x21, stop);
     c->col += (int)(i - c->i);
@@ -209,23 +210,13 @@ static int check_text(const char *s, size_t len, vs_error *err)
     return 0;
 }
 
-static int is_space(int ch)
+static inline int is_space(int ch)
 {
     return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
 }
 
-static int is_alpha(int ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-}
-
-static int is_digit(int ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
 /* A backslash that ends the physical line (optionally "\r\n"). */
-static int at_continuation(const cursor *c)
+static inline int at_continuation(const cursor *c)
 {
     if (peek(c, 0) != '\\')
         return 0;
@@ -245,14 +236,18 @@ static void skip_continuation(cursor *c)
 /* Skips spaces and continuations within a logical line. A byte above the
  * space other than a backslash starts an argument: most calls end there,
  * without the tests for the other blanks. */
-static void skip_blanks(cursor *c)
+static inline void skip_blanks(cursor *c)
 {
     for (;;) {
         int ch;
-        while (c->i < c->len && c->s[c->i] == ' ') {
-            c->i++;
-            c->col++;
-        }
+        /* the run of spaces counted in a local: a byte read through the
+         * cell's char pointer may alias the cursor, which would otherwise be
+         * stored and read again at every space */
+        size_t i = c->i;
+        while (i < c->len && c->s[i] == ' ')
+            i++;
+        c->col += (int)(i - c->i);
+        c->i = i;
         if (c->i >= c->len)
             return;
         ch = (unsigned char)c->s[c->i];
@@ -273,7 +268,7 @@ static void skip_to_eol(cursor *c)
         advance(c);
 }
 
-static int line_ends(const cursor *c)
+static inline int line_ends(const cursor *c)
 {
     return c->i >= c->len || c->s[c->i] == '\n';
 }
@@ -281,7 +276,7 @@ static int line_ends(const cursor *c)
 /* Whether the argument ends here: the end, a newline, a blank or a
  * continuation. A byte above the space other than a backslash is none of
  * them (the common case, tested first). */
-static int arg_ends(const cursor *c)
+static inline int arg_ends(const cursor *c)
 {
     int ch;
     if (c->i >= c->len)
@@ -374,83 +369,22 @@ static int read_word(cursor *c, vs_error *err)
     return 0;
 }
 
-static int key_valid(const char *s, size_t n)
-{
-    size_t i;
-    if (n == 0 || !(is_alpha((unsigned char)s[0]) || s[0] == '_'))
-        return 0;
-    for (i = 1; i < n; i++) {
-        int ch = (unsigned char)s[i];
-        if (!(is_alpha(ch) || is_digit(ch) || ch == '_' || ch == '-' || ch == '.'))
-            return 0;
-    }
-    return 1;
-}
-
-static int verb_valid(const char *s)
-{
-    size_t i;
-    if (!is_alpha((unsigned char)s[0]))
-        return 0;
-    for (i = 1; s[i]; i++) {
-        int ch = (unsigned char)s[i];
-        if (!(is_alpha(ch) || is_digit(ch) || ch == '_' || ch == '-'))
-            return 0;
-    }
-    return 1;
-}
-
 void vs_cell_free(vs_cell *cell)
 {
     if (!cell)
         return;
     free(cell->lines);
+    free(cell->args);
     vs_arena_free(cell->arena);
     free(cell);
 }
 
-/* What a line is built in: the argument array, reused line after line, and
- * a copy of the whole cell in its arena that the verb, keys and values are
- * pieces of. A piece ends where the text has a byte that is no part of any
- * piece (the blank, newline, '=' or '#' after it, or the end: the copy has
- * one byte more), overwritten by its NUL in the copy; a string's value is
- * written over its own quoted text in the copy (out_text). The cursor reads
- * the text itself, never the copy. One copy of the cell instead of one per
- * word (about 1,100 in a 200-line cell). */
-typedef struct {
-    vs_arena *arena;
-    char *copy; /* the cell's text, len + 1 bytes */
-    vs_arg *args;
-    size_t nargs, cap;
-} scratch;
-
-/* The piece of the cell [start, end): NUL-terminated in the copy. */
-static char *piece(scratch *s, size_t start, size_t end)
-{
-    s->copy[end] = '\0';
-    return s->copy + start;
-}
-
-static int push_arg(scratch *s, const vs_arg *a)
-{
-    if (s->nargs == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 8;
-        vs_arg *p = realloc(s->args, ncap * sizeof *p);
-        if (!p)
-            return VS_ENOMEM;
-        s->args = p;
-        s->cap = ncap;
-    }
-    s->args[s->nargs++] = *a;
-    return 0;
-}
-
 /* Parses the arguments of one logical line (the verb is already read). On `--`,
  * the rest of the logical line becomes raw (when allow_raw). */
-static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error *err)
+static int parse_args(cursor *c, vs_line *l, int allow_raw, vs_parse_scratch *s, vs_error *err)
 {
     int rc = 0;
-    s->nargs = 0;
+    size_t first = s->nargs; /* the cell's arguments so far */
     for (;;) {
         vs_arg a;
         size_t word = 0; /* where the value starts in the text, when is_word */
@@ -534,10 +468,10 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
                     break;
                 advance(c);
             }
-            if (peek(c, 0) == '=' && key_valid(c->s + start, c->i - start)) {
+            if (peek(c, 0) == '=' && vs_parse_key_valid(c->s + start, c->i - start)) {
                 a.kind = VS_ARG_PAIR;
-                a.key = piece(s, start, c->i); /* over the '=' */
-                advance(c);                    /* '=' */
+                a.key = vs_parse_piece(s, start, c->i); /* over the '=' */
+                advance(c);                             /* '=' */
                 a.value_column = c->col;
                 if (arg_ends(c)) {
                     rc = vs_error_set_at(err, VS_ESYNTAX, c->line, c->col,
@@ -564,39 +498,34 @@ static int parse_args(cursor *c, vs_line *l, int allow_raw, scratch *s, vs_error
             } else {
                 word = start;
                 is_word = 1;
-                rc = read_word(c, err);
-                if (rc < 0)
+                /* the loop above stopped at the word's end (most words), or at
+                 * a '"' or an '=' that is no pair's (a URL): read on from there */
+                if (!arg_ends(c) && (rc = read_word(c, err)) < 0)
                     goto done;
                 a.kind = VS_ARG_WORD;
             }
         }
         /* a word ends at the blank, newline or end after it; a string's value
          * inside its own quotes */
-        a.value = is_word
-                      ? piece(s, word, c->i)
-                      : piece(s, (size_t)(text.p - s->copy), (size_t)(text.p - s->copy) + text.n);
-        if (push_arg(s, &a) < 0) {
+        a.value = is_word ? vs_parse_piece(s, word, c->i)
+                          : vs_parse_piece(s, (size_t)(text.p - s->copy),
+                                           (size_t)(text.p - s->copy) + text.n);
+        if (vs_parse_push_arg(s, &a) < 0) {
             rc = vs_error_oom(err);
             goto done;
         }
     }
-    if (s->nargs) {
-        l->args = vs_arena_alloc(s->arena, s->nargs * sizeof *l->args);
-        if (!l->args) {
-            rc = vs_error_oom(err);
-            goto done;
-        }
-        memcpy(l->args, s->args, s->nargs * sizeof *l->args);
-        l->nargs = s->nargs;
-    }
+    /* l->args is set once the cell is read: the array may still move */
+    l->nargs = s->nargs - first;
 done:
     return rc;
 }
 
-static int push_line(vs_cell *cell, size_t *cap, vs_line *l)
+static int push_line(vs_cell *cell, size_t *cap, vs_line *l, size_t len)
 {
     if (cell->nlines == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
+        /* first sized for lines of 32 bytes and more, as the arguments */
+        size_t ncap = *cap ? *cap * 2 : 8 + len / 32;
         vs_line *p = realloc(cell->lines, ncap * sizeof *p);
         if (!p)
             return VS_ENOMEM;
@@ -608,7 +537,7 @@ static int push_line(vs_cell *cell, size_t *cap, vs_line *l)
 }
 
 /* Reads the verb at the cursor (a name, or %%name when magic). */
-static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err)
+static int read_verb(cursor *c, vs_line *l, int magic, vs_parse_scratch *s, vs_error *err)
 {
     char what[32];
     const char *v;
@@ -629,8 +558,8 @@ static int read_verb(cursor *c, vs_line *l, int magic, scratch *s, vs_error *err
             break;
         skip_char(c);
     }
-    v = piece(s, start, c->i); /* over the blank, newline or '#' after it */
-    if (!verb_valid(v + (magic ? 2 : 0))) {
+    v = vs_parse_piece(s, start, c->i); /* over the blank, newline or '#' after it */
+    if (!vs_parse_verb_valid(v + (magic ? 2 : 0))) {
         snprintf(what, sizeof what, "%s", v);
         if (strlen(v) >= sizeof what) {
             /* cut on a code point boundary */
@@ -660,7 +589,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
 {
     vs_cell *cell = NULL;
     cursor c;
-    scratch sc = {NULL, NULL, NULL, 0, 0};
+    vs_parse_scratch sc = {NULL, NULL, 0, NULL, 0, 0};
     size_t cap = 0;
     int rc, first = 1;
     *out = NULL;
@@ -675,6 +604,7 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
     }
     memcpy(sc.copy, text, len);
     sc.copy[len] = '\0';
+    sc.len = len;
     c.s = text;
     c.len = len;
     c.i = 0;
@@ -705,9 +635,17 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
             goto fail;
         }
         first = 0;
-        rc = read_verb(&c, &l, magic, &sc, err);
-        if (rc == 0)
-            rc = parse_args(&c, &l, !magic, &sc, err);
+        /* a plain line at once (parse_simple.c), any other the careful way */
+        rc = magic ? 0 : vs_parse_simple_line(c.s, c.len, &c.i, &c.col, c.line, &l, &sc);
+        if (rc == 1) {
+            rc = 0;
+        } else if (rc < 0) {
+            rc = vs_error_oom(err);
+        } else {
+            rc = read_verb(&c, &l, magic, &sc, err);
+            if (rc == 0)
+                rc = parse_args(&c, &l, !magic, &sc, err);
+        }
         if (rc == 0 && magic) {
             /* the rest of the cell, after the first line, is the body */
             if (peek(&c, 0) == '\n')
@@ -718,10 +656,21 @@ int vs_parse_cell(vs_cell **out, const char *text, size_t len, vs_error *err)
                 rc = vs_error_oom(err);
             c.i = c.len;
         }
-        if (rc == 0 && push_line(cell, &cap, &l) < 0)
+        if (rc == 0 && push_line(cell, &cap, &l, len) < 0)
             rc = vs_error_oom(err);
         if (rc < 0)
             goto fail;
+    }
+    /* every line's arguments in one array, as they were read, rather than
+     * an arena copy a line: each line points at its own run of it */
+    {
+        size_t k, at = 0;
+        cell->args = sc.args;
+        sc.args = NULL;
+        for (k = 0; k < cell->nlines; k++) {
+            cell->lines[k].args = cell->lines[k].nargs ? cell->args + at : NULL;
+            at += cell->lines[k].nargs;
+        }
     }
     *out = cell;
     cell = NULL;

@@ -41,7 +41,8 @@ typedef struct vs_line {
 typedef struct vs_cell {
     vs_line *lines;
     size_t nlines;
-    struct vs_arena *arena; /* owns every verb, key, value, raw text and args array */
+    struct vs_arena *arena; /* owns every verb, key, value and raw text */
+    vs_arg *args;           /* every line's arguments end to end (lines[i].args point in) */
 } vs_cell;
 
 /* Parses text (len bytes, need not be NUL-terminated). Returns 0 and a new cell

@@ -130,6 +130,18 @@ static int unquoted_name(const vs_line *line, vs_error *err)
     return rc;
 }
 
+/* A key of an offer set to v (taken): -1 when v could not be made. */
+static int offer_put(json_t *offer, const char *key, json_t *v)
+{
+    return v ? json_object_set_new_nocheck(offer, key, v) : -1;
+}
+
+/* A string, or null where there is none. */
+static json_t *text_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
 static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
 {
     const char *syntax = "gpu NAME [memory=24GB] [reported=24564MiB [reported_source=\"...\"]] "
@@ -298,20 +310,27 @@ static int verb_gpu(vs_ctx *ctx, const vs_line *line, vs_error *err)
         }
     }
 
-    offer = json_pack(
-        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o}", "name", name->value,
-        "memory_bytes", mem_given ? json_integer((json_int_t)memory) : json_null(),
-        "reported_bytes", rep_given ? json_integer((json_int_t)reported) : json_null(),
-        "reported_basis", basis[0] ? json_string(basis) : json_null(), "price",
-        amount[0] ? json_string(amount) : json_null(), "currency",
-        currency[0] ? json_string(currency) : json_null(), "period",
-        pair_text(line, "period") ? json_string(pair_text(line, "period")) : json_null(), "cards",
-        (json_int_t)cards, "available",
-        pair_text(line, "available") ? json_string(pair_text(line, "available")) : json_null(),
-        "interconnect",
-        pair_text(line, "interconnect") ? json_string(pair_text(line, "interconnect"))
-                                        : json_null(),
-        "catalog", have_spec ? json_string(spec.name) : json_null());
+    /* the keys set one by one, in json_pack's order, without its format's
+     * parse (a tenth of a gpu line); a value that cannot be made (memory
+     * short) leaves no offer, as the pack did */
+    offer = json_object();
+    if (offer &&
+        (offer_put(offer, "name", json_string(name->value)) < 0 ||
+         offer_put(offer, "memory_bytes",
+                   mem_given ? json_integer((json_int_t)memory) : json_null()) < 0 ||
+         offer_put(offer, "reported_bytes",
+                   rep_given ? json_integer((json_int_t)reported) : json_null()) < 0 ||
+         offer_put(offer, "reported_basis", basis[0] ? json_string(basis) : json_null()) < 0 ||
+         offer_put(offer, "price", amount[0] ? json_string(amount) : json_null()) < 0 ||
+         offer_put(offer, "currency", currency[0] ? json_string(currency) : json_null()) < 0 ||
+         offer_put(offer, "period", text_or_null(pair_text(line, "period"))) < 0 ||
+         offer_put(offer, "cards", json_integer((json_int_t)cards)) < 0 ||
+         offer_put(offer, "available", text_or_null(pair_text(line, "available"))) < 0 ||
+         offer_put(offer, "interconnect", text_or_null(pair_text(line, "interconnect"))) < 0 ||
+         offer_put(offer, "catalog", have_spec ? json_string(spec.name) : json_null()) < 0)) {
+        json_decref(offer);
+        offer = NULL;
+    }
     if (offer && free_given &&
         json_object_set_new(offer, "free_bytes", json_integer((json_int_t)free_b))) {
         json_decref(offer);

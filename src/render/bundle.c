@@ -98,6 +98,7 @@ static vs_bundle *bundle_build(const char *plain, const char *html, const char *
         return NULL;
     }
     b->len = out.len;
+    b->cap = out.cap;
     b->json = vs_buf_take(&out);
     return b;
 }
@@ -278,6 +279,7 @@ vs_bundle *vs_bundle_from_buf(vs_buf *json)
         return NULL;
     }
     b->len = json->len;
+    b->cap = json->cap;
     b->json = vs_buf_take(json);
     return b;
 }
@@ -291,7 +293,7 @@ vs_bundle *vs_bundle_line_end(vs_buf *out)
 void vs_bundle_free(vs_bundle *b)
 {
     if (b) {
-        free(b->json);
+        vs_buf_free_taken(b->json, b->cap); /* kept for the next bundle */
         free(b);
     }
 }

@@ -24,6 +24,7 @@ typedef struct vs_table vs_table;
 typedef struct vs_bundle {
     char *json; /* NUL-terminated */
     size_t len;
+    size_t cap; /* the block json is, given back to util/buf when freed */
 } vs_bundle;
 
 /* A new bundle. plain is required; html and svg may be NULL (with both, the

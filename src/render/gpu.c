@@ -38,7 +38,14 @@ static const char *flag_text(int known, int f)
 
 static void describe_line(vs_buf *text, vs_buf *html, const char *label, const char *value)
 {
-    vs_buf_printf(text, "  %-22s %s\n", label, value);
+    /* "  %-22s %s\n" written whole: a width sends vs_buf_printf to vsnprintf,
+     * which copies the strings a byte at a time (printf pads bytes, as here) */
+    size_t n = strlen(label);
+    vs_buf_puts(text, "  ");
+    vs_buf_append(text, label, n);
+    vs_buf_fill(text, ' ', (n < 22 ? 22 - n : 0) + 1);
+    vs_buf_puts(text, value);
+    vs_buf_putc(text, '\n');
     vs_buf_puts(html, "<tr><th style='text-align:left'>");
     vs_buf_put_html(html, label);
     vs_buf_puts(html, "</th><td style='text-align:left'>");
@@ -283,28 +290,52 @@ static void evidence_text(vs_buf *text, vs_buf *html, const json_t *entry,
 
 /* ------------------------------------------------------------- the results */
 
-/* A catalogue entry as the offer's payload carries it. */
-static json_t *spec_json(const vs_gpu_spec *s)
+/* A catalogue entry as the offer's payload carries it, written straight
+ * (vs_jw) rather than packed as a tree and dumped: the keys in the same
+ * order, the same values. */
+static void spec_write(vs_jw *w, const vs_gpu_spec *s, const json_t *sources)
 {
-    return json_pack(
-        "{s:s, s:o, s:o, s:o, s:o, s:o, s:O}", "name", s->name, "memory_bytes",
-        s->memory_known ? json_integer((json_int_t)s->memory_bytes) : json_null(), "reported_bytes",
-        s->reported_known ? json_integer((json_int_t)s->reported_bytes) : json_null(), "ecc",
-        s->ecc ? json_string(s->ecc) : json_null(), vs_vocab_format_name(VS_FORMAT_BF16),
-        s->bf16_known ? json_boolean(s->bf16) : json_null(), vs_vocab_format_name(VS_FORMAT_FP8),
-        s->fp8_known ? json_boolean(s->fp8) : json_null(), "sources",
-        json_object_get(s->entry, "sources"));
+    vs_jw_open(w, '{');
+    vs_jw_member_str(w, "name", s->name);
+    vs_jw_member_bytes(w, "memory_bytes", s->memory_known, s->memory_bytes);
+    vs_jw_member_bytes(w, "reported_bytes", s->reported_known, s->reported_bytes);
+    vs_jw_member_str(w, "ecc", s->ecc); /* NULL: null */
+    vs_jw_key(w, vs_vocab_format_name(VS_FORMAT_BF16));
+    if (s->bf16_known)
+        vs_jw_bool(w, s->bf16);
+    else
+        vs_jw_null(w);
+    vs_jw_key(w, vs_vocab_format_name(VS_FORMAT_FP8));
+    if (s->fp8_known)
+        vs_jw_bool(w, s->fp8);
+    else
+        vs_jw_null(w);
+    vs_jw_member_value(w, "sources", sources);
+    vs_jw_close(w, '}');
 }
 
 vs_bundle *vs_render_gpu_offer(const vs_gpu_offer_facts *f, const json_t *offer,
                                const json_t *notes)
 {
-    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT, payload = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&payload);
+    const json_t *sources = f->spec ? json_object_get(f->spec->entry, "sources") : NULL;
     offer_text(&text, &html, f, notes);
-    return vs_render_finish(&text, &html, NULL,
-                            json_pack("{s:s, s:O, s:o, s:O}", "kind", "offer", "offer", offer,
-                                      "catalog", f->spec ? spec_json(f->spec) : json_null(),
-                                      "notes", notes));
+    /* the offer, the notes and an entry's sources are required, as they were
+     * when the payload was packed: without one there is no result */
+    if (!offer || !notes || (f->spec && !sources))
+        payload.failed = 1;
+    vs_jw_open(&w, '{');
+    vs_jw_member_str(&w, "kind", "offer");
+    vs_jw_member_value(&w, "offer", offer);
+    vs_jw_key(&w, "catalog");
+    if (f->spec)
+        spec_write(&w, f->spec, sources);
+    else
+        vs_jw_null(&w);
+    vs_jw_member_value(&w, "notes", notes);
+    vs_jw_close(&w, '}');
+    return vs_render_finish_text(&text, &html, NULL, &payload);
 }
 
 vs_bundle *vs_render_gpu_catalogue(const vs_gpu_spec *specs, size_t n)

@@ -151,22 +151,17 @@ static struct entry **slot_of(vs_result_memo *m, uint64_t h, const vs_result_key
 vs_bundle *vs_result_memo_get(vs_result_memo *m, vs_result_key *k)
 {
     const struct entry *e;
-    vs_bundle *b;
+    vs_buf json = VS_BUF_INIT;
     int found;
     if (!m || k->over || !m->nslots)
         return NULL;
     e = *slot_of(m, key_hash(k), k, &found);
     if (!found)
         return NULL;
-    if (!(b = malloc(sizeof *b)))
-        return NULL;
-    if (!(b->json = malloc(e->len + 1))) {
-        free(b);
-        return NULL;
-    }
-    memcpy(b->json, e->bytes + e->key_len, e->len + 1);
-    b->len = e->len;
-    return b;
+    /* through a vs_buf, as every bundle: its block is one the bundle before
+     * gave back (util/buf's kept list), and goes back there when freed */
+    vs_buf_append(&json, e->bytes + e->key_len, e->len);
+    return vs_bundle_from_buf(&json);
 }
 
 void vs_result_memo_put(vs_result_memo *m, vs_result_key *k, const vs_bundle *b)

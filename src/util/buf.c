@@ -316,3 +316,16 @@ char *vs_buf_take(vs_buf *b)
     vs_buf_init(b);
     return p;
 }
+
+/* A result's bundle takes its buffer's block and frees it once the result is
+ * sent, a block a line: back in the kept list, the next line's buffer takes
+ * it rather than a malloc of a block glibc had just been given back (a
+ * result is over a kilobyte, past glibc's per-thread cache). */
+void vs_buf_free_taken(char *data, size_t cap)
+{
+    vs_buf b;
+    vs_buf_init(&b);
+    b.data = data;
+    b.cap = cap;
+    vs_buf_free(&b);
+}

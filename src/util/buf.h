@@ -85,5 +85,9 @@ static inline const char *vs_buf_str(const vs_buf *b)
 /* Transfers the data to the caller (free()); the buffer is empty after.
  * Returns NULL when an append failed. */
 char *vs_buf_take(vs_buf *b);
+/* Frees data handed out by vs_buf_take (NULL: nothing) as vs_buf_free would:
+ * kept for the next buffer while recycling is on. cap is the buffer's
+ * capacity when it was taken (at most the bytes the block holds). */
+void vs_buf_free_taken(char *data, size_t cap);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render/bundle.h"
+#include "render/result_memo.h"
 #include "util/json.h"
 
 #include "check_run.h"
@@ -20,10 +21,55 @@ static void bundle_is_dumps(vs_bundle *vb, json_t *want, const char *what)
     ck_assert_ptr_nonnull(dumped);
     ck_assert_msg(!strcmp(vb->json, dumped), "%s%s\nwanted %s", what, vb->json, dumped);
     ck_assert_uint_eq(vb->len, strlen(dumped));
+    /* the block it holds, given back to util/buf when it is freed */
+    ck_assert_uint_ge(vb->cap, vb->len + 1);
     free(dumped);
     json_decref(want);
     vs_bundle_free(vb);
 }
+
+/* A result given back by the memo of a session's results is a bundle as
+ * any other: its block is known with its capacity, so freeing it hands the
+ * block to util/buf, whose next buffer of that size takes it (recycling on,
+ * as the kernel has it) and writes there without running past it. */
+START_TEST(test_memo_bundle_block_goes_back)
+{
+    static const char json[] = "{\"text/plain\":\"reserve kv 1GiB\"}";
+    vs_result_memo *m = vs_result_memo_new();
+    vs_result_key k;
+    vs_bundle *put, *got;
+    vs_buf next = VS_BUF_INIT;
+    vs_buf src = VS_BUF_INIT;
+    char *block;
+    size_t i, cap;
+    vs_buf_recycle(1);
+    ck_assert_ptr_nonnull(m);
+    vs_buf_puts(&src, json);
+    put = vs_bundle_from_buf(&src);
+    vs_result_key_init(&k, "reserve");
+    vs_result_key_str(&k, "kv");
+    vs_result_memo_put(m, &k, put);
+    vs_bundle_free(put);
+    vs_result_key_init(&k, "reserve");
+    vs_result_key_str(&k, "kv");
+    got = vs_result_memo_get(m, &k);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_str_eq(got->json, json);
+    ck_assert_uint_eq(got->len, sizeof json - 1);
+    ck_assert_uint_ge(got->cap, got->len + 1);
+    block = got->json;
+    cap = got->cap;
+    vs_bundle_free(got);
+    vs_buf_fill(&next, 'x', cap - 1); /* fits the block given back */
+    ck_assert_uint_eq(next.len, cap - 1);
+    for (i = 0; i < next.len; i++)
+        ck_assert_int_eq(next.data[i], 'x');
+    ck_assert_ptr_eq(next.data, block);
+    vs_buf_free(&next);
+    vs_buf_recycle(0);
+    vs_result_memo_free(m);
+}
+END_TEST
 
 START_TEST(test_bundle_keys)
 {
@@ -684,6 +730,7 @@ int main(void)
     Suite *s = suite_create("bundle");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_bundle_keys);
+    tcase_add_test(tc, test_memo_bundle_block_goes_back);
     tcase_add_test(tc, test_bundle_text_is_json_dumps);
     tcase_add_test(tc, test_bundle_chart_is_json_dumps);
     tcase_add_test(tc, test_bundle_chart_already_escaped);

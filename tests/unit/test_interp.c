@@ -451,6 +451,17 @@ START_TEST(test_unknown_verb_suggests)
     ck_assert_ptr_nonnull(strstr(ev, "did you mean `convert`"));
     ck_assert_int_eq(run_err(ip, "shet x", &err), VS_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(err.message, "`sheet`"));
+    /* a verb looked up again after a run of another (the line before's verb
+     * is kept): a misspelling of it, then a different verb, are each their own */
+    ck_assert_int_eq(run_err(ip, "convert 1GB B\nconvert 2GB B\nconverts 1GB B", &err),
+                     VS_ENOTFOUND);
+    ck_assert_int_eq(err.line, 3);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown verb 'converts'"));
+    {
+        json_t *r = run_ok(ip, "convert 1GB B\nconvert 2GB B\nhelp", NULL);
+        ck_assert_ptr_nonnull(json_object_get(payload(r), "verbs"));
+        json_decref(r);
+    }
     /* nothing close: no suggestion */
     ck_assert_int_eq(run_err(ip, "zzzzzzzzzz", &err), VS_ENOTFOUND);
     ck_assert_ptr_null(strstr(err.message, "did you mean"));

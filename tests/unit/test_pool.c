@@ -247,6 +247,37 @@ START_TEST(freed_buffers_are_recycled)
 }
 END_TEST
 
+/* A block handed out by vs_buf_take and given back with its capacity (a
+ * result's bundle, freed once it is sent) is the next buffer's that fits in
+ * it, as a freed buffer's is; given back with no block, nothing happens. */
+START_TEST(taken_blocks_given_back_are_recycled)
+{
+    vs_buf a = VS_BUF_INIT, b = VS_BUF_INIT;
+    char *block;
+    size_t cap, i;
+    int pooled = pool_or_say("taken_blocks_given_back_are_recycled");
+    vs_buf_fill(&a, 'r', 1500); /* a result over a kilobyte */
+    cap = a.cap;
+    ck_assert_uint_ge(cap, 1501);
+    block = vs_buf_take(&a);
+    vs_buf_free_taken(block, cap);
+    vs_buf_free_taken(NULL, 0);
+    vs_buf_reserve(&b, 1400); /* the next line's result */
+    if (pooled) {
+        ck_assert_ptr_eq(b.data, block);
+        ck_assert_uint_eq(b.cap, cap);
+    }
+    ck_assert_uint_eq(b.len, 0);
+    vs_buf_fill(&b, 's', 1400);
+    vs_buf_putc(&b, 't');
+    ck_assert_uint_eq(b.len, 1401);
+    for (i = 0; i < 1400; i++)
+        ck_assert_int_eq(b.data[i], 's');
+    ck_assert_str_eq(b.data + 1400, "t");
+    vs_buf_free(&b);
+}
+END_TEST
+
 START_TEST(pool_can_be_turned_off_from_the_environment)
 {
     json_malloc_t m;
@@ -268,6 +299,7 @@ int main(void)
     tcase_add_test(tc, jansson_builds_copies_dumps_and_frees_through_the_pool);
     tcase_add_test(tc, freed_cell_buffers_stay_in_the_heap);
     tcase_add_test(tc, freed_buffers_are_recycled);
+    tcase_add_test(tc, taken_blocks_given_back_are_recycled);
     tcase_add_test(tc, pool_can_be_turned_off_from_the_environment);
     suite_add_tcase(s, tc);
     return vs_check_run(s);

@@ -71,6 +71,61 @@ START_TEST(test_gpu_catalogue_fills)
     ck_assert_ptr_nonnull(strstr(text(last()), "22.35 GiB"));
     ck_assert_ptr_nonnull(json_object_get(last(), "text/html"));
 
+    /* the catalogue's entry as the payload carries it, in this order: the
+     * RTX 4090's row of the catalogue (24 GB as marketed, 24564 MiB reported
+     * = 25,757,220,864 bytes, ECC off, bf16 and fp8, one source) */
+    {
+        static const char *const order[] = {"name", "memory_bytes", "reported_bytes", "ecc",
+                                            "bf16", "fp8",          "sources",        NULL};
+        json_t *cat = json_object_get(lastp(), "catalog");
+        void *it = json_object_iter(cat);
+        size_t i;
+        ck_assert_str_eq(json_string_value(json_object_get(lastp(), "kind")), "offer");
+        for (i = 0; order[i]; i++, it = json_object_iter_next(cat, it)) {
+            ck_assert_ptr_nonnull(it);
+            ck_assert_str_eq(json_object_iter_key(it), order[i]);
+        }
+        ck_assert_ptr_null(it);
+        ck_assert_str_eq(json_string_value(json_object_get(cat, "name")), "RTX 4090");
+        ck_assert_int_eq(json_integer_value(json_object_get(cat, "memory_bytes")), 24000000000LL);
+        ck_assert_int_eq(json_integer_value(json_object_get(cat, "reported_bytes")), 25757220864LL);
+        ck_assert_str_eq(json_string_value(json_object_get(cat, "ecc")), "off");
+        ck_assert(json_is_true(json_object_get(cat, "bf16")));
+        ck_assert(json_is_true(json_object_get(cat, "fp8")));
+        ck_assert_int_eq(json_array_size(json_object_get(cat, "sources")), 1);
+        ck_assert(json_is_array(json_object_get(lastp(), "notes")));
+    }
+    /* the offer's keys in the order the records have always had them */
+    {
+        static const char *const order[] = {
+            "name",   "memory_bytes", "reported_bytes", "reported_basis", "price",   "currency",
+            "period", "cards",        "available",      "interconnect",   "catalog", NULL};
+        json_t *off = json_object_get(lastp(), "offer");
+        void *it = json_object_iter(off);
+        size_t i;
+        for (i = 0; order[i]; i++, it = json_object_iter_next(off, it)) {
+            ck_assert_ptr_nonnull(it);
+            ck_assert_str_eq(json_object_iter_key(it), order[i]);
+        }
+        ck_assert(json_is_null(json_object_get(off, "available")));
+        ck_assert_int_eq(json_integer_value(json_object_get(off, "cards")), 1);
+    }
+
+    /* the offer's lines are "  %-22s %s": printf's own padding of each label
+     * (22 bytes, then one space) read back from the text */
+    {
+        static const char *const labels[] = {"nominal memory", "reported total", "package",
+                                             "available", NULL};
+        const char *t = text(last());
+        size_t i;
+        for (i = 0; labels[i]; i++) {
+            char want[64];
+            snprintf(want, sizeof want, "\n  %-22s ", labels[i]);
+            ck_assert_msg(strstr(t, want) != NULL, "no line '%s' in:\n%s", want + 1, t);
+        }
+        ck_assert_ptr_nonnull(strstr(t, "\n  nominal memory         24,000,000,000 B"));
+    }
+
     /* Nothing given: the catalogue's nominal memory fills memory_bytes. */
     run_ok("gpu rtx4090");
     o = json_object_get(lastp(), "offer");
@@ -129,6 +184,8 @@ START_TEST(test_gpu_not_in_catalogue)
     run_ok("gpu \"Voodoo 5\" memory=32GB");
     o = json_object_get(lastp(), "offer");
     ck_assert(json_is_null(json_object_get(o, "catalog")));
+    /* no entry: the payload's catalogue is null */
+    ck_assert(json_is_null(json_object_get(lastp(), "catalog")));
     ck_assert_int_eq(json_integer_value(json_object_get(o, "memory_bytes")), 32000000000LL);
     /* An offer with its own name points at a catalogue entry with catalog=. */
     run_ok("gpu \"lot A\" catalog=\"GeForce RTX 4090\" price=10.5EUR");
