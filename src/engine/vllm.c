@@ -11,20 +11,26 @@ static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5
 
 static const char *const mxfp4_words[] = {"triton", "marlin", NULL};
 static const char *const ssm_words[] = {"auto", "float32", "bfloat16", "float16", NULL};
-static const char *const sampler_words[] = {"native", "flashinfer", NULL};
+static const char *const sampler_words[] = {"native", "flashinfer", "triton", NULL};
 static const char *const install_words[] = {"pip", "image", NULL};
 
-/* vLLM's defaults, release by release. Both rows' releases are V1 with chunked
+/* vLLM's defaults, release by release. Every row's release is V1 with chunked
  * prefill, served with `vllm serve` (UsageContext.OPENAI_API_SERVER):
- *   gpu_memory_utilization: CacheConfig (vllm/config/cache.py), 0.9;
+ *   gpu_memory_utilization: CacheConfig (vllm/config/cache.py), 0.9 (a later main,
+ *     002f10e0, and 0.25.0 have 0.92; its first release is not placed here);
  *   max_num_seqs, max_num_batched_tokens: EngineArgs.get_batch_defaults
  *     (vllm/engine/arg_utils.py): device_memory >= 70 GiB and "a100" not in the
  *     device's name: 1024 and 8192, else 256 and 2048; then
  *     max_num_batched_tokens = min(max_num_seqs x max_model_len, it) and
  *     max_num_seqs = min(max_num_seqs, max_num_batched_tokens)
- *     (_set_default_max_num_seqs_and_batched_tokens_args);
+ *     (_set_default_max_num_seqs_and_batched_tokens_args); a 0.19.0 H100 log prints
+ *     "Defaulting max_num_batched_tokens to 8192 ... max_num_seqs to 1024"
+ *     (llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/logs at d3121e0);
  *   graphs_in_budget: no, the graphs captured after the KV cache is allocated
- *     (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model, at 0012cf691b7e);
+ *     (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model, at 0012cf691b7e); the
+ *     profiling of the graphs before the pool (vllm-project/vllm#30515, in 0.18.0)
+ *     is opt-in through 0.19.0 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1; on by
+ *     default from 0.21.0, as its log line says);
  *   flashinfer_sampler: the profiling pass's dummy sampler run (top-k and top-p set)
  *     goes through FlashInfer's kernel wherever FlashInfer is importable: V1's
  *     TopKTopPSampler binds forward_cuda when VLLM_USE_FLASHINFER_SAMPLER "is not
@@ -35,32 +41,81 @@ static const char *const install_words[] = {"pip", "image", NULL};
  *     branch's, and 0.11.0's image on a V100 fails inside FlashInfer's sampler as the
  *     engine starts, vllm-project/vllm#27729), until vllm-project/vllm#26859
  *     (2025-10-15, first released after 0.11.0) made it opt-in ("Users must opt in
- *     explicitly via VLLM_USE_FLASHINFER_SAMPLER=1").
+ *     explicitly via VLLM_USE_FLASHINFER_SAMPLER=1"); on by default again with
+ *     vllm-project/vllm#40376 (April 2026, after 0.19.0: not modelled).
  *     Importable is the installation's: the vllm/vllm-openai image ships
  *     flashinfer-python (0.3.1 in vllm-project/vllm#29070's image of a 0.11.0 tree,
  *     whose traceback runs through forward_cuda), `pip install vllm` of 0.10.2 and
  *     0.11.0 does not (vllm-project/vllm#21959 made it an extra; a 0.10.2 pip install
- *     logs "FlashInfer is not available"). install= says which. */
+ *     logs "FlashInfer is not available"); #26443 (after 0.11.0) made it a
+ *     dependency again, so later wheels bring it, and the sampler is opt-in there.
+ *     install= says which;
+ *   triton_sampler: from 0.17.0 apply_top_k_top_p hands a batch of 8 or more rows
+ *     to the Triton top-k/top-p kernel (vllm/v1/sample/ops/topk_topp_triton.py,
+ *     vllm-project/vllm#33538, in the 0.17.0 release notes), which sorts nothing;
+ *     before it the native path sorts the vocabulary;
+ *   graphs: the capture sizes (engine/cuda_graphs.c): 0.10.2 piecewise over 1, 2, 4,
+ *     8k; 0.11.0 adds the full decode graphs (vllm-project/vllm#25444); from 0.12.0
+ *     the sizes step by 16 from 256 (vllm-project/vllm#26016, opened 2025-10-01, not
+ *     in 0.11.0, whose logs capture 67 piecewise graphs at 256 sequences);
+ *   non_torch_extra: what the release adds to the non-torch figures of 0.11 and
+ *     before on every rank (engine_runtime.c). No source read sizes it: 96 MiB from
+ *     0.18.0 is fitted on one run (llm-d-planner's 0.18.0 Qwen3-14B at TP 1, 0.25 GiB
+ *     against 0.16); the 0.19.0 runs are held out.
+ * A row whose `carried` names an earlier release changes none of these. */
 typedef struct vrelease {
     const char *version;
+    const char *carried; /* nothing changed since this release's row; NULL: a change */
     uint64_t gmu_ppm;
     uint64_t seqs, seqs_large; /* max_num_seqs: below / at 70 GiB (not an A100) */
     uint64_t mnbt, mnbt_large; /* max_num_batched_tokens, likewise */
     int graphs_in_budget;
     int flashinfer_sampler; /* FlashInfer's sampler by default where importable */
+    int pip_flashinfer;     /* `pip install vllm` brings FlashInfer */
+    int triton_sampler;     /* the Triton top-k/top-p kernel for 8 rows or more */
+    int graphs;             /* VS_VLLM_GRAPHS_*: the capture sizes */
+    uint64_t non_torch_extra;
+    const char *changed; /* what the row changes, with its source (docs, help) */
 } vrelease;
 
-static const vrelease releases[] = {
-    {"0.10.2", 900000, 256, 1024, 2048, 8192, 0, 1},
-    {"0.11.0", 900000, 256, 1024, 2048, 8192, 0, 1},
-};
+#define MIB(n) ((uint64_t)(n) << 20)
 
-static const char *const version_words[] = {"0.10.2", "0.11.0", NULL};
+/* The one declaration of the releases: each row's version, the release it carries
+ * (NULL: it changes something), FlashInfer's sampler by default, FlashInfer in the
+ * pip wheel, the Triton sampler, the capture sizes, the non-torch term and what
+ * changed. The batch defaults and the utilisation are every row's (above). */
+#define VLLM_RELEASES(R)                                                                           \
+    R("0.10.2", NULL, 1, 0, 0, VS_VLLM_GRAPHS_PIECEWISE, 0,                                        \
+      "PIECEWISE graphs; FlashInfer's sampler wherever it is importable (the image)")              \
+    R("0.11.0", NULL, 1, 0, 0, VS_VLLM_GRAPHS_FULL, 0,                                             \
+      "FULL_AND_PIECEWISE: a full decode graph per size up to max_num_seqs "                       \
+      "(vllm-project/vllm#25444)")                                                                 \
+    R("0.12.0", NULL, 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0,                                           \
+      "FlashInfer's sampler opt-in (vllm-project/vllm#26859) and a pip dependency again "          \
+      "(#26443); capture sizes by 16 from 256 (#26016)")                                           \
+    R("0.13.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
+    R("0.14.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
+    R("0.15.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
+    R("0.16.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
+    R("0.17.0", NULL, 0, 1, 1, VS_VLLM_GRAPHS_STEP16, 0,                                           \
+      "the Triton top-k/top-p kernel in the profiling pass's sampler (vllm-project/vllm#33538)")   \
+    R("0.18.0", NULL, 0, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96),                                     \
+      "non_torch + 96 MiB on every rank, fitted on one published run (no source sizes it)")        \
+    R("0.19.0", "0.18.0", 0, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96), NULL)
+
+#define VLLM_ROW(v, carried, fi, pip, triton, graphs, nt, changed)                                 \
+    {v, carried, 900000, 256, 1024, 2048, 8192, 0, fi, pip, triton, graphs, nt, changed},
+#define VLLM_WORD(v, carried, fi, pip, triton, graphs, nt, changed) v,
+
+static const vrelease releases[] = {VLLM_RELEASES(VLLM_ROW)};
+static const char *const version_words[] = {VLLM_RELEASES(VLLM_WORD) NULL};
+
+#define NRELEASES (sizeof releases / sizeof releases[0])
 
 static const vs_engine_key keys[] = {
     {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
-     "the release's (version=): 0.9 in 0.10.2 and 0.11.0 (vllm/config/cache.py "
-     "CacheConfig.gpu_memory_utilization)",
+     "the release's (version=): 0.9 in every release modelled, 0.10.2 to 0.19.0 "
+     "(vllm/config/cache.py CacheConfig.gpu_memory_utilization; 0.92 on a later main)",
      NULL,
      "the fraction of CUDA's total this instance may use: weights, profiling peak, non-torch "
      "memory and the KV pool"},
@@ -85,8 +140,8 @@ static const vs_engine_key keys[] = {
     {"enforce_eager", VS_EKEY_BOOL, "no", "vllm/config/model.py (v0.11)", NULL,
      "no CUDA graphs: cuda_graphs is then 0"},
     {"graphs_in_budget", VS_EKEY_BOOL, "no",
-     "no in 0.10.2 and 0.11.0: vllm/v1/worker/gpu_worker.py captures the graphs after the KV "
-     "cache is allocated",
+     "no in 0.10.2 to 0.19.0: vllm/v1/worker/gpu_worker.py captures the graphs after the KV "
+     "cache is allocated (profiling them first, vllm-project/vllm#30515, is opt-in there)",
      NULL, "whether the CUDA graph pool is taken out of the budget (yes) or held beyond it (no)"},
     {"mxfp4_backend", VS_EKEY_WORD, "triton",
      "Triton on SM90 and SM100, Marlin below (quantization/mxfp4.py get_mxfp4_backend)",
@@ -97,13 +152,15 @@ static const vs_engine_key keys[] = {
      "the release's with install=: 0.10.2 and 0.11.0 sample with FlashInfer wherever it is "
      "importable (vllm/v1/sample/ops/topk_topp_sampler.py: VLLM_USE_FLASHINFER_SAMPLER unset "
      "means on in V1, up to vllm-project/vllm#26859, after 0.11.0): flashinfer under "
-     "install=image, native under install=pip",
+     "install=image, native under install=pip; 0.12.0 to 0.16.0 native; from 0.17.0 triton "
+     "(vllm/v1/sample/ops/topk_topp_triton.py, vllm-project/vllm#33538)",
      sampler_words,
      "the top-k/top-p kernel of the profiling pass's dummy sampler run: native sorts the "
-     "vocabulary (about 40 B per sequence and vocabulary entry), flashinfer does not (14 B)"},
+     "vocabulary (about 40 B per sequence and vocabulary entry), flashinfer does not (14 B), "
+     "triton neither (14 B, + the forward pass's output, which the run keeps)"},
     {"install", VS_EKEY_WORD, "pip",
      "pip: `pip install vllm` of 0.10.2 and 0.11.0 brings no FlashInfer "
-     "(vllm-project/vllm#21959)",
+     "(vllm-project/vllm#21959); later wheels do (#26443), where the sampler is opt-in",
      install_words,
      "how vLLM is installed: pip (no FlashInfer) or image (the vllm/vllm-openai image, which "
      "ships FlashInfer: vllm-project/vllm#21389); with sampler unwritten it decides the "
@@ -118,10 +175,11 @@ static const vs_engine_key keys[] = {
      "item, lora_adapters"},
     {"max_lora_rank", VS_EKEY_COUNT, "16", "vllm/config/lora.py LoRAConfig.max_lora_rank", NULL,
      "the rank each adapter slot is allocated at"},
-    {"version", VS_EKEY_WORD, "0.11.0", "the newest release modelled here", version_words,
+    {"version", VS_EKEY_WORD, "0.19.0", "the newest release modelled here", version_words,
      "the vLLM release whose defaults apply: gpu_memory_utilization, max_num_seqs, "
-     "max_num_batched_tokens and graphs_in_budget when not written, and the CUDA graphs it "
-     "captures (PIECEWISE in 0.10.2, FULL_AND_PIECEWISE in 0.11.0)"},
+     "max_num_batched_tokens, graphs_in_budget and sampler when not written, the CUDA graphs "
+     "it captures (PIECEWISE in 0.10.2, FULL_AND_PIECEWISE from 0.11.0, sizes by 16 from 256 "
+     "from 0.12.0) and its non-torch term (+96 MiB from 0.18.0, fitted)"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
@@ -574,7 +632,7 @@ static void set_default(vs_engine_env *e, const char *name, uint64_t u)
 static const vrelease *release_of(const char *version)
 {
     size_t i;
-    for (i = 0; version && i < sizeof releases / sizeof releases[0]; i++)
+    for (i = 0; version && i < NRELEASES; i++)
         if (!strcmp(releases[i].version, version))
             return &releases[i];
     return NULL;
@@ -583,7 +641,31 @@ static const vrelease *release_of(const char *version)
 const char *vs_vllm_sampler(const char *release, int image)
 {
     const vrelease *r = release_of(release);
-    return sampler_words[r && r->flashinfer_sampler && image ? 1 : 0];
+    if (r && r->flashinfer_sampler && image)
+        return sampler_words[1];
+    return sampler_words[r && r->triton_sampler ? 2 : 0];
+}
+
+int vs_vllm_graphs(const char *release)
+{
+    const vrelease *r = release_of(release);
+    return r ? r->graphs : VS_VLLM_GRAPHS_UNKNOWN;
+}
+
+uint64_t vs_vllm_non_torch_extra(const char *release)
+{
+    const vrelease *r = release_of(release);
+    return r ? r->non_torch_extra : 0;
+}
+
+int vs_vllm_release_at(size_t i, const char **version, const char **carried, const char **changed)
+{
+    if (i >= NRELEASES)
+        return 0;
+    *version = releases[i].version;
+    *carried = releases[i].carried;
+    *changed = releases[i].changed;
+    return 1;
 }
 
 /* The MXFP4 MoE's layout by the kernel mxfp4_backend= names as written (Triton
@@ -603,7 +685,7 @@ static void defaults(vs_engine_env *e)
     uint64_t s, m, l;
     int big = large_gpu(e);
     if (!r)
-        r = &releases[sizeof releases / sizeof releases[0] - 1];
+        r = &releases[NRELEASES - 1];
     /* the sampler's kernel unless written: the release's where FlashInfer is installed */
     if (vs_engine_key_index(e->engine, "sampler", &i) && !e->val[i].given) {
         e->val[i].set = 1;
