@@ -256,12 +256,74 @@ START_TEST(pcie_ranks_without_a_figure_are_refused)
 }
 END_TEST
 
+/* The vLLM release table of docs/engine-releases.md is engine/vllm.c's: one row per
+ * release in the table's order, the last marked the default, each row's sampler (image
+ * / pip) and non-torch term the table's, and its last cell what the row changes or the
+ * release it carries. The docs cannot gain or lose a release, or drift from a row,
+ * without this test failing. */
+START_TEST(vllm_release_table_in_docs)
+{
+    FILE *f = fopen(VS_SOURCE_DIR "/docs/engine-releases.md", "r");
+    char line[1024];
+    const char *v, *carried, *changed;
+    size_t i = 0, n = 0;
+    int in = 0;
+    ck_assert_ptr_nonnull(f);
+    while (vs_vllm_release_at(n, &v, &carried, &changed))
+        n++;
+    ck_assert_uint_ge(n, 10);
+    while (fgets(line, sizeof line, f)) {
+        char want[512], *cell[5], *p = line + 2;
+        int c;
+        if (!strncmp(line, "vLLM (`vllm serve`", 18))
+            in = 1;
+        else if (!strncmp(line, "SGLang (", 8))
+            in = 0;
+        if (!in || strncmp(line, "| 0.", 4))
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        for (c = 0; c < 5; c++) {
+            char *e = strstr(p, " | ");
+            cell[c] = p;
+            if (e) {
+                *e = '\0';
+                p = e + 3;
+            } else {
+                size_t l = strlen(p);
+                ck_assert_msg(c == 4 && l >= 2, "row %zu: not 5 cells", i);
+                p[l - 2] = '\0'; /* the closing " |" */
+            }
+        }
+        ck_assert_msg(vs_vllm_release_at(i, &v, &carried, &changed), "a row past the table: %s",
+                      cell[0]);
+        snprintf(want, sizeof want, "%s%s", v, i + 1 == n ? " (default)" : "");
+        ck_assert_str_eq(cell[0], want);
+        if (carried) {
+            snprintf(want, sizeof want, "nothing modelled: carries %s", carried);
+            ck_assert_str_eq(cell[4], want);
+        } else {
+            ck_assert_str_eq(cell[4], changed);
+            snprintf(want, sizeof want, "`%s` / `%s`", vs_vllm_sampler(v, 1),
+                     vs_vllm_sampler(v, 0));
+            ck_assert_str_eq(cell[1], want);
+        }
+        ck_assert_str_eq(cell[3], vs_vllm_non_torch_extra(v) ? "+ 96 MiB, fitted" : "0");
+        if (vs_vllm_non_torch_extra(v))
+            ck_assert_uint_eq(vs_vllm_non_torch_extra(v), 96 * MIB);
+        i++;
+    }
+    fclose(f);
+    ck_assert_uint_eq(i, n);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("runtime_table");
     TCase *t = tcase_create("table");
     tcase_add_test(t, rows_parse_and_stay_within_stated_errors);
     tcase_add_test(t, pcie_ranks_without_a_figure_are_refused);
+    tcase_add_test(t, vllm_release_table_in_docs);
     suite_add_tcase(s, t);
     return s;
 }
