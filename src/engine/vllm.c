@@ -17,7 +17,7 @@ static const char *const install_words[] = {"pip", "image", NULL};
 /* vLLM's defaults, release by release. Every row's release is V1 with chunked
  * prefill, served with `vllm serve` (UsageContext.OPENAI_API_SERVER):
  *   gpu_memory_utilization: CacheConfig (vllm/config/cache.py), 0.9 (a later main,
- *     002f10e0, and 0.25.0 have 0.92; its first release is not placed here);
+ *     002f10e0, has 0.92; its first release is not placed here);
  *   max_num_seqs, max_num_batched_tokens: EngineArgs.get_batch_defaults
  *     (vllm/engine/arg_utils.py): device_memory >= 70 GiB and "a100" not in the
  *     device's name: 1024 and 8192, else 256 and 2048; then
@@ -42,7 +42,7 @@ static const char *const install_words[] = {"pip", "image", NULL};
  *     engine starts, vllm-project/vllm#27729), until vllm-project/vllm#26859
  *     (2025-10-15, first released after 0.11.0) made it opt-in ("Users must opt in
  *     explicitly via VLLM_USE_FLASHINFER_SAMPLER=1"); on by default again with
- *     vllm-project/vllm#40376 (April 2026, after 0.19.0: not modelled).
+ *     vllm-project/vllm#40376 (in 0.21.0: not modelled).
  *     Importable is the installation's: the vllm/vllm-openai image ships
  *     flashinfer-python (0.3.1 in vllm-project/vllm#29070's image of a 0.11.0 tree,
  *     whose traceback runs through forward_cuda), `pip install vllm` of 0.10.2 and
