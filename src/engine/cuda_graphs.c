@@ -2,6 +2,7 @@
  * cuda_graphs item as their count times the decoder's layers times a fitted
  * per layer-graph constant. */
 #include "engine/cuda_graphs.h"
+#include "engine/vllm.h"
 
 #include <string.h>
 
@@ -14,6 +15,25 @@ static uint64_t sizes_upto(uint64_t limit)
     n += limit >= 2;
     n += limit >= 4;
     return n + limit / 8;
+}
+
+/* From 0.12.0: 1, 2, 4, multiples of 8 below 256, then multiples of 16 from 256, up
+ * to and including limit: how many there are. */
+static uint64_t sizes_step16(uint64_t limit)
+{
+    if (limit < 256)
+        return sizes_upto(limit < 248 ? limit : 248);
+    return sizes_upto(248) + (limit - 256) / 16 + 1;
+}
+
+/* The largest size of that list not above limit. */
+static uint64_t largest_step16(uint64_t limit)
+{
+    if (limit >= 256)
+        return 256 + (limit - 256) / 16 * 16;
+    if (limit >= 8)
+        return limit / 8 * 8;
+    return limit >= 4 ? 4 : limit >= 2 ? 2 : limit;
 }
 
 static uint64_t min_u(uint64_t a, uint64_t b)
@@ -33,6 +53,7 @@ int vs_cuda_graphs_count_of(vs_cuda_graphs_count *out, const char *release, uint
                             uint64_t max_num_batched_tokens, vs_error *err)
 {
     uint64_t cap;
+    int rule;
     memset(out, 0, sizeof *out);
     if (!max_num_seqs)
         return vs_error_set(err, VS_EVALUE, "the CUDA graph count needs max_num_seqs (at least 1)");
@@ -51,7 +72,22 @@ int vs_cuda_graphs_count_of(vs_cuda_graphs_count *out, const char *release, uint
         out->largest = cap;
         return 0;
     }
-    if (release && (!strcmp(release, "0.10.2") || !strcmp(release, "0.11.0"))) {
+    rule = vs_vllm_graphs(release);
+    if (rule == VS_VLLM_GRAPHS_STEP16) {
+        /* from 0.12.0 (vllm-project/vllm#26016; vllm/config/vllm.py
+         * _set_cudagraph_sizes): [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16),
+         * max = min(max_num_seqs x 2, 512) and none above max_num_batched_tokens;
+         * FULL_AND_PIECEWISE still the default, a full decode graph per size up to
+         * max_num_seqs */
+        cap = min_u(max_num_seqs * 2, 512);
+        if (max_num_batched_tokens && max_num_batched_tokens < cap)
+            cap = max_num_batched_tokens;
+        out->piecewise = sizes_step16(cap);
+        out->largest = largest_step16(cap);
+        out->full = sizes_step16(min_u(cap, max_num_seqs));
+        return 0;
+    }
+    if (rule == VS_VLLM_GRAPHS_PIECEWISE || rule == VS_VLLM_GRAPHS_FULL) {
         /* V1 (vllm/config/__init__.py _set_cudagraph_sizes with
          * SchedulerConfig.cuda_graph_sizes = [min(max_num_seqs x 2, 512)],
          * vllm/config/scheduler.py): [1, 2, 4] + range(8, that + 1, 8), none above
@@ -65,12 +101,12 @@ int vs_cuda_graphs_count_of(vs_cuda_graphs_count *out, const char *release, uint
          * (vllm-project/vllm#25444; vllm/config/compilation.py): a full decode
          * graph too for each size a batch of max_num_seqs one-token requests
          * reaches (vllm/v1/worker/gpu_model_runner.py capture_model) */
-        if (!strcmp(release, "0.11.0"))
+        if (rule == VS_VLLM_GRAPHS_FULL)
             out->full = sizes_upto(min_u(cap, max_num_seqs));
         return 0;
     }
     return vs_error_set(err, VS_ENOTFOUND,
-                        "no CUDA graph rule for vLLM %s: the rules known are 0.10.2 and 0.11.0 "
+                        "no CUDA graph rule for vLLM %s: the rules known are 0.10.2 to 0.19.0 "
                         "(and V0's); measure the graphs (`measure import` of its start-up log: "
                         "\"Graph capturing finished in N secs, took X GiB\") or declare them",
                         release ? release : "(unknown)");
@@ -93,7 +129,15 @@ int vs_cuda_graphs_estimate(vs_runtime_estimate *out, vs_cuda_graphs_count *coun
     /* the published rows the constant misses by the most: 19.5% held out (Qwen3-8B,
      * 0.10.2), +188% on a V0 Qwen3-0.6B whose capture sizes the log does not show */
     out->rule =
-        count->full
+        vs_vllm_graphs(release) == VS_VLLM_GRAPHS_STEP16
+            ? "graphs x layers x 400 KiB: one piecewise graph per capture size (1, 2, 4, "
+              "multiples of 8 below 256, then of 16 from 256 up to min(2 x max_num_seqs, 512), "
+              "none above max_num_batched_tokens: vllm/config/vllm.py _set_cudagraph_sizes "
+              "from 0.12.0, vllm-project/vllm#26016) and a full decode graph per size up to "
+              "max_num_seqs (FULL_AND_PIECEWISE), each holding a piece per decoder layer "
+              "(vllm/compilation/backends.py split_graph); the 400 KiB fitted on published "
+              "start-up logs of 0.10 and 0.11"
+        : count->full
             ? "graphs x layers x 400 KiB: one piecewise graph per capture size (1, 2, 4, then "
               "multiples of 8 up to min(2 x max_num_seqs, 512), none above "
               "max_num_batched_tokens: vllm/config/__init__.py _set_cudagraph_sizes) and a full "

@@ -37,7 +37,8 @@ typedef struct vs_cuda_graphs_count {
 } vs_cuda_graphs_count;
 
 /* The graphs a release captures: release "v0" (vllm/worker/model_runner.py's
- * sizes, up to the first not below max_num_seqs), "0.10.2" or "0.11.0";
+ * sizes, up to the first not below max_num_seqs) or one of engine/vllm.c's table
+ * ("0.10.2", "0.11.0"; from "0.12.0" the sizes step by 16 from 256);
  * max_num_seqs and max_num_batched_tokens as resolved (V0 ignores the latter).
  * 0, or VS_ENOTFOUND naming the releases whose rule is known, VS_EVALUE for a
  * zero max_num_seqs. */

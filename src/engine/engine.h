@@ -309,8 +309,9 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
 /* The activation peak with the sampler's top-k/top-p kernel named (vLLM's
  * sampler= key; engine/engine_sampler.c): "native" (or NULL) is
  * vs_runtime_estimate_activation's sort; "flashinfer" the larger of its forward
- * pass and max_num_seqs x vocab x 14 B. VS_EVALUE for another word or a missing
- * width. */
+ * pass and max_num_seqs x vocab x 14 B; "triton" (0.17.0 on) the larger of the
+ * forward pass and max_num_seqs x vocab x 14 B + max_num_batched_tokens x hidden x
+ * 2 B, the sort below 8 sequences. VS_EVALUE for another word or a missing width. */
 int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_runtime_shape *s,
                                            const char *sampler, vs_error *err);
 /* Non-torch memory (cuBLAS workspaces; NCCL's buffers under tp > 1) by GPU

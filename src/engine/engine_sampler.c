@@ -24,13 +24,31 @@
  * 0.11.0 tree in the image (flashinfer-python 0.3.1 installed), shows the choice in
  * its traceback: TopKTopPSampler.forward_cuda, which __init__ binds only when it picks
  * FlashInfer's kernel (falling back to forward_native there only for a batch without
- * top-k and top-p). */
+ * top-k and top-p).
+ *
+ * From 0.17.0 the native path does not sort either: apply_top_k_top_p hands a batch of
+ * 8 rows or more to apply_top_k_top_p_triton (vllm/v1/sample/ops/topk_topp_sampler.py;
+ * the kernel of vllm/v1/sample/ops/topk_topp_triton.py, vllm-project/vllm#33538, in the
+ * 0.17.0 release notes), which masks the float32 logits in place. What is live at the
+ * sampler's peak is then the 16-bit logits compute_logits returned (2 B; the dummy run
+ * holds them while the sampler works on its float32 copy), that copy (4 B: Sampler's
+ * logits.to(torch.float32)), the softmax (4 B) and random_sample's exponential noise
+ * (4 B, torch.empty_like(probs)): 14 B per entry, plus the forward pass's output,
+ * which profile_run keeps until the sampler has run (max_num_batched_tokens x hidden x
+ * 2 B: gpu_model_runner.py profile_run deletes hidden_states after
+ * _dummy_sampler_run). The kernel's own buffer, min(SMs, rows) x vocab x 4 B (80 MB on
+ * an H100's 132 SMs at 151,936 entries), is left out: the catalogue has no SM counts.
+ * A batch below 8 rows still sorts (the native rule). */
 #include <string.h>
 
 #include "engine/engine.h"
 
 /* 2 B of 16-bit logits + 4 B float32 logits + 4 B top-k mask + 4 B softmax */
 #define FLASHINFER_BYTES_PER_ENTRY 14u
+/* 2 B of 16-bit logits + 4 B float32 logits + 4 B softmax + 4 B sampling noise */
+#define TRITON_BYTES_PER_ENTRY 14u
+/* apply_top_k_top_p: HAS_TRITON and logits.shape[0] >= 8 takes the Triton kernel */
+#define TRITON_MIN_ROWS 8u
 
 int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_runtime_shape *s,
                                            const char *sampler, vs_error *err)
@@ -38,16 +56,34 @@ int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_ru
     vs_runtime_shape fwd;
     uint64_t smp;
     int rc;
-    if (!sampler || !strcmp(sampler, "native"))
+    int triton = sampler && !strcmp(sampler, "triton");
+    if (!sampler || !strcmp(sampler, "native") || (triton && s->seqs < TRITON_MIN_ROWS))
         return vs_runtime_estimate_activation(out, s, err);
-    if (strcmp(sampler, "flashinfer"))
-        return vs_error_set(err, VS_EVALUE, "sampler=%s: expected native or flashinfer", sampler);
+    if (strcmp(sampler, "flashinfer") && !triton)
+        return vs_error_set(err, VS_EVALUE, "sampler=%s: expected native, flashinfer or triton",
+                            sampler);
     /* the forward pass's peak alone, by engine_runtime.c's rule */
     fwd = *s;
     fwd.sampler_off = 1;
     if ((rc = vs_runtime_estimate_activation(out, &fwd, err)) < 0)
         return rc;
     smp = s->sampler_off ? 0 : s->seqs * s->vocab * FLASHINFER_BYTES_PER_ENTRY;
+    if (triton) {
+        smp = s->sampler_off
+                  ? 0
+                  : s->seqs * s->vocab * TRITON_BYTES_PER_ENTRY + s->tokens * s->hidden * 2;
+        if (smp > out->bytes) {
+            out->bytes = smp;
+            out->rule = "max_num_seqs x vocab x 14 B + max_num_batched_tokens x hidden x 2 B: "
+                        "the sampler's dummy run through the Triton top-k/top-p kernel "
+                        "(sampler=triton, from 0.17.0: vllm/v1/sample/ops/topk_topp_triton.py, "
+                        "no sort; 16-bit and float32 logits, the softmax and the sampling "
+                        "noise) with the forward pass's output still held "
+                        "(vllm/v1/worker/gpu_model_runner.py profile_run), larger than the "
+                        "forward pass's MLP peak";
+        }
+        return 0;
+    }
     if (smp > out->bytes) {
         out->bytes = smp;
         out->rule = "max_num_seqs x vocab x 14 B: the sampler's dummy run through FlashInfer's "

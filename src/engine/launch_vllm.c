@@ -6,12 +6,24 @@
 
 #define ARGS "vllm/engine/arg_utils.py (EngineArgs.add_cli_args, vllm-project/vllm 99d7eb5, v0.11)"
 
+/* the releases after 0.11.0: no stored source holds their arg_utils.py, so the v0.11
+ * table stands for them; every flag the command writes is one of it */
+#define LATER ARGS ", its own table not read: standing for "
+
 /* 0.10.2's table is 99d7eb5's without --kv-cache-memory-bytes: that flag came
  * with vllm-project/vllm#21489, which no stored source places before 0.10.2 */
 static const vs_launch_release releases[] = {
     {"0.10.2", ARGS " less --kv-cache-memory-bytes (vllm-project/vllm#21489), standing for "
                     "0.10.2"},
     {"0.11.0", ARGS ", standing for 0.11.0"},
+    {"0.12.0", LATER "0.12.0"},
+    {"0.13.0", LATER "0.13.0"},
+    {"0.14.0", LATER "0.14.0"},
+    {"0.15.0", LATER "0.15.0"},
+    {"0.16.0", LATER "0.16.0"},
+    {"0.17.0", LATER "0.17.0"},
+    {"0.18.0", LATER "0.18.0"},
+    {"0.19.0", LATER "0.19.0"},
     {NULL, NULL}};
 
 /* --cpu-offload-gb G: G GiB of each GPU's weights live in host memory and

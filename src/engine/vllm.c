@@ -11,20 +11,26 @@ static const char *const dtype_words[] = {"auto",    "fp8",  "fp8_e4m3", "fp8_e5
 
 static const char *const mxfp4_words[] = {"triton", "marlin", NULL};
 static const char *const ssm_words[] = {"auto", "float32", "bfloat16", "float16", NULL};
-static const char *const sampler_words[] = {"native", "flashinfer", NULL};
+static const char *const sampler_words[] = {"native", "flashinfer", "triton", NULL};
 static const char *const install_words[] = {"pip", "image", NULL};
 
-/* vLLM's defaults, release by release. Both rows' releases are V1 with chunked
+/* vLLM's defaults, release by release. Every row's release is V1 with chunked
  * prefill, served with `vllm serve` (UsageContext.OPENAI_API_SERVER):
- *   gpu_memory_utilization: CacheConfig (vllm/config/cache.py), 0.9;
+ *   gpu_memory_utilization: CacheConfig (vllm/config/cache.py), 0.9 (a later main,
+ *     002f10e0, has 0.92; its first release is not placed here);
  *   max_num_seqs, max_num_batched_tokens: EngineArgs.get_batch_defaults
  *     (vllm/engine/arg_utils.py): device_memory >= 70 GiB and "a100" not in the
  *     device's name: 1024 and 8192, else 256 and 2048; then
  *     max_num_batched_tokens = min(max_num_seqs x max_model_len, it) and
  *     max_num_seqs = min(max_num_seqs, max_num_batched_tokens)
- *     (_set_default_max_num_seqs_and_batched_tokens_args);
+ *     (_set_default_max_num_seqs_and_batched_tokens_args); a 0.19.0 H100 log prints
+ *     "Defaulting max_num_batched_tokens to 8192 ... max_num_seqs to 1024"
+ *     (llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/logs at d3121e0);
  *   graphs_in_budget: no, the graphs captured after the KV cache is allocated
- *     (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model, at 0012cf691b7e);
+ *     (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model, at 0012cf691b7e); the
+ *     profiling of the graphs before the pool (vllm-project/vllm#30515, in 0.18.0)
+ *     is opt-in through 0.19.0 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1; on by
+ *     default from 0.21.0, as its log line says);
  *   flashinfer_sampler: the profiling pass's dummy sampler run (top-k and top-p set)
  *     goes through FlashInfer's kernel wherever FlashInfer is importable: V1's
  *     TopKTopPSampler binds forward_cuda when VLLM_USE_FLASHINFER_SAMPLER "is not
@@ -35,32 +41,81 @@ static const char *const install_words[] = {"pip", "image", NULL};
  *     branch's, and 0.11.0's image on a V100 fails inside FlashInfer's sampler as the
  *     engine starts, vllm-project/vllm#27729), until vllm-project/vllm#26859
  *     (2025-10-15, first released after 0.11.0) made it opt-in ("Users must opt in
- *     explicitly via VLLM_USE_FLASHINFER_SAMPLER=1").
+ *     explicitly via VLLM_USE_FLASHINFER_SAMPLER=1"); on by default again with
+ *     vllm-project/vllm#40376 (in 0.21.0: not modelled).
  *     Importable is the installation's: the vllm/vllm-openai image ships
  *     flashinfer-python (0.3.1 in vllm-project/vllm#29070's image of a 0.11.0 tree,
  *     whose traceback runs through forward_cuda), `pip install vllm` of 0.10.2 and
  *     0.11.0 does not (vllm-project/vllm#21959 made it an extra; a 0.10.2 pip install
- *     logs "FlashInfer is not available"). install= says which. */
+ *     logs "FlashInfer is not available"); #26443 (after 0.11.0) made it a
+ *     dependency again, so later wheels bring it, and the sampler is opt-in there.
+ *     install= says which;
+ *   triton_sampler: from 0.17.0 apply_top_k_top_p hands a batch of 8 or more rows
+ *     to the Triton top-k/top-p kernel (vllm/v1/sample/ops/topk_topp_triton.py,
+ *     vllm-project/vllm#33538, in the 0.17.0 release notes), which sorts nothing;
+ *     before it the native path sorts the vocabulary;
+ *   graphs: the capture sizes (engine/cuda_graphs.c): 0.10.2 piecewise over 1, 2, 4,
+ *     8k; 0.11.0 adds the full decode graphs (vllm-project/vllm#25444); from 0.12.0
+ *     the sizes step by 16 from 256 (vllm-project/vllm#26016, opened 2025-10-01, not
+ *     in 0.11.0, whose logs capture 67 piecewise graphs at 256 sequences);
+ *   non_torch_extra: what the release adds to the non-torch figures of 0.11 and
+ *     before on every rank (engine_runtime.c). No source read sizes it: 96 MiB from
+ *     0.18.0 is fitted on one run (llm-d-planner's 0.18.0 Qwen3-14B at TP 1, 0.25 GiB
+ *     against 0.16); the 0.19.0 runs are held out.
+ * A row whose `carried` names an earlier release changes none of these. */
 typedef struct vrelease {
     const char *version;
+    const char *carried; /* nothing changed since this release's row; NULL: a change */
     uint64_t gmu_ppm;
     uint64_t seqs, seqs_large; /* max_num_seqs: below / at 70 GiB (not an A100) */
     uint64_t mnbt, mnbt_large; /* max_num_batched_tokens, likewise */
     int graphs_in_budget;
     int flashinfer_sampler; /* FlashInfer's sampler by default where importable */
+    int pip_flashinfer;     /* `pip install vllm` brings FlashInfer */
+    int triton_sampler;     /* the Triton top-k/top-p kernel for 8 rows or more */
+    int graphs;             /* VS_VLLM_GRAPHS_*: the capture sizes */
+    uint64_t non_torch_extra;
+    const char *changed; /* what the row changes, with its source (docs, help) */
 } vrelease;
 
-static const vrelease releases[] = {
-    {"0.10.2", 900000, 256, 1024, 2048, 8192, 0, 1},
-    {"0.11.0", 900000, 256, 1024, 2048, 8192, 0, 1},
-};
+#define MIB(n) ((uint64_t)(n) << 20)
 
-static const char *const version_words[] = {"0.10.2", "0.11.0", NULL};
+/* The one declaration of the releases: each row's version, the release it carries
+ * (NULL: it changes something), FlashInfer's sampler by default, FlashInfer in the
+ * pip wheel, the Triton sampler, the capture sizes, the non-torch term and what
+ * changed. The batch defaults and the utilisation are every row's (above). */
+#define VLLM_RELEASES(R)                                                                           \
+    R("0.10.2", NULL, 1, 0, 0, VS_VLLM_GRAPHS_PIECEWISE, 0,                                        \
+      "PIECEWISE graphs; FlashInfer's sampler wherever it is importable (the image)")              \
+    R("0.11.0", NULL, 1, 0, 0, VS_VLLM_GRAPHS_FULL, 0,                                             \
+      "FULL_AND_PIECEWISE: a full decode graph per size up to max_num_seqs "                       \
+      "(vllm-project/vllm#25444)")                                                                 \
+    R("0.12.0", NULL, 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0,                                           \
+      "FlashInfer's sampler opt-in (vllm-project/vllm#26859) and a pip dependency again "          \
+      "(#26443); capture sizes by 16 from 256 (#26016)")                                           \
+    R("0.13.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
+    R("0.14.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
+    R("0.15.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
+    R("0.16.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
+    R("0.17.0", NULL, 0, 1, 1, VS_VLLM_GRAPHS_STEP16, 0,                                           \
+      "the Triton top-k/top-p kernel in the profiling pass's sampler (vllm-project/vllm#33538)")   \
+    R("0.18.0", NULL, 0, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96),                                     \
+      "non_torch + 96 MiB on every rank, fitted on one published run (no source sizes it)")        \
+    R("0.19.0", "0.18.0", 0, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96), NULL)
+
+#define VLLM_ROW(v, carried, fi, pip, triton, graphs, nt, changed)                                 \
+    {v, carried, 900000, 256, 1024, 2048, 8192, 0, fi, pip, triton, graphs, nt, changed},
+#define VLLM_WORD(v, carried, fi, pip, triton, graphs, nt, changed) v,
+
+static const vrelease releases[] = {VLLM_RELEASES(VLLM_ROW)};
+static const char *const version_words[] = {VLLM_RELEASES(VLLM_WORD) NULL};
+
+#define NRELEASES (sizeof releases / sizeof releases[0])
 
 static const vs_engine_key keys[] = {
     {"gpu_memory_utilization", VS_EKEY_FRACTION, "0.9",
-     "the release's (version=): 0.9 in 0.10.2 and 0.11.0 (vllm/config/cache.py "
-     "CacheConfig.gpu_memory_utilization)",
+     "the release's (version=): 0.9 in every release modelled, 0.10.2 to 0.19.0 "
+     "(vllm/config/cache.py CacheConfig.gpu_memory_utilization; 0.92 on a later main)",
      NULL,
      "the fraction of CUDA's total this instance may use: weights, profiling peak, non-torch "
      "memory and the KV pool"},
@@ -85,8 +140,8 @@ static const vs_engine_key keys[] = {
     {"enforce_eager", VS_EKEY_BOOL, "no", "vllm/config/model.py (v0.11)", NULL,
      "no CUDA graphs: cuda_graphs is then 0"},
     {"graphs_in_budget", VS_EKEY_BOOL, "no",
-     "no in 0.10.2 and 0.11.0: vllm/v1/worker/gpu_worker.py captures the graphs after the KV "
-     "cache is allocated",
+     "no in 0.10.2 to 0.19.0: vllm/v1/worker/gpu_worker.py captures the graphs after the KV "
+     "cache is allocated (profiling them first, vllm-project/vllm#30515, is opt-in there)",
      NULL, "whether the CUDA graph pool is taken out of the budget (yes) or held beyond it (no)"},
     {"mxfp4_backend", VS_EKEY_WORD, "triton",
      "Triton on SM90 and SM100, Marlin below (quantization/mxfp4.py get_mxfp4_backend)",
@@ -97,13 +152,15 @@ static const vs_engine_key keys[] = {
      "the release's with install=: 0.10.2 and 0.11.0 sample with FlashInfer wherever it is "
      "importable (vllm/v1/sample/ops/topk_topp_sampler.py: VLLM_USE_FLASHINFER_SAMPLER unset "
      "means on in V1, up to vllm-project/vllm#26859, after 0.11.0): flashinfer under "
-     "install=image, native under install=pip",
+     "install=image, native under install=pip; 0.12.0 to 0.16.0 native; from 0.17.0 triton "
+     "(vllm/v1/sample/ops/topk_topp_triton.py, vllm-project/vllm#33538)",
      sampler_words,
      "the top-k/top-p kernel of the profiling pass's dummy sampler run: native sorts the "
-     "vocabulary (about 40 B per sequence and vocabulary entry), flashinfer does not (14 B)"},
+     "vocabulary (about 40 B per sequence and vocabulary entry), flashinfer does not (14 B), "
+     "triton neither (14 B, + the forward pass's output, which the run keeps)"},
     {"install", VS_EKEY_WORD, "pip",
      "pip: `pip install vllm` of 0.10.2 and 0.11.0 brings no FlashInfer "
-     "(vllm-project/vllm#21959)",
+     "(vllm-project/vllm#21959); later wheels do (#26443), where the sampler is opt-in",
      install_words,
      "how vLLM is installed: pip (no FlashInfer) or image (the vllm/vllm-openai image, which "
      "ships FlashInfer: vllm-project/vllm#21389); with sampler unwritten it decides the "
@@ -118,10 +175,11 @@ static const vs_engine_key keys[] = {
      "item, lora_adapters"},
     {"max_lora_rank", VS_EKEY_COUNT, "16", "vllm/config/lora.py LoRAConfig.max_lora_rank", NULL,
      "the rank each adapter slot is allocated at"},
-    {"version", VS_EKEY_WORD, "0.11.0", "the newest release modelled here", version_words,
+    {"version", VS_EKEY_WORD, "0.19.0", "the newest release modelled here", version_words,
      "the vLLM release whose defaults apply: gpu_memory_utilization, max_num_seqs, "
-     "max_num_batched_tokens and graphs_in_budget when not written, and the CUDA graphs it "
-     "captures (PIECEWISE in 0.10.2, FULL_AND_PIECEWISE in 0.11.0)"},
+     "max_num_batched_tokens, graphs_in_budget and sampler when not written, the CUDA graphs "
+     "it captures (PIECEWISE in 0.10.2, FULL_AND_PIECEWISE from 0.11.0, sizes by 16 from 256 "
+     "from 0.12.0) and its non-torch term (+96 MiB from 0.18.0, fitted)"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
@@ -174,7 +232,12 @@ static const char help[] =
     "vllm-project/vllm#26859 made it opt-in after 0.11.0), so install=image (the "
     "vllm/vllm-openai image, which ships it) gives flashinfer and install=pip (the "
     "default: `pip install vllm` of those releases brings no FlashInfer, "
-    "vllm-project/vllm#21959) native\n"
+    "vllm-project/vllm#21959) native; 0.12.0 to 0.16.0 native; from 0.17.0 triton, the "
+    "Triton top-k/top-p kernel apply_top_k_top_p takes for 8 sequences or more "
+    "(vllm/v1/sample/ops/topk_topp_triton.py, vllm-project/vllm#33538), which sorts nothing: "
+    "max_num_seqs x vocab x 14 B (16-bit and float32 logits, the softmax, the sampling noise) "
+    "+ max_num_batched_tokens x hidden x 2 B (the forward pass's output, which profile_run "
+    "holds through the sampler's run)\n"
     "  non_torch = cuBLAS workspaces, + NCCL's buffers at tp > 1, which follow the link: "
     "Hopper 160 MiB, + 403 MiB of NVLink buffers at tp 2, + 1,800 MiB of NVLink rings and tp "
     "x 32 MiB of NVLS buffers at tp > 2 (NCCL src/transport/nvls.cc); Ada Lovelace 30 MiB, + 225 "
@@ -182,27 +245,29 @@ static const char help[] =
     "115 MiB on PCIe cards at tp 16 (none published between), + "
     "2,060 MiB of NVSwitch rings at tp > 2 on SXM boards (the offer's name says which: "
     "\"A100 80GB\" alone does not); Turing 50 MiB and Blackwell 70 MiB at tp 1 only (no "
-    "tp > 1 figure); fitted, none for other generations (Volta included). A V0 rank past the "
-    "first runs no sampler, and the engine sizes the pool from the first rank's larger peak\n"
+    "tp > 1 figure); fitted, none for other generations (Volta included); from 0.18.0 + 96 MiB "
+    "on every rank (fitted on one published 0.18.0 run: no source read sizes it). A V0 rank "
+    "past the first runs no sampler, and the engine sizes the pool from the first rank's "
+    "larger peak\n"
     "  against 44 published vLLM start-up logs (Turing, Ampere, Ada, Hopper, Blackwell; TP 1 "
     "to 16; 0.6 to 0.19), scored from the releases whose accounting these rules follow "
     "(activation_peak from 0.6.5, non_torch from 0.7, no pipeline parallelism), each row with "
-    "the sampler its release takes under its installation: activation_peak median 3.9% on 36, "
-    "worst 17.2% on the 28 runs up to 0.16.0 (held-out half 4.2% on 26); from 0.17.0 the runs "
-    "print about 15 B per sequence and vocabulary entry where the sort takes 40, and eight H100 "
-    "runs of 0.17.0 to 0.19.0 read +159% to +163%, the misses; the two runs of 0.11.0 trees in "
-    "the vllm/vllm-openai "
+    "the sampler and the non-torch term its release takes under its installation: "
+    "activation_peak median 3.9% on 36, worst 17.2% (held-out half 4.2% / 15.1% on 26); the "
+    "ten H100 runs of 0.15.0 to 0.19.0 were held out before the rules were read: 0.15.0 and "
+    "0.16.0 +2.8% (the sort), the eight from 0.17.0 -5.5% to -6.1% under the Triton rule "
+    "(+159% to +163% under the sort); the two runs of 0.11.0 trees in the vllm/vllm-openai "
     "image, Mistral-Small-3.2-24B on an H100 and OPT-2.7B on four A30s, print 17 to 18 B per "
     "sequence and vocabulary entry where the other sampler-bound rows print 38 to 41, and "
     "FlashInfer's kernel gives them 1.81 GiB for 2.12 printed (-14.5%) and 0.23 for 0.22 "
-    "(+6.5%), where the sort gave +136% and +118%; non_torch median 11.6% on 35 (fitting "
-    "half 1.4% / 2.3% on 10, held-out 20.2% / 193% on 25), within 20.2% of the 26 runs above "
-    "0.1 GiB up to 0.17.0; the misses are two 0.10.2 runs printing 31 and 72 MiB (an RTX A500 "
-    "Laptop and an H100 PCIe: +193% and +123%) and later releases: one H100 and model print "
-    "0.13 GiB at TP 1 from 0.11 to 0.17.0 (+20%) and 0.25 from 0.18.0 (-35% to -38%), and "
-    "0.19.0 prints 2.07 GiB at TP 2 (-73%; 2.13 at TP 4, -4%): the sizes are "
-    "0.11's and before's, not carried forward. With these two estimates alone (no item measured), "
-    "fit's KV pool is "
+    "(+6.5%), where the sort gave +136% and +118%; non_torch median 4.2% on 35 (fitting "
+    "half 0.4% / 2.3% on 11, held-out 18.6% / 193% on 24); the misses are two 0.10.2 runs "
+    "printing 31 and 72 MiB (an RTX A500 Laptop and an H100 PCIe: +193% and +123%) and "
+    "0.19.0 at TP 2, 2.07 GiB printed for 0.64 (-69%: AR+RMSNorm fusion is on by default "
+    "from 0.17.0, vllm-project/vllm#34299, and FlashInfer's all-reduce workspace is not "
+    "sized here); 0.15.0 to 0.17.0 print 0.13 GiB at TP 1 (+20.2%), 0.19.0 0.24 and 0.25 "
+    "(+4.2%, 0.0%) and 2.13 at TP 4 (+0.1%). With these two estimates alone (no item measured; "
+    "each sheet naming version=0.11.0, the logs being of 0.11 and before), fit's KV pool is "
     "within 1.9% of the pool 15 published logs printed in the median, 7.8% at worst, KV "
     "tokens 2.4% / 9.0% on 6 and maximum concurrency 2.1% / 4.1% on 4; "
     "the four starts vLLM refused (Llama-3.1-8B at 29,000 tokens on an RTX 3090, "
@@ -213,6 +278,8 @@ static const char help[] =
     "max_num_seqs, 512), none above max_num_batched_tokens (vllm/config/__init__.py "
     "_set_cudagraph_sizes), and from 0.11.0 (FULL_AND_PIECEWISE, vllm-project/vllm#25444) a "
     "full decode graph per size up to max_num_seqs: 102 graphs at 256 sequences in 0.11.0, "
+    "86 from 0.12.0, whose sizes step by 16 from 256 (vllm/config/vllm.py, "
+    "vllm-project/vllm#26016; 102 at an H100's 1024 sequences), "
     "67 in 0.10.2; each graph holds a piece per decoder layer (V1 splits the compiled model "
     "at every attention: vllm/compilation/backends.py split_graph), so the bytes follow "
     "graphs x num_hidden_layers; no source sizes a piece, the 400 KiB is fitted on 2 of 5 "
@@ -574,7 +641,7 @@ static void set_default(vs_engine_env *e, const char *name, uint64_t u)
 static const vrelease *release_of(const char *version)
 {
     size_t i;
-    for (i = 0; version && i < sizeof releases / sizeof releases[0]; i++)
+    for (i = 0; version && i < NRELEASES; i++)
         if (!strcmp(releases[i].version, version))
             return &releases[i];
     return NULL;
@@ -583,7 +650,31 @@ static const vrelease *release_of(const char *version)
 const char *vs_vllm_sampler(const char *release, int image)
 {
     const vrelease *r = release_of(release);
-    return sampler_words[r && r->flashinfer_sampler && image ? 1 : 0];
+    if (r && r->flashinfer_sampler && image)
+        return sampler_words[1];
+    return sampler_words[r && r->triton_sampler ? 2 : 0];
+}
+
+int vs_vllm_graphs(const char *release)
+{
+    const vrelease *r = release_of(release);
+    return r ? r->graphs : VS_VLLM_GRAPHS_UNKNOWN;
+}
+
+uint64_t vs_vllm_non_torch_extra(const char *release)
+{
+    const vrelease *r = release_of(release);
+    return r ? r->non_torch_extra : 0;
+}
+
+int vs_vllm_release_at(size_t i, const char **version, const char **carried, const char **changed)
+{
+    if (i >= NRELEASES)
+        return 0;
+    *version = releases[i].version;
+    *carried = releases[i].carried;
+    *changed = releases[i].changed;
+    return 1;
 }
 
 /* The MXFP4 MoE's layout by the kernel mxfp4_backend= names as written (Triton
@@ -603,7 +694,7 @@ static void defaults(vs_engine_env *e)
     uint64_t s, m, l;
     int big = large_gpu(e);
     if (!r)
-        r = &releases[sizeof releases / sizeof releases[0] - 1];
+        r = &releases[NRELEASES - 1];
     /* the sampler's kernel unless written: the release's where FlashInfer is installed */
     if (vs_engine_key_index(e->engine, "sampler", &i) && !e->val[i].given) {
         e->val[i].set = 1;

@@ -151,6 +151,8 @@ static const char launch_help[] =
     "llamacpp build=, sglang and tensorrt_llm version=; the newest modelled without it), each "
     "checked against that release's argument table, kept with its source commit:\n"
     "  vllm 0.11.0    vllm/engine/arg_utils.py at vllm-project/vllm 99d7eb5 (v0.11-era)\n"
+    "  vllm 0.12.0 to 0.19.0  the 0.11.0 table standing for each (their own arg_utils.py "
+    "not read: a flag a later release added or removed is not known)\n"
     "  vllm 0.10.2    the same less --kv-cache-memory-bytes (vllm-project/vllm#21489, not "
     "placed before 0.10.2 by any stored source): a sheet with kv_cache_memory= gets no command "
     "under 0.10.2, as one without the flag would size the pool from gpu_memory_utilization, "

@@ -11,7 +11,8 @@
  * (FlashInfer's for 0.10.2 and 0.11.0 in the vllm/vllm-openai image, the native
  * sort otherwise). A row whose half is "held-miss:FIGURES" is held out and tallied
  * with the held-out half, its named figures known to miss (the table's header says
- * why). tests/unit/runtime_rows.h reads and scores a row;
+ * why); one whose half is "fit:FIGURES" counts those figures in the fitting half and
+ * the others held out. tests/unit/runtime_rows.h reads and scores a row;
  * test_runtime_table checks the same figures against the errors the estimators
  * state. Run by hand:
  * <build>/bench_runtime [TSV]. */
@@ -89,8 +90,8 @@ int main(int argc, char **argv)
             snprintf(nt_s, sizeof nt_s, "%.2f", (double)r.nt_bytes / (1 << 30));
         if (r.act_have)
             snprintf(act_s, sizeof act_s, "%.2f", (double)r.act_bytes / (1 << 30));
-        add(&nt_all, r.fit ? &nt_fit : &nt_held, r.nt_scored, r.nt_have, r.nt_bytes, r.nt_pub);
-        add(&act_all, r.fit ? &act_fit : &act_held, r.act_scored, r.act_have, r.act_bytes,
+        add(&nt_all, r.nt_fit ? &nt_fit : &nt_held, r.nt_scored, r.nt_have, r.nt_bytes, r.nt_pub);
+        add(&act_all, r.act_fit ? &act_fit : &act_held, r.act_scored, r.act_have, r.act_bytes,
             r.act_pub);
         printf("%-14.14s %-22.22s %-3s %-4s %-34.34s %9s %9s %9s %9s %-10s %s%s\n", col[VS_RT_VLLM],
                col[VS_RT_GPU], col[VS_RT_TP], col[VS_RT_RANK], col[VS_RT_MODEL], col[VS_RT_NT],

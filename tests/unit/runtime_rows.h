@@ -46,6 +46,7 @@ enum {
 typedef struct vs_rt_row {
     char *col[VS_RT_COLS];
     int fit;                      /* the half the constants were fitted on */
+    int nt_fit, act_fit;          /* that figure is in the fitting half (fit, fit:...) */
     int nt_miss, act_miss;        /* held out and known to miss (half held-miss:...) */
     double nt_pub, act_pub;       /* printed, GiB (0: not given) */
     int nt_scored, act_scored;    /* the figure is one the rules estimate */
@@ -69,36 +70,45 @@ static unsigned long long vs_rt_num(const char *s)
     return strcmp(s, "-") ? strtoull(s, NULL, 10) : 0;
 }
 
-/* The half column: "fit", "held", or "held-miss:FIGURES", a held-out row whose named
- * figures (non_torch, activation_peak, comma-separated) are known to miss their stated
- * error; the table's header says why for each. 0, or -1 for anything else. */
+/* The half column: "fit", "held", "fit:FIGURES", a row whose named figures (non_torch,
+ * activation_peak, comma-separated) a constant was fitted on, its others held out, or
+ * "held-miss:FIGURES", a held-out row whose named figures are known to miss their
+ * stated error; the table's header says why for each. 0, or -1 for anything else. */
 static int vs_rt_half(vs_rt_row *r, const char *half) __attribute__((unused));
 static int vs_rt_half(vs_rt_row *r, const char *half)
 {
     const char *p;
+    int fit;
     if (!strcmp(half, "fit") || !strcmp(half, "held")) {
-        r->fit = !strcmp(half, "fit");
+        r->fit = r->nt_fit = r->act_fit = !strcmp(half, "fit");
         return 0;
     }
-    if (strncmp(half, "held-miss:", 10))
+    if (!strncmp(half, "fit:", 4)) {
+        fit = 1;
+        p = half + 4;
+    } else if (!strncmp(half, "held-miss:", 10)) {
+        fit = 0;
+        p = half + 10;
+    } else
         return -1;
-    for (p = half + 10; *p;) {
+    while (*p) {
         size_t n = strcspn(p, ",");
+        int *nt = fit ? &r->nt_fit : &r->nt_miss, *act = fit ? &r->act_fit : &r->act_miss;
         if (n == 9 && !strncmp(p, "non_torch", n))
-            r->nt_miss = 1;
+            *nt = 1;
         else if (n == 15 && !strncmp(p, "activation_peak", n))
-            r->act_miss = 1;
+            *act = 1;
         else
             return -1;
         p += n;
         if (*p == ',' && *++p == '\0')
             return -1;
     }
-    return r->nt_miss || r->act_miss ? 0 : -1;
+    return r->nt_miss || r->act_miss || r->nt_fit || r->act_fit ? 0 : -1;
 }
 
 /* Splits line (in place) into r and scores it. 1: a row; 0: a comment or a blank
- * line; -1: not 23 columns ending in a half (fit, held, held-miss:FIGURES), an mlp
+ * line; -1: not 23 columns ending in a half (fit, held, fit:FIGURES, held-miss:FIGURES), an mlp
  * other than gated, plain or -, or an install other than image, pip or -. The sampler's kernel is
  * the one `engine vllm version=RELEASE install=... estimate=yes` takes (vs_vllm_sampler), RELEASE
  * being the row's leading a.b.c. Rows of an
@@ -113,6 +123,8 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
     vs_runtime_estimate est;
     vs_runtime_shape sh;
     vs_error err;
+    char release[32];
+    unsigned v;
     int n;
     memset(r, 0, sizeof *r);
     if (line[0] == '#' || line[0] == '\n' || line[0] == '\0')
@@ -126,6 +138,8 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
     if (strcmp(col[VS_RT_INSTALL], "image") && strcmp(col[VS_RT_INSTALL], "pip") &&
         strcmp(col[VS_RT_INSTALL], "-"))
         return -1;
+    v = vs_rt_version(col[VS_RT_VLLM]);
+    snprintf(release, sizeof release, "%u.%u.%u", v / 1000000, v / 1000 % 1000, v % 1000);
     r->nt_pub = strcmp(col[VS_RT_NT], "-") ? atof(col[VS_RT_NT]) : 0;
     r->act_pub = strcmp(col[VS_RT_ACT], "-") ? atof(col[VS_RT_ACT]) : 0;
     r->nt_scored = r->nt_pub > 0 && vs_rt_version(col[VS_RT_VLLM]) >= 7000 &&
@@ -133,7 +147,8 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
                    vs_rt_num(col[VS_RT_PP]) <= 1;
     r->nt_have = vs_runtime_estimate_context(&est, col[VS_RT_ARCH], col[VS_RT_GPU],
                                              vs_rt_num(col[VS_RT_TP]), &err) == 0;
-    r->nt_bytes = r->nt_have ? est.bytes : 0;
+    /* the release's own term (engine/vllm.c's table: 0 but from 0.18.0) */
+    r->nt_bytes = r->nt_have ? est.bytes + vs_vllm_non_torch_extra(release) : 0;
     sh.tokens = vs_rt_num(col[VS_RT_MNBT]);
     sh.seqs = vs_rt_num(col[VS_RT_SEQS]);
     sh.hidden = vs_rt_num(col[VS_RT_HIDDEN]);
@@ -147,12 +162,7 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
     sh.sampler_off = !strcmp(col[VS_RT_RANK], "1+") &&
                      (strstr(col[VS_RT_VLLM], "V0") || vs_rt_version(col[VS_RT_VLLM]) < 8000);
     r->act_scored = r->act_pub > 0 && vs_rt_version(col[VS_RT_VLLM]) >= 6005 && sh.seqs && sh.vocab;
-    {
-        unsigned v = vs_rt_version(col[VS_RT_VLLM]);
-        char release[32];
-        snprintf(release, sizeof release, "%u.%u.%u", v / 1000000, v / 1000 % 1000, v % 1000);
-        r->sampler = vs_vllm_sampler(release, !strcmp(col[VS_RT_INSTALL], "image"));
-    }
+    r->sampler = vs_vllm_sampler(release, !strcmp(col[VS_RT_INSTALL], "image"));
     r->act_have = vs_runtime_estimate_activation_sampler(&est, &sh, r->sampler, &err) == 0;
     r->act_bytes = r->act_have ? est.bytes : 0;
     r->sh = sh;

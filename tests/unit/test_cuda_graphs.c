@@ -44,7 +44,11 @@ static long long comp_bytes(json_t *comps, const char *name, const char **source
  * 3 + 32 = 35 full ones, 102 in all. 1024 sequences and 8192 tokens: still 512, and
  * 67 + 67. 128 sequences: up to 256, 35 (+ up to 128: 3 + 16 = 19). A pass of 100
  * tokens: 1, 2, 4, 8..96, 15. V0 at 256 sequences: 1, 2, 4, 8..256, 35 graphs; at 60:
- * up to 64, 3 + 8 = 11. */
+ * up to 64, 3 + 8 = 11. From 0.12.0 the sizes are 1, 2, 4, 8..248 by 8 and 256.. by 16
+ * (vllm/config/vllm.py _set_cudagraph_sizes after vllm-project/vllm#26016): at 256
+ * sequences up to 512, 3 + 31 + 17 = 51 piecewise and 3 + 31 + 1 = 35 full (sizes up to
+ * 256); 1024 sequences and 8192 tokens: 51 + 51; 128 sequences: up to 256, 35 + 19; a pass
+ * of 300 tokens: 3 + 31 + 3 (256, 272, 288) = 37, largest 288, full 35. */
 START_TEST(counts_by_hand)
 {
     static const struct {
@@ -61,6 +65,11 @@ START_TEST(counts_by_hand)
         {"v0", 256, 0, 35, 0, 256},
         {"v0", 60, 0, 11, 0, 64},
         {"0.10.2", 1, 2048, 2, 0, 2},
+        {"0.12.0", 256, 2048, 51, 35, 512},
+        {"0.19.0", 1024, 8192, 51, 51, 512},
+        {"0.15.0", 128, 2048, 35, 19, 256},
+        {"0.17.0", 256, 300, 37, 35, 288},
+        {"0.19.0", 256, 100, 15, 15, 96},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -76,7 +85,7 @@ START_TEST(counts_by_hand)
         vs_cuda_graphs_count n;
         vs_runtime_estimate est;
         ck_assert_int_eq(vs_cuda_graphs_count_of(&n, "0.9.2", 256, 2048, &err), VS_ENOTFOUND);
-        ck_assert_ptr_nonnull(strstr(err.message, "0.10.2 and 0.11.0"));
+        ck_assert_ptr_nonnull(strstr(err.message, "0.10.2 to 0.19.0"));
         ck_assert_int_eq(vs_cuda_graphs_count_of(&n, "0.11.0", 0, 2048, &err), VS_EVALUE);
         /* 102 graphs x 32 layers x 400 KiB = 102 x 32 x 409,600 = 1,336,934,400 B; no
          * layer count, no estimate */
@@ -130,9 +139,10 @@ START_TEST(estimate_against_published)
 }
 END_TEST
 
-/* Through the verbs: on the catalogue's H100 SXM (80 GiB, not an A100) 0.11.0
- * schedules 1024 sequences and 8192 tokens; a Llama-3-8B config.json has 32 layers:
- * 134 graphs x 32 x 409,600 B = 1,756,364,800 B, estimated, held beyond the budget;
+/* Through the verbs: on the catalogue's H100 SXM (80 GiB, not an A100) the default
+ * release (0.19.0) schedules 1024 sequences and 8192 tokens; a Llama-3-8B config.json
+ * has 32 layers: 51 + 51 = 102 graphs x 32 x 409,600 B = 1,336,934,400 B, estimated,
+ * held beyond the budget; version=0.11.0: 134 x 32 x 409,600 = 1,756,364,800 B;
  * version=0.10.2 follows: 67 x 32 x 409,600 = 878,182,400 B; max_num_seqs=128: 35 x 32 x
  * 409,600 = 458,752,000 B; enforce_eager=yes: 0. A model without a config has no layer
  * count: the item stays unknown, saying why. */
@@ -155,9 +165,13 @@ START_TEST(estimate_through_engine)
     run_ok(cell);
     unlink(path);
     comps = json_object_get(lastp(), "components");
+    ck_assert_int_eq(comp_bytes(comps, "cuda_graphs", &src), 1336934400LL);
+    ck_assert_ptr_nonnull(strstr(src, "102 graphs (51 piecewise, 51 full"));
+    ck_assert_ptr_nonnull(strstr(src, "x 32 layers under vLLM 0.19.0"));
+    run_ok("engine vllm version=0.11.0 estimate=yes\nenvelope");
+    comps = json_object_get(lastp(), "components");
     ck_assert_int_eq(comp_bytes(comps, "cuda_graphs", &src), 1756364800LL);
     ck_assert_ptr_nonnull(strstr(src, "134 graphs (67 piecewise, 67 full"));
-    ck_assert_ptr_nonnull(strstr(src, "x 32 layers"));
     run_ok("engine vllm version=0.10.2 estimate=yes\nenvelope");
     ck_assert_int_eq(comp_bytes(json_object_get(lastp(), "components"), "cuda_graphs", NULL),
                      878182400LL);
@@ -169,7 +183,7 @@ START_TEST(estimate_through_engine)
     /* items= names it alone */
     run_ok("engine vllm\nestimate runtime items=cuda_graphs\nenvelope");
     ck_assert_int_eq(comp_bytes(json_object_get(lastp(), "components"), "cuda_graphs", NULL),
-                     1756364800LL);
+                     1336934400LL);
 }
 END_TEST
 

@@ -975,7 +975,7 @@ START_TEST(vllm_version_key)
         int seen = 0;
         json_array_foreach(ks, j, k) if (!strcmp(sval(k, "name"), "version"))
         {
-            ck_assert_str_eq(sval(k, "value"), "0.11.0");
+            ck_assert_str_eq(sval(k, "value"), "0.19.0");
             ck_assert(strstr(sval(k, "source"), "newest release modelled here") != NULL);
             seen = 1;
         }
@@ -1384,9 +1384,11 @@ END_TEST
 
 /* estimate=yes through the verbs: a Llama-3-8B config.json (hidden 4096, intermediate
  * 14336, vocab 128256); on the catalogue's H100 SXM the release schedules 1024
- * sequences and 8192 tokens, so the sampler's run is the peak: 1024 x 128256 x 40 =
- * 5,253,365,760 B (the forward pass 973,078,528 B, as above); the H100 is a Hopper:
- * non_torch 160 MiB. */
+ * sequences and 8192 tokens, so the sampler's run is the peak; the default release
+ * (0.19.0) samples with the Triton kernel: 1024 x 128256 x 14 + 8192 x 4096 x 2 =
+ * 1,838,678,016 + 67,108,864 = 1,905,786,880 B (the forward pass 973,078,528 B, as
+ * above; 0.11.0's sort: 1024 x 128256 x 40 = 5,253,365,760 B); the H100 is a Hopper:
+ * non_torch 160 MiB + 0.18.0's 96 MiB = 256 MiB (0.11.0: 160 MiB). */
 START_TEST(engine_estimate_items)
 {
     char path[200];
@@ -1412,18 +1414,18 @@ START_TEST(engine_estimate_items)
     {
         const char *n = sval(c, "name");
         if (!strcmp(n, "activation_peak")) {
-            ck_assert_int_eq(ival(c, "bytes"), 5253365760LL);
+            ck_assert_int_eq(ival(c, "bytes"), 1905786880LL);
             ck_assert_str_eq(sval(c, "status"), "estimated");
             seen++;
         } else if (!strcmp(n, "non_torch")) {
-            ck_assert_int_eq(ival(c, "bytes"), 160 * (long long)MIB);
+            ck_assert_int_eq(ival(c, "bytes"), 256 * (long long)MIB);
             seen++;
         }
     }
     ck_assert_int_eq(seen, 2);
     /* the estimate follows the engine's keys: 64 sequences leave the forward pass as
-     * the peak (64 x 128256 x 40 = 328,335,360 B < 973,078,528 B), and the result says
-     * so */
+     * the peak (64 x 128256 x 14 + 67,108,864 = 182,026,240 B < 973,078,528 B), and the
+     * result says so */
     run_ok("engine vllm max_num_seqs=64");
     ck_assert_str_eq(sval(lastp(), "kind"), "rederived");
     {
@@ -1432,7 +1434,7 @@ START_TEST(engine_estimate_items)
         json_array_foreach(rows, i, c) if (!strcmp(sval(c, "name"), "activation_peak"))
         {
             ck_assert_int_eq(ival(c, "to_bytes"), 973078528LL);
-            ck_assert_int_eq(ival(c, "from_bytes"), 5253365760LL);
+            ck_assert_int_eq(ival(c, "from_bytes"), 1905786880LL);
             found = 1;
         }
         ck_assert(found);
@@ -1468,7 +1470,16 @@ START_TEST(engine_estimate_items)
     run_ok("engine vllm\nenvelope");
     json_array_foreach(json_object_get(lastp(), "components"), i,
                        c) if (!strcmp(sval(c, "name"), "activation_peak"))
-        ck_assert_int_eq(ival(c, "bytes"), 5253365760LL);
+        ck_assert_int_eq(ival(c, "bytes"), 1905786880LL);
+    /* 0.11.0 named: the sort and 160 MiB */
+    run_ok("engine vllm version=0.11.0\nenvelope");
+    json_array_foreach(json_object_get(lastp(), "components"), i, c)
+    {
+        if (!strcmp(sval(c, "name"), "activation_peak"))
+            ck_assert_int_eq(ival(c, "bytes"), 5253365760LL);
+        if (!strcmp(sval(c, "name"), "non_torch"))
+            ck_assert_int_eq(ival(c, "bytes"), 160 * (long long)MIB);
+    }
     /* the estimator on its own line, too */
     run_ok("estimate runtime items=non_torch");
     /* the layout came from the config: fit knows it */

@@ -8,6 +8,7 @@
  * file's text models, run on a later image (after vllm-project/vllm#26859 made the
  * FlashInfer sampler opt-in), print the sort's figure: Llama-3.1-8B 4.76 GiB. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +82,35 @@ START_TEST(flashinfer_sampler_peak)
     s.sampler_off = 1;
     ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "flashinfer", &err), 0);
     ck_assert_uint_eq(est.bytes, 973078528ULL);
-    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "triton", &err), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "native or flashinfer"));
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "sort", &err), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "native, flashinfer or triton"));
+}
+END_TEST
+
+/* The Triton kernel (0.17.0 on), Llama-3.1-8B at 1024 sequences and 8192 tokens:
+ * 1024 x 128256 x 14 = 1,838,678,016 B of logits, softmax and noise + the forward
+ * pass's output 8192 x 4096 x 2 = 67,108,864 B = 1,905,786,880 B (1.775 GiB; the
+ * 0.19.0 image printed 1.89 at TP 1, 2 and 4: -6.1%), above the forward pass; below 8
+ * sequences apply_top_k_top_p sorts: 4 x 128256 x 40 = 20,520,960 B, under the forward
+ * pass's 973,078,528 B, which is the peak. */
+START_TEST(triton_sampler_peak)
+{
+    vs_runtime_shape s = mistral_small();
+    vs_runtime_estimate est;
+    s.hidden = 4096;
+    s.intermediate = 14336;
+    s.vocab = 128256;
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "triton", &err), 0);
+    ck_assert_uint_eq(est.bytes, 1905786880ULL);
+    ck_assert_ptr_nonnull(strstr(est.rule, "Triton"));
+    ck_assert(fabs((double)est.bytes / GIB / 1.89 - 1 + 0.061) < 0.001);
+    s.tp = 4; /* the sampler is not divided; the forward pass is, and stays below */
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "triton", &err), 0);
+    ck_assert_uint_eq(est.bytes, 1905786880ULL);
+    s.tp = 1;
+    s.seqs = 4;
+    ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "triton", &err), 0);
+    ck_assert_uint_eq(est.bytes, 973078528ULL);
 }
 END_TEST
 
@@ -103,8 +131,10 @@ static long long comp_bytes(const char *name)
 }
 
 /* Through the verbs, on the catalogue's H100 SXM (1024 sequences, 8192 tokens):
- * the default sampler=native gives the sort's 5,368,709,120 B; sampler=flashinfer
- * the forward pass, 1,946,157,056 B. */
+ * the default release (0.19.0) takes the Triton kernel, 1024 x 131072 x 14 + 8192 x
+ * 5120 x 2 = 1,879,048,192 + 83,886,080 = 1,962,934,272 B; 0.16.0 the sort's
+ * 1024 x 131072 x 40 = 5,368,709,120 B; sampler=flashinfer the forward pass,
+ * 1,946,157,056 B. */
 START_TEST(sampler_key_through_engine)
 {
     char path[200];
@@ -121,6 +151,10 @@ START_TEST(sampler_key_through_engine)
              "length 16000\nconcurrency 1\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",
              path);
     run_ok(cell);
+    ck_assert_int_eq(comp_bytes("activation_peak"), 1962934272LL);
+    run_ok("engine vllm version=0.16.0 estimate=yes\nenvelope");
+    ck_assert_int_eq(comp_bytes("activation_peak"), 5368709120LL);
+    run_ok("engine vllm version=0.16.0 install=image estimate=yes\nenvelope");
     ck_assert_int_eq(comp_bytes("activation_peak"), 5368709120LL);
     run_ok("engine vllm sampler=flashinfer estimate=yes\nenvelope");
     ck_assert_int_eq(comp_bytes("activation_peak"), 1946157056LL);
@@ -152,6 +186,12 @@ START_TEST(release_sampler_by_install)
     ck_assert_str_eq(vs_vllm_sampler("0.11.1", 1), "native");
     ck_assert_str_eq(vs_vllm_sampler("0.7.1", 1), "native");
     ck_assert_str_eq(vs_vllm_sampler(NULL, 1), "native");
+    /* 0.12.0 to 0.16.0: FlashInfer's opt-in, the sort; from 0.17.0 the Triton kernel,
+     * image or pip (vllm-project/vllm#33538) */
+    ck_assert_str_eq(vs_vllm_sampler("0.12.0", 1), "native");
+    ck_assert_str_eq(vs_vllm_sampler("0.16.0", 1), "native");
+    ck_assert_str_eq(vs_vllm_sampler("0.17.0", 1), "triton");
+    ck_assert_str_eq(vs_vllm_sampler("0.19.0", 0), "triton");
 }
 END_TEST
 
@@ -215,6 +255,7 @@ int main(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, mistral_small_by_hand);
     tcase_add_test(t, flashinfer_sampler_peak);
+    tcase_add_test(t, triton_sampler_peak);
     tcase_add_test(t, sampler_key_through_engine);
     tcase_add_test(t, release_sampler_by_install);
     tcase_add_test(t, plain_mlp_through_engine);

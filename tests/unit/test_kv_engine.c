@@ -164,7 +164,7 @@ START_TEST(vllm_fp8_blocks)
     run_ok("engine vllm kv_cache_dtype=fp8");
     one_answer(198180864LL, w);
     ck_assert_int_eq(envelope_kv(&src), 198180864LL);
-    ck_assert_ptr_nonnull(strstr(src, "engine vllm kv_cache_dtype=fp8 (release 0.11.0)"));
+    ck_assert_ptr_nonnull(strstr(src, "engine vllm kv_cache_dtype=fp8 (release 0.19.0)"));
     ck_assert_ptr_nonnull(strstr(src, "page 32,768 B per layer (16 tokens)"));
     /* dtype= on the line gives way to the engine's cache type, and says so */
     run_ok("estimate kv dtype=fp16");

@@ -505,6 +505,11 @@ static const every_cells every[] = {
 /* what each release's commands hold, by hand from its table's header: 0.10.2
  * has no --kv-cache-memory-bytes, llama.cpp before 0c1e570 no --fit-target and
  * --no-mmap where 0c1e570 has --load-mode */
+/* the releases after 0.11.0 write 0.11.0's flags: its table stands for theirs */
+#define VLLM_LATER_FLAGS                                                                           \
+    " --revision --tensor-parallel-size --max-model-len --gpu-memory-utilization --max-num-seqs "  \
+    "--kv-cache-dtype --enforce-eager --kv-cache-memory-bytes --cpu-offload-gb "
+
 static const struct {
     const char *engine, *release, *flags;
 } every_flags[] = {
@@ -514,6 +519,14 @@ static const struct {
     {"vllm", "0.11.0",
      " --revision --tensor-parallel-size --max-model-len --gpu-memory-utilization --max-num-seqs "
      "--kv-cache-dtype --enforce-eager --kv-cache-memory-bytes --cpu-offload-gb "},
+    {"vllm", "0.12.0", VLLM_LATER_FLAGS},
+    {"vllm", "0.13.0", VLLM_LATER_FLAGS},
+    {"vllm", "0.14.0", VLLM_LATER_FLAGS},
+    {"vllm", "0.15.0", VLLM_LATER_FLAGS},
+    {"vllm", "0.16.0", VLLM_LATER_FLAGS},
+    {"vllm", "0.17.0", VLLM_LATER_FLAGS},
+    {"vllm", "0.18.0", VLLM_LATER_FLAGS},
+    {"vllm", "0.19.0", VLLM_LATER_FLAGS},
     {"llamacpp", "b6324",
      " -m -c -np -fa -ctk -ctv -ngl -ts --no-mmap -nkvo --swa-full -kvu --n-cpu-moe "},
     {"llamacpp", "b6325",
