@@ -197,6 +197,10 @@ struct vs_engine {
     /* With runtime_estimate: what an items= list that leaves that item out is
      * told (NULL: which item the engine estimates). */
     const char *runtime_items_note;
+    /* Optional: what the release (the version key) adds on every rank to the
+     * shared non_torch rule (engine/runtime.h), writing why into note (note_size
+     * bytes, "" when it adds none). NULL: nothing. */
+    uint64_t (*non_torch_extra)(const vs_engine_env *e, char *note, size_t note_size);
     /* Optional: how the engine lays out quantised weights, from the card's
      * engine keys as written (keys borrowed, may be NULL). NULL: as the
      * checkpoint stores them. */

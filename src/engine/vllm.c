@@ -717,6 +717,21 @@ static void defaults(vs_engine_env *e)
     set_default(e, "max_num_batched_tokens", m);
 }
 
+/* The release's non_torch term (its row's non_torch_extra), with why. */
+static uint64_t non_torch_extra(const vs_engine_env *e, char *note, size_t note_size)
+{
+    const vs_engine_val *v = vs_engine_get(e, "version");
+    uint64_t extra = v && v->word ? vs_vllm_non_torch_extra(v->word) : 0;
+    if (note_size)
+        note[0] = '\0';
+    if (extra)
+        snprintf(note, note_size,
+                 "; + %llu MiB on every rank under vLLM %s (fitted on one published 0.18.0 run; "
+                 "no source sizes it)",
+                 (unsigned long long)(extra >> 20), v->word);
+    return extra;
+}
+
 const vs_engine vs_engine_vllm = {
     .name = "vllm",
     .summary = "vLLM: budget = CUDA total x gpu_memory_utilization, the rest after weights and "
@@ -733,4 +748,5 @@ const vs_engine vs_engine_vllm = {
      * the release captures */
     .estimates = VS_RT_BIT(VS_RT_NON_TORCH) | VS_RT_BIT(VS_RT_ACTIVATION_PEAK) |
                  VS_RT_BIT(VS_RT_CUDA_GRAPHS),
+    .non_torch_extra = non_torch_extra,
     .weights = weights};

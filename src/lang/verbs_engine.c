@@ -13,7 +13,6 @@
 #include "engine/engine.h"
 #include "engine/fit.h"
 #include "engine/launch.h"
-#include "engine/vllm.h"
 #include "lang/derive.h"
 #include "lang/format_weights.h"
 #include "lang/verb.h"
@@ -296,17 +295,10 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         char gpu[160];
         const char *arch = offer_architecture(sheet, gpu, sizeof gpu);
         if (vs_runtime_estimate_context(&est, arch, gpu, c.env.tp, &e2) == 0) {
-            const vs_engine_val *ver = vs_engine_get(&c.env, "version");
-            uint64_t extra = !strcmp(c.engine->name, "vllm") && ver && ver->word
-                                 ? vs_vllm_non_torch_extra(ver->word)
-                                 : 0;
-            char term[160] = "";
-            est.bytes += extra;
-            if (extra)
-                snprintf(term, sizeof term,
-                         "; + %llu MiB on every rank under vLLM %s (fitted on one published "
-                         "0.18.0 run; no source sizes it)",
-                         (unsigned long long)(extra >> 20), ver->word);
+            char term[200] = "";
+            est.bytes += c.engine->non_torch_extra
+                             ? c.engine->non_torch_extra(&c.env, term, sizeof term)
+                             : 0;
             snprintf(src, sizeof src,
                      EST_SOURCE "%s (%s)%s; within %.0f%% of the published figures above 0.1 "
                                 "GiB (two held-out ones below it, 31 and 72 MiB, read under "
