@@ -23,6 +23,11 @@ names say which module they belong to.
           or a file under src/D/M/ (the plural, Ms, too), so that the header a name is read in says which
           file holds it. OWNER_EXCEPTIONS lists the few declared elsewhere, each
           with why.
+  engines no engine's name is compared outside its own files (src/engine/NAME.c,
+          NAME_*.c): a string comparison of an engine expression with a name of
+          src/engine/engines.def ("none" aside) is a finding; a rule one engine
+          has is an optional callback of its row (libgit2's optional odb
+          backend slots), read where it is NULL-checked.
   payloads a result's JSON payload is built in render/ only (render/ builds
           text, HTML, SVG and the payload from the facts a verb hands it): no
           file outside src/render/ names a payload's kind (a json_pack whose
@@ -406,6 +411,12 @@ def self_test():
     assert got == [(2, "a result bundle made"), (3, "a json_pack payload with its kind"),
                    (7, "a payload's kind set"), (8, "a payload's kind written"),
                    (9, "a result bundle made")], got
+    c = ('/* strcmp(engine, "vllm") in a comment */\n'
+         'if (!strcmp(c.engine->name, "vllm") && x)\n'
+         'int tf = !strcmp(c->library, "transformers");\n'
+         'if (e && !strcmp(e->engine, "sglang"))\n')
+    got = engine_compared(c, ["vllm", "sglang", "transformers"])
+    assert got == [(2, "vllm"), (4, "sglang")], got
     nm = ("\ngadget.c.o:\n0000000000000000 T vs_gadget_open\n0000000000000010 D stray_table\n"
           "\nwidget.c.o:\n0000000000000000 B vs_widget_count\n0000000000000000 T helper\n"
           "0000000000000020 B __odr_asan.vs_widget_count\n")
@@ -413,6 +424,41 @@ def self_test():
         "libx.a(gadget.c.o): stray_table (D) is exported without the vs_ prefix",
         "libx.a(widget.c.o): helper (T) is exported without the vs_ prefix"], unprefixed("x", nm)
     return 0
+
+
+def engine_names(root):
+    """The engine names engines.def declares, but "none" (a word other tables use)."""
+    with open(os.path.join(root, "src", "engine", "engines.def"), encoding="utf-8") as f:
+        names = re.findall(r"^VS_ENGINE\((\w+)\)", f.read(), re.M)
+    return [n for n in names if n != "none"]
+
+
+def engine_compared(text, names):
+    """(line, name) for each comparison in text of an engine expression with a name."""
+    text = COMMENT.sub(blank, text)
+    rx = re.compile(r"str(?:n?case)?n?cmp\s*\(([^;]*?engine[^;,]*),\s*\"(%s)\""
+                    % "|".join(map(re.escape, names)))
+    return [(text.count("\n", 0, m.start()) + 1, m.group(2)) for m in rx.finditer(text)]
+
+
+def check_engines(root, paths):
+    names = engine_names(root)
+    bad = []
+    base = os.path.join(root, "src")
+    for p in paths:
+        rel = os.path.relpath(p, base)
+        if not p.endswith(".c"):
+            continue
+        with open(p, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        stem = os.path.basename(rel)[:-2]
+        for line, name in engine_compared(text, names):
+            if rel.startswith("engine" + os.sep) and (stem == name or
+                                                      stem.startswith(name + "_")):
+                continue
+            bad.append("src/%s:%d: the engine's name \"%s\" compared outside its own files "
+                       "(give its row an optional callback)" % (rel, line, name))
+    return bad
 
 
 def main():
@@ -429,7 +475,8 @@ def main():
     root = sys.argv[1]
     paths = list(sources(root))
     bad = (check_sizes(root, paths) + check_order(root, paths) + check_names(root, paths) +
-           check_owners(root, paths) + check_payloads(root, paths))
+           check_owners(root, paths) + check_payloads(root, paths) +
+           check_engines(root, paths))
     for b in bad:
         print(b)
     print("%d files checked, %d findings" % (len(paths), len(bad)))
