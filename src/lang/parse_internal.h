@@ -7,6 +7,7 @@
 #define VS_LANG_PARSE_INTERNAL_H
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "lang/parse.h"
 #include "util/arena.h"
@@ -89,15 +90,21 @@ static inline int vs_parse_key_valid(const char *s, size_t n)
     return 1;
 }
 
-static inline int vs_parse_verb_valid(const char *s)
+/* 1 when the n bytes at s are a verb's name */
+static inline int vs_parse_verb_valid_n(const char *s, size_t n)
 {
     size_t i;
-    if (!(vs_parse_name_class[(unsigned char)s[0]] & NAME_FIRST_VERB))
+    if (n == 0 || !(vs_parse_name_class[(unsigned char)s[0]] & NAME_FIRST_VERB))
         return 0;
-    for (i = 1; s[i]; i++)
+    for (i = 1; i < n; i++)
         if (!(vs_parse_name_class[(unsigned char)s[i]] & NAME_VERB))
             return 0;
     return 1;
+}
+
+static inline int vs_parse_verb_valid(const char *s)
+{
+    return vs_parse_verb_valid_n(s, strlen(s));
 }
 
 /* A plain line read at once: one that holds only printable ASCII without a

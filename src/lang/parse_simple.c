@@ -63,17 +63,6 @@ static size_t string_end(const char *t, size_t i, size_t e)
     return at != NONE && (at + 1 == e || t[at + 1] == ' ') ? at : NONE;
 }
 
-static int verb_valid_n(const char *s, size_t n)
-{
-    size_t i;
-    if (n == 0 || !(vs_parse_name_class[(unsigned char)s[0]] & NAME_FIRST_VERB))
-        return 0;
-    for (i = 1; i < n; i++)
-        if (!(vs_parse_name_class[(unsigned char)s[i]] & NAME_VERB))
-            return 0;
-    return 1;
-}
-
 /* One argument at p (not a space, before e) into a; the position after it,
  * or NONE when the careful reader must read the line. */
 static size_t read_arg(const char *t, size_t p, size_t e, size_t len, int col_at_p,
@@ -131,7 +120,7 @@ int vs_parse_simple_line(const char *t, size_t len, size_t *i, int *col, int lin
     if (e == NONE)
         return 0;
     p = word_end(t, i0, e, len, '#');
-    if ((p < e && t[p] == '"') || !verb_valid_n(t + i0, p - i0))
+    if ((p < e && t[p] == '"') || !vs_parse_verb_valid_n(t + i0, p - i0))
         return 0; /* the careful reader says what is wrong with it (or reads a %% line) */
     verb_end = p;
     for (;;) {

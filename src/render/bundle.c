@@ -293,7 +293,12 @@ vs_bundle *vs_bundle_line_end(vs_buf *out)
 void vs_bundle_free(vs_bundle *b)
 {
     if (b) {
-        vs_buf_free_taken(b->json, b->cap); /* kept for the next bundle */
+        /* a block whose size is known goes back to util/buf for the next
+         * bundle; one without (cap 0) is only freed */
+        if (b->cap)
+            vs_buf_free_taken(b->json, b->cap);
+        else
+            free(b->json);
         free(b);
     }
 }

@@ -24,7 +24,8 @@ typedef struct vs_table vs_table;
 typedef struct vs_bundle {
     char *json; /* NUL-terminated */
     size_t len;
-    size_t cap; /* the block json is, given back to util/buf when freed */
+    size_t cap; /* the block json is, given back to util/buf when freed; 0: unknown,
+                 * only freed (bundles are made by render/bundle*.c) */
 } vs_bundle;
 
 /* A new bundle. plain is required; html and svg may be NULL (with both, the

@@ -305,6 +305,21 @@ START_TEST(test_continuation)
     ck_assert_str_eq(c->lines[0].args[0].value, "ab");
     ck_assert_str_eq(c->lines[1].args[0].value, "one\ntwo");
     vs_cell_free(c);
+    /* the one-pass reader takes a, b and c, then meets a string that runs past its
+     * line and gives the line up: the careful reader reads it whole, the pieces
+     * already written dropped, not kept twice */
+    c = parse_ok("v a=b c \"one\ntwo\" d=e\nweights");
+    ck_assert_uint_eq(c->nlines, 2);
+    ck_assert_uint_eq(c->lines[0].nargs, 4);
+    ck_assert_str_eq(c->lines[0].args[0].key, "a");
+    ck_assert_str_eq(c->lines[0].args[0].value, "b");
+    ck_assert_ptr_null(c->lines[0].args[1].key);
+    ck_assert_str_eq(c->lines[0].args[1].value, "c");
+    ck_assert_str_eq(c->lines[0].args[2].value, "one\ntwo");
+    ck_assert_str_eq(c->lines[0].args[3].key, "d");
+    ck_assert_int_eq(c->lines[0].args[3].line, 2);
+    ck_assert_int_eq(c->lines[1].line, 3);
+    vs_cell_free(c);
     /* a trailing backslash at the very end is harmless */
     c = parse_ok("weights \\");
     ck_assert_uint_eq(c->nlines, 1);
