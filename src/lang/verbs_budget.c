@@ -171,6 +171,7 @@ int vs_verb_reserve(vs_ctx *ctx, const vs_line *line, vs_error *err)
     words.view = ctx_view;
     words.data = ctx;
     words.hint = vs_ctx_component_next(ctx);
+    words.checked = 1; /* the line's words: the parser checked the cell as UTF-8 */
     if ((rc = vs_sheet_put_component(&comp, &stored, &at, sheet, &words, name, known, bytes, status,
                                      src ? src->value : "declared", ph ? ph->value : NULL, cls,
                                      err)) < 0)

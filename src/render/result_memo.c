@@ -11,6 +11,19 @@ struct entry {
     char bytes[];
 };
 
+/* The entries are cut from blocks of CHUNK bytes, one after the other, not
+ * malloc'd one by one: a first run keeps every reserve and convert line's
+ * result, and a malloc of a result's size (a new block from the heap's top,
+ * nothing of that size freed yet) cost several times the copy itself. An
+ * entry written over by one of another size leaves its place unused; the
+ * memo full (VS_RESULT_MEMO_BYTES of blocks), it starts over, empty. */
+#define CHUNK (64u << 10)
+struct chunk {
+    struct chunk *next;
+    size_t used;
+    _Alignas(uint64_t) char bytes[];
+};
+
 /* A key is looked for in PROBES slots from the one its hash picks (so that
  * two lines whose hashes meet both stay), and a new one goes to the first of
  * them that is empty, or, all taken, in place of the first. */
@@ -22,7 +35,9 @@ struct vs_result_memo {
      * grows it three times) */
     struct entry **slots;
     size_t nslots, used;
-    size_t bytes; /* of the results kept, keys included */
+    struct chunk *chunks; /* the newest first: entries are cut from it */
+    size_t bytes;         /* of the chunks, CHUNK each */
+    unsigned long starts; /* how many times it started over (entry_alloc) */
 };
 
 static void key_add(vs_result_key *k, const void *p, size_t n)
@@ -90,15 +105,49 @@ vs_result_memo *vs_result_memo_new(void)
     return calloc(1, sizeof(vs_result_memo));
 }
 
+static void chunks_free(vs_result_memo *m)
+{
+    while (m->chunks) {
+        struct chunk *next = m->chunks->next;
+        free(m->chunks);
+        m->chunks = next;
+    }
+    m->bytes = 0;
+}
+
 void vs_result_memo_free(vs_result_memo *m)
 {
-    size_t i;
     if (!m)
         return;
-    for (i = 0; i < m->nslots; i++)
-        free(m->slots[i]);
+    chunks_free(m);
     free(m->slots);
     free(m);
+}
+
+/* Room for an entry of n bytes (its header included), or NULL: past
+ * VS_RESULT_MEMO_BYTES the memo drops every result and starts again (what
+ * was written over, or pushed out of its slots, is only reclaimed so), or
+ * memory is short. */
+static struct entry *entry_alloc(vs_result_memo *m, size_t n)
+{
+    struct chunk *c = m->chunks;
+    n = (n + sizeof(uint64_t) - 1) & ~(sizeof(uint64_t) - 1); /* the next entry aligned */
+    if (!c || CHUNK - sizeof *c - c->used < n) {
+        if (m->bytes + CHUNK > VS_RESULT_MEMO_BYTES) {
+            chunks_free(m);
+            memset(m->slots, 0, m->nslots * sizeof *m->slots);
+            m->used = 0;
+            m->starts++;
+        }
+        if (!(c = malloc(CHUNK)))
+            return NULL;
+        c->next = m->chunks;
+        c->used = 0;
+        m->chunks = c;
+        m->bytes += CHUNK;
+    }
+    c->used += n;
+    return (struct entry *)(c->bytes + c->used - n);
 }
 
 /* Doubles the slots (from 256), each kept result moved near its new slot
@@ -117,11 +166,8 @@ static void grow(vs_result_memo *m)
             continue;
         for (j = 0; j < PROBES && to[(e->hash + j) & (n - 1)]; j++)
             ;
-        if (j == PROBES) {
-            m->bytes -= e->key_len + e->len;
-            free(e);
-            continue;
-        }
+        if (j == PROBES)
+            continue; /* its place is reclaimed when the memo starts over */
         to[(e->hash + j) & (n - 1)] = e;
         m->used++;
     }
@@ -184,14 +230,12 @@ void vs_result_memo_put(vs_result_memo *m, vs_result_key *k, const vs_bundle *b)
     if (*s && (*s)->key_len + (*s)->len == k->len + b->len) {
         e = *s;
     } else {
-        size_t was = *s ? (*s)->key_len + (*s)->len : 0;
-        if (m->bytes - was + k->len + b->len > VS_RESULT_MEMO_BYTES ||
-            !(e = malloc(sizeof *e + k->len + b->len + 1)))
+        unsigned long starts = m->starts;
+        if (!(e = entry_alloc(m, sizeof *e + k->len + b->len + 1)))
             return;
-        m->bytes += k->len + b->len - was;
-        if (*s)
-            free(*s);
-        else
+        if (m->starts != starts) /* every slot is empty now: s among them */
+            s = slot_of(m, h, k, &found);
+        if (!*s)
             m->used++;
         *s = e;
     }

@@ -7,9 +7,10 @@
  * input is a different key, never a stale result.
  *
  * The memo is a hash table of at most VS_RESULT_MEMO_SLOTS slots holding at
- * most VS_RESULT_MEMO_BYTES, none a result over VS_RESULT_MEMO_MAX bytes: a key is looked for near
- * the slot its hash picks, and a new one, with no room there, takes the place of an old one. A
- * session holds one (lang/verb_ctx.c), freed with it. */
+ * most VS_RESULT_MEMO_BYTES, none a result over VS_RESULT_MEMO_MAX bytes: a
+ * key is looked for near the slot its hash picks, and a new one, with no room
+ * there, takes the place of an old one. Full, it starts over empty. A session
+ * holds one (lang/verb_ctx.c), freed with it. */
 #ifndef VS_RENDER_RESULT_MEMO_H
 #define VS_RENDER_RESULT_MEMO_H
 
@@ -51,7 +52,8 @@ void vs_result_memo_free(vs_result_memo *m);
 vs_bundle *vs_result_memo_get(vs_result_memo *m, vs_result_key *k);
 /* Keeps a copy of b under k, in place of what k's slot held. Best effort:
  * nothing is kept for NULL m or b, k over, a result over VS_RESULT_MEMO_MAX,
- * a new one past VS_RESULT_MEMO_BYTES in all, or memory short. */
+ * or memory short. A new one past VS_RESULT_MEMO_BYTES in all (results
+ * written over count until then) drops every result kept before it. */
 void vs_result_memo_put(vs_result_memo *m, vs_result_key *k, const vs_bundle *b);
 
 #endif

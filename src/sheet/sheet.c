@@ -445,14 +445,6 @@ json_t *vs_sheet_component(const json_t *sheet, const char *name)
     return i < 0 ? NULL : json_array_get(comps, (size_t)i);
 }
 
-/* A JSON string of s, or null for NULL. Strings come from the person's cells
- * and records, which the parser and the loader have checked as UTF-8; a bad
- * one still fails here rather than reaching the record. */
-static json_t *str_or_null(const char *s)
-{
-    return s ? vs_json_stringn(s, strlen(s)) : json_null();
-}
-
 /* v (a JSON string, or NULL for null) says s (NULL for null). */
 static int same_text(const json_t *v, const char *s)
 {
@@ -505,11 +497,22 @@ static void view_of_built(vs_component_view *v, json_t *const vals[LAYOUT_KEYS],
     v->value = known ? bytes : 0;
 }
 
+/* A new string of s (n bytes; null for NULL). Strings come from the
+ * person's cells and records, which the parser and the loader have checked
+ * as UTF-8; a bad one still fails here rather than reaching the record,
+ * unless words says its strings are a parsed cell's (.checked). */
+static json_t *text_of(const vs_component_words *words, const char *s, size_t n)
+{
+    if (!s)
+        return json_null();
+    return words && words->checked ? json_stringn_nocheck(s, n) : vs_json_stringn(s, n);
+}
+
 /* The string words gives for s, else a new one (null for NULL). */
 static json_t *word_or_new(const vs_component_words *words, const char *s)
 {
     json_t *w = s && words ? words->word(words->data, s) : NULL;
-    return w ? json_incref(w) : str_or_null(s);
+    return w ? json_incref(w) : text_of(words, s, s ? strlen(s) : 0);
 }
 
 int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out, json_t *sheet,
@@ -571,11 +574,11 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
         return 0;
     }
     /* key by key in the layout's order; json_pack parsed its format each time */
-    vals[0] = vs_json_stringn(name, name_len);
+    vals[0] = text_of(words, name, name_len);
     vals[1] = known ? json_integer((json_int_t)bytes) : json_null();
     vals[2] = word_or_new(words, status);
-    vals[3] = str_or_null(source);
-    vals[4] = str_or_null(phase);
+    vals[3] = text_of(words, source, source ? strlen(source) : 0);
+    vals[4] = text_of(words, phase, phase ? strlen(phase) : 0);
     vals[5] = word_or_new(words, cls);
     c = json_object();
     for (k = 0; k < LAYOUT_KEYS; k++) {

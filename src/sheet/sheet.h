@@ -158,6 +158,11 @@ typedef struct vs_component_words {
      * components in the order they are stored, so this spares the index's
      * hashed lookup; any other place falls back to it. */
     size_t hint;
+    /* 1 when the name and the strings given with words are already known to
+     * be UTF-8 without NUL (a parsed cell's words: the parser checks the
+     * whole cell before reading it), so that they are not checked again:
+     * two checks a `reserve` line. 0: each is checked, and a bad one fails. */
+    int checked;
 } vs_component_words;
 /* words (may be NULL): where the strings come from that many components
  * share, their status and class (a cell's `reserve` lines): a component

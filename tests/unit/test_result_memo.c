@@ -191,6 +191,53 @@ START_TEST(a_grown_memo_keeps_every_result_under_its_key)
 }
 END_TEST
 
+/* A result written over again and again by one of another size (a cell
+ * edited in one word for a long session) leaves its old places unused until
+ * the memo is full: it then starts over, so that new results are still kept
+ * (those from before are gone), and each key still gives its own result. */
+static vs_bundle *filled(char c, size_t n)
+{
+    vs_buf b = VS_BUF_INIT;
+    vs_buf_fill(&b, c, n);
+    return vs_bundle_from_buf(&b);
+}
+
+START_TEST(a_full_memo_starts_over)
+{
+    vs_result_memo *m = vs_result_memo_new();
+    vs_result_key k;
+    vs_bundle *b = bundle_of("{\"first\":1}"), *got;
+    int i;
+    key_of(&k, "reserve", "first", "s", 1);
+    vs_result_memo_put(m, &k, b);
+    vs_bundle_free(b);
+    ck_assert(gives(m, "reserve", "first", "s", 1, "{\"first\":1}"));
+    /* 3,000 and 3,001 bytes in turn under one key: 12,000 of them are twice
+     * the memo's bytes */
+    for (i = 0; i < 12000; i++) {
+        b = filled(i % 2 ? 'b' : 'a', 3000 + (size_t)(i % 2));
+        key_of(&k, "reserve", "edited", "s", 1);
+        vs_result_memo_put(m, &k, b);
+        vs_bundle_free(b);
+    }
+    ck_assert_int_gt(12000 * 3000, 2 * (int)VS_RESULT_MEMO_BYTES);
+    key_of(&k, "reserve", "edited", "s", 1);
+    got = vs_result_memo_get(m, &k);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(got->len, 3001); /* the last one, i = 11,999 */
+    ck_assert_int_eq(got->json[0], 'b');
+    ck_assert_int_eq(got->json[3000], 'b');
+    vs_bundle_free(got);
+    ck_assert(gives(m, "reserve", "first", "s", 1, NULL)); /* gone when it started over */
+    b = bundle_of("{\"after\":1}");
+    key_of(&k, "reserve", "after", "s", 1);
+    vs_result_memo_put(m, &k, b);
+    vs_bundle_free(b);
+    ck_assert(gives(m, "reserve", "after", "s", 1, "{\"after\":1}"));
+    vs_result_memo_free(m);
+}
+END_TEST
+
 /* every bundle a cell writes, as raw JSON text, in order */
 typedef struct {
     char *json[32];
@@ -324,6 +371,7 @@ int main(void)
     tcase_add_test(tc, a_key_finds_what_was_kept_under_it_only);
     tcase_add_test(tc, what_is_too_long_is_not_kept);
     tcase_add_test(tc, a_grown_memo_keeps_every_result_under_its_key);
+    tcase_add_test(tc, a_full_memo_starts_over);
     tcase_add_test(tc, a_cell_run_again_writes_the_same_bytes);
     tcase_add_test(tc, the_views_a_cell_leaves_follow_the_sheet);
     suite_add_tcase(s, tc);

@@ -434,7 +434,7 @@ static json_t *fixture_word(void *data, const char *word)
 START_TEST(components_hold_the_words_given)
 {
     words_fixture f = {json_string("estimated"), json_string("other"), 0};
-    vs_component_words words = {fixture_word, &f, NULL, 0};
+    vs_component_words words = {fixture_word, &f, NULL, 0, 0};
     json_t *s = vs_sheet_new("words"), *a, *b, *again;
     vs_component_view va, vb;
     vs_error err;
@@ -466,6 +466,40 @@ START_TEST(components_hold_the_words_given)
 }
 END_TEST
 
+/* A caller whose strings are already checked as UTF-8 (a parsed cell's)
+ * says so, and its component is the one a check of each string builds; a
+ * caller that does not say so still has a bad string refused, the sheet
+ * left without it. */
+START_TEST(checked_words_build_the_same_component)
+{
+    words_fixture f = {json_string("estimated"), json_string("other"), 0};
+    vs_component_words checked = {fixture_word, &f, NULL, 0, 1};
+    vs_component_words unchecked = {fixture_word, &f, NULL, 0, 0};
+    json_t *s1 = vs_sheet_new("checked"), *s2 = vs_sheet_new("unchecked"), *a, *b;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_put_component(&a, NULL, NULL, s1, &checked, "kv_\xc3\xbc", 1, 10,
+                                            "estimated", "bench \xc3\xa9", "decode", NULL, &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_put_component(&b, NULL, NULL, s2, &unchecked, "kv_\xc3\xbc", 1, 10,
+                                            "estimated", "bench \xc3\xa9", "decode", NULL, &err),
+                     0);
+    ck_assert(json_equal(a, b));
+    ck_assert_str_eq(json_string_value(json_object_get(a, "name")), "kv_\xc3\xbc");
+    ck_assert_str_eq(json_string_value(json_object_get(a, "source")), "bench \xc3\xa9");
+    ck_assert_str_eq(json_string_value(json_object_get(a, "phase")), "decode");
+    /* a byte that is no UTF-8 (0xff), unchecked: refused, nothing stored */
+    ck_assert_int_lt(vs_sheet_put_component(&b, NULL, NULL, s2, &unchecked, "bad\xff", 1, 10,
+                                            "estimated", NULL, NULL, NULL, &err),
+                     0);
+    ck_assert_ptr_null(vs_sheet_component(s2, "bad\xff"));
+    ck_assert_uint_eq(json_array_size(vs_sheet_array(s2, VS_SK_COMPONENTS)), 1);
+    json_decref(s1);
+    json_decref(s2);
+    json_decref(f.estimated);
+    json_decref(f.other);
+}
+END_TEST
+
 /* What a caller holds of the stored components: the views it hands out
  * (one slot, for the position and object asked), counted. */
 typedef struct {
@@ -491,7 +525,7 @@ static const vs_component_view *fixture_view(void *data, size_t at, const json_t
 START_TEST(a_put_takes_the_place_and_the_view_it_is_given)
 {
     held_fixture f = {{0}, 0, NULL, 0};
-    vs_component_words words = {NULL, &f, fixture_view, 1};
+    vs_component_words words = {NULL, &f, fixture_view, 1, 0};
     json_t *s = vs_sheet_new("held"), *a, *b, *c, *now;
     vs_component_view v;
     size_t at = 99;
@@ -704,6 +738,7 @@ int main(void)
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
     tcase_add_test(tc, measured_components_are_never_overwritten_by_estimates);
+    tcase_add_test(tc, checked_words_build_the_same_component);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
