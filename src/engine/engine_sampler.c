@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "util/checked.h"
 
 /* 2 B of 16-bit logits + 4 B float32 logits + 4 B top-k mask + 4 B softmax */
 #define FLASHINFER_BYTES_PER_ENTRY 14u
@@ -54,7 +55,7 @@ int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_ru
                                            const char *sampler, vs_error *err)
 {
     vs_runtime_shape fwd;
-    uint64_t smp;
+    uint64_t smp, held = 0;
     int rc;
     int triton = sampler && !strcmp(sampler, "triton");
     if (!sampler || !strcmp(sampler, "native") || (triton && s->seqs < TRITON_MIN_ROWS))
@@ -67,30 +68,30 @@ int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_ru
     fwd.sampler_off = 1;
     if ((rc = vs_runtime_estimate_activation(out, &fwd, err)) < 0)
         return rc;
-    smp = s->sampler_off ? 0 : s->seqs * s->vocab * FLASHINFER_BYTES_PER_ENTRY;
-    if (triton) {
-        smp = s->sampler_off
-                  ? 0
-                  : s->seqs * s->vocab * TRITON_BYTES_PER_ENTRY + s->tokens * s->hidden * 2;
-        if (smp > out->bytes) {
-            out->bytes = smp;
-            out->rule = "max_num_seqs x vocab x 14 B + max_num_batched_tokens x hidden x 2 B: "
-                        "the sampler's dummy run through the Triton top-k/top-p kernel "
-                        "(sampler=triton, from 0.17.0: vllm/v1/sample/ops/topk_topp_triton.py, "
-                        "no sort; 16-bit and float32 logits, the softmax and the sampling "
-                        "noise) with the forward pass's output still held "
-                        "(vllm/v1/worker/gpu_model_runner.py profile_run), larger than the "
-                        "forward pass's MLP peak";
-        }
+    if (s->sampler_off)
         return 0;
-    }
+    /* both kernels hold 14 B a sequence and vocabulary entry; Triton's run
+     * also keeps the forward pass's output */
+    if (vs_checked_mul(&smp, s->seqs, s->vocab) ||
+        vs_checked_mul(&smp, smp, triton ? TRITON_BYTES_PER_ENTRY : FLASHINFER_BYTES_PER_ENTRY) ||
+        (triton && (vs_checked_mul(&held, s->tokens, s->hidden) || vs_checked_mul(&held, held, 2) ||
+                    vs_checked_add(&smp, smp, held))))
+        return vs_error_set(err, VS_EUNIT, "the sampler's run does not fit in 64 bits");
     if (smp > out->bytes) {
         out->bytes = smp;
-        out->rule = "max_num_seqs x vocab x 14 B: the sampler's dummy run through FlashInfer's "
-                    "top_k_top_p_sampling_from_logits (sampler=flashinfer: no sort; 16-bit and "
-                    "float32 logits, the top-k mask and the softmax: "
-                    "vllm/v1/sample/ops/topk_topp_sampler.py forward_cuda, flashinfer/"
-                    "sampling.py), larger than the forward pass's MLP peak";
+        out->rule =
+            triton ? "max_num_seqs x vocab x 14 B + max_num_batched_tokens x hidden x 2 B: "
+                     "the sampler's dummy run through the Triton top-k/top-p kernel "
+                     "(sampler=triton, from 0.17.0: vllm/v1/sample/ops/topk_topp_triton.py, "
+                     "no sort; 16-bit and float32 logits, the softmax and the sampling "
+                     "noise) with the forward pass's output still held "
+                     "(vllm/v1/worker/gpu_model_runner.py profile_run), larger than the "
+                     "forward pass's MLP peak"
+                   : "max_num_seqs x vocab x 14 B: the sampler's dummy run through FlashInfer's "
+                     "top_k_top_p_sampling_from_logits (sampler=flashinfer: no sort; 16-bit and "
+                     "float32 logits, the top-k mask and the softmax: "
+                     "vllm/v1/sample/ops/topk_topp_sampler.py forward_cuda, flashinfer/"
+                     "sampling.py), larger than the forward pass's MLP peak";
     }
     /* else the forward rule stands: it says it is larger than the sampler's run */
     return 0;

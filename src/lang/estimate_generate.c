@@ -345,10 +345,11 @@ static int get_rule(const vs_line *line, enum decode_rule *rule, vs_error *err)
     const vs_arg *r = vs_line_pair(line, "rule");
     int flat = vs_line_pair(line, "channels") || vs_line_pair(line, "live");
     /* InvokeAI's measured constant by default: the decoder's tensors alone
-     * (rule=diffusers, implied by blocks=, layers= or attention=) read 20-25%
-     * low against published one-image decodes, the cuDNN workspace left out,
-     * where the constant reads high; a video VAE (Wan 2.1's causal 3D one) is
-     * not diffusers' AutoencoderKL either */
+     * (rule=diffusers, implied by blocks=, layers= or attention=) read low
+     * against every published decode (one image -5% to -8%, four images about
+     * -15%: the cuDNN workspace left out), where the constant reads high; a
+     * video VAE (Wan 2.1's causal 3D one) is not diffusers' AutoencoderKL
+     * either */
     *rule = flat ? RULE_FLAT
             : vs_line_pair(line, "blocks") || vs_line_pair(line, "layers") ||
                     vs_line_pair(line, "attention")
@@ -446,7 +447,10 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
         if (!channels || !live)
             return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                    "channels= and live= must be at least 1");
-        per_pixel = channels * live;
+        per_pixel = channels;
+        if (vs_checked_mul(&per_pixel, channels, live))
+            return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
+                                   "channels= x live= does not fit in 64 bits");
         snprintf(rule_s, sizeof rule_s, "%llu channels x %llu live tensors",
                  (unsigned long long)channels, (unsigned long long)live);
     } else if (rule == RULE_INVOKEAI) {
@@ -514,8 +518,8 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
         notes[0] = rule == RULE_INVOKEAI
                        ? note_invokeai
                        : "rule: channels x live tensors at full resolution for every image, "
-                         "activations only (the default rule=diffusers walks the decoder's "
-                         "tensors instead)";
+                         "activations only (rule=diffusers walks the decoder's tensors "
+                         "instead)";
     }
     snprintf(head, sizeof head, "estimate decode (phase decode): %s", src);
     notes[1] = "what to change when it overflows: pipe.enable_vae_tiling() (tile=512 here: one "
@@ -527,8 +531,7 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
                          "causal video VAEs (Wan 2.1's) decode a few latent frames at a time"
                        : "video: every frame counted at once, an upper bound; causal video VAEs "
                          "(Wan 2.1's) decode a few latent frames at a time, which a measurement "
-                         "shows (rule=invokeai is the default here: a video VAE is not diffusers' "
-                         "AutoencoderKL)";
+                         "shows (a video VAE is not diffusers' AutoencoderKL)";
     return store_emit(
         ctx, sheet, "decode", name, bytes, src, "decode", head, notes,
         json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:s, s:b, s:s?}", "width", (json_int_t)w,

@@ -24,7 +24,8 @@ names say which module they belong to.
           file holds it. OWNER_EXCEPTIONS lists the few declared elsewhere, each
           with why.
   engines no engine's name is compared outside its own files (src/engine/NAME.c,
-          NAME_*.c): a string comparison of an engine expression with a name of
+          NAME_*.c): a string comparison of an engine expression (or of a
+          ->name / .name field) with a name of
           src/engine/engines.def ("none" aside) is a finding; a rule one engine
           has is an optional callback of its row (libgit2's optional odb
           backend slots), read where it is NULL-checked.
@@ -414,9 +415,10 @@ def self_test():
     c = ('/* strcmp(engine, "vllm") in a comment */\n'
          'if (!strcmp(c.engine->name, "vllm") && x)\n'
          'int tf = !strcmp(c->library, "transformers");\n'
-         'if (e && !strcmp(e->engine, "sglang"))\n')
+         'if (e && !strcmp(e->engine, "sglang"))\n'
+         'if (!strcmp(e->name, "vllm"))\n')
     got = engine_compared(c, ["vllm", "sglang", "transformers"])
-    assert got == [(2, "vllm"), (4, "sglang")], got
+    assert got == [(2, "vllm"), (4, "sglang"), (5, "vllm")], got
     nm = ("\ngadget.c.o:\n0000000000000000 T vs_gadget_open\n0000000000000010 D stray_table\n"
           "\nwidget.c.o:\n0000000000000000 B vs_widget_count\n0000000000000000 T helper\n"
           "0000000000000020 B __odr_asan.vs_widget_count\n")
@@ -436,7 +438,7 @@ def engine_names(root):
 def engine_compared(text, names):
     """(line, name) for each comparison in text of an engine expression with a name."""
     text = COMMENT.sub(blank, text)
-    rx = re.compile(r"str(?:n?case)?n?cmp\s*\(([^;]*?engine[^;,]*),\s*\"(%s)\""
+    rx = re.compile(r"str(?:n?case)?n?cmp\s*\(([^;]*?(?:engine|->name|\.name)[^;,]*),\s*\"(%s)\""
                     % "|".join(map(re.escape, names)))
     return [(text.count("\n", 0, m.start()) + 1, m.group(2)) for m in rx.finditer(text)]
 

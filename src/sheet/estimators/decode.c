@@ -10,10 +10,10 @@ const char *const vs_estimate_decode_keys[] = {"rule",     "blocks", "layers", "
 
 const vs_estimator_info vs_estimator_decode = {
     "decode", vs_estimate_decode_keys,
-    "estimate decode [dtype=bf16] [rule=diffusers|invokeai] [blocks=128,256,512,512] [layers=2] "
+    "estimate decode [dtype=bf16] [rule=invokeai|diffusers] [blocks=128,256,512,512] [layers=2] "
     "[attention=sdpa|eager] [tile=N] [slicing=yes|no]",
-    "the VAE decode: the AutoencoderKL decoder's tensors at its peak step (diffusers), or "
-    "InvokeAI's constant measured on reserved memory (rule=invokeai)"};
+    "the VAE decode: InvokeAI's constant measured on reserved memory (the default), or the "
+    "AutoencoderKL decoder's tensors at its peak step (rule=diffusers, a lower bound)"};
 
 int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t width,
                        uint64_t height, unsigned bits, uint64_t per_pixel, vs_error *err)

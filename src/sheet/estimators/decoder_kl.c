@@ -149,9 +149,11 @@ int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_
     if (eager) {
         /* the block's input, the residual, the GroupNorm's output, q, k, v
          * beside two float32 score matrices of tokens^2 an image */
-        uint64_t tokens = (width / side) * (height / side), scores = 8 * batch,
-                 a = 6 * t(top, 0, e);
-        if ((rc = vs_arith_mul(&scores, frames, what, err)) ||
+        uint64_t tokens = width / side, scores = 8, a = t(top, 0, e);
+        if ((rc = vs_arith_mul(&tokens, height / side, what, err)) ||
+            (rc = vs_arith_mul(&scores, batch, what, err)) ||
+            (rc = vs_arith_mul(&a, 6, what, err)) ||
+            (rc = vs_arith_mul(&scores, frames, what, err)) ||
             (rc = vs_arith_mul(&scores, tokens, what, err)) ||
             (rc = vs_arith_mul(&scores, tokens, what, err)) ||
             (rc = vs_arith_mul(&a, batch, what, err)) ||
