@@ -48,7 +48,11 @@ int vs_verb_card_set(json_t *sheet, vs_card_key k, json_t *value_take, vs_error 
     size_t d;
     if (!value_take)
         return vs_error_oom(err);
-    vs_sheet_card_touch(sheet);
+    /* A value equal to the one the card holds (a cell run again) leaves the
+     * card where it was: its generation stays, and what follows the card has
+     * nothing to walk after the line (lang/derive.h). */
+    if (!json_is_object(card) || !json_equal(json_object_get(card, key), value_take))
+        vs_sheet_card_touch(sheet);
     if (!json_is_object(card)) {
         card = json_object();
         if (!card || json_object_set_new(sheet, "card", card)) {

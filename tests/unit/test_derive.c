@@ -249,6 +249,43 @@ START_TEST(a_card_changed_without_its_generation_is_caught)
 }
 END_TEST
 
+/* A card line that writes the value the card holds (a cell run again) leaves
+ * the generation where it was: nothing to follow, and the check mode finds the
+ * card as it saw it. A different value moves it, and the estimate follows:
+ * 2 x 2 layers x 2 heads x 64 x 2 B = 1,024 B a token, x 4,096 then x 8,192. */
+START_TEST(an_equal_card_value_leaves_the_generation)
+{
+    vs_interp *ip;
+    json_t *res, *sheet, *c;
+    json_int_t gen;
+    setenv("VRAMSHEET_CHECK_CARD", "1", 1);
+    ip = vs_interp_new(NULL);
+    res = run_all(ip, "sheet \"q\"\nlength 4096\nconcurrency 1\n"
+                      "estimate kv layers=2 kv_heads=2 head_dim=64");
+    json_decref(res);
+    sheet = json_array_get(ip->sheets, (size_t)ip->current);
+    ck_assert(!vs_sheet_card_unseen(sheet));
+    /* the generation's runtime key (sheet.c), compared before and after */
+    gen = json_integer_value(json_object_get(sheet, "_card_gen"));
+    ck_assert_int_gt(gen, 0);
+    res = run_all(ip, "length 4096\nconcurrency 1");
+    ck_assert_ptr_null(rederived(res));
+    json_decref(res);
+    ck_assert(!vs_sheet_card_unseen(sheet));
+    ck_assert_int_eq(json_integer_value(json_object_get(sheet, "_card_gen")), gen);
+    c = component(ip, "q", "kv_cache");
+    ck_assert_int_eq(bytes_of(c, "bytes"), 1024LL * 4096);
+    json_decref(c);
+    res = run_all(ip, "length 8192");
+    ck_assert_ptr_nonnull(rederived(res));
+    json_decref(res);
+    c = component(ip, "q", "kv_cache");
+    ck_assert_int_eq(bytes_of(c, "bytes"), 1024LL * 8192);
+    json_decref(c);
+    vs_interp_free(ip);
+}
+END_TEST
+
 /* Every row of lang/estimators.def is in the table, in the file's order, found
  * by the word its id spells (the word after `estimate`). */
 START_TEST(the_table_names_every_estimator)
@@ -286,6 +323,7 @@ int main(void)
     tcase_add_test(tc, measured_is_never_recomputed);
     tcase_add_test(tc, the_table_names_every_estimator);
     tcase_add_test(tc, a_card_changed_without_its_generation_is_caught);
+    tcase_add_test(tc, an_equal_card_value_leaves_the_generation);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
