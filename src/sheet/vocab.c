@@ -270,17 +270,29 @@ const vs_vocab_scheme *vs_vocab_scheme_at(size_t k)
     return k < NLLAMA ? &llama_schemes[k] : NULL;
 }
 
+/* 1 when the word w starts s, followed by its end or a space. */
+static int word_starts(const char *w, const char *s)
+{
+    size_t n = strlen(w);
+    return !strncmp(s, w, n) && (s[n] == '\0' || s[n] == ' ');
+}
+
+/* The rows in vs_vocab_scheme_at's order, walked once: asking _at for each k
+ * walks the quantisation rows from their start every time, and `formats` asks
+ * this for every word it reads (most of them plain widths, found nowhere). */
 const vs_vocab_scheme *vs_vocab_scheme_of(const char *s)
 {
-    size_t k, n;
-    const vs_vocab_scheme *sc;
+    size_t i;
+    const vs_vocab_scheme *w;
     if (!s)
         return NULL;
-    for (k = 0; (sc = vs_vocab_scheme_at(k)); k++) {
-        n = strlen(sc->word);
-        if (!strncmp(s, sc->word, n) && (s[n] == '\0' || s[n] == ' '))
-            return sc;
-    }
+    for (i = 0; i < vs_quant_scheme_count(); i++)
+        for (w = vs_quant_scheme_at(i)->words; w && w->word; w++)
+            if (word_starts(w->word, s))
+                return w;
+    for (i = 0; i < NLLAMA; i++)
+        if (word_starts(llama_schemes[i].word, s))
+            return &llama_schemes[i];
     return NULL;
 }
 

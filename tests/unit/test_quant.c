@@ -562,6 +562,34 @@ START_TEST(help_lists_the_schemes)
 }
 END_TEST
 
+/* vs_vocab_scheme_of finds each row of the table by its word, alone or with
+ * keys after a space, as the walk of vs_vocab_scheme_at in its order would
+ * (the first row whose word starts the text); a plain width, a word that only
+ * starts like a scheme, and no text find none. */
+START_TEST(scheme_of_finds_each_row_by_its_word)
+{
+    size_t j, k, n = vs_vocab_scheme_count();
+    char text[64];
+    for (k = 0; k < n; k++) {
+        const vs_vocab_scheme *sc = vs_vocab_scheme_at(k), *first = NULL;
+        for (j = 0; j < n && !first; j++)
+            if (!strcmp(vs_vocab_scheme_at(j)->word, sc->word))
+                first = vs_vocab_scheme_at(j);
+        ck_assert_ptr_eq(vs_vocab_scheme_of(sc->word), first);
+        snprintf(text, sizeof text, "%s bits=4", sc->word);
+        ck_assert_ptr_eq(vs_vocab_scheme_of(text), first);
+        snprintf(text, sizeof text, "%sx", sc->word);
+        ck_assert_ptr_null(vs_vocab_scheme_of(text));
+    }
+    ck_assert_str_eq(vs_vocab_scheme_of("gptq bits=3 group=128")->word, "gptq");
+    ck_assert_str_eq(vs_vocab_scheme_of("tq1_0")->family, "llama.cpp");
+    ck_assert_ptr_null(vs_vocab_scheme_of("bf16"));
+    ck_assert_ptr_null(vs_vocab_scheme_of("int4"));
+    ck_assert_ptr_null(vs_vocab_scheme_of(""));
+    ck_assert_ptr_null(vs_vocab_scheme_of(NULL));
+}
+END_TEST
+
 START_TEST(fit_formats_takes_the_vocabulary)
 {
     /* fit formats= gives each name the weights `formats` gives it: gptq summed
@@ -898,6 +926,7 @@ int main(void)
     tcase_add_test(tc, vllm_undoes_double_quant);
     tcase_add_test(tc, vllm_marlin_drops_zeros_and_g_idx);
     tcase_add_test(tc, plain_words_name_schemes);
+    tcase_add_test(tc, scheme_of_finds_each_row_by_its_word);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
