@@ -180,7 +180,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
     if (!cfg && !pipe && vs_hfcache_is_repo_id(name->value)) {
         vs_error quiet;
         vs_error_clear(&quiet);
-        if (!(snap = calloc(1, sizeof *snap)))
+        if (!(snap = malloc(sizeof *snap))) /* vs_hfcache_find writes every field */
             return vs_error_oom(err);
         if (vs_hfcache_find(snap, name->value, rev ? rev->value : NULL, &quiet) == 0 &&
             vs_pipeline_is_dir(snap->path) && (hf_commit = strdup(snap->commit)))
@@ -197,7 +197,7 @@ int vs_verb_model(vs_ctx *ctx, const vs_line *line, vs_error *err)
         if ((rc = vs_hfcache_model_config(name->value, rev ? rev->value : NULL, &hf_config,
                                           &hf_commit, &hf_note, &hp, &hub, err)) < 0)
             return vs_arg_error(rev ? rev : name, err, rc);
-        if (!hf_config && hf_commit && !pipe && (snap = calloc(1, sizeof *snap))) {
+        if (!hf_config && hf_commit && !pipe && (snap = malloc(sizeof *snap))) {
             /* the Hub's model_index.json: a diffusers pipeline after all */
             vs_error quiet;
             vs_error_clear(&quiet);

@@ -139,7 +139,10 @@ int vs_hfcache_find(vs_hf_snapshot *s, const char *repo_id, const char *revision
     const char *slash = strchr(repo_id, '/');
     char refpath[VS_HF_PATH_MAX + 300];
     int rc;
-    memset(s, 0, sizeof *s);
+    /* every field is a text written whole below: empty ones are what a caller
+     * finds after a failure (zeroing the 12 KiB of paths each time was a
+     * quarter of a `model` line's cost, twice a line) */
+    s->hub[0] = s->repo_dir[0] = s->path[0] = s->commit[0] = s->ref[0] = '\0';
     if (!vs_hfcache_is_repo_id(repo_id))
         return vs_error_set(err, VS_EVALUE, "'%s' is not a Hugging Face repository id (ORG/NAME)",
                             repo_id);

@@ -237,6 +237,39 @@ START_TEST(by_main_and_by_tag)
 }
 END_TEST
 
+/* vs_hfcache_find on a snapshot struct full of junk (the callers no longer
+ * zero it): found, each field is the path built from the hub folder; not
+ * found, or not a repository id, the texts past what was found are empty. */
+START_TEST(find_writes_every_field)
+{
+    vs_hf_snapshot *s = malloc(sizeof *s);
+    char want[600];
+    vs_error e;
+    ck_assert_ptr_nonnull(s);
+    memset(s, 'x', sizeof *s);
+    ck_assert_int_eq(vs_hfcache_find(s, "acme/tiny", "v1.0", &e), 0);
+    ck_assert_str_eq(s->hub, hub);
+    snprintf(want, sizeof want, "%s/models--acme--tiny", hub);
+    ck_assert_str_eq(s->repo_dir, want);
+    snprintf(want, sizeof want, "%s/models--acme--tiny/snapshots/" C2, hub);
+    ck_assert_str_eq(s->path, want);
+    ck_assert_str_eq(s->commit, C2);
+    ck_assert_str_eq(s->ref, "v1.0");
+    memset(s, 'x', sizeof *s);
+    ck_assert_int_eq(vs_hfcache_find(s, "acme/absent", NULL, &e), VS_ENOTFOUND);
+    ck_assert_str_eq(s->commit, "");
+    ck_assert_str_eq(s->path, "");
+    memset(s, 'x', sizeof *s);
+    ck_assert_int_eq(vs_hfcache_find(s, "no-slash", NULL, &e), VS_EVALUE);
+    ck_assert_str_eq(s->hub, "");
+    ck_assert_str_eq(s->repo_dir, "");
+    ck_assert_str_eq(s->path, "");
+    ck_assert_str_eq(s->commit, "");
+    ck_assert_str_eq(s->ref, "");
+    free(s);
+}
+END_TEST
+
 START_TEST(weights_without_from)
 {
     json_t *p;
@@ -509,6 +542,7 @@ int main(void)
     TCase *tc = tcase_create("hfcache");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, by_main_and_by_tag);
+    tcase_add_test(tc, find_writes_every_field);
     tcase_add_test(tc, weights_without_from);
     tcase_add_test(tc, missing_messages);
     tcase_add_test(tc, env_resolution);
