@@ -106,8 +106,12 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
     for (i = 0; i < views->n; i++) {
         const vs_component_view *v = &views->v[i];
         vs_buf why = VS_BUF_INIT;
-        if (!vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED) ||
-            !vs_derived_component_stale(
+        /* the buffer only for a measured one: the rest, most of a long
+         * reserve, pass with a status compared (the envelope is computed by
+         * several verbs a cell) */
+        if (!vs_vocab_status_is(json_string_value(v->status), VS_STATUS_MEASURED))
+            continue;
+        if (!vs_derived_component_stale(
                 sheet, json_array_get(vs_sheet_array(sheet, VS_SK_COMPONENTS), i), &why)) {
             vs_buf_free(&why);
             continue;
