@@ -198,9 +198,11 @@ struct vs_engine {
      * told (NULL: which item the engine estimates). */
     const char *runtime_items_note;
     /* Optional: what the release (the version key) adds on every rank to the
-     * shared non_torch rule (engine/runtime.h), writing why into note (note_size
-     * bytes, "" when it adds none). NULL: nothing. */
-    uint64_t (*non_torch_extra)(const vs_engine_env *e, char *note, size_t note_size);
+     * shared non_torch rule (engine/runtime.h) at e->tp on a GPU of architecture
+     * (the catalogue's word, may be NULL) for a model of hidden (0: unknown),
+     * writing why into note (note_size bytes, "" when it adds none). NULL: nothing. */
+    uint64_t (*non_torch_extra)(const vs_engine_env *e, const char *architecture, uint64_t hidden,
+                                char *note, size_t note_size);
     /* Optional: how the engine lays out quantised weights, from the card's
      * engine keys as written (keys borrowed, may be NULL). NULL: as the
      * checkpoint stores them. */

@@ -58,6 +58,8 @@ static const char *const install_words[] = {"pip", "image", NULL};
  *     8k; 0.11.0 adds the full decode graphs (vllm-project/vllm#25444); from 0.12.0
  *     the sizes step by 16 from 256 (vllm-project/vllm#26016, opened 2025-10-01, not
  *     in 0.11.0, whose logs capture 67 piecewise graphs at 256 sequences);
+ *   ar_fusion: AR+RMSNorm fusion on by default at tp > 1 (vllm-project/vllm#34299,
+ *     0.17.0): FlashInfer's workspace in non_torch (vs_vllm_fusion_workspace);
  *   non_torch_extra: what the release adds to the non-torch figures of 0.11 and
  *     before on every rank (engine_runtime.c). No source read sizes it: 96 MiB from
  *     0.18.0 is fitted on one run (llm-d-planner's 0.18.0 Qwen3-14B at TP 1, 0.25 GiB
@@ -73,6 +75,7 @@ typedef struct vrelease {
     int flashinfer_sampler; /* FlashInfer's sampler by default where importable */
     int pip_flashinfer;     /* `pip install vllm` brings FlashInfer */
     int triton_sampler;     /* the Triton top-k/top-p kernel for 8 rows or more */
+    int ar_fusion;          /* AR+RMSNorm fusion on by default: FlashInfer's workspace */
     int graphs;             /* VS_VLLM_GRAPHS_*: the capture sizes */
     uint64_t non_torch_extra;
     const char *changed; /* what the row changes, with its source (docs, help) */
@@ -85,27 +88,28 @@ typedef struct vrelease {
  * pip wheel, the Triton sampler, the capture sizes, the non-torch term and what
  * changed. The batch defaults and the utilisation are every row's (above). */
 #define VLLM_RELEASES(R)                                                                           \
-    R("0.10.2", NULL, 1, 0, 0, VS_VLLM_GRAPHS_PIECEWISE, 0,                                        \
+    R("0.10.2", NULL, 1, 0, 0, 0, VS_VLLM_GRAPHS_PIECEWISE, 0,                                     \
       "PIECEWISE graphs; FlashInfer's sampler wherever it is importable (the image)")              \
-    R("0.11.0", NULL, 1, 0, 0, VS_VLLM_GRAPHS_FULL, 0,                                             \
+    R("0.11.0", NULL, 1, 0, 0, 0, VS_VLLM_GRAPHS_FULL, 0,                                          \
       "FULL_AND_PIECEWISE: a full decode graph per size up to max_num_seqs "                       \
       "(vllm-project/vllm#25444)")                                                                 \
-    R("0.12.0", NULL, 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0,                                           \
+    R("0.12.0", NULL, 0, 1, 0, 0, VS_VLLM_GRAPHS_STEP16, 0,                                        \
       "FlashInfer's sampler opt-in (vllm-project/vllm#26859) and a pip dependency again "          \
       "(#26443); capture sizes by 16 from 256 (#26016)")                                           \
-    R("0.13.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
-    R("0.14.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
-    R("0.15.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
-    R("0.16.0", "0.12.0", 0, 1, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                                 \
-    R("0.17.0", NULL, 0, 1, 1, VS_VLLM_GRAPHS_STEP16, 0,                                           \
-      "the Triton top-k/top-p kernel in the profiling pass's sampler (vllm-project/vllm#33538)")   \
-    R("0.18.0", NULL, 0, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96),                                     \
+    R("0.13.0", "0.12.0", 0, 1, 0, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                              \
+    R("0.14.0", "0.12.0", 0, 1, 0, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                              \
+    R("0.15.0", "0.12.0", 0, 1, 0, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                              \
+    R("0.16.0", "0.12.0", 0, 1, 0, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                              \
+    R("0.17.0", NULL, 0, 1, 1, 1, VS_VLLM_GRAPHS_STEP16, 0,                                        \
+      "the Triton top-k/top-p kernel in the profiling pass's sampler (vllm-project/vllm#33538); "  \
+      "AR+RMSNorm fusion on by default (#34299): FlashInfer's workspace in non_torch at tp > 1")   \
+    R("0.18.0", NULL, 0, 1, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96),                                  \
       "non_torch + 96 MiB on every rank, fitted on one published run (no source sizes it)")        \
-    R("0.19.0", "0.18.0", 0, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96), NULL)
+    R("0.19.0", "0.18.0", 0, 1, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96), NULL)
 
-#define VLLM_ROW(v, carried, fi, pip, triton, graphs, nt, changed)                                 \
-    {v, carried, 900000, 256, 1024, 2048, 8192, 0, fi, pip, triton, graphs, nt, changed},
-#define VLLM_WORD(v, carried, fi, pip, triton, graphs, nt, changed) v,
+#define VLLM_ROW(v, carried, fi, pip, triton, fusion, graphs, nt, changed)                         \
+    {v, carried, 900000, 256, 1024, 2048, 8192, 0, fi, pip, triton, fusion, graphs, nt, changed},
+#define VLLM_WORD(v, carried, fi, pip, triton, fusion, graphs, nt, changed) v,
 
 static const vrelease releases[] = {VLLM_RELEASES(VLLM_ROW)};
 static const char *const version_words[] = {VLLM_RELEASES(VLLM_WORD) NULL};
@@ -179,7 +183,8 @@ static const vs_engine_key keys[] = {
      "the vLLM release whose defaults apply: gpu_memory_utilization, max_num_seqs, "
      "max_num_batched_tokens, graphs_in_budget and sampler when not written, the CUDA graphs "
      "it captures (PIECEWISE in 0.10.2, FULL_AND_PIECEWISE from 0.11.0, sizes by 16 from 256 "
-     "from 0.12.0) and its non-torch term (+96 MiB from 0.18.0, fitted)"},
+     "from 0.12.0) and its non-torch terms (+96 MiB from 0.18.0, fitted; FlashInfer's "
+     "all-reduce fusion workspace from 0.17.0 at tp > 1 on Hopper)"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
@@ -246,7 +251,10 @@ static const char help[] =
     "2,060 MiB of NVSwitch rings at tp > 2 on SXM boards (the offer's name says which: "
     "\"A100 80GB\" alone does not); Turing 50 MiB and Blackwell 70 MiB at tp 1 only (no "
     "tp > 1 figure); fitted, none for other generations (Volta included); from 0.18.0 + 96 MiB "
-    "on every rank (fitted on one published 0.18.0 run: no source read sizes it). A V0 rank "
+    "on every rank (fitted on one published 0.18.0 run: no source read sizes it); from 0.17.0 "
+    "on Hopper at tp 2, 4 and 8 + FlashInfer's all-reduce fusion workspace, 4 x tp x tokens x "
+    "hidden x 2 B + flags in 2 MiB steps, tokens = min(64, 2 or 0.5 MiB / (hidden x 2 B), "
+    "max_num_batched_tokens) (allreduce_rms_fusion.py, flashinfer/comm/trtllm_ar.py). A V0 rank "
     "past the first runs no sampler, and the engine sizes the pool from the first rank's "
     "larger peak\n"
     "  against 44 published vLLM start-up logs (Turing, Ampere, Ada, Hopper, Blackwell; TP 1 "
@@ -667,6 +675,32 @@ uint64_t vs_vllm_non_torch_extra(const char *release)
     return r ? r->non_torch_extra : 0;
 }
 
+#define ROUND_2M(n) (((n) + MIB(2) - 1) / MIB(2) * MIB(2))
+
+/* FlashInfer's TRT-LLM all-reduce fusion workspace, allocated through CUDA IPC on
+ * every rank when the fusion pass is built (torch's allocator never sees it), so it
+ * falls in non_torch. vllm/compilation/passes/fusion/allreduce_rms_fusion.py
+ * (AllReduceFusionPass, on by default at -O2 from 0.17.0: vllm-project/vllm#34299):
+ * max_token_num = min(FI_ALLREDUCE_FUSION_MAX_SIZE_MB[90][tp] MiB / (hidden x 2 B),
+ * max_num_batched_tokens), the table's Hopper sizes 64, 2 and 0.5 MiB at tp 2, 4 and 8;
+ * flashinfer/comm/trtllm_ar.py trtllm_create_ipc_workspace_for_all_reduce_fusion: a
+ * buffer of tp x tokens x hidden x 2 B, tp x 256 x 4 B of flags and a Lamport buffer
+ * of three times the buffer, each rounded up to 2 MiB (a 16-bit model). */
+uint64_t vs_vllm_fusion_workspace(const char *release, const char *architecture, uint64_t tp,
+                                  uint64_t hidden, uint64_t mnbt)
+{
+    const vrelease *r = release_of(release);
+    uint64_t max_kib = tp == 2 ? 65536 : tp == 4 ? 2048 : tp == 8 ? 512 : 0, tokens, buf;
+    if (!r || !r->ar_fusion || !architecture || strcmp(architecture, "Hopper") || !max_kib ||
+        !hidden)
+        return 0;
+    tokens = (max_kib << 10) / (hidden * 2);
+    if (mnbt && mnbt < tokens)
+        tokens = mnbt;
+    buf = tp * tokens * hidden * 2;
+    return ROUND_2M(buf) + ROUND_2M(tp * 256 * 4) + ROUND_2M(3 * buf);
+}
+
 int vs_vllm_release_at(size_t i, const char **version, const char **carried, const char **changed)
 {
     if (i >= NRELEASES)
@@ -717,19 +751,30 @@ static void defaults(vs_engine_env *e)
     set_default(e, "max_num_batched_tokens", m);
 }
 
-/* The release's non_torch term (its row's non_torch_extra), with why. */
-static uint64_t non_torch_extra(const vs_engine_env *e, char *note, size_t note_size)
+/* The release's non_torch terms (its row's non_torch_extra and FlashInfer's fusion
+ * workspace at e->tp), with why. */
+static uint64_t non_torch_extra(const vs_engine_env *e, const char *architecture, uint64_t hidden,
+                                char *note, size_t note_size)
 {
-    const vs_engine_val *v = vs_engine_get(e, "version");
-    uint64_t extra = v && v->word ? vs_vllm_non_torch_extra(v->word) : 0;
+    const vs_engine_val *v = vs_engine_get(e, "version"),
+                        *m = vs_engine_get(e, "max_num_batched_tokens");
+    const char *w = v ? v->word : NULL;
+    uint64_t extra = w ? vs_vllm_non_torch_extra(w) : 0,
+             ws = w ? vs_vllm_fusion_workspace(w, architecture, e->tp, hidden, m ? m->u : 0) : 0;
+    int n = 0;
     if (note_size)
         note[0] = '\0';
     if (extra)
-        snprintf(note, note_size,
-                 "; + %llu MiB on every rank under vLLM %s (fitted on one published 0.18.0 run; "
-                 "no source sizes it)",
-                 (unsigned long long)(extra >> 20), v->word);
-    return extra;
+        n = snprintf(note, note_size,
+                     "; + %llu MiB on every rank under vLLM %s (fitted on one published 0.18.0 "
+                     "run; no source sizes it)",
+                     (unsigned long long)(extra >> 20), w);
+    if (ws && n >= 0 && (size_t)n < note_size)
+        snprintf(note + n, note_size - (size_t)n,
+                 "; + %llu MiB of FlashInfer's all-reduce fusion workspace at tp %llu "
+                 "(allreduce_rms_fusion.py, vllm-project/vllm#34299)",
+                 (unsigned long long)(ws >> 20), (unsigned long long)e->tp);
+    return extra + ws;
 }
 
 const vs_engine vs_engine_vllm = {

@@ -34,6 +34,13 @@ int vs_vllm_graphs(const char *release);
  * bytes (0 for a release the table does not model). */
 uint64_t vs_vllm_non_torch_extra(const char *release);
 
+/* FlashInfer's all-reduce fusion workspace `release` allocates outside torch's
+ * allocator on every rank at tensor parallelism tp on a GPU of `architecture` (the
+ * catalogue's word), for a 16-bit model of `hidden` with max_num_batched_tokens mnbt
+ * (0: unbounded), in bytes: 0 before 0.17.0, at tp 1, or off vLLM's Hopper sizes. */
+uint64_t vs_vllm_fusion_workspace(const char *release, const char *architecture, uint64_t tp,
+                                  uint64_t hidden, uint64_t mnbt);
+
 /* The table's releases, oldest first: the i-th release's version, the release it
  * carries unchanged (NULL: it changes something) and what it changes (NULL when
  * carried). 0 past the last. */

@@ -217,7 +217,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
     vs_fit_ctx c;
     vs_error e2;
     vs_buf said = VS_BUF_INIT, why = VS_BUF_INIT;
-    char src[640];
+    char src[800];
     int rc, stored = 0;
     const vs_engine_val *mnbt, *seqs, *smp;
     if ((rc = vs_line_check_keys(line, keys, err)) < 0)
@@ -295,9 +295,10 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         char gpu[160];
         const char *arch = offer_architecture(sheet, gpu, sizeof gpu);
         if (vs_runtime_estimate_context(&est, arch, gpu, c.env.tp, &e2) == 0) {
-            char term[200] = "";
+            char term[320] = "";
             est.bytes += c.engine->non_torch_extra
-                             ? c.engine->non_torch_extra(&c.env, term, sizeof term)
+                             ? c.engine->non_torch_extra(&c.env, arch, arch_uint(sheet, "hidden"),
+                                                         term, sizeof term)
                              : 0;
             snprintf(src, sizeof src,
                      EST_SOURCE "%s (%s)%s; within %.0f%% of the published figures above 0.1 "

@@ -1488,6 +1488,54 @@ START_TEST(engine_estimate_items)
 }
 END_TEST
 
+/* estimate=yes at TP 2 on two H100 SXM boards (NVLink) under the default release
+ * (0.19.0): non_torch = Hopper's 160 MiB + 403 MiB of NVLink buffers at tp 2 + 0.18.0's
+ * 96 MiB + FlashInfer's all-reduce fusion workspace for hidden 4096 at 8192 batched
+ * tokens (min(64 MiB / (4096 x 2 B), 8192) = 8192 tokens: 2 x 8192 x 4096 x 2 B = 128
+ * MiB, flags 2 MiB, Lamport 384 MiB: 514 MiB) = 1,173 MiB; 0.16.0 builds no workspace
+ * and takes no 0.18.0 term: 563 MiB. */
+START_TEST(engine_estimate_fusion_workspace)
+{
+    char path[200];
+    char cell[512];
+    json_t *c;
+    size_t i;
+    int seen = 0;
+    ck_assert_int_eq(
+        vs_test_tmp_write(
+            path, sizeof path, "vs-engine-cfg-XXXXXX",
+            "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+            "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+            "\"vocab_size\": 128256, \"tie_word_embeddings\": false}"),
+        0);
+    snprintf(cell, sizeof cell,
+             "sheet \"est2\"\nmodel llama config=%s\nformat bf16\ntask inference\n"
+             "length 8192\nconcurrency 8\nplacement tensor gpus=2\ngpu \"H100 SXM\" cards=2\n"
+             "engine vllm estimate=yes\nenvelope",
+             path);
+    run_ok(cell);
+    unlink(path);
+    json_array_foreach(json_object_get(lastp(), "components"), i, c)
+    {
+        if (strcmp(sval(c, "name"), "non_torch"))
+            continue;
+        ck_assert_int_eq(ival(c, "bytes"), 1173 * (long long)MIB);
+        ck_assert(strstr(sval(c, "source"), "514 MiB of FlashInfer's all-reduce fusion") != NULL);
+        seen++;
+    }
+    ck_assert_int_eq(seen, 1);
+    run_ok("engine vllm version=0.16.0\nenvelope");
+    json_array_foreach(json_object_get(lastp(), "components"), i,
+                       c) if (!strcmp(sval(c, "name"), "non_torch"))
+    {
+        ck_assert_int_eq(ival(c, "bytes"), 563 * (long long)MIB);
+        ck_assert(strstr(sval(c, "source"), "FlashInfer") == NULL);
+        seen++;
+    }
+    ck_assert_int_eq(seen, 2);
+}
+END_TEST
+
 /* A GPU named on the fit line that is no offer comes from the catalogue, with its
  * nvidia-smi total (basis "device"); vLLM schedules at most max_num_seqs at once. */
 START_TEST(fit_named_gpu_and_seq_limit)
@@ -1605,6 +1653,7 @@ static Suite *suite(void)
     tcase_add_test(t, activation_rule);
     tcase_add_test(t, candidates_agree_with_fit);
     tcase_add_test(t, engine_estimate_items);
+    tcase_add_test(t, engine_estimate_fusion_workspace);
     tcase_add_test(t, fit_named_gpu_and_seq_limit);
     suite_add_tcase(s, t);
     return s;

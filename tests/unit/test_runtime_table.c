@@ -11,7 +11,8 @@
  *   with the sampler its release takes under its install (FlashInfer's for 0.10.2 and
  *   0.11.0 in the vllm/vllm-openai image: vllm/v1/sample/ops/topk_topp_sampler.py;
  *   the Triton kernel from 0.17.0: topk_topp_triton.py; the native sort otherwise),
- *   and its non_torch with the release's term (+96 MiB from 0.18.0).
+ *   and its non_torch with the release's terms (+96 MiB from 0.18.0; FlashInfer's
+ *   all-reduce fusion workspace from 0.17.0 at TP 2, 4 and 8 on Hopper).
  * - One row worked by hand: eight A100-SXM4-40GB at TP 8 (aws-samples/aws-ai-ml-
  *   workshop-kr's DeepSeek-Coder-V2-Lite, vLLM 0.7.1, a further rank's line, 2.10 GiB
  *   and 0.36 GiB printed): non_torch = Ampere's 90 MiB + 2,060 MiB of NVSwitch rings =
@@ -240,6 +241,40 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
 }
 END_TEST
 
+/* FlashInfer's all-reduce fusion workspace (engine/vllm.c, from allreduce_rms_fusion.py
+ * and flashinfer/comm/trtllm_ar.py), by hand for the 0.19.0 rows of llm-d-planner's
+ * TP table (8192 batched tokens):
+ * - Llama-3.1-8B (hidden 4096) at TP 2: 64 MiB / (4096 x 2 B) = 8192 tokens, min with
+ *   8192; buffer 2 x 8192 x 4096 x 2 = 128 MiB, flags 2 x 256 x 4 = 2 KiB -> 2 MiB,
+ *   Lamport 3 x 128 = 384 MiB: 514 MiB. With 2048 batched tokens: 32 + 2 + 96 = 130 MiB.
+ * - Qwen2.5-7B (hidden 3584) at TP 2: 67,108,864 / 7168 = 9362 tokens, min 8192;
+ *   buffer 2 x 8192 x 3584 x 2 = 112 MiB, + 2 + 336 = 450 MiB.
+ * - at TP 4, 2 MiB: 2,097,152 / 8192 = 256 tokens, buffer 4 x 256 x 4096 x 2 = 8 MiB,
+ *   + 2 + 24 = 34 MiB; Qwen2.5: 2,097,152 / 7168 = 292 tokens, 4 x 292 x 3584 x 2 =
+ *   8,372,224 B -> 8 MiB, 3 x that 25,116,672 B -> 24 MiB (2 MiB steps): 34 MiB.
+ * - at TP 8, 0.5 MiB: 524,288 / 8192 = 64 tokens, 8 x 64 x 4096 x 2 = 4 MiB, + 2 + 12.
+ * - none before 0.17.0, at TP 1, at TP 3 (no table entry), or off Hopper.
+ * With Hopper's 160 + 403 MiB at TP 2 and 0.18.0's 96 MiB the TP 2 rows read 1,173 and
+ * 1,109 MiB for 2.07 and 2.06 GiB printed (2,120 and 2,109 MiB): -44.7% and -47.4%,
+ * still marked misses. */
+START_TEST(fusion_workspace_by_hand)
+{
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 2, 4096, 8192), 514 * MIB);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 2, 4096, 2048), 130 * MIB);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 2, 3584, 8192), 450 * MIB);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 4, 4096, 8192), 34 * MIB);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 4, 3584, 8192), 34 * MIB);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.17.0", "Hopper", 8, 4096, 8192), 18 * MIB);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.16.0", "Hopper", 2, 4096, 8192), 0);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.11.0", "Hopper", 2, 4096, 8192), 0);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 1, 4096, 8192), 0);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 3, 4096, 8192), 0);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Ampere", 2, 4096, 8192), 0);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", NULL, 2, 4096, 8192), 0);
+    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.9.9", "Hopper", 2, 4096, 8192), 0);
+}
+END_TEST
+
 START_TEST(pcie_ranks_without_a_figure_are_refused)
 {
     vs_runtime_estimate est;
@@ -307,7 +342,15 @@ START_TEST(vllm_release_table_in_docs)
                      vs_vllm_sampler(v, 0));
             ck_assert_str_eq(cell[1], want);
         }
-        ck_assert_str_eq(cell[3], vs_vllm_non_torch_extra(v) ? "+ 96 MiB, fitted" : "0");
+        /* the fitted term, and FlashInfer's fusion workspace where the release builds it */
+        snprintf(want, sizeof want, "%s%s%s", vs_vllm_non_torch_extra(v) ? "+ 96 MiB, fitted" : "",
+                 vs_vllm_non_torch_extra(v) && vs_vllm_fusion_workspace(v, "Hopper", 2, 4096, 0)
+                     ? "; "
+                     : "",
+                 vs_vllm_fusion_workspace(v, "Hopper", 2, 4096, 0)
+                     ? "+ FlashInfer's fusion workspace at tp > 1 (Hopper)"
+                     : "");
+        ck_assert_str_eq(cell[3], want[0] ? want : "0");
         if (vs_vllm_non_torch_extra(v))
             ck_assert_uint_eq(vs_vllm_non_torch_extra(v), 96 * MIB);
         i++;
@@ -323,6 +366,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("table");
     tcase_add_test(t, rows_parse_and_stay_within_stated_errors);
     tcase_add_test(t, pcie_ranks_without_a_figure_are_refused);
+    tcase_add_test(t, fusion_workspace_by_hand);
     tcase_add_test(t, vllm_release_table_in_docs);
     suite_add_tcase(s, t);
     return s;
