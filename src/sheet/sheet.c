@@ -511,7 +511,7 @@ static json_t *text_of(const vs_component_words *words, const char *s, size_t n)
 /* The string words gives for s, else a new one (null for NULL). */
 static json_t *word_or_new(const vs_component_words *words, const char *s)
 {
-    json_t *w = s && words ? words->word(words->data, s) : NULL;
+    json_t *w = s && words && words->word ? words->word(words->data, s) : NULL;
     return w ? json_incref(w) : text_of(words, s, s ? strlen(s) : 0);
 }
 
@@ -529,7 +529,10 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at_out
     json_t *arr = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c, *index = NULL;
     json_t *vals[LAYOUT_KEYS];
     const size_t name_len = strlen(name);
-    json_t *hinted = words ? json_array_get(arr, words->hint) : NULL;
+    /* the hint is taken only while the index covers every component, which
+     * it does only when no name is there twice: with a name twice, the
+     * first one is the component (find_component), whatever the hint says */
+    json_t *hinted = words && index_of(sheet, arr) ? json_array_get(arr, words->hint) : NULL;
     /* the caller's view of the hinted component names it without a walk
      * into the object's keys */
     const vs_component_view *held =

@@ -145,7 +145,8 @@ int vs_sheet_set_component(json_t *sheet, const char *name, int known, uint64_t 
  * component that already holds exactly these fields is kept as it is (*out is
  * that object): a cell run again rebuilds nothing. */
 typedef struct vs_component_words {
-    /* A JSON string of word (borrowed), or NULL for none */
+    /* A JSON string of word (borrowed), or NULL for none (the function may be
+     * NULL: every string is made anew) */
     json_t *(*word)(void *data, const char *word);
     void *data;
     /* The view of c, component at of the sheet, when the caller holds one

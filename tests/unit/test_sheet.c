@@ -582,6 +582,30 @@ START_TEST(a_put_takes_the_place_and_the_view_it_is_given)
 }
 END_TEST
 
+/* A sheet with a name twice (a record may hold one): the put goes to the first
+ * of that name, as the lookup by name does, whatever the hint says. */
+START_TEST(a_name_twice_puts_to_the_first_whatever_the_hint)
+{
+    vs_component_words words = {NULL, NULL, NULL, 2, 0};
+    json_t *s = vs_sheet_new("twice"), *comps, *dup, *now;
+    size_t at = 99;
+    vs_error err;
+    ck_assert_int_eq(vs_sheet_set_component(s, "a", 1, 10, "estimated", NULL, NULL, NULL, &err), 0);
+    ck_assert_int_eq(vs_sheet_set_component(s, "b", 1, 20, "estimated", NULL, NULL, NULL, &err), 0);
+    comps = vs_sheet_array(s, VS_SK_COMPONENTS);
+    ck_assert_ptr_nonnull(dup = json_deep_copy(json_array_get(comps, 0)));
+    json_object_set_new(dup, "bytes", json_integer(99));
+    ck_assert_int_eq(json_array_append_new(comps, dup), 0);
+    ck_assert_int_eq(vs_sheet_put_component(&now, NULL, &at, s, &words, "a", 1, 55, "estimated",
+                                            NULL, NULL, NULL, &err),
+                     0);
+    ck_assert_uint_eq(at, 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(comps, 0), "bytes")), 55);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(comps, 2), "bytes")), 99);
+    json_decref(s);
+}
+END_TEST
+
 /* The card's generation, as what follows the card reads it: a new sheet is
  * unseen until seen, every touch makes it unseen again (twice in a row too),
  * a snapshot taken while seen stays seen when the sheet it was taken from is
@@ -734,6 +758,7 @@ int main(void)
     tcase_add_test(tc, the_card_generation_says_unseen_after_each_touch);
     tcase_add_test(tc, components_hold_the_words_given);
     tcase_add_test(tc, a_put_takes_the_place_and_the_view_it_is_given);
+    tcase_add_test(tc, a_name_twice_puts_to_the_first_whatever_the_hint);
     tcase_add_test(tc, fields_write_the_sheet_as_stored);
     tcase_add_test(tc, non_ascii_titles_keep_distinct_ids);
     tcase_add_test(tc, id_validity);
