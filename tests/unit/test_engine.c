@@ -1382,6 +1382,19 @@ START_TEST(activation_rule)
 }
 END_TEST
 
+/* A Llama-3-8B config.json in a temporary file (path, size bytes): hidden 4096,
+ * intermediate 14336, 32 layers, 32 heads, 8 KV heads, vocab 128256. */
+static void write_llama3_8b_config(char *path, size_t size)
+{
+    ck_assert_int_eq(
+        vs_test_tmp_write(
+            path, size, "vs-engine-cfg-XXXXXX",
+            "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+            "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+            "\"vocab_size\": 128256, \"tie_word_embeddings\": false}"),
+        0);
+}
+
 /* estimate=yes through the verbs: a Llama-3-8B config.json (hidden 4096, intermediate
  * 14336, vocab 128256); on the catalogue's H100 SXM the release schedules 1024
  * sequences and 8192 tokens, so the sampler's run is the peak; the default release
@@ -1396,13 +1409,7 @@ START_TEST(engine_estimate_items)
     json_t *comps, *c;
     size_t i;
     int seen = 0;
-    ck_assert_int_eq(
-        vs_test_tmp_write(
-            path, sizeof path, "vs-engine-cfg-XXXXXX",
-            "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
-            "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
-            "\"vocab_size\": 128256, \"tie_word_embeddings\": false}"),
-        0);
+    write_llama3_8b_config(path, sizeof path);
     snprintf(cell, sizeof cell,
              "sheet \"est\"\nmodel llama config=%s\nformat bf16\ntask inference\n"
              "length 8192\nconcurrency 8\ngpu \"H100 SXM\"\nengine vllm estimate=yes\nenvelope",
@@ -1501,13 +1508,7 @@ START_TEST(engine_estimate_fusion_workspace)
     json_t *c;
     size_t i;
     int seen = 0;
-    ck_assert_int_eq(
-        vs_test_tmp_write(
-            path, sizeof path, "vs-engine-cfg-XXXXXX",
-            "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
-            "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
-            "\"vocab_size\": 128256, \"tie_word_embeddings\": false}"),
-        0);
+    write_llama3_8b_config(path, sizeof path);
     snprintf(cell, sizeof cell,
              "sheet \"est2\"\nmodel llama config=%s\nformat bf16\ntask inference\n"
              "length 8192\nconcurrency 8\nplacement tensor gpus=2\ngpu \"H100 SXM\" cards=2\n"
