@@ -198,11 +198,11 @@ struct vs_engine {
      * told (NULL: which item the engine estimates). */
     const char *runtime_items_note;
     /* Optional: what the release (the version key) adds on every rank to the
-     * shared non_torch rule (engine/runtime.h) at e->tp on a GPU of architecture
-     * (the catalogue's word, may be NULL) for a model of hidden (0: unknown),
-     * writing why into note (note_size bytes, "" when it adds none). NULL: nothing. */
-    uint64_t (*non_torch_extra)(const vs_engine_env *e, const char *architecture, uint64_t hidden,
-                                char *note, size_t note_size);
+     * shared non_torch rule (vs_runtime_estimate_context) at e->tp on a GPU of
+     * architecture (the catalogue's word, may be NULL), writing why into note
+     * (note_size bytes, "" when it adds none). NULL: nothing. */
+    uint64_t (*non_torch_extra)(const vs_engine_env *e, const char *architecture, char *note,
+                                size_t note_size);
     /* Optional: how the engine lays out quantised weights, from the card's
      * engine keys as written (keys borrowed, may be NULL). NULL: as the
      * checkpoint stores them. */
@@ -327,6 +327,11 @@ int vs_runtime_estimate_activation_sampler(vs_runtime_estimate *out, const vs_ru
  * architecture, or a tp > 1 on one, without published figures. */
 int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architecture, const char *gpu,
                                 uint64_t tp, vs_error *err);
+/* What a group of two ranks adds over vs_runtime_estimate_context's tp 2 figure when
+ * it takes the buffers of larger groups (the NVLink rings and 2 x 32 MiB of NVLS), on
+ * an architecture whose rule gives tp 2 its own term (Hopper), in bytes; 0 elsewhere. A
+ * release that does so says it (engine/vllm.c). */
+uint64_t vs_engine_context_pair_as_group(const char *architecture);
 /* 1 when a GPU's name says a PCIe card (or a bridged pair, a workstation card: "L4",
  * "RTX 4090", "H100 PCIe"), whose links to its peers are PCIe; 0 for an SXM board and a
  * name that says neither ("H200", "A100 80GB") or NULL. */

@@ -273,6 +273,17 @@ int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architectu
                         architecture ? architecture : "(unknown)");
 }
 
+uint64_t vs_engine_context_pair_as_group(const char *architecture)
+{
+    size_t i;
+    for (i = 0; architecture && i < sizeof ctx_rules / sizeof ctx_rules[0]; i++) {
+        const struct ctxrule *r = &ctx_rules[i];
+        if (!strcasecmp(architecture, r->arch) && r->link2 && r->nvls && r->link > r->link2)
+            return r->link + 2 * ((uint64_t)32 << 20) - r->link2;
+    }
+    return 0;
+}
+
 int vs_engine_board_pcie(const char *gpu)
 {
     return board_of(gpu) == BOARD_PCIE;

@@ -58,8 +58,11 @@ static const char *const install_words[] = {"pip", "image", NULL};
  *     8k; 0.11.0 adds the full decode graphs (vllm-project/vllm#25444); from 0.12.0
  *     the sizes step by 16 from 256 (vllm-project/vllm#26016, opened 2025-10-01, not
  *     in 0.11.0, whose logs capture 67 piecewise graphs at 256 sequences);
- *   ar_fusion: AR+RMSNorm fusion on by default at tp > 1 (vllm-project/vllm#34299,
- *     0.17.0): FlashInfer's workspace in non_torch (vs_vllm_fusion_workspace);
+ *   pair_as_group: a group of two ranks on Hopper takes the NVLink rings and NVLS
+ *     buffers of larger groups (engine_runtime.c vs_engine_context_pair_as_group),
+ *     fitted on 0.19.0's four published TP 2 and TP 4 runs, where 0.11's image printed
+ *     a TP 2 term a quarter the size; no source read sizes it, and the release that
+ *     changed it between 0.11.0 and 0.19.0 is not known, so only 0.19.0 takes it;
  *   non_torch_extra: what the release adds to the non-torch figures of 0.11 and
  *     before on every rank (engine_runtime.c). No source read sizes it: 96 MiB from
  *     0.18.0 is fitted on one run (llm-d-planner's 0.18.0 Qwen3-14B at TP 1, 0.25 GiB
@@ -75,7 +78,7 @@ typedef struct vrelease {
     int flashinfer_sampler; /* FlashInfer's sampler by default where importable */
     int pip_flashinfer;     /* `pip install vllm` brings FlashInfer */
     int triton_sampler;     /* the Triton top-k/top-p kernel for 8 rows or more */
-    int ar_fusion;          /* AR+RMSNorm fusion on by default: FlashInfer's workspace */
+    int pair_as_group;      /* tp 2 takes the buffers of larger groups (Hopper) */
     int graphs;             /* VS_VLLM_GRAPHS_*: the capture sizes */
     uint64_t non_torch_extra;
     const char *changed; /* what the row changes, with its source (docs, help) */
@@ -85,7 +88,8 @@ typedef struct vrelease {
 
 /* The one declaration of the releases: each row's version, the release it carries
  * (NULL: it changes something), FlashInfer's sampler by default, FlashInfer in the
- * pip wheel, the Triton sampler, the capture sizes, the non-torch term and what
+ * pip wheel, the Triton sampler, a TP 2 group's buffers, the capture sizes, the
+ * non-torch term and what
  * changed. The batch defaults and the utilisation are every row's (above). */
 #define VLLM_RELEASES(R)                                                                           \
     R("0.10.2", NULL, 1, 0, 0, 0, VS_VLLM_GRAPHS_PIECEWISE, 0,                                     \
@@ -100,16 +104,17 @@ typedef struct vrelease {
     R("0.14.0", "0.12.0", 0, 1, 0, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                              \
     R("0.15.0", "0.12.0", 0, 1, 0, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                              \
     R("0.16.0", "0.12.0", 0, 1, 0, 0, VS_VLLM_GRAPHS_STEP16, 0, NULL)                              \
-    R("0.17.0", NULL, 0, 1, 1, 1, VS_VLLM_GRAPHS_STEP16, 0,                                        \
-      "the Triton top-k/top-p kernel in the profiling pass's sampler (vllm-project/vllm#33538); "  \
-      "AR+RMSNorm fusion on by default (#34299): FlashInfer's workspace in non_torch at tp > 1")   \
-    R("0.18.0", NULL, 0, 1, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96),                                  \
+    R("0.17.0", NULL, 0, 1, 1, 0, VS_VLLM_GRAPHS_STEP16, 0,                                        \
+      "the Triton top-k/top-p kernel in the profiling pass's sampler (vllm-project/vllm#33538)")   \
+    R("0.18.0", NULL, 0, 1, 1, 0, VS_VLLM_GRAPHS_STEP16, MIB(96),                                  \
       "non_torch + 96 MiB on every rank, fitted on one published run (no source sizes it)")        \
-    R("0.19.0", "0.18.0", 0, 1, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96), NULL)
+    R("0.19.0", NULL, 0, 1, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96),                                  \
+      "at tp 2 on Hopper the NVLink rings and NVLS buffers of larger groups, fitted on four "      \
+      "published runs (no source sizes it)")
 
-#define VLLM_ROW(v, carried, fi, pip, triton, fusion, graphs, nt, changed)                         \
-    {v, carried, 900000, 256, 1024, 2048, 8192, 0, fi, pip, triton, fusion, graphs, nt, changed},
-#define VLLM_WORD(v, carried, fi, pip, triton, fusion, graphs, nt, changed) v,
+#define VLLM_ROW(v, carried, fi, pip, triton, pair, graphs, nt, changed)                           \
+    {v, carried, 900000, 256, 1024, 2048, 8192, 0, fi, pip, triton, pair, graphs, nt, changed},
+#define VLLM_WORD(v, carried, fi, pip, triton, pair, graphs, nt, changed) v,
 
 static const vrelease releases[] = {VLLM_RELEASES(VLLM_ROW)};
 static const char *const version_words[] = {VLLM_RELEASES(VLLM_WORD) NULL};
@@ -183,8 +188,8 @@ static const vs_engine_key keys[] = {
      "the vLLM release whose defaults apply: gpu_memory_utilization, max_num_seqs, "
      "max_num_batched_tokens, graphs_in_budget and sampler when not written, the CUDA graphs "
      "it captures (PIECEWISE in 0.10.2, FULL_AND_PIECEWISE from 0.11.0, sizes by 16 from 256 "
-     "from 0.12.0) and its non-torch terms (+96 MiB from 0.18.0, fitted; FlashInfer's "
-     "all-reduce fusion workspace from 0.17.0 at tp > 1 on Hopper)"},
+     "from 0.12.0) and its non-torch terms (+96 MiB from 0.18.0, fitted; in 0.19.0 a larger "
+     "group's buffers at tp 2 on Hopper, fitted)"},
     {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static const char help[] =
@@ -251,30 +256,34 @@ static const char help[] =
     "2,060 MiB of NVSwitch rings at tp > 2 on SXM boards (the offer's name says which: "
     "\"A100 80GB\" alone does not); Turing 50 MiB and Blackwell 70 MiB at tp 1 only (no "
     "tp > 1 figure); fitted, none for other generations (Volta included); from 0.18.0 + 96 MiB "
-    "on every rank (fitted on one published 0.18.0 run: no source read sizes it); from 0.17.0 "
-    "on Hopper at tp 2, 4 and 8 + FlashInfer's all-reduce fusion workspace, 4 x tp x tokens x "
-    "hidden x 2 B + flags in 2 MiB steps, tokens = min(64, 2 or 0.5 MiB / (hidden x 2 B), "
-    "max_num_batched_tokens) (allreduce_rms_fusion.py, flashinfer/comm/trtllm_ar.py). A V0 rank "
+    "on every rank (fitted on one published 0.18.0 run: no source read sizes it); in 0.19.0 a "
+    "group of two on Hopper takes a larger group's 1,800 MiB of rings and 2 x 32 MiB of NVLS "
+    "buffers, 1,461 MiB more than tp 2's own term (fitted on two published 0.19.0 runs: its "
+    "TP 2 and TP 4 figures differ by the NVLS buffers alone; no source read sizes it, and "
+    "FlashInfer's all-reduce fusion workspace, which 0.19.0 builds after the baseline, does "
+    "not show in the figures, whatever its size). A V0 rank "
     "past the first runs no sampler, and the engine sizes the pool from the first rank's "
     "larger peak\n"
-    "  against 44 published vLLM start-up logs (Turing, Ampere, Ada, Hopper, Blackwell; TP 1 "
+    "  against 50 published vLLM start-up logs (Turing, Ampere, Ada, Hopper, Blackwell; TP 1 "
     "to 16; 0.6 to 0.19), scored from the releases whose accounting these rules follow "
     "(activation_peak from 0.6.5, non_torch from 0.7, no pipeline parallelism), each row with "
     "the sampler and the non-torch term its release takes under its installation: "
-    "activation_peak median 3.9% on 36, worst 17.2% (held-out half 4.2% / 15.1% on 26); the "
+    "activation_peak median 4.2% on 42, worst 17.2% (held-out half 5.2% / 16.1% on 32); the "
     "ten H100 runs of 0.15.0 to 0.19.0 were held out before the rules were read: 0.15.0 and "
     "0.16.0 +2.8% (the sort), the eight from 0.17.0 -5.5% to -6.1% under the Triton rule "
-    "(+159% to +163% under the sort); the two runs of 0.11.0 trees in the vllm/vllm-openai "
+    "(+159% to +163% under the sort), and six 0.19.0 logs added later -4.9% to -16.1%; the two "
+    "runs of 0.11.0 trees in the vllm/vllm-openai "
     "image, Mistral-Small-3.2-24B on an H100 and OPT-2.7B on four A30s, print 17 to 18 B per "
     "sequence and vocabulary entry where the other sampler-bound rows print 38 to 41, and "
     "FlashInfer's kernel gives them 1.81 GiB for 2.12 printed (-14.5%) and 0.23 for 0.22 "
-    "(+6.5%), where the sort gave +136% and +118%; non_torch median 4.2% on 35 (fitting "
-    "half 0.4% / 2.3% on 11, held-out 18.6% / 193% on 24); the misses are two 0.10.2 runs "
-    "printing 31 and 72 MiB (an RTX A500 Laptop and an H100 PCIe: +193% and +123%) and "
-    "0.19.0 at TP 2, 2.07 GiB printed for 0.64 (-69%: AR+RMSNorm fusion is on by default "
-    "from 0.17.0, vllm-project/vllm#34299, and FlashInfer's all-reduce workspace is not "
-    "sized here); 0.15.0 to 0.17.0 print 0.13 GiB at TP 1 (+20.2%), 0.19.0 0.24 and 0.25 "
-    "(+4.2%, 0.0%) and 2.13 at TP 4 (+0.1%). With these two estimates alone (no item measured; "
+    "(+6.5%), where the sort gave +136% and +118%; non_torch median 2.3% on 41 (fitting "
+    "half 0.4% / 2.3% on 13, held-out 11.6% / 193% on 28, 20.2% at worst on the 39 figures "
+    "above 0.1 GiB); the misses are two 0.10.2 runs printing 31 and 72 MiB (an RTX A500 "
+    "Laptop and an H100 PCIe: +193% and +123%, 59 and 88 MiB, 2.0% and 0.2% of their KV "
+    "pools); 0.15.0 to 0.17.0 print 0.13 GiB at TP 1 (+20.2%), 0.19.0 0.24 and 0.25 (+4.2%, "
+    "0.0%), 2.13 at TP 4 (+0.1%), and six held-out 0.19.0 logs at TP 1, 2 and 4 (Llama-3.3-70B, "
+    "Mistral-Small-3.1-24B, gpt-oss-20b, Llama-4-Scout) -3.8% to 0.0%. With these two estimates "
+    "alone (no item measured; "
     "each sheet naming version=0.11.0, the logs being of 0.11 and before), fit's KV pool is "
     "within 1.9% of the pool 15 published logs printed in the median, 7.8% at worst, KV "
     "tokens 2.4% / 9.0% on 6 and maximum concurrency 2.1% / 4.1% on 4; "
@@ -669,36 +678,13 @@ int vs_vllm_graphs(const char *release)
     return r ? r->graphs : VS_VLLM_GRAPHS_UNKNOWN;
 }
 
-uint64_t vs_vllm_non_torch_extra(const char *release)
+uint64_t vs_vllm_non_torch_release(const char *release, const char *architecture, uint64_t tp)
 {
     const vrelease *r = release_of(release);
-    return r ? r->non_torch_extra : 0;
-}
-
-#define ROUND_2M(n) (((n) + MIB(2) - 1) / MIB(2) * MIB(2))
-
-/* FlashInfer's TRT-LLM all-reduce fusion workspace, allocated through CUDA IPC on
- * every rank when the fusion pass is built (torch's allocator never sees it), so it
- * falls in non_torch. vllm/compilation/passes/fusion/allreduce_rms_fusion.py
- * (AllReduceFusionPass, on by default at -O2 from 0.17.0: vllm-project/vllm#34299):
- * max_token_num = min(FI_ALLREDUCE_FUSION_MAX_SIZE_MB[90][tp] MiB / (hidden x 2 B),
- * max_num_batched_tokens), the table's Hopper sizes 64, 2 and 0.5 MiB at tp 2, 4 and 8;
- * flashinfer/comm/trtllm_ar.py trtllm_create_ipc_workspace_for_all_reduce_fusion: a
- * buffer of tp x tokens x hidden x 2 B, tp x 256 x 4 B of flags and a Lamport buffer
- * of three times the buffer, each rounded up to 2 MiB (a 16-bit model). */
-uint64_t vs_vllm_fusion_workspace(const char *release, const char *architecture, uint64_t tp,
-                                  uint64_t hidden, uint64_t mnbt)
-{
-    const vrelease *r = release_of(release);
-    uint64_t max_kib = tp == 2 ? 65536 : tp == 4 ? 2048 : tp == 8 ? 512 : 0, tokens, buf;
-    if (!r || !r->ar_fusion || !architecture || strcmp(architecture, "Hopper") || !max_kib ||
-        !hidden)
+    if (!r)
         return 0;
-    tokens = (max_kib << 10) / (hidden * 2);
-    if (mnbt && mnbt < tokens)
-        tokens = mnbt;
-    buf = tp * tokens * hidden * 2;
-    return ROUND_2M(buf) + ROUND_2M(tp * 256 * 4) + ROUND_2M(3 * buf);
+    return r->non_torch_extra +
+           (r->pair_as_group && tp == 2 ? vs_engine_context_pair_as_group(architecture) : 0);
 }
 
 int vs_vllm_release_at(size_t i, const char **version, const char **carried, const char **changed)
@@ -751,30 +737,33 @@ static void defaults(vs_engine_env *e)
     set_default(e, "max_num_batched_tokens", m);
 }
 
-/* The release's non_torch terms (its row's non_torch_extra and FlashInfer's fusion
- * workspace at e->tp), with why. */
-static uint64_t non_torch_extra(const vs_engine_env *e, const char *architecture, uint64_t hidden,
-                                char *note, size_t note_size)
+/* The release's non_torch terms at e->tp (its row's non_torch_extra, a TP 2 group's
+ * larger buffers), with why. */
+static uint64_t non_torch_extra(const vs_engine_env *e, const char *architecture, char *note,
+                                size_t note_size)
 {
-    const vs_engine_val *v = vs_engine_get(e, "version"),
-                        *m = vs_engine_get(e, "max_num_batched_tokens");
+    const vs_engine_val *v = vs_engine_get(e, "version");
     const char *w = v ? v->word : NULL;
-    uint64_t extra = w ? vs_vllm_non_torch_extra(w) : 0,
-             ws = w ? vs_vllm_fusion_workspace(w, architecture, e->tp, hidden, m ? m->u : 0) : 0;
+    const vrelease *r = release_of(w);
+    uint64_t pair =
+        r && r->pair_as_group && e->tp == 2 ? vs_engine_context_pair_as_group(architecture) : 0;
     int n = 0;
     if (note_size)
         note[0] = '\0';
-    if (extra)
+    if (!r)
+        return 0;
+    if (r->non_torch_extra)
         n = snprintf(note, note_size,
                      "; + %llu MiB on every rank under vLLM %s (fitted on one published 0.18.0 "
                      "run; no source sizes it)",
-                     (unsigned long long)(extra >> 20), w);
-    if (ws && n >= 0 && (size_t)n < note_size)
+                     (unsigned long long)(r->non_torch_extra >> 20), w);
+    if (pair && n >= 0 && (size_t)n < note_size)
         snprintf(note + n, note_size - (size_t)n,
-                 "; + %llu MiB of FlashInfer's all-reduce fusion workspace at tp %llu "
-                 "(allreduce_rms_fusion.py, vllm-project/vllm#34299)",
-                 (unsigned long long)(ws >> 20), (unsigned long long)e->tp);
-    return extra + ws;
+                 "; + %llu MiB at tp 2 under vLLM %s: the NVLink rings and 2 x 32 MiB of NVLS "
+                 "buffers of a larger group (fitted on four published 0.19.0 runs; no source "
+                 "sizes it)",
+                 (unsigned long long)(pair >> 20), w);
+    return vs_vllm_non_torch_release(w, architecture, e->tp);
 }
 
 const vs_engine vs_engine_vllm = {

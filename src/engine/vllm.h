@@ -30,16 +30,12 @@ const char *vs_vllm_sampler(const char *release, int image);
  * table does not model). */
 int vs_vllm_graphs(const char *release);
 
-/* What `release` adds to the non-torch memory of 0.11 and before on every rank, in
- * bytes (0 for a release the table does not model). */
-uint64_t vs_vllm_non_torch_extra(const char *release);
-
-/* FlashInfer's all-reduce fusion workspace `release` allocates outside torch's
- * allocator on every rank at tensor parallelism tp on a GPU of `architecture` (the
- * catalogue's word), for a 16-bit model of `hidden` with max_num_batched_tokens mnbt
- * (0: unbounded), in bytes: 0 before 0.17.0, at tp 1, or off vLLM's Hopper sizes. */
-uint64_t vs_vllm_fusion_workspace(const char *release, const char *architecture, uint64_t tp,
-                                  uint64_t hidden, uint64_t mnbt);
+/* What `release` adds on every rank to the non-torch memory of 0.11 and before
+ * (vs_runtime_estimate_context) at tensor parallelism tp on a GPU of `architecture`
+ * (the catalogue's word, may be NULL), in bytes: 96 MiB from 0.18.0, fitted; in 0.19.0
+ * at tp 2 the buffers of a larger group (vs_engine_context_pair_as_group). 0 for a
+ * release the table does not model. */
+uint64_t vs_vllm_non_torch_release(const char *release, const char *architecture, uint64_t tp);
 
 /* The table's releases, oldest first: the i-th release's version, the release it
  * carries unchanged (NULL: it changes something) and what it changes (NULL when

@@ -297,8 +297,7 @@ static int estimate_runtime(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_
         if (vs_runtime_estimate_context(&est, arch, gpu, c.env.tp, &e2) == 0) {
             char term[320] = "";
             est.bytes += c.engine->non_torch_extra
-                             ? c.engine->non_torch_extra(&c.env, arch, arch_uint(sheet, "hidden"),
-                                                         term, sizeof term)
+                             ? c.engine->non_torch_extra(&c.env, arch, term, sizeof term)
                              : 0;
             snprintf(src, sizeof src,
                      EST_SOURCE "%s (%s)%s; within %.0f%% of the published figures above 0.1 "

@@ -147,14 +147,11 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
                    vs_rt_num(col[VS_RT_PP]) <= 1;
     r->nt_have = vs_runtime_estimate_context(&est, col[VS_RT_ARCH], col[VS_RT_GPU],
                                              vs_rt_num(col[VS_RT_TP]), &err) == 0;
-    /* the release's own terms (engine/vllm.c's table: 0 but from 0.18.0; FlashInfer's
-     * fusion workspace from 0.17.0 at tp > 1 on Hopper) */
-    r->nt_bytes =
-        r->nt_have
-            ? est.bytes + vs_vllm_non_torch_extra(release) +
-                  vs_vllm_fusion_workspace(release, col[VS_RT_ARCH], vs_rt_num(col[VS_RT_TP]),
-                                           vs_rt_num(col[VS_RT_HIDDEN]), vs_rt_num(col[VS_RT_MNBT]))
-            : 0;
+    /* the release's own terms (engine/vllm.c's table: 0 but from 0.18.0; in 0.19.0 a TP 2
+     * group's larger buffers on Hopper) */
+    r->nt_bytes = r->nt_have ? est.bytes + vs_vllm_non_torch_release(release, col[VS_RT_ARCH],
+                                                                     vs_rt_num(col[VS_RT_TP]))
+                             : 0;
     sh.tokens = vs_rt_num(col[VS_RT_MNBT]);
     sh.seqs = vs_rt_num(col[VS_RT_SEQS]);
     sh.hidden = vs_rt_num(col[VS_RT_HIDDEN]);

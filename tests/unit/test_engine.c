@@ -1497,11 +1497,9 @@ END_TEST
 
 /* estimate=yes at TP 2 on two H100 SXM boards (NVLink) under the default release
  * (0.19.0): non_torch = Hopper's 160 MiB + 403 MiB of NVLink buffers at tp 2 + 0.18.0's
- * 96 MiB + FlashInfer's all-reduce fusion workspace for hidden 4096 at 8192 batched
- * tokens (min(64 MiB / (4096 x 2 B), 8192) = 8192 tokens: 2 x 8192 x 4096 x 2 B = 128
- * MiB, flags 2 MiB, Lamport 384 MiB: 514 MiB) = 1,173 MiB; 0.16.0 builds no workspace
- * and takes no 0.18.0 term: 563 MiB. */
-START_TEST(engine_estimate_fusion_workspace)
+ * 96 MiB + 0.19.0's pair term, a larger group's 1,800 MiB of rings and 2 x 32 MiB of
+ * NVLS less tp 2's own 403 (1,461 MiB) = 2,120 MiB; 0.16.0 takes neither: 563 MiB. */
+START_TEST(engine_estimate_pair_as_group)
 {
     char path[200];
     char cell[512];
@@ -1520,8 +1518,8 @@ START_TEST(engine_estimate_fusion_workspace)
     {
         if (strcmp(sval(c, "name"), "non_torch"))
             continue;
-        ck_assert_int_eq(ival(c, "bytes"), 1173 * (long long)MIB);
-        ck_assert(strstr(sval(c, "source"), "514 MiB of FlashInfer's all-reduce fusion") != NULL);
+        ck_assert_int_eq(ival(c, "bytes"), 2120 * (long long)MIB);
+        ck_assert(strstr(sval(c, "source"), "+ 1461 MiB at tp 2 under vLLM 0.19.0") != NULL);
         seen++;
     }
     ck_assert_int_eq(seen, 1);
@@ -1530,7 +1528,7 @@ START_TEST(engine_estimate_fusion_workspace)
                        c) if (!strcmp(sval(c, "name"), "non_torch"))
     {
         ck_assert_int_eq(ival(c, "bytes"), 563 * (long long)MIB);
-        ck_assert(strstr(sval(c, "source"), "FlashInfer") == NULL);
+        ck_assert(strstr(sval(c, "source"), "at tp 2 under") == NULL);
         seen++;
     }
     ck_assert_int_eq(seen, 2);
@@ -1654,7 +1652,7 @@ static Suite *suite(void)
     tcase_add_test(t, activation_rule);
     tcase_add_test(t, candidates_agree_with_fit);
     tcase_add_test(t, engine_estimate_items);
-    tcase_add_test(t, engine_estimate_fusion_workspace);
+    tcase_add_test(t, engine_estimate_pair_as_group);
     tcase_add_test(t, fit_named_gpu_and_seq_limit);
     suite_add_tcase(s, t);
     return s;

@@ -241,37 +241,30 @@ START_TEST(rows_parse_and_stay_within_stated_errors)
 }
 END_TEST
 
-/* FlashInfer's all-reduce fusion workspace (engine/vllm.c, from allreduce_rms_fusion.py
- * and flashinfer/comm/trtllm_ar.py), by hand for the 0.19.0 rows of llm-d-planner's
- * TP table (8192 batched tokens):
- * - Llama-3.1-8B (hidden 4096) at TP 2: 64 MiB / (4096 x 2 B) = 8192 tokens, min with
- *   8192; buffer 2 x 8192 x 4096 x 2 = 128 MiB, flags 2 x 256 x 4 = 2 KiB -> 2 MiB,
- *   Lamport 3 x 128 = 384 MiB: 514 MiB. With 2048 batched tokens: 32 + 2 + 96 = 130 MiB.
- * - Qwen2.5-7B (hidden 3584) at TP 2: 67,108,864 / 7168 = 9362 tokens, min 8192;
- *   buffer 2 x 8192 x 3584 x 2 = 112 MiB, + 2 + 336 = 450 MiB.
- * - at TP 4, 2 MiB: 2,097,152 / 8192 = 256 tokens, buffer 4 x 256 x 4096 x 2 = 8 MiB,
- *   + 2 + 24 = 34 MiB; Qwen2.5: 2,097,152 / 7168 = 292 tokens, 4 x 292 x 3584 x 2 =
- *   8,372,224 B -> 8 MiB, 3 x that 25,116,672 B -> 24 MiB (2 MiB steps): 34 MiB.
- * - at TP 8, 0.5 MiB: 524,288 / 8192 = 64 tokens, 8 x 64 x 4096 x 2 = 4 MiB, + 2 + 12.
- * - none before 0.17.0, at TP 1, at TP 3 (no table entry), or off Hopper.
- * With Hopper's 160 + 403 MiB at TP 2 and 0.18.0's 96 MiB the TP 2 rows read 1,173 and
- * 1,109 MiB for 2.07 and 2.06 GiB printed (2,120 and 2,109 MiB): -44.7% and -47.4%,
- * still marked misses. */
-START_TEST(fusion_workspace_by_hand)
+/* 0.19.0's TP 2 group on Hopper, by hand: Hopper's rule gives tp 2 160 + 403 MiB and a
+ * larger group 160 + 1,800 MiB + tp x 32 MiB of NVLS, so a pair taking a larger
+ * group's buffers adds 1,800 + 2 x 32 - 403 = 1,461 MiB; with 0.18.0's 96 MiB, 0.19.0's
+ * TP 2 figure is 160 + 403 + 96 + 1,461 = 2,120 MiB (2.070 GiB: llm-d-planner's
+ * Llama-3.1-8B run prints 2.07) and its TP 4 figure 160 + 1,800 + 128 + 96 = 2,184 MiB
+ * (2.133 GiB, printed 2.13). 0.18.0 keeps tp 2's own term: 96 MiB at tp 2 and 4 alike. */
+START_TEST(pair_as_group_by_hand)
 {
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 2, 4096, 8192), 514 * MIB);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 2, 4096, 2048), 130 * MIB);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 2, 3584, 8192), 450 * MIB);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 4, 4096, 8192), 34 * MIB);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 4, 3584, 8192), 34 * MIB);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.17.0", "Hopper", 8, 4096, 8192), 18 * MIB);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.16.0", "Hopper", 2, 4096, 8192), 0);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.11.0", "Hopper", 2, 4096, 8192), 0);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 1, 4096, 8192), 0);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Hopper", 3, 4096, 8192), 0);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", "Ampere", 2, 4096, 8192), 0);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.19.0", NULL, 2, 4096, 8192), 0);
-    ck_assert_uint_eq(vs_vllm_fusion_workspace("0.9.9", "Hopper", 2, 4096, 8192), 0);
+    vs_runtime_estimate tp2, tp4;
+    vs_error e;
+    ck_assert_uint_eq(vs_engine_context_pair_as_group("Hopper"), 1461 * MIB);
+    ck_assert_uint_eq(vs_engine_context_pair_as_group("Ampere"), 0);
+    ck_assert_uint_eq(vs_engine_context_pair_as_group("Ada Lovelace"), 0);
+    ck_assert_uint_eq(vs_engine_context_pair_as_group(NULL), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&tp2, "Hopper", NULL, 2, &e), 0);
+    ck_assert_int_eq(vs_runtime_estimate_context(&tp4, "Hopper", NULL, 4, &e), 0);
+    ck_assert_uint_eq(tp2.bytes + vs_vllm_non_torch_release("0.19.0", "Hopper", 2), 2120 * MIB);
+    ck_assert_uint_eq(tp4.bytes + vs_vllm_non_torch_release("0.19.0", "Hopper", 4), 2184 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.18.0", "Hopper", 2), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.18.0", "Hopper", 4), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.19.0", "Hopper", 1), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.19.0", "Ampere", 2), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.17.0", "Hopper", 2), 0);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.9.9", "Hopper", 2), 0);
 }
 END_TEST
 
@@ -342,17 +335,18 @@ START_TEST(vllm_release_table_in_docs)
                      vs_vllm_sampler(v, 0));
             ck_assert_str_eq(cell[1], want);
         }
-        /* the fitted term, and FlashInfer's fusion workspace where the release builds it */
-        snprintf(want, sizeof want, "%s%s%s", vs_vllm_non_torch_extra(v) ? "+ 96 MiB, fitted" : "",
-                 vs_vllm_non_torch_extra(v) && vs_vllm_fusion_workspace(v, "Hopper", 2, 4096, 0)
-                     ? "; "
-                     : "",
-                 vs_vllm_fusion_workspace(v, "Hopper", 2, 4096, 0)
-                     ? "+ FlashInfer's fusion workspace at tp > 1 (Hopper)"
-                     : "");
-        ck_assert_str_eq(cell[3], want[0] ? want : "0");
-        if (vs_vllm_non_torch_extra(v))
-            ck_assert_uint_eq(vs_vllm_non_torch_extra(v), 96 * MIB);
+        /* the fitted terms: 96 MiB from 0.18.0, a TP 2 group's buffers in 0.19.0 */
+        {
+            uint64_t every = vs_vllm_non_torch_release(v, "Hopper", 1),
+                     pair = vs_vllm_non_torch_release(v, "Hopper", 2) - every;
+            snprintf(want, sizeof want, "%s%s%s", every ? "+ 96 MiB, fitted" : "",
+                     every && pair ? "; " : "", pair ? "+ 1,461 MiB at tp 2 (Hopper), fitted" : "");
+            ck_assert_str_eq(cell[3], want[0] ? want : "0");
+            if (every)
+                ck_assert_uint_eq(every, 96 * MIB);
+            if (pair)
+                ck_assert_uint_eq(pair, 1461 * MIB);
+        }
         i++;
     }
     fclose(f);
@@ -366,7 +360,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("table");
     tcase_add_test(t, rows_parse_and_stay_within_stated_errors);
     tcase_add_test(t, pcie_ranks_without_a_figure_are_refused);
-    tcase_add_test(t, fusion_workspace_by_hand);
+    tcase_add_test(t, pair_as_group_by_hand);
     tcase_add_test(t, vllm_release_table_in_docs);
     suite_add_tcase(s, t);
     return s;
