@@ -27,12 +27,15 @@
  * LOCAL_MEM_PER_THREAD", context wide (NVIDIA's answer in forums.developer.nvidia.com
  * t/local-memory-management/289339, pointing to cuCtxCreate's CU_CTX_LMEM_RESIZE_TO_MAX and
  * cuCtxSetLimit), at the per-thread stack CUDA starts with, cudaLimitStackSize's 1 KiB
- * (cuCtxSetLimit: CU_LIMIT_STACK_SIZE grows only when a launch needs more; before the
- * weights load SGLang has launched no kernel of its own). The threads per SM are the
- * compute capability's (CUDA C++ Programming Guide, "Technical Specifications per Compute
- * Capability": 2,048 at 9.0, Hopper; 1,536 at 8.9, Ada Lovelace), the SMs the card's
- * (sm_counts below). The rest is taken as fixed: what lazy module loading (CUDA 11.7 on,
- * the default from 12.2) leaves of the driver's own state.
+ * (cuCtxSetLimit: CU_LIMIT_STACK_SIZE grows only when a launch needs more; at tp 1 no
+ * kernel has run when the figure is read, at tp > 1 the warm-up all-reduce's fall in the
+ * distributed set-up's printed share). The threads per SM are the compute capability's
+ * (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": 2,048 at
+ * 9.0, Hopper; 1,536 at 8.9, Ada Lovelace), the SMs the card's (sm_counts below). The rest
+ * is taken as fixed: what lazy module loading (CUDA 11.7 on, the default from 12.2) leaves
+ * of the driver's own state (about 300 MB a process, pytorch/pytorch#107667, where it was
+ * over 1,000 MB before) and the memory the driver keeps outside what CUDA reports (the
+ * card's total here is nvidia-smi's, above cudaMemGetInfo's).
  *
  * Ruled on the published runs of tests/data/engine_startup/sglang_startup.tsv that print
  * the card (a catalogue GPU) and that line, half to fit, half held out
@@ -165,6 +168,7 @@ int vs_sglang_runtime(vs_runtime_estimate *out, char *rule, size_t rule_size,
     const char *a = NULL;
     const char *name = e->gpu_name;
     uint64_t tp = e->tp ? e->tp : 1, ctx, sms;
+    char mib[16];
     int rc, pcie;
     (void)arch;
     /* the catalogue's name says the board where the typed one may not ("NVIDIA L4" is) */
@@ -176,13 +180,19 @@ int vs_sglang_runtime(vs_runtime_estimate *out, char *rule, size_t rule_size,
     if ((rc = vs_sglang_non_torch(&out->bytes, a, name, tp, err)) < 0 ||
         (rc = vs_sglang_context(&ctx, &sms, a, name, err)) < 0)
         return rc;
+    /* the context's MiB with its thousands grouped, as the help writes them (under 10,000) */
+    if (ctx / MIB >= 1000)
+        snprintf(mib, sizeof mib, "%llu,%03llu", (unsigned long long)(ctx / MIB / 1000),
+                 (unsigned long long)(ctx / MIB % 1000));
+    else
+        snprintf(mib, sizeof mib, "%llu", (unsigned long long)(ctx / MIB));
     snprintf(rule, rule_size,
              "SGLang's memory in use before the weights load (the card less \"Load weight "
              "begin. avail mem\"): the CUDA context, 956 MiB + the local memory of %llu SMs' "
-             "resident threads at 1 KiB each = %llu MiB (fitted on sgl-project/sglang#4826, H200 "
-             "at tp 1), %s on %s; held out #6017, #11716, kvcache-ai/ktransformers#1870 "
-             "within 19%%, four L4s over PCIe 35%% over",
-             (unsigned long long)sms, (unsigned long long)(ctx / MIB),
+             "resident threads at 1 KiB each = %s MiB (fitted on sgl-project/sglang#4826, H200 "
+             "at tp 1), %s on %s; held out sgl-project/sglang#6017, #11716, "
+             "kvcache-ai/ktransformers#1870 within 18.2%%, four L4s over PCIe 35%% over",
+             (unsigned long long)sms, mib,
              tp < 2    ? "at tp 1"
              : !pcie   ? "+ 192 MiB a rank beyond the first on NVLink (SemiAnalysisAI/InferenceX"
                          "#2128, H200 at tp 8)"

@@ -425,15 +425,18 @@ END_TEST
 START_TEST(sglang_estimate_unknown_where_no_run)
 {
     static const struct {
-        const char *gpu, *tp, *said;
+        const char *gpu, *tp, *said, *ctx;
     } boards[] = {
-        {"RTX 4090", "2", "non_torch estimated: 1,390,411,776 B"},
-        {"NVIDIA L4", "4", "non_torch estimated: 1,255,145,472 B"},
-        {"H100 PCIe", "4", "non_torch estimated: 1,402,994,688 B"},
-        {"H100 SXM", "4", "non_torch estimated: 1,883,242,496 B"},
-        {"L4", "1", "non_torch estimated: 1,093,664,768 B"},
-        {"L40S", "1", "non_torch estimated: 1,225,785,344 B"},
-        {"H200", "1", "non_torch estimated: 1,279,262,720 B"},
+        {"RTX 4090", "2", "non_torch estimated: 1,390,411,776 B", NULL},
+        {"NVIDIA L4", "4", "non_torch estimated: 1,255,145,472 B", NULL},
+        {"H100 PCIe", "4", "non_torch estimated: 1,402,994,688 B", NULL},
+        {"H100 SXM", "4", "non_torch estimated: 1,883,242,496 B", NULL},
+        {"L4", "1", "non_torch estimated: 1,093,664,768 B",
+         "local memory of 58 SMs' resident threads at 1 KiB each = 1,043 MiB"},
+        {"L40S", "1", "non_torch estimated: 1,225,785,344 B",
+         "local memory of 142 SMs' resident threads at 1 KiB each = 1,169 MiB"},
+        {"H200", "1", "non_torch estimated: 1,279,262,720 B",
+         "local memory of 132 SMs' resident threads at 1 KiB each = 1,220 MiB"},
     };
     size_t i;
     int said = 0;
@@ -461,11 +464,11 @@ START_TEST(sglang_estimate_unknown_where_no_run)
         json_array_foreach(st.bundles, j, b)
         {
             const char *t = text(b);
-            if (t && strstr(t, boards[i].said))
+            if (t && strstr(t, boards[i].said) && (!boards[i].ctx || strstr(t, boards[i].ctx)))
                 said = 1;
         }
-        ck_assert_msg(said, "estimate=yes on %s x %s: not \"%s\"", boards[i].tp, boards[i].gpu,
-                      boards[i].said);
+        ck_assert_msg(said, "estimate=yes on %s x %s: not \"%s\" (%s)", boards[i].tp, boards[i].gpu,
+                      boards[i].said, boards[i].ctx ? boards[i].ctx : "");
     }
 }
 END_TEST
