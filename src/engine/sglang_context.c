@@ -35,7 +35,11 @@
  * is taken as fixed: what lazy module loading (CUDA 11.7 on, the default from 12.2) leaves
  * of the driver's own state (about 300 MB a process, pytorch/pytorch#107667, where it was
  * over 1,000 MB before) and the memory the driver keeps outside what CUDA reports (the
- * card's total here is nvidia-smi's, above cudaMemGetInfo's).
+ * card's total here is nvidia-smi's, above cudaMemGetInfo's: an H200's torch device total
+ * is 143,156 MiB, ai-bot-pro/achatbot deploy/modal/src/llm/vllm/vlm/skywork_r1v.py at
+ * 859e216, "multi_processor_count=132", against nvidia-smi's 143,771, so 615 MiB of the
+ * H200's 1,220 lies outside CUDA's count, 264 is local memory and 341 the rest; no public
+ * capture of an L4's CUDA total was found, so that split is not carried to other cards).
  *
  * Ruled on the published runs of tests/data/engine_startup/sglang_startup.tsv that print
  * the card (a catalogue GPU) and that line, half to fit, half held out
