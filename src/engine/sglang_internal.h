@@ -14,6 +14,12 @@ uint64_t vs_sglang_state_per_req(const vs_engine_env *e);
 int vs_sglang_hybrid_kv(const vs_engine_env *e, uint64_t pool, unsigned bits, uint64_t per_req,
                         vs_engine_kv *out, vs_error *err);
 
+/* The CUDA context SGLang holds before the weights load on a GPU of architecture (the
+ * catalogue's word, may be NULL) named gpu (the catalogue's name): a fixed part and the
+ * local memory of the card's sms resident threads. 0, or VS_ENOTFOUND saying why. */
+int vs_sglang_context(uint64_t *bytes, uint64_t *sms, const char *architecture, const char *gpu,
+                      vs_error *err);
+
 /* SGLang's non_torch (engine/sglang_context.c): what a GPU of architecture (the
  * catalogue's word, may be NULL) named gpu (its name says whether its peers are on PCIe;
  * may be NULL) holds at tp ranks before the weights load, from the published start-up

@@ -296,9 +296,9 @@ END_TEST
  * cache", tests/data/engine_logs/sglang_inferencex2128_no_room.log): 125.65 GiB of weights
  * a rank against 0.88 x 137.90 GiB = 121.35 GiB. Typed with estimate=yes alone: weights
  * 1,079.3e9 parameters x 1 byte / 8 = 134,912,500,000 B (125.65 GiB) a rank; non_torch
- * 1,220 + 192 x 7 = 2,564 MiB = 2,688,548,864 B; budget floor(148,066,271,232 x 0.88) +
- * 2,688,548,864 = 132,986,867,548 B; pool 132,986,867,548 - 134,912,500,000 -
- * 2,688,548,864 < 0: exclude, the budget line naming the fraction. */
+ * 956 + 132 x 2,048 x 1 KiB (264) + 192 x 7 = 2,564 MiB = 2,688,548,864 B; budget
+ * floor(148,066,271,232 x 0.88) + 2,688,548,864 = 132,986,867,548 B; pool 132,986,867,548 -
+ * 134,912,500,000 - 2,688,548,864 < 0: exclude, the budget line naming the fraction. */
 START_TEST(sglang_no_room_estimated)
 {
     json_t *r, *p;
@@ -410,21 +410,33 @@ END_TEST
 
 /* No published SGLang start-up on an Ampere card prints the free memory before loading:
  * estimate=yes leaves non_torch unknown there and says why, and the cell stands (the fit
- * an upper bound). Where the card's name says its peers are on PCIe the distributed set-up
- * is NCCL over PCIe, 154 MiB, and the custom all-reduce's three 8 MiB buffers only at tp 2
- * (SGLang sets it up on no more than two PCIe-only GPUs): two RTX 4090s (Ada) 1,220 + 154 +
- * 24 = 1,398 MiB = 1,465,909,248 B, four L4s (typed by the name nvidia-smi prints) 1,220 +
- * 154 = 1,374 MiB = 1,440,743,424 B, four H100 PCIe cards the same; four H100 SXM boards
- * are on NVLink: 1,220 + 3 x 192 = 1,796 MiB = 1,883,242,496 B. */
+ * an upper bound). The CUDA context is 956 MiB + the local memory of the card's resident
+ * threads, SMs x threads per SM x 1 KiB (2,048 threads a SM on Hopper, 1,536 on Ada
+ * Lovelace). Where the card's name says its peers are on PCIe the distributed set-up is
+ * NCCL over PCIe, 154 MiB, and the custom all-reduce's three 8 MiB buffers only at tp 2
+ * (SGLang sets it up on no more than two PCIe-only GPUs): two RTX 4090s (Ada, 128 SMs:
+ * 128 x 1,536 KiB = 192 MiB) 956 + 192 + 154 + 24 = 1,326 MiB = 1,390,411,776 B; four
+ * L4s (typed by the name nvidia-smi prints; 58 SMs: 87 MiB) 956 + 87 + 154 = 1,197 MiB =
+ * 1,255,145,472 B; four H100 PCIe cards (114 SMs: 114 x 2,048 KiB = 228 MiB) 956 + 228 +
+ * 154 = 1,338 MiB = 1,402,994,688 B; four H100 SXM boards are on NVLink (132 SMs: 264 MiB):
+ * 956 + 264 + 3 x 192 = 1,796 MiB = 1,883,242,496 B; one L4 alone 956 + 87 = 1,043 MiB =
+ * 1,093,664,768 B; one L40S (142 SMs: 213 MiB) 1,169 MiB = 1,225,785,344 B; one H200
+ * (132 SMs) 956 + 264 = 1,220 MiB = 1,279,262,720 B, the row the fixed part was fitted on. */
 START_TEST(sglang_estimate_unknown_where_no_run)
 {
     static const struct {
-        const char *gpu, *tp, *said;
+        const char *gpu, *tp, *said, *ctx;
     } boards[] = {
-        {"RTX 4090", "2", "non_torch estimated: 1,465,909,248 B"},
-        {"NVIDIA L4", "4", "non_torch estimated: 1,440,743,424 B"},
-        {"H100 PCIe", "4", "non_torch estimated: 1,440,743,424 B"},
-        {"H100 SXM", "4", "non_torch estimated: 1,883,242,496 B"},
+        {"RTX 4090", "2", "non_torch estimated: 1,390,411,776 B", NULL},
+        {"NVIDIA L4", "4", "non_torch estimated: 1,255,145,472 B", NULL},
+        {"H100 PCIe", "4", "non_torch estimated: 1,402,994,688 B", NULL},
+        {"H100 SXM", "4", "non_torch estimated: 1,883,242,496 B", NULL},
+        {"L4", "1", "non_torch estimated: 1,093,664,768 B",
+         "local memory of 58 SMs' resident threads at 1 KiB each = 1,043 MiB"},
+        {"L40S", "1", "non_torch estimated: 1,225,785,344 B",
+         "local memory of 142 SMs' resident threads at 1 KiB each = 1,169 MiB"},
+        {"H200", "1", "non_torch estimated: 1,279,262,720 B",
+         "local memory of 132 SMs' resident threads at 1 KiB each = 1,220 MiB"},
     };
     size_t i;
     int said = 0;
@@ -452,11 +464,11 @@ START_TEST(sglang_estimate_unknown_where_no_run)
         json_array_foreach(st.bundles, j, b)
         {
             const char *t = text(b);
-            if (t && strstr(t, boards[i].said))
+            if (t && strstr(t, boards[i].said) && (!boards[i].ctx || strstr(t, boards[i].ctx)))
                 said = 1;
         }
-        ck_assert_msg(said, "estimate=yes on %s x %s: not \"%s\"", boards[i].tp, boards[i].gpu,
-                      boards[i].said);
+        ck_assert_msg(said, "estimate=yes on %s x %s: not \"%s\" (%s)", boards[i].tp, boards[i].gpu,
+                      boards[i].said, boards[i].ctx ? boards[i].ctx : "");
     }
 }
 END_TEST
