@@ -67,6 +67,9 @@ target_compile_definitions(test_quant PRIVATE
 # Quantised checkpoints against the loaders' published per-GPU figures (tests/data/quant_published).
 target_compile_definitions(test_quant_published PRIVATE VS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
+# The VAE decoder's tensor walk against diffusers' decode run on the meta device.
+target_compile_definitions(test_decode_kl PRIVATE
+                           VS_DECODER_ORACLE_TSV="${PROJECT_SOURCE_DIR}/tests/data/decoder_kl_oracle.tsv")
 # The envelope against published training and generation peaks (tests/data/published).
 target_compile_definitions(test_published PRIVATE
                            VS_MODEL_CONFIGS="${PROJECT_SOURCE_DIR}/tests/model/configs"

@@ -6,11 +6,16 @@
  * Upsample2D after each but the last. */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sheet/estimate.h"
 
 #include "check_run.h"
+
+#ifndef VS_DECODER_ORACLE_TSV
+#error "VS_DECODER_ORACLE_TSV (tests/data/decoder_kl_oracle.tsv) must be defined"
+#endif
 
 static const uint64_t sdxl[] = {128, 256, 512, 512};
 
@@ -151,6 +156,56 @@ START_TEST(bad_input_is_an_error)
 }
 END_TEST
 
+/* diffusers' own AutoencoderKL.decode (0.25.0, the release diffusion-fast pins) run on
+ * the meta device by tests/tools/decoder_kl_oracle.py, every tensor an aten op returns
+ * counted until its last Python reference dies: the walk finds the same peak at the
+ * same step on every run, less two latent-sized tensors it leaves out, the decode's
+ * input and post_quant_conv's output (4 channels at the latent side), held by
+ * AutoencoderKL.decode and _decode to the end: 2 x 4 x batch x latent px x bytes,
+ * 0.5 MiB for one float32 1024 x 1024 image */
+START_TEST(diffusers_on_the_meta_device_agrees)
+{
+    static const uint64_t small[] = {64, 128};
+    char line[512], cfg[16], dt[8], att[8], at[160], want[160];
+    unsigned long long batch, w, h, peak;
+    size_t rows = 0;
+    FILE *f = fopen(VS_DECODER_ORACLE_TSV, "r");
+    ck_assert_ptr_nonnull(f);
+    while (fgets(line, sizeof line, f)) {
+        vs_decode_peak p;
+        vs_error err;
+        const int is_small = !strncmp(line, "small\t", 6);
+        const uint64_t side = is_small ? 2 : 8;
+        uint64_t e, latents;
+        char *dot;
+        if (line[0] == '#')
+            continue;
+        ck_assert_int_eq(sscanf(line, "%15s %7s %llu %llu %llu %7s %llu %159[^\n]", cfg, dt, &batch,
+                                &w, &h, att, &peak, at),
+                         8);
+        e = strcmp(dt, "fp32") ? 2 : 4;
+        latents = 2 * 4 * batch * (w / side) * (h / side) * e;
+        ck_assert_int_eq(vs_estimate_decode_kl(&p, is_small ? small : sdxl, is_small ? 2 : 4,
+                                               is_small ? 1 : 2, batch, 1, w, h, (unsigned)(8 * e),
+                                               !strcmp(dt, "bf16"), !strcmp(att, "eager"), &err),
+                         0);
+        ck_assert_msg(p.bytes + latents == peak, "%s %s b%llu %llux%llu %s: %llu + %llu != %llu",
+                      cfg, dt, batch, w, h, att, (unsigned long long)p.bytes,
+                      (unsigned long long)latents, peak);
+        /* "up_blocks.3.resnets.0 silu.default" names the step "up_blocks.3 resnets.0 ..." */
+        snprintf(want, sizeof want, "%s", at);
+        *strchr(want, ' ') = '\0';
+        if ((dot = strstr(want, ".resnets")) || (dot = strstr(want, ".upsamplers")) ||
+            (dot = strstr(want, ".attentions")))
+            *dot = ' ';
+        ck_assert_msg(!strncmp(p.step, want, strlen(want)), "%s: the walk names '%s'", at, p.step);
+        rows++;
+    }
+    fclose(f);
+    ck_assert_uint_eq(rows, 8);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("decode_kl");
@@ -161,6 +216,7 @@ int main(void)
     tcase_add_test(tc, another_config);
     tcase_add_test(tc, eager_mid_block_attention);
     tcase_add_test(tc, bad_input_is_an_error);
+    tcase_add_test(tc, diffusers_on_the_meta_device_agrees);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
