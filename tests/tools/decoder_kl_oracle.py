@@ -14,8 +14,9 @@ float32 logsumexp of batch x heads x tokens, dropped on return
 (aten/src/ATen/native/transformers/attention.cpp, _scaled_dot_product_efficient_attention).
 
 Produces test data only; CI never runs it. Run with a venv holding torch and
-diffusers 0.25.0 (the release diffusion-fast's Dockerfile pins, commit
-4836cfad; installed with --no-deps beside pillow):
+diffusers 0.25.0 (the release current when huggingface/diffusion-fast was
+published, January 2024; its Dockerfile installs diffusers from git at
+4836cfad), installed with --no-deps beside pillow:
     PYTHONPATH=DIR python tests/tools/decoder_kl_oracle.py
 diffusers 0.25.0 imports huggingface_hub.cached_download, gone from recent
 huggingface_hub releases; the script aliases it to hf_hub_download (never

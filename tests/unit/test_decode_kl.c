@@ -156,7 +156,7 @@ START_TEST(bad_input_is_an_error)
 }
 END_TEST
 
-/* diffusers' own AutoencoderKL.decode (0.25.0, the release diffusion-fast pins) run on
+/* diffusers' own AutoencoderKL.decode (0.25.0, current when diffusion-fast was published) run on
  * the meta device by tests/tools/decoder_kl_oracle.py, every tensor an aten op returns
  * counted until its last Python reference dies: the walk finds the same peak at the
  * same step on every run, less two latent-sized tensors it leaves out, the decode's

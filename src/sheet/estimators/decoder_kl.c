@@ -28,7 +28,27 @@
  * workspace is left out: with benchmark off PyTorch takes cuDNN's heuristic
  * order and allocates whatever the first engine that runs asks for through the
  * caching allocator, with no cap of its own (aten/src/ATen/native/cudnn/
- * Conv_v8.cpp at 06ca69c: run_single_conv, try_configs, run_conv_plan). */
+ * Conv_v8.cpp at 06ca69c: run_single_conv, try_configs, run_conv_plan), so
+ * max_memory_allocated counts it, but its size is cuDNN's heuristic's and no
+ * source states it.
+ * Checked again at diffusers 0.25.0 (the release current when
+ * huggingface/diffusion-fast was published, January 2024; its Dockerfile
+ * installs diffusers from git at 4836cfad), and against that release's AutoencoderKL.decode
+ * run on the meta device with every aten op's outputs counted until their last
+ * reference dies (tests/tools/decoder_kl_oracle.py): the same peak at the same
+ * step on every run tried, with nothing more at the peak than
+ *  - two latent-sized tensors, the decode's input and post_quant_conv's
+ *    output, held by AutoencoderKL.decode and _decode to the end (left out:
+ *    4 channels at the latent side, 0.5 MiB for an fp32 1024 x 1024 image);
+ * and, read in the same sources, nothing else: Upsample2D's .contiguous() for
+ * a batch of 64 or more returns the tensor itself (it is contiguous); the
+ * decoder's sample.to(upscale_dtype) is a no-op in one dtype; the convolution
+ * adds its bias in place (aten Convolution.cpp _convolution, the cuDNN
+ * backend); SDPA on CUDA with the 512-wide head picks the memory-efficient
+ * kernel (InvokeAI invokeai/backend/util/attention.py sdpa_score_matrix_bytes:
+ * no score matrix on CUDA), its float32 logsumexp batch x tokens x 4 B;
+ * conv_norm_out, conv_act and conv_out at full resolution and the image
+ * processor's postprocess (3 channels) stay below the last up block. */
 #include <stdio.h>
 
 #include "sheet/estimate.h"
