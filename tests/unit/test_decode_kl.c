@@ -194,7 +194,9 @@ START_TEST(diffusers_on_the_meta_device_agrees)
                       (unsigned long long)latents, peak);
         /* "up_blocks.3.resnets.0 silu.default" names the step "up_blocks.3 resnets.0 ..." */
         snprintf(want, sizeof want, "%s", at);
-        *strchr(want, ' ') = '\0';
+        dot = strchr(want, ' ');
+        ck_assert_ptr_nonnull(dot);
+        *dot = '\0';
         if ((dot = strstr(want, ".resnets")) || (dot = strstr(want, ".upsamplers")) ||
             (dot = strstr(want, ".attentions")))
             *dot = ' ';
