@@ -11,8 +11,8 @@
  *   with the sampler its release takes under its install (FlashInfer's for 0.10.2 and
  *   0.11.0 in the vllm/vllm-openai image: vllm/v1/sample/ops/topk_topp_sampler.py;
  *   the Triton kernel from 0.17.0: topk_topp_triton.py; the native sort otherwise),
- *   and its non_torch with the release's terms (+96 MiB from 0.18.0; FlashInfer's
- *   all-reduce fusion workspace from 0.17.0 at TP 2, 4 and 8 on Hopper).
+ *   and its non_torch with the release's terms (+96 MiB from 0.18.0; in 0.19.0 a TP 2
+ *   group's NVLink and NVLS buffers as a larger group's, on Hopper).
  * - One row worked by hand: eight A100-SXM4-40GB at TP 8 (aws-samples/aws-ai-ml-
  *   workshop-kr's DeepSeek-Coder-V2-Lite, vLLM 0.7.1, a further rank's line, 2.10 GiB
  *   and 0.36 GiB printed): non_torch = Ampere's 90 MiB + 2,060 MiB of NVSwitch rings =
