@@ -60,8 +60,9 @@ static const char *const install_words[] = {"pip", "image", NULL};
  *     in 0.11.0, whose logs capture 67 piecewise graphs at 256 sequences);
  *   pair_as_group: a group of two ranks on Hopper takes the NVLink rings and NVLS
  *     buffers of larger groups (engine_runtime.c vs_engine_context_pair_as_group),
- *     fitted on 0.19.0's four published TP 2 and TP 4 runs, where 0.11's image printed
- *     a TP 2 term a quarter the size; no source read sizes it, and the release that
+ *     fitted on 0.19.0's two published TP 2 runs (their TP 4 runs print 64 MiB more, the
+ *     NVLS buffers of two more ranks), where 0.11's image printed a TP 2 figure a quarter
+ *     of its TP 4 one; no source read sizes it, and the release that
  *     changed it between 0.11.0 and 0.19.0 is not known, so only 0.19.0 takes it;
  *   non_torch_extra: what the release adds to the non-torch figures of 0.11 and
  *     before on every rank (engine_runtime.c). No source read sizes it: 96 MiB from
@@ -89,8 +90,8 @@ typedef struct vrelease {
 /* The one declaration of the releases: each row's version, the release it carries
  * (NULL: it changes something), FlashInfer's sampler by default, FlashInfer in the
  * pip wheel, the Triton sampler, a TP 2 group's buffers, the capture sizes, the
- * non-torch term and what
- * changed. The batch defaults and the utilisation are every row's (above). */
+ * non-torch term and what changed. The batch defaults and the utilisation are every
+ * row's (above). */
 #define VLLM_RELEASES(R)                                                                           \
     R("0.10.2", NULL, 1, 0, 0, 0, VS_VLLM_GRAPHS_PIECEWISE, 0,                                     \
       "PIECEWISE graphs; FlashInfer's sampler wherever it is importable (the image)")              \
@@ -109,7 +110,7 @@ typedef struct vrelease {
     R("0.18.0", NULL, 0, 1, 1, 0, VS_VLLM_GRAPHS_STEP16, MIB(96),                                  \
       "non_torch + 96 MiB on every rank, fitted on one published run (no source sizes it)")        \
     R("0.19.0", NULL, 0, 1, 1, 1, VS_VLLM_GRAPHS_STEP16, MIB(96),                                  \
-      "at tp 2 on Hopper the NVLink rings and NVLS buffers of larger groups, fitted on four "      \
+      "at tp 2 on Hopper the NVLink rings and NVLS buffers of larger groups, fitted on two "       \
       "published runs (no source sizes it)")
 
 #define VLLM_ROW(v, carried, fi, pip, triton, pair, graphs, nt, changed)                           \
@@ -745,8 +746,8 @@ static uint64_t non_torch_extra(const vs_engine_env *e, const char *architecture
     const vs_engine_val *v = vs_engine_get(e, "version");
     const char *w = v ? v->word : NULL;
     const vrelease *r = release_of(w);
-    uint64_t pair =
-        r && r->pair_as_group && e->tp == 2 ? vs_engine_context_pair_as_group(architecture) : 0;
+    uint64_t all = vs_vllm_non_torch_release(w, architecture, e->tp),
+             pair = r ? all - r->non_torch_extra : 0;
     int n = 0;
     if (note_size)
         note[0] = '\0';
@@ -760,10 +761,10 @@ static uint64_t non_torch_extra(const vs_engine_env *e, const char *architecture
     if (pair && n >= 0 && (size_t)n < note_size)
         snprintf(note + n, note_size - (size_t)n,
                  "; + %llu MiB at tp 2 under vLLM %s: the NVLink rings and 2 x 32 MiB of NVLS "
-                 "buffers of a larger group (fitted on four published 0.19.0 runs; no source "
+                 "buffers of a larger group (fitted on two published 0.19.0 runs; no source "
                  "sizes it)",
                  (unsigned long long)(pair >> 20), w);
-    return vs_vllm_non_torch_release(w, architecture, e->tp);
+    return all;
 }
 
 const vs_engine vs_engine_vllm = {
