@@ -414,15 +414,17 @@ END_TEST
  * Unsloth's kernels save a token: two Fast_RMS_Layernorm X and float32 r,
  * 2 x (8,192 + 4); LoRA_QKV's X 8,192; flash attention q 8,192, k and v 2,048
  * each, its output 8,192, log-sum-exp 32 x 4; LoRA_MLP's X 8,192, e and g
- * 28,672 each: 110,728 B; LoRA_MLP's backward beside them, the output, dY and DW,
- * 8,192 + 8,192 + 28,672 = 45,056 B: 155,784 B a token.
+ * 28,672 each: 110,728 B; LoRA_MLP's backward beside them, the output, dY, DW
+ * and DW's LoRA term before it is added in place, 8,192 + 8,192 + 28,672 +
+ * 28,672 = 73,728 B: 184,456 B a token.
  *   full: the 32 inputs kept, 32 x 8,192 x 8,192 = 2,147,483,648 B, the top one
- *     the recomputed layer's X, so the layer is 8,192 x (155,784 - 8,192) =
- *     1,209,073,664 B
- *   offload: nothing kept, the layer 8,192 x 155,784 = 1,276,182,528 B
+ *     the recomputed layer's X, so the layer is 8,192 x (184,456 - 8,192) =
+ *     1,443,954,688 B
+ *   offload: the embedding's output kept (a leaf the graph holds), 8,192 x
+ *     8,192 = 67,108,864 B, the layer 8,192 x 184,456 = 1,511,063,552 B
  *   attention=xformers, offload: K and V saved at every head's width, 2 x 2 x
- *     (4,096 - 1,024) = 12,288 B a token more, 8,192 x 168,072 =
- *     1,376,845,824 B
+ *     (4,096 - 1,024) = 12,288 B a token more, 8,192 x 196,744 =
+ *     1,611,726,848 B
  * The rotary tables, a cos and a sin of head_dim 128 a position: at 4,096
  * tokens as built, 4 x 8,192 = 32,768 positions (below the config's 131,072) in
  * float32, 2 x 32,768 x 128 x 4 = 33,554,432 B a table; at 40,000 tokens rebuilt
@@ -442,7 +444,7 @@ START_TEST(unsloth_activations)
     run_ok(cell);
     p = lastp();
     ck_assert_int_eq(geti(named(p, "activations"), "bytes"), 2147483648LL);
-    ck_assert_int_eq(geti(named(p, "activations_recomputed"), "bytes"), 1209073664LL);
+    ck_assert_int_eq(geti(named(p, "activations_recomputed"), "bytes"), 1443954688LL);
     ck_assert_int_eq(geti(json_object_get(p, "inputs"), "per_layer_bytes"), 8192LL * 110728);
     ck_assert_ptr_nonnull(strstr(gets(named(p, "activations_recomputed"), "source"), "LoRA_MLP"));
     ck_assert_int_eq(geti(named(p, "rope_cache"), "bytes"), 2LL * 32768 * 128 * 4);
@@ -474,15 +476,18 @@ START_TEST(unsloth_activations)
     run_ok("length 4096\nmicrobatch 2");
     snprintf(cell, sizeof cell, "%s checkpointing=offload", act);
     run_ok(cell);
-    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 0);
-    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1276182528LL);
+    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 8192LL * 8192);
+    ck_assert_int_eq(8192LL * 8192, 67108864LL);
+    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1511063552LL);
+    ck_assert_int_eq(8192LL * (110728 + 2 * 4096 + 2 * 4096 + 2 * 14336 + 2 * 14336), 1511063552LL);
+    ck_assert_ptr_nonnull(strstr(gets(named(lastp(), "activations"), "source"), "embedding"));
     snprintf(cell, sizeof cell,
              "estimate activations attention=xformers loss=cce framework=unsloth "
              "checkpointing=offload");
     run_ok(cell);
     ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"),
-                     8192LL * (155784 + 2 * 2 * (4096 - 1024)));
-    ck_assert_int_eq(8192LL * (155784 + 2 * 2 * (4096 - 1024)), 1376845824LL);
+                     8192LL * (184456 + 2 * 2 * (4096 - 1024)));
+    ck_assert_int_eq(8192LL * (184456 + 2 * 2 * (4096 - 1024)), 1611726848LL);
     ck_assert_int_eq(run("estimate activations attention=xformers checkpointing=offload"),
                      VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "framework=unsloth"));
@@ -493,7 +498,7 @@ START_TEST(unsloth_activations)
     ck_assert_int_eq(run(cell), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "checkpointing=full or offload"));
     run_ok("envelope");
-    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1276182528LL);
+    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1511063552LL);
     ck_assert_int_eq(run("estimate activations attention=eager framework=unsloth "
                          "checkpointing=offload"),
                      VS_EVALUE);
