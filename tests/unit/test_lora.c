@@ -511,6 +511,56 @@ START_TEST(unsloth_activations)
 }
 END_TEST
 
+/* An adapter's gradients in the backward: Unsloth's QLoRA of Llama-3.1-8B, rank
+ * 32 on the seven projections, its adapter in float32 (precision=fp32), at
+ * 4,096 x 2 tokens (T = 8,192) under offload. Trainable by hand: 32 x (q 4,096 +
+ * 4,096, k 4,096 + 1,024, v 4,096 + 1,024, o 4,096 + 4,096, gate, up, down
+ * 4,096 + 14,336 each) = 32 x 81,920 = 2,621,440 a layer, x 32 = 83,886,080;
+ * the adapter and its gradients 4 B each, 335,544,320 B. The gradients fill as
+ * each layer's backward ends, so the layer recomputed last runs beside them:
+ * phases backward and step. With the rotary tables, the adapter, its 8-bit
+ * moments and the dequantisation buffer in every phase, the backward less the
+ * step is what the forward keeps and the recomputed layer, the embedding's
+ * output 8,192 x 8,192 = 67,108,864 and 8,192 x 184,456 = 1,511,063,552 B:
+ * 1,578,172,416 B; the loss phase has the gradients' place taken by Cut
+ * Cross-Entropy's 8,192 x (4 + 2 x 4,096) = 67,141,632 B, the recomputed layer
+ * not yet made. */
+START_TEST(adapter_gradients_in_the_backward)
+{
+    json_t *p, *ph;
+    long long by[3] = {-1, -1, -1};
+    size_t i;
+    const char *names[3] = {"step", "loss", "backward"};
+    model("llama-3.1-8b.json", "qlora");
+    run_ok("format nf4\nlength 4096\nmicrobatch 2\n"
+           "estimate training lora rank=32 targets=all-linear optimizer=adamw8bit precision=fp32\n"
+           "estimate activations checkpointing=offload attention=flash loss=cce "
+           "framework=unsloth\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(32LL * (8192 + 5120 + 5120 + 8192 + 3 * 18432), 2621440LL);
+    ck_assert_int_eq(geti(named(p, "gradients"), "bytes"), 32LL * 2621440 * 4);
+    ck_assert_int_eq(geti(named(p, "adapter_weights"), "bytes"), 335544320LL);
+    ck_assert_str_eq(gets(named(p, "gradients"), "phase"), "backward,step");
+    ph = json_object_get(p, "phases");
+    for (i = 0; i < json_array_size(ph); i++) {
+        size_t k;
+        for (k = 0; k < 3; k++)
+            if (!strcmp(gets(json_array_get(ph, i), "name"), names[k]))
+                by[k] = geti(json_array_get(ph, i), "bytes");
+    }
+    ck_assert_int_eq(by[2] - by[0], 8192LL * 8192 + 8192LL * 184456);
+    ck_assert_int_eq(8192LL * 8192 + 8192LL * 184456, 1578172416LL);
+    ck_assert_int_eq(by[1], by[2] - 8192LL * 184456 - 335544320 + 8192LL * (4 + 2 * 4096));
+    ck_assert_str_eq(gets(p, "worst_phase"), "backward");
+    ck_assert_int_eq(geti(p, "envelope_bytes"), by[2]);
+    /* a full finetune's gradients stay the step's: they take the place of what the backward frees
+     */
+    model("llama-3.2-3b.json", "finetune");
+    run_ok("estimate training optimizer=adamw precision=bf16");
+    ck_assert_str_eq(gets(named(lastp(), "gradients"), "phase"), "step");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lora");
@@ -525,6 +575,7 @@ int main(void)
     tcase_add_test(tc, paged_optimizer_state);
     tcase_add_test(tc, optimizer_step_transient);
     tcase_add_test(tc, unsloth_activations);
+    tcase_add_test(tc, adapter_gradients_in_the_backward);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
