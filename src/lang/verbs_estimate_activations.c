@@ -250,14 +250,15 @@ static void unsloth_source(char *src, size_t n, const vs_act_shape *sh, vs_check
         "%s tokens x %s microbatch x (12 x %s hidden + 4 x %s kv%s + 4 x %s intermediate + 4 "
         "x %s heads + 8) = %s B a layer, what Unsloth's kernels save (Fast_RMS_Layernorm X and "
         "a float32 1/rms twice, LoRA_QKV X, %s attention q, k, v, output and log-sum-exp, "
-        "LoRA_MLP X, e, g), + %s B in LoRA_MLP's backward (the recomputed output, dY, DW: 4 x "
-        "hidden + 2 x intermediate a token): %s = %s B (framework=unsloth, "
-        "checkpointing=%s; unslothai/unsloth at 0050c73)",
+        "LoRA_MLP X, e, g), + %s B in LoRA_MLP's backward (the recomputed output, dY, DW and "
+        "DW's LoRA term before its in-place add: 4 x hidden + 4 x intermediate a token): %s = "
+        "%s B (framework=unsloth, checkpointing=%s; unslothai/unsloth at 0050c73, "
+        "kernels/utils.py matmul_lora)",
         gs, gb, gH, gk, xf ? " (K and V expanded to every head)" : "", gi, gA, gper,
         xf ? "xformers" : "flash", gw,
         mode == VS_CKPT_FULL ? "the layer inputs + one layer recomputed in the backward"
-                             : "the layer inputs in host memory + one layer recomputed in "
-                               "the backward",
+                             : "the embedding's output (the layer inputs in host memory) + one "
+                               "layer recomputed in the backward",
         gbytes, vs_checkpointing_name(mode));
 }
 
@@ -279,6 +280,14 @@ static void split_sources(char *kept, size_t n, char *rec, size_t m, const vs_ac
                  "B, saved in the forward and held through the loss and the backward "
                  "(checkpointing=full)",
                  gL, gs, gb, gH, gk);
+    else if (unsloth)
+        snprintf(kept, n,
+                 "the embedding's output 2 B x %s tokens x %s microbatch x %s hidden = %s B, held "
+                 "through the loss and the backward: Unsloth's model preparation makes it a leaf "
+                 "that requires grad (prepare_model_for_kbit_training calls "
+                 "enable_input_require_grads, unsloth/models/_utils.py at 2024.12.4) and the "
+                 "graph keeps it; the layer inputs are in host memory (checkpointing=%s)",
+                 gs, gb, gH, gk, vs_checkpointing_name(mode));
     else
         snprintf(kept, n, "0 B on the GPU: the layer inputs are in host memory (checkpointing=%s)",
                  vs_checkpointing_name(mode));
@@ -374,7 +383,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
     vs_act_est e;
     uint64_t logit_bytes = 0;
     int rc, from_arch = 0, logits = 0, gated, split = 0, unsloth = 0;
-    char src[1000], head[1100], lsrc[1400], ksrc[400], rsrc[400], rname[80];
+    char src[1000], head[1100], lsrc[1400], ksrc[640], rsrc[400], rname[80];
     char attn_note[200];
     const char *notes[7] = {NULL};
     size_t nn = 0;

@@ -30,6 +30,15 @@ static int largest_param(const json_t *sheet, uint64_t *out)
 /* When the gradients are on the GPU. One micro-batch a step, they are filled
  * by the backward as it frees the activations and held through the optimizer
  * step: phase step (the envelope is then the larger of backward and step).
+ * An adapter's (task lora, qlora) are filled the same way, layer by layer, as
+ * each layer's backward ends (autograd's AccumulateGrad), but they are not
+ * traded against what the backward frees: the layer the backward recomputes
+ * last runs beside nearly all of them (under checkpointing=offload nothing of
+ * the forward is left on the GPU to free; Unsloth's checkpointer calls
+ * torch.autograd.backward inside each layer's backward, unsloth_zoo
+ * gradient_checkpointing.py at 2024.12.1), so they are counted whole in the
+ * backward too: phases backward and step (an over-count by the last layer's
+ * own, 1 / layers of them).
  * Accumulated over micro-batches, they stay through the next forward: no
  * phase. in_backward=yes (torchtune's optimizer_in_bwd, a step per parameter
  * as its gradient is ready, the gradient freed): one parameter's gradient at a
@@ -42,8 +51,12 @@ int vs_verbs_estimate_step_gradients(const vs_line *line, const json_t *sheet,
     const vs_arg *ib = vs_line_pair(line, "in_backward");
     uint64_t acc = 1, largest;
     char gl[40], gb[40];
-    *phase = "step";
+    *phase = lora ? "backward,step" : "step";
     note[0] = 0;
+    if (lora)
+        snprintf(note, notelen,
+                 "the adapter's gradients are filled by the backward as each layer's ends and "
+                 "the layers recomputed last run beside them: phases backward and step");
     if (ib && strcmp(ib->value, "yes") && strcmp(ib->value, "no"))
         return vs_arg_error(
             ib, err,

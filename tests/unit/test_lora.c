@@ -414,15 +414,17 @@ END_TEST
  * Unsloth's kernels save a token: two Fast_RMS_Layernorm X and float32 r,
  * 2 x (8,192 + 4); LoRA_QKV's X 8,192; flash attention q 8,192, k and v 2,048
  * each, its output 8,192, log-sum-exp 32 x 4; LoRA_MLP's X 8,192, e and g
- * 28,672 each: 110,728 B; LoRA_MLP's backward beside them, the output, dY and DW,
- * 8,192 + 8,192 + 28,672 = 45,056 B: 155,784 B a token.
+ * 28,672 each: 110,728 B; LoRA_MLP's backward beside them, the output, dY, DW
+ * and DW's LoRA term before it is added in place, 8,192 + 8,192 + 28,672 +
+ * 28,672 = 73,728 B: 184,456 B a token.
  *   full: the 32 inputs kept, 32 x 8,192 x 8,192 = 2,147,483,648 B, the top one
- *     the recomputed layer's X, so the layer is 8,192 x (155,784 - 8,192) =
- *     1,209,073,664 B
- *   offload: nothing kept, the layer 8,192 x 155,784 = 1,276,182,528 B
+ *     the recomputed layer's X, so the layer is 8,192 x (184,456 - 8,192) =
+ *     1,443,954,688 B
+ *   offload: the embedding's output kept (a leaf the graph holds), 8,192 x
+ *     8,192 = 67,108,864 B, the layer 8,192 x 184,456 = 1,511,063,552 B
  *   attention=xformers, offload: K and V saved at every head's width, 2 x 2 x
- *     (4,096 - 1,024) = 12,288 B a token more, 8,192 x 168,072 =
- *     1,376,845,824 B
+ *     (4,096 - 1,024) = 12,288 B a token more, 8,192 x 196,744 =
+ *     1,611,726,848 B
  * The rotary tables, a cos and a sin of head_dim 128 a position: at 4,096
  * tokens as built, 4 x 8,192 = 32,768 positions (below the config's 131,072) in
  * float32, 2 x 32,768 x 128 x 4 = 33,554,432 B a table; at 40,000 tokens rebuilt
@@ -442,7 +444,7 @@ START_TEST(unsloth_activations)
     run_ok(cell);
     p = lastp();
     ck_assert_int_eq(geti(named(p, "activations"), "bytes"), 2147483648LL);
-    ck_assert_int_eq(geti(named(p, "activations_recomputed"), "bytes"), 1209073664LL);
+    ck_assert_int_eq(geti(named(p, "activations_recomputed"), "bytes"), 1443954688LL);
     ck_assert_int_eq(geti(json_object_get(p, "inputs"), "per_layer_bytes"), 8192LL * 110728);
     ck_assert_ptr_nonnull(strstr(gets(named(p, "activations_recomputed"), "source"), "LoRA_MLP"));
     ck_assert_int_eq(geti(named(p, "rope_cache"), "bytes"), 2LL * 32768 * 128 * 4);
@@ -474,15 +476,18 @@ START_TEST(unsloth_activations)
     run_ok("length 4096\nmicrobatch 2");
     snprintf(cell, sizeof cell, "%s checkpointing=offload", act);
     run_ok(cell);
-    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 0);
-    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1276182528LL);
+    ck_assert_int_eq(geti(named(lastp(), "activations"), "bytes"), 8192LL * 8192);
+    ck_assert_int_eq(8192LL * 8192, 67108864LL);
+    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1511063552LL);
+    ck_assert_int_eq(8192LL * (110728 + 2 * 4096 + 2 * 4096 + 2 * 14336 + 2 * 14336), 1511063552LL);
+    ck_assert_ptr_nonnull(strstr(gets(named(lastp(), "activations"), "source"), "embedding"));
     snprintf(cell, sizeof cell,
              "estimate activations attention=xformers loss=cce framework=unsloth "
              "checkpointing=offload");
     run_ok(cell);
     ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"),
-                     8192LL * (155784 + 2 * 2 * (4096 - 1024)));
-    ck_assert_int_eq(8192LL * (155784 + 2 * 2 * (4096 - 1024)), 1376845824LL);
+                     8192LL * (184456 + 2 * 2 * (4096 - 1024)));
+    ck_assert_int_eq(8192LL * (184456 + 2 * 2 * (4096 - 1024)), 1611726848LL);
     ck_assert_int_eq(run("estimate activations attention=xformers checkpointing=offload"),
                      VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "framework=unsloth"));
@@ -493,7 +498,7 @@ START_TEST(unsloth_activations)
     ck_assert_int_eq(run(cell), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "checkpointing=full or offload"));
     run_ok("envelope");
-    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1276182528LL);
+    ck_assert_int_eq(geti(named(lastp(), "activations_recomputed"), "bytes"), 1511063552LL);
     ck_assert_int_eq(run("estimate activations attention=eager framework=unsloth "
                          "checkpointing=offload"),
                      VS_EVALUE);
@@ -503,6 +508,56 @@ START_TEST(unsloth_activations)
                          "checkpointing=offload attention=flash"),
                      VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "Llama-shaped decoder"));
+}
+END_TEST
+
+/* An adapter's gradients in the backward: Unsloth's QLoRA of Llama-3.1-8B, rank
+ * 32 on the seven projections, its adapter in float32 (precision=fp32), at
+ * 4,096 x 2 tokens (T = 8,192) under offload. Trainable by hand: 32 x (q 4,096 +
+ * 4,096, k 4,096 + 1,024, v 4,096 + 1,024, o 4,096 + 4,096, gate, up, down
+ * 4,096 + 14,336 each) = 32 x 81,920 = 2,621,440 a layer, x 32 = 83,886,080;
+ * the adapter and its gradients 4 B each, 335,544,320 B. The gradients fill as
+ * each layer's backward ends, so the layer recomputed last runs beside them:
+ * phases backward and step. With the rotary tables, the adapter, its 8-bit
+ * moments and the dequantisation buffer in every phase, the backward less the
+ * step is what the forward keeps and the recomputed layer, the embedding's
+ * output 8,192 x 8,192 = 67,108,864 and 8,192 x 184,456 = 1,511,063,552 B:
+ * 1,578,172,416 B; the loss phase has the gradients' place taken by Cut
+ * Cross-Entropy's 8,192 x (4 + 2 x 4,096) = 67,141,632 B, the recomputed layer
+ * not yet made. */
+START_TEST(adapter_gradients_in_the_backward)
+{
+    json_t *p, *ph;
+    long long by[3] = {-1, -1, -1};
+    size_t i;
+    const char *names[3] = {"step", "loss", "backward"};
+    model("llama-3.1-8b.json", "qlora");
+    run_ok("format nf4\nlength 4096\nmicrobatch 2\n"
+           "estimate training lora rank=32 targets=all-linear optimizer=adamw8bit precision=fp32\n"
+           "estimate activations checkpointing=offload attention=flash loss=cce "
+           "framework=unsloth\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(32LL * (8192 + 5120 + 5120 + 8192 + 3 * 18432), 2621440LL);
+    ck_assert_int_eq(geti(named(p, "gradients"), "bytes"), 32LL * 2621440 * 4);
+    ck_assert_int_eq(geti(named(p, "adapter_weights"), "bytes"), 335544320LL);
+    ck_assert_str_eq(gets(named(p, "gradients"), "phase"), "backward,step");
+    ph = json_object_get(p, "phases");
+    for (i = 0; i < json_array_size(ph); i++) {
+        size_t k;
+        for (k = 0; k < 3; k++)
+            if (!strcmp(gets(json_array_get(ph, i), "name"), names[k]))
+                by[k] = geti(json_array_get(ph, i), "bytes");
+    }
+    ck_assert_int_eq(by[2] - by[0], 8192LL * 8192 + 8192LL * 184456);
+    ck_assert_int_eq(8192LL * 8192 + 8192LL * 184456, 1578172416LL);
+    ck_assert_int_eq(by[1], by[2] - 8192LL * 184456 - 335544320 + 8192LL * (4 + 2 * 4096));
+    ck_assert_str_eq(gets(p, "worst_phase"), "backward");
+    ck_assert_int_eq(geti(p, "envelope_bytes"), by[2]);
+    /* a full finetune's gradients stay the step's: they take the place of what the backward frees
+     */
+    model("llama-3.2-3b.json", "finetune");
+    run_ok("estimate training optimizer=adamw precision=bf16");
+    ck_assert_str_eq(gets(named(lastp(), "gradients"), "phase"), "step");
 }
 END_TEST
 
@@ -520,6 +575,7 @@ int main(void)
     tcase_add_test(tc, paged_optimizer_state);
     tcase_add_test(tc, optimizer_step_transient);
     tcase_add_test(tc, unsloth_activations);
+    tcase_add_test(tc, adapter_gradients_in_the_backward);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

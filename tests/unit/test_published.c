@@ -501,12 +501,13 @@ START_TEST(published_peaks)
             unsloth_8gb = geti(p, "allocator_bytes");
         if (!strcmp(rows[i].id, "unsloth-2")) {
             /* Unsloth's 8 GB and 12 GB rows, 2,972 and 21,848 tokens: the worst phase
-             * of both is the backward, whose only length-dependent part is the one
-             * layer recomputed from its offloaded input (the rotary tables, both under
-             * 32,768 tokens, are as built in both: rope=layers), so the two envelopes
-             * differ by 18,876 tokens x the bytes a token of that layer. By hand, from
-             * Llama-3.1-8B's widths (hidden 4,096, intermediate 14,336, 32 heads, 8
-             * KV heads of 128: kv 1,024) and what Unsloth's kernels save:
+             * of both is the backward, whose length-dependent parts are the one layer
+             * recomputed from its offloaded input and the embedding's output the graph
+             * holds (the rotary tables, both under 32,768 tokens, are as built in both:
+             * rope=layers), so the two envelopes differ by 18,876 tokens x the bytes a
+             * token of those. By hand, from Llama-3.1-8B's widths (hidden 4,096,
+             * intermediate 14,336, 32 heads, 8 KV heads of 128: kv 1,024) and what
+             * Unsloth's kernels save and allocate (unsloth 2024.12.4):
              *   the two Fast_RMS_Layernorm: X 2 x 4,096 + r 4, twice  16,392
              *   LoRA_QKV's X (the first norm's output)                 8,192
              *   flash attention q 8,192, k 2,048, v 2,048, output
@@ -514,17 +515,20 @@ START_TEST(published_peaks)
              *   LoRA_MLP's X 8,192, e and g 2 x 14,336 each           65,536
              *   saved                                                110,728
              *   LoRA_MLP's backward: the layer's output 8,192, dY
-             *     8,192, DW = dY down^T 28,672                          45,056
-             *   a token                                               155,784
+             *     8,192, DW = dY down^T 28,672 and DW's LoRA term
+             *     (dY B^T)(s A^T) before its in-place add 28,672        73,728
+             *   the embedding's output, a leaf the graph holds          8,192
+             *   a token                                               192,648
+             * (155,784 before DW's LoRA term and the embedding's output were read.)
              * The table's own step is 4 GiB over those 18,876 tokens, 227,536 B a
-             * token, and 32 GiB over the 151,005 from 48 to 80 GB, 227,540 B: 71,756 B
-             * (31.5%) more than the source accounts for. */
+             * token, and 32 GiB over the 151,005 from 48 to 80 GB, 227,540 B. */
             const long long saved = 2 * (2 * 4096 + 4) + 2 * 4096 +
                                     (2 * 4096 + 2 * 1024 + 2 * 1024 + 2 * 4096 + 32 * 4) +
                                     (2 * 4096 + 4 * 14336);
             ck_assert_int_eq(saved, 110728);
-            ck_assert_int_eq(saved + 2 * 4096 + 2 * 4096 + 2 * 14336, 155784);
-            ck_assert_int_eq(geti(p, "allocator_bytes") - unsloth_8gb, 18876LL * 155784);
+            ck_assert_int_eq(saved + 2 * 4096 + 2 * 4096 + 2 * 14336 + 2 * 14336 + 2 * 4096,
+                             192648);
+            ck_assert_int_eq(geti(p, "allocator_bytes") - unsloth_8gb, 18876LL * 192648);
             ck_assert_int_eq(((4LL << 30) + 18876 / 2) / 18876, 227536); /* rounded */
             ck_assert_int_eq(((32LL << 30) + 151005 / 2) / 151005, 227540);
             ck_assert_int_eq(342733 - 191728, 151005);
@@ -547,13 +551,17 @@ START_TEST(published_peaks)
                    "token, and %.2f GiB at no tokens\n",
                    rows[i].id, rows[i].kind, strtoll(len + 8, NULL, 10), longest, 100 * rows[i].err,
                    slope, (double)intercept / 1073741824.0);
-            /* the recomputed layer a token, by hand from each model's widths (Llama 3.1 8B:
-             * above; 70B: hidden 8,192, intermediate 28,672, 64 heads, kv 1,024: 16 x 8,192 +
-             * 4 x 1,024 + 6 x 28,672 + 4 x 64 + 8), the rotary tables' step being by 8,192 */
+            /* the recomputed layer and the embedding's output a token, by hand from each
+             * model's widths (Llama 3.1 8B: above; 70B: hidden 8,192, intermediate 28,672,
+             * 64 heads, kv 1,024: saved 12 x 8,192 + 4 x 1,024 + 4 x 28,672 + 4 x 64 + 8,
+             * LoRA_MLP's backward 4 x 8,192 + 4 x 28,672, the embedding's output 2 x
+             * 8,192), the rotary tables' step being by 8,192 */
             ck_assert_int_eq(slope, strstr(rows[i].cells, "70b")
-                                        ? 16LL * 8192 + 4 * 1024 + 6 * 28672 + 4 * 64 + 8
-                                        : 155784);
-            ck_assert_int_eq(16LL * 8192 + 4 * 1024 + 6 * 28672 + 4 * 64 + 8, 307464);
+                                        ? 18LL * 8192 + 4 * 1024 + 8 * 28672 + 4 * 64 + 8
+                                        : 192648);
+            ck_assert_int_eq(12LL * 8192 + 4 * 1024 + 4 * 28672 + 4 * 64 + 8, 217352);
+            ck_assert_int_eq(217352 + 4LL * 8192 + 4 * 28672 + 2 * 8192, 381192);
+            ck_assert_int_eq(18LL * 8192 + 4 * 1024 + 8 * 28672 + 4 * 64 + 8, 381192);
         }
     }
     /* the training runs by source, each in its own unit: torchtune's peaks (bytes),

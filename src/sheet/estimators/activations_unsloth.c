@@ -3,7 +3,10 @@
  * unslothai/unsloth at 0050c73 (unsloth/kernels/fast_lora.py LoRA_MLP,
  * LoRA_QKV, LoRA_W; rms_layernorm.py Fast_RMS_Layernorm; rope_embedding.py
  * Fast_RoPE_Embedding; models/llama.py LlamaDecoderLayer_fast_forward) and
- * unslothai/unsloth-zoo at 0373fcc (unsloth_zoo/gradient_checkpointing.py). */
+ * unslothai/unsloth-zoo at 0373fcc (unsloth_zoo/gradient_checkpointing.py); the
+ * same kernels, checkpointer and model preparation as the December 2024 releases
+ * on PyPI (unsloth 2024.12.4 and 2024.12.12, unsloth_zoo 2024.12.1 and
+ * 2024.12.7), read there too. */
 #include "sheet/estimate.h"
 
 #include <string.h>
@@ -41,9 +44,14 @@ int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_c
     saved = t;
     if ((rc = vs_arith_mul(&saved, a, w, err)))
         return rc;
-    /* working: the output, dY and DW, 4 h + 2 i a token */
+    /* working, at the peak of LoRA_MLP's backward: the output and dY (2 h
+     * each), DW = matmul_lora(dY, down^T, ...) (2 i) and, before its in-place
+     * add, DW's LoRA term (dY @ B^T) @ (s A^T), a fresh T x i product
+     * (kernels/utils.py matmul_lora: out += (X @ A) @ (s * B)), 2 i: 4 h + 4 i
+     * a token. What comes after holds less: the SwiGLU backward writes over
+     * DW, e and g, and dX over X (out = X), each later LoRA term T x h. */
     a = s->hidden, c = s->intermediate;
-    if ((rc = vs_arith_mul(&a, 4, w, err)) || (rc = vs_arith_mul(&c, 2, w, err)) ||
+    if ((rc = vs_arith_mul(&a, 4, w, err)) || (rc = vs_arith_mul(&c, 4, w, err)) ||
         (rc = vs_arith_add(&a, c, w, err)))
         return rc;
     work = t;
@@ -65,6 +73,16 @@ int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_c
         if ((rc = vs_arith_mul(&e.kept, s->layers, w, err)))
             return rc;
         e.recompute -= input;
+    } else {
+        /* the embedding's output stays on the GPU: prepare_model_for_kbit_training
+         * (models/_utils.py, use_reentrant=True) calls enable_input_require_grads,
+         * whose hook makes that output a leaf that requires grad, and the graph's
+         * AccumulateGrad for it holds it until the backward ends; the checkpointer
+         * offloads a copy. Under full it is the first layer's saved input, in kept. */
+        e.kept = t;
+        if ((rc = vs_arith_mul(&e.kept, s->hidden, w, err)) ||
+            (rc = vs_arith_mul(&e.kept, 2, w, err)))
+            return rc;
     }
     e.total = e.kept;
     if ((rc = vs_arith_add(&e.total, e.recompute, w, err)))
