@@ -129,6 +129,12 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * in no release and which move with it: one H100 and model print 0.13 GiB from 0.15.0 to
  * 0.17.0 and 0.25 from 0.18.0 (the same report), against 0.16 under V0 and 0.07 in 0.10.2. The
  * sizes here are those of 0.11 and before; bench_runtime scores the later runs as held-out misses.
+ * Read by the card's SMs (the local-memory reserve being per resident thread), the fitting
+ * rows at tp 1 give 1.2455 MiB a SM under V0 (H100 SXM, RTX 4060, T4 within 2.7%; by
+ * threads they miss by up to 50%) and 0.484 MiB a SM under 0.10's V1 (the B200): the held-out
+ * RTX A500 Laptop would be -35.1% and the H100 PCIe -23.0%, and the A30s' 1.65 MiB a SM
+ * would put the 0.11 image's H100 runs 52% to 63% over, so the terms stay by generation
+ * (the figures: the table's header).
  */
 enum board { BOARD_UNKNOWN, BOARD_NVSWITCH, BOARD_PCIE };
 

@@ -38,7 +38,10 @@
  *   MiB = 214,958,080 B, 205 / 204.8 - 1 = +0.1% of the printed figure; its activation is
  *   printed but not scored (the thread quotes no max_num_batched_tokens). The rule that
  *   row sets gives nothing for PCIe boards between 4 and 16 ranks, where no figure is
- *   published: an RTX 3090 at TP 8 is refused, the A30s at TP 4 keep 90 MiB. */
+ *   published: an RTX 3090 at TP 8 is refused, the A30s at TP 4 keep 90 MiB.
+ * - The TP 1 figures read by the card's SMs or resident threads, fitted on the fitting
+ *   rows (worked by hand at sm_reading_leaves_the_misses_out): the held-out RTX A500 stays
+ *   past 30%, or a fitting row misses, so no SM rule replaces the generation's term. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -354,6 +357,86 @@ START_TEST(vllm_release_table_in_docs)
 }
 END_TEST
 
+/* Why the tp 1 terms stay by generation and not by the card's SMs (the table's header and
+ * docs/engine-releases.md give the figures): each TP 1 card's SMs and resident threads a
+ * SM (T4 40 x 1,024 and B200 148 x 2,048 as torch's multi_processor_count prints them; H100
+ * SXM 132 and PCIe 114 x 2,048, NVIDIA's H100 whitepaper; RTX 4060 24 and RTX A500 Laptop 16
+ * x 1,536, their CUDA cores at 128 a SM), the printed figures read from the table. By hand,
+ * V0's fitting rows (H100 SXM 0.16 GiB = 163.84 MiB, RTX 4060 30.72, T4 51.2) fitted
+ * through zero: (132 x 163.84 + 24 x 30.72 + 40 x 51.2) / (132^2 + 24^2 + 40^2) = 24,412.16
+ * / 19,600 = 1.2455 MiB a SM, so the held-out A500's 16 SMs give 19.93 MiB for 30.72, -35.1%;
+ * by threads, 47,521,464.32 / 76,118,228,992 MiB = 654.6 B a thread, the fitting T4 40,960 x
+ * 654.6 B = 25.6 MiB for 51.2, -50.1%. 0.10's V1: the B200's 71.68 / 148 = 0.4843 MiB a SM
+ * gives the H100 PCIe 55.2 MiB for 71.68, -23.0%. */
+static const struct {
+    const char *gpu;
+    double sms, threads;
+} tp1_cards[] = {{"H100 80GB", 132, 2048},
+                 {"RTX 4060 8GB", 24, 1536},
+                 {"Tesla T4 (Colab)", 40, 1024},
+                 {"RTX A500 Laptop (4.00 GiB, WSL 2)", 16, 1536},
+                 {"B200", 148, 2048},
+                 {"H100 PCIe (79.19 GiB)", 114, 2048}};
+
+START_TEST(sm_reading_leaves_the_misses_out)
+{
+    FILE *f = fopen(RUNTIME_TSV, "r");
+    char line[2048];
+    double sx[2] = {0, 0}, sxx[2] = {0, 0}, tx = 0, txx = 0, k, kt;
+    double a500 = 0, h100_pcie = 0, t4 = 0;
+    size_t fit[2] = {0, 0};
+    ck_assert_ptr_nonnull(f);
+    while (fgets(line, sizeof line, f)) {
+        vs_rt_row r;
+        size_t i;
+        double mib;
+        int v1_010;
+        if (vs_rt_row_read(&r, line) <= 0 || !r.nt_scored || strcmp(r.col[VS_RT_TP], "1"))
+            continue;
+        for (i = 0; i < sizeof tp1_cards / sizeof tp1_cards[0]; i++)
+            if (!strcmp(r.col[VS_RT_GPU], tp1_cards[i].gpu))
+                break;
+        if (i == sizeof tp1_cards / sizeof tp1_cards[0])
+            continue;
+        mib = r.nt_pub * 1024;
+        /* V0: before 0.10, or 0.10.2 under V0; V1 0.10: the rest of 0.10 */
+        v1_010 = vs_rt_version(r.col[VS_RT_VLLM]) / 1000 == 10 && !strstr(r.col[VS_RT_VLLM], "V0");
+        if (vs_rt_version(r.col[VS_RT_VLLM]) >= 11000)
+            continue;
+        if (!strcmp(tp1_cards[i].gpu, "RTX A500 Laptop (4.00 GiB, WSL 2)"))
+            a500 = mib;
+        else if (!strcmp(tp1_cards[i].gpu, "H100 PCIe (79.19 GiB)"))
+            h100_pcie = mib;
+        else if (!strcmp(tp1_cards[i].gpu, "Tesla T4 (Colab)") && r.nt_fit)
+            t4 = mib;
+        if (!r.nt_fit)
+            continue;
+        fit[v1_010]++;
+        sx[v1_010] += tp1_cards[i].sms * mib;
+        sxx[v1_010] += tp1_cards[i].sms * tp1_cards[i].sms;
+        if (!v1_010) {
+            tx += tp1_cards[i].sms * tp1_cards[i].threads * mib;
+            txx +=
+                tp1_cards[i].sms * tp1_cards[i].threads * tp1_cards[i].sms * tp1_cards[i].threads;
+        }
+    }
+    fclose(f);
+    ck_assert_uint_eq(fit[0], 3); /* H100 SXM, RTX 4060, T4 */
+    ck_assert_uint_eq(fit[1], 1); /* B200 */
+    ck_assert(a500 > 0 && h100_pcie > 0 && t4 > 0);
+    k = sx[0] / sxx[0];
+    ck_assert(fabs(k - 24412.16 / 19600) < 1e-9);
+    ck_assert(fabs(16 * k / a500 - 1 + 0.3513) < 0.0005);
+    ck_assert(fabs(16 * k / a500 - 1) > 0.30); /* still past 30%: no SM rule */
+    kt = tx / txx;
+    ck_assert(fabs(kt * 1048576 - 654.6) < 0.1);
+    ck_assert(fabs(40 * 1024 * kt / t4 - 1 + 0.5006) < 0.0005); /* a fitting row misses */
+    k = sx[1] / sxx[1];
+    ck_assert(fabs(k - 71.68 / 148) < 1e-9);
+    ck_assert(fabs(114 * k / h100_pcie - 1 + 0.2297) < 0.0005);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("runtime_table");
@@ -362,6 +445,7 @@ static Suite *suite(void)
     tcase_add_test(t, pcie_ranks_without_a_figure_are_refused);
     tcase_add_test(t, pair_as_group_by_hand);
     tcase_add_test(t, vllm_release_table_in_docs);
+    tcase_add_test(t, sm_reading_leaves_the_misses_out);
     suite_add_tcase(s, t);
     return s;
 }
