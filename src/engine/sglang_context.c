@@ -31,12 +31,15 @@
  * "total_memory=143156MB, multi_processor_count=132") against nvidia-smi's 143,771, 615
  * MiB; an L4's is 22.168 GiB, 22,700 MiB (Unsloth's banner, round(total_memory / 2^30, 3),
  * in 0xZee/finetune_llama3-1_unsloth finetune.md at 9bb4a55: "GPU: NVIDIA L4. Max memory:
- * 22.168 GB", PyTorch 2.3.0) against nvidia-smi's 23,034, 334 MiB (cuda_totals below; no
- * public log prints either in bytes, so the catalogue's cuda_total_bytes stays empty). A
- * card with no published CUDA total takes the H200's 615 MiB, the figure the rule held for
- * every card before the L4's was found. The second is the context's local memory (each
- * thread's stack), which the driver reserves for every thread the GPU can hold at once,
- * "MAX_THREADS_PER_SM x SMs x LOCAL_MEM_PER_THREAD", context wide (NVIDIA's answer in
+ * 22.168 GB", PyTorch 2.3.0) against nvidia-smi's 23,034, 334 MiB; an RTX 4090's is 23.527
+ * GiB, 24,092 MiB (the same formula's "GPU = NVIDIA GeForce RTX 4090. Max memory = 23.527
+ * GB." under PyTorch 2.5.1 in Sogrey/Fine-tuning-of-Chinese-medical
+ * Qwen3_(4B)_%E5%8C%BB%E7%96%97%E5%BE%AE%E8%B0%83.md at 7a657dd) against nvidia-smi's 24,564, 472
+ * MiB (cuda_totals below; no public log prints any of them in bytes, so the catalogue's
+ * cuda_total_bytes stays empty). A card with no published CUDA total takes the H200's 615 MiB, the
+ * figure the rule held for every card before the L4's was found. The second is the context's local
+ * memory (each thread's stack), which the driver reserves for every thread the GPU can hold at
+ * once, "MAX_THREADS_PER_SM x SMs x LOCAL_MEM_PER_THREAD", context wide (NVIDIA's answer in
  * forums.developer.nvidia.com t/local-memory-management/289339, pointing to cuCtxCreate's
  * CU_CTX_LMEM_RESIZE_TO_MAX and cuCtxSetLimit), at the per-thread stack CUDA starts with,
  * cudaLimitStackSize's 1 KiB (cuCtxSetLimit: CU_LIMIT_STACK_SIZE grows only when a launch
@@ -64,9 +67,9 @@
  *             PCIe add none a 10 MiB rounding shows, engine/engine_runtime.c);
  *   held out: sgl-project/sglang#6017 (H200, tp 8, DP attention) 3,012 MiB,
  *             sgl-project/sglang#11716 (H200, tp 8) 3,135 MiB,
- *             kvcache-ai/ktransformers#1870 (RTX 4090, tp 2) 1,176 MiB: 615 (no published
- *             CUDA total) + 128 x 1,536 x 1 KiB (192 MiB) + 341 + 154 + 24 = 1,326 MiB,
- *             +12.8%,
+ *             kvcache-ai/ktransformers#1870 (RTX 4090, tp 2) 1,176 MiB: 472 + 128 x 1,536
+ *             x 1 KiB (192 MiB) + 341 + 154 + 24 = 1,183 MiB, +0.6% (+12.8% with the H200's
+ *             615 MiB outside CUDA's total, +18.9% with the H200's whole context),
  *             didier-durand/llms-in-clouds docs/sglang.md (4 x L4 over PCIe, tp 4, 0.4.3)
  *             885 MiB: its distributed set-up is 0.13 GB, as the PCIe term says (the
  *             PCIe branch was ruled after the row missed by +103% under the NVLink term
@@ -95,7 +98,7 @@
 #define CUSTOM_AR_MIB 24ull
 #define MAX_TP 8ull
 /* the held-out runs' worst |error|: NVLink cards (sglang#11716: 2,564 / 3,135 MiB - 1; two
- * PCIe cards, ktransformers#1870, 1,326 / 1,176 MiB - 1 = +12.8%; four PCIe L4s 916 / 885
+ * PCIe cards, ktransformers#1870, 1,183 / 1,176 MiB - 1 = +0.6%; four PCIe L4s 916 / 885
  * MiB - 1 = +3.5%) */
 #define WORST 0.182
 
@@ -124,7 +127,7 @@ static const struct {
 static const struct {
     const char *gpu;
     uint64_t smi_mib, cuda_mib;
-} cuda_totals[] = {{"H200", 143771, 143156}, {"L4", 23034, 22700}};
+} cuda_totals[] = {{"H200", 143771, 143156}, {"L4", 23034, 22700}, {"RTX 4090", 24564, 24092}};
 
 /* The memory nvidia-smi's total counts beyond CUDA's on the card, MiB; *known 0 where no
  * public log gives the card's CUDA total (the H200's figure then). */

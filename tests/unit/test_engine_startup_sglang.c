@@ -412,13 +412,14 @@ END_TEST
  * estimate=yes leaves non_torch unknown there and says why, and the cell stands (the fit
  * an upper bound). The CUDA context, against nvidia-smi's total, is the memory that total
  * counts beyond CUDA's (an H200 143,771 - 143,156 = 615 MiB, an L4 23,034 - 22,700 = 334
- * MiB; a card with no published CUDA total the H200's 615) + the local memory of the
+ * MiB, an RTX 4090 24,564 - 24,092 = 472 MiB; a card with no published CUDA total the
+ * H200's 615) + the local memory of the
  * card's resident threads, SMs x threads per SM x 1 KiB (2,048 threads a SM on Hopper,
  * 1,536 on Ada Lovelace) + 341 MiB. Where the card's name says its peers are on PCIe the
  * distributed set-up is NCCL over PCIe, 154 MiB, and the custom all-reduce's three 8 MiB
  * buffers only at tp 2 (SGLang sets it up on no more than two PCIe-only GPUs): two RTX
- * 4090s (Ada, 128 SMs: 128 x 1,536 KiB = 192 MiB) 615 + 192 + 341 + 154 + 24 = 1,326 MiB
- * = 1,390,411,776 B; four L4s (typed by the name nvidia-smi prints; 58 SMs: 87 MiB) 334 +
+ * 4090s (Ada, 128 SMs: 128 x 1,536 KiB = 192 MiB) 472 + 192 + 341 + 154 + 24 = 1,183 MiB
+ * = 1,240,465,408 B; four L4s (typed by the name nvidia-smi prints; 58 SMs: 87 MiB) 334 +
  * 87 + 341 + 154 = 916 MiB = 960,495,616 B; four H100 PCIe cards (114 SMs: 114 x 2,048
  * KiB = 228 MiB) 615 + 228 + 341 + 154 = 1,338 MiB = 1,402,994,688 B; four H100 SXM boards
  * are on NVLink (132 SMs: 264 MiB): 615 + 264 + 341 + 3 x 192 = 1,796 MiB = 1,883,242,496
@@ -430,7 +431,7 @@ START_TEST(sglang_estimate_unknown_where_no_run)
     static const struct {
         const char *gpu, *tp, *said, *ctx;
     } boards[] = {
-        {"RTX 4090", "2", "non_torch estimated: 1,390,411,776 B", NULL},
+        {"RTX 4090", "2", "non_torch estimated: 1,240,465,408 B", NULL},
         {"NVIDIA L4", "4", "non_torch estimated: 960,495,616 B", NULL},
         {"H100 PCIe", "4", "non_torch estimated: 1,402,994,688 B", NULL},
         {"H100 SXM", "4", "non_torch estimated: 1,883,242,496 B", NULL},
