@@ -15,10 +15,12 @@ int vs_sglang_hybrid_kv(const vs_engine_env *e, uint64_t pool, unsigned bits, ui
                         vs_engine_kv *out, vs_error *err);
 
 /* The CUDA context SGLang holds before the weights load on a GPU of architecture (the
- * catalogue's word, may be NULL) named gpu (the catalogue's name): a fixed part and the
- * local memory of the card's sms resident threads. 0, or VS_ENOTFOUND saying why. */
-int vs_sglang_context(uint64_t *bytes, uint64_t *sms, const char *architecture, const char *gpu,
-                      vs_error *err);
+ * catalogue's word, may be NULL) named gpu (the catalogue's name), against nvidia-smi's
+ * total: the outside MiB that total counts beyond CUDA's (*outside_known 0 where no public
+ * log gives the card's CUDA total), the local memory of the card's sms resident threads
+ * and a fixed part. 0, or VS_ENOTFOUND saying why. */
+int vs_sglang_context(uint64_t *bytes, uint64_t *sms, uint64_t *outside, int *outside_known,
+                      const char *architecture, const char *gpu, vs_error *err);
 
 /* SGLang's non_torch (engine/sglang_context.c): what a GPU of architecture (the
  * catalogue's word, may be NULL) named gpu (its name says whether its peers are on PCIe;

@@ -296,7 +296,7 @@ END_TEST
  * cache", tests/data/engine_logs/sglang_inferencex2128_no_room.log): 125.65 GiB of weights
  * a rank against 0.88 x 137.90 GiB = 121.35 GiB. Typed with estimate=yes alone: weights
  * 1,079.3e9 parameters x 1 byte / 8 = 134,912,500,000 B (125.65 GiB) a rank; non_torch
- * 956 + 132 x 2,048 x 1 KiB (264) + 192 x 7 = 2,564 MiB = 2,688,548,864 B; budget
+ * 615 + 132 x 2,048 x 1 KiB (264) + 341 + 192 x 7 = 2,564 MiB = 2,688,548,864 B; budget
  * floor(148,066,271,232 x 0.88) + 2,688,548,864 = 132,986,867,548 B; pool 132,986,867,548 -
  * 134,912,500,000 - 2,688,548,864 < 0: exclude, the budget line naming the fraction. */
 START_TEST(sglang_no_room_estimated)
@@ -410,33 +410,40 @@ END_TEST
 
 /* No published SGLang start-up on an Ampere card prints the free memory before loading:
  * estimate=yes leaves non_torch unknown there and says why, and the cell stands (the fit
- * an upper bound). The CUDA context is 956 MiB + the local memory of the card's resident
- * threads, SMs x threads per SM x 1 KiB (2,048 threads a SM on Hopper, 1,536 on Ada
- * Lovelace). Where the card's name says its peers are on PCIe the distributed set-up is
- * NCCL over PCIe, 154 MiB, and the custom all-reduce's three 8 MiB buffers only at tp 2
- * (SGLang sets it up on no more than two PCIe-only GPUs): two RTX 4090s (Ada, 128 SMs:
- * 128 x 1,536 KiB = 192 MiB) 956 + 192 + 154 + 24 = 1,326 MiB = 1,390,411,776 B; four
- * L4s (typed by the name nvidia-smi prints; 58 SMs: 87 MiB) 956 + 87 + 154 = 1,197 MiB =
- * 1,255,145,472 B; four H100 PCIe cards (114 SMs: 114 x 2,048 KiB = 228 MiB) 956 + 228 +
- * 154 = 1,338 MiB = 1,402,994,688 B; four H100 SXM boards are on NVLink (132 SMs: 264 MiB):
- * 956 + 264 + 3 x 192 = 1,796 MiB = 1,883,242,496 B; one L4 alone 956 + 87 = 1,043 MiB =
- * 1,093,664,768 B; one L40S (142 SMs: 213 MiB) 1,169 MiB = 1,225,785,344 B; one H200
- * (132 SMs) 956 + 264 = 1,220 MiB = 1,279,262,720 B, the row the fixed part was fitted on. */
+ * an upper bound). The CUDA context, against nvidia-smi's total, is the memory that total
+ * counts beyond CUDA's (an H200 143,771 - 143,156 = 615 MiB, an L4 23,034 - 22,700 = 334
+ * MiB, an RTX 4090 24,564 - 24,092 = 472 MiB; a card with no published CUDA total the
+ * H200's 615) + the local memory of the
+ * card's resident threads, SMs x threads per SM x 1 KiB (2,048 threads a SM on Hopper,
+ * 1,536 on Ada Lovelace) + 341 MiB. Where the card's name says its peers are on PCIe the
+ * distributed set-up is NCCL over PCIe, 154 MiB, and the custom all-reduce's three 8 MiB
+ * buffers only at tp 2 (SGLang sets it up on no more than two PCIe-only GPUs): two RTX
+ * 4090s (Ada, 128 SMs: 128 x 1,536 KiB = 192 MiB) 472 + 192 + 341 + 154 + 24 = 1,183 MiB
+ * = 1,240,465,408 B; four L4s (typed by the name nvidia-smi prints; 58 SMs: 87 MiB) 334 +
+ * 87 + 341 + 154 = 916 MiB = 960,495,616 B; four H100 PCIe cards (114 SMs: 114 x 2,048
+ * KiB = 228 MiB) 615 + 228 + 341 + 154 = 1,338 MiB = 1,402,994,688 B; four H100 SXM boards
+ * are on NVLink (132 SMs: 264 MiB): 615 + 264 + 341 + 3 x 192 = 1,796 MiB = 1,883,242,496
+ * B; one L4 alone 334 + 87 + 341 = 762 MiB = 799,014,912 B; one L40S (142 SMs: 213 MiB)
+ * 615 + 213 + 341 = 1,169 MiB = 1,225,785,344 B; one H200 (132 SMs) 615 + 264 + 341 =
+ * 1,220 MiB = 1,279,262,720 B, the row the fixed part was fitted on. */
 START_TEST(sglang_estimate_unknown_where_no_run)
 {
     static const struct {
         const char *gpu, *tp, *said, *ctx;
     } boards[] = {
-        {"RTX 4090", "2", "non_torch estimated: 1,390,411,776 B", NULL},
-        {"NVIDIA L4", "4", "non_torch estimated: 1,255,145,472 B", NULL},
+        {"RTX 4090", "2", "non_torch estimated: 1,240,465,408 B", NULL},
+        {"NVIDIA L4", "4", "non_torch estimated: 960,495,616 B", NULL},
         {"H100 PCIe", "4", "non_torch estimated: 1,402,994,688 B", NULL},
         {"H100 SXM", "4", "non_torch estimated: 1,883,242,496 B", NULL},
-        {"L4", "1", "non_torch estimated: 1,093,664,768 B",
-         "local memory of 58 SMs' resident threads at 1 KiB each = 1,043 MiB"},
+        {"L4", "1", "non_torch estimated: 799,014,912 B",
+         "334 MiB beyond CUDA's total (nvidia-smi's less torch's) + 58 SMs' resident threads x "
+         "1 KiB of local memory + 341 MiB = 762 MiB"},
         {"L40S", "1", "non_torch estimated: 1,225,785,344 B",
-         "local memory of 142 SMs' resident threads at 1 KiB each = 1,169 MiB"},
+         "615 MiB beyond CUDA's total (the H200's: none published for this card) + 142 SMs' "
+         "resident threads x 1 KiB of local memory + 341 MiB = 1,169 MiB"},
         {"H200", "1", "non_torch estimated: 1,279,262,720 B",
-         "local memory of 132 SMs' resident threads at 1 KiB each = 1,220 MiB"},
+         "615 MiB beyond CUDA's total (nvidia-smi's less torch's) + 132 SMs' resident threads "
+         "x 1 KiB of local memory + 341 MiB = 1,220 MiB"},
     };
     size_t i;
     int said = 0;
