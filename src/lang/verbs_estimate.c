@@ -479,8 +479,10 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     names[nnames++] = "optimizer_state";
     if (rule.paged)
         names[nnames++] = "optimizer_state_paged";
-    if (step_rc == 1)
+    if (step_rc & 1)
         names[nnames++] = "optimizer_step";
+    if (step_rc & 2)
+        names[nnames++] = "optimizer_autotune";
     names[nnames++] = "master_copy";
     if (lora) {
         unsigned ab = !strcmp(rule.precision, "fp32") ? 4 : 2;

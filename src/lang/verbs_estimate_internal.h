@@ -59,13 +59,15 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
                                   const vs_training_est *e, const char *gt, vs_buf *skipped,
                                   json_t *skipped_list, vs_error *err);
 
-/* The optimizer step's own allocation beyond its state (8-bit AdamW, a full
- * finetune, the card's architecture giving the largest parameter n: the new
- * absmax of both moments, 2 x n / 256 x 4 B, torchao's compiled step): component
- * optimizer_step, class optimizer, phase step, or backward with in_backward=yes
- * on the line. 1 when stored, 0 when the optimizer allocates nothing (an
- * estimated optimizer_step an earlier line left is then removed), or a negative
- * error. */
+/* The optimizer step's own allocations beyond its state (torchao's AdamW8bit on
+ * a full finetune, the card's architecture giving the largest parameter;
+ * torch= on the line names the PyTorch release whose Inductor compiles it:
+ * vs_estimate_adamw8bit_step): component optimizer_step (each step) and
+ * optimizer_autotune (the first step's autotuning), class optimizer, phase
+ * step, or backward with in_backward=yes on the line. Returns a mask, 1 when
+ * optimizer_step was stored and 2 when optimizer_autotune was (an estimated
+ * one an earlier line left and this one does not give is removed), or a
+ * negative error. */
 int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
                                      const vs_training_rule *rule, int lora, vs_buf *skipped,
                                      json_t *skipped_list, vs_error *err);

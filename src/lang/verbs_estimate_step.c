@@ -146,25 +146,30 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
 }
 
 #define STEP_NAME "optimizer_step"
+#define TUNE_NAME "optimizer_autotune"
+
+/* Removes the component an earlier line estimated under that name (a
+ * measured one stays). 0, or a negative error. */
+static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
+{
+    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
+    size_t i;
+    vs_json_array_foreach(comps, i, c)
+    {
+        if (vs_sheet_component_str(c, VS_COMPK_NAME) &&
+            !strcmp(vs_sheet_component_str(c, VS_COMPK_NAME), name) &&
+            !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_MEASURED))
+            return vs_sheet_remove_component(sheet, i) < 0 ? vs_error_oom(err) : 0;
+    }
+    return 0;
+}
 
 /* What the optimizer step allocates beyond its state, for the parameter where
- * that is largest. torchao's AdamW8bit steps each parameter through
- * single_param_adam under torch.compile (torchao/prototype/low_bit_optim/
- * adam.py at 0d7edae): the parameter, its gradient and both moments are
- * upcast to float32, and each moment's copy_ into its OptimState8bit
- * re-quantises it (subclass_8bit.py, quant_utils.py quantize_8bit_with_qmap
- * at 0b05caa: the absmax of each block of 256, the codes by a binary search of
- * the map). Inductor compiles the whole step into one persistent reduction,
- * a block of 256 a row, so the float32 values stay in registers and the codes
- * and the parameter are written in place; the only buffers are the two new
- * absmax, 2 x n / 256 x 4 B, copied into the state's scales after the kernel
- * (PyTorch 2.15's Inductor, its Triton output code for the 128,256 x 3,072
- * embedding: one triton_per_fused kernel, two float32 buffers of 1,539,072).
- * An INNER reduction of 256 or more gets a single launch config
- * (torch/_inductor/runtime/triton_heuristics.py, _persistent_reduction_configs,
- * at 00131b6, as persistent_reduction had it in the 2.x releases before), so
- * no autotuning clones the mutated parameter and codes. bitsandbytes' AdamW8bit updates in
- * place (F.optimizer_update_8bit_blockwise): nothing; 8-bit AdamW here is the
+ * that is largest: torchao's AdamW8bit, whose step Inductor compiles, by the
+ * release torch= names (vs_estimate_adamw8bit_step: 2.5 a float32 buffer of the
+ * parameter's shape each step, 2.5 and 2.6 the first step's autotuning clones,
+ * 2.15 the two new absmax). bitsandbytes' AdamW8bit updates in place
+ * (F.optimizer_update_8bit_blockwise): nothing; 8-bit AdamW here is the
  * larger of the two. Fused AdamW and the paged optimizers allocate nothing
  * either. The step of the largest parameter comes after the backward (phase
  * step) or, with in_backward=yes, at the end of the backward, when the
@@ -173,39 +178,65 @@ int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
                                      const vs_training_rule *rule, int lora, vs_buf *skipped,
                                      json_t *skipped_list, vs_error *err)
 {
-    const vs_arg *ib = vs_line_pair(line, "in_backward");
-    json_t *comps, *c;
-    uint64_t n = 0, blocks, bytes;
-    char gn[40], gb[40], gk[40], src[400];
-    size_t i;
+    const vs_arg *ib = vs_line_pair(line, "in_backward"), *ta = vs_line_pair(line, "torch");
+    const char *phase = ib && !strcmp(ib->value, "yes") ? "backward" : "step";
+    vs_adamw8bit_step_est s;
+    uint64_t n = 0;
+    unsigned pb = rule->master_bytes ? rule->master_bytes : rule->gradient_bytes;
+    char gn[40], gb[40], gk[40], gc[40], gf[40], src[900];
+    int rc, stored = 0;
+    if (ta && (!rule->state_block || rule->paged))
+        return vs_arg_error(ta, err,
+                            vs_error_set(err, VS_EVALUE,
+                                         "torch= names the release whose Inductor compiles "
+                                         "torchao's AdamW8bit step: optimizer=adamw8bit, not %s",
+                                         rule->optimizer));
+    if (ta && (rc = vs_estimate_adamw8bit_step(&s, ta->value, 256, pb, 256, err)) < 0)
+        return vs_arg_error(ta, err, rc);
     if (rule->state_block && !rule->paged && !lora && largest_param(sheet, &n) < 0)
         return vs_error_set(err, VS_EUNIT, "the largest parameter does not fit in 64 bits");
     /* torchao keeps a tensor under 4,096 values, or not a whole number of
-     * blocks, in the parameter's dtype: no scales, nothing new */
-    if (!rule->state_block || rule->paged || lora || n < 4096 || n % rule->state_block) {
-        /* one an earlier line estimated goes, or left unknown when the card
-         * changed under it (a task lora); a measured one stays */
-        comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
-        vs_json_array_foreach(comps, i, c)
-        {
-            if (vs_sheet_component_str(c, VS_COMPK_NAME) &&
-                !strcmp(vs_sheet_component_str(c, VS_COMPK_NAME), STEP_NAME) &&
-                !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_MEASURED))
-                return vs_sheet_remove_component(sheet, i) < 0 ? vs_error_oom(err) : 0;
-        }
-        return 0;
-    }
-    blocks = n / rule->state_block;
-    bytes = 2 * blocks * 4; /* n fits in 64 bits, so does a byte per 32 of it */
+     * blocks, in the parameter's dtype: no scales, nothing new; an earlier
+     * line's estimate goes, or is left unknown when the card changed under it
+     * (a task lora); a measured one stays */
+    if (!rule->state_block || rule->paged || lora || n < 4096 || n % rule->state_block)
+        return (rc = drop_estimated(sheet, STEP_NAME, err)) < 0
+                   ? rc
+                   : drop_estimated(sheet, TUNE_NAME, err);
+    if ((rc = vs_estimate_adamw8bit_step(&s, ta ? ta->value : NULL, n, pb, rule->state_block,
+                                         err)) < 0)
+        return ta ? vs_arg_error(ta, err, rc) : rc;
     vs_units_grouped(gn, sizeof gn, n);
-    vs_units_grouped(gk, sizeof gk, blocks);
-    vs_units_grouped(gb, sizeof gb, bytes);
+    vs_units_grouped(gk, sizeof gk, n / rule->state_block);
+    vs_units_grouped(gb, sizeof gb, s.every_step);
+    if (s.update_f32)
+        snprintf(src, sizeof src, "%s values x 4 B = %s B: %s (torch=%s)", gn, gb, s.every_why,
+                 s.torch);
+    else
+        snprintf(src, sizeof src,
+                 "2 x %s blocks (%s values / %u) x 4 B = %s B of the largest parameter: %s "
+                 "(torch=%s)",
+                 gk, gn, rule->state_block, gb, s.every_why, s.torch);
+    if (s.every_step) {
+        if ((rc = vs_verbs_estimate_store_phase(sheet, STEP_NAME, s.every_step, src,
+                                                VS_CLASS_OPTIMIZER, phase, skipped, skipped_list,
+                                                err)) < 0)
+            return rc;
+        stored |= rc;
+    } else if ((rc = drop_estimated(sheet, STEP_NAME, err)) < 0)
+        return rc;
+    if (!s.first_step)
+        return (rc = drop_estimated(sheet, TUNE_NAME, err)) < 0 ? rc : stored;
+    vs_units_grouped(gc, sizeof gc, s.clones);
+    vs_units_grouped(gf, sizeof gf, s.flush);
+    vs_units_grouped(gb, sizeof gb, s.first_step);
     snprintf(src, sizeof src,
-             "2 x %s blocks (%s values / %u) x 4 B = %s B: the new absmax of both moments of the "
-             "largest parameter, which torchao's compiled AdamW8bit step writes beside its state "
-             "(one fused kernel, the float32 values in registers; bitsandbytes' AdamW8bit: none)",
-             gk, gn, rule->state_block, gb);
-    return vs_verbs_estimate_store_phase(sheet, STEP_NAME, bytes, src, VS_CLASS_OPTIMIZER,
-                                         ib && !strcmp(ib->value, "yes") ? "backward" : "step",
-                                         skipped, skipped_list, err);
+             "2 x (%s x %u B + 2 x %s B + 2 x %s x 4 B) = %s B of clones + %s B = %s B, at the "
+             "first step only: %s (torch=%s; an Inductor autotune cache from an earlier run of "
+             "the same shapes skips it)",
+             gn, pb, gn, gk, gc, gf, gb, s.first_why, s.torch);
+    if ((rc = vs_verbs_estimate_store_phase(sheet, TUNE_NAME, s.first_step, src, VS_CLASS_OPTIMIZER,
+                                            phase, skipped, skipped_list, err)) < 0)
+        return rc;
+    return stored | rc << 1;
 }

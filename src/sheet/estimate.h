@@ -237,6 +237,24 @@ typedef struct vs_training_est {
 int vs_estimate_training(vs_training_est *out, const vs_training_rule *rule, uint64_t trainable,
                          vs_error *err);
 
+/* What torchao's compiled AdamW8bit step allocates beside its state for one
+ * parameter of n values (param_bytes a value, moments in blocks of block), by
+ * the PyTorch release whose Inductor compiles it (torch: "2.5", "2.6" or
+ * "2.15"; NULL = "2.15"). every_step: each step (2.5: a float32 buffer of the
+ * parameter's shape, 4n; 2.15: the two new absmax, 2 x n / block x 4);
+ * first_step: on top of it at the first step, the kernel's autotuning (2.5 and
+ * 2.6: clones of the parameter, both codes and both scales, each twice, and
+ * triton's L2 flush buffer); 0 where there is none. The whys are static.
+ * VS_EVALUE for another release or n not a whole number of blocks. */
+typedef struct vs_adamw8bit_step_est {
+    const char *torch;
+    uint64_t update_f32, new_absmax, every_step;
+    uint64_t clones, flush, first_step;
+    const char *every_why, *first_why;
+} vs_adamw8bit_step_est;
+int vs_estimate_adamw8bit_step(vs_adamw8bit_step_est *out, const char *torch, uint64_t n,
+                               unsigned param_bytes, unsigned block, vs_error *err);
+
 /* ---- LoRA adapters (PEFT) ---- */
 
 /* The linear modules of a decoder layer a LoRA can target, by their role (Llama's

@@ -386,6 +386,54 @@ START_TEST(optimizer_step_transient)
 }
 END_TEST
 
+/* torch= names the release whose Inductor compiles torchao's step (the output
+ * code itself: test_adamw8bit_step). Llama-3.2-3B's tied embedding, n =
+ * 128,256 x 3,072 = 394,002,432 values in bf16, 1,539,072 blocks of 256:
+ *   2.5: each step a float32 buffer of its shape, 4n = 1,576,009,728 B; the
+ *     first step clones the parameter, both codes and both scales, each twice,
+ *     2 x (2n + 2 x n + 2 x 1,539,072 x 4) = 3,176,644,608 B, beside triton
+ *     3.1's 256,000,000 B flush buffer: 3,432,644,608 B;
+ *   2.6: no buffer each step; the same clones and triton 3.2's 268,435,456 B:
+ *     3,445,080,064 B. Both in phase backward under in_backward=yes. */
+START_TEST(optimizer_step_by_torch_release)
+{
+    json_t *p;
+    model("llama-3.2-3b.json", "finetune");
+    run_ok("format bf16\nlength 4096\nmicrobatch 2\n"
+           "estimate training optimizer=adamw8bit precision=bf16 in_backward=yes torch=2.5\n"
+           "estimate activations checkpointing=offload attention=sdpa loss=chunked\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(128256LL * 3072, 394002432LL);
+    ck_assert_int_eq(geti(named(p, "optimizer_step"), "bytes"), 394002432LL * 4);
+    ck_assert_int_eq(geti(named(p, "optimizer_autotune"), "bytes"),
+                     2 * (394002432LL * 2 + 2 * 394002432LL + 2 * 1539072LL * 4) + 256000000LL);
+    ck_assert_int_eq(geti(named(p, "optimizer_autotune"), "bytes"), 3432644608LL);
+    ck_assert_str_eq(gets(named(p, "optimizer_step"), "phase"), "backward");
+    ck_assert_str_eq(gets(named(p, "optimizer_autotune"), "phase"), "backward");
+    ck_assert_str_eq(gets(named(p, "optimizer_autotune"), "class"), "optimizer");
+    ck_assert(strstr(gets(named(p, "optimizer_autotune"), "source"), "first step") != NULL);
+    run_ok("estimate training optimizer=adamw8bit precision=bf16 in_backward=yes torch=2.6\n"
+           "envelope");
+    p = lastp();
+    ck_assert(!has(p, "optimizer_step"));
+    ck_assert_int_eq(geti(named(p, "optimizer_autotune"), "bytes"), 3176644608LL + 268435456LL);
+    /* without torch=, 2.15: the two new absmax and no autotuning */
+    run_ok("estimate training optimizer=adamw8bit precision=bf16 in_backward=yes\nenvelope");
+    p = lastp();
+    ck_assert_int_eq(geti(named(p, "optimizer_step"), "bytes"), 12312576LL);
+    ck_assert(!has(p, "optimizer_autotune"));
+    /* a release not read, and an optimizer Inductor does not compile */
+    ck_assert_int_eq(run("estimate training optimizer=adamw8bit torch=2.7"), VS_EVALUE);
+    ck_assert(strstr(err.message, "2.5, 2.6 and 2.15") != NULL);
+    ck_assert_int_eq(run("estimate training optimizer=adamw torch=2.5"), VS_EVALUE);
+    ck_assert(strstr(err.message, "optimizer=adamw8bit") != NULL);
+    /* the refused lines left the sheet as it was */
+    run_ok("envelope");
+    p = lastp();
+    ck_assert_int_eq(geti(named(p, "optimizer_step"), "bytes"), 12312576LL);
+}
+END_TEST
+
 START_TEST(lora_refusals)
 {
     char cell[600];
@@ -574,6 +622,7 @@ int main(void)
     tcase_add_test(tc, training_step_phases);
     tcase_add_test(tc, paged_optimizer_state);
     tcase_add_test(tc, optimizer_step_transient);
+    tcase_add_test(tc, optimizer_step_by_torch_release);
     tcase_add_test(tc, unsloth_activations);
     tcase_add_test(tc, adapter_gradients_in_the_backward);
     suite_add_tcase(s, tc);

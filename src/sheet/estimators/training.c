@@ -7,15 +7,15 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_training_keys[] = {"optimizer", "precision",   "trainable",
-                                                 "component", "rank",        "targets",
-                                                 "alpha",     "in_backward", NULL};
+const char *const vs_estimate_training_keys[] = {
+    "optimizer", "precision", "trainable",   "component", "rank",
+    "targets",   "alpha",     "in_backward", "torch",     NULL};
 
 const vs_estimator_info vs_estimator_training = {
     "training", vs_estimate_training_keys,
     "estimate training [lora rank=R [targets=all-linear|q,k,v,o,gate,up,down] [alpha=A]] "
     "[optimizer=adamw|sgd|adamw8bit|paged_adamw8bit|paged_adamw] [precision=mixed] [trainable=N] "
-    "[component=NAME] [in_backward=yes]",
+    "[component=NAME] [in_backward=yes] [torch=2.5|2.6|2.15]",
     "gradients, master copy and optimizer state per trainable parameter (ZeRO)"};
 
 int vs_training_rule_get(vs_training_rule *out, const char *optimizer, const char *precision,
