@@ -472,28 +472,53 @@ START_TEST(published_peaks)
         if (!strcmp(rows[i].id, "train-5"))
             torchtune_bf16_state = geti(p, "allocator_bytes");
         if (!strcmp(rows[i].id, "train-6")) {
-            /* 8-bit AdamW on top of the row before: only the moments change. Llama-3.2-3B's
+            /* 8-bit AdamW on top of the row before: the moments change. Llama-3.2-3B's
              * 3,212,749,824 parameters: two bf16 moments, 12,850,999,296 B, become two bytes
              * a value, 6,425,499,648 B, and an fp32 scale per block of 256 of each,
-             * 2 x 12,549,804 x 4 = 100,398,432 B: the envelope falls by 6,325,101,216 B
-             * (5.89 GiB), where the README's peak falls by 4.2 GiB (21.8 to 17.6). The
-             * step's own buffers, the new absmax of the tied embedding's two moments,
-             * 2 x (128,256 x 3,072 / 256) x 4 = 12,312,576 B, come at the end of the
-             * backward (optimizer_in_bwd), the logits freed: the loss phase stays the
-             * worst and the envelope does not move. */
-            json_t *c, *step = NULL;
+             * 2 x 12,549,804 x 4 = 100,398,432 B: the loss phase falls by 6,325,101,216 B
+             * (5.89 GiB), where the README's peak falls by 4.2 GiB (21.8 to 17.6). torchao's
+             * step under PyTorch 2.5's Inductor (torch=2.5) adds, at the tied embedding's
+             * step, n = 128,256 x 3,072 = 394,002,432 values, at the end of the backward
+             * (optimizer_in_bwd): a float32 buffer of its shape, 4n = 1,576,009,728 B, and at
+             * the first step the autotuning's clones, 2 x (2n + 2 x n + 2 x 1,539,072 x 4) =
+             * 3,176,644,608 B, with triton's 256,000,000 B flush buffer. The backward phase:
+             *   weights 2 x 3,212,749,824                       6,425,499,648
+             *   the embedding's gradient 2n                        788,004,864
+             *   the 8-bit moments and their scales              6,525,898,080
+             *   one recomputed layer (checkpointing=offload)       872,415,232
+             *   the step's float32 buffer                        1,576,009,728
+             *   the first step's autotuning                      3,432,644,608
+             *                                                   19,620,472,160
+             * the worst phase, above the loss phase's 16,103,417,184. */
+            json_t *c, *step = NULL, *tune = NULL, *ph;
+            long long loss = -1;
             size_t k;
             json_array_foreach(json_object_get(p, "components"), k, c)
             {
                 if (!strcmp(gets(c, "name"), "optimizer_step"))
                     step = c;
+                if (!strcmp(gets(c, "name"), "optimizer_autotune"))
+                    tune = c;
+            }
+            json_array_foreach(json_object_get(p, "phases"), k, ph)
+            {
+                if (!strcmp(gets(ph, "name"), "loss"))
+                    loss = geti(ph, "bytes");
             }
             ck_assert_ptr_nonnull(step);
-            ck_assert_int_eq(geti(step, "bytes"), 2 * (128256LL * 3072 / 256) * 4);
-            ck_assert_int_eq(2 * (128256LL * 3072 / 256) * 4, 12312576LL);
+            ck_assert_ptr_nonnull(tune);
+            ck_assert_int_eq(geti(step, "bytes"), 128256LL * 3072 * 4);
+            ck_assert_int_eq(geti(tune, "bytes"), 2 * (128256LL * 3072 * 2 + 2 * 128256LL * 3072 +
+                                                       2 * (128256LL * 3072 / 256) * 4) +
+                                                      256000000LL);
             ck_assert_str_eq(gets(step, "phase"), "backward");
-            ck_assert_str_eq(gets(p, "worst_phase"), "loss");
-            ck_assert_int_eq(torchtune_bf16_state - geti(p, "allocator_bytes"),
+            ck_assert_str_eq(gets(tune, "phase"), "backward");
+            ck_assert_str_eq(gets(p, "worst_phase"), "backward");
+            ck_assert_int_eq(6425499648LL + 788004864LL + 6525898080LL + 872415232LL +
+                                 1576009728LL + 3432644608LL,
+                             19620472160LL);
+            ck_assert_int_eq(geti(p, "allocator_bytes"), 19620472160LL);
+            ck_assert_int_eq(torchtune_bf16_state - loss,
                              12850999296LL - (6425499648LL + 2 * 12549804LL * 4));
             ck_assert_int_eq(12850999296LL - (6425499648LL + 2 * 12549804LL * 4), 6325101216LL);
         }
