@@ -8,6 +8,7 @@ them. Run once per release, in a venv holding that release's wheels from PyPI:
 
   torch 2.5.1, triton 3.1.0, torchao 0.6.1  ->  ao8_step_torch-2.5.txt
   torch 2.6.0, triton 3.2.0, torchao 0.7.0  ->  ao8_step_torch-2.6.txt
+  torch 2.15.0, triton 3.9.0, torchao 0.7.0 ->  ao8_step_torch-2.15.txt
 
   python tests/tools/ao8_step_output_code.py OUT.txt
 

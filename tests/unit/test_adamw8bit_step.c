@@ -127,7 +127,8 @@ static step_code read_step(const char *name)
     sig[strcspn(p, "\n")] = 0;
     def = strchr(def, '(') + 1;
     run += 5;
-    for (i = 0; item(def, i, param, sizeof param) && strcmp(param, "xnumel"); i++) {
+    /* a persistent reduction has one launch config: nothing is autotuned or cloned */
+    for (i = 0; c.looped && item(def, i, param, sizeof param) && strcmp(param, "xnumel"); i++) {
         char *t, type[16];
         size_t k;
         ck_assert(item(run, i, arg, sizeof arg));
@@ -217,11 +218,16 @@ END_TEST
 
 START_TEST(torch_2_15_and_refusals)
 {
+    /* torch 2.15.0: one persistent reduction with the INNER hint, a single
+     * config, not autotuned; the wrapper's two float32 buffers of 1,539,072,
+     * the new absmax */
+    step_code c = read_step("ao8_step_torch-2.15.txt");
     vs_adamw8bit_step_est s;
     vs_error err;
-    /* one persistent reduction, not autotuned: the two new absmax,
-     * 2 x 1,539,072 x 4 B */
+    ck_assert(!c.looped && !c.default_hint);
+    ck_assert_uint_eq(c.wrapper, 2 * (N_EMBED / 256) * 4);
     ck_assert_int_eq(vs_estimate_adamw8bit_step(&s, NULL, N_EMBED, 2, 256, &err), 0);
+    ck_assert_uint_eq(s.every_step, c.wrapper);
     ck_assert_str_eq(s.torch, "2.15");
     ck_assert_uint_eq(s.every_step, 2 * (N_EMBED / 256) * 4);
     ck_assert_uint_eq(s.every_step, 12312576ull);

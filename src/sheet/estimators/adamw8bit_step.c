@@ -33,10 +33,10 @@
  * - 2.6 (torch 2.6.0, triton 3.2.0): the same looped, autotuned kernel with
  *   no float32 buffer; triton's flush buffer is 256 MiB
  *   (get_empty_cache_for_benchmark, backends/nvidia/driver.py);
- * - 2.15: one persistent reduction; an INNER reduction of 256 or more gets a
- *   single config (_persistent_reduction_configs at 00131b6), so nothing is
- *   autotuned; the only buffers are the two new absmax, copied into the
- *   state's scales after the kernel. */
+ * - 2.15 (torch 2.15.0, triton 3.9.0): one persistent reduction (ReductionHint.INNER); an INNER
+ * reduction of 256 or more gets a single config (_persistent_reduction_configs at 00131b6), so
+ * nothing is autotuned; the only buffers are the two new absmax, copied into the state's scales
+ * after the kernel. */
 typedef struct ao8_release {
     const char *torch;
     unsigned update_f32;  /* the float32 buffer of the parameter's shape, each step */
