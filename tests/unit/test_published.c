@@ -2,7 +2,7 @@
  * is a run someone measured and printed (torchtune's README tables, Unsloth's README
  * table of the longest context a card fits, the SDXL optimisation notebook, the
  * FLUX.1-dev quantisation post's bf16, BnB and FP8 rows and its benchmark table's runs
- * under model CPU offload, and, held out, the peak reserved memory two of Unsloth's Colab
+ * under model CPU offload, and, held out, the peak reserved memory three of Unsloth's Colab
  * notebooks print in their saved outputs), with its
  * link, its settings and the cells that say the same run to the kernel. The cells run as a
  * person would type them; the envelope's known part is compared with the published
@@ -444,28 +444,43 @@ static double capacity_error(const row *r, long long *longest, long long *slope,
 }
 
 /* Unsloth's notebook runs (colab-): two figures each notebook prints, by hand. Its trainable
- * parameters, printed by the trainer (41,943,040 at Llama-3.1-8B, 24,313,856 at Llama-3.2-3B:
- * rank 16 x (in + out) of q, k, v, o, gate, up, down a layer, 8B 16 x (8,192 + 5,120 + 5,120 +
- * 8,192 + 3 x 18,432) x 32 layers, 3B 16 x (6,144 + 4,096 + 4,096 + 6,144 + 3 x 11,264) x 28), are
- * the adapter, float32 (4 B each). And the memory it prints reserved before training (5.984 GB
- * and 2.635 GB, / 1024^3) is what the GPU holds after loading: the weights, the adapter and
- * the rotary tables of every layer and the model's, which those releases' post_patch casts to
- * the model's 16-bit dtype ("Downcast RoPE embedding to correct data type", unsloth 2024.8 and
- * 2024.10.0 models/llama.py), half of the float32 rope_cache the cells count; the optimizer's
- * state comes at the first step. Within 0.5%: the printed figure is rounded to 1 MB and
- * reserved memory rounds each block up to the allocator's 2 MiB. */
+ * parameters, printed by the trainer, are rank 16 x (in + out) of q, k, v, o, gate, up, down a
+ * layer, from each model's widths (Llama-3.1-8B hidden 4,096, kv 1,024, intermediate 14,336;
+ * Llama-3.2-3B 3,072, 1,024, 8,192; Qwen2.5-7B 3,584, 512, 18,944), the adapter in float32 (4 B
+ * each). And the memory it prints reserved before training is what the GPU holds after
+ * loading: the weights, the adapter and the rotary tables of every layer and the model's,
+ * which those releases' post_patch casts to the model's 16-bit dtype ("Downcast RoPE embedding
+ * to correct data type", unsloth 2024.8, 2024.9.post1 and 2024.10.0 models/llama.py), half of
+ * the float32 rope_cache the cells count; the optimizer's state comes at the first step.
+ * Within 0.5%: the printed figure is rounded to 1 MB and reserved memory rounds each block up
+ * to the allocator's 2 MiB. */
 static void colab_by_hand(const row *r, json_t *p)
 {
-    const int b8 = strstr(r->cells, "llama-3.1-8b") != NULL;
-    const long long trainable = b8 ? 16LL * (8192 + 5120 + 5120 + 8192 + 3 * 18432) * 32
-                                   : 16LL * (6144 + 4096 + 4096 + 6144 + 3 * 11264) * 28;
-    const double start = (b8 ? 5.984 : 2.635) * 1073741824.0;
-    long long adapter = -1, rope = -1;
+    static const struct {
+        const char *config;
+        long long hidden, kv, inter, layers, printed_trainable;
+        double printed_start; /* GB, / 1024^3 */
+    } runs[] = {
+        {"llama-3.1-8b", 4096, 1024, 14336, 32, 41943040, 5.984},
+        {"llama-3.2-3b", 3072, 1024, 8192, 28, 24313856, 2.635},
+        {"qwen2.5-7b", 3584, 512, 18944, 28, 40370176, 5.764},
+    };
+    long long adapter = -1, rope = -1, trainable;
+    double start;
+    size_t k, w = sizeof runs / sizeof runs[0];
     json_t *c;
-    size_t k;
     if (strncmp(r->id, "colab-", 6))
         return;
-    ck_assert_int_eq(trainable, b8 ? 41943040LL : 24313856LL);
+    for (k = 0; k < sizeof runs / sizeof runs[0]; k++)
+        if (strstr(r->cells, runs[k].config))
+            w = k;
+    ck_assert_uint_lt(w, sizeof runs / sizeof runs[0]);
+    trainable = 16 *
+                (2 * (2 * runs[w].hidden) + 2 * (runs[w].hidden + runs[w].kv) +
+                 3 * (runs[w].hidden + runs[w].inter)) *
+                runs[w].layers;
+    ck_assert_int_eq(trainable, runs[w].printed_trainable);
+    start = runs[w].printed_start * 1073741824.0;
     json_array_foreach(json_object_get(p, "components"), k, c)
     {
         if (!strcmp(gets(c, "name"), "adapter_weights"))
@@ -474,8 +489,8 @@ static void colab_by_hand(const row *r, json_t *p)
             rope = geti(c, "bytes");
     }
     ck_assert_int_eq(adapter, 4 * trainable);
-    /* layers + 1 tables of (cos + sin) x 32,768 positions x 128 x 4 B */
-    ck_assert_int_eq(rope, (b8 ? 33LL : 29LL) * 2 * 32768 * 128 * 4);
+    /* layers + 1 tables of (cos + sin) x 32,768 positions x head_dim 128 x 4 B */
+    ck_assert_int_eq(rope, (runs[w].layers + 1) * 2 * 32768LL * 128 * 4);
     ck_assert_msg(fabs((geti(p, "weights_bytes") + adapter + rope / 2) - start) / start < 0.005,
                   "%s: the load-time part %lld B against the printed %.0f", r->id,
                   geti(p, "weights_bytes") + adapter + rope / 2, start);
@@ -640,7 +655,7 @@ START_TEST(published_peaks)
         1);
     ck_assert_uint_ge(summary_of(rows, n, "training", NULL, "colab-",
                                  "Unsloth's notebooks, peak reserved memory"),
-                      2);
+                      3);
     ck_assert_uint_ge(summary(rows, n, "generation", NULL), 14);
     /* the runs added after the arithmetic was set, apart */
     ck_assert_uint_ge(summary(rows, n, "training", "held-out"), 3);
