@@ -370,16 +370,20 @@ int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t 
  * attention runs the older AttnProcessor (its score matrices; else SDPA, none).
  * bytes: every image of the
  * batch at once; per_image_pixel: one image's bytes per output pixel; step:
- * the first step where the peak is reached. Activations only: no cuDNN
- * workspace. */
+ * the first step where the peak is reached. ws: cuDNN's convolution
+ * workspace, bytes per element of each 3 x 3 convolution's input, added at the
+ * convolution's step (0: activations only); workspace: its bytes at the peak
+ * step (within bytes). */
 typedef struct vs_decode_peak {
     uint64_t bytes;
     uint64_t per_image_pixel;
+    uint64_t workspace;
     char step[VS_DECODE_STEP_MAX];
 } vs_decode_peak;
 
 int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_blocks,
                           uint64_t layers, uint64_t batch, uint64_t frames, uint64_t width,
-                          uint64_t height, unsigned bits, int bf16, int eager, vs_error *err);
+                          uint64_t height, unsigned bits, int bf16, int eager, unsigned ws,
+                          vs_error *err);
 
 #endif

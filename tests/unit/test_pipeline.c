@@ -778,6 +778,21 @@ START_TEST(verbs_end_to_end)
                        c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
                           2ull * 16384 * 16384 * 4 + 6ull * 512 * 128 * 128 * 2);
+    /* workspace=4 (implies rule=diffusers): cuDNN's workspace, 4 B per element of a 3 x 3
+     * convolution's input, at 1024 x 1024 fp16 the third up block's upsampler conv: its
+     * input (512 channels at 512 x 512), its last resnet's output (256 at 512), the
+     * upsampled tensor and the conv's output (256 at 1024) at 2 B, and 256 x 1024 x 1024
+     * x 4 B of workspace, above the last block's 3 x 256 channels */
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 workspace=4", &err), 0);
+    p = lastp(&st);
+    json_array_foreach(json_object_get(p, "components"), i,
+                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
+        ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
+                          512ull * 512 * 512 * 2 + 256ull * 512 * 512 * 2 +
+                              2 * 256ull * 1024 * 1024 * 2 + 256ull * 1024 * 1024 * 4);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai workspace=4", &err),
+                     VS_EVALUE);
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 workspace=65", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 attention=flash", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai attention=eager", &err),
                      VS_EVALUE);

@@ -674,13 +674,14 @@ START_TEST(published_peaks)
 }
 END_TEST
 
-/* The decoder's own tensors (estimate decode rule=diffusers) on every generation row, as
- * help estimate and the generation page state it: a lower bound, every row that misses
- * misses low, 7 of the 16 within 10%. */
-START_TEST(generation_rule_diffusers_reads_low)
+/* Every generation row's cells with its estimate decode line given extra keys (the
+ * other cells as they are): the allocator part's error against the published figure,
+ * printed; the tally within 10% and of the misses high returned. */
+static size_t generation_under(const char *keys, size_t *high, size_t *gen)
 {
     static row rows[MAX_ROWS];
-    size_t n, i, gen = 0, within = 0;
+    size_t n, i, within = 0;
+    *high = *gen = 0;
     write_pipelines();
     n = read_rows(rows);
     for (i = 0; i < n; i++) {
@@ -693,24 +694,52 @@ START_TEST(generation_rule_diffusers_reads_low)
             vs_buf b = VS_BUF_INIT;
             double pub = rows[i].published * rows[i].per_unit, e;
             vs_buf_append(&b, rows[i].cells, (size_t)(at - rows[i].cells));
-            vs_buf_puts(&b, "estimate decode rule=diffusers");
+            vs_buf_puts(&b, "estimate decode ");
+            vs_buf_puts(&b, keys);
             vs_buf_puts(&b, at + strlen("estimate decode"));
             run_ok(vs_buf_str(&b));
             vs_buf_free(&b);
             e = ((double)geti(lastp(), "allocator_bytes") - pub) / pub;
-            printf("%-8s rule=diffusers error %+6.1f%%\n", rows[i].id, 100 * e);
-            gen++;
+            printf("%-8s %s: %7.2f GiB against %7.3f, error %+6.1f%% (%s)\n", rows[i].id, keys,
+                   (double)geti(lastp(), "allocator_bytes") / 1073741824.0, pub / 1073741824.0,
+                   100 * e, rows[i].set);
+            (*gen)++;
             if (fabs(e) <= 0.10)
                 within++;
-            else
-                ck_assert_msg(e < 0, "%s: %+.1f%% under rule=diffusers, a miss high", rows[i].id,
-                              100 * e);
+            else if (e > 0)
+                (*high)++;
         }
         free(rows[i].cells);
     }
-    ck_assert_uint_eq(gen, 16);
-    ck_assert_uint_eq(within, 7);
     fflush(stdout);
+    return within;
+}
+
+/* The decoder's own tensors (estimate decode rule=diffusers) on every generation row, as
+ * help estimate and the generation page state it: a lower bound, every row that misses
+ * misses low, 7 of the 16 within 10%. */
+START_TEST(generation_rule_diffusers_reads_low)
+{
+    size_t high, gen;
+    ck_assert_uint_eq(generation_under("rule=diffusers", &high, &gen), 7);
+    ck_assert_uint_eq(gen, 16);
+    ck_assert_uint_eq(high, 0);
+}
+END_TEST
+
+/* The same tensors with cuDNN's workspace fitted to InvokeAI's decodes of the VAE alone
+ * (workspace=4, test_decode_kl): every generation row held out against it, none of them
+ * used to fit it. 12 of 16 within 10%, as the default, but not the same 12: the one-image
+ * SDXL decodes the default misses high come within (gen-4, gen-15, gen-16), the FLUX.1-dev
+ * rows on the reserved counter with the decode as their worst phase leave (gen-8, gen-9,
+ * gen-12, low), and gen-5's worst phase is its denoising, so it does not move; every miss
+ * low. */
+START_TEST(generation_rule_diffusers_workspace)
+{
+    size_t high, gen;
+    ck_assert_uint_eq(generation_under("workspace=4", &high, &gen), 12);
+    ck_assert_uint_eq(gen, 16);
+    ck_assert_uint_eq(high, 0);
 }
 END_TEST
 
@@ -734,6 +763,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, published_peaks);
     tcase_add_test(tc, generation_rule_diffusers_reads_low);
+    tcase_add_test(tc, generation_rule_diffusers_workspace);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

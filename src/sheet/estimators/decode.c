@@ -4,16 +4,17 @@
 
 #include "sheet/estimators/arith.h"
 
-const char *const vs_estimate_decode_keys[] = {"rule",     "blocks", "layers", "attention",
-                                               "channels", "live",   "tile",   "slicing",
-                                               "dtype",    "name",   NULL};
+const char *const vs_estimate_decode_keys[] = {"rule",     "blocks", "layers",    "attention",
+                                               "channels", "live",   "tile",      "slicing",
+                                               "dtype",    "name",   "workspace", NULL};
 
 const vs_estimator_info vs_estimator_decode = {
     "decode", vs_estimate_decode_keys,
     "estimate decode [dtype=bf16] [rule=invokeai|diffusers] [blocks=128,256,512,512] [layers=2] "
-    "[attention=sdpa|eager] [tile=N] [slicing=yes|no]",
+    "[attention=sdpa|eager] [workspace=4] [tile=N] [slicing=yes|no]",
     "the VAE decode: InvokeAI's constant measured on reserved memory (the default), or the "
-    "AutoencoderKL decoder's tensors at its peak step (rule=diffusers, a lower bound)"};
+    "AutoencoderKL decoder's tensors at its peak step (rule=diffusers, a lower bound), with "
+    "cuDNN's convolution workspace fitted to published decodes (workspace=4)"};
 
 int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t width,
                        uint64_t height, unsigned bits, uint64_t per_pixel, vs_error *err)

@@ -25,12 +25,15 @@
  * Attention.get_attention_scores makes the scores with baddbmm, upcasts them
  * to float32 (upcast_softmax, set for the VAE's attention) and softmaxes them:
  * two float32 tokens x tokens matrices at once. cuDNN's convolution
- * workspace is left out: with benchmark off PyTorch takes cuDNN's heuristic
- * order and allocates whatever the first engine that runs asks for through the
- * caching allocator, with no cap of its own (aten/src/ATen/native/cudnn/
- * Conv_v8.cpp at 06ca69c: run_single_conv, try_configs, run_conv_plan), so
+ * workspace: with benchmark off PyTorch takes cuDNN's heuristic order and
+ * allocates whatever the first engine that runs asks for through the caching
+ * allocator, with no cap of its own (aten/src/ATen/native/cudnn/Conv_v8.cpp at
+ * 06ca69c: run_single_conv, try_configs, run_conv_plan), so
  * max_memory_allocated counts it, but its size is cuDNN's heuristic's and no
- * source states it.
+ * source states it. It is left out unless the caller gives ws, bytes per
+ * element of each 3 x 3 convolution's input beside the step's tensors (the
+ * caller's fitted figure: 4, from InvokeAI's published decodes of the SD 1.5
+ * and SDXL VAEs alone, estimate_generate.c).
  * Checked again at diffusers 0.25.0 (the release current when
  * huggingface/diffusion-fast was published, January 2024; its Dockerfile
  * installs diffusers from git at 4836cfad), and against that release's AutoencoderKL.decode
@@ -58,17 +61,24 @@
 /* one step's live bytes, in units of one latent pixel of one image (the
  * caller multiplies by batch x frames x latent H x latent W) */
 typedef struct walk {
-    uint64_t best;
+    uint64_t best, best_ws;
+    unsigned ws; /* bytes per element of a 3 x 3 convolution's input (0: none) */
     char step[VS_DECODE_STEP_MAX];
 } walk;
 
-/* the first step with the most bytes */
+/* the first step with the most bytes, ws of them the workspace */
+static void at_ws(walk *w, uint64_t units, uint64_t ws, const char *step)
+{
+    if (units + ws <= w->best)
+        return;
+    w->best = units + ws;
+    w->best_ws = ws;
+    snprintf(w->step, sizeof w->step, "%s", step);
+}
+
 static void at(walk *w, uint64_t units, const char *step)
 {
-    if (units <= w->best)
-        return;
-    w->best = units;
-    snprintf(w->step, sizeof w->step, "%s", step);
+    at_ws(w, units, 0, step);
 }
 
 /* a tensor of c channels at level (0: the latent, each level twice the side)
@@ -87,11 +97,13 @@ static void resnet(walk *w, uint64_t hold, uint64_t cin, uint64_t cout, int leve
     /* norm1 then SiLU beside the input: x, the norm's output, the SiLU's */
     snprintf(f, sizeof f, "%s resnets.%u SiLU after norm1", where, idx);
     at(w, hold + 3 * x, f);
+    /* conv1 reads the SiLU's output (cin channels): its workspace beside */
     snprintf(f, sizeof f, "%s resnets.%u conv1", where, idx);
-    at(w, hold + 2 * x + o, f);
-    /* norm2 and its SiLU: conv1's output, then the norm's, beside x */
+    at_ws(w, hold + 2 * x + o, t(cin, level, w->ws), f);
+    /* norm2 and its SiLU: conv1's output, then the norm's, beside x; conv2
+     * reads cout channels */
     snprintf(f, sizeof f, "%s resnets.%u norm2 / SiLU / conv2", where, idx);
-    at(w, hold + x + 2 * o, f);
+    at_ws(w, hold + x + 2 * o, t(cout, level, w->ws), f);
     /* the residual: [shortcut,] conv2's output, the sum and the division */
     snprintf(f, sizeof f, "%s resnets.%u residual sum / output_scale_factor", where, idx);
     at(w, hold + x + (cin != cout ? 4 : 3) * o, f);
@@ -99,19 +111,21 @@ static void resnet(walk *w, uint64_t hold, uint64_t cin, uint64_t cout, int leve
 
 int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_blocks,
                           uint64_t layers, uint64_t batch, uint64_t frames, uint64_t width,
-                          uint64_t height, unsigned bits, int bf16, int eager, vs_error *err)
+                          uint64_t height, unsigned bits, int bf16, int eager, unsigned ws,
+                          vs_error *err)
 {
     const char *what = "the VAE decode";
-    walk w = {0, ""};
+    walk w = {0, 0, ws, ""};
     unsigned e = bits / 8;
     uint64_t top, side, v;
     size_t i, j;
     int rc;
     char where[48];
-    if (n_blocks < 1 || n_blocks > 8 || layers > 16 || (bits != 16 && bits != 32))
+    if (n_blocks < 1 || n_blocks > 8 || layers > 16 || (bits != 16 && bits != 32) || ws > 64)
         return vs_error_set(err, VS_EVALUE,
                             "the decoder needs 1 to 8 block widths, at most 16 layers per "
-                            "block and a 16- or 32-bit dtype");
+                            "block, a 16- or 32-bit dtype and a workspace of at most 64 bytes "
+                            "per input element");
     for (i = 0; i < n_blocks; i++)
         if (blocks[i] < 1 || blocks[i] > 65536)
             return vs_error_set(err, VS_EVALUE, "block widths are 1 to 65,536 channels");
@@ -153,17 +167,20 @@ int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_
                 at(&w, hold + y + u, f);
             }
             snprintf(f, sizeof f, "%s upsamplers.0 conv", where);
-            at(&w, hold + y + 2 * u, f);
+            at_ws(&w, hold + y + 2 * u, t(cout, level + 1, w.ws), f);
         }
     }
     /* conv_norm_out and conv_act: two tensors of block_out_channels[0] */
     at(&w, 2 * t(blocks[0], (int)n_blocks - 1, e), "conv_norm_out / conv_act");
+    /* the workspace scales with the batch as the convolution's input does
+     * (the fit had one image; the four-image rows are held out against it) */
     v = w.best;
     if ((rc = vs_arith_mul(&v, batch, what, err)) || (rc = vs_arith_mul(&v, frames, what, err)) ||
         (rc = vs_arith_mul(&v, width / side, what, err)) ||
         (rc = vs_arith_mul(&v, height / side, what, err)))
         return rc;
     out->bytes = v;
+    out->workspace = w.best_ws * batch * frames * (width / side) * (height / side);
     out->per_image_pixel = w.best / ((uint64_t)1 << (2 * (n_blocks - 1)));
     snprintf(out->step, sizeof out->step, "%s", w.step);
     if (eager) {
@@ -184,6 +201,7 @@ int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_
         if (a > out->bytes) {
             uint64_t px = batch;
             out->bytes = a;
+            out->workspace = 0;
             out->per_image_pixel = vs_checked_mul(&px, px, frames) ||
                                            vs_checked_mul(&px, px, width) ||
                                            vs_checked_mul(&px, px, height)
