@@ -329,8 +329,9 @@ int vs_runtime_estimate_context(vs_runtime_estimate *out, const char *architectu
                                 uint64_t tp, vs_error *err);
 /* What a group of two ranks adds over vs_runtime_estimate_context's tp 2 figure when
  * it takes the buffers of larger groups (the NVLink rings and 2 x 32 MiB of NVLS), on
- * an architecture whose rule gives tp 2 its own term (Hopper), in bytes; 0 elsewhere. A
- * release that does so says it (engine/vllm.c). */
+ * an architecture whose rule gives tp 2 its own term (Hopper), in bytes; 0 elsewhere
+ * (NVLS needs NVSwitch: a caller leaves PCIe cards out). A release that does so says it
+ * (engine/vllm.c). */
 uint64_t vs_engine_context_pair_as_group(const char *architecture);
 /* 1 when a GPU's name says a PCIe card (or a bridged pair, a workstation card: "L4",
  * "RTX 4090", "H100 PCIe"), whose links to its peers are PCIe; 0 for an SXM board and a

@@ -118,9 +118,9 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * what the profile run adds counts. The TP 4 figure above is 0.10's and the TP 2 one a
  * 0.11+ image's (January 2026); 0.19.0 prints 2.07 and 2.13 GiB at TP 2 and 4 on H100s,
  * both after the move, so the buffers the run itself connects can be as large
- * (llm-d-incubation/llm-d-planner's accuracy report; a TP 2 log of it turns on FlashInfer's
- * fused all-reduce, vllm/compilation/passes/fusion/allreduce_rms_fusion.py, whose workspace
- * FlashInfer allocates through the CUDA runtime). cuBLAS's workspace counts in no
+ * (llm-d-incubation/llm-d-planner's accuracy report); their difference is the NVLS buffers
+ * of two more ranks, so 0.19.0 gives a pair a larger group's buffers
+ * (vs_engine_context_pair_as_group below, engine/vllm.c's release table). cuBLAS's workspace counts in no
  * release: torch allocates it, and cuBLASLt's, from its caching allocator (pytorch/pytorch
  * aten/src/ATen/cuda/CublasHandlePool.cpp getNewWorkspace). At tp 1 what is left is
  * cuBLAS's own small cudaMallocAsync buffers (CUDA 12.2+, that file's note), the code the
@@ -128,7 +128,7 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * grows at a launch that needs more and is not reset: cuCtxSetLimit), which the source sizes
  * in no release and which move with it: one H100 and model print 0.13 GiB from 0.15.0 to
  * 0.17.0 and 0.25 from 0.18.0 (the same report), against 0.16 under V0 and 0.07 in 0.10.2. The
- * sizes here are those of 0.11 and before; bench_runtime scores the later runs as held-out misses.
+ * sizes here are those of 0.11 and before; the later releases' terms are engine/vllm.c's.
  * Read by the card's SMs (the local-memory reserve being per resident thread), the fitting
  * rows at tp 1 give 1.2455 MiB a SM under V0 (H100 SXM, RTX 4060, T4 within 2.7%; by
  * threads they miss by up to 50%) and 0.484 MiB a SM under 0.10's V1 (the B200): the held-out

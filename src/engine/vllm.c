@@ -258,8 +258,9 @@ static const char help[] =
     "\"A100 80GB\" alone does not); Turing 50 MiB and Blackwell 70 MiB at tp 1 only (no "
     "tp > 1 figure); fitted, none for other generations (Volta included); from 0.18.0 + 96 MiB "
     "on every rank (fitted on one published 0.18.0 run: no source read sizes it); in 0.19.0 a "
-    "group of two on Hopper takes a larger group's 1,800 MiB of rings and 2 x 32 MiB of NVLS "
-    "buffers, 1,461 MiB more than tp 2's own term (fitted on two published 0.19.0 runs: its "
+    "group of two on Hopper NVSwitch boards takes a larger group's 1,800 MiB of rings and 2 x "
+    "32 MiB of NVLS buffers, 1,461 MiB more than tp 2's own term (not on PCIe cards, which "
+    "have no NVLS) (fitted on two published 0.19.0 runs: its "
     "TP 2 and TP 4 figures differ by the NVLS buffers alone; no source read sizes it, and "
     "FlashInfer's all-reduce fusion workspace, which 0.19.0 builds after the baseline, does "
     "not show in the figures, whatever its size). A V0 rank "
@@ -682,13 +683,15 @@ int vs_vllm_graphs(const char *release)
     return r ? r->graphs : VS_VLLM_GRAPHS_UNKNOWN;
 }
 
-uint64_t vs_vllm_non_torch_release(const char *release, const char *architecture, uint64_t tp)
+uint64_t vs_vllm_non_torch_release(const char *release, const char *architecture, const char *gpu,
+                                   uint64_t tp)
 {
     const vrelease *r = release_of(release);
     if (!r)
         return 0;
-    return r->non_torch_extra +
-           (r->pair_as_group && tp == 2 ? vs_engine_context_pair_as_group(architecture) : 0);
+    return r->non_torch_extra + (r->pair_as_group && tp == 2 && !vs_engine_board_pcie(gpu)
+                                     ? vs_engine_context_pair_as_group(architecture)
+                                     : 0);
 }
 
 int vs_vllm_release_at(size_t i, const char **version, const char **carried, const char **changed)
@@ -749,7 +752,7 @@ static uint64_t non_torch_extra(const vs_engine_env *e, const char *architecture
     const vs_engine_val *v = vs_engine_get(e, "version");
     const char *w = v ? v->word : NULL;
     const vrelease *r = release_of(w);
-    uint64_t all = vs_vllm_non_torch_release(w, architecture, e->tp),
+    uint64_t all = vs_vllm_non_torch_release(w, architecture, e->gpu_name, e->tp),
              pair = r ? all - r->non_torch_extra : 0;
     int n = 0;
     if (note_size)
@@ -761,12 +764,15 @@ static uint64_t non_torch_extra(const vs_engine_env *e, const char *architecture
                      "; + %llu MiB on every rank under vLLM %s (fitted on one published 0.18.0 "
                      "run; no source sizes it)",
                      (unsigned long long)(r->non_torch_extra >> 20), w);
-    if (pair && n >= 0 && (size_t)n < note_size)
+    if (pair && n >= 0 && (size_t)n < note_size) {
+        char mib[32];
+        vs_units_grouped(mib, sizeof mib, pair >> 20);
         snprintf(note + n, note_size - (size_t)n,
-                 "; + %llu MiB at tp 2 under vLLM %s: the NVLink rings and 2 x 32 MiB of NVLS "
+                 "; + %s MiB at tp 2 under vLLM %s: the NVLink rings and 2 x 32 MiB of NVLS "
                  "buffers of a larger group (fitted on two published 0.19.0 runs; no source "
                  "sizes it)",
-                 (unsigned long long)(pair >> 20), w);
+                 mib, w);
+    }
     return all;
 }
 

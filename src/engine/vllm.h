@@ -32,10 +32,12 @@ int vs_vllm_graphs(const char *release);
 
 /* What `release` adds on every rank to the non-torch memory of 0.11 and before
  * (vs_runtime_estimate_context) at tensor parallelism tp on a GPU of `architecture`
- * (the catalogue's word, may be NULL), in bytes: 96 MiB from 0.18.0, fitted; in 0.19.0
- * at tp 2 the buffers of a larger group (vs_engine_context_pair_as_group). 0 for a
- * release the table does not model. */
-uint64_t vs_vllm_non_torch_release(const char *release, const char *architecture, uint64_t tp);
+ * (the catalogue's word, may be NULL) named `gpu` (may be NULL), in bytes: 96 MiB from
+ * 0.18.0, fitted; in 0.19.0 at tp 2 the buffers of a larger group
+ * (vs_engine_context_pair_as_group), but on a card the name says is a PCIe one (no
+ * NVSwitch, no NVLS). 0 for a release the table does not model. */
+uint64_t vs_vllm_non_torch_release(const char *release, const char *architecture, const char *gpu,
+                                   uint64_t tp);
 
 /* The table's releases, oldest first: the i-th release's version, the release it
  * carries unchanged (NULL: it changes something) and what it changes (NULL when

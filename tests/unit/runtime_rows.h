@@ -149,9 +149,10 @@ static int vs_rt_row_read(vs_rt_row *r, char *line)
                                              vs_rt_num(col[VS_RT_TP]), &err) == 0;
     /* the release's own terms (engine/vllm.c's table: 0 but from 0.18.0; in 0.19.0 a TP 2
      * group's larger buffers on Hopper) */
-    r->nt_bytes = r->nt_have ? est.bytes + vs_vllm_non_torch_release(release, col[VS_RT_ARCH],
-                                                                     vs_rt_num(col[VS_RT_TP]))
-                             : 0;
+    r->nt_bytes =
+        r->nt_have ? est.bytes + vs_vllm_non_torch_release(release, col[VS_RT_ARCH], col[VS_RT_GPU],
+                                                           vs_rt_num(col[VS_RT_TP]))
+                   : 0;
     sh.tokens = vs_rt_num(col[VS_RT_MNBT]);
     sh.seqs = vs_rt_num(col[VS_RT_SEQS]);
     sh.hidden = vs_rt_num(col[VS_RT_HIDDEN]);

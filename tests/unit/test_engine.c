@@ -1519,7 +1519,7 @@ START_TEST(engine_estimate_pair_as_group)
         if (strcmp(sval(c, "name"), "non_torch"))
             continue;
         ck_assert_int_eq(ival(c, "bytes"), 2120 * (long long)MIB);
-        ck_assert(strstr(sval(c, "source"), "+ 1461 MiB at tp 2 under vLLM 0.19.0") != NULL);
+        ck_assert(strstr(sval(c, "source"), "+ 1,461 MiB at tp 2 under vLLM 0.19.0") != NULL);
         seen++;
     }
     ck_assert_int_eq(seen, 1);

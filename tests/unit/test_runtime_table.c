@@ -249,7 +249,8 @@ END_TEST
  * group's buffers adds 1,800 + 2 x 32 - 403 = 1,461 MiB; with 0.18.0's 96 MiB, 0.19.0's
  * TP 2 figure is 160 + 403 + 96 + 1,461 = 2,120 MiB (2.070 GiB: llm-d-planner's
  * Llama-3.1-8B run prints 2.07) and its TP 4 figure 160 + 1,800 + 128 + 96 = 2,184 MiB
- * (2.133 GiB, printed 2.13). 0.18.0 keeps tp 2's own term: 96 MiB at tp 2 and 4 alike. */
+ * (2.133 GiB, printed 2.13). 0.18.0 keeps tp 2's own term: 96 MiB at tp 2 and 4 alike;
+ * so does 0.19.0 on a PCIe pair (NCCL's NVLS needs NVSwitch: src/transport/nvls.cc). */
 START_TEST(pair_as_group_by_hand)
 {
     vs_runtime_estimate tp2, tp4;
@@ -260,14 +261,21 @@ START_TEST(pair_as_group_by_hand)
     ck_assert_uint_eq(vs_engine_context_pair_as_group(NULL), 0);
     ck_assert_int_eq(vs_runtime_estimate_context(&tp2, "Hopper", NULL, 2, &e), 0);
     ck_assert_int_eq(vs_runtime_estimate_context(&tp4, "Hopper", NULL, 4, &e), 0);
-    ck_assert_uint_eq(tp2.bytes + vs_vllm_non_torch_release("0.19.0", "Hopper", 2), 2120 * MIB);
-    ck_assert_uint_eq(tp4.bytes + vs_vllm_non_torch_release("0.19.0", "Hopper", 4), 2184 * MIB);
-    ck_assert_uint_eq(vs_vllm_non_torch_release("0.18.0", "Hopper", 2), 96 * MIB);
-    ck_assert_uint_eq(vs_vllm_non_torch_release("0.18.0", "Hopper", 4), 96 * MIB);
-    ck_assert_uint_eq(vs_vllm_non_torch_release("0.19.0", "Hopper", 1), 96 * MIB);
-    ck_assert_uint_eq(vs_vllm_non_torch_release("0.19.0", "Ampere", 2), 96 * MIB);
-    ck_assert_uint_eq(vs_vllm_non_torch_release("0.17.0", "Hopper", 2), 0);
-    ck_assert_uint_eq(vs_vllm_non_torch_release("0.9.9", "Hopper", 2), 0);
+    ck_assert_uint_eq(tp2.bytes + vs_vllm_non_torch_release("0.19.0", "Hopper", NULL, 2),
+                      2120 * MIB);
+    ck_assert_uint_eq(tp4.bytes + vs_vllm_non_torch_release("0.19.0", "Hopper", NULL, 4),
+                      2184 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.18.0", "Hopper", NULL, 2), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.18.0", "Hopper", NULL, 4), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.19.0", "Hopper", NULL, 1), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.19.0", "Ampere", NULL, 2), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.17.0", "Hopper", NULL, 2), 0);
+    /* an H100 PCIe pair has no NVSwitch, so no NVLS buffers and no larger group's rings:
+     * only the every-rank term; an SXM name keeps the pair term */
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.19.0", "Hopper", "H100 PCIe", 2), 96 * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.19.0", "Hopper", "H100 SXM", 2),
+                      (96 + 1461) * MIB);
+    ck_assert_uint_eq(vs_vllm_non_torch_release("0.9.9", "Hopper", NULL, 2), 0);
 }
 END_TEST
 
@@ -340,8 +348,8 @@ START_TEST(vllm_release_table_in_docs)
         }
         /* the fitted terms: 96 MiB from 0.18.0, a TP 2 group's buffers in 0.19.0 */
         {
-            uint64_t every = vs_vllm_non_torch_release(v, "Hopper", 1),
-                     pair = vs_vllm_non_torch_release(v, "Hopper", 2) - every;
+            uint64_t every = vs_vllm_non_torch_release(v, "Hopper", NULL, 1),
+                     pair = vs_vllm_non_torch_release(v, "Hopper", NULL, 2) - every;
             snprintf(want, sizeof want, "%s%s%s", every ? "+ 96 MiB, fitted" : "",
                      every && pair ? "; " : "", pair ? "+ 1,461 MiB at tp 2 (Hopper), fitted" : "");
             ck_assert_str_eq(cell[3], want[0] ? want : "0");
