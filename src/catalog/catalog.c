@@ -109,6 +109,46 @@ static int flag_of(const json_t *v, int *flag)
     return json_is_boolean(v);
 }
 
+/* A positive integer, else 0 (unknown). */
+static uint64_t positive(const json_t *v)
+{
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* A total as printed ("22.168" GiB) in whole MiB, rounded half up, integer arithmetic to
+ * three decimals; 0 when the value or the unit is not one this reads. */
+static uint64_t printed_mib(const char *value, const char *unit)
+{
+    uint64_t whole = 0, milli = 0, scale = 100, per;
+    const char *p = value;
+    if (!value || !unit || !*value)
+        return 0;
+    if (!strcmp(unit, "MiB"))
+        per = 1;
+    else if (!strcmp(unit, "GiB"))
+        per = 1024;
+    else
+        return 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((whole = whole * 10 + (uint64_t)(*p - '0')) > 100000000u)
+            return 0;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9' && scale; p++, scale /= 10)
+            milli += (uint64_t)(*p - '0') * scale;
+    if (*p)
+        return 0;
+    return ((whole * 1000 + milli) * per + 500) / 1000;
+}
+
+static void printed_fill(vs_gpu_spec *out, const json_t *t)
+{
+    out->cuda_printed_value = json_string_value(json_object_get(t, "value"));
+    out->cuda_printed_unit = json_string_value(json_object_get(t, "unit"));
+    out->cuda_printed_source = json_string_value(json_object_get(t, "source"));
+    out->cuda_printed_mib = printed_mib(out->cuda_printed_value, out->cuda_printed_unit);
+    out->cuda_printed_known = out->cuda_printed_mib > 0 && out->cuda_printed_source != NULL;
+}
+
 static void spec_fill(vs_gpu_spec *out, const json_t *g)
 {
     json_t *gb = json_object_get(g, "memory_gb");
@@ -139,6 +179,9 @@ static void spec_fill(vs_gpu_spec *out, const json_t *g)
             out->cuda_source = json_string_value(json_object_get(g, "cuda_total_source"));
         }
     }
+    printed_fill(out, json_object_get(g, "cuda_total_printed"));
+    out->sm_count = positive(json_object_get(g, "sm_count"));
+    out->max_threads_per_sm = positive(json_object_get(g, "max_threads_per_sm"));
     {
         json_t *u = json_object_get(g, "unified"), *gb2 = json_object_get(u, "gpu_bytes"),
                *hg = json_object_get(u, "host_gb");

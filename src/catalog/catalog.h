@@ -5,7 +5,8 @@
  * nominal memory as marketed (GB = 10^9 bytes), the total the driver reported in
  * one public nvidia-smi capture (MiB, so bytes) with the ECC state it assumes and
  * the link to that capture, the total CUDA reports (cudaMemGetInfo) where a
- * public log printed it, and bf16/fp8 support; what is not known stays unknown,
+ * public log printed it (in bytes, or as printed with its unit), the SM count and
+ * resident threads a SM, and bf16/fp8 support; what is not known stays unknown,
  * with the reason. Those are facts about a
  * product, never about an offer: a catalogue entry proves neither a software
  * installation, nor free memory, nor an availability period. Names are found
@@ -41,8 +42,20 @@ typedef struct vs_gpu_spec {
     int cuda_known;
     uint64_t cuda_bytes;     /* CUDA's total (cudaMemGetInfo), below nvidia-smi's */
     const char *cuda_source; /* the public log that printed it; NULL unknown */
-    int bf16_known;          /* the catalogue says whether bf16 is supported */
-    int bf16;                /* when known: 1 supported, 0 not */
+    /* CUDA's total as a public log printed it ("22.168" GiB): a figure to its printed
+     * digits, never bytes, so it does not fill cuda_bytes; rounded to whole MiB here. */
+    int cuda_printed_known;
+    uint64_t cuda_printed_mib;
+    const char *cuda_printed_value;  /* the digits as printed */
+    const char *cuda_printed_unit;   /* "MiB" or "GiB" */
+    const char *cuda_printed_source; /* the public log that printed it */
+    /* The card's streaming multiprocessors and the resident threads a SM of its compute
+     * capability, each 0 when the catalogue does not give it (its source in the entry's
+     * sources, fact "sm_count" and "max_threads_per_sm"). */
+    uint64_t sm_count;
+    uint64_t max_threads_per_sm;
+    int bf16_known; /* the catalogue says whether bf16 is supported */
+    int bf16;       /* when known: 1 supported, 0 not */
     int fp8_known;
     int fp8;
     /* Unified memory (a GPU that shares memory with its CPU): the basis of its

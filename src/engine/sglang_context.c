@@ -35,8 +35,8 @@
  * GiB, 24,092 MiB (the same formula's "GPU = NVIDIA GeForce RTX 4090. Max memory = 23.527
  * GB." under PyTorch 2.5.1 in Sogrey/Fine-tuning-of-Chinese-medical
  * Qwen3_(4B)_%E5%8C%BB%E7%96%97%E5%BE%AE%E8%B0%83.md at 7a657dd) against nvidia-smi's 24,564, 472
- * MiB (cuda_totals below; no public log prints any of them in bytes, so the catalogue's
- * cuda_total_bytes stays empty). A card with no published CUDA total takes the H200's 615 MiB, the
+ * MiB (the catalogue's cuda_total_printed, with its unit and source: no public log prints any
+ * of them in bytes). A card with no published CUDA total takes the H200's 615 MiB, the
  * figure the rule held for every card before the L4's was found. The second is the context's local
  * memory (each thread's stack), which the driver reserves for every thread the GPU can hold at
  * once, "MAX_THREADS_PER_SM x SMs x LOCAL_MEM_PER_THREAD", context wide (NVIDIA's answer in
@@ -46,8 +46,9 @@
  * needs more; at tp 1 no kernel has run when the figure is read, at tp > 1 the warm-up
  * all-reduce's fall in the distributed set-up's printed share). The threads per SM are the
  * compute capability's (CUDA C++ Programming Guide, "Technical Specifications per Compute
- * Capability": 2,048 at 9.0, Hopper; 1,536 at 8.9, Ada Lovelace), the SMs the card's
- * (sm_counts below). The third is taken as fixed: what lazy module loading (CUDA 11.7 on,
+ * Capability": 2,048 at 9.0, Hopper; 1,536 at 8.9, Ada Lovelace), the SMs the card's (both
+ * the catalogue's sm_count and max_threads_per_sm, each with its source; a card without them
+ * is unknown, never guessed). The third is taken as fixed: what lazy module loading (CUDA 11.7 on,
  * the default from 12.2) leaves of the driver's own state (about 300 MB a process,
  * pytorch/pytorch#107667, where it was over 1,000 MB before).
  *
@@ -88,6 +89,7 @@
 
 #include "catalog/catalog.h"
 #include "engine/sglang_internal.h"
+#include "sheet/units.h"
 
 #define MIB (1024ull * 1024ull)
 #define FIXED_MIB 341ull
@@ -102,45 +104,44 @@
  * MiB - 1 = +3.5%) */
 #define WORST 0.182
 
-/* The architectures ruled, with their resident threads per SM (CUDA C++ Programming
- * Guide, compute capabilities 9.0 and 8.9). */
-static const struct {
-    const char *arch;
-    uint64_t threads;
-} archs[] = {{"Hopper", 2048}, {"Ada Lovelace", 1536}, {NULL, 0}};
+/* The architectures the published runs are on (the catalogue's word). */
+static const char *const ruled[] = {"Hopper", "Ada Lovelace", NULL};
 
-/* The SMs of the catalogue's Hopper and Ada cards: NVIDIA H100 Tensor Core GPU
- * Architecture whitepaper (H100 SXM5 132, H100 PCIe 114; the H200, H100 NVL and GH200 are
- * the same 132-SM GH100), and the CUDA cores of NVIDIA's product pages at 128 a SM (NVIDIA
- * Ada GPU Architecture whitepaper): L4 7,424, L40S and RTX 6000 Ada 18,176, RTX 4090
- * 16,384. */
-static const struct {
-    const char *gpu;
-    uint64_t sms;
-} sm_counts[] = {
-    {"H200", 132}, {"H100 SXM", 132}, {"H100 PCIe", 114},    {"H100 NVL", 132}, {"GH200", 132},
-    {"L4", 58},    {"L40S", 142},     {"RTX 6000 Ada", 142}, {"RTX 4090", 128},
-};
+/* The CUDA context on one card: its bytes, and the parts the rule text names. */
+typedef struct {
+    uint64_t bytes, sms, outside;
+    const char *arch;  /* the catalogue's word for the card's architecture */
+    int outside_known; /* 0: no public CUDA total for the card, the H200's figure */
+} context_t;
 
-/* CUDA's own total beside the catalogue's nvidia-smi total, both in MiB as printed, where a
- * public log printed it (see above): the memory outside CUDA's count is the difference. */
-static const struct {
-    const char *gpu;
-    uint64_t smi_mib, cuda_mib;
-} cuda_totals[] = {{"H200", 143771, 143156}, {"L4", 23034, 22700}, {"RTX 4090", 24564, 24092}};
-
-/* The memory nvidia-smi's total counts beyond CUDA's on the card, MiB; *known 0 where no
- * public log gives the card's CUDA total (the H200's figure then). */
-static uint64_t outside_mib(const char *gpu, int *known)
+/* The CUDA context SGLang holds before the weights load on the catalogue card spec (NULL
+ * for a GPU outside the catalogue), against nvidia-smi's total (see above). */
+static int context(context_t *c, const vs_gpu_spec *spec, vs_error *err)
 {
+    const char *a = spec ? json_string_value(json_object_get(spec->entry, "architecture")) : NULL;
     size_t i;
-    for (i = 0; i < sizeof cuda_totals / sizeof cuda_totals[0]; i++)
-        if (gpu && !strcmp(cuda_totals[i].gpu, gpu)) {
-            *known = 1;
-            return cuda_totals[i].smi_mib - cuda_totals[i].cuda_mib;
-        }
-    *known = 0;
-    return OUTSIDE_DEFAULT_MIB;
+    for (i = 0; ruled[i] && (!a || strcmp(ruled[i], a)); i++)
+        ;
+    if (!ruled[i])
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "unknown for %s: no published SGLang start-up on that architecture "
+                            "prints both the card and the free memory before loading (ruled on "
+                            "Hopper and Ada Lovelace)",
+                            a ? a : "a GPU outside the catalogue");
+    if (!spec->sm_count || !spec->max_threads_per_sm)
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "unknown for %s: the GPU catalogue gives no SM count or resident "
+                            "threads a SM for it, which the CUDA context's local memory "
+                            "follows",
+                            spec->name ? spec->name : "an unnamed GPU");
+    c->arch = a;
+    c->sms = spec->sm_count;
+    c->outside_known = spec->cuda_printed_known && spec->reported_known &&
+                       spec->reported_mib > spec->cuda_printed_mib;
+    c->outside =
+        c->outside_known ? spec->reported_mib - spec->cuda_printed_mib : OUTSIDE_DEFAULT_MIB;
+    c->bytes = (c->outside + FIXED_MIB) * MIB + c->sms * spec->max_threads_per_sm * STACK_BYTES;
+    return 0;
 }
 
 /* The distributed set-up's share at tp > 1: the link decides (see above). */
@@ -153,92 +154,59 @@ static uint64_t distributed_mib(int pcie, uint64_t tp)
     return PCIE_NCCL_MIB + (tp == 2 ? CUSTOM_AR_MIB : 0);
 }
 
-int vs_sglang_context(uint64_t *bytes, uint64_t *sms, uint64_t *outside, int *outside_known,
-                      const char *architecture, const char *gpu, vs_error *err)
-{
-    size_t i, j;
-    for (i = 0; archs[i].arch && (!architecture || strcmp(archs[i].arch, architecture)); i++)
-        ;
-    if (!archs[i].arch)
-        return vs_error_set(err, VS_ENOTFOUND,
-                            "unknown for %s: no published SGLang start-up on that architecture "
-                            "prints both the card and the free memory before loading (ruled on "
-                            "Hopper and Ada Lovelace)",
-                            architecture ? architecture : "a GPU outside the catalogue");
-    for (j = 0; j < sizeof sm_counts / sizeof sm_counts[0]; j++)
-        if (gpu && !strcmp(sm_counts[j].gpu, gpu))
-            break;
-    if (j == sizeof sm_counts / sizeof sm_counts[0])
-        return vs_error_set(err, VS_ENOTFOUND,
-                            "unknown for %s: its SM count, which the CUDA context's local "
-                            "memory follows, is not known here",
-                            gpu ? gpu : "an unnamed GPU");
-    *sms = sm_counts[j].sms;
-    *outside = outside_mib(gpu, outside_known);
-    *bytes = (*outside + FIXED_MIB) * MIB + sm_counts[j].sms * archs[i].threads * STACK_BYTES;
-    return 0;
-}
-
-int vs_sglang_non_torch(uint64_t *bytes, const char *architecture, const char *gpu, uint64_t tp,
-                        vs_error *err)
-{
-    uint64_t ctx, sms, outside;
-    int rc, known;
-    if (tp == 0)
-        tp = 1;
-    if ((rc = vs_sglang_context(&ctx, &sms, &outside, &known, architecture, gpu, err)) < 0)
-        return rc;
-    if (tp > MAX_TP)
-        return vs_error_set(err, VS_ENOTFOUND,
-                            "unknown at tp %llu: the published SGLang start-ups reach tp 8",
-                            (unsigned long long)tp);
-    *bytes = ctx + distributed_mib(vs_engine_board_pcie(gpu), tp) * MIB;
-    return 0;
-}
-
 int vs_sglang_runtime(vs_runtime_estimate *out, char *rule, size_t rule_size,
                       const vs_engine_env *e, const json_t *arch, vs_error *err)
 {
     vs_gpu_spec spec;
     vs_error e2;
-    const char *a = NULL;
+    const vs_gpu_spec *sp = NULL;
     const char *name = e->gpu_name;
-    uint64_t tp = e->tp ? e->tp : 1, ctx, sms, outside;
-    char mib[16];
-    int rc, pcie, known;
+    uint64_t tp = e->tp ? e->tp : 1;
+    context_t c = {0};
+    char mib[32], dist[256];
+    int rc, pcie;
     (void)arch;
     /* the catalogue's name says the board where the typed one may not ("NVIDIA L4" is) */
     if (e->gpu_name && vs_catalog_find(&spec, e->gpu_name, &e2) == 0) {
-        a = json_string_value(json_object_get(spec.entry, "architecture"));
+        sp = &spec;
         name = spec.name;
     }
-    pcie = vs_engine_board_pcie(name);
-    if ((rc = vs_sglang_non_torch(&out->bytes, a, name, tp, err)) < 0 ||
-        (rc = vs_sglang_context(&ctx, &sms, &outside, &known, a, name, err)) < 0)
+    if ((rc = context(&c, sp, err)) < 0)
         return rc;
-    /* the context's MiB with its thousands grouped, as the help writes them (under 10,000) */
-    if (ctx / MIB >= 1000)
-        snprintf(mib, sizeof mib, "%llu,%03llu", (unsigned long long)(ctx / MIB / 1000),
-                 (unsigned long long)(ctx / MIB % 1000));
+    if (tp > MAX_TP)
+        return vs_error_set(err, VS_ENOTFOUND,
+                            "unknown at tp %llu: the published SGLang start-ups reach tp %llu",
+                            (unsigned long long)tp, MAX_TP);
+    pcie = vs_engine_board_pcie(name);
+    out->bytes = c.bytes + distributed_mib(pcie, tp) * MIB;
+    vs_units_grouped(mib, sizeof mib, c.bytes / MIB);
+    if (tp < 2)
+        snprintf(dist, sizeof dist, "at tp 1");
+    else if (!pcie)
+        snprintf(dist, sizeof dist,
+                 "+ %llu MiB a rank beyond the first on NVLink (SemiAnalysisAI/InferenceX#2128, "
+                 "H200 at tp 8)",
+                 PER_RANK_MIB);
+    else if (tp == 2)
+        snprintf(dist, sizeof dist,
+                 "+ NCCL over PCIe %llu MiB (sgl-project/sglang#4236) + the custom all-reduce's "
+                 "3 x 8 MiB (custom_all_reduce.py: set up on a PCIe pair)",
+                 PCIE_NCCL_MIB);
     else
-        snprintf(mib, sizeof mib, "%llu", (unsigned long long)(ctx / MIB));
+        snprintf(dist, sizeof dist,
+                 "+ NCCL over PCIe %llu MiB (sgl-project/sglang#4236), no custom all-reduce "
+                 "(custom_all_reduce.py: not past two PCIe-only GPUs)",
+                 PCIE_NCCL_MIB);
     snprintf(rule, rule_size,
              "SGLang's memory in use before the weights load (the card less \"Load weight "
              "begin. avail mem\"): the CUDA context, %llu MiB beyond CUDA's total (%s) + %llu "
-             "SMs' resident threads x 1 KiB of local memory + 341 MiB = %s MiB (fitted on "
+             "SMs' resident threads x 1 KiB of local memory + %llu MiB = %s MiB (fitted on "
              "sgl-project/sglang#4826, H200 at tp 1), %s on %s; held out sgl-project/sglang#6017, "
-             "#11716, kvcache-ai/ktransformers#1870, four L4s within 18.2%%",
-             (unsigned long long)outside,
-             known ? "nvidia-smi's less torch's" : "the H200's: none published for this card",
-             (unsigned long long)sms, mib,
-             tp < 2    ? "at tp 1"
-             : !pcie   ? "+ 192 MiB a rank beyond the first on NVLink (SemiAnalysisAI/InferenceX"
-                         "#2128, H200 at tp 8)"
-             : tp == 2 ? "+ NCCL over PCIe 154 MiB (sgl-project/sglang#4236) + the custom "
-                         "all-reduce's 3 x 8 MiB (custom_all_reduce.py: set up on a PCIe pair)"
-                       : "+ NCCL over PCIe 154 MiB (sgl-project/sglang#4236), no custom "
-                         "all-reduce (custom_all_reduce.py: not past two PCIe-only GPUs)",
-             a);
+             "#11716, kvcache-ai/ktransformers#1870, four L4s within %.1f%%",
+             (unsigned long long)c.outside,
+             c.outside_known ? "nvidia-smi's less torch's"
+                             : "the H200's: none published for this card",
+             (unsigned long long)c.sms, FIXED_MIB, mib, dist, c.arch, WORST * 100);
     out->rule = rule;
     out->error = WORST;
     return 0;

@@ -301,6 +301,104 @@ START_TEST(test_embedded_text_is_the_file)
 }
 END_TEST
 
+/* 1 when the entry's sources name fact (one of the comma-separated facts of a row) with a
+ * public link. */
+static int fact_sourced(const json_t *entry, const char *fact)
+{
+    size_t i, n = strlen(fact);
+    json_t *src;
+    json_array_foreach(json_object_get(entry, "sources"), i, src)
+    {
+        const char *f = json_string_value(json_object_get(src, "fact"));
+        const char *ref = json_string_value(json_object_get(src, "ref"));
+        if (f && ref && !strncmp(ref, "https://", 8) && !strncmp(f, fact, n) &&
+            (f[n] == '\0' || f[n] == ' ' || f[n] == ','))
+            return 1;
+    }
+    return 0;
+}
+
+/* Every Hopper and Ada Lovelace card (the architectures an engine's context rule reads the
+ * SMs on) has its SM count and resident threads a SM, each with a public source; the
+ * threads are the compute capability's (CUDA C++ Programming Guide: 2,048 at 9.0, 1,536 at
+ * 8.9), the same on every card of an architecture. A card added without them would make
+ * the rule unknown; this says which. The SMs checked by hand: H100 SXM5 132 and PCIe 114
+ * (NVIDIA's H100 whitepaper), the Ada cards' CUDA cores at 128 a SM: L4 7,424 / 128 = 58,
+ * RTX 4090 16,384 / 128 = 128, L40S 18,176 / 128 = 142; T4 2,560 / 64 = 40. */
+START_TEST(test_sm_counts_on_ruled_architectures)
+{
+    static const struct {
+        const char *gpu;
+        uint64_t sms;
+    } want[] = {{"H100 SXM", 132}, {"H100 PCIe", 114}, {"L4", 58},
+                {"RTX 4090", 128}, {"L40S", 142},      {"T4", 40}};
+    size_t i, n = vs_catalog_count(), hopper = 0, ada = 0;
+    for (i = 0; i < n; i++) {
+        vs_gpu_spec s;
+        const char *a;
+        ck_assert_int_eq(vs_catalog_at(&s, i), 0);
+        a = json_string_value(json_object_get(s.entry, "architecture"));
+        if (s.sm_count)
+            ck_assert_msg(fact_sourced(s.entry, "sm_count"), "%s: sm_count without a source",
+                          s.name);
+        if (s.max_threads_per_sm)
+            ck_assert_msg(fact_sourced(s.entry, "max_threads_per_sm"),
+                          "%s: max_threads_per_sm without a source", s.name);
+        if (!a || (strcmp(a, "Hopper") && strcmp(a, "Ada Lovelace")))
+            continue;
+        ck_assert_msg(s.sm_count > 0, "%s (%s): no sm_count in the catalogue", s.name, a);
+        ck_assert_msg(s.max_threads_per_sm == (strcmp(a, "Hopper") ? 1536u : 2048u),
+                      "%s (%s): max_threads_per_sm %llu", s.name, a,
+                      (unsigned long long)s.max_threads_per_sm);
+        if (strcmp(a, "Hopper"))
+            ada++;
+        else
+            hopper++;
+    }
+    ck_assert_uint_ge(hopper, 5);
+    ck_assert_uint_ge(ada, 4);
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        vs_gpu_spec s;
+        vs_error err = {0};
+        ck_assert_int_eq(vs_catalog_find(&s, want[i].gpu, &err), 0);
+        ck_assert_uint_eq(s.sm_count, want[i].sms);
+    }
+}
+END_TEST
+
+/* CUDA's totals as public logs printed them, read to whole MiB: the H200's 143156 MiB as
+ * printed, the L4's 22.168 GiB x 1,024 = 22,700.03 MiB and the RTX 4090's 23.527 x 1,024 =
+ * 24,091.65 MiB, each below the card's nvidia-smi total, each with its link; never bytes. */
+START_TEST(test_cuda_totals_as_printed)
+{
+    static const struct {
+        const char *gpu;
+        uint64_t mib;
+    } want[] = {{"H200", 143156}, {"L4", 22700}, {"RTX 4090", 24092}};
+    size_t i, n = vs_catalog_count(), printed = 0;
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        vs_gpu_spec s;
+        vs_error err = {0};
+        ck_assert_int_eq(vs_catalog_find(&s, want[i].gpu, &err), 0);
+        ck_assert_msg(s.cuda_printed_known, "%s", want[i].gpu);
+        ck_assert_uint_eq(s.cuda_printed_mib, want[i].mib);
+        ck_assert_int_eq(s.cuda_known, 0); /* a rounded figure is not bytes */
+    }
+    for (i = 0; i < n; i++) {
+        vs_gpu_spec s;
+        ck_assert_int_eq(vs_catalog_at(&s, i), 0);
+        if (!json_object_get(s.entry, "cuda_total_printed"))
+            continue;
+        printed++;
+        ck_assert_msg(s.cuda_printed_known, "%s: cuda_total_printed unreadable", s.name);
+        ck_assert_msg(!strncmp(s.cuda_printed_source, "https://", 8), "%s: no public link", s.name);
+        ck_assert_msg(s.reported_known && s.cuda_printed_mib < s.reported_mib,
+                      "%s: CUDA's total not below nvidia-smi's", s.name);
+    }
+    ck_assert_uint_eq(printed, 3);
+}
+END_TEST
+
 static Suite *catalog_suite(void)
 {
     Suite *s = suite_create("catalog");
@@ -315,6 +413,8 @@ static Suite *catalog_suite(void)
     tcase_add_test(tc, test_partial_names_not_guessed);
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_embedded_text_is_the_file);
+    tcase_add_test(tc, test_sm_counts_on_ruled_architectures);
+    tcase_add_test(tc, test_cuda_totals_as_printed);
     suite_add_tcase(s, tc);
     return s;
 }

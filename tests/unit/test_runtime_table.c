@@ -47,6 +47,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "catalog/catalog.h"
+
 #include "check_run.h"
 #include "runtime_rows.h"
 
@@ -367,24 +369,39 @@ END_TEST
 
 /* Why the tp 1 terms stay by generation and not by the card's SMs (the table's header and
  * docs/engine-releases.md give the figures): each TP 1 card's SMs and resident threads a
- * SM (T4 40 x 1,024 and B200 148 x 2,048 as torch's multi_processor_count prints them; H100
- * SXM 132 and PCIe 114 x 2,048, NVIDIA's H100 whitepaper; RTX 4060 24 and RTX A500 Laptop 16
- * x 1,536, their CUDA cores at 128 a SM), the printed figures read from the table. By hand,
+ * SM, the GPU catalogue's where the card is one of its entries (T4 40 x 1,024, B200 148 x
+ * 2,048, H100 SXM 132 and PCIe 114 x 2,048, each with its source there), else here (RTX 4060
+ * 24 and RTX A500 Laptop 16 x 1,536, their CUDA cores at 128 a SM on NVIDIA's product pages,
+ * compute capabilities 8.9 and 8.6), the printed figures read from the table. By hand,
  * V0's fitting rows (H100 SXM 0.16 GiB = 163.84 MiB, RTX 4060 30.72, T4 51.2) fitted
  * through zero: (132 x 163.84 + 24 x 30.72 + 40 x 51.2) / (132^2 + 24^2 + 40^2) = 24,412.16
  * / 19,600 = 1.2455 MiB a SM, so the held-out A500's 16 SMs give 19.93 MiB for 30.72, -35.1%;
  * by threads, 47,521,464.32 / 76,118,228,992 MiB = 654.6 B a thread, the fitting T4 40,960 x
  * 654.6 B = 25.6 MiB for 51.2, -50.1%. 0.10's V1: the B200's 71.68 / 148 = 0.4843 MiB a SM
  * gives the H100 PCIe 55.2 MiB for 71.68, -23.0%. */
-static const struct {
-    const char *gpu;
+static struct {
+    const char *gpu, *catalogue; /* the row's GPU; the catalogue's name, NULL if none */
     double sms, threads;
-} tp1_cards[] = {{"H100 80GB", 132, 2048},
-                 {"RTX 4060 8GB", 24, 1536},
-                 {"Tesla T4 (Colab)", 40, 1024},
-                 {"RTX A500 Laptop (4.00 GiB, WSL 2)", 16, 1536},
-                 {"B200", 148, 2048},
-                 {"H100 PCIe (79.19 GiB)", 114, 2048}};
+} tp1_cards[] = {
+    {"H100 80GB", "H100 SXM", 0, 0},  {"RTX 4060 8GB", NULL, 24, 1536},
+    {"Tesla T4 (Colab)", "T4", 0, 0}, {"RTX A500 Laptop (4.00 GiB, WSL 2)", NULL, 16, 1536},
+    {"B200", "B200", 0, 0},           {"H100 PCIe (79.19 GiB)", "H100 PCIe", 0, 0}};
+
+/* The catalogue cards' SMs and threads a SM, from the catalogue. */
+static void tp1_cards_from_catalogue(void)
+{
+    size_t i;
+    for (i = 0; i < sizeof tp1_cards / sizeof tp1_cards[0]; i++) {
+        vs_gpu_spec s;
+        vs_error err = {0};
+        if (!tp1_cards[i].catalogue)
+            continue;
+        ck_assert_msg(vs_catalog_find(&s, tp1_cards[i].catalogue, &err) == 0, "%s", err.message);
+        ck_assert_msg(s.sm_count && s.max_threads_per_sm, "%s: no SMs in the catalogue", s.name);
+        tp1_cards[i].sms = (double)s.sm_count;
+        tp1_cards[i].threads = (double)s.max_threads_per_sm;
+    }
+}
 
 START_TEST(sm_reading_leaves_the_misses_out)
 {
@@ -394,6 +411,7 @@ START_TEST(sm_reading_leaves_the_misses_out)
     double a500 = 0, h100_pcie = 0, t4 = 0;
     size_t fit[2] = {0, 0};
     ck_assert_ptr_nonnull(f);
+    tp1_cards_from_catalogue();
     while (fgets(line, sizeof line, f)) {
         vs_rt_row r;
         size_t i;

@@ -73,7 +73,8 @@ START_TEST(test_gpu_catalogue_fills)
 
     /* the catalogue's entry as the payload carries it, in this order: the
      * RTX 4090's row of the catalogue (24 GB as marketed, 24564 MiB reported
-     * = 25,757,220,864 bytes, ECC off, bf16 and fp8, one source) */
+     * = 25,757,220,864 bytes, ECC off, bf16 and fp8, three sources: the memory, the SM
+     * count, the threads a SM) */
     {
         static const char *const order[] = {"name", "memory_bytes", "reported_bytes", "ecc",
                                             "bf16", "fp8",          "sources",        NULL};
@@ -92,7 +93,7 @@ START_TEST(test_gpu_catalogue_fills)
         ck_assert_str_eq(json_string_value(json_object_get(cat, "ecc")), "off");
         ck_assert(json_is_true(json_object_get(cat, "bf16")));
         ck_assert(json_is_true(json_object_get(cat, "fp8")));
-        ck_assert_int_eq(json_array_size(json_object_get(cat, "sources")), 1);
+        ck_assert_int_eq(json_array_size(json_object_get(cat, "sources")), 3);
         ck_assert(json_is_array(json_object_get(lastp(), "notes")));
     }
     /* the offer's keys in the order the records have always had them */
