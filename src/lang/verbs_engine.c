@@ -696,15 +696,10 @@ static const char engine_help[] =
     "the newest modelled, as the card's version row says; another is refused with the list "
     "of the modelled ones. `engine NAME` shows "
     "that engine's rules with the engine files they come from. SGLang's and TensorRT-LLM's KV "
-    "arithmetic matches 10 published start-up logs to 0.7% per token, and SGLang's pool from "
-    "the printed free memory 4 logs to 2.0% in the median, 10.2% at worst. Under sglang, "
-    "estimate=yes estimates non_torch, what the GPU holds before the weights load (956 MiB "
-    "+ SMs x threads per SM x 1 KiB of the context's local memory, + 192 MiB per rank beyond "
-    "the first on NVLink, + 154 MiB on PCIe cards and 24 MiB more at tp 2, on Hopper and Ada "
-    "Lovelace up to tp 8; held out within 18.2% on NVLink cards and two PCIe cards, +35% on "
-    "four PCIe L4s; unknown, said so, on other GPUs); its pool from the estimates alone is "
-    "within 0.12% on the row the rule was fitted on, +5.3% and +1.0% on two held out (the "
-    "L4s), unknown on two Ampere runs; "
+    "arithmetic matches 10 published start-up logs to 0.7% per token. Under sglang, "
+    "estimate=yes estimates non_torch, what the GPU holds before the weights load, on the "
+    "cards and tp sizes published runs back (unknown, said so, elsewhere); its rule, its "
+    "errors and the pool they give are among the rules `engine sglang` shows. "
     "tensorrt_llm has no estimate=yes rules.";
 
 /* `engine`'s words, each engine's keys and the list of engines in its help
