@@ -31,6 +31,7 @@
 
 #include "cell_run.h"
 #include "check_run.h"
+#include "engine/engine.h"
 #include "error_tally.h"
 #include "sglang_rows.h"
 #include "tsv_row.h"
@@ -405,6 +406,29 @@ START_TEST(sglang_non_torch_held_out)
     ck_assert_uint_ge(held.n, 3);
     ck_assert_msg(vs_tally_worst(held.v, held.n) <= 0.30, "held-out non_torch worst %.3f",
                   vs_tally_worst(held.v, held.n));
+    /* the worst the rule states (its error, the "within 18.2%" of its text and of `engine
+     * sglang`'s rules) is the one these rows give, to its printed decimal */
+    {
+        const vs_engine *sg = vs_engine_find("sglang");
+        vs_engine_env env;
+        vs_runtime_estimate est = {0};
+        vs_error why = {0};
+        char rule[1024], within[32];
+        memset(&env, 0, sizeof env);
+        env.gpu_name = "H200";
+        env.tp = 1;
+        ck_assert_ptr_nonnull(sg);
+        ck_assert_int_eq(sg->runtime_estimate(&est, rule, sizeof rule, &env, NULL, &why), 0);
+        ck_assert_msg(vs_tally_worst(held.v, held.n) <= est.error + 0.0005,
+                      "held-out non_torch worst %.4f past the stated %.3f",
+                      vs_tally_worst(held.v, held.n), est.error);
+        ck_assert_msg(vs_tally_worst(held.v, held.n) > est.error - 0.0005,
+                      "held-out non_torch worst %.4f below the stated %.3f: restate it",
+                      vs_tally_worst(held.v, held.n), est.error);
+        snprintf(within, sizeof within, "within %.1f%%", est.error * 100);
+        ck_assert_msg(strstr(rule, within), "the rule does not say %s: %s", within, rule);
+        ck_assert_msg(strstr(sg->help, within), "`engine sglang`'s rules do not say %s", within);
+    }
 }
 END_TEST
 
