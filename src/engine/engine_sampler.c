@@ -37,7 +37,8 @@
  * which profile_run keeps until the sampler has run (max_num_batched_tokens x hidden x
  * 2 B: gpu_model_runner.py profile_run deletes hidden_states after
  * _dummy_sampler_run). The kernel's own buffer, min(SMs, rows) x vocab x 4 B (80 MB on
- * an H100's 132 SMs at 151,936 entries), is left out: the catalogue has no SM counts.
+ * an H100's 132 SMs at 151,936 entries), is left out: the rule reads the model and the
+ * batch, not the card (the catalogue's sm_count gives its Hopper and Ada cards' SMs).
  * A batch below 8 rows still sorts (the native rule). */
 #include <string.h>
 
