@@ -359,7 +359,7 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
     const char *task = vs_sheet_card_str(sheet, VS_CK_TASK);
     vs_vocab_task task_of;
     char gt[40], src[3][320], head[700], asrc[320];
-    const char *names[8];
+    const char *names[10];
     size_t nnames = 0, nn = 0;
     const char *notes[10] = {NULL};
     vs_buf skipped = VS_BUF_INIT;
@@ -483,6 +483,8 @@ static int estimate_training(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs
         names[nnames++] = "optimizer_step";
     if (step_rc & 2)
         names[nnames++] = "optimizer_autotune";
+    if (step_rc & 4)
+        names[nnames++] = "optimizer_step_layers";
     names[nnames++] = "master_copy";
     if (lora) {
         unsigned ab = !strcmp(rule.precision, "fp32") ? 4 : 2;

@@ -64,10 +64,14 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
  * torch= on the line names the PyTorch release whose Inductor compiles it:
  * vs_estimate_adamw8bit_step): component optimizer_step (each step) and
  * optimizer_autotune (the first step's autotuning), class optimizer, phase
- * step, or backward with in_backward=yes on the line. Returns a mask, 1 when
- * optimizer_step was stored and 2 when optimizer_autotune was (an estimated
- * one an earlier line left and this one does not give is removed), or a
- * negative error. */
+ * step; with in_backward=yes on the line phase step for a tied embedding
+ * (stepped last, when the backward has freed its layers), with the layers'
+ * own steps beside the layer recomputed as optimizer_step_layers (phase
+ * backward), and phase backward for an untied output layer or a layer's
+ * projection. torch= is refused under an adapter (lora). Returns a mask, 1
+ * when optimizer_step was stored, 2 when optimizer_autotune was and 4 when
+ * optimizer_step_layers was (an estimated one an earlier line left and this
+ * one does not give is removed), or a negative error. */
 int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
                                      const vs_training_rule *rule, int lora, vs_buf *skipped,
                                      json_t *skipped_list, vs_error *err);

@@ -164,6 +164,60 @@ static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
     return 0;
 }
 
+/* The output layer's values (vocab x hidden) and a layer's largest
+ * projection's (intermediate x hidden) from the card's architecture, and
+ * whether the output layer is the input embedding (tie_word_embeddings). 0s
+ * when the card has no such shape; -1 when one does not fit in 64 bits. */
+static int param_shapes(const json_t *sheet, uint64_t *head, uint64_t *layer, int *tied)
+{
+    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
+    uint64_t V = (uint64_t)json_integer_value(json_object_get(arch, "vocab"));
+    uint64_t H = (uint64_t)json_integer_value(json_object_get(arch, "hidden"));
+    uint64_t I = (uint64_t)json_integer_value(json_object_get(arch, "intermediate"));
+    *head = *layer = 0;
+    *tied = json_is_true(json_object_get(arch, "tied_embeddings"));
+    if (!V || !H)
+        return 0;
+    return vs_checked_mul(head, V, H) || vs_checked_mul(layer, I, H) ? -1 : 0;
+}
+
+#define LAYERS_NAME "optimizer_step_layers"
+
+/* The layers' own steps under in_backward=yes, while the backward recomputes
+ * a layer: each parameter of a layer is stepped as its gradient is ready,
+ * one at a time, the largest a projection of layer values (gate, up, down),
+ * its step's buffer and, at the first step, its autotuning (one shape at a
+ * time) in phase backward. 1 when stored, 0 when not (an earlier estimate
+ * dropped), or a negative error. */
+static int layer_steps(json_t *sheet, const vs_arg *ta, const vs_training_rule *rule,
+                       uint64_t layer, unsigned pb, vs_buf *skipped, json_t *skipped_list,
+                       vs_error *err)
+{
+    vs_adamw8bit_step_est s;
+    uint64_t bytes;
+    char gn[40], gb[40], gt[40], src[700];
+    int rc;
+    if (layer < 4096 || layer % rule->state_block)
+        return drop_estimated(sheet, LAYERS_NAME, err);
+    if ((rc = vs_estimate_adamw8bit_step(&s, ta ? ta->value : NULL, layer, pb, rule->state_block,
+                                         err)) < 0)
+        return ta ? vs_arg_error(ta, err, rc) : rc;
+    if (vs_checked_add(&bytes, s.every_step, s.first_step))
+        return vs_error_set(err, VS_EUNIT, "the layers' step does not fit in 64 bits");
+    if (!bytes)
+        return drop_estimated(sheet, LAYERS_NAME, err);
+    vs_units_grouped(gn, sizeof gn, layer);
+    vs_units_grouped(gb, sizeof gb, s.every_step);
+    vs_units_grouped(gt, sizeof gt, s.first_step);
+    snprintf(src, sizeof src,
+             "a layer's largest projection, %s values (intermediate x hidden), stepped in the "
+             "backward beside the layer it recomputes (in_backward=yes): %s B each step + %s B "
+             "at the first step, the same rule as the output layer's (torch=%s)",
+             gn, gb, gt, s.torch);
+    return vs_verbs_estimate_store_phase(sheet, LAYERS_NAME, bytes, src, VS_CLASS_OPTIMIZER,
+                                         "backward", skipped, skipped_list, err);
+}
+
 /* What the optimizer step allocates beyond its state, for the parameter where
  * that is largest: torchao's AdamW8bit, whose step Inductor compiles, by the
  * release torch= names (vs_estimate_adamw8bit_step: 2.5 a float32 buffer of the
@@ -172,51 +226,76 @@ static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
  * (F.optimizer_update_8bit_blockwise): nothing; 8-bit AdamW here is the
  * larger of the two. Fused AdamW and the paged optimizers allocate nothing
  * either. The step of the largest parameter comes after the backward (phase
- * step) or, with in_backward=yes, at the end of the backward, when the
- * embedding's gradient is complete (phase backward, the logits freed). */
+ * step). With in_backward=yes (torchtune's register_optim_in_bwd_hooks: a
+ * post-accumulate-grad hook steps each parameter, training/memory.py) a tied
+ * embedding is stepped last: autograd runs its AccumulateGrad once, when both
+ * uses' gradients are in, after the embedding lookup's backward, so no layer is
+ * being recomputed and the logits are freed; its step is then phase step
+ * (what is on the GPU there: the weights, the state, the gradient) and the
+ * layers' smaller steps are in the backward (layer_steps). An untied output
+ * layer is stepped first, beside what the forward saved, and a layer's
+ * projection beside the layer recomputed: phase backward. */
 int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
                                      const vs_training_rule *rule, int lora, vs_buf *skipped,
                                      json_t *skipped_list, vs_error *err)
 {
     const vs_arg *ib = vs_line_pair(line, "in_backward"), *ta = vs_line_pair(line, "torch");
-    const char *phase = ib && !strcmp(ib->value, "yes") ? "backward" : "step";
+    const int in_bwd = ib && !strcmp(ib->value, "yes");
+    const char *phase = "step";
     vs_adamw8bit_step_est s;
-    uint64_t n = 0;
+    uint64_t n = 0, head = 0, layer = 0;
     unsigned pb = rule->master_bytes ? rule->master_bytes : rule->gradient_bytes;
     char gn[40], gb[40], gk[40], gc[40], gf[40], src[900];
-    int rc, stored = 0;
+    int rc, stored = 0, tied = 0, last = 0;
     if (ta && (!rule->state_block || rule->paged))
         return vs_arg_error(ta, err,
                             vs_error_set(err, VS_EVALUE,
                                          "torch= names the release whose Inductor compiles "
                                          "torchao's AdamW8bit step: optimizer=adamw8bit, not %s",
                                          rule->optimizer));
+    if (ta && lora)
+        return vs_arg_error(
+            ta, err,
+            vs_error_set(err, VS_EVALUE,
+                         "torch= sizes the compiled step of a full finetune's largest "
+                         "parameter (task finetune); an adapter's step is not estimated under "
+                         "task lora or qlora, so torch= would change nothing: leave it out"));
     if (ta && (rc = vs_estimate_adamw8bit_step(&s, ta->value, 256, pb, 256, err)) < 0)
         return vs_arg_error(ta, err, rc);
-    if (rule->state_block && !rule->paged && !lora && largest_param(sheet, &n) < 0)
+    if (rule->state_block && !rule->paged && !lora && param_shapes(sheet, &head, &layer, &tied) < 0)
         return vs_error_set(err, VS_EUNIT, "the largest parameter does not fit in 64 bits");
+    n = head > layer ? head : layer;
     /* torchao keeps a tensor under 4,096 values, or not a whole number of
      * blocks, in the parameter's dtype: no scales, nothing new; an earlier
      * line's estimate goes, or is left unknown when the card changed under it
      * (a task lora); a measured one stays */
     if (!rule->state_block || rule->paged || lora || n < 4096 || n % rule->state_block)
-        return (rc = drop_estimated(sheet, STEP_NAME, err)) < 0
+        return (rc = drop_estimated(sheet, STEP_NAME, err)) < 0 ||
+                       (rc = drop_estimated(sheet, TUNE_NAME, err)) < 0
                    ? rc
-                   : drop_estimated(sheet, TUNE_NAME, err);
+                   : drop_estimated(sheet, LAYERS_NAME, err);
+    last = in_bwd && tied && head >= layer;
+    if (in_bwd && !last)
+        phase = "backward";
     if ((rc = vs_estimate_adamw8bit_step(&s, ta ? ta->value : NULL, n, pb, rule->state_block,
                                          err)) < 0)
         return ta ? vs_arg_error(ta, err, rc) : rc;
+    if ((rc = last ? layer_steps(sheet, ta, rule, layer, pb, skipped, skipped_list, err)
+                   : drop_estimated(sheet, LAYERS_NAME, err)) < 0)
+        return rc;
+    stored = rc > 0 ? 4 : 0;
     vs_units_grouped(gn, sizeof gn, n);
     vs_units_grouped(gk, sizeof gk, n / rule->state_block);
     vs_units_grouped(gb, sizeof gb, s.every_step);
     if (s.update_f32)
-        snprintf(src, sizeof src, "%s values x 4 B = %s B: %s (torch=%s)", gn, gb, s.every_why,
-                 s.torch);
+        snprintf(src, sizeof src, "%s values x 4 B = %s B: %s (torch=%s)%s", gn, gb, s.every_why,
+                 s.torch, last ? "; the tied embedding, stepped at the end of the backward" : "");
     else
         snprintf(src, sizeof src,
                  "2 x %s blocks (%s values / %u) x 4 B = %s B of the largest parameter: %s "
-                 "(torch=%s)",
-                 gk, gn, rule->state_block, gb, s.every_why, s.torch);
+                 "(torch=%s)%s",
+                 gk, gn, rule->state_block, gb, s.every_why, s.torch,
+                 last ? "; the tied embedding, stepped at the end of the backward" : "");
     if (s.every_step) {
         if ((rc = vs_verbs_estimate_store_phase(sheet, STEP_NAME, s.every_step, src,
                                                 VS_CLASS_OPTIMIZER, phase, skipped, skipped_list,

@@ -337,15 +337,20 @@ END_TEST
  *     6,425,499,648 + 12,312,576 = 19,389,209,952 B, the envelope (the loss
  *     phase: 6,425,499,648 + 6,525,898,080 + 1,409,286,144 + 2,364,014,592 =
  *     16,724,698,464 B)
- *   in_backward=yes, the embedding stepped at the end of the backward: phase
- *     backward 6,425,499,648 + 788,004,864 (its gradient) + 6,525,898,080 +
- *     1,409,286,144 + 872,415,232 (the recomputed layer) + 12,312,576 =
- *     16,033,416,544 B; the loss phase, 17,512,703,328 B, stays the envelope. */
+ *   in_backward=yes, the tied embedding stepped last, when the backward has
+ *     freed the layers (phase step): 6,425,499,648 + 788,004,864 (its
+ *     gradient) + 6,525,898,080 + 12,312,576 = 13,751,715,168 B; the layers'
+ *     parameters stepped in the backward beside the layer recomputed, the
+ *     largest 8,192 x 3,072 = 25,165,824 values, 2 x 98,304 x 4 = 786,432 B
+ *     (optimizer_step_layers): phase backward 6,425,499,648 + 788,004,864 +
+ *     6,525,898,080 + 1,409,286,144 + 872,415,232 (the recomputed layer) +
+ *     786,432 = 16,021,890,400 B; the loss phase, 17,512,703,328 B, stays the
+ *     envelope. */
 START_TEST(optimizer_step_transient)
 {
     json_t *p, *ph;
     size_t i;
-    long long backward = -1;
+    long long backward = -1, step = -1;
     model("llama-3.2-3b.json", "finetune");
     run_ok("format bf16\nlength 4096\nmicrobatch 2\n"
            "estimate training optimizer=adamw8bit precision=bf16\n"
@@ -361,14 +366,36 @@ START_TEST(optimizer_step_transient)
     ck_assert_int_eq(geti(p, "envelope_bytes"), 19389209952LL);
     run_ok("estimate training optimizer=adamw8bit precision=bf16 in_backward=yes\nenvelope");
     p = lastp();
-    ck_assert_str_eq(gets(named(p, "optimizer_step"), "phase"), "backward");
+    ck_assert_str_eq(gets(named(p, "optimizer_step"), "phase"), "step");
+    ck_assert_int_eq(geti(named(p, "optimizer_step_layers"), "bytes"),
+                     2LL * (8192 * 3072 / 256) * 4);
+    ck_assert_str_eq(gets(named(p, "optimizer_step_layers"), "phase"), "backward");
     ck_assert_str_eq(gets(p, "worst_phase"), "loss");
     ck_assert_int_eq(geti(p, "envelope_bytes"), 17512703328LL);
     ph = json_object_get(p, "phases");
-    for (i = 0; i < json_array_size(ph); i++)
+    for (i = 0; i < json_array_size(ph); i++) {
         if (!strcmp(gets(json_array_get(ph, i), "name"), "backward"))
             backward = geti(json_array_get(ph, i), "bytes");
-    ck_assert_int_eq(backward, 16033416544LL);
+        if (!strcmp(gets(json_array_get(ph, i), "name"), "step"))
+            step = geti(json_array_get(ph, i), "bytes");
+    }
+    ck_assert_int_eq(6425499648LL + 788004864 + 6525898080LL + 1409286144 + 872415232 + 786432,
+                     16021890400LL);
+    ck_assert_int_eq(backward, 16021890400LL);
+    ck_assert_int_eq(6425499648LL + 788004864 + 6525898080LL + 12312576, 13751715168LL);
+    ck_assert_int_eq(step, 13751715168LL);
+    /* an untied output layer is stepped first in the backward, beside what the
+     * forward saved: phase backward, and no layers' step apart */
+    model("llama-3.1-8b.json", "finetune");
+    run_ok("format bf16\nlength 4096\nmicrobatch 2\n"
+           "estimate training optimizer=adamw8bit precision=bf16 in_backward=yes\nenvelope");
+    p = lastp();
+    ck_assert_str_eq(gets(named(p, "optimizer_step"), "phase"), "backward");
+    ck_assert(!has(p, "optimizer_step_layers"));
+    model("llama-3.2-3b.json", "finetune");
+    run_ok("format bf16\nlength 4096\nmicrobatch 2\n"
+           "estimate training optimizer=adamw8bit precision=bf16 in_backward=yes\n"
+           "estimate activations checkpointing=full attention=sdpa loss=chunked\nenvelope");
     /* fused AdamW allocates nothing for its step: the component goes */
     run_ok("estimate training optimizer=adamw precision=bf16 in_backward=yes\nenvelope");
     ck_assert(!has(lastp(), "optimizer_step"));
@@ -394,10 +421,12 @@ END_TEST
  *     2 x (2n + 2 x n + 2 x 1,539,072 x 4) = 3,176,644,608 B, beside triton
  *     3.1's 256,000,000 B flush buffer: 3,432,644,608 B;
  *   2.6: no buffer each step; the same clones and triton 3.2's 268,435,456 B:
- *     3,445,080,064 B. Both in phase backward under in_backward=yes. */
+ *     3,445,080,064 B. Both in phase step under in_backward=yes: the tied
+ *     embedding is stepped last, after the backward's layers. */
 START_TEST(optimizer_step_by_torch_release)
 {
     json_t *p;
+    long long adapter;
     model("llama-3.2-3b.json", "finetune");
     run_ok("format bf16\nlength 4096\nmicrobatch 2\n"
            "estimate training optimizer=adamw8bit precision=bf16 in_backward=yes torch=2.5\n"
@@ -408,8 +437,8 @@ START_TEST(optimizer_step_by_torch_release)
     ck_assert_int_eq(geti(named(p, "optimizer_autotune"), "bytes"),
                      2 * (394002432LL * 2 + 2 * 394002432LL + 2 * 1539072LL * 4) + 256000000LL);
     ck_assert_int_eq(geti(named(p, "optimizer_autotune"), "bytes"), 3432644608LL);
-    ck_assert_str_eq(gets(named(p, "optimizer_step"), "phase"), "backward");
-    ck_assert_str_eq(gets(named(p, "optimizer_autotune"), "phase"), "backward");
+    ck_assert_str_eq(gets(named(p, "optimizer_step"), "phase"), "step");
+    ck_assert_str_eq(gets(named(p, "optimizer_autotune"), "phase"), "step");
     ck_assert_str_eq(gets(named(p, "optimizer_autotune"), "class"), "optimizer");
     ck_assert(strstr(gets(named(p, "optimizer_autotune"), "source"), "first step") != NULL);
     run_ok("estimate training optimizer=adamw8bit precision=bf16 in_backward=yes torch=2.6\n"
@@ -431,6 +460,20 @@ START_TEST(optimizer_step_by_torch_release)
     run_ok("envelope");
     p = lastp();
     ck_assert_int_eq(geti(named(p, "optimizer_step"), "bytes"), 12312576LL);
+    /* an adapter's step is not estimated, so torch= would change nothing: refused,
+     * and the sheet keeps what the line before gave */
+    model("llama-3.2-3b.json", "lora");
+    run_ok("format bf16\nestimate training lora rank=8 optimizer=adamw8bit\nenvelope");
+    adapter = geti(named(lastp(), "adapter_weights"), "bytes");
+    ck_assert_int_gt(adapter, 0);
+    ck_assert_int_eq(run("estimate training lora rank=16 optimizer=adamw8bit torch=2.5"),
+                     VS_EVALUE);
+    ck_assert(strstr(err.message, "task finetune") != NULL);
+    run_ok("envelope");
+    p = lastp();
+    ck_assert(!has(p, "optimizer_step"));
+    ck_assert(!has(p, "optimizer_autotune"));
+    ck_assert_int_eq(geti(named(p, "adapter_weights"), "bytes"), adapter);
 }
 END_TEST
 

@@ -536,20 +536,30 @@ START_TEST(published_peaks)
              * 2 x 12,549,804 x 4 = 100,398,432 B: the loss phase falls by 6,325,101,216 B
              * (5.89 GiB), where the README's peak falls by 4.2 GiB (21.8 to 17.6). torchao's
              * step under PyTorch 2.5's Inductor (torch=2.5) adds, at the tied embedding's
-             * step, n = 128,256 x 3,072 = 394,002,432 values, at the end of the backward
-             * (optimizer_in_bwd): a float32 buffer of its shape, 4n = 1,576,009,728 B, and at
-             * the first step the autotuning's clones, 2 x (2n + 2 x n + 2 x 1,539,072 x 4) =
-             * 3,176,644,608 B, with triton's 256,000,000 B flush buffer. The backward phase:
+             * step, n = 128,256 x 3,072 = 394,002,432 values: a float32 buffer of its shape,
+             * 4n = 1,576,009,728 B, and at the first step the autotuning's clones,
+             * 2 x (2n + 2 x n + 2 x 1,539,072 x 4) = 3,176,644,608 B, with triton's
+             * 256,000,000 B flush buffer. optimizer_in_bwd steps the tied embedding last,
+             * once the embedding lookup's backward has added its half of the gradient, when
+             * the backward has freed every layer it recomputed (phase step); each layer's
+             * parameters are stepped in the backward beside the layer recomputed, the
+             * largest m = 8,192 x 3,072 = 25,165,824 values: 4m = 100,663,296 B each step
+             * and at the first 2 x (2m + 2m + 2 x 98,304 x 4) + 256,000,000 = 458,899,456 B.
              *   weights 2 x 3,212,749,824                       6,425,499,648
              *   the embedding's gradient 2n                        788,004,864
              *   the 8-bit moments and their scales              6,525,898,080
-             *   one recomputed layer (checkpointing=offload)       872,415,232
-             *   the step's float32 buffer                        1,576,009,728
-             *   the first step's autotuning                      3,432,644,608
-             *                                                   19,620,472,160
-             * the worst phase, above the loss phase's 16,103,417,184. */
-            json_t *c, *step = NULL, *tune = NULL, *ph;
-            long long loss = -1;
+             * in every phase                                    13,739,402,592
+             *   + one recomputed layer (checkpointing=offload)     872,415,232
+             *   + a layer's step and its autotuning                559,562,752
+             * phase backward                                    15,171,380,576
+             *   + the embedding's step's float32 buffer          1,576,009,728
+             *   + its first step's autotuning                    3,432,644,608
+             * phase step, the worst                             18,748,056,928
+             * above the loss phase's 16,103,417,184 (+ the chunked logits 2,364,014,592). */
+            json_t *c, *step = NULL, *tune = NULL, *layers = NULL, *ph;
+            long long loss = -1, backward = -1, stepph = -1;
+            const long long nv = 128256LL * 3072, m = 8192LL * 3072;
+            const long long every = 6425499648LL + 788004864LL + 6525898080LL;
             size_t k;
             json_array_foreach(json_object_get(p, "components"), k, c)
             {
@@ -557,25 +567,39 @@ START_TEST(published_peaks)
                     step = c;
                 if (!strcmp(gets(c, "name"), "optimizer_autotune"))
                     tune = c;
+                if (!strcmp(gets(c, "name"), "optimizer_step_layers"))
+                    layers = c;
             }
             json_array_foreach(json_object_get(p, "phases"), k, ph)
             {
                 if (!strcmp(gets(ph, "name"), "loss"))
                     loss = geti(ph, "bytes");
+                if (!strcmp(gets(ph, "name"), "backward"))
+                    backward = geti(ph, "bytes");
+                if (!strcmp(gets(ph, "name"), "step"))
+                    stepph = geti(ph, "bytes");
             }
             ck_assert_ptr_nonnull(step);
             ck_assert_ptr_nonnull(tune);
-            ck_assert_int_eq(geti(step, "bytes"), 128256LL * 3072 * 4);
-            ck_assert_int_eq(geti(tune, "bytes"), 2 * (128256LL * 3072 * 2 + 2 * 128256LL * 3072 +
-                                                       2 * (128256LL * 3072 / 256) * 4) +
-                                                      256000000LL);
-            ck_assert_str_eq(gets(step, "phase"), "backward");
-            ck_assert_str_eq(gets(tune, "phase"), "backward");
-            ck_assert_str_eq(gets(p, "worst_phase"), "backward");
-            ck_assert_int_eq(6425499648LL + 788004864LL + 6525898080LL + 872415232LL +
-                                 1576009728LL + 3432644608LL,
-                             19620472160LL);
-            ck_assert_int_eq(geti(p, "allocator_bytes"), 19620472160LL);
+            ck_assert_ptr_nonnull(layers);
+            ck_assert_int_eq(geti(step, "bytes"), nv * 4);
+            ck_assert_int_eq(geti(tune, "bytes"),
+                             2 * (nv * 2 + 2 * nv + 2 * (nv / 256) * 4) + 256000000LL);
+            ck_assert_int_eq(geti(layers, "bytes"),
+                             m * 4 + 2 * (m * 2 + 2 * m + 2 * (m / 256) * 4) + 256000000LL);
+            ck_assert_int_eq(m * 4 + 2 * (m * 2 + 2 * m + 2 * (m / 256) * 4) + 256000000LL,
+                             559562752LL);
+            ck_assert_str_eq(gets(step, "phase"), "step");
+            ck_assert_str_eq(gets(tune, "phase"), "step");
+            ck_assert_str_eq(gets(layers, "phase"), "backward");
+            ck_assert_int_eq(every, 13739402592LL);
+            ck_assert_int_eq(backward, every + 872415232LL + 559562752LL);
+            ck_assert_int_eq(backward, 15171380576LL);
+            ck_assert_int_eq(stepph, every + 1576009728LL + 3432644608LL);
+            ck_assert_int_eq(stepph, 18748056928LL);
+            ck_assert_int_eq(loss, every + 2364014592LL);
+            ck_assert_str_eq(gets(p, "worst_phase"), "step");
+            ck_assert_int_eq(geti(p, "allocator_bytes"), 18748056928LL);
             ck_assert_int_eq(torchtune_bf16_state - loss,
                              12850999296LL - (6425499648LL + 2 * 12549804LL * 4));
             ck_assert_int_eq(12850999296LL - (6425499648LL + 2 * 12549804LL * 4), 6325101216LL);
