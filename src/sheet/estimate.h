@@ -128,14 +128,21 @@ int vs_estimate_activations_layers(vs_act_est *out, const vs_act_shape *s, vs_ch
  *     the residual sum the second norm takes is that norm's X; LoRA_MLP X, e
  *     and g (2h + 4 intermediate); the product h = silu(e) g is recomputed in
  *     the backward, not saved
- *   working: in LoRA_MLP's backward, the first the layer runs, besides all of
- *     that: the recomputed layer's output the checkpointer holds, the incoming
- *     gradient dY and DW = dY x down^T (2h + 2h + 2 intermediate); the SwiGLU
- *     backward writes h, df, de over DW, e, g, and dX over X
- *   kept: full L x 2 T h (Unsloth_Gradient_Checkpointer keeps each input),
- *     offload 0 (Unsloth_Offloaded_Gradient_Checkpointer moves it to host
- *     memory, and copies it back in the backward); recompute = per_layer +
- *     working, less under full the top layer's input, which is in kept.
+ *   working: T x (4 h + 4 intermediate), in LoRA_MLP's backward, the first the
+ *     layer runs, besides all of that: the recomputed layer's output the
+ *     checkpointer holds and the incoming gradient dY (2h each), DW = dY x
+ *     down^T (2 intermediate) and, before matmul_lora's in-place add, DW's
+ *     LoRA term (dY B^T)(s A^T), a fresh T x intermediate product (2
+ *     intermediate; kernels/utils.py); the SwiGLU backward then writes h, df,
+ *     de over DW, e, g, and dX over X
+ *   kept: full L x 2 T h (Unsloth_Gradient_Checkpointer keeps each input, the
+ *     first layer's being the embedding's output); offload 2 T h, the
+ *     embedding's output alone (Unsloth_Offloaded_Gradient_Checkpointer moves
+ *     each layer's input to host memory and copies it back in the backward,
+ *     but prepare_model_for_kbit_training's enable_input_require_grads makes
+ *     the embedding's output a leaf that requires grad, which the graph holds
+ *     until the backward ends); recompute = per_layer + working, less under
+ *     full the top layer's input, which is in kept.
  * Only full and offload: Unsloth checkpoints every layer. */
 int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_checkpointing mode,
                                     vs_attention attn, vs_error *err);
