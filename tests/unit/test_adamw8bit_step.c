@@ -170,49 +170,46 @@ static step_code read_step(const char *name)
     return c;
 }
 
-START_TEST(torch_2_5_output_code)
+/* The two releases whose kernel is a looped reduction with the DEFAULT hint,
+ * which _reduction_configs gives six configs to autotune: ten in-place
+ * arguments (the parameter and each moment's codes and scales, each as input
+ * and as output), cloned at the first step beside triton's L2 flush buffer.
+ * They differ in the wrapper's float32 buffer of the parameter's shape (2.5
+ * only) and the flush buffer's size. */
+static const struct looped_release {
+    const char *file, *torch, *versions;
+    uint64_t wrapper; /* by hand: what call() allocates each step */
+    uint64_t flush;   /* by hand: triton's do_bench buffer */
+} looped[] = {
+    /* torch 2.5.1, torchao 0.6.1, triton 3.1: torch.empty(int(256e6 // 4), dtype=torch.int) */
+    {"ao8_step_torch-2.5.txt", "2.5", "torch 2.5.1, torchao 0.6.1, triton 3.1", N_EMBED * 4,
+     256000000ull / 4 * 4},
+    /* torch 2.6.0, torchao 0.7.0, triton 3.2: get_empty_cache_for_benchmark, 256 MiB */
+    {"ao8_step_torch-2.6.txt", "2.6", "torch 2.6.0, torchao 0.7.0, triton 3.2", 0,
+     256ull * 1024 * 1024},
+};
+
+START_TEST(looped_output_code)
 {
-    /* torch 2.5.1, torchao 0.6.1: a looped reduction with the DEFAULT hint,
-     * which _reduction_configs gives six configs to autotune; the wrapper's
-     * float32 buffer of the parameter's shape; ten in-place arguments: the
-     * parameter and each moment's codes and scales, each as input and as
-     * output. */
-    step_code c = read_step("ao8_step_torch-2.5.txt");
+    const struct looped_release *r = &looped[_i];
+    step_code c = read_step(r->file);
     vs_adamw8bit_step_est s;
     vs_error err;
-    ck_assert(c.looped && c.default_hint);
+    ck_assert_msg(c.looped && c.default_hint, "%s: not a looped DEFAULT reduction", r->versions);
     ck_assert_uint_eq(c.n_inplace, 10);
-    ck_assert_uint_eq(c.wrapper, N_EMBED * 4);
+    ck_assert_uint_eq(c.wrapper, r->wrapper);
     /* by hand: 2 x (n x 2 + 2 x n x 1 + 2 x n / 256 x 4) */
     ck_assert_uint_eq(c.inplace, 2 * (N_EMBED * 2 + 2 * N_EMBED + 2 * (N_EMBED / 256) * 4));
     ck_assert_uint_eq(c.inplace, 3176644608ull);
-    ck_assert_int_eq(vs_estimate_adamw8bit_step(&s, "2.5", N_EMBED, 2, 256, &err), 0);
+    ck_assert_uint_eq(N_EMBED * 4, 1576009728ull); /* 2.5's buffer */
+    ck_assert_int_eq(vs_estimate_adamw8bit_step(&s, r->torch, N_EMBED, 2, 256, &err), 0);
+    ck_assert_str_eq(s.torch, r->torch);
     ck_assert_uint_eq(s.update_f32, c.wrapper);
-    ck_assert_uint_eq(s.every_step, 1576009728ull);
-    ck_assert_uint_eq(s.clones, c.inplace);
-    /* triton 3.1's do_bench: torch.empty(int(256e6 // 4), dtype=torch.int) */
-    ck_assert_uint_eq(s.flush, 256000000ull / 4 * 4);
-    ck_assert_uint_eq(s.first_step, c.inplace + 256000000ull);
+    ck_assert_uint_eq(s.every_step, c.wrapper);
     ck_assert_uint_eq(s.new_absmax, 0);
-}
-END_TEST
-
-START_TEST(torch_2_6_output_code)
-{
-    /* torch 2.6.0, torchao 0.7.0: the same looped, autotuned kernel, no
-     * wrapper buffer */
-    step_code c = read_step("ao8_step_torch-2.6.txt");
-    vs_adamw8bit_step_est s;
-    vs_error err;
-    ck_assert(c.looped && c.default_hint);
-    ck_assert_uint_eq(c.n_inplace, 10);
-    ck_assert_uint_eq(c.wrapper, 0);
-    ck_assert_int_eq(vs_estimate_adamw8bit_step(&s, "2.6", N_EMBED, 2, 256, &err), 0);
-    ck_assert_uint_eq(s.every_step, 0);
     ck_assert_uint_eq(s.clones, c.inplace);
-    ck_assert_uint_eq(c.inplace, 3176644608ull);
-    /* triton 3.2's get_empty_cache_for_benchmark: 256 MiB */
-    ck_assert_uint_eq(s.first_step, c.inplace + 256ull * 1024 * 1024);
+    ck_assert_uint_eq(s.flush, r->flush);
+    ck_assert_uint_eq(s.first_step, c.inplace + r->flush);
 }
 END_TEST
 
@@ -245,8 +242,7 @@ int main(void)
 {
     Suite *s = suite_create("adamw8bit_step");
     TCase *tc = tcase_create("core");
-    tcase_add_test(tc, torch_2_5_output_code);
-    tcase_add_test(tc, torch_2_6_output_code);
+    tcase_add_loop_test(tc, looped_output_code, 0, (int)(sizeof looped / sizeof looped[0]));
     tcase_add_test(tc, torch_2_15_and_refusals);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
