@@ -76,6 +76,7 @@ target_compile_definitions(test_published PRIVATE
                            VS_PUBLISHED_TSV="${PROJECT_SOURCE_DIR}/tests/data/published/peaks.tsv"
                            VS_SDXL_PIPELINE="${PROJECT_SOURCE_DIR}/notebooks/pipelines/sdxl-base-1.0"
                            VS_FLUX_PIPELINE="${PROJECT_SOURCE_DIR}/tests/data/pipelines/flux.1-dev")
-# torchao's compiled AdamW8bit step against Inductor's output code of two releases (tests/data/inductor).
+# torchao's compiled AdamW8bit step against Inductor's output code of three releases, torch 2.5, 2.6
+# and 2.15 (tests/data/inductor).
 target_compile_definitions(test_adamw8bit_step PRIVATE
                            VS_INDUCTOR_DATA="${PROJECT_SOURCE_DIR}/tests/data/inductor")
