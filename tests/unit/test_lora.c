@@ -615,7 +615,20 @@ END_TEST
  * output 8,192 x 8,192 = 67,108,864 and 8,192 x 184,456 = 1,511,063,552 B:
  * 1,578,172,416 B; the loss phase has the gradients' place taken by Cut
  * Cross-Entropy's 8,192 x (4 + 2 x 4,096) = 67,141,632 B, the recomputed layer
- * not yet made. */
+ * not yet made. The step phase by hand, each term from the shapes (hidden
+ * 4,096, kv 1,024, intermediate 14,336, 32 layers, vocabulary 128,256,
+ * head_dim 128):
+ *   weights: the 224 linear matrices' 6,979,321,856 values two a byte, their
+ *     double-quantised absmax (an 8-bit one per 64, an fp32 one per 64 x 256,
+ *     a 4-byte offset and 1,088 B of code tables a matrix), embed_tokens and
+ *     lm_head in bf16 and the 65 norms (qlora_base_and_dequant_buffer)
+ *                                                          5,702,540,160
+ *   the adapter, 83,886,080 x 4 B                            335,544,320
+ *   its gradients, 83,886,080 x 4 B                          335,544,320
+ *   its 8-bit moments, 2 x 83,886,080 + 2 x 327,680 x 4      170,393,600
+ *   the rotary table, 2 x 32,768 positions x 128 x 4 B        33,554,432
+ *   the largest layer dequantised, 4,096 x 14,336 x 2 B      117,440,512
+ *                                                          6,695,017,344 */
 START_TEST(adapter_gradients_in_the_backward)
 {
     json_t *p, *ph;
@@ -638,6 +651,21 @@ START_TEST(adapter_gradients_in_the_backward)
         for (k = 0; k < 3; k++)
             if (!strcmp(gets(json_array_get(ph, i), "name"), names[k]))
                 by[k] = geti(json_array_get(ph, i), "bytes");
+    }
+    {
+        const long long linear = 32LL * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336);
+        const long long weights = linear / 2 + linear / 64 + linear / 64 / 256 * 4 +
+                                  224 * (4 + 1088) + 2 * 128256LL * 4096 * 2 + 65 * 4096 * 2;
+        const long long trainable = 32 * 2621440LL;
+        const long long state = 2 * trainable + 2 * (trainable / 256) * 4;
+        const long long rope = 2 * 32768LL * 128 * 4, dequant = 4096LL * 14336 * 2;
+        ck_assert_int_eq(linear, 6979321856LL);
+        ck_assert_int_eq(weights, 5702540160LL);
+        ck_assert_int_eq(trainable % 256, 0);
+        ck_assert_int_eq(state, 170393600LL);
+        ck_assert_int_eq(by[0], weights + 4 * trainable + 4 * trainable + state + rope + dequant);
+        ck_assert_int_eq(by[0], 6695017344LL);
+        ck_assert_int_eq(by[2], 6695017344LL + 1578172416LL);
     }
     ck_assert_int_eq(by[2] - by[0], 8192LL * 8192 + 8192LL * 184456);
     ck_assert_int_eq(8192LL * 8192 + 8192LL * 184456, 1578172416LL);
