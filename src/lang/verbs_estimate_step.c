@@ -12,19 +12,35 @@
 #include "util/checked.h"
 #include "util/json.h"
 
-/* The largest parameter's values from the card's architecture: the embedding
- * (vocab x hidden) or an MLP projection (intermediate x hidden). *out 0 when
- * the card has no such shape; -1 when it does not fit in 64 bits. */
-static int largest_param(const json_t *sheet, uint64_t *out)
+/* The output layer's values (vocab x hidden) and a layer's largest
+ * projection's (intermediate x hidden) from the card's architecture, and
+ * whether the output layer is the input embedding (tie_word_embeddings). 0s
+ * when the card has no such shape; -1 when one does not fit in 64 bits. */
+static int param_shapes(const json_t *sheet, uint64_t *head, uint64_t *layer, int *tied)
 {
     json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     uint64_t V = (uint64_t)json_integer_value(json_object_get(arch, "vocab"));
     uint64_t H = (uint64_t)json_integer_value(json_object_get(arch, "hidden"));
     uint64_t I = (uint64_t)json_integer_value(json_object_get(arch, "intermediate"));
-    *out = 0;
+    *head = *layer = 0;
+    *tied = json_is_true(json_object_get(arch, "tied_embeddings"));
     if (!V || !H)
         return 0;
-    return vs_checked_mul(out, V > I ? V : I, H) ? -1 : 0;
+    return vs_checked_mul(head, V, H) || vs_checked_mul(layer, I, H) ? -1 : 0;
+}
+
+/* The largest parameter's values from the card's architecture: the embedding
+ * (vocab x hidden) or an MLP projection (intermediate x hidden). *out 0 when
+ * the card has no such shape; -1 when it does not fit in 64 bits. */
+static int largest_param(const json_t *sheet, uint64_t *out)
+{
+    uint64_t head, layer;
+    int tied;
+    *out = 0;
+    if (param_shapes(sheet, &head, &layer, &tied) < 0)
+        return -1;
+    *out = head > layer ? head : layer;
+    return 0;
 }
 
 /* When the gradients are on the GPU. One micro-batch a step, they are filled
@@ -162,23 +178,6 @@ static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
             return vs_sheet_remove_component(sheet, i) < 0 ? vs_error_oom(err) : 0;
     }
     return 0;
-}
-
-/* The output layer's values (vocab x hidden) and a layer's largest
- * projection's (intermediate x hidden) from the card's architecture, and
- * whether the output layer is the input embedding (tie_word_embeddings). 0s
- * when the card has no such shape; -1 when one does not fit in 64 bits. */
-static int param_shapes(const json_t *sheet, uint64_t *head, uint64_t *layer, int *tied)
-{
-    json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
-    uint64_t V = (uint64_t)json_integer_value(json_object_get(arch, "vocab"));
-    uint64_t H = (uint64_t)json_integer_value(json_object_get(arch, "hidden"));
-    uint64_t I = (uint64_t)json_integer_value(json_object_get(arch, "intermediate"));
-    *head = *layer = 0;
-    *tied = json_is_true(json_object_get(arch, "tied_embeddings"));
-    if (!V || !H)
-        return 0;
-    return vs_checked_mul(head, V, H) || vs_checked_mul(layer, I, H) ? -1 : 0;
 }
 
 #define LAYERS_NAME "optimizer_step_layers"
