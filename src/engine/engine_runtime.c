@@ -120,10 +120,11 @@ int vs_runtime_estimate_activation(vs_runtime_estimate *out, const vs_runtime_sh
  * both after the move, so the buffers the run itself connects can be as large
  * (llm-d-incubation/llm-d-planner's accuracy report); their difference is the NVLS buffers
  * of two more ranks, so 0.19.0 gives a pair a larger group's buffers
- * (vs_engine_context_pair_as_group below, engine/vllm.c's release table). cuBLAS's workspace counts in no
- * release: torch allocates it, and cuBLASLt's, from its caching allocator (pytorch/pytorch
- * aten/src/ATen/cuda/CublasHandlePool.cpp getNewWorkspace). At tp 1 what is left is
- * cuBLAS's own small cudaMallocAsync buffers (CUDA 12.2+, that file's note), the code the
+ * (vs_engine_context_pair_as_group below, engine/vllm.c's release table). cuBLAS's
+ * workspace counts in no release: torch allocates it, and cuBLASLt's, from its caching
+ * allocator (pytorch/pytorch aten/src/ATen/cuda/CublasHandlePool.cpp getNewWorkspace). At
+ * tp 1 what is left is cuBLAS's own small cudaMallocAsync buffers (CUDA 12.2+, that file's
+ * note), the code the
  * run loads (lazy module loading) and the driver's local-memory reserve (CU_LIMIT_STACK_SIZE
  * grows at a launch that needs more and is not reset: cuCtxSetLimit), which the source sizes
  * in no release and which move with it: one H100 and model print 0.13 GiB from 0.15.0 to
