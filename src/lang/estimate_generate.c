@@ -500,8 +500,18 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     grouped(gh, sizeof gh, h);
     if (rule == RULE_DIFFUSERS) {
         size_t off = 0;
-        if ((rc = vs_estimate_decode_kl(&kl, blocks, n_blocks, layers, batch, frames, w, h, bits,
-                                        dname && !strcmp(dname, "bf16"), eager, (unsigned)ws,
+        if ((rc = vs_estimate_decode_kl(&kl,
+                                        &(vs_decode_kl){.blocks = blocks,
+                                                        .n_blocks = n_blocks,
+                                                        .layers = layers,
+                                                        .batch = batch,
+                                                        .frames = frames,
+                                                        .width = w,
+                                                        .height = h,
+                                                        .bits = bits,
+                                                        .bf16 = dname && !strcmp(dname, "bf16"),
+                                                        .eager = eager,
+                                                        .ws = (unsigned)ws},
                                         err)) < 0) {
             char m[VS_ERROR_MESSAGE_MAX];
             snprintf(m, sizeof m, "%s", err->message);

@@ -369,18 +369,28 @@ int vs_estimate_decode(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t 
 
 #define VS_DECODE_STEP_MAX 96
 
+/* An AutoencoderKL decode, for vs_estimate_decode_kl: blocks the VAE's
+ * block_out_channels (n_blocks of them), layers its layers_per_block; batch x
+ * frames images of width x height at bits per element; bf16 when the decode
+ * runs in bfloat16 (Upsample2D's float32 interpolation), eager when the mid
+ * block's attention runs the older AttnProcessor (its score matrices; else SDPA,
+ * none); ws cuDNN's convolution workspace, bytes per element of each 3 x 3
+ * convolution's input, added at the convolution's step (0: activations only). */
+typedef struct vs_decode_kl {
+    const uint64_t *blocks;
+    size_t n_blocks;
+    uint64_t layers, batch, frames, width, height;
+    unsigned bits;
+    int bf16, eager;
+    unsigned ws;
+} vs_decode_kl;
+
 /* The AutoencoderKL decoder's peak under torch.no_grad, walked tensor by
  * tensor from its config (sheet/estimators/decoder_kl.c says what each step
- * holds, read in diffusers' source): blocks the VAE's block_out_channels
- * (n_blocks of them), layers its layers_per_block, bf16 when the decode runs
- * in bfloat16 (Upsample2D's float32 interpolation), eager when the mid block's
- * attention runs the older AttnProcessor (its score matrices; else SDPA, none).
- * bytes: every image of the
- * batch at once; per_image_pixel: one image's bytes per output pixel; step:
- * the first step where the peak is reached. ws: cuDNN's convolution
- * workspace, bytes per element of each 3 x 3 convolution's input, added at the
- * convolution's step (0: activations only); workspace: its bytes at the peak
- * step (within bytes). */
+ * holds, read in diffusers' source). bytes: every image of the batch at once;
+ * per_image_pixel: one image's bytes per output pixel; step: the first step
+ * where the peak is reached; workspace: cuDNN's bytes at the peak step (within
+ * bytes). */
 typedef struct vs_decode_peak {
     uint64_t bytes;
     uint64_t per_image_pixel;
@@ -388,9 +398,6 @@ typedef struct vs_decode_peak {
     char step[VS_DECODE_STEP_MAX];
 } vs_decode_peak;
 
-int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_blocks,
-                          uint64_t layers, uint64_t batch, uint64_t frames, uint64_t width,
-                          uint64_t height, unsigned bits, int bf16, int eager, unsigned ws,
-                          vs_error *err);
+int vs_estimate_decode_kl(vs_decode_peak *out, const vs_decode_kl *d, vs_error *err);
 
 #endif

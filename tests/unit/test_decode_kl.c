@@ -18,6 +18,10 @@
 #endif
 
 static const uint64_t sdxl[] = {128, 256, 512, 512};
+/* A decode of the SDXL VAE (four blocks, two layers a block), one frame, the rest
+ * named: SDXL(.batch = 1, .width = 1024, .height = 1024, .bits = 32) */
+#define SDXL(...)                                                                                  \
+    (&(vs_decode_kl){.blocks = sdxl, .n_blocks = 4, .layers = 2, .frames = 1, __VA_ARGS__})
 
 /* bytes of a tensor of c channels at a side of s pixels, batch b, e bytes an element */
 static uint64_t tensor(uint64_t b, uint64_t c, uint64_t s, uint64_t e)
@@ -45,7 +49,9 @@ START_TEST(sdxl_fp32_one_image)
     ck_assert_uint_eq(silu, 3221225472ull); /* 3.0 GiB */
     ck_assert_uint_eq(residual, silu);
     ck_assert_uint_lt(upconv, silu);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 32, 0, 0, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(
+                         &p, SDXL(.batch = 1, .width = 1024, .height = 1024, .bits = 32), &err),
+                     0);
     ck_assert_uint_eq(p.bytes, silu);
     ck_assert_uint_eq(p.per_image_pixel, 3 * 256 * 4);
     ck_assert_str_eq(p.step, "up_blocks.3 resnets.0 SiLU after norm1");
@@ -65,11 +71,16 @@ START_TEST(sdxl_bf16_upsampler_cast)
                           tensor(1, 256, 1024, 4) + tensor(1, 256, 1024, 2);
     ck_assert_uint_eq(cast, 2013265920ull); /* 1.875 GiB */
     ck_assert_uint_gt(cast, 3 * tensor(1, 256, 1024, 2));
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 1, 0, 0, &err), 0);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(
+            &p, SDXL(.batch = 1, .width = 1024, .height = 1024, .bits = 16, .bf16 = 1), &err),
+        0);
     ck_assert_uint_eq(p.bytes, cast);
     ck_assert_str_eq(p.step, "up_blocks.2 upsamplers.0 cast back to bfloat16");
     /* fp16 has no cast: the last block's 3 x 256 channels again, at 2 B */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 0, 0, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(
+                         &p, SDXL(.batch = 1, .width = 1024, .height = 1024, .bits = 16), &err),
+                     0);
     ck_assert_uint_eq(p.bytes, 3 * tensor(1, 256, 1024, 2));
 }
 END_TEST
@@ -79,11 +90,15 @@ START_TEST(batch_and_resolution_scale)
     vs_decode_peak p;
     vs_error err;
     /* every tensor carries the batch: four fp16 images at 1024, and one at 512 */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 4, 1, 1024, 1024, 16, 0, 0, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(
+                         &p, SDXL(.batch = 4, .width = 1024, .height = 1024, .bits = 16), &err),
+                     0);
     ck_assert_uint_eq(p.bytes, 3 * tensor(4, 256, 1024, 2));
     ck_assert_uint_eq(p.bytes, 6442450944ull);
     ck_assert_uint_eq(p.per_image_pixel, 3 * 256 * 2);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 512, 768, 32, 0, 0, 0, &err), 0);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(&p, SDXL(.batch = 1, .width = 512, .height = 768, .bits = 32), &err),
+        0);
     ck_assert_uint_eq(p.bytes, 3ull * 256 * 512 * 768 * 4);
 }
 END_TEST
@@ -106,7 +121,17 @@ START_TEST(another_config)
                       tensor(1, 128, 64, 4) + tensor(1, 64, 64, 4) + 3 * tensor(1, 64, 64, 4));
     ck_assert_uint_lt(2 * tensor(1, 128, 32, 4) + 2 * tensor(1, 128, 64, 4), peak);
     ck_assert_uint_lt(9 * tensor(1, 128, 32, 4), peak);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, small, 2, 1, 1, 1, 64, 64, 32, 0, 0, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p,
+                                           &(vs_decode_kl){.blocks = small,
+                                                           .n_blocks = 2,
+                                                           .layers = 1,
+                                                           .batch = 1,
+                                                           .frames = 1,
+                                                           .width = 64,
+                                                           .height = 64,
+                                                           .bits = 32},
+                                           &err),
+                     0);
     ck_assert_uint_eq(p.bytes, peak);
     ck_assert_uint_eq(p.bytes, 6291456ull);
     ck_assert_str_eq(p.step, "up_blocks.1 resnets.0 SiLU after norm1");
@@ -125,12 +150,18 @@ START_TEST(eager_mid_block_attention)
     const uint64_t scores = 2ull * 16384 * 16384 * 4;
     const uint64_t fp16 = scores + 6 * tensor(1, 512, 128, 2);
     ck_assert_uint_eq(fp16, 2248146944ull);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 0, 1, 0, &err), 0);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(
+            &p, SDXL(.batch = 1, .width = 1024, .height = 1024, .bits = 16, .eager = 1), &err),
+        0);
     ck_assert_uint_eq(p.bytes, fp16);
     ck_assert_str_eq(p.step,
                      "mid_block attentions.0 float32 scores and softmax (eager AttnProcessor)");
     ck_assert_uint_lt(scores + 6 * tensor(1, 512, 128, 4), 3 * tensor(1, 256, 1024, 4));
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 32, 0, 1, 0, &err), 0);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(
+            &p, SDXL(.batch = 1, .width = 1024, .height = 1024, .bits = 32, .eager = 1), &err),
+        0);
     ck_assert_uint_eq(p.bytes, 3 * tensor(1, 256, 1024, 4));
 }
 END_TEST
@@ -141,18 +172,39 @@ START_TEST(bad_input_is_an_error)
     vs_error err;
     const uint64_t zero[] = {128, 0};
     /* the decoder upsamples three times: sides must be multiples of 8 */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1020, 1024, 32, 0, 0, 0, &err),
+    ck_assert_int_eq(vs_estimate_decode_kl(
+                         &p, SDXL(.batch = 1, .width = 1020, .height = 1024, .bits = 32), &err),
                      VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "multiples of 8"));
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, zero, 2, 2, 1, 1, 64, 64, 32, 0, 0, 0, &err),
+    ck_assert_int_eq(vs_estimate_decode_kl(&p,
+                                           &(vs_decode_kl){.blocks = zero,
+                                                           .n_blocks = 2,
+                                                           .layers = 2,
+                                                           .batch = 1,
+                                                           .frames = 1,
+                                                           .width = 64,
+                                                           .height = 64,
+                                                           .bits = 32},
+                                           &err),
                      VS_EVALUE);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 0, 2, 1, 1, 64, 64, 32, 0, 0, 0, &err),
+    ck_assert_int_eq(vs_estimate_decode_kl(&p,
+                                           &(vs_decode_kl){.blocks = sdxl,
+                                                           .n_blocks = 0,
+                                                           .layers = 2,
+                                                           .batch = 1,
+                                                           .frames = 1,
+                                                           .width = 64,
+                                                           .height = 64,
+                                                           .bits = 32},
+                                           &err),
                      VS_EVALUE);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 64, 64, 8, 0, 0, 0, &err),
-                     VS_EVALUE);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(&p, SDXL(.batch = 1, .width = 64, .height = 64, .bits = 8), &err),
+        VS_EVALUE);
     /* overflow is an error, never a wrap-around */
     ck_assert_int_eq(
-        vs_estimate_decode_kl(&p, sdxl, 4, 2, 1ull << 40, 1, 1ull << 20, 1024, 32, 0, 0, 0, &err),
+        vs_estimate_decode_kl(
+            &p, SDXL(.batch = 1ull << 40, .width = 1ull << 20, .height = 1024, .bits = 32), &err),
         VS_EUNIT);
 }
 END_TEST
@@ -186,9 +238,18 @@ START_TEST(diffusers_on_the_meta_device_agrees)
                          8);
         e = strcmp(dt, "fp32") ? 2 : 4;
         latents = 2 * 4 * batch * (w / side) * (h / side) * e;
-        ck_assert_int_eq(vs_estimate_decode_kl(&p, is_small ? small : sdxl, is_small ? 2 : 4,
-                                               is_small ? 1 : 2, batch, 1, w, h, (unsigned)(8 * e),
-                                               !strcmp(dt, "bf16"), !strcmp(att, "eager"), 0, &err),
+        ck_assert_int_eq(vs_estimate_decode_kl(&p,
+                                               &(vs_decode_kl){.blocks = is_small ? small : sdxl,
+                                                               .n_blocks = is_small ? 2 : 4,
+                                                               .layers = is_small ? 1 : 2,
+                                                               .batch = batch,
+                                                               .frames = 1,
+                                                               .width = w,
+                                                               .height = h,
+                                                               .bits = (unsigned)(8 * e),
+                                                               .bf16 = !strcmp(dt, "bf16"),
+                                                               .eager = !strcmp(att, "eager")},
+                                               &err),
                          0);
         ck_assert_msg(p.bytes + latents == peak, "%s %s b%llu %llux%llu %s: %llu + %llu != %llu",
                       cfg, dt, batch, w, h, att, (unsigned long long)p.bytes,
@@ -241,7 +302,9 @@ START_TEST(workspace_fitted_to_invokeai_decodes)
         const uint64_t ws = tensor(1, 256, s, 4), latents = 2 * tensor(1, 4, s / 8, e);
         const double left = pub[i].mib * 1048576.0 - (double)(tensors + ws + latents);
         ck_assert_int_eq(
-            vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, s, s, pub[i].bits, 0, 0, 4, &err), 0);
+            vs_estimate_decode_kl(
+                &p, SDXL(.batch = 1, .width = s, .height = s, .bits = pub[i].bits, .ws = 4), &err),
+            0);
         ck_assert_uint_eq(p.bytes, tensors + ws);
         ck_assert_uint_eq(p.workspace, ws);
         ck_assert_uint_eq(p.per_image_pixel, 704 * e + 1024);
@@ -269,20 +332,31 @@ START_TEST(workspace_bf16_and_batch)
     const uint64_t conv = tensor(1, 512, 512, 2) + tensor(1, 256, 512, 2) +
                           2 * tensor(1, 256, 1024, 2) + tensor(1, 256, 1024, 4);
     ck_assert_uint_eq(conv, 2550136832ull); /* 2.375 GiB */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 1024, 1024, 16, 1, 0, 4, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(&p,
+                                           SDXL(.batch = 1, .width = 1024, .height = 1024,
+                                                .bits = 16, .bf16 = 1, .ws = 4),
+                                           &err),
+                     0);
     ck_assert_uint_eq(p.bytes, conv);
     ck_assert_str_eq(p.step, "up_blocks.2 upsamplers.0 conv");
     /* four fp32 images: four times one, the workspace too (3.75 GiB each) */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 4, 1, 1024, 1024, 32, 0, 0, 4, &err), 0);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(
+            &p, SDXL(.batch = 4, .width = 1024, .height = 1024, .bits = 32, .ws = 4), &err),
+        0);
     ck_assert_uint_eq(p.bytes, 4 * (704ull * 4 + 1024) * 1024 * 1024);
     ck_assert_uint_eq(p.bytes, 16106127360ull);
     ck_assert_uint_eq(p.workspace, 4 * tensor(1, 256, 1024, 4));
     /* without it: the tensors alone, no workspace named */
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 4, 1, 1024, 1024, 32, 0, 0, 0, &err), 0);
+    ck_assert_int_eq(vs_estimate_decode_kl(
+                         &p, SDXL(.batch = 4, .width = 1024, .height = 1024, .bits = 32), &err),
+                     0);
     ck_assert_uint_eq(p.bytes, 3 * tensor(4, 256, 1024, 4));
     ck_assert_uint_eq(p.workspace, 0);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p, sdxl, 4, 2, 1, 1, 64, 64, 32, 0, 0, 65, &err),
-                     VS_EVALUE);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(&p, SDXL(.batch = 1, .width = 64, .height = 64, .bits = 32, .ws = 65),
+                              &err),
+        VS_EVALUE);
 }
 END_TEST
 

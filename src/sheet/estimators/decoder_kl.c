@@ -109,12 +109,15 @@ static void resnet(walk *w, uint64_t hold, uint64_t cin, uint64_t cout, int leve
     at(w, hold + x + (cin != cout ? 4 : 3) * o, f);
 }
 
-int vs_estimate_decode_kl(vs_decode_peak *out, const uint64_t *blocks, size_t n_blocks,
-                          uint64_t layers, uint64_t batch, uint64_t frames, uint64_t width,
-                          uint64_t height, unsigned bits, int bf16, int eager, unsigned ws,
-                          vs_error *err)
+int vs_estimate_decode_kl(vs_decode_peak *out, const vs_decode_kl *d, vs_error *err)
 {
     const char *what = "the VAE decode";
+    const uint64_t *blocks = d->blocks;
+    size_t n_blocks = d->n_blocks;
+    uint64_t layers = d->layers, batch = d->batch, frames = d->frames, width = d->width,
+             height = d->height;
+    unsigned bits = d->bits, ws = d->ws;
+    int bf16 = d->bf16, eager = d->eager;
     walk w = {0, 0, ws, ""};
     unsigned e = bits / 8;
     uint64_t top, side, v;
