@@ -65,17 +65,25 @@ START_TEST(mistral_small_by_hand)
 }
 END_TEST
 
+/* Llama-3.1-8B's widths (hidden 4096, intermediate 14336, vocab 128256) at
+ * Mistral-Small's batch: 1024 sequences, 8192 tokens */
+static vs_runtime_shape llama31_8b(void)
+{
+    vs_runtime_shape s = mistral_small();
+    s.hidden = 4096;
+    s.intermediate = 14336;
+    s.vocab = 128256;
+    return s;
+}
+
 /* Llama-3.1-8B (hidden 4096, intermediate 14336, vocab 128256) at 1024 sequences:
  * FlashInfer's run 1024 x 128256 x 14 = 1,838,678,016 B is above the forward pass
  * 8192 x (3 x 14336 + 4 x 4096) x 2 = 973,078,528 B and is the peak; a V0 rank that
  * runs no sampler keeps the forward pass; another word is refused. */
 START_TEST(flashinfer_sampler_peak)
 {
-    vs_runtime_shape s = mistral_small();
+    vs_runtime_shape s = llama31_8b();
     vs_runtime_estimate est;
-    s.hidden = 4096;
-    s.intermediate = 14336;
-    s.vocab = 128256;
     ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "flashinfer", &err), 0);
     ck_assert_uint_eq(est.bytes, 1838678016ULL);
     ck_assert_ptr_nonnull(strstr(est.rule, "14 B"));
@@ -95,11 +103,8 @@ END_TEST
  * pass's 973,078,528 B, which is the peak. */
 START_TEST(triton_sampler_peak)
 {
-    vs_runtime_shape s = mistral_small();
+    vs_runtime_shape s = llama31_8b();
     vs_runtime_estimate est;
-    s.hidden = 4096;
-    s.intermediate = 14336;
-    s.vocab = 128256;
     ck_assert_int_eq(vs_runtime_estimate_activation_sampler(&est, &s, "triton", &err), 0);
     ck_assert_uint_eq(est.bytes, 1905786880ULL);
     ck_assert_ptr_nonnull(strstr(est.rule, "Triton"));

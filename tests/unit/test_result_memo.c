@@ -135,14 +135,22 @@ START_TEST(what_is_too_long_is_not_kept)
 }
 END_TEST
 
+/* part i's key, from the name part_i, and its result {"n":i}, written into
+ * name and json */
+static void part(vs_result_key *k, char *name, size_t name_size, char *json, size_t json_size,
+                 int i)
+{
+    snprintf(name, name_size, "part_%d", i);
+    snprintf(json, json_size, "{\"n\":%d}", i);
+    key_of(k, "reserve", name, "bench", (uint64_t)i);
+}
+
 static void put_part(vs_result_memo *m, int i)
 {
     char name[32], json[64];
     vs_result_key k;
     vs_bundle *b;
-    snprintf(name, sizeof name, "part_%d", i);
-    snprintf(json, sizeof json, "{\"n\":%d}", i);
-    key_of(&k, "reserve", name, "bench", (uint64_t)i);
+    part(&k, name, sizeof name, json, sizeof json, i);
     b = bundle_of(json);
     vs_result_memo_put(m, &k, b);
     vs_bundle_free(b);
@@ -154,9 +162,7 @@ static int finds_part(vs_result_memo *m, int i)
     char name[32], json[64];
     vs_result_key k;
     vs_bundle *got;
-    snprintf(name, sizeof name, "part_%d", i);
-    snprintf(json, sizeof json, "{\"n\":%d}", i);
-    key_of(&k, "reserve", name, "bench", (uint64_t)i);
+    part(&k, name, sizeof name, json, sizeof json, i);
     got = vs_result_memo_get(m, &k);
     if (got)
         ck_assert_str_eq(got->json, json);
