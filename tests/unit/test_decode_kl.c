@@ -18,10 +18,12 @@
 #endif
 
 static const uint64_t sdxl[] = {128, 256, 512, 512};
-/* A decode of the SDXL VAE (four blocks, two layers a block), one frame, the rest
- * named: SDXL(.batch = 1, .width = 1024, .height = 1024, .bits = 32) */
-#define SDXL(...)                                                                                  \
-    (&(vs_decode_kl){.blocks = sdxl, .n_blocks = 4, .layers = 2, .frames = 1, __VA_ARGS__})
+/* A one-frame decode of a VAE of n block widths and l layers a block, the rest
+ * named: DECODE(small, 2, 1, .batch = 1, .width = 64, .height = 64, .bits = 32);
+ * SDXL(...) the SDXL VAE's (four blocks, two layers a block) */
+#define DECODE(b, n, l, ...)                                                                       \
+    (&(vs_decode_kl){.blocks = (b), .n_blocks = (n), .layers = (l), .frames = 1, __VA_ARGS__})
+#define SDXL(...) DECODE(sdxl, 4, 2, __VA_ARGS__)
 
 /* bytes of a tensor of c channels at a side of s pixels, batch b, e bytes an element */
 static uint64_t tensor(uint64_t b, uint64_t c, uint64_t s, uint64_t e)
@@ -121,17 +123,10 @@ START_TEST(another_config)
                       tensor(1, 128, 64, 4) + tensor(1, 64, 64, 4) + 3 * tensor(1, 64, 64, 4));
     ck_assert_uint_lt(2 * tensor(1, 128, 32, 4) + 2 * tensor(1, 128, 64, 4), peak);
     ck_assert_uint_lt(9 * tensor(1, 128, 32, 4), peak);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p,
-                                           &(vs_decode_kl){.blocks = small,
-                                                           .n_blocks = 2,
-                                                           .layers = 1,
-                                                           .batch = 1,
-                                                           .frames = 1,
-                                                           .width = 64,
-                                                           .height = 64,
-                                                           .bits = 32},
-                                           &err),
-                     0);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(
+            &p, DECODE(small, 2, 1, .batch = 1, .width = 64, .height = 64, .bits = 32), &err),
+        0);
     ck_assert_uint_eq(p.bytes, peak);
     ck_assert_uint_eq(p.bytes, 6291456ull);
     ck_assert_str_eq(p.step, "up_blocks.1 resnets.0 SiLU after norm1");
@@ -176,28 +171,14 @@ START_TEST(bad_input_is_an_error)
                          &p, SDXL(.batch = 1, .width = 1020, .height = 1024, .bits = 32), &err),
                      VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "multiples of 8"));
-    ck_assert_int_eq(vs_estimate_decode_kl(&p,
-                                           &(vs_decode_kl){.blocks = zero,
-                                                           .n_blocks = 2,
-                                                           .layers = 2,
-                                                           .batch = 1,
-                                                           .frames = 1,
-                                                           .width = 64,
-                                                           .height = 64,
-                                                           .bits = 32},
-                                           &err),
-                     VS_EVALUE);
-    ck_assert_int_eq(vs_estimate_decode_kl(&p,
-                                           &(vs_decode_kl){.blocks = sdxl,
-                                                           .n_blocks = 0,
-                                                           .layers = 2,
-                                                           .batch = 1,
-                                                           .frames = 1,
-                                                           .width = 64,
-                                                           .height = 64,
-                                                           .bits = 32},
-                                           &err),
-                     VS_EVALUE);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(
+            &p, DECODE(zero, 2, 2, .batch = 1, .width = 64, .height = 64, .bits = 32), &err),
+        VS_EVALUE);
+    ck_assert_int_eq(
+        vs_estimate_decode_kl(
+            &p, DECODE(sdxl, 0, 2, .batch = 1, .width = 64, .height = 64, .bits = 32), &err),
+        VS_EVALUE);
     ck_assert_int_eq(
         vs_estimate_decode_kl(&p, SDXL(.batch = 1, .width = 64, .height = 64, .bits = 8), &err),
         VS_EVALUE);
@@ -238,19 +219,14 @@ START_TEST(diffusers_on_the_meta_device_agrees)
                          8);
         e = strcmp(dt, "fp32") ? 2 : 4;
         latents = 2 * 4 * batch * (w / side) * (h / side) * e;
-        ck_assert_int_eq(vs_estimate_decode_kl(&p,
-                                               &(vs_decode_kl){.blocks = is_small ? small : sdxl,
-                                                               .n_blocks = is_small ? 2 : 4,
-                                                               .layers = is_small ? 1 : 2,
-                                                               .batch = batch,
-                                                               .frames = 1,
-                                                               .width = w,
-                                                               .height = h,
-                                                               .bits = (unsigned)(8 * e),
-                                                               .bf16 = !strcmp(dt, "bf16"),
-                                                               .eager = !strcmp(att, "eager")},
-                                               &err),
-                         0);
+        ck_assert_int_eq(
+            vs_estimate_decode_kl(&p,
+                                  DECODE(is_small ? small : sdxl, is_small ? 2 : 4,
+                                         is_small ? 1 : 2, .batch = batch, .width = w, .height = h,
+                                         .bits = (unsigned)(8 * e), .bf16 = !strcmp(dt, "bf16"),
+                                         .eager = !strcmp(att, "eager")),
+                                  &err),
+            0);
         ck_assert_msg(p.bytes + latents == peak, "%s %s b%llu %llux%llu %s: %llu + %llu != %llu",
                       cfg, dt, batch, w, h, att, (unsigned long long)p.bytes,
                       (unsigned long long)latents, peak);
