@@ -155,7 +155,8 @@ void vs_store_push_report_init(vs_store_push_report *r, git_remote_callbacks *cb
 /* The server's words, status then what it said, as valid UTF-8, into out. */
 void vs_store_push_report_words(vs_store_push_report *r, char *out, size_t len);
 /* 1 when the refusal is git's for a reference another pusher moved or held
- * meanwhile (a race, not the server's policy). */
+ * meanwhile, or for objects it could not move in beside another push's (a race,
+ * not the server's policy). */
 int vs_store_push_report_race(const vs_store_push_report *r);
 /* How many of the hooks `git receive-pack` runs the repository has (executable,
  * in core.hooksPath or hooks/), their names joined into names. */

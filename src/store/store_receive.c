@@ -127,9 +127,15 @@ void vs_store_push_report_words(vs_store_push_report *r, char *out, size_t len)
 int vs_store_push_report_race(const vs_store_push_report *r)
 {
     /* git's words for a reference that another push moved or held meanwhile
-     * (builtin/receive-pack.c, refs/files-backend.c, git 2.39) */
-    static const char *const race[] = {"failed to update ref", "failed to lock", "cannot lock ref",
-                                       "incorrect old value", "non-fast-forward"};
+     * (builtin/receive-pack.c, refs/files-backend.c, git 2.39), and for objects a
+     * push quarantined that could not be moved into the repository while another
+     * push wrote into the same object directories (receive-pack.c execute_commands
+     * after tmp_objdir_migrate: no reference moved, so pushing again is safe; the
+     * attempts stay bounded) */
+    static const char *const race[] = {
+        "failed to update ref", "failed to lock",
+        "cannot lock ref",      "incorrect old value",
+        "non-fast-forward",     "unable to migrate objects to permanent storage"};
     size_t i;
     for (i = 0; i < sizeof race / sizeof *race; i++)
         if (strstr(r->status, race[i]))

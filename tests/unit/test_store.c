@@ -822,6 +822,22 @@ END_TEST
 
 /* Racing writers back off by different pauses: two processes draw different
  * sequences (rand() unseeded gave every process the same one). */
+/* git receive-pack's words for a push that lost a race, which the push tries
+ * again, against a hook's refusal, which it reports (builtin/receive-pack.c) */
+START_TEST(test_push_race_words)
+{
+    vs_store_push_report r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.status, sizeof r.status, "refs/heads/main: cannot lock ref 'refs/heads/main'");
+    ck_assert_int_eq(vs_store_push_report_race(&r), 1);
+    snprintf(r.status, sizeof r.status,
+             "refs/heads/main: unable to migrate objects to permanent storage");
+    ck_assert_int_eq(vs_store_push_report_race(&r), 1);
+    snprintf(r.status, sizeof r.status, "refs/heads/main: pre-receive hook declined");
+    ck_assert_int_eq(vs_store_push_report_race(&r), 0);
+}
+END_TEST
+
 START_TEST(test_backoff_differs_per_process)
 {
     unsigned draws[2][16];
@@ -872,6 +888,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_interrupted_commit_repaired);
     tcase_add_test(tc, test_same_sheet_divergence_refused);
     tcase_add_test(tc, test_backoff_differs_per_process);
+    tcase_add_test(tc, test_push_race_words);
     suite_add_tcase(s, tc);
     return s;
 }
