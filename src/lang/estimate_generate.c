@@ -113,42 +113,99 @@ static int get_yesno(const vs_line *line, const char *key, int def, int *out, vs
     return 0;
 }
 
+/* A second component an estimate stores beside its own: the decode's
+ * allocator cache ("memory": "cache"). */
+typedef struct cache_part {
+    const char *name;
+    uint64_t bytes;
+    const char *source;
+} cache_part;
+
+/* Index of the component named name, or -1. */
+static long component_at(const json_t *sheet, const char *name)
+{
+    json_t *c;
+    size_t i;
+    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
+    {
+        const char *n = vs_sheet_component_str(c, VS_COMPK_NAME);
+        if (n && !strcmp(n, name))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Stores one estimate, and cache beside it when not NULL (never over a
+ * measured component), and emits them. */
+static int store_emit2(vs_ctx *ctx, json_t *sheet, const char *estimator, const char *name,
+                       uint64_t bytes, const char *source, const char *phase, const char *head,
+                       const char *const *notes, json_t *inputs_take, const cache_part *cache,
+                       vs_error *err)
+{
+    const char *names[2] = {name, cache ? cache->name : NULL};
+    const char *all[8] = {NULL};
+    char skip[2][300];
+    size_t n = 0, i, k;
+    int rc;
+    for (i = 0; notes && notes[i] && n < 5; i++)
+        all[n++] = notes[i];
+    for (k = 0; k < (cache ? 2u : 1u); k++) {
+        const char *nm = k ? cache->name : name, *src = k ? cache->source : source;
+        uint64_t b = k ? cache->bytes : bytes;
+        json_t *old = vs_sheet_component(sheet, nm);
+        long at;
+        if (vs_vocab_status_is(vs_sheet_component_str(old, VS_COMPK_STATUS), VS_STATUS_MEASURED)) {
+            char d[160];
+            vs_units_describe(d, sizeof d, b);
+            snprintf(skip[k], sizeof skip[k],
+                     "%s is measured: the estimate (%s) was not stored; an estimate never "
+                     "overwrites a measurement",
+                     nm, d);
+            all[n++] = skip[k];
+            continue;
+        }
+        if (b > (uint64_t)INT64_MAX) {
+            json_decref(inputs_take);
+            return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", nm);
+        }
+        if ((rc = vs_sheet_set_component(sheet, nm, 1, b, vs_vocab_status_name(VS_STATUS_ESTIMATED),
+                                         src, phase, vs_vocab_class_name(VS_CLASS_ACTIVATIONS),
+                                         err)) < 0) {
+            json_decref(inputs_take);
+            return rc;
+        }
+        if (k && (at = component_at(sheet, nm)) >= 0 &&
+            vs_sheet_component_with(sheet, (size_t)at, VS_MEMORY_KEY,
+                                    json_string(VS_MEMORY_CACHE)) < 0) {
+            json_decref(inputs_take);
+            return vs_error_oom(err);
+        }
+    }
+    return vs_verb_emit(
+        ctx,
+        vs_render_components(sheet, estimator, names, cache ? 2 : 1, head, all, inputs_take, NULL),
+        err);
+}
+
 /* Stores one estimate (never over a measured component) and emits it. */
 static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const char *name,
                       uint64_t bytes, const char *source, const char *phase, const char *head,
                       const char *const *notes, json_t *inputs_take, vs_error *err)
 {
-    json_t *old = vs_sheet_component(sheet, name);
-    const char *st = vs_sheet_component_str(old, VS_COMPK_STATUS);
-    const char *names[1] = {name};
-    const char *all[8] = {NULL};
-    char skip[300];
-    size_t n = 0, i;
-    int rc;
-    for (i = 0; notes && notes[i] && n < 6; i++)
-        all[n++] = notes[i];
-    if (vs_vocab_status_is(st, VS_STATUS_MEASURED)) {
-        char d[160];
-        vs_units_describe(d, sizeof d, bytes);
-        snprintf(skip, sizeof skip,
-                 "%s is measured: the estimate (%s) was not stored; an estimate never overwrites "
-                 "a measurement",
-                 name, d);
-        all[n++] = skip;
-    } else {
-        if (bytes > (uint64_t)INT64_MAX) {
-            json_decref(inputs_take);
-            return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", name);
-        }
-        if ((rc = vs_sheet_set_component(sheet, name, 1, bytes,
-                                         vs_vocab_status_name(VS_STATUS_ESTIMATED), source, phase,
-                                         vs_vocab_class_name(VS_CLASS_ACTIVATIONS), err)) < 0) {
-            json_decref(inputs_take);
-            return rc;
-        }
-    }
-    return vs_verb_emit(
-        ctx, vs_render_components(sheet, estimator, names, 1, head, all, inputs_take, NULL), err);
+    return store_emit2(ctx, sheet, estimator, name, bytes, source, phase, head, notes, inputs_take,
+                       NULL, err);
+}
+
+/* Removes the estimated component named name an earlier line stored (a
+ * measured one stays). 0, or VS_ENOMEM. */
+static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
+{
+    long at = component_at(sheet, name);
+    if (at < 0 || !vs_vocab_status_is(
+                      vs_sheet_component_str(vs_sheet_component(sheet, name), VS_COMPK_STATUS),
+                      VS_STATUS_ESTIMATED))
+        return 0;
+    return vs_sheet_remove_component(sheet, (size_t)at) < 0 ? vs_error_oom(err) : 0;
 }
 
 /* ---------------------------------------------------------------- latents */
@@ -306,7 +363,13 @@ static int estimate_attention(vs_ctx *ctx, const vs_line *line, json_t *sheet, v
 static const uint64_t kl_default_blocks[] = {128, 256, 512, 512};
 #define KL_DEFAULT_LAYERS 2
 
-enum decode_rule { RULE_DIFFUSERS, RULE_INVOKEAI, RULE_FLAT };
+/* split: the walk's tensors and the allocator's cache up to InvokeAI's
+ * constant; diffusers: the walk alone; invokeai: the constant alone; flat:
+ * channels x live tensors */
+enum decode_rule { RULE_SPLIT, RULE_DIFFUSERS, RULE_INVOKEAI, RULE_FLAT };
+#define WALKS(rule) ((rule) == RULE_SPLIT || (rule) == RULE_DIFFUSERS)
+/* cuDNN's workspace under rule=split, bytes per element (note_workspace) */
+#define SPLIT_WORKSPACE 4
 
 /* blocks=128,256,512,512: the VAE's block_out_channels */
 static int get_blocks(const vs_line *line, uint64_t *blocks, size_t *n, vs_error *err)
@@ -344,38 +407,60 @@ static int get_rule(const vs_line *line, enum decode_rule *rule, vs_error *err)
 {
     const vs_arg *r = vs_line_pair(line, "rule");
     int flat = vs_line_pair(line, "channels") || vs_line_pair(line, "live");
-    /* InvokeAI's measured constant by default: the decoder's tensors alone
-     * (rule=diffusers, implied by blocks=, layers=, attention= or workspace=)
-     * read low against every published decode (one image -5% to -8%, four
-     * images about -15%: the cuDNN workspace left out), where the constant
-     * reads high; with the workspace fitted to InvokeAI's decodes of the VAE
-     * alone (workspace=4) the SDXL rows on max_memory_allocated come within
-     * (7 of 8), but the FLUX.1-dev rows on max_memory_reserved, which the
-     * constant (set on reserved memory) fits, leave (5 of 8): 12 of 16 either
-     * way, so the default stays. A video VAE (Wan 2.1's causal 3D one) is not
-     * diffusers' AutoencoderKL either */
-    *rule = flat ? RULE_FLAT
-            : vs_line_pair(line, "blocks") || vs_line_pair(line, "layers") ||
-                    vs_line_pair(line, "attention") || vs_line_pair(line, "workspace")
-                ? RULE_DIFFUSERS
-                : RULE_INVOKEAI;
+    /* The decode in two parts by default (rule=split): the decoder's tensors,
+     * walked with cuDNN's workspace fitted to InvokeAI's decodes of the VAE
+     * alone (workspace=4), what max_memory_allocated counts; and the caching
+     * allocator's reserved-but-free memory up to InvokeAI's constant, which
+     * was set on reserved memory. Against published runs each part fits its
+     * own counter: the SDXL rows on max_memory_allocated by the tensors (the
+     * constant read them +18% to +29%), the FLUX.1-dev rows on
+     * max_memory_reserved by the whole (the tensors alone read them -10% to
+     * -14%). blocks= or layers= name another decoder than the one InvokeAI
+     * measured: its tensors alone (rule=diffusers). A video VAE (Wan 2.1's
+     * causal 3D one) is not diffusers' AutoencoderKL either */
+    *rule = flat                                                           ? RULE_FLAT
+            : vs_line_pair(line, "blocks") || vs_line_pair(line, "layers") ? RULE_DIFFUSERS
+                                                                           : RULE_SPLIT;
     if (!r)
         return 0;
     if (flat)
         return vs_arg_error(
             r, err,
             vs_error_set(err, VS_EVALUE, "rule= and channels=/live= are two rules: give one"));
-    if (!strcmp(r->value, "diffusers"))
+    if (!strcmp(r->value, "split"))
+        *rule = RULE_SPLIT;
+    else if (!strcmp(r->value, "diffusers"))
         *rule = RULE_DIFFUSERS;
     else if (!strcmp(r->value, "invokeai"))
         *rule = RULE_INVOKEAI;
     else
         return vs_arg_error(r, err,
                             vs_error_set(err, VS_EVALUE,
-                                         "rule= must be diffusers (the decoder's tensors, "
-                                         "allocated) or invokeai (a measured constant, reserved "
+                                         "rule= must be split (the decoder's tensors and the "
+                                         "allocator's cache up to InvokeAI's reserved constant, "
+                                         "the default), diffusers (the decoder's tensors, "
+                                         "allocated) or invokeai (the constant alone, reserved "
                                          "memory), not '%s'",
                                          r->value));
+    return 0;
+}
+
+/* InvokeAI's constant for the decode: one image x frames x h x w x bits/8 x
+ * 2200, and each further image what it holds at the convolution where the
+ * decode peaks. */
+static int invokeai_bytes(uint64_t *out, uint64_t batch, uint64_t frames, uint64_t w, uint64_t h,
+                          unsigned bits, vs_error *err)
+{
+    uint64_t more = 0;
+    int rc;
+    if ((rc = vs_estimate_decode(out, 1, frames, w, h, bits, INVOKEAI_DECODE_CONSTANT, err)) < 0)
+        return rc;
+    if (batch > 1 &&
+        (rc = vs_estimate_decode(&more, batch - 1, frames, w, h, bits,
+                                 (uint64_t)DECODE_STEP_CHANNELS * DECODE_STEP_LIVE, err)) < 0)
+        return rc;
+    if (vs_checked_add(out, *out, more))
+        return vs_error_set(err, VS_EUNIT, "the VAE decode does not fit in 64 bits");
     return 0;
 }
 
@@ -392,8 +477,21 @@ static const char note_diffusers[] =
     "(max_memory_allocated): the cuDNN convolution workspace is not counted but with "
     "workspace= (PyTorch takes cuDNN's heuristic choice with no cap: "
     "aten/src/ATen/native/cudnn/Conv_v8.cpp at 06ca69c), "
-    "nor reserved-but-free memory; rule=invokeai gives InvokeAI's constant, measured on reserved "
-    "memory";
+    "nor reserved-but-free memory (rule=split, the default, adds it as vae_decode_cache); "
+    "rule=invokeai gives InvokeAI's constant, measured on reserved memory";
+
+static const char note_split[] =
+    "rule=split (the default): the decode in two parts, each from its own InvokeAI source. The "
+    "decoder's tensors with cuDNN's workspace=4, fitted to InvokeAI's vae_benchmarks "
+    "(invoke-ai/InvokeAI at 7785061, max_memory_allocated): what "
+    "torch.cuda.max_memory_allocated counts. Beside them NAME_cache, class activations, memory "
+    "cache: the caching allocator's reserved-but-free memory at the decode, max(0, InvokeAI's "
+    "constant - the tensors), the constant of invokeai/backend/util/vae_working_memory.py "
+    "(2200 B per output pixel per byte of element, set on reserved memory with headroom: "
+    "InvokeAI pull requests 7674 and 8414). The split is empirical, reserved less allocated as "
+    "InvokeAI's two measurements give it, headroom included, not read in PyTorch's allocator; "
+    "the envelope and every capacity verdict count both (the GPU holds what is reserved), "
+    "tensors_bytes and compare's tensors row leave the cache out";
 
 /* cuDNN's convolution workspace (workspace=B): no source states its size, so
  * it is fitted, and only on published decodes of the VAE alone: InvokeAI's
@@ -439,8 +537,9 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     enum decode_rule rule;
     vs_decode_peak kl = {0, 0, 0, ""};
     char gw[40], gh[40], gbytes[40], gp[40], gws[40], src[800], head[900], rule_s[200],
-        bl[80] = "", wss[120] = "";
-    const char *notes[4] = {NULL};
+        bl[80] = "", wss[120] = "", cname[200], csrc[600];
+    const char *notes[6] = {NULL};
+    cache_part cache = {cname, 0, csrc};
 
     if ((rc = vs_line_check_keys(line, vs_estimate_decode_keys, err)) < 0 ||
         (rc = read_card(&g, line, sheet, "decode", err)) < 0 ||
@@ -454,10 +553,12 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
         (rc = vs_line_get_uint(line, "workspace", 0, &ws, &have_w, err)) < 0 ||
         (rc = get_yesno(line, "slicing", 0, &slicing, err)) < 0)
         return rc;
-    if (rule != RULE_DIFFUSERS && (vs_line_pair(line, "blocks") || have_y || at || have_w))
+    if (!WALKS(rule) && (vs_line_pair(line, "blocks") || have_y || at || have_w))
         return vs_error_set_at(err, VS_EVALUE, line->line, line->column,
                                "blocks=, layers=, attention= and workspace= describe the decoder "
-                               "diffusers' rule walks (rule=diffusers)");
+                               "diffusers' rule walks (rule=split or rule=diffusers)");
+    if (rule == RULE_SPLIT && !have_w)
+        ws = SPLIT_WORKSPACE;
     if (ws > 64)
         return vs_arg_error(vs_line_pair(line, "workspace"), err,
                             vs_error_set(err, VS_EVALUE,
@@ -498,7 +599,7 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     frames = g.video ? g.frames : 1;
     grouped(gw, sizeof gw, w);
     grouped(gh, sizeof gh, h);
-    if (rule == RULE_DIFFUSERS) {
+    if (WALKS(rule)) {
         size_t off = 0;
         if ((rc = vs_estimate_decode_kl(&kl,
                                         &(vs_decode_kl){.blocks = blocks,
@@ -535,21 +636,31 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
                  (unsigned long long)frames, gh, gw, have_t ? " (one tile)" : "", gp, kl.step, bl,
                  (unsigned long long)layers, dname, wss, gbytes);
         notes[0] = note_diffusers;
+        if (rule == RULE_SPLIT) {
+            /* the reserved-but-free memory: InvokeAI's constant less the tensors */
+            uint64_t inv;
+            char ginv[40], gc[40];
+            if ((rc = invokeai_bytes(&inv, batch, frames, w, h, bits, err)) < 0)
+                return rc;
+            cache.bytes = inv > bytes ? inv - bytes : 0;
+            grouped(ginv, sizeof ginv, inv);
+            grouped(gc, sizeof gc, cache.bytes);
+            snprintf(cname, sizeof cname, "%s_cache", name);
+            snprintf(csrc, sizeof csrc,
+                     "the caching allocator's reserved-but-free memory at the decode: max(0, "
+                     "InvokeAI's reserved constant %s B (1 image x %s x %s px x %u/8 B x 2200%s) "
+                     "- the decoder's tensors %s B) = %s B",
+                     ginv, gh, gw, bits,
+                     batch > 1 ? " + each further image's 128 x 5 channels" : "", gbytes, gc);
+            notes[1] = note_split;
+        }
     } else {
         /* the measured constant is one image's decode (InvokeAI decodes one
          * at a time), what does not grow with the batch included */
-        if ((rc = vs_estimate_decode(&bytes, rule == RULE_FLAT ? batch : 1, frames, w, h, bits,
-                                     per_pixel, err)) < 0)
+        if ((rc = rule == RULE_INVOKEAI
+                      ? invokeai_bytes(&bytes, batch, frames, w, h, bits, err)
+                      : vs_estimate_decode(&bytes, batch, frames, w, h, bits, per_pixel, err)) < 0)
             return rc;
-        if (rule == RULE_INVOKEAI && batch > 1) {
-            uint64_t more;
-            if ((rc = vs_estimate_decode(&more, batch - 1, frames, w, h, bits,
-                                         (uint64_t)DECODE_STEP_CHANNELS * DECODE_STEP_LIVE, err)) <
-                0)
-                return rc;
-            if (vs_checked_add(&bytes, bytes, more))
-                return vs_error_set(err, VS_EUNIT, "the VAE decode does not fit in 64 bits");
-        }
         grouped(gbytes, sizeof gbytes, bytes);
         if (rule == RULE_INVOKEAI && batch > 1)
             snprintf(src, sizeof src,
@@ -570,34 +681,43 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
                          "instead)";
     }
     snprintf(head, sizeof head, "estimate decode (phase decode): %s", src);
-    notes[1] = "what to change when it overflows: pipe.enable_vae_tiling() (tile=512 here: one "
+    for (i = 0; notes[i]; i++)
+        ;
+    notes[i] = "what to change when it overflows: pipe.enable_vae_tiling() (tile=512 here: one "
                "tile at a time), pipe.enable_vae_slicing() (slicing=yes: one image of the batch at "
                "a time), a lower resolution, fewer frames";
     if (g.video)
-        notes[2] = rule == RULE_DIFFUSERS
-                       ? "video: every frame through the 2D decoder at once, an upper bound; "
-                         "causal video VAEs (Wan 2.1's) decode a few latent frames at a time"
-                       : "video: every frame counted at once, an upper bound; causal video VAEs "
-                         "(Wan 2.1's) decode a few latent frames at a time, which a measurement "
-                         "shows (a video VAE is not diffusers' AutoencoderKL)";
+        notes[++i] = WALKS(rule)
+                         ? "video: every frame through the 2D decoder at once, an upper bound; "
+                           "causal video VAEs (Wan 2.1's) decode a few latent frames at a time"
+                         : "video: every frame counted at once, an upper bound; causal video VAEs "
+                           "(Wan 2.1's) decode a few latent frames at a time, which a measurement "
+                           "shows (a video VAE is not diffusers' AutoencoderKL)";
     if (ws) {
         for (i = 0; notes[i]; i++)
             ;
         notes[i] = note_workspace;
     }
-    return store_emit(
-        ctx, sheet, "decode", name, bytes, src, "decode", head, notes,
-        json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:s, s:b, s:s?, s:I}", "width", (json_int_t)w,
-                  "height", (json_int_t)h, "frames", (json_int_t)frames, "batch", (json_int_t)batch,
-                  "per_pixel",
-                  (json_int_t)(rule == RULE_DIFFUSERS ? kl.per_image_pixel : per_pixel), "bits",
-                  (int)bits, "rule",
-                  rule == RULE_DIFFUSERS  ? "diffusers"
-                  : rule == RULE_INVOKEAI ? "invokeai"
-                                          : "channels",
-                  "slicing", slicing, "peak_step", rule == RULE_DIFFUSERS ? kl.step : NULL,
-                  "workspace_bytes", (json_int_t)kl.workspace),
-        err);
+    /* another rule now: the cache an earlier line split off goes */
+    if (rule != RULE_SPLIT) {
+        snprintf(cname, sizeof cname, "%s_cache", name);
+        if ((rc = drop_estimated(sheet, cname, err)) < 0)
+            return rc;
+    }
+    return store_emit2(ctx, sheet, "decode", name, bytes, src, "decode", head, notes,
+                       json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:s, s:b, s:s?, s:I, s:I}",
+                                 "width", (json_int_t)w, "height", (json_int_t)h, "frames",
+                                 (json_int_t)frames, "batch", (json_int_t)batch, "per_pixel",
+                                 (json_int_t)(WALKS(rule) ? kl.per_image_pixel : per_pixel), "bits",
+                                 (int)bits, "rule",
+                                 rule == RULE_SPLIT       ? "split"
+                                 : rule == RULE_DIFFUSERS ? "diffusers"
+                                 : rule == RULE_INVOKEAI  ? "invokeai"
+                                                          : "channels",
+                                 "slicing", slicing, "peak_step", WALKS(rule) ? kl.step : NULL,
+                                 "workspace_bytes", (json_int_t)kl.workspace, "cache_bytes",
+                                 (json_int_t)cache.bytes),
+                       rule == RULE_SPLIT ? &cache : NULL, err);
 }
 
 const vs_estimator vs_estimator_row_latents = {&vs_estimator_latents, estimate_latents,

@@ -152,6 +152,10 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
             sg->status = vs_vocab_status_is(sg->status, VS_STATUS_MEASURED)
                              ? "measured, managed memory"
                              : "estimated, managed memory";
+        else if (v->cache) /* reserved, no tensor in it */
+            sg->status = vs_vocab_status_is(sg->status, VS_STATUS_MEASURED)
+                             ? "measured, allocator cache"
+                             : "estimated, allocator cache";
     }
     json_array_foreach(offers, i, c)
     {
@@ -266,6 +270,8 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
     vs_jw_member_u64(w, "sum_bytes", env->sum_bytes);
     vs_jw_member_u64(w, "managed_bytes", env->managed_bytes);
     vs_jw_member_u64(w, "allocator_bytes", env->allocator_bytes);
+    vs_jw_member_u64(w, "cache_bytes", env->cache_bytes);
+    vs_jw_member_u64(w, "tensors_bytes", env->tensors_bytes);
     vs_jw_member_str(w, "peak_basis", env->phases.n ? "worst phase" : "sum");
     vs_jw_member_str(w, "worst_phase",
                      env->phases.n ? env->phases.row[env->phases.worst].name : NULL);
@@ -342,6 +348,11 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
                      "neither makes nor counts it: allocator_bytes is what "
                      "torch.cuda.max_memory_allocated or memory_reserved can report, and the "
                      "driver may page managed memory out to the host under pressure");
+    if (env->cache_bytes)
+        vs_jw_str(w, "allocator cache (the caching allocator's reserved-but-free memory) is in "
+                     "the envelope and allocator_bytes, as the device holds what "
+                     "torch.cuda.max_memory_reserved counts; tensors_bytes, the live tensors' "
+                     "peak, is what torch.cuda.max_memory_allocated can report");
     if (env->conservative)
         vs_jw_str(w, "a conservative envelope: a sum of independent maxima, not an observed peak");
     if (env->n_unknown)
@@ -544,8 +555,9 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
         len[1] = status ? json_string_length(v->status) : 0;
         row[2] = cls ? cls : vs_vocab_class_name(VS_CLASS_OTHER);
         len[2] = cls ? json_string_length(v->cls) : strlen(row[2]);
-        if (v->managed) {
-            int n = snprintf(clsbuf, sizeof clsbuf, "%s, managed memory", row[2]);
+        if (v->managed || v->cache) {
+            int n = snprintf(clsbuf, sizeof clsbuf, "%s, %s", row[2],
+                             v->managed ? "managed memory" : "allocator cache");
             row[2] = clsbuf;
             len[2] = n < 0 ? 0 : (size_t)n < sizeof clsbuf ? (size_t)n : sizeof clsbuf - 1;
         }
@@ -648,6 +660,24 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
         vs_buf_put_html(&html, vs_buf_str(&mn));
         vs_buf_puts(&html, "</p>\n");
         vs_buf_free(&mn);
+    }
+    if (env->cache_bytes) {
+        char cd[160], td[160];
+        vs_buf cn = VS_BUF_INIT;
+        vs_units_describe(cd, sizeof cd, env->cache_bytes);
+        vs_units_describe(td, sizeof td, env->tensors_bytes);
+        vs_buf_printf(&cn,
+                      "of the envelope, %s is the caching allocator's reserved-but-free memory "
+                      "(allocator cache): the device holds it and torch.cuda.max_memory_reserved "
+                      "counts it, but no tensor is in it, so torch.cuda.max_memory_allocated "
+                      "reports at most the live tensors' peak, %s",
+                      cd, td);
+        vs_buf_puts(&text, vs_buf_str(&cn));
+        vs_buf_putc(&text, '\n');
+        vs_buf_puts(&html, "<p>");
+        vs_buf_put_html(&html, vs_buf_str(&cn));
+        vs_buf_puts(&html, "</p>\n");
+        vs_buf_free(&cn);
     }
 
     if (env->phases.n) {

@@ -27,8 +27,12 @@ static const char *row_name(int k)
         return vs_vocab_class_name(VS_CLASS_OTHER);
     case VS_CMP_MANAGED:
         return "managed memory";
+    case VS_CMP_CACHE:
+        return "allocator cache";
     case VS_CMP_ALLOCATOR:
         return "allocator";
+    case VS_CMP_TENSORS:
+        return "tensors";
     case VS_CMP_UNACCOUNTED:
         return "unaccounted";
     default:
@@ -70,14 +74,22 @@ static const struct {
 static const char *const totals[] = {VS_COUNTER_DEVICE, "nvidia-smi.memory.used", "llamacpp.self",
                                      "vllm.usable_memory", NULL};
 
-/* PyTorch's caching-allocator counters, as a run or a log names them
- * (torch.max_memory_allocated, torch.cuda.max_memory_reserved,
- * torchtune.peak_memory_active, ...): what the allocator made, never the CUDA
- * managed memory beside it. */
-static int is_allocator_counter(const char *counter)
+/* PyTorch's caching-allocator counters, as a run or a log names them: what
+ * the allocator made, never the CUDA managed memory beside it. Its reserved
+ * segments, cached-but-free included (torch.cuda.max_memory_reserved,
+ * memory_stats' reserved_bytes, torchtune.peak_memory_reserved): the
+ * allocator row; its live tensors (max_memory_allocated, allocated_bytes,
+ * active_bytes and requested_bytes, torchtune.peak_memory_alloc and
+ * peak_memory_active): the tensors row. */
+static int torch_counter_class(const char *counter)
 {
-    return strstr(counter, "memory_allocated") || strstr(counter, "memory_reserved") ||
-           !strncmp(counter, "torchtune.peak_memory_", 22);
+    if (strstr(counter, "memory_reserved") || strstr(counter, "reserved_bytes"))
+        return VS_CMP_ALLOCATOR;
+    if (strstr(counter, "memory_allocated") || strstr(counter, "allocated_bytes") ||
+        strstr(counter, "active_bytes") || strstr(counter, "requested_bytes") ||
+        !strncmp(counter, "torchtune.peak_memory_", 22))
+        return VS_CMP_TENSORS;
+    return VS_CMP_NONE;
 }
 
 int vs_compare_counter_class(const char *counter)
@@ -85,8 +97,8 @@ int vs_compare_counter_class(const char *counter)
     size_t i;
     if (!counter)
         return VS_CMP_NONE;
-    if (is_allocator_counter(counter))
-        return VS_CMP_ALLOCATOR;
+    if (torch_counter_class(counter) != VS_CMP_NONE)
+        return torch_counter_class(counter);
     for (i = 0; totals[i]; i++)
         if (!strcmp(totals[i], counter))
             return VS_CMP_TOTAL;
@@ -118,11 +130,13 @@ static int total_rank(const char *counter)
     return 99;
 }
 
-static int component_class(const char *name, const char *cls, int managed)
+static int component_class(const char *name, const char *cls, int managed, int cache)
 {
     vs_vocab_class c;
     if (managed)
         return VS_CMP_MANAGED;
+    if (cache)
+        return VS_CMP_CACHE;
     if (name && !strcmp(name, "non_torch"))
         return VS_CMP_NON_TORCH;
     if (name && !strcmp(name, "activation_peak"))
@@ -208,7 +222,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
     for (i = 0; i < views.n; i++) {
         const vs_component_view *v = &views.v[i];
         const char *cls = json_string_value(v->cls);
-        int c = component_class(json_string_value(v->name), cls, v->managed);
+        int c = component_class(json_string_value(v->name), cls, v->managed, v->cache);
         vs_compare_row *r = &out->rows[c];
         uint64_t per;
         if (!v->known) {
@@ -242,6 +256,11 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
         a->unknown = out->rows[VS_CMP_TOTAL].unknown;
         a->estimated_bytes =
             out->rows[VS_CMP_TOTAL].estimated_bytes - out->rows[VS_CMP_MANAGED].estimated_bytes;
+        /* the live tensors': the allocator's part less its reserved-but-free memory */
+        out->rows[VS_CMP_TENSORS].has_estimate = 1;
+        out->rows[VS_CMP_TENSORS].unknown = a->unknown;
+        out->rows[VS_CMP_TENSORS].estimated_bytes =
+            a->estimated_bytes - out->rows[VS_CMP_CACHE].estimated_bytes;
     }
     /* the GPU compared: the lowest index a mapped measurement names */
     if (!gpu_known) {

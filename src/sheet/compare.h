@@ -14,7 +14,15 @@
  * the managed row, in the total (the device holds them) but not in the
  * allocator row: the total less them, measured by PyTorch's caching-allocator
  * counters (torch.max_memory_allocated / max_memory_reserved and the like,
- * torchtune's peak_memory_*), which never see managed memory. A failure the engine printed (no room
+ * torchtune's peak_memory_*), which never see managed memory. Components of
+ * the caching allocator's reserved-but-free memory ("memory": "cache") make the
+ * allocator cache row, in the total and the allocator row (memory_reserved
+ * counts them) but not in the tensors row, the allocator row less them: a
+ * counter of live tensors (max_memory_allocated, memory_stats' allocated_bytes
+ * and active_bytes, torchtune's peak_memory_active and peak_memory_alloc) is
+ * compared against the tensors row, a reserved one (max_memory_reserved,
+ * reserved_bytes, torchtune's peak_memory_reserved) against the allocator
+ * row. A failure the engine printed (no room
  * for the KV cache) measures the kv_cache row at 0, status "engine found no room". An estimate
  * below its measurement by more than the printed figures' resolution is an under-estimate, flagged.
  * Pure: no I/O.
@@ -37,9 +45,11 @@ enum {
     VS_CMP_CUDA_GRAPHS,
     VS_CMP_OTHER,
     VS_CMP_MANAGED, /* CUDA managed memory (a paged optimizer's state): no counter */
+    VS_CMP_CACHE,   /* the caching allocator's reserved-but-free memory: no counter */
     VS_CMP_UNACCOUNTED,
     VS_CMP_TOTAL,
-    VS_CMP_ALLOCATOR, /* the total less managed memory, against PyTorch's counters */
+    VS_CMP_ALLOCATOR, /* the total less managed memory, against PyTorch's reserved counters */
+    VS_CMP_TENSORS,   /* the allocator row less its cache, against the allocated ones */
     VS_CMP_NROWS
 };
 

@@ -49,6 +49,54 @@ int vs_envelope_weights_bytes(uint64_t *out, uint64_t params, unsigned bits, vs_
     return 0;
 }
 
+/* What phase `in` (NULL: the plain sum) holds of the components that are
+ * managed (want_cache 0) or allocator cache (1), per GPU. */
+static uint64_t held(const vs_component_views *views, const vs_placement *pl, const char *in,
+                     int want_cache)
+{
+    uint64_t sum = 0;
+    size_t i;
+    for (i = 0; i < views->n; i++) {
+        const vs_component_view *v = &views->v[i];
+        if (!v->known || !(want_cache ? v->cache : v->managed) ||
+            (in && !vs_phases_holds(json_string_value(v->phase), in)))
+            continue;
+        sum += vs_placement_per_gpu(pl, json_string_value(v->cls), v->value);
+    }
+    return sum;
+}
+
+/* cache_bytes and tensors_bytes of e. The tensors' peak is the largest of
+ * the phases' tensors, which need not be in the phase the cache makes worst
+ * (a decode whose reserved-but-free memory outweighs the denoising). */
+static void tensors_part(vs_envelope *e, const vs_component_views *views, const vs_placement *pl)
+{
+    size_t j;
+    if (!held(views, pl, NULL, 1))
+        return; /* no cache: the tensors are the allocator's whole part */
+    if (!e->phases.n) {
+        e->cache_bytes = held(views, pl, NULL, 1);
+        if (e->cache_bytes > e->allocator_bytes)
+            e->cache_bytes = e->allocator_bytes;
+        e->tensors_bytes = e->allocator_bytes - e->cache_bytes;
+        return;
+    }
+    e->cache_bytes = held(views, pl, e->phases.row[e->phases.worst].name, 1);
+    if (e->cache_bytes > e->allocator_bytes)
+        e->cache_bytes = e->allocator_bytes;
+    e->tensors_bytes = 0;
+    for (j = 0; j < e->phases.n; j++) {
+        const vs_phase_row *r = &e->phases.row[j];
+        uint64_t out = held(views, pl, r->name, 0) + held(views, pl, r->name, 1);
+        uint64_t t = r->bytes > out ? r->bytes - out : 0;
+        if (t > e->tensors_bytes)
+            e->tensors_bytes = t;
+    }
+    /* what is allocated is reserved too: never above the allocator's peak */
+    if (e->tensors_bytes > e->allocator_bytes)
+        e->tensors_bytes = e->allocator_bytes;
+}
+
 /* The envelope of the components in views (see vs_envelope_compute). */
 static int compute(vs_envelope *out, const json_t *sheet, const vs_component_views *views,
                    vs_error *err)
@@ -148,6 +196,8 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
     if (e.managed_bytes > e.envelope_bytes) /* a managed component over its phase: never */
         e.managed_bytes = e.envelope_bytes;
     e.allocator_bytes = e.envelope_bytes - e.managed_bytes;
+    e.tensors_bytes = e.allocator_bytes;
+    tensors_part(&e, views, &pl);
     *out = e;
     return 0;
 }

@@ -7,7 +7,10 @@
  * the plain sum kept beside as the conservative figure.
  * A component in CUDA managed memory counts in the envelope (the device holds
  * it while resident) and is named apart (managed_bytes), the rest being what
- * PyTorch's caching allocator sees (allocator_bytes).
+ * PyTorch's caching allocator sees (allocator_bytes: what memory_reserved
+ * counts). A component of the allocator's reserved-but-free memory ("memory":
+ * "cache") counts there too and is named apart again (cache_bytes), the rest
+ * being the live tensors (tensors_bytes: what max_memory_allocated counts).
  * Unknown components are counted as missing, never as zero: the envelope then
  * holds only its known part, and says which names are unknown. A sum of
  * estimated or independently measured maxima is a conservative envelope, never
@@ -52,7 +55,15 @@ typedef struct vs_envelope {
                                    device holds while resident but torch's allocator counters
                                    leave out */
     uint64_t allocator_bytes;   /* envelope_bytes - managed_bytes: what
-                                   torch.cuda.max_memory_allocated / reserved can see */
+                                   torch.cuda.max_memory_reserved can see */
+    uint64_t cache_bytes;       /* of allocator_bytes, the components of the caching
+                                   allocator's reserved-but-free memory ("memory": "cache"),
+                                   in the worst phase when the phases are the basis */
+    uint64_t tensors_bytes;     /* the live tensors' peak, what torch.cuda.max_memory_allocated
+                                   can see: allocator_bytes - cache_bytes, or under a phase
+                                   basis the largest phase's less its managed and cache
+                                   components (the worst phase may be worst by its cache);
+                                   allocator_bytes when there is no cache component */
     uint64_t host_bytes;        /* weights kept in host memory (offload=), 0 without */
     const char *offload_basis;  /* what weights_gpu_bytes is under offload= (static), or NULL */
 } vs_envelope;

@@ -202,9 +202,10 @@ void vs_component_view_read(vs_component_view *out, const json_t *component)
             slot = &out->cls;
         else {
             /* not a layout key: counted in neither keys nor nulls */
-            if (KEY_IS(k, n, VS_MEMORY_KEY) && json_is_string(v) &&
-                !strcmp(json_string_value(v), VS_MEMORY_MANAGED))
-                out->managed = 1;
+            if (KEY_IS(k, n, VS_MEMORY_KEY) && json_is_string(v)) {
+                out->managed = !strcmp(json_string_value(v), VS_MEMORY_MANAGED);
+                out->cache = !strcmp(json_string_value(v), VS_MEMORY_CACHE);
+            }
             continue;
         }
         out->keys++;
@@ -322,6 +323,8 @@ void vs_component_view_write(const vs_component_view *v, vs_jw *w)
         b->failed = 1;
     if (v->managed)
         PUT_KEY(b, ",\"" VS_MEMORY_KEY "\":\"" VS_MEMORY_MANAGED "\"");
+    else if (v->cache)
+        PUT_KEY(b, ",\"" VS_MEMORY_KEY "\":\"" VS_MEMORY_CACHE "\"");
     w->comma = 1;
 }
 #undef PUT_KEY

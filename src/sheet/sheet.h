@@ -104,6 +104,8 @@ typedef struct vs_component_view {
     unsigned nulls; /* how many of them hold null */
     int managed;    /* "memory": "managed" (sheet/vocab.h): CUDA managed memory, outside
                        the caching allocator's counters */
+    int cache;      /* "memory": "cache": the caching allocator's reserved-but-free
+                       memory, outside its allocated (tensors) counters */
 } vs_component_view;
 void vs_component_view_read(vs_component_view *out, const json_t *component);
 /* The views of every component of a sheet, in its order, for a verb that

@@ -175,9 +175,13 @@ int vs_vocab_scope_parse(vs_vocab_scope *out, const char *s, vs_error *err);
  * (cudaMallocManaged: bitsandbytes' paged optimizer state), which the device
  * holds while it is resident but PyTorch's caching allocator neither makes nor
  * counts (torch.cuda.max_memory_allocated / memory_reserved leave it out);
- * absent, the allocator's. */
+ * "cache" for the caching allocator's reserved-but-free segments, which the
+ * device holds and memory_reserved counts (scope allocator) but no live tensor
+ * is (max_memory_allocated, scope tensors, leaves them out); absent, the
+ * allocator's tensors. */
 #define VS_MEMORY_KEY "memory"
 #define VS_MEMORY_MANAGED "managed"
+#define VS_MEMORY_CACHE "cache"
 
 /* The counters the sampler itself writes (scopes device and process). */
 #define VS_COUNTER_DEVICE "nvml.device_used"

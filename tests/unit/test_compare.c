@@ -153,9 +153,76 @@ START_TEST(placement_gpu_and_alternatives)
     ck_assert_int_eq(c.rows[VS_CMP_UNACCOUNTED].measured_bytes, 424);
     ck_assert_int_eq(vs_compare_counter_class("vllm.cuda_graph_memory"), VS_CMP_CUDA_GRAPHS);
     ck_assert_int_eq(vs_compare_counter_class("nvml.device_used"), VS_CMP_TOTAL);
+    /* PyTorch's reserved segments against the allocator row, its live tensors against
+     * the tensors row */
     ck_assert_int_eq(vs_compare_counter_class("torch.max_memory_reserved"), VS_CMP_ALLOCATOR);
-    ck_assert_int_eq(vs_compare_counter_class("torchtune.peak_memory_active"), VS_CMP_ALLOCATOR);
-    ck_assert_int_eq(vs_compare_counter_class("torch.cuda.max_memory_allocated"), VS_CMP_ALLOCATOR);
+    ck_assert_int_eq(vs_compare_counter_class("torch.reserved_bytes.all.peak"), VS_CMP_ALLOCATOR);
+    ck_assert_int_eq(vs_compare_counter_class("torchtune.peak_memory_reserved"), VS_CMP_ALLOCATOR);
+    ck_assert_int_eq(vs_compare_counter_class("torchtune.peak_memory_active"), VS_CMP_TENSORS);
+    ck_assert_int_eq(vs_compare_counter_class("torchtune.peak_memory_alloc"), VS_CMP_TENSORS);
+    ck_assert_int_eq(vs_compare_counter_class("torch.cuda.max_memory_allocated"), VS_CMP_TENSORS);
+    ck_assert_int_eq(vs_compare_counter_class("torch.active_bytes.all.peak"), VS_CMP_TENSORS);
+    ck_assert_int_eq(vs_compare_counter_class("torch.allocated_bytes.all.peak"), VS_CMP_TENSORS);
+    json_decref(sheet);
+}
+END_TEST
+
+/* A decode in two parts: SDXL's VAE decoding one fp32 1024 x 1024 image, its tensors
+ * 4,026,531,840 B (the upsampler's conv with cuDNN's workspace) and the allocator's cache
+ * up to InvokeAI's 1,048,576 px x 4 B x 2,200 = 9,227,468,800 B: 5,200,936,960 B. Weights
+ * 1,000,000,000 params x 2 B. The total and the allocator rows hold both; the tensors row
+ * the allocator row less the cache, 2,000,000,000 + 4,026,531,840 = 6,026,531,840, against
+ * max_memory_allocated 6,100,000,000 (under, by 73,468,160); the allocator row,
+ * 11,227,468,800, against max_memory_reserved 11,000,000,000 (covers). */
+static const char *DECODE_SHEET =
+    "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"dec\", "
+    "\"card\": {\"params\": 1000000000, \"format\": \"fp16\"}, "
+    "\"components\": ["
+    " {\"name\": \"vae_decode\", \"bytes\": 4026531840, \"status\": \"estimated\", "
+    "\"phase\": \"decode\", \"class\": \"activations\"},"
+    " {\"name\": \"vae_decode_cache\", \"bytes\": 5200936960, \"status\": \"estimated\", "
+    "\"phase\": \"decode\", \"class\": \"activations\", \"memory\": \"cache\"}],"
+    "\"measurements\": ["
+    " {\"phase\": \"generate\", \"counter\": \"torch.cuda.max_memory_allocated\", "
+    "\"peak_bytes\": 6100000000},"
+    " {\"phase\": \"generate\", \"counter\": \"torch.cuda.max_memory_reserved\", "
+    "\"peak_bytes\": 11000000000}]}";
+
+START_TEST(allocator_cache_and_the_tensors_row)
+{
+    json_t *sheet = NULL, *payload = NULL, *r;
+    vs_error err;
+    vs_compare c;
+    vs_buf text = VS_BUF_INIT, html = VS_BUF_INIT;
+    size_t i, found = 0;
+    ck_assert_int_eq(4026531840LL + 5200936960LL, 1048576LL * 4 * 2200);
+    ck_assert_int_eq(vs_sheet_load(&sheet, DECODE_SHEET, strlen(DECODE_SHEET), &err), 0);
+    ck_assert_int_eq(vs_compare_sheet(&c, sheet, 0, 0, &err), 0);
+    ck_assert_int_eq(c.rows[VS_CMP_ACTIVATIONS].estimated_bytes, 4026531840LL);
+    ck_assert_int_eq(c.rows[VS_CMP_CACHE].estimated_bytes, 5200936960LL);
+    ck_assert_int_eq(c.rows[VS_CMP_TOTAL].estimated_bytes, 11227468800LL);
+    ck_assert_int_eq(c.rows[VS_CMP_ALLOCATOR].estimated_bytes, 11227468800LL);
+    ck_assert_int_eq(c.rows[VS_CMP_ALLOCATOR].measured_bytes, 11000000000LL);
+    ck_assert_str_eq(c.rows[VS_CMP_ALLOCATOR].measured_from, "torch.cuda.max_memory_reserved");
+    ck_assert_str_eq(c.rows[VS_CMP_ALLOCATOR].status, "covers");
+    ck_assert_int_eq(c.rows[VS_CMP_TENSORS].estimated_bytes, 6026531840LL);
+    ck_assert_int_eq(c.rows[VS_CMP_TENSORS].measured_bytes, 6100000000LL);
+    ck_assert_str_eq(c.rows[VS_CMP_TENSORS].measured_from, "torch.cuda.max_memory_allocated");
+    ck_assert_int_eq(c.rows[VS_CMP_TENSORS].delta_bytes, -73468160LL);
+    ck_assert_str_eq(c.rows[VS_CMP_TENSORS].status, "under-estimate");
+    ck_assert_str_eq(c.rows[VS_CMP_CACHE].status, "not measured");
+    ck_assert_int_eq(vs_compare_render(&c, &text, &html, &payload), 0);
+    ck_assert_ptr_nonnull(strstr(vs_buf_str(&text), "allocator cache"));
+    json_array_foreach(json_object_get(payload, "rows"), i, r)
+    {
+        const char *cls = json_string_value(json_object_get(r, "class"));
+        if (!strcmp(cls, "tensors") || !strcmp(cls, "allocator cache"))
+            found++;
+    }
+    ck_assert_uint_eq(found, 2);
+    json_decref(payload);
+    vs_buf_free(&text);
+    vs_buf_free(&html);
     json_decref(sheet);
 }
 END_TEST
@@ -166,6 +233,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, classes_against_vllm);
     tcase_add_test(tc, placement_gpu_and_alternatives);
+    tcase_add_test(tc, allocator_cache_and_the_tensors_row);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

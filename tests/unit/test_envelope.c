@@ -459,6 +459,98 @@ END_TEST
  * device-reported 25,757,220,864 B) holds FLUX.1-dev's denoising, 24,877,082,752
  * B, although the plain sum, 29,490,817,152 B, would not; a 16 GB card
  * (16,000,000,000 B reported) is excluded, since the denoising alone exceeds it. */
+/* flux_sheet's decode in two parts, as estimate decode's default splits it: the decoder's
+ * tensors (the bf16 walk with cuDNN's workspace at 1024 x 1024: 2,550,136,832 B) and the
+ * allocator's reserved-but-free memory up to InvokeAI's 4,613,734,400 B, 2,063,597,568 B,
+ * "memory": "cache". */
+static json_t *flux_split(const char *offload, uint64_t tensors)
+{
+    json_t *s = flux_sheet(offload), *c;
+    vs_error err;
+    size_t i;
+    ck_assert_int_eq(vs_sheet_set_component(s, "vae_decode", 1, tensors, "estimated", NULL,
+                                            "decode", "activations", &err),
+                     0);
+    ck_assert_int_eq(vs_sheet_set_component(s, "vae_decode_cache", 1, 4613734400ULL - tensors,
+                                            "estimated", NULL, "decode", "activations", &err),
+                     0);
+    json_array_foreach(vs_sheet_array(s, VS_SK_COMPONENTS), i, c)
+    {
+        if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode_cache"))
+            ck_assert_int_eq(vs_sheet_component_with(s, i, "memory", json_string("cache")), 0);
+    }
+    return s;
+}
+
+/* The allocator's cache is in the envelope and the allocator's part (the GPU holds what is
+ * reserved) and out of the tensors' part, which is the largest phase's tensors. By hand, on
+ * flux_sheet's figures (W = the four weights, 33,741,198,278 B):
+ *   no offload: decode W + 2,550,136,832 + cache 2,063,597,568 + cuda_context 1,073,741,824, the
+ *     same envelope as the decode in one part; tensors W + 2,550,136,832 + 1,073,741,824, above
+ *     denoise's W + 524,288 + 1,073,741,824
+ *   model offload: the denoise phase, 24,877,082,752, is the worst and holds no cache
+ *   sequential: decode 19,726,336 + 4,613,734,400 + 1,073,741,824 = 5,707,202,560 (worst), its
+ *     tensors 19,726,336 + 2,550,136,832 + 1,073,741,824 = 3,643,604,992; with the tensors at
+ *     500,000,000 B, 1,593,468,160 in the decode, below encode's 2,126,512,128: the tensors'
+ *     peak is then another phase than the worst */
+START_TEST(allocator_cache_outside_the_tensors)
+{
+    const uint64_t w = 246120960ULL + 9524621312ULL + 23802816640ULL + 167639366ULL;
+    json_t *s = flux_split(NULL, 2550136832ULL), *p;
+    vs_envelope e;
+    vs_error err;
+    ck_assert_uint_eq(w, 33741198278ULL);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_str_eq(e.phases.row[e.phases.worst].name, "decode");
+    ck_assert_uint_eq(e.envelope_bytes, w + 4613734400ULL + 1073741824ULL);
+    ck_assert_uint_eq(e.allocator_bytes, e.envelope_bytes);
+    ck_assert_uint_eq(e.cache_bytes, 2063597568ULL);
+    ck_assert_uint_eq(e.tensors_bytes, w + 2550136832ULL + 1073741824ULL);
+    p = payload_of(&e, s);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "cache_bytes")), 2063597568LL);
+    ck_assert_int_eq(json_integer_value(json_object_get(p, "tensors_bytes")),
+                     (json_int_t)(w + 2550136832ULL + 1073741824ULL));
+    json_decref(p);
+    /* the table names it, and the text says what each counter sees */
+    {
+        vs_component_views views;
+        vs_bundle *b;
+        char *t;
+        ck_assert_int_eq(vs_component_views_read(&views, s), 0);
+        b = vs_render_envelope(s, &e, &views);
+        ck_assert_ptr_nonnull(b);
+        t = vs_bundle_plain(b);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_ptr_nonnull(strstr(t, "activations, allocator cache"));
+        ck_assert_ptr_nonnull(strstr(t, "reports at most the live tensors' peak"));
+        free(t);
+        vs_bundle_free(b);
+        vs_component_views_free(&views);
+    }
+    json_decref(s);
+    s = flux_split("model", 2550136832ULL);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_str_eq(e.phases.row[e.phases.worst].name, "denoise");
+    ck_assert_uint_eq(e.envelope_bytes, 24877082752ULL);
+    ck_assert_uint_eq(e.cache_bytes, 0);
+    ck_assert_uint_eq(e.tensors_bytes, 24877082752ULL);
+    json_decref(s);
+    s = flux_split("sequential", 2550136832ULL);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_uint_eq(e.envelope_bytes, 5707202560ULL);
+    ck_assert_uint_eq(e.cache_bytes, 2063597568ULL);
+    ck_assert_uint_eq(e.tensors_bytes, 3643604992ULL);
+    json_decref(s);
+    s = flux_split("sequential", 500000000ULL);
+    ck_assert_int_eq(vs_envelope_compute(&e, s, NULL, &err), 0);
+    ck_assert_str_eq(e.phases.row[e.phases.worst].name, "decode");
+    ck_assert_uint_eq(e.envelope_bytes, 5707202560ULL);
+    ck_assert_uint_eq(e.cache_bytes, 4113734400ULL);
+    ck_assert_uint_eq(e.tensors_bytes, 2126512128ULL);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(exclude_only_when_one_phase_exceeds)
 {
     json_t *s = flux_sheet("model");
@@ -513,6 +605,7 @@ int main(void)
     tcase_add_test(tc, bitsandbytes_components_load_on_the_gpu);
     tcase_add_test(tc, unknown_in_one_phase);
     tcase_add_test(tc, exclude_only_when_one_phase_exceeds);
+    tcase_add_test(tc, allocator_cache_outside_the_tensors);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }

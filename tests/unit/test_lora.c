@@ -283,19 +283,23 @@ START_TEST(paged_optimizer_state)
     ck_assert_ptr_nonnull(strstr(text(last()), "CUDA managed memory"));
     ck_assert_ptr_nonnull(strstr(text(last()), "optimizer, managed memory"));
     /* compare against torchtune's printed peak (README, 8B full finetune on a
-     * 4090: 18.9 GiB of peak active memory, an allocator counter): the allocator
-     * row is compare's total, every component summed (36,366,278,784 B: the
-     * loss phase + the recomputed layer 687,865,856 B), less the managed
-     * 16,060,522,496 B = 20,305,756,288 B, against 18.9 x 2^30 = 20,293,720,474 B */
+     * 4090: 18.9 GiB of peak active memory, a counter of live tensors): the
+     * allocator row is compare's total, every component summed (36,366,278,784 B:
+     * the loss phase + the recomputed layer 687,865,856 B), less the managed
+     * 16,060,522,496 B = 20,305,756,288 B; the tensors row, with no allocator
+     * cache, the same, against 18.9 x 2^30 = 20,293,720,474 B */
     run_ok("record phase=train gpu=0 counter=torchtune.peak_memory_active 18.9GiB length=2048 "
            "microbatch=2\ncompare");
     {
-        json_t *rows = json_object_get(lastp(), "rows"), *r, *a = NULL, *m = NULL, *t = NULL;
+        json_t *rows = json_object_get(lastp(), "rows"), *r, *a = NULL, *m = NULL, *t = NULL,
+               *al = NULL;
         size_t i;
         json_array_foreach(rows, i, r)
         {
-            if (!strcmp(gets(r, "class"), "allocator"))
+            if (!strcmp(gets(r, "class"), "tensors"))
                 a = r;
+            if (!strcmp(gets(r, "class"), "allocator"))
+                al = r;
             if (!strcmp(gets(r, "class"), "managed memory"))
                 m = r;
             if (!strcmp(gets(r, "class"), "total"))
@@ -306,6 +310,9 @@ START_TEST(paged_optimizer_state)
         ck_assert_ptr_nonnull(t);
         ck_assert_int_eq(geti(t, "estimated_bytes"), 36366278784LL);
         ck_assert_int_eq(geti(m, "estimated_bytes"), 2 * params);
+        ck_assert_ptr_nonnull(al);
+        ck_assert_int_eq(geti(al, "estimated_bytes"), 20305756288LL);
+        ck_assert(json_is_null(json_object_get(al, "measured_bytes")));
         ck_assert_int_eq(geti(a, "estimated_bytes"), 20305756288LL);
         ck_assert_int_eq(geti(a, "measured_bytes"), 20293720474LL);
         ck_assert_str_eq(gets(a, "measured_from"), "torchtune.peak_memory_active");

@@ -729,12 +729,40 @@ START_TEST(verbs_end_to_end)
     json_array_foreach(json_object_get(p, "components"), i,
                        c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 4613734400ull);
-    /* and by default: the constant reads high where the decoder's tensors alone read low */
+    /* by default two parts: the decoder's tensors with cuDNN's workspace (workspace=4, below:
+     * 2,550,136,832 B at 1024 x 1024 fp16) and, memory cache, the rest of that constant, the
+     * allocator's reserved-but-free memory, 4,613,734,400 - 2,550,136,832 */
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16", &err), 0);
     p = lastp(&st);
-    json_array_foreach(json_object_get(p, "components"), i,
-                       c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
-        ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 4613734400ull);
+    {
+        int seen = 0;
+        json_array_foreach(json_object_get(p, "components"), i, c)
+        {
+            const char *nm = json_string_value(json_object_get(c, "name"));
+            if (!strcmp(nm, "vae_decode")) {
+                seen |= 1;
+                ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 2550136832ull);
+            }
+            if (!strcmp(nm, "vae_decode_cache")) {
+                seen |= 2;
+                ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
+                                  4613734400ull - 2550136832ull);
+                ck_assert_str_eq(json_string_value(json_object_get(c, "memory")), "cache");
+            }
+        }
+        ck_assert_int_eq(seen, 3);
+    }
+    ck_assert_int_eq(run(ip, &st, "envelope", &err), 0);
+    p = lastp(&st);
+    ck_assert_uint_eq(json_integer_value(json_object_get(p, "cache_bytes")), 2063597568ull);
+    ck_assert_uint_eq(json_integer_value(json_object_get(p, "allocator_bytes")) -
+                          json_integer_value(json_object_get(p, "tensors_bytes")),
+                      2063597568ull);
+    /* another rule: the cache it split off goes */
+    ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai\nenvelope", &err), 0);
+    ck_assert_uint_eq(json_integer_value(json_object_get(lastp(&st), "cache_bytes")), 0);
+    json_array_foreach(json_object_get(lastp(&st), "components"), i, c)
+        ck_assert_str_ne(json_string_value(json_object_get(c, "name")), "vae_decode_cache");
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=fitted", &err), VS_EVALUE);
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai live=5", &err),
                      VS_EVALUE);
@@ -772,13 +800,16 @@ START_TEST(verbs_end_to_end)
      * score matrices over 128 x 128 latent tokens, one head, beside six 512-channel
      * tensors at 128 x 128, above the last block's 3 x 256 channels */
     ck_assert_int_eq(
-        run(ip, &st, "resolution 1024x1024\nestimate decode dtype=fp16 attention=eager", &err), 0);
+        run(ip, &st,
+            "resolution 1024x1024\nestimate decode dtype=fp16 rule=diffusers attention=eager",
+            &err),
+        0);
     p = lastp(&st);
     json_array_foreach(json_object_get(p, "components"), i,
                        c) if (!strcmp(json_string_value(json_object_get(c, "name")), "vae_decode"))
         ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
                           2ull * 16384 * 16384 * 4 + 6ull * 512 * 128 * 128 * 2);
-    /* workspace=4 (implies rule=diffusers): cuDNN's workspace, 4 B per element of a 3 x 3
+    /* workspace=4 (the default's, rule=split): cuDNN's workspace, 4 B per element of a 3 x 3
      * convolution's input, at 1024 x 1024 fp16 the third up block's upsampler conv: its
      * input (512 channels at 512 x 512), its last resnet's output (256 at 512), the
      * upsampled tensor and the conv's output (256 at 1024) at 2 B, and 256 x 1024 x 1024
