@@ -2,7 +2,8 @@
  * rows of the estimator table (lang/estimators.def): `estimate latents`,
  * `estimate attention`, `estimate decode`. Each reads the card's resolution
  * (width, height), frames and batch, prints its rule with the numbers and
- * stores one estimated component (never over a measured one). The arithmetic
+ * stores one estimated component (never over a measured one; the decode by
+ * default two: its tensors and the allocator's cache beside them). The arithmetic
  * is in sheet/estimators/{latents,attention,decode}.c. */
 #include <jansson.h>
 #include <stdio.h>

@@ -677,8 +677,13 @@ const vs_verb vs_verbs_measure[] = {
      "usable budget) minus the measured parts. The managed memory row holds the components in "
      "CUDA managed memory (a paged optimizer's state, optimizer_state_paged): in the total, as "
      "the device holds them while resident, but not in the allocator row, the total less them, "
-     "which PyTorch's caching-allocator counters measure (torch.max_memory_allocated, "
-     "max_memory_reserved, torchtune's peak_memory_active): those never see managed memory. "
+     "which PyTorch's reserved-memory counters measure (torch.max_memory_reserved, "
+     "reserved_bytes, torchtune's peak_memory_reserved): those never see managed memory. The "
+     "allocator cache row holds the caching allocator's reserved-but-free memory (memory "
+     "cache: the VAE decode's vae_decode_cache): in the total and the allocator row, not in "
+     "the tensors row, the allocator row less it, which the counters of live tensors measure "
+     "(torch.max_memory_allocated, allocated_bytes, active_bytes, torchtune's "
+     "peak_memory_active and peak_memory_alloc). "
      "gpu= picks the GPU (default: the lowest index measured; figures with no GPU count for "
      "every GPU).",
      vs_verb_compare_keys, NULL, 0, NULL},

@@ -346,8 +346,9 @@ void vs_envelope_payload_write(vs_jw *w, const vs_envelope *env, const json_t *s
         vs_jw_str(w, "managed memory (cudaMallocManaged: a paged optimizer's state) is in the "
                      "envelope, as the device holds it while resident; PyTorch's allocator "
                      "neither makes nor counts it: allocator_bytes is what "
-                     "torch.cuda.max_memory_allocated or memory_reserved can report, and the "
-                     "driver may page managed memory out to the host under pressure");
+                     "torch.cuda.max_memory_reserved can report (tensors_bytes what "
+                     "max_memory_allocated can), and the driver may page managed memory out "
+                     "to the host under pressure");
     if (env->cache_bytes)
         vs_jw_str(w, "allocator cache (the caching allocator's reserved-but-free memory) is in "
                      "the envelope and allocator_bytes, as the device holds what "
