@@ -758,6 +758,19 @@ START_TEST(verbs_end_to_end)
     ck_assert_uint_eq(json_integer_value(json_object_get(p, "allocator_bytes")) -
                           json_integer_value(json_object_get(p, "tensors_bytes")),
                       2063597568ull);
+    /* both parts follow the card: at 512 x 512 the tensors a quarter, 637,534,208 B, the
+     * constant 512 x 512 x 2 x 2,200 = 1,153,433,600 B, the cache the rest */
+    ck_assert_int_eq(run(ip, &st, "resolution 512x512\nenvelope", &err), 0);
+    json_array_foreach(json_object_get(lastp(&st), "components"), i, c)
+    {
+        const char *nm = json_string_value(json_object_get(c, "name"));
+        if (!strcmp(nm, "vae_decode"))
+            ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 637534208ull);
+        if (!strcmp(nm, "vae_decode_cache"))
+            ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")),
+                              1153433600ull - 637534208ull);
+    }
+    ck_assert_int_eq(run(ip, &st, "resolution 1024x1024", &err), 0);
     /* another rule: the cache it split off goes */
     ck_assert_int_eq(run(ip, &st, "estimate decode dtype=fp16 rule=invokeai\nenvelope", &err), 0);
     ck_assert_uint_eq(json_integer_value(json_object_get(lastp(&st), "cache_bytes")), 0);

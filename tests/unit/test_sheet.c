@@ -194,6 +194,33 @@ START_TEST(component_view_write_continues_an_object)
 }
 END_TEST
 
+/* The allocator-cache key ("memory": "cache") is read as its own flag, not as
+ * managed memory, and written back as it was; another value is neither. */
+START_TEST(component_view_cache_key)
+{
+    json_t *c = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "name", "vae_decode_cache", "bytes",
+                          (json_int_t)7, "status", "estimated", "phase", "decode", "class",
+                          "activations", "memory", "cache");
+    vs_component_view v;
+    vs_buf out = VS_BUF_INIT;
+    vs_jw w = VS_JW_INIT(&out);
+    vs_component_view_read(&v, c);
+    ck_assert(v.cache);
+    ck_assert(!v.managed);
+    vs_jw_open(&w, '{');
+    vs_component_view_write(&v, &w);
+    vs_jw_close(&w, '}');
+    ck_assert_str_eq(vs_buf_str(&out), "{\"name\":\"vae_decode_cache\",\"bytes\":7,\"status\":"
+                                       "\"estimated\",\"source\":null,\"phase\":\"decode\","
+                                       "\"class\":\"activations\",\"memory\":\"cache\"}");
+    vs_buf_free(&out);
+    json_object_set_new(c, "memory", json_string("pinned"));
+    vs_component_view_read(&v, c);
+    ck_assert(!v.cache && !v.managed);
+    json_decref(c);
+}
+END_TEST
+
 /* The views of a sheet are its components' views, in the sheet's order; a
  * sheet without components gives none. */
 START_TEST(component_views_follow_the_sheet)
@@ -751,6 +778,7 @@ int main(void)
     tcase_add_test(tc, component_put_stores_the_layout_keys);
     tcase_add_test(tc, component_view_writes_the_stored_shape);
     tcase_add_test(tc, component_view_write_continues_an_object);
+    tcase_add_test(tc, component_view_cache_key);
     tcase_add_test(tc, component_views_follow_the_sheet);
     tcase_add_test(tc, components_are_found_by_name_after_any_change);
     tcase_add_test(tc, the_same_declaration_keeps_the_component);
