@@ -95,13 +95,51 @@ static int liger_source(uint64_t *out_bytes, const vs_line *line, const json_t *
     return 0;
 }
 
+/* loss=unsloth: Unsloth's loss before Cut Cross-Entropy, the terms named. */
+static int unsloth_loss_source(uint64_t *out_bytes, uint64_t tokens, uint64_t hidden, uint64_t V,
+                               int fp32, char *src, size_t srclen, vs_error *err)
+{
+    vs_unsloth_loss_est e;
+    char gt[40], gH[40], gV[40], g1[40], g2[40], g3[40], g4[40], gb[40], w[600];
+    int rc;
+    if ((rc = vs_estimate_loss_unsloth(&e, tokens, hidden, V, fp32, err)) < 0)
+        return rc;
+    vs_units_grouped(gt, sizeof gt, tokens);
+    vs_units_grouped(gH, sizeof gH, hidden);
+    vs_units_grouped(gV, sizeof gV, V);
+    vs_units_grouped(g1, sizeof g1, e.logits);
+    vs_units_grouped(g2, sizeof g2, e.forward);
+    vs_units_grouped(g3, sizeof g3, e.grad_hidden);
+    vs_units_grouped(g4, sizeof g4, e.outputs);
+    vs_units_grouped(gb, sizeof gb, e.total);
+    if (fp32)
+        snprintf(w, sizeof w,
+                 "; outputs=fp32: the returned logits converted to float32 beside them and the "
+                 "saved log-sum-exp, %s x %s x 4 B + %s x 4 B = %s B (accelerate's "
+                 "convert_outputs_to_fp32, installed by the Trainer's fp16=True or bf16=True: "
+                 "accelerate 0.34.2 accelerator.py prepare_model)",
+                 gt, gV, gt, g4);
+    else
+        w[0] = '\0';
+    snprintf(src, srclen,
+             "Unsloth's loss before Cut Cross-Entropy: the output layer's 16-bit logits, "
+             "saved by the loss and its gradient written over them, %s tokens x %s vocabulary x "
+             "2 B = %s B, + the largest of the float32 losses and log-sum-exps of %" PRIu64
+             " block(s) of 65,536 (%s B), the 16-bit gradient into the %s-wide hidden state "
+             "(%s B)%s: %s B (unsloth 2024.8 to 2024.10.0 models/llama.py "
+             "CausalLM_fast_forward, kernels/cross_entropy_loss.py Fast_CrossEntropyLoss)",
+             gt, gV, g1, e.chunks, g2, gH, g3, w, gb);
+    *out_bytes = e.total;
+    return 0;
+}
+
 /* Adds the logits component: the float32 upcast of the loss over tokens x vocab. */
 static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint64_t b,
-                           uint64_t hidden, uint64_t *out_bytes, int *counted, char *src,
-                           size_t srclen, vs_buf *skipped, json_t *sk, vs_error *err)
+                           uint64_t hidden, int unsloth, uint64_t *out_bytes, int *counted,
+                           char *src, size_t srclen, vs_buf *skipped, json_t *sk, vs_error *err)
 {
     const vs_arg *ls = vs_line_pair(line, "loss"), *ch = vs_line_pair(line, "chunks");
-    const vs_arg *hd = vs_line_pair(line, "head");
+    const vs_arg *hd = vs_line_pair(line, "head"), *op = vs_line_pair(line, "outputs");
     uint64_t V = 0, chunks = 1, tokens;
     int rc, from_arch = 0;
     char gV[40], gt[40], gbytes[40];
@@ -111,11 +149,25 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
     if (rc == 0 || V == 0)
         return 0; /* no vocabulary known: said in a note */
     if (ls && strcmp(ls->value, "full") && strcmp(ls->value, "chunked") &&
-        strcmp(ls->value, "cce") && strcmp(ls->value, "liger"))
+        strcmp(ls->value, "cce") && strcmp(ls->value, "liger") && strcmp(ls->value, "unsloth"))
         return vs_arg_error(ls, err,
                             vs_error_set(err, VS_EVALUE,
-                                         "loss must be full, chunked, cce or liger, not '%s'",
+                                         "loss must be full, chunked, cce, liger or unsloth, not "
+                                         "'%s'",
                                          ls->value));
+    if (ls && !strcmp(ls->value, "unsloth") && !unsloth)
+        return vs_arg_error(
+            ls, err, vs_error_set(err, VS_EVALUE, "loss=unsloth goes with framework=unsloth"));
+    /* the other losses hand back float32 logits (full) or none (cce, liger:
+     * Unsloth's and Liger's return no logits to convert; torchtune's chunked
+     * loss runs without accelerate) */
+    if (op && (!ls || strcmp(ls->value, "unsloth")))
+        return vs_arg_error(op, err,
+                            vs_error_set(err, VS_EVALUE, "outputs= goes with loss=unsloth"));
+    if (op && strcmp(op->value, "fp32") && strcmp(op->value, "native"))
+        return vs_arg_error(
+            op, err,
+            vs_error_set(err, VS_EVALUE, "outputs must be fp32 or native, not '%s'", op->value));
     if (ch && (!ls || strcmp(ls->value, "chunked")))
         return vs_arg_error(ch, err,
                             vs_error_set(err, VS_EVALUE, "chunks= goes with loss=chunked"));
@@ -138,6 +190,10 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
     vs_units_grouped(gt, sizeof gt, tokens);
     if (ls && !strcmp(ls->value, "liger")) {
         if ((rc = liger_source(out_bytes, line, sheet, tokens, hidden, V, src, srclen, err)) < 0)
+            return rc;
+    } else if (ls && !strcmp(ls->value, "unsloth")) {
+        if ((rc = unsloth_loss_source(out_bytes, tokens, hidden, V,
+                                      op && !strcmp(op->value, "fp32"), src, srclen, err)) < 0)
             return rc;
     } else if (ls && !strcmp(ls->value, "cce")) {
         char gH[40];
@@ -325,9 +381,10 @@ static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
 
 /* framework=unsloth: the rotary tables (vs_estimate_unsloth_rope), component
  * rope_cache, in every phase: built with the model, rebuilt longer at the first
- * forward past them. per_layer: rope=layers (Unsloth 2024.12.x). */
-static int store_rope(json_t *sheet, const vs_act_shape *sh, int per_layer, vs_buf *skipped,
-                      json_t *sk, vs_error *err)
+ * forward past them. per_layer: rope=layers (Unsloth 2024.12.x). cast16:
+ * rope_cast=16bit, the tables as built in the model's 16-bit dtype. */
+static int store_rope(json_t *sheet, const vs_act_shape *sh, int per_layer, int cast16,
+                      vs_buf *skipped, json_t *sk, vs_error *err)
 {
     json_t *arch = vs_sheet_card_get(sheet, VS_CK_ARCH);
     json_t *hd = json_object_get(arch, "head_dim"), *cx = json_object_get(arch, "context");
@@ -338,10 +395,10 @@ static int store_rope(json_t *sheet, const vs_act_shape *sh, int per_layer, vs_b
     uint64_t ctxlen =
         json_is_integer(cx) && json_integer_value(cx) > 0 ? (uint64_t)json_integer_value(cx) : 0;
     uint64_t bytes, built = ctxlen && ctxlen < 32768 ? ctxlen : 32768, step = 8192, pos;
-    char src[900], gL[40], gd[40], gp[40], gs[40], gb[40], gB[40];
+    char src[1100], gL[40], gd[40], gp[40], gs[40], gb[40], gB[40];
     int rc, rebuilt = sh->length > built;
-    if ((rc = vs_estimate_unsloth_rope(&bytes, sh->layers, d, ctxlen, sh->length, per_layer, err)) <
-        0)
+    if ((rc = vs_estimate_unsloth_rope(&bytes, sh->layers, d, ctxlen, sh->length, per_layer, cast16,
+                                       err)) < 0)
         return rc;
     pos = rebuilt ? (sh->length + step - 1) / step * step : built;
     vs_units_grouped(gL, sizeof gL, per_layer ? sh->layers : 1);
@@ -350,23 +407,28 @@ static int store_rope(json_t *sheet, const vs_act_shape *sh, int per_layer, vs_b
     vs_units_grouped(gs, sizeof gs, sh->length);
     vs_units_grouped(gb, sizeof gb, bytes);
     vs_units_grouped(gB, sizeof gB, built);
-    snprintf(src, sizeof src,
-             "%s x (cos + sin) x %s positions x %s head_dim x %s%s%s%s = %s B, %s (length %s; "
-             "unsloth/models/llama.py LlamaRotaryEmbedding, LlamaExtendedRotaryEmbedding, "
-             "extend_rope_embedding); %s",
-             gL, gp, gd, rebuilt ? "2 B" : "4 B",
-             per_layer ? " + the model's own, (cos + sin) x " : "", per_layer ? gB : "",
-             per_layer ? " x head_dim x 4 B as built" : "", gb,
-             rebuilt ? "rebuilt past the length rounded up to 8,192 positions in the activations' "
-                       "16-bit dtype"
-                     : "as built: min(4 x 8,192, max_position_embeddings) positions in float32",
-             gs,
-             per_layer ? "rope=layers: every layer's attention builds its own table "
-                         "(unsloth/models/_utils.py patch_llama_rope_scaling rewrites "
-                         "LlamaAttention.__init__; Unsloth 2024.12.x with transformers <= 4.47.1)"
-                       : "rope=shared: the layers share the model's table (from_pretrained sets "
-                         "layer.self_attn.rotary_emb = model.model.rotary_emb, Unsloth 2025.1.1 "
-                         "on)");
+    snprintf(
+        src, sizeof src,
+        "%s x (cos + sin) x %s positions x %s head_dim x %s%s%s%s = %s B, %s (length %s; "
+        "unsloth/models/llama.py LlamaRotaryEmbedding, LlamaExtendedRotaryEmbedding, "
+        "extend_rope_embedding); %s",
+        gL, gp, gd, rebuilt || cast16 ? "2 B" : "4 B",
+        per_layer ? " + the model's own, (cos + sin) x " : "", per_layer ? gB : "",
+        per_layer ? (cast16 ? " x head_dim x 2 B as built" : " x head_dim x 4 B as built") : "", gb,
+        rebuilt  ? "rebuilt past the length rounded up to 8,192 positions in the activations' "
+                   "16-bit dtype"
+        : cast16 ? "as built: min(4 x 8,192, max_position_embeddings) positions, cast to the "
+                   "model's 16-bit dtype after loading (rope_cast=16bit: post_patch's "
+                   "module.cos_cached.to(correct_dtype), 'Downcast RoPE embedding to correct data "
+                   "type', unsloth 2024.8 to 2024.10.0 models/llama.py; gone by 2024.12.4)"
+                 : "as built: min(4 x 8,192, max_position_embeddings) positions in float32",
+        gs,
+        per_layer ? "rope=layers: every layer's attention builds its own table "
+                    "(unsloth/models/_utils.py patch_llama_rope_scaling rewrites "
+                    "LlamaAttention.__init__; Unsloth 2024.12.x with transformers <= 4.47.1)"
+                  : "rope=shared: the layers share the model's table (from_pretrained sets "
+                    "layer.self_attn.rotary_emb = model.model.rotary_emb, Unsloth 2025.1.1 "
+                    "on)");
     return vs_verbs_estimate_store(sheet, "rope_cache", bytes, src, VS_CLASS_OTHER, skipped, sk,
                                    err);
 }
@@ -375,7 +437,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
 {
     const vs_arg *ck = vs_line_pair(line, "checkpointing"), *nm = vs_line_pair(line, "name");
     const vs_arg *at = vs_line_pair(line, "attention"), *fw = vs_line_pair(line, "framework");
-    const vs_arg *rp = vs_line_pair(line, "rope");
+    const vs_arg *rp = vs_line_pair(line, "rope"), *rc16 = vs_line_pair(line, "rope_cast");
     const char *name = nm ? nm->value : "activations", *attn_from = "the line";
     vs_checkpointing mode;
     vs_attention attn;
@@ -418,6 +480,14 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
                                        unsloth ? "rope must be shared or layers, not '%s'"
                                                : "rope= goes with framework=unsloth ('%s')",
                                        rp->value));
+        goto done;
+    }
+    if (rc16 && (!unsloth || strcmp(rc16->value, "16bit"))) {
+        rc = vs_arg_error(rc16, err,
+                          vs_error_set(err, VS_EVALUE,
+                                       unsloth ? "rope_cast must be 16bit, not '%s'"
+                                               : "rope_cast= goes with framework=unsloth ('%s')",
+                                       rc16->value));
         goto done;
     }
     if (!unsloth && attn == VS_ATTN_XFORMERS) {
@@ -484,8 +554,8 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
             goto done;
         }
         unsloth_source(src, sizeof src, &sh, mode, attn, &e);
-        if ((rc = store_rope(sheet, &sh, rp && !strcmp(rp->value, "layers"), &skipped, sk, err)) <
-            0) {
+        if ((rc = store_rope(sheet, &sh, rp && !strcmp(rp->value, "layers"), rc16 != NULL, &skipped,
+                             sk, err)) < 0) {
             rc = vs_arg_error(rp ? rp : fw, err, rc);
             goto done;
         }
@@ -495,8 +565,8 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
             goto done;
         activations_source(src, sizeof src, &sh, mode, attn, &e);
     }
-    if ((rc = estimate_logits(line, sheet, sh.length, sh.microbatch, sh.hidden, &logit_bytes,
-                              &logits, lsrc, sizeof lsrc, &skipped, sk, err)) < 0)
+    if ((rc = estimate_logits(line, sheet, sh.length, sh.microbatch, sh.hidden, unsloth,
+                              &logit_bytes, &logits, lsrc, sizeof lsrc, &skipped, sk, err)) < 0)
         goto done;
     snprintf(rname, sizeof rname, "%s_recomputed", name);
     /* The logits are made after the last layer and freed by the loss's backward

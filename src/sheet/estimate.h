@@ -163,10 +163,13 @@ int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_c
  * as built, never extended: layers x table(length) + table(0). Otherwise
  * (from 2025.1.1, from_pretrained: layer.self_attn.rotary_emb =
  * model.model.rotary_emb) the layers share one table: table(length).
+ * cast16 (unsloth 2024.8, 2024.9.post1 and 2024.10.0: post_patch's "Downcast
+ * RoPE embedding to correct data type", models/llama.py, gone by 2024.12.4):
+ * every table as built is cast to the model's 16-bit dtype, 2 B, not 4.
  * context 0 (unknown) reads as 32,768. The length is one sequence's (the
  * tables are by position, not by token of the batch). */
 int vs_estimate_unsloth_rope(uint64_t *out, uint64_t layers, uint64_t head_dim, uint64_t context,
-                             uint64_t length, int per_layer, vs_error *err);
+                             uint64_t length, int per_layer, int cast16, vs_error *err);
 
 /* The logits and the loss of a causal language model over tokens positions
  * (length x microbatch) and a vocabulary of vocab entries, T x V elements:
@@ -186,6 +189,31 @@ int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t 
  * gradient into the hidden state, torch.zeros_like(e) (2 B x hidden); a frozen
  * output layer gets no gradient (dc only if c.requires_grad). */
 int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, vs_error *err);
+
+/* The loss of Unsloth before Cut Cross-Entropy (unsloth 2024.8, 2024.9.post1
+ * and 2024.10.0 on PyPI, read there: models/llama.py CausalLM_fast_forward,
+ * kernels/cross_entropy_loss.py Fast_CrossEntropyLoss), over tokens positions
+ * (T) of a hidden-wide last hidden state (H) and a vocabulary (V):
+ *   logits: T x V x 2, the output layer's 16-bit logits (the model's dtype, to
+ *     which logits.to(config.torch_dtype) casts: transformers' from_pretrained
+ *     sets config.torch_dtype to the dtype Unsloth loads in), saved by the
+ *     loss, which writes its gradient over them in the backward;
+ *   chunks: ceil(V / 65,536) (MAX_FUSED_SIZE), the forward's blocks a token;
+ *   forward: the float32 losses (T x 4) and log-sum-exps, T x 4 for one block,
+ *     else T x chunks x 4 reduced by torch.logsumexp into T x 4 beside them:
+ *     T x 8, else T x 4 x (chunks + 2);
+ *   grad_hidden: T x H x 2, the gradient into the last hidden state, made by
+ *     the output layer's backward while the logits' gradient is alive;
+ *   outputs: under fp32_outputs, T x V x 4 + T x 4: accelerate's mixed
+ *     precision wrapper (convert_outputs_to_fp32, what the Trainer's fp16=True
+ *     or bf16=True installs) converts the returned 16-bit logits to float32
+ *     while the loss holds the 16-bit ones and its T x 4 log-sum-exp; else 0;
+ *   total: logits + the largest of forward, grad_hidden and outputs. */
+typedef struct vs_unsloth_loss_est {
+    uint64_t chunks, logits, forward, grad_hidden, outputs, total;
+} vs_unsloth_loss_est;
+int vs_estimate_loss_unsloth(vs_unsloth_loss_est *out, uint64_t tokens, uint64_t hidden,
+                             uint64_t vocab, int fp32_outputs, vs_error *err);
 
 /* The loss of Liger-Kernel's fused linear cross-entropy (LigerFusedLinear-
  * CrossEntropyFunction, linkedin/Liger-Kernel at 00eba63), which runs the

@@ -9,6 +9,7 @@
 #include "lang/interp.h"
 #include "lang/verb.h"
 #include "render/bundle.h"
+#include "sheet/estimate.h"
 
 #include "check_run.h"
 #include "results.h"
@@ -609,6 +610,97 @@ START_TEST(unsloth_activations)
 }
 END_TEST
 
+/* Unsloth's loss before Cut Cross-Entropy (loss=unsloth, read in unsloth 2024.8,
+ * 2024.9.post1 and 2024.10.0: CausalLM_fast_forward's 16-bit logits, which
+ * Fast_CrossEntropyLoss saves and writes its gradient over), by hand for
+ * Llama-3.2-3B (hidden 3,072, vocabulary 128,256, 28 layers, head_dim 128) at
+ * 2,048 x 2 tokens, T = 4,096:
+ *   the logits, 4,096 x 128,256 x 2 = 1,050,673,152 B;
+ *   ceil(128,256 / 65,536) = 2 blocks: the float32 losses, the blocks'
+ *     log-sum-exps and their reduction, 4,096 x 4 x (2 + 2) = 65,536 B;
+ *   the gradient into the hidden state, 4,096 x 3,072 x 2 = 25,165,824 B,
+ *     the larger: 1,075,838,976 B;
+ *   outputs=fp32 (accelerate's convert_outputs_to_fp32 under the Trainer's
+ *     fp16=True): the float32 copy of the returned logits and the saved
+ *     log-sum-exp, 4,096 x 128,256 x 4 + 4,096 x 4 = 2,101,362,688 B, the
+ *     largest: 1,050,673,152 + 2,101,362,688 = 3,152,035,840 B.
+ * A 32,000 vocabulary is one block: 4,096 x 32,000 x 2 + 25,165,824 =
+ * 287,309,824 B. Ten tokens of a 1-wide state over 200,000 entries: 4 blocks,
+ * 10 x 4 x 6 = 240 B above the 2,000,000 x 2 B logits, the hidden's 20 B less.
+ * The rotary tables under rope_cast=16bit (post_patch casts them to the model's
+ * dtype): 2 x 32,768 x 128 x 2 = 16,777,216 B a table, 29 under rope=layers,
+ * 486,539,264 B; at 40,000 tokens 28 rebuilt at 40,960 positions in 16 bits,
+ * 28 x 20,971,520 + 16,777,216 (the model's as built) = 603,979,776 B. */
+START_TEST(unsloth_loss_before_cce)
+{
+    const char *act = "estimate activations attention=xformers checkpointing=offload "
+                      "framework=unsloth";
+    char cell[400];
+    vs_unsloth_loss_est e;
+    json_t *p;
+    model("llama-3.2-3b.json", "qlora");
+    snprintf(cell, sizeof cell, "length 2048\nmicrobatch 2\n%s loss=unsloth", act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "logits"), "bytes"), 1050673152LL + 25165824LL);
+    ck_assert_int_eq(4096LL * 128256 * 2, 1050673152LL);
+    ck_assert_int_eq(4096LL * 3072 * 2, 25165824LL);
+    ck_assert_ptr_nonnull(
+        strstr(gets(named(lastp(), "logits"), "source"), "Fast_CrossEntropyLoss"));
+    snprintf(cell, sizeof cell, "%s loss=unsloth outputs=native", act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "logits"), "bytes"), 1075838976LL);
+    snprintf(cell, sizeof cell, "%s loss=unsloth outputs=fp32", act);
+    run_ok(cell);
+    p = lastp();
+    ck_assert_int_eq(geti(named(p, "logits"), "bytes"), 3152035840LL);
+    ck_assert_int_eq(1050673152LL + 4096LL * 128256 * 4 + 4096 * 4, 3152035840LL);
+    ck_assert_str_eq(gets(named(p, "logits"), "phase"), "loss");
+    ck_assert_ptr_nonnull(strstr(gets(named(p, "logits"), "source"), "convert_outputs_to_fp32"));
+    snprintf(cell, sizeof cell, "%s loss=unsloth vocab=32000", act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "logits"), "bytes"), 4096LL * 32000 * 2 + 25165824LL);
+    ck_assert_int_eq(4096LL * 32000 * 2 + 25165824LL, 287309824LL);
+    ck_assert_int_eq(vs_estimate_loss_unsloth(&e, 10, 1, 200000, 0, &err), 0);
+    ck_assert_uint_eq(e.chunks, 4);
+    ck_assert_uint_eq(e.forward, 240);
+    ck_assert_uint_eq(e.grad_hidden, 20);
+    ck_assert_uint_eq(e.total, 4000240);
+    /* the rotary tables in 16 bits */
+    snprintf(cell, sizeof cell, "%s loss=unsloth rope=layers rope_cast=16bit", act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "rope_cache"), "bytes"), 29LL * 2 * 32768 * 128 * 2);
+    ck_assert_int_eq(29LL * 16777216, 486539264LL);
+    ck_assert_ptr_nonnull(strstr(gets(named(lastp(), "rope_cache"), "source"), "post_patch"));
+    snprintf(cell, sizeof cell,
+             "length 40000\nmicrobatch 1\n%s loss=unsloth rope=layers "
+             "rope_cast=16bit",
+             act);
+    run_ok(cell);
+    ck_assert_int_eq(geti(named(lastp(), "rope_cache"), "bytes"), 28LL * 20971520 + 16777216);
+    ck_assert_int_eq(28LL * 20971520 + 16777216, 603979776LL);
+    /* each goes with what it describes, the sheet unchanged */
+    ck_assert_int_eq(run("estimate activations attention=flash checkpointing=offload "
+                         "loss=unsloth"),
+                     VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "loss=unsloth goes with framework=unsloth"));
+    snprintf(cell, sizeof cell, "%s loss=cce outputs=fp32", act);
+    ck_assert_int_eq(run(cell), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "outputs= goes with loss=unsloth"));
+    snprintf(cell, sizeof cell, "%s loss=unsloth outputs=bf16", act);
+    ck_assert_int_eq(run(cell), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "outputs must be fp32 or native"));
+    snprintf(cell, sizeof cell, "%s loss=unsloth rope_cast=8bit", act);
+    ck_assert_int_eq(run(cell), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "rope_cast must be 16bit"));
+    ck_assert_int_eq(run("estimate activations attention=flash checkpointing=offload "
+                         "rope_cast=16bit"),
+                     VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "rope_cast= goes with framework=unsloth"));
+    run_ok("envelope");
+    ck_assert_int_eq(geti(named(lastp(), "rope_cache"), "bytes"), 28LL * 20971520 + 16777216);
+}
+END_TEST
+
 /* An adapter's gradients in the backward: Unsloth's QLoRA of Llama-3.1-8B, rank
  * 32 on the seven projections, its adapter in float32 (precision=fp32), at
  * 4,096 x 2 tokens (T = 8,192) under offload. Trainable by hand: 32 x (q 4,096 +
@@ -702,6 +794,7 @@ int main(void)
     tcase_add_test(tc, optimizer_step_transient);
     tcase_add_test(tc, optimizer_step_by_torch_release);
     tcase_add_test(tc, unsloth_activations);
+    tcase_add_test(tc, unsloth_loss_before_cce);
     tcase_add_test(tc, adapter_gradients_in_the_backward);
     suite_add_tcase(s, tc);
     return vs_check_run(s);

@@ -254,7 +254,7 @@ START_TEST(activations_attention_and_logits)
     ck_assert_int_eq(run(line), VS_EVALUE);
     snprintf(line, sizeof line, "%s attention=flash loss=tiled", shape);
     ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "loss must be full, chunked, cce or liger"));
+    ck_assert_ptr_nonnull(strstr(err.message, "loss must be full, chunked, cce, liger or unsloth"));
     /* the card's engine's attention key is the default */
     run_ok("engine transformers attention=flash\nestimate activations layers=32 hidden=4096 "
            "heads=32");

@@ -8,16 +8,16 @@
 #include "sheet/estimators/arith.h"
 
 const char *const vs_estimate_activations_keys[] = {
-    "layers", "hidden",    "heads", "checkpointing", "attention", "vocab", "loss",
-    "chunks", "framework", "head",  "name",          "rope",      NULL};
+    "layers",    "hidden", "heads", "checkpointing", "attention", "vocab",   "loss", "chunks",
+    "framework", "head",   "name",  "rope",          "rope_cast", "outputs", NULL};
 
 const vs_estimator_info vs_estimator_activations = {
     "activations", vs_estimate_activations_keys,
     "estimate activations [layers=L] [hidden=H] [heads=A] "
     "[checkpointing=none|selective|full|offload] "
     "[attention=eager|sdpa|flash|xformers] [vocab=V] "
-    "[loss=full|chunked [chunks=8]|cce|liger [head=trained|frozen]] [framework=pytorch|unsloth "
-    "[rope=shared|layers]]",
+    "[loss=full|chunked [chunks=8]|cce|liger [head=trained|frozen]|unsloth [outputs=fp32|native]] "
+    "[framework=pytorch|unsloth [rope=shared|layers] [rope_cast=16bit]]",
     "saved activations per layer (Korthikanti et al. 2022)"};
 
 int vs_checkpointing_parse(vs_checkpointing *out, const char *name, vs_error *err)

@@ -6,7 +6,8 @@
  * unslothai/unsloth-zoo at 0373fcc (unsloth_zoo/gradient_checkpointing.py); the
  * same kernels, checkpointer and model preparation as the December 2024 releases
  * on PyPI (unsloth 2024.12.4 and 2024.12.12, unsloth_zoo 2024.12.1 and
- * 2024.12.7), read there too. */
+ * 2024.12.7), read there too. The rotary tables and, before Cut Cross-Entropy,
+ * the loss: read in unsloth 2024.8, 2024.9.post1 and 2024.10.0 on PyPI. */
 #include "sheet/estimate.h"
 
 #include <string.h>
@@ -93,14 +94,16 @@ int vs_estimate_activations_unsloth(vs_act_est *out, const vs_act_shape *s, vs_c
 
 /* One table of cos and sin at length (vs_estimate_unsloth_rope). */
 static int rope_table(uint64_t *out, uint64_t head_dim, uint64_t context, uint64_t length,
-                      vs_error *err)
+                      int cast16, vs_error *err)
 {
     const char *w = "the rotary tables";
     const uint64_t step = 8192, first = 4 * 8192;
     uint64_t built = context && context < first ? context : first, positions, elem;
     int rc;
     if (length <= built) {
-        positions = built, elem = 4; /* as built: float32, torch.get_default_dtype() */
+        /* as built: float32, torch.get_default_dtype(); cast16: post_patch's
+         * module.cos_cached.to(correct_dtype), the model's 16-bit dtype */
+        positions = built, elem = cast16 ? 2 : 4;
     } else {
         positions = length / step + (length % step != 0); /* extend_rope_embedding */
         if ((rc = vs_arith_mul(&positions, step, w, err)))
@@ -114,22 +117,64 @@ static int rope_table(uint64_t *out, uint64_t head_dim, uint64_t context, uint64
 }
 
 int vs_estimate_unsloth_rope(uint64_t *out, uint64_t layers, uint64_t head_dim, uint64_t context,
-                             uint64_t length, int per_layer, vs_error *err)
+                             uint64_t length, int per_layer, int cast16, vs_error *err)
 {
     uint64_t t, model;
     int rc;
     if (!layers || !head_dim)
         return vs_error_set(err, VS_EVALUE,
                             "framework=unsloth needs the layers and head_dim of the card's model");
-    if ((rc = rope_table(&t, head_dim, context, length, err)))
+    if ((rc = rope_table(&t, head_dim, context, length, cast16, err)))
         return rc;
     if (per_layer) {
         /* each layer's own, and the model's as built */
-        if ((rc = rope_table(&model, head_dim, context, 0, err)) ||
+        if ((rc = rope_table(&model, head_dim, context, 0, cast16, err)) ||
             (rc = vs_arith_mul(&t, layers, "the rotary tables", err)) ||
             (rc = vs_arith_add(&t, model, "the rotary tables", err)))
             return rc;
     }
     *out = t;
+    return 0;
+}
+
+int vs_estimate_loss_unsloth(vs_unsloth_loss_est *out, uint64_t tokens, uint64_t hidden,
+                             uint64_t vocab, int fp32_outputs, vs_error *err)
+{
+    const char *w = "the loss";
+    const uint64_t fused = 65536; /* kernels/cross_entropy_loss.py MAX_FUSED_SIZE */
+    vs_unsloth_loss_est e;
+    uint64_t tv = tokens, most;
+    int rc;
+    if (!vocab)
+        return vs_error_set(err, VS_EVALUE, "loss=unsloth needs the vocabulary");
+    memset(&e, 0, sizeof e);
+    e.chunks = vs_arith_ceil_div(vocab, fused);
+    if ((rc = vs_arith_mul(&tv, vocab, w, err)))
+        return rc;
+    e.logits = tv;
+    /* one block: the losses and the log-sum-exp, 4 B each; more: the blocks'
+     * log-sum-exps and their reduction beside the losses */
+    e.forward = tokens;
+    e.grad_hidden = tokens;
+    if ((rc = vs_arith_mul(&e.logits, 2, w, err)) ||
+        (rc = vs_arith_mul(&e.forward, e.chunks == 1 ? 8 : 4 * (e.chunks + 2), w, err)) ||
+        (rc = vs_arith_mul(&e.grad_hidden, hidden, w, err)) ||
+        (rc = vs_arith_mul(&e.grad_hidden, 2, w, err)))
+        return rc;
+    if (fp32_outputs) {
+        /* the float32 copy beside the 16-bit logits and the saved log-sum-exp;
+         * the losses are freed by then (loss.sum() keeps no input) */
+        uint64_t lse = tokens;
+        e.outputs = tv;
+        if ((rc = vs_arith_mul(&e.outputs, 4, w, err)) || (rc = vs_arith_mul(&lse, 4, w, err)) ||
+            (rc = vs_arith_add(&e.outputs, lse, w, err)))
+            return rc;
+    }
+    most = e.forward > e.grad_hidden ? e.forward : e.grad_hidden;
+    most = e.outputs > most ? e.outputs : most;
+    e.total = e.logits;
+    if ((rc = vs_arith_add(&e.total, most, w, err)))
+        return rc;
+    *out = e;
     return 0;
 }
