@@ -500,33 +500,49 @@ static double capacity_error(const row *r, long long *longest, long long *slope,
  * printed figure is rounded to 1 MB and reserved memory rounds each block up to the allocator's
  * 2 MiB. The rest of the peak, what the notebook prints as reserved for training, is printed
  * beside the sheet's envelope less that load-time part. */
+/* the three notebooks' models and the figures each prints */
+static const struct {
+    const char *config;
+    long long hidden, kv, inter, layers, printed_trainable;
+    double printed_start, printed_training; /* GB, / 1024^3 */
+} colab_runs[] = {
+    {"llama-3.1-8b", 4096, 1024, 14336, 32, 41943040, 5.984, 1.938},
+    {"llama-3.2-3b", 3072, 1024, 8192, 28, 24313856, 2.635, 3.896},
+    {"qwen2.5-7b", 3584, 512, 18944, 28, 40370176, 5.764, 2.129},
+};
+
+/* The colab_runs entry of row r's model. */
+static size_t colab_run(const row *r)
+{
+    size_t k, w = sizeof colab_runs / sizeof colab_runs[0];
+    for (k = 0; k < sizeof colab_runs / sizeof colab_runs[0]; k++)
+        if (strstr(r->cells, colab_runs[k].config))
+            w = k;
+    ck_assert_uint_lt(w, sizeof colab_runs / sizeof colab_runs[0]);
+    return w;
+}
+
+/* Rank 16 x (in + out) of q, k, v, o, gate, up, down a layer, by hand from the widths. */
+static long long colab_trainable(size_t w)
+{
+    return 16 *
+           (2 * (2 * colab_runs[w].hidden) + 2 * (colab_runs[w].hidden + colab_runs[w].kv) +
+            3 * (colab_runs[w].hidden + colab_runs[w].inter)) *
+           colab_runs[w].layers;
+}
+
 static void colab_by_hand(const row *r, json_t *p)
 {
-    static const struct {
-        const char *config;
-        long long hidden, kv, inter, layers, printed_trainable;
-        double printed_start, printed_training; /* GB, / 1024^3 */
-    } runs[] = {
-        {"llama-3.1-8b", 4096, 1024, 14336, 32, 41943040, 5.984, 1.938},
-        {"llama-3.2-3b", 3072, 1024, 8192, 28, 24313856, 2.635, 3.896},
-        {"qwen2.5-7b", 3584, 512, 18944, 28, 40370176, 5.764, 2.129},
-    };
     long long adapter = -1, rope = -1, trainable, load;
     double start;
-    size_t k, w = sizeof runs / sizeof runs[0];
+    size_t k, w;
     json_t *c;
     if (strncmp(r->id, "colab-", 6))
         return;
-    for (k = 0; k < sizeof runs / sizeof runs[0]; k++)
-        if (strstr(r->cells, runs[k].config))
-            w = k;
-    ck_assert_uint_lt(w, sizeof runs / sizeof runs[0]);
-    trainable = 16 *
-                (2 * (2 * runs[w].hidden) + 2 * (runs[w].hidden + runs[w].kv) +
-                 3 * (runs[w].hidden + runs[w].inter)) *
-                runs[w].layers;
-    ck_assert_int_eq(trainable, runs[w].printed_trainable);
-    start = runs[w].printed_start * 1073741824.0;
+    w = colab_run(r);
+    trainable = colab_trainable(w);
+    ck_assert_int_eq(trainable, colab_runs[w].printed_trainable);
+    start = colab_runs[w].printed_start * 1073741824.0;
     json_array_foreach(json_object_get(p, "components"), k, c)
     {
         if (!strcmp(gets(c, "name"), "adapter_weights"))
@@ -536,14 +552,36 @@ static void colab_by_hand(const row *r, json_t *p)
     }
     ck_assert_int_eq(adapter, 4 * trainable);
     /* layers + 1 tables of (cos + sin) x 32,768 positions x head_dim 128 x 2 B */
-    ck_assert_int_eq(rope, (runs[w].layers + 1) * 2 * 32768LL * 128 * 2);
+    ck_assert_int_eq(rope, (colab_runs[w].layers + 1) * 2 * 32768LL * 128 * 2);
     load = geti(p, "weights_bytes") + adapter + rope;
     ck_assert_msg(fabs(load - start) / start < 0.005,
                   "%s: the load-time part %lld B against the printed %.0f", r->id, load, start);
     printf("%-8s training part (the peak less the load-time part): printed %.3f GiB, the "
            "sheet's %.3f GiB\n",
-           r->id, runs[w].printed_training,
+           r->id, colab_runs[w].printed_training,
            (double)(geti(p, "allocator_bytes") - load) / 1073741824.0);
+}
+
+/* The runs' gradient_accumulation_steps 4, as the cells say (microbatch 2 accumulation=4):
+ * the adapter's float32 gradients, summed over a step's four micro-batches, are on the GPU
+ * beside the next micro-batch's forward and loss, so the envelope is, by hand, the same
+ * cells without accumulation= and 4 B a trainable parameter. */
+static void colab_accumulation_by_hand(const row *r, long long with)
+{
+    const char *at = strstr(r->cells, " accumulation=4\n");
+    vs_buf b = VS_BUF_INIT;
+    long long without;
+    ck_assert_ptr_nonnull(at);
+    vs_buf_printf(&b, "sheet \"%s, no accumulation\"", r->id);
+    vs_buf_append(&b, strchr(r->cells, '\n'), (size_t)(at - strchr(r->cells, '\n')));
+    vs_buf_puts(&b, at + strlen(" accumulation=4"));
+    run_ok(vs_buf_str(&b));
+    vs_buf_free(&b);
+    without = geti(lastp(), "allocator_bytes");
+    ck_assert_int_eq(with - without, 4 * colab_trainable(colab_run(r)));
+    printf("%-8s training   accumulation=4 adds the adapter's float32 gradients, %lld B (%.2f "
+           "GiB without it)\n",
+           r->id, with - without, (double)without / 1073741824.0);
 }
 
 START_TEST(published_peaks)
@@ -713,6 +751,7 @@ START_TEST(published_peaks)
              * its longest batch: the longest length a sequence at which the sheet stays within
              * the printed peak, for the reader (no figure is asserted on it) */
             long long at = longest_in(&rows[i], 1, 2048, (long long)pub);
+            colab_accumulation_by_hand(&rows[i], (long long)est);
             if (at < 2048)
                 printf("%-8s %-10s the sheet reaches the printed peak at %lld tokens a sequence "
                        "(the cells' bound 2,048)\n",
