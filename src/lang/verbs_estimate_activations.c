@@ -56,6 +56,41 @@ static int head_trained(const vs_line *line, const json_t *sheet, const char **w
     return 1;
 }
 
+/* loss=cce: Cut Cross-Entropy, the terms named; the output layer's gradient when
+ * it is trained or, under cce=24.12, always. */
+static int cce_source(uint64_t *out_bytes, const vs_line *line, const json_t *sheet,
+                      uint64_t tokens, uint64_t hidden, uint64_t V, int always, char *src,
+                      size_t srclen, vs_error *err)
+{
+    const char *why;
+    int trained = head_trained(line, sheet, &why), rc;
+    char gt[40], gH[40], gV[40], gdc[40], gb[40], w[300];
+    if ((rc = vs_estimate_loss_cce(out_bytes, tokens, hidden, V, trained || always, err)) < 0)
+        return rc;
+    vs_units_grouped(gt, sizeof gt, tokens);
+    vs_units_grouped(gH, sizeof gH, hidden);
+    vs_units_grouped(gV, sizeof gV, V);
+    vs_units_grouped(gb, sizeof gb, *out_bytes);
+    if (trained || always) {
+        vs_units_grouped(gdc, sizeof gdc, V * hidden * 2); /* within *out_bytes: no overflow */
+        snprintf(w, sizeof w,
+                 " + dc, the output layer's gradient, %s vocab x %s hidden x 2 B = %s B (%s)", gV,
+                 gH, gdc,
+                 trained ? why
+                         : "cce=24.12: cut-cross-entropy 24.11.4 to 24.12.3 allocate it for a "
+                           "frozen output layer too");
+    } else
+        snprintf(w, sizeof w, " (the output layer frozen, no dc: %s; cce=25.1)", why);
+    snprintf(src, srclen,
+             "%s tokens x (4 B + 8 B + 2 B x %s hidden)%s = %s B (Cut Cross-Entropy writes no "
+             "logits: a float32 log-sum-exp and an int64 label index a token, and, in the "
+             "backward, the 16-bit gradient into the last hidden state; cut-cross-entropy "
+             "cce_backward.py, utils.py, read in 24.11.4, 24.12.3 and 25.1.1, the loss Unsloth "
+             "calls)",
+             gt, gH, w, gb);
+    return 0;
+}
+
 /* loss=liger: Liger-Kernel's fused linear cross-entropy, the terms named. */
 static int liger_source(uint64_t *out_bytes, const vs_line *line, const json_t *sheet,
                         uint64_t tokens, uint64_t hidden, uint64_t V, char *src, size_t srclen,
@@ -140,6 +175,7 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
 {
     const vs_arg *ls = vs_line_pair(line, "loss"), *ch = vs_line_pair(line, "chunks");
     const vs_arg *hd = vs_line_pair(line, "head"), *op = vs_line_pair(line, "outputs");
+    const vs_arg *cr = vs_line_pair(line, "cce");
     uint64_t V = 0, chunks = 1, tokens;
     int rc, from_arch = 0;
     char gV[40], gt[40], gbytes[40];
@@ -171,8 +207,15 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
     if (ch && (!ls || strcmp(ls->value, "chunked")))
         return vs_arg_error(ch, err,
                             vs_error_set(err, VS_EVALUE, "chunks= goes with loss=chunked"));
-    if (hd && (!ls || strcmp(ls->value, "liger")))
-        return vs_arg_error(hd, err, vs_error_set(err, VS_EVALUE, "head= goes with loss=liger"));
+    if (hd && (!ls || (strcmp(ls->value, "liger") && strcmp(ls->value, "cce"))))
+        return vs_arg_error(hd, err,
+                            vs_error_set(err, VS_EVALUE, "head= goes with loss=liger or loss=cce"));
+    if (cr && (!ls || strcmp(ls->value, "cce")))
+        return vs_arg_error(cr, err, vs_error_set(err, VS_EVALUE, "cce= goes with loss=cce"));
+    if (cr && strcmp(cr->value, "24.12") && strcmp(cr->value, "25.1"))
+        return vs_arg_error(
+            cr, err,
+            vs_error_set(err, VS_EVALUE, "cce must be 24.12 or 25.1, not '%s'", cr->value));
     if (hd && strcmp(hd->value, "trained") && strcmp(hd->value, "frozen"))
         return vs_arg_error(
             hd, err,
@@ -196,17 +239,9 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
                                       op && !strcmp(op->value, "fp32"), src, srclen, err)) < 0)
             return rc;
     } else if (ls && !strcmp(ls->value, "cce")) {
-        char gH[40];
-        if ((rc = vs_estimate_loss_cce(out_bytes, tokens, hidden, err)) < 0)
+        if ((rc = cce_source(out_bytes, line, sheet, tokens, hidden, V,
+                             cr && !strcmp(cr->value, "24.12"), src, srclen, err)) < 0)
             return rc;
-        vs_units_grouped(gH, sizeof gH, hidden);
-        vs_units_grouped(gbytes, sizeof gbytes, *out_bytes);
-        snprintf(src, srclen,
-                 "%s tokens x (4 B + 2 B x %s hidden) = %s B (Cut Cross-Entropy writes no "
-                 "logits: a float32 log-sum-exp a token and, in the backward, the 16-bit gradient "
-                 "into the last hidden state; apple/ml-cross-entropy cce_backward.py at 18e76ad, "
-                 "the loss Unsloth calls)",
-                 gt, gH, gbytes);
     } else {
         if ((rc = vs_estimate_logits(out_bytes, tokens, V, chunks, err)) < 0)
             return rc;

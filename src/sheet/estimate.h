@@ -184,11 +184,18 @@ int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t 
 /* The loss of Cut Cross-Entropy (Wijmans et al. 2024; apple/ml-cross-entropy's
  * linear_cross_entropy, which Unsloth calls): the logits are never written to
  * memory, each block of them is made and reduced in the kernel. What it
- * allocates over tokens positions of a hidden-wide last hidden state: the
- * float32 log-sum-exp of each position (4 B) and, in the backward, the
- * gradient into the hidden state, torch.zeros_like(e) (2 B x hidden); a frozen
- * output layer gets no gradient (dc only if c.requires_grad). */
-int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, vs_error *err);
+ * allocates over tokens positions of a hidden-wide last hidden state, read in
+ * cut-cross-entropy 24.11.4, 24.12.3 and 25.1.1 on PyPI: the float32
+ * log-sum-exp of each position (4 B) and the int64 index of each label
+ * (valids, 8 B), both saved for the backward, and in the backward the gradient
+ * into the hidden state, torch.zeros_like(e) (2 B x hidden); and, when
+ * classifier_grad, the output layer's gradient dc = torch.zeros_like(c),
+ * vocab x hidden x 2 B: allocated by 24.11.4 to 24.12.3 whatever the output
+ * layer, by 25.1.1 only when it requires grad. The int32 lock arrays (about
+ * 4 B a position and 4 B a vocabulary row) and the float32 logit average a
+ * vocabulary row (filter_eps) are not counted. */
+int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, uint64_t vocab,
+                         int classifier_grad, vs_error *err);
 
 /* The loss of Unsloth before Cut Cross-Entropy (unsloth 2024.8, 2024.9.post1
  * and 2024.10.0 on PyPI, read there: models/llama.py CausalLM_fast_forward,

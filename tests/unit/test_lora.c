@@ -713,8 +713,12 @@ END_TEST
  * step is what the forward keeps and the recomputed layer, the embedding's
  * output 8,192 x 8,192 = 67,108,864 and 8,192 x 184,456 = 1,511,063,552 B:
  * 1,578,172,416 B; the loss phase has the gradients' place taken by Cut
- * Cross-Entropy's 8,192 x (4 + 2 x 4,096) = 67,141,632 B, the recomputed layer
- * not yet made. The step phase by hand, each term from the shapes (hidden
+ * Cross-Entropy's 8,192 x (a float32 log-sum-exp 4 + an int64 label index 8 +
+ * the gradient into the hidden state 2 x 4,096) = 67,207,168 B, the recomputed
+ * layer not yet made, and under cce=24.12 (cut-cross-entropy 24.11.4 to 24.12.3,
+ * cce_backward.py: dc = torch.zeros_like(c) for a frozen lm_head too) the
+ * output layer's gradient, 128,256 x 4,096 x 2 = 1,050,673,152 B, more; the
+ * backward stays the worst. The step phase by hand, each term from the shapes (hidden
  * 4,096, kv 1,024, intermediate 14,336, 32 layers, vocabulary 128,256,
  * head_dim 128):
  *   weights: the 224 linear matrices' 6,979,321,856 values two a byte, their
@@ -768,9 +772,24 @@ START_TEST(adapter_gradients_in_the_backward)
     }
     ck_assert_int_eq(by[2] - by[0], 8192LL * 8192 + 8192LL * 184456);
     ck_assert_int_eq(8192LL * 8192 + 8192LL * 184456, 1578172416LL);
-    ck_assert_int_eq(by[1], by[2] - 8192LL * 184456 - 335544320 + 8192LL * (4 + 2 * 4096));
+    ck_assert_int_eq(by[1], by[2] - 8192LL * 184456 - 335544320 + 8192LL * (4 + 8 + 2 * 4096));
+    ck_assert_int_eq(8192LL * (4 + 8 + 2 * 4096), 67207168LL);
     ck_assert_str_eq(gets(p, "worst_phase"), "backward");
     ck_assert_int_eq(geti(p, "envelope_bytes"), by[2]);
+    {
+        const long long loss = by[1], backward = by[2];
+        run_ok("estimate activations checkpointing=offload attention=flash loss=cce cce=24.12 "
+               "framework=unsloth\nenvelope");
+        ph = json_object_get(lastp(), "phases");
+        for (i = 0; i < json_array_size(ph); i++) {
+            if (!strcmp(gets(json_array_get(ph, i), "name"), "loss"))
+                ck_assert_int_eq(geti(json_array_get(ph, i), "bytes"), loss + 128256LL * 4096 * 2);
+            if (!strcmp(gets(json_array_get(ph, i), "name"), "backward"))
+                ck_assert_int_eq(geti(json_array_get(ph, i), "bytes"), backward);
+        }
+        ck_assert_int_eq(128256LL * 4096 * 2, 1050673152LL);
+        ck_assert_str_eq(gets(lastp(), "worst_phase"), "backward");
+    }
     /* a full finetune's gradients stay the step's: they take the place of what the backward frees
      */
     model("llama-3.2-3b.json", "finetune");

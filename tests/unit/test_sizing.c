@@ -214,8 +214,13 @@ END_TEST
  * logits of all, 2,101,346,304 B, and one chunk's 16-bit gradient, 2,101,346,304 /
  * 8 = 262,668,288 B: 2,364,014,592 B; in 3 chunks 2,101,346,304 + 700,448,768 =
  * 2,801,795,072 B. Cut Cross-Entropy (loss=cce) writes no logits: a float32
- * log-sum-exp a token and the 16-bit gradient into the 4,096-wide last hidden
- * state, 8,192 x (4 + 2 x 4,096) = 8,192 x 8,196 = 67,141,632 B. */
+ * log-sum-exp and an int64 label index a token and the 16-bit gradient into the
+ * 4,096-wide last hidden state, 8,192 x (4 + 8 + 2 x 4,096) = 8,192 x 8,204 =
+ * 67,207,168 B, and, with no task on the card (the output layer trained), the
+ * output layer's gradient dc, 128,256 x 4,096 x 2 = 1,050,673,152 B: 1,117,880,320
+ * B; head=frozen drops dc (cut-cross-entropy 25.1.1: only if c.requires_grad),
+ * cce=24.12 keeps it (24.11.4 to 24.12.3: dc = torch.zeros_like(c) whatever the
+ * output layer). */
 START_TEST(activations_attention_and_logits)
 {
     const char *shape = "length 4096\nmicrobatch 2\nestimate activations layers=32 hidden=4096 "
@@ -247,9 +252,28 @@ START_TEST(activations_attention_and_logits)
     snprintf(line, sizeof line, "%s attention=flash loss=cce", shape);
     run_ok(line);
     p = lastp();
+    ck_assert_int_eq(8192LL * (4 + 8 + 2 * 4096), 67207168LL);
+    ck_assert_int_eq(8192LL * (4 + 8 + 2 * 4096) + 128256LL * 4096 * 2, 1117880320LL);
     ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     67141632LL);
+                     1117880320LL);
     TEXT_HAS(last(), "Cut Cross-Entropy writes no logits");
+    TEXT_HAS(last(), "no task on the card");
+    snprintf(line, sizeof line, "%s attention=flash loss=cce head=frozen", shape);
+    run_ok(line);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
+                     67207168LL);
+    TEXT_HAS(last(), "no dc");
+    snprintf(line, sizeof line, "%s attention=flash loss=cce head=frozen cce=24.12", shape);
+    run_ok(line);
+    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
+                     1117880320LL);
+    TEXT_HAS(last(), "24.11.4 to 24.12.3");
+    snprintf(line, sizeof line, "%s attention=flash loss=cce cce=24.11", shape);
+    ck_assert_int_eq(run(line), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "cce must be 24.12 or 25.1"));
+    snprintf(line, sizeof line, "%s attention=flash loss=chunked cce=24.12", shape);
+    ck_assert_int_eq(run(line), VS_EVALUE);
+    ck_assert_ptr_nonnull(strstr(err.message, "cce= goes with loss=cce"));
     snprintf(line, sizeof line, "%s attention=flash loss=cce chunks=2", shape);
     ck_assert_int_eq(run(line), VS_EVALUE);
     snprintf(line, sizeof line, "%s attention=flash loss=tiled", shape);
@@ -329,9 +353,9 @@ START_TEST(activations_liger_loss)
     snprintf(line, sizeof line, "%s vocab=128256 loss=liger chunks=8", shape);
     ck_assert_int_eq(run(line), VS_EVALUE);
     ck_assert_ptr_nonnull(strstr(err.message, "chunks= goes with loss=chunked"));
-    snprintf(line, sizeof line, "%s vocab=128256 loss=cce head=trained", shape);
+    snprintf(line, sizeof line, "%s vocab=128256 loss=chunked head=trained", shape);
     ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "head= goes with loss=liger"));
+    ck_assert_ptr_nonnull(strstr(err.message, "head= goes with loss=liger or loss=cce"));
     snprintf(line, sizeof line, "%s vocab=128256 head=frozen", shape);
     ck_assert_int_eq(run(line), VS_EVALUE);
     snprintf(line, sizeof line, "%s vocab=128256 loss=liger head=lora", shape);

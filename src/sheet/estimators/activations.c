@@ -9,14 +9,15 @@
 
 const char *const vs_estimate_activations_keys[] = {
     "layers",    "hidden", "heads", "checkpointing", "attention", "vocab",   "loss", "chunks",
-    "framework", "head",   "name",  "rope",          "rope_cast", "outputs", NULL};
+    "framework", "head",   "name",  "rope",          "rope_cast", "outputs", "cce",  NULL};
 
 const vs_estimator_info vs_estimator_activations = {
     "activations", vs_estimate_activations_keys,
     "estimate activations [layers=L] [hidden=H] [heads=A] "
     "[checkpointing=none|selective|full|offload] "
     "[attention=eager|sdpa|flash|xformers] [vocab=V] "
-    "[loss=full|chunked [chunks=8]|cce|liger [head=trained|frozen]|unsloth [outputs=fp32|native]] "
+    "[loss=full|chunked [chunks=8]|cce [cce=25.1|24.12] [head=trained|frozen]|liger "
+    "[head=trained|frozen]|unsloth [outputs=fp32|native]] "
     "[framework=pytorch|unsloth [rope=shared|layers] [rope_cast=16bit]]",
     "saved activations per layer (Korthikanti et al. 2022)"};
 
@@ -87,15 +88,26 @@ int vs_estimate_logits(uint64_t *out, uint64_t tokens, uint64_t vocab, uint64_t 
     return 0;
 }
 
-int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, vs_error *err)
+int vs_estimate_loss_cce(uint64_t *out, uint64_t tokens, uint64_t hidden, uint64_t vocab,
+                         int classifier_grad, vs_error *err)
 {
     const char *w = "the loss";
-    uint64_t per = hidden, v = tokens;
+    uint64_t per = hidden, v = tokens, dc = vocab;
     int rc;
-    /* cut_cross_entropy/cce_backward.py (apple/ml-cross-entropy at 18e76ad):
-     * de = torch.zeros_like(e) in the 16-bit dtype of e, and lse, float32 */
-    if ((rc = vs_arith_mul(&per, 2, w, err)) || (rc = vs_arith_add(&per, 4, w, err)) ||
+    /* cut_cross_entropy 24.11.4 to 25.1.1 on PyPI: the forward's lse, float32
+     * (cce_lse_forward.py), the shifted labels' flat indices, valids, int64
+     * (utils.py _build_flat_valids: nonzero().to(int32) summed over the batch
+     * and position columns, which sum promotes to int64; Unsloth passes
+     * shift=True), both saved; the backward's de = torch.zeros_like(e)
+     * (cce_backward.py) in the 16-bit dtype of e, and dc = torch.zeros_like(c),
+     * vocab x hidden x 2 B, which 24.11.4 to 24.12.3 allocate whether or not
+     * the classifier requires grad and 25.1.1 only when it does */
+    if ((rc = vs_arith_mul(&per, 2, w, err)) || (rc = vs_arith_add(&per, 4 + 8, w, err)) ||
         (rc = vs_arith_mul(&v, per, w, err)))
+        return rc;
+    if (classifier_grad &&
+        ((rc = vs_arith_mul(&dc, hidden, w, err)) || (rc = vs_arith_mul(&dc, 2, w, err)) ||
+         (rc = vs_arith_add(&v, dc, w, err))))
         return rc;
     *out = v;
     return 0;
