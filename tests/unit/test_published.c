@@ -413,6 +413,32 @@ static size_t summary(const row *rows, size_t n, const char *kind, const char *s
     return summary_of(rows, n, kind, set, NULL, NULL);
 }
 
+/* The bytes of phase name of envelope p; -1 when it has none. */
+static long long phase_bytes(json_t *p, const char *name)
+{
+    json_t *ph;
+    size_t k;
+    json_array_foreach(json_object_get(p, "phases"), k, ph)
+    {
+        if (!strcmp(gets(ph, "name"), name))
+            return geti(ph, "bytes");
+    }
+    return -1;
+}
+
+/* The bytes of component name of envelope p; -1 when it has none. */
+static long long component_bytes(json_t *p, const char *name)
+{
+    json_t *c;
+    size_t k;
+    json_array_foreach(json_object_get(p, "components"), k, c)
+    {
+        if (!strcmp(gets(c, "name"), name))
+            return geti(c, "bytes");
+    }
+    return -1;
+}
+
 /* The cells of row r with its `length` line set to length, on a sheet of their own. */
 static char *cells_at(const row *r, long long length)
 {
@@ -700,8 +726,27 @@ START_TEST(published_peaks)
                              12850999296LL - (6425499648LL + 2 * 12549804LL * 4));
             ck_assert_int_eq(12850999296LL - (6425499648LL + 2 * 12549804LL * 4), 6325101216LL);
         }
-        if (!strcmp(rows[i].id, "unsloth-1"))
-            unsloth_8gb = geti(p, "allocator_bytes");
+        if (!strcmp(rows[i].id, "unsloth-1")) {
+            /* Cut Cross-Entropy as the table's releases ran it (cce=24.12: cut-cross-entropy
+             * 24.11.4 to 24.12.3, cce_backward.py dc = torch.zeros_like(c) for the frozen
+             * lm_head too): 2,972 tokens x (a float32 log-sum-exp 4 + an int64 label index 8
+             * + the gradient into the hidden state 2 x 4,096) + dc 128,256 x 4,096 x 2; at
+             * so short a context the loss phase is the worst, above the backward by
+             *   the loss, 24,382,288 + 1,050,673,152              1,075,055,440
+             *   less the recomputed layer, 2,972 x 184,456          548,203,232
+             *   less the float32 adapter's gradients (rank 32 on
+             *     the seven projections: 83,886,080 x 4)           335,544,320
+             *                                                      191,307,888
+             * (the embedding's output, 8,192 B a token, in both) */
+            long long loss = phase_bytes(p, "loss");
+            unsloth_8gb = phase_bytes(p, "backward");
+            ck_assert_int_eq(component_bytes(p, "logits"),
+                             2972LL * (4 + 8 + 2 * 4096) + 128256LL * 4096 * 2);
+            ck_assert_int_eq(2972LL * (4 + 8 + 2 * 4096) + 128256LL * 4096 * 2, 1075055440LL);
+            ck_assert_str_eq(gets(p, "worst_phase"), "loss");
+            ck_assert_int_eq(loss - unsloth_8gb, 1075055440LL - 2972LL * 184456 - 4LL * 83886080);
+            ck_assert_int_eq(1075055440LL - 2972LL * 184456 - 4LL * 83886080, 191307888LL);
+        }
         if (!strcmp(rows[i].id, "unsloth-2")) {
             /* Unsloth's 8 GB and 12 GB rows, 2,972 and 21,848 tokens: the worst phase
              * of both is the backward, whose length-dependent parts are the one layer
@@ -731,6 +776,7 @@ START_TEST(published_peaks)
             ck_assert_int_eq(saved, 110728);
             ck_assert_int_eq(saved + 2 * 4096 + 2 * 4096 + 2 * 14336 + 2 * 14336 + 2 * 4096,
                              192648);
+            ck_assert_str_eq(gets(p, "worst_phase"), "backward");
             ck_assert_int_eq(geti(p, "allocator_bytes") - unsloth_8gb, 18876LL * 192648);
             ck_assert_int_eq(((4LL << 30) + 18876 / 2) / 18876, 227536); /* rounded */
             ck_assert_int_eq(((32LL << 30) + 151005 / 2) / 151005, 227540);
@@ -775,10 +821,13 @@ START_TEST(published_peaks)
              * model's widths (Llama 3.1 8B: above; 70B: hidden 8,192, intermediate 28,672,
              * 64 heads, kv 1,024: saved 12 x 8,192 + 4 x 1,024 + 4 x 28,672 + 4 x 64 + 8,
              * LoRA_MLP's backward 4 x 8,192 + 4 x 28,672, the embedding's output 2 x
-             * 8,192), the rotary tables' step being by 8,192 */
+             * 8,192), the rotary tables' step being by 8,192; at the 8 GB row's 2,972 tokens
+             * the loss phase is the worst (above): the embedding's output and the loss,
+             * 2 x 4,096 + 4 + 8 + 2 x 4,096 */
             ck_assert_int_eq(slope, strstr(rows[i].cells, "70b")
                                         ? 18LL * 8192 + 4 * 1024 + 8 * 28672 + 4 * 64 + 8
-                                        : 192648);
+                                    : !strcmp(rows[i].id, "unsloth-1") ? 2 * 4096 + 4 + 8 + 2 * 4096
+                                                                       : 192648);
             ck_assert_int_eq(12LL * 8192 + 4 * 1024 + 4 * 28672 + 4 * 64 + 8, 217352);
             ck_assert_int_eq(217352 + 4LL * 8192 + 4 * 28672 + 2 * 8192, 381192);
             ck_assert_int_eq(18LL * 8192 + 4 * 1024 + 8 * 28672 + 4 * 64 + 8, 381192);
