@@ -610,6 +610,65 @@ static void colab_accumulation_by_hand(const row *r, long long with)
            r->id, with - without, (double)without / 1073741824.0);
 }
 
+/* Unsloth's context-length tables are computed, not card-by-card measurements: each is a
+ * straight line in the card's size. Over the rows whose id starts with prefix (and, when
+ * skip is given, does not contain it), tokens = a + b x card GiB by least squares, each
+ * residual under max_residual tokens; the line read as bytes, 2^30 / b a token and -a / b GiB
+ * at no tokens, is printed beside the sheet's: the backward's bytes a token and its part at no
+ * tokens below 32,768 tokens (at lo, from the step lo -> lo + 1) and above, through the rotary
+ * tables' steps (at two multiples of 8,192, where every layer's table is rebuilt at the
+ * length: layers x 16,384 B a token more and the layers' as-built tables gone, layers x 2 x
+ * 32,768 x 128 x 4 B). by_hand_below is the sheet's bytes a token below the step, checked
+ * with the rest. The seven 8B rows are two numbers; the scoring stays by row. */
+static void unsloth_table_line(const row *rows, size_t n, const char *prefix, const char *skip,
+                               long long layers, long long lo, long long by_hand_below,
+                               double max_residual, const char *label)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, a, b, worst = 0;
+    size_t i, m = 0;
+    const row *one = NULL;
+    long long below, zero_below, above, zero_above;
+    const long long at1 = 5 * 8192, at2 = 6 * 8192;
+    for (i = 0; i < n; i++) {
+        double x, y;
+        if (strncmp(rows[i].id, prefix, strlen(prefix)) || (skip && strstr(rows[i].id, skip)))
+            continue;
+        x = rows[i].published;
+        y = (double)strtoll(strstr(rows[i].cells, "\nlength ") + 8, NULL, 10);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        m++;
+        one = &rows[i];
+    }
+    ck_assert_uint_ge(m, 2);
+    b = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+    a = (sy - b * sx) / m;
+    for (i = 0; i < n; i++) {
+        double y;
+        if (strncmp(rows[i].id, prefix, strlen(prefix)) || (skip && strstr(rows[i].id, skip)))
+            continue;
+        y = (double)strtoll(strstr(rows[i].cells, "\nlength ") + 8, NULL, 10);
+        if (fabs(y - (a + b * rows[i].published)) > worst)
+            worst = fabs(y - (a + b * rows[i].published));
+    }
+    ck_assert_msg(worst < max_residual, "%s: a residual of %.2f tokens", label, worst);
+    below = allocator_at(one, lo + 1) - allocator_at(one, lo);
+    zero_below = allocator_at(one, lo) - below * lo;
+    above = (allocator_at(one, at2) - allocator_at(one, at1)) / (at2 - at1);
+    zero_above = allocator_at(one, at1) - above * at1;
+    ck_assert_int_eq(below, by_hand_below);
+    ck_assert_int_eq(above, below + layers * 2 * 128 * 2);
+    ck_assert_int_eq(zero_above, zero_below - layers * 2 * 32768LL * 128 * 4);
+    printf("%s, least squares over %zu rows: tokens = %.1f + %.2f x card GiB, residuals at most "
+           "%.2f tokens; read as bytes %.0f B a token and %.2f GiB at no tokens. The sheet: %lld "
+           "B a token and %.2f GiB at no tokens below 32,768 tokens, %lld B a token and %.2f "
+           "GiB at no tokens above it (through the rotary tables' steps)\n",
+           label, m, a, b, worst, 1073741824.0 / b, -a / b, below,
+           (double)zero_below / 1073741824.0, above, (double)zero_above / 1073741824.0);
+}
+
 START_TEST(published_peaks)
 {
     static row rows[MAX_ROWS];
@@ -856,6 +915,12 @@ START_TEST(published_peaks)
     ck_assert_uint_ge(summary_by(rows, n, "training", NULL, NULL, "reserved",
                                  "max_memory_reserved, against allocator_bytes"),
                       3);
+    /* Unsloth's two tables as the lines they are (the 8B rows' own residuals at most 0.42
+     * tokens; the 70B table's two rows are a line through two points) */
+    unsloth_table_line(rows, n, "unsloth-", "70b", 32, 21848, 192648, 1.0,
+                       "Unsloth's Llama 3.1 8B table");
+    unsloth_table_line(rows, n, "unsloth-70b-", NULL, 80, 12106, 381192, 1e-6,
+                       "Unsloth's Llama 3.3 70B table");
     /* the runs added after the arithmetic was set, apart */
     ck_assert_uint_ge(summary(rows, n, "training", "held-out"), 3);
     ck_assert_uint_ge(summary(rows, n, "generation", "held-out"), 5);
