@@ -10,6 +10,7 @@
 
 #include "model/model.h"
 #include "model/pipeline.h"
+#include "model/pipeline_modules.h"
 #include "model/wfile.h"
 #include "sheet/sheet.h"
 
@@ -102,44 +103,14 @@ found:
     return 1;
 }
 
-void vs_pipeline_group_of(char *out, size_t n, const char *name)
-{
-    const char *p = name, *last_dot = strrchr(name, '.');
-    size_t len;
-    while (*p) {
-        const char *e = strchr(p, '.');
-        size_t k = e ? (size_t)(e - p) : strlen(p), i;
-        int digits = k > 0 && p != name;
-        for (i = 0; i < k && digits; i++)
-            if (p[i] < '0' || p[i] > '9')
-                digits = 0;
-        if (digits) {
-            len = (size_t)(p - name) + k;
-            goto put;
-        }
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    len = last_dot ? (size_t)(last_dot - name) : strlen(name);
-put:
-    if (len >= n)
-        len = n - 1;
-    memcpy(out, name, len);
-    out[len] = '\0';
-}
-
-typedef struct group {
-    char name[200];
-    uint64_t bytes;
-} group;
-
-/* The largest group of the tensors in the files of one component. */
+/* The largest module of one component: its own tensors, summed over the
+ * component's files (model/pipeline_modules.h). */
 static int largest_group(const char *cdir, const json_t *files, char *gname, size_t gn,
                          uint64_t *gbytes, vs_error *err)
 {
-    group *g = NULL;
-    size_t ng = 0, cap = 0, i, t, k;
+    vs_pipeline_modules mods = {NULL, 0, 0};
+    const char *best;
+    size_t i, t;
     json_t *f;
     int rc = 0;
     *gbytes = 0;
@@ -162,36 +133,18 @@ static int largest_group(const char *cdir, const json_t *files, char *gname, siz
         }
         if ((rc = fmt->read(&l, path, NULL, NULL, err)))
             goto done;
-        for (t = 0; t < l->count; t++) {
-            char name[200];
-            vs_pipeline_group_of(name, sizeof name, l->tensors[t].name);
-            for (k = 0; k < ng && strcmp(g[k].name, name); k++)
-                ;
-            if (k == ng) {
-                if (ng == cap) {
-                    group *ng2 = realloc(g, (cap ? cap * 2 : 64) * sizeof *g);
-                    if (!ng2) {
-                        vs_wf_list_free(l);
-                        rc = vs_error_set(err, VS_ENOMEM, "out of memory");
-                        goto done;
-                    }
-                    g = ng2;
-                    cap = cap ? cap * 2 : 64;
-                }
-                strcpy(g[ng].name, name);
-                g[ng++].bytes = 0;
+        for (t = 0; t < l->count; t++)
+            if (vs_pipeline_modules_add(&mods, l->tensors[t].name, l->tensors[t].bytes)) {
+                vs_wf_list_free(l);
+                rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+                goto done;
             }
-            g[k].bytes += l->tensors[t].bytes;
-        }
         vs_wf_list_free(l);
     }
-    for (k = 0; k < ng; k++)
-        if (g[k].bytes > *gbytes) {
-            *gbytes = g[k].bytes;
-            snprintf(gname, gn, "%s", g[k].name);
-        }
+    *gbytes = vs_pipeline_modules_largest(&mods, &best);
+    snprintf(gname, gn, "%s", best);
 done:
-    free(g);
+    vs_pipeline_modules_free(&mods);
     return rc;
 }
 

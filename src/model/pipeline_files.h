@@ -24,20 +24,14 @@
  * by_dtype merged, files as "<component>/<file>", and "components":
  * [{name, class, library, bytes, params, by_dtype, largest_group,
  * largest_group_bytes, variant}]) and card.params (params_source
- * "safetensors (diffusers pipeline)"). The largest group is the largest block
- * of the component's tensors: grouped by name up to its first numeric part
- * (down_blocks.1, transformer_blocks.7), other tensors by the module holding
- * them (conv_in): what sequential CPU offload keeps on the GPU at once, at
+ * "safetensors (diffusers pipeline)"). The largest group is the component's
+ * module with the most bytes of its own tensors (model/pipeline_modules.h):
+ * what sequential CPU offload keeps on the GPU at once, at
  * most. *out_payload (may be NULL) receives the "weights" payload with its
  * "components". A missing model_index.json or component file is VS_EIO or
  * VS_EFORMAT naming the file. */
 int vs_pipeline_apply(json_t *sheet, const char *dir, const char *variant, json_t **out_payload,
                       vs_error *err);
-
-/* The offload group of a tensor name, written into out (n bytes): the name up
- * to its first numeric part (transformer_blocks.7), else the module holding
- * it (conv_in). */
-void vs_pipeline_group_of(char *out, size_t n, const char *name);
 
 /* 1 when dir holds a model_index.json. */
 int vs_pipeline_is_dir(const char *dir);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/pipeline_files.h"
+#include "model/pipeline_modules.h"
 #include "model/wfile.h"
 #include "sheet/sheet.h"
 
@@ -117,10 +118,9 @@ static int layerwise_cast(const vs_wf_list *l, const vs_wf_tensor *x)
 
 typedef struct tally {
     uint64_t qbytes, qparams, fbytes, fparams, bytes, params;
-    json_t *stored;            /* by_dtype of the tensors left as stored */
-    char gname[200], cur[200]; /* the largest offload group, the current one */
-    uint64_t gbytes, curbytes;
-    uint64_t transient; /* the 16-bit copy of the largest weight bitsandbytes quantises */
+    json_t *stored;           /* by_dtype of the tensors left as stored */
+    vs_pipeline_modules mods; /* each module's own bytes, as stored or quantised */
+    uint64_t transient;       /* the 16-bit copy of the largest weight bitsandbytes quantises */
 } tally;
 
 static int add_stored(json_t *by, const char *dtype, uint64_t bytes, uint64_t params)
@@ -145,8 +145,8 @@ static int add_stored(json_t *by, const char *dtype, uint64_t bytes, uint64_t pa
                : 0;
 }
 
-/* One file's tensors into t; offload groups follow the file's order, as
- * the tensors of one block are stored together. */
+/* One file's tensors into t, each module's own bytes as this scheme keeps
+ * them (what sequential CPU offload moves at once). */
 static int tally_file(tally *t, const char *path, const char *cls, const vs_quant *q, vs_error *err)
 {
     const vs_quant_scheme *s = q ? q->scheme : NULL;
@@ -161,7 +161,6 @@ static int tally_file(tally *t, const char *path, const char *cls, const vs_quan
     for (i = 0; i < l->count; i++) {
         const vs_wf_tensor *x = &l->tensors[i];
         uint64_t b = x->bytes;
-        char g[200];
         if (!q) {
             int cast = layerwise_cast(l, x);
             if (cast) {
@@ -197,15 +196,9 @@ static int tally_file(tally *t, const char *path, const char *cls, const vs_quan
         }
         t->bytes += b;
         t->params += x->elements;
-        vs_pipeline_group_of(g, sizeof g, x->name);
-        if (strcmp(g, t->cur)) {
-            snprintf(t->cur, sizeof t->cur, "%s", g);
-            t->curbytes = 0;
-        }
-        t->curbytes += b;
-        if (t->curbytes > t->gbytes) {
-            t->gbytes = t->curbytes;
-            snprintf(t->gname, sizeof t->gname, "%s", g);
+        if (vs_pipeline_modules_add(&t->mods, x->name, b)) {
+            rc = vs_error_set(err, VS_ENOMEM, "out of memory");
+            goto done;
         }
     }
     rc = 0;
@@ -236,6 +229,8 @@ static int quantize_one(json_t *c, const char *dir, const json_t *files, const v
     const char *name = json_string_value(json_object_get(c, "name"));
     const char *cls = json_string_value(json_object_get(c, "class"));
     tally t;
+    const char *gname;
+    uint64_t gbytes;
     size_t i, nlen = strlen(name), nfiles = 0;
     json_t *f, *by;
     int rc = 0;
@@ -260,6 +255,7 @@ static int quantize_one(json_t *c, const char *dir, const json_t *files, const v
         rc = vs_error_set(err, VS_EIO, "component %s: no weights file listed", name);
         goto done;
     }
+    gbytes = vs_pipeline_modules_largest(&t.mods, &gname);
     if (!(by = json_array()) || json_object_set_new(c, "by_dtype", by) ||
         json_array_append_new(by,
                               json_pack("{s:s, s:I, s:I}", "dtype", word, "bytes",
@@ -270,12 +266,13 @@ static int quantize_one(json_t *c, const char *dir, const json_t *files, const v
         json_array_extend(by, t.stored) ||
         json_object_set_new(c, "bytes", json_integer((json_int_t)t.bytes)) ||
         json_object_set_new(c, "params", json_integer((json_int_t)t.params)) ||
-        json_object_set_new(c, "largest_group", json_string(t.gname)) ||
-        json_object_set_new(c, "largest_group_bytes", json_integer((json_int_t)t.gbytes)) ||
+        json_object_set_new(c, "largest_group", json_string(gname)) ||
+        json_object_set_new(c, "largest_group_bytes", json_integer((json_int_t)gbytes)) ||
         (q &&
          json_object_set_new(c, "load_transient_bytes", json_integer((json_int_t)t.transient))))
         rc = vs_error_set(err, VS_ENOMEM, "out of memory");
 done:
+    vs_pipeline_modules_free(&t.mods);
     json_decref(t.stored);
     return rc;
 }

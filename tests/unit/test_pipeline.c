@@ -17,6 +17,7 @@
 #include "lang/interp.h"
 #include "model/pipeline.h"
 #include "model/pipeline_files.h"
+#include "model/pipeline_modules.h"
 #include "render/bundle.h"
 #include "sheet/classify.h"
 #include "sheet/derived.h"
@@ -354,14 +355,14 @@ START_TEST(components_and_total_against_the_tally)
     ck_assert_str_eq(
         json_string_value(json_object_get(json_array_get(json_object_get(wf, "files"), 0), "name")),
         "text_encoder/model.safetensors");
-    /* the largest block of each component (sequential offload) */
+    /* the largest module of each component, its own tensors (sequential offload) */
     ck_assert_str_eq(json_string_value(json_object_get(component_of(s, "unet"), "largest_group")),
-                     "mid_block.resnets.0");
+                     "mid_block.resnets.0.conv1");
     ck_assert_uint_eq(
         json_integer_value(json_object_get(component_of(s, "unet"), "largest_group_bytes")),
         1280ull * 1280 * 9 * 2);
     ck_assert_str_eq(json_string_value(json_object_get(component_of(s, "vae"), "largest_group")),
-                     "decoder.up_blocks.3");
+                     "decoder.up_blocks.3.resnets.0.conv1");
     /* the payload carries the components too */
     ck_assert_uint_eq(json_array_size(json_object_get(payload, "components")), 3);
     ck_assert_str_eq(json_string_value(json_object_get(payload, "pipeline")),
@@ -374,12 +375,87 @@ START_TEST(components_and_total_against_the_tally)
         ck_assert_int_eq(vs_sheet_load(&back, d, strlen(d), &err), 0);
         d2 = vs_sheet_dump(back);
         ck_assert_str_eq(d, d2);
-        ck_assert_ptr_nonnull(strstr(d, "\"largest_group\": \"mid_block.resnets.0\""));
+        ck_assert_ptr_nonnull(strstr(d, "\"largest_group\": \"mid_block.resnets.0.conv1\""));
         free(d);
         free(d2);
         json_decref(back);
     }
     json_decref(payload);
+    json_decref(s);
+    remove_dir();
+}
+END_TEST
+
+/* Sequential CPU offload moves one module's own tensors at a time (accelerate's
+ * AlignDevicesHook on each module with direct tensors): the unet below, in two shards,
+ * worked by hand:
+ *   up.0.proj       weight 1,280 x 1,280 F16 (shard 1) + bias 1,280 F32 (shard 2)
+ *                   = 3,276,800 + 5,120 = 3,281,920 B: the largest
+ *   up.0.proj.norm  weight 1,280 x 1,280 F16 = 3,276,800 B, a module of its own, nested
+ *   mid.lin         weight 1,281 x 1,280 F16 = 3,279,360 B, the largest single tensor
+ *   (top module)    scale 4 F32 = 16 B (a name without a dot)
+ * Counting the weight alone would pick mid.lin; grouping up to the first number,
+ * up.0 (6,558,720 B); taking only consecutive tensors, mid.lin again. Under sequential
+ * offload the denoise phase holds 3,281,920 B of weights, the encode phase the text
+ * encoder's token embedding (49,408 x 768 x 2 = 75,890,688 B), the whole the larger. */
+static const tspec mods1[] = {
+    {"up.0.proj.weight", "F16", 2, 2, {1280, 1280}},
+    {"up.0.proj.norm.weight", "F16", 2, 2, {1280, 1280}},
+    {"mid.lin.weight", "F16", 2, 2, {1281, 1280}},
+};
+static const tspec mods2[] = {
+    {"scale", "F32", 4, 1, {4}},
+    {"up.0.proj.bias", "F32", 4, 1, {1280}},
+};
+
+START_TEST(largest_module_is_its_own_tensors)
+{
+    json_t *s = vs_sheet_new("pipe");
+    vs_error err;
+    vs_envelope env;
+    vs_placement p = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_SEQUENTIAL};
+    char idx[1024], m[64];
+    uint64_t a, b;
+    size_t k;
+    build_pipeline();
+    remove(at("unet/diffusion_pytorch_model-00001-of-00002.safetensors"));
+    remove(at("unet/diffusion_pytorch_model-00002-of-00002.safetensors"));
+    a = write_st("unet/diffusion_pytorch_model-00001-of-00002.safetensors", mods1, N(mods1));
+    b = write_st("unet/diffusion_pytorch_model-00002-of-00002.safetensors", mods2, N(mods2));
+    snprintf(idx, sizeof idx,
+             "{\"metadata\": {\"total_size\": %llu}, \"weight_map\": {"
+             "\"up.0.proj.weight\": \"diffusion_pytorch_model-00001-of-00002.safetensors\", "
+             "\"up.0.proj.norm.weight\": \"diffusion_pytorch_model-00001-of-00002.safetensors\", "
+             "\"mid.lin.weight\": \"diffusion_pytorch_model-00001-of-00002.safetensors\", "
+             "\"scale\": \"diffusion_pytorch_model-00002-of-00002.safetensors\", "
+             "\"up.0.proj.bias\": \"diffusion_pytorch_model-00002-of-00002.safetensors\"}}",
+             (unsigned long long)(a + b));
+    write_text("unet/diffusion_pytorch_model.safetensors.index.json", idx);
+    ck_assert_uint_eq(a + b, 3276800ull * 2 + 3279360 + 16 + 5120);
+    ck_assert_int_eq(vs_pipeline_apply(s, dir, NULL, NULL, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(component_of(s, "unet"), "largest_group")),
+                     "up.0.proj");
+    ck_assert_uint_eq(
+        json_integer_value(json_object_get(component_of(s, "unet"), "largest_group_bytes")),
+        1280ull * 1280 * 2 + 1280 * 4);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(component_of(s, "text_encoder"), "largest_group")),
+        "text_model.embeddings.token_embedding");
+    /* the phases: each its components' largest module */
+    json_object_set_new(s, "placement", vs_placement_to_json(&p));
+    ck_assert_int_eq(vs_envelope_compute(&env, s, NULL, &err), 0);
+    ck_assert_uint_eq(env.weights_gpu_bytes, 49408ull * 768 * 2);
+    for (k = 0; k < env.phases.n; k++)
+        if (!strcmp(env.phases.row[k].name, "denoise"))
+            break;
+    ck_assert_uint_lt(k, env.phases.n);
+    ck_assert_uint_eq(env.phases.row[k].weights_bytes, 3281920);
+    ck_assert_str_eq(env.phases.row[k].weights_of, "unet");
+    /* the module of a name: less its last part; none for a name without a dot */
+    vs_pipeline_modules_of(m, sizeof m, "up_blocks.0.resnets.1.conv1.weight");
+    ck_assert_str_eq(m, "up_blocks.0.resnets.1.conv1");
+    vs_pipeline_modules_of(m, sizeof m, "scale");
+    ck_assert_str_eq(m, "");
     json_decref(s);
     remove_dir();
 }
@@ -484,7 +560,7 @@ START_TEST(offload_placements_per_gpu)
     ck_assert_uint_eq(env.weights_gpu_bytes, 75890688ull + 1179648 + 3072);
     ck_assert_uint_eq(env.host_bytes, total);
     ck_assert_ptr_nonnull(strstr(env.offload_basis, "largest component"));
-    /* sequential offload: the largest block, the token embedding (49,408 x 768 bf16) */
+    /* sequential offload: the largest module, the token embedding (49,408 x 768 bf16) */
     p.offload = VS_OFFLOAD_SEQUENTIAL;
     json_object_set_new(s, "placement", vs_placement_to_json(&p));
     ck_assert_int_eq(vs_envelope_compute(&env, s, NULL, &err), 0);
@@ -999,6 +1075,7 @@ int main(void)
     tcase_add_test(tc, parse_sdxl_index);
     tcase_add_test(tc, parse_refuses_bad_indexes);
     tcase_add_test(tc, components_and_total_against_the_tally);
+    tcase_add_test(tc, largest_module_is_its_own_tensors);
     tcase_add_test(tc, variant_picks_fp16_and_falls_back);
     tcase_add_test(tc, missing_component_file_is_named_and_sheet_unchanged);
     tcase_add_test(tc, offload_placements_per_gpu);

@@ -370,6 +370,67 @@ static void flux_offload_by_hand(const row *r, json_t *p)
     }
 }
 
+/* The bytes of component comp's largest module, as the envelope's payload lists them. */
+static uint64_t largest_module(json_t *p, const char *comp)
+{
+    json_t *c;
+    size_t k;
+    json_array_foreach(json_object_get(p, "weights_components"), k, c)
+    {
+        if (!strcmp(gets(c, "name"), comp))
+            return (uint64_t)geti(c, "largest_group_bytes");
+    }
+    ck_abort_msg("no component %s", comp);
+    return 0;
+}
+
+/* Sequential CPU offload holds one module's own tensors at a time (accelerate's
+ * AlignDevicesHook, one per module with direct tensors): the largest module of each
+ * component, worked by hand from the architectures the tensor lists follow.
+ *   SDXL (fp16): the CLIP-L and OpenCLIP-bigG token embeddings, 49,408 x 768 and 49,408 x
+ *   1,280; the UNet's up_blocks.0.resnets.{0,1}.conv1, 2,560 -> 1,280 channels 3 x 3 with
+ *   its bias; the VAE's 512 -> 512 3 x 3 convolutions with their bias (the first of them
+ *   the encoder's).
+ *   FLUX.1-dev (bf16): CLIP-L's token embedding; T5's shared embedding, 32,128 x 4,096; the
+ *   transformer's norm1.linear (AdaLayerNormZero, 3,072 -> 6 x 3,072, with its bias); the
+ *   VAE's 512 -> 512 convolutions.
+ * Under it the SDXL rows' phases hold: encode the bigger token embedding, denoise the UNet's
+ * conv1, decode the VAE's convolution. */
+static void sequential_by_hand(const row *r, json_t *p)
+{
+    const uint64_t te = 49408ull * 768 * 2, te2 = 49408ull * 1280 * 2,
+                   unet = 1280ull * 2560 * 9 * 2 + 1280 * 2, vae = 512ull * 512 * 9 * 2 + 512 * 2;
+    json_t *ph;
+    size_t k, seen = 0;
+    ck_assert_uint_eq(unet, 58984960ull);
+    ck_assert_uint_eq(te2, 126484480ull);
+    if (!strcmp(r->id, "gen-3") || !strcmp(r->id, "gen-5")) {
+        ck_assert_uint_eq(largest_module(p, "text_encoder"), te);
+        ck_assert_uint_eq(largest_module(p, "text_encoder_2"), te2);
+        ck_assert_uint_eq(largest_module(p, "unet"), unet);
+        ck_assert_uint_eq(largest_module(p, "vae"), vae);
+        json_array_foreach(json_object_get(p, "phases"), k, ph)
+        {
+            const char *n = gets(ph, "name");
+            uint64_t w = (uint64_t)geti(ph, "weights_gpu_bytes");
+            seen += !strcmp(n, "encode") || !strcmp(n, "denoise") || !strcmp(n, "decode");
+            if (!strcmp(n, "encode"))
+                ck_assert_uint_eq(w, te2);
+            else if (!strcmp(n, "denoise"))
+                ck_assert_uint_eq(w, unet);
+            else if (!strcmp(n, "decode"))
+                ck_assert_uint_eq(w, vae);
+        }
+        ck_assert_uint_eq(seen, 3);
+    }
+    if (!strcmp(r->id, "gen-7")) {
+        ck_assert_uint_eq(largest_module(p, "text_encoder"), te);
+        ck_assert_uint_eq(largest_module(p, "text_encoder_2"), 32128ull * 4096 * 2);
+        ck_assert_uint_eq(largest_module(p, "transformer"), (18432ull * 3072 + 18432) * 2);
+        ck_assert_uint_eq(largest_module(p, "vae"), vae);
+    }
+}
+
 /* The SDXL rows' envelopes worked by hand (and one FLUX.1-dev row, below): the weights are the
  * published parameter counts at 2 bytes (UNet 2,567,463,684, VAE 83,653,863, CLIP-L 123,060,480,
  * OpenCLIP-bigG 694,659,840), the latents 4 images x 4 channels x 128 x 128 x 2 B, fused attention
@@ -430,6 +491,7 @@ static void generation_by_hand(const row *r, json_t *p)
                           2 * 11901408320ull + 16ull * 128 * 128 * 2);
     }
     flux_offload_by_hand(r, p);
+    sequential_by_hand(r, p);
 }
 
 static size_t summary(const row *rows, size_t n, const char *kind, const char *set)
