@@ -202,7 +202,7 @@ int vs_verb_oom(vs_ctx *ctx, const vs_line *line, vs_error *err)
           "the resolution and the batch (tokens grow with H x W; classifier-free guidance doubles "
           "the batch)",
           "the weights on the GPU: pipe.enable_model_cpu_offload() keeps one component there, "
-          "enable_sequential_cpu_offload() one block",
+          "enable_sequential_cpu_offload() one module's weights",
           NULL}},
         {"decode",
          {VS_CLASS_ACTIVATIONS},

@@ -141,7 +141,8 @@ int vs_phases_compute(vs_phases *out, const json_t *sheet, const vs_component_vi
             vs_checked_add(&pinned, pinned, (uint64_t)json_integer_value(v)))
             return vs_error_set(err, VS_EUNIT, "the pinned weights do not fit in 64 bits");
     }
-    /* the weights of each phase: its largest component (or block) the offload moves */
+    /* the weights of each phase: its largest component (sequential: the largest module
+     * among its components) the offload moves */
     json_array_foreach(wc, i, c)
     {
         json_t *v = json_object_get(c, key);

@@ -6,10 +6,11 @@
  * (phase encode), the denoiser (denoise) and the VAE (decode) are on the GPU in
  * turn, each with the working memory of its own phase. The peak is then the
  * largest phase, not the sum of every component's maximum: per phase, the
- * weights on the GPU (the largest of that phase's components, or of its blocks
- * under sequential offload) plus each reserve component of that phase and
- * every component with no phase (which stays on the GPU throughout: a CUDA
- * context, a declared lump), and under model offload every component the
+ * weights on the GPU (the largest of that phase's components, or under
+ * sequential offload the largest module among them, its own tensors), plus
+ * each reserve component of that phase and every component with no phase
+ * (which stays on the GPU throughout: a CUDA context, a declared lump), and
+ * under model offload every component the
  * offload leaves on the GPU (vs_placement_pinned: bitsandbytes 8-bit).
  * Before them, when a pipeline component is quantised by bitsandbytes, the
  * phase load: diffusers' and transformers' bitsandbytes quantizers load such

@@ -83,7 +83,7 @@ void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_f
         *gpu = whole;
         *basis = p->offload == VS_OFFLOAD_MODEL
                      ? "the whole model: read as one checkpoint, it is one component"
-                     : "the whole model: no pipeline components with blocks were read";
+                     : "the whole model: no pipeline components with modules were read";
         return;
     }
     *gpu = best + pinned;
@@ -91,8 +91,8 @@ void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_f
     *basis = pinned ? "the largest component (model CPU offload) and the bitsandbytes 8-bit "
                       "ones, which it leaves on the GPU"
              : p->offload == VS_OFFLOAD_MODEL ? "the largest component (model CPU offload)"
-                                              : "the largest block of any component (sequential "
-                                                "CPU offload)";
+                                              : "the largest module of any component, its own "
+                                                "tensors (sequential CPU offload)";
 }
 
 int vs_placement_pinned(const vs_placement *p, const json_t *component)
@@ -250,8 +250,8 @@ const char *vs_placement_describe(const vs_placement *p, char *out, size_t outle
                      "time)");
         else if (p->offload == VS_OFFLOAD_SEQUENTIAL)
             snprintf(out, outlen,
-                     "single GPU, sequential CPU offload (one block on the GPU at a "
-                     "time)");
+                     "single GPU, sequential CPU offload (one module's weights on the "
+                     "GPU at a time)");
         else
             snprintf(out, outlen, "single GPU");
         break;

@@ -16,7 +16,9 @@
  * (offload=, diffusers' DiffusionPipeline.enable_model_cpu_offload and
  * enable_sequential_cpu_offload, through accelerate's hooks):
  *   offload=model       one component on the GPU at a time: the largest component
- *   offload=sequential  one block of one component at a time: the largest block
+ *   offload=sequential  one module's own tensors at a time (accelerate's
+ *                       AlignDevicesHook on each module with direct tensors):
+ *                       the largest module (model/pipeline_modules.h)
  * the whole set of weights staying in host memory. Pure: no I/O, no globals.
  */
 #ifndef VS_SHEET_PLACEMENT_H
@@ -85,13 +87,13 @@ int vs_placement_loads_on_gpu(const json_t *component);
 
 /* The weights one GPU holds under p's offload, from weights_files (the
  * sheet's; its "components" when a pipeline was read) and the whole
- * weights' bytes: *gpu the largest component (model) or the largest block
+ * weights' bytes: *gpu the largest component (model) or the largest module
  * of any component (sequential: largest_group_bytes), with every component
  * model offload leaves on the GPU (vs_placement_pinned) besides, *host the
  * weights kept in host memory (all of them but those), *basis a static
  * phrase saying which figure it is. Without offload, *gpu = per_gpu_whole and *host = 0. Without
  * components (a model read as one checkpoint), both offloads keep the whole
- * model as the one component, and sequential, lacking blocks, is the whole
+ * model as the one component, and sequential, lacking modules, is the whole
  * model too (said in *basis). */
 void vs_placement_offload_weights(const vs_placement *p, const json_t *weights_files,
                                   uint64_t whole, uint64_t per_gpu_whole, uint64_t *gpu,
