@@ -121,6 +121,7 @@ static void *hb_main(void *arg)
             else
                 n++;
         }
+        pthread_mutex_lock(&k->send_lock);
         for (i = 0; i < n && !failed; i++) {
             if (zmq_msg_send(&parts[i], k->hb, i + 1 < n ? ZMQ_SNDMORE : 0) < 0) {
                 failed = 1;
@@ -128,6 +129,7 @@ static void *hb_main(void *arg)
                 break;
             }
         }
+        pthread_mutex_unlock(&k->send_lock);
         for (; i < n; i++)
             zmq_msg_close(&parts[i]); /* the ones not sent (a sent one is the socket's) */
         if (failed == 2 || (failed && (e == ETERM || e == ENOTSOCK)))
@@ -292,7 +294,7 @@ int vs_kernel_serve(const vs_conn *conn, const vs_kernel_ops *ops, void *self,
     k.ops = ops;
     k.self = self;
     k.parent_pid = opts && opts->parent_pid > 1 ? opts->parent_pid : 0;
-    pthread_mutex_init(&k.iopub_lock, NULL);
+    pthread_mutex_init(&k.send_lock, NULL);
     atomic_store(&vs_kernel_interrupt, 0);
     vs_wire_uuid4(k.session);
     snprintf(k.username, sizeof k.username, "%s", user && *user ? user : "vramsheet");
@@ -383,7 +385,9 @@ done:
     if (k.ctx) {
         /* Wakes the control and heartbeat threads out of their blocking receives
          * (ETERM); they close their own sockets. */
+        pthread_mutex_lock(&k.send_lock); /* after any send under way, whole */
         zmq_ctx_shutdown(k.ctx);
+        pthread_mutex_unlock(&k.send_lock);
         if (control_started)
             pthread_join(control_thr, NULL);
         else {
@@ -412,6 +416,6 @@ done:
     vs_history_free(k.hist);
     vs_replay_free(k.replay);
     pthread_mutex_destroy(&k.replay_lock);
-    pthread_mutex_destroy(&k.iopub_lock);
+    pthread_mutex_destroy(&k.send_lock);
     return rc;
 }

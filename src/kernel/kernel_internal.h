@@ -38,7 +38,12 @@ typedef struct vs_kernel {
     void *shell, *stdin_sock, *iopub, *wake_rx; /* main thread */
     void *control, *wake_tx;                    /* control thread */
     void *hb;                                   /* heartbeat thread */
-    pthread_mutex_t iopub_lock;
+    /* Held around every multipart send, by every thread, and around
+     * zmq_ctx_shutdown: a message is then never cut between its frames by the
+     * context's termination (the frames libzmq took before an ETERM stay in
+     * the pipe and are never freed), and IOPub, shared by threads, is sent
+     * whole. No send here blocks (PUB and ROUTER drop, REP answers). */
+    pthread_mutex_t send_lock;
     char session[37];
     char username[64];
     const vs_kernel_ops *ops; /* the interpreter, as the transport sees it */
@@ -71,12 +76,12 @@ int vs_kernel_rx_recv(void *sock, vs_kernel_rx *r, int flags);
  * negative code with err saying why (the message is then dropped). */
 int vs_kernel_parse_fresh(vs_kernel *k, vs_msg **m, const vs_kernel_rx *r, vs_error *err);
 /* Signs and sends one message whose content is JSON text (malloc'd, taken). */
-int vs_kernel_send_raw(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
-                       size_t nids, const char *msg_type, const vs_msg *parent, char *content,
+int vs_kernel_send_raw(vs_kernel *k, void *sock, const vs_frame *ids, size_t nids,
+                       const char *msg_type, const vs_msg *parent, char *content,
                        size_t content_len);
 /* Signs and sends one message; steals content. */
-int vs_kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
-                   size_t nids, const char *msg_type, const vs_msg *parent, json_t *content);
+int vs_kernel_send(vs_kernel *k, void *sock, const vs_frame *ids, size_t nids, const char *msg_type,
+                   const vs_msg *parent, json_t *content);
 void vs_kernel_publish_raw(vs_kernel *k, const char *msg_type, const vs_msg *parent, char *content,
                            size_t content_len);
 void vs_kernel_publish(vs_kernel *k, const char *msg_type, const vs_msg *parent, json_t *content);

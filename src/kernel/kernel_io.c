@@ -102,10 +102,10 @@ static int send_frames(void *sock, const vs_frame *f, size_t n)
 }
 
 /* Signs and sends one message whose content is already JSON text (malloc'd,
- * taken; NULL when it could not be made, which is logged and dropped). lock,
- * when given, is held around the send (IOPub is shared by threads). */
-int vs_kernel_send_raw(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
-                       size_t nids, const char *msg_type, const vs_msg *parent, char *content,
+ * taken; NULL when it could not be made, which is logged and dropped), under
+ * the send lock. */
+int vs_kernel_send_raw(vs_kernel *k, void *sock, const vs_frame *ids, size_t nids,
+                       const char *msg_type, const vs_msg *parent, char *content,
                        size_t content_len)
 {
     char msg_id[37], date[32];
@@ -131,12 +131,10 @@ int vs_kernel_send_raw(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs
         vs_kernel_log("cannot serialise %s: %s", msg_type, err.message);
         goto done;
     }
-    if (lock)
-        pthread_mutex_lock(lock);
+    pthread_mutex_lock(&k->send_lock);
     if (send_frames(sock, frames, n) < 0 && errno != ETERM)
         vs_kernel_log("cannot send %s: %s", msg_type, zmq_strerror(errno));
-    if (lock)
-        pthread_mutex_unlock(lock);
+    pthread_mutex_unlock(&k->send_lock);
 done:
     vs_wire_frames_free(frames, n);
     json_decref(header);
@@ -159,12 +157,12 @@ static char *content_text(json_t *content, size_t *len)
 }
 
 /* Signs and sends one message; steals content. */
-int vs_kernel_send(vs_kernel *k, void *sock, pthread_mutex_t *lock, const vs_frame *ids,
-                   size_t nids, const char *msg_type, const vs_msg *parent, json_t *content)
+int vs_kernel_send(vs_kernel *k, void *sock, const vs_frame *ids, size_t nids, const char *msg_type,
+                   const vs_msg *parent, json_t *content)
 {
     size_t len = 0;
     char *text = content_text(content, &len);
-    return vs_kernel_send_raw(k, sock, lock, ids, nids, msg_type, parent, text, len);
+    return vs_kernel_send_raw(k, sock, ids, nids, msg_type, parent, text, len);
 }
 
 /* On IOPub, content already JSON text (taken, as vs_kernel_send_raw takes it). */
@@ -177,7 +175,7 @@ void vs_kernel_publish_raw(vs_kernel *k, const char *msg_type, const vs_msg *par
     snprintf(topic, sizeof topic, "kernel.%.8s.%s", k->session, msg_type);
     t.data = (unsigned char *)topic;
     t.len = strlen(topic);
-    vs_kernel_send_raw(k, k->iopub, &k->iopub_lock, &t, 1, msg_type, parent, content, content_len);
+    vs_kernel_send_raw(k, k->iopub, &t, 1, msg_type, parent, content, content_len);
 }
 
 void vs_kernel_publish(vs_kernel *k, const char *msg_type, const vs_msg *parent, json_t *content)
@@ -215,7 +213,7 @@ void vs_kernel_publish_status(vs_kernel *k, const vs_msg *parent, const char *st
 void vs_kernel_reply(vs_kernel *k, void *sock, const vs_msg *req, const char *msg_type,
                      json_t *content)
 {
-    vs_kernel_send(k, sock, NULL, req->ids, req->nids, msg_type, req, content);
+    vs_kernel_send(k, sock, req->ids, req->nids, msg_type, req, content);
 }
 
 /* A JSON string from any bytes: invalid UTF-8 is repaired rather than lost. */

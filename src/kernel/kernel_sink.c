@@ -57,7 +57,7 @@ static int sink_input(void *ctx, const char *prompt, int password, char **out)
     /* Replies to an earlier, abandoned request must not answer this one. */
     while (vs_kernel_rx_recv(k->stdin_sock, r, ZMQ_DONTWAIT) == 1)
         vs_kernel_rx_close(r);
-    vs_kernel_send(k, k->stdin_sock, NULL, ec->req->ids, ec->req->nids, "input_request", ec->req,
+    vs_kernel_send(k, k->stdin_sock, ec->req->ids, ec->req->nids, "input_request", ec->req,
                    json_pack("{s:o, s:b}", "prompt", vs_kernel_jstr(prompt ? prompt : ""),
                              "password", password));
     while (!atomic_load(&vs_kernel_interrupt) && !atomic_load(&k->stop)) {
