@@ -180,10 +180,8 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
     int rc, from_arch = 0;
     char gV[40], gt[40], gbytes[40];
     *counted = 0;
-    if ((rc = vs_verbs_estimate_shape(line, sheet, "vocab", "vocab", &V, &from_arch, err)) < 0)
-        return rc;
-    if (rc == 0 || V == 0)
-        return 0; /* no vocabulary known: said in a note */
+    /* the keys are checked before the vocabulary is looked up: a card without
+     * one still refuses a misused key rather than skipping it in silence */
     if (ls && strcmp(ls->value, "full") && strcmp(ls->value, "chunked") &&
         strcmp(ls->value, "cce") && strcmp(ls->value, "liger") && strcmp(ls->value, "unsloth"))
         return vs_arg_error(ls, err,
@@ -228,6 +226,10 @@ static int estimate_logits(const vs_line *line, json_t *sheet, uint64_t s, uint6
         if (present && chunks == 0)
             return vs_arg_error(ch, err, vs_error_set(err, VS_EVALUE, "chunks must be at least 1"));
     }
+    if ((rc = vs_verbs_estimate_shape(line, sheet, "vocab", "vocab", &V, &from_arch, err)) < 0)
+        return rc;
+    if (rc == 0 || V == 0)
+        return 0; /* no vocabulary known: said in a note */
     if (vs_checked_mul(&tokens, s, b))
         return vs_error_set(err, VS_EUNIT, "the logits: length x microbatch overflows");
     vs_units_grouped(gt, sizeof gt, tokens);

@@ -418,6 +418,52 @@ START_TEST(estimate_kv_shapes_from_config)
 }
 END_TEST
 
+/* A card without a vocabulary (a declared model, its shapes on the line) counts no
+ * logits, yet the loss's keys are still checked: each misuse is refused as on a
+ * card with one, at its own column, the sheet unchanged. (outputs= under
+ * framework=unsloth cannot be reached without one: Unsloth's estimate needs a
+ * Llama config, and that rule needs vocab_size.) */
+START_TEST(logits_keys_checked_without_a_vocabulary)
+{
+    static const char *const refused[][2] = {
+        {"loss=tiled", "loss must be full, chunked, cce, liger or unsloth"},
+        {"loss=unsloth", "loss=unsloth goes with framework=unsloth"},
+        {"loss=unsloth outputs=bf16", "loss=unsloth goes with framework=unsloth"},
+        {"outputs=bf16", "outputs= goes with loss=unsloth"},
+        {"loss=cce outputs=fp32", "outputs= goes with loss=unsloth"},
+        {"loss=cce chunks=2", "chunks= goes with loss=chunked"},
+        {"chunks=2", "chunks= goes with loss=chunked"},
+        {"loss=chunked chunks=0", "chunks must be at least 1"},
+        {"head=frozen", "head= goes with loss=liger or loss=cce"},
+        {"loss=liger head=x", "head must be trained or frozen"},
+        {"loss=chunked cce=25.1", "cce= goes with loss=cce"},
+        {"loss=cce cce=99", "cce must be 24.12 or 25.1"},
+    };
+    const char *act = "estimate activations layers=32 hidden=4096 heads=32 attention=flash";
+    char line[400];
+    size_t i;
+    snprintf(line, sizeof line,
+             "model m params=8e9\nformat bf16\ntask lora\nlength 2048\nmicrobatch 1\n%s loss=cce",
+             act);
+    run_ok(line);
+    /* accepted, the logits left out and said so */
+    ck_assert_ptr_null(component(lastp(), "logits"));
+    TEXT_HAS(last(), "the logits and the loss are not counted");
+    for (i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        snprintf(line, sizeof line, "%s %s", act, refused[i][0]);
+        ck_assert_msg(run(line) == VS_EVALUE, "%s accepted", refused[i][0]);
+        ck_assert_msg(strstr(err.message, refused[i][1]) != NULL, "%s: %s", refused[i][0],
+                      err.message);
+        ck_assert_int_eq(err.line, 1);
+        ck_assert_int_gt(err.column, (int)strlen(act));
+    }
+    /* the refusals left the sheet as it was: the estimate from the first cell */
+    run_ok("envelope");
+    ck_assert_ptr_nonnull(component(lastp(), "activations"));
+    ck_assert_ptr_null(component(lastp(), "logits"));
+}
+END_TEST
+
 START_TEST(task_training_lists_unknowns_then_estimates)
 {
     static const char *const listed[] = {"gradients", "optimizer_state", "master_copy",
@@ -948,6 +994,7 @@ int main(void)
     tcase_add_test(tc, estimate_kv_shapes_from_config);
     tcase_add_test(tc, activations_attention_and_logits);
     tcase_add_test(tc, activations_liger_loss);
+    tcase_add_test(tc, logits_keys_checked_without_a_vocabulary);
     tcase_add_test(tc, task_training_lists_unknowns_then_estimates);
     tcase_add_test(tc, training_precisions_and_optimizers);
     tcase_add_test(tc, lora_trainable_limits_state);
