@@ -699,7 +699,8 @@ static void colab_accumulation_by_hand(const row *r, long long with)
 /* Unsloth's context-length tables are computed, not card-by-card measurements: each is a
  * straight line in the card's size. Over the rows whose id starts with prefix (and, when
  * skip is given, does not contain it), tokens = a + b x card GiB by least squares, each
- * residual under max_residual tokens; the line read as bytes, 2^30 / b a token and -a / b GiB
+ * residual under max_residual tokens (when it is above 0: a table of more than two rows,
+ * since two points always lie on a line); the line read as bytes, 2^30 / b a token and -a / b GiB
  * at no tokens, is printed beside the sheet's: the backward's bytes a token and its part at no
  * tokens below 32,768 tokens (at lo, from the step lo -> lo + 1) and above, through the rotary
  * tables' steps (at two multiples of 8,192, where every layer's table is rebuilt at the
@@ -739,7 +740,12 @@ static void unsloth_table_line(const row *rows, size_t n, const char *prefix, co
         if (fabs(y - (a + b * rows[i].published)) > worst)
             worst = fabs(y - (a + b * rows[i].published));
     }
-    ck_assert_msg(worst < max_residual, "%s: a residual of %.2f tokens", label, worst);
+    /* a line through two points always fits: the residual is checked only where
+     * the table has more rows than the line has parameters (max_residual > 0) */
+    if (max_residual > 0) {
+        ck_assert_uint_gt(m, 2);
+        ck_assert_msg(worst < max_residual, "%s: a residual of %.2f tokens", label, worst);
+    }
     below = allocator_at(one, lo + 1) - allocator_at(one, lo);
     zero_below = allocator_at(one, lo) - below * lo;
     above = (allocator_at(one, at2) - allocator_at(one, at1)) / (at2 - at1);
@@ -1010,10 +1016,11 @@ START_TEST(published_peaks)
                                  "max_memory_reserved, against allocator_bytes"),
                       1);
     /* Unsloth's two tables as the lines they are (the 8B rows' own residuals at most 0.42
-     * tokens; the 70B table's two rows are a line through two points) */
+     * tokens; the 70B table's two rows are a line through two points, whose residual
+     * is printed, not checked: its slopes are) */
     unsloth_table_line(rows, n, "unsloth-", "70b", 32, 21848, 192648, 1.0,
                        "Unsloth's Llama 3.1 8B table");
-    unsloth_table_line(rows, n, "unsloth-70b-", NULL, 80, 12106, 381192, 1e-6,
+    unsloth_table_line(rows, n, "unsloth-70b-", NULL, 80, 12106, 381192, 0,
                        "Unsloth's Llama 3.3 70B table");
     /* the runs added after the arithmetic was set, apart */
     ck_assert_uint_ge(summary(rows, n, "training", "held-out"), 3);
