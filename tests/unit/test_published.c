@@ -499,30 +499,28 @@ static size_t summary(const row *rows, size_t n, const char *kind, const char *s
     return summary_of(rows, n, kind, set, NULL, NULL);
 }
 
-/* The bytes of phase name of envelope p; -1 when it has none. */
-static long long phase_bytes(json_t *p, const char *name)
+/* The bytes of the entry called name in envelope p's array key ("phases",
+ * "components"); -1 when it has none. */
+static long long named_bytes(json_t *p, const char *key, const char *name)
 {
-    json_t *ph;
+    json_t *e;
     size_t k;
-    json_array_foreach(json_object_get(p, "phases"), k, ph)
+    json_array_foreach(json_object_get(p, key), k, e)
     {
-        if (!strcmp(gets(ph, "name"), name))
-            return geti(ph, "bytes");
+        if (!strcmp(gets(e, "name"), name))
+            return geti(e, "bytes");
     }
     return -1;
 }
 
-/* The bytes of component name of envelope p; -1 when it has none. */
+static long long phase_bytes(json_t *p, const char *name)
+{
+    return named_bytes(p, "phases", name);
+}
+
 static long long component_bytes(json_t *p, const char *name)
 {
-    json_t *c;
-    size_t k;
-    json_array_foreach(json_object_get(p, "components"), k, c)
-    {
-        if (!strcmp(gets(c, "name"), name))
-            return geti(c, "bytes");
-    }
-    return -1;
+    return named_bytes(p, "components", name);
 }
 
 /* The cells of row r with its `length` line set to length, on a sheet of their own. */
