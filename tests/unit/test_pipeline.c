@@ -120,6 +120,31 @@ static uint64_t write_st(const char *name, const tspec *t, size_t n)
     return off;
 }
 
+/* The unet in two shards, t1 and t2, and their index, its weight map naming each
+ * shard's own tensors. Returns the data bytes of both. */
+static uint64_t write_unet_shards(const tspec *t1, size_t n1, const tspec *t2, size_t n2)
+{
+    static const char *const shard[2] = {"diffusion_pytorch_model-00001-of-00002.safetensors",
+                                         "diffusion_pytorch_model-00002-of-00002.safetensors"};
+    const tspec *t[2] = {t1, t2};
+    size_t n[2] = {n1, n2}, i, k;
+    uint64_t total = 0;
+    char path[128];
+    vs_buf map = VS_BUF_INIT, idx = VS_BUF_INIT;
+    for (i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "unet/%s", shard[i]);
+        total += write_st(path, t[i], n[i]);
+        for (k = 0; k < n[i]; k++)
+            vs_buf_printf(&map, "%s\"%s\": \"%s\"", map.len ? ", " : "", t[i][k].name, shard[i]);
+    }
+    vs_buf_printf(&idx, "{\"metadata\": {\"total_size\": %llu}, \"weight_map\": {%.*s}}",
+                  (unsigned long long)total, (int)map.len, map.data);
+    write_text("unet/diffusion_pytorch_model.safetensors.index.json", idx.data);
+    vs_buf_free(&map);
+    vs_buf_free(&idx);
+    return total;
+}
+
 /* ---- the pipeline: an SDXL-shaped one, small (real names and shapes) ---- */
 
 /* unet, sharded in two, fp16 */
@@ -186,8 +211,6 @@ static const char *MODEL_INDEX = "{\n"
 
 static void build_pipeline(void)
 {
-    char idx[1024];
-    uint64_t a, b;
     make_dir();
     write_text("model_index.json", MODEL_INDEX);
     mkdir_in("unet");
@@ -202,23 +225,7 @@ static void build_pipeline(void)
     write_text("text_encoder/config.json", "{\"architectures\": [\"CLIPTextModel\"]}");
     write_text("scheduler/scheduler_config.json", "{\"_class_name\": \"EulerDiscreteScheduler\"}");
     write_text("tokenizer/vocab.json", "{}");
-    a = write_st("unet/diffusion_pytorch_model-00001-of-00002.safetensors", unet1, N(unet1));
-    b = write_st("unet/diffusion_pytorch_model-00002-of-00002.safetensors", unet2, N(unet2));
-    snprintf(idx, sizeof idx,
-             "{\"metadata\": {\"total_size\": %llu}, \"weight_map\": {"
-             "\"conv_in.weight\": \"diffusion_pytorch_model-00001-of-00002.safetensors\", "
-             "\"conv_in.bias\": \"diffusion_pytorch_model-00001-of-00002.safetensors\", "
-             "\"down_blocks.1.attentions.0.proj_in.weight\": "
-             "\"diffusion_pytorch_model-00001-of-00002.safetensors\", "
-             "\"down_blocks.1.resnets.0.conv1.weight\": "
-             "\"diffusion_pytorch_model-00001-of-00002.safetensors\", "
-             "\"down_blocks.2.attentions.0.proj_in.weight\": "
-             "\"diffusion_pytorch_model-00002-of-00002.safetensors\", "
-             "\"mid_block.resnets.0.conv1.weight\": "
-             "\"diffusion_pytorch_model-00002-of-00002.safetensors\", "
-             "\"conv_out.weight\": \"diffusion_pytorch_model-00002-of-00002.safetensors\"}}",
-             (unsigned long long)(a + b));
-    write_text("unet/diffusion_pytorch_model.safetensors.index.json", idx);
+    write_unet_shards(unet1, N(unet1), unet2, N(unet2));
     write_st("vae/diffusion_pytorch_model.safetensors", vae32, N(vae32));
     write_st("vae/diffusion_pytorch_model.fp16.safetensors", vae16, N(vae16));
     write_st("text_encoder/model.safetensors", te, N(te));
@@ -414,24 +421,11 @@ START_TEST(largest_module_is_its_own_tensors)
     vs_error err;
     vs_envelope env;
     vs_placement p = {VS_PLACE_SINGLE, 1, 0, VS_OFFLOAD_SEQUENTIAL};
-    char idx[1024], m[64];
-    uint64_t a, b;
+    char m[64];
     size_t k;
     build_pipeline();
-    remove(at("unet/diffusion_pytorch_model-00001-of-00002.safetensors"));
-    remove(at("unet/diffusion_pytorch_model-00002-of-00002.safetensors"));
-    a = write_st("unet/diffusion_pytorch_model-00001-of-00002.safetensors", mods1, N(mods1));
-    b = write_st("unet/diffusion_pytorch_model-00002-of-00002.safetensors", mods2, N(mods2));
-    snprintf(idx, sizeof idx,
-             "{\"metadata\": {\"total_size\": %llu}, \"weight_map\": {"
-             "\"up.0.proj.weight\": \"diffusion_pytorch_model-00001-of-00002.safetensors\", "
-             "\"up.0.proj.norm.weight\": \"diffusion_pytorch_model-00001-of-00002.safetensors\", "
-             "\"mid.lin.weight\": \"diffusion_pytorch_model-00001-of-00002.safetensors\", "
-             "\"scale\": \"diffusion_pytorch_model-00002-of-00002.safetensors\", "
-             "\"up.0.proj.bias\": \"diffusion_pytorch_model-00002-of-00002.safetensors\"}}",
-             (unsigned long long)(a + b));
-    write_text("unet/diffusion_pytorch_model.safetensors.index.json", idx);
-    ck_assert_uint_eq(a + b, 3276800ull * 2 + 3279360 + 16 + 5120);
+    ck_assert_uint_eq(write_unet_shards(mods1, N(mods1), mods2, N(mods2)),
+                      3276800ull * 2 + 3279360 + 16 + 5120);
     ck_assert_int_eq(vs_pipeline_apply(s, dir, NULL, NULL, &err), 0);
     ck_assert_str_eq(json_string_value(json_object_get(component_of(s, "unet"), "largest_group")),
                      "up.0.proj");
