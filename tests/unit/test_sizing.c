@@ -27,6 +27,20 @@ static json_t *component(json_t *env_payload, const char *name)
     return NULL;
 }
 
+/* The bytes of the i-th component of payload p. */
+static long long nth_bytes(json_t *p, size_t i)
+{
+    return geti(json_array_get(json_object_get(p, "components"), i), "bytes");
+}
+
+/* The cell must be refused as a bad value, with msg in its message when given. */
+static void refused(const char *cell, const char *msg)
+{
+    ck_assert_msg(run(cell) == VS_EVALUE, "accepted: %s", cell);
+    if (msg)
+        ck_assert_msg(strstr(err.message, msg) != NULL, "%s: %s", cell, err.message);
+}
+
 static int has_string(json_t *arr, const char *s)
 {
     size_t i;
@@ -230,55 +244,43 @@ START_TEST(activations_attention_and_logits)
     snprintf(line, sizeof line, "%s attention=eager", shape);
     run_ok(line);
     p = lastp();
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
-                     208305913856LL);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     10506731520LL);
+    ck_assert_int_eq(nth_bytes(p, 0), 208305913856LL);
+    ck_assert_int_eq(nth_bytes(p, 1), 10506731520LL);
     snprintf(line, sizeof line, "%s attention=sdpa", shape);
     run_ok(line);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 0), "bytes"),
-                     36507222016LL);
+    ck_assert_int_eq(nth_bytes(lastp(), 0), 36507222016LL);
     snprintf(line, sizeof line, "%s attention=flash loss=chunked", shape);
     run_ok(line);
     p = lastp();
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
-                     36507222016LL);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     2364014592LL);
+    ck_assert_int_eq(nth_bytes(p, 0), 36507222016LL);
+    ck_assert_int_eq(nth_bytes(p, 1), 2364014592LL);
     snprintf(line, sizeof line, "%s attention=sdpa loss=chunked chunks=3", shape);
     run_ok(line);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
-                     2801795072LL);
+    ck_assert_int_eq(nth_bytes(lastp(), 1), 2801795072LL);
     snprintf(line, sizeof line, "%s attention=flash loss=cce", shape);
     run_ok(line);
     p = lastp();
     ck_assert_int_eq(8192LL * (4 + 8 + 2 * 4096), 67207168LL);
     ck_assert_int_eq(8192LL * (4 + 8 + 2 * 4096) + 128256LL * 4096 * 2, 1117880320LL);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     1117880320LL);
+    ck_assert_int_eq(nth_bytes(p, 1), 1117880320LL);
     TEXT_HAS(last(), "Cut Cross-Entropy writes no logits");
     TEXT_HAS(last(), "no task on the card");
     snprintf(line, sizeof line, "%s attention=flash loss=cce head=frozen", shape);
     run_ok(line);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
-                     67207168LL);
+    ck_assert_int_eq(nth_bytes(lastp(), 1), 67207168LL);
     TEXT_HAS(last(), "no dc");
     snprintf(line, sizeof line, "%s attention=flash loss=cce head=frozen cce=24.12", shape);
     run_ok(line);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
-                     1117880320LL);
+    ck_assert_int_eq(nth_bytes(lastp(), 1), 1117880320LL);
     TEXT_HAS(last(), "24.11.4 to 24.12.3");
     snprintf(line, sizeof line, "%s attention=flash loss=cce cce=24.11", shape);
-    ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "cce must be 24.12 or 25.1"));
+    refused(line, "cce must be 24.12 or 25.1");
     snprintf(line, sizeof line, "%s attention=flash loss=chunked cce=24.12", shape);
-    ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "cce= goes with loss=cce"));
+    refused(line, "cce= goes with loss=cce");
     snprintf(line, sizeof line, "%s attention=flash loss=cce chunks=2", shape);
-    ck_assert_int_eq(run(line), VS_EVALUE);
+    refused(line, NULL);
     snprintf(line, sizeof line, "%s attention=flash loss=tiled", shape);
-    ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "loss must be full, chunked, cce, liger or unsloth"));
+    refused(line, "loss must be full, chunked, cce, liger or unsloth");
     /* the card's engine's attention key is the default */
     run_ok("engine transformers attention=flash\nestimate activations layers=32 hidden=4096 "
            "heads=32");
@@ -323,8 +325,7 @@ START_TEST(activations_liger_loss)
              shape);
     run_ok(line);
     p = lastp();
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     132816896LL);
+    ck_assert_int_eq(nth_bytes(p, 1), 132816896LL);
     TEXT_HAS(last(), "Liger fused linear cross-entropy in 32 chunks of 256 tokens");
     TEXT_HAS(last(), "the output layer frozen, no grad_weight");
     /* the card's task changes: the estimate follows it, the head now trained */
@@ -332,35 +333,28 @@ START_TEST(activations_liger_loss)
     ck_assert_int_eq(geti(component(lastp(), "logits"), "bytes"), 1183490048LL);
     snprintf(line, sizeof line, "%s vocab=128256 loss=liger head=frozen", shape);
     run_ok(line);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
-                     132816896LL);
+    ck_assert_int_eq(nth_bytes(lastp(), 1), 132816896LL);
     snprintf(line, sizeof line, "%s vocab=128256 loss=liger head=trained", shape);
     run_ok(line);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
-                     1183490048LL);
+    ck_assert_int_eq(nth_bytes(lastp(), 1), 1183490048LL);
     TEXT_HAS(last(), "grad_weight 128,256 vocab x 4,096 hidden x 2 B = 1,050,673,152 B");
     snprintf(line, sizeof line, "length 3000\nmicrobatch 1\n%s vocab=128256 loss=liger head=frozen",
              shape);
     run_ok(line);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
-                     57424536LL);
+    ck_assert_int_eq(nth_bytes(lastp(), 1), 57424536LL);
     TEXT_HAS(last(), "in 24 chunks of 128 tokens");
     snprintf(line, sizeof line, "%s vocab=8 loss=liger head=frozen", shape);
     run_ok(line);
-    ck_assert_int_eq(geti(json_array_get(json_object_get(lastp(), "components"), 1), "bytes"),
-                     24639000LL);
+    ck_assert_int_eq(nth_bytes(lastp(), 1), 24639000LL);
     /* refusals, as for the other losses */
     snprintf(line, sizeof line, "%s vocab=128256 loss=liger chunks=8", shape);
-    ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "chunks= goes with loss=chunked"));
+    refused(line, "chunks= goes with loss=chunked");
     snprintf(line, sizeof line, "%s vocab=128256 loss=chunked head=trained", shape);
-    ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "head= goes with loss=liger or loss=cce"));
+    refused(line, "head= goes with loss=liger or loss=cce");
     snprintf(line, sizeof line, "%s vocab=128256 head=frozen", shape);
-    ck_assert_int_eq(run(line), VS_EVALUE);
+    refused(line, NULL);
     snprintf(line, sizeof line, "%s vocab=128256 loss=liger head=lora", shape);
-    ck_assert_int_eq(run(line), VS_EVALUE);
-    ck_assert_ptr_nonnull(strstr(err.message, "head must be trained or frozen"));
+    refused(line, "head must be trained or frozen");
     ck_assert_int_eq(err.line, 1);
     ck_assert_int_gt(err.column, 1);
 }
@@ -399,18 +393,15 @@ START_TEST(estimate_kv_shapes_from_config)
     run_ok("microbatch 1\nestimate activations checkpointing=full");
     p = lastp();
     ck_assert_str_eq(gets(p, "kind"), "components");
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 0), "bytes"),
-                     2147483648LL);
+    ck_assert_int_eq(nth_bytes(p, 0), 2147483648LL);
     /* the recomputed layer apart: the loss's logits are freed before it is made */
     ck_assert_str_eq(gets(json_array_get(json_object_get(p, "components"), 1), "name"),
                      "activations_recomputed");
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 1), "bytes"),
-                     1375731712LL + 8589934592LL);
+    ck_assert_int_eq(nth_bytes(p, 1), 1375731712LL + 8589934592LL);
     /* and the config's vocabulary adds the loss's logits: 8,192 tokens x 128,256 x
      * 10 B (float32 logits, their gradient, the 16-bit gradient) */
     ck_assert_str_eq(gets(json_array_get(json_object_get(p, "components"), 2), "name"), "logits");
-    ck_assert_int_eq(geti(json_array_get(json_object_get(p, "components"), 2), "bytes"),
-                     8192LL * 128256 * 10);
+    ck_assert_int_eq(nth_bytes(p, 2), 8192LL * 128256 * 10);
     ck_assert_int_eq(geti(p, "total_bytes"),
                      2147483648LL + 1375731712LL + 8589934592LL + 8192LL * 128256 * 10);
     unlink(path);
@@ -425,7 +416,7 @@ END_TEST
  * Llama config, and that rule needs vocab_size.) */
 START_TEST(logits_keys_checked_without_a_vocabulary)
 {
-    static const char *const refused[][2] = {
+    static const char *const misuse[][2] = {
         {"loss=tiled", "loss must be full, chunked, cce, liger or unsloth"},
         {"loss=unsloth", "loss=unsloth goes with framework=unsloth"},
         {"loss=unsloth outputs=bf16", "loss=unsloth goes with framework=unsloth"},
@@ -449,11 +440,9 @@ START_TEST(logits_keys_checked_without_a_vocabulary)
     /* accepted, the logits left out and said so */
     ck_assert_ptr_null(component(lastp(), "logits"));
     TEXT_HAS(last(), "the logits and the loss are not counted");
-    for (i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        snprintf(line, sizeof line, "%s %s", act, refused[i][0]);
-        ck_assert_msg(run(line) == VS_EVALUE, "%s accepted", refused[i][0]);
-        ck_assert_msg(strstr(err.message, refused[i][1]) != NULL, "%s: %s", refused[i][0],
-                      err.message);
+    for (i = 0; i < sizeof misuse / sizeof misuse[0]; i++) {
+        snprintf(line, sizeof line, "%s %s", act, misuse[i][0]);
+        refused(line, misuse[i][1]);
         ck_assert_int_eq(err.line, 1);
         ck_assert_int_gt(err.column, (int)strlen(act));
     }
