@@ -162,6 +162,24 @@ class SizingKernelTest(unittest.TestCase):
                                "sheet.json")) as f:
             jsonschema.validate(json.load(f), schema)
 
+    def test_generation_sheet_with_a_decode_matches_the_record_schema(self):
+        """The default decode stores two parts, the second with "memory": "cache"."""
+        try:
+            import jsonschema
+        except ImportError:  # pragma: no cover - the Debian test machine has it
+            self.skipTest("jsonschema is not installed")
+        self.run_ok('sheet "sizing kernel: generation"\ntask generate-image\n'
+                    "resolution 1024x1024\nestimate decode dtype=fp16")
+        c = self.run_ok('sheet "sizing kernel: generation"')
+        sheet = dict(c.payload())
+        del sheet["kind"], sheet["action"]
+        by = {x["name"]: x for x in sheet["components"]}
+        self.assertEqual(by["vae_decode_cache"].get("memory"), "cache")
+        self.assertNotIn("memory", by["vae_decode"])
+        with open(os.path.join(ROOT, "records", "sheet.schema.json")) as f:
+            schema = json.load(f)
+        jsonschema.validate(sheet, schema)
+
 
 if __name__ == "__main__":
     unittest.main()
