@@ -136,6 +136,21 @@ static long component_at(const json_t *sheet, const char *name)
     return -1;
 }
 
+/* Removes the estimated component named name an earlier line stored, when
+ * its "memory" key is memory (a measured one stays, and one declared
+ * without it: `reserve vae_decode_cache 1GB`). 0, or VS_ENOMEM. */
+static int drop_estimated(json_t *sheet, const char *name, const char *memory, vs_error *err)
+{
+    long at = component_at(sheet, name);
+    json_t *c = vs_sheet_component(sheet, name);
+    const char *m = json_string_value(json_object_get(c, VS_MEMORY_KEY));
+    if (at < 0 ||
+        !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_ESTIMATED) ||
+        !m || strcmp(m, memory))
+        return 0;
+    return vs_sheet_remove_component(sheet, (size_t)at) < 0 ? vs_error_oom(err) : 0;
+}
+
 /* Stores one estimate, and cache beside it when not NULL (never over a
  * measured component), and emits them. */
 static int store_emit2(vs_ctx *ctx, json_t *sheet, const char *estimator, const char *name,
@@ -147,7 +162,7 @@ static int store_emit2(vs_ctx *ctx, json_t *sheet, const char *estimator, const 
     const char *all[8] = {NULL};
     char skip[2][300];
     size_t n = 0, i, k;
-    int rc;
+    int rc, measured = 0;
     for (i = 0; notes && notes[i] && n < 5; i++)
         all[n++] = notes[i];
     for (k = 0; k < (cache ? 2u : 1u); k++) {
@@ -155,7 +170,24 @@ static int store_emit2(vs_ctx *ctx, json_t *sheet, const char *estimator, const 
         uint64_t b = k ? cache->bytes : bytes;
         json_t *old = vs_sheet_component(sheet, nm);
         long at;
+        if (k && measured) {
+            /* the cache is the constant less the tensors' estimate, which the
+             * sheet did not keep: beside a measurement (often of reserved
+             * memory, the cache in it) it would count the cache twice */
+            if ((rc = drop_estimated(sheet, nm, VS_MEMORY_CACHE, err)) < 0) {
+                json_decref(inputs_take);
+                return rc;
+            }
+            snprintf(skip[k], sizeof skip[k],
+                     "%s was not stored: it is InvokeAI's constant less the estimate of %s, "
+                     "which is measured (a measurement of reserved memory holds the cache "
+                     "already)",
+                     nm, name);
+            all[n++] = skip[k];
+            continue;
+        }
         if (vs_vocab_status_is(vs_sheet_component_str(old, VS_COMPK_STATUS), VS_STATUS_MEASURED)) {
+            measured |= !k;
             char d[160];
             vs_units_describe(d, sizeof d, b);
             snprintf(skip[k], sizeof skip[k],
@@ -195,18 +227,6 @@ static int store_emit(vs_ctx *ctx, json_t *sheet, const char *estimator, const c
 {
     return store_emit2(ctx, sheet, estimator, name, bytes, source, phase, head, notes, inputs_take,
                        NULL, err);
-}
-
-/* Removes the estimated component named name an earlier line stored (a
- * measured one stays). 0, or VS_ENOMEM. */
-static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
-{
-    long at = component_at(sheet, name);
-    if (at < 0 || !vs_vocab_status_is(
-                      vs_sheet_component_str(vs_sheet_component(sheet, name), VS_COMPK_STATUS),
-                      VS_STATUS_ESTIMATED))
-        return 0;
-    return vs_sheet_remove_component(sheet, (size_t)at) < 0 ? vs_error_oom(err) : 0;
 }
 
 /* ---------------------------------------------------------------- latents */
@@ -703,7 +723,7 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     /* another rule now: the cache an earlier line split off goes */
     if (rule != RULE_SPLIT) {
         snprintf(cname, sizeof cname, "%s_cache", name);
-        if ((rc = drop_estimated(sheet, cname, err)) < 0)
+        if ((rc = drop_estimated(sheet, cname, VS_MEMORY_CACHE, err)) < 0)
             return rc;
     }
     return store_emit2(ctx, sheet, "decode", name, bytes, src, "decode", head, notes,

@@ -951,6 +951,76 @@ static const json_t *host_req(const json_t *payload, const char *gpu)
     return NULL;
 }
 
+/* The component named name in the last payload, or NULL. */
+static json_t *comp_named(sink_state *st, const char *name)
+{
+    json_t *c;
+    size_t i;
+    json_array_foreach(json_object_get(lastp(st), "components"), i, c)
+    {
+        if (!strcmp(json_string_value(json_object_get(c, "name")), name))
+            return c;
+    }
+    return NULL;
+}
+
+/* The decode's cache is InvokeAI's constant less the tensors' estimate: beside a
+ * measured vae_decode (3 GiB, say of reserved memory, the cache in it) it is not
+ * stored, and an earlier one goes. A vae_decode_cache the user declared (no
+ * "memory": "cache") is not the decode's: another rule leaves it. */
+START_TEST(decode_cache_beside_measurements_and_declarations)
+{
+    vs_interp *ip = vs_interp_new(NULL);
+    sink_state st = {json_array()};
+    vs_error err;
+    json_t *c;
+    ck_assert_int_eq(run(ip, &st,
+                         "model m params=1e9\nformat fp16\ntask generate-image\nresolution "
+                         "1024x1024\nestimate decode dtype=fp16\n"
+                         "envelope",
+                         &err),
+                     0);
+    ck_assert_ptr_nonnull(comp_named(&st, "vae_decode_cache"));
+    ck_assert_int_eq(run(ip, &st,
+                         "reserve vae_decode 3GiB status=measured phase=decode\n"
+                         "estimate decode dtype=fp16",
+                         &err),
+                     0);
+    {
+        char *all = json_dumps(st.bundles, 0);
+        ck_assert_ptr_nonnull(strstr(all, "vae_decode_cache was not stored"));
+        free(all);
+    }
+    ck_assert_int_eq(run(ip, &st, "envelope", &err), 0);
+    ck_assert_ptr_null(comp_named(&st, "vae_decode_cache"));
+    c = comp_named(&st, "vae_decode");
+    ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 3ull << 30);
+    ck_assert_uint_eq(json_integer_value(json_object_get(lastp(&st), "cache_bytes")), 0);
+    /* measured first, estimated after: no cache either */
+    ck_assert_int_eq(run(ip, &st,
+                         "sheet \"other\"\nmodel m params=1e9\nformat fp16\ntask "
+                         "generate-image\nresolution 1024x1024\n"
+                         "reserve vae_decode 3GiB status=measured phase=decode\n"
+                         "estimate decode dtype=fp16\nenvelope",
+                         &err),
+                     0);
+    ck_assert_ptr_null(comp_named(&st, "vae_decode_cache"));
+    /* declared, then rule=invokeai: the declaration stays, 1 GB */
+    ck_assert_int_eq(run(ip, &st,
+                         "sheet \"third\"\nmodel m params=1e9\nformat fp16\ntask "
+                         "generate-image\nresolution 1024x1024\n"
+                         "reserve vae_decode_cache 1GB phase=decode\n"
+                         "estimate decode dtype=fp16 rule=invokeai\nenvelope",
+                         &err),
+                     0);
+    c = comp_named(&st, "vae_decode_cache");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(json_integer_value(json_object_get(c, "bytes")), 1000000000ull);
+    json_decref(st.bundles);
+    vs_interp_free(ip);
+}
+END_TEST
+
 START_TEST(offload_checks_host_memory)
 {
     vs_interp *ip = vs_interp_new(NULL);
@@ -1074,6 +1144,7 @@ int main(void)
     tcase_add_test(tc, missing_component_file_is_named_and_sheet_unchanged);
     tcase_add_test(tc, offload_placements_per_gpu);
     tcase_add_test(tc, offload_checks_host_memory);
+    tcase_add_test(tc, decode_cache_beside_measurements_and_declarations);
     tcase_add_test(tc, validates_card_on_resolution_and_frames);
     tcase_add_test(tc, estimator_formulas_by_hand);
     tcase_add_test(tc, generation_requirements);
