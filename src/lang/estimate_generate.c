@@ -11,6 +11,7 @@
 
 #include "lang/derive.h"
 #include "lang/verbs_common.h"
+#include "lang/verbs_estimate_internal.h"
 #include "render/component.h"
 #include "sheet/estimate.h"
 #include "sheet/sheet.h"
@@ -122,37 +123,8 @@ typedef struct cache_part {
     const char *source;
 } cache_part;
 
-/* Index of the component named name, or -1. */
-static long component_at(const json_t *sheet, const char *name)
-{
-    json_t *c;
-    size_t i;
-    vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_COMPONENTS), i, c)
-    {
-        const char *n = vs_sheet_component_str(c, VS_COMPK_NAME);
-        if (n && !strcmp(n, name))
-            return (long)i;
-    }
-    return -1;
-}
-
-/* Removes the estimated component named name an earlier line stored, when
- * its "memory" key is memory (a measured one stays, and one declared
- * without it: `reserve vae_decode_cache 1GB`). 0, or VS_ENOMEM. */
-static int drop_estimated(json_t *sheet, const char *name, const char *memory, vs_error *err)
-{
-    long at = component_at(sheet, name);
-    json_t *c = vs_sheet_component(sheet, name);
-    const char *m = json_string_value(json_object_get(c, VS_MEMORY_KEY));
-    if (at < 0 ||
-        !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_ESTIMATED) ||
-        !m || strcmp(m, memory))
-        return 0;
-    return vs_sheet_remove_component(sheet, (size_t)at) < 0 ? vs_error_oom(err) : 0;
-}
-
 /* Stores one estimate, and cache beside it when not NULL (never over a
- * measured component), and emits them. */
+ * measured component: vs_verbs_estimate_store_phase), and emits them. */
 static int store_emit2(vs_ctx *ctx, json_t *sheet, const char *estimator, const char *name,
                        uint64_t bytes, const char *source, const char *phase, const char *head,
                        const char *const *notes, json_t *inputs_take, const cache_part *cache,
@@ -162,19 +134,18 @@ static int store_emit2(vs_ctx *ctx, json_t *sheet, const char *estimator, const 
     const char *all[8] = {NULL};
     char skip[2][300];
     size_t n = 0, i, k;
-    int rc, measured = 0;
+    int rc = 1;
+    long at;
     for (i = 0; notes && notes[i] && n < 5; i++)
         all[n++] = notes[i];
     for (k = 0; k < (cache ? 2u : 1u); k++) {
         const char *nm = k ? cache->name : name, *src = k ? cache->source : source;
-        uint64_t b = k ? cache->bytes : bytes;
-        json_t *old = vs_sheet_component(sheet, nm);
-        long at;
-        if (k && measured) {
+        vs_buf sk = VS_BUF_INIT;
+        if (k && rc == 0) {
             /* the cache is the constant less the tensors' estimate, which the
              * sheet did not keep: beside a measurement (often of reserved
              * memory, the cache in it) it would count the cache twice */
-            if ((rc = drop_estimated(sheet, nm, VS_MEMORY_CACHE, err)) < 0) {
+            if ((rc = vs_verbs_estimate_drop(sheet, nm, VS_MEMORY_CACHE, err)) < 0) {
                 json_decref(inputs_take);
                 return rc;
             }
@@ -186,28 +157,21 @@ static int store_emit2(vs_ctx *ctx, json_t *sheet, const char *estimator, const 
             all[n++] = skip[k];
             continue;
         }
-        if (vs_vocab_status_is(vs_sheet_component_str(old, VS_COMPK_STATUS), VS_STATUS_MEASURED)) {
-            measured |= !k;
-            char d[160];
-            vs_units_describe(d, sizeof d, b);
-            snprintf(skip[k], sizeof skip[k],
-                     "%s is measured: the estimate (%s) was not stored; an estimate never "
-                     "overwrites a measurement",
-                     nm, d);
+        rc = vs_verbs_estimate_store_phase(sheet, nm, k ? cache->bytes : bytes, src,
+                                           VS_CLASS_ACTIVATIONS, phase, &sk, NULL, err);
+        if (rc == 0) {
+            /* the note without its closing ". ": the notes are joined */
+            size_t len = strlen(vs_buf_str(&sk));
+            snprintf(skip[k], sizeof skip[k], "%.*s", (int)(len > 2 ? len - 2 : len),
+                     vs_buf_str(&sk));
             all[n++] = skip[k];
-            continue;
         }
-        if (b > (uint64_t)INT64_MAX) {
-            json_decref(inputs_take);
-            return vs_error_set(err, VS_EUNIT, "%s: the estimate does not fit a record", nm);
-        }
-        if ((rc = vs_sheet_set_component(sheet, nm, 1, b, vs_vocab_status_name(VS_STATUS_ESTIMATED),
-                                         src, phase, vs_vocab_class_name(VS_CLASS_ACTIVATIONS),
-                                         err)) < 0) {
+        vs_buf_free(&sk);
+        if (rc < 0) {
             json_decref(inputs_take);
             return rc;
         }
-        if (k && (at = component_at(sheet, nm)) >= 0 &&
+        if (k && rc == 1 && (at = vs_sheet_component_index(sheet, nm)) >= 0 &&
             vs_sheet_component_with(sheet, (size_t)at, VS_MEMORY_KEY,
                                     json_string(VS_MEMORY_CACHE)) < 0) {
             json_decref(inputs_take);
@@ -723,7 +687,7 @@ static int estimate_decode(vs_ctx *ctx, const vs_line *line, json_t *sheet, vs_e
     /* another rule now: the cache an earlier line split off goes */
     if (rule != RULE_SPLIT) {
         snprintf(cname, sizeof cname, "%s_cache", name);
-        if ((rc = drop_estimated(sheet, cname, VS_MEMORY_CACHE, err)) < 0)
+        if ((rc = vs_verbs_estimate_drop(sheet, cname, VS_MEMORY_CACHE, err)) < 0)
             return rc;
     }
     return store_emit2(ctx, sheet, "decode", name, bytes, src, "decode", head, notes,

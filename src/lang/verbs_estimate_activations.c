@@ -399,23 +399,6 @@ static void split_sources(char *kept, size_t n, char *rec, size_t m, const vs_ac
                  gv);
 }
 
-/* Removes the component `name` a previous line estimated and this one no
- * longer makes (an estimate, or one a card change left unknown; a measured one
- * stays). */
-static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
-{
-    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
-    size_t i;
-    json_array_foreach(comps, i, c)
-    {
-        const char *n = vs_sheet_component_str(c, VS_COMPK_NAME);
-        if (n && !strcmp(n, name) &&
-            !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_MEASURED))
-            return vs_sheet_remove_component(sheet, i) ? vs_error_oom(err) : 0;
-    }
-    return 0;
-}
-
 /* framework=unsloth: the rotary tables (vs_estimate_unsloth_rope), component
  * rope_cache, in every phase: built with the model, rebuilt longer at the first
  * forward past them. per_layer: rope=layers (Unsloth 2024.12.x). cast16:
@@ -598,7 +581,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
         }
     } else {
         if ((rc = vs_estimate_activations_layers(&e, &sh, mode, attn, err)) < 0 ||
-            (rc = drop_estimated(sheet, "rope_cache", err)) < 0)
+            (rc = vs_verbs_estimate_drop(sheet, "rope_cache", NULL, err)) < 0)
             goto done;
         activations_source(src, sizeof src, &sh, mode, attn, &e);
     }
@@ -625,7 +608,7 @@ static int estimate_activations(vs_ctx *ctx, const vs_line *line, json_t *sheet,
         if ((rc = vs_verbs_estimate_store_phase(sheet, name, e.total, src, VS_CLASS_ACTIVATIONS,
                                                 logits ? "loss,backward" : "backward", &skipped, sk,
                                                 err)) < 0 ||
-            (rc = drop_estimated(sheet, rname, err)) < 0)
+            (rc = vs_verbs_estimate_drop(sheet, rname, NULL, err)) < 0)
             goto done;
     }
     snprintf(head, sizeof head, "estimate activations (phase %s): %s",

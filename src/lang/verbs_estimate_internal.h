@@ -77,10 +77,18 @@ int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
                                      json_t *skipped_list, vs_error *err);
 
 /* Like vs_verbs_estimate_store, the component on the GPU in one phase only
- * (phase NULL: throughout). */
+ * (phase NULL: throughout). skipped_list may be NULL (not listed). */
 int vs_verbs_estimate_store_phase(json_t *sheet, const char *name, uint64_t bytes,
                                   const char *source, vs_vocab_class cls, const char *phase,
                                   vs_buf *skipped, json_t *skipped_list, vs_error *err);
+
+/* Removes the component named name that an earlier line estimated and this
+ * one no longer makes; a measured one always stays. memory NULL: any other
+ * (an estimate, or one a card change left unknown). memory a word (the
+ * component's "memory" key, VS_MEMORY_CACHE): only an estimate that carries
+ * it, an estimator's own second part, so that one the user declared under
+ * that name (`reserve vae_decode_cache 1GB`) stays. 0, or VS_ENOMEM. */
+int vs_verbs_estimate_drop(json_t *sheet, const char *name, const char *memory, vs_error *err);
 
 /* estimate training lora: with rank= on the line, the adapter's trainable
  * parameters from the card's architecture and targets= (default all-linear)

@@ -164,22 +164,6 @@ int vs_verbs_estimate_paged_state(json_t *sheet, const vs_training_rule *rule,
 #define STEP_NAME "optimizer_step"
 #define TUNE_NAME "optimizer_autotune"
 
-/* Removes the component an earlier line estimated under that name (a
- * measured one stays). 0, or a negative error. */
-static int drop_estimated(json_t *sheet, const char *name, vs_error *err)
-{
-    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS), *c;
-    size_t i;
-    vs_json_array_foreach(comps, i, c)
-    {
-        if (vs_sheet_component_str(c, VS_COMPK_NAME) &&
-            !strcmp(vs_sheet_component_str(c, VS_COMPK_NAME), name) &&
-            !vs_vocab_status_is(vs_sheet_component_str(c, VS_COMPK_STATUS), VS_STATUS_MEASURED))
-            return vs_sheet_remove_component(sheet, i) < 0 ? vs_error_oom(err) : 0;
-    }
-    return 0;
-}
-
 #define LAYERS_NAME "optimizer_step_layers"
 
 /* The layers' own steps under in_backward=yes, while the backward recomputes
@@ -197,14 +181,14 @@ static int layer_steps(json_t *sheet, const vs_arg *ta, const vs_training_rule *
     char gn[40], gb[40], gt[40], src[700];
     int rc;
     if (layer < 4096 || layer % rule->state_block)
-        return drop_estimated(sheet, LAYERS_NAME, err);
+        return vs_verbs_estimate_drop(sheet, LAYERS_NAME, NULL, err);
     if ((rc = vs_estimate_adamw8bit_step(&s, ta ? ta->value : NULL, layer, pb, rule->state_block,
                                          err)) < 0)
         return ta ? vs_arg_error(ta, err, rc) : rc;
     if (vs_checked_add(&bytes, s.every_step, s.first_step))
         return vs_error_set(err, VS_EUNIT, "the layers' step does not fit in 64 bits");
     if (!bytes)
-        return drop_estimated(sheet, LAYERS_NAME, err);
+        return vs_verbs_estimate_drop(sheet, LAYERS_NAME, NULL, err);
     vs_units_grouped(gn, sizeof gn, layer);
     vs_units_grouped(gb, sizeof gb, s.every_step);
     vs_units_grouped(gt, sizeof gt, s.first_step);
@@ -269,10 +253,10 @@ int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
      * line's estimate goes, or is left unknown when the card changed under it
      * (a task lora); a measured one stays */
     if (!rule->state_block || rule->paged || lora || n < 4096 || n % rule->state_block)
-        return (rc = drop_estimated(sheet, STEP_NAME, err)) < 0 ||
-                       (rc = drop_estimated(sheet, TUNE_NAME, err)) < 0
+        return (rc = vs_verbs_estimate_drop(sheet, STEP_NAME, NULL, err)) < 0 ||
+                       (rc = vs_verbs_estimate_drop(sheet, TUNE_NAME, NULL, err)) < 0
                    ? rc
-                   : drop_estimated(sheet, LAYERS_NAME, err);
+                   : vs_verbs_estimate_drop(sheet, LAYERS_NAME, NULL, err);
     last = in_bwd && tied && head >= layer;
     if (in_bwd && !last)
         phase = "backward";
@@ -280,7 +264,7 @@ int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
                                          err)) < 0)
         return ta ? vs_arg_error(ta, err, rc) : rc;
     if ((rc = last ? layer_steps(sheet, ta, rule, layer, pb, skipped, skipped_list, err)
-                   : drop_estimated(sheet, LAYERS_NAME, err)) < 0)
+                   : vs_verbs_estimate_drop(sheet, LAYERS_NAME, NULL, err)) < 0)
         return rc;
     stored = rc > 0 ? 4 : 0;
     vs_units_grouped(gn, sizeof gn, n);
@@ -301,10 +285,10 @@ int vs_verbs_estimate_step_transient(const vs_line *line, json_t *sheet,
                                                 err)) < 0)
             return rc;
         stored |= rc;
-    } else if ((rc = drop_estimated(sheet, STEP_NAME, err)) < 0)
+    } else if ((rc = vs_verbs_estimate_drop(sheet, STEP_NAME, NULL, err)) < 0)
         return rc;
     if (!s.first_step)
-        return (rc = drop_estimated(sheet, TUNE_NAME, err)) < 0 ? rc : stored;
+        return (rc = vs_verbs_estimate_drop(sheet, TUNE_NAME, NULL, err)) < 0 ? rc : stored;
     vs_units_grouped(gc, sizeof gc, s.clones);
     vs_units_grouped(gf, sizeof gf, s.flush);
     vs_units_grouped(gb, sizeof gb, s.first_step);

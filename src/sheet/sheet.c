@@ -441,11 +441,15 @@ int vs_sheet_remove_component(json_t *sheet, size_t i)
     return json_array_remove(comps, i);
 }
 
+long vs_sheet_component_index(const json_t *sheet, const char *name)
+{
+    return find_component(sheet, vs_sheet_array(sheet, VS_SK_COMPONENTS), name, strlen(name), NULL);
+}
+
 json_t *vs_sheet_component(const json_t *sheet, const char *name)
 {
-    json_t *comps = vs_sheet_array(sheet, VS_SK_COMPONENTS);
-    long i = find_component(sheet, comps, name, strlen(name), NULL);
-    return i < 0 ? NULL : json_array_get(comps, (size_t)i);
+    long i = vs_sheet_component_index(sheet, name);
+    return i < 0 ? NULL : json_array_get(vs_sheet_array(sheet, VS_SK_COMPONENTS), (size_t)i);
 }
 
 /* v (a JSON string, or NULL for null) says s (NULL for null). */

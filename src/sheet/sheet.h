@@ -184,6 +184,11 @@ int vs_sheet_put_component(json_t **out, vs_component_view *view, size_t *at, js
  * Returns 0 or VS_ENOMEM. */
 int vs_sheet_component_with(json_t *sheet, size_t i, const char *key, json_t *value_take);
 
+/* Position of the component named name among the sheet's components, or -1:
+ * the lookup vs_sheet_component makes, for vs_sheet_component_with and
+ * vs_sheet_remove_component. */
+long vs_sheet_component_index(const json_t *sheet, const char *name);
+
 /* Removes component i (json_array_remove's result). */
 int vs_sheet_remove_component(json_t *sheet, size_t i);
 

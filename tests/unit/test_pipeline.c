@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lang/interp.h"
+#include "lang/verbs_estimate_internal.h"
 #include "model/pipeline.h"
 #include "model/pipeline_files.h"
 #include "model/pipeline_modules.h"
@@ -1021,6 +1022,38 @@ START_TEST(decode_cache_beside_measurements_and_declarations)
 }
 END_TEST
 
+/* vs_verbs_estimate_drop, the one rule the estimators drop an earlier line's
+ * component by: a measured one always stays; memory NULL drops an estimate or
+ * an unknown; memory "cache" only an estimate that carries it. */
+START_TEST(estimate_drop_keeps_measurements_and_declarations)
+{
+    json_t *s = vs_sheet_new("drop");
+    vs_error err;
+    static const char *const names[] = {"m", "e", "u", "c", "d"};
+    static const char *const status[] = {"measured", "estimated", "unknown", "estimated",
+                                         "estimated"};
+    size_t i;
+    for (i = 0; i < 5; i++)
+        ck_assert_int_eq(vs_sheet_set_component(s, names[i], strcmp(status[i], "unknown") != 0,
+                                                1000, status[i], NULL, NULL, "activations", &err),
+                         0);
+    ck_assert_int_eq(vs_sheet_component_index(s, "c"), 3);
+    ck_assert_int_eq(vs_sheet_component_index(s, "nope"), -1);
+    ck_assert_int_eq(vs_sheet_component_with(s, 3, "memory", json_string("cache")), 0);
+    /* memory cache: the measured, the unknown and the plain estimate "d" stay */
+    for (i = 0; i < 5; i++)
+        ck_assert_int_eq(vs_verbs_estimate_drop(s, names[i], "cache", &err), 0);
+    ck_assert_ptr_null(vs_sheet_component(s, "c"));
+    ck_assert_uint_eq(json_array_size(json_object_get(s, "components")), 4);
+    /* memory NULL: everything but the measurement goes; an absent name is no error */
+    for (i = 0; i < 5; i++)
+        ck_assert_int_eq(vs_verbs_estimate_drop(s, names[i], NULL, &err), 0);
+    ck_assert_uint_eq(json_array_size(json_object_get(s, "components")), 1);
+    ck_assert_int_eq(vs_sheet_component_index(s, "m"), 0);
+    json_decref(s);
+}
+END_TEST
+
 START_TEST(offload_checks_host_memory)
 {
     vs_interp *ip = vs_interp_new(NULL);
@@ -1144,6 +1177,7 @@ int main(void)
     tcase_add_test(tc, missing_component_file_is_named_and_sheet_unchanged);
     tcase_add_test(tc, offload_placements_per_gpu);
     tcase_add_test(tc, offload_checks_host_memory);
+    tcase_add_test(tc, estimate_drop_keeps_measurements_and_declarations);
     tcase_add_test(tc, decode_cache_beside_measurements_and_declarations);
     tcase_add_test(tc, validates_card_on_resolution_and_frames);
     tcase_add_test(tc, estimator_formulas_by_hand);
