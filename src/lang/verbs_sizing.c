@@ -438,11 +438,13 @@ const vs_verb vs_verbs_sizing[] = {
      "simple-optimizations notebook, diffusion-fast: max_memory_allocated, against the "
      "tensors) and FLUX.1-dev (the diffusers quantisation post and its benchmark table: "
      "max_memory_reserved, against the allocator's part): the default 15 within 10%, median "
-     "error 1.8%, the miss gen-5 low (-25.6%: VAE slicing with sequential offload, 2.7 GiB "
+     "error 1.8%, the one miss low (-25.6%: VAE slicing with sequential CPU offload, 2.7 GiB "
      "above the slicing row's decode that no source read explains); "
-     "rule=invokeai 12 within, every miss high (one image's decode on max_memory_allocated: "
-     "+18% to +29%); rule=diffusers workspace=4 12 within, every miss low (the FLUX.1-dev "
-     "rows on max_memory_reserved); rule=diffusers 7 within, every miss low. Each rule was "
+     "rule=invokeai 12 within, every miss high (the constant against max_memory_allocated: "
+     "+17% to +29%, VAE slicing with sequential CPU offload +16.7%); rule=diffusers "
+     "workspace=4 12 within, every miss low (VAE slicing with sequential CPU offload -25.6%, "
+     "the FLUX.1-dev rows on max_memory_reserved -10% to -14%); rule=diffusers 7 within, every "
+     "miss low (-11% to -32%, VAE slicing with sequential CPU offload -32.1%). Each rule was "
      "fitted on InvokeAI's data, not on those rows; comparing each row with its counter's "
      "part was designed after they were seen.",
      NULL, NULL, VS_VERB_DERIVES, &estimators_registry},

@@ -644,17 +644,18 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
     vs_buf_init(&html);
     vs_buf_puts(&text, "\n");
     if (env->managed_bytes) {
-        char md[160], ad[160];
+        char md[160], ad[160], td[160];
         vs_buf mn = VS_BUF_INIT;
         vs_units_describe(md, sizeof md, env->managed_bytes);
         vs_units_describe(ad, sizeof ad, env->allocator_bytes);
+        vs_units_describe(td, sizeof td, env->tensors_bytes);
         vs_buf_printf(&mn,
                       "of the envelope, %s is CUDA managed memory (cudaMallocManaged: a paged "
                       "optimizer's state), on the device while resident, which the driver may "
                       "page out to the host; PyTorch's caching allocator neither makes nor "
-                      "counts it, so torch.cuda.max_memory_allocated or memory_reserved reports "
-                      "at most the allocator's part, %s",
-                      md, ad);
+                      "counts it, so torch.cuda.memory_reserved reports at most the allocator's "
+                      "part, %s, and max_memory_allocated at most the tensors', %s",
+                      md, ad, td);
         vs_buf_puts(&text, vs_buf_str(&mn));
         vs_buf_putc(&text, '\n');
         vs_buf_puts(&html, "<p>");

@@ -283,6 +283,11 @@ START_TEST(paged_optimizer_state)
     ck_assert_int_eq(geti(p, "allocator_bytes"), 35678412928LL - 2 * params);
     ck_assert_ptr_nonnull(strstr(text(last()), "CUDA managed memory"));
     ck_assert_ptr_nonnull(strstr(text(last()), "optimizer, managed memory"));
+    /* each counter beside the part it sees: memory_reserved the allocator's,
+     * max_memory_allocated the tensors' (the same here: no allocator cache) */
+    ck_assert_ptr_nonnull(
+        strstr(text(last()), "memory_reserved reports at most the allocator's part"));
+    ck_assert_ptr_nonnull(strstr(text(last()), "max_memory_allocated at most the tensors'"));
     /* compare against torchtune's printed peak (README, 8B full finetune on a
      * 4090: 18.9 GiB of peak active memory, a counter of live tensors): the
      * allocator row is compare's total, every component summed (36,366,278,784 B:

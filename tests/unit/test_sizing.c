@@ -964,8 +964,14 @@ START_TEST(help_texts_cite_their_sources)
               strstr(v->help, "Dettmers") && strstr(v->help, "Frantar"));
     ck_assert(strstr(v->help, "2 x layers x kv_heads x head_dim"));
     ck_assert(strstr(vs_verb_find("weights")->help, "params x bits / 8"));
+    /* the decode's help names its runs, not the test's row ids */
+    ck_assert(strstr(v->help, "VAE slicing with sequential CPU offload") &&
+              !strstr(v->help, "gen-5"));
     run_ok("help estimate");
     TEXT_HAS(last(), "Korthikanti");
+    /* the estimator table's row: the default rule first, both parts named */
+    TEXT_HAS(last(), "[rule=split|diffusers|invokeai]");
+    TEXT_HAS(last(), "the VAE decode in two parts");
 }
 END_TEST
 
