@@ -1,5 +1,6 @@
 #include "render/envelope.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,24 @@ static const char *budget_svg(const json_t *sheet, const vs_envelope *env, const
         snprintf(ph, sizeof ph, ", worst phase %s", env->phases.row[env->phases.worst].name);
     snprintf(title, sizeof title, "Memory budget per GPU%s%s%s", ph, st ? ": " : "", st ? st : "");
     return vs_svg_budget_memo(memo, title, b->segs, b->nseg, b->held_from, b->lines, b->nlines);
+}
+
+/* One paragraph of notes below the table: a line of text, a <p> of html. */
+static void put_note(vs_buf *text, vs_buf *html, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void put_note(vs_buf *text, vs_buf *html, const char *fmt, ...)
+{
+    vs_buf n = VS_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    vs_buf_vprintf(&n, fmt, ap);
+    va_end(ap);
+    vs_buf_puts(text, vs_buf_str(&n));
+    vs_buf_putc(text, '\n');
+    vs_buf_puts(html, "<p>");
+    vs_buf_put_html(html, vs_buf_str(&n));
+    vs_buf_puts(html, "</p>\n");
+    vs_buf_free(&n);
 }
 
 static void placement_or_single(vs_placement *pl, const json_t *sheet)
@@ -645,41 +664,27 @@ vs_bundle *vs_render_envelope_memo(const json_t *sheet, const vs_envelope *env,
     vs_buf_puts(&text, "\n");
     if (env->managed_bytes) {
         char md[160], ad[160], td[160];
-        vs_buf mn = VS_BUF_INIT;
         vs_units_describe(md, sizeof md, env->managed_bytes);
         vs_units_describe(ad, sizeof ad, env->allocator_bytes);
         vs_units_describe(td, sizeof td, env->tensors_bytes);
-        vs_buf_printf(&mn,
-                      "of the envelope, %s is CUDA managed memory (cudaMallocManaged: a paged "
-                      "optimizer's state), on the device while resident, which the driver may "
-                      "page out to the host; PyTorch's caching allocator neither makes nor "
-                      "counts it, so torch.cuda.memory_reserved reports at most the allocator's "
-                      "part, %s, and max_memory_allocated at most the tensors', %s",
-                      md, ad, td);
-        vs_buf_puts(&text, vs_buf_str(&mn));
-        vs_buf_putc(&text, '\n');
-        vs_buf_puts(&html, "<p>");
-        vs_buf_put_html(&html, vs_buf_str(&mn));
-        vs_buf_puts(&html, "</p>\n");
-        vs_buf_free(&mn);
+        put_note(&text, &html,
+                 "of the envelope, %s is CUDA managed memory (cudaMallocManaged: a paged "
+                 "optimizer's state), on the device while resident, which the driver may "
+                 "page out to the host; PyTorch's caching allocator neither makes nor "
+                 "counts it, so torch.cuda.memory_reserved reports at most the allocator's "
+                 "part, %s, and max_memory_allocated at most the tensors', %s",
+                 md, ad, td);
     }
     if (env->cache_bytes) {
         char cd[160], td[160];
-        vs_buf cn = VS_BUF_INIT;
         vs_units_describe(cd, sizeof cd, env->cache_bytes);
         vs_units_describe(td, sizeof td, env->tensors_bytes);
-        vs_buf_printf(&cn,
-                      "of the envelope, %s is the caching allocator's reserved-but-free memory "
-                      "(allocator cache): the device holds it and torch.cuda.max_memory_reserved "
-                      "counts it, but no tensor is in it, so torch.cuda.max_memory_allocated "
-                      "reports at most the live tensors' peak, %s",
-                      cd, td);
-        vs_buf_puts(&text, vs_buf_str(&cn));
-        vs_buf_putc(&text, '\n');
-        vs_buf_puts(&html, "<p>");
-        vs_buf_put_html(&html, vs_buf_str(&cn));
-        vs_buf_puts(&html, "</p>\n");
-        vs_buf_free(&cn);
+        put_note(&text, &html,
+                 "of the envelope, %s is the caching allocator's reserved-but-free memory "
+                 "(allocator cache): the device holds it and torch.cuda.max_memory_reserved "
+                 "counts it, but no tensor is in it, so torch.cuda.max_memory_allocated "
+                 "reports at most the live tensors' peak, %s",
+                 cd, td);
     }
 
     if (env->phases.n) {

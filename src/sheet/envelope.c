@@ -185,14 +185,7 @@ static int compute(vs_envelope *out, const json_t *sheet, const vs_component_vie
         e.envelope_bytes = e.phases.row[e.phases.worst].bytes;
     /* managed memory: the device's, not the allocator's (in the worst phase
      * when the phases are the basis) */
-    for (i = 0; i < views->n; i++) {
-        const vs_component_view *v = &views->v[i];
-        if (!v->managed || !v->known ||
-            (e.phases.n &&
-             !vs_phases_holds(json_string_value(v->phase), e.phases.row[e.phases.worst].name)))
-            continue;
-        e.managed_bytes += vs_placement_per_gpu(&pl, json_string_value(v->cls), v->value);
-    }
+    e.managed_bytes = held(views, &pl, e.phases.n ? e.phases.row[e.phases.worst].name : NULL, 0);
     if (e.managed_bytes > e.envelope_bytes) /* a managed component over its phase: never */
         e.managed_bytes = e.envelope_bytes;
     e.allocator_bytes = e.envelope_bytes - e.managed_bytes;
