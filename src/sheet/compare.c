@@ -95,10 +95,11 @@ static int torch_counter_class(const char *counter)
 int vs_compare_counter_class(const char *counter)
 {
     size_t i;
+    int torch;
     if (!counter)
         return VS_CMP_NONE;
-    if (torch_counter_class(counter) != VS_CMP_NONE)
-        return torch_counter_class(counter);
+    if ((torch = torch_counter_class(counter)) != VS_CMP_NONE)
+        return torch;
     for (i = 0; totals[i]; i++)
         if (!strcmp(totals[i], counter))
             return VS_CMP_TOTAL;
@@ -106,6 +107,23 @@ int vs_compare_counter_class(const char *counter)
         if (!strcmp(counters[i].counter, counter))
             return counters[i].cls;
     return VS_CMP_NONE;
+}
+
+/* The class of measurement m: its scope when the importer recorded one that
+ * names a PyTorch counter's part ("tensors": the tensors row, "allocator":
+ * the allocator row; import_torch.c and import_torchtune.c read it from the
+ * key, whatever the counter is called), else its counter's name. */
+static int measurement_class(const json_t *m)
+{
+    const char *scope = json_string_value(json_object_get(m, "scope"));
+    vs_vocab_scope s;
+    if (scope && !vs_vocab_scope_parse(&s, scope, NULL)) {
+        if (s == VS_SCOPE_TENSORS)
+            return VS_CMP_TENSORS;
+        if (s == VS_SCOPE_ALLOCATOR)
+            return VS_CMP_ALLOCATOR;
+    }
+    return vs_compare_counter_class(json_string_value(json_object_get(m, "counter")));
 }
 
 /* The counters that say the engine found no room for the KV cache. */
@@ -268,9 +286,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
         {
             json_t *g = json_object_get(m, "gpu");
             if (json_is_integer(g) && json_integer_value(g) >= 0 &&
-                json_integer_value(g) <= INT_MAX &&
-                vs_compare_counter_class(json_string_value(json_object_get(m, "counter"))) !=
-                    VS_CMP_NONE &&
+                json_integer_value(g) <= INT_MAX && measurement_class(m) != VS_CMP_NONE &&
                 (!gpu_known || (unsigned)json_integer_value(g) < gpu)) {
                 gpu = (unsigned)json_integer_value(g);
                 gpu_known = 1;
@@ -283,7 +299,7 @@ int vs_compare_sheet(vs_compare *out, const json_t *sheet, int gpu_known, unsign
     vs_json_array_foreach(vs_sheet_array(sheet, VS_SK_MEASUREMENTS), i, m)
     {
         const char *counter = json_string_value(json_object_get(m, "counter"));
-        int c = vs_compare_counter_class(counter);
+        int c = measurement_class(m);
         int64_t b;
         vs_compare_row *r;
         json_t *res = json_object_get(m, "resolution_bytes"), *g = json_object_get(m, "gpu");

@@ -86,7 +86,9 @@ typedef struct vs_compare {
 } vs_compare;
 
 /* The class a measurement counter stands for ("vllm.model_weights" ->
- * VS_CMP_WEIGHTS), VS_CMP_TOTAL for a total, or VS_CMP_NONE. */
+ * VS_CMP_WEIGHTS), VS_CMP_TOTAL for a total, or VS_CMP_NONE. From the name
+ * alone: vs_compare_sheet reads a measurement's scope first ("tensors",
+ * "allocator"), and the name when it has none. */
 int vs_compare_counter_class(const char *counter);
 
 /* Compares the sheet on gpu when gpu_known; else on the lowest GPU index

@@ -227,6 +227,42 @@ START_TEST(allocator_cache_and_the_tensors_row)
 }
 END_TEST
 
+/* A measurement's scope over its counter's name: "tensors" puts a counter
+ * the names do not know (a script's own, "my_run.peak") on the tensors row,
+ * "allocator" on the allocator row; without a scope the name decides (none
+ * here: the row stays unmeasured). */
+static const char *SCOPE_SHEET =
+    "{\"schema\": \"vramsheet/sheet/2\", \"id\": \"scope\", "
+    "\"card\": {\"params\": 1000000000, \"format\": \"fp16\"}, "
+    "\"components\": [],"
+    "\"measurements\": ["
+    " {\"phase\": \"generate\", \"counter\": \"my_run.peak\", \"scope\": \"tensors\", "
+    "\"peak_bytes\": 2100000000},"
+    " {\"phase\": \"generate\", \"counter\": \"my_run.pool\", \"scope\": \"allocator\", "
+    "\"peak_bytes\": 2500000000},"
+    " {\"phase\": \"generate\", \"counter\": \"my_run.other\", \"peak_bytes\": 9}]}";
+
+START_TEST(scope_before_the_counter_name)
+{
+    json_t *sheet = NULL;
+    vs_error err;
+    vs_compare c;
+    ck_assert_int_eq(vs_compare_counter_class("my_run.peak"), VS_CMP_NONE);
+    ck_assert_int_eq(vs_sheet_load(&sheet, SCOPE_SHEET, strlen(SCOPE_SHEET), &err), 0);
+    ck_assert_int_eq(vs_compare_sheet(&c, sheet, 0, 0, &err), 0);
+    ck_assert(c.rows[VS_CMP_TENSORS].has_measured);
+    ck_assert_int_eq(c.rows[VS_CMP_TENSORS].measured_bytes, 2100000000LL);
+    ck_assert_str_eq(c.rows[VS_CMP_TENSORS].measured_from, "my_run.peak");
+    ck_assert(c.rows[VS_CMP_ALLOCATOR].has_measured);
+    ck_assert_int_eq(c.rows[VS_CMP_ALLOCATOR].measured_bytes, 2500000000LL);
+    ck_assert_str_eq(c.rows[VS_CMP_ALLOCATOR].measured_from, "my_run.pool");
+    /* weights 1,000,000,000 x 2 B: the tensors row's estimate, under by 100,000,000 */
+    ck_assert_int_eq(c.rows[VS_CMP_TENSORS].delta_bytes, -100000000LL);
+    ck_assert(!c.rows[VS_CMP_TOTAL].has_measured);
+    json_decref(sheet);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("compare");
@@ -234,6 +270,7 @@ int main(void)
     tcase_add_test(tc, classes_against_vllm);
     tcase_add_test(tc, placement_gpu_and_alternatives);
     tcase_add_test(tc, allocator_cache_and_the_tensors_row);
+    tcase_add_test(tc, scope_before_the_counter_name);
     suite_add_tcase(s, tc);
     return vs_check_run(s);
 }
