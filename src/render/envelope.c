@@ -44,6 +44,24 @@ static int offer_capacity(const json_t *offer, uint64_t *bytes, char *basis, siz
     return 0;
 }
 
+/* One paragraph of notes below the table: a line of text, a <p> of html. */
+static void put_note(vs_buf *text, vs_buf *html, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void put_note(vs_buf *text, vs_buf *html, const char *fmt, ...)
+{
+    vs_buf n = VS_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    vs_buf_vprintf(&n, fmt, ap);
+    va_end(ap);
+    vs_buf_puts(text, vs_buf_str(&n));
+    vs_buf_putc(text, '\n');
+    vs_buf_puts(html, "<p>");
+    vs_buf_put_html(html, vs_buf_str(&n));
+    vs_buf_puts(html, "</p>\n");
+    vs_buf_free(&n);
+}
+
 /* One line per offer with fewer cards than the placement's GPUs: its
  * capacity line is one card's, and the per-GPU envelope does not apply to it. */
 static void cards_short_lines(vs_buf *text, vs_buf *html, const json_t *sheet,
@@ -57,21 +75,13 @@ static void cards_short_lines(vs_buf *text, vs_buf *html, const json_t *sheet,
         json_int_t cards =
             json_is_integer(c) && json_integer_value(c) > 0 ? json_integer_value(c) : 1;
         const char *name = json_string_value(json_object_get(o, "name"));
-        vs_buf line = VS_BUF_INIT;
         if ((uint64_t)cards >= pl->gpus)
             continue;
-        vs_buf_printf(&line,
-                      "%s: cards=%lld is fewer than the placement's gpus=%u: the per-GPU "
-                      "envelope does not apply to this offer (give cards=%u, or a placement on "
-                      "%lld GPU%s)",
-                      name ? name : "?", (long long)cards, pl->gpus, pl->gpus, (long long)cards,
-                      cards == 1 ? "" : "s");
-        vs_buf_puts(text, vs_buf_str(&line));
-        vs_buf_putc(text, '\n');
-        vs_buf_puts(html, "<p>");
-        vs_buf_put_html(html, vs_buf_str(&line));
-        vs_buf_puts(html, "</p>\n");
-        vs_buf_free(&line);
+        put_note(text, html,
+                 "%s: cards=%lld is fewer than the placement's gpus=%u: the per-GPU envelope "
+                 "does not apply to this offer (give cards=%u, or a placement on %lld GPU%s)",
+                 name ? name : "?", (long long)cards, pl->gpus, pl->gpus, (long long)cards,
+                 cards == 1 ? "" : "s");
     }
 }
 
@@ -182,24 +192,6 @@ static const char *budget_svg(const json_t *sheet, const vs_envelope *env, const
         snprintf(ph, sizeof ph, ", worst phase %s", env->phases.row[env->phases.worst].name);
     snprintf(title, sizeof title, "Memory budget per GPU%s%s%s", ph, st ? ": " : "", st ? st : "");
     return vs_svg_budget_memo(memo, title, b->segs, b->nseg, b->held_from, b->lines, b->nlines);
-}
-
-/* One paragraph of notes below the table: a line of text, a <p> of html. */
-static void put_note(vs_buf *text, vs_buf *html, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void put_note(vs_buf *text, vs_buf *html, const char *fmt, ...)
-{
-    vs_buf n = VS_BUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    vs_buf_vprintf(&n, fmt, ap);
-    va_end(ap);
-    vs_buf_puts(text, vs_buf_str(&n));
-    vs_buf_putc(text, '\n');
-    vs_buf_puts(html, "<p>");
-    vs_buf_put_html(html, vs_buf_str(&n));
-    vs_buf_puts(html, "</p>\n");
-    vs_buf_free(&n);
 }
 
 static void placement_or_single(vs_placement *pl, const json_t *sheet)
