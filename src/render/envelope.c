@@ -154,6 +154,10 @@ static int budget_build(budget *b, const json_t *sheet, const vs_envelope *env,
         vs_svg_segment *sg;
         if (worst && !vs_phases_holds(json_string_value(v->phase), worst->name))
             continue;
+        /* a known 0 B component draws no slice: no legend row either (the
+         * table lists it, with why it is 0) */
+        if (v->known && !vs_placement_per_gpu(pl, json_string_value(v->cls), v->value))
+            continue;
         sg = &b->segs[b->nseg++];
         sg->label = json_string_value(v->name);
         sg->known = v->known;

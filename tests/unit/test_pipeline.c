@@ -763,6 +763,12 @@ START_TEST(verbs_end_to_end)
         ck_assert_ptr_nonnull(strstr(svg, "text_encoder"));
         ck_assert_ptr_nonnull(strstr(svg, "unet"));
     }
+    /* a known 0 B component is in the table but draws no slice and no legend row */
+    ck_assert_int_eq(run(ip, &st, "reserve nothing_here 0B\nenvelope", &err), 0);
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(last_bundle(&st), "text/plain")), "nothing_here"));
+    ck_assert_ptr_null(strstr(json_string_value(json_object_get(last_bundle(&st), "image/svg+xml")),
+                              "nothing_here"));
     ck_assert_int_eq(run(ip, &st, "placement offload=model\nenvelope", &err), 0);
     p = lastp(&st);
     ck_assert_uint_eq(json_integer_value(json_object_get(p, "weights_gpu_bytes")), 77073408);
